@@ -1,0 +1,284 @@
+// Package assay runs trials of the reference system under typed faults and
+// turns their outcome terms into release evidence.
+//
+// A trial is one run of the full model: a single-fault schedule for a fault
+// kind, the reference system under a control set, the harness, the injector
+// and the oracle. Trials are chosen as the paper's artefact chooses them
+// (seed 000, "Runnable Python artefact"): domains in round robin and one draw
+// of the artefact's 32-bit linear congruential generator per trial to pick
+// the kind within the domain.
+//
+// Entry points:
+//
+//   - [Run] runs a [Config] and returns a [Report] of counts per domain and
+//     overall;
+//   - [Assess] applies the paper's release rules to overall rates;
+//   - [Report.WriteText] and [Report.WriteJSON] print the artefact's table
+//     and JSON object;
+//   - [LCG] is the artefact's generator.
+package assay
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
+)
+
+// LCG is the paper artefact's 32-bit linear congruential generator:
+// state' = (1664525*state + 1013904223) mod 2^32, random = state/2^32.
+type LCG struct{ state uint32 }
+
+// NewLCG seeds the generator with seed mod 2^32 (as the artefact's
+// seed & 0xFFFFFFFF, so negative seeds wrap the same way).
+func NewLCG(seed int64) *LCG { return &LCG{state: uint32(uint64(seed) & 0xFFFFFFFF)} }
+
+// Random returns the next value in [0,1).
+func (l *LCG) Random() float64 {
+	l.state = 1664525*l.state + 1013904223
+	return float64(l.state) / 4294967296.0
+}
+
+// Choice returns an index in [0,n) as the artefact's choice does:
+// min(n-1, int(random*n)). It panics when n is 0 (programmer misuse).
+func (l *LCG) Choice(n int) int {
+	if n <= 0 {
+		panic("assay: Choice of an empty sequence")
+	}
+	return min(n-1, int(l.Random()*float64(n)))
+}
+
+// Config selects an assay run.
+type Config struct {
+	// Profile labels the control set in output ("baseline", "typed",
+	// "fail_closed", or "custom" for an explicit control list).
+	Profile string
+	// Controls is the reference system's control set.
+	Controls model.Controls
+	// Domains are the fault domains in round-robin order; empty means all
+	// five in the paper's order.
+	Domains []model.Domain
+	// Trials is the number of trials, at least 1.
+	Trials int
+	// Seed seeds the LCG (taken mod 2^32).
+	Seed int64
+	// Compat restricts kinds to the paper's ten modes (paper188 parity);
+	// without it every catalogue kind of a domain can be drawn.
+	Compat bool
+	// Workers bounds parallel harnesses; 0 means GOMAXPROCS. Results do not
+	// depend on it.
+	Workers int
+}
+
+// Counts are the outcome-term counts of a set of trials.
+type Counts struct {
+	Trials              int `json:"trials"`
+	Detected            int `json:"detected"`
+	Contained           int `json:"contained"`
+	Recovered           int `json:"recovered"`
+	Verified            int `json:"verified"`
+	UsefulService       int `json:"useful_service"`
+	UnsafeEscape        int `json:"unsafe_escape"`
+	DuplicateEffect     int `json:"duplicate_effect"`
+	UnverifiableRelease int `json:"unverifiable_release"`
+	ServiceLoss         int `json:"service_loss"`
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Add counts one trial's terms.
+func (c *Counts) Add(t model.Terms) {
+	c.Trials++
+	c.Detected += b2i(t.Detected)
+	c.Contained += b2i(t.Contained)
+	c.Recovered += b2i(t.Recovered)
+	c.Verified += b2i(t.Verified)
+	c.UsefulService += b2i(t.UsefulService)
+	c.UnsafeEscape += b2i(t.UnsafeEscape)
+	c.DuplicateEffect += b2i(t.DuplicateEffect)
+	c.UnverifiableRelease += b2i(t.UnverifiableRelease)
+	c.ServiceLoss += b2i(t.ServiceLoss)
+}
+
+// Merge adds o's counts to c.
+func (c *Counts) Merge(o Counts) {
+	c.Trials += o.Trials
+	c.Detected += o.Detected
+	c.Contained += o.Contained
+	c.Recovered += o.Recovered
+	c.Verified += o.Verified
+	c.UsefulService += o.UsefulService
+	c.UnsafeEscape += o.UnsafeEscape
+	c.DuplicateEffect += o.DuplicateEffect
+	c.UnverifiableRelease += o.UnverifiableRelease
+	c.ServiceLoss += o.ServiceLoss
+}
+
+// Rates are counts divided by trials (each in [0,1]); a set of zero trials
+// has zero rates.
+type Rates struct {
+	Trials              int
+	Detected            float64
+	Contained           float64
+	Recovered           float64
+	Verified            float64
+	UsefulService       float64
+	UnsafeEscape        float64
+	DuplicateEffect     float64
+	UnverifiableRelease float64
+	ServiceLoss         float64
+}
+
+// Rates divides by max(trials, 1), as the artefact does.
+func (c Counts) Rates() Rates {
+	n := float64(max(c.Trials, 1))
+	return Rates{Trials: c.Trials,
+		Detected: float64(c.Detected) / n, Contained: float64(c.Contained) / n,
+		Recovered: float64(c.Recovered) / n, Verified: float64(c.Verified) / n,
+		UsefulService: float64(c.UsefulService) / n, UnsafeEscape: float64(c.UnsafeEscape) / n,
+		DuplicateEffect: float64(c.DuplicateEffect) / n, UnverifiableRelease: float64(c.UnverifiableRelease) / n,
+		ServiceLoss: float64(c.ServiceLoss) / n}
+}
+
+// Report is the result of an assay run.
+type Report struct {
+	Config   Config
+	ByDomain map[model.Domain]Counts
+	// ByKind counts trials per fault kind.
+	ByKind  map[string]Counts
+	Overall Counts
+	// Assessment and Reasons are Assess(Overall.Rates()).
+	Assessment string
+	Reasons    []string
+}
+
+// The paper's assessments.
+const (
+	AssessPass  = "PASS ON THIS SYNTHETIC ASSAY"
+	AssessBlock = "BLOCK OR REDESIGN"
+)
+
+// Assess applies the paper's release rules (seed 000, the artefact's
+// release_assessment): unsafe escape above zero, unverifiable release above
+// zero, containment under 0.99, useful service under 0.80 each block, with
+// a reason.
+func Assess(r Rates) (string, []string) {
+	reasons := []string{}
+	if r.UnsafeEscape > 0 {
+		reasons = append(reasons, "at least one represented fault escaped into an unsafe effect")
+	}
+	if r.UnverifiableRelease > 0 {
+		reasons = append(reasons, "at least one success was released without outcome proof")
+	}
+	if r.Contained < 0.99 {
+		reasons = append(reasons, "containment was below the 99% synthetic target")
+	}
+	if r.UsefulService < 0.80 {
+		reasons = append(reasons, "useful service was below the 80% synthetic target")
+	}
+	if len(reasons) == 0 {
+		return AssessPass, reasons
+	}
+	return AssessBlock, reasons
+}
+
+// ErrBadConfig is wrapped by every configuration error Run returns.
+var ErrBadConfig = errors.New("bad assay configuration")
+
+// Run runs cfg's trials and returns the report. It returns an error
+// wrapping ErrBadConfig for trials below 1 or a domain without kinds.
+func Run(cfg Config) (*Report, error) {
+	if cfg.Trials < 1 {
+		return nil, fmt.Errorf("%w: trials must be at least 1, got %d", ErrBadConfig, cfg.Trials)
+	}
+	if len(cfg.Domains) == 0 {
+		cfg.Domains = model.Domains
+	}
+	// The plan: which kind each trial injects, drawn sequentially.
+	type kindInfo struct {
+		name   string
+		domain int
+		sched  *model.Schedule
+	}
+	var kinds []kindInfo
+	perDomain := make([][]int, len(cfg.Domains))
+	for di, d := range cfg.Domains {
+		names := model.KindsOf(d, cfg.Compat)
+		if len(names) == 0 {
+			return nil, fmt.Errorf("%w: domain %s has no fault kinds", ErrBadConfig, d)
+		}
+		for _, n := range names {
+			s, err := model.SingleFault(n, model.ConfigOfControls(cfg.Controls))
+			if err != nil {
+				return nil, err
+			}
+			perDomain[di] = append(perDomain[di], len(kinds))
+			kinds = append(kinds, kindInfo{name: n, domain: di, sched: s})
+		}
+	}
+	plan := make([]uint8, cfg.Trials)
+	lcg := NewLCG(cfg.Seed)
+	for i := range plan {
+		ks := perDomain[i%len(cfg.Domains)]
+		plan[i] = uint8(ks[lcg.Choice(len(ks))])
+	}
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, cfg.Trials)
+	factory := copperfin.Factory(cfg.Controls)
+	perWorker := make([][]Counts, workers)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	chunk := (cfg.Trials + workers - 1) / workers
+	for w := 0; w < workers; w++ {
+		lo, hi := w*chunk, min((w+1)*chunk, cfg.Trials)
+		wg.Add(1)
+		go func(w, lo, hi int) {
+			defer wg.Done()
+			h := model.NewHarness(model.Copperfin(), model.Options{})
+			counts := make([]Counts, len(kinds))
+			for i := lo; i < hi; i++ {
+				k := plan[i]
+				t, err := h.Terms(factory, kinds[k].sched)
+				if err != nil {
+					errs[w] = err
+					return
+				}
+				counts[k].Add(t)
+			}
+			perWorker[w] = counts
+		}(w, lo, hi)
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	rep := &Report{Config: cfg, ByDomain: map[model.Domain]Counts{}, ByKind: map[string]Counts{}}
+	for _, d := range cfg.Domains {
+		rep.ByDomain[d] = Counts{}
+	}
+	for _, counts := range perWorker {
+		for k, c := range counts {
+			d := cfg.Domains[kinds[k].domain]
+			bd := rep.ByDomain[d]
+			bd.Merge(c)
+			rep.ByDomain[d] = bd
+			bk := rep.ByKind[kinds[k].name]
+			bk.Merge(c)
+			rep.ByKind[kinds[k].name] = bk
+			rep.Overall.Merge(c)
+		}
+	}
+	rep.Assessment, rep.Reasons = Assess(rep.Overall.Rates())
+	return rep, nil
+}

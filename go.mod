@@ -1,0 +1,3 @@
+module github.com/faultline/faultline
+
+go 1.26.0

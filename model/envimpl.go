@@ -1,0 +1,419 @@
+package model
+
+import (
+	"context"
+	"maps"
+	"strconv"
+)
+
+// taskEnv is the harness's Env implementation: every method is one boundary
+// crossing routed through the injector, recorded, and followed by an
+// invariant check.
+type taskEnv struct {
+	r   *run
+	env Env
+	set bool
+}
+
+// Env returns the Env value handed to systems (built once per harness).
+func (e *taskEnv) Env() Env {
+	if !e.set {
+		e.env = Env{Context: e, Proposer: e, Authority: e, State: e, Tool: e, Ledger: e,
+			Evidence: e, Store: e, Signals: e, Now: e.now, NewRequestID: e.newRequestID}
+		e.set = true
+	}
+	return e.env
+}
+
+func (e *taskEnv) now() Millis { return e.r.world.Clock }
+
+func (e *taskEnv) newRequestID() string { return e.r.nextID() }
+
+func running(r *run) string {
+	if r.state == StateRecovering || r.state == StateResumed {
+		return r.state
+	}
+	return StateRunning
+}
+
+// ReadOrder implements ContextReader (event context.order).
+func (e *taskEnv) ReadOrder(ctx context.Context, subject string) (Order, error) {
+	r := e.r
+	ord, hits, ok := r.enter(EvContextOrder, costRead)
+	if !ok {
+		return Order{}, ErrWorkerCrashed
+	}
+	o, found := r.world.Order(subject)
+	if !found {
+		r.record(EvContextOrder, ord, "", "not_found", "", running(r))
+		return Order{}, ErrNotFound
+	}
+	out := *o
+	fid := ""
+	for _, f := range hits {
+		if h, ok := f.kind.impl.(orderHook); ok && h.onOrder(r, &out) {
+			fid = r.fire(f)
+		}
+	}
+	r.record(EvContextOrder, ord, fid, "ok", "version "+strconv.FormatInt(out.Version, 10), running(r))
+	return out, nil
+}
+
+// ReadPolicy implements ContextReader (event context.policy).
+func (e *taskEnv) ReadPolicy(ctx context.Context, tenant string) (Policy, error) {
+	r := e.r
+	ord, hits, ok := r.enter(EvContextPolicy, costRead)
+	if !ok {
+		return Policy{}, ErrWorkerCrashed
+	}
+	p, found := r.world.Policy(tenant)
+	if !found {
+		r.record(EvContextPolicy, ord, "", "not_found", "", running(r))
+		return Policy{}, ErrNotFound
+	}
+	fid := ""
+	for _, f := range hits {
+		if h, ok := f.kind.impl.(policyHook); ok && h.onPolicy(r, &p) {
+			fid = r.fire(f)
+		}
+	}
+	r.record(EvContextPolicy, ord, fid, "ok", "version "+strconv.FormatInt(p.Version, 10), running(r))
+	return p, nil
+}
+
+// ReadEligibility implements ContextReader (event context.eligibility).
+func (e *taskEnv) ReadEligibility(ctx context.Context, subject, source string) (Eligibility, error) {
+	r := e.r
+	ord, hits, ok := r.enter(EvContextEligibility, costRead)
+	if !ok {
+		return Eligibility{}, ErrWorkerCrashed
+	}
+	o, found := r.world.Order(subject)
+	if !found {
+		r.record(EvContextEligibility, ord, "", "not_found", "", running(r))
+		return Eligibility{}, ErrNotFound
+	}
+	el := Eligibility{Subject: subject, Eligible: o.Status == StatusEligible, Source: source, AsOf: r.world.Clock}
+	if source != SourceAuthoritative {
+		el.Source = SourceSecondary
+		for _, s := range r.world.Secondary {
+			if s.Subject == subject {
+				el.Eligible = s.Eligible
+			}
+		}
+	}
+	fid := ""
+	for _, f := range hits {
+		if h, ok := f.kind.impl.(eligibilityHook); ok && h.onEligibility(r, &el) {
+			fid = r.fire(f)
+		}
+	}
+	detail := el.Source + ": not eligible"
+	if el.Eligible {
+		detail = el.Source + ": eligible"
+	}
+	r.record(EvContextEligibility, ord, fid, "ok", detail, running(r))
+	return el, nil
+}
+
+// Propose implements Proposer (event proposal): the harness's model
+// returns the draft unless a fault disturbs it.
+func (e *taskEnv) Propose(ctx context.Context, draft Action) (Action, error) {
+	r := e.r
+	ord, hits, ok := r.enter(EvProposal, costRead)
+	if !ok {
+		return Action{}, ErrWorkerCrashed
+	}
+	a := draft
+	fid := ""
+	for _, f := range hits {
+		if h, ok := f.kind.impl.(proposalHook); ok && h.onProposal(r, &a) {
+			fid = r.fire(f)
+		}
+	}
+	r.proposal = a
+	r.proposed = true
+	r.record(EvProposal, ord, fid, "ok", "subject "+a.Subject, running(r))
+	return a, nil
+}
+
+// Approve implements Authority (event authority.grant): it returns the
+// task's capability grant as approved.
+func (e *taskEnv) Approve(ctx context.Context, task Task, a Action) (Capability, error) {
+	r := e.r
+	ord, hits, ok := r.enter(EvAuthorityGrant, costRead)
+	if !ok {
+		return Capability{}, ErrWorkerCrashed
+	}
+	c, found := r.world.Capability(task.Capability)
+	if !found || c.Revoked || !c.Live(r.world.Clock) {
+		r.record(EvAuthorityGrant, ord, "", "rejected", "no live capability", running(r))
+		return Capability{}, ErrNotFound
+	}
+	granted := *c
+	fid := ""
+	for _, f := range hits {
+		if h, ok := f.kind.impl.(grantHook); ok && h.onGrant(r, &granted) {
+			fid = r.fire(f)
+		}
+	}
+	r.record(EvAuthorityGrant, ord, fid, "ok", "capability "+granted.ID, running(r))
+	return granted, nil
+}
+
+// Check implements Authority (event authority.check): the capability's
+// current record.
+func (e *taskEnv) Check(ctx context.Context, id string) (Capability, error) {
+	r := e.r
+	ord, _, ok := r.enter(EvAuthorityCheck, costRead)
+	if !ok {
+		return Capability{}, ErrWorkerCrashed
+	}
+	c, found := r.world.Capability(id)
+	if !found {
+		r.record(EvAuthorityCheck, ord, "", "not_found", "", running(r))
+		return Capability{}, ErrNotFound
+	}
+	out := "live"
+	if !c.Live(r.world.Clock) {
+		out = "not_live"
+	}
+	r.record(EvAuthorityCheck, ord, "", out, "capability "+id, running(r))
+	return *c, nil
+}
+
+// ReadVersion implements StateReader (event state.read).
+func (e *taskEnv) ReadVersion(ctx context.Context, subject string) (int64, error) {
+	r := e.r
+	ord, _, ok := r.enter(EvStateRead, costRead)
+	if !ok {
+		return 0, ErrWorkerCrashed
+	}
+	o, found := r.world.Order(subject)
+	if !found {
+		r.record(EvStateRead, ord, "", "not_found", "", running(r))
+		return 0, ErrNotFound
+	}
+	r.record(EvStateRead, ord, "", "ok", "version "+strconv.FormatInt(o.Version, 10), running(r))
+	return o.Version, nil
+}
+
+// provide is the payment provider: it commits a request unless its key is
+// already committed, in which case it replays the original receipt.
+func (r *run) provide(call ToolCall) ToolResult {
+	for _, e := range r.world.Ledger {
+		if e.Tool == call.Tool && e.Key == call.RequestKey {
+			return ToolResult{Outcome: OutcomeCommitted, Replayed: true, Reason: "idempotent replay",
+				Receipt: &Receipt{ID: e.ReceiptID, Key: e.Key, Subject: e.Subject, Amount: e.Amount, Trace: e.Trace, At: e.At}}
+		}
+	}
+	a := call.Action
+	if _, ok := r.world.Order(a.Subject); !ok || a.Amount <= 0 || call.RequestKey == "" {
+		return ToolResult{Outcome: OutcomeRejected, Reason: "invalid request"}
+	}
+	n := len(r.world.Ledger) + 1
+	e := LedgerEntry{Seq: n, Task: r.task.ID, Tool: call.Tool, Key: call.RequestKey, ActionRef: a.IdempotencyKey,
+		Actor: a.Actor, Subject: a.Subject, Tenant: a.Tenant, Purpose: a.Purpose, Amount: a.Amount,
+		ExpectedVersion: a.ExpectedVersion, PolicyVersion: a.PolicyVersion, CapabilityID: a.CapabilityID,
+		Trace: a.TraceID, ReceiptID: "rcpt-" + strconv.Itoa(n), At: r.world.Clock}
+	r.world.Ledger = append(r.world.Ledger, e)
+	return ToolResult{Outcome: OutcomeCommitted,
+		Receipt: &Receipt{ID: e.ReceiptID, Key: e.Key, Subject: e.Subject, Amount: e.Amount, Trace: e.Trace, At: e.At}}
+}
+
+// Commit implements ToolClient (event tool.commit).
+func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error) {
+	r := e.r
+	ord, hits, ok := r.enter(EvToolCommit, costCommit)
+	if !ok {
+		return ToolResult{}, ErrWorkerCrashed
+	}
+	r.attempts++
+	before := r.state
+	r.state = StateWaitingForTool
+	provider := r.provide
+	fid := ""
+	// Faults compose in schedule order: the first wraps the rest.
+	for i := len(hits) - 1; i >= 0; i-- {
+		f := hits[i]
+		h, ok := f.kind.impl.(commitHook)
+		if !ok {
+			continue
+		}
+		inner := provider
+		provider = func(c ToolCall) ToolResult {
+			res, fired := h.onCommit(r, c, inner)
+			if fired {
+				fid = r.fire(f)
+			}
+			return res
+		}
+	}
+	res := provider(call)
+	_ = before
+	detail := call.Tool + " key " + call.RequestKey
+	if res.Replayed {
+		detail += " (replayed)"
+	}
+	if res.Outcome == OutcomeCommitted && res.Receipt == nil {
+		detail += " (no receipt)"
+	}
+	r.record(EvToolCommit, ord, fid, res.Outcome.String(), detail, StateRunning)
+	return res, nil
+}
+
+// Readback implements LedgerReader (event ledger.readback).
+func (e *taskEnv) Readback(ctx context.Context, q ReadbackQuery) ([]LedgerEntry, error) {
+	r := e.r
+	ord, _, ok := r.enter(EvLedgerReadback, costRead)
+	if !ok {
+		return nil, ErrWorkerCrashed
+	}
+	var out []LedgerEntry
+	for _, le := range r.world.Ledger {
+		if (q.ActionRef == "" || le.ActionRef == q.ActionRef) && (q.Subject == "" || le.Subject == q.Subject) {
+			out = append(out, le)
+		}
+	}
+	r.record(EvLedgerReadback, ord, "", "ok", strconv.Itoa(len(out))+" entries", running(r))
+	return out, nil
+}
+
+func evidenceEvent(k EvidenceKind) EventName {
+	switch k {
+	case EvidenceDecision:
+		return EvEvidenceDecision
+	case EvidenceReceipt:
+		return EvEvidenceReceipt
+	case EvidenceReadback:
+		return EvEvidenceReadback
+	}
+	return EvEvidenceDenial
+}
+
+// Append implements EvidenceLedger (event evidence.<kind>).
+func (e *taskEnv) Append(ctx context.Context, rec EvidenceRecord) (EvidenceAck, error) {
+	r := e.r
+	ev := evidenceEvent(rec.Kind)
+	ord, hits, ok := r.enter(ev, costRead)
+	if !ok {
+		return EvidenceAck{}, ErrWorkerCrashed
+	}
+	store := func(x EvidenceRecord) EvidenceAck {
+		x.Ref = "ev-" + strconv.Itoa(len(r.world.Evidence)+1)
+		x.Task = r.task.ID
+		x.At = r.world.Clock
+		r.world.Evidence = append(r.world.Evidence, x)
+		return EvidenceAck{Ref: x.Ref, Outcome: OutcomeCommitted}
+	}
+	var ack EvidenceAck
+	fid := ""
+	hooked := false
+	for _, f := range hits {
+		if h, ok := f.kind.impl.(evidenceHook); ok {
+			var fired bool
+			ack, fired = h.onEvidence(r, rec, store)
+			hooked = true
+			if fired {
+				fid = r.fire(f)
+			}
+		}
+	}
+	if !hooked {
+		ack = store(rec)
+	}
+	r.record(ev, ord, fid, ack.Outcome.String(), string(rec.Kind), running(r))
+	r.tl[len(r.tl)-1].EvidenceRef = ack.Ref
+	return ack, nil
+}
+
+// Lookup implements EvidenceLedger (event evidence.lookup).
+func (e *taskEnv) Lookup(ctx context.Context, trace string) ([]EvidenceRecord, error) {
+	r := e.r
+	ord, _, ok := r.enter(EvEvidenceLookup, costRead)
+	if !ok {
+		return nil, ErrWorkerCrashed
+	}
+	var out []EvidenceRecord
+	for _, x := range r.world.Evidence {
+		if x.Trace == trace {
+			out = append(out, x)
+		}
+	}
+	r.record(EvEvidenceLookup, ord, "", "ok", strconv.Itoa(len(out))+" records", running(r))
+	return out, nil
+}
+
+func copyCheckpoint(cp Checkpoint) Checkpoint {
+	cp.CompletedEffects = append([]string(nil), cp.CompletedEffects...)
+	if cp.Data != nil {
+		cp.Data = maps.Clone(cp.Data)
+	}
+	return cp
+}
+
+// Save implements CheckpointStore (event checkpoint.write). The store keeps
+// a deep copy: nothing the worker holds in memory aliases it.
+func (e *taskEnv) Save(ctx context.Context, cp Checkpoint) error {
+	r := e.r
+	ord, hits, ok := r.enter(EvCheckpointWrite, costRead)
+	if !ok {
+		return ErrWorkerCrashed
+	}
+	cp = copyCheckpoint(cp)
+	cp.Task = r.task.ID
+	store := func(c Checkpoint) {
+		r.world.Checkpoints = append(r.world.Checkpoints, c)
+		r.ckSeq = c.Seq
+	}
+	fid := ""
+	var err error
+	hooked := false
+	for _, f := range hits {
+		if h, ok := f.kind.impl.(checkpointWriteHook); ok {
+			var fired bool
+			err, fired = h.onCheckpointWrite(r, cp, store)
+			hooked = true
+			if fired {
+				fid = r.fire(f)
+			}
+		}
+	}
+	if !hooked {
+		store(cp)
+	}
+	r.record(EvCheckpointWrite, ord, fid, "ok", "state "+cp.State, StateCheckpointed)
+	if r.pendingCrash != "" {
+		r.crash(r.pendingCrash)
+		r.pendingCrash = ""
+	}
+	return err
+}
+
+// Load implements CheckpointStore (event checkpoint.load).
+func (e *taskEnv) Load(ctx context.Context, task string) (Checkpoint, bool, error) {
+	r := e.r
+	ord, _, ok := r.enter(EvCheckpointLoad, costRead)
+	if !ok {
+		return Checkpoint{}, false, ErrWorkerCrashed
+	}
+	for i := len(r.world.Checkpoints) - 1; i >= 0; i-- {
+		if c := r.world.Checkpoints[i]; c.Task == task {
+			r.ckSeq = c.Seq
+			r.record(EvCheckpointLoad, ord, "", "ok", "checkpoint "+strconv.Itoa(c.Seq)+" state "+c.State, StateResumed)
+			return copyCheckpoint(c), true, nil
+		}
+	}
+	r.record(EvCheckpointLoad, ord, "", "none", "", running(r))
+	return Checkpoint{}, false, nil
+}
+
+// Warn implements Signals (event system.warn).
+func (e *taskEnv) Warn(code, detail string) {
+	r := e.r
+	if r.crashed {
+		return
+	}
+	r.record(EvWarn, 0, "", code, detail, r.state)
+	r.oracle.warned(r, len(r.tl))
+}

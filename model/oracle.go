@@ -1,0 +1,356 @@
+package model
+
+// Invariant names. Each is a machine-checkable predicate over the World and
+// the timeline, checked by the harness after every boundary crossing.
+const (
+	// InvRightSubject: every effect is for the task's bound actor, subject,
+	// tenant and purpose (seed 000: "no wrong-subject effect").
+	InvRightSubject = "right_subject"
+	// InvCurrentEntitlement: at effect time the capability is live and
+	// covers the amount, the current policy allows it, the authoritative
+	// record is eligible and its state version equals the action's
+	// expected version.
+	InvCurrentEntitlement = "current_entitlement"
+	// InvEffectAtMostOnce: at most one ledger effect per logical action
+	// (seed 003's effect_at_most_once; with provable_outcome, a release is
+	// exactly once).
+	InvEffectAtMostOnce = "effect_at_most_once"
+	// InvProvableOutcome: no release without a correlated receipt or an
+	// independent readback whose trace lineage joins the task's decision
+	// to exactly the ledger effect (seed 000: "no release without proof").
+	InvProvableOutcome = "provable_outcome"
+)
+
+// Invariant describes one invariant: its name, the owner answerable for
+// it, the oracle that adjudicates it, and what it asserts.
+type Invariant struct {
+	Name   string     `json:"name"`
+	Owner  string     `json:"owner"`
+	Oracle OracleName `json:"oracle"`
+	Doc    string     `json:"doc"`
+}
+
+// Invariants lists every invariant the oracle checks, in report order.
+var Invariants = []Invariant{
+	{InvRightSubject, "authority kernel", OracleCapabilityRecord, "every effect is for the task's bound actor, subject, tenant and purpose"},
+	{InvCurrentEntitlement, "authority kernel", OracleStateVersion, "at effect time the capability is live, the current policy allows the effect, and the record is eligible at the expected state version"},
+	{InvEffectAtMostOnce, "payments", OracleLedgerReadback, "at most one ledger effect per logical action"},
+	{InvProvableOutcome, "evidence", OracleTraceLineage, "no release without a correlated receipt or independent readback joined to the decision by trace lineage"},
+}
+
+const numInvariants = 4
+
+func invIndex(name string) int {
+	for i, inv := range Invariants {
+		if inv.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// oracleState is the oracle's incremental view of one run. It reads the
+// World by its own path (ledger, capability records, policies, orders,
+// evidence) and never the system's memory.
+type oracleState struct {
+	ledgerSeen int
+	violated   [numInvariants]bool
+	firstSeq   [numInvariants]int
+	event      [numInvariants]EventName
+	fault      [numInvariants]string
+	detail     [numInvariants]string
+	badEntry   []bool // per ledger entry: broke right_subject or current_entitlement
+	warnings   []int  // seqs of system warnings
+	facts      []taskFacts
+}
+
+// taskFacts are the oracle's findings for one task, fixed at its claim.
+type taskFacts struct {
+	entitled     bool
+	proven       bool
+	effects      int
+	wrong        bool
+	detected     bool
+	budgetHeld   bool
+	deadlineHeld bool
+	claim        ClaimVerdict
+}
+
+func (o *oracleState) reset() {
+	o.ledgerSeen = 0
+	o.violated = [numInvariants]bool{}
+	o.firstSeq = [numInvariants]int{}
+	o.event = [numInvariants]EventName{}
+	o.fault = [numInvariants]string{}
+	o.detail = [numInvariants]string{}
+	o.badEntry = o.badEntry[:0]
+	o.warnings = o.warnings[:0]
+	o.facts = o.facts[:0]
+}
+
+func (o *oracleState) warned(r *run, seq int) { o.warnings = append(o.warnings, seq) }
+
+// violate records the first violation of invariant i at seq.
+func (o *oracleState) violate(r *run, i, seq int, detail string) {
+	if o.violated[i] {
+		return
+	}
+	o.violated[i] = true
+	o.firstSeq[i] = seq
+	o.event[i] = r.tl[seq-1].Event
+	o.detail[i] = detail
+	// the fault that reached it: the latest one fired at or before seq
+	best := 0
+	for _, f := range r.faults {
+		if f.firedAt > 0 && f.firedAt <= seq && f.firedAt >= best {
+			best = f.firedAt
+			o.fault[i] = f.id
+		}
+	}
+}
+
+// check evaluates every invariant after the crossing recorded at seq. Only
+// what changed is re-evaluated: new ledger entries and claims.
+func (o *oracleState) check(r *run, seq int) {
+	w := &r.world
+	for ; o.ledgerSeen < len(w.Ledger); o.ledgerSeen++ {
+		e := w.Ledger[o.ledgerSeen]
+		bad := false
+		if t := r.task; e.Subject != t.Subject || e.Tenant != t.Tenant || e.Purpose != t.Purpose || e.Actor != t.Actor {
+			o.violate(r, 0, seq, "effect on "+e.Subject+" for task "+t.ID+" of "+t.Subject)
+			bad = true
+		}
+		if why := entitlementGap(w, r.task, e); why != "" {
+			o.violate(r, 1, seq, why)
+			bad = true
+		}
+		n := 0
+		for _, x := range w.Ledger[:o.ledgerSeen+1] {
+			if x.Task == e.Task {
+				n++
+			}
+		}
+		if n > 1 {
+			o.violate(r, 2, seq, "second ledger effect for task "+e.Task)
+		}
+		o.badEntry = append(o.badEntry, bad)
+	}
+	if r.tl[seq-1].Event == EvClaim {
+		o.settle(r, seq)
+	}
+}
+
+// entitlementGap returns why effect e was not entitled at this moment, or
+// "" when it was.
+func entitlementGap(w *World, t *Task, e LedgerEntry) string {
+	c, ok := w.Capability(t.Capability)
+	switch {
+	case !ok:
+		return "no capability record"
+	case c.Revoked:
+		return "capability revoked at effect time"
+	case !c.Live(w.Clock):
+		return "capability expired at effect time"
+	case e.Amount > c.Amount:
+		return "amount exceeds capability"
+	}
+	p, ok := w.Policy(e.Tenant)
+	if !ok || !p.AllowsRefund || e.Amount > p.MaxAmount {
+		return "current policy does not allow the effect"
+	}
+	ord, ok := w.Order(e.Subject)
+	switch {
+	case !ok:
+		return "no record for subject"
+	case ord.Status != StatusEligible:
+		return "record is " + ord.Status + " at effect time"
+	case ord.Version != e.ExpectedVersion:
+		return "state version changed before effect"
+	}
+	return ""
+}
+
+// entitled reports whether the action that crossed the proposal boundary
+// (or, with no proposal, the task itself) is entitled in the World now.
+func entitled(w *World, t *Task, a Action, proposed bool) bool {
+	c, ok := w.Capability(t.Capability)
+	if !ok || !c.Live(w.Clock) || c.Subject != t.Subject || c.Tenant != t.Tenant || c.Actor != t.Actor || c.Purpose != t.Purpose {
+		return false
+	}
+	subject, tenant, amount := t.Subject, t.Tenant, t.Amount
+	if proposed {
+		if a.Subject != c.Subject || a.Tenant != c.Tenant || a.Purpose != c.Purpose || a.Actor != c.Actor || a.Amount > c.Amount {
+			return false
+		}
+		subject, tenant, amount = a.Subject, a.Tenant, a.Amount
+	}
+	p, ok := w.Policy(tenant)
+	if !ok || !p.AllowsRefund || amount > p.MaxAmount {
+		return false
+	}
+	ord, ok := w.Order(subject)
+	if !ok || ord.Status != StatusEligible {
+		return false
+	}
+	return !proposed || ord.Version == a.ExpectedVersion
+}
+
+// proven reports whether the evidence ledger holds a receipt or readback
+// record for task t whose lineage joins t's decision trace to exactly one
+// ledger effect of t made under the same trace.
+func proven(w *World, t *Task) bool {
+	for _, x := range w.Evidence {
+		if x.Task != t.ID || x.Trace != t.Trace || (x.Kind != EvidenceReceipt && x.Kind != EvidenceReadback) {
+			continue
+		}
+		for _, e := range w.Ledger {
+			if e.Task != t.ID || e.Key != x.EffectKey || e.Trace != t.Trace || x.EffectTrace != e.Trace {
+				continue
+			}
+			if x.Kind == EvidenceReceipt && x.ReceiptID != e.ReceiptID {
+				continue
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// settle fixes the oracle's facts for the current task at its claim.
+func (o *oracleState) settle(r *run, seq int) {
+	w := &r.world
+	t := r.task
+	f := taskFacts{claim: r.claim.Verdict}
+	first := 0
+	for i := len(r.tl) - 1; i >= 0 && r.tl[i].Task == t.ID; i-- {
+		first = r.tl[i].Seq
+	}
+	for i, e := range w.Ledger {
+		if e.Task == t.ID {
+			f.effects++
+			if i < len(o.badEntry) && o.badEntry[i] {
+				f.wrong = true
+			}
+		}
+	}
+	f.entitled = entitled(w, t, r.proposal, r.proposed)
+	f.proven = proven(w, t)
+	fired := 0
+	for _, a := range r.faults {
+		if a.firedAt >= first && (fired == 0 || a.firedAt < fired) {
+			fired = a.firedAt
+		}
+	}
+	if fired > 0 {
+		for _, s := range o.warnings {
+			if s >= fired {
+				f.detected = true
+				break
+			}
+		}
+	}
+	f.budgetHeld = r.attempts-1 <= r.h.opts.RetryBudget
+	f.deadlineHeld = w.Clock-r.taskStart <= r.h.opts.Deadline
+	if f.claim == ClaimRelease && !f.proven {
+		o.violate(r, 3, seq, "release without correlated proof")
+	}
+	o.facts = append(o.facts, f)
+}
+
+// Terms are the outcome terms of a run, computed by the oracle from the
+// World and the timeline (the nine terms of the paper's artefact, the
+// effect count and the claim verdict). For a run of several tasks a good
+// term holds when it holds for every task, a bad term when it holds for any.
+type Terms struct {
+	Detected            bool         `json:"detected"`
+	Contained           bool         `json:"contained"`
+	Recovered           bool         `json:"recovered"`
+	Verified            bool         `json:"verified"`
+	UsefulService       bool         `json:"useful_service"`
+	UnsafeEscape        bool         `json:"unsafe_escape"`
+	DuplicateEffect     bool         `json:"duplicate_effect"`
+	UnverifiableRelease bool         `json:"unverifiable_release"`
+	ServiceLoss         bool         `json:"service_loss"`
+	Effects             int          `json:"effects"`
+	Verdict             ClaimVerdict `json:"verdict"`
+}
+
+// termsOf derives one task's terms from the oracle's facts:
+//
+//   - unsafe escape: a duplicate or an effect that broke right_subject or
+//     current_entitlement; contained is its negation;
+//   - verified: a release proven with exactly one safe effect, or a denial
+//     the ledger confirms (no effect);
+//   - a correct terminal: a proven, safe, single-effect release of an
+//     entitled action, or a denial of an action that is not entitled;
+//   - recovered: a correct terminal within the retry budget; useful
+//     service: a correct terminal within the deadline;
+//   - unverifiable release: a release without proof; service loss: an
+//     entitled action held or denied;
+//   - detected: a system warning after a fault's disturbance fired.
+func termsOf(f taskFacts) Terms {
+	dup := f.effects > 1
+	unsafe := dup || f.wrong
+	rel := f.claim == ClaimRelease
+	deny := f.claim == ClaimDeny
+	verified := (rel && f.proven && f.effects == 1 && !unsafe) || (deny && f.effects == 0)
+	correct := (rel && f.entitled && f.proven && f.effects == 1 && !unsafe) || (deny && !f.entitled && f.effects == 0)
+	verdict := f.claim
+	if unsafe {
+		verdict = ClaimUnsafe
+	}
+	return Terms{
+		Detected:            f.detected,
+		Contained:           !unsafe,
+		Recovered:           correct && f.budgetHeld,
+		Verified:            verified,
+		UsefulService:       correct && f.deadlineHeld,
+		UnsafeEscape:        unsafe,
+		DuplicateEffect:     dup,
+		UnverifiableRelease: rel && !f.proven,
+		ServiceLoss:         f.entitled && (f.claim == ClaimHold || deny),
+		Effects:             f.effects,
+		Verdict:             verdict,
+	}
+}
+
+func (r *run) terms() Terms {
+	var t Terms
+	for i, f := range r.oracle.facts {
+		x := termsOf(f)
+		if i == 0 {
+			t = x
+			continue
+		}
+		t.Detected = t.Detected || x.Detected
+		t.Contained = t.Contained && x.Contained
+		t.Recovered = t.Recovered && x.Recovered
+		t.Verified = t.Verified && x.Verified
+		t.UsefulService = t.UsefulService && x.UsefulService
+		t.UnsafeEscape = t.UnsafeEscape || x.UnsafeEscape
+		t.DuplicateEffect = t.DuplicateEffect || x.DuplicateEffect
+		t.UnverifiableRelease = t.UnverifiableRelease || x.UnverifiableRelease
+		t.ServiceLoss = t.ServiceLoss || x.ServiceLoss
+		t.Effects += x.Effects
+		t.Verdict = worseVerdict(t.Verdict, x.Verdict)
+	}
+	return t
+}
+
+func worseVerdict(a, b ClaimVerdict) ClaimVerdict {
+	rank := func(v ClaimVerdict) int {
+		switch v {
+		case ClaimUnsafe:
+			return 3
+		case ClaimHold:
+			return 2
+		case ClaimDeny:
+			return 1
+		}
+		return 0
+	}
+	if rank(b) > rank(a) {
+		return b
+	}
+	return a
+}

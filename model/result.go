@@ -1,0 +1,153 @@
+package model
+
+// RunVerdict is the run-level verdict of seed 003 ("Budgets and Terminal
+// Verdicts").
+type RunVerdict string
+
+// Run verdicts.
+const (
+	// Recovered: every invariant held and the workflow completed within
+	// budget.
+	Recovered RunVerdict = "recovered"
+	// ContainedFailure: the fault was isolated and the workflow stopped
+	// safely (a hold or a denial); not autonomous success.
+	ContainedFailure RunVerdict = "contained_failure"
+	// Unrecoverable: an invariant was violated or a budget exceeded.
+	Unrecoverable RunVerdict = "unrecoverable"
+	// Inconclusive: the run cannot be judged: a scheduled fault was never
+	// reached, or no claim was made within the restart limit.
+	Inconclusive RunVerdict = "inconclusive"
+)
+
+// FaultReport is what the injector proves about one scheduled fault:
+// whether its event occurrence was reached, how many times its disturbance
+// fired, and which invariants (by their oracles) observed a consequence.
+// A fault that was not reached, or reached but did not fire, was not tested.
+type FaultReport struct {
+	ID       string     `json:"id"`
+	Kind     string     `json:"kind"`
+	Event    EventName  `json:"event"`
+	Ordinal  int        `json:"ordinal"`
+	Reached  bool       `json:"reached"`
+	Fired    int        `json:"fired"`
+	FiredAt  int        `json:"fired_at_seq,omitempty"`
+	Oracle   OracleName `json:"oracle"`
+	Observed []string   `json:"observed_by"`
+	Detected bool       `json:"detected"`
+}
+
+// InvariantResult is the oracle's finding for one invariant: whether it
+// held, and if not, the first crossing (seq and event) after which it was
+// false, the fault that reached it, and why.
+type InvariantResult struct {
+	Name     string     `json:"name"`
+	Oracle   OracleName `json:"oracle"`
+	Held     bool       `json:"held"`
+	FirstSeq int        `json:"first_seq,omitempty"`
+	Event    EventName  `json:"event,omitempty"`
+	FaultID  string     `json:"fault_id,omitempty"`
+	Detail   string     `json:"detail,omitempty"`
+}
+
+// TaskClaim is one task's claim as the system made it.
+type TaskClaim struct {
+	Task    string       `json:"task"`
+	Verdict ClaimVerdict `json:"verdict"`
+	Reason  string       `json:"reason,omitempty"`
+}
+
+// Result is the full result of one run.
+type Result struct {
+	RunID      string            `json:"run_id"`
+	Schedule   *Schedule         `json:"schedule"`
+	Controls   Controls          `json:"-"`
+	Timeline   []Event           `json:"timeline"`
+	Faults     []FaultReport     `json:"faults"`
+	Invariants []InvariantResult `json:"invariants"`
+	Claims     []TaskClaim       `json:"claims"`
+	Terms      Terms             `json:"terms"`
+	Verdict    ClaimVerdict      `json:"claim_verdict"`
+	RunVerdict RunVerdict        `json:"run_verdict"`
+}
+
+// Held reports whether every invariant held.
+func (res *Result) Held() bool {
+	for _, i := range res.Invariants {
+		if !i.Held {
+			return false
+		}
+	}
+	return true
+}
+
+// Invariant returns the result for the named invariant.
+func (res *Result) Invariant(name string) (InvariantResult, bool) {
+	for _, i := range res.Invariants {
+		if i.Name == name {
+			return i, true
+		}
+	}
+	return InvariantResult{}, false
+}
+
+func (r *run) result() *Result {
+	res := &Result{
+		RunID:    runIDOf(&r.h.fixture, r.sched),
+		Schedule: r.sched,
+		Controls: r.controls,
+		Timeline: append([]Event(nil), r.tl...),
+		Terms:    r.terms(),
+	}
+	for i := range res.Timeline {
+		res.Timeline[i].RunID = res.RunID
+	}
+	o := &r.oracle
+	for i, inv := range Invariants {
+		ir := InvariantResult{Name: inv.Name, Oracle: inv.Oracle, Held: !o.violated[i]}
+		if o.violated[i] {
+			ir.FirstSeq, ir.Event, ir.FaultID, ir.Detail = o.firstSeq[i], o.event[i], o.fault[i], o.detail[i]
+		}
+		res.Invariants = append(res.Invariants, ir)
+	}
+	allReached := true
+	for _, f := range r.faults {
+		fr := FaultReport{ID: f.id, Kind: f.entry.Kind, Event: f.entry.Event, Ordinal: f.entry.Ordinal,
+			Reached: f.reached, Fired: f.fired, FiredAt: f.firedAt, Oracle: f.kind.spec.Oracle, Observed: []string{}}
+		for i := range Invariants {
+			if o.violated[i] && o.fault[i] == f.id {
+				fr.Observed = append(fr.Observed, Invariants[i].Name)
+			}
+		}
+		if f.firedAt > 0 {
+			for _, s := range o.warnings {
+				if s >= f.firedAt {
+					fr.Detected = true
+					break
+				}
+			}
+		}
+		if !f.reached || f.fired == 0 {
+			allReached = false
+		}
+		res.Faults = append(res.Faults, fr)
+	}
+	res.Verdict = res.Terms.Verdict
+	limit := false
+	for _, t := range r.tasks {
+		res.Claims = append(res.Claims, TaskClaim{Task: t.task.ID, Verdict: t.claim.Verdict, Reason: t.claim.Reason})
+		if t.claim.Reason == "restart limit reached" {
+			limit = true
+		}
+	}
+	switch {
+	case !res.Held() || !res.Terms.Recovered && res.Terms.Verdict == ClaimRelease:
+		res.RunVerdict = Unrecoverable
+	case limit || !allReached:
+		res.RunVerdict = Inconclusive
+	case res.Terms.Verdict == ClaimRelease:
+		res.RunVerdict = Recovered
+	default:
+		res.RunVerdict = ContainedFailure
+	}
+	return res
+}

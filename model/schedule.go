@@ -1,0 +1,268 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// ScheduleVersion is the version of the schedule file format this package
+// reads and writes.
+const ScheduleVersion = 1
+
+// Schedule is a deterministic fault schedule in seed 003's shape: faults are
+// attached to events by ordinal, never to wall-clock time. Its canonical
+// text form is produced by Format and read by ParseSchedule:
+//
+//	{
+//	  "version": 1,
+//	  "seed": "harness-fixture-07",
+//	  "config": {"profile": "typed"},
+//	  "faults": [{"event": "tool.commit", "ordinal": 1, "kind": "timeout_after_commit"}]
+//	}
+type Schedule struct {
+	Version int          `json:"version"`
+	Seed    string       `json:"seed"`
+	Config  Config       `json:"config"`
+	Faults  []FaultEntry `json:"faults"`
+}
+
+// FaultEntry attaches one fault kind to the Ordinal-th occurrence (1-based)
+// of Event. ID is optional; the harness names unnamed faults f1, f2, ... in
+// schedule order.
+type FaultEntry struct {
+	ID      string    `json:"id,omitempty"`
+	Event   EventName `json:"event"`
+	Ordinal int       `json:"ordinal"`
+	Kind    string    `json:"kind"`
+}
+
+// Config is the configuration of the system under test a schedule runs
+// against: a named profile, or an explicit control set (exactly one).
+type Config struct {
+	Profile  Profile
+	Controls Controls
+	// HasControls is true when the config names controls rather than a
+	// profile.
+	HasControls bool
+}
+
+// ConfigOfProfile returns a Config naming profile p.
+func ConfigOfProfile(p Profile) Config { return Config{Profile: p} }
+
+// ConfigOfControls returns a Config with an explicit control set.
+func ConfigOfControls(cs Controls) Config { return Config{Controls: cs, HasControls: true} }
+
+// Resolve returns the control set the config selects, or an error naming
+// an unknown profile.
+func (c Config) Resolve() (Controls, error) {
+	if c.HasControls {
+		return c.Controls, nil
+	}
+	return ProfileControls(c.Profile)
+}
+
+// String is "profile NAME" or "controls a,b,c".
+func (c Config) String() string {
+	if c.HasControls {
+		return "controls " + c.Controls.String()
+	}
+	return "profile " + string(c.Profile)
+}
+
+type configJSON struct {
+	Profile  *string   `json:"profile,omitempty"`
+	Controls *[]string `json:"controls,omitempty"`
+}
+
+// MarshalJSON writes {"profile": P} or {"controls": [...]} with controls in
+// canonical order.
+func (c Config) MarshalJSON() ([]byte, error) {
+	var j configJSON
+	if c.HasControls {
+		l := []string{}
+		for _, x := range c.Controls.List() {
+			l = append(l, string(x))
+		}
+		j.Controls = &l
+	} else {
+		p := string(c.Profile)
+		j.Profile = &p
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads a config strictly: unknown fields, unknown profiles
+// or controls, and configs naming both or neither are errors.
+func (c *Config) UnmarshalJSON(b []byte) error {
+	var j configJSON
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	switch {
+	case j.Profile != nil && j.Controls != nil:
+		return errors.New(`config: give "profile" or "controls", not both`)
+	case j.Profile != nil:
+		if _, err := ProfileControls(Profile(*j.Profile)); err != nil {
+			return fmt.Errorf("config: %w", err)
+		}
+		*c = Config{Profile: Profile(*j.Profile)}
+	case j.Controls != nil:
+		cs, err := ParseControls(*j.Controls)
+		if err != nil {
+			return fmt.Errorf("config: %w", err)
+		}
+		*c = Config{Controls: cs, HasControls: true}
+	default:
+		return errors.New(`config: needs "profile" or "controls"`)
+	}
+	return nil
+}
+
+// ParseSchedule decodes a schedule file strictly. It returns an error that
+// names the problem for malformed JSON, an unknown or missing field, a
+// wrong version, a missing config, an unknown event or kind, a kind that
+// cannot be injected at its event, a non-positive ordinal, a repeated fault
+// id, or trailing data.
+func ParseSchedule(data []byte) (*Schedule, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var raw struct {
+		Version *int            `json:"version"`
+		Seed    string          `json:"seed"`
+		Config  json.RawMessage `json:"config"`
+		Faults  *[]FaultEntry   `json:"faults"`
+	}
+	if err := dec.Decode(&raw); err != nil {
+		return nil, fmt.Errorf("schedule: %w", describeJSONError(data, err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("schedule: trailing data after the JSON object")
+	}
+	if raw.Version == nil {
+		return nil, errors.New(`schedule: missing "version" (want 1)`)
+	}
+	if *raw.Version != ScheduleVersion {
+		return nil, fmt.Errorf("schedule: unsupported version %d (want %d)", *raw.Version, ScheduleVersion)
+	}
+	if len(raw.Config) == 0 || string(raw.Config) == "null" {
+		return nil, errors.New(`schedule: missing "config" (give {"profile": NAME} or {"controls": [...]})`)
+	}
+	s := &Schedule{Version: *raw.Version, Seed: raw.Seed, Faults: []FaultEntry{}}
+	if err := json.Unmarshal(raw.Config, &s.Config); err != nil {
+		return nil, fmt.Errorf("schedule: %w", err)
+	}
+	if raw.Faults == nil {
+		return nil, errors.New(`schedule: missing "faults" (an empty list is allowed)`)
+	}
+	s.Faults = append(s.Faults, (*raw.Faults)...)
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Validate checks every fault entry and returns an error naming the first
+// bad one (by index and field).
+func (s *Schedule) Validate() error {
+	if _, err := s.Config.Resolve(); err != nil {
+		return fmt.Errorf("schedule: config: %w", err)
+	}
+	ids := map[string]bool{}
+	for i, f := range s.Faults {
+		where := fmt.Sprintf("schedule: faults[%d]", i)
+		if f.Event == "" {
+			return fmt.Errorf(`%s: missing "event"`, where)
+		}
+		if eventIndex(f.Event) < 0 {
+			names := make([]string, len(AllEvents))
+			for j, e := range AllEvents {
+				names[j] = string(e)
+			}
+			return fmt.Errorf("%s: unknown event %q (valid: %s)", where, f.Event, strings.Join(names, ", "))
+		}
+		if f.Ordinal <= 0 {
+			return fmt.Errorf("%s: ordinal %d must be 1 or more", where, f.Ordinal)
+		}
+		if f.Kind == "" {
+			return fmt.Errorf(`%s: missing "kind"`, where)
+		}
+		k, err := lookupKind(f.Kind)
+		if err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		if !hookFits(k.impl, f.Event) {
+			return fmt.Errorf("%s: kind %q cannot be injected at event %q (it is injected at %q)", where, f.Kind, f.Event, k.spec.Event)
+		}
+		id := f.ID
+		if id == "" {
+			id = fmt.Sprintf("f%d", i+1)
+		}
+		if ids[id] {
+			return fmt.Errorf("%s: fault id %q is used twice", where, id)
+		}
+		ids[id] = true
+	}
+	return nil
+}
+
+// faultID returns the id of fault i: its own, or f<i+1>.
+func (s *Schedule) faultID(i int) string {
+	if s.Faults[i].ID != "" {
+		return s.Faults[i].ID
+	}
+	return fmt.Sprintf("f%d", i+1)
+}
+
+// Format returns the canonical encoding of s: indented JSON with a trailing
+// newline. ParseSchedule(Format(s)) equals s for every valid s.
+func Format(s *Schedule) []byte {
+	c := *s
+	if c.Faults == nil {
+		c.Faults = []FaultEntry{}
+	}
+	b, err := json.MarshalIndent(&c, "", "  ")
+	if err != nil {
+		panic(fmt.Sprintf("model: formatting a schedule: %v", err)) // only plain data: cannot fail
+	}
+	return append(b, '\n')
+}
+
+// SingleFault returns the schedule that injects kind once at its own event
+// and default ordinal (FaultSpec.Ordinal) under cfg.
+func SingleFault(kind string, cfg Config) (*Schedule, error) {
+	k, err := lookupKind(kind)
+	if err != nil {
+		return nil, err
+	}
+	return &Schedule{Version: ScheduleVersion, Seed: kind, Config: cfg,
+		Faults: []FaultEntry{{Event: k.spec.Event, Ordinal: k.spec.Ordinal, Kind: kind}}}, nil
+}
+
+// describeJSONError adds the line and column of a syntax error.
+func describeJSONError(data []byte, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line, col := 1, 1
+		for i := 0; i < int(se.Offset) && i < len(data); i++ {
+			if data[i] == '\n' {
+				line, col = line+1, 1
+			} else {
+				col++
+			}
+		}
+		return fmt.Errorf("malformed JSON at line %d, column %d: %v", line, col, err)
+	}
+	if errors.Is(err, io.EOF) {
+		return errors.New("empty input: want a JSON object")
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return errors.New("truncated JSON: the object is not closed")
+	}
+	return err
+}

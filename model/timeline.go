@@ -1,0 +1,96 @@
+package model
+
+// EventName names a boundary crossing. Faults attach to events by ordinal
+// (the n-th occurrence of the event in a run), as in seed 003.
+type EventName string
+
+// Events. Every Env call is one event; the harness adds worker.start,
+// worker.crash and claim.
+const (
+	EvContextOrder       EventName = "context.order"
+	EvContextPolicy      EventName = "context.policy"
+	EvContextEligibility EventName = "context.eligibility"
+	EvProposal           EventName = "proposal"
+	EvAuthorityGrant     EventName = "authority.grant"
+	EvAuthorityCheck     EventName = "authority.check"
+	EvStateRead          EventName = "state.read"
+	EvToolCommit         EventName = "tool.commit"
+	EvLedgerReadback     EventName = "ledger.readback"
+	EvEvidenceDecision   EventName = "evidence.decision"
+	EvEvidenceReceipt    EventName = "evidence.receipt"
+	EvEvidenceReadback   EventName = "evidence.readback"
+	EvEvidenceDenial     EventName = "evidence.denial"
+	EvEvidenceLookup     EventName = "evidence.lookup"
+	EvCheckpointWrite    EventName = "checkpoint.write"
+	EvCheckpointLoad     EventName = "checkpoint.load"
+	EvWorkerStart        EventName = "worker.start"
+	EvWorkerCrash        EventName = "worker.crash"
+	EvWarn               EventName = "system.warn"
+	EvClaim              EventName = "claim"
+)
+
+// AllEvents lists every event name a schedule may name.
+var AllEvents = []EventName{
+	EvContextOrder, EvContextPolicy, EvContextEligibility, EvProposal, EvAuthorityGrant,
+	EvAuthorityCheck, EvStateRead, EvToolCommit, EvLedgerReadback, EvEvidenceDecision,
+	EvEvidenceReceipt, EvEvidenceReadback, EvEvidenceDenial, EvEvidenceLookup,
+	EvCheckpointWrite, EvCheckpointLoad, EvWorkerStart,
+}
+
+func eventIndex(e EventName) int {
+	for i, x := range AllEvents {
+		if x == e {
+			return i
+		}
+	}
+	return -1
+}
+
+// Workflow states of seed 003, derived by the harness from the calls it
+// sees (the system is not asked for them).
+const (
+	StateCreated        = "created"
+	StateRunning        = "running"
+	StateCheckpointed   = "checkpointed"
+	StateWaitingForTool = "waiting_for_tool"
+	StateFailed         = "failed"
+	StateRecovering     = "recovering"
+	StateResumed        = "resumed"
+	StateCompleted      = "completed"
+)
+
+// Event is one timeline record, with the fields seed 003 lists for the
+// evidence record ("Evidence Output"). Detail is a redacted, stable
+// description (no payloads). FaultID names the scheduled fault that fired at
+// this event, if any.
+type Event struct {
+	RunID               string    `json:"run_id"`
+	Seq                 int       `json:"seq"`
+	At                  Millis    `json:"t_ms"`
+	StateBefore         string    `json:"state_before"`
+	StateAfter          string    `json:"state_after"`
+	Actor               string    `json:"actor"`
+	Event               EventName `json:"event"`
+	Ordinal             int       `json:"ordinal"`
+	Task                string    `json:"task"`
+	Worker              int       `json:"worker"`
+	FaultID             string    `json:"fault_id,omitempty"`
+	Attempt             int       `json:"attempt"`
+	CheckpointSeq       int       `json:"checkpoint_seq"`
+	RetryRemaining      int       `json:"retry_remaining"`
+	DeadlineRemainingMs Millis    `json:"deadline_remaining_ms"`
+	EvidenceRef         string    `json:"evidence_ref,omitempty"`
+	Outcome             string    `json:"outcome,omitempty"`
+	Detail              string    `json:"detail,omitempty"`
+}
+
+// Normalize returns a copy of tl without run-specific identifiers, for
+// comparing two runs of one schedule.
+func Normalize(tl []Event) []Event {
+	out := make([]Event, len(tl))
+	for i, e := range tl {
+		e.RunID = ""
+		out[i] = e
+	}
+	return out
+}

@@ -1,0 +1,250 @@
+package model
+
+// Order is the authoritative record of a subject (an order) in the World.
+// Amounts are in minor units (pence).
+type Order struct {
+	Subject string
+	Tenant  string
+	// Status is "eligible" when a refund may be made, otherwise the reason
+	// it may not ("fraud_hold", "closed").
+	Status  string
+	Version int64
+	Amount  int64
+}
+
+// Order statuses.
+const (
+	StatusEligible  = "eligible"
+	StatusFraudHold = "fraud_hold"
+)
+
+// Policy is one version of a tenant's refund policy.
+type Policy struct {
+	Tenant       string
+	Version      int64
+	AllowsRefund bool
+	// MaxAmount is the largest refund the policy allows, in minor units.
+	MaxAmount int64
+}
+
+// Eligibility is an eligibility assertion about a subject from one source.
+// The authoritative source is the order record; secondary sources (a CRM
+// summary, a cached search index) can disagree with it.
+type Eligibility struct {
+	Subject  string
+	Eligible bool
+	Source   string
+	AsOf     Millis
+}
+
+// Eligibility sources.
+const (
+	SourceAuthoritative = "order_record"
+	SourceSecondary     = "crm_summary"
+)
+
+// Capability is a grant of authority: an actor may act on a subject of a
+// tenant for a purpose up to an amount until an expiry, unless revoked.
+type Capability struct {
+	ID      string
+	Actor   string
+	Subject string
+	Tenant  string
+	Purpose string
+	Amount  int64
+	Expiry  Millis
+	Revoked bool
+}
+
+// Live reports whether the capability is unrevoked and unexpired at now.
+func (c Capability) Live(now Millis) bool { return !c.Revoked && now < c.Expiry }
+
+// LedgerEntry is one effect in the provider's payment ledger: the
+// authoritative record of what the provider did. Task is set by the harness
+// (the run that made the call), not by the system under test.
+type LedgerEntry struct {
+	Seq             int
+	Task            string
+	Tool            string
+	Key             string // the provider's idempotency key for the request
+	ActionRef       string // the logical action the request claims to be
+	Actor           string
+	Subject         string
+	Tenant          string
+	Purpose         string
+	Amount          int64
+	ExpectedVersion int64
+	PolicyVersion   int64
+	CapabilityID    string
+	Trace           string
+	ReceiptID       string
+	At              Millis
+}
+
+// Receipt is the provider's acknowledgement of a committed effect.
+type Receipt struct {
+	ID      string
+	Key     string
+	Subject string
+	Amount  int64
+	Trace   string
+	At      Millis
+}
+
+// EvidenceKind is the kind of an evidence-ledger record.
+type EvidenceKind string
+
+// Evidence kinds.
+const (
+	EvidenceDecision EvidenceKind = "decision" // an authority decision, with the decision's trace
+	EvidenceReceipt  EvidenceKind = "receipt"  // an effect receipt as the tool returned it
+	EvidenceReadback EvidenceKind = "readback" // an independent readback of the provider ledger
+	EvidenceDenial   EvidenceKind = "denial"   // a denial and its reason
+)
+
+// EvidenceRecord is one record of the evidence ledger. Trace is the trace
+// of the decision it belongs to; EffectTrace and EffectKey identify the
+// effect it vouches for (receipt and readback records).
+type EvidenceRecord struct {
+	Ref         string
+	Task        string
+	Kind        EvidenceKind
+	Trace       string
+	EffectKey   string
+	EffectTrace string
+	ReceiptID   string
+	Detail      string
+	At          Millis
+}
+
+// Checkpoint is a durable execution record. The core fields are seed 003's
+// ("Persist task id, workflow version, state name, completed effects,
+// remaining budgets, and the checkpoint sequence"); Action and Data carry the
+// system's own resumable state. Only what a Checkpoint holds survives a
+// worker restart.
+type Checkpoint struct {
+	Task              string
+	Seq               int
+	WorkflowVersion   int
+	State             string
+	CompletedEffects  []string
+	RetryRemaining    int
+	DeadlineRemaining Millis
+	Action            Action
+	Data              map[string]string
+}
+
+// World is the authoritative state that only the oracle trusts. It is
+// mutated by the harness's Env (the provider commits, stores append) and by
+// scheduled disturbances; the system under test never holds a pointer to it.
+type World struct {
+	Clock        Millis
+	Orders       []Order
+	Policies     []Policy // every version; the newest per tenant is current
+	Capabilities []Capability
+	Ledger       []LedgerEntry
+	Evidence     []EvidenceRecord
+	Checkpoints  []Checkpoint
+	// Secondary holds eligibility assertions served by the secondary source.
+	Secondary []Eligibility
+	// stale/lost checkpoints: the store serves checkpoints[:visible].
+	checkpointLoss int
+}
+
+// Order returns the order for subject and whether it exists.
+func (w *World) Order(subject string) (*Order, bool) {
+	for i := range w.Orders {
+		if w.Orders[i].Subject == subject {
+			return &w.Orders[i], true
+		}
+	}
+	return nil, false
+}
+
+// Policy returns the current (newest) policy of tenant.
+func (w *World) Policy(tenant string) (Policy, bool) {
+	var best Policy
+	found := false
+	for _, p := range w.Policies {
+		if p.Tenant == tenant && (!found || p.Version > best.Version) {
+			best, found = p, true
+		}
+	}
+	return best, found
+}
+
+// PolicyVersion returns the policy of tenant at version v.
+func (w *World) PolicyVersion(tenant string, v int64) (Policy, bool) {
+	for _, p := range w.Policies {
+		if p.Tenant == tenant && p.Version == v {
+			return p, true
+		}
+	}
+	return Policy{}, false
+}
+
+// Capability returns the capability with id.
+func (w *World) Capability(id string) (*Capability, bool) {
+	for i := range w.Capabilities {
+		if w.Capabilities[i].ID == id {
+			return &w.Capabilities[i], true
+		}
+	}
+	return nil, false
+}
+
+// EffectsOf returns the ledger entries made by task's runs.
+func (w *World) EffectsOf(task string) []LedgerEntry {
+	var out []LedgerEntry
+	for _, e := range w.Ledger {
+		if e.Task == task {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Fixture is the initial World and tasks of a run: a workload. Copy makes a
+// deep copy, so one fixture seeds many runs.
+type Fixture struct {
+	Name         string
+	Orders       []Order
+	Policies     []Policy
+	Capabilities []Capability
+	Secondary    []Eligibility
+	Tasks        []Task
+}
+
+// reset makes w the fixture's initial state, reusing w's storage.
+func (w *World) reset(f *Fixture) {
+	w.Clock = 0
+	w.Orders = append(w.Orders[:0], f.Orders...)
+	w.Policies = append(w.Policies[:0], f.Policies...)
+	w.Capabilities = append(w.Capabilities[:0], f.Capabilities...)
+	w.Secondary = append(w.Secondary[:0], f.Secondary...)
+	w.Ledger = w.Ledger[:0]
+	w.Evidence = w.Evidence[:0]
+	w.Checkpoints = w.Checkpoints[:0]
+	w.checkpointLoss = 0
+}
+
+// Copperfin returns the paper's worked fixture (seed 000, worked example 3):
+// order O-731 (tenant T-1, eligible, version 43, £74.00) under policy version
+// 12, a refund capability for operator-27 that expires at 120,000 ms, and a
+// second order O-732 of the same tenant that a subject swap can reach.
+func Copperfin() Fixture {
+	return Fixture{
+		Name: "copperfin",
+		Orders: []Order{
+			{Subject: "O-731", Tenant: "T-1", Status: StatusEligible, Version: 43, Amount: 7400},
+			{Subject: "O-732", Tenant: "T-1", Status: StatusEligible, Version: 17, Amount: 7400},
+		},
+		Policies: []Policy{{Tenant: "T-1", Version: 12, AllowsRefund: true, MaxAmount: 50000}},
+		Capabilities: []Capability{
+			{ID: "CAP-27-731", Actor: "operator-27", Subject: "O-731", Tenant: "T-1", Purpose: "customer_refund", Amount: 7400, Expiry: 120000},
+		},
+		Tasks: []Task{
+			{ID: "refund-O-731", Actor: "operator-27", Subject: "O-731", Tenant: "T-1", Purpose: "customer_refund", Amount: 7400, Capability: "CAP-27-731"},
+		},
+	}
+}
