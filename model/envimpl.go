@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"strconv"
 )
@@ -55,7 +56,11 @@ func (e *taskEnv) ReadOrder(ctx context.Context, subject string) (Order, error) 
 			fid = r.fire(f)
 		}
 	}
-	r.record(EvContextOrder, ord, fid, "ok", "version "+strconv.FormatInt(out.Version, 10), running(r))
+	d := ""
+	if r.detailed {
+		d = fmt.Sprintf("version %d", out.Version)
+	}
+	r.record(EvContextOrder, ord, fid, "ok", d, running(r))
 	return out, nil
 }
 
@@ -77,7 +82,11 @@ func (e *taskEnv) ReadPolicy(ctx context.Context, tenant string) (Policy, error)
 			fid = r.fire(f)
 		}
 	}
-	r.record(EvContextPolicy, ord, fid, "ok", "version "+strconv.FormatInt(p.Version, 10), running(r))
+	d := ""
+	if r.detailed {
+		d = fmt.Sprintf("version %d", p.Version)
+	}
+	r.record(EvContextPolicy, ord, fid, "ok", d, running(r))
 	return p, nil
 }
 
@@ -108,11 +117,11 @@ func (e *taskEnv) ReadEligibility(ctx context.Context, subject, source string) (
 			fid = r.fire(f)
 		}
 	}
-	detail := el.Source + ": not eligible"
-	if el.Eligible {
-		detail = el.Source + ": eligible"
+	d := ""
+	if r.detailed {
+		d = fmt.Sprintf("%s: eligible %t", el.Source, el.Eligible)
 	}
-	r.record(EvContextEligibility, ord, fid, "ok", detail, running(r))
+	r.record(EvContextEligibility, ord, fid, "ok", d, running(r))
 	return el, nil
 }
 
@@ -133,7 +142,11 @@ func (e *taskEnv) Propose(ctx context.Context, draft Action) (Action, error) {
 	}
 	r.proposal = a
 	r.proposed = true
-	r.record(EvProposal, ord, fid, "ok", "subject "+a.Subject, running(r))
+	d := ""
+	if r.detailed {
+		d = fmt.Sprintf("subject %s", a.Subject)
+	}
+	r.record(EvProposal, ord, fid, "ok", d, running(r))
 	return a, nil
 }
 
@@ -157,7 +170,11 @@ func (e *taskEnv) Approve(ctx context.Context, task Task, a Action) (Capability,
 			fid = r.fire(f)
 		}
 	}
-	r.record(EvAuthorityGrant, ord, fid, "ok", "capability "+granted.ID, running(r))
+	d := ""
+	if r.detailed {
+		d = fmt.Sprintf("capability %s", granted.ID)
+	}
+	r.record(EvAuthorityGrant, ord, fid, "ok", d, running(r))
 	return granted, nil
 }
 
@@ -178,7 +195,11 @@ func (e *taskEnv) Check(ctx context.Context, id string) (Capability, error) {
 	if !c.Live(r.world.Clock) {
 		out = "not_live"
 	}
-	r.record(EvAuthorityCheck, ord, "", out, "capability "+id, running(r))
+	d := ""
+	if r.detailed {
+		d = fmt.Sprintf("capability %s", id)
+	}
+	r.record(EvAuthorityCheck, ord, "", out, d, running(r))
 	return *c, nil
 }
 
@@ -194,7 +215,11 @@ func (e *taskEnv) ReadVersion(ctx context.Context, subject string) (int64, error
 		r.record(EvStateRead, ord, "", "not_found", "", running(r))
 		return 0, ErrNotFound
 	}
-	r.record(EvStateRead, ord, "", "ok", "version "+strconv.FormatInt(o.Version, 10), running(r))
+	d := ""
+	if r.detailed {
+		d = fmt.Sprintf("version %d", o.Version)
+	}
+	r.record(EvStateRead, ord, "", "ok", d, running(r))
 	return o.Version, nil
 }
 
@@ -229,36 +254,36 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 		return ToolResult{}, ErrWorkerCrashed
 	}
 	r.attempts++
-	before := r.state
 	r.state = StateWaitingForTool
-	provider := r.provide
+	var res ToolResult
 	fid := ""
-	// Faults compose in schedule order: the first wraps the rest.
-	for i := len(hits) - 1; i >= 0; i-- {
-		f := hits[i]
-		h, ok := f.kind.impl.(commitHook)
-		if !ok {
-			continue
-		}
-		inner := provider
-		provider = func(c ToolCall) ToolResult {
-			res, fired := h.onCommit(r, c, inner)
-			if fired {
-				fid = r.fire(f)
+	if len(hits) == 0 {
+		res = r.provide(call)
+	} else {
+		// Faults compose in schedule order: the first wraps the rest.
+		provider := r.provide
+		for i := len(hits) - 1; i >= 0; i-- {
+			f := hits[i]
+			h, ok := f.kind.impl.(commitHook)
+			if !ok {
+				continue
 			}
-			return res
+			inner := provider
+			provider = func(c ToolCall) ToolResult {
+				res, fired := h.onCommit(r, c, inner)
+				if fired {
+					fid = r.fire(f)
+				}
+				return res
+			}
 		}
+		res = provider(call)
 	}
-	res := provider(call)
-	_ = before
-	detail := call.Tool + " key " + call.RequestKey
-	if res.Replayed {
-		detail += " (replayed)"
+	d := ""
+	if r.detailed {
+		d = fmt.Sprintf("%s key %s replayed %t receipt %t", call.Tool, call.RequestKey, res.Replayed, res.Receipt != nil)
 	}
-	if res.Outcome == OutcomeCommitted && res.Receipt == nil {
-		detail += " (no receipt)"
-	}
-	r.record(EvToolCommit, ord, fid, res.Outcome.String(), detail, StateRunning)
+	r.record(EvToolCommit, ord, fid, res.Outcome.String(), d, StateRunning)
 	return res, nil
 }
 
@@ -275,7 +300,11 @@ func (e *taskEnv) Readback(ctx context.Context, q ReadbackQuery) ([]LedgerEntry,
 			out = append(out, le)
 		}
 	}
-	r.record(EvLedgerReadback, ord, "", "ok", strconv.Itoa(len(out))+" entries", running(r))
+	d := ""
+	if r.detailed {
+		d = fmt.Sprintf("%d entries", len(out))
+	}
+	r.record(EvLedgerReadback, ord, "", "ok", d, running(r))
 	return out, nil
 }
 
@@ -299,20 +328,13 @@ func (e *taskEnv) Append(ctx context.Context, rec EvidenceRecord) (EvidenceAck, 
 	if !ok {
 		return EvidenceAck{}, ErrWorkerCrashed
 	}
-	store := func(x EvidenceRecord) EvidenceAck {
-		x.Ref = "ev-" + strconv.Itoa(len(r.world.Evidence)+1)
-		x.Task = r.task.ID
-		x.At = r.world.Clock
-		r.world.Evidence = append(r.world.Evidence, x)
-		return EvidenceAck{Ref: x.Ref, Outcome: OutcomeCommitted}
-	}
 	var ack EvidenceAck
 	fid := ""
 	hooked := false
 	for _, f := range hits {
 		if h, ok := f.kind.impl.(evidenceHook); ok {
 			var fired bool
-			ack, fired = h.onEvidence(r, rec, store)
+			ack, fired = h.onEvidence(r, rec)
 			hooked = true
 			if fired {
 				fid = r.fire(f)
@@ -320,7 +342,7 @@ func (e *taskEnv) Append(ctx context.Context, rec EvidenceRecord) (EvidenceAck, 
 		}
 	}
 	if !hooked {
-		ack = store(rec)
+		ack = r.storeEvidence(rec)
 	}
 	r.record(ev, ord, fid, ack.Outcome.String(), string(rec.Kind), running(r))
 	r.tl[len(r.tl)-1].EvidenceRef = ack.Ref
@@ -340,12 +362,33 @@ func (e *taskEnv) Lookup(ctx context.Context, trace string) ([]EvidenceRecord, e
 			out = append(out, x)
 		}
 	}
-	r.record(EvEvidenceLookup, ord, "", "ok", strconv.Itoa(len(out))+" records", running(r))
+	d := ""
+	if r.detailed {
+		d = fmt.Sprintf("%d records", len(out))
+	}
+	r.record(EvEvidenceLookup, ord, "", "ok", d, running(r))
 	return out, nil
 }
 
+// storeEvidence appends x to the evidence ledger and acknowledges it.
+func (r *run) storeEvidence(x EvidenceRecord) EvidenceAck {
+	x.Ref = "ev-" + strconv.Itoa(len(r.world.Evidence)+1)
+	x.Task = r.task.ID
+	x.At = r.world.Clock
+	r.world.Evidence = append(r.world.Evidence, x)
+	return EvidenceAck{Ref: x.Ref, Outcome: OutcomeCommitted}
+}
+
+// storeCheckpoint makes c durable.
+func (r *run) storeCheckpoint(c Checkpoint) {
+	r.world.Checkpoints = append(r.world.Checkpoints, c)
+	r.ckSeq = c.Seq
+}
+
 func copyCheckpoint(cp Checkpoint) Checkpoint {
-	cp.CompletedEffects = append([]string(nil), cp.CompletedEffects...)
+	if cp.CompletedEffects != nil {
+		cp.CompletedEffects = append([]string(nil), cp.CompletedEffects...)
+	}
 	if cp.Data != nil {
 		cp.Data = maps.Clone(cp.Data)
 	}
@@ -362,17 +405,13 @@ func (e *taskEnv) Save(ctx context.Context, cp Checkpoint) error {
 	}
 	cp = copyCheckpoint(cp)
 	cp.Task = r.task.ID
-	store := func(c Checkpoint) {
-		r.world.Checkpoints = append(r.world.Checkpoints, c)
-		r.ckSeq = c.Seq
-	}
 	fid := ""
 	var err error
 	hooked := false
 	for _, f := range hits {
 		if h, ok := f.kind.impl.(checkpointWriteHook); ok {
 			var fired bool
-			err, fired = h.onCheckpointWrite(r, cp, store)
+			err, fired = h.onCheckpointWrite(r, cp)
 			hooked = true
 			if fired {
 				fid = r.fire(f)
@@ -380,9 +419,13 @@ func (e *taskEnv) Save(ctx context.Context, cp Checkpoint) error {
 		}
 	}
 	if !hooked {
-		store(cp)
+		r.storeCheckpoint(cp)
 	}
-	r.record(EvCheckpointWrite, ord, fid, "ok", "state "+cp.State, StateCheckpointed)
+	d := ""
+	if r.detailed {
+		d = fmt.Sprintf("checkpoint %d state %s", cp.Seq, cp.State)
+	}
+	r.record(EvCheckpointWrite, ord, fid, "ok", d, StateCheckpointed)
 	if r.pendingCrash != "" {
 		r.crash(r.pendingCrash)
 		r.pendingCrash = ""
@@ -400,7 +443,11 @@ func (e *taskEnv) Load(ctx context.Context, task string) (Checkpoint, bool, erro
 	for i := len(r.world.Checkpoints) - 1; i >= 0; i-- {
 		if c := r.world.Checkpoints[i]; c.Task == task {
 			r.ckSeq = c.Seq
-			r.record(EvCheckpointLoad, ord, "", "ok", "checkpoint "+strconv.Itoa(c.Seq)+" state "+c.State, StateResumed)
+			d := ""
+			if r.detailed {
+				d = fmt.Sprintf("checkpoint %d state %s", c.Seq, c.State)
+			}
+			r.record(EvCheckpointLoad, ord, "", "ok", d, StateResumed)
 			return copyCheckpoint(c), true, nil
 		}
 	}

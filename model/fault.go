@@ -54,8 +54,10 @@ type faultKind struct {
 // methods are unexported, so the catalogue is closed: every kind is defined
 // here, with its spec.
 type (
-	proposalHook    interface{ onProposal(r *run, a *Action) bool }
-	grantHook       interface{ onGrant(r *run, c *Capability) bool }
+	proposalHook interface{ onProposal(r *run, a *Action) bool }
+	grantHook    interface {
+		onGrant(r *run, c *Capability) bool
+	}
 	policyHook      interface{ onPolicy(r *run, p *Policy) bool }
 	eligibilityHook interface {
 		onEligibility(r *run, e *Eligibility) bool
@@ -65,10 +67,10 @@ type (
 		onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool)
 	}
 	evidenceHook interface {
-		onEvidence(r *run, rec EvidenceRecord, store func(EvidenceRecord) EvidenceAck) (EvidenceAck, bool)
+		onEvidence(r *run, rec EvidenceRecord) (EvidenceAck, bool)
 	}
 	checkpointWriteHook interface {
-		onCheckpointWrite(r *run, cp Checkpoint, store func(Checkpoint)) (error, bool)
+		onCheckpointWrite(r *run, cp Checkpoint) (error, bool)
 	}
 )
 
@@ -194,8 +196,8 @@ type checkpointRollback struct{}
 // onCheckpointWrite stores the checkpoint, then the store rolls back to its
 // previous checkpoint for the task and the worker crashes: the restarted
 // worker resumes from the older cut while the world has moved on.
-func (checkpointRollback) onCheckpointWrite(r *run, cp Checkpoint, store func(Checkpoint)) (error, bool) {
-	store(cp)
+func (checkpointRollback) onCheckpointWrite(r *run, cp Checkpoint) (error, bool) {
+	r.storeCheckpoint(cp)
 	n := 0
 	for _, c := range r.world.Checkpoints {
 		if c.Task == cp.Task {
@@ -235,7 +237,7 @@ type dropEffectReceipt struct{}
 
 // onEvidence loses the receipt record on its way to the evidence ledger; the
 // writer's acknowledgement is lost with it.
-func (dropEffectReceipt) onEvidence(r *run, rec EvidenceRecord, store func(EvidenceRecord) EvidenceAck) (EvidenceAck, bool) {
+func (dropEffectReceipt) onEvidence(r *run, rec EvidenceRecord) (EvidenceAck, bool) {
 	return EvidenceAck{Outcome: OutcomeUnknown}, true
 }
 

@@ -48,12 +48,16 @@ const (
 type Harness struct {
 	fixture Fixture
 	opts    Options
+	traces  []string // per task: the trace id the harness assigns
 	r       run
 }
 
 // NewHarness returns a harness over fixture f.
 func NewHarness(f Fixture, opts Options) *Harness {
 	h := &Harness{fixture: f, opts: opts.withDefaults()}
+	for _, t := range f.Tasks {
+		h.traces = append(h.traces, "trace-"+t.ID)
+	}
 	h.r.h = h
 	h.r.env = &taskEnv{r: &h.r}
 	return h
@@ -81,25 +85,30 @@ type run struct {
 	counts   [32]int
 	tl       []Event
 	ids      int
+	// detailed is false on the Terms path: timeline details are not
+	// formatted.
+	detailed bool
+	hitBuf   [4]*armed
+	taskBuf  []Task
 	runID    string
 
 	// per task
-	task      *Task
-	worker    int
-	crashed   bool
+	task    *Task
+	worker  int
+	crashed bool
 	// pendingCrash, when set by a disturbance, crashes the worker right
 	// after the current crossing is recorded.
 	pendingCrash string
-	state     string
-	attempts  int
-	ckSeq     int
-	taskStart Millis
-	proposal  Action
-	proposed  bool
-	claim     Claim
-	claimed   bool
-	restarts  int
-	tasks     []taskRecord
+	state        string
+	attempts     int
+	ckSeq        int
+	taskStart    Millis
+	proposal     Action
+	proposed     bool
+	claim        Claim
+	claimed      bool
+	restarts     int
+	tasks        []taskRecord
 
 	oracle oracleState
 }
@@ -133,6 +142,7 @@ func (r *run) crash(detail string) {
 // outcome terms. It returns an error only for a harness problem (an invalid
 // schedule); faults and errors of the system are data in the result.
 func (h *Harness) Run(factory Factory, s *Schedule) (*Result, error) {
+	h.r.detailed = true
 	if err := h.execute(factory, s); err != nil {
 		return nil, err
 	}
@@ -142,6 +152,7 @@ func (h *Harness) Run(factory Factory, s *Schedule) (*Result, error) {
 // Terms runs like Run and returns only the outcome terms, without copying
 // the timeline: the assay's hot path through the same model.
 func (h *Harness) Terms(factory Factory, s *Schedule) (Terms, error) {
+	h.r.detailed = false
 	if err := h.execute(factory, s); err != nil {
 		return Terms{}, err
 	}
@@ -173,9 +184,10 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	r.oracle.reset()
 	ctx := context.Background()
 	for ti := range h.fixture.Tasks {
-		task := h.fixture.Tasks[ti]
-		task.Trace = "trace-" + task.ID
-		r.task = &task
+		r.taskBuf = append(r.taskBuf[:0], h.fixture.Tasks[ti])
+		r.task = &r.taskBuf[0]
+		r.task.Trace = h.traces[ti]
+		task := *r.task
 		r.worker = 0
 		r.state = StateCreated
 		r.attempts = 0
@@ -246,6 +258,7 @@ func (r *run) enter(ev EventName, cost Millis) (ordinal int, hits []*armed, ok b
 	i := eventIndex(ev)
 	r.counts[i]++
 	ordinal = r.counts[i]
+	hits = r.hitBuf[:0]
 	for j := range r.faults {
 		f := &r.faults[j]
 		if f.event == i && f.entry.Ordinal == ordinal {

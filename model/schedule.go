@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -173,9 +174,9 @@ func (s *Schedule) Validate() error {
 	if _, err := s.Config.Resolve(); err != nil {
 		return fmt.Errorf("schedule: config: %w", err)
 	}
-	ids := map[string]bool{}
+	var ids map[string]bool
 	for i, f := range s.Faults {
-		where := fmt.Sprintf("schedule: faults[%d]", i)
+		where := faultWhere(i)
 		if f.Event == "" {
 			return fmt.Errorf(`%s: missing "event"`, where)
 		}
@@ -199,24 +200,31 @@ func (s *Schedule) Validate() error {
 		if !hookFits(k.impl, f.Event) {
 			return fmt.Errorf("%s: kind %q cannot be injected at event %q (it is injected at %q)", where, f.Kind, f.Event, k.spec.Event)
 		}
-		id := f.ID
-		if id == "" {
-			id = fmt.Sprintf("f%d", i+1)
+		if len(s.Faults) > 1 {
+			if ids == nil {
+				ids = map[string]bool{}
+			}
+			id := s.faultID(i)
+			if ids[id] {
+				return fmt.Errorf("%s: fault id %q is used twice", where, id)
+			}
+			ids[id] = true
 		}
-		if ids[id] {
-			return fmt.Errorf("%s: fault id %q is used twice", where, id)
-		}
-		ids[id] = true
 	}
 	return nil
 }
+
+// faultWhere names fault i in errors.
+type faultWhere int
+
+func (i faultWhere) String() string { return "schedule: faults[" + strconv.Itoa(int(i)) + "]" }
 
 // faultID returns the id of fault i: its own, or f<i+1>.
 func (s *Schedule) faultID(i int) string {
 	if s.Faults[i].ID != "" {
 		return s.Faults[i].ID
 	}
-	return fmt.Sprintf("f%d", i+1)
+	return "f" + strconv.Itoa(i+1)
 }
 
 // Format returns the canonical encoding of s: indented JSON with a trailing

@@ -37,11 +37,43 @@ var AllEvents = []EventName{
 	EvCheckpointWrite, EvCheckpointLoad, EvWorkerStart,
 }
 
+// eventIndex returns e's index in AllEvents, or -1.
 func eventIndex(e EventName) int {
-	for i, x := range AllEvents {
-		if x == e {
-			return i
-		}
+	switch e {
+	case EvContextOrder:
+		return 0
+	case EvContextPolicy:
+		return 1
+	case EvContextEligibility:
+		return 2
+	case EvProposal:
+		return 3
+	case EvAuthorityGrant:
+		return 4
+	case EvAuthorityCheck:
+		return 5
+	case EvStateRead:
+		return 6
+	case EvToolCommit:
+		return 7
+	case EvLedgerReadback:
+		return 8
+	case EvEvidenceDecision:
+		return 9
+	case EvEvidenceReceipt:
+		return 10
+	case EvEvidenceReadback:
+		return 11
+	case EvEvidenceDenial:
+		return 12
+	case EvEvidenceLookup:
+		return 13
+	case EvCheckpointWrite:
+		return 14
+	case EvCheckpointLoad:
+		return 15
+	case EvWorkerStart:
+		return 16
 	}
 	return -1
 }
@@ -93,4 +125,12 @@ func Normalize(tl []Event) []Event {
 		out[i] = e
 	}
 	return out
+}
+
+func init() {
+	for i, e := range AllEvents {
+		if eventIndex(e) != i {
+			panic("model: eventIndex out of step with AllEvents at " + string(e))
+		}
+	}
 }

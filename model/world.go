@@ -131,7 +131,10 @@ type Checkpoint struct {
 	RetryRemaining    int
 	DeadlineRemaining Millis
 	Action            Action
-	Data              map[string]string
+	// Grant is the capability the action was approved under: the safety
+	// policy a resumed worker must keep.
+	Grant Capability
+	Data  map[string]string
 }
 
 // World is the authoritative state that only the oracle trusts. It is

@@ -107,7 +107,7 @@ func (s *System) Run(ctx context.Context, env model.Env, task model.Task) (model
 	var capSubject string
 	stage := stageAuthorized
 	if resumed {
-		a, stage, capSubject = cp.Action, cp.State, cp.Data["capability_subject"]
+		a, stage, capSubject = cp.Action, cp.State, cp.Grant.Subject
 	} else {
 		var denial string
 		a, capSubject, denial, err = f.propose()
@@ -118,7 +118,7 @@ func (s *System) Run(ctx context.Context, env model.Env, task model.Task) (model
 			return f.deny(denial)
 		}
 		if err := env.Store.Save(ctx, model.Checkpoint{Seq: 1, WorkflowVersion: WorkflowVersion, State: stageAuthorized,
-			Action: a, Data: map[string]string{"capability_subject": capSubject}}); err != nil {
+			Action: a, Grant: model.Capability{ID: a.CapabilityID, Subject: capSubject, Expiry: a.CapabilityExpiry}}); err != nil {
 			return model.Claim{}, err
 		}
 	}
@@ -141,7 +141,7 @@ func (s *System) Run(ctx context.Context, env model.Env, task model.Task) (model
 			next = cp.Seq + 1
 		}
 		if err := env.Store.Save(ctx, model.Checkpoint{Seq: next, WorkflowVersion: WorkflowVersion, State: stageEffected,
-			Action: a, CompletedEffects: []string{effectKey}, Data: map[string]string{"capability_subject": capSubject}}); err != nil {
+			Action: a, CompletedEffects: []string{effectKey}, Grant: model.Capability{ID: a.CapabilityID, Subject: capSubject, Expiry: a.CapabilityExpiry}}); err != nil {
 			return model.Claim{}, err
 		}
 	} else if len(cp.CompletedEffects) > 0 {
@@ -183,7 +183,7 @@ func (f *flow) propose() (a model.Action, capSubject, denial string, err error) 
 		return a, "", "", err
 	}
 	a.CapabilityID, a.CapabilityExpiry = c.ID, c.Expiry
-	if _, err := env.Evidence.Append(ctx, model.EvidenceRecord{Kind: model.EvidenceDecision, Trace: t.Trace, Detail: "approved " + c.ID}); err != nil {
+	if _, err := env.Evidence.Append(ctx, model.EvidenceRecord{Kind: model.EvidenceDecision, Trace: t.Trace, Detail: c.ID}); err != nil {
 		return a, "", "", err
 	}
 	return a, c.Subject, "", nil

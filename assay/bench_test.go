@@ -1,0 +1,26 @@
+package assay_test
+
+import (
+	"testing"
+
+	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/model"
+)
+
+// BenchmarkAssayPaper188 measures trials per second through the full model
+// (harness, injector, reference system, oracle) for the paper's baseline
+// and typed profiles, one worker, so the figure is per core.
+func BenchmarkAssayPaper188(b *testing.B) {
+	for _, p := range []model.Profile{model.ProfileBaseline, model.ProfileTyped} {
+		cs, _ := model.ProfileControls(p)
+		b.Run(string(p), func(b *testing.B) {
+			const trials = 2000
+			for b.Loop() {
+				if _, err := assay.Run(assay.Config{Profile: string(p), Controls: cs, Trials: trials, Seed: 188, Compat: true, Workers: 1}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(trials*b.N)/b.Elapsed().Seconds(), "trials/s")
+		})
+	}
+}

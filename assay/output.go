@@ -1,0 +1,149 @@
+package assay
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/faultline/faultline/model"
+)
+
+// Interpretation is the paper's interpretation boundary for an assay result.
+var Interpretation = map[string]string{
+	"positive":         "The configured controls contained the represented synthetic faults under this harness.",
+	"negative":         "A negative result identifies a control or recovery gap in the represented path.",
+	"cannot_establish": "The harness does not establish production reliability, unseen-fault coverage, or a causal role for any language model component.",
+}
+
+// Boundary is the closing line of the text report.
+const Boundary = "Interpretation boundary: this is evidence about represented faults in a synthetic configured system, not proof of production safety."
+
+func pct(v float64) string { return fmt.Sprintf("%6.1f%%", 100.0*v) }
+
+// WriteText prints the report as the paper's artefact prints it: the
+// profile line, the controls, a row per domain with the nine rates and the
+// overall row, then the assessment with its reasons.
+func (r *Report) WriteText(w io.Writer) error {
+	var b bytes.Buffer
+	c := r.Config
+	fmt.Fprintln(&b, "Typed failure-injection assay (synthetic)")
+	fmt.Fprintf(&b, "Profile: %s | trials: %d | seed: %d\n", c.Profile, c.Trials, c.Seed)
+	fmt.Fprintln(&b, "Controls:")
+	for _, ctl := range controlsShown(c.Controls) {
+		state := "off"
+		if c.Controls.Has(ctl) {
+			state = "ON"
+		}
+		fmt.Fprintf(&b, "  %-24s %s\n", ctl, state)
+	}
+	fmt.Fprintln(&b)
+	header := fmt.Sprintf("%-10s %6s %8s %8s %8s %8s %8s %8s %8s %9s",
+		"domain", "n", "detect", "contain", "recover", "verify", "service", "unsafe", "dupe", "unproved")
+	fmt.Fprintln(&b, header)
+	fmt.Fprintln(&b, strings.Repeat("-", len(header)))
+	row := func(name string, k Counts) {
+		x := k.Rates()
+		fmt.Fprintf(&b, "%-10s %6d %8s %8s %8s %8s %8s %8s %8s %9s\n", name, x.Trials,
+			pct(x.Detected), pct(x.Contained), pct(x.Recovered), pct(x.Verified), pct(x.UsefulService),
+			pct(x.UnsafeEscape), pct(x.DuplicateEffect), pct(x.UnverifiableRelease))
+	}
+	for _, d := range c.Domains {
+		row(string(d), r.ByDomain[d])
+	}
+	fmt.Fprintln(&b, strings.Repeat("-", len(header)))
+	row("overall", r.Overall)
+	fmt.Fprintf(&b, "\nAssessment: %s\n", r.Assessment)
+	for _, reason := range r.Reasons {
+		fmt.Fprintf(&b, "  - %s\n", reason)
+	}
+	fmt.Fprintf(&b, "\n%s\n", Boundary)
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// controlsShown lists the paper's seven controls, and deny_on_warning when
+// it is enabled.
+func controlsShown(cs model.Controls) []model.Control {
+	out := append([]model.Control(nil), model.PaperControls...)
+	if cs.Has(model.DenyOnWarning) {
+		out = append(out, model.DenyOnWarning)
+	}
+	return out
+}
+
+// pyFloat is a rate that encodes in JSON as Python's repr does (1.0, 0.0945,
+// 5e-06), so the object matches the artefact's to the last character.
+type pyFloat float64
+
+// MarshalJSON implements json.Marshaler.
+func (f pyFloat) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil, fmt.Errorf("assay: rate %v is not finite", v)
+	}
+	s := strconv.FormatFloat(v, 'g', -1, 64)
+	if e := strings.IndexByte(s, 'e'); e < 0 {
+		if exp := math.Floor(math.Log10(math.Abs(v))); v != 0 && exp >= 16 {
+			s = strconv.FormatFloat(v, 'e', -1, 64)
+		} else if !strings.Contains(s, ".") {
+			s += ".0"
+		}
+	}
+	return []byte(s), nil
+}
+
+func ratesJSON(k Counts) map[string]any {
+	x := k.Rates()
+	return map[string]any{
+		"trials": x.Trials, "detected": pyFloat(x.Detected), "contained": pyFloat(x.Contained),
+		"recovered": pyFloat(x.Recovered), "verified": pyFloat(x.Verified), "useful_service": pyFloat(x.UsefulService),
+		"unsafe_escape": pyFloat(x.UnsafeEscape), "duplicate_effect": pyFloat(x.DuplicateEffect),
+		"unverifiable_release": pyFloat(x.UnverifiableRelease), "service_loss": pyFloat(x.ServiceLoss),
+	}
+}
+
+// JSONObject returns the report as the artefact's JSON object: profile,
+// controls, seed, fault_domains, by_domain.<domain>.<term>,
+// overall.<term>, assessment, reasons and interpretation.
+func (r *Report) JSONObject() map[string]any {
+	c := r.Config
+	controls := map[string]bool{}
+	for _, ctl := range controlsShown(c.Controls) {
+		controls[string(ctl)] = c.Controls.Has(ctl)
+	}
+	domains := []string{}
+	byDomain := map[string]any{}
+	for _, d := range c.Domains {
+		domains = append(domains, string(d))
+		byDomain[string(d)] = ratesJSON(r.ByDomain[d])
+	}
+	return map[string]any{
+		"profile": c.Profile, "controls": controls, "seed": c.Seed, "fault_domains": domains,
+		"by_domain": byDomain, "overall": ratesJSON(r.Overall), "assessment": r.Assessment,
+		"reasons": r.Reasons, "interpretation": Interpretation,
+	}
+}
+
+// WriteJSON prints JSONObject indented by two spaces with sorted keys, as
+// the artefact's --json does.
+func (r *Report) WriteJSON(w io.Writer) error {
+	return WriteJSON(w, r.JSONObject())
+}
+
+// WriteJSON writes v as indented JSON with a trailing newline and without
+// HTML escaping.
+func WriteJSON(w io.Writer, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/faultline/faultline/model"
+)
+
+// configFlags are the shared --profile, --controls and --without flags.
+type configFlags struct {
+	profile  string
+	controls []string
+	without  []string
+}
+
+func (f *configFlags) add(c *cobra.Command, defaultProfile string, withWithout bool) {
+	c.Flags().StringVar(&f.profile, "profile", defaultProfile, "control profile: baseline, typed or fail_closed")
+	c.Flags().StringSliceVar(&f.controls, "controls", nil, "explicit control list, comma-separated (empty means no control); overrides --profile")
+	if withWithout {
+		c.Flags().StringSliceVar(&f.without, "without", nil, "controls to remove from the selected set, comma-separated")
+	}
+}
+
+// resolve returns the control set and a label ("baseline", "typed",
+// "fail_closed" or "custom"). base is the config to start from when neither
+// flag was given (nil means the --profile default).
+func (f *configFlags) resolve(c *cobra.Command, base *model.Config) (model.Controls, string, error) {
+	var cs model.Controls
+	label := f.profile
+	switch {
+	case c.Flags().Changed("controls"):
+		if c.Flags().Changed("profile") {
+			return 0, "", badInput("give --profile or --controls, not both")
+		}
+		names := []string{}
+		for _, n := range f.controls {
+			if strings.TrimSpace(n) != "" {
+				names = append(names, n)
+			}
+		}
+		var err error
+		if cs, err = model.ParseControls(names); err != nil {
+			return 0, "", badInput("--controls: %v", err)
+		}
+		label = "custom"
+	case c.Flags().Changed("profile") || base == nil:
+		var err error
+		if cs, err = model.ProfileControls(model.Profile(f.profile)); err != nil {
+			return 0, "", badInput("--profile: %v", err)
+		}
+	default:
+		var err error
+		if cs, err = base.Resolve(); err != nil {
+			return 0, "", badInput("%v", err)
+		}
+		label = string(base.Profile)
+		if base.HasControls {
+			label = "custom"
+		}
+	}
+	if len(f.without) > 0 {
+		rm, err := model.ParseControls(f.without)
+		if err != nil {
+			return 0, "", badInput("--without: %v", err)
+		}
+		for _, x := range rm.List() {
+			cs = cs.Without(x)
+		}
+		label = "custom"
+	}
+	return cs, label, nil
+}
