@@ -2,7 +2,10 @@ module github.com/faultline/faultline
 
 go 1.26.0
 
-require github.com/spf13/cobra v1.10.2
+require (
+	github.com/google/go-cmp v0.7.0
+	github.com/spf13/cobra v1.10.2
+)
 
 require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect

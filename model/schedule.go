@@ -257,7 +257,7 @@ func describeJSONError(data []byte, err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		line, col := 1, 1
-		for i := 0; i < int(se.Offset) && i < len(data); i++ {
+		for i := 0; i < int(se.Offset)-1 && i < len(data); i++ {
 			if data[i] == '\n' {
 				line, col = line+1, 1
 			} else {

@@ -1,0 +1,72 @@
+package assay
+
+import (
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
+)
+
+// KindRow is one fault kind's single-fault run under a profile: the oracle's
+// terms and the invariants it violated. A run is a pure function of its
+// schedule, so one run per kind is the whole answer for that kind.
+type KindRow struct {
+	Kind     string       `json:"kind"`
+	Domain   model.Domain `json:"domain"`
+	Terms    model.Terms  `json:"terms"`
+	Violated []string     `json:"violated"`
+	// Reached is false when the fault's event never occurred, so the kind
+	// was not tested in this row.
+	Reached bool `json:"reached"`
+}
+
+// ProfileAudit is the audit of one profile: a row per catalogue kind and an
+// assay over the whole catalogue.
+type ProfileAudit struct {
+	Profile  model.Profile  `json:"profile"`
+	Controls model.Controls `json:"-"`
+	Rows     []KindRow      `json:"rows"`
+	Assay    *Report        `json:"-"`
+}
+
+// AuditTrials and AuditSeed are the assay settings of Audit.
+const (
+	AuditTrials = 2000
+	AuditSeed   = 188
+)
+
+// Audit runs the reference system under each profile across the whole
+// catalogue: every kind once as a single-fault schedule, and an assay of
+// AuditTrials trials with seed AuditSeed.
+func Audit(profiles []model.Profile) ([]ProfileAudit, error) {
+	var out []ProfileAudit
+	h := model.NewHarness(model.Copperfin(), model.Options{})
+	for _, p := range profiles {
+		cs, err := model.ProfileControls(p)
+		if err != nil {
+			return nil, err
+		}
+		pa := ProfileAudit{Profile: p, Controls: cs}
+		for _, spec := range model.Catalogue() {
+			s, err := model.SingleFault(spec.Kind, model.ConfigOfControls(cs))
+			if err != nil {
+				return nil, err
+			}
+			res, err := h.Run(copperfin.Factory(cs), s)
+			if err != nil {
+				return nil, err
+			}
+			row := KindRow{Kind: spec.Kind, Domain: spec.Domain, Terms: res.Terms, Violated: []string{}, Reached: res.Faults[0].Reached && res.Faults[0].Fired > 0}
+			for _, inv := range res.Invariants {
+				if !inv.Held {
+					row.Violated = append(row.Violated, inv.Name)
+				}
+			}
+			pa.Rows = append(pa.Rows, row)
+		}
+		pa.Assay, err = Run(Config{Profile: string(p), Controls: cs, Trials: AuditTrials, Seed: AuditSeed})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pa)
+	}
+	return out, nil
+}

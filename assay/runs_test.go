@@ -1,0 +1,183 @@
+package assay_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/model"
+)
+
+type runCase struct {
+	Controls   []string                      `json:"controls"`
+	Fault      string                        `json:"fault"`
+	Trials     int                           `json:"trials"`
+	Seed       int64                         `json:"seed"`
+	ByDomain   map[string]map[string]float64 `json:"by_domain"`
+	Overall    map[string]float64            `json:"overall"`
+	Assessment string                        `json:"assessment"`
+	Reasons    []string                      `json:"reasons"`
+}
+
+// TestRunParity runs each recorded artefact case (control subsets, single
+// domains, one trial, seeds 0 and 2^32-1, 200,000 trials) and requires every
+// rate to equal the artefact's exactly.
+func TestRunParity(t *testing.T) {
+	data, err := os.ReadFile("testdata/paper188/runs.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Cases []runCase `json:"cases"`
+	}
+	if err := json.Unmarshal(data, &file); err != nil {
+		t.Fatal(err)
+	}
+	if len(file.Cases) < 20 {
+		t.Fatalf("want at least 20 cases, got %d", len(file.Cases))
+	}
+	for _, c := range file.Cases {
+		cs, err := model.ParseControls(c.Controls)
+		if err != nil {
+			t.Fatal(err)
+		}
+		domains := model.Domains
+		if c.Fault != "all" {
+			d, err := model.ParseDomain(c.Fault)
+			if err != nil {
+				t.Fatal(err)
+			}
+			domains = []model.Domain{d}
+		}
+		rep, err := assay.Run(assay.Config{Profile: "custom", Controls: cs, Domains: domains, Trials: c.Trials, Seed: c.Seed, Compat: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := func() string { return cs.String() + "/" + c.Fault }
+		obj := rep.JSONObject()
+		check := func(where string, got map[string]any, want map[string]float64) {
+			for k, w := range want {
+				var g float64
+				switch v := got[k].(type) {
+				case int:
+					g = float64(v)
+				default:
+					g = float64(mustFloat(t, v))
+				}
+				if g != w {
+					t.Errorf("%s trials %d seed %d: %s.%s = %v, artefact %v", name(), c.Trials, c.Seed, where, k, g, w)
+				}
+			}
+		}
+		check("overall", obj["overall"].(map[string]any), c.Overall)
+		bd := obj["by_domain"].(map[string]any)
+		if len(bd) != len(c.ByDomain) {
+			t.Errorf("%s: %d domains, artefact %d", name(), len(bd), len(c.ByDomain))
+		}
+		for d, want := range c.ByDomain {
+			check("by_domain."+d, bd[d].(map[string]any), want)
+		}
+		if rep.Assessment != c.Assessment || len(rep.Reasons) != len(c.Reasons) {
+			t.Errorf("%s: assessment %q %q, artefact %q %q", name(), rep.Assessment, rep.Reasons, c.Assessment, c.Reasons)
+		}
+	}
+}
+
+func mustFloat(t *testing.T, v any) float64 {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestOutputBytes compares the text table and the JSON object with the
+// artefact's own output for the same arguments, byte for byte.
+func TestOutputBytes(t *testing.T) {
+	cases := []struct {
+		file    string
+		profile model.Profile
+		domains []model.Domain
+		trials  int
+		seed    int64
+		json    bool
+	}{
+		{"baseline-2000-188.txt", model.ProfileBaseline, nil, 2000, 188, false},
+		{"typed-2000-188.txt", model.ProfileTyped, nil, 2000, 188, false},
+		{"typed-2000-188.json", model.ProfileTyped, nil, 2000, 188, true},
+		{"baseline-tool-77-5.json", model.ProfileBaseline, []model.Domain{model.DomainTool}, 77, 5, true},
+	}
+	for _, c := range cases {
+		want, err := os.ReadFile("testdata/paper188/" + c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, _ := model.ProfileControls(c.profile)
+		rep, err := assay.Run(assay.Config{Profile: string(c.profile), Controls: cs, Domains: c.domains, Trials: c.trials, Seed: c.seed, Compat: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if c.json {
+			err = rep.WriteJSON(&got)
+		} else {
+			err = rep.WriteText(&got)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want) {
+			t.Errorf("%s: output differs from the artefact's:\n%s", c.file, got.String())
+		}
+	}
+}
+
+// TestPaperHeadlineNumbers pins the figures the paper quotes (seed 188,
+// 2,000 trials) as counts.
+func TestPaperHeadlineNumbers(t *testing.T) {
+	base, _ := model.ProfileControls(model.ProfileBaseline)
+	typed, _ := model.ProfileControls(model.ProfileTyped)
+	b, err := assay.Run(assay.Config{Controls: base, Trials: 2000, Seed: 188, Compat: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := b.Overall
+	if o.Detected != 189 || o.Contained != 611 || o.UnsafeEscape != 1389 || o.DuplicateEffect != 382 || o.UnverifiableRelease != 611 {
+		t.Errorf("baseline overall counts %+v", o)
+	}
+	ty, err := assay.Run(assay.Config{Controls: typed, Trials: 2000, Seed: 188, Compat: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o = ty.Overall
+	if o.Detected != 2000 || o.Contained != 2000 || o.Recovered != 1812 || o.Verified != 1812 || o.UsefulService != 1812 || o.UnsafeEscape != 0 {
+		t.Errorf("typed overall counts %+v", o)
+	}
+	if ev := ty.ByDomain[model.DomainEvidence]; ev.Recovered != 212 || ev.Trials != 400 {
+		t.Errorf("typed evidence counts %+v (want 212 of 400 recovered: 53.0%%)", ev)
+	}
+}
+
+func TestLCG(t *testing.T) {
+	l := assay.NewLCG(188)
+	// state1 = 1664525*188 + 1013904223 = 1326834923
+	if got := l.Random(); got != 1326834923.0/4294967296.0 {
+		t.Fatalf("first draw %v", got)
+	}
+	if a, b := assay.NewLCG(-1), assay.NewLCG(4294967295); a.Random() != b.Random() {
+		t.Fatal("seed -1 must wrap to 2^32-1 as the artefact's seed & 0xFFFFFFFF does")
+	}
+}
+
+func TestRunRejectsZeroTrials(t *testing.T) {
+	if _, err := assay.Run(assay.Config{Trials: 0}); err == nil {
+		t.Fatal("want an error for zero trials")
+	}
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func writeFile(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "s.json")
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestBadInputExitsTwo(t *testing.T) {
+	good := `{"version":1,"seed":"s","config":{"profile":"typed"},"faults":[{"event":"tool.commit","ordinal":1,"kind":"timeout_after_commit"}]}`
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"malformed json", []string{"replay", writeFile(t, `{"version":1,`)}, "truncated JSON"},
+		{"unknown kind", []string{"replay", writeFile(t, strings.Replace(good, "timeout_after_commit", "gremlin", 1))}, `unknown fault kind "gremlin"`},
+		{"unknown event", []string{"replay", writeFile(t, strings.Replace(good, "tool.commit", "tool.comit", 1))}, `unknown event "tool.comit"`},
+		{"unknown field", []string{"replay", writeFile(t, strings.Replace(good, `"seed"`, `"sed"`, 1))}, `unknown field "sed"`},
+		{"ordinal 0", []string{"replay", writeFile(t, strings.Replace(good, `"ordinal":1`, `"ordinal":0`, 1))}, "ordinal 0 must be 1 or more"},
+		{"missing config", []string{"replay", writeFile(t, strings.Replace(good, `"config":{"profile":"typed"},`, "", 1))}, `missing "config"`},
+		{"missing file", []string{"replay", filepath.Join(t.TempDir(), "nope.json")}, "no such file"},
+		{"trials 0", []string{"assay", "--trials", "0"}, "--trials must be at least 1, got 0"},
+		{"unknown control", []string{"assay", "--controls", "bind_identity,magic"}, `unknown control "magic"`},
+		{"unknown profile", []string{"assay", "--profile", "paranoid"}, `unknown profile "paranoid"`},
+		{"unknown fault domain", []string{"assay", "--fault", "network"}, `unknown fault domain "network"`},
+		{"unknown compat", []string{"assay", "--compat", "paper1"}, `unknown compatibility target "paper1"`},
+		{"profile and controls", []string{"assay", "--profile", "typed", "--controls", "idempotency"}, "not both"},
+		{"bad flag", []string{"assay", "--bogus"}, "unknown flag: --bogus"},
+		{"bad flag value", []string{"assay", "--trials", "many"}, "invalid argument"},
+		{"unknown command", []string{"frobnicate"}, "unknown command"},
+		{"replay without file", []string{"replay"}, "accepts 1 arg"},
+		{"replay unknown without", []string{"replay", writeFile(t, good), "--without", "magic"}, `unknown control "magic"`},
+	}
+	for _, c := range cases {
+		code, _, stderr := runCLI(t, c.args...)
+		if code != 2 {
+			t.Errorf("%s: exit %d, want 2 (stderr %q)", c.name, code, stderr)
+		}
+		if !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: stderr %q does not name %q", c.name, stderr, c.want)
+		}
+	}
+}
+
+func TestReplayExitCodes(t *testing.T) {
+	s := writeFile(t, `{"version":1,"seed":"s","config":{"profile":"baseline"},"faults":[{"event":"tool.commit","ordinal":1,"kind":"timeout_after_commit"}]}`)
+	code, out, _ := runCLI(t, "replay", s)
+	if code != 1 || !strings.Contains(out, "effect_at_most_once  VIOLATED") || !strings.Contains(out, "Run verdict: unrecoverable") {
+		t.Fatalf("baseline replay: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, "replay", s, "--profile", "typed")
+	if code != 0 || !strings.Contains(out, "Run verdict: recovered") {
+		t.Fatalf("typed replay: exit %d\n%s", code, out)
+	}
+	// removing both nominated controls from typed brings the duplicate back
+	code, out, _ = runCLI(t, "replay", s, "--profile", "typed", "--without", "idempotency,effect_readback", "--json")
+	if code != 1 {
+		t.Fatalf("typed without idempotency and readback: exit %d", code)
+	}
+	var res struct {
+		RunVerdict string `json:"run_verdict"`
+		Invariants []struct {
+			Name string `json:"name"`
+			Held bool   `json:"held"`
+		} `json:"invariants"`
+		Faults []struct {
+			Reached bool `json:"reached"`
+			Fired   int  `json:"fired"`
+		} `json:"faults"`
+		Terms struct {
+			Effects int `json:"effects"`
+		} `json:"terms"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.RunVerdict != "unrecoverable" || res.Terms.Effects != 2 || !res.Faults[0].Reached || res.Faults[0].Fired != 1 {
+		t.Fatalf("json result %+v", res)
+	}
+	for _, i := range res.Invariants {
+		if (i.Name == "effect_at_most_once") == i.Held {
+			t.Errorf("invariant %s held=%t", i.Name, i.Held)
+		}
+	}
+}
+
+func TestReplayReportsUnreachedFault(t *testing.T) {
+	s := writeFile(t, `{"version":1,"seed":"s","config":{"profile":"typed"},"faults":[{"event":"tool.commit","ordinal":3,"kind":"timeout_after_commit"}]}`)
+	code, out, _ := runCLI(t, "replay", s)
+	if code != 0 || !strings.Contains(out, "NOT REACHED") || !strings.Contains(out, "Run verdict: inconclusive") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+}
+
+func TestAssayCompatMatchesArtefact(t *testing.T) {
+	want, err := os.ReadFile("../../assay/testdata/paper188/baseline-2000-188.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCLI(t, "assay", "--compat", "paper188", "--profile", "baseline", "--trials", "2000", "--seed", "188")
+	if code != 0 || out != string(want) {
+		t.Fatalf("exit %d, output differs:\n%s", code, out)
+	}
+	want, _ = os.ReadFile("../../assay/testdata/paper188/baseline-tool-77-5.json")
+	code, out, _ = runCLI(t, "assay", "--compat", "paper188", "--profile", "baseline", "--fault", "tool", "--trials", "77", "--seed", "5", "--json")
+	if code != 0 || out != string(want) {
+		t.Fatalf("exit %d, json differs:\n%s", code, out)
+	}
+	// an empty --controls list is the baseline
+	code, out2, _ := runCLI(t, "assay", "--compat", "paper188", "--controls", "", "--fault", "tool", "--trials", "77", "--seed", "5", "--json")
+	if code != 0 || strings.Replace(out2, `"profile": "custom"`, `"profile": "baseline"`, 1) != string(want) {
+		t.Fatalf("empty --controls differs from baseline:\n%s", out2)
+	}
+}
+
+func TestAuditPlacesProfiles(t *testing.T) {
+	code, out, _ := runCLI(t, "audit")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{
+		"baseline     BLOCK OR REDESIGN            unsafe  69.5%",
+		"typed        PASS ON THIS SYNTHETIC ASSAY unsafe   0.0%",
+		"fail_closed  BLOCK OR REDESIGN            unsafe   0.0%",
+		"== profile fail_closed",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("audit output lacks %q", want)
+		}
+	}
+}

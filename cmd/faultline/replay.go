@@ -1,0 +1,152 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
+)
+
+func init() { commands = append(commands, newReplayCmd) }
+
+// loadSchedule reads and strictly decodes a schedule file; every problem is
+// bad input (exit 2).
+func loadSchedule(path string) (*model.Schedule, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+	s, err := model.ParseSchedule(data)
+	if err != nil {
+		return nil, badInput("%s: %v", path, err)
+	}
+	return s, nil
+}
+
+func newReplayCmd() *cobra.Command {
+	var cf configFlags
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "replay FILE",
+		Short: "Replay one schedule file against the reference system",
+		Long: `Replay a schedule file (see the README for its format) against the reference
+system, optionally overriding its config, and print the timeline, every fault
+with whether it was reached and fired, the invariant results, the outcome terms
+and the claim and run verdicts.
+
+Exit codes: 0 when every invariant held, 1 when one was violated, 2 for bad
+input.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			s, err := loadSchedule(args[0])
+			if err != nil {
+				return err
+			}
+			cs, _, err := cf.resolve(c, &s.Config)
+			if err != nil {
+				return err
+			}
+			if c.Flags().Changed("profile") && !c.Flags().Changed("without") {
+				s.Config = model.ConfigOfProfile(model.Profile(cf.profile))
+			} else if c.Flags().Changed("controls") || c.Flags().Changed("without") {
+				s.Config = model.ConfigOfControls(cs)
+			}
+			res, err := model.NewHarness(model.Copperfin(), model.Options{}).Run(copperfin.Factory(cs), s)
+			if err != nil {
+				return badInput("%v", err)
+			}
+			if asJSON {
+				err = assay.WriteJSON(c.OutOrStdout(), res)
+			} else {
+				err = writeResult(c.OutOrStdout(), res)
+			}
+			if err != nil {
+				return err
+			}
+			if !res.Held() {
+				return errViolation
+			}
+			return nil
+		},
+	}
+	cf.add(c, "typed", true)
+	c.Flags().BoolVar(&asJSON, "json", false, "print the result as one JSON object")
+	return c
+}
+
+func yes(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// writeResult prints a run for people.
+func writeResult(w io.Writer, res *model.Result) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "run %s  config: %s (controls: %s)\n\n", res.RunID, res.Schedule.Config, res.Controls)
+	fmt.Fprintln(&b, "Timeline:")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  seq\tt_ms\tworker\tevent\tord\tstate\toutcome\tfault\tattempt\tckpt\tretry_left\tdeadline_left_ms\tdetail")
+	for _, e := range res.Timeline {
+		ord := ""
+		if e.Ordinal > 0 {
+			ord = fmt.Sprint(e.Ordinal)
+		}
+		fmt.Fprintf(tw, "  %d\t%d\t%d\t%s\t%s\t%s -> %s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", e.Seq, e.At, e.Worker, e.Event, ord,
+			e.StateBefore, e.StateAfter, e.Outcome, e.FaultID, e.Attempt, e.CheckpointSeq, e.RetryRemaining, e.DeadlineRemainingMs, e.Detail)
+	}
+	tw.Flush()
+	fmt.Fprintln(&b, "\nFaults:")
+	if len(res.Faults) == 0 {
+		fmt.Fprintln(&b, "  (none scheduled)")
+	}
+	for _, f := range res.Faults {
+		status := "NOT REACHED: its event never occurred; this fault was not tested"
+		if f.Reached && f.Fired == 0 {
+			status = "reached, did not fire: its disturbance had nothing to act on; not tested"
+		} else if f.Reached {
+			status = fmt.Sprintf("reached, fired %d (seq %d), oracle %s", f.Fired, f.FiredAt, f.Oracle)
+			if len(f.Observed) > 0 {
+				status += ", observed by " + strings.Join(f.Observed, ", ")
+			}
+			if f.Detected {
+				status += ", detected by the system"
+			}
+		}
+		fmt.Fprintf(&b, "  %s %s at %s#%d: %s\n", f.ID, f.Kind, f.Event, f.Ordinal, status)
+	}
+	fmt.Fprintln(&b, "\nInvariants:")
+	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for _, i := range res.Invariants {
+		if i.Held {
+			fmt.Fprintf(tw, "  %s\theld\t(oracle %s)\n", i.Name, i.Oracle)
+			continue
+		}
+		by := ""
+		if i.FaultID != "" {
+			by = " reached by " + i.FaultID
+		}
+		fmt.Fprintf(tw, "  %s\tVIOLATED\tfirst false after seq %d (%s)%s: %s\n", i.Name, i.FirstSeq, i.Event, by, i.Detail)
+	}
+	tw.Flush()
+	t := res.Terms
+	fmt.Fprintln(&b, "\nOutcome terms:")
+	fmt.Fprintf(&b, "  detected %s, contained %s, recovered %s, verified %s, useful_service %s\n",
+		yes(t.Detected), yes(t.Contained), yes(t.Recovered), yes(t.Verified), yes(t.UsefulService))
+	fmt.Fprintf(&b, "  unsafe_escape %s, duplicate_effect %s, unverifiable_release %s, service_loss %s, effects %d\n",
+		yes(t.UnsafeEscape), yes(t.DuplicateEffect), yes(t.UnverifiableRelease), yes(t.ServiceLoss), t.Effects)
+	for _, c := range res.Claims {
+		fmt.Fprintf(&b, "\nClaim for %s: %s (%s)\n", c.Task, c.Verdict, c.Reason)
+	}
+	fmt.Fprintf(&b, "Claim verdict: %s\nRun verdict: %s\n", res.Verdict, res.RunVerdict)
+	_, err := io.WriteString(w, b.String())
+	return err
+}

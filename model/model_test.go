@@ -1,0 +1,159 @@
+package model_test
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
+)
+
+func run(t *testing.T, s *model.Schedule) *model.Result {
+	t.Helper()
+	cs, err := s.Config.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := model.NewHarness(model.Copperfin(), model.Options{}).Run(copperfin.Factory(cs), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestModelImportsNoTestLibraries keeps model/ free of testing, rapid,
+// go-cmp and testify outside _test.go files.
+func TestModelImportsNoTestLibraries(t *testing.T) {
+	banned := []string{"testing", "pgregory.net/rapid", "github.com/google/go-cmp", "github.com/stretchr/testify"}
+	checked := 0
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		checked++
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			for _, b := range banned {
+				if p == b || strings.HasPrefix(p, b+"/") {
+					t.Errorf("%s imports %s", path, p)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 8 {
+		t.Fatalf("checked only %d files", checked)
+	}
+}
+
+// TestCounterfactualPerMode: each catalogue fault, injected alone, makes
+// the baseline violate the invariant the paper names for it, and each
+// control the paper nominates, alone, contains it (the invariant holds and
+// no unsafe effect escapes); the typed profile contains it too.
+func TestCounterfactualPerMode(t *testing.T) {
+	for _, spec := range model.Catalogue() {
+		base, err := model.SingleFault(spec.Kind, model.ConfigOfProfile(model.ProfileBaseline))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := run(t, base)
+		if f := res.Faults[0]; !f.Reached || f.Fired != 1 {
+			t.Errorf("%s: fault not reached/fired under baseline: %+v", spec.Kind, f)
+		}
+		for _, inv := range spec.Threatens {
+			if r, _ := res.Invariant(inv); r.Held {
+				t.Errorf("%s: baseline holds %s; the fault cannot break an unprotected system", spec.Kind, inv)
+			} else if r.FaultID != "f1" {
+				t.Errorf("%s: %s violation not attributed to the fault: %+v", spec.Kind, inv, r)
+			}
+		}
+		for _, c := range spec.Nominated {
+			s, _ := model.SingleFault(spec.Kind, model.ConfigOfControls(model.Controls(0).With(c)))
+			res := run(t, s)
+			if !res.Held() || res.Terms.UnsafeEscape || res.Terms.UnverifiableRelease {
+				t.Errorf("%s: nominated control %s alone does not contain it: %+v %+v", spec.Kind, c, res.Invariants, res.Terms)
+			}
+		}
+		typed, _ := model.SingleFault(spec.Kind, model.ConfigOfProfile(model.ProfileTyped))
+		if res := run(t, typed); !res.Held() || !res.Terms.Contained || !res.Terms.Detected {
+			t.Errorf("%s: typed profile does not contain and detect it: %+v", spec.Kind, res.Terms)
+		}
+	}
+}
+
+func TestReplayIsDeterministic(t *testing.T) {
+	for _, spec := range model.Catalogue() {
+		for _, p := range model.Profiles {
+			s, _ := model.SingleFault(spec.Kind, model.ConfigOfProfile(p))
+			a, b := run(t, s), run(t, s)
+			if diff := cmp.Diff(model.Normalize(a.Timeline), model.Normalize(b.Timeline)); diff != "" {
+				t.Errorf("%s/%s: two runs differ:\n%s", spec.Kind, p, diff)
+			}
+			if a.RunID != b.RunID || a.Terms != b.Terms {
+				t.Errorf("%s/%s: run id or terms differ", spec.Kind, p)
+			}
+		}
+	}
+}
+
+// TestFaultNotReachedIsNotTested: a fault scheduled at an occurrence that
+// never happens is reported as not reached, never fires, is observed by no
+// invariant, and makes the run inconclusive.
+func TestFaultNotReachedIsNotTested(t *testing.T) {
+	s, err := model.ParseSchedule([]byte(`{"version":1,"seed":"late","config":{"profile":"baseline"},
+		"faults":[{"event":"tool.commit","ordinal":5,"kind":"timeout_after_commit"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, s)
+	f := res.Faults[0]
+	if f.Reached || f.Fired != 0 || len(f.Observed) != 0 {
+		t.Fatalf("fault report %+v", f)
+	}
+	if res.RunVerdict != model.Inconclusive || !res.Held() || res.Terms.Effects != 1 {
+		t.Fatalf("run verdict %s, held %t, effects %d", res.RunVerdict, res.Held(), res.Terms.Effects)
+	}
+	for _, e := range res.Timeline {
+		if e.FaultID != "" {
+			t.Fatalf("an event carries fault id %q though the fault never fired", e.FaultID)
+		}
+	}
+}
+
+// TestTimeoutAfterCommitTimeline pins the thought experiment of seed 000:
+// the provider commits, the reply is lost, and the baseline's blind retry
+// commits a second refund.
+func TestTimeoutAfterCommitTimeline(t *testing.T) {
+	s, _ := model.SingleFault("timeout_after_commit", model.ConfigOfProfile(model.ProfileBaseline))
+	res := run(t, s)
+	var commits []string
+	for _, e := range res.Timeline {
+		if e.Event == model.EvToolCommit {
+			commits = append(commits, e.Outcome)
+		}
+	}
+	if diff := cmp.Diff([]string{"unknown", "committed"}, commits); diff != "" {
+		t.Fatalf("commit outcomes (-want +got):\n%s", diff)
+	}
+	inv, _ := res.Invariant(model.InvEffectAtMostOnce)
+	if inv.Held || inv.Event != model.EvToolCommit || inv.FaultID != "f1" {
+		t.Fatalf("effect_at_most_once: %+v", inv)
+	}
+	if res.Terms.Effects != 2 || res.Verdict != model.ClaimUnsafe || res.RunVerdict != model.Unrecoverable {
+		t.Fatalf("terms %+v verdict %s run %s", res.Terms, res.Verdict, res.RunVerdict)
+	}
+}
