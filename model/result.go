@@ -91,15 +91,21 @@ func (res *Result) Invariant(name string) (InvariantResult, bool) {
 }
 
 func (r *run) result() *Result {
-	res := &Result{
-		RunID:    runIDOf(&r.h.fixture, r.sched),
-		Schedule: r.sched,
-		Controls: r.controls,
-		Timeline: append([]Event(nil), r.tl...),
-		Terms:    r.terms(),
-	}
+	res := r.outcome()
+	res.RunID = runIDOf(&r.h.fixture, r.sched)
+	res.Timeline = append([]Event(nil), r.tl...)
 	for i := range res.Timeline {
 		res.Timeline[i].RunID = res.RunID
+	}
+	return res
+}
+
+// outcome is the run's result without its run id and timeline.
+func (r *run) outcome() *Result {
+	res := &Result{
+		Schedule: r.sched,
+		Controls: r.controls,
+		Terms:    r.terms(),
 	}
 	o := &r.oracle
 	for i, inv := range Invariants {
