@@ -71,6 +71,14 @@ type Config struct {
 	// Workers bounds parallel harnesses; 0 means GOMAXPROCS. Results do not
 	// depend on it.
 	Workers int
+	// Observe, when set, is called after every trial with the trial's
+	// judged outcome (model.Harness.LastOutcome: fault reports, invariant
+	// results, claims, terms; no timeline). It is called from several
+	// workers at once, so it must be safe for concurrent use (a
+	// coverage.Tracker's Record is); its result must not be changed. An
+	// error stops the run and is returned. Unset, trials take the hot path
+	// unchanged.
+	Observe func(*model.Result) error
 }
 
 // Counts are the outcome-term counts of a set of trials.
@@ -253,6 +261,12 @@ func Run(cfg Config) (*Report, error) {
 				if err != nil {
 					errs[w] = err
 					return
+				}
+				if cfg.Observe != nil {
+					if err := cfg.Observe(h.LastOutcome()); err != nil {
+						errs[w] = fmt.Errorf("observing trial %d: %w", i+1, err)
+						return
+					}
 				}
 				counts[k].Add(t)
 			}
