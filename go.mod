@@ -5,6 +5,8 @@ go 1.26.0
 require (
 	github.com/google/go-cmp v0.7.0
 	github.com/spf13/cobra v1.10.2
+	golang.org/x/net v0.62.0
+	pgregory.net/rapid v1.3.0
 )
 
 require (
