@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
 )
 
@@ -15,6 +16,7 @@ func newAssayCmd() *cobra.Command {
 	var trials int
 	var seed int64
 	var asJSON bool
+	var covFile string
 	c := &cobra.Command{
 		Use:   "assay",
 		Short: "Run the typed fault-transfer assay on the reference system",
@@ -25,7 +27,10 @@ Trials are chosen as the paper's artefact chooses them: domains in round robin
 and one draw of its 32-bit linear congruential generator per trial to pick the
 fault kind. With --compat paper188 only the paper's ten modes are drawn and the
 output equals the artefact's for the same arguments; without it every kind of
-the catalogue can be drawn. Every trial runs through the full model.`,
+the catalogue can be drawn. Every trial runs through the full model.
+
+--coverage FILE (or FAULTLINE_COVERAGE=FILE) merges the coverage keys the
+trials visited into FILE.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			cs, label, err := cf.resolve(c, nil)
@@ -46,9 +51,17 @@ the catalogue can be drawn. Every trial runs through the full model.`,
 				}
 				domains = []model.Domain{d}
 			}
-			rep, err := assay.Run(assay.Config{Profile: label, Controls: cs, Domains: domains,
-				Trials: trials, Seed: seed, Compat: compat == "paper188"})
+			cfg := assay.Config{Profile: label, Controls: cs, Domains: domains,
+				Trials: trials, Seed: seed, Compat: compat == "paper188"}
+			tracker, covPath := coverage.NewTracker(nil), coveragePath(covFile)
+			if covPath != "" {
+				cfg.Observe = tracker.Record
+			}
+			rep, err := assay.Run(cfg)
 			if err != nil {
+				return err
+			}
+			if err := flushCoverage(tracker, covPath); err != nil {
 				return err
 			}
 			if asJSON {
@@ -63,5 +76,6 @@ the catalogue can be drawn. Every trial runs through the full model.`,
 	c.Flags().IntVar(&trials, "trials", 2000, "number of trials (at least 1)")
 	c.Flags().Int64Var(&seed, "seed", 188, "seed of the trial generator (taken mod 2^32)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print a JSON object instead of the table")
+	c.Flags().StringVar(&covFile, "coverage", "", "merge the trials' coverage into this file (default $"+coverageEnv+")")
 	return c
 }
