@@ -47,6 +47,7 @@ type Entry struct {
 // invariant, how many recorded runs violated it there, and the smallest
 // such schedule with where its run first broke the invariant.
 type Counterexample struct {
+	// Invariant names the violated invariant (model.Invariants).
 	Invariant string
 	// Count is the number of recorded runs that violated Invariant under
 	// the key (at least 1).

@@ -35,14 +35,22 @@ const (
 // pairwise (t = 2) coverage and three heatmaps. NewReport builds it; the
 // Write methods print it.
 type Report struct {
-	Version   int        `json:"version"`
-	Summary   Summary    `json:"summary"`
-	Keys      []KeyRow   `json:"keys"`
-	Unvisited []KeyRow   `json:"unvisited"`
-	Gaps      []Gap      `json:"unreachable"`
+	// Version is the coverage format version the report was made under.
+	Version int     `json:"version"`
+	Summary Summary `json:"summary"`
+	// Keys has a row per reachable key in report order, then a row per
+	// recorded key outside the catalogue.
+	Keys []KeyRow `json:"keys"`
+	// Unvisited repeats the reachable keys without a visit, with reasons.
+	Unvisited []KeyRow `json:"unvisited"`
+	// Gaps are every unreachable key, grouped by reason (Universe.Gaps).
+	Gaps []Gap `json:"unreachable"`
+	// Marginals has one entry per dimension, in key order.
 	Marginals []Marginal `json:"marginals"`
-	Pairwise  []Pairwise `json:"pairwise"`
-	Heatmaps  []Heatmap  `json:"heatmaps"`
+	// Pairwise has one entry per pair of dimensions (10), in key order.
+	Pairwise []Pairwise `json:"pairwise"`
+	// Heatmaps are domain × phase, boundary × oracle, correlation × domain.
+	Heatmaps []Heatmap `json:"heatmaps"`
 	// Unattributed are counterexamples no fired fault reached.
 	Unattributed []CounterexampleRow `json:"unattributed_counterexamples"`
 }
@@ -86,9 +94,12 @@ type Summary struct {
 
 // KeyRow is one key of the report.
 type KeyRow struct {
-	Key    string   `json:"key"`
-	Kinds  []string `json:"kinds"`
-	Status string   `json:"status"`
+	// Key is the key's text form.
+	Key string `json:"key"`
+	// Kinds are the catalogue kinds with this key (none when outside).
+	Kinds []string `json:"kinds"`
+	// Status is one of the Status constants.
+	Status string `json:"status"`
 	// Visits, NotReached and NotFired are the Entry's counts.
 	Visits     int `json:"visits"`
 	NotReached int `json:"not_reached"`
@@ -100,7 +111,9 @@ type KeyRow struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// CounterexampleRow is a counterexample as reported, beside its key.
+// CounterexampleRow is a counterexample as reported, beside its key (Key
+// is empty for an unattributed one); the other fields are Counterexample's,
+// with the schedule as a ScheduleRef.
 type CounterexampleRow struct {
 	Key       string          `json:"key,omitempty"`
 	Invariant string          `json:"invariant"`
@@ -116,8 +129,11 @@ type CounterexampleRow struct {
 // the encoding, so equal schedules share a file), and the command that
 // replays it.
 type ScheduleRef struct {
-	File     string          `json:"file"`
-	Replay   string          `json:"replay"`
+	// File is "<first fault's kind>-<8 hex digits of FNV-1a>.json".
+	File string `json:"file"`
+	// Replay is "faultline replay " and the file's path.
+	Replay string `json:"replay"`
+	// Schedule is the canonical encoding (model.Format).
 	Schedule json.RawMessage `json:"schedule"`
 }
 
