@@ -244,6 +244,7 @@ func Run(cfg Config) (*Report, error) {
 	}
 	workers = min(workers, cfg.Trials)
 	factory := copperfin.Factory(cfg.Controls)
+	observe := cfg.Observe
 	perWorker := make([][]Counts, workers)
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
@@ -262,8 +263,8 @@ func Run(cfg Config) (*Report, error) {
 					errs[w] = err
 					return
 				}
-				if cfg.Observe != nil {
-					if err := cfg.Observe(h.LastOutcome()); err != nil {
+				if observe != nil {
+					if err := observe(h.LastOutcome()); err != nil {
 						errs[w] = fmt.Errorf("observing trial %d: %w", i+1, err)
 						return
 					}
