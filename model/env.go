@@ -3,6 +3,8 @@ package model
 import (
 	"context"
 	"errors"
+	"fmt"
+	"hash/fnv"
 )
 
 // Task is one logical action a system is asked to perform: one refund of one
@@ -17,7 +19,32 @@ type Task struct {
 	Amount     int64
 	Capability string // the capability grant the task was approved under
 	Trace      string
+	// RetryBudget is the number of tool-call attempts the task may make
+	// after its first; Deadline is its deadline in logical milliseconds
+	// from its first worker start. A restart resets neither (seed 003,
+	// "Budgets and Terminal Verdicts").
+	RetryBudget int
+	Deadline    Millis
+	// Join is the join policy declared up front for the task's fan-out.
+	Join JoinPolicy
 }
+
+// JoinPolicy is how a fan-out's join treats failed branches (seed 003,
+// "Parallel branches").
+type JoinPolicy string
+
+// Join policies.
+const (
+	// JoinAllRequired: any required branch failure stops the join.
+	JoinAllRequired JoinPolicy = "all_required"
+	// JoinBestEffort: continue with an explicit degraded marker.
+	JoinBestEffort JoinPolicy = "best_effort"
+	// JoinCompensate: run a bounded compensating action, then stop.
+	JoinCompensate JoinPolicy = "compensate"
+)
+
+// JoinPolicies lists the join policies.
+var JoinPolicies = []JoinPolicy{JoinAllRequired, JoinBestEffort, JoinCompensate}
 
 // Action is the typed action contract (seed 000, worked example 3): what a
 // proposal becomes before it may become an effect.
@@ -77,7 +104,27 @@ type ToolResult struct {
 	Receipt  *Receipt
 	Replayed bool
 	Reason   string
+	// Class types a rejection or an unknown outcome: ClassTimeout,
+	// ClassRateLimited, ClassSandboxDenial, ClassRejected or
+	// ClassInvalidOutput; empty for a plain commit.
+	Class string
+	// RetryAfter is the wait, in logical milliseconds, a rate-limited
+	// provider asks for before a retry.
+	RetryAfter Millis
+	// Invalid is non-empty when the reply failed to decode (a malformed
+	// body); Receipt then holds whatever did decode.
+	Invalid string
 }
+
+// Classes of tool results. Only timeouts, invalid output and rate limits
+// are retryable; a sandbox denial or an explicit rejection is not.
+const (
+	ClassTimeout       = "timeout"
+	ClassRateLimited   = "rate_limited"
+	ClassSandboxDenial = "sandbox_denial"
+	ClassRejected      = "rejected"
+	ClassInvalidOutput = "invalid_output"
+)
 
 // ReadbackQuery selects provider-ledger entries by logical action reference.
 // An independent readback reads the provider's ledger, not the system's
@@ -111,6 +158,9 @@ const (
 type Claim struct {
 	Verdict ClaimVerdict
 	Reason  string
+	// Degraded marks a release that continued past a failed branch under
+	// the best_effort join policy.
+	Degraded bool
 }
 
 // Errors the harness's Env returns.
@@ -176,12 +226,71 @@ type EvidenceLedger interface {
 	Lookup(ctx context.Context, trace string) ([]EvidenceRecord, error)
 }
 
-// CheckpointStore is the durable checkpoint store. Load returns the newest
-// checkpoint the store serves for task and false when it has none. Events:
-// checkpoint.write, checkpoint.load.
+// CheckpointStore is the durable checkpoint store. Save stores a copy and
+// stamps its checksum and write time. Load returns the newest checkpoint the
+// store serves for task and false when it serves none; in both cases the
+// returned Head is the highest sequence the store has acknowledged for the
+// task (0 for a fresh task), so a reader can tell a missing or stale
+// checkpoint from a fresh start. Events: checkpoint.write, checkpoint.load.
 type CheckpointStore interface {
 	Save(ctx context.Context, cp Checkpoint) error
 	Load(ctx context.Context, task string) (Checkpoint, bool, error)
+}
+
+// Checksum returns the checksum a store stamps on cp: FNV-64a over its
+// durable fields (not Checksum, Head or At). A reader recomputes it to
+// reject a corrupt checkpoint.
+func Checksum(cp Checkpoint) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s|%d|%d|%s|%q|%d|%d|%+v|%+v|", cp.Task, cp.Seq, cp.WorkflowVersion, cp.State,
+		cp.CompletedEffects, cp.RetryRemaining, cp.DeadlineRemaining, cp.Action, cp.Grant)
+	for _, k := range sortedKeys(cp.Data) {
+		fmt.Fprintf(h, "%q=%q;", k, cp.Data[k])
+	}
+	return h.Sum64()
+}
+
+// Memory is the worker's ephemeral context (an agent's scratchpad or
+// context window): it does not survive a worker restart, and a memory_loss
+// fault clears named keys. Events: memory.write, memory.read.
+type Memory interface {
+	Put(ctx context.Context, key, value string) error
+	Get(ctx context.Context, key string) (value string, ok bool, err error)
+}
+
+// BranchStatus is the state of one branch of a fan-out.
+type BranchStatus string
+
+// Branch states (seed 003: "The join record must retain success, failure,
+// timeout, and not-started states").
+const (
+	BranchSuccess    BranchStatus = "success"
+	BranchFailure    BranchStatus = "failure"
+	BranchTimeout    BranchStatus = "timeout"
+	BranchNotStarted BranchStatus = "not_started"
+)
+
+// BranchOutcome is one branch's state in a join record.
+type BranchOutcome struct {
+	Name   string       `json:"name"`
+	Status BranchStatus `json:"status"`
+}
+
+// JoinRecord is what a join keeps: the declared policy and every branch's
+// state. A successful sibling never erases a failed branch.
+type JoinRecord struct {
+	Policy   JoinPolicy      `json:"policy"`
+	Branches []BranchOutcome `json:"branches"`
+	Degraded bool            `json:"degraded"`
+}
+
+// Branches runs the child attempts of a fan-out and records the join.
+// Run starts one branch (event branch.run; a compensating action is a
+// branch with compensate set); Join records the join (event branch.join)
+// in the World and the evidence ledger.
+type Branches interface {
+	Run(ctx context.Context, name string, compensate bool) (BranchStatus, error)
+	Join(ctx context.Context, rec JoinRecord) error
 }
 
 // Signals is how a system reports what it noticed: a warning is a typed
@@ -205,9 +314,14 @@ type Env struct {
 	Ledger    LedgerReader
 	Evidence  EvidenceLedger
 	Store     CheckpointStore
+	Memory    Memory
+	Branches  Branches
 	Signals   Signals
 	// Now returns the logical clock in milliseconds.
 	Now func() Millis
+	// Sleep waits d logical milliseconds (event clock.sleep). It returns
+	// ErrWorkerCrashed for a crashed worker.
+	Sleep func(ctx context.Context, d Millis) error
 	// NewRequestID returns a fresh, never repeated request identity,
 	// deterministic for a given schedule.
 	NewRequestID func() string
