@@ -3,8 +3,6 @@ package model
 import (
 	"context"
 	"errors"
-	"fmt"
-	"hash/fnv"
 )
 
 // Task is one logical action a system is asked to perform: one refund of one
@@ -241,13 +239,50 @@ type CheckpointStore interface {
 // durable fields (not Checksum, Head or At). A reader recomputes it to
 // reject a corrupt checkpoint.
 func Checksum(cp Checkpoint) uint64 {
-	h := fnv.New64a()
-	fmt.Fprintf(h, "%s|%d|%d|%s|%q|%d|%d|%+v|%+v|", cp.Task, cp.Seq, cp.WorkflowVersion, cp.State,
-		cp.CompletedEffects, cp.RetryRemaining, cp.DeadlineRemaining, cp.Action, cp.Grant)
-	for _, k := range sortedKeys(cp.Data) {
-		fmt.Fprintf(h, "%q=%q;", k, cp.Data[k])
+	h := fnvHash(14695981039346656037)
+	h.str(cp.Task).num(int64(cp.Seq)).num(int64(cp.WorkflowVersion)).str(cp.State)
+	h.num(int64(len(cp.CompletedEffects)))
+	for _, e := range cp.CompletedEffects {
+		h.str(e)
 	}
-	return h.Sum64()
+	h.num(int64(cp.RetryRemaining)).num(int64(cp.DeadlineRemaining)).num(int64(cp.Attempt))
+	a := cp.Action
+	h.str(a.Actor).str(a.Subject).str(a.Tenant).str(a.Purpose).num(a.Amount).num(a.ExpectedVersion).num(a.PolicyVersion)
+	h.str(a.CapabilityID).num(int64(a.CapabilityExpiry)).str(a.IdempotencyKey).str(a.TraceID)
+	g := cp.Grant
+	h.str(g.ID).str(g.Actor).str(g.Subject).str(g.Tenant).str(g.Purpose).num(g.Amount).num(int64(g.Expiry))
+	if g.Revoked {
+		h.num(1)
+	} else {
+		h.num(0)
+	}
+	for _, k := range sortedKeys(cp.Data) {
+		h.str(k).str(cp.Data[k])
+	}
+	return uint64(h)
+}
+
+// fnvHash is FNV-64a over length-prefixed fields, without allocation.
+type fnvHash uint64
+
+func (h *fnvHash) byte(b byte) {
+	*h ^= fnvHash(b)
+	*h *= 1099511628211
+}
+
+func (h *fnvHash) num(v int64) *fnvHash {
+	for i := 0; i < 8; i++ {
+		h.byte(byte(v >> (8 * i)))
+	}
+	return h
+}
+
+func (h *fnvHash) str(s string) *fnvHash {
+	h.num(int64(len(s)))
+	for i := 0; i < len(s); i++ {
+		h.byte(s[i])
+	}
+	return h
 }
 
 // Memory is the worker's ephemeral context (an agent's scratchpad or

@@ -53,8 +53,12 @@ func (e *taskEnv) ReadOrder(ctx context.Context, subject string) (Order, error) 
 	out := *o
 	fid := ""
 	for _, f := range hits {
-		if h, ok := f.kind.impl.(orderHook); ok && h.onOrder(r, &out) {
-			fid = r.fire(f)
+		if h, ok := f.kind.impl.(orderHook); ok {
+			x := out // only a hit takes an address, so the hot path does not allocate
+			if h.onOrder(r, &x) {
+				fid = r.fire(f)
+			}
+			out = x
 		}
 	}
 	d := ""
@@ -79,8 +83,12 @@ func (e *taskEnv) ReadPolicy(ctx context.Context, tenant string) (Policy, error)
 	}
 	fid := ""
 	for _, f := range hits {
-		if h, ok := f.kind.impl.(policyHook); ok && h.onPolicy(r, &p) {
-			fid = r.fire(f)
+		if h, ok := f.kind.impl.(policyHook); ok {
+			x := p
+			if h.onPolicy(r, &x) {
+				fid = r.fire(f)
+			}
+			p = x
 		}
 	}
 	d := ""
@@ -114,8 +122,12 @@ func (e *taskEnv) ReadEligibility(ctx context.Context, subject, source string) (
 	}
 	fid := ""
 	for _, f := range hits {
-		if h, ok := f.kind.impl.(eligibilityHook); ok && h.onEligibility(r, &el) {
-			fid = r.fire(f)
+		if h, ok := f.kind.impl.(eligibilityHook); ok {
+			x := el
+			if h.onEligibility(r, &x) {
+				fid = r.fire(f)
+			}
+			el = x
 		}
 	}
 	d := ""
@@ -137,8 +149,12 @@ func (e *taskEnv) Propose(ctx context.Context, draft Action) (Action, error) {
 	a := draft
 	fid := ""
 	for _, f := range hits {
-		if h, ok := f.kind.impl.(proposalHook); ok && h.onProposal(r, &a) {
-			fid = r.fire(f)
+		if h, ok := f.kind.impl.(proposalHook); ok {
+			x := a
+			if h.onProposal(r, &x) {
+				fid = r.fire(f)
+			}
+			a = x
 		}
 	}
 	r.proposal = a
@@ -168,8 +184,12 @@ func (e *taskEnv) Approve(ctx context.Context, task Task, a Action) (Capability,
 	r.granted = append(r.granted, granted.ID)
 	fid := ""
 	for _, f := range hits {
-		if h, ok := f.kind.impl.(grantHook); ok && h.onGrant(r, &granted) {
-			fid = r.fire(f)
+		if h, ok := f.kind.impl.(grantHook); ok {
+			x := granted
+			if h.onGrant(r, &x) {
+				fid = r.fire(f)
+			}
+			granted = x
 		}
 	}
 	d := ""

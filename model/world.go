@@ -124,11 +124,14 @@ type EvidenceRecord struct {
 // system's own resumable state. Only what a Checkpoint holds survives a
 // worker restart.
 type Checkpoint struct {
-	Task              string
-	Seq               int
-	WorkflowVersion   int
-	State             string
-	CompletedEffects  []string
+	Task             string
+	Seq              int
+	WorkflowVersion  int
+	State            string
+	CompletedEffects []string
+	// Attempt is the tool-call attempt the checkpoint reserves (0 before
+	// the first).
+	Attempt           int
 	RetryRemaining    int
 	DeadlineRemaining Millis
 	Action            Action

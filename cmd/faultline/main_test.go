@@ -158,3 +158,18 @@ func TestAuditPlacesProfiles(t *testing.T) {
 		}
 	}
 }
+
+func TestReplayTwiceAndMutant(t *testing.T) {
+	code, _, stderr := runCLI(t, "replay", "../../corpus/seed003-harness-fixture.json", "--twice")
+	if code != 0 || !strings.Contains(stderr, "deterministic: two runs gave equal normalised timelines (39 events)") {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "replay", "../../corpus/seed003-harness-fixture.json", "--mutant", "gremlin")
+	if code != 2 || !strings.Contains(stderr, `unknown mutant "gremlin"`) {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+	code, out, _ := runCLI(t, "replay", "../../corpus/stale-checkpoint-rejected.json", "--profile", "baseline", "--mutant", "stale_checkpoint_accepted")
+	if code != 1 || !regexp.MustCompile(`resume_from_checkpoint +VIOLATED`).MatchString(out) {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+}

@@ -153,19 +153,15 @@ func (f *flow) stop(code, reason string) (model.Claim, error) {
 func (f *flow) save(state string, effects []string) error {
 	f.seq++
 	return f.env.Store.Save(f.ctx, model.Checkpoint{Seq: f.seq, WorkflowVersion: WorkflowVersion, State: state,
-		CompletedEffects: effects, RetryRemaining: f.retryLeft, DeadlineRemaining: f.deadlineAt - f.env.Now(),
+		CompletedEffects: effects, Attempt: f.attempt, RetryRemaining: f.retryLeft, DeadlineRemaining: f.deadlineAt - f.env.Now(),
 		Action: f.a, Grant: f.grant, Data: f.data()})
 }
 
 func (f *flow) data() map[string]string {
-	if !f.degraded && f.attempt == 0 {
+	if !f.degraded {
 		return nil
 	}
-	d := map[string]string{"attempt": strconv.Itoa(f.attempt)}
-	if f.degraded {
-		d["degraded"] = "true"
-	}
-	return d
+	return map[string]string{"degraded": "true"}
 }
 
 // Run performs the refund task. It returns model.ErrWorkerCrashed (wrapped
@@ -238,7 +234,7 @@ func (f *flow) resume(cp model.Checkpoint) {
 	if f.s.mutant.is(DeadlineFromRestart) {
 		f.deadlineAt = f.env.Now() + f.task.Deadline
 	}
-	f.attempt, _ = strconv.Atoi(cp.Data["attempt"])
+	f.attempt = cp.Attempt
 	f.degraded = cp.Data["degraded"] == "true"
 }
 
