@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 )
 
@@ -235,11 +236,12 @@ type CheckpointStore interface {
 	Load(ctx context.Context, task string) (Checkpoint, bool, error)
 }
 
-// Checksum returns the checksum a store stamps on cp: FNV-64a over its
-// durable fields (not Checksum, Head or At). A reader recomputes it to
-// reject a corrupt checkpoint.
+// Checksum returns the checksum a store stamps on cp: a 64-bit
+// multiply-xorshift hash over its length-prefixed durable fields (not
+// Checksum, Head or At), deterministic across processes. A reader
+// recomputes it to reject a corrupt checkpoint.
 func Checksum(cp Checkpoint) uint64 {
-	h := fnvHash(14695981039346656037)
+	h := wordHash(0x9e3779b97f4a7c15)
 	h.str(cp.Task).num(int64(cp.Seq)).num(int64(cp.WorkflowVersion)).str(cp.State)
 	h.num(int64(len(cp.CompletedEffects)))
 	for _, e := range cp.CompletedEffects {
@@ -259,29 +261,44 @@ func Checksum(cp Checkpoint) uint64 {
 	for _, k := range sortedKeys(cp.Data) {
 		h.str(k).str(cp.Data[k])
 	}
-	return uint64(h)
+	return uint64(h.mix())
 }
 
-// fnvHash is FNV-64a over length-prefixed fields, without allocation.
-type fnvHash uint64
+// wordHash hashes 64-bit words with a multiply-xorshift step, without
+// allocation.
+type wordHash uint64
 
-func (h *fnvHash) byte(b byte) {
-	*h ^= fnvHash(b)
-	*h *= 1099511628211
+func (h *wordHash) word(v uint64) {
+	x := uint64(*h) ^ v
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 31
+	*h = wordHash(x)
 }
 
-func (h *fnvHash) num(v int64) *fnvHash {
-	for i := 0; i < 8; i++ {
-		h.byte(byte(v >> (8 * i)))
-	}
+func (h *wordHash) mix() wordHash {
+	x := uint64(*h)
+	x ^= x >> 30
+	x *= 0x94d049bb133111eb
+	x ^= x >> 27
+	return wordHash(x)
+}
+
+func (h *wordHash) num(v int64) *wordHash {
+	h.word(uint64(v))
 	return h
 }
 
-func (h *fnvHash) str(s string) *fnvHash {
-	h.num(int64(len(s)))
-	for i := 0; i < len(s); i++ {
-		h.byte(s[i])
+func (h *wordHash) str(s string) *wordHash {
+	h.word(uint64(len(s)))
+	for len(s) >= 8 {
+		h.word(binary.LittleEndian.Uint64([]byte(s[:8])))
+		s = s[8:]
 	}
+	var tail uint64
+	for i := 0; i < len(s); i++ {
+		tail |= uint64(s[i]) << (8 * i)
+	}
+	h.word(tail)
 	return h
 }
 

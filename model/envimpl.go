@@ -374,7 +374,7 @@ func (e *taskEnv) Append(ctx context.Context, rec EvidenceRecord) (EvidenceAck, 
 		ack = r.storeEvidence(rec)
 	}
 	r.record(ev, ord, fid, ack.Outcome.String(), string(rec.Kind), running(r))
-	r.tl[len(r.tl)-1].EvidenceRef = ack.Ref
+	r.setEvidenceRef(ack.Ref)
 	return ack, nil
 }
 
@@ -638,8 +638,8 @@ func (b *branchEnv) Join(ctx context.Context, rec JoinRecord) error {
 	r.world.Joins = append(r.world.Joins, rec)
 	ack := r.storeEvidence(EvidenceRecord{Kind: EvidenceJoin, Trace: r.task.Trace, Detail: string(rec.Policy)})
 	r.record(EvBranchJoin, ord, "", "ok", string(rec.Policy), running(r))
-	r.tl[len(r.tl)-1].EvidenceRef = ack.Ref
-	r.oracle.checkJoin(r, len(r.tl), rec)
+	r.setEvidenceRef(ack.Ref)
+	r.oracle.checkJoin(r, len(r.evs), rec)
 	return nil
 }
 
@@ -650,5 +650,5 @@ func (e *taskEnv) Warn(code, detail string) {
 		return
 	}
 	r.record(EvWarn, 0, "", code, detail, r.state)
-	r.oracle.warned(r, len(r.tl))
+	r.oracle.warned(r, len(r.evs))
 }

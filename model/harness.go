@@ -95,7 +95,10 @@ type run struct {
 	faults   []armed
 	counts   [32]int
 	tl       []Event
-	ids      int
+	// evs holds every recorded event's name (the oracle's view of the
+	// timeline); tl the full events when detailed.
+	evs []EventName
+	ids int
 	// detailed is false on the Terms path: timeline details are not
 	// formatted.
 	detailed bool
@@ -104,9 +107,10 @@ type run struct {
 	runID    string
 
 	// per task
-	task    *Task
-	worker  int
-	crashed bool
+	taskFirst int // seq of the task's first event
+	task      *Task
+	worker    int
+	crashed   bool
 	// pendingCrash, when set by a disturbance, crashes the worker right
 	// after the current crossing is recorded.
 	pendingCrash string
@@ -227,6 +231,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	}
 	r.counts = [32]int{}
 	r.tl = r.tl[:0]
+	r.evs = r.evs[:0]
 	r.ids = 0
 	r.tasks = r.tasks[:0]
 	r.runID = ""
@@ -264,7 +269,8 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 		r.proposed = false
 		r.claimed = false
 		r.restarts = 0
-		first := len(r.tl) + 1
+		first := len(r.evs) + 1
+		r.taskFirst = first
 		for {
 			r.worker++
 			r.crashed = false
@@ -307,7 +313,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 		}
 		r.tasks = append(r.tasks, taskRecord{task: task, proposal: r.proposal, proposed: r.proposed,
 			claim: r.claim, claimAt: r.world.Clock, restarts: r.restarts, attempts: r.attempts,
-			started: r.taskStart, firstSeq: first, lastSeq: len(r.tl), inconclusive: r.inconclusive})
+			started: r.taskStart, firstSeq: first, lastSeq: len(r.evs), inconclusive: r.inconclusive})
 	}
 	return nil
 }
@@ -355,24 +361,36 @@ func (r *run) enter(ev EventName, cost Millis) (ordinal int, hits []*armed, ok b
 func (r *run) fire(f *armed) string {
 	f.fired++
 	if f.firedAt == 0 {
-		f.firedAt = len(r.tl) + 1
+		f.firedAt = len(r.evs) + 1
 	}
 	return f.id
 }
 
 // record appends a timeline event and checks every invariant after it.
+// Without detail (the assay's Terms path) only the event name is kept: the
+// oracle needs no more, and no Event is built.
 func (r *run) record(ev EventName, ordinal int, faultID, outcome, detail, stateAfter string) {
-	seq := len(r.tl) + 1
-	remaining := r.task.RetryBudget - max(r.attempts-1, 0)
-	deadline := r.task.Deadline - (r.world.Clock - r.taskStart)
-	r.tl = append(r.tl, Event{
-		Seq: seq, At: r.world.Clock, StateBefore: r.state, StateAfter: stateAfter,
-		Actor: r.actor(ev), Event: ev, Ordinal: ordinal, Task: r.task.ID, Worker: r.worker,
-		FaultID: faultID, Attempt: r.attempts, CheckpointSeq: r.ckSeq,
-		RetryRemaining: remaining, DeadlineRemainingMs: deadline, Outcome: outcome, Detail: detail,
-	})
+	r.evs = append(r.evs, ev)
+	seq := len(r.evs)
+	if r.detailed {
+		remaining := r.task.RetryBudget - max(r.attempts-1, 0)
+		deadline := r.task.Deadline - (r.world.Clock - r.taskStart)
+		r.tl = append(r.tl, Event{
+			Seq: seq, At: r.world.Clock, StateBefore: r.state, StateAfter: stateAfter,
+			Actor: r.actor(ev), Event: ev, Ordinal: ordinal, Task: r.task.ID, Worker: r.worker,
+			FaultID: faultID, Attempt: r.attempts, CheckpointSeq: r.ckSeq,
+			RetryRemaining: remaining, DeadlineRemainingMs: deadline, Outcome: outcome, Detail: detail,
+		})
+	}
 	r.state = stateAfter
 	r.oracle.check(r, seq)
+}
+
+// setEvidenceRef sets the evidence reference of the last recorded event.
+func (r *run) setEvidenceRef(ref string) {
+	if r.detailed {
+		r.tl[len(r.tl)-1].EvidenceRef = ref
+	}
 }
 
 func (r *run) actor(ev EventName) string {

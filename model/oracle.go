@@ -127,7 +127,7 @@ func (o *oracleState) violate(r *run, i, seq int, detail string) {
 	}
 	o.violated[i] = true
 	o.firstSeq[i] = seq
-	o.event[i] = r.tl[seq-1].Event
+	o.event[i] = r.evs[seq-1]
 	o.detail[i] = detail
 	// the fault that reached it: the latest one fired at or before seq
 	best := 0
@@ -168,7 +168,7 @@ func (o *oracleState) check(r *run, seq int) {
 		}
 		o.badEntry = append(o.badEntry, bad)
 	}
-	switch r.tl[seq-1].Event {
+	switch r.evs[seq-1] {
 	case EvToolCommit:
 		if r.attempts > 1+r.task.RetryBudget {
 			o.violate(r, 6, seq, fmt.Sprintf("attempt %d exceeds one plus the retry budget of %d", r.attempts, r.task.RetryBudget))
@@ -351,10 +351,7 @@ func (o *oracleState) settle(r *run, seq int) {
 	w := &r.world
 	t := r.task
 	f := taskFacts{claim: r.claim.Verdict}
-	first := 0
-	for i := len(r.tl) - 1; i >= 0 && r.tl[i].Task == t.ID; i-- {
-		first = r.tl[i].Seq
-	}
+	first := r.taskFirst
 	for i, e := range w.Ledger {
 		if e.Task == t.ID {
 			f.effects++
