@@ -11,7 +11,6 @@ import (
 
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
 )
 
 func init() { commands = append(commands, newReplayCmd) }
@@ -58,7 +57,7 @@ input.`,
 			} else if c.Flags().Changed("controls") || c.Flags().Changed("without") {
 				s.Config = model.ConfigOfControls(cs)
 			}
-			res, err := model.NewHarness(model.Copperfin(), model.Options{}).Run(copperfin.Factory(cs), s)
+			res, err := assay.Replay(s)
 			if err != nil {
 				return badInput("%v", err)
 			}
