@@ -96,12 +96,17 @@ of at most %d bytes, %s per run. Stop it with an interrupt (Ctrl-C).`, lab.MaxTr
 			}
 			sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 			defer cancel()
-			err = srv.Shutdown(sctx)
-			if e := <-served; !errors.Is(e, http.ErrServerClosed) && err == nil {
-				err = e
+			if err := srv.Shutdown(sctx); errors.Is(err, context.DeadlineExceeded) {
+				srv.Close()
+				fmt.Fprintf(c.OutOrStdout(), "faultline lab: requests still running after %s were cut off\n", shutdownGrace)
+			} else if err != nil {
+				return err
+			}
+			if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+				return err
 			}
 			fmt.Fprintln(c.OutOrStdout(), "faultline lab: stopped")
-			return err
+			return nil
 		},
 	}
 	c.Flags().StringVar(&addr, "addr", "127.0.0.1:8188", "address to listen on (HOST:PORT); a loopback address unless --allow-remote")
