@@ -12,7 +12,6 @@ import (
 
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
 )
 
 func init() { commands = append(commands, newReplayCmd) }
@@ -68,16 +67,12 @@ found a difference), 2 for bad input.`,
 			if c.Flags().Changed("mutant") {
 				s.Config.Mutant = mutant
 			}
-			factory, err := copperfin.NewFactory(cs, s.Config.Mutant)
-			if err != nil {
-				return badInput("%s: config: %v", args[0], err)
-			}
-			res, err := model.NewHarness(model.Copperfin(), model.Options{}).Run(factory, s)
+			res, err := assay.Replay(s)
 			if err != nil {
 				return badInput("%v", err)
 			}
 			if twice {
-				again, err := model.NewHarness(model.Copperfin(), model.Options{}).Run(factory, s)
+				again, err := assay.Replay(s)
 				if err != nil {
 					return badInput("%v", err)
 				}
