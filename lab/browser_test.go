@@ -165,8 +165,8 @@ func TestBrowserCounterfactual(t *testing.T) {
 	if got, w := rate(toolDupe), want.ByDomain[model.DomainTool].Rates().DuplicateEffect; got != 0 || w != 0 {
 		t.Fatalf("typed: tool duplicate effect %v on the page, %v in the model; want 0", got, w)
 	}
-	if got := text("#assessment-status"); got != assay.AssessPass {
-		t.Errorf("typed: assessment %q", got)
+	if got := text("#assessment-status"); got != want.Assessment {
+		t.Errorf("typed: assessment %q, the model's %q", got, want.Assessment)
 	}
 	if got := text("#command"); got != "faultline assay --profile typed --fault all --trials 2000 --seed 188" {
 		t.Errorf("typed: command %q", got)
@@ -189,8 +189,8 @@ func TestBrowserCounterfactual(t *testing.T) {
 	if got := text("#command"); got != "faultline assay --controls bind_identity,pre_effect_authority,refresh_context,state_precondition,evidence_gate --fault all --trials 2000 --seed 188" {
 		t.Errorf("counterfactual: command %q", got)
 	}
-	if got := text("#assessment-status"); got != assay.AssessBlock {
-		t.Errorf("counterfactual: assessment %q", got)
+	if got := text("#assessment-status"); got != want.Assessment || got != assay.AssessBlock {
+		t.Errorf("counterfactual: assessment %q, the model's %q", got, want.Assessment)
 	}
 	if got := text(`#charts figure[data-domain="tool"] h3`); got != "tool (n="+strconv.Itoa(want.ByDomain[model.DomainTool].Trials)+")" {
 		t.Errorf("tool chart heading %q", got)
