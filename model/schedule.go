@@ -78,12 +78,26 @@ func (c Config) Resolve() (Controls, error) {
 	return ProfileControls(c.Profile)
 }
 
-// String is "profile NAME" or "controls a,b,c".
+// String is "profile NAME" or "controls a,b,c", followed by the mutant
+// and any budget or join override that is set.
 func (c Config) String() string {
+	s := "profile " + string(c.Profile)
 	if c.HasControls {
-		return "controls " + c.Controls.String()
+		s = "controls " + c.Controls.String()
 	}
-	return "profile " + string(c.Profile)
+	if c.Mutant != "" {
+		s += ", mutant " + c.Mutant
+	}
+	if c.RetryBudget != nil {
+		s += ", retry_budget " + strconv.Itoa(*c.RetryBudget)
+	}
+	if c.Deadline != nil {
+		s += ", deadline_ms " + strconv.FormatInt(int64(*c.Deadline), 10)
+	}
+	if c.Join != "" {
+		s += ", join " + string(c.Join)
+	}
+	return s
 }
 
 type configJSON struct {
