@@ -51,9 +51,10 @@ type InvariantResult struct {
 
 // TaskClaim is one task's claim as the system made it.
 type TaskClaim struct {
-	Task    string       `json:"task"`
-	Verdict ClaimVerdict `json:"verdict"`
-	Reason  string       `json:"reason,omitempty"`
+	Task     string       `json:"task"`
+	Verdict  ClaimVerdict `json:"verdict"`
+	Reason   string       `json:"reason,omitempty"`
+	Degraded bool         `json:"degraded,omitempty"`
 }
 
 // Result is the full result of one run.
@@ -68,6 +69,10 @@ type Result struct {
 	Terms      Terms             `json:"terms"`
 	Verdict    ClaimVerdict      `json:"claim_verdict"`
 	RunVerdict RunVerdict        `json:"run_verdict"`
+
+	fixture Fixture
+	budget  BudgetUse
+	join    JoinPolicy
 }
 
 // Held reports whether every invariant held.
@@ -105,6 +110,7 @@ func (r *run) outcome() *Result {
 	res := &Result{
 		Schedule: r.sched,
 		Controls: r.controls,
+		fixture:  r.h.fixture,
 		Terms:    r.terms(),
 	}
 	o := &r.oracle
@@ -139,9 +145,14 @@ func (r *run) outcome() *Result {
 	}
 	res.Verdict = res.Terms.Verdict
 	limit := false
-	for _, t := range r.tasks {
-		res.Claims = append(res.Claims, TaskClaim{Task: t.task.ID, Verdict: t.claim.Verdict, Reason: t.claim.Reason})
-		if t.claim.Reason == "restart limit reached" {
+	for i, t := range r.tasks {
+		if i == 0 {
+			res.join = t.task.Join
+			res.budget = BudgetUse{Attempts: t.attempts, RetryBudget: t.task.RetryBudget, ElapsedMs: t.claimAt - t.started,
+				DeadlineMs: t.task.Deadline, DeadlineRemainingMs: t.task.Deadline - (t.claimAt - t.started), Restarts: t.restarts}
+		}
+		res.Claims = append(res.Claims, TaskClaim{Task: t.task.ID, Verdict: t.claim.Verdict, Reason: t.claim.Reason, Degraded: t.claim.Degraded})
+		if t.inconclusive {
 			limit = true
 		}
 	}
