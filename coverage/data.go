@@ -77,10 +77,11 @@ func (d *Data) KeyCounts(k Key) (visits, untested int) {
 
 // ScheduleLess is the total order that picks which schedule a key keeps,
 // independent of the order runs were recorded or files merged: fewer
-// faults first, then the faults in order by event, ordinal, kind and id,
-// then the config (profiles before control lists), then the seed. Two
-// valid schedules are equal under it exactly when model.Format gives the
-// same bytes.
+// faults first, then the faults in order by event, ordinal, kind, id and
+// target, then the config (profiles before control lists, then the
+// profile or controls, the mutant, the retry budget and deadline overrides
+// (unset first) and the join policy), then the seed. Two valid schedules
+// are equal under it exactly when model.Format gives the same bytes.
 func ScheduleLess(a, b *model.Schedule) bool { return compareSchedules(a, b) < 0 }
 
 func compareSchedules(a, b *model.Schedule) int {
@@ -90,7 +91,7 @@ func compareSchedules(a, b *model.Schedule) int {
 	for i := range a.Faults {
 		x, y := a.Faults[i], b.Faults[i]
 		if c := cmp.Or(cmp.Compare(x.Event, y.Event), cmp.Compare(x.Ordinal, y.Ordinal),
-			cmp.Compare(x.Kind, y.Kind), cmp.Compare(x.ID, y.ID)); c != 0 {
+			cmp.Compare(x.Kind, y.Kind), cmp.Compare(x.ID, y.ID), cmp.Compare(x.Target, y.Target)); c != 0 {
 			return c
 		}
 	}
@@ -100,18 +101,43 @@ func compareSchedules(a, b *model.Schedule) int {
 		}
 		return 0
 	}
-	return cmp.Or(cmp.Compare(bi(a.Config.HasControls), bi(b.Config.HasControls)),
-		cmp.Compare(a.Config.Profile, b.Config.Profile), cmp.Compare(a.Config.Controls, b.Config.Controls),
+	ca, cb := a.Config, b.Config
+	return cmp.Or(cmp.Compare(bi(ca.HasControls), bi(cb.HasControls)),
+		cmp.Compare(ca.Profile, cb.Profile), cmp.Compare(ca.Controls, cb.Controls), cmp.Compare(ca.Mutant, cb.Mutant),
+		compareOptional(ca.RetryBudget, cb.RetryBudget), compareOptional(ca.Deadline, cb.Deadline), cmp.Compare(ca.Join, cb.Join),
 		cmp.Compare(a.Seed, b.Seed), cmp.Compare(a.Version, b.Version))
 }
 
-// cloneSchedule returns a deep copy of s.
+// compareOptional orders an unset override before any set one, and set
+// ones by value.
+func compareOptional[T cmp.Ordered](a, b *T) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	}
+	return cmp.Compare(*a, *b)
+}
+
+// cloneSchedule returns a deep copy of s (its faults and its config's
+// override pointers included).
 func cloneSchedule(s *model.Schedule) *model.Schedule {
 	if s == nil {
 		return nil
 	}
 	c := *s
 	c.Faults = append([]model.FaultEntry{}, s.Faults...)
+	if s.Config.RetryBudget != nil {
+		v := *s.Config.RetryBudget
+		c.Config.RetryBudget = &v
+	}
+	if s.Config.Deadline != nil {
+		v := *s.Config.Deadline
+		c.Config.Deadline = &v
+	}
 	return &c
 }
 

@@ -3,9 +3,9 @@ package coverage_test
 import (
 	"testing"
 
+	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
 )
 
 // tb is what the helpers need of *testing.T and *rapid.T.
@@ -14,14 +14,11 @@ type tb interface {
 	Fatal(args ...any)
 }
 
-// runSchedule runs s against the reference system through the full model.
+// runSchedule runs s against the reference system (with the schedule's
+// mutant, if any) through the full model, as "faultline replay" does.
 func runSchedule(t tb, s *model.Schedule) *model.Result {
 	t.Helper()
-	cs, err := s.Config.Resolve()
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := model.NewHarness(model.Copperfin(), model.Options{}).Run(copperfin.Factory(cs), s)
+	res, err := assay.Replay(s)
 	if err != nil {
 		t.Fatal(err)
 	}

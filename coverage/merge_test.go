@@ -2,6 +2,7 @@ package coverage_test
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -9,10 +10,14 @@ import (
 
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // genSchedule draws a valid schedule of one or two catalogue faults at
-// ordinals 1 to 3 under a profile or an explicit control set.
+// ordinals 1 to 3 (with a target, sometimes, for memory_loss and
+// branch_failure) under a profile or an explicit control set, sometimes
+// with a mutant of the reference system and retry budget, deadline or join
+// overrides.
 func genSchedule(t *rapid.T, label string) *model.Schedule {
 	specs := model.Catalogue()
 	n := rapid.IntRange(1, 2).Draw(t, label+".faults")
@@ -22,10 +27,29 @@ func genSchedule(t *rapid.T, label string) *model.Schedule {
 	} else {
 		s.Config = model.ConfigOfProfile(rapid.SampledFrom(model.Profiles).Draw(t, label+".profile"))
 	}
+	if rapid.IntRange(0, 3).Draw(t, label+".mutated") == 0 {
+		s.Config.Mutant = string(rapid.SampledFrom(copperfin.Mutants()).Draw(t, label+".mutant").Name)
+	}
+	if rapid.IntRange(0, 3).Draw(t, label+".budgeted") == 0 {
+		b := rapid.IntRange(0, 3).Draw(t, label+".retry_budget")
+		s.Config.RetryBudget = &b
+	}
+	if rapid.IntRange(0, 3).Draw(t, label+".timed") == 0 {
+		d := model.Millis(rapid.SampledFrom([]int64{150, 400, 2000}).Draw(t, label+".deadline"))
+		s.Config.Deadline = &d
+	}
+	s.Config.Join = rapid.SampledFrom(append([]model.JoinPolicy{""}, model.JoinPolicies...)).Draw(t, label+".join")
 	for i := range n {
 		spec := rapid.SampledFrom(specs).Draw(t, label+".kind")
-		s.Faults = append(s.Faults, model.FaultEntry{ID: []string{"f1", "f2"}[i], Event: spec.Event,
-			Ordinal: rapid.IntRange(1, 3).Draw(t, label+".ordinal"), Kind: spec.Kind})
+		f := model.FaultEntry{ID: []string{"f1", "f2"}[i], Event: spec.Event,
+			Ordinal: rapid.IntRange(1, 3).Draw(t, label+".ordinal"), Kind: spec.Kind}
+		switch spec.Kind {
+		case "memory_loss":
+			f.Target = rapid.SampledFrom([]string{"", "approval"}).Draw(t, label+".target")
+		case "branch_failure":
+			f.Target = rapid.SampledFrom([]string{"", copperfin.BranchSearch, copperfin.BranchSummarize}).Draw(t, label+".target")
+		}
+		s.Faults = append(s.Faults, f)
 	}
 	return s
 }
@@ -37,8 +61,12 @@ func genData(t *rapid.T, label string) *coverage.Data {
 	d := &coverage.Data{Keys: map[coverage.Key]*coverage.Entry{}}
 	d.Runs = rapid.IntRange(0, 50).Draw(t, label+".runs")
 	d.NotAdjudicated = rapid.IntRange(0, d.Runs).Draw(t, label+".notadj")
-	// in name order, as a file keeps them
-	invs := []string{model.InvCurrentEntitlement, model.InvEffectAtMostOnce, model.InvProvableOutcome, model.InvRightSubject}
+	// every invariant, in name order, as a file keeps them
+	var invs []string
+	for _, inv := range model.Invariants {
+		invs = append(invs, inv.Name)
+	}
+	slices.Sort(invs)
 	withKind := func(s *model.Schedule, kind string) *model.Schedule {
 		spec, _ := model.Spec(kind)
 		s.Faults[0].Kind, s.Faults[0].Event = kind, spec.Event
@@ -168,6 +196,88 @@ func TestSeparateRunsMergeToOneRun(t *testing.T) {
 		}
 		if x, y := write(t, coverage.Merge(l, r)), write(t, one.Data()); x != y {
 			t.Fatalf("merged files:\n%s\none tracker:\n%s", x, y)
+		}
+	})
+}
+
+// TestScheduleLessIsFormatOrder: ScheduleLess is a strict total order whose
+// ties are exactly the schedules model.Format writes alike, whichever field
+// two schedules differ in (seed, a fault's ordinal, kind, id or target, the
+// profile or controls, the mutant, an override, the join policy, the number
+// of faults), so the schedule a key keeps never depends on the order runs
+// arrive.
+func TestScheduleLessIsFormatOrder(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		a := genSchedule(t, "a")
+		b, err := model.ParseSchedule(model.Format(a))
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch rapid.IntRange(0, 11).Draw(t, "change") {
+		case 1:
+			b.Seed += "x"
+		case 2:
+			b.Faults[0].Ordinal++
+		case 3:
+			b.Faults[0].Target += "x"
+		case 4:
+			b.Faults[0].ID = "g1"
+		case 5:
+			b.Config.Mutant = rapid.SampledFrom([]string{"", string(copperfin.TimeoutAsSuccess), string(copperfin.UnboundedRetry)}).Draw(t, "mutant")
+		case 6:
+			if b.Config.RetryBudget == nil {
+				v := 2
+				b.Config.RetryBudget = &v
+			} else {
+				v := *b.Config.RetryBudget + rapid.IntRange(0, 1).Draw(t, "more")
+				b.Config.RetryBudget = &v
+			}
+		case 7:
+			if b.Config.Deadline == nil {
+				v := model.Millis(2000)
+				b.Config.Deadline = &v
+			} else {
+				b.Config.Deadline = nil
+			}
+		case 8:
+			b.Config.Join = rapid.SampledFrom(append([]model.JoinPolicy{""}, model.JoinPolicies...)).Draw(t, "join")
+		case 9:
+			cfg := model.ConfigOfProfile(rapid.SampledFrom(model.Profiles).Draw(t, "profile"))
+			if rapid.Bool().Draw(t, "explicit") {
+				cfg = model.ConfigOfControls(model.Controls(rapid.IntRange(0, 3).Draw(t, "controls")))
+			}
+			cfg.Mutant, cfg.RetryBudget, cfg.Deadline, cfg.Join = b.Config.Mutant, b.Config.RetryBudget, b.Config.Deadline, b.Config.Join
+			b.Config = cfg
+		case 10:
+			spec := rapid.SampledFrom(model.Catalogue()).Draw(t, "kind")
+			b.Faults[0].Kind, b.Faults[0].Event, b.Faults[0].Target = spec.Kind, spec.Event, ""
+		case 11:
+			b.Faults = b.Faults[:len(b.Faults)-1]
+		}
+		c := genSchedule(t, "c")
+		same := func(x, y *model.Schedule) bool { return bytes.Equal(model.Format(x), model.Format(y)) }
+		for _, p := range [][2]*model.Schedule{{a, b}, {a, c}, {b, c}} {
+			x, y := p[0], p[1]
+			lt, gt := coverage.ScheduleLess(x, y), coverage.ScheduleLess(y, x)
+			if lt && gt {
+				t.Fatalf("each less than the other:\n%s\n%s", model.Format(x), model.Format(y))
+			}
+			if tie := !lt && !gt; tie != same(x, y) {
+				t.Fatalf("tie %t, but Format equal %t:\n%s\n%s", tie, same(x, y), model.Format(x), model.Format(y))
+			}
+		}
+		xs := []*model.Schedule{a, b, c}
+		slices.SortFunc(xs, func(x, y *model.Schedule) int {
+			switch {
+			case coverage.ScheduleLess(x, y):
+				return -1
+			case coverage.ScheduleLess(y, x):
+				return 1
+			}
+			return 0
+		})
+		if coverage.ScheduleLess(xs[1], xs[0]) || coverage.ScheduleLess(xs[2], xs[1]) || coverage.ScheduleLess(xs[2], xs[0]) {
+			t.Fatal("not transitive")
 		}
 	})
 }
