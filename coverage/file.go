@@ -62,7 +62,7 @@ func intp(v int) *int { return &v }
 //	      "visits": 3, "not_reached": 0, "not_fired": 0,
 //	      "schedule": {SCHEDULE},
 //	      "counterexamples": [{"invariant": "effect_at_most_once", "count": 1,
-//	        "first_seq": 14, "event": "tool.commit", "detail": "...", "schedule": {SCHEDULE}}]
+//	        "first_seq": 19, "event": "tool.commit", "detail": "...", "schedule": {SCHEDULE}}]
 //	    }
 //	  },
 //	  "unattributed": [COUNTEREXAMPLE...]

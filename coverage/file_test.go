@@ -61,7 +61,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	if b.String() != b2.String() {
 		t.Fatal("writing what was read gives different bytes")
 	}
-	for _, want := range []string{`"counterexamples": [`, `"invariant": "effect_at_most_once"`, `"first_seq": 12`, `"event": "tool.commit"`, `"profile": "baseline"`} {
+	for _, want := range []string{`"counterexamples": [`, `"invariant": "effect_at_most_once"`, `"first_seq": 19`, `"event": "tool.commit"`, `"profile": "baseline"`} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("file lacks %s", want)
 		}
@@ -165,13 +165,20 @@ func TestMergeIntoFileFromManyWriters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Runs != 12*30 {
-		t.Fatalf("runs %d, want 360", got.Runs)
+	// 12 times the 75 audit runs: every count of d, times 12
+	if got.Runs != 12*75 || len(got.Keys) != 19 {
+		t.Fatalf("runs %d, want 900; keys %d, want 19", got.Runs, len(got.Keys))
 	}
-	for k, e := range got.Keys {
-		if e.Visits != 36 || e.Counterexamples[0].Count != 12 {
-			t.Fatalf("%s: %+v", k, e)
+	want := d.Clone()
+	want.Runs *= 12
+	for _, e := range want.Keys {
+		e.Visits *= 12
+		for i := range e.Counterexamples {
+			e.Counterexamples[i].Count *= 12
 		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("merged file (-want +got):\n%s", diff)
 	}
 	// a corrupt file is reported and left unchanged
 	os.WriteFile(p, []byte(`{"version": 1, "runs": "many"}`), 0o644)

@@ -177,7 +177,9 @@ func Gate(u *Universe, d *Data, opts GateOptions) (*GateResult, error) {
 }
 
 // WriteText writes the gate's finding: a verdict line, the ratio against
-// its minimum, and every missing required key with its reason.
+// its minimum, the number of required keys, of those unvisited and of the
+// patterns that match no reachable key, and every missing required key
+// with its reason.
 func (g *GateResult) WriteText(w io.Writer) error {
 	var b bytes.Buffer
 	verdict := "passed"
@@ -195,7 +197,19 @@ func (g *GateResult) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintln(&b)
 	if g.Required > 0 || len(g.Missing) > 0 {
-		fmt.Fprintf(&b, "  required keys: %d, unvisited: %d\n", g.Required, len(g.Missing))
+		keys, patterns := 0, 0
+		for _, m := range g.Missing {
+			if m.Key == "" {
+				patterns++
+			} else {
+				keys++
+			}
+		}
+		fmt.Fprintf(&b, "  required keys: %d, unvisited: %d", g.Required, keys)
+		if patterns > 0 {
+			fmt.Fprintf(&b, "; patterns matching no reachable key: %d", patterns)
+		}
+		fmt.Fprintln(&b)
 	}
 	for _, m := range g.Missing {
 		if m.Key == "" {

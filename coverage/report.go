@@ -254,7 +254,7 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 			if e.NotFired > 0 {
 				parts = append(parts, fmt.Sprintf("reached %s, but the disturbance had nothing to act on", times(e.NotFired)))
 			}
-			kr.Reason = strings.Join(parts, "; ") + " (" + strings.Join(kr.Kinds, ", ") + ")"
+			kr.Reason = strings.Join(parts, "; ") + " (" + strings.Join(kr.Kinds, " or ") + ")"
 		default:
 			kr.Status = StatusNeverTried
 			kr.Reason = "no recorded run scheduled " + strings.Join(kr.Kinds, " or ")

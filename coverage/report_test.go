@@ -12,16 +12,20 @@ import (
 	"github.com/faultline/faultline/model"
 )
 
-// partialReport records the tool kinds under baseline (both violate), the
-// state kinds under typed (both hold) and stale_policy scheduled at a
-// policy read that never happens.
+// partialReport records three tool kinds under baseline (each violates an
+// invariant; partial_success_response and output_drift share a key), three
+// state kinds under typed (each holds; branch_failure at the branch join,
+// adjudicated by the join record) and stale_policy scheduled at a policy
+// read that never happens.
 func partialReport(t *testing.T) *coverage.Report {
 	t.Helper()
 	tr := record(t,
 		single(t, "timeout_after_commit", model.ProfileBaseline),
 		single(t, "partial_success_response", model.ProfileBaseline),
+		single(t, "output_drift", model.ProfileBaseline),
 		single(t, "checkpoint_rollback", model.ProfileTyped),
 		single(t, "concurrent_version_change", model.ProfileTyped),
+		single(t, "branch_failure", model.ProfileTyped),
 		at(t, "stale_policy", 4, model.ProfileTyped),
 	)
 	return coverage.NewReport(coverage.Default(), tr.Data(), coverage.ReportOptions{})
@@ -30,9 +34,14 @@ func partialReport(t *testing.T) *coverage.Report {
 func TestReportNumbers(t *testing.T) {
 	r := partialReport(t)
 	s := r.Summary
-	want := coverage.Summary{Keys: 8800, Reachable: 10, Unreachable: 8790, Visited: 4, Ratio: 0.4, Violated: 2, Held: 2,
-		NotReached: 1, NeverTried: 5, Runs: 5, Visits: 4, FaultsNotReached: 1, Counterexamples: 2,
-		PairsPossible: 419, PairsReachable: 72, PairsCovered: 30, PairRatio: 30.0 / 72}
+	// 5 of the 19 reachable keys visited (the shared receipt key twice); 3
+	// counterexamples: effect_at_most_once under each of the two after_commit
+	// keys, provable_outcome under the receipt key. Pairs: 444 = 5·11 + 5·5 +
+	// 5·4 + 5·9 + 11·5 + 11·4 + 11·9 + 5·4 + 5·9 + 4·9; 117 appear in a
+	// reachable key, 37 in a visited one.
+	want := coverage.Summary{Keys: 9900, Reachable: 19, Unreachable: 9881, Visited: 5, Ratio: 5.0 / 19, Violated: 2, Held: 3,
+		NotReached: 1, NeverTried: 13, Runs: 7, Visits: 6, FaultsNotReached: 1, Counterexamples: 3,
+		PairsPossible: 444, PairsReachable: 117, PairsCovered: 37, PairRatio: 37.0 / 117}
 	if s != want {
 		t.Fatalf("summary\n got %+v\nwant %+v", s, want)
 	}
@@ -45,6 +54,14 @@ func TestReportNumbers(t *testing.T) {
 		"identity/authority/before_commit/isolated/capability_record never_tried: no recorded run scheduled revoked_capability",
 		"context/proposal/before_validation/isolated/state_version never_tried: no recorded run scheduled cross_source_conflict",
 		"context/proposal/before_validation/isolated/policy_record scheduled_not_reached: scheduled 1 time, but its event never occurred (stale_policy)",
+		"context/memory/before_commit/isolated/checkpoint_store never_tried: no recorded run scheduled memory_loss",
+		"tool/effect/before_commit/isolated/ledger_readback never_tried: no recorded run scheduled reject_before_commit",
+		"tool/sandbox/before_validation/isolated/ledger_readback never_tried: no recorded run scheduled sandbox_denial",
+		"tool/tool_call/before_commit/isolated/ledger_readback never_tried: no recorded run scheduled timeout_before_send or tool_timeout",
+		"tool/tool_call/before_commit/isolated/budget_counter never_tried: no recorded run scheduled rate_limit",
+		"tool/tool_call/before_commit/persistent/budget_counter never_tried: no recorded run scheduled budget_exhaustion",
+		"state/worker/after_checkpoint/isolated/checkpoint_store never_tried: no recorded run scheduled worker_restart",
+		"state/checkpoint_store/after_checkpoint/isolated/checkpoint_store never_tried: no recorded run scheduled missing_checkpoint or stale_checkpoint or future_version_checkpoint or corrupt_checkpoint",
 		"evidence/effect/before_commit/isolated/trace_lineage never_tried: no recorded run scheduled break_trace_lineage",
 		"evidence/proof/after_receipt/isolated/receipt never_tried: no recorded run scheduled drop_effect_receipt",
 	}
@@ -56,16 +73,20 @@ func TestReportNumbers(t *testing.T) {
 	for _, v := range r.Marginals[1].Values {
 		b = append(b, v.Value+" "+itoa(v.Visited)+"/"+itoa(v.Reachable))
 	}
-	if got := strings.Join(b, ", "); got != "proposal 0/3, authority 0/1, effect 2/3, state 2/2, proof 0/1, sandbox 0/0, tool_call 0/0, worker 0/0, checkpoint_store 0/0, branch_join 0/0, memory 0/0" {
+	if got := strings.Join(b, ", "); got != "proposal 0/3, authority 0/1, effect 2/4, state 2/2, proof 0/1, sandbox 0/1, tool_call 0/3, worker 0/1, checkpoint_store 0/1, branch_join 1/1, memory 0/1" {
 		t.Fatalf("boundary marginal: %s", got)
 	}
 	if r.Marginals[3].Values[1].Reason != "no fault kind in the catalogue has correlation repeated" {
 		t.Fatalf("repeated: %+v", r.Marginals[3].Values[1])
 	}
-	// pairwise domain × boundary: 7 reachable pairs, tool×effect and state×state covered
+	if r.Marginals[4].Values[8] != (coverage.MarginalValue{Value: "join_record", Reachable: 1, Visited: 1}) {
+		t.Fatalf("join_record: %+v", r.Marginals[4].Values[8])
+	}
+	// pairwise domain × boundary: 13 reachable pairs; tool×effect, state×state and state×branch_join covered
 	p := r.Pairwise[0]
-	if p.Dimensions != [2]string{"domain", "boundary"} || p.Possible != 55 || p.Reachable != 7 || p.Covered != 2 ||
-		strings.Join(p.Missing, ", ") != "identity × proposal, identity × authority, context × proposal, evidence × effect, evidence × proof" {
+	if p.Dimensions != [2]string{"domain", "boundary"} || p.Possible != 55 || p.Reachable != 13 || p.Covered != 3 ||
+		strings.Join(p.Missing, ", ") != "identity × proposal, identity × authority, context × proposal, context × memory, tool × sandbox, "+
+			"tool × tool_call, state × worker, state × checkpoint_store, evidence × effect, evidence × proof" {
 		t.Fatalf("pairwise %+v", p)
 	}
 	// heatmap domain × phase: tool × after_commit has 2 keys, both visited and violated
@@ -81,6 +102,14 @@ func TestReportNumbers(t *testing.T) {
 	}
 	if r.Heatmaps[1].Rows != "boundary" || r.Heatmaps[1].Cols != "oracle" || r.Heatmaps[2].Rows != "correlation" || r.Heatmaps[2].Cols != "domain" {
 		t.Fatal("heatmap axes")
+	}
+	// boundary × oracle: 11 rows, 9 columns; branch_join × join_record holds its one key, visited and held
+	if h := r.Heatmaps[1]; len(h.Cells) != 11 || len(h.Cells[9]) != 9 || h.Cells[9][8] != (coverage.Cell{Reachable: 1, Visited: 1}) {
+		t.Fatalf("boundary × oracle %dx%d, branch_join × join_record %+v", len(h.Cells), len(h.Cells[0]), h.Cells[9][8])
+	}
+	// correlation × domain: tool has 6 isolated keys (2 visited, both violated) and 1 persistent
+	if h := r.Heatmaps[2]; h.Cells[0][2] != (coverage.Cell{Reachable: 6, Visited: 2, Violated: 2}) || h.Cells[2][2] != (coverage.Cell{Reachable: 1}) {
+		t.Fatalf("isolated × tool %+v, persistent × tool %+v", h.Cells[0][2], h.Cells[2][2])
 	}
 }
 
@@ -99,27 +128,33 @@ func TestReportFormats(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"Coverage: 4 of 10 reachable keys visited (40.0%)\n",
-		"  tool/effect/after_commit/isolated/ledger_readback               timeout_after_commit       violated               1       0            0          effect_at_most_once ×1\n",
-		"    effect_at_most_once violated in 1 run: first false after seq 12 (tool.commit): second ledger effect for task refund-O-731\n    replay: faultline replay timeout_after_commit-",
+		"Coverage: 5 of 19 reachable keys visited (26.3%)\n",
+		"  tool/effect/after_commit/isolated/ledger_readback                  timeout_after_commit                                                              violated               1       0            0          effect_at_most_once ×1\n",
+		"  tool/effect/after_commit/isolated/receipt                          partial_success_response,malformed_response,output_drift                          violated               2       0            0          effect_at_most_once ×1, provable_outcome ×1\n",
+		"    effect_at_most_once violated in 1 run: first false after seq 19 (tool.commit): second ledger effect for task refund-O-731\n    replay: faultline replay timeout_after_commit-",
+		"  tool/effect/after_commit/isolated/receipt\n    effect_at_most_once violated in 1 run: first false after seq 19 (tool.commit): second ledger effect for task refund-O-731\n    replay: faultline replay output_drift-",
+		"  tool/effect/after_commit/isolated/receipt\n    provable_outcome violated in 1 run: first false after seq 18 (claim): release without correlated proof\n    replay: faultline replay partial_success_response-",
 		"  context/proposal/before_validation/isolated/policy_record  scheduled_not_reached: scheduled 1 time, but its event never occurred (stale_policy)\n",
-		"  boundary     proposal 0/3, authority 0/1, effect 2/3, state 2/2, proof 0/1, sandbox -,",
-		"  domain × boundary       2/7   of 55  missing: identity × proposal,",
-		"Unreachable keys (8790), grouped by reason:\n  identity/{effect,state,proof,sandbox,tool_call,worker,checkpoint_store,branch_join,memory}/*/*/* (1440 keys): no identity fault kind enters at any of the boundaries",
+		"  boundary     proposal 0/3, authority 0/1, effect 2/4, state 2/2, proof 0/1, sandbox 0/1, tool_call 0/3, worker 0/1, checkpoint_store 0/1, branch_join 1/1, memory 0/1\n",
+		"  correlation  isolated 5/18, repeated -, persistent 0/1, synchronized -\n",
+		"  domain × boundary       3/13  of 55  missing: identity × proposal,",
+		"Unreachable keys (9881), grouped by reason:\n  identity/{effect,state,proof,sandbox,tool_call,worker,checkpoint_store,branch_join,memory}/*/*/* (1620 keys): no identity fault kind enters at any of the boundaries",
 	} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text report lacks %q", want)
 		}
 	}
-	if n := strings.Count(text.String(), " keys): "); n != 28 {
-		t.Errorf("text report lists %d unreachable groups, want 28", n)
+	if n := strings.Count(text.String(), " keys): "); n != 49 {
+		t.Errorf("text report lists %d unreachable groups, want 49", n)
 	}
 	for _, want := range []string{
-		"### Coverage: 4 of 10 reachable keys visited (40.0%)\n",
-		"| `tool/effect/after_commit/isolated/ledger_readback` | timeout_after_commit | ❌ violated | 1 | 0 | `effect_at_most_once` ×1, first false after seq 12 (tool.commit); `faultline replay timeout_after_commit-",
+		"### Coverage: 5 of 19 reachable keys visited (26.3%)\n",
+		"| `tool/effect/after_commit/isolated/ledger_readback` | timeout_after_commit | ❌ violated | 1 | 0 | `effect_at_most_once` ×1, first false after seq 19 (tool.commit); `faultline replay timeout_after_commit-",
+		"| `tool/effect/after_commit/isolated/receipt` | partial_success_response, malformed_response, output_drift | ❌ violated | 2 | 0 | `effect_at_most_once` ×1, first false after seq 19 (tool.commit); `faultline replay output_drift-",
 		"| `state/state/before_commit/isolated/state_version` | concurrent_version_change | ✅ held | 1 | 0 | - |",
+		"| `state/branch_join/before_commit/isolated/join_record` | branch_failure | ✅ held | 1 | 0 | - |",
 		"- `context/proposal/before_validation/isolated/policy_record` (⚠️ scheduled, not reached): scheduled 1 time, but its event never occurred (stale_policy)\n",
-		"<details><summary>Unreachable keys (8790), grouped by reason</summary>",
+		"<details><summary>Unreachable keys (9881), grouped by reason</summary>",
 	} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown report lacks %q", want)
@@ -148,11 +183,11 @@ func TestReportFormats(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.Version != 1 || back.Summary != r.Summary || len(back.Keys) != 10 || len(back.Unreachable) != 28 ||
-		back.Unreachable[0].Dimension != "boundary" || back.Unreachable[0].Keys != 1440 {
+	if back.Version != 1 || back.Summary != r.Summary || len(back.Keys) != 19 || len(back.Unreachable) != 49 ||
+		back.Unreachable[0].Dimension != "boundary" || back.Unreachable[0].Keys != 1620 {
 		t.Fatalf("json report: %+v", back)
 	}
-	cx := back.Keys[4].Counterexamples[0]
+	cx := back.Keys[6].Counterexamples[0]
 	s, err := model.ParseSchedule(cx.Schedule.Schedule)
 	if err != nil || s.Faults[0].Kind != "timeout_after_commit" || cx.Invariant != "effect_at_most_once" {
 		t.Fatalf("json counterexample %+v: %v", cx, err)
@@ -207,7 +242,7 @@ func TestHTMLStructure(t *testing.T) {
 		}
 	}
 	walk(doc)
-	if title != "faultline coverage: 4 of 10 reachable keys visited" {
+	if title != "faultline coverage: 5 of 19 reachable keys visited" {
 		t.Fatalf("title %q", title)
 	}
 	if scripts != 0 || len(external) != 0 {
@@ -216,7 +251,7 @@ func TestHTMLStructure(t *testing.T) {
 	if len(svgs) != 3 {
 		t.Fatalf("%d svg heatmaps, want 3", len(svgs))
 	}
-	wantCells := []int{5 * 5, 11 * 8, 4 * 5}
+	wantCells := []int{5 * 5, 11 * 9, 4 * 5}
 	for i, s := range svgs {
 		cells := find(s, func(n *html.Node) bool { return n.Data == "rect" && attr(n, "class") == "cell" })
 		if len(cells) != wantCells[i] {
@@ -231,22 +266,28 @@ func TestHTMLStructure(t *testing.T) {
 		t.Fatalf("tool × after_commit cell: %d found, text %q", len(tool), text(tool[0]))
 	}
 	rows := find(byID["keys"], func(n *html.Node) bool { return n.Data == "tr" && n.Parent.Data == "tbody" })
-	if len(rows) != 10 {
-		t.Fatalf("%d key rows, want 10", len(rows))
+	if len(rows) != 19 {
+		t.Fatalf("%d key rows, want 19", len(rows))
 	}
 	// the counterexample sits in its key's row
-	if row := text(rows[4]); !strings.HasPrefix(row, "tool/effect/after_commit/isolated/ledger_readback") ||
+	if row := text(rows[6]); !strings.HasPrefix(row, "tool/effect/after_commit/isolated/ledger_readback") ||
 		!strings.Contains(row, "effect_at_most_once violated in 1 run(s)") || !strings.Contains(row, "faultline replay timeout_after_commit-") {
-		t.Fatalf("row 5: %q", row)
+		t.Fatalf("row 7: %q", row)
 	}
-	if attr(rows[4], "class") != "status-violated" || attr(rows[6], "class") != "status-held" || attr(rows[3], "class") != "status-scheduled_not_reached" {
+	// both counterexamples of the shared receipt key sit in its row
+	if row := text(rows[7]); !strings.HasPrefix(row, "tool/effect/after_commit/isolated/receipt") ||
+		!strings.Contains(row, "faultline replay output_drift-") || !strings.Contains(row, "faultline replay partial_success_response-") {
+		t.Fatalf("row 8: %q", row)
+	}
+	if attr(rows[6], "class") != "status-violated" || attr(rows[12], "class") != "status-held" || attr(rows[16], "class") != "status-held" ||
+		attr(rows[3], "class") != "status-scheduled_not_reached" || attr(rows[4], "class") != "status-never_tried" {
 		t.Fatal("row classes")
 	}
-	if n := len(find(byID["unvisited"], func(n *html.Node) bool { return n.Data == "li" })); n != 6 {
-		t.Fatalf("%d unvisited keys listed, want 6", n)
+	if n := len(find(byID["unvisited"], func(n *html.Node) bool { return n.Data == "li" })); n != 14 {
+		t.Fatalf("%d unvisited keys listed, want 14", n)
 	}
 	gaps := find(byID["unreachable"], func(n *html.Node) bool { return n.Data == "li" })
-	if len(gaps) != 28 || !strings.Contains(text(gaps[0]), "(1440 keys): no identity fault kind enters at any of the boundaries") {
+	if len(gaps) != 49 || !strings.Contains(text(gaps[0]), "(1620 keys): no identity fault kind enters at any of the boundaries") {
 		t.Fatalf("%d unreachable groups; first %q", len(gaps), text(gaps[0]))
 	}
 	if n := len(find(byID["pairwise"], func(n *html.Node) bool { return n.Data == "tr" && n.Parent.Data == "tbody" })); n != 10 {

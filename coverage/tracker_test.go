@@ -35,10 +35,10 @@ func TestScheduledNotReachedIsNotAVisit(t *testing.T) {
 		t.Fatalf("KeyCounts %d, %d", v, u)
 	}
 	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{})
-	if r.Summary.Visited != 0 || r.Summary.NotReached != 1 || r.Summary.NeverTried != 9 || r.Summary.FaultsNotReached != 1 {
+	if r.Summary.Visited != 0 || r.Summary.NotReached != 1 || r.Summary.NeverTried != 18 || r.Summary.FaultsNotReached != 1 {
 		t.Fatalf("summary %+v", r.Summary)
 	}
-	row := r.Keys[4]
+	row := r.Keys[6]
 	if row.Key != k.String() || row.Status != coverage.StatusNotReached ||
 		row.Reason != "scheduled 1 time, but its event never occurred (timeout_after_commit)" {
 		t.Fatalf("row %+v", row)
@@ -73,8 +73,30 @@ func TestReachedNotFired(t *testing.T) {
 		t.Fatalf("entry %+v", e)
 	}
 	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{})
-	if r.Summary.Visited != 0 || r.Unvisited[len(r.Unvisited)-3].Reason != "reached 1 time, but the disturbance had nothing to act on (checkpoint_rollback)" {
-		t.Fatalf("unvisited %+v", r.Unvisited)
+	row := r.Unvisited[13] // nothing visited: every reachable key is unvisited, in report order
+	if r.Summary.Visited != 0 || r.Summary.NotReached != 1 || r.Summary.FaultsNotFired != 1 ||
+		row.Key != "state/state/after_checkpoint/isolated/ledger_readback" || row.Status != coverage.StatusNotReached ||
+		row.Reason != "reached 1 time, but the disturbance had nothing to act on (checkpoint_rollback)" {
+		t.Fatalf("summary %+v, row %+v", r.Summary, row)
+	}
+}
+
+// TestSharedKeyReason: a key several kinds share names all of them as the
+// ones that may have been scheduled; a visit by any of them visits the key.
+func TestSharedKeyReason(t *testing.T) {
+	d := record(t, at(t, "tool_timeout", 3, model.ProfileTyped)).Data()
+	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{})
+	row := r.Keys[9]
+	if row.Key != "tool/tool_call/before_commit/isolated/ledger_readback" || row.Status != coverage.StatusNotReached ||
+		row.Reason != "scheduled 1 time, but its event never occurred (timeout_before_send or tool_timeout)" {
+		t.Fatalf("row %+v", row)
+	}
+	if got := r.Keys[8].Reason; got != "no recorded run scheduled sandbox_denial" {
+		t.Fatalf("never tried: %q", got)
+	}
+	d = record(t, single(t, "timeout_before_send", model.ProfileTyped), single(t, "tool_timeout", model.ProfileTyped)).Data()
+	if e := d.Keys[mustKey(t, row.Key)]; e.Visits != 2 || len(d.Keys) != 1 || e.Schedule.Faults[0].Kind != "timeout_before_send" {
+		t.Fatalf("two kinds of one key: %+v", e)
 	}
 }
 
@@ -89,7 +111,9 @@ func TestCounterexampleBesideItsKey(t *testing.T) {
 		t.Fatalf("entry %+v", e)
 	}
 	c := e.Counterexamples[0]
-	want := coverage.Counterexample{Invariant: "effect_at_most_once", Count: 1, Schedule: s, FirstSeq: 12,
+	// seq 19 is the retried tool.commit, the second ledger effect (seq 16 is
+	// the first commit, whose reply the fault lost)
+	want := coverage.Counterexample{Invariant: "effect_at_most_once", Count: 1, Schedule: s, FirstSeq: 19,
 		Event: model.EvToolCommit, Detail: "second ledger effect for task refund-O-731"}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Fatalf("counterexample (-want +got):\n%s", diff)
@@ -102,7 +126,7 @@ func TestCounterexampleBesideItsKey(t *testing.T) {
 		t.Fatal("the counterexample's schedule does not replay the violation")
 	}
 	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{Dir: "cx"})
-	row := r.Keys[4]
+	row := r.Keys[6]
 	if row.Status != coverage.StatusViolated || len(row.Counterexamples) != 1 ||
 		row.Counterexamples[0].Schedule.Replay != "faultline replay cx/"+row.Counterexamples[0].Schedule.File ||
 		!strings.HasPrefix(row.Counterexamples[0].Schedule.File, "timeout_after_commit-") {
@@ -186,13 +210,41 @@ func TestConcurrentRecordEqualsSequential(t *testing.T) {
 	if diff := cmp.Diff(want, par.Data()); diff != "" {
 		t.Fatalf("concurrent record differs (-want +got):\n%s", diff)
 	}
+	// every kind once under each of the three profiles: 3 visits per kind of
+	// a key; the counterexamples are the baseline's (typed and fail_closed
+	// hold everywhere), one per violating kind and invariant
 	d := seq.Data()
-	if d.Runs != 30 || len(d.Keys) != 10 {
+	if d.Runs != 75 || len(d.Keys) != 19 {
 		t.Fatalf("runs %d, keys %d", d.Runs, len(d.Keys))
 	}
+	want2 := map[string]string{
+		"identity/proposal/before_validation/isolated/capability_record":    "3 right_subject×1",
+		"identity/authority/before_commit/isolated/capability_record":       "3 current_entitlement×1",
+		"context/proposal/before_validation/isolated/state_version":         "3 current_entitlement×1",
+		"context/proposal/before_validation/isolated/policy_record":         "3 current_entitlement×1",
+		"context/memory/before_commit/isolated/checkpoint_store":            "3",
+		"tool/effect/before_commit/isolated/ledger_readback":                "3",
+		"tool/effect/after_commit/isolated/ledger_readback":                 "3 effect_at_most_once×1",
+		"tool/effect/after_commit/isolated/receipt":                         "9 effect_at_most_once×2 provable_outcome×1",
+		"tool/sandbox/before_validation/isolated/ledger_readback":           "3",
+		"tool/tool_call/before_commit/isolated/ledger_readback":             "6 effect_at_most_once×1",
+		"tool/tool_call/before_commit/isolated/budget_counter":              "3",
+		"tool/tool_call/before_commit/persistent/budget_counter":            "3",
+		"state/state/before_commit/isolated/state_version":                  "3 current_entitlement×1",
+		"state/state/after_checkpoint/isolated/ledger_readback":             "3 effect_at_most_once×1",
+		"state/worker/after_checkpoint/isolated/checkpoint_store":           "3",
+		"state/checkpoint_store/after_checkpoint/isolated/checkpoint_store": "12",
+		"state/branch_join/before_commit/isolated/join_record":              "3",
+		"evidence/effect/before_commit/isolated/trace_lineage":              "3 provable_outcome×1",
+		"evidence/proof/after_receipt/isolated/receipt":                     "3 provable_outcome×1",
+	}
 	for k, e := range d.Keys {
-		if e.Visits != 3 || len(e.Counterexamples) != 1 || e.Counterexamples[0].Count != 1 {
-			t.Errorf("%s: %+v", k, e)
+		got := itoa(e.Visits)
+		for _, c := range e.Counterexamples {
+			got += " " + c.Invariant + "×" + itoa(c.Count)
+		}
+		if got != want2[k.String()] || e.NotReached+e.NotFired != 0 {
+			t.Errorf("%s: %s (not reached %d, not fired %d), want %s", k, got, e.NotReached, e.NotFired, want2[k.String()])
 		}
 	}
 }
