@@ -29,6 +29,10 @@
 //     [Report.WriteMarkdown], [Report.WriteHTML]: visited over reachable,
 //     the unvisited keys with reasons, per-dimension marginals, pairwise
 //     (t = 2) coverage, heatmaps, and counterexamples beside their keys.
+//   - [Compare]: several records side by side (one [Column] per profile,
+//     say), so a key that broke under one configuration and held under
+//     another shows both; [Comparison.WriteText] is the audit's coverage
+//     view.
 //   - [ParseRequirements] and [Gate]: the release gate of
 //     "faultline coverage gate".
 //   - [Guide]: ranks fault kinds toward keys not yet visited, for guided

@@ -80,10 +80,7 @@ func marginalCell(v MarginalValue) string {
 // unreachable key grouped by reason.
 func (r *Report) WriteText(w io.Writer) error {
 	var b bytes.Buffer
-	fmt.Fprintln(&b, r.headline())
-	for _, l := range r.counts() {
-		fmt.Fprintln(&b, "  "+l)
-	}
+	r.textSummary(&b)
 	fmt.Fprintln(&b, "\nKeys (domain/boundary/phase/correlation/oracle):")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  key\tkinds\tstatus\tvisits\tnot_reached\tnot_fired\tcounterexamples")
@@ -96,33 +93,55 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, k := range r.Keys {
 		for _, c := range k.Counterexamples {
 			n++
-			fmt.Fprintf(&b, "  %s\n    %s\n    replay: %s\n    schedule: %s\n", k.Key, cxLine(c), c.Schedule.Replay, compact(c.Schedule.Schedule))
+			textCounterexample(&b, k.Key, c)
 		}
 	}
 	for _, c := range r.Unattributed {
 		n++
-		fmt.Fprintf(&b, "  (no fault reached it)\n    %s\n    replay: %s\n    schedule: %s\n", cxLine(c), c.Schedule.Replay, compact(c.Schedule.Schedule))
+		textCounterexample(&b, "(no fault reached it)", c)
 	}
 	if n == 0 {
 		fmt.Fprintln(&b, "  none: every invariant held in every recorded run")
 	}
-	fmt.Fprintln(&b, "\nUnvisited reachable keys:")
+	r.textRest(&b)
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// textSummary writes the headline and the summary lines.
+func (r *Report) textSummary(b *bytes.Buffer) {
+	fmt.Fprintln(b, r.headline())
+	for _, l := range r.counts() {
+		fmt.Fprintln(b, "  "+l)
+	}
+}
+
+// textCounterexample writes one counterexample under its heading (the key,
+// and whatever else names where it was found).
+func textCounterexample(b *bytes.Buffer, heading string, c CounterexampleRow) {
+	fmt.Fprintf(b, "  %s\n    %s\n    replay: %s\n    schedule: %s\n", heading, cxLine(c), c.Schedule.Replay, compact(c.Schedule.Schedule))
+}
+
+// textRest writes the sections after the counterexamples: the unvisited
+// reachable keys, marginals, pairwise coverage and the unreachable groups.
+func (r *Report) textRest(b *bytes.Buffer) {
+	fmt.Fprintln(b, "\nUnvisited reachable keys:")
 	if len(r.Unvisited) == 0 {
-		fmt.Fprintln(&b, "  none")
+		fmt.Fprintln(b, "  none")
 	}
 	for _, k := range r.Unvisited {
-		fmt.Fprintf(&b, "  %s  %s: %s\n", k.Key, k.Status, k.Reason)
+		fmt.Fprintf(b, "  %s  %s: %s\n", k.Key, k.Status, k.Reason)
 	}
-	fmt.Fprintln(&b, "\nMarginals (visited/reachable keys per value; - = no catalogue kind has the value):")
+	fmt.Fprintln(b, "\nMarginals (visited/reachable keys per value; - = no catalogue kind has the value):")
 	for _, m := range r.Marginals {
 		var cells []string
 		for _, v := range m.Values {
 			cells = append(cells, marginalCell(v))
 		}
-		fmt.Fprintf(&b, "  %-12s %s\n", m.Dimension, strings.Join(cells, ", "))
+		fmt.Fprintf(b, "  %-12s %s\n", m.Dimension, strings.Join(cells, ", "))
 	}
-	fmt.Fprintln(&b, "\nPairwise (t = 2) coverage (covered/reachable value pairs, of possible):")
-	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(b, "\nPairwise (t = 2) coverage (covered/reachable value pairs, of possible):")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	for _, p := range r.Pairwise {
 		miss := ""
 		if len(p.Missing) > 0 {
@@ -131,12 +150,10 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "  %s × %s\t%d/%d\tof %d\t%s\n", p.Dimensions[0], p.Dimensions[1], p.Covered, p.Reachable, p.Possible, miss)
 	}
 	tw.Flush()
-	fmt.Fprintf(&b, "\nUnreachable keys (%d), grouped by reason:\n", r.Summary.Unreachable)
+	fmt.Fprintf(b, "\nUnreachable keys (%d), grouped by reason:\n", r.Summary.Unreachable)
 	for _, g := range r.Gaps {
-		fmt.Fprintf(&b, "  %s (%d keys): %s\n", g.Pattern(), g.Keys, g.Reason)
+		fmt.Fprintf(b, "  %s (%d keys): %s\n", g.Pattern(), g.Keys, g.Reason)
 	}
-	_, err := w.Write(b.Bytes())
-	return err
 }
 
 // mdEscape escapes text for a Markdown table cell.

@@ -23,8 +23,10 @@ func newAuditCmd() *cobra.Command {
 baseline, typed and fail_closed profiles across the whole fault catalogue: one
 single-fault run per kind (a table of outcome terms by fault mode) and an assay
 of 2000 trials with seed 188 (the release assessment), then a summary line per
-profile. Then the coverage of the single-fault runs: the keys visited and not,
-with reasons, and the counterexamples beside their keys. --coverage FILE (or
+profile. Then the coverage of the single-fault runs, profile by profile: each
+key's status under each profile (which broke under baseline, which held under
+typed), the counterexamples beside their keys and profiles, and the keys not
+visited or not reachable, with reasons. --coverage FILE (or
 FAULTLINE_COVERAGE=FILE) merges that coverage into FILE.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {

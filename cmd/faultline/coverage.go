@@ -11,6 +11,7 @@ import (
 
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/model"
 )
 
 func init() { commands = append(commands, newCoverageCmd) }
@@ -206,22 +207,34 @@ file, a ratio outside [0,1], neither flag given).`,
 }
 
 // writeAuditCoverage records the audit's single-fault runs (every kind
-// under every profile), prints the coverage report beside the outcome
-// tables, and merges the record into path when set.
+// under every profile), one record per profile, prints them side by side
+// beside the outcome tables (which keys held under which profile, which
+// broke, with the counterexamples), and merges all of them into path when
+// set.
 func writeAuditCoverage(w io.Writer, audits []assay.ProfileAudit, path string) error {
-	t := coverage.NewTracker(nil)
+	all := coverage.NewTracker(nil)
+	var cols []coverage.Column
 	for _, a := range audits {
+		t := coverage.NewTracker(all.Universe())
 		for _, row := range a.Rows {
 			if err := t.Record(row.Result); err != nil {
 				return err
 			}
 		}
+		d := t.Data()
+		cols = append(cols, coverage.Column{Label: string(a.Profile), Data: d})
+		all.Add(d)
 	}
-	if _, err := fmt.Fprintf(w, "\n== coverage of the runs above (%d single-fault runs)\n", t.Data().Runs); err != nil {
+	cmp, err := coverage.Compare(all.Universe(), cols, coverage.ReportOptions{})
+	if err != nil {
 		return err
 	}
-	if err := coverage.NewReport(t.Universe(), t.Data(), coverage.ReportOptions{}).WriteText(w); err != nil {
+	if _, err := fmt.Fprintf(w, "\n== coverage of the runs above (%d single-fault runs: %d fault kinds under %d profiles)\n",
+		cmp.Total.Summary.Runs, len(model.Catalogue()), len(audits)); err != nil {
 		return err
 	}
-	return flushCoverage(t, path)
+	if err := cmp.WriteText(w); err != nil {
+		return err
+	}
+	return flushCoverage(all, path)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -32,19 +33,32 @@ func TestAssayRecordsCoverage(t *testing.T) {
 	if code != 0 || out != plain {
 		t.Fatalf("exit %d, output with --coverage differs:\n%s\n%s", code, out, stderr)
 	}
+	// seed 5 draws, among the ten tool kinds: tool_timeout 4 times,
+	// sandbox_denial, reject_before_commit and timeout_after_commit 3 times,
+	// rate_limit, timeout_before_send and partial_success_response twice,
+	// output_drift once. Under baseline timeout_after_commit, tool_timeout
+	// and output_drift duplicate the refund and partial_success_response
+	// releases without proof; the others hold.
 	d := readCov(t, p)
-	if d.Runs != 20 || len(d.Keys) != 2 {
+	if d.Runs != 20 || len(d.Keys) != 6 {
 		t.Fatalf("runs %d, keys %d", d.Runs, len(d.Keys))
 	}
-	visits := 0
-	for _, e := range d.Keys {
-		visits += e.Visits
-		if len(e.Counterexamples) != 1 || e.Counterexamples[0].Count != e.Visits {
-			t.Fatalf("baseline tool faults: every visit violates, got %+v", e)
-		}
+	want := map[string]string{
+		"tool/effect/before_commit/isolated/ledger_readback":      "3",
+		"tool/effect/after_commit/isolated/ledger_readback":       "3 effect_at_most_once×3",
+		"tool/effect/after_commit/isolated/receipt":               "3 effect_at_most_once×1 provable_outcome×2",
+		"tool/sandbox/before_validation/isolated/ledger_readback": "3",
+		"tool/tool_call/before_commit/isolated/ledger_readback":   "6 effect_at_most_once×4",
+		"tool/tool_call/before_commit/isolated/budget_counter":    "2",
 	}
-	if visits != 20 {
-		t.Fatalf("visits %d, want 20", visits)
+	for k, e := range d.Keys {
+		got := strconv.Itoa(e.Visits)
+		for _, c := range e.Counterexamples {
+			got += " " + c.Invariant + "×" + strconv.Itoa(c.Count)
+		}
+		if got != want[k.String()] {
+			t.Errorf("%s: %s, want %s", k, got, want[k.String()])
+		}
 	}
 	t.Setenv(coverageEnv, p)
 	if code, _, _ := runCLI(t, "assay", "--profile", "typed", "--trials", "10"); code != 0 {
@@ -58,8 +72,10 @@ func TestAssayRecordsCoverage(t *testing.T) {
 	}
 }
 
-// TestAuditPrintsCoverage: the audit prints the coverage summary, the
-// unvisited keys and the counterexamples, and records its 30 runs.
+// TestAuditPrintsCoverage: the audit prints the coverage summary, each
+// key's status under each profile (which broke under baseline, which held
+// under typed), the unvisited keys and the counterexamples beside their
+// keys and profiles, and records its 75 runs.
 func TestAuditPrintsCoverage(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "cov.json")
 	code, out, _ := runCLI(t, "audit", "--coverage", p)
@@ -67,11 +83,16 @@ func TestAuditPrintsCoverage(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	for _, want := range []string{
-		"== coverage of the runs above (30 single-fault runs)\nCoverage: 10 of 10 reachable keys visited (100.0%)\n",
-		"visited keys: 10 violated an invariant, 0 held",
+		"== coverage of the runs above (75 single-fault runs: 25 fault kinds under 3 profiles)\nCoverage: 19 of 19 reachable keys visited (100.0%)\n",
+		"visited keys: 11 violated an invariant, 8 held",
+		"  baseline     19 of 19 reachable keys visited: 11 violated, 8 held (25 runs)\n" +
+			"  typed        19 of 19 reachable keys visited: 0 violated, 19 held (25 runs)\n" +
+			"  fail_closed  19 of 19 reachable keys visited: 0 violated, 19 held (25 runs)\n",
+		"  tool/effect/after_commit/isolated/ledger_readback                  violated (effect_at_most_once)                    held   held         timeout_after_commit\n",
+		"  tool/sandbox/before_validation/isolated/ledger_readback            held                                              held   held         sandbox_denial\n",
 		"Unvisited reachable keys:\n  none\n",
-		"  tool/effect/after_commit/isolated/ledger_readback\n    effect_at_most_once violated in 1 run: first false after seq 12 (tool.commit): second ledger effect for task refund-O-731\n",
-		"Unreachable keys (8790), grouped by reason:\n",
+		"  tool/effect/after_commit/isolated/ledger_readback under baseline\n    effect_at_most_once violated in 1 run: first false after seq 19 (tool.commit): second ledger effect for task refund-O-731\n",
+		"Unreachable keys (9881), grouped by reason:\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("audit output lacks %q", want)
@@ -80,12 +101,14 @@ func TestAuditPrintsCoverage(t *testing.T) {
 	if i, j := strings.Index(out, "== profile fail_closed"), strings.Index(out, "== coverage"); i < 0 || j < i {
 		t.Error("the coverage does not follow the outcome tables")
 	}
-	if d := readCov(t, p); d.Runs != 30 || len(d.Keys) != 10 {
+	if d := readCov(t, p); d.Runs != 75 || len(d.Keys) != 19 {
 		t.Fatalf("runs %d, keys %d", d.Runs, len(d.Keys))
 	}
 }
 
-// auditFile writes the audit's coverage file and returns its path.
+// auditFile writes the coverage file of 4 baseline tool trials (seed 188
+// draws timeout_before_send twice, malformed_response and output_drift;
+// the last two duplicate the refund) and returns its path.
 func auditFile(t *testing.T) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "audit.json")
@@ -98,9 +121,9 @@ func auditFile(t *testing.T) string {
 func TestCoverageReport(t *testing.T) {
 	p := auditFile(t)
 	for format, want := range map[string]string{
-		"text":     "Coverage: 2 of 10 reachable keys visited (20.0%)\n",
-		"markdown": "### Coverage: 2 of 10 reachable keys visited (20.0%)\n",
-		"html":     "<title>faultline coverage: 2 of 10 reachable keys visited</title>",
+		"text":     "Coverage: 2 of 19 reachable keys visited (10.5%)\n",
+		"markdown": "### Coverage: 2 of 19 reachable keys visited (10.5%)\n",
+		"html":     "<title>faultline coverage: 2 of 19 reachable keys visited</title>",
 		"json":     `"visited": 2,`,
 	} {
 		code, out, stderr := runCLI(t, "coverage", "report", p, "--format", format)
@@ -126,12 +149,13 @@ func TestCoverageReport(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
 	}
-	replay := r.Keys[4].Counterexamples[0].Schedule.Replay
-	if !strings.HasPrefix(replay, "faultline replay "+dir+"/timeout_after_commit-") {
+	// the receipt key's counterexample keeps the smaller of its two schedules: malformed_response's
+	replay := r.Keys[7].Counterexamples[0].Schedule.Replay
+	if !strings.HasPrefix(replay, "faultline replay "+dir+"/malformed_response-") {
 		t.Fatalf("replay command %q", replay)
 	}
 	code, out, _ = runCLI(t, strings.Fields(replay)[1:]...)
-	if code != 1 || !strings.Contains(out, "effect_at_most_once  VIOLATED") {
+	if code != 1 || !strings.Contains(out, "effect_at_most_once     VIOLATED  first false after seq 19 (tool.commit)") {
 		t.Fatalf("%s: exit %d\n%s", replay, code, out)
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
@@ -143,7 +167,7 @@ func TestCoverageMerge(t *testing.T) {
 	a := auditFile(t)
 	out := filepath.Join(t.TempDir(), "merged.json")
 	code, stdout, _ := runCLI(t, "coverage", "merge", out, a, a)
-	if code != 0 || stdout != "merged 2 files into "+out+": 8 runs, 2 of 10 reachable keys visited\n" {
+	if code != 0 || stdout != "merged 2 files into "+out+": 8 runs, 2 of 19 reachable keys visited\n" {
 		t.Fatalf("exit %d: %q", code, stdout)
 	}
 	da, dm := readCov(t, a), readCov(t, out)
@@ -172,12 +196,17 @@ func TestCoverageGateExitCodes(t *testing.T) {
 		code int
 		want string
 	}{
-		{"ratio met", []string{"--min-ratio", "0.2"}, 0, "coverage gate: passed\n  ratio 0.2000 (2 of 10 reachable keys visited), minimum 0.2000: met\n"},
-		{"required met", []string{"--require", keys("tool/*/*/*/*\n")}, 0, "required keys: 2, unvisited: 0"},
-		{"ratio not met", []string{"--min-ratio", "0.9"}, 1, "minimum 0.9000: NOT MET"},
+		{"ratio met", []string{"--min-ratio", "0.1"}, 0, "coverage gate: passed\n  ratio 0.1053 (2 of 19 reachable keys visited), minimum 0.1000: met\n"},
+		{"required met", []string{"--require", keys("*/*/after_commit/*/receipt\ntool/tool_call/before_commit/isolated/ledger_readback\n")}, 0, "required keys: 2, unvisited: 0\n"},
+		{"ratio not met", []string{"--min-ratio", "0.11"}, 1, "minimum 0.1100: NOT MET"},
 		{"required missing", []string{"--require", keys("# commit boundary and state\ntool/effect/after_commit/isolated/ledger_readback\nstate/*/*/*/*\n")}, 1,
-			"  line 3 state/*/*/*/*: unvisited state/state/before_commit/isolated/state_version: never_tried: no recorded run scheduled concurrent_version_change\n" +
-				"  line 3 state/*/*/*/*: unvisited state/state/after_checkpoint/isolated/ledger_readback: never_tried: no recorded run scheduled checkpoint_rollback\n"},
+			"  required keys: 6, unvisited: 6\n" +
+				"  line 2 tool/effect/after_commit/isolated/ledger_readback: unvisited tool/effect/after_commit/isolated/ledger_readback: never_tried: no recorded run scheduled timeout_after_commit\n" +
+				"  line 3 state/*/*/*/*: unvisited state/state/before_commit/isolated/state_version: never_tried: no recorded run scheduled concurrent_version_change\n" +
+				"  line 3 state/*/*/*/*: unvisited state/state/after_checkpoint/isolated/ledger_readback: never_tried: no recorded run scheduled checkpoint_rollback\n" +
+				"  line 3 state/*/*/*/*: unvisited state/worker/after_checkpoint/isolated/checkpoint_store: never_tried: no recorded run scheduled worker_restart\n" +
+				"  line 3 state/*/*/*/*: unvisited state/checkpoint_store/after_checkpoint/isolated/checkpoint_store: never_tried: no recorded run scheduled missing_checkpoint or stale_checkpoint or future_version_checkpoint or corrupt_checkpoint\n" +
+				"  line 3 state/*/*/*/*: unvisited state/branch_join/before_commit/isolated/join_record: never_tried: no recorded run scheduled branch_failure\n"},
 		{"no flag", nil, 2, "give --min-ratio R, --require KEYS_FILE, or both"},
 		{"ratio above 1", []string{"--min-ratio", "1.5"}, 2, `--min-ratio: "1.5" is not a number in [0,1]`},
 		{"ratio not a number", []string{"--min-ratio", "most"}, 2, `--min-ratio: "most" is not a number in [0,1]`},
