@@ -21,9 +21,9 @@ fi
 
 go build -o "$out/faultline" ./cmd/faultline
 rm -f "$out/coverage.json"
-# a partial record: the tool and state domains under baseline, then the
-# whole catalogue under typed for a few trials, so the page shows
-# violated, held and unvisited keys
+# a partial record: the tool domain under baseline, the state domain and a
+# few evidence trials under typed, so the page shows violated, held and
+# unvisited keys
 "$out/faultline" assay --profile baseline --fault tool --trials 40 --coverage "$out/coverage.json" >/dev/null
 "$out/faultline" assay --profile typed --fault state --trials 40 --coverage "$out/coverage.json" >/dev/null
 "$out/faultline" assay --profile typed --fault evidence --trials 3 --coverage "$out/coverage.json" >/dev/null
@@ -40,8 +40,8 @@ fail() { echo "coverage-html-check: $*" >&2; exit 1; }
 svgs=$(grep -o '<svg' "$out/dom.html" | wc -l)
 cells=$(grep -o 'class="cell"' "$out/dom.html" | wc -l)
 [ "$svgs" -eq 3 ] || fail "want 3 heatmaps in the rendered DOM, found $svgs"
-# domain x phase (5x5) + boundary x oracle (11x8) + correlation x domain (4x5)
-[ "$cells" -eq $((25 + 88 + 20)) ] || fail "want 133 heatmap cells, found $cells"
+# domain x phase (5x5) + boundary x oracle (11x9) + correlation x domain (4x5)
+[ "$cells" -eq $((25 + 99 + 20)) ] || fail "want 144 heatmap cells, found $cells"
 grep -q 'id="keys"' "$out/dom.html" || fail "no keys table in the rendered DOM"
 grep -q 'id="unreachable"' "$out/dom.html" || fail "no unreachable keys in the rendered DOM"
 [ -s "$out/screenshot.png" ] || fail "no screenshot"
