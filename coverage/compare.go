@@ -38,6 +38,7 @@ type Comparison struct {
 
 // ComparisonRow is one key across the columns.
 type ComparisonRow struct {
+	// Key is the key's text form; Kinds are the catalogue kinds with it.
 	Key   string
 	Kinds []string
 	// Cells has the key's row in each column's report, in Labels order
