@@ -414,7 +414,7 @@ func (r *run) storeEvidence(x EvidenceRecord) EvidenceAck {
 // copy, so a stale replica never serves a duplicate of the newest.
 func (r *run) storeCheckpoint(c Checkpoint) {
 	if n := len(r.world.Checkpoints); n > 0 {
-		if last := &r.world.Checkpoints[n-1]; last.Task == c.Task && last.Seq == c.Seq && last.Checksum == c.Checksum && last.At == c.At {
+		if last := &r.world.Checkpoints[n-1]; last.Seq == c.Seq && last.At == c.At && last.Checksum == c.Checksum && last.Task == c.Task {
 			return
 		}
 	}

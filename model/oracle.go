@@ -120,7 +120,9 @@ func (o *oracleState) reset(users int) {
 	o.badEntry = o.badEntry[:0]
 	o.warnings = o.warnings[:0]
 	o.facts = o.facts[:0]
-	o.user = append(o.user[:0], make([]userFinding, users)...)
+	if users > 0 || len(o.user) > 0 {
+		o.user = append(o.user[:0], make([]userFinding, users)...)
+	}
 }
 
 func (o *oracleState) warned(r *run, seq int) { o.warnings = append(o.warnings, seq) }
@@ -191,12 +193,15 @@ func (o *oracleState) check(r *run, seq int) {
 		if r.invalidLoad != "" {
 			o.violate(r, 4, seq, r.invalidLoad+", and the worker went on to a tool call")
 		}
+	case EvClaim:
+		if len(o.user) > 0 {
+			o.checkUser(r, seq)
+		}
+		o.settle(r, seq)
+		return
 	}
 	if len(o.user) > 0 {
 		o.checkUser(r, seq)
-	}
-	if r.evs[seq-1] == EvClaim {
-		o.settle(r, seq)
 	}
 }
 
