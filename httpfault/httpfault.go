@@ -94,15 +94,15 @@ var (
 
 // TimeoutError is the error a client sees for a timeout fault. It is a
 // net.Error whose Timeout is true, and errors.Is(err,
-// os.ErrDeadlineExceeded) holds, as for a real I/O timeout; Sent tells
-// (for the test's diagnosis, not the client's) whether the request
-// reached the server.
+// os.ErrDeadlineExceeded) holds, as for a real I/O timeout. Sent is for
+// the test's diagnosis, not the client's.
 type TimeoutError struct {
-	FaultID string
-	Kind    string
-	Sent    bool
+	FaultID string // the scheduled fault's id
+	Kind    string // its kind
+	Sent    bool   // whether the request had reached the server when the client was answered
 }
 
+// Error names the fault and its kind.
 func (e *TimeoutError) Error() string {
 	return "httpfault: timeout awaiting response (fault " + e.FaultID + ", " + e.Kind + ")"
 }

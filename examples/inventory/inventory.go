@@ -92,12 +92,12 @@ type Control string
 
 // The controls.
 const (
-	StableKeys       Control = "stable_keys"
-	HoldLookup       Control = "hold_lookup"
-	TypedOutcomes    Control = "typed_outcomes"
-	CheckpointCheck  Control = "checkpoint_check"
-	BindRequest      Control = "bind_request"
-	RecheckAuthority Control = "recheck_authority"
+	StableKeys       Control = "stable_keys"       // each step's attempts reuse its key
+	HoldLookup       Control = "hold_lookup"       // an unknown outcome or a resume reads the ledger first
+	TypedOutcomes    Control = "typed_outcomes"    // a rejection is never taken as done
+	CheckpointCheck  Control = "checkpoint_check"  // an invalid checkpoint stops the cart
+	BindRequest      Control = "bind_request"      // the proposal must match the cart
+	RecheckAuthority Control = "recheck_authority" // the grant is re-read before every attempt
 )
 
 // AllControls lists the controls in a fixed order.
@@ -175,8 +175,8 @@ type Variant string
 
 // Variants.
 const (
-	Fixed   Variant = "fixed"
-	Planted Variant = "planted"
+	Fixed   Variant = "fixed"   // the confirm retry reuses the confirm key
+	Planted Variant = "planted" // the confirm retry mints a fresh key (the planted bug)
 )
 
 // System is the inventory agent.
