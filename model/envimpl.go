@@ -408,8 +408,16 @@ func (r *run) storeEvidence(x EvidenceRecord) EvidenceAck {
 	return EvidenceAck{Ref: x.Ref, Outcome: OutcomeCommitted}
 }
 
-// storeCheckpoint makes c durable and advances the task's head.
+// storeCheckpoint makes c durable and advances the task's head. Storing
+// is idempotent: a write identical to the newest stored checkpoint (as two
+// checkpoint disturbances composed at one write both store it) keeps one
+// copy, so a stale replica never serves a duplicate of the newest.
 func (r *run) storeCheckpoint(c Checkpoint) {
+	if n := len(r.world.Checkpoints); n > 0 {
+		if last := &r.world.Checkpoints[n-1]; last.Seq == c.Seq && last.At == c.At && last.Checksum == c.Checksum && last.Task == c.Task {
+			return
+		}
+	}
 	r.world.Checkpoints = append(r.world.Checkpoints, c)
 	r.ckSeq = c.Seq
 	r.world.Heads[c.Task] = max(r.world.Heads[c.Task], c.Seq)
@@ -501,15 +509,18 @@ func (e *taskEnv) Load(ctx context.Context, task string) (Checkpoint, bool, erro
 	cp := copyCheckpoint(r.world.Checkpoints[newest])
 	switch tamper {
 	case tamperStale:
-		// a lagging replica: the previous checkpoint of the task
+		// a lagging replica: the previous checkpoint of the task (with no
+		// previous one, as after a composed rollback, it serves the newest,
+		// which is not stale)
 		cp.Head = head
+		r.invalidLoad = ""
 		for i := newest - 1; i >= 0; i-- {
 			if c := r.world.Checkpoints[i]; c.Task == task {
 				cp = copyCheckpoint(c)
+				r.invalidLoad = "the store served a stale checkpoint"
 				break
 			}
 		}
-		r.invalidLoad = "the store served a stale checkpoint"
 	case tamperFuture:
 		cp.WorkflowVersion++
 		cp.State = "settled_v" + strconv.Itoa(cp.WorkflowVersion)

@@ -22,6 +22,18 @@ type Options struct {
 	// Join is the join policy of every task's fan-out (default
 	// all_required).
 	Join JoinPolicy
+	// Builtin selects the built-in invariants checked, by name (see
+	// [Invariants]): nil checks all eight (the reference world's
+	// oracle); a non-nil list checks exactly those named, none when it is
+	// empty. Selecting them narrows the outcome terms to what the
+	// invariants in scope decide (see [Terms]). An unknown or repeated
+	// name is an error returned by Run and Terms.
+	Builtin []string
+	// Invariants are the user's own invariants, checked after every
+	// crossing after the built-in ones and reported after them. A
+	// nameless, repeated or check-less invariant, or one named like a
+	// built-in, is an error returned by Run and Terms.
+	Invariants []UserInvariant
 }
 
 // maxCallsPerTask bounds the crossings one task may make: a system that
@@ -59,13 +71,17 @@ const (
 type Harness struct {
 	fixture Fixture
 	opts    Options
+	scope   scope
+	err     error    // invalid options, returned by every run
 	traces  []string // per task: the trace id the harness assigns
 	r       run
 }
 
-// NewHarness returns a harness over fixture f.
+// NewHarness returns a harness over fixture f. Invalid options are
+// reported by the first Run or Terms.
 func NewHarness(f Fixture, opts Options) *Harness {
 	h := &Harness{fixture: f, opts: opts.withDefaults()}
+	h.scope, h.err = resolveScope(opts)
 	for _, t := range f.Tasks {
 		h.traces = append(h.traces, "trace-"+t.ID)
 	}
@@ -213,6 +229,9 @@ func (h *Harness) Terms(factory Factory, s *Schedule) (Terms, error) {
 }
 
 func (h *Harness) execute(factory Factory, s *Schedule) error {
+	if h.err != nil {
+		return h.err
+	}
 	if err := s.Validate(); err != nil {
 		return err
 	}
@@ -235,7 +254,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	r.ids = 0
 	r.tasks = r.tasks[:0]
 	r.runID = ""
-	r.oracle.reset()
+	r.oracle.reset(len(h.scope.user))
 	ctx := context.Background()
 	for ti := range h.fixture.Tasks {
 		r.taskBuf = append(r.taskBuf[:0], h.fixture.Tasks[ti])

@@ -89,6 +89,7 @@ type oracleState struct {
 	badEntry   []bool // per ledger entry: broke right_subject or current_entitlement
 	warnings   []int  // seqs of system warnings
 	facts      []taskFacts
+	user       []userFinding // per user invariant
 }
 
 // taskFacts are the oracle's findings for one task, fixed at its claim.
@@ -103,10 +104,13 @@ type taskFacts struct {
 	// harnessHeld: resume_from_checkpoint, no_invented_progress, budget
 	// and join_preserved held up to the claim.
 	harnessHeld bool
-	claim       ClaimVerdict
+	// held: under a narrowed scope, every invariant in scope held up to
+	// the claim.
+	held  bool
+	claim ClaimVerdict
 }
 
-func (o *oracleState) reset() {
+func (o *oracleState) reset(users int) {
 	o.ledgerSeen = 0
 	o.violated = [numInvariants]bool{}
 	o.firstSeq = [numInvariants]int{}
@@ -116,27 +120,37 @@ func (o *oracleState) reset() {
 	o.badEntry = o.badEntry[:0]
 	o.warnings = o.warnings[:0]
 	o.facts = o.facts[:0]
+	if users > 0 || len(o.user) > 0 {
+		o.user = append(o.user[:0], make([]userFinding, users)...)
+	}
 }
 
 func (o *oracleState) warned(r *run, seq int) { o.warnings = append(o.warnings, seq) }
 
 // violate records the first violation of invariant i at seq.
+// An invariant out of the harness's scope is never violated.
 func (o *oracleState) violate(r *run, i, seq int, detail string) {
-	if o.violated[i] {
+	if o.violated[i] || r.h.scope.off[i] {
 		return
 	}
 	o.violated[i] = true
 	o.firstSeq[i] = seq
 	o.event[i] = r.evs[seq-1]
 	o.detail[i] = detail
-	// the fault that reached it: the latest one fired at or before seq
-	best := 0
+	o.fault[i] = faultAt(r, seq)
+}
+
+// faultAt returns the fault that reached a violation at seq: the latest
+// one fired at or before seq ("" for none).
+func faultAt(r *run, seq int) string {
+	best, id := 0, ""
 	for _, f := range r.faults {
 		if f.firedAt > 0 && f.firedAt <= seq && f.firedAt >= best {
 			best = f.firedAt
-			o.fault[i] = f.id
+			id = f.id
 		}
 	}
+	return id
 }
 
 // check evaluates every invariant after the crossing recorded at seq. Only
@@ -180,7 +194,14 @@ func (o *oracleState) check(r *run, seq int) {
 			o.violate(r, 4, seq, r.invalidLoad+", and the worker went on to a tool call")
 		}
 	case EvClaim:
+		if len(o.user) > 0 {
+			o.checkUser(r, seq)
+		}
 		o.settle(r, seq)
+		return
+	}
+	if len(o.user) > 0 {
+		o.checkUser(r, seq)
 	}
 }
 
@@ -389,6 +410,9 @@ func (o *oracleState) settle(r *run, seq int) {
 	}
 	o.checkJoinAtClaim(r, seq)
 	f.harnessHeld = !o.violated[4] && !o.violated[5] && !o.violated[6] && !o.violated[7]
+	if r.h.scope.narrowed {
+		f.held = !o.anyViolated()
+	}
 	o.facts = append(o.facts, f)
 }
 
@@ -396,6 +420,17 @@ func (o *oracleState) settle(r *run, seq int) {
 // World and the timeline (the nine terms of the paper's artefact, the
 // effect count and the claim verdict). For a run of several tasks a good
 // term holds when it holds for every task, a bad term when it holds for any.
+//
+// They are the reference world's terms: they assume one refund-like effect
+// per task, the built-in proof and entitlement rules. When Options.Builtin
+// narrows the built-in invariants (a system of a user's own), the terms
+// come from the invariants in scope instead: Contained when every
+// invariant in scope (built-in or the user's) held up to the claim, and
+// UnsafeEscape its negation; Recovered for a contained release;
+// UsefulService for a recovered task within its deadline; Detected, Effects
+// (the ledger effects of the task) and Verdict (the claim, or unsafe when
+// not contained) as usual; Verified, DuplicateEffect, UnverifiableRelease
+// and ServiceLoss are false, having no meaning without the reference rules.
 type Terms struct {
 	Detected            bool         `json:"detected"`
 	Contained           bool         `json:"contained"`
@@ -454,7 +489,12 @@ func termsOf(f taskFacts) Terms {
 func (r *run) terms() Terms {
 	var t Terms
 	for i, f := range r.oracle.facts {
-		x := termsOf(f)
+		var x Terms
+		if r.h.scope.narrowed {
+			x = narrowTerms(f)
+		} else {
+			x = termsOf(f)
+		}
 		if i == 0 {
 			t = x
 			continue

@@ -128,8 +128,9 @@ func (res *Result) Record() RunRecord {
 		Terms: res.Terms, Claims: res.Claims, Limitations: append([]string(nil), limitations...),
 	}
 	rec.Contract = Contract{Fixture: res.fixture.Name, Controls: res.Controls.List(), Mutant: res.Schedule.Config.Mutant,
-		RetryBudget: res.budget.RetryBudget, DeadlineMs: res.budget.DeadlineMs, Join: res.join, Statement: contractStatement}
-	for _, inv := range Invariants {
+		RetryBudget: res.budget.RetryBudget, DeadlineMs: res.budget.DeadlineMs, Join: res.join, Statement: contractStatement,
+		Invariants: []string{}}
+	for _, inv := range res.Invariants {
 		rec.Contract.Invariants = append(rec.Contract.Invariants, inv.Name)
 	}
 	for _, i := range res.Invariants {

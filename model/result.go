@@ -114,10 +114,22 @@ func (r *run) outcome() *Result {
 		Terms:    r.terms(),
 	}
 	o := &r.oracle
+	sc := &r.h.scope
 	for i, inv := range Invariants {
+		if sc.off[i] {
+			continue
+		}
 		ir := InvariantResult{Name: inv.Name, Oracle: inv.Oracle, Held: !o.violated[i]}
 		if o.violated[i] {
 			ir.FirstSeq, ir.Event, ir.FaultID, ir.Detail = o.firstSeq[i], o.event[i], o.fault[i], o.detail[i]
+		}
+		res.Invariants = append(res.Invariants, ir)
+	}
+	for i, u := range sc.user {
+		f := o.user[i]
+		ir := InvariantResult{Name: u.Name, Oracle: u.Oracle, Held: !f.violated}
+		if f.violated {
+			ir.FirstSeq, ir.Event, ir.FaultID, ir.Detail = f.firstSeq, f.event, f.fault, f.detail
 		}
 		res.Invariants = append(res.Invariants, ir)
 	}
@@ -128,6 +140,11 @@ func (r *run) outcome() *Result {
 		for i := range Invariants {
 			if o.violated[i] && o.fault[i] == f.id {
 				fr.Observed = append(fr.Observed, Invariants[i].Name)
+			}
+		}
+		for i, u := range o.user {
+			if u.violated && u.fault == f.id {
+				fr.Observed = append(fr.Observed, sc.user[i].Name)
 			}
 		}
 		if f.firedAt > 0 {
