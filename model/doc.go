@@ -20,8 +20,10 @@
 //   - [Harness]: [Harness.Run] returns a [Result] (timeline, fault reports,
 //     invariant results, outcome [Terms], claim and run verdicts);
 //     [Harness.Terms] returns only the terms, for the assay's hot path.
-//   - [Invariants]: right_subject, current_entitlement, effect_at_most_once
-//     and provable_outcome, checked after every crossing.
+//   - [Invariants]: right_subject, current_entitlement, effect_at_most_once,
+//     provable_outcome, resume_from_checkpoint, no_invented_progress, budget
+//     and join_preserved, checked after every crossing; a user adds their own
+//     through [Options] (see [UserInvariant]).
 //   - [UserInvariant] and [View]: a user's own invariants over a read-only
 //     view of the World and the timeline, given in [Options.Invariants] and
 //     checked and reported like the built-in ones; [Options.Builtin]
