@@ -263,6 +263,9 @@ func (r *run) provide(call ToolCall) ToolResult {
 	if _, ok := r.world.Order(a.Subject); !ok || a.Amount <= 0 || call.RequestKey == "" {
 		return ToolResult{Outcome: OutcomeRejected, Reason: "invalid request"}
 	}
+	if why := r.guardGap(call); why != "" {
+		return ToolResult{Outcome: OutcomeRejected, Class: ClassPrecondition, Reason: "precondition failed: " + why}
+	}
 	n := len(r.world.Ledger) + 1
 	e := LedgerEntry{Seq: n, Task: r.task.ID, Tool: call.Tool, Key: call.RequestKey, ActionRef: a.IdempotencyKey,
 		Actor: a.Actor, Subject: a.Subject, Tenant: a.Tenant, Purpose: a.Purpose, Amount: a.Amount,
@@ -271,6 +274,29 @@ func (r *run) provide(call ToolCall) ToolResult {
 	r.world.Ledger = append(r.world.Ledger, e)
 	return ToolResult{Outcome: OutcomeCommitted,
 		Receipt: &Receipt{ID: e.ReceiptID, Key: e.Key, Subject: e.Subject, Amount: e.Amount, Trace: e.Trace, At: e.At}}
+}
+
+// guardGap returns the first guarded precondition of call that the World
+// does not satisfy now, or "".
+func (r *run) guardGap(call ToolCall) string {
+	a := call.Action
+	if call.Guard&GuardCapability != 0 {
+		c, ok := r.world.Capability(a.CapabilityID)
+		if !ok || !c.Live(r.world.Clock) || a.Amount > c.Amount {
+			return "capability is not live"
+		}
+	}
+	if call.Guard&GuardState != 0 {
+		if o, ok := r.world.Order(a.Subject); !ok || o.Status != StatusEligible || o.Version != a.ExpectedVersion {
+			return "state version changed"
+		}
+	}
+	if call.Guard&GuardPolicy != 0 {
+		if p, ok := r.world.Policy(a.Tenant); !ok || p.Version != a.PolicyVersion || !p.AllowsRefund || a.Amount > p.MaxAmount {
+			return "policy changed"
+		}
+	}
+	return ""
 }
 
 // Commit implements ToolClient (event tool.commit).

@@ -15,7 +15,9 @@ const (
 	InvCurrentEntitlement = "current_entitlement"
 	// InvEffectAtMostOnce: at most one ledger effect per logical action
 	// (seed 003's effect_at_most_once; with provable_outcome, a release is
-	// exactly once).
+	// exactly once): per task, and per refund of one subject of one tenant
+	// for one purpose across the tasks of a run, so a repeated request for
+	// an order already refunded must not refund it again.
 	InvEffectAtMostOnce = "effect_at_most_once"
 	// InvProvableOutcome: no release without a correlated receipt or an
 	// independent readback whose trace lineage joins the task's decision
@@ -87,6 +89,7 @@ type oracleState struct {
 	fault      [numInvariants]string
 	detail     [numInvariants]string
 	badEntry   []bool // per ledger entry: broke right_subject or current_entitlement
+	dupEntry   []bool // per ledger entry: repeated a logical action already in the ledger
 	warnings   []int  // seqs of system warnings
 	facts      []taskFacts
 }
@@ -97,6 +100,7 @@ type taskFacts struct {
 	proven       bool
 	effects      int
 	wrong        bool
+	dup          bool
 	detected     bool
 	budgetHeld   bool
 	deadlineHeld bool
@@ -114,6 +118,7 @@ func (o *oracleState) reset() {
 	o.fault = [numInvariants]string{}
 	o.detail = [numInvariants]string{}
 	o.badEntry = o.badEntry[:0]
+	o.dupEntry = o.dupEntry[:0]
 	o.warnings = o.warnings[:0]
 	o.facts = o.facts[:0]
 }
@@ -154,19 +159,28 @@ func (o *oracleState) check(r *run, seq int) {
 			o.violate(r, 1, seq, why)
 			bad = true
 		}
-		n := 0
-		for _, x := range w.Ledger[:o.ledgerSeen+1] {
-			if x.Task == e.Task {
+		// one logical action per task, and one refund per tenant, subject
+		// and purpose whichever task asks for it
+		n, other := 0, ""
+		for _, x := range w.Ledger[:o.ledgerSeen] {
+			switch {
+			case x.Task == e.Task:
 				n++
+			case sameAction(x, e):
+				other = x.Task
 			}
 		}
-		if n > 1 {
+		dup := n > 0 || other != ""
+		if n > 0 {
 			o.violate(r, 2, seq, "second ledger effect for task "+e.Task)
+		} else if other != "" {
+			o.violate(r, 2, seq, "second refund of "+e.Subject+": task "+other+" already made it")
 		}
 		if e.Task == r.task.ID && !granted(r, e.CapabilityID) {
 			o.violate(r, 5, seq, "effect under capability "+quoteID(e.CapabilityID)+" that the authority never approved for the task")
 		}
 		o.badEntry = append(o.badEntry, bad)
+		o.dupEntry = append(o.dupEntry, dup)
 	}
 	switch r.tl[seq-1].Event {
 	case EvToolCommit:
@@ -322,7 +336,19 @@ func entitled(w *World, t *Task, a Action, proposed bool) bool {
 	if !ok || ord.Status != StatusEligible {
 		return false
 	}
+	// a refund another task already made is not owed again
+	for _, e := range w.Ledger {
+		if e.Task != t.ID && e.Tenant == tenant && e.Subject == subject && e.Purpose == c.Purpose {
+			return false
+		}
+	}
 	return !proposed || ord.Version == a.ExpectedVersion
+}
+
+// sameAction reports whether two ledger entries are the same logical
+// action: a refund of one subject of one tenant for one purpose.
+func sameAction(x, e LedgerEntry) bool {
+	return x.Tenant == e.Tenant && x.Subject == e.Subject && x.Purpose == e.Purpose
 }
 
 // proven reports whether the evidence ledger holds a receipt or readback
@@ -360,6 +386,9 @@ func (o *oracleState) settle(r *run, seq int) {
 			f.effects++
 			if i < len(o.badEntry) && o.badEntry[i] {
 				f.wrong = true
+			}
+			if i < len(o.dupEntry) && o.dupEntry[i] {
+				f.dup = true
 			}
 		}
 	}
@@ -429,7 +458,7 @@ type Terms struct {
 //     entitled action held or denied;
 //   - detected: a system warning after a fault's disturbance fired.
 func termsOf(f taskFacts) Terms {
-	dup := f.effects > 1
+	dup := f.effects > 1 || f.dup
 	unsafe := dup || f.wrong
 	rel := f.claim == ClaimRelease
 	deny := f.claim == ClaimDeny

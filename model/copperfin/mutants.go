@@ -3,6 +3,8 @@ package copperfin
 import (
 	"fmt"
 	"strings"
+
+	"github.com/faultline/faultline/model"
 )
 
 // Mutant is a seeded defect of the reference system: a mistake a real team
@@ -38,6 +40,29 @@ const (
 	// FailedBranchDropped leaves a failed branch out of the join record and
 	// joins as if all succeeded.
 	FailedBranchDropped Mutant = "failed_branch_dropped"
+	// KeyPerAttempt derives the idempotency key from the attempt number:
+	// every retry is a new request to the provider.
+	KeyPerAttempt Mutant = "key_per_attempt"
+	// ReadbackFromCache answers every readback from the worker's own record
+	// of the requests it sent instead of the provider's ledger.
+	ReadbackFromCache Mutant = "readback_from_cache"
+	// ReadbackBySubject reads the ledger back by subject and takes any
+	// effect on the subject for this request's, with this request's key
+	// and trace in the evidence.
+	ReadbackBySubject Mutant = "readback_by_subject"
+	// ReplyAsProof lets the evidence gate accept a committed reply (a 200)
+	// as proof when no receipt or readback joins the decision.
+	ReplyAsProof Mutant = "reply_as_proof"
+	// ExpiryAtApproval lets the approval's own check of the capability stand
+	// for the effect-time check: no re-read, no guarded commit.
+	ExpiryAtApproval Mutant = "expiry_at_approval"
+	// TracePerRetry starts a fresh trace on every retry and writes and looks
+	// up the evidence under it.
+	TracePerRetry Mutant = "trace_per_retry"
+	// PolicyCached keeps each tenant's policy in a process-wide cache shared
+	// by every task, treats it as fixed configuration (no policy guard on the
+	// commit) and never re-reads it.
+	PolicyCached Mutant = "policy_cached"
 )
 
 // MutantInfo names a mutant and says what it gets wrong.
@@ -57,7 +82,30 @@ var mutants = []MutantInfo{
 	{StaleCheckpointAccepted, "a stale, future-version, corrupt or missing checkpoint is accepted on resume"},
 	{FabricatedApproval, "an approval absent from memory is fabricated instead of rebuilt or held"},
 	{FailedBranchDropped, "a failed branch is dropped at the join"},
+	{KeyPerAttempt, "a new idempotency key on each retry"},
+	{ReadbackFromCache, "readback from the local record of sent requests instead of the provider ledger"},
+	{ReadbackBySubject, "readback matching by subject instead of key"},
+	{ReplyAsProof, "a committed reply (a 200) accepted as proof"},
+	{ExpiryAtApproval, "capability expiry checked at approval time instead of effect time"},
+	{TracePerRetry, "trace id regenerated on retry"},
+	{PolicyCached, "policy read cached across tasks"},
 }
+
+// policyCache is the process-wide policy cache of the policy_cached mutant:
+// one per factory, shared by every instance the factory makes (so a
+// factory with this mutant serves one run).
+type policyCache struct{ byTenant []model.Policy }
+
+func (c *policyCache) get(tenant string) (model.Policy, bool) {
+	for _, p := range c.byTenant {
+		if p.Tenant == tenant {
+			return p, true
+		}
+	}
+	return model.Policy{}, false
+}
+
+func (c *policyCache) put(p model.Policy) { c.byTenant = append(c.byTenant, p) }
 
 // Mutants lists every mutant in a fixed order.
 func Mutants() []MutantInfo { return append([]MutantInfo(nil), mutants...) }
