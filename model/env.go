@@ -111,12 +111,13 @@ const (
 	// GuardCapability: the action's capability is live (unrevoked,
 	// unexpired) and covers the amount.
 	GuardCapability Guard = 1 << iota
-	// GuardState: the subject's record is eligible at the action's
-	// expected state version.
+	// GuardState: the subject's record is at the action's expected state
+	// version.
 	GuardState
-	// GuardPolicy: the tenant's current policy is the action's policy
-	// version and allows the amount.
-	GuardPolicy
+	// GuardContext: the tenant's current policy is the action's policy
+	// version and allows the amount, and the subject's authoritative
+	// record is eligible.
+	GuardContext
 )
 
 // ToolResult is the tool's answer. Receipt is nil when the response carried

@@ -287,13 +287,16 @@ func (r *run) guardGap(call ToolCall) string {
 		}
 	}
 	if call.Guard&GuardState != 0 {
-		if o, ok := r.world.Order(a.Subject); !ok || o.Status != StatusEligible || o.Version != a.ExpectedVersion {
+		if o, ok := r.world.Order(a.Subject); !ok || o.Version != a.ExpectedVersion {
 			return "state version changed"
 		}
 	}
-	if call.Guard&GuardPolicy != 0 {
+	if call.Guard&GuardContext != 0 {
 		if p, ok := r.world.Policy(a.Tenant); !ok || p.Version != a.PolicyVersion || !p.AllowsRefund || a.Amount > p.MaxAmount {
 			return "policy changed"
+		}
+		if o, ok := r.world.Order(a.Subject); !ok || o.Status != StatusEligible {
+			return "record no longer eligible"
 		}
 	}
 	return ""

@@ -478,7 +478,7 @@ func (f *flow) guard() model.Guard {
 		g |= model.GuardState
 	}
 	if f.s.on(model.RefreshContext) && !f.s.mutant.is(PolicyCached) {
-		g |= model.GuardPolicy
+		g |= model.GuardContext
 	}
 	return g
 }
