@@ -437,8 +437,14 @@ func (r *run) storeEvidence(x EvidenceRecord) EvidenceAck {
 	return EvidenceAck{Ref: x.Ref, Outcome: OutcomeCommitted}
 }
 
-// storeCheckpoint makes c durable and advances the task's head.
+// storeCheckpoint makes c durable and advances the task's head. It stores
+// once per checkpoint.write crossing, however many disturbances there
+// compose.
 func (r *run) storeCheckpoint(c Checkpoint) {
+	if r.cpStored {
+		return
+	}
+	r.cpStored = true
 	r.world.Checkpoints = append(r.world.Checkpoints, c)
 	r.ckSeq = c.Seq
 	r.world.Heads[c.Task] = max(r.world.Heads[c.Task], c.Seq)
@@ -473,6 +479,7 @@ func (e *taskEnv) Save(ctx context.Context, cp Checkpoint) error {
 	if !ok {
 		return ErrWorkerCrashed
 	}
+	r.cpStored = false
 	cp = copyCheckpoint(cp)
 	cp.Task = r.task.ID
 	cp.At = r.world.Clock - costRead // the time the write was issued

@@ -143,6 +143,9 @@ type run struct {
 	// inflight are requests a provider holds after the client timed out;
 	// they commit just before the provider's next commit.
 	inflight []ToolCall
+	// cpStored is set once the current checkpoint.write crossing has
+	// stored its checkpoint.
+	cpStored bool
 	// pendingWorld are the world events armed at the current crossing;
 	// they apply right after it is recorded.
 	pendingWorld []*armed

@@ -182,6 +182,8 @@ func (f *flow) data() map[string]string {
 // or not) when the harness crashed it.
 func (s *System) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
 	f := &flow{s: s, ctx: ctx, env: env, task: task, trace: task.Trace}
+	// a fresh task's deadline runs from its worker's start, before any step
+	f.deadlineAt = env.Now() + task.Deadline
 	cp, resumed, err := env.Store.Load(ctx, task.ID)
 	if err != nil {
 		return model.Claim{}, err
@@ -259,7 +261,7 @@ func (f *flow) resume(cp model.Checkpoint) {
 // done result ends the task with claim c.
 func (f *flow) start() (c model.Claim, done bool, err error) {
 	env, ctx, t := f.env, f.ctx, f.task
-	f.retryLeft, f.deadlineAt = t.RetryBudget, env.Now()+t.Deadline
+	f.retryLeft = t.RetryBudget
 	denial, err := f.propose()
 	if err != nil || denial != "" {
 		if err != nil {
@@ -506,8 +508,19 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 			return entries[0].Key, c, false, nil
 		}
 	}
+	// A worker resumed into a reserved attempt cannot vouch for the budget
+	// its checkpoint carries: the attempt may already have been sent, or
+	// the store may have lost later reservations. It makes the reserved
+	// attempt and no other; an outcome it leaves unresolved needs
+	// reconciliation (seed 003: "If exactly-once cannot be proven,
+	// downgrade the verdict and require reconciliation").
+	resumedAttempt := reserved
 	for {
 		if !reserved {
+			if resumedAttempt && !f.s.mutant.is(UnboundedRetry) && !f.s.mutant.is(RetryBudgetReset) {
+				c, err = f.stop("reconciliation_required", "the resumed attempt's outcome is unresolved; reconciliation required")
+				return "", c, true, err
+			}
 			if f.attempt > 0 && !f.s.mutant.is(UnboundedRetry) {
 				if f.retryLeft <= 0 {
 					c, err = f.stop("retry_budget_exhausted", "retry budget exhausted with the outcome unresolved")
