@@ -479,7 +479,7 @@ func (e *taskEnv) Save(ctx context.Context, cp Checkpoint) error {
 	if !ok {
 		return ErrWorkerCrashed
 	}
-	r.cpStored = false
+	r.cpStored, r.cpRolledBack = false, false
 	cp = copyCheckpoint(cp)
 	cp.Task = r.task.ID
 	cp.At = r.world.Clock - costRead // the time the write was issued
@@ -505,7 +505,9 @@ func (e *taskEnv) Save(ctx context.Context, cp Checkpoint) error {
 	if r.detailed {
 		d = fmt.Sprintf("checkpoint %d state %s", cp.Seq, cp.State)
 	}
+	seq := len(r.tl) + 1
 	r.record(EvCheckpointWrite, ord, fid, "ok", d, StateCheckpointed)
+	r.oracle.checkCheckpoint(r, seq, cp)
 	if r.pendingCrash != "" {
 		r.crash(r.pendingCrash)
 		r.pendingCrash = ""
@@ -538,14 +540,16 @@ func (e *taskEnv) Load(ctx context.Context, task string) (Checkpoint, bool, erro
 	switch tamper {
 	case tamperStale:
 		// a lagging replica: the previous checkpoint of the task
-		cp.Head = head
+		// a lagging replica: the previous checkpoint of the task (when the
+		// store holds none older, the replica has caught up)
+		r.invalidLoad = ""
 		for i := newest - 1; i >= 0; i-- {
 			if c := r.world.Checkpoints[i]; c.Task == task {
 				cp = copyCheckpoint(c)
+				r.invalidLoad = "the store served a stale checkpoint"
 				break
 			}
 		}
-		r.invalidLoad = "the store served a stale checkpoint"
 	case tamperFuture:
 		cp.WorkflowVersion++
 		cp.State = "settled_v" + strconv.Itoa(cp.WorkflowVersion)

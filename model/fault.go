@@ -222,6 +222,9 @@ type checkpointRollback struct{}
 // worker resumes from the older cut while the world has moved on.
 func (checkpointRollback) onCheckpointWrite(r *run, cp Checkpoint) (error, bool) {
 	r.storeCheckpoint(cp)
+	if r.cpRolledBack {
+		return ErrWorkerCrashed, false // the write of this crossing is already undone
+	}
 	n := 0
 	for _, c := range r.world.Checkpoints {
 		if c.Task == cp.Task {
@@ -242,6 +245,7 @@ func (checkpointRollback) onCheckpointWrite(r *run, cp Checkpoint) (error, bool)
 	if j := r.newestCheckpoint(cp.Task); j >= 0 {
 		r.world.Heads[cp.Task] = r.world.Checkpoints[j].Seq
 	}
+	r.cpRolledBack = true
 	r.pendingCrash = "checkpoint store rolled back; worker restarted"
 	return ErrWorkerCrashed, true
 }

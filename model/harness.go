@@ -146,6 +146,9 @@ type run struct {
 	// cpStored is set once the current checkpoint.write crossing has
 	// stored its checkpoint.
 	cpStored bool
+	// cpRolledBack is set once a rollback undid the current
+	// checkpoint.write crossing's write.
+	cpRolledBack bool
 	// pendingWorld are the world events armed at the current crossing;
 	// they apply right after it is recorded.
 	pendingWorld []*armed

@@ -68,16 +68,20 @@ found a difference), 2 for bad input.`,
 			if c.Flags().Changed("mutant") {
 				s.Config.Mutant = mutant
 			}
+			fixture, err := model.FixtureNamed(s.Config.Fixture)
+			if err != nil {
+				return badInput("%s: config: %v", args[0], err)
+			}
 			factory, err := copperfin.NewFactory(cs, s.Config.Mutant)
 			if err != nil {
 				return badInput("%s: config: %v", args[0], err)
 			}
-			res, err := model.NewHarness(model.Copperfin(), model.Options{}).Run(factory, s)
+			res, err := model.NewHarness(fixture, model.Options{}).Run(factory, s)
 			if err != nil {
 				return badInput("%v", err)
 			}
 			if twice {
-				again, err := model.NewHarness(model.Copperfin(), model.Options{}).Run(factory, s)
+				again, err := model.NewHarness(fixture, model.Options{}).Run(factory, s)
 				if err != nil {
 					return badInput("%v", err)
 				}
