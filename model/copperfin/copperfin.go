@@ -501,6 +501,9 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 			return "", c, true, err
 		}
 		if len(entries) > 0 {
+			if entries[0].Trace != f.a.TraceID {
+				return "", c, true, f.alreadyRefunded(&c)
+			}
 			if f.warn("effect_already_committed", "found on resume") {
 				c, err = f.deny("warning: effect already committed")
 				return "", c, true, err
@@ -610,12 +613,36 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 					return "", c, true, err
 				}
 				if len(entries) > 0 {
+					if entries[0].Trace != f.a.TraceID {
+						return "", c, true, f.alreadyRefunded(&c)
+					}
 					return entries[0].Key, c, false, nil
 				}
 			}
 			continue
 		}
 		// committed
+		if res.Replayed && f.s.on(model.Idempotency) {
+			// whose effect did the provider replay? the receipt says, or
+			// the ledger when the receipt is missing
+			owner := ""
+			if res.Receipt != nil {
+				owner = res.Receipt.Trace
+			} else if f.s.on(model.EffectReadback) {
+				entries, err := f.readback()
+				if err != nil {
+					return "", c, true, err
+				}
+				if len(entries) > 0 {
+					owner = entries[0].Trace
+				}
+			}
+			if owner != "" && owner != f.a.TraceID {
+				// the key's effect belongs to another decision: this
+				// request repeats a refund already made
+				return "", c, true, f.alreadyRefunded(&c)
+			}
+		}
 		if res.Replayed && f.warn("duplicate_suppressed", "provider replayed key "+key) {
 			c, err = f.deny("warning: duplicate suppressed")
 			return "", c, true, err
@@ -638,6 +665,16 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 		}
 		return key, c, false, nil
 	}
+}
+
+// alreadyRefunded denies a request whose logical action another decision
+// already performed (the provider's ledger holds its effect under another
+// trace), setting *c.
+func (f *flow) alreadyRefunded(c *model.Claim) error {
+	f.warn("already_refunded", "the refund was already made by another request")
+	var err error
+	*c, err = f.deny("refund already made by another request")
+	return err
 }
 
 // verify reads the postcondition back (effect_readback), applies the
