@@ -24,13 +24,15 @@ type recordingTB struct {
 	logs   []string
 }
 
-func (r *recordingTB) Helper()                         {}
-func (r *recordingTB) Name() string                    { return r.name }
-func (r *recordingTB) Logf(format string, args ...any) { r.logs = append(r.logs, fmt.Sprintf(format, args...)) }
-func (r *recordingTB) Log(args ...any)                 { r.logs = append(r.logs, fmt.Sprint(args...)) }
-func (r *recordingTB) Skipf(string, ...any)            { panic("skip") }
-func (r *recordingTB) Skip(...any)                     { panic("skip") }
-func (r *recordingTB) SkipNow()                        { panic("skip") }
+func (r *recordingTB) Helper()      {}
+func (r *recordingTB) Name() string { return r.name }
+func (r *recordingTB) Logf(format string, args ...any) {
+	r.logs = append(r.logs, fmt.Sprintf(format, args...))
+}
+func (r *recordingTB) Log(args ...any)      { r.logs = append(r.logs, fmt.Sprint(args...)) }
+func (r *recordingTB) Skipf(string, ...any) { panic("skip") }
+func (r *recordingTB) Skip(...any)          { panic("skip") }
+func (r *recordingTB) SkipNow()             { panic("skip") }
 func (r *recordingTB) Errorf(format string, args ...any) {
 	r.failed = true
 	r.errors = append(r.errors, fmt.Sprintf(format, args...))
@@ -184,7 +186,7 @@ var mutantCases = map[copperfin.Mutant]struct {
 	checks   int
 	composed bool
 }{
-	copperfin.RetryBudgetReset: {kinds: []string{"checkpoint_rollback", "budget_exhaustion", "timeout_before_send", "worker_restart", "subject_swap"}, seed: 1, checks: 2000, composed: true},
+	copperfin.RetryBudgetReset:    {kinds: []string{"checkpoint_rollback", "budget_exhaustion", "timeout_before_send", "worker_restart", "subject_swap"}, seed: 1, checks: 2000, composed: true},
 	copperfin.DeadlineFromRestart: {kinds: []string{"clock_advance", "worker_crash", "worker_restart", "stale_policy", "rate_limit"}, seed: 1, checks: 2000, composed: true},
 	copperfin.TimeoutAsSuccess:    {kinds: []string{"timeout_after_commit", "sandbox_denial", "reject_before_commit", "worker_restart"}, seed: 1, checks: 2000, composed: true},
 	// the identity binding and the approval check at effect time both mask
@@ -324,5 +326,35 @@ func TestBadOptions(t *testing.T) {
 	}
 	if _, err := properties.Explore(properties.Reference, properties.WithConfig(model.Config{Profile: model.ProfileTyped, Mutant: "gremlin"})); err == nil || !strings.Contains(err.Error(), `unknown mutant "gremlin"`) {
 		t.Errorf("unknown mutant: %v", err)
+	}
+}
+
+// TestMain keeps this package's own explorations, which fail on purpose,
+// from writing rapid fail files into testdata/ (TestRapidFailFileKeepsWorking
+// turns them back on in a temporary directory).
+func TestMain(m *testing.M) {
+	flag.Parse()
+	flag.Set("rapid.nofailfile", "true")
+	os.Exit(m.Run())
+}
+
+// TestRapidFailFileKeepsWorking: Check under a test's name writes rapid's
+// fail file for that test, and the next run replays it first: the
+// counterexample is found at the first check.
+func TestRapidFailFileKeepsWorking(t *testing.T) {
+	t.Chdir(t.TempDir())
+	rapidFlags(t, 100, 1)
+	flag.Set("rapid.nofailfile", "false")
+	cfg := properties.WithConfig(typedWithout(model.BindIdentity))
+	first := &recordingTB{name: "TestUsersOwn"}
+	properties.Check(first, properties.Reference, cfg)
+	files, _ := filepath.Glob(filepath.Join("testdata", "rapid", "TestUsersOwn", "*.fail"))
+	if !first.failed || len(files) != 1 {
+		t.Fatalf("failed %t, fail files %v", first.failed, files)
+	}
+	second := &recordingTB{name: "TestUsersOwn"}
+	properties.Check(second, properties.Reference, cfg)
+	if !second.failed || !strings.Contains(second.errors[0], "counterexample after 1 checks") {
+		t.Fatalf("the fail file was not replayed first: %v", second.errors)
 	}
 }
