@@ -81,6 +81,9 @@ func (cx *Counterexample) String() string {
 // exploration's name is replayed first. An error means bad options or a
 // harness error (a System that cannot be built, a schedule the harness
 // refuses), never a counterexample.
+//
+// Outside a test binary, call testing.Init and flag.Parse first: rapid
+// consults testing.Short, which needs the test flags registered and parsed.
 func Explore(sys System, opts ...Option) (*Report, error) {
 	return explore(nil, sys, opts)
 }

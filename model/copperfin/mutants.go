@@ -24,7 +24,8 @@ const (
 	UncheckedReply Mutant = "unchecked_reply"
 	// UnboundedRetry ignores the retry budget and the deadline.
 	UnboundedRetry Mutant = "unbounded_retry"
-	// RetryBudgetReset restores the full retry budget on every restart.
+	// RetryBudgetReset restores the full retry budget on every restart (and
+	// so retries after a resumed attempt as if the budget were fresh).
 	RetryBudgetReset Mutant = "retry_budget_reset"
 	// DeadlineFromRestart measures the deadline from the last restart.
 	DeadlineFromRestart Mutant = "deadline_from_restart"
@@ -69,26 +70,31 @@ const (
 type MutantInfo struct {
 	Name Mutant `json:"name"`
 	Doc  string `json:"doc"`
+	// MaskedBy are the controls of the typed profile that contain the
+	// defect whatever the schedule (a declared prediction, like
+	// FaultSpec.Nominated): exploration shows the mutant with them
+	// removed.
+	MaskedBy []model.Control `json:"masked_by,omitempty"`
 }
 
 var mutants = []MutantInfo{
-	{RejectionAsSuccess, "any reply that is not a timeout is taken as success"},
-	{TimeoutAsSuccess, "an unknown outcome is taken as done"},
-	{UncheckedReply, "whatever decoded from a reply is taken as the receipt, unchecked"},
-	{UnboundedRetry, "the retry budget and the deadline are ignored"},
-	{RetryBudgetReset, "the retry budget is reset on restart"},
-	{DeadlineFromRestart, "the deadline is measured from the last restart"},
-	{CheckpointBeforeEffect, "the effected checkpoint is written before the effect is recorded"},
-	{StaleCheckpointAccepted, "a stale, future-version, corrupt or missing checkpoint is accepted on resume"},
-	{FabricatedApproval, "an approval absent from memory is fabricated instead of rebuilt or held"},
-	{FailedBranchDropped, "a failed branch is dropped at the join"},
-	{KeyPerAttempt, "a new idempotency key on each retry"},
-	{ReadbackFromCache, "readback from the local record of sent requests instead of the provider ledger"},
-	{ReadbackBySubject, "readback matching by subject instead of key"},
-	{ReplyAsProof, "a committed reply (a 200) accepted as proof"},
-	{ExpiryAtApproval, "capability expiry checked at approval time instead of effect time"},
-	{TracePerRetry, "trace id regenerated on retry"},
-	{PolicyCached, "policy read cached across tasks"},
+	{RejectionAsSuccess, "any reply that is not a timeout is taken as success", nil},
+	{TimeoutAsSuccess, "an unknown outcome is taken as done", nil},
+	{UncheckedReply, "whatever decoded from a reply is taken as the receipt, unchecked", nil},
+	{UnboundedRetry, "the retry budget and the deadline are ignored", nil},
+	{RetryBudgetReset, "the retry budget is reset on restart", nil},
+	{DeadlineFromRestart, "the deadline is measured from the last restart", nil},
+	{CheckpointBeforeEffect, "the effected checkpoint is written before the effect is recorded", nil},
+	{StaleCheckpointAccepted, "a stale, future-version, corrupt or missing checkpoint is accepted on resume", nil},
+	{FabricatedApproval, "an approval absent from memory is fabricated instead of rebuilt or held", []model.Control{model.BindIdentity, model.PreEffectAuthority}},
+	{FailedBranchDropped, "a failed branch is dropped at the join", nil},
+	{KeyPerAttempt, "a new idempotency key on each retry", nil},
+	{ReadbackFromCache, "readback from the local record of sent requests instead of the provider ledger", nil},
+	{ReadbackBySubject, "readback matching by subject instead of key", nil},
+	{ReplyAsProof, "a committed reply (a 200) accepted as proof", nil},
+	{ExpiryAtApproval, "capability expiry checked at approval time instead of effect time", nil},
+	{TracePerRetry, "trace id regenerated on retry", nil},
+	{PolicyCached, "policy read cached across tasks", nil},
 }
 
 // policyCache is the process-wide policy cache of the policy_cached mutant:
