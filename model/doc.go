@@ -22,8 +22,11 @@
 //     [Harness.Terms] returns only the terms, for the assay's hot path.
 //   - [Invariants]: right_subject, current_entitlement, effect_at_most_once
 //     and provable_outcome, checked after every crossing.
-//   - [Copperfin]: the paper's worked fixture. The reference system built on
-//     the Env is in the sub-package copperfin.
+//   - [WorldEvents]: clock advance, capability revocation, policy change,
+//     state-version change and worker crash, attachable to any event.
+//   - [Copperfin], [CopperfinBatch] and [FixtureNamed]: the paper's worked
+//     fixture and a three-task workload (the same order twice). The
+//     reference system built on the Env is in the sub-package copperfin.
 //
 // This package imports neither testing nor any test library.
 package model

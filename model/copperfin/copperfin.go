@@ -47,7 +47,13 @@
 // reset by a restart), a missing, stale, future-version or corrupt
 // checkpoint stops the task with a hold, an approval absent from memory is
 // rebuilt from the checkpoint or the task holds, and the join record keeps
-// every branch.
+// every branch. The deadline runs from the worker's start; a worker
+// resumed into a reserved attempt makes that attempt and no other (it
+// cannot vouch for the budget its checkpoint carries); a provider replay
+// or readback showing the refund made under another decision's trace is
+// denied as already refunded. The checks of pre_effect_authority,
+// state_precondition and refresh_context also travel with the commit as a
+// guard the provider evaluates atomically (model.Guard).
 package copperfin
 
 import (
