@@ -187,7 +187,7 @@ var mutantCases = map[copperfin.Mutant]struct {
 }{
 	copperfin.RetryBudgetReset:    {kinds: []string{"checkpoint_rollback", "budget_exhaustion", "timeout_before_send", "worker_restart", "subject_swap"}, seed: 1, checks: 2000, composed: true},
 	copperfin.DeadlineFromRestart: {kinds: []string{"clock_advance", "worker_crash", "worker_restart", "stale_policy", "rate_limit"}, seed: 1, checks: 2000, composed: true},
-	copperfin.TimeoutAsSuccess:    {kinds: []string{"timeout_after_commit", "sandbox_denial", "reject_before_commit", "worker_restart"}, seed: 1, checks: 2000, composed: true},
+	copperfin.ResumeSkipsChecks:   {kinds: []string{"capability_revocation", "policy_change", "worker_crash", "worker_restart", "timeout_before_send"}, seed: 1, checks: 2000, composed: true},
 	copperfin.FabricatedApproval:  {kinds: []string{"memory_loss"}, seed: 1, checks: 200},
 }
 

@@ -146,6 +146,9 @@ type flow struct {
 	replied bool
 	// sent is the worker's local record of the requests it sent.
 	sent []model.LedgerEntry
+	// unguarded is set when the resume_skips_checks mutant re-sends a
+	// saved request without its guard.
+	unguarded bool
 }
 
 // warn reports a warning and reports whether the fail-closed policy now
@@ -221,7 +224,9 @@ func (s *System) Run(ctx context.Context, env model.Env, task model.Task) (model
 	var effectKey string
 	switch stage {
 	case stageAuthorized, stageCommitting:
-		if reason, err := f.preEffect(); err != nil || reason != "" {
+		if resumed && stage == stageCommitting && s.mutant.is(ResumeSkipsChecks) {
+			f.unguarded = true // the defect: the checks passed before the crash are trusted
+		} else if reason, err := f.preEffect(); err != nil || reason != "" {
 			if err != nil {
 				return model.Claim{}, err
 			}
@@ -479,6 +484,9 @@ func (f *flow) readPolicy(tenant string) (model.Policy, error) {
 // ask the provider to check atomically with the commit.
 func (f *flow) guard() model.Guard {
 	var g model.Guard
+	if f.unguarded {
+		return 0
+	}
 	if f.s.on(model.PreEffectAuthority) && !f.s.mutant.is(ExpiryAtApproval) {
 		g |= model.GuardCapability
 	}

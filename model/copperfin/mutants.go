@@ -64,6 +64,10 @@ const (
 	// by every task, treats it as fixed configuration (no policy guard on the
 	// commit) and never re-reads it.
 	PolicyCached Mutant = "policy_cached"
+	// ResumeSkipsChecks has a resumed worker trust the pre-effect checks
+	// its predecessor passed: it re-sends the saved request without
+	// re-checking and without the commit guard, which is not persisted.
+	ResumeSkipsChecks Mutant = "resume_skips_checks"
 )
 
 // MutantInfo names a mutant and says what it gets wrong.
@@ -95,6 +99,7 @@ var mutants = []MutantInfo{
 	{ExpiryAtApproval, "capability expiry checked at approval time instead of effect time", nil},
 	{TracePerRetry, "trace id regenerated on retry", nil},
 	{PolicyCached, "policy read cached across tasks", nil},
+	{ResumeSkipsChecks, "a resumed worker trusts its predecessor's pre-effect checks and re-sends unguarded", nil},
 }
 
 // policyCache is the process-wide policy cache of the policy_cached mutant:
