@@ -25,5 +25,9 @@ func Replay(s *model.Schedule) (*model.Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schedule: config: %w", err)
 	}
-	return model.NewHarness(model.Copperfin(), model.Options{}).Run(factory, s)
+	fixture, err := model.FixtureNamed(s.Config.Fixture)
+	if err != nil {
+		return nil, fmt.Errorf("schedule: config: %w", err)
+	}
+	return model.NewHarness(fixture, model.Options{}).Run(factory, s)
 }

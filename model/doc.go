@@ -28,8 +28,11 @@
 //     view of the World and the timeline, given in [Options.Invariants] and
 //     checked and reported like the built-in ones; [Options.Builtin]
 //     selects the built-in invariants that apply to a system of one's own.
-//   - [Copperfin]: the paper's worked fixture. The reference system built on
-//     the Env is in the sub-package copperfin.
+//   - [WorldEvents]: clock advance, capability revocation, policy change,
+//     state-version change and worker crash, attachable to any event.
+//   - [Copperfin], [CopperfinBatch] and [FixtureNamed]: the paper's worked
+//     fixture and a three-task workload (the same order twice). The
+//     reference system built on the Env is in the sub-package copperfin.
 //
 // Testing a system of your own: implement [System] on the [Env] (every
 // consequential call through Env.Tool, every readback through Env.Ledger,

@@ -93,7 +93,33 @@ type ToolCall struct {
 	Tool       string
 	RequestKey string
 	Action     Action
+	// Guard names the parts of the action contract the provider must find
+	// still true at commit time, atomically with the commit (a conditional
+	// write); a request whose guard fails is rejected with
+	// ClassPrecondition and makes no effect. Zero asks for nothing.
+	Guard Guard
 }
+
+// Guard is a set of action-contract preconditions a tool call asks the
+// provider to check atomically with its commit: seed 000's authority
+// kernel, which "sees three failed preconditions and denies execution",
+// evaluated at the effect itself so that no change of the world between
+// the system's last check and the commit can slip through.
+type Guard uint8
+
+// Guards.
+const (
+	// GuardCapability: the action's capability is live (unrevoked,
+	// unexpired) and covers the amount.
+	GuardCapability Guard = 1 << iota
+	// GuardState: the subject's record is at the action's expected state
+	// version.
+	GuardState
+	// GuardContext: the tenant's current policy is the action's policy
+	// version and allows the amount, and the subject's authoritative
+	// record is eligible.
+	GuardContext
+)
 
 // ToolResult is the tool's answer. Receipt is nil when the response carried
 // none (a partial response). Replayed is true when the provider recognised
@@ -123,6 +149,9 @@ const (
 	ClassSandboxDenial = "sandbox_denial"
 	ClassRejected      = "rejected"
 	ClassInvalidOutput = "invalid_output"
+	// ClassPrecondition: a guarded request whose guard failed at commit
+	// time; nothing was committed.
+	ClassPrecondition = "precondition_failed"
 )
 
 // ReadbackQuery selects provider-ledger entries by logical action reference.

@@ -263,6 +263,9 @@ func (r *run) provide(call ToolCall) ToolResult {
 	if _, ok := r.world.Order(a.Subject); !ok || a.Amount <= 0 || call.RequestKey == "" {
 		return ToolResult{Outcome: OutcomeRejected, Reason: "invalid request"}
 	}
+	if why := r.guardGap(call); why != "" {
+		return ToolResult{Outcome: OutcomeRejected, Class: ClassPrecondition, Reason: "precondition failed: " + why}
+	}
 	n := len(r.world.Ledger) + 1
 	e := LedgerEntry{Seq: n, Task: r.task.ID, Tool: call.Tool, Key: call.RequestKey, ActionRef: a.IdempotencyKey,
 		Actor: a.Actor, Subject: a.Subject, Tenant: a.Tenant, Purpose: a.Purpose, Amount: a.Amount,
@@ -271,6 +274,32 @@ func (r *run) provide(call ToolCall) ToolResult {
 	r.world.Ledger = append(r.world.Ledger, e)
 	return ToolResult{Outcome: OutcomeCommitted,
 		Receipt: &Receipt{ID: e.ReceiptID, Key: e.Key, Subject: e.Subject, Amount: e.Amount, Trace: e.Trace, At: e.At}}
+}
+
+// guardGap returns the first guarded precondition of call that the World
+// does not satisfy now, or "".
+func (r *run) guardGap(call ToolCall) string {
+	a := call.Action
+	if call.Guard&GuardCapability != 0 {
+		c, ok := r.world.Capability(a.CapabilityID)
+		if !ok || !c.Live(r.world.Clock) || a.Amount > c.Amount {
+			return "capability is not live"
+		}
+	}
+	if call.Guard&GuardState != 0 {
+		if o, ok := r.world.Order(a.Subject); !ok || o.Version != a.ExpectedVersion {
+			return "state version changed"
+		}
+	}
+	if call.Guard&GuardContext != 0 {
+		if p, ok := r.world.Policy(a.Tenant); !ok || p.Version != a.PolicyVersion || !p.AllowsRefund || a.Amount > p.MaxAmount {
+			return "policy changed"
+		}
+		if o, ok := r.world.Order(a.Subject); !ok || o.Status != StatusEligible {
+			return "record no longer eligible"
+		}
+	}
+	return ""
 }
 
 // Commit implements ToolClient (event tool.commit).
@@ -408,16 +437,14 @@ func (r *run) storeEvidence(x EvidenceRecord) EvidenceAck {
 	return EvidenceAck{Ref: x.Ref, Outcome: OutcomeCommitted}
 }
 
-// storeCheckpoint makes c durable and advances the task's head. Storing
-// is idempotent: a write identical to the newest stored checkpoint (as two
-// checkpoint disturbances composed at one write both store it) keeps one
-// copy, so a stale replica never serves a duplicate of the newest.
+// storeCheckpoint makes c durable and advances the task's head. It stores
+// once per checkpoint.write crossing, however many disturbances there
+// compose.
 func (r *run) storeCheckpoint(c Checkpoint) {
-	if n := len(r.world.Checkpoints); n > 0 {
-		if last := &r.world.Checkpoints[n-1]; last.Seq == c.Seq && last.At == c.At && last.Checksum == c.Checksum && last.Task == c.Task {
-			return
-		}
+	if r.cpStored {
+		return
 	}
+	r.cpStored = true
 	r.world.Checkpoints = append(r.world.Checkpoints, c)
 	r.ckSeq = c.Seq
 	r.world.Heads[c.Task] = max(r.world.Heads[c.Task], c.Seq)
@@ -452,6 +479,7 @@ func (e *taskEnv) Save(ctx context.Context, cp Checkpoint) error {
 	if !ok {
 		return ErrWorkerCrashed
 	}
+	r.cpStored, r.cpRolledBack = false, false
 	cp = copyCheckpoint(cp)
 	cp.Task = r.task.ID
 	cp.At = r.world.Clock - costRead // the time the write was issued
@@ -477,7 +505,9 @@ func (e *taskEnv) Save(ctx context.Context, cp Checkpoint) error {
 	if r.detailed {
 		d = fmt.Sprintf("checkpoint %d state %s", cp.Seq, cp.State)
 	}
+	seq := len(r.tl) + 1
 	r.record(EvCheckpointWrite, ord, fid, "ok", d, StateCheckpointed)
+	r.oracle.checkCheckpoint(r, seq, cp)
 	if r.pendingCrash != "" {
 		r.crash(r.pendingCrash)
 		r.pendingCrash = ""
@@ -509,10 +539,8 @@ func (e *taskEnv) Load(ctx context.Context, task string) (Checkpoint, bool, erro
 	cp := copyCheckpoint(r.world.Checkpoints[newest])
 	switch tamper {
 	case tamperStale:
-		// a lagging replica: the previous checkpoint of the task (with no
-		// previous one, as after a composed rollback, it serves the newest,
-		// which is not stale)
-		cp.Head = head
+		// a lagging replica: the previous checkpoint of the task (when the
+		// store holds none older, the replica has caught up)
 		r.invalidLoad = ""
 		for i := newest - 1; i >= 0; i-- {
 			if c := r.world.Checkpoints[i]; c.Task == task {

@@ -44,7 +44,11 @@ type FaultSpec struct {
 	// lacks it). A declared prediction, like Nominated.
 	Mutant string `json:"counterfactual_mutant,omitempty"`
 	// Paper is true for the ten modes of the paper's artefact.
-	Paper bool   `json:"paper"`
+	Paper bool `json:"paper"`
+	// World is true for a world event (see WorldEvents): it may be
+	// attached to any event, and Event and Ordinal are only its default
+	// placement.
+	World bool   `json:"world,omitempty"`
 	Doc   string `json:"doc"`
 }
 
@@ -87,6 +91,9 @@ type (
 
 // hookFits reports whether impl can be injected at event e.
 func hookFits(impl any, e EventName) bool {
+	if _, ok := impl.(worldHook); ok {
+		return eventIndex(e) >= 0
+	}
 	switch e {
 	case EvProposal:
 		_, ok := impl.(proposalHook)
@@ -215,6 +222,9 @@ type checkpointRollback struct{}
 // worker resumes from the older cut while the world has moved on.
 func (checkpointRollback) onCheckpointWrite(r *run, cp Checkpoint) (error, bool) {
 	r.storeCheckpoint(cp)
+	if r.cpRolledBack {
+		return ErrWorkerCrashed, false // the write of this crossing is already undone
+	}
 	n := 0
 	for _, c := range r.world.Checkpoints {
 		if c.Task == cp.Task {
@@ -235,6 +245,7 @@ func (checkpointRollback) onCheckpointWrite(r *run, cp Checkpoint) (error, bool)
 	if j := r.newestCheckpoint(cp.Task); j >= 0 {
 		r.world.Heads[cp.Task] = r.world.Checkpoints[j].Seq
 	}
+	r.cpRolledBack = true
 	r.pendingCrash = "checkpoint store rolled back; worker restarted"
 	return ErrWorkerCrashed, true
 }
@@ -578,14 +589,23 @@ func lookupKind(name string) (*faultKind, error) {
 			return &catalogue[i], nil
 		}
 	}
-	names := make([]string, len(catalogue))
-	for i, k := range catalogue {
-		names[i] = k.spec.Kind
+	for i := range worldKinds {
+		if worldKinds[i].spec.Kind == name {
+			return &worldKinds[i], nil
+		}
+	}
+	names := make([]string, 0, len(catalogue)+len(worldKinds))
+	for _, k := range catalogue {
+		names = append(names, k.spec.Kind)
+	}
+	for _, k := range worldKinds {
+		names = append(names, k.spec.Kind)
 	}
 	return nil, fmt.Errorf("unknown fault kind %q (valid: %s)", name, strings.Join(names, ", "))
 }
 
-// Spec returns the spec of the fault kind named kind, or an error naming it.
+// Spec returns the spec of the fault kind or world event named kind, or an
+// error naming it.
 func Spec(kind string) (FaultSpec, error) {
 	k, err := lookupKind(kind)
 	if err != nil {

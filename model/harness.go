@@ -163,6 +163,15 @@ type run struct {
 	// inflight are requests a provider holds after the client timed out;
 	// they commit just before the provider's next commit.
 	inflight []ToolCall
+	// cpStored is set once the current checkpoint.write crossing has
+	// stored its checkpoint.
+	cpStored bool
+	// cpRolledBack is set once a rollback undid the current
+	// checkpoint.write crossing's write.
+	cpRolledBack bool
+	// pendingWorld are the world events armed at the current crossing;
+	// they apply right after it is recorded.
+	pendingWorld []*armed
 
 	oracle oracleState
 }
@@ -202,6 +211,9 @@ func (r *run) nextID() string {
 }
 
 func (r *run) crash(detail string) {
+	if r.crashed {
+		return
+	}
 	r.crashed = true
 	r.record(EvWorkerCrash, 0, "", "", detail, StateFailed)
 }
@@ -238,6 +250,9 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	cs, err := s.Config.Resolve()
 	if err != nil {
 		return err
+	}
+	if s.Config.Fixture != "" && s.Config.Fixture != h.fixture.Name {
+		return fmt.Errorf("schedule: config names fixture %q, the harness runs %q", s.Config.Fixture, h.fixture.Name)
 	}
 	r := &h.r
 	r.world.reset(&h.fixture)
@@ -280,6 +295,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 		r.invalidLoad = ""
 		r.tamper = tamperNone
 		r.inflight = r.inflight[:0]
+		r.pendingWorld = r.pendingWorld[:0]
 		r.worker = 0
 		r.state = StateCreated
 		r.attempts = 0
@@ -370,6 +386,10 @@ func (r *run) enter(ev EventName, cost Millis) (ordinal int, hits []*armed, ok b
 		f := &r.faults[j]
 		if f.event == i && (f.entry.Ordinal == ordinal || ordinal > f.entry.Ordinal && f.kind.spec.Correlation == CorrelationPersistent && f.fired > 0) {
 			f.reached = true
+			if f.kind.spec.World {
+				r.pendingWorld = append(r.pendingWorld, f)
+				continue
+			}
 			hits = append(hits, f)
 		}
 	}
@@ -403,6 +423,9 @@ func (r *run) record(ev EventName, ordinal int, faultID, outcome, detail, stateA
 	}
 	r.state = stateAfter
 	r.oracle.check(r, seq)
+	if len(r.pendingWorld) > 0 {
+		r.applyWorld()
+	}
 }
 
 // setEvidenceRef sets the evidence reference of the last recorded event.
@@ -420,6 +443,8 @@ func (r *run) actor(ev EventName) string {
 		return "system"
 	case EvToolCommit:
 		return "provider"
+	case EvWorld:
+		return "world"
 	}
 	return "env"
 }

@@ -15,7 +15,9 @@ const (
 	InvCurrentEntitlement = "current_entitlement"
 	// InvEffectAtMostOnce: at most one ledger effect per logical action
 	// (seed 003's effect_at_most_once; with provable_outcome, a release is
-	// exactly once).
+	// exactly once): per task, and per refund of one subject of one tenant
+	// for one purpose across the tasks of a run, so a repeated request for
+	// an order already refunded must not refund it again.
 	InvEffectAtMostOnce = "effect_at_most_once"
 	// InvProvableOutcome: no release without a correlated receipt or an
 	// independent readback whose trace lineage joins the task's decision
@@ -28,7 +30,8 @@ const (
 	// reject a future-version or corrupted checkpoint instead of guessing").
 	InvResumeFromCheckpoint = "resume_from_checkpoint"
 	// InvNoInventedProgress: no release while the ledger holds no effect of
-	// the task, and no effect under a capability the authority never
+	// the task, no checkpoint recording a completed effect the ledger does
+	// not hold, and no effect under a capability the authority never
 	// approved for the task (seed 003: "never invent progress"; "check that
 	// the agent does not fabricate missing user intent, tool output, or
 	// approval").
@@ -60,7 +63,7 @@ var Invariants = []Invariant{
 	{InvEffectAtMostOnce, "payments", OracleLedgerReadback, "at most one ledger effect per logical action"},
 	{InvProvableOutcome, "evidence", OracleTraceLineage, "no release without a correlated receipt or independent readback joined to the decision by trace lineage"},
 	{InvResumeFromCheckpoint, "workflow runtime", OracleCheckpointStore, "resume only from the newest valid checkpoint; nothing consequential after an invalid one is served"},
-	{InvNoInventedProgress, "workflow runtime", OracleLedgerReadback, "no release without an effect, and no effect under an unapproved capability"},
+	{InvNoInventedProgress, "workflow runtime", OracleLedgerReadback, "no release without an effect, no checkpoint recording an effect the ledger lacks, and no effect under an unapproved capability"},
 	{InvBudget, "workflow runtime", OracleBudgetCounter, "attempts within one plus the retry budget and no tool call after the deadline, across restarts"},
 	{InvJoinPreserved, "orchestration", OracleJoinRecord, "every join record keeps every branch's true state and the claim obeys the join policy"},
 }
@@ -87,6 +90,7 @@ type oracleState struct {
 	fault      [numInvariants]string
 	detail     [numInvariants]string
 	badEntry   []bool // per ledger entry: broke right_subject or current_entitlement
+	dupEntry   []bool // per ledger entry: repeated a logical action already in the ledger
 	warnings   []int  // seqs of system warnings
 	facts      []taskFacts
 	user       []userFinding // per user invariant
@@ -98,6 +102,7 @@ type taskFacts struct {
 	proven       bool
 	effects      int
 	wrong        bool
+	dup          bool
 	detected     bool
 	budgetHeld   bool
 	deadlineHeld bool
@@ -118,6 +123,7 @@ func (o *oracleState) reset(users int) {
 	o.fault = [numInvariants]string{}
 	o.detail = [numInvariants]string{}
 	o.badEntry = o.badEntry[:0]
+	o.dupEntry = o.dupEntry[:0]
 	o.warnings = o.warnings[:0]
 	o.facts = o.facts[:0]
 	if users > 0 || len(o.user) > 0 {
@@ -168,19 +174,28 @@ func (o *oracleState) check(r *run, seq int) {
 			o.violate(r, 1, seq, why)
 			bad = true
 		}
-		n := 0
-		for _, x := range w.Ledger[:o.ledgerSeen+1] {
-			if x.Task == e.Task {
+		// one logical action per task, and one refund per tenant, subject
+		// and purpose whichever task asks for it
+		n, other := 0, ""
+		for _, x := range w.Ledger[:o.ledgerSeen] {
+			switch {
+			case x.Task == e.Task:
 				n++
+			case sameAction(x, e):
+				other = x.Task
 			}
 		}
-		if n > 1 {
+		dup := n > 0 || other != ""
+		if n > 0 {
 			o.violate(r, 2, seq, "second ledger effect for task "+e.Task)
+		} else if other != "" {
+			o.violate(r, 2, seq, "second refund of "+e.Subject+": task "+other+" already made it")
 		}
 		if e.Task == r.task.ID && !granted(r, e.CapabilityID) {
 			o.violate(r, 5, seq, "effect under capability "+quoteID(e.CapabilityID)+" that the authority never approved for the task")
 		}
 		o.badEntry = append(o.badEntry, bad)
+		o.dupEntry = append(o.dupEntry, dup)
 	}
 	switch r.evs[seq-1] {
 	case EvToolCommit:
@@ -219,6 +234,22 @@ func quoteID(id string) string {
 		return "(none)"
 	}
 	return id
+}
+
+// checkCheckpoint checks a checkpoint as written: every completed effect it
+// records must be in the provider's ledger for the task
+// (no_invented_progress: a checkpoint must not record progress the world
+// does not hold).
+func (o *oracleState) checkCheckpoint(r *run, seq int, cp Checkpoint) {
+	for _, k := range cp.CompletedEffects {
+		found := false
+		for _, e := range r.world.Ledger {
+			found = found || e.Task == cp.Task && e.Key == k
+		}
+		if !found {
+			o.violate(r, 5, seq, fmt.Sprintf("checkpoint %d records effect %s that the ledger does not hold", cp.Seq, k))
+		}
+	}
 }
 
 // checkJoin compares a join record with the branch states the harness saw.
@@ -343,7 +374,19 @@ func entitled(w *World, t *Task, a Action, proposed bool) bool {
 	if !ok || ord.Status != StatusEligible {
 		return false
 	}
+	// a refund another task already made is not owed again
+	for _, e := range w.Ledger {
+		if e.Task != t.ID && e.Tenant == tenant && e.Subject == subject && e.Purpose == c.Purpose {
+			return false
+		}
+	}
 	return !proposed || ord.Version == a.ExpectedVersion
+}
+
+// sameAction reports whether two ledger entries are the same logical
+// action: a refund of one subject of one tenant for one purpose.
+func sameAction(x, e LedgerEntry) bool {
+	return x.Tenant == e.Tenant && x.Subject == e.Subject && x.Purpose == e.Purpose
 }
 
 // proven reports whether the evidence ledger holds a receipt or readback
@@ -378,6 +421,9 @@ func (o *oracleState) settle(r *run, seq int) {
 			f.effects++
 			if i < len(o.badEntry) && o.badEntry[i] {
 				f.wrong = true
+			}
+			if i < len(o.dupEntry) && o.dupEntry[i] {
+				f.dup = true
 			}
 		}
 	}
@@ -461,7 +507,7 @@ type Terms struct {
 //     entitled action held or denied;
 //   - detected: a system warning after a fault's disturbance fired.
 func termsOf(f taskFacts) Terms {
-	dup := f.effects > 1
+	dup := f.effects > 1 || f.dup
 	unsafe := dup || f.wrong
 	rel := f.claim == ClaimRelease
 	deny := f.claim == ClaimDeny

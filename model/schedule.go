@@ -61,6 +61,10 @@ type Config struct {
 	RetryBudget *int
 	Deadline    *Millis
 	Join        JoinPolicy
+	// Fixture names the workload the schedule runs on ("" for the
+	// harness's own; see FixtureNamed for the built-in ones). A harness
+	// over another fixture refuses the schedule.
+	Fixture string
 }
 
 // ConfigOfProfile returns a Config naming profile p.
@@ -107,12 +111,13 @@ type configJSON struct {
 	RetryBudget *int      `json:"retry_budget,omitempty"`
 	DeadlineMs  *Millis   `json:"deadline_ms,omitempty"`
 	Join        string    `json:"join,omitempty"`
+	Fixture     string    `json:"fixture,omitempty"`
 }
 
 // MarshalJSON writes {"profile": P} or {"controls": [...]} with controls in
 // canonical order.
 func (c Config) MarshalJSON() ([]byte, error) {
-	j := configJSON{Mutant: c.Mutant, RetryBudget: c.RetryBudget, DeadlineMs: c.Deadline, Join: string(c.Join)}
+	j := configJSON{Mutant: c.Mutant, RetryBudget: c.RetryBudget, DeadlineMs: c.Deadline, Join: string(c.Join), Fixture: c.Fixture}
 	if c.HasControls {
 		l := []string{}
 		for _, x := range c.Controls.List() {
@@ -152,7 +157,7 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 	default:
 		return errors.New(`config: needs "profile" or "controls"`)
 	}
-	c.Mutant, c.RetryBudget, c.Deadline, c.Join = j.Mutant, j.RetryBudget, j.DeadlineMs, JoinPolicy(j.Join)
+	c.Mutant, c.RetryBudget, c.Deadline, c.Join, c.Fixture = j.Mutant, j.RetryBudget, j.DeadlineMs, JoinPolicy(j.Join), j.Fixture
 	return c.validateExtras()
 }
 
@@ -252,6 +257,11 @@ func (s *Schedule) Validate() error {
 		}
 		if !hookFits(k.impl, f.Event) {
 			return fmt.Errorf("%s: kind %q cannot be injected at event %q (it is injected at %q)", where, f.Kind, f.Event, k.spec.Event)
+		}
+		if tc, ok := k.impl.(targetChecker); ok {
+			if err := tc.checkTarget(f.Target); err != nil {
+				return fmt.Errorf("%s: %w", where, err)
+			}
 		}
 		if len(s.Faults) > 1 {
 			if ids == nil {

@@ -47,7 +47,13 @@
 // reset by a restart), a missing, stale, future-version or corrupt
 // checkpoint stops the task with a hold, an approval absent from memory is
 // rebuilt from the checkpoint or the task holds, and the join record keeps
-// every branch.
+// every branch. The deadline runs from the worker's start; a worker
+// resumed into a reserved attempt makes that attempt and no other (it
+// cannot vouch for the budget its checkpoint carries); a provider replay
+// or readback showing the refund made under another decision's trace is
+// denied as already refunded. The checks of pre_effect_authority,
+// state_precondition and refresh_context also travel with the commit as a
+// guard the provider evaluates atomically (model.Guard).
 package copperfin
 
 import (
@@ -89,6 +95,9 @@ const memApproval = "approval"
 type System struct {
 	cs     model.Controls
 	mutant Mutant
+	// cache is the process-wide policy cache the policy_cached mutant
+	// shares between the instances of one factory.
+	cache *policyCache
 }
 
 // New returns the reference system with controls cs.
@@ -107,7 +116,11 @@ func NewFactory(cs model.Controls, mutant string) (model.Factory, error) {
 	if err != nil {
 		return nil, err
 	}
-	return func() model.System { return &System{cs: cs, mutant: m} }, nil
+	var cache *policyCache
+	if m == PolicyCached {
+		cache = &policyCache{}
+	}
+	return func() model.System { return &System{cs: cs, mutant: m, cache: cache} }, nil
 }
 
 func (s *System) on(c model.Control) bool { return s.cs.Has(c) }
@@ -126,6 +139,16 @@ type flow struct {
 	attempt    int
 	degraded   bool
 	seq        int
+	// trace is the trace the flow writes and looks up evidence under: the
+	// task's decision trace.
+	trace string
+	// replied is set when a commit was answered committed (a "200").
+	replied bool
+	// sent is the worker's local record of the requests it sent.
+	sent []model.LedgerEntry
+	// unguarded is set when the resume_skips_checks mutant re-sends a
+	// saved request without its guard.
+	unguarded bool
 }
 
 // warn reports a warning and reports whether the fail-closed policy now
@@ -136,7 +159,7 @@ func (f *flow) warn(code, detail string) bool {
 }
 
 func (f *flow) deny(reason string) (model.Claim, error) {
-	if _, err := f.env.Evidence.Append(f.ctx, model.EvidenceRecord{Kind: model.EvidenceDenial, Trace: f.task.Trace, Detail: reason}); err != nil {
+	if _, err := f.env.Evidence.Append(f.ctx, model.EvidenceRecord{Kind: model.EvidenceDenial, Trace: f.trace, Detail: reason}); err != nil {
 		return model.Claim{}, err
 	}
 	return model.Claim{Verdict: model.ClaimDeny, Reason: reason}, nil
@@ -167,7 +190,9 @@ func (f *flow) data() map[string]string {
 // Run performs the refund task. It returns model.ErrWorkerCrashed (wrapped
 // or not) when the harness crashed it.
 func (s *System) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
-	f := &flow{s: s, ctx: ctx, env: env, task: task}
+	f := &flow{s: s, ctx: ctx, env: env, task: task, trace: task.Trace}
+	// a fresh task's deadline runs from its worker's start, before any step
+	f.deadlineAt = env.Now() + task.Deadline
 	cp, resumed, err := env.Store.Load(ctx, task.ID)
 	if err != nil {
 		return model.Claim{}, err
@@ -199,7 +224,9 @@ func (s *System) Run(ctx context.Context, env model.Env, task model.Task) (model
 	var effectKey string
 	switch stage {
 	case stageAuthorized, stageCommitting:
-		if reason, err := f.preEffect(); err != nil || reason != "" {
+		if resumed && stage == stageCommitting && s.mutant.is(ResumeSkipsChecks) {
+			f.unguarded = true // the defect: the checks passed before the crash are trusted
+		} else if reason, err := f.preEffect(); err != nil || reason != "" {
 			if err != nil {
 				return model.Claim{}, err
 			}
@@ -236,13 +263,16 @@ func (f *flow) resume(cp model.Checkpoint) {
 	}
 	f.attempt = cp.Attempt
 	f.degraded = cp.Data["degraded"] == "true"
+	if f.a.TraceID != "" {
+		f.trace = f.a.TraceID
+	}
 }
 
 // start runs the fresh part of the workflow up to the first checkpoint. A
 // done result ends the task with claim c.
 func (f *flow) start() (c model.Claim, done bool, err error) {
 	env, ctx, t := f.env, f.ctx, f.task
-	f.retryLeft, f.deadlineAt = t.RetryBudget, env.Now()+t.Deadline
+	f.retryLeft = t.RetryBudget
 	denial, err := f.propose()
 	if err != nil || denial != "" {
 		if err != nil {
@@ -287,7 +317,7 @@ func (f *flow) propose() (denial string, err error) {
 	if err != nil {
 		return "", err
 	}
-	pol, err := env.Context.ReadPolicy(ctx, t.Tenant)
+	pol, err := f.readPolicy(t.Tenant)
 	if err != nil {
 		return "", err
 	}
@@ -311,7 +341,7 @@ func (f *flow) propose() (denial string, err error) {
 	if err := env.Memory.Put(ctx, memApproval, c.ID); err != nil {
 		return "", err
 	}
-	if _, err := env.Evidence.Append(ctx, model.EvidenceRecord{Kind: model.EvidenceDecision, Trace: t.Trace, Detail: c.ID}); err != nil {
+	if _, err := env.Evidence.Append(ctx, model.EvidenceRecord{Kind: model.EvidenceDecision, Trace: f.trace, Detail: c.ID}); err != nil {
 		return "", err
 	}
 	return "", nil
@@ -378,7 +408,13 @@ func (f *flow) preEffect() (string, error) {
 			return "proposal does not match the bound identity", nil
 		}
 	}
-	if f.s.on(model.PreEffectAuthority) {
+	if f.s.on(model.PreEffectAuthority) && f.s.mutant.is(ExpiryAtApproval) {
+		// the defect: the approval's own check stands for the effect-time one
+		if a.CapabilityID == "" || a.CapabilityExpiry <= 0 {
+			f.warn("capability_not_live", "no approval")
+			return "capability is not live at effect time", nil
+		}
+	} else if f.s.on(model.PreEffectAuthority) {
 		c, err := env.Authority.Check(ctx, a.CapabilityID)
 		if err != nil && !errors.Is(err, model.ErrNotFound) {
 			return "", err
@@ -389,7 +425,7 @@ func (f *flow) preEffect() (string, error) {
 		}
 	}
 	if f.s.on(model.RefreshContext) {
-		p, err := env.Context.ReadPolicy(ctx, a.Tenant)
+		p, err := f.readPolicy(a.Tenant)
 		if err != nil {
 			return "", err
 		}
@@ -417,7 +453,50 @@ func (f *flow) preEffect() (string, error) {
 
 // readback returns the provider-ledger entries of the action.
 func (f *flow) readback() ([]model.LedgerEntry, error) {
+	switch {
+	case f.s.mutant.is(ReadbackFromCache):
+		// the defect: the worker's own record of what it sent stands for
+		// the provider's ledger
+		return f.sent, nil
+	case f.s.mutant.is(ReadbackBySubject):
+		return f.env.Ledger.Readback(f.ctx, model.ReadbackQuery{Subject: f.a.Subject})
+	}
 	return f.env.Ledger.Readback(f.ctx, model.ReadbackQuery{ActionRef: f.a.IdempotencyKey})
+}
+
+// readPolicy reads the tenant's current policy (through the process
+// cache under the policy_cached mutant).
+func (f *flow) readPolicy(tenant string) (model.Policy, error) {
+	if c := f.s.cache; c != nil {
+		if p, ok := c.get(tenant); ok {
+			return p, nil
+		}
+		p, err := f.env.Context.ReadPolicy(f.ctx, tenant)
+		if err == nil {
+			c.put(p)
+		}
+		return p, err
+	}
+	return f.env.Context.ReadPolicy(f.ctx, tenant)
+}
+
+// guard returns the action-contract preconditions the enabled controls
+// ask the provider to check atomically with the commit.
+func (f *flow) guard() model.Guard {
+	var g model.Guard
+	if f.unguarded {
+		return 0
+	}
+	if f.s.on(model.PreEffectAuthority) && !f.s.mutant.is(ExpiryAtApproval) {
+		g |= model.GuardCapability
+	}
+	if f.s.on(model.StatePrecondition) {
+		g |= model.GuardState
+	}
+	if f.s.on(model.RefreshContext) && !f.s.mutant.is(PolicyCached) {
+		g |= model.GuardContext
+	}
+	return g
 }
 
 // validReceipt checks a present receipt against the request.
@@ -436,6 +515,9 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 			return "", c, true, err
 		}
 		if len(entries) > 0 {
+			if entries[0].Trace != f.a.TraceID {
+				return "", c, true, f.alreadyRefunded(&c)
+			}
 			if f.warn("effect_already_committed", "found on resume") {
 				c, err = f.deny("warning: effect already committed")
 				return "", c, true, err
@@ -443,8 +525,19 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 			return entries[0].Key, c, false, nil
 		}
 	}
+	// A worker resumed into a reserved attempt cannot vouch for the budget
+	// its checkpoint carries: the attempt may already have been sent, or
+	// the store may have lost later reservations. It makes the reserved
+	// attempt and no other; an outcome it leaves unresolved needs
+	// reconciliation (seed 003: "If exactly-once cannot be proven,
+	// downgrade the verdict and require reconciliation").
+	resumedAttempt := reserved
 	for {
 		if !reserved {
+			if resumedAttempt && !f.s.mutant.is(UnboundedRetry) && !f.s.mutant.is(RetryBudgetReset) {
+				c, err = f.stop("reconciliation_required", "the resumed attempt's outcome is unresolved; reconciliation required")
+				return "", c, true, err
+			}
 			if f.attempt > 0 && !f.s.mutant.is(UnboundedRetry) {
 				if f.retryLeft <= 0 {
 					c, err = f.stop("retry_budget_exhausted", "retry budget exhausted with the outcome unresolved")
@@ -462,9 +555,22 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 			}
 		}
 		reserved = false
+		if f.deadlineAt-env.Now() < minAttemptTime && !f.s.mutant.is(UnboundedRetry) {
+			// the clock may have moved since the attempt was reserved
+			c, err = f.stop("deadline_exhausted", "deadline reached before the refund was confirmed")
+			return "", c, true, err
+		}
 		key = f.a.IdempotencyKey
-		if !f.s.on(model.Idempotency) {
+		switch {
+		case !f.s.on(model.Idempotency):
 			key = env.NewRequestID()
+		case f.s.mutant.is(KeyPerAttempt):
+			key = f.a.IdempotencyKey + ":" + strconv.Itoa(f.attempt) // the defect: a new key on each retry
+		}
+		if f.s.mutant.is(TracePerRetry) && f.attempt > 1 {
+			// the defect: a retry starts a fresh trace and carries on under it
+			f.trace = "trace-" + env.NewRequestID()
+			f.a.TraceID = f.trace
 		}
 		if f.s.mutant.is(CheckpointBeforeEffect) {
 			// the defect: progress is recorded before the effect is
@@ -472,9 +578,16 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 				return "", c, true, err
 			}
 		}
-		res, err := env.Tool.Commit(ctx, model.ToolCall{Tool: Tool, RequestKey: key, Action: f.a})
+		if f.s.mutant.is(ReadbackFromCache) {
+			f.sent = append(f.sent, model.LedgerEntry{Key: key, ActionRef: f.a.IdempotencyKey, Subject: f.a.Subject,
+				Amount: f.a.Amount, Trace: f.a.TraceID})
+		}
+		res, err := env.Tool.Commit(ctx, model.ToolCall{Tool: Tool, RequestKey: key, Action: f.a, Guard: f.guard()})
 		if err != nil {
 			return "", c, true, err
+		}
+		if res.Outcome == model.OutcomeCommitted {
+			f.replied = true
 		}
 		if f.s.mutant.is(UncheckedReply) && res.Receipt != nil {
 			res.Outcome, res.Invalid = model.OutcomeCommitted, "" // the defect: whatever decoded is taken as the reply
@@ -514,12 +627,36 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 					return "", c, true, err
 				}
 				if len(entries) > 0 {
+					if entries[0].Trace != f.a.TraceID {
+						return "", c, true, f.alreadyRefunded(&c)
+					}
 					return entries[0].Key, c, false, nil
 				}
 			}
 			continue
 		}
 		// committed
+		if res.Replayed && f.s.on(model.Idempotency) {
+			// whose effect did the provider replay? the receipt says, or
+			// the ledger when the receipt is missing
+			owner := ""
+			if res.Receipt != nil {
+				owner = res.Receipt.Trace
+			} else if f.s.on(model.EffectReadback) {
+				entries, err := f.readback()
+				if err != nil {
+					return "", c, true, err
+				}
+				if len(entries) > 0 {
+					owner = entries[0].Trace
+				}
+			}
+			if owner != "" && owner != f.a.TraceID {
+				// the key's effect belongs to another decision: this
+				// request repeats a refund already made
+				return "", c, true, f.alreadyRefunded(&c)
+			}
+		}
 		if res.Replayed && f.warn("duplicate_suppressed", "provider replayed key "+key) {
 			c, err = f.deny("warning: duplicate suppressed")
 			return "", c, true, err
@@ -531,7 +668,7 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 			}
 			return key, c, false, nil
 		}
-		ack, err := env.Evidence.Append(ctx, model.EvidenceRecord{Kind: model.EvidenceReceipt, Trace: f.task.Trace,
+		ack, err := env.Evidence.Append(ctx, model.EvidenceRecord{Kind: model.EvidenceReceipt, Trace: f.trace,
 			EffectKey: res.Receipt.Key, EffectTrace: res.Receipt.Trace, ReceiptID: res.Receipt.ID})
 		if err != nil {
 			return "", c, true, err
@@ -544,10 +681,20 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 	}
 }
 
+// alreadyRefunded denies a request whose logical action another decision
+// already performed (the provider's ledger holds its effect under another
+// trace), setting *c.
+func (f *flow) alreadyRefunded(c *model.Claim) error {
+	f.warn("already_refunded", "the refund was already made by another request")
+	var err error
+	*c, err = f.deny("refund already made by another request")
+	return err
+}
+
 // verify reads the postcondition back (effect_readback), applies the
 // evidence gate, and claims.
 func (f *flow) verify(key string) (model.Claim, error) {
-	env, ctx, t, a := f.env, f.ctx, f.task, f.a
+	env, ctx, a := f.env, f.ctx, f.a
 	if f.s.on(model.EffectReadback) {
 		entries, err := f.readback()
 		if err != nil {
@@ -555,7 +702,7 @@ func (f *flow) verify(key string) (model.Claim, error) {
 		}
 		var match []model.LedgerEntry
 		for _, e := range entries {
-			if e.Key == key && e.Subject == a.Subject && e.Amount == a.Amount {
+			if (e.Key == key || f.s.mutant.is(ReadbackBySubject)) && e.Subject == a.Subject && e.Amount == a.Amount {
 				match = append(match, e)
 			}
 		}
@@ -563,19 +710,23 @@ func (f *flow) verify(key string) (model.Claim, error) {
 			return f.stop("readback_mismatch", "readback shows "+strconv.Itoa(len(match))+" matching effects, not one")
 		}
 		m := match[0]
-		if _, err := env.Evidence.Append(ctx, model.EvidenceRecord{Kind: model.EvidenceReadback, Trace: t.Trace,
+		if f.s.mutant.is(ReadbackBySubject) {
+			// the defect: an effect on the subject is taken as this request's
+			m.Key, m.Trace = key, f.trace
+		}
+		if _, err := env.Evidence.Append(ctx, model.EvidenceRecord{Kind: model.EvidenceReadback, Trace: f.trace,
 			EffectKey: m.Key, EffectTrace: m.Trace, ReceiptID: m.ReceiptID}); err != nil {
 			return model.Claim{}, err
 		}
 	}
 	if f.s.on(model.EvidenceGate) {
-		recs, err := env.Evidence.Lookup(ctx, t.Trace)
+		recs, err := env.Evidence.Lookup(ctx, f.trace)
 		if err != nil {
 			return model.Claim{}, err
 		}
-		ok := false
+		ok := f.s.mutant.is(ReplyAsProof) && f.replied // the defect: a 200 is proof
 		for _, r := range recs {
-			if (r.Kind == model.EvidenceReceipt || r.Kind == model.EvidenceReadback) && r.EffectTrace == t.Trace {
+			if (r.Kind == model.EvidenceReceipt || r.Kind == model.EvidenceReadback) && r.EffectTrace == f.trace {
 				ok = true
 				break
 			}
