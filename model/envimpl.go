@@ -309,6 +309,15 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 	if !ok {
 		return ToolResult{}, ErrWorkerCrashed
 	}
+	// A restarted worker's send that replays, under the same idempotency
+	// key, the crashed worker's last send whose outcome was unknown and
+	// which the crashed worker never checkpointed after is a reconciliation: the budget allows one such re-send per restart on top
+	// of the retry budget (seed 003: "If exactly-once cannot be proven,
+	// downgrade the verdict and require reconciliation"; a key that is safe
+	// to replay may be replayed).
+	if r.lastSendWorker > 0 && r.lastSendWorker != r.worker && r.lastSendUnknown && call.RequestKey == r.lastSendKey {
+		r.reconciled++
+	}
 	r.attempts++
 	r.state = StateWaitingForTool
 	var res ToolResult
@@ -339,6 +348,7 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 	if r.detailed {
 		d = fmt.Sprintf("%s key %s replayed %t receipt %t", call.Tool, call.RequestKey, res.Replayed, res.Receipt != nil)
 	}
+	r.lastSendWorker, r.lastSendKey, r.lastSendUnknown = r.worker, call.RequestKey, res.Outcome == OutcomeUnknown
 	r.record(EvToolCommit, ord, fid, res.Outcome.String(), d, StateRunning)
 	return res, nil
 }
@@ -505,7 +515,12 @@ func (e *taskEnv) Save(ctx context.Context, cp Checkpoint) error {
 	if r.detailed {
 		d = fmt.Sprintf("checkpoint %d state %s", cp.Seq, cp.State)
 	}
-	seq := len(r.tl) + 1
+	seq := len(r.evs) + 1
+	// a checkpoint written after a send records that the worker saw its
+	// outcome: a crash from here on leaves nothing to reconcile
+	if r.lastSendWorker == r.worker {
+		r.lastSendUnknown = false
+	}
 	r.record(EvCheckpointWrite, ord, fid, "ok", d, StateCheckpointed)
 	r.oracle.checkCheckpoint(r, seq, cp)
 	if r.pendingCrash != "" {

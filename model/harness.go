@@ -160,6 +160,14 @@ type run struct {
 	// tamper is what the store will do on the next load after a
 	// checkpoint disturbance.
 	tamper tamperKind
+	// lastSend* describe the task's last tool call: the worker that sent
+	// it, its request key, and whether its outcome was unknown.
+	lastSendWorker  int
+	lastSendKey     string
+	lastSendUnknown bool
+	// reconciled counts re-sends that reconcile a crashed worker's unknown
+	// last send; the budget allows them on top of the retry budget.
+	reconciled int
 	// inflight are requests a provider holds after the client timed out;
 	// they commit just before the provider's next commit.
 	inflight []ToolCall
@@ -299,6 +307,8 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 		r.worker = 0
 		r.state = StateCreated
 		r.attempts = 0
+		r.lastSendWorker, r.lastSendKey, r.lastSendUnknown = 0, "", false
+		r.reconciled = 0
 		r.ckSeq = 0
 		r.taskStart = r.world.Clock
 		r.proposed = false
@@ -310,6 +320,10 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 			r.worker++
 			r.crashed = false
 			r.memory = r.memory[:0]
+			// a worker's fan-out is its own: the join it writes must keep
+			// the branches it ran; a crashed worker's unjoined branches are
+			// abandoned child attempts
+			r.branches = r.branches[:0]
 			before := r.state
 			after := StateRunning
 			if r.worker > 1 {
@@ -412,7 +426,7 @@ func (r *run) record(ev EventName, ordinal int, faultID, outcome, detail, stateA
 	r.evs = append(r.evs, ev)
 	seq := len(r.evs)
 	if r.detailed {
-		remaining := r.task.RetryBudget - max(r.attempts-1, 0)
+		remaining := r.task.RetryBudget + r.reconciled - max(r.attempts-1, 0)
 		deadline := r.task.Deadline - (r.world.Clock - r.taskStart)
 		r.tl = append(r.tl, Event{
 			Seq: seq, At: r.world.Clock, StateBefore: r.state, StateAfter: stateAfter,

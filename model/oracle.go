@@ -39,7 +39,9 @@ const (
 	// InvBudget: a task's tool-call attempts never exceed one plus its
 	// retry budget and no tool call starts after its deadline, counted
 	// across restarts (seed 003: "Do not reset a budget on a worker
-	// restart").
+	// restart"). A restarted worker's re-send of the crashed worker's last
+	// unknown request, under the same idempotency key, reconciles that
+	// request and is allowed once per restart.
 	InvBudget = "budget"
 	// InvJoinPreserved: every join record keeps every branch with the
 	// state it really had, and the claim obeys the declared join policy
@@ -199,8 +201,12 @@ func (o *oracleState) check(r *run, seq int) {
 	}
 	switch r.evs[seq-1] {
 	case EvToolCommit:
-		if r.attempts > 1+r.task.RetryBudget {
-			o.violate(r, 6, seq, fmt.Sprintf("attempt %d exceeds one plus the retry budget of %d", r.attempts, r.task.RetryBudget))
+		if r.attempts > 1+r.task.RetryBudget+r.reconciled {
+			extra := ""
+			if r.reconciled > 0 {
+				extra = fmt.Sprintf(" and %d reconciling re-send(s) after a restart", r.reconciled)
+			}
+			o.violate(r, 6, seq, fmt.Sprintf("attempt %d exceeds one plus the retry budget of %d%s", r.attempts, r.task.RetryBudget, extra))
 		}
 		if r.world.Clock-r.taskStart > r.task.Deadline {
 			o.violate(r, 6, seq, fmt.Sprintf("tool call at %d ms, after the %d ms deadline", r.world.Clock-r.taskStart, r.task.Deadline))
@@ -443,7 +449,7 @@ func (o *oracleState) settle(r *run, seq int) {
 			}
 		}
 	}
-	f.budgetHeld = r.attempts-1 <= t.RetryBudget
+	f.budgetHeld = r.attempts-1 <= t.RetryBudget+r.reconciled
 	f.deadlineHeld = w.Clock-r.taskStart <= t.Deadline
 	if f.claim == ClaimRelease && !f.proven {
 		o.violate(r, 3, seq, "release without correlated proof")
