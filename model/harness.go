@@ -19,6 +19,9 @@ type Options struct {
 	// Deadline is the task's deadline in logical milliseconds from its
 	// first worker start (default 2000). Restarts never reset it.
 	Deadline Millis
+	// Stop declares stop conditions (see Stop); the zero value declares
+	// none. Run and Terms return an error for an invalid Stop.
+	Stop Stop
 }
 
 func (o Options) withDefaults() Options {
@@ -50,11 +53,16 @@ type Harness struct {
 	opts    Options
 	traces  []string // per task: the trace id the harness assigns
 	r       run
+	// stopOn is true when opts.Stop declares a condition; stopErr is its
+	// validation error.
+	stopOn  bool
+	stopErr error
 }
 
 // NewHarness returns a harness over fixture f.
 func NewHarness(f Fixture, opts Options) *Harness {
 	h := &Harness{fixture: f, opts: opts.withDefaults()}
+	h.stopOn, h.stopErr = opts.Stop.Set(), opts.Stop.Validate()
 	for _, t := range f.Tasks {
 		h.traces = append(h.traces, "trace-"+t.ID)
 	}
@@ -109,6 +117,8 @@ type run struct {
 	claimed      bool
 	restarts     int
 	tasks        []taskRecord
+	// stopped is set when a stop condition was met.
+	stopped *StopReport
 
 	oracle oracleState
 }
@@ -163,6 +173,9 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
+	if h.stopErr != nil {
+		return h.stopErr
+	}
 	cs, err := s.Config.Resolve()
 	if err != nil {
 		return err
@@ -181,6 +194,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	r.ids = 0
 	r.tasks = r.tasks[:0]
 	r.runID = ""
+	r.stopped = nil
 	r.oracle.reset()
 	ctx := context.Background()
 	for ti := range h.fixture.Tasks {
@@ -210,6 +224,12 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 			r.state = before
 			r.record(EvWorkerStart, r.counts[eventIndex(EvWorkerStart)], "", "", "", after)
 			claim, err := factory().Run(ctx, r.env.Env(), task)
+			if r.stopped != nil {
+				if !r.claimed {
+					r.finishClaim(Claim{Verdict: ClaimHold, Reason: "stopped by a stop condition"}, "stopped: "+r.stopped.Condition)
+				}
+				break
+			}
 			if r.crashed {
 				if r.restarts >= h.opts.MaxRestarts {
 					r.finishClaim(Claim{Verdict: ClaimHold, Reason: "restart limit reached"}, "restart limit reached")
@@ -232,6 +252,9 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 		r.tasks = append(r.tasks, taskRecord{task: task, proposal: r.proposal, proposed: r.proposed,
 			claim: r.claim, claimAt: r.world.Clock, restarts: r.restarts, attempts: r.attempts,
 			started: r.taskStart, firstSeq: first, lastSeq: len(r.tl)})
+		if r.stopped != nil {
+			break
+		}
 	}
 	return nil
 }
@@ -291,11 +314,14 @@ func (r *run) record(ev EventName, ordinal int, faultID, outcome, detail, stateA
 	})
 	r.state = stateAfter
 	r.oracle.check(r, seq)
+	if r.h.stopOn && r.stopped == nil {
+		r.checkStop(seq)
+	}
 }
 
 func (r *run) actor(ev EventName) string {
 	switch ev {
-	case EvWorkerStart, EvWorkerCrash:
+	case EvWorkerStart, EvWorkerCrash, EvStop:
 		return "harness"
 	case EvClaim, EvWarn:
 		return "system"

@@ -15,7 +15,8 @@ const (
 	// Unrecoverable: an invariant was violated or a budget exceeded.
 	Unrecoverable RunVerdict = "unrecoverable"
 	// Inconclusive: the run cannot be judged: a scheduled fault was never
-	// reached, or no claim was made within the restart limit.
+	// reached, no claim was made within the restart limit, or a declared
+	// stop condition ended the run.
 	Inconclusive RunVerdict = "inconclusive"
 )
 
@@ -68,6 +69,9 @@ type Result struct {
 	Terms      Terms             `json:"terms"`
 	Verdict    ClaimVerdict      `json:"claim_verdict"`
 	RunVerdict RunVerdict        `json:"run_verdict"`
+	// Stopped is set when a declared stop condition ended the run
+	// (Options.Stop); such a run is at best inconclusive.
+	Stopped *StopReport `json:"stopped,omitempty"`
 }
 
 // Held reports whether every invariant held.
@@ -132,7 +136,11 @@ func (r *run) result() *Result {
 		res.Faults = append(res.Faults, fr)
 	}
 	res.Verdict = res.Terms.Verdict
-	limit := false
+	if r.stopped != nil {
+		st := *r.stopped
+		res.Stopped = &st
+	}
+	limit := r.stopped != nil
 	for _, t := range r.tasks {
 		res.Claims = append(res.Claims, TaskClaim{Task: t.task.ID, Verdict: t.claim.Verdict, Reason: t.claim.Reason})
 		if t.claim.Reason == "restart limit reached" {

@@ -1,0 +1,151 @@
+package model_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
+)
+
+func runWith(t *testing.T, opts model.Options, s *model.Schedule) *model.Result {
+	t.Helper()
+	cs, err := s.Config.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := model.NewHarness(model.Copperfin(), opts).Run(copperfin.Factory(cs), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func events(res *model.Result) []string {
+	var out []string
+	for _, e := range res.Timeline {
+		out = append(out, string(e.Event))
+	}
+	return out
+}
+
+// The baseline's timeline for timeout_after_commit up to the second commit
+// (seq 12), which makes the duplicate refund.
+var upToDuplicate = []string{"worker.start", "checkpoint.load", "context.eligibility", "context.order", "context.policy",
+	"proposal", "authority.grant", "evidence.decision", "checkpoint.write", "tool.commit", "system.warn", "tool.commit"}
+
+// TestStopAtDuplicate: a blast radius of one effect, or an abort on
+// duplicate effects above zero, stops the baseline's timeout-after-commit
+// run right after the second commit (seq 12): the next record is run.stop,
+// then the harness's hold claim; the system makes no further crossing.
+func TestStopAtDuplicate(t *testing.T) {
+	s, _ := model.SingleFault("timeout_after_commit", model.ConfigOfProfile(model.ProfileBaseline))
+	cases := []struct {
+		stop      model.Stop
+		condition string
+		limit     int64
+		value     int64
+	}{
+		{model.Stop{MaxEffects: 1}, model.StopMaxEffects, 1, 2},
+		{model.Stop{Abort: model.AbortDuplicateEffects}, model.StopAbort, 0, 1},
+		{model.Stop{Abort: model.AbortViolatedInvariants}, model.StopAbort, 0, 1},
+	}
+	for _, c := range cases {
+		res := runWith(t, model.Options{Stop: c.stop}, s)
+		want := append(append([]string(nil), upToDuplicate...), "run.stop", "claim")
+		if diff := cmp.Diff(want, events(res)); diff != "" {
+			t.Errorf("%+v: events (-want +got):\n%s", c.stop, diff)
+		}
+		st := res.Stopped
+		if st == nil || st.Condition != c.condition || st.Limit != c.limit || st.Value != c.value || st.Seq != 12 || st.At != 170 {
+			t.Fatalf("%+v: stop report %+v", c.stop, st)
+		}
+		stop := res.Timeline[12]
+		if stop.Actor != "harness" || stop.Outcome != "stopped" || !strings.HasPrefix(stop.Detail, c.condition+": ") {
+			t.Errorf("%+v: run.stop record %+v", c.stop, stop)
+		}
+		if len(res.Claims) != 1 || res.Claims[0].Verdict != model.ClaimHold || res.Claims[0].Reason != "stopped by a stop condition" {
+			t.Errorf("%+v: claims %+v", c.stop, res.Claims)
+		}
+		if inv, _ := res.Invariant(model.InvEffectAtMostOnce); inv.Held || inv.FirstSeq != 12 {
+			t.Errorf("%+v: effect_at_most_once %+v", c.stop, inv)
+		}
+		if res.RunVerdict != model.Unrecoverable || res.Terms.Effects != 2 {
+			t.Errorf("%+v: run verdict %s, effects %d", c.stop, res.RunVerdict, res.Terms.Effects)
+		}
+	}
+}
+
+// TestStopMaxFaults: two scheduled timeouts fire at the first and second
+// commits; with max_faults 1 the run stops after the second firing.
+func TestStopMaxFaults(t *testing.T) {
+	s, err := model.ParseSchedule([]byte(`{"version":1,"seed":"two","config":{"profile":"baseline"},"faults":[
+		{"event":"tool.commit","ordinal":1,"kind":"timeout_after_commit"},
+		{"event":"tool.commit","ordinal":2,"kind":"timeout_after_commit"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := runWith(t, model.Options{Stop: model.Stop{MaxFaults: 1}}, s)
+	if st := res.Stopped; st == nil || st.Condition != model.StopMaxFaults || st.Value != 2 || st.Seq != 12 {
+		t.Fatalf("stop report %+v", res.Stopped)
+	}
+	if got := events(res); got[len(got)-2] != "run.stop" || len(got) != 14 {
+		t.Fatalf("events %v", got)
+	}
+}
+
+// TestStopExpiry: with an expiry at 55 ms the typed run with no fault stops
+// at the first crossing at or after 55 ms (the proposal at 60 ms, seq 6)
+// and the run is inconclusive, not recovered.
+func TestStopExpiry(t *testing.T) {
+	s := &model.Schedule{Version: 1, Seed: "none", Config: model.ConfigOfProfile(model.ProfileTyped), Faults: []model.FaultEntry{}}
+	res := runWith(t, model.Options{Stop: model.Stop{Expiry: 55}}, s)
+	if st := res.Stopped; st == nil || st.Condition != model.StopExpiry || st.Seq != 6 || st.At != 60 || st.Value != 60 || st.Limit != 55 {
+		t.Fatalf("stop report %+v", res.Stopped)
+	}
+	want := []string{"worker.start", "checkpoint.load", "context.eligibility", "context.order", "context.policy", "proposal", "run.stop", "claim"}
+	if diff := cmp.Diff(want, events(res)); diff != "" {
+		t.Fatalf("events (-want +got):\n%s", diff)
+	}
+	if res.RunVerdict != model.Inconclusive || !res.Held() || res.Terms.Effects != 0 || !res.Terms.ServiceLoss {
+		t.Fatalf("verdict %s held %t terms %+v", res.RunVerdict, res.Held(), res.Terms)
+	}
+}
+
+// TestStopNotMetChangesNothing: declared conditions that are never met, and
+// no declaration at all, give the same result as each other, with no
+// run.stop record, for every kind under every profile.
+func TestStopNotMetChangesNothing(t *testing.T) {
+	loose := model.Stop{MaxEffects: 2, MaxFaults: 1, Abort: model.AbortDuplicateEffects, AbortAbove: 1, Expiry: 10000}
+	for _, spec := range model.Catalogue() {
+		for _, p := range model.Profiles {
+			s, _ := model.SingleFault(spec.Kind, model.ConfigOfProfile(p))
+			a, b := runWith(t, model.Options{}, s), runWith(t, model.Options{Stop: loose}, s)
+			if b.Stopped != nil {
+				t.Errorf("%s/%s: stopped %+v", spec.Kind, p, b.Stopped)
+			}
+			if diff := cmp.Diff(a, b); diff != "" {
+				t.Errorf("%s/%s: results differ (-none +loose):\n%s", spec.Kind, p, diff)
+			}
+		}
+	}
+}
+
+func TestStopRejectsBadDeclaration(t *testing.T) {
+	s, _ := model.SingleFault("subject_swap", model.ConfigOfProfile(model.ProfileTyped))
+	for stop, want := range map[model.Stop]string{
+		{MaxEffects: -1}: "max_effects -1",
+		{MaxFaults: -2}:  "max_faults -2",
+		{Expiry: -5}:     "expiry_ms -5",
+		{Abort: "fires"}: `unknown abort metric "fires"`,
+		{AbortAbove: 3}:  "without an abort metric",
+		{Abort: "unsafe_effects", AbortAbove: -1}: "abort_above -1",
+	} {
+		_, err := model.NewHarness(model.Copperfin(), model.Options{Stop: stop}).Run(copperfin.Factory(0), s)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%+v: error %v, want %q", stop, err, want)
+		}
+	}
+}
