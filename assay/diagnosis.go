@@ -285,7 +285,7 @@ func diagnose(run func(model.Controls, *model.Schedule) (*model.Result, error), 
 	default:
 		d.Control = d.Interrupting[chosen].Controls
 		d.Remediation = ControlRole[d.Control[0]]
-		d.Why = fmt.Sprintf("adding %s alone makes the same schedule hold (%s); it is a %s control", d.Control[0], d.Interrupting[chosen].RunVerdict, d.Remediation)
+		d.Why = fmt.Sprintf("adding %s alone makes the same schedule hold (%s): %s", d.Control[0], d.Interrupting[chosen].RunVerdict, d.Remediation)
 	}
 	return d, nil
 }

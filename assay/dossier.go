@@ -287,6 +287,9 @@ func ReadDossier(path string) (any, []ChangeTrigger, error) {
 
 func describeJSON(data []byte, err error) error {
 	var se *json.SyntaxError
+	if errors.As(err, &se) && int(se.Offset) >= len(data) {
+		return errors.New("truncated JSON: the object is not closed")
+	}
 	if errors.As(err, &se) {
 		line := 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
 		return fmt.Errorf("malformed JSON at line %d: %v", line, err)
@@ -324,7 +327,7 @@ func DiffDossiers(oldPath, newPath string) (*DossierDiff, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &DossierDiff{Diff: cmp.Diff(a, b)}
+	out := &DossierDiff{Diff: cmp.Diff(a, b, keyedSlices)}
 	old := map[string]string{}
 	for _, t := range ta {
 		old[t.Name] = t.SHA256
@@ -340,6 +343,33 @@ func DiffDossiers(oldPath, newPath string) (*DossierDiff, error) {
 	}
 	return out, nil
 }
+
+// keyedSlices compares JSON arrays as maps keyed by each element's
+// identity (its profile, config, kind, name, term, invariant and sha256
+// fields, or its index): a change shows at the element it concerns, and
+// large dossiers diff in linear time instead of cmp's edit distance.
+var keyedSlices = cmp.Transformer("keyed", func(xs []any) map[string]any {
+	out := make(map[string]any, len(xs))
+	for i, x := range xs {
+		key := ""
+		if m, ok := x.(map[string]any); ok {
+			var parts []string
+			for _, f := range []string{"profile", "config", "kind", "name", "term", "invariant", "dimension", "value", "sha256", "condition"} {
+				if v, ok := m[f].(string); ok {
+					parts = append(parts, f+"="+v)
+				}
+			}
+			key = strings.Join(parts, " ")
+		}
+		if key == "" {
+			key = fmt.Sprintf("#%04d", i)
+		} else if _, dup := out[key]; dup {
+			key = fmt.Sprintf("%s #%04d", key, i)
+		}
+		out[key] = x
+	}
+	return out
+})
 
 func unionKeys(a, b map[string]string) map[string]bool {
 	u := map[string]bool{}

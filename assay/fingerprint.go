@@ -50,7 +50,7 @@ func project(t string, res *model.Result) []string {
 				l = fmt.Sprintf("%s#%d %s %s", e.Event, e.Ordinal, e.Outcome, e.Detail)
 			}
 		case TriggerPolicy:
-			if model.EventName(e.Event) == model.EvAuthorityGrant || e.Event == model.EvAuthorityCheck || strings.HasPrefix(string(e.Event), "context.") || e.Event == model.EvProposal {
+			if e.Event == model.EvAuthorityGrant || e.Event == model.EvAuthorityCheck || strings.HasPrefix(string(e.Event), "context.") || e.Event == model.EvProposal {
 				l = fmt.Sprintf("%s#%d %s %s", e.Event, e.Ordinal, e.Outcome, e.Detail)
 			}
 		case TriggerRetryLogic:

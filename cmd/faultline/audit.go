@@ -15,23 +15,46 @@ import (
 func init() { commands = append(commands, newAuditCmd) }
 
 func newAuditCmd() *cobra.Command {
-	return &cobra.Command{
+	var format string
+	c := &cobra.Command{
 		Use:   "audit",
 		Short: "Audit the built-in reference system under baseline, typed and fail_closed",
 		Long: `Run the reference system (the paper's Copperfin refund workflow) under the
 baseline, typed and fail_closed profiles across the whole fault catalogue: one
 single-fault run per kind (a table of outcome terms by fault mode) and an assay
 of 2000 trials with seed 188 (the release assessment), then a summary line per
-profile.`,
+profile, then the release evidence: the fault-transfer signature of every
+typed fault with 95 % Wilson intervals, the release-envelope region of each
+profile with its reasons, the counterfactual containment pairs, the transfer
+coefficients, the diagnosis of every counterexample, the unresolved holds,
+the stop conditions met and the configuration variation.
+
+--format text (default) prints tables for people, json one object, markdown
+the same for a pull request.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if format != "text" && format != "json" && format != "markdown" {
+				return badInput("--format: unknown format %q (valid: text, json, markdown)", format)
+			}
 			audits, err := assay.Audit(model.Profiles)
 			if err != nil {
 				return err
 			}
-			return writeAudit(c.OutOrStdout(), audits)
+			ev, err := assay.Gather(assay.DefaultEvidenceConfig())
+			if err != nil {
+				return err
+			}
+			switch format {
+			case "json":
+				return writeAuditJSON(c.OutOrStdout(), audits, ev)
+			case "markdown":
+				return writeAuditMarkdown(c.OutOrStdout(), audits, ev)
+			}
+			return writeAudit(c.OutOrStdout(), audits, ev)
 		},
 	}
+	c.Flags().StringVar(&format, "format", "text", "output format: text, json or markdown")
+	return c
 }
 
 func mark(b bool) string {
@@ -41,7 +64,7 @@ func mark(b bool) string {
 	return "."
 }
 
-func writeAudit(w io.Writer, audits []assay.ProfileAudit) error {
+func writeAudit(w io.Writer, audits []assay.ProfileAudit, ev *assay.Evidence) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "faultline audit: reference system (Copperfin refund workflow), %d fault kinds, profiles %d\n",
 		len(model.Catalogue()), len(audits))
@@ -78,6 +101,65 @@ func writeAudit(w io.Writer, audits []assay.ProfileAudit) error {
 		o := a.Assay.Overall.Rates()
 		fmt.Fprintf(&b, "  %-12s %-28s unsafe %5.1f%%  unproved %5.1f%%  contained %5.1f%%  useful service %5.1f%%\n",
 			a.Profile, a.Assay.Assessment, 100*o.UnsafeEscape, 100*o.UnverifiableRelease, 100*o.Contained, 100*o.UsefulService)
+	}
+	if ev != nil {
+		if err := ev.WriteText(&b); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(&b, "\n%s\n", assay.Boundary)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeAuditJSON prints the audit as one object: per profile its rows and
+// its assay (the artefact's object), and the release evidence.
+func writeAuditJSON(w io.Writer, audits []assay.ProfileAudit, ev *assay.Evidence) error {
+	type profileJSON struct {
+		Profile  model.Profile   `json:"profile"`
+		Controls string          `json:"controls"`
+		Rows     []assay.KindRow `json:"rows"`
+		Assay    map[string]any  `json:"assay"`
+	}
+	out := struct {
+		Profiles []profileJSON   `json:"profiles"`
+		Evidence *assay.Evidence `json:"evidence"`
+		Boundary string          `json:"interpretation_boundary"`
+	}{Evidence: ev, Boundary: assay.Boundary}
+	for _, a := range audits {
+		out.Profiles = append(out.Profiles, profileJSON{Profile: a.Profile, Controls: a.Controls.String(), Rows: a.Rows, Assay: a.Assay.JSONObject()})
+	}
+	return assay.WriteJSON(w, out)
+}
+
+// writeAuditMarkdown prints the audit as Markdown for a pull request.
+func writeAuditMarkdown(w io.Writer, audits []assay.ProfileAudit, ev *assay.Evidence) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# faultline audit\n\nReference system (Copperfin refund workflow), %d fault kinds, %d profiles; one single-fault run per kind judged by the oracle (x = term holds) and an assay of %d trials with seed %d.\n",
+		len(model.Catalogue()), len(audits), assay.AuditTrials, assay.AuditSeed)
+	fmt.Fprintln(&b, "\n## Summary")
+	fmt.Fprintln(&b, "\n| profile | assessment | unsafe | unproved | contained | useful service |\n| --- | --- | --- | --- | --- | --- |")
+	for _, a := range audits {
+		o := a.Assay.Overall.Rates()
+		fmt.Fprintf(&b, "| %s | %s | %.1f%% | %.1f%% | %.1f%% | %.1f%% |\n", a.Profile, a.Assay.Assessment, 100*o.UnsafeEscape, 100*o.UnverifiableRelease, 100*o.Contained, 100*o.UsefulService)
+	}
+	for _, a := range audits {
+		fmt.Fprintf(&b, "\n## Profile %s (controls: %s)\n\n", a.Profile, a.Controls)
+		fmt.Fprintln(&b, "| kind | domain | verdict | detect | contain | recover | verify | service | unsafe | dupe | unproved | loss | effects | violated |")
+		fmt.Fprintln(&b, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+		for _, r := range a.Rows {
+			t := r.Terms
+			v := strings.Join(r.Violated, ", ")
+			if v == "" {
+				v = "-"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s |\n", r.Kind, r.Domain, t.Verdict,
+				mark(t.Detected), mark(t.Contained), mark(t.Recovered), mark(t.Verified), mark(t.UsefulService),
+				mark(t.UnsafeEscape), mark(t.DuplicateEffect), mark(t.UnverifiableRelease), mark(t.ServiceLoss), t.Effects, v)
+		}
+	}
+	if err := ev.WriteMarkdown(&b, 2); err != nil {
+		return err
 	}
 	fmt.Fprintf(&b, "\n%s\n", assay.Boundary)
 	_, err := io.WriteString(w, b.String())
