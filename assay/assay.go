@@ -16,6 +16,25 @@
 //   - [Report.WriteText] and [Report.WriteJSON] print the artefact's table
 //     and JSON object;
 //   - [LCG] is the artefact's generator.
+//
+// Release evidence (seed 000's decision instruments), built on full runs of
+// the model:
+//
+//   - [Gather] runs an [EvidenceConfig] into [Evidence]: a reference
+//     [Study] (the base configuration) and a variation study (each trial's
+//     configuration drawn from a [Variation] of [Dimension]s, step 8);
+//     [RunStudy] runs one [StudyConfig];
+//   - a Study holds per typed fault the [Signature] Q = (detect, contain,
+//     recover, prove, serve), each a [Term] with its [Wilson] interval,
+//     pooled [Aggregate]s that keep the worst critical class, the
+//     [Placement] of each profile in a [Region] of the [Envelope], the
+//     counterfactual containment [Pair]s ([ContrastOf] for any schedule),
+//     the transfer [Coefficient]s, a [Diagnosis] of every counterexample
+//     ([Diagnose] for any run), the unresolved [Hold]s and the
+//     [WorstConfig] of each critical fault;
+//   - [BuildDossier], [WriteDossier] and [DiffDossiers] make, write and
+//     compare the versioned fault [Dossier] and its change triggers;
+//   - [Evidence.WriteText] and [Evidence.WriteMarkdown] print it.
 package assay
 
 import (
