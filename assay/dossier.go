@@ -68,7 +68,7 @@ type ProfileManifest struct {
 	Controls []string `json:"controls"`
 }
 
-// Configuration is the frozen configuration of the dossier's runs (seed
+// ConfigManifest is the frozen configuration of the dossier's runs (seed
 // 000, step 3): everything its hash covers.
 type ConfigManifest struct {
 	System    string            `json:"system"`

@@ -1,6 +1,8 @@
 package assay
 
 import (
+	"errors"
+
 	"github.com/faultline/faultline/model"
 )
 
@@ -52,13 +54,20 @@ type Evidence struct {
 func Gather(cfg EvidenceConfig) (*Evidence, error) {
 	sc := StudyConfig{Name: "reference", System: cfg.System, Base: cfg.Base, Profiles: cfg.Profiles, Trials: cfg.Trials,
 		Seed: cfg.Seed, Compat: cfg.Compat, Envelope: cfg.Envelope}
+	vc := sc
+	vc.Name, vc.Variation = "variation", cfg.Variation
+	// The two studies share nothing mutable (each has its own harnesses),
+	// so they run side by side; each is deterministic on its own.
+	var vary *Study
+	var verr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		vary, verr = RunStudy(vc)
+	}()
 	ref, err := RunStudy(sc)
-	if err != nil {
-		return nil, err
-	}
-	sc.Name, sc.Variation = "variation", cfg.Variation
-	vary, err := RunStudy(sc)
-	if err != nil {
+	<-done
+	if err := errors.Join(err, verr); err != nil {
 		return nil, err
 	}
 	return &Evidence{Reference: ref, Variation: vary}, nil
