@@ -19,10 +19,18 @@ type Options struct {
 	// Deadline is the task's deadline in logical milliseconds from its
 	// first worker start (default 2000). Restarts never reset it.
 	Deadline Millis
+	// Join is the join policy of every task's fan-out (default
+	// all_required).
+	Join JoinPolicy
 	// Stop declares stop conditions (see Stop); the zero value declares
 	// none. Run and Terms return an error for an invalid Stop.
 	Stop Stop
 }
+
+// maxCallsPerTask bounds the crossings one task may make: a system that
+// loops (an unbounded retry) is stopped there, the stop is recorded, and
+// the task ends with a hold. It is far above any legitimate run.
+const maxCallsPerTask = 400
 
 func (o Options) withDefaults() Options {
 	if o.MaxRestarts == 0 {
@@ -33,6 +41,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Deadline == 0 {
 		o.Deadline = 2000
+	}
+	if o.Join == "" {
+		o.Join = JoinAllRequired
 	}
 	return o
 }
@@ -92,7 +103,10 @@ type run struct {
 	faults   []armed
 	counts   [32]int
 	tl       []Event
-	ids      int
+	// evs holds every recorded event's name (the oracle's view of the
+	// timeline); tl the full events when detailed.
+	evs []EventName
+	ids int
 	// detailed is false on the Terms path: timeline details are not
 	// formatted.
 	detailed bool
@@ -101,9 +115,10 @@ type run struct {
 	runID    string
 
 	// per task
-	task    *Task
-	worker  int
-	crashed bool
+	taskFirst int // seq of the task's first event
+	task      *Task
+	worker    int
+	crashed   bool
 	// pendingCrash, when set by a disturbance, crashes the worker right
 	// after the current crossing is recorded.
 	pendingCrash string
@@ -117,11 +132,48 @@ type run struct {
 	claimed      bool
 	restarts     int
 	tasks        []taskRecord
+	calls        int
+	// callLimit is set when the task exceeded maxCallsPerTask.
+	callLimit string
+	// inconclusive is set when the task ended without the system's own
+	// claim (restart limit, call limit).
+	inconclusive bool
+	// memory is the current worker's ephemeral context.
+	memory []kv
+	// granted are the capability ids approved for the current task.
+	granted []string
+	// branches are the branch outcomes the harness observed for the task,
+	// and compensations the compensating actions run.
+	branches      []BranchOutcome
+	compensations int
+	// invalidLoad is set while the worker runs on a checkpoint the store
+	// served that is not the newest valid one (stale, future, corrupt or
+	// missing); a later valid load clears it.
+	invalidLoad string
+	// tamper is what the store will do on the next load after a
+	// checkpoint disturbance.
+	tamper tamperKind
+	// inflight are requests a provider holds after the client timed out;
+	// they commit just before the provider's next commit.
+	inflight []ToolCall
 	// stopped is set when a stop condition was met.
 	stopped *StopReport
 
 	oracle oracleState
 }
+
+type kv struct{ k, v string }
+
+// tamperKind is a pending checkpoint-store disturbance.
+type tamperKind int
+
+const (
+	tamperNone tamperKind = iota
+	tamperStale
+	tamperFuture
+	tamperCorrupt
+	tamperMissing
+)
 
 // taskRecord keeps what the oracle needs of each finished task.
 type taskRecord struct {
@@ -135,6 +187,8 @@ type taskRecord struct {
 	started  Millis
 	firstSeq int
 	lastSeq  int
+	// inconclusive: the task ended without the system's own claim.
+	inconclusive bool
 }
 
 func (r *run) nextID() string {
@@ -191,6 +245,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	}
 	r.counts = [32]int{}
 	r.tl = r.tl[:0]
+	r.evs = r.evs[:0]
 	r.ids = 0
 	r.tasks = r.tasks[:0]
 	r.runID = ""
@@ -201,7 +256,26 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 		r.taskBuf = append(r.taskBuf[:0], h.fixture.Tasks[ti])
 		r.task = &r.taskBuf[0]
 		r.task.Trace = h.traces[ti]
+		r.task.RetryBudget, r.task.Deadline, r.task.Join = h.opts.RetryBudget, h.opts.Deadline, h.opts.Join
+		if c := s.Config; c.RetryBudget != nil {
+			r.task.RetryBudget = *c.RetryBudget
+		}
+		if c := s.Config; c.Deadline != nil {
+			r.task.Deadline = *c.Deadline
+		}
+		if s.Config.Join != "" {
+			r.task.Join = s.Config.Join
+		}
 		task := *r.task
+		r.calls = 0
+		r.callLimit = ""
+		r.inconclusive = false
+		r.granted = r.granted[:0]
+		r.branches = r.branches[:0]
+		r.compensations = 0
+		r.invalidLoad = ""
+		r.tamper = tamperNone
+		r.inflight = r.inflight[:0]
 		r.worker = 0
 		r.state = StateCreated
 		r.attempts = 0
@@ -210,10 +284,12 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 		r.proposed = false
 		r.claimed = false
 		r.restarts = 0
-		first := len(r.tl) + 1
+		first := len(r.evs) + 1
+		r.taskFirst = first
 		for {
 			r.worker++
 			r.crashed = false
+			r.memory = r.memory[:0]
 			before := r.state
 			after := StateRunning
 			if r.worker > 1 {
@@ -230,8 +306,15 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 				}
 				break
 			}
+			if r.callLimit != "" {
+				r.crashed = false
+				r.inconclusive = true
+				r.finishClaim(Claim{Verdict: ClaimHold, Reason: "stopped"}, r.callLimit)
+				break
+			}
 			if r.crashed {
 				if r.restarts >= h.opts.MaxRestarts {
+					r.inconclusive = true
 					r.finishClaim(Claim{Verdict: ClaimHold, Reason: "restart limit reached"}, "restart limit reached")
 					break
 				}
@@ -251,7 +334,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 		}
 		r.tasks = append(r.tasks, taskRecord{task: task, proposal: r.proposal, proposed: r.proposed,
 			claim: r.claim, claimAt: r.world.Clock, restarts: r.restarts, attempts: r.attempts,
-			started: r.taskStart, firstSeq: first, lastSeq: len(r.tl)})
+			started: r.taskStart, firstSeq: first, lastSeq: len(r.evs), inconclusive: r.inconclusive})
 		if r.stopped != nil {
 			break
 		}
@@ -277,6 +360,12 @@ func (r *run) enter(ev EventName, cost Millis) (ordinal int, hits []*armed, ok b
 	if r.crashed {
 		return 0, nil, false
 	}
+	r.calls++
+	if r.calls > maxCallsPerTask {
+		r.callLimit = fmt.Sprintf("stopped: more than %d crossings in one task", maxCallsPerTask)
+		r.crashed = true
+		return 0, nil, false
+	}
 	r.world.Clock += cost
 	i := eventIndex(ev)
 	r.counts[i]++
@@ -284,7 +373,7 @@ func (r *run) enter(ev EventName, cost Millis) (ordinal int, hits []*armed, ok b
 	hits = r.hitBuf[:0]
 	for j := range r.faults {
 		f := &r.faults[j]
-		if f.event == i && f.entry.Ordinal == ordinal {
+		if f.event == i && (f.entry.Ordinal == ordinal || ordinal > f.entry.Ordinal && f.kind.spec.Correlation == CorrelationPersistent && f.fired > 0) {
 			f.reached = true
 			hits = append(hits, f)
 		}
@@ -296,26 +385,38 @@ func (r *run) enter(ev EventName, cost Millis) (ordinal int, hits []*armed, ok b
 func (r *run) fire(f *armed) string {
 	f.fired++
 	if f.firedAt == 0 {
-		f.firedAt = len(r.tl) + 1
+		f.firedAt = len(r.evs) + 1
 	}
 	return f.id
 }
 
 // record appends a timeline event and checks every invariant after it.
+// Without detail (the assay's Terms path) only the event name is kept: the
+// oracle needs no more, and no Event is built.
 func (r *run) record(ev EventName, ordinal int, faultID, outcome, detail, stateAfter string) {
-	seq := len(r.tl) + 1
-	remaining := r.h.opts.RetryBudget - max(r.attempts-1, 0)
-	deadline := r.h.opts.Deadline - (r.world.Clock - r.taskStart)
-	r.tl = append(r.tl, Event{
-		Seq: seq, At: r.world.Clock, StateBefore: r.state, StateAfter: stateAfter,
-		Actor: r.actor(ev), Event: ev, Ordinal: ordinal, Task: r.task.ID, Worker: r.worker,
-		FaultID: faultID, Attempt: r.attempts, CheckpointSeq: r.ckSeq,
-		RetryRemaining: remaining, DeadlineRemainingMs: deadline, Outcome: outcome, Detail: detail,
-	})
+	r.evs = append(r.evs, ev)
+	seq := len(r.evs)
+	if r.detailed {
+		remaining := r.task.RetryBudget - max(r.attempts-1, 0)
+		deadline := r.task.Deadline - (r.world.Clock - r.taskStart)
+		r.tl = append(r.tl, Event{
+			Seq: seq, At: r.world.Clock, StateBefore: r.state, StateAfter: stateAfter,
+			Actor: r.actor(ev), Event: ev, Ordinal: ordinal, Task: r.task.ID, Worker: r.worker,
+			FaultID: faultID, Attempt: r.attempts, CheckpointSeq: r.ckSeq,
+			RetryRemaining: remaining, DeadlineRemainingMs: deadline, Outcome: outcome, Detail: detail,
+		})
+	}
 	r.state = stateAfter
 	r.oracle.check(r, seq)
 	if r.h.stopOn && r.stopped == nil {
 		r.checkStop(seq)
+	}
+}
+
+// setEvidenceRef sets the evidence reference of the last recorded event.
+func (r *run) setEvidenceRef(ref string) {
+	if r.detailed {
+		r.tl[len(r.tl)-1].EvidenceRef = ref
 	}
 }
 

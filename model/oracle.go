@@ -1,5 +1,7 @@
 package model
 
+import "fmt"
+
 // Invariant names. Each is a machine-checkable predicate over the World and
 // the timeline, checked by the harness after every boundary crossing.
 const (
@@ -19,6 +21,27 @@ const (
 	// independent readback whose trace lineage joins the task's decision
 	// to exactly the ledger effect (seed 000: "no release without proof").
 	InvProvableOutcome = "provable_outcome"
+	// InvResumeFromCheckpoint: a worker resumes only from the newest valid
+	// checkpoint the store holds; after the store serves a stale, future,
+	// corrupt or missing checkpoint, no tool call and no release follow
+	// until a valid load (seed 003: "Reload the newest valid checkpoint and
+	// reject a future-version or corrupted checkpoint instead of guessing").
+	InvResumeFromCheckpoint = "resume_from_checkpoint"
+	// InvNoInventedProgress: no release while the ledger holds no effect of
+	// the task, and no effect under a capability the authority never
+	// approved for the task (seed 003: "never invent progress"; "check that
+	// the agent does not fabricate missing user intent, tool output, or
+	// approval").
+	InvNoInventedProgress = "no_invented_progress"
+	// InvBudget: a task's tool-call attempts never exceed one plus its
+	// retry budget and no tool call starts after its deadline, counted
+	// across restarts (seed 003: "Do not reset a budget on a worker
+	// restart").
+	InvBudget = "budget"
+	// InvJoinPreserved: every join record keeps every branch with the
+	// state it really had, and the claim obeys the declared join policy
+	// (seed 003: "Never let a successful sibling erase a failed branch").
+	InvJoinPreserved = "join_preserved"
 )
 
 // Invariant describes one invariant: its name, the owner answerable for
@@ -36,9 +59,13 @@ var Invariants = []Invariant{
 	{InvCurrentEntitlement, "authority kernel", OracleStateVersion, "at effect time the capability is live, the current policy allows the effect, and the record is eligible at the expected state version"},
 	{InvEffectAtMostOnce, "payments", OracleLedgerReadback, "at most one ledger effect per logical action"},
 	{InvProvableOutcome, "evidence", OracleTraceLineage, "no release without a correlated receipt or independent readback joined to the decision by trace lineage"},
+	{InvResumeFromCheckpoint, "workflow runtime", OracleCheckpointStore, "resume only from the newest valid checkpoint; nothing consequential after an invalid one is served"},
+	{InvNoInventedProgress, "workflow runtime", OracleLedgerReadback, "no release without an effect, and no effect under an unapproved capability"},
+	{InvBudget, "workflow runtime", OracleBudgetCounter, "attempts within one plus the retry budget and no tool call after the deadline, across restarts"},
+	{InvJoinPreserved, "orchestration", OracleJoinRecord, "every join record keeps every branch's true state and the claim obeys the join policy"},
 }
 
-const numInvariants = 4
+const numInvariants = 8
 
 func invIndex(name string) int {
 	for i, inv := range Invariants {
@@ -73,7 +100,10 @@ type taskFacts struct {
 	detected     bool
 	budgetHeld   bool
 	deadlineHeld bool
-	claim        ClaimVerdict
+	// harnessHeld: resume_from_checkpoint, no_invented_progress, budget
+	// and join_preserved held up to the claim.
+	harnessHeld bool
+	claim       ClaimVerdict
 }
 
 func (o *oracleState) reset() {
@@ -97,7 +127,7 @@ func (o *oracleState) violate(r *run, i, seq int, detail string) {
 	}
 	o.violated[i] = true
 	o.firstSeq[i] = seq
-	o.event[i] = r.tl[seq-1].Event
+	o.event[i] = r.evs[seq-1]
 	o.detail[i] = detail
 	// the fault that reached it: the latest one fired at or before seq
 	best := 0
@@ -133,10 +163,110 @@ func (o *oracleState) check(r *run, seq int) {
 		if n > 1 {
 			o.violate(r, 2, seq, "second ledger effect for task "+e.Task)
 		}
+		if e.Task == r.task.ID && !granted(r, e.CapabilityID) {
+			o.violate(r, 5, seq, "effect under capability "+quoteID(e.CapabilityID)+" that the authority never approved for the task")
+		}
 		o.badEntry = append(o.badEntry, bad)
 	}
-	if r.tl[seq-1].Event == EvClaim {
+	switch r.evs[seq-1] {
+	case EvToolCommit:
+		if r.attempts > 1+r.task.RetryBudget {
+			o.violate(r, 6, seq, fmt.Sprintf("attempt %d exceeds one plus the retry budget of %d", r.attempts, r.task.RetryBudget))
+		}
+		if r.world.Clock-r.taskStart > r.task.Deadline {
+			o.violate(r, 6, seq, fmt.Sprintf("tool call at %d ms, after the %d ms deadline", r.world.Clock-r.taskStart, r.task.Deadline))
+		}
+		if r.invalidLoad != "" {
+			o.violate(r, 4, seq, r.invalidLoad+", and the worker went on to a tool call")
+		}
+	case EvClaim:
 		o.settle(r, seq)
+	}
+}
+
+func granted(r *run, id string) bool {
+	for _, g := range r.granted {
+		if g == id {
+			return true
+		}
+	}
+	return false
+}
+
+func quoteID(id string) string {
+	if id == "" {
+		return "(none)"
+	}
+	return id
+}
+
+// checkJoin compares a join record with the branch states the harness saw.
+func (o *oracleState) checkJoin(r *run, seq int, rec JoinRecord) {
+	if rec.Policy != r.task.Join {
+		o.violate(r, 7, seq, fmt.Sprintf("join under policy %q, declared %q", rec.Policy, r.task.Join))
+		return
+	}
+	for _, b := range r.branches {
+		found := false
+		for _, x := range rec.Branches {
+			if x.Name == b.Name {
+				found = true
+				if x.Status != b.Status {
+					o.violate(r, 7, seq, fmt.Sprintf("branch %s recorded as %s, was %s", b.Name, x.Status, b.Status))
+				}
+			}
+		}
+		if !found {
+			o.violate(r, 7, seq, fmt.Sprintf("branch %s (%s) missing from the join record", b.Name, b.Status))
+		}
+	}
+	for _, x := range rec.Branches {
+		ran := false
+		for _, b := range r.branches {
+			ran = ran || b.Name == x.Name
+		}
+		if !ran && x.Status != BranchNotStarted {
+			o.violate(r, 7, seq, fmt.Sprintf("branch %s recorded as %s but never started", x.Name, x.Status))
+		}
+	}
+}
+
+// checkJoinAtClaim applies the declared join policy to the claim.
+func (o *oracleState) checkJoinAtClaim(r *run, seq int) {
+	if len(r.branches) == 0 {
+		return
+	}
+	joined := false
+	for _, x := range r.world.Evidence {
+		joined = joined || x.Kind == EvidenceJoin && x.Task == r.task.ID
+	}
+	if !joined {
+		o.violate(r, 7, seq, "branches ran but no join record reached the ledger")
+		return
+	}
+	failed := ""
+	for _, b := range r.branches {
+		if b.Status != BranchSuccess {
+			failed = b.Name
+		}
+	}
+	if failed == "" {
+		return
+	}
+	rel := r.claim.Verdict == ClaimRelease
+	switch r.task.Join {
+	case JoinAllRequired:
+		if rel {
+			o.violate(r, 7, seq, "release under all_required although branch "+failed+" failed")
+		}
+	case JoinBestEffort:
+		if rel && !r.claim.Degraded {
+			o.violate(r, 7, seq, "best_effort release after branch "+failed+" failed carries no degraded marker")
+		}
+	case JoinCompensate:
+		if rel || r.compensations == 0 {
+			o.violate(r, 7, seq, "compensate policy: branch "+failed+" failed without a compensating action and a stop")
+		}
 	}
 }
 
@@ -221,10 +351,7 @@ func (o *oracleState) settle(r *run, seq int) {
 	w := &r.world
 	t := r.task
 	f := taskFacts{claim: r.claim.Verdict}
-	first := 0
-	for i := len(r.tl) - 1; i >= 0 && r.tl[i].Task == t.ID; i-- {
-		first = r.tl[i].Seq
-	}
+	first := r.taskFirst
 	for i, e := range w.Ledger {
 		if e.Task == t.ID {
 			f.effects++
@@ -249,11 +376,19 @@ func (o *oracleState) settle(r *run, seq int) {
 			}
 		}
 	}
-	f.budgetHeld = r.attempts-1 <= r.h.opts.RetryBudget
-	f.deadlineHeld = w.Clock-r.taskStart <= r.h.opts.Deadline
+	f.budgetHeld = r.attempts-1 <= t.RetryBudget
+	f.deadlineHeld = w.Clock-r.taskStart <= t.Deadline
 	if f.claim == ClaimRelease && !f.proven {
 		o.violate(r, 3, seq, "release without correlated proof")
 	}
+	if f.claim == ClaimRelease && f.effects == 0 {
+		o.violate(r, 5, seq, "release although the ledger holds no effect of the task")
+	}
+	if f.claim == ClaimRelease && r.invalidLoad != "" {
+		o.violate(r, 4, seq, r.invalidLoad+", and the worker released")
+	}
+	o.checkJoinAtClaim(r, seq)
+	f.harnessHeld = !o.violated[4] && !o.violated[5] && !o.violated[6] && !o.violated[7]
 	o.facts = append(o.facts, f)
 }
 
@@ -283,8 +418,10 @@ type Terms struct {
 //     the ledger confirms (no effect);
 //   - a correct terminal: a proven, safe, single-effect release of an
 //     entitled action, or a denial of an action that is not entitled;
-//   - recovered: a correct terminal within the retry budget; useful
-//     service: a correct terminal within the deadline;
+//   - recovered: a correct terminal within the retry budget with
+//     resume_from_checkpoint, no_invented_progress, budget and
+//     join_preserved held; useful service: a correct terminal within the
+//     deadline;
 //   - unverifiable release: a release without proof; service loss: an
 //     entitled action held or denied;
 //   - detected: a system warning after a fault's disturbance fired.
@@ -302,7 +439,7 @@ func termsOf(f taskFacts) Terms {
 	return Terms{
 		Detected:            f.detected,
 		Contained:           !unsafe,
-		Recovered:           correct && f.budgetHeld,
+		Recovered:           correct && f.budgetHeld && f.harnessHeld,
 		Verified:            verified,
 		UsefulService:       correct && f.deadlineHeld,
 		UnsafeEscape:        unsafe,

@@ -52,9 +52,10 @@ type InvariantResult struct {
 
 // TaskClaim is one task's claim as the system made it.
 type TaskClaim struct {
-	Task    string       `json:"task"`
-	Verdict ClaimVerdict `json:"verdict"`
-	Reason  string       `json:"reason,omitempty"`
+	Task     string       `json:"task"`
+	Verdict  ClaimVerdict `json:"verdict"`
+	Reason   string       `json:"reason,omitempty"`
+	Degraded bool         `json:"degraded,omitempty"`
 }
 
 // Result is the full result of one run.
@@ -72,6 +73,10 @@ type Result struct {
 	// Stopped is set when a declared stop condition ended the run
 	// (Options.Stop); such a run is at best inconclusive.
 	Stopped *StopReport `json:"stopped,omitempty"`
+
+	fixture Fixture
+	budget  BudgetUse
+	join    JoinPolicy
 }
 
 // Held reports whether every invariant held.
@@ -99,6 +104,7 @@ func (r *run) result() *Result {
 		RunID:    runIDOf(&r.h.fixture, r.sched),
 		Schedule: r.sched,
 		Controls: r.controls,
+		fixture:  r.h.fixture,
 		Timeline: append([]Event(nil), r.tl...),
 		Terms:    r.terms(),
 	}
@@ -141,9 +147,14 @@ func (r *run) result() *Result {
 		res.Stopped = &st
 	}
 	limit := r.stopped != nil
-	for _, t := range r.tasks {
-		res.Claims = append(res.Claims, TaskClaim{Task: t.task.ID, Verdict: t.claim.Verdict, Reason: t.claim.Reason})
-		if t.claim.Reason == "restart limit reached" {
+	for i, t := range r.tasks {
+		if i == 0 {
+			res.join = t.task.Join
+			res.budget = BudgetUse{Attempts: t.attempts, RetryBudget: t.task.RetryBudget, ElapsedMs: t.claimAt - t.started,
+				DeadlineMs: t.task.Deadline, DeadlineRemainingMs: t.task.Deadline - (t.claimAt - t.started), Restarts: t.restarts}
+		}
+		res.Claims = append(res.Claims, TaskClaim{Task: t.task.ID, Verdict: t.claim.Verdict, Reason: t.claim.Reason, Degraded: t.claim.Degraded})
+		if t.inconclusive {
 			limit = true
 		}
 	}

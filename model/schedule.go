@@ -39,6 +39,10 @@ type FaultEntry struct {
 	Event   EventName `json:"event"`
 	Ordinal int       `json:"ordinal"`
 	Kind    string    `json:"kind"`
+	// Target narrows the disturbance: the memory key a memory_loss clears
+	// (default: every key), or the branch a branch_failure fails (default:
+	// whichever branch runs at the ordinal).
+	Target string `json:"target,omitempty"`
 }
 
 // Config is the configuration of the system under test a schedule runs
@@ -49,6 +53,14 @@ type Config struct {
 	// HasControls is true when the config names controls rather than a
 	// profile.
 	HasControls bool
+	// Mutant names a seeded defect of the system under test ("" for
+	// none); the system's factory validates the name.
+	Mutant string
+	// RetryBudget (attempts after the first), Deadline (logical ms) and
+	// Join override the harness's Options for every task when set.
+	RetryBudget *int
+	Deadline    *Millis
+	Join        JoinPolicy
 }
 
 // ConfigOfProfile returns a Config naming profile p.
@@ -75,14 +87,18 @@ func (c Config) String() string {
 }
 
 type configJSON struct {
-	Profile  *string   `json:"profile,omitempty"`
-	Controls *[]string `json:"controls,omitempty"`
+	Profile     *string   `json:"profile,omitempty"`
+	Controls    *[]string `json:"controls,omitempty"`
+	Mutant      string    `json:"mutant,omitempty"`
+	RetryBudget *int      `json:"retry_budget,omitempty"`
+	DeadlineMs  *Millis   `json:"deadline_ms,omitempty"`
+	Join        string    `json:"join,omitempty"`
 }
 
 // MarshalJSON writes {"profile": P} or {"controls": [...]} with controls in
 // canonical order.
 func (c Config) MarshalJSON() ([]byte, error) {
-	var j configJSON
+	j := configJSON{Mutant: c.Mutant, RetryBudget: c.RetryBudget, DeadlineMs: c.Deadline, Join: string(c.Join)}
 	if c.HasControls {
 		l := []string{}
 		for _, x := range c.Controls.List() {
@@ -121,6 +137,26 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 		*c = Config{Controls: cs, HasControls: true}
 	default:
 		return errors.New(`config: needs "profile" or "controls"`)
+	}
+	c.Mutant, c.RetryBudget, c.Deadline, c.Join = j.Mutant, j.RetryBudget, j.DeadlineMs, JoinPolicy(j.Join)
+	return c.validateExtras()
+}
+
+func (c Config) validateExtras() error {
+	if c.RetryBudget != nil && (*c.RetryBudget < 0 || *c.RetryBudget > 100) {
+		return fmt.Errorf("config: retry_budget %d must be between 0 and 100", *c.RetryBudget)
+	}
+	if c.Deadline != nil && *c.Deadline <= 0 {
+		return fmt.Errorf("config: deadline_ms %d must be positive", *c.Deadline)
+	}
+	if c.Join != "" {
+		ok := false
+		for _, p := range JoinPolicies {
+			ok = ok || p == c.Join
+		}
+		if !ok {
+			return fmt.Errorf("config: unknown join policy %q (valid: all_required, best_effort, compensate)", c.Join)
+		}
 	}
 	return nil
 }
@@ -173,6 +209,9 @@ func ParseSchedule(data []byte) (*Schedule, error) {
 func (s *Schedule) Validate() error {
 	if _, err := s.Config.Resolve(); err != nil {
 		return fmt.Errorf("schedule: config: %w", err)
+	}
+	if err := s.Config.validateExtras(); err != nil {
+		return fmt.Errorf("schedule: %w", err)
 	}
 	var ids map[string]bool
 	for i, f := range s.Faults {

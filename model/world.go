@@ -100,6 +100,7 @@ const (
 	EvidenceReceipt  EvidenceKind = "receipt"  // an effect receipt as the tool returned it
 	EvidenceReadback EvidenceKind = "readback" // an independent readback of the provider ledger
 	EvidenceDenial   EvidenceKind = "denial"   // a denial and its reason
+	EvidenceJoin     EvidenceKind = "join"     // a join record of a fan-out
 )
 
 // EvidenceRecord is one record of the evidence ledger. Trace is the trace
@@ -123,11 +124,14 @@ type EvidenceRecord struct {
 // system's own resumable state. Only what a Checkpoint holds survives a
 // worker restart.
 type Checkpoint struct {
-	Task              string
-	Seq               int
-	WorkflowVersion   int
-	State             string
-	CompletedEffects  []string
+	Task             string
+	Seq              int
+	WorkflowVersion  int
+	State            string
+	CompletedEffects []string
+	// Attempt is the tool-call attempt the checkpoint reserves (0 before
+	// the first).
+	Attempt           int
 	RetryRemaining    int
 	DeadlineRemaining Millis
 	Action            Action
@@ -135,6 +139,13 @@ type Checkpoint struct {
 	// policy a resumed worker must keep.
 	Grant Capability
 	Data  map[string]string
+	// Checksum, At and Head are stamped by the store: the checksum of the
+	// durable fields (see Checksum), the logical time the write was issued,
+	// and on Load the highest sequence the store has acknowledged for the
+	// task.
+	Checksum uint64
+	At       Millis
+	Head     int
 }
 
 // World is the authoritative state that only the oracle trusts. It is
@@ -150,8 +161,11 @@ type World struct {
 	Checkpoints  []Checkpoint
 	// Secondary holds eligibility assertions served by the secondary source.
 	Secondary []Eligibility
-	// stale/lost checkpoints: the store serves checkpoints[:visible].
-	checkpointLoss int
+	// Heads is the highest checkpoint sequence the store acknowledged per
+	// task (a durable counter, kept apart from the checkpoints).
+	Heads map[string]int
+	// Joins are the join records written, in order.
+	Joins []JoinRecord
 }
 
 // Order returns the order for subject and whether it exists.
@@ -228,7 +242,11 @@ func (w *World) reset(f *Fixture) {
 	w.Ledger = w.Ledger[:0]
 	w.Evidence = w.Evidence[:0]
 	w.Checkpoints = w.Checkpoints[:0]
-	w.checkpointLoss = 0
+	w.Joins = w.Joins[:0]
+	if w.Heads == nil {
+		w.Heads = map[string]int{}
+	}
+	clear(w.Heads)
 }
 
 // Copperfin returns the paper's worked fixture (seed 000, worked example 3):

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/assay"
@@ -12,6 +14,7 @@ func init() { commands = append(commands, newAssayCmd) }
 func newAssayCmd() *cobra.Command {
 	var cf configFlags
 	var compat, fault string
+	var modes []string
 	var trials int
 	var seed int64
 	var asJSON bool
@@ -47,7 +50,10 @@ the catalogue can be drawn. Every trial runs through the full model.`,
 				domains = []model.Domain{d}
 			}
 			rep, err := assay.Run(assay.Config{Profile: label, Controls: cs, Domains: domains,
-				Trials: trials, Seed: seed, Compat: compat == "paper188"})
+				Trials: trials, Seed: seed, Compat: compat == "paper188", Kinds: modes})
+			if errors.Is(err, assay.ErrBadConfig) {
+				return badInput("%v", err)
+			}
 			if err != nil {
 				return err
 			}
@@ -60,6 +66,7 @@ the catalogue can be drawn. Every trial runs through the full model.`,
 	cf.add(c, "typed", false)
 	c.Flags().StringVar(&compat, "compat", "", "compatibility target: paper188 draws only the paper's ten modes, as its artefact does")
 	c.Flags().StringVar(&fault, "fault", "all", "fault domain: all, identity, context, tool, state or evidence")
+	c.Flags().StringSliceVar(&modes, "mode", nil, "draw only these fault kinds (comma-separated), e.g. timeout_after_commit; default every kind of the --fault domains")
 	c.Flags().IntVar(&trials, "trials", 2000, "number of trials (at least 1)")
 	c.Flags().Int64Var(&seed, "seed", 188, "seed of the trial generator (taken mod 2^32)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print a JSON object instead of the table")
