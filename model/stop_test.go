@@ -32,13 +32,16 @@ func events(res *model.Result) []string {
 }
 
 // The baseline's timeline for timeout_after_commit up to the second commit
-// (seq 12), which makes the duplicate refund.
+// (seq 19, 222 ms), which makes the duplicate refund: the approval kept in
+// memory, the fan-out and join, the "authorized" checkpoint and a
+// write-ahead "committing" checkpoint before each attempt.
 var upToDuplicate = []string{"worker.start", "checkpoint.load", "context.eligibility", "context.order", "context.policy",
-	"proposal", "authority.grant", "evidence.decision", "checkpoint.write", "tool.commit", "system.warn", "tool.commit"}
+	"proposal", "authority.grant", "memory.write", "evidence.decision", "branch.run", "branch.run", "branch.join", "memory.read",
+	"checkpoint.write", "checkpoint.write", "tool.commit", "system.warn", "checkpoint.write", "tool.commit"}
 
 // TestStopAtDuplicate: a blast radius of one effect, or an abort on
 // duplicate effects above zero, stops the baseline's timeout-after-commit
-// run right after the second commit (seq 12): the next record is run.stop,
+// run right after the second commit (seq 19): the next record is run.stop,
 // then the harness's hold claim; the system makes no further crossing.
 func TestStopAtDuplicate(t *testing.T) {
 	s, _ := model.SingleFault("timeout_after_commit", model.ConfigOfProfile(model.ProfileBaseline))
@@ -59,17 +62,17 @@ func TestStopAtDuplicate(t *testing.T) {
 			t.Errorf("%+v: events (-want +got):\n%s", c.stop, diff)
 		}
 		st := res.Stopped
-		if st == nil || st.Condition != c.condition || st.Limit != c.limit || st.Value != c.value || st.Seq != 12 || st.At != 170 {
+		if st == nil || st.Condition != c.condition || st.Limit != c.limit || st.Value != c.value || st.Seq != 19 || st.At != 222 {
 			t.Fatalf("%+v: stop report %+v", c.stop, st)
 		}
-		stop := res.Timeline[12]
+		stop := res.Timeline[19]
 		if stop.Actor != "harness" || stop.Outcome != "stopped" || !strings.HasPrefix(stop.Detail, c.condition+": ") {
 			t.Errorf("%+v: run.stop record %+v", c.stop, stop)
 		}
 		if len(res.Claims) != 1 || res.Claims[0].Verdict != model.ClaimHold || res.Claims[0].Reason != "stopped by a stop condition" {
 			t.Errorf("%+v: claims %+v", c.stop, res.Claims)
 		}
-		if inv, _ := res.Invariant(model.InvEffectAtMostOnce); inv.Held || inv.FirstSeq != 12 {
+		if inv, _ := res.Invariant(model.InvEffectAtMostOnce); inv.Held || inv.FirstSeq != 19 {
 			t.Errorf("%+v: effect_at_most_once %+v", c.stop, inv)
 		}
 		if res.RunVerdict != model.Unrecoverable || res.Terms.Effects != 2 {
@@ -79,7 +82,8 @@ func TestStopAtDuplicate(t *testing.T) {
 }
 
 // TestStopMaxFaults: two scheduled timeouts fire at the first and second
-// commits; with max_faults 1 the run stops after the second firing.
+// commits (seq 16 and 19); with max_faults 1 the run stops after the second
+// firing.
 func TestStopMaxFaults(t *testing.T) {
 	s, err := model.ParseSchedule([]byte(`{"version":1,"seed":"two","config":{"profile":"baseline"},"faults":[
 		{"event":"tool.commit","ordinal":1,"kind":"timeout_after_commit"},
@@ -88,10 +92,10 @@ func TestStopMaxFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := runWith(t, model.Options{Stop: model.Stop{MaxFaults: 1}}, s)
-	if st := res.Stopped; st == nil || st.Condition != model.StopMaxFaults || st.Value != 2 || st.Seq != 12 {
+	if st := res.Stopped; st == nil || st.Condition != model.StopMaxFaults || st.Value != 2 || st.Seq != 19 {
 		t.Fatalf("stop report %+v", res.Stopped)
 	}
-	if got := events(res); got[len(got)-2] != "run.stop" || len(got) != 14 {
+	if got := events(res); got[len(got)-2] != "run.stop" || len(got) != 21 {
 		t.Fatalf("events %v", got)
 	}
 }
@@ -115,10 +119,14 @@ func TestStopExpiry(t *testing.T) {
 }
 
 // TestStopNotMetChangesNothing: declared conditions that are never met, and
-// no declaration at all, give the same result as each other, with no
-// run.stop record, for every kind under every profile.
+// no declaration at all, give the same result as each other (the whole
+// Result, unexported budget and contract fields included), with no run.stop
+// record, for every kind of the catalogue under every profile. Three fault
+// firings are the most a single catalogue fault makes (budget_exhaustion
+// fires on each of its 1 + 2 attempts), so max_faults 3 is never met.
 func TestStopNotMetChangesNothing(t *testing.T) {
-	loose := model.Stop{MaxEffects: 2, MaxFaults: 1, Abort: model.AbortDuplicateEffects, AbortAbove: 1, Expiry: 10000}
+	loose := model.Stop{MaxEffects: 2, MaxFaults: 3, Abort: model.AbortDuplicateEffects, AbortAbove: 1, Expiry: 10000}
+	runs := 0
 	for _, spec := range model.Catalogue() {
 		for _, p := range model.Profiles {
 			s, _ := model.SingleFault(spec.Kind, model.ConfigOfProfile(p))
@@ -126,9 +134,56 @@ func TestStopNotMetChangesNothing(t *testing.T) {
 			if b.Stopped != nil {
 				t.Errorf("%s/%s: stopped %+v", spec.Kind, p, b.Stopped)
 			}
-			if diff := cmp.Diff(a, b); diff != "" {
+			if diff := cmp.Diff(a, b, cmp.AllowUnexported(model.Result{})); diff != "" {
 				t.Errorf("%s/%s: results differ (-none +loose):\n%s", spec.Kind, p, diff)
 			}
+			runs++
+		}
+	}
+	if runs != 25*3 {
+		t.Errorf("%d runs, want one per kind (25) and profile (3)", runs)
+	}
+	// max_faults 2 is met by the persistent budget_exhaustion at its third
+	// firing, before any invariant is violated
+	s, _ := model.SingleFault("budget_exhaustion", model.ConfigOfProfile(model.ProfileTyped))
+	res := runWith(t, model.Options{Stop: model.Stop{MaxFaults: 2}}, s)
+	if st := res.Stopped; st == nil || st.Condition != model.StopMaxFaults || st.Value != 3 || res.RunVerdict != model.Inconclusive || !res.Held() {
+		t.Errorf("max_faults 2 on budget_exhaustion: %+v %s", res.Stopped, res.RunVerdict)
+	}
+}
+
+// TestStopBoundsRunawayRetry: a system that retries without bound (the
+// unbounded_retry defect) under a persistent budget_exhaustion is stopped by
+// max_faults 3 at its fourth firing, the crossing at which the oracle finds
+// the budget violated (attempt 4 of 1 + 2): the stop bounds the blast
+// radius without hiding the violation, and the run is unrecoverable.
+func TestStopBoundsRunawayRetry(t *testing.T) {
+	for _, c := range []struct {
+		profile model.Profile
+		seq     int
+		at      model.Millis
+	}{{model.ProfileBaseline, 25, 322}, {model.ProfileTyped, 32, 392}} {
+		s, _ := model.SingleFault("budget_exhaustion", model.ConfigOfProfile(c.profile))
+		s.Config.Mutant = "unbounded_retry"
+		cs, _ := s.Config.Resolve()
+		f, err := copperfin.NewFactory(cs, s.Config.Mutant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := model.NewHarness(model.Copperfin(), model.Options{Stop: model.Stop{MaxFaults: 3}}).Run(f, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := res.Stopped
+		if st == nil || st.Condition != model.StopMaxFaults || st.Value != 4 || st.Seq != c.seq || st.At != c.at {
+			t.Fatalf("%s: stop report %+v", c.profile, st)
+		}
+		inv, _ := res.Invariant(model.InvBudget)
+		if inv.Held || inv.FirstSeq != c.seq || inv.Detail != "attempt 4 exceeds one plus the retry budget of 2" {
+			t.Errorf("%s: budget %+v", c.profile, inv)
+		}
+		if res.RunVerdict != model.Unrecoverable || res.Faults[0].Fired != 4 || len(res.Timeline) != c.seq+2 {
+			t.Errorf("%s: verdict %s, fired %d, %d events", c.profile, res.RunVerdict, res.Faults[0].Fired, len(res.Timeline))
 		}
 	}
 }
