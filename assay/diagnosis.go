@@ -103,7 +103,10 @@ type Diagnosis struct {
 // authority boundary, state reads the state boundary, tool commits the
 // effect boundary, readbacks, evidence records and the claim the proof
 // boundary, checkpoint reads and writes the checkpoint store, worker
-// starts, crashes and stops the worker boundary.
+// starts, crashes and stops the worker boundary, memory reads and writes
+// the memory boundary, branch runs and joins the branch join, and a
+// retry-after wait (clock.sleep) the tool-call boundary (seed 003's
+// harness boundaries).
 func EventBoundary(e model.EventName) model.Boundary {
 	switch e {
 	case model.EvContextOrder, model.EvContextPolicy, model.EvContextEligibility, model.EvProposal:
@@ -118,12 +121,20 @@ func EventBoundary(e model.EventName) model.Boundary {
 		return model.BoundaryCheckpointStore
 	case model.EvWorkerStart, model.EvWorkerCrash, model.EvStop:
 		return model.BoundaryWorker
+	case model.EvMemoryWrite, model.EvMemoryRead:
+		return model.BoundaryMemory
+	case model.EvBranchRun, model.EvBranchJoin:
+		return model.BoundaryBranchJoin
+	case model.EvClockSleep:
+		return model.BoundaryToolCall
 	}
 	return model.BoundaryProof
 }
 
 // oracleReads lists the events through which a system consults an oracle's
-// source.
+// source. The budget counter is persisted in the checkpoints a system
+// reloads (seed 003: "Persist ... remaining budgets"); the join record is
+// written and kept at the branch join.
 var oracleReads = map[model.OracleName][]model.EventName{
 	model.OracleLedgerReadback:   {model.EvLedgerReadback},
 	model.OracleReceipt:          {model.EvEvidenceReceipt},
@@ -132,6 +143,8 @@ var oracleReads = map[model.OracleName][]model.EventName{
 	model.OraclePolicyRecord:     {model.EvContextPolicy},
 	model.OracleTraceLineage:     {model.EvEvidenceLookup, model.EvEvidenceReadback},
 	model.OracleCheckpointStore:  {model.EvCheckpointLoad},
+	model.OracleBudgetCounter:    {model.EvCheckpointLoad},
+	model.OracleJoinRecord:       {model.EvBranchJoin},
 }
 
 // Diagnose diagnoses a counterexample: res, a run of sys in setup whose
@@ -141,7 +154,13 @@ var oracleReads = map[model.OracleName][]model.EventName{
 // invariant or names no fired fault, or a harness error.
 func Diagnose(sys System, setup Setup, res *model.Result) (Diagnosis, error) {
 	h := model.NewHarness(setup.Fixture, setup.Options)
-	run := func(cs model.Controls, s *model.Schedule) (*model.Result, error) { return h.Run(sys.Factory(cs), s) }
+	run := func(cs model.Controls, s *model.Schedule) (*model.Result, error) {
+		f, err := sys.factory(cs, s.Config.Mutant)
+		if err != nil {
+			return nil, err
+		}
+		return h.Run(f, s)
+	}
 	return diagnose(run, res, "", DefaultConfig, 0)
 }
 

@@ -82,24 +82,36 @@ type ConfigManifest struct {
 	Envelope  Envelope          `json:"envelope"`
 }
 
-// Manifest is the configured-system manifest of a dossier.
+// Manifest is the configured-system manifest of a dossier. The catalogue
+// hash and count identify the whole fault catalogue of the build (its
+// version); CoveredKinds counts the kinds the evidence covers (the
+// dossier's Faults: all of them, or the paper's ten with Compat).
 type Manifest struct {
 	Module              Module         `json:"module"`
 	CatalogueSHA256     string         `json:"catalogue_sha256"`
 	CatalogueKinds      int            `json:"catalogue_kinds"`
+	CoveredKinds        int            `json:"covered_kinds"`
 	Configuration       ConfigManifest `json:"configuration"`
 	ConfigurationSHA256 string         `json:"configuration_sha256"`
 	FixtureSHA256       string         `json:"fixture_sha256"`
 	Schedules           []ScheduleRef  `json:"schedules"`
 }
 
-// Coverage is the dossier's coverage summary. This version computes no
-// coverage keys: Available is false and Note says so, so the gap is
-// visible rather than silently empty.
+// Coverage is the dossier's coverage summary. It is a placeholder: this
+// version computes no coverage keys (they come from the coverage tracker,
+// which the dossier does not read yet), so Available is false,
+// Placeholder true and Note says so, and the gap is visible rather than
+// silently empty.
 type Coverage struct {
-	Available bool   `json:"available"`
-	Note      string `json:"note"`
+	Available   bool   `json:"available"`
+	Placeholder bool   `json:"placeholder"`
+	Note        string `json:"note"`
 }
+
+// CoveragePlaceholder is the coverage section of every dossier of this
+// version.
+var CoveragePlaceholder = Coverage{Placeholder: true,
+	Note: "placeholder: coverage keys (domain, boundary, phase, correlation, oracle) are not computed by this version of the dossier; the visited and unvisited keys are to come from the coverage tracker"}
 
 // ChangeTrigger is one change trigger with the fingerprint of what it
 // covers in this dossier: a later dossier with another fingerprint for it
@@ -111,8 +123,8 @@ type ChangeTrigger struct {
 }
 
 // Dossier is the versioned fault dossier of seed 000 ("Let the injected
-// path decide release"): the configured-system manifest, the fault specs
-// and invariants, the declared stop conditions, the evidence (baseline and
+// path decide release"): the configured-system manifest, the specs of the
+// fault kinds the evidence covers and the invariants, the declared stop conditions, the evidence (baseline and
 // intervention runs, signatures, placements, pairs, coefficients,
 // diagnoses, configuration variation), the coverage summary, the
 // unresolved holds and the change triggers.
@@ -144,6 +156,12 @@ func BuildDossier(cfg EvidenceConfig) (*Dossier, error) {
 		return nil, err
 	}
 	cat := model.Catalogue()
+	covered := []model.FaultSpec{}
+	for _, spec := range cat {
+		if spec.Paper || !cfg.Compat {
+			covered = append(covered, spec)
+		}
+	}
 	conf := ConfigManifest{System: cfg.System.Name, Fixture: cfg.Base.Fixture.Name, Options: cfg.Base.Options,
 		Trials: cfg.Trials, Seed: cfg.Seed, Compat: cfg.Compat, Variation: cfg.Variation, Envelope: cfg.Envelope}
 	if conf.Variation == nil {
@@ -157,10 +175,9 @@ func BuildDossier(cfg EvidenceConfig) (*Dossier, error) {
 		}
 		conf.Profiles = append(conf.Profiles, pm)
 	}
-	d := &Dossier{Version: DossierVersion, Faults: cat, Invariants: model.Invariants, Stop: cfg.Base.Options.Stop, Evidence: ev,
-		Coverage:        Coverage{Note: "coverage keys (domain, boundary, phase, correlation, oracle) are not computed by this version of the dossier"},
-		UnresolvedHolds: append([]Hold{}, ev.Reference.Holds...)}
-	d.Manifest = Manifest{Module: BuildModule(), CatalogueSHA256: sha(string(jsonOf(cat))), CatalogueKinds: len(cat),
+	d := &Dossier{Version: DossierVersion, Faults: covered, Invariants: model.Invariants, Stop: cfg.Base.Options.Stop, Evidence: ev,
+		Coverage: CoveragePlaceholder, UnresolvedHolds: append([]Hold{}, ev.Reference.Holds...)}
+	d.Manifest = Manifest{Module: BuildModule(), CatalogueSHA256: sha(string(jsonOf(cat))), CatalogueKinds: len(cat), CoveredKinds: len(covered),
 		Configuration: conf, ConfigurationSHA256: sha(string(jsonOf(conf))), FixtureSHA256: sha(string(jsonOf(cfg.Base.Fixture)))}
 	seen := map[string]bool{}
 	for _, st := range []*Study{ev.Reference, ev.Variation} {
@@ -172,29 +189,27 @@ func BuildDossier(cfg EvidenceConfig) (*Dossier, error) {
 		}
 	}
 	// static facts behind each trigger, then the behavioural fingerprints
-	var toolSpecs, evidenceSpecs []model.FaultSpec
-	for _, s := range cat {
-		switch s.Domain {
-		case model.DomainTool:
-			toolSpecs = append(toolSpecs, s)
-		case model.DomainEvidence:
-			evidenceSpecs = append(evidenceSpecs, s)
+	specs := map[string][]model.FaultSpec{}
+	for _, s := range covered {
+		for _, t := range SpecTriggers(s) {
+			specs[t] = append(specs[t], s)
 		}
 	}
 	static := map[string]string{
-		TriggerToolSemantics: string(jsonOf(toolSpecs)) + typeSchema(reflect.TypeFor[model.ToolCall]()) + typeSchema(reflect.TypeFor[model.ToolResult]()),
+		TriggerToolSemantics: typeSchema(reflect.TypeFor[model.ToolCall]()) + typeSchema(reflect.TypeFor[model.ToolResult]()),
 		TriggerStateSchema: typeSchema(reflect.TypeFor[model.Checkpoint]()) + typeSchema(reflect.TypeFor[model.Order]()) +
 			typeSchema(reflect.TypeFor[model.Policy]()) + typeSchema(reflect.TypeFor[model.Capability]()) +
 			typeSchema(reflect.TypeFor[model.LedgerEntry]()) + typeSchema(reflect.TypeFor[model.EvidenceRecord]()) +
-			typeSchema(reflect.TypeFor[model.Action]()) + typeSchema(reflect.TypeFor[model.Task]()),
+			typeSchema(reflect.TypeFor[model.Action]()) + typeSchema(reflect.TypeFor[model.Task]()) +
+			typeSchema(reflect.TypeFor[model.JoinRecord]()),
 		TriggerPolicy:          string(jsonOf(cfg.Base.Fixture)) + string(jsonOf(conf.Profiles)),
 		TriggerRetryLogic:      string(jsonOf(cfg.Base.Options)) + string(jsonOf(conf.Variation)),
 		TriggerOrchestration:   cfg.System.Name,
-		TriggerEvidenceRouting: string(jsonOf(model.Invariants)) + string(jsonOf(evidenceSpecs)),
+		TriggerEvidenceRouting: string(jsonOf(model.Invariants)),
 	}
 	for _, t := range Triggers {
 		d.ChangeTriggers = append(d.ChangeTriggers, ChangeTrigger{Name: t.Name, Covers: t.Covers,
-			SHA256: sha(static[t.Name], ev.Reference.Fingerprints[t.Name], ev.Variation.Fingerprints[t.Name])})
+			SHA256: sha(static[t.Name], string(jsonOf(specs[t.Name])), ev.Reference.Fingerprints[t.Name], ev.Variation.Fingerprints[t.Name])})
 	}
 	return d, nil
 }
@@ -429,14 +444,11 @@ func (d *Dossier) WriteMarkdown(w io.Writer) error {
 	st.markdown(&b)
 	fmt.Fprintln(&b, "\n## Fault specs")
 	fmt.Fprintln(&b)
-	ft := table{header: []string{"kind", "domain", "event", "boundary", "phase", "correlation", "withheld", "oracle", "threatens", "nominated"}}
+	fmt.Fprintf(&b, "The evidence covers %d of the catalogue's %d kinds. The defence is the nominated controls or, for a behaviour of the system, the seeded defect that lacks it.\n\n", m.CoveredKinds, m.CatalogueKinds)
+	ft := table{header: []string{"kind", "domain", "event", "boundary", "phase", "correlation", "withheld", "oracle", "threatens", "defence", "change triggers"}}
 	for _, f := range d.Faults {
-		nom := make([]string, len(f.Nominated))
-		for i, c := range f.Nominated {
-			nom[i] = string(c)
-		}
 		ft.add(f.Kind, string(f.Domain), fmt.Sprintf("%s#%d", f.Event, f.Ordinal), string(f.Boundary), string(f.Phase), string(f.Correlation),
-			string(f.Signal), string(f.Oracle), strings.Join(f.Threatens, ", "), strings.Join(nom, ", "))
+			string(f.Signal), string(f.Oracle), strings.Join(f.Threatens, ", "), defenceOf(f.Nominated, f.Mutant), strings.Join(SpecTriggers(f), ", "))
 	}
 	ft.markdown(&b)
 	fmt.Fprintln(&b, "\n## Stop conditions")
@@ -457,7 +469,11 @@ func (d *Dossier) WriteMarkdown(w io.Writer) error {
 	if err := d.Evidence.WriteMarkdown(&b, 2); err != nil {
 		return err
 	}
-	fmt.Fprintln(&b, "\n## Coverage")
+	if d.Coverage.Placeholder {
+		fmt.Fprintln(&b, "\n## Coverage (placeholder)")
+	} else {
+		fmt.Fprintln(&b, "\n## Coverage")
+	}
 	fmt.Fprintln(&b)
 	fmt.Fprintln(&b, d.Coverage.Note+".")
 	fmt.Fprintln(&b, "\n## Unresolved holds")

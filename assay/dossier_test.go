@@ -11,13 +11,22 @@ import (
 
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
-// smallConfig keeps the dossier tests fast: the typed profile, 200 trials.
+// smallConfig keeps the dossier tests fast: the paper's ten, the typed
+// profile, 200 trials.
 func smallConfig() assay.EvidenceConfig {
 	cfg := paperConfig()
 	cfg.Trials = 200
 	cfg.Profiles = []model.Profile{model.ProfileTyped}
+	return cfg
+}
+
+// smallCatalogueConfig is smallConfig over the whole catalogue.
+func smallCatalogueConfig() assay.EvidenceConfig {
+	cfg := smallConfig()
+	cfg.Compat = false
 	return cfg
 }
 
@@ -42,7 +51,7 @@ func TestDossierContents(t *testing.T) {
 	dir, d := writeDossier(t, smallConfig())
 	cat, _ := json.Marshal(model.Catalogue())
 	h := sha256.Sum256(append(cat, 0))
-	if d.Manifest.CatalogueSHA256 != hex.EncodeToString(h[:]) || d.Manifest.CatalogueKinds != 10 {
+	if d.Manifest.CatalogueSHA256 != hex.EncodeToString(h[:]) || d.Manifest.CatalogueKinds != 25 || d.Manifest.CoveredKinds != 10 {
 		t.Errorf("catalogue hash %s", d.Manifest.CatalogueSHA256)
 	}
 	if d.Manifest.Module.Revision == "" && !strings.Contains(d.Manifest.Module.Note, "no VCS revision") {
@@ -57,7 +66,8 @@ func TestDossierContents(t *testing.T) {
 	if n := len(d.Manifest.Schedules); n != len(seen) || n < 20 {
 		t.Errorf("%d schedules in the manifest, %d distinct schedules ran", n, len(seen))
 	}
-	if d.Stop != assay.DefaultStop || len(d.Faults) != 10 || len(d.Invariants) != 4 || d.Coverage.Available {
+	if d.Stop != assay.DefaultStop || len(d.Faults) != 10 || len(d.Invariants) != 8 || d.Coverage.Available || !d.Coverage.Placeholder ||
+		!strings.HasPrefix(d.Coverage.Note, "placeholder: ") {
 		t.Errorf("stop %+v faults %d invariants %d coverage %+v", d.Stop, len(d.Faults), len(d.Invariants), d.Coverage)
 	}
 	if len(d.UnresolvedHolds) != 1 || d.UnresolvedHolds[0].Kind != "break_trace_lineage" || d.UnresolvedHolds[0].Effects != 1 {
@@ -91,8 +101,9 @@ func TestDossierContents(t *testing.T) {
 	md, _ := os.ReadFile(filepath.Join(dir, "dossier.md"))
 	for _, want := range []string{"# Fault dossier (version 1)", "## Manifest", "## Fault specs", "## Stop conditions",
 		"## Baseline runs (no fault)", "## Fault-transfer signatures", "## Release envelope", "## Counterfactual containment pairs",
-		"## Fault-transfer coefficients", "## Diagnoses of counterexamples", "## Configuration variation", "## Coverage",
-		"## Unresolved holds", "## Change triggers", "| typed | all | 200 | useful but unproved | shadow or hold |"} {
+		"## Fault-transfer coefficients", "## Diagnoses of counterexamples", "## Configuration variation", "## Coverage (placeholder)",
+		"## Unresolved holds", "## Change triggers", "| typed | all | 200 | useful but unproved | shadow or hold |",
+		"The evidence covers 10 of the catalogue's 25 kinds."} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("dossier.md lacks %q", want)
 		}
@@ -101,8 +112,11 @@ func TestDossierContents(t *testing.T) {
 
 // TestDossierDiffTriggers: identical dossiers fire nothing; a changed
 // retry budget fires retry_logic only; a system behind a deduplicating
-// transport changes what the tool sees and fires tool_semantics; a
-// tampered fingerprint fires its trigger.
+// transport changes what the tool answers and fires tool_semantics and the
+// triggers downstream of it, not policy; a change of the reference
+// system's behaviour (the "effected" checkpoint written before its effect)
+// changes the checkpoint crossings and fires state_schema and the triggers
+// downstream, not policy; a tampered fingerprint fires its trigger.
 func TestDossierDiffTriggers(t *testing.T) {
 	a, _ := writeDossier(t, smallConfig())
 	b, _ := writeDossier(t, smallConfig())
@@ -135,8 +149,26 @@ func TestDossierDiffTriggers(t *testing.T) {
 	if d, err = assay.DiffDossiers(a, e); err != nil {
 		t.Fatal(err)
 	}
-	if got := fired(d); len(got) == 0 || got[len(got)-1] != "tool_semantics" {
+	// the deduplicating transport turns the control-off duplicate into a
+	// single effect: the tool's replies, and everything downstream of
+	// them, change; the policy crossings do not
+	if got := strings.Join(fired(d), ","); got != "evidence_routing,orchestration,retry_logic,state_schema,tool_semantics" {
 		t.Errorf("hidden fallback: fired %v", got)
+	}
+	cfg = smallConfig()
+	cfg.System = assay.System{Name: "copperfin", Factory: func(cs model.Controls) model.Factory {
+		f, err := copperfin.NewFactory(cs, "checkpoint_before_effect")
+		if err != nil {
+			panic(err)
+		}
+		return f
+	}, Mutant: copperfin.NewFactory}
+	g, _ := writeDossier(t, cfg)
+	if d, err = assay.DiffDossiers(a, g); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(fired(d), ","); got != "evidence_routing,orchestration,retry_logic,state_schema,tool_semantics" {
+		t.Errorf("checkpoint before effect: fired %q", got)
 	}
 	raw, _ := os.ReadFile(filepath.Join(b, "dossier.json"))
 	var obj map[string]any
@@ -152,6 +184,72 @@ func TestDossierDiffTriggers(t *testing.T) {
 	}
 	if got := strings.Join(fired(d), ","); got != "evidence_routing" {
 		t.Errorf("tampered: fired %q", got)
+	}
+}
+
+// TestDossierCatalogue: the dossier of the whole catalogue carries all 25
+// specs with their defences and triggers, the pairs of the kinds defended
+// by a behaviour, and its holds; against the dossier of the paper's ten
+// (the catalogue before seed 003's fifteen kinds) every change trigger
+// fires: the new kinds enter at every family of boundary, and each adds
+// runs to every behavioural fingerprint.
+func TestDossierCatalogue(t *testing.T) {
+	dir, d := writeDossier(t, smallCatalogueConfig())
+	if len(d.Faults) != 25 || d.Manifest.CoveredKinds != 25 || d.Manifest.CatalogueKinds != 25 {
+		t.Errorf("faults %d covered %d", len(d.Faults), d.Manifest.CoveredKinds)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "dossier.md"))
+	for _, want := range []string{"The evidence covers 25 of the catalogue's 25 kinds.",
+		"| branch_failure | state | branch.run#1 | branch_join | before_commit | isolated | state_update | join_record | join_preserved | behaviour (defect failed_branch_dropped) | state_schema, orchestration |",
+		"| typed | all | 200 | contained but dead | redesign recovery |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("dossier.md lacks %q", want)
+		}
+	}
+	old, _ := writeDossier(t, smallConfig())
+	diff, err := assay.DiffDossiers(old, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fired []string
+	for _, f := range diff.Fired {
+		fired = append(fired, f.Name)
+	}
+	if strings.Join(fired, ",") != "evidence_routing,orchestration,policy,retry_logic,state_schema,tool_semantics" {
+		t.Errorf("paper's ten -> catalogue: fired %v", fired)
+	}
+}
+
+// TestSpecTriggers: every catalogue kind belongs to at least one change
+// trigger, by its domain and its boundary; together they cover all six.
+func TestSpecTriggers(t *testing.T) {
+	all := map[string]bool{}
+	for _, spec := range model.Catalogue() {
+		ts := assay.SpecTriggers(spec)
+		if len(ts) == 0 {
+			t.Errorf("%s belongs to no trigger", spec.Kind)
+		}
+		for _, x := range ts {
+			all[x] = true
+		}
+	}
+	if len(all) != 6 {
+		t.Errorf("the catalogue covers triggers %v", all)
+	}
+	for kind, want := range map[string]string{
+		"subject_swap":        "policy",
+		"memory_loss":         "policy,orchestration",
+		"rate_limit":          "tool_semantics,retry_logic",
+		"budget_exhaustion":   "tool_semantics,retry_logic",
+		"worker_restart":      "state_schema,orchestration",
+		"missing_checkpoint":  "state_schema",
+		"break_trace_lineage": "tool_semantics,evidence_routing",
+		"drop_effect_receipt": "evidence_routing",
+	} {
+		spec, _ := model.Spec(kind)
+		if got := strings.Join(assay.SpecTriggers(spec), ","); got != want {
+			t.Errorf("%s: triggers %s, want %s", kind, got, want)
+		}
 	}
 }
 

@@ -15,7 +15,8 @@ type Region string
 // Regions, each with the decision the paper attaches to it.
 const (
 	// RegionUnsafeEscape: a hard safety invariant failed (an unsafe
-	// escape, a duplicate effect or a wrong-subject effect). Block.
+	// escape, a duplicate effect, a wrong-subject effect or a violation of
+	// the recovery contract). Block.
 	RegionUnsafeEscape Region = "unsafe escape"
 	// RegionUsefulButUnproved: contained and serving, but a success was
 	// released without proof or a proof floor was missed. Shadow or hold.
@@ -67,9 +68,10 @@ type Floor struct {
 }
 
 // Envelope is the release envelope (seed 000, "A dead system can score
-// perfectly on safety"): the four hard invariants, always checked (zero
-// unsafe escape, zero duplicate effect, zero unproved release, zero
-// wrong-subject effect), and the floors.
+// perfectly on safety"): the hard invariants, always checked (the paper's
+// four: zero unsafe escape, zero duplicate effect, zero unproved release,
+// zero wrong-subject effect; and zero recovery-contract violation, seed
+// 003's invariants, see ContractInvariants), and the floors.
 type Envelope struct {
 	Floors []Floor `json:"floors"`
 }
@@ -135,8 +137,9 @@ func pctOf(t Term) string { return fmt.Sprintf("%.1f%%", 100*t.Rate) }
 // Place places a profile's signatures (over configuration config, or
 // "all") in a region:
 //
-//  1. an unsafe escape, duplicate effect or wrong-subject effect in any
-//     trial: unsafe escape;
+//  1. an unsafe escape, duplicate effect, wrong-subject effect or
+//     recovery-contract violation in any trial: unsafe escape (seed 003
+//     calls such a run unrecoverable);
 //  2. otherwise a missed recover or serve floor: contained but dead;
 //  3. otherwise an unproved release, or a missed prove, contain or detect
 //     floor: useful but unproved;
@@ -165,6 +168,7 @@ func (e Envelope) Place(profile, config string, sigs []Signature) Placement {
 		{"zero unsafe escape", func(h Harms) int { return h.UnsafeEscape }},
 		{"zero duplicate effect", func(h Harms) int { return h.DuplicateEffect }},
 		{"zero wrong-subject effect", func(h Harms) int { return h.WrongSubject }},
+		{"zero recovery-contract violation", func(h Harms) int { return h.ContractViolation }},
 		{"zero unproved release", func(h Harms) int { return h.UnprovedRelease }},
 	}
 	safe, proved, operating := true, true, true
@@ -175,7 +179,7 @@ func (e Envelope) Place(profile, config string, sigs []Signature) Placement {
 			c.Reason = fmt.Sprintf("hard invariant %s held in %d trials", h.name, all.Trials)
 		} else {
 			c.Reason = fmt.Sprintf("hard invariant %s failed: %d of %d trials%s", h.name, n, all.Trials, worstHarm(h.get))
-			if i < 3 {
+			if i < 4 {
 				safe = false
 			} else {
 				proved = false

@@ -8,12 +8,17 @@ import (
 
 // DefaultStop is the blast radius the audit and the dossier declare before
 // their runs (seed 000, step 4): at most two ledger effects (the largest
-// transfer a represented single fault makes is one duplicate), at most two
-// fault firings, an abort when duplicate effects exceed one, and an expiry
-// at 10,000 logical ms. No represented single fault meets them, so they
-// bound the runs without changing a figure; a run that met one would stop
-// and be counted in Study.Stops.
-var DefaultStop = model.Stop{MaxEffects: 2, MaxFaults: 2, Abort: model.AbortDuplicateEffects, AbortAbove: 1, Expiry: 10000}
+// transfer a represented single fault makes is one duplicate), at most
+// three fault firings (a persistent fault fires on every attempt:
+// budget_exhaustion fires on each of the 1 + 2 attempts the largest retry
+// budget allows), an abort when duplicate effects exceed one, and an expiry
+// at 10,000 logical ms. No trial of a represented single fault meets them,
+// so they bound the runs without changing a figure; a run that met one
+// would stop and be counted in Study.Stops. A seeded defect that retries
+// without bound (unbounded_retry, in the counterfactual pair of
+// budget_exhaustion) is stopped by max_faults at its fourth firing, after
+// the oracle has recorded the budget violation at that crossing.
+var DefaultStop = model.Stop{MaxEffects: 2, MaxFaults: 3, Abort: model.AbortDuplicateEffects, AbortAbove: 1, Expiry: 10000}
 
 // EvidenceConfig declares the release evidence to gather: the system, the
 // base setup, the profiles, the trial plan, the configurations of the

@@ -27,7 +27,9 @@ const (
 
 // RunSummary is what a pair or a report keeps of one run.
 type RunSummary struct {
-	Controls   string             `json:"controls"`
+	Controls string `json:"controls"`
+	// Mutant is the seeded defect the run's system carried ("" for none).
+	Mutant     string             `json:"mutant,omitempty"`
 	Schedule   string             `json:"schedule_sha256"`
 	Reached    bool               `json:"reached"`
 	Fired      int                `json:"fired"`
@@ -44,7 +46,7 @@ type RunSummary struct {
 func (s RunSummary) Held() bool { return len(s.Violated) == 0 }
 
 func summarize(cs model.Controls, sched *model.Schedule, res *model.Result) RunSummary {
-	s := RunSummary{Controls: cs.String(), Schedule: scheduleHash(sched), Violated: violatedNames(res),
+	s := RunSummary{Controls: cs.String(), Mutant: sched.Config.Mutant, Schedule: scheduleHash(sched), Violated: violatedNames(res),
 		Effects: res.Terms.Effects, Claim: res.Verdict, RunVerdict: res.RunVerdict}
 	for _, f := range res.Faults {
 		s.Reached = s.Reached || f.Reached
@@ -65,7 +67,8 @@ func summarize(cs model.Controls, sched *model.Schedule, res *model.Result) RunS
 }
 
 // Contrast is one matched pair of runs: one schedule, one configuration,
-// one fixture and oracle, two control sets.
+// one fixture and oracle, two configured systems (control sets, and a
+// seeded defect on the off side when the defence is a behaviour).
 type Contrast struct {
 	On     RunSummary `json:"on"`
 	Off    RunSummary `json:"off"`
@@ -92,36 +95,59 @@ func classify(on, off RunSummary) (PairClass, string) {
 }
 
 // ContrastOf runs schedule sched on sys in setup under on and off and
-// classifies the pair. It is the building block for pairs of any schedule,
-// including ordered compositions: exploration that finds a composition
-// witness passes its schedule here. (Shrinking a pair as a pair, to the
-// smallest schedule under which off violates and on holds, belongs to the
-// exploration package and is not provided here.) It returns a harness
-// error, or an error for an invalid schedule.
+// classifies the pair. Both runs keep the rest of sched's config (its
+// seeded defect, retry budget, deadline and join policy). It is the
+// building block for pairs of any schedule, including ordered
+// compositions: exploration that finds a composition witness passes its
+// schedule here. (Shrinking a pair as a pair, to the smallest schedule
+// under which off violates and on holds, belongs to the exploration
+// package and is not provided here.) It returns a harness error, or an
+// error for an invalid schedule or a seeded defect sys cannot build.
 func ContrastOf(sys System, setup Setup, sched *model.Schedule, on, off model.Controls) (Contrast, error) {
 	h := model.NewHarness(setup.Fixture, setup.Options)
-	return contrast(func(cs model.Controls, s *model.Schedule) (*model.Result, error) {
-		return h.Run(sys.Factory(cs), s)
-	}, sched, on, off)
+	run := func(cs model.Controls, s *model.Schedule) (*model.Result, error) {
+		f, err := sys.factory(cs, s.Config.Mutant)
+		if err != nil {
+			return nil, err
+		}
+		return h.Run(f, s)
+	}
+	m := sched.Config.Mutant
+	return contrast(run, sched, arm{on, m}, arm{off, m})
 }
 
-func withControls(s *model.Schedule, cs model.Controls) *model.Schedule {
+// arm is one side of a matched pair: a control set and a seeded defect
+// ("" for none).
+type arm struct {
+	cs     model.Controls
+	mutant string
+}
+
+// withArm returns a copy of s whose config selects a's controls and seeded
+// defect; the rest of the config (retry budget, deadline, join) is kept.
+func withArm(s *model.Schedule, a arm) *model.Schedule {
 	c := *s
-	c.Config = model.ConfigOfControls(cs)
+	c.Config.Profile, c.Config.Controls, c.Config.HasControls, c.Config.Mutant = "", a.cs, true, a.mutant
 	return &c
 }
 
-func contrast(run func(model.Controls, *model.Schedule) (*model.Result, error), sched *model.Schedule, on, off model.Controls) (Contrast, error) {
-	sOn, sOff := withControls(sched, on), withControls(sched, off)
-	rOn, err := run(on, sOn)
+// withControls returns a copy of s under controls cs, keeping the rest of
+// its config (its seeded defect included).
+func withControls(s *model.Schedule, cs model.Controls) *model.Schedule {
+	return withArm(s, arm{cs, s.Config.Mutant})
+}
+
+func contrast(run func(model.Controls, *model.Schedule) (*model.Result, error), sched *model.Schedule, on, off arm) (Contrast, error) {
+	sOn, sOff := withArm(sched, on), withArm(sched, off)
+	rOn, err := run(on.cs, sOn)
 	if err != nil {
 		return Contrast{}, err
 	}
-	rOff, err := run(off, sOff)
+	rOff, err := run(off.cs, sOff)
 	if err != nil {
 		return Contrast{}, err
 	}
-	c := Contrast{On: summarize(on, sOn, rOn), Off: summarize(off, sOff, rOff)}
+	c := Contrast{On: summarize(on.cs, sOn, rOn), Off: summarize(off.cs, sOff, rOff)}
 	c.Class, c.Reason = classify(c.On, c.Off)
 	return c, nil
 }
@@ -129,62 +155,78 @@ func contrast(run func(model.Controls, *model.Schedule) (*model.Result, error), 
 // ControlFinding is the pair for one nominated control removed alone, when
 // a kind has several. When it is an invalid green, CarriedBy names the
 // other controls whose removal together with it brings the transfer back:
-// the controls that silently carry the result.
+// the controls that silently carry the result; CarriedJointly, when no
+// single one does, the pairs of them that do.
 type ControlFinding struct {
-	Control   model.Control   `json:"control"`
-	Contrast  Contrast        `json:"contrast"`
-	CarriedBy []model.Control `json:"carried_by"`
-	Finding   string          `json:"finding"`
+	Control        model.Control     `json:"control"`
+	Contrast       Contrast          `json:"contrast"`
+	CarriedBy      []model.Control   `json:"carried_by"`
+	CarriedJointly [][]model.Control `json:"carried_jointly"`
+	Finding        string            `json:"finding"`
 }
 
 // Pair is the counterfactual containment pair of one fault kind under one
-// profile and configuration: on is the profile with the kind's nominated
-// controls added, off the profile with all of them removed; the schedule,
-// the fixture, the options and the oracle are held fixed. PerControl
-// repeats the pair for each nominated control removed alone when there are
-// several (seed 000 warns that "a different control silently carries the
-// result").
+// profile and configuration: on is the profile with the kind's declared
+// defence, off the profile without it; the schedule, the fixture, the
+// options and the oracle are held fixed. The defence is what the kind's
+// spec declares: its nominated controls (on adds them, off removes all of
+// them) and, for a kind whose defence is a behaviour of the system rather
+// than one of the paper's controls, the seeded defect that lacks that
+// behaviour (model.FaultSpec.Mutant: off runs the system with it, on
+// without it). PerControl repeats the pair for each nominated control
+// removed alone when there are several (seed 000 warns that "a different
+// control silently carries the result").
 type Pair struct {
 	System    string          `json:"system"`
 	Profile   string          `json:"profile"`
 	Config    string          `json:"config"`
 	Kind      string          `json:"kind"`
 	Nominated []model.Control `json:"nominated"`
-	Threatens []string        `json:"threatens"`
-	Predicted bool            `json:"predicted"`
-	Contrast  Contrast        `json:"contrast"`
+	// Mutant is the seeded defect of the off run ("" when the defence is
+	// controls only).
+	Mutant    string   `json:"mutant,omitempty"`
+	Threatens []string `json:"threatens"`
+	Predicted bool     `json:"predicted"`
+	Contrast  Contrast `json:"contrast"`
 	// CarriedBy, for an invalid green, names the controls left in the
-	// off run whose removal as well brings the transfer back.
-	CarriedBy  []model.Control  `json:"carried_by"`
-	PerControl []ControlFinding `json:"per_control"`
+	// off run whose removal as well brings the transfer back (each alone).
+	CarriedBy []model.Control `json:"carried_by"`
+	// CarriedJointly, for an invalid green that no single control
+	// carries, names the pairs of controls left in the off run whose
+	// removal together brings the transfer back: each of the two contains
+	// the fault without the other (redundant defences).
+	CarriedJointly [][]model.Control `json:"carried_jointly"`
+	PerControl     []ControlFinding  `json:"per_control"`
 }
 
 // pair builds the pair of spec under profile controls cs in configuration
 // ci.
 func (r *runner) pair(ci int, config, profile string, cs model.Controls, spec model.FaultSpec) (Pair, error) {
-	run := func(c model.Controls, s *model.Schedule) (*model.Result, error) { return r.run(ci, c, s) }
-	return buildPair(run, r.cfg.System.Name, config, profile, cs, spec)
+	arms := func(c model.Controls, s *model.Schedule) (*model.Result, error) { return r.runPlanned(ci, c, s) }
+	search := func(c model.Controls, s *model.Schedule) (*model.Result, error) { return r.run(ci, c, s) }
+	return buildPair(arms, search, r.cfg.System.Name, config, profile, cs, spec)
 }
 
-func buildPair(run func(model.Controls, *model.Schedule) (*model.Result, error), system, config, profile string, cs model.Controls, spec model.FaultSpec) (Pair, error) {
-	on, off := cs, cs
+// buildPair runs the pair's arms with arms and the searches for carriers
+// with search.
+func buildPair(arms, search func(model.Controls, *model.Schedule) (*model.Result, error), system, config, profile string, cs model.Controls, spec model.FaultSpec) (Pair, error) {
+	on, off := arm{cs: cs}, arm{cs: cs, mutant: spec.Mutant}
 	for _, c := range spec.Nominated {
-		on, off = on.With(c), off.Without(c)
+		on.cs, off.cs = on.cs.With(c), off.cs.Without(c)
 	}
-	sched := single(spec.Kind, on)
+	sched := single(spec.Kind, on.cs)
 	pr := Pair{System: system, Profile: profile, Config: config, Kind: spec.Kind, Nominated: append([]model.Control{}, spec.Nominated...),
-		Threatens: append([]string{}, spec.Threatens...), CarriedBy: []model.Control{}, PerControl: []ControlFinding{}}
+		Mutant: spec.Mutant, Threatens: append([]string{}, spec.Threatens...), CarriedBy: []model.Control{}, CarriedJointly: [][]model.Control{},
+		PerControl: []ControlFinding{}}
 	var err error
-	if pr.Contrast, err = contrast(run, sched, on, off); err != nil {
+	if pr.Contrast, err = contrast(arms, sched, on, off); err != nil {
 		return Pair{}, err
 	}
 	if pr.Contrast.Class == InvalidGreen {
-		if pr.CarriedBy, err = carriers(run, sched, off); err != nil {
+		if pr.CarriedBy, pr.CarriedJointly, err = carriers(search, sched, off); err != nil {
 			return Pair{}, err
 		}
-		if len(pr.CarriedBy) > 0 {
-			pr.Contrast.Reason += "; carried by " + joinControls(pr.CarriedBy)
-		}
+		pr.Contrast.Reason += carriedText(pr.CarriedBy, pr.CarriedJointly)
 	}
 	pr.Predicted = len(spec.Threatens) > 0
 	for _, t := range spec.Threatens {
@@ -198,8 +240,9 @@ func buildPair(run func(model.Controls, *model.Schedule) (*model.Result, error),
 		return pr, nil
 	}
 	for _, c := range spec.Nominated {
-		f := ControlFinding{Control: c, CarriedBy: []model.Control{}}
-		if f.Contrast, err = contrast(run, sched, on, on.Without(c)); err != nil {
+		f := ControlFinding{Control: c, CarriedBy: []model.Control{}, CarriedJointly: [][]model.Control{}}
+		alone := arm{cs: on.cs.Without(c)}
+		if f.Contrast, err = contrast(arms, sched, on, alone); err != nil {
 			return Pair{}, err
 		}
 		switch f.Contrast.Class {
@@ -208,12 +251,15 @@ func buildPair(run func(model.Controls, *model.Schedule) (*model.Result, error),
 		case ControlIneffective:
 			f.Finding = "the control-on run is unsafe"
 		case InvalidGreen:
-			if f.CarriedBy, err = carriers(run, sched, on.Without(c)); err != nil {
+			if f.CarriedBy, f.CarriedJointly, err = carriers(search, sched, alone); err != nil {
 				return Pair{}, err
 			}
-			if len(f.CarriedBy) == 0 {
-				f.Finding = fmt.Sprintf("removing %s alone leaves the fault contained, and no single other control carries it", c)
-			} else {
+			switch {
+			case len(f.CarriedBy) == 0 && len(f.CarriedJointly) == 0:
+				f.Finding = fmt.Sprintf("removing %s alone leaves the fault contained, and no other control or pair of controls carries it", c)
+			case len(f.CarriedBy) == 0:
+				f.Finding = fmt.Sprintf("removing %s alone leaves the fault contained%s", c, carriedText(nil, f.CarriedJointly))
+			default:
 				names := make([]string, len(f.CarriedBy))
 				for i, d := range f.CarriedBy {
 					names[i] = string(d)
@@ -228,17 +274,63 @@ func buildPair(run func(model.Controls, *model.Schedule) (*model.Result, error),
 
 // carriers returns the controls d of off such that removing d as well makes
 // sched violate an invariant: the controls that carry the containment.
-func carriers(run func(model.Controls, *model.Schedule) (*model.Result, error), sched *model.Schedule, off model.Controls) ([]model.Control, error) {
-	out := []model.Control{}
-	for _, d := range off.List() {
-		cs := off.Without(d)
-		res, err := run(cs, withControls(sched, cs))
+// When none does alone, it returns the pairs {d, e} of off's controls
+// whose removal together does (each carries it without the other), in
+// catalogue order.
+func carriers(run func(model.Controls, *model.Schedule) (*model.Result, error), sched *model.Schedule, off arm) ([]model.Control, [][]model.Control, error) {
+	breaks := func(cs model.Controls) (bool, error) {
+		a := arm{cs: cs, mutant: off.mutant}
+		res, err := run(a.cs, withArm(sched, a))
 		if err != nil {
-			return nil, err
+			return false, err
 		}
-		if !res.Held() {
-			out = append(out, d)
+		return !res.Held(), nil
+	}
+	single, joint := []model.Control{}, [][]model.Control{}
+	list := off.cs.List()
+	for _, d := range list {
+		b, err := breaks(off.cs.Without(d))
+		if err != nil {
+			return nil, nil, err
+		}
+		if b {
+			single = append(single, d)
 		}
 	}
-	return out, nil
+	if len(single) > 0 {
+		return single, joint, nil
+	}
+	for i, d := range list {
+		for _, e := range list[i+1:] {
+			b, err := breaks(off.cs.Without(d).Without(e))
+			if err != nil {
+				return nil, nil, err
+			}
+			if b {
+				joint = append(joint, []model.Control{d, e})
+			}
+		}
+	}
+	return single, joint, nil
+}
+
+// carriedText says what carries an invalid green: "; carried by a, b"
+// (each alone) or "; carried jointly by a and b (each contains the fault
+// without the other)".
+func carriedText(single []model.Control, joint [][]model.Control) string {
+	if len(single) > 0 {
+		names := make([]string, len(single))
+		for i, d := range single {
+			names[i] = string(d)
+		}
+		return "; carried by " + strings.Join(names, ", ")
+	}
+	if len(joint) == 0 {
+		return ""
+	}
+	pairs := make([]string, len(joint))
+	for i, p := range joint {
+		pairs[i] = string(p[0]) + " and " + string(p[1])
+	}
+	return "; carried jointly by " + strings.Join(pairs, "; or by ") + " (each contains the fault without the other; removing both brings the transfer back)"
 }

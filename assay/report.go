@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/faultline/faultline/model"
 )
 
 // fmtTerm prints a term as "count rate [lo, hi]".
@@ -113,19 +115,29 @@ func (s *Study) placementNotes() []string {
 	return out
 }
 
+// defenceOf names a kind's declared defence: its nominated controls joined
+// by "+", and "behaviour (defect M)" when the defence is a behaviour of the
+// system that the seeded defect M lacks.
+func defenceOf(nominated []model.Control, mutant string) string {
+	var parts []string
+	if len(nominated) > 0 {
+		parts = append(parts, joinControls(nominated))
+	}
+	if mutant != "" {
+		parts = append(parts, "behaviour (defect "+mutant+")")
+	}
+	return strings.Join(parts, " and ")
+}
+
 func (s *Study) pairTable() (table, []string) {
-	t := table{header: []string{"profile", "config", "kind", "nominated", "class", "as predicted", "off (violated)", "on (verdict)"}}
+	t := table{header: []string{"profile", "config", "kind", "defence", "class", "as predicted", "off (violated)", "on (verdict)"}}
 	var notes []string
 	for _, p := range s.Pairs {
-		nom := make([]string, len(p.Nominated))
-		for i, c := range p.Nominated {
-			nom[i] = string(c)
-		}
 		off := strings.Join(p.Contrast.Off.Violated, ",")
 		if off == "" {
 			off = "held"
 		}
-		t.add(p.Profile, p.Config, p.Kind, strings.Join(nom, "+"), string(p.Contrast.Class), yesNo(p.Predicted), off, string(p.Contrast.On.RunVerdict))
+		t.add(p.Profile, p.Config, p.Kind, defenceOf(p.Nominated, p.Mutant), string(p.Contrast.Class), yesNo(p.Predicted), off, string(p.Contrast.On.RunVerdict))
 		if p.Contrast.Class != LeverageShown {
 			notes = append(notes, fmt.Sprintf("%s/%s (%s): %s", p.Profile, p.Kind, p.Config, p.Contrast.Reason))
 		}
@@ -235,15 +247,25 @@ func (e *Evidence) sections() []section {
 		}
 	}
 	if len(stops) == 0 {
-		stops = []string{"no run met a declared stop condition"}
+		stops = []string{"no trial run met a declared stop condition"}
+	}
+	for _, st := range []*Study{ref, vary} {
+		for _, ps := range st.PairStops {
+			v := strings.Join(ps.Violated, ", ")
+			if v == "" {
+				v = "none"
+			}
+			stops = append(stops, fmt.Sprintf("%s study, counterfactual pair %s/%s (%s), %s run: stopped by %s; violated by then: %s",
+				st.Name, ps.Profile, ps.Kind, ps.Config, ps.Side, ps.Condition, v))
+		}
 	}
 	secs := []section{
 		{title: "Fault-transfer signatures", intro: []string{head,
 			"Q = (detect, contain, recover, prove, serve) per typed fault, each as count, rate and 95 % Wilson score interval; never averaged into one score."},
 			tables: append(ref.signatureTables(), namedTable{name: "pooled, with the worst critical class", t: ref.aggregateTable()})},
-		{title: "Release envelope", intro: []string{"Hard invariants: zero unsafe escape, zero duplicate effect, zero wrong-subject effect, zero unproved release; floors as declared."},
+		{title: "Release envelope", intro: []string{"Hard invariants: zero unsafe escape, zero duplicate effect, zero wrong-subject effect, zero recovery-contract violation, zero unproved release; floors as declared."},
 			tables: []namedTable{{t: ref.placementTable()}}, notes: ref.placementNotes()},
-		{title: "Counterfactual containment pairs", intro: []string{"on = the profile with the kind's nominated controls, off = the profile without them; schedule, fixture, options and oracle fixed."},
+		{title: "Counterfactual containment pairs", intro: []string{"on = the profile with the kind's declared defence, off = the profile without it: without its nominated controls, or with the seeded defect that lacks the defending behaviour; schedule, fixture, options and oracle fixed."},
 			tables: []namedTable{{t: pairs}}, notes: pairNotes},
 		{title: "Fault-transfer coefficients", intro: []string{"T_ij = P(violation j | do(fault i)) - P(violation j | no fault) over matched runs: T (violations/runs - baseline violations/baseline runs)."},
 			tables: ref.coefficientTables()},

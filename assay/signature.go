@@ -73,8 +73,11 @@ type Harms struct {
 	DuplicateEffect int `json:"duplicate_effect"`
 	UnprovedRelease int `json:"unproved_release"`
 	WrongSubject    int `json:"wrong_subject"`
-	ServiceLoss     int `json:"service_loss"`
-	Stopped         int `json:"stopped"`
+	// ContractViolation counts trials that broke an invariant of seed
+	// 003's recovery contract (ContractInvariants).
+	ContractViolation int `json:"contract_violation"`
+	ServiceLoss       int `json:"service_loss"`
+	Stopped           int `json:"stopped"`
 }
 
 func (h *Harms) add(o Harms) {
@@ -82,6 +85,7 @@ func (h *Harms) add(o Harms) {
 	h.DuplicateEffect += o.DuplicateEffect
 	h.UnprovedRelease += o.UnprovedRelease
 	h.WrongSubject += o.WrongSubject
+	h.ContractViolation += o.ContractViolation
 	h.ServiceLoss += o.ServiceLoss
 	h.Stopped += o.Stopped
 }
@@ -105,14 +109,25 @@ type Signature struct {
 	counts   Counts
 }
 
-// HardInvariants are the invariants behind the release envelope's hard
-// constraints (seed 000, "Release against containment evidence"): no
-// wrong-subject effect, no effect without current entitlement, no
-// duplicate effect, no release without proof.
-var HardInvariants = []string{model.InvRightSubject, model.InvCurrentEntitlement, model.InvEffectAtMostOnce, model.InvProvableOutcome}
+// PaperHardInvariants are the invariants behind the paper's hard
+// constraints of the release envelope (seed 000, "Release against
+// containment evidence"): no wrong-subject effect, no effect without
+// current entitlement, no duplicate effect, no release without proof.
+var PaperHardInvariants = []string{model.InvRightSubject, model.InvCurrentEntitlement, model.InvEffectAtMostOnce, model.InvProvableOutcome}
 
-// Critical reports whether spec threatens a hard invariant: a
-// release-critical fault (seed 000, "For every release-critical fault, run
+// ContractInvariants are the invariants of seed 003's recovery contract
+// ("Recovery Contract"; a run that violates one is unrecoverable): resume
+// from the newest valid checkpoint, never invent progress, stay within the
+// retry and deadline budgets, keep every branch in the join record. The
+// envelope holds them hard too: zero recovery-contract violation.
+var ContractInvariants = []string{model.InvResumeFromCheckpoint, model.InvNoInventedProgress, model.InvBudget, model.InvJoinPreserved}
+
+// HardInvariants are every invariant a hard constraint of the release
+// envelope rests on: PaperHardInvariants and ContractInvariants.
+var HardInvariants = append(append([]string(nil), PaperHardInvariants...), ContractInvariants...)
+
+// Critical reports whether spec threatens a hard invariant (HardInvariants):
+// a release-critical fault (seed 000, "For every release-critical fault, run
 // a matched pair").
 func Critical(spec model.FaultSpec) bool {
 	for _, t := range spec.Threatens {
@@ -130,7 +145,7 @@ func signatureOf(profile string, cs model.Controls, config string, spec model.Fa
 	return Signature{Profile: profile, Controls: cs.String(), Config: config, Kind: spec.Kind, Domain: spec.Domain,
 		Boundary: spec.Boundary, Phase: spec.Phase, Critical: Critical(spec), Trials: k.Trials, Q: qOf(k),
 		Harms: Harms{UnsafeEscape: k.UnsafeEscape, DuplicateEffect: k.DuplicateEffect, UnprovedRelease: k.UnverifiableRelease,
-			WrongSubject: c.wrong, ServiceLoss: k.ServiceLoss, Stopped: c.stopped},
+			WrongSubject: c.wrong, ContractViolation: c.contract, ServiceLoss: k.ServiceLoss, Stopped: c.stopped},
 		counts: k}
 }
 

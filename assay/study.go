@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/faultline/faultline/model"
@@ -11,16 +12,42 @@ import (
 )
 
 // System is a system under test as the evidence instruments see it: a name
-// for reports and a factory of instances for a control set. Any system built
-// on model.Env fits (a wrapper around the reference system, a user's own).
+// for reports, a factory of instances for a control set and, optionally, a
+// factory of instances with a seeded defect. Any system built on model.Env
+// fits (a wrapper around the reference system, a user's own).
 type System struct {
 	Name    string
 	Factory func(model.Controls) model.Factory
+	// Mutant builds the system under a control set with the seeded defect
+	// named mutant (a model.FaultSpec.Mutant: the defect that lacks the
+	// behaviour defending against the kind, seed 003). It returns an error
+	// naming an unknown defect. nil when the system has no seeded defects:
+	// a study over kinds whose defence is a behaviour rather than a control
+	// then returns an error, since it cannot run their counterfactual pairs.
+	Mutant func(cs model.Controls, mutant string) (model.Factory, error)
 }
 
 // Reference returns the reference system: the Copperfin refund workflow of
-// model/copperfin.
-func Reference() System { return System{Name: "copperfin", Factory: copperfin.Factory} }
+// model/copperfin, with its seeded defects (copperfin.Mutants).
+func Reference() System {
+	return System{Name: "copperfin", Factory: copperfin.Factory, Mutant: copperfin.NewFactory}
+}
+
+// factory returns sys's factory for controls cs and the seeded defect
+// mutant ("" for none), or an error when sys cannot build the defect.
+func (sys System) factory(cs model.Controls, mutant string) (model.Factory, error) {
+	if mutant == "" {
+		return sys.Factory(cs), nil
+	}
+	if sys.Mutant == nil {
+		return nil, fmt.Errorf("%w: system %s has no seeded defects, so it cannot run the mutant %q", ErrBadConfig, sys.Name, mutant)
+	}
+	f, err := sys.Mutant(cs, mutant)
+	if err != nil {
+		return nil, fmt.Errorf("%w: system %s: %v", ErrBadConfig, sys.Name, err)
+	}
+	return f, nil
+}
 
 // StudyConfig declares a study before it runs (seed 000, the eight-step
 // assay): the system, its base setup (options, including the declared stop
@@ -40,7 +67,8 @@ type StudyConfig struct {
 	// configuration, a separate splitmix64 stream seeded with the same
 	// value draws its configuration.
 	Seed int64
-	// Compat restricts the plan to the paper's ten modes.
+	// Compat restricts the plan to the paper's ten modes; without it the
+	// plan draws from the whole catalogue.
 	Compat    bool
 	Variation Variation
 	Envelope  Envelope
@@ -62,6 +90,14 @@ func (c *StudyConfig) Validate() error {
 	for _, p := range c.Profiles {
 		if _, err := model.ProfileControls(p); err != nil {
 			return fmt.Errorf("%w: %v", ErrBadConfig, err)
+		}
+	}
+	if c.System.Mutant == nil {
+		for _, spec := range model.Catalogue() {
+			if spec.Mutant != "" && (spec.Paper || !c.Compat) {
+				return fmt.Errorf("%w: system %s has no seeded defects (System.Mutant), but the counterfactual pair of %s needs the mutant %s; restrict the plan to the paper's modes (Compat) or give the system its defects",
+					ErrBadConfig, c.System.Name, spec.Kind, spec.Mutant)
+			}
 		}
 	}
 	if err := c.Variation.Validate(); err != nil {
@@ -104,6 +140,20 @@ type StopCount struct {
 	Runs      int    `json:"runs"`
 }
 
+// PairStop is a run of a counterfactual pair that a declared stop
+// condition ended: the pair (profile, configuration, kind), the side ("on",
+// "off", or "off without C" for a nominated control removed alone), the
+// condition, and the invariants the oracle had found violated by then (a
+// stop never hides a violation recorded at or before its crossing).
+type PairStop struct {
+	Profile   string   `json:"profile"`
+	Config    string   `json:"config"`
+	Kind      string   `json:"kind"`
+	Side      string   `json:"side"`
+	Condition string   `json:"condition"`
+	Violated  []string `json:"violated"`
+}
+
 // Study is the evidence of one study: every figure names its profile and
 // configuration, and comes from the runs of the trial plan (or, for pairs
 // and diagnoses, from the matched runs they describe).
@@ -124,7 +174,10 @@ type Study struct {
 	WorstConfigs   []WorstConfig `json:"worst_configs,omitempty"`
 	Baselines      []BaselineRun `json:"baselines"`
 	Stops          []StopCount   `json:"stops"`
-	Schedules      []ScheduleRef `json:"schedules"`
+	// PairStops are the runs of counterfactual pairs a declared stop
+	// condition ended (trial runs are counted in Stops).
+	PairStops []PairStop    `json:"pair_stops"`
+	Schedules []ScheduleRef `json:"schedules"`
 	// Runs is the number of distinct model runs executed (see runner).
 	Runs int `json:"runs"`
 	// Fingerprints are behavioural fingerprints of the study's runs, one
@@ -136,6 +189,7 @@ type Study struct {
 type cell struct {
 	counts       Counts
 	wrong        int
+	contract     int // trials that violated a ContractInvariants entry
 	stopped      int
 	violated     []int // per model.Invariants entry
 	baseViolated []int
@@ -158,6 +212,14 @@ type runner struct {
 	schedules map[string]ScheduleRef
 	hashes    map[*model.Schedule]string
 	memo      map[memoKey]*model.Result
+	// planned marks the runs the plan and the specs determine before any
+	// run: the trial runs (intervention and no-fault) and the arms of
+	// every pair. Runs chosen from outcomes (the searches for carriers and
+	// interrupting controls) are not planned; the change-trigger
+	// fingerprints hash planned runs only, so a trigger fires when the
+	// same planned run behaves differently, not because an outcome
+	// elsewhere chose other runs to try.
+	planned map[memoKey]bool
 }
 
 type memoKey struct {
@@ -168,7 +230,7 @@ type memoKey struct {
 
 func newRunner(cfg *StudyConfig) *runner {
 	r := &runner{cfg: cfg, configs: cfg.Variation.Configurations(), schedules: map[string]ScheduleRef{},
-		hashes: map[*model.Schedule]string{}, memo: map[memoKey]*model.Result{}}
+		hashes: map[*model.Schedule]string{}, memo: map[memoKey]*model.Result{}, planned: map[memoKey]bool{}}
 	for _, c := range r.configs {
 		s := c.Apply(cfg.Base)
 		r.harnesses = append(r.harnesses, model.NewHarness(s.Fixture, s.Options))
@@ -182,19 +244,36 @@ func scheduleHash(s *model.Schedule) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// run runs s under controls cs in configuration ci and records s. The
-// result is shared: callers must not modify it.
+// run runs s under controls cs (and s's seeded defect, if any) in
+// configuration ci and records s. The result is shared: callers must not
+// modify it.
 func (r *runner) run(ci int, cs model.Controls, s *model.Schedule) (*model.Result, error) {
+	return r.exec(ci, cs, s, false)
+}
+
+// runPlanned is run for a planned run (see runner.planned).
+func (r *runner) runPlanned(ci int, cs model.Controls, s *model.Schedule) (*model.Result, error) {
+	return r.exec(ci, cs, s, true)
+}
+
+func (r *runner) exec(ci int, cs model.Controls, s *model.Schedule, planned bool) (*model.Result, error) {
 	h, ok := r.hashes[s]
 	if !ok {
 		h = scheduleHash(s)
 		r.hashes[s] = h
 	}
 	key := memoKey{ci, cs, h}
+	if planned {
+		r.planned[key] = true
+	}
 	if res, ok := r.memo[key]; ok {
 		return res, nil
 	}
 	if _, ok := r.schedules[h]; !ok {
+		conf := s.Config.String()
+		if s.Config.Mutant != "" {
+			conf += " mutant " + s.Config.Mutant
+		}
 		faults := "none"
 		if len(s.Faults) > 0 {
 			faults = ""
@@ -205,9 +284,13 @@ func (r *runner) run(ci int, cs model.Controls, s *model.Schedule) (*model.Resul
 				faults += fmt.Sprintf("%s@%s#%d", f.Kind, f.Event, f.Ordinal)
 			}
 		}
-		r.schedules[h] = ScheduleRef{SHA256: h, Seed: s.Seed, Config: s.Config.String(), Faults: faults}
+		r.schedules[h] = ScheduleRef{SHA256: h, Seed: s.Seed, Config: conf, Faults: faults}
 	}
-	res, err := r.harnesses[ci].Run(r.cfg.System.Factory(cs), s)
+	f, err := r.cfg.System.factory(cs, s.Config.Mutant)
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.harnesses[ci].Run(f, s)
 	if err != nil {
 		return nil, err
 	}
@@ -265,8 +348,9 @@ func plan(trials int, seed int64, compat bool, nconfigs int) (kinds []model.Faul
 
 // RunStudy runs cfg: for each profile, every trial of the plan (an
 // intervention run of the drawn kind in the drawn configuration and its
-// matched no-fault run), then the counterfactual pairs of every kind in
-// every configuration, the coefficients, the release placements and a
+// matched no-fault run), then the counterfactual pairs of every kind with a
+// declared defence (nominated controls or a seeded defect) in every
+// configuration, the coefficients, the release placements and a
 // diagnosis of every counterexample. It returns an error wrapping
 // ErrBadConfig for a bad config, or a harness error.
 func RunStudy(cfg StudyConfig) (*Study, error) {
@@ -277,7 +361,7 @@ func RunStudy(cfg StudyConfig) (*Study, error) {
 	kinds, kindPlan, configPlan := plan(cfg.Trials, cfg.Seed, cfg.Compat, len(r.configs))
 	st := &Study{Name: cfg.Name, System: cfg.System.Name, Trials: cfg.Trials, Seed: cfg.Seed, Compat: cfg.Compat,
 		Signatures: []Signature{}, Aggregates: []Aggregate{}, Placements: []Placement{}, Pairs: []Pair{}, Coefficients: []Coefficient{},
-		Diagnoses: []Diagnosis{}, Holds: []Hold{}, Baselines: []BaselineRun{}, Stops: []StopCount{}}
+		Diagnoses: []Diagnosis{}, Holds: []Hold{}, Baselines: []BaselineRun{}, Stops: []StopCount{}, PairStops: []PairStop{}}
 	for _, c := range r.configs {
 		st.Configurations = append(st.Configurations, c.Name())
 	}
@@ -299,18 +383,23 @@ func RunStudy(cfg StudyConfig) (*Study, error) {
 				c.violated = make([]int, len(model.Invariants))
 				c.baseViolated = make([]int, len(model.Invariants))
 			}
-			res, err := r.run(ci, cs, scheds[k])
+			res, err := r.runPlanned(ci, cs, scheds[k])
 			if err != nil {
 				return nil, err
 			}
 			c.counts.Add(res.Terms)
+			broke := false
 			for j, inv := range res.Invariants {
 				if !inv.Held {
 					c.violated[j]++
 					if inv.Name == model.InvRightSubject {
 						c.wrong++
 					}
+					broke = broke || slices.Contains(ContractInvariants, inv.Name)
 				}
+			}
+			if broke {
+				c.contract++
 			}
 			if res.Stopped != nil {
 				c.stopped++
@@ -319,7 +408,7 @@ func RunStudy(cfg StudyConfig) (*Study, error) {
 			if c.example == nil {
 				c.example = res
 			}
-			b, err := r.run(ci, cs, base)
+			b, err := r.runPlanned(ci, cs, base)
 			if err != nil {
 				return nil, err
 			}
@@ -378,7 +467,7 @@ func RunStudy(cfg StudyConfig) (*Study, error) {
 			st.WorstConfigs = append(st.WorstConfigs, worstConfigs(sigs, st.Configurations)...)
 		}
 		for _, spec := range kinds {
-			if len(spec.Nominated) == 0 {
+			if len(spec.Nominated) == 0 && spec.Mutant == "" {
 				continue
 			}
 			for ci, conf := range r.configs {
@@ -387,6 +476,24 @@ func RunStudy(cfg StudyConfig) (*Study, error) {
 					return nil, err
 				}
 				st.Pairs = append(st.Pairs, pr)
+			}
+		}
+	}
+	for _, p := range st.Pairs {
+		sides := []struct {
+			name string
+			run  RunSummary
+		}{{"on", p.Contrast.On}, {"off", p.Contrast.Off}}
+		for _, f := range p.PerControl {
+			sides = append(sides, struct {
+				name string
+				run  RunSummary
+			}{"off without " + string(f.Control), f.Contrast.Off})
+		}
+		for _, x := range sides {
+			if x.run.Stopped != "" {
+				st.PairStops = append(st.PairStops, PairStop{Profile: p.Profile, Config: p.Config, Kind: p.Kind, Side: x.name,
+					Condition: x.run.Stopped, Violated: x.run.Violated})
 			}
 		}
 	}

@@ -147,13 +147,15 @@ func (v Variation) Configurations() []Configuration {
 }
 
 // DefaultVariation is the variation study of the audit and the dossier:
-// retry budgets 1 and 2 and deadlines 250 and 2000 logical ms (four
-// configurations). 250 ms is shorter than the reference workflow's slowest
-// recovery (a resume after a checkpoint rollback ends at 310 ms under the
-// typed profile) and longer than every other path; 2000 ms is the model's
-// default.
+// retry budgets 1 and 2 and deadlines 340 and 2000 logical ms (four
+// configurations). Under the typed profile 340 ms is shorter than the
+// reference workflow's two slowest recoveries (a resume after a checkpoint
+// rollback ends at 352 ms; a rate-limited call waits its 100 ms
+// retry-after, so with 340 ms the retry no longer fits and the task holds)
+// and longer than every other path (the next slowest, a timeout before
+// send and a tool timeout, end at 332 ms); 2000 ms is the model's default.
 func DefaultVariation() Variation {
-	return Variation{RetryBudgets(1, 2), Deadlines(250, 2000)}
+	return Variation{RetryBudgets(1, 2), Deadlines(340, 2000)}
 }
 
 // splitmix64 is the generator that draws configurations alongside the
