@@ -14,9 +14,9 @@ func init() { commands = append(commands, newDossierCmd) }
 
 func newDossierCmd() *cobra.Command {
 	var profiles []string
-	var out string
+	var out, compat string
 	c := &cobra.Command{
-		Use:   "dossier --out DIR [--profile P,...]",
+		Use:   "dossier --out DIR [--profile P,...] [--compat paper188]",
 		Short: "Write the fault dossier of the reference system (JSON and Markdown)",
 		Long: `Gather the release evidence of the reference system and write the versioned
 fault dossier into DIR: dossier.json for machines and dossier.md for a pull
@@ -26,7 +26,9 @@ every schedule and of the configuration), the fault specs, the baseline and
 intervention runs, the declared stop conditions, the signatures, the release
 placement of each profile, the counterfactual pairs, the coefficients, the
 diagnoses, the configuration variation, the coverage summary, the unresolved
-holds and the change triggers. Files are written atomically.
+holds and the change triggers. Files are written atomically. The evidence
+covers the whole fault catalogue; --compat paper188 restricts it to the
+paper's ten modes.
 
 "faultline dossier diff OLD NEW" shows what changed between two dossiers and
 exits 1 when a change trigger fired.`,
@@ -35,7 +37,11 @@ exits 1 when a change trigger fired.`,
 			if out == "" {
 				return badInput("--out DIR is required")
 			}
+			if compat != "" && compat != "paper188" {
+				return badInput("--compat: unknown compatibility target %q (valid: paper188)", compat)
+			}
 			cfg := assay.DefaultEvidenceConfig()
+			cfg.Compat = compat != ""
 			if len(profiles) > 0 {
 				cfg.Profiles = nil
 				seen := map[string]bool{}
@@ -63,6 +69,7 @@ exits 1 when a change trigger fired.`,
 	}
 	c.Flags().StringSliceVar(&profiles, "profile", nil, "profiles to include, comma-separated (default baseline,typed,fail_closed)")
 	c.Flags().StringVar(&out, "out", "", "directory to write dossier.json and dossier.md into (created if missing)")
+	c.Flags().StringVar(&compat, "compat", "", "compatibility target: paper188 covers only the paper's ten modes")
 	c.AddCommand(newDossierDiffCmd())
 	return c
 }
