@@ -29,11 +29,11 @@ const (
 // every trigger's behavioural fingerprint names each run it hashes, so a
 // run that appears or disappears (a new kind, a new pair) fires them all.
 var Triggers = []struct{ Name, Covers string }{
-	{TriggerToolSemantics, "tool calls and their outcomes: every tool.commit and ledger.readback crossing of every run (outcome, ordinal, detail), the tool call and result types, the specs of the tool-domain kinds and of the kinds entering at the effect, sandbox or tool-call boundary"},
+	{TriggerToolSemantics, "tool calls and their outcomes: every tool.commit and ledger.readback crossing of every planned run (outcome, ordinal, detail), the tool call and result types, the specs of the tool-domain kinds and of the kinds entering at the effect, sandbox or tool-call boundary"},
 	{TriggerStateSchema, "durable and world state: the field schema of checkpoints, orders, policies, capabilities, ledger entries, evidence records, actions, tasks and join records, every checkpoint crossing, the specs of the state-domain kinds and of the kinds entering at the state or checkpoint-store boundary"},
 	{TriggerPolicy, "authority and refund policy: the fixture's orders, policies and capabilities, the profiles' control sets, every context and authority crossing, the specs of the identity- and context-domain kinds and of the kinds entering at the proposal or authority boundary"},
 	{TriggerRetryLogic, "retries and budgets: the options (retry budget, deadline, restart limit, stop conditions), the variation, the attempt and retry budget at every tool crossing and restart, the specs of the kinds entering at the tool-call boundary or judged by the budget counter"},
-	{TriggerOrchestration, "the workflow: the sequence of crossings of every run (event, ordinal, actor, state before and after) and every claim, the system's name, the specs of the kinds entering at the worker, branch-join or memory boundary"},
+	{TriggerOrchestration, "the workflow: the sequence of crossings of every planned run (event, ordinal, actor, state before and after) and every claim, the system's name, the specs of the kinds entering at the worker, branch-join or memory boundary"},
 	{TriggerEvidenceRouting, "the evidence path: every evidence crossing (kind, outcome), the invariants and their oracles, the specs of the evidence-domain kinds and of the kinds entering at the proof boundary"},
 }
 
