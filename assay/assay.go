@@ -18,6 +18,33 @@
 //   - [Report.WriteText] and [Report.WriteJSON] print the artefact's table
 //     and JSON object;
 //   - [LCG] is the artefact's generator.
+//
+// Release evidence (seed 000's decision instruments), built on full runs of
+// the model:
+//
+//   - [Gather] runs an [EvidenceConfig] into [Evidence]: a reference
+//     [Study] (the base configuration) and a variation study (each trial's
+//     configuration drawn from a [Variation] of [Dimension]s, step 8);
+//     [RunStudy] runs one [StudyConfig];
+//   - a Study holds per typed fault the [Signature] Q = (detect, contain,
+//     recover, prove, serve), each a [Term] with its [Wilson] interval,
+//     pooled [Aggregate]s that keep the worst critical class, the
+//     [Placement] of each profile in a [Region] of the [Envelope] (the
+//     paper's hard invariants and seed 003's recovery contract,
+//     [HardInvariants]), the counterfactual containment [Pair]s of every
+//     kind with a declared defence (its nominated controls, or the
+//     behaviour a seeded defect of the [System] lacks; [ContrastOf] for
+//     any schedule), the transfer [Coefficient]s, a [Diagnosis] of every
+//     counterexample ([Diagnose] for any run), the unresolved [Hold]s, the
+//     runs a declared stop ended ([StopCount], [PairStop]) and the
+//     [WorstConfig] of each critical fault;
+//   - a study covers the whole fault catalogue, or the paper's ten modes
+//     with Compat (the "--compat paper188" view, whose figures are the
+//     paper's);
+//   - [BuildDossier], [WriteDossier] and [DiffDossiers] make, write and
+//     compare the versioned fault [Dossier] and its change triggers
+//     ([Triggers], [SpecTriggers]);
+//   - [Evidence.WriteText] and [Evidence.WriteMarkdown] print it.
 package assay
 
 import (

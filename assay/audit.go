@@ -20,8 +20,8 @@ type KindRow struct {
 	Result *model.Result `json:"-"`
 }
 
-// ProfileAudit is the audit of one profile: a row per catalogue kind and an
-// assay over the whole catalogue.
+// ProfileAudit is the audit of one profile: a row per catalogue kind (per
+// paper mode with compat) and an assay over the same kinds.
 type ProfileAudit struct {
 	Profile  model.Profile  `json:"profile"`
 	Controls model.Controls `json:"-"`
@@ -36,9 +36,11 @@ const (
 )
 
 // Audit runs the reference system under each profile across the whole
-// catalogue: every kind once as a single-fault schedule, and an assay of
-// AuditTrials trials with seed AuditSeed.
-func Audit(profiles []model.Profile) ([]ProfileAudit, error) {
+// catalogue (with compat, the paper's ten modes only, as
+// "--compat paper188"): every kind once as a single-fault schedule, and an
+// assay of AuditTrials trials with seed AuditSeed over the same kinds. It
+// returns an error for an unknown profile or a harness error.
+func Audit(profiles []model.Profile, compat bool) ([]ProfileAudit, error) {
 	var out []ProfileAudit
 	h := model.NewHarness(model.Copperfin(), model.Options{})
 	for _, p := range profiles {
@@ -48,6 +50,9 @@ func Audit(profiles []model.Profile) ([]ProfileAudit, error) {
 		}
 		pa := ProfileAudit{Profile: p, Controls: cs}
 		for _, spec := range model.Catalogue() {
+			if compat && !spec.Paper {
+				continue
+			}
 			s, err := model.SingleFault(spec.Kind, model.ConfigOfControls(cs))
 			if err != nil {
 				return nil, err
@@ -64,7 +69,7 @@ func Audit(profiles []model.Profile) ([]ProfileAudit, error) {
 			}
 			pa.Rows = append(pa.Rows, row)
 		}
-		pa.Assay, err = Run(Config{Profile: string(p), Controls: cs, Trials: AuditTrials, Seed: AuditSeed})
+		pa.Assay, err = Run(Config{Profile: string(p), Controls: cs, Trials: AuditTrials, Seed: AuditSeed, Compat: compat})
 		if err != nil {
 			return nil, err
 		}

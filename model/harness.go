@@ -34,6 +34,9 @@ type Options struct {
 	// nameless, repeated or check-less invariant, or one named like a
 	// built-in, is an error returned by Run and Terms.
 	Invariants []UserInvariant
+	// Stop declares stop conditions (see Stop); the zero value declares
+	// none. Run and Terms return an error for an invalid Stop.
+	Stop Stop
 }
 
 // maxCallsPerTask bounds the crossings one task may make: a system that
@@ -75,6 +78,10 @@ type Harness struct {
 	err     error    // invalid options, returned by every run
 	traces  []string // per task: the trace id the harness assigns
 	r       run
+	// stopOn is true when opts.Stop declares a condition; stopErr is its
+	// validation error.
+	stopOn  bool
+	stopErr error
 }
 
 // NewHarness returns a harness over fixture f. Invalid options are
@@ -82,6 +89,7 @@ type Harness struct {
 func NewHarness(f Fixture, opts Options) *Harness {
 	h := &Harness{fixture: f, opts: opts.withDefaults()}
 	h.scope, h.err = resolveScope(opts)
+	h.stopOn, h.stopErr = opts.Stop.Set(), opts.Stop.Validate()
 	for _, t := range f.Tasks {
 		h.traces = append(h.traces, "trace-"+t.ID)
 	}
@@ -141,7 +149,8 @@ type run struct {
 	restarts     int
 	tasks        []taskRecord
 	calls        int
-	stopped      string
+	// callLimit is set when the task exceeded maxCallsPerTask.
+	callLimit string
 	// inconclusive is set when the task ended without the system's own
 	// claim (restart limit, call limit).
 	inconclusive bool
@@ -180,6 +189,8 @@ type run struct {
 	// pendingWorld are the world events armed at the current crossing;
 	// they apply right after it is recorded.
 	pendingWorld []*armed
+	// stopped is set when a stop condition was met.
+	stopped *StopReport
 
 	oracle oracleState
 }
@@ -255,6 +266,9 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
+	if h.stopErr != nil {
+		return h.stopErr
+	}
 	cs, err := s.Config.Resolve()
 	if err != nil {
 		return err
@@ -277,6 +291,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	r.ids = 0
 	r.tasks = r.tasks[:0]
 	r.runID = ""
+	r.stopped = nil
 	r.oracle.reset(len(h.scope.user))
 	ctx := context.Background()
 	for ti := range h.fixture.Tasks {
@@ -295,7 +310,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 		}
 		task := *r.task
 		r.calls = 0
-		r.stopped = ""
+		r.callLimit = ""
 		r.inconclusive = false
 		r.granted = r.granted[:0]
 		r.branches = r.branches[:0]
@@ -334,10 +349,16 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 			r.state = before
 			r.record(EvWorkerStart, r.counts[eventIndex(EvWorkerStart)], "", "", "", after)
 			claim, err := factory().Run(ctx, r.env.Env(), task)
-			if r.stopped != "" {
+			if r.stopped != nil {
+				if !r.claimed {
+					r.finishClaim(Claim{Verdict: ClaimHold, Reason: "stopped by a stop condition"}, "stopped: "+r.stopped.Condition)
+				}
+				break
+			}
+			if r.callLimit != "" {
 				r.crashed = false
 				r.inconclusive = true
-				r.finishClaim(Claim{Verdict: ClaimHold, Reason: "stopped"}, r.stopped)
+				r.finishClaim(Claim{Verdict: ClaimHold, Reason: "stopped"}, r.callLimit)
 				break
 			}
 			if r.crashed {
@@ -363,6 +384,9 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 		r.tasks = append(r.tasks, taskRecord{task: task, proposal: r.proposal, proposed: r.proposed,
 			claim: r.claim, claimAt: r.world.Clock, restarts: r.restarts, attempts: r.attempts,
 			started: r.taskStart, firstSeq: first, lastSeq: len(r.evs), inconclusive: r.inconclusive})
+		if r.stopped != nil {
+			break
+		}
 	}
 	return nil
 }
@@ -387,7 +411,7 @@ func (r *run) enter(ev EventName, cost Millis) (ordinal int, hits []*armed, ok b
 	}
 	r.calls++
 	if r.calls > maxCallsPerTask {
-		r.stopped = fmt.Sprintf("stopped: more than %d crossings in one task", maxCallsPerTask)
+		r.callLimit = fmt.Sprintf("stopped: more than %d crossings in one task", maxCallsPerTask)
 		r.crashed = true
 		return 0, nil, false
 	}
@@ -437,7 +461,10 @@ func (r *run) record(ev EventName, ordinal int, faultID, outcome, detail, stateA
 	}
 	r.state = stateAfter
 	r.oracle.check(r, seq)
-	if len(r.pendingWorld) > 0 {
+	if r.h.stopOn && r.stopped == nil {
+		r.checkStop(seq)
+	}
+	if len(r.pendingWorld) > 0 && r.stopped == nil {
 		r.applyWorld()
 	}
 }
@@ -451,7 +478,7 @@ func (r *run) setEvidenceRef(ref string) {
 
 func (r *run) actor(ev EventName) string {
 	switch ev {
-	case EvWorkerStart, EvWorkerCrash:
+	case EvWorkerStart, EvWorkerCrash, EvStop:
 		return "harness"
 	case EvClaim, EvWarn:
 		return "system"

@@ -15,7 +15,8 @@ const (
 	// Unrecoverable: an invariant was violated or a budget exceeded.
 	Unrecoverable RunVerdict = "unrecoverable"
 	// Inconclusive: the run cannot be judged: a scheduled fault was never
-	// reached, or no claim was made within the restart limit.
+	// reached, no claim was made within the restart limit, or a declared
+	// stop condition ended the run.
 	Inconclusive RunVerdict = "inconclusive"
 )
 
@@ -69,6 +70,9 @@ type Result struct {
 	Terms      Terms             `json:"terms"`
 	Verdict    ClaimVerdict      `json:"claim_verdict"`
 	RunVerdict RunVerdict        `json:"run_verdict"`
+	// Stopped is set when a declared stop condition ended the run
+	// (Options.Stop); such a run is at best inconclusive.
+	Stopped *StopReport `json:"stopped,omitempty"`
 
 	fixture Fixture
 	budget  BudgetUse
@@ -161,7 +165,11 @@ func (r *run) outcome() *Result {
 		res.Faults = append(res.Faults, fr)
 	}
 	res.Verdict = res.Terms.Verdict
-	limit := false
+	if r.stopped != nil {
+		st := *r.stopped
+		res.Stopped = &st
+	}
+	limit := r.stopped != nil
 	for i, t := range r.tasks {
 		if i == 0 {
 			res.join = t.task.Join

@@ -1,0 +1,506 @@
+package assay
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime/debug"
+	"strings"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/faultline/faultline/model"
+)
+
+// DossierVersion is the version of the dossier format this package writes
+// and reads.
+const DossierVersion = 1
+
+// Module is the build's identity from runtime/debug.ReadBuildInfo. A build
+// without VCS stamping (GOFLAGS=-buildvcs=false, a build outside a
+// repository, go test) has an empty Revision and a Note that says so; it is
+// never guessed.
+type Module struct {
+	Path      string `json:"path"`
+	Version   string `json:"version"`
+	GoVersion string `json:"go_version"`
+	VCS       string `json:"vcs,omitempty"`
+	Revision  string `json:"revision,omitempty"`
+	Time      string `json:"time,omitempty"`
+	Modified  *bool  `json:"modified,omitempty"`
+	Note      string `json:"note,omitempty"`
+}
+
+// BuildModule reads the running binary's build info.
+func BuildModule() Module {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return Module{Note: "no build information in this binary"}
+	}
+	m := Module{Path: bi.Main.Path, Version: bi.Main.Version, GoVersion: bi.GoVersion}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs":
+			m.VCS = s.Value
+		case "vcs.revision":
+			m.Revision = s.Value
+		case "vcs.time":
+			m.Time = s.Value
+		case "vcs.modified":
+			b := s.Value == "true"
+			m.Modified = &b
+		}
+	}
+	if m.Revision == "" {
+		m.Note = "no VCS revision in the build information (built with -buildvcs=false, outside a repository, or by go test); the catalogue, configuration and schedule hashes identify the evidence"
+	}
+	return m
+}
+
+// ProfileManifest is one profile's control set.
+type ProfileManifest struct {
+	Profile  string   `json:"profile"`
+	Controls []string `json:"controls"`
+}
+
+// ConfigManifest is the frozen configuration of the dossier's runs (seed
+// 000, step 3): everything its hash covers.
+type ConfigManifest struct {
+	System    string            `json:"system"`
+	Fixture   string            `json:"fixture"`
+	Profiles  []ProfileManifest `json:"profiles"`
+	Options   model.Options     `json:"options"`
+	Trials    int               `json:"trials"`
+	Seed      int64             `json:"seed"`
+	Compat    bool              `json:"compat"`
+	Variation []Dimension       `json:"variation"`
+	Envelope  Envelope          `json:"envelope"`
+}
+
+// Manifest is the configured-system manifest of a dossier. The catalogue
+// hash and count identify the whole fault catalogue of the build (its
+// version); CoveredKinds counts the kinds the evidence covers (the
+// dossier's Faults: all of them, or the paper's ten with Compat).
+type Manifest struct {
+	Module              Module         `json:"module"`
+	CatalogueSHA256     string         `json:"catalogue_sha256"`
+	CatalogueKinds      int            `json:"catalogue_kinds"`
+	CoveredKinds        int            `json:"covered_kinds"`
+	Configuration       ConfigManifest `json:"configuration"`
+	ConfigurationSHA256 string         `json:"configuration_sha256"`
+	FixtureSHA256       string         `json:"fixture_sha256"`
+	Schedules           []ScheduleRef  `json:"schedules"`
+}
+
+// Coverage is the dossier's coverage summary. It is a placeholder: this
+// version computes no coverage keys (they come from the coverage tracker,
+// which the dossier does not read yet), so Available is false,
+// Placeholder true and Note says so, and the gap is visible rather than
+// silently empty.
+type Coverage struct {
+	Available   bool   `json:"available"`
+	Placeholder bool   `json:"placeholder"`
+	Note        string `json:"note"`
+}
+
+// CoveragePlaceholder is the coverage section of every dossier of this
+// version.
+var CoveragePlaceholder = Coverage{Placeholder: true,
+	Note: "placeholder: coverage keys (domain, boundary, phase, correlation, oracle) are not computed by this version of the dossier; the visited and unvisited keys are to come from the coverage tracker"}
+
+// ChangeTrigger is one change trigger with the fingerprint of what it
+// covers in this dossier: a later dossier with another fingerprint for it
+// reopens the release gate.
+type ChangeTrigger struct {
+	Name   string `json:"name"`
+	Covers string `json:"covers"`
+	SHA256 string `json:"sha256"`
+}
+
+// Dossier is the versioned fault dossier of seed 000 ("Let the injected
+// path decide release"): the configured-system manifest, the specs of the
+// fault kinds the evidence covers and the invariants, the declared stop conditions, the evidence (baseline and
+// intervention runs, signatures, placements, pairs, coefficients,
+// diagnoses, configuration variation), the coverage summary, the
+// unresolved holds and the change triggers.
+type Dossier struct {
+	Version         int               `json:"version"`
+	Manifest        Manifest          `json:"manifest"`
+	Faults          []model.FaultSpec `json:"faults"`
+	Invariants      []model.Invariant `json:"invariants"`
+	Stop            model.Stop        `json:"stop"`
+	Evidence        *Evidence         `json:"evidence"`
+	Coverage        Coverage          `json:"coverage"`
+	UnresolvedHolds []Hold            `json:"unresolved_holds"`
+	ChangeTriggers  []ChangeTrigger   `json:"change_triggers"`
+}
+
+func jsonOf(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("assay: encoding plain data: " + err.Error())
+	}
+	return b
+}
+
+// BuildDossier gathers the evidence of cfg and assembles its dossier. It
+// returns Gather's errors.
+func BuildDossier(cfg EvidenceConfig) (*Dossier, error) {
+	ev, err := Gather(cfg)
+	if err != nil {
+		return nil, err
+	}
+	cat := model.Catalogue()
+	covered := []model.FaultSpec{}
+	for _, spec := range cat {
+		if spec.Paper || !cfg.Compat {
+			covered = append(covered, spec)
+		}
+	}
+	conf := ConfigManifest{System: cfg.System.Name, Fixture: cfg.Base.Fixture.Name, Options: cfg.Base.Options,
+		Trials: cfg.Trials, Seed: cfg.Seed, Compat: cfg.Compat, Variation: cfg.Variation, Envelope: cfg.Envelope}
+	if conf.Variation == nil {
+		conf.Variation = Variation{}
+	}
+	for _, p := range cfg.Profiles {
+		cs, _ := model.ProfileControls(p)
+		pm := ProfileManifest{Profile: string(p), Controls: []string{}}
+		for _, c := range cs.List() {
+			pm.Controls = append(pm.Controls, string(c))
+		}
+		conf.Profiles = append(conf.Profiles, pm)
+	}
+	d := &Dossier{Version: DossierVersion, Faults: covered, Invariants: model.Invariants, Stop: cfg.Base.Options.Stop, Evidence: ev,
+		Coverage: CoveragePlaceholder, UnresolvedHolds: append([]Hold{}, ev.Reference.Holds...)}
+	d.Manifest = Manifest{Module: BuildModule(), CatalogueSHA256: sha(string(jsonOf(cat))), CatalogueKinds: len(cat), CoveredKinds: len(covered),
+		Configuration: conf, ConfigurationSHA256: sha(string(jsonOf(conf))), FixtureSHA256: sha(string(jsonOf(cfg.Base.Fixture)))}
+	seen := map[string]bool{}
+	for _, st := range []*Study{ev.Reference, ev.Variation} {
+		for _, s := range st.Schedules {
+			if !seen[s.SHA256] {
+				seen[s.SHA256] = true
+				d.Manifest.Schedules = append(d.Manifest.Schedules, s)
+			}
+		}
+	}
+	// static facts behind each trigger, then the behavioural fingerprints
+	specs := map[string][]model.FaultSpec{}
+	for _, s := range covered {
+		for _, t := range SpecTriggers(s) {
+			specs[t] = append(specs[t], s)
+		}
+	}
+	static := map[string]string{
+		TriggerToolSemantics: typeSchema(reflect.TypeFor[model.ToolCall]()) + typeSchema(reflect.TypeFor[model.ToolResult]()),
+		TriggerStateSchema: typeSchema(reflect.TypeFor[model.Checkpoint]()) + typeSchema(reflect.TypeFor[model.Order]()) +
+			typeSchema(reflect.TypeFor[model.Policy]()) + typeSchema(reflect.TypeFor[model.Capability]()) +
+			typeSchema(reflect.TypeFor[model.LedgerEntry]()) + typeSchema(reflect.TypeFor[model.EvidenceRecord]()) +
+			typeSchema(reflect.TypeFor[model.Action]()) + typeSchema(reflect.TypeFor[model.Task]()) +
+			typeSchema(reflect.TypeFor[model.JoinRecord]()),
+		TriggerPolicy:          string(jsonOf(cfg.Base.Fixture)) + string(jsonOf(conf.Profiles)),
+		TriggerRetryLogic:      string(jsonOf(cfg.Base.Options)) + string(jsonOf(conf.Variation)),
+		TriggerOrchestration:   cfg.System.Name,
+		TriggerEvidenceRouting: string(jsonOf(model.Invariants)),
+	}
+	for _, t := range Triggers {
+		d.ChangeTriggers = append(d.ChangeTriggers, ChangeTrigger{Name: t.Name, Covers: t.Covers,
+			SHA256: sha(static[t.Name], string(jsonOf(specs[t.Name])), ev.Reference.Fingerprints[t.Name], ev.Variation.Fingerprints[t.Name])})
+	}
+	return d, nil
+}
+
+// WriteDossier writes d into dir (created if missing) as dossier.json and
+// dossier.md, each atomically (a temporary file in dir, then a rename).
+func WriteDossier(dir string, d *Dossier) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var j, m bytes.Buffer
+	if err := WriteJSON(&j, d); err != nil {
+		return err
+	}
+	if err := d.WriteMarkdown(&m); err != nil {
+		return err
+	}
+	if err := writeAtomic(filepath.Join(dir, "dossier.json"), j.Bytes()); err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(dir, "dossier.md"), m.Bytes())
+}
+
+// writeAtomic writes data to path through a temporary file in the same
+// directory and a rename, so a reader never sees a partial file.
+func writeAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	serr := f.Sync()
+	cerr := f.Close()
+	if err := errors.Join(werr, serr, cerr); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// dossierHead is what ReadDossier decodes strictly: the version and the
+// change triggers. The rest is compared as generic JSON.
+type dossierHead struct {
+	Version        *int            `json:"version"`
+	ChangeTriggers []ChangeTrigger `json:"change_triggers"`
+}
+
+// ReadDossier reads a dossier.json (or a directory holding one) and
+// returns its parsed JSON and change triggers. It returns an error naming
+// the problem for a missing file, malformed JSON, a missing or unsupported
+// version, or a dossier without change triggers.
+func ReadDossier(path string) (any, []ChangeTrigger, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = filepath.Join(path, "dossier.json")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	var head dossierHead
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, describeJSON(data, err))
+	}
+	if head.Version == nil {
+		return nil, nil, fmt.Errorf(`%s: missing "version" (want %d): not a dossier`, path, DossierVersion)
+	}
+	if *head.Version != DossierVersion {
+		return nil, nil, fmt.Errorf("%s: unsupported dossier version %d (want %d)", path, *head.Version, DossierVersion)
+	}
+	if len(head.ChangeTriggers) == 0 {
+		return nil, nil, fmt.Errorf(`%s: no "change_triggers": not a complete dossier`, path)
+	}
+	var all any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&all); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return all, head.ChangeTriggers, nil
+}
+
+func describeJSON(data []byte, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) && int(se.Offset) >= len(data) {
+		return errors.New("truncated JSON: the object is not closed")
+	}
+	if errors.As(err, &se) {
+		line := 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
+		return fmt.Errorf("malformed JSON at line %d: %v", line, err)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return errors.New("truncated JSON")
+	}
+	return err
+}
+
+// TriggerChange is a change trigger whose fingerprint differs between two
+// dossiers (or that one of them lacks).
+type TriggerChange struct {
+	Name string `json:"name"`
+	Old  string `json:"old"`
+	New  string `json:"new"`
+}
+
+// DossierDiff is what changed between two dossiers: the triggers that
+// fired and a human-readable diff of their JSON (go-cmp's, which is
+// deliberately unstable: show it, never store it).
+type DossierDiff struct {
+	Fired []TriggerChange
+	Diff  string
+}
+
+// DiffDossiers compares the dossiers at oldPath and newPath (files or
+// directories holding dossier.json). It returns ReadDossier's errors.
+func DiffDossiers(oldPath, newPath string) (*DossierDiff, error) {
+	a, ta, err := ReadDossier(oldPath)
+	if err != nil {
+		return nil, err
+	}
+	b, tb, err := ReadDossier(newPath)
+	if err != nil {
+		return nil, err
+	}
+	out := &DossierDiff{Diff: cmp.Diff(a, b, keyedSlices)}
+	old := map[string]string{}
+	for _, t := range ta {
+		old[t.Name] = t.SHA256
+	}
+	now := map[string]string{}
+	for _, t := range tb {
+		now[t.Name] = t.SHA256
+	}
+	for _, name := range sortedKeys(unionKeys(old, now)) {
+		if old[name] != now[name] {
+			out.Fired = append(out.Fired, TriggerChange{Name: name, Old: old[name], New: now[name]})
+		}
+	}
+	return out, nil
+}
+
+// keyedSlices compares JSON arrays as maps keyed by each element's
+// identity (its profile, config, kind, name, term, invariant and sha256
+// fields, or its index): a change shows at the element it concerns, and
+// large dossiers diff in linear time instead of cmp's edit distance.
+var keyedSlices = cmp.Transformer("keyed", func(xs []any) map[string]any {
+	out := make(map[string]any, len(xs))
+	for i, x := range xs {
+		key := ""
+		if m, ok := x.(map[string]any); ok {
+			var parts []string
+			for _, f := range []string{"profile", "config", "kind", "name", "term", "invariant", "dimension", "value", "sha256", "condition"} {
+				if v, ok := m[f].(string); ok {
+					parts = append(parts, f+"="+v)
+				}
+			}
+			key = strings.Join(parts, " ")
+		}
+		if key == "" {
+			key = fmt.Sprintf("#%04d", i)
+		} else if _, dup := out[key]; dup {
+			key = fmt.Sprintf("%s #%04d", key, i)
+		}
+		out[key] = x
+	}
+	return out
+})
+
+func unionKeys(a, b map[string]string) map[string]bool {
+	u := map[string]bool{}
+	for k := range a {
+		u[k] = true
+	}
+	for k := range b {
+		u[k] = true
+	}
+	return u
+}
+
+// WriteMarkdown writes the dossier as Markdown for a pull request.
+func (d *Dossier) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	m := d.Manifest
+	fmt.Fprintf(&b, "# Fault dossier (version %d)\n\n", d.Version)
+	fmt.Fprintln(&b, "## Manifest")
+	fmt.Fprintln(&b)
+	mt := table{header: []string{"item", "value"}}
+	mod := m.Module.Path + " " + m.Module.Version
+	mt.add("module", strings.TrimSpace(mod))
+	mt.add("go", m.Module.GoVersion)
+	rev := m.Module.Revision
+	if rev == "" {
+		rev = "(none) " + m.Module.Note
+	} else if m.Module.Modified != nil && *m.Module.Modified {
+		rev += " (modified)"
+	}
+	mt.add("vcs revision", rev)
+	mt.add("system / fixture", m.Configuration.System+" / "+m.Configuration.Fixture)
+	mt.add("catalogue", fmt.Sprintf("%d kinds, sha256 %s", m.CatalogueKinds, m.CatalogueSHA256))
+	mt.add("configuration sha256", m.ConfigurationSHA256)
+	mt.add("fixture sha256", m.FixtureSHA256)
+	mt.add("trials / seed / compat", fmt.Sprintf("%d / %d / %t", m.Configuration.Trials, m.Configuration.Seed, m.Configuration.Compat))
+	o := m.Configuration.Options
+	mt.add("options", fmt.Sprintf("retry budget %d, deadline %d ms, max restarts %d (0 = model default: 2, 2000 ms, 3)", o.RetryBudget, o.Deadline, o.MaxRestarts))
+	for _, p := range m.Configuration.Profiles {
+		mt.add("profile "+p.Profile, strings.Join(append([]string{"controls:"}, p.Controls...), " "))
+	}
+	for _, dim := range m.Configuration.Variation {
+		vals := make([]string, len(dim.Levels))
+		for i, l := range dim.Levels {
+			vals[i] = l.Value
+		}
+		mt.add("variation "+dim.Name, strings.Join(vals, ", "))
+	}
+	for _, f := range m.Configuration.Envelope.Floors {
+		mt.add("floor "+f.Term, fmt.Sprintf("%.0f%% (%s)", 100*f.Min, f.Scope))
+	}
+	mt.markdown(&b)
+	fmt.Fprintf(&b, "\n%d schedules ran, each identified by the SHA-256 of its canonical encoding:\n\n", len(m.Schedules))
+	st := table{header: []string{"sha256", "seed", "config", "faults"}}
+	for _, s := range m.Schedules {
+		st.add(s.SHA256, s.Seed, s.Config, s.Faults)
+	}
+	st.markdown(&b)
+	fmt.Fprintln(&b, "\n## Fault specs")
+	fmt.Fprintln(&b)
+	fmt.Fprintf(&b, "The evidence covers %d of the catalogue's %d kinds. The defence is the nominated controls or, for a behaviour of the system, the seeded defect that lacks it.\n\n", m.CoveredKinds, m.CatalogueKinds)
+	ft := table{header: []string{"kind", "domain", "event", "boundary", "phase", "correlation", "withheld", "oracle", "threatens", "defence", "change triggers"}}
+	for _, f := range d.Faults {
+		ft.add(f.Kind, string(f.Domain), fmt.Sprintf("%s#%d", f.Event, f.Ordinal), string(f.Boundary), string(f.Phase), string(f.Correlation),
+			string(f.Signal), string(f.Oracle), strings.Join(f.Threatens, ", "), defenceOf(f.Nominated, f.Mutant), strings.Join(SpecTriggers(f), ", "))
+	}
+	ft.markdown(&b)
+	fmt.Fprintln(&b, "\n## Stop conditions")
+	fmt.Fprintln(&b)
+	s := d.Stop
+	fmt.Fprintf(&b, "Declared before the runs: max effects %d, max faults %d, abort when %s is above %d, expiry %d logical ms (0 = none).\n",
+		s.MaxEffects, s.MaxFaults, orNone(string(s.Abort)), s.AbortAbove, s.Expiry)
+	fmt.Fprintln(&b, "\n## Baseline runs (no fault)")
+	fmt.Fprintln(&b)
+	bt := table{header: []string{"study", "profile", "config", "runs", "claim", "run verdict", "effects", "violated"}}
+	for _, stdy := range []*Study{d.Evidence.Reference, d.Evidence.Variation} {
+		for _, r := range stdy.Baselines {
+			bt.add(stdy.Name, r.Profile, r.Config, fmt.Sprint(r.Runs), string(r.Claim), string(r.RunVerdict), fmt.Sprint(r.Effects), orNone(strings.Join(r.Violated, ", ")))
+		}
+	}
+	bt.markdown(&b)
+	fmt.Fprintln(&b, "\nIntervention runs are summarised by the signatures below.")
+	if err := d.Evidence.WriteMarkdown(&b, 2); err != nil {
+		return err
+	}
+	if d.Coverage.Placeholder {
+		fmt.Fprintln(&b, "\n## Coverage (placeholder)")
+	} else {
+		fmt.Fprintln(&b, "\n## Coverage")
+	}
+	fmt.Fprintln(&b)
+	fmt.Fprintln(&b, d.Coverage.Note+".")
+	fmt.Fprintln(&b, "\n## Unresolved holds")
+	fmt.Fprintln(&b)
+	if len(d.UnresolvedHolds) == 0 {
+		fmt.Fprintln(&b, "None.")
+	}
+	for _, h := range d.UnresolvedHolds {
+		fmt.Fprintf(&b, "- %s/%s (%s): %d trials held with %d ledger effect(s): %s\n", h.Profile, h.Kind, h.Config, h.Trials, h.Effects, h.Reason)
+	}
+	fmt.Fprintln(&b, "\n## Change triggers")
+	fmt.Fprintln(&b)
+	fmt.Fprintln(&b, "A change to any of these reopens the release gate; `faultline dossier diff OLD NEW` exits 1 when a fingerprint differs.")
+	fmt.Fprintln(&b)
+	tt := table{header: []string{"trigger", "sha256", "covers"}}
+	for _, t := range d.ChangeTriggers {
+		tt.add(t.Name, t.SHA256, t.Covers)
+	}
+	tt.markdown(&b)
+	fmt.Fprintf(&b, "\n%s\n", Boundary)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

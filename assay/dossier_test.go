@@ -1,0 +1,276 @@
+package assay_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
+)
+
+// smallConfig keeps the dossier tests fast: the paper's ten, the typed
+// profile, 200 trials.
+func smallConfig() assay.EvidenceConfig {
+	cfg := paperConfig()
+	cfg.Trials = 200
+	cfg.Profiles = []model.Profile{model.ProfileTyped}
+	return cfg
+}
+
+// smallCatalogueConfig is smallConfig over the whole catalogue.
+func smallCatalogueConfig() assay.EvidenceConfig {
+	cfg := smallConfig()
+	cfg.Compat = false
+	return cfg
+}
+
+func writeDossier(t *testing.T, cfg assay.EvidenceConfig) (string, *assay.Dossier) {
+	t.Helper()
+	d, err := assay.BuildDossier(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "dossier")
+	if err := assay.WriteDossier(dir, d); err != nil {
+		t.Fatal(err)
+	}
+	return dir, d
+}
+
+// TestDossierContents: the dossier names its configuration, its catalogue
+// by hash, every schedule it ran, the stop conditions, the evidence, the
+// holds, the coverage gap and the six change triggers; writing it twice
+// gives the same bytes; no temporary file is left behind.
+func TestDossierContents(t *testing.T) {
+	dir, d := writeDossier(t, smallConfig())
+	cat, _ := json.Marshal(model.Catalogue())
+	h := sha256.Sum256(append(cat, 0))
+	if d.Manifest.CatalogueSHA256 != hex.EncodeToString(h[:]) || d.Manifest.CatalogueKinds != 25 || d.Manifest.CoveredKinds != 10 {
+		t.Errorf("catalogue hash %s", d.Manifest.CatalogueSHA256)
+	}
+	if d.Manifest.Module.Revision == "" && !strings.Contains(d.Manifest.Module.Note, "no VCS revision") {
+		t.Errorf("module without revision and without a note: %+v", d.Manifest.Module)
+	}
+	seen := map[string]bool{}
+	for _, st := range []*assay.Study{d.Evidence.Reference, d.Evidence.Variation} {
+		for _, s := range st.Schedules {
+			seen[s.SHA256] = true
+		}
+	}
+	if n := len(d.Manifest.Schedules); n != len(seen) || n < 20 {
+		t.Errorf("%d schedules in the manifest, %d distinct schedules ran", n, len(seen))
+	}
+	if d.Stop != assay.DefaultStop || len(d.Faults) != 10 || len(d.Invariants) != 8 || d.Coverage.Available || !d.Coverage.Placeholder ||
+		!strings.HasPrefix(d.Coverage.Note, "placeholder: ") {
+		t.Errorf("stop %+v faults %d invariants %d coverage %+v", d.Stop, len(d.Faults), len(d.Invariants), d.Coverage)
+	}
+	if len(d.UnresolvedHolds) != 1 || d.UnresolvedHolds[0].Kind != "break_trace_lineage" || d.UnresolvedHolds[0].Effects != 1 {
+		t.Errorf("holds %+v", d.UnresolvedHolds)
+	}
+	var names []string
+	for _, c := range d.ChangeTriggers {
+		names = append(names, c.Name)
+		if len(c.SHA256) != 64 {
+			t.Errorf("trigger %s sha %q", c.Name, c.SHA256)
+		}
+	}
+	if strings.Join(names, ",") != "tool_semantics,state_schema,policy,retry_logic,orchestration,evidence_routing" {
+		t.Errorf("triggers %v", names)
+	}
+	first, err := os.ReadFile(filepath.Join(dir, "dossier.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := assay.WriteDossier(dir, d); err != nil {
+		t.Fatal(err)
+	}
+	second, _ := os.ReadFile(filepath.Join(dir, "dossier.json"))
+	if string(first) != string(second) {
+		t.Error("rewriting the dossier changed its bytes")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("dir holds %d entries, want dossier.json and dossier.md", len(entries))
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "dossier.md"))
+	for _, want := range []string{"# Fault dossier (version 1)", "## Manifest", "## Fault specs", "## Stop conditions",
+		"## Baseline runs (no fault)", "## Fault-transfer signatures", "## Release envelope", "## Counterfactual containment pairs",
+		"## Fault-transfer coefficients", "## Diagnoses of counterexamples", "## Configuration variation", "## Coverage (placeholder)",
+		"## Unresolved holds", "## Change triggers", "| typed | all | 200 | useful but unproved | shadow or hold |",
+		"The evidence covers 10 of the catalogue's 25 kinds."} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("dossier.md lacks %q", want)
+		}
+	}
+}
+
+// TestDossierDiffTriggers: identical dossiers fire nothing; a changed
+// retry budget fires retry_logic only; a system behind a deduplicating
+// transport changes what the tool answers and fires tool_semantics and the
+// triggers downstream of it, not policy; a change of the reference
+// system's behaviour (the "effected" checkpoint written before its effect)
+// changes the checkpoint crossings and fires state_schema and the triggers
+// downstream, not policy; a tampered fingerprint fires its trigger.
+func TestDossierDiffTriggers(t *testing.T) {
+	a, _ := writeDossier(t, smallConfig())
+	b, _ := writeDossier(t, smallConfig())
+	d, err := assay.DiffDossiers(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Fired) != 0 || d.Diff != "" {
+		t.Fatalf("identical dossiers: fired %v, diff %q", d.Fired, d.Diff)
+	}
+	fired := func(d *assay.DossierDiff) []string {
+		var out []string
+		for _, f := range d.Fired {
+			out = append(out, f.Name)
+		}
+		return out
+	}
+	cfg := smallConfig()
+	cfg.Base.Options.RetryBudget = 3
+	c, _ := writeDossier(t, cfg)
+	if d, err = assay.DiffDossiers(a, c); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(fired(d), ","); got != "retry_logic" || !strings.Contains(d.Diff, "RetryBudget") {
+		t.Errorf("retry budget 3: fired %q", got)
+	}
+	cfg = smallConfig()
+	cfg.System = hiddenFallback
+	e, _ := writeDossier(t, cfg)
+	if d, err = assay.DiffDossiers(a, e); err != nil {
+		t.Fatal(err)
+	}
+	// the deduplicating transport turns the control-off duplicate into a
+	// single effect: the tool's replies, and everything downstream of
+	// them, change; the policy crossings do not
+	if got := strings.Join(fired(d), ","); got != "evidence_routing,orchestration,retry_logic,state_schema,tool_semantics" {
+		t.Errorf("hidden fallback: fired %v", got)
+	}
+	cfg = smallConfig()
+	cfg.System = assay.System{Name: "copperfin", Factory: func(cs model.Controls) model.Factory {
+		f, err := copperfin.NewFactory(cs, "checkpoint_before_effect")
+		if err != nil {
+			panic(err)
+		}
+		return f
+	}, Mutant: copperfin.NewFactory}
+	g, _ := writeDossier(t, cfg)
+	if d, err = assay.DiffDossiers(a, g); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(fired(d), ","); got != "evidence_routing,orchestration,retry_logic,state_schema,tool_semantics" {
+		t.Errorf("checkpoint before effect: fired %q", got)
+	}
+	raw, _ := os.ReadFile(filepath.Join(b, "dossier.json"))
+	var obj map[string]any
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		t.Fatal(err)
+	}
+	obj["change_triggers"].([]any)[5].(map[string]any)["sha256"] = "0000"
+	tampered := filepath.Join(t.TempDir(), "t.json")
+	out, _ := json.Marshal(obj)
+	os.WriteFile(tampered, out, 0o644)
+	if d, err = assay.DiffDossiers(a, tampered); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(fired(d), ","); got != "evidence_routing" {
+		t.Errorf("tampered: fired %q", got)
+	}
+}
+
+// TestDossierCatalogue: the dossier of the whole catalogue carries all 25
+// specs with their defences and triggers, the pairs of the kinds defended
+// by a behaviour, and its holds; against the dossier of the paper's ten
+// (the catalogue before seed 003's fifteen kinds) every change trigger
+// fires: the new kinds enter at every family of boundary, and each adds
+// runs to every behavioural fingerprint.
+func TestDossierCatalogue(t *testing.T) {
+	dir, d := writeDossier(t, smallCatalogueConfig())
+	if len(d.Faults) != 25 || d.Manifest.CoveredKinds != 25 || d.Manifest.CatalogueKinds != 25 {
+		t.Errorf("faults %d covered %d", len(d.Faults), d.Manifest.CoveredKinds)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "dossier.md"))
+	for _, want := range []string{"The evidence covers 25 of the catalogue's 25 kinds.",
+		"| branch_failure | state | branch.run#1 | branch_join | before_commit | isolated | state_update | join_record | join_preserved | behaviour (defect failed_branch_dropped) | state_schema, orchestration |",
+		"| typed | all | 200 | contained but dead | redesign recovery |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("dossier.md lacks %q", want)
+		}
+	}
+	old, _ := writeDossier(t, smallConfig())
+	diff, err := assay.DiffDossiers(old, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fired []string
+	for _, f := range diff.Fired {
+		fired = append(fired, f.Name)
+	}
+	if strings.Join(fired, ",") != "evidence_routing,orchestration,policy,retry_logic,state_schema,tool_semantics" {
+		t.Errorf("paper's ten -> catalogue: fired %v", fired)
+	}
+}
+
+// TestSpecTriggers: every catalogue kind belongs to at least one change
+// trigger, by its domain and its boundary; together they cover all six.
+func TestSpecTriggers(t *testing.T) {
+	all := map[string]bool{}
+	for _, spec := range model.Catalogue() {
+		ts := assay.SpecTriggers(spec)
+		if len(ts) == 0 {
+			t.Errorf("%s belongs to no trigger", spec.Kind)
+		}
+		for _, x := range ts {
+			all[x] = true
+		}
+	}
+	if len(all) != 6 {
+		t.Errorf("the catalogue covers triggers %v", all)
+	}
+	for kind, want := range map[string]string{
+		"subject_swap":        "policy",
+		"memory_loss":         "policy,orchestration",
+		"rate_limit":          "tool_semantics,retry_logic",
+		"budget_exhaustion":   "tool_semantics,retry_logic",
+		"worker_restart":      "state_schema,orchestration",
+		"missing_checkpoint":  "state_schema",
+		"break_trace_lineage": "tool_semantics,evidence_routing",
+		"drop_effect_receipt": "evidence_routing",
+	} {
+		spec, _ := model.Spec(kind)
+		if got := strings.Join(assay.SpecTriggers(spec), ","); got != want {
+			t.Errorf("%s: triggers %s, want %s", kind, got, want)
+		}
+	}
+}
+
+func TestReadDossierRejectsBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(s), 0o644)
+		return p
+	}
+	cases := map[string]string{
+		filepath.Join(dir, "missing.json"):                 "no such file",
+		write("bad.json", `{"version": 1,`):                "truncated JSON",
+		write("syntax.json", "{\n\"version\": x}"):         "malformed JSON at line 2",
+		write("noversion.json", `{"change_triggers": []}`): `missing "version"`,
+		write("v2.json", `{"version": 2}`):                 "unsupported dossier version 2",
+		write("notriggers.json", `{"version": 1}`):         `no "change_triggers"`,
+	}
+	for path, want := range cases {
+		if _, _, err := assay.ReadDossier(path); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q", filepath.Base(path), err, want)
+		}
+	}
+}

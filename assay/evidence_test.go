@@ -1,0 +1,1016 @@
+package assay_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
+)
+
+// paperConfig is the default evidence configuration restricted to the
+// paper's ten modes (compat), so its figures are the paper's whatever else
+// the catalogue holds.
+func paperConfig() assay.EvidenceConfig {
+	cfg := assay.DefaultEvidenceConfig()
+	cfg.Compat = true
+	return cfg
+}
+
+var (
+	evOnce, paperOnce sync.Once
+	evVal, paperVal   *assay.Evidence
+	evErr, paperErr   error
+)
+
+// evidence gathers the default configuration (the whole catalogue, 25
+// kinds) once for the package's tests.
+func evidence(t *testing.T) *assay.Evidence {
+	t.Helper()
+	evOnce.Do(func() { evVal, evErr = assay.Gather(assay.DefaultEvidenceConfig()) })
+	if evErr != nil {
+		t.Fatal(evErr)
+	}
+	return evVal
+}
+
+// paperEvidence gathers paperConfig once for the package's tests.
+func paperEvidence(t *testing.T) *assay.Evidence {
+	t.Helper()
+	paperOnce.Do(func() { paperVal, paperErr = assay.Gather(paperConfig()) })
+	if paperErr != nil {
+		t.Fatal(paperErr)
+	}
+	return paperVal
+}
+
+// views are the two trial plans the evidence is reported over.
+var views = []struct {
+	name   string
+	compat bool
+	kinds  int
+	get    func(*testing.T) *assay.Evidence
+}{{"catalogue", false, 25, evidence}, {"paper188", true, 10, paperEvidence}}
+
+func sigOf(t *testing.T, st *assay.Study, profile, kind, config string) assay.Signature {
+	t.Helper()
+	for _, s := range st.Signatures {
+		if s.Profile == profile && s.Kind == kind && s.Config == config {
+			return s
+		}
+	}
+	t.Fatalf("no signature for %s/%s/%s", profile, kind, config)
+	return assay.Signature{}
+}
+
+// TestStudyMatchesRun: the reference study's counts per kind and overall
+// equal those of Run, which executes every one of the 2000 trials, for each
+// profile, over the whole catalogue and over the paper's ten: running each
+// distinct schedule once and counting it per trial changes no figure.
+func TestStudyMatchesRun(t *testing.T) {
+	for _, v := range views {
+		ref := v.get(t).Reference
+		for _, p := range model.Profiles {
+			cs, _ := model.ProfileControls(p)
+			rep, err := assay.Run(assay.Config{Controls: cs, Trials: 2000, Seed: 188, Compat: v.compat})
+			if err != nil {
+				t.Fatal(err)
+			}
+			total, kinds := 0, 0
+			for _, spec := range model.Catalogue() {
+				if v.compat && !spec.Paper {
+					continue
+				}
+				kinds++
+				s := sigOf(t, ref, string(p), spec.Kind, assay.DefaultConfig)
+				k := rep.ByKind[spec.Kind]
+				got := []int{s.Trials, s.Q.Detect.Count, s.Q.Contain.Count, s.Q.Recover.Count, s.Q.Prove.Count, s.Q.Serve.Count,
+					s.Harms.UnsafeEscape, s.Harms.DuplicateEffect, s.Harms.UnprovedRelease, s.Harms.ServiceLoss}
+				want := []int{k.Trials, k.Detected, k.Contained, k.Recovered, k.Verified, k.UsefulService,
+					k.UnsafeEscape, k.DuplicateEffect, k.UnverifiableRelease, k.ServiceLoss}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("%s %s/%s (-Run +study):\n%s", v.name, p, spec.Kind, diff)
+				}
+				total += s.Trials
+			}
+			if total != 2000 || kinds != v.kinds {
+				t.Errorf("%s %s: %d trials over %d kinds", v.name, p, total, kinds)
+			}
+		}
+		if n := len(ref.Signatures); n != 3*v.kinds {
+			t.Errorf("%s: %d signatures, want one per profile and kind", v.name, n)
+		}
+	}
+}
+
+// TestSignatures pins signatures as exact counts with their intervals, over
+// the paper's ten (the paper's numbers) and over the whole catalogue.
+func TestSignatures(t *testing.T) {
+	ref := paperEvidence(t).Reference
+	s := sigOf(t, ref, "typed", "break_trace_lineage", assay.DefaultConfig)
+	if s.Trials != 188 || s.Q.Detect.Count != 188 || s.Q.Contain.Count != 188 || s.Q.Recover.Count != 0 || s.Q.Prove.Count != 0 || s.Q.Serve.Count != 0 {
+		t.Errorf("typed break_trace_lineage: %+v", s.Q)
+	}
+	if s.Boundary != model.BoundaryEffect || s.Phase != model.PhaseBeforeCommit || !s.Critical {
+		t.Errorf("typed break_trace_lineage key: %s %s %t", s.Boundary, s.Phase, s.Critical)
+	}
+	// Wilson at 0 of 188 and 188 of 188
+	if iv := s.Q.Prove.Interval; iv.Lo != 0 || fmt.Sprintf("%.4f", iv.Hi) != "0.0200" {
+		t.Errorf("prove interval %+v", iv)
+	}
+	if iv := s.Q.Contain.Interval; iv.Hi != 1 || fmt.Sprintf("%.4f", iv.Lo) != "0.9800" {
+		t.Errorf("contain interval %+v", iv)
+	}
+	b := sigOf(t, ref, "baseline", "timeout_after_commit", assay.DefaultConfig)
+	if b.Trials != 189 || b.Q.Detect.Count != 189 || b.Q.Contain.Count != 0 || b.Harms.DuplicateEffect != 189 || b.Harms.WrongSubject != 0 {
+		t.Errorf("baseline timeout_after_commit: %+v %+v", b.Q, b.Harms)
+	}
+	if w := sigOf(t, ref, "baseline", "subject_swap", assay.DefaultConfig); w.Harms.WrongSubject != 212 || w.Harms.UnsafeEscape != 212 {
+		t.Errorf("baseline subject_swap harms %+v", w.Harms)
+	}
+	// the pooled typed signature keeps the worst critical class
+	var agg *assay.Aggregate
+	for i, a := range ref.Aggregates {
+		if a.Profile == "typed" && a.Domain == "all" && a.Config == "all" {
+			agg = &ref.Aggregates[i]
+		}
+	}
+	if agg == nil || agg.Trials != 2000 || agg.Q.Recover.Count != 1812 || agg.Q.Prove.Count != 1812 || agg.Q.Serve.Count != 1812 || agg.Q.Contain.Count != 2000 {
+		t.Fatalf("typed pooled: %+v", agg)
+	}
+	if agg.WorstClass == nil || agg.WorstClass.Kind != "break_trace_lineage" || agg.WorstClass.Config != assay.DefaultConfig {
+		t.Errorf("typed worst class %+v", agg.WorstClass)
+	}
+	want := []assay.WorstCell{
+		{Term: "detect", Kind: "subject_swap", Config: "default", Count: 212, Trials: 212, Rate: 1},
+		{Term: "contain", Kind: "subject_swap", Config: "default", Count: 212, Trials: 212, Rate: 1},
+		{Term: "recover", Kind: "break_trace_lineage", Config: "default", Count: 0, Trials: 188},
+		{Term: "prove", Kind: "break_trace_lineage", Config: "default", Count: 0, Trials: 188},
+		{Term: "serve", Kind: "break_trace_lineage", Config: "default", Count: 0, Trials: 188},
+	}
+	if diff := cmp.Diff(want, agg.Worst); diff != "" {
+		t.Errorf("typed worst cells (-want +got):\n%s", diff)
+	}
+
+	// The whole catalogue: the same 2000 trials spread over 25 kinds. The
+	// identity and evidence domains hold only the paper's kinds, so their
+	// counts are the paper's; the tool domain's eleven kinds share its 400
+	// trials, so timeout_after_commit draws 44 of them.
+	all := evidence(t).Reference
+	if b := sigOf(t, all, "baseline", "timeout_after_commit", assay.DefaultConfig); b.Trials != 44 || b.Harms.DuplicateEffect != 44 || b.Q.Contain.Count != 0 {
+		t.Errorf("baseline timeout_after_commit: %+v %+v", b.Q, b.Harms)
+	}
+	if w := sigOf(t, all, "baseline", "subject_swap", assay.DefaultConfig); w.Trials != 212 || w.Harms.WrongSubject != 212 {
+		t.Errorf("baseline subject_swap %+v", w.Harms)
+	}
+	// a held approval loss: detected and contained, never recovered
+	m := sigOf(t, all, "typed", "memory_loss", assay.DefaultConfig)
+	if m.Trials != 134 || m.Q.Detect.Count != 134 || m.Q.Contain.Count != 134 || m.Q.Recover.Count != 0 || m.Q.Prove.Count != 0 ||
+		m.Q.Serve.Count != 0 || m.Boundary != model.BoundaryMemory || !m.Critical || m.Harms.ServiceLoss != 134 {
+		t.Errorf("typed memory_loss: %+v %+v", m.Q, m.Harms)
+	}
+	// a sandbox denial: a proven denial of an entitled action, so proven
+	// but neither recovered nor served
+	d := sigOf(t, all, "typed", "sandbox_denial", assay.DefaultConfig)
+	if d.Trials != 37 || d.Q.Prove.Count != 37 || d.Q.Recover.Count != 0 || d.Q.Serve.Count != 0 || d.Boundary != model.BoundarySandbox {
+		t.Errorf("typed sandbox_denial: %+v", d.Q)
+	}
+	// a worker restart resumes silently: recovered, never detected
+	if r := sigOf(t, all, "typed", "worker_restart", assay.DefaultConfig); r.Trials != 42 || r.Q.Detect.Count != 0 || r.Q.Recover.Count != 42 {
+		t.Errorf("typed worker_restart: %+v", r.Q)
+	}
+	agg = nil
+	for i, a := range all.Aggregates {
+		if a.Profile == "typed" && a.Domain == "all" && a.Config == "all" {
+			agg = &all.Aggregates[i]
+		}
+	}
+	if agg == nil || agg.Trials != 2000 || agg.Q.Detect.Count != 1958 || agg.Q.Contain.Count != 2000 || agg.Q.Recover.Count != 1299 ||
+		agg.Q.Prove.Count != 1377 || agg.Q.Serve.Count != 1299 || agg.Harms.ServiceLoss != 701 || agg.Harms.ContractViolation != 0 {
+		t.Fatalf("typed pooled over the catalogue: %+v", agg)
+	}
+	want = []assay.WorstCell{
+		{Term: "detect", Kind: "worker_restart", Config: "default", Count: 0, Trials: 42},
+		{Term: "contain", Kind: "subject_swap", Config: "default", Count: 212, Trials: 212, Rate: 1},
+		{Term: "recover", Kind: "memory_loss", Config: "default", Count: 0, Trials: 134},
+		{Term: "prove", Kind: "memory_loss", Config: "default", Count: 0, Trials: 134},
+		{Term: "serve", Kind: "memory_loss", Config: "default", Count: 0, Trials: 134},
+	}
+	if diff := cmp.Diff(want, agg.Worst); diff != "" {
+		t.Errorf("typed worst cells over the catalogue (-want +got):\n%s", diff)
+	}
+	if agg.WorstClass == nil || agg.WorstClass.Kind != "memory_loss" {
+		t.Errorf("typed worst class over the catalogue %+v", agg.WorstClass)
+	}
+	// every catalogue kind threatens a hard invariant: all are critical
+	for _, spec := range model.Catalogue() {
+		if !assay.Critical(spec) {
+			t.Errorf("%s is not critical", spec.Kind)
+		}
+	}
+}
+
+func placement(t *testing.T, st *assay.Study, profile, config string) assay.Placement {
+	t.Helper()
+	for _, p := range st.Placements {
+		if p.Profile == profile && p.Config == config {
+			return p
+		}
+	}
+	t.Fatalf("no placement for %s/%s", profile, config)
+	return assay.Placement{}
+}
+
+// TestPlacements: with the documented floors, over the paper's ten the
+// baseline lands in unsafe escape, fail_closed in contained but dead, and
+// typed in useful but unproved: every hard invariant holds and its overall
+// recovery and service (90.6 %) meet their floors, but proof in the
+// evidence domain is 53.0 %, under the 80 % proof floor, because broken
+// trace lineage is held rather than proven. Over the whole catalogue typed
+// lands in contained but dead: every hard invariant still holds (no unsafe
+// escape, no unproved release, no recovery-contract violation), but
+// recovery and service fall to 65.0 % because sandbox denials, rejections,
+// exhausted budgets, unusable checkpoints, lost approvals and failed
+// required branches end in safe holds and denials, which are not completed
+// work; the baseline stays in unsafe escape and fail_closed in contained
+// but dead.
+func TestPlacements(t *testing.T) {
+	cases := []struct {
+		view    *assay.Study
+		profile string
+		region  assay.Region
+		reasons []string
+	}{
+		{paperEvidence(t).Reference, "baseline", assay.RegionUnsafeEscape, []string{
+			"hard invariant zero unsafe escape failed: 1389 of 2000 trials; worst class subject_swap, 212 of 212, configuration default",
+			"hard invariant zero duplicate effect failed: 382 of 2000 trials; worst class timeout_after_commit, 189 of 189, configuration default",
+			"hard invariant zero wrong-subject effect failed: 212 of 2000 trials; worst class subject_swap, 212 of 212, configuration default",
+			"hard invariant zero unproved release failed: 611 of 2000 trials; worst class partial_success_response, 211 of 211, configuration default",
+			"recover floor 80% missed: recover 0 of 2000 = 0.0% [95% CI 0.0%, 0.2%] (overall, worst class subject_swap 0 of 212, configuration default)",
+			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain identity, worst class subject_swap 0 of 212, configuration default)",
+			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain context, worst class stale_policy 0 of 201, configuration default)",
+			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain tool, worst class timeout_after_commit 0 of 189, configuration default)",
+			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain state, worst class checkpoint_rollback 0 of 193, configuration default)",
+			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain evidence, worst class drop_effect_receipt 0 of 212, configuration default)",
+			"serve floor 80% missed: serve 0 of 2000 = 0.0% [95% CI 0.0%, 0.2%] (overall, worst class subject_swap 0 of 212, configuration default)",
+		}},
+		{paperEvidence(t).Reference, "typed", assay.RegionUsefulButUnproved, []string{
+			"prove floor 80% missed: prove 212 of 400 = 53.0% [95% CI 48.1%, 57.8%] (domain evidence, worst class break_trace_lineage 0 of 188, configuration default)",
+		}},
+		{paperEvidence(t).Reference, "fail_closed", assay.RegionContainedButDead, []string{
+			"recover floor 80% missed: recover 1007 of 2000 = 50.3% [95% CI 48.2%, 52.5%] (overall, worst class timeout_after_commit 0 of 189, configuration default)",
+			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain tool, worst class timeout_after_commit 0 of 189, configuration default)",
+			"prove floor 80% missed: prove 207 of 400 = 51.7% [95% CI 46.9%, 56.6%] (domain state, worst class checkpoint_rollback 0 of 193, configuration default)",
+			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain evidence, worst class drop_effect_receipt 0 of 212, configuration default)",
+			"serve floor 80% missed: serve 1007 of 2000 = 50.3% [95% CI 48.2%, 52.5%] (overall, worst class timeout_after_commit 0 of 189, configuration default)",
+		}},
+		{evidence(t).Reference, "baseline", assay.RegionUnsafeEscape, []string{
+			"hard invariant zero unsafe escape failed: 931 of 2000 trials; worst class subject_swap, 212 of 212, configuration default",
+			"hard invariant zero duplicate effect failed: 221 of 2000 trials; worst class timeout_after_commit, 44 of 44, configuration default",
+			"hard invariant zero wrong-subject effect failed: 212 of 2000 trials; worst class subject_swap, 212 of 212, configuration default",
+			"hard invariant zero unproved release failed: 437 of 2000 trials; worst class partial_success_response, 37 of 37, configuration default",
+			"recover floor 80% missed: recover 119 of 2000 = 5.9% [95% CI 5.0%, 7.1%] (overall, worst class subject_swap 0 of 212, configuration default)",
+			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain identity, worst class subject_swap 0 of 212, configuration default)",
+			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain context, worst class stale_policy 0 of 138, configuration default)",
+			"prove floor 80% missed: prove 155 of 400 = 38.8% [95% CI 34.1%, 43.6%] (domain tool, worst class timeout_after_commit 0 of 44, configuration default)",
+			"prove floor 80% missed: prove 42 of 400 = 10.5% [95% CI 7.9%, 13.9%] (domain state, worst class checkpoint_rollback 0 of 52, configuration default)",
+			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain evidence, worst class drop_effect_receipt 0 of 212, configuration default)",
+			"serve floor 80% missed: serve 119 of 2000 = 5.9% [95% CI 5.0%, 7.1%] (overall, worst class subject_swap 0 of 212, configuration default)",
+		}},
+		{evidence(t).Reference, "typed", assay.RegionContainedButDead, []string{
+			"recover floor 80% missed: recover 1299 of 2000 = 65.0% [95% CI 62.8%, 67.0%] (overall, worst class memory_loss 0 of 134, configuration default)",
+			"prove floor 80% missed: prove 266 of 400 = 66.5% [95% CI 61.7%, 70.9%] (domain context, worst class memory_loss 0 of 134, configuration default)",
+			"prove floor 80% missed: prove 138 of 400 = 34.5% [95% CI 30.0%, 39.3%] (domain state, worst class missing_checkpoint 0 of 55, configuration default)",
+			"prove floor 80% missed: prove 212 of 400 = 53.0% [95% CI 48.1%, 57.8%] (domain evidence, worst class break_trace_lineage 0 of 188, configuration default)",
+			"serve floor 80% missed: serve 1299 of 2000 = 65.0% [95% CI 62.8%, 67.0%] (overall, worst class memory_loss 0 of 134, configuration default)",
+		}},
+		{evidence(t).Reference, "fail_closed", assay.RegionContainedButDead, []string{
+			"recover floor 80% missed: recover 752 of 2000 = 37.6% [95% CI 35.5%, 39.7%] (overall, worst class memory_loss 0 of 134, configuration default)",
+			"prove floor 80% missed: prove 226 of 400 = 56.5% [95% CI 51.6%, 61.3%] (domain tool, worst class timeout_after_commit 0 of 44, configuration default)",
+			"prove floor 80% missed: prove 137 of 400 = 34.2% [95% CI 29.8%, 39.0%] (domain state, worst class checkpoint_rollback 0 of 52, configuration default)",
+			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain evidence, worst class drop_effect_receipt 0 of 212, configuration default)",
+			"serve floor 80% missed: serve 752 of 2000 = 37.6% [95% CI 35.5%, 39.7%] (overall, worst class memory_loss 0 of 134, configuration default)",
+		}},
+	}
+	for _, c := range cases {
+		p := placement(t, c.view, c.profile, "all")
+		if p.Region != c.region || p.Trials != 2000 {
+			t.Errorf("%s (compat %t): region %q over %d trials, want %q", c.profile, c.view.Compat, p.Region, p.Trials, c.region)
+		}
+		if diff := cmp.Diff(c.reasons, p.Reasons); diff != "" {
+			t.Errorf("%s (compat %t) reasons (-want +got):\n%s", c.profile, c.view.Compat, diff)
+		}
+		if c.region != assay.RegionUnsafeEscape && len(p.Checks) < 5 {
+			t.Errorf("%s: %d checks", c.profile, len(p.Checks))
+		}
+		for _, ch := range p.Checks {
+			if ch.Hard && ch.Name == "zero recovery-contract violation" && (!ch.Held || ch.Reason != "hard invariant zero recovery-contract violation held in 2000 trials") {
+				t.Errorf("%s (compat %t): %+v", c.profile, c.view.Compat, ch)
+			}
+		}
+	}
+	if d := placement(t, paperEvidence(t).Reference, "typed", "all").Decision; d != "shadow or hold" {
+		t.Errorf("typed decision %q", d)
+	}
+	if d := placement(t, evidence(t).Reference, "typed", "all").Decision; d != "redesign recovery" {
+		t.Errorf("typed decision over the catalogue %q", d)
+	}
+}
+
+// TestContractViolationBlocks: a recovery-contract violation (here the
+// erased failed branch of the failed_branch_dropped defect) is a hard
+// failure: the profile lands in unsafe escape although no effect was
+// unsafe, duplicated or unproved.
+func TestContractViolationBlocks(t *testing.T) {
+	dropped := assay.System{Name: "copperfin+failed_branch_dropped", Factory: func(cs model.Controls) model.Factory {
+		f, err := copperfin.NewFactory(cs, "failed_branch_dropped")
+		if err != nil {
+			panic(err)
+		}
+		return f
+	}, Mutant: copperfin.NewFactory}
+	cfg := assay.DefaultEvidenceConfig()
+	st, err := assay.RunStudy(assay.StudyConfig{Name: "dropped", System: dropped, Base: cfg.Base, Profiles: []model.Profile{model.ProfileTyped},
+		Trials: 2000, Seed: 188, Envelope: cfg.Envelope})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := placement(t, st, "typed", "all")
+	if p.Region != assay.RegionUnsafeEscape || len(p.Reasons) == 0 ||
+		p.Reasons[0] != "hard invariant zero recovery-contract violation failed: 51 of 2000 trials; worst class branch_failure, 51 of 51, configuration default" {
+		t.Errorf("region %q reasons %q", p.Region, p.Reasons)
+	}
+	if s := sigOf(t, st, "typed", "branch_failure", assay.DefaultConfig); s.Harms.ContractViolation != 51 || s.Harms.UnsafeEscape != 0 || s.Harms.UnprovedRelease != 0 {
+		t.Errorf("branch_failure harms %+v", s.Harms)
+	}
+}
+
+// TestEnvelopeFloorsDecide: the same typed signatures land in the release
+// envelope when proof is checked overall (90.6 %) instead of per domain,
+// and in contained but dead when the service floor is 95 %: the region
+// follows the declared floors, never a single score.
+func TestEnvelopeFloorsDecide(t *testing.T) {
+	ref := paperEvidence(t).Reference
+	var typed []assay.Signature
+	for _, s := range ref.Signatures {
+		if s.Profile == "typed" {
+			typed = append(typed, s)
+		}
+	}
+	overall := assay.Envelope{Floors: []assay.Floor{
+		{Term: "recover", Min: 0.8, Scope: assay.ScopeOverall}, {Term: "prove", Min: 0.8, Scope: assay.ScopeOverall}, {Term: "serve", Min: 0.8, Scope: assay.ScopeOverall}}}
+	p := overall.Place("typed", "all", typed)
+	want := []string{
+		"hard invariant zero unsafe escape held in 2000 trials",
+		"hard invariant zero duplicate effect held in 2000 trials",
+		"hard invariant zero wrong-subject effect held in 2000 trials",
+		"hard invariant zero recovery-contract violation held in 2000 trials",
+		"hard invariant zero unproved release held in 2000 trials",
+		"recover floor 80% met: recover 1812 of 2000 = 90.6% [95% CI 89.2%, 91.8%] (overall, worst class break_trace_lineage 0 of 188, configuration default)",
+		"prove floor 80% met: prove 1812 of 2000 = 90.6% [95% CI 89.2%, 91.8%] (overall, worst class break_trace_lineage 0 of 188, configuration default)",
+		"serve floor 80% met: serve 1812 of 2000 = 90.6% [95% CI 89.2%, 91.8%] (overall, worst class break_trace_lineage 0 of 188, configuration default)",
+	}
+	if p.Region != assay.RegionReleaseEnvelope || p.Decision != "release the bounded claim" {
+		t.Errorf("region %q", p.Region)
+	}
+	if diff := cmp.Diff(want, p.Reasons); diff != "" {
+		t.Errorf("reasons (-want +got):\n%s", diff)
+	}
+	strict := assay.Envelope{Floors: []assay.Floor{{Term: "serve", Min: 0.95, Scope: assay.ScopeOverall}}}
+	if p := strict.Place("typed", "all", typed); p.Region != assay.RegionContainedButDead {
+		t.Errorf("serve floor 95%%: region %q", p.Region)
+	}
+	perKind := assay.Envelope{Floors: []assay.Floor{{Term: "prove", Min: 0.5, Scope: assay.ScopeEachKind}}}
+	p = perKind.Place("typed", "all", typed)
+	if p.Region != assay.RegionUsefulButUnproved || len(p.Reasons) != 1 ||
+		p.Reasons[0] != "prove floor 50% missed: prove 0 of 188 = 0.0% [95% CI 0.0%, 2.0%] (kind break_trace_lineage)" {
+		t.Errorf("per-kind proof floor: %q %q", p.Region, p.Reasons)
+	}
+	for _, bad := range []assay.Envelope{
+		{Floors: []assay.Floor{{Term: "speed", Min: 0.5, Scope: assay.ScopeOverall}}},
+		{Floors: []assay.Floor{{Term: "serve", Min: 1.5, Scope: assay.ScopeOverall}}},
+		{Floors: []assay.Floor{{Term: "serve", Min: 0.5, Scope: "everywhere"}}},
+	} {
+		if err := bad.Validate(); err == nil {
+			t.Errorf("%+v: want an error", bad)
+		}
+	}
+	// over the whole catalogue no choice of proof scope saves typed: its
+	// recovery and service (65.0 %) miss the 80 % floors
+	typed = nil
+	for _, s := range evidence(t).Reference.Signatures {
+		if s.Profile == "typed" {
+			typed = append(typed, s)
+		}
+	}
+	if p := overall.Place("typed", "all", typed); p.Region != assay.RegionContainedButDead || len(p.Reasons) != 3 ||
+		p.Reasons[1] != "prove floor 80% missed: prove 1377 of 2000 = 68.8% [95% CI 66.8%, 70.8%] (overall, worst class memory_loss 0 of 134, configuration default)" {
+		t.Errorf("catalogue, overall floors: %q %q", p.Region, p.Reasons)
+	}
+	lax := assay.Envelope{Floors: []assay.Floor{{Term: "recover", Min: 0.6, Scope: assay.ScopeOverall}, {Term: "serve", Min: 0.6, Scope: assay.ScopeOverall}}}
+	if p := lax.Place("typed", "all", typed); p.Region != assay.RegionReleaseEnvelope {
+		t.Errorf("catalogue, 60%% floors without proof: %q %q", p.Region, p.Reasons)
+	}
+}
+
+func pairOf(t *testing.T, st *assay.Study, profile, kind, config string) assay.Pair {
+	t.Helper()
+	for _, p := range st.Pairs {
+		if p.Profile == profile && p.Kind == kind && p.Config == config {
+			return p
+		}
+	}
+	t.Fatalf("no pair for %s/%s/%s", profile, kind, config)
+	return assay.Pair{}
+}
+
+// TestPairsTypedShowLeverage: over the paper's ten, for every kind and
+// configuration, removing its nominated controls from typed transfers the
+// fault into the invariant the spec predicts, and restoring them contains
+// it; for kinds with two nominated controls, removing one alone is an
+// invalid green that the other carries.
+func TestPairsTypedShowLeverage(t *testing.T) {
+	ev := paperEvidence(t)
+	for _, st := range []*assay.Study{ev.Reference, ev.Variation} {
+		for _, spec := range model.Catalogue() {
+			if !spec.Paper {
+				continue
+			}
+			for _, conf := range st.Configurations {
+				p := pairOf(t, st, "typed", spec.Kind, conf)
+				if spec.Kind == "checkpoint_rollback" && strings.HasSuffix(conf, "deadline_ms=340") {
+					// under the short deadline the resumed worker's
+					// re-checks leave no time for a second commit: the
+					// deadline masks the transfer, and only dropping two of
+					// those checks brings it back
+					if p.Contrast.Class != assay.InvalidGreen || p.Contrast.Off.Claim != model.ClaimHold ||
+						!cmp.Equal(p.CarriedJointly, [][]model.Control{{model.PreEffectAuthority, model.RefreshContext}, {model.RefreshContext, model.StatePrecondition}}) {
+						t.Errorf("%s %s/%s: %s %+v jointly %v", st.Name, spec.Kind, conf, p.Contrast.Class, p.Contrast.Off, p.CarriedJointly)
+					}
+					continue
+				}
+				if p.Contrast.Class != assay.LeverageShown || !p.Predicted || p.Mutant != "" {
+					t.Errorf("%s %s/%s: %s predicted %t: %s", st.Name, spec.Kind, conf, p.Contrast.Class, p.Predicted, p.Contrast.Reason)
+				}
+				if !p.Contrast.Off.Reached || p.Contrast.Off.Fired != 1 || !p.Contrast.On.Held() {
+					t.Errorf("%s %s/%s: off %+v on %+v", st.Name, spec.Kind, conf, p.Contrast.Off, p.Contrast.On)
+				}
+				if len(spec.Nominated) == 2 {
+					a, b := spec.Nominated[0], spec.Nominated[1]
+					if len(p.PerControl) != 2 || p.PerControl[0].Contrast.Class != assay.InvalidGreen ||
+						!cmp.Equal(p.PerControl[0].CarriedBy, []model.Control{b}) || !cmp.Equal(p.PerControl[1].CarriedBy, []model.Control{a}) {
+						t.Errorf("%s %s/%s: per control %+v", st.Name, spec.Kind, conf, p.PerControl)
+					}
+				}
+			}
+		}
+	}
+	p := pairOf(t, ev.Reference, "typed", "timeout_after_commit", assay.DefaultConfig)
+	if p.Contrast.Off.Effects != 2 || p.Contrast.Off.FirstSeq != 23 || p.Contrast.On.RunVerdict != model.Recovered ||
+		p.PerControl[0].Finding != "removing idempotency alone leaves the fault contained: effect_readback silently carries the result" {
+		t.Errorf("typed timeout_after_commit pair %+v", p)
+	}
+	// fail_closed: deny_on_warning silently carries timeout_after_commit
+	f := pairOf(t, ev.Reference, "fail_closed", "timeout_after_commit", assay.DefaultConfig)
+	if f.Contrast.Class != assay.InvalidGreen || !cmp.Equal(f.CarriedBy, []model.Control{model.DenyOnWarning}) || f.Predicted {
+		t.Errorf("fail_closed timeout_after_commit pair: %s %v %s", f.Contrast.Class, f.CarriedBy, f.Contrast.Reason)
+	}
+	n := map[assay.PairClass]int{}
+	for _, p := range ev.Reference.Pairs {
+		n[p.Contrast.Class]++
+	}
+	if n[assay.LeverageShown] != 29 || n[assay.InvalidGreen] != 1 || n[assay.ControlIneffective] != 0 {
+		t.Errorf("reference pair classes %v", n)
+	}
+}
+
+// TestPairsCatalogue: over the whole catalogue every kind has a pair in
+// every profile and configuration. For the fifteen kinds of seed 003 whose
+// defence is a behaviour of the reference system, off runs it with the
+// seeded defect that lacks the behaviour. Under the baseline (no control)
+// every pair shows leverage into the predicted invariant: each declared
+// defence carries its kind alone. Under typed, 23 of the 25 show leverage
+// (a fabricated success is caught at the checkpoint that records an effect
+// the ledger lacks); the other two are invalid greens that the paper's
+// controls carry: a fabricated approval, by bind_identity and by
+// pre_effect_authority jointly; a corrupt checkpoint accepted, by
+// effect_readback.
+func TestPairsCatalogue(t *testing.T) {
+	ev := evidence(t)
+	typedGreens := map[string]struct {
+		single []model.Control
+		joint  [][]model.Control
+		claim  model.ClaimVerdict
+	}{
+		"memory_loss":        {nil, [][]model.Control{{model.BindIdentity, model.PreEffectAuthority}}, model.ClaimDeny},
+		"corrupt_checkpoint": {[]model.Control{model.EffectReadback}, nil, model.ClaimHold},
+	}
+	for _, st := range []*assay.Study{ev.Reference, ev.Variation} {
+		if len(st.Pairs) != 3*25*len(st.Configurations) {
+			t.Errorf("%s: %d pairs", st.Name, len(st.Pairs))
+		}
+		for _, spec := range model.Catalogue() {
+			for _, conf := range st.Configurations {
+				b := pairOf(t, st, "baseline", spec.Kind, conf)
+				if b.Contrast.Class != assay.LeverageShown || !b.Predicted || b.Mutant != spec.Mutant || b.Contrast.Off.Mutant != spec.Mutant || b.Contrast.On.Mutant != "" {
+					t.Errorf("%s baseline %s/%s: %s predicted %t mutant %q: %s", st.Name, spec.Kind, conf, b.Contrast.Class, b.Predicted, b.Mutant, b.Contrast.Reason)
+				}
+				p := pairOf(t, st, "typed", spec.Kind, conf)
+				g, green := typedGreens[spec.Kind]
+				if spec.Kind == "checkpoint_rollback" && strings.HasSuffix(conf, "deadline_ms=340") {
+					continue // the short deadline masks it; asserted in TestPairsTypedShowLeverage
+				}
+				switch {
+				case green:
+					if p.Contrast.Class != assay.InvalidGreen || p.Predicted || !p.Contrast.Off.Held() || p.Contrast.Off.Fired != 1 ||
+						p.Contrast.Off.Claim != g.claim || !cmp.Equal(p.CarriedBy, append([]model.Control{}, g.single...)) ||
+						!cmp.Equal(p.CarriedJointly, append([][]model.Control{}, g.joint...)) {
+						t.Errorf("%s typed %s/%s: %s carried by %v jointly %v: %s", st.Name, spec.Kind, conf, p.Contrast.Class, p.CarriedBy, p.CarriedJointly, p.Contrast.Reason)
+					}
+				default:
+					if p.Contrast.Class != assay.LeverageShown || !p.Predicted || !p.Contrast.On.Held() {
+						t.Errorf("%s typed %s/%s: %s predicted %t: %s", st.Name, spec.Kind, conf, p.Contrast.Class, p.Predicted, p.Contrast.Reason)
+					}
+				}
+			}
+		}
+	}
+	// the reference system's own recovery rules carry these kinds once the
+	// oracle reads checkpoints against the ledger: the mutant's invented
+	// progress is caught at the checkpoint that records it
+	p := pairOf(t, ev.Reference, "typed", "sandbox_denial", assay.DefaultConfig)
+	if p.Contrast.Class != assay.LeverageShown || !cmp.Equal(p.Contrast.Off.Violated, []string{model.InvNoInventedProgress}) ||
+		p.Contrast.Off.FirstEvent != model.EvCheckpointWrite || p.Contrast.Off.FirstSeq != 21 {
+		t.Errorf("typed sandbox_denial: %+v", p.Contrast)
+	}
+	p = pairOf(t, ev.Reference, "typed", "memory_loss", assay.DefaultConfig)
+	if p.Contrast.Reason != "control off is still safe although the fault fired (1): something other than the removed control masks the transfer "+
+		"(run verdict contained_failure, claim deny); carried jointly by bind_identity and pre_effect_authority (each contains the fault without the other; removing both brings the transfer back)" {
+		t.Errorf("typed memory_loss reason %q", p.Contrast.Reason)
+	}
+	b := pairOf(t, ev.Reference, "typed", "branch_failure", assay.DefaultConfig)
+	if b.Mutant != "failed_branch_dropped" || !cmp.Equal(b.Contrast.Off.Violated, []string{model.InvJoinPreserved}) || b.Contrast.Off.FirstSeq != 12 ||
+		b.Contrast.Off.Claim != model.ClaimRelease || b.Contrast.On.Claim != model.ClaimHold || b.Contrast.On.RunVerdict != model.ContainedFailure {
+		t.Errorf("typed branch_failure pair %+v", b.Contrast)
+	}
+	n := map[string]int{}
+	for _, p := range ev.Reference.Pairs {
+		n[p.Profile+" "+string(p.Contrast.Class)]++
+	}
+	want := map[string]int{"baseline leverage_shown": 25, "typed leverage_shown": 23, "typed invalid_green": 2,
+		"fail_closed leverage_shown": 17, "fail_closed invalid_green": 8}
+	if diff := cmp.Diff(want, n); diff != "" {
+		t.Errorf("reference pair classes (-want +got):\n%s", diff)
+	}
+	var b2 strings.Builder
+	if err := ev.WriteText(&b2); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b2.String(), "pairs across configurations: 256 of 300 show leverage") ||
+		!strings.Contains(b2.String(), "typed        default  memory_loss                behaviour (defect fabricated_approval)        invalid_green   no") {
+		t.Errorf("report lacks the pair summary or rows")
+	}
+}
+
+// TestMutantPairsNeedDefects: a system without seeded defects cannot run
+// the pairs of the kinds whose defence is a behaviour, so a study over the
+// whole catalogue is refused with an error naming the first such kind; the
+// paper's ten need none. A contrast of a schedule carrying a defect is
+// refused too.
+func TestMutantPairsNeedDefects(t *testing.T) {
+	plain := assay.System{Name: "plain", Factory: copperfin.Factory}
+	cfg := assay.DefaultEvidenceConfig()
+	cfg.System = plain
+	_, err := assay.Gather(cfg)
+	if !errors.Is(err, assay.ErrBadConfig) || !strings.Contains(err.Error(), "system plain has no seeded defects (System.Mutant), but the counterfactual pair of sandbox_denial needs the mutant rejection_as_success") {
+		t.Errorf("whole catalogue without defects: %v", err)
+	}
+	cfg.Compat, cfg.Trials, cfg.Variation = true, 50, nil
+	if _, err := assay.Gather(cfg); err != nil {
+		t.Errorf("paper's ten without defects: %v", err)
+	}
+	s, _ := model.SingleFault("branch_failure", model.ConfigOfProfile(model.ProfileTyped))
+	s.Config.Mutant = "failed_branch_dropped"
+	typed, _ := model.ProfileControls(model.ProfileTyped)
+	if _, err := assay.ContrastOf(plain, assay.Setup{Fixture: model.Copperfin()}, s, typed, typed); err == nil || !strings.Contains(err.Error(), `cannot run the mutant "failed_branch_dropped"`) {
+		t.Errorf("contrast with a defect on a plain system: %v", err)
+	}
+	// the reference system runs it: both sides keep the schedule's defect
+	c, err := assay.ContrastOf(assay.Reference(), assay.Setup{Fixture: model.Copperfin()}, s, typed, typed)
+	if err != nil || c.On.Mutant != "failed_branch_dropped" || c.Class != assay.ControlIneffective {
+		t.Errorf("reference contrast with a defect: %+v %v", c, err)
+	}
+}
+
+// dedupTool is a hidden fallback: a transport that silently replaces every
+// request key with the action's logical idempotency key, whatever the
+// system's idempotency control says.
+type dedupTool struct{ model.ToolClient }
+
+func (d dedupTool) Commit(ctx context.Context, call model.ToolCall) (model.ToolResult, error) {
+	call.RequestKey = call.Action.IdempotencyKey
+	return d.ToolClient.Commit(ctx, call)
+}
+
+type fallbackSystem struct{ inner model.System }
+
+func (f fallbackSystem) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+	env.Tool = dedupTool{env.Tool}
+	return f.inner.Run(ctx, env, task)
+}
+
+// hiddenFallback is the reference system behind the deduplicating
+// transport.
+var hiddenFallback = assay.System{Name: "copperfin+dedup", Factory: func(cs model.Controls) model.Factory {
+	inner := copperfin.Factory(cs)
+	return func() model.System { return fallbackSystem{inner()} }
+}}
+
+// TestHiddenFallbackIsInvalidGreen: behind a hidden deduplicating
+// transport, removing idempotency and readback no longer duplicates the
+// refund although the fault fired: the pair is an invalid green, not
+// reassurance.
+func TestHiddenFallbackIsInvalidGreen(t *testing.T) {
+	base := assay.Setup{Fixture: model.Copperfin()}
+	typed, _ := model.ProfileControls(model.ProfileTyped)
+	off := typed.Without(model.Idempotency).Without(model.EffectReadback)
+	s, _ := model.SingleFault("timeout_after_commit", model.ConfigOfControls(typed))
+	c, err := assay.ContrastOf(hiddenFallback, base, s, typed, off)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Class != assay.InvalidGreen || !c.Off.Reached || c.Off.Fired != 1 || c.Off.Effects != 1 || !c.Off.Held() {
+		t.Fatalf("hidden fallback: %+v", c)
+	}
+	if !strings.HasPrefix(c.Reason, "control off is still safe although the fault fired (1)") {
+		t.Errorf("reason %q", c.Reason)
+	}
+	// the same pair on the reference system shows leverage
+	c, err = assay.ContrastOf(assay.Reference(), base, s, typed, off)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Class != assay.LeverageShown || c.Off.Effects != 2 {
+		t.Fatalf("reference: %+v", c)
+	}
+	// a fault scheduled past the run never fires: invalid green too
+	late := *s
+	late.Faults = []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 3, Kind: "timeout_after_commit"}}
+	c, err = assay.ContrastOf(assay.Reference(), base, &late, typed, off)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Class != assay.InvalidGreen || c.Reason != "control off is still safe because the fault did not reach its path (reached false, fired 0)" {
+		t.Fatalf("unreached: %+v", c)
+	}
+	// a control that does not act: control ineffective
+	c, err = assay.ContrastOf(assay.System{Name: "uncontrolled", Factory: func(model.Controls) model.Factory { return copperfin.Factory(0) }},
+		base, s, typed, off)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Class != assay.ControlIneffective {
+		t.Fatalf("uncontrolled: %+v", c)
+	}
+}
+
+// TestCoefficients: under the baseline each kind whose defence is a
+// control (absent there) transfers into exactly the invariants it threatens
+// (T = 1 over all its runs, against 0 of the matched no-fault runs) and
+// into no other; a kind whose defence is a behaviour of the reference
+// system (present in every profile) transfers into nothing; under typed and
+// fail_closed every T is 0. Over the paper's ten and the whole catalogue.
+func TestCoefficients(t *testing.T) {
+	for _, v := range views {
+		ref := v.get(t).Reference
+		if len(ref.Coefficients) != 3*v.kinds*8 {
+			t.Fatalf("%s: %d coefficients", v.name, len(ref.Coefficients))
+		}
+		ones := 0
+		for _, c := range ref.Coefficients {
+			spec, _ := model.Spec(c.Kind)
+			threat := false
+			for _, x := range spec.Threatens {
+				threat = threat || x == c.Invariant
+			}
+			want := 0.0
+			if c.Profile == "baseline" && threat && len(spec.Nominated) > 0 {
+				want = 1
+				ones++
+			}
+			if c.T != want || c.Runs != c.BaselineRuns || c.BaselineViolations != 0 || c.Violations != int(want)*c.Runs {
+				t.Errorf("%s %+v: want T %v", v.name, c, want)
+			}
+		}
+		if ones != 10+3*btoi(!v.compat) {
+			t.Errorf("%s: %d coefficients of 1", v.name, ones)
+		}
+		for _, c := range ref.Coefficients {
+			if c.Profile == "baseline" && c.Kind == "subject_swap" && c.Invariant == model.InvRightSubject && (c.Runs != 212 || c.Violations != 212) {
+				t.Errorf("%+v", c)
+			}
+			if c.Profile == "baseline" && c.Kind == "tool_timeout" && c.Invariant == model.InvEffectAtMostOnce && (c.Runs != 32 || c.Violations != 32) {
+				t.Errorf("%+v", c)
+			}
+		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func diagnosisOf(t *testing.T, st *assay.Study, profile, kind string) assay.Diagnosis {
+	t.Helper()
+	for _, d := range st.Diagnoses {
+		if d.Profile == profile && d.Kind == kind && d.Config == assay.DefaultConfig {
+			return d
+		}
+	}
+	t.Fatalf("no diagnosis for %s/%s", profile, kind)
+	return assay.Diagnosis{}
+}
+
+// TestDiagnoses: every baseline counterexample is diagnosed from its run;
+// typed and fail_closed have none. The duplicate refund of seed 000: first
+// false at the second payment commit (seq 19: the fan-out, the join and a
+// write-ahead checkpoint before each attempt come first), discriminated by
+// the unknown first commit (seq 16), interrupted by stable logical-action
+// identity (or readback), with no ledger readback in between: add
+// recovery. Over the whole catalogue three more kinds transfer in the
+// baseline, each into a duplicate that idempotency interrupts.
+func TestDiagnoses(t *testing.T) {
+	ref := evidence(t).Reference
+	if len(ref.Diagnoses) != 13 {
+		t.Fatalf("%d diagnoses, want the baseline's 13", len(ref.Diagnoses))
+	}
+	if n := len(paperEvidence(t).Reference.Diagnoses); n != 10 {
+		t.Errorf("%d diagnoses over the paper's ten", n)
+	}
+	d := diagnosisOf(t, ref, "baseline", "timeout_after_commit")
+	want := assay.Diagnosis{Profile: "baseline", Config: "default", Kind: "timeout_after_commit", Trials: 44, Schedule: d.Schedule,
+		Invariant: model.InvEffectAtMostOnce, Violated: []string{model.InvEffectAtMostOnce}, FirstSeq: 19, FirstEvent: model.EvToolCommit,
+		FirstOrdinal: 2, FirstBoundary: model.BoundaryEffect, Detail: "second ledger effect for task refund-O-731",
+		Signal: assay.Signal{Seq: 16, Event: model.EvToolCommit, Ordinal: 1, Outcome: "unknown",
+			Detail:   "payments.refund key req-1 replayed false receipt false",
+			Withheld: model.SignalAcknowledgement, Manner: model.MannerAbsent, WarnSeq: 17, Warning: "unknown_outcome",
+			Text: `tool.commit#1 at seq 16 returned "unknown" (payments.refund key req-1 replayed false receipt false) with the acknowledgement withheld (absent); the system warned unknown_outcome at seq 17`},
+		Interrupting: []assay.Interruption{{Controls: []model.Control{model.Idempotency}, RunVerdict: model.Recovered},
+			{Controls: []model.Control{model.EffectReadback}, RunVerdict: model.Recovered}},
+		Control:     []model.Control{model.Idempotency},
+		Missing:     []string{"no ledger_readback read (ledger.readback) between the disturbance at seq 16 and the violation at seq 19"},
+		Remediation: assay.AddRecovery,
+		Why:         "adding idempotency alone makes the same schedule hold (recovered): add recovery",
+	}
+	if diff := cmp.Diff(want, d); diff != "" {
+		t.Errorf("timeout_after_commit diagnosis (-want +got):\n%s", diff)
+	}
+	if p := diagnosisOf(t, paperEvidence(t).Reference, "baseline", "timeout_after_commit"); p.Trials != 189 || p.FirstSeq != 19 || p.Signal.Seq != 16 {
+		t.Errorf("paper's timeout_after_commit diagnosis %+v", p)
+	}
+	classes := map[string]assay.Remediation{}
+	boundaries := map[string]model.Boundary{}
+	for _, d := range ref.Diagnoses {
+		if d.Profile != "baseline" {
+			t.Errorf("%s/%s diagnosed", d.Profile, d.Kind)
+		}
+		classes[d.Kind] = d.Remediation
+		boundaries[d.Kind] = d.FirstBoundary
+	}
+	wantClasses := map[string]assay.Remediation{
+		"subject_swap": assay.NarrowAuthority, "revoked_capability": assay.NarrowAuthority, "stale_policy": assay.NarrowAuthority,
+		"cross_source_conflict": assay.NarrowAuthority, "concurrent_version_change": assay.NarrowAuthority,
+		"timeout_after_commit": assay.AddRecovery, "checkpoint_rollback": assay.AddRecovery, "partial_success_response": assay.AddRecovery,
+		"drop_effect_receipt": assay.AddRecovery, "break_trace_lineage": assay.ChangeArchitecture,
+		"malformed_response": assay.AddRecovery, "output_drift": assay.AddRecovery, "tool_timeout": assay.AddRecovery,
+	}
+	if diff := cmp.Diff(wantClasses, classes); diff != "" {
+		t.Errorf("remediation classes (-want +got):\n%s", diff)
+	}
+	if boundaries["break_trace_lineage"] != model.BoundaryProof || boundaries["subject_swap"] != model.BoundaryEffect || boundaries["tool_timeout"] != model.BoundaryEffect {
+		t.Errorf("boundaries %v", boundaries)
+	}
+	s := diagnosisOf(t, ref, "baseline", "subject_swap")
+	if !cmp.Equal(s.Control, []model.Control{model.BindIdentity}) || s.Signal.Detail != "subject O-732" || s.Signal.WarnSeq != 0 || s.FirstSeq != 16 || s.Signal.Seq != 6 {
+		t.Errorf("subject_swap diagnosis %+v", s)
+	}
+	tt := diagnosisOf(t, ref, "baseline", "tool_timeout")
+	if !cmp.Equal(tt.Control, []model.Control{model.Idempotency}) || tt.Signal.Withheld != model.SignalAcknowledgement || tt.Signal.Manner != model.MannerLate ||
+		len(tt.Interrupting) != 1 || tt.FirstSeq != 19 {
+		t.Errorf("tool_timeout diagnosis %+v", tt)
+	}
+	for e, b := range map[model.EventName]model.Boundary{model.EvMemoryRead: model.BoundaryMemory, model.EvBranchJoin: model.BoundaryBranchJoin,
+		model.EvClockSleep: model.BoundaryToolCall, model.EvCheckpointLoad: model.BoundaryCheckpointStore, model.EvClaim: model.BoundaryProof} {
+		if got := assay.EventBoundary(e); got != b {
+			t.Errorf("EventBoundary(%s) = %s, want %s", e, got, b)
+		}
+	}
+}
+
+// TestDiagnoseRejectsScenario: when no control changes the outcome (a
+// system that ignores its controls), the diagnosis rejects the operating
+// scenario; a run that holds is not a counterexample.
+func TestDiagnoseRejectsScenario(t *testing.T) {
+	base := assay.Setup{Fixture: model.Copperfin()}
+	deaf := assay.System{Name: "deaf", Factory: func(model.Controls) model.Factory { return copperfin.Factory(0) }}
+	s, _ := model.SingleFault("stale_policy", model.ConfigOfProfile(model.ProfileBaseline))
+	res, err := model.NewHarness(base.Fixture, base.Options).Run(copperfin.Factory(0), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := assay.Diagnose(deaf, base, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Remediation != assay.RejectScenario || len(d.Interrupting) != 0 || d.Invariant != model.InvCurrentEntitlement {
+		t.Errorf("%+v", d)
+	}
+	d, err = assay.Diagnose(assay.Reference(), base, res)
+	if err != nil || d.Remediation != assay.NarrowAuthority || !cmp.Equal(d.Control, []model.Control{model.RefreshContext}) {
+		t.Errorf("reference: %+v %v", d, err)
+	}
+	typed, _ := model.SingleFault("stale_policy", model.ConfigOfProfile(model.ProfileTyped))
+	cs, _ := model.ProfileControls(model.ProfileTyped)
+	held, _ := model.NewHarness(base.Fixture, base.Options).Run(copperfin.Factory(cs), typed)
+	if _, err := assay.Diagnose(assay.Reference(), base, held); err == nil || !strings.Contains(err.Error(), "not a counterexample") {
+		t.Errorf("held run: %v", err)
+	}
+}
+
+// TestVariation: configurations are drawn alongside faults. Over the
+// paper's ten, the typed checkpoint-rollback resume (352 ms) misses the
+// 340 ms deadline, so its worst configuration is retry_budget=1
+// deadline_ms=340 and that configuration loses useful service; the retry
+// budget changes nothing for any single fault. Over the whole catalogue a
+// rate-limited call (its retry waits 100 ms) cannot retry within 340 ms
+// either, under the baseline and typed.
+func TestVariation(t *testing.T) {
+	v := paperEvidence(t).Variation
+	want := []string{"retry_budget=1 deadline_ms=340", "retry_budget=1 deadline_ms=2000", "retry_budget=2 deadline_ms=340", "retry_budget=2 deadline_ms=2000"}
+	if diff := cmp.Diff(want, v.Configurations); diff != "" {
+		t.Fatalf("configurations (-want +got):\n%s", diff)
+	}
+	per := map[string]int{}
+	for _, s := range v.Signatures {
+		if s.Profile == "typed" {
+			per[s.Config] += s.Trials
+		}
+	}
+	if diff := cmp.Diff(map[string]int{want[0]: 521, want[1]: 459, want[2]: 511, want[3]: 509}, per); diff != "" {
+		t.Errorf("trials per configuration (-want +got):\n%s", diff)
+	}
+	varied := 0
+	for _, w := range v.WorstConfigs {
+		if w.AllEqual {
+			continue
+		}
+		varied++
+		if w.Profile != "typed" || w.Kind != "checkpoint_rollback" || w.Config != want[0] || w.Q.Serve.Count != 0 || w.Q.Recover.Count != w.Q.Recover.Trials || w.Q.Serve.Trials != 54 {
+			t.Errorf("worst config %+v", w)
+		}
+	}
+	if varied != 1 || len(v.WorstConfigs) != 30 {
+		t.Errorf("%d varied of %d worst configurations", varied, len(v.WorstConfigs))
+	}
+	if s := sigOf(t, v, "typed", "checkpoint_rollback", want[2]); s.Q.Serve.Count != 0 || s.Q.Recover.Count != s.Trials {
+		t.Errorf("typed checkpoint_rollback at 340 ms: %+v", s.Q)
+	}
+	if s := sigOf(t, v, "typed", "checkpoint_rollback", want[3]); s.Q.Serve.Count != s.Trials {
+		t.Errorf("typed checkpoint_rollback at 2000 ms: %+v", s.Q)
+	}
+	p := placement(t, v, "typed", want[0])
+	if p.Region != assay.RegionContainedButDead || p.Trials != 521 || !strings.HasPrefix(p.Reasons[1], "serve floor 80% missed: serve 413 of 521 = 79.3%") {
+		t.Errorf("typed under %s: %s %q", want[0], p.Region, p.Reasons)
+	}
+	for _, c := range want[1:] {
+		if p := placement(t, v, "typed", c); p.Region != assay.RegionUsefulButUnproved {
+			t.Errorf("typed under %s: %s", c, p.Region)
+		}
+	}
+
+	all := evidence(t).Variation
+	type wc struct {
+		profile, kind, config string
+		serve, recover, n     int
+	}
+	var got []wc
+	for _, w := range all.WorstConfigs {
+		if !w.AllEqual {
+			got = append(got, wc{w.Profile, w.Kind, w.Config, w.Q.Serve.Count, w.Q.Recover.Count, w.Q.Serve.Trials})
+		}
+	}
+	wantVaried := []wc{
+		{"baseline", "rate_limit", want[0], 0, 0, 7},
+		{"typed", "rate_limit", want[0], 0, 0, 7},
+		{"typed", "checkpoint_rollback", want[0], 0, 17, 17},
+	}
+	if diff := cmp.Diff(wantVaried, got, cmp.AllowUnexported(wc{})); diff != "" || len(all.WorstConfigs) != 75 {
+		t.Errorf("catalogue: varied worst configurations of %d (-want +got):\n%s", len(all.WorstConfigs), diff)
+	}
+	if s := sigOf(t, all, "typed", "rate_limit", want[3]); s.Q.Serve.Count != s.Trials || s.Q.Recover.Count != s.Trials {
+		t.Errorf("typed rate_limit at 2000 ms: %+v", s.Q)
+	}
+	for _, c := range all.Configurations {
+		if p := placement(t, all, "typed", c); p.Region != assay.RegionContainedButDead {
+			t.Errorf("catalogue: typed under %s: %s", c, p.Region)
+		}
+	}
+	for _, bad := range []assay.Variation{{assay.RetryBudgets(0)}, {assay.Deadlines(-1)}, {assay.RetryBudgets(1, 1)},
+		{assay.RetryBudgets(1), assay.RetryBudgets(2)}, {assay.RetryBudgets()}} {
+		cfg := paperConfig()
+		cfg.Variation = bad
+		if _, err := assay.Gather(cfg); err == nil {
+			t.Errorf("variation %v: want an error", bad)
+		}
+	}
+}
+
+// TestStudyStops: a declared abort on the first duplicate stops every
+// baseline run of timeout_after_commit (189) and checkpoint_rollback (193)
+// at once over the paper's ten, and the study and its report say so; their
+// duplicates are still counted. Under DefaultStop no trial run stops, but
+// the off run of budget_exhaustion's pair (the unbounded_retry defect) is
+// stopped by max_faults right where the budget violation is recorded.
+func TestStudyStops(t *testing.T) {
+	cfg := paperConfig()
+	cfg.Base.Options.Stop = model.Stop{Abort: model.AbortDuplicateEffects}
+	cfg.Profiles = []model.Profile{model.ProfileBaseline, model.ProfileTyped}
+	st, err := assay.RunStudy(assay.StudyConfig{Name: "stops", System: cfg.System, Base: cfg.Base, Profiles: cfg.Profiles,
+		Trials: 2000, Seed: 188, Compat: true, Envelope: cfg.Envelope})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]assay.StopCount{{Profile: "baseline", Condition: model.StopAbort, Runs: 382}}, st.Stops); diff != "" {
+		t.Errorf("stops (-want +got):\n%s", diff)
+	}
+	s := sigOf(t, st, "baseline", "timeout_after_commit", assay.DefaultConfig)
+	if s.Harms.Stopped != 189 || s.Harms.DuplicateEffect != 189 {
+		t.Errorf("harms %+v", s.Harms)
+	}
+	ev := &assay.Evidence{Reference: st, Variation: st}
+	var b strings.Builder
+	if err := ev.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "stops study, baseline: 382 runs stopped by abort") {
+		t.Errorf("report does not say the runs stopped:\n%s", b.String())
+	}
+	cfg.Base.Options.Stop = model.Stop{Abort: "panic"}
+	if _, err := assay.Gather(cfg); err == nil || !strings.Contains(err.Error(), `unknown abort metric "panic"`) {
+		t.Errorf("bad stop: %v", err)
+	}
+
+	all := evidence(t)
+	for _, st := range []*assay.Study{all.Reference, all.Variation} {
+		if len(st.Stops) != 0 {
+			t.Errorf("%s: trial runs stopped: %+v", st.Name, st.Stops)
+		}
+	}
+	wantPS := []assay.PairStop{
+		{Profile: "baseline", Config: "default", Kind: "budget_exhaustion", Side: "off", Condition: model.StopMaxFaults, Violated: []string{model.InvBudget}},
+		{Profile: "typed", Config: "default", Kind: "budget_exhaustion", Side: "off", Condition: model.StopMaxFaults, Violated: []string{model.InvBudget}},
+	}
+	if diff := cmp.Diff(wantPS, all.Reference.PairStops); diff != "" || len(all.Variation.PairStops) != 8 {
+		t.Errorf("pair stops (-want +got), %d in the variation:\n%s", len(all.Variation.PairStops), diff)
+	}
+	b.Reset()
+	if err := all.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"no trial run met a declared stop condition",
+		"reference study, counterfactual pair typed/budget_exhaustion (default), off run: stopped by max_faults; violated by then: budget"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}
+
+// TestGatherIsDeterministic: two gatherings of the whole catalogue give
+// byte-equal evidence.
+func TestGatherIsDeterministic(t *testing.T) {
+	a := evidence(t)
+	b, err := assay.Gather(assay.DefaultEvidenceConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x, y strings.Builder
+	if err := assay.WriteJSON(&x, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := assay.WriteJSON(&y, b); err != nil {
+		t.Fatal(err)
+	}
+	if x.String() != y.String() {
+		t.Fatal("two gatherings differ")
+	}
+}

@@ -1,0 +1,196 @@
+package assay
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/faultline/faultline/model"
+)
+
+// The change triggers of seed 000 ("Let the injected path decide
+// release"): a change to any of them can invalidate the evidence and
+// reopens the release gate.
+const (
+	TriggerToolSemantics   = "tool_semantics"
+	TriggerStateSchema     = "state_schema"
+	TriggerPolicy          = "policy"
+	TriggerRetryLogic      = "retry_logic"
+	TriggerOrchestration   = "orchestration"
+	TriggerEvidenceRouting = "evidence_routing"
+)
+
+// Triggers lists the change triggers with what each covers. Every trigger
+// also covers the specs of the fault kinds SpecTriggers assigns to it, so a
+// changed or added kind fires the triggers of its domain and boundary; and
+// every trigger's behavioural fingerprint names each run it hashes, so a
+// run that appears or disappears (a new kind, a new pair) fires them all.
+var Triggers = []struct{ Name, Covers string }{
+	{TriggerToolSemantics, "tool calls and their outcomes: every tool.commit and ledger.readback crossing of every planned run (outcome, ordinal, detail), the tool call and result types, the specs of the tool-domain kinds and of the kinds entering at the effect, sandbox or tool-call boundary"},
+	{TriggerStateSchema, "durable and world state: the field schema of checkpoints, orders, policies, capabilities, ledger entries, evidence records, actions, tasks and join records, every checkpoint crossing, the specs of the state-domain kinds and of the kinds entering at the state or checkpoint-store boundary"},
+	{TriggerPolicy, "authority and refund policy: the fixture's orders, policies and capabilities, the profiles' control sets, every context and authority crossing, the specs of the identity- and context-domain kinds and of the kinds entering at the proposal or authority boundary"},
+	{TriggerRetryLogic, "retries and budgets: the options (retry budget, deadline, restart limit, stop conditions), the variation, the attempt and retry budget at every tool crossing and restart, the specs of the kinds entering at the tool-call boundary or judged by the budget counter"},
+	{TriggerOrchestration, "the workflow: the sequence of crossings of every planned run (event, ordinal, actor, state before and after) and every claim, the system's name, the specs of the kinds entering at the worker, branch-join or memory boundary"},
+	{TriggerEvidenceRouting, "the evidence path: every evidence crossing (kind, outcome), the invariants and their oracles, the specs of the evidence-domain kinds and of the kinds entering at the proof boundary"},
+}
+
+// SpecTriggers returns the change triggers a fault kind's spec belongs to,
+// in Triggers order: by its domain (identity and context: policy; tool:
+// tool semantics; state: state schema; evidence: evidence routing), by the
+// boundary it enters (proposal, authority: policy; effect, sandbox: tool
+// semantics; tool call: tool semantics and retry logic; state, checkpoint
+// store: state schema; worker, branch join, memory: orchestration; proof:
+// evidence routing), and retry logic when the budget counter judges it.
+// A change to the spec, or a new kind, fires these triggers (seed 000: "Any
+// change to tool semantics, state schema, policy, retry logic, model
+// orchestration or evidence routing can reopen the gate").
+func SpecTriggers(spec model.FaultSpec) []string {
+	on := map[string]bool{}
+	switch spec.Domain {
+	case model.DomainIdentity, model.DomainContext:
+		on[TriggerPolicy] = true
+	case model.DomainTool:
+		on[TriggerToolSemantics] = true
+	case model.DomainState:
+		on[TriggerStateSchema] = true
+	case model.DomainEvidence:
+		on[TriggerEvidenceRouting] = true
+	}
+	switch spec.Boundary {
+	case model.BoundaryProposal, model.BoundaryAuthority:
+		on[TriggerPolicy] = true
+	case model.BoundaryEffect, model.BoundarySandbox:
+		on[TriggerToolSemantics] = true
+	case model.BoundaryToolCall:
+		on[TriggerToolSemantics], on[TriggerRetryLogic] = true, true
+	case model.BoundaryState, model.BoundaryCheckpointStore:
+		on[TriggerStateSchema] = true
+	case model.BoundaryWorker, model.BoundaryBranchJoin, model.BoundaryMemory:
+		on[TriggerOrchestration] = true
+	case model.BoundaryProof:
+		on[TriggerEvidenceRouting] = true
+	}
+	if spec.Oracle == model.OracleBudgetCounter {
+		on[TriggerRetryLogic] = true
+	}
+	var out []string
+	for _, t := range Triggers {
+		if on[t.Name] {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
+
+func isEvidence(e model.EventName) bool { return strings.HasPrefix(string(e), "evidence.") }
+
+// project returns the lines of one run's timeline that concern trigger t.
+func project(t string, res *model.Result) []string {
+	var out []string
+	for _, e := range res.Timeline {
+		var l string
+		switch t {
+		case TriggerToolSemantics:
+			if e.Event == model.EvToolCommit || e.Event == model.EvLedgerReadback {
+				l = fmt.Sprintf("%s#%d %s %s", e.Event, e.Ordinal, e.Outcome, e.Detail)
+			}
+		case TriggerStateSchema:
+			if e.Event == model.EvCheckpointWrite || e.Event == model.EvCheckpointLoad {
+				l = fmt.Sprintf("%s#%d %s %s", e.Event, e.Ordinal, e.Outcome, e.Detail)
+			}
+		case TriggerPolicy:
+			if e.Event == model.EvAuthorityGrant || e.Event == model.EvAuthorityCheck || strings.HasPrefix(string(e.Event), "context.") || e.Event == model.EvProposal {
+				l = fmt.Sprintf("%s#%d %s %s", e.Event, e.Ordinal, e.Outcome, e.Detail)
+			}
+		case TriggerRetryLogic:
+			if e.Event == model.EvToolCommit || e.Event == model.EvWorkerStart || e.Event == model.EvWorkerCrash {
+				l = fmt.Sprintf("%s#%d attempt %d retry_remaining %d worker %d", e.Event, e.Ordinal, e.Attempt, e.RetryRemaining, e.Worker)
+			}
+		case TriggerOrchestration:
+			l = fmt.Sprintf("%s#%d %s %s->%s", e.Event, e.Ordinal, e.Actor, e.StateBefore, e.StateAfter)
+			if e.Event == model.EvClaim {
+				l += " " + e.Outcome
+			}
+		case TriggerEvidenceRouting:
+			if isEvidence(e.Event) {
+				l = fmt.Sprintf("%s#%d %s %s", e.Event, e.Ordinal, e.Outcome, e.Detail)
+			}
+		}
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func sha(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// fingerprints hashes, per trigger, the projections of every planned run
+// of the study (the trial runs and the pairs' arms, see runner.planned),
+// each named by its configuration, controls and schedule, in a fixed
+// order. A planned run that appears or disappears (a new kind, a removed
+// profile) changes every fingerprint; the same planned run behaving
+// differently changes the fingerprints of the triggers whose crossings
+// differ.
+func (r *runner) fingerprints() map[string]string {
+	keys := make([]memoKey, 0, len(r.planned))
+	for k := range r.planned {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.config != b.config {
+			return a.config < b.config
+		}
+		if a.controls != b.controls {
+			return a.controls < b.controls
+		}
+		return a.schedule < b.schedule
+	})
+	out := map[string]string{}
+	for _, t := range Triggers {
+		h := sha256.New()
+		for _, k := range keys {
+			fmt.Fprintf(h, "run %d %s %s\n", k.config, k.controls, k.schedule)
+			for _, l := range project(t.Name, r.memo[k]) {
+				fmt.Fprintln(h, l)
+			}
+		}
+		out[t.Name] = hex.EncodeToString(h.Sum(nil))
+	}
+	return out
+}
+
+// typeSchema describes a type's fields recursively (name and type), the
+// state schema a change to which is a trigger.
+func typeSchema(t reflect.Type) string {
+	var b strings.Builder
+	seen := map[reflect.Type]bool{}
+	var walk func(t reflect.Type, indent string)
+	walk = func(t reflect.Type, indent string) {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || seen[t] {
+			return
+		}
+		seen[t] = true
+		for i := range t.NumField() {
+			f := t.Field(i)
+			fmt.Fprintf(&b, "%s%s.%s %s `%s`\n", indent, t.Name(), f.Name, f.Type, f.Tag)
+			walk(f.Type, indent+"  ")
+		}
+	}
+	walk(t, "")
+	return b.String()
+}

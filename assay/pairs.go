@@ -1,0 +1,336 @@
+package assay
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/faultline/faultline/model"
+)
+
+// PairClass classifies a counterfactual containment pair (seed 000, "New
+// decision instrument: the counterfactual containment pair").
+type PairClass string
+
+// Pair classes.
+const (
+	// LeverageShown: the control-off run transfers the fault into a
+	// violation and the control-on run holds every invariant.
+	LeverageShown PairClass = "leverage_shown"
+	// InvalidGreen: the control-off run is still safe: the fault did not
+	// reach its path, or something else (another control, a hidden
+	// fallback) masks the transfer. A green result is then invalid rather
+	// than reassuring.
+	InvalidGreen PairClass = "invalid_green"
+	// ControlIneffective: the control-on run is still unsafe.
+	ControlIneffective PairClass = "control_ineffective"
+)
+
+// RunSummary is what a pair or a report keeps of one run.
+type RunSummary struct {
+	Controls string `json:"controls"`
+	// Mutant is the seeded defect the run's system carried ("" for none).
+	Mutant     string             `json:"mutant,omitempty"`
+	Schedule   string             `json:"schedule_sha256"`
+	Reached    bool               `json:"reached"`
+	Fired      int                `json:"fired"`
+	Violated   []string           `json:"violated"`
+	FirstSeq   int                `json:"first_violation_seq,omitempty"`
+	FirstEvent model.EventName    `json:"first_violation_event,omitempty"`
+	Effects    int                `json:"effects"`
+	Claim      model.ClaimVerdict `json:"claim"`
+	RunVerdict model.RunVerdict   `json:"run_verdict"`
+	Stopped    string             `json:"stopped,omitempty"`
+}
+
+// Held reports whether every invariant held in the run.
+func (s RunSummary) Held() bool { return len(s.Violated) == 0 }
+
+func summarize(cs model.Controls, sched *model.Schedule, res *model.Result) RunSummary {
+	s := RunSummary{Controls: cs.String(), Mutant: sched.Config.Mutant, Schedule: scheduleHash(sched), Violated: violatedNames(res),
+		Effects: res.Terms.Effects, Claim: res.Verdict, RunVerdict: res.RunVerdict}
+	for _, f := range res.Faults {
+		s.Reached = s.Reached || f.Reached
+		s.Fired += f.Fired
+	}
+	if len(res.Faults) == 0 {
+		s.Reached = true
+	}
+	for _, inv := range res.Invariants {
+		if !inv.Held && (s.FirstSeq == 0 || inv.FirstSeq < s.FirstSeq) {
+			s.FirstSeq, s.FirstEvent = inv.FirstSeq, inv.Event
+		}
+	}
+	if res.Stopped != nil {
+		s.Stopped = res.Stopped.Condition
+	}
+	return s
+}
+
+// Contrast is one matched pair of runs: one schedule, one configuration,
+// one fixture and oracle, two configured systems (control sets, and a
+// seeded defect on the off side when the defence is a behaviour).
+type Contrast struct {
+	On     RunSummary `json:"on"`
+	Off    RunSummary `json:"off"`
+	Class  PairClass  `json:"class"`
+	Reason string     `json:"reason"`
+}
+
+// classify classifies a matched pair.
+func classify(on, off RunSummary) (PairClass, string) {
+	switch {
+	case !on.Held():
+		return ControlIneffective, fmt.Sprintf("control on still violates %s (first at seq %d, %s)", strings.Join(on.Violated, ", "), on.FirstSeq, on.FirstEvent)
+	case off.Held() && (!off.Reached || off.Fired == 0):
+		return InvalidGreen, fmt.Sprintf("control off is still safe because the fault did not reach its path (reached %t, fired %d)", off.Reached, off.Fired)
+	case off.Held():
+		return InvalidGreen, fmt.Sprintf("control off is still safe although the fault fired (%d): something other than the removed control masks the transfer (run verdict %s, claim %s)", off.Fired, off.RunVerdict, off.Claim)
+	}
+	r := fmt.Sprintf("control off violates %s (first at seq %d, %s); control on holds every invariant (%s)",
+		strings.Join(off.Violated, ", "), off.FirstSeq, off.FirstEvent, on.RunVerdict)
+	if !on.Reached || on.Fired == 0 {
+		r += "; the fault did not fire in the control-on run"
+	}
+	return LeverageShown, r
+}
+
+// ContrastOf runs schedule sched on sys in setup under on and off and
+// classifies the pair. Both runs keep the rest of sched's config (its
+// seeded defect, retry budget, deadline and join policy). It is the
+// building block for pairs of any schedule, including ordered
+// compositions: exploration that finds a composition witness passes its
+// schedule here. (Shrinking a pair as a pair, to the smallest schedule
+// under which off violates and on holds, belongs to the exploration
+// package and is not provided here.) It returns a harness error, or an
+// error for an invalid schedule or a seeded defect sys cannot build.
+func ContrastOf(sys System, setup Setup, sched *model.Schedule, on, off model.Controls) (Contrast, error) {
+	h := model.NewHarness(setup.Fixture, setup.Options)
+	run := func(cs model.Controls, s *model.Schedule) (*model.Result, error) {
+		f, err := sys.factory(cs, s.Config.Mutant)
+		if err != nil {
+			return nil, err
+		}
+		return h.Run(f, s)
+	}
+	m := sched.Config.Mutant
+	return contrast(run, sched, arm{on, m}, arm{off, m})
+}
+
+// arm is one side of a matched pair: a control set and a seeded defect
+// ("" for none).
+type arm struct {
+	cs     model.Controls
+	mutant string
+}
+
+// withArm returns a copy of s whose config selects a's controls and seeded
+// defect; the rest of the config (retry budget, deadline, join) is kept.
+func withArm(s *model.Schedule, a arm) *model.Schedule {
+	c := *s
+	c.Config.Profile, c.Config.Controls, c.Config.HasControls, c.Config.Mutant = "", a.cs, true, a.mutant
+	return &c
+}
+
+// withControls returns a copy of s under controls cs, keeping the rest of
+// its config (its seeded defect included).
+func withControls(s *model.Schedule, cs model.Controls) *model.Schedule {
+	return withArm(s, arm{cs, s.Config.Mutant})
+}
+
+func contrast(run func(model.Controls, *model.Schedule) (*model.Result, error), sched *model.Schedule, on, off arm) (Contrast, error) {
+	sOn, sOff := withArm(sched, on), withArm(sched, off)
+	rOn, err := run(on.cs, sOn)
+	if err != nil {
+		return Contrast{}, err
+	}
+	rOff, err := run(off.cs, sOff)
+	if err != nil {
+		return Contrast{}, err
+	}
+	c := Contrast{On: summarize(on.cs, sOn, rOn), Off: summarize(off.cs, sOff, rOff)}
+	c.Class, c.Reason = classify(c.On, c.Off)
+	return c, nil
+}
+
+// ControlFinding is the pair for one nominated control removed alone, when
+// a kind has several. When it is an invalid green, CarriedBy names the
+// other controls whose removal together with it brings the transfer back:
+// the controls that silently carry the result; CarriedJointly, when no
+// single one does, the pairs of them that do.
+type ControlFinding struct {
+	Control        model.Control     `json:"control"`
+	Contrast       Contrast          `json:"contrast"`
+	CarriedBy      []model.Control   `json:"carried_by"`
+	CarriedJointly [][]model.Control `json:"carried_jointly"`
+	Finding        string            `json:"finding"`
+}
+
+// Pair is the counterfactual containment pair of one fault kind under one
+// profile and configuration: on is the profile with the kind's declared
+// defence, off the profile without it; the schedule, the fixture, the
+// options and the oracle are held fixed. The defence is what the kind's
+// spec declares: its nominated controls (on adds them, off removes all of
+// them) and, for a kind whose defence is a behaviour of the system rather
+// than one of the paper's controls, the seeded defect that lacks that
+// behaviour (model.FaultSpec.Mutant: off runs the system with it, on
+// without it). PerControl repeats the pair for each nominated control
+// removed alone when there are several (seed 000 warns that "a different
+// control silently carries the result").
+type Pair struct {
+	System    string          `json:"system"`
+	Profile   string          `json:"profile"`
+	Config    string          `json:"config"`
+	Kind      string          `json:"kind"`
+	Nominated []model.Control `json:"nominated"`
+	// Mutant is the seeded defect of the off run ("" when the defence is
+	// controls only).
+	Mutant    string   `json:"mutant,omitempty"`
+	Threatens []string `json:"threatens"`
+	Predicted bool     `json:"predicted"`
+	Contrast  Contrast `json:"contrast"`
+	// CarriedBy, for an invalid green, names the controls left in the
+	// off run whose removal as well brings the transfer back (each alone).
+	CarriedBy []model.Control `json:"carried_by"`
+	// CarriedJointly, for an invalid green that no single control
+	// carries, names the pairs of controls left in the off run whose
+	// removal together brings the transfer back: each of the two contains
+	// the fault without the other (redundant defences).
+	CarriedJointly [][]model.Control `json:"carried_jointly"`
+	PerControl     []ControlFinding  `json:"per_control"`
+}
+
+// pair builds the pair of spec under profile controls cs in configuration
+// ci.
+func (r *runner) pair(ci int, config, profile string, cs model.Controls, spec model.FaultSpec) (Pair, error) {
+	arms := func(c model.Controls, s *model.Schedule) (*model.Result, error) { return r.runPlanned(ci, c, s) }
+	search := func(c model.Controls, s *model.Schedule) (*model.Result, error) { return r.run(ci, c, s) }
+	return buildPair(arms, search, r.cfg.System.Name, config, profile, cs, spec)
+}
+
+// buildPair runs the pair's arms with arms and the searches for carriers
+// with search.
+func buildPair(arms, search func(model.Controls, *model.Schedule) (*model.Result, error), system, config, profile string, cs model.Controls, spec model.FaultSpec) (Pair, error) {
+	on, off := arm{cs: cs}, arm{cs: cs, mutant: spec.Mutant}
+	for _, c := range spec.Nominated {
+		on.cs, off.cs = on.cs.With(c), off.cs.Without(c)
+	}
+	sched := single(spec.Kind, on.cs)
+	pr := Pair{System: system, Profile: profile, Config: config, Kind: spec.Kind, Nominated: append([]model.Control{}, spec.Nominated...),
+		Mutant: spec.Mutant, Threatens: append([]string{}, spec.Threatens...), CarriedBy: []model.Control{}, CarriedJointly: [][]model.Control{},
+		PerControl: []ControlFinding{}}
+	var err error
+	if pr.Contrast, err = contrast(arms, sched, on, off); err != nil {
+		return Pair{}, err
+	}
+	if pr.Contrast.Class == InvalidGreen {
+		if pr.CarriedBy, pr.CarriedJointly, err = carriers(search, sched, off); err != nil {
+			return Pair{}, err
+		}
+		pr.Contrast.Reason += carriedText(pr.CarriedBy, pr.CarriedJointly)
+	}
+	pr.Predicted = len(spec.Threatens) > 0
+	for _, t := range spec.Threatens {
+		found := false
+		for _, v := range pr.Contrast.Off.Violated {
+			found = found || v == t
+		}
+		pr.Predicted = pr.Predicted && found
+	}
+	if len(spec.Nominated) < 2 {
+		return pr, nil
+	}
+	for _, c := range spec.Nominated {
+		f := ControlFinding{Control: c, CarriedBy: []model.Control{}, CarriedJointly: [][]model.Control{}}
+		alone := arm{cs: on.cs.Without(c)}
+		if f.Contrast, err = contrast(arms, sched, on, alone); err != nil {
+			return Pair{}, err
+		}
+		switch f.Contrast.Class {
+		case LeverageShown:
+			f.Finding = fmt.Sprintf("removing %s alone brings the transfer back", c)
+		case ControlIneffective:
+			f.Finding = "the control-on run is unsafe"
+		case InvalidGreen:
+			if f.CarriedBy, f.CarriedJointly, err = carriers(search, sched, alone); err != nil {
+				return Pair{}, err
+			}
+			switch {
+			case len(f.CarriedBy) == 0 && len(f.CarriedJointly) == 0:
+				f.Finding = fmt.Sprintf("removing %s alone leaves the fault contained, and no other control or pair of controls carries it", c)
+			case len(f.CarriedBy) == 0:
+				f.Finding = fmt.Sprintf("removing %s alone leaves the fault contained%s", c, carriedText(nil, f.CarriedJointly))
+			default:
+				names := make([]string, len(f.CarriedBy))
+				for i, d := range f.CarriedBy {
+					names[i] = string(d)
+				}
+				f.Finding = fmt.Sprintf("removing %s alone leaves the fault contained: %s silently carries the result", c, strings.Join(names, ", "))
+			}
+		}
+		pr.PerControl = append(pr.PerControl, f)
+	}
+	return pr, nil
+}
+
+// carriers returns the controls d of off such that removing d as well makes
+// sched violate an invariant: the controls that carry the containment.
+// When none does alone, it returns the pairs {d, e} of off's controls
+// whose removal together does (each carries it without the other), in
+// catalogue order.
+func carriers(run func(model.Controls, *model.Schedule) (*model.Result, error), sched *model.Schedule, off arm) ([]model.Control, [][]model.Control, error) {
+	breaks := func(cs model.Controls) (bool, error) {
+		a := arm{cs: cs, mutant: off.mutant}
+		res, err := run(a.cs, withArm(sched, a))
+		if err != nil {
+			return false, err
+		}
+		return !res.Held(), nil
+	}
+	single, joint := []model.Control{}, [][]model.Control{}
+	list := off.cs.List()
+	for _, d := range list {
+		b, err := breaks(off.cs.Without(d))
+		if err != nil {
+			return nil, nil, err
+		}
+		if b {
+			single = append(single, d)
+		}
+	}
+	if len(single) > 0 {
+		return single, joint, nil
+	}
+	for i, d := range list {
+		for _, e := range list[i+1:] {
+			b, err := breaks(off.cs.Without(d).Without(e))
+			if err != nil {
+				return nil, nil, err
+			}
+			if b {
+				joint = append(joint, []model.Control{d, e})
+			}
+		}
+	}
+	return single, joint, nil
+}
+
+// carriedText says what carries an invalid green: "; carried by a, b"
+// (each alone) or "; carried jointly by a and b (each contains the fault
+// without the other)".
+func carriedText(single []model.Control, joint [][]model.Control) string {
+	if len(single) > 0 {
+		names := make([]string, len(single))
+		for i, d := range single {
+			names[i] = string(d)
+		}
+		return "; carried by " + strings.Join(names, ", ")
+	}
+	if len(joint) == 0 {
+		return ""
+	}
+	pairs := make([]string, len(joint))
+	for i, p := range joint {
+		pairs[i] = string(p[0]) + " and " + string(p[1])
+	}
+	return "; carried jointly by " + strings.Join(pairs, "; or by ") + " (each contains the fault without the other; removing both brings the transfer back)"
+}

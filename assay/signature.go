@@ -1,0 +1,303 @@
+package assay
+
+import (
+	"github.com/faultline/faultline/model"
+)
+
+// Term is one term of a signature: a count of trials, its rate in [0,1]
+// and the rate's 95 % Wilson score interval.
+type Term struct {
+	Count    int      `json:"count"`
+	Trials   int      `json:"trials"`
+	Rate     float64  `json:"rate"`
+	Interval Interval `json:"ci95"`
+}
+
+func termOf(count, trials int) Term {
+	iv, err := Wilson(count, trials)
+	if err != nil {
+		panic("assay: " + err.Error()) // counts come from trials: cannot exceed them
+	}
+	rate := 0.0
+	if trials > 0 {
+		rate = float64(count) / float64(trials)
+	}
+	return Term{Count: count, Trials: trials, Rate: rate, Interval: iv}
+}
+
+// Q is the fault-transfer signature of seed 000 (worked example 2): five
+// questions kept apart, never averaged into one score.
+//
+//   - Detect: the system raised a warning after the disturbance fired;
+//   - Contain: no unsafe effect escaped;
+//   - Recover: a correct terminal state within the retry budget;
+//   - Prove: the claim is proven (outcome term "verified");
+//   - Serve: a correct terminal state within the deadline (useful service).
+type Q struct {
+	Detect  Term `json:"detect"`
+	Contain Term `json:"contain"`
+	Recover Term `json:"recover"`
+	Prove   Term `json:"prove"`
+	Serve   Term `json:"serve"`
+}
+
+// QTerms names the terms of Q in order.
+var QTerms = []string{"detect", "contain", "recover", "prove", "serve"}
+
+// Get returns the term named name (one of QTerms).
+func (q Q) Get(name string) (Term, bool) {
+	switch name {
+	case "detect":
+		return q.Detect, true
+	case "contain":
+		return q.Contain, true
+	case "recover":
+		return q.Recover, true
+	case "prove":
+		return q.Prove, true
+	case "serve":
+		return q.Serve, true
+	}
+	return Term{}, false
+}
+
+func qOf(c Counts) Q {
+	return Q{Detect: termOf(c.Detected, c.Trials), Contain: termOf(c.Contained, c.Trials),
+		Recover: termOf(c.Recovered, c.Trials), Prove: termOf(c.Verified, c.Trials), Serve: termOf(c.UsefulService, c.Trials)}
+}
+
+// Harms counts the trials that broke a hard invariant of the release
+// envelope, and those that lost service or were stopped.
+type Harms struct {
+	UnsafeEscape    int `json:"unsafe_escape"`
+	DuplicateEffect int `json:"duplicate_effect"`
+	UnprovedRelease int `json:"unproved_release"`
+	WrongSubject    int `json:"wrong_subject"`
+	// ContractViolation counts trials that broke an invariant of seed
+	// 003's recovery contract (ContractInvariants).
+	ContractViolation int `json:"contract_violation"`
+	ServiceLoss       int `json:"service_loss"`
+	Stopped           int `json:"stopped"`
+}
+
+func (h *Harms) add(o Harms) {
+	h.UnsafeEscape += o.UnsafeEscape
+	h.DuplicateEffect += o.DuplicateEffect
+	h.UnprovedRelease += o.UnprovedRelease
+	h.WrongSubject += o.WrongSubject
+	h.ContractViolation += o.ContractViolation
+	h.ServiceLoss += o.ServiceLoss
+	h.Stopped += o.Stopped
+}
+
+// Signature is the signature of one typed fault (its kind at its boundary
+// and phase) under one profile and one configuration, over the trials of
+// the plan that drew it. Critical is true when the kind threatens an
+// invariant of the hard envelope (HardInvariants).
+type Signature struct {
+	Profile  string         `json:"profile"`
+	Controls string         `json:"controls"`
+	Config   string         `json:"config"`
+	Kind     string         `json:"kind"`
+	Domain   model.Domain   `json:"domain"`
+	Boundary model.Boundary `json:"boundary"`
+	Phase    model.Phase    `json:"phase"`
+	Critical bool           `json:"critical"`
+	Trials   int            `json:"trials"`
+	Q        Q              `json:"q"`
+	Harms    Harms          `json:"harms"`
+	counts   Counts
+}
+
+// PaperHardInvariants are the invariants behind the paper's hard
+// constraints of the release envelope (seed 000, "Release against
+// containment evidence"): no wrong-subject effect, no effect without
+// current entitlement, no duplicate effect, no release without proof.
+var PaperHardInvariants = []string{model.InvRightSubject, model.InvCurrentEntitlement, model.InvEffectAtMostOnce, model.InvProvableOutcome}
+
+// ContractInvariants are the invariants of seed 003's recovery contract
+// ("Recovery Contract"; a run that violates one is unrecoverable): resume
+// from the newest valid checkpoint, never invent progress, stay within the
+// retry and deadline budgets, keep every branch in the join record. The
+// envelope holds them hard too: zero recovery-contract violation.
+var ContractInvariants = []string{model.InvResumeFromCheckpoint, model.InvNoInventedProgress, model.InvBudget, model.InvJoinPreserved}
+
+// HardInvariants are every invariant a hard constraint of the release
+// envelope rests on: PaperHardInvariants and ContractInvariants.
+var HardInvariants = append(append([]string(nil), PaperHardInvariants...), ContractInvariants...)
+
+// Critical reports whether spec threatens a hard invariant (HardInvariants):
+// a release-critical fault (seed 000, "For every release-critical fault, run
+// a matched pair").
+func Critical(spec model.FaultSpec) bool {
+	for _, t := range spec.Threatens {
+		for _, h := range HardInvariants {
+			if t == h {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func signatureOf(profile string, cs model.Controls, config string, spec model.FaultSpec, c *cell) Signature {
+	k := c.counts
+	return Signature{Profile: profile, Controls: cs.String(), Config: config, Kind: spec.Kind, Domain: spec.Domain,
+		Boundary: spec.Boundary, Phase: spec.Phase, Critical: Critical(spec), Trials: k.Trials, Q: qOf(k),
+		Harms: Harms{UnsafeEscape: k.UnsafeEscape, DuplicateEffect: k.DuplicateEffect, UnprovedRelease: k.UnverifiableRelease,
+			WrongSubject: c.wrong, ContractViolation: c.contract, ServiceLoss: k.ServiceLoss, Stopped: c.stopped},
+		counts: k}
+}
+
+// WorstCell names the critical fault class (kind and configuration) with
+// the lowest rate of one term in an aggregate.
+type WorstCell struct {
+	Term   string  `json:"term"`
+	Kind   string  `json:"kind"`
+	Config string  `json:"config"`
+	Count  int     `json:"count"`
+	Trials int     `json:"trials"`
+	Rate   float64 `json:"rate"`
+}
+
+// Aggregate pools signatures of one profile (over one domain or all, one
+// configuration or all). Pooling never stands alone: Worst keeps, for each
+// term of Q, the critical fault class and configuration with the lowest
+// rate, and WorstClass the critical class that is worst on all five terms
+// in the order contain, prove, recover, serve, detect (seed 000: "Aggregate
+// only after preserving the worst critical fault class and the
+// configuration that produced it").
+type Aggregate struct {
+	Profile    string      `json:"profile"`
+	Controls   string      `json:"controls"`
+	Domain     string      `json:"domain"` // "all" or a fault domain
+	Config     string      `json:"config"` // "all" or a configuration name
+	Trials     int         `json:"trials"`
+	Q          Q           `json:"q"`
+	Harms      Harms       `json:"harms"`
+	Worst      []WorstCell `json:"worst"`
+	WorstClass *WorstCell  `json:"worst_class,omitempty"`
+}
+
+// worse reports whether a is worse than b: lower rates, compared in the
+// order contain, prove, recover, serve, detect.
+func worse(a, b Q) bool {
+	for _, x := range [][2]Term{{a.Contain, b.Contain}, {a.Prove, b.Prove}, {a.Recover, b.Recover}, {a.Serve, b.Serve}, {a.Detect, b.Detect}} {
+		if x[0].Rate != x[1].Rate {
+			return x[0].Rate < x[1].Rate
+		}
+	}
+	return false
+}
+
+func pool(profile, controls, domain, config string, sigs []Signature) Aggregate {
+	a := Aggregate{Profile: profile, Controls: controls, Domain: domain, Config: config, Worst: []WorstCell{}}
+	var total Counts
+	var worstSig *Signature
+	for i := range sigs {
+		s := &sigs[i]
+		total.Merge(s.counts)
+		a.Harms.add(s.Harms)
+		if s.Critical && (worstSig == nil || worse(s.Q, worstSig.Q)) {
+			worstSig = s
+		}
+	}
+	a.Trials = total.Trials
+	a.Q = qOf(total)
+	for _, name := range QTerms {
+		var best *Signature
+		var bt Term
+		for i := range sigs {
+			s := &sigs[i]
+			t, _ := s.Q.Get(name)
+			if s.Critical && (best == nil || t.Rate < bt.Rate) {
+				best, bt = s, t
+			}
+		}
+		if best != nil {
+			a.Worst = append(a.Worst, WorstCell{Term: name, Kind: best.Kind, Config: best.Config, Count: bt.Count, Trials: bt.Trials, Rate: bt.Rate})
+		}
+	}
+	if worstSig != nil {
+		a.WorstClass = &WorstCell{Term: "contain,prove,recover,serve,detect", Kind: worstSig.Kind, Config: worstSig.Config,
+			Count: worstSig.Q.Contain.Count, Trials: worstSig.Trials, Rate: worstSig.Q.Contain.Rate}
+	}
+	return a
+}
+
+// aggregatesOf pools a profile's signatures overall, per domain, and (with
+// more than one configuration) per configuration.
+func aggregatesOf(profile string, cs model.Controls, sigs []Signature, configs []string) []Aggregate {
+	out := []Aggregate{pool(profile, cs.String(), "all", "all", sigs)}
+	for _, d := range model.Domains {
+		var sub []Signature
+		for _, s := range sigs {
+			if s.Domain == d {
+				sub = append(sub, s)
+			}
+		}
+		if len(sub) > 0 {
+			out = append(out, pool(profile, cs.String(), string(d), "all", sub))
+		}
+	}
+	if len(configs) > 1 {
+		for _, c := range configs {
+			out = append(out, pool(profile, cs.String(), "all", c, filterConfig(sigs, c)))
+		}
+	}
+	return out
+}
+
+func filterConfig(sigs []Signature, config string) []Signature {
+	var out []Signature
+	for _, s := range sigs {
+		if s.Config == config {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// WorstConfig is, for one profile and one critical fault kind, the
+// configuration under which its signature is worst (lower rates, compared
+// in the order contain, prove, recover, serve, detect; ties go to the
+// earlier configuration). AllEqual is true when every configuration gave
+// the same five rates, so the configuration made no difference.
+type WorstConfig struct {
+	Profile  string `json:"profile"`
+	Kind     string `json:"kind"`
+	Config   string `json:"config"`
+	Q        Q      `json:"q"`
+	Configs  int    `json:"configs"`
+	AllEqual bool   `json:"all_equal"`
+}
+
+func worstConfigs(sigs []Signature, configs []string) []WorstConfig {
+	var out []WorstConfig
+	var order []string
+	byKind := map[string][]Signature{}
+	for _, s := range sigs {
+		if !s.Critical {
+			continue
+		}
+		if _, ok := byKind[s.Kind]; !ok {
+			order = append(order, s.Kind)
+		}
+		byKind[s.Kind] = append(byKind[s.Kind], s)
+	}
+	for _, k := range order {
+		ss := byKind[k]
+		w := ss[0]
+		equal := true
+		for _, s := range ss[1:] {
+			if worse(s.Q, w.Q) {
+				w = s
+			}
+			if worse(s.Q, ss[0].Q) || worse(ss[0].Q, s.Q) {
+				equal = false
+			}
+		}
+		out = append(out, WorstConfig{Profile: w.Profile, Kind: k, Config: w.Config, Q: w.Q, Configs: len(ss), AllEqual: equal})
+	}
+	return out
+}

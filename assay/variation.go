@@ -1,0 +1,180 @@
+package assay
+
+import (
+	"fmt"
+	"math/bits"
+	"strconv"
+	"strings"
+
+	"github.com/faultline/faultline/model"
+)
+
+// Setup is what a configuration dimension may change about the configured
+// system under test: the harness options and the fixture (the workload and
+// the world it starts from). The control set is not part of it: it is the
+// profile, which every figure names separately.
+type Setup struct {
+	Options model.Options
+	Fixture model.Fixture
+}
+
+// Level is one value of a configuration dimension, with the change it
+// makes to a Setup.
+type Level struct {
+	Dimension string `json:"dimension"`
+	Value     string `json:"value"`
+	apply     func(*Setup)
+}
+
+// Dimension is one configuration dimension of the system under test (seed
+// 000, the eight-step assay, step 8: "Repeat across seeds, timings, load,
+// policy versions and fault-dependent configurations"). Dimensions are
+// built only by their constructors ([RetryBudgets], [Deadlines]); a new
+// dimension (policy version, checkpoint interval, join policy) is one more
+// constructor that returns Levels changing the Setup, and every study,
+// figure and dossier picks it up unchanged.
+type Dimension struct {
+	Name   string  `json:"name"`
+	Doc    string  `json:"doc"`
+	Levels []Level `json:"levels"`
+	err    error
+}
+
+// RetryBudgets varies model.Options.RetryBudget: tool-call attempts a task
+// may make after its first. Each value must be 1 or more (the model reads 0
+// as "the default of 2"); a bad value is reported when the variation is
+// used.
+func RetryBudgets(values ...int) Dimension {
+	d := Dimension{Name: "retry_budget", Doc: "tool-call attempts a task may make after its first (model.Options.RetryBudget)"}
+	for _, v := range values {
+		if v < 1 {
+			d.err = fmt.Errorf("retry_budget %d: give 1 or more (0 is the model's default marker)", v)
+		}
+		d.Levels = append(d.Levels, Level{Dimension: d.Name, Value: strconv.Itoa(v), apply: func(s *Setup) { s.Options.RetryBudget = v }})
+	}
+	return d
+}
+
+// Deadlines varies model.Options.Deadline, the task's deadline in logical
+// milliseconds. Each value must be 1 or more.
+func Deadlines(values ...model.Millis) Dimension {
+	d := Dimension{Name: "deadline_ms", Doc: "the task's deadline in logical milliseconds (model.Options.Deadline)"}
+	for _, v := range values {
+		if v < 1 {
+			d.err = fmt.Errorf("deadline_ms %d: give 1 or more", v)
+		}
+		d.Levels = append(d.Levels, Level{Dimension: d.Name, Value: strconv.FormatInt(int64(v), 10), apply: func(s *Setup) { s.Options.Deadline = v }})
+	}
+	return d
+}
+
+// Variation is a list of configuration dimensions. Its configurations are
+// the cross product of the dimensions' levels, in order (the last dimension
+// varies fastest); an empty Variation has one configuration, "default".
+type Variation []Dimension
+
+// Validate returns the first bad dimension: one without levels, a repeated
+// name or value, or a bad value.
+func (v Variation) Validate() error {
+	seen := map[string]bool{}
+	for _, d := range v {
+		if d.err != nil {
+			return d.err
+		}
+		if d.Name == "" || len(d.Levels) == 0 {
+			return fmt.Errorf("variation: dimension %q has no levels", d.Name)
+		}
+		if seen[d.Name] {
+			return fmt.Errorf("variation: dimension %q is given twice", d.Name)
+		}
+		seen[d.Name] = true
+		vals := map[string]bool{}
+		for _, l := range d.Levels {
+			if vals[l.Value] {
+				return fmt.Errorf("variation: dimension %q repeats the value %s", d.Name, l.Value)
+			}
+			vals[l.Value] = true
+		}
+	}
+	return nil
+}
+
+// Configuration is one point of a Variation: a level of each dimension.
+type Configuration struct {
+	Levels []Level
+}
+
+// DefaultConfig is the name of the configuration with no varied dimension:
+// the model's default options (retry budget 2, deadline 2000 ms, 3
+// restarts) on the Copperfin fixture.
+const DefaultConfig = "default"
+
+// Name is "default" or the levels as "dim=value" joined by spaces, e.g.
+// "retry_budget=1 deadline_ms=300". Every figure carries it.
+func (c Configuration) Name() string {
+	if len(c.Levels) == 0 {
+		return DefaultConfig
+	}
+	s := make([]string, len(c.Levels))
+	for i, l := range c.Levels {
+		s[i] = l.Dimension + "=" + l.Value
+	}
+	return strings.Join(s, " ")
+}
+
+// Apply returns base changed by every level of c.
+func (c Configuration) Apply(base Setup) Setup {
+	for _, l := range c.Levels {
+		l.apply(&base)
+	}
+	return base
+}
+
+// Configurations returns the cross product of v's levels.
+func (v Variation) Configurations() []Configuration {
+	out := []Configuration{{}}
+	for _, d := range v {
+		var next []Configuration
+		for _, c := range out {
+			for _, l := range d.Levels {
+				levels := append(append([]Level(nil), c.Levels...), l)
+				next = append(next, Configuration{Levels: levels})
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+// DefaultVariation is the variation study of the audit and the dossier:
+// retry budgets 1 and 2 and deadlines 340 and 2000 logical ms (four
+// configurations). Under the typed profile 340 ms is shorter than the
+// reference workflow's two slowest recoveries (a resume after a checkpoint
+// rollback ends at 352 ms; a rate-limited call waits its 100 ms
+// retry-after, so with 340 ms the retry no longer fits and the task holds)
+// and longer than every other path (the next slowest, a timeout before
+// send and a tool timeout, end at 332 ms); 2000 ms is the model's default.
+func DefaultVariation() Variation {
+	return Variation{RetryBudgets(1, 2), Deadlines(340, 2000)}
+}
+
+// splitmix64 is the generator that draws configurations alongside the
+// paper's LCG draws of faults (G. L. Steele, D. Lea, C. H. Flood, "Fast
+// splittable pseudorandom number generators", OOPSLA 2014): a separate,
+// explicitly seeded stream, so the fault plan stays the artefact's.
+type splitmix64 struct{ state uint64 }
+
+func (s *splitmix64) next() uint64 {
+	s.state += 0x9e3779b97f4a7c15
+	z := s.state
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// choice returns an index in [0,n): the high word of next()·n (Lemire's
+// multiply-shift).
+func (s *splitmix64) choice(n int) int {
+	hi, _ := bits.Mul64(s.next(), uint64(n))
+	return int(hi)
+}

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAuditEvidenceSections: the audit keeps its lines and adds the
+// signature table with intervals, the region of each profile, the pairs
+// and the coefficients over the whole catalogue; --compat paper188 gives
+// the paper's ten with the paper's numbers; json and markdown carry the
+// same evidence.
+func TestAuditEvidenceSections(t *testing.T) {
+	code, out, _ := runCLI(t, "audit")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{
+		"faultline audit: reference system (Copperfin refund workflow), 25 fault kinds (the whole catalogue), profiles 3",
+		"typed        BLOCK OR REDESIGN            unsafe   0.0%",
+		"== Fault-transfer signatures",
+		"break_trace_lineage        effect/before_commit               default  188  188 100.0% [98.0, 100.0]  188 100.0% [98.0, 100.0]  0   0.0% [0.0, 2.0]",
+		"memory_loss                memory/before_commit               default  134  134 100.0% [97.2, 100.0]  134 100.0% [97.2, 100.0]  0   0.0% [0.0, 2.8]",
+		"baseline     all     2000  unsafe escape       block",
+		"typed        all     2000  contained but dead  redesign recovery",
+		"fail_closed  all     2000  contained but dead  redesign recovery",
+		"typed (all): recover floor 80% missed: recover 1299 of 2000 = 65.0% [95% CI 62.8%, 67.0%] (overall, worst class memory_loss 0 of 134, configuration default)",
+		"typed (all): prove floor 80% missed: prove 212 of 400 = 53.0% [95% CI 48.1%, 57.8%] (domain evidence, worst class break_trace_lineage 0 of 188, configuration default)",
+		"typed        default  timeout_after_commit       idempotency+effect_readback                   leverage_shown  yes           effect_at_most_once                         recovered",
+		"typed        default  sandbox_denial             behaviour (defect rejection_as_success)       leverage_shown  yes           no_invented_progress                        contained_failure",
+		"typed        default  branch_failure             behaviour (defect failed_branch_dropped)      leverage_shown  yes           join_preserved                              contained_failure",
+		"== Fault-transfer coefficients",
+		"subject_swap               default  212/212  +1.000 (212/212 - 0/212)",
+		"Remediation: add recovery",
+		"no trial run met a declared stop condition",
+		"pairs across configurations: 256 of 300 show leverage",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("audit output lacks %q", want)
+		}
+	}
+	if !strings.HasSuffix(out, "not proof of production safety.\n") {
+		t.Error("the interpretation boundary is no longer the last line")
+	}
+	code, out, _ = runCLI(t, "audit", "--compat", "paper188")
+	if code != 0 {
+		t.Fatalf("compat: exit %d", code)
+	}
+	for _, want := range []string{
+		"faultline audit: reference system (Copperfin refund workflow), 10 fault kinds (the paper's modes, --compat paper188), profiles 3",
+		"typed        PASS ON THIS SYNTHETIC ASSAY unsafe   0.0%",
+		"break_trace_lineage        effect/before_commit        default  188  188 100.0% [98.0, 100.0]  188 100.0% [98.0, 100.0]  0   0.0% [0.0, 2.0]",
+		"baseline     all     2000  unsafe escape        block",
+		"typed        all     2000  useful but unproved  shadow or hold",
+		"fail_closed  all     2000  contained but dead   redesign recovery",
+		"typed (all): prove floor 80% missed: prove 212 of 400 = 53.0% [95% CI 48.1%, 57.8%] (domain evidence, worst class break_trace_lineage 0 of 188, configuration default)",
+		"pairs across configurations: 112 of 120 show leverage",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("compat audit output lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "sandbox_denial") {
+		t.Error("compat audit shows a kind outside the paper's ten")
+	}
+	code, out, _ = runCLI(t, "audit", "--format", "json")
+	if code != 0 {
+		t.Fatalf("json: exit %d", code)
+	}
+	var obj struct {
+		Compat   string `json:"compat"`
+		Profiles []struct {
+			Profile string            `json:"profile"`
+			Rows    []json.RawMessage `json:"rows"`
+			Assay   struct {
+				Assessment string `json:"assessment"`
+			} `json:"assay"`
+		} `json:"profiles"`
+		Evidence struct {
+			Reference struct {
+				Placements []struct {
+					Profile, Config, Region string
+				} `json:"placements"`
+				Pairs        []json.RawMessage `json:"pairs"`
+				Coefficients []json.RawMessage `json:"coefficients"`
+			} `json:"reference"`
+		} `json:"evidence"`
+	}
+	if err := json.Unmarshal([]byte(out), &obj); err != nil {
+		t.Fatal(err)
+	}
+	if obj.Compat != "" || len(obj.Profiles) != 3 || len(obj.Profiles[1].Rows) != 25 || obj.Profiles[1].Assay.Assessment != "BLOCK OR REDESIGN" ||
+		len(obj.Evidence.Reference.Pairs) != 75 || len(obj.Evidence.Reference.Coefficients) != 600 ||
+		obj.Evidence.Reference.Placements[1].Region != "contained but dead" {
+		t.Errorf("json audit: %+v", obj.Profiles)
+	}
+	code, out, _ = runCLI(t, "audit", "--format", "markdown")
+	if code != 0 || !strings.Contains(out, "| typed | all | 2000 | contained but dead | redesign recovery |") || !strings.Contains(out, "## Release envelope") {
+		t.Errorf("markdown audit: exit %d", code)
+	}
+	for _, c := range [][]string{{"audit", "--format", "xml"}, {"audit", "--compat", "paper200"}} {
+		want := `unknown format "xml"`
+		if c[1] == "--compat" {
+			want = `unknown compatibility target "paper200"`
+		}
+		if code, _, stderr := runCLI(t, c...); code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("%v: exit %d %q", c, code, stderr)
+		}
+	}
+}
+
+// TestDossierCommand: dossier writes both files; diff of a dossier with
+// itself exits 0; with a tampered change trigger exits 1 and names it;
+// bad input exits 2.
+func TestDossierCommand(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	code, out, stderr := runCLI(t, "dossier", "--profile", "typed", "--out", dir)
+	if code != 0 || !strings.Contains(out, "dossier.json") {
+		t.Fatalf("exit %d %s %s", code, out, stderr)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "dossier.md"))
+	if err != nil || !strings.Contains(string(md), "| profile typed | controls: bind_identity") || strings.Contains(string(md), "| profile baseline |") ||
+		!strings.Contains(string(md), "The evidence covers 25 of the catalogue's 25 kinds.") {
+		t.Fatalf("dossier.md: %v", err)
+	}
+	paper := filepath.Join(t.TempDir(), "paper")
+	if code, _, stderr := runCLI(t, "dossier", "--profile", "typed", "--compat", "paper188", "--out", paper); code != 0 {
+		t.Fatalf("compat dossier: exit %d %s", code, stderr)
+	}
+	md, _ = os.ReadFile(filepath.Join(paper, "dossier.md"))
+	if !strings.Contains(string(md), "The evidence covers 10 of the catalogue's 25 kinds.") || !strings.Contains(string(md), "| typed | all | 2000 | useful but unproved | shadow or hold |") {
+		t.Error("compat dossier.md lacks the paper's coverage or placement")
+	}
+	// the catalogue grew from the paper's ten to 25 kinds: every trigger fires
+	code, out, _ = runCLI(t, "dossier", "diff", paper, dir)
+	if code != 1 || !strings.Contains(out, "  state_schema: ") || !strings.Contains(out, "  orchestration: ") {
+		t.Fatalf("paper -> catalogue diff: exit %d\n%.2000s", code, out)
+	}
+	code, out, _ = runCLI(t, "dossier", "diff", dir, filepath.Join(dir, "dossier.json"))
+	if code != 0 || !strings.Contains(out, "change triggers: none fired") || !strings.Contains(out, "dossiers are identical") {
+		t.Fatalf("self diff: exit %d\n%s", code, out)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "dossier.json"))
+	var obj map[string]any
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		t.Fatal(err)
+	}
+	obj["change_triggers"].([]any)[2].(map[string]any)["sha256"] = "changed"
+	b, _ := json.Marshal(obj)
+	other := filepath.Join(t.TempDir(), "new.json")
+	os.WriteFile(other, b, 0o644)
+	code, out, _ = runCLI(t, "dossier", "diff", dir, other)
+	if code != 1 || !strings.Contains(out, "change triggers fired (the release gate reopens):") || !strings.Contains(out, "  policy: ") {
+		t.Fatalf("tampered diff: exit %d\n%s", code, out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"dossier"}, "--out DIR is required"},
+		{[]string{"dossier", "--out", dir, "--profile", "paranoid"}, `unknown profile "paranoid"`},
+		{[]string{"dossier", "--out", dir, "--profile", "typed,typed"}, `"typed" given twice`},
+		{[]string{"dossier", "--out", dir, "--compat", "paper"}, `unknown compatibility target "paper"`},
+		{[]string{"dossier", "diff", dir, filepath.Join(dir, "nope.json")}, "no such file"},
+		{[]string{"dossier", "diff", dir}, "accepts 2 arg"},
+	} {
+		code, _, stderr := runCLI(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, code, stderr, c.want)
+		}
+	}
+}
