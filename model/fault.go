@@ -192,11 +192,15 @@ func (crossSourceConflict) onEligibility(r *run, e *Eligibility) bool {
 
 type timeoutAfterCommit struct{}
 
-// onCommit lets the provider process the request, then loses the reply: the
-// client sees a timeout whatever the provider did.
+// onCommit lets the provider process the request and, when it committed,
+// loses the reply: the client sees a timeout. A request the provider did not
+// commit passes through untouched (the kind acts only after a commit).
 func (timeoutAfterCommit) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
 	res := provider(call)
-	return ToolResult{Outcome: OutcomeUnknown, Reason: "timeout: no reply"}, res.Outcome == OutcomeCommitted
+	if res.Outcome != OutcomeCommitted {
+		return res, false // nothing was committed: the kind has nothing to act on
+	}
+	return ToolResult{Outcome: OutcomeUnknown, Class: ClassTimeout, Reason: "timeout: no reply"}, true
 }
 
 type partialSuccessResponse struct{}

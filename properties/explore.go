@@ -176,9 +176,12 @@ func newExplorer(sys System, opts []Option) (*explorer, error) {
 		}
 	}
 	set.config.Fixture = set.fixture.Name
-	e := &explorer{sys: sys, set: set, harness: model.NewHarness(set.fixture, model.Options{}), inScope: map[string]bool{}}
+	e := &explorer{sys: sys, set: set, harness: model.NewHarness(set.fixture, set.harness), inScope: map[string]bool{}}
 	for _, inv := range model.Invariants {
 		e.inScope[inv.Name] = set.invariants == nil || slices.Contains(set.invariants, inv.Name)
+	}
+	for _, inv := range set.harness.Invariants {
+		e.inScope[inv.Name] = set.invariants == nil
 	}
 	// the clean run tells which events occur, how often, and with which
 	// memory keys and branch names

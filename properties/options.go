@@ -52,6 +52,7 @@ type settings struct {
 	dir        string
 	replay     string
 	name       string
+	harness    model.Options
 }
 
 func defaults() settings {
@@ -138,6 +139,16 @@ func WithMaxFaults(k int) Option {
 		s.maxFaults = k
 		return nil
 	})
+}
+
+// WithHarnessOptions sets the harness options of every run: for a system
+// of one's own, the built-in invariants that apply (Builtin) and the user's
+// own (Invariants), which are then in scope with the built-in ones, and
+// its budgets and stop conditions. Default: model.Options{} (the reference
+// world's eight invariants). Invalid options are an error when the
+// exploration starts.
+func WithHarnessOptions(opts model.Options) Option {
+	return optionFunc(func(s *settings) error { s.harness = opts; return nil })
 }
 
 // WithInvariants limits the invariants whose violation is a counterexample

@@ -1,0 +1,48 @@
+package inventory_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/faultline/faultline/examples/inventory"
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/properties"
+)
+
+// explore runs the rapid exploration over the inventory agent in the given
+// variant: the catalogue's faults (no world events), at most three a
+// schedule, the agent's own invariants and the built-in ones it declares.
+func explore(t *testing.T, v inventory.Variant) *properties.Report {
+	t.Helper()
+	sys := properties.Factory(inventory.Factory(inventory.Defended, v))
+	rep, err := properties.Explore(sys,
+		properties.WithFixture(inventory.Fixture()),
+		properties.WithHarnessOptions(inventory.HarnessOptions()),
+		properties.WithConfig(model.ConfigOfControls(0)),
+		properties.WithoutWorldEvents(),
+		properties.WithName("inventory-"+string(v)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// TestExplorationFindsThePlantedBug: exploration finds the planted bug and
+// reduces it to the minimal schedule the exhaustive search finds (the
+// confirm's reply lost after its request id was assigned), and finds
+// nothing in the fixed version.
+func TestExplorationFindsThePlantedBug(t *testing.T) {
+	rep := explore(t, inventory.Planted)
+	if !rep.Found {
+		t.Fatalf("no counterexample in %d checks", rep.Checks)
+	}
+	cx := rep.Counterexample
+	want := loadSchedule(t, "planted-bug.json")
+	if diff := cmp.Diff(want.Faults, cx.Schedule.Faults); diff != "" || cx.Invariant != "confirmed_once" || cx.FaultKind != "tool_timeout" {
+		t.Fatalf("counterexample %s %s (-want +got faults):\n%s", cx.Invariant, cx.FaultKind, diff)
+	}
+	if rep := explore(t, inventory.Fixed); rep.Found {
+		t.Fatalf("the fixed version fails: %s", rep.Counterexample)
+	}
+}
