@@ -321,28 +321,11 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 	r.attempts++
 	r.state = StateWaitingForTool
 	var res ToolResult
-	fid := ""
+	var fid string
 	if len(hits) == 0 {
 		res = r.provide(call)
 	} else {
-		// Faults compose in schedule order: the first wraps the rest.
-		provider := r.provide
-		for i := len(hits) - 1; i >= 0; i-- {
-			f := hits[i]
-			h, ok := f.kind.impl.(commitHook)
-			if !ok {
-				continue
-			}
-			inner := provider
-			provider = func(c ToolCall) ToolResult {
-				res, fired := h.onCommit(r, c, inner)
-				if fired {
-					fid = r.fire(f)
-				}
-				return res
-			}
-		}
-		res = provider(call)
+		res, fid = r.disturbCommit(call, hits)
 	}
 	d := ""
 	if r.detailed {
@@ -351,6 +334,30 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 	r.lastSendWorker, r.lastSendKey, r.lastSendUnknown = r.worker, call.RequestKey, res.Outcome == OutcomeUnknown
 	r.record(EvToolCommit, ord, fid, res.Outcome.String(), d, StateRunning)
 	return res, nil
+}
+
+// disturbCommit runs a commit through the faults armed for it; they compose
+// in schedule order, the first wrapping the rest. It returns the result and
+// the id of the last fault that fired.
+func (r *run) disturbCommit(call ToolCall, hits []*armed) (ToolResult, string) {
+	fid := ""
+	provider := r.provide
+	for i := len(hits) - 1; i >= 0; i-- {
+		f := hits[i]
+		h, ok := f.kind.impl.(commitHook)
+		if !ok {
+			continue
+		}
+		inner := provider
+		provider = func(c ToolCall) ToolResult {
+			res, fired := h.onCommit(r, c, inner)
+			if fired {
+				fid = r.fire(f)
+			}
+			return res
+		}
+	}
+	return provider(call), fid
 }
 
 // Readback implements LedgerReader (event ledger.readback).
@@ -457,7 +464,7 @@ func (r *run) storeCheckpoint(c Checkpoint) {
 	r.cpStored = true
 	r.world.Checkpoints = append(r.world.Checkpoints, c)
 	r.ckSeq = c.Seq
-	r.world.Heads[c.Task] = max(r.world.Heads[c.Task], c.Seq)
+	r.world.setHead(c.Task, max(r.world.Head(c.Task), c.Seq))
 }
 
 // newestCheckpoint returns the index of the newest stored checkpoint of
@@ -469,6 +476,14 @@ func (r *run) newestCheckpoint(task string) int {
 		}
 	}
 	return -1
+}
+
+// stamped returns a copy of a stored checkpoint with the checksum of what
+// was written.
+func stamped(c Checkpoint) Checkpoint {
+	cp := copyCheckpoint(c)
+	cp.Checksum = Checksum(c)
+	return cp
 }
 
 func copyCheckpoint(cp Checkpoint) Checkpoint {
@@ -494,7 +509,9 @@ func (e *taskEnv) Save(ctx context.Context, cp Checkpoint) error {
 	cp.Task = r.task.ID
 	cp.At = r.world.Clock - costRead // the time the write was issued
 	cp.Head = 0
-	cp.Checksum = Checksum(cp)
+	// the checksum is stamped when the checkpoint is served (see Load):
+	// stored checkpoints are immutable, so it is the checksum of what was
+	// written, and the hot path does not hash checkpoints nobody reads
 	fid := ""
 	var err error
 	hooked := false
@@ -539,7 +556,7 @@ func (e *taskEnv) Load(ctx context.Context, task string) (Checkpoint, bool, erro
 	if !ok {
 		return Checkpoint{}, false, ErrWorkerCrashed
 	}
-	head := r.world.Heads[task]
+	head := r.world.Head(task)
 	newest := r.newestCheckpoint(task)
 	tamper := r.tamper
 	r.tamper = tamperNone
@@ -551,7 +568,7 @@ func (e *taskEnv) Load(ctx context.Context, task string) (Checkpoint, bool, erro
 		r.record(EvCheckpointLoad, ord, "", "none", r.detailHead(head), running(r))
 		return Checkpoint{Head: head}, false, nil
 	}
-	cp := copyCheckpoint(r.world.Checkpoints[newest])
+	cp := stamped(r.world.Checkpoints[newest])
 	switch tamper {
 	case tamperStale:
 		// a lagging replica: the previous checkpoint of the task (when the
@@ -559,7 +576,7 @@ func (e *taskEnv) Load(ctx context.Context, task string) (Checkpoint, bool, erro
 		r.invalidLoad = ""
 		for i := newest - 1; i >= 0; i-- {
 			if c := r.world.Checkpoints[i]; c.Task == task {
-				cp = copyCheckpoint(c)
+				cp = stamped(c)
 				r.invalidLoad = "the store served a stale checkpoint"
 				break
 			}

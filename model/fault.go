@@ -247,7 +247,7 @@ func (checkpointRollback) onCheckpointWrite(r *run, cp Checkpoint) (error, bool)
 		}
 	}
 	if j := r.newestCheckpoint(cp.Task); j >= 0 {
-		r.world.Heads[cp.Task] = r.world.Checkpoints[j].Seq
+		r.world.setHead(cp.Task, r.world.Checkpoints[j].Seq)
 	}
 	r.cpRolledBack = true
 	r.pendingCrash = "checkpoint store rolled back; worker restarted"

@@ -287,8 +287,14 @@ func (s *Schedule) faultID(i int) string {
 	if s.Faults[i].ID != "" {
 		return s.Faults[i].ID
 	}
+	if i < len(defaultFaultIDs) {
+		return defaultFaultIDs[i]
+	}
 	return "f" + strconv.Itoa(i+1)
 }
+
+// defaultFaultIDs are the ids of the first unnamed faults, precomputed.
+var defaultFaultIDs = [...]string{"f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8", "f9", "f10", "f11", "f12", "f13", "f14", "f15", "f16"}
 
 // Format returns the canonical encoding of s: indented JSON with a trailing
 // newline. ParseSchedule(Format(s)) equals s for every valid s.

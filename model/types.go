@@ -167,12 +167,33 @@ var AllControls = append(append([]Control(nil), PaperControls...), DenyOnWarning
 type Controls uint16
 
 func controlBit(c Control) (Controls, bool) {
-	for i, k := range AllControls {
-		if k == c {
-			return 1 << uint(i), true
-		}
+	switch c { // in AllControls order; init checks it
+	case BindIdentity:
+		return 1 << 0, true
+	case PreEffectAuthority:
+		return 1 << 1, true
+	case RefreshContext:
+		return 1 << 2, true
+	case StatePrecondition:
+		return 1 << 3, true
+	case Idempotency:
+		return 1 << 4, true
+	case EffectReadback:
+		return 1 << 5, true
+	case EvidenceGate:
+		return 1 << 6, true
+	case DenyOnWarning:
+		return 1 << 7, true
 	}
 	return 0, false
+}
+
+func init() {
+	for i, c := range AllControls {
+		if b, ok := controlBit(c); !ok || b != 1<<uint(i) {
+			panic("model: controlBit out of step with AllControls at " + string(c))
+		}
+	}
 }
 
 // Has reports whether c is enabled.

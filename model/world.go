@@ -163,11 +163,38 @@ type World struct {
 	Checkpoints  []Checkpoint
 	// Secondary holds eligibility assertions served by the secondary source.
 	Secondary []Eligibility
-	// Heads is the highest checkpoint sequence the store acknowledged per
-	// task (a durable counter, kept apart from the checkpoints).
-	Heads map[string]int
+	// heads is the highest checkpoint sequence the store acknowledged per
+	// task (a durable counter, kept apart from the checkpoints); see Head.
+	heads []taskHead
 	// Joins are the join records written, in order.
 	Joins []JoinRecord
+}
+
+type taskHead struct {
+	task string
+	seq  int
+}
+
+// Head returns the highest checkpoint sequence the store has acknowledged
+// for task (0 when none).
+func (w *World) Head(task string) int {
+	for _, h := range w.heads {
+		if h.task == task {
+			return h.seq
+		}
+	}
+	return 0
+}
+
+// setHead sets task's head to seq.
+func (w *World) setHead(task string, seq int) {
+	for i := range w.heads {
+		if w.heads[i].task == task {
+			w.heads[i].seq = seq
+			return
+		}
+	}
+	w.heads = append(w.heads, taskHead{task, seq})
 }
 
 // Order returns the order for subject and whether it exists.
@@ -245,10 +272,7 @@ func (w *World) reset(f *Fixture) {
 	w.Evidence = w.Evidence[:0]
 	w.Checkpoints = w.Checkpoints[:0]
 	w.Joins = w.Joins[:0]
-	if w.Heads == nil {
-		w.Heads = map[string]int{}
-	}
-	clear(w.Heads)
+	w.heads = w.heads[:0]
 }
 
 // Copperfin returns the paper's worked fixture (seed 000, worked example 3):

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -60,6 +61,10 @@ trials visited into FILE.`,
 			if covPath != "" {
 				cfg.Observe = tracker.Record
 			}
+			// The trial loop allocates short-lived garbage over a small live
+			// heap: a less eager collector trades a few megabytes for about
+			// a sixth of the CPU time (measured with GOGC=100 against 400).
+			defer debug.SetGCPercent(debug.SetGCPercent(400))
 			rep, err := assay.Run(cfg)
 			if errors.Is(err, assay.ErrBadConfig) {
 				return badInput("%v", err)

@@ -351,7 +351,7 @@ func (f *flow) propose() (denial string, err error) {
 // task's join policy.
 func (f *flow) fanOut() (c model.Claim, done bool, err error) {
 	env, ctx := f.env, f.ctx
-	rec := model.JoinRecord{Policy: f.task.Join}
+	rec := model.JoinRecord{Policy: f.task.Join, Branches: make([]model.BranchOutcome, 0, 2)}
 	failed := ""
 	for _, name := range [...]string{BranchSearch, BranchSummarize} {
 		st, err := env.Branches.Run(ctx, name, false)
