@@ -18,7 +18,8 @@ import (
 //
 // Give [Tally.Observe] as [Config.Observe] (alone or beside another
 // observer). A Tally is safe for concurrent use and keeps counts per fault
-// kind, not runs: its memory is bounded by the catalogue.
+// kind (and the first run of each kind), not every run: its memory is
+// bounded by the catalogue.
 type Tally struct {
 	profile  string
 	controls model.Controls
