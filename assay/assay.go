@@ -38,6 +38,9 @@
 //     counterexample ([Diagnose] for any run), the unresolved [Hold]s, the
 //     runs a declared stop ended ([StopCount], [PairStop]) and the
 //     [WorstConfig] of each critical fault;
+//   - a [Tally], given as [Config.Observe], counts one assay run's trials
+//     per kind as a study does, and places the run in the envelope with
+//     the audit's code ([Tally.Place]; the lab shows it per run);
 //   - a study covers the whole fault catalogue, or the paper's ten modes
 //     with Compat (the "--compat paper188" view, whose figures are the
 //     paper's);

@@ -197,6 +197,38 @@ type cell struct {
 	example      *model.Result
 }
 
+// add counts one intervention run of the cell: its outcome terms, the
+// invariants it violated (wrong-subject and recovery-contract violations
+// apart, as the envelope's hard invariants count them), whether a stop
+// ended it, and the first run as the cell's example. [Tally] counts an
+// assay's trials with it too, so a lab run and the audit place alike.
+func (c *cell) add(res *model.Result) {
+	if c.violated == nil {
+		c.violated = make([]int, len(model.Invariants))
+		c.baseViolated = make([]int, len(model.Invariants))
+	}
+	c.counts.Add(res.Terms)
+	broke := false
+	for j, inv := range res.Invariants {
+		if !inv.Held {
+			c.violated[j]++
+			if inv.Name == model.InvRightSubject {
+				c.wrong++
+			}
+			broke = broke || slices.Contains(ContractInvariants, inv.Name)
+		}
+	}
+	if broke {
+		c.contract++
+	}
+	if res.Stopped != nil {
+		c.stopped++
+	}
+	if c.example == nil {
+		c.example = res
+	}
+}
+
 // runner executes a study's runs and remembers every schedule it ran.
 //
 // A run is a pure function of its schedule, configuration and system (the
@@ -379,34 +411,13 @@ func RunStudy(cfg StudyConfig) (*Study, error) {
 		for i := range kindPlan {
 			k, ci := kindPlan[i], configPlan[i]
 			c := &cells[k*len(r.configs)+ci]
-			if c.violated == nil {
-				c.violated = make([]int, len(model.Invariants))
-				c.baseViolated = make([]int, len(model.Invariants))
-			}
 			res, err := r.runPlanned(ci, cs, scheds[k])
 			if err != nil {
 				return nil, err
 			}
-			c.counts.Add(res.Terms)
-			broke := false
-			for j, inv := range res.Invariants {
-				if !inv.Held {
-					c.violated[j]++
-					if inv.Name == model.InvRightSubject {
-						c.wrong++
-					}
-					broke = broke || slices.Contains(ContractInvariants, inv.Name)
-				}
-			}
-			if broke {
-				c.contract++
-			}
+			c.add(res)
 			if res.Stopped != nil {
-				c.stopped++
 				stops[res.Stopped.Condition]++
-			}
-			if c.example == nil {
-				c.example = res
 			}
 			b, err := r.runPlanned(ci, cs, base)
 			if err != nil {

@@ -11,7 +11,8 @@ import (
 
 // TestRunTimeBound: a run that outlasts the time bound is answered 503 and
 // keeps its slot until it ends, so a second request meanwhile is answered
-// 503 as busy; once the slot is free, runs succeed again.
+// 503 as busy; once the slot is free, runs succeed again. Only answered
+// runs count in the session's coverage.
 func TestRunTimeBound(t *testing.T) {
 	s := New(Options{Timeout: time.Millisecond})
 	ask := func(body string) (int, string) {
@@ -38,8 +39,15 @@ func TestRunTimeBound(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	// the run no one was answered adds nothing to the session's coverage
+	if n := s.coverageReport().Summary.Runs; n != 0 {
+		t.Errorf("after a timed-out run and a refused one, the session's coverage counts %d runs; want 0", n)
+	}
 	s.opts.Timeout = time.Minute
 	if code, msg = ask(`{"trials":1}`); code != http.StatusOK {
 		t.Fatalf("after the slot was freed: %d %q", code, msg)
+	}
+	if n := s.coverageReport().Summary.Runs; n != 1 {
+		t.Errorf("after one answered trial, the session's coverage counts %d runs; want 1", n)
 	}
 }

@@ -8,7 +8,9 @@ package lab_test
 
 import (
 	"context"
+	"encoding/json"
 	"math"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -21,6 +23,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/lab"
 	"github.com/faultline/faultline/model"
 )
@@ -29,9 +32,12 @@ import (
 // typed profile, reads the six meters, unticks idempotency and
 // effect_readback, runs again, and requires the tool domain's duplicate
 // effect figure to rise from zero to the figure assay.Run gives for that
-// control set. It then replays an uploaded schedule and a malformed one in
-// the timeline viewer, and saves screenshots in the test's artifact
-// directory.
+// control set. After each run the release envelope shown (region, reasons,
+// the figure's highlighted region) is the placement of the model (the
+// audit's, for the typed profile) and the coverage view shows the
+// visited/reachable count GET /api/coverage gives. It then replays an
+// uploaded schedule and a malformed one in the timeline viewer, and saves
+// screenshots in the test's artifact directory.
 func TestBrowserCounterfactual(t *testing.T) {
 	exe := os.Getenv("LAB_CHROMIUM")
 	if exe == "" {
@@ -118,6 +124,19 @@ func TestBrowserCounterfactual(t *testing.T) {
 		}
 		t.Logf("screenshot: %s", p)
 	}
+	// shotOf saves a screenshot of the element sel alone.
+	shotOf := func(sel, name string) {
+		t.Helper()
+		png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(sel)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(t.ArtifactDir(), name)
+		if err := os.WriteFile(p, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshot: %s", p)
+	}
 	expect := func(cs model.Controls, label string) *assay.Report {
 		t.Helper()
 		rep, err := assay.Run(assay.Config{Profile: label, Controls: cs, Trials: 2000, Seed: 188})
@@ -146,6 +165,90 @@ func TestBrowserCounterfactual(t *testing.T) {
 		}
 	}
 	const toolDupe = `#domains td[data-domain="tool"][data-term="duplicate_effect"]`
+	texts := func(sel string) []string {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll(`+strconv.Quote(sel)+`)).map((e) => e.textContent)`))
+		if err != nil {
+			t.Fatalf("texts of %s: %v", sel, err)
+		}
+		return v
+	}
+	attr := func(sel, name string) string {
+		t.Helper()
+		a, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS(sel), name))
+		if err != nil || !a.Exists {
+			t.Fatalf("%s of %s: %v (exists %t)", name, sel, err, a.Exists)
+		}
+		return a.Value
+	}
+	// checkEnvelope compares the envelope shown with the model's placement.
+	checkEnvelope := func(want assay.Placement) {
+		t.Helper()
+		if got := attr("#envelope", "data-region"); got != string(want.Region) {
+			t.Errorf("envelope region %q, the model's %q", got, want.Region)
+		}
+		if got := text("#envelope-region .region"); got != string(want.Region) {
+			t.Errorf("envelope region shown %q, the model's %q", got, want.Region)
+		}
+		if got := texts("#envelope-figure g.region.current"); len(got) != 1 || !strings.HasPrefix(strings.TrimSpace(got[0]), string(want.Region)) {
+			t.Errorf("highlighted regions of the figure %q, want %q alone", got, want.Region)
+		}
+		if got := texts("#envelope-reasons li"); strings.Join(got, "\n") != strings.Join(want.Reasons, "\n") {
+			t.Errorf("envelope reasons on the page:\n%s\nthe model's:\n%s", strings.Join(got, "\n"), strings.Join(want.Reasons, "\n"))
+		}
+		if got := len(texts("#envelope-checks tbody tr")); got != len(want.Checks) {
+			t.Errorf("%d checks on the page, %d in the model", got, len(want.Checks))
+		}
+	}
+	// checkCoverage compares the coverage view with GET /api/coverage.
+	checkCoverage := func(runs int) {
+		t.Helper()
+		resp, err := http.Get(srv.URL + "/api/coverage")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var rep struct {
+			Summary   coverage.Summary  `json:"summary"`
+			Unvisited []coverage.KeyRow `json:"unvisited"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&rep); err != nil {
+			t.Fatal(err)
+		}
+		s := rep.Summary
+		if s.Runs != runs {
+			t.Errorf("the API counts %d runs, want %d", s.Runs, runs)
+		}
+		want := "Coverage: " + strconv.Itoa(s.Visited) + " of " + strconv.Itoa(s.Reachable) + " reachable keys visited"
+		if got := text("#coverage-headline"); !strings.HasPrefix(got, want) {
+			t.Errorf("coverage headline %q, the API's %q", got, want)
+		}
+		if v, r := attr("#coverage-headline", "data-visited"), attr("#coverage-headline", "data-reachable"); v != strconv.Itoa(s.Visited) || r != strconv.Itoa(s.Reachable) {
+			t.Errorf("coverage view: %s/%s visited/reachable, the API's %d/%d", v, r, s.Visited, s.Reachable)
+		}
+		if got := texts("#heatmaps figure.heatmap figcaption"); strings.Join(got, ", ") != "domain × phase, boundary × oracle, correlation × domain" {
+			t.Errorf("heatmaps %q", got)
+		}
+		// every reachable key is in exactly one cell of a heatmap
+		sum, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`[...document.querySelectorAll('#heatmaps figure[data-rows="domain"] g[data-visited]')].reduce((a, g) => [a[0] + Number(g.dataset.visited), a[1] + Number(g.dataset.reachable)], [0, 0])`))
+		if err != nil || len(sum) != 2 || sum[0] != s.Visited || sum[1] != s.Reachable {
+			t.Errorf("domain × phase cells add up to %v visited/reachable (%v), the API's %d/%d", sum, err, s.Visited, s.Reachable)
+		}
+		if got := len(texts("#unvisited li[data-key]")); got != len(rep.Unvisited) || text("#unvisited-count") != strconv.Itoa(len(rep.Unvisited)) {
+			t.Errorf("%d unvisited keys listed (count %s), the API's %d", got, text("#unvisited-count"), len(rep.Unvisited))
+		}
+		t.Logf("coverage after %d runs: %s; %d unvisited", runs, text("#coverage-headline"), len(rep.Unvisited))
+	}
+	var audit assay.Placement
+	ev, err := assay.Gather(assay.DefaultEvidenceConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ev.Reference.Placements {
+		if p.Profile == "typed" && p.Config == "all" {
+			audit = p
+		}
+	}
 
 	do(chromedp.Navigate(srv.URL), chromedp.WaitVisible(chromedp.ID("run")))
 	if got := text("h1"); !strings.HasPrefix(got, "faultline lab") {
@@ -171,7 +274,13 @@ func TestBrowserCounterfactual(t *testing.T) {
 	if got := text("#command"); got != "faultline assay --profile typed --fault all --trials 2000 --seed 188" {
 		t.Errorf("typed: command %q", got)
 	}
+	if audit.Region != assay.RegionContainedButDead {
+		t.Fatalf("the audit places typed in %q", audit.Region)
+	}
+	checkEnvelope(audit)
+	checkCoverage(2000)
 	shot("lab-typed.png")
+	shotOf("#envelope", "lab-typed-envelope.png")
 
 	// 2. the counterfactual: typed without idempotency and effect readback
 	do(chromedp.Click(chromedp.CSS(`input[name=control][value="idempotency"]`)),
@@ -181,6 +290,16 @@ func TestBrowserCounterfactual(t *testing.T) {
 	cs := typed.Without(model.Idempotency).Without(model.EffectReadback)
 	want = expect(cs, "custom")
 	checkMeters(want)
+	tally := assay.NewTally("custom", cs)
+	if _, err := assay.Run(assay.Config{Profile: "custom", Controls: cs, Trials: 2000, Seed: 188, Observe: tally.Observe}); err != nil {
+		t.Fatal(err)
+	}
+	if pl := tally.Place(assay.DefaultEnvelope()); pl.Region != assay.RegionUnsafeEscape {
+		t.Errorf("the model places the counterfactual in %q, want an unsafe escape", pl.Region)
+	} else {
+		checkEnvelope(pl)
+	}
+	checkCoverage(4000)
 	w := want.ByDomain[model.DomainTool].Rates().DuplicateEffect
 	if got := rate(toolDupe); got != w || w <= 0 {
 		t.Errorf("without idempotency and effect_readback: tool duplicate effect %v on the page, %v in the model; want it to rise from zero", got, w)
@@ -209,6 +328,34 @@ func TestBrowserCounterfactual(t *testing.T) {
 	if got := text(`#replay-invariants tr[data-invariant="effect_at_most_once"]`); !strings.Contains(got, "VIOLATED") {
 		t.Errorf("effect_at_most_once row %q", got)
 	}
+	if got := text("#replay-coverage"); got != "Session coverage: tool/effect/after_commit/isolated/ledger_readback visited." {
+		t.Errorf("replay coverage %q", got)
+	}
+	checkCoverage(4001)
+	shotOf("#coverage", "lab-coverage.png")
+
+	// 4. a fresh session, then a replay whose fault is never reached: the
+	// key is listed unvisited, "scheduled, not reached", with its reason
+	do(chromedp.Click(chromedp.ID("coverage-reset")),
+		chromedp.WaitVisible(chromedp.CSS(`#coverage-headline[data-runs="0"]`)))
+	checkCoverage(0)
+	if got := text(`#unvisited li[data-key="tool/effect/after_commit/isolated/ledger_readback"]`); got != "tool/effect/after_commit/isolated/ledger_readback (never tried): no recorded run scheduled timeout_after_commit" {
+		t.Errorf("unvisited row before the replay %q", got)
+	}
+	do(chromedp.SetValue(chromedp.ID("schedule"), `{"version":1,"seed":"late","config":{"profile":"baseline"},"faults":[{"event":"tool.commit","ordinal":9,"kind":"timeout_after_commit"}]}`),
+		chromedp.Click(chromedp.ID("replay")),
+		chromedp.WaitVisible(chromedp.CSS(`#coverage-headline[data-runs="1"]`)))
+	checkCoverage(1)
+	if got := text("#coverage-headline"); !strings.HasPrefix(got, "Coverage: 0 of 19 reachable keys visited") {
+		t.Errorf("after an unreached replay: %q", got)
+	}
+	if got := text(`#unvisited li[data-status="scheduled_not_reached"]`); got != "tool/effect/after_commit/isolated/ledger_readback (scheduled not reached): scheduled 1 time, but its event never occurred (timeout_after_commit)" {
+		t.Errorf("unvisited row after the replay %q", got)
+	}
+	if got := text("#replay-coverage"); !strings.HasPrefix(got, "Session coverage: tool/effect/after_commit/isolated/ledger_readback not visited (scheduled 1 time, but its event never occurred") {
+		t.Errorf("replay coverage %q", got)
+	}
+	shotOf("#coverage", "lab-coverage-unreached.png")
 	shot("lab-counterfactual-and-replay.png")
 	// checkConsole fails on every console problem so far except those
 	// expected

@@ -8,17 +8,27 @@
 // meters (containment, recovery, outcome proof, useful service, unsafe
 // escape, unproved release), the per-domain table and bar charts, the
 // release assessment with its reasons, the interpretation boundary and the
-// "faultline assay" command line that reproduces the run. Its timeline
-// viewer replays a pasted or uploaded schedule file. Every figure comes from
-// [assay.Run] and [assay.Replay], the code behind "faultline assay" and
-// "faultline replay".
+// "faultline assay" command line that reproduces the run, and the run's
+// region of the release envelope with its reasons. Its timeline viewer
+// replays a pasted or uploaded schedule file. Its coverage view shows the
+// coverage of the session's runs: the heatmaps and the unvisited keys with
+// their reasons. Every figure comes from [assay.Run], [assay.Tally] and
+// [assay.Replay], the code behind "faultline assay", "faultline audit" and
+// "faultline replay", and from [coverage.NewReport], the code behind
+// "faultline coverage report".
+//
+// A session is the server's life: the server keeps one [coverage.Tracker],
+// which counts every trial of every answered assay run and every answered
+// replay (counts per coverage key, not runs, so its memory is bounded by
+// the catalogue and the invariants), until POST /api/coverage/reset.
 //
 // Entry points:
 //
 //   - [New] returns a [Server], an [http.Handler], bounded by [Options]
 //     ([MaxTrials], [MaxBodyBytes] and [RunTimeout] by default);
 //   - [AssayRequest] and [AssayResponse] are the shapes of POST /api/assay;
-//   - [ReplayResponse] is the shape of POST /api/replay.
+//   - [ReplayResponse] is the shape of POST /api/replay;
+//   - GET /api/coverage answers a [coverage.Report].
 //
 // Routes:
 //
@@ -27,6 +37,9 @@
 //	                  other host (its Content-Security-Policy forbids it)
 //	POST /api/assay   body: an AssayRequest; answer: an AssayResponse
 //	POST /api/replay  body: a schedule file; answer: a ReplayResponse
+//	GET  /api/coverage           answer: the session's coverage.Report
+//	POST /api/coverage/reset     empty the session's coverage; answer: the
+//	                             empty coverage.Report
 //
 // Every bad input is answered 400 with {"error": MESSAGE}, the message
 // naming the problem; a body over the size bound 413; a run that would
@@ -45,9 +58,11 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
 )
 
@@ -105,13 +120,20 @@ type Server struct {
 	page  []byte
 	csp   string
 	slots chan struct{}
+
+	// universe is the coverage universe of the catalogue (coverage.Default).
+	universe *coverage.Universe
+	// covMu guards cov, the session's coverage, replaced on reset.
+	covMu sync.Mutex
+	cov   *coverage.Tracker
 }
 
 // New returns a lab server with opts (zero fields take their defaults). It
 // panics only if the embedded page fails to render, which is a build
 // defect, not user input.
 func New(opts Options) *Server {
-	s := &Server{opts: opts.withDefaults(), mux: http.NewServeMux(), slots: make(chan struct{}, 1)}
+	s := &Server{opts: opts.withDefaults(), mux: http.NewServeMux(), slots: make(chan struct{}, 1), universe: coverage.Default()}
+	s.cov = coverage.NewTracker(s.universe)
 	var err error
 	if s.page, s.csp, err = renderPage(s.opts); err != nil {
 		panic(fmt.Sprintf("lab: rendering the embedded page: %v", err))
@@ -119,6 +141,8 @@ func New(opts Options) *Server {
 	s.mux.HandleFunc("GET /{$}", s.servePage)
 	s.mux.HandleFunc("POST /api/assay", s.serveAssay)
 	s.mux.HandleFunc("POST /api/replay", s.serveReplay)
+	s.mux.HandleFunc("GET /api/coverage", s.serveCoverage)
+	s.mux.HandleFunc("POST /api/coverage/reset", s.serveCoverageReset)
 	return s
 }
 
@@ -173,6 +197,13 @@ type AssayResponse struct {
 	Args    []string `json:"args"`
 	// Boundary is the interpretation boundary printed under the table.
 	Boundary string `json:"boundary"`
+	// Envelope places the run's trials in a region of the default release
+	// envelope (assay.DefaultEnvelope) with every check and the reasons,
+	// by the code that places a profile in "faultline audit"
+	// (assay.Tally): for the audit's setting (a profile, fault all, 2000
+	// trials, seed 188, no mode) it equals the audit's placement of that
+	// profile over configuration "all".
+	Envelope assay.Placement `json:"envelope"`
 }
 
 // ReplayResponse is the answer of POST /api/replay.
@@ -187,6 +218,32 @@ type ReplayResponse struct {
 	// Held is true when every invariant held ("faultline replay" exits 0;
 	// otherwise 1).
 	Held bool `json:"held"`
+	// Coverage says how the replay counted in the session's coverage.
+	Coverage ReplayCoverage `json:"coverage"`
+}
+
+// ReplayCoverage is how one replay counted in the session's coverage: a
+// row per coverage key its faults name (in report order), or, when the run
+// could not be recorded, why not.
+type ReplayCoverage struct {
+	// Recorded is false when coverage could not count the run (a world
+	// event, say, has no key in the catalogue's universe); Reason says why.
+	Recorded bool   `json:"recorded"`
+	Reason   string `json:"reason,omitempty"`
+	// Keys are the keys of the replay's faults, each visited or not.
+	Keys []ReplayKey `json:"keys"`
+}
+
+// ReplayKey is one coverage key of a replay: Visited when one of its
+// faults reached its boundary and fired in the adjudicated run; otherwise
+// Status and Reason say why not (the coverage report's status and reason:
+// "scheduled_not_reached", the event never occurred or the fault had
+// nothing to act on).
+type ReplayKey struct {
+	Key     string `json:"key"`
+	Visited bool   `json:"visited"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason,omitempty"`
 }
 
 // badRequest is an input problem answered 400.
@@ -285,6 +342,17 @@ func (s *Server) serveAssay(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
+	// Every trial is counted twice: per kind for the release placement and
+	// per coverage key for the session, which takes the run's coverage only
+	// when the run is answered.
+	tally := assay.NewTally(cfg.Profile, cfg.Controls)
+	cov := coverage.NewTracker(s.universe)
+	cfg.Observe = func(res *model.Result) error {
+		if err := tally.Observe(res); err != nil {
+			return err
+		}
+		return cov.Record(res)
+	}
 	v, err := s.run(r.Context(), func() (any, error) { return assay.Run(cfg) })
 	if errors.Is(err, assay.ErrBadConfig) {
 		err = bad("%s", strings.TrimPrefix(err.Error(), assay.ErrBadConfig.Error()+": "))
@@ -293,8 +361,58 @@ func (s *Server) serveAssay(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
+	s.addCoverage(cov.Data())
 	writeJSON(w, http.StatusOK, AssayResponse{Assay: v.(*assay.Report).JSONObject(),
-		Command: "faultline " + shellJoin(args), Args: args, Boundary: assay.Boundary})
+		Command: "faultline " + shellJoin(args), Args: args, Boundary: assay.Boundary,
+		Envelope: tally.Place(assay.DefaultEnvelope())})
+}
+
+// addCoverage merges a run's coverage into the session's.
+func (s *Server) addCoverage(d *coverage.Data) {
+	s.covMu.Lock()
+	defer s.covMu.Unlock()
+	s.cov.Add(d)
+}
+
+// coverageReport returns the report of the session's coverage.
+func (s *Server) coverageReport() *coverage.Report {
+	s.covMu.Lock()
+	d := s.cov.Data()
+	s.covMu.Unlock()
+	return coverage.NewReport(s.universe, d, coverage.ReportOptions{})
+}
+
+func (s *Server) serveCoverage(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, s.coverageReport())
+}
+
+func (s *Server) serveCoverageReset(w http.ResponseWriter, r *http.Request) {
+	s.covMu.Lock()
+	s.cov = coverage.NewTracker(s.universe)
+	s.covMu.Unlock()
+	writeJSON(w, http.StatusOK, s.coverageReport())
+}
+
+// replayCoverage records res in a tracker of its own and says how it
+// counted; the caller merges the tracker into the session's.
+func (s *Server) replayCoverage(res *model.Result) (ReplayCoverage, *coverage.Tracker) {
+	t := coverage.NewTracker(s.universe)
+	if err := t.Record(res); err != nil {
+		return ReplayCoverage{Reason: "not counted in the session's coverage: " + strings.TrimPrefix(err.Error(), "coverage: record: "), Keys: []ReplayKey{}}, nil
+	}
+	rc := ReplayCoverage{Recorded: true, Keys: []ReplayKey{}}
+	rep := coverage.NewReport(s.universe, t.Data(), coverage.ReportOptions{})
+	if rep.Summary.NotAdjudicated > 0 {
+		rc.Reason = "counted as a run the oracle did not adjudicate, so no key is visited"
+	}
+	for _, k := range rep.Keys {
+		if k.Status == coverage.StatusNeverTried {
+			continue
+		}
+		visited := k.Status == coverage.StatusHeld || k.Status == coverage.StatusViolated
+		rc.Keys = append(rc.Keys, ReplayKey{Key: k.Key, Visited: visited, Status: k.Status, Reason: k.Reason})
+	}
+	return rc, t
 }
 
 // decodeStrict decodes one JSON object into v, refusing unknown fields and
@@ -448,7 +566,11 @@ func (s *Server) serveReplay(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res := v.(*model.Result)
-	writeJSON(w, http.StatusOK, ReplayResponse{Record: res.Record(), Result: res, Held: res.Held()})
+	rc, t := s.replayCoverage(res)
+	if t != nil {
+		s.addCoverage(t.Data())
+	}
+	writeJSON(w, http.StatusOK, ReplayResponse{Record: res.Record(), Result: res, Held: res.Held(), Coverage: rc})
 }
 
 // shellJoin joins args for a POSIX shell; only an empty argument or one

@@ -249,7 +249,7 @@ func TestPage(t *testing.T) {
 	for _, s := range model.Catalogue() {
 		want = append(want, `value="`+string(s.Domain)+`/`+s.Kind+`"`, `<option value="`+string(s.Domain)+`">`)
 	}
-	want = append(want, `max="200000"`, `data-pending="coverage"`, `data-pending="release-envelope"`, assay.Interpretation["cannot_establish"])
+	want = append(want, `max="200000"`, `id="envelope-figure"`, `id="heatmaps"`, assay.Interpretation["cannot_establish"])
 	for _, w := range want {
 		if !strings.Contains(page, w) {
 			t.Errorf("page lacks %s", w)
@@ -275,7 +275,7 @@ func TestResponseShapes(t *testing.T) {
 	for k := range ans {
 		keys = append(keys, k)
 	}
-	if want := []string{"args", "assay", "boundary", "command"}; !sameSet(keys, want) {
+	if want := []string{"args", "assay", "boundary", "command", "envelope"}; !sameSet(keys, want) {
 		t.Errorf("assay answer keys %v, want %v", keys, want)
 	}
 	var args []string

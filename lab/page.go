@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/base64"
+	"fmt"
 	"html/template"
 	"strings"
 
@@ -69,8 +70,49 @@ type domainView struct {
 	Kinds []model.FaultSpec
 }
 
+// regionView is one region of the release figure (seed 000, worked
+// example 5) as the page draws it: useful service on the x axis,
+// containment and outcome proof on the y axis.
+type regionView struct {
+	Name, Decision string
+	X, Y           int // the region's top-left corner
+	TX, TY, DY     int // its name's centre and baseline, its decision's baseline
+}
+
+// regions places the four regions as the paper's figure does.
+func regions() []regionView {
+	at := func(r assay.Region, col, row int) regionView {
+		x, y := 40+col*146, 8+row*102
+		return regionView{Name: string(r), Decision: r.Decision(), X: x, Y: y, TX: x + 70, TY: y + 44, DY: y + 62}
+	}
+	return []regionView{
+		at(assay.RegionContainedButDead, 0, 0), at(assay.RegionReleaseEnvelope, 1, 0),
+		at(assay.RegionUnsafeEscape, 0, 1), at(assay.RegionUsefulButUnproved, 1, 1),
+	}
+}
+
+type floorView struct{ Term, Min, Scope string }
+
+// legendEntry is one fill of the coverage heatmaps. The fills and texts
+// are those of the coverage package's HTML report, so the lab's heatmaps
+// read as "faultline coverage report --format html" draws them.
+type legendEntry struct{ Name, Fill, Text string }
+
+var coverageLegend = []legendEntry{
+	{"held", "#b2f2bb", "every reachable key visited, all held"},
+	{"violated", "#ffc9c9", "an invariant was violated under a key"},
+	{"partial", "#ffe8a3", "some reachable keys visited"},
+	{"none", "#ffffff", "reachable, none visited"},
+	{"empty", "#e9ecef", "no catalogue kind reaches this cell"},
+}
+
 type pageData struct {
 	Script, Style  template.HTML
+	Regions        []regionView
+	Floors         []floorView
+	AuditTrials    int
+	AuditSeed      int
+	CoverageLegend []legendEntry
 	Controls       []controlView
 	Profiles       []profileView
 	Domains        []domainView
@@ -114,6 +156,10 @@ func renderPage(opts Options) ([]byte, string, error) {
 		MaxTrials: opts.MaxTrials, MaxBodyBytes: opts.MaxBodyBytes,
 		DefaultProfile: string(DefaultProfile), DefaultTrials: DefaultTrials, DefaultSeed: DefaultSeed,
 		Interpretation: assay.Interpretation, Boundary: assay.Boundary,
+		Regions: regions(), AuditTrials: assay.AuditTrials, AuditSeed: assay.AuditSeed, CoverageLegend: coverageLegend,
+	}
+	for _, f := range assay.DefaultEnvelope().Floors {
+		d.Floors = append(d.Floors, floorView{Term: f.Term, Min: fmt.Sprintf("%.0f%%", 100*f.Min), Scope: strings.ReplaceAll(string(f.Scope), "_", " ")})
 	}
 	for _, c := range model.AllControls {
 		d.Controls = append(d.Controls, controlView{Name: string(c), Label: controlLabels[c], Paper: c != model.DenyOnWarning})

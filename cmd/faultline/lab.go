@@ -58,10 +58,12 @@ func newLabCmd() *cobra.Command {
 		Long: fmt.Sprintf(`Serve the lab: the paper's interactive assay as one local web page driven by the
 real model. Toggle the seven controls or pick a profile, choose a fault family
 (all, one domain or one mode), trials and seed, run the assay and read the six
-meters, the per-domain table and charts, the release assessment and the
-command line that reproduces the run; replay a pasted or uploaded schedule in
-the timeline viewer. The page is embedded in the binary and loads nothing from
-any other host.
+meters, the per-domain table and charts, the release assessment, the run's
+region of the release envelope with its reasons (as "faultline audit" places
+it) and the command line that reproduces the run; replay a pasted or uploaded
+schedule in the timeline viewer; read the coverage of the session's runs
+(heatmaps, unvisited keys with reasons). The page is embedded in the binary
+and loads nothing from any other host.
 
 The lab listens on the loopback interface only, unless --allow-remote is given:
 it has no authentication. Runs are bounded: at most %d trials, a request body

@@ -90,6 +90,7 @@
     try {
       const data = await post("/api/assay", JSON.stringify(assayRequest()));
       render(data);
+      await refreshCoverage();
       runs++;
       const a = data.assay;
       status.textContent = "Run " + runs + ": " + a.overall.trials + " trials, " + a.profile + ", seed " + a.seed + ".";
@@ -131,7 +132,151 @@
     for (const p of $$("#interpretation p[data-kind]")) {
       p.classList.toggle("current", p.dataset.kind === (pass ? "positive" : "negative") || p.dataset.kind === "cannot_establish");
     }
+    renderEnvelope(data.envelope);
   }
+
+  // --- the release envelope ---
+  function renderEnvelope(pl) {
+    $("#envelope").dataset.region = pl.region;
+    for (const g of $$("#envelope-figure g.region")) g.classList.toggle("current", g.dataset.region === pl.region);
+    const p = $("#envelope-region");
+    p.className = "placed";
+    p.replaceChildren(
+      el("strong", { class: "region", "data-region": pl.region }, pl.region),
+      document.createTextNode(": " + pl.decision + ". Placed from this run's " + pl.trials + " trials (" + pl.profile + ")" +
+        (pl.reasons.length ? "; the reasons:" : ".")),
+    );
+    $("#envelope-reasons").replaceChildren(...pl.reasons.map((r) => el("li", {}, r)));
+    $("#envelope-checks tbody").replaceChildren(...pl.checks.map((c) => {
+      const tr = el("tr", { "data-held": String(c.held) });
+      tr.append(el("td", {}, c.name), el("td", {}, c.hard ? "hard invariant" : "floor"),
+        el("td", { class: c.held ? "held" : "violated" }, c.held ? "held" : (c.hard ? "FAILED" : "MISSED")), el("td", {}, c.reason));
+      return tr;
+    }));
+  }
+
+  // --- the session's coverage ---
+  const heat = $("#heatmaps");
+  const FILL = { held: heat.dataset.fillHeld, violated: heat.dataset.fillViolated, partial: heat.dataset.fillPartial, none: heat.dataset.fillNone, empty: heat.dataset.fillEmpty };
+  const covErr = el("p", { class: "error", role: "alert", hidden: "" });
+  $("#coverage-headline").after(covErr);
+
+  async function refreshCoverage() {
+    try {
+      const resp = await fetch("/api/coverage");
+      const data = await resp.json();
+      if (!resp.ok) throw new Error(data.error || "HTTP " + resp.status);
+      renderCoverage(data);
+      covErr.hidden = true;
+    } catch (e) {
+      covErr.textContent = "coverage: " + e.message;
+      covErr.hidden = false;
+    }
+  }
+
+  const plural = (n, one, many) => n + " " + (n === 1 ? one : many);
+
+  function renderCoverage(r) {
+    const s = r.summary;
+    const h = $("#coverage-headline");
+    h.dataset.visited = String(s.visited);
+    h.dataset.reachable = String(s.reachable);
+    h.dataset.runs = String(s.runs);
+    h.textContent = "Coverage: " + s.visited + " of " + s.reachable + " reachable keys visited (" + pct(s.ratio) + ")";
+    const lines = [
+      s.keys + " keys in all: " + s.reachable + " reachable by the catalogue, " + s.unreachable + " unreachable",
+      "visited keys: " + s.violated_keys + " violated an invariant, " + s.held_keys + " held; unvisited reachable keys: " +
+        s.scheduled_not_reached_keys + " scheduled but not reached, " + s.never_tried_keys + " never tried",
+      "runs " + s.runs + " (" + s.not_adjudicated + " not adjudicated); fault visits " + s.visits + ", scheduled not reached " +
+        s.faults_not_reached + ", reached not fired " + s.faults_not_fired + "; counterexamples " + s.counterexamples,
+      "pairwise (t = 2): " + s.pairs_covered + " of " + s.pairs_reachable + " reachable value pairs covered (" + pct(s.pair_ratio) + ")",
+    ];
+    $("#coverage-counts").replaceChildren(...lines.map((l) => el("li", {}, l)));
+    heat.replaceChildren(...r.heatmaps.map(heatmap));
+    $("#unvisited-count").textContent = String(r.unvisited.length);
+    const unv = r.unvisited.map((k) => {
+      const li = el("li", { "data-key": k.key, "data-status": k.status });
+      li.append(el("code", {}, k.key), document.createTextNode(" (" + k.status.replaceAll("_", " ") + "): " + k.reason));
+      return li;
+    });
+    if (unv.length === 0) unv.push(el("li", {}, "none: every reachable key was visited"));
+    $("#unvisited").replaceChildren(...unv);
+    const cxs = [];
+    for (const k of r.keys) for (const c of k.counterexamples) cxs.push(counterexample(k.key, c));
+    for (const c of r.unattributed_counterexamples) cxs.push(counterexample("(no fault reached it)", c));
+    if (cxs.length === 0) cxs.push(el("li", {}, "none: every invariant held in every run of the session"));
+    $("#counterexamples").replaceChildren(...cxs);
+  }
+
+  function counterexample(key, c) {
+    const li = el("li", { "data-key": key, "data-invariant": c.invariant });
+    li.append(el("code", {}, key), document.createTextNode(": " + c.invariant + " violated in " + plural(c.count, "run", "runs") +
+      "; first false after seq " + c.first_seq + " (" + c.event + "): " + c.detail + " "));
+    const b = el("button", { type: "button", class: "small" }, "Replay in the viewer");
+    b.addEventListener("click", () => {
+      text.value = JSON.stringify(c.schedule.schedule, null, 2);
+      replay();
+      $("#viewer").scrollIntoView();
+    });
+    li.append(b);
+    return li;
+  }
+
+  // heatmap lays a coverage heatmap out as the coverage package's HTML
+  // report does: a cell per pair of values, visited/reachable keys in it.
+  function heatmap(hm) {
+    const cw = 64, ch = 30, left = 130, top = 110;
+    const w = left + cw * hm.col_values.length + 100, hgt = top + ch * hm.row_values.length + 10;
+    const title = hm.rows + " × " + hm.cols;
+    const fig = el("figure", { class: "heatmap", "data-rows": hm.rows, "data-cols": hm.cols });
+    fig.append(el("figcaption", {}, title));
+    const svg = svgEl("svg", { viewBox: "0 0 " + w + " " + hgt, width: w, height: hgt, role: "img", "aria-label": title });
+    hm.col_values.forEach((v, j) => {
+      const x = left + j * cw + cw / 2, y = top - 8;
+      svg.append(svgEl("text", { x: x, y: y, transform: "rotate(-40 " + x + " " + y + ")" }, v));
+    });
+    hm.row_values.forEach((rv, i) => {
+      svg.append(svgEl("text", { x: left - 8, y: top + i * ch + ch / 2 + 4, "text-anchor": "end" }, rv));
+      hm.cells[i].forEach((c, j) => {
+        const x = left + j * cw, y = top + i * ch;
+        const where = hm.rows + " " + rv + ", " + hm.cols + " " + hm.col_values[j];
+        let fill, stroke = "#adb5bd", label, tip;
+        if (c.reachable === 0) {
+          fill = FILL.empty;
+          label = "·";
+          tip = where + ": unreachable: " + c.reason;
+        } else {
+          if (c.violated > 0) [fill, stroke] = [FILL.violated, "#c92a2a"];
+          else if (c.visited === c.reachable) fill = FILL.held;
+          else if (c.visited > 0) fill = FILL.partial;
+          else [fill, stroke] = [FILL.none, "#d9480f"];
+          label = c.visited + "/" + c.reachable + (c.violated > 0 ? " ✗" + c.violated : "");
+          tip = where + ": " + c.visited + " of " + c.reachable + " reachable keys visited, " + c.violated + " violated";
+        }
+        const g = svgEl("g", { "data-row": rv, "data-col": hm.col_values[j], "data-visited": c.visited, "data-reachable": c.reachable });
+        g.append(svgEl("title", {}, tip),
+          svgEl("rect", { class: "cell", x: x, y: y, width: cw, height: ch, fill: fill, stroke: stroke }),
+          svgEl("text", { x: x + cw / 2, y: y + ch / 2 + 4, "text-anchor": "middle" }, label));
+        svg.append(g);
+      });
+    });
+    fig.append(svg);
+    return fig;
+  }
+
+  $("#coverage-reset").addEventListener("click", async () => {
+    try {
+      const resp = await fetch("/api/coverage/reset", { method: "POST" });
+      const data = await resp.json();
+      if (!resp.ok) throw new Error(data.error || "HTTP " + resp.status);
+      renderCoverage(data);
+      covErr.hidden = true;
+    } catch (e) {
+      covErr.textContent = "coverage: " + e.message;
+      covErr.hidden = false;
+    }
+  });
+  refreshCoverage();
 
   function row(name, rates, cls) {
     const tr = el("tr", cls ? { class: cls } : {});
@@ -186,6 +331,7 @@
     try {
       const data = await post("/api/replay", text.value);
       renderReplay(data);
+      await refreshCoverage();
     } catch (e) {
       $("#replay-result").hidden = true;
       rerr.textContent = e.message;
@@ -219,6 +365,10 @@
     });
     if (faults.length === 0) faults.push(el("li", {}, "(none scheduled)"));
     $("#replay-faults").replaceChildren(...faults);
+    const cov = data.coverage;
+    const parts = cov.keys.map((k) => k.key + (k.visited ? " visited" : " not visited (" + k.reason + ")"));
+    $("#replay-coverage").textContent = "Session coverage: " +
+      (cov.recorded ? (parts.length ? parts.join("; ") : "no key") + (cov.reason ? "; " + cov.reason : "") : cov.reason) + ".";
     const broke = new Set();
     $("#replay-invariants tbody").replaceChildren(...res.invariants.map((i) => {
       const tr = el("tr", { "data-invariant": i.name });
