@@ -86,7 +86,7 @@ func TestGuidedVisitsEveryKeyWithinTwiceTheKeys(t *testing.T) {
 	}
 	// the curve is what an exploration of exactly N checks records
 	for _, n := range []int{5, 13, 19} {
-		if c, _ := curve(t, 1, n, properties.WithGuide(1, nil)); c[n-1] != guided[n-1] || !slices.Equal(c, guided[:n]) {
+		if c, _ := curve(t, 1, n, properties.WithGuide(1, nil)); !slices.Equal(c, guided[:n]) {
 			t.Errorf("guided, %d checks: %v, the 38-check curve has %v", n, c, guided[:n])
 		}
 	}
