@@ -20,7 +20,7 @@ type Data struct {
 	// Keys holds an entry per key a recorded fault was scheduled under.
 	Keys map[Key]*Entry
 	// Unattributed holds counterexamples whose violation no fired fault
-	// reached, one per invariant.
+	// with a key reached (none, or a world event), one per invariant.
 	Unattributed []Counterexample
 }
 

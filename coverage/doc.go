@@ -36,7 +36,7 @@
 //   - [ParseRequirements] and [Gate]: the release gate of
 //     "faultline coverage gate".
 //   - [Guide]: ranks fault kinds toward keys not yet visited, for guided
-//     exploration.
+//     exploration (properties.WithGuide, faultline explore --guided).
 //
 // The package reads no environment variable and no flag: commands and
 // tests pass paths in.

@@ -38,14 +38,20 @@ func (t *Tracker) Universe() *Universe { return t.u }
 //   - its event occurrence never happened: "scheduled, not reached";
 //   - reached but did not fire: "reached, not fired".
 //
+// World events (model.WorldEvents: clock advance, capability revocation,
+// policy change, state-version change, worker crash) that the universe's
+// catalogue does not hold have no key: they are skipped, neither counted
+// nor an error, and the schedule that carries them is kept whole.
+//
 // Each violated invariant becomes a counterexample under the key of the
 // fault the oracle says reached it (InvariantResult.FaultID), or an
-// unattributed one when no fired fault did. A result without adjudication
-// counts only in Data.NotAdjudicated. Record returns an error, and counts
-// nothing, for a nil result, a result without a schedule, a fault kind the
-// universe does not know, or a fault report whose oracle differs from its
-// kind's spec. The schedule is copied when kept; the result is not
-// retained. Record has the shape of assay.Config.Observe.
+// unattributed one when no fired fault with a key did (none, or a world
+// event). A result without adjudication counts only in
+// Data.NotAdjudicated. Record returns an error, and counts nothing, for a
+// nil result, a result without a schedule, a fault kind that is neither in
+// the universe nor a world event, or a fault report whose oracle differs
+// from its kind's spec. The schedule is copied when kept; the result is
+// not retained. Record has the shape of assay.Config.Observe.
 func (t *Tracker) Record(res *model.Result) error {
 	if res == nil {
 		return errors.New("coverage: record: nil result")
@@ -54,15 +60,19 @@ func (t *Tracker) Record(res *model.Result) error {
 		return errors.New("coverage: record: the result has no schedule")
 	}
 	keys := make([]Key, len(res.Faults))
+	keyed := make([]bool, len(res.Faults))
 	for i, f := range res.Faults {
 		k, ok := t.u.KindKey(f.Kind)
+		if !ok && worldEvent[f.Kind] {
+			continue
+		}
 		if !ok {
 			return fmt.Errorf("coverage: record: fault %s: kind %q is not in the coverage universe's catalogue", f.ID, f.Kind)
 		}
 		if f.Oracle != k.Oracle {
 			return fmt.Errorf("coverage: record: fault %s (%s) reports oracle %q, but its spec names %q", f.ID, f.Kind, f.Oracle, k.Oracle)
 		}
-		keys[i] = k
+		keys[i], keyed[i] = k, true
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -74,6 +84,9 @@ func (t *Tracker) Record(res *model.Result) error {
 	}
 	visited := make([]bool, len(res.Faults))
 	for i, f := range res.Faults {
+		if !keyed[i] {
+			continue
+		}
 		e := d.Keys[keys[i]]
 		if e == nil {
 			e = &Entry{}
@@ -113,6 +126,15 @@ func (t *Tracker) Record(res *model.Result) error {
 	}
 	return nil
 }
+
+// worldEvent holds the kinds of model.WorldEvents.
+var worldEvent = func() map[string]bool {
+	m := map[string]bool{}
+	for _, s := range model.WorldEvents() {
+		m[s.Kind] = true
+	}
+	return m
+}()
 
 // Add merges d into the tracker (as Merge does).
 func (t *Tracker) Add(d *Data) {

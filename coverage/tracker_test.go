@@ -1,6 +1,7 @@
 package coverage_test
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -246,5 +247,38 @@ func TestConcurrentRecordEqualsSequential(t *testing.T) {
 		if got != want2[k.String()] || e.NotReached+e.NotFired != 0 {
 			t.Errorf("%s: %s (not reached %d, not fired %d), want %s", k, got, e.NotReached, e.NotFired, want2[k.String()])
 		}
+	}
+}
+
+// TestWorldEventsHaveNoKey: a world event in a schedule is neither counted
+// nor an error; the catalogue fault beside it is, the kept schedule holds
+// both, and a violation the world event reached is unattributed.
+func TestWorldEventsHaveNoKey(t *testing.T) {
+	s, err := model.ParseSchedule([]byte(`{"version": 1, "seed": "world", "config": {"profile": "baseline"}, "faults": [
+		{"event": "authority.grant", "ordinal": 1, "kind": "capability_revocation"},
+		{"event": "context.policy", "ordinal": 1, "kind": "stale_policy"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := runSchedule(t, s)
+	inv, _ := res.Invariant(model.InvCurrentEntitlement)
+	if inv.Held || inv.FaultID != "f1" || res.Faults[0].Fired != 1 || res.Faults[1].Fired != 1 {
+		t.Fatalf("the revocation did not break current_entitlement: %+v, faults %+v", inv, res.Faults)
+	}
+	tr := coverage.NewTracker(nil)
+	if err := tr.Record(res); err != nil {
+		t.Fatal(err)
+	}
+	d := tr.Data()
+	e := d.Keys[mustKey(t, "context/proposal/before_validation/isolated/policy_record")]
+	if d.Runs != 1 || len(d.Keys) != 1 || e == nil || e.Visits != 1 || len(e.Schedule.Faults) != 2 {
+		t.Fatalf("runs %d, keys %d, entry %+v", d.Runs, len(d.Keys), e)
+	}
+	var unattributed []string
+	for _, c := range d.Unattributed {
+		unattributed = append(unattributed, c.Invariant)
+	}
+	if !slices.Equal(unattributed, []string{model.InvCurrentEntitlement}) || len(e.Counterexamples) != 0 {
+		t.Fatalf("unattributed %v, counterexamples under the key %+v", unattributed, e.Counterexamples)
 	}
 }

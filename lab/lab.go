@@ -402,8 +402,11 @@ func (s *Server) replayCoverage(res *model.Result) (ReplayCoverage, *coverage.Tr
 	}
 	rc := ReplayCoverage{Recorded: true, Keys: []ReplayKey{}}
 	rep := coverage.NewReport(s.universe, t.Data(), coverage.ReportOptions{})
-	if rep.Summary.NotAdjudicated > 0 {
+	switch {
+	case rep.Summary.NotAdjudicated > 0:
 		rc.Reason = "counted as a run the oracle did not adjudicate, so no key is visited"
+	case rep.Summary.Visits == 0 && rep.Summary.FaultsNotReached == 0 && rep.Summary.FaultsNotFired == 0:
+		rc.Reason = "counted as a run; its world events have no coverage key"
 	}
 	for _, k := range rep.Keys {
 		if k.Status == coverage.StatusNeverTried {

@@ -16,6 +16,10 @@
 //   - Options: [WithConfig], [WithFixture], [WithKinds], [WithDomains],
 //     [WithoutWorldEvents], [WithMaxFaults], [WithInvariants],
 //     [WithCounterexampleDir], [WithReplayCommand], [WithName].
+//   - Coverage: [WithCoverage] records every run into a coverage.Tracker
+//     (a TestMain flushes it with coverage.Main); [WithGuide] biases the
+//     kinds drawn toward coverage keys not yet visited (coverage.Guide),
+//     staying a pure function of the seeds and the prior record.
 //   - [WriteCounterexample] and [CounterexampleRecord]: the files a
 //     counterexample is written to.
 //

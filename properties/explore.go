@@ -10,6 +10,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
 )
 
@@ -152,6 +153,16 @@ type explorer struct {
 	last       *model.Schedule
 	lastInv    string
 	harnessErr error
+
+	// guided exploration (nil guide: unguided): the guide, the counts it
+	// reads (the prior record and every check so far), each kind's key
+	// (by index into kinds; keyed false for a world event), and the
+	// current check's wanted kinds (see rank), as indices into kinds
+	guide  *coverage.Guide
+	seen   *coverage.Tracker
+	keys   []coverage.Key
+	keyed  []bool
+	wanted []int
 }
 
 // kindSpace is where one kind can be drawn: its events and targets.
@@ -249,6 +260,17 @@ func newExplorer(sys System, opts []Option) (*explorer, error) {
 	if len(e.kinds) == 0 {
 		return nil, errors.New("properties: no fault kind in scope occurs in this workload")
 	}
+	if set.guide != nil {
+		u := coverage.Default()
+		e.guide, e.seen = coverage.NewGuide(u, set.guide.seed), coverage.NewTracker(u)
+		if set.guide.prior != nil {
+			e.seen.Add(set.guide.prior)
+		}
+		for _, k := range e.kinds {
+			key, ok := u.KindKey(k.kind)
+			e.keys, e.keyed = append(e.keys, key), append(e.keyed, ok)
+		}
+	}
 	return e, nil
 }
 
@@ -294,10 +316,7 @@ func (e *explorer) draw(t *rapid.T) *model.Schedule {
 	n := rapid.IntRange(1, e.set.maxFaults).Draw(t, "faults")
 	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "explore", Config: e.set.config, Faults: make([]model.FaultEntry, 0, n)}
 	for i := 0; i < n; i++ {
-		// rapid favours small integers; the sum of two draws modulo the
-		// number of kinds spreads the kinds evenly
-		nk := len(e.kinds)
-		k := e.kinds[(rapid.IntRange(0, nk-1).Draw(t, "kind")+rapid.IntRange(0, nk-1).Draw(t, "kind_spread"))%nk]
+		k := e.kinds[e.drawKind(t)]
 		f := model.FaultEntry{Event: k.events[0], Ordinal: k.ordinal, Kind: k.kind}
 		if k.ordinal == 0 || rapid.IntRange(0, 3).Draw(t, "placement") == 3 {
 			// anywhere the kind fits; otherwise (three times in four, and
@@ -316,12 +335,78 @@ func (e *explorer) draw(t *rapid.T) *model.Schedule {
 	return s
 }
 
+// drawKind draws the kind of one entry, as an index into kinds. Unguided
+// (and guided, one time in four), rapid draws it: rapid favours small
+// integers, so the sum of two draws modulo the number of kinds spreads the
+// kinds evenly. Guided, rapid draws a position in the check's wanted kinds,
+// which shrinks toward the most wanted.
+func (e *explorer) drawKind(t *rapid.T) int {
+	if e.guide != nil && len(e.wanted) > 0 && rapid.IntRange(0, 3).Draw(t, "guided") < 3 {
+		return e.wanted[rapid.IntRange(0, len(e.wanted)-1).Draw(t, "wanted")]
+	}
+	nk := len(e.kinds)
+	return (rapid.IntRange(0, nk-1).Draw(t, "kind") + rapid.IntRange(0, nk-1).Draw(t, "kind_spread")) % nk
+}
+
+// rank sets the check's wanted kinds from the guide's ranking of the
+// counts seen so far: the kinds in scope whose key has the fewest visits,
+// one kind a key (the best ranked), most wanted first.
+func (e *explorer) rank() {
+	pos := map[string]int{}
+	for i, k := range e.kinds {
+		if e.keyed[i] {
+			pos[k.kind] = i
+		}
+	}
+	e.wanted = e.wanted[:0]
+	least := -1
+	for _, kind := range e.guide.Rank(e.seen) {
+		i, ok := pos[kind]
+		if !ok {
+			continue
+		}
+		v, _ := e.seen.KeyCounts(e.keys[i])
+		if least < 0 {
+			least = v
+		}
+		if v > least {
+			break
+		}
+		if !slices.ContainsFunc(e.wanted, func(w int) bool { return e.keys[w] == e.keys[i] }) {
+			e.wanted = append(e.wanted, i)
+		}
+	}
+}
+
+// record records res into the WithCoverage tracker, if any.
+func (e *explorer) record(res *model.Result) error {
+	if e.set.tracker == nil {
+		return nil
+	}
+	if err := e.set.tracker.Record(res); err != nil {
+		return fmt.Errorf("properties: recording coverage: %w", err)
+	}
+	return nil
+}
+
 // prop is the property rapid checks: every invariant in scope holds after
 // every crossing of a run of the drawn schedule.
 func (e *explorer) prop(t *rapid.T) {
 	e.calls++
+	guiding := e.guide != nil && e.firstFail == 0
+	if guiding {
+		// from the first failure on, the order stays that check's, so
+		// rapid's shrinking maps the same draws to the same kinds
+		e.rank()
+	}
 	s := e.draw(t)
 	res, err := e.run(s)
+	if err == nil {
+		err = e.record(res)
+	}
+	if err == nil && guiding {
+		err = e.seen.Record(res)
+	}
 	if err != nil {
 		e.harnessErr = err
 		t.Fatalf("%v", err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/model/copperfin"
 )
@@ -53,6 +54,14 @@ type settings struct {
 	replay     string
 	name       string
 	harness    model.Options
+	tracker    *coverage.Tracker // nil: no recording
+	guide      *guideSettings    // nil: unguided
+}
+
+// guideSettings are WithGuide's arguments.
+type guideSettings struct {
+	seed  uint64
+	prior *coverage.Data // nil: no prior record
 }
 
 func defaults() settings {
@@ -204,6 +213,55 @@ func WithName(name string) Option {
 			return errors.New("properties: empty name")
 		}
 		s.name = name
+		return nil
+	})
+}
+
+// WithCoverage records every run the exploration makes into t: each check,
+// rapid's re-runs while it shrinks a failure, and the reduction's replays
+// (not the fault-free run that surveys the workload). A fault counts as a
+// visit of its key only when it reached its event and fired in a run the
+// oracle adjudicated (coverage.Tracker.Record); world events have no key.
+// t may be shared by several explorations and goroutines; a test binary
+// flushes it to a file with coverage.Main. A nil t is an error.
+func WithCoverage(t *coverage.Tracker) Option {
+	return optionFunc(func(s *settings) error {
+		if t == nil {
+			return errors.New("properties: WithCoverage needs a tracker")
+		}
+		s.tracker = t
+		return nil
+	})
+}
+
+// WithGuide guides the exploration toward coverage keys not yet visited
+// (coverage.Guide). Before each check, a coverage.Guide seeded with seed
+// ranks the catalogue's kinds by the visits of their key, fewest first,
+// then by their key's scheduled faults that were not tested, then by its
+// seeded draw; the counts are prior's (a coverage file, or a snapshot of a
+// tracker; nil for none) plus every check of this exploration so far. The
+// check's wanted kinds are the kinds in scope whose key has the fewest
+// visits, one a key (its best ranked kind), most wanted first. Each drawn
+// entry then takes, three times in four, a wanted kind, at a position
+// rapid draws (rapid favours small integers, and shrinks toward the most
+// wanted); otherwise its kind is drawn as without a guide, which is how
+// world events, which have no key, enter. The placement and the rest of
+// the entry are drawn as without a guide.
+//
+// The choices stay a pure function of rapid's seed, seed and prior. From
+// the first failing check on, the wanted kinds stay that check's, so
+// rapid's shrinking maps the same draws to the same kinds; the
+// fault-aware reduction does not depend on the guide. A rapid fail file
+// written under a guide replays its draws, but the kinds they map to
+// depend on the counts seen before the failure: the counterexample's
+// schedule file, which names the kinds, is what replays it.
+func WithGuide(seed uint64, prior *coverage.Data) Option {
+	return optionFunc(func(s *settings) error {
+		var p *coverage.Data
+		if prior != nil {
+			p = prior.Clone()
+		}
+		s.guide = &guideSettings{seed: seed, prior: p}
 		return nil
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/model/copperfin"
 	"github.com/faultline/faultline/properties"
@@ -144,11 +145,11 @@ func TestEachControlRemovalIsFound(t *testing.T) {
 		t.Run(string(c.control), func(t *testing.T) {
 			rapidFlags(t, 100, c.seed)
 			rec := &recordingTB{name: t.Name()}
-			properties.Check(rec, properties.Reference, properties.WithConfig(typedWithout(c.control)), properties.WithFixture(c.fixture))
+			properties.Check(rec, properties.Reference, properties.WithConfig(typedWithout(c.control)), properties.WithFixture(c.fixture), properties.WithCoverage(suite))
 			if !rec.failed || len(rec.errors) != 1 || !strings.Contains(rec.errors[0], c.invariant+" violated") {
 				t.Fatalf("the inner check did not fail on %s: %v", c.invariant, rec.errors)
 			}
-			rep, err := properties.Explore(properties.Reference, properties.WithConfig(typedWithout(c.control)), properties.WithFixture(c.fixture))
+			rep, err := properties.Explore(properties.Reference, properties.WithConfig(typedWithout(c.control)), properties.WithFixture(c.fixture), properties.WithCoverage(suite))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -165,7 +166,7 @@ func TestEachControlRemovalIsFound(t *testing.T) {
 			}
 			assertMinimal(t, cx)
 			restored := &recordingTB{name: t.Name()}
-			properties.Check(restored, properties.Reference, properties.WithFixture(c.fixture))
+			properties.Check(restored, properties.Reference, properties.WithFixture(c.fixture), properties.WithCoverage(suite))
 			if restored.failed {
 				t.Errorf("typed profile failed: %v", restored.errors)
 			}
@@ -205,7 +206,7 @@ func mutantExploration(mi copperfin.MutantInfo) (model.Config, []properties.Opti
 		cfg = model.ConfigOfControls(cs)
 	}
 	cfg.Mutant = string(m)
-	opts := []properties.Option{properties.WithConfig(cfg), properties.WithFixture(model.CopperfinBatch())}
+	opts := []properties.Option{properties.WithConfig(cfg), properties.WithFixture(model.CopperfinBatch()), properties.WithCoverage(suite)}
 	if len(mc.kinds) > 0 {
 		opts = append(opts, properties.WithKinds(mc.kinds...))
 	}
@@ -265,7 +266,7 @@ func TestEveryMutantIsKilled(t *testing.T) {
 func TestCounterexampleFileReplays(t *testing.T) {
 	rapidFlags(t, 100, 1)
 	dir := t.TempDir()
-	rep, err := properties.Explore(properties.Reference, properties.WithConfig(typedWithout(model.Idempotency)), properties.WithCounterexampleDir(dir))
+	rep, err := properties.Explore(properties.Reference, properties.WithConfig(typedWithout(model.Idempotency)), properties.WithCounterexampleDir(dir), properties.WithCoverage(suite))
 	if err != nil || !rep.Found {
 		t.Fatalf("%v %+v", err, rep)
 	}
@@ -329,13 +330,18 @@ func TestBadOptions(t *testing.T) {
 	}
 }
 
+// suite records the coverage of this package's explorations;
+// FAULTLINE_COVERAGE=FILE merges it into FILE when the tests end.
+var suite = coverage.NewTracker(nil)
+
 // TestMain keeps this package's own explorations, which fail on purpose,
 // from writing rapid fail files into testdata/ (TestRapidFailFileKeepsWorking
-// turns them back on in a temporary directory).
+// turns them back on in a temporary directory), and records their coverage
+// into $FAULTLINE_COVERAGE when it is set.
 func TestMain(m *testing.M) {
 	flag.Parse()
 	flag.Set("rapid.nofailfile", "true")
-	os.Exit(m.Run())
+	os.Exit(coverage.Main(m, os.Getenv("FAULTLINE_COVERAGE"), suite))
 }
 
 // TestRapidFailFileKeepsWorking: Check under a test's name writes rapid's

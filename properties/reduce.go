@@ -48,7 +48,11 @@ func (e *explorer) replay(c *model.Schedule) (*model.Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("properties: a reduced schedule does not decode: %w", err)
 	}
-	return e.run(p)
+	res, err := e.run(p)
+	if err != nil {
+		return nil, err
+	}
+	return res, e.record(res)
 }
 
 // breaks reports whether c's run violates inv.

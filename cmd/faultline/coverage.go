@@ -55,8 +55,8 @@ func newCoverageCmd() *cobra.Command {
 		Short: "Report, merge and gate coverage files (keys domain/boundary/phase/correlation/oracle)",
 		Long: `Coverage files record which coverage keys K = (domain, boundary, phase,
 correlation, oracle) runs visited. "faultline assay --coverage FILE", "faultline
-audit --coverage FILE", and any command or test run with FAULTLINE_COVERAGE=FILE
-merge their runs into FILE. A key counts as visited only when its fault reached
+audit --coverage FILE", "faultline explore --coverage FILE", and any command or
+test run with FAULTLINE_COVERAGE=FILE merge their runs into FILE. A key counts as visited only when its fault reached
 its boundary, fired, and the oracle adjudicated the run.`,
 	}
 	c.AddCommand(newCoverageReportCmd(), newCoverageMergeCmd(), newCoverageGateCmd())

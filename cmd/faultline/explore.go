@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/model/copperfin"
 	"github.com/faultline/faultline/properties"
@@ -39,14 +40,27 @@ type exploreJSON struct {
 	File            string          `json:"file,omitempty"`
 	Replay          string          `json:"replay,omitempty"`
 	Timeline        []model.Event   `json:"timeline,omitempty"`
+	// with --guided: the reachable keys this exploration's runs visited,
+	// and with --coverage-in those and the input's together
+	Guided            bool `json:"guided,omitempty"`
+	KeysVisited       *int `json:"keys_visited,omitempty"`
+	KeysVisitedWithIn *int `json:"keys_visited_with_input,omitempty"`
+	KeysReachable     *int `json:"keys_reachable,omitempty"`
+}
+
+// guidedSummary is what --guided adds to the output: the reachable keys
+// the exploration's runs visited, and with --coverage-in the keys visited
+// by those runs and the input's together (-1 without an input).
+type guidedSummary struct {
+	runs, visited, withIn, reachable int
 }
 
 func newExploreCmd() *cobra.Command {
 	var cf configFlags
-	var mutant, fixture, out string
+	var mutant, fixture, out, covFile, covIn string
 	var checks, maxFaults int
 	var seed uint64
-	var asJSON, listMutants, noWorld bool
+	var asJSON, listMutants, noWorld, guided bool
 	var kinds, domains []string
 	c := &cobra.Command{
 		Use:   "explore",
@@ -67,6 +81,14 @@ prints one object with found, invariant, checks_to_failure and schedule.
 
 Without --seed the seed is drawn at random and printed; the same --seed and
 --checks give the same result.
+
+--coverage FILE (or FAULTLINE_COVERAGE=FILE) merges the coverage keys of every
+run into FILE: the checks, rapid's shrinking and the reduction. --guided biases
+each drawn fault, three times in four, toward the kinds whose coverage key has
+the fewest visits so far (in --coverage-in FILE, when given, and in this
+exploration's runs), with --seed seeding the tie-breaks too; it prints how many
+reachable keys the runs visited. The same --seed, --checks and input file give
+the same result.
 
 Exit codes: 0 no counterexample, 1 a counterexample was found, 2 bad input.`,
 		Args: cobra.NoArgs,
@@ -117,6 +139,19 @@ Exit codes: 0 no counterexample, 1 a counterexample was found, 2 bad input.`,
 			if out != "" {
 				opts = append(opts, properties.WithCounterexampleDir(out))
 			}
+			var prior *coverage.Data
+			if covIn != "" {
+				if !guided {
+					return badInput("--coverage-in needs --guided")
+				}
+				if prior, err = readCoverage(covIn); err != nil {
+					return err
+				}
+			}
+			tracker, covPath := coverage.NewTracker(nil), coveragePath(covFile)
+			if covPath != "" || guided {
+				opts = append(opts, properties.WithCoverage(tracker))
+			}
 			if !c.Flags().Changed("seed") {
 				var b [8]byte
 				if _, err := rand.Read(b[:]); err != nil {
@@ -124,14 +159,24 @@ Exit codes: 0 no counterexample, 1 a counterexample was found, 2 bad input.`,
 				}
 				seed = binary.LittleEndian.Uint64(b[:])>>1 | 1
 			}
+			if guided {
+				opts = append(opts, properties.WithGuide(seed, prior))
+			}
 			rep, err := runExplore(opts, checks, seed)
 			if err != nil {
 				return badInput("%v", err)
 			}
+			var sum *guidedSummary
+			if guided {
+				sum = summarize(tracker.Data(), prior)
+			}
+			if err := flushCoverage(tracker, covPath); err != nil {
+				return err
+			}
 			if asJSON {
-				err = writeExploreJSON(c.OutOrStdout(), rep, cfg, seed)
+				err = writeExploreJSON(c.OutOrStdout(), rep, cfg, seed, sum)
 			} else {
-				err = writeExplore(c.OutOrStdout(), rep, cfg, seed)
+				err = writeExplore(c.OutOrStdout(), rep, cfg, seed, sum)
 			}
 			if err != nil {
 				return err
@@ -152,6 +197,9 @@ Exit codes: 0 no counterexample, 1 a counterexample was found, 2 bad input.`,
 	c.Flags().StringSliceVar(&domains, "domains", nil, "only kinds of these fault domains, comma-separated")
 	c.Flags().BoolVar(&noWorld, "no-world", false, "draw no world events, only catalogue faults")
 	c.Flags().StringVar(&out, "out", "", "write the counterexample's schedule file and record to this directory")
+	c.Flags().StringVar(&covFile, "coverage", "", "merge every run's coverage into this file (default $"+coverageEnv+")")
+	c.Flags().BoolVar(&guided, "guided", false, "bias fault choice toward coverage keys not yet visited")
+	c.Flags().StringVar(&covIn, "coverage-in", "", "with --guided: count the visits recorded in this coverage file as already made")
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
 	c.Flags().BoolVar(&listMutants, "list-mutants", false, "print the reference system's mutant names, one a line, and exit")
 	return c
@@ -177,7 +225,35 @@ func runExplore(opts []properties.Option, checks int, seed uint64) (*properties.
 	return properties.Explore(properties.Reference, append(opts, properties.WithName("faultline-explore"))...)
 }
 
-func writeExplore(w io.Writer, rep *properties.Report, cfg model.Config, seed uint64) error {
+// summarize counts the reachable keys d visited, and d and prior together.
+func summarize(d, prior *coverage.Data) *guidedSummary {
+	u := coverage.Default()
+	count := func(d *coverage.Data) int {
+		n := 0
+		for _, k := range u.Reachable() {
+			if d.Keys[k].Visited() {
+				n++
+			}
+		}
+		return n
+	}
+	s := &guidedSummary{runs: d.Runs, visited: count(d), withIn: -1, reachable: len(u.Reachable())}
+	if prior != nil {
+		s.withIn = count(coverage.Merge(prior, d))
+	}
+	return s
+}
+
+// line is the summary's line of text output.
+func (s *guidedSummary) line() string {
+	l := fmt.Sprintf("guided: %d of %d reachable keys visited in %d runs", s.visited, s.reachable, s.runs)
+	if s.withIn >= 0 {
+		l += fmt.Sprintf("; with --coverage-in, %d of %d", s.withIn, s.reachable)
+	}
+	return l + "\n"
+}
+
+func writeExplore(w io.Writer, rep *properties.Report, cfg model.Config, seed uint64, sum *guidedSummary) error {
 	var b strings.Builder
 	if !rep.Found {
 		fmt.Fprintf(&b, "no counterexample in %d checks (seed %d, %s", rep.Checks, seed, cfg)
@@ -185,11 +261,18 @@ func writeExplore(w io.Writer, rep *properties.Report, cfg model.Config, seed ui
 			fmt.Fprintf(&b, ", mutant %s", cfg.Mutant)
 		}
 		fmt.Fprintf(&b, ", fixture %s)\n", cfg.Fixture)
+		if sum != nil {
+			b.WriteString(sum.line())
+		}
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
 	cx := rep.Counterexample
-	fmt.Fprintf(&b, "counterexample after %d checks (seed %d)\n%s", rep.ChecksToFailure, seed, cx)
+	fmt.Fprintf(&b, "counterexample after %d checks (seed %d)\n", rep.ChecksToFailure, seed)
+	if sum != nil {
+		b.WriteString(sum.line())
+	}
+	fmt.Fprintf(&b, "%s", cx)
 	if cx.File == "" {
 		b.WriteString("(save the schedule above as SCHEDULE.json, or pass --out DIR to write it)\n")
 	}
@@ -203,8 +286,14 @@ func writeExplore(w io.Writer, rep *properties.Report, cfg model.Config, seed ui
 	return err
 }
 
-func writeExploreJSON(w io.Writer, rep *properties.Report, cfg model.Config, seed uint64) error {
+func writeExploreJSON(w io.Writer, rep *properties.Report, cfg model.Config, seed uint64, sum *guidedSummary) error {
 	j := exploreJSON{Found: rep.Found, Checks: rep.Checks, ChecksToFailure: rep.ChecksToFailure, Seed: seed, Config: cfg}
+	if sum != nil {
+		j.Guided, j.KeysVisited, j.KeysReachable = true, &sum.visited, &sum.reachable
+		if sum.withIn >= 0 {
+			j.KeysVisitedWithIn = &sum.withIn
+		}
+	}
 	if cx := rep.Counterexample; cx != nil {
 		j.Invariant, j.FirstSeq, j.Event, j.FaultID, j.FaultKind, j.Detail = cx.Invariant, cx.FirstSeq, cx.Event, cx.FaultID, cx.FaultKind, cx.Detail
 		j.Schedule = json.RawMessage(model.Format(cx.Schedule))

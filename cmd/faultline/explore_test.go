@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/model/copperfin"
 )
@@ -79,5 +81,139 @@ func TestExploreBadInput(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q", c.args, code, stderr)
 		}
+	}
+}
+
+// visitedKeys counts the reachable keys the coverage file at p visited.
+func visitedKeys(t *testing.T, p string) int {
+	t.Helper()
+	d := readCov(t, p)
+	n := 0
+	for _, k := range coverage.Default().Reachable() {
+		if d.Keys[k].Visited() {
+			n++
+		}
+	}
+	return n
+}
+
+// TestExploreRecordsCoverage: --coverage and FAULTLINE_COVERAGE merge
+// every run into one file without changing the output; the 38 checks of
+// seed 1 visit 17 keys unguided and all 19 guided (the curves of
+// properties' TestGuidedVisitsEveryKeyWithinTwiceTheKeys), and the guided
+// output says so; the same seed gives a byte-equal file; --coverage-in
+// steers the first checks to the keys the input lacks.
+func TestExploreRecordsCoverage(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "explore.json")
+	args := []string{"explore", "--seed", "1", "--checks", "38"}
+	_, plain, _ := runCLI(t, args...)
+	code, out, stderr := runCLI(t, append(args, "--coverage", p)...)
+	if code != 0 || out != plain || out != "no counterexample in 38 checks (seed 1, profile typed, fixture copperfin)\n" {
+		t.Fatalf("exit %d, output with --coverage %q, without %q: %s", code, out, plain, stderr)
+	}
+	if d := readCov(t, p); d.Runs != 38 || visitedKeys(t, p) != 17 {
+		t.Fatalf("runs %d, keys visited %d", d.Runs, visitedKeys(t, p))
+	}
+	t.Setenv(coverageEnv, p)
+	if code, _, _ := runCLI(t, args...); code != 0 || readCov(t, p).Runs != 76 {
+		t.Fatalf("through %s: exit %d, runs %d", coverageEnv, code, readCov(t, p).Runs)
+	}
+	t.Setenv(coverageEnv, "")
+
+	g1, g2 := filepath.Join(dir, "g1.json"), filepath.Join(dir, "g2.json")
+	for _, g := range []string{g1, g2} {
+		code, out, _ := runCLI(t, append(args, "--guided", "--coverage", g)...)
+		if code != 0 || out != "no counterexample in 38 checks (seed 1, profile typed, fixture copperfin)\nguided: 19 of 19 reachable keys visited in 38 runs\n" {
+			t.Fatalf("guided: exit %d %q", code, out)
+		}
+	}
+	if a, b := readFile(t, g1), readFile(t, g2); a != b || visitedKeys(t, g1) != 19 {
+		t.Fatalf("two guided explorations with seed 1 wrote different files, or visited %d keys", visitedKeys(t, g1))
+	}
+	// guided by the unguided record (17 keys), the first 2 checks visit
+	// the 2 keys it lacks
+	code, out, _ = runCLI(t, "explore", "--seed", "1", "--checks", "2", "--guided", "--coverage-in", p, "--json")
+	var j struct {
+		Guided               bool `json:"guided"`
+		KeysVisited          int  `json:"keys_visited"`
+		KeysVisitedWithInput int  `json:"keys_visited_with_input"`
+		Keys                 int  `json:"keys_reachable"`
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil || code != 0 {
+		t.Fatalf("exit %d, %v: %s", code, err, out)
+	}
+	if !j.Guided || j.KeysVisited != 2 || j.KeysVisitedWithInput != 19 || j.Keys != 19 {
+		t.Fatalf("%+v", j)
+	}
+	code, out, _ = runCLI(t, "explore", "--seed", "1", "--checks", "19", "--guided", "--coverage-in", p)
+	if code != 0 || !strings.HasSuffix(out, "\nguided: 10 of 19 reachable keys visited in 19 runs; with --coverage-in, 19 of 19\n") {
+		t.Fatalf("exit %d %q", code, out)
+	}
+}
+
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestExploreCoverageMergesWithAssay: the coverage file explore writes
+// merges with one the assay writes, and the merge equals one file both
+// recorded into: byte for byte.
+func TestExploreCoverageMergesWithAssay(t *testing.T) {
+	dir := t.TempDir()
+	ex, as, both, merged := filepath.Join(dir, "explore.json"), filepath.Join(dir, "assay.json"), filepath.Join(dir, "both.json"), filepath.Join(dir, "merged.json")
+	explore := []string{"explore", "--without", "idempotency", "--seed", "1", "--guided"}
+	assayArgs := []string{"assay", "--profile", "baseline", "--fault", "tool", "--trials", "20", "--seed", "5"}
+	for _, c := range [][]string{append(explore, "--coverage", ex), append(assayArgs, "--coverage", as),
+		append(explore, "--coverage", both), append(assayArgs, "--coverage", both)} {
+		if code, _, stderr := runCLI(t, c...); code > 1 {
+			t.Fatalf("%v: exit %d: %s", c, code, stderr)
+		}
+	}
+	if code, _, stderr := runCLI(t, "coverage", "merge", merged, ex, as); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	e, a, m := readCov(t, ex), readCov(t, as), readCov(t, merged)
+	if m.Runs != e.Runs+a.Runs || a.Runs != 20 || e.Runs < 2 || readFile(t, merged) != readFile(t, both) {
+		t.Fatalf("runs: explore %d, assay %d, merged %d; merged equals both: %t", e.Runs, a.Runs, m.Runs, readFile(t, merged) == readFile(t, both))
+	}
+	// the explore's counterexample sits under its key, beside the assay's
+	k := mustKey(t, "tool/tool_call/before_commit/isolated/ledger_readback")
+	if cx := m.Keys[k].Counterexamples; len(cx) == 0 || cx[0].Invariant != "effect_at_most_once" || cx[0].Count != e.Keys[k].Counterexamples[0].Count+4 {
+		t.Fatalf("%s: %+v", k, m.Keys[k])
+	}
+}
+
+func mustKey(t *testing.T, s string) coverage.Key {
+	t.Helper()
+	k, err := coverage.ParseKey(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func TestExploreCoverageBadInput(t *testing.T) {
+	bad := writeFile(t, `{"version": 2}`)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"explore", "--coverage-in", bad}, "--coverage-in needs --guided"},
+		{[]string{"explore", "--guided", "--coverage-in", bad}, "unsupported version 2"},
+		{[]string{"explore", "--guided", "--coverage-in", filepath.Join(t.TempDir(), "none.json")}, "no such file"},
+	} {
+		code, _, stderr := runCLI(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q", c.args, code, stderr)
+		}
+	}
+	if code, _, stderr := runCLI(t, "explore", "--checks", "3", "--coverage", filepath.Join(bad, "x.json")); code == 0 || !strings.Contains(stderr, "recording coverage") {
+		t.Fatalf("unwritable coverage file: exit %d, %s", code, stderr)
 	}
 }
