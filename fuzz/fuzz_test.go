@@ -1,0 +1,163 @@
+package fuzz
+
+// The fuzz targets. Each takes one []byte argument and keeps its decoding
+// in the package's non-test files, so that a fuzz farm that builds only
+// this file (ClusterFuzzLite, OSS-Fuzz) can build every target.
+//
+// The targets run against the typed profile by default, where they must
+// not fail. These environment variables run them against something else:
+//
+//	FAULTLINE_PROFILE   a profile: baseline, typed or fail_closed
+//	FAULTLINE_CONTROLS  a comma-separated control list ("" is no control)
+//	FAULTLINE_MUTANT    a mutant of the reference system, by name
+//	FAULTLINE_SCOPE     where faults are placed: designed (default) or ordinals
+//
+// Under a setting other than the default, corpus schedules that already
+// violate an invariant there are left out of the seeds (they are known
+// counterexamples), so fuzzing explores from the compositions that hold.
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/faultline/faultline/model"
+)
+
+// decoderFromEnv builds the decoder the environment selects, and reports
+// whether anything other than the default was selected. Every bad value is
+// an error naming the variable.
+func decoderFromEnv() (*Decoder, bool, error) {
+	var opts []Option
+	profile, hasProfile := os.LookupEnv("FAULTLINE_PROFILE")
+	controls, hasControls := os.LookupEnv("FAULTLINE_CONTROLS")
+	if hasProfile && hasControls {
+		return nil, false, errors.New("set FAULTLINE_PROFILE or FAULTLINE_CONTROLS, not both")
+	}
+	if hasProfile {
+		opts = append(opts, WithProfile(model.Profile(profile)))
+	}
+	if hasControls {
+		cs, err := ParseControlList(controls)
+		if err != nil {
+			return nil, false, fmt.Errorf("FAULTLINE_CONTROLS: %w", err)
+		}
+		opts = append(opts, WithControls(cs))
+	}
+	mutant, hasMutant := os.LookupEnv("FAULTLINE_MUTANT")
+	if hasMutant {
+		sys, err := Mutant(mutant)
+		if err != nil {
+			return nil, false, fmt.Errorf("FAULTLINE_MUTANT: %w", err)
+		}
+		opts = append(opts, WithSystem(sys))
+	}
+	scope, hasScope := os.LookupEnv("FAULTLINE_SCOPE")
+	if hasScope {
+		sc, err := ParseScope(scope)
+		if err != nil {
+			return nil, false, fmt.Errorf("FAULTLINE_SCOPE: %w", err)
+		}
+		opts = append(opts, WithScope(sc))
+	}
+	d, err := NewDecoder(opts...)
+	if err != nil {
+		if hasProfile {
+			return nil, false, fmt.Errorf("FAULTLINE_PROFILE: %w", err)
+		}
+		return nil, false, err
+	}
+	chosen := hasControls || hasMutant || hasScope || hasProfile && d.Config().Profile != model.ProfileTyped
+	return d, chosen, nil
+}
+
+// FuzzComposition explores ordered fault compositions: any input decodes
+// (Decoder.Decode) into up to four faults from the catalogue, each at its
+// own event and an ordinal of the scope, under the selected config; the
+// run of the system under test must keep every invariant (right_subject,
+// current_entitlement, effect_at_most_once, provable_outcome). A failure
+// prints the violated invariants, the schedule in canonical form and the
+// faultline replay command. Seeds: every corpus schedule of the scope,
+// encoded.
+func FuzzComposition(f *testing.F) {
+	d, chosen, err := decoderFromEnv()
+	if err != nil {
+		f.Fatal(err)
+		return
+	}
+	if !underLibFuzzer {
+		s, err := loadSeeds(d, corpusDir, chosen)
+		if err != nil {
+			f.Fatal(err)
+			return
+		}
+		for _, n := range s.notes {
+			f.Logf("seed left out: %s", n)
+		}
+		for _, b := range s.composition {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if _, err := d.Check(d.Decode(data)); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// FuzzScheduleDecode explores the strict schedule-file decoder: on any
+// input model.ParseSchedule must not panic, and whatever it accepts must
+// re-encode with model.Format into a form that decodes to an equal value
+// (go-cmp) and encodes to the same bytes again. Seeds: the raw bytes of
+// every corpus file and the canonical form of every corpus schedule.
+func FuzzScheduleDecode(f *testing.F) {
+	if !underLibFuzzer {
+		d, _, err := decoderFromEnv()
+		if err != nil {
+			f.Fatal(err)
+			return
+		}
+		s, err := loadSeeds(d, corpusDir, false)
+		if err != nil {
+			f.Fatal(err)
+			return
+		}
+		for _, b := range s.files {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := CheckRoundTrip(data); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// FuzzReplayDeterminism explores replay determinism: any input that is a
+// schedule file (with its own config), or otherwise the composition it
+// decodes to, replays twice, on a reused and on a fresh harness, to equal
+// normalised timelines, fault reports, invariant results, terms and
+// verdicts. Seeds: the corpus files and the composition seeds.
+func FuzzReplayDeterminism(f *testing.F) {
+	d, _, err := decoderFromEnv()
+	if err != nil {
+		f.Fatal(err)
+		return
+	}
+	if !underLibFuzzer {
+		s, err := loadSeeds(d, corpusDir, false)
+		if err != nil {
+			f.Fatal(err)
+			return
+		}
+		for _, b := range append(s.files, s.composition...) {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := d.CheckDeterminism(d.Schedule(data)); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
