@@ -145,7 +145,9 @@ func (c *Counterexample) Check(res *model.Result) error {
 	if got.ClaimVerdict != c.Expect.ClaimVerdict {
 		diffs = append(diffs, fmt.Sprintf("claim verdict %s, recorded %s", got.ClaimVerdict, c.Expect.ClaimVerdict))
 	}
-	key := func(v Violation) string { return fmt.Sprintf("%s after %s (fault %q)", v.Invariant, v.Event, v.FaultID) }
+	key := func(v Violation) string {
+		return fmt.Sprintf("%s after %s (fault %q)", v.Invariant, v.Event, v.FaultID)
+	}
 	var want, have []string
 	for _, v := range c.Expect.Violated {
 		want = append(want, key(v))
