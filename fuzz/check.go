@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -51,20 +52,28 @@ func (v *Violation) Error() string {
 	return b.String()
 }
 
-// ReplayHint returns the schedule in canonical form and a copy-paste
-// command that writes it to a file and replays it with faultline replay.
+// ReplayHint returns the schedule in canonical form and a one-line
+// command, safe to copy from indented test output, that writes it to a
+// file and replays it with faultline replay.
 func ReplayHint(s *model.Schedule, runID, system string) string {
 	var b strings.Builder
+	canon := model.Format(s)
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, canon); err != nil {
+		panic(fmt.Sprintf("fuzz: compacting a canonical schedule: %v", err)) // Format writes valid JSON
+	}
 	file := "/tmp/faultline-" + runID + ".json"
 	b.WriteString("schedule (canonical form):\n")
-	b.Write(model.Format(s))
-	b.WriteString("replay it:\n")
-	fmt.Fprintf(&b, "  cat > %s <<'EOF'\n%sEOF\n  go run ./cmd/faultline replay %s\n", file, model.Format(s), file)
+	b.Write(canon)
+	fmt.Fprintf(&b, "replay it:\n  echo %s > %s && go run ./cmd/faultline replay %s\n", shellQuote(compact.String()), file, file)
 	if system != ReferenceSystem().Name {
 		fmt.Fprintf(&b, "  (faultline replay runs the reference system; this run used the mutant %q)\n", system)
 	}
 	return b.String()
 }
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 func orNone(s string) string {
 	if s == "" {

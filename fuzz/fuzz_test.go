@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/faultline/faultline/model"
@@ -92,8 +93,8 @@ func FuzzComposition(f *testing.F) {
 			f.Fatal(err)
 			return
 		}
-		for _, n := range s.notes {
-			f.Logf("seed left out: %s", n)
+		if len(s.notes) > 0 {
+			f.Logf("corpus seeds left out:\n%s", strings.Join(s.notes, "\n"))
 		}
 		for _, b := range s.composition {
 			f.Add(b)

@@ -35,13 +35,16 @@ func loadSeeds(d *Decoder, dir string, skipViolating bool) (*seeds, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &seeds{composition: [][]byte{{}}}
+	out := &seeds{}
+	candidates := [][]byte{{}}
+	from := []string{"the empty input"}
 	var all []byte
 	for i := range min(len(d.sites), d.maxFaults) {
 		all = append(all, byte(i))
 	}
 	if d.width == 1 {
-		out.composition = append(out.composition, all)
+		candidates = append(candidates, all)
+		from = append(from, fmt.Sprintf("the byte seed %x", all))
 	}
 	for _, s := range c.Seeds {
 		out.files = append(out.files, s.Raw)
@@ -65,9 +68,13 @@ func loadSeeds(d *Decoder, dir string, skipViolating bool) (*seeds, error) {
 			out.notes = append(out.notes, fmt.Sprintf("%s: not a composition of scope %s: %v", names[i], d.scope, err))
 			continue
 		}
+		candidates = append(candidates, b)
+		from = append(from, names[i])
+	}
+	for i, b := range candidates {
 		if skipViolating {
 			if _, err := d.Check(d.Decode(b)); err != nil {
-				out.notes = append(out.notes, fmt.Sprintf("%s: already violates an invariant under %s (system %s): a known counterexample, not a seed", names[i], d.config, d.system.Name))
+				out.notes = append(out.notes, fmt.Sprintf("%s: already violates an invariant under %s (system %s): a known counterexample, not a seed", from[i], d.config, d.system.Name))
 				continue
 			}
 		}
