@@ -10,24 +10,36 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/model/copperfin"
 )
 
 func init() { commands = append(commands, newReplayCmd) }
 
-// loadSchedule reads and strictly decodes a schedule file; every problem is
-// bad input (exit 2).
-func loadSchedule(path string) (*model.Schedule, error) {
+// loadSchedule reads and strictly decodes a schedule file, or a
+// counterexample file (returned too) and its schedule; every problem is bad
+// input (exit 2).
+func loadSchedule(path string) (*model.Schedule, *corpus.Counterexample, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, badInput("%v", err)
+		return nil, nil, badInput("%v", err)
+	}
+	if corpus.IsCounterexample(data) {
+		ce, err := corpus.ParseCounterexample(data)
+		if err != nil {
+			return nil, nil, badInput("%s: %v", path, err)
+		}
+		if ce.Schedule == nil {
+			return nil, nil, badInput("%s: a %s counterexample holds no schedule to replay (its input: %s)", path, ce.Kind, ce.Input)
+		}
+		return ce.Schedule, ce, nil
 	}
 	s, err := model.ParseSchedule(data)
 	if err != nil {
-		return nil, badInput("%s: %v", path, err)
+		return nil, nil, badInput("%s: %v", path, err)
 	}
-	return s, nil
+	return s, nil, nil
 }
 
 func newReplayCmd() *cobra.Command {
@@ -45,7 +57,7 @@ Exit codes: 0 when every invariant held, 1 when one was violated, 2 for bad
 input.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			s, err := loadSchedule(args[0])
+			s, ce, err := loadSchedule(args[0])
 			if err != nil {
 				return err
 			}
@@ -66,6 +78,9 @@ input.`,
 				err = assay.WriteJSON(c.OutOrStdout(), res)
 			} else {
 				err = writeResult(c.OutOrStdout(), res)
+				if err == nil && ce != nil && ce.Expect != nil {
+					err = writeExpectation(c.OutOrStdout(), ce, res, c.Flags().Changed("profile") || c.Flags().Changed("controls") || c.Flags().Changed("without"))
+				}
 			}
 			if err != nil {
 				return err
@@ -79,6 +94,22 @@ input.`,
 	cf.add(c, "typed", true)
 	c.Flags().BoolVar(&asJSON, "json", false, "print the result as one JSON object")
 	return c
+}
+
+// writeExpectation compares a counterexample's recorded run with the
+// replay, unless the config was overridden.
+func writeExpectation(w io.Writer, ce *corpus.Counterexample, res *model.Result, overridden bool) error {
+	var line string
+	switch err := ce.Check(res); {
+	case overridden:
+		line = "Recorded run: not compared (the config was overridden)"
+	case err != nil:
+		line = "Recorded run: DIFFERS: " + err.Error()
+	default:
+		line = fmt.Sprintf("Recorded run: matches (%s, %s)", ce.Expect.RunVerdict, ce.Expect.ClaimVerdict)
+	}
+	_, err := fmt.Fprintln(w, line)
+	return err
 }
 
 func yes(b bool) string {

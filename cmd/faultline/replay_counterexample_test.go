@@ -1,0 +1,47 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/faultline/faultline/corpus"
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
+)
+
+// TestReplayAcceptsCounterexampleFiles: replay runs a counterexample's
+// schedule and says whether the run matches the recorded one.
+func TestReplayAcceptsCounterexampleFiles(t *testing.T) {
+	s, err := model.SingleFault("timeout_after_commit", model.ConfigOfProfile(model.ProfileBaseline))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := model.NewHarness(model.Copperfin(), model.Options{}).Run(copperfin.Factory(0), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ce := corpus.NewViolation(res, corpus.FoundBy{Target: "test", System: "reference"}, "", "go run ./cmd/faultline replay x.json")
+	file := writeFile(t, string(corpus.Format(ce)))
+	code, out, _ := runCLI(t, "replay", file)
+	if code != 1 || !strings.Contains(out, "Recorded run: matches (unrecoverable, unsafe)") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, "replay", file, "--profile", "typed")
+	if code != 0 || !strings.Contains(out, "Recorded run: not compared (the config was overridden)") {
+		t.Fatalf("typed override: exit %d\n%s", code, out)
+	}
+	ce.Expect.RunVerdict = model.Recovered
+	code, out, _ = runCLI(t, "replay", writeFile(t, string(corpus.Format(ce))))
+	if code != 1 || !strings.Contains(out, "Recorded run: DIFFERS: run verdict unrecoverable, recorded recovered") {
+		t.Fatalf("tampered: exit %d\n%s", code, out)
+	}
+	dec := &corpus.Counterexample{Version: 1, Kind: corpus.KindScheduleDecode, FoundBy: corpus.FoundBy{Target: "t", System: "reference"}, Input: `"{}"`}
+	code, _, stderr := runCLI(t, "replay", writeFile(t, string(corpus.Format(dec))))
+	if code != 2 || !strings.Contains(stderr, "a schedule_decode counterexample holds no schedule to replay") {
+		t.Fatalf("decode counterexample: exit %d %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "replay", writeFile(t, `{"counterexample":1,"kind":"invariant_violation","found_by":{"target":"t","system":"reference"},"extra":1}`))
+	if code != 2 || !strings.Contains(stderr, `unknown field "extra"`) {
+		t.Fatalf("bad counterexample: exit %d %s", code, stderr)
+	}
+}
