@@ -110,3 +110,14 @@ func TestSeedsFromTheCorpus(t *testing.T) {
 		}
 	}
 }
+
+// TestSettingIsValid fails when the FAULTLINE_* environment variables name
+// something that does not exist (scripts/fuzz-nightly.sh runs it before
+// fuzzing).
+func TestSettingIsValid(t *testing.T) {
+	d, _, err := decoderFromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("setting: %s, scope %s, system %s", d.Config(), d.Scope(), d.System().Name)
+}
