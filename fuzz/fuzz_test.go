@@ -19,12 +19,27 @@ package fuzz
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/faultline/faultline/model"
 )
+
+// fromEnv is decoderFromEnv, read once per process: a libFuzzer build calls
+// a target function once per input.
+var fromEnv = sync.OnceValue(func() envDecoder {
+	d, chosen, err := decoderFromEnv()
+	return envDecoder{d, chosen, err}
+})
+
+type envDecoder struct {
+	d      *Decoder
+	chosen bool
+	err    error
+}
 
 // decoderFromEnv builds the decoder the environment selects, and reports
 // whether anything other than the default was selected. Every bad value is
@@ -73,6 +88,22 @@ func decoderFromEnv() (*Decoder, bool, error) {
 	return d, chosen, nil
 }
 
+// corpusSeeds reads the seeds from the corpus directory. A missing
+// directory (a farm's coverage build runs the test binary away from the
+// source tree) is logged and gives no seeds; any other problem fails.
+func corpusSeeds(f *testing.F, d *Decoder, skipViolating bool) *seeds {
+	s, err := loadSeeds(d, corpusDir, skipViolating)
+	if errors.Is(err, fs.ErrNotExist) {
+		f.Logf("no corpus directory at %s: the targets run without its seeds", corpusDir)
+		return &seeds{}
+	}
+	if err != nil {
+		f.Fatal(err)
+		return &seeds{}
+	}
+	return s
+}
+
 // FuzzComposition explores ordered fault compositions: any input decodes
 // (Decoder.Decode) into up to four faults from the catalogue, each at its
 // own event and an ordinal of the scope, under the selected config; the
@@ -82,17 +113,14 @@ func decoderFromEnv() (*Decoder, bool, error) {
 // faultline replay command. Seeds: every corpus schedule of the scope,
 // encoded.
 func FuzzComposition(f *testing.F) {
-	d, chosen, err := decoderFromEnv()
-	if err != nil {
-		f.Fatal(err)
+	env := fromEnv()
+	if env.err != nil {
+		f.Fatal(env.err)
 		return
 	}
+	d := env.d
 	if !underLibFuzzer {
-		s, err := loadSeeds(d, corpusDir, chosen)
-		if err != nil {
-			f.Fatal(err)
-			return
-		}
+		s := corpusSeeds(f, d, env.chosen)
 		if len(s.notes) > 0 {
 			f.Logf("corpus seeds left out:\n%s", strings.Join(s.notes, "\n"))
 		}
@@ -114,16 +142,12 @@ func FuzzComposition(f *testing.F) {
 // every corpus file and the canonical form of every corpus schedule.
 func FuzzScheduleDecode(f *testing.F) {
 	if !underLibFuzzer {
-		d, _, err := decoderFromEnv()
-		if err != nil {
-			f.Fatal(err)
+		env := fromEnv()
+		if env.err != nil {
+			f.Fatal(env.err)
 			return
 		}
-		s, err := loadSeeds(d, corpusDir, false)
-		if err != nil {
-			f.Fatal(err)
-			return
-		}
+		s := corpusSeeds(f, env.d, false)
 		for _, b := range s.files {
 			f.Add(b)
 		}
@@ -141,17 +165,14 @@ func FuzzScheduleDecode(f *testing.F) {
 // normalised timelines, fault reports, invariant results, terms and
 // verdicts. Seeds: the corpus files and the composition seeds.
 func FuzzReplayDeterminism(f *testing.F) {
-	d, _, err := decoderFromEnv()
-	if err != nil {
-		f.Fatal(err)
+	env := fromEnv()
+	if env.err != nil {
+		f.Fatal(env.err)
 		return
 	}
+	d := env.d
 	if !underLibFuzzer {
-		s, err := loadSeeds(d, corpusDir, false)
-		if err != nil {
-			f.Fatal(err)
-			return
-		}
+		s := corpusSeeds(f, d, false)
 		for _, b := range append(s.files, s.composition...) {
 			f.Add(b)
 		}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/faultline/faultline/corpus"
+	"github.com/faultline/faultline/fuzz"
+	"github.com/faultline/faultline/model"
+)
+
+func tool(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func native(t *testing.T, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "input")
+	if err := os.WriteFile(p, []byte("go test fuzz v1\n[]byte("+strconv.Quote(string(data))+")\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestConvertComposition: a failing composition input becomes a shrunk
+// violation counterexample that replays to its recorded run; converting it
+// again reports the file as known; under typed the input does not fail.
+func TestConvertComposition(t *testing.T) {
+	d, err := fuzz.NewDecoder(fuzz.WithScope(fuzz.ScopeOrdinals))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a fault never reached (the run has one proposal) and the
+	// duplicate-refund fault: only the second stays
+	two := &model.Schedule{Faults: []model.FaultEntry{
+		{Event: model.EvProposal, Ordinal: 3, Kind: "subject_swap"},
+		{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_after_commit"},
+	}}
+	data, err := d.Encode(two)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := native(t, data)
+	out := filepath.Join(t.TempDir(), "ce")
+	code, stdout, stderr := tool(t, "convert", "-target", "FuzzComposition", "-input", in, "-profile", "baseline", "-controls", "idempotency", "-out", out, "-scope", "ordinals")
+	if code != 2 || !strings.Contains(stderr, "give -profile or -controls, not both") {
+		t.Fatalf("both: exit %d %s", code, stderr)
+	}
+	code, stdout, stderr = tool(t, "convert", "-target", "FuzzComposition", "-input", in, "-controls", "", "-out", out, "-scope", "ordinals")
+	if code != 0 || !strings.HasPrefix(stdout, "new "+filepath.ToSlash(out)+"/controls-") {
+		t.Fatalf("exit %d stdout %q stderr %s", code, stdout, stderr)
+	}
+	path := strings.TrimSpace(strings.TrimPrefix(stdout, "new "))
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ce, err := corpus.ParseCounterexample(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ce.Kind != corpus.KindViolation || ce.Replay != "go run ./cmd/faultline replay "+path || ce.FoundBy.Target != "FuzzComposition" ||
+		ce.FoundBy.Scope != "ordinals" || !strings.Contains(ce.FoundBy.Input, strconv.Quote(string(data))) {
+		t.Errorf("counterexample header %+v", ce)
+	}
+	if len(ce.Schedule.Faults) != 1 || ce.Schedule.Faults[0].Kind != "timeout_after_commit" || !ce.Schedule.Config.HasControls {
+		t.Errorf("not shrunk to the timeout: %+v", ce.Schedule)
+	}
+	if len(ce.Expect.Violated) == 0 || ce.Expect.Violated[0].Invariant != model.InvEffectAtMostOnce || ce.Expect.RunVerdict != model.Unrecoverable {
+		t.Errorf("expect %+v", ce.Expect)
+	}
+	res, err := d.Run(ce.Schedule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ce.Check(res); err != nil {
+		t.Errorf("replay differs: %v", err)
+	}
+	code, stdout, _ = tool(t, "convert", "-target", "FuzzComposition", "-input", in, "-profile", "baseline", "-out", out, "-scope", "ordinals")
+	if code != 0 || !strings.HasPrefix(stdout, "new ") {
+		t.Fatalf("baseline is another setting than the empty control list, so a new file: exit %d %q", code, stdout)
+	}
+	code, stdout, _ = tool(t, "convert", "-target", "FuzzComposition", "-input", in, "-controls", " ", "-out", out, "-scope", "ordinals")
+	if code != 0 || stdout != "known "+path+"\n" {
+		t.Fatalf("second conversion: exit %d %q, want known %s", code, stdout, path)
+	}
+	code, _, stderr = tool(t, "convert", "-target", "FuzzComposition", "-input", in, "-out", out, "-scope", "ordinals")
+	if code != 1 || !strings.Contains(stderr, "does not fail under this setting") {
+		t.Fatalf("typed: exit %d %s", code, stderr)
+	}
+	entries, _ := os.ReadDir(out)
+	if len(entries) != 2 {
+		t.Errorf("%d files written, want 2", len(entries))
+	}
+}
+
+func TestConvertRejectsBadUse(t *testing.T) {
+	good := native(t, []byte("x"))
+	bad := filepath.Join(t.TempDir(), "bad")
+	os.WriteFile(bad, []byte("go test fuzz v1\nstring(\"x\")\n"), 0o644)
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"convert", "-target", "FuzzNothing", "-input", good}, 2, `unknown target "FuzzNothing"`},
+		{[]string{"convert", "-target", "FuzzComposition", "-input", good, "-mutant", "m"}, 2, `-mutant: no mutant of the reference system named "m" exists`},
+		{[]string{"convert", "-target", "FuzzComposition", "-input", good, "-scope", "wide"}, 2, `-scope: unknown scope "wide"`},
+		{[]string{"convert", "-target", "FuzzComposition", "-input", bad}, 2, `want []byte("..."), got string("x")`},
+		{[]string{"convert", "-target", "FuzzScheduleDecode", "-input", good}, 1, "does not fail"},
+		{[]string{"convert", "-target", "FuzzReplayDeterminism", "-input", good}, 1, "does not fail"},
+		{[]string{"frob"}, 2, `unknown command "frob"`},
+	}
+	for _, c := range cases {
+		code, _, stderr := tool(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d %q, want %d %q", c.args, code, stderr, c.code, c.want)
+		}
+	}
+	code, stdout, _ := tool(t, "targets")
+	if code != 0 || stdout != "FuzzComposition\nFuzzReplayDeterminism\nFuzzScheduleDecode\n" {
+		t.Errorf("targets: %d %q", code, stdout)
+	}
+}
+
+func TestParseNative(t *testing.T) {
+	for in, want := range map[string]string{
+		"go test fuzz v1\n[]byte(\"\\x00A\")\n": "\x00A",
+		"go test fuzz v1\r\n[]byte(\"\")\r\n":   "",
+		"go test fuzz v1\n[]uint8(`raw`)":       "raw",
+	} {
+		got, err := parseNative([]byte(in))
+		if err != nil || string(got) != want {
+			t.Errorf("%q: %q %v, want %q", in, got, err, want)
+		}
+	}
+	for in, want := range map[string]string{
+		"go test fuzz v2\n[]byte(\"\")":                   "first line",
+		"go test fuzz v1\n":                               "want one value",
+		"go test fuzz v1\n[]byte(\"a\")\n[]byte(\"b\")\n": "got 2",
+		"go test fuzz v1\n[4]byte(\"a\")":                 "want []byte",
+		"go test fuzz v1\n[]byte(x)":                      "want a string literal",
+	} {
+		if _, err := parseNative([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", in, err, want)
+		}
+	}
+}
