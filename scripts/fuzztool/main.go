@@ -49,9 +49,9 @@ import (
 type input int
 
 const (
-	composition input = iota // fuzz.Decoder.Decode, then Check
-	scheduleOrComposition    // fuzz.Decoder.Schedule, then CheckDeterminism
-	scheduleFile             // fuzz.CheckRoundTrip
+	composition           input = iota // fuzz.Decoder.Decode, then Check
+	scheduleOrComposition              // fuzz.Decoder.Schedule, then CheckDeterminism
+	scheduleFile                       // fuzz.CheckRoundTrip
 )
 
 // targets are the fuzz targets of package fuzz and how each reads its
