@@ -23,6 +23,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/faultline/faultline/model"
@@ -88,6 +89,11 @@ func decoderFromEnv() (*Decoder, bool, error) {
 	return d, chosen, nil
 }
 
+// compositions counts the compositions this process checked, seeds
+// included; a failure reports it (scripts/fuzz-measure.sh reads it as the
+// execs to the first failure of a single fuzzing worker).
+var compositions atomic.Int64
+
 // corpusSeeds reads the seeds from the corpus directory. A missing
 // directory (a farm's coverage build runs the test binary away from the
 // source tree) is logged and gives no seeds; any other problem fails.
@@ -129,8 +135,9 @@ func FuzzComposition(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		n := compositions.Add(1)
 		if _, err := d.Check(d.Decode(data)); err != nil {
-			t.Fatal(err)
+			t.Fatalf("%v(this process had checked %d compositions)", err, n)
 		}
 	})
 }

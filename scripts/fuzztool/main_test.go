@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -150,6 +151,19 @@ func TestParseNative(t *testing.T) {
 	} {
 		if _, err := parseNative([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v, want %q", in, err, want)
+		}
+	}
+}
+
+// TestShellScriptsParse: bash reads the fuzzing scripts and the farm's
+// build script without a syntax error.
+func TestShellScriptsParse(t *testing.T) {
+	for _, s := range []string{"../fuzz-nightly.sh", "../fuzz-measure.sh", "../../.clusterfuzzlite/build.sh"} {
+		if out, err := exec.Command("bash", "-n", s).CombinedOutput(); err != nil {
+			t.Errorf("%s: %v\n%s", s, err, out)
+		}
+		if fi, err := os.Stat(s); err != nil || fi.Mode()&0o111 == 0 {
+			t.Errorf("%s is not executable (%v)", s, err)
 		}
 	}
 }
