@@ -2,13 +2,17 @@
 # fuzz-measure.sh: measure the native fuzz targets on this machine.
 #
 #   1. execs per second of every target against the default setting (typed
-#      profile, designed scope): one run of -rate-time per target on
+#      profile, designed scope; -rate-time 0 skips it): one run of -rate-time per target on
 #      -parallel workers, from an empty fuzzing cache; execs/s is the
 #      fuzzer's final execs count divided by the fuzzing time.
 #   2. time and execs until FuzzComposition's first failure, median of -runs
 #      runs, for each setting given with -failing (default: the baseline
 #      profile, and the typed profile with the ordinals scope), on one
-#      fuzzing worker from an empty fuzzing cache, minimisation off. Time is
+#      fuzzing worker from an empty fuzzing cache, minimisation off. The
+#      default settings: the baseline profile; the typed profile with the
+#      ordinals scope (its known counterexample); the typed controls without
+#      state_precondition, and without evidence_gate (a defence removed, as
+#      a mutant would). Time is
 #      the test binary's wall time from start to exit (start-up and the seed
 #      corpus included); execs are the compositions the worker had checked
 #      when it failed (seeds included), as the failure message reports.
@@ -27,7 +31,9 @@ rate_time=20s
 parallel=""
 runs=5
 limit=120s
-failing="FAULTLINE_PROFILE=baseline FAULTLINE_SCOPE=ordinals"
+no_gate=bind_identity,pre_effect_authority,refresh_context,state_precondition,idempotency,effect_readback
+no_state=bind_identity,pre_effect_authority,refresh_context,idempotency,effect_readback,evidence_gate
+failing="FAULTLINE_PROFILE=baseline FAULTLINE_SCOPE=ordinals FAULTLINE_CONTROLS=$no_state FAULTLINE_CONTROLS=$no_gate"
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -65,6 +71,7 @@ cleanup() {
 median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
 echo "machine: $(getconf _NPROCESSORS_ONLN 2>/dev/null) cores, $(go version | cut -d' ' -f3), load average before: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+if [ "$rate_time" != 0 ]; then
 echo
 echo "execs per second, default setting, ${parallel} workers, ${rate_time} each:"
 echo
@@ -78,6 +85,7 @@ for t in $targets; do
   echo "| $t | ${execs:-0} | $(awk -v e="${execs:-0}" -v s="$secs" 'BEGIN { printf "%.0f", e / s }') |"
 done
 cleanup
+fi
 
 echo
 echo "FuzzComposition until its first failure, 1 worker, median of ${runs} runs (limit ${limit} a run):"
