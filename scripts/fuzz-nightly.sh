@@ -76,7 +76,7 @@ cache=$(go env GOCACHE)/fuzz/github.com/faultline/faultline/fuzz
 count() { if [ -d "$1" ]; then find "$1" -type f | wc -l | tr -d ' '; else echo 0; fi; }
 
 echo "fuzz-nightly: ${time_per_target} per target, ${parallel} workers, setting: ${envs[*]:-FAULTLINE_PROFILE=typed (default)}"
-summary=$(printf '%-24s %12s %12s %10s  %s' target execs new_corpus failures counterexamples)
+summary=$(printf '%-24s %12s %12s %10s  %s' target execs new_corpus failures "counterexamples (new or known)")
 status=0
 for t in $targets; do
   dir=fuzz/testdata/fuzz/$t
@@ -98,7 +98,7 @@ for t in $targets; do
     failures=$((failures + 1))
     if line=$("$work/fuzztool" convert -target "$t" -input "$dir/$f" "${tool_flags[@]}"); then
       echo "   $line"
-      written="$written ${line#* }"
+      written="$written $line"
       case "$line" in new\ *) status=1 ;; esac
       rm -f "$dir/$f"
     else
