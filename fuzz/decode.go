@@ -66,6 +66,7 @@ type Site struct {
 	Ordinal int
 }
 
+// String is "kind@event#ordinal", e.g. "stale_policy@context.policy#2".
 func (s Site) String() string { return fmt.Sprintf("%s@%s#%d", s.Kind, s.Event, s.Ordinal) }
 
 // Option configures a Decoder. Options are built only by the With...
