@@ -13,6 +13,8 @@
 //   - [Run] runs a [Config] and returns a [Report] of counts per domain and
 //     overall;
 //   - [Assess] applies the paper's release rules to overall rates;
+//   - [Replay] runs one schedule against the reference system (the run
+//     behind "faultline replay");
 //   - [Report.WriteText] and [Report.WriteJSON] print the artefact's table
 //     and JSON object;
 //   - [LCG] is the artefact's generator.
@@ -22,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/faultline/faultline/model"
@@ -68,9 +71,24 @@ type Config struct {
 	// Compat restricts kinds to the paper's ten modes (paper188 parity);
 	// without it every catalogue kind of a domain can be drawn.
 	Compat bool
+	// Kinds, when not empty, restricts the draw to these fault kinds (a
+	// single mode, or a few): each domain draws only among its listed kinds,
+	// in catalogue order, and the round robin runs over the selected domains
+	// that hold a listed kind. Empty means every kind of the selected
+	// domains. A listed kind that is unknown, repeated, outside the selected
+	// domains, or (with Compat) not one of the paper's modes is an error.
+	Kinds []string
 	// Workers bounds parallel harnesses; 0 means GOMAXPROCS. Results do not
 	// depend on it.
 	Workers int
+	// Observe, when set, is called after every trial with the trial's
+	// judged outcome (model.Harness.LastOutcome: fault reports, invariant
+	// results, claims, terms; no timeline). It is called from several
+	// workers at once, so it must be safe for concurrent use (a
+	// coverage.Tracker's Record is); its result must not be changed. An
+	// error stops the run and is returned. Unset, trials take the hot path
+	// unchanged.
+	Observe func(*model.Result) error
 }
 
 // Counts are the outcome-term counts of a set of trials.
@@ -194,13 +212,22 @@ func Assess(r Rates) (string, []string) {
 var ErrBadConfig = errors.New("bad assay configuration")
 
 // Run runs cfg's trials and returns the report. It returns an error
-// wrapping ErrBadConfig for trials below 1 or a domain without kinds.
+// wrapping ErrBadConfig for trials below 1, a domain without kinds, or a bad
+// Kinds list (see [Config.Kinds]). The report's Config.Domains are the
+// domains the round robin ran over.
 func Run(cfg Config) (*Report, error) {
 	if cfg.Trials < 1 {
 		return nil, fmt.Errorf("%w: trials must be at least 1, got %d", ErrBadConfig, cfg.Trials)
 	}
 	if len(cfg.Domains) == 0 {
 		cfg.Domains = model.Domains
+	}
+	var only map[string]bool
+	if len(cfg.Kinds) > 0 {
+		var err error
+		if only, cfg.Domains, err = selectKinds(cfg.Kinds, cfg.Domains, cfg.Compat); err != nil {
+			return nil, err
+		}
 	}
 	// The plan: which kind each trial injects, drawn sequentially.
 	type kindInfo struct {
@@ -212,6 +239,9 @@ func Run(cfg Config) (*Report, error) {
 	perDomain := make([][]int, len(cfg.Domains))
 	for di, d := range cfg.Domains {
 		names := model.KindsOf(d, cfg.Compat)
+		if only != nil {
+			names = slices.DeleteFunc(names, func(n string) bool { return !only[n] })
+		}
 		if len(names) == 0 {
 			return nil, fmt.Errorf("%w: domain %s has no fault kinds", ErrBadConfig, d)
 		}
@@ -236,6 +266,7 @@ func Run(cfg Config) (*Report, error) {
 	}
 	workers = min(workers, cfg.Trials)
 	factory := copperfin.Factory(cfg.Controls)
+	observe := cfg.Observe
 	perWorker := make([][]Counts, workers)
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
@@ -253,6 +284,12 @@ func Run(cfg Config) (*Report, error) {
 				if err != nil {
 					errs[w] = err
 					return
+				}
+				if observe != nil {
+					if err := observe(h.LastOutcome()); err != nil {
+						errs[w] = fmt.Errorf("observing trial %d: %w", i+1, err)
+						return
+					}
 				}
 				counts[k].Add(t)
 			}
@@ -281,4 +318,36 @@ func Run(cfg Config) (*Report, error) {
 	}
 	rep.Assessment, rep.Reasons = Assess(rep.Overall.Rates())
 	return rep, nil
+}
+
+// selectKinds checks a Kinds list against the selected domains and returns
+// the listed kinds as a set and the selected domains that hold one, in their
+// given order.
+func selectKinds(kinds []string, domains []model.Domain, compat bool) (map[string]bool, []model.Domain, error) {
+	only := map[string]bool{}
+	held := map[model.Domain]bool{}
+	for _, k := range kinds {
+		spec, err := model.Spec(k)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %v", ErrBadConfig, err)
+		}
+		if only[k] {
+			return nil, nil, fmt.Errorf("%w: fault kind %q listed twice", ErrBadConfig, k)
+		}
+		if !slices.Contains(domains, spec.Domain) {
+			return nil, nil, fmt.Errorf("%w: fault kind %q is in domain %s, which is not selected", ErrBadConfig, k, spec.Domain)
+		}
+		if compat && !spec.Paper {
+			return nil, nil, fmt.Errorf("%w: fault kind %q is not one of the paper's modes (compat)", ErrBadConfig, k)
+		}
+		only[k] = true
+		held[spec.Domain] = true
+	}
+	var out []model.Domain
+	for _, d := range domains {
+		if held[d] {
+			out = append(out, d)
+		}
+	}
+	return only, out, nil
 }

@@ -16,6 +16,8 @@ type KindRow struct {
 	// Reached is false when the fault's event never occurred, so the kind
 	// was not tested in this row.
 	Reached bool `json:"reached"`
+	// Result is the full run the row was judged from (for coverage).
+	Result *model.Result `json:"-"`
 }
 
 // ProfileAudit is the audit of one profile: a row per catalogue kind and an
@@ -54,7 +56,7 @@ func Audit(profiles []model.Profile) ([]ProfileAudit, error) {
 			if err != nil {
 				return nil, err
 			}
-			row := KindRow{Kind: spec.Kind, Domain: spec.Domain, Terms: res.Terms, Violated: []string{}, Reached: res.Faults[0].Reached && res.Faults[0].Fired > 0}
+			row := KindRow{Kind: spec.Kind, Domain: spec.Domain, Terms: res.Terms, Violated: []string{}, Reached: res.Faults[0].Reached && res.Faults[0].Fired > 0, Result: res}
 			for _, inv := range res.Invariants {
 				if !inv.Held {
 					row.Violated = append(row.Violated, inv.Name)

@@ -20,10 +20,29 @@
 //   - [Harness]: [Harness.Run] returns a [Result] (timeline, fault reports,
 //     invariant results, outcome [Terms], claim and run verdicts);
 //     [Harness.Terms] returns only the terms, for the assay's hot path.
-//   - [Invariants]: right_subject, current_entitlement, effect_at_most_once
-//     and provable_outcome, checked after every crossing.
-//   - [Copperfin]: the paper's worked fixture. The reference system built on
-//     the Env is in the sub-package copperfin.
+//   - [Invariants]: right_subject, current_entitlement, effect_at_most_once,
+//     provable_outcome, resume_from_checkpoint, no_invented_progress, budget
+//     and join_preserved, checked after every crossing; a user adds their own
+//     through [Options] (see [UserInvariant]).
+//   - [UserInvariant] and [View]: a user's own invariants over a read-only
+//     view of the World and the timeline, given in [Options.Invariants] and
+//     checked and reported like the built-in ones; [Options.Builtin]
+//     selects the built-in invariants that apply to a system of one's own.
+//   - [WorldEvents]: clock advance, capability revocation, policy change,
+//     state-version change and worker crash, attachable to any event.
+//   - [Copperfin], [CopperfinBatch] and [FixtureNamed]: the paper's worked
+//     fixture and a three-task workload (the same order twice). The
+//     reference system built on the Env is in the sub-package copperfin.
+//
+// Testing a system of your own: implement [System] on the [Env] (every
+// consequential call through Env.Tool, every readback through Env.Ledger,
+// durable state through Env.Store), describe its world as a [Fixture] (the
+// subjects it acts on as [Order] records, the grants as [Capability]
+// records, one [Task] per logical action), pick the invariants in scope
+// ([Options.Builtin] and [Options.Invariants]) and the fault kinds whose
+// events your system crosses, and run it with [NewHarness] and
+// [Harness.Run]; see the example "Harness (OwnSystem)" and the repository's
+// examples/inventory.
 //
 // This package imports neither testing nor any test library.
 package model

@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 )
 
@@ -17,7 +18,32 @@ type Task struct {
 	Amount     int64
 	Capability string // the capability grant the task was approved under
 	Trace      string
+	// RetryBudget is the number of tool-call attempts the task may make
+	// after its first; Deadline is its deadline in logical milliseconds
+	// from its first worker start. A restart resets neither (seed 003,
+	// "Budgets and Terminal Verdicts").
+	RetryBudget int
+	Deadline    Millis
+	// Join is the join policy declared up front for the task's fan-out.
+	Join JoinPolicy
 }
+
+// JoinPolicy is how a fan-out's join treats failed branches (seed 003,
+// "Parallel branches").
+type JoinPolicy string
+
+// Join policies.
+const (
+	// JoinAllRequired: any required branch failure stops the join.
+	JoinAllRequired JoinPolicy = "all_required"
+	// JoinBestEffort: continue with an explicit degraded marker.
+	JoinBestEffort JoinPolicy = "best_effort"
+	// JoinCompensate: run a bounded compensating action, then stop.
+	JoinCompensate JoinPolicy = "compensate"
+)
+
+// JoinPolicies lists the join policies.
+var JoinPolicies = []JoinPolicy{JoinAllRequired, JoinBestEffort, JoinCompensate}
 
 // Action is the typed action contract (seed 000, worked example 3): what a
 // proposal becomes before it may become an effect.
@@ -67,7 +93,33 @@ type ToolCall struct {
 	Tool       string
 	RequestKey string
 	Action     Action
+	// Guard names the parts of the action contract the provider must find
+	// still true at commit time, atomically with the commit (a conditional
+	// write); a request whose guard fails is rejected with
+	// ClassPrecondition and makes no effect. Zero asks for nothing.
+	Guard Guard
 }
+
+// Guard is a set of action-contract preconditions a tool call asks the
+// provider to check atomically with its commit: seed 000's authority
+// kernel, which "sees three failed preconditions and denies execution",
+// evaluated at the effect itself so that no change of the world between
+// the system's last check and the commit can slip through.
+type Guard uint8
+
+// Guards.
+const (
+	// GuardCapability: the action's capability is live (unrevoked,
+	// unexpired) and covers the amount.
+	GuardCapability Guard = 1 << iota
+	// GuardState: the subject's record is at the action's expected state
+	// version.
+	GuardState
+	// GuardContext: the tenant's current policy is the action's policy
+	// version and allows the amount, and the subject's authoritative
+	// record is eligible.
+	GuardContext
+)
 
 // ToolResult is the tool's answer. Receipt is nil when the response carried
 // none (a partial response). Replayed is true when the provider recognised
@@ -77,7 +129,30 @@ type ToolResult struct {
 	Receipt  *Receipt
 	Replayed bool
 	Reason   string
+	// Class types a rejection or an unknown outcome: ClassTimeout,
+	// ClassRateLimited, ClassSandboxDenial, ClassRejected or
+	// ClassInvalidOutput; empty for a plain commit.
+	Class string
+	// RetryAfter is the wait, in logical milliseconds, a rate-limited
+	// provider asks for before a retry.
+	RetryAfter Millis
+	// Invalid is non-empty when the reply failed to decode (a malformed
+	// body); Receipt then holds whatever did decode.
+	Invalid string
 }
+
+// Classes of tool results. Only timeouts, invalid output and rate limits
+// are retryable; a sandbox denial or an explicit rejection is not.
+const (
+	ClassTimeout       = "timeout"
+	ClassRateLimited   = "rate_limited"
+	ClassSandboxDenial = "sandbox_denial"
+	ClassRejected      = "rejected"
+	ClassInvalidOutput = "invalid_output"
+	// ClassPrecondition: a guarded request whose guard failed at commit
+	// time; nothing was committed.
+	ClassPrecondition = "precondition_failed"
+)
 
 // ReadbackQuery selects provider-ledger entries by logical action reference.
 // An independent readback reads the provider's ledger, not the system's
@@ -111,6 +186,9 @@ const (
 type Claim struct {
 	Verdict ClaimVerdict
 	Reason  string
+	// Degraded marks a release that continued past a failed branch under
+	// the best_effort join policy.
+	Degraded bool
 }
 
 // Errors the harness's Env returns.
@@ -176,12 +254,124 @@ type EvidenceLedger interface {
 	Lookup(ctx context.Context, trace string) ([]EvidenceRecord, error)
 }
 
-// CheckpointStore is the durable checkpoint store. Load returns the newest
-// checkpoint the store serves for task and false when it has none. Events:
-// checkpoint.write, checkpoint.load.
+// CheckpointStore is the durable checkpoint store. Save stores a copy and
+// stamps its checksum and write time. Load returns the newest checkpoint the
+// store serves for task and false when it serves none; in both cases the
+// returned Head is the highest sequence the store has acknowledged for the
+// task (0 for a fresh task), so a reader can tell a missing or stale
+// checkpoint from a fresh start. Events: checkpoint.write, checkpoint.load.
 type CheckpointStore interface {
 	Save(ctx context.Context, cp Checkpoint) error
 	Load(ctx context.Context, task string) (Checkpoint, bool, error)
+}
+
+// Checksum returns the checksum a store stamps on cp: a 64-bit
+// multiply-xorshift hash over its length-prefixed durable fields (not
+// Checksum, Head or At), deterministic across processes. A reader
+// recomputes it to reject a corrupt checkpoint.
+func Checksum(cp Checkpoint) uint64 {
+	h := wordHash(0x9e3779b97f4a7c15)
+	h.str(cp.Task).num(int64(cp.Seq)).num(int64(cp.WorkflowVersion)).str(cp.State)
+	h.num(int64(len(cp.CompletedEffects)))
+	for _, e := range cp.CompletedEffects {
+		h.str(e)
+	}
+	h.num(int64(cp.RetryRemaining)).num(int64(cp.DeadlineRemaining)).num(int64(cp.Attempt))
+	a := cp.Action
+	h.str(a.Actor).str(a.Subject).str(a.Tenant).str(a.Purpose).num(a.Amount).num(a.ExpectedVersion).num(a.PolicyVersion)
+	h.str(a.CapabilityID).num(int64(a.CapabilityExpiry)).str(a.IdempotencyKey).str(a.TraceID)
+	g := cp.Grant
+	h.str(g.ID).str(g.Actor).str(g.Subject).str(g.Tenant).str(g.Purpose).num(g.Amount).num(int64(g.Expiry))
+	if g.Revoked {
+		h.num(1)
+	} else {
+		h.num(0)
+	}
+	for _, k := range sortedKeys(cp.Data) {
+		h.str(k).str(cp.Data[k])
+	}
+	return uint64(h.mix())
+}
+
+// wordHash hashes 64-bit words with a multiply-xorshift step, without
+// allocation.
+type wordHash uint64
+
+func (h *wordHash) word(v uint64) {
+	x := uint64(*h) ^ v
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 31
+	*h = wordHash(x)
+}
+
+func (h *wordHash) mix() wordHash {
+	x := uint64(*h)
+	x ^= x >> 30
+	x *= 0x94d049bb133111eb
+	x ^= x >> 27
+	return wordHash(x)
+}
+
+func (h *wordHash) num(v int64) *wordHash {
+	h.word(uint64(v))
+	return h
+}
+
+func (h *wordHash) str(s string) *wordHash {
+	h.word(uint64(len(s)))
+	for len(s) >= 8 {
+		h.word(binary.LittleEndian.Uint64([]byte(s[:8])))
+		s = s[8:]
+	}
+	var tail uint64
+	for i := 0; i < len(s); i++ {
+		tail |= uint64(s[i]) << (8 * i)
+	}
+	h.word(tail)
+	return h
+}
+
+// Memory is the worker's ephemeral context (an agent's scratchpad or
+// context window): it does not survive a worker restart, and a memory_loss
+// fault clears named keys. Events: memory.write, memory.read.
+type Memory interface {
+	Put(ctx context.Context, key, value string) error
+	Get(ctx context.Context, key string) (value string, ok bool, err error)
+}
+
+// BranchStatus is the state of one branch of a fan-out.
+type BranchStatus string
+
+// Branch states (seed 003: "The join record must retain success, failure,
+// timeout, and not-started states").
+const (
+	BranchSuccess    BranchStatus = "success"
+	BranchFailure    BranchStatus = "failure"
+	BranchTimeout    BranchStatus = "timeout"
+	BranchNotStarted BranchStatus = "not_started"
+)
+
+// BranchOutcome is one branch's state in a join record.
+type BranchOutcome struct {
+	Name   string       `json:"name"`
+	Status BranchStatus `json:"status"`
+}
+
+// JoinRecord is what a join keeps: the declared policy and every branch's
+// state. A successful sibling never erases a failed branch.
+type JoinRecord struct {
+	Policy   JoinPolicy      `json:"policy"`
+	Branches []BranchOutcome `json:"branches"`
+	Degraded bool            `json:"degraded"`
+}
+
+// Branches runs the child attempts of a fan-out and records the join.
+// Run starts one branch (event branch.run; a compensating action is a
+// branch with compensate set); Join records the join (event branch.join)
+// in the World and the evidence ledger.
+type Branches interface {
+	Run(ctx context.Context, name string, compensate bool) (BranchStatus, error)
+	Join(ctx context.Context, rec JoinRecord) error
 }
 
 // Signals is how a system reports what it noticed: a warning is a typed
@@ -205,9 +395,14 @@ type Env struct {
 	Ledger    LedgerReader
 	Evidence  EvidenceLedger
 	Store     CheckpointStore
+	Memory    Memory
+	Branches  Branches
 	Signals   Signals
 	// Now returns the logical clock in milliseconds.
 	Now func() Millis
+	// Sleep waits d logical milliseconds (event clock.sleep). It returns
+	// ErrWorkerCrashed for a crashed worker.
+	Sleep func(ctx context.Context, d Millis) error
 	// NewRequestID returns a fresh, never repeated request identity,
 	// deterministic for a given schedule.
 	NewRequestID func() string

@@ -20,7 +20,8 @@ type taskEnv struct {
 func (e *taskEnv) Env() Env {
 	if !e.set {
 		e.env = Env{Context: e, Proposer: e, Authority: e, State: e, Tool: e, Ledger: e,
-			Evidence: e, Store: e, Signals: e, Now: e.now, NewRequestID: e.newRequestID}
+			Evidence: e, Store: e, Memory: (*memoryEnv)(e), Branches: (*branchEnv)(e), Signals: e,
+			Now: e.now, Sleep: e.sleep, NewRequestID: e.newRequestID}
 		e.set = true
 	}
 	return e.env
@@ -52,8 +53,12 @@ func (e *taskEnv) ReadOrder(ctx context.Context, subject string) (Order, error) 
 	out := *o
 	fid := ""
 	for _, f := range hits {
-		if h, ok := f.kind.impl.(orderHook); ok && h.onOrder(r, &out) {
-			fid = r.fire(f)
+		if h, ok := f.kind.impl.(orderHook); ok {
+			x := out // only a hit takes an address, so the hot path does not allocate
+			if h.onOrder(r, &x) {
+				fid = r.fire(f)
+			}
+			out = x
 		}
 	}
 	d := ""
@@ -78,8 +83,12 @@ func (e *taskEnv) ReadPolicy(ctx context.Context, tenant string) (Policy, error)
 	}
 	fid := ""
 	for _, f := range hits {
-		if h, ok := f.kind.impl.(policyHook); ok && h.onPolicy(r, &p) {
-			fid = r.fire(f)
+		if h, ok := f.kind.impl.(policyHook); ok {
+			x := p
+			if h.onPolicy(r, &x) {
+				fid = r.fire(f)
+			}
+			p = x
 		}
 	}
 	d := ""
@@ -113,8 +122,12 @@ func (e *taskEnv) ReadEligibility(ctx context.Context, subject, source string) (
 	}
 	fid := ""
 	for _, f := range hits {
-		if h, ok := f.kind.impl.(eligibilityHook); ok && h.onEligibility(r, &el) {
-			fid = r.fire(f)
+		if h, ok := f.kind.impl.(eligibilityHook); ok {
+			x := el
+			if h.onEligibility(r, &x) {
+				fid = r.fire(f)
+			}
+			el = x
 		}
 	}
 	d := ""
@@ -136,8 +149,12 @@ func (e *taskEnv) Propose(ctx context.Context, draft Action) (Action, error) {
 	a := draft
 	fid := ""
 	for _, f := range hits {
-		if h, ok := f.kind.impl.(proposalHook); ok && h.onProposal(r, &a) {
-			fid = r.fire(f)
+		if h, ok := f.kind.impl.(proposalHook); ok {
+			x := a
+			if h.onProposal(r, &x) {
+				fid = r.fire(f)
+			}
+			a = x
 		}
 	}
 	r.proposal = a
@@ -164,10 +181,15 @@ func (e *taskEnv) Approve(ctx context.Context, task Task, a Action) (Capability,
 		return Capability{}, ErrNotFound
 	}
 	granted := *c
+	r.granted = append(r.granted, granted.ID)
 	fid := ""
 	for _, f := range hits {
-		if h, ok := f.kind.impl.(grantHook); ok && h.onGrant(r, &granted) {
-			fid = r.fire(f)
+		if h, ok := f.kind.impl.(grantHook); ok {
+			x := granted
+			if h.onGrant(r, &x) {
+				fid = r.fire(f)
+			}
+			granted = x
 		}
 	}
 	d := ""
@@ -226,6 +248,11 @@ func (e *taskEnv) ReadVersion(ctx context.Context, subject string) (int64, error
 // provide is the payment provider: it commits a request unless its key is
 // already committed, in which case it replays the original receipt.
 func (r *run) provide(call ToolCall) ToolResult {
+	if len(r.inflight) > 0 {
+		late := r.inflight[0]
+		r.inflight = r.inflight[1:]
+		r.provide(late)
+	}
 	for _, e := range r.world.Ledger {
 		if e.Tool == call.Tool && e.Key == call.RequestKey {
 			return ToolResult{Outcome: OutcomeCommitted, Replayed: true, Reason: "idempotent replay",
@@ -235,6 +262,9 @@ func (r *run) provide(call ToolCall) ToolResult {
 	a := call.Action
 	if _, ok := r.world.Order(a.Subject); !ok || a.Amount <= 0 || call.RequestKey == "" {
 		return ToolResult{Outcome: OutcomeRejected, Reason: "invalid request"}
+	}
+	if why := r.guardGap(call); why != "" {
+		return ToolResult{Outcome: OutcomeRejected, Class: ClassPrecondition, Reason: "precondition failed: " + why}
 	}
 	n := len(r.world.Ledger) + 1
 	e := LedgerEntry{Seq: n, Task: r.task.ID, Tool: call.Tool, Key: call.RequestKey, ActionRef: a.IdempotencyKey,
@@ -246,12 +276,47 @@ func (r *run) provide(call ToolCall) ToolResult {
 		Receipt: &Receipt{ID: e.ReceiptID, Key: e.Key, Subject: e.Subject, Amount: e.Amount, Trace: e.Trace, At: e.At}}
 }
 
+// guardGap returns the first guarded precondition of call that the World
+// does not satisfy now, or "".
+func (r *run) guardGap(call ToolCall) string {
+	a := call.Action
+	if call.Guard&GuardCapability != 0 {
+		c, ok := r.world.Capability(a.CapabilityID)
+		if !ok || !c.Live(r.world.Clock) || a.Amount > c.Amount {
+			return "capability is not live"
+		}
+	}
+	if call.Guard&GuardState != 0 {
+		if o, ok := r.world.Order(a.Subject); !ok || o.Version != a.ExpectedVersion {
+			return "state version changed"
+		}
+	}
+	if call.Guard&GuardContext != 0 {
+		if p, ok := r.world.Policy(a.Tenant); !ok || p.Version != a.PolicyVersion || !p.AllowsRefund || a.Amount > p.MaxAmount {
+			return "policy changed"
+		}
+		if o, ok := r.world.Order(a.Subject); !ok || o.Status != StatusEligible {
+			return "record no longer eligible"
+		}
+	}
+	return ""
+}
+
 // Commit implements ToolClient (event tool.commit).
 func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error) {
 	r := e.r
 	ord, hits, ok := r.enter(EvToolCommit, costCommit)
 	if !ok {
 		return ToolResult{}, ErrWorkerCrashed
+	}
+	// A restarted worker's send that replays, under the same idempotency
+	// key, the crashed worker's last send whose outcome was unknown and
+	// which the crashed worker never checkpointed after is a reconciliation: the budget allows one such re-send per restart on top
+	// of the retry budget (seed 003: "If exactly-once cannot be proven,
+	// downgrade the verdict and require reconciliation"; a key that is safe
+	// to replay may be replayed).
+	if r.lastSendWorker > 0 && r.lastSendWorker != r.worker && r.lastSendUnknown && call.RequestKey == r.lastSendKey {
+		r.reconciled++
 	}
 	r.attempts++
 	r.state = StateWaitingForTool
@@ -283,6 +348,7 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 	if r.detailed {
 		d = fmt.Sprintf("%s key %s replayed %t receipt %t", call.Tool, call.RequestKey, res.Replayed, res.Receipt != nil)
 	}
+	r.lastSendWorker, r.lastSendKey, r.lastSendUnknown = r.worker, call.RequestKey, res.Outcome == OutcomeUnknown
 	r.record(EvToolCommit, ord, fid, res.Outcome.String(), d, StateRunning)
 	return res, nil
 }
@@ -316,6 +382,8 @@ func evidenceEvent(k EvidenceKind) EventName {
 		return EvEvidenceReceipt
 	case EvidenceReadback:
 		return EvEvidenceReadback
+	case EvidenceJoin:
+		return EvEvidenceJoin
 	}
 	return EvEvidenceDenial
 }
@@ -345,7 +413,7 @@ func (e *taskEnv) Append(ctx context.Context, rec EvidenceRecord) (EvidenceAck, 
 		ack = r.storeEvidence(rec)
 	}
 	r.record(ev, ord, fid, ack.Outcome.String(), string(rec.Kind), running(r))
-	r.tl[len(r.tl)-1].EvidenceRef = ack.Ref
+	r.setEvidenceRef(ack.Ref)
 	return ack, nil
 }
 
@@ -379,10 +447,28 @@ func (r *run) storeEvidence(x EvidenceRecord) EvidenceAck {
 	return EvidenceAck{Ref: x.Ref, Outcome: OutcomeCommitted}
 }
 
-// storeCheckpoint makes c durable.
+// storeCheckpoint makes c durable and advances the task's head. It stores
+// once per checkpoint.write crossing, however many disturbances there
+// compose.
 func (r *run) storeCheckpoint(c Checkpoint) {
+	if r.cpStored {
+		return
+	}
+	r.cpStored = true
 	r.world.Checkpoints = append(r.world.Checkpoints, c)
 	r.ckSeq = c.Seq
+	r.world.Heads[c.Task] = max(r.world.Heads[c.Task], c.Seq)
+}
+
+// newestCheckpoint returns the index of the newest stored checkpoint of
+// task, or -1.
+func (r *run) newestCheckpoint(task string) int {
+	for i := len(r.world.Checkpoints) - 1; i >= 0; i-- {
+		if r.world.Checkpoints[i].Task == task {
+			return i
+		}
+	}
+	return -1
 }
 
 func copyCheckpoint(cp Checkpoint) Checkpoint {
@@ -403,8 +489,12 @@ func (e *taskEnv) Save(ctx context.Context, cp Checkpoint) error {
 	if !ok {
 		return ErrWorkerCrashed
 	}
+	r.cpStored, r.cpRolledBack = false, false
 	cp = copyCheckpoint(cp)
 	cp.Task = r.task.ID
+	cp.At = r.world.Clock - costRead // the time the write was issued
+	cp.Head = 0
+	cp.Checksum = Checksum(cp)
 	fid := ""
 	var err error
 	hooked := false
@@ -425,7 +515,14 @@ func (e *taskEnv) Save(ctx context.Context, cp Checkpoint) error {
 	if r.detailed {
 		d = fmt.Sprintf("checkpoint %d state %s", cp.Seq, cp.State)
 	}
+	seq := len(r.evs) + 1
+	// a checkpoint written after a send records that the worker saw its
+	// outcome: a crash from here on leaves nothing to reconcile
+	if r.lastSendWorker == r.worker {
+		r.lastSendUnknown = false
+	}
 	r.record(EvCheckpointWrite, ord, fid, "ok", d, StateCheckpointed)
+	r.oracle.checkCheckpoint(r, seq, cp)
 	if r.pendingCrash != "" {
 		r.crash(r.pendingCrash)
 		r.pendingCrash = ""
@@ -433,26 +530,171 @@ func (e *taskEnv) Save(ctx context.Context, cp Checkpoint) error {
 	return err
 }
 
-// Load implements CheckpointStore (event checkpoint.load).
+// Load implements CheckpointStore (event checkpoint.load). A pending
+// checkpoint disturbance decides what the store serves; the oracle compares
+// it with the newest checkpoint the store truly holds.
 func (e *taskEnv) Load(ctx context.Context, task string) (Checkpoint, bool, error) {
 	r := e.r
 	ord, _, ok := r.enter(EvCheckpointLoad, costRead)
 	if !ok {
 		return Checkpoint{}, false, ErrWorkerCrashed
 	}
-	for i := len(r.world.Checkpoints) - 1; i >= 0; i-- {
-		if c := r.world.Checkpoints[i]; c.Task == task {
-			r.ckSeq = c.Seq
-			d := ""
-			if r.detailed {
-				d = fmt.Sprintf("checkpoint %d state %s", c.Seq, c.State)
+	head := r.world.Heads[task]
+	newest := r.newestCheckpoint(task)
+	tamper := r.tamper
+	r.tamper = tamperNone
+	if newest < 0 || tamper == tamperMissing {
+		r.invalidLoad = ""
+		if newest >= 0 {
+			r.invalidLoad = "the store served no checkpoint although it holds one"
+		}
+		r.record(EvCheckpointLoad, ord, "", "none", r.detailHead(head), running(r))
+		return Checkpoint{Head: head}, false, nil
+	}
+	cp := copyCheckpoint(r.world.Checkpoints[newest])
+	switch tamper {
+	case tamperStale:
+		// a lagging replica: the previous checkpoint of the task (when the
+		// store holds none older, the replica has caught up)
+		r.invalidLoad = ""
+		for i := newest - 1; i >= 0; i-- {
+			if c := r.world.Checkpoints[i]; c.Task == task {
+				cp = copyCheckpoint(c)
+				r.invalidLoad = "the store served a stale checkpoint"
+				break
 			}
-			r.record(EvCheckpointLoad, ord, "", "ok", d, StateResumed)
-			return copyCheckpoint(c), true, nil
+		}
+	case tamperFuture:
+		cp.WorkflowVersion++
+		cp.State = "settled_v" + strconv.Itoa(cp.WorkflowVersion)
+		cp.Checksum = Checksum(cp)
+		r.invalidLoad = "the store served a checkpoint of a future workflow version"
+	case tamperCorrupt:
+		cp.State = "effectef" // a flipped byte; the stamped checksum no longer matches
+		cp.CompletedEffects = nil
+		r.invalidLoad = "the store served a corrupt checkpoint"
+	default:
+		r.invalidLoad = ""
+	}
+	cp.Head = head
+	r.ckSeq = cp.Seq
+	d := ""
+	if r.detailed {
+		d = fmt.Sprintf("checkpoint %d of head %d, state %s", cp.Seq, head, cp.State)
+	}
+	r.record(EvCheckpointLoad, ord, "", "ok", d, StateResumed)
+	return cp, true, nil
+}
+
+func (r *run) detailHead(head int) string {
+	if !r.detailed {
+		return ""
+	}
+	return "head " + strconv.Itoa(head)
+}
+
+// sleep implements Env.Sleep (event clock.sleep).
+func (e *taskEnv) sleep(ctx context.Context, d Millis) error {
+	r := e.r
+	ord, _, ok := r.enter(EvClockSleep, max(d, 0))
+	if !ok {
+		return ErrWorkerCrashed
+	}
+	r.record(EvClockSleep, ord, "", "ok", "", running(r))
+	return nil
+}
+
+// memoryEnv implements Memory over the current worker's ephemeral context.
+type memoryEnv taskEnv
+
+// Put implements Memory (event memory.write).
+func (m *memoryEnv) Put(ctx context.Context, key, value string) error {
+	r := m.r
+	ord, _, ok := r.enter(EvMemoryWrite, 1)
+	if !ok {
+		return ErrWorkerCrashed
+	}
+	found := false
+	for i := range r.memory {
+		if r.memory[i].k == key {
+			r.memory[i].v, found = value, true
 		}
 	}
-	r.record(EvCheckpointLoad, ord, "", "none", "", running(r))
-	return Checkpoint{}, false, nil
+	if !found {
+		r.memory = append(r.memory, kv{key, value})
+	}
+	r.record(EvMemoryWrite, ord, "", "ok", key, running(r))
+	return nil
+}
+
+// Get implements Memory (event memory.read).
+func (m *memoryEnv) Get(ctx context.Context, key string) (string, bool, error) {
+	r := m.r
+	ord, hits, ok := r.enter(EvMemoryRead, 1)
+	if !ok {
+		return "", false, ErrWorkerCrashed
+	}
+	fid := ""
+	for _, f := range hits {
+		if h, ok := f.kind.impl.(memoryHook); ok && h.onMemoryRead(r, f.entry.Target) {
+			fid = r.fire(f)
+		}
+	}
+	for _, x := range r.memory {
+		if x.k == key {
+			r.record(EvMemoryRead, ord, fid, "hit", key, running(r))
+			return x.v, true, nil
+		}
+	}
+	r.record(EvMemoryRead, ord, fid, "miss", key, running(r))
+	return "", false, nil
+}
+
+// branchEnv implements Branches: each branch is a synthetic child attempt
+// that succeeds unless a fault fails it.
+type branchEnv taskEnv
+
+// Run implements Branches (event branch.run).
+func (b *branchEnv) Run(ctx context.Context, name string, compensate bool) (BranchStatus, error) {
+	r := b.r
+	ord, hits, ok := r.enter(EvBranchRun, costRead)
+	if !ok {
+		return "", ErrWorkerCrashed
+	}
+	status := BranchSuccess
+	fid := ""
+	for _, f := range hits {
+		if h, ok := f.kind.impl.(branchHook); ok {
+			if st, fired := h.onBranch(r, name, f.entry.Target); fired {
+				status = st
+				fid = r.fire(f)
+			}
+		}
+	}
+	if compensate {
+		r.compensations++
+	} else {
+		r.branches = append(r.branches, BranchOutcome{Name: name, Status: status})
+	}
+	r.record(EvBranchRun, ord, fid, string(status), name, running(r))
+	return status, nil
+}
+
+// Join implements Branches (event branch.join): the record is kept in the
+// World and appended to the evidence ledger.
+func (b *branchEnv) Join(ctx context.Context, rec JoinRecord) error {
+	r := b.r
+	ord, _, ok := r.enter(EvBranchJoin, costRead)
+	if !ok {
+		return ErrWorkerCrashed
+	}
+	rec.Branches = append([]BranchOutcome(nil), rec.Branches...)
+	r.world.Joins = append(r.world.Joins, rec)
+	ack := r.storeEvidence(EvidenceRecord{Kind: EvidenceJoin, Trace: r.task.Trace, Detail: string(rec.Policy)})
+	r.record(EvBranchJoin, ord, "", "ok", string(rec.Policy), running(r))
+	r.setEvidenceRef(ack.Ref)
+	r.oracle.checkJoin(r, len(r.evs), rec)
+	return nil
 }
 
 // Warn implements Signals (event system.warn).
@@ -462,5 +704,5 @@ func (e *taskEnv) Warn(code, detail string) {
 		return
 	}
 	r.record(EvWarn, 0, "", code, detail, r.state)
-	r.oracle.warned(r, len(r.tl))
+	r.oracle.warned(r, len(r.evs))
 }

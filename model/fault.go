@@ -38,8 +38,17 @@ type FaultSpec struct {
 	// disturbance needs an older checkpoint to roll back to (the reference
 	// workflow's second checkpoint is the first written after the effect).
 	Ordinal int `json:"ordinal"`
+	// Mutant names the seeded defect of the reference system that lacks
+	// the behaviour defending against this kind, for kinds whose defence is
+	// not one of the paper's controls ("" when the baseline profile already
+	// lacks it). A declared prediction, like Nominated.
+	Mutant string `json:"counterfactual_mutant,omitempty"`
 	// Paper is true for the ten modes of the paper's artefact.
-	Paper bool   `json:"paper"`
+	Paper bool `json:"paper"`
+	// World is true for a world event (see WorldEvents): it may be
+	// attached to any event, and Event and Ordinal are only its default
+	// placement.
+	World bool   `json:"world,omitempty"`
 	Doc   string `json:"doc"`
 }
 
@@ -72,10 +81,19 @@ type (
 	checkpointWriteHook interface {
 		onCheckpointWrite(r *run, cp Checkpoint) (error, bool)
 	}
+	memoryHook interface {
+		onMemoryRead(r *run, target string) bool
+	}
+	branchHook interface {
+		onBranch(r *run, name, target string) (BranchStatus, bool)
+	}
 )
 
 // hookFits reports whether impl can be injected at event e.
 func hookFits(impl any, e EventName) bool {
+	if _, ok := impl.(worldHook); ok {
+		return eventIndex(e) >= 0
+	}
 	switch e {
 	case EvProposal:
 		_, ok := impl.(proposalHook)
@@ -100,6 +118,12 @@ func hookFits(impl any, e EventName) bool {
 		return ok
 	case EvCheckpointWrite:
 		_, ok := impl.(checkpointWriteHook)
+		return ok
+	case EvMemoryRead:
+		_, ok := impl.(memoryHook)
+		return ok
+	case EvBranchRun:
+		_, ok := impl.(branchHook)
 		return ok
 	}
 	return false
@@ -198,6 +222,9 @@ type checkpointRollback struct{}
 // worker resumes from the older cut while the world has moved on.
 func (checkpointRollback) onCheckpointWrite(r *run, cp Checkpoint) (error, bool) {
 	r.storeCheckpoint(cp)
+	if r.cpRolledBack {
+		return ErrWorkerCrashed, false // the write of this crossing is already undone
+	}
 	n := 0
 	for _, c := range r.world.Checkpoints {
 		if c.Task == cp.Task {
@@ -207,13 +234,18 @@ func (checkpointRollback) onCheckpointWrite(r *run, cp Checkpoint) (error, bool)
 	if n < 2 {
 		return nil, false
 	}
-	// drop the newest checkpoint of this task
+	// the store restores its previous state: the newest checkpoint of the
+	// task and the head that named it are gone
 	for i := len(r.world.Checkpoints) - 1; i >= 0; i-- {
 		if r.world.Checkpoints[i].Task == cp.Task {
 			r.world.Checkpoints = append(r.world.Checkpoints[:i], r.world.Checkpoints[i+1:]...)
 			break
 		}
 	}
+	if j := r.newestCheckpoint(cp.Task); j >= 0 {
+		r.world.Heads[cp.Task] = r.world.Checkpoints[j].Seq
+	}
+	r.cpRolledBack = true
 	r.pendingCrash = "checkpoint store rolled back; worker restarted"
 	return ErrWorkerCrashed, true
 }
@@ -250,6 +282,155 @@ func (breakTraceLineage) onCommit(r *run, call ToolCall, provider func(ToolCall)
 	return provider(call), true
 }
 
+// --- seed 003 tool faults ---
+
+type sandboxDenial struct{}
+
+// onCommit refuses to start the tool: the request never reaches the
+// provider.
+func (sandboxDenial) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
+	return ToolResult{Outcome: OutcomeRejected, Class: ClassSandboxDenial, Reason: "sandbox policy denied the tool start"}, true
+}
+
+type timeoutBeforeSend struct{}
+
+// onCommit times the call out before the request leaves: the provider
+// never sees it.
+func (timeoutBeforeSend) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
+	return ToolResult{Outcome: OutcomeUnknown, Class: ClassTimeout, Reason: "timeout: request never left"}, true
+}
+
+type rejectBeforeCommit struct{}
+
+// onCommit has the provider receive the request and reject it before any
+// durable write.
+func (rejectBeforeCommit) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
+	return ToolResult{Outcome: OutcomeRejected, Class: ClassRejected, Reason: "provider rejected the request before commit"}, true
+}
+
+type malformedResponse struct{}
+
+// onCommit lets the provider commit, then truncates the reply body: the
+// client cannot decode it, so the outcome is unknown and only a fragment of
+// the receipt decodes.
+func (malformedResponse) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
+	res := provider(call)
+	if res.Outcome != OutcomeCommitted || res.Receipt == nil {
+		return res, false
+	}
+	frag := *res.Receipt
+	frag.ID = frag.ID[:len(frag.ID)/2]
+	return ToolResult{Outcome: OutcomeUnknown, Class: ClassInvalidOutput, Receipt: &frag,
+		Invalid: "malformed body: unexpected end of JSON input"}, true
+}
+
+type outputDrift struct{}
+
+// onCommit lets the provider commit and answer in a drifted schema: the
+// receipt id field is renamed and the amount retyped, so they decode empty
+// while the decoder reports no error.
+func (outputDrift) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
+	res := provider(call)
+	if res.Outcome != OutcomeCommitted || res.Receipt == nil {
+		return res, false
+	}
+	d := *res.Receipt
+	d.ID, d.Amount = "", 0
+	res.Receipt = &d
+	return res, true
+}
+
+type rateLimit struct{}
+
+// onCommit answers with a rate limit and a retry-after of 100 logical ms;
+// the provider does not process the request.
+func (rateLimit) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
+	return ToolResult{Outcome: OutcomeRejected, Class: ClassRateLimited, RetryAfter: 100, Reason: "rate limited"}, true
+}
+
+type toolTimeout struct{}
+
+// onCommit delivers the request (its id assigned) and times the client out
+// while the provider still holds it: the provider commits it late, just
+// before it processes the next commit request.
+func (toolTimeout) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
+	r.inflight = append(r.inflight, call)
+	return ToolResult{Outcome: OutcomeUnknown, Class: ClassTimeout, Reason: "timeout: no reply yet"}, true
+}
+
+type budgetExhaustion struct{}
+
+// onCommit makes the provider unreachable from this call on (persistent):
+// every attempt, the final one included, times out before it is sent.
+func (budgetExhaustion) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
+	return ToolResult{Outcome: OutcomeUnknown, Class: ClassTimeout, Reason: "timeout: provider unreachable"}, true
+}
+
+// --- seed 003 worker and checkpoint faults ---
+
+type workerRestart struct{}
+
+// onCheckpointWrite stores the checkpoint, then crashes the worker: a fresh
+// instance must resume from the store.
+func (workerRestart) onCheckpointWrite(r *run, cp Checkpoint) (error, bool) {
+	r.storeCheckpoint(cp)
+	r.pendingCrash = "worker restarted after checkpoint write"
+	return ErrWorkerCrashed, true
+}
+
+// checkpointTamper stores the checkpoint, crashes the worker, and has the
+// store serve a damaged view on the restarted worker's load.
+type checkpointTamper struct {
+	kind tamperKind
+	what string
+}
+
+func (c checkpointTamper) onCheckpointWrite(r *run, cp Checkpoint) (error, bool) {
+	r.storeCheckpoint(cp)
+	if c.kind == tamperStale {
+		n := 0
+		for _, x := range r.world.Checkpoints {
+			if x.Task == cp.Task {
+				n++
+			}
+		}
+		if n < 2 {
+			return nil, false
+		}
+	}
+	r.tamper = c.kind
+	r.pendingCrash = "worker restarted; on resume the store serves " + c.what
+	return ErrWorkerCrashed, true
+}
+
+// --- memory and branches ---
+
+type memoryLoss struct{}
+
+// onMemoryRead clears the named key of the worker's ephemeral context (all
+// keys when target is empty) before the read.
+func (memoryLoss) onMemoryRead(r *run, target string) bool {
+	n := len(r.memory)
+	keep := r.memory[:0]
+	for _, x := range r.memory {
+		if target != "" && x.k != target {
+			keep = append(keep, x)
+		}
+	}
+	r.memory = keep
+	return len(r.memory) < n
+}
+
+type branchFailure struct{}
+
+// onBranch fails the branch (the named one when target is set).
+func (branchFailure) onBranch(r *run, name, target string) (BranchStatus, bool) {
+	if target != "" && target != name {
+		return "", false
+	}
+	return BranchFailure, true
+}
+
 // catalogue is the closed fault catalogue, in a fixed order: by domain,
 // then the paper's order within the domain.
 var catalogue = []faultKind{
@@ -278,7 +459,7 @@ var catalogue = []faultKind{
 		Oracle: OracleReceipt, Threatens: []string{InvProvableOutcome}, Nominated: []Control{EffectReadback, EvidenceGate},
 		Doc: "after effect: the provider commits and the response carries no receipt"}, partialSuccessResponse{}},
 	{FaultSpec{Kind: "checkpoint_rollback", Domain: DomainState, Target: "workflow checkpoint", Event: EvCheckpointWrite,
-		Boundary: BoundaryState, Phase: PhaseAfterCheckpoint, Signal: SignalStateUpdate, Manner: MannerAbsent, Ordinal: 2,
+		Boundary: BoundaryState, Phase: PhaseAfterCheckpoint, Signal: SignalStateUpdate, Manner: MannerAbsent, Ordinal: 3,
 		Oracle: OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce}, Nominated: []Control{Idempotency, EffectReadback},
 		Doc: "after effect, before resume: the store rolls back to an older checkpoint and the worker restarts"}, checkpointRollback{}},
 	{FaultSpec{Kind: "concurrent_version_change", Domain: DomainState, Target: "order state", Event: EvContextOrder,
@@ -293,7 +474,72 @@ var catalogue = []faultKind{
 		Boundary: BoundaryEffect, Phase: PhaseBeforeCommit, Signal: SignalTraceLink, Manner: MannerContradictory,
 		Oracle: OracleTraceLineage, Threatens: []string{InvProvableOutcome}, Nominated: []Control{EvidenceGate},
 		Doc: "between authority and tool: the trace context propagated into the call is replaced"}, breakTraceLineage{}},
+	// seed 003's fault matrix and harness boundaries
+	{FaultSpec{Kind: "sandbox_denial", Domain: DomainTool, Target: "tool sandbox", Event: EvToolCommit,
+		Boundary: BoundarySandbox, Phase: PhaseBeforeValidation, Signal: SignalNone,
+		Oracle: OracleLedgerReadback, Threatens: []string{InvNoInventedProgress}, Mutant: "rejection_as_success",
+		Doc: "before a tool starts: the sandbox denies the call; no request reaches the provider"}, sandboxDenial{}},
+	{FaultSpec{Kind: "timeout_before_send", Domain: DomainTool, Target: "tool transport", Event: EvToolCommit,
+		Boundary: BoundaryToolCall, Phase: PhaseBeforeCommit, Signal: SignalAcknowledgement, Manner: MannerAbsent,
+		Oracle: OracleLedgerReadback, Threatens: []string{InvNoInventedProgress}, Mutant: "timeout_as_success",
+		Doc: "the request never leaves; the client sees a timeout"}, timeoutBeforeSend{}},
+	{FaultSpec{Kind: "reject_before_commit", Domain: DomainTool, Target: "refund API", Event: EvToolCommit,
+		Boundary: BoundaryEffect, Phase: PhaseBeforeCommit, Signal: SignalNone,
+		Oracle: OracleLedgerReadback, Threatens: []string{InvNoInventedProgress}, Mutant: "rejection_as_success",
+		Doc: "the provider receives the request and rejects it before any durable write"}, rejectBeforeCommit{}},
+	{FaultSpec{Kind: "malformed_response", Domain: DomainTool, Target: "tool response", Event: EvToolCommit,
+		Boundary: BoundaryEffect, Phase: PhaseAfterCommit, Signal: SignalReceipt, Manner: MannerContradictory,
+		Oracle: OracleReceipt, Threatens: []string{InvEffectAtMostOnce}, Nominated: []Control{Idempotency, EffectReadback},
+		Doc: "after commit: the reply body is truncated; the outcome is unknown and only a fragment of the receipt decodes"}, malformedResponse{}},
+	{FaultSpec{Kind: "output_drift", Domain: DomainTool, Target: "tool response schema", Event: EvToolCommit,
+		Boundary: BoundaryEffect, Phase: PhaseAfterCommit, Signal: SignalReceipt, Manner: MannerContradictory,
+		Oracle: OracleReceipt, Threatens: []string{InvEffectAtMostOnce}, Nominated: []Control{Idempotency, EffectReadback},
+		Doc: "after commit: the receipt id field is renamed and the amount retyped; they decode empty without an error"}, outputDrift{}},
+	{FaultSpec{Kind: "rate_limit", Domain: DomainTool, Target: "refund API quota", Event: EvToolCommit,
+		Boundary: BoundaryToolCall, Phase: PhaseBeforeCommit, Signal: SignalAcknowledgement, Manner: MannerLate,
+		Oracle: OracleBudgetCounter, Threatens: []string{InvNoInventedProgress}, Mutant: "rejection_as_success",
+		Doc: "the provider answers with a rate limit and a retry-after of 100 ms without processing the request"}, rateLimit{}},
+	{FaultSpec{Kind: "tool_timeout", Domain: DomainTool, Target: "tool call", Event: EvToolCommit,
+		Boundary: BoundaryToolCall, Phase: PhaseBeforeCommit, Signal: SignalAcknowledgement, Manner: MannerLate,
+		Oracle: OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce}, Nominated: []Control{Idempotency},
+		Doc: "after the request id is assigned: the client times out while the provider holds the request and commits it late"}, toolTimeout{}},
+	{FaultSpec{Kind: "budget_exhaustion", Domain: DomainTool, Target: "retry budget", Event: EvToolCommit,
+		Boundary: BoundaryToolCall, Phase: PhaseBeforeCommit, Correlation: CorrelationPersistent, Signal: SignalAcknowledgement, Manner: MannerAbsent,
+		Oracle: OracleBudgetCounter, Threatens: []string{InvBudget}, Mutant: "unbounded_retry",
+		Doc: "from this call on the provider is unreachable: every attempt, the final one included, times out before it is sent"}, budgetExhaustion{}},
+	{FaultSpec{Kind: "worker_restart", Domain: DomainState, Target: "worker", Event: EvCheckpointWrite, Ordinal: 3,
+		Boundary: BoundaryWorker, Phase: PhaseAfterCheckpoint, Signal: SignalNone,
+		Oracle: OracleCheckpointStore, Threatens: []string{InvNoInventedProgress}, Mutant: "checkpoint_before_effect",
+		Doc: "after a checkpoint write (by default the one after the effect) the worker crashes and a fresh one resumes"}, workerRestart{}},
+	{FaultSpec{Kind: "missing_checkpoint", Domain: DomainState, Target: "checkpoint store", Event: EvCheckpointWrite, Ordinal: 3,
+		Boundary: BoundaryCheckpointStore, Phase: PhaseAfterCheckpoint, Signal: SignalStateUpdate, Manner: MannerAbsent,
+		Oracle: OracleCheckpointStore, Threatens: []string{InvResumeFromCheckpoint}, Mutant: "stale_checkpoint_accepted",
+		Doc: "before resume: the worker restarts and the store serves no checkpoint though it acknowledged some"}, checkpointTamper{tamperMissing, "no checkpoint"}},
+	{FaultSpec{Kind: "stale_checkpoint", Domain: DomainState, Target: "checkpoint store", Event: EvCheckpointWrite, Ordinal: 3,
+		Boundary: BoundaryCheckpointStore, Phase: PhaseAfterCheckpoint, Signal: SignalStateUpdate, Manner: MannerLate,
+		Oracle: OracleCheckpointStore, Threatens: []string{InvResumeFromCheckpoint}, Mutant: "stale_checkpoint_accepted",
+		Doc: "before resume: the worker restarts and a lagging replica serves the previous checkpoint while the head names the newest"}, checkpointTamper{tamperStale, "a stale checkpoint"}},
+	{FaultSpec{Kind: "future_version_checkpoint", Domain: DomainState, Target: "checkpoint store", Event: EvCheckpointWrite, Ordinal: 3,
+		Boundary: BoundaryCheckpointStore, Phase: PhaseAfterCheckpoint, Signal: SignalStateUpdate, Manner: MannerContradictory,
+		Oracle: OracleCheckpointStore, Threatens: []string{InvResumeFromCheckpoint}, Mutant: "stale_checkpoint_accepted",
+		Doc: "before resume: the worker restarts and the store serves a checkpoint written by a newer workflow version"}, checkpointTamper{tamperFuture, "a future-version checkpoint"}},
+	{FaultSpec{Kind: "corrupt_checkpoint", Domain: DomainState, Target: "checkpoint store", Event: EvCheckpointWrite, Ordinal: 3,
+		Boundary: BoundaryCheckpointStore, Phase: PhaseAfterCheckpoint, Signal: SignalStateUpdate, Manner: MannerContradictory,
+		Oracle: OracleCheckpointStore, Threatens: []string{InvResumeFromCheckpoint}, Mutant: "stale_checkpoint_accepted",
+		Doc: "before resume: the worker restarts and the store serves the newest checkpoint with a flipped byte"}, checkpointTamper{tamperCorrupt, "a corrupt checkpoint"}},
+	{FaultSpec{Kind: "memory_loss", Domain: DomainContext, Target: "ephemeral context", Event: EvMemoryRead,
+		Boundary: BoundaryMemory, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerAbsent,
+		Oracle: OracleCheckpointStore, Threatens: []string{InvNoInventedProgress}, Mutant: "fabricated_approval",
+		Doc: "the ephemeral context named by the schedule's target (all of it when empty) is cleared before a read"}, memoryLoss{}},
+	{FaultSpec{Kind: "branch_failure", Domain: DomainState, Target: "parallel branch", Event: EvBranchRun,
+		Boundary: BoundaryBranchJoin, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerAbsent,
+		Oracle: OracleJoinRecord, Threatens: []string{InvJoinPreserved}, Mutant: "failed_branch_dropped",
+		Doc: "one branch of the fan-out fails (the schedule's target names which; any when empty)"}, branchFailure{}},
 }
+
+// paperKinds is the number of the paper's modes at the head of the
+// catalogue.
+const paperKinds = 10
 
 func init() {
 	for i := range catalogue {
@@ -302,11 +548,13 @@ func init() {
 		if s.Ordinal == 0 {
 			s.Ordinal = 1
 		}
-		s.Correlation = CorrelationIsolated
+		if s.Correlation == "" {
+			s.Correlation = CorrelationIsolated
+		}
 		s.Intensity = 1
 		s.Scope = "one synthetic order"
 		s.Recoverable = true
-		s.Paper = true
+		s.Paper = i < paperKinds
 		if !hookFits(catalogue[i].impl, s.Event) {
 			panic(fmt.Sprintf("model: fault kind %s cannot be injected at its own event %s", s.Kind, s.Event))
 		}
@@ -341,14 +589,23 @@ func lookupKind(name string) (*faultKind, error) {
 			return &catalogue[i], nil
 		}
 	}
-	names := make([]string, len(catalogue))
-	for i, k := range catalogue {
-		names[i] = k.spec.Kind
+	for i := range worldKinds {
+		if worldKinds[i].spec.Kind == name {
+			return &worldKinds[i], nil
+		}
+	}
+	names := make([]string, 0, len(catalogue)+len(worldKinds))
+	for _, k := range catalogue {
+		names = append(names, k.spec.Kind)
+	}
+	for _, k := range worldKinds {
+		names = append(names, k.spec.Kind)
 	}
 	return nil, fmt.Errorf("unknown fault kind %q (valid: %s)", name, strings.Join(names, ", "))
 }
 
-// Spec returns the spec of the fault kind named kind, or an error naming it.
+// Spec returns the spec of the fault kind or world event named kind, or an
+// error naming it.
 func Spec(kind string) (FaultSpec, error) {
 	k, err := lookupKind(kind)
 	if err != nil {

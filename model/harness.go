@@ -19,7 +19,27 @@ type Options struct {
 	// Deadline is the task's deadline in logical milliseconds from its
 	// first worker start (default 2000). Restarts never reset it.
 	Deadline Millis
+	// Join is the join policy of every task's fan-out (default
+	// all_required).
+	Join JoinPolicy
+	// Builtin selects the built-in invariants checked, by name (see
+	// [Invariants]): nil checks all eight (the reference world's
+	// oracle); a non-nil list checks exactly those named, none when it is
+	// empty. Selecting them narrows the outcome terms to what the
+	// invariants in scope decide (see [Terms]). An unknown or repeated
+	// name is an error returned by Run and Terms.
+	Builtin []string
+	// Invariants are the user's own invariants, checked after every
+	// crossing after the built-in ones and reported after them. A
+	// nameless, repeated or check-less invariant, or one named like a
+	// built-in, is an error returned by Run and Terms.
+	Invariants []UserInvariant
 }
+
+// maxCallsPerTask bounds the crossings one task may make: a system that
+// loops (an unbounded retry) is stopped there, the stop is recorded, and
+// the task ends with a hold. It is far above any legitimate run.
+const maxCallsPerTask = 400
 
 func (o Options) withDefaults() Options {
 	if o.MaxRestarts == 0 {
@@ -30,6 +50,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Deadline == 0 {
 		o.Deadline = 2000
+	}
+	if o.Join == "" {
+		o.Join = JoinAllRequired
 	}
 	return o
 }
@@ -48,13 +71,17 @@ const (
 type Harness struct {
 	fixture Fixture
 	opts    Options
+	scope   scope
+	err     error    // invalid options, returned by every run
 	traces  []string // per task: the trace id the harness assigns
 	r       run
 }
 
-// NewHarness returns a harness over fixture f.
+// NewHarness returns a harness over fixture f. Invalid options are
+// reported by the first Run or Terms.
 func NewHarness(f Fixture, opts Options) *Harness {
 	h := &Harness{fixture: f, opts: opts.withDefaults()}
+	h.scope, h.err = resolveScope(opts)
 	for _, t := range f.Tasks {
 		h.traces = append(h.traces, "trace-"+t.ID)
 	}
@@ -84,7 +111,10 @@ type run struct {
 	faults   []armed
 	counts   [32]int
 	tl       []Event
-	ids      int
+	// evs holds every recorded event's name (the oracle's view of the
+	// timeline); tl the full events when detailed.
+	evs []EventName
+	ids int
 	// detailed is false on the Terms path: timeline details are not
 	// formatted.
 	detailed bool
@@ -93,9 +123,10 @@ type run struct {
 	runID    string
 
 	// per task
-	task    *Task
-	worker  int
-	crashed bool
+	taskFirst int // seq of the task's first event
+	task      *Task
+	worker    int
+	crashed   bool
 	// pendingCrash, when set by a disturbance, crashes the worker right
 	// after the current crossing is recorded.
 	pendingCrash string
@@ -109,9 +140,62 @@ type run struct {
 	claimed      bool
 	restarts     int
 	tasks        []taskRecord
+	calls        int
+	stopped      string
+	// inconclusive is set when the task ended without the system's own
+	// claim (restart limit, call limit).
+	inconclusive bool
+	// memory is the current worker's ephemeral context.
+	memory []kv
+	// granted are the capability ids approved for the current task.
+	granted []string
+	// branches are the branch outcomes the harness observed for the task,
+	// and compensations the compensating actions run.
+	branches      []BranchOutcome
+	compensations int
+	// invalidLoad is set while the worker runs on a checkpoint the store
+	// served that is not the newest valid one (stale, future, corrupt or
+	// missing); a later valid load clears it.
+	invalidLoad string
+	// tamper is what the store will do on the next load after a
+	// checkpoint disturbance.
+	tamper tamperKind
+	// lastSend* describe the task's last tool call: the worker that sent
+	// it, its request key, and whether its outcome was unknown.
+	lastSendWorker  int
+	lastSendKey     string
+	lastSendUnknown bool
+	// reconciled counts re-sends that reconcile a crashed worker's unknown
+	// last send; the budget allows them on top of the retry budget.
+	reconciled int
+	// inflight are requests a provider holds after the client timed out;
+	// they commit just before the provider's next commit.
+	inflight []ToolCall
+	// cpStored is set once the current checkpoint.write crossing has
+	// stored its checkpoint.
+	cpStored bool
+	// cpRolledBack is set once a rollback undid the current
+	// checkpoint.write crossing's write.
+	cpRolledBack bool
+	// pendingWorld are the world events armed at the current crossing;
+	// they apply right after it is recorded.
+	pendingWorld []*armed
 
 	oracle oracleState
 }
+
+type kv struct{ k, v string }
+
+// tamperKind is a pending checkpoint-store disturbance.
+type tamperKind int
+
+const (
+	tamperNone tamperKind = iota
+	tamperStale
+	tamperFuture
+	tamperCorrupt
+	tamperMissing
+)
 
 // taskRecord keeps what the oracle needs of each finished task.
 type taskRecord struct {
@@ -125,6 +209,8 @@ type taskRecord struct {
 	started  Millis
 	firstSeq int
 	lastSeq  int
+	// inconclusive: the task ended without the system's own claim.
+	inconclusive bool
 }
 
 func (r *run) nextID() string {
@@ -133,6 +219,9 @@ func (r *run) nextID() string {
 }
 
 func (r *run) crash(detail string) {
+	if r.crashed {
+		return
+	}
 	r.crashed = true
 	r.record(EvWorkerCrash, 0, "", "", detail, StateFailed)
 }
@@ -160,12 +249,18 @@ func (h *Harness) Terms(factory Factory, s *Schedule) (Terms, error) {
 }
 
 func (h *Harness) execute(factory Factory, s *Schedule) error {
+	if h.err != nil {
+		return h.err
+	}
 	if err := s.Validate(); err != nil {
 		return err
 	}
 	cs, err := s.Config.Resolve()
 	if err != nil {
 		return err
+	}
+	if s.Config.Fixture != "" && s.Config.Fixture != h.fixture.Name {
+		return fmt.Errorf("schedule: config names fixture %q, the harness runs %q", s.Config.Fixture, h.fixture.Name)
 	}
 	r := &h.r
 	r.world.reset(&h.fixture)
@@ -178,28 +273,57 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	}
 	r.counts = [32]int{}
 	r.tl = r.tl[:0]
+	r.evs = r.evs[:0]
 	r.ids = 0
 	r.tasks = r.tasks[:0]
 	r.runID = ""
-	r.oracle.reset()
+	r.oracle.reset(len(h.scope.user))
 	ctx := context.Background()
 	for ti := range h.fixture.Tasks {
 		r.taskBuf = append(r.taskBuf[:0], h.fixture.Tasks[ti])
 		r.task = &r.taskBuf[0]
 		r.task.Trace = h.traces[ti]
+		r.task.RetryBudget, r.task.Deadline, r.task.Join = h.opts.RetryBudget, h.opts.Deadline, h.opts.Join
+		if c := s.Config; c.RetryBudget != nil {
+			r.task.RetryBudget = *c.RetryBudget
+		}
+		if c := s.Config; c.Deadline != nil {
+			r.task.Deadline = *c.Deadline
+		}
+		if s.Config.Join != "" {
+			r.task.Join = s.Config.Join
+		}
 		task := *r.task
+		r.calls = 0
+		r.stopped = ""
+		r.inconclusive = false
+		r.granted = r.granted[:0]
+		r.branches = r.branches[:0]
+		r.compensations = 0
+		r.invalidLoad = ""
+		r.tamper = tamperNone
+		r.inflight = r.inflight[:0]
+		r.pendingWorld = r.pendingWorld[:0]
 		r.worker = 0
 		r.state = StateCreated
 		r.attempts = 0
+		r.lastSendWorker, r.lastSendKey, r.lastSendUnknown = 0, "", false
+		r.reconciled = 0
 		r.ckSeq = 0
 		r.taskStart = r.world.Clock
 		r.proposed = false
 		r.claimed = false
 		r.restarts = 0
-		first := len(r.tl) + 1
+		first := len(r.evs) + 1
+		r.taskFirst = first
 		for {
 			r.worker++
 			r.crashed = false
+			r.memory = r.memory[:0]
+			// a worker's fan-out is its own: the join it writes must keep
+			// the branches it ran; a crashed worker's unjoined branches are
+			// abandoned child attempts
+			r.branches = r.branches[:0]
 			before := r.state
 			after := StateRunning
 			if r.worker > 1 {
@@ -210,8 +334,15 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 			r.state = before
 			r.record(EvWorkerStart, r.counts[eventIndex(EvWorkerStart)], "", "", "", after)
 			claim, err := factory().Run(ctx, r.env.Env(), task)
+			if r.stopped != "" {
+				r.crashed = false
+				r.inconclusive = true
+				r.finishClaim(Claim{Verdict: ClaimHold, Reason: "stopped"}, r.stopped)
+				break
+			}
 			if r.crashed {
 				if r.restarts >= h.opts.MaxRestarts {
+					r.inconclusive = true
 					r.finishClaim(Claim{Verdict: ClaimHold, Reason: "restart limit reached"}, "restart limit reached")
 					break
 				}
@@ -231,7 +362,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 		}
 		r.tasks = append(r.tasks, taskRecord{task: task, proposal: r.proposal, proposed: r.proposed,
 			claim: r.claim, claimAt: r.world.Clock, restarts: r.restarts, attempts: r.attempts,
-			started: r.taskStart, firstSeq: first, lastSeq: len(r.tl)})
+			started: r.taskStart, firstSeq: first, lastSeq: len(r.evs), inconclusive: r.inconclusive})
 	}
 	return nil
 }
@@ -254,6 +385,12 @@ func (r *run) enter(ev EventName, cost Millis) (ordinal int, hits []*armed, ok b
 	if r.crashed {
 		return 0, nil, false
 	}
+	r.calls++
+	if r.calls > maxCallsPerTask {
+		r.stopped = fmt.Sprintf("stopped: more than %d crossings in one task", maxCallsPerTask)
+		r.crashed = true
+		return 0, nil, false
+	}
 	r.world.Clock += cost
 	i := eventIndex(ev)
 	r.counts[i]++
@@ -261,8 +398,12 @@ func (r *run) enter(ev EventName, cost Millis) (ordinal int, hits []*armed, ok b
 	hits = r.hitBuf[:0]
 	for j := range r.faults {
 		f := &r.faults[j]
-		if f.event == i && f.entry.Ordinal == ordinal {
+		if f.event == i && (f.entry.Ordinal == ordinal || ordinal > f.entry.Ordinal && f.kind.spec.Correlation == CorrelationPersistent && f.fired > 0) {
 			f.reached = true
+			if f.kind.spec.World {
+				r.pendingWorld = append(r.pendingWorld, f)
+				continue
+			}
 			hits = append(hits, f)
 		}
 	}
@@ -273,24 +414,39 @@ func (r *run) enter(ev EventName, cost Millis) (ordinal int, hits []*armed, ok b
 func (r *run) fire(f *armed) string {
 	f.fired++
 	if f.firedAt == 0 {
-		f.firedAt = len(r.tl) + 1
+		f.firedAt = len(r.evs) + 1
 	}
 	return f.id
 }
 
 // record appends a timeline event and checks every invariant after it.
+// Without detail (the assay's Terms path) only the event name is kept: the
+// oracle needs no more, and no Event is built.
 func (r *run) record(ev EventName, ordinal int, faultID, outcome, detail, stateAfter string) {
-	seq := len(r.tl) + 1
-	remaining := r.h.opts.RetryBudget - max(r.attempts-1, 0)
-	deadline := r.h.opts.Deadline - (r.world.Clock - r.taskStart)
-	r.tl = append(r.tl, Event{
-		Seq: seq, At: r.world.Clock, StateBefore: r.state, StateAfter: stateAfter,
-		Actor: r.actor(ev), Event: ev, Ordinal: ordinal, Task: r.task.ID, Worker: r.worker,
-		FaultID: faultID, Attempt: r.attempts, CheckpointSeq: r.ckSeq,
-		RetryRemaining: remaining, DeadlineRemainingMs: deadline, Outcome: outcome, Detail: detail,
-	})
+	r.evs = append(r.evs, ev)
+	seq := len(r.evs)
+	if r.detailed {
+		remaining := r.task.RetryBudget + r.reconciled - max(r.attempts-1, 0)
+		deadline := r.task.Deadline - (r.world.Clock - r.taskStart)
+		r.tl = append(r.tl, Event{
+			Seq: seq, At: r.world.Clock, StateBefore: r.state, StateAfter: stateAfter,
+			Actor: r.actor(ev), Event: ev, Ordinal: ordinal, Task: r.task.ID, Worker: r.worker,
+			FaultID: faultID, Attempt: r.attempts, CheckpointSeq: r.ckSeq,
+			RetryRemaining: remaining, DeadlineRemainingMs: deadline, Outcome: outcome, Detail: detail,
+		})
+	}
 	r.state = stateAfter
 	r.oracle.check(r, seq)
+	if len(r.pendingWorld) > 0 {
+		r.applyWorld()
+	}
+}
+
+// setEvidenceRef sets the evidence reference of the last recorded event.
+func (r *run) setEvidenceRef(ref string) {
+	if r.detailed {
+		r.tl[len(r.tl)-1].EvidenceRef = ref
+	}
 }
 
 func (r *run) actor(ev EventName) string {
@@ -301,6 +457,8 @@ func (r *run) actor(ev EventName) string {
 		return "system"
 	case EvToolCommit:
 		return "provider"
+	case EvWorld:
+		return "world"
 	}
 	return "env"
 }

@@ -51,9 +51,10 @@ type InvariantResult struct {
 
 // TaskClaim is one task's claim as the system made it.
 type TaskClaim struct {
-	Task    string       `json:"task"`
-	Verdict ClaimVerdict `json:"verdict"`
-	Reason  string       `json:"reason,omitempty"`
+	Task     string       `json:"task"`
+	Verdict  ClaimVerdict `json:"verdict"`
+	Reason   string       `json:"reason,omitempty"`
+	Degraded bool         `json:"degraded,omitempty"`
 }
 
 // Result is the full result of one run.
@@ -68,6 +69,10 @@ type Result struct {
 	Terms      Terms             `json:"terms"`
 	Verdict    ClaimVerdict      `json:"claim_verdict"`
 	RunVerdict RunVerdict        `json:"run_verdict"`
+
+	fixture Fixture
+	budget  BudgetUse
+	join    JoinPolicy
 }
 
 // Held reports whether every invariant held.
@@ -91,21 +96,40 @@ func (res *Result) Invariant(name string) (InvariantResult, bool) {
 }
 
 func (r *run) result() *Result {
-	res := &Result{
-		RunID:    runIDOf(&r.h.fixture, r.sched),
-		Schedule: r.sched,
-		Controls: r.controls,
-		Timeline: append([]Event(nil), r.tl...),
-		Terms:    r.terms(),
-	}
+	res := r.outcome()
+	res.RunID = runIDOf(&r.h.fixture, r.sched)
+	res.Timeline = append([]Event(nil), r.tl...)
 	for i := range res.Timeline {
 		res.Timeline[i].RunID = res.RunID
 	}
+	return res
+}
+
+// outcome is the run's result without its run id and timeline.
+func (r *run) outcome() *Result {
+	res := &Result{
+		Schedule: r.sched,
+		Controls: r.controls,
+		fixture:  r.h.fixture,
+		Terms:    r.terms(),
+	}
 	o := &r.oracle
+	sc := &r.h.scope
 	for i, inv := range Invariants {
+		if sc.off[i] {
+			continue
+		}
 		ir := InvariantResult{Name: inv.Name, Oracle: inv.Oracle, Held: !o.violated[i]}
 		if o.violated[i] {
 			ir.FirstSeq, ir.Event, ir.FaultID, ir.Detail = o.firstSeq[i], o.event[i], o.fault[i], o.detail[i]
+		}
+		res.Invariants = append(res.Invariants, ir)
+	}
+	for i, u := range sc.user {
+		f := o.user[i]
+		ir := InvariantResult{Name: u.Name, Oracle: u.Oracle, Held: !f.violated}
+		if f.violated {
+			ir.FirstSeq, ir.Event, ir.FaultID, ir.Detail = f.firstSeq, f.event, f.fault, f.detail
 		}
 		res.Invariants = append(res.Invariants, ir)
 	}
@@ -116,6 +140,11 @@ func (r *run) result() *Result {
 		for i := range Invariants {
 			if o.violated[i] && o.fault[i] == f.id {
 				fr.Observed = append(fr.Observed, Invariants[i].Name)
+			}
+		}
+		for i, u := range o.user {
+			if u.violated && u.fault == f.id {
+				fr.Observed = append(fr.Observed, sc.user[i].Name)
 			}
 		}
 		if f.firedAt > 0 {
@@ -133,9 +162,14 @@ func (r *run) result() *Result {
 	}
 	res.Verdict = res.Terms.Verdict
 	limit := false
-	for _, t := range r.tasks {
-		res.Claims = append(res.Claims, TaskClaim{Task: t.task.ID, Verdict: t.claim.Verdict, Reason: t.claim.Reason})
-		if t.claim.Reason == "restart limit reached" {
+	for i, t := range r.tasks {
+		if i == 0 {
+			res.join = t.task.Join
+			res.budget = BudgetUse{Attempts: t.attempts, RetryBudget: t.task.RetryBudget, ElapsedMs: t.claimAt - t.started,
+				DeadlineMs: t.task.Deadline, DeadlineRemainingMs: t.task.Deadline - (t.claimAt - t.started), Restarts: t.restarts}
+		}
+		res.Claims = append(res.Claims, TaskClaim{Task: t.task.ID, Verdict: t.claim.Verdict, Reason: t.claim.Reason, Degraded: t.claim.Degraded})
+		if t.inconclusive {
 			limit = true
 		}
 	}

@@ -39,6 +39,10 @@ type FaultEntry struct {
 	Event   EventName `json:"event"`
 	Ordinal int       `json:"ordinal"`
 	Kind    string    `json:"kind"`
+	// Target narrows the disturbance: the memory key a memory_loss clears
+	// (default: every key), or the branch a branch_failure fails (default:
+	// whichever branch runs at the ordinal).
+	Target string `json:"target,omitempty"`
 }
 
 // Config is the configuration of the system under test a schedule runs
@@ -49,6 +53,18 @@ type Config struct {
 	// HasControls is true when the config names controls rather than a
 	// profile.
 	HasControls bool
+	// Mutant names a seeded defect of the system under test ("" for
+	// none); the system's factory validates the name.
+	Mutant string
+	// RetryBudget (attempts after the first), Deadline (logical ms) and
+	// Join override the harness's Options for every task when set.
+	RetryBudget *int
+	Deadline    *Millis
+	Join        JoinPolicy
+	// Fixture names the workload the schedule runs on ("" for the
+	// harness's own; see FixtureNamed for the built-in ones). A harness
+	// over another fixture refuses the schedule.
+	Fixture string
 }
 
 // ConfigOfProfile returns a Config naming profile p.
@@ -66,23 +82,42 @@ func (c Config) Resolve() (Controls, error) {
 	return ProfileControls(c.Profile)
 }
 
-// String is "profile NAME" or "controls a,b,c".
+// String is "profile NAME" or "controls a,b,c", followed by the mutant
+// and any budget or join override that is set.
 func (c Config) String() string {
+	s := "profile " + string(c.Profile)
 	if c.HasControls {
-		return "controls " + c.Controls.String()
+		s = "controls " + c.Controls.String()
 	}
-	return "profile " + string(c.Profile)
+	if c.Mutant != "" {
+		s += ", mutant " + c.Mutant
+	}
+	if c.RetryBudget != nil {
+		s += ", retry_budget " + strconv.Itoa(*c.RetryBudget)
+	}
+	if c.Deadline != nil {
+		s += ", deadline_ms " + strconv.FormatInt(int64(*c.Deadline), 10)
+	}
+	if c.Join != "" {
+		s += ", join " + string(c.Join)
+	}
+	return s
 }
 
 type configJSON struct {
-	Profile  *string   `json:"profile,omitempty"`
-	Controls *[]string `json:"controls,omitempty"`
+	Profile     *string   `json:"profile,omitempty"`
+	Controls    *[]string `json:"controls,omitempty"`
+	Mutant      string    `json:"mutant,omitempty"`
+	RetryBudget *int      `json:"retry_budget,omitempty"`
+	DeadlineMs  *Millis   `json:"deadline_ms,omitempty"`
+	Join        string    `json:"join,omitempty"`
+	Fixture     string    `json:"fixture,omitempty"`
 }
 
 // MarshalJSON writes {"profile": P} or {"controls": [...]} with controls in
 // canonical order.
 func (c Config) MarshalJSON() ([]byte, error) {
-	var j configJSON
+	j := configJSON{Mutant: c.Mutant, RetryBudget: c.RetryBudget, DeadlineMs: c.Deadline, Join: string(c.Join), Fixture: c.Fixture}
 	if c.HasControls {
 		l := []string{}
 		for _, x := range c.Controls.List() {
@@ -121,6 +156,26 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 		*c = Config{Controls: cs, HasControls: true}
 	default:
 		return errors.New(`config: needs "profile" or "controls"`)
+	}
+	c.Mutant, c.RetryBudget, c.Deadline, c.Join, c.Fixture = j.Mutant, j.RetryBudget, j.DeadlineMs, JoinPolicy(j.Join), j.Fixture
+	return c.validateExtras()
+}
+
+func (c Config) validateExtras() error {
+	if c.RetryBudget != nil && (*c.RetryBudget < 0 || *c.RetryBudget > 100) {
+		return fmt.Errorf("config: retry_budget %d must be between 0 and 100", *c.RetryBudget)
+	}
+	if c.Deadline != nil && *c.Deadline <= 0 {
+		return fmt.Errorf("config: deadline_ms %d must be positive", *c.Deadline)
+	}
+	if c.Join != "" {
+		ok := false
+		for _, p := range JoinPolicies {
+			ok = ok || p == c.Join
+		}
+		if !ok {
+			return fmt.Errorf("config: unknown join policy %q (valid: all_required, best_effort, compensate)", c.Join)
+		}
 	}
 	return nil
 }
@@ -174,6 +229,9 @@ func (s *Schedule) Validate() error {
 	if _, err := s.Config.Resolve(); err != nil {
 		return fmt.Errorf("schedule: config: %w", err)
 	}
+	if err := s.Config.validateExtras(); err != nil {
+		return fmt.Errorf("schedule: %w", err)
+	}
 	var ids map[string]bool
 	for i, f := range s.Faults {
 		where := faultWhere(i)
@@ -199,6 +257,11 @@ func (s *Schedule) Validate() error {
 		}
 		if !hookFits(k.impl, f.Event) {
 			return fmt.Errorf("%s: kind %q cannot be injected at event %q (it is injected at %q)", where, f.Kind, f.Event, k.spec.Event)
+		}
+		if tc, ok := k.impl.(targetChecker); ok {
+			if err := tc.checkTarget(f.Target); err != nil {
+				return fmt.Errorf("%s: %w", where, err)
+			}
 		}
 		if len(s.Faults) > 1 {
 			if ids == nil {

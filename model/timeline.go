@@ -23,6 +23,12 @@ const (
 	EvEvidenceLookup     EventName = "evidence.lookup"
 	EvCheckpointWrite    EventName = "checkpoint.write"
 	EvCheckpointLoad     EventName = "checkpoint.load"
+	EvMemoryWrite        EventName = "memory.write"
+	EvMemoryRead         EventName = "memory.read"
+	EvBranchRun          EventName = "branch.run"
+	EvBranchJoin         EventName = "branch.join"
+	EvEvidenceJoin       EventName = "evidence.join"
+	EvClockSleep         EventName = "clock.sleep"
 	EvWorkerStart        EventName = "worker.start"
 	EvWorkerCrash        EventName = "worker.crash"
 	EvWarn               EventName = "system.warn"
@@ -34,7 +40,8 @@ var AllEvents = []EventName{
 	EvContextOrder, EvContextPolicy, EvContextEligibility, EvProposal, EvAuthorityGrant,
 	EvAuthorityCheck, EvStateRead, EvToolCommit, EvLedgerReadback, EvEvidenceDecision,
 	EvEvidenceReceipt, EvEvidenceReadback, EvEvidenceDenial, EvEvidenceLookup,
-	EvCheckpointWrite, EvCheckpointLoad, EvWorkerStart,
+	EvCheckpointWrite, EvCheckpointLoad, EvMemoryWrite, EvMemoryRead, EvBranchRun, EvBranchJoin,
+	EvEvidenceJoin, EvClockSleep, EvWorkerStart,
 }
 
 // eventIndex returns e's index in AllEvents, or -1.
@@ -72,8 +79,20 @@ func eventIndex(e EventName) int {
 		return 14
 	case EvCheckpointLoad:
 		return 15
-	case EvWorkerStart:
+	case EvMemoryWrite:
 		return 16
+	case EvMemoryRead:
+		return 17
+	case EvBranchRun:
+		return 18
+	case EvBranchJoin:
+		return 19
+	case EvEvidenceJoin:
+		return 20
+	case EvClockSleep:
+		return 21
+	case EvWorkerStart:
+		return 22
 	}
 	return -1
 }

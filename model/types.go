@@ -130,12 +130,13 @@ const (
 	OracleBudgetCounter    OracleName = "budget_counter"
 	OracleTraceLineage     OracleName = "trace_lineage"
 	OracleCheckpointStore  OracleName = "checkpoint_store"
+	OracleJoinRecord       OracleName = "join_record"
 )
 
 // AllOracles lists every oracle in a fixed order.
 var AllOracles = []OracleName{
 	OracleLedgerReadback, OracleReceipt, OracleStateVersion, OracleCapabilityRecord,
-	OraclePolicyRecord, OracleBudgetCounter, OracleTraceLineage, OracleCheckpointStore,
+	OraclePolicyRecord, OracleBudgetCounter, OracleTraceLineage, OracleCheckpointStore, OracleJoinRecord,
 }
 
 // Control is one configurable defence of the reference system. The seven

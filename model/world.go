@@ -1,5 +1,7 @@
 package model
 
+import "fmt"
+
 // Order is the authoritative record of a subject (an order) in the World.
 // Amounts are in minor units (pence).
 type Order struct {
@@ -100,6 +102,7 @@ const (
 	EvidenceReceipt  EvidenceKind = "receipt"  // an effect receipt as the tool returned it
 	EvidenceReadback EvidenceKind = "readback" // an independent readback of the provider ledger
 	EvidenceDenial   EvidenceKind = "denial"   // a denial and its reason
+	EvidenceJoin     EvidenceKind = "join"     // a join record of a fan-out
 )
 
 // EvidenceRecord is one record of the evidence ledger. Trace is the trace
@@ -123,11 +126,14 @@ type EvidenceRecord struct {
 // system's own resumable state. Only what a Checkpoint holds survives a
 // worker restart.
 type Checkpoint struct {
-	Task              string
-	Seq               int
-	WorkflowVersion   int
-	State             string
-	CompletedEffects  []string
+	Task             string
+	Seq              int
+	WorkflowVersion  int
+	State            string
+	CompletedEffects []string
+	// Attempt is the tool-call attempt the checkpoint reserves (0 before
+	// the first).
+	Attempt           int
 	RetryRemaining    int
 	DeadlineRemaining Millis
 	Action            Action
@@ -135,6 +141,13 @@ type Checkpoint struct {
 	// policy a resumed worker must keep.
 	Grant Capability
 	Data  map[string]string
+	// Checksum, At and Head are stamped by the store: the checksum of the
+	// durable fields (see Checksum), the logical time the write was issued,
+	// and on Load the highest sequence the store has acknowledged for the
+	// task.
+	Checksum uint64
+	At       Millis
+	Head     int
 }
 
 // World is the authoritative state that only the oracle trusts. It is
@@ -150,8 +163,11 @@ type World struct {
 	Checkpoints  []Checkpoint
 	// Secondary holds eligibility assertions served by the secondary source.
 	Secondary []Eligibility
-	// stale/lost checkpoints: the store serves checkpoints[:visible].
-	checkpointLoss int
+	// Heads is the highest checkpoint sequence the store acknowledged per
+	// task (a durable counter, kept apart from the checkpoints).
+	Heads map[string]int
+	// Joins are the join records written, in order.
+	Joins []JoinRecord
 }
 
 // Order returns the order for subject and whether it exists.
@@ -228,7 +244,11 @@ func (w *World) reset(f *Fixture) {
 	w.Ledger = w.Ledger[:0]
 	w.Evidence = w.Evidence[:0]
 	w.Checkpoints = w.Checkpoints[:0]
-	w.checkpointLoss = 0
+	w.Joins = w.Joins[:0]
+	if w.Heads == nil {
+		w.Heads = map[string]int{}
+	}
+	clear(w.Heads)
 }
 
 // Copperfin returns the paper's worked fixture (seed 000, worked example 3):
@@ -250,4 +270,40 @@ func Copperfin() Fixture {
 			{ID: "refund-O-731", Actor: "operator-27", Subject: "O-731", Tenant: "T-1", Purpose: "customer_refund", Amount: 7400, Capability: "CAP-27-731"},
 		},
 	}
+}
+
+// CopperfinBatch returns the Copperfin fixture with three tasks in one run
+// (exploration's several-task workload): the refund of O-731, the refund
+// of O-732 (the same tenant, its own capability), and a second refund
+// request for O-731 (the same order twice, under the same capability).
+//
+// The oracle's rule for the repeated order: a refund is one logical action
+// per tenant, subject and purpose, whichever task asks for it. The second
+// request is not entitled once the ledger holds the first refund, its
+// correct terminal is a denial with no effect, and a second ledger effect
+// for the order breaks effect_at_most_once.
+func CopperfinBatch() Fixture {
+	f := Copperfin()
+	f.Name = "copperfin-batch"
+	f.Capabilities = append(f.Capabilities,
+		Capability{ID: "CAP-27-732", Actor: "operator-27", Subject: "O-732", Tenant: "T-1", Purpose: "customer_refund", Amount: 7400, Expiry: 120000})
+	f.Tasks = append(f.Tasks,
+		Task{ID: "refund-O-732", Actor: "operator-27", Subject: "O-732", Tenant: "T-1", Purpose: "customer_refund", Amount: 7400, Capability: "CAP-27-732"},
+		Task{ID: "refund-O-731-again", Actor: "operator-27", Subject: "O-731", Tenant: "T-1", Purpose: "customer_refund", Amount: 7400, Capability: "CAP-27-731"})
+	return f
+}
+
+// FixtureNames lists the built-in fixtures a schedule's config may name.
+var FixtureNames = []string{"copperfin", "copperfin-batch"}
+
+// FixtureNamed returns the built-in fixture named name ("" is copperfin),
+// or an error naming it and the valid names.
+func FixtureNamed(name string) (Fixture, error) {
+	switch name {
+	case "", "copperfin":
+		return Copperfin(), nil
+	case "copperfin-batch":
+		return CopperfinBatch(), nil
+	}
+	return Fixture{}, fmt.Errorf("unknown fixture %q (valid: copperfin, copperfin-batch)", name)
 }

@@ -15,23 +15,33 @@ import (
 func init() { commands = append(commands, newAuditCmd) }
 
 func newAuditCmd() *cobra.Command {
-	return &cobra.Command{
+	var covFile string
+	c := &cobra.Command{
 		Use:   "audit",
 		Short: "Audit the built-in reference system under baseline, typed and fail_closed",
 		Long: `Run the reference system (the paper's Copperfin refund workflow) under the
 baseline, typed and fail_closed profiles across the whole fault catalogue: one
 single-fault run per kind (a table of outcome terms by fault mode) and an assay
 of 2000 trials with seed 188 (the release assessment), then a summary line per
-profile.`,
+profile. Then the coverage of the single-fault runs, profile by profile: each
+key's status under each profile (which broke under baseline, which held under
+typed), the counterexamples beside their keys and profiles, and the keys not
+visited or not reachable, with reasons. --coverage FILE (or
+FAULTLINE_COVERAGE=FILE) merges that coverage into FILE.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			audits, err := assay.Audit(model.Profiles)
 			if err != nil {
 				return err
 			}
-			return writeAudit(c.OutOrStdout(), audits)
+			if err := writeAudit(c.OutOrStdout(), audits); err != nil {
+				return err
+			}
+			return writeAuditCoverage(c.OutOrStdout(), audits, coveragePath(covFile))
 		},
 	}
+	c.Flags().StringVar(&covFile, "coverage", "", "merge the audit's coverage into this file (default $"+coverageEnv+")")
+	return c
 }
 
 func mark(b bool) string {

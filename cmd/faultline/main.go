@@ -1,6 +1,7 @@
 // Command faultline tests systems that act under typed faults: it runs the
-// paper-parity assay, replays schedule files, and audits the built-in
-// reference system (the Copperfin refund workflow).
+// paper-parity assay, replays schedule files, audits the built-in
+// reference system (the Copperfin refund workflow), and serves the lab, the
+// interactive assay as a local web page.
 //
 // Exit codes: 0 when the command succeeded and every checked invariant held,
 // 1 when an invariant was violated (or a gate failed), 2 for bad input (a bad

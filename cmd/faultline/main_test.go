@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -65,7 +66,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 func TestReplayExitCodes(t *testing.T) {
 	s := writeFile(t, `{"version":1,"seed":"s","config":{"profile":"baseline"},"faults":[{"event":"tool.commit","ordinal":1,"kind":"timeout_after_commit"}]}`)
 	code, out, _ := runCLI(t, "replay", s)
-	if code != 1 || !strings.Contains(out, "effect_at_most_once  VIOLATED") || !strings.Contains(out, "Run verdict: unrecoverable") {
+	if code != 1 || !regexp.MustCompile(`effect_at_most_once +VIOLATED`).MatchString(out) || !strings.Contains(out, "Run verdict: unrecoverable") {
 		t.Fatalf("baseline replay: exit %d\n%s", code, out)
 	}
 	code, out, _ = runCLI(t, "replay", s, "--profile", "typed")
@@ -78,29 +79,36 @@ func TestReplayExitCodes(t *testing.T) {
 		t.Fatalf("typed without idempotency and readback: exit %d", code)
 	}
 	var res struct {
-		RunVerdict string `json:"run_verdict"`
-		Invariants []struct {
-			Name string `json:"name"`
-			Held bool   `json:"held"`
-		} `json:"invariants"`
-		Faults []struct {
-			Reached bool `json:"reached"`
-			Fired   int  `json:"fired"`
+		RunVerdict string            `json:"run_verdict"`
+		Invariants map[string]string `json:"invariants"`
+		Faults     []struct {
+			At      string `json:"at"`
+			Reached bool   `json:"reached"`
+			Fired   int    `json:"fired"`
+			Handled bool   `json:"handled"`
 		} `json:"faults"`
 		Terms struct {
 			Effects int `json:"effects"`
 		} `json:"terms"`
+		Summary string `json:"summary"`
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
-	if res.RunVerdict != "unrecoverable" || res.Terms.Effects != 2 || !res.Faults[0].Reached || res.Faults[0].Fired != 1 {
-		t.Fatalf("json result %+v", res)
+	if res.RunVerdict != "unrecoverable" || res.Terms.Effects != 2 || res.Faults[0].At != "tool.commit#1" ||
+		!res.Faults[0].Reached || res.Faults[0].Fired != 1 || res.Faults[0].Handled {
+		t.Fatalf("json record %+v", res)
 	}
-	for _, i := range res.Invariants {
-		if (i.Name == "effect_at_most_once") == i.Held {
-			t.Errorf("invariant %s held=%t", i.Name, i.Held)
+	if len(res.Invariants) != 8 {
+		t.Errorf("want 8 invariants, got %v", res.Invariants)
+	}
+	for name, v := range res.Invariants {
+		if want := map[bool]string{true: "fail", false: "pass"}[name == "effect_at_most_once"]; v != want {
+			t.Errorf("invariant %s = %s, want %s", name, v, want)
 		}
+	}
+	if !strings.Contains(res.Summary, "Failed invariants: effect_at_most_once after seq") {
+		t.Errorf("summary: %s", res.Summary)
 	}
 }
 
@@ -139,13 +147,29 @@ func TestAuditPlacesProfiles(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	for _, want := range []string{
-		"baseline     BLOCK OR REDESIGN            unsafe  69.5%",
-		"typed        PASS ON THIS SYNTHETIC ASSAY unsafe   0.0%",
-		"fail_closed  BLOCK OR REDESIGN            unsafe   0.0%",
+		"baseline     BLOCK OR REDESIGN            unsafe  46.6%  unproved  21.9%  contained  53.4%  useful service   5.9%",
+		"typed        BLOCK OR REDESIGN            unsafe   0.0%  unproved   0.0%  contained 100.0%  useful service  65.0%",
+		"fail_closed  BLOCK OR REDESIGN            unsafe   0.0%  unproved   0.0%  contained 100.0%  useful service  37.6%",
+		"stale_checkpoint           state     hold     x       x        .        .       .        .       .     .         x     1        -",
 		"== profile fail_closed",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("audit output lacks %q", want)
 		}
+	}
+}
+
+func TestReplayTwiceAndMutant(t *testing.T) {
+	code, _, stderr := runCLI(t, "replay", "../../corpus/seed003-harness-fixture.json", "--twice")
+	if code != 0 || !strings.Contains(stderr, "deterministic: two runs gave equal normalised timelines (39 events)") {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "replay", "../../corpus/seed003-harness-fixture.json", "--mutant", "gremlin")
+	if code != 2 || !strings.Contains(stderr, `unknown mutant "gremlin"`) {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+	code, out, _ := runCLI(t, "replay", "../../corpus/stale-checkpoint-rejected.json", "--profile", "baseline", "--mutant", "stale_checkpoint_accepted")
+	if code != 1 || !regexp.MustCompile(`resume_from_checkpoint +VIOLATED`).MatchString(out) {
+		t.Fatalf("exit %d\n%s", code, out)
 	}
 }

@@ -7,12 +7,12 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
 )
 
 func init() { commands = append(commands, newReplayCmd) }
@@ -44,17 +44,23 @@ func loadSchedule(path string) (*model.Schedule, *corpus.Counterexample, error) 
 
 func newReplayCmd() *cobra.Command {
 	var cf configFlags
-	var asJSON bool
+	var asJSON, twice bool
+	var mutant string
 	c := &cobra.Command{
 		Use:   "replay FILE",
 		Short: "Replay one schedule file against the reference system",
 		Long: `Replay a schedule file (see the README for its format) against the reference
 system, optionally overriding its config, and print the timeline, every fault
 with whether it was reached and fired, the invariant results, the outcome terms
-and the claim and run verdicts.
+the claim and run verdicts, and the run's human summary (frozen contract,
+schedule, verdict, failed invariants, budget consumption, narrowest next
+verification). --json prints the run's evidence record instead.
 
-Exit codes: 0 when every invariant held, 1 when one was violated, 2 for bad
-input.`,
+--twice runs the schedule twice and compares the normalised timelines; a
+difference is printed as a diff and exits 1.
+
+Exit codes: 0 when every invariant held, 1 when one was violated (or --twice
+found a difference), 2 for bad input.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			s, ce, err := loadSchedule(args[0])
@@ -70,12 +76,26 @@ input.`,
 			} else if c.Flags().Changed("controls") || c.Flags().Changed("without") {
 				s.Config = model.ConfigOfControls(cs)
 			}
-			res, err := model.NewHarness(model.Copperfin(), model.Options{}).Run(copperfin.Factory(cs), s)
+			if c.Flags().Changed("mutant") {
+				s.Config.Mutant = mutant
+			}
+			res, err := assay.Replay(s)
 			if err != nil {
 				return badInput("%v", err)
 			}
+			if twice {
+				again, err := assay.Replay(s)
+				if err != nil {
+					return badInput("%v", err)
+				}
+				if diff := cmp.Diff(model.Normalize(res.Timeline), model.Normalize(again.Timeline)); diff != "" {
+					fmt.Fprintf(c.OutOrStdout(), "NOT DETERMINISTIC: two runs of %s gave different normalised timelines (-first +second):\n%s", args[0], diff)
+					return errViolation
+				}
+				fmt.Fprintf(c.ErrOrStderr(), "deterministic: two runs gave equal normalised timelines (%d events)\n", len(res.Timeline))
+			}
 			if asJSON {
-				err = assay.WriteJSON(c.OutOrStdout(), res)
+				err = assay.WriteJSON(c.OutOrStdout(), res.Record())
 			} else {
 				err = writeResult(c.OutOrStdout(), res)
 				if err == nil && ce != nil && ce.Expect != nil {
@@ -92,9 +112,13 @@ input.`,
 		},
 	}
 	cf.add(c, "typed", true)
-	c.Flags().BoolVar(&asJSON, "json", false, "print the result as one JSON object")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the run's evidence record as one JSON object")
+	c.Flags().BoolVar(&twice, "twice", false, "run twice and fail (exit 1, with a diff) unless the normalised timelines are equal")
+	c.Flags().StringVar(&mutant, "mutant", "", "run the reference system with this seeded defect (see faultline explore --list-mutants)")
 	return c
 }
+
+func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
 
 // writeExpectation compares a counterexample's recorded run with the
 // replay, unless the config was overridden.
@@ -178,6 +202,7 @@ func writeResult(w io.Writer, res *model.Result) error {
 		fmt.Fprintf(&b, "\nClaim for %s: %s (%s)\n", c.Task, c.Verdict, c.Reason)
 	}
 	fmt.Fprintf(&b, "Claim verdict: %s\nRun verdict: %s\n", res.Verdict, res.RunVerdict)
+	fmt.Fprintf(&b, "\nSummary:\n%s\n", indent(res.Record().Summary))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

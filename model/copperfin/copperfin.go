@@ -1,14 +1,22 @@
 // Package copperfin is faultline's reference system: the paper's Copperfin
 // refund workflow (seed 000), built only on the public model.Env, with no
-// private hook into the harness.
+// private hook into the harness, and run as a durable workflow in the
+// manner of seed 003.
 //
-// The workflow reads the action-bearing context, drafts an action contract,
-// has the proposer (the model) turn it into a proposal, gets it approved,
-// checkpoints, runs the pre-effect checks its controls enable, commits the
-// refund through the tool, records the receipt, checkpoints again, verifies
-// and claims. Entry points:
+// The workflow resumes from the newest valid checkpoint or starts fresh:
+// it reads the action-bearing context, drafts an action contract, has the
+// proposer (the model) turn it into a proposal, gets it approved, keeps the
+// approval in its ephemeral memory, fans out two branches (search and
+// summarize) and joins them under the task's join policy, checkpoints
+// ("authorized"), runs the pre-effect checks its controls enable, writes a
+// checkpoint ahead of every tool-call attempt ("committing", with the
+// remaining retry and deadline budgets), commits the refund, records the
+// receipt, checkpoints ("effected"), verifies and claims.
+//
+// Entry points:
 //
 //   - [New] and [Factory] build the system for a control set;
+//   - [NewFactory] builds it with a seeded defect, one of [Mutants].
 //
 // What each control does here:
 //
@@ -23,13 +31,29 @@
 //   - state_precondition: the authoritative state version must equal the
 //     proposal's expected version;
 //   - idempotency: every attempt reuses the logical idempotency key; without
-//     it each attempt gets a fresh request identity (a blind retry);
+//     it each send gets a fresh request identity (a blind retry);
 //   - effect_readback: an unknown outcome and every resume before the effect
 //     are resolved by reading the provider's ledger, and every effect is
 //     verified by a readback recorded as evidence;
 //   - evidence_gate: no release unless the evidence ledger holds a receipt or
 //     readback whose effect trace joins the decision's trace;
 //   - deny_on_warning (the fail_closed profile): any warning denies.
+//
+// What it always does, in every profile (seed 003's recovery rules):
+// typed tool outcomes (a denial or rejection stops with its reason, a rate
+// limit waits its retry-after, a timeout or undecodable reply is an
+// unknown outcome), a present receipt is validated against the request,
+// retries stay within the task's retry budget and deadline (persisted, never
+// reset by a restart), a missing, stale, future-version or corrupt
+// checkpoint stops the task with a hold, an approval absent from memory is
+// rebuilt from the checkpoint or the task holds, and the join record keeps
+// every branch. The deadline runs from the worker's start; a worker
+// resumed into a reserved attempt makes that attempt and no other (it
+// cannot vouch for the budget its checkpoint carries); a provider replay
+// or readback showing the refund made under another decision's trace is
+// denied as already refunded. The checks of pre_effect_authority,
+// state_precondition and refresh_context also travel with the commit as a
+// guard the provider evaluates atomically (model.Guard).
 package copperfin
 
 import (
@@ -46,15 +70,34 @@ const Tool = "payments.refund"
 // WorkflowVersion is the version written into every checkpoint.
 const WorkflowVersion = 1
 
+// Branch names of the fan-out.
+const (
+	BranchSearch    = "search"
+	BranchSummarize = "summarize"
+)
+
 // Checkpoint states of the workflow.
 const (
-	stageAuthorized = "authorized" // approved, before the effect
+	stageAuthorized = "authorized" // approved and joined, before the effect
+	stageCommitting = "committing" // an attempt is reserved, written ahead of its send
 	stageEffected   = "effected"   // effect committed (or found), before verification
 )
 
-// System is the Copperfin refund workflow under a control set.
+// minAttemptTime is the deadline, in logical milliseconds, an attempt needs
+// left to be started.
+const minAttemptTime model.Millis = 100
+
+// memApproval is the ephemeral-memory key of the approval.
+const memApproval = "approval"
+
+// System is the Copperfin refund workflow under a control set, optionally
+// with a seeded defect.
 type System struct {
-	cs model.Controls
+	cs     model.Controls
+	mutant Mutant
+	// cache is the process-wide policy cache the policy_cached mutant
+	// shares between the instances of one factory.
+	cache *policyCache
 }
 
 // New returns the reference system with controls cs.
@@ -65,17 +108,48 @@ func Factory(cs model.Controls) model.Factory {
 	return func() model.System { return &System{cs: cs} }
 }
 
-func (s *System) on(c model.Control) bool { return s.cs.Has(c) }
-
-// flow carries one run's in-memory state; nothing of it survives a restart.
-type flow struct {
-	s    *System
-	ctx  context.Context
-	env  model.Env
-	task model.Task
+// NewFactory returns a factory of fresh reference systems with controls cs
+// and the seeded defect named mutant ("" for none). It returns an error
+// naming an unknown mutant and the valid names.
+func NewFactory(cs model.Controls, mutant string) (model.Factory, error) {
+	m, err := ParseMutant(mutant)
+	if err != nil {
+		return nil, err
+	}
+	var cache *policyCache
+	if m == PolicyCached {
+		cache = &policyCache{}
+	}
+	return func() model.System { return &System{cs: cs, mutant: m, cache: cache} }, nil
 }
 
-var errDenied = errors.New("denied")
+func (s *System) on(c model.Control) bool { return s.cs.Has(c) }
+
+// flow carries one worker's in-memory state; nothing of it survives a
+// restart except through the checkpoint store.
+type flow struct {
+	s          *System
+	ctx        context.Context
+	env        model.Env
+	task       model.Task
+	a          model.Action
+	grant      model.Capability
+	retryLeft  int
+	deadlineAt model.Millis
+	attempt    int
+	degraded   bool
+	seq        int
+	// trace is the trace the flow writes and looks up evidence under: the
+	// task's decision trace.
+	trace string
+	// replied is set when a commit was answered committed (a "200").
+	replied bool
+	// sent is the worker's local record of the requests it sent.
+	sent []model.LedgerEntry
+	// unguarded is set when the resume_skips_checks mutant re-sends a
+	// saved request without its guard.
+	unguarded bool
+}
 
 // warn reports a warning and reports whether the fail-closed policy now
 // requires a denial.
@@ -85,46 +159,74 @@ func (f *flow) warn(code, detail string) bool {
 }
 
 func (f *flow) deny(reason string) (model.Claim, error) {
-	if _, err := f.env.Evidence.Append(f.ctx, model.EvidenceRecord{Kind: model.EvidenceDenial, Trace: f.task.Trace, Detail: reason}); err != nil {
+	if _, err := f.env.Evidence.Append(f.ctx, model.EvidenceRecord{Kind: model.EvidenceDenial, Trace: f.trace, Detail: reason}); err != nil {
 		return model.Claim{}, err
 	}
 	return model.Claim{Verdict: model.ClaimDeny, Reason: reason}, nil
 }
 
-func hold(reason string) (model.Claim, error) {
+// stop ends the task with a hold, or a denial under deny_on_warning.
+func (f *flow) stop(code, reason string) (model.Claim, error) {
+	if f.warn(code, reason) {
+		return f.deny("warning: " + reason)
+	}
 	return model.Claim{Verdict: model.ClaimHold, Reason: reason}, nil
+}
+
+func (f *flow) save(state string, effects []string) error {
+	f.seq++
+	return f.env.Store.Save(f.ctx, model.Checkpoint{Seq: f.seq, WorkflowVersion: WorkflowVersion, State: state,
+		CompletedEffects: effects, Attempt: f.attempt, RetryRemaining: f.retryLeft, DeadlineRemaining: f.deadlineAt - f.env.Now(),
+		Action: f.a, Grant: f.grant, Data: f.data()})
+}
+
+func (f *flow) data() map[string]string {
+	if !f.degraded {
+		return nil
+	}
+	return map[string]string{"degraded": "true"}
 }
 
 // Run performs the refund task. It returns model.ErrWorkerCrashed (wrapped
 // or not) when the harness crashed it.
 func (s *System) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
-	f := &flow{s: s, ctx: ctx, env: env, task: task}
+	f := &flow{s: s, ctx: ctx, env: env, task: task, trace: task.Trace}
+	// a fresh task's deadline runs from its worker's start, before any step
+	f.deadlineAt = env.Now() + task.Deadline
 	cp, resumed, err := env.Store.Load(ctx, task.ID)
 	if err != nil {
 		return model.Claim{}, err
 	}
-	var a model.Action
-	var capSubject string
+	if !s.mutant.is(StaleCheckpointAccepted) {
+		if !resumed && cp.Head > 0 {
+			return f.stop("checkpoint_missing", "checkpoint "+strconv.Itoa(cp.Head)+" was acknowledged but the store serves none")
+		}
+		if resumed {
+			switch {
+			case cp.WorkflowVersion != WorkflowVersion:
+				return f.stop("checkpoint_version", "checkpoint of workflow version "+strconv.Itoa(cp.WorkflowVersion)+" cannot be resumed")
+			case model.Checksum(cp) != cp.Checksum:
+				return f.stop("checkpoint_corrupt", "checkpoint "+strconv.Itoa(cp.Seq)+" fails its checksum")
+			case cp.Seq < cp.Head:
+				return f.stop("checkpoint_stale", "checkpoint "+strconv.Itoa(cp.Seq)+" is older than the acknowledged "+strconv.Itoa(cp.Head))
+			}
+		}
+	}
 	stage := stageAuthorized
 	if resumed {
-		a, stage, capSubject = cp.Action, cp.State, cp.Grant.Subject
+		f.resume(cp)
+		stage = cp.State
 	} else {
-		var denial string
-		a, capSubject, denial, err = f.propose()
-		if err != nil {
-			return model.Claim{}, err
-		}
-		if denial != "" {
-			return f.deny(denial)
-		}
-		if err := env.Store.Save(ctx, model.Checkpoint{Seq: 1, WorkflowVersion: WorkflowVersion, State: stageAuthorized,
-			Action: a, Grant: model.Capability{ID: a.CapabilityID, Subject: capSubject, Expiry: a.CapabilityExpiry}}); err != nil {
-			return model.Claim{}, err
+		if c, done, err := f.start(); done || err != nil {
+			return c, err
 		}
 	}
 	var effectKey string
-	if stage == stageAuthorized {
-		if reason, err := f.preEffect(a, capSubject); err != nil || reason != "" {
+	switch stage {
+	case stageAuthorized, stageCommitting:
+		if resumed && stage == stageCommitting && s.mutant.is(ResumeSkipsChecks) {
+			f.unguarded = true // the defect: the checks passed before the crash are trusted
+		} else if reason, err := f.preEffect(); err != nil || reason != "" {
 			if err != nil {
 				return model.Claim{}, err
 			}
@@ -132,74 +234,187 @@ func (s *System) Run(ctx context.Context, env model.Env, task model.Task) (model
 		}
 		var c model.Claim
 		var done bool
-		effectKey, c, done, err = f.effect(a, resumed)
+		effectKey, c, done, err = f.effect(resumed, stage == stageCommitting)
 		if err != nil || done {
 			return c, err
 		}
-		next := 2
-		if resumed {
-			next = cp.Seq + 1
+		if !f.s.mutant.is(CheckpointBeforeEffect) {
+			if err := f.save(stageEffected, []string{effectKey}); err != nil {
+				return model.Claim{}, err
+			}
 		}
-		if err := env.Store.Save(ctx, model.Checkpoint{Seq: next, WorkflowVersion: WorkflowVersion, State: stageEffected,
-			Action: a, CompletedEffects: []string{effectKey}, Grant: model.Capability{ID: a.CapabilityID, Subject: capSubject, Expiry: a.CapabilityExpiry}}); err != nil {
-			return model.Claim{}, err
+	default:
+		if len(cp.CompletedEffects) > 0 {
+			effectKey = cp.CompletedEffects[0]
 		}
-	} else if len(cp.CompletedEffects) > 0 {
-		effectKey = cp.CompletedEffects[0]
 	}
-	return f.verify(a, effectKey)
+	return f.verify(effectKey)
+}
+
+// resume restores the flow from a checkpoint.
+func (f *flow) resume(cp model.Checkpoint) {
+	f.a, f.grant, f.seq = cp.Action, cp.Grant, cp.Seq
+	f.retryLeft, f.deadlineAt = cp.RetryRemaining, cp.At+cp.DeadlineRemaining
+	if f.s.mutant.is(RetryBudgetReset) {
+		f.retryLeft = f.task.RetryBudget
+	}
+	if f.s.mutant.is(DeadlineFromRestart) {
+		f.deadlineAt = f.env.Now() + f.task.Deadline
+	}
+	f.attempt = cp.Attempt
+	f.degraded = cp.Data["degraded"] == "true"
+	if f.a.TraceID != "" {
+		f.trace = f.a.TraceID
+	}
+}
+
+// start runs the fresh part of the workflow up to the first checkpoint. A
+// done result ends the task with claim c.
+func (f *flow) start() (c model.Claim, done bool, err error) {
+	env, ctx, t := f.env, f.ctx, f.task
+	f.retryLeft = t.RetryBudget
+	denial, err := f.propose()
+	if err != nil || denial != "" {
+		if err != nil {
+			return c, true, err
+		}
+		c, err = f.deny(denial)
+		return c, true, err
+	}
+	if c, done, err := f.fanOut(); done || err != nil {
+		return c, true, err
+	}
+	approval, ok, err := env.Memory.Get(ctx, memApproval)
+	if err != nil {
+		return c, true, err
+	}
+	switch {
+	case ok && approval == f.grant.ID:
+	case f.s.mutant.is(FabricatedApproval):
+		// the defect: carry on as if approved, with whatever is at hand
+		f.grant = model.Capability{}
+		f.a.CapabilityID, f.a.CapabilityExpiry = "", 0
+	default:
+		c, err = f.stop("required_fact_absent", "the approval is absent from context and no checkpoint holds it")
+		return c, true, err
+	}
+	if err := f.save(stageAuthorized, nil); err != nil {
+		return c, true, err
+	}
+	return c, false, nil
 }
 
 // propose assembles context, drafts the action, has it proposed and
-// approved, and records the decision. A non-empty denial ends the task.
-func (f *flow) propose() (a model.Action, capSubject, denial string, err error) {
+// approved, keeps the approval in memory and records the decision. A
+// non-empty denial ends the task.
+func (f *flow) propose() (denial string, err error) {
 	env, ctx, t := f.env, f.ctx, f.task
 	el, err := env.Context.ReadEligibility(ctx, t.Subject, model.SourceSecondary)
 	if err != nil {
-		return a, "", "", err
+		return "", err
 	}
 	ord, err := env.Context.ReadOrder(ctx, t.Subject)
 	if err != nil {
-		return a, "", "", err
+		return "", err
 	}
-	pol, err := env.Context.ReadPolicy(ctx, t.Tenant)
+	pol, err := f.readPolicy(t.Tenant)
 	if err != nil {
-		return a, "", "", err
+		return "", err
 	}
 	if !el.Eligible || !pol.AllowsRefund || t.Amount > pol.MaxAmount || t.Amount > ord.Amount {
-		return a, "", "not eligible under the assembled context", nil
+		return "not eligible under the assembled context", nil
 	}
 	draft := model.Action{Actor: t.Actor, Subject: ord.Subject, Tenant: ord.Tenant, Purpose: t.Purpose, Amount: t.Amount,
 		ExpectedVersion: ord.Version, PolicyVersion: pol.Version,
 		IdempotencyKey: t.Subject + ":refund:v" + strconv.Itoa(WorkflowVersion), TraceID: t.Trace}
-	a, err = env.Proposer.Propose(ctx, draft)
-	if err != nil {
-		return a, "", "", err
+	if f.a, err = env.Proposer.Propose(ctx, draft); err != nil {
+		return "", err
 	}
-	c, err := env.Authority.Approve(ctx, t, a)
+	c, err := env.Authority.Approve(ctx, t, f.a)
 	if errors.Is(err, model.ErrNotFound) {
-		return a, "", "no authority for the action", nil
+		return "no authority for the action", nil
 	} else if err != nil {
-		return a, "", "", err
+		return "", err
 	}
-	a.CapabilityID, a.CapabilityExpiry = c.ID, c.Expiry
-	if _, err := env.Evidence.Append(ctx, model.EvidenceRecord{Kind: model.EvidenceDecision, Trace: t.Trace, Detail: c.ID}); err != nil {
-		return a, "", "", err
+	f.grant = model.Capability{ID: c.ID, Subject: c.Subject, Expiry: c.Expiry}
+	f.a.CapabilityID, f.a.CapabilityExpiry = c.ID, c.Expiry
+	if err := env.Memory.Put(ctx, memApproval, c.ID); err != nil {
+		return "", err
 	}
-	return a, c.Subject, "", nil
+	if _, err := env.Evidence.Append(ctx, model.EvidenceRecord{Kind: model.EvidenceDecision, Trace: f.trace, Detail: c.ID}); err != nil {
+		return "", err
+	}
+	return "", nil
+}
+
+// fanOut runs the search and summarize branches and joins them under the
+// task's join policy.
+func (f *flow) fanOut() (c model.Claim, done bool, err error) {
+	env, ctx := f.env, f.ctx
+	rec := model.JoinRecord{Policy: f.task.Join}
+	failed := ""
+	for _, name := range [...]string{BranchSearch, BranchSummarize} {
+		st, err := env.Branches.Run(ctx, name, false)
+		if err != nil {
+			return c, true, err
+		}
+		if st != model.BranchSuccess {
+			failed = name
+			if f.s.mutant.is(FailedBranchDropped) {
+				continue // the defect: the failed branch never reaches the join
+			}
+		}
+		rec.Branches = append(rec.Branches, model.BranchOutcome{Name: name, Status: st})
+	}
+	if failed == "" || f.s.mutant.is(FailedBranchDropped) {
+		return c, false, env.Branches.Join(ctx, rec)
+	}
+	switch f.task.Join {
+	case model.JoinBestEffort:
+		rec.Degraded, f.degraded = true, true
+		if err := env.Branches.Join(ctx, rec); err != nil {
+			return c, true, err
+		}
+		if f.warn("branch_degraded", "branch "+failed+" failed; continuing degraded") {
+			c, err = f.deny("warning: branch " + failed + " failed")
+			return c, true, err
+		}
+		return c, false, nil
+	case model.JoinCompensate:
+		if err := env.Branches.Join(ctx, rec); err != nil {
+			return c, true, err
+		}
+		if _, err := env.Branches.Run(ctx, "compensate:"+failed, true); err != nil {
+			return c, true, err
+		}
+		c, err = f.stop("branch_compensated", "branch "+failed+" failed; compensated and stopped")
+		return c, true, err
+	default:
+		if err := env.Branches.Join(ctx, rec); err != nil {
+			return c, true, err
+		}
+		c, err = f.stop("branch_failed", "required branch "+failed+" failed")
+		return c, true, err
+	}
 }
 
 // preEffect runs the enabled pre-effect checks and returns a denial reason,
 // or "" to proceed.
-func (f *flow) preEffect(a model.Action, capSubject string) (string, error) {
-	env, ctx, t := f.env, f.ctx, f.task
+func (f *flow) preEffect() (string, error) {
+	env, ctx, t, a := f.env, f.ctx, f.task, f.a
 	if f.s.on(model.BindIdentity) {
-		if a.Actor != t.Actor || a.Subject != t.Subject || a.Tenant != t.Tenant || a.Purpose != t.Purpose || a.Subject != capSubject {
+		if a.Actor != t.Actor || a.Subject != t.Subject || a.Tenant != t.Tenant || a.Purpose != t.Purpose || a.Subject != f.grant.Subject {
 			f.warn("subject_mismatch", "proposal subject "+a.Subject+" is not the bound "+t.Subject)
 			return "proposal does not match the bound identity", nil
 		}
 	}
-	if f.s.on(model.PreEffectAuthority) {
+	if f.s.on(model.PreEffectAuthority) && f.s.mutant.is(ExpiryAtApproval) {
+		// the defect: the approval's own check stands for the effect-time one
+		if a.CapabilityID == "" || a.CapabilityExpiry <= 0 {
+			f.warn("capability_not_live", "no approval")
+			return "capability is not live at effect time", nil
+		}
+	} else if f.s.on(model.PreEffectAuthority) {
 		c, err := env.Authority.Check(ctx, a.CapabilityID)
 		if err != nil && !errors.Is(err, model.ErrNotFound) {
 			return "", err
@@ -210,7 +425,7 @@ func (f *flow) preEffect(a model.Action, capSubject string) (string, error) {
 		}
 	}
 	if f.s.on(model.RefreshContext) {
-		p, err := env.Context.ReadPolicy(ctx, a.Tenant)
+		p, err := f.readPolicy(a.Tenant)
 		if err != nil {
 			return "", err
 		}
@@ -237,20 +452,72 @@ func (f *flow) preEffect(a model.Action, capSubject string) (string, error) {
 }
 
 // readback returns the provider-ledger entries of the action.
-func (f *flow) readback(a model.Action) ([]model.LedgerEntry, error) {
-	return f.env.Ledger.Readback(f.ctx, model.ReadbackQuery{ActionRef: a.IdempotencyKey})
+func (f *flow) readback() ([]model.LedgerEntry, error) {
+	switch {
+	case f.s.mutant.is(ReadbackFromCache):
+		// the defect: the worker's own record of what it sent stands for
+		// the provider's ledger
+		return f.sent, nil
+	case f.s.mutant.is(ReadbackBySubject):
+		return f.env.Ledger.Readback(f.ctx, model.ReadbackQuery{Subject: f.a.Subject})
+	}
+	return f.env.Ledger.Readback(f.ctx, model.ReadbackQuery{ActionRef: f.a.IdempotencyKey})
 }
 
-// effect commits the refund and resolves its outcome. It returns the key of
-// the effect, or a terminal claim with done set.
-func (f *flow) effect(a model.Action, resumed bool) (key string, c model.Claim, done bool, err error) {
+// readPolicy reads the tenant's current policy (through the process
+// cache under the policy_cached mutant).
+func (f *flow) readPolicy(tenant string) (model.Policy, error) {
+	if c := f.s.cache; c != nil {
+		if p, ok := c.get(tenant); ok {
+			return p, nil
+		}
+		p, err := f.env.Context.ReadPolicy(f.ctx, tenant)
+		if err == nil {
+			c.put(p)
+		}
+		return p, err
+	}
+	return f.env.Context.ReadPolicy(f.ctx, tenant)
+}
+
+// guard returns the action-contract preconditions the enabled controls
+// ask the provider to check atomically with the commit.
+func (f *flow) guard() model.Guard {
+	var g model.Guard
+	if f.unguarded {
+		return 0
+	}
+	if f.s.on(model.PreEffectAuthority) && !f.s.mutant.is(ExpiryAtApproval) {
+		g |= model.GuardCapability
+	}
+	if f.s.on(model.StatePrecondition) {
+		g |= model.GuardState
+	}
+	if f.s.on(model.RefreshContext) && !f.s.mutant.is(PolicyCached) {
+		g |= model.GuardContext
+	}
+	return g
+}
+
+// validReceipt checks a present receipt against the request.
+func (f *flow) validReceipt(r *model.Receipt, key string) bool {
+	return r.ID != "" && r.Key == key && r.Subject == f.a.Subject && r.Amount == f.a.Amount
+}
+
+// effect commits the refund and resolves its outcome. reserved is true when
+// the worker resumed with an attempt already reserved by a checkpoint. It
+// returns the key of the effect, or a terminal claim with done set.
+func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done bool, err error) {
 	env, ctx := f.env, f.ctx
 	if resumed && f.s.on(model.EffectReadback) {
-		entries, err := f.readback(a)
+		entries, err := f.readback()
 		if err != nil {
 			return "", c, true, err
 		}
 		if len(entries) > 0 {
+			if entries[0].Trace != f.a.TraceID {
+				return "", c, true, f.alreadyRefunded(&c)
+			}
 			if f.warn("effect_already_committed", "found on resume") {
 				c, err = f.deny("warning: effect already committed")
 				return "", c, true, err
@@ -258,111 +525,215 @@ func (f *flow) effect(a model.Action, resumed bool) (key string, c model.Claim, 
 			return entries[0].Key, c, false, nil
 		}
 	}
-	key = a.IdempotencyKey
-	if !f.s.on(model.Idempotency) {
-		key = env.NewRequestID()
-	}
-	res, err := env.Tool.Commit(ctx, model.ToolCall{Tool: Tool, RequestKey: key, Action: a})
-	if err != nil {
-		return "", c, true, err
-	}
-	for attempts := 1; res.Outcome == model.OutcomeUnknown; attempts++ {
-		if f.warn("unknown_outcome", "refund outcome unknown") {
-			c, err = f.deny("warning: refund outcome unknown")
-			return "", c, true, err
-		}
-		if f.s.on(model.EffectReadback) {
-			entries, err := f.readback(a)
-			if err != nil {
+	// A worker resumed into a reserved attempt cannot vouch for the budget
+	// its checkpoint carries: the attempt may already have been sent, or
+	// the store may have lost later reservations. It makes the reserved
+	// attempt and no other; an outcome it leaves unresolved needs
+	// reconciliation (seed 003: "If exactly-once cannot be proven,
+	// downgrade the verdict and require reconciliation").
+	resumedAttempt := reserved
+	for {
+		if !reserved {
+			if resumedAttempt && !f.s.mutant.is(UnboundedRetry) && !f.s.mutant.is(RetryBudgetReset) {
+				c, err = f.stop("reconciliation_required", "the resumed attempt's outcome is unresolved; reconciliation required")
 				return "", c, true, err
 			}
-			if len(entries) > 0 {
-				return entries[0].Key, c, false, nil
+			if f.attempt > 0 && !f.s.mutant.is(UnboundedRetry) {
+				if f.retryLeft <= 0 {
+					c, err = f.stop("retry_budget_exhausted", "retry budget exhausted with the outcome unresolved")
+					return "", c, true, err
+				}
+				f.retryLeft--
+			}
+			f.attempt++
+			if f.deadlineAt-env.Now() < minAttemptTime && !f.s.mutant.is(UnboundedRetry) {
+				c, err = f.stop("deadline_exhausted", "deadline reached before the refund was confirmed")
+				return "", c, true, err
+			}
+			if err := f.save(stageCommitting, nil); err != nil {
+				return "", c, true, err
 			}
 		}
-		if attempts > 2 {
-			c, err = hold("retry budget exhausted with the outcome unknown")
+		reserved = false
+		if f.deadlineAt-env.Now() < minAttemptTime && !f.s.mutant.is(UnboundedRetry) {
+			// the clock may have moved since the attempt was reserved
+			c, err = f.stop("deadline_exhausted", "deadline reached before the refund was confirmed")
 			return "", c, true, err
 		}
-		if !f.s.on(model.Idempotency) {
+		key = f.a.IdempotencyKey
+		switch {
+		case !f.s.on(model.Idempotency):
 			key = env.NewRequestID()
+		case f.s.mutant.is(KeyPerAttempt):
+			key = f.a.IdempotencyKey + ":" + strconv.Itoa(f.attempt) // the defect: a new key on each retry
 		}
-		if res, err = env.Tool.Commit(ctx, model.ToolCall{Tool: Tool, RequestKey: key, Action: a}); err != nil {
+		if f.s.mutant.is(TracePerRetry) && f.attempt > 1 {
+			// the defect: a retry starts a fresh trace and carries on under it
+			f.trace = "trace-" + env.NewRequestID()
+			f.a.TraceID = f.trace
+		}
+		if f.s.mutant.is(CheckpointBeforeEffect) {
+			// the defect: progress is recorded before the effect is
+			if err := f.save(stageEffected, []string{key}); err != nil {
+				return "", c, true, err
+			}
+		}
+		if f.s.mutant.is(ReadbackFromCache) {
+			f.sent = append(f.sent, model.LedgerEntry{Key: key, ActionRef: f.a.IdempotencyKey, Subject: f.a.Subject,
+				Amount: f.a.Amount, Trace: f.a.TraceID})
+		}
+		res, err := env.Tool.Commit(ctx, model.ToolCall{Tool: Tool, RequestKey: key, Action: f.a, Guard: f.guard()})
+		if err != nil {
 			return "", c, true, err
 		}
-	}
-	if res.Outcome == model.OutcomeRejected {
-		c, err = f.deny("provider rejected the refund: " + res.Reason)
-		return "", c, true, err
-	}
-	if res.Replayed && f.warn("duplicate_suppressed", "provider replayed key "+key) {
-		c, err = f.deny("warning: duplicate suppressed")
-		return "", c, true, err
-	}
-	if res.Receipt == nil {
-		if f.s.on(model.EffectReadback) && f.warn("receipt_missing", "committed without a receipt") {
-			c, err = f.deny("warning: receipt missing")
+		if res.Outcome == model.OutcomeCommitted {
+			f.replied = true
+		}
+		if f.s.mutant.is(UncheckedReply) && res.Receipt != nil {
+			res.Outcome, res.Invalid = model.OutcomeCommitted, "" // the defect: whatever decoded is taken as the reply
+		}
+		if res.Outcome == model.OutcomeCommitted && res.Receipt != nil && !f.validReceipt(res.Receipt, key) && !f.s.mutant.is(UncheckedReply) {
+			res.Outcome, res.Class = model.OutcomeUnknown, model.ClassInvalidOutput
+		}
+		switch res.Outcome {
+		case model.OutcomeRejected:
+			if f.s.mutant.is(RejectionAsSuccess) {
+				return key, c, false, nil // the defect: any reply but a timeout is success
+			}
+			if res.Class == model.ClassRateLimited {
+				if f.warn("rate_limited", "retry after "+strconv.FormatInt(int64(res.RetryAfter), 10)+" ms") {
+					c, err = f.deny("warning: rate limited")
+					return "", c, true, err
+				}
+				if err := env.Sleep(ctx, res.RetryAfter); err != nil {
+					return "", c, true, err
+				}
+				continue
+			}
+			f.warn("tool_rejected", res.Class+": "+res.Reason)
+			c, err = f.deny("refund not made: " + res.Class + ": " + res.Reason)
+			return "", c, true, err
+		case model.OutcomeUnknown:
+			if f.s.mutant.is(TimeoutAsSuccess) {
+				return key, c, false, nil // the defect: no reply is taken as done
+			}
+			if f.warn("unknown_outcome", "refund outcome unknown: "+res.Class) {
+				c, err = f.deny("warning: refund outcome unknown")
+				return "", c, true, err
+			}
+			if f.s.on(model.EffectReadback) {
+				entries, err := f.readback()
+				if err != nil {
+					return "", c, true, err
+				}
+				if len(entries) > 0 {
+					if entries[0].Trace != f.a.TraceID {
+						return "", c, true, f.alreadyRefunded(&c)
+					}
+					return entries[0].Key, c, false, nil
+				}
+			}
+			continue
+		}
+		// committed
+		if res.Replayed && f.s.on(model.Idempotency) {
+			// whose effect did the provider replay? the receipt says, or
+			// the ledger when the receipt is missing
+			owner := ""
+			if res.Receipt != nil {
+				owner = res.Receipt.Trace
+			} else if f.s.on(model.EffectReadback) {
+				entries, err := f.readback()
+				if err != nil {
+					return "", c, true, err
+				}
+				if len(entries) > 0 {
+					owner = entries[0].Trace
+				}
+			}
+			if owner != "" && owner != f.a.TraceID {
+				// the key's effect belongs to another decision: this
+				// request repeats a refund already made
+				return "", c, true, f.alreadyRefunded(&c)
+			}
+		}
+		if res.Replayed && f.warn("duplicate_suppressed", "provider replayed key "+key) {
+			c, err = f.deny("warning: duplicate suppressed")
+			return "", c, true, err
+		}
+		if res.Receipt == nil {
+			if f.s.on(model.EffectReadback) && f.warn("receipt_missing", "committed without a receipt") {
+				c, err = f.deny("warning: receipt missing")
+				return "", c, true, err
+			}
+			return key, c, false, nil
+		}
+		ack, err := env.Evidence.Append(ctx, model.EvidenceRecord{Kind: model.EvidenceReceipt, Trace: f.trace,
+			EffectKey: res.Receipt.Key, EffectTrace: res.Receipt.Trace, ReceiptID: res.Receipt.ID})
+		if err != nil {
+			return "", c, true, err
+		}
+		if ack.Outcome != model.OutcomeCommitted && f.s.on(model.EffectReadback) && f.warn("receipt_unrecorded", "evidence write not acknowledged") {
+			c, err = f.deny("warning: receipt not recorded")
 			return "", c, true, err
 		}
 		return key, c, false, nil
 	}
-	ack, err := env.Evidence.Append(ctx, model.EvidenceRecord{Kind: model.EvidenceReceipt, Trace: f.task.Trace,
-		EffectKey: res.Receipt.Key, EffectTrace: res.Receipt.Trace, ReceiptID: res.Receipt.ID})
-	if err != nil {
-		return "", c, true, err
-	}
-	if ack.Outcome != model.OutcomeCommitted && f.s.on(model.EffectReadback) && f.warn("receipt_unrecorded", "evidence write not acknowledged") {
-		c, err = f.deny("warning: receipt not recorded")
-		return "", c, true, err
-	}
-	return key, c, false, nil
+}
+
+// alreadyRefunded denies a request whose logical action another decision
+// already performed (the provider's ledger holds its effect under another
+// trace), setting *c.
+func (f *flow) alreadyRefunded(c *model.Claim) error {
+	f.warn("already_refunded", "the refund was already made by another request")
+	var err error
+	*c, err = f.deny("refund already made by another request")
+	return err
 }
 
 // verify reads the postcondition back (effect_readback), applies the
 // evidence gate, and claims.
-func (f *flow) verify(a model.Action, key string) (model.Claim, error) {
-	env, ctx, t := f.env, f.ctx, f.task
+func (f *flow) verify(key string) (model.Claim, error) {
+	env, ctx, a := f.env, f.ctx, f.a
 	if f.s.on(model.EffectReadback) {
-		entries, err := f.readback(a)
+		entries, err := f.readback()
 		if err != nil {
 			return model.Claim{}, err
 		}
 		var match []model.LedgerEntry
 		for _, e := range entries {
-			if e.Key == key && e.Subject == a.Subject && e.Amount == a.Amount {
+			if (e.Key == key || f.s.mutant.is(ReadbackBySubject)) && e.Subject == a.Subject && e.Amount == a.Amount {
 				match = append(match, e)
 			}
 		}
 		if len(match) != 1 {
-			if f.warn("readback_mismatch", strconv.Itoa(len(match))+" matching entries") {
-				return f.deny("warning: readback mismatch")
-			}
-			return hold("readback does not show exactly one matching effect")
+			return f.stop("readback_mismatch", "readback shows "+strconv.Itoa(len(match))+" matching effects, not one")
 		}
 		m := match[0]
-		if _, err := env.Evidence.Append(ctx, model.EvidenceRecord{Kind: model.EvidenceReadback, Trace: t.Trace,
+		if f.s.mutant.is(ReadbackBySubject) {
+			// the defect: an effect on the subject is taken as this request's
+			m.Key, m.Trace = key, f.trace
+		}
+		if _, err := env.Evidence.Append(ctx, model.EvidenceRecord{Kind: model.EvidenceReadback, Trace: f.trace,
 			EffectKey: m.Key, EffectTrace: m.Trace, ReceiptID: m.ReceiptID}); err != nil {
 			return model.Claim{}, err
 		}
 	}
 	if f.s.on(model.EvidenceGate) {
-		recs, err := env.Evidence.Lookup(ctx, t.Trace)
+		recs, err := env.Evidence.Lookup(ctx, f.trace)
 		if err != nil {
 			return model.Claim{}, err
 		}
-		ok := false
+		ok := f.s.mutant.is(ReplyAsProof) && f.replied // the defect: a 200 is proof
 		for _, r := range recs {
-			if (r.Kind == model.EvidenceReceipt || r.Kind == model.EvidenceReadback) && r.EffectTrace == t.Trace {
+			if (r.Kind == model.EvidenceReceipt || r.Kind == model.EvidenceReadback) && r.EffectTrace == f.trace {
 				ok = true
 				break
 			}
 		}
 		if !ok {
-			if f.warn("unproved_outcome", "no evidence joins the decision trace") {
-				return f.deny("warning: outcome unproved")
-			}
-			return hold("outcome not proven: no correlated receipt or readback")
+			return f.stop("unproved_outcome", "outcome not proven: no correlated receipt or readback")
 		}
 	}
-	return model.Claim{Verdict: model.ClaimRelease, Reason: "refund completed"}, nil
+	return model.Claim{Verdict: model.ClaimRelease, Reason: "refund completed", Degraded: f.degraded}, nil
 }

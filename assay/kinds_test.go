@@ -1,0 +1,121 @@
+package assay_test
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
+)
+
+// termsOf runs kind once under cs through the full model.
+func termsOf(t *testing.T, kind string, cs model.Controls) model.Terms {
+	t.Helper()
+	s, err := model.SingleFault(kind, model.ConfigOfControls(cs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	terms, err := model.NewHarness(model.Copperfin(), model.Options{}).Terms(copperfin.Factory(cs), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return terms
+}
+
+// TestKindsListingEveryKindChangesNothing: naming every kind of the
+// catalogue draws exactly as naming none.
+func TestKindsListingEveryKindChangesNothing(t *testing.T) {
+	var all []string
+	for _, s := range model.Catalogue() {
+		all = append(all, s.Kind)
+	}
+	for _, p := range model.Profiles {
+		cs, _ := model.ProfileControls(p)
+		cfg := assay.Config{Profile: string(p), Controls: cs, Trials: 777, Seed: 5}
+		want, err := assay.Run(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Kinds = all
+		got, err := assay.Run(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.Config.Kinds = nil
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: listing every kind changed the report:\n got %+v\nwant %+v", p, got, want)
+		}
+	}
+}
+
+// TestKindsSingleMode: with one kind every trial injects it, so each count
+// is the trial count times that kind's single-run term, and the round robin
+// runs over its domain only.
+func TestKindsSingleMode(t *testing.T) {
+	typed, _ := model.ProfileControls(model.ProfileTyped)
+	for _, cs := range []model.Controls{0, typed, typed.Without(model.Idempotency).Without(model.EffectReadback)} {
+		const n = 301
+		rep, err := assay.Run(assay.Config{Profile: "custom", Controls: cs, Trials: n, Seed: 188, Kinds: []string{"timeout_after_commit"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want assay.Counts
+		terms := termsOf(t, "timeout_after_commit", cs)
+		for range n {
+			want.Add(terms)
+		}
+		if rep.Overall != want {
+			t.Errorf("[%s]: overall %+v, want %+v", cs, rep.Overall, want)
+		}
+		if !reflect.DeepEqual(rep.Config.Domains, []model.Domain{model.DomainTool}) || len(rep.ByDomain) != 1 || rep.ByDomain[model.DomainTool] != want {
+			t.Errorf("[%s]: domains %v, by domain %+v", cs, rep.Config.Domains, rep.ByDomain)
+		}
+		if len(rep.ByKind) != 1 || rep.ByKind["timeout_after_commit"] != want {
+			t.Errorf("[%s]: by kind %+v", cs, rep.ByKind)
+		}
+	}
+}
+
+// TestKindsTwoDomains: two kinds of two domains alternate in the round
+// robin, in the order of the selected domains.
+func TestKindsTwoDomains(t *testing.T) {
+	const n = 99
+	rep, err := assay.Run(assay.Config{Profile: "baseline", Trials: n, Seed: 1, Kinds: []string{"timeout_after_commit", "stale_policy"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(rep.Config.Domains, []model.Domain{model.DomainContext, model.DomainTool}) {
+		t.Fatalf("domains %v", rep.Config.Domains)
+	}
+	var ctx, tool assay.Counts
+	for i := range n {
+		if i%2 == 0 {
+			ctx.Add(termsOf(t, "stale_policy", 0))
+		} else {
+			tool.Add(termsOf(t, "timeout_after_commit", 0))
+		}
+	}
+	if rep.ByDomain[model.DomainContext] != ctx || rep.ByDomain[model.DomainTool] != tool {
+		t.Errorf("by domain %+v, want context %+v tool %+v", rep.ByDomain, ctx, tool)
+	}
+}
+
+func TestKindsBadLists(t *testing.T) {
+	cases := []struct {
+		cfg  assay.Config
+		want string
+	}{
+		{assay.Config{Trials: 1, Kinds: []string{"gremlin"}}, `unknown fault kind "gremlin"`},
+		{assay.Config{Trials: 1, Kinds: []string{"stale_policy", "stale_policy"}}, `fault kind "stale_policy" listed twice`},
+		{assay.Config{Trials: 1, Domains: []model.Domain{model.DomainTool}, Kinds: []string{"stale_policy"}}, `fault kind "stale_policy" is in domain context, which is not selected`},
+	}
+	for _, c := range cases {
+		_, err := assay.Run(c.cfg)
+		if err == nil || !errors.Is(err, assay.ErrBadConfig) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Kinds %v: error %v, want one wrapping ErrBadConfig naming %q", c.cfg.Kinds, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,33 @@
+package assay
+
+import (
+	"fmt"
+
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
+)
+
+// Replay runs one schedule against the reference system under the
+// schedule's own config (s.Config, its mutant included) through the full
+// harness, with the
+// harness's default options, and returns the whole result: timeline, fault
+// reports, invariants, outcome terms and verdicts. It is the run behind
+// "faultline replay" and the lab's timeline viewer, so both judge a schedule
+// alike. Decode the file with [model.ParseSchedule] first; Replay returns an
+// error naming the problem for a config that does not resolve or a schedule
+// the harness refuses (see [model.Harness.Run]).
+func Replay(s *model.Schedule) (*model.Result, error) {
+	cs, err := s.Config.Resolve()
+	if err != nil {
+		return nil, fmt.Errorf("schedule: config: %w", err)
+	}
+	factory, err := copperfin.NewFactory(cs, s.Config.Mutant)
+	if err != nil {
+		return nil, fmt.Errorf("schedule: config: %w", err)
+	}
+	fixture, err := model.FixtureNamed(s.Config.Fixture)
+	if err != nil {
+		return nil, fmt.Errorf("schedule: config: %w", err)
+	}
+	return model.NewHarness(fixture, model.Options{}).Run(factory, s)
+}

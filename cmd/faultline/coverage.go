@@ -1,0 +1,240 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/model"
+)
+
+func init() { commands = append(commands, newCoverageCmd) }
+
+// coverageEnv names the environment variable that asks every command that
+// runs the model to record coverage into one file.
+const coverageEnv = "FAULTLINE_COVERAGE"
+
+// coveragePath returns the coverage file a command records into: its
+// --coverage flag, else $FAULTLINE_COVERAGE, else "" (no recording).
+func coveragePath(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	return os.Getenv(coverageEnv)
+}
+
+// flushCoverage merges t into the file at path (when path is set).
+func flushCoverage(t *coverage.Tracker, path string) error {
+	if path == "" {
+		return nil
+	}
+	if err := t.FlushTo(path); err != nil {
+		return fmt.Errorf("recording coverage: %w", err)
+	}
+	return nil
+}
+
+// readCoverage reads a coverage file; every problem is bad input.
+func readCoverage(path string) (*coverage.Data, error) {
+	d, err := coverage.ReadFile(path)
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+	return d, nil
+}
+
+func newCoverageCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "coverage",
+		Short: "Report, merge and gate coverage files (keys domain/boundary/phase/correlation/oracle)",
+		Long: `Coverage files record which coverage keys K = (domain, boundary, phase,
+correlation, oracle) runs visited. "faultline assay --coverage FILE", "faultline
+audit --coverage FILE", and any command or test run with FAULTLINE_COVERAGE=FILE
+merge their runs into FILE. A key counts as visited only when its fault reached
+its boundary, fired, and the oracle adjudicated the run.`,
+	}
+	c.AddCommand(newCoverageReportCmd(), newCoverageMergeCmd(), newCoverageGateCmd())
+	return c
+}
+
+func newCoverageReportCmd() *cobra.Command {
+	var format, schedules string
+	c := &cobra.Command{
+		Use:   "report FILE",
+		Short: "Print a coverage report: text, json, markdown or html",
+		Long: `Print the report of a coverage file: visited over reachable keys, every key
+with its status and counterexamples beside it, the unvisited reachable keys
+and the unreachable keys grouped by reason, per-dimension marginals, pairwise
+(t = 2) coverage and, in html, three heatmaps (domain × phase, boundary ×
+oracle, correlation × domain) on one self-contained page.
+
+--schedules DIR writes every schedule the report refers to into DIR, so each
+"faultline replay DIR/NAME.json" command in the report runs as printed.
+
+Exit codes: 0 report printed, 2 bad input (unreadable or invalid file, unknown
+format).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			var write func(*coverage.Report, io.Writer) error
+			switch format {
+			case "text":
+				write = (*coverage.Report).WriteText
+			case "json":
+				write = (*coverage.Report).WriteJSON
+			case "markdown":
+				write = (*coverage.Report).WriteMarkdown
+			case "html":
+				write = (*coverage.Report).WriteHTML
+			default:
+				return badInput("--format: unknown format %q (valid: text, json, markdown, html)", format)
+			}
+			d, err := readCoverage(args[0])
+			if err != nil {
+				return err
+			}
+			r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{Dir: schedules})
+			if schedules != "" {
+				if err := r.WriteSchedules(schedules); err != nil {
+					return err
+				}
+			}
+			return write(r, c.OutOrStdout())
+		},
+	}
+	c.Flags().StringVar(&format, "format", "text", "report format: text, json, markdown or html")
+	c.Flags().StringVar(&schedules, "schedules", "", "write every schedule the report refers to into this folder")
+	return c
+}
+
+func newCoverageMergeCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "merge OUT IN...",
+		Short: "Merge coverage files into one",
+		Long: `Merge coverage files (from several processes or machines) into OUT, written
+atomically. Counts add; each key keeps the smallest schedule that visited it;
+merge is associative and commutative, and merging a file with itself doubles
+its counts. OUT may be one of the inputs; an existing OUT that is not an input
+is replaced.
+
+Exit codes: 0 merged, 2 bad input (an input unreadable or invalid; OUT is then
+unchanged).`,
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(c *cobra.Command, args []string) error {
+			out := &coverage.Data{Keys: map[coverage.Key]*coverage.Entry{}}
+			for _, p := range args[1:] {
+				d, err := readCoverage(p)
+				if err != nil {
+					return err
+				}
+				out = coverage.Merge(out, d)
+			}
+			if err := coverage.WriteFile(args[0], out); err != nil {
+				return err
+			}
+			r := coverage.NewReport(coverage.Default(), out, coverage.ReportOptions{}).Summary
+			_, err := fmt.Fprintf(c.OutOrStdout(), "merged %d files into %s: %d runs, %d of %d reachable keys visited\n",
+				len(args)-1, args[0], r.Runs, r.Visited, r.Reachable)
+			return err
+		},
+	}
+}
+
+func newCoverageGateCmd() *cobra.Command {
+	var minRatio, require string
+	c := &cobra.Command{
+		Use:   "gate FILE",
+		Short: "Fail unless enough keys, and every required key, were visited",
+		Long: `Check a coverage file against a release gate and print the finding.
+
+--min-ratio R requires visited/reachable >= R (R in [0,1]). --require KEYS_FILE
+requires every key the file names: one pattern a line,
+domain/boundary/phase/correlation/oracle, where "*" stands for any value (a
+pattern with "*" requires every reachable key it matches); "#" starts a
+comment; blank lines are ignored. A required key that no catalogue kind can
+reach is unvisited, with the reason.
+
+Exit codes: 0 the gate is met; 1 it is not, with every unvisited required key
+listed with its reason; 2 bad input (unreadable or invalid coverage or keys
+file, a ratio outside [0,1], neither flag given).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			var opts coverage.GateOptions
+			if c.Flags().Changed("min-ratio") {
+				r, err := strconv.ParseFloat(minRatio, 64)
+				if err != nil || math.IsNaN(r) || r < 0 || r > 1 {
+					return badInput("--min-ratio: %q is not a number in [0,1]", minRatio)
+				}
+				opts.MinRatio, opts.HasMinRatio = r, true
+			}
+			if require != "" {
+				b, err := os.ReadFile(require)
+				if err != nil {
+					return badInput("--require: %v", err)
+				}
+				if opts.Require, err = coverage.ParseRequirements(b); err != nil {
+					return badInput("--require %s: %v", require, err)
+				}
+			}
+			if !opts.HasMinRatio && opts.Require == nil {
+				return badInput("give --min-ratio R, --require KEYS_FILE, or both")
+			}
+			d, err := readCoverage(args[0])
+			if err != nil {
+				return err
+			}
+			g, err := coverage.Gate(coverage.Default(), d, opts)
+			if err != nil {
+				return badInput("%v", err)
+			}
+			if err := g.WriteText(c.OutOrStdout()); err != nil {
+				return err
+			}
+			if !g.Passed() {
+				return errViolation
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&minRatio, "min-ratio", "", "least visited/reachable ratio, in [0,1]")
+	c.Flags().StringVar(&require, "require", "", "keys file: one domain/boundary/phase/correlation/oracle pattern a line (* = any)")
+	return c
+}
+
+// writeAuditCoverage records the audit's single-fault runs (every kind
+// under every profile), one record per profile, prints them side by side
+// beside the outcome tables (which keys held under which profile, which
+// broke, with the counterexamples), and merges all of them into path when
+// set.
+func writeAuditCoverage(w io.Writer, audits []assay.ProfileAudit, path string) error {
+	all := coverage.NewTracker(nil)
+	var cols []coverage.Column
+	for _, a := range audits {
+		t := coverage.NewTracker(all.Universe())
+		for _, row := range a.Rows {
+			if err := t.Record(row.Result); err != nil {
+				return err
+			}
+		}
+		d := t.Data()
+		cols = append(cols, coverage.Column{Label: string(a.Profile), Data: d})
+		all.Add(d)
+	}
+	cmp, err := coverage.Compare(all.Universe(), cols, coverage.ReportOptions{})
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(w, "\n== coverage of the runs above (%d single-fault runs: %d fault kinds under %d profiles)\n",
+		cmp.Total.Summary.Runs, len(model.Catalogue()), len(audits)); err != nil {
+		return err
+	}
+	if err := cmp.WriteText(w); err != nil {
+		return err
+	}
+	return flushCoverage(all, path)
+}

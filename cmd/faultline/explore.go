@@ -1,0 +1,214 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/properties"
+)
+
+func init() { commands = append(commands, newExploreCmd) }
+
+// exploreJSON is the --json output of explore.
+type exploreJSON struct {
+	Found           bool            `json:"found"`
+	Checks          int             `json:"checks"`
+	ChecksToFailure int             `json:"checks_to_failure"`
+	Seed            uint64          `json:"seed"`
+	Config          model.Config    `json:"config"`
+	Invariant       string          `json:"invariant,omitempty"`
+	FirstSeq        int             `json:"first_seq,omitempty"`
+	Event           model.EventName `json:"event,omitempty"`
+	FaultID         string          `json:"fault_id,omitempty"`
+	FaultKind       string          `json:"fault_kind,omitempty"`
+	Detail          string          `json:"detail,omitempty"`
+	Schedule        json.RawMessage `json:"schedule,omitempty"`
+	File            string          `json:"file,omitempty"`
+	Replay          string          `json:"replay,omitempty"`
+	Timeline        []model.Event   `json:"timeline,omitempty"`
+}
+
+func newExploreCmd() *cobra.Command {
+	var cf configFlags
+	var mutant, fixture, out string
+	var checks, maxFaults int
+	var seed uint64
+	var asJSON, listMutants, noWorld bool
+	var kinds, domains []string
+	c := &cobra.Command{
+		Use:   "explore",
+		Short: "Explore ordered fault compositions against the reference system with rapid",
+		Long: `Explore draws schedules of one to --max-faults faults and world events (clock
+advance, capability revocation, policy change, state-version change, worker
+crash) across the whole fault catalogue, runs each against the reference system
+with every invariant checked after every crossing, and on the first violation
+shrinks the schedule (rapid, then a fault-aware reduction) to a 1-minimal
+counterexample: removing any one fault, or moving one to an earlier ordinal,
+makes the violation disappear.
+
+It prints "no counterexample in N checks" or the counterexample: the violated
+invariant, the first crossing after which it was false, the fault that reached
+it, the minimal schedule (which faultline replay accepts) and its timeline.
+--out DIR writes the schedule file and a counterexample record there. --json
+prints one object with found, invariant, checks_to_failure and schedule.
+
+Without --seed the seed is drawn at random and printed; the same --seed and
+--checks give the same result.
+
+Exit codes: 0 no counterexample, 1 a counterexample was found, 2 bad input.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if listMutants {
+				for _, m := range copperfin.Mutants() {
+					fmt.Fprintln(c.OutOrStdout(), m.Name)
+				}
+				return nil
+			}
+			cs, label, err := cf.resolve(c, nil)
+			if err != nil {
+				return err
+			}
+			cfg := model.ConfigOfControls(cs)
+			if label != "custom" {
+				cfg = model.ConfigOfProfile(model.Profile(label))
+			}
+			if _, err := copperfin.ParseMutant(mutant); err != nil {
+				return badInput("--mutant: %v", err)
+			}
+			cfg.Mutant = mutant
+			fx, err := model.FixtureNamed(fixture)
+			if err != nil {
+				return badInput("--fixture: %v", err)
+			}
+			cfg.Fixture = fx.Name
+			if checks < 1 {
+				return badInput("--checks must be at least 1, got %d", checks)
+			}
+			opts := []properties.Option{properties.WithConfig(cfg), properties.WithFixture(fx)}
+			if c.Flags().Changed("max-faults") {
+				opts = append(opts, properties.WithMaxFaults(maxFaults))
+			}
+			if len(kinds) > 0 {
+				opts = append(opts, properties.WithKinds(kinds...))
+			}
+			if len(domains) > 0 {
+				ds := make([]model.Domain, len(domains))
+				for i, d := range domains {
+					ds[i] = model.Domain(d)
+				}
+				opts = append(opts, properties.WithDomains(ds...))
+			}
+			if noWorld {
+				opts = append(opts, properties.WithoutWorldEvents())
+			}
+			if out != "" {
+				opts = append(opts, properties.WithCounterexampleDir(out))
+			}
+			if !c.Flags().Changed("seed") {
+				var b [8]byte
+				if _, err := rand.Read(b[:]); err != nil {
+					return err
+				}
+				seed = binary.LittleEndian.Uint64(b[:])>>1 | 1
+			}
+			rep, err := runExplore(opts, checks, seed)
+			if err != nil {
+				return badInput("%v", err)
+			}
+			if asJSON {
+				err = writeExploreJSON(c.OutOrStdout(), rep, cfg, seed)
+			} else {
+				err = writeExplore(c.OutOrStdout(), rep, cfg, seed)
+			}
+			if err != nil {
+				return err
+			}
+			if rep.Found {
+				return errViolation
+			}
+			return nil
+		},
+	}
+	cf.add(c, "typed", true)
+	c.Flags().StringVar(&mutant, "mutant", "", "explore the reference system with this seeded defect (see --list-mutants)")
+	c.Flags().StringVar(&fixture, "fixture", "copperfin", "workload: copperfin (one refund) or copperfin-batch (three tasks, the same order twice)")
+	c.Flags().IntVar(&checks, "checks", 100, "number of schedules to draw and run")
+	c.Flags().Uint64Var(&seed, "seed", 0, "rapid's seed (default: random, printed)")
+	c.Flags().IntVar(&maxFaults, "max-faults", 3, "most faults and world events in one schedule (1 to 16)")
+	c.Flags().StringSliceVar(&kinds, "kinds", nil, "only these fault kinds and world events, comma-separated")
+	c.Flags().StringSliceVar(&domains, "domains", nil, "only kinds of these fault domains, comma-separated")
+	c.Flags().BoolVar(&noWorld, "no-world", false, "draw no world events, only catalogue faults")
+	c.Flags().StringVar(&out, "out", "", "write the counterexample's schedule file and record to this directory")
+	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	c.Flags().BoolVar(&listMutants, "list-mutants", false, "print the reference system's mutant names, one a line, and exit")
+	return c
+}
+
+// runExplore sets rapid's checks and seed (rapid reads them from the flag
+// package) and runs the exploration; rapid's fail files are not written
+// (the counterexample file replaces them).
+func runExplore(opts []properties.Option, checks int, seed uint64) (*properties.Report, error) {
+	// rapid consults testing.Short, which needs the test flags registered
+	// and parsed; the command line itself is cobra's
+	testing.Init()
+	if !flag.Parsed() {
+		if err := flag.CommandLine.Parse(nil); err != nil {
+			return nil, err
+		}
+	}
+	for name, v := range map[string]string{"rapid.checks": strconv.Itoa(checks), "rapid.seed": strconv.FormatUint(seed, 10), "rapid.nofailfile": "true"} {
+		if err := flag.Set(name, v); err != nil {
+			return nil, fmt.Errorf("setting %s: %w", name, err)
+		}
+	}
+	return properties.Explore(properties.Reference, append(opts, properties.WithName("faultline-explore"))...)
+}
+
+func writeExplore(w io.Writer, rep *properties.Report, cfg model.Config, seed uint64) error {
+	var b strings.Builder
+	if !rep.Found {
+		fmt.Fprintf(&b, "no counterexample in %d checks (seed %d, %s", rep.Checks, seed, cfg)
+		if cfg.Mutant != "" {
+			fmt.Fprintf(&b, ", mutant %s", cfg.Mutant)
+		}
+		fmt.Fprintf(&b, ", fixture %s)\n", cfg.Fixture)
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	cx := rep.Counterexample
+	fmt.Fprintf(&b, "counterexample after %d checks (seed %d)\n%s", rep.ChecksToFailure, seed, cx)
+	if cx.File == "" {
+		b.WriteString("(save the schedule above as SCHEDULE.json, or pass --out DIR to write it)\n")
+	}
+	fmt.Fprintf(&b, "\nTimeline up to seq %d:\n", cx.FirstSeq)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for _, e := range cx.Timeline {
+		fmt.Fprintf(tw, "  %d\t%d\t%d\t%s\t%s\t%s\t%s\n", e.Seq, e.At, e.Worker, e.Event, e.Outcome, e.FaultID, e.Detail)
+	}
+	tw.Flush()
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeExploreJSON(w io.Writer, rep *properties.Report, cfg model.Config, seed uint64) error {
+	j := exploreJSON{Found: rep.Found, Checks: rep.Checks, ChecksToFailure: rep.ChecksToFailure, Seed: seed, Config: cfg}
+	if cx := rep.Counterexample; cx != nil {
+		j.Invariant, j.FirstSeq, j.Event, j.FaultID, j.FaultKind, j.Detail = cx.Invariant, cx.FirstSeq, cx.Event, cx.FaultID, cx.FaultKind, cx.Detail
+		j.Schedule = json.RawMessage(model.Format(cx.Schedule))
+		j.File, j.Replay, j.Timeline = cx.File, cx.Replay, cx.Timeline
+	}
+	return assay.WriteJSON(w, j)
+}

@@ -1,0 +1,28 @@
+package coverage_test
+
+import (
+	"testing"
+
+	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/model"
+)
+
+// BenchmarkAssayWithCoverage is assay's BenchmarkAssayPaper188 with a
+// tracker observing every trial: the cost of recording coverage, in
+// trials per second on one worker.
+func BenchmarkAssayWithCoverage(b *testing.B) {
+	for _, p := range []model.Profile{model.ProfileBaseline, model.ProfileTyped} {
+		cs, _ := model.ProfileControls(p)
+		b.Run(string(p), func(b *testing.B) {
+			const trials = 2000
+			tr := coverage.NewTracker(nil)
+			for b.Loop() {
+				if _, err := assay.Run(assay.Config{Profile: string(p), Controls: cs, Trials: trials, Seed: 188, Compat: true, Workers: 1, Observe: tr.Record}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(trials*b.N)/b.Elapsed().Seconds(), "trials/s")
+		})
+	}
+}

@@ -1,0 +1,131 @@
+package coverage_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/model"
+)
+
+// profileColumns records every kind once under each profile, one column a
+// profile, as the audit does.
+func profileColumns(t *testing.T) []coverage.Column {
+	t.Helper()
+	var cols []coverage.Column
+	for _, p := range model.Profiles {
+		var scheds []*model.Schedule
+		for _, spec := range model.Catalogue() {
+			scheds = append(scheds, single(t, spec.Kind, p))
+		}
+		cols = append(cols, coverage.Column{Label: string(p), Data: record(t, scheds...).Data()})
+	}
+	return cols
+}
+
+// TestCompareProfiles: merged, the audit's runs make 11 of the 19 keys
+// violated; side by side, every violation is the baseline's and typed and
+// fail_closed hold under every key.
+func TestCompareProfiles(t *testing.T) {
+	cols := profileColumns(t)
+	c, err := coverage.Compare(nil, cols, coverage.ReportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged := coverage.NewReport(coverage.Default(), record(t, auditSchedules(t)...).Data(), coverage.ReportOptions{})
+	if diff := cmp.Diff(merged, c.Total); diff != "" {
+		t.Fatalf("total differs from the report of all runs (-all +total):\n%s", diff)
+	}
+	if len(c.Rows) != 19 || strings.Join(c.Labels, ",") != "baseline,typed,fail_closed" {
+		t.Fatalf("%d rows, labels %v", len(c.Rows), c.Labels)
+	}
+	var got []string
+	for i, r := range c.Columns {
+		s := r.Summary
+		got = append(got, c.Labels[i]+" "+itoa(s.Visited)+" "+itoa(s.Violated)+" "+itoa(s.Held)+" "+itoa(s.Runs))
+	}
+	if strings.Join(got, "; ") != "baseline 19 11 8 25; typed 19 0 19 25; fail_closed 19 0 19 25" {
+		t.Fatalf("columns: %s", strings.Join(got, "; "))
+	}
+	if s := c.Total.Summary; s.Violated != 11 || s.Held != 8 {
+		t.Fatalf("merged: %d violated, %d held", s.Violated, s.Held)
+	}
+	row := c.Rows[7]
+	if row.Key != "tool/effect/after_commit/isolated/receipt" || row.Cells[0].Status != coverage.StatusViolated ||
+		len(row.Cells[0].Counterexamples) != 2 || row.Cells[1].Status != coverage.StatusHeld || row.Cells[2].Status != coverage.StatusHeld {
+		t.Fatalf("row %+v", row)
+	}
+
+	var b bytes.Buffer
+	if err := c.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"Coverage: 19 of 19 reachable keys visited (100.0%)\n",
+		"\nBy baseline, typed, fail_closed:\n" +
+			"  baseline     19 of 19 reachable keys visited: 11 violated, 8 held (25 runs)\n" +
+			"  typed        19 of 19 reachable keys visited: 0 violated, 19 held (25 runs)\n" +
+			"  fail_closed  19 of 19 reachable keys visited: 0 violated, 19 held (25 runs)\n",
+		"  key                                                                baseline                                          typed  fail_closed  kinds\n",
+		"  tool/effect/after_commit/isolated/receipt                          violated (effect_at_most_once, provable_outcome)  held   held         partial_success_response,malformed_response,output_drift\n",
+		"  state/branch_join/before_commit/isolated/join_record               held                                              held   held         branch_failure\n",
+		"  tool/effect/after_commit/isolated/ledger_readback under baseline\n    effect_at_most_once violated in 1 run: first false after seq 19 (tool.commit): second ledger effect for task refund-O-731\n",
+		"Unvisited reachable keys:\n  none\n",
+		"Unreachable keys (9881), grouped by reason:\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("comparison lacks %q", want)
+		}
+	}
+	if n := strings.Count(out, " under baseline\n"); n != 12 || strings.Contains(out, " under typed\n") || strings.Contains(out, " under fail_closed\n") {
+		t.Errorf("%d counterexamples under baseline, want 12 and none under the other profiles", n)
+	}
+}
+
+// TestCompareColumnsApart: a key one column never tried shows as such in
+// that column while the other holds it; an empty comparison, a missing
+// label or data, and a repeated label are errors.
+func TestCompareColumnsApart(t *testing.T) {
+	a := record(t, single(t, "timeout_after_commit", model.ProfileBaseline)).Data()
+	b := record(t, at(t, "timeout_after_commit", 5, model.ProfileTyped), single(t, "branch_failure", model.ProfileTyped)).Data()
+	c, err := coverage.Compare(nil, []coverage.Column{{Label: "a", Data: a}, {Label: "b", Data: b}}, coverage.ReportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := func(i int) string {
+		var s []string
+		for _, k := range c.Rows[i].Cells {
+			s = append(s, k.Status)
+		}
+		return c.Rows[i].Key + " " + strings.Join(s, ",")
+	}
+	for i, want := range map[int]string{
+		6:  "tool/effect/after_commit/isolated/ledger_readback violated,scheduled_not_reached",
+		16: "state/branch_join/before_commit/isolated/join_record never_tried,held",
+		0:  "identity/proposal/before_validation/isolated/capability_record never_tried,never_tried",
+	} {
+		if got := cells(i); got != want {
+			t.Errorf("row %d: %s, want %s", i, got, want)
+		}
+	}
+	if s := c.Total.Summary; s.Visited != 2 || s.Violated != 1 || s.Runs != 3 {
+		t.Fatalf("total %+v", s)
+	}
+	for _, bad := range []struct {
+		cols []coverage.Column
+		want string
+	}{
+		{nil, "no column"},
+		{[]coverage.Column{{Data: a}}, "column 1 has no label"},
+		{[]coverage.Column{{Label: "a", Data: a}, {Label: "a", Data: b}}, `label "a" given twice`},
+		{[]coverage.Column{{Label: "a"}}, `column "a" has no data`},
+	} {
+		if _, err := coverage.Compare(nil, bad.cols, coverage.ReportOptions{}); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("Compare: error %v, want %q", err, bad.want)
+		}
+	}
+}

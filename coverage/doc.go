@@ -1,0 +1,43 @@
+// Package coverage records which coverage keys a test suite visited and
+// which it never did, and turns the record into reports and release gates.
+//
+// The coverage key is the paper's K = (domain, boundary, phase,
+// correlation, oracle) (seed 000, "Coverage that cannot be gamed"): it
+// turns "we injected thousands of faults" into "we visited these keys and
+// never these". A key counts as visited only when the injector shows that
+// the fault reached its boundary and fired (model.FaultReport.Reached and
+// Fired > 0) and the oracle adjudicated the run; a fault scheduled for an
+// event that never happened is counted as "scheduled, not reached", never
+// as a visit.
+//
+// Entry points:
+//
+//   - [Key], [ParseKey] and [KeyOf]: the key and its text form
+//     domain/boundary/phase/correlation/oracle.
+//   - [Universe] ([Default], [NewUniverse]): every key the dimension values
+//     allow, split into the keys some catalogue kind reaches and [Gap]s of
+//     unreachable keys, each with a reason written from the catalogue.
+//   - [Tracker]: safe for concurrent use; [Tracker.Record] takes a
+//     *model.Result (one line in any test, fuzz target or command), keeps
+//     per key the visit counts, the smallest schedule that visited it, and
+//     the counterexamples found under it; [Tracker.FlushTo] merges into a
+//     file shared by several processes; [Main] wraps a TestMain.
+//   - [Data], [Merge], [Read], [ReadFile], [Data.Write], [WriteFile]: the
+//     versioned JSON file; merge is associative and commutative, and
+//     merging a file with itself doubles its counts.
+//   - [NewReport] and [Report.WriteText], [Report.WriteJSON],
+//     [Report.WriteMarkdown], [Report.WriteHTML]: visited over reachable,
+//     the unvisited keys with reasons, per-dimension marginals, pairwise
+//     (t = 2) coverage, heatmaps, and counterexamples beside their keys.
+//   - [Compare]: several records side by side (one [Column] per profile,
+//     say), so a key that broke under one configuration and held under
+//     another shows both; [Comparison.WriteText] is the audit's coverage
+//     view.
+//   - [ParseRequirements] and [Gate]: the release gate of
+//     "faultline coverage gate".
+//   - [Guide]: ranks fault kinds toward keys not yet visited, for guided
+//     exploration.
+//
+// The package reads no environment variable and no flag: commands and
+// tests pass paths in.
+package coverage

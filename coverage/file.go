@@ -1,0 +1,363 @@
+package coverage
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/faultline/faultline/model"
+)
+
+// Version is the version of the coverage file format this package reads
+// and writes.
+const Version = 1
+
+// stderr is where Main reports a failed flush.
+var stderr io.Writer = os.Stderr
+
+// The file's JSON shape. Pointers mark fields that must be present.
+type fileJSON struct {
+	Version        *int                        `json:"version"`
+	Runs           *int                        `json:"runs"`
+	NotAdjudicated *int                        `json:"not_adjudicated"`
+	Keys           *map[string]json.RawMessage `json:"keys"`
+	Unattributed   []json.RawMessage           `json:"unattributed,omitempty"`
+}
+
+type entryJSON struct {
+	Visits          *int              `json:"visits"`
+	NotReached      *int              `json:"not_reached"`
+	NotFired        *int              `json:"not_fired"`
+	Schedule        json.RawMessage   `json:"schedule,omitempty"`
+	Counterexamples []json.RawMessage `json:"counterexamples,omitempty"`
+}
+
+type cxJSON struct {
+	Invariant string          `json:"invariant"`
+	Count     *int            `json:"count"`
+	FirstSeq  int             `json:"first_seq"`
+	Event     model.EventName `json:"event"`
+	Detail    string          `json:"detail"`
+	Schedule  json.RawMessage `json:"schedule"`
+}
+
+func intp(v int) *int { return &v }
+
+// Write writes d as indented JSON with a trailing newline:
+//
+//	{
+//	  "version": 1,
+//	  "runs": 30,
+//	  "not_adjudicated": 0,
+//	  "keys": {
+//	    "tool/effect/after_commit/isolated/ledger_readback": {
+//	      "visits": 3, "not_reached": 0, "not_fired": 0,
+//	      "schedule": {SCHEDULE},
+//	      "counterexamples": [{"invariant": "effect_at_most_once", "count": 1,
+//	        "first_seq": 19, "event": "tool.commit", "detail": "...", "schedule": {SCHEDULE}}]
+//	    }
+//	  },
+//	  "unattributed": [COUNTEREXAMPLE...]
+//	}
+//
+// Keys are sorted; schedules are in model.Format's canonical form. The
+// output is a function of d alone.
+func (d *Data) Write(w io.Writer) error {
+	keys := map[string]json.RawMessage{}
+	for k, e := range d.Keys {
+		ej := entryJSON{Visits: intp(e.Visits), NotReached: intp(e.NotReached), NotFired: intp(e.NotFired)}
+		if e.Schedule != nil {
+			ej.Schedule = model.Format(e.Schedule)
+		}
+		for _, c := range e.Counterexamples {
+			ej.Counterexamples = append(ej.Counterexamples, cxRaw(c))
+		}
+		b, err := json.Marshal(ej)
+		if err != nil {
+			return fmt.Errorf("coverage: writing key %s: %w", k, err)
+		}
+		keys[k.String()] = b
+	}
+	f := fileJSON{Version: intp(Version), Runs: intp(d.Runs), NotAdjudicated: intp(d.NotAdjudicated), Keys: &keys}
+	for _, c := range d.Unattributed {
+		f.Unattributed = append(f.Unattributed, cxRaw(c))
+	}
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return fmt.Errorf("coverage: writing: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+func cxRaw(c Counterexample) json.RawMessage {
+	b, err := json.Marshal(cxJSON{Invariant: c.Invariant, Count: intp(c.Count), FirstSeq: c.FirstSeq,
+		Event: c.Event, Detail: c.Detail, Schedule: model.Format(c.Schedule)})
+	if err != nil {
+		panic("coverage: encoding a counterexample: " + err.Error()) // plain data: cannot fail
+	}
+	return b
+}
+
+// strict decodes data into v, rejecting unknown fields and trailing data.
+func strict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		if errors.Is(err, io.EOF) {
+			return errors.New("empty input: want a JSON object")
+		}
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("trailing data after the JSON object")
+	}
+	return nil
+}
+
+// Read decodes a coverage file strictly. It returns an error that names
+// the problem: malformed JSON, a missing or unsupported "version" (checked
+// first, so a newer file says so rather than listing its new fields), an
+// unknown or missing field (with the key it is under), an invalid key, a
+// negative count, an entry with no count, a visit count without a
+// schedule or a schedule without visits, a schedule that fails
+// model.ParseSchedule or has no fault of its key, a counterexample with an
+// unknown invariant, a count below 1, a repeated invariant, or a
+// counterexample under a key with no visit.
+func Read(r io.Reader) (*Data, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("coverage file: %w", err)
+	}
+	var v struct {
+		Version *int `json:"version"`
+	}
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&v); err != nil {
+		return nil, fmt.Errorf("coverage file: malformed JSON: %w", err)
+	}
+	if v.Version == nil {
+		return nil, fmt.Errorf(`coverage file: missing "version" (want %d)`, Version)
+	}
+	if *v.Version != Version {
+		return nil, fmt.Errorf("coverage file: unsupported version %d (want %d)", *v.Version, Version)
+	}
+	var f fileJSON
+	if err := strict(data, &f); err != nil {
+		return nil, fmt.Errorf("coverage file: %w", err)
+	}
+	switch {
+	case f.Runs == nil:
+		return nil, errors.New(`coverage file: missing "runs"`)
+	case f.NotAdjudicated == nil:
+		return nil, errors.New(`coverage file: missing "not_adjudicated"`)
+	case f.Keys == nil:
+		return nil, errors.New(`coverage file: missing "keys" (an empty object is allowed)`)
+	case *f.Runs < 0:
+		return nil, fmt.Errorf(`coverage file: "runs" is %d, below 0`, *f.Runs)
+	case *f.NotAdjudicated < 0 || *f.NotAdjudicated > *f.Runs:
+		return nil, fmt.Errorf(`coverage file: "not_adjudicated" is %d, outside 0..runs (%d)`, *f.NotAdjudicated, *f.Runs)
+	}
+	d := &Data{Runs: *f.Runs, NotAdjudicated: *f.NotAdjudicated, Keys: map[Key]*Entry{}}
+	for ks, raw := range *f.Keys {
+		k, err := ParseKey(ks)
+		if err != nil {
+			return nil, fmt.Errorf("coverage file: keys: %w", err)
+		}
+		e, err := readEntry(k, raw)
+		if err != nil {
+			return nil, fmt.Errorf("coverage file: keys[%q]: %w", ks, err)
+		}
+		d.Keys[k] = e
+	}
+	d.Unattributed, err = readCounterexamples(f.Unattributed)
+	if err != nil {
+		return nil, fmt.Errorf("coverage file: unattributed%w", err)
+	}
+	return d, nil
+}
+
+func readEntry(k Key, raw json.RawMessage) (*Entry, error) {
+	var ej entryJSON
+	if err := strict(raw, &ej); err != nil {
+		return nil, err
+	}
+	for _, f := range []struct {
+		name string
+		p    *int
+	}{{"visits", ej.Visits}, {"not_reached", ej.NotReached}, {"not_fired", ej.NotFired}} {
+		if f.p == nil {
+			return nil, fmt.Errorf("missing %q", f.name)
+		}
+		if *f.p < 0 {
+			return nil, fmt.Errorf("%q is %d, below 0", f.name, *f.p)
+		}
+	}
+	e := &Entry{Visits: *ej.Visits, NotReached: *ej.NotReached, NotFired: *ej.NotFired}
+	if e.Visits+e.NotReached+e.NotFired == 0 {
+		return nil, errors.New("every count is 0 (a key is listed only when a fault was scheduled under it)")
+	}
+	switch {
+	case e.Visits > 0 && len(ej.Schedule) == 0:
+		return nil, fmt.Errorf(`%d visits but no "schedule" to replay them`, e.Visits)
+	case e.Visits == 0 && len(ej.Schedule) > 0:
+		return nil, errors.New(`a "schedule" but no visit`)
+	case e.Visits == 0 && len(ej.Counterexamples) > 0:
+		return nil, errors.New("counterexamples under a key with no visit")
+	}
+	if len(ej.Schedule) > 0 {
+		s, err := model.ParseSchedule(ej.Schedule)
+		if err != nil {
+			return nil, err
+		}
+		if !hasKey(s, k) {
+			return nil, errors.New("its schedule has no fault of this key")
+		}
+		e.Schedule = s
+	}
+	var err error
+	if e.Counterexamples, err = readCounterexamples(ej.Counterexamples); err != nil {
+		return nil, fmt.Errorf("counterexamples%w", err)
+	}
+	for _, c := range e.Counterexamples {
+		if !hasKey(c.Schedule, k) {
+			return nil, fmt.Errorf("counterexample for %s: its schedule has no fault of this key", c.Invariant)
+		}
+	}
+	return e, nil
+}
+
+// hasKey reports whether s schedules a fault whose kind has key k.
+func hasKey(s *model.Schedule, k Key) bool {
+	for _, f := range s.Faults {
+		if spec, err := model.Spec(f.Kind); err == nil && KeyOf(spec) == k {
+			return true
+		}
+	}
+	return false
+}
+
+// readCounterexamples decodes a counterexample list; errors start with
+// "[i]: " so the caller can prefix the field name.
+func readCounterexamples(raws []json.RawMessage) ([]Counterexample, error) {
+	var out []Counterexample
+	for i, raw := range raws {
+		at := "[" + strconv.Itoa(i) + "]: "
+		var cj cxJSON
+		if err := strict(raw, &cj); err != nil {
+			return nil, errors.New(at + err.Error())
+		}
+		known := false
+		for _, inv := range model.Invariants {
+			known = known || inv.Name == cj.Invariant
+		}
+		switch {
+		case cj.Invariant == "":
+			return nil, errors.New(at + `missing "invariant"`)
+		case !known:
+			return nil, fmt.Errorf("%sunknown invariant %q", at, cj.Invariant)
+		case cj.Count == nil:
+			return nil, errors.New(at + `missing "count"`)
+		case *cj.Count < 1:
+			return nil, fmt.Errorf("%s\"count\" is %d, below 1", at, *cj.Count)
+		case len(cj.Schedule) == 0:
+			return nil, errors.New(at + `missing "schedule"`)
+		case cj.FirstSeq < 0:
+			return nil, fmt.Errorf("%s\"first_seq\" is %d, below 0", at, cj.FirstSeq)
+		}
+		s, err := model.ParseSchedule(cj.Schedule)
+		if err != nil {
+			return nil, errors.New(at + err.Error())
+		}
+		for _, c := range out {
+			if c.Invariant == cj.Invariant {
+				return nil, fmt.Errorf("%sinvariant %q listed twice", at, cj.Invariant)
+			}
+		}
+		out = append(out, Counterexample{Invariant: cj.Invariant, Count: *cj.Count, Schedule: s,
+			FirstSeq: cj.FirstSeq, Event: cj.Event, Detail: cj.Detail})
+	}
+	slices.SortFunc(out, func(a, b Counterexample) int { return strings.Compare(a.Invariant, b.Invariant) })
+	return out, nil
+}
+
+// ReadFile reads the coverage file at path (see Read); errors name the
+// path.
+func ReadFile(path string) (*Data, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	d, err := Read(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return d, nil
+}
+
+// WriteFile writes d to path atomically: to a temporary file in the same
+// folder, synced, then renamed over path, so a reader never sees half a
+// file.
+func WriteFile(path string, d *Data) error {
+	var b bytes.Buffer
+	if err := d.Write(&b); err != nil {
+		return err
+	}
+	return writeAtomic(path, b.Bytes())
+}
+
+// writeAtomic writes data to path through a temporary file and a rename.
+func writeAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// MergeIntoFile merges d into the coverage file at path, creating it when
+// it does not exist. Processes that merge into the same path take turns:
+// on Unix each holds an exclusive lock on path+".lock" (a file left in
+// place) while it reads, merges and atomically rewrites the file, so no
+// update is lost. It returns an error for a file that does not read (see
+// Read) or cannot be written; the file is then unchanged.
+func MergeIntoFile(path string, d *Data) error {
+	unlock, err := lockPath(path + ".lock")
+	if err != nil {
+		return fmt.Errorf("locking %s: %w", path, err)
+	}
+	defer unlock()
+	old, err := ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		old, err = &Data{Keys: map[Key]*Entry{}}, nil
+	}
+	if err != nil {
+		return err
+	}
+	return WriteFile(path, Merge(old, d))
+}

@@ -1,0 +1,230 @@
+package coverage_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/model"
+)
+
+// notReachedFile is the exact file of one typed run whose fault at the
+// fifth tool.commit was never reached.
+const notReachedFile = `{
+  "version": 1,
+  "runs": 1,
+  "not_adjudicated": 0,
+  "keys": {
+    "tool/effect/after_commit/isolated/ledger_readback": {
+      "visits": 0,
+      "not_reached": 1,
+      "not_fired": 0
+    }
+  }
+}
+`
+
+func TestWriteExactBytes(t *testing.T) {
+	d := record(t, at(t, "timeout_after_commit", 5, model.ProfileTyped)).Data()
+	var b bytes.Buffer
+	if err := d.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != notReachedFile {
+		t.Fatalf("file:\n%s", b.String())
+	}
+}
+
+func TestWriteReadRoundTrip(t *testing.T) {
+	d := record(t, append(auditSchedules(t), at(t, "drop_effect_receipt", 3, model.ProfileTyped))...).Data()
+	var b bytes.Buffer
+	if err := d.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	back, err := coverage.Read(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(d, back); diff != "" {
+		t.Fatalf("round trip (-wrote +read):\n%s", diff)
+	}
+	var b2 bytes.Buffer
+	if err := back.Write(&b2); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != b2.String() {
+		t.Fatal("writing what was read gives different bytes")
+	}
+	for _, want := range []string{`"counterexamples": [`, `"invariant": "effect_at_most_once"`, `"first_seq": 19`, `"event": "tool.commit"`, `"profile": "baseline"`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("file lacks %s", want)
+		}
+	}
+}
+
+func TestReadIsStrict(t *testing.T) {
+	good := notReachedFile
+	visited := string(mustWrite(t, record(t, single(t, "timeout_after_commit", model.ProfileBaseline)).Data()))
+	entry := `"visits": 0,
+      "not_reached": 1,
+      "not_fired": 0`
+	cases := []struct{ name, in, want string }{
+		{"empty", ``, "malformed JSON"},
+		{"malformed", `{"version": 1,`, "malformed JSON"},
+		{"no version", strings.Replace(good, `"version": 1,`, ``, 1), `missing "version" (want 1)`},
+		{"version 2", strings.Replace(strings.Replace(good, `"version": 1`, `"version": 2`, 1), `"runs": 1,`, `"runs": 1, "shards": 4,`, 1), "unsupported version 2 (want 1)"},
+		{"unknown field", strings.Replace(good, `"runs": 1,`, `"runs": 1, "shards": 4,`, 1), `unknown field "shards"`},
+		{"unknown entry field", strings.Replace(good, `"visits": 0,`, `"visits": 0, "hits": 3,`, 1), `keys["tool/effect/after_commit/isolated/ledger_readback"]: json: unknown field "hits"`},
+		{"missing runs", strings.Replace(good, `"runs": 1,`, ``, 1), `missing "runs"`},
+		{"missing keys", `{"version": 1, "runs": 0, "not_adjudicated": 0}`, `missing "keys"`},
+		{"negative runs", strings.Replace(good, `"runs": 1,`, `"runs": -1,`, 1), `"runs" is -1, below 0`},
+		{"not adjudicated above runs", strings.Replace(good, `"not_adjudicated": 0`, `"not_adjudicated": 2`, 1), `"not_adjudicated" is 2, outside 0..runs (1)`},
+		{"bad key", strings.Replace(good, "ledger_readback", "ledger", 1), `unknown oracle "ledger"`},
+		{"missing not_fired", strings.Replace(good, `,
+      "not_fired": 0`, ``, 1), `missing "not_fired"`},
+		{"negative", strings.Replace(good, `"not_reached": 1`, `"not_reached": -1`, 1), `"not_reached" is -1, below 0`},
+		{"all zero", strings.Replace(good, `"not_reached": 1`, `"not_reached": 0`, 1), "every count is 0"},
+		{"visits without schedule", strings.Replace(good, entry, `"visits": 2, "not_reached": 0, "not_fired": 0`, 1), `2 visits but no "schedule"`},
+		{"trailing data", good + "{}", "trailing data"},
+		{"unknown invariant", strings.Replace(visited, `"invariant": "effect_at_most_once"`, `"invariant": "be_nice"`, 1), `counterexamples[0]: unknown invariant "be_nice"`},
+		{"count 0", strings.Replace(visited, `"count": 1`, `"count": 0`, 1), `counterexamples[0]: "count" is 0, below 1`},
+		{"schedule of another key", strings.Replace(visited, `"tool/effect/after_commit/isolated/ledger_readback"`, `"tool/effect/after_commit/isolated/receipt"`, 1), "its schedule has no fault of this key"},
+		{"bad schedule", strings.Replace(visited, `"kind": "timeout_after_commit"`, `"kind": "gremlin"`, 1), `unknown fault kind "gremlin"`},
+	}
+	for _, c := range cases {
+		_, err := coverage.Read(strings.NewReader(c.in))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want it to contain %q", c.name, err, c.want)
+		}
+	}
+	// a schedule under a key with no visit
+	in := strings.Replace(visited, `"visits": 1,`, `"visits": 0,
+      "not_reached": 1,`, 1)
+	in = strings.Replace(in, `"not_reached": 0,`, ``, 1)
+	if _, err := coverage.Read(strings.NewReader(in)); err == nil || !strings.Contains(err.Error(), `a "schedule" but no visit`) {
+		t.Errorf("schedule without visit: %v", err)
+	}
+}
+
+func mustWrite(t *testing.T, d *coverage.Data) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := d.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestWriteFileIsAtomic(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "cov.json")
+	if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := record(t, at(t, "timeout_after_commit", 5, model.ProfileTyped)).Data()
+	if err := coverage.WriteFile(p, d); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(p)
+	if string(b) != notReachedFile {
+		t.Fatalf("file:\n%s", b)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Fatalf("left behind: %v", ents)
+	}
+	if err := coverage.WriteFile(filepath.Join(dir, "missing", "cov.json"), d); err == nil {
+		t.Fatal("writing into a missing folder succeeded")
+	}
+}
+
+// TestMergeIntoFileFromManyWriters: 12 writers (each with its own lock
+// file handle, as separate processes have) merge into one file; no update
+// is lost.
+func TestMergeIntoFileFromManyWriters(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "cov.json")
+	d := record(t, auditSchedules(t)...).Data()
+	var wg sync.WaitGroup
+	for range 12 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := coverage.MergeIntoFile(p, d); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	got, err := coverage.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 12 times the 75 audit runs: every count of d, times 12
+	if got.Runs != 12*75 || len(got.Keys) != 19 {
+		t.Fatalf("runs %d, want 900; keys %d, want 19", got.Runs, len(got.Keys))
+	}
+	want := d.Clone()
+	want.Runs *= 12
+	for _, e := range want.Keys {
+		e.Visits *= 12
+		for i := range e.Counterexamples {
+			e.Counterexamples[i].Count *= 12
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("merged file (-want +got):\n%s", diff)
+	}
+	// a corrupt file is reported and left unchanged
+	os.WriteFile(p, []byte(`{"version": 1, "runs": "many"}`), 0o644)
+	if err := coverage.MergeIntoFile(p, d); err == nil || !strings.Contains(err.Error(), p) {
+		t.Fatalf("merging into a corrupt file: %v", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != `{"version": 1, "runs": "many"}` {
+		t.Fatalf("corrupt file changed: %s", b)
+	}
+}
+
+// TestFlushToResets: flushing twice never counts a run twice.
+func TestFlushToResets(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "cov.json")
+	tr := record(t, at(t, "timeout_after_commit", 5, model.ProfileTyped))
+	if err := tr.FlushTo(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.FlushTo(p); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(p)
+	if string(b) != notReachedFile {
+		t.Fatalf("file after two flushes:\n%s", b)
+	}
+}
+
+type fakeM struct{ code int }
+
+func (m fakeM) Run() int { return m.code }
+
+func TestMain_(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "cov.json")
+	tr := record(t, at(t, "timeout_after_commit", 5, model.ProfileTyped))
+	if code := coverage.Main(fakeM{3}, p, tr); code != 3 {
+		t.Fatalf("code %d, want the tests' 3", code)
+	}
+	if b, _ := os.ReadFile(p); string(b) != notReachedFile {
+		t.Fatalf("file:\n%s", b)
+	}
+	var errb bytes.Buffer
+	defer coverage.SetStderr(&errb)()
+	if code := coverage.Main(fakeM{0}, filepath.Join(p, "not-a-dir", "x.json"), tr); code != 1 || !strings.Contains(errb.String(), "not a directory") {
+		t.Fatalf("failed flush: code %d, want 1; stderr %q", code, errb.String())
+	}
+	if code := coverage.Main(fakeM{0}, "", tr); code != 0 {
+		t.Fatalf("no path: code %d", code)
+	}
+}

@@ -1,0 +1,128 @@
+package coverage_test
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/model"
+)
+
+func TestParseRequirements(t *testing.T) {
+	qs, err := coverage.ParseRequirements([]byte(`# release 1.2 gate
+tool/effect/after_commit/isolated/ledger_readback   # the commit boundary
+
+state/*/*/*/*
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 2 || qs[0].Line != 2 || qs[0].String() != "tool/effect/after_commit/isolated/ledger_readback" || qs[1].Line != 4 || qs[1].String() != "state/*/*/*/*" {
+		t.Fatalf("requirements %+v", qs)
+	}
+	if !qs[1].Matches(mustKey(t, "state/state/before_commit/isolated/state_version")) || qs[1].Matches(mustKey(t, "tool/state/before_commit/isolated/state_version")) {
+		t.Fatal("wildcard matching")
+	}
+	for in, want := range map[string]string{
+		"":                   "no key pattern",
+		"# only a comment\n": "no key pattern",
+		"tool/effect\n":      "keys file line 1: \"tool/effect\": want 5 values",
+		"\n\ntool/effect/after_commit/isolated/ledger\n": `keys file line 3: unknown oracle "ledger" (valid: ledger_readback,`,
+		"state/*/*/*/*\nstate/*/*/*/*\n":                 "keys file line 2: state/*/*/*/* repeats line 1",
+		"*/*/*/**/*\n":                                   `keys file line 1: unknown correlation "**"`,
+	} {
+		if _, err := coverage.ParseRequirements([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseRequirements(%q) error %v, want %q", in, err, want)
+		}
+	}
+}
+
+func TestGate(t *testing.T) {
+	d := record(t,
+		single(t, "timeout_after_commit", model.ProfileTyped),
+		single(t, "partial_success_response", model.ProfileTyped),
+		single(t, "checkpoint_rollback", model.ProfileTyped),
+		at(t, "concurrent_version_change", 3, model.ProfileTyped),
+	).Data()
+	u := coverage.Default()
+	req := func(s string) []coverage.Requirement {
+		q, err := coverage.ParseRequirements([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return q
+	}
+	ratio := func(r float64) coverage.GateOptions { return coverage.GateOptions{MinRatio: r, HasMinRatio: true} }
+
+	// 3 of 19 reachable keys visited: ratio 3/19 = 0.1579
+	for _, c := range []struct {
+		name    string
+		opts    coverage.GateOptions
+		passed  bool
+		missing []string
+	}{
+		{"ratio met", ratio(0.15), true, nil},
+		{"ratio met exactly", ratio(3.0 / 19), true, nil},
+		{"ratio not met", ratio(0.16), false, nil},
+		{"after-commit tool keys met", coverage.GateOptions{Require: req("tool/effect/after_commit/*/*")}, true, nil},
+		{"tool keys", coverage.GateOptions{Require: req("tool/*/*/*/*")}, false,
+			[]string{"tool/effect/before_commit/isolated/ledger_readback", "tool/sandbox/before_validation/isolated/ledger_readback",
+				"tool/tool_call/before_commit/isolated/ledger_readback", "tool/tool_call/before_commit/isolated/budget_counter",
+				"tool/tool_call/before_commit/persistent/budget_counter"}},
+		{"state keys", coverage.GateOptions{Require: req("state/*/*/*/*")}, false,
+			[]string{"state/state/before_commit/isolated/state_version", "state/worker/after_checkpoint/isolated/checkpoint_store",
+				"state/checkpoint_store/after_checkpoint/isolated/checkpoint_store", "state/branch_join/before_commit/isolated/join_record"}},
+		{"unreachable key", coverage.GateOptions{Require: req("tool/effect/after_commit/synchronized/ledger_readback")}, false,
+			[]string{"tool/effect/after_commit/synchronized/ledger_readback"}},
+		{"pattern matching nothing", coverage.GateOptions{Require: req("*/*/*/repeated/*")}, false, []string{""}},
+		{"both", coverage.GateOptions{MinRatio: 0.15, HasMinRatio: true, Require: req("*/*/*/*/*")}, false,
+			[]string{"identity/proposal/before_validation/isolated/capability_record", "identity/authority/before_commit/isolated/capability_record",
+				"context/proposal/before_validation/isolated/state_version", "context/proposal/before_validation/isolated/policy_record",
+				"context/memory/before_commit/isolated/checkpoint_store", "tool/effect/before_commit/isolated/ledger_readback",
+				"tool/sandbox/before_validation/isolated/ledger_readback", "tool/tool_call/before_commit/isolated/ledger_readback",
+				"tool/tool_call/before_commit/isolated/budget_counter", "tool/tool_call/before_commit/persistent/budget_counter",
+				"state/state/before_commit/isolated/state_version", "state/worker/after_checkpoint/isolated/checkpoint_store",
+				"state/checkpoint_store/after_checkpoint/isolated/checkpoint_store", "state/branch_join/before_commit/isolated/join_record",
+				"evidence/effect/before_commit/isolated/trace_lineage", "evidence/proof/after_receipt/isolated/receipt"}},
+	} {
+		g, err := coverage.Gate(u, d, c.opts)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var keys []string
+		for _, m := range g.Missing {
+			keys = append(keys, m.Key)
+		}
+		if g.Passed() != c.passed || strings.Join(keys, ",") != strings.Join(c.missing, ",") {
+			t.Errorf("%s: passed %t, missing %v", c.name, g.Passed(), keys)
+		}
+	}
+
+	g, _ := coverage.Gate(u, d, coverage.GateOptions{MinRatio: 0.5, HasMinRatio: true,
+		Require: req("state/*/*/*/*\ntool/effect/after_commit/synchronized/ledger_readback\n*/*/*/repeated/*")})
+	var b bytes.Buffer
+	if err := g.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := `coverage gate: FAILED
+  ratio 0.1579 (3 of 19 reachable keys visited), minimum 0.5000: NOT MET
+  required keys: 6, unvisited: 5; patterns matching no reachable key: 1
+  line 1 state/*/*/*/*: unvisited state/state/before_commit/isolated/state_version: scheduled_not_reached: scheduled 1 time, but its event never occurred (concurrent_version_change)
+  line 1 state/*/*/*/*: unvisited state/worker/after_checkpoint/isolated/checkpoint_store: never_tried: no recorded run scheduled worker_restart
+  line 1 state/*/*/*/*: unvisited state/checkpoint_store/after_checkpoint/isolated/checkpoint_store: never_tried: no recorded run scheduled missing_checkpoint or stale_checkpoint or future_version_checkpoint or corrupt_checkpoint
+  line 1 state/*/*/*/*: unvisited state/branch_join/before_commit/isolated/join_record: never_tried: no recorded run scheduled branch_failure
+  line 2 tool/effect/after_commit/synchronized/ledger_readback: unvisited tool/effect/after_commit/synchronized/ledger_readback: unreachable: no tool fault kind at boundary effect in phase after_commit has correlation synchronized; tool kinds at boundary effect in phase after_commit have isolated (timeout_after_commit, partial_success_response, malformed_response, output_drift)
+  line 3 */*/*/repeated/*: no reachable key matches this pattern
+`
+	if b.String() != want {
+		t.Fatalf("gate text:\n%s", b.String())
+	}
+
+	for _, bad := range []coverage.GateOptions{{}, ratio(1.5), ratio(-0.1), ratio(math.NaN())} {
+		if _, err := coverage.Gate(u, d, bad); err == nil {
+			t.Errorf("Gate(%+v) accepted bad options", bad)
+		}
+	}
+}

@@ -1,0 +1,78 @@
+package coverage_test
+
+import (
+	"testing"
+
+	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/model"
+)
+
+// tb is what the helpers need of *testing.T and *rapid.T.
+type tb interface {
+	Helper()
+	Fatal(args ...any)
+}
+
+// runSchedule runs s against the reference system (with the schedule's
+// mutant, if any) through the full model, as "faultline replay" does.
+func runSchedule(t tb, s *model.Schedule) *model.Result {
+	t.Helper()
+	res, err := assay.Replay(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// single returns kind's single-fault schedule under profile p.
+func single(t testing.TB, kind string, p model.Profile) *model.Schedule {
+	t.Helper()
+	s, err := model.SingleFault(kind, model.ConfigOfProfile(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// at returns the schedule injecting kind once at the ordinal-th occurrence
+// of its event under profile p.
+func at(t testing.TB, kind string, ordinal int, p model.Profile) *model.Schedule {
+	t.Helper()
+	s := single(t, kind, p)
+	s.Faults[0].Ordinal = ordinal
+	s.Seed = "test"
+	return s
+}
+
+// record runs every schedule and records it in a fresh tracker.
+func record(t testing.TB, scheds ...*model.Schedule) *coverage.Tracker {
+	t.Helper()
+	tr := coverage.NewTracker(nil)
+	for _, s := range scheds {
+		if err := tr.Record(runSchedule(t, s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tr
+}
+
+// auditSchedules are the audit's runs: every kind once under each profile.
+func auditSchedules(t testing.TB) []*model.Schedule {
+	var out []*model.Schedule
+	for _, p := range model.Profiles {
+		for _, spec := range model.Catalogue() {
+			out = append(out, single(t, spec.Kind, p))
+		}
+	}
+	return out
+}
+
+func mustKey(t testing.TB, s string) coverage.Key {
+	t.Helper()
+	k, err := coverage.ParseKey(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}

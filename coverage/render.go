@@ -1,0 +1,234 @@
+package coverage
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteJSON writes the report as one indented JSON object with a trailing
+// newline: "version", "summary", "keys", "unvisited", "unreachable",
+// "marginals", "pairwise", "heatmaps", "unattributed_counterexamples".
+func (r *Report) WriteJSON(w io.Writer) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("coverage report: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
+
+// headline is the report's first line.
+func (r *Report) headline() string {
+	s := r.Summary
+	return fmt.Sprintf("Coverage: %d of %d reachable keys visited (%s)", s.Visited, s.Reachable, pct(s.Ratio))
+}
+
+// counts are the report's summary lines after the headline.
+func (r *Report) counts() []string {
+	s := r.Summary
+	lines := []string{
+		fmt.Sprintf("%d keys in all: %d reachable by the catalogue, %d unreachable (each group below gives its reason)", s.Keys, s.Reachable, s.Unreachable),
+		fmt.Sprintf("visited keys: %d violated an invariant, %d held; unvisited reachable keys: %d scheduled but not reached, %d never tried", s.Violated, s.Held, s.NotReached, s.NeverTried),
+		fmt.Sprintf("runs %d (%d not adjudicated); fault visits %d, scheduled not reached %d, reached not fired %d; counterexamples %d", s.Runs, s.NotAdjudicated, s.Visits, s.FaultsNotReached, s.FaultsNotFired, s.Counterexamples),
+		fmt.Sprintf("pairwise (t = 2): %d of %d reachable value pairs covered (%s; %d pairs possible)", s.PairsCovered, s.PairsReachable, pct(s.PairRatio), s.PairsPossible),
+	}
+	if s.Outside > 0 {
+		lines = append(lines, fmt.Sprintf("%d recorded keys are outside this catalogue (not counted as reachable)", s.Outside))
+	}
+	return lines
+}
+
+func cxLine(c CounterexampleRow) string {
+	return fmt.Sprintf("%s violated in %s: first false after seq %d (%s): %s", c.Invariant, runs(c.Count), c.FirstSeq, c.Event, c.Detail)
+}
+
+func runs(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return fmt.Sprintf("%d runs", n)
+}
+
+func cxSummary(cs []CounterexampleRow) string {
+	if len(cs) == 0 {
+		return "-"
+	}
+	var p []string
+	for _, c := range cs {
+		p = append(p, fmt.Sprintf("%s ×%d", c.Invariant, c.Count))
+	}
+	return strings.Join(p, ", ")
+}
+
+func marginalCell(v MarginalValue) string {
+	if v.Reachable == 0 {
+		return v.Value + " -"
+	}
+	return fmt.Sprintf("%s %d/%d", v.Value, v.Visited, v.Reachable)
+}
+
+// WriteText writes the report for a terminal: the summary, a table of the
+// reachable keys with their status and counterexamples, the
+// counterexamples beside their keys with replay commands, the unvisited
+// reachable keys with reasons, marginals, pairwise coverage, and every
+// unreachable key grouped by reason.
+func (r *Report) WriteText(w io.Writer) error {
+	var b bytes.Buffer
+	r.textSummary(&b)
+	fmt.Fprintln(&b, "\nKeys (domain/boundary/phase/correlation/oracle):")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  key\tkinds\tstatus\tvisits\tnot_reached\tnot_fired\tcounterexamples")
+	for _, k := range r.Keys {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%d\t%d\t%s\n", k.Key, strings.Join(k.Kinds, ","), k.Status, k.Visits, k.NotReached, k.NotFired, cxSummary(k.Counterexamples))
+	}
+	tw.Flush()
+	fmt.Fprintln(&b, "\nCounterexamples, beside their keys:")
+	n := 0
+	for _, k := range r.Keys {
+		for _, c := range k.Counterexamples {
+			n++
+			textCounterexample(&b, k.Key, c)
+		}
+	}
+	for _, c := range r.Unattributed {
+		n++
+		textCounterexample(&b, "(no fault reached it)", c)
+	}
+	if n == 0 {
+		fmt.Fprintln(&b, "  none: every invariant held in every recorded run")
+	}
+	r.textRest(&b)
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// textSummary writes the headline and the summary lines.
+func (r *Report) textSummary(b *bytes.Buffer) {
+	fmt.Fprintln(b, r.headline())
+	for _, l := range r.counts() {
+		fmt.Fprintln(b, "  "+l)
+	}
+}
+
+// textCounterexample writes one counterexample under its heading (the key,
+// and whatever else names where it was found).
+func textCounterexample(b *bytes.Buffer, heading string, c CounterexampleRow) {
+	fmt.Fprintf(b, "  %s\n    %s\n    replay: %s\n    schedule: %s\n", heading, cxLine(c), c.Schedule.Replay, compact(c.Schedule.Schedule))
+}
+
+// textRest writes the sections after the counterexamples: the unvisited
+// reachable keys, marginals, pairwise coverage and the unreachable groups.
+func (r *Report) textRest(b *bytes.Buffer) {
+	fmt.Fprintln(b, "\nUnvisited reachable keys:")
+	if len(r.Unvisited) == 0 {
+		fmt.Fprintln(b, "  none")
+	}
+	for _, k := range r.Unvisited {
+		fmt.Fprintf(b, "  %s  %s: %s\n", k.Key, k.Status, k.Reason)
+	}
+	fmt.Fprintln(b, "\nMarginals (visited/reachable keys per value; - = no catalogue kind has the value):")
+	for _, m := range r.Marginals {
+		var cells []string
+		for _, v := range m.Values {
+			cells = append(cells, marginalCell(v))
+		}
+		fmt.Fprintf(b, "  %-12s %s\n", m.Dimension, strings.Join(cells, ", "))
+	}
+	fmt.Fprintln(b, "\nPairwise (t = 2) coverage (covered/reachable value pairs, of possible):")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	for _, p := range r.Pairwise {
+		miss := ""
+		if len(p.Missing) > 0 {
+			miss = "missing: " + strings.Join(p.Missing, ", ")
+		}
+		fmt.Fprintf(tw, "  %s × %s\t%d/%d\tof %d\t%s\n", p.Dimensions[0], p.Dimensions[1], p.Covered, p.Reachable, p.Possible, miss)
+	}
+	tw.Flush()
+	fmt.Fprintf(b, "\nUnreachable keys (%d), grouped by reason:\n", r.Summary.Unreachable)
+	for _, g := range r.Gaps {
+		fmt.Fprintf(b, "  %s (%d keys): %s\n", g.Pattern(), g.Keys, g.Reason)
+	}
+}
+
+// mdEscape escapes text for a Markdown table cell.
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+var statusMark = map[string]string{
+	StatusViolated:   "❌ violated",
+	StatusHeld:       "✅ held",
+	StatusNotReached: "⚠️ scheduled, not reached",
+	StatusNeverTried: "⬜ never tried",
+	StatusOutside:    "❔ outside catalogue",
+}
+
+// WriteMarkdown writes the report as Markdown for a pull-request comment:
+// the summary, a table of keys with counterexamples beside them, the
+// unvisited keys with reasons, marginals, pairwise coverage, and the
+// unreachable groups in a collapsed section.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "### %s\n\n", r.headline())
+	for _, l := range r.counts() {
+		fmt.Fprintf(&b, "- %s\n", l)
+	}
+	fmt.Fprintln(&b, "\n| key | kinds | status | visits | not reached | counterexamples |")
+	fmt.Fprintln(&b, "| --- | --- | --- | ---: | ---: | --- |")
+	for _, k := range r.Keys {
+		var cx []string
+		for _, c := range k.Counterexamples {
+			cx = append(cx, fmt.Sprintf("`%s` ×%d, first false after seq %d (%s); `%s`", c.Invariant, c.Count, c.FirstSeq, c.Event, c.Schedule.Replay))
+		}
+		cxs := "-"
+		if len(cx) > 0 {
+			cxs = strings.Join(cx, "<br>")
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %d | %d | %s |\n", k.Key, mdEscape(strings.Join(k.Kinds, ", ")), statusMark[k.Status], k.Visits, k.NotReached+k.NotFired, cxs)
+	}
+	if len(r.Unattributed) > 0 {
+		fmt.Fprintln(&b, "\nCounterexamples no fault reached:")
+		for _, c := range r.Unattributed {
+			fmt.Fprintf(&b, "- %s; `%s`\n", mdEscape(cxLine(c)), c.Schedule.Replay)
+		}
+	}
+	fmt.Fprintln(&b, "\n#### Unvisited reachable keys")
+	if len(r.Unvisited) == 0 {
+		fmt.Fprintln(&b, "\nNone.")
+	} else {
+		fmt.Fprintln(&b)
+		for _, k := range r.Unvisited {
+			fmt.Fprintf(&b, "- `%s` (%s): %s\n", k.Key, statusMark[k.Status], mdEscape(k.Reason))
+		}
+	}
+	fmt.Fprintln(&b, "\n#### Marginals (visited/reachable keys per value; - = no catalogue kind has it)")
+	fmt.Fprintln(&b, "\n| dimension | values |\n| --- | --- |")
+	for _, m := range r.Marginals {
+		var cells []string
+		for _, v := range m.Values {
+			cells = append(cells, marginalCell(v))
+		}
+		fmt.Fprintf(&b, "| %s | %s |\n", m.Dimension, strings.Join(cells, ", "))
+	}
+	fmt.Fprintln(&b, "\n#### Pairwise (t = 2) coverage\n\n| dimensions | covered | reachable | possible | missing |\n| --- | ---: | ---: | ---: | --- |")
+	for _, p := range r.Pairwise {
+		miss := "-"
+		if len(p.Missing) > 0 {
+			miss = strings.Join(p.Missing, ", ")
+		}
+		fmt.Fprintf(&b, "| %s × %s | %d | %d | %d | %s |\n", p.Dimensions[0], p.Dimensions[1], p.Covered, p.Reachable, p.Possible, mdEscape(miss))
+	}
+	fmt.Fprintf(&b, "\n<details><summary>Unreachable keys (%d), grouped by reason</summary>\n\n| keys | count | reason |\n| --- | ---: | --- |\n", r.Summary.Unreachable)
+	for _, g := range r.Gaps {
+		fmt.Fprintf(&b, "| `%s` | %d | %s |\n", g.Pattern(), g.Keys, mdEscape(g.Reason))
+	}
+	fmt.Fprintln(&b, "\n</details>")
+	_, err := w.Write(b.Bytes())
+	return err
+}

@@ -1,0 +1,435 @@
+package coverage
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/faultline/faultline/model"
+)
+
+// Key statuses in a report.
+const (
+	// StatusViolated: visited, and an invariant was violated under the key.
+	StatusViolated = "violated"
+	// StatusHeld: visited, and every invariant held under the key.
+	StatusHeld = "held"
+	// StatusNotReached: scheduled, but no fault of the key reached its
+	// boundary and fired; not visited.
+	StatusNotReached = "scheduled_not_reached"
+	// StatusNeverTried: reachable, but no recorded run scheduled it.
+	StatusNeverTried = "never_tried"
+	// StatusOutside: recorded, but no kind of this catalogue has the key
+	// (the file came from another catalogue); not counted as reachable.
+	StatusOutside = "outside_catalogue"
+)
+
+// Report is a coverage report: the summary, a row per reachable key (and
+// per recorded key outside the catalogue) with its counterexamples beside
+// it, the unreachable keys grouped by reason, per-dimension marginals,
+// pairwise (t = 2) coverage and three heatmaps. NewReport builds it; the
+// Write methods print it.
+type Report struct {
+	// Version is the coverage format version the report was made under.
+	Version int     `json:"version"`
+	Summary Summary `json:"summary"`
+	// Keys has a row per reachable key in report order, then a row per
+	// recorded key outside the catalogue.
+	Keys []KeyRow `json:"keys"`
+	// Unvisited repeats the reachable keys without a visit, with reasons.
+	Unvisited []KeyRow `json:"unvisited"`
+	// Gaps are every unreachable key, grouped by reason (Universe.Gaps).
+	Gaps []Gap `json:"unreachable"`
+	// Marginals has one entry per dimension, in key order.
+	Marginals []Marginal `json:"marginals"`
+	// Pairwise has one entry per pair of dimensions (10), in key order.
+	Pairwise []Pairwise `json:"pairwise"`
+	// Heatmaps are domain × phase, boundary × oracle, correlation × domain.
+	Heatmaps []Heatmap `json:"heatmaps"`
+	// Unattributed are counterexamples no fired fault reached.
+	Unattributed []CounterexampleRow `json:"unattributed_counterexamples"`
+}
+
+// Summary is the report's headline numbers (counts of keys, runs and
+// faults; Ratio and PairRatio are rates in [0,1]).
+type Summary struct {
+	// Keys is the universe's size; Reachable + Unreachable = Keys.
+	Keys        int `json:"keys"`
+	Reachable   int `json:"reachable"`
+	Unreachable int `json:"unreachable"`
+	// Visited counts reachable keys with a visit; Ratio = Visited /
+	// Reachable (0 when nothing is reachable).
+	Visited int     `json:"visited"`
+	Ratio   float64 `json:"ratio"`
+	// Violated + Held = Visited; NotReached + NeverTried = Reachable -
+	// Visited.
+	Violated   int `json:"violated_keys"`
+	Held       int `json:"held_keys"`
+	NotReached int `json:"scheduled_not_reached_keys"`
+	NeverTried int `json:"never_tried_keys"`
+	// Outside counts recorded keys this catalogue cannot reach.
+	Outside int `json:"outside_catalogue_keys"`
+	// Runs, NotAdjudicated: as in Data. Visits, FaultsNotReached and
+	// FaultsNotFired add up the entries' counts.
+	Runs             int `json:"runs"`
+	NotAdjudicated   int `json:"not_adjudicated"`
+	Visits           int `json:"visits"`
+	FaultsNotReached int `json:"faults_not_reached"`
+	FaultsNotFired   int `json:"faults_not_fired"`
+	// Counterexamples counts (key, invariant) counterexamples, with the
+	// unattributed ones.
+	Counterexamples int `json:"counterexamples"`
+	// PairsReachable, PairsCovered, PairsPossible and PairRatio sum the
+	// Pairwise rows.
+	PairsPossible  int     `json:"pairs_possible"`
+	PairsReachable int     `json:"pairs_reachable"`
+	PairsCovered   int     `json:"pairs_covered"`
+	PairRatio      float64 `json:"pair_ratio"`
+}
+
+// KeyRow is one key of the report.
+type KeyRow struct {
+	// Key is the key's text form.
+	Key string `json:"key"`
+	// Kinds are the catalogue kinds with this key (none when outside).
+	Kinds []string `json:"kinds"`
+	// Status is one of the Status constants.
+	Status string `json:"status"`
+	// Visits, NotReached and NotFired are the Entry's counts.
+	Visits     int `json:"visits"`
+	NotReached int `json:"not_reached"`
+	NotFired   int `json:"not_fired"`
+	// Schedule replays a visit (nil when unvisited).
+	Schedule        *ScheduleRef        `json:"schedule,omitempty"`
+	Counterexamples []CounterexampleRow `json:"counterexamples"`
+	// Reason says why an unvisited or outside key was not visited.
+	Reason string `json:"reason,omitempty"`
+}
+
+// CounterexampleRow is a counterexample as reported, beside its key (Key
+// is empty for an unattributed one); the other fields are Counterexample's,
+// with the schedule as a ScheduleRef.
+type CounterexampleRow struct {
+	Key       string          `json:"key,omitempty"`
+	Invariant string          `json:"invariant"`
+	Count     int             `json:"count"`
+	FirstSeq  int             `json:"first_seq"`
+	Event     model.EventName `json:"event"`
+	Detail    string          `json:"detail"`
+	Schedule  ScheduleRef     `json:"schedule"`
+}
+
+// ScheduleRef is a schedule a report refers to: its canonical encoding,
+// the file name it is written under (the first fault's kind and a hash of
+// the encoding, so equal schedules share a file), and the command that
+// replays it.
+type ScheduleRef struct {
+	// File is "<first fault's kind>-<8 hex digits of FNV-1a>.json".
+	File string `json:"file"`
+	// Replay is "faultline replay " and the file's path.
+	Replay string `json:"replay"`
+	// Schedule is the canonical encoding (model.Format).
+	Schedule json.RawMessage `json:"schedule"`
+}
+
+// Marginal is one dimension's coverage per value.
+type Marginal struct {
+	Dimension string          `json:"dimension"`
+	Values    []MarginalValue `json:"values"`
+}
+
+// MarginalValue counts the reachable and visited keys with one value.
+type MarginalValue struct {
+	Value     string `json:"value"`
+	Reachable int    `json:"reachable"`
+	Visited   int    `json:"visited"`
+	// Reason is set when no catalogue kind has the value.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Pairwise is the t = 2 coverage of two dimensions: of the Possible value
+// pairs, Reachable appear in some reachable key and Covered in some
+// visited one; Missing lists the reachable pairs not covered ("a × b").
+type Pairwise struct {
+	Dimensions [2]string `json:"dimensions"`
+	Possible   int       `json:"possible"`
+	Reachable  int       `json:"reachable"`
+	Covered    int       `json:"covered"`
+	Missing    []string  `json:"missing"`
+}
+
+// Heatmap crosses two dimensions: Cells[i][j] counts the keys with row
+// value RowValues[i] and column value ColValues[j].
+type Heatmap struct {
+	Rows      string   `json:"rows"`
+	Cols      string   `json:"cols"`
+	RowValues []string `json:"row_values"`
+	ColValues []string `json:"col_values"`
+	Cells     [][]Cell `json:"cells"`
+}
+
+// Cell counts a heatmap cell's reachable, visited and violated keys; an
+// empty cell (Reachable 0) gives the Reason.
+type Cell struct {
+	Reachable int    `json:"reachable"`
+	Visited   int    `json:"visited"`
+	Violated  int    `json:"violated"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+// ReportOptions shape a report.
+type ReportOptions struct {
+	// Dir is the folder the replay commands name schedule files in ("" for
+	// the current folder); "faultline coverage report --schedules DIR"
+	// writes the files there.
+	Dir string
+}
+
+// Heatmap axes, as the issue and the paper name them.
+var heatmapAxes = [][2]Dimension{{DimDomain, DimPhase}, {DimBoundary, DimOracle}, {DimCorrelation, DimDomain}}
+
+// NewReport builds the report of d over universe u.
+func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
+	r := &Report{Version: Version, Gaps: u.Gaps(), Unattributed: []CounterexampleRow{}, Unvisited: []KeyRow{}}
+	s := &r.Summary
+	s.Keys, s.Reachable = u.Size(), len(u.reachable)
+	s.Unreachable = s.Keys - s.Reachable
+	s.Runs, s.NotAdjudicated = d.Runs, d.NotAdjudicated
+	ref := func(sc *model.Schedule) ScheduleRef {
+		b := model.Format(sc)
+		h := fnv.New32a()
+		h.Write(b)
+		first := "empty"
+		if len(sc.Faults) > 0 {
+			first = sc.Faults[0].Kind
+		}
+		name := fmt.Sprintf("%s-%08x.json", first, h.Sum32())
+		return ScheduleRef{File: name, Replay: "faultline replay " + filepath.Join(opts.Dir, name), Schedule: b}
+	}
+	cxRows := func(k string, cs []Counterexample) []CounterexampleRow {
+		out := []CounterexampleRow{}
+		for _, c := range cs {
+			out = append(out, CounterexampleRow{Key: k, Invariant: c.Invariant, Count: c.Count, FirstSeq: c.FirstSeq,
+				Event: c.Event, Detail: c.Detail, Schedule: ref(c.Schedule)})
+			s.Counterexamples++
+		}
+		return out
+	}
+	row := func(k Key) KeyRow {
+		kr := KeyRow{Key: k.String(), Kinds: u.Kinds(k), Counterexamples: []CounterexampleRow{}}
+		if kr.Kinds == nil {
+			kr.Kinds = []string{}
+		}
+		e := d.Keys[k]
+		if e != nil {
+			kr.Visits, kr.NotReached, kr.NotFired = e.Visits, e.NotReached, e.NotFired
+			s.Visits += e.Visits
+			s.FaultsNotReached += e.NotReached
+			s.FaultsNotFired += e.NotFired
+			if e.Schedule != nil {
+				sr := ref(e.Schedule)
+				kr.Schedule = &sr
+			}
+			kr.Counterexamples = cxRows(k.String(), e.Counterexamples)
+		}
+		switch {
+		case !u.IsReachable(k):
+			kr.Status = StatusOutside
+			kr.Reason = "recorded under another catalogue: " + u.Reason(k)
+		case e.Visited() && len(e.Counterexamples) > 0:
+			kr.Status = StatusViolated
+		case e.Visited():
+			kr.Status = StatusHeld
+		case e != nil:
+			kr.Status = StatusNotReached
+			var parts []string
+			if e.NotReached > 0 {
+				parts = append(parts, fmt.Sprintf("scheduled %s, but its event never occurred", times(e.NotReached)))
+			}
+			if e.NotFired > 0 {
+				parts = append(parts, fmt.Sprintf("reached %s, but the disturbance had nothing to act on", times(e.NotFired)))
+			}
+			kr.Reason = strings.Join(parts, "; ") + " (" + strings.Join(kr.Kinds, " or ") + ")"
+		default:
+			kr.Status = StatusNeverTried
+			kr.Reason = "no recorded run scheduled " + strings.Join(kr.Kinds, " or ")
+		}
+		return kr
+	}
+	for _, k := range u.reachable {
+		kr := row(k)
+		switch kr.Status {
+		case StatusViolated:
+			s.Visited++
+			s.Violated++
+		case StatusHeld:
+			s.Visited++
+			s.Held++
+		case StatusNotReached:
+			s.NotReached++
+			r.Unvisited = append(r.Unvisited, kr)
+		case StatusNeverTried:
+			s.NeverTried++
+			r.Unvisited = append(r.Unvisited, kr)
+		}
+		r.Keys = append(r.Keys, kr)
+	}
+	var outside []Key
+	for k := range d.Keys {
+		if !u.IsReachable(k) {
+			outside = append(outside, k)
+		}
+	}
+	slices.SortFunc(outside, func(a, b Key) int { return strings.Compare(a.String(), b.String()) })
+	for _, k := range outside {
+		r.Keys = append(r.Keys, row(k))
+		s.Outside++
+	}
+	r.Unattributed = cxRows("", d.Unattributed)
+	if s.Reachable > 0 {
+		s.Ratio = float64(s.Visited) / float64(s.Reachable)
+	}
+	visited := func(k Key) bool { return d.Keys[k].Visited() }
+	violated := func(k Key) bool { e := d.Keys[k]; return e.Visited() && len(e.Counterexamples) > 0 }
+
+	for _, dim := range Dimensions {
+		m := Marginal{Dimension: dim.String()}
+		for _, v := range dim.Values() {
+			mv := MarginalValue{Value: v}
+			for _, k := range u.reachable {
+				if k.Value(dim) == v {
+					mv.Reachable++
+					if visited(k) {
+						mv.Visited++
+					}
+				}
+			}
+			if mv.Reachable == 0 {
+				mv.Reason = "no fault kind in the catalogue has " + dim.String() + " " + v
+			}
+			m.Values = append(m.Values, mv)
+		}
+		r.Marginals = append(r.Marginals, m)
+	}
+
+	for i, a := range Dimensions {
+		for _, b := range Dimensions[i+1:] {
+			p := Pairwise{Dimensions: [2]string{a.String(), b.String()}, Possible: len(a.Values()) * len(b.Values()), Missing: []string{}}
+			for _, va := range a.Values() {
+				for _, vb := range b.Values() {
+					reach, cov := false, false
+					for _, k := range u.reachable {
+						if k.Value(a) == va && k.Value(b) == vb {
+							reach = true
+							cov = cov || visited(k)
+						}
+					}
+					if reach {
+						p.Reachable++
+						if cov {
+							p.Covered++
+						} else {
+							p.Missing = append(p.Missing, va+" × "+vb)
+						}
+					}
+				}
+			}
+			s.PairsPossible += p.Possible
+			s.PairsReachable += p.Reachable
+			s.PairsCovered += p.Covered
+			r.Pairwise = append(r.Pairwise, p)
+		}
+	}
+	if s.PairsReachable > 0 {
+		s.PairRatio = float64(s.PairsCovered) / float64(s.PairsReachable)
+	}
+
+	for _, ax := range heatmapAxes {
+		a, b := ax[0], ax[1]
+		h := Heatmap{Rows: a.String(), Cols: b.String(), RowValues: a.Values(), ColValues: b.Values()}
+		for _, va := range h.RowValues {
+			var line []Cell
+			for _, vb := range h.ColValues {
+				var c Cell
+				for _, k := range u.reachable {
+					if k.Value(a) == va && k.Value(b) == vb {
+						c.Reachable++
+						if visited(k) {
+							c.Visited++
+						}
+						if violated(k) {
+							c.Violated++
+						}
+					}
+				}
+				if c.Reachable == 0 {
+					c.Reason = "no fault kind in the catalogue has " + a.String() + " " + va + " and " + b.String() + " " + vb
+				}
+				line = append(line, c)
+			}
+			h.Cells = append(h.Cells, line)
+		}
+		r.Heatmaps = append(r.Heatmaps, h)
+	}
+	return r
+}
+
+// times writes "1 time" or "N times".
+func times(n int) string {
+	if n == 1 {
+		return "1 time"
+	}
+	return fmt.Sprintf("%d times", n)
+}
+
+// ScheduleFiles returns every schedule the report refers to (visits and
+// counterexamples), one per file name, sorted by name.
+func (r *Report) ScheduleFiles() []ScheduleRef {
+	seen := map[string]ScheduleRef{}
+	for _, k := range r.Keys {
+		if k.Schedule != nil {
+			seen[k.Schedule.File] = *k.Schedule
+		}
+		for _, c := range k.Counterexamples {
+			seen[c.Schedule.File] = c.Schedule
+		}
+	}
+	for _, c := range r.Unattributed {
+		seen[c.Schedule.File] = c.Schedule
+	}
+	out := make([]ScheduleRef, 0, len(seen))
+	for _, s := range seen {
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b ScheduleRef) int { return strings.Compare(a.File, b.File) })
+	return out
+}
+
+// compact returns a schedule's canonical encoding on one line.
+func compact(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// WriteSchedules writes each schedule the report refers to into dir (made
+// when missing) under its File name, atomically, so every replay command
+// of a report built with ReportOptions{Dir: dir} runs as printed.
+func (r *Report) WriteSchedules(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, s := range r.ScheduleFiles() {
+		if err := writeAtomic(filepath.Join(dir, s.File), s.Schedule); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,338 @@
+package coverage_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+
+	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/model"
+)
+
+// partialReport records three tool kinds under baseline (each violates an
+// invariant; partial_success_response and output_drift share a key), three
+// state kinds under typed (each holds; branch_failure at the branch join,
+// adjudicated by the join record) and stale_policy scheduled at a policy
+// read that never happens.
+func partialReport(t *testing.T) *coverage.Report {
+	t.Helper()
+	tr := record(t,
+		single(t, "timeout_after_commit", model.ProfileBaseline),
+		single(t, "partial_success_response", model.ProfileBaseline),
+		single(t, "output_drift", model.ProfileBaseline),
+		single(t, "checkpoint_rollback", model.ProfileTyped),
+		single(t, "concurrent_version_change", model.ProfileTyped),
+		single(t, "branch_failure", model.ProfileTyped),
+		at(t, "stale_policy", 4, model.ProfileTyped),
+	)
+	return coverage.NewReport(coverage.Default(), tr.Data(), coverage.ReportOptions{})
+}
+
+func TestReportNumbers(t *testing.T) {
+	r := partialReport(t)
+	s := r.Summary
+	// 5 of the 19 reachable keys visited (the shared receipt key twice); 3
+	// counterexamples: effect_at_most_once under each of the two after_commit
+	// keys, provable_outcome under the receipt key. Pairs: 444 = 5·11 + 5·5 +
+	// 5·4 + 5·9 + 11·5 + 11·4 + 11·9 + 5·4 + 5·9 + 4·9; 117 appear in a
+	// reachable key, 37 in a visited one.
+	want := coverage.Summary{Keys: 9900, Reachable: 19, Unreachable: 9881, Visited: 5, Ratio: 5.0 / 19, Violated: 2, Held: 3,
+		NotReached: 1, NeverTried: 13, Runs: 7, Visits: 6, FaultsNotReached: 1, Counterexamples: 3,
+		PairsPossible: 444, PairsReachable: 117, PairsCovered: 37, PairRatio: 37.0 / 117}
+	if s != want {
+		t.Fatalf("summary\n got %+v\nwant %+v", s, want)
+	}
+	var unvisited []string
+	for _, k := range r.Unvisited {
+		unvisited = append(unvisited, k.Key+" "+k.Status+": "+k.Reason)
+	}
+	wantU := []string{
+		"identity/proposal/before_validation/isolated/capability_record never_tried: no recorded run scheduled subject_swap",
+		"identity/authority/before_commit/isolated/capability_record never_tried: no recorded run scheduled revoked_capability",
+		"context/proposal/before_validation/isolated/state_version never_tried: no recorded run scheduled cross_source_conflict",
+		"context/proposal/before_validation/isolated/policy_record scheduled_not_reached: scheduled 1 time, but its event never occurred (stale_policy)",
+		"context/memory/before_commit/isolated/checkpoint_store never_tried: no recorded run scheduled memory_loss",
+		"tool/effect/before_commit/isolated/ledger_readback never_tried: no recorded run scheduled reject_before_commit",
+		"tool/sandbox/before_validation/isolated/ledger_readback never_tried: no recorded run scheduled sandbox_denial",
+		"tool/tool_call/before_commit/isolated/ledger_readback never_tried: no recorded run scheduled timeout_before_send or tool_timeout",
+		"tool/tool_call/before_commit/isolated/budget_counter never_tried: no recorded run scheduled rate_limit",
+		"tool/tool_call/before_commit/persistent/budget_counter never_tried: no recorded run scheduled budget_exhaustion",
+		"state/worker/after_checkpoint/isolated/checkpoint_store never_tried: no recorded run scheduled worker_restart",
+		"state/checkpoint_store/after_checkpoint/isolated/checkpoint_store never_tried: no recorded run scheduled missing_checkpoint or stale_checkpoint or future_version_checkpoint or corrupt_checkpoint",
+		"evidence/effect/before_commit/isolated/trace_lineage never_tried: no recorded run scheduled break_trace_lineage",
+		"evidence/proof/after_receipt/isolated/receipt never_tried: no recorded run scheduled drop_effect_receipt",
+	}
+	if strings.Join(unvisited, "\n") != strings.Join(wantU, "\n") {
+		t.Fatalf("unvisited:\n%s", strings.Join(unvisited, "\n"))
+	}
+	// marginals: the boundary dimension
+	var b []string
+	for _, v := range r.Marginals[1].Values {
+		b = append(b, v.Value+" "+itoa(v.Visited)+"/"+itoa(v.Reachable))
+	}
+	if got := strings.Join(b, ", "); got != "proposal 0/3, authority 0/1, effect 2/4, state 2/2, proof 0/1, sandbox 0/1, tool_call 0/3, worker 0/1, checkpoint_store 0/1, branch_join 1/1, memory 0/1" {
+		t.Fatalf("boundary marginal: %s", got)
+	}
+	if r.Marginals[3].Values[1].Reason != "no fault kind in the catalogue has correlation repeated" {
+		t.Fatalf("repeated: %+v", r.Marginals[3].Values[1])
+	}
+	if r.Marginals[4].Values[8] != (coverage.MarginalValue{Value: "join_record", Reachable: 1, Visited: 1}) {
+		t.Fatalf("join_record: %+v", r.Marginals[4].Values[8])
+	}
+	// pairwise domain × boundary: 13 reachable pairs; tool×effect, state×state and state×branch_join covered
+	p := r.Pairwise[0]
+	if p.Dimensions != [2]string{"domain", "boundary"} || p.Possible != 55 || p.Reachable != 13 || p.Covered != 3 ||
+		strings.Join(p.Missing, ", ") != "identity × proposal, identity × authority, context × proposal, context × memory, tool × sandbox, "+
+			"tool × tool_call, state × worker, state × checkpoint_store, evidence × effect, evidence × proof" {
+		t.Fatalf("pairwise %+v", p)
+	}
+	// heatmap domain × phase: tool × after_commit has 2 keys, both visited and violated
+	h := r.Heatmaps[0]
+	if h.Rows != "domain" || h.Cols != "phase" || len(h.Cells) != 5 || len(h.Cells[0]) != 5 {
+		t.Fatalf("heatmap %s × %s %dx%d", h.Rows, h.Cols, len(h.Cells), len(h.Cells[0]))
+	}
+	if c := h.Cells[2][2]; c != (coverage.Cell{Reachable: 2, Visited: 2, Violated: 2}) {
+		t.Fatalf("tool × after_commit %+v", c)
+	}
+	if c := h.Cells[0][2]; c.Reachable != 0 || c.Reason != "no fault kind in the catalogue has domain identity and phase after_commit" {
+		t.Fatalf("identity × after_commit %+v", c)
+	}
+	if r.Heatmaps[1].Rows != "boundary" || r.Heatmaps[1].Cols != "oracle" || r.Heatmaps[2].Rows != "correlation" || r.Heatmaps[2].Cols != "domain" {
+		t.Fatal("heatmap axes")
+	}
+	// boundary × oracle: 11 rows, 9 columns; branch_join × join_record holds its one key, visited and held
+	if h := r.Heatmaps[1]; len(h.Cells) != 11 || len(h.Cells[9]) != 9 || h.Cells[9][8] != (coverage.Cell{Reachable: 1, Visited: 1}) {
+		t.Fatalf("boundary × oracle %dx%d, branch_join × join_record %+v", len(h.Cells), len(h.Cells[0]), h.Cells[9][8])
+	}
+	// correlation × domain: tool has 6 isolated keys (2 visited, both violated) and 1 persistent
+	if h := r.Heatmaps[2]; h.Cells[0][2] != (coverage.Cell{Reachable: 6, Visited: 2, Violated: 2}) || h.Cells[2][2] != (coverage.Cell{Reachable: 1}) {
+		t.Fatalf("isolated × tool %+v, persistent × tool %+v", h.Cells[0][2], h.Cells[2][2])
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func TestReportFormats(t *testing.T) {
+	r := partialReport(t)
+	var text, md, js bytes.Buffer
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Coverage: 5 of 19 reachable keys visited (26.3%)\n",
+		"  tool/effect/after_commit/isolated/ledger_readback                  timeout_after_commit                                                              violated               1       0            0          effect_at_most_once ×1\n",
+		"  tool/effect/after_commit/isolated/receipt                          partial_success_response,malformed_response,output_drift                          violated               2       0            0          effect_at_most_once ×1, provable_outcome ×1\n",
+		"    effect_at_most_once violated in 1 run: first false after seq 19 (tool.commit): second ledger effect for task refund-O-731\n    replay: faultline replay timeout_after_commit-",
+		"  tool/effect/after_commit/isolated/receipt\n    effect_at_most_once violated in 1 run: first false after seq 19 (tool.commit): second ledger effect for task refund-O-731\n    replay: faultline replay output_drift-",
+		"  tool/effect/after_commit/isolated/receipt\n    provable_outcome violated in 1 run: first false after seq 18 (claim): release without correlated proof\n    replay: faultline replay partial_success_response-",
+		"  context/proposal/before_validation/isolated/policy_record  scheduled_not_reached: scheduled 1 time, but its event never occurred (stale_policy)\n",
+		"  boundary     proposal 0/3, authority 0/1, effect 2/4, state 2/2, proof 0/1, sandbox 0/1, tool_call 0/3, worker 0/1, checkpoint_store 0/1, branch_join 1/1, memory 0/1\n",
+		"  correlation  isolated 5/18, repeated -, persistent 0/1, synchronized -\n",
+		"  domain × boundary       3/13  of 55  missing: identity × proposal,",
+		"Unreachable keys (9881), grouped by reason:\n  identity/{effect,state,proof,sandbox,tool_call,worker,checkpoint_store,branch_join,memory}/*/*/* (1620 keys): no identity fault kind enters at any of the boundaries",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text report lacks %q", want)
+		}
+	}
+	if n := strings.Count(text.String(), " keys): "); n != 49 {
+		t.Errorf("text report lists %d unreachable groups, want 49", n)
+	}
+	for _, want := range []string{
+		"### Coverage: 5 of 19 reachable keys visited (26.3%)\n",
+		"| `tool/effect/after_commit/isolated/ledger_readback` | timeout_after_commit | ❌ violated | 1 | 0 | `effect_at_most_once` ×1, first false after seq 19 (tool.commit); `faultline replay timeout_after_commit-",
+		"| `tool/effect/after_commit/isolated/receipt` | partial_success_response, malformed_response, output_drift | ❌ violated | 2 | 0 | `effect_at_most_once` ×1, first false after seq 19 (tool.commit); `faultline replay output_drift-",
+		"| `state/state/before_commit/isolated/state_version` | concurrent_version_change | ✅ held | 1 | 0 | - |",
+		"| `state/branch_join/before_commit/isolated/join_record` | branch_failure | ✅ held | 1 | 0 | - |",
+		"- `context/proposal/before_validation/isolated/policy_record` (⚠️ scheduled, not reached): scheduled 1 time, but its event never occurred (stale_policy)\n",
+		"<details><summary>Unreachable keys (9881), grouped by reason</summary>",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown report lacks %q", want)
+		}
+	}
+	var back struct {
+		Version int              `json:"version"`
+		Summary coverage.Summary `json:"summary"`
+		Keys    []struct {
+			Key             string `json:"key"`
+			Status          string `json:"status"`
+			Counterexamples []struct {
+				Invariant string `json:"invariant"`
+				Schedule  struct {
+					Replay   string          `json:"replay"`
+					Schedule json.RawMessage `json:"schedule"`
+				} `json:"schedule"`
+			} `json:"counterexamples"`
+		} `json:"keys"`
+		Unreachable []struct {
+			Pattern   string `json:"pattern"`
+			Dimension string `json:"dimension"`
+			Keys      int    `json:"keys"`
+		} `json:"unreachable"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Version != 1 || back.Summary != r.Summary || len(back.Keys) != 19 || len(back.Unreachable) != 49 ||
+		back.Unreachable[0].Dimension != "boundary" || back.Unreachable[0].Keys != 1620 {
+		t.Fatalf("json report: %+v", back)
+	}
+	cx := back.Keys[6].Counterexamples[0]
+	s, err := model.ParseSchedule(cx.Schedule.Schedule)
+	if err != nil || s.Faults[0].Kind != "timeout_after_commit" || cx.Invariant != "effect_at_most_once" {
+		t.Fatalf("json counterexample %+v: %v", cx, err)
+	}
+}
+
+// TestHTMLStructure parses the HTML page and checks its elements without a
+// browser: one document, three heatmaps with a cell per value pair, a row
+// per key, the unvisited and unreachable lists, counterexamples beside
+// their keys, and nothing fetched from elsewhere.
+func TestHTMLStructure(t *testing.T) {
+	r := partialReport(t)
+	var b bytes.Buffer
+	if err := r.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		svgs     []*html.Node
+		title    string
+		scripts  int
+		external []string
+		byID     = map[string]*html.Node{}
+		walk     func(n *html.Node)
+	)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			switch n.Data {
+			case "svg":
+				svgs = append(svgs, n)
+			case "title":
+				if n.Parent != nil && n.Parent.Data == "head" {
+					title = text(n)
+				}
+			case "script", "link", "img", "iframe", "object":
+				scripts++
+			}
+			for _, a := range n.Attr {
+				if a.Key == "id" {
+					byID[a.Val] = n
+				}
+				if (a.Key == "src" || a.Key == "href") && strings.Contains(a.Val, "://") {
+					external = append(external, a.Val)
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	if title != "faultline coverage: 5 of 19 reachable keys visited" {
+		t.Fatalf("title %q", title)
+	}
+	if scripts != 0 || len(external) != 0 {
+		t.Fatalf("%d scripts or embedded resources, external references %v", scripts, external)
+	}
+	if len(svgs) != 3 {
+		t.Fatalf("%d svg heatmaps, want 3", len(svgs))
+	}
+	wantCells := []int{5 * 5, 11 * 9, 4 * 5}
+	for i, s := range svgs {
+		cells := find(s, func(n *html.Node) bool { return n.Data == "rect" && attr(n, "class") == "cell" })
+		if len(cells) != wantCells[i] {
+			t.Fatalf("heatmap %d: %d cells, want %d", i, len(cells), wantCells[i])
+		}
+	}
+	// the tool × after_commit cell of domain × phase
+	tool := find(svgs[0], func(n *html.Node) bool {
+		return n.Data == "g" && strings.HasPrefix(text(n), "domain tool, phase after_commit:")
+	})
+	if len(tool) != 1 || !strings.HasSuffix(text(tool[0]), "2/2 ✗2") || attr(find(tool[0], func(n *html.Node) bool { return n.Data == "rect" })[0], "fill") != "#ffc9c9" {
+		t.Fatalf("tool × after_commit cell: %d found, text %q", len(tool), text(tool[0]))
+	}
+	rows := find(byID["keys"], func(n *html.Node) bool { return n.Data == "tr" && n.Parent.Data == "tbody" })
+	if len(rows) != 19 {
+		t.Fatalf("%d key rows, want 19", len(rows))
+	}
+	// the counterexample sits in its key's row
+	if row := text(rows[6]); !strings.HasPrefix(row, "tool/effect/after_commit/isolated/ledger_readback") ||
+		!strings.Contains(row, "effect_at_most_once violated in 1 run(s)") || !strings.Contains(row, "faultline replay timeout_after_commit-") {
+		t.Fatalf("row 7: %q", row)
+	}
+	// both counterexamples of the shared receipt key sit in its row
+	if row := text(rows[7]); !strings.HasPrefix(row, "tool/effect/after_commit/isolated/receipt") ||
+		!strings.Contains(row, "faultline replay output_drift-") || !strings.Contains(row, "faultline replay partial_success_response-") {
+		t.Fatalf("row 8: %q", row)
+	}
+	if attr(rows[6], "class") != "status-violated" || attr(rows[12], "class") != "status-held" || attr(rows[16], "class") != "status-held" ||
+		attr(rows[3], "class") != "status-scheduled_not_reached" || attr(rows[4], "class") != "status-never_tried" {
+		t.Fatal("row classes")
+	}
+	if n := len(find(byID["unvisited"], func(n *html.Node) bool { return n.Data == "li" })); n != 14 {
+		t.Fatalf("%d unvisited keys listed, want 14", n)
+	}
+	gaps := find(byID["unreachable"], func(n *html.Node) bool { return n.Data == "li" })
+	if len(gaps) != 49 || !strings.Contains(text(gaps[0]), "(1620 keys): no identity fault kind enters at any of the boundaries") {
+		t.Fatalf("%d unreachable groups; first %q", len(gaps), text(gaps[0]))
+	}
+	if n := len(find(byID["pairwise"], func(n *html.Node) bool { return n.Data == "tr" && n.Parent.Data == "tbody" })); n != 10 {
+		t.Fatalf("%d pairwise rows, want 10", n)
+	}
+}
+
+func find(n *html.Node, ok func(*html.Node) bool) []*html.Node {
+	var out []*html.Node
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && ok(n) {
+			out = append(out, n)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	if n != nil {
+		walk(n)
+	}
+	return out
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+// text returns n's text content with whitespace runs collapsed.
+func text(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return strings.Join(strings.Fields(b.String()), " ")
+}

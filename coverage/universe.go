@@ -1,0 +1,305 @@
+package coverage
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/faultline/faultline/model"
+)
+
+// Universe is every coverage key the dimension values allow (the product
+// of model.Domains, model.AllBoundaries, model.AllPhases,
+// model.AllCorrelations and model.AllOracles), split into the reachable
+// keys, those some fault kind's typed spec has, and the unreachable ones,
+// each with a written reason derived from the catalogue. No key is left
+// out: every key is either reachable or covered by exactly one Gap. The
+// universe follows the catalogue: a new kind or correlation makes its key
+// reachable with no change here.
+type Universe struct {
+	specs     []model.FaultSpec
+	byKind    map[string]Key
+	kinds     map[Key][]string
+	reachable []Key
+	gaps      []Gap
+	size      int
+}
+
+// Gap is a group of unreachable keys that share one reason: the keys whose
+// values in the dimensions before Dim are Prefix, whose value in Dim is one
+// of Values, with any value in the dimensions after Dim. No kind of the
+// catalogue with Prefix has any of Values in Dim.
+type Gap struct {
+	// Prefix holds the values of the dimensions before Dim, in key order.
+	Prefix []string `json:"prefix"`
+	// Dim is the first dimension in which no catalogue kind matches.
+	Dim Dimension `json:"dimension"`
+	// Values are Dim's values no kind with Prefix has, in the model's order.
+	Values []string `json:"values"`
+	// Keys is the number of keys in the group.
+	Keys int `json:"keys"`
+	// Reason says, from the catalogue, why no kind reaches these keys.
+	Reason string `json:"reason"`
+}
+
+// MarshalJSON writes the gap with its pattern:
+// {"pattern", "prefix", "dimension", "values", "keys", "reason"}.
+func (g Gap) MarshalJSON() ([]byte, error) {
+	type plain Gap
+	return json.Marshal(struct {
+		Pattern string `json:"pattern"`
+		plain
+	}{g.Pattern(), plain(g)})
+}
+
+// Pattern returns the group as a key pattern: Prefix, then Values (braced
+// when several), then "*" for each later dimension, e.g.
+// "identity/{effect,state}/*/*/*".
+func (g Gap) Pattern() string {
+	parts := append([]string(nil), g.Prefix...)
+	if len(g.Values) == 1 {
+		parts = append(parts, g.Values[0])
+	} else {
+		parts = append(parts, "{"+strings.Join(g.Values, ",")+"}")
+	}
+	for len(parts) < len(Dimensions) {
+		parts = append(parts, "*")
+	}
+	return strings.Join(parts, "/")
+}
+
+// Contains reports whether k is one of the group's keys.
+func (g Gap) Contains(k Key) bool {
+	for i, v := range g.Prefix {
+		if k.Value(Dimensions[i]) != v {
+			return false
+		}
+	}
+	return slices.Contains(g.Values, k.Value(g.Dim))
+}
+
+// Default returns the universe of model.Catalogue().
+func Default() *Universe {
+	u, err := NewUniverse(model.Catalogue())
+	if err != nil {
+		panic("coverage: the model's catalogue is invalid: " + err.Error()) // the catalogue is closed and checked by tests
+	}
+	return u
+}
+
+// NewUniverse returns the universe of the given specs. It returns an error
+// naming the kind for a spec without a kind name, a repeated kind, or a
+// spec whose domain, boundary, phase, correlation or oracle is not one of
+// the model's values.
+func NewUniverse(specs []model.FaultSpec) (*Universe, error) {
+	u := &Universe{specs: append([]model.FaultSpec(nil), specs...), byKind: map[string]Key{}, kinds: map[Key][]string{}, size: 1}
+	for _, d := range Dimensions {
+		u.size *= len(d.Values())
+	}
+	for _, s := range specs {
+		if s.Kind == "" {
+			return nil, fmt.Errorf("coverage universe: a spec has no kind name")
+		}
+		if _, dup := u.byKind[s.Kind]; dup {
+			return nil, fmt.Errorf("coverage universe: kind %q appears twice", s.Kind)
+		}
+		k := KeyOf(s)
+		if _, err := ParseKey(k.String()); err != nil {
+			return nil, fmt.Errorf("coverage universe: kind %q: %w", s.Kind, err)
+		}
+		u.byKind[s.Kind] = k
+		if _, seen := u.kinds[k]; !seen {
+			u.reachable = append(u.reachable, k)
+		}
+		u.kinds[k] = append(u.kinds[k], s.Kind)
+	}
+	slices.SortFunc(u.reachable, func(a, b Key) int {
+		if keyLess(a, b) {
+			return -1
+		}
+		if keyLess(b, a) {
+			return 1
+		}
+		return 0
+	})
+	u.walk(nil, u.specs)
+	return u, nil
+}
+
+// walk adds the gaps under prefix: at the prefix's next dimension, the
+// values no spec in specs has form one gap; each value some spec has is
+// walked further.
+func (u *Universe) walk(prefix []string, specs []model.FaultSpec) {
+	level := len(prefix)
+	if level == len(Dimensions) {
+		return
+	}
+	d := Dimensions[level]
+	present := map[string][]string{}
+	for _, s := range specs {
+		v := KeyOf(s).Value(d)
+		present[v] = append(present[v], s.Kind)
+	}
+	var missing []string
+	for _, v := range d.Values() {
+		if _, ok := present[v]; !ok {
+			missing = append(missing, v)
+		}
+	}
+	if len(missing) > 0 {
+		n := len(missing)
+		for _, later := range Dimensions[level+1:] {
+			n *= len(later.Values())
+		}
+		u.gaps = append(u.gaps, Gap{Prefix: append([]string(nil), prefix...), Dim: d, Values: missing, Keys: n,
+			Reason: reason(prefix, d, missing, present)})
+	}
+	for _, v := range d.Values() {
+		if _, ok := present[v]; !ok {
+			continue
+		}
+		var sub []model.FaultSpec
+		for _, s := range specs {
+			if KeyOf(s).Value(d) == v {
+				sub = append(sub, s)
+			}
+		}
+		u.walk(append(append([]string(nil), prefix...), v), sub)
+	}
+}
+
+// reason writes why no kind with prefix has any of values in dimension d,
+// naming what the catalogue's kinds with prefix do have there.
+func reason(prefix []string, d Dimension, values []string, present map[string][]string) string {
+	qual := ""
+	for i, v := range prefix {
+		switch Dimensions[i] {
+		case DimBoundary:
+			qual += " at boundary " + v
+		case DimPhase:
+			qual += " in phase " + v
+		case DimCorrelation:
+			qual += " with correlation " + v
+		}
+	}
+	subject, those := "no fault kind in the catalogue", "the catalogue's kinds"
+	if len(prefix) > 0 {
+		subject = "no " + prefix[0] + " fault kind" + qual
+		those = prefix[0] + " kinds" + qual
+	}
+	var pred, verb string
+	switch d {
+	case DimDomain:
+		pred, verb = "has", "have"
+	case DimBoundary:
+		pred, verb = "enters at", "enter at"
+	case DimPhase:
+		pred, verb = "enters in", "enter in"
+	case DimCorrelation:
+		pred, verb = "has", "have"
+	case DimOracle:
+		pred, verb = "is adjudicated by", "are adjudicated by"
+	}
+	what := d.String() + " " + values[0]
+	if len(values) > 1 {
+		what = "any of the " + d.plural() + " " + strings.Join(values, ", ")
+	}
+	var have []string
+	for _, v := range d.Values() {
+		if ks, ok := present[v]; ok {
+			have = append(have, v+" ("+strings.Join(ks, ", ")+")")
+		}
+	}
+	if len(have) == 0 {
+		return subject + " " + pred + " " + what + " (the catalogue is empty)"
+	}
+	return subject + " " + pred + " " + what + "; " + those + " " + verb + " " + strings.Join(have, ", ")
+}
+
+// Size returns the number of keys in the universe (reachable and not).
+func (u *Universe) Size() int { return u.size }
+
+// Keys returns every key of the universe in report order (by the position
+// of each value in the model's lists, domain first).
+func (u *Universe) Keys() []Key {
+	out := make([]Key, 0, u.size)
+	var v [5]string
+	var rec func(level int)
+	rec = func(level int) {
+		if level == len(Dimensions) {
+			out = append(out, keyWith(v))
+			return
+		}
+		for _, x := range Dimensions[level].Values() {
+			v[level] = x
+			rec(level + 1)
+		}
+	}
+	rec(0)
+	return out
+}
+
+// Reachable returns the keys some catalogue kind has, in report order.
+func (u *Universe) Reachable() []Key { return append([]Key(nil), u.reachable...) }
+
+// IsReachable reports whether some catalogue kind has key k.
+func (u *Universe) IsReachable(k Key) bool { _, ok := u.kinds[k]; return ok }
+
+// Kinds returns the kinds whose spec has key k, in catalogue order (none
+// for an unreachable key).
+func (u *Universe) Kinds(k Key) []string { return append([]string(nil), u.kinds[k]...) }
+
+// KindKey returns the key of the named kind's spec, and false for a kind
+// not in the universe's catalogue.
+func (u *Universe) KindKey(kind string) (Key, bool) { k, ok := u.byKind[kind]; return k, ok }
+
+// Specs returns the catalogue the universe was built from, in its order.
+func (u *Universe) Specs() []model.FaultSpec { return append([]model.FaultSpec(nil), u.specs...) }
+
+// Gaps returns the unreachable keys grouped by reason, in the order of a
+// walk of the dimensions; their Keys add up to Size minus the number of
+// reachable keys, and every unreachable key is in exactly one gap.
+func (u *Universe) Gaps() []Gap {
+	out := make([]Gap, len(u.gaps))
+	for i, g := range u.gaps {
+		g.Prefix = append([]string(nil), g.Prefix...)
+		g.Values = append([]string(nil), g.Values...)
+		out[i] = g
+	}
+	return out
+}
+
+// Reason returns why key k is unreachable, derived from the catalogue
+// (for example "no tool fault kind enters at boundary proposal; tool
+// kinds enter at effect (timeout_after_commit, ...)"), or "" when k is
+// reachable. It panics on a key with an unknown value (programmer misuse;
+// ParseKey checks user input).
+func (u *Universe) Reason(k Key) string {
+	if u.IsReachable(k) {
+		return ""
+	}
+	if _, err := ParseKey(k.String()); err != nil {
+		panic("coverage: Reason of an invalid key: " + err.Error())
+	}
+	specs := u.specs
+	var prefix []string
+	for _, d := range Dimensions {
+		v := k.Value(d)
+		present := map[string][]string{}
+		var sub []model.FaultSpec
+		for _, s := range specs {
+			x := KeyOf(s).Value(d)
+			present[x] = append(present[x], s.Kind)
+			if x == v {
+				sub = append(sub, s)
+			}
+		}
+		if len(sub) == 0 {
+			return reason(prefix, d, []string{v}, present)
+		}
+		specs = sub
+		prefix = append(prefix, v)
+	}
+	panic("coverage: unreachable key matched every spec") // IsReachable said no
+}

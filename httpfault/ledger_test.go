@@ -1,0 +1,234 @@
+package httpfault_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/faultline/faultline/httpfault"
+)
+
+// entry is one payment in the ledger server.
+type entry struct {
+	Seq       int    `json:"seq"`
+	Key       string `json:"key"`
+	Order     string `json:"order"`
+	Amount    int64  `json:"amount"`
+	ReceiptID string `json:"receipt_id"`
+}
+
+// ledger is a small payment provider: POST /payments commits a payment
+// under its Idempotency-Key header (a key it has committed replays the
+// original receipt with 200), GET /payments?key=K reads the ledger back.
+// Its entries are the oracle: the test reads them directly.
+type ledger struct {
+	mu      sync.Mutex
+	entries []entry
+	posts   int // POST requests received
+	gets    int // GET requests received
+}
+
+type payment struct {
+	Order  string `json:"order"`
+	Amount int64  `json:"amount"`
+}
+
+type receipt struct {
+	ReceiptID string `json:"receipt_id"`
+	Key       string `json:"key"`
+	Order     string `json:"order"`
+	Amount    int64  `json:"amount"`
+	Replayed  bool   `json:"replayed"`
+}
+
+func (l *ledger) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	if r.URL.Path != "/payments" {
+		http.Error(w, `{"error":"not found"}`, http.StatusNotFound)
+		return
+	}
+	switch r.Method {
+	case http.MethodGet:
+		l.gets++
+		out := []entry{}
+		for _, e := range l.entries {
+			if e.Key == r.URL.Query().Get("key") {
+				out = append(out, e)
+			}
+		}
+		json.NewEncoder(w).Encode(map[string][]entry{"entries": out})
+	case http.MethodPost:
+		l.posts++
+		key := r.Header.Get("Idempotency-Key")
+		var p payment
+		dec := json.NewDecoder(r.Body)
+		dec.DisallowUnknownFields()
+		if key == "" || dec.Decode(&p) != nil || p.Order == "" || p.Amount <= 0 {
+			http.Error(w, `{"error":"invalid payment"}`, http.StatusBadRequest)
+			return
+		}
+		for _, e := range l.entries {
+			if e.Key == key {
+				json.NewEncoder(w).Encode(receipt{ReceiptID: e.ReceiptID, Key: e.Key, Order: e.Order, Amount: e.Amount, Replayed: true})
+				return
+			}
+		}
+		e := entry{Seq: len(l.entries) + 1, Key: key, Order: p.Order, Amount: p.Amount, ReceiptID: "rcpt-" + strconv.Itoa(len(l.entries)+1)}
+		l.entries = append(l.entries, e)
+		w.WriteHeader(http.StatusCreated)
+		json.NewEncoder(w).Encode(receipt{ReceiptID: e.ReceiptID, Key: e.Key, Order: e.Order, Amount: e.Amount})
+	default:
+		http.Error(w, `{"error":"method not allowed"}`, http.StatusMethodNotAllowed)
+	}
+}
+
+func (l *ledger) count() (entries, posts, gets int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.entries), l.posts, l.gets
+}
+
+// startLedger starts the ledger on a loopback port.
+func startLedger(t *testing.T) (*ledger, *httptest.Server) {
+	t.Helper()
+	l := &ledger{}
+	srv := httptest.NewServer(l)
+	t.Cleanup(srv.Close)
+	return l, srv
+}
+
+// defences a payment client may have.
+type defences struct {
+	sameKey  bool // every attempt reuses the payment's idempotency key
+	readback bool // an unknown outcome is resolved, and a success verified, by GET /payments?key=K
+	typed    bool // a rejection, a denial or a rate limit is not success (a rate limit waits and retries)
+	unknown  bool // a timeout is an unknown outcome, not success
+	validate bool // a 2xx answer counts only with a receipt naming the key and the amount
+	budget   bool // at most 3 attempts
+}
+
+var protected = defences{sameKey: true, readback: true, typed: true, unknown: true, validate: true, budget: true}
+
+// outcome is what a payment client claims, and what it did.
+type outcome struct {
+	Claim    string // paid, denied, held or stopped
+	Receipt  string
+	Verified bool // a readback showed exactly one matching entry
+	Attempts int  // POSTs the client tried
+	Slept    []string
+}
+
+// payer pays through a real http.Client; sleeping is logical (recorded).
+type payer struct {
+	client *http.Client
+	url    string
+	d      defences
+	keys   int
+}
+
+func (p *payer) newKey() string {
+	p.keys++
+	return "pay-" + strconv.Itoa(p.keys)
+}
+
+func (p *payer) pay(order string, amount int64) outcome {
+	var o outcome
+	key := p.newKey()
+	body, _ := json.Marshal(payment{Order: order, Amount: amount})
+	for attempt := 1; ; attempt++ {
+		if p.d.budget && attempt > 3 {
+			o.Claim = "held"
+			return o
+		}
+		if attempt > 1 && !p.d.sameKey {
+			key = p.newKey()
+		}
+		o.Attempts++
+		req, _ := http.NewRequest(http.MethodPost, p.url+"/payments", bytes.NewReader(body))
+		req.Header.Set("Idempotency-Key", key)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := p.client.Do(req)
+		var ne net.Error
+		switch {
+		case errors.Is(err, httpfault.ErrStopped):
+			o.Claim = "stopped"
+			return o
+		case err != nil && errors.As(err, &ne) && ne.Timeout():
+			if !p.d.unknown {
+				o.Claim = "paid" // a timeout taken as done
+				return o
+			}
+		case err != nil:
+			if !p.d.typed {
+				o.Claim = "paid" // any answer but a timeout is success
+				return o
+			}
+			o.Claim = "denied"
+			return o
+		default:
+			var r receipt
+			decodeErr := json.NewDecoder(resp.Body).Decode(&r)
+			resp.Body.Close()
+			ok2xx := resp.StatusCode >= 200 && resp.StatusCode <= 299
+			switch {
+			case !ok2xx && !p.d.typed:
+				o.Claim = "paid"
+				return o
+			case resp.StatusCode == http.StatusTooManyRequests:
+				o.Slept = append(o.Slept, resp.Header.Get("Retry-After"))
+				continue
+			case !ok2xx:
+				o.Claim = "denied"
+				return o
+			case !p.d.validate || decodeErr == nil && r.ReceiptID != "" && r.Key == key && r.Amount == amount:
+				o.Claim, o.Receipt = "paid", r.ReceiptID
+				if p.d.readback {
+					o.Verified = p.verify(key, amount, r.ReceiptID)
+					if !o.Verified {
+						o.Claim = "held"
+					}
+				}
+				return o
+			}
+			// a 2xx answer without a valid receipt: the outcome is unknown
+		}
+		if p.d.readback {
+			if e, ok := p.lookup(key, amount); ok {
+				o.Claim, o.Receipt, o.Verified = "paid", e.ReceiptID, true
+				return o
+			}
+		}
+	}
+}
+
+// lookup reads the ledger back for key: exactly one entry of the amount.
+func (p *payer) lookup(key string, amount int64) (entry, bool) {
+	resp, err := p.client.Get(p.url + "/payments?key=" + key)
+	if err != nil {
+		return entry{}, false
+	}
+	defer resp.Body.Close()
+	var out struct{ Entries []entry }
+	if json.NewDecoder(resp.Body).Decode(&out) != nil || len(out.Entries) != 1 || out.Entries[0].Amount != amount {
+		return entry{}, false
+	}
+	return out.Entries[0], true
+}
+
+func (p *payer) verify(key string, amount int64, receiptID string) bool {
+	e, ok := p.lookup(key, amount)
+	return ok && e.ReceiptID == receiptID
+}
+
+func (o outcome) String() string {
+	return fmt.Sprintf("%s receipt=%q verified=%t attempts=%d slept=%v", o.Claim, o.Receipt, o.Verified, o.Attempts, o.Slept)
+}

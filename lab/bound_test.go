@@ -1,0 +1,45 @@
+package lab
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRunTimeBound: a run that outlasts the time bound is answered 503 and
+// keeps its slot until it ends, so a second request meanwhile is answered
+// 503 as busy; once the slot is free, runs succeed again.
+func TestRunTimeBound(t *testing.T) {
+	s := New(Options{Timeout: time.Millisecond})
+	ask := func(body string) (int, string) {
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/api/assay", strings.NewReader(body)))
+		var ans struct{ Error string }
+		json.Unmarshal(rec.Body.Bytes(), &ans)
+		return rec.Code, ans.Error
+	}
+	// 20,000 trials take tens of milliseconds at least: far over 1 ms.
+	code, msg := ask(`{"trials":20000}`)
+	if code != http.StatusServiceUnavailable || msg != "the run exceeded the time bound of 1ms; ask for fewer trials" {
+		t.Fatalf("long run: %d %q", code, msg)
+	}
+	code, msg = ask(`{"trials":1}`)
+	if code != http.StatusServiceUnavailable || msg != "another run is still in progress; try again when it has finished" {
+		t.Fatalf("run during a run: %d %q", code, msg)
+	}
+	// the late run ends by itself and frees its slot
+	deadline := time.Now().Add(time.Minute)
+	for len(s.slots) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the timed-out run never released its slot")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	s.opts.Timeout = time.Minute
+	if code, msg = ask(`{"trials":1}`); code != http.StatusOK {
+		t.Fatalf("after the slot was freed: %d %q", code, msg)
+	}
+}

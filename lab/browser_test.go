@@ -1,0 +1,236 @@
+//go:build browser
+
+// The real-browser test of the lab page. It needs Debian's chromium at
+// /usr/bin/chromium (or the path in LAB_CHROMIUM); scripts/lab-browser-test.sh
+// installs it when missing and runs this file with -tags browser.
+
+package lab_test
+
+import (
+	"context"
+	"math"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/lab"
+	"github.com/faultline/faultline/model"
+)
+
+// TestBrowserCounterfactual loads the page in headless chromium, runs the
+// typed profile, reads the six meters, unticks idempotency and
+// effect_readback, runs again, and requires the tool domain's duplicate
+// effect figure to rise from zero to the figure assay.Run gives for that
+// control set. It then replays an uploaded schedule and a malformed one in
+// the timeline viewer, and saves screenshots in the test's artifact
+// directory.
+func TestBrowserCounterfactual(t *testing.T) {
+	exe := os.Getenv("LAB_CHROMIUM")
+	if exe == "" {
+		exe = "/usr/bin/chromium"
+	}
+	if _, err := os.Stat(exe); err != nil {
+		t.Fatalf("chromium not found at %s (run scripts/lab-browser-test.sh, which installs it): %v", exe, err)
+	}
+	srv := httptest.NewServer(lab.New(lab.Options{}))
+	defer srv.Close()
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.NoFirstRun,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 1000),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	// the whole test is bounded: the timer ends the browser
+	stopTimer := time.AfterFunc(3*time.Minute, cancel)
+	defer stopTimer.Stop()
+
+	// every console error, uncaught exception or refused load fails the test
+	var mu sync.Mutex
+	var problems []string
+	console := chromedp.Console(ctx)
+	go func() {
+		for m, err := range console {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.IsException() {
+				mu.Lock()
+				problems = append(problems, m.String())
+				mu.Unlock()
+			}
+		}
+	}()
+
+	do := func(steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, steps...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text := func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+		if err != nil {
+			t.Fatalf("text of %s: %v", sel, err)
+		}
+		return strings.TrimSpace(s)
+	}
+	rate := func(sel string) float64 {
+		t.Helper()
+		a, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS(sel), "data-rate"))
+		if err != nil || !a.Exists {
+			t.Fatalf("data-rate of %s: %v (exists %t)", sel, err, a.Exists)
+		}
+		v, err := strconv.ParseFloat(a.Value, 64)
+		if err != nil {
+			t.Fatalf("data-rate of %s: %v", sel, err)
+		}
+		return v
+	}
+	shot := func(name string) {
+		t.Helper()
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(t.ArtifactDir(), name)
+		if err := os.WriteFile(p, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshot: %s", p)
+	}
+	expect := func(cs model.Controls, label string) *assay.Report {
+		t.Helper()
+		rep, err := assay.Run(assay.Config{Profile: label, Controls: cs, Trials: 2000, Seed: 188})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	// checkMeters compares the six meters with the model's overall rates:
+	// the exact rate behind each, and its percentage as shown.
+	checkMeters := func(rep *assay.Report) {
+		t.Helper()
+		r := rep.Overall.Rates()
+		for term, want := range map[string]float64{
+			"contained": r.Contained, "recovered": r.Recovered, "verified": r.Verified,
+			"useful_service": r.UsefulService, "unsafe_escape": r.UnsafeEscape, "unverifiable_release": r.UnverifiableRelease,
+		} {
+			sel := `.meter[data-term="` + term + `"] .value`
+			if got := rate(sel); got != want {
+				t.Errorf("meter %s: rate %v, model %v", term, got, want)
+			}
+			shown, err := strconv.ParseFloat(strings.TrimSuffix(text(sel), "%"), 64)
+			if err != nil || math.Abs(shown-100*want) > 0.05+1e-9 {
+				t.Errorf("meter %s shows %q for a rate of %v", term, text(sel), want)
+			}
+		}
+	}
+	const toolDupe = `#domains td[data-domain="tool"][data-term="duplicate_effect"]`
+
+	do(chromedp.Navigate(srv.URL), chromedp.WaitVisible(chromedp.ID("run")))
+	if got := text("h1"); !strings.HasPrefix(got, "faultline lab") {
+		t.Fatalf("page title %q", got)
+	}
+
+	// 1. the typed profile
+	typed, _ := model.ProfileControls(model.ProfileTyped)
+	do(chromedp.Click(chromedp.CSS(`button.preset[data-profile="typed"]`)),
+		chromedp.SetValue(chromedp.ID("fault"), "all"),
+		chromedp.SetValue(chromedp.ID("trials"), "2000"),
+		chromedp.SetValue(chromedp.ID("seed"), "188"),
+		chromedp.Click(chromedp.ID("run")),
+		chromedp.WaitVisible(chromedp.CSS(`#status[data-run="1"]`)))
+	want := expect(typed, "typed")
+	checkMeters(want)
+	if got, w := rate(toolDupe), want.ByDomain[model.DomainTool].Rates().DuplicateEffect; got != 0 || w != 0 {
+		t.Fatalf("typed: tool duplicate effect %v on the page, %v in the model; want 0", got, w)
+	}
+	if got := text("#assessment-status"); got != want.Assessment {
+		t.Errorf("typed: assessment %q, the model's %q", got, want.Assessment)
+	}
+	if got := text("#command"); got != "faultline assay --profile typed --fault all --trials 2000 --seed 188" {
+		t.Errorf("typed: command %q", got)
+	}
+	shot("lab-typed.png")
+
+	// 2. the counterfactual: typed without idempotency and effect readback
+	do(chromedp.Click(chromedp.CSS(`input[name=control][value="idempotency"]`)),
+		chromedp.Click(chromedp.CSS(`input[name=control][value="effect_readback"]`)),
+		chromedp.Click(chromedp.ID("run")),
+		chromedp.WaitVisible(chromedp.CSS(`#status[data-run="2"]`)))
+	cs := typed.Without(model.Idempotency).Without(model.EffectReadback)
+	want = expect(cs, "custom")
+	checkMeters(want)
+	w := want.ByDomain[model.DomainTool].Rates().DuplicateEffect
+	if got := rate(toolDupe); got != w || w <= 0 {
+		t.Errorf("without idempotency and effect_readback: tool duplicate effect %v on the page, %v in the model; want it to rise from zero", got, w)
+	}
+	t.Logf("tool duplicate effect: typed 0, without idempotency and effect_readback %v (%s)", w, text(toolDupe))
+	if got := text("#command"); got != "faultline assay --controls bind_identity,pre_effect_authority,refresh_context,state_precondition,evidence_gate --fault all --trials 2000 --seed 188" {
+		t.Errorf("counterfactual: command %q", got)
+	}
+	if got := text("#assessment-status"); got != want.Assessment || got != assay.AssessBlock {
+		t.Errorf("counterfactual: assessment %q, the model's %q", got, want.Assessment)
+	}
+	if got := text(`#charts figure[data-domain="tool"] h3`); got != "tool (n="+strconv.Itoa(want.ByDomain[model.DomainTool].Trials)+")" {
+		t.Errorf("tool chart heading %q", got)
+	}
+
+	// 3. the timeline viewer: an uploaded schedule, then a malformed one
+	sched, err := filepath.Abs("../corpus/timeout-after-commit.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	do(chromedp.SetUploadFiles(chromedp.ID("schedule-file"), []string{sched}),
+		chromedp.WaitVisible(chromedp.ID("replay-result")))
+	if got := text("#replay-summary"); !strings.Contains(got, "run unrecoverable (an invariant was violated)") {
+		t.Errorf("replay summary %q", got)
+	}
+	if got := text(`#replay-invariants tr[data-invariant="effect_at_most_once"]`); !strings.Contains(got, "VIOLATED") {
+		t.Errorf("effect_at_most_once row %q", got)
+	}
+	shot("lab-counterfactual-and-replay.png")
+	// checkConsole fails on every console problem so far except those
+	// expected
+	checkConsole := func(expected string) {
+		t.Helper()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, p := range problems {
+			if expected == "" || !strings.Contains(p, expected) {
+				t.Errorf("browser console: %s", p)
+			}
+		}
+		problems = nil
+	}
+	checkConsole("")
+	do(chromedp.SetValue(chromedp.ID("schedule"), `{"version":1,"seed":"s","config":{"profile":"typed"},"faults":[{"event":"tool.commit","ordinal":0,"kind":"timeout_after_commit"}]}`),
+		chromedp.Click(chromedp.ID("replay")),
+		chromedp.WaitVisible(chromedp.ID("replay-error")))
+	if got := text("#replay-error"); got != "schedule: faults[0]: ordinal 0 must be 1 or more" {
+		t.Errorf("replay error %q", got)
+	}
+
+	// the browser logs the refused schedule's 400 as a failed load
+	checkConsole("the server responded with a status of 400 (Bad Request)")
+}

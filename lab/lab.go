@@ -1,0 +1,472 @@
+// Package lab serves faultline's lab: the paper's interactive assay (seed
+// 000, "Executable lab: typed fault-transfer assay") as one local web page
+// driven by the real model, with a small JSON API behind it.
+//
+// The page lets a reader toggle the seven controls (or pick the baseline,
+// typed or fail_closed profile), choose a fault family (all, one domain or
+// one mode), a number of trials and a seed, run the assay, and read the six
+// meters (containment, recovery, outcome proof, useful service, unsafe
+// escape, unproved release), the per-domain table and bar charts, the
+// release assessment with its reasons, the interpretation boundary and the
+// "faultline assay" command line that reproduces the run. Its timeline
+// viewer replays a pasted or uploaded schedule file. Every figure comes from
+// [assay.Run] and [assay.Replay], the code behind "faultline assay" and
+// "faultline replay".
+//
+// Entry points:
+//
+//   - [New] returns a [Server], an [http.Handler], bounded by [Options]
+//     ([MaxTrials], [MaxBodyBytes] and [RunTimeout] by default);
+//   - [AssayRequest] and [AssayResponse] are the shapes of POST /api/assay;
+//   - [ReplayResponse] is the shape of POST /api/replay.
+//
+// Routes:
+//
+//	GET  /            the page: HTML, CSS, JS and inline SVG in one response,
+//	                  embedded in the binary; it fetches nothing from any
+//	                  other host (its Content-Security-Policy forbids it)
+//	POST /api/assay   body: an AssayRequest; answer: an AssayResponse
+//	POST /api/replay  body: a schedule file; answer: a ReplayResponse
+//
+// Every bad input is answered 400 with {"error": MESSAGE}, the message
+// naming the problem; a body over the size bound 413; a run that would
+// exceed the time bound, or that waits too long for the run before it, 503.
+// At most one run executes at a time.
+package lab
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/model"
+)
+
+// Bounds of the API, the defaults of [Options].
+const (
+	// MaxTrials is the largest trial count one assay request may ask for
+	// (a count, inclusive): about half a second of both cores of a small
+	// machine through the full model.
+	MaxTrials = 200000
+	// MaxBodyBytes is the largest request body, in bytes (1 MiB).
+	MaxBodyBytes = 1 << 20
+	// RunTimeout is how long a request may wait for its run, including the
+	// wait for a run already in progress (wall-clock time).
+	RunTimeout = 20 * time.Second
+)
+
+// Defaults of an [AssayRequest], equal to the flag defaults of
+// "faultline assay".
+const (
+	DefaultProfile = model.ProfileTyped
+	DefaultFault   = "all"
+	DefaultTrials  = 2000
+	DefaultSeed    = 188
+)
+
+// Options bound the server. The zero value takes the defaults named on
+// each field.
+type Options struct {
+	// MaxTrials bounds the trials of one assay (default [MaxTrials]).
+	MaxTrials int
+	// MaxBodyBytes bounds a request body in bytes (default [MaxBodyBytes]).
+	MaxBodyBytes int64
+	// Timeout bounds a request's wait for its run (default [RunTimeout]).
+	Timeout time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxTrials <= 0 {
+		o.MaxTrials = MaxTrials
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = MaxBodyBytes
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = RunTimeout
+	}
+	return o
+}
+
+// Server is the lab's http.Handler. It is safe for concurrent use; runs are
+// serialised, one at a time.
+type Server struct {
+	opts  Options
+	mux   *http.ServeMux
+	page  []byte
+	csp   string
+	slots chan struct{}
+}
+
+// New returns a lab server with opts (zero fields take their defaults). It
+// panics only if the embedded page fails to render, which is a build
+// defect, not user input.
+func New(opts Options) *Server {
+	s := &Server{opts: opts.withDefaults(), mux: http.NewServeMux(), slots: make(chan struct{}, 1)}
+	var err error
+	if s.page, s.csp, err = renderPage(s.opts); err != nil {
+		panic(fmt.Sprintf("lab: rendering the embedded page: %v", err))
+	}
+	s.mux.HandleFunc("GET /{$}", s.servePage)
+	s.mux.HandleFunc("POST /api/assay", s.serveAssay)
+	s.mux.HandleFunc("POST /api/replay", s.serveReplay)
+	return s
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	w.Header().Set("Cache-Control", "no-store")
+	s.mux.ServeHTTP(w, r)
+}
+
+func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", s.csp)
+	w.Write(s.page)
+}
+
+// AssayRequest is the body of POST /api/assay: the settings of one
+// "faultline assay" run. Unknown fields are refused. A missing field takes
+// the flag default of "faultline assay" (profile typed, fault all, trials
+// 2000, seed 188).
+type AssayRequest struct {
+	// Profile names a profile: baseline, typed or fail_closed. Give it or
+	// Controls, not both.
+	Profile *string `json:"profile,omitempty"`
+	// Controls lists controls by name (an empty list is no control); the
+	// run is labelled "custom", as "faultline assay --controls" labels it.
+	Controls *[]string `json:"controls,omitempty"`
+	// Fault is "all" or one fault domain (identity, context, tool, state,
+	// evidence).
+	Fault *string `json:"fault,omitempty"`
+	// Mode, when not empty, is the one fault kind every trial injects; it
+	// must lie in Fault's domain (any domain with Fault "all").
+	Mode string `json:"mode,omitempty"`
+	// Trials is the number of trials, 1 to the server's MaxTrials.
+	Trials *int `json:"trials,omitempty"`
+	// Seed seeds the trial generator (taken mod 2^32).
+	Seed *int64 `json:"seed,omitempty"`
+	// Compat is "" or "paper188" (draw only the paper's ten modes).
+	Compat string `json:"compat,omitempty"`
+}
+
+// AssayResponse is the answer of POST /api/assay.
+type AssayResponse struct {
+	// Assay is exactly the object "faultline assay --json" prints for the
+	// same settings (profile, controls, seed, fault_domains, by_domain,
+	// overall, assessment, reasons, interpretation).
+	Assay map[string]any `json:"assay"`
+	// Command is the command line that reproduces the run, and Args its
+	// arguments after "faultline".
+	Command string   `json:"command"`
+	Args    []string `json:"args"`
+	// Boundary is the interpretation boundary printed under the table.
+	Boundary string `json:"boundary"`
+}
+
+// ReplayResponse is the answer of POST /api/replay.
+type ReplayResponse struct {
+	// Record is exactly the object "faultline replay FILE --json" prints:
+	// the run's evidence record (model.RunRecord).
+	Record model.RunRecord `json:"record"`
+	// Result is the full result the timeline viewer draws (run_id,
+	// schedule, timeline, faults with what the injector saw, invariants
+	// with where each became false, claims, terms, verdicts).
+	Result *model.Result `json:"result"`
+	// Held is true when every invariant held ("faultline replay" exits 0;
+	// otherwise 1).
+	Held bool `json:"held"`
+}
+
+// badRequest is an input problem answered 400.
+type badRequest struct{ msg string }
+
+func (e *badRequest) Error() string { return e.msg }
+
+func bad(format string, args ...any) error {
+	return &badRequest{msg: fmt.Sprintf(format, args...)}
+}
+
+// Errors of the run bound, answered 503.
+var (
+	errBusy    = errors.New("another run is still in progress; try again when it has finished")
+	errTimeout = errors.New("the run exceeded the time bound")
+)
+
+func (s *Server) fail(w http.ResponseWriter, err error) {
+	code := http.StatusInternalServerError
+	var br *badRequest
+	var mb *http.MaxBytesError
+	switch {
+	case errors.As(err, &br):
+		code = http.StatusBadRequest
+	case errors.As(err, &mb):
+		code = http.StatusRequestEntityTooLarge
+		err = fmt.Errorf("request body exceeds the limit of %d bytes", mb.Limit)
+	case errors.Is(err, errBusy):
+		code = http.StatusServiceUnavailable
+		w.Header().Set("Retry-After", "1")
+	case errors.Is(err, errTimeout):
+		code = http.StatusServiceUnavailable
+		err = fmt.Errorf("%w of %s; ask for fewer trials", err, s.opts.Timeout)
+	}
+	writeJSON(w, code, map[string]string{"error": err.Error()})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	var b bytes.Buffer
+	if err := assay.WriteJSON(&b, v); err != nil {
+		code = http.StatusInternalServerError
+		b.Reset()
+		assay.WriteJSON(&b, map[string]string{"error": err.Error()})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	w.Write(b.Bytes())
+}
+
+// readBody reads the request body within the size bound.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	return io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
+}
+
+// run runs f within the run bound: it waits for the run before it and for
+// f at most the server's timeout. A run that outlasts its request keeps its
+// slot until it ends, so runs never pile up; its result is dropped.
+func (s *Server) run(ctx context.Context, f func() (any, error)) (any, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	select {
+	case s.slots <- struct{}{}:
+	default:
+		select {
+		case s.slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil, errBusy
+		}
+	}
+	type answer struct {
+		v   any
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		defer func() { <-s.slots }()
+		v, err := f()
+		done <- answer{v, err}
+	}()
+	select {
+	case a := <-done:
+		return a.v, a.err
+	case <-ctx.Done():
+		return nil, errTimeout
+	}
+}
+
+func (s *Server) serveAssay(w http.ResponseWriter, r *http.Request) {
+	data, err := s.readBody(w, r)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	cfg, args, err := s.parseAssay(data)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	v, err := s.run(r.Context(), func() (any, error) { return assay.Run(cfg) })
+	if errors.Is(err, assay.ErrBadConfig) {
+		err = bad("%s", strings.TrimPrefix(err.Error(), assay.ErrBadConfig.Error()+": "))
+	}
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, AssayResponse{Assay: v.(*assay.Report).JSONObject(),
+		Command: "faultline " + shellJoin(args), Args: args, Boundary: assay.Boundary})
+}
+
+// decodeStrict decodes one JSON object into v, refusing unknown fields and
+// trailing data, with errors that name the problem.
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.Is(err, io.EOF):
+			return bad("request: empty body: want a JSON object")
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return bad("request: truncated JSON: the object is not closed")
+		case errors.As(err, &se):
+			return bad("request: malformed JSON at byte %d: %v", se.Offset, se)
+		case errors.As(err, &te) && te.Field == "":
+			return bad("request: want a JSON object, got JSON %s", te.Value)
+		case errors.As(err, &te):
+			return bad("request: field %q: want %s, got JSON %s", te.Field, goKind(te.Type), te.Value)
+		}
+		return bad("request: %v", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return bad("request: trailing data after the JSON object")
+	}
+	return nil
+}
+
+// goKind names a Go type as a JSON value.
+func goKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int64:
+		return "an integer"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice:
+		return "a list of " + strings.TrimPrefix(goKind(t.Elem()), "a ") + "s"
+	}
+	return t.String()
+}
+
+// parseAssay validates an assay request and returns its config and the
+// "faultline assay" arguments that reproduce it.
+func (s *Server) parseAssay(data []byte) (assay.Config, []string, error) {
+	var req AssayRequest
+	if err := decodeStrict(data, &req); err != nil {
+		return assay.Config{}, nil, err
+	}
+	cfg := assay.Config{}
+	args := []string{"assay"}
+	switch req.Compat {
+	case "":
+	case "paper188":
+		cfg.Compat = true
+		args = append(args, "--compat", "paper188")
+	default:
+		return cfg, nil, bad("compat: unknown compatibility target %q (valid: paper188, or empty)", req.Compat)
+	}
+	switch {
+	case req.Profile != nil && req.Controls != nil:
+		return cfg, nil, bad(`give "profile" or "controls", not both`)
+	case req.Controls != nil:
+		cs, err := model.ParseControls(*req.Controls)
+		if err != nil {
+			return cfg, nil, bad("controls: %v", err)
+		}
+		cfg.Profile, cfg.Controls = "custom", cs
+		names := make([]string, 0, len(cs.List()))
+		for _, c := range cs.List() {
+			names = append(names, string(c))
+		}
+		args = append(args, "--controls", strings.Join(names, ","))
+	default:
+		p := DefaultProfile
+		if req.Profile != nil {
+			p = model.Profile(*req.Profile)
+		}
+		cs, err := model.ProfileControls(p)
+		if err != nil {
+			return cfg, nil, bad("profile: %v", err)
+		}
+		cfg.Profile, cfg.Controls = string(p), cs
+		args = append(args, "--profile", string(p))
+	}
+	fault := DefaultFault
+	if req.Fault != nil {
+		fault = *req.Fault
+	}
+	cfg.Domains = model.Domains
+	if fault != "all" {
+		d, err := model.ParseDomain(fault)
+		if err != nil {
+			return cfg, nil, bad("fault: %v (or all)", err)
+		}
+		cfg.Domains = []model.Domain{d}
+	}
+	args = append(args, "--fault", fault)
+	if req.Mode != "" {
+		spec, err := model.Spec(req.Mode)
+		if err != nil {
+			return cfg, nil, bad("mode: %v", err)
+		}
+		if fault != "all" && string(spec.Domain) != fault {
+			return cfg, nil, bad("mode: fault kind %q is in domain %s, not in the selected fault domain %s", req.Mode, spec.Domain, fault)
+		}
+		cfg.Kinds = []string{req.Mode}
+		args = append(args, "--mode", req.Mode)
+	}
+	cfg.Trials = DefaultTrials
+	if req.Trials != nil {
+		cfg.Trials = *req.Trials
+	}
+	if cfg.Trials < 1 || cfg.Trials > s.opts.MaxTrials {
+		return cfg, nil, bad("trials must be between 1 and %d, got %d", s.opts.MaxTrials, cfg.Trials)
+	}
+	cfg.Seed = DefaultSeed
+	if req.Seed != nil {
+		cfg.Seed = *req.Seed
+	}
+	args = append(args, "--trials", strconv.Itoa(cfg.Trials))
+	if cfg.Seed < 0 {
+		args = append(args, "--seed="+strconv.FormatInt(cfg.Seed, 10))
+	} else {
+		args = append(args, "--seed", strconv.FormatInt(cfg.Seed, 10))
+	}
+	return cfg, args, nil
+}
+
+func (s *Server) serveReplay(w http.ResponseWriter, r *http.Request) {
+	data, err := s.readBody(w, r)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	sched, err := model.ParseSchedule(data)
+	if err != nil {
+		s.fail(w, bad("%v", err))
+		return
+	}
+	v, err := s.run(r.Context(), func() (any, error) {
+		res, err := assay.Replay(sched)
+		if err != nil {
+			return nil, bad("%v", err)
+		}
+		return res, nil
+	})
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	res := v.(*model.Result)
+	writeJSON(w, http.StatusOK, ReplayResponse{Record: res.Record(), Result: res, Held: res.Held()})
+}
+
+// shellJoin joins args for a POSIX shell; only an empty argument or one
+// with characters outside [A-Za-z0-9_,.=:/+-] is quoted.
+func shellJoin(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		safe := a != ""
+		for _, c := range a {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_,.=:/+-", c)) {
+				safe = false
+			}
+		}
+		if safe {
+			out[i] = a
+		} else {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
+}

@@ -1,0 +1,166 @@
+package lab
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/base64"
+	"html/template"
+	"strings"
+
+	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/model"
+)
+
+//go:embed static/page.html static/lab.css static/lab.js
+var static embed.FS
+
+// controlLabels are the lab's labels of the seven controls (seed 000,
+// "Executable lab") and of the fail-closed policy (worked example 5).
+var controlLabels = map[model.Control]string{
+	model.BindIdentity:       "Bind actor, subject, tenant and purpose",
+	model.PreEffectAuthority: "Re-check authority before effect",
+	model.RefreshContext:     "Refresh action-bearing context",
+	model.StatePrecondition:  "Require current state version",
+	model.Idempotency:        "Reuse logical idempotency key",
+	model.EffectReadback:     "Read authoritative postcondition",
+	model.EvidenceGate:       "Block unproved success release",
+	model.DenyOnWarning:      "Deny every action after any warning (fail closed)",
+}
+
+// meter is one of the six meters of the seed's lab: an overall term of the
+// assay object, and whether a higher rate is worse.
+type meter struct {
+	Term, Label string
+	Bad         bool
+}
+
+var meters = []meter{
+	{"contained", "Containment", false},
+	{"recovered", "Recovery", false},
+	{"verified", "Outcome proof", false},
+	{"useful_service", "Useful service", false},
+	{"unsafe_escape", "Unsafe escape", true},
+	{"unverifiable_release", "Unproved release", true},
+}
+
+// column is one rate column of the per-domain table and charts, in the
+// order of "faultline assay".
+type column struct{ Term, Head string }
+
+var columns = []column{
+	{"detected", "detect"}, {"contained", "contain"}, {"recovered", "recover"}, {"verified", "verify"},
+	{"useful_service", "service"}, {"unsafe_escape", "unsafe"}, {"duplicate_effect", "dupe"},
+	{"unverifiable_release", "unproved"},
+}
+
+type controlView struct {
+	Name, Label string
+	Paper       bool
+}
+
+type profileView struct {
+	Name     string
+	Controls string // comma-separated
+}
+
+type domainView struct {
+	Name  string
+	Kinds []model.FaultSpec
+}
+
+type pageData struct {
+	Script, Style  template.HTML
+	Controls       []controlView
+	Profiles       []profileView
+	Domains        []domainView
+	Meters         []meter
+	Columns        []column
+	MaxTrials      int
+	MaxBodyBytes   int64
+	DefaultProfile string
+	DefaultTrials  int
+	DefaultSeed    int
+	Interpretation map[string]string
+	Boundary       string
+	Example        string
+}
+
+// renderPage renders the page once and returns it with its
+// Content-Security-Policy: the inline script and style are allowed by
+// their hashes, requests go only to this server, nothing else loads.
+func renderPage(opts Options) ([]byte, string, error) {
+	read := func(name string) (string, error) {
+		b, err := static.ReadFile("static/" + name)
+		return string(b), err
+	}
+	html, err := read("page.html")
+	if err != nil {
+		return nil, "", err
+	}
+	script, err := read("lab.js")
+	if err != nil {
+		return nil, "", err
+	}
+	style, err := read("lab.css")
+	if err != nil {
+		return nil, "", err
+	}
+	d := pageData{
+		// The embedded files are trusted build inputs, inserted verbatim.
+		Script: template.HTML("<script>" + script + "</script>"),
+		Style:  template.HTML("<style>" + style + "</style>"),
+		Meters: meters, Columns: columns,
+		MaxTrials: opts.MaxTrials, MaxBodyBytes: opts.MaxBodyBytes,
+		DefaultProfile: string(DefaultProfile), DefaultTrials: DefaultTrials, DefaultSeed: DefaultSeed,
+		Interpretation: assay.Interpretation, Boundary: assay.Boundary,
+	}
+	for _, c := range model.AllControls {
+		d.Controls = append(d.Controls, controlView{Name: string(c), Label: controlLabels[c], Paper: c != model.DenyOnWarning})
+	}
+	for _, p := range model.Profiles {
+		cs, err := model.ProfileControls(p)
+		if err != nil {
+			return nil, "", err
+		}
+		names := []string{}
+		for _, c := range cs.List() {
+			names = append(names, string(c))
+		}
+		d.Profiles = append(d.Profiles, profileView{Name: string(p), Controls: strings.Join(names, ",")})
+	}
+	for _, dom := range model.Domains {
+		dv := domainView{Name: string(dom)}
+		for _, k := range model.KindsOf(dom, false) {
+			spec, err := model.Spec(k)
+			if err != nil {
+				return nil, "", err
+			}
+			dv.Kinds = append(dv.Kinds, spec)
+		}
+		d.Domains = append(d.Domains, dv)
+	}
+	ex, err := model.SingleFault("timeout_after_commit", model.ConfigOfProfile(model.ProfileBaseline))
+	if err != nil {
+		return nil, "", err
+	}
+	ex.Seed = "lab-example-timeout-after-commit"
+	d.Example = string(model.Format(ex))
+	t, err := template.New("page").Parse(html)
+	if err != nil {
+		return nil, "", err
+	}
+	var b bytes.Buffer
+	if err := t.Execute(&b, d); err != nil {
+		return nil, "", err
+	}
+	csp := "default-src 'none'; script-src " + hashSource(script) + "; style-src " + hashSource(style) +
+		"; img-src data:; connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'"
+	return b.Bytes(), csp, nil
+}
+
+// hashSource is a CSP hash source for an inline element's text.
+func hashSource(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+}

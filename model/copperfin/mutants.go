@@ -1,0 +1,142 @@
+package copperfin
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/faultline/faultline/model"
+)
+
+// Mutant is a seeded defect of the reference system: a mistake a real team
+// could plausibly ship. Each is selected by name; the zero value is none.
+type Mutant string
+
+// The mutants. Each lacks one behaviour that defends against a fault.
+const (
+	// RejectionAsSuccess takes any reply that is not a timeout as success:
+	// a sandbox denial, a rejection or a rate limit becomes a completed
+	// refund.
+	RejectionAsSuccess Mutant = "rejection_as_success"
+	// TimeoutAsSuccess takes an unknown outcome as done.
+	TimeoutAsSuccess Mutant = "timeout_as_success"
+	// UncheckedReply takes whatever decoded from a reply as the receipt,
+	// without checking it against the request.
+	UncheckedReply Mutant = "unchecked_reply"
+	// UnboundedRetry ignores the retry budget and the deadline.
+	UnboundedRetry Mutant = "unbounded_retry"
+	// RetryBudgetReset restores the full retry budget on every restart (and
+	// so retries after a resumed attempt as if the budget were fresh).
+	RetryBudgetReset Mutant = "retry_budget_reset"
+	// DeadlineFromRestart measures the deadline from the last restart.
+	DeadlineFromRestart Mutant = "deadline_from_restart"
+	// CheckpointBeforeEffect writes the "effected" checkpoint before the
+	// effect is committed and recorded.
+	CheckpointBeforeEffect Mutant = "checkpoint_before_effect"
+	// StaleCheckpointAccepted resumes from whatever the store serves: a
+	// stale, future-version or corrupt checkpoint, or none (starting over).
+	StaleCheckpointAccepted Mutant = "stale_checkpoint_accepted"
+	// FabricatedApproval carries on without the approval when it is absent
+	// from memory, instead of rebuilding it or holding.
+	FabricatedApproval Mutant = "fabricated_approval"
+	// FailedBranchDropped leaves a failed branch out of the join record and
+	// joins as if all succeeded.
+	FailedBranchDropped Mutant = "failed_branch_dropped"
+	// KeyPerAttempt derives the idempotency key from the attempt number:
+	// every retry is a new request to the provider.
+	KeyPerAttempt Mutant = "key_per_attempt"
+	// ReadbackFromCache answers every readback from the worker's own record
+	// of the requests it sent instead of the provider's ledger.
+	ReadbackFromCache Mutant = "readback_from_cache"
+	// ReadbackBySubject reads the ledger back by subject and takes any
+	// effect on the subject for this request's, with this request's key
+	// and trace in the evidence.
+	ReadbackBySubject Mutant = "readback_by_subject"
+	// ReplyAsProof lets the evidence gate accept a committed reply (a 200)
+	// as proof when no receipt or readback joins the decision.
+	ReplyAsProof Mutant = "reply_as_proof"
+	// ExpiryAtApproval lets the approval's own check of the capability stand
+	// for the effect-time check: no re-read, no guarded commit.
+	ExpiryAtApproval Mutant = "expiry_at_approval"
+	// TracePerRetry starts a fresh trace on every retry and writes and looks
+	// up the evidence under it.
+	TracePerRetry Mutant = "trace_per_retry"
+	// PolicyCached keeps each tenant's policy in a process-wide cache shared
+	// by every task, treats it as fixed configuration (no policy guard on the
+	// commit) and never re-reads it.
+	PolicyCached Mutant = "policy_cached"
+	// ResumeSkipsChecks has a resumed worker trust the pre-effect checks
+	// its predecessor passed: it re-sends the saved request without
+	// re-checking and without the commit guard, which is not persisted.
+	ResumeSkipsChecks Mutant = "resume_skips_checks"
+)
+
+// MutantInfo names a mutant and says what it gets wrong.
+type MutantInfo struct {
+	Name Mutant `json:"name"`
+	Doc  string `json:"doc"`
+	// MaskedBy are the controls of the typed profile that contain the
+	// defect whatever the schedule (a declared prediction, like
+	// FaultSpec.Nominated): exploration shows the mutant with them
+	// removed.
+	MaskedBy []model.Control `json:"masked_by,omitempty"`
+}
+
+var mutants = []MutantInfo{
+	{RejectionAsSuccess, "any reply that is not a timeout is taken as success", nil},
+	{TimeoutAsSuccess, "an unknown outcome is taken as done", nil},
+	{UncheckedReply, "whatever decoded from a reply is taken as the receipt, unchecked", nil},
+	{UnboundedRetry, "the retry budget and the deadline are ignored", nil},
+	{RetryBudgetReset, "the retry budget is reset on restart", nil},
+	{DeadlineFromRestart, "the deadline is measured from the last restart", nil},
+	{CheckpointBeforeEffect, "the effected checkpoint is written before the effect is recorded", nil},
+	{StaleCheckpointAccepted, "a stale, future-version, corrupt or missing checkpoint is accepted on resume", nil},
+	{FabricatedApproval, "an approval absent from memory is fabricated instead of rebuilt or held", []model.Control{model.BindIdentity, model.PreEffectAuthority}},
+	{FailedBranchDropped, "a failed branch is dropped at the join", nil},
+	{KeyPerAttempt, "a new idempotency key on each retry", nil},
+	{ReadbackFromCache, "readback from the local record of sent requests instead of the provider ledger", nil},
+	{ReadbackBySubject, "readback matching by subject instead of key", nil},
+	{ReplyAsProof, "a committed reply (a 200) accepted as proof", nil},
+	{ExpiryAtApproval, "capability expiry checked at approval time instead of effect time", nil},
+	{TracePerRetry, "trace id regenerated on retry", nil},
+	{PolicyCached, "policy read cached across tasks", nil},
+	{ResumeSkipsChecks, "a resumed worker trusts its predecessor's pre-effect checks and re-sends unguarded", nil},
+}
+
+// policyCache is the process-wide policy cache of the policy_cached mutant:
+// one per factory, shared by every instance the factory makes (so a
+// factory with this mutant serves one run).
+type policyCache struct{ byTenant []model.Policy }
+
+func (c *policyCache) get(tenant string) (model.Policy, bool) {
+	for _, p := range c.byTenant {
+		if p.Tenant == tenant {
+			return p, true
+		}
+	}
+	return model.Policy{}, false
+}
+
+func (c *policyCache) put(p model.Policy) { c.byTenant = append(c.byTenant, p) }
+
+// Mutants lists every mutant in a fixed order.
+func Mutants() []MutantInfo { return append([]MutantInfo(nil), mutants...) }
+
+// ParseMutant returns the mutant named s ("" is none), or an error naming s
+// and the valid names.
+func ParseMutant(s string) (Mutant, error) {
+	if s == "" {
+		return "", nil
+	}
+	for _, m := range mutants {
+		if string(m.Name) == s {
+			return m.Name, nil
+		}
+	}
+	names := make([]string, len(mutants))
+	for i, m := range mutants {
+		names[i] = string(m.Name)
+	}
+	return "", fmt.Errorf("unknown mutant %q (valid: %s)", s, strings.Join(names, ", "))
+}
+
+func (m Mutant) is(x Mutant) bool { return m == x }

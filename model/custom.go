@@ -1,0 +1,225 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+)
+
+// UserInvariant is an invariant a user brings for their own system: a
+// named predicate over a read-only [View] of the World and the timeline.
+// The harness checks it after every boundary crossing, as it checks the
+// built-in [Invariants], and reports it in [Result.Invariants] the same way:
+// held or not, the first crossing (seq and event) after which it was false,
+// the fault that reached it (the latest one fired at or before that seq),
+// and Check's explanation. Once false it stays false for the run and is not
+// checked again.
+//
+// Checklist for Check:
+//
+//   - it returns "" when the invariant holds after the crossing, otherwise
+//     a short reason naming what it saw ("2 confirms for cart-7");
+//   - it reads only its View (and values it captured, such as the
+//     fixture): it must not keep the View or anything the View returned
+//     past the call;
+//   - it is deterministic: no wall clock, no randomness, no map iteration
+//     order in its reason.
+type UserInvariant struct {
+	// Name is the invariant's name in reports; it must be non-empty,
+	// unique in the run and differ from every built-in name.
+	Name string
+	// Owner is the team answerable for it ("inventory").
+	Owner string
+	// Oracle is the independent source that adjudicates it (usually
+	// OracleLedgerReadback: the provider's ledger, which the system under
+	// test cannot write).
+	Oracle OracleName
+	// Doc says what it asserts, in one line.
+	Doc string
+	// Check is the predicate (see the checklist above).
+	Check func(v View) string
+}
+
+// View is a read-only view of a run at one boundary crossing, handed to
+// [UserInvariant.Check]. Every slice it returns is a fresh copy, so a check
+// cannot change the run. A View is valid only during the call it is handed
+// to.
+type View struct{ r *run }
+
+// Seq is the timeline sequence number (1-based) of the crossing just
+// recorded.
+func (v View) Seq() int { return len(v.r.evs) }
+
+// Event is the event of the crossing just recorded.
+func (v View) Event() EventName { return v.r.evs[len(v.r.evs)-1] }
+
+// Events returns the event names recorded so far, in order (index i is
+// seq i+1). The full timeline events are in [Result.Timeline] after the
+// run; during it, on the [Harness.Terms] path, only the names exist.
+func (v View) Events() []EventName { return append([]EventName(nil), v.r.evs...) }
+
+// Clock is the World's logical clock, in milliseconds.
+func (v View) Clock() Millis { return v.r.world.Clock }
+
+// Task is the task being run.
+func (v View) Task() Task { return *v.r.task }
+
+// Claim returns the current task's claim and true once the system made it
+// (at the claim event), or false before.
+func (v View) Claim() (Claim, bool) { return v.r.claim, v.r.claimed }
+
+// Attempts is the number of tool-call attempts (tool.commit crossings) of
+// the current task so far, counted across worker restarts.
+func (v View) Attempts() int { return v.r.attempts }
+
+// Restarts is the number of worker restarts of the current task so far.
+func (v View) Restarts() int { return v.r.restarts }
+
+// Ledger returns the provider's ledger: every effect committed so far, in
+// commit order. LedgerEntry.Task is set by the harness (the task whose run
+// made the call), not by the system.
+func (v View) Ledger() []LedgerEntry { return append([]LedgerEntry(nil), v.r.world.Ledger...) }
+
+// Evidence returns the evidence ledger's records so far.
+func (v View) Evidence() []EvidenceRecord {
+	return append([]EvidenceRecord(nil), v.r.world.Evidence...)
+}
+
+// Order returns the World's current record of subject (its status,
+// version and amount, as disturbances may have changed them).
+func (v View) Order(subject string) (Order, bool) {
+	o, ok := v.r.world.Order(subject)
+	if !ok {
+		return Order{}, false
+	}
+	return *o, true
+}
+
+// Capability returns the World's current record of capability id
+// (revocation included).
+func (v View) Capability(id string) (Capability, bool) {
+	c, ok := v.r.world.Capability(id)
+	if !ok {
+		return Capability{}, false
+	}
+	return *c, true
+}
+
+// Checkpoints returns the checkpoints the store holds now, oldest first.
+func (v View) Checkpoints() []Checkpoint {
+	out := make([]Checkpoint, len(v.r.world.Checkpoints))
+	for i, c := range v.r.world.Checkpoints {
+		out[i] = copyCheckpoint(c)
+	}
+	return out
+}
+
+// userFinding is the oracle's finding for one user invariant.
+type userFinding struct {
+	violated bool
+	firstSeq int
+	event    EventName
+	fault    string
+	detail   string
+}
+
+// scope is the set of invariants a harness checks, resolved from Options.
+type scope struct {
+	// off marks built-in invariants out of scope.
+	off [numInvariants]bool
+	// narrowed is true when Options.Builtin selected the built-ins: the
+	// outcome terms then come from the invariants in scope (see Terms).
+	narrowed bool
+	user     []UserInvariant
+}
+
+// resolveScope validates the invariant options.
+func resolveScope(o Options) (scope, error) {
+	var s scope
+	if o.Builtin != nil {
+		s.narrowed = true
+		for i := range s.off {
+			s.off[i] = true
+		}
+		for _, name := range o.Builtin {
+			i := invIndex(name)
+			if i < 0 {
+				return s, fmt.Errorf("model: options: unknown built-in invariant %q (valid: %s)", name, builtinNames())
+			}
+			if !s.off[i] {
+				return s, fmt.Errorf("model: options: built-in invariant %q listed twice", name)
+			}
+			s.off[i] = false
+		}
+	}
+	seen := map[string]bool{}
+	for i, u := range o.Invariants {
+		switch {
+		case u.Name == "":
+			return s, fmt.Errorf("model: options: invariant %d has no name", i)
+		case invIndex(u.Name) >= 0:
+			return s, fmt.Errorf("model: options: invariant %q has the name of a built-in invariant", u.Name)
+		case seen[u.Name]:
+			return s, fmt.Errorf("model: options: invariant %q listed twice", u.Name)
+		case u.Check == nil:
+			return s, fmt.Errorf("model: options: invariant %q has no Check", u.Name)
+		}
+		seen[u.Name] = true
+	}
+	s.user = append([]UserInvariant(nil), o.Invariants...)
+	return s, nil
+}
+
+func builtinNames() string {
+	names := make([]string, len(Invariants))
+	for i, inv := range Invariants {
+		names[i] = inv.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// checkUser evaluates the user invariants still holding after the crossing
+// at seq.
+func (o *oracleState) checkUser(r *run, seq int) {
+	for i := range r.h.scope.user {
+		f := &o.user[i]
+		if f.violated {
+			continue
+		}
+		if why := r.h.scope.user[i].Check(View{r}); why != "" {
+			*f = userFinding{violated: true, firstSeq: seq, event: r.evs[seq-1], fault: faultAt(r, seq), detail: why}
+		}
+	}
+}
+
+// anyViolated reports whether an invariant in scope is violated so far.
+func (o *oracleState) anyViolated() bool {
+	for _, v := range o.violated {
+		if v {
+			return true
+		}
+	}
+	for _, f := range o.user {
+		if f.violated {
+			return true
+		}
+	}
+	return false
+}
+
+// narrowTerms derives one task's terms under a narrowed scope (see Terms).
+func narrowTerms(f taskFacts) Terms {
+	rel := f.claim == ClaimRelease
+	verdict := f.claim
+	if !f.held {
+		verdict = ClaimUnsafe
+	}
+	return Terms{
+		Detected:      f.detected,
+		Contained:     f.held,
+		Recovered:     f.held && rel,
+		UsefulService: f.held && rel && f.deadlineHeld,
+		UnsafeEscape:  !f.held,
+		Effects:       f.effects,
+		Verdict:       verdict,
+	}
+}

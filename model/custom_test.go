@@ -1,0 +1,246 @@
+package model_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
+)
+
+// effectsOfTask is a user invariant with the built-in effect_at_most_once's
+// predicate, written only against the View.
+var effectsOfTask = model.UserInvariant{Name: "one_effect_per_task", Owner: "payments", Oracle: model.OracleLedgerReadback,
+	Doc: "at most one ledger effect per task",
+	Check: func(v model.View) string {
+		n := map[string]int{}
+		for _, e := range v.Ledger() {
+			if n[e.Task]++; n[e.Task] > 1 {
+				return "second ledger effect for task " + e.Task
+			}
+		}
+		return ""
+	}}
+
+func runWith(t *testing.T, opts model.Options, s *model.Schedule) *model.Result {
+	t.Helper()
+	cs, err := s.Config.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	factory, err := copperfin.NewFactory(cs, s.Config.Mutant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := model.NewHarness(model.Copperfin(), opts).Run(factory, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestUserInvariantMatchesBuiltin: a user invariant with the predicate of
+// effect_at_most_once, checked through the View, is reported exactly as
+// the built-in one (held, first seq, event, fault, detail) for every fault
+// kind under the baseline (with the kind's mutant) and typed profiles, and
+// adding it changes neither the built-in results nor the terms.
+func TestUserInvariantMatchesBuiltin(t *testing.T) {
+	broken := 0
+	for _, spec := range model.Catalogue() {
+		for _, p := range []model.Profile{model.ProfileBaseline, model.ProfileTyped} {
+			s, _ := model.SingleFault(spec.Kind, model.ConfigOfProfile(p))
+			if p == model.ProfileBaseline {
+				s.Config.Mutant = spec.Mutant
+			}
+			plain := runWith(t, model.Options{}, s)
+			with := runWith(t, model.Options{Invariants: []model.UserInvariant{effectsOfTask}}, s)
+			if len(with.Invariants) != len(model.Invariants)+1 {
+				t.Fatalf("%s/%s: %d invariant results", spec.Kind, p, len(with.Invariants))
+			}
+			if diff := cmp.Diff(plain.Invariants, with.Invariants[:len(model.Invariants)]); diff != "" {
+				t.Errorf("%s/%s: built-in results changed (-without +with):\n%s", spec.Kind, p, diff)
+			}
+			if plain.Terms != with.Terms || plain.RunVerdict != with.RunVerdict {
+				t.Errorf("%s/%s: terms or verdict changed: %+v %s / %+v %s", spec.Kind, p, plain.Terms, plain.RunVerdict, with.Terms, with.RunVerdict)
+			}
+			b, _ := with.Invariant(model.InvEffectAtMostOnce)
+			u, _ := with.Invariant("one_effect_per_task")
+			b.Name, b.Oracle = u.Name, u.Oracle
+			if b != u {
+				t.Errorf("%s/%s: user invariant %+v, built-in %+v", spec.Kind, p, u, b)
+			}
+			if !u.Held {
+				broken++
+				observed := false
+				for _, f := range with.Faults {
+					observed = observed || f.ID == u.FaultID && slices.Contains(f.Observed, "one_effect_per_task")
+				}
+				if !observed {
+					t.Errorf("%s/%s: fault %s does not list the user invariant as observed: %+v", spec.Kind, p, u.FaultID, with.Faults)
+				}
+			}
+		}
+	}
+	// the kinds that break effect_at_most_once under the baseline (with
+	// their mutants): timeout_after_commit, checkpoint_rollback,
+	// malformed_response, output_drift, tool_timeout, missing_checkpoint
+	// and stale_checkpoint (with stale_checkpoint_accepted); none under typed
+	if broken != 7 {
+		t.Fatalf("user invariant broken in %d runs, want 7", broken)
+	}
+}
+
+// TestUserInvariantOnTermsPath: the Terms fast path checks user invariants
+// too, and gives the terms Run gives.
+func TestUserInvariantOnTermsPath(t *testing.T) {
+	s, _ := model.SingleFault("timeout_after_commit", model.ConfigOfProfile(model.ProfileBaseline))
+	opts := model.Options{Builtin: []string{}, Invariants: []model.UserInvariant{effectsOfTask}}
+	h := model.NewHarness(model.Copperfin(), opts)
+	res, err := h.Run(copperfin.Factory(0), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	terms, err := h.Terms(copperfin.Factory(0), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if terms != res.Terms {
+		t.Fatalf("Terms %+v, Run %+v", terms, res.Terms)
+	}
+	want := model.Terms{Detected: true, Contained: false, UnsafeEscape: true, Effects: 2, Verdict: model.ClaimUnsafe}
+	if terms != want {
+		t.Fatalf("terms %+v, want %+v", terms, want)
+	}
+}
+
+// TestNarrowedScope: built-in invariants out of scope are neither checked
+// nor reported, and the terms come from the invariants in scope.
+func TestNarrowedScope(t *testing.T) {
+	s, _ := model.SingleFault("timeout_after_commit", model.ConfigOfProfile(model.ProfileBaseline))
+	// the full reference oracle: a duplicate, unsafe
+	full := runWith(t, model.Options{}, s)
+	if full.Terms.Effects != 2 || !full.Terms.DuplicateEffect || full.RunVerdict != model.Unrecoverable {
+		t.Fatalf("full oracle: %+v %s", full.Terms, full.RunVerdict)
+	}
+	// no invariant in scope: nothing can fail, the release is recovered
+	none := runWith(t, model.Options{Builtin: []string{}}, s)
+	if len(none.Invariants) != 0 {
+		t.Fatalf("invariants reported out of scope: %+v", none.Invariants)
+	}
+	wantNone := model.Terms{Detected: true, Contained: true, Recovered: true, UsefulService: true, Effects: 2, Verdict: model.ClaimRelease}
+	if none.Terms != wantNone || none.RunVerdict != model.Recovered {
+		t.Fatalf("no scope: %+v %s, want %+v recovered", none.Terms, none.RunVerdict, wantNone)
+	}
+	// budget and effect_at_most_once in scope, in catalogue order whatever the list order
+	two := runWith(t, model.Options{Builtin: []string{model.InvBudget, model.InvEffectAtMostOnce}}, s)
+	var names []string
+	for _, i := range two.Invariants {
+		names = append(names, fmt.Sprintf("%s:%t:%d:%s", i.Name, i.Held, i.FirstSeq, i.FaultID))
+	}
+	inv, _ := full.Invariant(model.InvEffectAtMostOnce)
+	want := []string{fmt.Sprintf("effect_at_most_once:false:%d:f1", inv.FirstSeq), "budget:true:0:"}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Fatalf("invariants (-want +got):\n%s", diff)
+	}
+	wantTwo := model.Terms{Detected: true, UnsafeEscape: true, Effects: 2, Verdict: model.ClaimUnsafe}
+	if two.Terms != wantTwo || two.RunVerdict != model.Unrecoverable {
+		t.Fatalf("narrowed: %+v %s, want %+v unrecoverable", two.Terms, two.RunVerdict, wantTwo)
+	}
+	rec := two.Record()
+	if diff := cmp.Diff([]string{model.InvEffectAtMostOnce, model.InvBudget}, rec.Contract.Invariants); diff != "" {
+		t.Fatalf("contract invariants (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]string{"effect_at_most_once": "fail", "budget": "pass"}, rec.Invariants); diff != "" {
+		t.Fatalf("record invariants (-want +got):\n%s", diff)
+	}
+}
+
+// TestViewIsReadOnly: a check that writes into what the View returned
+// changes nothing in the run.
+func TestViewIsReadOnly(t *testing.T) {
+	vandal := model.UserInvariant{Name: "vandal", Check: func(v model.View) string {
+		l := v.Ledger()
+		for i := range l {
+			l[i].Task, l[i].Amount = "other", 0
+		}
+		cps := v.Checkpoints()
+		for i := range cps {
+			cps[i].State = "x"
+			for k := range cps[i].Data {
+				cps[i].Data[k] = "x"
+			}
+		}
+		if ev := v.Events(); len(ev) > 0 {
+			ev[0] = "x"
+		}
+		return ""
+	}}
+	s, _ := model.SingleFault("timeout_after_commit", model.ConfigOfProfile(model.ProfileBaseline))
+	s.Config.Join = model.JoinBestEffort
+	plain := runWith(t, model.Options{}, s)
+	with := runWith(t, model.Options{Invariants: []model.UserInvariant{vandal}}, s)
+	if diff := cmp.Diff(plain.Timeline, with.Timeline); diff != "" {
+		t.Fatalf("timeline changed:\n%s", diff)
+	}
+	if plain.Terms != with.Terms || !cmp.Equal(plain.Invariants, with.Invariants[:len(plain.Invariants)]) {
+		t.Fatalf("results changed: %+v / %+v", plain.Terms, with.Terms)
+	}
+}
+
+// TestViewReadsTheRun pins what a View shows at the claim of a baseline
+// run under timeout_after_commit.
+func TestViewReadsTheRun(t *testing.T) {
+	var got []string
+	probe := model.UserInvariant{Name: "probe", Check: func(v model.View) string {
+		c, claimed := v.Claim()
+		if v.Event() != model.EvClaim || !claimed {
+			return ""
+		}
+		o, _ := v.Order("O-731")
+		cp, _ := v.Capability("CAP-27-731")
+		_, missing := v.Order("nope")
+		evs := v.Events()
+		got = append(got, fmt.Sprintf("seq=%d events=%d last=%s clock=%d task=%s claim=%s attempts=%d restarts=%d ledger=%d evidence=%d checkpoints=%d order_v=%d cap_live=%t missing=%t",
+			v.Seq(), len(evs), evs[len(evs)-1], v.Clock(), v.Task().ID, c.Verdict, v.Attempts(), v.Restarts(),
+			len(v.Ledger()), len(v.Evidence()), len(v.Checkpoints()), o.Version, cp.Live(v.Clock()), missing))
+		return ""
+	}}
+	s, _ := model.SingleFault("timeout_after_commit", model.ConfigOfProfile(model.ProfileBaseline))
+	res := runWith(t, model.Options{Invariants: []model.UserInvariant{probe}}, s)
+	last := res.Timeline[len(res.Timeline)-1]
+	want := []string{fmt.Sprintf("seq=%d events=%d last=claim clock=%d task=refund-O-731 claim=release attempts=2 restarts=0 ledger=2 evidence=3 checkpoints=4 order_v=43 cap_live=true missing=false",
+		last.Seq, last.Seq, last.At)}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("view at the claim (-want +got):\n%s", diff)
+	}
+}
+
+// TestOptionsErrors: invalid invariant options are errors naming the
+// problem, returned by Run and Terms.
+func TestOptionsErrors(t *testing.T) {
+	ok := func(model.View) string { return "" }
+	cases := []struct {
+		opts model.Options
+		want string
+	}{
+		{model.Options{Builtin: []string{"exactly_once"}}, `model: options: unknown built-in invariant "exactly_once" (valid: right_subject, current_entitlement, effect_at_most_once, provable_outcome, resume_from_checkpoint, no_invented_progress, budget, join_preserved)`},
+		{model.Options{Builtin: []string{model.InvBudget, model.InvBudget}}, `model: options: built-in invariant "budget" listed twice`},
+		{model.Options{Invariants: []model.UserInvariant{{Check: ok}}}, `model: options: invariant 0 has no name`},
+		{model.Options{Invariants: []model.UserInvariant{{Name: model.InvBudget, Check: ok}}}, `model: options: invariant "budget" has the name of a built-in invariant`},
+		{model.Options{Invariants: []model.UserInvariant{{Name: "a", Check: ok}, {Name: "a", Check: ok}}}, `model: options: invariant "a" listed twice`},
+		{model.Options{Invariants: []model.UserInvariant{{Name: "a"}}}, `model: options: invariant "a" has no Check`},
+	}
+	s, _ := model.SingleFault("timeout_after_commit", model.ConfigOfProfile(model.ProfileBaseline))
+	for _, c := range cases {
+		h := model.NewHarness(model.Copperfin(), c.opts)
+		if _, err := h.Run(copperfin.Factory(0), s); err == nil || err.Error() != c.want {
+			t.Errorf("Run: %v, want %s", err, c.want)
+		}
+		if _, err := h.Terms(copperfin.Factory(0), s); err == nil || err.Error() != c.want {
+			t.Errorf("Terms: %v, want %s", err, c.want)
+		}
+	}
+}

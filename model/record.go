@@ -1,0 +1,276 @@
+package model
+
+import (
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strings"
+)
+
+// RecordVersion is the version of the run record format.
+const RecordVersion = 1
+
+// RunRecord is the evidence record of one run (seed 003, "Evidence
+// Output"): one machine-readable document with the frozen contract, the
+// schedule, the verdicts, every invariant as pass or fail, every fault with
+// where it entered and whether it was handled, the budget consumed, the
+// timeline with seed 003's fields and the run's limitations, plus a concise
+// human summary. Identifiers of subjects, capabilities and traces are
+// redacted to stable references ("ref-" and 8 hex digits of their FNV-32a
+// hash), so a record can be attached to a pull request.
+type RunRecord struct {
+	Version      int               `json:"version"`
+	RunID        string            `json:"run_id"`
+	RunVerdict   RunVerdict        `json:"run_verdict"`
+	ClaimVerdict ClaimVerdict      `json:"claim_verdict"`
+	Terminal     string            `json:"terminal_reason,omitempty"`
+	Contract     Contract          `json:"contract"`
+	Schedule     *Schedule         `json:"schedule"`
+	Invariants   map[string]string `json:"invariants"`
+	Violations   []InvariantResult `json:"violations"`
+	Faults       []RecordFault     `json:"faults"`
+	Budget       BudgetUse         `json:"budget"`
+	Terms        Terms             `json:"terms"`
+	Claims       []TaskClaim       `json:"claims"`
+	Timeline     []Event           `json:"timeline"`
+	Limitations  []string          `json:"limitations"`
+	NextCheck    string            `json:"narrowest_next_verification"`
+	Summary      string            `json:"summary"`
+}
+
+// Contract is the frozen contract a run was judged under.
+type Contract struct {
+	Fixture     string     `json:"fixture"`
+	Controls    []Control  `json:"controls"`
+	Mutant      string     `json:"mutant,omitempty"`
+	RetryBudget int        `json:"retry_budget"`
+	DeadlineMs  Millis     `json:"deadline_ms"`
+	Join        JoinPolicy `json:"join"`
+	Invariants  []string   `json:"invariants"`
+	Statement   string     `json:"statement"`
+}
+
+// RecordFault is one scheduled fault in a run record: At is
+// "event#ordinal"; Handled is true when it fired and no invariant was
+// broken by its consequence.
+type RecordFault struct {
+	ID      string `json:"id"`
+	Kind    string `json:"kind"`
+	At      string `json:"at"`
+	Reached bool   `json:"reached"`
+	Fired   int    `json:"fired"`
+	Handled bool   `json:"handled"`
+}
+
+// BudgetUse is the budget a run consumed: tool-call attempts against one
+// plus the retry budget, and logical time against the deadline (of the
+// first task).
+type BudgetUse struct {
+	Attempts            int    `json:"attempts"`
+	RetryBudget         int    `json:"retry_budget"`
+	ElapsedMs           Millis `json:"elapsed_ms"`
+	DeadlineMs          Millis `json:"deadline_ms"`
+	DeadlineRemainingMs Millis `json:"deadline_remaining_ms"`
+	Restarts            int    `json:"restarts"`
+}
+
+// Contract statement of seed 003 ("Recovery Contract").
+const contractStatement = "After recovery, resume from the latest durable checkpoint, preserve the task identity and safety policy, spend no more than the remaining retry/deadline budget, and commit each externally visible effect at most once."
+
+// limitations every run of the harness has.
+var limitations = []string{
+	"Tool outputs were synthetic; no deployed tool, provider or MCP server was exercised.",
+	"The proposer is a deterministic stub that returns the drafted action unless a fault disturbs it; no language model was run.",
+	"Logical time only: no wall-clock timing, queueing or load was represented.",
+}
+
+// redactor maps fixture identifiers to stable references.
+type redactor struct{ old []string }
+
+func newRedactor(f *Fixture) *redactor {
+	var ids []string
+	for _, o := range f.Orders {
+		ids = append(ids, o.Subject)
+	}
+	for _, c := range f.Capabilities {
+		ids = append(ids, c.ID)
+	}
+	for _, t := range f.Tasks {
+		ids = append(ids, "trace-"+t.ID)
+	}
+	// longest first, so no identifier is replaced inside a longer one
+	sort.Slice(ids, func(i, j int) bool { return len(ids[i]) > len(ids[j]) })
+	return &redactor{old: ids}
+}
+
+// Ref returns the stable reference of an identifier.
+func Ref(id string) string {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return fmt.Sprintf("ref-%08x", h.Sum32())
+}
+
+func (r *redactor) redact(s string) string {
+	for _, id := range r.old {
+		if strings.Contains(s, id) {
+			s = strings.ReplaceAll(s, id, Ref(id))
+		}
+	}
+	return s
+}
+
+// Record builds the run's evidence record.
+func (res *Result) Record() RunRecord {
+	rd := newRedactor(&res.fixture)
+	rec := RunRecord{
+		Version: RecordVersion, RunID: res.RunID, RunVerdict: res.RunVerdict, ClaimVerdict: res.Verdict,
+		Schedule: res.Schedule, Invariants: map[string]string{}, Violations: []InvariantResult{},
+		Terms: res.Terms, Claims: res.Claims, Limitations: append([]string(nil), limitations...),
+	}
+	rec.Contract = Contract{Fixture: res.fixture.Name, Controls: res.Controls.List(), Mutant: res.Schedule.Config.Mutant,
+		RetryBudget: res.budget.RetryBudget, DeadlineMs: res.budget.DeadlineMs, Join: res.join, Statement: contractStatement,
+		Invariants: []string{}}
+	for _, inv := range res.Invariants {
+		rec.Contract.Invariants = append(rec.Contract.Invariants, inv.Name)
+	}
+	for _, i := range res.Invariants {
+		if i.Held {
+			rec.Invariants[i.Name] = "pass"
+			continue
+		}
+		rec.Invariants[i.Name] = "fail"
+		i.Detail = rd.redact(i.Detail)
+		rec.Violations = append(rec.Violations, i)
+	}
+	for _, f := range res.Faults {
+		rf := RecordFault{ID: f.ID, Kind: f.Kind, At: fmt.Sprintf("%s#%d", f.Event, f.Ordinal), Reached: f.Reached,
+			Fired: f.Fired, Handled: f.Fired > 0 && len(f.Observed) == 0}
+		rec.Faults = append(rec.Faults, rf)
+		if !f.Reached {
+			rec.Limitations = append(rec.Limitations, fmt.Sprintf("Fault %s (%s) was scheduled at %s but its event never occurred: it was not tested.", f.ID, f.Kind, rf.At))
+		} else if f.Fired == 0 {
+			rec.Limitations = append(rec.Limitations, fmt.Sprintf("Fault %s (%s) was reached at %s but its disturbance had nothing to act on: it was not tested.", f.ID, f.Kind, rf.At))
+		}
+	}
+	rec.Budget = res.budget
+	for _, c := range res.Claims {
+		if c.Verdict != ClaimRelease && rec.Terminal == "" {
+			rec.Terminal = c.Reason
+		}
+	}
+	rec.Timeline = make([]Event, len(res.Timeline))
+	for i, e := range res.Timeline {
+		e.Detail = rd.redact(e.Detail)
+		rec.Timeline[i] = e
+	}
+	rec.NextCheck = res.nextCheck()
+	rec.Summary = rec.summary()
+	return rec
+}
+
+// nextCheck derives the narrowest next verification from the run.
+func (res *Result) nextCheck() string {
+	for _, i := range res.Invariants {
+		if i.Held {
+			continue
+		}
+		if i.FaultID == "" {
+			return fmt.Sprintf("find the crossing before seq %d (%s) that broke %s with no fault fired: the clean path is wrong", i.FirstSeq, i.Event, i.Name)
+		}
+		var kind string
+		for _, f := range res.Faults {
+			if f.ID == i.FaultID {
+				kind = f.Kind
+			}
+		}
+		spec, _ := Spec(kind)
+		ctl := "the behaviour that defends against it"
+		if len(spec.Nominated) > 0 {
+			names := make([]string, len(spec.Nominated))
+			for j, c := range spec.Nominated {
+				names[j] = string(c)
+			}
+			ctl = "control " + strings.Join(names, " or ")
+		}
+		return fmt.Sprintf("replay fault %s (%s) alone with %s enabled and check %s at %s", i.FaultID, kind, ctl, i.Name, i.Event)
+	}
+	for _, f := range res.Faults {
+		if !f.Reached || f.Fired == 0 {
+			return fmt.Sprintf("reschedule fault %s (%s) at an occurrence of %s that the run reaches (this run had %d)", f.ID, f.Kind, f.Event, res.occurrences(f.Event))
+		}
+	}
+	switch res.RunVerdict {
+	case ContainedFailure:
+		return "confirm the hold or denial reason reaches the right human route, then vary the fault's ordinal"
+	case Recovered:
+		if len(res.Faults) == 0 {
+			return "inject one fault at a boundary this run crossed"
+		}
+		f := res.Faults[len(res.Faults)-1]
+		return fmt.Sprintf("move fault %s (%s) to %s#%d and vary the retry budget", f.ID, f.Kind, f.Event, f.Ordinal+1)
+	}
+	return "restore the fixture and contract, then replay"
+}
+
+func (res *Result) occurrences(ev EventName) int {
+	n := 0
+	for _, e := range res.Timeline {
+		if e.Event == ev {
+			n++
+		}
+	}
+	return n
+}
+
+// summary is the concise human summary of seed 003: contract, schedule,
+// verdict, failed invariants, budget consumption, narrowest next step.
+func (rec *RunRecord) summary() string {
+	var b strings.Builder
+	c := rec.Contract
+	fmt.Fprintf(&b, "Contract: %s; controls %s", c.Fixture, joinControls(c.Controls))
+	if len(c.Controls) == 0 {
+		b.WriteString("none")
+	}
+	if c.Mutant != "" {
+		fmt.Fprintf(&b, "; mutant %s", c.Mutant)
+	}
+	fmt.Fprintf(&b, "; %d retries, %d ms deadline, %s join.\n", c.RetryBudget, c.DeadlineMs, c.Join)
+	b.WriteString("Schedule: ")
+	if len(rec.Faults) == 0 {
+		b.WriteString("no fault")
+	}
+	for i, f := range rec.Faults {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		state := "not reached"
+		switch {
+		case f.Fired > 0 && f.Handled:
+			state = "handled"
+		case f.Fired > 0:
+			state = "not handled"
+		case f.Reached:
+			state = "reached, not fired"
+		}
+		fmt.Fprintf(&b, "%s at %s (%s)", f.Kind, f.At, state)
+	}
+	fmt.Fprintf(&b, ".\nVerdict: %s (claim %s", rec.RunVerdict, rec.ClaimVerdict)
+	if rec.Terminal != "" {
+		fmt.Fprintf(&b, ": %s", rec.Terminal)
+	}
+	b.WriteString(").\nFailed invariants: ")
+	if len(rec.Violations) == 0 {
+		b.WriteString("none")
+	}
+	for i, v := range rec.Violations {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s after seq %d (%s)", v.Name, v.FirstSeq, v.Event)
+	}
+	u := rec.Budget
+	fmt.Fprintf(&b, ".\nBudget: %d of %d attempts, %d of %d ms (%d ms left), %d restarts.\n",
+		u.Attempts, 1+u.RetryBudget, u.ElapsedMs, u.DeadlineMs, u.DeadlineRemainingMs, u.Restarts)
+	fmt.Fprintf(&b, "Next: %s.", rec.NextCheck)
+	return b.String()
+}

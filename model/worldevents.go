@@ -1,0 +1,208 @@
+package model
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// World events are changes of the world that a fault schedule interleaves
+// with the run, at any crossing: the clock advances, a capability is
+// revoked, a newer policy is published, a concurrent writer advances a
+// record's state version, or the worker crashes. Seed 000 lists them as the
+// conditions a configured system meets between approval and execution
+// ("when a token expires between approval and execution, when retrieved
+// context becomes stale ... when a checkpoint is restored after the world
+// has moved"); seed 003 adds the worker restart at any point.
+//
+// A world event is written in a schedule like a fault (an entry with event,
+// ordinal, kind and optional target) and may name any event of AllEvents:
+// it takes effect right after the ordinal-th occurrence of that event is
+// recorded, and is recorded itself as a "world" event in the timeline,
+// carrying its fault id. World events are not part of Catalogue (the fault
+// catalogue the assay draws from); WorldEvents lists them.
+
+// EvWorld is the timeline event of a world event. A schedule cannot name it.
+const EvWorld EventName = "world"
+
+// worldHook is the hook of a world event: it changes the World (or crashes
+// the worker) right after the crossing it is attached to. It returns a
+// redacted detail for the timeline and whether it fired; crash is true
+// when the worker must crash after the world event is recorded.
+type worldHook interface {
+	onWorld(r *run, target string) (detail string, fired, crash bool)
+}
+
+// targetChecker is implemented by kinds whose target has a syntax; Validate
+// calls it.
+type targetChecker interface {
+	checkTarget(target string) error
+}
+
+// maxClockAdvance bounds a clock_advance target, in logical milliseconds
+// (one day).
+const maxClockAdvance = 86_400_000
+
+type clockAdvance struct{}
+
+// onWorld advances the logical clock by target milliseconds (1000 when
+// empty): a pause of the worker, a slow host or a long queue.
+func (clockAdvance) onWorld(r *run, target string) (string, bool, bool) {
+	d := Millis(1000)
+	if target != "" {
+		n, _ := strconv.ParseInt(target, 10, 64) // checked by Validate
+		d = Millis(n)
+	}
+	r.world.Clock += d
+	return fmt.Sprintf("clock advanced %d ms", d), true, false
+}
+
+func (clockAdvance) checkTarget(target string) error {
+	if target == "" {
+		return nil
+	}
+	n, err := strconv.ParseInt(target, 10, 64)
+	if err != nil || n < 1 || n > maxClockAdvance {
+		return fmt.Errorf("clock_advance target %q must be whole logical milliseconds between 1 and %d", target, maxClockAdvance)
+	}
+	return nil
+}
+
+type capabilityRevocation struct{}
+
+// onWorld revokes the capability named by target (the current task's when
+// empty) in the World.
+func (capabilityRevocation) onWorld(r *run, target string) (string, bool, bool) {
+	id := target
+	if id == "" {
+		id = r.task.Capability
+	}
+	c, ok := r.world.Capability(id)
+	if !ok || c.Revoked {
+		return "", false, false
+	}
+	c.Revoked = true
+	return "capability " + id + " revoked", true, false
+}
+
+type policyChange struct{}
+
+// onWorld publishes a newer policy version of the tenant named by target
+// (the current task's when empty) that excludes refunds.
+func (policyChange) onWorld(r *run, target string) (string, bool, bool) {
+	tenant := target
+	if tenant == "" {
+		tenant = r.task.Tenant
+	}
+	p, ok := r.world.Policy(tenant)
+	if !ok {
+		return "", false, false
+	}
+	p.Version++
+	p.AllowsRefund = false
+	r.world.Policies = append(r.world.Policies, p)
+	return fmt.Sprintf("policy version %d of %s excludes refunds", p.Version, tenant), true, false
+}
+
+type stateVersionChange struct{}
+
+// onWorld has a concurrent writer advance the state version of the record
+// named by target (the current task's subject when empty); its eligibility
+// is unchanged.
+func (stateVersionChange) onWorld(r *run, target string) (string, bool, bool) {
+	subject := target
+	if subject == "" {
+		subject = r.task.Subject
+	}
+	o, ok := r.world.Order(subject)
+	if !ok {
+		return "", false, false
+	}
+	o.Version++
+	return fmt.Sprintf("%s advanced to version %d", subject, o.Version), true, false
+}
+
+type workerCrash struct{}
+
+// onWorld crashes the worker right after the crossing: the reply of the
+// call never reaches it, and a fresh instance must resume from the store.
+func (workerCrash) onWorld(r *run, target string) (string, bool, bool) {
+	if r.crashed {
+		return "", false, false
+	}
+	return "worker crashed", true, true
+}
+
+// worldKinds are the world events, in a fixed order. Their Event and
+// Ordinal are the default placement SingleFault uses; any event fits.
+var worldKinds = []faultKind{
+	{FaultSpec{Kind: "clock_advance", Domain: DomainContext, Target: "logical clock", Event: EvToolCommit,
+		Boundary: BoundaryWorker, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerLate,
+		Oracle: OracleBudgetCounter, Threatens: []string{InvBudget, InvCurrentEntitlement}, Mutant: "deadline_from_restart",
+		Doc: "the logical clock advances by the target's milliseconds (1000 when empty): deadlines and capability expiries come closer"}, clockAdvance{}},
+	{FaultSpec{Kind: "capability_revocation", Domain: DomainIdentity, Target: "capability record", Event: EvAuthorityGrant,
+		Boundary: BoundaryAuthority, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerLate,
+		Oracle: OracleCapabilityRecord, Threatens: []string{InvCurrentEntitlement}, Nominated: []Control{PreEffectAuthority},
+		Doc: "the capability named by the target (the task's when empty) is revoked"}, capabilityRevocation{}},
+	{FaultSpec{Kind: "policy_change", Domain: DomainContext, Target: "policy record", Event: EvAuthorityGrant,
+		Boundary: BoundaryAuthority, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerLate,
+		Oracle: OraclePolicyRecord, Threatens: []string{InvCurrentEntitlement}, Nominated: []Control{RefreshContext},
+		Doc: "a newer policy version of the target tenant (the task's when empty) excludes refunds"}, policyChange{}},
+	{FaultSpec{Kind: "state_version_change", Domain: DomainState, Target: "order state", Event: EvAuthorityGrant,
+		Boundary: BoundaryState, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerLate,
+		Oracle: OracleStateVersion, Threatens: []string{InvCurrentEntitlement}, Nominated: []Control{StatePrecondition},
+		Doc: "a concurrent writer advances the state version of the target record (the task's subject when empty)"}, stateVersionChange{}},
+	{FaultSpec{Kind: "worker_crash", Domain: DomainState, Target: "worker", Event: EvToolCommit,
+		Boundary: BoundaryWorker, Phase: PhaseAfterCommit, Signal: SignalAcknowledgement, Manner: MannerAbsent,
+		Oracle: OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce}, Nominated: []Control{Idempotency, EffectReadback},
+		Doc: "the worker crashes right after the crossing; the reply never reaches it and a fresh worker resumes from the store"}, workerCrash{}},
+}
+
+func init() {
+	for i := range worldKinds {
+		s := &worldKinds[i].spec
+		s.Mode = s.Kind
+		s.Ordinal = 1
+		s.Correlation = CorrelationIsolated
+		s.Intensity = 1
+		s.Scope = "one synthetic order"
+		s.Recoverable = true
+		s.World = true
+		if _, ok := worldKinds[i].impl.(worldHook); !ok {
+			panic("model: world event " + s.Kind + " has no world hook")
+		}
+	}
+}
+
+// WorldEvents returns the specs of the world events, in a fixed order
+// (clock_advance, capability_revocation, policy_change,
+// state_version_change, worker_crash). Each may be attached to any event
+// of AllEvents.
+func WorldEvents() []FaultSpec {
+	out := make([]FaultSpec, len(worldKinds))
+	for i, k := range worldKinds {
+		out[i] = k.spec
+	}
+	return out
+}
+
+// applyWorld applies the world events armed at the crossing just recorded,
+// each recorded as an EvWorld event with its fault id, and crashes the
+// worker after a worker_crash.
+func (r *run) applyWorld() {
+	for len(r.pendingWorld) > 0 {
+		f := r.pendingWorld[0]
+		r.pendingWorld = r.pendingWorld[1:]
+		detail, fired, crash := f.kind.impl.(worldHook).onWorld(r, f.entry.Target)
+		if !fired {
+			continue
+		}
+		id := r.fire(f)
+		if !r.detailed {
+			detail = ""
+		}
+		r.record(EvWorld, 0, id, f.entry.Kind, detail, r.state)
+		if crash {
+			r.crash("worker crashed after " + string(f.entry.Event) + "#" + strconv.Itoa(f.entry.Ordinal))
+		}
+	}
+}

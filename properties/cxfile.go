@@ -1,0 +1,96 @@
+package properties
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+
+	"github.com/faultline/faultline/model"
+)
+
+// CounterexampleVersion is the version of the counterexample record format.
+const CounterexampleVersion = 1
+
+// CounterexampleRecord is the record written beside a counterexample's
+// schedule file (NAME.counterexample.json beside NAME.json): the schedule
+// (config included) again, the violated invariant, the first crossing
+// after which it was false and the fault that reached it, the oracle's
+// reason, the minimal timeline (the reduced run's redacted timeline up to
+// that crossing), how exploration found it, and the command that replays
+// the schedule file.
+type CounterexampleRecord struct {
+	Version         int             `json:"version"`
+	ScheduleFile    string          `json:"schedule_file"`
+	Schedule        *model.Schedule `json:"schedule"`
+	Invariant       string          `json:"invariant"`
+	FirstSeq        int             `json:"first_seq"`
+	Event           model.EventName `json:"event"`
+	FaultID         string          `json:"fault_id,omitempty"`
+	FaultKind       string          `json:"fault_kind,omitempty"`
+	Detail          string          `json:"detail"`
+	ChecksToFailure int             `json:"checks_to_failure"`
+	Seed            uint64          `json:"seed,omitempty"`
+	Shrunk          *model.Schedule `json:"rapid_shrunk_schedule"`
+	Replay          string          `json:"replay"`
+	Timeline        []model.Event   `json:"timeline"`
+}
+
+// WriteCounterexample writes cx to dir (created if missing) as two files,
+// each written atomically (a temporary file renamed into place):
+//
+//   - NAME.json, the reduced schedule in the schedule-file format, which
+//     faultline replay accepts as it is (its config names the controls,
+//     mutant and fixture);
+//   - NAME.counterexample.json, a CounterexampleRecord.
+//
+// NAME is "cx-" and the invariant and eight hex digits of the schedule's
+// hash, so the same counterexample always lands in the same file. It sets
+// cx.File and cx.Replay (replayFormat with the schedule file's path) and
+// returns an error for a file that cannot be written.
+func WriteCounterexample(dir string, cx *Counterexample, rep *Report, replayFormat string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("properties: counterexample directory: %w", err)
+	}
+	sched := model.Format(cx.Schedule)
+	h := fnv.New32a()
+	h.Write(sched)
+	name := fmt.Sprintf("cx-%s-%08x", cx.Invariant, h.Sum32())
+	path := filepath.Join(dir, name+".json")
+	cx.File, cx.Replay = path, fmt.Sprintf(replayFormat, path)
+	rec := CounterexampleRecord{Version: CounterexampleVersion, ScheduleFile: name + ".json", Schedule: cx.Schedule,
+		Invariant: cx.Invariant, FirstSeq: cx.FirstSeq, Event: cx.Event, FaultID: cx.FaultID, FaultKind: cx.FaultKind,
+		Detail: cx.Detail, Shrunk: cx.Shrunk, Replay: cx.Replay, Timeline: cx.Timeline}
+	if rep != nil {
+		rec.ChecksToFailure, rec.Seed = rep.ChecksToFailure, rep.Seed
+	}
+	body, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return fmt.Errorf("properties: encoding the counterexample: %w", err)
+	}
+	if err := writeAtomic(path, sched); err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(dir, name+".counterexample.json"), append(body, '\n'))
+}
+
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return fmt.Errorf("properties: %w", err)
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("properties: writing %s: %w", path, werr)
+	}
+	return nil
+}

@@ -1,0 +1,45 @@
+// Package properties explores ordered compositions of typed faults and
+// world events against a system built on model.Env, with pgregory.net/rapid:
+// it draws schedules, runs each through the harness (which checks every
+// invariant after every boundary crossing), and shrinks a failing schedule
+// first with rapid, then with a fault-aware reduction, to a 1-minimal
+// counterexample that faultline replay reproduces.
+//
+// Entry points:
+//
+//   - [Check]: the test form, for a *testing.T (or any rapid.TB): a user
+//     points it at their own system in a few lines (see the example).
+//   - [Explore]: the checker form, returning a [Report] (the CLI's
+//     faultline explore calls it).
+//   - [System], [Factory] and [Reference]: how the system under test is
+//     built for each run; Reference is the Copperfin workflow.
+//   - Options: [WithConfig], [WithFixture], [WithKinds], [WithDomains],
+//     [WithoutWorldEvents], [WithMaxFaults], [WithInvariants],
+//     [WithCounterexampleDir], [WithReplayCommand], [WithName].
+//   - [WriteCounterexample] and [CounterexampleRecord]: the files a
+//     counterexample is written to.
+//
+// What a drawn schedule holds: one to WithMaxFaults entries, each a fault
+// kind of model.Catalogue or a world event of model.WorldEvents (clock
+// advance, capability revocation, policy change, state-version change,
+// worker crash), attached to one of the events the kind can be injected
+// at that occurs in the workload's clean run, at an ordinal from one to one
+// past the clean run's count of that event, in the order drawn (faults at
+// one crossing compose in schedule order). Memory losses and branch
+// failures draw a target from the clean run's memory keys and branch
+// names; clock advances draw their length. The config (profile or
+// controls, mutant, budgets, join policy) and the fixture are fixed by the
+// options and written into every schedule.
+//
+// A counterexample is the schedule after which an invariant in scope was
+// false; the first such invariant (by the crossing after which it became
+// false) names it. The reduction keeps that invariant broken while it
+// drops one fault, moves one to an earlier ordinal, or weakens one (a
+// named target instead of every target, a shorter clock advance), always
+// through the public replay path (the schedule's canonical text, decoded
+// strictly, run by the harness), until no single change keeps it broken.
+//
+// This package reads no flags and no environment variables of its own:
+// rapid reads its own (-rapid.checks, -rapid.seed, RAPID_CHECKS,
+// RAPID_SEED).
+package properties

@@ -1,0 +1,381 @@
+package properties
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"pgregory.net/rapid"
+
+	"github.com/faultline/faultline/model"
+)
+
+// Report is the result of one exploration.
+type Report struct {
+	// Found is true when a schedule broke an invariant in scope.
+	Found bool `json:"found"`
+	// Checks is the number of schedules rapid drew and ran before the
+	// first failure (or in all, when none failed); ChecksToFailure is the
+	// 1-based number of the first failing one (0 when none failed).
+	Checks          int `json:"checks"`
+	ChecksToFailure int `json:"checks_to_failure"`
+	// Seed is rapid's seed for the exploration when rapid reported it (0
+	// when unknown: rapid reports its seed only on a failure).
+	Seed uint64 `json:"seed,omitempty"`
+	// Counterexample is the reduced counterexample when Found.
+	Counterexample *Counterexample `json:"counterexample,omitempty"`
+	// RapidOutput is what rapid reported on the failure: its reproduce
+	// command (a -rapid.failfile or -rapid.seed) and the failing draws.
+	RapidOutput string `json:"-"`
+}
+
+// Counterexample is a 1-minimal failing schedule and what broke.
+type Counterexample struct {
+	// Schedule is the reduced schedule, config included.
+	Schedule *model.Schedule `json:"schedule"`
+	// Shrunk is the schedule as rapid's shrinking left it, before the
+	// fault-aware reduction.
+	Shrunk *model.Schedule `json:"shrunk"`
+	// Invariant is the violated invariant (the first in scope to become
+	// false), FirstSeq and Event the first crossing after which it was
+	// false, FaultID and FaultKind the fault that reached it ("" when none
+	// had fired), and Detail the oracle's reason.
+	Invariant string          `json:"invariant"`
+	FirstSeq  int             `json:"first_seq"`
+	Event     model.EventName `json:"event"`
+	FaultID   string          `json:"fault_id,omitempty"`
+	FaultKind string          `json:"fault_kind,omitempty"`
+	Detail    string          `json:"detail"`
+	// Timeline is the reduced run's redacted timeline up to FirstSeq.
+	Timeline []model.Event `json:"timeline"`
+	// File is the schedule file written (with WithCounterexampleDir) and
+	// Replay the command that replays it.
+	File   string `json:"file,omitempty"`
+	Replay string `json:"replay"`
+}
+
+// String describes the counterexample for people: what broke where, the
+// schedule and how to replay it.
+func (cx *Counterexample) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s violated: first false after seq %d (%s)", cx.Invariant, cx.FirstSeq, cx.Event)
+	if cx.FaultID != "" {
+		fmt.Fprintf(&b, ", reached by %s (%s)", cx.FaultID, cx.FaultKind)
+	} else {
+		b.WriteString(", with no fault fired")
+	}
+	fmt.Fprintf(&b, ": %s\n", cx.Detail)
+	fmt.Fprintf(&b, "minimal schedule (%d faults):\n%s", len(cx.Schedule.Faults), model.Format(cx.Schedule))
+	if cx.Replay != "" {
+		fmt.Fprintf(&b, "replay: %s\n", cx.Replay)
+	}
+	return b.String()
+}
+
+// Explore runs rapid over schedules drawn for sys and returns what it
+// found. The number of checks and the seed are rapid's (-rapid.checks and
+// -rapid.seed, or RAPID_CHECKS and RAPID_SEED); rapid's fail file for the
+// exploration's name is replayed first. An error means bad options or a
+// harness error (a System that cannot be built, a schedule the harness
+// refuses), never a counterexample.
+//
+// Outside a test binary, call testing.Init and flag.Parse first: rapid
+// consults testing.Short, which needs the test flags registered and parsed.
+func Explore(sys System, opts ...Option) (*Report, error) {
+	return explore(nil, sys, opts)
+}
+
+func explore(parent rapid.TB, sys System, opts []Option) (*Report, error) {
+	e, err := newExplorer(sys, opts)
+	if err != nil {
+		return nil, err
+	}
+	name := e.set.name
+	if parent != nil {
+		name = parent.Name()
+	}
+	rec := &recorder{parent: parent, name: name}
+	func() {
+		defer func() {
+			if p := recover(); p != nil && p != errStop {
+				panic(p)
+			}
+		}()
+		rapid.Check(rec, e.prop)
+	}()
+	if e.harnessErr != nil {
+		return nil, e.harnessErr
+	}
+	rep := &Report{Checks: e.calls, RapidOutput: strings.Join(rec.msgs, "\n")}
+	if e.firstFail == 0 {
+		if rec.failed {
+			return nil, fmt.Errorf("properties: rapid failed without a counterexample: %s", rep.RapidOutput)
+		}
+		return rep, nil
+	}
+	rep.Found, rep.Checks, rep.ChecksToFailure = true, e.firstFail, e.firstFail
+	if m := seedRE.FindStringSubmatch(rep.RapidOutput); m != nil {
+		rep.Seed, _ = strconv.ParseUint(m[1], 10, 64)
+	}
+	cx, err := e.counterexample(e.last, e.lastInv)
+	if err != nil {
+		return nil, err
+	}
+	if e.set.dir != "" {
+		if err := WriteCounterexample(e.set.dir, cx, rep, e.set.replay); err != nil {
+			return nil, err
+		}
+	}
+	rep.Counterexample = cx
+	return rep, nil
+}
+
+var seedRE = regexp.MustCompile(`-rapid\.seed=(\d+)`)
+
+// explorer holds one exploration's draw space and state.
+type explorer struct {
+	sys     System
+	set     settings
+	harness *model.Harness
+	kinds   []kindSpace
+	bound   map[model.EventName]int
+	inScope map[string]bool
+	// maxAdvance bounds a drawn clock advance, in logical ms: twice the
+	// latest capability expiry or deadline of the workload
+	maxAdvance int
+
+	calls      int
+	firstFail  int
+	last       *model.Schedule
+	lastInv    string
+	harnessErr error
+}
+
+// kindSpace is where one kind can be drawn: its events and targets.
+type kindSpace struct {
+	kind    string
+	events  []model.EventName
+	targets []string // empty: no target
+	// ordinal is the kind's default ordinal at events[0] (its own event),
+	// 0 when that event does not occur in the workload
+	ordinal int
+	clock   bool // the target is a clock advance drawn in 1..maxAdvance
+}
+
+func newExplorer(sys System, opts []Option) (*explorer, error) {
+	if sys == nil {
+		return nil, errors.New("properties: nil System")
+	}
+	set := defaults()
+	for _, o := range opts {
+		if err := o.apply(&set); err != nil {
+			return nil, err
+		}
+	}
+	set.config.Fixture = set.fixture.Name
+	e := &explorer{sys: sys, set: set, harness: model.NewHarness(set.fixture, model.Options{}), inScope: map[string]bool{}}
+	for _, inv := range model.Invariants {
+		e.inScope[inv.Name] = set.invariants == nil || slices.Contains(set.invariants, inv.Name)
+	}
+	// the clean run tells which events occur, how often, and with which
+	// memory keys and branch names
+	clean, err := e.run(&model.Schedule{Version: model.ScheduleVersion, Seed: "clean", Config: set.config, Faults: []model.FaultEntry{}})
+	if err != nil {
+		return nil, err
+	}
+	counts := map[model.EventName]int{}
+	details := map[model.EventName][]string{}
+	for _, ev := range clean.Timeline {
+		counts[ev.Event]++
+		if ev.Detail != "" && !slices.Contains(details[ev.Event], ev.Detail) {
+			details[ev.Event] = append(details[ev.Event], ev.Detail)
+		}
+	}
+	e.bound = map[model.EventName]int{}
+	for _, ev := range model.AllEvents {
+		if counts[ev] > 0 {
+			e.bound[ev] = counts[ev] + 1
+		}
+	}
+	var maxAdvance model.Millis = 2000
+	if set.config.Deadline != nil {
+		maxAdvance = *set.config.Deadline
+	}
+	for _, c := range set.fixture.Capabilities {
+		maxAdvance = max(maxAdvance, c.Expiry)
+	}
+	e.maxAdvance = int(2 * maxAdvance)
+	specs := model.Catalogue()
+	if set.world {
+		specs = append(specs, model.WorldEvents()...)
+	}
+	for _, sp := range specs {
+		if set.kinds != nil && !slices.Contains(set.kinds, sp.Kind) {
+			continue
+		}
+		if set.domains != nil && !slices.Contains(set.domains, sp.Domain) {
+			continue
+		}
+		ks := kindSpace{kind: sp.Kind}
+		// the kind's own event first: rapid draws small indices more often
+		for _, ev := range append([]model.EventName{sp.Event}, model.AllEvents...) {
+			if slices.Contains(ks.events, ev) || e.bound[ev] == 0 || !fits(sp.Kind, ev) {
+				continue
+			}
+			ks.events = append(ks.events, ev)
+		}
+		if len(ks.events) == 0 {
+			continue // the kind's events never occur in this workload
+		}
+		if ks.events[0] == sp.Event && sp.Ordinal <= e.bound[sp.Event] {
+			ks.ordinal = sp.Ordinal
+		}
+		switch sp.Kind {
+		case "memory_loss":
+			ks.targets = append([]string{""}, details[model.EvMemoryRead]...)
+		case "branch_failure":
+			ks.targets = append([]string{""}, details[model.EvBranchRun]...)
+		case "clock_advance":
+			ks.clock = true
+		}
+		e.kinds = append(e.kinds, ks)
+	}
+	if len(e.kinds) == 0 {
+		return nil, errors.New("properties: no fault kind in scope occurs in this workload")
+	}
+	return e, nil
+}
+
+// fits reports whether kind can be attached to ev, by asking the schedule
+// validator.
+func fits(kind string, ev model.EventName) bool {
+	s := model.Schedule{Version: model.ScheduleVersion, Config: model.ConfigOfProfile(model.ProfileBaseline),
+		Faults: []model.FaultEntry{{Event: ev, Ordinal: 1, Kind: kind}}}
+	return s.Validate() == nil
+}
+
+// run runs s through the public path: a factory built from the schedule's
+// config, the harness over the exploration's fixture.
+func (e *explorer) run(s *model.Schedule) (*model.Result, error) {
+	f, err := e.sys(s.Config)
+	if err != nil {
+		return nil, fmt.Errorf("properties: building the system for %s: %w", s.Config, err)
+	}
+	res, err := e.harness.Run(f, s)
+	if err != nil {
+		return nil, fmt.Errorf("properties: harness: %w", err)
+	}
+	return res, nil
+}
+
+// violation returns the invariant in scope that became false first, or
+// false when every invariant in scope held.
+func (e *explorer) violation(res *model.Result) (model.InvariantResult, bool) {
+	var first model.InvariantResult
+	found := false
+	for _, i := range res.Invariants {
+		if !i.Held && e.inScope[i.Name] && (!found || i.FirstSeq < first.FirstSeq) {
+			first, found = i, true
+		}
+	}
+	return first, found
+}
+
+// draw draws one schedule: 1 to maxFaults faults and world events, each a
+// kind in scope at one of its events and an ordinal up to one past the
+// clean run's count.
+func (e *explorer) draw(t *rapid.T) *model.Schedule {
+	n := rapid.IntRange(1, e.set.maxFaults).Draw(t, "faults")
+	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "explore", Config: e.set.config, Faults: make([]model.FaultEntry, 0, n)}
+	for i := 0; i < n; i++ {
+		// rapid favours small integers; the sum of two draws modulo the
+		// number of kinds spreads the kinds evenly
+		nk := len(e.kinds)
+		k := e.kinds[(rapid.IntRange(0, nk-1).Draw(t, "kind")+rapid.IntRange(0, nk-1).Draw(t, "kind_spread"))%nk]
+		f := model.FaultEntry{Event: k.events[0], Ordinal: k.ordinal, Kind: k.kind}
+		if k.ordinal == 0 || rapid.IntRange(0, 3).Draw(t, "placement") == 3 {
+			// anywhere the kind fits; otherwise (three times in four, and
+			// what shrinking tends to) at the kind's own default placement
+			f.Event = k.events[rapid.IntRange(0, len(k.events)-1).Draw(t, "event")]
+			f.Ordinal = rapid.IntRange(1, e.bound[f.Event]).Draw(t, "ordinal")
+		}
+		switch {
+		case k.clock:
+			f.Target = strconv.Itoa(rapid.IntRange(1, e.maxAdvance).Draw(t, "advance_ms"))
+		case len(k.targets) > 0:
+			f.Target = k.targets[rapid.IntRange(0, len(k.targets)-1).Draw(t, "target")]
+		}
+		s.Faults = append(s.Faults, f)
+	}
+	return s
+}
+
+// prop is the property rapid checks: every invariant in scope holds after
+// every crossing of a run of the drawn schedule.
+func (e *explorer) prop(t *rapid.T) {
+	e.calls++
+	s := e.draw(t)
+	res, err := e.run(s)
+	if err != nil {
+		e.harnessErr = err
+		t.Fatalf("%v", err)
+	}
+	inv, bad := e.violation(res)
+	if !bad {
+		return
+	}
+	if e.firstFail == 0 {
+		e.firstFail = e.calls
+	}
+	e.last, e.lastInv = s, inv.Name
+	by := "no fault fired"
+	if inv.FaultID != "" {
+		by = "reached by " + inv.FaultID
+	}
+	t.Fatalf("%s violated after seq %d (%s), %s: %s\n%s", inv.Name, inv.FirstSeq, inv.Event, by, inv.Detail, model.Format(s))
+}
+
+// errStop is what the recorder panics with to stop rapid after a failure.
+var errStop = errors.New("properties: stop")
+
+// recorder is the rapid.TB the exploration runs under: it records rapid's
+// failure messages instead of failing a test, forwards logs to the parent
+// test (if any) and takes the parent's name, so rapid's fail file for that
+// test keeps working.
+type recorder struct {
+	parent rapid.TB
+	name   string
+	failed bool
+	msgs   []string
+}
+
+func (r *recorder) Helper()       {}
+func (r *recorder) Name() string  { return r.name }
+func (r *recorder) Failed() bool  { return r.failed }
+func (r *recorder) Fail()         { r.failed = true }
+func (r *recorder) FailNow()      { r.failed = true; panic(errStop) }
+func (r *recorder) SkipNow()      { panic(errStop) }
+func (r *recorder) Log(a ...any)  { r.Logf("%s", fmt.Sprint(a...)) }
+func (r *recorder) Skip(a ...any) { r.Log(a...); r.SkipNow() }
+func (r *recorder) Skipf(format string, a ...any) {
+	r.Logf(format, a...)
+	r.SkipNow()
+}
+func (r *recorder) Logf(format string, a ...any) {
+	if r.parent != nil {
+		r.parent.Logf(format, a...)
+	}
+}
+func (r *recorder) Errorf(format string, a ...any) {
+	r.failed = true
+	r.msgs = append(r.msgs, fmt.Sprintf(format, a...))
+}
+func (r *recorder) Error(a ...any) { r.Errorf("%s", fmt.Sprint(a...)) }
+func (r *recorder) Fatalf(format string, a ...any) {
+	r.Errorf(format, a...)
+	r.FailNow()
+}
+func (r *recorder) Fatal(a ...any) { r.Fatalf("%s", fmt.Sprint(a...)) }

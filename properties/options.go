@@ -1,0 +1,198 @@
+package properties
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
+)
+
+// System builds the factory of the system under test for one run, from the
+// run's config (the schedule's config: profile or controls, mutant,
+// budgets, join policy, fixture). It is called once per run, so a factory
+// may hold state its instances share within a run (a process cache) and a
+// run stays a pure function of its schedule. An error is a harness error.
+type System func(cfg model.Config) (model.Factory, error)
+
+// Factory adapts a fixed factory to a System, for a system that takes no
+// configuration from the schedule and whose instances share no state.
+func Factory(f model.Factory) System {
+	return func(model.Config) (model.Factory, error) { return f, nil }
+}
+
+// Reference is the System of faultline's reference Copperfin workflow: the
+// config's controls and mutant select it (copperfin.NewFactory). An
+// unknown profile, control or mutant is an error.
+func Reference(cfg model.Config) (model.Factory, error) {
+	cs, err := cfg.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	return copperfin.NewFactory(cs, cfg.Mutant)
+}
+
+// Option configures an exploration. Options are built only by the
+// constructors of this package; later options override earlier ones.
+type Option interface{ apply(*settings) error }
+
+type optionFunc func(*settings) error
+
+func (f optionFunc) apply(s *settings) error { return f(s) }
+
+// settings are the resolved options.
+type settings struct {
+	config     model.Config
+	fixture    model.Fixture
+	kinds      []string       // nil: every kind
+	domains    []model.Domain // nil: every domain
+	world      bool
+	maxFaults  int
+	invariants []string // nil: every invariant
+	dir        string
+	replay     string
+	name       string
+}
+
+func defaults() settings {
+	return settings{
+		config:    model.ConfigOfProfile(model.ProfileTyped),
+		fixture:   model.Copperfin(),
+		world:     true,
+		maxFaults: 3,
+		replay:    "faultline replay %s",
+		name:      "explore",
+	}
+}
+
+// WithConfig sets the config written into every explored schedule and
+// handed to the System: a profile or controls, and optionally a mutant,
+// retry budget, deadline and join policy. Default: the typed profile.
+func WithConfig(cfg model.Config) Option {
+	return optionFunc(func(s *settings) error {
+		if _, err := cfg.Resolve(); err != nil {
+			return err
+		}
+		s.config = cfg
+		return nil
+	})
+}
+
+// WithFixture sets the workload every run starts from (default
+// model.Copperfin(): one refund task; model.CopperfinBatch() runs three
+// tasks, the same order twice). Its name is written into every schedule's
+// config.
+func WithFixture(f model.Fixture) Option {
+	return optionFunc(func(s *settings) error {
+		if f.Name == "" || len(f.Tasks) == 0 {
+			return errors.New("properties: a fixture needs a name and at least one task")
+		}
+		s.fixture = f
+		return nil
+	})
+}
+
+// WithKinds limits the fault kinds and world events drawn to the named
+// ones (catalogue kinds or world events). An unknown name is an error.
+func WithKinds(kinds ...string) Option {
+	return optionFunc(func(s *settings) error {
+		for _, k := range kinds {
+			if _, err := model.Spec(k); err != nil {
+				return fmt.Errorf("properties: %w", err)
+			}
+		}
+		s.kinds = append([]string{}, kinds...)
+		return nil
+	})
+}
+
+// WithDomains limits the kinds drawn to those of the given fault domains
+// (world events included, by their domain).
+func WithDomains(ds ...model.Domain) Option {
+	return optionFunc(func(s *settings) error {
+		for _, d := range ds {
+			if _, err := model.ParseDomain(string(d)); err != nil {
+				return fmt.Errorf("properties: %w", err)
+			}
+		}
+		s.domains = append([]model.Domain{}, ds...)
+		return nil
+	})
+}
+
+// WithoutWorldEvents draws from the fault catalogue only: no clock
+// advance, capability revocation, policy change, state-version change or
+// worker crash is interleaved.
+func WithoutWorldEvents() Option {
+	return optionFunc(func(s *settings) error { s.world = false; return nil })
+}
+
+// WithMaxFaults sets the largest number of faults and world events a drawn
+// schedule holds (1 to 16; default 3). Every drawn schedule holds at least
+// one; the reducer may end at none when the clean run already fails.
+func WithMaxFaults(k int) Option {
+	return optionFunc(func(s *settings) error {
+		if k < 1 || k > 16 {
+			return fmt.Errorf("properties: max faults %d must be between 1 and 16", k)
+		}
+		s.maxFaults = k
+		return nil
+	})
+}
+
+// WithInvariants limits the invariants whose violation is a counterexample
+// (default: all of model.Invariants). An unknown name is an error.
+func WithInvariants(names ...string) Option {
+	return optionFunc(func(s *settings) error {
+		for _, n := range names {
+			found := false
+			for _, inv := range model.Invariants {
+				found = found || inv.Name == n
+			}
+			if !found {
+				return fmt.Errorf("properties: unknown invariant %q", n)
+			}
+		}
+		if len(names) == 0 {
+			return errors.New("properties: WithInvariants needs at least one invariant")
+		}
+		s.invariants = append([]string{}, names...)
+		return nil
+	})
+}
+
+// WithCounterexampleDir writes every counterexample found to dir (created
+// if missing): a schedule file that faultline replay accepts and a
+// counterexample record beside it (see WriteCounterexample).
+func WithCounterexampleDir(dir string) Option {
+	return optionFunc(func(s *settings) error {
+		if dir == "" {
+			return errors.New("properties: empty counterexample directory")
+		}
+		s.dir = dir
+		return nil
+	})
+}
+
+// WithReplayCommand sets the command a counterexample names to replay its
+// schedule file, as a format with one %s for the file's path (default
+// "faultline replay %s", which runs the reference system).
+func WithReplayCommand(format string) Option {
+	return optionFunc(func(s *settings) error {
+		s.replay = format
+		return nil
+	})
+}
+
+// WithName names the exploration for rapid (its fail file directory,
+// testdata/rapid/NAME/) when Explore runs without a test; default
+// "explore". Check uses the test's name.
+func WithName(name string) Option {
+	return optionFunc(func(s *settings) error {
+		if name == "" {
+			return errors.New("properties: empty name")
+		}
+		s.name = name
+		return nil
+	})
+}

@@ -1,0 +1,360 @@
+package properties_test
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/properties"
+)
+
+// recordingTB is a rapid.TB that records failures instead of failing, so a
+// passing test can assert that an inner check failed.
+type recordingTB struct {
+	name   string
+	failed bool
+	errors []string
+	logs   []string
+}
+
+func (r *recordingTB) Helper()      {}
+func (r *recordingTB) Name() string { return r.name }
+func (r *recordingTB) Logf(format string, args ...any) {
+	r.logs = append(r.logs, fmt.Sprintf(format, args...))
+}
+func (r *recordingTB) Log(args ...any)      { r.logs = append(r.logs, fmt.Sprint(args...)) }
+func (r *recordingTB) Skipf(string, ...any) { panic("skip") }
+func (r *recordingTB) Skip(...any)          { panic("skip") }
+func (r *recordingTB) SkipNow()             { panic("skip") }
+func (r *recordingTB) Errorf(format string, args ...any) {
+	r.failed = true
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+func (r *recordingTB) Error(args ...any)                 { r.Errorf("%s", fmt.Sprint(args...)) }
+func (r *recordingTB) Fatalf(format string, args ...any) { r.Errorf(format, args...) }
+func (r *recordingTB) Fatal(args ...any)                 { r.Error(args...) }
+func (r *recordingTB) FailNow()                          { r.failed = true }
+func (r *recordingTB) Fail()                             { r.failed = true }
+func (r *recordingTB) Failed() bool                      { return r.failed }
+
+// rapidFlags sets rapid's checks and seed for one test, writes no fail
+// file, and restores the previous values afterwards.
+func rapidFlags(t *testing.T, checks int, seed uint64) {
+	t.Helper()
+	for name, v := range map[string]string{"rapid.checks": strconv.Itoa(checks), "rapid.seed": strconv.FormatUint(seed, 10), "rapid.nofailfile": "true"} {
+		old := flag.Lookup(name).Value.String()
+		if err := flag.Set(name, v); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { flag.Set(name, old) })
+	}
+}
+
+func typedWithout(c model.Control) model.Config {
+	cs, _ := model.ProfileControls(model.ProfileTyped)
+	return model.ConfigOfControls(cs.Without(c))
+}
+
+// replayInvariant runs s through the public replay path (canonical text,
+// strict decoding, a fresh reference system, the fixture the config
+// names) and returns the named invariant's result.
+func replayInvariant(t *testing.T, s *model.Schedule, inv string) model.InvariantResult {
+	t.Helper()
+	p, err := model.ParseSchedule(model.Format(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx, err := model.FixtureNamed(p.Config.Fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := properties.Reference(p.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := model.NewHarness(fx, model.Options{}).Run(f, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := res.Invariant(inv)
+	return r
+}
+
+// assertMinimal checks that cx is 1-minimal: its schedule breaks its
+// invariant, removing any one fault makes the violation disappear, and no
+// fault breaks it at an earlier ordinal.
+func assertMinimal(t *testing.T, cx *properties.Counterexample) {
+	t.Helper()
+	if r := replayInvariant(t, cx.Schedule, cx.Invariant); r.Held || r.FirstSeq != cx.FirstSeq || r.FaultID != cx.FaultID {
+		t.Fatalf("the counterexample does not replay: %+v vs %+v", r, cx)
+	}
+	for i := range cx.Schedule.Faults {
+		s := *cx.Schedule
+		s.Faults = slices.Delete(slices.Clone(s.Faults), i, i+1)
+		if r := replayInvariant(t, &s, cx.Invariant); !r.Held {
+			t.Errorf("not 1-minimal: without fault %d (%s) %s still fails", i, cx.Schedule.Faults[i].Kind, cx.Invariant)
+		}
+		for o := 1; o < cx.Schedule.Faults[i].Ordinal; o++ {
+			s := *cx.Schedule
+			s.Faults = slices.Clone(s.Faults)
+			s.Faults[i].Ordinal = o
+			if r := replayInvariant(t, &s, cx.Invariant); !r.Held {
+				t.Errorf("not 1-minimal: fault %d (%s) at ordinal %d still breaks %s", i, s.Faults[i].Kind, o, cx.Invariant)
+			}
+		}
+	}
+}
+
+// controlCases: for each of the paper's seven controls, the invariant it
+// defends, the workload where a transfer only it carries shows, and the
+// seed of the deterministic exploration.
+var controlCases = []struct {
+	control   model.Control
+	invariant string
+	fixture   model.Fixture
+	seed      uint64
+}{
+	{model.BindIdentity, model.InvRightSubject, model.Copperfin(), 1},
+	{model.PreEffectAuthority, model.InvCurrentEntitlement, model.Copperfin(), 1},
+	{model.RefreshContext, model.InvCurrentEntitlement, model.Copperfin(), 1},
+	{model.StatePrecondition, model.InvCurrentEntitlement, model.Copperfin(), 1},
+	{model.Idempotency, model.InvEffectAtMostOnce, model.Copperfin(), 1},
+	// with idempotency and the evidence gate in place, the readback alone
+	// tells whose effect a receiptless provider replay is: the same order
+	// asked for twice
+	{model.EffectReadback, model.InvNoInventedProgress, model.CopperfinBatch(), 3},
+	{model.EvidenceGate, model.InvProvableOutcome, model.Copperfin(), 1},
+}
+
+// TestEachControlRemovalIsFound: with one control removed from the typed
+// profile, exploration finds, within rapid's default 100 checks, a
+// violation of the invariant the control defends, through a single fault
+// whose spec nominates that control; the reduced schedule holds exactly
+// that one fault and is 1-minimal. With the control restored, the same
+// exploration finds nothing.
+func TestEachControlRemovalIsFound(t *testing.T) {
+	for _, c := range controlCases {
+		t.Run(string(c.control), func(t *testing.T) {
+			rapidFlags(t, 100, c.seed)
+			rec := &recordingTB{name: t.Name()}
+			properties.Check(rec, properties.Reference, properties.WithConfig(typedWithout(c.control)), properties.WithFixture(c.fixture))
+			if !rec.failed || len(rec.errors) != 1 || !strings.Contains(rec.errors[0], c.invariant+" violated") {
+				t.Fatalf("the inner check did not fail on %s: %v", c.invariant, rec.errors)
+			}
+			rep, err := properties.Explore(properties.Reference, properties.WithConfig(typedWithout(c.control)), properties.WithFixture(c.fixture))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cx := rep.Counterexample
+			if !rep.Found || rep.ChecksToFailure > 100 || cx.Invariant != c.invariant {
+				t.Fatalf("found %t after %d checks: %+v", rep.Found, rep.ChecksToFailure, cx)
+			}
+			if len(cx.Schedule.Faults) != 1 || cx.FaultID != "f1" {
+				t.Fatalf("want exactly the one fault of a single-fault transfer: %s", model.Format(cx.Schedule))
+			}
+			spec, _ := model.Spec(cx.FaultKind)
+			if !slices.Contains(spec.Nominated, c.control) {
+				t.Errorf("%s does not nominate %s", cx.FaultKind, c.control)
+			}
+			assertMinimal(t, cx)
+			restored := &recordingTB{name: t.Name()}
+			properties.Check(restored, properties.Reference, properties.WithFixture(c.fixture))
+			if restored.failed {
+				t.Errorf("typed profile failed: %v", restored.errors)
+			}
+		})
+	}
+}
+
+// mutantCases gives each mutant the exploration that kills it: the typed
+// profile over the three-task workload unless another control masks the
+// defect there, and the seed and check budget of the deterministic run.
+// A kill is a counterexample the same schedule without the mutant does not
+// reproduce. composed marks the mutants whose defect needs an ordered
+// composition of two or more faults.
+var mutantCases = map[copperfin.Mutant]struct {
+	kinds    []string
+	seed     uint64
+	checks   int
+	composed bool
+}{
+	copperfin.RetryBudgetReset:    {kinds: []string{"checkpoint_rollback", "budget_exhaustion", "timeout_before_send", "worker_restart", "subject_swap"}, seed: 1, checks: 2000, composed: true},
+	copperfin.DeadlineFromRestart: {kinds: []string{"clock_advance", "worker_crash", "worker_restart", "stale_policy", "rate_limit"}, seed: 1, checks: 2000, composed: true},
+	copperfin.ResumeSkipsChecks:   {kinds: []string{"capability_revocation", "policy_change", "worker_crash", "worker_restart", "timeout_before_send"}, seed: 1, checks: 2000, composed: true},
+	copperfin.FabricatedApproval:  {kinds: []string{"memory_loss"}, seed: 1, checks: 200},
+}
+
+// mutantExploration explores mutant mi under the typed profile less the
+// controls that mask it.
+func mutantExploration(mi copperfin.MutantInfo) (model.Config, []properties.Option, uint64, int) {
+	m := mi.Name
+	mc, ok := mutantCases[m]
+	cfg := model.ConfigOfProfile(model.ProfileTyped)
+	if len(mi.MaskedBy) > 0 {
+		cs, _ := model.ProfileControls(model.ProfileTyped)
+		for _, c := range mi.MaskedBy {
+			cs = cs.Without(c)
+		}
+		cfg = model.ConfigOfControls(cs)
+	}
+	cfg.Mutant = string(m)
+	opts := []properties.Option{properties.WithConfig(cfg), properties.WithFixture(model.CopperfinBatch())}
+	if len(mc.kinds) > 0 {
+		opts = append(opts, properties.WithKinds(mc.kinds...))
+	}
+	if !ok {
+		return cfg, opts, 1, 3000
+	}
+	return cfg, opts, mc.seed, mc.checks
+}
+
+// TestEveryMutantIsKilled: exploration finds a counterexample for every
+// mutant that the same schedule without the mutant does not reproduce; it
+// is 1-minimal; the mutants marked composed need two or more faults, all
+// of which the reduced schedule keeps.
+func TestEveryMutantIsKilled(t *testing.T) {
+	if len(copperfin.Mutants()) < 12 {
+		t.Fatalf("%d mutants, want at least 12", len(copperfin.Mutants()))
+	}
+	composed := 0
+	for _, mi := range copperfin.Mutants() {
+		t.Run(string(mi.Name), func(t *testing.T) {
+			cfg, opts, seed, checks := mutantExploration(mi)
+			rapidFlags(t, checks, seed)
+			rep, err := properties.Explore(properties.Reference, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rep.Found {
+				t.Fatalf("not killed in %d checks", rep.Checks)
+			}
+			cx := rep.Counterexample
+			if cx.Schedule.Config.Mutant != string(mi.Name) {
+				t.Fatalf("counterexample config %+v", cx.Schedule.Config)
+			}
+			clean := *cx.Schedule
+			clean.Config = cfg
+			clean.Config.Mutant, clean.Config.Fixture = "", cx.Schedule.Config.Fixture
+			if r := replayInvariant(t, &clean, cx.Invariant); !r.Held {
+				t.Fatalf("the system without the mutant breaks %s too: not a kill\n%s", cx.Invariant, model.Format(cx.Schedule))
+			}
+			assertMinimal(t, cx)
+			if mutantCases[mi.Name].composed {
+				if len(cx.Schedule.Faults) < 2 {
+					t.Fatalf("a composed mutant shown by %d fault(s):\n%s", len(cx.Schedule.Faults), model.Format(cx.Schedule))
+				}
+				composed++
+			}
+		})
+	}
+	if composed < 3 {
+		t.Errorf("%d mutants shown only by a composition of faults, want at least 3", composed)
+	}
+}
+
+// TestCounterexampleFileReplays: the files written for a counterexample
+// are a schedule file the strict decoder accepts (and that replays to the
+// recorded violation) and a record naming the replay command.
+func TestCounterexampleFileReplays(t *testing.T) {
+	rapidFlags(t, 100, 1)
+	dir := t.TempDir()
+	rep, err := properties.Explore(properties.Reference, properties.WithConfig(typedWithout(model.Idempotency)), properties.WithCounterexampleDir(dir))
+	if err != nil || !rep.Found {
+		t.Fatalf("%v %+v", err, rep)
+	}
+	cx := rep.Counterexample
+	data, err := os.ReadFile(cx.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := model.ParseSchedule(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(model.Format(s)) != string(data) {
+		t.Fatal("the schedule file is not in canonical form")
+	}
+	if r := replayInvariant(t, s, cx.Invariant); r.Held || r.FirstSeq != cx.FirstSeq || r.Event != cx.Event {
+		t.Fatalf("replay %+v, counterexample %+v", r, cx)
+	}
+	side, err := os.ReadFile(strings.TrimSuffix(cx.File, ".json") + ".counterexample.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"invariant": "effect_at_most_once"`, `"replay": "faultline replay ` + filepath.Join(dir, filepath.Base(cx.File)) + `"`, `"first_seq": ` + strconv.Itoa(cx.FirstSeq), `"checks_to_failure": ` + strconv.Itoa(rep.ChecksToFailure)} {
+		if !strings.Contains(string(side), want) {
+			t.Errorf("record lacks %s", want)
+		}
+	}
+	if len(cx.Timeline) != cx.FirstSeq || cx.Timeline[len(cx.Timeline)-1].Event != cx.Event {
+		t.Errorf("minimal timeline has %d events, first failing seq %d", len(cx.Timeline), cx.FirstSeq)
+	}
+}
+
+// TestExplorationIsDeterministic: the same seed and checks give the same
+// report.
+func TestExplorationIsDeterministic(t *testing.T) {
+	rapidFlags(t, 100, 7)
+	a, err := properties.Explore(properties.Reference, properties.WithConfig(typedWithout(model.BindIdentity)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := properties.Explore(properties.Reference, properties.WithConfig(typedWithout(model.BindIdentity)))
+	if a.ChecksToFailure != b.ChecksToFailure || string(model.Format(a.Counterexample.Schedule)) != string(model.Format(b.Counterexample.Schedule)) {
+		t.Fatalf("two explorations differ: %d vs %d", a.ChecksToFailure, b.ChecksToFailure)
+	}
+}
+
+func TestBadOptions(t *testing.T) {
+	for name, o := range map[string]properties.Option{
+		"unknown kind":      properties.WithKinds("gremlin"),
+		"unknown domain":    properties.WithDomains("network"),
+		"max faults 0":      properties.WithMaxFaults(0),
+		"unknown invariant": properties.WithInvariants("happiness"),
+		"unknown profile":   properties.WithConfig(model.Config{Profile: "paranoid"}),
+	} {
+		if _, err := properties.Explore(properties.Reference, o); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if _, err := properties.Explore(properties.Reference, properties.WithConfig(model.Config{Profile: model.ProfileTyped, Mutant: "gremlin"})); err == nil || !strings.Contains(err.Error(), `unknown mutant "gremlin"`) {
+		t.Errorf("unknown mutant: %v", err)
+	}
+}
+
+// TestMain keeps this package's own explorations, which fail on purpose,
+// from writing rapid fail files into testdata/ (TestRapidFailFileKeepsWorking
+// turns them back on in a temporary directory).
+func TestMain(m *testing.M) {
+	flag.Parse()
+	flag.Set("rapid.nofailfile", "true")
+	os.Exit(m.Run())
+}
+
+// TestRapidFailFileKeepsWorking: Check under a test's name writes rapid's
+// fail file for that test, and the next run replays it first: the
+// counterexample is found at the first check.
+func TestRapidFailFileKeepsWorking(t *testing.T) {
+	t.Chdir(t.TempDir())
+	rapidFlags(t, 100, 1)
+	flag.Set("rapid.nofailfile", "false")
+	cfg := properties.WithConfig(typedWithout(model.BindIdentity))
+	first := &recordingTB{name: "TestUsersOwn"}
+	properties.Check(first, properties.Reference, cfg)
+	files, _ := filepath.Glob(filepath.Join("testdata", "rapid", "TestUsersOwn", "*.fail"))
+	if !first.failed || len(files) != 1 {
+		t.Fatalf("failed %t, fail files %v", first.failed, files)
+	}
+	second := &recordingTB{name: "TestUsersOwn"}
+	properties.Check(second, properties.Reference, cfg)
+	if !second.failed || !strings.Contains(second.errors[0], "counterexample after 1 checks") {
+		t.Fatalf("the fail file was not replayed first: %v", second.errors)
+	}
+}

@@ -1,0 +1,163 @@
+package properties
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/faultline/faultline/model"
+)
+
+// counterexample reduces s, which breaks inv, to a 1-minimal schedule and
+// describes the reduced run.
+func (e *explorer) counterexample(s *model.Schedule, inv string) (*Counterexample, error) {
+	shrunk := cloneSchedule(s)
+	red, err := e.reduce(s, inv)
+	if err != nil {
+		return nil, err
+	}
+	res, err := e.replay(red)
+	if err != nil {
+		return nil, err
+	}
+	ir, _ := res.Invariant(inv)
+	red.Seed = fmt.Sprintf("counterexample: %s after seq %d (%s)", inv, ir.FirstSeq, ir.Event)
+	if res, err = e.replay(red); err != nil {
+		return nil, err
+	}
+	ir, _ = res.Invariant(inv)
+	if ir.Held {
+		return nil, fmt.Errorf("properties: the reduced schedule no longer breaks %s: the system under test is not deterministic", inv)
+	}
+	cx := &Counterexample{Schedule: red, Shrunk: shrunk, Invariant: inv, FirstSeq: ir.FirstSeq, Event: ir.Event,
+		FaultID: ir.FaultID, Detail: ir.Detail, Replay: fmt.Sprintf(e.set.replay, "SCHEDULE.json")}
+	for _, f := range res.Faults {
+		if f.ID == ir.FaultID {
+			cx.FaultKind = f.Kind
+		}
+	}
+	tl := res.Record().Timeline
+	cx.Timeline = tl[:min(ir.FirstSeq, len(tl))]
+	return cx, nil
+}
+
+// replay runs c through the public replay path: its canonical text form,
+// decoded strictly, run by the harness.
+func (e *explorer) replay(c *model.Schedule) (*model.Result, error) {
+	p, err := model.ParseSchedule(model.Format(c))
+	if err != nil {
+		return nil, fmt.Errorf("properties: a reduced schedule does not decode: %w", err)
+	}
+	return e.run(p)
+}
+
+// breaks reports whether c's run violates inv.
+func (e *explorer) breaks(c *model.Schedule, inv string) (bool, error) {
+	res, err := e.replay(c)
+	if err != nil {
+		return false, err
+	}
+	ir, _ := res.Invariant(inv)
+	return !ir.Held, nil
+}
+
+// reduce is the fault-aware reduction that follows rapid's shrinking: it
+// drops one fault, moves one fault to an earlier ordinal, or weakens one
+// (a narrower target, a shorter clock advance), keeping any change after
+// which inv is still broken, until no single change keeps it broken. The
+// result is 1-minimal: removing any one fault makes the violation
+// disappear, and no fault can move to an earlier ordinal and still break
+// inv.
+func (e *explorer) reduce(s *model.Schedule, inv string) (*model.Schedule, error) {
+	cur := cloneSchedule(s)
+	for {
+		next, err := e.reduceStep(cur, inv)
+		if err != nil || next == nil {
+			return cur, err
+		}
+		cur = next
+	}
+}
+
+func (e *explorer) reduceStep(cur *model.Schedule, inv string) (*model.Schedule, error) {
+	try := func(c *model.Schedule) (*model.Schedule, error) {
+		ok, err := e.breaks(c, inv)
+		if err != nil || !ok {
+			return nil, err
+		}
+		return c, nil
+	}
+	for i := range cur.Faults {
+		c := cloneSchedule(cur)
+		c.Faults = slices.Delete(c.Faults, i, i+1)
+		if got, err := try(c); got != nil || err != nil {
+			return got, err
+		}
+	}
+	for i, f := range cur.Faults {
+		for o := 1; o < f.Ordinal; o++ {
+			c := cloneSchedule(cur)
+			c.Faults[i].Ordinal = o
+			if got, err := try(c); got != nil || err != nil {
+				return got, err
+			}
+		}
+	}
+	for i, f := range cur.Faults {
+		for _, w := range e.weaker(f) {
+			c := cloneSchedule(cur)
+			c.Faults[i] = w
+			if got, err := try(c); got != nil || err != nil {
+				return got, err
+			}
+		}
+	}
+	return nil, nil
+}
+
+// weaker returns weaker variants of f, weakest first: a named target for
+// a kind that acts on every target when it names none, and shorter clock
+// advances.
+func (e *explorer) weaker(f model.FaultEntry) []model.FaultEntry {
+	var out []model.FaultEntry
+	for _, k := range e.kinds {
+		if k.kind != f.Kind {
+			continue
+		}
+		if k.clock {
+			n, err := strconv.Atoi(f.Target)
+			if err != nil {
+				n = 1000 // an empty target advances 1000 ms
+			}
+			for d := 1; d < n; d *= 2 {
+				w := f
+				w.Target = strconv.Itoa(d)
+				out = append(out, w)
+			}
+			for d := n - n/8; d > 0 && d < n; d = n - (n-d)/2 {
+				w := f
+				w.Target = strconv.Itoa(d)
+				out = append(out, w)
+				if n-d <= 1 {
+					break
+				}
+			}
+		}
+		if f.Target == "" {
+			for _, t := range k.targets {
+				if t != "" {
+					w := f
+					w.Target = t
+					out = append(out, w)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func cloneSchedule(s *model.Schedule) *model.Schedule {
+	c := *s
+	c.Faults = append([]model.FaultEntry{}, s.Faults...)
+	return &c
+}

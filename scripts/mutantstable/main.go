@@ -1,0 +1,205 @@
+// Command mutantstable explores every mutant of the reference system over
+// a number of seeds and prints a Markdown table: whether exploration kills
+// the mutant, the invariant that kills it, the median checks to failure and
+// the faults of the minimal counterexample. A seed kills a mutant when its
+// counterexample does not reproduce on the same schedule without the
+// mutant; a seed whose first counterexample the system without the mutant
+// reproduces too is counted as preempted.
+//
+// Usage (scripts/mutants-table.sh runs it and splices the table into the
+// README):
+//
+//	go run ./scripts/mutantstable [-seeds 20] [-checks 5000] [-fixture copperfin-batch]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/properties"
+)
+
+func main() {
+	seeds := flag.Int("seeds", 20, "seeds per mutant (1, 2, ...)")
+	checks := flag.Int("checks", 5000, "most checks per seed")
+	fixture := flag.String("fixture", "copperfin-batch", "workload")
+	testing.Init() // rapid consults testing.Short, which needs the test flags parsed
+	flag.Parse()
+	if err := run(*seeds, *checks, *fixture); err != nil {
+		fmt.Fprintln(os.Stderr, "mutantstable:", err)
+		os.Exit(2)
+	}
+}
+
+type row struct {
+	killed, preempted int
+	ctf               []int
+	invariants        map[string]int
+	faults            map[int]int
+}
+
+func run(seeds, checks int, fixture string) error {
+	fx, err := model.FixtureNamed(fixture)
+	if err != nil {
+		return err
+	}
+	for name, v := range map[string]string{"rapid.checks": strconv.Itoa(checks), "rapid.nofailfile": "true"} {
+		if err := flag.Set(name, v); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("| mutant | what it gets wrong | explored under | killed | killing invariant | median checks to failure | faults in the minimal counterexample |\n")
+	fmt.Printf("| --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, mi := range copperfin.Mutants() {
+		cs, _ := model.ProfileControls(model.ProfileTyped)
+		under := "typed"
+		cfg := model.ConfigOfProfile(model.ProfileTyped)
+		if len(mi.MaskedBy) > 0 {
+			var names []string
+			for _, c := range mi.MaskedBy {
+				cs = cs.Without(c)
+				names = append(names, string(c))
+			}
+			cfg = model.ConfigOfControls(cs)
+			under = "typed without " + strings.Join(names, ", ")
+		}
+		cfg.Mutant = string(mi.Name)
+		opts := []properties.Option{properties.WithConfig(cfg), properties.WithFixture(fx)}
+		if len(mi.MaskedBy) > 0 {
+			// with controls removed the system has counterexamples of its
+			// own: explore the kinds whose spec names this mutant as the
+			// defect that lets them through
+			var kinds []string
+			for _, sp := range append(model.Catalogue(), model.WorldEvents()...) {
+				if sp.Mutant == string(mi.Name) {
+					kinds = append(kinds, sp.Kind)
+				}
+			}
+			opts = append(opts, properties.WithKinds(kinds...))
+			under += " (kinds " + strings.Join(kinds, ", ") + ")"
+		}
+		r := row{invariants: map[string]int{}, faults: map[int]int{}}
+		for s := 1; s <= seeds; s++ {
+			if err := flag.Set("rapid.seed", strconv.Itoa(s)); err != nil {
+				return err
+			}
+			rep, err := properties.Explore(properties.Reference, opts...)
+			if err != nil {
+				return fmt.Errorf("%s seed %d: %w", mi.Name, s, err)
+			}
+			if !rep.Found {
+				continue
+			}
+			cx := rep.Counterexample
+			if reproducesWithout(cx, fx) {
+				r.preempted++
+				continue
+			}
+			r.killed++
+			r.ctf = append(r.ctf, rep.ChecksToFailure)
+			r.invariants[cx.Invariant]++
+			r.faults[len(cx.Schedule.Faults)]++
+		}
+		fmt.Printf("| `%s` | %s | %s | %s | %s | %s | %s |\n", mi.Name, mi.Doc, under, killed(r, seeds), top(r.invariants), median(r, checks, seeds), counts(r.faults))
+	}
+	fmt.Printf("\n%d seeds (1 to %d) a mutant, at most %d checks each, fixture %s.\n", seeds, seeds, checks, fixture)
+	return nil
+}
+
+// reproducesWithout reports whether cx's schedule breaks its invariant on
+// the system without the mutant too.
+func reproducesWithout(cx *properties.Counterexample, fx model.Fixture) bool {
+	s := *cx.Schedule
+	s.Config.Mutant = ""
+	f, err := properties.Reference(s.Config)
+	if err != nil {
+		return true
+	}
+	res, err := model.NewHarness(fx, model.Options{}).Run(f, &s)
+	if err != nil {
+		return true
+	}
+	r, _ := res.Invariant(cx.Invariant)
+	return !r.Held
+}
+
+func killed(r row, seeds int) string {
+	s := "no"
+	if r.killed > 0 {
+		s = fmt.Sprintf("yes (%d of %d seeds)", r.killed, seeds)
+	}
+	if r.preempted > 0 {
+		s += fmt.Sprintf("; %d preempted", r.preempted)
+	}
+	return s
+}
+
+func top(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] || m[keys[i]] == m[keys[j]] && keys[i] < keys[j] })
+	if len(keys) == 0 {
+		return "-"
+	}
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = "`" + k + "`"
+		if len(keys) > 1 {
+			out[i] += fmt.Sprintf(" (%d)", m[k])
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// median is over all seeds, a seed that did not kill counting as more
+// than the check budget.
+func median(r row, checks, seeds int) string {
+	all := slices.Clone(r.ctf)
+	for len(all) < seeds {
+		all = append(all, checks+1)
+	}
+	sort.Ints(all)
+	m := all[(seeds-1)/2]
+	if seeds%2 == 0 {
+		if all[seeds/2] > checks || m > checks {
+			if m > checks {
+				return fmt.Sprintf("> %d", checks)
+			}
+		}
+		if all[seeds/2] <= checks {
+			v := float64(m+all[seeds/2]) / 2
+			return strconv.FormatFloat(v, 'f', -1, 64)
+		}
+		return fmt.Sprintf("> %d", checks)
+	}
+	if m > checks {
+		return fmt.Sprintf("> %d", checks)
+	}
+	return strconv.Itoa(m)
+}
+
+func counts(m map[int]int) string {
+	var ks []int
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Ints(ks)
+	var out []string
+	for _, k := range ks {
+		out = append(out, fmt.Sprintf("%d (%d seeds)", k, m[k]))
+	}
+	if len(out) == 0 {
+		return "-"
+	}
+	return strings.Join(out, ", ")
+}
