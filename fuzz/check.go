@@ -13,21 +13,29 @@ import (
 	"github.com/faultline/faultline/model"
 )
 
-// Run runs s against the decoder's system under s's own config, on the
-// Copperfin fixture with default harness options. It returns an error only
-// for a harness problem (an invalid schedule); faults and errors of the
-// system are data in the result.
+// Run runs s against the decoder's system under s's own config (controls,
+// mutant, budgets, join policy) on the fixture s's config names, with
+// default harness options. It returns an error only for a harness problem
+// (an invalid schedule, an unknown fixture or mutant); faults and errors of
+// the system are data in the result.
 func (d *Decoder) Run(s *model.Schedule) (*model.Result, error) {
-	cs, err := s.Config.Resolve()
+	factory, err := d.system.New(s.Config)
 	if err != nil {
 		return nil, err
 	}
+	if fixtureName(s.Config) != fixtureName(d.config) {
+		fx, err := model.FixtureNamed(s.Config.Fixture)
+		if err != nil {
+			return nil, err
+		}
+		return model.NewHarness(fx, model.Options{}).Run(factory, s)
+	}
 	h, _ := d.pool.Get().(*model.Harness)
 	if h == nil {
-		h = model.NewHarness(model.Copperfin(), model.Options{})
+		h = model.NewHarness(d.fixture, model.Options{})
 	}
 	defer d.pool.Put(h)
-	return h.Run(d.system.New(cs), s)
+	return h.Run(factory, s)
 }
 
 // Violation is the error Check returns when a run violated an invariant.
@@ -42,8 +50,8 @@ type Violation struct {
 // Error describes the violation and how to replay it.
 func (v *Violation) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "invariant violated: %s, system %s, run verdict %s, claim verdict %s\n",
-		v.Schedule.Config, v.System, v.Result.RunVerdict, v.Result.Verdict)
+	fmt.Fprintf(&b, "invariant violated: %s, fixture %s, system %s, run verdict %s, claim verdict %s\n",
+		v.Schedule.Config, fixtureName(v.Schedule.Config), v.System, v.Result.RunVerdict, v.Result.Verdict)
 	for _, i := range v.Result.Invariants {
 		if !i.Held {
 			fmt.Fprintf(&b, "  %s: first false after seq %d (%s), reached by %s: %s\n", i.Name, i.FirstSeq, i.Event, orNone(i.FaultID), i.Detail)
@@ -68,9 +76,17 @@ func ReplayHint(s *model.Schedule, runID, system string) string {
 	b.Write(canon)
 	fmt.Fprintf(&b, "replay it:\n  echo %s > %s && go run ./cmd/faultline replay %s\n", shellQuote(compact.String()), file, file)
 	if system != ReferenceSystem().Name {
-		fmt.Fprintf(&b, "  (faultline replay runs the reference system; this run used the mutant %q)\n", system)
+		fmt.Fprintf(&b, "  (faultline replay runs the reference system; this run used the system %q)\n", system)
 	}
 	return b.String()
+}
+
+// fixtureName is the fixture a config names, "copperfin" when none.
+func fixtureName(c model.Config) string {
+	if c.Fixture == "" {
+		return "copperfin"
+	}
+	return c.Fixture
 }
 
 // shellQuote quotes s for a POSIX shell.
@@ -106,8 +122,15 @@ func (d *Decoder) CheckDeterminism(s *model.Schedule) error {
 	if err != nil {
 		return fmt.Errorf("harness rejected a schedule: %w\n%s", err, model.Format(s))
 	}
-	cs, _ := s.Config.Resolve()
-	b, err := model.NewHarness(model.Copperfin(), model.Options{}).Run(d.system.New(cs), s)
+	fx, err := model.FixtureNamed(s.Config.Fixture)
+	if err != nil {
+		return err
+	}
+	factory, err := d.system.New(s.Config)
+	if err != nil {
+		return err
+	}
+	b, err := model.NewHarness(fx, model.Options{}).Run(factory, s)
 	if err != nil {
 		return fmt.Errorf("harness rejected a schedule on its second run: %w", err)
 	}

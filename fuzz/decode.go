@@ -7,41 +7,51 @@ import (
 	"sync"
 
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
-// Scope says where the decoder may place a fault of each kind. Every scope
-// places a kind only at its own event (FaultSpec.Event), so the kind's
-// typed description (boundary, phase, withheld signal) stays true of what
-// is injected.
+// Scope says where the decoder may place a fault of each kind. The kinds
+// are those of model.Catalogue() followed by the world events of
+// model.WorldEvents(), each with its default target (the task's own
+// capability, policy, record or every memory key; a clock advance of
+// 1000 ms).
 type Scope int
 
 const (
-	// ScopeDesigned places each kind at its designed ordinal
-	// (FaultSpec.Ordinal): the timing the catalogue gives the fault and
-	// the typed reference system is designed to contain, in any order and
-	// combination. This is the default.
+	// ScopeDesigned places each kind at its own event (FaultSpec.Event) and
+	// designed ordinal (FaultSpec.Ordinal): the timing the catalogue gives
+	// the fault and the typed reference system is designed to contain, in
+	// any order and combination. This is the default.
 	ScopeDesigned Scope = iota
-	// ScopeOrdinals places each kind at ordinals 1 to 3 of its event: the
-	// same fault at a later occurrence of its boundary (a retry, a
-	// re-read, a resume). The typed profile has a known counterexample
-	// here (corpus/counterexamples/typed-stale_policy-*.json).
+	// ScopeOrdinals places each kind at ordinals 1 to MaxOrdinal of its own
+	// event: the same fault at a later occurrence of its boundary (a
+	// retry, a re-read, a resume).
 	ScopeOrdinals
+	// ScopeAnywhere places each kind at ordinals 1 to MaxOrdinal of every
+	// event it can be injected at (model.Schedule.Validate accepts it): a
+	// world event (a worker crash, a revocation) at any crossing, as the
+	// exploration of package properties draws them (seed 003: a worker
+	// restart at any point).
+	ScopeAnywhere
 )
 
-// MaxOrdinal is the largest ordinal ScopeOrdinals places a fault at.
+// MaxOrdinal is the largest ordinal ScopeOrdinals and ScopeAnywhere place a
+// fault at.
 const MaxOrdinal = 3
 
 // DefaultMaxFaults is the default number of faults in one decoded
 // composition.
 const DefaultMaxFaults = 4
 
-// String returns "designed" or "ordinals".
+// String returns "designed", "ordinals" or "anywhere".
 func (s Scope) String() string {
 	switch s {
 	case ScopeDesigned:
 		return "designed"
 	case ScopeOrdinals:
 		return "ordinals"
+	case ScopeAnywhere:
+		return "anywhere"
 	}
 	return fmt.Sprintf("Scope(%d)", int(s))
 }
@@ -54,8 +64,10 @@ func ParseScope(name string) (Scope, error) {
 		return ScopeDesigned, nil
 	case "ordinals":
 		return ScopeOrdinals, nil
+	case "anywhere":
+		return ScopeAnywhere, nil
 	}
-	return 0, fmt.Errorf("unknown scope %q (valid: designed, ordinals)", name)
+	return 0, fmt.Errorf("unknown scope %q (valid: designed, ordinals, anywhere)", name)
 }
 
 // Site is one place a fault can be injected: a kind at the Ordinal-th
@@ -77,6 +89,8 @@ type options struct {
 	profile   model.Profile
 	controls  model.Controls
 	hasCtrl   bool
+	mutant    string
+	fixture   string
 	scope     Scope
 	maxFaults int
 	system    System
@@ -95,6 +109,20 @@ func WithControls(cs model.Controls) Option {
 	return func(o *options) { o.controls, o.hasCtrl = cs, true }
 }
 
+// WithMutant makes every decoded schedule name a mutant of the reference
+// system (model/copperfin: copperfin.Mutants lists them), a seeded defect
+// against which the targets are expected to find counterexamples. The
+// schedule carries it in its config, so faultline replay reproduces the
+// run. An unknown name makes NewDecoder return an error listing the valid
+// ones; "" is none.
+func WithMutant(name string) Option { return func(o *options) { o.mutant = name } }
+
+// WithFixture makes every decoded schedule run on the named built-in
+// workload (model.FixtureNames: copperfin, the default, or
+// copperfin-batch, three tasks). An unknown name makes NewDecoder return
+// an error.
+func WithFixture(name string) Option { return func(o *options) { o.fixture = name } }
+
 // WithScope sets where faults are placed (default ScopeDesigned).
 func WithScope(s Scope) Option { return func(o *options) { o.scope = s } }
 
@@ -106,10 +134,10 @@ func WithMaxFaults(n int) Option { return func(o *options) { o.maxFaults = n } }
 func WithSystem(s System) Option { return func(o *options) { o.system = s } }
 
 // Decoder turns any byte string into a valid fault composition: a schedule
-// of up to MaxFaults faults, each a kind of model.Catalogue() at a Site of
-// the decoder's scope, in order, under the decoder's config. It also runs
-// schedules against its system (see Check). A Decoder is safe for
-// concurrent use.
+// of up to MaxFaults faults, each a kind of model.Catalogue() or a world
+// event of model.WorldEvents() at a Site of the decoder's scope, in order,
+// under the decoder's config. It also runs schedules against its system
+// (see Check). A Decoder is safe for concurrent use.
 //
 // The byte format: each fault takes one byte (two, big-endian, when the
 // scope has more than 256 sites), whose value modulo the number of sites
@@ -120,6 +148,7 @@ func WithSystem(s System) Option { return func(o *options) { o.system = s } }
 // corpus/ as schedule files, which Encode turns into bytes.
 type Decoder struct {
 	config    model.Config
+	fixture   model.Fixture
 	scope     Scope
 	maxFaults int
 	system    System
@@ -130,9 +159,10 @@ type Decoder struct {
 }
 
 // NewDecoder returns a decoder with opts applied over the defaults (typed
-// profile, ScopeDesigned, DefaultMaxFaults, the reference system). It
-// returns an error naming an unknown profile or scope, a fault count out
-// of range, or a system without a factory.
+// profile, no mutant, the copperfin fixture, ScopeDesigned,
+// DefaultMaxFaults, the reference system). It returns an error naming an
+// unknown profile, mutant, fixture or scope, a fault count out of range,
+// or a system without a name or factory.
 func NewDecoder(opts ...Option) (*Decoder, error) {
 	o := options{profile: model.ProfileTyped, maxFaults: DefaultMaxFaults, system: ReferenceSystem()}
 	for _, opt := range opts {
@@ -147,19 +177,37 @@ func NewDecoder(opts ...Option) (*Decoder, error) {
 		}
 		d.config = model.ConfigOfProfile(o.profile)
 	}
+	if _, err := copperfin.ParseMutant(o.mutant); err != nil {
+		return nil, fmt.Errorf("fuzz: %w", err)
+	}
+	d.config.Mutant = o.mutant
+	fx, err := model.FixtureNamed(o.fixture)
+	if err != nil {
+		return nil, fmt.Errorf("fuzz: %w", err)
+	}
+	d.fixture, d.config.Fixture = fx, o.fixture
 	if o.maxFaults < 1 || o.maxFaults > 64 {
 		return nil, fmt.Errorf("fuzz: max faults %d out of range (1 to 64)", o.maxFaults)
 	}
 	if o.system.New == nil || o.system.Name == "" {
 		return nil, fmt.Errorf("fuzz: system %q has no name or no factory", o.system.Name)
 	}
-	for _, spec := range model.Catalogue() {
+	for _, spec := range append(model.Catalogue(), model.WorldEvents()...) {
 		switch o.scope {
 		case ScopeDesigned:
 			d.sites = append(d.sites, Site{Kind: spec.Kind, Event: spec.Event, Ordinal: spec.Ordinal})
 		case ScopeOrdinals:
 			for ord := 1; ord <= MaxOrdinal; ord++ {
 				d.sites = append(d.sites, Site{Kind: spec.Kind, Event: spec.Event, Ordinal: ord})
+			}
+		case ScopeAnywhere:
+			for _, ev := range model.AllEvents {
+				if !fits(d.config, spec.Kind, ev) {
+					continue
+				}
+				for ord := 1; ord <= MaxOrdinal; ord++ {
+					d.sites = append(d.sites, Site{Kind: spec.Kind, Event: ev, Ordinal: ord})
+				}
 			}
 		default:
 			return nil, fmt.Errorf("fuzz: unknown scope %d", int(o.scope))
@@ -170,10 +218,8 @@ func NewDecoder(opts ...Option) (*Decoder, error) {
 	}
 	for i, s := range d.sites {
 		// every site must be injectable: the catalogue is the only source
-		sched := &model.Schedule{Version: model.ScheduleVersion, Config: d.config,
-			Faults: []model.FaultEntry{{Event: s.Event, Ordinal: s.Ordinal, Kind: s.Kind}}}
-		if err := sched.Validate(); err != nil {
-			return nil, fmt.Errorf("fuzz: catalogue site %s: %w", s, err)
+		if !fits(d.config, s.Kind, s.Event) {
+			return nil, fmt.Errorf("fuzz: catalogue site %s cannot be injected", s)
 		}
 		d.index[s] = i
 	}
@@ -184,8 +230,17 @@ func NewDecoder(opts ...Option) (*Decoder, error) {
 	return d, nil
 }
 
+// fits reports whether the schedule validator accepts kind at ev.
+func fits(cfg model.Config, kind string, ev model.EventName) bool {
+	s := model.Schedule{Version: model.ScheduleVersion, Config: cfg, Faults: []model.FaultEntry{{Event: ev, Ordinal: 1, Kind: kind}}}
+	return s.Validate() == nil
+}
+
 // Config returns the config every decoded schedule carries.
 func (d *Decoder) Config() model.Config { return d.config }
+
+// Fixture returns the workload every run starts from.
+func (d *Decoder) Fixture() model.Fixture { return d.fixture }
 
 // Scope returns the decoder's scope.
 func (d *Decoder) Scope() Scope { return d.scope }
@@ -197,8 +252,8 @@ func (d *Decoder) MaxFaults() int { return d.maxFaults }
 func (d *Decoder) System() System { return d.system }
 
 // Sites returns the injection sites in decoding order: the catalogue's
-// kinds in catalogue order, each at its own event, at the ordinals of the
-// scope.
+// kinds in catalogue order, then the world events in their order, each at
+// the events and ordinals of the scope.
 func (d *Decoder) Sites() []Site { return append([]Site(nil), d.sites...) }
 
 // Decode returns the composition data encodes. It is total and
@@ -223,8 +278,8 @@ func (d *Decoder) Decode(data []byte) *model.Schedule {
 // Encode returns the shortest bytes that Decode turns into s's faults, in
 // order. It ignores s's seed label, config and fault ids. It returns an
 // error naming the first fault whose kind, event and ordinal are not a
-// site of the decoder's scope, or a schedule with more than MaxFaults
-// faults.
+// site of the decoder's scope or that names a target, or a schedule with
+// more than MaxFaults faults.
 func (d *Decoder) Encode(s *model.Schedule) ([]byte, error) {
 	if len(s.Faults) > d.maxFaults {
 		return nil, fmt.Errorf("fuzz: %d faults, more than the decoder's %d", len(s.Faults), d.maxFaults)
@@ -232,6 +287,9 @@ func (d *Decoder) Encode(s *model.Schedule) ([]byte, error) {
 	out := make([]byte, 0, len(s.Faults)*d.width)
 	for i, f := range s.Faults {
 		site := Site{Kind: f.Kind, Event: f.Event, Ordinal: f.Ordinal}
+		if f.Target != "" {
+			return nil, fmt.Errorf("fuzz: faults[%d] (%s) names the target %q; the decoder places default targets only", i, site, f.Target)
+		}
 		v, ok := d.index[site]
 		if !ok {
 			return nil, fmt.Errorf("fuzz: faults[%d] (%s) is not a site of scope %s", i, site, d.scope)

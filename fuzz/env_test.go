@@ -10,7 +10,7 @@ import (
 )
 
 func clearEnv(t *testing.T) {
-	for _, k := range []string{"FAULTLINE_PROFILE", "FAULTLINE_CONTROLS", "FAULTLINE_MUTANT", "FAULTLINE_SCOPE"} {
+	for _, k := range []string{"FAULTLINE_PROFILE", "FAULTLINE_CONTROLS", "FAULTLINE_MUTANT", "FAULTLINE_FIXTURE", "FAULTLINE_SCOPE"} {
 		t.Setenv(k, "")
 		os.Unsetenv(k)
 	}
@@ -35,11 +35,16 @@ func TestEnvBecomesTypedOptions(t *testing.T) {
 		{env: map[string]string{"FAULTLINE_CONTROLS": ""}, config: model.ConfigOfControls(0), chosen: true},
 		{env: map[string]string{"FAULTLINE_SCOPE": "ordinals"}, config: model.ConfigOfProfile(model.ProfileTyped), scope: ScopeOrdinals, chosen: true},
 		{env: map[string]string{"FAULTLINE_PROFILE": "baseline", "FAULTLINE_CONTROLS": "idempotency"}, err: "set FAULTLINE_PROFILE or FAULTLINE_CONTROLS, not both"},
-		{env: map[string]string{"FAULTLINE_PROFILE": "paranoid"}, err: `FAULTLINE_PROFILE: fuzz: unknown profile "paranoid"`},
+		{env: map[string]string{"FAULTLINE_PROFILE": "paranoid"}, err: `FAULTLINE_PROFILE: unknown profile "paranoid"`},
 		{env: map[string]string{"FAULTLINE_CONTROLS": "idempotency,magic"}, err: `FAULTLINE_CONTROLS: unknown control "magic"`},
-		{env: map[string]string{"FAULTLINE_MUTANT": "no_readback"}, err: `FAULTLINE_MUTANT: no mutant of the reference system named "no_readback" exists (known mutants: none)`},
-		{env: map[string]string{"FAULTLINE_MUTANT": ""}, err: `FAULTLINE_MUTANT: no mutant of the reference system named "" exists`},
-		{env: map[string]string{"FAULTLINE_SCOPE": "wide"}, err: `FAULTLINE_SCOPE: unknown scope "wide"`},
+		{env: map[string]string{"FAULTLINE_SCOPE": "anywhere"}, config: model.ConfigOfProfile(model.ProfileTyped), scope: ScopeAnywhere, chosen: true},
+		{env: map[string]string{"FAULTLINE_MUTANT": "key_per_attempt"}, config: model.Config{Profile: model.ProfileTyped, Mutant: "key_per_attempt"}, chosen: true},
+		{env: map[string]string{"FAULTLINE_FIXTURE": "copperfin-batch", "FAULTLINE_PROFILE": "typed"}, config: model.Config{Profile: model.ProfileTyped, Fixture: "copperfin-batch"}, chosen: true},
+		{env: map[string]string{"FAULTLINE_MUTANT": "no_readback"}, err: `FAULTLINE_MUTANT: unknown mutant "no_readback" (valid: rejection_as_success, timeout_as_success,`},
+		{env: map[string]string{"FAULTLINE_MUTANT": ""}, err: `FAULTLINE_MUTANT is empty: name a mutant, or unset it for none`},
+		{env: map[string]string{"FAULTLINE_FIXTURE": "warehouse"}, err: `FAULTLINE_FIXTURE: unknown fixture "warehouse" (valid: copperfin, copperfin-batch)`},
+		{env: map[string]string{"FAULTLINE_FIXTURE": ""}, err: `FAULTLINE_FIXTURE is empty`},
+		{env: map[string]string{"FAULTLINE_SCOPE": "wide"}, err: `FAULTLINE_SCOPE: unknown scope "wide" (valid: designed, ordinals, anywhere)`},
 	}
 	for _, c := range cases {
 		clearEnv(t)
@@ -57,7 +62,7 @@ func TestEnvBecomesTypedOptions(t *testing.T) {
 			t.Errorf("%v: %v", c.env, err)
 			continue
 		}
-		if d.Config() != c.config || d.Scope() != c.scope || chosen != c.chosen || d.System().Name != "reference" {
+		if d.Config() != c.config || d.Scope() != c.scope || chosen != c.chosen || d.System().Name != "reference" || d.Fixture().Name != fixtureName(c.config) {
 			t.Errorf("%v: config %v scope %v chosen %t, want %v %v %t", c.env, d.Config(), d.Scope(), chosen, c.config, c.scope, c.chosen)
 		}
 	}

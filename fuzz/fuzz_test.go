@@ -10,7 +10,10 @@ package fuzz
 //	FAULTLINE_PROFILE   a profile: baseline, typed or fail_closed
 //	FAULTLINE_CONTROLS  a comma-separated control list ("" is no control)
 //	FAULTLINE_MUTANT    a mutant of the reference system, by name
-//	FAULTLINE_SCOPE     where faults are placed: designed (default) or ordinals
+//	                    (copperfin.Mutants; faultline explore --list-mutants)
+//	FAULTLINE_FIXTURE   the workload: copperfin (default) or copperfin-batch
+//	FAULTLINE_SCOPE     where faults are placed: designed (default),
+//	                    ordinals or anywhere
 //
 // Under a setting other than the default, corpus schedules that already
 // violate an invariant there are left out of the seeds (they are known
@@ -27,6 +30,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // fromEnv is decoderFromEnv, read once per process: a libFuzzer build calls
@@ -53,6 +57,9 @@ func decoderFromEnv() (*Decoder, bool, error) {
 		return nil, false, errors.New("set FAULTLINE_PROFILE or FAULTLINE_CONTROLS, not both")
 	}
 	if hasProfile {
+		if _, err := model.ProfileControls(model.Profile(profile)); err != nil {
+			return nil, false, fmt.Errorf("FAULTLINE_PROFILE: %w", err)
+		}
 		opts = append(opts, WithProfile(model.Profile(profile)))
 	}
 	if hasControls {
@@ -64,11 +71,23 @@ func decoderFromEnv() (*Decoder, bool, error) {
 	}
 	mutant, hasMutant := os.LookupEnv("FAULTLINE_MUTANT")
 	if hasMutant {
-		sys, err := Mutant(mutant)
-		if err != nil {
+		if mutant == "" {
+			return nil, false, errors.New("FAULTLINE_MUTANT is empty: name a mutant, or unset it for none")
+		}
+		if _, err := copperfin.ParseMutant(mutant); err != nil {
 			return nil, false, fmt.Errorf("FAULTLINE_MUTANT: %w", err)
 		}
-		opts = append(opts, WithSystem(sys))
+		opts = append(opts, WithMutant(mutant))
+	}
+	fixture, hasFixture := os.LookupEnv("FAULTLINE_FIXTURE")
+	if hasFixture {
+		if fixture == "" {
+			return nil, false, errors.New("FAULTLINE_FIXTURE is empty: name a fixture, or unset it for copperfin")
+		}
+		if _, err := model.FixtureNamed(fixture); err != nil {
+			return nil, false, fmt.Errorf("FAULTLINE_FIXTURE: %w", err)
+		}
+		opts = append(opts, WithFixture(fixture))
 	}
 	scope, hasScope := os.LookupEnv("FAULTLINE_SCOPE")
 	if hasScope {
@@ -80,12 +99,9 @@ func decoderFromEnv() (*Decoder, bool, error) {
 	}
 	d, err := NewDecoder(opts...)
 	if err != nil {
-		if hasProfile {
-			return nil, false, fmt.Errorf("FAULTLINE_PROFILE: %w", err)
-		}
 		return nil, false, err
 	}
-	chosen := hasControls || hasMutant || hasScope || hasProfile && d.Config().Profile != model.ProfileTyped
+	chosen := hasControls || hasMutant || hasFixture || hasScope || hasProfile && d.Config().Profile != model.ProfileTyped
 	return d, chosen, nil
 }
 

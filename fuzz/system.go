@@ -1,50 +1,28 @@
 package fuzz
 
 import (
-	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/properties"
 )
 
-// System is a system under test for the targets: a name and a factory of
-// fresh instances for a control set.
+// System is a system under test for the targets: a name and how to build
+// its factory for one run from the run's config (the schedule's: profile
+// or controls, mutant, budgets, join policy, fixture), as in package
+// properties.
 type System struct {
-	// Name is "reference" for the Copperfin workflow, or a mutant's name.
+	// Name is "reference" for the Copperfin workflow.
 	Name string
-	// New returns a factory of the system under controls cs.
-	New func(cs model.Controls) model.Factory
+	// New returns the factory of the system for one run under cfg; an
+	// error is a harness error.
+	New properties.System
 }
 
 // ReferenceSystem returns the reference system, the Copperfin refund
-// workflow of package copperfin.
-func ReferenceSystem() System { return System{Name: "reference", New: copperfin.Factory} }
-
-// mutants are the known mutants of the reference system, by name: variants
-// with one defence deliberately broken, against which the targets are
-// expected to find counterexamples. None is defined yet.
-var mutants = map[string]System{}
-
-// Mutant returns the mutant of the reference system named name, or an
-// error saying that no mutant of that name exists and listing the known
-// ones.
-func Mutant(name string) (System, error) {
-	if m, ok := mutants[name]; ok {
-		return m, nil
-	}
-	known := make([]string, 0, len(mutants))
-	for n := range mutants {
-		known = append(known, n)
-	}
-	sort.Strings(known)
-	list := "none"
-	if len(known) > 0 {
-		list = strings.Join(known, ", ")
-	}
-	return System{}, fmt.Errorf("no mutant of the reference system named %q exists (known mutants: %s)", name, list)
-}
+// workflow of package copperfin, with the mutant the config names
+// (properties.Reference).
+func ReferenceSystem() System { return System{Name: "reference", New: properties.Reference} }
 
 // ParseControlList parses a comma-separated control list, as flags and
 // environment variables give it. Blank items are skipped, so "" is the
