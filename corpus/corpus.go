@@ -5,11 +5,16 @@
 //
 // Layout of the directory:
 //
-//   - *.json: worked examples of seed 000 (the timeout after commit, stale
-//     eligibility meeting a revoked capability, the dropped receipt), as
-//     schedule files (model.ParseSchedule);
+//   - *.json: worked examples as schedule files (model.ParseSchedule): of
+//     seed 000 (the timeout after commit, stale eligibility meeting a
+//     revoked capability, the dropped receipt), of seed 003 (its harness
+//     fixture, a stale checkpoint, an exhausted budget, a best-effort
+//     join, a lost memory), and regression schedules (a stale policy at
+//     the re-read before the effect, once a counterexample of the typed
+//     profile);
 //   - kinds/*.json: one single-fault schedule per fault kind of the
-//     catalogue, at the kind's own event and designed ordinal;
+//     catalogue and per world event, at the kind's own event and default
+//     ordinal;
 //   - counterexamples/*.json: counterexample files ([Counterexample]);
 //   - testdata/verdicts.golden: the recorded verdicts of every schedule
 //     file under every profile, which the regression test asserts.

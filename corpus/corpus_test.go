@@ -51,10 +51,13 @@ func violated(res *model.Result) string {
 }
 
 // TestSeedVerdictsAreRecorded replays every schedule file of the corpus
-// under its own config and under every profile, and compares the run and
+// under its own config and under every profile (keeping the file's
+// mutant, budgets, join policy and fixture), and compares the run and
 // claim verdicts and the violated invariants (with their first failing
 // event) with testdata/verdicts.golden (go test ./corpus -update rewrites
-// it; review the diff).
+// it; review the diff). It is the regression record of every file; the
+// verdicts of the worked examples were also checked by hand, and
+// model/corpus_test.go asserts those with the facts behind them.
 func TestSeedVerdictsAreRecorded(t *testing.T) {
 	c := load(t)
 	d := reference(t)
@@ -64,7 +67,10 @@ func TestSeedVerdictsAreRecorded(t *testing.T) {
 	for _, s := range c.Seeds {
 		configs := []model.Config{s.Schedule.Config}
 		for _, p := range model.Profiles {
-			configs = append(configs, model.ConfigOfProfile(p))
+			// the file's mutant, budgets, join policy and fixture stay
+			cfg := s.Schedule.Config
+			cfg.Profile, cfg.Controls, cfg.HasControls = p, 0, false
+			configs = append(configs, cfg)
 		}
 		for i, cfg := range configs {
 			run := *s.Schedule
@@ -73,9 +79,12 @@ func TestSeedVerdictsAreRecorded(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", s.Path, err)
 			}
-			label := cfg.String()
+			label := "profile " + string(cfg.Profile)
 			if i == 0 {
-				label = "own: " + label
+				label = "own: " + cfg.String()
+				if cfg.Fixture != "" {
+					label += ", fixture " + cfg.Fixture
+				}
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Path, label, res.RunVerdict, res.Verdict, violated(res))
 		}
@@ -154,15 +163,20 @@ func TestCounterexamplesReplay(t *testing.T) {
 }
 
 // TestEveryKindHasASeed: kinds/KIND.json exists for every kind of the
-// catalogue and injects exactly that kind once, at its own event and
-// designed ordinal.
+// catalogue and every world event, and injects exactly that kind once, at
+// its own event and default ordinal, under the typed profile; every file
+// of kinds/ names one of them.
 func TestEveryKindHasASeed(t *testing.T) {
 	c := load(t)
 	byPath := map[string]*model.Schedule{}
 	for _, s := range c.Seeds {
 		byPath[s.Path] = s.Schedule
 	}
-	for _, spec := range model.Catalogue() {
+	specs := append(model.Catalogue(), model.WorldEvents()...)
+	if len(specs) != 30 {
+		t.Fatalf("%d kinds and world events, want 25 and 5", len(specs))
+	}
+	for _, spec := range specs {
 		p := "kinds/" + spec.Kind + ".json"
 		s, ok := byPath[p]
 		if !ok {
@@ -170,16 +184,21 @@ func TestEveryKindHasASeed(t *testing.T) {
 			continue
 		}
 		want := model.FaultEntry{Event: spec.Event, Ordinal: spec.Ordinal, Kind: spec.Kind}
-		if len(s.Faults) != 1 || s.Faults[0] != want {
-			t.Errorf("%s: faults %+v, want exactly %+v", p, s.Faults, want)
+		if len(s.Faults) != 1 || s.Faults[0] != want || s.Config != model.ConfigOfProfile(model.ProfileTyped) {
+			t.Errorf("%s: faults %+v under %s, want exactly %+v under the typed profile", p, s.Faults, s.Config, want)
 		}
 	}
+	n := 0
 	for p := range byPath {
 		if strings.HasPrefix(p, "kinds/") {
+			n++
 			if _, err := model.Spec(strings.TrimSuffix(strings.TrimPrefix(p, "kinds/"), ".json")); err != nil {
 				t.Errorf("%s names no kind of the catalogue: %v", p, err)
 			}
 		}
+	}
+	if n != len(specs) {
+		t.Errorf("%d files in kinds/, want %d", n, len(specs))
 	}
 }
 
