@@ -2,25 +2,29 @@
 # fuzz-measure.sh: measure the native fuzz targets on this machine.
 #
 #   1. execs per second of every target against the default setting (typed
-#      profile, designed scope; -rate-time 0 skips it): one run of -rate-time per target on
-#      -parallel workers, from an empty fuzzing cache; execs/s is the
-#      fuzzer's final execs count divided by the fuzzing time.
-#   2. time and execs until FuzzComposition's first failure, median of -runs
-#      runs, for each setting given with -failing (default: the baseline
-#      profile, and the typed profile with the ordinals scope), on one
-#      fuzzing worker from an empty fuzzing cache, minimisation off. The
-#      default settings: the baseline profile; the typed profile with the
-#      ordinals scope (its known counterexample); the typed controls without
-#      state_precondition, and without evidence_gate (a defence removed, as
-#      a mutant would). Time is
-#      the test binary's wall time from start to exit (start-up and the seed
-#      corpus included); execs are the compositions the worker had checked
-#      when it failed (seeds included), as the failure message reports.
+#      profile, designed scope; -rate-time 0 skips it): one run of
+#      -rate-time per target on -parallel workers, from an empty fuzzing
+#      cache; execs/s is the fuzzer's final execs count divided by the
+#      fuzzing time.
+#   2. time and execs until the first failure of -target (default
+#      FuzzComposition; FuzzRapid counts the same way), median of -runs
+#      runs, for each setting given with -failing, on one fuzzing worker
+#      from an empty fuzzing cache, minimisation off. The default settings:
+#      the baseline profile; the typed controls without state_precondition,
+#      and without evidence_gate (a defence removed). -mutants adds one
+#      setting per mutant of the reference system (scripts/fuzztool
+#      mutants: the mutant, under the typed profile less the controls that
+#      mask it), each with FAULTLINE_SCOPE=-mutant-scope when that is given.
+#      Time is the test binary's wall time from start to exit (start-up and
+#      the seed corpus included); execs are the compositions the worker had
+#      checked when it failed (seeds included), as the failure message
+#      reports. A run that has not failed within -limit counts as not failed.
 #
 # Usage (from anywhere in a checkout; needs only Go and bash):
 #
 #   scripts/fuzz-measure.sh [-rate-time 20s] [-parallel N] [-runs 5] [-limit 120s] \
-#       [-failing "FAULTLINE_PROFILE=baseline;FAULTLINE_SCOPE=ordinals"]
+#       [-target FuzzComposition] [-failing "FAULTLINE_PROFILE=baseline FAULTLINE_SCOPE=ordinals;FAULTLINE_MUTANT=NAME"] \
+#       [-mutants] [-mutant-scope designed|ordinals|anywhere]
 #
 # -failing is a list of settings separated by spaces, each a list of
 # FAULTLINE_* assignments separated by ";" (e.g. FAULTLINE_MUTANT=NAME).
@@ -33,7 +37,10 @@ runs=5
 limit=120s
 no_gate=bind_identity,pre_effect_authority,refresh_context,state_precondition,idempotency,effect_readback
 no_state=bind_identity,pre_effect_authority,refresh_context,idempotency,effect_readback,evidence_gate
-failing="FAULTLINE_PROFILE=baseline FAULTLINE_SCOPE=ordinals FAULTLINE_CONTROLS=$no_state FAULTLINE_CONTROLS=$no_gate"
+failing="FAULTLINE_PROFILE=baseline FAULTLINE_CONTROLS=$no_state FAULTLINE_CONTROLS=$no_gate"
+target=FuzzComposition
+mutants=no
+mutant_scope=""
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -42,7 +49,10 @@ while [ $# -gt 0 ]; do
     -runs) runs="${2:?}"; shift 2 ;;
     -limit) limit="${2:?}"; shift 2 ;;
     -failing) failing="${2:?}"; shift 2 ;;
-    *) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    -target) target="${2:?}"; shift 2 ;;
+    -mutants) mutants=yes; shift ;;
+    -mutant-scope) mutant_scope="${2:?}"; shift 2 ;;
+    *) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
   esac
 done
 
@@ -54,6 +64,16 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go test -c -o "$work/fuzz.test" ./fuzz || exit 1
 targets=$(go test -list '^Fuzz' ./fuzz | grep '^Fuzz')
+if ! grep -qxF "$target" <<<"$targets"; then
+  echo "fuzz-measure: unknown target $target (valid: $(echo $targets))" >&2
+  exit 2
+fi
+if [ "$mutants" = yes ]; then
+  go build -o "$work/fuzztool" ./scripts/fuzztool || exit 1
+  for m in $("$work/fuzztool" mutants); do
+    failing="$failing $m${mutant_scope:+;FAULTLINE_SCOPE=$mutant_scope}"
+  done
+fi
 before=$(ls fuzz/testdata/fuzz/*/ 2>/dev/null | sort)
 
 # cleanup removes failing inputs the measuring runs wrote into testdata.
@@ -88,7 +108,7 @@ cleanup
 fi
 
 echo
-echo "FuzzComposition until its first failure, 1 worker, median of ${runs} runs (limit ${limit} a run):"
+echo "$target until its first failure, 1 worker, median of ${runs} runs (limit ${limit} a run):"
 echo
 echo "| setting | failed runs | median time (s) | median execs | times (s) | execs |"
 echo "| --- | ---: | ---: | ---: | --- | --- |"
@@ -100,7 +120,7 @@ for setting in $failing; do
   for i in $(seq 1 "$runs"); do
     log="$work/fail-$i.log"
     start=$(date +%s.%N)
-    (cd fuzz && env "${assigns[@]}" "$work/fuzz.test" -test.run='^$' -test.fuzz='^FuzzComposition$' \
+    (cd fuzz && env "${assigns[@]}" "$work/fuzz.test" -test.run='^$' -test.fuzz="^${target}\$" \
       -test.fuzztime="$limit" -test.parallel=1 -test.fuzzminimizetime=0 \
       -test.fuzzcachedir="$work/cache-fail-$RANDOM-$i" >"$log" 2>&1)
     rc=$?

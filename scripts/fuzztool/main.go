@@ -5,27 +5,41 @@
 //
 //	go run ./scripts/fuzztool convert -target FuzzComposition \
 //	    -input fuzz/testdata/fuzz/FuzzComposition/582528ddfad69eb5 \
-//	    [-profile P | -controls C,...] [-scope designed|ordinals] [-mutant M] \
-//	    [-out corpus/counterexamples]
+//	    [-profile P | -controls C,...] [-scope designed|ordinals|anywhere] \
+//	    [-mutant M] [-fixture F] [-out corpus/counterexamples]
 //
 // convert reads the input file Go wrote ("go test fuzz v1" and one []byte
 // literal), decodes it as the target does under the given setting (the same
 // the fuzzing ran with), checks that it still fails, and writes one
-// counterexample file (package corpus): for the composition target the
-// failing schedule shrunk to a smallest one that violates the same
-// invariants, its expected verdicts and timeline; for the determinism
+// counterexample file (package corpus): for the composition and rapid
+// targets the failing schedule shrunk to a smallest one that violates the
+// same invariants, its expected verdicts and timeline; for the determinism
 // target the schedule; for the schedule-decode target the raw input and
-// the error. It prints one line, "new PATH" when it wrote PATH, or "known
-// PATH" when PATH already records the same counterexample, and exits 0.
-// It exits 1 when the input no longer fails (nothing is written), and 2 for
-// bad usage or an unreadable input.
+// the error. The rapid target's input is rapid's draws, which only rapid
+// can replay, and rapid needs a *testing.T: convert runs that input as a
+// seed of the target (go test ./fuzz -run '^FuzzRapid$/^NAME$', with the
+// setting in FAULTLINE_* variables) and reads the failing schedule from
+// its message. It prints one line, "new PATH" when it wrote PATH, or
+// "known PATH" when PATH already records the same counterexample, and
+// exits 0. It exits 1 when the input no longer fails (nothing is written),
+// and 2 for bad usage or an unreadable input.
 //
 //	go run ./scripts/fuzztool targets
 //
 // prints the targets convert knows, one a line.
+//
+//	go run ./scripts/fuzztool mutants
+//
+// prints, one a line, the setting under which each mutant of the reference
+// system (copperfin.Mutants) is measured by scripts/fuzz-measure.sh:
+// FAULTLINE_MUTANT=NAME, and FAULTLINE_CONTROLS=... (the typed profile
+// less the controls that mask it, MutantInfo.MaskedBy) when some do.
 package main
 
 import (
+	"bytes"
+	"cmp"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -35,6 +49,7 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -43,6 +58,7 @@ import (
 	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/fuzz"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // input says how a target reads its []byte argument.
@@ -52,15 +68,18 @@ const (
 	composition           input = iota // fuzz.Decoder.Decode, then Check
 	scheduleOrComposition              // fuzz.Decoder.Schedule, then CheckDeterminism
 	scheduleFile                       // fuzz.CheckRoundTrip
+	rapidDraws                         // rapid.MakeFuzz over fuzz.Decoder.RapidProperty
 )
 
 // targets are the fuzz targets of package fuzz and how each reads its
 // input. A test checks that they are exactly the Fuzz functions of
-// fuzz/fuzz_test.go and of .clusterfuzzlite/build.sh.
+// package fuzz, and that .clusterfuzzlite/build.sh builds each of them
+// but those in farmless.
 var targets = map[string]input{
 	"FuzzComposition":       composition,
 	"FuzzReplayDeterminism": scheduleOrComposition,
 	"FuzzScheduleDecode":    scheduleFile,
+	"FuzzRapid":             rapidDraws,
 }
 
 // errNoLongerFails is returned when the input does not fail (exit 1).
@@ -70,7 +89,7 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: fuzztool convert -target T -input FILE [flags] | fuzztool targets")
+		fmt.Fprintln(stderr, "usage: fuzztool convert -target T -input FILE [flags] | fuzztool targets | fuzztool mutants")
 		return 2
 	}
 	switch args[0] {
@@ -81,6 +100,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		sort.Strings(names)
 		fmt.Fprintln(stdout, strings.Join(names, "\n"))
+		return 0
+	case "mutants":
+		for _, m := range mutantSettings() {
+			fmt.Fprintln(stdout, m)
+		}
 		return 0
 	case "convert":
 		line, err := convert(args[1:], stderr)
@@ -94,7 +118,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, line)
 		return 0
 	}
-	fmt.Fprintf(stderr, "fuzztool: unknown command %q (valid: convert, targets)\n", args[0])
+	fmt.Fprintf(stderr, "fuzztool: unknown command %q (valid: convert, targets, mutants)\n", args[0])
 	return 2
 }
 
@@ -105,8 +129,9 @@ func convert(args []string, stderr io.Writer) (string, error) {
 	in := fs.String("input", "", "the failing input file")
 	profile := fs.String("profile", "", "profile the target ran against (default typed)")
 	controls := fs.String("controls", "", "control list the target ran against, comma-separated")
-	scope := fs.String("scope", "designed", "decoder scope the target ran with: designed or ordinals")
+	scope := fs.String("scope", "designed", "decoder scope the target ran with: designed, ordinals or anywhere")
 	mutant := fs.String("mutant", "", "mutant the target ran against")
+	fixture := fs.String("fixture", "", "fixture the target ran on (default copperfin)")
 	out := fs.String("out", "corpus/counterexamples", "directory of counterexample files, relative to the repository root (the working directory)")
 	if err := fs.Parse(args); err != nil {
 		return "", err
@@ -118,11 +143,15 @@ func convert(args []string, stderr io.Writer) (string, error) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	var opts []fuzz.Option
+	// env is the same setting as FAULTLINE_* variables, for the rapid
+	// target's test binary
+	env := []string{"FAULTLINE_SCOPE=" + *scope}
 	if set["profile"] && set["controls"] {
 		return "", errors.New("give -profile or -controls, not both")
 	}
 	if set["profile"] {
 		opts = append(opts, fuzz.WithProfile(model.Profile(*profile)))
+		env = append(env, "FAULTLINE_PROFILE="+*profile)
 	}
 	if set["controls"] {
 		cs, err := fuzz.ParseControlList(*controls)
@@ -130,18 +159,30 @@ func convert(args []string, stderr io.Writer) (string, error) {
 			return "", fmt.Errorf("-controls: %w", err)
 		}
 		opts = append(opts, fuzz.WithControls(cs))
+		env = append(env, "FAULTLINE_CONTROLS="+*controls)
 	}
 	sc, err := fuzz.ParseScope(*scope)
 	if err != nil {
 		return "", fmt.Errorf("-scope: %w", err)
 	}
+	if kind == rapidDraws {
+		// the generator has its own placement; Shrink may lower ordinals
+		sc = fuzz.ScopeAnywhere
+	}
 	opts = append(opts, fuzz.WithScope(sc))
 	if set["mutant"] {
-		sys, err := fuzz.Mutant(*mutant)
-		if err != nil {
-			return "", fmt.Errorf("-mutant: %w", err)
+		if _, err := copperfin.ParseMutant(*mutant); err != nil || *mutant == "" {
+			return "", fmt.Errorf("-mutant: %w", cmp.Or(err, errors.New("empty")))
 		}
-		opts = append(opts, fuzz.WithSystem(sys))
+		opts = append(opts, fuzz.WithMutant(*mutant))
+		env = append(env, "FAULTLINE_MUTANT="+*mutant)
+	}
+	if set["fixture"] {
+		if _, err := model.FixtureNamed(*fixture); err != nil || *fixture == "" {
+			return "", fmt.Errorf("-fixture: %w", cmp.Or(err, errors.New("empty")))
+		}
+		opts = append(opts, fuzz.WithFixture(*fixture))
+		env = append(env, "FAULTLINE_FIXTURE="+*fixture)
 	}
 	d, err := fuzz.NewDecoder(opts...)
 	if err != nil {
@@ -161,7 +202,13 @@ func convert(args []string, stderr io.Writer) (string, error) {
 	switch kind {
 	case composition:
 		found.Scope = d.Scope().String()
-		ce, label, err = violation(d, data, found)
+		ce, label, err = violation(d, d.Decode(data), found)
+	case rapidDraws:
+		var s *model.Schedule
+		s, err = rapidSchedule(*target, *in, env)
+		if err == nil {
+			ce, label, err = violation(d, s, found)
+		}
 	case scheduleOrComposition:
 		found.Scope = d.Scope().String()
 		s := d.Schedule(data)
@@ -203,11 +250,10 @@ func convert(args []string, stderr io.Writer) (string, error) {
 	return "new " + path, nil
 }
 
-// violation decodes data, checks that it violates an invariant, shrinks
-// it, and returns the counterexample and a file label
+// violation checks that s violates an invariant, shrinks it, and returns
+// the counterexample and a file label
 // ("baseline-stale_policy+revoked_capability").
-func violation(d *fuzz.Decoder, data []byte, found corpus.FoundBy) (*corpus.Counterexample, string, error) {
-	s := d.Decode(data)
+func violation(d *fuzz.Decoder, s *model.Schedule, found corpus.FoundBy) (*corpus.Counterexample, string, error) {
 	_, err := d.Check(s)
 	var v *fuzz.Violation
 	if !errors.As(err, &v) {
@@ -237,11 +283,21 @@ func violation(d *fuzz.Decoder, data []byte, found corpus.FoundBy) (*corpus.Coun
 	if err != nil {
 		return nil, "", err
 	}
-	note := fmt.Sprintf("found by %s against %s (system %s, scope %s), minimised from %d faults to %d; violates %s",
-		found.Target, cfg, found.System, found.Scope, len(s.Faults), len(small.Faults), strings.Join(broken, ", "))
+	where := "scope " + found.Scope
+	if found.Scope == "" {
+		where = "the exploration's generator"
+	}
+	note := fmt.Sprintf("found by %s against %s on fixture %s (system %s, %s), minimised from %d faults to %d; violates %s",
+		found.Target, cfg, d.Fixture().Name, found.System, where, len(s.Faults), len(small.Faults), strings.Join(broken, ", "))
 	prefix := string(small.Config.Profile)
 	if small.Config.HasControls {
 		prefix = "controls"
+	}
+	if small.Config.Mutant != "" {
+		prefix = small.Config.Mutant + "-" + prefix
+	}
+	if small.Config.Fixture != "" && small.Config.Fixture != "copperfin" {
+		prefix += "-" + small.Config.Fixture
 	}
 	if found.System != fuzz.ReferenceSystem().Name {
 		prefix = found.System + "-" + prefix
@@ -375,4 +431,92 @@ func parseNative(b []byte) ([]byte, error) {
 		return nil, err
 	}
 	return []byte(s), nil
+}
+
+// rapidSchedule runs the rapid target's input as a seed of the target
+// (go test ./fuzz -run '^TARGET$/^NAME$', with env), in a copy under
+// fuzz/testdata/fuzz/TARGET/ when the input lies elsewhere, and returns
+// the schedule of the failure's message ("schedule (canonical form):"
+// and the schedule). It returns errNoLongerFails when the seed passes or
+// is skipped.
+func rapidSchedule(target, in string, env []string) (*model.Schedule, error) {
+	dir := filepath.Join("fuzz", "testdata", "fuzz", target)
+	name := filepath.Base(in)
+	if abs, _ := filepath.Abs(filepath.Dir(in)); abs != mustAbs(dir) {
+		data, err := os.ReadFile(in)
+		if err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		f, err := os.CreateTemp(dir, "convert-")
+		if err != nil {
+			return nil, err
+		}
+		name = filepath.Base(f.Name())
+		defer os.Remove(f.Name())
+		_, werr := f.Write(data)
+		if err := cmp.Or(werr, f.Close()); err != nil {
+			return nil, err
+		}
+	}
+	cmd := exec.Command("go", "test", "./fuzz", "-count=1", "-run", "^"+target+"$/^"+regexpQuote(name)+"$", "-v")
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		return nil, errNoLongerFails
+	}
+	const marker = "schedule (canonical form):"
+	i := bytes.Index(out, []byte(marker))
+	if i < 0 {
+		return nil, fmt.Errorf("%s on %s failed without a schedule in its message:\n%s", target, in, out)
+	}
+	var raw json.RawMessage
+	if err := json.NewDecoder(bytes.NewReader(out[i+len(marker):])).Decode(&raw); err != nil {
+		return nil, fmt.Errorf("%s on %s: reading the schedule of its message: %w", target, in, err)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, raw); err != nil {
+		return nil, err
+	}
+	return model.ParseSchedule(compact.Bytes())
+}
+
+func mustAbs(p string) string {
+	a, _ := filepath.Abs(p)
+	return a
+}
+
+// regexpQuote quotes the characters of a fuzz input's name that go test's
+// -run pattern would read as a regular expression.
+func regexpQuote(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`\.+*?()|[]{}^$`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// mutantSettings returns the FAULTLINE_* setting of each mutant, in
+// copperfin.Mutants order: the mutant, and the typed profile less the
+// controls that mask it when some do.
+func mutantSettings() []string {
+	typed, _ := model.ProfileControls(model.ProfileTyped)
+	var out []string
+	for _, m := range copperfin.Mutants() {
+		line := "FAULTLINE_MUTANT=" + string(m.Name)
+		if len(m.MaskedBy) > 0 {
+			cs := typed
+			for _, c := range m.MaskedBy {
+				cs = cs.Without(c)
+			}
+			line += ";FAULTLINE_CONTROLS=" + cs.String()
+		}
+		out = append(out, line)
+	}
+	return out
 }
