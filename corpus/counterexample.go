@@ -77,7 +77,8 @@ type Counterexample struct {
 
 // FoundBy records how a counterexample was found.
 type FoundBy struct {
-	// Target is the fuzz target or property that found it.
+	// Target is the fuzz target or property that found it ("properties"
+	// for a counterexample record of the exploration).
 	Target string `json:"target"`
 	// System is the system under test: "reference" (the Copperfin
 	// workflow under the schedule's config) or a mutant's name.
@@ -87,14 +88,28 @@ type FoundBy struct {
 	// Input is the native fuzz input as the fuzzer wrote it
 	// ("go test fuzz v1" and one Go literal a line), if any.
 	Input string `json:"input,omitempty"`
+	// RapidSeed and ChecksToFailure are rapid's seed and the 1-based
+	// number of the first failing check, for an exploration's
+	// counterexample (0 when unknown).
+	RapidSeed       uint64 `json:"rapid_seed,omitempty"`
+	ChecksToFailure int    `json:"checks_to_failure,omitempty"`
 }
 
 // Expect is the run a violation counterexample is expected to produce.
 type Expect struct {
-	RunVerdict   model.RunVerdict   `json:"run_verdict"`
-	ClaimVerdict model.ClaimVerdict `json:"claim_verdict"`
-	// Violated lists every violated invariant, in model.Invariants order.
+	// RunVerdict and ClaimVerdict are the run's verdicts; both are empty
+	// when FirstOnly is set, and both are required otherwise.
+	RunVerdict   model.RunVerdict   `json:"run_verdict,omitempty"`
+	ClaimVerdict model.ClaimVerdict `json:"claim_verdict,omitempty"`
+	// Violated lists every violated invariant, in model.Invariants order;
+	// with FirstOnly, exactly one: the first to become false.
 	Violated []Violation `json:"violated"`
+	// FirstOnly marks an expectation that records only the first
+	// violated invariant and no verdicts, as an exploration's
+	// counterexample record does (see FromRecord): Check then asserts
+	// that invariant, its first failing event and its fault, and nothing
+	// else.
+	FirstOnly bool `json:"first_only,omitempty"`
 }
 
 // Violation is one violated invariant: its name, the first crossing after
@@ -131,18 +146,20 @@ func NewViolation(res *model.Result, found FoundBy, note, replay string) *Counte
 // names every difference (run verdict, claim verdict, and each invariant
 // whose violation, first failing event or fault differs), or nil when they
 // agree. The first seq and the detail are recorded for people and not
-// compared. It is an error to call Check on a counterexample without
-// Expect.
+// compared. With Expect.FirstOnly only the recorded invariant is
+// compared: it must still be violated, after the same event, reached by
+// the same fault. It is an error to call Check on a counterexample
+// without Expect.
 func (c *Counterexample) Check(res *model.Result) error {
 	if c.Expect == nil {
 		return fmt.Errorf("counterexample of kind %s records no expected run", c.Kind)
 	}
 	got := ExpectOf(res)
 	var diffs []string
-	if got.RunVerdict != c.Expect.RunVerdict {
+	if got.RunVerdict != c.Expect.RunVerdict && !c.Expect.FirstOnly {
 		diffs = append(diffs, fmt.Sprintf("run verdict %s, recorded %s", got.RunVerdict, c.Expect.RunVerdict))
 	}
-	if got.ClaimVerdict != c.Expect.ClaimVerdict {
+	if got.ClaimVerdict != c.Expect.ClaimVerdict && !c.Expect.FirstOnly {
 		diffs = append(diffs, fmt.Sprintf("claim verdict %s, recorded %s", got.ClaimVerdict, c.Expect.ClaimVerdict))
 	}
 	key := func(v Violation) string {
@@ -161,7 +178,7 @@ func (c *Counterexample) Check(res *model.Result) error {
 		}
 	}
 	for _, h := range have {
-		if !slices.Contains(want, h) {
+		if !slices.Contains(want, h) && !c.Expect.FirstOnly {
 			diffs = append(diffs, "violation not recorded: "+h)
 		}
 	}
@@ -264,6 +281,13 @@ func ParseCounterexample(data []byte) (*Counterexample, error) {
 	if c.Expect != nil {
 		if c.Expect.Violated == nil {
 			return nil, errors.New(`counterexample: "expect" needs "violated" (an empty list is allowed)`)
+		}
+		if c.Expect.FirstOnly {
+			if c.Expect.RunVerdict != "" || c.Expect.ClaimVerdict != "" || len(c.Expect.Violated) != 1 {
+				return nil, errors.New(`counterexample: an "expect" with "first_only" has one entry in "violated" and no verdicts`)
+			}
+		} else if c.Expect.RunVerdict == "" || c.Expect.ClaimVerdict == "" {
+			return nil, errors.New(`counterexample: "expect" needs "run_verdict" and "claim_verdict" (or "first_only")`)
 		}
 		for i, v := range c.Expect.Violated {
 			if v.Invariant == "" || v.Event == "" {

@@ -50,6 +50,8 @@ func TestCounterexampleErrorsNameTheProblem(t *testing.T) {
 		{`"violated": [`, `"violated": null, "x": [`, `unknown field "x"`},
 		{`"invariant": "effect_at_most_once", `, ``, `expect.violated[0] needs "invariant" and "event"`},
 		{`}` + "\n}", `}` + "\n} {}", "trailing data"},
+		{`"run_verdict": "unrecoverable", `, ``, `"expect" needs "run_verdict" and "claim_verdict" (or "first_only")`},
+		{`"violated": [`, `"first_only": true, "violated": [`, `an "expect" with "first_only" has one entry in "violated" and no verdicts`},
 	}
 	for _, c := range cases {
 		in := strings.Replace(goodCE, c.from, c.to, 1)

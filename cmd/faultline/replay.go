@@ -18,15 +18,16 @@ import (
 func init() { commands = append(commands, newReplayCmd) }
 
 // loadSchedule reads and strictly decodes a schedule file, or a
-// counterexample file (returned too) and its schedule; every problem is bad
-// input (exit 2).
+// counterexample file (returned too) and its schedule: the corpus format or
+// an exploration's counterexample record (corpus.ReadCounterexample maps
+// it); every problem is bad input (exit 2).
 func loadSchedule(path string) (*model.Schedule, *corpus.Counterexample, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, badInput("%v", err)
 	}
-	if corpus.IsCounterexample(data) {
-		ce, err := corpus.ParseCounterexample(data)
+	if corpus.IsCounterexample(data) || corpus.IsRecord(data) {
+		ce, err := corpus.ReadCounterexample(data)
 		if err != nil {
 			return nil, nil, badInput("%s: %v", path, err)
 		}
@@ -49,10 +50,12 @@ func newReplayCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "replay FILE",
 		Short: "Replay one schedule file against the reference system",
-		Long: `Replay a schedule file (see the README for its format) against the reference
-system, optionally overriding its config, and print the timeline, every fault
-with whether it was reached and fired, the invariant results, the outcome terms
-the claim and run verdicts, and the run's human summary (frozen contract,
+		Long: `Replay a schedule file (see the README for its format), or a
+counterexample file (the corpus format, or the record faultline explore
+writes beside a schedule file), against the reference system, optionally
+overriding its config, and print the timeline, every fault with whether it
+was reached and fired, the invariant results, the outcome terms, the claim
+and run verdicts, and the run's human summary (frozen contract,
 schedule, verdict, failed invariants, budget consumption, narrowest next
 verification). --json prints the run's evidence record instead.
 
@@ -129,6 +132,9 @@ func writeExpectation(w io.Writer, ce *corpus.Counterexample, res *model.Result,
 		line = "Recorded run: not compared (the config was overridden)"
 	case err != nil:
 		line = "Recorded run: DIFFERS: " + err.Error()
+	case ce.Expect.FirstOnly:
+		v := ce.Expect.Violated[0]
+		line = fmt.Sprintf("Recorded run: matches (%s first false after %s)", v.Invariant, v.Event)
 	default:
 		line = fmt.Sprintf("Recorded run: matches (%s, %s)", ce.Expect.RunVerdict, ce.Expect.ClaimVerdict)
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -43,5 +45,28 @@ func TestReplayAcceptsCounterexampleFiles(t *testing.T) {
 	code, _, stderr = runCLI(t, "replay", writeFile(t, `{"counterexample":1,"kind":"invariant_violation","found_by":{"target":"t","system":"reference"},"extra":1}`))
 	if code != 2 || !strings.Contains(stderr, `unknown field "extra"`) {
 		t.Fatalf("bad counterexample: exit %d %s", code, stderr)
+	}
+
+	// an exploration's record, and the schedule file beside it
+	dir := t.TempDir()
+	code, out, stderr = runCLI(t, "explore", "--without", "idempotency", "--seed", "1", "--out", dir)
+	if code != 1 {
+		t.Fatalf("explore: exit %d %s %s", code, out, stderr)
+	}
+	records, _ := filepath.Glob(filepath.Join(dir, "cx-*.counterexample.json"))
+	if len(records) != 1 {
+		t.Fatalf("records %v", records)
+	}
+	code, out, _ = runCLI(t, "replay", records[0])
+	if code != 1 || !regexp.MustCompile(`Recorded run: matches \(effect_at_most_once first false after tool\.commit\)`).MatchString(out) {
+		t.Fatalf("record: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, "replay", strings.TrimSuffix(records[0], ".counterexample.json")+".json")
+	if code != 1 || strings.Contains(out, "Recorded run") {
+		t.Fatalf("schedule file beside the record: exit %d\n%s", code, out)
+	}
+	code, _, stderr = runCLI(t, "replay", writeFile(t, `{"version":1,"schedule_file":"x.json","invariant":"luck","schedule":{"version":1,"config":{"profile":"typed"},"faults":[]}}`))
+	if code != 2 || !strings.Contains(stderr, `unknown invariant "luck"`) {
+		t.Fatalf("bad record: exit %d %s", code, stderr)
 	}
 }
