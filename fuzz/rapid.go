@@ -10,7 +10,7 @@ import (
 	"github.com/faultline/faultline/properties"
 )
 
-// RapidProperty returns the property the FuzzRapid target checks through
+// RapidProperty returns the property the rapid fuzz target checks through
 // rapid.MakeFuzz: it draws one schedule from the exploration's generator
 // (properties.Generator: one to min(MaxFaults, 16) kinds of the catalogue
 // and world events, each at one of the events it fits that the workload's
@@ -22,7 +22,7 @@ import (
 // generator has its own placement. It returns an error when the generator
 // cannot be built (a harness error on the clean run). When count is not
 // nil, every check adds one to it, and a failure message ends with the
-// number of checks the process had made (as FuzzComposition's does).
+// number of checks the process had made (as the composition target's does).
 func (d *Decoder) RapidProperty(count *atomic.Int64) (func(*rapid.T), error) {
 	gen, err := d.RapidGenerator()
 	if err != nil {

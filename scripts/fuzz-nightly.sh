@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
 # fuzz-nightly.sh: run every native fuzz target of package fuzz for a given
-# time each, on all cores, against a chosen profile, control set, mutant and
-# scope; convert every new failing input into a readable counterexample in
-# corpus/counterexamples/; print a summary; exit non-zero on a new failure.
+# time each, on all cores, against a chosen profile, control set, mutant,
+# fixture and scope; convert every new failing input into a readable
+# counterexample in corpus/counterexamples/; print a summary; exit non-zero
+# on a new failure.
 #
 # Usage (from anywhere in a checkout; needs only Go and bash):
 #
 #   scripts/fuzz-nightly.sh [-time 5m] [-profile typed | -controls a,b] \
-#       [-scope designed|ordinals] [-mutant NAME] [-parallel N] [-targets "FuzzA FuzzB"]
+#       [-scope designed|ordinals|anywhere] [-mutant NAME] [-fixture NAME] \
+#       [-parallel N] [-targets "FuzzA FuzzB"]
 #
-#   -time      fuzzing time per target, a Go duration (default 5m: three
-#              targets, 15 minutes in all, a nightly job's budget)
+#   -time      fuzzing time per target, a Go duration (default 5m: four
+#              targets, 20 minutes in all, a nightly job's budget)
 #   -profile   baseline, typed or fail_closed (default typed, where no target
 #              may fail)
 #   -controls  an explicit comma-separated control list instead of a profile
 #   -scope     where the composition decoder places faults (default designed)
 #   -mutant    a mutant of the reference system, by name
+#              (go run ./scripts/fuzztool mutants lists them)
+#   -fixture   the workload: copperfin (default) or copperfin-batch
 #   -parallel  fuzzing workers per target (default: every core)
 #   -targets   the targets to run (default: every Fuzz function, from go test -list)
 #
@@ -37,7 +41,7 @@ envs=()
 tool_flags=()
 scope=designed
 
-usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -46,6 +50,7 @@ while [ $# -gt 0 ]; do
     -controls) envs+=("FAULTLINE_CONTROLS=${2?-controls needs a value}"); tool_flags+=(-controls "$2"); shift 2 ;;
     -scope) scope="${2:?-scope needs a value}"; envs+=("FAULTLINE_SCOPE=$2"); shift 2 ;;
     -mutant) envs+=("FAULTLINE_MUTANT=${2?-mutant needs a value}"); tool_flags+=(-mutant "$2"); shift 2 ;;
+    -fixture) envs+=("FAULTLINE_FIXTURE=${2?-fixture needs a value}"); tool_flags+=(-fixture "$2"); shift 2 ;;
     -parallel) parallel="${2:?-parallel needs a value}"; shift 2 ;;
     -targets) targets="${2:?-targets needs a value}"; shift 2 ;;
     -h|-help|--help) usage ;;

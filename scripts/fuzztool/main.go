@@ -74,7 +74,7 @@ const (
 // targets are the fuzz targets of package fuzz and how each reads its
 // input. A test checks that they are exactly the Fuzz functions of
 // package fuzz, and that .clusterfuzzlite/build.sh builds each of them
-// but those in farmless.
+// but those the farm cannot run (cfl_test.go lists them, with the reason).
 var targets = map[string]input{
 	"FuzzComposition":       composition,
 	"FuzzReplayDeterminism": scheduleOrComposition,
@@ -455,7 +455,14 @@ func rapidSchedule(target, in string, env []string) (*model.Schedule, error) {
 			return nil, err
 		}
 		name = filepath.Base(f.Name())
-		defer os.Remove(f.Name())
+		defer func() {
+			// the copy, and the directories if it made them (a
+			// directory that is not empty stays)
+			os.Remove(f.Name())
+			for d := dir; d != "fuzz"; d = filepath.Dir(d) {
+				os.Remove(d)
+			}
+		}()
 		_, werr := f.Write(data)
 		if err := cmp.Or(werr, f.Close()); err != nil {
 			return nil, err

@@ -102,6 +102,80 @@ func TestConvertComposition(t *testing.T) {
 	}
 }
 
+// TestConvertMutantAndRapid: against a mutant the composition target's
+// input and the rapid target's input each become a counterexample whose
+// schedule names the mutant (and the fixture), shrunk, replaying to its
+// recorded run; the file name starts with the mutant.
+func TestConvertMutantAndRapid(t *testing.T) {
+	d, err := fuzz.NewDecoder(fuzz.WithMutant("key_per_attempt"), fuzz.WithFixture("copperfin-batch"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := d.Encode(&model.Schedule{Faults: []model.FaultEntry{
+		{Event: model.EvProposal, Ordinal: 1, Kind: "subject_swap"},
+		{Event: model.EvToolCommit, Ordinal: 1, Kind: "tool_timeout"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "ce")
+	code, stdout, stderr := tool(t, "convert", "-target", "FuzzComposition", "-input", native(t, data), "-mutant", "key_per_attempt",
+		"-fixture", "copperfin-batch", "-out", out)
+	if code != 0 || !strings.HasPrefix(stdout, "new "+filepath.ToSlash(out)+"/key_per_attempt-typed-copperfin-batch-tool_timeout-") {
+		t.Fatalf("exit %d stdout %q stderr %s", code, stdout, stderr)
+	}
+	raw, err := os.ReadFile(strings.TrimSpace(strings.TrimPrefix(stdout, "new ")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ce, err := corpus.ParseCounterexample(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := model.Config{Profile: model.ProfileTyped, Mutant: "key_per_attempt", Fixture: "copperfin-batch"}
+	if ce.Schedule.Config != want || len(ce.Schedule.Faults) != 1 || ce.Expect.Violated[0].Invariant != model.InvEffectAtMostOnce {
+		t.Fatalf("counterexample %+v %+v", ce.Schedule, ce.Expect)
+	}
+	res, err := d.Run(ce.Schedule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ce.Check(res); err != nil {
+		t.Errorf("replay differs: %v", err)
+	}
+
+	if testing.Short() {
+		t.Skip("the rapid target's conversion runs go test")
+	}
+	t.Chdir("../..")
+	// these draws give a revoked capability at its default placement
+	// (authority.grant#1), which a system that checks expiry only at
+	// approval lets through to the effect
+	in := native(t, bytes.Repeat([]byte{4, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0}, 16))
+	code, stdout, stderr = tool(t, "convert", "-target", "FuzzRapid", "-input", in, "-mutant", "expiry_at_approval", "-out", out)
+	if code != 0 || !strings.HasPrefix(stdout, "new "+filepath.ToSlash(out)+"/expiry_at_approval-typed-revoked_capability-") {
+		t.Fatalf("rapid: exit %d stdout %q stderr %s", code, stdout, stderr)
+	}
+	raw, err = os.ReadFile(strings.TrimSpace(strings.TrimPrefix(stdout, "new ")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ce, err = corpus.ParseCounterexample(raw); err != nil {
+		t.Fatal(err)
+	}
+	if ce.FoundBy.Target != "FuzzRapid" || ce.FoundBy.Scope != "" || len(ce.Schedule.Faults) != 1 || ce.Schedule.Config.Mutant != "expiry_at_approval" ||
+		ce.Expect.Violated[0].Invariant != model.InvCurrentEntitlement || ce.Expect.Violated[0].Event != model.EvToolCommit {
+		t.Fatalf("rapid counterexample %+v %+v %+v", ce.FoundBy, ce.Schedule, ce.Expect)
+	}
+	if _, err := os.Stat(filepath.Join("fuzz", "testdata")); !os.IsNotExist(err) {
+		t.Errorf("the input's copy was left in fuzz/testdata: %v", err)
+	}
+	code, _, stderr = tool(t, "convert", "-target", "FuzzRapid", "-input", in, "-out", out)
+	if code != 1 || !strings.Contains(stderr, "does not fail under this setting") {
+		t.Fatalf("rapid under typed: exit %d %s", code, stderr)
+	}
+}
+
 func TestConvertRejectsBadUse(t *testing.T) {
 	good := native(t, []byte("x"))
 	bad := filepath.Join(t.TempDir(), "bad")
@@ -112,12 +186,14 @@ func TestConvertRejectsBadUse(t *testing.T) {
 		want string
 	}{
 		{[]string{"convert", "-target", "FuzzNothing", "-input", good}, 2, `unknown target "FuzzNothing"`},
-		{[]string{"convert", "-target", "FuzzComposition", "-input", good, "-mutant", "m"}, 2, `-mutant: no mutant of the reference system named "m" exists`},
-		{[]string{"convert", "-target", "FuzzComposition", "-input", good, "-scope", "wide"}, 2, `-scope: unknown scope "wide"`},
+		{[]string{"convert", "-target", "FuzzComposition", "-input", good, "-mutant", "m"}, 2, `-mutant: unknown mutant "m" (valid: rejection_as_success,`},
+		{[]string{"convert", "-target", "FuzzComposition", "-input", good, "-mutant", ""}, 2, `-mutant: empty`},
+		{[]string{"convert", "-target", "FuzzComposition", "-input", good, "-fixture", "warehouse"}, 2, `-fixture: unknown fixture "warehouse"`},
+		{[]string{"convert", "-target", "FuzzComposition", "-input", good, "-scope", "wide"}, 2, `-scope: unknown scope "wide" (valid: designed, ordinals, anywhere)`},
 		{[]string{"convert", "-target", "FuzzComposition", "-input", bad}, 2, `want []byte("..."), got string("x")`},
 		{[]string{"convert", "-target", "FuzzScheduleDecode", "-input", good}, 1, "does not fail"},
 		{[]string{"convert", "-target", "FuzzReplayDeterminism", "-input", good}, 1, "does not fail"},
-		{[]string{"frob"}, 2, `unknown command "frob"`},
+		{[]string{"frob"}, 2, `unknown command "frob" (valid: convert, targets, mutants)`},
 	}
 	for _, c := range cases {
 		code, _, stderr := tool(t, c.args...)
@@ -126,7 +202,7 @@ func TestConvertRejectsBadUse(t *testing.T) {
 		}
 	}
 	code, stdout, _ := tool(t, "targets")
-	if code != 0 || stdout != "FuzzComposition\nFuzzReplayDeterminism\nFuzzScheduleDecode\n" {
+	if code != 0 || stdout != "FuzzComposition\nFuzzRapid\nFuzzReplayDeterminism\nFuzzScheduleDecode\n" {
 		t.Errorf("targets: %d %q", code, stdout)
 	}
 }
