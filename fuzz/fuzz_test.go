@@ -127,13 +127,12 @@ func corpusSeeds(f *testing.F, d *Decoder, skipViolating bool) *seeds {
 }
 
 // FuzzComposition explores ordered fault compositions: any input decodes
-// (Decoder.Decode) into up to four faults from the catalogue, each at its
-// own event and an ordinal of the scope, under the selected config; the
-// run of the system under test must keep every invariant (right_subject,
-// current_entitlement, effect_at_most_once, provable_outcome). A failure
-// prints the violated invariants, the schedule in canonical form and the
-// faultline replay command. Seeds: every corpus schedule of the scope,
-// encoded.
+// (Decoder.Decode) into up to four faults of the catalogue and world
+// events, each at a site of the scope, under the selected config and
+// fixture; the run of the system under test must keep every invariant
+// (the eight of model.Invariants). A failure prints the violated
+// invariants, the schedule in canonical form and the faultline replay
+// command. Seeds: every corpus schedule of the scope, encoded.
 func FuzzComposition(f *testing.F) {
 	env := fromEnv()
 	if env.err != nil {
