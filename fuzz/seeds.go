@@ -11,7 +11,8 @@ import (
 // where go test runs the targets.
 const corpusDir = "../corpus"
 
-// seeds are the seed inputs of the three targets, read from the corpus.
+// seeds are the seed inputs of the targets that start from the corpus
+// (all but the rapid target), read from it.
 type seeds struct {
 	// composition: every corpus schedule that is a composition of the
 	// decoder's scope, encoded, plus the empty input and one byte per
