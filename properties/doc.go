@@ -22,6 +22,9 @@
 //     staying a pure function of the seeds and the prior record.
 //   - [WriteCounterexample] and [CounterexampleRecord]: the files a
 //     counterexample is written to.
+//   - [Generator]: the schedules Check draws, as a rapid generator for a
+//     property of one's own (the native fuzz target FuzzRapid of package
+//     fuzz draws from it through rapid.MakeFuzz).
 //
 // What a drawn schedule holds: one to WithMaxFaults entries, each a fault
 // kind of model.Catalogue or a world event of model.WorldEvents (clock

@@ -134,6 +134,25 @@ func explore(parent rapid.TB, sys System, opts []Option) (*Report, error) {
 	return rep, nil
 }
 
+// Generator returns the rapid generator of the schedules Check and Explore
+// draw for sys under opts (see the package comment for what a drawn
+// schedule holds), for use in a property of one's own, such as a native
+// fuzz target through rapid.MakeFuzz. Only the options that shape the draw
+// apply: WithConfig, WithFixture, WithKinds, WithDomains,
+// WithoutWorldEvents and WithMaxFaults; the others are accepted and
+// ignored. It runs the workload's clean run once, to learn which events
+// occur and how often, so it returns an error for bad options, a System
+// that cannot be built, or a harness error, and for a scope whose kinds
+// never occur in the workload. The generator draws from a state fixed at
+// construction and may be used from several goroutines.
+func Generator(sys System, opts ...Option) (*rapid.Generator[*model.Schedule], error) {
+	e, err := newExplorer(sys, opts)
+	if err != nil {
+		return nil, err
+	}
+	return rapid.Custom(e.draw), nil
+}
+
 var seedRE = regexp.MustCompile(`-rapid\.seed=(\d+)`)
 
 // explorer holds one exploration's draw space and state.

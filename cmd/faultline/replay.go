@@ -11,23 +11,36 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/model"
 )
 
 func init() { commands = append(commands, newReplayCmd) }
 
-// loadSchedule reads and strictly decodes a schedule file; every problem is
-// bad input (exit 2).
-func loadSchedule(path string) (*model.Schedule, error) {
+// loadSchedule reads and strictly decodes a schedule file, or a
+// counterexample file (returned too) and its schedule: the corpus format or
+// an exploration's counterexample record (corpus.ReadCounterexample maps
+// it); every problem is bad input (exit 2).
+func loadSchedule(path string) (*model.Schedule, *corpus.Counterexample, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, badInput("%v", err)
+		return nil, nil, badInput("%v", err)
+	}
+	if corpus.IsCounterexample(data) || corpus.IsRecord(data) {
+		ce, err := corpus.ReadCounterexample(data)
+		if err != nil {
+			return nil, nil, badInput("%s: %v", path, err)
+		}
+		if ce.Schedule == nil {
+			return nil, nil, badInput("%s: a %s counterexample holds no schedule to replay (its input: %s)", path, ce.Kind, ce.Input)
+		}
+		return ce.Schedule, ce, nil
 	}
 	s, err := model.ParseSchedule(data)
 	if err != nil {
-		return nil, badInput("%s: %v", path, err)
+		return nil, nil, badInput("%s: %v", path, err)
 	}
-	return s, nil
+	return s, nil, nil
 }
 
 func newReplayCmd() *cobra.Command {
@@ -37,10 +50,12 @@ func newReplayCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "replay FILE",
 		Short: "Replay one schedule file against the reference system",
-		Long: `Replay a schedule file (see the README for its format) against the reference
-system, optionally overriding its config, and print the timeline, every fault
-with whether it was reached and fired, the invariant results, the outcome terms
-the claim and run verdicts, and the run's human summary (frozen contract,
+		Long: `Replay a schedule file (see the README for its format), or a
+counterexample file (the corpus format, or the record faultline explore
+writes beside a schedule file), against the reference system, optionally
+overriding its config, and print the timeline, every fault with whether it
+was reached and fired, the invariant results, the outcome terms, the claim
+and run verdicts, and the run's human summary (frozen contract,
 schedule, verdict, failed invariants, budget consumption, narrowest next
 verification). --json prints the run's evidence record instead.
 
@@ -51,7 +66,7 @@ Exit codes: 0 when every invariant held, 1 when one was violated (or --twice
 found a difference), 2 for bad input.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			s, err := loadSchedule(args[0])
+			s, ce, err := loadSchedule(args[0])
 			if err != nil {
 				return err
 			}
@@ -86,6 +101,9 @@ found a difference), 2 for bad input.`,
 				err = assay.WriteJSON(c.OutOrStdout(), res.Record())
 			} else {
 				err = writeResult(c.OutOrStdout(), res)
+				if err == nil && ce != nil && ce.Expect != nil {
+					err = writeExpectation(c.OutOrStdout(), ce, res, c.Flags().Changed("profile") || c.Flags().Changed("controls") || c.Flags().Changed("without"))
+				}
 			}
 			if err != nil {
 				return err
@@ -104,6 +122,25 @@ found a difference), 2 for bad input.`,
 }
 
 func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
+
+// writeExpectation compares a counterexample's recorded run with the
+// replay, unless the config was overridden.
+func writeExpectation(w io.Writer, ce *corpus.Counterexample, res *model.Result, overridden bool) error {
+	var line string
+	switch err := ce.Check(res); {
+	case overridden:
+		line = "Recorded run: not compared (the config was overridden)"
+	case err != nil:
+		line = "Recorded run: DIFFERS: " + err.Error()
+	case ce.Expect.FirstOnly:
+		v := ce.Expect.Violated[0]
+		line = fmt.Sprintf("Recorded run: matches (%s first false after %s)", v.Invariant, v.Event)
+	default:
+		line = fmt.Sprintf("Recorded run: matches (%s, %s)", ce.Expect.RunVerdict, ce.Expect.ClaimVerdict)
+	}
+	_, err := fmt.Fprintln(w, line)
+	return err
+}
 
 func yes(b bool) string {
 	if b {

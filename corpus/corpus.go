@@ -1,0 +1,140 @@
+// Package corpus reads and writes faultline's corpus: the readable schedule
+// files in this directory, which seed every fuzz target and show worked
+// examples, and the minimised counterexamples in counterexamples/, each
+// with the run it is expected to produce.
+//
+// Layout of the directory:
+//
+//   - *.json: worked examples as schedule files (model.ParseSchedule): of
+//     seed 000 (the timeout after commit, stale eligibility meeting a
+//     revoked capability, the dropped receipt), of seed 003 (its harness
+//     fixture, a stale checkpoint, an exhausted budget, a best-effort
+//     join, a lost memory), and regression schedules (a stale policy at
+//     the re-read before the effect, once a counterexample of the typed
+//     profile);
+//   - kinds/*.json: one single-fault schedule per fault kind of the
+//     catalogue and per world event, at the kind's own event and default
+//     ordinal;
+//   - counterexamples/*.json: counterexample files ([Counterexample]);
+//   - testdata/verdicts.golden: the recorded verdicts of every schedule
+//     file under every profile, which the regression test asserts.
+//
+// Entry points:
+//
+//   - [Load] reads the whole directory into a [Corpus].
+//   - [Counterexample], [ParseCounterexample], [Format] and
+//     [Counterexample.Check]: the counterexample file format and the check
+//     of a replay against its recorded expectation.
+//
+// The regression test of this package replays every file on every
+// `go test`.
+package corpus
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/faultline/faultline/model"
+)
+
+// CounterexampleDir is the sub-directory that holds counterexample files.
+const CounterexampleDir = "counterexamples"
+
+// Seed is one schedule file of the corpus.
+type Seed struct {
+	// Path is the file's path relative to the corpus directory, with
+	// forward slashes ("kinds/stale_policy.json").
+	Path     string
+	Schedule *model.Schedule
+	// Raw is the file's bytes as stored.
+	Raw []byte
+}
+
+// Entry is one counterexample file of the corpus.
+type Entry struct {
+	// Path is relative to the corpus directory
+	// ("counterexamples/baseline-subject_swap-1a2b3c4d.json").
+	Path           string
+	Counterexample *Counterexample
+	Raw            []byte
+}
+
+// Corpus is everything Load read, each list sorted by path.
+type Corpus struct {
+	Seeds           []Seed
+	Counterexamples []Entry
+}
+
+// Schedules returns the schedules of every seed and every counterexample
+// that has one, in path order (seeds first).
+func (c *Corpus) Schedules() []*model.Schedule {
+	var out []*model.Schedule
+	for _, s := range c.Seeds {
+		out = append(out, s.Schedule)
+	}
+	for _, e := range c.Counterexamples {
+		if e.Counterexample.Schedule != nil {
+			out = append(out, e.Counterexample.Schedule)
+		}
+	}
+	return out
+}
+
+// Load reads every *.json file under dir: those under counterexamples/ as
+// counterexample files, the others as schedule files. Directories named
+// testdata and files not ending in .json are skipped. It returns an error
+// naming the first file that cannot be read or decoded, or a dir that
+// holds no schedule file at all.
+func Load(dir string) (*Corpus, error) {
+	c := &Corpus{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == "testdata" && path != dir {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(d.Name(), ".json") {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(rel, CounterexampleDir+"/") {
+			ce, err := ParseCounterexample(data)
+			if err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			c.Counterexamples = append(c.Counterexamples, Entry{Path: rel, Counterexample: ce, Raw: data})
+			return nil
+		}
+		s, err := model.ParseSchedule(data)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		c.Seeds = append(c.Seeds, Seed{Path: rel, Schedule: s, Raw: data})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("corpus: %w", err)
+	}
+	if len(c.Seeds) == 0 {
+		return nil, fmt.Errorf("corpus: %s holds no schedule file", dir)
+	}
+	sort.Slice(c.Seeds, func(i, j int) bool { return c.Seeds[i].Path < c.Seeds[j].Path })
+	sort.Slice(c.Counterexamples, func(i, j int) bool { return c.Counterexamples[i].Path < c.Counterexamples[j].Path })
+	return c, nil
+}

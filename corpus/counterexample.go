@@ -1,0 +1,333 @@
+package corpus
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/faultline/faultline/model"
+)
+
+// CounterexampleVersion is the version of the counterexample file format
+// this package reads and writes (the value of its "counterexample" field).
+const CounterexampleVersion = 1
+
+// Kind says what a counterexample shows.
+type Kind string
+
+// Counterexample kinds.
+const (
+	// KindViolation: the schedule makes the system under test violate an
+	// invariant; Expect records the run as the oracle judged it. The
+	// regression test asserts that the replay still matches Expect.
+	KindViolation Kind = "invariant_violation"
+	// KindNondeterminism: two replays of the schedule gave different
+	// normalised timelines (a defect of the harness or the system, seed
+	// 003: "Run the same schedule twice and compare the normalized
+	// timeline"). The regression test asserts that replays now agree.
+	KindNondeterminism Kind = "nondeterminism"
+	// KindScheduleDecode: the strict schedule decoder panicked on Input, or
+	// accepted it and did not round-trip through the canonical encoding.
+	// The regression test asserts that Input now either is rejected or
+	// round-trips.
+	KindScheduleDecode Kind = "schedule_decode"
+)
+
+// Counterexample is one minimised counterexample, as a file people read and
+// replay (`faultline replay FILE` accepts it). Its canonical JSON form
+// (Format) is:
+//
+//	{
+//	  "counterexample": 1,
+//	  "kind": "invariant_violation",
+//	  "note": "what it shows",
+//	  "found_by": {"target": "...", "system": "reference", "scope": "designed", "input": "go test fuzz v1\n..."},
+//	  "replay": "go run ./cmd/faultline replay corpus/counterexamples/NAME.json",
+//	  "schedule": {...a schedule file, config included...},
+//	  "expect": {"run_verdict": "unrecoverable", "claim_verdict": "unsafe",
+//	             "violated": [{"invariant": "effect_at_most_once", "first_seq": 16, "event": "tool.commit", "fault_id": "f1", "detail": "..."}]},
+//	  "timeline": [...the recorded run, normalised...]
+//	}
+//
+// Schedule is required for the violation and nondeterminism kinds, Input for
+// schedule_decode; Expect is required for, and only allowed with, the
+// violation kind. Timeline is the recorded run, kept for people to read;
+// the regression test asserts Expect, not the timeline.
+type Counterexample struct {
+	Version  int             `json:"counterexample"`
+	Kind     Kind            `json:"kind"`
+	Note     string          `json:"note,omitempty"`
+	FoundBy  FoundBy         `json:"found_by"`
+	Replay   string          `json:"replay"`
+	Schedule *model.Schedule `json:"schedule,omitempty"`
+	// Input is the raw input of a schedule_decode counterexample as a Go
+	// string literal (strconv.Quote), so that any bytes, valid UTF-8 or
+	// not, survive exactly; RawInput unquotes it.
+	Input    string        `json:"input,omitempty"`
+	Expect   *Expect       `json:"expect,omitempty"`
+	Timeline []model.Event `json:"timeline,omitempty"`
+}
+
+// FoundBy records how a counterexample was found.
+type FoundBy struct {
+	// Target is the fuzz target or property that found it ("properties"
+	// for a counterexample record of the exploration).
+	Target string `json:"target"`
+	// System is the system under test: "reference" (the Copperfin
+	// workflow under the schedule's config) or a mutant's name.
+	System string `json:"system"`
+	// Scope is the decoder scope the target ran with, if any.
+	Scope string `json:"scope,omitempty"`
+	// Input is the native fuzz input as the fuzzer wrote it
+	// ("go test fuzz v1" and one Go literal a line), if any.
+	Input string `json:"input,omitempty"`
+	// RapidSeed and ChecksToFailure are rapid's seed and the 1-based
+	// number of the first failing check, for an exploration's
+	// counterexample (0 when unknown).
+	RapidSeed       uint64 `json:"rapid_seed,omitempty"`
+	ChecksToFailure int    `json:"checks_to_failure,omitempty"`
+}
+
+// Expect is the run a violation counterexample is expected to produce.
+type Expect struct {
+	// RunVerdict and ClaimVerdict are the run's verdicts; both are empty
+	// when FirstOnly is set, and both are required otherwise.
+	RunVerdict   model.RunVerdict   `json:"run_verdict,omitempty"`
+	ClaimVerdict model.ClaimVerdict `json:"claim_verdict,omitempty"`
+	// Violated lists every violated invariant, in model.Invariants order;
+	// with FirstOnly, exactly one: the first to become false.
+	Violated []Violation `json:"violated"`
+	// FirstOnly marks an expectation that records only the first
+	// violated invariant and no verdicts, as an exploration's
+	// counterexample record does (see FromRecord): Check then asserts
+	// that invariant, its first failing event and its fault, and nothing
+	// else.
+	FirstOnly bool `json:"first_only,omitempty"`
+}
+
+// Violation is one violated invariant: its name, the first crossing after
+// which it was false (seq and event: the first failing boundary), the fault
+// that reached it, and the oracle's reason.
+type Violation struct {
+	Invariant string          `json:"invariant"`
+	FirstSeq  int             `json:"first_seq"`
+	Event     model.EventName `json:"event"`
+	FaultID   string          `json:"fault_id,omitempty"`
+	Detail    string          `json:"detail,omitempty"`
+}
+
+// ExpectOf returns what res shows: its verdicts and violated invariants.
+func ExpectOf(res *model.Result) *Expect {
+	e := &Expect{RunVerdict: res.RunVerdict, ClaimVerdict: res.Verdict, Violated: []Violation{}}
+	for _, i := range res.Invariants {
+		if !i.Held {
+			e.Violated = append(e.Violated, Violation{Invariant: i.Name, FirstSeq: i.FirstSeq, Event: i.Event, FaultID: i.FaultID, Detail: i.Detail})
+		}
+	}
+	return e
+}
+
+// NewViolation returns the violation counterexample of a run: its
+// schedule, expectation and normalised timeline. found says how it was
+// found; replay is the command that replays the file.
+func NewViolation(res *model.Result, found FoundBy, note, replay string) *Counterexample {
+	return &Counterexample{Version: CounterexampleVersion, Kind: KindViolation, Note: note, FoundBy: found,
+		Replay: replay, Schedule: res.Schedule, Expect: ExpectOf(res), Timeline: model.Normalize(res.Timeline)}
+}
+
+// Check compares a replay's result with Expect and returns an error that
+// names every difference (run verdict, claim verdict, and each invariant
+// whose violation, first failing event or fault differs), or nil when they
+// agree. The first seq and the detail are recorded for people and not
+// compared. With Expect.FirstOnly only the recorded invariant is
+// compared: it must still be violated, after the same event, reached by
+// the same fault. It is an error to call Check on a counterexample
+// without Expect.
+func (c *Counterexample) Check(res *model.Result) error {
+	if c.Expect == nil {
+		return fmt.Errorf("counterexample of kind %s records no expected run", c.Kind)
+	}
+	got := ExpectOf(res)
+	var diffs []string
+	if got.RunVerdict != c.Expect.RunVerdict && !c.Expect.FirstOnly {
+		diffs = append(diffs, fmt.Sprintf("run verdict %s, recorded %s", got.RunVerdict, c.Expect.RunVerdict))
+	}
+	if got.ClaimVerdict != c.Expect.ClaimVerdict && !c.Expect.FirstOnly {
+		diffs = append(diffs, fmt.Sprintf("claim verdict %s, recorded %s", got.ClaimVerdict, c.Expect.ClaimVerdict))
+	}
+	key := func(v Violation) string {
+		return fmt.Sprintf("%s after %s (fault %q)", v.Invariant, v.Event, v.FaultID)
+	}
+	var want, have []string
+	for _, v := range c.Expect.Violated {
+		want = append(want, key(v))
+	}
+	for _, v := range got.Violated {
+		have = append(have, key(v))
+	}
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			diffs = append(diffs, "recorded violation no longer seen: "+w)
+		}
+	}
+	for _, h := range have {
+		if !slices.Contains(want, h) && !c.Expect.FirstOnly {
+			diffs = append(diffs, "violation not recorded: "+h)
+		}
+	}
+	if len(diffs) > 0 {
+		return errors.New(strings.Join(diffs, "; "))
+	}
+	return nil
+}
+
+// RawInput returns the bytes Input quotes, or an error when Input is not a
+// Go string literal.
+func (c *Counterexample) RawInput() ([]byte, error) {
+	s, err := strconv.Unquote(c.Input)
+	if err != nil {
+		return nil, fmt.Errorf(`counterexample: "input" must be a Go string literal (strconv.Quote): %w`, err)
+	}
+	return []byte(s), nil
+}
+
+// IsCounterexample reports whether data is a JSON object with a
+// "counterexample" field, that is, a counterexample file rather than a
+// schedule file. It does not validate the rest.
+func IsCounterexample(data []byte) bool {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) != nil {
+		return false
+	}
+	_, ok := top["counterexample"]
+	return ok
+}
+
+// ParseCounterexample decodes a counterexample file strictly: unknown
+// fields, a missing or unsupported version, an unknown kind, a schedule
+// that model.ParseSchedule rejects, and fields missing for (or not allowed
+// with) the kind are errors that name the problem.
+func ParseCounterexample(data []byte) (*Counterexample, error) {
+	var raw struct {
+		Version  *int            `json:"counterexample"`
+		Kind     Kind            `json:"kind"`
+		Note     string          `json:"note"`
+		FoundBy  *FoundBy        `json:"found_by"`
+		Replay   string          `json:"replay"`
+		Schedule json.RawMessage `json:"schedule"`
+		Input    string          `json:"input"`
+		Expect   *Expect         `json:"expect"`
+		Timeline []model.Event   `json:"timeline"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&raw); err != nil {
+		return nil, fmt.Errorf("counterexample: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("counterexample: trailing data after the JSON object")
+	}
+	if raw.Version == nil {
+		return nil, errors.New(`counterexample: missing "counterexample" (the format version, want 1)`)
+	}
+	if *raw.Version != CounterexampleVersion {
+		return nil, fmt.Errorf("counterexample: unsupported version %d (want %d)", *raw.Version, CounterexampleVersion)
+	}
+	if raw.FoundBy == nil || raw.FoundBy.Target == "" || raw.FoundBy.System == "" {
+		return nil, errors.New(`counterexample: "found_by" needs "target" and "system"`)
+	}
+	c := &Counterexample{Version: *raw.Version, Kind: raw.Kind, Note: raw.Note, FoundBy: *raw.FoundBy,
+		Replay: raw.Replay, Input: raw.Input, Expect: raw.Expect, Timeline: raw.Timeline}
+	if len(raw.Schedule) > 0 && string(raw.Schedule) != "null" {
+		s, err := model.ParseSchedule(raw.Schedule)
+		if err != nil {
+			return nil, fmt.Errorf("counterexample: %w", err)
+		}
+		c.Schedule = s
+	}
+	switch c.Kind {
+	case KindViolation, KindNondeterminism:
+		if c.Schedule == nil {
+			return nil, fmt.Errorf(`counterexample: kind %s needs "schedule"`, c.Kind)
+		}
+		if c.Input != "" {
+			return nil, fmt.Errorf(`counterexample: kind %s takes no "input"`, c.Kind)
+		}
+		if (c.Kind == KindViolation) != (c.Expect != nil) {
+			if c.Expect == nil {
+				return nil, errors.New(`counterexample: kind invariant_violation needs "expect"`)
+			}
+			return nil, fmt.Errorf(`counterexample: kind %s takes no "expect"`, c.Kind)
+		}
+	case KindScheduleDecode:
+		if c.Schedule != nil || c.Expect != nil {
+			return nil, errors.New(`counterexample: kind schedule_decode takes "input", not "schedule" or "expect"`)
+		}
+		if _, err := c.RawInput(); err != nil {
+			return nil, err
+		}
+	case "":
+		return nil, errors.New(`counterexample: missing "kind"`)
+	default:
+		return nil, fmt.Errorf("counterexample: unknown kind %q (valid: %s, %s, %s)", c.Kind, KindViolation, KindNondeterminism, KindScheduleDecode)
+	}
+	if c.Expect != nil {
+		if c.Expect.Violated == nil {
+			return nil, errors.New(`counterexample: "expect" needs "violated" (an empty list is allowed)`)
+		}
+		if c.Expect.FirstOnly {
+			if c.Expect.RunVerdict != "" || c.Expect.ClaimVerdict != "" || len(c.Expect.Violated) != 1 {
+				return nil, errors.New(`counterexample: an "expect" with "first_only" has one entry in "violated" and no verdicts`)
+			}
+		} else if c.Expect.RunVerdict == "" || c.Expect.ClaimVerdict == "" {
+			return nil, errors.New(`counterexample: "expect" needs "run_verdict" and "claim_verdict" (or "first_only")`)
+		}
+		for i, v := range c.Expect.Violated {
+			if v.Invariant == "" || v.Event == "" {
+				return nil, fmt.Errorf(`counterexample: expect.violated[%d] needs "invariant" and "event"`, i)
+			}
+		}
+	}
+	return c, nil
+}
+
+// Format returns the canonical encoding of c: two-space indented JSON with
+// a trailing newline. ParseCounterexample(Format(c)) equals c for every
+// valid c.
+func Format(c *Counterexample) []byte {
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		panic(fmt.Sprintf("corpus: formatting a counterexample: %v", err)) // only plain data: cannot fail
+	}
+	return append(b, '\n')
+}
+
+// WriteFile writes data to path atomically: a temporary file in the same
+// directory, then a rename.
+func WriteFile(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

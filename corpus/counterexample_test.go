@@ -1,0 +1,91 @@
+package corpus_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/faultline/faultline/corpus"
+	"github.com/faultline/faultline/model"
+)
+
+const goodCE = `{
+  "counterexample": 1,
+  "kind": "invariant_violation",
+  "found_by": {"target": "t", "system": "reference"},
+  "replay": "r",
+  "schedule": {"version": 1, "seed": "s", "config": {"profile": "baseline"}, "faults": [{"event": "tool.commit", "ordinal": 1, "kind": "timeout_after_commit"}]},
+  "expect": {"run_verdict": "unrecoverable", "claim_verdict": "unsafe", "violated": [{"invariant": "effect_at_most_once", "first_seq": 12, "event": "tool.commit", "fault_id": "f1"}]}
+}`
+
+func TestCounterexampleRoundTrip(t *testing.T) {
+	ce, err := corpus.ParseCounterexample([]byte(goodCE))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := corpus.ParseCounterexample(corpus.Format(ce))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(ce, again); diff != "" {
+		t.Errorf("Parse(Format(c)) != c:\n%s", diff)
+	}
+	if !corpus.IsCounterexample([]byte(goodCE)) || corpus.IsCounterexample([]byte(`{"version":1}`)) || corpus.IsCounterexample([]byte(`[`)) {
+		t.Error("IsCounterexample misjudges")
+	}
+}
+
+func TestCounterexampleErrorsNameTheProblem(t *testing.T) {
+	cases := []struct{ from, to, want string }{
+		{`"counterexample": 1,`, ``, `missing "counterexample"`},
+		{`"counterexample": 1`, `"counterexample": 3`, "unsupported version 3"},
+		{`"replay": "r"`, `"replay": "r", "extra": 1`, `unknown field "extra"`},
+		{`"kind": "invariant_violation"`, `"kind": "flaky"`, `unknown kind "flaky"`},
+		{`"kind": "invariant_violation",`, ``, `missing "kind"`},
+		{`"kind": "invariant_violation"`, `"kind": "nondeterminism"`, `kind nondeterminism takes no "expect"`},
+		{`"kind": "invariant_violation"`, `"kind": "schedule_decode"`, `takes "input", not "schedule" or "expect"`},
+		{`"system": "reference"`, `"system": ""`, `"found_by" needs "target" and "system"`},
+		{`"ordinal": 1`, `"ordinal": 0`, "ordinal 0 must be 1 or more"},
+		{`"violated": [`, `"violated": null, "x": [`, `unknown field "x"`},
+		{`"invariant": "effect_at_most_once", `, ``, `expect.violated[0] needs "invariant" and "event"`},
+		{`}` + "\n}", `}` + "\n} {}", "trailing data"},
+		{`"run_verdict": "unrecoverable", `, ``, `"expect" needs "run_verdict" and "claim_verdict" (or "first_only")`},
+		{`"violated": [`, `"first_only": true, "violated": [`, `an "expect" with "first_only" has one entry in "violated" and no verdicts`},
+	}
+	for _, c := range cases {
+		in := strings.Replace(goodCE, c.from, c.to, 1)
+		if in == goodCE {
+			t.Fatalf("case %q changes nothing", c.from)
+		}
+		_, err := corpus.ParseCounterexample([]byte(in))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q -> %q: error %v, want %q", c.from, c.to, err, c.want)
+		}
+	}
+	noExpect := strings.Replace(goodCE, `,
+  "expect"`, `, "x_expect"`, 1)
+	if _, err := corpus.ParseCounterexample([]byte(noExpect)); err == nil {
+		t.Error("a violation without expect was accepted")
+	}
+	dec := &corpus.Counterexample{Version: 1, Kind: corpus.KindScheduleDecode, FoundBy: corpus.FoundBy{Target: "t", System: "reference"}, Input: "not quoted"}
+	if _, err := corpus.ParseCounterexample(corpus.Format(dec)); err == nil || !strings.Contains(err.Error(), "must be a Go string literal") {
+		t.Errorf("unquoted input: %v", err)
+	}
+}
+
+func TestCheckNamesEveryDifference(t *testing.T) {
+	ce, err := corpus.ParseCounterexample([]byte(goodCE))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &model.Result{RunVerdict: model.Recovered, Verdict: model.ClaimRelease, Invariants: []model.InvariantResult{
+		{Name: "effect_at_most_once", Held: true},
+		{Name: "provable_outcome", Held: false, Event: model.EvClaim, FaultID: "f1"},
+	}}
+	err = ce.Check(res)
+	want := `run verdict recovered, recorded unrecoverable; claim verdict release, recorded unsafe; recorded violation no longer seen: effect_at_most_once after tool.commit (fault "f1"); violation not recorded: provable_outcome after claim (fault "f1")`
+	if err == nil || err.Error() != want {
+		t.Errorf("Check: %v\nwant %s", err, want)
+	}
+}

@@ -1,0 +1,130 @@
+package corpus
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/properties"
+)
+
+// The exploration of package properties writes each counterexample as a
+// schedule file (cx-NAME.json) and a record beside it
+// (cx-NAME.counterexample.json, properties.CounterexampleRecord). The
+// record maps onto a Counterexample field by field, with nothing the
+// regression check needs lost:
+//
+//	record                       Counterexample
+//	version 1                    counterexample 1
+//	                             kind "invariant_violation"
+//	schedule_file                note ("exploration counterexample, schedule file NAME")
+//	schedule                     schedule
+//	invariant, first_seq, event,
+//	fault_id, detail             expect.violated[0], with expect.first_only true
+//	                             and no verdicts (the record keeps none)
+//	fault_kind                   (the kind of the schedule entry fault_id names)
+//	checks_to_failure, seed      found_by.checks_to_failure, found_by.rapid_seed
+//	                             found_by.target "properties", found_by.system "reference"
+//	rapid_shrunk_schedule        (dropped: the record keeps it)
+//	replay                       replay
+//	timeline                     timeline (up to first_seq)
+//
+// ReadCounterexample accepts either file; faultline replay reads both.
+
+// IsRecord reports whether data is a JSON object with the
+// "schedule_file" and "invariant" fields of an exploration's
+// counterexample record. It does not validate the rest.
+func IsRecord(data []byte) bool {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) != nil {
+		return false
+	}
+	_, file := top["schedule_file"]
+	_, inv := top["invariant"]
+	return file && inv
+}
+
+// ParseRecord decodes an exploration's counterexample record strictly:
+// unknown fields, a version other than properties.CounterexampleVersion,
+// a missing or invalid schedule (model.ParseSchedule), an unknown
+// invariant, and a missing event are errors that name the problem.
+func ParseRecord(data []byte) (*properties.CounterexampleRecord, error) {
+	var raw struct {
+		properties.CounterexampleRecord
+		Schedule json.RawMessage `json:"schedule"`
+		Shrunk   json.RawMessage `json:"rapid_shrunk_schedule"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&raw); err != nil {
+		return nil, fmt.Errorf("counterexample record: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("counterexample record: trailing data after the JSON object")
+	}
+	rec := raw.CounterexampleRecord
+	if rec.Version != properties.CounterexampleVersion {
+		return nil, fmt.Errorf("counterexample record: unsupported version %d (want %d)", rec.Version, properties.CounterexampleVersion)
+	}
+	if len(raw.Schedule) == 0 || string(raw.Schedule) == "null" {
+		return nil, errors.New(`counterexample record: missing "schedule"`)
+	}
+	s, err := model.ParseSchedule(raw.Schedule)
+	if err != nil {
+		return nil, fmt.Errorf("counterexample record: %w", err)
+	}
+	rec.Schedule = s
+	if len(raw.Shrunk) > 0 && string(raw.Shrunk) != "null" {
+		if rec.Shrunk, err = model.ParseSchedule(raw.Shrunk); err != nil {
+			return nil, fmt.Errorf("counterexample record: rapid_shrunk_schedule: %w", err)
+		}
+	}
+	known := false
+	for _, inv := range model.Invariants {
+		known = known || inv.Name == rec.Invariant
+	}
+	if !known {
+		return nil, fmt.Errorf("counterexample record: unknown invariant %q", rec.Invariant)
+	}
+	if rec.Event == "" {
+		return nil, errors.New(`counterexample record: missing "event"`)
+	}
+	return &rec, nil
+}
+
+// FromRecord returns the Counterexample an exploration's record stands
+// for, by the mapping above.
+func FromRecord(rec *properties.CounterexampleRecord) *Counterexample {
+	return &Counterexample{
+		Version:  CounterexampleVersion,
+		Kind:     KindViolation,
+		Note:     "exploration counterexample, schedule file " + rec.ScheduleFile,
+		FoundBy:  FoundBy{Target: "properties", System: "reference", RapidSeed: rec.Seed, ChecksToFailure: rec.ChecksToFailure},
+		Replay:   rec.Replay,
+		Schedule: rec.Schedule,
+		Expect: &Expect{FirstOnly: true, Violated: []Violation{{Invariant: rec.Invariant, FirstSeq: rec.FirstSeq,
+			Event: rec.Event, FaultID: rec.FaultID, Detail: rec.Detail}}},
+		Timeline: rec.Timeline,
+	}
+}
+
+// ReadCounterexample decodes either a counterexample file of this package
+// (ParseCounterexample) or an exploration's counterexample record
+// (ParseRecord, then FromRecord), and returns an error naming the problem,
+// or saying that data is neither.
+func ReadCounterexample(data []byte) (*Counterexample, error) {
+	switch {
+	case IsCounterexample(data):
+		return ParseCounterexample(data)
+	case IsRecord(data):
+		rec, err := ParseRecord(data)
+		if err != nil {
+			return nil, err
+		}
+		return FromRecord(rec), nil
+	}
+	return nil, errors.New(`counterexample: neither a counterexample file (no "counterexample" field) nor an exploration's counterexample record (no "schedule_file" and "invariant")`)
+}

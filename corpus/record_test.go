@@ -1,0 +1,117 @@
+package corpus_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/corpus"
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/properties"
+)
+
+// record writes the exploration's two files for the baseline's duplicate
+// refund (properties.WriteCounterexample, as faultline explore --out
+// does) and returns the record's bytes and the schedule file's path.
+func record(t *testing.T) ([]byte, string, *model.Result) {
+	t.Helper()
+	s, err := model.SingleFault("timeout_after_commit", model.Config{Profile: model.ProfileBaseline, Fixture: "copperfin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := assay.Replay(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, _ := res.Invariant(model.InvEffectAtMostOnce)
+	cx := &properties.Counterexample{Schedule: s, Shrunk: s, Invariant: inv.Name, FirstSeq: inv.FirstSeq, Event: inv.Event,
+		FaultID: inv.FaultID, FaultKind: "timeout_after_commit", Detail: inv.Detail, Timeline: model.Normalize(res.Timeline)[:inv.FirstSeq]}
+	dir := t.TempDir()
+	if err := properties.WriteCounterexample(dir, cx, &properties.Report{ChecksToFailure: 3, Seed: 42}, "faultline replay %s"); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(strings.TrimSuffix(cx.File, ".json") + ".counterexample.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data, cx.File, res
+}
+
+// TestRecordMapsOntoACounterexample: an exploration's record reads as a
+// counterexample by the documented mapping, replays to its recorded first
+// violation, survives the corpus format's round trip, and a replay that
+// no longer shows the violation is a difference.
+func TestRecordMapsOntoACounterexample(t *testing.T) {
+	data, file, res := record(t)
+	if !corpus.IsRecord(data) || corpus.IsCounterexample(data) {
+		t.Fatal("the record is not recognised as a record")
+	}
+	ce, err := corpus.ReadCounterexample(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, _ := res.Invariant(model.InvEffectAtMostOnce)
+	want := &corpus.Counterexample{Version: 1, Kind: corpus.KindViolation,
+		Note:     "exploration counterexample, schedule file " + filepath.Base(file),
+		FoundBy:  corpus.FoundBy{Target: "properties", System: "reference", RapidSeed: 42, ChecksToFailure: 3},
+		Replay:   "faultline replay " + file,
+		Schedule: res.Schedule,
+		Expect: &corpus.Expect{FirstOnly: true, Violated: []corpus.Violation{{Invariant: "effect_at_most_once", FirstSeq: inv.FirstSeq,
+			Event: model.EvToolCommit, FaultID: "f1", Detail: "second ledger effect for task refund-O-731"}}},
+		Timeline: model.Normalize(res.Timeline)[:inv.FirstSeq],
+	}
+	if diff := cmp.Diff(want, ce); diff != "" {
+		t.Fatalf("mapping (-want +got):\n%s", diff)
+	}
+	again, err := corpus.ParseCounterexample(corpus.Format(ce))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(ce, again); diff != "" {
+		t.Errorf("Parse(Format(FromRecord(r))) differs:\n%s", diff)
+	}
+	if err := ce.Check(res); err != nil {
+		t.Errorf("replay: %v", err)
+	}
+	// first_only compares the recorded invariant only: another violation
+	// and other verdicts are not differences, the recorded one missing is
+	held := *res
+	held.Invariants = append([]model.InvariantResult(nil), res.Invariants...)
+	held.RunVerdict = model.Recovered
+	for i := range held.Invariants {
+		held.Invariants[i].Held = held.Invariants[i].Name != model.InvProvableOutcome
+	}
+	if err := ce.Check(&held); err == nil || err.Error() != `recorded violation no longer seen: effect_at_most_once after tool.commit (fault "f1")` {
+		t.Errorf("Check of a run without the violation: %v", err)
+	}
+}
+
+func TestRecordErrorsNameTheProblem(t *testing.T) {
+	data, _, _ := record(t)
+	good := string(data)
+	cases := []struct{ from, to, want string }{
+		{`"version": 1`, `"version": 2`, "unsupported version 2 (want 1)"},
+		{`"invariant": "effect_at_most_once"`, `"invariant": "luck"`, `unknown invariant "luck"`},
+		{`"replay":`, `"extra": 1, "replay":`, `unknown field "extra"`},
+		{`"event": "tool.commit",
+  "fault_id"`, `"event": "",
+  "fault_id"`, `missing "event"`},
+		{`"kind": "timeout_after_commit"`, `"kind": "gremlin"`, `unknown fault kind "gremlin"`},
+	}
+	for _, c := range cases {
+		in := strings.Replace(good, c.from, c.to, 1)
+		if in == good {
+			t.Fatalf("case %q changes nothing", c.from)
+		}
+		if _, err := corpus.ReadCounterexample([]byte(in)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.to, err, c.want)
+		}
+	}
+	if _, err := corpus.ReadCounterexample([]byte(`{"version":1,"config":{"profile":"typed"},"faults":[]}`)); err == nil || !strings.Contains(err.Error(), "neither a counterexample file") {
+		t.Errorf("a schedule file: %v", err)
+	}
+}

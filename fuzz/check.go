@@ -1,0 +1,248 @@
+package fuzz
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/faultline/faultline/model"
+)
+
+// Run runs s against the decoder's system under s's own config (controls,
+// mutant, budgets, join policy) on the fixture s's config names, with
+// default harness options. It returns an error only for a harness problem
+// (an invalid schedule, an unknown fixture or mutant); faults and errors of
+// the system are data in the result.
+func (d *Decoder) Run(s *model.Schedule) (*model.Result, error) {
+	factory, err := d.system.New(s.Config)
+	if err != nil {
+		return nil, err
+	}
+	if fixtureName(s.Config) != fixtureName(d.config) {
+		fx, err := model.FixtureNamed(s.Config.Fixture)
+		if err != nil {
+			return nil, err
+		}
+		return model.NewHarness(fx, model.Options{}).Run(factory, s)
+	}
+	h, _ := d.pool.Get().(*model.Harness)
+	if h == nil {
+		h = model.NewHarness(d.fixture, model.Options{})
+	}
+	defer d.pool.Put(h)
+	return h.Run(factory, s)
+}
+
+// Violation is the error Check returns when a run violated an invariant.
+// Its message gives the violated invariants, the schedule in canonical
+// form and the command that replays it.
+type Violation struct {
+	Schedule *model.Schedule
+	Result   *model.Result
+	System   string
+}
+
+// Error describes the violation and how to replay it.
+func (v *Violation) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "invariant violated: %s, fixture %s, system %s, run verdict %s, claim verdict %s\n",
+		v.Schedule.Config, fixtureName(v.Schedule.Config), v.System, v.Result.RunVerdict, v.Result.Verdict)
+	for _, i := range v.Result.Invariants {
+		if !i.Held {
+			fmt.Fprintf(&b, "  %s: first false after seq %d (%s), reached by %s: %s\n", i.Name, i.FirstSeq, i.Event, orNone(i.FaultID), i.Detail)
+		}
+	}
+	b.WriteString(ReplayHint(v.Schedule, v.Result.RunID, v.System))
+	return b.String()
+}
+
+// ReplayHint returns the schedule in canonical form and a one-line
+// command, safe to copy from indented test output, that writes it to a
+// file and replays it with faultline replay.
+func ReplayHint(s *model.Schedule, runID, system string) string {
+	var b strings.Builder
+	canon := model.Format(s)
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, canon); err != nil {
+		panic(fmt.Sprintf("fuzz: compacting a canonical schedule: %v", err)) // Format writes valid JSON
+	}
+	file := "/tmp/faultline-" + runID + ".json"
+	b.WriteString("schedule (canonical form):\n")
+	b.Write(canon)
+	fmt.Fprintf(&b, "replay it:\n  echo %s > %s && go run ./cmd/faultline replay %s\n", shellQuote(compact.String()), file, file)
+	if system != ReferenceSystem().Name {
+		fmt.Fprintf(&b, "  (faultline replay runs the reference system; this run used the system %q)\n", system)
+	}
+	return b.String()
+}
+
+// fixtureName is the fixture a config names, "copperfin" when none.
+func fixtureName(c model.Config) string {
+	if c.Fixture == "" {
+		return "copperfin"
+	}
+	return c.Fixture
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func orNone(s string) string {
+	if s == "" {
+		return "no fault"
+	}
+	return s
+}
+
+// Check runs s and returns its result, with a *Violation error when an
+// invariant was violated, or another error for a harness problem.
+func (d *Decoder) Check(s *model.Schedule) (*model.Result, error) {
+	res, err := d.Run(s)
+	if err != nil {
+		return nil, fmt.Errorf("harness rejected a schedule: %w\n%s", err, model.Format(s))
+	}
+	if !res.Held() {
+		return res, &Violation{Schedule: s, Result: res, System: d.system.Name}
+	}
+	return res, nil
+}
+
+// CheckDeterminism replays s twice, on two different harnesses (one
+// reused, one fresh), and returns an error with the differences when the
+// normalised timelines, fault reports, invariant results, claims, terms or
+// verdicts differ (reflect.DeepEqual, with go-cmp's diff in the error) (seed 003: "Run the same schedule twice and compare the
+// normalized timeline").
+func (d *Decoder) CheckDeterminism(s *model.Schedule) error {
+	a, err := d.Run(s)
+	if err != nil {
+		return fmt.Errorf("harness rejected a schedule: %w\n%s", err, model.Format(s))
+	}
+	fx, err := model.FixtureNamed(s.Config.Fixture)
+	if err != nil {
+		return err
+	}
+	factory, err := d.system.New(s.Config)
+	if err != nil {
+		return err
+	}
+	b, err := model.NewHarness(fx, model.Options{}).Run(factory, s)
+	if err != nil {
+		return fmt.Errorf("harness rejected a schedule on its second run: %w", err)
+	}
+	type view struct {
+		RunID      string
+		Timeline   []model.Event
+		Faults     []model.FaultReport
+		Invariants []model.InvariantResult
+		Claims     []model.TaskClaim
+		Terms      model.Terms
+		Verdict    model.ClaimVerdict
+		RunVerdict model.RunVerdict
+	}
+	va := view{a.RunID, model.Normalize(a.Timeline), a.Faults, a.Invariants, a.Claims, a.Terms, a.Verdict, a.RunVerdict}
+	vb := view{b.RunID, model.Normalize(b.Timeline), b.Faults, b.Invariants, b.Claims, b.Terms, b.Verdict, b.RunVerdict}
+	if reflect.DeepEqual(va, vb) {
+		return nil
+	}
+	if diff := cmp.Diff(va, vb); diff != "" {
+		return fmt.Errorf("two replays of one schedule differ (-first +second):\n%s\n%s", diff, ReplayHint(s, a.RunID, d.system.Name))
+	}
+	return nil
+}
+
+// CheckRoundTrip checks the strict schedule decoder on data: when
+// model.ParseSchedule rejects data it returns nil (rejection is a correct
+// answer); when it accepts, the canonical encoding must decode to an equal
+// schedule (compared with go-cmp) and encode to the same bytes again.
+// ParseSchedule panicking is not caught: it is the failure it looks for.
+func CheckRoundTrip(data []byte) error {
+	s, err := model.ParseSchedule(data)
+	if err != nil {
+		return nil
+	}
+	canon := model.Format(s)
+	s2, err := model.ParseSchedule(canon)
+	if err != nil {
+		return fmt.Errorf("the canonical form of an accepted schedule does not decode: %v\ninput %q\ncanonical:\n%s", err, data, canon)
+	}
+	if diff := cmp.Diff(s, s2); diff != "" {
+		return fmt.Errorf("ParseSchedule(Format(s)) != s (-s +reparsed):\n%s\ninput %q", diff, data)
+	}
+	if again := model.Format(s2); !bytes.Equal(again, canon) {
+		return fmt.Errorf("encoding is not stable:\n%s\n%s\ninput %q", canon, again, data)
+	}
+	return nil
+}
+
+// Shrink returns a smallest schedule it can find that still violates the
+// same invariants as s, and its result: it drops faults one at a time and,
+// outside ScopeDesigned, lowers ordinals, keeping every change after which
+// the same set of invariants is violated, until no change applies. It is
+// deterministic. It returns an error when s violates no invariant or the
+// harness rejects s.
+func (d *Decoder) Shrink(s *model.Schedule) (*model.Schedule, *model.Result, error) {
+	res, err := d.Check(s)
+	var v *Violation
+	if !errors.As(err, &v) {
+		if err == nil {
+			return nil, nil, errors.New("fuzz: shrink: the schedule violates no invariant")
+		}
+		return nil, nil, err
+	}
+	want := violatedSet(res)
+	best, bestRes := cloneSchedule(s), res
+	try := func(c *model.Schedule) bool {
+		r, err := d.Run(c)
+		if err != nil || violatedSet(r) != want {
+			return false
+		}
+		best, bestRes = c, r
+		return true
+	}
+	for changed := true; changed; {
+		changed = false
+		for i := 0; i < len(best.Faults); i++ {
+			c := cloneSchedule(best)
+			c.Faults = append(c.Faults[:i], c.Faults[i+1:]...)
+			if try(c) {
+				changed = true
+				i--
+			}
+		}
+		if d.scope == ScopeDesigned {
+			continue
+		}
+		for i := range best.Faults {
+			for best.Faults[i].Ordinal > 1 {
+				c := cloneSchedule(best)
+				c.Faults[i].Ordinal--
+				if !try(c) {
+					break
+				}
+				changed = true
+			}
+		}
+	}
+	return best, bestRes, nil
+}
+
+func violatedSet(res *model.Result) string {
+	var names []string
+	for _, i := range res.Invariants {
+		if !i.Held {
+			names = append(names, i.Name)
+		}
+	}
+	return strings.Join(names, ",")
+}
+
+func cloneSchedule(s *model.Schedule) *model.Schedule {
+	c := *s
+	c.Faults = append([]model.FaultEntry{}, s.Faults...)
+	return &c
+}

@@ -1,0 +1,319 @@
+package fuzz
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
+)
+
+// Scope says where the decoder may place a fault of each kind. The kinds
+// are those of model.Catalogue() followed by the world events of
+// model.WorldEvents(), each with its default target (the task's own
+// capability, policy, record or every memory key; a clock advance of
+// 1000 ms).
+type Scope int
+
+const (
+	// ScopeDesigned places each kind at its own event (FaultSpec.Event) and
+	// designed ordinal (FaultSpec.Ordinal): the timing the catalogue gives
+	// the fault and the typed reference system is designed to contain, in
+	// any order and combination. This is the default.
+	ScopeDesigned Scope = iota
+	// ScopeOrdinals places each kind at ordinals 1 to MaxOrdinal of its own
+	// event: the same fault at a later occurrence of its boundary (a
+	// retry, a re-read, a resume).
+	ScopeOrdinals
+	// ScopeAnywhere places each kind at ordinals 1 to MaxOrdinal of every
+	// event it can be injected at (model.Schedule.Validate accepts it): a
+	// world event (a worker crash, a revocation) at any crossing, as the
+	// exploration of package properties draws them (seed 003: a worker
+	// restart at any point).
+	ScopeAnywhere
+)
+
+// MaxOrdinal is the largest ordinal ScopeOrdinals and ScopeAnywhere place a
+// fault at.
+const MaxOrdinal = 3
+
+// DefaultMaxFaults is the default number of faults in one decoded
+// composition.
+const DefaultMaxFaults = 4
+
+// String returns "designed", "ordinals" or "anywhere".
+func (s Scope) String() string {
+	switch s {
+	case ScopeDesigned:
+		return "designed"
+	case ScopeOrdinals:
+		return "ordinals"
+	case ScopeAnywhere:
+		return "anywhere"
+	}
+	return fmt.Sprintf("Scope(%d)", int(s))
+}
+
+// ParseScope returns the scope named name, or an error naming it and the
+// valid names.
+func ParseScope(name string) (Scope, error) {
+	switch name {
+	case "designed":
+		return ScopeDesigned, nil
+	case "ordinals":
+		return ScopeOrdinals, nil
+	case "anywhere":
+		return ScopeAnywhere, nil
+	}
+	return 0, fmt.Errorf("unknown scope %q (valid: designed, ordinals, anywhere)", name)
+}
+
+// Site is one place a fault can be injected: a kind at the Ordinal-th
+// occurrence of Event.
+type Site struct {
+	Kind    string
+	Event   model.EventName
+	Ordinal int
+}
+
+// String is "kind@event#ordinal", e.g. "stale_policy@context.policy#2".
+func (s Site) String() string { return fmt.Sprintf("%s@%s#%d", s.Kind, s.Event, s.Ordinal) }
+
+// Option configures a Decoder. Options are built only by the With...
+// functions of this package.
+type Option func(*options)
+
+type options struct {
+	profile   model.Profile
+	controls  model.Controls
+	hasCtrl   bool
+	mutant    string
+	fixture   string
+	scope     Scope
+	maxFaults int
+	system    System
+}
+
+// WithProfile makes every decoded schedule carry the named profile (the
+// default is model.ProfileTyped). An unknown profile makes NewDecoder
+// return an error.
+func WithProfile(p model.Profile) Option {
+	return func(o *options) { o.profile, o.hasCtrl = p, false }
+}
+
+// WithControls makes every decoded schedule carry an explicit control set
+// instead of a profile.
+func WithControls(cs model.Controls) Option {
+	return func(o *options) { o.controls, o.hasCtrl = cs, true }
+}
+
+// WithMutant makes every decoded schedule name a mutant of the reference
+// system (model/copperfin: copperfin.Mutants lists them), a seeded defect
+// against which the targets are expected to find counterexamples. The
+// schedule carries it in its config, so faultline replay reproduces the
+// run. An unknown name makes NewDecoder return an error listing the valid
+// ones; "" is none.
+func WithMutant(name string) Option { return func(o *options) { o.mutant = name } }
+
+// WithFixture makes every decoded schedule run on the named built-in
+// workload (model.FixtureNames: copperfin, the default, or
+// copperfin-batch, three tasks). An unknown name makes NewDecoder return
+// an error.
+func WithFixture(name string) Option { return func(o *options) { o.fixture = name } }
+
+// WithScope sets where faults are placed (default ScopeDesigned).
+func WithScope(s Scope) Option { return func(o *options) { o.scope = s } }
+
+// WithMaxFaults sets the largest number of faults in one composition, from
+// 1 to 64 (default DefaultMaxFaults).
+func WithMaxFaults(n int) Option { return func(o *options) { o.maxFaults = n } }
+
+// WithSystem sets the system under test (default ReferenceSystem()).
+func WithSystem(s System) Option { return func(o *options) { o.system = s } }
+
+// Decoder turns any byte string into a valid fault composition: a schedule
+// of up to MaxFaults faults, each a kind of model.Catalogue() or a world
+// event of model.WorldEvents() at a Site of the decoder's scope, in order,
+// under the decoder's config. It also runs schedules against its system
+// (see Check). A Decoder is safe for concurrent use.
+//
+// The byte format: each fault takes one byte (two, big-endian, when the
+// scope has more than 256 sites), whose value modulo the number of sites
+// picks the site in Sites order; trailing bytes that make no whole fault,
+// and bytes past MaxFaults faults, are ignored. The empty input is the
+// fault-free run. Sites follow the catalogue, so when kinds are added the
+// same bytes may decode to another composition: readable seeds belong in
+// corpus/ as schedule files, which Encode turns into bytes.
+type Decoder struct {
+	config    model.Config
+	fixture   model.Fixture
+	scope     Scope
+	maxFaults int
+	system    System
+	sites     []Site
+	width     int
+	index     map[Site]int
+	pool      sync.Pool
+}
+
+// NewDecoder returns a decoder with opts applied over the defaults (typed
+// profile, no mutant, the copperfin fixture, ScopeDesigned,
+// DefaultMaxFaults, the reference system). It returns an error naming an
+// unknown profile, mutant, fixture or scope, a fault count out of range,
+// or a system without a name or factory.
+func NewDecoder(opts ...Option) (*Decoder, error) {
+	o := options{profile: model.ProfileTyped, maxFaults: DefaultMaxFaults, system: ReferenceSystem()}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	d := &Decoder{scope: o.scope, maxFaults: o.maxFaults, system: o.system, index: map[Site]int{}}
+	if o.hasCtrl {
+		d.config = model.ConfigOfControls(o.controls)
+	} else {
+		if _, err := model.ProfileControls(o.profile); err != nil {
+			return nil, fmt.Errorf("fuzz: %w", err)
+		}
+		d.config = model.ConfigOfProfile(o.profile)
+	}
+	if _, err := copperfin.ParseMutant(o.mutant); err != nil {
+		return nil, fmt.Errorf("fuzz: %w", err)
+	}
+	d.config.Mutant = o.mutant
+	fx, err := model.FixtureNamed(o.fixture)
+	if err != nil {
+		return nil, fmt.Errorf("fuzz: %w", err)
+	}
+	d.fixture, d.config.Fixture = fx, o.fixture
+	if o.maxFaults < 1 || o.maxFaults > 64 {
+		return nil, fmt.Errorf("fuzz: max faults %d out of range (1 to 64)", o.maxFaults)
+	}
+	if o.system.New == nil || o.system.Name == "" {
+		return nil, fmt.Errorf("fuzz: system %q has no name or no factory", o.system.Name)
+	}
+	for _, spec := range append(model.Catalogue(), model.WorldEvents()...) {
+		switch o.scope {
+		case ScopeDesigned:
+			d.sites = append(d.sites, Site{Kind: spec.Kind, Event: spec.Event, Ordinal: spec.Ordinal})
+		case ScopeOrdinals:
+			for ord := 1; ord <= MaxOrdinal; ord++ {
+				d.sites = append(d.sites, Site{Kind: spec.Kind, Event: spec.Event, Ordinal: ord})
+			}
+		case ScopeAnywhere:
+			for _, ev := range model.AllEvents {
+				if !fits(d.config, spec.Kind, ev) {
+					continue
+				}
+				for ord := 1; ord <= MaxOrdinal; ord++ {
+					d.sites = append(d.sites, Site{Kind: spec.Kind, Event: ev, Ordinal: ord})
+				}
+			}
+		default:
+			return nil, fmt.Errorf("fuzz: unknown scope %d", int(o.scope))
+		}
+	}
+	if len(d.sites) > 1<<16 {
+		return nil, fmt.Errorf("fuzz: %d sites is more than two bytes can address", len(d.sites))
+	}
+	for i, s := range d.sites {
+		// every site must be injectable: the catalogue is the only source
+		if !fits(d.config, s.Kind, s.Event) {
+			return nil, fmt.Errorf("fuzz: catalogue site %s cannot be injected", s)
+		}
+		d.index[s] = i
+	}
+	d.width = 1
+	if len(d.sites) > 256 {
+		d.width = 2
+	}
+	return d, nil
+}
+
+// fits reports whether the schedule validator accepts kind at ev.
+func fits(cfg model.Config, kind string, ev model.EventName) bool {
+	s := model.Schedule{Version: model.ScheduleVersion, Config: cfg, Faults: []model.FaultEntry{{Event: ev, Ordinal: 1, Kind: kind}}}
+	return s.Validate() == nil
+}
+
+// Config returns the config every decoded schedule carries.
+func (d *Decoder) Config() model.Config { return d.config }
+
+// Fixture returns the workload every run starts from.
+func (d *Decoder) Fixture() model.Fixture { return d.fixture }
+
+// Scope returns the decoder's scope.
+func (d *Decoder) Scope() Scope { return d.scope }
+
+// MaxFaults returns the largest number of faults in one composition.
+func (d *Decoder) MaxFaults() int { return d.maxFaults }
+
+// System returns the system under test.
+func (d *Decoder) System() System { return d.system }
+
+// Sites returns the injection sites in decoding order: the catalogue's
+// kinds in catalogue order, then the world events in their order, each at
+// the events and ordinals of the scope.
+func (d *Decoder) Sites() []Site { return append([]Site(nil), d.sites...) }
+
+// Decode returns the composition data encodes. It is total and
+// deterministic: every input gives a schedule that model.Schedule.Validate
+// accepts, and equal inputs give equal schedules. The schedule's seed
+// label is "fuzz-" and the hex of the bytes that chose its faults.
+func (d *Decoder) Decode(data []byte) *model.Schedule {
+	n := min(len(data)/d.width, d.maxFaults)
+	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "fuzz-" + hex.EncodeToString(data[:n*d.width]),
+		Config: d.config, Faults: make([]model.FaultEntry, 0, n)}
+	for i := 0; i < n; i++ {
+		v := int(data[i*d.width])
+		if d.width == 2 {
+			v = v<<8 | int(data[i*d.width+1])
+		}
+		site := d.sites[v%len(d.sites)]
+		s.Faults = append(s.Faults, model.FaultEntry{Event: site.Event, Ordinal: site.Ordinal, Kind: site.Kind})
+	}
+	return s
+}
+
+// Encode returns the shortest bytes that Decode turns into s's faults, in
+// order. It ignores s's seed label, config and fault ids. It returns an
+// error naming the first fault whose kind, event and ordinal are not a
+// site of the decoder's scope or that names a target, or a schedule with
+// more than MaxFaults faults.
+func (d *Decoder) Encode(s *model.Schedule) ([]byte, error) {
+	if len(s.Faults) > d.maxFaults {
+		return nil, fmt.Errorf("fuzz: %d faults, more than the decoder's %d", len(s.Faults), d.maxFaults)
+	}
+	out := make([]byte, 0, len(s.Faults)*d.width)
+	for i, f := range s.Faults {
+		site := Site{Kind: f.Kind, Event: f.Event, Ordinal: f.Ordinal}
+		if f.Target != "" {
+			return nil, fmt.Errorf("fuzz: faults[%d] (%s) names the target %q; the decoder places default targets only", i, site, f.Target)
+		}
+		v, ok := d.index[site]
+		if !ok {
+			return nil, fmt.Errorf("fuzz: faults[%d] (%s) is not a site of scope %s", i, site, d.scope)
+		}
+		if d.width == 2 {
+			out = append(out, byte(v>>8))
+		}
+		out = append(out, byte(v))
+	}
+	return out, nil
+}
+
+// Schedule returns the schedule data stands for: the schedule file it is,
+// when model.ParseSchedule accepts it (with that file's own config), and
+// otherwise the composition Decode makes of it. Like Decode, it is total.
+func (d *Decoder) Schedule(data []byte) *model.Schedule {
+	if looksLikeJSON(data) {
+		if s, err := model.ParseSchedule(data); err == nil {
+			return s
+		}
+	}
+	return d.Decode(data)
+}
+
+func looksLikeJSON(data []byte) bool {
+	return strings.HasPrefix(strings.TrimLeft(string(data[:min(len(data), 64)]), " \t\r\n"), "{")
+}

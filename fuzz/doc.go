@@ -1,0 +1,39 @@
+// Package fuzz holds faultline's native Go fuzz targets and the decoding
+// they share. The targets live in fuzz_test.go and rapid_test.go, each
+// with one []byte argument; everything they use is in this package's
+// non-test files, so a fuzz farm that builds only the file of a target
+// can build it.
+//
+// The targets explore, each documented where it is defined: ordered
+// compositions of faults and world events against the invariants (through
+// [Decoder.Decode] and [Decoder.Check]); the same through rapid's draws
+// and the exploration's generator of package properties
+// ([Decoder.RapidProperty], for rapid.MakeFuzz); the strict schedule
+// decoder ([CheckRoundTrip]); and replay determinism ([Decoder.Schedule]
+// and [Decoder.CheckDeterminism]).
+//
+// Entry points:
+//
+//   - [NewDecoder] with options [WithProfile], [WithControls],
+//     [WithMutant], [WithFixture], [WithScope], [WithMaxFaults] and
+//     [WithSystem]: the byte-to-composition decoder. [Decoder.Decode] is
+//     total and deterministic: any byte string decodes into a valid
+//     model.Schedule whose faults are kinds of model.Catalogue() and world
+//     events of model.WorldEvents() at [Site]s of the [Scope]
+//     ([ScopeDesigned], [ScopeOrdinals], [ScopeAnywhere]);
+//     [Decoder.Encode] is its inverse, which turns corpus schedules into
+//     seeds.
+//   - [Decoder.Check] returns a [*Violation] whose message prints the
+//     schedule in canonical form and the faultline replay command;
+//     [Decoder.Shrink] reduces a violating schedule to a smallest one that
+//     violates the same invariants.
+//   - [Decoder.RapidProperty] and [Decoder.RapidGenerator]: the rapid
+//     property over properties.Generator under the decoder's config.
+//   - [ReferenceSystem] and [System]: the system the targets run; a
+//     mutant of it is selected by the config ([WithMutant]).
+//   - [ParseScope] and [ParseControlList] turn text (flags, environment
+//     variables) into options; this package reads neither.
+//
+// The nightly script (scripts/fuzz-nightly.sh) runs every target and
+// converts failing inputs into counterexample files of package corpus.
+package fuzz

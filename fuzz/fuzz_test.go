@@ -1,0 +1,207 @@
+package fuzz
+
+// The fuzz targets. Each takes one []byte argument and keeps its decoding
+// in the package's non-test files, so that a fuzz farm that builds only
+// this file (ClusterFuzzLite, OSS-Fuzz) can build every target.
+//
+// The targets run against the typed profile by default, where they must
+// not fail. These environment variables run them against something else:
+//
+//	FAULTLINE_PROFILE   a profile: baseline, typed or fail_closed
+//	FAULTLINE_CONTROLS  a comma-separated control list ("" is no control)
+//	FAULTLINE_MUTANT    a mutant of the reference system, by name
+//	                    (copperfin.Mutants; faultline explore --list-mutants)
+//	FAULTLINE_FIXTURE   the workload: copperfin (default) or copperfin-batch
+//	FAULTLINE_SCOPE     where faults are placed: designed (default),
+//	                    ordinals or anywhere
+//
+// Under a setting other than the default, corpus schedules that already
+// violate an invariant there are left out of the seeds (they are known
+// counterexamples), so fuzzing explores from the compositions that hold.
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
+)
+
+// fromEnv is decoderFromEnv, read once per process: a libFuzzer build calls
+// a target function once per input.
+var fromEnv = sync.OnceValue(func() envDecoder {
+	d, chosen, err := decoderFromEnv()
+	return envDecoder{d, chosen, err}
+})
+
+type envDecoder struct {
+	d      *Decoder
+	chosen bool
+	err    error
+}
+
+// decoderFromEnv builds the decoder the environment selects, and reports
+// whether anything other than the default was selected. Every bad value is
+// an error naming the variable.
+func decoderFromEnv() (*Decoder, bool, error) {
+	var opts []Option
+	profile, hasProfile := os.LookupEnv("FAULTLINE_PROFILE")
+	controls, hasControls := os.LookupEnv("FAULTLINE_CONTROLS")
+	if hasProfile && hasControls {
+		return nil, false, errors.New("set FAULTLINE_PROFILE or FAULTLINE_CONTROLS, not both")
+	}
+	if hasProfile {
+		if _, err := model.ProfileControls(model.Profile(profile)); err != nil {
+			return nil, false, fmt.Errorf("FAULTLINE_PROFILE: %w", err)
+		}
+		opts = append(opts, WithProfile(model.Profile(profile)))
+	}
+	if hasControls {
+		cs, err := ParseControlList(controls)
+		if err != nil {
+			return nil, false, fmt.Errorf("FAULTLINE_CONTROLS: %w", err)
+		}
+		opts = append(opts, WithControls(cs))
+	}
+	mutant, hasMutant := os.LookupEnv("FAULTLINE_MUTANT")
+	if hasMutant {
+		if mutant == "" {
+			return nil, false, errors.New("FAULTLINE_MUTANT is empty: name a mutant, or unset it for none")
+		}
+		if _, err := copperfin.ParseMutant(mutant); err != nil {
+			return nil, false, fmt.Errorf("FAULTLINE_MUTANT: %w", err)
+		}
+		opts = append(opts, WithMutant(mutant))
+	}
+	fixture, hasFixture := os.LookupEnv("FAULTLINE_FIXTURE")
+	if hasFixture {
+		if fixture == "" {
+			return nil, false, errors.New("FAULTLINE_FIXTURE is empty: name a fixture, or unset it for copperfin")
+		}
+		if _, err := model.FixtureNamed(fixture); err != nil {
+			return nil, false, fmt.Errorf("FAULTLINE_FIXTURE: %w", err)
+		}
+		opts = append(opts, WithFixture(fixture))
+	}
+	scope, hasScope := os.LookupEnv("FAULTLINE_SCOPE")
+	if hasScope {
+		sc, err := ParseScope(scope)
+		if err != nil {
+			return nil, false, fmt.Errorf("FAULTLINE_SCOPE: %w", err)
+		}
+		opts = append(opts, WithScope(sc))
+	}
+	d, err := NewDecoder(opts...)
+	if err != nil {
+		return nil, false, err
+	}
+	chosen := hasControls || hasMutant || hasFixture || hasScope || hasProfile && d.Config().Profile != model.ProfileTyped
+	return d, chosen, nil
+}
+
+// compositions counts the compositions this process checked, seeds
+// included; a failure reports it (scripts/fuzz-measure.sh reads it as the
+// execs to the first failure of a single fuzzing worker).
+var compositions atomic.Int64
+
+// corpusSeeds reads the seeds from the corpus directory. A missing
+// directory (a farm's coverage build runs the test binary away from the
+// source tree) is logged and gives no seeds; any other problem fails.
+func corpusSeeds(f *testing.F, d *Decoder, skipViolating bool) *seeds {
+	s, err := loadSeeds(d, corpusDir, skipViolating)
+	if errors.Is(err, fs.ErrNotExist) {
+		f.Logf("no corpus directory at %s: the targets run without its seeds", corpusDir)
+		return &seeds{}
+	}
+	if err != nil {
+		f.Fatal(err)
+		return &seeds{}
+	}
+	return s
+}
+
+// FuzzComposition explores ordered fault compositions: any input decodes
+// (Decoder.Decode) into up to four faults of the catalogue and world
+// events, each at a site of the scope, under the selected config and
+// fixture; the run of the system under test must keep every invariant
+// (the eight of model.Invariants). A failure prints the violated
+// invariants, the schedule in canonical form and the faultline replay
+// command. Seeds: every corpus schedule of the scope, encoded.
+func FuzzComposition(f *testing.F) {
+	env := fromEnv()
+	if env.err != nil {
+		f.Fatal(env.err)
+		return
+	}
+	d := env.d
+	if !underLibFuzzer {
+		s := corpusSeeds(f, d, env.chosen)
+		if len(s.notes) > 0 {
+			f.Logf("corpus seeds left out:\n%s", strings.Join(s.notes, "\n"))
+		}
+		for _, b := range s.composition {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n := compositions.Add(1)
+		if _, err := d.Check(d.Decode(data)); err != nil {
+			t.Fatalf("%v(this process had checked %d compositions)", err, n)
+		}
+	})
+}
+
+// FuzzScheduleDecode explores the strict schedule-file decoder: on any
+// input model.ParseSchedule must not panic, and whatever it accepts must
+// re-encode with model.Format into a form that decodes to an equal value
+// (go-cmp) and encodes to the same bytes again. Seeds: the raw bytes of
+// every corpus file and the canonical form of every corpus schedule.
+func FuzzScheduleDecode(f *testing.F) {
+	if !underLibFuzzer {
+		env := fromEnv()
+		if env.err != nil {
+			f.Fatal(env.err)
+			return
+		}
+		s := corpusSeeds(f, env.d, false)
+		for _, b := range s.files {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := CheckRoundTrip(data); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// FuzzReplayDeterminism explores replay determinism: any input that is a
+// schedule file (with its own config), or otherwise the composition it
+// decodes to, replays twice, on a reused and on a fresh harness, to equal
+// normalised timelines, fault reports, invariant results, terms and
+// verdicts. Seeds: the corpus files and the composition seeds.
+func FuzzReplayDeterminism(f *testing.F) {
+	env := fromEnv()
+	if env.err != nil {
+		f.Fatal(env.err)
+		return
+	}
+	d := env.d
+	if !underLibFuzzer {
+		s := corpusSeeds(f, d, false)
+		for _, b := range append(s.files, s.composition...) {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := d.CheckDeterminism(d.Schedule(data)); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

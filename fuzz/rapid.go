@@ -1,0 +1,55 @@
+package fuzz
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"pgregory.net/rapid"
+
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/properties"
+)
+
+// RapidProperty returns the property the rapid fuzz target checks through
+// rapid.MakeFuzz: it draws one schedule from the exploration's generator
+// (properties.Generator: one to min(MaxFaults, 16) kinds of the catalogue
+// and world events, each at one of the events it fits that the workload's
+// clean run reaches, at an ordinal up to one past that event's count,
+// with drawn targets), under the decoder's config and fixture and for its
+// system, and fails with Check's *Violation message (the violated
+// invariants, the schedule in canonical form and the replay command) when
+// the run violates an invariant. The decoder's scope does not apply: the
+// generator has its own placement. It returns an error when the generator
+// cannot be built (a harness error on the clean run). When count is not
+// nil, every check adds one to it, and a failure message ends with the
+// number of checks the process had made (as the composition target's does).
+func (d *Decoder) RapidProperty(count *atomic.Int64) (func(*rapid.T), error) {
+	gen, err := d.RapidGenerator()
+	if err != nil {
+		return nil, err
+	}
+	return func(t *rapid.T) {
+		s := gen.Draw(t, "schedule")
+		_, err := d.Check(s)
+		if count == nil {
+			if err != nil {
+				t.Fatalf("%v", err)
+			}
+			return
+		}
+		n := count.Add(1)
+		if err != nil {
+			t.Fatalf("%v(this process had checked %d compositions)", err, n)
+		}
+	}, nil
+}
+
+// RapidGenerator returns the generator RapidProperty draws from.
+func (d *Decoder) RapidGenerator() (*rapid.Generator[*model.Schedule], error) {
+	gen, err := properties.Generator(d.system.New, properties.WithConfig(d.config),
+		properties.WithFixture(d.fixture), properties.WithMaxFaults(min(d.maxFaults, 16)))
+	if err != nil {
+		return nil, fmt.Errorf("fuzz: the exploration's generator: %w", err)
+	}
+	return gen, nil
+}

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# fuzz-nightly.sh: run every native fuzz target of package fuzz for a given
+# time each, on all cores, against a chosen profile, control set, mutant,
+# fixture and scope; convert every new failing input into a readable
+# counterexample in corpus/counterexamples/; print a summary; exit non-zero
+# on a new failure.
+#
+# Usage (from anywhere in a checkout; needs only Go and bash):
+#
+#   scripts/fuzz-nightly.sh [-time 5m] [-profile typed | -controls a,b] \
+#       [-scope designed|ordinals|anywhere] [-mutant NAME] [-fixture NAME] \
+#       [-parallel N] [-targets "FuzzA FuzzB"]
+#
+#   -time      fuzzing time per target, a Go duration (default 5m: four
+#              targets, 20 minutes in all, a nightly job's budget)
+#   -profile   baseline, typed or fail_closed (default typed, where no target
+#              may fail)
+#   -controls  an explicit comma-separated control list instead of a profile
+#   -scope     where the composition decoder places faults (default designed)
+#   -mutant    a mutant of the reference system, by name
+#              (go run ./scripts/fuzztool mutants lists them)
+#   -fixture   the workload: copperfin (default) or copperfin-batch
+#   -parallel  fuzzing workers per target (default: every core)
+#   -targets   the targets to run (default: every Fuzz function, from go test -list)
+#
+# A failing input Go writes to fuzz/testdata/fuzz/<Target>/ is converted by
+# scripts/fuzztool (a Go program) into corpus/counterexamples/*.json, which
+# records the native input too, and is then removed from testdata so that the
+# next run fuzzes instead of stopping on it. A counterexample already in
+# corpus/counterexamples/ is reported as known and is not a new failure.
+#
+# Exit status: 0 when no target found a new failure; 1 when one did (or a
+# target failed without an input to convert, e.g. on its seed corpus or to
+# build); 2 for bad usage.
+set -uo pipefail
+
+time_per_target=5m
+parallel=""
+targets=""
+envs=()
+tool_flags=()
+scope=designed
+
+usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -time) time_per_target="${2:?-time needs a value}"; shift 2 ;;
+    -profile) envs+=("FAULTLINE_PROFILE=${2?-profile needs a value}"); tool_flags+=(-profile "$2"); shift 2 ;;
+    -controls) envs+=("FAULTLINE_CONTROLS=${2?-controls needs a value}"); tool_flags+=(-controls "$2"); shift 2 ;;
+    -scope) scope="${2:?-scope needs a value}"; envs+=("FAULTLINE_SCOPE=$2"); shift 2 ;;
+    -mutant) envs+=("FAULTLINE_MUTANT=${2?-mutant needs a value}"); tool_flags+=(-mutant "$2"); shift 2 ;;
+    -fixture) envs+=("FAULTLINE_FIXTURE=${2?-fixture needs a value}"); tool_flags+=(-fixture "$2"); shift 2 ;;
+    -parallel) parallel="${2:?-parallel needs a value}"; shift 2 ;;
+    -targets) targets="${2:?-targets needs a value}"; shift 2 ;;
+    -h|-help|--help) usage ;;
+    *) echo "fuzz-nightly: unknown flag $1" >&2; usage ;;
+  esac
+done
+tool_flags+=(-scope "$scope")
+
+cd "$(dirname "$0")/.." || exit 2
+if [ -z "$parallel" ]; then
+  parallel=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc 2>/dev/null || echo 1)
+fi
+if [ -z "$targets" ]; then
+  targets=$(go test -list '^Fuzz' ./fuzz | grep '^Fuzz') || { echo "fuzz-nightly: cannot list the targets" >&2; exit 1; }
+fi
+
+# Build the converter once; check the setting before spending fuzzing time.
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+go build -o "$work/fuzztool" ./scripts/fuzztool || exit 1
+if ! env "${envs[@]}" go test ./fuzz -run '^TestSettingIsValid$' -count=1 >"$work/setting.log" 2>&1; then
+  cat "$work/setting.log" >&2
+  echo "fuzz-nightly: the setting is invalid" >&2
+  exit 2
+fi
+
+cache=$(go env GOCACHE)/fuzz/github.com/faultline/faultline/fuzz
+count() { if [ -d "$1" ]; then find "$1" -type f | wc -l | tr -d ' '; else echo 0; fi; }
+
+echo "fuzz-nightly: ${time_per_target} per target, ${parallel} workers, setting: ${envs[*]:-FAULTLINE_PROFILE=typed (default)}"
+summary=$(printf '%-24s %12s %12s %10s  %s' target execs new_corpus failures "counterexamples (new or known)")
+status=0
+for t in $targets; do
+  dir=fuzz/testdata/fuzz/$t
+  before=$(ls "$dir" 2>/dev/null | sort)
+  corpus_before=$(count "$cache/$t")
+  log="$work/$t.log"
+  echo "== $t"
+  env "${envs[@]}" go test ./fuzz -run '^$' -fuzz "^${t}\$" -fuzztime "$time_per_target" \
+    -parallel "$parallel" -timeout 0 >"$log" 2>&1
+  rc=$?
+  tail -n 25 "$log"
+  execs=$(grep -o 'execs: [0-9]*' "$log" | tail -n 1 | grep -o '[0-9]*$')
+  corpus_after=$(count "$cache/$t")
+  after=$(ls "$dir" 2>/dev/null | sort)
+  new_inputs=$(comm -13 <(echo "$before") <(echo "$after") | grep -v '^$')
+  failures=0
+  written=""
+  for f in $new_inputs; do
+    failures=$((failures + 1))
+    if line=$("$work/fuzztool" convert -target "$t" -input "$dir/$f" "${tool_flags[@]}"); then
+      echo "   $line"
+      written="$written $line"
+      case "$line" in new\ *) status=1 ;; esac
+      rm -f "$dir/$f"
+    else
+      echo "   could not convert $dir/$f (kept)"
+      status=1
+    fi
+  done
+  rmdir "$dir" 2>/dev/null || true
+  if [ "$rc" -ne 0 ] && [ "$failures" -eq 0 ]; then
+    echo "   $t failed without a new input to convert (seed corpus, build or setting): see the log above"
+    failures=1
+    written=" (none: see the log)"
+    status=1
+  fi
+  summary="$summary
+$(printf '%-24s %12s %12s %10s  %s' "$t" "${execs:-0}" "$((corpus_after - corpus_before))" "$failures" "${written# }")"
+done
+rmdir fuzz/testdata/fuzz fuzz/testdata 2>/dev/null || true
+
+echo
+echo "$summary"
+if [ "$status" -ne 0 ]; then
+  echo "fuzz-nightly: new failures (replay each counterexample with the command in its \"replay\" field)"
+fi
+exit "$status"
