@@ -24,6 +24,10 @@ type Task struct {
 	// "Budgets and Terminal Verdicts").
 	RetryBudget int
 	Deadline    Millis
+	// Started is the logical time the task's first worker started (set by
+	// the harness): the deadline is Started + Deadline, for a worker that
+	// starts fresh after a crash as for the first.
+	Started Millis
 	// Join is the join policy declared up front for the task's fan-out.
 	Join JoinPolicy
 }

@@ -310,12 +310,14 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 		return ToolResult{}, ErrWorkerCrashed
 	}
 	// A restarted worker's send that replays, under the same idempotency
-	// key, the crashed worker's last send whose outcome was unknown and
-	// which the crashed worker never checkpointed after is a reconciliation: the budget allows one such re-send per restart on top
-	// of the retry budget (seed 003: "If exactly-once cannot be proven,
-	// downgrade the verdict and require reconciliation"; a key that is safe
-	// to replay may be replayed).
-	if r.lastSendWorker > 0 && r.lastSendWorker != r.worker && r.lastSendUnknown && call.RequestKey == r.lastSendKey {
+	// key, the crashed worker's last send when the crashed worker never
+	// recorded its outcome (no checkpoint after it) is a reconciliation:
+	// whatever the provider answered, the durable workflow never learned
+	// it. The budget allows one such re-send per restart on top of the
+	// retry budget (seed 003: "If exactly-once cannot be proven, downgrade
+	// the verdict and require reconciliation"; a key that is safe to replay
+	// may be replayed).
+	if r.lastSendWorker > 0 && r.lastSendWorker != r.worker && r.lastSendUnrecorded && call.RequestKey == r.lastSendKey {
 		r.reconciled++
 	}
 	r.attempts++
@@ -331,7 +333,7 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 	if r.detailed {
 		d = fmt.Sprintf("%s key %s replayed %t receipt %t", call.Tool, call.RequestKey, res.Replayed, res.Receipt != nil)
 	}
-	r.lastSendWorker, r.lastSendKey, r.lastSendUnknown = r.worker, call.RequestKey, res.Outcome == OutcomeUnknown
+	r.lastSendWorker, r.lastSendKey, r.lastSendUnrecorded = r.worker, call.RequestKey, true
 	r.record(EvToolCommit, ord, fid, res.Outcome.String(), d, StateRunning)
 	return res, nil
 }
@@ -536,7 +538,7 @@ func (e *taskEnv) Save(ctx context.Context, cp Checkpoint) error {
 	// a checkpoint written after a send records that the worker saw its
 	// outcome: a crash from here on leaves nothing to reconcile
 	if r.lastSendWorker == r.worker {
-		r.lastSendUnknown = false
+		r.lastSendUnrecorded = false
 	}
 	r.record(EvCheckpointWrite, ord, fid, "ok", d, StateCheckpointed)
 	r.oracle.checkCheckpoint(r, seq, cp)

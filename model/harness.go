@@ -170,10 +170,11 @@ type run struct {
 	// checkpoint disturbance.
 	tamper tamperKind
 	// lastSend* describe the task's last tool call: the worker that sent
-	// it, its request key, and whether its outcome was unknown.
+	// it, its request key, and whether that worker has not yet written a
+	// checkpoint after it (its outcome is not durably recorded).
 	lastSendWorker  int
 	lastSendKey     string
-	lastSendUnknown bool
+	lastSendUnrecorded bool
 	// reconciled counts re-sends that reconcile a crashed worker's unknown
 	// last send; the budget allows them on top of the retry budget.
 	reconciled int
@@ -222,6 +223,8 @@ type taskRecord struct {
 	lastSeq  int
 	// inconclusive: the task ended without the system's own claim.
 	inconclusive bool
+	// reconciled counts the re-sends the budget allowed after restarts.
+	reconciled int
 }
 
 func (r *run) nextID() string {
@@ -308,6 +311,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 		if s.Config.Join != "" {
 			r.task.Join = s.Config.Join
 		}
+		r.task.Started = r.world.Clock
 		task := *r.task
 		r.calls = 0
 		r.callLimit = ""
@@ -322,7 +326,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 		r.worker = 0
 		r.state = StateCreated
 		r.attempts = 0
-		r.lastSendWorker, r.lastSendKey, r.lastSendUnknown = 0, "", false
+		r.lastSendWorker, r.lastSendKey, r.lastSendUnrecorded = 0, "", false
 		r.reconciled = 0
 		r.ckSeq = 0
 		r.taskStart = r.world.Clock
@@ -383,7 +387,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 		}
 		r.tasks = append(r.tasks, taskRecord{task: task, proposal: r.proposal, proposed: r.proposed,
 			claim: r.claim, claimAt: r.world.Clock, restarts: r.restarts, attempts: r.attempts,
-			started: r.taskStart, firstSeq: first, lastSeq: len(r.evs), inconclusive: r.inconclusive})
+			started: r.taskStart, firstSeq: first, lastSeq: len(r.evs), inconclusive: r.inconclusive, reconciled: r.reconciled})
 		if r.stopped != nil {
 			break
 		}

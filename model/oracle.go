@@ -40,8 +40,9 @@ const (
 	// retry budget and no tool call starts after its deadline, counted
 	// across restarts (seed 003: "Do not reset a budget on a worker
 	// restart"). A restarted worker's re-send of the crashed worker's last
-	// unknown request, under the same idempotency key, reconciles that
-	// request and is allowed once per restart.
+	// request, under the same idempotency key, when the crashed worker
+	// never checkpointed after sending it, reconciles that request and is
+	// allowed once per restart.
 	InvBudget = "budget"
 	// InvJoinPreserved: every join record keeps every branch with the
 	// state it really had, and the claim obeys the declared join policy

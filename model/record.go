@@ -72,6 +72,10 @@ type BudgetUse struct {
 	DeadlineMs          Millis `json:"deadline_ms"`
 	DeadlineRemainingMs Millis `json:"deadline_remaining_ms"`
 	Restarts            int    `json:"restarts"`
+	// Reconciled counts re-sends the budget allowed on top of the retry
+	// budget: a restarted worker replaying, under the same key, a send its
+	// crashed predecessor never recorded.
+	Reconciled int `json:"reconciled,omitempty"`
 }
 
 // Contract statement of seed 003 ("Recovery Contract").
@@ -269,8 +273,12 @@ func (rec *RunRecord) summary() string {
 		fmt.Fprintf(&b, "%s after seq %d (%s)", v.Name, v.FirstSeq, v.Event)
 	}
 	u := rec.Budget
-	fmt.Fprintf(&b, ".\nBudget: %d of %d attempts, %d of %d ms (%d ms left), %d restarts.\n",
-		u.Attempts, 1+u.RetryBudget, u.ElapsedMs, u.DeadlineMs, u.DeadlineRemainingMs, u.Restarts)
+	reconciled := ""
+	if u.Reconciled > 0 {
+		reconciled = fmt.Sprintf(" (+%d reconciling re-send after a restart)", u.Reconciled)
+	}
+	fmt.Fprintf(&b, ".\nBudget: %d of %d attempts%s, %d of %d ms (%d ms left), %d restarts.\n",
+		u.Attempts, 1+u.RetryBudget, reconciled, u.ElapsedMs, u.DeadlineMs, u.DeadlineRemainingMs, u.Restarts)
 	fmt.Fprintf(&b, "Next: %s.", rec.NextCheck)
 	return b.String()
 }

@@ -174,7 +174,8 @@ func (r *run) outcome() *Result {
 		if i == 0 {
 			res.join = t.task.Join
 			res.budget = BudgetUse{Attempts: t.attempts, RetryBudget: t.task.RetryBudget, ElapsedMs: t.claimAt - t.started,
-				DeadlineMs: t.task.Deadline, DeadlineRemainingMs: t.task.Deadline - (t.claimAt - t.started), Restarts: t.restarts}
+				DeadlineMs: t.task.Deadline, DeadlineRemainingMs: t.task.Deadline - (t.claimAt - t.started), Restarts: t.restarts,
+				Reconciled: t.reconciled}
 		}
 		res.Claims = append(res.Claims, TaskClaim{Task: t.task.ID, Verdict: t.claim.Verdict, Reason: t.claim.Reason, Degraded: t.claim.Degraded})
 		if t.inconclusive {

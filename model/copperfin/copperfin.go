@@ -191,8 +191,9 @@ func (f *flow) data() map[string]string {
 // or not) when the harness crashed it.
 func (s *System) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
 	f := &flow{s: s, ctx: ctx, env: env, task: task, trace: task.Trace}
-	// a fresh task's deadline runs from its worker's start, before any step
-	f.deadlineAt = env.Now() + task.Deadline
+	// a task's deadline runs from its first worker's start, for a worker
+	// that starts fresh after a crash as for the first
+	f.deadlineAt = task.Started + task.Deadline
 	cp, resumed, err := env.Store.Load(ctx, task.ID)
 	if err != nil {
 		return model.Claim{}, err
