@@ -172,8 +172,8 @@ type run struct {
 	// lastSend* describe the task's last tool call: the worker that sent
 	// it, its request key, and whether that worker has not yet written a
 	// checkpoint after it (its outcome is not durably recorded).
-	lastSendWorker  int
-	lastSendKey     string
+	lastSendWorker     int
+	lastSendKey        string
 	lastSendUnrecorded bool
 	// reconciled counts re-sends that reconcile a crashed worker's unknown
 	// last send; the budget allows them on top of the retry budget.
