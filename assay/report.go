@@ -142,7 +142,7 @@ func (s *Study) pairTable() (table, []string) {
 			notes = append(notes, fmt.Sprintf("%s/%s (%s): %s", p.Profile, p.Kind, p.Config, p.Contrast.Reason))
 		}
 		for _, f := range p.PerControl {
-			notes = append(notes, fmt.Sprintf("%s/%s (%s), %s alone: %s: %s", p.Profile, p.Kind, p.Config, f.Control, f.Contrast.Class, f.Finding))
+			notes = append(notes, fmt.Sprintf("%s/%s (%s), %s alone: %s: %s", p.Profile, p.Kind, p.Config, f.Part(), f.Contrast.Class, f.Finding))
 		}
 	}
 	return t, notes

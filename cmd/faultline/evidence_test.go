@@ -29,14 +29,15 @@ func TestAuditEvidenceSections(t *testing.T) {
 		"fail_closed  all     2000  contained but dead  redesign recovery",
 		"typed (all): recover floor 80% missed: recover 1299 of 2000 = 65.0% [95% CI 62.8%, 67.0%] (overall, worst class memory_loss 0 of 134, configuration default)",
 		"typed (all): prove floor 80% missed: prove 212 of 400 = 53.0% [95% CI 48.1%, 57.8%] (domain evidence, worst class break_trace_lineage 0 of 188, configuration default)",
-		"typed        default  timeout_after_commit       idempotency+effect_readback                   leverage_shown  yes           effect_at_most_once                         recovered",
-		"typed        default  sandbox_denial             behaviour (defect rejection_as_success)       leverage_shown  yes           no_invented_progress                        contained_failure",
-		"typed        default  branch_failure             behaviour (defect failed_branch_dropped)      leverage_shown  yes           join_preserved                              contained_failure",
+		"typed        default  timeout_after_commit       idempotency+effect_readback                                                    leverage_shown  yes           effect_at_most_once                         recovered",
+		"typed        default  sandbox_denial             behaviour (defect rejection_as_success)                                        leverage_shown  yes           no_invented_progress                        contained_failure",
+		"typed        default  memory_loss                bind_identity+pre_effect_authority and behaviour (defect fabricated_approval)  leverage_shown  yes           no_invented_progress                        contained_failure",
+		"typed        default  branch_failure             behaviour (defect failed_branch_dropped)                                       leverage_shown  yes           join_preserved                              contained_failure",
 		"== Fault-transfer coefficients",
 		"subject_swap               default  212/212  +1.000 (212/212 - 0/212)",
 		"Remediation: add recovery",
 		"no trial run met a declared stop condition",
-		"pairs across configurations: 256 of 300 show leverage",
+		"pairs across configurations: 272 of 300 show leverage",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("audit output lacks %q", want)
