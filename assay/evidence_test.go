@@ -1047,3 +1047,69 @@ func TestGatherIsDeterministic(t *testing.T) {
 		t.Fatal("two gatherings differ")
 	}
 }
+
+// TestCompositionPairs: the audit's composition pairs, from seed 1 and
+// 6000 draws per control, over the whole catalogue and over the paper's
+// ten: exact witnesses for the controls that have one, and for each a
+// matched pair (assay.ContrastOf) that shows leverage while dropping any
+// one fault does not. The others report the draws they ran.
+func TestCompositionPairs(t *testing.T) {
+	tc := func(ev, kind string, o int) model.FaultEntry {
+		return model.FaultEntry{Event: model.EventName(ev), Ordinal: o, Kind: kind}
+	}
+	want := map[string]map[model.Control][]model.FaultEntry{
+		"catalogue": {
+			model.PreEffectAuthority: {tc("tool.commit", "timeout_before_send", 1), tc("ledger.readback", "capability_revocation", 1)},
+			model.RefreshContext:     {tc("tool.commit", "tool_timeout", 1), tc("tool.commit", "policy_change", 1)},
+			model.Idempotency:        {tc("tool.commit", "rate_limit", 1), tc("tool.commit", "tool_timeout", 2)},
+			model.EvidenceGate:       {tc("tool.commit", "timeout_before_send", 1), tc("tool.commit", "break_trace_lineage", 2)},
+		},
+		"paper188": {
+			model.EvidenceGate: {tc("tool.commit", "partial_success_response", 1), tc("evidence.readback", "drop_effect_receipt", 1)},
+		},
+	}
+	draws := map[string]map[model.Control]int{
+		"catalogue": {model.PreEffectAuthority: 5626, model.RefreshContext: 2817, model.Idempotency: 5581, model.EvidenceGate: 57},
+		"paper188":  {model.EvidenceGate: 1295},
+	}
+	typed, _ := model.ProfileControls(model.ProfileTyped)
+	base := assay.DefaultEvidenceConfig().Base
+	for _, v := range views {
+		cps := v.get(t).Compositions
+		if len(cps) != len(model.PaperControls) {
+			t.Fatalf("%s: %d composition pairs", v.name, len(cps))
+		}
+		for i, p := range cps {
+			w, found := want[v.name][p.Control]
+			if p.Control != model.PaperControls[i] || p.Found != found || p.Seed != 1 || p.Profile != "typed" {
+				t.Errorf("%s %s: found %t", v.name, p.Control, p.Found)
+				continue
+			}
+			if !found {
+				if p.Draws != 6000 || p.Schedule != nil || p.ReplayOff != "" {
+					t.Errorf("%s %s: %+v", v.name, p.Control, p)
+				}
+				continue
+			}
+			if diff := cmp.Diff(w, p.Schedule.Faults); diff != "" || p.Draw != draws[v.name][p.Control] || p.Draws != p.Draw {
+				t.Errorf("%s %s: draw %d of %d (-want +got):\n%s", v.name, p.Control, p.Draw, p.Draws, diff)
+			}
+			if p.ReplayOff != "faultline replay --profile typed --without "+string(p.Control)+" composition-"+string(p.Control)+".json" ||
+				p.ReplayOn != "faultline replay --profile typed composition-"+string(p.Control)+".json" {
+				t.Errorf("%s %s: replay %q %q", v.name, p.Control, p.ReplayOff, p.ReplayOn)
+			}
+			c, err := assay.ContrastOf(assay.Reference(), base, p.Schedule, typed, typed.Without(p.Control))
+			if err != nil || c.Class != assay.LeverageShown || !slices.Contains(c.Off.Violated, p.Invariant) || c.Off.FirstSeq != p.FirstSeq || c.On.RunVerdict != p.OnVerdict {
+				t.Errorf("%s %s: contrast %+v %v", v.name, p.Control, c, err)
+			}
+			for j := range p.Schedule.Faults {
+				s := *p.Schedule
+				s.Faults = slices.Delete(slices.Clone(s.Faults), j, j+1)
+				c, err := assay.ContrastOf(assay.Reference(), base, &s, typed, typed.Without(p.Control))
+				if err != nil || c.Class == assay.LeverageShown && slices.Contains(c.Off.Violated, p.Invariant) {
+					t.Errorf("%s %s: without fault %d the pair still shows: %+v %v", v.name, p.Control, j, c, err)
+				}
+			}
+		}
+	}
+}

@@ -38,6 +38,10 @@ func TestAuditEvidenceSections(t *testing.T) {
 		"Remediation: add recovery",
 		"no trial run met a declared stop condition",
 		"pairs across configurations: 272 of 300 show leverage",
+		"== Composition pairs",
+		"  - refresh_context: draw 2817 of seed 1: [tool.commit#1 tool_timeout, tool.commit#1 policy_change] violates current_entitlement after seq 23 (tool.commit, reached by policy_change) without it; " +
+			"typed holds (contained_failure); replay: faultline replay --profile typed --without refresh_context composition-refresh_context.json (exit 1), faultline replay --profile typed composition-refresh_context.json (exit 0)",
+		"  - effect_readback: no composition witness in 6000 draws from seed 1 (0 single-fault pairs passed over)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("audit output lacks %q", want)
@@ -126,6 +130,23 @@ func TestDossierCommand(t *testing.T) {
 	if err != nil || !strings.Contains(string(md), "| profile typed | controls: bind_identity") || strings.Contains(string(md), "| profile baseline |") ||
 		!strings.Contains(string(md), "The evidence covers 25 of the catalogue's 25 kinds.") {
 		t.Fatalf("dossier.md: %v", err)
+	}
+	// the composition witnesses are written beside the dossier, and their
+	// replay commands hold: off violates (exit 1), typed holds (exit 0)
+	for _, c := range []string{"pre_effect_authority", "refresh_context", "idempotency", "evidence_gate"} {
+		f := filepath.Join(dir, "composition-"+c+".json")
+		if code, _, stderr := runCLI(t, "replay", "--profile", "typed", "--without", c, f); code != 1 {
+			t.Errorf("%s off: exit %d %s", c, code, stderr)
+		}
+		if code, _, stderr := runCLI(t, "replay", "--profile", "typed", f); code != 0 {
+			t.Errorf("%s on: exit %d %s", c, code, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "composition-bind_identity.json")); !os.IsNotExist(err) {
+		t.Errorf("a witness file for a control without a witness: %v", err)
+	}
+	if !strings.Contains(string(md), "## Composition pairs") {
+		t.Error("dossier.md lacks the composition pairs")
 	}
 	paper := filepath.Join(t.TempDir(), "paper")
 	if code, _, stderr := runCLI(t, "dossier", "--profile", "typed", "--compat", "paper188", "--out", paper); code != 0 {
