@@ -32,9 +32,11 @@
 //     [Placement] of each profile in a [Region] of the [Envelope] (the
 //     paper's hard invariants and seed 003's recovery contract,
 //     [HardInvariants]), the counterfactual containment [Pair]s of every
-//     kind with a declared defence (its nominated controls, or the
-//     behaviour a seeded defect of the [System] lacks; [ContrastOf] for
-//     any schedule), the transfer [Coefficient]s, a [Diagnosis] of every
+//     kind with a declared defence (its nominated controls, the
+//     behaviour a seeded defect of the [System] lacks, or both; [ContrastOf]
+//     for any schedule), the [CompositionPair] witness of each paper
+//     control ([CompositionPairs]: ordered compositions found by
+//     properties.ExplorePair and reduced as pairs), the transfer [Coefficient]s, a [Diagnosis] of every
 //     counterexample ([Diagnose] for any run), the unresolved [Hold]s, the
 //     runs a declared stop ended ([StopCount], [PairStop]) and the
 //     [WorstConfig] of each critical fault;

@@ -215,7 +215,9 @@ func BuildDossier(cfg EvidenceConfig) (*Dossier, error) {
 }
 
 // WriteDossier writes d into dir (created if missing) as dossier.json and
-// dossier.md, each atomically (a temporary file in dir, then a rename).
+// dossier.md, and each composition witness's schedule as
+// composition-CONTROL.json (the file its replay commands name), each
+// atomically (a temporary file in dir, then a rename).
 func WriteDossier(dir string, d *Dossier) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -229,6 +231,15 @@ func WriteDossier(dir string, d *Dossier) error {
 	}
 	if err := writeAtomic(filepath.Join(dir, "dossier.json"), j.Bytes()); err != nil {
 		return err
+	}
+	if d.Evidence != nil {
+		for _, c := range d.Evidence.Compositions {
+			if c.Schedule != nil {
+				if err := writeAtomic(filepath.Join(dir, c.File()), model.Format(c.Schedule)); err != nil {
+					return err
+				}
+			}
+		}
 	}
 	return writeAtomic(filepath.Join(dir, "dossier.md"), m.Bytes())
 }

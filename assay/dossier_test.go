@@ -20,6 +20,8 @@ func smallConfig() assay.EvidenceConfig {
 	cfg := paperConfig()
 	cfg.Trials = 200
 	cfg.Profiles = []model.Profile{model.ProfileTyped}
+	// enough draws for the paper's one witness (evidence_gate, draw 1295)
+	cfg.Compositions.Draws = 1500
 	return cfg
 }
 
@@ -95,8 +97,13 @@ func TestDossierContents(t *testing.T) {
 		t.Error("rewriting the dossier changed its bytes")
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 2 {
-		t.Errorf("dir holds %d entries, want dossier.json and dossier.md", len(entries))
+	var files []string
+	for _, e := range entries {
+		files = append(files, e.Name())
+	}
+	// beside the dossier, the one composition witness of this evidence
+	if strings.Join(files, " ") != "composition-evidence_gate.json dossier.json dossier.md" {
+		t.Errorf("dir holds %v, want the witness, dossier.json and dossier.md", files)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "dossier.md"))
 	for _, want := range []string{"# Fault dossier (version 1)", "## Manifest", "## Fault specs", "## Stop conditions",

@@ -32,16 +32,19 @@ type EvidenceConfig struct {
 	Compat    bool
 	Variation Variation
 	Envelope  Envelope
+	// Compositions is the composition-pair exploration (zero Draws: none;
+	// with Compat, over the paper's ten kinds without world events).
+	Compositions CompositionConfig
 }
 
 // DefaultEvidenceConfig is what the audit and the dossier gather: the
 // reference system on the Copperfin fixture with DefaultStop, the three
 // profiles, AuditTrials trials with seed AuditSeed over the whole
-// catalogue, DefaultVariation and DefaultEnvelope.
+// catalogue, DefaultVariation, DefaultEnvelope and DefaultCompositions.
 func DefaultEvidenceConfig() EvidenceConfig {
 	return EvidenceConfig{System: Reference(), Base: Setup{Options: model.Options{Stop: DefaultStop}, Fixture: model.Copperfin()},
 		Profiles: append([]model.Profile(nil), model.Profiles...), Trials: AuditTrials, Seed: AuditSeed,
-		Variation: DefaultVariation(), Envelope: DefaultEnvelope()}
+		Variation: DefaultVariation(), Envelope: DefaultEnvelope(), Compositions: DefaultCompositions()}
 }
 
 // Evidence is the release evidence of a configured system: the reference
@@ -52,6 +55,9 @@ func DefaultEvidenceConfig() EvidenceConfig {
 type Evidence struct {
 	Reference *Study `json:"reference"`
 	Variation *Study `json:"variation"`
+	// Compositions are the composition witnesses of the paper's controls
+	// (see CompositionPairs); empty when none were explored.
+	Compositions []CompositionPair `json:"composition_pairs"`
 }
 
 // Gather runs both studies of cfg. It returns an error wrapping
@@ -64,16 +70,29 @@ func Gather(cfg EvidenceConfig) (*Evidence, error) {
 	// The two studies share nothing mutable (each has its own harnesses),
 	// so they run side by side; each is deterministic on its own.
 	var vary *Study
-	var verr error
+	var verr, cerr error
+	comps := []CompositionPair{}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		vary, verr = RunStudy(vc)
+		if verr != nil || cfg.Compositions.Draws == 0 {
+			return
+		}
+		var kinds []string
+		if cfg.Compat {
+			for _, spec := range model.Catalogue() {
+				if spec.Paper {
+					kinds = append(kinds, spec.Kind)
+				}
+			}
+		}
+		comps, cerr = CompositionPairs(cfg.System, cfg.Base, kinds, cfg.Compositions)
 	}()
 	ref, err := RunStudy(sc)
 	<-done
-	if err := errors.Join(err, verr); err != nil {
+	if err := errors.Join(err, verr, cerr); err != nil {
 		return nil, err
 	}
-	return &Evidence{Reference: ref, Variation: vary}, nil
+	return &Evidence{Reference: ref, Variation: vary, Compositions: comps}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -495,22 +496,33 @@ func TestPairsTypedShowLeverage(t *testing.T) {
 // every profile and configuration. For the fifteen kinds of seed 003 whose
 // defence is a behaviour of the reference system, off runs it with the
 // seeded defect that lacks the behaviour. Under the baseline (no control)
-// every pair shows leverage into the predicted invariant: each declared
-// defence carries its kind alone. Under typed, 23 of the 25 show leverage
-// (a fabricated success is caught at the checkpoint that records an effect
-// the ledger lacks); the other two are invalid greens that the paper's
-// controls carry: a fabricated approval, by bind_identity and by
-// pre_effect_authority jointly; a corrupt checkpoint accepted, by
-// effect_readback.
+// and typed every pair shows leverage into the predicted invariant: each
+// declared defence carries its kind. Two kinds declare the paper's
+// controls as co-defences of their behaviour, and their pairs remove both;
+// the per-part findings say what carries what: a fabricated approval is
+// contained by bind_identity and by pre_effect_authority, each alone, and
+// by the behaviour; a corrupt checkpoint accepted, by effect_readback, and
+// the checksum check carries it without effect_readback.
 func TestPairsCatalogue(t *testing.T) {
 	ev := evidence(t)
-	typedGreens := map[string]struct {
-		single []model.Control
-		joint  [][]model.Control
-		claim  model.ClaimVerdict
-	}{
-		"memory_loss":        {nil, [][]model.Control{{model.BindIdentity, model.PreEffectAuthority}}, model.ClaimDeny},
-		"corrupt_checkpoint": {[]model.Control{model.EffectReadback}, nil, model.ClaimHold},
+	type part struct {
+		control   model.Control
+		mutant    string
+		single    []model.Control
+		joint     [][]model.Control
+		behaviour string
+		with      []model.Control
+	}
+	coDefended := map[string][]part{
+		"memory_loss": {
+			{control: model.BindIdentity, behaviour: "fabricated_approval", with: []model.Control{model.PreEffectAuthority}},
+			{control: model.PreEffectAuthority, behaviour: "fabricated_approval", with: []model.Control{model.BindIdentity}},
+			{mutant: "fabricated_approval", joint: [][]model.Control{{model.BindIdentity, model.PreEffectAuthority}}},
+		},
+		"corrupt_checkpoint": {
+			{control: model.EffectReadback, behaviour: "stale_checkpoint_accepted"},
+			{mutant: "stale_checkpoint_accepted", single: []model.Control{model.EffectReadback}},
+		},
 	}
 	for _, st := range []*assay.Study{ev.Reference, ev.Variation} {
 		if len(st.Pairs) != 3*25*len(st.Configurations) {
@@ -523,20 +535,26 @@ func TestPairsCatalogue(t *testing.T) {
 					t.Errorf("%s baseline %s/%s: %s predicted %t mutant %q: %s", st.Name, spec.Kind, conf, b.Contrast.Class, b.Predicted, b.Mutant, b.Contrast.Reason)
 				}
 				p := pairOf(t, st, "typed", spec.Kind, conf)
-				g, green := typedGreens[spec.Kind]
 				if spec.Kind == "checkpoint_rollback" && strings.HasSuffix(conf, "deadline_ms=340") {
 					continue // the short deadline masks it; asserted in TestPairsTypedShowLeverage
 				}
-				switch {
-				case green:
-					if p.Contrast.Class != assay.InvalidGreen || p.Predicted || !p.Contrast.Off.Held() || p.Contrast.Off.Fired != 1 ||
-						p.Contrast.Off.Claim != g.claim || !cmp.Equal(p.CarriedBy, append([]model.Control{}, g.single...)) ||
-						!cmp.Equal(p.CarriedJointly, append([][]model.Control{}, g.joint...)) {
-						t.Errorf("%s typed %s/%s: %s carried by %v jointly %v: %s", st.Name, spec.Kind, conf, p.Contrast.Class, p.CarriedBy, p.CarriedJointly, p.Contrast.Reason)
-					}
-				default:
-					if p.Contrast.Class != assay.LeverageShown || !p.Predicted || !p.Contrast.On.Held() {
-						t.Errorf("%s typed %s/%s: %s predicted %t: %s", st.Name, spec.Kind, conf, p.Contrast.Class, p.Predicted, p.Contrast.Reason)
+				if p.Contrast.Class != assay.LeverageShown || !p.Predicted || !p.Contrast.On.Held() || p.Contrast.Off.Mutant != spec.Mutant || p.Contrast.On.Mutant != "" {
+					t.Errorf("%s typed %s/%s: %s predicted %t: %s", st.Name, spec.Kind, conf, p.Contrast.Class, p.Predicted, p.Contrast.Reason)
+				}
+				parts, co := coDefended[spec.Kind]
+				if !co {
+					continue
+				}
+				if len(p.PerControl) != len(parts) {
+					t.Fatalf("%s typed %s/%s: %d findings", st.Name, spec.Kind, conf, len(p.PerControl))
+				}
+				for i, w := range parts {
+					f := p.PerControl[i]
+					if f.Control != w.control || f.Mutant != w.mutant || f.Contrast.Class != assay.InvalidGreen || f.Contrast.Off.Fired != 1 ||
+						f.Contrast.Off.Mutant != w.mutant || !cmp.Equal(f.CarriedBy, append([]model.Control{}, w.single...)) ||
+						!cmp.Equal(f.CarriedJointly, append([][]model.Control{}, w.joint...)) || f.CarriedByBehaviour != w.behaviour ||
+						!slices.Equal(f.CarriedWithBehaviour, w.with) {
+						t.Errorf("%s typed %s/%s, %s alone: %+v", st.Name, spec.Kind, conf, f.Part(), f)
 					}
 				}
 			}
@@ -551,9 +569,17 @@ func TestPairsCatalogue(t *testing.T) {
 		t.Errorf("typed sandbox_denial: %+v", p.Contrast)
 	}
 	p = pairOf(t, ev.Reference, "typed", "memory_loss", assay.DefaultConfig)
-	if p.Contrast.Reason != "control off is still safe although the fault fired (1): something other than the removed control masks the transfer "+
-		"(run verdict contained_failure, claim deny); carried jointly by bind_identity and pre_effect_authority (each contains the fault without the other; removing both brings the transfer back)" {
-		t.Errorf("typed memory_loss reason %q", p.Contrast.Reason)
+	if p.Contrast.Reason != "control off violates no_invented_progress (first at seq 19, tool.commit); control on holds every invariant (contained_failure)" ||
+		p.PerControl[2].Finding != "removing behaviour (defect fabricated_approval) alone leaves the fault contained; carried jointly by bind_identity and pre_effect_authority "+
+			"(each contains the fault without the other; removing both brings the transfer back)" ||
+		p.PerControl[0].Finding != "removing bind_identity alone leaves the fault contained: the system's own behaviour (absent under defect fabricated_approval) "+
+			"carries the result jointly with pre_effect_authority (each contains the fault without the other)" {
+		t.Errorf("typed memory_loss reason %q findings %+v", p.Contrast.Reason, p.PerControl)
+	}
+	p = pairOf(t, ev.Reference, "typed", "corrupt_checkpoint", assay.DefaultConfig)
+	if p.PerControl[1].Finding != "removing behaviour (defect stale_checkpoint_accepted) alone leaves the fault contained: effect_readback silently carries the result" ||
+		p.Contrast.Off.FirstSeq != 27 || !cmp.Equal(p.Contrast.Off.Violated, []string{model.InvResumeFromCheckpoint}) {
+		t.Errorf("typed corrupt_checkpoint %+v", p)
 	}
 	b := pairOf(t, ev.Reference, "typed", "branch_failure", assay.DefaultConfig)
 	if b.Mutant != "failed_branch_dropped" || !cmp.Equal(b.Contrast.Off.Violated, []string{model.InvJoinPreserved}) || b.Contrast.Off.FirstSeq != 12 ||
@@ -564,8 +590,11 @@ func TestPairsCatalogue(t *testing.T) {
 	for _, p := range ev.Reference.Pairs {
 		n[p.Profile+" "+string(p.Contrast.Class)]++
 	}
-	want := map[string]int{"baseline leverage_shown": 25, "typed leverage_shown": 23, "typed invalid_green": 2,
-		"fail_closed leverage_shown": 17, "fail_closed invalid_green": 8}
+	// fail_closed keeps bind_identity, pre_effect_authority and
+	// effect_readback, so its memory_loss and corrupt_checkpoint pairs show
+	// leverage too; its six invalid greens are carried by deny_on_warning
+	want := map[string]int{"baseline leverage_shown": 25, "typed leverage_shown": 25,
+		"fail_closed leverage_shown": 19, "fail_closed invalid_green": 6}
 	if diff := cmp.Diff(want, n); diff != "" {
 		t.Errorf("reference pair classes (-want +got):\n%s", diff)
 	}
@@ -573,8 +602,12 @@ func TestPairsCatalogue(t *testing.T) {
 	if err := ev.WriteText(&b2); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b2.String(), "pairs across configurations: 256 of 300 show leverage") ||
-		!strings.Contains(b2.String(), "typed        default  memory_loss                behaviour (defect fabricated_approval)        invalid_green   no") {
+	// over the four varied configurations: typed and fail_closed each
+	// gain the two co-defended kinds in every configuration (256 before)
+	if !strings.Contains(b2.String(), "pairs across configurations: 272 of 300 show leverage") ||
+		!strings.Contains(b2.String(), "typed        default  memory_loss                bind_identity+pre_effect_authority and behaviour (defect fabricated_approval)  leverage_shown  yes") ||
+		!strings.Contains(b2.String(), "typed/corrupt_checkpoint (default), behaviour (defect stale_checkpoint_accepted) alone: invalid_green: "+
+			"removing behaviour (defect stale_checkpoint_accepted) alone leaves the fault contained: effect_readback silently carries the result") {
 		t.Errorf("report lacks the pair summary or rows")
 	}
 }
@@ -681,8 +714,8 @@ func TestHiddenFallbackIsInvalidGreen(t *testing.T) {
 	}
 }
 
-// TestCoefficients: under the baseline each kind whose defence is a
-// control (absent there) transfers into exactly the invariants it threatens
+// TestCoefficients: under the baseline each kind whose defence is
+// controls only (absent there) transfers into exactly the invariants it threatens
 // (T = 1 over all its runs, against 0 of the matched no-fault runs) and
 // into no other; a kind whose defence is a behaviour of the reference
 // system (present in every profile) transfers into nothing; under typed and
@@ -701,7 +734,7 @@ func TestCoefficients(t *testing.T) {
 				threat = threat || x == c.Invariant
 			}
 			want := 0.0
-			if c.Profile == "baseline" && threat && len(spec.Nominated) > 0 {
+			if c.Profile == "baseline" && threat && len(spec.Nominated) > 0 && spec.Mutant == "" {
 				want = 1
 				ones++
 			}
@@ -1012,5 +1045,71 @@ func TestGatherIsDeterministic(t *testing.T) {
 	}
 	if x.String() != y.String() {
 		t.Fatal("two gatherings differ")
+	}
+}
+
+// TestCompositionPairs: the audit's composition pairs, from seed 1 and
+// 6000 draws per control, over the whole catalogue and over the paper's
+// ten: exact witnesses for the controls that have one, and for each a
+// matched pair (assay.ContrastOf) that shows leverage while dropping any
+// one fault does not. The others report the draws they ran.
+func TestCompositionPairs(t *testing.T) {
+	tc := func(ev, kind string, o int) model.FaultEntry {
+		return model.FaultEntry{Event: model.EventName(ev), Ordinal: o, Kind: kind}
+	}
+	want := map[string]map[model.Control][]model.FaultEntry{
+		"catalogue": {
+			model.PreEffectAuthority: {tc("tool.commit", "timeout_before_send", 1), tc("ledger.readback", "capability_revocation", 1)},
+			model.RefreshContext:     {tc("tool.commit", "tool_timeout", 1), tc("tool.commit", "policy_change", 1)},
+			model.Idempotency:        {tc("tool.commit", "rate_limit", 1), tc("tool.commit", "tool_timeout", 2)},
+			model.EvidenceGate:       {tc("tool.commit", "timeout_before_send", 1), tc("tool.commit", "break_trace_lineage", 2)},
+		},
+		"paper188": {
+			model.EvidenceGate: {tc("tool.commit", "partial_success_response", 1), tc("evidence.readback", "drop_effect_receipt", 1)},
+		},
+	}
+	draws := map[string]map[model.Control]int{
+		"catalogue": {model.PreEffectAuthority: 5626, model.RefreshContext: 2817, model.Idempotency: 5581, model.EvidenceGate: 57},
+		"paper188":  {model.EvidenceGate: 1295},
+	}
+	typed, _ := model.ProfileControls(model.ProfileTyped)
+	base := assay.DefaultEvidenceConfig().Base
+	for _, v := range views {
+		cps := v.get(t).Compositions
+		if len(cps) != len(model.PaperControls) {
+			t.Fatalf("%s: %d composition pairs", v.name, len(cps))
+		}
+		for i, p := range cps {
+			w, found := want[v.name][p.Control]
+			if p.Control != model.PaperControls[i] || p.Found != found || p.Seed != 1 || p.Profile != "typed" {
+				t.Errorf("%s %s: found %t", v.name, p.Control, p.Found)
+				continue
+			}
+			if !found {
+				if p.Draws != 6000 || p.Schedule != nil || p.ReplayOff != "" {
+					t.Errorf("%s %s: %+v", v.name, p.Control, p)
+				}
+				continue
+			}
+			if diff := cmp.Diff(w, p.Schedule.Faults); diff != "" || p.Draw != draws[v.name][p.Control] || p.Draws != p.Draw {
+				t.Errorf("%s %s: draw %d of %d (-want +got):\n%s", v.name, p.Control, p.Draw, p.Draws, diff)
+			}
+			if p.ReplayOff != "faultline replay --profile typed --without "+string(p.Control)+" composition-"+string(p.Control)+".json" ||
+				p.ReplayOn != "faultline replay --profile typed composition-"+string(p.Control)+".json" {
+				t.Errorf("%s %s: replay %q %q", v.name, p.Control, p.ReplayOff, p.ReplayOn)
+			}
+			c, err := assay.ContrastOf(assay.Reference(), base, p.Schedule, typed, typed.Without(p.Control))
+			if err != nil || c.Class != assay.LeverageShown || !slices.Contains(c.Off.Violated, p.Invariant) || c.Off.FirstSeq != p.FirstSeq || c.On.RunVerdict != p.OnVerdict {
+				t.Errorf("%s %s: contrast %+v %v", v.name, p.Control, c, err)
+			}
+			for j := range p.Schedule.Faults {
+				s := *p.Schedule
+				s.Faults = slices.Delete(slices.Clone(s.Faults), j, j+1)
+				c, err := assay.ContrastOf(assay.Reference(), base, &s, typed, typed.Without(p.Control))
+				if err != nil || c.Class == assay.LeverageShown && slices.Contains(c.Off.Violated, p.Invariant) {
+					t.Errorf("%s %s: without fault %d the pair still shows: %+v %v", v.name, p.Control, j, c, err)
+				}
+			}
+		}
 	}
 }

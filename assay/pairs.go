@@ -152,17 +152,38 @@ func contrast(run func(model.Controls, *model.Schedule) (*model.Result, error), 
 	return c, nil
 }
 
-// ControlFinding is the pair for one nominated control removed alone, when
-// a kind has several. When it is an invalid green, CarriedBy names the
+// ControlFinding is the pair for one part of a kind's declared defence
+// removed alone, when the defence has several parts: each nominated
+// control, and the defending behaviour when the spec names a seeded defect
+// as well (then Control is "" and Mutant names the defect the finding's
+// off run carries). When it is an invalid green, CarriedBy names the
 // other controls whose removal together with it brings the transfer back:
 // the controls that silently carry the result; CarriedJointly, when no
-// single one does, the pairs of them that do.
+// single one does, the pairs of them that do; CarriedByBehaviour, when
+// no control carries it but running the kind's seeded defect as well
+// (alone, or with one more control removed: CarriedWithBehaviour) brings
+// the transfer back, names that defect: the system's own behaviour
+// carries the result.
 type ControlFinding struct {
-	Control        model.Control     `json:"control"`
-	Contrast       Contrast          `json:"contrast"`
-	CarriedBy      []model.Control   `json:"carried_by"`
-	CarriedJointly [][]model.Control `json:"carried_jointly"`
-	Finding        string            `json:"finding"`
+	Control            model.Control     `json:"control,omitempty"`
+	Mutant             string            `json:"mutant,omitempty"`
+	Contrast           Contrast          `json:"contrast"`
+	CarriedBy          []model.Control   `json:"carried_by"`
+	CarriedJointly     [][]model.Control `json:"carried_jointly"`
+	CarriedByBehaviour string            `json:"carried_by_behaviour,omitempty"`
+	// CarriedWithBehaviour names the controls that carry the result
+	// jointly with the behaviour, when the behaviour does not alone.
+	CarriedWithBehaviour []model.Control `json:"carried_with_behaviour,omitempty"`
+	Finding              string          `json:"finding"`
+}
+
+// Part names the part of the defence the finding removes: the control, or
+// "behaviour (defect NAME)".
+func (f ControlFinding) Part() string {
+	if f.Mutant != "" {
+		return "behaviour (defect " + f.Mutant + ")"
+	}
+	return string(f.Control)
 }
 
 // Pair is the counterfactual containment pair of one fault kind under one
@@ -173,9 +194,12 @@ type ControlFinding struct {
 // them) and, for a kind whose defence is a behaviour of the system rather
 // than one of the paper's controls, the seeded defect that lacks that
 // behaviour (model.FaultSpec.Mutant: off runs the system with it, on
-// without it). PerControl repeats the pair for each nominated control
-// removed alone when there are several (seed 000 warns that "a different
-// control silently carries the result").
+// without it). A kind that declares both (its controls are co-defences of
+// the behaviour) has both removed on the off side and both present on the
+// on side, so the pair isolates the kind's whole declared defence.
+// PerControl repeats the pair for each part of the defence removed alone
+// when there are several (each nominated control, and the behaviour):
+// seed 000 warns that "a different control silently carries the result".
 type Pair struct {
 	System    string          `json:"system"`
 	Profile   string          `json:"profile"`
@@ -236,40 +260,108 @@ func buildPair(arms, search func(model.Controls, *model.Schedule) (*model.Result
 		}
 		pr.Predicted = pr.Predicted && found
 	}
-	if len(spec.Nominated) < 2 {
+	parts := len(spec.Nominated)
+	if spec.Mutant != "" {
+		parts++
+	}
+	if parts < 2 {
 		return pr, nil
 	}
 	for _, c := range spec.Nominated {
-		f := ControlFinding{Control: c, CarriedBy: []model.Control{}, CarriedJointly: [][]model.Control{}}
-		alone := arm{cs: on.cs.Without(c)}
-		if f.Contrast, err = contrast(arms, sched, on, alone); err != nil {
+		f, err := finding(arms, search, sched, on, ControlFinding{Control: c}, arm{cs: on.cs.Without(c)}, spec.Mutant)
+		if err != nil {
 			return Pair{}, err
 		}
-		switch f.Contrast.Class {
-		case LeverageShown:
-			f.Finding = fmt.Sprintf("removing %s alone brings the transfer back", c)
-		case ControlIneffective:
-			f.Finding = "the control-on run is unsafe"
-		case InvalidGreen:
-			if f.CarriedBy, f.CarriedJointly, err = carriers(search, sched, alone); err != nil {
-				return Pair{}, err
-			}
-			switch {
-			case len(f.CarriedBy) == 0 && len(f.CarriedJointly) == 0:
-				f.Finding = fmt.Sprintf("removing %s alone leaves the fault contained, and no other control or pair of controls carries it", c)
-			case len(f.CarriedBy) == 0:
-				f.Finding = fmt.Sprintf("removing %s alone leaves the fault contained%s", c, carriedText(nil, f.CarriedJointly))
-			default:
-				names := make([]string, len(f.CarriedBy))
-				for i, d := range f.CarriedBy {
-					names[i] = string(d)
-				}
-				f.Finding = fmt.Sprintf("removing %s alone leaves the fault contained: %s silently carries the result", c, strings.Join(names, ", "))
-			}
+		pr.PerControl = append(pr.PerControl, f)
+	}
+	if spec.Mutant != "" {
+		f, err := finding(arms, search, sched, on, ControlFinding{Mutant: spec.Mutant}, arm{cs: on.cs, mutant: spec.Mutant}, spec.Mutant)
+		if err != nil {
+			return Pair{}, err
 		}
 		pr.PerControl = append(pr.PerControl, f)
 	}
 	return pr, nil
+}
+
+// finding runs the pair of on against alone (on with one part of the
+// defence removed) and says what carries the result when it is an
+// invalid green; mutant is the kind's seeded defect ("" for none).
+func finding(arms, search func(model.Controls, *model.Schedule) (*model.Result, error), sched *model.Schedule, on arm, f ControlFinding, alone arm, mutant string) (ControlFinding, error) {
+	f.CarriedBy, f.CarriedJointly = []model.Control{}, [][]model.Control{}
+	var err error
+	if f.Contrast, err = contrast(arms, sched, on, alone); err != nil {
+		return ControlFinding{}, err
+	}
+	part := f.Part()
+	switch f.Contrast.Class {
+	case LeverageShown:
+		f.Finding = fmt.Sprintf("removing %s alone brings the transfer back", part)
+	case ControlIneffective:
+		f.Finding = "the control-on run is unsafe"
+	case InvalidGreen:
+		if f.CarriedBy, f.CarriedJointly, err = carriers(search, sched, alone); err != nil {
+			return ControlFinding{}, err
+		}
+		switch {
+		case len(f.CarriedBy) == 0 && len(f.CarriedJointly) == 0:
+			if mutant != "" && alone.mutant == "" {
+				if f.CarriedWithBehaviour, err = behaviourCarriers(search, sched, alone, mutant); err != nil {
+					return ControlFinding{}, err
+				}
+				if f.CarriedWithBehaviour != nil {
+					f.CarriedByBehaviour = mutant
+					f.Finding = fmt.Sprintf("removing %s alone leaves the fault contained: the system's own behaviour (absent under defect %s) carries the result", part, mutant)
+					if len(f.CarriedWithBehaviour) > 0 {
+						f.Finding = fmt.Sprintf("removing %s alone leaves the fault contained: the system's own behaviour (absent under defect %s) carries the result jointly with %s (each contains the fault without the other)",
+							part, mutant, joinControls(f.CarriedWithBehaviour))
+					}
+					break
+				}
+			}
+			f.Finding = fmt.Sprintf("removing %s alone leaves the fault contained, and no other control or pair of controls carries it", part)
+		case len(f.CarriedBy) == 0:
+			f.Finding = fmt.Sprintf("removing %s alone leaves the fault contained%s", part, carriedText(nil, f.CarriedJointly))
+		default:
+			names := make([]string, len(f.CarriedBy))
+			for i, d := range f.CarriedBy {
+				names[i] = string(d)
+			}
+			f.Finding = fmt.Sprintf("removing %s alone leaves the fault contained: %s silently carries the result", part, strings.Join(names, ", "))
+		}
+	}
+	return f, nil
+}
+
+// behaviourCarriers reports whether the behaviour that mutant lacks
+// carries the containment in alone: an empty list when running mutant as
+// well brings the transfer back; otherwise the controls d of alone whose
+// removal together with running mutant does (the behaviour and d carry it
+// jointly); nil when neither does.
+func behaviourCarriers(run func(model.Controls, *model.Schedule) (*model.Result, error), sched *model.Schedule, alone arm, mutant string) ([]model.Control, error) {
+	breaks := func(cs model.Controls) (bool, error) {
+		a := arm{cs: cs, mutant: mutant}
+		res, err := run(a.cs, withArm(sched, a))
+		if err != nil {
+			return false, err
+		}
+		return !res.Held(), nil
+	}
+	b, err := breaks(alone.cs)
+	if err != nil || b {
+		return []model.Control{}, err
+	}
+	var with []model.Control
+	for _, d := range alone.cs.List() {
+		b, err := breaks(alone.cs.Without(d))
+		if err != nil {
+			return nil, err
+		}
+		if b {
+			with = append(with, d)
+		}
+	}
+	return with, nil
 }
 
 // carriers returns the controls d of off such that removing d as well makes

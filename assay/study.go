@@ -499,7 +499,7 @@ func RunStudy(cfg StudyConfig) (*Study, error) {
 			sides = append(sides, struct {
 				name string
 				run  RunSummary
-			}{"off without " + string(f.Control), f.Contrast.Off})
+			}{"off without " + f.Part(), f.Contrast.Off})
 		}
 		for _, x := range sides {
 			if x.run.Stopped != "" {

@@ -41,7 +41,13 @@ type FaultSpec struct {
 	// Mutant names the seeded defect of the reference system that lacks
 	// the behaviour defending against this kind, for kinds whose defence is
 	// not one of the paper's controls ("" when the baseline profile already
-	// lacks it). A declared prediction, like Nominated.
+	// lacks it). A declared prediction, like Nominated. A kind may declare
+	// both: its Nominated controls are then co-defences, each of which
+	// contains the kind alone even in the system with the defect
+	// (memory_loss: bind_identity or pre_effect_authority refuse the
+	// fabricated approval; corrupt_checkpoint: effect_readback finds the
+	// effect the corrupt checkpoint lost), and the kind's whole defence is
+	// the behaviour and the controls together.
 	Mutant string `json:"counterfactual_mutant,omitempty"`
 	// Paper is true for the ten modes of the paper's artefact.
 	Paper bool `json:"paper"`
@@ -529,11 +535,11 @@ var catalogue = []faultKind{
 		Doc: "before resume: the worker restarts and the store serves a checkpoint written by a newer workflow version"}, checkpointTamper{tamperFuture, "a future-version checkpoint"}},
 	{FaultSpec{Kind: "corrupt_checkpoint", Domain: DomainState, Target: "checkpoint store", Event: EvCheckpointWrite, Ordinal: 3,
 		Boundary: BoundaryCheckpointStore, Phase: PhaseAfterCheckpoint, Signal: SignalStateUpdate, Manner: MannerContradictory,
-		Oracle: OracleCheckpointStore, Threatens: []string{InvResumeFromCheckpoint}, Mutant: "stale_checkpoint_accepted",
+		Oracle: OracleCheckpointStore, Threatens: []string{InvResumeFromCheckpoint}, Nominated: []Control{EffectReadback}, Mutant: "stale_checkpoint_accepted",
 		Doc: "before resume: the worker restarts and the store serves the newest checkpoint with a flipped byte"}, checkpointTamper{tamperCorrupt, "a corrupt checkpoint"}},
 	{FaultSpec{Kind: "memory_loss", Domain: DomainContext, Target: "ephemeral context", Event: EvMemoryRead,
 		Boundary: BoundaryMemory, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerAbsent,
-		Oracle: OracleCheckpointStore, Threatens: []string{InvNoInventedProgress}, Mutant: "fabricated_approval",
+		Oracle: OracleCheckpointStore, Threatens: []string{InvNoInventedProgress}, Nominated: []Control{BindIdentity, PreEffectAuthority}, Mutant: "fabricated_approval",
 		Doc: "the ephemeral context named by the schedule's target (all of it when empty) is cleared before a read"}, memoryLoss{}},
 	{FaultSpec{Kind: "branch_failure", Domain: DomainState, Target: "parallel branch", Event: EvBranchRun,
 		Boundary: BoundaryBranchJoin, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerAbsent,

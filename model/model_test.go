@@ -89,10 +89,17 @@ func TestCounterfactualPerMode(t *testing.T) {
 			}
 		}
 		for _, c := range spec.Nominated {
+			// each nominated control alone contains the kind, in the
+			// system that lacks the kind's defending behaviour when the
+			// spec also names one (the controls are co-defences)
 			s, _ := model.SingleFault(spec.Kind, model.ConfigOfControls(model.Controls(0).With(c)))
+			s.Config.Mutant = spec.Mutant
 			res := run(t, s)
+			if f := res.Faults[0]; !f.Reached || f.Fired < 1 {
+				t.Errorf("%s: fault not reached/fired with %s alone (mutant %q): %+v", spec.Kind, c, spec.Mutant, f)
+			}
 			if !res.Held() || res.Terms.UnsafeEscape || res.Terms.UnverifiableRelease {
-				t.Errorf("%s: nominated control %s alone does not contain it: %+v %+v", spec.Kind, c, res.Invariants, res.Terms)
+				t.Errorf("%s: nominated control %s alone (mutant %q) does not contain it: %+v %+v", spec.Kind, c, spec.Mutant, res.Invariants, res.Terms)
 			}
 		}
 		typed, _ := model.SingleFault(spec.Kind, model.ConfigOfProfile(model.ProfileTyped))

@@ -9,6 +9,10 @@
 //
 //   - [Check]: the test form, for a *testing.T (or any rapid.TB): a user
 //     points it at their own system in a few lines (see the example).
+//   - [ExplorePair]: counterfactual containment pairs over compositions
+//     of two or more faults: a [PairReport] with the first [PairWitness]
+//     under which the control-off run violates and the control-on run
+//     holds, reduced as a pair; deterministic from its seed.
 //   - [Explore]: the checker form, returning a [Report] (the CLI's
 //     faultline explore calls it).
 //   - [System], [Factory] and [Reference]: how the system under test is

@@ -167,6 +167,10 @@ type explorer struct {
 	// latest capability expiry or deadline of the workload
 	maxAdvance int
 
+	// minFaults is the fewest faults a drawn schedule holds: 1 for
+	// Explore, 2 for ExplorePair (compositions)
+	minFaults int
+
 	calls      int
 	firstFail  int
 	last       *model.Schedule
@@ -195,7 +199,11 @@ type kindSpace struct {
 	clock   bool // the target is a clock advance drawn in 1..maxAdvance
 }
 
-func newExplorer(sys System, opts []Option) (*explorer, error) {
+// newExplorer builds the draw space from the clean run of the options'
+// config and, when also names more configs, of each of them: an event is
+// drawable when it occurs in one of those clean runs, up to one past the
+// most it occurs in any.
+func newExplorer(sys System, opts []Option, also ...model.Config) (*explorer, error) {
 	if sys == nil {
 		return nil, errors.New("properties: nil System")
 	}
@@ -206,7 +214,7 @@ func newExplorer(sys System, opts []Option) (*explorer, error) {
 		}
 	}
 	set.config.Fixture = set.fixture.Name
-	e := &explorer{sys: sys, set: set, harness: model.NewHarness(set.fixture, set.harness), inScope: map[string]bool{}}
+	e := &explorer{sys: sys, set: set, harness: model.NewHarness(set.fixture, set.harness), inScope: map[string]bool{}, minFaults: 1}
 	for _, inv := range model.Invariants {
 		e.inScope[inv.Name] = set.invariants == nil || slices.Contains(set.invariants, inv.Name)
 	}
@@ -215,16 +223,23 @@ func newExplorer(sys System, opts []Option) (*explorer, error) {
 	}
 	// the clean run tells which events occur, how often, and with which
 	// memory keys and branch names
-	clean, err := e.run(&model.Schedule{Version: model.ScheduleVersion, Seed: "clean", Config: set.config, Faults: []model.FaultEntry{}})
-	if err != nil {
-		return nil, err
-	}
 	counts := map[model.EventName]int{}
 	details := map[model.EventName][]string{}
-	for _, ev := range clean.Timeline {
-		counts[ev.Event]++
-		if ev.Detail != "" && !slices.Contains(details[ev.Event], ev.Detail) {
-			details[ev.Event] = append(details[ev.Event], ev.Detail)
+	for _, cfg := range append([]model.Config{set.config}, also...) {
+		cfg.Fixture = set.fixture.Name
+		clean, err := e.run(&model.Schedule{Version: model.ScheduleVersion, Seed: "clean", Config: cfg, Faults: []model.FaultEntry{}})
+		if err != nil {
+			return nil, err
+		}
+		n := map[model.EventName]int{}
+		for _, ev := range clean.Timeline {
+			n[ev.Event]++
+			if ev.Detail != "" && !slices.Contains(details[ev.Event], ev.Detail) {
+				details[ev.Event] = append(details[ev.Event], ev.Detail)
+			}
+		}
+		for ev, k := range n {
+			counts[ev] = max(counts[ev], k)
 		}
 	}
 	e.bound = map[model.EventName]int{}
@@ -332,7 +347,7 @@ func (e *explorer) violation(res *model.Result) (model.InvariantResult, bool) {
 // kind in scope at one of its events and an ordinal up to one past the
 // clean run's count.
 func (e *explorer) draw(t *rapid.T) *model.Schedule {
-	n := rapid.IntRange(1, e.set.maxFaults).Draw(t, "faults")
+	n := rapid.IntRange(e.minFaults, e.set.maxFaults).Draw(t, "faults")
 	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "explore", Config: e.set.config, Faults: make([]model.FaultEntry, 0, n)}
 	for i := 0; i < n; i++ {
 		k := e.kinds[e.drawKind(t)]

@@ -44,6 +44,7 @@ func (f optionFunc) apply(s *settings) error { return f(s) }
 // settings are the resolved options.
 type settings struct {
 	config     model.Config
+	configSet  bool // WithConfig was given
 	fixture    model.Fixture
 	kinds      []string       // nil: every kind
 	domains    []model.Domain // nil: every domain
@@ -83,7 +84,7 @@ func WithConfig(cfg model.Config) Option {
 		if _, err := cfg.Resolve(); err != nil {
 			return err
 		}
-		s.config = cfg
+		s.config, s.configSet = cfg, true
 		return nil
 	})
 }

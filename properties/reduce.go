@@ -12,7 +12,7 @@ import (
 // describes the reduced run.
 func (e *explorer) counterexample(s *model.Schedule, inv string) (*Counterexample, error) {
 	shrunk := cloneSchedule(s)
-	red, err := e.reduce(s, inv)
+	red, err := e.reduce(s, func(c *model.Schedule) (bool, error) { return e.breaks(c, inv) }, false)
 	if err != nil {
 		return nil, err
 	}
@@ -68,14 +68,19 @@ func (e *explorer) breaks(c *model.Schedule, inv string) (bool, error) {
 // reduce is the fault-aware reduction that follows rapid's shrinking: it
 // drops one fault, moves one fault to an earlier ordinal, or weakens one
 // (a narrower target, a shorter clock advance), keeping any change after
-// which inv is still broken, until no single change keeps it broken. The
-// result is 1-minimal: removing any one fault makes the violation
-// disappear, and no fault can move to an earlier ordinal and still break
-// inv.
-func (e *explorer) reduce(s *model.Schedule, inv string) (*model.Schedule, error) {
+// which fails (for a counterexample: inv is still broken) still holds,
+// until no single change keeps it. The result is 1-minimal: removing any
+// one fault makes the failure disappear, and no fault can move to an
+// earlier ordinal or be weakened and still fail.
+//
+// With pairs, a step may also drop two faults at once (tried after every
+// single change fails), so the result is also 2-minimal in drops: a fault
+// that only matters through another (two subject swaps that cancel) goes
+// with it.
+func (e *explorer) reduce(s *model.Schedule, fails func(*model.Schedule) (bool, error), pairs bool) (*model.Schedule, error) {
 	cur := cloneSchedule(s)
 	for {
-		next, err := e.reduceStep(cur, inv)
+		next, err := e.reduceStep(cur, fails, pairs)
 		if err != nil || next == nil {
 			return cur, err
 		}
@@ -83,9 +88,9 @@ func (e *explorer) reduce(s *model.Schedule, inv string) (*model.Schedule, error
 	}
 }
 
-func (e *explorer) reduceStep(cur *model.Schedule, inv string) (*model.Schedule, error) {
+func (e *explorer) reduceStep(cur *model.Schedule, fails func(*model.Schedule) (bool, error), pairs bool) (*model.Schedule, error) {
 	try := func(c *model.Schedule) (*model.Schedule, error) {
-		ok, err := e.breaks(c, inv)
+		ok, err := fails(c)
 		if err != nil || !ok {
 			return nil, err
 		}
@@ -111,6 +116,19 @@ func (e *explorer) reduceStep(cur *model.Schedule, inv string) (*model.Schedule,
 		for _, w := range e.weaker(f) {
 			c := cloneSchedule(cur)
 			c.Faults[i] = w
+			if got, err := try(c); got != nil || err != nil {
+				return got, err
+			}
+		}
+	}
+	if !pairs {
+		return nil, nil
+	}
+	for i := range cur.Faults {
+		for j := i + 1; j < len(cur.Faults); j++ {
+			c := cloneSchedule(cur)
+			c.Faults = slices.Delete(c.Faults, j, j+1)
+			c.Faults = slices.Delete(c.Faults, i, i+1)
 			if got, err := try(c); got != nil || err != nil {
 				return got, err
 			}

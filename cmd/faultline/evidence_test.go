@@ -29,14 +29,19 @@ func TestAuditEvidenceSections(t *testing.T) {
 		"fail_closed  all     2000  contained but dead  redesign recovery",
 		"typed (all): recover floor 80% missed: recover 1299 of 2000 = 65.0% [95% CI 62.8%, 67.0%] (overall, worst class memory_loss 0 of 134, configuration default)",
 		"typed (all): prove floor 80% missed: prove 212 of 400 = 53.0% [95% CI 48.1%, 57.8%] (domain evidence, worst class break_trace_lineage 0 of 188, configuration default)",
-		"typed        default  timeout_after_commit       idempotency+effect_readback                   leverage_shown  yes           effect_at_most_once                         recovered",
-		"typed        default  sandbox_denial             behaviour (defect rejection_as_success)       leverage_shown  yes           no_invented_progress                        contained_failure",
-		"typed        default  branch_failure             behaviour (defect failed_branch_dropped)      leverage_shown  yes           join_preserved                              contained_failure",
+		"typed        default  timeout_after_commit       idempotency+effect_readback                                                    leverage_shown  yes           effect_at_most_once                         recovered",
+		"typed        default  sandbox_denial             behaviour (defect rejection_as_success)                                        leverage_shown  yes           no_invented_progress                        contained_failure",
+		"typed        default  memory_loss                bind_identity+pre_effect_authority and behaviour (defect fabricated_approval)  leverage_shown  yes           no_invented_progress                        contained_failure",
+		"typed        default  branch_failure             behaviour (defect failed_branch_dropped)                                       leverage_shown  yes           join_preserved                              contained_failure",
 		"== Fault-transfer coefficients",
 		"subject_swap               default  212/212  +1.000 (212/212 - 0/212)",
 		"Remediation: add recovery",
 		"no trial run met a declared stop condition",
-		"pairs across configurations: 256 of 300 show leverage",
+		"pairs across configurations: 272 of 300 show leverage",
+		"== Composition pairs",
+		"  - refresh_context: draw 2817 of seed 1: [tool.commit#1 tool_timeout, tool.commit#1 policy_change] violates current_entitlement after seq 23 (tool.commit, reached by policy_change) without it; " +
+			"typed holds (contained_failure); replay: faultline replay --profile typed --without refresh_context composition-refresh_context.json (exit 1), faultline replay --profile typed composition-refresh_context.json (exit 0)",
+		"  - effect_readback: no composition witness in 6000 draws from seed 1 (0 single-fault pairs passed over)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("audit output lacks %q", want)
@@ -125,6 +130,23 @@ func TestDossierCommand(t *testing.T) {
 	if err != nil || !strings.Contains(string(md), "| profile typed | controls: bind_identity") || strings.Contains(string(md), "| profile baseline |") ||
 		!strings.Contains(string(md), "The evidence covers 25 of the catalogue's 25 kinds.") {
 		t.Fatalf("dossier.md: %v", err)
+	}
+	// the composition witnesses are written beside the dossier, and their
+	// replay commands hold: off violates (exit 1), typed holds (exit 0)
+	for _, c := range []string{"pre_effect_authority", "refresh_context", "idempotency", "evidence_gate"} {
+		f := filepath.Join(dir, "composition-"+c+".json")
+		if code, _, stderr := runCLI(t, "replay", "--profile", "typed", "--without", c, f); code != 1 {
+			t.Errorf("%s off: exit %d %s", c, code, stderr)
+		}
+		if code, _, stderr := runCLI(t, "replay", "--profile", "typed", f); code != 0 {
+			t.Errorf("%s on: exit %d %s", c, code, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "composition-bind_identity.json")); !os.IsNotExist(err) {
+		t.Errorf("a witness file for a control without a witness: %v", err)
+	}
+	if !strings.Contains(string(md), "## Composition pairs") {
+		t.Error("dossier.md lacks the composition pairs")
 	}
 	paper := filepath.Join(t.TempDir(), "paper")
 	if code, _, stderr := runCLI(t, "dossier", "--profile", "typed", "--compat", "paper188", "--out", paper); code != 0 {
