@@ -531,6 +531,18 @@ func TestPairsCatalogue(t *testing.T) {
 		for _, spec := range model.Catalogue() {
 			for _, conf := range st.Configurations {
 				b := pairOf(t, st, "baseline", spec.Kind, conf)
+				if spec.Kind == "missing_checkpoint" && strings.HasSuffix(conf, "deadline_ms=340") {
+					// the defect starts over after the missing checkpoint, but
+					// the deadline runs from the task's first start: under 340
+					// ms it holds before a second commit, so the deadline
+					// masks the transfer in both profiles
+					for _, x := range []assay.Pair{b, pairOf(t, st, "typed", spec.Kind, conf)} {
+						if x.Contrast.Class != assay.InvalidGreen || x.Contrast.Off.Claim != model.ClaimHold || x.Contrast.Off.RunVerdict != model.ContainedFailure {
+							t.Errorf("%s %s %s/%s: %s %+v", st.Name, x.Profile, spec.Kind, conf, x.Contrast.Class, x.Contrast.Off)
+						}
+					}
+					continue
+				}
 				if b.Contrast.Class != assay.LeverageShown || !b.Predicted || b.Mutant != spec.Mutant || b.Contrast.Off.Mutant != spec.Mutant || b.Contrast.On.Mutant != "" {
 					t.Errorf("%s baseline %s/%s: %s predicted %t mutant %q: %s", st.Name, spec.Kind, conf, b.Contrast.Class, b.Predicted, b.Mutant, b.Contrast.Reason)
 				}
@@ -602,9 +614,11 @@ func TestPairsCatalogue(t *testing.T) {
 	if err := ev.WriteText(&b2); err != nil {
 		t.Fatal(err)
 	}
-	// over the four varied configurations: typed and fail_closed each
-	// gain the two co-defended kinds in every configuration (256 before)
-	if !strings.Contains(b2.String(), "pairs across configurations: 272 of 300 show leverage") ||
+	// over the four varied configurations: typed and fail_closed each gain
+	// the two co-defended kinds in every configuration (+16 on 256), and
+	// missing_checkpoint under the 340 ms deadline is masked by the deadline
+	// in baseline, typed and fail_closed (-6)
+	if !strings.Contains(b2.String(), "pairs across configurations: 266 of 300 show leverage") ||
 		!strings.Contains(b2.String(), "typed        default  memory_loss                bind_identity+pre_effect_authority and behaviour (defect fabricated_approval)  leverage_shown  yes") ||
 		!strings.Contains(b2.String(), "typed/corrupt_checkpoint (default), behaviour (defect stale_checkpoint_accepted) alone: invalid_green: "+
 			"removing behaviour (defect stale_checkpoint_accepted) alone leaves the fault contained: effect_readback silently carries the result") {

@@ -37,7 +37,7 @@ func TestAuditEvidenceSections(t *testing.T) {
 		"subject_swap               default  212/212  +1.000 (212/212 - 0/212)",
 		"Remediation: add recovery",
 		"no trial run met a declared stop condition",
-		"pairs across configurations: 272 of 300 show leverage",
+		"pairs across configurations: 266 of 300 show leverage",
 		"== Composition pairs",
 		"  - refresh_context: draw 2817 of seed 1: [tool.commit#1 tool_timeout, tool.commit#1 policy_change] violates current_entitlement after seq 23 (tool.commit, reached by policy_change) without it; " +
 			"typed holds (contained_failure); replay: faultline replay --profile typed --without refresh_context composition-refresh_context.json (exit 1), faultline replay --profile typed composition-refresh_context.json (exit 0)",
