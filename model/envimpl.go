@@ -270,7 +270,7 @@ func (r *run) provide(call ToolCall) ToolResult {
 	e := LedgerEntry{Seq: n, Task: r.task.ID, Tool: call.Tool, Key: call.RequestKey, ActionRef: a.IdempotencyKey,
 		Actor: a.Actor, Subject: a.Subject, Tenant: a.Tenant, Purpose: a.Purpose, Amount: a.Amount,
 		ExpectedVersion: a.ExpectedVersion, PolicyVersion: a.PolicyVersion, CapabilityID: a.CapabilityID,
-		Trace: a.TraceID, ReceiptID: "rcpt-" + strconv.Itoa(n), At: r.world.Clock}
+		Trace: a.TraceID, ReceiptID: numbered(receiptIDs[:], "rcpt-", n), At: r.world.Clock}
 	r.world.Ledger = append(r.world.Ledger, e)
 	return ToolResult{Outcome: OutcomeCommitted,
 		Receipt: &Receipt{ID: e.ReceiptID, Key: e.Key, Subject: e.Subject, Amount: e.Amount, Trace: e.Trace, At: e.At}}
@@ -369,10 +369,22 @@ func (e *taskEnv) Readback(ctx context.Context, q ReadbackQuery) ([]LedgerEntry,
 	if !ok {
 		return nil, ErrWorkerCrashed
 	}
+	match := func(le *LedgerEntry) bool {
+		return (q.ActionRef == "" || le.ActionRef == q.ActionRef) && (q.Subject == "" || le.Subject == q.Subject)
+	}
+	n := 0
+	for i := range r.world.Ledger {
+		if match(&r.world.Ledger[i]) {
+			n++
+		}
+	}
 	var out []LedgerEntry
-	for _, le := range r.world.Ledger {
-		if (q.ActionRef == "" || le.ActionRef == q.ActionRef) && (q.Subject == "" || le.Subject == q.Subject) {
-			out = append(out, le)
+	if n > 0 {
+		out = make([]LedgerEntry, 0, n) // one allocation of the exact size
+		for i := range r.world.Ledger {
+			if match(&r.world.Ledger[i]) {
+				out = append(out, r.world.Ledger[i])
+			}
 		}
 	}
 	d := ""
@@ -433,10 +445,19 @@ func (e *taskEnv) Lookup(ctx context.Context, trace string) ([]EvidenceRecord, e
 	if !ok {
 		return nil, ErrWorkerCrashed
 	}
+	n := 0
+	for i := range r.world.Evidence {
+		if r.world.Evidence[i].Trace == trace {
+			n++
+		}
+	}
 	var out []EvidenceRecord
-	for _, x := range r.world.Evidence {
-		if x.Trace == trace {
-			out = append(out, x)
+	if n > 0 {
+		out = make([]EvidenceRecord, 0, n) // one allocation of the exact size
+		for _, x := range r.world.Evidence {
+			if x.Trace == trace {
+				out = append(out, x)
+			}
 		}
 	}
 	d := ""
@@ -449,7 +470,7 @@ func (e *taskEnv) Lookup(ctx context.Context, trace string) ([]EvidenceRecord, e
 
 // storeEvidence appends x to the evidence ledger and acknowledges it.
 func (r *run) storeEvidence(x EvidenceRecord) EvidenceAck {
-	x.Ref = "ev-" + strconv.Itoa(len(r.world.Evidence)+1)
+	x.Ref = numbered(evidenceRefs[:], "ev-", len(r.world.Evidence)+1)
 	x.Task = r.task.ID
 	x.At = r.world.Clock
 	r.world.Evidence = append(r.world.Evidence, x)

@@ -229,7 +229,7 @@ type taskRecord struct {
 
 func (r *run) nextID() string {
 	r.ids++
-	return "req-" + strconv.Itoa(r.ids)
+	return numbered(requestIDs[:], "req-", r.ids)
 }
 
 func (r *run) crash(detail string) {
@@ -492,6 +492,26 @@ func (r *run) actor(ev EventName) string {
 		return "world"
 	}
 	return "env"
+}
+
+// Precomputed identifiers "prefix-n" for small n: every run makes a few,
+// and the assay's hot path should not build them again.
+var receiptIDs, evidenceRefs, requestIDs [64]string
+
+func init() {
+	for i := range receiptIDs {
+		receiptIDs[i] = "rcpt-" + strconv.Itoa(i)
+		evidenceRefs[i] = "ev-" + strconv.Itoa(i)
+		requestIDs[i] = "req-" + strconv.Itoa(i)
+	}
+}
+
+// numbered returns prefix followed by n, from table when n is small.
+func numbered(table []string, prefix string, n int) string {
+	if n >= 0 && n < len(table) {
+		return table[n]
+	}
+	return prefix + strconv.Itoa(n)
 }
 
 // runIDOf derives a stable run id from the fixture and schedule.
