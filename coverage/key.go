@@ -115,30 +115,26 @@ func (d Dimension) plural() string {
 // (model.Domains, model.AllBoundaries, model.AllPhases,
 // model.AllCorrelations, model.AllOracles).
 func (d Dimension) Values() []string {
-	var out []string
 	switch d {
 	case DimDomain:
-		for _, v := range model.Domains {
-			out = append(out, string(v))
-		}
+		return strs(model.Domains)
 	case DimBoundary:
-		for _, v := range model.AllBoundaries {
-			out = append(out, string(v))
-		}
+		return strs(model.AllBoundaries)
 	case DimPhase:
-		for _, v := range model.AllPhases {
-			out = append(out, string(v))
-		}
+		return strs(model.AllPhases)
 	case DimCorrelation:
-		for _, v := range model.AllCorrelations {
-			out = append(out, string(v))
-		}
+		return strs(model.AllCorrelations)
 	case DimOracle:
-		for _, v := range model.AllOracles {
-			out = append(out, string(v))
-		}
-	default:
-		panic(fmt.Sprintf("coverage: unknown dimension %d", int(d)))
+		return strs(model.AllOracles)
+	}
+	panic(fmt.Sprintf("coverage: unknown dimension %d", int(d)))
+}
+
+// strs converts a list of string-kinded values to strings.
+func strs[T ~string](vs []T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
 	}
 	return out
 }

@@ -80,6 +80,8 @@ const (
 	OutcomeRejected
 )
 
+// String returns "committed", "rejected" or "unknown", as the timeline's
+// outcome column prints it.
 func (o Outcome) String() string {
 	switch o {
 	case OutcomeCommitted:

@@ -51,16 +51,7 @@ func (e *taskEnv) ReadOrder(ctx context.Context, subject string) (Order, error) 
 		return Order{}, ErrNotFound
 	}
 	out := *o
-	fid := ""
-	for _, f := range hits {
-		if h, ok := f.kind.impl.(orderHook); ok {
-			x := out // only a hit takes an address, so the hot path does not allocate
-			if h.onOrder(r, &x) {
-				fid = r.fire(f)
-			}
-			out = x
-		}
-	}
+	out, fid := disturb(out, r, hits, orderHook.onOrder)
 	d := ""
 	if r.detailed {
 		d = fmt.Sprintf("version %d", out.Version)
@@ -81,16 +72,7 @@ func (e *taskEnv) ReadPolicy(ctx context.Context, tenant string) (Policy, error)
 		r.record(EvContextPolicy, ord, "", "not_found", "", running(r))
 		return Policy{}, ErrNotFound
 	}
-	fid := ""
-	for _, f := range hits {
-		if h, ok := f.kind.impl.(policyHook); ok {
-			x := p
-			if h.onPolicy(r, &x) {
-				fid = r.fire(f)
-			}
-			p = x
-		}
-	}
+	p, fid := disturb(p, r, hits, policyHook.onPolicy)
 	d := ""
 	if r.detailed {
 		d = fmt.Sprintf("version %d", p.Version)
@@ -120,16 +102,7 @@ func (e *taskEnv) ReadEligibility(ctx context.Context, subject, source string) (
 			}
 		}
 	}
-	fid := ""
-	for _, f := range hits {
-		if h, ok := f.kind.impl.(eligibilityHook); ok {
-			x := el
-			if h.onEligibility(r, &x) {
-				fid = r.fire(f)
-			}
-			el = x
-		}
-	}
+	el, fid := disturb(el, r, hits, eligibilityHook.onEligibility)
 	d := ""
 	if r.detailed {
 		d = fmt.Sprintf("%s: eligible %t", el.Source, el.Eligible)
@@ -147,16 +120,7 @@ func (e *taskEnv) Propose(ctx context.Context, draft Action) (Action, error) {
 		return Action{}, ErrWorkerCrashed
 	}
 	a := draft
-	fid := ""
-	for _, f := range hits {
-		if h, ok := f.kind.impl.(proposalHook); ok {
-			x := a
-			if h.onProposal(r, &x) {
-				fid = r.fire(f)
-			}
-			a = x
-		}
-	}
+	a, fid := disturb(a, r, hits, proposalHook.onProposal)
 	r.proposal = a
 	r.proposed = true
 	d := ""
@@ -182,16 +146,7 @@ func (e *taskEnv) Approve(ctx context.Context, task Task, a Action) (Capability,
 	}
 	granted := *c
 	r.granted = append(r.granted, granted.ID)
-	fid := ""
-	for _, f := range hits {
-		if h, ok := f.kind.impl.(grantHook); ok {
-			x := granted
-			if h.onGrant(r, &x) {
-				fid = r.fire(f)
-			}
-			granted = x
-		}
-	}
+	granted, fid := disturb(granted, r, hits, grantHook.onGrant)
 	d := ""
 	if r.detailed {
 		d = fmt.Sprintf("capability %s", granted.ID)
@@ -243,6 +198,24 @@ func (e *taskEnv) ReadVersion(ctx context.Context, subject string) (int64, error
 	}
 	r.record(EvStateRead, ord, "", "ok", d, running(r))
 	return o.Version, nil
+}
+
+// disturb applies the value hooks of the faults armed for a crossing to v,
+// in schedule order, and returns the disturbed value and the id of the last
+// fault that fired. Only a hit takes the value's address, so a crossing
+// without faults does not allocate.
+func disturb[H any, V any](v V, r *run, hits []*armed, apply func(H, *run, *V) bool) (V, string) {
+	fid := ""
+	for _, f := range hits {
+		if h, ok := f.kind.impl.(H); ok {
+			x := v
+			if apply(h, r, &x) {
+				fid = r.fire(f)
+			}
+			v = x
+		}
+	}
+	return v, fid
 }
 
 // provide is the payment provider: it commits a request unless its key is
