@@ -69,24 +69,24 @@ func decoderFromEnv() (*Decoder, bool, error) {
 		}
 		opts = append(opts, WithControls(cs))
 	}
-	mutant, hasMutant := os.LookupEnv("FAULTLINE_MUTANT")
+	mutant, hasMutant, err := namedEnv("FAULTLINE_MUTANT", "name a mutant, or unset it for none", func(v string) error {
+		_, err := copperfin.ParseMutant(v)
+		return err
+	})
+	if err != nil {
+		return nil, false, err
+	}
 	if hasMutant {
-		if mutant == "" {
-			return nil, false, errors.New("FAULTLINE_MUTANT is empty: name a mutant, or unset it for none")
-		}
-		if _, err := copperfin.ParseMutant(mutant); err != nil {
-			return nil, false, fmt.Errorf("FAULTLINE_MUTANT: %w", err)
-		}
 		opts = append(opts, WithMutant(mutant))
 	}
-	fixture, hasFixture := os.LookupEnv("FAULTLINE_FIXTURE")
+	fixture, hasFixture, err := namedEnv("FAULTLINE_FIXTURE", "name a fixture, or unset it for copperfin", func(v string) error {
+		_, err := model.FixtureNamed(v)
+		return err
+	})
+	if err != nil {
+		return nil, false, err
+	}
 	if hasFixture {
-		if fixture == "" {
-			return nil, false, errors.New("FAULTLINE_FIXTURE is empty: name a fixture, or unset it for copperfin")
-		}
-		if _, err := model.FixtureNamed(fixture); err != nil {
-			return nil, false, fmt.Errorf("FAULTLINE_FIXTURE: %w", err)
-		}
 		opts = append(opts, WithFixture(fixture))
 	}
 	scope, hasScope := os.LookupEnv("FAULTLINE_SCOPE")
@@ -103,6 +103,23 @@ func decoderFromEnv() (*Decoder, bool, error) {
 	}
 	chosen := hasControls || hasMutant || hasFixture || hasScope || hasProfile && d.Config().Profile != model.ProfileTyped
 	return d, chosen, nil
+}
+
+// namedEnv reads a variable that names one thing: set and empty is an
+// error saying what to do instead (hint), and a name validate rejects is an
+// error naming the variable.
+func namedEnv(name, hint string, validate func(string) error) (string, bool, error) {
+	v, ok := os.LookupEnv(name)
+	if !ok {
+		return "", false, nil
+	}
+	if v == "" {
+		return "", false, fmt.Errorf("%s is empty: %s", name, hint)
+	}
+	if err := validate(v); err != nil {
+		return "", false, fmt.Errorf("%s: %w", name, err)
+	}
+	return v, true, nil
 }
 
 // compositions counts the compositions this process checked, seeds
