@@ -45,6 +45,11 @@
 // naming the problem; a body over the size bound 413; a run that would
 // exceed the time bound, or that waits too long for the run before it, 503.
 // At most one run executes at a time.
+//
+// Request bodies are strict JSON: an object whose keys are the documented
+// field names, each once and in their exact case, with no null value
+// (omit a field for its default), no unknown field and nothing after the
+// object; anything else is a 400 naming the key or the problem.
 package lab
 
 import (
@@ -56,6 +61,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -387,6 +393,17 @@ func (s *Server) serveCoverage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) serveCoverageReset(w http.ResponseWriter, r *http.Request) {
+	data, err := s.readBody(w, r)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	if len(bytes.TrimSpace(data)) > 0 {
+		if err := decodeStrict(data, &struct{}{}); err != nil {
+			s.fail(w, err)
+			return
+		}
+	}
 	s.covMu.Lock()
 	s.cov = coverage.NewTracker(s.universe)
 	s.covMu.Unlock()
@@ -418,8 +435,10 @@ func (s *Server) replayCoverage(res *model.Result) (ReplayCoverage, *coverage.Tr
 	return rc, t
 }
 
-// decodeStrict decodes one JSON object into v, refusing unknown fields and
-// trailing data, with errors that name the problem.
+// decodeStrict decodes one JSON object into v, a pointer to a struct,
+// refusing unknown fields, trailing data, a null body, a duplicated key, a
+// key in the wrong case and a null value, with errors that name the
+// problem.
 func decodeStrict(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -442,6 +461,59 @@ func decodeStrict(data []byte, v any) error {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return bad("request: trailing data after the JSON object")
+	}
+	return checkKeys(data, reflect.TypeOf(v).Elem())
+}
+
+// checkKeys walks the JSON value in data, already decoded into a value of
+// struct type t, and refuses what encoding/json lets through: a null body,
+// a key given twice (the last would win), a key that matches a field's
+// name only without regard to case, and a null value (which would take the
+// field's default silently).
+func checkKeys(data []byte, t reflect.Type) error {
+	var names []string
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			names = append(names, name)
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return bad("request: %v", err)
+	}
+	if tok == nil {
+		return bad("request: the body is null: want a JSON object")
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return bad("request: want a JSON object")
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return bad("request: %v", err)
+		}
+		key, _ := tok.(string)
+		if seen[key] {
+			return bad("request: duplicated key %q: give each field once", key)
+		}
+		seen[key] = true
+		if !slices.Contains(names, key) {
+			for _, n := range names {
+				if strings.EqualFold(n, key) {
+					return bad("request: key %q is in the wrong case: the field is %q", key, n)
+				}
+			}
+			return bad("request: unknown field %q", key)
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return bad("request: %v", err)
+		}
+		if string(raw) == "null" {
+			return bad("request: field %q is null: give a value, or omit the field for its default", key)
+		}
 	}
 	return nil
 }
