@@ -50,6 +50,21 @@
 // field names, each once and in their exact case, with no null value
 // (omit a field for its default), no unknown field and nothing after the
 // object; anything else is a 400 naming the key or the problem.
+//
+// Cross-site requests: every POST must come from the lab's own page or
+// from a client that is not a browser page, because any page the user
+// opens could otherwise reset the session's coverage or queue runs. The
+// lab's own origin is the scheme it is served on (https with TLS, else
+// http) and the request's Host. A POST is refused 403 when its
+// Sec-Fetch-Site header is present and is neither "same-origin" nor
+// "none", or when its Origin header is present and is not the lab's own
+// origin ("null" included); it is refused 415 unless its Content-Type is
+// application/json (parameters such as charset allowed). A request with
+// neither Origin nor Sec-Fetch-Site (curl, a test's http.Client) passes
+// these checks: browsers send Origin on every cross-origin POST, and a
+// page cannot send application/json to another origin without a CORS
+// preflight, which the lab never grants (it answers OPTIONS 405 with no
+// CORS header).
 package lab
 
 import (
@@ -59,7 +74,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
+	"net/url"
 	"reflect"
 	"slices"
 	"strconv"
@@ -145,11 +162,80 @@ func New(opts Options) *Server {
 		panic(fmt.Sprintf("lab: rendering the embedded page: %v", err))
 	}
 	s.mux.HandleFunc("GET /{$}", s.servePage)
-	s.mux.HandleFunc("POST /api/assay", s.serveAssay)
-	s.mux.HandleFunc("POST /api/replay", s.serveReplay)
+	s.mux.HandleFunc("POST /api/assay", s.guard(s.serveAssay))
+	s.mux.HandleFunc("POST /api/replay", s.guard(s.serveReplay))
 	s.mux.HandleFunc("GET /api/coverage", s.serveCoverage)
-	s.mux.HandleFunc("POST /api/coverage/reset", s.serveCoverageReset)
+	s.mux.HandleFunc("POST /api/coverage/reset", s.guard(s.serveCoverageReset))
 	return s
+}
+
+// guard refuses a cross-site POST (403) or one whose body is not declared
+// application/json (415), as the package comment says, before h reads
+// anything.
+func (s *Server) guard(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := sameOrigin(r); err != nil {
+			s.fail(w, err)
+			return
+		}
+		if err := jsonContent(r); err != nil {
+			s.fail(w, err)
+			return
+		}
+		h(w, r)
+	}
+}
+
+// ownOrigin is the origin the lab serves r on: scheme and Host.
+func ownOrigin(r *http.Request) string {
+	if r.TLS != nil {
+		return "https://" + r.Host
+	}
+	return "http://" + r.Host
+}
+
+// sameOrigin checks r's Sec-Fetch-Site and Origin headers.
+func sameOrigin(r *http.Request) error {
+	if site := r.Header.Values("Sec-Fetch-Site"); len(site) > 0 {
+		if len(site) > 1 || site[0] != "same-origin" && site[0] != "none" {
+			return &statusError{code: http.StatusForbidden, msg: fmt.Sprintf(
+				"cross-site request refused: Sec-Fetch-Site is %q; the lab answers a POST only from its own page (same-origin) or a request the user made directly (none)", strings.Join(site, ", "))}
+		}
+	}
+	origin := r.Header.Values("Origin")
+	if len(origin) == 0 {
+		return nil
+	}
+	own := ownOrigin(r)
+	if len(origin) > 1 || !sameOriginURL(origin[0], own) {
+		return &statusError{code: http.StatusForbidden, msg: fmt.Sprintf(
+			"cross-site request refused: Origin %q is not the lab's own origin %q", strings.Join(origin, ", "), own)}
+	}
+	return nil
+}
+
+// sameOriginURL reports whether origin (an Origin header: scheme://host
+// with an optional port, nothing else) equals own.
+func sameOriginURL(origin, own string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Opaque != "" || u.User != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.Host == "" {
+		return false
+	}
+	o, _ := url.Parse(own)
+	return strings.EqualFold(u.Scheme, o.Scheme) && strings.EqualFold(u.Host, o.Host)
+}
+
+// jsonContent requires r's Content-Type to be application/json.
+func jsonContent(r *http.Request) error {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return &statusError{code: http.StatusUnsupportedMediaType, msg: "Content-Type missing: a POST to the lab must be sent as application/json"}
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || mt != "application/json" {
+		return &statusError{code: http.StatusUnsupportedMediaType, msg: fmt.Sprintf("Content-Type %q refused: a POST to the lab must be sent as application/json", ct)}
+	}
+	return nil
 }
 
 // ServeHTTP implements http.Handler.
@@ -261,6 +347,14 @@ func bad(format string, args ...any) error {
 	return &badRequest{msg: fmt.Sprintf(format, args...)}
 }
 
+// statusError is a refusal answered with its own status code.
+type statusError struct {
+	code int
+	msg  string
+}
+
+func (e *statusError) Error() string { return e.msg }
+
 // Errors of the run bound, answered 503.
 var (
 	errBusy    = errors.New("another run is still in progress; try again when it has finished")
@@ -270,10 +364,13 @@ var (
 func (s *Server) fail(w http.ResponseWriter, err error) {
 	code := http.StatusInternalServerError
 	var br *badRequest
+	var se *statusError
 	var mb *http.MaxBytesError
 	switch {
 	case errors.As(err, &br):
 		code = http.StatusBadRequest
+	case errors.As(err, &se):
+		code = se.code
 	case errors.As(err, &mb):
 		code = http.StatusRequestEntityTooLarge
 		err = fmt.Errorf("request body exceeds the limit of %d bytes", mb.Limit)
