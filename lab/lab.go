@@ -42,9 +42,10 @@
 //	                             empty coverage.Report
 //
 // Every bad input is answered 400 with {"error": MESSAGE}, the message
-// naming the problem; a body over the size bound 413; a run that would
-// exceed the time bound, or that waits too long for the run before it, 503.
-// At most one run executes at a time.
+// naming the problem; a body over the size bound 413; a body that does not
+// arrive within the read bound 408; a run that would exceed the time
+// bound, or that waits too long for the run before it, 503. At most one
+// run executes at a time.
 //
 // Request bodies are strict JSON: an object whose keys are the documented
 // field names, each once and in their exact case, with no null value
@@ -65,6 +66,12 @@
 // page cannot send application/json to another origin without a CORS
 // preflight, which the lab never grants (it answers OPTIONS 405 with no
 // CORS header).
+//
+// Serving: [Server.HTTPServer] returns the *http.Server to serve the lab
+// with, with read, write and idle timeouts ([ReadHeaderTimeout],
+// [ReadTimeout], [IdleTimeout], a write timeout derived from the run
+// bound) and a header bound ([MaxHeaderBytes]), so slow or idle clients
+// cannot hold connections open.
 package lab
 
 import (
@@ -75,6 +82,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -100,6 +108,25 @@ const (
 	// RunTimeout is how long a request may wait for its run, including the
 	// wait for a run already in progress (wall-clock time).
 	RunTimeout = 20 * time.Second
+)
+
+// Bounds of a connection, set on the server [Server.HTTPServer] returns.
+const (
+	// ReadHeaderTimeout bounds the wait for a request's headers.
+	ReadHeaderTimeout = 10 * time.Second
+	// ReadTimeout bounds the wait for a whole request, headers and body
+	// (1 MiB at most); a body not read in time is answered 408.
+	ReadTimeout = 15 * time.Second
+	// IdleTimeout bounds how long a keep-alive connection waits for its
+	// next request.
+	IdleTimeout = 30 * time.Second
+	// WriteMargin is added to ReadTimeout and the run bound
+	// (Options.Timeout) to make the write timeout: the longest a request
+	// may take from its headers to the end of its answer. Answers are
+	// written once, after the run; nothing streams.
+	WriteMargin = 10 * time.Second
+	// MaxHeaderBytes bounds a request's headers, in bytes (64 KiB).
+	MaxHeaderBytes = 64 << 10
 )
 
 // Defaults of an [AssayRequest], equal to the flag defaults of
@@ -143,6 +170,9 @@ type Server struct {
 	page  []byte
 	csp   string
 	slots chan struct{}
+	// conn are the connection bounds HTTPServer sets (the constants above;
+	// the tests shorten them).
+	conn connBounds
 
 	// universe is the coverage universe of the catalogue (coverage.Default).
 	universe *coverage.Universe
@@ -166,7 +196,30 @@ func New(opts Options) *Server {
 	s.mux.HandleFunc("POST /api/replay", s.guard(s.serveReplay))
 	s.mux.HandleFunc("GET /api/coverage", s.serveCoverage)
 	s.mux.HandleFunc("POST /api/coverage/reset", s.guard(s.serveCoverageReset))
+	s.conn = connBounds{readHeader: ReadHeaderTimeout, read: ReadTimeout, idle: IdleTimeout,
+		write: ReadTimeout + s.opts.Timeout + WriteMargin, maxHeader: MaxHeaderBytes}
 	return s
+}
+
+// connBounds are the timeouts (wall-clock) and header bound (bytes) of a
+// server's connections.
+type connBounds struct {
+	readHeader, read, write, idle time.Duration
+	maxHeader                     int
+}
+
+// HTTPServer returns an *http.Server that serves h (nil: s itself; give a
+// handler that wraps s to add, say, a Host check) with the lab's
+// connection bounds: ReadHeaderTimeout, ReadTimeout, IdleTimeout,
+// MaxHeaderBytes, and a WriteTimeout of ReadTimeout plus the run bound
+// plus WriteMargin, so a run that uses its whole time bound is still
+// answered. The caller sets Addr or calls Serve with a listener.
+func (s *Server) HTTPServer(h http.Handler) *http.Server {
+	if h == nil {
+		h = s
+	}
+	return &http.Server{Handler: h, ReadHeaderTimeout: s.conn.readHeader, ReadTimeout: s.conn.read,
+		WriteTimeout: s.conn.write, IdleTimeout: s.conn.idle, MaxHeaderBytes: s.conn.maxHeader}
 }
 
 // guard refuses a cross-site POST (403) or one whose body is not declared
@@ -366,6 +419,7 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 	var br *badRequest
 	var se *statusError
 	var mb *http.MaxBytesError
+	var ne net.Error
 	switch {
 	case errors.As(err, &br):
 		code = http.StatusBadRequest
@@ -374,6 +428,9 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 	case errors.As(err, &mb):
 		code = http.StatusRequestEntityTooLarge
 		err = fmt.Errorf("request body exceeds the limit of %d bytes", mb.Limit)
+	case errors.As(err, &ne) && ne.Timeout():
+		code = http.StatusRequestTimeout
+		err = fmt.Errorf("request body not received within the read bound of %s", s.conn.read)
 	case errors.Is(err, errBusy):
 		code = http.StatusServiceUnavailable
 		w.Header().Set("Retry-After", "1")
