@@ -24,7 +24,8 @@ type call struct {
 	body []byte
 }
 
-// disturbance acts on one commit request. It calls next to let the
+// disturbance acts on one commit request, with the transport's lock
+// held (it reads from the network only through c.t.unlocked). It calls next to let the
 // request go on (toward the server, through the faults scheduled after
 // it), or answers in its place; fired reports whether it disturbed
 // anything. It describes how a kind disturbs the exchange; what follows
@@ -85,9 +86,10 @@ func (c *call) receipted(next func() (*http.Response, error)) (*http.Response, [
 	if err != nil || resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return resp, nil, nil, err
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	var body []byte
+	c.t.unlocked(func() { body, err = io.ReadAll(io.LimitReader(resp.Body, maxBody+1)) })
 	if err != nil {
-		resp.Body.Close()
+		c.t.unlocked(func() { resp.Body.Close() })
 		return nil, nil, nil, err
 	}
 	if len(body) > maxBody {
@@ -97,7 +99,7 @@ func (c *call) receipted(next func() (*http.Response, error)) (*http.Response, [
 		}{io.MultiReader(bytes.NewReader(body), resp.Body), resp.Body}
 		return resp, nil, nil, nil
 	}
-	resp.Body.Close()
+	c.t.unlocked(func() { resp.Body.Close() })
 	resp = withBody(resp, body)
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(body, &obj) != nil || obj[c.t.opts.Receipt] == nil {
@@ -134,8 +136,10 @@ func timeoutAfterCommit(c *call, f *armed, next func() (*http.Response, error)) 
 	if err != nil {
 		return nil, false, err
 	}
-	io.Copy(io.Discard, io.LimitReader(resp.Body, maxBody))
-	resp.Body.Close()
+	c.t.unlocked(func() {
+		io.Copy(io.Discard, io.LimitReader(resp.Body, maxBody))
+		resp.Body.Close()
+	})
 	ok := resp.StatusCode >= 200 && resp.StatusCode <= 299
 	return nil, ok, &TimeoutError{FaultID: f.id, Kind: f.entry.Kind, Sent: true}
 }

@@ -55,13 +55,29 @@
 // reached but does not fire, as in the model.
 //
 // Safety: the transport refuses, before anything is sent, any request
-// whose host is outside its allowlist ([DefaultAllow]: 127.0.0.0/8, ::1
-// and localhost; names are compared, never resolved), and a base
-// *http.Transport with a Proxy. It stops (every later request fails with
-// [ErrStopped]) after Options.MaxRequests requests, before a commit would
-// be forwarded past Options.MaxEffects, and once Options.Clock reaches
-// Options.Expiry. Requests through one Transport are serialized, so
-// ordinals follow arrival order.
+// whose scheme is not http or https ([ErrScheme]) or whose host is outside
+// its allowlist ([ErrRefused]; [DefaultAllow]: 127.0.0.0/8, ::1 and
+// localhost; names are compared, never resolved). [New] refuses a base
+// transport that would send through a proxy: a base *http.Transport with
+// a Proxy, and any *http.Transport with a Proxy that New reaches inside
+// the base by following its pointers, interfaces, struct fields (exported
+// or not), arrays, slices and map values, at most 16 levels deep. A
+// transport hidden where reflection cannot see (inside a closure, such as
+// a RoundTripper built from a func) is the caller's to vouch for. The
+// transport stops (every later request fails with [ErrStopped]) after
+// Options.MaxRequests requests, before a commit would be forwarded past
+// Options.MaxEffects, and once Options.Clock reaches Options.Expiry.
+//
+// Concurrency: ordinals, limits, fault reports and the exchange log are
+// kept under one lock, so commit ordinals follow arrival order. The lock
+// is not held while the base transport sends a request or while the
+// transport reads an answer's body, so concurrent clients proceed in
+// parallel, and [Transport.Exchanges], [Transport.Faults],
+// [Transport.Covered] and [Transport.Stopped] may be called at any time,
+// from the tool server's handler during a request included. With several
+// clients at once, a held request is delivered before the commit request
+// that found it held, not necessarily before a commit that was already on
+// its way.
 package httpfault
 
 import (
@@ -72,6 +88,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -85,6 +102,9 @@ var (
 	// ErrRefused: the request's host is not in the allowlist; nothing was
 	// sent.
 	ErrRefused = errors.New("httpfault: host not in the allowlist")
+	// ErrScheme: the request's scheme is not http or https; nothing was
+	// sent.
+	ErrScheme = errors.New("httpfault: scheme not http or https")
 	// ErrStopped: a stop condition ended the transport; nothing was sent.
 	ErrStopped = errors.New("httpfault: transport stopped")
 	// ErrSandboxDenied: a sandbox_denial fault refused the tool start;
@@ -139,7 +159,8 @@ type Options struct {
 	// Commit reports whether a request is a commit request (event
 	// tool.commit, counted for ordinals and effects). Default: every
 	// method but GET, HEAD, OPTIONS and TRACE, so readbacks pass through
-	// uncounted.
+	// uncounted. Commit and Clock are called under the transport's lock:
+	// they must not call the Transport.
 	Commit func(*http.Request) bool
 	// Receipt is the top-level JSON field of a committed answer that
 	// carries the receipt (default "receipt_id"); Amount the field of its
@@ -218,12 +239,16 @@ type held struct {
 }
 
 // Transport injects scheduled tool faults into HTTP requests. Build it
-// with New; it is safe for concurrent use (requests are serialized).
+// with New; it is safe for concurrent use (see the package comment:
+// ordinals are assigned in arrival order, round trips run in parallel).
 type Transport struct {
-	base    http.RoundTripper
-	allow   *allowlist
-	opts    Options
-	faults  []*armed
+	base   http.RoundTripper
+	allow  *allowlist
+	opts   Options
+	faults []*armed
+	// mu guards the fields below and every armed fault's rep. It is
+	// released during the base round trip and while an answer's body is
+	// read (see send and unlocked).
 	mu      sync.Mutex
 	n       int // requests received
 	commits int // commit requests received
@@ -238,8 +263,9 @@ type Transport struct {
 // It returns an error naming the problem for an invalid schedule, a fault
 // not at tool.commit or of a kind the transport does not inject, a fault
 // with a target, a bad allowlist entry, a negative limit, an Expiry
-// without a Clock, or a base *http.Transport with a Proxy (the allowlist
-// cannot vouch for where a proxy sends).
+// without a Clock, or a base that is, or wraps, an *http.Transport with a
+// Proxy (the allowlist cannot vouch for where a proxy sends; see the
+// package comment for how far New looks inside a wrapper).
 func New(base http.RoundTripper, s *model.Schedule, opts Options) (*Transport, error) {
 	if s == nil {
 		return nil, errors.New("httpfault: no schedule")
@@ -280,6 +306,10 @@ func New(base http.RoundTripper, s *model.Schedule, opts Options) (*Transport, e
 	case *http.Transport:
 		if b.Proxy != nil {
 			return nil, errors.New("httpfault: the base transport has a Proxy; set it to nil (the allowlist cannot vouch for where a proxy sends)")
+		}
+	default:
+		if path, found := findProxy(reflect.ValueOf(base)); found {
+			return nil, fmt.Errorf("httpfault: the base transport (%T) wraps an *http.Transport with a Proxy at %s; set it to nil (the allowlist cannot vouch for where a proxy sends)", base, path)
 		}
 	}
 	t := &Transport{base: base, allow: a, opts: opts}
@@ -331,12 +361,15 @@ func Kinds() []string {
 // applies the faults scheduled at a commit request's ordinal, in schedule
 // order (the first wraps the rest).
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	body, err := readBody(req)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	x := t.exchange(req)
-	body, err := readBody(req)
 	if err != nil {
 		return t.fail(x, fmt.Errorf("httpfault: reading the request body: %w", err))
+	}
+	if sc := req.URL.Scheme; !strings.EqualFold(sc, "http") && !strings.EqualFold(sc, "https") {
+		return t.fail(x, fmt.Errorf("%w: refusing %s %s: scheme %q (the transport sends only http and https)", ErrScheme, req.Method, redactURL(req), sc))
 	}
 	if host := req.URL.Hostname(); !t.allow.allows(host) {
 		return t.fail(x, fmt.Errorf("%w: refusing %s %s: host %q (allowed: %s)", ErrRefused, req.Method, redactURL(req), host, t.allow.text))
@@ -422,7 +455,8 @@ func (t *Transport) finish(x int, resp *http.Response, err error) (*http.Respons
 }
 
 // send forwards req (its body already read) through the base transport.
-func (t *Transport) send(x int, req *http.Request, body []byte) (*http.Response, error) {
+// It is called with t.mu held and releases it during the base round trip.
+func (t *Transport) send(x int, req *http.Request, body []byte) (resp *http.Response, err error) {
 	r := req.Clone(req.Context())
 	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 	if body == nil {
@@ -430,7 +464,17 @@ func (t *Transport) send(x int, req *http.Request, body []byte) (*http.Response,
 	}
 	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	t.log[x].Sent = true
-	return t.base.RoundTrip(r)
+	t.unlocked(func() { resp, err = t.base.RoundTrip(r) })
+	return resp, err
+}
+
+// unlocked runs f, which must not touch the fields t.mu guards, with t.mu
+// released; the caller holds t.mu, and holds it again when unlocked
+// returns (or panics).
+func (t *Transport) unlocked(f func()) {
+	t.mu.Unlock()
+	defer t.mu.Lock()
+	f()
 }
 
 // forward sends a commit request: held requests go first (a provider
@@ -456,7 +500,8 @@ func (t *Transport) spendEffect() error {
 }
 
 // deliverHeld sends every held request, in order, each with a context
-// detached from its timed-out caller, and discards the answers.
+// detached from its timed-out caller, and discards the answers. It is
+// called with t.mu held and releases it while each request is sent.
 func (t *Transport) deliverHeld() error {
 	for len(t.held) > 0 {
 		h := t.held[0]
@@ -473,8 +518,10 @@ func (t *Transport) deliverHeld() error {
 			t.log[x].Err = err.Error()
 			continue
 		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
+		t.unlocked(func() {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		})
 		t.log[x].Status = resp.StatusCode
 	}
 	return nil
@@ -540,4 +587,67 @@ func (t *Transport) CloseIdleConnections() {
 	if c, ok := t.base.(interface{ CloseIdleConnections() }); ok {
 		c.CloseIdleConnections()
 	}
+}
+
+// maxProxyDepth bounds how deep findProxy looks inside a base transport.
+const maxProxyDepth = 16
+
+// findProxy looks inside v for an *http.Transport with a Proxy, following
+// pointers, interfaces, struct fields (exported or not), arrays, slices and
+// map values at most maxProxyDepth levels deep, each pointer once. It does
+// not look inside an *http.Transport it finds, nor inside funcs, channels
+// or unsafe pointers. It returns the path of the first one found, in Go
+// selector syntax from the base (".base.inner", "[0]").
+func findProxy(v reflect.Value) (string, bool) {
+	transport := reflect.TypeFor[http.Transport]()
+	seen := map[uintptr]bool{}
+	var walk func(v reflect.Value, path string, depth int) (string, bool)
+	walk = func(v reflect.Value, path string, depth int) (string, bool) {
+		if depth > maxProxyDepth || !v.IsValid() {
+			return "", false
+		}
+		switch v.Kind() {
+		case reflect.Pointer:
+			if v.IsNil() || seen[v.Pointer()] {
+				return "", false
+			}
+			seen[v.Pointer()] = true
+			if v.Type().Elem() == transport {
+				if !v.Elem().FieldByName("Proxy").IsNil() {
+					return path, true
+				}
+				return "", false
+			}
+			return walk(v.Elem(), path, depth+1)
+		case reflect.Interface:
+			return walk(v.Elem(), path, depth+1)
+		case reflect.Struct:
+			if v.Type() == transport {
+				if !v.FieldByName("Proxy").IsNil() {
+					return path, true
+				}
+				return "", false
+			}
+			for i := range v.NumField() {
+				if p, ok := walk(v.Field(i), path+"."+v.Type().Field(i).Name, depth+1); ok {
+					return p, true
+				}
+			}
+		case reflect.Array, reflect.Slice:
+			for i := range v.Len() {
+				if p, ok := walk(v.Index(i), path+"["+strconv.Itoa(i)+"]", depth+1); ok {
+					return p, true
+				}
+			}
+		case reflect.Map:
+			it := v.MapRange()
+			for it.Next() {
+				if p, ok := walk(it.Value(), fmt.Sprintf("%s[%v]", path, it.Key()), depth+1); ok {
+					return p, true
+				}
+			}
+		}
+		return "", false
+	}
+	return walk(v, "", 0)
 }

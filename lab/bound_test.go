@@ -17,7 +17,9 @@ func TestRunTimeBound(t *testing.T) {
 	s := New(Options{Timeout: time.Millisecond})
 	ask := func(body string) (int, string) {
 		rec := httptest.NewRecorder()
-		s.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/api/assay", strings.NewReader(body)))
+		req := httptest.NewRequest(http.MethodPost, "/api/assay", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		s.ServeHTTP(rec, req)
 		var ans struct{ Error string }
 		json.Unmarshal(rec.Body.Bytes(), &ans)
 		return rec.Code, ans.Error

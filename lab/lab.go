@@ -42,9 +42,36 @@
 //	                             empty coverage.Report
 //
 // Every bad input is answered 400 with {"error": MESSAGE}, the message
-// naming the problem; a body over the size bound 413; a run that would
-// exceed the time bound, or that waits too long for the run before it, 503.
-// At most one run executes at a time.
+// naming the problem; a body over the size bound 413; a body that does not
+// arrive within the read bound 408; a run that would exceed the time
+// bound, or that waits too long for the run before it, 503. At most one
+// run executes at a time.
+//
+// Request bodies are strict JSON: an object whose keys are the documented
+// field names, each once and in their exact case, with no null value
+// (omit a field for its default), no unknown field and nothing after the
+// object; anything else is a 400 naming the key or the problem.
+//
+// Cross-site requests: every POST must come from the lab's own page or
+// from a client that is not a browser page, because any page the user
+// opens could otherwise reset the session's coverage or queue runs. The
+// lab's own origin is the scheme it is served on (https with TLS, else
+// http) and the request's Host. A POST is refused 403 when its
+// Sec-Fetch-Site header is present and is neither "same-origin" nor
+// "none", or when its Origin header is present and is not the lab's own
+// origin ("null" included); it is refused 415 unless its Content-Type is
+// application/json (parameters such as charset allowed). A request with
+// neither Origin nor Sec-Fetch-Site (curl, a test's http.Client) passes
+// these checks: browsers send Origin on every cross-origin POST, and a
+// page cannot send application/json to another origin without a CORS
+// preflight, which the lab never grants (it answers OPTIONS 405 with no
+// CORS header).
+//
+// Serving: [Server.HTTPServer] returns the *http.Server to serve the lab
+// with, with read, write and idle timeouts ([ReadHeaderTimeout],
+// [ReadTimeout], [IdleTimeout], a write timeout derived from the run
+// bound) and a header bound ([MaxHeaderBytes]), so slow or idle clients
+// cannot hold connections open.
 package lab
 
 import (
@@ -54,8 +81,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
+	"net"
 	"net/http"
+	"net/url"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -77,6 +108,25 @@ const (
 	// RunTimeout is how long a request may wait for its run, including the
 	// wait for a run already in progress (wall-clock time).
 	RunTimeout = 20 * time.Second
+)
+
+// Bounds of a connection, set on the server [Server.HTTPServer] returns.
+const (
+	// ReadHeaderTimeout bounds the wait for a request's headers.
+	ReadHeaderTimeout = 10 * time.Second
+	// ReadTimeout bounds the wait for a whole request, headers and body
+	// (1 MiB at most); a body not read in time is answered 408.
+	ReadTimeout = 15 * time.Second
+	// IdleTimeout bounds how long a keep-alive connection waits for its
+	// next request.
+	IdleTimeout = 30 * time.Second
+	// WriteMargin is added to ReadTimeout and the run bound
+	// (Options.Timeout) to make the write timeout: the longest a request
+	// may take from its headers to the end of its answer. Answers are
+	// written once, after the run; nothing streams.
+	WriteMargin = 10 * time.Second
+	// MaxHeaderBytes bounds a request's headers, in bytes (64 KiB).
+	MaxHeaderBytes = 64 << 10
 )
 
 // Defaults of an [AssayRequest], equal to the flag defaults of
@@ -120,6 +170,9 @@ type Server struct {
 	page  []byte
 	csp   string
 	slots chan struct{}
+	// conn are the connection bounds HTTPServer sets (the constants above;
+	// the tests shorten them).
+	conn connBounds
 
 	// universe is the coverage universe of the catalogue (coverage.Default).
 	universe *coverage.Universe
@@ -139,11 +192,103 @@ func New(opts Options) *Server {
 		panic(fmt.Sprintf("lab: rendering the embedded page: %v", err))
 	}
 	s.mux.HandleFunc("GET /{$}", s.servePage)
-	s.mux.HandleFunc("POST /api/assay", s.serveAssay)
-	s.mux.HandleFunc("POST /api/replay", s.serveReplay)
+	s.mux.HandleFunc("POST /api/assay", s.guard(s.serveAssay))
+	s.mux.HandleFunc("POST /api/replay", s.guard(s.serveReplay))
 	s.mux.HandleFunc("GET /api/coverage", s.serveCoverage)
-	s.mux.HandleFunc("POST /api/coverage/reset", s.serveCoverageReset)
+	s.mux.HandleFunc("POST /api/coverage/reset", s.guard(s.serveCoverageReset))
+	s.conn = connBounds{readHeader: ReadHeaderTimeout, read: ReadTimeout, idle: IdleTimeout,
+		write: ReadTimeout + s.opts.Timeout + WriteMargin, maxHeader: MaxHeaderBytes}
 	return s
+}
+
+// connBounds are the timeouts (wall-clock) and header bound (bytes) of a
+// server's connections.
+type connBounds struct {
+	readHeader, read, write, idle time.Duration
+	maxHeader                     int
+}
+
+// HTTPServer returns an *http.Server that serves h (nil: s itself; give a
+// handler that wraps s to add, say, a Host check) with the lab's
+// connection bounds: ReadHeaderTimeout, ReadTimeout, IdleTimeout,
+// MaxHeaderBytes, and a WriteTimeout of ReadTimeout plus the run bound
+// plus WriteMargin, so a run that uses its whole time bound is still
+// answered. The caller sets Addr or calls Serve with a listener.
+func (s *Server) HTTPServer(h http.Handler) *http.Server {
+	if h == nil {
+		h = s
+	}
+	return &http.Server{Handler: h, ReadHeaderTimeout: s.conn.readHeader, ReadTimeout: s.conn.read,
+		WriteTimeout: s.conn.write, IdleTimeout: s.conn.idle, MaxHeaderBytes: s.conn.maxHeader}
+}
+
+// guard refuses a cross-site POST (403) or one whose body is not declared
+// application/json (415), as the package comment says, before h reads
+// anything.
+func (s *Server) guard(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := sameOrigin(r); err != nil {
+			s.fail(w, err)
+			return
+		}
+		if err := jsonContent(r); err != nil {
+			s.fail(w, err)
+			return
+		}
+		h(w, r)
+	}
+}
+
+// ownOrigin is the origin the lab serves r on: scheme and Host.
+func ownOrigin(r *http.Request) string {
+	if r.TLS != nil {
+		return "https://" + r.Host
+	}
+	return "http://" + r.Host
+}
+
+// sameOrigin checks r's Sec-Fetch-Site and Origin headers.
+func sameOrigin(r *http.Request) error {
+	if site := r.Header.Values("Sec-Fetch-Site"); len(site) > 0 {
+		if len(site) > 1 || site[0] != "same-origin" && site[0] != "none" {
+			return &statusError{code: http.StatusForbidden, msg: fmt.Sprintf(
+				"cross-site request refused: Sec-Fetch-Site is %q; the lab answers a POST only from its own page (same-origin) or a request the user made directly (none)", strings.Join(site, ", "))}
+		}
+	}
+	origin := r.Header.Values("Origin")
+	if len(origin) == 0 {
+		return nil
+	}
+	own := ownOrigin(r)
+	if len(origin) > 1 || !sameOriginURL(origin[0], own) {
+		return &statusError{code: http.StatusForbidden, msg: fmt.Sprintf(
+			"cross-site request refused: Origin %q is not the lab's own origin %q", strings.Join(origin, ", "), own)}
+	}
+	return nil
+}
+
+// sameOriginURL reports whether origin (an Origin header: scheme://host
+// with an optional port, nothing else) equals own.
+func sameOriginURL(origin, own string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Opaque != "" || u.User != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.Host == "" {
+		return false
+	}
+	o, _ := url.Parse(own)
+	return strings.EqualFold(u.Scheme, o.Scheme) && strings.EqualFold(u.Host, o.Host)
+}
+
+// jsonContent requires r's Content-Type to be application/json.
+func jsonContent(r *http.Request) error {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return &statusError{code: http.StatusUnsupportedMediaType, msg: "Content-Type missing: a POST to the lab must be sent as application/json"}
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || mt != "application/json" {
+		return &statusError{code: http.StatusUnsupportedMediaType, msg: fmt.Sprintf("Content-Type %q refused: a POST to the lab must be sent as application/json", ct)}
+	}
+	return nil
 }
 
 // ServeHTTP implements http.Handler.
@@ -255,6 +400,14 @@ func bad(format string, args ...any) error {
 	return &badRequest{msg: fmt.Sprintf(format, args...)}
 }
 
+// statusError is a refusal answered with its own status code.
+type statusError struct {
+	code int
+	msg  string
+}
+
+func (e *statusError) Error() string { return e.msg }
+
 // Errors of the run bound, answered 503.
 var (
 	errBusy    = errors.New("another run is still in progress; try again when it has finished")
@@ -264,13 +417,20 @@ var (
 func (s *Server) fail(w http.ResponseWriter, err error) {
 	code := http.StatusInternalServerError
 	var br *badRequest
+	var se *statusError
 	var mb *http.MaxBytesError
+	var ne net.Error
 	switch {
 	case errors.As(err, &br):
 		code = http.StatusBadRequest
+	case errors.As(err, &se):
+		code = se.code
 	case errors.As(err, &mb):
 		code = http.StatusRequestEntityTooLarge
 		err = fmt.Errorf("request body exceeds the limit of %d bytes", mb.Limit)
+	case errors.As(err, &ne) && ne.Timeout():
+		code = http.StatusRequestTimeout
+		err = fmt.Errorf("request body not received within the read bound of %s", s.conn.read)
 	case errors.Is(err, errBusy):
 		code = http.StatusServiceUnavailable
 		w.Header().Set("Retry-After", "1")
@@ -387,6 +547,17 @@ func (s *Server) serveCoverage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) serveCoverageReset(w http.ResponseWriter, r *http.Request) {
+	data, err := s.readBody(w, r)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	if len(bytes.TrimSpace(data)) > 0 {
+		if err := decodeStrict(data, &struct{}{}); err != nil {
+			s.fail(w, err)
+			return
+		}
+	}
 	s.covMu.Lock()
 	s.cov = coverage.NewTracker(s.universe)
 	s.covMu.Unlock()
@@ -418,8 +589,10 @@ func (s *Server) replayCoverage(res *model.Result) (ReplayCoverage, *coverage.Tr
 	return rc, t
 }
 
-// decodeStrict decodes one JSON object into v, refusing unknown fields and
-// trailing data, with errors that name the problem.
+// decodeStrict decodes one JSON object into v, a pointer to a struct,
+// refusing unknown fields, trailing data, a null body, a duplicated key, a
+// key in the wrong case and a null value, with errors that name the
+// problem.
 func decodeStrict(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -442,6 +615,59 @@ func decodeStrict(data []byte, v any) error {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return bad("request: trailing data after the JSON object")
+	}
+	return checkKeys(data, reflect.TypeOf(v).Elem())
+}
+
+// checkKeys walks the JSON value in data, already decoded into a value of
+// struct type t, and refuses what encoding/json lets through: a null body,
+// a key given twice (the last would win), a key that matches a field's
+// name only without regard to case, and a null value (which would take the
+// field's default silently).
+func checkKeys(data []byte, t reflect.Type) error {
+	var names []string
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			names = append(names, name)
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return bad("request: %v", err)
+	}
+	if tok == nil {
+		return bad("request: the body is null: want a JSON object")
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return bad("request: want a JSON object")
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return bad("request: %v", err)
+		}
+		key, _ := tok.(string)
+		if seen[key] {
+			return bad("request: duplicated key %q: give each field once", key)
+		}
+		seen[key] = true
+		if !slices.Contains(names, key) {
+			for _, n := range names {
+				if strings.EqualFold(n, key) {
+					return bad("request: key %q is in the wrong case: the field is %q", key, n)
+				}
+			}
+			return bad("request: unknown field %q", key)
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return bad("request: %v", err)
+		}
+		if string(raw) == "null" {
+			return bad("request: field %q is null: give a value, or omit the field for its default", key)
+		}
 	}
 	return nil
 }

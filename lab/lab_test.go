@@ -18,11 +18,19 @@ import (
 	"github.com/faultline/faultline/model"
 )
 
+// jsonRequest is a POST of body to path as application/json, as the
+// page sends it.
+func jsonRequest(path, body string) *http.Request {
+	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	return req
+}
+
 // post sends body to path and returns the status and the decoded answer.
 func post(t *testing.T, h http.Handler, path, body string) (int, map[string]json.RawMessage) {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, path, strings.NewReader(body)))
+	h.ServeHTTP(rec, jsonRequest(path, body))
 	if ct := rec.Header().Get("Content-Type"); ct != "application/json" {
 		t.Fatalf("POST %s %s: content type %q, body %s", path, body, ct, rec.Body)
 	}

@@ -182,7 +182,7 @@ func TestCoverageEqualsTracker(t *testing.T) {
 func postRaw(t *testing.T, h http.Handler, path, body string) (int, []byte) {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, path, strings.NewReader(body)))
+	h.ServeHTTP(rec, jsonRequest(path, body))
 	return rec.Code, rec.Body.Bytes()
 }
 

@@ -83,11 +83,12 @@ of at most %d bytes, %s per run. Stop it with an interrupt (Ctrl-C).`, lab.MaxTr
 			if err != nil {
 				return badInput("--addr: %v", err)
 			}
-			var h http.Handler = lab.New(lab.Options{})
+			l := lab.New(lab.Options{})
+			var h http.Handler = l
 			if !allowRemote {
 				h = loopbackOnly(h)
 			}
-			srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+			srv := l.HTTPServer(h)
 			served := make(chan error, 1)
 			go func() { served <- srv.Serve(ln) }()
 			fmt.Fprintf(c.OutOrStdout(), "faultline lab: serving http://%s/ (interrupt to stop)\n", ln.Addr())

@@ -266,7 +266,7 @@
 
   $("#coverage-reset").addEventListener("click", async () => {
     try {
-      const resp = await fetch("/api/coverage/reset", { method: "POST" });
+      const resp = await fetch("/api/coverage/reset", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
       const data = await resp.json();
       if (!resp.ok) throw new Error(data.error || "HTTP " + resp.status);
       renderCoverage(data);
