@@ -2,10 +2,13 @@ package assay
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,12 +17,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/model"
 )
 
-// DossierVersion is the version of the dossier format this package writes
-// and reads.
-const DossierVersion = 1
+// DossierVersion is the version of the dossier format this package writes.
+// Version 2 added "markdown_sha256"; ReadDossier still reads version 1.
+const DossierVersion = 2
 
 // Module is the build's identity from runtime/debug.ReadBuildInfo. A build
 // without VCS stamping (GOFLAGS=-buildvcs=false, a build outside a
@@ -129,7 +133,10 @@ type ChangeTrigger struct {
 // diagnoses, configuration variation), the coverage summary, the
 // unresolved holds and the change triggers.
 type Dossier struct {
-	Version         int               `json:"version"`
+	Version int `json:"version"`
+	// MarkdownSHA256 is the SHA-256 (hex) of the bytes of the dossier.md
+	// written beside the JSON; WriteDossier sets it.
+	MarkdownSHA256  string            `json:"markdown_sha256"`
 	Manifest        Manifest          `json:"manifest"`
 	Faults          []model.FaultSpec `json:"faults"`
 	Invariants      []model.Invariant `json:"invariants"`
@@ -214,73 +221,60 @@ func BuildDossier(cfg EvidenceConfig) (*Dossier, error) {
 	return d, nil
 }
 
-// WriteDossier writes d into dir (created if missing) as dossier.json and
-// dossier.md, and each composition witness's schedule as
-// composition-CONTROL.json (the file its replay commands name), each
-// atomically (a temporary file in dir, then a rename).
+// WriteDossier writes d into dir (created if missing) as dossier.md and
+// dossier.json, the JSON naming the Markdown's SHA-256, and each
+// composition witness's schedule as composition-CONTROL.json (the file its
+// replay commands name). Every file is first written and synced to a
+// temporary file in dir (a failure there changes nothing); then the
+// witnesses, the Markdown and last the JSON are renamed into place, so an
+// interrupted write leaves a JSON whose hash the Markdown beside it does
+// not match, which ReadDossier refuses. Files have mode 0644; d is not
+// changed.
 func WriteDossier(dir string, d *Dossier) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	var j, m bytes.Buffer
-	if err := WriteJSON(&j, d); err != nil {
-		return err
-	}
 	if err := d.WriteMarkdown(&m); err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(dir, "dossier.json"), j.Bytes()); err != nil {
+	h := sha256.Sum256(m.Bytes())
+	named := *d
+	named.MarkdownSHA256 = hex.EncodeToString(h[:])
+	if err := WriteJSON(&j, &named); err != nil {
 		return err
 	}
+	var files []fileio.File
 	if d.Evidence != nil {
 		for _, c := range d.Evidence.Compositions {
 			if c.Schedule != nil {
-				if err := writeAtomic(filepath.Join(dir, c.File()), model.Format(c.Schedule)); err != nil {
-					return err
-				}
+				files = append(files, fileio.File{Path: filepath.Join(dir, c.File()), Data: model.Format(c.Schedule)})
 			}
 		}
 	}
-	return writeAtomic(filepath.Join(dir, "dossier.md"), m.Bytes())
-}
-
-// writeAtomic writes data to path through a temporary file in the same
-// directory and a rename, so a reader never sees a partial file.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	serr := f.Sync()
-	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	files = append(files, fileio.File{Path: filepath.Join(dir, "dossier.md"), Data: m.Bytes()},
+		fileio.File{Path: filepath.Join(dir, "dossier.json"), Data: j.Bytes()})
+	return fileio.WriteFiles(files...)
 }
 
 // dossierHead is what ReadDossier decodes strictly: the version and the
 // change triggers. The rest is compared as generic JSON.
 type dossierHead struct {
 	Version        *int            `json:"version"`
+	MarkdownSHA256 *string         `json:"markdown_sha256"`
 	ChangeTriggers []ChangeTrigger `json:"change_triggers"`
 }
 
 // ReadDossier reads a dossier.json (or a directory holding one) and
-// returns its parsed JSON and change triggers. It returns an error naming
+// returns its parsed JSON and change triggers. It reads versions 1 and 2.
+// A version 2 dossier names the SHA-256 of its Markdown: when the Markdown
+// is beside it (dossier.md beside dossier.json, NAME.md beside NAME.json)
+// its hash must agree, so a pair mixed by an interrupted write or a copied
+// file is refused; a JSON alone is read alone. It returns an error naming
 // the problem for a missing file, malformed JSON, a missing or unsupported
-// version, or a dossier without change triggers.
+// version, a version 2 dossier without a valid "markdown_sha256", a
+// Markdown beside it whose hash differs, or a dossier without change
+// triggers.
 func ReadDossier(path string) (any, []ChangeTrigger, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = filepath.Join(path, "dossier.json")
@@ -296,8 +290,13 @@ func ReadDossier(path string) (any, []ChangeTrigger, error) {
 	if head.Version == nil {
 		return nil, nil, fmt.Errorf(`%s: missing "version" (want %d): not a dossier`, path, DossierVersion)
 	}
-	if *head.Version != DossierVersion {
-		return nil, nil, fmt.Errorf("%s: unsupported dossier version %d (want %d)", path, *head.Version, DossierVersion)
+	if *head.Version != 1 && *head.Version != DossierVersion {
+		return nil, nil, fmt.Errorf("%s: unsupported dossier version %d (want 1 or %d)", path, *head.Version, DossierVersion)
+	}
+	if *head.Version >= 2 {
+		if err := checkMarkdown(path, head.MarkdownSHA256); err != nil {
+			return nil, nil, err
+		}
 	}
 	if len(head.ChangeTriggers) == 0 {
 		return nil, nil, fmt.Errorf(`%s: no "change_triggers": not a complete dossier`, path)
@@ -309,6 +308,32 @@ func ReadDossier(path string) (any, []ChangeTrigger, error) {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return all, head.ChangeTriggers, nil
+}
+
+// checkMarkdown checks a version 2 dossier's "markdown_sha256" and, when
+// the Markdown beside the JSON at path exists, that its hash is the one
+// named.
+func checkMarkdown(path string, named *string) error {
+	if named == nil {
+		return fmt.Errorf(`%s: missing "markdown_sha256" (a version %d dossier names its Markdown's hash)`, path, DossierVersion)
+	}
+	if b, err := hex.DecodeString(*named); err != nil || len(b) != sha256.Size {
+		return fmt.Errorf(`%s: "markdown_sha256" is %q, not 64 hexadecimal digits`, path, *named)
+	}
+	md := strings.TrimSuffix(path, ".json") + ".md"
+	data, err := os.ReadFile(md)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	h := sha256.Sum256(data)
+	if got := hex.EncodeToString(h[:]); got != *named {
+		return fmt.Errorf("%s and %s are not one dossier: the JSON names Markdown sha256 %s, the Markdown's is %s (an interrupted write or a replaced file; write the dossier again)",
+			path, md, *named, got)
+	}
+	return nil
 }
 
 func describeJSON(data []byte, err error) error {

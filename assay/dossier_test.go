@@ -106,7 +106,7 @@ func TestDossierContents(t *testing.T) {
 		t.Errorf("dir holds %v, want the witness, dossier.json and dossier.md", files)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "dossier.md"))
-	for _, want := range []string{"# Fault dossier (version 1)", "## Manifest", "## Fault specs", "## Stop conditions",
+	for _, want := range []string{"# Fault dossier (version 2)", "## Manifest", "## Fault specs", "## Stop conditions",
 		"## Baseline runs (no fault)", "## Fault-transfer signatures", "## Release envelope", "## Counterfactual containment pairs",
 		"## Fault-transfer coefficients", "## Diagnoses of counterexamples", "## Configuration variation", "## Coverage (placeholder)",
 		"## Unresolved holds", "## Change triggers", "| typed | all | 200 | useful but unproved | shadow or hold |",
@@ -268,16 +268,92 @@ func TestReadDossierRejectsBadInput(t *testing.T) {
 		return p
 	}
 	cases := map[string]string{
-		filepath.Join(dir, "missing.json"):                 "no such file",
-		write("bad.json", `{"version": 1,`):                "truncated JSON",
-		write("syntax.json", "{\n\"version\": x}"):         "malformed JSON at line 2",
-		write("noversion.json", `{"change_triggers": []}`): `missing "version"`,
-		write("v2.json", `{"version": 2}`):                 "unsupported dossier version 2",
-		write("notriggers.json", `{"version": 1}`):         `no "change_triggers"`,
+		filepath.Join(dir, "missing.json"):                              "no such file",
+		write("bad.json", `{"version": 1,`):                             "truncated JSON",
+		write("syntax.json", "{\n\"version\": x}"):                      "malformed JSON at line 2",
+		write("noversion.json", `{"change_triggers": []}`):              `missing "version"`,
+		write("v3.json", `{"version": 3}`):                              "unsupported dossier version 3 (want 1 or 2)",
+		write("nomd.json", `{"version": 2}`):                            `missing "markdown_sha256"`,
+		write("badmd.json", `{"version": 2, "markdown_sha256": "abc"}`): `"markdown_sha256" is "abc", not 64 hexadecimal digits`,
+		write("notriggers.json", `{"version": 1}`):                      `no "change_triggers"`,
 	}
 	for path, want := range cases {
 		if _, _, err := assay.ReadDossier(path); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want %q", filepath.Base(path), err, want)
 		}
+	}
+}
+
+// TestDossierPair: dossier.json names the SHA-256 of the dossier.md
+// beside it; a pair mixed from two writes (new JSON beside old Markdown,
+// or the reverse) is refused by ReadDossier and DiffDossiers; a JSON alone
+// and a version 1 dossier (no hash) still read; a write that fails before
+// any rename leaves the old pair whole.
+func TestDossierPair(t *testing.T) {
+	a, _ := writeDossier(t, smallConfig())
+	md, _ := os.ReadFile(filepath.Join(a, "dossier.md"))
+	raw, _ := os.ReadFile(filepath.Join(a, "dossier.json"))
+	var obj map[string]any
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.Sum256(md)
+	if obj["version"] != 2.0 || obj["markdown_sha256"] != hex.EncodeToString(h[:]) {
+		t.Fatalf("version %v, markdown_sha256 %v, want 2 and %x", obj["version"], obj["markdown_sha256"], h)
+	}
+	cfg := smallConfig()
+	cfg.Base.Options.RetryBudget = 3
+	b, _ := writeDossier(t, cfg)
+	otherMD, _ := os.ReadFile(filepath.Join(b, "dossier.md"))
+	if string(otherMD) == string(md) {
+		t.Fatal("the two dossiers have one Markdown")
+	}
+	// old Markdown beside new JSON
+	mixed := t.TempDir()
+	os.WriteFile(filepath.Join(mixed, "dossier.json"), raw, 0o644)
+	os.WriteFile(filepath.Join(mixed, "dossier.md"), otherMD, 0o644)
+	want := filepath.Join(mixed, "dossier.json") + " and " + filepath.Join(mixed, "dossier.md") + " are not one dossier: the JSON names Markdown sha256 " + hex.EncodeToString(h[:])
+	if _, _, err := assay.ReadDossier(mixed); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("mixed pair: %v", err)
+	}
+	if _, err := assay.DiffDossiers(a, mixed); err == nil || !strings.Contains(err.Error(), "are not one dossier") {
+		t.Fatalf("diff of a mixed pair: %v", err)
+	}
+	// a JSON under another name pairs with NAME.md, and reads alone
+	lone := filepath.Join(t.TempDir(), "new.json")
+	os.WriteFile(lone, raw, 0o644)
+	if d, err := assay.DiffDossiers(a, lone); err != nil || len(d.Fired) != 0 || d.Diff != "" {
+		t.Fatalf("lone JSON: %v", err)
+	}
+	os.WriteFile(strings.TrimSuffix(lone, ".json")+".md", otherMD, 0o644)
+	if _, _, err := assay.ReadDossier(lone); err == nil || !strings.Contains(err.Error(), "new.md are not one dossier") {
+		t.Fatalf("NAME.json beside a foreign NAME.md: %v", err)
+	}
+	// version 1: no hash, still read, and compared with version 2 by its triggers
+	delete(obj, "markdown_sha256")
+	obj["version"] = 1
+	v1, _ := json.Marshal(obj)
+	v1dir := t.TempDir()
+	os.WriteFile(filepath.Join(v1dir, "dossier.json"), v1, 0o644)
+	os.WriteFile(filepath.Join(v1dir, "dossier.md"), otherMD, 0o644)
+	if d, err := assay.DiffDossiers(v1dir, a); err != nil || len(d.Fired) != 0 || !strings.Contains(d.Diff, "markdown_sha256") {
+		t.Fatalf("version 1 against version 2: %v %+v", err, d)
+	}
+	// a write that cannot stage dossier.json renames nothing: the old pair stays whole
+	d2, err := assay.BuildDossier(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocked := t.TempDir()
+	os.WriteFile(filepath.Join(blocked, "dossier.md"), md, 0o644)
+	os.Mkdir(filepath.Join(blocked, "dossier.json"), 0o755)
+	if err := assay.WriteDossier(blocked, d2); err == nil || !strings.Contains(err.Error(), "dossier.json: not a regular file (a directory)") {
+		t.Fatalf("writing over a directory: %v", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(blocked, "dossier.md")); string(got) != string(md) {
+		t.Fatal("dossier.md was replaced although dossier.json could not be written")
+	}
+	if d2.MarkdownSHA256 != "" {
+		t.Fatal("WriteDossier changed its argument")
 	}
 }

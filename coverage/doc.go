@@ -24,7 +24,9 @@
 //     file shared by several processes; [Main] wraps a TestMain.
 //   - [Data], [Merge], [Read], [ReadFile], [Data.Write], [WriteFile]: the
 //     versioned JSON file; merge is associative and commutative, and
-//     merging a file with itself doubles its counts.
+//     merging a file with itself doubles its counts. [MergeIntoFile] and
+//     [WriteFile] hold the file's lock (FILE.lock), which every writer
+//     takes; [CheckMerge] refuses counts that would overflow.
 //   - [NewReport] and [Report.WriteText], [Report.WriteJSON],
 //     [Report.WriteMarkdown], [Report.WriteHTML]: visited over reachable,
 //     the unvisited keys with reasons, per-dimension marginals, pairwise

@@ -6,13 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
+	"maps"
+	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/model"
 )
 
@@ -302,62 +303,110 @@ func ReadFile(path string) (*Data, error) {
 	return d, nil
 }
 
-// WriteFile writes d to path atomically: to a temporary file in the same
-// folder, synced, then renamed over path, so a reader never sees half a
-// file.
+// WriteFile writes d to path atomically (see Data.Write for the format)
+// while holding the lock every writer of a coverage file takes (the file
+// PATH.lock beside it, left in place), so it never interleaves with a
+// MergeIntoFile or Tracker.FlushTo of another goroutine or process. The
+// new file has mode 0644, is synced with its directory, and replaces the
+// target of a symbolic link at path rather than the link. Errors name
+// path (never a temporary or lock file); path is then unchanged.
 func WriteFile(path string, d *Data) error {
-	var b bytes.Buffer
-	if err := d.Write(&b); err != nil {
+	b, err := encode(d)
+	if err != nil {
 		return err
 	}
-	return writeAtomic(path, b.Bytes())
+	unlock, err := fileio.Lock(path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return fileio.WriteAtomic(path, b)
 }
 
-// writeAtomic writes data to path through a temporary file and a rename.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
+// encode returns d as Write writes it.
+func encode(d *Data) ([]byte, error) {
+	var b bytes.Buffer
+	if err := d.Write(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// MergeIntoFile merges d into the coverage file at path, creating it when
+// it does not exist. It holds path's lock (see WriteFile) from the read to
+// the atomic rewrite, so concurrent merges and flushes, in this process or
+// others, each apply in turn and no update is lost. It returns an error
+// naming path for a file that does not read (see Read), a merge that
+// would overflow a count (see CheckMerge), or a file that cannot be
+// locked or written; the file is then unchanged.
+func MergeIntoFile(path string, d *Data) error {
+	return fileio.Update(path, func(old []byte) ([]byte, error) {
+		base := &Data{Keys: map[Key]*Entry{}}
+		if old != nil {
+			var err error
+			if base, err = Read(bytes.NewReader(old)); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+		}
+		if err := CheckMerge(base, d); err != nil {
+			return nil, fmt.Errorf("merging into %s: %w", path, err)
+		}
+		return encode(Merge(base, d))
+	})
+}
+
+// CheckMerge returns nil when every count of Merge(a, b) fits in an int,
+// and otherwise an error naming the first count (runs, not_adjudicated,
+// then each key in order, then the unattributed counterexamples) whose
+// sum would overflow, with both addends. Merge itself does not check: a
+// merge that overflows would wrap to a negative count that Read refuses.
+func CheckMerge(a, b *Data) error {
+	if err := checkSum(`"runs"`, a.Runs, b.Runs); err != nil {
 		return err
 	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
+	if err := checkSum(`"not_adjudicated"`, a.NotAdjudicated, b.NotAdjudicated); err != nil {
+		return err
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	keys := slices.SortedFunc(maps.Keys(b.Keys), func(x, y Key) int { return strings.Compare(x.String(), y.String()) })
+	for _, k := range keys {
+		ae, be := a.Keys[k], b.Keys[k]
+		if ae == nil {
+			continue
+		}
+		at := fmt.Sprintf("keys[%q]", k.String())
+		for _, c := range []struct {
+			name string
+			x, y int
+		}{{"visits", ae.Visits, be.Visits}, {"not_reached", ae.NotReached, be.NotReached}, {"not_fired", ae.NotFired, be.NotFired}} {
+			if err := checkSum(fmt.Sprintf("%s.%q", at, c.name), c.x, c.y); err != nil {
+				return err
+			}
+		}
+		if err := checkCounts(at+".counterexamples", ae.Counterexamples, be.Counterexamples); err != nil {
+			return err
+		}
 	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
+	return checkCounts("unattributed", a.Unattributed, b.Unattributed)
+}
+
+// checkCounts checks the sum of the counts of each invariant in both xs
+// and ys.
+func checkCounts(at string, xs, ys []Counterexample) error {
+	for _, y := range ys {
+		for _, x := range xs {
+			if x.Invariant == y.Invariant {
+				if err := checkSum(fmt.Sprintf("%s[%q].\"count\"", at, y.Invariant), x.Count, y.Count); err != nil {
+					return err
+				}
+			}
+		}
 	}
 	return nil
 }
 
-// MergeIntoFile merges d into the coverage file at path, creating it when
-// it does not exist. Processes that merge into the same path take turns:
-// on Unix each holds an exclusive lock on path+".lock" (a file left in
-// place) while it reads, merges and atomically rewrites the file, so no
-// update is lost. It returns an error for a file that does not read (see
-// Read) or cannot be written; the file is then unchanged.
-func MergeIntoFile(path string, d *Data) error {
-	unlock, err := lockPath(path + ".lock")
-	if err != nil {
-		return fmt.Errorf("locking %s: %w", path, err)
+func checkSum(name string, x, y int) error {
+	if (y > 0 && x > math.MaxInt-y) || (y < 0 && x < math.MinInt-y) {
+		return fmt.Errorf("%s would overflow: %d + %d is beyond the largest count, %d", name, x, y, math.MaxInt)
 	}
-	defer unlock()
-	old, err := ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		old, err = &Data{Keys: map[Key]*Entry{}}, nil
-	}
-	if err != nil {
-		return err
-	}
-	return WriteFile(path, Merge(old, d))
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/model"
 )
 
@@ -427,7 +428,7 @@ func (r *Report) WriteSchedules(dir string) error {
 		return err
 	}
 	for _, s := range r.ScheduleFiles() {
-		if err := writeAtomic(filepath.Join(dir, s.File), s.Schedule); err != nil {
+		if err := fileio.WriteAtomic(filepath.Join(dir, s.File), s.Schedule); err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/model"
 )
 
@@ -38,7 +39,8 @@ type CounterexampleRecord struct {
 }
 
 // WriteCounterexample writes cx to dir (created if missing) as two files,
-// each written atomically (a temporary file renamed into place):
+// both written to temporary files, synced, then renamed into place (mode
+// 0644), the schedule first:
 //
 //   - NAME.json, the reduced schedule in the schedule-file format, which
 //     faultline replay accepts as it is (its config names the controls,
@@ -69,28 +71,10 @@ func WriteCounterexample(dir string, cx *Counterexample, rep *Report, replayForm
 	if err != nil {
 		return fmt.Errorf("properties: encoding the counterexample: %w", err)
 	}
-	if err := writeAtomic(path, sched); err != nil {
-		return err
-	}
-	return writeAtomic(filepath.Join(dir, name+".counterexample.json"), append(body, '\n'))
-}
-
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
+	// both staged before either is renamed: a failure leaves neither half
+	if err := fileio.WriteFiles(fileio.File{Path: path, Data: sched},
+		fileio.File{Path: filepath.Join(dir, name+".counterexample.json"), Data: append(body, '\n')}); err != nil {
 		return fmt.Errorf("properties: %w", err)
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("properties: writing %s: %w", path, werr)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/model"
 )
 
@@ -122,23 +124,41 @@ merge is associative and commutative, and merging a file with itself doubles
 its counts. OUT may be one of the inputs; an existing OUT that is not an input
 is replaced.
 
-Exit codes: 0 merged, 2 bad input (an input unreadable or invalid; OUT is then
-unchanged).`,
+Every writer of a coverage file (merge, and the commands and tests that record
+into it) holds its lock, the file OUT.lock left beside it, so merges into one
+file and recorders beside them never lose an update.
+
+Exit codes: 0 merged, 2 bad input (an input unreadable or invalid, or a count
+that would pass the largest integer; OUT is then unchanged).`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
-			out := &coverage.Data{Keys: map[coverage.Key]*coverage.Entry{}}
-			for _, p := range args[1:] {
-				d, err := readCoverage(p)
-				if err != nil {
-					return err
+			// the inputs are read under OUT's lock, the one every writer of
+			// a coverage file takes, so a merge that names OUT among its
+			// inputs never loses another writer's update
+			var out *coverage.Data
+			err := fileio.Update(args[0], func([]byte) ([]byte, error) {
+				out = &coverage.Data{Keys: map[coverage.Key]*coverage.Entry{}}
+				for _, p := range args[1:] {
+					d, err := readCoverage(p)
+					if err != nil {
+						return nil, err
+					}
+					if err := coverage.CheckMerge(out, d); err != nil {
+						return nil, badInput("merging %s: %v", p, err)
+					}
+					out = coverage.Merge(out, d)
 				}
-				out = coverage.Merge(out, d)
-			}
-			if err := coverage.WriteFile(args[0], out); err != nil {
+				var b bytes.Buffer
+				if err := out.Write(&b); err != nil {
+					return nil, err
+				}
+				return b.Bytes(), nil
+			})
+			if err != nil {
 				return err
 			}
 			r := coverage.NewReport(coverage.Default(), out, coverage.ReportOptions{}).Summary
-			_, err := fmt.Fprintf(c.OutOrStdout(), "merged %d files into %s: %d runs, %d of %d reachable keys visited\n",
+			_, err = fmt.Fprintf(c.OutOrStdout(), "merged %d files into %s: %d runs, %d of %d reachable keys visited\n",
 				len(args)-1, args[0], r.Runs, r.Visited, r.Reachable)
 			return err
 		},

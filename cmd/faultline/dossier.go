@@ -26,7 +26,10 @@ every schedule and of the configuration), the fault specs, the baseline and
 intervention runs, the declared stop conditions, the signatures, the release
 placement of each profile, the counterfactual pairs, the coefficients, the
 diagnoses, the configuration variation, the coverage summary, the unresolved
-holds and the change triggers. Files are written atomically. The evidence
+holds and the change triggers. Every file is written to a temporary file
+first; then dossier.md is renamed into place and dossier.json last, naming
+the Markdown's SHA-256 ("markdown_sha256"), so an interrupted write leaves a
+pair that "dossier diff" refuses rather than a mixed one. The evidence
 covers the whole fault catalogue; --compat paper188 restricts it to the
 paper's ten modes.
 
@@ -83,7 +86,8 @@ the change triggers whose fingerprints differ (tool semantics, state schema,
 policy, retry logic, orchestration, evidence routing) and a diff of the rest.
 
 Exit codes: 0 no change trigger fired, 1 a change trigger fired (the release
-gate reopens), 2 bad input (a missing or malformed dossier).`,
+gate reopens), 2 bad input (a missing or malformed dossier, or one whose
+Markdown beside it does not have the SHA-256 its JSON names).`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			d, err := assay.DiffDossiers(args[0], args[1])

@@ -178,10 +178,15 @@ func TestDossierCommand(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "change triggers fired (the release gate reopens):") || !strings.Contains(out, "  policy: ") {
 		t.Fatalf("tampered diff: exit %d\n%s", code, out)
 	}
+	// the catalogue's JSON beside the paper's Markdown: not one dossier
+	mixed := t.TempDir()
+	os.WriteFile(filepath.Join(mixed, "dossier.json"), raw, 0o644)
+	os.WriteFile(filepath.Join(mixed, "dossier.md"), md, 0o644)
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
+		{[]string{"dossier", "diff", dir, mixed}, "dossier.md are not one dossier: the JSON names Markdown sha256 "},
 		{[]string{"dossier"}, "--out DIR is required"},
 		{[]string{"dossier", "--out", dir, "--profile", "paranoid"}, `unknown profile "paranoid"`},
 		{[]string{"dossier", "--out", dir, "--profile", "typed,typed"}, `"typed" given twice`},

@@ -2,4 +2,5 @@
 // that refuse devices and FIFOs, and atomic, locked, durable writes.
 //
 // It is used only by this module's own packages and programs.
+// Writing: [WriteAtomic], [WriteFiles], [Lock] and [Update].
 package fileio

@@ -25,6 +25,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/properties"
 )
@@ -157,5 +158,5 @@ func run(w io.Writer, seeds, runs int, tsv string) error {
 		}
 		b.WriteByte('\n')
 	}
-	return os.WriteFile(tsv, []byte(b.String()), 0o644)
+	return fileio.WriteAtomic(tsv, []byte(b.String()))
 }
