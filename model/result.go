@@ -7,7 +7,8 @@ type RunVerdict string
 // Run verdicts.
 const (
 	// Recovered: every invariant held and the workflow completed within
-	// budget.
+	// budget; in a run of several tasks, a task's correct denial (see
+	// TaskVerdict) does not stand in the way when the others recovered.
 	Recovered RunVerdict = "recovered"
 	// ContainedFailure: the fault was isolated and the workflow stopped
 	// safely (a hold or a denial); not autonomous success.
