@@ -9,13 +9,15 @@ import (
 
 // Replay runs one schedule against the reference system under the
 // schedule's own config (s.Config, its mutant included) through the full
-// harness, with the
-// harness's default options, and returns the whole result: timeline, fault
-// reports, invariants, outcome terms and verdicts. It is the run behind
-// "faultline replay" and the lab's timeline viewer, so both judge a schedule
-// alike. Decode the file with [model.ParseSchedule] first; Replay returns an
-// error naming the problem for a config that does not resolve or a schedule
-// the harness refuses (see [model.Harness.Run]).
+// harness, with the harness's default options, and returns the whole
+// result: timeline, fault reports, invariants, outcome terms and verdicts,
+// with every violation the fault-free run of the same workload already
+// shows attributed to the workload, not to a fault
+// ([model.Harness.Attribute]). It is the run behind "faultline replay" and
+// the lab's timeline viewer, so both judge a schedule alike. Decode the
+// file with [model.ParseSchedule] first; Replay returns an error naming the
+// problem for a config that does not resolve or a schedule the harness
+// refuses (see [model.Harness.Run]).
 func Replay(s *model.Schedule) (*model.Result, error) {
 	cs, err := s.Config.Resolve()
 	if err != nil {
@@ -29,5 +31,18 @@ func Replay(s *model.Schedule) (*model.Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schedule: config: %w", err)
 	}
-	return model.NewHarness(fixture, model.Options{}).Run(factory, s)
+	h := model.NewHarness(fixture, model.Options{})
+	res, err := h.Run(factory, s)
+	if err != nil {
+		return nil, err
+	}
+	// a violation the fault-free run already shows is the workload's
+	clean, err := copperfin.NewFactory(cs, s.Config.Mutant)
+	if err != nil {
+		return nil, fmt.Errorf("schedule: config: %w", err)
+	}
+	if err := h.Attribute(res, clean); err != nil {
+		return nil, err
+	}
+	return res, nil
 }

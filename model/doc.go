@@ -18,8 +18,10 @@
 //   - [Schedule], [ParseSchedule] and [Format]: faults attached to events by
 //     ordinal, in a strict JSON form with one canonical encoding.
 //   - [Harness]: [Harness.Run] returns a [Result] (timeline, fault reports,
-//     invariant results, outcome [Terms], claim and run verdicts);
-//     [Harness.Terms] returns only the terms, for the assay's hot path.
+//     invariant results, outcome [Terms], claim and run verdicts, a
+//     [TaskVerdict] per task); [Harness.Terms] returns only the terms, for
+//     the assay's hot path; [Harness.Attribute] gives the workload the
+//     violations its fault-free run already shows.
 //   - [Invariants]: right_subject, current_entitlement, effect_at_most_once,
 //     provable_outcome, resume_from_checkpoint, no_invented_progress, budget
 //     and join_preserved, checked after every crossing; a user adds their own

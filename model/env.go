@@ -125,6 +125,10 @@ const (
 	// version and allows the amount, and the subject's authoritative
 	// record is eligible.
 	GuardContext
+	// GuardBinding: the action's actor, subject, tenant and purpose are
+	// the ones the capability record was issued for (a typed action
+	// contract bound outside the model text; liveness is GuardCapability's).
+	GuardBinding
 )
 
 // ToolResult is the tool's answer. Receipt is nil when the response carried

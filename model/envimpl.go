@@ -259,6 +259,15 @@ func (r *run) guardGap(call ToolCall) string {
 			return "capability is not live"
 		}
 	}
+	if call.Guard&GuardBinding != 0 {
+		c, ok := r.world.Capability(a.CapabilityID)
+		switch {
+		case !ok:
+			return "no capability " + quoteID(a.CapabilityID) + " binds the action"
+		case a.Subject != c.Subject || a.Tenant != c.Tenant || a.Purpose != c.Purpose || a.Actor != c.Actor:
+			return "capability " + c.ID + " is bound to " + c.Subject + ", not " + a.Subject
+		}
+	}
 	if call.Guard&GuardState != 0 {
 		if o, ok := r.world.Order(a.Subject); !ok || o.Version != a.ExpectedVersion {
 			return "state version changed"

@@ -154,6 +154,9 @@ type run struct {
 	// inconclusive is set when the task ended without the system's own
 	// claim (restart limit, call limit).
 	inconclusive bool
+	// startEntitled is the oracle's entitlement of the task's request
+	// when the task started (see taskFacts.startEntitled).
+	startEntitled bool
 	// memory is the current worker's ephemeral context.
 	memory []kv
 	// granted are the capability ids approved for the current task.
@@ -225,6 +228,8 @@ type taskRecord struct {
 	inconclusive bool
 	// reconciled counts the re-sends the budget allowed after restarts.
 	reconciled int
+	// stopped: the run's declared stop condition ended this task.
+	stopped bool
 }
 
 func (r *run) nextID() string {
@@ -333,6 +338,10 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 		r.proposed = false
 		r.claimed = false
 		r.restarts = 0
+		// the oracle's entitlement of the task's own request before any
+		// of its crossings: false when the workload itself makes the
+		// request one to refuse (a repeated or unauthorized request)
+		r.startEntitled = entitled(&r.world, r.task, Action{}, false)
 		first := len(r.evs) + 1
 		r.taskFirst = first
 		for {
@@ -387,7 +396,8 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 		}
 		r.tasks = append(r.tasks, taskRecord{task: task, proposal: r.proposal, proposed: r.proposed,
 			claim: r.claim, claimAt: r.world.Clock, restarts: r.restarts, attempts: r.attempts,
-			started: r.taskStart, firstSeq: first, lastSeq: len(r.evs), inconclusive: r.inconclusive, reconciled: r.reconciled})
+			started: r.taskStart, firstSeq: first, lastSeq: len(r.evs), inconclusive: r.inconclusive, reconciled: r.reconciled,
+			stopped: r.stopped != nil})
 		if r.stopped != nil {
 			break
 		}

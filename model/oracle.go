@@ -116,6 +116,9 @@ type taskFacts struct {
 	// the claim.
 	held  bool
 	claim ClaimVerdict
+	// startEntitled: the task's own request was entitled in the World
+	// when the task started, before any of its crossings.
+	startEntitled bool
 }
 
 func (o *oracleState) reset(users int) {
@@ -421,7 +424,7 @@ func proven(w *World, t *Task) bool {
 func (o *oracleState) settle(r *run, seq int) {
 	w := &r.world
 	t := r.task
-	f := taskFacts{claim: r.claim.Verdict}
+	f := taskFacts{claim: r.claim.Verdict, startEntitled: r.startEntitled}
 	first := r.taskFirst
 	for i, e := range w.Ledger {
 		if e.Task == t.ID {
@@ -539,15 +542,25 @@ func termsOf(f taskFacts) Terms {
 	}
 }
 
+// taskTerms returns the terms of the i-th task that reached its claim.
+func (r *run) taskTerms(i int) Terms {
+	if r.h.scope.narrowed {
+		return narrowTerms(r.oracle.facts[i])
+	}
+	return termsOf(r.oracle.facts[i])
+}
+
+// correctDenial reports whether the oracle confirms the i-th task's
+// denial as the workload's correct outcome (see TaskVerdict).
+func (r *run) correctDenial(i int, x Terms) bool {
+	f := r.oracle.facts[i]
+	return !r.h.scope.narrowed && f.claim == ClaimDeny && x.Recovered && !f.startEntitled
+}
+
 func (r *run) terms() Terms {
 	var t Terms
-	for i, f := range r.oracle.facts {
-		var x Terms
-		if r.h.scope.narrowed {
-			x = narrowTerms(f)
-		} else {
-			x = termsOf(f)
-		}
+	for i := range r.oracle.facts {
+		x := r.taskTerms(i)
 		if i == 0 {
 			t = x
 			continue

@@ -7,8 +7,10 @@ import (
 	"strings"
 )
 
-// RecordVersion is the version of the run record format.
-const RecordVersion = 1
+// RecordVersion is the version of the run record format. Version 2 added
+// Tasks (the per-task verdicts); a version 1 record decodes into RunRecord
+// with Tasks nil.
+const RecordVersion = 2
 
 // RunRecord is the evidence record of one run (seed 003, "Evidence
 // Output"): one machine-readable document with the frozen contract, the
@@ -32,6 +34,7 @@ type RunRecord struct {
 	Budget       BudgetUse         `json:"budget"`
 	Terms        Terms             `json:"terms"`
 	Claims       []TaskClaim       `json:"claims"`
+	Tasks        []TaskVerdict     `json:"tasks"`
 	Timeline     []Event           `json:"timeline"`
 	Limitations  []string          `json:"limitations"`
 	NextCheck    string            `json:"narrowest_next_verification"`
@@ -129,7 +132,7 @@ func (res *Result) Record() RunRecord {
 	rec := RunRecord{
 		Version: RecordVersion, RunID: res.RunID, RunVerdict: res.RunVerdict, ClaimVerdict: res.Verdict,
 		Schedule: res.Schedule, Invariants: map[string]string{}, Violations: []InvariantResult{},
-		Terms: res.Terms, Claims: res.Claims, Limitations: append([]string(nil), limitations...),
+		Terms: res.Terms, Claims: res.Claims, Tasks: res.Tasks, Limitations: append([]string(nil), limitations...),
 	}
 	rec.Contract = Contract{Fixture: res.fixture.Name, Controls: res.Controls.List(), Mutant: res.Schedule.Config.Mutant,
 		RetryBudget: res.budget.RetryBudget, DeadlineMs: res.budget.DeadlineMs, Join: res.join, Statement: contractStatement,
@@ -261,6 +264,19 @@ func (rec *RunRecord) summary() string {
 	fmt.Fprintf(&b, ".\nVerdict: %s (claim %s", rec.RunVerdict, rec.ClaimVerdict)
 	if rec.Terminal != "" {
 		fmt.Fprintf(&b, ": %s", rec.Terminal)
+	}
+	if len(rec.Tasks) > 1 {
+		b.WriteString("; tasks:")
+		for i, t := range rec.Tasks {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, " %s %s (%s", t.Task, t.RunVerdict, t.Claim)
+			if t.CorrectDenial {
+				b.WriteString(", a correct denial")
+			}
+			b.WriteString(")")
+		}
 	}
 	b.WriteString(").\nFailed invariants: ")
 	if len(rec.Violations) == 0 {

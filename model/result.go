@@ -7,7 +7,8 @@ type RunVerdict string
 // Run verdicts.
 const (
 	// Recovered: every invariant held and the workflow completed within
-	// budget.
+	// budget; in a run of several tasks, a task's correct denial (see
+	// TaskVerdict) does not stand in the way when the others recovered.
 	Recovered RunVerdict = "recovered"
 	// ContainedFailure: the fault was isolated and the workflow stopped
 	// safely (a hold or a denial); not autonomous success.
@@ -58,6 +59,35 @@ type TaskClaim struct {
 	Degraded bool         `json:"degraded,omitempty"`
 }
 
+// TaskVerdict is one task's verdicts in a run: its claim as the oracle
+// judged it (unsafe when the task's effects broke right_subject,
+// current_entitlement or effect_at_most_once) and its own run verdict:
+//
+//   - unrecoverable: an invariant in scope first became false at one of
+//     the task's crossings, its claim is unsafe, or it released without
+//     recovering (its outcome terms' Recovered is false);
+//   - inconclusive: the task ended without the system's own claim
+//     (restart or call limit) or a declared stop condition ended it;
+//   - recovered: a release the oracle finds recovered (a proven, single,
+//     entitled effect within budget, see [Terms]);
+//   - contained_failure: any other hold or denial.
+//
+// CorrectDenial marks a denial the workload itself calls for: the claim
+// is deny, the task made no effect, the oracle finds the denied request
+// not entitled at the claim and already not entitled when the task
+// started (before any of its crossings, so no fault in the task made it
+// so: a repeated request for a refund another task made, or a request no
+// live capability, policy or record allows), the retry budget held and
+// no invariant in scope was broken. A hold is never a correct denial, nor
+// is any denial under a narrowed scope (Options.Builtin), whose oracle
+// has no entitlement rule.
+type TaskVerdict struct {
+	Task          string       `json:"task"`
+	Claim         ClaimVerdict `json:"claim_verdict"`
+	RunVerdict    RunVerdict   `json:"run_verdict"`
+	CorrectDenial bool         `json:"correct_denial,omitempty"`
+}
+
 // Result is the full result of one run.
 type Result struct {
 	RunID      string            `json:"run_id"`
@@ -69,7 +99,17 @@ type Result struct {
 	Claims     []TaskClaim       `json:"claims"`
 	Terms      Terms             `json:"terms"`
 	Verdict    ClaimVerdict      `json:"claim_verdict"`
-	RunVerdict RunVerdict        `json:"run_verdict"`
+	// RunVerdict is derived from Tasks: unrecoverable when an invariant
+	// was violated or a task is unrecoverable; inconclusive when a task
+	// is, a stop condition ended the run, or a scheduled fault was never
+	// reached or never fired; recovered when every task recovered except
+	// correct denials (TaskVerdict.CorrectDenial) and at least one task
+	// recovered; contained_failure otherwise. A correct denial does not
+	// cap the run: the system refused what the workload asked it to
+	// refuse.
+	RunVerdict RunVerdict `json:"run_verdict"`
+	// Tasks are the per-task verdicts, in task order.
+	Tasks []TaskVerdict `json:"tasks"`
 	// Stopped is set when a declared stop condition ended the run
 	// (Options.Stop); such a run is at best inconclusive.
 	Stopped *StopReport `json:"stopped,omitempty"`
@@ -170,6 +210,7 @@ func (r *run) outcome() *Result {
 		res.Stopped = &st
 	}
 	limit := r.stopped != nil
+	broken, recovered, capped := false, false, false
 	for i, t := range r.tasks {
 		if i == 0 {
 			res.join = t.task.Join
@@ -178,19 +219,57 @@ func (r *run) outcome() *Result {
 				Reconciled: t.reconciled}
 		}
 		res.Claims = append(res.Claims, TaskClaim{Task: t.task.ID, Verdict: t.claim.Verdict, Reason: t.claim.Reason, Degraded: t.claim.Degraded})
-		if t.inconclusive {
+		tv := r.taskVerdict(i, res.Invariants)
+		res.Tasks = append(res.Tasks, tv)
+		switch {
+		case tv.RunVerdict == Unrecoverable:
+			broken = true
+		case tv.RunVerdict == Inconclusive:
 			limit = true
+		case tv.RunVerdict == Recovered:
+			recovered = true
+		case !tv.CorrectDenial:
+			capped = true
 		}
 	}
 	switch {
-	case !res.Held() || !res.Terms.Recovered && res.Terms.Verdict == ClaimRelease:
+	case !res.Held() || broken:
 		res.RunVerdict = Unrecoverable
 	case limit || !allReached:
 		res.RunVerdict = Inconclusive
-	case res.Terms.Verdict == ClaimRelease:
+	case recovered && !capped:
 		res.RunVerdict = Recovered
 	default:
 		res.RunVerdict = ContainedFailure
 	}
 	return res
+}
+
+// taskVerdict judges the i-th task (see TaskVerdict); invs are the run's
+// invariant results.
+func (r *run) taskVerdict(i int, invs []InvariantResult) TaskVerdict {
+	t := &r.tasks[i]
+	tv := TaskVerdict{Task: t.task.ID, Claim: t.claim.Verdict}
+	if i >= len(r.oracle.facts) {
+		tv.RunVerdict = Inconclusive
+		return tv
+	}
+	x := r.taskTerms(i)
+	tv.Claim = x.Verdict
+	broke := false
+	for _, inv := range invs {
+		broke = broke || !inv.Held && inv.FirstSeq >= t.firstSeq && inv.FirstSeq <= t.lastSeq
+	}
+	switch {
+	case broke || x.Verdict == ClaimUnsafe || x.Verdict == ClaimRelease && !x.Recovered:
+		tv.RunVerdict = Unrecoverable
+	case t.inconclusive || t.stopped:
+		tv.RunVerdict = Inconclusive
+	case x.Verdict == ClaimRelease:
+		tv.RunVerdict = Recovered
+	default:
+		tv.RunVerdict = ContainedFailure
+		tv.CorrectDenial = r.correctDenial(i, x)
+	}
+	return tv
 }

@@ -21,9 +21,14 @@
 // What each control does here:
 //
 //   - bind_identity: the proposal's actor, subject, tenant and purpose must
-//     equal the task's binding and the capability's, outside the model text;
+//     equal the task's binding and the capability's, outside the model text,
+//     and the commit's guard asks the provider to find them equal to the
+//     capability record's (model.GuardBinding);
 //   - pre_effect_authority: the capability is re-read at effect time and must
-//     be live and cover the amount;
+//     be live and cover the amount (the paper's re-check of authority, the
+//     defence of a revoked capability); it does not check the binding, so a
+//     swapped subject under a live grant for another order passes it, as in
+//     the paper's artefact, where only bind_identity stops a subject swap;
 //   - refresh_context: before the effect the policy and the eligibility are
 //     re-read, the latter with source precedence (the authoritative record);
 //     a newer policy version, a policy that no longer allows the refund or an
@@ -51,9 +56,10 @@
 // resumed into a reserved attempt makes that attempt and no other (it
 // cannot vouch for the budget its checkpoint carries); a provider replay
 // or readback showing the refund made under another decision's trace is
-// denied as already refunded. The checks of pre_effect_authority,
-// state_precondition and refresh_context also travel with the commit as a
-// guard the provider evaluates atomically (model.Guard).
+// denied as already refunded. The checks of bind_identity,
+// pre_effect_authority, state_precondition and refresh_context also travel
+// with the commit as a guard the provider evaluates atomically
+// (model.Guard).
 package copperfin
 
 import (
@@ -487,6 +493,9 @@ func (f *flow) guard() model.Guard {
 	var g model.Guard
 	if f.unguarded {
 		return 0
+	}
+	if f.s.on(model.BindIdentity) {
+		g |= model.GuardBinding
 	}
 	if f.s.on(model.PreEffectAuthority) && !f.s.mutant.is(ExpiryAtApproval) {
 		g |= model.GuardCapability
