@@ -4,7 +4,7 @@
 // A trial is one run of the full model: a single-fault schedule for a fault
 // kind, the reference system under a control set, the harness, the injector
 // and the oracle. Trials are chosen as the paper's artefact chooses them
-// (seed 000, "Runnable Python artefact"): domains in round robin and one draw
+// (the paper, "Runnable Python artefact"): domains in round robin and one draw
 // of the artefact's 32-bit linear congruential generator per trial to pick
 // the kind within the domain.
 //
@@ -19,7 +19,7 @@
 //     and JSON object;
 //   - [LCG] is the artefact's generator.
 //
-// Release evidence (seed 000's decision instruments), built on full runs of
+// Release evidence (the paper's decision instruments), built on full runs of
 // the model:
 //
 //   - [Gather] runs an [EvidenceConfig] into [Evidence]: a reference
@@ -30,7 +30,7 @@
 //     recover, prove, serve), each a [Term] with its [Wilson] interval,
 //     pooled [Aggregate]s that keep the worst critical class, the
 //     [Placement] of each profile in a [Region] of the [Envelope] (the
-//     paper's hard invariants and seed 003's recovery contract,
+//     paper's hard invariants and the harness practice's recovery contract,
 //     [HardInvariants]), the counterfactual containment [Pair]s of every
 //     kind with a declared defence (its nominated controls, the
 //     behaviour a seeded defect of the [System] lacks, or both; [ContrastOf]
@@ -216,7 +216,7 @@ const (
 	AssessBlock = "BLOCK OR REDESIGN"
 )
 
-// Assess applies the paper's release rules (seed 000, the artefact's
+// Assess applies the paper's release rules (the artefact's
 // release_assessment): unsafe escape above zero, unverifiable release above
 // zero, containment under 0.99, useful service under 0.80 each block, with
 // a reason.

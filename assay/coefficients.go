@@ -4,7 +4,7 @@ import (
 	"github.com/faultline/faultline/model"
 )
 
-// Coefficient is the fault-transfer coefficient of seed 000 ("The
+// Coefficient is the fault-transfer coefficient of the paper ("The
 // fault-transfer coefficient") for one fault kind i and invariant j under a
 // profile and configuration:
 //

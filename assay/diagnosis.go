@@ -7,7 +7,7 @@ import (
 	"github.com/faultline/faultline/model"
 )
 
-// Remediation is one of the four outcomes seed 000 assigns to a negative
+// Remediation is one of the four outcomes the paper assigns to a negative
 // result ("What a negative result should produce").
 type Remediation string
 
@@ -60,7 +60,7 @@ type Interruption struct {
 	RunVerdict model.RunVerdict `json:"run_verdict"`
 }
 
-// Diagnosis is what a negative result produces (seed 000, "What a negative
+// Diagnosis is what a negative result produces (the paper, "What a negative
 // result should produce"), derived from the counterexample run and from
 // matched runs, never from a table keyed by fault kind:
 //
@@ -105,7 +105,7 @@ type Diagnosis struct {
 // boundary, checkpoint reads and writes the checkpoint store, worker
 // starts, crashes and stops the worker boundary, memory reads and writes
 // the memory boundary, branch runs and joins the branch join, and a
-// retry-after wait (clock.sleep) the tool-call boundary (seed 003's
+// retry-after wait (clock.sleep) the tool-call boundary (the harness practice's
 // harness boundaries).
 func EventBoundary(e model.EventName) model.Boundary {
 	switch e {
@@ -133,7 +133,7 @@ func EventBoundary(e model.EventName) model.Boundary {
 
 // oracleReads lists the events through which a system consults an oracle's
 // source. The budget counter is persisted in the checkpoints a system
-// reloads (seed 003: "Persist ... remaining budgets"); the join record is
+// reloads (the harness practice: "Persist ... remaining budgets"); the join record is
 // written and kept at the branch join.
 var oracleReads = map[model.OracleName][]model.EventName{
 	model.OracleLedgerReadback:   {model.EvLedgerReadback},

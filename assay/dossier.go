@@ -126,7 +126,7 @@ type ChangeTrigger struct {
 	SHA256 string `json:"sha256"`
 }
 
-// Dossier is the versioned fault dossier of seed 000 ("Let the injected
+// Dossier is the versioned fault dossier of the paper ("Let the injected
 // path decide release"): the configured-system manifest, the specs of the
 // fault kinds the evidence covers and the invariants, the declared stop conditions, the evidence (baseline and
 // intervention runs, signatures, placements, pairs, coefficients,

@@ -197,7 +197,7 @@ func TestDossierDiffTriggers(t *testing.T) {
 // TestDossierCatalogue: the dossier of the whole catalogue carries all 25
 // specs with their defences and triggers, the pairs of the kinds defended
 // by a behaviour, and its holds; against the dossier of the paper's ten
-// (the catalogue before seed 003's fifteen kinds) every change trigger
+// (the catalogue before the harness practice's fifteen kinds) every change trigger
 // fires: the new kinds enter at every family of boundary, and each adds
 // runs to every behavioural fingerprint.
 func TestDossierCatalogue(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"github.com/faultline/faultline/model"
 )
 
-// Region is one of the four regions of seed 000's release figure ("Release
+// Region is one of the four regions of the paper's release figure ("Release
 // occupies a constrained envelope, not the maximum of one score"). Its axes
 // are useful service preserved under fault and containment with outcome
 // proof.
@@ -67,7 +67,7 @@ type Floor struct {
 	Scope Scope   `json:"scope"`
 }
 
-// Envelope is the release envelope (seed 000, "A dead system can score
+// Envelope is the release envelope (the paper, "A dead system can score
 // perfectly on safety"): the hard invariants, always checked (the paper's
 // four: zero unsafe escape, zero duplicate effect, zero unproved release,
 // zero wrong-subject effect; and zero recovery-contract violation, seed
@@ -138,7 +138,7 @@ func pctOf(t Term) string { return fmt.Sprintf("%.1f%%", 100*t.Rate) }
 // "all") in a region:
 //
 //  1. an unsafe escape, duplicate effect, wrong-subject effect or
-//     recovery-contract violation in any trial: unsafe escape (seed 003
+//     recovery-contract violation in any trial: unsafe escape (the harness practice
 //     calls such a run unrecoverable);
 //  2. otherwise a missed recover or serve floor: contained but dead;
 //  3. otherwise an unproved release, or a missed prove, contain or detect

@@ -7,7 +7,7 @@ import (
 )
 
 // DefaultStop is the blast radius the audit and the dossier declare before
-// their runs (seed 000, step 4): at most two ledger effects (the largest
+// their runs (the paper, step 4): at most two ledger effects (the largest
 // transfer a represented single fault makes is one duplicate), at most
 // three fault firings (a persistent fault fires on every attempt:
 // budget_exhaustion fires on each of the 1 + 2 attempts the largest retry
@@ -50,7 +50,7 @@ func DefaultEvidenceConfig() EvidenceConfig {
 // Evidence is the release evidence of a configured system: the reference
 // study (the base setup only: the figures the release placement rests on)
 // and the variation study (the same plan with each trial's configuration
-// drawn from the Variation, seed 000's step 8), which reports the worst
+// drawn from the Variation, the paper's step 8), which reports the worst
 // configuration of each critical fault.
 type Evidence struct {
 	Reference *Study `json:"reference"`

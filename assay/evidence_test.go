@@ -493,7 +493,7 @@ func TestPairsTypedShowLeverage(t *testing.T) {
 }
 
 // TestPairsCatalogue: over the whole catalogue every kind has a pair in
-// every profile and configuration. For the fifteen kinds of seed 003 whose
+// every profile and configuration. For the fifteen kinds of the harness practice whose
 // defence is a behaviour of the reference system, off runs it with the
 // seeded defect that lacks the behaviour. Under the baseline (no control)
 // and typed every pair shows leverage into the predicted invariant: each
@@ -789,7 +789,7 @@ func diagnosisOf(t *testing.T, st *assay.Study, profile, kind string) assay.Diag
 }
 
 // TestDiagnoses: every baseline counterexample is diagnosed from its run;
-// typed and fail_closed have none. The duplicate refund of seed 000: first
+// typed and fail_closed have none. The duplicate refund of the paper: first
 // false at the second payment commit (seq 19: the fan-out, the join and a
 // write-ahead checkpoint before each attempt come first), discriminated by
 // the unknown first commit (seq 16), interrupted by stable logical-action

@@ -11,7 +11,7 @@ import (
 	"github.com/faultline/faultline/model"
 )
 
-// The change triggers of seed 000 ("Let the injected path decide
+// The change triggers of the paper ("Let the injected path decide
 // release"): a change to any of them can invalidate the evidence and
 // reopens the release gate.
 const (
@@ -44,7 +44,7 @@ var Triggers = []struct{ Name, Covers string }{
 // semantics; tool call: tool semantics and retry logic; state, checkpoint
 // store: state schema; worker, branch join, memory: orchestration; proof:
 // evidence routing), and retry logic when the budget counter judges it.
-// A change to the spec, or a new kind, fires these triggers (seed 000: "Any
+// A change to the spec, or a new kind, fires these triggers (the paper: "Any
 // change to tool semantics, state schema, policy, retry logic, model
 // orchestration or evidence routing can reopen the gate").
 func SpecTriggers(spec model.FaultSpec) []string {

@@ -7,7 +7,7 @@ import (
 	"github.com/faultline/faultline/model"
 )
 
-// PairClass classifies a counterfactual containment pair (seed 000, "New
+// PairClass classifies a counterfactual containment pair (the paper, "New
 // decision instrument: the counterfactual containment pair").
 type PairClass string
 
@@ -199,7 +199,7 @@ func (f ControlFinding) Part() string {
 // on side, so the pair isolates the kind's whole declared defence.
 // PerControl repeats the pair for each part of the defence removed alone
 // when there are several (each nominated control, and the behaviour):
-// seed 000 warns that "a different control silently carries the result".
+// the paper warns that "a different control silently carries the result".
 type Pair struct {
 	System    string          `json:"system"`
 	Profile   string          `json:"profile"`

@@ -25,7 +25,7 @@ func termOf(count, trials int) Term {
 	return Term{Count: count, Trials: trials, Rate: rate, Interval: iv}
 }
 
-// Q is the fault-transfer signature of seed 000 (worked example 2): five
+// Q is the fault-transfer signature of the paper (worked example 2): five
 // questions kept apart, never averaged into one score.
 //
 //   - Detect: the system raised a warning after the disturbance fired;
@@ -110,12 +110,12 @@ type Signature struct {
 }
 
 // PaperHardInvariants are the invariants behind the paper's hard
-// constraints of the release envelope (seed 000, "Release against
+// constraints of the release envelope (the paper, "Release against
 // containment evidence"): no wrong-subject effect, no effect without
 // current entitlement, no duplicate effect, no release without proof.
 var PaperHardInvariants = []string{model.InvRightSubject, model.InvCurrentEntitlement, model.InvEffectAtMostOnce, model.InvProvableOutcome}
 
-// ContractInvariants are the invariants of seed 003's recovery contract
+// ContractInvariants are the invariants of the harness practice's recovery contract
 // ("Recovery Contract"; a run that violates one is unrecoverable): resume
 // from the newest valid checkpoint, never invent progress, stay within the
 // retry and deadline budgets, keep every branch in the join record. The
@@ -127,7 +127,7 @@ var ContractInvariants = []string{model.InvResumeFromCheckpoint, model.InvNoInve
 var HardInvariants = append(append([]string(nil), PaperHardInvariants...), ContractInvariants...)
 
 // Critical reports whether spec threatens a hard invariant (HardInvariants):
-// a release-critical fault (seed 000, "For every release-critical fault, run
+// a release-critical fault (the paper, "For every release-critical fault, run
 // a matched pair").
 func Critical(spec model.FaultSpec) bool {
 	for _, t := range spec.Threatens {
@@ -164,7 +164,7 @@ type WorstCell struct {
 // configuration or all). Pooling never stands alone: Worst keeps, for each
 // term of Q, the critical fault class and configuration with the lowest
 // rate, and WorstClass the critical class that is worst on all five terms
-// in the order contain, prove, recover, serve, detect (seed 000: "Aggregate
+// in the order contain, prove, recover, serve, detect (the paper: "Aggregate
 // only after preserving the worst critical fault class and the
 // configuration that produced it").
 type Aggregate struct {

@@ -20,7 +20,7 @@ type System struct {
 	Factory func(model.Controls) model.Factory
 	// Mutant builds the system under a control set with the seeded defect
 	// named mutant (a model.FaultSpec.Mutant: the defect that lacks the
-	// behaviour defending against the kind, seed 003). It returns an error
+	// behaviour defending against the kind, the harness practice). It returns an error
 	// naming an unknown defect. nil when the system has no seeded defects:
 	// a study over kinds whose defence is a behaviour rather than a control
 	// then returns an error, since it cannot run their counterfactual pairs.
@@ -49,7 +49,7 @@ func (sys System) factory(cs model.Controls, mutant string) (model.Factory, erro
 	return f, nil
 }
 
-// StudyConfig declares a study before it runs (seed 000, the eight-step
+// StudyConfig declares a study before it runs (the paper, the eight-step
 // assay): the system, its base setup (options, including the declared stop
 // conditions, and fixture), the profiles, the trial plan (trials, seed,
 // compat), the configurations (Variation) and the release envelope.

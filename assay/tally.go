@@ -11,7 +11,7 @@ import (
 // release evidence counts the trials of a study, so that the run can be
 // placed in a [Region] of the [Envelope] by the code behind "faultline
 // audit": its signatures are built, and placed with [Envelope.Place], as
-// [RunStudy] builds and places the reference study's (seed 000, "Release
+// [RunStudy] builds and places the reference study's (the paper, "Release
 // occupies a constrained envelope"). For the same profile, trials and seed
 // over all five domains, a Tally's placement equals the audit's placement of
 // that profile over configuration "all" (a test checks it).

@@ -6,8 +6,8 @@
 // Layout of the directory:
 //
 //   - *.json: worked examples as schedule files (model.ParseSchedule): of
-//     seed 000 (the timeout after commit, stale eligibility meeting a
-//     revoked capability, the dropped receipt), of seed 003 (its harness
+//     the paper (the timeout after commit, stale eligibility meeting a
+//     revoked capability, the dropped receipt), of the harness practice (its harness
 //     fixture, a stale checkpoint, an exhausted budget, a best-effort
 //     join, a lost memory), and regression schedules (a stale policy at
 //     the re-read before the effect, once a counterexample of the typed

@@ -2,7 +2,7 @@
 // which it never did, and turns the record into reports and release gates.
 //
 // The coverage key is the paper's K = (domain, boundary, phase,
-// correlation, oracle) (seed 000, "Coverage that cannot be gamed"): it
+// correlation, oracle) (the paper, "Coverage that cannot be gamed"): it
 // turns "we injected thousands of faults" into "we visited these keys and
 // never these". A key counts as visited only when the injector shows that
 // the fault reached its boundary and fired (model.FaultReport.Reached and

@@ -8,7 +8,7 @@ import (
 )
 
 // Key is the paper's coverage key K = (domain, boundary, phase,
-// correlation, oracle) (seed 000, "Coverage that cannot be gamed"): two runs
+// correlation, oracle) (the paper, "Coverage that cannot be gamed"): two runs
 // with different keys are different experiments even when they raise the
 // same software exception. Its text form is the five values joined by "/",
 // in that order, e.g. "tool/effect/after_commit/isolated/ledger_readback";

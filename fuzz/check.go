@@ -115,7 +115,7 @@ func (d *Decoder) Check(s *model.Schedule) (*model.Result, error) {
 // CheckDeterminism replays s twice, on two different harnesses (one
 // reused, one fresh), and returns an error with the differences when the
 // normalised timelines, fault reports, invariant results, claims, terms or
-// verdicts differ (reflect.DeepEqual, with go-cmp's diff in the error) (seed 003: "Run the same schedule twice and compare the
+// verdicts differ (reflect.DeepEqual, with go-cmp's diff in the error) (the harness practice: "Run the same schedule twice and compare the
 // normalized timeline").
 func (d *Decoder) CheckDeterminism(s *model.Schedule) error {
 	a, err := d.Run(s)

@@ -30,7 +30,7 @@ const (
 	// ScopeAnywhere places each kind at ordinals 1 to MaxOrdinal of every
 	// event it can be injected at (model.Schedule.Validate accepts it): a
 	// world event (a worker crash, a revocation) at any crossing, as the
-	// exploration of package properties draws them (seed 003: a worker
+	// exploration of package properties draws them (the harness practice: a worker
 	// restart at any point).
 	ScopeAnywhere
 )

@@ -284,7 +284,7 @@ func TestOrdinalsScopeHoldsUnderTyped(t *testing.T) {
 }
 
 // TestBaselineFailsAtOnce: against the baseline, the timeout after commit
-// alone is a counterexample (seed 000's duplicate refund).
+// alone is a counterexample (the paper's duplicate refund).
 func TestBaselineFailsAtOnce(t *testing.T) {
 	d := decoder(t, fuzz.WithProfile(model.ProfileBaseline))
 	b, err := d.Encode(schedule(typed, entry("timeout_after_commit", 1)))

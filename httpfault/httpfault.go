@@ -169,7 +169,7 @@ type Options struct {
 	Amount  string
 }
 
-// Key is a coverage key of seed 000: K = (domain, boundary, phase,
+// Key is a coverage key of the paper: K = (domain, boundary, phase,
 // correlation, oracle), taken from a fault kind's spec.
 type Key struct {
 	Domain      model.Domain      `json:"domain"`

@@ -55,7 +55,7 @@ func (l *loopbackOnly) RoundTrip(r *http.Request) (*http.Response, error) {
 func (l *loopbackOnly) CloseIdleConnections() { l.base.CloseIdleConnections() }
 
 // TestTimeoutAfterCommitBlindRetryDuplicates is the thought experiment of
-// seed 000 against a real server: the provider commits, the reply is
+// the paper against a real server: the provider commits, the reply is
 // lost; a client that retries under a new key pays twice, a client that
 // keeps its idempotency key and reads the ledger back pays once, proven.
 func TestTimeoutAfterCommitBlindRetryDuplicates(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 //go:embed static/page.html static/lab.css static/lab.js
 var static embed.FS
 
-// controlLabels are the lab's labels of the seven controls (seed 000,
+// controlLabels are the lab's labels of the seven controls (the paper,
 // "Executable lab") and of the fail-closed policy (worked example 5).
 var controlLabels = map[model.Control]string{
 	model.BindIdentity:       "Bind actor, subject, tenant and purpose",
@@ -70,7 +70,7 @@ type domainView struct {
 	Kinds []model.FaultSpec
 }
 
-// regionView is one region of the release figure (seed 000, worked
+// regionView is one region of the release figure (the paper, worked
 // example 5) as the page draws it: useful service on the x axis,
 // containment and outcome proof on the y axis.
 type regionView struct {

@@ -20,7 +20,7 @@ var corpusExpect = map[string]struct {
 	violated []string
 }{
 	"timeout-after-commit.json":      {model.Unrecoverable, []string{model.InvEffectAtMostOnce}},
-	"seed003-harness-fixture.json":   {model.Recovered, nil},
+	"harness-practice-fixture.json":  {model.Recovered, nil},
 	"stale-checkpoint-rejected.json": {model.ContainedFailure, nil},
 	"budget-exhausted.json":          {model.ContainedFailure, nil},
 	"best-effort-join-degraded.json": {model.Recovered, nil},
@@ -63,11 +63,11 @@ func TestCorpusReplaysToRecordedVerdicts(t *testing.T) {
 	}
 }
 
-// TestSeed003Fixture checks the proof facts seed 003 lists for its local
+// TestHarnessPracticeFixture checks the proof facts the harness practice lists for its local
 // harness run, and that without idempotency the same schedule duplicates
 // the refund.
-func TestSeed003Fixture(t *testing.T) {
-	s := loadCorpus(t, "seed003-harness-fixture.json")
+func TestHarnessPracticeFixture(t *testing.T) {
+	s := loadCorpus(t, "harness-practice-fixture.json")
 	res := run(t, s)
 	var loads, commits []model.Event
 	for _, e := range res.Timeline {
@@ -201,7 +201,7 @@ func TestMemoryLossHolds(t *testing.T) {
 // TestRecordRedactsIdentifiers: the run record carries no raw subject,
 // capability or trace identifier.
 func TestRecordRedactsIdentifiers(t *testing.T) {
-	res := run(t, loadCorpus(t, "seed003-harness-fixture.json"))
+	res := run(t, loadCorpus(t, "harness-practice-fixture.json"))
 	rec := res.Record()
 	for _, e := range rec.Timeline {
 		for _, raw := range []string{"O-731", "CAP-27-731", "trace-refund"} {

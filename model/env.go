@@ -20,7 +20,7 @@ type Task struct {
 	Trace      string
 	// RetryBudget is the number of tool-call attempts the task may make
 	// after its first; Deadline is its deadline in logical milliseconds
-	// from its first worker start. A restart resets neither (seed 003,
+	// from its first worker start. A restart resets neither (the harness practice,
 	// "Budgets and Terminal Verdicts").
 	RetryBudget int
 	Deadline    Millis
@@ -32,7 +32,7 @@ type Task struct {
 	Join JoinPolicy
 }
 
-// JoinPolicy is how a fan-out's join treats failed branches (seed 003,
+// JoinPolicy is how a fan-out's join treats failed branches (the harness practice,
 // "Parallel branches").
 type JoinPolicy string
 
@@ -49,7 +49,7 @@ const (
 // JoinPolicies lists the join policies.
 var JoinPolicies = []JoinPolicy{JoinAllRequired, JoinBestEffort, JoinCompensate}
 
-// Action is the typed action contract (seed 000, worked example 3): what a
+// Action is the typed action contract (the paper, worked example 3): what a
 // proposal becomes before it may become an effect.
 type Action struct {
 	Actor            string
@@ -107,7 +107,7 @@ type ToolCall struct {
 }
 
 // Guard is a set of action-contract preconditions a tool call asks the
-// provider to check atomically with its commit: seed 000's authority
+// provider to check atomically with its commit: the paper's authority
 // kernel, which "sees three failed preconditions and denies execution",
 // evaluated at the effect itself so that no change of the world between
 // the system's last check and the commit can slip through.
@@ -352,7 +352,7 @@ type Memory interface {
 // BranchStatus is the state of one branch of a fan-out.
 type BranchStatus string
 
-// Branch states (seed 003: "The join record must retain success, failure,
+// Branch states (the harness practice: "The join record must retain success, failure,
 // timeout, and not-started states").
 const (
 	BranchSuccess    BranchStatus = "success"

@@ -296,7 +296,7 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 	// recorded its outcome (no checkpoint after it) is a reconciliation:
 	// whatever the provider answered, the durable workflow never learned
 	// it. The budget allows one such re-send per restart on top of the
-	// retry budget (seed 003: "If exactly-once cannot be proven, downgrade
+	// retry budget (the harness practice: "If exactly-once cannot be proven, downgrade
 	// the verdict and require reconciliation"; a key that is safe to replay
 	// may be replayed).
 	if r.lastSendWorker > 0 && r.lastSendWorker != r.worker && r.lastSendUnrecorded && call.RequestKey == r.lastSendKey {

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// FaultSpec is the typed specification of a fault kind (seed 000, the
+// FaultSpec is the typed specification of a fault kind (the paper, the
 // eight-step assay, step 2: "Domain, mode, target, timing, intensity, scope
 // and expected recoverability"). The spec describes the fault; its
 // disturbance is code that changes the World or a call at Event, and every
@@ -292,7 +292,7 @@ func (breakTraceLineage) onCommit(r *run, call ToolCall, provider func(ToolCall)
 	return provider(call), true
 }
 
-// --- seed 003 tool faults ---
+// --- tool faults of the harness practice ---
 
 type sandboxDenial struct{}
 
@@ -376,7 +376,7 @@ func (budgetExhaustion) onCommit(r *run, call ToolCall, provider func(ToolCall) 
 	return ToolResult{Outcome: OutcomeUnknown, Class: ClassTimeout, Reason: "timeout: provider unreachable"}, true
 }
 
-// --- seed 003 worker and checkpoint faults ---
+// --- worker and checkpoint faults of the harness practice ---
 
 type workerRestart struct{}
 
@@ -484,7 +484,7 @@ var catalogue = []faultKind{
 		Boundary: BoundaryEffect, Phase: PhaseBeforeCommit, Signal: SignalTraceLink, Manner: MannerContradictory,
 		Oracle: OracleTraceLineage, Threatens: []string{InvProvableOutcome}, Nominated: []Control{EvidenceGate},
 		Doc: "between authority and tool: the trace context propagated into the call is replaced"}, breakTraceLineage{}},
-	// seed 003's fault matrix and harness boundaries
+	// the harness practice's fault matrix and harness boundaries
 	{FaultSpec{Kind: "sandbox_denial", Domain: DomainTool, Target: "tool sandbox", Event: EvToolCommit,
 		Boundary: BoundarySandbox, Phase: PhaseBeforeValidation, Signal: SignalNone,
 		Oracle: OracleLedgerReadback, Threatens: []string{InvNoInventedProgress}, Mutant: "rejection_as_success",

@@ -155,7 +155,7 @@ func TestFaultNotReachedIsNotTested(t *testing.T) {
 	}
 }
 
-// TestTimeoutAfterCommitTimeline pins the thought experiment of seed 000:
+// TestTimeoutAfterCommitTimeline pins the thought experiment of the paper:
 // the provider commits, the reply is lost, and the baseline's blind retry
 // commits a second refund.
 func TestTimeoutAfterCommitTimeline(t *testing.T) {

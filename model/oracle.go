@@ -6,7 +6,7 @@ import "fmt"
 // the timeline, checked by the harness after every boundary crossing.
 const (
 	// InvRightSubject: every effect is for the task's bound actor, subject,
-	// tenant and purpose (seed 000: "no wrong-subject effect").
+	// tenant and purpose (the paper: "no wrong-subject effect").
 	InvRightSubject = "right_subject"
 	// InvCurrentEntitlement: at effect time the capability is live and
 	// covers the amount, the current policy allows it, the authoritative
@@ -14,31 +14,31 @@ const (
 	// expected version.
 	InvCurrentEntitlement = "current_entitlement"
 	// InvEffectAtMostOnce: at most one ledger effect per logical action
-	// (seed 003's effect_at_most_once; with provable_outcome, a release is
+	// (the harness practice's effect_at_most_once; with provable_outcome, a release is
 	// exactly once): per task, and per refund of one subject of one tenant
 	// for one purpose across the tasks of a run, so a repeated request for
 	// an order already refunded must not refund it again.
 	InvEffectAtMostOnce = "effect_at_most_once"
 	// InvProvableOutcome: no release without a correlated receipt or an
 	// independent readback whose trace lineage joins the task's decision
-	// to exactly the ledger effect (seed 000: "no release without proof").
+	// to exactly the ledger effect (the paper: "no release without proof").
 	InvProvableOutcome = "provable_outcome"
 	// InvResumeFromCheckpoint: a worker resumes only from the newest valid
 	// checkpoint the store holds; after the store serves a stale, future,
 	// corrupt or missing checkpoint, no tool call and no release follow
-	// until a valid load (seed 003: "Reload the newest valid checkpoint and
+	// until a valid load (the harness practice: "Reload the newest valid checkpoint and
 	// reject a future-version or corrupted checkpoint instead of guessing").
 	InvResumeFromCheckpoint = "resume_from_checkpoint"
 	// InvNoInventedProgress: no release while the ledger holds no effect of
 	// the task, no checkpoint recording a completed effect the ledger does
 	// not hold, and no effect under a capability the authority never
-	// approved for the task (seed 003: "never invent progress"; "check that
+	// approved for the task (the harness practice: "never invent progress"; "check that
 	// the agent does not fabricate missing user intent, tool output, or
 	// approval").
 	InvNoInventedProgress = "no_invented_progress"
 	// InvBudget: a task's tool-call attempts never exceed one plus its
 	// retry budget and no tool call starts after its deadline, counted
-	// across restarts (seed 003: "Do not reset a budget on a worker
+	// across restarts (the harness practice: "Do not reset a budget on a worker
 	// restart"). A restarted worker's re-send of the crashed worker's last
 	// request, under the same idempotency key, when the crashed worker
 	// never checkpointed after sending it, reconciles that request and is
@@ -46,7 +46,7 @@ const (
 	InvBudget = "budget"
 	// InvJoinPreserved: every join record keeps every branch with the
 	// state it really had, and the claim obeys the declared join policy
-	// (seed 003: "Never let a successful sibling erase a failed branch").
+	// (the harness practice: "Never let a successful sibling erase a failed branch").
 	InvJoinPreserved = "join_preserved"
 )
 

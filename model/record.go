@@ -12,11 +12,11 @@ import (
 // with Tasks nil.
 const RecordVersion = 2
 
-// RunRecord is the evidence record of one run (seed 003, "Evidence
+// RunRecord is the evidence record of one run (the harness practice, "Evidence
 // Output"): one machine-readable document with the frozen contract, the
 // schedule, the verdicts, every invariant as pass or fail, every fault with
 // where it entered and whether it was handled, the budget consumed, the
-// timeline with seed 003's fields and the run's limitations, plus a concise
+// timeline with the harness practice's fields and the run's limitations, plus a concise
 // human summary. Identifiers of subjects, capabilities and traces are
 // redacted to stable references ("ref-" and 8 hex digits of their FNV-32a
 // hash), so a record can be attached to a pull request.
@@ -81,7 +81,7 @@ type BudgetUse struct {
 	Reconciled int `json:"reconciled,omitempty"`
 }
 
-// Contract statement of seed 003 ("Recovery Contract").
+// Contract statement of the harness practice ("Recovery Contract").
 const contractStatement = "After recovery, resume from the latest durable checkpoint, preserve the task identity and safety policy, spend no more than the remaining retry/deadline budget, and commit each externally visible effect at most once."
 
 // limitations every run of the harness has.
@@ -229,7 +229,7 @@ func (res *Result) occurrences(ev EventName) int {
 	return n
 }
 
-// summary is the concise human summary of seed 003: contract, schedule,
+// summary is the concise human summary of the harness practice: contract, schedule,
 // verdict, failed invariants, budget consumption, narrowest next step.
 func (rec *RunRecord) summary() string {
 	var b strings.Builder

@@ -1,6 +1,6 @@
 package model
 
-// RunVerdict is the run-level verdict of seed 003 ("Budgets and Terminal
+// RunVerdict is the run-level verdict of the harness practice ("Budgets and Terminal
 // Verdicts").
 type RunVerdict string
 

@@ -14,7 +14,7 @@ import (
 // reads and writes.
 const ScheduleVersion = 1
 
-// Schedule is a deterministic fault schedule in seed 003's shape: faults are
+// Schedule is a deterministic fault schedule in the harness practice's shape: faults are
 // attached to events by ordinal, never to wall-clock time. Its canonical
 // text form is produced by Format and read by ParseSchedule:
 //

@@ -7,7 +7,7 @@ import (
 )
 
 // Stop declares the injector's stop conditions and blast radius before a
-// run (seed 000, the eight-step assay, step 4: "maximum effects, abort
+// run (the paper, the eight-step assay, step 4: "maximum effects, abort
 // metric and expiry"; "Safety boundary for the injector": "Predeclare stop
 // conditions"). The harness checks them after every recorded crossing; a
 // run that meets one stops at once: a run.stop event records the reason,
@@ -43,7 +43,7 @@ type AbortMetric string
 // Abort metrics, each a count over the run so far.
 const (
 	// AbortDuplicateEffects counts provider-ledger effects beyond the
-	// first of each task (seed 000's example: "duplicate effects above
+	// first of each task (the paper's example: "duplicate effects above
 	// zero").
 	AbortDuplicateEffects AbortMetric = "duplicate_effects"
 	// AbortUnsafeEffects counts ledger effects that broke right_subject or

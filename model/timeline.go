@@ -1,7 +1,7 @@
 package model
 
 // EventName names a boundary crossing. Faults attach to events by ordinal
-// (the n-th occurrence of the event in a run), as in seed 003.
+// (the n-th occurrence of the event in a run), as in the harness practice.
 type EventName string
 
 // Events. Every Env call is one event; the harness adds worker.start,
@@ -97,7 +97,7 @@ func eventIndex(e EventName) int {
 	return -1
 }
 
-// Workflow states of seed 003, derived by the harness from the calls it
+// Workflow states of the harness practice, derived by the harness from the calls it
 // sees (the system is not asked for them).
 const (
 	StateCreated        = "created"
@@ -110,7 +110,7 @@ const (
 	StateCompleted      = "completed"
 )
 
-// Event is one timeline record, with the fields seed 003 lists for the
+// Event is one timeline record, with the fields the harness practice lists for the
 // evidence record ("Evidence Output"). Detail is a redacted, stable
 // description (no payloads). FaultID names the scheduled fault that fired at
 // this event, if any.

@@ -11,10 +11,10 @@ import (
 type Millis int64
 
 // Domain is a fault domain (the paper's "family"): where the changed causal
-// property lives. Source: seed 000, "A fault changes shape at every boundary".
+// property lives. Source: the paper, "A fault changes shape at every boundary".
 type Domain string
 
-// The five fault domains of seed 000.
+// The five fault domains of the paper.
 const (
 	DomainIdentity Domain = "identity"
 	DomainContext  Domain = "context"
@@ -38,9 +38,9 @@ func ParseDomain(s string) (Domain, error) {
 	return "", fmt.Errorf("unknown fault domain %q (valid: identity, context, tool, state, evidence)", s)
 }
 
-// Boundary is where a fault enters: the semantic boundaries of seed 000
+// Boundary is where a fault enters: the semantic boundaries of the paper
 // (proposal, authority, effect, state, proof) and the harness boundaries of
-// seed 003 (sandbox, tool_call, worker, checkpoint_store, branch_join, memory).
+// the harness practice (sandbox, tool_call, worker, checkpoint_store, branch_join, memory).
 type Boundary string
 
 // Boundaries.
@@ -64,7 +64,7 @@ var AllBoundaries = []Boundary{
 	BoundarySandbox, BoundaryToolCall, BoundaryWorker, BoundaryCheckpointStore, BoundaryBranchJoin, BoundaryMemory,
 }
 
-// Phase is when a fault enters relative to the transaction. Source: seed 000,
+// Phase is when a fault enters relative to the transaction. Source: the paper,
 // "Timing is part of the fault type".
 type Phase string
 
@@ -83,7 +83,7 @@ var AllPhases = []Phase{PhaseBeforeValidation, PhaseBeforeCommit, PhaseAfterComm
 // Correlation is the persistence and correlation pattern of a disturbance.
 type Correlation string
 
-// Correlations. Source: seed 000, coverage coordinate "Persistence and correlation".
+// Correlations. Source: the paper, coverage coordinate "Persistence and correlation".
 const (
 	CorrelationIsolated     Correlation = "isolated"
 	CorrelationRepeated     Correlation = "repeated"
@@ -140,7 +140,7 @@ var AllOracles = []OracleName{
 }
 
 // Control is one configurable defence of the reference system. The seven
-// controls are the paper's (seed 000, "Runnable Python artefact"); the eighth,
+// controls are the paper's ("Runnable Python artefact"); the eighth,
 // DenyOnWarning, is the fail-closed policy of worked example 5.
 type Control string
 
@@ -275,7 +275,7 @@ func joinControls(cs []Control) string {
 type Profile string
 
 // The reference system's profiles. Baseline has no control, typed has the
-// paper's seven, fail_closed has the seven plus DenyOnWarning (seed 000,
+// paper's seven, fail_closed has the seven plus DenyOnWarning (the paper,
 // worked example 5: "deny every action after any warning").
 const (
 	ProfileBaseline   Profile = "baseline"

@@ -120,7 +120,7 @@ type EvidenceRecord struct {
 	At          Millis
 }
 
-// Checkpoint is a durable execution record. The core fields are seed 003's
+// Checkpoint is a durable execution record. The core fields are the harness practice's
 // ("Persist task id, workflow version, state name, completed effects,
 // remaining budgets, and the checkpoint sequence"); Action and Data carry the
 // system's own resumable state. Only what a Checkpoint holds survives a
@@ -275,7 +275,7 @@ func (w *World) reset(f *Fixture) {
 	w.heads = w.heads[:0]
 }
 
-// Copperfin returns the paper's worked fixture (seed 000, worked example 3):
+// Copperfin returns the paper's worked fixture (the paper, worked example 3):
 // order O-731 (tenant T-1, eligible, version 43, £74.00) under policy version
 // 12, a refund capability for operator-27 that expires at 120,000 ms, and a
 // second order O-732 of the same tenant that a subject swap can reach.

@@ -8,11 +8,11 @@ import (
 // World events are changes of the world that a fault schedule interleaves
 // with the run, at any crossing: the clock advances, a capability is
 // revoked, a newer policy is published, a concurrent writer advances a
-// record's state version, or the worker crashes. Seed 000 lists them as the
+// record's state version, or the worker crashes. The paper lists them as the
 // conditions a configured system meets between approval and execution
 // ("when a token expires between approval and execution, when retrieved
 // context becomes stale ... when a checkpoint is restored after the world
-// has moved"); seed 003 adds the worker restart at any point.
+// has moved"); the harness practice adds the worker restart at any point.
 //
 // A world event is written in a schedule like a fault (an entry with event,
 // ordinal, kind and optional target) and may name any event of AllEvents:

@@ -57,7 +57,7 @@ type PairWitness struct {
 
 // ExplorePair explores ordered compositions of two to WithMaxFaults faults
 // (and world events, unless WithoutWorldEvents) for a counterfactual
-// containment pair (seed 000, "the counterfactual containment pair"): the
+// containment pair (the paper, "the counterfactual containment pair"): the
 // same schedule, fixture and oracle run on sys under off and under on. A
 // composition fails the pair property when the off run violates an
 // invariant in scope and the on run holds every invariant in scope; the

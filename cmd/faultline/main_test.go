@@ -160,11 +160,11 @@ func TestAuditPlacesProfiles(t *testing.T) {
 }
 
 func TestReplayTwiceAndMutant(t *testing.T) {
-	code, _, stderr := runCLI(t, "replay", "../../corpus/seed003-harness-fixture.json", "--twice")
+	code, _, stderr := runCLI(t, "replay", "../../corpus/harness-practice-fixture.json", "--twice")
 	if code != 0 || !strings.Contains(stderr, "deterministic: two runs gave equal normalised timelines (39 events)") {
 		t.Fatalf("exit %d stderr %q", code, stderr)
 	}
-	code, _, stderr = runCLI(t, "replay", "../../corpus/seed003-harness-fixture.json", "--mutant", "gremlin")
+	code, _, stderr = runCLI(t, "replay", "../../corpus/harness-practice-fixture.json", "--mutant", "gremlin")
 	if code != 2 || !strings.Contains(stderr, `unknown mutant "gremlin"`) {
 		t.Fatalf("exit %d stderr %q", code, stderr)
 	}

@@ -1,7 +1,7 @@
 // Package copperfin is faultline's reference system: the paper's Copperfin
-// refund workflow (seed 000), built only on the public model.Env, with no
+// refund workflow (the paper), built only on the public model.Env, with no
 // private hook into the harness, and run as a durable workflow in the
-// manner of seed 003.
+// manner of the harness practice.
 //
 // The workflow resumes from the newest valid checkpoint or starts fresh:
 // it reads the action-bearing context, drafts an action contract, has the
@@ -44,7 +44,7 @@
 //     readback whose effect trace joins the decision's trace;
 //   - deny_on_warning (the fail_closed profile): any warning denies.
 //
-// What it always does, in every profile (seed 003's recovery rules):
+// What it always does, in every profile (the harness practice's recovery rules):
 // typed tool outcomes (a denial or rejection stops with its reason, a rate
 // limit waits its retry-after, a timeout or undecodable reply is an
 // unknown outcome), a present receipt is validated against the request,
@@ -539,7 +539,7 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 	// its checkpoint carries: the attempt may already have been sent, or
 	// the store may have lost later reservations. It makes the reserved
 	// attempt and no other; an outcome it leaves unresolved needs
-	// reconciliation (seed 003: "If exactly-once cannot be proven,
+	// reconciliation (the harness practice: "If exactly-once cannot be proven,
 	// downgrade the verdict and require reconciliation").
 	resumedAttempt := reserved
 	for {
