@@ -73,44 +73,137 @@ func walk(data []byte, t reflect.Type) error {
 	if len(bytes.TrimLeft(data, " \t\r\n")) == 0 {
 		return errors.New("empty input: the file is empty, want a JSON object")
 	}
-	w := &walker{data: data, dec: json.NewDecoder(bytes.NewReader(data))}
-	w.dec.UseNumber()
-	tok, err := w.token()
-	if err != nil {
-		return err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return fmt.Errorf("the top level must be a JSON object, not %s", kindOf(tok))
-	}
-	if err := w.object(t, ""); err != nil {
-		return err
-	}
-	if _, err := w.dec.Token(); err != io.EOF {
+	if !json.Valid(data) {
+		// Name the first syntax error, or the data after a whole value.
+		var raw json.RawMessage
+		if err := json.NewDecoder(bytes.NewReader(data)).Decode(&raw); err != nil {
+			return describe(data, err)
+		}
 		return errors.New("trailing data after the JSON object")
 	}
-	return nil
+	w := &walker{data: data}
+	w.space()
+	if c := data[w.pos]; c != '{' {
+		return fmt.Errorf("the top level must be a JSON object, not %s", kindOf(c))
+	}
+	return w.value(t)
 }
 
+// walker scans data, which json.Valid accepted, from pos; path is where
+// it is, for errors.
 type walker struct {
 	data []byte
-	dec  *json.Decoder
+	pos  int
+	path []step
 }
 
-func (w *walker) token() (json.Token, error) {
-	tok, err := w.dec.Token()
-	if err != nil {
-		// Token reports some syntax errors at the bad byte and others
-		// past it; the scanner of Decode is consistent, so ask it.
-		var se *json.SyntaxError
-		var raw json.RawMessage
-		if errors.As(err, &se) {
-			if err2 := json.NewDecoder(bytes.NewReader(w.data)).Decode(&raw); errors.As(err2, &se) {
-				err = err2
+// step is one step of a path: a field name (".name"), a map key
+// ("[\"key\"]") or an index ("[3]").
+type step struct {
+	how   byte // '.', '"' or '#'
+	name  []byte
+	index int
+}
+
+// where returns the path, as "faults[2].kind", followed by ": ", or ""
+// at the top level.
+func (w *walker) where() string {
+	var b strings.Builder
+	for _, s := range w.path {
+		switch s.how {
+		case '.':
+			if b.Len() > 0 {
+				b.WriteByte('.')
 			}
+			b.Write(s.name)
+		case '"':
+			b.WriteString("[" + strconv.Quote(string(s.name)) + "]")
+		default:
+			b.WriteString("[" + strconv.Itoa(s.index) + "]")
 		}
-		return nil, describe(w.data, err)
 	}
-	return tok, nil
+	if b.Len() == 0 {
+		return ""
+	}
+	return b.String() + ": "
+}
+
+func (w *walker) space() {
+	for w.pos < len(w.data) {
+		switch w.data[w.pos] {
+		case ' ', '\t', '\r', '\n':
+			w.pos++
+		default:
+			return
+		}
+	}
+}
+
+// str reads the string at pos and returns its value (for a string
+// without escapes or non-ASCII bytes, a sub-slice of data).
+func (w *walker) str() []byte {
+	start := w.pos
+	plain := true
+	i := start + 1
+	for ; w.data[i] != '"'; i++ {
+		if c := w.data[i]; c == '\\' {
+			plain = false
+			i++
+		} else if c >= 0x80 {
+			plain = false
+		}
+	}
+	w.pos = i + 1
+	if plain {
+		return w.data[start+1 : i]
+	}
+	var s string
+	if err := json.Unmarshal(w.data[start:w.pos], &s); err != nil {
+		panic("strictjson: a string json.Valid accepted does not decode: " + err.Error())
+	}
+	return []byte(s)
+}
+
+// keySet is the set of keys an object has shown so far: a list while it
+// is short, a map beyond.
+type keySet struct {
+	list [][]byte
+	m    map[string]bool
+}
+
+// add adds key and reports whether it was new.
+func (k *keySet) add(key []byte) bool {
+	if k.m != nil {
+		if k.m[string(key)] {
+			return false
+		}
+		k.m[string(key)] = true
+		return true
+	}
+	for _, x := range k.list {
+		if bytes.Equal(x, key) {
+			return false
+		}
+	}
+	k.list = append(k.list, key)
+	if len(k.list) > 16 {
+		k.m = make(map[string]bool, 2*len(k.list))
+		for _, x := range k.list {
+			k.m[string(x)] = true
+		}
+	}
+	return true
+}
+
+// scalar skips the number or literal at pos.
+func (w *walker) scalar() {
+	for w.pos < len(w.data) {
+		switch w.data[w.pos] {
+		case ',', ']', '}', ' ', '\t', '\r', '\n':
+			return
+		}
+		w.pos++
+	}
 }
 
 var (
@@ -124,137 +217,140 @@ func free(t reflect.Type) bool {
 		t.Implements(unmarshalerType) || reflect.PointerTo(t).Implements(unmarshalerType)
 }
 
-// value checks the value that starts with tok against t.
-func (w *walker) value(tok json.Token, t reflect.Type, path string) error {
+// value checks the value at pos against t and moves past it.
+func (w *walker) value(t reflect.Type) error {
 	for t != nil && t.Kind() == reflect.Pointer && !free(t) {
 		t = t.Elem()
 	}
 	if t != nil && free(t) {
 		t = nil
 	}
-	d, ok := tok.(json.Delim)
-	if !ok {
-		return nil // a scalar: encoding/json checks its type
-	}
-	switch d {
+	switch w.data[w.pos] {
 	case '{':
 		if t != nil && t.Kind() != reflect.Struct && t.Kind() != reflect.Map {
 			t = nil // a type mismatch: encoding/json reports it
 		}
-		return w.object(t, path)
+		return w.object(t)
 	case '[':
 		var elem reflect.Type
 		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
 			elem = t.Elem()
 		}
+		w.pos++
+		w.space()
+		if w.data[w.pos] == ']' {
+			w.pos++
+			return nil
+		}
+		w.path = append(w.path, step{how: '#'})
 		for i := 0; ; i++ {
-			tok, err := w.token()
-			if err != nil {
+			w.space()
+			w.path[len(w.path)-1].index = i
+			if err := w.value(elem); err != nil {
 				return err
 			}
-			if d, ok := tok.(json.Delim); ok && d == ']' {
+			w.space()
+			c := w.data[w.pos]
+			w.pos++ // ',' or ']'
+			if c == ']' {
+				w.path = w.path[:len(w.path)-1]
 				return nil
 			}
-			if err := w.value(tok, elem, path+"["+strconv.Itoa(i)+"]"); err != nil {
-				return err
-			}
 		}
+	case '"':
+		w.str()
+	default:
+		w.scalar() // encoding/json checks a scalar's type
 	}
 	return nil
 }
 
-// object checks the members of an object whose '{' was read, against t (a
-// struct, a map, or nil for free-form).
-func (w *walker) object(t reflect.Type, path string) error {
+// object checks the object at pos against t (a struct, a map, or nil for
+// free-form) and moves past it.
+func (w *walker) object(t reflect.Type) error {
 	var fields map[string]field
 	if t != nil && t.Kind() == reflect.Struct {
 		fields = fieldsOf(t)
 	}
-	seen := map[string]bool{}
+	w.pos++ // '{'
+	w.space()
+	if w.data[w.pos] == '}' {
+		w.pos++
+		return nil
+	}
+	var seen keySet
+	w.path = append(w.path, step{})
 	for {
-		tok, err := w.token()
-		if err != nil {
-			return err
+		w.space()
+		key := w.str()
+		if !seen.add(key) {
+			w.path = w.path[:len(w.path)-1]
+			return fmt.Errorf("%skey %q appears twice", w.where(), key)
 		}
-		if d, ok := tok.(json.Delim); ok && d == '}' {
-			return nil
-		}
-		key := tok.(string) // the decoder guarantees a string key here
-		if seen[key] {
-			return fmt.Errorf("%skey %q appears twice", at(path), key)
-		}
-		seen[key] = true
 		var elem reflect.Type
-		sub := path + "[" + strconv.Quote(key) + "]"
+		how := byte('.')
 		switch {
 		case fields != nil:
-			f, ok := fields[key]
+			f, ok := fields[string(key)]
 			if !ok {
+				w.path = w.path[:len(w.path)-1]
 				for name := range fields {
-					if strings.EqualFold(name, key) {
-						return fmt.Errorf("%sfield %q does not match %q: keys are case-sensitive", at(path), key, name)
+					if strings.EqualFold(name, string(key)) {
+						return fmt.Errorf("%sfield %q does not match %q: keys are case-sensitive", w.where(), key, name)
 					}
 				}
-				return fmt.Errorf("%sunknown field %q", at(path), key)
+				return fmt.Errorf("%sunknown field %q", w.where(), key)
 			}
-			elem, sub = f.typ, join(path, key)
+			elem = f.typ
 		case t != nil && t.Kind() == reflect.Map:
-			elem = t.Elem()
-		case identifier(key):
-			sub = join(path, key) // a member of a free-form object
+			elem, how = t.Elem(), '"'
+		case !identifier(key): // a member of a free-form object
+			how = '"'
 		}
-		tok, err = w.token()
-		if err != nil {
+		w.path[len(w.path)-1] = step{how: how, name: key}
+		w.space()
+		w.pos++ // ':'
+		w.space()
+		if err := w.value(elem); err != nil {
 			return err
 		}
-		if err := w.value(tok, elem, sub); err != nil {
-			return err
+		w.space()
+		c := w.data[w.pos]
+		w.pos++ // ',' or '}'
+		if c == '}' {
+			w.path = w.path[:len(w.path)-1]
+			return nil
 		}
 	}
 }
 
 // identifier reports whether key reads well after a dot in a path.
-func identifier(key string) bool {
+func identifier(key []byte) bool {
 	for _, r := range key {
 		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
 			return false
 		}
 	}
-	return key != ""
+	return len(key) > 0
 }
 
-func at(path string) string {
-	if path == "" {
-		return ""
-	}
-	return path + ": "
-}
-
-func join(path, name string) string {
-	if path == "" {
-		return name
-	}
-	return path + "." + name
-}
-
-// kindOf names the JSON kind of the value a token starts.
-func kindOf(tok json.Token) string {
-	switch v := tok.(type) {
-	case json.Delim:
-		if v == '[' {
-			return "an array"
-		}
+// kindOf names the JSON kind of the value that starts with byte c.
+func kindOf(c byte) string {
+	switch c {
+	case '{':
 		return "an object"
-	case nil:
-		return "null"
-	case bool:
-		return strconv.FormatBool(v)
-	case json.Number, float64:
-		return "a number"
-	case string:
+	case '[':
+		return "an array"
+	case '"':
 		return "a string"
+	case 'n':
+		return "null"
+	case 't':
+		return "true"
+	case 'f':
+		return "false"
 	}
-	return fmt.Sprintf("%v", tok)
+	return "a number"
 }
 
 // field is one JSON member of a struct.

@@ -36,10 +36,19 @@ type doc struct {
 func TestDecodeAcceptsAnExactDocument(t *testing.T) {
 	in := `{"version": 1, "items": [{"name": "a", "n": 2}], "ptr": {"name": "p"},
 	  "by_name": {"x": {"name": "x"}, "X": {"name": "X"}}, "raw": {"free": [1, {"Free": 2}]},
-	  "any": [{"k": null}], "shadowed": "outer", "promoted": "up", "Plain": 7, "arr": [{"a": 1}, {"a": 2}]}`
+	  "any": [{"k": null}, [], {}, "s\"}", -1.5e3, true, false], "shadowed": "outer", "promoted": "up", "Plain": 7,
+	  "arr"	:	[ {"a":1} ,{ "a" : 2 } ] , "items" : [ ] , "items2": null}`
 	var d doc
+	if err := strictjson.Decode([]byte(in), &d); err == nil || !strings.Contains(err.Error(), `key "items" appears twice`) {
+		t.Fatalf("the repeated items: %v", err)
+	}
+	in = strings.Replace(in, `, "items" : [ ] , "items2": null`, ``, 1)
+	d = doc{}
 	if err := strictjson.Decode([]byte(in), &d); err != nil {
 		t.Fatal(err)
+	}
+	if len(d.Any.([]any)) != 7 {
+		t.Errorf("any %v", d.Any)
 	}
 	if *d.Version != 1 || d.Items[0] != (inner{"a", 2}) || d.Ptr.Name != "p" || len(d.ByName) != 2 ||
 		string(d.Raw) != `{"free": [1, {"Free": 2}]}` || d.Shadowed != "outer" || d.Promoted != "up" || d.Plain != 7 || d.Arr[1]["a"] != 2 {
@@ -78,6 +87,10 @@ func TestDecodeRejects(t *testing.T) {
 		{"{\n\"version\": x}", "malformed JSON at line 2, column 12: invalid character 'x'"},
 		{`{"version": 1 "items": []}`, "malformed JSON at line 1, column 15"},
 		{`{"version": "1"}`, "version: want an integer, not a JSON string"},
+		{`{"ptr": {"name": "a", "na\u006de": "b"}}`, `ptr: key "name" appears twice`},
+		{`{"raw": {"\u00e9": 1, "é": 2}}`, `raw: key "é" appears twice`},
+		{`{"raw": {"a b": {"c": 1, "c": 2}}}`, `raw["a b"]: key "c" appears twice`},
+		{`{"by_name": {"k": {"name": "x"}}, "items": [{"name": "}\"{"}, {"name": "b", "name": "c"}]}`, `items[1]: key "name" appears twice`},
 		{`{"items": [{"n": 1.5}]}`, "items.n: want an integer, not a JSON number"},
 	} {
 		var d doc
@@ -126,4 +139,28 @@ func TestDecodeNeedsAPointer(t *testing.T) {
 		}
 	}()
 	_ = strictjson.Decode([]byte(`{}`), doc{})
+}
+
+// FuzzDecode: Decode never panics, and what it accepts encoding/json
+// accepts too, with the same value.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{`{}`, `{"version": 1, "items": [{"name": "a"}]}`, `{"raw": {"a": [1, "\u00e9", {"b": null}]}}`,
+		`{"by_name": {"k\"": {"name": "x"}}}`, `{"ptr": null, "any": {"x": [[]]}}`, `{"n": 1} x`, "\xEF\xBB\xBF{}", `[`, `{"a`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var d doc
+		if strictjson.Decode(data, &d) != nil {
+			return
+		}
+		var lax doc
+		if err := json.Unmarshal(data, &lax); err != nil {
+			t.Fatalf("accepted what encoding/json rejects: %v", err)
+		}
+		a, _ := json.Marshal(d)
+		b, _ := json.Marshal(lax)
+		if string(a) != string(b) {
+			t.Fatalf("decoded %s, encoding/json %s", a, b)
+		}
+	})
 }
