@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/faultline/faultline/internal/fileio"
+	"github.com/faultline/faultline/internal/strictjson"
 	"github.com/faultline/faultline/model"
 )
 
@@ -257,35 +258,36 @@ func WriteDossier(dir string, d *Dossier) error {
 	return fileio.WriteFiles(files...)
 }
 
-// dossierHead is what ReadDossier decodes strictly: the version and the
-// change triggers. The rest is compared as generic JSON.
-type dossierHead struct {
-	Version        *int            `json:"version"`
-	MarkdownSHA256 *string         `json:"markdown_sha256"`
-	ChangeTriggers []ChangeTrigger `json:"change_triggers"`
-}
-
 // ReadDossier reads a dossier.json (or a directory holding one) and
-// returns its parsed JSON and change triggers. It reads versions 1 and 2.
-// A version 2 dossier names the SHA-256 of its Markdown: when the Markdown
-// is beside it (dossier.md beside dossier.json, NAME.md beside NAME.json)
-// its hash must agree, so a pair mixed by an interrupted write or a copied
-// file is refused; a JSON alone is read alone. It returns an error naming
-// the problem for a missing file, malformed JSON, a missing or unsupported
-// version, a version 2 dossier without a valid "markdown_sha256", a
-// Markdown beside it whose hash differs, or a dossier without change
-// triggers.
+// returns its parsed JSON and change triggers. The file must be at most
+// fileio.DossierLimit bytes and a regular file (refused before reading
+// otherwise, with an error matching fileio.ErrBadInput), and decode
+// strictly as a Dossier (package strictjson: every key known, exactly
+// spelt and given once). It returns an error naming the problem for a
+// missing file, an empty file, a byte-order mark, malformed JSON, a
+// missing or unsupported version (checked before the fields, so a newer
+// dossier says so), a version 2 dossier without a valid
+// "markdown_sha256" or with a Markdown beside it (dossier.md beside
+// dossier.json, NAME.md beside NAME.json) whose hash differs, an unknown, misspelt or repeated key, a dossier
+// without change triggers, and a change trigger without its name, what it
+// covers or its sha256, or named twice.
 func ReadDossier(path string) (any, []ChangeTrigger, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = filepath.Join(path, "dossier.json")
 	}
-	data, err := os.ReadFile(path)
+	data, err := fileio.ReadFile(path, fileio.DossierLimit)
 	if err != nil {
 		return nil, nil, err
 	}
-	var head dossierHead
+	if err := strictjson.Validate(data); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var head struct {
+		Version        *int    `json:"version"`
+		MarkdownSHA256 *string `json:"markdown_sha256"`
+	}
 	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, describeJSON(data, err))
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if head.Version == nil {
 		return nil, nil, fmt.Errorf(`%s: missing "version" (want %d): not a dossier`, path, DossierVersion)
@@ -298,8 +300,26 @@ func ReadDossier(path string) (any, []ChangeTrigger, error) {
 			return nil, nil, err
 		}
 	}
-	if len(head.ChangeTriggers) == 0 {
+	var d Dossier
+	if err := strictjson.Decode(data, &d); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(d.ChangeTriggers) == 0 {
 		return nil, nil, fmt.Errorf(`%s: no "change_triggers": not a complete dossier`, path)
+	}
+	names := map[string]bool{}
+	for i, t := range d.ChangeTriggers {
+		switch {
+		case t.Name == "":
+			return nil, nil, fmt.Errorf(`%s: change_triggers[%d] has no "name"`, path, i)
+		case t.Covers == "":
+			return nil, nil, fmt.Errorf(`%s: change trigger %q has no "covers"`, path, t.Name)
+		case t.SHA256 == "":
+			return nil, nil, fmt.Errorf(`%s: change trigger %q has no "sha256" (its fingerprint)`, path, t.Name)
+		case names[t.Name]:
+			return nil, nil, fmt.Errorf(`%s: change trigger %q is listed twice`, path, t.Name)
+		}
+		names[t.Name] = true
 	}
 	var all any
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -307,7 +327,7 @@ func ReadDossier(path string) (any, []ChangeTrigger, error) {
 	if err := dec.Decode(&all); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return all, head.ChangeTriggers, nil
+	return all, d.ChangeTriggers, nil
 }
 
 // checkMarkdown checks a version 2 dossier's "markdown_sha256" and, when
@@ -321,7 +341,7 @@ func checkMarkdown(path string, named *string) error {
 		return fmt.Errorf(`%s: "markdown_sha256" is %q, not 64 hexadecimal digits`, path, *named)
 	}
 	md := strings.TrimSuffix(path, ".json") + ".md"
-	data, err := os.ReadFile(md)
+	data, err := fileio.ReadFile(md, fileio.DossierLimit)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -334,21 +354,6 @@ func checkMarkdown(path string, named *string) error {
 			path, md, *named, got)
 	}
 	return nil
-}
-
-func describeJSON(data []byte, err error) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) && int(se.Offset) >= len(data) {
-		return errors.New("truncated JSON: the object is not closed")
-	}
-	if errors.As(err, &se) {
-		line := 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
-		return fmt.Errorf("malformed JSON at line %d: %v", line, err)
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return errors.New("truncated JSON")
-	}
-	return err
 }
 
 // TriggerChange is a change trigger whose fingerprint differs between two

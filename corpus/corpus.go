@@ -33,11 +33,11 @@ package corpus
 import (
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/model"
 )
 
@@ -109,7 +109,7 @@ func Load(dir string) (*Corpus, error) {
 			return err
 		}
 		rel = filepath.ToSlash(rel)
-		data, err := os.ReadFile(path)
+		data, err := fileio.ReadFile(path, fileio.ScheduleLimit)
 		if err != nil {
 			return err
 		}

@@ -1,16 +1,15 @@
 package corpus
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/faultline/faultline/internal/fileio"
+	"github.com/faultline/faultline/internal/strictjson"
 	"github.com/faultline/faultline/model"
 )
 
@@ -209,8 +208,15 @@ func IsCounterexample(data []byte) bool {
 	return ok
 }
 
-// ParseCounterexample decodes a counterexample file strictly: unknown
-// fields, a missing or unsupported version, an unknown kind, a schedule
+// MaxEntries is the most entries a counterexample file or record may hold
+// in each list: timeline events and violated invariants (its schedule's
+// faults are bounded by model.MaxFaults).
+const MaxEntries = 10000
+
+// ParseCounterexample decodes a counterexample file strictly (package
+// strictjson: one JSON object, keys exactly as documented and each once):
+// unknown, misspelt or repeated fields, more than MaxEntries entries in a
+// list, a missing or unsupported version, an unknown kind, a schedule
 // that model.ParseSchedule rejects, and fields missing for (or not allowed
 // with) the kind are errors that name the problem.
 func ParseCounterexample(data []byte) (*Counterexample, error) {
@@ -225,13 +231,8 @@ func ParseCounterexample(data []byte) (*Counterexample, error) {
 		Expect   *Expect         `json:"expect"`
 		Timeline []model.Event   `json:"timeline"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&raw); err != nil {
+	if err := strictjson.Decode(data, &raw); err != nil {
 		return nil, fmt.Errorf("counterexample: %w", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("counterexample: trailing data after the JSON object")
 	}
 	if raw.Version == nil {
 		return nil, errors.New(`counterexample: missing "counterexample" (the format version, want 1)`)
@@ -241,6 +242,12 @@ func ParseCounterexample(data []byte) (*Counterexample, error) {
 	}
 	if raw.FoundBy == nil || raw.FoundBy.Target == "" || raw.FoundBy.System == "" {
 		return nil, errors.New(`counterexample: "found_by" needs "target" and "system"`)
+	}
+	if len(raw.Timeline) > MaxEntries {
+		return nil, fmt.Errorf(`counterexample: "timeline" has %d events, more than the limit of %d`, len(raw.Timeline), MaxEntries)
+	}
+	if raw.Expect != nil && len(raw.Expect.Violated) > MaxEntries {
+		return nil, fmt.Errorf(`counterexample: "expect.violated" has %d entries, more than the limit of %d`, len(raw.Expect.Violated), MaxEntries)
 	}
 	c := &Counterexample{Version: *raw.Version, Kind: raw.Kind, Note: raw.Note, FoundBy: *raw.FoundBy,
 		Replay: raw.Replay, Input: raw.Input, Expect: raw.Expect, Timeline: raw.Timeline}

@@ -89,3 +89,34 @@ func TestCheckNamesEveryDifference(t *testing.T) {
 		t.Errorf("Check: %v\nwant %s", err, want)
 	}
 }
+
+// TestCounterexampleDecodingIsStrict: keys in another case and repeated
+// keys, which encoding/json accepts, are errors that name the key; so are
+// more than corpus.MaxEntries timeline events.
+func TestCounterexampleDecodingIsStrict(t *testing.T) {
+	for _, c := range []struct{ from, to, want string }{
+		{`"kind":`, `"Kind":`, `counterexample: field "Kind" does not match "kind": keys are case-sensitive`},
+		{`"system":`, `"System":`, `counterexample: found_by: field "System" does not match "system"`},
+		{`"first_seq": 12`, `"first_seq": 12, "first_seq": 13`, `counterexample: expect.violated[0]: key "first_seq" appears twice`},
+		{`"replay": "r"`, `"replay": "r", "replay": "s"`, `counterexample: key "replay" appears twice`},
+		{`"faults": [`, `"Faults": [`, `counterexample: schedule: field "Faults" does not match "faults"`},
+	} {
+		in := strings.Replace(goodCE, c.from, c.to, 1)
+		if in == goodCE {
+			t.Fatalf("case %q changes nothing", c.from)
+		}
+		if _, err := corpus.ParseCounterexample([]byte(in)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q -> %q: error %v, want %q", c.from, c.to, err, c.want)
+		}
+	}
+	timeline := func(n int) string {
+		return strings.Replace(goodCE, `"replay": "r",`, `"replay": "r", "timeline": [`+strings.Repeat(`{"seq": 1},`, n-1)+`{"seq": 1}],`, 1)
+	}
+	if _, err := corpus.ParseCounterexample([]byte(timeline(corpus.MaxEntries))); err != nil {
+		t.Fatalf("%d events: %v", corpus.MaxEntries, err)
+	}
+	_, err := corpus.ParseCounterexample([]byte(timeline(corpus.MaxEntries + 1)))
+	if err == nil || err.Error() != `counterexample: "timeline" has 10001 events, more than the limit of 10000` {
+		t.Errorf("over the limit: %v", err)
+	}
+}

@@ -1,12 +1,11 @@
 package corpus
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 
+	"github.com/faultline/faultline/internal/strictjson"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/properties"
 )
@@ -47,8 +46,9 @@ func IsRecord(data []byte) bool {
 	return file && inv
 }
 
-// ParseRecord decodes an exploration's counterexample record strictly:
-// unknown fields, a version other than properties.CounterexampleVersion,
+// ParseRecord decodes an exploration's counterexample record strictly
+// (package strictjson): unknown, misspelt or repeated fields, more than
+// MaxEntries timeline events, a version other than properties.CounterexampleVersion,
 // a missing or invalid schedule (model.ParseSchedule), an unknown
 // invariant, and a missing event are errors that name the problem.
 func ParseRecord(data []byte) (*properties.CounterexampleRecord, error) {
@@ -57,15 +57,13 @@ func ParseRecord(data []byte) (*properties.CounterexampleRecord, error) {
 		Schedule json.RawMessage `json:"schedule"`
 		Shrunk   json.RawMessage `json:"rapid_shrunk_schedule"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&raw); err != nil {
+	if err := strictjson.Decode(data, &raw); err != nil {
 		return nil, fmt.Errorf("counterexample record: %w", err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("counterexample record: trailing data after the JSON object")
-	}
 	rec := raw.CounterexampleRecord
+	if len(rec.Timeline) > MaxEntries {
+		return nil, fmt.Errorf(`counterexample record: "timeline" has %d events, more than the limit of %d`, len(rec.Timeline), MaxEntries)
+	}
 	if rec.Version != properties.CounterexampleVersion {
 		return nil, fmt.Errorf("counterexample record: unsupported version %d (want %d)", rec.Version, properties.CounterexampleVersion)
 	}

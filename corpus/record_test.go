@@ -115,3 +115,21 @@ func TestRecordErrorsNameTheProblem(t *testing.T) {
 		t.Errorf("a schedule file: %v", err)
 	}
 }
+
+func TestRecordDecodingIsStrict(t *testing.T) {
+	data, _, _ := record(t)
+	good := string(data)
+	for _, c := range []struct{ from, to, want string }{
+		{`"invariant":`, `"Invariant":`, `counterexample record: field "Invariant" does not match "invariant"`},
+		{`"replay":`, `"replay": "x", "replay":`, `counterexample record: key "replay" appears twice`},
+		{`"timeline": [`, `"timeline": [` + strings.Repeat(`{"seq": 1},`, corpus.MaxEntries+1), `events, more than the limit of 10000`},
+	} {
+		in := strings.Replace(good, c.from, c.to, 1)
+		if in == good {
+			t.Fatalf("case %q changes nothing", c.from)
+		}
+		if _, err := corpus.ParseRecord([]byte(in)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want %q", err, c.want)
+		}
+	}
+}

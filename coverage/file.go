@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/internal/fileio"
+	"github.com/faultline/faultline/internal/strictjson"
 	"github.com/faultline/faultline/model"
 )
 
@@ -108,24 +109,15 @@ func cxRaw(c Counterexample) json.RawMessage {
 	return b
 }
 
-// strict decodes data into v, rejecting unknown fields and trailing data.
-func strict(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		if errors.Is(err, io.EOF) {
-			return errors.New("empty input: want a JSON object")
-		}
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("trailing data after the JSON object")
-	}
-	return nil
-}
+// strict decodes data into v strictly (package strictjson).
+func strict(data []byte, v any) error { return strictjson.Decode(data, v) }
 
-// Read decodes a coverage file strictly. It returns an error that names
-// the problem: malformed JSON, a missing or unsupported "version" (checked
+// Read decodes a coverage file strictly (package strictjson: one JSON
+// object, keys exactly as documented and each once, at every level). It
+// reads at most fileio.CoverageLimit bytes. It returns an error that names
+// the problem: a file over the limit, an empty file, a byte-order mark, a
+// top level that is not an object, malformed JSON, a repeated or misspelt
+// key, a missing or unsupported "version" (checked
 // first, so a newer file says so rather than listing its new fields), an
 // unknown or missing field (with the key it is under), an invalid key, a
 // negative count, an entry with no count, a visit count without a
@@ -134,15 +126,24 @@ func strict(data []byte, v any) error {
 // unknown invariant, a count below 1, a repeated invariant, or a
 // counterexample under a key with no visit.
 func Read(r io.Reader) (*Data, error) {
-	data, err := io.ReadAll(r)
+	data, err := io.ReadAll(io.LimitReader(r, fileio.CoverageLimit+1))
 	if err != nil {
+		return nil, fmt.Errorf("coverage file: %w", err)
+	}
+	if len(data) > fileio.CoverageLimit {
+		return nil, fmt.Errorf("coverage file: larger than the limit of %d MiB", fileio.CoverageLimit>>20)
+	}
+	if err := strictjson.Validate(data); err != nil {
+		if !strings.HasPrefix(err.Error(), "malformed JSON") {
+			err = fmt.Errorf("malformed JSON: %w", err)
+		}
 		return nil, fmt.Errorf("coverage file: %w", err)
 	}
 	var v struct {
 		Version *int `json:"version"`
 	}
-	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&v); err != nil {
-		return nil, fmt.Errorf("coverage file: malformed JSON: %w", err)
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, fmt.Errorf("coverage file: %w", err)
 	}
 	if v.Version == nil {
 		return nil, fmt.Errorf(`coverage file: missing "version" (want %d)`, Version)
@@ -290,9 +291,12 @@ func readCounterexamples(raws []json.RawMessage) ([]Counterexample, error) {
 }
 
 // ReadFile reads the coverage file at path (see Read); errors name the
-// path.
+// path. A path that is not a regular file, or a file over
+// fileio.CoverageLimit, is refused before it is read (an error matching
+// fileio.ErrBadInput); a missing file gives an error matching
+// fs.ErrNotExist.
 func ReadFile(path string) (*Data, error) {
-	b, err := os.ReadFile(path)
+	b, err := fileio.ReadFile(path, fileio.CoverageLimit)
 	if err != nil {
 		return nil, err
 	}

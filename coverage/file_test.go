@@ -80,7 +80,7 @@ func TestReadIsStrict(t *testing.T) {
 		{"no version", strings.Replace(good, `"version": 1,`, ``, 1), `missing "version" (want 1)`},
 		{"version 2", strings.Replace(strings.Replace(good, `"version": 1`, `"version": 2`, 1), `"runs": 1,`, `"runs": 1, "shards": 4,`, 1), "unsupported version 2 (want 1)"},
 		{"unknown field", strings.Replace(good, `"runs": 1,`, `"runs": 1, "shards": 4,`, 1), `unknown field "shards"`},
-		{"unknown entry field", strings.Replace(good, `"visits": 0,`, `"visits": 0, "hits": 3,`, 1), `keys["tool/effect/after_commit/isolated/ledger_readback"]: json: unknown field "hits"`},
+		{"unknown entry field", strings.Replace(good, `"visits": 0,`, `"visits": 0, "hits": 3,`, 1), `keys["tool/effect/after_commit/isolated/ledger_readback"]: unknown field "hits"`},
 		{"missing runs", strings.Replace(good, `"runs": 1,`, ``, 1), `missing "runs"`},
 		{"missing keys", `{"version": 1, "runs": 0, "not_adjudicated": 0}`, `missing "keys"`},
 		{"negative runs", strings.Replace(good, `"runs": 1,`, `"runs": -1,`, 1), `"runs" is -1, below 0`},

@@ -1,13 +1,13 @@
 package model
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
+
+	"github.com/faultline/faultline/internal/strictjson"
 )
 
 // ScheduleVersion is the version of the schedule file format this package
@@ -135,9 +135,7 @@ func (c Config) MarshalJSON() ([]byte, error) {
 // or controls, and configs naming both or neither are errors.
 func (c *Config) UnmarshalJSON(b []byte) error {
 	var j configJSON
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&j); err != nil {
+	if err := strictjson.Decode(b, &j); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
 	switch {
@@ -180,25 +178,27 @@ func (c Config) validateExtras() error {
 	return nil
 }
 
-// ParseSchedule decodes a schedule file strictly. It returns an error that
-// names the problem for malformed JSON, an unknown or missing field, a
-// wrong version, a missing config, an unknown event or kind, a kind that
-// cannot be injected at its event, a non-positive ordinal, a repeated fault
-// id, or trailing data.
+// MaxFaults is the most fault entries (world events included) a schedule
+// may hold.
+const MaxFaults = 10000
+
+// ParseSchedule decodes a schedule file strictly (package strictjson: one
+// JSON object, keys exactly as documented and each once). It returns an
+// error that names the problem for an empty file, a byte-order mark, a top
+// level that is not an object, malformed JSON, an unknown, misspelt or
+// repeated field, a missing field, a wrong version, a missing config, more
+// than MaxFaults faults, an unknown event or kind, a kind that cannot be
+// injected at its event, a non-positive ordinal, a repeated fault id, or
+// trailing data.
 func ParseSchedule(data []byte) (*Schedule, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var raw struct {
 		Version *int            `json:"version"`
 		Seed    string          `json:"seed"`
 		Config  json.RawMessage `json:"config"`
 		Faults  *[]FaultEntry   `json:"faults"`
 	}
-	if err := dec.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("schedule: %w", describeJSONError(data, err))
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("schedule: trailing data after the JSON object")
+	if err := strictjson.Decode(data, &raw); err != nil {
+		return nil, fmt.Errorf("schedule: %w", err)
 	}
 	if raw.Version == nil {
 		return nil, errors.New(`schedule: missing "version" (want 1)`)
@@ -215,6 +215,9 @@ func ParseSchedule(data []byte) (*Schedule, error) {
 	}
 	if raw.Faults == nil {
 		return nil, errors.New(`schedule: missing "faults" (an empty list is allowed)`)
+	}
+	if len(*raw.Faults) > MaxFaults {
+		return nil, fmt.Errorf("schedule: %d faults, more than the limit of %d", len(*raw.Faults), MaxFaults)
 	}
 	s.Faults = append(s.Faults, (*raw.Faults)...)
 	if err := s.Validate(); err != nil {
@@ -319,27 +322,4 @@ func SingleFault(kind string, cfg Config) (*Schedule, error) {
 	}
 	return &Schedule{Version: ScheduleVersion, Seed: kind, Config: cfg,
 		Faults: []FaultEntry{{Event: k.spec.Event, Ordinal: k.spec.Ordinal, Kind: kind}}}, nil
-}
-
-// describeJSONError adds the line and column of a syntax error.
-func describeJSONError(data []byte, err error) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		line, col := 1, 1
-		for i := 0; i < int(se.Offset)-1 && i < len(data); i++ {
-			if data[i] == '\n' {
-				line, col = line+1, 1
-			} else {
-				col++
-			}
-		}
-		return fmt.Errorf("malformed JSON at line %d, column %d: %v", line, col, err)
-	}
-	if errors.Is(err, io.EOF) {
-		return errors.New("empty input: want a JSON object")
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return errors.New("truncated JSON: the object is not closed")
-	}
-	return err
 }

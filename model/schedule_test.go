@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -74,5 +75,63 @@ func TestScheduleErrorsNameTheProblem(t *testing.T) {
 		if !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %q does not say %q", c.in, err, c.want)
 		}
+	}
+}
+
+// TestScheduleDecodingIsStrict: what encoding/json lets through (keys in
+// another case, a repeated key, a null body) and what it reports in Go
+// terms (a top-level array, a byte-order mark, an empty file) each get an
+// error that names the problem.
+func TestScheduleDecodingIsStrict(t *testing.T) {
+	const ok = `{"version":1,"config":{"profile":"typed"},"faults":[{"event":"tool.commit","ordinal":1,"kind":"timeout_after_commit"}]}`
+	if _, err := model.ParseSchedule([]byte(ok)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ in, want string }{
+		{strings.Replace(ok, `"version"`, `"Version"`, 1), `schedule: field "Version" does not match "version": keys are case-sensitive`},
+		{strings.Replace(ok, `"faults"`, `"Faults"`, 1), `schedule: field "Faults" does not match "faults"`},
+		{strings.Replace(ok, `"kind"`, `"KIND"`, 1), `schedule: faults[0]: field "KIND" does not match "kind"`},
+		{strings.Replace(ok, `"profile"`, `"Profile"`, 1), `config: field "Profile" does not match "profile"`},
+		{strings.Replace(ok, `"faults":[`, `"faults":[],"faults":[`, 1), `schedule: key "faults" appears twice`},
+		{strings.Replace(ok, `"ordinal":1`, `"ordinal":1,"ordinal":2`, 1), `schedule: faults[0]: key "ordinal" appears twice`},
+		{strings.Replace(ok, `"profile":"typed"`, `"profile":"typed","profile":"baseline"`, 1), `key "profile" appears twice`},
+		{`null`, "schedule: the top level must be a JSON object, not null"},
+		{`[` + ok + `]`, "schedule: the top level must be a JSON object, not an array"},
+		{"\xEF\xBB\xBF" + ok, "schedule: the file starts with a UTF-8 byte-order mark; save it without one"},
+		{"", "schedule: empty input: the file is empty"},
+		{"\n", "schedule: empty input: the file is empty"},
+		{strings.Replace(ok, `"ordinal":1`, `"ordinal":"1"`, 1), "schedule: faults.ordinal: want an integer, not a JSON string"},
+	} {
+		_, err := model.ParseSchedule([]byte(c.in))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want it to contain %q", c.in, err, c.want)
+		}
+	}
+}
+
+// TestScheduleFaultLimit: MaxFaults faults decode; one more is refused
+// with the limit named.
+func TestScheduleFaultLimit(t *testing.T) {
+	if model.MaxFaults != 10000 {
+		t.Fatalf("MaxFaults %d", model.MaxFaults)
+	}
+	of := func(n int) []byte {
+		var b strings.Builder
+		b.WriteString(`{"version":1,"config":{"profile":"typed"},"faults":[`)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"event":"tool.commit","ordinal":%d,"kind":"timeout_after_commit"}`, i+1)
+		}
+		b.WriteString("]}")
+		return []byte(b.String())
+	}
+	if s, err := model.ParseSchedule(of(model.MaxFaults)); err != nil || len(s.Faults) != model.MaxFaults {
+		t.Fatalf("at the limit: %v", err)
+	}
+	_, err := model.ParseSchedule(of(model.MaxFaults + 1))
+	if err == nil || err.Error() != "schedule: 10001 faults, more than the limit of 10000" {
+		t.Errorf("over the limit: %v", err)
 	}
 }

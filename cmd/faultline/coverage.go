@@ -42,11 +42,13 @@ func flushCoverage(t *coverage.Tracker, path string) error {
 	return nil
 }
 
-// readCoverage reads a coverage file; every problem is bad input.
+// readCoverage reads a coverage file; every problem is bad input. The
+// error of coverage.ReadFile stays in the chain (errors.Is(err,
+// fileio.ErrBadInput) for a file over the limit or not a regular file).
 func readCoverage(path string) (*coverage.Data, error) {
 	d, err := coverage.ReadFile(path)
 	if err != nil {
-		return nil, badInput("%v", err)
+		return nil, badInput("%w", err)
 	}
 	return d, nil
 }

@@ -92,7 +92,7 @@ Markdown beside it does not have the SHA-256 its JSON names).`,
 		RunE: func(c *cobra.Command, args []string) error {
 			d, err := assay.DiffDossiers(args[0], args[1])
 			if err != nil {
-				return badInput("%v", err)
+				return badInput("%w", err) // errors.Is(err, fileio.ErrBadInput): over the limit or not a regular file
 			}
 			return writeDossierDiff(c.OutOrStdout(), d)
 		},

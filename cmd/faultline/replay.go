@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -12,7 +11,9 @@ import (
 
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/corpus"
+	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 func init() { commands = append(commands, newReplayCmd) }
@@ -20,25 +21,45 @@ func init() { commands = append(commands, newReplayCmd) }
 // loadSchedule reads and strictly decodes a schedule file, or a
 // counterexample file (returned too) and its schedule: the corpus format or
 // an exploration's counterexample record (corpus.ReadCounterexample maps
-// it); every problem is bad input (exit 2).
+// it); every problem is bad input (exit 2). The file is read through
+// fileio.ReadFile (at most fileio.ScheduleLimit bytes, a regular file
+// only), and its error stays in the chain (errors.Is(err,
+// fileio.ErrBadInput) for a file over the limit or not a regular file).
+// Errors name the file, also for a mutant or fixture its config names but
+// this build does not know.
 func loadSchedule(path string) (*model.Schedule, *corpus.Counterexample, error) {
-	data, err := os.ReadFile(path)
+	data, err := fileio.ReadFile(path, fileio.ScheduleLimit)
 	if err != nil {
-		return nil, nil, badInput("%v", err)
+		return nil, nil, badInput("%w", err)
 	}
+	s, ce, err := decodeSchedule(data)
+	if err != nil {
+		return nil, nil, badInput("%s: %w", path, err)
+	}
+	if _, err := copperfin.ParseMutant(s.Config.Mutant); err != nil {
+		return nil, nil, badInput("%s: schedule: config: %w", path, err)
+	}
+	if _, err := model.FixtureNamed(s.Config.Fixture); err != nil {
+		return nil, nil, badInput("%s: schedule: config: %w", path, err)
+	}
+	return s, ce, nil
+}
+
+// decodeSchedule decodes the contents of a schedule or counterexample file.
+func decodeSchedule(data []byte) (*model.Schedule, *corpus.Counterexample, error) {
 	if corpus.IsCounterexample(data) || corpus.IsRecord(data) {
 		ce, err := corpus.ReadCounterexample(data)
 		if err != nil {
-			return nil, nil, badInput("%s: %v", path, err)
+			return nil, nil, err
 		}
 		if ce.Schedule == nil {
-			return nil, nil, badInput("%s: a %s counterexample holds no schedule to replay (its input: %s)", path, ce.Kind, ce.Input)
+			return nil, nil, fmt.Errorf("a %s counterexample holds no schedule to replay (its input: %s)", ce.Kind, ce.Input)
 		}
 		return ce.Schedule, ce, nil
 	}
 	s, err := model.ParseSchedule(data)
 	if err != nil {
-		return nil, nil, badInput("%s: %v", path, err)
+		return nil, nil, err
 	}
 	return s, nil, nil
 }
