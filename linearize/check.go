@@ -69,17 +69,24 @@ type Result struct {
 }
 
 // String summarises the result on one line, e.g. "illegal: action a1 has
-// no linearization (2 actions)".
+// no linearization (of 2 actions)".
 func (r Result) String() string {
 	switch r.Verdict {
 	case Illegal:
-		return fmt.Sprintf("illegal: action %s has no linearization (%d actions)", r.Action, r.Actions)
+		return fmt.Sprintf("illegal: action %s has no linearization (of %s)", r.Action, actions(r.Actions))
 	case Unknown:
-		return fmt.Sprintf("unknown: %d of %d actions undecided when the time budget ran out", len(r.Undecided), r.Actions)
+		return fmt.Sprintf("unknown: %d of %s undecided when the time budget ran out", len(r.Undecided), actions(r.Actions))
 	case Ok:
-		return fmt.Sprintf("ok: %d actions linearizable", r.Actions)
+		return fmt.Sprintf("ok: %s, each linearizable", actions(r.Actions))
 	}
 	return r.Verdict.String()
+}
+
+func actions(n int) string {
+	if n == 1 {
+		return "1 action"
+	}
+	return fmt.Sprintf("%d actions", n)
 }
 
 // WriteHTML writes porcupine's visualization of the failing partition to
@@ -134,7 +141,8 @@ func (h History) Operations() ([]porcupine.Operation, error) {
 // on the wall clock by porcupine; 0 means no limit, and then the result
 // depends on h alone. A partition still running when the budget runs out
 // is undecided: the verdict is then Unknown unless another partition was
-// found Illegal. The error is for a malformed history only.
+// found Illegal. An empty history is Ok with Actions 0. The error is for
+// a malformed history or a negative timeout only.
 func Check(h History, timeout time.Duration) (Result, error) {
 	if timeout < 0 {
 		return Result{}, errors.New("linearize: negative timeout")

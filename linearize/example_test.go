@@ -23,7 +23,7 @@ func ExampleCheck() {
 		fmt.Println(op)
 	}
 	// Output:
-	// illegal: action refund-7 has no linearization (1 actions)
+	// illegal: action refund-7 has no linearization (of 1 action)
 	// w0 commit refund-7 key=k1 -> committed r1 [1,2]
 	// w1 readback refund-7 -> [] [3,4]
 }

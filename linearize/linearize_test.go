@@ -63,7 +63,7 @@ func TestLaggingReadIsIllegal(t *testing.T) {
 	if res.Actions != 1 || len(res.Undecided) != 0 {
 		t.Fatalf("Actions %d, Undecided %v; want 1 and none", res.Actions, res.Undecided)
 	}
-	if got, want := res.String(), "illegal: action a1 has no linearization (1 actions)"; got != want {
+	if got, want := res.String(), "illegal: action a1 has no linearization (of 1 action)"; got != want {
 		t.Fatalf("String() = %q, want %q", got, want)
 	}
 }
@@ -74,8 +74,16 @@ func TestReadAfterCommitSeesItIsOk(t *testing.T) {
 		readback(1, "a1", 3, 4, "k1:r1"),
 	})
 	wantVerdict(t, res, linearize.Ok, "")
-	if got, want := res.String(), "ok: 1 actions linearizable"; got != want {
+	if got, want := res.String(), "ok: 1 action, each linearizable"; got != want {
 		t.Fatalf("String() = %q, want %q", got, want)
+	}
+}
+
+func TestEmptyHistoryIsOkWithNoActions(t *testing.T) {
+	res := check(t, nil)
+	wantVerdict(t, res, linearize.Ok, "")
+	if res.Actions != 0 || res.String() != "ok: 0 actions, each linearizable" {
+		t.Fatalf("Actions %d, String %q", res.Actions, res)
 	}
 }
 
