@@ -3,6 +3,7 @@ module github.com/faultline/faultline
 go 1.26.0
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/chromedp/chromedp v0.23.0
 	github.com/google/go-cmp v0.7.0
 	github.com/spf13/cobra v1.10.2
