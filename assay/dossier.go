@@ -20,6 +20,7 @@ import (
 	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/internal/strictjson"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // DossierVersion is the version of the dossier format this package writes.
@@ -176,7 +177,7 @@ func BuildDossier(cfg EvidenceConfig) (*Dossier, error) {
 		conf.Variation = Variation{}
 	}
 	for _, p := range cfg.Profiles {
-		cs, _ := model.ProfileControls(p)
+		cs, _ := copperfin.ProfileControls(p)
 		pm := ProfileManifest{Profile: string(p), Controls: []string{}}
 		for _, c := range cs.List() {
 			pm.Controls = append(pm.Controls, string(c))
@@ -489,7 +490,7 @@ func (d *Dossier) WriteMarkdown(w io.Writer) error {
 	ft := table{header: []string{"kind", "domain", "event", "boundary", "phase", "correlation", "withheld", "oracle", "threatens", "defence", "change triggers"}}
 	for _, f := range d.Faults {
 		ft.add(f.Kind, string(f.Domain), fmt.Sprintf("%s#%d", f.Event, f.Ordinal), string(f.Boundary), string(f.Phase), string(f.Correlation),
-			string(f.Signal), string(f.Oracle), strings.Join(f.Threatens, ", "), defenceOf(f.Nominated, f.Mutant), strings.Join(SpecTriggers(f), ", "))
+			string(f.Signal), string(f.Oracle), strings.Join(f.Threatens, ", "), defenceOf(copperfin.Defences(f.Kind)), strings.Join(SpecTriggers(f), ", "))
 	}
 	ft.markdown(&b)
 	fmt.Fprintln(&b, "\n## Stop conditions")

@@ -19,7 +19,7 @@ import (
 func smallConfig() assay.EvidenceConfig {
 	cfg := paperConfig()
 	cfg.Trials = 200
-	cfg.Profiles = []model.Profile{model.ProfileTyped}
+	cfg.Profiles = []copperfin.Profile{copperfin.ProfileTyped}
 	// enough draws for the paper's one witness (evidence_gate, draw 1295)
 	cfg.Compositions.Draws = 1500
 	return cfg
@@ -163,7 +163,7 @@ func TestDossierDiffTriggers(t *testing.T) {
 		t.Errorf("hidden fallback: fired %v", got)
 	}
 	cfg = smallConfig()
-	cfg.System = assay.System{Name: "copperfin", Factory: func(cs model.Controls) model.Factory {
+	cfg.System = assay.System{Name: "copperfin", Factory: func(cs copperfin.Controls) model.Factory {
 		f, err := copperfin.NewFactory(cs, "checkpoint_before_effect")
 		if err != nil {
 			panic(err)

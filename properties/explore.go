@@ -213,6 +213,9 @@ func newExplorer(sys System, opts []Option, also ...model.Config) (*explorer, er
 			return nil, err
 		}
 	}
+	if err := set.resolve(); err != nil {
+		return nil, err
+	}
 	set.config.Fixture = set.fixture.Name
 	e := &explorer{sys: sys, set: set, harness: model.NewHarness(set.fixture, set.harness), inScope: map[string]bool{}, minFaults: 1}
 	for _, inv := range model.Invariants {
@@ -311,7 +314,7 @@ func newExplorer(sys System, opts []Option, also ...model.Config) (*explorer, er
 // fits reports whether kind can be attached to ev, by asking the schedule
 // validator.
 func fits(kind string, ev model.EventName) bool {
-	s := model.Schedule{Version: model.ScheduleVersion, Config: model.ConfigOfProfile(model.ProfileBaseline),
+	s := model.Schedule{Version: model.ScheduleVersion, Config: model.Config{},
 		Faults: []model.FaultEntry{{Event: ev, Ordinal: 1, Kind: kind}}}
 	return s.Validate() == nil
 }

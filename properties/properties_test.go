@@ -58,9 +58,9 @@ func rapidFlags(t *testing.T, checks int, seed uint64) {
 	}
 }
 
-func typedWithout(c model.Control) model.Config {
-	cs, _ := model.ProfileControls(model.ProfileTyped)
-	return model.ConfigOfControls(cs.Without(c))
+func typedWithout(c copperfin.Control) model.Config {
+	cs, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
+	return copperfin.ConfigOfControls(cs.Without(c))
 }
 
 // replayInvariant runs s through the public replay path (canonical text,
@@ -72,11 +72,11 @@ func replayInvariant(t *testing.T, s *model.Schedule, inv string) model.Invarian
 	if err != nil {
 		t.Fatal(err)
 	}
-	fx, err := model.FixtureNamed(p.Config.Fixture)
+	fx, err := copperfin.FixtureNamed(p.Config.Fixture)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := properties.Reference(p.Config)
+	f, err := copperfin.Configured(p.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,21 +117,21 @@ func assertMinimal(t *testing.T, cx *properties.Counterexample) {
 // defends, the workload where a transfer only it carries shows, and the
 // seed of the deterministic exploration.
 var controlCases = []struct {
-	control   model.Control
+	control   copperfin.Control
 	invariant string
 	fixture   model.Fixture
 	seed      uint64
 }{
-	{model.BindIdentity, model.InvRightSubject, model.Copperfin(), 1},
-	{model.PreEffectAuthority, model.InvCurrentEntitlement, model.Copperfin(), 1},
-	{model.RefreshContext, model.InvCurrentEntitlement, model.Copperfin(), 1},
-	{model.StatePrecondition, model.InvCurrentEntitlement, model.Copperfin(), 1},
-	{model.Idempotency, model.InvEffectAtMostOnce, model.Copperfin(), 1},
+	{copperfin.BindIdentity, model.InvRightSubject, copperfin.Copperfin(), 1},
+	{copperfin.PreEffectAuthority, model.InvCurrentEntitlement, copperfin.Copperfin(), 1},
+	{copperfin.RefreshContext, model.InvCurrentEntitlement, copperfin.Copperfin(), 1},
+	{copperfin.StatePrecondition, model.InvCurrentEntitlement, copperfin.Copperfin(), 1},
+	{copperfin.Idempotency, model.InvEffectAtMostOnce, copperfin.Copperfin(), 1},
 	// with idempotency and the evidence gate in place, the readback alone
 	// tells whose effect a receiptless provider replay is: the same order
 	// asked for twice
-	{model.EffectReadback, model.InvNoInventedProgress, model.CopperfinBatch(), 3},
-	{model.EvidenceGate, model.InvProvableOutcome, model.Copperfin(), 1},
+	{copperfin.EffectReadback, model.InvNoInventedProgress, copperfin.CopperfinBatch(), 3},
+	{copperfin.EvidenceGate, model.InvProvableOutcome, copperfin.Copperfin(), 1},
 }
 
 // TestEachControlRemovalIsFound: with one control removed from the typed
@@ -145,11 +145,11 @@ func TestEachControlRemovalIsFound(t *testing.T) {
 		t.Run(string(c.control), func(t *testing.T) {
 			rapidFlags(t, 100, c.seed)
 			rec := &recordingTB{name: t.Name()}
-			properties.Check(rec, properties.Reference, properties.WithConfig(typedWithout(c.control)), properties.WithFixture(c.fixture), properties.WithCoverage(suite))
+			check(rec, copperfin.Configured, properties.WithConfig(typedWithout(c.control)), properties.WithFixture(c.fixture), properties.WithCoverage(suite))
 			if !rec.failed || len(rec.errors) != 1 || !strings.Contains(rec.errors[0], c.invariant+" violated") {
 				t.Fatalf("the inner check did not fail on %s: %v", c.invariant, rec.errors)
 			}
-			rep, err := properties.Explore(properties.Reference, properties.WithConfig(typedWithout(c.control)), properties.WithFixture(c.fixture), properties.WithCoverage(suite))
+			rep, err := explore(copperfin.Configured, properties.WithConfig(typedWithout(c.control)), properties.WithFixture(c.fixture), properties.WithCoverage(suite))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -161,12 +161,12 @@ func TestEachControlRemovalIsFound(t *testing.T) {
 				t.Fatalf("want exactly the one fault of a single-fault transfer: %s", model.Format(cx.Schedule))
 			}
 			spec, _ := model.Spec(cx.FaultKind)
-			if !slices.Contains(spec.Nominated, c.control) {
+			if !slices.Contains(copperfin.Nominated(spec.Kind), c.control) {
 				t.Errorf("%s does not nominate %s", cx.FaultKind, c.control)
 			}
 			assertMinimal(t, cx)
 			restored := &recordingTB{name: t.Name()}
-			properties.Check(restored, properties.Reference, properties.WithFixture(c.fixture), properties.WithCoverage(suite))
+			check(restored, copperfin.Configured, properties.WithFixture(c.fixture), properties.WithCoverage(suite))
 			if restored.failed {
 				t.Errorf("typed profile failed: %v", restored.errors)
 			}
@@ -197,16 +197,16 @@ var mutantCases = map[copperfin.Mutant]struct {
 func mutantExploration(mi copperfin.MutantInfo) (model.Config, []properties.Option, uint64, int) {
 	m := mi.Name
 	mc, ok := mutantCases[m]
-	cfg := model.ConfigOfProfile(model.ProfileTyped)
+	cfg := copperfin.ConfigOfProfile(copperfin.ProfileTyped)
 	if len(mi.MaskedBy) > 0 {
-		cs, _ := model.ProfileControls(model.ProfileTyped)
+		cs, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
 		for _, c := range mi.MaskedBy {
 			cs = cs.Without(c)
 		}
-		cfg = model.ConfigOfControls(cs)
+		cfg = copperfin.ConfigOfControls(cs)
 	}
-	cfg.Mutant = string(m)
-	opts := []properties.Option{properties.WithConfig(cfg), properties.WithFixture(model.CopperfinBatch()), properties.WithCoverage(suite)}
+	cfg = copperfin.WithMutant(cfg, string(m))
+	opts := []properties.Option{properties.WithConfig(cfg), properties.WithFixture(copperfin.CopperfinBatch()), properties.WithCoverage(suite)}
 	if len(mc.kinds) > 0 {
 		opts = append(opts, properties.WithKinds(mc.kinds...))
 	}
@@ -229,7 +229,7 @@ func TestEveryMutantIsKilled(t *testing.T) {
 		t.Run(string(mi.Name), func(t *testing.T) {
 			cfg, opts, seed, checks := mutantExploration(mi)
 			rapidFlags(t, checks, seed)
-			rep, err := properties.Explore(properties.Reference, opts...)
+			rep, err := explore(copperfin.Configured, opts...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -237,12 +237,13 @@ func TestEveryMutantIsKilled(t *testing.T) {
 				t.Fatalf("not killed in %d checks", rep.Checks)
 			}
 			cx := rep.Counterexample
-			if cx.Schedule.Config.Mutant != string(mi.Name) {
+			if copperfin.MutantOf(cx.Schedule.Config) != string(mi.Name) {
 				t.Fatalf("counterexample config %+v", cx.Schedule.Config)
 			}
 			clean := *cx.Schedule
 			clean.Config = cfg
-			clean.Config.Mutant, clean.Config.Fixture = "", cx.Schedule.Config.Fixture
+			clean.Config = copperfin.WithMutant(clean.Config, "")
+			clean.Config.Fixture = cx.Schedule.Config.Fixture
 			if r := replayInvariant(t, &clean, cx.Invariant); !r.Held {
 				t.Fatalf("the system without the mutant breaks %s too: not a kill\n%s", cx.Invariant, model.Format(cx.Schedule))
 			}
@@ -266,7 +267,7 @@ func TestEveryMutantIsKilled(t *testing.T) {
 func TestCounterexampleFileReplays(t *testing.T) {
 	rapidFlags(t, 100, 1)
 	dir := t.TempDir()
-	rep, err := properties.Explore(properties.Reference, properties.WithConfig(typedWithout(model.Idempotency)), properties.WithCounterexampleDir(dir), properties.WithCoverage(suite))
+	rep, err := explore(copperfin.Configured, properties.WithConfig(typedWithout(copperfin.Idempotency)), properties.WithCounterexampleDir(dir), properties.WithCoverage(suite))
 	if err != nil || !rep.Found {
 		t.Fatalf("%v %+v", err, rep)
 	}
@@ -303,11 +304,11 @@ func TestCounterexampleFileReplays(t *testing.T) {
 // report.
 func TestExplorationIsDeterministic(t *testing.T) {
 	rapidFlags(t, 100, 7)
-	a, err := properties.Explore(properties.Reference, properties.WithConfig(typedWithout(model.BindIdentity)))
+	a, err := explore(copperfin.Configured, properties.WithConfig(typedWithout(copperfin.BindIdentity)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := properties.Explore(properties.Reference, properties.WithConfig(typedWithout(model.BindIdentity)))
+	b, _ := explore(copperfin.Configured, properties.WithConfig(typedWithout(copperfin.BindIdentity)))
 	if a.ChecksToFailure != b.ChecksToFailure || string(model.Format(a.Counterexample.Schedule)) != string(model.Format(b.Counterexample.Schedule)) {
 		t.Fatalf("two explorations differ: %d vs %d", a.ChecksToFailure, b.ChecksToFailure)
 	}
@@ -319,13 +320,13 @@ func TestBadOptions(t *testing.T) {
 		"unknown domain":    properties.WithDomains("network"),
 		"max faults 0":      properties.WithMaxFaults(0),
 		"unknown invariant": properties.WithInvariants("happiness"),
-		"unknown profile":   properties.WithConfig(model.Config{Profile: "paranoid"}),
+		"unknown profile":   properties.WithConfig(copperfin.Settings{Profile: "paranoid"}.Config()),
 	} {
-		if _, err := properties.Explore(properties.Reference, o); err == nil {
+		if _, err := explore(copperfin.Configured, o); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
-	if _, err := properties.Explore(properties.Reference, properties.WithConfig(model.Config{Profile: model.ProfileTyped, Mutant: "gremlin"})); err == nil || !strings.Contains(err.Error(), `unknown mutant "gremlin"`) {
+	if _, err := explore(copperfin.Configured, properties.WithConfig(copperfin.Settings{Profile: copperfin.ProfileTyped, Mutant: "gremlin"}.Config())); err == nil || !strings.Contains(err.Error(), `unknown mutant "gremlin"`) {
 		t.Errorf("unknown mutant: %v", err)
 	}
 }
@@ -351,15 +352,15 @@ func TestRapidFailFileKeepsWorking(t *testing.T) {
 	t.Chdir(t.TempDir())
 	rapidFlags(t, 100, 1)
 	flag.Set("rapid.nofailfile", "false")
-	cfg := properties.WithConfig(typedWithout(model.BindIdentity))
+	cfg := properties.WithConfig(typedWithout(copperfin.BindIdentity))
 	first := &recordingTB{name: "TestUsersOwn"}
-	properties.Check(first, properties.Reference, cfg)
+	check(first, copperfin.Configured, cfg)
 	files, _ := filepath.Glob(filepath.Join("testdata", "rapid", "TestUsersOwn", "*.fail"))
 	if !first.failed || len(files) != 1 {
 		t.Fatalf("failed %t, fail files %v", first.failed, files)
 	}
 	second := &recordingTB{name: "TestUsersOwn"}
-	properties.Check(second, properties.Reference, cfg)
+	check(second, copperfin.Configured, cfg)
 	if !second.failed || !strings.Contains(second.errors[0], "counterexample after 1 checks") {
 		t.Fatalf("the fail file was not replayed first: %v", second.errors)
 	}

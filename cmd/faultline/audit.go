@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/assay"
-	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 func init() { commands = append(commands, newAuditCmd) }
@@ -46,7 +46,7 @@ FAULTLINE_COVERAGE=FILE) merges the single-fault runs' coverage into FILE.`,
 			if compat != "" && compat != "paper188" {
 				return badInput("--compat: unknown compatibility target %q (valid: paper188)", compat)
 			}
-			audits, err := assay.Audit(model.Profiles, compat != "")
+			audits, err := assay.Audit(copperfin.Profiles, compat != "")
 			if err != nil {
 				return err
 			}
@@ -159,10 +159,10 @@ func writeAudit(w io.Writer, audits []assay.ProfileAudit, ev *assay.Evidence, co
 // its assay (the artefact's object), and the release evidence.
 func writeAuditJSON(w io.Writer, audits []assay.ProfileAudit, ev *assay.Evidence, compat string) error {
 	type profileJSON struct {
-		Profile  model.Profile   `json:"profile"`
-		Controls string          `json:"controls"`
-		Rows     []assay.KindRow `json:"rows"`
-		Assay    map[string]any  `json:"assay"`
+		Profile  copperfin.Profile `json:"profile"`
+		Controls string            `json:"controls"`
+		Rows     []assay.KindRow   `json:"rows"`
+		Assay    map[string]any    `json:"assay"`
 	}
 	out := struct {
 		Compat   string          `json:"compat,omitempty"`

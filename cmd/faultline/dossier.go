@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/assay"
-	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 func init() { commands = append(commands, newDossierCmd) }
@@ -49,14 +49,14 @@ exits 1 when a change trigger fired.`,
 				cfg.Profiles = nil
 				seen := map[string]bool{}
 				for _, p := range profiles {
-					if _, err := model.ProfileControls(model.Profile(p)); err != nil {
+					if _, err := copperfin.ProfileControls(copperfin.Profile(p)); err != nil {
 						return badInput("--profile: %v", err)
 					}
 					if seen[p] {
 						return badInput("--profile: %q given twice", p)
 					}
 					seen[p] = true
-					cfg.Profiles = append(cfg.Profiles, model.Profile(p))
+					cfg.Profiles = append(cfg.Profiles, copperfin.Profile(p))
 				}
 			}
 			d, err := assay.BuildDossier(cfg)
