@@ -2,6 +2,7 @@ package corpus_test
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -252,13 +253,37 @@ func canonicalCounterexample(t *testing.T, ce *corpus.Counterexample, raw []byte
 }
 
 // TestVersion1FilesRunAsVersion2: every schedule of the corpus (the seeds,
-// the kinds and the counterexamples, most of them version-1 files) decodes,
-// formats as version 2, re-parses to the same schedule, and runs under its
-// own config and under every profile to the identical result: verdicts,
-// faults, invariants, claims, terms and the normalised timeline.
+// the kinds and the counterexample, all version-1 files) decodes, formats
+// as version 2, re-parses to the same schedule, and runs under its own
+// config and under every profile to the identical result (verdicts,
+// faults, invariants, claims, terms and the normalised timeline) in both
+// forms, and to the run the version-1 decoder gave
+// (testdata/runs-v1.golden, recorded before version 2).
 func TestVersion1FilesRunAsVersion2(t *testing.T) {
 	c := load(t)
 	d := reference(t)
+	goldenRaw, err := os.ReadFile(filepath.Join("testdata", "runs-v1.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := map[string]string{}
+	for _, l := range strings.Split(string(goldenRaw), "\n") {
+		if f := strings.Split(l, "\t"); len(f) == 3 && !strings.HasPrefix(l, "#") {
+			before[f[0]+"\t"+f[1]] = f[2]
+		}
+	}
+	if len(before) != 168 {
+		t.Fatalf("%d recorded runs, want 168 (42 files, 4 configs each)", len(before))
+	}
+	digest := func(res *model.Result) string {
+		view := []any{model.Normalize(res.Timeline), res.Faults, res.Invariants, res.Claims, res.Terms, res.Verdict, res.RunVerdict, res.Tasks}
+		j, err := json.Marshal(view)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("%x", sha256.Sum256(j))
+	}
+	checked := 0
 	type file struct {
 		path string
 		raw  []byte
@@ -300,12 +325,14 @@ func TestVersion1FilesRunAsVersion2(t *testing.T) {
 			t.Fatalf("%s: %v", f.path, err)
 		}
 		configs := []model.Config{f.s.Config}
+		labels := []string{"own"}
 		for _, p := range copperfin.Profiles {
 			cfg := f.s.Config
 			cfg.System = copperfin.Settings{Profile: p, Mutant: own.Mutant}.JSON()
 			configs = append(configs, cfg)
+			labels = append(labels, "profile "+string(p))
 		}
-		for _, cfg := range configs {
+		for i, cfg := range configs {
 			a, b := *f.s, *again
 			a.Config, b.Config = cfg, cfg
 			b.Config.System = append(json.RawMessage(nil), cfg.System...)
@@ -333,7 +360,19 @@ func TestVersion1FilesRunAsVersion2(t *testing.T) {
 			if diff := cmp.Diff(va, vb); diff != "" {
 				t.Errorf("%s under %s: the version-1 and version-2 forms run differently (-v1 +v2):\n%s", f.path, copperfin.Describe(cfg), diff)
 			}
+			want, ok := before[f.path+"\t"+labels[i]]
+			if !ok {
+				t.Errorf("%s %s: no recorded run", f.path, labels[i])
+				continue
+			}
+			if got := digest(rb); got != want {
+				t.Errorf("%s under %s: the run differs from the one the version-1 decoder gave", f.path, copperfin.Describe(cfg))
+			}
+			checked++
 		}
+	}
+	if checked != 168 {
+		t.Errorf("%d runs checked against the recorded ones, want 168", checked)
 	}
 	if v1 != 42 {
 		t.Errorf("%d version-1 files, want the whole corpus as it was written (42)", v1)
