@@ -203,7 +203,7 @@ func writeResult(w io.Writer, res *model.Result) error {
 				status += ", detected by the system"
 			}
 		}
-		fmt.Fprintf(&b, "  %s %s at %s#%d: %s\n", f.ID, f.Kind, f.Event, f.Ordinal, status)
+		fmt.Fprintf(&b, "  %s %s at %s: %s\n", f.ID, f.Kind, f.Placement(), status)
 	}
 	fmt.Fprintln(&b, "\nInvariants:")
 	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
