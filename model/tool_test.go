@@ -8,8 +8,8 @@ import (
 	"github.com/faultline/faultline/model"
 )
 
-// shopper is a purchasing agent of its own domain: it looks an item up
-// through a "search" tool, charges the card through a "charge" tool
+// shopper is a purchasing agent of its own domain: it has the purchase
+// approved, looks the item up through a "search" tool, charges the card through a "charge" tool
 // (retrying an unknown outcome under the same request key), checkpoints
 // the charge as a completed effect, and claims success. effectName picks
 // how its checkpoint names the charge: by request key, by receipt id, or
@@ -21,6 +21,11 @@ type shopper struct {
 func (s shopper) Run(ctx context.Context, env model.Env, t model.Task) (model.Claim, error) {
 	a := model.Action{Actor: t.Actor, Subject: t.Subject, Tenant: t.Tenant, Purpose: t.Purpose, Amount: t.Amount,
 		IdempotencyKey: t.ID, TraceID: t.Trace}
+	grant, err := env.Authority.Approve(ctx, t, a)
+	if err != nil {
+		return model.Claim{Verdict: model.ClaimDeny, Reason: "not approved"}, nil
+	}
+	a.CapabilityID, a.CapabilityExpiry = grant.ID, grant.Expiry
 	if _, err := env.Tool.Commit(ctx, model.ToolCall{Tool: "search", RequestKey: t.ID + ":search", Action: a}); err != nil {
 		return model.Claim{}, err
 	}
@@ -51,7 +56,10 @@ func (s shopper) Run(ctx context.Context, env model.Env, t model.Task) (model.Cl
 func shopFixture() model.Fixture {
 	return model.Fixture{Name: "shop",
 		Orders: []model.Order{{Subject: "cart-5", Tenant: "acme", Status: "open", Version: 1}},
-		Tasks:  []model.Task{{ID: "buy-cart-5", Actor: "agent", Subject: "cart-5", Tenant: "acme", Purpose: "purchase", Amount: 30}}}
+		Capabilities: []model.Capability{{ID: "cap-buy", Actor: "agent", Subject: "cart-5", Tenant: "acme", Purpose: "purchase",
+			Amount: 30, Expiry: 60_000}},
+		Tasks: []model.Task{{ID: "buy-cart-5", Actor: "agent", Subject: "cart-5", Tenant: "acme", Purpose: "purchase", Amount: 30,
+			Capability: "cap-buy"}}}
 }
 
 func runShopper(t *testing.T, sys shopper, opts model.Options, sched string) *model.Result {
@@ -97,11 +105,12 @@ func TestFaultAimedAtATool(t *testing.T) {
 	// after committing, the retry under the same key replays the receipt
 	wantAimed := []step{
 		{1, model.EvWorkerStart, "", 1, "", ""},
-		{2, model.EvToolCommit, "search", 1, "", "committed"},
-		{3, model.EvToolCommit, "charge", 2, "f1", "unknown"},
-		{4, model.EvToolCommit, "charge", 3, "", "committed"},
-		{5, model.EvCheckpointWrite, "", 1, "", "ok"},
-		{6, model.EvClaim, "", 0, "", "release"},
+		{2, model.EvAuthorityGrant, "", 1, "", "ok"},
+		{3, model.EvToolCommit, "search", 1, "", "committed"},
+		{4, model.EvToolCommit, "charge", 2, "f1", "unknown"},
+		{5, model.EvToolCommit, "charge", 3, "", "committed"},
+		{6, model.EvCheckpointWrite, "", 1, "", "ok"},
+		{7, model.EvClaim, "", 0, "", "release"},
 	}
 	if got := steps(aimed); !equalSteps(got, wantAimed) {
 		t.Fatalf("aimed at charge:\n got %v\nwant %v", got, wantAimed)
@@ -109,19 +118,20 @@ func TestFaultAimedAtATool(t *testing.T) {
 	// not aimed: the first tool.commit is the search
 	wantPlain := []step{
 		{1, model.EvWorkerStart, "", 1, "", ""},
-		{2, model.EvToolCommit, "search", 1, "f1", "unknown"},
-		{3, model.EvToolCommit, "charge", 2, "", "committed"},
-		{4, model.EvCheckpointWrite, "", 1, "", "ok"},
-		{5, model.EvClaim, "", 0, "", "release"},
+		{2, model.EvAuthorityGrant, "", 1, "", "ok"},
+		{3, model.EvToolCommit, "search", 1, "f1", "unknown"},
+		{4, model.EvToolCommit, "charge", 2, "", "committed"},
+		{5, model.EvCheckpointWrite, "", 1, "", "ok"},
+		{6, model.EvClaim, "", 0, "", "release"},
 	}
 	if got := steps(plain); !equalSteps(got, wantPlain) {
 		t.Fatalf("not aimed:\n got %v\nwant %v", got, wantPlain)
 	}
 	fa, fp := aimed.Faults[0], plain.Faults[0]
-	if fa.Tool != "charge" || !fa.Reached || fa.Fired != 1 || fa.FiredAt != 3 || fa.Placement() != "tool.commit(charge)#1" {
+	if fa.Tool != "charge" || !fa.Reached || fa.Fired != 1 || fa.FiredAt != 4 || fa.Placement() != "tool.commit(charge)#1" {
 		t.Errorf("aimed fault report %+v (%s)", fa, fa.Placement())
 	}
-	if fp.Tool != "" || !fp.Reached || fp.Fired != 1 || fp.FiredAt != 2 || fp.Placement() != "tool.commit#1" {
+	if fp.Tool != "" || !fp.Reached || fp.Fired != 1 || fp.FiredAt != 3 || fp.Placement() != "tool.commit#1" {
 		t.Errorf("plain fault report %+v (%s)", fp, fp.Placement())
 	}
 	if at := aimed.Record().Faults[0].At; at != "tool.commit(charge)#1" {
@@ -133,7 +143,7 @@ func TestFaultAimedAtATool(t *testing.T) {
 
 	// the second charge exists only once the first timed out: aimed at
 	// charge#2 alone, the fault is never reached; composed after the
-	// charge#1 timeout, it fires at the retry (seq 4)
+	// charge#1 timeout, it fires at the retry (seq 5)
 	alone := runShopper(t, shopper{}, opts, head+`{"event":"tool.commit","ordinal":2,"kind":"timeout_after_commit","tool":"charge"}]}`)
 	if f := alone.Faults[0]; f.Reached || alone.RunVerdict != model.Inconclusive {
 		t.Errorf("charge#2 without a retry: %+v %s", f, alone.RunVerdict)
@@ -143,7 +153,7 @@ func TestFaultAimedAtATool(t *testing.T) {
 	}
 	both := runShopper(t, shopper{}, opts, head+`{"event":"tool.commit","ordinal":1,"kind":"timeout_after_commit","tool":"charge"},`+
 		`{"event":"tool.commit","ordinal":2,"kind":"timeout_after_commit","tool":"charge"}]}`)
-	if f1, f2 := both.Faults[0], both.Faults[1]; f1.FiredAt != 3 || f2.FiredAt != 4 || both.Timeline[4-1].Tool != "charge" {
+	if f1, f2 := both.Faults[0], both.Faults[1]; f1.FiredAt != 4 || f2.FiredAt != 5 || both.Timeline[5-1].Tool != "charge" {
 		t.Errorf("charge#1 then charge#2: %+v %+v", f1, f2)
 	}
 	// a tool the system never calls is never reached
@@ -176,8 +186,8 @@ func equalSteps[T comparable](a, b []T) bool {
 func TestWorldEventAimedAtATool(t *testing.T) {
 	res := runShopper(t, shopper{}, model.Options{Builtin: []string{model.InvBudget}},
 		`{"version":1,"seed":"w","config":{"controls":[]},"faults":[{"event":"tool.commit","ordinal":1,"kind":"clock_advance","target":"500","tool":"charge"}]}`)
-	w := res.Timeline[3] // seq 4: right after the charge at seq 3
-	if w.Event != model.EventName("world") || w.FaultID != "f1" || res.Timeline[2].Tool != "charge" || res.Faults[0].FiredAt != 4 {
+	w := res.Timeline[4] // seq 5: right after the charge at seq 4
+	if w.Event != model.EventName("world") || w.FaultID != "f1" || res.Timeline[3].Tool != "charge" || res.Faults[0].FiredAt != 5 {
 		t.Fatalf("world event at %+v; faults %+v", w, res.Faults)
 	}
 }
@@ -225,5 +235,37 @@ func TestScheduleTool(t *testing.T) {
 		Faults: []model.FaultEntry{{Event: model.EvCheckpointWrite, Ordinal: 1, Kind: "checkpoint_rollback", Tool: "charge"}}}
 	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), `event "checkpoint.write" has no tool`) {
 		t.Errorf("Validate: %v", err)
+	}
+}
+
+// TestCompletedEffectsNamedAsTheSystemSawThem: a checkpoint may name its
+// completed charge by the request key it sent or by the receipt id the
+// provider returned, and no_invented_progress holds for both on a correct
+// run; a name that is neither still breaks it, at the checkpoint's write.
+func TestCompletedEffectsNamedAsTheSystemSawThem(t *testing.T) {
+	const clean = `{"version":1,"seed":"clean","config":{"controls":[]},"faults":[]}`
+	opts := model.Options{Builtin: []string{model.InvNoInventedProgress}}
+	for name, pick := range map[string]func(string, model.ToolResult) string{
+		"request key": func(key string, _ model.ToolResult) string { return key },
+		"receipt id":  func(_ string, res model.ToolResult) string { return res.Receipt.ID },
+	} {
+		res := runShopper(t, shopper{effectName: pick}, opts, clean)
+		inv, _ := res.Invariant(model.InvNoInventedProgress)
+		if !inv.Held || res.RunVerdict != model.Recovered || len(res.Invariants) != 1 {
+			t.Errorf("%s: %+v, run %s", name, res.Invariants, res.RunVerdict)
+		}
+	}
+	// the receipt id and the request key really are different names
+	res := runShopper(t, shopper{effectName: func(_ string, res model.ToolResult) string { return res.Receipt.ID }}, opts, clean)
+	if r := res.Claims[0].Reason; r != "charged rcpt-2" {
+		t.Fatalf("claim %q", r)
+	}
+	for _, invented := range []string{"charge-done", "rcpt-9", "buy-cart-5:refund"} {
+		res := runShopper(t, shopper{effectName: func(string, model.ToolResult) string { return invented }}, opts, clean)
+		inv, _ := res.Invariant(model.InvNoInventedProgress)
+		want := "checkpoint 1 records effect " + invented + " that the ledger does not hold (neither a request key nor a receipt id of the task's effects)"
+		if inv.Held || inv.FirstSeq != 5 || inv.Event != model.EvCheckpointWrite || inv.Detail != want {
+			t.Errorf("%s: %+v", invented, inv)
+		}
 	}
 }
