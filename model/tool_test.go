@@ -182,13 +182,20 @@ func equalSteps[T comparable](a, b []T) bool {
 }
 
 // TestWorldEventAimedAtATool: a world event placed at tool.commit may aim
-// at a tool too: it takes effect right after that tool's ordinal-th call.
+// at a tool too: it takes effect right after that tool's ordinal-th call,
+// and a crash says where.
 func TestWorldEventAimedAtATool(t *testing.T) {
 	res := runShopper(t, shopper{}, model.Options{Builtin: []string{model.InvBudget}},
 		`{"version":1,"seed":"w","config":{"controls":[]},"faults":[{"event":"tool.commit","ordinal":1,"kind":"clock_advance","target":"500","tool":"charge"}]}`)
 	w := res.Timeline[4] // seq 5: right after the charge at seq 4
 	if w.Event != model.EventName("world") || w.FaultID != "f1" || res.Timeline[3].Tool != "charge" || res.Faults[0].FiredAt != 5 {
 		t.Fatalf("world event at %+v; faults %+v", w, res.Faults)
+	}
+	res = runShopper(t, shopper{}, model.Options{Builtin: []string{model.InvBudget}},
+		`{"version":1,"seed":"w","config":{"controls":[]},"faults":[{"event":"tool.commit","ordinal":1,"kind":"worker_crash","tool":"charge"}]}`)
+	c := res.Timeline[5] // seq 6: the world event at seq 5, then the crash
+	if c.Event != model.EvWorkerCrash || c.Detail != "worker crashed after tool.commit(charge)#1" || res.Faults[0].FiredAt != 5 {
+		t.Fatalf("crash %+v; faults %+v", c, res.Faults)
 	}
 }
 

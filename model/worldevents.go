@@ -203,7 +203,7 @@ func (r *run) applyWorld() {
 		}
 		r.record(EvWorld, 0, id, f.entry.Kind, detail, r.state)
 		if crash {
-			r.crash("worker crashed after " + string(f.entry.Event) + "#" + strconv.Itoa(f.entry.Ordinal))
+			r.crash("worker crashed after " + f.entry.Placement())
 		}
 	}
 }
