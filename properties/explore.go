@@ -62,7 +62,7 @@ func (r *Report) InconclusiveMessage() string {
 	if len(crossed) == 0 {
 		crossed = []string{"(none)"}
 	}
-	return fmt.Sprintf("inconclusive: none of the %d faults scheduled in %d checks was reached, so no fault was tested; the system crossed only: %s",
+	return fmt.Sprintf("inconclusive: none of the %d faults scheduled in %d checks was reached, so no fault was tested; the events the system crossed: %s",
 		r.Faults, r.Checks, strings.Join(crossed, ", "))
 }
 

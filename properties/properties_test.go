@@ -404,7 +404,7 @@ func TestCheckFailsWhenNoFaultIsReached(t *testing.T) {
 		t.Fatalf("Check passed a campaign that reached no fault: %v %v", tb.errors, tb.logs)
 	}
 	msg := tb.errors[0]
-	for _, want := range []string{"inconclusive: none of the 10 faults scheduled in 10 checks was reached", "the system crossed only: " + strings.Join(crossedNames(rep), ", "), "exit code 3"} {
+	for _, want := range []string{"inconclusive: none of the 10 faults scheduled in 10 checks was reached", "the events the system crossed: " + strings.Join(crossedNames(rep), ", "), "exit code 3"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message %q lacks %q", msg, want)
 		}

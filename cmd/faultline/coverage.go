@@ -35,16 +35,17 @@ func flushCoverage(t *coverage.Tracker, path string) error {
 		return nil
 	}
 	if err := t.FlushTo(path); err != nil {
-		return fmt.Errorf("recording coverage: %w", err)
+		return inputError(fmt.Errorf("recording coverage into %s: %w", path, err))
 	}
 	return nil
 }
 
-// readCoverage reads a coverage file; every problem is bad input.
+// readCoverage reads a coverage file: a missing or invalid file is bad
+// input (2), an I/O error reading it is exit 4.
 func readCoverage(path string) (*coverage.Data, error) {
 	d, err := coverage.ReadFile(path)
 	if err != nil {
-		return nil, badInput("%v", err)
+		return nil, inputError(err)
 	}
 	return d, nil
 }
@@ -57,7 +58,10 @@ func newCoverageCmd() *cobra.Command {
 correlation, oracle) runs visited. "faultline assay --coverage FILE", "faultline
 audit --coverage FILE", "faultline explore --coverage FILE", and any command or
 test run with FAULTLINE_COVERAGE=FILE merge their runs into FILE. A key counts as visited only when its fault reached
-its boundary, fired, and the oracle adjudicated the run.`,
+its boundary, fired, and the oracle adjudicated the run.
+
+"faultline coverage" alone prints this help; an unknown subcommand is bad
+input (exit 2).`,
 	}
 	c.AddCommand(newCoverageReportCmd(), newCoverageMergeCmd(), newCoverageGateCmd())
 	return c
@@ -77,8 +81,9 @@ oracle, correlation × domain) on one self-contained page.
 --schedules DIR writes every schedule the report refers to into DIR, so each
 "faultline replay DIR/NAME.json" command in the report runs as printed.
 
-Exit codes: 0 report printed, 2 bad input (unreadable or invalid file, unknown
-format).`,
+Exit codes: 0 report printed, 2 bad input (a missing or invalid file, an
+unknown format), 4 an I/O error (reading the file, writing the report or
+--schedules).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			var write func(*coverage.Report, io.Writer) error
@@ -122,8 +127,8 @@ merge is associative and commutative, and merging a file with itself doubles
 its counts. OUT may be one of the inputs; an existing OUT that is not an input
 is replaced.
 
-Exit codes: 0 merged, 2 bad input (an input unreadable or invalid; OUT is then
-unchanged).`,
+Exit codes: 0 merged, 2 bad input (an input missing or invalid; OUT is then
+unchanged), 4 an I/O error (reading an input, writing OUT).`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			out := &coverage.Data{Keys: map[coverage.Key]*coverage.Entry{}}
@@ -159,9 +164,14 @@ pattern with "*" requires every reachable key it matches); "#" starts a
 comment; blank lines are ignored. A required key that no catalogue kind can
 reach is unvisited, with the reason.
 
+The finding ends with the count of the file's scheduled faults that were
+reached and fired, scheduled but not reached, and reached but not fired.
+
 Exit codes: 0 the gate is met; 1 it is not, with every unvisited required key
-listed with its reason; 2 bad input (unreadable or invalid coverage or keys
-file, a ratio outside [0,1], neither flag given).`,
+listed with its reason; 2 bad input (a missing or invalid coverage or keys
+file, a ratio outside [0,1], neither flag given); 3 inconclusive: the file
+records no scheduled fault that was reached and fired, so there is nothing
+to gate; 4 an I/O error reading a file or writing the finding.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			var opts coverage.GateOptions
@@ -175,7 +185,7 @@ file, a ratio outside [0,1], neither flag given).`,
 			if require != "" {
 				b, err := os.ReadFile(require)
 				if err != nil {
-					return badInput("--require: %v", err)
+					return inputError(fmt.Errorf("--require: %w", err))
 				}
 				if opts.Require, err = coverage.ParseRequirements(b); err != nil {
 					return badInput("--require %s: %v", require, err)
@@ -193,7 +203,14 @@ file, a ratio outside [0,1], neither flag given).`,
 				return badInput("%v", err)
 			}
 			if err := g.WriteText(c.OutOrStdout()); err != nil {
-				return err
+				return outputError(err)
+			}
+			visits, notReached, notFired := faultCounts(d)
+			if visits == 0 {
+				return inconclusive("inconclusive: %s records %d runs and no scheduled fault that was reached and fired (%d scheduled but not reached, %d reached but not fired): the gate has nothing to judge", args[0], d.Runs, notReached, notFired)
+			}
+			if _, err := fmt.Fprintf(c.OutOrStdout(), "  faults: %d reached and fired; %d scheduled but not reached, %d reached but not fired\n", visits, notReached, notFired); err != nil {
+				return outputError(err)
 			}
 			if !g.Passed() {
 				return errViolation
@@ -237,4 +254,15 @@ func writeAuditCoverage(w io.Writer, audits []assay.ProfileAudit, path string) e
 		return err
 	}
 	return flushCoverage(all, path)
+}
+
+// faultCounts sums d's scheduled faults over its keys: reached and fired
+// (visits), scheduled but not reached, reached but not fired.
+func faultCounts(d *coverage.Data) (visits, notReached, notFired int) {
+	for _, e := range d.Keys {
+		visits += e.Visits
+		notReached += e.NotReached
+		notFired += e.NotFired
+	}
+	return visits, notReached, notFired
 }

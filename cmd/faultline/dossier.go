@@ -88,7 +88,7 @@ gate reopens), 2 bad input (a missing or malformed dossier).`,
 		RunE: func(c *cobra.Command, args []string) error {
 			d, err := assay.DiffDossiers(args[0], args[1])
 			if err != nil {
-				return badInput("%v", err)
+				return inputError(err)
 			}
 			return writeDossierDiff(c.OutOrStdout(), d)
 		},
