@@ -229,20 +229,7 @@ to gate; 4 an I/O error reading a file or writing the finding.`,
 // broke, with the counterexamples), and merges all of them into path when
 // set.
 func writeAuditCoverage(w io.Writer, audits []assay.ProfileAudit, path string) error {
-	all := coverage.NewTracker(nil)
-	var cols []coverage.Column
-	for _, a := range audits {
-		t := coverage.NewTracker(all.Universe())
-		for _, row := range a.Rows {
-			if err := t.Record(row.Result); err != nil {
-				return err
-			}
-		}
-		d := t.Data()
-		cols = append(cols, coverage.Column{Label: string(a.Profile), Data: d})
-		all.Add(d)
-	}
-	cmp, err := coverage.Compare(all.Universe(), cols, coverage.ReportOptions{})
+	all, cmp, err := auditCoverage(audits)
 	if err != nil {
 		return err
 	}
@@ -265,4 +252,33 @@ func faultCounts(d *coverage.Data) (visits, notReached, notFired int) {
 		notFired += e.NotFired
 	}
 	return visits, notReached, notFired
+}
+
+// auditCoverage records the audit's single-fault runs, all of them and
+// one column per profile, and compares the columns.
+func auditCoverage(audits []assay.ProfileAudit) (*coverage.Tracker, *coverage.Comparison, error) {
+	all := coverage.NewTracker(nil)
+	var cols []coverage.Column
+	for _, a := range audits {
+		t := coverage.NewTracker(all.Universe())
+		for _, row := range a.Rows {
+			if err := t.Record(row.Result); err != nil {
+				return nil, nil, err
+			}
+		}
+		d := t.Data()
+		cols = append(cols, coverage.Column{Label: string(a.Profile), Data: d})
+		all.Add(d)
+	}
+	cmp, err := coverage.Compare(all.Universe(), cols, coverage.ReportOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	return all, cmp, nil
+}
+
+// auditComparison is auditCoverage's comparison.
+func auditComparison(audits []assay.ProfileAudit) (*coverage.Comparison, error) {
+	_, cmp, err := auditCoverage(audits)
+	return cmp, err
 }

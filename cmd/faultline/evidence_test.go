@@ -14,7 +14,7 @@ import (
 // the paper's ten with the paper's numbers; json and markdown carry the
 // same evidence.
 func TestAuditEvidenceSections(t *testing.T) {
-	code, out, _ := runCLI(t, "audit")
+	code, out, _ := cachedCLI(t, "audit", "--full")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -50,7 +50,7 @@ func TestAuditEvidenceSections(t *testing.T) {
 	if !strings.HasSuffix(out, "not proof of production safety.\n") {
 		t.Error("the interpretation boundary is no longer the last line")
 	}
-	code, out, _ = runCLI(t, "audit", "--compat", "paper188")
+	code, out, _ = cachedCLI(t, "audit", "--compat", "paper188", "--full")
 	if code != 0 {
 		t.Fatalf("compat: exit %d", code)
 	}
@@ -71,7 +71,7 @@ func TestAuditEvidenceSections(t *testing.T) {
 	if strings.Contains(out, "sandbox_denial") {
 		t.Error("compat audit shows a kind outside the paper's ten")
 	}
-	code, out, _ = runCLI(t, "audit", "--format", "json")
+	code, out, _ = cachedCLI(t, "audit", "--format", "json")
 	if code != 0 {
 		t.Fatalf("json: exit %d", code)
 	}
@@ -102,7 +102,7 @@ func TestAuditEvidenceSections(t *testing.T) {
 		obj.Evidence.Reference.Placements[1].Region != "contained but dead" {
 		t.Errorf("json audit: %+v", obj.Profiles)
 	}
-	code, out, _ = runCLI(t, "audit", "--format", "markdown")
+	code, out, _ = cachedCLI(t, "audit", "--format", "markdown")
 	if code != 0 || !strings.Contains(out, "| typed | all | 2000 | contained but dead | redesign recovery |") || !strings.Contains(out, "## Release envelope") {
 		t.Errorf("markdown audit: exit %d", code)
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -15,6 +16,47 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
 	code = run(args, &out, &errb)
 	return code, out.String(), errb.String()
+}
+
+// cliResult is one run's exit code and output.
+type cliResult struct {
+	code           int
+	stdout, stderr string
+}
+
+// cached holds the runs of cachedCLI, one per argument list.
+var cached struct {
+	sync.Mutex
+	runs map[string]*cliOnce
+}
+
+type cliOnce struct {
+	once sync.Once
+	res  cliResult
+}
+
+// cachedCLI is runCLI for commands that read no file and write none (the
+// audit): each argument list runs once per test binary and the tests that
+// give it share the result, since the whole audit takes a while.
+func cachedCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	key := strings.Join(args, "\x00")
+	cached.Lock()
+	if cached.runs == nil {
+		cached.runs = map[string]*cliOnce{}
+	}
+	c := cached.runs[key]
+	if c == nil {
+		c = &cliOnce{}
+		cached.runs[key] = c
+	}
+	cached.Unlock()
+	c.once.Do(func() {
+		var out, errb bytes.Buffer
+		code := run(args, &out, &errb)
+		c.res = cliResult{code, out.String(), errb.String()}
+	})
+	return c.res.code, c.res.stdout, c.res.stderr
 }
 
 func writeFile(t *testing.T, content string) string {
@@ -151,7 +193,7 @@ func TestAssayCompatMatchesArtefact(t *testing.T) {
 }
 
 func TestAuditPlacesProfiles(t *testing.T) {
-	code, out, _ := runCLI(t, "audit")
+	code, out, _ := cachedCLI(t, "audit", "--full")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
