@@ -126,6 +126,27 @@ func TestDossierCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "dossier.json") {
 		t.Fatalf("exit %d %s %s", code, out, stderr)
 	}
+	// one screen: what was written, the placement with its first reasons,
+	// where the rest is
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) > summaryLines {
+		t.Errorf("dossier printed %d lines", len(lines))
+	}
+	for _, l := range lines {
+		if len(l) > summaryWidth {
+			t.Errorf("dossier line of %d characters: %q", len(l), l)
+		}
+	}
+	for _, want := range []string{
+		"wrote " + filepath.Join(dir, "dossier.json") + " and " + filepath.Join(dir, "dossier.md") + "\n",
+		"\n  typed        contained but dead   redesign recovery\n    - recover floor 80% missed: recover 1299 of 2000",
+		"    - and 3 more reasons in dossier.md\n",
+		"faultline dossier --full prints it here.\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dossier output lacks %q:\n%s", want, out)
+		}
+	}
 	md, err := os.ReadFile(filepath.Join(dir, "dossier.md"))
 	if err != nil || !strings.Contains(string(md), "| profile typed | controls: bind_identity") || strings.Contains(string(md), "| profile baseline |") ||
 		!strings.Contains(string(md), "The evidence covers 25 of the catalogue's 25 kinds.") {
