@@ -35,7 +35,7 @@ func flushCoverage(t *coverage.Tracker, path string) error {
 		return nil
 	}
 	if err := t.FlushTo(path); err != nil {
-		return inputError(fmt.Errorf("recording coverage into %s: %w", path, err))
+		return writeError(fmt.Errorf("recording coverage into %s: %w", path, err))
 	}
 	return nil
 }

@@ -106,6 +106,24 @@ func inputError(err error) error {
 	return &exitError{code: exitBadInput, err: err}
 }
 
+// writeError maps a failure to update a file the command writes into (a
+// coverage file it merges into): an operating-system error is an I/O error
+// (4), whatever it is; a problem decoding what the file already holds is
+// bad input (2).
+func writeError(err error) error {
+	var ee *exitError
+	var errno syscall.Errno
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ee):
+		return err
+	case errors.As(err, &errno):
+		return &exitError{code: exitIO, err: err}
+	}
+	return &exitError{code: exitBadInput, err: err}
+}
+
 // errViolation is returned (exit 1) after a report was printed that shows a
 // violated invariant; it prints nothing more.
 var errViolation = &exitError{code: 1, err: errors.New("")}
