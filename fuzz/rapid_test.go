@@ -33,6 +33,7 @@ func FuzzRapid(f *testing.F) {
 		f.Fatal(env.err)
 		return
 	}
+	failUnreached(f, env.d)
 	prop, err := env.d.RapidProperty(&compositions)
 	if err != nil {
 		f.Fatal(err)
