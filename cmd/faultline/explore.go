@@ -216,7 +216,7 @@ written, the output could not be written).`,
 	cf.add(c, "typed", true)
 	c.Flags().StringVar(&mutant, "mutant", "", "explore the reference system with this seeded defect (see --list-mutants)")
 	c.Flags().StringVar(&fixture, "fixture", "copperfin", "workload: copperfin (one refund) or copperfin-batch (three tasks, the same order twice)")
-	c.Flags().IntVar(&checks, "checks", 100, "number of schedules to draw and run")
+	c.Flags().IntVar(&checks, "checks", 100, "number of schedules to draw and run (1 to 100000000)")
 	c.Flags().Uint64Var(&seed, "seed", 0, "rapid's seed (default: random, printed)")
 	c.Flags().IntVar(&maxFaults, "max-faults", 3, "most faults and world events in one schedule (1 to 16)")
 	c.Flags().StringSliceVar(&kinds, "kinds", nil, "only these fault kinds and world events, comma-separated")

@@ -124,7 +124,7 @@ internal error (the output could not be written).`,
 	cf.add(c, "typed", true)
 	c.Flags().BoolVar(&asJSON, "json", false, "print the run's evidence record as one JSON object")
 	c.Flags().BoolVar(&twice, "twice", false, "run twice and fail (exit 1, with a diff) unless the normalised timelines are equal")
-	c.Flags().StringVar(&mutant, "mutant", "", "run the reference system with this seeded defect (see faultline explore --list-mutants)")
+	c.Flags().StringVar(&mutant, "mutant", "", "run the reference system with this seeded defect (see faultline explore --list-mutants); '' removes the file's mutant")
 	return c
 }
 
