@@ -21,7 +21,6 @@ package fuzz
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -128,27 +127,6 @@ func namedEnv(name, hint string, validate func(string) error) (string, bool, err
 // execs to the first failure of a single fuzzing worker).
 var compositions atomic.Int64
 
-// failUnreached fails f, after its inputs ran, when not one of the faults
-// they scheduled was reached (the campaign tested nothing: inconclusive,
-// code 3 of the table), counting only the runs Check made for f. Under
-// -test.fuzz the inputs run in worker processes, so the check applies to
-// the plain run of the seeds (go test), as under a libFuzzer build it
-// cannot apply at all.
-func failUnreached(f *testing.F, d *Decoder) {
-	if underLibFuzzer {
-		return
-	}
-	if fl := flag.Lookup("test.fuzz"); fl != nil && fl.Value.String() != "" {
-		return
-	}
-	start := d.Reach().Counts()
-	f.Cleanup(func() {
-		if err := d.Reach().Counts().Since(start).Err(); err != nil {
-			f.Errorf("fuzz: %v (this target's seeds never met the events their faults sit at)", err)
-		}
-	})
-}
-
 // corpusSeeds reads the seeds from the corpus directory. A missing
 // directory (a farm's coverage build runs the test binary away from the
 // source tree) is logged and gives no seeds; any other problem fails.
@@ -179,7 +157,6 @@ func FuzzComposition(f *testing.F) {
 		return
 	}
 	d := env.d
-	failUnreached(f, d)
 	if !underLibFuzzer {
 		s := corpusSeeds(f, d, env.chosen)
 		if len(s.notes) > 0 {
