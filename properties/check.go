@@ -21,13 +21,14 @@ import (
 // (an invariant violated, exit code 1 of the command line's table), an
 // inconclusive campaign (no scheduled fault was reached in any check, so
 // nothing was tested; the message names the events the system did cross;
-// 3), and a harness or option error (Fatalf; 4). A campaign that reached
+// 3), and a harness or option error (Fatalf: no verdict, the command
+// line's 4 or, for options, 2). A campaign that reached
 // some of its faults passes and logs how many were not reached.
 func Check(t rapid.TB, sys System, opts ...Option) {
 	t.Helper()
 	rep, err := explore(t, sys, opts)
 	if err != nil {
-		t.Fatalf("%v", err)
+		t.Fatalf("%v (a harness or option error, not a verdict on the system)", err)
 		return
 	}
 	if rep.Inconclusive() {
@@ -39,5 +40,5 @@ func Check(t rapid.TB, sys System, opts ...Option) {
 		return
 	}
 	t.Logf("%s", rep.RapidOutput)
-	t.Errorf("properties: counterexample after %d checks: %s", rep.ChecksToFailure, rep.Counterexample)
+	t.Errorf("properties: counterexample after %d checks (an invariant violated, exit code 1 of the table): %s", rep.ChecksToFailure, rep.Counterexample)
 }

@@ -437,3 +437,21 @@ func TestReportCountsReachedFaults(t *testing.T) {
 		t.Errorf("crossed %v lacks tool.commit or proposal", rep.Crossed)
 	}
 }
+
+// Check says which of the table's failures it is: a counterexample (1)
+// and a harness or option error (no verdict); the inconclusive campaign (3) is
+// TestCheckFailsWhenNoFaultIsReached.
+func TestCheckSaysWhichFailure(t *testing.T) {
+	rapidFlags(t, 20, 1)
+	tb := &recordingTB{name: "TestCheckSaysWhichFailure"}
+	properties.Check(tb, properties.Reference, properties.WithConfig(model.ConfigOfProfile(model.ProfileBaseline)),
+		properties.WithKinds("timeout_after_commit"))
+	if len(tb.errors) != 1 || !strings.Contains(tb.errors[0], "counterexample after 1 checks (an invariant violated, exit code 1 of the table): effect_at_most_once violated") {
+		t.Errorf("counterexample: %v", tb.errors)
+	}
+	tb = &recordingTB{name: "TestCheckSaysWhichFailure"}
+	properties.Check(tb, properties.Reference, properties.WithMaxFaults(99))
+	if len(tb.errors) != 1 || tb.errors[0] != "properties: max faults 99 must be between 1 and 16 (a harness or option error, not a verdict on the system)" {
+		t.Errorf("option error: %v", tb.errors)
+	}
+}
