@@ -114,10 +114,12 @@ written, the output could not be written).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if listMutants {
+				var b strings.Builder
 				for _, m := range copperfin.Mutants() {
-					fmt.Fprintln(c.OutOrStdout(), m.Name)
+					fmt.Fprintln(&b, m.Name)
 				}
-				return nil
+				_, err := io.WriteString(c.OutOrStdout(), b.String())
+				return outputError(err)
 			}
 			cs, label, err := cf.resolve(c, nil)
 			if err != nil {
