@@ -8,13 +8,18 @@
 // Entry points:
 //
 //   - [Check]: the test form, for a *testing.T (or any rapid.TB): a user
-//     points it at their own system in a few lines (see the example).
+//     points it at their own system in a few lines (see the example). It
+//     fails the test for a counterexample, for a campaign that reached
+//     none of its scheduled faults (inconclusive: [Report.Inconclusive],
+//     the message naming the events the system crossed), and for a
+//     harness error, and says which.
 //   - [ExplorePair]: counterfactual containment pairs over compositions
 //     of two or more faults: a [PairReport] with the first [PairWitness]
 //     under which the control-off run violates and the control-on run
 //     holds, reduced as a pair; deterministic from its seed.
 //   - [Explore]: the checker form, returning a [Report] (the CLI's
-//     faultline explore calls it).
+//     faultline explore calls it) with the campaign's counts of scheduled,
+//     reached and fired faults.
 //   - [System], [Factory] and [Reference]: how the system under test is
 //     built for each run; Reference is the Copperfin workflow.
 //   - Options: [WithConfig], [WithFixture], [WithKinds], [WithDomains],

@@ -31,6 +31,39 @@ type Report struct {
 	// RapidOutput is what rapid reported on the failure: its reproduce
 	// command (a -rapid.failfile or -rapid.seed) and the failing draws.
 	RapidOutput string `json:"-"`
+	// Faults counts the faults and world events the checks scheduled (the
+	// Checks schedules; rapid's shrinking and the reduction not counted),
+	// Reached those whose event occurrence the run reached and Fired
+	// those that also fired. Reached == 0 means the campaign tested no
+	// fault at all: inconclusive, however many checks ran.
+	Faults  int `json:"faults"`
+	Reached int `json:"reached"`
+	Fired   int `json:"fired"`
+	// Crossed lists the events the checks' runs crossed, in the order of
+	// model.AllEvents, for saying what the system did reach when a
+	// campaign reached none of its faults.
+	Crossed []model.EventName `json:"crossed,omitempty"`
+}
+
+// Unreached is the number of scheduled faults the checks never reached.
+func (r *Report) Unreached() int { return r.Faults - r.Reached }
+
+// Inconclusive reports whether the campaign found no counterexample and
+// reached none of the faults it scheduled.
+func (r *Report) Inconclusive() bool { return !r.Found && r.Reached == 0 }
+
+// InconclusiveMessage says why an inconclusive campaign tested nothing:
+// the checks and faults scheduled, and the events the system did cross.
+func (r *Report) InconclusiveMessage() string {
+	crossed := make([]string, len(r.Crossed))
+	for i, ev := range r.Crossed {
+		crossed[i] = string(ev)
+	}
+	if len(crossed) == 0 {
+		crossed = []string{"(none)"}
+	}
+	return fmt.Sprintf("inconclusive: none of the %d faults scheduled in %d checks was reached, so no fault was tested; the events the system crossed: %s",
+		r.Faults, r.Checks, strings.Join(crossed, ", "))
 }
 
 // Counterexample is a 1-minimal failing schedule and what broke.
@@ -110,7 +143,12 @@ func explore(parent rapid.TB, sys System, opts []Option) (*Report, error) {
 	if e.harnessErr != nil {
 		return nil, e.harnessErr
 	}
-	rep := &Report{Checks: e.calls, RapidOutput: strings.Join(rec.msgs, "\n")}
+	rep := &Report{Checks: e.calls, RapidOutput: strings.Join(rec.msgs, "\n"), Faults: e.faults, Reached: e.reached, Fired: e.fired}
+	for _, ev := range model.AllEvents {
+		if e.crossed[ev] {
+			rep.Crossed = append(rep.Crossed, ev)
+		}
+	}
 	if e.firstFail == 0 {
 		if rec.failed {
 			return nil, fmt.Errorf("properties: rapid failed without a counterexample: %s", rep.RapidOutput)
@@ -171,11 +209,16 @@ type explorer struct {
 	// Explore, 2 for ExplorePair (compositions)
 	minFaults int
 
-	calls      int
-	firstFail  int
-	last       *model.Schedule
-	lastInv    string
-	harnessErr error
+	calls     int
+	firstFail int
+	// faults, reached and fired count the fault reports of the checks
+	// before shrinking (see Report); crossed is every event their runs
+	// crossed
+	faults, reached, fired int
+	crossed                map[model.EventName]bool
+	last                   *model.Schedule
+	lastInv                string
+	harnessErr             error
 
 	// guided exploration (nil guide: unguided): the guide, the counts it
 	// reads (the prior record and every check so far), each kind's key
@@ -214,7 +257,8 @@ func newExplorer(sys System, opts []Option, also ...model.Config) (*explorer, er
 		}
 	}
 	set.config.Fixture = set.fixture.Name
-	e := &explorer{sys: sys, set: set, harness: model.NewHarness(set.fixture, set.harness), inScope: map[string]bool{}, minFaults: 1}
+	e := &explorer{sys: sys, set: set, harness: model.NewHarness(set.fixture, set.harness), inScope: map[string]bool{}, minFaults: 1,
+		crossed: map[model.EventName]bool{}}
 	for _, inv := range model.Invariants {
 		e.inScope[inv.Name] = set.invariants == nil || slices.Contains(set.invariants, inv.Name)
 	}
@@ -445,6 +489,9 @@ func (e *explorer) prop(t *rapid.T) {
 		e.harnessErr = err
 		t.Fatalf("%v", err)
 	}
+	if e.firstFail == 0 {
+		e.count(res)
+	}
 	inv, bad := e.violation(res)
 	if !bad {
 		return
@@ -458,6 +505,23 @@ func (e *explorer) prop(t *rapid.T) {
 		by = "reached by " + inv.FaultID
 	}
 	t.Fatalf("%s violated after seq %d (%s), %s: %s\n%s", inv.Name, inv.FirstSeq, inv.Event, by, inv.Detail, model.Format(s))
+}
+
+// count adds one check's fault reports and crossed events to the
+// campaign's counts.
+func (e *explorer) count(res *model.Result) {
+	for _, f := range res.Faults {
+		e.faults++
+		if f.Reached {
+			e.reached++
+			if f.Fired > 0 {
+				e.fired++
+			}
+		}
+	}
+	for _, ev := range res.Timeline {
+		e.crossed[ev.Event] = true
+	}
 }
 
 // errStop is what the recorder panics with to stop rapid after a failure.
