@@ -32,8 +32,9 @@
 //   - [NewFileExporter] is a SpanExporter that writes the OTLP/JSON file
 //     format (one TracesData object a line, ids as hex), which the
 //     collector's pdata and Jaeger's UI read.
-//   - [WriteFile] writes a run's trace to a file in that format; [Encode]
-//     returns the same bytes.
+//   - [WriteFile] writes a run's trace to a file in that format,
+//     [WriteInDir] to a file named by the run ([FileName]) in a directory;
+//     [Encode] returns the same bytes. [MarshalSpans] encodes any spans.
 //
 // The package depends on package model; model does not depend on it.
 package otelrun

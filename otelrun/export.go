@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -174,6 +176,22 @@ func WriteFile(path string, res *model.Result) error {
 // FileName returns the file name a run's trace is given in a directory of
 // traces: the run id and ".otlp.json" ("run-8501cdc0699b5c65.otlp.json").
 func FileName(res *model.Result) string { return res.RunID + ".otlp.json" }
+
+// WriteInDir writes the trace of res to dir/FileName(res), creating dir
+// when it is missing, and returns the file's path. Errors name the path.
+func WriteInDir(dir string, res *model.Result) (string, error) {
+	if res == nil {
+		return "", errors.New("otelrun: nil result")
+	}
+	if res.RunID == "" {
+		return "", errors.New("otelrun: the result has no run id to name its file by")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("otelrun: creating the directory %s: %w", dir, err)
+	}
+	path := filepath.Join(dir, FileName(res))
+	return path, WriteFile(path, res)
+}
 
 // collector is a span processor that keeps the ended spans in order.
 type collector struct{ spans []sdktrace.ReadOnlySpan }

@@ -271,6 +271,21 @@ func TestSameScheduleSameFile(t *testing.T) {
 	if !bytes.Equal(files[0], files[1]) || len(files[0]) == 0 {
 		t.Fatalf("two runs of one schedule gave different files (%d and %d bytes)", len(files[0]), len(files[1]))
 	}
+	// a directory of traces: the file is named by the run and holds the
+	// same bytes
+	sub := filepath.Join(dir, "traces", "nightly")
+	res := run(t, "stale_policy", model.ConfigOfProfile(model.ProfileBaseline))
+	p, err := otelrun.WriteInDir(sub, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(p); p != filepath.Join(sub, res.RunID+".otlp.json") || !bytes.Equal(got, files[0]) {
+		t.Errorf("WriteInDir wrote %s (%d bytes)", p, len(got))
+	}
+	blocked := filepath.Join(dir, "runa.json", "x")
+	if _, err := otelrun.WriteInDir(blocked, res); err == nil || !strings.Contains(err.Error(), blocked) {
+		t.Errorf("a directory under a file: %v", err)
+	}
 	other, err := otelrun.Encode(run(t, "stale_policy", model.ConfigOfProfile(model.ProfileTyped)))
 	if err != nil {
 		t.Fatal(err)
