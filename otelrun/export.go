@@ -94,8 +94,19 @@ const (
 	KeyStoppedCondition     = attribute.Key("faultline.stopped.condition")
 	KeyStoppedDetail        = attribute.Key("faultline.stopped.detail")
 	KeyCrossings            = attribute.Key("faultline.crossings")
-	KeyErrorType            = semconv.ErrorTypeKey // error.type: the first violated invariant's name
-	KeyServiceName          = semconv.ServiceNameKey
+)
+
+// OpenTelemetry semantic attributes: error.type on an error span (the
+// first violated invariant's name), service.name on the resource.
+const (
+	KeyErrorType   = semconv.ErrorTypeKey
+	KeyServiceName = semconv.ServiceNameKey
+)
+
+// Attribute keys of a fault's span event (its typed spec, model.FaultSpec,
+// and what the injector proved, model.FaultReport) and of a violated
+// invariant's (model.InvariantResult).
+const (
 	KeyFaultSpecID          = attribute.Key("faultline.fault.id")
 	KeyFaultSpecKind        = attribute.Key("faultline.fault.kind")
 	KeyFaultSpecMode        = attribute.Key("faultline.fault.mode")
@@ -120,9 +131,9 @@ const (
 	KeyInvariantEvent       = attribute.Key("faultline.invariant.event")
 )
 
-// Export writes the trace of res to exp in one ExportSpans call: for each
-// task (in order of its first crossing) the spans of its crossings in
-// timeline order, then the task root spans. It does not shut exp down. It
+// Export writes the trace of res to exp in one ExportSpans call: the spans
+// of the crossings in timeline order, then the root span of each task in
+// the order of its first crossing. It does not shut exp down. It
 // returns an error naming the problem for a nil result, a result without a
 // schedule or timeline, a crossing that names a fault the result does not
 // report, a fault of an unknown kind, and for exp's own error.
@@ -141,7 +152,7 @@ func Export(ctx context.Context, res *model.Result, exp sdktrace.SpanExporter) e
 		sdktrace.WithSampler(sdktrace.AlwaysSample()),
 		sdktrace.WithRawSpanLimits(sdktrace.SpanLimits{AttributeValueLengthLimit: -1, AttributeValueDepthLimit: -1,
 			AttributeCountLimit: -1, EventCountLimit: -1, LinkCountLimit: -1, AttributePerEventCountLimit: -1, AttributePerLinkCountLimit: -1}),
-		sdktrace.WithResource(sdkresource.NewWithAttributes(semconv.SchemaURL, semconv.ServiceName(ServiceName))),
+		sdktrace.WithResource(sdkresource.NewWithAttributes(semconv.SchemaURL, KeyServiceName.String(ServiceName))),
 	)
 	b.emit(tp.Tracer(ScopeName, trace.WithSchemaURL(semconv.SchemaURL)))
 	if err := tp.Shutdown(context.WithoutCancel(ctx)); err != nil {
