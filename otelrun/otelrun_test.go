@@ -471,3 +471,32 @@ func TestModelDoesNotImportOTel(t *testing.T) {
 		}
 	}
 }
+
+// TestInvariantWithoutItsCrossing: a violated invariant whose first seq is
+// not in the timeline is put on the first task's root: its event there at
+// the task's end, and the root's error status and error.type.
+func TestInvariantWithoutItsCrossing(t *testing.T) {
+	res := run(t, "timeout_after_commit", model.ConfigOfProfile(model.ProfileBaseline))
+	cp := *res
+	cp.Invariants = append([]model.InvariantResult(nil), res.Invariants...)
+	for i := range cp.Invariants {
+		if !cp.Invariants[i].Held {
+			cp.Invariants[i].FirstSeq = 999
+		}
+	}
+	exp := tracetest.NewInMemoryExporter()
+	if err := otelrun.Export(context.Background(), &cp, exp); err != nil {
+		t.Fatal(err)
+	}
+	spans := exp.GetSpans()
+	for _, s := range spans[:len(spans)-1] {
+		if s.Status.Code != codes.Unset || len(s.Events) > 1 {
+			t.Errorf("crossing %s: status %v, %d events", s.Name, s.Status, len(s.Events))
+		}
+	}
+	root := spans[len(spans)-1]
+	if len(root.Events) != 1 || root.Events[0].Name != "faultline.invariant" || !root.Events[0].Time.Equal(otelrun.Epoch.Add(252*time.Millisecond)) ||
+		root.Status.Code != codes.Error || root.Status.Description != "effect_at_most_once violated: second ledger effect for task refund-O-731" {
+		t.Errorf("root events %+v status %+v", root.Events, root.Status)
+	}
+}
