@@ -156,6 +156,7 @@ type Decoder struct {
 	width     int
 	index     map[Site]int
 	pool      sync.Pool
+	reach     Reach
 }
 
 // NewDecoder returns a decoder with opts applied over the defaults (typed
