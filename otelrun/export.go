@@ -48,12 +48,13 @@ const (
 )
 
 // Attribute keys of a crossing span: one for each field of a timeline
-// record (model.Event). Fault, evidence, outcome and detail are set only
-// when the record has them.
+// record (model.Event). Tool, fault, evidence, outcome and detail are set
+// only when the record has them.
 const (
 	KeySeq                 = attribute.Key("faultline.seq")
 	KeyTimeMs              = attribute.Key("faultline.t_ms")
 	KeyEvent               = attribute.Key("faultline.event")
+	KeyTool                = attribute.Key("faultline.tool")
 	KeyOrdinal             = attribute.Key("faultline.ordinal")
 	KeyActor               = attribute.Key("faultline.actor")
 	KeyTask                = attribute.Key("faultline.task")
@@ -407,7 +408,7 @@ func crossingAttrs(e model.Event) []attribute.KeyValue {
 	for _, kv := range []struct {
 		k attribute.Key
 		v string
-	}{{KeyFaultID, e.FaultID}, {KeyEvidenceRef, e.EvidenceRef}, {KeyOutcome, e.Outcome}, {KeyDetail, e.Detail}} {
+	}{{KeyTool, e.Tool}, {KeyFaultID, e.FaultID}, {KeyEvidenceRef, e.EvidenceRef}, {KeyOutcome, e.Outcome}, {KeyDetail, e.Detail}} {
 		if kv.v != "" {
 			a = append(a, kv.k.String(kv.v))
 		}
@@ -420,7 +421,7 @@ func faultAttrs(f faultInfo) []attribute.KeyValue {
 	a := []attribute.KeyValue{
 		KeyFaultSpecID.String(r.ID), KeyFaultSpecKind.String(s.Kind), KeyFaultSpecMode.String(s.Mode),
 		KeyFaultSpecDomain.String(string(s.Domain)), KeyFaultSpecTarget.String(s.Target),
-		KeyFaultSpecAt.String(fmt.Sprintf("%s#%d", r.Event, r.Ordinal)),
+		KeyFaultSpecAt.String(r.Placement()),
 		KeyFaultSpecBoundary.String(string(s.Boundary)), KeyFaultSpecPhase.String(string(s.Phase)),
 		KeyFaultSpecCorrelation.String(string(s.Correlation)), KeyFaultSpecSignal.String(string(s.Signal)),
 	}

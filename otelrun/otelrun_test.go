@@ -78,7 +78,7 @@ func crossingAttrs(e model.Event) map[string]any {
 		"faultline.attempt": int64(e.Attempt), "faultline.checkpoint_seq": int64(e.CheckpointSeq),
 		"faultline.retry_remaining": int64(e.RetryRemaining), "faultline.deadline_remaining_ms": int64(e.DeadlineRemainingMs),
 	}
-	for k, v := range map[string]string{"faultline.fault_id": e.FaultID, "faultline.evidence_ref": e.EvidenceRef,
+	for k, v := range map[string]string{"faultline.tool": e.Tool, "faultline.fault_id": e.FaultID, "faultline.evidence_ref": e.EvidenceRef,
 		"faultline.outcome": e.Outcome, "faultline.detail": e.Detail} {
 		if v != "" {
 			a[k] = v

@@ -47,7 +47,9 @@
 // past the clean run's count of that event, in the order drawn (faults at
 // one crossing compose in schedule order). Memory losses and branch
 // failures draw a target from the clean run's memory keys and branch
-// names; clock advances draw their length. The config (profile or
+// names; clock advances draw their length, from 1 ms to twice the
+// workload's farthest capability expiry or deadline and never more than
+// model.MaxClockAdvance (what the schedule validator accepts). The config (profile or
 // controls, mutant, budgets, join policy) and the fixture are fixed by the
 // options and written into every schedule.
 //

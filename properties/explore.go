@@ -212,7 +212,8 @@ type explorer struct {
 	bound   map[model.EventName]int
 	inScope map[string]bool
 	// maxAdvance bounds a drawn clock advance, in logical ms: twice the
-	// latest capability expiry or deadline of the workload
+	// latest capability expiry or deadline of the workload, and never more
+	// than the validator accepts (model.MaxClockAdvance)
 	maxAdvance int
 
 	// minFaults is the fewest faults a drawn schedule holds: 1 for
@@ -330,7 +331,10 @@ func (e *explorer) survey(also ...model.Config) error {
 	for _, c := range set.fixture.Capabilities {
 		maxAdvance = max(maxAdvance, c.Expiry)
 	}
-	e.maxAdvance = int(2 * maxAdvance)
+	e.maxAdvance = int(model.MaxClockAdvance)
+	if maxAdvance < model.MaxClockAdvance/2 { // no overflow for a far expiry
+		e.maxAdvance = int(2 * maxAdvance)
+	}
 	specs := model.Catalogue()
 	if set.world {
 		specs = append(specs, model.WorldEvents()...)
