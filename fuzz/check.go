@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync/atomic"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -129,12 +130,14 @@ func orNone(s string) string {
 }
 
 // Check runs s and returns its result, with a *Violation error when an
-// invariant was violated, or another error for a harness problem.
+// invariant was violated, or another error for a harness problem. Every
+// run it makes is counted in the decoder's Reach.
 func (d *Decoder) Check(s *model.Schedule) (*model.Result, error) {
 	res, err := d.Run(s)
 	if err != nil {
 		return nil, fmt.Errorf("harness rejected a schedule: %w\n%s", err, model.Format(s))
 	}
+	d.reach.Observe(res)
 	if !res.Held() {
 		return res, &Violation{Schedule: s, Result: res, System: d.system.Name, Definition: d.def}
 	}
@@ -274,4 +277,51 @@ func cloneSchedule(s *model.Schedule) *model.Schedule {
 	c := *s
 	c.Faults = append([]model.FaultEntry{}, s.Faults...)
 	return &c
+}
+
+// Reach counts a campaign's runs, the faults they scheduled and those
+// their runs reached: a fuzz target's inputs in one process. Its methods
+// are safe for concurrent use; the zero value is ready.
+type Reach struct {
+	runs, faults, reached atomic.Int64
+}
+
+// ReachCounts is a snapshot of a Reach.
+type ReachCounts struct {
+	Runs, Faults, Reached int64
+}
+
+// Reach returns the counts of the runs Check made with d.
+func (d *Decoder) Reach() *Reach { return &d.reach }
+
+// Observe counts one run.
+func (r *Reach) Observe(res *model.Result) {
+	r.runs.Add(1)
+	for _, f := range res.Faults {
+		r.faults.Add(1)
+		if f.Reached {
+			r.reached.Add(1)
+		}
+	}
+}
+
+// Counts returns the counts so far.
+func (r *Reach) Counts() ReachCounts {
+	return ReachCounts{Runs: r.runs.Load(), Faults: r.faults.Load(), Reached: r.reached.Load()}
+}
+
+// Since returns the counts made after an earlier snapshot.
+func (c ReachCounts) Since(start ReachCounts) ReachCounts {
+	return ReachCounts{Runs: c.Runs - start.Runs, Faults: c.Faults - start.Faults, Reached: c.Reached - start.Reached}
+}
+
+// Err is nil when a scheduled fault was reached, or when no run
+// scheduled any; otherwise an error saying the campaign was inconclusive
+// (exit code 3 of the command line's table): its runs held, but none of
+// their faults was reached, so nothing was tested.
+func (c ReachCounts) Err() error {
+	if c.Faults == 0 || c.Reached > 0 {
+		return nil
+	}
+	return fmt.Errorf("inconclusive: none of the %d faults scheduled in %d runs was reached, so no fault was tested", c.Faults, c.Runs)
 }

@@ -27,6 +27,10 @@
 //     schedule in canonical form and the faultline replay command;
 //     [Decoder.Shrink] reduces a violating schedule to a smallest one that
 //     violates the same invariants.
+//   - [Decoder.Reach] counts the runs Check made, the faults they
+//     scheduled and those reached; [ReachCounts.Err] says when a campaign
+//     reached none (inconclusive), and the targets fail on it after a
+//     plain run of their seeds.
 //   - [Decoder.RapidProperty] and [Decoder.RapidGenerator]: the rapid
 //     property over properties.Generator under the decoder's config.
 //   - [System]: the system the targets run, built from the definition

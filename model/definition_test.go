@@ -169,14 +169,14 @@ func TestDefinitionRecordNamesOnlyTheSystemsControls(t *testing.T) {
 	}
 	refund(t, "record without a definition", rec.Summary)
 
-	// another fixture of the system: named in the summary with the system
+	// another fixture of the system
 	s = ticketSchedule(t, `{"controls":["stable_keys"]}`)
 	s.Config.Fixture = "tickets-two"
 	if res, err = d.Run(s, model.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if rec := res.Record(); !strings.HasPrefix(rec.Summary, "Contract: tickets-two (system tickets); stable keys on;") {
-		t.Errorf("summary:\n%s", rec.Summary)
+	if rec := res.Record(); rec.Contract.System != "tickets" || !strings.HasPrefix(rec.Summary, "Contract: tickets-two; stable keys on;") {
+		t.Errorf("contract %+v, summary:\n%s", rec.Contract, rec.Summary)
 	}
 }
 
@@ -246,7 +246,7 @@ func TestReferenceDefinition(t *testing.T) {
 	}
 	rec := res.Record()
 	if rec.Contract.System != "copperfin" || rec.Contract.Config != "controls idempotency, mutant key_per_attempt" || rec.Contract.Fixture != "copperfin-batch" ||
-		!strings.HasPrefix(rec.Summary, "Contract: copperfin-batch (system copperfin); controls idempotency, mutant key_per_attempt; 2 retries") {
+		!strings.HasPrefix(rec.Summary, "Contract: copperfin-batch; controls idempotency, mutant key_per_attempt; 2 retries") {
 		t.Errorf("contract %+v\n%s", rec.Contract, rec.Summary)
 	}
 	for _, c := range []struct{ system, want string }{

@@ -21,7 +21,7 @@ func TestLibrariesDoNotImportTheReferenceSystem(t *testing.T) {
 		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
 	}
 	const module = "github.com/faultline/faultline/"
-	libs := []string{"model", "properties", "fuzz", "coverage", "corpus", "httpfault", "linearize"}
+	libs := []string{"model", "properties", "fuzz", "coverage", "corpus", "httpfault", "linearize", "otelrun"}
 	args := []string{"list", "-deps", "-f", "{{.ImportPath}}"}
 	for _, l := range libs {
 		args = append(args, module+l)

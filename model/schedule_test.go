@@ -78,7 +78,7 @@ func TestScheduleErrorsNameTheProblem(t *testing.T) {
 		{`{"version":1,"config":{"profile":"typed"},"faults":[{"event":"tool.commit","ordinal":-3,"kind":"timeout_after_commit"}]}`, "ordinal -3"},
 		{`{"version":1,"config":{"profile":"typed"},"faults":[{"event":"tool.commit","ordinal":1,"kind":"gremlin"}]}`, `unknown fault kind "gremlin"`},
 		{`{"version":1,"config":{"profile":"typed"},"faults":[{"event":"proposal","ordinal":1,"kind":"timeout_after_commit"}]}`, `kind "timeout_after_commit" cannot be injected at event "proposal"`},
-		{`{"version":1,"config":{"profile":"typed"},"faults":[{"event":"tool.commit","ordinal":1,"kind":"timeout_after_commit","tool":"x"}]}`, `unknown field "tool"`},
+		{`{"version":1,"config":{"profile":"typed"},"faults":[{"event":"tool.commit","ordinal":1,"kind":"timeout_after_commit","tool_name":"x"}]}`, `unknown field "tool_name"`},
 		{`{"version":1,"config":{"profile":"typed"},"faults":[{"id":"a","event":"tool.commit","ordinal":1,"kind":"timeout_after_commit"},{"id":"a","event":"proposal","ordinal":1,"kind":"subject_swap"}]}`, `fault id "a" is used twice`},
 		{`{"version":1,"config":{"profile":"typed"},"faults":[]} {}`, "trailing data"},
 	}
@@ -237,5 +237,26 @@ func TestScheduleVersion2(t *testing.T) {
 	rb := 1
 	if got := (model.Config{System: raw, RetryBudget: &rb, Join: model.JoinBestEffort}).String(); got != `system {"a":["x"],"b":2}, retry_budget 1, join best_effort` {
 		t.Errorf("config %q", got)
+	}
+}
+
+// TestConfigEqual: configs are equal by value: the harness part's
+// overrides by value, the system part in canonical form ({} when unset).
+func TestConfigEqual(t *testing.T) {
+	one, two := 1, 1
+	a := model.Config{RetryBudget: &one, System: json.RawMessage(`{"b":1,"a":2}`)}
+	b := model.Config{RetryBudget: &two, System: json.RawMessage(`{"a":2,"b":1}`)}
+	if !a.Equal(b) || !(model.Config{}).Equal(model.Config{System: json.RawMessage(`{}`)}) {
+		t.Error("equal configs compare unequal")
+	}
+	for _, c := range []model.Config{
+		{RetryBudget: &one, System: json.RawMessage(`{"a":2}`)},
+		{System: json.RawMessage(`{"b":1,"a":2}`)},
+		{RetryBudget: &one, System: json.RawMessage(`{"b":1,"a":2}`), Fixture: "x"},
+		{RetryBudget: &one, System: json.RawMessage(`{"b":1,"a":2}`), Join: model.JoinBestEffort},
+	} {
+		if a.Equal(c) {
+			t.Errorf("%v equals %v", a, c)
+		}
 	}
 }

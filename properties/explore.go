@@ -31,6 +31,39 @@ type Report struct {
 	// RapidOutput is what rapid reported on the failure: its reproduce
 	// command (a -rapid.failfile or -rapid.seed) and the failing draws.
 	RapidOutput string `json:"-"`
+	// Faults counts the faults and world events the checks scheduled (the
+	// Checks schedules; rapid's shrinking and the reduction not counted),
+	// Reached those whose event occurrence the run reached and Fired
+	// those that also fired. Reached == 0 means the campaign tested no
+	// fault at all: inconclusive, however many checks ran.
+	Faults  int `json:"faults"`
+	Reached int `json:"reached"`
+	Fired   int `json:"fired"`
+	// Crossed lists the events the checks' runs crossed, in the order of
+	// model.AllEvents, for saying what the system did reach when a
+	// campaign reached none of its faults.
+	Crossed []model.EventName `json:"crossed,omitempty"`
+}
+
+// Unreached is the number of scheduled faults the checks never reached.
+func (r *Report) Unreached() int { return r.Faults - r.Reached }
+
+// Inconclusive reports whether the campaign found no counterexample and
+// reached none of the faults it scheduled.
+func (r *Report) Inconclusive() bool { return !r.Found && r.Reached == 0 }
+
+// InconclusiveMessage says why an inconclusive campaign tested nothing:
+// the checks and faults scheduled, and the events the system did cross.
+func (r *Report) InconclusiveMessage() string {
+	crossed := make([]string, len(r.Crossed))
+	for i, ev := range r.Crossed {
+		crossed[i] = string(ev)
+	}
+	if len(crossed) == 0 {
+		crossed = []string{"(none)"}
+	}
+	return fmt.Sprintf("inconclusive: none of the %d faults scheduled in %d checks was reached, so no fault was tested; the events the system crossed: %s",
+		r.Faults, r.Checks, strings.Join(crossed, ", "))
 }
 
 // Counterexample is a 1-minimal failing schedule and what broke.
@@ -81,7 +114,8 @@ func (cx *Counterexample) String() string {
 // -rapid.seed, or RAPID_CHECKS and RAPID_SEED); rapid's fail file for the
 // exploration's name is replayed first. An error means bad options or a
 // harness error (a System that cannot be built, a schedule the harness
-// refuses), never a counterexample.
+// refuses), never a counterexample. It keeps no fail folder and reads no
+// FAULTLINE_REPLAY (that is Check's); WithFailDir is an error.
 //
 // Outside a test binary, call testing.Init and flag.Parse first: rapid
 // consults testing.Short, which needs the test flags registered and parsed.
@@ -94,6 +128,15 @@ func explore(parent rapid.TB, sys System, opts []Option) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e.set.failDir != "" {
+		return nil, errors.New("properties: WithFailDir applies to Check only (Explore writes its counterexamples with WithCounterexampleDir)")
+	}
+	return e.explore(parent)
+}
+
+// explore runs rapid over the draw space of e (built by survey) under the
+// name of parent, or WithName's without one.
+func (e *explorer) explore(parent rapid.TB) (*Report, error) {
 	name := e.set.name
 	if parent != nil {
 		name = parent.Name()
@@ -110,7 +153,12 @@ func explore(parent rapid.TB, sys System, opts []Option) (*Report, error) {
 	if e.harnessErr != nil {
 		return nil, e.harnessErr
 	}
-	rep := &Report{Checks: e.calls, RapidOutput: strings.Join(rec.msgs, "\n")}
+	rep := &Report{Checks: e.calls, RapidOutput: strings.Join(rec.msgs, "\n"), Faults: e.faults, Reached: e.reached, Fired: e.fired}
+	for _, ev := range model.AllEvents {
+		if e.crossed[ev] {
+			rep.Crossed = append(rep.Crossed, ev)
+		}
+	}
 	if e.firstFail == 0 {
 		if rec.failed {
 			return nil, fmt.Errorf("properties: rapid failed without a counterexample: %s", rep.RapidOutput)
@@ -164,18 +212,24 @@ type explorer struct {
 	bound   map[model.EventName]int
 	inScope map[string]bool
 	// maxAdvance bounds a drawn clock advance, in logical ms: twice the
-	// latest capability expiry or deadline of the workload
+	// latest capability expiry or deadline of the workload, and never more
+	// than the validator accepts (model.MaxClockAdvance)
 	maxAdvance int
 
 	// minFaults is the fewest faults a drawn schedule holds: 1 for
 	// Explore, 2 for ExplorePair (compositions)
 	minFaults int
 
-	calls      int
-	firstFail  int
-	last       *model.Schedule
-	lastInv    string
-	harnessErr error
+	calls     int
+	firstFail int
+	// faults, reached and fired count the fault reports of the checks
+	// before shrinking (see Report); crossed is every event their runs
+	// crossed
+	faults, reached, fired int
+	crossed                map[model.EventName]bool
+	last                   *model.Schedule
+	lastInv                string
+	harnessErr             error
 
 	// guided exploration (nil guide: unguided): the guide, the counts it
 	// reads (the prior record and every check so far), each kind's key
@@ -204,6 +258,20 @@ type kindSpace struct {
 // drawable when it occurs in one of those clean runs, up to one past the
 // most it occurs in any.
 func newExplorer(sys System, opts []Option, also ...model.Config) (*explorer, error) {
+	e, err := resolve(sys, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.survey(also...); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// resolve applies opts and builds the harness of the exploration, without
+// running anything: its runs replay schedules (e.run, e.replay) but it has
+// no draw space until survey.
+func resolve(sys System, opts []Option) (*explorer, error) {
 	if sys == nil {
 		return nil, errors.New("properties: nil System")
 	}
@@ -217,13 +285,21 @@ func newExplorer(sys System, opts []Option, also ...model.Config) (*explorer, er
 		return nil, err
 	}
 	set.config.Fixture = set.fixture.Name
-	e := &explorer{sys: sys, set: set, harness: model.NewHarness(set.fixture, set.harness), inScope: map[string]bool{}, minFaults: 1}
+	e := &explorer{sys: sys, set: set, harness: model.NewHarness(set.fixture, set.harness), inScope: map[string]bool{}, minFaults: 1,
+		crossed: map[model.EventName]bool{}}
 	for _, inv := range model.Invariants {
 		e.inScope[inv.Name] = set.invariants == nil || slices.Contains(set.invariants, inv.Name)
 	}
 	for _, inv := range set.harness.Invariants {
 		e.inScope[inv.Name] = set.invariants == nil
 	}
+	return e, nil
+}
+
+// survey builds the draw space of e from the clean run of its config and
+// of each config in also (see newExplorer).
+func (e *explorer) survey(also ...model.Config) error {
+	set := e.set
 	// the clean run tells which events occur, how often, and with which
 	// memory keys and branch names
 	counts := map[model.EventName]int{}
@@ -232,7 +308,7 @@ func newExplorer(sys System, opts []Option, also ...model.Config) (*explorer, er
 		cfg.Fixture = set.fixture.Name
 		clean, err := e.run(&model.Schedule{Version: model.ScheduleVersion, Seed: "clean", Config: cfg, Faults: []model.FaultEntry{}})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		n := map[model.EventName]int{}
 		for _, ev := range clean.Timeline {
@@ -258,7 +334,10 @@ func newExplorer(sys System, opts []Option, also ...model.Config) (*explorer, er
 	for _, c := range set.fixture.Capabilities {
 		maxAdvance = max(maxAdvance, c.Expiry)
 	}
-	e.maxAdvance = int(2 * maxAdvance)
+	e.maxAdvance = int(model.MaxClockAdvance)
+	if maxAdvance < model.MaxClockAdvance/2 { // no overflow for a far expiry
+		e.maxAdvance = int(2 * maxAdvance)
+	}
 	specs := model.Catalogue()
 	if set.world {
 		specs = append(specs, model.WorldEvents()...)
@@ -295,7 +374,7 @@ func newExplorer(sys System, opts []Option, also ...model.Config) (*explorer, er
 		e.kinds = append(e.kinds, ks)
 	}
 	if len(e.kinds) == 0 {
-		return nil, errors.New("properties: no fault kind in scope occurs in this workload")
+		return errors.New("properties: no fault kind in scope occurs in this workload")
 	}
 	if set.guide != nil {
 		u := coverage.Default()
@@ -308,7 +387,7 @@ func newExplorer(sys System, opts []Option, also ...model.Config) (*explorer, er
 			e.keys, e.keyed = append(e.keys, key), append(e.keyed, ok)
 		}
 	}
-	return e, nil
+	return nil
 }
 
 // fits reports whether kind can be attached to ev, by asking the schedule
@@ -448,6 +527,9 @@ func (e *explorer) prop(t *rapid.T) {
 		e.harnessErr = err
 		t.Fatalf("%v", err)
 	}
+	if e.firstFail == 0 {
+		e.count(res)
+	}
 	inv, bad := e.violation(res)
 	if !bad {
 		return
@@ -461,6 +543,23 @@ func (e *explorer) prop(t *rapid.T) {
 		by = "reached by " + inv.FaultID
 	}
 	t.Fatalf("%s violated after seq %d (%s), %s: %s\n%s", inv.Name, inv.FirstSeq, inv.Event, by, inv.Detail, model.Format(s))
+}
+
+// count adds one check's fault reports and crossed events to the
+// campaign's counts.
+func (e *explorer) count(res *model.Result) {
+	for _, f := range res.Faults {
+		e.faults++
+		if f.Reached {
+			e.reached++
+			if f.Fired > 0 {
+				e.fired++
+			}
+		}
+	}
+	for _, ev := range res.Timeline {
+		e.crossed[ev.Event] = true
+	}
 }
 
 // errStop is what the recorder panics with to stop rapid after a failure.

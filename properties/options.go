@@ -49,6 +49,7 @@ type settings struct {
 	harness    model.Options
 	tracker    *coverage.Tracker // nil: no recording
 	guide      *guideSettings    // nil: unguided
+	failDir    string            // WithFailDir's ("": Check's default)
 }
 
 // guideSettings are WithGuide's arguments.
@@ -203,9 +204,11 @@ func WithCounterexampleDir(dir string) Option {
 	})
 }
 
-// WithReplayCommand sets the command a counterexample names to replay its
-// schedule file, as a format with one %s for the file's path (default
-// "faultline replay %s", which runs the reference system).
+// WithReplayCommand sets the command a counterexample of Explore names to
+// replay its schedule file, as a format with one %s for the file's path
+// (default "faultline replay %s", which runs the reference system). Check
+// names the go test command that replays its fail file instead (see the
+// package comment).
 func WithReplayCommand(format string) Option {
 	return optionFunc(func(s *settings) error {
 		s.replay = format
@@ -288,4 +291,15 @@ func (s *settings) resolve() error {
 		return errors.New("properties: no fixture: give WithFixture with the system's workload, or WithDefinition")
 	}
 	return nil
+}
+
+// describe names cfg in the system's terms when the exploration has a
+// Definition (Definition.DescribeConfig), as model.Config.String otherwise.
+func (e *explorer) describe(cfg model.Config) string {
+	if e.set.def != nil {
+		if s, err := e.set.def.DescribeConfig(cfg); err == nil {
+			return s
+		}
+	}
+	return cfg.String()
 }

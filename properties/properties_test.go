@@ -1,6 +1,7 @@
 package properties_test
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -145,7 +146,7 @@ func TestEachControlRemovalIsFound(t *testing.T) {
 		t.Run(string(c.control), func(t *testing.T) {
 			rapidFlags(t, 100, c.seed)
 			rec := &recordingTB{name: t.Name()}
-			check(rec, copperfin.Configured, properties.WithConfig(typedWithout(c.control)), properties.WithFixture(c.fixture), properties.WithCoverage(suite))
+			check(rec, copperfin.Configured, properties.WithConfig(typedWithout(c.control)), properties.WithFixture(c.fixture), properties.WithCoverage(suite), properties.WithFailDir(t.TempDir()))
 			if !rec.failed || len(rec.errors) != 1 || !strings.Contains(rec.errors[0], c.invariant+" violated") {
 				t.Fatalf("the inner check did not fail on %s: %v", c.invariant, rec.errors)
 			}
@@ -166,7 +167,7 @@ func TestEachControlRemovalIsFound(t *testing.T) {
 			}
 			assertMinimal(t, cx)
 			restored := &recordingTB{name: t.Name()}
-			check(restored, copperfin.Configured, properties.WithFixture(c.fixture), properties.WithCoverage(suite))
+			check(restored, copperfin.Configured, properties.WithFixture(c.fixture), properties.WithCoverage(suite), properties.WithFailDir(t.TempDir()))
 			if restored.failed {
 				t.Errorf("typed profile failed: %v", restored.errors)
 			}
@@ -354,14 +355,106 @@ func TestRapidFailFileKeepsWorking(t *testing.T) {
 	flag.Set("rapid.nofailfile", "false")
 	cfg := properties.WithConfig(typedWithout(copperfin.BindIdentity))
 	first := &recordingTB{name: "TestUsersOwn"}
-	check(first, copperfin.Configured, cfg)
+	// each Check its own fail folder: the second must find nothing of the
+	// first's but rapid's fail file
+	check(first, copperfin.Configured, cfg, properties.WithFailDir(t.TempDir()))
 	files, _ := filepath.Glob(filepath.Join("testdata", "rapid", "TestUsersOwn", "*.fail"))
 	if !first.failed || len(files) != 1 {
 		t.Fatalf("failed %t, fail files %v", first.failed, files)
 	}
 	second := &recordingTB{name: "TestUsersOwn"}
-	check(second, copperfin.Configured, cfg)
+	check(second, copperfin.Configured, cfg, properties.WithFailDir(t.TempDir()))
 	if !second.failed || !strings.Contains(second.errors[0], "counterexample after 1 checks") {
 		t.Fatalf("the fail file was not replayed first: %v", second.errors)
+	}
+}
+
+// idleSystem returns a hold at once: it crosses none of the workload's
+// events, so no fault scheduled against it is ever reached.
+type idleSystem struct{}
+
+func (idleSystem) Run(context.Context, model.Env, model.Task) (model.Claim, error) {
+	return model.Claim{Verdict: model.ClaimHold, Reason: "did nothing"}, nil
+}
+
+// A campaign whose faults are never reached tested nothing: Check fails
+// with the inconclusive message (the events the system crossed named),
+// rather than logging "no counterexample" and passing.
+func TestCheckFailsWhenNoFaultIsReached(t *testing.T) {
+	rapidFlags(t, 10, 7)
+	calls := 0
+	// the first build is the clean run that shapes the draws (the
+	// reference system, so the kinds have events to sit at); every run
+	// after it is the idle system
+	sys := func(cfg model.Config) (model.Factory, error) {
+		calls++
+		if calls == 1 {
+			return copperfin.Configured(cfg)
+		}
+		return func() model.System { return idleSystem{} }, nil
+	}
+	rep, err := explore(sys, properties.WithKinds("timeout_after_commit"), properties.WithMaxFaults(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Found || rep.Checks != 10 || rep.Faults != 10 || rep.Reached != 0 || rep.Fired != 0 || rep.Unreached() != 10 || !rep.Inconclusive() {
+		t.Fatalf("report %+v", rep)
+	}
+	calls = 0
+	tb := &recordingTB{name: "TestCheckFailsWhenNoFaultIsReached"}
+	check(tb, sys, properties.WithKinds("timeout_after_commit"), properties.WithMaxFaults(1))
+	if !tb.failed || len(tb.errors) != 1 {
+		t.Fatalf("Check passed a campaign that reached no fault: %v %v", tb.errors, tb.logs)
+	}
+	msg := tb.errors[0]
+	for _, want := range []string{"inconclusive: none of the 10 faults scheduled in 10 checks was reached", "the events the system crossed: " + strings.Join(crossedNames(rep), ", "), "exit code 3"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q lacks %q", msg, want)
+		}
+	}
+}
+
+func crossedNames(rep *properties.Report) []string {
+	var names []string
+	for _, ev := range rep.Crossed {
+		names = append(names, string(ev))
+	}
+	return names
+}
+
+// A campaign on the reference system counts its scheduled faults, and
+// every one of them at the kind's own placement is reached.
+func TestReportCountsReachedFaults(t *testing.T) {
+	rapidFlags(t, 20, 3)
+	rep, err := explore(copperfin.Configured, properties.WithKinds("timeout_after_commit", "subject_swap"), properties.WithoutWorldEvents())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// seed 3 draws 41 faults in 20 checks; the unreached ones sit at an
+	// ordinal the run never got to (drawn up to one past the clean run's
+	// count, or after an earlier fault ended the task)
+	if rep.Found || rep.Checks != 20 || rep.Faults != 41 || rep.Reached != 24 || rep.Fired != 22 || rep.Unreached() != 17 || rep.Inconclusive() {
+		t.Fatalf("report %+v", rep)
+	}
+	if !slices.Contains(rep.Crossed, model.EvToolCommit) || !slices.Contains(rep.Crossed, model.EvProposal) {
+		t.Errorf("crossed %v lacks tool.commit or proposal", rep.Crossed)
+	}
+}
+
+// Check says which of the table's failures it is: a counterexample (1)
+// and a harness or option error (no verdict); the inconclusive campaign (3) is
+// TestCheckFailsWhenNoFaultIsReached.
+func TestCheckSaysWhichFailure(t *testing.T) {
+	rapidFlags(t, 20, 1)
+	tb := &recordingTB{name: "TestCheckSaysWhichFailure"}
+	check(tb, copperfin.Configured, properties.WithConfig(copperfin.ConfigOfProfile(copperfin.ProfileBaseline)),
+		properties.WithKinds("timeout_after_commit"), properties.WithFailDir(t.TempDir()))
+	if len(tb.errors) != 1 || !strings.Contains(tb.errors[0], "counterexample after 1 checks (an invariant violated, exit code 1 of the table): effect_at_most_once violated") {
+		t.Errorf("counterexample: %v", tb.errors)
+	}
+	tb = &recordingTB{name: "TestCheckSaysWhichFailure"}
+	check(tb, copperfin.Configured, properties.WithMaxFaults(99))
+	if len(tb.errors) != 1 || tb.errors[0] != "properties: max faults 99 must be between 1 and 16 (a harness or option error, not a verdict on the system)" {
+		t.Errorf("option error: %v", tb.errors)
 	}
 }

@@ -35,3 +35,7 @@ func ctl(cfg model.Config) copperfin.Controls {
 	cs, _ := copperfin.ControlsOf(cfg)
 	return cs
 }
+
+func generator(sys properties.System, opts ...properties.Option) (*rapid.Generator[*model.Schedule], error) {
+	return properties.Generator(sys, refOpts(opts...)...)
+}

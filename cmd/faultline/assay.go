@@ -2,13 +2,18 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"runtime/debug"
+	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 func init() { commands = append(commands, newAssayCmd) }
@@ -34,7 +39,17 @@ output equals the artefact's for the same arguments; without it every kind of
 the catalogue can be drawn. Every trial runs through the full model.
 
 --coverage FILE (or FAULTLINE_COVERAGE=FILE) merges the coverage keys the
-trials visited into FILE.`,
+trials visited into FILE.
+
+--trials is at most 100000000. The table (or --json) on stdout is the
+artefact's; when some trials' faults were not reached (their event never
+occurred, or they had nothing to act on), stderr says how many, by kind.
+
+Exit codes: 0 the assay ran and at least one trial's fault was reached and
+fired; 2 bad input; 3 inconclusive: no trial's fault was reached at all;
+4 an I/O or internal error (the output or --coverage could not be written).
+The release assessment (PASS or BLOCK) is part of the output, not of the
+exit code: gate on it with "faultline audit" or the JSON.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			cs, label, err := cf.resolve(c, nil)
@@ -44,8 +59,8 @@ trials visited into FILE.`,
 			if compat != "" && compat != "paper188" {
 				return badInput("--compat: unknown compatibility target %q (valid: paper188)", compat)
 			}
-			if trials < 1 {
-				return badInput("--trials must be at least 1, got %d", trials)
+			if err := checkCount("trials", trials, 1, maxTrials); err != nil {
+				return err
 			}
 			domains := model.Domains
 			if fault != "all" {
@@ -75,19 +90,80 @@ trials visited into FILE.`,
 			if err := flushCoverage(tracker, covPath); err != nil {
 				return err
 			}
-			if asJSON {
-				return rep.WriteJSON(c.OutOrStdout())
+			reach, err := assayReach(rep, cs)
+			if err != nil {
+				return err
 			}
-			return rep.WriteText(c.OutOrStdout())
+			if asJSON {
+				err = rep.WriteJSON(c.OutOrStdout())
+			} else {
+				err = rep.WriteText(c.OutOrStdout())
+			}
+			if err != nil {
+				return outputError(err)
+			}
+			return reach.exit(c.ErrOrStderr())
 		},
 	}
 	cf.add(c, "typed", false)
 	c.Flags().StringVar(&compat, "compat", "", "compatibility target: paper188 draws only the paper's ten modes, as its artefact does")
 	c.Flags().StringVar(&fault, "fault", "all", "fault domain: all, identity, context, tool, state or evidence")
 	c.Flags().StringSliceVar(&modes, "mode", nil, "draw only these fault kinds (comma-separated), e.g. timeout_after_commit; default every kind of the --fault domains")
-	c.Flags().IntVar(&trials, "trials", 2000, "number of trials (at least 1)")
+	c.Flags().IntVar(&trials, "trials", 2000, "number of trials (1 to 100000000)")
 	c.Flags().Int64Var(&seed, "seed", 188, "seed of the trial generator (taken mod 2^32)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print a JSON object instead of the table")
 	c.Flags().StringVar(&covFile, "coverage", "", "merge the trials' coverage into this file (default $"+coverageEnv+")")
 	return c
+}
+
+// reach counts the trials of an assay whose fault was not reached or did
+// not fire: each trial of a kind runs the kind's one single-fault schedule,
+// so one replay per drawn kind tells it for all of its trials.
+type reach struct {
+	trials, untested int
+	kinds            []string // "kind (N trials)" of the kinds not tested
+}
+
+// assayReach replays each kind rep drew, once, under cs.
+func assayReach(rep *assay.Report, cs copperfin.Controls) (*reach, error) {
+	r := &reach{trials: rep.Overall.Trials}
+	names := make([]string, 0, len(rep.ByKind))
+	for k, n := range rep.ByKind {
+		if n.Trials > 0 {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		s, err := model.SingleFault(k, copperfin.ConfigOfControls(cs))
+		if err != nil {
+			return nil, err
+		}
+		res, err := assay.Replay(s)
+		if err != nil {
+			return nil, err
+		}
+		if f := res.Faults; len(f) == 1 && f[0].Reached && f[0].Fired > 0 {
+			continue
+		}
+		n := rep.ByKind[k].Trials
+		r.untested += n
+		r.kinds = append(r.kinds, fmt.Sprintf("%s (%d trials)", k, n))
+	}
+	return r, nil
+}
+
+// exit reports the untested trials on w and returns the exit code: 3 when
+// no trial's fault was reached and fired.
+func (r *reach) exit(w io.Writer) error {
+	if r.untested == 0 {
+		return nil
+	}
+	if r.untested == r.trials {
+		return inconclusive("inconclusive: none of the %d trials' faults was reached and fired (%s): the assay tested no fault", r.trials, strings.Join(r.kinds, ", "))
+	}
+	if _, err := fmt.Fprintf(w, "faults not reached or not fired in %d of %d trials: %s\n", r.untested, r.trials, strings.Join(r.kinds, ", ")); err != nil {
+		return outputError(err)
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -16,6 +17,7 @@ func init() { commands = append(commands, newAuditCmd) }
 
 func newAuditCmd() *cobra.Command {
 	var covFile, format, compat string
+	var full bool
 	c := &cobra.Command{
 		Use:   "audit",
 		Short: "Audit the built-in reference system under baseline, typed and fail_closed",
@@ -33,11 +35,24 @@ profile (which broke under baseline, which held under typed), the
 counterexamples beside their keys and profiles, and the keys not visited or
 not reachable, with reasons.
 
+By default it prints one screen (at most 40 lines of at most 120
+characters): each profile's assessment, release region and reasons, the
+worst findings (the single-fault runs that violated an invariant, the most
+severe first) each with the command that replays it, the coverage line with
+the count of faults not reached, and where the rest is. --full prints the
+whole report described above.
+
 --compat paper188 restricts all of it to the paper's ten modes (the assay
 then equals the paper's artefact, and the evidence rests on the paper's
-trial plan). --format text (default) prints tables for people, json one
-object, markdown the same for a pull request. --coverage FILE (or
-FAULTLINE_COVERAGE=FILE) merges the single-fault runs' coverage into FILE.`,
+trial plan). --format text (default) prints for people, json one object,
+markdown the same for a pull request (json and markdown are always the whole
+report). --coverage FILE (or FAULTLINE_COVERAGE=FILE) merges the
+single-fault runs' coverage into FILE.
+
+Exit codes: 0 the audit ran and at least one of its scheduled faults was
+reached; 2 bad input; 3 inconclusive: no single-fault run reached its
+fault; 4 an I/O or internal error (the output or --coverage could not be
+written). The assessments are in the output, not in the exit code.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if format != "text" && format != "json" && format != "markdown" {
@@ -46,47 +61,280 @@ FAULTLINE_COVERAGE=FILE) merges the single-fault runs' coverage into FILE.`,
 			if compat != "" && compat != "paper188" {
 				return badInput("--compat: unknown compatibility target %q (valid: paper188)", compat)
 			}
-			audits, err := assay.Audit(copperfin.Profiles, compat != "")
-			if err != nil {
-				return err
-			}
-			cfg := assay.DefaultEvidenceConfig()
-			cfg.Compat = compat != ""
-			ev, err := assay.Gather(cfg)
+			audits, ev, err := gatherAudit(compat != "")
 			if err != nil {
 				return err
 			}
 			out := c.OutOrStdout()
-			switch format {
-			case "json":
-				err = writeAuditJSON(out, audits, ev, compat)
-			case "markdown":
-				err = writeAuditMarkdown(out, audits, ev, compat)
-			default:
-				err = writeAudit(out, audits, ev, compat)
-			}
-			if err != nil {
+			if err := writeAuditFormat(out, format, full, audits, ev, compat, coveragePath(covFile)); err != nil {
 				return err
 			}
-			if format != "text" {
-				// the coverage file is still written when asked
-				return writeAuditCoverage(io.Discard, audits, coveragePath(covFile))
-			}
-			covOut := out
-			if compat != "" {
-				covOut = io.Discard // the paper's ten are audited without the catalogue's coverage
-			}
-			if err := writeAuditCoverage(covOut, audits, coveragePath(covFile)); err != nil {
-				return err
-			}
-			_, err = fmt.Fprintf(out, "\n%s\n", assay.Boundary)
-			return err
+			return auditExit(audits)
 		},
 	}
+	c.Flags().BoolVar(&full, "full", false, "print the whole report (every table) instead of one screen")
 	c.Flags().StringVar(&covFile, "coverage", "", "merge the audit's coverage into this file (default $"+coverageEnv+")")
 	c.Flags().StringVar(&format, "format", "text", "output format: text, json or markdown")
 	c.Flags().StringVar(&compat, "compat", "", "compatibility target: paper188 audits only the paper's ten modes")
 	return c
+}
+
+// gatherAudit runs the audit (the single-fault runs and assays of every
+// profile, with compat the paper's ten modes only) and gathers its release
+// evidence. The results are only read afterwards; the package's tests
+// replace it with one computation per test binary.
+var gatherAudit = func(compat bool) ([]assay.ProfileAudit, *assay.Evidence, error) {
+	audits, err := assay.Audit(copperfin.Profiles, compat)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg := assay.DefaultEvidenceConfig()
+	cfg.Compat = compat
+	ev, err := assay.Gather(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return audits, ev, nil
+}
+
+// writeAuditFormat writes the audit in format (the text summary unless
+// full), merges its coverage into covPath when set, and maps a failed
+// write to exit code 4.
+func writeAuditFormat(out io.Writer, format string, full bool, audits []assay.ProfileAudit, ev *assay.Evidence, compat, covPath string) error {
+	var err error
+	switch {
+	case format == "json":
+		err = writeAuditJSON(out, audits, ev, compat)
+	case format == "markdown":
+		err = writeAuditMarkdown(out, audits, ev, compat)
+	case full:
+		err = writeAudit(out, audits, ev, compat)
+	default:
+		err = writeAuditSummary(out, audits, ev, compat)
+	}
+	if err != nil {
+		return outputError(err)
+	}
+	if format != "text" || !full {
+		// the coverage file is still written when asked
+		return writeAuditCoverage(io.Discard, audits, covPath)
+	}
+	covOut := out
+	if compat != "" {
+		covOut = io.Discard // the paper's ten are audited without the catalogue's coverage
+	}
+	if err := writeAuditCoverage(covOut, audits, covPath); err != nil {
+		return outputError(err)
+	}
+	_, err = fmt.Fprintf(out, "\n%s\n", assay.Boundary)
+	return outputError(err)
+}
+
+// auditExit is 3 when no single-fault run of the audit reached its fault.
+func auditExit(audits []assay.ProfileAudit) error {
+	rows, reached := 0, 0
+	for _, a := range audits {
+		for _, r := range a.Rows {
+			rows++
+			if r.Reached {
+				reached++
+			}
+		}
+	}
+	if rows > 0 && reached == 0 {
+		return inconclusive("inconclusive: none of the audit's %d single-fault runs reached its fault: the audit tested no fault", rows)
+	}
+	return nil
+}
+
+// Limits of the one-screen summary.
+const (
+	summaryLines = 40
+	summaryWidth = 120
+)
+
+// finding is one single-fault run of the audit that violated an
+// invariant.
+type finding struct {
+	profile copperfin.Profile
+	row     assay.KindRow
+	rank    int // profile index
+}
+
+// severity orders findings: an unsafe escape, then a duplicate effect,
+// then an unproved release, then any other violation; more violated
+// invariants first.
+func (f finding) severity() int {
+	t := f.row.Terms
+	s := len(f.row.Violated)
+	if t.UnverifiableRelease {
+		s += 10
+	}
+	if t.DuplicateEffect {
+		s += 20
+	}
+	if t.UnsafeEscape {
+		s += 40
+	}
+	return s
+}
+
+// worstFindings returns the audit's violating rows, most severe first
+// (then by profile and catalogue order).
+func worstFindings(audits []assay.ProfileAudit) []finding {
+	var fs []finding
+	for i, a := range audits {
+		for _, r := range a.Rows {
+			if len(r.Violated) > 0 {
+				fs = append(fs, finding{profile: a.Profile, row: r, rank: i})
+			}
+		}
+	}
+	sort.SliceStable(fs, func(i, j int) bool {
+		if a, b := fs[i].severity(), fs[j].severity(); a != b {
+			return a > b
+		}
+		return fs[i].rank < fs[j].rank
+	})
+	return fs
+}
+
+// replayCommand is the command that replays a finding: the kind's
+// single-fault schedule of the corpus (the audit's schedule of that kind)
+// under the finding's profile, from the repository root.
+func replayCommand(f finding) string {
+	return fmt.Sprintf("faultline replay corpus/kinds/%s.json --profile %s", f.row.Kind, f.profile)
+}
+
+// wrapText returns s as one line when it fits in width characters, else
+// broken at spaces into lines of at most width characters (a word longer
+// than that stays whole), each after the first starting with indent.
+func wrapText(s string, width int, indent string) []string {
+	if len(s) <= width {
+		return []string{s}
+	}
+	lead := s[:len(s)-len(strings.TrimLeft(s, " "))]
+	var lines []string
+	line := ""
+	for i, w := range strings.Fields(s) {
+		if i == 0 {
+			w = lead + w
+		}
+		switch {
+		case line == "":
+			line = w
+		case len(line)+1+len(w) > width:
+			lines = append(lines, line)
+			line = indent + w
+		default:
+			line += " " + w
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// writeAuditSummary prints the audit on one screen: at most summaryLines
+// lines of at most summaryWidth characters.
+func writeAuditSummary(w io.Writer, audits []assay.ProfileAudit, ev *assay.Evidence, compat string) error {
+	var head, tail []string
+	add := func(l *[]string, format string, args ...any) {
+		*l = append(*l, wrapText(fmt.Sprintf(format, args...), summaryWidth, "    ")...)
+	}
+	add(&head, "faultline audit: reference system (Copperfin refund workflow), %s", kindsLabel(audits, compat))
+	add(&head, "per profile: one single-fault run per kind, an assay of %d trials (seed %d), the release evidence.",
+		assay.AuditTrials, assay.AuditSeed)
+	head = append(head, "", "Per profile: the assay's assessment, the release region, unsafe, unproved and useful-service rates:")
+	regions := map[string]assay.Placement{}
+	if ev != nil && ev.Reference != nil {
+		for _, p := range ev.Reference.Placements {
+			if p.Config == "all" {
+				regions[p.Profile] = p
+			}
+		}
+	}
+	for _, a := range audits {
+		o := a.Assay.Overall.Rates()
+		region := "-"
+		if p, ok := regions[string(a.Profile)]; ok {
+			region = string(p.Region)
+		}
+		add(&head, "  %-12s %-28s %-19s  unsafe %5.1f%%  unproved %5.1f%%  service %5.1f%%",
+			a.Profile, a.Assay.Assessment, region, 100*o.UnsafeEscape, 100*o.UnverifiableRelease, 100*o.UsefulService)
+	}
+	for _, a := range audits {
+		for _, r := range a.Assay.Reasons {
+			add(&head, "    %s: %s", a.Profile, r)
+		}
+	}
+	// the tail: coverage, unreached faults, where the rest is
+	rows, unreached := 0, 0
+	for _, a := range audits {
+		for _, r := range a.Rows {
+			rows++
+			if !r.Reached {
+				unreached++
+			}
+		}
+	}
+	tail = append(tail, "")
+	if compat == "" {
+		cmp, err := auditComparison(audits)
+		if err != nil {
+			return err
+		}
+		sum := cmp.Total.Summary
+		add(&tail, "Coverage: %d of %d reachable keys visited by the %d single-fault runs; %d of the runs' faults not reached.",
+			sum.Visited, sum.Reachable, rows, unreached)
+	} else {
+		add(&tail, "Faults: %d of the %d single-fault runs' faults not reached.", unreached, rows)
+	}
+	tail = append(tail, "")
+	add(&tail, "The rest: faultline audit --full prints every table (outcome rows, signatures, envelope, pairs, "+
+		"coefficients, diagnoses, holds, stop conditions, variation, coverage by key); --format json or markdown "+
+		"gives the same for machines and pull requests.")
+	add(&tail, "%s", assay.Boundary)
+
+	// the middle: as many of the worst findings as fit
+	fs := worstFindings(audits)
+	per := map[copperfin.Profile]int{}
+	for _, f := range fs {
+		per[f.profile]++
+	}
+	var counts []string
+	for _, a := range audits {
+		counts = append(counts, fmt.Sprintf("%s %d", a.Profile, per[a.Profile]))
+	}
+	var mid []string
+	mid = append(mid, "")
+	if len(fs) == 0 {
+		add(&mid, "Findings: no single-fault run violated an invariant (%s).", strings.Join(counts, ", "))
+	} else {
+		add(&mid, "Worst findings (single-fault runs that violated an invariant: %s):", strings.Join(counts, ", "))
+		room := summaryLines - len(head) - len(tail) - len(mid) - 1 // one line for "and N more"
+		shown := 0
+		for _, f := range fs {
+			var l []string
+			add(&l, "  %s/%s: %s violated", f.profile, f.row.Kind, strings.Join(f.row.Violated, ", "))
+			add(&l, "    %s", replayCommand(f))
+			if len(l) > room {
+				break
+			}
+			mid, room, shown = append(mid, l...), room-len(l), shown+1
+		}
+		if shown < len(fs) {
+			add(&mid, "  and %d more: faultline audit --full lists every row", len(fs)-shown)
+		}
+	}
+	var b strings.Builder
+	for _, l := range append(append(head, mid...), tail...) {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 func mark(b bool) string {

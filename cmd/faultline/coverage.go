@@ -37,18 +37,17 @@ func flushCoverage(t *coverage.Tracker, path string) error {
 		return nil
 	}
 	if err := t.FlushTo(path); err != nil {
-		return fmt.Errorf("recording coverage: %w", err)
+		return writeError(fmt.Errorf("recording coverage into %s: %w", path, err))
 	}
 	return nil
 }
 
-// readCoverage reads a coverage file; every problem is bad input. The
-// error of coverage.ReadFile stays in the chain (errors.Is(err,
-// fileio.ErrBadInput) for a file over the limit or not a regular file).
+// readCoverage reads a coverage file: a missing or invalid file is bad
+// input (2), an I/O error reading it is exit 4.
 func readCoverage(path string) (*coverage.Data, error) {
 	d, err := coverage.ReadFile(path)
 	if err != nil {
-		return nil, badInput("%w", err)
+		return nil, inputError(err)
 	}
 	return d, nil
 }
@@ -61,7 +60,10 @@ func newCoverageCmd() *cobra.Command {
 correlation, oracle) runs visited. "faultline assay --coverage FILE", "faultline
 audit --coverage FILE", "faultline explore --coverage FILE", and any command or
 test run with FAULTLINE_COVERAGE=FILE merge their runs into FILE. A key counts as visited only when its fault reached
-its boundary, fired, and the oracle adjudicated the run.`,
+its boundary, fired, and the oracle adjudicated the run.
+
+"faultline coverage" alone prints this help; an unknown subcommand is bad
+input (exit 2).`,
 	}
 	c.AddCommand(newCoverageReportCmd(), newCoverageMergeCmd(), newCoverageGateCmd())
 	return c
@@ -81,8 +83,9 @@ oracle, correlation × domain) on one self-contained page.
 --schedules DIR writes every schedule the report refers to into DIR, so each
 "faultline replay DIR/NAME.json" command in the report runs as printed.
 
-Exit codes: 0 report printed, 2 bad input (unreadable or invalid file, unknown
-format).`,
+Exit codes: 0 report printed, 2 bad input (a missing or invalid file, an
+unknown format), 4 an I/O error (reading the file, writing the report or
+--schedules).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			var write func(*coverage.Report, io.Writer) error
@@ -130,8 +133,9 @@ Every writer of a coverage file (merge, and the commands and tests that record
 into it) holds its lock, the file OUT.lock left beside it, so merges into one
 file and recorders beside them never lose an update.
 
-Exit codes: 0 merged, 2 bad input (an input unreadable or invalid, or a count
-that would pass the largest integer; OUT is then unchanged).`,
+Exit codes: 0 merged, 2 bad input (an input missing or invalid, or a count
+that would pass the largest integer; OUT is then unchanged), 4 an I/O error
+(reading an input, writing OUT).`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			// the inputs are read under OUT's lock, the one every writer of
@@ -181,9 +185,14 @@ pattern with "*" requires every reachable key it matches); "#" starts a
 comment; blank lines are ignored. A required key that no catalogue kind can
 reach is unvisited, with the reason.
 
+The finding ends with the count of the file's scheduled faults that were
+reached and fired, scheduled but not reached, and reached but not fired.
+
 Exit codes: 0 the gate is met; 1 it is not, with every unvisited required key
-listed with its reason; 2 bad input (unreadable or invalid coverage or keys
-file, a ratio outside [0,1], neither flag given).`,
+listed with its reason; 2 bad input (a missing or invalid coverage or keys
+file, a ratio outside [0,1], neither flag given); 3 inconclusive: the file
+records no scheduled fault that was reached and fired, so there is nothing
+to gate; 4 an I/O error reading a file or writing the finding.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			var opts coverage.GateOptions
@@ -197,7 +206,7 @@ file, a ratio outside [0,1], neither flag given).`,
 			if require != "" {
 				b, err := os.ReadFile(require)
 				if err != nil {
-					return badInput("--require: %v", err)
+					return inputError(fmt.Errorf("--require: %w", err))
 				}
 				if opts.Require, err = coverage.ParseRequirements(b); err != nil {
 					return badInput("--require %s: %v", require, err)
@@ -215,7 +224,14 @@ file, a ratio outside [0,1], neither flag given).`,
 				return badInput("%v", err)
 			}
 			if err := g.WriteText(c.OutOrStdout()); err != nil {
-				return err
+				return outputError(err)
+			}
+			visits, notReached, notFired := faultCounts(d)
+			if visits == 0 {
+				return inconclusive("inconclusive: %s records %d runs and no scheduled fault that was reached and fired (%d scheduled but not reached, %d reached but not fired): the gate has nothing to judge", args[0], d.Runs, notReached, notFired)
+			}
+			if _, err := fmt.Fprintf(c.OutOrStdout(), "  faults: %d reached and fired; %d scheduled but not reached, %d reached but not fired\n", visits, notReached, notFired); err != nil {
+				return outputError(err)
 			}
 			if !g.Passed() {
 				return errViolation
@@ -234,20 +250,7 @@ file, a ratio outside [0,1], neither flag given).`,
 // broke, with the counterexamples), and merges all of them into path when
 // set.
 func writeAuditCoverage(w io.Writer, audits []assay.ProfileAudit, path string) error {
-	all := coverage.NewTracker(nil)
-	var cols []coverage.Column
-	for _, a := range audits {
-		t := coverage.NewTracker(all.Universe())
-		for _, row := range a.Rows {
-			if err := t.Record(row.Result); err != nil {
-				return err
-			}
-		}
-		d := t.Data()
-		cols = append(cols, coverage.Column{Label: string(a.Profile), Data: d})
-		all.Add(d)
-	}
-	cmp, err := coverage.Compare(all.Universe(), cols, coverage.ReportOptions{})
+	all, cmp, err := auditCoverage(audits)
 	if err != nil {
 		return err
 	}
@@ -259,4 +262,44 @@ func writeAuditCoverage(w io.Writer, audits []assay.ProfileAudit, path string) e
 		return err
 	}
 	return flushCoverage(all, path)
+}
+
+// faultCounts sums d's scheduled faults over its keys: reached and fired
+// (visits), scheduled but not reached, reached but not fired.
+func faultCounts(d *coverage.Data) (visits, notReached, notFired int) {
+	for _, e := range d.Keys {
+		visits += e.Visits
+		notReached += e.NotReached
+		notFired += e.NotFired
+	}
+	return visits, notReached, notFired
+}
+
+// auditCoverage records the audit's single-fault runs, all of them and
+// one column per profile, and compares the columns.
+func auditCoverage(audits []assay.ProfileAudit) (*coverage.Tracker, *coverage.Comparison, error) {
+	all := coverage.NewTracker(nil)
+	var cols []coverage.Column
+	for _, a := range audits {
+		t := coverage.NewTracker(all.Universe())
+		for _, row := range a.Rows {
+			if err := t.Record(row.Result); err != nil {
+				return nil, nil, err
+			}
+		}
+		d := t.Data()
+		cols = append(cols, coverage.Column{Label: string(a.Profile), Data: d})
+		all.Add(d)
+	}
+	cmp, err := coverage.Compare(all.Universe(), cols, coverage.ReportOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	return all, cmp, nil
+}
+
+// auditComparison is auditCoverage's comparison.
+func auditComparison(audits []assay.ProfileAudit) (*coverage.Comparison, error) {
+	_, cmp, err := auditCoverage(audits)
+	return cmp, err
 }

@@ -78,7 +78,7 @@ func TestAssayRecordsCoverage(t *testing.T) {
 // keys and profiles, and records its 75 runs.
 func TestAuditPrintsCoverage(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "cov.json")
-	code, out, _ := runCLI(t, "audit", "--coverage", p)
+	code, out, _ := runCLI(t, "audit", "--full", "--coverage", p)
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}

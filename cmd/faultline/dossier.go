@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -15,6 +18,7 @@ func init() { commands = append(commands, newDossierCmd) }
 func newDossierCmd() *cobra.Command {
 	var profiles []string
 	var out, compat string
+	var full bool
 	c := &cobra.Command{
 		Use:   "dossier --out DIR [--profile P,...] [--compat paper188]",
 		Short: "Write the fault dossier of the reference system (JSON and Markdown)",
@@ -33,8 +37,17 @@ pair that "dossier diff" refuses rather than a mixed one. The evidence
 covers the whole fault catalogue; --compat paper188 restricts it to the
 paper's ten modes.
 
+It prints one screen (at most 40 lines of at most 120 characters): the
+files written, each profile's release region and decision with its first
+reasons, the unresolved holds and the change triggers, and where the rest
+is. --full prints the whole dossier.md after it.
+
 "faultline dossier diff OLD NEW" shows what changed between two dossiers and
-exits 1 when a change trigger fired.`,
+exits 1 when a change trigger fired.
+
+Exit codes: 0 written; 2 bad input (no --out, an unknown or repeated
+profile, an unknown compatibility target); 4 an I/O or internal error (DIR
+could not be created or written, the output could not be written).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if out == "" {
@@ -64,12 +77,23 @@ exits 1 when a change trigger fired.`,
 				return err
 			}
 			if err := assay.WriteDossier(out, d); err != nil {
-				return err
+				return ioFailure(err)
 			}
-			fmt.Fprintf(c.OutOrStdout(), "wrote %s/dossier.json and %s/dossier.md\n", out, out)
-			return nil
+			if err := writeDossierSummary(c.OutOrStdout(), d, out); err != nil {
+				return outputError(err)
+			}
+			if !full {
+				return nil
+			}
+			md, err := os.ReadFile(filepath.Join(out, "dossier.md"))
+			if err != nil {
+				return ioFailure(err)
+			}
+			_, err = fmt.Fprintf(c.OutOrStdout(), "\n%s", md)
+			return outputError(err)
 		},
 	}
+	c.Flags().BoolVar(&full, "full", false, "also print the whole dossier.md")
 	c.Flags().StringSliceVar(&profiles, "profile", nil, "profiles to include, comma-separated (default baseline,typed,fail_closed)")
 	c.Flags().StringVar(&out, "out", "", "directory to write dossier.json and dossier.md into (created if missing)")
 	c.Flags().StringVar(&compat, "compat", "", "compatibility target: paper188 covers only the paper's ten modes")
@@ -87,31 +111,81 @@ policy, retry logic, orchestration, evidence routing) and a diff of the rest.
 
 Exit codes: 0 no change trigger fired, 1 a change trigger fired (the release
 gate reopens), 2 bad input (a missing or malformed dossier, or one whose
-Markdown beside it does not have the SHA-256 its JSON names).`,
+Markdown beside it does not have the SHA-256 its JSON names), 4 an I/O error
+(reading a dossier, writing the output).`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			d, err := assay.DiffDossiers(args[0], args[1])
 			if err != nil {
-				return badInput("%w", err) // errors.Is(err, fileio.ErrBadInput): over the limit or not a regular file
+				return inputError(err)
 			}
 			return writeDossierDiff(c.OutOrStdout(), d)
 		},
 	}
 }
 
+// dossierReasons is how many of a placement's reasons the summary shows.
+const dossierReasons = 2
+
+// writeDossierSummary prints one screen about the dossier d written to
+// dir.
+func writeDossierSummary(w io.Writer, d *assay.Dossier, dir string) error {
+	var lines []string
+	add := func(format string, args ...any) {
+		l := fmt.Sprintf(format, args...)
+		indent := strings.Repeat(" ", len(l)-len(strings.TrimLeft(l, " "))+2)
+		lines = append(lines, wrapText(l, summaryWidth, indent)...)
+	}
+	add("wrote %s and %s", filepath.Join(dir, "dossier.json"), filepath.Join(dir, "dossier.md"))
+	if ev := d.Evidence; ev != nil && ev.Reference != nil {
+		r := ev.Reference
+		add("reference study: system %s, %d fault kinds, %d trials per profile, seed %d", r.System, len(d.Faults), r.Trials, r.Seed)
+		lines = append(lines, "", "Release placement per profile (all configurations):")
+		for _, p := range r.Placements {
+			if p.Config != "all" {
+				continue
+			}
+			add("  %-12s %-20s %s", p.Profile, p.Region, p.Decision)
+			for i, reason := range p.Reasons {
+				if i == dossierReasons {
+					add("    - and %d more reasons in dossier.md", len(p.Reasons)-dossierReasons)
+					break
+				}
+				add("    - %s", reason)
+			}
+		}
+	}
+	lines = append(lines, "")
+	add("Unresolved holds: %d; change triggers fingerprinted: %d (faultline dossier diff OLD NEW compares them).",
+		len(d.UnresolvedHolds), len(d.ChangeTriggers))
+	add("The rest: %s holds every section (signatures, pairs, coefficients, diagnoses, variation); "+
+		"faultline dossier --full prints it here.", filepath.Join(dir, "dossier.md"))
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
 func writeDossierDiff(w io.Writer, d *assay.DossierDiff) error {
+	var b strings.Builder
 	if len(d.Fired) == 0 {
-		fmt.Fprintln(w, "change triggers: none fired")
+		fmt.Fprintln(&b, "change triggers: none fired")
 	} else {
-		fmt.Fprintln(w, "change triggers fired (the release gate reopens):")
+		fmt.Fprintln(&b, "change triggers fired (the release gate reopens):")
 		for _, t := range d.Fired {
-			fmt.Fprintf(w, "  %s: %s -> %s\n", t.Name, orDash(t.Old), orDash(t.New))
+			fmt.Fprintf(&b, "  %s: %s -> %s\n", t.Name, orDash(t.Old), orDash(t.New))
 		}
 	}
 	if d.Diff == "" {
-		fmt.Fprintln(w, "dossiers are identical")
+		fmt.Fprintln(&b, "dossiers are identical")
 	} else {
-		fmt.Fprintf(w, "\ndiff (-old +new):\n%s", d.Diff)
+		fmt.Fprintf(&b, "\ndiff (-old +new):\n%s", d.Diff)
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return outputError(err)
 	}
 	if len(d.Fired) > 0 {
 		return errViolation

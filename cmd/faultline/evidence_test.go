@@ -14,7 +14,7 @@ import (
 // the paper's ten with the paper's numbers; json and markdown carry the
 // same evidence.
 func TestAuditEvidenceSections(t *testing.T) {
-	code, out, _ := runCLI(t, "audit")
+	code, out, _ := cachedCLI(t, "audit", "--full")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -50,7 +50,7 @@ func TestAuditEvidenceSections(t *testing.T) {
 	if !strings.HasSuffix(out, "not proof of production safety.\n") {
 		t.Error("the interpretation boundary is no longer the last line")
 	}
-	code, out, _ = runCLI(t, "audit", "--compat", "paper188")
+	code, out, _ = cachedCLI(t, "audit", "--compat", "paper188", "--full")
 	if code != 0 {
 		t.Fatalf("compat: exit %d", code)
 	}
@@ -71,7 +71,7 @@ func TestAuditEvidenceSections(t *testing.T) {
 	if strings.Contains(out, "sandbox_denial") {
 		t.Error("compat audit shows a kind outside the paper's ten")
 	}
-	code, out, _ = runCLI(t, "audit", "--format", "json")
+	code, out, _ = cachedCLI(t, "audit", "--format", "json")
 	if code != 0 {
 		t.Fatalf("json: exit %d", code)
 	}
@@ -102,7 +102,7 @@ func TestAuditEvidenceSections(t *testing.T) {
 		obj.Evidence.Reference.Placements[1].Region != "contained but dead" {
 		t.Errorf("json audit: %+v", obj.Profiles)
 	}
-	code, out, _ = runCLI(t, "audit", "--format", "markdown")
+	code, out, _ = cachedCLI(t, "audit", "--format", "markdown")
 	if code != 0 || !strings.Contains(out, "| typed | all | 2000 | contained but dead | redesign recovery |") || !strings.Contains(out, "## Release envelope") {
 		t.Errorf("markdown audit: exit %d", code)
 	}
@@ -125,6 +125,27 @@ func TestDossierCommand(t *testing.T) {
 	code, out, stderr := runCLI(t, "dossier", "--profile", "typed", "--out", dir)
 	if code != 0 || !strings.Contains(out, "dossier.json") {
 		t.Fatalf("exit %d %s %s", code, out, stderr)
+	}
+	// one screen: what was written, the placement with its first reasons,
+	// where the rest is
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) > summaryLines {
+		t.Errorf("dossier printed %d lines", len(lines))
+	}
+	for _, l := range lines {
+		if len(l) > summaryWidth {
+			t.Errorf("dossier line of %d characters: %q", len(l), l)
+		}
+	}
+	for _, want := range []string{
+		"wrote " + filepath.Join(dir, "dossier.json") + " and " + filepath.Join(dir, "dossier.md") + "\n",
+		"\n  typed        contained but dead   redesign recovery\n    - recover floor 80% missed: recover 1299 of 2000",
+		"    - and 3 more reasons in dossier.md\n",
+		"faultline dossier --full prints it here.\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dossier output lacks %q:\n%s", want, out)
+		}
 	}
 	md, err := os.ReadFile(filepath.Join(dir, "dossier.md"))
 	if err != nil || !strings.Contains(string(md), "| profile typed | controls: bind_identity") || strings.Contains(string(md), "| profile baseline |") ||

@@ -4,11 +4,14 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"text/tabwriter"
 
@@ -25,21 +28,26 @@ func init() { commands = append(commands, newExploreCmd) }
 
 // exploreJSON is the --json output of explore.
 type exploreJSON struct {
-	Found           bool            `json:"found"`
-	Checks          int             `json:"checks"`
-	ChecksToFailure int             `json:"checks_to_failure"`
-	Seed            uint64          `json:"seed"`
-	Config          model.Config    `json:"config"`
-	Invariant       string          `json:"invariant,omitempty"`
-	FirstSeq        int             `json:"first_seq,omitempty"`
-	Event           model.EventName `json:"event,omitempty"`
-	FaultID         string          `json:"fault_id,omitempty"`
-	FaultKind       string          `json:"fault_kind,omitempty"`
-	Detail          string          `json:"detail,omitempty"`
-	Schedule        json.RawMessage `json:"schedule,omitempty"`
-	File            string          `json:"file,omitempty"`
-	Replay          string          `json:"replay,omitempty"`
-	Timeline        []model.Event   `json:"timeline,omitempty"`
+	Found           bool `json:"found"`
+	Checks          int  `json:"checks"`
+	ChecksToFailure int  `json:"checks_to_failure"`
+	// Faults counts the faults the checks scheduled, FaultsReached those
+	// their runs reached and FaultsNotReached the rest
+	Faults           int             `json:"faults"`
+	FaultsReached    int             `json:"faults_reached"`
+	FaultsNotReached int             `json:"faults_not_reached"`
+	Seed             uint64          `json:"seed"`
+	Config           model.Config    `json:"config"`
+	Invariant        string          `json:"invariant,omitempty"`
+	FirstSeq         int             `json:"first_seq,omitempty"`
+	Event            model.EventName `json:"event,omitempty"`
+	FaultID          string          `json:"fault_id,omitempty"`
+	FaultKind        string          `json:"fault_kind,omitempty"`
+	Detail           string          `json:"detail,omitempty"`
+	Schedule         json.RawMessage `json:"schedule,omitempty"`
+	File             string          `json:"file,omitempty"`
+	Replay           string          `json:"replay,omitempty"`
+	Timeline         []model.Event   `json:"timeline,omitempty"`
 	// with --guided: the reachable keys this exploration's runs visited,
 	// and with --coverage-in those and the input's together
 	Guided            bool `json:"guided,omitempty"`
@@ -90,14 +98,28 @@ exploration's runs), with --seed seeding the tie-breaks too; it prints how many
 reachable keys the runs visited. The same --seed, --checks and input file give
 the same result.
 
-Exit codes: 0 no counterexample, 1 a counterexample was found, 2 bad input.`,
+The output counts the scheduled faults the checks reached and those they
+did not ("faults: R of N scheduled reached, U not reached"); --json gives
+them as faults, faults_reached and faults_not_reached.
+
+--checks is at most 100000000 and --max-faults at most 16. A list flag
+(--kinds, --domains, --without) given empty is bad input: leave it out to
+mean every kind.
+
+Exit codes: 0 no counterexample and at least one scheduled fault reached;
+1 a counterexample was found; 2 bad input; 3 inconclusive: no scheduled
+fault was reached in any check (the events the system crossed are named on
+stderr); 4 an I/O or internal error (--out or --coverage could not be
+written, the output could not be written).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if listMutants {
+				var b strings.Builder
 				for _, m := range copperfin.Mutants() {
-					fmt.Fprintln(c.OutOrStdout(), m.Name)
+					fmt.Fprintln(&b, m.Name)
 				}
-				return nil
+				_, err := io.WriteString(c.OutOrStdout(), b.String())
+				return outputError(err)
 			}
 			cs, label, err := cf.resolve(c, nil)
 			if err != nil {
@@ -116,11 +138,14 @@ Exit codes: 0 no counterexample, 1 a counterexample was found, 2 bad input.`,
 				return badInput("--fixture: %v", err)
 			}
 			cfg.Fixture = fx.Name
-			if checks < 1 {
-				return badInput("--checks must be at least 1, got %d", checks)
+			if err := checkCount("checks", checks, 1, maxChecks); err != nil {
+				return err
 			}
 			opts := []properties.Option{properties.WithConfig(cfg), properties.WithFixture(fx)}
 			if c.Flags().Changed("max-faults") {
+				if err := checkCount("max-faults", maxFaults, 1, maxFaultsLimit); err != nil {
+					return err
+				}
 				opts = append(opts, properties.WithMaxFaults(maxFaults))
 			}
 			if len(kinds) > 0 {
@@ -164,7 +189,7 @@ Exit codes: 0 no counterexample, 1 a counterexample was found, 2 bad input.`,
 			}
 			rep, err := runExplore(opts, checks, seed)
 			if err != nil {
-				return badInput("%v", err)
+				return exploreError(err)
 			}
 			var sum *guidedSummary
 			if guided {
@@ -179,10 +204,13 @@ Exit codes: 0 no counterexample, 1 a counterexample was found, 2 bad input.`,
 				err = writeExplore(c.OutOrStdout(), rep, cfg, seed, sum)
 			}
 			if err != nil {
-				return err
+				return outputError(err)
 			}
 			if rep.Found {
 				return errViolation
+			}
+			if rep.Inconclusive() {
+				return inconclusive("%s", rep.InconclusiveMessage())
 			}
 			return nil
 		},
@@ -190,7 +218,7 @@ Exit codes: 0 no counterexample, 1 a counterexample was found, 2 bad input.`,
 	cf.add(c, "typed", true)
 	c.Flags().StringVar(&mutant, "mutant", "", "explore the reference system with this seeded defect (see --list-mutants)")
 	c.Flags().StringVar(&fixture, "fixture", "copperfin", "workload: copperfin (one refund) or copperfin-batch (three tasks, the same order twice)")
-	c.Flags().IntVar(&checks, "checks", 100, "number of schedules to draw and run")
+	c.Flags().IntVar(&checks, "checks", 100, "number of schedules to draw and run (1 to 100000000)")
 	c.Flags().Uint64Var(&seed, "seed", 0, "rapid's seed (default: random, printed)")
 	c.Flags().IntVar(&maxFaults, "max-faults", 3, "most faults and world events in one schedule (1 to 16)")
 	c.Flags().StringSliceVar(&kinds, "kinds", nil, "only these fault kinds and world events, comma-separated")
@@ -261,6 +289,7 @@ func writeExplore(w io.Writer, rep *properties.Report, cfg model.Config, seed ui
 			fmt.Fprintf(&b, ", mutant %s", m)
 		}
 		fmt.Fprintf(&b, ", fixture %s)\n", cfg.Fixture)
+		b.WriteString(faultsLine(rep))
 		if sum != nil {
 			b.WriteString(sum.line())
 		}
@@ -269,6 +298,7 @@ func writeExplore(w io.Writer, rep *properties.Report, cfg model.Config, seed ui
 	}
 	cx := rep.Counterexample
 	fmt.Fprintf(&b, "counterexample after %d checks (seed %d)\n", rep.ChecksToFailure, seed)
+	b.WriteString(faultsLine(rep))
 	if sum != nil {
 		b.WriteString(sum.line())
 	}
@@ -286,8 +316,26 @@ func writeExplore(w io.Writer, rep *properties.Report, cfg model.Config, seed ui
 	return err
 }
 
+// faultsLine counts the campaign's scheduled faults reached and not.
+func faultsLine(rep *properties.Report) string {
+	return fmt.Sprintf("faults: %d of %d scheduled reached, %d not reached\n", rep.Reached, rep.Faults, rep.Unreached())
+}
+
+// exploreError maps an exploration's error: a file it could not write
+// (--out) is an I/O error (4); bad options and a schedule the harness
+// refuses are bad input (2).
+func exploreError(err error) error {
+	var pe *fs.PathError
+	var errno syscall.Errno
+	if errors.As(err, &pe) || errors.As(err, &errno) {
+		return ioFailure(err)
+	}
+	return badInput("%v", err)
+}
+
 func writeExploreJSON(w io.Writer, rep *properties.Report, cfg model.Config, seed uint64, sum *guidedSummary) error {
-	j := exploreJSON{Found: rep.Found, Checks: rep.Checks, ChecksToFailure: rep.ChecksToFailure, Seed: seed, Config: cfg}
+	j := exploreJSON{Found: rep.Found, Checks: rep.Checks, ChecksToFailure: rep.ChecksToFailure, Seed: seed, Config: cfg,
+		Faults: rep.Faults, FaultsReached: rep.Reached, FaultsNotReached: rep.Unreached()}
 	if sum != nil {
 		j.Guided, j.KeysVisited, j.KeysReachable = true, &sum.visited, &sum.reachable
 		if sum.withIn >= 0 {

@@ -56,7 +56,7 @@ func TestExploreFindsAndReplays(t *testing.T) {
 		t.Fatalf("replay exit %d:\n%s", code, rout)
 	}
 	code, out, _ = runCLI(t, "explore", "--seed", "1")
-	if code != 0 || out != "no counterexample in 100 checks (seed 1, profile typed, fixture copperfin)\n" {
+	if code != 0 || out != "no counterexample in 100 checks (seed 1, profile typed, fixture copperfin)\nfaults: 143 of 203 scheduled reached, 60 not reached\n" {
 		t.Fatalf("typed: exit %d %q", code, out)
 	}
 }
@@ -69,8 +69,17 @@ func TestExploreBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"explore", "--mutant", "gremlin"}, `unknown mutant "gremlin"`},
-		{[]string{"explore", "--checks", "0"}, "--checks must be at least 1"},
-		{[]string{"explore", "--max-faults", "0"}, "max faults 0"},
+		{[]string{"explore", "--checks", "0"}, "--checks must be between 1 and 100000000, got 0"},
+		{[]string{"explore", "--checks", "100000001"}, "--checks must be between 1 and 100000000, got 100000001"},
+		{[]string{"explore", "--max-faults", "0"}, "--max-faults must be between 1 and 16, got 0"},
+		{[]string{"explore", "--max-faults", "17"}, "--max-faults must be between 1 and 16, got 17"},
+		{[]string{"explore", "--kinds", ""}, "--kinds is empty"},
+		{[]string{"explore", "--kinds", "subject_swap,"}, `--kinds "[subject_swap,]" holds an empty element`},
+		{[]string{"explore", "--domains", ""}, "--domains is empty"},
+		{[]string{"explore", "--without", ""}, "--without is empty"},
+		{[]string{"explore", "--fixture", ""}, "--fixture is empty"},
+		{[]string{"explore", "--out", ""}, "--out is empty"},
+		{[]string{"explore", "--coverage", ""}, "--coverage is empty"},
 		{[]string{"explore", "--fixture", "nowhere"}, `unknown fixture "nowhere"`},
 		{[]string{"explore", "--kinds", "gremlin"}, `unknown fault kind "gremlin"`},
 		{[]string{"explore", "--profile", "paranoid"}, `unknown profile "paranoid"`},
@@ -109,7 +118,7 @@ func TestExploreRecordsCoverage(t *testing.T) {
 	args := []string{"explore", "--seed", "1", "--checks", "38"}
 	_, plain, _ := runCLI(t, args...)
 	code, out, stderr := runCLI(t, append(args, "--coverage", p)...)
-	if code != 0 || out != plain || out != "no counterexample in 38 checks (seed 1, profile typed, fixture copperfin)\n" {
+	if code != 0 || out != plain || out != "no counterexample in 38 checks (seed 1, profile typed, fixture copperfin)\nfaults: 54 of 75 scheduled reached, 21 not reached\n" {
 		t.Fatalf("exit %d, output with --coverage %q, without %q: %s", code, out, plain, stderr)
 	}
 	if d := readCov(t, p); d.Runs != 38 || visitedKeys(t, p) != 17 {
@@ -124,7 +133,7 @@ func TestExploreRecordsCoverage(t *testing.T) {
 	g1, g2 := filepath.Join(dir, "g1.json"), filepath.Join(dir, "g2.json")
 	for _, g := range []string{g1, g2} {
 		code, out, _ := runCLI(t, append(args, "--guided", "--coverage", g)...)
-		if code != 0 || out != "no counterexample in 38 checks (seed 1, profile typed, fixture copperfin)\nguided: 19 of 19 reachable keys visited in 38 runs\n" {
+		if code != 0 || out != "no counterexample in 38 checks (seed 1, profile typed, fixture copperfin)\nfaults: 51 of 75 scheduled reached, 24 not reached\nguided: 19 of 19 reachable keys visited in 38 runs\n" {
 			t.Fatalf("guided: exit %d %q", code, out)
 		}
 	}

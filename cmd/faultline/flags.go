@@ -76,3 +76,25 @@ func (f *configFlags) resolve(c *cobra.Command, base *model.Config) (copperfin.C
 	}
 	return cs, label, nil
 }
+
+// Bounds of the count flags. A count is work the command does and memory
+// it allocates (assay plans every trial up front), so each has a ceiling
+// named in its error.
+const (
+	// maxTrials bounds assay --trials.
+	maxTrials = 100_000_000
+	// maxChecks bounds explore --checks.
+	maxChecks = 100_000_000
+	// maxFaultsLimit bounds explore --max-faults (the exploration's own
+	// limit).
+	maxFaultsLimit = 16
+)
+
+// checkCount returns bad input naming the flag and the limits unless
+// lo <= v <= hi.
+func checkCount(flag string, v, lo, hi int) error {
+	if v < lo || v > hi {
+		return badInput("--%s must be between %d and %d, got %d", flag, lo, hi, v)
+	}
+	return nil
+}

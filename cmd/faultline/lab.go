@@ -67,7 +67,11 @@ and loads nothing from any other host.
 
 The lab listens on the loopback interface only, unless --allow-remote is given:
 it has no authentication. Runs are bounded: at most %d trials, a request body
-of at most %d bytes, %s per run. Stop it with an interrupt (Ctrl-C).`, lab.MaxTrials, lab.MaxBodyBytes, lab.RunTimeout),
+of at most %d bytes, %s per run. Stop it with an interrupt (Ctrl-C).
+
+Exit codes: 0 stopped by an interrupt; 2 bad input (an --addr that is not
+HOST:PORT, not a loopback address without --allow-remote, or that cannot be
+listened on); 4 the server failed.`, lab.MaxTrials, lab.MaxBodyBytes, lab.RunTimeout),
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			host, _, err := net.SplitHostPort(addr)

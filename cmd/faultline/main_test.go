@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -15,6 +16,47 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
 	code = run(args, &out, &errb)
 	return code, out.String(), errb.String()
+}
+
+// cliResult is one run's exit code and output.
+type cliResult struct {
+	code           int
+	stdout, stderr string
+}
+
+// cached holds the runs of cachedCLI, one per argument list.
+var cached struct {
+	sync.Mutex
+	runs map[string]*cliOnce
+}
+
+type cliOnce struct {
+	once sync.Once
+	res  cliResult
+}
+
+// cachedCLI is runCLI for commands that read no file and write none (the
+// audit): each argument list runs once per test binary and the tests that
+// give it share the result, since the whole audit takes a while.
+func cachedCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	key := strings.Join(args, "\x00")
+	cached.Lock()
+	if cached.runs == nil {
+		cached.runs = map[string]*cliOnce{}
+	}
+	c := cached.runs[key]
+	if c == nil {
+		c = &cliOnce{}
+		cached.runs[key] = c
+	}
+	cached.Unlock()
+	c.once.Do(func() {
+		var out, errb bytes.Buffer
+		code := run(args, &out, &errb)
+		c.res = cliResult{code, out.String(), errb.String()}
+	})
+	return c.res.code, c.res.stdout, c.res.stderr
 }
 
 func writeFile(t *testing.T, content string) string {
@@ -40,7 +82,14 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{"ordinal 0", []string{"replay", writeFile(t, strings.Replace(good, `"ordinal":1`, `"ordinal":0`, 1))}, "ordinal 0 must be 1 or more"},
 		{"missing config", []string{"replay", writeFile(t, strings.Replace(good, `"config":{"profile":"typed"},`, "", 1))}, `missing "config"`},
 		{"missing file", []string{"replay", filepath.Join(t.TempDir(), "nope.json")}, "no such file"},
-		{"trials 0", []string{"assay", "--trials", "0"}, "--trials must be at least 1, got 0"},
+		{"trials 0", []string{"assay", "--trials", "0"}, "--trials must be between 1 and 100000000, got 0"},
+		{"trials max int64", []string{"assay", "--trials", "9223372036854775807"}, "--trials must be between 1 and 100000000, got 9223372036854775807"},
+		{"trials 99999999999", []string{"assay", "--trials", "99999999999"}, "--trials must be between 1 and 100000000, got 99999999999"},
+		{"empty mode", []string{"assay", "--mode", ""}, "--mode is empty"},
+		{"empty fault", []string{"assay", "--fault", ""}, "--fault is empty"},
+		{"empty compat", []string{"assay", "--compat", ""}, "--compat is empty"},
+		{"coverage unknown subcommand", []string{"coverage", "nope"}, `unknown command "nope" for "faultline coverage" (valid: gate, merge, report)`},
+		{"dossier unknown subcommand", []string{"dossier", "nope"}, `unknown command "nope"`},
 		{"unknown control", []string{"assay", "--controls", "bind_identity,magic"}, `unknown control "magic"`},
 		{"unknown profile", []string{"assay", "--profile", "paranoid"}, `unknown profile "paranoid"`},
 		{"unknown fault domain", []string{"assay", "--fault", "network"}, `unknown fault domain "network"`},
@@ -114,9 +163,11 @@ func TestReplayExitCodes(t *testing.T) {
 
 func TestReplayReportsUnreachedFault(t *testing.T) {
 	s := writeFile(t, `{"version":1,"seed":"s","config":{"profile":"typed"},"faults":[{"event":"tool.commit","ordinal":3,"kind":"timeout_after_commit"}]}`)
-	code, out, _ := runCLI(t, "replay", s)
-	if code != 0 || !strings.Contains(out, "NOT REACHED") || !strings.Contains(out, "Run verdict: inconclusive") {
-		t.Fatalf("exit %d\n%s", code, out)
+	code, out, stderr := runCLI(t, "replay", s)
+	// every invariant held, but the fault was never tested: 3, not 0
+	if code != 3 || !strings.Contains(out, "NOT REACHED") || !strings.Contains(out, "Run verdict: inconclusive") ||
+		stderr != "faultline: inconclusive: f1 timeout_after_commit at tool.commit#3 was not reached; the run tested less than its schedule\n" {
+		t.Fatalf("exit %d stderr %q\n%s", code, stderr, out)
 	}
 }
 
@@ -142,7 +193,7 @@ func TestAssayCompatMatchesArtefact(t *testing.T) {
 }
 
 func TestAuditPlacesProfiles(t *testing.T) {
-	code, out, _ := runCLI(t, "audit")
+	code, out, _ := cachedCLI(t, "audit", "--full")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -171,5 +222,50 @@ func TestReplayTwiceAndMutant(t *testing.T) {
 	code, out, _ := runCLI(t, "replay", "../../corpus/stale-checkpoint-rejected.json", "--profile", "baseline", "--mutant", "stale_checkpoint_accepted")
 	if code != 1 || !regexp.MustCompile(`resume_from_checkpoint +VIOLATED`).MatchString(out) {
 		t.Fatalf("exit %d\n%s", code, out)
+	}
+}
+
+// TestReplayOverrideKeepsTheFilesConfig: --without, --profile and
+// --controls change only the control selection; the file's fixture,
+// mutant, retry budget, deadline and join policy stay. Before, --without
+// bind_identity on this copperfin-batch schedule ran the one-task fixture,
+// never reached the fault at proposal#2 and exited 0.
+func TestReplayOverrideKeepsTheFilesConfig(t *testing.T) {
+	s := writeFile(t, `{"version":1,"seed":"s","config":{"profile":"typed","mutant":"stale_checkpoint_accepted","fixture":"copperfin-batch","retry_budget":1,"deadline_ms":1500,"join":"best_effort"},"faults":[{"event":"proposal","ordinal":2,"kind":"subject_swap"}]}`)
+	const rest = ", mutant stale_checkpoint_accepted, retry_budget 1, deadline_ms 1500, join best_effort"
+	const contract = ", mutant stale_checkpoint_accepted; 1 retries, 1500 ms deadline, best_effort join."
+	for _, c := range []struct {
+		args     []string
+		code     int
+		config   string // after "config: ", up to the retry budget
+		controls string // the summary's contract controls
+		fault    string
+	}{
+		{nil, 0, "profile typed", "bind_identity, pre_effect_authority, refresh_context, state_precondition, idempotency, effect_readback, evidence_gate",
+			"reached, fired 1 (seq 32), oracle capability_record, detected by the system"},
+		{[]string{"--without", "bind_identity"}, 1, "controls pre_effect_authority,refresh_context,state_precondition,idempotency,effect_readback,evidence_gate",
+			"pre_effect_authority, refresh_context, state_precondition, idempotency, effect_readback, evidence_gate",
+			"reached, fired 1 (seq 32), oracle capability_record, observed by right_subject, effect_at_most_once, detected by the system"},
+		{[]string{"--profile", "baseline"}, 1, "profile baseline", "none",
+			"reached, fired 1 (seq 25), oracle capability_record, observed by right_subject, effect_at_most_once"},
+		{[]string{"--controls", "idempotency,bind_identity"}, 0, "controls bind_identity,idempotency", "bind_identity, idempotency",
+			"reached, fired 1 (seq 25), oracle capability_record, detected by the system"},
+		{[]string{"--profile", "baseline", "--without", "idempotency"}, 1, "controls none", "none",
+			"reached, fired 1 (seq 25), oracle capability_record, observed by right_subject, effect_at_most_once"},
+	} {
+		code, out, stderr := runCLI(t, append([]string{"replay", s}, c.args...)...)
+		if code != c.code {
+			t.Errorf("%v: exit %d, want %d: %s", c.args, code, c.code, stderr)
+		}
+		for _, want := range []string{
+			"config: " + c.config + rest + " (controls: " + strings.ReplaceAll(c.controls, ", ", ",") + ")\n",
+			"Contract: copperfin-batch; " + c.config + contract,
+			"f1 subject_swap at proposal#2: " + c.fault + "\n",
+			"Claim for refund-O-732",
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%v: output lacks %q\n%s", c.args, want, out)
+			}
+		}
 	}
 }

@@ -21,16 +21,15 @@ func init() { commands = append(commands, newReplayCmd) }
 // loadSchedule reads and strictly decodes a schedule file, or a
 // counterexample file (returned too) and its schedule: the corpus format or
 // an exploration's counterexample record (corpus.ReadCounterexample maps
-// it); every problem is bad input (exit 2). The file is read through
-// fileio.ReadFile (at most fileio.ScheduleLimit bytes, a regular file
-// only), and its error stays in the chain (errors.Is(err,
-// fileio.ErrBadInput) for a file over the limit or not a regular file).
-// Errors name the file, also for a mutant or fixture its config names but
-// this build does not know.
+// it); a missing file and every decoding problem are bad input (exit 2),
+// an I/O error reading a file that exists is exit 4 (see inputError). The
+// file is read through fileio.ReadFile (at most fileio.ScheduleLimit bytes,
+// a regular file only). Errors name the file, also for a mutant or fixture
+// its config names but this build does not know.
 func loadSchedule(path string) (*model.Schedule, *corpus.Counterexample, error) {
 	data, err := fileio.ReadFile(path, fileio.ScheduleLimit)
 	if err != nil {
-		return nil, nil, badInput("%w", err)
+		return nil, nil, inputError(err)
 	}
 	s, ce, err := decodeSchedule(data)
 	if err != nil {
@@ -84,22 +83,31 @@ verification). --json prints the run's evidence record instead.
 --twice runs the schedule twice and compares the normalised timelines; a
 difference is printed as a diff and exits 1.
 
-Exit codes: 0 when every invariant held, 1 when one was violated (or --twice
-found a difference), 2 for bad input.`,
+--profile, --controls and --without change only the control selection:
+the file's fixture, mutant, retry budget, deadline and join policy stay.
+--without alone removes controls from the file's own set; with --profile or
+--controls it removes them from that set.
+
+Exit codes: 0 every invariant held and every scheduled fault was reached and
+fired (a schedule without faults is a clean run); 1 an invariant was
+violated (or --twice found a difference); 2 bad input (a missing, malformed
+or oversized file, an unknown flag value, a config that does not apply);
+3 inconclusive: a scheduled fault was never reached or never fired, or the
+run was otherwise inconclusive (the faults are named on stderr); 4 an I/O or
+internal error (the output could not be written).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			s, ce, err := loadSchedule(args[0])
 			if err != nil {
 				return err
 			}
-			cs, _, err := cf.resolve(c, &s.Config)
+			cs, label, err := cf.resolve(c, &s.Config)
 			if err != nil {
 				return err
 			}
-			if c.Flags().Changed("profile") && !c.Flags().Changed("without") {
-				s.Config = copperfin.ConfigOfProfile(copperfin.Profile(cf.profile))
-			} else if c.Flags().Changed("controls") || c.Flags().Changed("without") {
-				s.Config = copperfin.ConfigOfControls(cs)
+			overridden := c.Flags().Changed("profile") || c.Flags().Changed("controls") || c.Flags().Changed("without")
+			if overridden {
+				s.Config = overrideControls(s.Config, cs, label)
 			}
 			if c.Flags().Changed("mutant") {
 				if _, err := copperfin.ParseMutant(mutant); err != nil {
@@ -127,23 +135,61 @@ found a difference), 2 for bad input.`,
 			} else {
 				err = writeResult(c.OutOrStdout(), res)
 				if err == nil && ce != nil && ce.Expect != nil {
-					err = writeExpectation(c.OutOrStdout(), ce, res, c.Flags().Changed("profile") || c.Flags().Changed("controls") || c.Flags().Changed("without"))
+					err = writeExpectation(c.OutOrStdout(), ce, res, overridden)
 				}
 			}
 			if err != nil {
-				return err
+				return outputError(err)
 			}
-			if !res.Held() {
-				return errViolation
-			}
-			return nil
+			return runExit(res)
 		},
 	}
 	cf.add(c, "typed", true)
 	c.Flags().BoolVar(&asJSON, "json", false, "print the run's evidence record as one JSON object")
 	c.Flags().BoolVar(&twice, "twice", false, "run twice and fail (exit 1, with a diff) unless the normalised timelines are equal")
-	c.Flags().StringVar(&mutant, "mutant", "", "run the reference system with this seeded defect (see faultline explore --list-mutants)")
+	c.Flags().StringVar(&mutant, "mutant", "", "run the reference system with this seeded defect (see faultline explore --list-mutants); '' removes the file's mutant")
 	return c
+}
+
+// overrideControls returns cfg with only its control selection replaced:
+// the profile label when the flags named a profile alone, else the
+// explicit control set cs. The fixture, mutant, retry budget, deadline and
+// join policy of the file stay as they are.
+func overrideControls(cfg model.Config, cs copperfin.Controls, label string) model.Config {
+	st := copperfin.Settings{Mutant: copperfin.MutantOf(cfg)}
+	if label == "custom" {
+		st.Controls, st.HasControls = cs, true
+	} else {
+		st.Profile = copperfin.Profile(label)
+	}
+	cfg.System = st.JSON()
+	return cfg
+}
+
+// runExit maps one run onto the exit-code table: 1 when an invariant was
+// violated, 3 when a scheduled fault was never reached or never fired (or
+// the run is otherwise inconclusive), nil (0) otherwise. For 3 it names the
+// faults on stderr through the error.
+func runExit(res *model.Result) error {
+	if !res.Held() {
+		return errViolation
+	}
+	var untested []string
+	for _, f := range res.Faults {
+		switch {
+		case !f.Reached:
+			untested = append(untested, fmt.Sprintf("%s %s at %s was not reached", f.ID, f.Kind, f.Placement()))
+		case f.Fired == 0:
+			untested = append(untested, fmt.Sprintf("%s %s at %s was reached but did not fire", f.ID, f.Kind, f.Placement()))
+		}
+	}
+	if len(untested) > 0 {
+		return inconclusive("inconclusive: %s; the run tested less than its schedule", strings.Join(untested, ", "))
+	}
+	if res.RunVerdict == model.Inconclusive {
+		return inconclusive("inconclusive: the run verdict is inconclusive (a stop condition or limit ended it before it could be judged)")
+	}
+	return nil
 }
 
 func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
@@ -211,7 +257,7 @@ func writeResult(w io.Writer, res *model.Result) error {
 				status += ", detected by the system"
 			}
 		}
-		fmt.Fprintf(&b, "  %s %s at %s#%d: %s\n", f.ID, f.Kind, f.Event, f.Ordinal, status)
+		fmt.Fprintf(&b, "  %s %s at %s: %s\n", f.ID, f.Kind, f.Placement(), status)
 	}
 	fmt.Fprintln(&b, "\nInvariants:")
 	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
+)
+
+// TestAuditSummaryFitsOneScreen: by default the audit prints one screen
+// (at most 40 lines, none over 120 characters) naming each profile's
+// assessment and region, the worst findings with replay commands that
+// reproduce them, the coverage line with the faults not reached, and
+// where the rest is; --full is the whole report.
+func TestAuditSummaryFitsOneScreen(t *testing.T) {
+	for _, args := range [][]string{{"audit"}, {"audit", "--compat", "paper188"}} {
+		code, out, stderr := cachedCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if len(lines) > summaryLines {
+			t.Errorf("%v: %d lines, want at most %d", args, len(lines), summaryLines)
+		}
+		for i, l := range lines {
+			if len(l) > summaryWidth {
+				t.Errorf("%v: line %d has %d characters: %q", args, i+1, len(l), l)
+			}
+		}
+		if !strings.Contains(out, "faultline audit --full prints every table") {
+			t.Errorf("%v: the summary does not say where the rest is", args)
+		}
+	}
+	_, out, _ := cachedCLI(t, "audit")
+	for _, want := range []string{
+		"faultline audit: reference system (Copperfin refund workflow), 25 fault kinds (the whole catalogue)\n",
+		"  baseline     BLOCK OR REDESIGN            unsafe escape        unsafe  46.6%  unproved  21.9%  service   5.9%\n",
+		"  typed        BLOCK OR REDESIGN            contained but dead   unsafe   0.0%  unproved   0.0%  service  65.0%\n",
+		"  fail_closed  BLOCK OR REDESIGN            contained but dead   unsafe   0.0%  unproved   0.0%  service  37.6%\n",
+		"    typed: useful service was below the 80% synthetic target\n",
+		"Worst findings (single-fault runs that violated an invariant: baseline 13, typed 0, fail_closed 0):\n",
+		"  baseline/timeout_after_commit: effect_at_most_once violated\n    faultline replay corpus/kinds/timeout_after_commit.json --profile baseline\n",
+		"  and 5 more: faultline audit --full lists every row\n",
+		"Coverage: 19 of 19 reachable keys visited by the 75 single-fault runs; 0 of the runs' faults not reached.\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q\n%s", want, out)
+		}
+	}
+	// every printed replay command reproduces its finding: the corpus
+	// schedule is the audit's single-fault schedule of the kind, and the
+	// replay violates the named invariant
+	re := regexp.MustCompile(`  (\w+)/(\w+): ([\w, ]+) violated\n    faultline replay (corpus/kinds/\w+\.json) --profile (\w+)\n`)
+	ms := re.FindAllStringSubmatch(out, -1)
+	if len(ms) != 8 {
+		t.Fatalf("%d findings with replay commands, want 8\n%s", len(ms), out)
+	}
+	for _, m := range ms {
+		profile, kind, invs, file := m[1], m[2], strings.Split(m[3], ", "), m[4]
+		if m[5] != profile {
+			t.Errorf("%s/%s replays under --profile %s", profile, kind, m[5])
+		}
+		data, err := os.ReadFile("../../" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := model.ParseSchedule(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := model.SingleFault(kind, copperfin.ConfigOfProfile(copperfin.Profile(profile)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want.Faults, s.Faults); diff != "" {
+			t.Errorf("%s is not the audit's schedule of %s (-audit +file):\n%s", file, kind, diff)
+		}
+		code, rout, _ := runCLI(t, "replay", "../../"+file, "--profile", profile)
+		if code != 1 {
+			t.Errorf("replay of %s/%s: exit %d, want 1", profile, kind, code)
+		}
+		for _, inv := range invs {
+			if !regexp.MustCompile(inv + ` +VIOLATED`).MatchString(rout) {
+				t.Errorf("replay of %s/%s does not violate %s", profile, kind, inv)
+			}
+		}
+	}
+	// --full is the whole report: the outcome tables, the evidence and the
+	// coverage by key the summary leaves out
+	_, full, _ := cachedCLI(t, "audit", "--full")
+	if n := strings.Count(full, "\n"); n < 700 {
+		t.Errorf("--full printed %d lines", n)
+	}
+	for _, want := range []string{"== profile baseline (controls: none)\n", "== Fault-transfer signatures\n", "== coverage of the runs above"} {
+		if !strings.Contains(full, want) || strings.Contains(out, want) {
+			t.Errorf("%q: want it in --full only", want)
+		}
+	}
+}
