@@ -29,11 +29,11 @@ func (d *Decoder) Run(s *model.Schedule) (*model.Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		return model.NewHarness(fx, model.Options{}).Run(factory, s)
+		return model.NewHarness(fx, d.options()).Run(factory, s)
 	}
 	h, _ := d.pool.Get().(*model.Harness)
 	if h == nil {
-		h = model.NewHarness(d.fixture, model.Options{})
+		h = model.NewHarness(d.fixture, d.options())
 	}
 	defer d.pool.Put(h)
 	return h.Run(factory, s)
@@ -162,7 +162,7 @@ func (d *Decoder) CheckDeterminism(s *model.Schedule) error {
 	if err != nil {
 		return err
 	}
-	b, err := model.NewHarness(fx, model.Options{}).Run(factory, s)
+	b, err := model.NewHarness(fx, d.options()).Run(factory, s)
 	if err != nil {
 		return fmt.Errorf("harness rejected a schedule on its second run: %w", err)
 	}
@@ -325,3 +325,8 @@ func (c ReachCounts) Err() error {
 	}
 	return fmt.Errorf("inconclusive: none of the %d faults scheduled in %d runs was reached, so no fault was tested", c.Faults, c.Runs)
 }
+
+// options are the harness options of every run: the definition's
+// invariants in scope and the definition as the system its records
+// describe (model.Definition.Options).
+func (d *Decoder) options() model.Options { return d.def.Options(model.Options{}) }
