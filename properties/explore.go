@@ -403,7 +403,7 @@ func fits(kind string, ev model.EventName) bool {
 func (e *explorer) run(s *model.Schedule) (*model.Result, error) {
 	f, err := e.sys(s.Config)
 	if err != nil {
-		return nil, fmt.Errorf("properties: building the system for %s: %w", s.Config, err)
+		return nil, fmt.Errorf("properties: building the system for %s: %w", e.describe(s.Config), err)
 	}
 	res, err := e.harness.Run(f, s)
 	if err != nil {

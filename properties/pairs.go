@@ -167,7 +167,7 @@ func ExplorePair(sys System, on, off model.Config, seed uint64, draws int, opts 
 func (e *explorer) judge(s *model.Schedule) (*model.Result, error) {
 	f, err := e.sys(s.Config)
 	if err != nil {
-		return nil, fmt.Errorf("properties: building the system for %s: %w", s.Config, err)
+		return nil, fmt.Errorf("properties: building the system for %s: %w", e.describe(s.Config), err)
 	}
 	if _, err := e.harness.Terms(f, s); err != nil {
 		return nil, fmt.Errorf("properties: harness: %w", err)
