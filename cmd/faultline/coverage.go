@@ -80,8 +80,17 @@ and the unreachable keys grouped by reason, per-dimension marginals, pairwise
 (t = 2) coverage and, in html, three heatmaps (domain × phase, boundary ×
 oracle, correlation × domain) on one self-contained page.
 
+A file records which systems its runs came from (the reference system, or a
+user's, through coverage.NewSystemTracker): a key no recorded run crossed is
+reported never crossed by the system (its own status and reason, not counted
+as visited), and a key whose boundary every system declares it does not have
+is not applicable (not counted among the applicable keys). Invariants are any
+a system declares (lower-case letters, digits and underscores).
+
 --schedules DIR writes every schedule the report refers to into DIR, so each
-"faultline replay DIR/NAME.json" command in the report runs as printed.
+replay command in the report runs as printed: "faultline replay DIR/NAME.json"
+for the reference system, the system's own command (its replay template, for
+example a go test line) for a user's.
 
 Exit codes: 0 report printed, 2 bad input (a missing or invalid file, an
 unknown format), 4 an I/O error (reading the file, writing the report or
@@ -164,9 +173,15 @@ that would pass the largest integer; OUT is then unchanged), 4 an I/O error
 				return err
 			}
 			r := coverage.NewReport(coverage.Default(), out, coverage.ReportOptions{}).Summary
-			_, err = fmt.Fprintf(c.OutOrStdout(), "merged %d files into %s: %d runs, %d of %d reachable keys visited\n",
-				len(args)-1, args[0], r.Runs, r.Visited, r.Reachable)
-			return err
+			keys := fmt.Sprintf("%d of %d reachable keys visited", r.Visited, r.Reachable)
+			if r.NotApplicable > 0 {
+				keys = fmt.Sprintf("%d of %d applicable keys visited (%d not applicable)", r.Visited, r.Applicable, r.NotApplicable)
+			}
+			if r.Crossings {
+				keys += fmt.Sprintf(", %d never crossed", r.NeverCrossed)
+			}
+			_, err = fmt.Fprintf(c.OutOrStdout(), "merged %d files into %s: %d runs, %s\n", len(args)-1, args[0], r.Runs, keys)
+			return outputError(err)
 		},
 	}
 }
