@@ -22,7 +22,8 @@
 //     per key the visit counts, the smallest schedule that visited it, and
 //     the counterexamples found under it, and per system the events its
 //     runs crossed; [Tracker.FlushTo] merges into a file shared by several
-//     processes; [Main] wraps a TestMain and fails it when the flush fails.
+//     processes; [Main] wraps a TestMain and [Tracker.FlushAfter] a test,
+//     each failing it when the flush fails.
 //   - [NewTracker] records the reference system; [NewSystemTracker] a
 //     [System] of one's own: its name, the boundaries it does not have
 //     (their keys are "not applicable") and its replay command

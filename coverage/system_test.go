@@ -2,6 +2,7 @@ package coverage_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -493,5 +494,53 @@ func TestMainFailsOnAFailedFlush(t *testing.T) {
 	errb.Reset()
 	if code := coverage.Main(fakeM{0}, bad, tr); code != 1 || !strings.Contains(errb.String(), bad+": coverage file:") {
 		t.Fatalf("unreadable file: code %d, stderr %q", code, errb.String())
+	}
+}
+
+// fakeTB records what FlushAfter does with a test.
+type fakeTB struct {
+	cleanups []func()
+	errs     []string
+}
+
+func (f *fakeTB) Helper()           {}
+func (f *fakeTB) Cleanup(fn func()) { f.cleanups = append(f.cleanups, fn) }
+func (f *fakeTB) Errorf(format string, args ...any) {
+	f.errs = append(f.errs, fmt.Sprintf(format, args...))
+}
+
+// TestFlushAfterFailsTheTest: the per-test flush merges into the file
+// when the test ends, and a flush that fails fails the test, naming the
+// runs lost and the cause.
+func TestFlushAfterFailsTheTest(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "cov.json")
+	for range 2 {
+		tb := &fakeTB{}
+		ticketCampaign(t, coverage.System{Name: "tickets"}).FlushAfter(tb, p)
+		if len(tb.cleanups) != 1 {
+			t.Fatalf("%d cleanups", len(tb.cleanups))
+		}
+		tb.cleanups[0]()
+		if len(tb.errs) != 0 {
+			t.Fatal(tb.errs)
+		}
+	}
+	if d, err := coverage.ReadFile(p); err != nil || d.Runs != 6 {
+		t.Fatalf("file: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "file"), nil, 0o644)
+	bad := filepath.Join(dir, "file", "cov.json")
+	tb := &fakeTB{}
+	ticketCampaign(t, coverage.System{Name: "tickets"}).FlushAfter(tb, bad)
+	tb.cleanups[0]()
+	if len(tb.errs) != 1 || !strings.HasPrefix(tb.errs[0], "coverage: 3 runs not recorded (exit code 4 of faultline's table, an I/O or internal error): ") ||
+		!strings.Contains(tb.errs[0], "not a directory") {
+		t.Fatalf("errors %q", tb.errs)
+	}
+	tb = &fakeTB{}
+	ticketCampaign(t, coverage.System{Name: "tickets"}).FlushAfter(tb, "")
+	if len(tb.cleanups) != 0 {
+		t.Fatal("an empty path registered a flush")
 	}
 }

@@ -238,6 +238,31 @@ func (t *Tracker) FlushTo(path string) error {
 	return nil
 }
 
+// TB is what FlushAfter needs of a *testing.T, *testing.B or *testing.F.
+type TB interface {
+	Helper()
+	Cleanup(func())
+	Errorf(format string, args ...any)
+}
+
+// FlushAfter flushes the tracker into the coverage file at path when tb
+// and its subtests end (tb.Cleanup), and fails tb when the flush fails,
+// with the runs not recorded and the cause (exit code 4 of faultline's
+// table: an I/O or internal error); a flush error is never dropped. It
+// is the per-test form of Main; an empty path records nothing.
+func (t *Tracker) FlushAfter(tb TB, path string) {
+	tb.Helper()
+	if path == "" {
+		return
+	}
+	tb.Cleanup(func() {
+		n := t.Data().Runs
+		if err := t.FlushTo(path); err != nil {
+			tb.Errorf("coverage: %s not recorded (exit code 4 of faultline's table, an I/O or internal error): %v", runs(n), err)
+		}
+	})
+}
+
 // Main runs a test binary's tests and, when path is not empty, flushes t
 // to the coverage file at path; it returns the exit code for os.Exit: the
 // tests' code, or 1 when they passed but the flush failed. A failed flush
