@@ -86,8 +86,8 @@ func (d *Data) KeyCounts(k Key) (visits, untested int) {
 
 // ScheduleLess is the total order that picks which schedule a key keeps,
 // independent of the order runs were recorded or files merged: fewer
-// faults first, then the faults in order by event, ordinal, kind, id and
-// target, then the config (profiles before control lists, then the
+// faults first, then the faults in order by event, ordinal, kind, id,
+// target and tool, then the config (profiles before control lists, then the
 // profile or controls, the mutant, the retry budget and deadline overrides
 // (unset first) and the join policy), then the seed. Two valid schedules
 // are equal under it exactly when model.Format gives the same bytes.
@@ -100,7 +100,7 @@ func compareSchedules(a, b *model.Schedule) int {
 	for i := range a.Faults {
 		x, y := a.Faults[i], b.Faults[i]
 		if c := cmp.Or(cmp.Compare(x.Event, y.Event), cmp.Compare(x.Ordinal, y.Ordinal),
-			cmp.Compare(x.Kind, y.Kind), cmp.Compare(x.ID, y.ID), cmp.Compare(x.Target, y.Target)); c != 0 {
+			cmp.Compare(x.Kind, y.Kind), cmp.Compare(x.ID, y.ID), cmp.Compare(x.Target, y.Target), cmp.Compare(x.Tool, y.Tool)); c != 0 {
 			return c
 		}
 	}

@@ -49,6 +49,9 @@ func genSchedule(t *rapid.T, label string) *model.Schedule {
 		case "branch_failure":
 			f.Target = rapid.SampledFrom([]string{"", copperfin.BranchSearch, copperfin.BranchSummarize}).Draw(t, label+".target")
 		}
+		if model.EventHasTool(f.Event) {
+			f.Tool = rapid.SampledFrom([]string{"", "charge", "search"}).Draw(t, label+".tool")
+		}
 		s.Faults = append(s.Faults, f)
 	}
 	return s
@@ -111,6 +114,9 @@ func genData(t *rapid.T, label string) *coverage.Data {
 	withKind := func(s *model.Schedule, kind string) *model.Schedule {
 		spec, _ := model.Spec(kind)
 		s.Faults[0].Kind, s.Faults[0].Event = kind, spec.Event
+		if !model.EventHasTool(spec.Event) {
+			s.Faults[0].Tool = ""
+		}
 		return s
 	}
 	cx := func(kind, l string) []coverage.Counterexample {
@@ -249,7 +255,7 @@ func TestSeparateRunsMergeToOneRun(t *testing.T) {
 
 // TestScheduleLessIsFormatOrder: ScheduleLess is a strict total order whose
 // ties are exactly the schedules model.Format writes alike, whichever field
-// two schedules differ in (seed, a fault's ordinal, kind, id or target, the
+// two schedules differ in (seed, a fault's ordinal, kind, id, target or tool, the
 // profile or controls, the mutant, an override, the join policy, the number
 // of faults), so the schedule a key keeps never depends on the order runs
 // arrive.
@@ -260,7 +266,7 @@ func TestScheduleLessIsFormatOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		switch rapid.IntRange(0, 11).Draw(t, "change") {
+		switch rapid.IntRange(0, 12).Draw(t, "change") {
 		case 1:
 			b.Seed += "x"
 		case 2:
@@ -298,8 +304,14 @@ func TestScheduleLessIsFormatOrder(t *testing.T) {
 		case 10:
 			spec := rapid.SampledFrom(model.Catalogue()).Draw(t, "kind")
 			b.Faults[0].Kind, b.Faults[0].Event, b.Faults[0].Target = spec.Kind, spec.Event, ""
+			if !model.EventHasTool(spec.Event) {
+				b.Faults[0].Tool = ""
+			}
 		case 11:
 			b.Faults = b.Faults[:len(b.Faults)-1]
+		case 12:
+			b.Faults[0].Kind, b.Faults[0].Event, b.Faults[0].Target = "timeout_after_commit", model.EvToolCommit, ""
+			b.Faults[0].Tool = rapid.SampledFrom([]string{"", "charge", "search"}).Draw(t, "tool")
 		}
 		c := genSchedule(t, "c")
 		same := func(x, y *model.Schedule) bool { return bytes.Equal(model.Format(x), model.Format(y)) }

@@ -279,7 +279,7 @@ func (d *Decoder) Decode(data []byte) *model.Schedule {
 // Encode returns the shortest bytes that Decode turns into s's faults, in
 // order. It ignores s's seed label, config and fault ids. It returns an
 // error naming the first fault whose kind, event and ordinal are not a
-// site of the decoder's scope or that names a target, or a schedule with
+// site of the decoder's scope or that names a target or a tool, or a schedule with
 // more than MaxFaults faults.
 func (d *Decoder) Encode(s *model.Schedule) ([]byte, error) {
 	if len(s.Faults) > d.maxFaults {
@@ -290,6 +290,9 @@ func (d *Decoder) Encode(s *model.Schedule) ([]byte, error) {
 		site := Site{Kind: f.Kind, Event: f.Event, Ordinal: f.Ordinal}
 		if f.Target != "" {
 			return nil, fmt.Errorf("fuzz: faults[%d] (%s) names the target %q; the decoder places default targets only", i, site, f.Target)
+		}
+		if f.Tool != "" {
+			return nil, fmt.Errorf("fuzz: faults[%d] (%s) aims at the tool %q; the decoder's ordinals count every crossing", i, site, f.Tool)
 		}
 		v, ok := d.index[site]
 		if !ok {

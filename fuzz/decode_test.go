@@ -193,6 +193,11 @@ func TestEncodeErrorsNameTheFault(t *testing.T) {
 	if _, err := d.Encode(schedule(typed, named)); err == nil || !strings.Contains(err.Error(), `faults[0] (memory_loss@memory.read#1) names the target "approval"`) {
 		t.Errorf("error %v", err)
 	}
+	aimed := entry("timeout_after_commit", 1)
+	aimed.Tool = "charge"
+	if _, err := d.Encode(schedule(typed, aimed)); err == nil || !strings.Contains(err.Error(), `faults[0] (timeout_after_commit@tool.commit#1) aims at the tool "charge"`) {
+		t.Errorf("error %v", err)
+	}
 	crash := model.FaultEntry{Event: model.EvBranchRun, Ordinal: 2, Kind: "worker_crash"}
 	if _, err := d.Encode(schedule(typed, crash)); err == nil || !strings.Contains(err.Error(), "(worker_crash@branch.run#2) is not a site of scope designed") {
 		t.Errorf("error %v", err)

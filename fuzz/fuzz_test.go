@@ -178,7 +178,8 @@ func FuzzComposition(f *testing.F) {
 // input model.ParseSchedule must not panic, and whatever it accepts must
 // re-encode with model.Format into a form that decodes to an equal value
 // (go-cmp) and encodes to the same bytes again. Seeds: the raw bytes of
-// every corpus file and the canonical form of every corpus schedule.
+// every corpus file and the canonical form of every corpus schedule, and
+// two schedules with a fault aimed at a tool (one with an empty tool).
 func FuzzScheduleDecode(f *testing.F) {
 	if !underLibFuzzer {
 		env := fromEnv()
@@ -190,6 +191,9 @@ func FuzzScheduleDecode(f *testing.F) {
 		for _, b := range s.files {
 			f.Add(b)
 		}
+		// a fault aimed at a tool, and the empty tool the decoder refuses
+		f.Add([]byte(`{"version":1,"seed":"aim","config":{"controls":[]},"faults":[{"event":"tool.commit","ordinal":2,"kind":"tool_timeout","tool":"payments.refund"}]}`))
+		f.Add([]byte(`{"version":1,"seed":"aim","config":{"controls":[]},"faults":[{"event":"tool.commit","ordinal":1,"kind":"tool_timeout","tool":""}]}`))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if err := CheckRoundTrip(data); err != nil {

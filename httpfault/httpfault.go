@@ -330,6 +330,9 @@ func New(base http.RoundTripper, s *model.Schedule, opts Options) (*Transport, e
 		if f.Target != "" {
 			return nil, fmt.Errorf("httpfault: fault %s: target %q: the HTTP transport takes no target", id, f.Target)
 		}
+		if f.Tool != "" {
+			return nil, fmt.Errorf("httpfault: fault %s: tool %q: the HTTP transport cannot tell tools apart (its ordinal counts every commit request); leave \"tool\" out", id, f.Tool)
+		}
 		t.faults = append(t.faults, &armed{id: id, entry: f, spec: spec, d: d,
 			rep: model.FaultReport{ID: id, Kind: f.Kind, Event: f.Event, Ordinal: f.Ordinal, Oracle: spec.Oracle, Observed: []string{}}})
 	}

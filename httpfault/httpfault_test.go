@@ -528,6 +528,8 @@ func TestNewErrors(t *testing.T) {
 			"httpfault: schedule: faults[0]: ordinal 0 must be 1 or more"},
 		{nil, &model.Schedule{Version: 1, Config: model.ConfigOfControls(0), Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "rate_limit", Target: "/payments"}}}, httpfault.Options{},
 			`httpfault: fault f1: target "/payments": the HTTP transport takes no target`},
+		{nil, &model.Schedule{Version: 1, Config: model.ConfigOfControls(0), Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "rate_limit", Tool: "charge"}}}, httpfault.Options{},
+			`httpfault: fault f1: tool "charge": the HTTP transport cannot tell tools apart (its ordinal counts every commit request); leave "tool" out`},
 		{nil, ok, httpfault.Options{Allow: []string{"10.0.0.0/33"}}, `httpfault: allowlist entry "10.0.0.0/33" is not a valid CIDR prefix`},
 		{nil, ok, httpfault.Options{Allow: []string{"*.corp"}}, `httpfault: allowlist entry "*.corp" is neither an IP address, a CIDR prefix nor a host name`},
 		{nil, ok, httpfault.Options{Allow: []string{"http://localhost"}}, `httpfault: allowlist entry "http://localhost" is neither an IP address, a CIDR prefix nor a host name`},

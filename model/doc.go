@@ -16,7 +16,9 @@
 //     disturbance is code that changes the World or a call at its event;
 //     its spec describes it and decides nothing.
 //   - [Schedule], [ParseSchedule] and [Format]: faults attached to events by
-//     ordinal, in a strict JSON form with one canonical encoding.
+//     ordinal (of every crossing, or of one tool's calls when the entry
+//     names a [FaultEntry.Tool]), in a strict JSON form with one canonical
+//     encoding.
 //   - [Harness]: [Harness.Run] returns a [Result] (timeline, fault reports,
 //     invariant results, outcome [Terms], claim and run verdicts, a
 //     [TaskVerdict] per task); [Harness.Terms] returns only the terms, for

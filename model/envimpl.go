@@ -287,7 +287,7 @@ func (r *run) guardGap(call ToolCall) string {
 // Commit implements ToolClient (event tool.commit).
 func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error) {
 	r := e.r
-	ord, hits, ok := r.enter(EvToolCommit, costCommit)
+	ord, hits, ok := r.enterTool(EvToolCommit, costCommit, call.Tool)
 	if !ok {
 		return ToolResult{}, ErrWorkerCrashed
 	}
@@ -316,6 +316,7 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 		d = fmt.Sprintf("%s key %s replayed %t receipt %t", call.Tool, call.RequestKey, res.Replayed, res.Receipt != nil)
 	}
 	r.lastSendWorker, r.lastSendKey, r.lastSendUnrecorded = r.worker, call.RequestKey, true
+	r.commitTool = call.Tool
 	r.record(EvToolCommit, ord, fid, res.Outcome.String(), d, StateRunning)
 	return res, nil
 }

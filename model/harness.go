@@ -100,13 +100,16 @@ func NewHarness(f Fixture, opts Options) *Harness {
 
 // armed is one scheduled fault in a run, with what the injector saw.
 type armed struct {
-	id      string
-	entry   FaultEntry
-	kind    *faultKind
-	event   int
-	reached bool
-	fired   int
-	firedAt int // seq of the first firing, 0 if none
+	id    string
+	entry FaultEntry
+	kind  *faultKind
+	event int
+	// toolCalls counts the crossings of event whose tool is entry.Tool
+	// (when set): the ordinal the entry counts.
+	toolCalls int
+	reached   bool
+	fired     int
+	firedAt   int // seq of the first firing, 0 if none
 }
 
 // run is the mutable state of one run.
@@ -195,6 +198,8 @@ type run struct {
 	pendingWorld []*armed
 	// stopped is set when a stop condition was met.
 	stopped *StopReport
+	// commitTool is the tool of the tool.commit crossing being recorded.
+	commitTool string
 
 	oracle oracleState
 }
@@ -420,6 +425,13 @@ func (r *run) finishClaim(c Claim, detail string) {
 // crashed, advances the clock and the event's ordinal, and returns the
 // faults armed for this occurrence.
 func (r *run) enter(ev EventName, cost Millis) (ordinal int, hits []*armed, ok bool) {
+	return r.enterTool(ev, cost, "")
+}
+
+// enterTool is enter for a crossing that calls tool (a tool.commit): a
+// fault aimed at a tool (FaultEntry.Tool) counts only the crossings of
+// that tool, and is armed at the Ordinal-th of them.
+func (r *run) enterTool(ev EventName, cost Millis, tool string) (ordinal int, hits []*armed, ok bool) {
 	if r.crashed {
 		return 0, nil, false
 	}
@@ -436,7 +448,18 @@ func (r *run) enter(ev EventName, cost Millis) (ordinal int, hits []*armed, ok b
 	hits = r.hitBuf[:0]
 	for j := range r.faults {
 		f := &r.faults[j]
-		if f.event == i && (f.entry.Ordinal == ordinal || ordinal > f.entry.Ordinal && f.kind.spec.Correlation == CorrelationPersistent && f.fired > 0) {
+		if f.event != i {
+			continue
+		}
+		n := ordinal
+		if f.entry.Tool != "" {
+			if tool != f.entry.Tool {
+				continue
+			}
+			f.toolCalls++
+			n = f.toolCalls
+		}
+		if f.entry.Ordinal == n || n > f.entry.Ordinal && f.kind.spec.Correlation == CorrelationPersistent && f.fired > 0 {
 			f.reached = true
 			if f.kind.spec.World {
 				r.pendingWorld = append(r.pendingWorld, f)
@@ -468,7 +491,7 @@ func (r *run) record(ev EventName, ordinal int, faultID, outcome, detail, stateA
 		deadline := r.task.Deadline - (r.world.Clock - r.taskStart)
 		r.tl = append(r.tl, Event{
 			Seq: seq, At: r.world.Clock, StateBefore: r.state, StateAfter: stateAfter,
-			Actor: r.actor(ev), Event: ev, Ordinal: ordinal, Task: r.task.ID, Worker: r.worker,
+			Actor: r.actor(ev), Event: ev, Tool: r.toolOf(ev), Ordinal: ordinal, Task: r.task.ID, Worker: r.worker,
 			FaultID: faultID, Attempt: r.attempts, CheckpointSeq: r.ckSeq,
 			RetryRemaining: remaining, DeadlineRemainingMs: deadline, Outcome: outcome, Detail: detail,
 		})
@@ -481,6 +504,15 @@ func (r *run) record(ev EventName, ordinal int, faultID, outcome, detail, stateA
 	if len(r.pendingWorld) > 0 && r.stopped == nil {
 		r.applyWorld()
 	}
+}
+
+// toolOf returns the tool of the crossing being recorded: the tool of the
+// current commit for tool.commit, "" for every other event.
+func (r *run) toolOf(ev EventName) string {
+	if ev == EvToolCommit {
+		return r.commitTool
+	}
+	return ""
 }
 
 // setEvidenceRef sets the evidence reference of the last recorded event.

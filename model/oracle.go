@@ -249,15 +249,18 @@ func quoteID(id string) string {
 // checkCheckpoint checks a checkpoint as written: every completed effect it
 // records must be in the provider's ledger for the task
 // (no_invented_progress: a checkpoint must not record progress the world
-// does not hold).
+// does not hold). An effect is named as the system saw it: by the request
+// key it sent (LedgerEntry.Key) or by the receipt id the provider returned
+// (LedgerEntry.ReceiptID).
 func (o *oracleState) checkCheckpoint(r *run, seq int, cp Checkpoint) {
 	for _, k := range cp.CompletedEffects {
 		found := false
-		for _, e := range r.world.Ledger {
-			found = found || e.Task == cp.Task && e.Key == k
+		for i := range r.world.Ledger {
+			e := &r.world.Ledger[i]
+			found = found || e.Task == cp.Task && (e.Key == k || e.ReceiptID == k)
 		}
 		if !found {
-			o.violate(r, 5, seq, fmt.Sprintf("checkpoint %d records effect %s that the ledger does not hold", cp.Seq, k))
+			o.violate(r, 5, seq, fmt.Sprintf("checkpoint %d records effect %s that the ledger does not hold (neither a request key nor a receipt id of the task's effects)", cp.Seq, k))
 		}
 	}
 }

@@ -54,7 +54,8 @@ type Contract struct {
 }
 
 // RecordFault is one scheduled fault in a run record: At is
-// "event#ordinal"; Handled is true when it fired and no invariant was
+// "event#ordinal", or "event(tool)#ordinal" for a fault aimed at a tool
+// (see FaultEntry.Placement); Handled is true when it fired and no invariant was
 // broken by its consequence.
 type RecordFault struct {
 	ID      string `json:"id"`
@@ -150,7 +151,7 @@ func (res *Result) Record() RunRecord {
 		rec.Violations = append(rec.Violations, i)
 	}
 	for _, f := range res.Faults {
-		rf := RecordFault{ID: f.ID, Kind: f.Kind, At: fmt.Sprintf("%s#%d", f.Event, f.Ordinal), Reached: f.Reached,
+		rf := RecordFault{ID: f.ID, Kind: f.Kind, At: placement(f.Event, f.Tool, f.Ordinal), Reached: f.Reached,
 			Fired: f.Fired, Handled: f.Fired > 0 && len(f.Observed) == 0}
 		rec.Faults = append(rec.Faults, rf)
 		if !f.Reached {
@@ -203,7 +204,11 @@ func (res *Result) nextCheck() string {
 	}
 	for _, f := range res.Faults {
 		if !f.Reached || f.Fired == 0 {
-			return fmt.Sprintf("reschedule fault %s (%s) at an occurrence of %s that the run reaches (this run had %d)", f.ID, f.Kind, f.Event, res.occurrences(f.Event))
+			on := string(f.Event)
+			if f.Tool != "" {
+				on += " calling tool " + f.Tool
+			}
+			return fmt.Sprintf("reschedule fault %s (%s) at an occurrence of %s that the run reaches (this run had %d)", f.ID, f.Kind, on, res.occurrences(f.Event, f.Tool))
 		}
 	}
 	switch res.RunVerdict {
@@ -214,15 +219,17 @@ func (res *Result) nextCheck() string {
 			return "inject one fault at a boundary this run crossed"
 		}
 		f := res.Faults[len(res.Faults)-1]
-		return fmt.Sprintf("move fault %s (%s) to %s#%d and vary the retry budget", f.ID, f.Kind, f.Event, f.Ordinal+1)
+		return fmt.Sprintf("move fault %s (%s) to %s and vary the retry budget", f.ID, f.Kind, placement(f.Event, f.Tool, f.Ordinal+1))
 	}
 	return "restore the fixture and contract, then replay"
 }
 
-func (res *Result) occurrences(ev EventName) int {
+// occurrences counts the crossings of ev in the timeline, only those
+// calling tool when tool is set.
+func (res *Result) occurrences(ev EventName, tool string) int {
 	n := 0
 	for _, e := range res.Timeline {
-		if e.Event == ev {
+		if e.Event == ev && (tool == "" || e.Tool == tool) {
 			n++
 		}
 	}

@@ -26,9 +26,12 @@ const (
 // fired, and which invariants (by their oracles) observed a consequence.
 // A fault that was not reached, or reached but did not fire, was not tested.
 type FaultReport struct {
-	ID       string     `json:"id"`
-	Kind     string     `json:"kind"`
-	Event    EventName  `json:"event"`
+	ID    string    `json:"id"`
+	Kind  string    `json:"kind"`
+	Event EventName `json:"event"`
+	// Tool is the entry's Tool: when set, Ordinal counts that tool's
+	// crossings of Event.
+	Tool     string     `json:"tool,omitempty"`
 	Ordinal  int        `json:"ordinal"`
 	Reached  bool       `json:"reached"`
 	Fired    int        `json:"fired"`
@@ -37,6 +40,10 @@ type FaultReport struct {
 	Observed []string   `json:"observed_by"`
 	Detected bool       `json:"detected"`
 }
+
+// Placement names where the fault was attached, as FaultEntry.Placement
+// does: "event#ordinal" or "event(tool)#ordinal".
+func (f FaultReport) Placement() string { return placement(f.Event, f.Tool, f.Ordinal) }
 
 // InvariantResult is the oracle's finding for one invariant: whether it
 // held, and if not, the first crossing (seq and event) after which it was
@@ -179,7 +186,7 @@ func (r *run) outcome() *Result {
 	}
 	allReached := true
 	for _, f := range r.faults {
-		fr := FaultReport{ID: f.id, Kind: f.entry.Kind, Event: f.entry.Event, Ordinal: f.entry.Ordinal,
+		fr := FaultReport{ID: f.id, Kind: f.entry.Kind, Event: f.entry.Event, Tool: f.entry.Tool, Ordinal: f.entry.Ordinal,
 			Reached: f.reached, Fired: f.fired, FiredAt: f.firedAt, Oracle: f.kind.spec.Oracle, Observed: []string{}}
 		for i := range Invariants {
 			if o.violated[i] && o.fault[i] == f.id {

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,6 +44,60 @@ type FaultEntry struct {
 	// (default: every key), or the branch a branch_failure fails (default:
 	// whichever branch runs at the ordinal).
 	Target string `json:"target,omitempty"`
+	// Tool, when set, aims the fault at one tool: Ordinal then counts only
+	// the crossings of Event whose tool is Tool (ToolCall.Tool of a
+	// tool.commit), so {"event": "tool.commit", "ordinal": 1, "tool":
+	// "charge"} is the first call of the charge tool however many calls of
+	// other tools come before it. Only tool.commit has a tool (a branch is
+	// named by Target, not Tool); "" (the field absent) counts every
+	// crossing of Event. Written only when set; version 1 files may carry
+	// it.
+	Tool string `json:"tool,omitempty"`
+}
+
+// EventHasTool reports whether crossings of e carry a tool name a fault
+// entry's Tool can select: true only for tool.commit.
+func EventHasTool(e EventName) bool { return e == EvToolCommit }
+
+// Placement is how errors, reports and records name where f is attached:
+// "event#ordinal", or "event(tool)#ordinal" when Tool is set (the ordinal
+// then counts that tool's crossings), e.g. "tool.commit(charge)#1".
+func (f FaultEntry) Placement() string {
+	return placement(f.Event, f.Tool, f.Ordinal)
+}
+
+func placement(ev EventName, tool string, ordinal int) string {
+	if tool == "" {
+		return string(ev) + "#" + strconv.Itoa(ordinal)
+	}
+	return string(ev) + "(" + tool + ")#" + strconv.Itoa(ordinal)
+}
+
+// checkToolFields returns an error naming the first fault of a schedule
+// file whose "tool" is present but empty or null: Validate cannot tell an
+// empty Tool from an absent one. Files that never mention "tool" are not
+// decoded again.
+func checkToolFields(data []byte) error {
+	if !bytes.Contains(data, []byte(`"tool"`)) {
+		return nil
+	}
+	var raw struct {
+		Faults []struct {
+			Tool json.RawMessage `json:"tool"`
+		} `json:"faults"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil // the strict decoder has already accepted data; nothing more to say
+	}
+	for i, f := range raw.Faults {
+		if f.Tool == nil {
+			continue
+		}
+		if t := strings.TrimSpace(string(f.Tool)); t == `""` || t == "null" {
+			return fmt.Errorf(`%s: "tool" is empty: name the tool whose calls the ordinal counts, or leave the field out to count every call`, faultWhere(i))
+		}
+	}
+	return nil
 }
 
 // Config is the configuration of the system under test a schedule runs
@@ -188,8 +243,8 @@ const MaxFaults = 10000
 // level that is not an object, malformed JSON, an unknown, misspelt or
 // repeated field, a missing field, a wrong version, a missing config, more
 // than MaxFaults faults, an unknown event or kind, a kind that cannot be
-// injected at its event, a non-positive ordinal, a repeated fault id, or
-// trailing data.
+// injected at its event, a non-positive ordinal, an empty "tool" or one on
+// an event with no tool, a repeated fault id, or trailing data.
 func ParseSchedule(data []byte) (*Schedule, error) {
 	var raw struct {
 		Version *int            `json:"version"`
@@ -220,6 +275,9 @@ func ParseSchedule(data []byte) (*Schedule, error) {
 		return nil, fmt.Errorf("schedule: %d faults, more than the limit of %d", len(*raw.Faults), MaxFaults)
 	}
 	s.Faults = append(s.Faults, (*raw.Faults)...)
+	if err := checkToolFields(data); err != nil {
+		return nil, err
+	}
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -260,6 +318,9 @@ func (s *Schedule) Validate() error {
 		}
 		if !hookFits(k.impl, f.Event) {
 			return fmt.Errorf("%s: kind %q cannot be injected at event %q (it is injected at %q)", where, f.Kind, f.Event, k.spec.Event)
+		}
+		if f.Tool != "" && !EventHasTool(f.Event) {
+			return fmt.Errorf(`%s: "tool" %q is set, but event %q has no tool (only %q does)`, where, f.Tool, f.Event, EvToolCommit)
 		}
 		if tc, ok := k.impl.(targetChecker); ok {
 			if err := tc.checkTarget(f.Target); err != nil {

@@ -62,7 +62,7 @@ func TestScheduleErrorsNameTheProblem(t *testing.T) {
 		{`{"version":1,"config":{"profile":"typed"},"faults":[{"event":"tool.commit","ordinal":-3,"kind":"timeout_after_commit"}]}`, "ordinal -3"},
 		{`{"version":1,"config":{"profile":"typed"},"faults":[{"event":"tool.commit","ordinal":1,"kind":"gremlin"}]}`, `unknown fault kind "gremlin"`},
 		{`{"version":1,"config":{"profile":"typed"},"faults":[{"event":"proposal","ordinal":1,"kind":"timeout_after_commit"}]}`, `kind "timeout_after_commit" cannot be injected at event "proposal"`},
-		{`{"version":1,"config":{"profile":"typed"},"faults":[{"event":"tool.commit","ordinal":1,"kind":"timeout_after_commit","tool":"x"}]}`, `unknown field "tool"`},
+		{`{"version":1,"config":{"profile":"typed"},"faults":[{"event":"tool.commit","ordinal":1,"kind":"timeout_after_commit","tool_name":"x"}]}`, `unknown field "tool_name"`},
 		{`{"version":1,"config":{"profile":"typed"},"faults":[{"id":"a","event":"tool.commit","ordinal":1,"kind":"timeout_after_commit"},{"id":"a","event":"proposal","ordinal":1,"kind":"subject_swap"}]}`, `fault id "a" is used twice`},
 		{`{"version":1,"config":{"profile":"typed"},"faults":[]} {}`, "trailing data"},
 	}

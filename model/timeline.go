@@ -115,24 +115,27 @@ const (
 // description (no payloads). FaultID names the scheduled fault that fired at
 // this event, if any.
 type Event struct {
-	RunID               string    `json:"run_id"`
-	Seq                 int       `json:"seq"`
-	At                  Millis    `json:"t_ms"`
-	StateBefore         string    `json:"state_before"`
-	StateAfter          string    `json:"state_after"`
-	Actor               string    `json:"actor"`
-	Event               EventName `json:"event"`
-	Ordinal             int       `json:"ordinal"`
-	Task                string    `json:"task"`
-	Worker              int       `json:"worker"`
-	FaultID             string    `json:"fault_id,omitempty"`
-	Attempt             int       `json:"attempt"`
-	CheckpointSeq       int       `json:"checkpoint_seq"`
-	RetryRemaining      int       `json:"retry_remaining"`
-	DeadlineRemainingMs Millis    `json:"deadline_remaining_ms"`
-	EvidenceRef         string    `json:"evidence_ref,omitempty"`
-	Outcome             string    `json:"outcome,omitempty"`
-	Detail              string    `json:"detail,omitempty"`
+	RunID       string    `json:"run_id"`
+	Seq         int       `json:"seq"`
+	At          Millis    `json:"t_ms"`
+	StateBefore string    `json:"state_before"`
+	StateAfter  string    `json:"state_after"`
+	Actor       string    `json:"actor"`
+	Event       EventName `json:"event"`
+	// Tool is the tool a tool.commit called (ToolCall.Tool), "" for
+	// every other event: what a fault entry's Tool aims at.
+	Tool                string `json:"tool,omitempty"`
+	Ordinal             int    `json:"ordinal"`
+	Task                string `json:"task"`
+	Worker              int    `json:"worker"`
+	FaultID             string `json:"fault_id,omitempty"`
+	Attempt             int    `json:"attempt"`
+	CheckpointSeq       int    `json:"checkpoint_seq"`
+	RetryRemaining      int    `json:"retry_remaining"`
+	DeadlineRemainingMs Millis `json:"deadline_remaining_ms"`
+	EvidenceRef         string `json:"evidence_ref,omitempty"`
+	Outcome             string `json:"outcome,omitempty"`
+	Detail              string `json:"detail,omitempty"`
 }
 
 // Normalize returns a copy of tl without run-specific identifiers, for

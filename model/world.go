@@ -126,10 +126,18 @@ type EvidenceRecord struct {
 // system's own resumable state. Only what a Checkpoint holds survives a
 // worker restart.
 type Checkpoint struct {
-	Task             string
-	Seq              int
-	WorkflowVersion  int
-	State            string
+	Task            string
+	Seq             int
+	WorkflowVersion int
+	State           string
+	// CompletedEffects names the effects the task has made, each as the
+	// system saw it: the request key it sent the provider
+	// (ToolCall.RequestKey) or the receipt id the provider returned for it
+	// (Receipt.ID); either spelling is accepted, and a resumed worker gets
+	// back exactly what was written. Each name must be an effect the
+	// provider's ledger holds for the task when the checkpoint is written:
+	// any other name (an effect not yet made, a name of the system's own)
+	// breaks no_invented_progress.
 	CompletedEffects []string
 	// Attempt is the tool-call attempt the checkpoint reserves (0 before
 	// the first).

@@ -38,9 +38,10 @@ type targetChecker interface {
 	checkTarget(target string) error
 }
 
-// maxClockAdvance bounds a clock_advance target, in logical milliseconds
-// (one day).
-const maxClockAdvance = 86_400_000
+// MaxClockAdvance is the largest clock_advance target Validate accepts, in
+// logical milliseconds (one day). A generator of world events draws its
+// advances within it; a longer pause is several advances.
+const MaxClockAdvance Millis = 86_400_000
 
 type clockAdvance struct{}
 
@@ -61,8 +62,8 @@ func (clockAdvance) checkTarget(target string) error {
 		return nil
 	}
 	n, err := strconv.ParseInt(target, 10, 64)
-	if err != nil || n < 1 || n > maxClockAdvance {
-		return fmt.Errorf("clock_advance target %q must be whole logical milliseconds between 1 and %d", target, maxClockAdvance)
+	if err != nil || n < 1 || n > int64(MaxClockAdvance) {
+		return fmt.Errorf("clock_advance target %q must be whole logical milliseconds between 1 and %d", target, MaxClockAdvance)
 	}
 	return nil
 }
@@ -202,7 +203,7 @@ func (r *run) applyWorld() {
 		}
 		r.record(EvWorld, 0, id, f.entry.Kind, detail, r.state)
 		if crash {
-			r.crash("worker crashed after " + string(f.entry.Event) + "#" + strconv.Itoa(f.entry.Ordinal))
+			r.crash("worker crashed after " + f.entry.Placement())
 		}
 	}
 }

@@ -1,7 +1,12 @@
 package properties
 
 import (
+	"os"
+	"strings"
+
 	"pgregory.net/rapid"
+
+	"github.com/faultline/faultline/model"
 )
 
 // Check explores ordered compositions of typed faults and world events
@@ -17,16 +22,70 @@ import (
 // RAPID_CHECKS and RAPID_SEED environment variables (default 100 checks,
 // a random seed).
 //
+// Fail files. Check writes each counterexample it finds into the test's
+// fail folder (WithFailDir, default FailDir/NAME/ of the package
+// directory; see WriteCounterexample for the two files), and its replay
+// command is the one that reproduces it on this test's own system:
+//
+//	FAULTLINE_REPLAY=testdata/faultline/TestX/cx-NAME.json go test -run '^TestX$' ./pkg
+//
+// run from the module root (./pkg is the package's directory relative to
+// it). On every run, before exploring, Check replays the schedule files in
+// that folder, in name order, each once on sys under the test's config
+// and fixture: one that still breaks an invariant in scope fails t at
+// once, with the counterexample's message (no exploration); one that now
+// holds is logged as fixed, and the next is tried, then the exploration
+// runs.
+//
+// With FAULTLINE_REPLAY=FILE set (ReplayEnv; FILE a schedule file or the
+// counterexample record beside it, relative to the package directory),
+// Check runs that file's faults once on sys under the test's config and
+// fixture, and nothing else: it fails t with the counterexample if an
+// invariant in scope is still broken, fails it as inconclusive if none of
+// the file's faults was reached, and passes otherwise.
+//
 // Check fails t in three ways, each saying which it is: a counterexample
 // (an invariant violated, exit code 1 of the command line's table), an
 // inconclusive campaign (no scheduled fault was reached in any check, so
 // nothing was tested; the message names the events the system did cross;
-// 3), and a harness or option error (Fatalf: no verdict, the command
-// line's 4 or, for options, 2). A campaign that reached
-// some of its faults passes and logs how many were not reached.
+// 3), and a harness, option or file error (Fatalf: no verdict, the command
+// line's 4 or, for options and unreadable stored files, 2). A campaign
+// that reached some of its faults passes and logs how many were not
+// reached.
 func Check(t rapid.TB, sys System, opts ...Option) {
 	t.Helper()
-	rep, err := explore(t, sys, opts)
+	e, err := resolve(sys, opts)
+	if err != nil {
+		t.Fatalf("%v (a harness or option error, not a verdict on the system)", err)
+		return
+	}
+	ff := newFailFiles(t.Name(), e.set.failDir)
+	if path := os.Getenv(ReplayEnv); path != "" {
+		replayOnly(t, e, ff, path)
+		return
+	}
+	paths, err := ff.stored()
+	if err != nil {
+		t.Fatalf("%v (an I/O error, not a verdict on the system)", err)
+		return
+	}
+	for _, path := range paths {
+		st, err := e.replayStored(ff, path)
+		if err != nil {
+			t.Fatalf("%v (a stored counterexample that cannot be replayed, not a verdict on the system: fix or delete the file)", err)
+			return
+		}
+		if st.cx != nil {
+			t.Errorf("properties: counterexample stored by an earlier run in %s, replayed before any exploration%s (an invariant violated, exit code 1 of the table): %s", path, st.note, st.cx)
+			return
+		}
+		t.Logf("properties: the counterexample stored in %s holds now: fixed (%d of %d faults reached%s); delete the file, or keep it to replay on every run", path, st.reached(), len(st.res.Faults), st.note)
+	}
+	if err := e.survey(); err != nil {
+		t.Fatalf("%v (a harness or option error, not a verdict on the system)", err)
+		return
+	}
+	rep, err := e.explore(t)
 	if err != nil {
 		t.Fatalf("%v (a harness or option error, not a verdict on the system)", err)
 		return
@@ -39,6 +98,43 @@ func Check(t rapid.TB, sys System, opts ...Option) {
 		t.Logf("properties: no counterexample in %d checks; %d of %d scheduled faults reached (%d not reached)", rep.Checks, rep.Reached, rep.Faults, rep.Unreached())
 		return
 	}
+	werr := writeCounterexample(ff.dir, rep.Counterexample, rep, ff.command)
 	t.Logf("%s", rep.RapidOutput)
 	t.Errorf("properties: counterexample after %d checks (an invariant violated, exit code 1 of the table): %s", rep.ChecksToFailure, rep.Counterexample)
+	if werr != nil {
+		t.Fatalf("%v (an I/O error: the counterexample above was not stored)", werr)
+	}
+}
+
+// replayOnly is Check under FAULTLINE_REPLAY=path: one run of the file's
+// faults, no exploration.
+func replayOnly(t rapid.TB, e *explorer, ff failFiles, path string) {
+	t.Helper()
+	st, err := e.replayStored(ff, path)
+	if err != nil {
+		t.Fatalf("%v (%s=%s cannot be replayed: bad input or an I/O error, not a verdict on the system)", err, ReplayEnv, path)
+		return
+	}
+	switch {
+	case st.cx != nil:
+		t.Errorf("properties: counterexample replayed from %s=%s%s (an invariant violated, exit code 1 of the table): %s", ReplayEnv, path, st.note, st.cx)
+	case len(st.res.Faults) > 0 && st.reached() == 0:
+		seen := map[model.EventName]bool{}
+		for _, ev := range st.res.Timeline {
+			seen[ev.Event] = true
+		}
+		var crossed []string
+		for _, ev := range model.AllEvents {
+			if seen[ev] {
+				crossed = append(crossed, string(ev))
+			}
+		}
+		if len(crossed) == 0 {
+			crossed = []string{"(none)"}
+		}
+		t.Errorf("properties: %s=%s: inconclusive: none of its %d faults was reached, so it tested nothing; the events the system crossed: %s (exit code 3 of the table)%s",
+			ReplayEnv, path, len(st.res.Faults), strings.Join(crossed, ", "), st.note)
+	default:
+		t.Logf("properties: %s=%s holds: every invariant in scope held (%d of %d faults reached%s)", ReplayEnv, path, st.reached(), len(st.res.Faults), st.note)
+	}
 }

@@ -52,6 +52,12 @@ type CounterexampleRecord struct {
 // cx.File and cx.Replay (replayFormat with the schedule file's path) and
 // returns an error for a file that cannot be written.
 func WriteCounterexample(dir string, cx *Counterexample, rep *Report, replayFormat string) error {
+	return writeCounterexample(dir, cx, rep, func(path string) string { return fmt.Sprintf(replayFormat, path) })
+}
+
+// writeCounterexample is WriteCounterexample with the replay command
+// replay returns for the schedule file's path.
+func writeCounterexample(dir string, cx *Counterexample, rep *Report, replay func(path string) string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("properties: counterexample directory: %w", err)
 	}
@@ -60,7 +66,7 @@ func WriteCounterexample(dir string, cx *Counterexample, rep *Report, replayForm
 	h.Write(sched)
 	name := fmt.Sprintf("cx-%s-%08x", cx.Invariant, h.Sum32())
 	path := filepath.Join(dir, name+".json")
-	cx.File, cx.Replay = path, fmt.Sprintf(replayFormat, path)
+	cx.File, cx.Replay = path, replay(path)
 	rec := CounterexampleRecord{Version: CounterexampleVersion, ScheduleFile: name + ".json", Schedule: cx.Schedule,
 		Invariant: cx.Invariant, FirstSeq: cx.FirstSeq, Event: cx.Event, FaultID: cx.FaultID, FaultKind: cx.FaultKind,
 		Detail: cx.Detail, Shrunk: cx.Shrunk, Replay: cx.Replay, Timeline: cx.Timeline}

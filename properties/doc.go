@@ -3,7 +3,8 @@
 // it draws schedules, runs each through the harness (which checks every
 // invariant after every boundary crossing), and shrinks a failing schedule
 // first with rapid, then with a fault-aware reduction, to a 1-minimal
-// counterexample that faultline replay reproduces.
+// counterexample that the command it prints replays (for Check, a go test
+// line that runs it on the test's own system).
 //
 // Entry points:
 //
@@ -12,7 +13,9 @@
 //     fails the test for a counterexample, for a campaign that reached
 //     none of its scheduled faults (inconclusive: [Report.Inconclusive],
 //     the message naming the events the system crossed), and for a
-//     harness error, and says which.
+//     harness error, and says which. It keeps each counterexample in the
+//     test's fail folder and replays those first (see "Fail files and
+//     FAULTLINE_REPLAY" below).
 //   - [ExplorePair]: counterfactual containment pairs over compositions
 //     of two or more faults: a [PairReport] with the first [PairWitness]
 //     under which the control-off run violates and the control-on run
@@ -24,7 +27,8 @@
 //     built for each run; Reference is the Copperfin workflow.
 //   - Options: [WithConfig], [WithFixture], [WithKinds], [WithDomains],
 //     [WithoutWorldEvents], [WithMaxFaults], [WithInvariants],
-//     [WithCounterexampleDir], [WithReplayCommand], [WithName].
+//     [WithFailDir] (Check's), [WithCounterexampleDir],
+//     [WithReplayCommand], [WithName].
 //   - Coverage: [WithCoverage] records every run into a coverage.Tracker
 //     (a TestMain flushes it with coverage.Main); [WithGuide] biases the
 //     kinds drawn toward coverage keys not yet visited (coverage.Guide),
@@ -43,7 +47,9 @@
 // past the clean run's count of that event, in the order drawn (faults at
 // one crossing compose in schedule order). Memory losses and branch
 // failures draw a target from the clean run's memory keys and branch
-// names; clock advances draw their length. The config (profile or
+// names; clock advances draw their length, from 1 ms to twice the
+// workload's farthest capability expiry or deadline and never more than
+// model.MaxClockAdvance (what the schedule validator accepts). The config (profile or
 // controls, mutant, budgets, join policy) and the fixture are fixed by the
 // options and written into every schedule.
 //
@@ -55,7 +61,39 @@
 // through the public replay path (the schedule's canonical text, decoded
 // strictly, run by the harness), until no single change keeps it broken.
 //
-// This package reads no flags and no environment variables of its own:
-// rapid reads its own (-rapid.checks, -rapid.seed, RAPID_CHECKS,
-// RAPID_SEED).
+// # Fail files and FAULTLINE_REPLAY
+//
+// As rapid keeps its fail files in testdata/rapid/TEST/, Check writes every
+// counterexample it finds into the test's fail folder, FailDir/TEST/ of
+// the test's package directory (testdata/faultline/TEST/; TEST the test's
+// name, subtest slashes and other unsafe characters made '_'), as the
+// schedule file cx-INVARIANT-HASH.json and its record beside it
+// (WriteCounterexample), and prints the command that replays it on the
+// test's own system, to run from the module root:
+//
+//	FAULTLINE_REPLAY=testdata/faultline/TestX/cx-INVARIANT-HASH.json go test -run '^TestX$' ./pkg
+//
+// (./pkg the package's directory relative to the module root, found from
+// the test binary's working directory and the go.mod above it; the
+// package's import path when there is none). On the next run, Check
+// replays the schedule files of the folder before exploring, each once on
+// the test's system, config and fixture: one that still breaks an
+// invariant fails the test at once with its counterexample, one that now
+// holds is logged as fixed and the exploration goes on. Add
+// **/testdata/faultline/ to .gitignore, or commit the reviewed files so
+// that every run replays them as regressions; delete a fixed one to stop
+// replaying it. A test that expects a counterexample (a planted bug) gives
+// Check WithFailDir(t.TempDir()) so nothing lands in testdata/.
+//
+// FAULTLINE_REPLAY=FILE (ReplayEnv; FILE a schedule file or the record
+// beside it, relative to the package directory) makes Check run that
+// file's faults once on the test's system, config and fixture, and
+// nothing else: it fails with the counterexample if an invariant in scope
+// is still broken, fails as inconclusive if none of the file's faults was
+// reached, and passes otherwise.
+//
+// FAULTLINE_REPLAY, read by Check alone, is the only environment variable
+// this package reads, and it reads no flags: rapid reads its own
+// (-rapid.checks, -rapid.seed, RAPID_CHECKS, RAPID_SEED). Explore,
+// ExplorePair and Generator read none.
 package properties

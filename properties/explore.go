@@ -114,7 +114,8 @@ func (cx *Counterexample) String() string {
 // -rapid.seed, or RAPID_CHECKS and RAPID_SEED); rapid's fail file for the
 // exploration's name is replayed first. An error means bad options or a
 // harness error (a System that cannot be built, a schedule the harness
-// refuses), never a counterexample.
+// refuses), never a counterexample. It keeps no fail folder and reads no
+// FAULTLINE_REPLAY (that is Check's); WithFailDir is an error.
 //
 // Outside a test binary, call testing.Init and flag.Parse first: rapid
 // consults testing.Short, which needs the test flags registered and parsed.
@@ -127,6 +128,15 @@ func explore(parent rapid.TB, sys System, opts []Option) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e.set.failDir != "" {
+		return nil, errors.New("properties: WithFailDir applies to Check only (Explore writes its counterexamples with WithCounterexampleDir)")
+	}
+	return e.explore(parent)
+}
+
+// explore runs rapid over the draw space of e (built by survey) under the
+// name of parent, or WithName's without one.
+func (e *explorer) explore(parent rapid.TB) (*Report, error) {
 	name := e.set.name
 	if parent != nil {
 		name = parent.Name()
@@ -202,7 +212,8 @@ type explorer struct {
 	bound   map[model.EventName]int
 	inScope map[string]bool
 	// maxAdvance bounds a drawn clock advance, in logical ms: twice the
-	// latest capability expiry or deadline of the workload
+	// latest capability expiry or deadline of the workload, and never more
+	// than the validator accepts (model.MaxClockAdvance)
 	maxAdvance int
 
 	// minFaults is the fewest faults a drawn schedule holds: 1 for
@@ -247,6 +258,20 @@ type kindSpace struct {
 // drawable when it occurs in one of those clean runs, up to one past the
 // most it occurs in any.
 func newExplorer(sys System, opts []Option, also ...model.Config) (*explorer, error) {
+	e, err := resolve(sys, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.survey(also...); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// resolve applies opts and builds the harness of the exploration, without
+// running anything: its runs replay schedules (e.run, e.replay) but it has
+// no draw space until survey.
+func resolve(sys System, opts []Option) (*explorer, error) {
 	if sys == nil {
 		return nil, errors.New("properties: nil System")
 	}
@@ -265,6 +290,13 @@ func newExplorer(sys System, opts []Option, also ...model.Config) (*explorer, er
 	for _, inv := range set.harness.Invariants {
 		e.inScope[inv.Name] = set.invariants == nil
 	}
+	return e, nil
+}
+
+// survey builds the draw space of e from the clean run of its config and
+// of each config in also (see newExplorer).
+func (e *explorer) survey(also ...model.Config) error {
+	set := e.set
 	// the clean run tells which events occur, how often, and with which
 	// memory keys and branch names
 	counts := map[model.EventName]int{}
@@ -273,7 +305,7 @@ func newExplorer(sys System, opts []Option, also ...model.Config) (*explorer, er
 		cfg.Fixture = set.fixture.Name
 		clean, err := e.run(&model.Schedule{Version: model.ScheduleVersion, Seed: "clean", Config: cfg, Faults: []model.FaultEntry{}})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		n := map[model.EventName]int{}
 		for _, ev := range clean.Timeline {
@@ -299,7 +331,10 @@ func newExplorer(sys System, opts []Option, also ...model.Config) (*explorer, er
 	for _, c := range set.fixture.Capabilities {
 		maxAdvance = max(maxAdvance, c.Expiry)
 	}
-	e.maxAdvance = int(2 * maxAdvance)
+	e.maxAdvance = int(model.MaxClockAdvance)
+	if maxAdvance < model.MaxClockAdvance/2 { // no overflow for a far expiry
+		e.maxAdvance = int(2 * maxAdvance)
+	}
 	specs := model.Catalogue()
 	if set.world {
 		specs = append(specs, model.WorldEvents()...)
@@ -336,7 +371,7 @@ func newExplorer(sys System, opts []Option, also ...model.Config) (*explorer, er
 		e.kinds = append(e.kinds, ks)
 	}
 	if len(e.kinds) == 0 {
-		return nil, errors.New("properties: no fault kind in scope occurs in this workload")
+		return errors.New("properties: no fault kind in scope occurs in this workload")
 	}
 	if set.guide != nil {
 		u := coverage.Default()
@@ -349,7 +384,7 @@ func newExplorer(sys System, opts []Option, also ...model.Config) (*explorer, er
 			e.keys, e.keyed = append(e.keys, key), append(e.keyed, ok)
 		}
 	}
-	return e, nil
+	return nil
 }
 
 // fits reports whether kind can be attached to ev, by asking the schedule

@@ -57,6 +57,7 @@ type settings struct {
 	harness    model.Options
 	tracker    *coverage.Tracker // nil: no recording
 	guide      *guideSettings    // nil: unguided
+	failDir    string            // WithFailDir's ("": Check's default)
 }
 
 // guideSettings are WithGuide's arguments.
@@ -195,9 +196,11 @@ func WithCounterexampleDir(dir string) Option {
 	})
 }
 
-// WithReplayCommand sets the command a counterexample names to replay its
-// schedule file, as a format with one %s for the file's path (default
-// "faultline replay %s", which runs the reference system).
+// WithReplayCommand sets the command a counterexample of Explore names to
+// replay its schedule file, as a format with one %s for the file's path
+// (default "faultline replay %s", which runs the reference system). Check
+// names the go test command that replays its fail file instead (see the
+// package comment).
 func WithReplayCommand(format string) Option {
 	return optionFunc(func(s *settings) error {
 		s.replay = format

@@ -76,8 +76,9 @@ type PairWitness struct {
 // reads no flag or environment variable. draws is the most compositions
 // drawn (at least 1). Options as for Explore; WithConfig is replaced by
 // on and off (an error when given), WithMaxFaults must be at least 2, and
-// WithCounterexampleDir does not apply (an error when given). An error
-// means bad options or a harness error, never a missing witness.
+// WithCounterexampleDir and WithFailDir do not apply (an error when
+// given). An error means bad options or a harness error, never a missing
+// witness.
 func ExplorePair(sys System, on, off model.Config, seed uint64, draws int, opts ...Option) (*PairReport, error) {
 	if draws < 1 {
 		return nil, fmt.Errorf("properties: pair exploration needs at least 1 draw, got %d", draws)
@@ -93,6 +94,8 @@ func ExplorePair(sys System, on, off model.Config, seed uint64, draws int, opts 
 		return nil, errors.New("properties: WithConfig does not apply to a pair exploration: its sides are on and off")
 	case probe.dir != "":
 		return nil, errors.New("properties: WithCounterexampleDir does not apply to a pair exploration")
+	case probe.failDir != "":
+		return nil, errors.New("properties: WithFailDir applies to Check only")
 	case probe.maxFaults < 2:
 		return nil, fmt.Errorf("properties: a pair exploration draws compositions of at least 2 faults; max faults %d", probe.maxFaults)
 	}

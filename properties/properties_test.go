@@ -146,7 +146,7 @@ func TestEachControlRemovalIsFound(t *testing.T) {
 		t.Run(string(c.control), func(t *testing.T) {
 			rapidFlags(t, 100, c.seed)
 			rec := &recordingTB{name: t.Name()}
-			properties.Check(rec, properties.Reference, properties.WithConfig(typedWithout(c.control)), properties.WithFixture(c.fixture), properties.WithCoverage(suite))
+			properties.Check(rec, properties.Reference, properties.WithConfig(typedWithout(c.control)), properties.WithFixture(c.fixture), properties.WithCoverage(suite), properties.WithFailDir(t.TempDir()))
 			if !rec.failed || len(rec.errors) != 1 || !strings.Contains(rec.errors[0], c.invariant+" violated") {
 				t.Fatalf("the inner check did not fail on %s: %v", c.invariant, rec.errors)
 			}
@@ -167,7 +167,7 @@ func TestEachControlRemovalIsFound(t *testing.T) {
 			}
 			assertMinimal(t, cx)
 			restored := &recordingTB{name: t.Name()}
-			properties.Check(restored, properties.Reference, properties.WithFixture(c.fixture), properties.WithCoverage(suite))
+			properties.Check(restored, properties.Reference, properties.WithFixture(c.fixture), properties.WithCoverage(suite), properties.WithFailDir(t.TempDir()))
 			if restored.failed {
 				t.Errorf("typed profile failed: %v", restored.errors)
 			}
@@ -354,13 +354,15 @@ func TestRapidFailFileKeepsWorking(t *testing.T) {
 	flag.Set("rapid.nofailfile", "false")
 	cfg := properties.WithConfig(typedWithout(model.BindIdentity))
 	first := &recordingTB{name: "TestUsersOwn"}
-	properties.Check(first, properties.Reference, cfg)
+	// each Check its own fail folder: the second must find nothing of the
+	// first's but rapid's fail file
+	properties.Check(first, properties.Reference, cfg, properties.WithFailDir(t.TempDir()))
 	files, _ := filepath.Glob(filepath.Join("testdata", "rapid", "TestUsersOwn", "*.fail"))
 	if !first.failed || len(files) != 1 {
 		t.Fatalf("failed %t, fail files %v", first.failed, files)
 	}
 	second := &recordingTB{name: "TestUsersOwn"}
-	properties.Check(second, properties.Reference, cfg)
+	properties.Check(second, properties.Reference, cfg, properties.WithFailDir(t.TempDir()))
 	if !second.failed || !strings.Contains(second.errors[0], "counterexample after 1 checks") {
 		t.Fatalf("the fail file was not replayed first: %v", second.errors)
 	}
@@ -445,7 +447,7 @@ func TestCheckSaysWhichFailure(t *testing.T) {
 	rapidFlags(t, 20, 1)
 	tb := &recordingTB{name: "TestCheckSaysWhichFailure"}
 	properties.Check(tb, properties.Reference, properties.WithConfig(model.ConfigOfProfile(model.ProfileBaseline)),
-		properties.WithKinds("timeout_after_commit"))
+		properties.WithKinds("timeout_after_commit"), properties.WithFailDir(t.TempDir()))
 	if len(tb.errors) != 1 || !strings.Contains(tb.errors[0], "counterexample after 1 checks (an invariant violated, exit code 1 of the table): effect_at_most_once violated") {
 		t.Errorf("counterexample: %v", tb.errors)
 	}

@@ -29,8 +29,16 @@ func (e *explorer) counterexample(s *model.Schedule, inv string) (*Counterexampl
 	if ir.Held {
 		return nil, fmt.Errorf("properties: the reduced schedule no longer breaks %s: the system under test is not deterministic", inv)
 	}
-	cx := &Counterexample{Schedule: red, Shrunk: shrunk, Invariant: inv, FirstSeq: ir.FirstSeq, Event: ir.Event,
-		FaultID: ir.FaultID, Detail: ir.Detail, Replay: fmt.Sprintf(e.set.replay, "SCHEDULE.json")}
+	cx := describe(red, res, ir)
+	cx.Shrunk, cx.Replay = shrunk, fmt.Sprintf(e.set.replay, "SCHEDULE.json")
+	return cx, nil
+}
+
+// describe returns the counterexample s shows: res is its run, ir the
+// violated invariant's result in it.
+func describe(s *model.Schedule, res *model.Result, ir model.InvariantResult) *Counterexample {
+	cx := &Counterexample{Schedule: s, Invariant: ir.Name, FirstSeq: ir.FirstSeq, Event: ir.Event,
+		FaultID: ir.FaultID, Detail: ir.Detail}
 	for _, f := range res.Faults {
 		if f.ID == ir.FaultID {
 			cx.FaultKind = f.Kind
@@ -38,7 +46,7 @@ func (e *explorer) counterexample(s *model.Schedule, inv string) (*Counterexampl
 	}
 	tl := res.Record().Timeline
 	cx.Timeline = tl[:min(ir.FirstSeq, len(tl))]
-	return cx, nil
+	return cx
 }
 
 // replay runs c through the public replay path: its canonical text form,

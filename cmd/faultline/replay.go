@@ -172,9 +172,9 @@ func runExit(res *model.Result) error {
 	for _, f := range res.Faults {
 		switch {
 		case !f.Reached:
-			untested = append(untested, fmt.Sprintf("%s %s at %s#%d was not reached", f.ID, f.Kind, f.Event, f.Ordinal))
+			untested = append(untested, fmt.Sprintf("%s %s at %s was not reached", f.ID, f.Kind, f.Placement()))
 		case f.Fired == 0:
-			untested = append(untested, fmt.Sprintf("%s %s at %s#%d was reached but did not fire", f.ID, f.Kind, f.Event, f.Ordinal))
+			untested = append(untested, fmt.Sprintf("%s %s at %s was reached but did not fire", f.ID, f.Kind, f.Placement()))
 		}
 	}
 	if len(untested) > 0 {
@@ -247,7 +247,7 @@ func writeResult(w io.Writer, res *model.Result) error {
 				status += ", detected by the system"
 			}
 		}
-		fmt.Fprintf(&b, "  %s %s at %s#%d: %s\n", f.ID, f.Kind, f.Event, f.Ordinal, status)
+		fmt.Fprintf(&b, "  %s %s at %s: %s\n", f.ID, f.Kind, f.Placement(), status)
 	}
 	fmt.Fprintln(&b, "\nInvariants:")
 	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)

@@ -361,7 +361,7 @@
         if (f.observed_by.length) s += ", observed by " + f.observed_by.join(", ");
         if (f.detected) s += ", detected by the system";
       }
-      return el("li", untested ? { class: "untested" } : {}, f.id + " " + f.kind + " at " + f.event + "#" + f.ordinal + ": " + s);
+      return el("li", untested ? { class: "untested" } : {}, f.id + " " + f.kind + " at " + f.event + (f.tool ? "(" + f.tool + ")" : "") + "#" + f.ordinal + ": " + s);
     });
     if (faults.length === 0) faults.push(el("li", {}, "(none scheduled)"));
     $("#replay-faults").replaceChildren(...faults);

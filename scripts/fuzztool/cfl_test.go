@@ -90,6 +90,12 @@ func TestBuildScriptBuildsEveryTarget(t *testing.T) {
 			t.Errorf("build.sh repeats %s or the fuzzer name %s", m[2], m[3])
 		}
 		built[m[2]], names[m[3]] = true, true
+		if farmNames[m[3]] != m[2] {
+			t.Errorf("build.sh names %s's libFuzzer build %s; fuzztool's farmNames maps that name to %q", m[2], m[3], farmNames[m[3]])
+		}
+	}
+	if len(farmNames) != len(names) {
+		t.Errorf("fuzztool knows %d farm fuzzer names, build.sh builds %d", len(farmNames), len(names))
 	}
 	funcs := fuzzFuncs(t)
 	var all, want, got, conv []string

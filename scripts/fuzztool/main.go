@@ -6,12 +6,21 @@
 //	go run ./scripts/fuzztool convert -target FuzzComposition \
 //	    -input fuzz/testdata/fuzz/FuzzComposition/582528ddfad69eb5 \
 //	    [-profile P | -controls C,...] [-scope designed|ordinals|anywhere] \
-//	    [-mutant M] [-fixture F] [-out corpus/counterexamples]
+//	    [-mutant M] [-fixture F] [-format native|raw] [-out corpus/counterexamples]
 //
 // convert reads the input file Go wrote ("go test fuzz v1" and one []byte
-// literal), decodes it as the target does under the given setting (the same
-// the fuzzing ran with), checks that it still fails, and writes one
-// counterexample file (package corpus): for the composition and rapid
+// literal), or with -format raw a crash file of a libFuzzer build of the
+// targets (ClusterFuzzLite's crash-HASH, OSS-Fuzz's
+// clusterfuzz-testcase-...), whose whole content is the []byte input.
+// -target takes the Go name of the target or the fuzzer name
+// .clusterfuzzlite/build.sh gives its libFuzzer build (fuzz_composition,
+// fuzz_schedule_decode, fuzz_replay_determinism). A farm build runs the
+// targets' default setting (the typed profile, the designed scope) unless
+// its environment sets FAULTLINE_* variables; give convert the same
+// setting as flags. convert decodes the input as the target does under the
+// given setting (the same the fuzzing ran with), checks that it still
+// fails, and writes one counterexample file (package corpus): for the
+// composition and rapid
 // targets the failing schedule shrunk to a smallest one that violates the
 // same invariants, its expected verdicts and timeline; for the determinism
 // target the schedule; for the schedule-decode target the raw input and
@@ -19,8 +28,12 @@
 // can replay, and rapid needs a *testing.T: convert runs that input as a
 // seed of the target (go test ./fuzz -run '^FuzzRapid$/^NAME$', with the
 // setting in FAULTLINE_* variables) and reads the failing schedule from
-// its message. It prints one line, "new PATH" when it wrote PATH, or
-// "known PATH" when PATH already records the same counterexample, and
+// its message (the farm does not build that target, so it has no raw
+// inputs). A raw input is recorded in the counterexample in the native
+// form Go would write for it, so that the same input found by go test
+// -fuzz and by a farm is one counterexample. It prints one line, "new
+// PATH" when it wrote PATH, or "known PATH" when PATH already records the
+// same counterexample, and
 // exits 0. It exits 1 when the input no longer fails (nothing is written),
 // and 2 for bad usage or an unreadable input.
 //
@@ -82,6 +95,15 @@ var targets = map[string]input{
 	"FuzzRapid":             rapidDraws,
 }
 
+// farmNames maps the fuzzer names of the farm's libFuzzer builds (the
+// third word of each compile_native_go_fuzzer line of
+// .clusterfuzzlite/build.sh; a test checks them) to the targets.
+var farmNames = map[string]string{
+	"fuzz_composition":        "FuzzComposition",
+	"fuzz_schedule_decode":    "FuzzScheduleDecode",
+	"fuzz_replay_determinism": "FuzzReplayDeterminism",
+}
+
 // errNoLongerFails is returned when the input does not fail (exit 1).
 var errNoLongerFails = errors.New("the input does not fail under this setting")
 
@@ -132,13 +154,29 @@ func convert(args []string, stderr io.Writer) (string, error) {
 	scope := fs.String("scope", "designed", "decoder scope the target ran with: designed, ordinals or anywhere")
 	mutant := fs.String("mutant", "", "mutant the target ran against")
 	fixture := fs.String("fixture", "", "fixture the target ran on (default copperfin)")
+	format := fs.String("format", "native", `input file format: native (a "go test fuzz v1" file) or raw (a libFuzzer crash file from ClusterFuzzLite or OSS-Fuzz: the whole file is the input)`)
 	out := fs.String("out", "corpus/counterexamples", "directory of counterexample files, relative to the repository root (the working directory)")
 	if err := fs.Parse(args); err != nil {
 		return "", err
 	}
-	kind, ok := targets[*target]
+	name := *target
+	if n, ok := farmNames[name]; ok {
+		name = n
+	}
+	kind, ok := targets[name]
 	if !ok {
-		return "", fmt.Errorf("unknown target %q (run fuzztool targets)", *target)
+		return "", fmt.Errorf("unknown target %q (run fuzztool targets; the farm's fuzzer names %s are accepted too)", *target, strings.Join(sortedKeys(farmNames), ", "))
+	}
+	raw := false
+	switch *format {
+	case "native":
+	case "raw":
+		raw = true
+		if kind == rapidDraws {
+			return "", fmt.Errorf("-format raw: %s is not built for the farm (.clusterfuzzlite/build.sh leaves it out), so no libFuzzer crash file comes from it; give the native input go test -fuzz wrote", name)
+		}
+	default:
+		return "", fmt.Errorf("-format: unknown format %q (valid: native, raw)", *format)
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -192,11 +230,13 @@ func convert(args []string, stderr io.Writer) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	data, err := parseNative(native)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", *in, err)
+	var data []byte
+	if raw {
+		data, native = native, encodeNative(native)
+	} else if data, err = parseNative(native); err != nil {
+		return "", fmt.Errorf("%s: %w (for a libFuzzer crash file from ClusterFuzzLite or OSS-Fuzz, give -format raw)", *in, err)
 	}
-	found := corpus.FoundBy{Target: *target, System: d.System().Name, Input: string(native)}
+	found := corpus.FoundBy{Target: name, System: d.System().Name, Input: string(native)}
 	var ce *corpus.Counterexample
 	var label string
 	switch kind {
@@ -205,7 +245,7 @@ func convert(args []string, stderr io.Writer) (string, error) {
 		ce, label, err = violation(d, d.Decode(data), found)
 	case rapidDraws:
 		var s *model.Schedule
-		s, err = rapidSchedule(*target, *in, env)
+		s, err = rapidSchedule(name, *in, env)
 		if err == nil {
 			ce, label, err = violation(d, s, found)
 		}
@@ -231,11 +271,14 @@ func convert(args []string, stderr io.Writer) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if raw {
+		ce.Note += "; read from a raw libFuzzer crash file (ClusterFuzzLite or OSS-Fuzz), recorded in found_by.input in Go's native form"
+	}
 	if known, err := findKnown(*out, ce); err != nil || known != "" {
 		return "known " + known, err
 	}
-	name := fmt.Sprintf("%s-%08x.json", label, digest(ce))
-	path := filepath.ToSlash(filepath.Join(*out, name))
+	file := fmt.Sprintf("%s-%08x.json", label, digest(ce))
+	path := filepath.ToSlash(filepath.Join(*out, file))
 	if ce.Kind == corpus.KindScheduleDecode {
 		ce.Replay = "go test ./corpus -run TestCounterexamplesReplay"
 	} else {
@@ -393,6 +436,21 @@ func sameRun(a, b *model.Schedule) bool {
 	x, y := *a, *b
 	x.Seed, y.Seed = "", ""
 	return string(model.Format(&x)) == string(model.Format(&y))
+}
+
+// encodeNative returns the native fuzz input file of one []byte value, as
+// Go writes it ("go test fuzz v1" and []byte(%q)): parseNative's inverse.
+func encodeNative(data []byte) []byte {
+	return fmt.Appendf(nil, "go test fuzz v1\n[]byte(%q)\n", data)
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // parseNative decodes a native fuzz input file with one []byte value, in

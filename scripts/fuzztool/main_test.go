@@ -102,6 +102,84 @@ func TestConvertComposition(t *testing.T) {
 	}
 }
 
+// TestConvertRawCrashFile: a crash file of the farm's libFuzzer build (the
+// raw bytes, named as ClusterFuzzLite names it), given by the farm's
+// fuzzer name and the setting the farm ran, becomes the same shrunk
+// violation counterexample as the native input, with its replay command
+// and the input in Go's native form; the same input as a native file is
+// then known; without -format raw the file is refused with the hint.
+func TestConvertRawCrashFile(t *testing.T) {
+	d, err := fuzz.NewDecoder(fuzz.WithScope(fuzz.ScopeOrdinals), fuzz.WithControls(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := d.Encode(&model.Schedule{Faults: []model.FaultEntry{
+		{Event: model.EvProposal, Ordinal: 3, Kind: "subject_swap"},
+		{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_after_commit"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.HasPrefix(data, []byte("go test fuzz v1")) || len(data) == 0 {
+		t.Fatalf("encoded input %q", data)
+	}
+	crash := filepath.Join(t.TempDir(), "crash-0b7e3c2f9a1d4e6b8c5f0a2d4e6b8c5f0a2d4e6b")
+	if err := os.WriteFile(crash, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "ce")
+	code, _, stderr := tool(t, "convert", "-target", "fuzz_composition", "-input", crash, "-controls", "", "-scope", "ordinals", "-out", out)
+	if code != 2 || !strings.Contains(stderr, `not a native fuzz input`) || !strings.Contains(stderr, "give -format raw") {
+		t.Fatalf("raw file as native: exit %d %s", code, stderr)
+	}
+	code, stdout, stderr := tool(t, "convert", "-target", "fuzz_composition", "-format", "raw", "-input", crash, "-controls", "", "-scope", "ordinals", "-out", out)
+	if code != 0 || !strings.HasPrefix(stdout, "new "+filepath.ToSlash(out)+"/controls-timeout_after_commit-") {
+		t.Fatalf("exit %d stdout %q stderr %s", code, stdout, stderr)
+	}
+	path := strings.TrimSpace(strings.TrimPrefix(stdout, "new "))
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ce, err := corpus.ParseCounterexample(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := native(t, data)
+	nativeText, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ce.Kind != corpus.KindViolation || ce.Replay != "go run ./cmd/faultline replay "+path || ce.FoundBy.Target != "FuzzComposition" ||
+		ce.FoundBy.Scope != "ordinals" || ce.FoundBy.Input != string(nativeText) || !strings.Contains(ce.Note, "raw libFuzzer crash file") {
+		t.Errorf("counterexample header %+v note %q", ce.FoundBy, ce.Note)
+	}
+	if len(ce.Schedule.Faults) != 1 || ce.Schedule.Faults[0].Kind != "timeout_after_commit" || !ce.Schedule.Config.HasControls ||
+		len(ce.Expect.Violated) != 1 || ce.Expect.Violated[0].Invariant != model.InvEffectAtMostOnce || ce.Expect.RunVerdict != model.Unrecoverable {
+		t.Errorf("not shrunk to the timeout: %+v %+v", ce.Schedule, ce.Expect)
+	}
+	res, err := d.Run(ce.Schedule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ce.Check(res); err != nil {
+		t.Errorf("replay differs: %v", err)
+	}
+	code, stdout, _ = tool(t, "convert", "-target", "FuzzComposition", "-input", in, "-controls", "", "-scope", "ordinals", "-out", out)
+	if code != 0 || stdout != "known "+path+"\n" {
+		t.Fatalf("the same input as a native file: exit %d %q, want known %s", code, stdout, path)
+	}
+	for _, target := range []string{"fuzz_schedule_decode", "fuzz_replay_determinism"} {
+		code, _, stderr = tool(t, "convert", "-target", target, "-format", "raw", "-input", crash, "-out", out)
+		if code != 1 || !strings.Contains(stderr, "does not fail under this setting") {
+			t.Errorf("%s: exit %d %s", target, code, stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 1 {
+		t.Errorf("%d files written, want 1", len(entries))
+	}
+}
+
 // TestConvertMutantAndRapid: against a mutant the composition target's
 // input and the rapid target's input each become a counterexample whose
 // schedule names the mutant (and the fixture), shrunk, replaying to its
@@ -193,6 +271,9 @@ func TestConvertRejectsBadUse(t *testing.T) {
 		{[]string{"convert", "-target", "FuzzComposition", "-input", bad}, 2, `want []byte("..."), got string("x")`},
 		{[]string{"convert", "-target", "FuzzScheduleDecode", "-input", good}, 1, "does not fail"},
 		{[]string{"convert", "-target", "FuzzReplayDeterminism", "-input", good}, 1, "does not fail"},
+		{[]string{"convert", "-target", "FuzzComposition", "-input", good, "-format", "afl"}, 2, `-format: unknown format "afl" (valid: native, raw)`},
+		{[]string{"convert", "-target", "FuzzRapid", "-input", good, "-format", "raw"}, 2, `-format raw: FuzzRapid is not built for the farm`},
+		{[]string{"convert", "-target", "fuzz_rapid", "-input", good}, 2, `unknown target "fuzz_rapid" (run fuzztool targets; the farm's fuzzer names fuzz_composition, fuzz_replay_determinism, fuzz_schedule_decode are accepted too)`},
 		{[]string{"frob"}, 2, `unknown command "frob" (valid: convert, targets, mutants)`},
 	}
 	for _, c := range cases {
@@ -216,6 +297,12 @@ func TestParseNative(t *testing.T) {
 		got, err := parseNative([]byte(in))
 		if err != nil || string(got) != want {
 			t.Errorf("%q: %q %v, want %q", in, got, err, want)
+		}
+	}
+	for _, raw := range []string{"", "\x00\xff\n", "go test fuzz v1\n", "`\"\\", "\u00e9\xc3"} {
+		got, err := parseNative(encodeNative([]byte(raw)))
+		if err != nil || string(got) != raw {
+			t.Errorf("%q: encoded and parsed back as %q %v", raw, got, err)
 		}
 	}
 	for in, want := range map[string]string{

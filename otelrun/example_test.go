@@ -1,0 +1,55 @@
+package otelrun_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/faultline/faultline/fuzz"
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/otelrun"
+)
+
+// Write the trace of one run to a file that Jaeger's UI can open.
+func ExampleWriteFile() {
+	d, err := fuzz.NewDecoder()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	sched, _ := model.SingleFault("timeout_after_commit", model.ConfigOfProfile(model.ProfileBaseline))
+	res, err := d.Run(sched)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	dir, _ := os.MkdirTemp("", "traces")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, otelrun.FileName(res))
+	if err := otelrun.WriteFile(path, res); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(filepath.Base(path))
+	// Output: run-8501cdc0699b5c65.otlp.json
+}
+
+// Hand the spans of a run to an exporter one already has (here the SDK's
+// in-memory one; an OTLP exporter works the same way).
+func ExampleExport() {
+	d, _ := fuzz.NewDecoder()
+	sched, _ := model.SingleFault("timeout_after_commit", model.ConfigOfProfile(model.ProfileBaseline))
+	res, _ := d.Run(sched)
+	exp := tracetest.NewInMemoryExporter()
+	if err := otelrun.Export(context.Background(), res, exp); err != nil {
+		fmt.Println(err)
+		return
+	}
+	spans := exp.GetSpans()
+	root := spans[len(spans)-1]
+	fmt.Println(len(spans), "spans;", root.Name, root.Status.Description)
+	// Output: 23 spans; task refund-O-731 effect_at_most_once violated at seq 19 (tool.commit)
+}

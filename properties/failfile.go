@@ -1,0 +1,255 @@
+package properties
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"runtime/debug"
+	"strings"
+	"unicode"
+
+	"github.com/faultline/faultline/internal/fileio"
+	"github.com/faultline/faultline/internal/strictjson"
+	"github.com/faultline/faultline/model"
+)
+
+// ReplayEnv is the environment variable Check reads: set to the path of a
+// counterexample's schedule file (relative to the test's package
+// directory, where go test runs the test binary), Check runs that file's
+// faults once on the test's own system and config instead of exploring.
+const ReplayEnv = "FAULTLINE_REPLAY"
+
+// FailDir is the folder, relative to the test's package directory, under
+// which Check keeps each test's counterexamples by default: FailDir/NAME/,
+// NAME the test's name with every character other than a letter, a digit,
+// '-' and '_' made '_' (as rapid names its folders under testdata/rapid/).
+const FailDir = "testdata/faultline"
+
+// WithFailDir sets the folder in which Check writes the counterexamples it
+// finds and from which it replays the stored ones first (default
+// FailDir/NAME/ of the test's package directory). Tests that expect a
+// counterexample, such as a planted bug's, give it t.TempDir() so nothing
+// lands in the package's testdata. Check only: Explore and ExplorePair
+// refuse it (they write with WithCounterexampleDir). An empty dir is an
+// error.
+func WithFailDir(dir string) Option {
+	return optionFunc(func(s *settings) error {
+		if dir == "" {
+			return errors.New("properties: empty fail directory")
+		}
+		s.failDir = dir
+		return nil
+	})
+}
+
+// failFiles is where Check keeps one test's counterexamples, and the
+// command that replays one of them for the test's own system.
+type failFiles struct {
+	dir     string
+	test    string // the test's name
+	cwd     string // the test binary's working directory ("" when unknown)
+	pkg     string // the package argument of go test
+	pattern string // the -run pattern matching exactly the test
+}
+
+// newFailFiles returns the fail files of the test named test: in dir, or
+// FailDir/NAME/ when dir is "".
+func newFailFiles(test, dir string) failFiles {
+	if dir == "" {
+		dir = filepath.Join(filepath.FromSlash(FailDir), safeName(test))
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		cwd = ""
+	}
+	return failFiles{dir: dir, test: test, cwd: cwd, pkg: packageArg(cwd), pattern: runPattern(test)}
+}
+
+// command returns the shell command that replays the schedule file at
+// path through the test: FAULTLINE_REPLAY=FILE go test -run '^TEST$' PKG,
+// FILE relative to the package directory when path lies under it, PKG
+// the package's directory relative to the module root (run from there).
+func (f failFiles) command(path string) string {
+	if filepath.IsAbs(path) && f.cwd != "" {
+		if rel, err := filepath.Rel(f.cwd, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			path = rel
+		}
+	}
+	return fmt.Sprintf("%s=%s go test -run %s %s", ReplayEnv, shellWord(filepath.ToSlash(path)), quote(f.pattern), shellWord(f.pkg))
+}
+
+// safeName makes a test's name a folder name, as rapid does for
+// testdata/rapid/: letters, digits, '-' and '_' kept, anything else '_',
+// and a name Windows reserves given a trailing '_'.
+func safeName(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' {
+			b.WriteRune(r)
+		} else {
+			b.WriteRune('_')
+		}
+	}
+	s := b.String()
+	switch up := strings.ToUpper(s); {
+	case up == "CON" || up == "PRN" || up == "AUX" || up == "NUL",
+		len(up) == 4 && (strings.HasPrefix(up, "COM") || strings.HasPrefix(up, "LPT")) && up[3] >= '0' && up[3] <= '9':
+		s += "_"
+	}
+	return s
+}
+
+// runPattern is the go test -run pattern that matches exactly the test
+// named name: each element of a subtest's name anchored and quoted.
+func runPattern(name string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(parts, "/")
+}
+
+// packageArg is the package argument of go test for the test binary's
+// working directory cwd: "./" and its path relative to the module root
+// (the nearest directory above with a go.mod), "." at the root; when no
+// go.mod is found, the package's import path from the binary's build
+// information; "." when neither is known.
+func packageArg(cwd string) string {
+	for dir := cwd; dir != ""; {
+		if fi, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil && fi.Mode().IsRegular() {
+			rel, err := filepath.Rel(dir, cwd)
+			if err != nil {
+				break
+			}
+			if rel == "." {
+				return "."
+			}
+			return "./" + filepath.ToSlash(rel)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && strings.HasSuffix(bi.Path, ".test") {
+		return strings.TrimSuffix(bi.Path, ".test")
+	}
+	return "."
+}
+
+// quote single-quotes s for a POSIX shell.
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// shellWord is s as one shell word: as it is when it holds only
+// characters no shell treats specially, quoted otherwise.
+func shellWord(s string) string {
+	if s == "" {
+		return "''"
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@+,=", r)) {
+			return quote(s)
+		}
+	}
+	return s
+}
+
+// stored lists the schedule files of f's folder (NAME.json, not the
+// NAME.counterexample.json records beside them nor hidden files), in name
+// order; a folder that does not exist holds none.
+func (f failFiles) stored() ([]string, error) {
+	ents, err := os.ReadDir(f.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("properties: reading the stored counterexamples: %w", err)
+	}
+	var paths []string
+	for _, ent := range ents {
+		n := ent.Name()
+		if ent.IsDir() || strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".json") || strings.HasSuffix(n, ".counterexample.json") {
+			continue
+		}
+		paths = append(paths, filepath.Join(f.dir, n))
+	}
+	return paths, nil
+}
+
+// loadStored reads the schedule of a stored counterexample: a schedule
+// file (NAME.json), or the counterexample record beside it
+// (NAME.counterexample.json), both decoded strictly. Errors name the file.
+func loadStored(path string) (*model.Schedule, error) {
+	data, err := fileio.ReadFile(path, fileio.ScheduleLimit)
+	if err != nil {
+		return nil, fmt.Errorf("properties: %w", err)
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) == nil && top["schedule_file"] != nil && top["invariant"] != nil {
+		var raw struct {
+			CounterexampleRecord
+			Schedule json.RawMessage `json:"schedule"`
+			Shrunk   json.RawMessage `json:"rapid_shrunk_schedule"`
+		}
+		if err := strictjson.Decode(data, &raw); err != nil {
+			return nil, fmt.Errorf("properties: %s: counterexample record: %w", path, err)
+		}
+		data = raw.Schedule
+	}
+	s, err := model.ParseSchedule(data)
+	if err != nil {
+		return nil, fmt.Errorf("properties: %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// stored is the outcome of replaying one stored counterexample.
+type stored struct {
+	// cx is the counterexample when the file still breaks an invariant in
+	// scope, nil when every one held
+	cx  *Counterexample
+	res *model.Result
+	// note says that the file's config is not the test's, "" when it is
+	note string
+}
+
+// reached counts the faults of the replay that reached their event.
+func (s stored) reached() int {
+	n := 0
+	for _, f := range s.res.Faults {
+		if f.Reached {
+			n++
+		}
+	}
+	return n
+}
+
+// replayStored runs the faults of the schedule file at path once on the
+// test's own system, under the test's config and fixture (the file's seed
+// kept), through the public replay path.
+func (e *explorer) replayStored(f failFiles, path string) (stored, error) {
+	file, err := loadStored(path)
+	if err != nil {
+		return stored{}, err
+	}
+	s := *file
+	s.Config = e.set.config
+	var out stored
+	if !reflect.DeepEqual(file.Config, e.set.config) {
+		out.note = fmt.Sprintf("; its config (%s) is not the test's (%s), which it was replayed under", file.Config, e.set.config)
+	}
+	if out.res, err = e.replay(&s); err != nil {
+		return stored{}, fmt.Errorf("%w (replaying %s)", err, path)
+	}
+	if ir, bad := e.violation(out.res); bad {
+		out.cx = describe(&s, out.res, ir)
+		out.cx.File, out.cx.Replay = path, f.command(path)
+	}
+	return out, nil
+}
