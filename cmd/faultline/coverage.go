@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -114,7 +115,18 @@ unknown format), 4 an I/O error (reading the file, writing the report or
 			if err != nil {
 				return err
 			}
-			r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{Dir: schedules})
+			dir := schedules
+			for _, sys := range d.Systems {
+				if sys.Replay != "" && dir != "" {
+					// a system's own replay command (a go test line) runs
+					// in its package's folder, not here: name the files by
+					// their absolute path
+					if dir, err = filepath.Abs(schedules); err != nil {
+						return ioFailure(err)
+					}
+				}
+			}
+			r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{Dir: dir})
 			if schedules != "" {
 				if err := r.WriteSchedules(schedules); err != nil {
 					return err

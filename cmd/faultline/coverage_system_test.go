@@ -57,6 +57,22 @@ func TestCoverageOfAUserSystem(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "timeout_after_commit-5a76f22f.json")); err != nil {
 		t.Fatal(err)
 	}
+	// a relative folder is named by its absolute path: the system's go
+	// test command runs in its package's folder, not here
+	abs, err := filepath.Abs(billingFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	here := t.TempDir()
+	t.Chdir(here)
+	code, out, _ = runCLI(t, "coverage", "report", abs, "--schedules", "rel")
+	if code != 0 || !strings.Contains(out, "    replay: FAULTLINE_REPLAY="+filepath.Join(here, "rel", "timeout_after_commit-5a76f22f.json")+" go test -run '^TestReplay$' ./billing\n") {
+		t.Fatalf("relative --schedules: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(here, "rel", "timeout_after_commit-5a76f22f.json")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(filepath.Dir(filepath.Dir(abs)))
 
 	merged := filepath.Join(t.TempDir(), "merged.json")
 	code, out, stderr = runCLI(t, "coverage", "merge", merged, billingFile, billingFile)
