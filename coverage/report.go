@@ -351,8 +351,12 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 			if len(kr.Kinds) > 1 {
 				enter = "enter"
 			}
-			kr.Reason = fmt.Sprintf("never crossed by this system (%s): no recorded run crossed %s, where %s %s%s",
-				strings.Join(who, "; "), strings.Join(strs(u.Events(k)), " or "), strings.Join(kr.Kinds, " or "), enter, scheduled)
+			these := "this system"
+			if len(who) > 1 {
+				these = "these systems"
+			}
+			kr.Reason = fmt.Sprintf("never crossed by %s (%s): no recorded run crossed %s, where %s %s%s",
+				these, strings.Join(who, "; "), strings.Join(strs(u.Events(k)), " or "), strings.Join(kr.Kinds, " or "), enter, scheduled)
 		case e != nil:
 			kr.Status = StatusNotReached
 			var parts []string

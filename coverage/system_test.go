@@ -544,3 +544,40 @@ func TestFlushAfterFailsTheTest(t *testing.T) {
 		t.Fatal("an empty path registered a flush")
 	}
 }
+
+// TestNeverCrossedByTwoSystems: in a file of two systems, a key is never
+// crossed only when neither crossed it, and not applicable only when both
+// declare its boundary; one system's crossing makes the key an ordinary
+// unvisited one.
+func TestNeverCrossedByTwoSystems(t *testing.T) {
+	tickets := ticketCampaign(t, coverage.System{Name: "tickets", NotApplicable: []model.Boundary{model.BoundaryMemory, model.BoundaryBranchJoin}}).Data()
+	search, err := coverage.NewSystemTracker(nil, coverage.System{Name: "search", NotApplicable: []model.Boundary{model.BoundaryMemory}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the search agent checkpoints and fans out, but reads no memory
+	events := append(append([]model.EventName(nil), ticketEvents...), model.EvCheckpointWrite, model.EvBranchRun)
+	if err := search.Record(systemRun(t, events, []string{"answered_once"}, nil, planted{"timeout_after_commit", 1, true})); err != nil {
+		t.Fatal(err)
+	}
+	r := coverage.NewReport(coverage.Default(), coverage.Merge(tickets, search.Data()), coverage.ReportOptions{})
+	want := []string{
+		"context/proposal/before_validation/isolated/state_version never_crossed: never crossed by these systems (search, 1 run; tickets, 3 runs): no recorded run crossed context.eligibility, where cross_source_conflict enters",
+	}
+	if diff := cmp.Diff(want, rowsOf(r.NeverCrossed)); diff != "" {
+		t.Fatalf("never crossed (-want +got):\n%s", diff)
+	}
+	want = []string{"context/memory/before_commit/isolated/checkpoint_store not_applicable: not applicable: search, tickets declare they have no memory boundary"}
+	if diff := cmp.Diff(want, rowsOf(r.NotApplicable)); diff != "" {
+		t.Fatalf("not applicable (-want +got):\n%s", diff)
+	}
+	for _, k := range r.Keys {
+		if k.Key == "state/branch_join/before_commit/isolated/join_record" && k.Status != coverage.StatusNeverTried {
+			t.Fatalf("branch join: %s", k.Status)
+		}
+		if k.Key == "state/state/after_checkpoint/isolated/ledger_readback" &&
+			(k.Status != coverage.StatusNotReached || k.Reason != "scheduled 1 time, but its event never occurred (checkpoint_rollback)") {
+			t.Fatalf("checkpoint rollback: %s: %s", k.Status, k.Reason)
+		}
+	}
+}
