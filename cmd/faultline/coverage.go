@@ -154,9 +154,12 @@ Every writer of a coverage file (merge, and the commands and tests that record
 into it) holds its lock, the file OUT.lock left beside it, so merges into one
 file and recorders beside them never lose an update.
 
-Exit codes: 0 merged, 2 bad input (an input missing or invalid, or a count
-that would pass the largest integer; OUT is then unchanged), 4 an I/O error
-(reading an input, writing OUT).`,
+Each system's runs add and its crossed events are united; one system declared
+two ways (its not-applicable boundaries or replay command) is refused.
+
+Exit codes: 0 merged, 2 bad input (an input missing or invalid, a count
+that would pass the largest integer, or one system declared two ways; OUT is
+then unchanged), 4 an I/O error (reading an input, writing OUT).`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			// the inputs are read under OUT's lock, the one every writer of

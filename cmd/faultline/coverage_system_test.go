@@ -125,3 +125,24 @@ func TestCoverageFlushFailureExitsFour(t *testing.T) {
 		t.Errorf("file changed: %s", b)
 	}
 }
+
+// TestCoverageMergeRefusesTwoDeclarations: merging two files that declare
+// one system two ways is bad input, and OUT is left alone.
+func TestCoverageMergeRefusesTwoDeclarations(t *testing.T) {
+	b, err := os.ReadFile(billingFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := writeFile(t, strings.Replace(string(b), `"not_applicable": [
+        "branch_join",
+        "memory"
+      ]`, `"not_applicable": []`, 1))
+	out := filepath.Join(t.TempDir(), "out.json")
+	code, _, stderr := runCLI(t, "coverage", "merge", out, billingFile, other)
+	if code != 2 || !strings.Contains(stderr, `merging `+other+`: systems["billing"]: not-applicable boundaries differ: [branch_join, memory] and []`) {
+		t.Fatalf("exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("a refused merge wrote OUT")
+	}
+}
