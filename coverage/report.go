@@ -264,7 +264,10 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 		if f := opts.Replay[sys]; f != nil {
 			return f(file)
 		}
-		if sr := d.Systems[sys]; sr != nil && sr.Replay != "" && CheckReplayTemplate(sr.Replay) == nil {
+		if sr := d.Systems[sys]; sr != nil && sr.Replay != "" {
+			if err := CheckReplayTemplate(sr.Replay); err != nil {
+				return "(no command: " + err.Error() + ")" // Read and NewSystemTracker refuse it; only hand-made Data gets here
+			}
 			return fmt.Sprintf(sr.Replay, file)
 		}
 		return fmt.Sprintf(DefaultReplay, file)
