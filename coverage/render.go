@@ -157,18 +157,13 @@ func (r *Report) textRest(b *bytes.Buffer) {
 	for _, k := range r.Unvisited {
 		fmt.Fprintf(b, "  %s  %s: %s\n", k.Key, k.Status, k.Reason)
 	}
-	if r.Summary.Crossings {
-		for _, sec := range []struct {
-			title string
-			rows  []KeyRow
-		}{{"Keys never crossed by this system", r.NeverCrossed}, {"Keys not applicable to this system", r.NotApplicable}} {
-			fmt.Fprintf(b, "\n%s (%d):\n", sec.title, len(sec.rows))
-			if len(sec.rows) == 0 {
-				fmt.Fprintln(b, "  none")
-			}
-			for _, k := range sec.rows {
-				fmt.Fprintf(b, "  %s  %s: %s\n", k.Key, k.Status, k.Reason)
-			}
+	for _, sec := range r.sections() {
+		fmt.Fprintf(b, "\n%s (%d):\n", sec.title, len(sec.rows))
+		if len(sec.rows) == 0 {
+			fmt.Fprintln(b, "  none")
+		}
+		for _, k := range sec.rows {
+			fmt.Fprintf(b, "  %s  %s: %s\n", k.Key, k.Status, k.Reason)
 		}
 	}
 	fmt.Fprintln(b, "\nMarginals (visited/reachable keys per value; - = no catalogue kind has the value):")
@@ -193,6 +188,26 @@ func (r *Report) textRest(b *bytes.Buffer) {
 	for _, g := range r.Gaps {
 		fmt.Fprintf(b, "  %s (%d keys): %s\n", g.Pattern(), g.Keys, g.Reason)
 	}
+}
+
+// section is a list of keys the report prints under a title.
+type section struct {
+	title string
+	rows  []KeyRow
+}
+
+// sections are the lists of keys a version-2 record adds: the keys never
+// crossed (when every run's crossings are known) and the keys not
+// applicable (then, or when some are declared).
+func (r *Report) sections() []section {
+	var out []section
+	if r.Summary.Crossings {
+		out = append(out, section{"Keys never crossed by this system", r.NeverCrossed})
+	}
+	if r.Summary.Crossings || r.Summary.NotApplicable > 0 {
+		out = append(out, section{"Keys not applicable to this system", r.NotApplicable})
+	}
+	return out
 }
 
 // mdEscape escapes text for a Markdown table cell.
@@ -248,18 +263,13 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(&b, "- `%s` (%s): %s\n", k.Key, statusMark[k.Status], mdEscape(k.Reason))
 		}
 	}
-	if r.Summary.Crossings {
-		for _, sec := range []struct {
-			title string
-			rows  []KeyRow
-		}{{"Keys never crossed by this system", r.NeverCrossed}, {"Keys not applicable to this system", r.NotApplicable}} {
-			fmt.Fprintf(&b, "\n#### %s (%d)\n\n", sec.title, len(sec.rows))
-			if len(sec.rows) == 0 {
-				fmt.Fprintln(&b, "None.")
-			}
-			for _, k := range sec.rows {
-				fmt.Fprintf(&b, "- `%s` (%s): %s\n", k.Key, statusMark[k.Status], mdEscape(k.Reason))
-			}
+	for _, sec := range r.sections() {
+		fmt.Fprintf(&b, "\n#### %s (%d)\n\n", sec.title, len(sec.rows))
+		if len(sec.rows) == 0 {
+			fmt.Fprintln(&b, "None.")
+		}
+		for _, k := range sec.rows {
+			fmt.Fprintf(&b, "- `%s` (%s): %s\n", k.Key, statusMark[k.Status], mdEscape(k.Reason))
 		}
 	}
 	fmt.Fprintln(&b, "\n#### Marginals (visited/reachable keys per value; - = no catalogue kind has it)")

@@ -33,8 +33,9 @@ const (
 	// Only a file that records every run's crossings (version 2) has it.
 	StatusNeverCrossed = "never_crossed"
 	// StatusNotApplicable: every recorded system declares it does not
-	// have the key's boundary (System.NotApplicable); not visited, and
-	// not counted among the applicable keys.
+	// have the key's boundary (System.NotApplicable), and every run is of
+	// a recorded system; not visited, and not counted among the
+	// applicable keys.
 	StatusNotApplicable = "not_applicable"
 	// StatusOutside: recorded, but no kind of this catalogue has the key
 	// (the file came from another catalogue); not counted as reachable.
@@ -252,14 +253,18 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 	s.Unreachable = s.Keys - s.Reachable
 	s.Runs, s.NotAdjudicated = d.Runs, d.NotAdjudicated
 	names := slices.Sorted(maps.Keys(d.Systems))
-	traced := 0
+	traced, known := 0, 0
 	for _, n := range names {
 		sr := d.Systems[n]
 		traced += sr.Traced
+		known += sr.Runs
 		r.Systems = append(r.Systems, SystemRow{Name: n, Runs: sr.Runs, Traced: sr.Traced, Crossed: nonNil(sr.Crossed), NotApplicable: nonNil(sr.NotApplicable), Replay: replayOf(sr.Replay)})
 	}
 	s.Traced = traced
 	s.Crossings = len(names) > 0 && traced == d.Runs
+	// a declaration speaks for the runs of its system: every run must
+	// have one (a version-1 file merged in has runs of no system)
+	declared := len(names) > 0 && known == d.Runs
 	replay := func(sys, file string) string {
 		if f := opts.Replay[sys]; f != nil {
 			return f(file)
@@ -337,7 +342,7 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 		case e.Visited():
 			kr.Status = StatusHeld
 			kr.Reason = visitedDespite(na, k)
-		case s.Crossings && len(na) == len(names):
+		case declared && len(na) == len(names):
 			kr.Status = StatusNotApplicable
 			verb := "declares it has"
 			if len(na) > 1 {

@@ -583,3 +583,41 @@ func TestNeverCrossedByTwoSystems(t *testing.T) {
 		}
 	}
 }
+
+// TestDeclarationsWithoutTimelines: runs recorded without their timeline
+// (the assay's fast path) leave the crossings unknown, so nothing is
+// reported never crossed, while the system's declaration still makes its
+// keys not applicable; merged with a version-1 file's runs of no system,
+// the declaration no longer speaks for every run.
+func TestDeclarationsWithoutTimelines(t *testing.T) {
+	tr, err := coverage.NewSystemTracker(nil, coverage.System{Name: "tickets", NotApplicable: []model.Boundary{model.BoundaryMemory}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := systemRun(t, ticketEvents, []string{"answered_once"}, nil, planted{"timeout_after_commit", 1, true})
+	res.Timeline = nil
+	if err := tr.Record(res); err != nil {
+		t.Fatal(err)
+	}
+	d := tr.Data()
+	if sr := d.Systems["tickets"]; sr.Runs != 1 || sr.Traced != 0 || sr.Crossed != nil {
+		t.Fatalf("system %+v", sr)
+	}
+	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{})
+	if s := r.Summary; s.Crossings || s.NeverCrossed != 0 || s.NotApplicable != 1 || s.Applicable != 18 {
+		t.Fatalf("summary %+v", s)
+	}
+	var text bytes.Buffer
+	r.WriteText(&text)
+	if !strings.Contains(text.String(), "\n  crossings unknown for 1 of 1 runs (recorded without their timelines): no key is reported never crossed\n  systems: tickets (1 run, 0 events crossed; no memory)\n") ||
+		!strings.Contains(text.String(), "\nKeys not applicable to this system (1):\n  context/memory/before_commit/isolated/checkpoint_store  not_applicable: ") || strings.Contains(text.String(), "Keys never crossed") {
+		t.Fatalf("text:\n%s", text.String())
+	}
+	v1, err := coverage.ReadFile("testdata/v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := coverage.NewReport(coverage.Default(), coverage.Merge(d, v1), coverage.ReportOptions{}).Summary; s.NotApplicable != 0 || s.Runs != 5 {
+		t.Fatalf("merged with version 1: %+v", s)
+	}
+}
