@@ -23,6 +23,10 @@ type Data struct {
 	// Unattributed holds counterexamples whose violation no fired fault
 	// with a key reached (none, or a world event), one per invariant.
 	Unattributed []Counterexample
+	// Systems holds, by system name, what each system's recorded runs
+	// crossed and what it declares. A version-1 file has none: its runs
+	// carry no crossings, and no key of it is reported never crossed.
+	Systems map[string]*SystemRecord
 }
 
 // Entry is one key's record.
@@ -39,6 +43,9 @@ type Entry struct {
 	// Schedule is the smallest schedule (see ScheduleLess) that visited
 	// the key, so a visit replays; nil when Visits is 0.
 	Schedule *model.Schedule
+	// System names the system whose run Schedule is ("" when unknown, as
+	// in a version-1 file: the reference system).
+	System string
 	// Counterexamples are the invariant violations reached by a fault of
 	// this key, one per invariant, in invariant-name order.
 	Counterexamples []Counterexample
@@ -62,6 +69,8 @@ type Counterexample struct {
 	FirstSeq int
 	Event    model.EventName
 	Detail   string
+	// System names the system whose run Schedule is ("" when unknown).
+	System string
 }
 
 // Visited reports whether the entry has a visit.
@@ -143,6 +152,12 @@ func (d *Data) Clone() *Data {
 		out.Keys[k] = e.clone()
 	}
 	out.Unattributed = cloneCounterexamples(d.Unattributed)
+	if len(d.Systems) > 0 {
+		out.Systems = make(map[string]*SystemRecord, len(d.Systems))
+		for n, r := range d.Systems {
+			out.Systems[n] = r.clone()
+		}
+	}
 	return out
 }
 
@@ -168,11 +183,15 @@ func cloneCounterexamples(cs []Counterexample) []Counterexample {
 }
 
 // Merge returns the combination of a and b: counts add, each key keeps the
-// smaller of the two schedules, and counterexamples of one invariant under
-// one key add their counts and keep the smaller schedule (with its seq,
-// event and detail; equal schedules keep the smaller seq, event, detail). Merge is associative and commutative, Merge(a, a)
-// doubles every count of a, and merging the files of separate runs equals
-// recording all their runs in one Tracker. Neither input is changed.
+// smaller of the two schedules (equal ones the smaller system name), and
+// counterexamples of one invariant under one key add their counts and keep
+// the smaller schedule (with its seq, event, detail and system; equal
+// schedules keep the smaller seq, event, detail, system). Each system's
+// runs add, and its crossed events and not-applicable boundaries are
+// united. Merge is associative and commutative, Merge(a, a) doubles every
+// count of a and keeps every set, and merging the files of separate runs
+// equals recording all their runs in one Tracker. Neither input is
+// changed.
 func Merge(a, b *Data) *Data {
 	out := a.Clone()
 	out.add(b)
@@ -195,8 +214,9 @@ func (d *Data) add(b *Data) {
 		e.Visits += be.Visits
 		e.NotReached += be.NotReached
 		e.NotFired += be.NotFired
-		if be.Schedule != nil && (e.Schedule == nil || ScheduleLess(be.Schedule, e.Schedule)) {
-			e.Schedule = cloneSchedule(be.Schedule)
+		if be.Schedule != nil && (e.Schedule == nil ||
+			cmp.Or(compareSchedules(be.Schedule, e.Schedule), cmp.Compare(be.System, e.System)) < 0) {
+			e.Schedule, e.System = cloneSchedule(be.Schedule), be.System
 		}
 		for _, c := range be.Counterexamples {
 			e.Counterexamples = addCounterexample(e.Counterexamples, c)
@@ -204,6 +224,16 @@ func (d *Data) add(b *Data) {
 	}
 	for _, c := range b.Unattributed {
 		d.Unattributed = addCounterexample(d.Unattributed, c)
+	}
+	for n, br := range b.Systems {
+		if d.Systems == nil {
+			d.Systems = map[string]*SystemRecord{}
+		}
+		if r := d.Systems[n]; r != nil {
+			r.add(br)
+		} else {
+			d.Systems[n] = br.clone()
+		}
 	}
 }
 
@@ -217,9 +247,9 @@ func addCounterexample(cs []Counterexample, c Counterexample) []Counterexample {
 	x := &cs[i]
 	x.Count += c.Count
 	if cmp.Or(compareSchedules(c.Schedule, x.Schedule), cmp.Compare(c.FirstSeq, x.FirstSeq),
-		cmp.Compare(c.Event, x.Event), cmp.Compare(c.Detail, x.Detail)) < 0 {
+		cmp.Compare(c.Event, x.Event), cmp.Compare(c.Detail, x.Detail), cmp.Compare(c.System, x.System)) < 0 {
 		x.Schedule = cloneSchedule(c.Schedule)
-		x.FirstSeq, x.Event, x.Detail = c.FirstSeq, c.Event, c.Detail
+		x.FirstSeq, x.Event, x.Detail, x.System = c.FirstSeq, c.Event, c.Detail, c.System
 	}
 	return cs
 }

@@ -20,11 +20,21 @@
 //   - [Tracker]: safe for concurrent use; [Tracker.Record] takes a
 //     *model.Result (one line in any test, fuzz target or command), keeps
 //     per key the visit counts, the smallest schedule that visited it, and
-//     the counterexamples found under it; [Tracker.FlushTo] merges into a
-//     file shared by several processes; [Main] wraps a TestMain.
+//     the counterexamples found under it, and per system the events its
+//     runs crossed; [Tracker.FlushTo] merges into a file shared by several
+//     processes; [Main] wraps a TestMain and [Tracker.FlushAfter] a test,
+//     each failing it when the flush fails.
+//   - [NewTracker] records the reference system; [NewSystemTracker] a
+//     [System] of one's own: its name, the boundaries it does not have
+//     (their keys are "not applicable") and its replay command
+//     ([CheckReplayTemplate], [ReplayTemplate]). Invariants are any a
+//     system declares, checked by syntax ([CheckInvariantName]). A key no
+//     recorded run crossed is reported "never crossed", apart from the
+//     unvisited keys.
 //   - [Data], [Merge], [Read], [ReadFile], [Data.Write], [WriteFile]: the
-//     versioned JSON file; merge is associative and commutative, and
-//     merging a file with itself doubles its counts. [MergeIntoFile] and
+//     versioned JSON file (version 2; version 1 still reads); merge is
+//     associative and commutative, and merging a file with itself doubles
+//     its counts and keeps its sets. [MergeIntoFile] and
 //     [WriteFile] hold the file's lock (FILE.lock), which every writer
 //     takes; [CheckMerge] refuses counts that would overflow.
 //   - [NewReport] and [Report.WriteText], [Report.WriteJSON],

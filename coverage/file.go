@@ -2,6 +2,7 @@ package coverage
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,20 +19,34 @@ import (
 	"github.com/faultline/faultline/model"
 )
 
-// Version is the version of the coverage file format this package reads
-// and writes.
-const Version = 1
+// Version is the version of the coverage file format this package
+// writes. Version 2 added each system's record ("systems": its runs, the
+// events they crossed, its not-applicable boundaries and replay template)
+// and the system of each kept schedule; a version-1 file still reads, to
+// the Data it always held (no systems, no schedule's system).
+const Version = 2
 
 // stderr is where Main reports a failed flush.
 var stderr io.Writer = os.Stderr
 
 // The file's JSON shape. Pointers mark fields that must be present.
+// Fields marked "v2" are not in version 1; a version-1 file that has one
+// is refused.
 type fileJSON struct {
 	Version        *int                        `json:"version"`
 	Runs           *int                        `json:"runs"`
 	NotAdjudicated *int                        `json:"not_adjudicated"`
+	Systems        *map[string]json.RawMessage `json:"systems,omitempty"` // v2
 	Keys           *map[string]json.RawMessage `json:"keys"`
 	Unattributed   []json.RawMessage           `json:"unattributed,omitempty"`
+}
+
+type systemJSON struct {
+	Runs          *int              `json:"runs"`
+	Traced        *int              `json:"traced_runs"`
+	Crossed       []model.EventName `json:"crossed"`
+	NotApplicable []model.Boundary  `json:"not_applicable"`
+	Replay        string            `json:"replay,omitempty"`
 }
 
 type entryJSON struct {
@@ -39,6 +54,7 @@ type entryJSON struct {
 	NotReached      *int              `json:"not_reached"`
 	NotFired        *int              `json:"not_fired"`
 	Schedule        json.RawMessage   `json:"schedule,omitempty"`
+	System          *string           `json:"system,omitempty"` // v2
 	Counterexamples []json.RawMessage `json:"counterexamples,omitempty"`
 }
 
@@ -49,6 +65,15 @@ type cxJSON struct {
 	Event     model.EventName `json:"event"`
 	Detail    string          `json:"detail"`
 	Schedule  json.RawMessage `json:"schedule"`
+	System    *string         `json:"system,omitempty"` // v2
+}
+
+// strp returns &s, or nil for "" (an omitted field).
+func strp(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 func intp(v int) *int { return &v }
@@ -56,28 +81,35 @@ func intp(v int) *int { return &v }
 // Write writes d as indented JSON with a trailing newline:
 //
 //	{
-//	  "version": 1,
+//	  "version": 2,
 //	  "runs": 30,
 //	  "not_adjudicated": 0,
+//	  "systems": {
+//	    "reference": {"runs": 30, "traced_runs": 30, "crossed": ["checkpoint.write", "tool.commit", ...],
+//	      "not_applicable": [], "replay": "faultline replay %s"}
+//	  },
 //	  "keys": {
 //	    "tool/effect/after_commit/isolated/ledger_readback": {
 //	      "visits": 3, "not_reached": 0, "not_fired": 0,
-//	      "schedule": {SCHEDULE},
+//	      "schedule": {SCHEDULE}, "system": "reference",
 //	      "counterexamples": [{"invariant": "effect_at_most_once", "count": 1,
-//	        "first_seq": 19, "event": "tool.commit", "detail": "...", "schedule": {SCHEDULE}}]
+//	        "first_seq": 19, "event": "tool.commit", "detail": "...", "schedule": {SCHEDULE},
+//	        "system": "reference"}]
 //	    }
 //	  },
 //	  "unattributed": [COUNTEREXAMPLE...]
 //	}
 //
-// Keys are sorted; schedules are in model.Format's canonical form. The
-// output is a function of d alone.
+// Keys and systems are sorted, a system's lists too; "replay" is omitted
+// for DefaultReplay and "system" for a schedule of unknown system;
+// schedules are in model.Format's canonical form. The output is a function
+// of d alone, always in the current Version.
 func (d *Data) Write(w io.Writer) error {
 	keys := map[string]json.RawMessage{}
 	for k, e := range d.Keys {
 		ej := entryJSON{Visits: intp(e.Visits), NotReached: intp(e.NotReached), NotFired: intp(e.NotFired)}
 		if e.Schedule != nil {
-			ej.Schedule = model.Format(e.Schedule)
+			ej.Schedule, ej.System = model.Format(e.Schedule), strp(e.System)
 		}
 		for _, c := range e.Counterexamples {
 			ej.Counterexamples = append(ej.Counterexamples, cxRaw(c))
@@ -88,7 +120,22 @@ func (d *Data) Write(w io.Writer) error {
 		}
 		keys[k.String()] = b
 	}
-	f := fileJSON{Version: intp(Version), Runs: intp(d.Runs), NotAdjudicated: intp(d.NotAdjudicated), Keys: &keys}
+	systems := map[string]json.RawMessage{}
+	for n, r := range d.Systems {
+		sj := systemJSON{Runs: intp(r.Runs), Traced: intp(r.Traced), Crossed: union(nil, r.Crossed), NotApplicable: union(nil, r.NotApplicable), Replay: r.Replay}
+		if sj.Crossed == nil {
+			sj.Crossed = []model.EventName{}
+		}
+		if sj.NotApplicable == nil {
+			sj.NotApplicable = []model.Boundary{}
+		}
+		b, err := json.Marshal(sj)
+		if err != nil {
+			return fmt.Errorf("coverage: writing system %s: %w", n, err)
+		}
+		systems[n] = b
+	}
+	f := fileJSON{Version: intp(Version), Runs: intp(d.Runs), NotAdjudicated: intp(d.NotAdjudicated), Systems: &systems, Keys: &keys}
 	for _, c := range d.Unattributed {
 		f.Unattributed = append(f.Unattributed, cxRaw(c))
 	}
@@ -102,7 +149,7 @@ func (d *Data) Write(w io.Writer) error {
 
 func cxRaw(c Counterexample) json.RawMessage {
 	b, err := json.Marshal(cxJSON{Invariant: c.Invariant, Count: intp(c.Count), FirstSeq: c.FirstSeq,
-		Event: c.Event, Detail: c.Detail, Schedule: model.Format(c.Schedule)})
+		Event: c.Event, Detail: c.Detail, Schedule: model.Format(c.Schedule), System: strp(c.System)})
 	if err != nil {
 		panic("coverage: encoding a counterexample: " + err.Error()) // plain data: cannot fail
 	}
@@ -117,14 +164,21 @@ func strict(data []byte, v any) error { return strictjson.Decode(data, v) }
 // reads at most fileio.CoverageLimit bytes. It returns an error that names
 // the problem: a file over the limit, an empty file, a byte-order mark, a
 // top level that is not an object, malformed JSON, a repeated or misspelt
-// key, a missing or unsupported "version" (checked
+// key, a missing or unsupported "version" (1 and 2 are read; checked
 // first, so a newer file says so rather than listing its new fields), an
-// unknown or missing field (with the key it is under), an invalid key, a
-// negative count, an entry with no count, a visit count without a
-// schedule or a schedule without visits, a schedule that fails
-// model.ParseSchedule or has no fault of its key, a counterexample with an
-// unknown invariant, a count below 1, a repeated invariant, or a
-// counterexample under a key with no visit.
+// unknown or missing field (with the key it is under; a version-1 file
+// with a field of version 2 among them), an invalid key, a negative count,
+// an entry with no count, a visit count without a schedule or a schedule
+// without visits, a schedule that fails model.ParseSchedule or has no
+// fault of its key, a counterexample whose invariant name breaks
+// CheckInvariantName's rule (any name that keeps it is accepted, so a
+// system's own invariants read back), a count below 1, a repeated
+// invariant, a counterexample under a key with no visit, a system whose
+// name breaks the same rule, with no run, a crossed event that is not
+// dot-separated names, a boundary that is not one of the model's, a
+// repeated event or boundary, an invalid replay template, systems whose
+// runs add up to more than "runs", or a schedule naming a system the file
+// does not list.
 func Read(r io.Reader) (*Data, error) {
 	data, err := io.ReadAll(io.LimitReader(r, fileio.CoverageLimit+1))
 	if err != nil {
@@ -148,14 +202,19 @@ func Read(r io.Reader) (*Data, error) {
 	if v.Version == nil {
 		return nil, fmt.Errorf(`coverage file: missing "version" (want %d)`, Version)
 	}
-	if *v.Version != Version {
-		return nil, fmt.Errorf("coverage file: unsupported version %d (want %d)", *v.Version, Version)
+	if *v.Version != Version && *v.Version != 1 {
+		return nil, fmt.Errorf("coverage file: unsupported version %d (want %d, or 1)", *v.Version, Version)
 	}
+	v1 := *v.Version == 1
 	var f fileJSON
 	if err := strict(data, &f); err != nil {
 		return nil, fmt.Errorf("coverage file: %w", err)
 	}
 	switch {
+	case v1 && f.Systems != nil:
+		return nil, errors.New(`coverage file: "systems" is a field of version 2, not of version 1`)
+	case !v1 && f.Systems == nil:
+		return nil, errors.New(`coverage file: missing "systems" (an empty object is allowed)`)
 	case f.Runs == nil:
 		return nil, errors.New(`coverage file: missing "runs"`)
 	case f.NotAdjudicated == nil:
@@ -168,28 +227,107 @@ func Read(r io.Reader) (*Data, error) {
 		return nil, fmt.Errorf(`coverage file: "not_adjudicated" is %d, outside 0..runs (%d)`, *f.NotAdjudicated, *f.Runs)
 	}
 	d := &Data{Runs: *f.Runs, NotAdjudicated: *f.NotAdjudicated, Keys: map[Key]*Entry{}}
+	if f.Systems != nil {
+		sum := 0
+		for n, raw := range *f.Systems {
+			r, err := readSystem(n, raw)
+			if err != nil {
+				return nil, fmt.Errorf("coverage file: systems[%q]: %w", n, err)
+			}
+			if d.Systems == nil {
+				d.Systems = map[string]*SystemRecord{}
+			}
+			d.Systems[n] = r
+			sum += r.Runs
+		}
+		if sum > d.Runs || sum < 0 {
+			return nil, fmt.Errorf(`coverage file: the systems' runs add up to %d, more than "runs" (%d)`, sum, d.Runs)
+		}
+	}
+	known := func(at string, sys *string) (string, error) {
+		switch {
+		case sys == nil:
+			return "", nil
+		case v1:
+			return "", fmt.Errorf(`%s"system" is a field of version 2, not of version 1`, at)
+		case d.Systems[*sys] == nil:
+			return "", fmt.Errorf(`%s"system" %q is not one of the file's "systems"`, at, *sys)
+		}
+		return *sys, nil
+	}
 	for ks, raw := range *f.Keys {
 		k, err := ParseKey(ks)
 		if err != nil {
 			return nil, fmt.Errorf("coverage file: keys: %w", err)
 		}
-		e, err := readEntry(k, raw)
+		e, err := readEntry(k, raw, known)
 		if err != nil {
 			return nil, fmt.Errorf("coverage file: keys[%q]: %w", ks, err)
 		}
 		d.Keys[k] = e
 	}
-	d.Unattributed, err = readCounterexamples(f.Unattributed)
+	d.Unattributed, err = readCounterexamples(f.Unattributed, known)
 	if err != nil {
 		return nil, fmt.Errorf("coverage file: unattributed%w", err)
 	}
 	return d, nil
 }
 
-func readEntry(k Key, raw json.RawMessage) (*Entry, error) {
+// readSystem decodes one system's record.
+func readSystem(name string, raw json.RawMessage) (*SystemRecord, error) {
+	if err := checkSystemName(name); err != nil {
+		return nil, err
+	}
+	var sj systemJSON
+	if err := strict(raw, &sj); err != nil {
+		return nil, err
+	}
+	switch {
+	case sj.Runs == nil:
+		return nil, errors.New(`missing "runs"`)
+	case *sj.Runs < 1:
+		return nil, fmt.Errorf(`"runs" is %d, below 1 (a system is listed only when a run of it was recorded)`, *sj.Runs)
+	case sj.Traced == nil:
+		return nil, errors.New(`missing "traced_runs"`)
+	case *sj.Traced < 0 || *sj.Traced > *sj.Runs:
+		return nil, fmt.Errorf(`"traced_runs" is %d, outside 0..runs (%d)`, *sj.Traced, *sj.Runs)
+	case sj.Crossed == nil:
+		return nil, errors.New(`missing "crossed" (an empty list is allowed)`)
+	case *sj.Traced == 0 && len(sj.Crossed) > 0:
+		return nil, errors.New(`crossed events but no traced run`)
+	case sj.NotApplicable == nil:
+		return nil, errors.New(`missing "not_applicable" (an empty list is allowed)`)
+	}
+	for i, e := range sj.Crossed {
+		if err := checkEventName(e); err != nil {
+			return nil, fmt.Errorf("crossed: %w", err)
+		}
+		if slices.Contains(sj.Crossed[:i], e) {
+			return nil, fmt.Errorf("crossed: event %q listed twice", e)
+		}
+	}
+	if err := checkNotApplicable(sj.NotApplicable); err != nil {
+		return nil, err
+	}
+	if sj.Replay != "" {
+		if err := CheckReplayTemplate(sj.Replay); err != nil {
+			return nil, err
+		}
+	}
+	return &SystemRecord{Runs: *sj.Runs, Traced: *sj.Traced, Crossed: union(nil, sj.Crossed), NotApplicable: union(nil, sj.NotApplicable), Replay: sj.Replay}, nil
+}
+
+func readEntry(k Key, raw json.RawMessage, known func(string, *string) (string, error)) (*Entry, error) {
 	var ej entryJSON
 	if err := strict(raw, &ej); err != nil {
 		return nil, err
+	}
+	sys, err := known("", ej.System)
+	if err != nil {
+		return nil, err
+	}
+	if ej.System != nil && len(ej.Schedule) == 0 {
+		return nil, errors.New(`a "system" but no "schedule"`)
 	}
 	for _, f := range []struct {
 		name string
@@ -222,10 +360,9 @@ func readEntry(k Key, raw json.RawMessage) (*Entry, error) {
 		if !hasKey(s, k) {
 			return nil, errors.New("its schedule has no fault of this key")
 		}
-		e.Schedule = s
+		e.Schedule, e.System = s, sys
 	}
-	var err error
-	if e.Counterexamples, err = readCounterexamples(ej.Counterexamples); err != nil {
+	if e.Counterexamples, err = readCounterexamples(ej.Counterexamples, known); err != nil {
 		return nil, fmt.Errorf("counterexamples%w", err)
 	}
 	for _, c := range e.Counterexamples {
@@ -248,7 +385,7 @@ func hasKey(s *model.Schedule, k Key) bool {
 
 // readCounterexamples decodes a counterexample list; errors start with
 // "[i]: " so the caller can prefix the field name.
-func readCounterexamples(raws []json.RawMessage) ([]Counterexample, error) {
+func readCounterexamples(raws []json.RawMessage, known func(string, *string) (string, error)) ([]Counterexample, error) {
 	var out []Counterexample
 	for i, raw := range raws {
 		at := "[" + strconv.Itoa(i) + "]: "
@@ -256,15 +393,15 @@ func readCounterexamples(raws []json.RawMessage) ([]Counterexample, error) {
 		if err := strict(raw, &cj); err != nil {
 			return nil, errors.New(at + err.Error())
 		}
-		known := false
-		for _, inv := range model.Invariants {
-			known = known || inv.Name == cj.Invariant
+		sys, err := known(at, cj.System)
+		if err != nil {
+			return nil, err
 		}
 		switch {
 		case cj.Invariant == "":
 			return nil, errors.New(at + `missing "invariant"`)
-		case !known:
-			return nil, fmt.Errorf("%sunknown invariant %q", at, cj.Invariant)
+		case CheckInvariantName(cj.Invariant) != nil:
+			return nil, errors.New(at + CheckInvariantName(cj.Invariant).Error())
 		case cj.Count == nil:
 			return nil, errors.New(at + `missing "count"`)
 		case *cj.Count < 1:
@@ -284,7 +421,7 @@ func readCounterexamples(raws []json.RawMessage) ([]Counterexample, error) {
 			}
 		}
 		out = append(out, Counterexample{Invariant: cj.Invariant, Count: *cj.Count, Schedule: s,
-			FirstSeq: cj.FirstSeq, Event: cj.Event, Detail: cj.Detail})
+			FirstSeq: cj.FirstSeq, Event: cj.Event, Detail: cj.Detail, System: sys})
 	}
 	slices.SortFunc(out, func(a, b Counterexample) int { return strings.Compare(a.Invariant, b.Invariant) })
 	return out, nil
@@ -359,17 +496,41 @@ func MergeIntoFile(path string, d *Data) error {
 	})
 }
 
-// CheckMerge returns nil when every count of Merge(a, b) fits in an int,
-// and otherwise an error naming the first count (runs, not_adjudicated,
-// then each key in order, then the unattributed counterexamples) whose
-// sum would overflow, with both addends. Merge itself does not check: a
-// merge that overflows would wrap to a negative count that Read refuses.
+// CheckMerge returns nil when every count of Merge(a, b) fits in an int
+// and the two agree on every system both hold, and otherwise an error
+// naming the first problem: a count (runs, not_adjudicated, each system's
+// runs, then each key in order, then the unattributed counterexamples)
+// whose sum would overflow, with both addends, or a system whose
+// not-applicable boundaries or replay template differ between a and b
+// (one system, two declarations: rename one, or record both again under
+// one declaration). Merge itself does not check: a merge that overflows
+// would wrap to a negative count that Read refuses, and differing
+// declarations are united (the smaller replay template kept).
 func CheckMerge(a, b *Data) error {
 	if err := checkSum(`"runs"`, a.Runs, b.Runs); err != nil {
 		return err
 	}
 	if err := checkSum(`"not_adjudicated"`, a.NotAdjudicated, b.NotAdjudicated); err != nil {
 		return err
+	}
+	for _, n := range slices.Sorted(maps.Keys(b.Systems)) {
+		ar, br := a.Systems[n], b.Systems[n]
+		if ar == nil {
+			continue
+		}
+		at := fmt.Sprintf("systems[%q]", n)
+		if err := checkSum(at+`."runs"`, ar.Runs, br.Runs); err != nil {
+			return err
+		}
+		if err := checkSum(at+`."traced_runs"`, ar.Traced, br.Traced); err != nil {
+			return err
+		}
+		if x, y := union(nil, ar.NotApplicable), union(nil, br.NotApplicable); !slices.Equal(x, y) {
+			return fmt.Errorf("%s: not-applicable boundaries differ: %s and %s", at, list(x), list(y))
+		}
+		if ar.Replay != br.Replay {
+			return fmt.Errorf("%s: replay templates differ: %q and %q", at, replayOf(ar.Replay), replayOf(br.Replay))
+		}
 	}
 	keys := slices.SortedFunc(maps.Keys(b.Keys), func(x, y Key) int { return strings.Compare(x.String(), y.String()) })
 	for _, k := range keys {
@@ -392,6 +553,12 @@ func CheckMerge(a, b *Data) error {
 	}
 	return checkCounts("unattributed", a.Unattributed, b.Unattributed)
 }
+
+// list writes a list of boundaries as "[a, b]" ("[]" for none).
+func list(bs []model.Boundary) string { return "[" + strings.Join(strs(bs), ", ") + "]" }
+
+// replayOf returns a system's replay template, DefaultReplay for "".
+func replayOf(t string) string { return cmp.Or(t, DefaultReplay) }
 
 // checkCounts checks the sum of the counts of each invariant in both xs
 // and ys.

@@ -15,11 +15,42 @@ import (
 )
 
 // notReachedFile is the exact file of one typed run whose fault at the
-// fifth tool.commit was never reached.
+// fifth tool.commit was never reached: the reference system's run, with
+// every event it crossed.
 const notReachedFile = `{
-  "version": 1,
+  "version": 2,
   "runs": 1,
   "not_adjudicated": 0,
+  "systems": {
+    "reference": {
+      "runs": 1,
+      "traced_runs": 1,
+      "crossed": [
+        "authority.check",
+        "authority.grant",
+        "branch.join",
+        "branch.run",
+        "checkpoint.load",
+        "checkpoint.write",
+        "claim",
+        "context.eligibility",
+        "context.order",
+        "context.policy",
+        "evidence.decision",
+        "evidence.lookup",
+        "evidence.readback",
+        "evidence.receipt",
+        "ledger.readback",
+        "memory.read",
+        "memory.write",
+        "proposal",
+        "state.read",
+        "tool.commit",
+        "worker.start"
+      ],
+      "not_applicable": []
+    }
+  },
   "keys": {
     "tool/effect/after_commit/isolated/ledger_readback": {
       "visits": 0,
@@ -77,12 +108,14 @@ func TestReadIsStrict(t *testing.T) {
 	cases := []struct{ name, in, want string }{
 		{"empty", ``, "malformed JSON"},
 		{"malformed", `{"version": 1,`, "malformed JSON"},
-		{"no version", strings.Replace(good, `"version": 1,`, ``, 1), `missing "version" (want 1)`},
-		{"version 2", strings.Replace(strings.Replace(good, `"version": 1`, `"version": 2`, 1), `"runs": 1,`, `"runs": 1, "shards": 4,`, 1), "unsupported version 2 (want 1)"},
+		{"no version", strings.Replace(good, `"version": 2,`, ``, 1), `missing "version" (want 2)`},
+		{"version 3", strings.Replace(strings.Replace(good, `"version": 2`, `"version": 3`, 1), `"runs": 1,`, `"runs": 1, "shards": 4,`, 1), "unsupported version 3 (want 2, or 1)"},
 		{"unknown field", strings.Replace(good, `"runs": 1,`, `"runs": 1, "shards": 4,`, 1), `unknown field "shards"`},
 		{"unknown entry field", strings.Replace(good, `"visits": 0,`, `"visits": 0, "hits": 3,`, 1), `keys["tool/effect/after_commit/isolated/ledger_readback"]: unknown field "hits"`},
 		{"missing runs", strings.Replace(good, `"runs": 1,`, ``, 1), `missing "runs"`},
-		{"missing keys", `{"version": 1, "runs": 0, "not_adjudicated": 0}`, `missing "keys"`},
+		{"missing keys", `{"version": 2, "runs": 0, "not_adjudicated": 0, "systems": {}}`, `missing "keys"`},
+		{"missing systems", `{"version": 2, "runs": 0, "not_adjudicated": 0, "keys": {}}`, `missing "systems"`},
+		{"systems in version 1", `{"version": 1, "runs": 0, "not_adjudicated": 0, "systems": {}, "keys": {}}`, `"systems" is a field of version 2, not of version 1`},
 		{"negative runs", strings.Replace(good, `"runs": 1,`, `"runs": -1,`, 1), `"runs" is -1, below 0`},
 		{"not adjudicated above runs", strings.Replace(good, `"not_adjudicated": 0`, `"not_adjudicated": 2`, 1), `"not_adjudicated" is 2, outside 0..runs (1)`},
 		{"bad key", strings.Replace(good, "ledger_readback", "ledger", 1), `unknown oracle "ledger"`},
@@ -92,7 +125,26 @@ func TestReadIsStrict(t *testing.T) {
 		{"all zero", strings.Replace(good, `"not_reached": 1`, `"not_reached": 0`, 1), "every count is 0"},
 		{"visits without schedule", strings.Replace(good, entry, `"visits": 2, "not_reached": 0, "not_fired": 0`, 1), `2 visits but no "schedule"`},
 		{"trailing data", good + "{}", "trailing data"},
-		{"unknown invariant", strings.Replace(visited, `"invariant": "effect_at_most_once"`, `"invariant": "be_nice"`, 1), `counterexamples[0]: unknown invariant "be_nice"`},
+		{"invalid invariant name", strings.Replace(visited, `"invariant": "effect_at_most_once"`, `"invariant": "Be nice"`, 1), `counterexamples[0]: invariant name "Be nice": must start with a lower-case letter a-z`},
+		{"invariant name with a dash", strings.Replace(visited, `"invariant": "effect_at_most_once"`, `"invariant": "be-nice"`, 1), `counterexamples[0]: invariant name "be-nice": byte 2 ('-') is not a lower-case letter, digit or underscore`},
+		{"long invariant name", strings.Replace(visited, `"invariant": "effect_at_most_once"`, `"invariant": "`+strings.Repeat("a", 65)+`"`, 1), `65 bytes, longer than 64`},
+		{"system of no record", strings.Replace(visited, `"system": "reference"`, `"system": "billing"`, 1), `"system" "billing" is not one of the file's "systems"`},
+		{"system without runs", strings.Replace(good, `"runs": 1,
+      "traced_runs": 1,`, `"runs": 0,
+      "traced_runs": 0,`, 1), `systems["reference"]: "runs" is 0, below 1`},
+		{"systems over runs", strings.Replace(good, `"runs": 1,
+      "traced_runs": 1,`, `"runs": 2,
+      "traced_runs": 1,`, 1), `the systems' runs add up to 2, more than "runs" (1)`},
+		{"traced over runs", strings.Replace(good, `"traced_runs": 1,`, `"traced_runs": 2,`, 1), `"traced_runs" is 2, outside 0..runs (1)`},
+		{"crossed untraced", strings.Replace(good, `"traced_runs": 1,`, `"traced_runs": 0,`, 1), `crossed events but no traced run`},
+		{"missing traced", strings.Replace(good, `"traced_runs": 1,`, ``, 1), `missing "traced_runs"`},
+		{"bad system name", strings.Replace(good, `"reference": {`, `"Reference": {`, 1), `systems["Reference"]: system name "Reference": must start with a lower-case letter`},
+		{"bad crossed event", strings.Replace(good, `"claim",`, `"claim.",`, 1), `crossed: event "claim.": empty`},
+		{"repeated crossed event", strings.Replace(good, `"claim",`, `"claim", "claim",`, 1), `crossed: event "claim" listed twice`},
+		{"missing crossed", strings.Replace(good, `"crossed": [`, `"crossings": [`, 1), `unknown field "crossings"`},
+		{"unknown boundary", strings.Replace(good, `"not_applicable": []`, `"not_applicable": ["vault"]`, 1), `not applicable: unknown boundary "vault"`},
+		{"repeated boundary", strings.Replace(good, `"not_applicable": []`, `"not_applicable": ["memory", "memory"]`, 1), `not applicable: boundary "memory" listed twice`},
+		{"bad replay", strings.Replace(good, `"not_applicable": []`, `"not_applicable": [], "replay": "go test ./billing"`, 1), `replay template "go test ./billing": holds 0 %s, want exactly one`},
 		{"count 0", strings.Replace(visited, `"count": 1`, `"count": 0`, 1), `counterexamples[0]: "count" is 0, below 1`},
 		{"schedule of another key", strings.Replace(visited, `"tool/effect/after_commit/isolated/ledger_readback"`, `"tool/effect/after_commit/isolated/receipt"`, 1), "its schedule has no fault of this key"},
 		{"bad schedule", strings.Replace(visited, `"kind": "timeout_after_commit"`, `"kind": "gremlin"`, 1), `unknown fault kind "gremlin"`},
@@ -172,6 +224,8 @@ func TestMergeIntoFileFromManyWriters(t *testing.T) {
 	}
 	want := d.Clone()
 	want.Runs *= 12
+	want.Systems[coverage.ReferenceSystem].Runs *= 12
+	want.Systems[coverage.ReferenceSystem].Traced *= 12
 	for _, e := range want.Keys {
 		e.Visits *= 12
 		for i := range e.Counterexamples {

@@ -92,9 +92,12 @@ type GateOptions struct {
 
 // GateResult is a gate's finding.
 type GateResult struct {
-	Ratio       float64
-	Visited     int
-	Reachable   int
+	Ratio     float64
+	Visited   int
+	Reachable int
+	// Applicable is Reachable less the keys the systems declare not
+	// applicable; Ratio is Visited / Applicable.
+	Applicable  int
 	MinRatio    float64
 	HasMinRatio bool
 	// Required counts the keys the requirements name (a key named by
@@ -134,7 +137,7 @@ func Gate(u *Universe, d *Data, opts GateOptions) (*GateResult, error) {
 		return nil, fmt.Errorf("coverage gate: minimum ratio %v is not in [0,1]", opts.MinRatio)
 	}
 	r := NewReport(u, d, ReportOptions{})
-	g := &GateResult{Ratio: r.Summary.Ratio, Visited: r.Summary.Visited, Reachable: r.Summary.Reachable,
+	g := &GateResult{Ratio: r.Summary.Ratio, Visited: r.Summary.Visited, Reachable: r.Summary.Reachable, Applicable: r.Summary.Applicable,
 		MinRatio: opts.MinRatio, HasMinRatio: opts.HasMinRatio}
 	rows := map[string]KeyRow{}
 	for _, k := range r.Keys {
@@ -187,7 +190,11 @@ func (g *GateResult) WriteText(w io.Writer) error {
 		verdict = "FAILED"
 	}
 	fmt.Fprintf(&b, "coverage gate: %s\n", verdict)
-	fmt.Fprintf(&b, "  ratio %.4f (%d of %d reachable keys visited)", g.Ratio, g.Visited, g.Reachable)
+	if g.Applicable != g.Reachable {
+		fmt.Fprintf(&b, "  ratio %.4f (%d of %d applicable keys visited; %d reachable)", g.Ratio, g.Visited, g.Applicable, g.Reachable)
+	} else {
+		fmt.Fprintf(&b, "  ratio %.4f (%d of %d reachable keys visited)", g.Ratio, g.Visited, g.Reachable)
+	}
 	if g.HasMinRatio {
 		met := "met"
 		if !g.RatioMet() {

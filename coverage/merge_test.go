@@ -57,15 +57,56 @@ func genSchedule(t *rapid.T, label string) *model.Schedule {
 	return s
 }
 
+// genSystems draws up to three systems (the reference and two of other
+// domains) whose runs add up to at most runs, each with some traced runs,
+// crossed events, not-applicable boundaries and a replay template; the
+// second result lists the names a schedule may carry ("" among them).
+func genSystems(t *rapid.T, label string, runs int) (map[string]*coverage.SystemRecord, []string) {
+	names := []string{""}
+	var out map[string]*coverage.SystemRecord
+	for _, n := range rapid.SliceOfDistinct(rapid.SampledFrom([]string{coverage.ReferenceSystem, "billing", "tickets"}), func(s string) string { return s }).Draw(t, label+".systems") {
+		if runs == 0 {
+			break
+		}
+		r := &coverage.SystemRecord{Runs: rapid.IntRange(1, runs).Draw(t, label+".sysruns")}
+		runs -= r.Runs
+		r.Traced = rapid.IntRange(0, r.Runs).Draw(t, label+".traced")
+		if r.Traced > 0 {
+			r.Crossed = rapid.SliceOfNDistinct(rapid.SampledFrom(model.AllEvents), 0, 6, func(e model.EventName) model.EventName { return e }).Draw(t, label+".crossed")
+			slices.Sort(r.Crossed)
+		}
+		r.NotApplicable = rapid.SliceOfNDistinct(rapid.SampledFrom(model.AllBoundaries), 0, 3, func(b model.Boundary) model.Boundary { return b }).Draw(t, label+".na")
+		slices.Sort(r.NotApplicable)
+		if len(r.Crossed) == 0 {
+			r.Crossed = nil
+		}
+		if len(r.NotApplicable) == 0 {
+			r.NotApplicable = nil
+		}
+		r.Replay = rapid.SampledFrom([]string{"", "replay %s", "FAULTLINE_REPLAY=%s go test ./" + n}).Draw(t, label+".replay")
+		if out == nil {
+			out = map[string]*coverage.SystemRecord{}
+		}
+		out[n] = r
+		names = append(names, n)
+	}
+	return out, names
+}
+
 // genData draws a valid Data: entries under reachable keys whose
-// schedules hold a fault of the key, counterexamples under visited keys.
+// schedules hold a fault of the key, counterexamples under visited keys,
+// with systems, and schedules of those systems (or of none); besides the
+// built-in invariants, counterexamples may name a system's own
+// (charged_once, paid_has_receipt).
 func genData(t *rapid.T, label string) *coverage.Data {
 	u := coverage.Default()
 	d := &coverage.Data{Keys: map[coverage.Key]*coverage.Entry{}}
 	d.Runs = rapid.IntRange(0, 50).Draw(t, label+".runs")
 	d.NotAdjudicated = rapid.IntRange(0, d.Runs).Draw(t, label+".notadj")
+	var sysNames []string
+	d.Systems, sysNames = genSystems(t, label, d.Runs)
 	// every invariant, in name order, as a file keeps them
-	var invs []string
+	invs := []string{"charged_once", "paid_has_receipt"}
 	for _, inv := range model.Invariants {
 		invs = append(invs, inv.Name)
 	}
@@ -84,7 +125,8 @@ func genData(t *rapid.T, label string) *coverage.Data {
 			if rapid.Bool().Draw(t, l+".has") {
 				out = append(out, coverage.Counterexample{Invariant: inv, Count: rapid.IntRange(1, 5).Draw(t, l+".count"),
 					Schedule: withKind(genSchedule(t, l), kind), FirstSeq: rapid.IntRange(1, 20).Draw(t, l+".seq"),
-					Event: rapid.SampledFrom(model.AllEvents).Draw(t, l+".event"), Detail: rapid.SampledFrom([]string{"x", "y"}).Draw(t, l+".detail")})
+					Event: rapid.SampledFrom(model.AllEvents).Draw(t, l+".event"), Detail: rapid.SampledFrom([]string{"x", "y"}).Draw(t, l+".detail"),
+					System: rapid.SampledFrom(sysNames).Draw(t, l+".system")})
 			}
 		}
 		return out
@@ -98,6 +140,7 @@ func genData(t *rapid.T, label string) *coverage.Data {
 		}
 		if e.Visits > 0 {
 			e.Schedule = withKind(genSchedule(t, label+".sched"), kind)
+			e.System = rapid.SampledFrom(sysNames).Draw(t, label+".system")
 			e.Counterexamples = cx(kind, label+".cx")
 		}
 		d.Keys[k] = e
@@ -116,7 +159,8 @@ func write(t *rapid.T, d *coverage.Data) string {
 
 // TestMergeLaws: merge is associative and commutative (as files, byte for
 // byte), merging a file with itself doubles every count and keeps every
-// schedule, and the file round-trips.
+// schedule and every set (each system's crossed events, not-applicable
+// boundaries and replay template: idempotent), and the file round-trips.
 func TestMergeLaws(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		a, b, c := genData(t, "a"), genData(t, "b"), genData(t, "c")
@@ -138,6 +182,9 @@ func TestMergeLaws(t *testing.T) {
 		}
 		for i := range want.Unattributed {
 			want.Unattributed[i].Count *= 2
+		}
+		for _, r := range want.Systems {
+			r.Runs, r.Traced = 2*r.Runs, 2*r.Traced
 		}
 		if diff := cmp.Diff(want, aa); diff != "" {
 			t.Fatalf("merging with itself is not doubling (-want +got):\n%s", diff)

@@ -26,7 +26,24 @@ func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
 // headline is the report's first line.
 func (r *Report) headline() string {
 	s := r.Summary
+	if s.NotApplicable > 0 {
+		return fmt.Sprintf("Coverage: %d of %d applicable keys visited (%s; %d reachable, %d not applicable)", s.Visited, s.Applicable, pct(s.Ratio), s.Reachable, s.NotApplicable)
+	}
 	return fmt.Sprintf("Coverage: %d of %d reachable keys visited (%s)", s.Visited, s.Reachable, pct(s.Ratio))
+}
+
+// systemsLine names the file's systems with their runs, crossed events
+// and declared boundaries.
+func (r *Report) systemsLine() string {
+	var p []string
+	for _, sy := range r.Systems {
+		x := fmt.Sprintf("%s (%s, %d events crossed", sy.Name, runs(sy.Runs), len(sy.Crossed))
+		if len(sy.NotApplicable) > 0 {
+			x += "; no " + strings.Join(strs(sy.NotApplicable), ", ")
+		}
+		p = append(p, x+")")
+	}
+	return "systems: " + strings.Join(p, ", ")
 }
 
 // counts are the report's summary lines after the headline.
@@ -37,6 +54,14 @@ func (r *Report) counts() []string {
 		fmt.Sprintf("visited keys: %d violated an invariant, %d held; unvisited reachable keys: %d scheduled but not reached, %d never tried", s.Violated, s.Held, s.NotReached, s.NeverTried),
 		fmt.Sprintf("runs %d (%d not adjudicated); fault visits %d, scheduled not reached %d, reached not fired %d; counterexamples %d", s.Runs, s.NotAdjudicated, s.Visits, s.FaultsNotReached, s.FaultsNotFired, s.Counterexamples),
 		fmt.Sprintf("pairwise (t = 2): %d of %d reachable value pairs covered (%s; %d pairs possible)", s.PairsCovered, s.PairsReachable, pct(s.PairRatio), s.PairsPossible),
+	}
+	if len(r.Systems) > 0 && !s.Crossings {
+		lines = append(lines, fmt.Sprintf("crossings unknown for %d of %d runs (recorded without their timelines): no key is reported never crossed", s.Runs-s.Traced, s.Runs),
+			r.systemsLine())
+	}
+	if s.Crossings {
+		lines = append(lines, fmt.Sprintf("never crossed by the recorded systems: %d reachable keys; not applicable (declared by the systems): %d; neither counts as visited", s.NeverCrossed, s.NotApplicable),
+			r.systemsLine())
 	}
 	if s.Outside > 0 {
 		lines = append(lines, fmt.Sprintf("%d recorded keys are outside this catalogue (not counted as reachable)", s.Outside))
@@ -132,6 +157,15 @@ func (r *Report) textRest(b *bytes.Buffer) {
 	for _, k := range r.Unvisited {
 		fmt.Fprintf(b, "  %s  %s: %s\n", k.Key, k.Status, k.Reason)
 	}
+	for _, sec := range r.sections() {
+		fmt.Fprintf(b, "\n%s (%d):\n", sec.title, len(sec.rows))
+		if len(sec.rows) == 0 {
+			fmt.Fprintln(b, "  none")
+		}
+		for _, k := range sec.rows {
+			fmt.Fprintf(b, "  %s  %s: %s\n", k.Key, k.Status, k.Reason)
+		}
+	}
 	fmt.Fprintln(b, "\nMarginals (visited/reachable keys per value; - = no catalogue kind has the value):")
 	for _, m := range r.Marginals {
 		var cells []string
@@ -156,17 +190,39 @@ func (r *Report) textRest(b *bytes.Buffer) {
 	}
 }
 
+// section is a list of keys the report prints under a title.
+type section struct {
+	title string
+	rows  []KeyRow
+}
+
+// sections are the lists of keys a version-2 record adds: the keys never
+// crossed (when every run's crossings are known) and the keys not
+// applicable (then, or when some are declared).
+func (r *Report) sections() []section {
+	var out []section
+	if r.Summary.Crossings {
+		out = append(out, section{"Keys never crossed by this system", r.NeverCrossed})
+	}
+	if r.Summary.Crossings || r.Summary.NotApplicable > 0 {
+		out = append(out, section{"Keys not applicable to this system", r.NotApplicable})
+	}
+	return out
+}
+
 // mdEscape escapes text for a Markdown table cell.
 func mdEscape(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;").Replace(s)
 }
 
 var statusMark = map[string]string{
-	StatusViolated:   "❌ violated",
-	StatusHeld:       "✅ held",
-	StatusNotReached: "⚠️ scheduled, not reached",
-	StatusNeverTried: "⬜ never tried",
-	StatusOutside:    "❔ outside catalogue",
+	StatusViolated:      "❌ violated",
+	StatusHeld:          "✅ held",
+	StatusNotReached:    "⚠️ scheduled, not reached",
+	StatusNeverTried:    "⬜ never tried",
+	StatusOutside:       "❔ outside catalogue",
+	StatusNeverCrossed:  "🚫 never crossed",
+	StatusNotApplicable: "➖ not applicable",
 }
 
 // WriteMarkdown writes the report as Markdown for a pull-request comment:
@@ -204,6 +260,15 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	} else {
 		fmt.Fprintln(&b)
 		for _, k := range r.Unvisited {
+			fmt.Fprintf(&b, "- `%s` (%s): %s\n", k.Key, statusMark[k.Status], mdEscape(k.Reason))
+		}
+	}
+	for _, sec := range r.sections() {
+		fmt.Fprintf(&b, "\n#### %s (%d)\n\n", sec.title, len(sec.rows))
+		if len(sec.rows) == 0 {
+			fmt.Fprintln(&b, "None.")
+		}
+		for _, k := range sec.rows {
 			fmt.Fprintf(&b, "- `%s` (%s): %s\n", k.Key, statusMark[k.Status], mdEscape(k.Reason))
 		}
 	}

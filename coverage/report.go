@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,8 +24,19 @@ const (
 	// StatusNotReached: scheduled, but no fault of the key reached its
 	// boundary and fired; not visited.
 	StatusNotReached = "scheduled_not_reached"
-	// StatusNeverTried: reachable, but no recorded run scheduled it.
+	// StatusNeverTried: reachable, and crossed (or crossings unknown), but
+	// no recorded run scheduled it.
 	StatusNeverTried = "never_tried"
+	// StatusNeverCrossed: no recorded run of the file's systems crossed
+	// an event at which the key's kinds enter, so no fault of the key
+	// could have been reached; not visited, and not "unvisited" either.
+	// Only a file that records every run's crossings (version 2) has it.
+	StatusNeverCrossed = "never_crossed"
+	// StatusNotApplicable: every recorded system declares it does not
+	// have the key's boundary (System.NotApplicable), and every run is of
+	// a recorded system; not visited, and not counted among the
+	// applicable keys.
+	StatusNotApplicable = "not_applicable"
 	// StatusOutside: recorded, but no kind of this catalogue has the key
 	// (the file came from another catalogue); not counted as reachable.
 	StatusOutside = "outside_catalogue"
@@ -42,8 +54,16 @@ type Report struct {
 	// Keys has a row per reachable key in report order, then a row per
 	// recorded key outside the catalogue.
 	Keys []KeyRow `json:"keys"`
-	// Unvisited repeats the reachable keys without a visit, with reasons.
+	// Unvisited repeats the reachable keys that were crossed (or whose
+	// crossings are unknown) but not visited, with reasons.
 	Unvisited []KeyRow `json:"unvisited"`
+	// NeverCrossed repeats the keys no recorded run crossed, and
+	// NotApplicable those the systems declare they do not have, with
+	// reasons.
+	NeverCrossed  []KeyRow `json:"never_crossed"`
+	NotApplicable []KeyRow `json:"not_applicable"`
+	// Systems are the file's systems, by name.
+	Systems []SystemRow `json:"systems"`
 	// Gaps are every unreachable key, grouped by reason (Universe.Gaps).
 	Gaps []Gap `json:"unreachable"`
 	// Marginals has one entry per dimension, in key order.
@@ -64,15 +84,24 @@ type Summary struct {
 	Reachable   int `json:"reachable"`
 	Unreachable int `json:"unreachable"`
 	// Visited counts reachable keys with a visit; Ratio = Visited /
-	// Reachable (0 when nothing is reachable).
+	// Applicable (0 when nothing is applicable).
 	Visited int     `json:"visited"`
 	Ratio   float64 `json:"ratio"`
-	// Violated + Held = Visited; NotReached + NeverTried = Reachable -
-	// Visited.
-	Violated   int `json:"violated_keys"`
-	Held       int `json:"held_keys"`
-	NotReached int `json:"scheduled_not_reached_keys"`
-	NeverTried int `json:"never_tried_keys"`
+	// Applicable = Reachable - NotApplicable.
+	Applicable int `json:"applicable"`
+	// Violated + Held = Visited; NotReached + NeverTried + NeverCrossed +
+	// NotApplicable = Reachable - Visited.
+	Violated      int `json:"violated_keys"`
+	Held          int `json:"held_keys"`
+	NotReached    int `json:"scheduled_not_reached_keys"`
+	NeverTried    int `json:"never_tried_keys"`
+	NeverCrossed  int `json:"never_crossed_keys"`
+	NotApplicable int `json:"not_applicable_keys"`
+	// Traced counts the runs whose crossings are recorded (the systems'
+	// SystemRecord.Traced); Crossings is true when that is every run (and
+	// there is one), so keys can be found never crossed.
+	Traced    int  `json:"traced_runs"`
+	Crossings bool `json:"crossings_recorded"`
 	// Outside counts recorded keys this catalogue cannot reach.
 	Outside int `json:"outside_catalogue_keys"`
 	// Runs, NotAdjudicated: as in Data. Visits, FaultsNotReached and
@@ -112,6 +141,17 @@ type KeyRow struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// SystemRow is one system of the file: its name, recorded runs, crossed
+// events, declared not-applicable boundaries and replay template.
+type SystemRow struct {
+	Name          string            `json:"name"`
+	Runs          int               `json:"runs"`
+	Traced        int               `json:"traced_runs"`
+	Crossed       []model.EventName `json:"crossed"`
+	NotApplicable []model.Boundary  `json:"not_applicable"`
+	Replay        string            `json:"replay"`
+}
+
 // CounterexampleRow is a counterexample as reported, beside its key (Key
 // is empty for an unattributed one); the other fields are Counterexample's,
 // with the schedule as a ScheduleRef.
@@ -127,12 +167,16 @@ type CounterexampleRow struct {
 
 // ScheduleRef is a schedule a report refers to: its canonical encoding,
 // the file name it is written under (the first fault's kind and a hash of
-// the encoding, so equal schedules share a file), and the command that
-// replays it.
+// the encoding, so equal schedules share a file), the system whose run it
+// is, and the command that replays it.
 type ScheduleRef struct {
 	// File is "<first fault's kind>-<8 hex digits of FNV-1a>.json".
 	File string `json:"file"`
-	// Replay is "faultline replay " and the file's path.
+	// System names the system whose run it is ("" when unknown).
+	System string `json:"system,omitempty"`
+	// Replay is the system's replay command for the file's path
+	// (ReportOptions.Replay, else the system's template, else
+	// DefaultReplay: "faultline replay " and the path).
 	Replay string `json:"replay"`
 	// Schedule is the canonical encoding (model.Format).
 	Schedule json.RawMessage `json:"schedule"`
@@ -189,6 +233,12 @@ type ReportOptions struct {
 	// the current folder); "faultline coverage report --schedules DIR"
 	// writes the files there.
 	Dir string
+	// Replay gives, by system name, the command that replays a schedule
+	// file of that system, overriding the template the file records (a
+	// function such as the properties package's go test command, or
+	// ReplayTemplate of a template). A system with neither replays with
+	// DefaultReplay.
+	Replay map[string]func(file string) string
 }
 
 // Heatmap axes, as the issue and the paper name them.
@@ -196,12 +246,38 @@ var heatmapAxes = [][2]Dimension{{DimDomain, DimPhase}, {DimBoundary, DimOracle}
 
 // NewReport builds the report of d over universe u.
 func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
-	r := &Report{Version: Version, Gaps: u.Gaps(), Unattributed: []CounterexampleRow{}, Unvisited: []KeyRow{}}
+	r := &Report{Version: Version, Gaps: u.Gaps(), Unattributed: []CounterexampleRow{}, Unvisited: []KeyRow{},
+		NeverCrossed: []KeyRow{}, NotApplicable: []KeyRow{}, Systems: []SystemRow{}}
 	s := &r.Summary
 	s.Keys, s.Reachable = u.Size(), len(u.reachable)
 	s.Unreachable = s.Keys - s.Reachable
 	s.Runs, s.NotAdjudicated = d.Runs, d.NotAdjudicated
-	ref := func(sc *model.Schedule) ScheduleRef {
+	names := slices.Sorted(maps.Keys(d.Systems))
+	traced, known := 0, 0
+	for _, n := range names {
+		sr := d.Systems[n]
+		traced += sr.Traced
+		known += sr.Runs
+		r.Systems = append(r.Systems, SystemRow{Name: n, Runs: sr.Runs, Traced: sr.Traced, Crossed: nonNil(sr.Crossed), NotApplicable: nonNil(sr.NotApplicable), Replay: replayOf(sr.Replay)})
+	}
+	s.Traced = traced
+	s.Crossings = len(names) > 0 && traced == d.Runs
+	// a declaration speaks for the runs of its system: every run must
+	// have one (a version-1 file merged in has runs of no system)
+	declared := len(names) > 0 && known == d.Runs
+	replay := func(sys, file string) string {
+		if f := opts.Replay[sys]; f != nil {
+			return f(file)
+		}
+		if sr := d.Systems[sys]; sr != nil && sr.Replay != "" {
+			if err := CheckReplayTemplate(sr.Replay); err != nil {
+				return "(no command: " + err.Error() + ")" // Read and NewSystemTracker refuse it; only hand-made Data gets here
+			}
+			return fmt.Sprintf(sr.Replay, file)
+		}
+		return fmt.Sprintf(DefaultReplay, file)
+	}
+	ref := func(sc *model.Schedule, sys string) ScheduleRef {
 		b := model.Format(sc)
 		h := fnv.New32a()
 		h.Write(b)
@@ -210,13 +286,13 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 			first = sc.Faults[0].Kind
 		}
 		name := fmt.Sprintf("%s-%08x.json", first, h.Sum32())
-		return ScheduleRef{File: name, Replay: "faultline replay " + filepath.Join(opts.Dir, name), Schedule: b}
+		return ScheduleRef{File: name, System: sys, Replay: replay(sys, filepath.Join(opts.Dir, name)), Schedule: b}
 	}
 	cxRows := func(k string, cs []Counterexample) []CounterexampleRow {
 		out := []CounterexampleRow{}
 		for _, c := range cs {
 			out = append(out, CounterexampleRow{Key: k, Invariant: c.Invariant, Count: c.Count, FirstSeq: c.FirstSeq,
-				Event: c.Event, Detail: c.Detail, Schedule: ref(c.Schedule)})
+				Event: c.Event, Detail: c.Detail, Schedule: ref(c.Schedule, c.System)})
 			s.Counterexamples++
 		}
 		return out
@@ -233,10 +309,28 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 			s.FaultsNotReached += e.NotReached
 			s.FaultsNotFired += e.NotFired
 			if e.Schedule != nil {
-				sr := ref(e.Schedule)
+				sr := ref(e.Schedule, e.System)
 				kr.Schedule = &sr
 			}
 			kr.Counterexamples = cxRows(k.String(), e.Counterexamples)
+		}
+		var na []string // the systems that declare k's boundary not applicable
+		crossed := false
+		for _, n := range names {
+			sr := d.Systems[n]
+			if slices.Contains(sr.NotApplicable, k.Boundary) {
+				na = append(na, n)
+			}
+			for _, ev := range u.Events(k) {
+				crossed = crossed || slices.Contains(sr.Crossed, ev)
+			}
+		}
+		// a fault of k that was reached proves a crossing, whatever the
+		// systems recorded
+		crossed = crossed || (e != nil && e.Visits+e.NotFired > 0)
+		var scheduled string
+		if e != nil && e.NotReached > 0 {
+			scheduled = fmt.Sprintf("; scheduled %s, never reached (%s)", times(e.NotReached), strings.Join(kr.Kinds, " or "))
 		}
 		switch {
 		case !u.IsReachable(k):
@@ -244,8 +338,33 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 			kr.Reason = "recorded under another catalogue: " + u.Reason(k)
 		case e.Visited() && len(e.Counterexamples) > 0:
 			kr.Status = StatusViolated
+			kr.Reason = visitedDespite(na, k)
 		case e.Visited():
 			kr.Status = StatusHeld
+			kr.Reason = visitedDespite(na, k)
+		case declared && len(na) == len(names):
+			kr.Status = StatusNotApplicable
+			verb := "declares it has"
+			if len(na) > 1 {
+				verb = "declare they have"
+			}
+			kr.Reason = fmt.Sprintf("not applicable: %s %s no %s boundary%s", strings.Join(na, ", "), verb, k.Boundary, scheduled)
+		case s.Crossings && !crossed:
+			kr.Status = StatusNeverCrossed
+			var who []string
+			for _, n := range names {
+				who = append(who, fmt.Sprintf("%s, %s", n, runs(d.Systems[n].Runs)))
+			}
+			enter := "enters"
+			if len(kr.Kinds) > 1 {
+				enter = "enter"
+			}
+			these := "this system"
+			if len(who) > 1 {
+				these = "these systems"
+			}
+			kr.Reason = fmt.Sprintf("never crossed by %s (%s): no recorded run crossed %s, where %s %s%s",
+				these, strings.Join(who, "; "), strings.Join(strs(u.Events(k)), " or "), strings.Join(kr.Kinds, " or "), enter, scheduled)
 		case e != nil:
 			kr.Status = StatusNotReached
 			var parts []string
@@ -277,6 +396,12 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 		case StatusNeverTried:
 			s.NeverTried++
 			r.Unvisited = append(r.Unvisited, kr)
+		case StatusNeverCrossed:
+			s.NeverCrossed++
+			r.NeverCrossed = append(r.NeverCrossed, kr)
+		case StatusNotApplicable:
+			s.NotApplicable++
+			r.NotApplicable = append(r.NotApplicable, kr)
 		}
 		r.Keys = append(r.Keys, kr)
 	}
@@ -292,8 +417,9 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 		s.Outside++
 	}
 	r.Unattributed = cxRows("", d.Unattributed)
-	if s.Reachable > 0 {
-		s.Ratio = float64(s.Visited) / float64(s.Reachable)
+	s.Applicable = s.Reachable - s.NotApplicable
+	if s.Applicable > 0 {
+		s.Ratio = float64(s.Visited) / float64(s.Applicable)
 	}
 	visited := func(k Key) bool { return d.Keys[k].Visited() }
 	violated := func(k Key) bool { e := d.Keys[k]; return e.Visited() && len(e.Counterexamples) > 0 }
@@ -378,6 +504,23 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 		r.Heatmaps = append(r.Heatmaps, h)
 	}
 	return r
+}
+
+// visitedDespite notes a visit under a boundary the systems na declare
+// they do not have ("" when none does): the declaration never hides it.
+func visitedDespite(na []string, k Key) string {
+	if len(na) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("visited, although %s declared no %s boundary", strings.Join(na, ", "), k.Boundary)
+}
+
+// nonNil returns xs, or an empty list for nil (a JSON [] rather than null).
+func nonNil[T any](xs []T) []T {
+	if xs == nil {
+		return []T{}
+	}
+	return xs
 }
 
 // times writes "1 time" or "N times".

@@ -40,7 +40,7 @@ func TestReportNumbers(t *testing.T) {
 	// keys, provable_outcome under the receipt key. Pairs: 444 = 5·11 + 5·5 +
 	// 5·4 + 5·9 + 11·5 + 11·4 + 11·9 + 5·4 + 5·9 + 4·9; 117 appear in a
 	// reachable key, 37 in a visited one.
-	want := coverage.Summary{Keys: 9900, Reachable: 19, Unreachable: 9881, Visited: 5, Ratio: 5.0 / 19, Violated: 2, Held: 3,
+	want := coverage.Summary{Keys: 9900, Reachable: 19, Unreachable: 9881, Visited: 5, Ratio: 5.0 / 19, Applicable: 19, Traced: 7, Crossings: true, Violated: 2, Held: 3,
 		NotReached: 1, NeverTried: 13, Runs: 7, Visits: 6, FaultsNotReached: 1, Counterexamples: 3,
 		PairsPossible: 444, PairsReachable: 117, PairsCovered: 37, PairRatio: 37.0 / 117}
 	if s != want {
@@ -184,7 +184,7 @@ func TestReportFormats(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.Version != 1 || back.Summary != r.Summary || len(back.Keys) != 19 || len(back.Unreachable) != 49 ||
+	if back.Version != coverage.Version || back.Summary != r.Summary || len(back.Keys) != 19 || len(back.Unreachable) != 49 ||
 		back.Unreachable[0].Dimension != "boundary" || back.Unreachable[0].Keys != 1620 {
 		t.Fatalf("json report: %+v", back)
 	}

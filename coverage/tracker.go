@@ -1,8 +1,10 @@
 package coverage
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/faultline/faultline/model"
@@ -13,22 +15,50 @@ import (
 // What it keeps does not depend on the order results arrive (see
 // ScheduleLess).
 type Tracker struct {
-	u  *Universe
-	mu sync.Mutex
-	d  Data
+	u   *Universe
+	sys System
+	mu  sync.Mutex
+	d   Data
 }
 
 // NewTracker returns an empty tracker over universe u (nil means
-// Default()).
+// Default()) that records runs of the reference system (ReferenceSystem,
+// replayed with DefaultReplay).
 func NewTracker(u *Universe) *Tracker {
+	t, err := NewSystemTracker(u, System{Name: ReferenceSystem})
+	if err != nil {
+		panic(err) // a constant, valid declaration
+	}
+	return t
+}
+
+// NewSystemTracker returns an empty tracker over universe u (nil means
+// Default()) that records runs of the system s: every run counts under
+// s.Name, with the events it crossed, and s's not-applicable boundaries
+// and replay template go into the coverage file. It returns an error
+// naming the problem for a name that breaks CheckInvariantName's rule, a
+// boundary that is not one of model.AllBoundaries or is listed twice, or
+// a replay template CheckReplayTemplate refuses.
+func NewSystemTracker(u *Universe, s System) (*Tracker, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
 	if u == nil {
 		u = Default()
 	}
-	return &Tracker{u: u, d: Data{Keys: map[Key]*Entry{}}}
+	s.NotApplicable = union(nil, s.NotApplicable)
+	return &Tracker{u: u, sys: s, d: Data{Keys: map[Key]*Entry{}}}, nil
 }
 
 // Universe returns the tracker's universe.
 func (t *Tracker) Universe() *Universe { return t.u }
+
+// System returns the system the tracker records.
+func (t *Tracker) System() System {
+	s := t.sys
+	s.NotApplicable = slices.Clone(s.NotApplicable)
+	return s
+}
 
 // Record counts one run. For each scheduled fault, by its kind's key:
 //
@@ -37,6 +67,10 @@ func (t *Tracker) Universe() *Universe { return t.u }
 //     its schedule and res.Schedule;
 //   - its event occurrence never happened: "scheduled, not reached";
 //   - reached but did not fire: "reached, not fired".
+//
+// The run counts under the tracker's system (Data.Systems), with every
+// event its timeline crossed when it carries one (SystemRecord.Traced); a
+// kept schedule or counterexample names the system.
 //
 // World events (model.WorldEvents: clock advance, capability revocation,
 // policy change, state-version change, worker crash) that the universe's
@@ -47,10 +81,13 @@ func (t *Tracker) Universe() *Universe { return t.u }
 // fault the oracle says reached it (InvariantResult.FaultID), or an
 // unattributed one when no fired fault with a key did (none, or a world
 // event). A result without adjudication counts only in
-// Data.NotAdjudicated. Record returns an error, and counts nothing, for a
-// nil result, a result without a schedule, a fault kind that is neither in
-// the universe nor a world event, or a fault report whose oracle differs
-// from its kind's spec. The schedule is copied when kept; the result is
+// Data.NotAdjudicated (and its system's runs and crossings). Record
+// returns an error, and counts nothing, for a nil result, a result without
+// a schedule, a fault kind that is neither in the universe nor a world
+// event, a fault report whose oracle differs from its kind's spec, an
+// invariant whose name breaks CheckInvariantName's rule, or a timeline
+// event whose name is not dot-separated names (so a file it writes always
+// reads back). The schedule is copied when kept; the result is
 // not retained. Record has the shape of assay.Config.Observe.
 func (t *Tracker) Record(res *model.Result) error {
 	if res == nil {
@@ -74,10 +111,38 @@ func (t *Tracker) Record(res *model.Result) error {
 		}
 		keys[i], keyed[i] = k, true
 	}
+	for _, inv := range res.Invariants {
+		if err := CheckInvariantName(inv.Name); err != nil {
+			return fmt.Errorf("coverage: record: %w", err)
+		}
+	}
+	var crossed []model.EventName
+	for _, ev := range res.Timeline {
+		crossed = append(crossed, ev.Event)
+	}
+	crossed = union(nil, crossed)
+	for _, ev := range crossed {
+		if err := checkEventName(ev); err != nil {
+			return fmt.Errorf("coverage: record: timeline: %w", err)
+		}
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	d := &t.d
 	d.Runs++
+	if d.Systems == nil {
+		d.Systems = map[string]*SystemRecord{}
+	}
+	sr := d.Systems[t.sys.Name]
+	if sr == nil {
+		sr = &SystemRecord{NotApplicable: slices.Clone(t.sys.NotApplicable), Replay: t.sys.Replay}
+		d.Systems[t.sys.Name] = sr
+	}
+	sr.Runs++
+	if len(res.Timeline) > 0 {
+		sr.Traced++
+		sr.Crossed = union(sr.Crossed, crossed)
+	}
 	if len(res.Invariants) == 0 || len(res.Claims) == 0 {
 		d.NotAdjudicated++
 		return nil
@@ -100,8 +165,8 @@ func (t *Tracker) Record(res *model.Result) error {
 		default:
 			visited[i] = true
 			e.Visits++
-			if e.Schedule == nil || ScheduleLess(res.Schedule, e.Schedule) {
-				e.Schedule = cloneSchedule(res.Schedule)
+			if e.Schedule == nil || cmp.Or(compareSchedules(res.Schedule, e.Schedule), cmp.Compare(t.sys.Name, e.System)) < 0 {
+				e.Schedule, e.System = cloneSchedule(res.Schedule), t.sys.Name
 			}
 		}
 	}
@@ -110,7 +175,7 @@ func (t *Tracker) Record(res *model.Result) error {
 			continue
 		}
 		c := Counterexample{Invariant: inv.Name, Count: 1, Schedule: res.Schedule,
-			FirstSeq: inv.FirstSeq, Event: inv.Event, Detail: inv.Detail}
+			FirstSeq: inv.FirstSeq, Event: inv.Event, Detail: inv.Detail, System: t.sys.Name}
 		at := -1
 		for i, f := range res.Faults {
 			if inv.FaultID != "" && f.ID == inv.FaultID && visited[i] {
@@ -173,10 +238,39 @@ func (t *Tracker) FlushTo(path string) error {
 	return nil
 }
 
+// TB is what FlushAfter needs of a *testing.T, *testing.B or *testing.F.
+type TB interface {
+	Helper()
+	Cleanup(func())
+	Errorf(format string, args ...any)
+}
+
+// FlushAfter flushes the tracker into the coverage file at path when tb
+// and its subtests end (tb.Cleanup), and fails tb when the flush fails,
+// with the runs not recorded and the cause (exit code 4 of faultline's
+// table: an I/O or internal error); a flush error is never dropped. It
+// is the per-test form of Main; an empty path records nothing.
+func (t *Tracker) FlushAfter(tb TB, path string) {
+	tb.Helper()
+	if path == "" {
+		return
+	}
+	tb.Cleanup(func() {
+		n := t.Data().Runs
+		if err := t.FlushTo(path); err != nil {
+			tb.Errorf("coverage: %s not recorded (exit code 4 of faultline's table, an I/O or internal error): %v", runs(n), err)
+		}
+	})
+}
+
 // Main runs a test binary's tests and, when path is not empty, flushes t
-// to the coverage file at path; it returns the exit code for os.Exit (the
-// tests' code, or 1 when they passed but the flush failed, with the error
-// on standard error). A TestMain records coverage in one line:
+// to the coverage file at path; it returns the exit code for os.Exit: the
+// tests' code, or 1 when they passed but the flush failed. A failed flush
+// is never silent: Main writes a FAIL line to standard error naming the
+// file, the runs that were not recorded and the cause (a file that does
+// not read, say, or a folder that cannot be written), so the package
+// fails even though its tests printed PASS. A TestMain records coverage
+// in one line:
 //
 //	func TestMain(m *testing.M) { os.Exit(coverage.Main(m, os.Getenv("FAULTLINE_COVERAGE"), tracker)) }
 func Main(m interface{ Run() int }, path string, t *Tracker) int {
@@ -185,7 +279,8 @@ func Main(m interface{ Run() int }, path string, t *Tracker) int {
 		return code
 	}
 	if err := t.FlushTo(path); err != nil {
-		fmt.Fprintln(stderr, "coverage:", err)
+		fmt.Fprintf(stderr, "FAIL: coverage: %s not recorded (the tests' own result is above; exit code 4 of faultline's table, an I/O or internal error): %v\n",
+			runs(t.Data().Runs), err)
 		if code == 0 {
 			code = 1
 		}

@@ -116,7 +116,7 @@ func TestCounterexampleBesideItsKey(t *testing.T) {
 	// seq 19 is the retried tool.commit, the second ledger effect (seq 16 is
 	// the first commit, whose reply the fault lost)
 	want := coverage.Counterexample{Invariant: "effect_at_most_once", Count: 1, Schedule: s, FirstSeq: 19,
-		Event: model.EvToolCommit, Detail: "second ledger effect for task refund-O-731"}
+		Event: model.EvToolCommit, Detail: "second ledger effect for task refund-O-731", System: coverage.ReferenceSystem}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Fatalf("counterexample (-want +got):\n%s", diff)
 	}
@@ -203,6 +203,8 @@ func TestConcurrentRecordEqualsSequential(t *testing.T) {
 	wg.Wait()
 	want := seq.Data()
 	want.Runs *= 8
+	want.Systems[coverage.ReferenceSystem].Runs *= 8
+	want.Systems[coverage.ReferenceSystem].Traced *= 8
 	for _, e := range want.Keys {
 		e.Visits *= 8
 		for i := range e.Counterexamples {

@@ -250,6 +250,20 @@ func (u *Universe) IsReachable(k Key) bool { _, ok := u.kinds[k]; return ok }
 // for an unreachable key).
 func (u *Universe) Kinds(k Key) []string { return append([]string(nil), u.kinds[k]...) }
 
+// Events returns the events at which the kinds of key k enter (their
+// specs' Event), sorted and once each: a run crosses k's boundary when
+// it crosses one of them. None for an unreachable key.
+func (u *Universe) Events(k Key) []model.EventName {
+	var out []model.EventName
+	for _, s := range u.specs {
+		if KeyOf(s) == k {
+			out = append(out, s.Event)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // KindKey returns the key of the named kind's spec, and false for a kind
 // not in the universe's catalogue.
 func (u *Universe) KindKey(kind string) (Key, bool) { k, ok := u.byKind[kind]; return k, ok }

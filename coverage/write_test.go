@@ -31,6 +31,10 @@ func times(d *coverage.Data, n int) *coverage.Data {
 	for i := range out.Unattributed {
 		out.Unattributed[i].Count *= n
 	}
+	for _, r := range out.Systems {
+		r.Runs *= n
+		r.Traced *= n
+	}
 	return out
 }
 

@@ -581,8 +581,8 @@ func (s *Server) replayCoverage(res *model.Result) (ReplayCoverage, *coverage.Tr
 		rc.Reason = "counted as a run; its world events have no coverage key"
 	}
 	for _, k := range rep.Keys {
-		if k.Status == coverage.StatusNeverTried {
-			continue
+		if k.Status == coverage.StatusNeverTried || k.Status == coverage.StatusNeverCrossed && k.NotReached == 0 {
+			continue // this run scheduled no fault of the key
 		}
 		visited := k.Status == coverage.StatusHeld || k.Status == coverage.StatusViolated
 		rc.Keys = append(rc.Keys, ReplayKey{Key: k.Key, Visited: visited, Status: k.Status, Reason: k.Reason})

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -80,8 +81,17 @@ and the unreachable keys grouped by reason, per-dimension marginals, pairwise
 (t = 2) coverage and, in html, three heatmaps (domain × phase, boundary ×
 oracle, correlation × domain) on one self-contained page.
 
+A file records which systems its runs came from (the reference system, or a
+user's, through coverage.NewSystemTracker): a key no recorded run crossed is
+reported never crossed by the system (its own status and reason, not counted
+as visited), and a key whose boundary every system declares it does not have
+is not applicable (not counted among the applicable keys). Invariants are any
+a system declares (lower-case letters, digits and underscores).
+
 --schedules DIR writes every schedule the report refers to into DIR, so each
-"faultline replay DIR/NAME.json" command in the report runs as printed.
+replay command in the report runs as printed: "faultline replay DIR/NAME.json"
+for the reference system, the system's own command (its replay template, for
+example a go test line) for a user's.
 
 Exit codes: 0 report printed, 2 bad input (a missing or invalid file, an
 unknown format), 4 an I/O error (reading the file, writing the report or
@@ -105,7 +115,18 @@ unknown format), 4 an I/O error (reading the file, writing the report or
 			if err != nil {
 				return err
 			}
-			r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{Dir: schedules})
+			dir := schedules
+			for _, sys := range d.Systems {
+				if sys.Replay != "" && dir != "" {
+					// a system's own replay command (a go test line) runs
+					// in its package's folder, not here: name the files by
+					// their absolute path
+					if dir, err = filepath.Abs(schedules); err != nil {
+						return ioFailure(err)
+					}
+				}
+			}
+			r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{Dir: dir})
 			if schedules != "" {
 				if err := r.WriteSchedules(schedules); err != nil {
 					return err
@@ -133,9 +154,12 @@ Every writer of a coverage file (merge, and the commands and tests that record
 into it) holds its lock, the file OUT.lock left beside it, so merges into one
 file and recorders beside them never lose an update.
 
-Exit codes: 0 merged, 2 bad input (an input missing or invalid, or a count
-that would pass the largest integer; OUT is then unchanged), 4 an I/O error
-(reading an input, writing OUT).`,
+Each system's runs add and its crossed events are united; one system declared
+two ways (its not-applicable boundaries or replay command) is refused.
+
+Exit codes: 0 merged, 2 bad input (an input missing or invalid, a count
+that would pass the largest integer, or one system declared two ways; OUT is
+then unchanged), 4 an I/O error (reading an input, writing OUT).`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			// the inputs are read under OUT's lock, the one every writer of
@@ -164,9 +188,15 @@ that would pass the largest integer; OUT is then unchanged), 4 an I/O error
 				return err
 			}
 			r := coverage.NewReport(coverage.Default(), out, coverage.ReportOptions{}).Summary
-			_, err = fmt.Fprintf(c.OutOrStdout(), "merged %d files into %s: %d runs, %d of %d reachable keys visited\n",
-				len(args)-1, args[0], r.Runs, r.Visited, r.Reachable)
-			return err
+			keys := fmt.Sprintf("%d of %d reachable keys visited", r.Visited, r.Reachable)
+			if r.NotApplicable > 0 {
+				keys = fmt.Sprintf("%d of %d applicable keys visited (%d not applicable)", r.Visited, r.Applicable, r.NotApplicable)
+			}
+			if r.Crossings {
+				keys += fmt.Sprintf(", %d never crossed", r.NeverCrossed)
+			}
+			_, err = fmt.Fprintf(c.OutOrStdout(), "merged %d files into %s: %d runs, %s\n", len(args)-1, args[0], r.Runs, keys)
+			return outputError(err)
 		},
 	}
 }

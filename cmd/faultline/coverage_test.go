@@ -177,9 +177,9 @@ func TestCoverageMerge(t *testing.T) {
 		}
 	}
 	before, _ := os.ReadFile(out)
-	bad := writeFile(t, `{"version": 2}`)
+	bad := writeFile(t, `{"version": 3}`)
 	code, _, stderr := runCLI(t, "coverage", "merge", out, a, bad)
-	if code != 2 || !strings.Contains(stderr, "unsupported version 2 (want 1)") {
+	if code != 2 || !strings.Contains(stderr, "unsupported version 3 (want 2, or 1)") {
 		t.Fatalf("bad input: exit %d, %s", code, stderr)
 	}
 	if after, _ := os.ReadFile(out); string(after) != string(before) {

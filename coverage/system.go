@@ -1,0 +1,199 @@
+package coverage
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/faultline/faultline/model"
+)
+
+// ReferenceSystem is the name NewTracker records runs under: faultline's
+// reference system, whose schedules replay with "faultline replay FILE".
+const ReferenceSystem = "reference"
+
+// DefaultReplay is the replay template of a system that declares none:
+// the faultline command, which replays a schedule against the reference
+// system.
+const DefaultReplay = "faultline replay %s"
+
+// maxName is the longest invariant or system name, in bytes.
+const maxName = 64
+
+// CheckInvariantName returns nil when name is a valid invariant name for
+// a coverage file: 1 to 64 bytes of lower-case ASCII letters, digits and
+// underscores, starting with a letter ("charged_once"). Any invariant a
+// system declares with such a name is accepted, built-in or not; the
+// error names the name and the rule it breaks.
+func CheckInvariantName(name string) error {
+	if err := checkName(name); err != nil {
+		return fmt.Errorf("invariant name %q: %w", name, err)
+	}
+	return nil
+}
+
+// checkSystemName is the rule of CheckInvariantName, for a system's name.
+func checkSystemName(name string) error {
+	if err := checkName(name); err != nil {
+		return fmt.Errorf("system name %q: %w", name, err)
+	}
+	return nil
+}
+
+func checkName(s string) error {
+	switch {
+	case s == "":
+		return errors.New("empty")
+	case len(s) > maxName:
+		return fmt.Errorf("%d bytes, longer than %d", len(s), maxName)
+	case s[0] < 'a' || s[0] > 'z':
+		return errors.New("must start with a lower-case letter a-z")
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return fmt.Errorf("byte %d (%q) is not a lower-case letter, digit or underscore", i, c)
+		}
+	}
+	return nil
+}
+
+// checkEventName accepts an event name as a coverage file records it:
+// dot-separated parts, each a valid name ("checkpoint.write"), at most
+// 64 bytes. Events are checked by syntax, not against the model's list,
+// so a file stays readable across renamed or added events.
+func checkEventName(e model.EventName) error {
+	s := string(e)
+	if len(s) > maxName {
+		return fmt.Errorf("event %q: %d bytes, longer than %d", s, len(s), maxName)
+	}
+	for _, p := range strings.Split(s, ".") {
+		if err := checkName(p); err != nil {
+			return fmt.Errorf("event %q: %w", s, err)
+		}
+	}
+	return nil
+}
+
+// CheckReplayTemplate returns nil when t is a replay template: a command
+// with exactly one "%s", where the schedule file's path goes ("%%" writes
+// a literal "%"), for example
+//
+//	"FAULTLINE_REPLAY=%s go test -run '^TestReplay$' ./billing"
+//
+// It returns an error naming the template otherwise.
+func CheckReplayTemplate(t string) error {
+	rest := strings.ReplaceAll(t, "%%", "")
+	switch n := strings.Count(rest, "%s"); {
+	case strings.TrimSpace(t) == "":
+		return errors.New("replay template: empty")
+	case n != 1:
+		return fmt.Errorf("replay template %q: holds %d %%s, want exactly one (the schedule file)", t, n)
+	case strings.Count(rest, "%") != 1:
+		return fmt.Errorf("replay template %q: a %% that is neither %%s nor %%%%", t)
+	}
+	return nil
+}
+
+// ReplayTemplate returns the replay command of a template checked by
+// CheckReplayTemplate: it puts the file's path where the template has
+// "%s". It panics on an invalid template (check it first).
+func ReplayTemplate(t string) func(file string) string {
+	if err := CheckReplayTemplate(t); err != nil {
+		panic("coverage: " + err.Error())
+	}
+	return func(file string) string { return fmt.Sprintf(t, file) }
+}
+
+// System describes the system a Tracker records (see NewSystemTracker).
+type System struct {
+	// Name names the system in coverage files and reports, with the rule
+	// of CheckInvariantName ("billing").
+	Name string
+	// NotApplicable are the boundaries the system does not have (a
+	// system without a checkpoint store declares
+	// model.BoundaryCheckpointStore): their keys are reported "not
+	// applicable" rather than unvisited. A visit is never hidden by it.
+	NotApplicable []model.Boundary
+	// Replay is the template of the command that replays one of the
+	// system's schedule files (see CheckReplayTemplate); "" means
+	// DefaultReplay.
+	Replay string
+}
+
+// SystemRecord is what a coverage file keeps of one system: how many of
+// its runs were recorded, every event they crossed, and what it declares.
+type SystemRecord struct {
+	// Runs counts the system's recorded runs (at least 1 in a file).
+	Runs int
+	// Traced counts those of them recorded with their timeline (0 to
+	// Runs): only their crossings are known. A result without a timeline
+	// (the assay's fast path keeps none) counts in Runs alone, and while
+	// any run is untraced no key is reported never crossed.
+	Traced int
+	// Crossed lists, sorted and once each, every event some traced run
+	// of the system crossed (its timeline's event names).
+	Crossed []model.EventName
+	// NotApplicable lists, sorted and once each, the boundaries the
+	// system declares it does not have (System.NotApplicable).
+	NotApplicable []model.Boundary
+	// Replay is the system's replay template ("" for DefaultReplay).
+	Replay string
+}
+
+func (r *SystemRecord) clone() *SystemRecord {
+	c := *r
+	c.Crossed = slices.Clone(r.Crossed)
+	c.NotApplicable = slices.Clone(r.NotApplicable)
+	return &c
+}
+
+// add merges b into r: runs add, crossed events and declared boundaries
+// are united, and the smaller replay template is kept (CheckMerge refuses
+// two different declarations of one system).
+func (r *SystemRecord) add(b *SystemRecord) {
+	r.Runs += b.Runs
+	r.Traced += b.Traced
+	r.Crossed = union(r.Crossed, b.Crossed)
+	r.NotApplicable = union(r.NotApplicable, b.NotApplicable)
+	r.Replay = min(r.Replay, b.Replay)
+}
+
+// union returns the sorted set of the elements of a and b.
+func union[T cmp.Ordered](a, b []T) []T {
+	out := append(slices.Clone(a), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// checkNotApplicable checks declared boundaries: each one of
+// model.AllBoundaries, and none twice.
+func checkNotApplicable(bs []model.Boundary) error {
+	for i, b := range bs {
+		if !slices.Contains(model.AllBoundaries, b) {
+			return fmt.Errorf("not applicable: %w", DimBoundary.unknown(string(b)))
+		}
+		if slices.Contains(bs[:i], b) {
+			return fmt.Errorf("not applicable: boundary %q listed twice", b)
+		}
+	}
+	return nil
+}
+
+// check validates a system declaration.
+func (s System) check() error {
+	if err := checkSystemName(s.Name); err != nil {
+		return fmt.Errorf("coverage: system: %w", err)
+	}
+	if err := checkNotApplicable(s.NotApplicable); err != nil {
+		return fmt.Errorf("coverage: system %s: %w", s.Name, err)
+	}
+	if s.Replay != "" {
+		if err := CheckReplayTemplate(s.Replay); err != nil {
+			return fmt.Errorf("coverage: system %s: %w", s.Name, err)
+		}
+	}
+	return nil
+}

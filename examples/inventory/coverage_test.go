@@ -1,0 +1,104 @@
+package inventory_test
+
+import (
+	"flag"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/examples/inventory"
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/properties"
+)
+
+// TestCoverageOfTheAgent: the agent's explorations recorded under its own
+// name and declarations, as a user records their system: both flushes
+// merge into one file that reads back with the agent's own invariant
+// (confirmed_once) beside the key that broke it, the boundaries it does
+// not have are not applicable, the events it never crosses leave their
+// keys never crossed, and the counterexample replays with its own command.
+func TestCoverageOfTheAgent(t *testing.T) {
+	sys := coverage.System{Name: "inventory", NotApplicable: []model.Boundary{model.BoundaryMemory, model.BoundaryBranchJoin},
+		Replay: "FAULTLINE_REPLAY=%s go test -run '^TestReplay$' ./examples/inventory"}
+	p := filepath.Join(t.TempDir(), "cov.json")
+	runs := 0
+	for _, v := range []inventory.Variant{inventory.Planted, inventory.Fixed} {
+		tr, err := coverage.NewSystemTracker(nil, sys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exploreInto(t, v, tr)
+		runs += tr.Data().Runs
+		if err := tr.FlushTo(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := coverage.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Runs != runs || d.Systems["inventory"].Runs != runs || d.Systems["inventory"].Traced != runs {
+		t.Fatalf("runs %d, want %d; system %+v", d.Runs, runs, d.Systems["inventory"])
+	}
+	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{Dir: "cx"})
+	var cx []string
+	for _, k := range r.Keys {
+		for _, c := range k.Counterexamples {
+			cx = append(cx, k.Key+" "+c.Invariant+": "+c.Schedule.Replay)
+		}
+	}
+	if len(cx) != 1 || !strings.HasPrefix(cx[0], "tool/tool_call/before_commit/isolated/ledger_readback confirmed_once: FAULTLINE_REPLAY=cx/tool_timeout-") ||
+		!strings.HasSuffix(cx[0], ".json go test -run '^TestReplay$' ./examples/inventory") {
+		t.Fatalf("counterexamples %q", cx)
+	}
+	keys := func(rows []coverage.KeyRow) (out []string) {
+		for _, k := range rows {
+			out = append(out, k.Key+" "+k.Status)
+		}
+		return out
+	}
+	// it reads no eligibility source and no policy, and files no receipt
+	if got, want := keys(r.NeverCrossed), []string{
+		"context/proposal/before_validation/isolated/state_version never_crossed",
+		"context/proposal/before_validation/isolated/policy_record never_crossed",
+		"evidence/proof/after_receipt/isolated/receipt never_crossed",
+	}; !slices.Equal(got, want) {
+		t.Errorf("never crossed %q, want %q", got, want)
+	}
+	if got, want := keys(r.NotApplicable), []string{
+		"context/memory/before_commit/isolated/checkpoint_store not_applicable",
+		"state/branch_join/before_commit/isolated/join_record not_applicable",
+	}; !slices.Equal(got, want) {
+		t.Errorf("not applicable %q, want %q", got, want)
+	}
+	if s := r.Summary; s.Applicable != 17 || s.NeverCrossed != 3 || s.NotApplicable != 2 || s.Violated != 1 || !s.Crossings {
+		t.Errorf("summary %+v", s)
+	}
+}
+
+// exploreInto runs the exploration of explore (seed 1, 100 checks) and
+// records every run into tr.
+func exploreInto(t *testing.T, v inventory.Variant, tr *coverage.Tracker) *properties.Report {
+	t.Helper()
+	for name, value := range map[string]string{"rapid.seed": "1", "rapid.checks": "100"} {
+		old := flag.Lookup(name).Value.String()
+		if err := flag.Set(name, value); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { flag.Set(name, old) })
+	}
+	rep, err := properties.Explore(properties.Factory(inventory.Factory(inventory.Defended, v)),
+		properties.WithFixture(inventory.Fixture()),
+		properties.WithHarnessOptions(inventory.HarnessOptions()),
+		properties.WithConfig(model.Config{}),
+		properties.WithoutWorldEvents(),
+		properties.WithDomains(model.DomainTool, model.DomainState),
+		properties.WithCoverage(tr),
+		properties.WithName("inventory-coverage-"+string(v)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
