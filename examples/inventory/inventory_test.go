@@ -67,9 +67,13 @@ func loadSchedule(t *testing.T, name string) *model.Schedule {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// a version-1 file stays in version 1's canonical form
+	// a version-1 file stays in version 1's canonical form, and its
+	// version-2 form decodes to the same schedule
 	if ok, want, err := schedulev1.Canonical(data, s); err != nil || !ok {
 		t.Fatalf("%s is not in canonical form (%v):\n%s", name, err, want)
+	}
+	if again, err := model.ParseSchedule(model.Format(s)); err != nil || !cmp.Equal(again, s) {
+		t.Fatalf("%s: the version-2 form decodes to another schedule (%v):\n%s", name, err, model.Format(s))
 	}
 	return s
 }
