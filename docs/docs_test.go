@@ -152,7 +152,7 @@ func TestFrontPage(t *testing.T) {
 	}
 	// The README's test command is what .ci/run runs, with and without -race.
 	ci := read(t, "../.ci/run")
-	for _, line := range []string{"go test ./...\n", "go test -race ./...\n"} {
+	for _, line := range []string{"go test ./...\n", "go test -race ./...\n", "staticcheck"} {
 		if !strings.Contains(ci, line) {
 			t.Errorf(".ci/run does not run %q", strings.TrimSpace(line))
 		}
