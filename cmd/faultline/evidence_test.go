@@ -14,7 +14,7 @@ import (
 // the paper's ten with the paper's numbers; json and markdown carry the
 // same evidence.
 func TestAuditEvidenceSections(t *testing.T) {
-	code, out, _ := runCLI(t, "audit")
+	code, out, _ := runAudit(t)
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}

@@ -142,7 +142,7 @@ func TestAssayCompatMatchesArtefact(t *testing.T) {
 }
 
 func TestAuditPlacesProfiles(t *testing.T) {
-	code, out, _ := runCLI(t, "audit")
+	code, out, _ := runAudit(t)
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
