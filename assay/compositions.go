@@ -23,8 +23,8 @@ type CompositionConfig struct {
 // of runs per control on one core).
 const (
 	CompositionSeed      uint64 = 1
-	CompositionDraws            = 6000
-	CompositionMaxFaults        = 3
+	CompositionDraws     int    = 6000
+	CompositionMaxFaults int    = 3
 )
 
 // DefaultCompositions is the composition exploration of

@@ -50,7 +50,7 @@ func writeDossier(t *testing.T, cfg assay.EvidenceConfig) (string, *assay.Dossie
 // holds, the coverage gap and the six change triggers; writing it twice
 // gives the same bytes; no temporary file is left behind.
 func TestDossierContents(t *testing.T) {
-	dir, d := writeDossier(t, smallConfig())
+	dir, d := smallDossier(t)
 	cat, _ := json.Marshal(assay.DossierFaults(model.Catalogue()))
 	h := sha256.Sum256(append(cat, 0))
 	if d.Manifest.CatalogueSHA256 != hex.EncodeToString(h[:]) || d.Manifest.CatalogueKinds != 25 || d.Manifest.CoveredKinds != 10 {
@@ -129,7 +129,7 @@ func TestDossierContents(t *testing.T) {
 // changes the checkpoint crossings and fires state_schema and the triggers
 // downstream, not policy; a tampered fingerprint fires its trigger.
 func TestDossierDiffTriggers(t *testing.T) {
-	a, _ := writeDossier(t, smallConfig())
+	a, _ := smallDossier(t)
 	b, _ := writeDossier(t, smallConfig())
 	d, err := assay.DiffDossiers(a, b)
 	if err != nil {
@@ -137,6 +137,10 @@ func TestDossierDiffTriggers(t *testing.T) {
 	}
 	if len(d.Fired) != 0 || d.Diff != "" {
 		t.Fatalf("identical dossiers: fired %v, diff %q", d.Fired, d.Diff)
+	}
+	if raceDetector {
+		t.Log("the changed configurations rebuild the same goroutines over other inputs: left to go test ./...")
+		return
 	}
 	fired := func(d *assay.DossierDiff) []string {
 		var out []string
@@ -217,7 +221,7 @@ func TestDossierCatalogue(t *testing.T) {
 			t.Errorf("dossier.md lacks %q", want)
 		}
 	}
-	old, _ := writeDossier(t, smallConfig())
+	old, _ := smallDossier(t)
 	diff, err := assay.DiffDossiers(old, dir)
 	if err != nil {
 		t.Fatal(err)

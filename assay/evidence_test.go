@@ -639,7 +639,8 @@ func TestMutantPairsNeedDefects(t *testing.T) {
 	if !errors.Is(err, assay.ErrBadConfig) || !strings.Contains(err.Error(), "system plain has no seeded defects (System.Mutant), but the counterfactual pair of sandbox_denial needs the mutant rejection_as_success") {
 		t.Errorf("whole catalogue without defects: %v", err)
 	}
-	cfg.Compat, cfg.Trials, cfg.Variation = true, 50, nil
+	// enough composition draws for the paper's one witness (as smallConfig)
+	cfg.Compat, cfg.Trials, cfg.Variation, cfg.Compositions.Draws = true, 50, nil, 1500
 	if _, err := assay.Gather(cfg); err != nil {
 		t.Errorf("paper's ten without defects: %v", err)
 	}

@@ -53,8 +53,8 @@ func TestConvertComposition(t *testing.T) {
 	in := native(t, data)
 	out := filepath.Join(t.TempDir(), "ce")
 	code, stdout, stderr := tool(t, "convert", "-target", "FuzzComposition", "-input", in, "-profile", "baseline", "-controls", "idempotency", "-out", out, "-scope", "ordinals")
-	if code != 2 || !strings.Contains(stderr, "give -profile or -controls, not both") {
-		t.Fatalf("both: exit %d %s", code, stderr)
+	if code != 2 || stdout != "" || !strings.Contains(stderr, "give -profile or -controls, not both") {
+		t.Fatalf("both: exit %d stdout %q stderr %s", code, stdout, stderr)
 	}
 	code, stdout, stderr = tool(t, "convert", "-target", "FuzzComposition", "-input", in, "-controls", "", "-out", out, "-scope", "ordinals")
 	if code != 0 || !strings.HasPrefix(stdout, "new "+filepath.ToSlash(out)+"/controls-") {
