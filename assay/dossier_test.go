@@ -19,7 +19,7 @@ import (
 func smallConfig() assay.EvidenceConfig {
 	cfg := paperConfig()
 	cfg.Trials = 200
-	cfg.Profiles = []model.Profile{model.ProfileTyped}
+	cfg.Profiles = []copperfin.Profile{copperfin.ProfileTyped}
 	// enough draws for the paper's one witness (evidence_gate, draw 1295)
 	cfg.Compositions.Draws = 1500
 	return cfg
@@ -51,10 +51,14 @@ func writeDossier(t *testing.T, cfg assay.EvidenceConfig) (string, *assay.Dossie
 // gives the same bytes; no temporary file is left behind.
 func TestDossierContents(t *testing.T) {
 	dir, d := smallDossier(t)
-	cat, _ := json.Marshal(model.Catalogue())
+	cat, _ := json.Marshal(assay.DossierFaults(model.Catalogue()))
 	h := sha256.Sum256(append(cat, 0))
 	if d.Manifest.CatalogueSHA256 != hex.EncodeToString(h[:]) || d.Manifest.CatalogueKinds != 25 || d.Manifest.CoveredKinds != 10 {
 		t.Errorf("catalogue hash %s", d.Manifest.CatalogueSHA256)
+	}
+	// each kind keeps the reference system's declared defence
+	if f := d.Faults[0]; f.Kind != "subject_swap" || len(f.Nominated) != 1 || f.Nominated[0] != copperfin.BindIdentity || f.Mutant != "" {
+		t.Errorf("first fault %s nominated %v mutant %q", f.Kind, f.Nominated, f.Mutant)
 	}
 	if d.Manifest.Module.Revision == "" && !strings.Contains(d.Manifest.Module.Note, "no VCS revision") {
 		t.Errorf("module without revision and without a note: %+v", d.Manifest.Module)
@@ -167,7 +171,7 @@ func TestDossierDiffTriggers(t *testing.T) {
 		t.Errorf("hidden fallback: fired %v", got)
 	}
 	cfg = smallConfig()
-	cfg.System = assay.System{Name: "copperfin", Factory: func(cs model.Controls) model.Factory {
+	cfg.System = assay.System{Name: "copperfin", Factory: func(cs copperfin.Controls) model.Factory {
 		f, err := copperfin.NewFactory(cs, "checkpoint_before_effect")
 		if err != nil {
 			panic(err)
