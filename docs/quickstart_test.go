@@ -3,7 +3,6 @@
 package docs
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,36 +26,38 @@ func quickStart(t *testing.T) string {
 	return code + "\n"
 }
 
-// runQuickStart runs the tests of code as an external test file of this
-// package (through an overlay: the tree is not touched) and returns the go
-// command's output and whether it passed.
+// runQuickStart runs the tests of code as a user's own module would: a
+// fresh module in a temporary directory that requires this one through a
+// replace directive (so fail files and caches stay out of the tree), and
+// returns the go command's output and whether it passed.
 func runQuickStart(t *testing.T, code string) (string, bool) {
 	t.Helper()
 	pkg, rest, ok := strings.Cut(code, "\n")
 	if !ok || !strings.HasPrefix(pkg, "package ") {
 		t.Fatalf("the quick start does not start with a package clause: %q", pkg)
 	}
-	code = "package docs_test\n" + rest
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
-	src := filepath.Join(dir, "quickstart_test.go")
-	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	here, err := os.Getwd()
+	gomod := "module example.com/quickstart\n\ngo 1.26.0\n\nrequire github.com/faultline/faultline v0.0.0\n\nreplace github.com/faultline/faultline => " + root + "\n"
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	overlay, err := json.Marshal(map[string]map[string]string{
-		"Replace": {filepath.Join(here, "zz_quickstart_test.go"): src}})
-	if err != nil {
-		t.Fatal(err)
+	for name, data := range map[string][]byte{
+		"go.mod":             []byte(gomod),
+		"go.sum":             sum,
+		"quickstart_test.go": []byte(pkg + "\n" + rest),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	ov := filepath.Join(dir, "overlay.json")
-	if err := os.WriteFile(ov, overlay, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("go", "test", "-count=1", "-overlay", ov, "-run", "^(TestLostReply|TestExplore)$", ".")
-	cmd.Env = append(os.Environ(), "RAPID_CHECKS=100", "RAPID_NOFAILFILE=1")
+	cmd := exec.Command("go", "test", "-count=1", "-run", "^(TestLostReply|TestExplore)$", ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "RAPID_CHECKS=100", "RAPID_NOFAILFILE=1", "GOFLAGS=-mod=mod")
 	out, err := cmd.CombinedOutput()
 	if _, isExit := err.(*exec.ExitError); err != nil && !isExit {
 		t.Fatalf("go test: %v\n%s", err, out)
