@@ -24,19 +24,22 @@ type example struct {
 	def     *model.Definition
 	harness model.Options
 	kinds   []string
+	// summary is the campaign's summary at rapid's seed 1, 300 checks.
+	summary string
 }
 
 // examples are the example systems with their bugs off. The inventory
 // agent's scope is the catalogue's kinds it crosses, without world events,
 // as its own exploration has it.
 var examples = []example{
-	{"billing", billing.Definition(), model.Options{}, billing.Kinds},
+	{"billing", billing.Definition(), model.Options{}, billing.Kinds,
+		"campaign billing: seed 1, 300 checks: no counterexample; 24 of 24 kinds in scope reached (502 of 592 faults reached)"},
 	{"inventory", inventory.Definition(), inventory.HarnessOptions(), []string{
 		"subject_swap", "revoked_capability", "concurrent_version_change",
 		"timeout_after_commit", "partial_success_response", "break_trace_lineage", "sandbox_denial", "timeout_before_send",
 		"reject_before_commit", "malformed_response", "output_drift", "rate_limit", "tool_timeout", "budget_exhaustion",
 		"checkpoint_rollback", "worker_restart", "missing_checkpoint", "stale_checkpoint", "future_version_checkpoint", "corrupt_checkpoint",
-	}},
+	}, "campaign inventory: seed 1, 300 checks: no counterexample; 20 of 20 kinds in scope reached (461 of 592 faults reached)"},
 }
 
 func (e example) options() []properties.Option {
@@ -143,8 +146,12 @@ func TestCampaign(t *testing.T) {
 			if len(missing) > 0 || len(outside) > 0 {
 				t.Errorf("kinds in scope never reached %q; reached outside the scope %q", missing, outside)
 			}
-			t.Logf("campaign %s: seed %s, %s checks: no counterexample; %d of %d kinds in scope reached (%d of %d faults reached)",
+			line := fmt.Sprintf("campaign %s: seed %s, %s checks: no counterexample; %d of %d kinds in scope reached (%d of %d faults reached)",
 				e.name, seed, checks, len(e.kinds)-len(missing), len(e.kinds), hits, faults)
+			if want, exact := e.summary, seed == "1" && checks == "300"; exact && line != want {
+				t.Errorf("summary %q, want %q", line, want)
+			}
+			t.Log(line)
 		})
 	}
 }
