@@ -142,8 +142,11 @@ var found = map[billing.Bugs]string{
 // fault; the replay command it prints, run as printed from the module
 // root, fails TestPlanted's subtest with the same invariant.
 func TestCheckFindsEachBug(t *testing.T) {
+	if raceDetector {
+		t.Skip("explorations in one goroutine: go test ./... runs them without the race detector")
+	}
 	rapidFlags(t, 100, 1)
-	subprocess := !testing.Short() && !raceDetector
+	subprocess := !testing.Short()
 	for _, p := range planted {
 		rec := &recorder{name: "TestPlanted/" + p.bug.String()}
 		properties.Check(rec, billing.Definition().Factory, explore(p.bug, properties.WithFailDir(t.TempDir()))...)
@@ -230,6 +233,9 @@ func TestFuzzFindsEachBug(t *testing.T) {
 // beside its key, replayed by the agent's own command, and the keys of the
 // boundaries it has not (memory, join) not applicable.
 func TestCoverageReport(t *testing.T) {
+	if raceDetector {
+		t.Skip("explorations in one goroutine: go test ./... runs them without the race detector")
+	}
 	rapidFlags(t, 100, 1)
 	path := filepath.Join(t.TempDir(), "coverage.json")
 	for _, bugs := range []billing.Bugs{0, billing.FreshKeyPerRetry} {
