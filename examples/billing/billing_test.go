@@ -9,6 +9,7 @@ package billing_test
 // that paths_test.go measures the same code with them on.
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
@@ -25,11 +26,15 @@ import (
 var system = coverage.System{Name: "billing", NotApplicable: []model.Boundary{model.BoundaryMemory, model.BoundaryBranchJoin},
 	Replay: "FAULTLINE_REPLAY=%s go test -run '^TestExplore$' ./examples/billing"}
 
-var tracker, trackerErr = coverage.NewSystemTracker(nil, system)
+// tracker records TestExplore's runs; TestMain flushes it into the file
+// FAULTLINE_COVERAGE names (none when unset).
+var tracker *coverage.Tracker
 
 func TestMain(m *testing.M) {
-	if trackerErr != nil {
-		panic(trackerErr)
+	var err error
+	if tracker, err = coverage.NewSystemTracker(nil, system); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
 	}
 	os.Exit(coverage.Main(m, os.Getenv("FAULTLINE_COVERAGE"), tracker))
 }
