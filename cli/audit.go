@@ -418,7 +418,15 @@ func verdictLine(all []auditConfig) string {
 	case defended == 0:
 		return "no configuration is marked defended: the findings are reported, not judged."
 	case broke > 0:
-		return fmt.Sprintf("FAILED: %d of the %d defended configurations violated an invariant under a single fault.", broke, defended)
+		return fmt.Sprintf("FAILED: %d of the %s violated an invariant under a single fault.", broke, configurations(defended))
 	}
-	return fmt.Sprintf("held: the %d defended configurations held every invariant under every single fault.", defended)
+	return fmt.Sprintf("held: the %s held every invariant under every single fault.", configurations(defended))
+}
+
+// configurations counts n defended configurations in words.
+func configurations(n int) string {
+	if n == 1 {
+		return "1 defended configuration"
+	}
+	return fmt.Sprintf("%d defended configurations", n)
 }

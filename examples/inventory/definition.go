@@ -94,9 +94,11 @@ func Definition() *model.Definition {
 		Invariants: Invariants(),
 		Controls:   names,
 		// an audit runs every fault kind under each: the agent with every
-		// control (expected to hold), and the planted bug (reported)
+		// control (expected to hold), with none, and the planted bug (both
+		// reported)
 		Configs: []model.NamedConfig{
 			{Name: "defended", System: json.RawMessage(`{}`), Defended: true},
+			{Name: "undefended", System: json.RawMessage(`{"controls":[]}`)},
 			{Name: "planted", System: json.RawMessage(`{"variant":"planted"}`)},
 		},
 		Defences: func(kind string) []string {
