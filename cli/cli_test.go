@@ -13,6 +13,7 @@ import (
 	"github.com/faultline/faultline/cli"
 	"github.com/faultline/faultline/examples/inventory"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // program is a user's command line registering the inventory agent, a
@@ -237,6 +238,24 @@ func TestNoReferenceSystem(t *testing.T) {
 	for _, d := range strings.Fields(string(out)) {
 		if strings.HasPrefix(d, "github.com/faultline/faultline/model/copperfin") || d == "github.com/faultline/faultline/assay" || d == "github.com/faultline/faultline/lab" {
 			t.Errorf("cli depends on %s", d)
+		}
+	}
+}
+
+// TestAuditTheReferenceSystem: registered like a user's system, the
+// reference system is audited under its profiles, typed and fail_closed
+// marked defended, and holds.
+func TestAuditTheReferenceSystem(t *testing.T) {
+	code, out, stderr := runIn(t, program(copperfin.Definition()), "audit")
+	for _, want := range []string{
+		"  copperfin/baseline                25 runs   25 reached   13 violated\n",
+		"  copperfin/typed        defended   25 runs   25 reached    0 violated\n",
+		"  copperfin/fail_closed  defended   25 runs   25 reached    0 violated\n",
+		"Coverage of copperfin: 19 of 19 applicable keys visited by its 75 runs; 0 never crossed by this system.\n",
+		"Verdict: held: the 2 defended configurations held every invariant under every single fault.\n",
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("exit %d %s: output lacks %q\n%s", code, stderr, want, out)
 		}
 	}
 }
