@@ -117,6 +117,9 @@ type SystemFlags interface {
 	// error is returned as it is (wrap a bad value with BadInput);
 	// ErrDone ends the command with exit 0 (a listing flag).
 	Apply(c *cobra.Command, command string, cfg model.Config) (out model.Config, changed bool, err error)
+	// Help is a paragraph on the flags appended to the command's help
+	// ("" adds none).
+	Help(command string) string
 	// Header is what replay prints after the config on its first line
 	// ("(controls: none)"); "" prints nothing.
 	Header(cfg model.Config) (string, error)
@@ -139,7 +142,10 @@ func (p *Program) name() string {
 	return "faultline"
 }
 
-// check returns the problem with the registration, or nil.
+// check returns the problem with the registration (no system, an
+// invalid definition, two systems of one name, a configuration name that
+// is not 1 to 64 lower-case letters, digits and underscores or is listed
+// twice, an extension of no registered system), or nil.
 func (p *Program) check() error {
 	if len(p.Systems) == 0 {
 		return errors.New("cli: no system registered")
@@ -153,6 +159,16 @@ func (p *Program) check() error {
 			return fmt.Errorf("cli: system %q registered twice", d.Name)
 		}
 		seen[d.Name] = true
+		names := map[string]bool{}
+		for _, nc := range d.Configs {
+			if err := coverage.CheckInvariantName(nc.Name); err != nil {
+				return fmt.Errorf("cli: system %s: configuration %q: a name is 1 to 64 lower-case letters, digits and underscores, starting with a letter", d.Name, nc.Name)
+			}
+			if names[nc.Name] {
+				return fmt.Errorf("cli: system %s: configuration %q listed twice", d.Name, nc.Name)
+			}
+			names[nc.Name] = true
+		}
 	}
 	for n := range p.Extensions {
 		if !seen[n] {

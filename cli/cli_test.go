@@ -198,6 +198,12 @@ func TestExitCodesOfAUserSystem(t *testing.T) {
 	if code := cli.Main([]string{"replay", planted}, &o, &e, inventory.Definition()); code != 1 {
 		t.Fatalf("cli.Main: exit %d %s", code, e.String())
 	}
+	// a registration that is wrong: an internal error naming it
+	bad := inventory.Definition()
+	bad.Configs = append(bad.Configs, model.NamedConfig{Name: "defended"})
+	if code, _, stderr := runIn(t, program(bad), "audit"); code != 4 || stderr != "inventory: cli: system inventory: configuration \"defended\" listed twice\n" {
+		t.Errorf("a configuration twice: exit %d %q", code, stderr)
+	}
 	// no system registered: an internal error
 	if code, _, stderr := runIn(t, &cli.Program{Name: "x"}, "audit"); code != 4 || !strings.Contains(stderr, "cli: no system registered") {
 		t.Errorf("no system: exit %d %q", code, stderr)

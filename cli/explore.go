@@ -233,10 +233,8 @@ not be written).`,
 			return nil
 		},
 	}
-	so.add(p, c)
-	for _, sf := range flags {
-		sf.Add(c, "explore")
-	}
+	so.add(p, c, "explore")
+	addSystemFlags(c, "explore", flags, p.systemNames())
 	fixtures := make([]string, 0, len(p.Systems))
 	for _, d := range p.Systems {
 		fixtures = append(fixtures, d.FixtureNames()...)

@@ -28,11 +28,30 @@ type systemOptions struct {
 	system, config string
 }
 
-func (o *systemOptions) add(p *Program, c *cobra.Command) {
+func (o *systemOptions) add(p *Program, c *cobra.Command, command string) {
 	if len(p.Systems) > 1 {
 		c.Flags().StringVar(&o.system, "system", "", "the registered system to run: "+strings.Join(p.systemNames(), ", "))
 	}
-	c.Flags().StringVar(&o.config, "config", "", `the config's system part, a JSON object the system decodes (replaces the file's)`)
+	usage := "the config's system part, a JSON object the system decodes (default {})"
+	if command == "replay" {
+		usage = "the config's system part, a JSON object the system decodes (replaces the file's)"
+	}
+	c.Flags().StringVar(&o.config, "config", "", usage)
+}
+
+// addSystemFlags registers every system's own flags on c and appends
+// their help to its long text.
+func addSystemFlags(c *cobra.Command, command string, flags map[string]SystemFlags, order []string) {
+	for _, name := range order {
+		sf, ok := flags[name]
+		if !ok {
+			continue
+		}
+		sf.Add(c, command)
+		if h := sf.Help(command); h != "" {
+			c.Long += "\n\n" + h
+		}
+	}
 }
 
 // systemPart returns --config as a system part, or nil when not given.
@@ -259,10 +278,8 @@ internal error (the output could not be written).`,
 			return RunExit(res)
 		},
 	}
-	so.add(p, c)
-	for _, sf := range flags {
-		sf.Add(c, "replay")
-	}
+	so.add(p, c, "replay")
+	addSystemFlags(c, "replay", flags, p.systemNames())
 	c.Flags().BoolVar(&asJSON, "json", false, "print the run's evidence record as one JSON object")
 	c.Flags().BoolVar(&twice, "twice", false, "run twice and fail (exit 1, with a diff) unless the normalised timelines are equal")
 	return c

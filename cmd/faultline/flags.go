@@ -161,6 +161,21 @@ func (f *referenceFlags) Apply(c *cobra.Command, command string, cfg model.Confi
 	return out, true, nil
 }
 
+// Help describes the flags on replay and explore.
+func (f *referenceFlags) Help(command string) string {
+	if command == "replay" {
+		return `The reference system's flags: --profile, --controls and --without change only
+the control selection (the file's fixture, mutant, retry budget, deadline and
+join policy stay). --without alone removes controls from the file's own set;
+with --profile or --controls it removes them from that set. --mutant runs a
+seeded defect ('' removes the file's).`
+	}
+	return `The reference system's flags: --profile (default typed) or --controls select
+the controls, --without removes some from that set, --mutant explores a seeded
+defect (--list-mutants names them). Given none of them, --config's system part
+is explored as it is.`
+}
+
 // Header names the control set replay's first line ends with.
 func (f *referenceFlags) Header(cfg model.Config) (string, error) {
 	cs, err := copperfin.ControlsOf(cfg)
