@@ -231,6 +231,9 @@ internal error (the output could not be written).`,
 			overridden := sys != nil
 			if overridden {
 				s.Config.System = sys
+				if _, err := def.Factory(s.Config); err != nil {
+					return BadInput("--config: %v", err)
+				}
 			}
 			sf := flags[def.Name]
 			if sf != nil {
