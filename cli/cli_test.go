@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -263,5 +264,30 @@ func TestAuditTheReferenceSystem(t *testing.T) {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("exit %d %s: output lacks %q\n%s", code, stderr, want, out)
 		}
+	}
+}
+
+// idle is a system that never acts: it crosses no event a fault could be
+// placed at.
+type idle struct{}
+
+func (idle) Run(context.Context, model.Env, model.Task) (model.Claim, error) {
+	return model.Claim{Verdict: model.ClaimHold, Reason: "nothing to do"}, nil
+}
+
+// TestAuditOfASystemNoFaultReaches: an audit or an exploration in which no
+// run reached its fault is inconclusive (exit 3) and says so.
+func TestAuditOfASystemNoFaultReaches(t *testing.T) {
+	fx := inventory.Fixture()
+	fx.Name = "idle"
+	d := &model.Definition{Name: "idle", Fixtures: []model.Fixture{fx}, Builtin: []string{model.InvBudget},
+		Configure: func(json.RawMessage) (model.Factory, error) { return func() model.System { return idle{} }, nil }}
+	code, out, stderr := runIn(t, program(d), "audit")
+	if code != 3 || stderr != "inventory: inconclusive: none of the audit's 25 single-fault runs reached its fault: the audit tested no fault\n" ||
+		!strings.Contains(out, "Faults: 25 of the 25 runs' faults not reached; kinds reached under no configuration: 25 (") {
+		t.Fatalf("exit %d %q\n%s", code, stderr, out)
+	}
+	if code, _, stderr := runIn(t, program(d), "explore", "--seed", "1", "--checks", "5"); code != 3 || stderr != "inventory: inconclusive: none of the 7 faults scheduled in 5 checks was reached, so no fault was tested; the events the system crossed: worker.start\n" {
+		t.Fatalf("explore: exit %d %q", code, stderr)
 	}
 }
