@@ -20,6 +20,14 @@
 //	4  an I/O or internal error: a full disk, an unreadable file or
 //	   directory, output that could not be written
 //
+// It is package cli's program with the reference system registered: the
+// generic replay, explore and coverage commands are cli's (with the
+// reference system's --profile, --controls, --without and --mutant flags
+// added through cli.SystemFlags), and the reference system's own commands
+// (assay, its audit with the release evidence, dossier, lab) are added
+// through cli.Program.Commands. A user's own cmd/ gets the same commands
+// for its systems from cli.Main.
+//
 // Run "faultline help" for the commands and "faultline help COMMAND" for
 // every flag.
 package main
