@@ -267,6 +267,17 @@ func (p *Program) Command(stdout, stderr io.Writer) *cobra.Command {
 		}
 	}
 	root.AddCommand(extra...)
+	root.SetHelpCommand(&cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := root.Find(args)
+			if err != nil || len(rest) > 0 || cmd == nil {
+				return BadInput("help: unknown command %q (run \"%s help\" for the commands)", strings.Join(args, " "), p.name())
+			}
+			return cmd.Help()
+		},
+	})
 	empty := map[string]bool{}
 	for _, n := range p.EmptyAllowed {
 		empty[n] = true
@@ -279,15 +290,22 @@ func (p *Program) Command(stdout, stderr io.Writer) *cobra.Command {
 
 // Run executes args (without the program's name) and returns the exit
 // code, printing an error's message to stderr after the program's name.
+// Output that could not be written (a full disk) exits 4, also when a
+// command did not check its writes.
 // An invalid registration prints its problem and returns 4.
 func (p *Program) Run(args []string, stdout, stderr io.Writer) int {
 	if err := p.check(); err != nil {
 		fmt.Fprintln(stderr, p.name()+":", err)
 		return ExitIO
 	}
-	root := p.Command(stdout, stderr)
+	out := &recordingWriter{w: stdout}
+	root := p.Command(out, stderr)
 	root.SetArgs(args)
 	err := root.Execute()
+	if err == nil && out.err != nil {
+		// output a command or cobra's help printed without checking it
+		err = &ExitError{Code: ExitIO, Err: fmt.Errorf("writing the output: %w", out.err)}
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -301,6 +319,21 @@ func (p *Program) Run(args []string, stdout, stderr io.Writer) int {
 	// cobra's own errors (unknown command, bad arguments) are bad input
 	fmt.Fprintln(stderr, p.name()+":", err)
 	return ExitBadInput
+}
+
+// recordingWriter passes writes to w and keeps the first error, so that
+// output lost to a full disk is never an exit 0.
+type recordingWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (r *recordingWriter) Write(p []byte) (int, error) {
+	n, err := r.w.Write(p)
+	if err != nil && r.err == nil {
+		r.err = err
+	}
+	return n, err
 }
 
 // guard wraps c and its subcommands: every flag given with an empty value

@@ -183,7 +183,7 @@ then unchanged), 4 an I/O error (reading an input, writing OUT).`,
 				return b.Bytes(), nil
 			})
 			if err != nil {
-				return err
+				return WriteError(err)
 			}
 			r := coverage.NewReport(coverage.Default(), out, coverage.ReportOptions{}).Summary
 			keys := fmt.Sprintf("%d of %d reachable keys visited", r.Visited, r.Reachable)
@@ -232,7 +232,7 @@ to gate; 4 an I/O error reading a file or writing the finding.`,
 				opts.MinRatio, opts.HasMinRatio = r, true
 			}
 			if require != "" {
-				b, err := os.ReadFile(require)
+				b, err := fileio.ReadFile(require, fileio.ScheduleLimit)
 				if err != nil {
 					return InputError(fmt.Errorf("--require: %w", err))
 				}
@@ -251,12 +251,13 @@ to gate; 4 an I/O error reading a file or writing the finding.`,
 			if err != nil {
 				return BadInput("%v", err)
 			}
-			if err := g.WriteText(c.OutOrStdout()); err != nil {
-				return OutputError(err)
-			}
 			visits, notReached, notFired := faultCounts(d)
 			if visits == 0 {
+				// nothing to judge: no pass is printed for it
 				return Inconclusive("inconclusive: %s records %d runs and no scheduled fault that was reached and fired (%d scheduled but not reached, %d reached but not fired): the gate has nothing to judge", args[0], d.Runs, notReached, notFired)
+			}
+			if err := g.WriteText(c.OutOrStdout()); err != nil {
+				return OutputError(err)
 			}
 			if _, err := fmt.Fprintf(c.OutOrStdout(), "  faults: %d reached and fired; %d scheduled but not reached, %d reached but not fired\n", visits, notReached, notFired); err != nil {
 				return OutputError(err)

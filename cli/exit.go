@@ -84,8 +84,9 @@ func InputError(err error) error {
 
 // WriteError maps a failure to update a file the command writes into (a
 // coverage file it merges into): an operating-system error is an I/O error
-// (4), whatever it is; a problem decoding what the file already holds is
-// bad input (2). nil stays nil.
+// (4), whatever it is, unless the path names no regular file (bad input,
+// 2); a problem decoding what the file already holds is bad input (2). nil
+// stays nil.
 func WriteError(err error) error {
 	var ee *ExitError
 	var errno syscall.Errno
@@ -94,6 +95,8 @@ func WriteError(err error) error {
 		return nil
 	case errors.As(err, &ee):
 		return err
+	case errors.Is(err, fileio.ErrBadInput): // the path names no regular file
+		return &ExitError{Code: ExitBadInput, Err: err}
 	case errors.As(err, &errno):
 		return &ExitError{Code: ExitIO, Err: err}
 	}

@@ -105,6 +105,21 @@ Exit codes (every command):
 	}
 }
 
+// recordingWriter passes writes to w and keeps the first error, so that
+// output lost to a full disk is never an exit 0.
+type recordingWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (r *recordingWriter) Write(p []byte) (int, error) {
+	n, err := r.w.Write(p)
+	if err != nil && r.err == nil {
+		r.err = err
+	}
+	return n, err
+}
+
 // run executes args and returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	return program().Run(args, stdout, stderr)
