@@ -54,13 +54,11 @@ var (
 	ioFailure     = cli.IOFailure
 	outputError   = cli.OutputError
 	inputError    = cli.InputError
-	writeError    = cli.WriteError
 	errViolation  = cli.ErrViolation
 	checkCount    = cli.CheckCount
 	wrapText      = cli.WrapText
 	coveragePath  = cli.CoveragePath
 	flushCoverage = cli.FlushCoverage
-	readCoverage  = cli.ReadCoverage
 )
 
 const coverageEnv = cli.CoverageEnv
@@ -103,21 +101,6 @@ Exit codes (every command):
 		// --controls '' is the empty control set, --mutant '' no mutant
 		EmptyAllowed: []string{"controls", "mutant"},
 	}
-}
-
-// recordingWriter passes writes to w and keeps the first error, so that
-// output lost to a full disk is never an exit 0.
-type recordingWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (r *recordingWriter) Write(p []byte) (int, error) {
-	n, err := r.w.Write(p)
-	if err != nil && r.err == nil {
-		r.err = err
-	}
-	return n, err
 }
 
 // run executes args and returns the exit code.
