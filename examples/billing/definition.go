@@ -83,8 +83,9 @@ next:
 
 // Definition describes the agent for the paths that need more than a
 // factory (properties.WithDefinition, the fuzz decoder, the run record):
-// its fixture, its config's system part ({"bugs": [...]}) and its
-// invariants. It declares no controls: the agent's defences are its code.
+// its fixture, its config's system part ({"bugs": [...]}), its invariants
+// and its named configurations (the correct agent, defended, and one per
+// planted bug). It declares no controls: the agent's defences are its code.
 func Definition() *model.Definition {
 	return &model.Definition{
 		Name:     "billing",
@@ -102,5 +103,8 @@ func Definition() *model.Definition {
 		},
 		Builtin:    Builtin,
 		Invariants: Invariants(),
+		Configs: []model.NamedConfig{{Name: "correct", System: Config(0).System, Defended: true},
+			{Name: BugNames[0], System: Config(FreshKeyPerRetry).System}, {Name: BugNames[1], System: Config(BlindResume).System},
+			{Name: BugNames[2], System: Config(ReceiptFromReply).System}},
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/cli"
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/examples/billing"
 	"github.com/faultline/faultline/fuzz"
@@ -276,5 +277,45 @@ func TestCoverageReport(t *testing.T) {
 		if !lines[want] {
 			t.Errorf("the report lacks the line %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// TestCommandLine: the agent's own command (cmd/billing, package cli with
+// its definition registered) audits its four named configurations, each
+// planted bug found by exactly the single runs TestSingleRunFindsEachBug
+// lists, and replays a counterexample file Check wrote, exiting 1 with
+// the bug's invariant.
+func TestCommandLine(t *testing.T) {
+	var out, errs bytes.Buffer
+	if code := cli.Main([]string{"audit"}, &out, &errs, billing.Definition()); code != 0 {
+		t.Fatalf("audit exit %d\n%s%s", code, out.String(), errs.String())
+	}
+	for _, want := range []string{
+		"  billing/correct              defended   25 runs   20 reached    0 violated",
+		"  billing/fresh_key_per_retry             25 runs   20 reached    3 violated",
+		"  billing/blind_resume                    25 runs   20 reached    4 violated",
+		"  billing/receipt_from_reply              25 runs   20 reached    2 violated",
+		"Verdict: held: the 1 defended configuration held every invariant under every single fault.",
+	} {
+		if !strings.Contains(out.String(), "\n"+want+"\n") {
+			t.Errorf("the audit lacks the line %q:\n%s", want, out.String())
+		}
+	}
+	if raceDetector {
+		return // the exploration runs in one goroutine
+	}
+	rapidFlags(t, 100, 1)
+	dir := t.TempDir()
+	properties.Check(&recorder{name: "TestPlanted/" + billing.BlindResume.String()}, billing.Definition().Factory,
+		explore(billing.BlindResume, properties.WithFailDir(dir))...)
+	files, _ := filepath.Glob(filepath.Join(dir, "cx-resume_from_checkpoint-????????.json"))
+	if len(files) != 1 {
+		t.Fatalf("fail files %q", files)
+	}
+	out.Reset()
+	errs.Reset()
+	if code := cli.Main([]string{"replay", files[0]}, &out, &errs, billing.Definition()); code != 1 ||
+		!strings.Contains(out.String(), "resume_from_checkpoint") {
+		t.Errorf("replay exit %d, want 1 naming resume_from_checkpoint\n%s%s", code, out.String(), errs.String())
 	}
 }
