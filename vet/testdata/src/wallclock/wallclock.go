@@ -38,7 +38,7 @@ func pickReplica() int {
 
 func newID() string {
 	b := make([]byte, 8)
-	crand.Read(b) // want `rand.Read draws from the operating system's random source in code reached from \(\*agent\).Run \(through newID\)`
+	crand.Read(b)                       // want `rand.Read draws from the operating system's random source in code reached from \(\*agent\).Run \(through newID\)`
 	return uuid.NewString() + string(b) // want `uuid.NewString mints a random or time-based id`
 }
 
