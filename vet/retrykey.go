@@ -34,7 +34,8 @@ through local variables assigned in the scope, that
 
   - is minted inside the scope: env.NewRequestID(), env.Now(), time.Now,
     time.Since, time.Until, math/rand, math/rand/v2, crypto/rand, or a
-    github.com/google/uuid constructor; or
+    github.com/google/uuid constructor, or a call of a function of the
+    same package that makes one of these calls (transitively); or
   - is built from the attempt counter: a for loop's variable, a range's
     integer, a variable or field incremented or otherwise stepped in the
     scope (x++, x += n, x = x + n), or a parameter of the retry callback
@@ -91,13 +92,14 @@ type retryScope struct {
 
 func runRetryKey(pass *analysis.Pass) (any, error) {
 	r := newReporter(pass)
+	m := &minter{pass: pass, bodies: funcBodies(pass), memo: map[*ast.FuncDecl]string{}}
 	for _, f := range pass.Files {
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.ForStmt:
 				// the loop's variables are counters when the loop steps
 				// them, as every stored-to path is
-				checkScope(pass, r, &retryScope{node: n, body: n.Body, post: n.Post, loop: n})
+				checkScope(pass, m, r, &retryScope{node: n, body: n.Body, post: n.Post, loop: n})
 			case *ast.RangeStmt:
 				t := pass.TypesInfo.TypeOf(n.X)
 				if t == nil {
@@ -112,7 +114,7 @@ func runRetryKey(pass *analysis.Pass) (any, error) {
 						s.counter = append(s.counter, p)
 					}
 				}
-				checkScope(pass, r, s)
+				checkScope(pass, m, r, s)
 			case *ast.CallExpr:
 				if !strings.Contains(strings.ToLower(callName(n)), "retry") {
 					return true
@@ -130,7 +132,7 @@ func runRetryKey(pass *analysis.Pass) (any, error) {
 							}
 						}
 					}
-					checkScope(pass, r, s)
+					checkScope(pass, m, r, s)
 				}
 			}
 			return true
@@ -212,8 +214,17 @@ func consequential(info *types.Info, call *ast.CallExpr) bool {
 	return false
 }
 
-// minted describes a call that returns a fresh value on every call, or "".
-func minted(info *types.Info, call *ast.CallExpr) string {
+// minter finds the calls that return a fresh value on every call.
+type minter struct {
+	pass   *analysis.Pass
+	bodies map[*types.Func]*ast.FuncDecl
+	memo   map[*ast.FuncDecl]string // "" while in progress or when it mints nothing
+}
+
+// minted describes a call that returns a fresh value on every call, or "":
+// a mint itself, or a call of a function of the package that mints.
+func (m *minter) minted(call *ast.CallExpr) string {
+	info := m.pass.TypesInfo
 	if envField(info, call, "NewRequestID") {
 		return "env.NewRequestID() mints a fresh id"
 	}
@@ -227,7 +238,39 @@ func minted(info *types.Info, call *ast.CallExpr) string {
 	if k := clockOrRandom(f); k != "" {
 		return f.Pkg().Name() + "." + f.Name() + " " + k
 	}
+	if fd, ok := m.bodies[f.Origin()]; ok {
+		if w := m.helper(fd); w != "" {
+			return types.ExprString(call.Fun) + "() calls " + w
+		}
+	}
 	return ""
+}
+
+// helper describes the first mint a function of the package makes,
+// directly or through others, with its line; or "".
+func (m *minter) helper(fd *ast.FuncDecl) string {
+	if w, ok := m.memo[fd]; ok {
+		return w
+	}
+	m.memo[fd] = ""
+	var w string
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		if w != "" {
+			return false
+		}
+		if c, ok := n.(*ast.CallExpr); ok {
+			if d := m.minted(c); d != "" {
+				w = fmt.Sprintf("%s (line %d), which %s", types.ExprString(c.Fun), m.pass.Fset.Position(c.Pos()).Line, d[strings.Index(d, " ")+1:])
+				if strings.Contains(d, "() calls ") {
+					w = d[strings.Index(d, "() calls ")+len("() calls "):]
+				}
+				return false
+			}
+		}
+		return true
+	})
+	m.memo[fd] = w
+	return w
 }
 
 // assignment is one store in a scope: dst gets src (src nil for x++).
@@ -238,7 +281,7 @@ type assignment struct {
 	step bool // x++, x += n, x = x + n: a counter
 }
 
-func checkScope(pass *analysis.Pass, r *reporter, s *retryScope) {
+func checkScope(pass *analysis.Pass, m *minter, r *reporter, s *retryScope) {
 	info := pass.TypesInfo
 	hasCall := false
 	inspectNoFunc(s.body, func(n ast.Node) bool {
@@ -304,7 +347,7 @@ func checkScope(pass *analysis.Pass, r *reporter, s *retryScope) {
 			if a.step || a.src == nil {
 				continue
 			}
-			for _, o := range originsOf(info, a.src, counters, derived) {
+			for _, o := range originsOf(m, a.src, counters, derived) {
 				if o.mint != nil && top[a.stmt] {
 					o.stmt = a.stmt
 				}
@@ -332,7 +375,7 @@ func checkScope(pass *analysis.Pass, r *reporter, s *retryScope) {
 					continue
 				}
 				if kf, ok := keyField(t, id.Name); ok {
-					reportKey(pass, r, s, kf, kv.Value, counters, derived, true)
+					reportKey(pass, m, r, s, kf, kv.Value, counters, derived, true)
 				}
 			}
 		case *ast.AssignStmt:
@@ -346,7 +389,7 @@ func checkScope(pass *analysis.Pass, r *reporter, s *retryScope) {
 					continue
 				}
 				if kf, ok := keyField(t, sel.Sel.Name); ok {
-					reportKey(pass, r, s, kf, n.Rhs[i], counters, derived, false)
+					reportKey(pass, m, r, s, kf, n.Rhs[i], counters, derived, false)
 				}
 			}
 		}
@@ -421,11 +464,12 @@ func walkPaths(info *types.Info, e ast.Expr, f func(path, ast.Expr)) {
 }
 
 // originsOf returns where e's variation across attempts comes from.
-func originsOf(info *types.Info, e ast.Expr, counters []path, derived map[path][]origin) []origin {
+func originsOf(m *minter, e ast.Expr, counters []path, derived map[path][]origin) []origin {
+	info := m.pass.TypesInfo
 	var out []origin
 	inspectNoFunc(e, func(n ast.Node) bool {
 		if c, ok := n.(*ast.CallExpr); ok {
-			if w := minted(info, c); w != "" {
+			if w := m.minted(c); w != "" {
 				out = append(out, origin{pos: c.Pos(), what: w, mint: c})
 				return false
 			}
@@ -452,15 +496,14 @@ func originsOf(info *types.Info, e ast.Expr, counters []path, derived map[path][
 	return out
 }
 
-func reportKey(pass *analysis.Pass, r *reporter, s *retryScope, kf KeyField, e ast.Expr, counters []path, derived map[path][]origin, lit bool) {
-	info := pass.TypesInfo
+func reportKey(pass *analysis.Pass, m *minter, r *reporter, s *retryScope, kf KeyField, e ast.Expr, counters []path, derived map[path][]origin, lit bool) {
 	where := "retry loop"
 	if _, ok := s.node.(*ast.FuncLit); ok {
 		where = "retry callback"
 	}
 	line := pass.Fset.Position(s.node.Pos()).Line
 	field := kf.Pkg[strings.LastIndex(kf.Pkg, "/")+1:] + "." + kf.Type + "." + kf.Field
-	for _, o := range originsOf(info, e, counters, derived) {
+	for _, o := range originsOf(m, e, counters, derived) {
 		d := analysis.Diagnostic{
 			Pos: o.pos,
 			Message: fmt.Sprintf("the %s varies across the attempts of the %s at line %d: %s on each attempt, so a retry after a lost reply is a new request to the provider and can commit the effect twice; compute the key once, before the retry, from the logical action",

@@ -103,6 +103,24 @@ func reasonlessIgnore(ctx context.Context, env model.Env, a model.Action) {
 	}
 }
 
+type flow struct {
+	env model.Env
+	a   model.Action
+}
+
+func (f *flow) requestKey(stable bool) string {
+	if stable {
+		return f.a.IdempotencyKey
+	}
+	return f.env.NewRequestID()
+}
+
+func (f *flow) keyThroughHelper(ctx context.Context) {
+	for range 3 {
+		f.env.Tool.Commit(ctx, model.ToolCall{RequestKey: f.requestKey(false), Action: f.a}) // want `f.requestKey\(\) calls f.env.NewRequestID \(line \d+\), which mints a fresh id`
+	}
+}
+
 // --- look-alikes: not findings ---
 
 func keyFromAction(ctx context.Context, env model.Env, a model.Action) {
