@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/tools/go/analysis"
+
 	"github.com/faultline/faultline/vet"
 )
 
@@ -95,6 +97,16 @@ func TestCheckBadInput(t *testing.T) {
 		if !errors.As(err, &ie) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Check(%q) = %v, want an InputError saying %q", tc.patterns, err, tc.want)
 		}
+	}
+}
+
+// An analyzer that fails is an analysis error, not bad input.
+func TestCheckAnalysisError(t *testing.T) {
+	boom := &analysis.Analyzer{Name: "boom", Doc: "fails", Run: func(*analysis.Pass) (any, error) { return nil, errors.New("boom") }}
+	_, err := vet.Check([]string{"./httpfault"}, vet.Options{Dir: "..", Analyzers: []*analysis.Analyzer{boom}})
+	var ie *vet.InputError
+	if err == nil || errors.As(err, &ie) || err.Error() != "analysis failed: boom on github.com/faultline/faultline/httpfault: boom" {
+		t.Errorf("Check with a failing analyzer = %v, want the analysis error naming it and the package", err)
 	}
 }
 

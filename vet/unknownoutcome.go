@@ -153,38 +153,38 @@ func (c *outcomeChecker) constOf(rt ResultType, e ast.Expr) outcomeSet {
 // cond returns the outcomes a condition selects, with the outcome
 // expression it tests; ok is false for a condition that tests anything
 // else.
-func (c *outcomeChecker) cond(e ast.Expr) (set outcomeSet, subject string, rt ResultType, ne bool, ok bool) {
+func (c *outcomeChecker) cond(e ast.Expr) (set outcomeSet, subject string, rt ResultType, ok bool) {
 	b, isBin := ast.Unparen(e).(*ast.BinaryExpr)
 	if !isBin {
-		return 0, "", rt, false, false
+		return 0, "", rt, false
 	}
 	switch b.Op {
 	case token.LOR:
-		s1, x1, rt1, ne1, ok1 := c.cond(b.X)
-		s2, x2, _, ne2, ok2 := c.cond(b.Y)
+		s1, x1, rt1, ok1 := c.cond(b.X)
+		s2, x2, _, ok2 := c.cond(b.Y)
 		if !ok1 || !ok2 || x1 != x2 {
-			return 0, "", rt, false, false
+			return 0, "", rt, false
 		}
-		return s1 | s2, x1, rt1, ne1 || ne2, true
+		return s1 | s2, x1, rt1, true
 	case token.EQL, token.NEQ:
 		x, k := b.X, b.Y
 		rt, isRes := c.resultOf(x)
 		if !isRes {
 			x, k = b.Y, b.X
 			if rt, isRes = c.resultOf(x); !isRes {
-				return 0, "", rt, false, false
+				return 0, "", rt, false
 			}
 		}
 		v := c.constOf(rt, k)
 		if v == 0 {
-			return 0, "", rt, false, false
+			return 0, "", rt, false
 		}
 		if b.Op == token.NEQ {
-			return ocAll &^ v, types.ExprString(x), rt, true, true
+			v = ocAll &^ v
 		}
-		return v, types.ExprString(x), rt, false, true
+		return v, types.ExprString(x), rt, true
 	}
-	return 0, "", rt, false, false
+	return 0, "", rt, false
 }
 
 func (c *outcomeChecker) switchStmt(s *ast.SwitchStmt) {
@@ -214,7 +214,7 @@ func (c *outcomeChecker) switchStmt(s *ast.SwitchStmt) {
 			cc := st.(*ast.CaseClause)
 			b := branch{body: cc.Body, pos: cc.Pos(), dflt: cc.List == nil}
 			for _, e := range cc.List {
-				v, x, r, _, ok := c.cond(e)
+				v, x, r, ok := c.cond(e)
 				if !ok || (subject != "" && x != subject) {
 					return
 				}
@@ -238,7 +238,7 @@ func (c *outcomeChecker) ifChain(s *ast.IfStmt) {
 		if cur.Init != nil && len(branches) > 0 {
 			return
 		}
-		v, x, r, _, ok := c.cond(cur.Cond)
+		v, x, r, ok := c.cond(cur.Cond)
 		if !ok || (subject != "" && x != subject) {
 			return
 		}

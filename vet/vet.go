@@ -163,7 +163,7 @@ func matches(f *types.Func, list []Callee) bool {
 		if isNamed(rt, c.Pkg, c.Recv) {
 			return true
 		}
-		if iface := lookupInterface(f.Pkg(), rt, c); iface != nil {
+		if iface := lookupInterface(f.Pkg(), c); iface != nil {
 			if types.Implements(rt, iface) || types.Implements(types.NewPointer(derefType(rt)), iface) {
 				return true
 			}
@@ -174,7 +174,7 @@ func matches(f *types.Func, list []Callee) bool {
 
 // lookupInterface finds the interface c.Pkg.c.Recv among the imports of
 // the package declaring a method (or that package itself), or nil.
-func lookupInterface(pkg *types.Package, _ types.Type, c Callee) *types.Interface {
+func lookupInterface(pkg *types.Package, c Callee) *types.Interface {
 	find := func(p *types.Package) *types.Interface {
 		if p.Path() != c.Pkg {
 			return nil
