@@ -92,7 +92,7 @@ type Config struct {
 	// "fail_closed", or "custom" for an explicit control list).
 	Profile string
 	// Controls is the reference system's control set.
-	Controls model.Controls
+	Controls copperfin.Controls
 	// Domains are the fault domains in round-robin order; empty means all
 	// five in the paper's order.
 	Domains []model.Domain
@@ -278,7 +278,7 @@ func Run(cfg Config) (*Report, error) {
 			return nil, fmt.Errorf("%w: domain %s has no fault kinds", ErrBadConfig, d)
 		}
 		for _, n := range names {
-			s, err := model.SingleFault(n, model.ConfigOfControls(cfg.Controls))
+			s, err := model.SingleFault(n, copperfin.ConfigOfControls(cfg.Controls))
 			if err != nil {
 				return nil, err
 			}
@@ -308,7 +308,7 @@ func Run(cfg Config) (*Report, error) {
 		wg.Add(1)
 		go func(w, lo, hi int) {
 			defer wg.Done()
-			h := model.NewHarness(model.Copperfin(), model.Options{})
+			h := model.NewHarness(copperfin.Copperfin(), model.Options{})
 			counts := make([]Counts, len(kinds))
 			for i := lo; i < hi; i++ {
 				k := plan[i]

@@ -23,10 +23,10 @@ type KindRow struct {
 // ProfileAudit is the audit of one profile: a row per catalogue kind (per
 // paper mode with compat) and an assay over the same kinds.
 type ProfileAudit struct {
-	Profile  model.Profile  `json:"profile"`
-	Controls model.Controls `json:"-"`
-	Rows     []KindRow      `json:"rows"`
-	Assay    *Report        `json:"-"`
+	Profile  copperfin.Profile  `json:"profile"`
+	Controls copperfin.Controls `json:"-"`
+	Rows     []KindRow          `json:"rows"`
+	Assay    *Report            `json:"-"`
 }
 
 // AuditTrials and AuditSeed are the assay settings of Audit.
@@ -40,11 +40,11 @@ const (
 // "--compat paper188"): every kind once as a single-fault schedule, and an
 // assay of AuditTrials trials with seed AuditSeed over the same kinds. It
 // returns an error for an unknown profile or a harness error.
-func Audit(profiles []model.Profile, compat bool) ([]ProfileAudit, error) {
+func Audit(profiles []copperfin.Profile, compat bool) ([]ProfileAudit, error) {
 	var out []ProfileAudit
-	h := model.NewHarness(model.Copperfin(), model.Options{})
+	h := model.NewHarness(copperfin.Copperfin(), model.Options{})
 	for _, p := range profiles {
-		cs, err := model.ProfileControls(p)
+		cs, err := copperfin.ProfileControls(p)
 		if err != nil {
 			return nil, err
 		}
@@ -53,7 +53,7 @@ func Audit(profiles []model.Profile, compat bool) ([]ProfileAudit, error) {
 			if compat && !spec.Paper {
 				continue
 			}
-			s, err := model.SingleFault(spec.Kind, model.ConfigOfControls(cs))
+			s, err := model.SingleFault(spec.Kind, copperfin.ConfigOfControls(cs))
 			if err != nil {
 				return nil, err
 			}

@@ -4,15 +4,15 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/assay"
-	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // BenchmarkAssayPaper188 measures trials per second through the full model
 // (harness, injector, reference system, oracle) for the paper's baseline
 // and typed profiles, one worker, so the figure is per core.
 func BenchmarkAssayPaper188(b *testing.B) {
-	for _, p := range []model.Profile{model.ProfileBaseline, model.ProfileTyped} {
-		cs, _ := model.ProfileControls(p)
+	for _, p := range []copperfin.Profile{copperfin.ProfileBaseline, copperfin.ProfileTyped} {
+		cs, _ := copperfin.ProfileControls(p)
 		b.Run(string(p), func(b *testing.B) {
 			const trials = 2000
 			for b.Loop() {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 	"github.com/faultline/faultline/properties"
 )
 
@@ -22,8 +23,8 @@ type CompositionConfig struct {
 // of runs per control on one core).
 const (
 	CompositionSeed      uint64 = 1
-	CompositionDraws            = 6000
-	CompositionMaxFaults        = 3
+	CompositionDraws     int    = 6000
+	CompositionMaxFaults int    = 3
 )
 
 // DefaultCompositions is the composition exploration of
@@ -38,10 +39,10 @@ func DefaultCompositions() CompositionConfig {
 // reduced as a pair (properties.PairWitness), or the report that none was
 // found in Draws compositions.
 type CompositionPair struct {
-	Control model.Control `json:"control"`
-	Profile string        `json:"profile"`
-	Seed    uint64        `json:"seed"`
-	Draws   int           `json:"draws"`
+	Control copperfin.Control `json:"control"`
+	Profile string            `json:"profile"`
+	Seed    uint64            `json:"seed"`
+	Draws   int               `json:"draws"`
 	// Singles counts the drawn compositions whose pair reduced to one
 	// fault (the catalogue's single-fault pairs cover those).
 	Singles int  `json:"singles"`
@@ -68,7 +69,7 @@ type CompositionPair struct {
 func (c CompositionPair) File() string { return "composition-" + string(c.Control) + ".json" }
 
 // CompositionPairs explores, for each of the paper's controls
-// (model.PaperControls), ordered compositions of faults for the pair
+// (copperfin.PaperControls), ordered compositions of faults for the pair
 // "typed" against "typed without the control" on sys in setup, and
 // returns the witness of each, reduced as a pair, in control order.
 // kinds limits the kinds drawn (nil: the whole catalogue and the world
@@ -80,25 +81,25 @@ func CompositionPairs(sys System, setup Setup, kinds []string, cc CompositionCon
 		return nil, fmt.Errorf("%w: composition pairs need at least 1 draw, got %d", ErrBadConfig, cc.Draws)
 	}
 	psys := func(cfg model.Config) (model.Factory, error) {
-		cs, err := cfg.Resolve()
+		cs, err := copperfin.ControlsOf(cfg)
 		if err != nil {
 			return nil, err
 		}
-		return sys.factory(cs, cfg.Mutant)
+		return sys.factory(cs, copperfin.MutantOf(cfg))
 	}
 	opts := []properties.Option{properties.WithFixture(setup.Fixture), properties.WithHarnessOptions(setup.Options),
 		properties.WithMaxFaults(cc.MaxFaults)}
 	if kinds != nil {
 		opts = append(opts, properties.WithKinds(kinds...), properties.WithoutWorldEvents())
 	}
-	typed, _ := model.ProfileControls(model.ProfileTyped)
+	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
 	out := []CompositionPair{}
-	for _, c := range model.PaperControls {
-		rep, err := properties.ExplorePair(psys, model.ConfigOfControls(typed), model.ConfigOfControls(typed.Without(c)), cc.Seed, cc.Draws, opts...)
+	for _, c := range copperfin.PaperControls {
+		rep, err := properties.ExplorePair(psys, copperfin.ConfigOfControls(typed), copperfin.ConfigOfControls(typed.Without(c)), cc.Seed, cc.Draws, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("composition pair of %s: %w", c, err)
 		}
-		p := CompositionPair{Control: c, Profile: string(model.ProfileTyped), Seed: cc.Seed, Draws: rep.Draws, Singles: rep.Singles, Found: rep.Found}
+		p := CompositionPair{Control: c, Profile: string(copperfin.ProfileTyped), Seed: cc.Seed, Draws: rep.Draws, Singles: rep.Singles, Found: rep.Found}
 		if w := rep.Witness; w != nil {
 			p.Draw, p.Schedule, p.Invariant, p.FirstSeq, p.Event, p.FaultKind, p.OnVerdict = w.Draw, w.Off, w.Invariant, w.FirstSeq, w.Event, w.FaultKind, w.OnVerdict
 			p.ReplayOff = fmt.Sprintf("faultline replay --profile typed --without %s %s", c, p.File())

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // Remediation is one of the four outcomes the paper assigns to a negative
@@ -25,14 +26,14 @@ const (
 // add recovery; an evidence gate on release changes the architecture of the
 // release path. Controls not listed (deny_on_warning) are not offered as
 // remediations.
-var ControlRole = map[model.Control]Remediation{
-	model.BindIdentity:       NarrowAuthority,
-	model.PreEffectAuthority: NarrowAuthority,
-	model.RefreshContext:     NarrowAuthority,
-	model.StatePrecondition:  NarrowAuthority,
-	model.Idempotency:        AddRecovery,
-	model.EffectReadback:     AddRecovery,
-	model.EvidenceGate:       ChangeArchitecture,
+var ControlRole = map[copperfin.Control]Remediation{
+	copperfin.BindIdentity:       NarrowAuthority,
+	copperfin.PreEffectAuthority: NarrowAuthority,
+	copperfin.RefreshContext:     NarrowAuthority,
+	copperfin.StatePrecondition:  NarrowAuthority,
+	copperfin.Idempotency:        AddRecovery,
+	copperfin.EffectReadback:     AddRecovery,
+	copperfin.EvidenceGate:       ChangeArchitecture,
 }
 
 // Signal is the earliest discriminating signal of a counterexample: the
@@ -56,8 +57,8 @@ type Signal struct {
 // the counterexample's schedule hold every invariant, with the verdict of
 // that run.
 type Interruption struct {
-	Controls   []model.Control  `json:"controls"`
-	RunVerdict model.RunVerdict `json:"run_verdict"`
+	Controls   []copperfin.Control `json:"controls"`
+	RunVerdict model.RunVerdict    `json:"run_verdict"`
 }
 
 // Diagnosis is what a negative result produces (the paper, "What a negative
@@ -78,24 +79,24 @@ type Interruption struct {
 //     that needs several controls together changes the architecture; no fix
 //     at all rejects the operating scenario.
 type Diagnosis struct {
-	Profile       string          `json:"profile"`
-	Config        string          `json:"config"`
-	Kind          string          `json:"kind"`
-	Trials        int             `json:"trials"`
-	Schedule      string          `json:"schedule_sha256"`
-	Invariant     string          `json:"invariant"`
-	Violated      []string        `json:"violated"`
-	FirstSeq      int             `json:"first_seq"`
-	FirstEvent    model.EventName `json:"first_event"`
-	FirstOrdinal  int             `json:"first_ordinal"`
-	FirstBoundary model.Boundary  `json:"first_boundary"`
-	Detail        string          `json:"detail"`
-	Signal        Signal          `json:"signal"`
-	Interrupting  []Interruption  `json:"interrupting"`
-	Control       []model.Control `json:"control"`
-	Missing       []string        `json:"missing"`
-	Remediation   Remediation     `json:"remediation"`
-	Why           string          `json:"why"`
+	Profile       string              `json:"profile"`
+	Config        string              `json:"config"`
+	Kind          string              `json:"kind"`
+	Trials        int                 `json:"trials"`
+	Schedule      string              `json:"schedule_sha256"`
+	Invariant     string              `json:"invariant"`
+	Violated      []string            `json:"violated"`
+	FirstSeq      int                 `json:"first_seq"`
+	FirstEvent    model.EventName     `json:"first_event"`
+	FirstOrdinal  int                 `json:"first_ordinal"`
+	FirstBoundary model.Boundary      `json:"first_boundary"`
+	Detail        string              `json:"detail"`
+	Signal        Signal              `json:"signal"`
+	Interrupting  []Interruption      `json:"interrupting"`
+	Control       []copperfin.Control `json:"control"`
+	Missing       []string            `json:"missing"`
+	Remediation   Remediation         `json:"remediation"`
+	Why           string              `json:"why"`
 }
 
 // EventBoundary maps a timeline event to the boundary it crosses: context
@@ -154,8 +155,8 @@ var oracleReads = map[model.OracleName][]model.EventName{
 // invariant or names no fired fault, or a harness error.
 func Diagnose(sys System, setup Setup, res *model.Result) (Diagnosis, error) {
 	h := model.NewHarness(setup.Fixture, setup.Options)
-	run := func(cs model.Controls, s *model.Schedule) (*model.Result, error) {
-		f, err := sys.factory(cs, s.Config.Mutant)
+	run := func(cs copperfin.Controls, s *model.Schedule) (*model.Result, error) {
+		f, err := sys.factory(cs, copperfin.MutantOf(s.Config))
 		if err != nil {
 			return nil, err
 		}
@@ -165,14 +166,14 @@ func Diagnose(sys System, setup Setup, res *model.Result) (Diagnosis, error) {
 }
 
 func (r *runner) diagnose(ci int, profile, config string, res *model.Result, trials int) (Diagnosis, error) {
-	run := func(c model.Controls, s *model.Schedule) (*model.Result, error) { return r.run(ci, c, s) }
+	run := func(c copperfin.Controls, s *model.Schedule) (*model.Result, error) { return r.run(ci, c, s) }
 	return diagnose(run, res, profile, config, trials)
 }
 
-func diagnose(run func(model.Controls, *model.Schedule) (*model.Result, error), res *model.Result, profile, config string, trials int) (Diagnosis, error) {
+func diagnose(run func(copperfin.Controls, *model.Schedule) (*model.Result, error), res *model.Result, profile, config string, trials int) (Diagnosis, error) {
 	var first *model.InvariantResult
 	d := Diagnosis{Profile: profile, Config: config, Trials: trials, Schedule: scheduleHash(res.Schedule), Violated: violatedNames(res),
-		Interrupting: []Interruption{}, Control: []model.Control{}, Missing: []string{}}
+		Interrupting: []Interruption{}, Control: []copperfin.Control{}, Missing: []string{}}
 	for i := range res.Invariants {
 		inv := &res.Invariants[i]
 		if !inv.Held && (first == nil || inv.FirstSeq < first.FirstSeq) {
@@ -255,34 +256,38 @@ func diagnose(run func(model.Controls, *model.Schedule) (*model.Result, error), 
 	}
 
 	// the control that should have interrupted the transfer: matched runs
-	cs := res.Controls
-	try := func(add []model.Control) (*model.Result, error) {
+	cs, err := copperfin.ControlsOf(res.Schedule.Config)
+	if err != nil {
+		return Diagnosis{}, err
+	}
+	try := func(add []copperfin.Control) (*model.Result, error) {
 		c := cs
 		for _, x := range add {
 			c = c.With(x)
 		}
 		return run(c, withControls(res.Schedule, c))
 	}
-	for _, c := range model.PaperControls {
+	for _, c := range copperfin.PaperControls {
 		if cs.Has(c) {
 			continue
 		}
-		r, err := try([]model.Control{c})
+		r, err := try([]copperfin.Control{c})
 		if err != nil {
 			return Diagnosis{}, err
 		}
 		if r.Held() {
-			d.Interrupting = append(d.Interrupting, Interruption{Controls: []model.Control{c}, RunVerdict: r.RunVerdict})
+			d.Interrupting = append(d.Interrupting, Interruption{Controls: []copperfin.Control{c}, RunVerdict: r.RunVerdict})
 		}
 	}
 	if len(d.Interrupting) == 0 {
-		for _, set := range [][]model.Control{spec.Nominated, model.PaperControls} {
+		nominated, _ := copperfin.Defences(spec.Kind)
+		for _, set := range [][]copperfin.Control{nominated, copperfin.PaperControls} {
 			r, err := try(set)
 			if err != nil {
 				return Diagnosis{}, err
 			}
 			if r.Held() {
-				d.Interrupting = append(d.Interrupting, Interruption{Controls: append([]model.Control{}, set...), RunVerdict: r.RunVerdict})
+				d.Interrupting = append(d.Interrupting, Interruption{Controls: append([]copperfin.Control{}, set...), RunVerdict: r.RunVerdict})
 				break
 			}
 		}
@@ -309,7 +314,7 @@ func diagnose(run func(model.Controls, *model.Schedule) (*model.Result, error), 
 	return d, nil
 }
 
-func joinControls(cs []model.Control) string {
+func joinControls(cs []copperfin.Control) string {
 	s := make([]string, len(cs))
 	for i, c := range cs {
 		s[i] = string(c)

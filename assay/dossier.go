@@ -20,6 +20,7 @@ import (
 	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/internal/strictjson"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // DossierVersion is the version of the dossier format this package writes.
@@ -139,7 +140,7 @@ type Dossier struct {
 	// written beside the JSON; WriteDossier sets it.
 	MarkdownSHA256  string            `json:"markdown_sha256"`
 	Manifest        Manifest          `json:"manifest"`
-	Faults          []model.FaultSpec `json:"faults"`
+	Faults          []DossierFault    `json:"faults"`
 	Invariants      []model.Invariant `json:"invariants"`
 	Stop            model.Stop        `json:"stop"`
 	Evidence        *Evidence         `json:"evidence"`
@@ -156,6 +157,26 @@ func jsonOf(v any) []byte {
 	return b
 }
 
+// DossierFault is a fault kind's spec as a dossier records it: the
+// catalogue's spec and the reference system's declared defence against it
+// (copperfin.Defences): the controls the paper nominates and the seeded
+// defect that lacks the behaviour defending against it.
+type DossierFault struct {
+	model.FaultSpec
+	Nominated []copperfin.Control `json:"nominated"`
+	Mutant    string              `json:"counterfactual_mutant,omitempty"`
+}
+
+// DossierFaults returns specs with the reference system's defences.
+func DossierFaults(specs []model.FaultSpec) []DossierFault {
+	out := make([]DossierFault, len(specs))
+	for i, s := range specs {
+		n, m := copperfin.Defences(s.Kind)
+		out[i] = DossierFault{FaultSpec: s, Nominated: n, Mutant: m}
+	}
+	return out
+}
+
 // BuildDossier gathers the evidence of cfg and assembles its dossier. It
 // returns Gather's errors.
 func BuildDossier(cfg EvidenceConfig) (*Dossier, error) {
@@ -163,8 +184,8 @@ func BuildDossier(cfg EvidenceConfig) (*Dossier, error) {
 	if err != nil {
 		return nil, err
 	}
-	cat := model.Catalogue()
-	covered := []model.FaultSpec{}
+	cat := DossierFaults(model.Catalogue())
+	covered := []DossierFault{}
 	for _, spec := range cat {
 		if spec.Paper || !cfg.Compat {
 			covered = append(covered, spec)
@@ -176,7 +197,7 @@ func BuildDossier(cfg EvidenceConfig) (*Dossier, error) {
 		conf.Variation = Variation{}
 	}
 	for _, p := range cfg.Profiles {
-		cs, _ := model.ProfileControls(p)
+		cs, _ := copperfin.ProfileControls(p)
 		pm := ProfileManifest{Profile: string(p), Controls: []string{}}
 		for _, c := range cs.List() {
 			pm.Controls = append(pm.Controls, string(c))
@@ -197,9 +218,9 @@ func BuildDossier(cfg EvidenceConfig) (*Dossier, error) {
 		}
 	}
 	// static facts behind each trigger, then the behavioural fingerprints
-	specs := map[string][]model.FaultSpec{}
+	specs := map[string][]DossierFault{}
 	for _, s := range covered {
-		for _, t := range SpecTriggers(s) {
+		for _, t := range SpecTriggers(s.FaultSpec) {
 			specs[t] = append(specs[t], s)
 		}
 	}
@@ -489,7 +510,7 @@ func (d *Dossier) WriteMarkdown(w io.Writer) error {
 	ft := table{header: []string{"kind", "domain", "event", "boundary", "phase", "correlation", "withheld", "oracle", "threatens", "defence", "change triggers"}}
 	for _, f := range d.Faults {
 		ft.add(f.Kind, string(f.Domain), fmt.Sprintf("%s#%d", f.Event, f.Ordinal), string(f.Boundary), string(f.Phase), string(f.Correlation),
-			string(f.Signal), string(f.Oracle), strings.Join(f.Threatens, ", "), defenceOf(f.Nominated, f.Mutant), strings.Join(SpecTriggers(f), ", "))
+			string(f.Signal), string(f.Oracle), strings.Join(f.Threatens, ", "), defenceOf(f.Nominated, f.Mutant), strings.Join(SpecTriggers(f.FaultSpec), ", "))
 	}
 	ft.markdown(&b)
 	fmt.Fprintln(&b, "\n## Stop conditions")

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // DefaultStop is the blast radius the audit and the dossier declare before
@@ -26,7 +27,7 @@ var DefaultStop = model.Stop{MaxEffects: 2, MaxFaults: 3, Abort: model.AbortDupl
 type EvidenceConfig struct {
 	System    System
 	Base      Setup
-	Profiles  []model.Profile
+	Profiles  []copperfin.Profile
 	Trials    int
 	Seed      int64
 	Compat    bool
@@ -42,8 +43,8 @@ type EvidenceConfig struct {
 // profiles, AuditTrials trials with seed AuditSeed over the whole
 // catalogue, DefaultVariation, DefaultEnvelope and DefaultCompositions.
 func DefaultEvidenceConfig() EvidenceConfig {
-	return EvidenceConfig{System: Reference(), Base: Setup{Options: model.Options{Stop: DefaultStop}, Fixture: model.Copperfin()},
-		Profiles: append([]model.Profile(nil), model.Profiles...), Trials: AuditTrials, Seed: AuditSeed,
+	return EvidenceConfig{System: Reference(), Base: Setup{Options: model.Options{Stop: DefaultStop}, Fixture: copperfin.Copperfin()},
+		Profiles: append([]copperfin.Profile(nil), copperfin.Profiles...), Trials: AuditTrials, Seed: AuditSeed,
 		Variation: DefaultVariation(), Envelope: DefaultEnvelope(), Compositions: DefaultCompositions()}
 }
 

@@ -78,8 +78,8 @@ func sigOf(t *testing.T, st *assay.Study, profile, kind, config string) assay.Si
 func TestStudyMatchesRun(t *testing.T) {
 	for _, v := range views {
 		ref := v.get(t).Reference
-		for _, p := range model.Profiles {
-			cs, _ := model.ProfileControls(p)
+		for _, p := range copperfin.Profiles {
+			cs, _ := copperfin.ProfileControls(p)
 			rep, err := assay.Run(assay.Config{Controls: cs, Trials: 2000, Seed: 188, Compat: v.compat})
 			if err != nil {
 				t.Fatal(err)
@@ -330,7 +330,7 @@ func TestPlacements(t *testing.T) {
 // failure: the profile lands in unsafe escape although no effect was
 // unsafe, duplicated or unproved.
 func TestContractViolationBlocks(t *testing.T) {
-	dropped := assay.System{Name: "copperfin+failed_branch_dropped", Factory: func(cs model.Controls) model.Factory {
+	dropped := assay.System{Name: "copperfin+failed_branch_dropped", Factory: func(cs copperfin.Controls) model.Factory {
 		f, err := copperfin.NewFactory(cs, "failed_branch_dropped")
 		if err != nil {
 			panic(err)
@@ -338,7 +338,7 @@ func TestContractViolationBlocks(t *testing.T) {
 		return f
 	}, Mutant: copperfin.NewFactory}
 	cfg := assay.DefaultEvidenceConfig()
-	st, err := assay.RunStudy(assay.StudyConfig{Name: "dropped", System: dropped, Base: cfg.Base, Profiles: []model.Profile{model.ProfileTyped},
+	st, err := assay.RunStudy(assay.StudyConfig{Name: "dropped", System: dropped, Base: cfg.Base, Profiles: []copperfin.Profile{copperfin.ProfileTyped},
 		Trials: 2000, Seed: 188, Envelope: cfg.Envelope})
 	if err != nil {
 		t.Fatal(err)
@@ -452,7 +452,7 @@ func TestPairsTypedShowLeverage(t *testing.T) {
 					// deadline masks the transfer, and only dropping two of
 					// those checks brings it back
 					if p.Contrast.Class != assay.InvalidGreen || p.Contrast.Off.Claim != model.ClaimHold ||
-						!cmp.Equal(p.CarriedJointly, [][]model.Control{{model.PreEffectAuthority, model.RefreshContext}, {model.RefreshContext, model.StatePrecondition}}) {
+						!cmp.Equal(p.CarriedJointly, [][]copperfin.Control{{copperfin.PreEffectAuthority, copperfin.RefreshContext}, {copperfin.RefreshContext, copperfin.StatePrecondition}}) {
 						t.Errorf("%s %s/%s: %s %+v jointly %v", st.Name, spec.Kind, conf, p.Contrast.Class, p.Contrast.Off, p.CarriedJointly)
 					}
 					continue
@@ -463,10 +463,10 @@ func TestPairsTypedShowLeverage(t *testing.T) {
 				if !p.Contrast.Off.Reached || p.Contrast.Off.Fired != 1 || !p.Contrast.On.Held() {
 					t.Errorf("%s %s/%s: off %+v on %+v", st.Name, spec.Kind, conf, p.Contrast.Off, p.Contrast.On)
 				}
-				if len(spec.Nominated) == 2 {
-					a, b := spec.Nominated[0], spec.Nominated[1]
+				if len(copperfin.Nominated(spec.Kind)) == 2 {
+					a, b := copperfin.Nominated(spec.Kind)[0], copperfin.Nominated(spec.Kind)[1]
 					if len(p.PerControl) != 2 || p.PerControl[0].Contrast.Class != assay.InvalidGreen ||
-						!cmp.Equal(p.PerControl[0].CarriedBy, []model.Control{b}) || !cmp.Equal(p.PerControl[1].CarriedBy, []model.Control{a}) {
+						!cmp.Equal(p.PerControl[0].CarriedBy, []copperfin.Control{b}) || !cmp.Equal(p.PerControl[1].CarriedBy, []copperfin.Control{a}) {
 						t.Errorf("%s %s/%s: per control %+v", st.Name, spec.Kind, conf, p.PerControl)
 					}
 				}
@@ -480,7 +480,7 @@ func TestPairsTypedShowLeverage(t *testing.T) {
 	}
 	// fail_closed: deny_on_warning silently carries timeout_after_commit
 	f := pairOf(t, ev.Reference, "fail_closed", "timeout_after_commit", assay.DefaultConfig)
-	if f.Contrast.Class != assay.InvalidGreen || !cmp.Equal(f.CarriedBy, []model.Control{model.DenyOnWarning}) || f.Predicted {
+	if f.Contrast.Class != assay.InvalidGreen || !cmp.Equal(f.CarriedBy, []copperfin.Control{copperfin.DenyOnWarning}) || f.Predicted {
 		t.Errorf("fail_closed timeout_after_commit pair: %s %v %s", f.Contrast.Class, f.CarriedBy, f.Contrast.Reason)
 	}
 	n := map[assay.PairClass]int{}
@@ -506,22 +506,22 @@ func TestPairsTypedShowLeverage(t *testing.T) {
 func TestPairsCatalogue(t *testing.T) {
 	ev := evidence(t)
 	type part struct {
-		control   model.Control
+		control   copperfin.Control
 		mutant    string
-		single    []model.Control
-		joint     [][]model.Control
+		single    []copperfin.Control
+		joint     [][]copperfin.Control
 		behaviour string
-		with      []model.Control
+		with      []copperfin.Control
 	}
 	coDefended := map[string][]part{
 		"memory_loss": {
-			{control: model.BindIdentity, behaviour: "fabricated_approval", with: []model.Control{model.PreEffectAuthority}},
-			{control: model.PreEffectAuthority, behaviour: "fabricated_approval", with: []model.Control{model.BindIdentity}},
-			{mutant: "fabricated_approval", joint: [][]model.Control{{model.BindIdentity, model.PreEffectAuthority}}},
+			{control: copperfin.BindIdentity, behaviour: "fabricated_approval", with: []copperfin.Control{copperfin.PreEffectAuthority}},
+			{control: copperfin.PreEffectAuthority, behaviour: "fabricated_approval", with: []copperfin.Control{copperfin.BindIdentity}},
+			{mutant: "fabricated_approval", joint: [][]copperfin.Control{{copperfin.BindIdentity, copperfin.PreEffectAuthority}}},
 		},
 		"corrupt_checkpoint": {
-			{control: model.EffectReadback, behaviour: "stale_checkpoint_accepted"},
-			{mutant: "stale_checkpoint_accepted", single: []model.Control{model.EffectReadback}},
+			{control: copperfin.EffectReadback, behaviour: "stale_checkpoint_accepted"},
+			{mutant: "stale_checkpoint_accepted", single: []copperfin.Control{copperfin.EffectReadback}},
 		},
 	}
 	for _, st := range []*assay.Study{ev.Reference, ev.Variation} {
@@ -543,14 +543,14 @@ func TestPairsCatalogue(t *testing.T) {
 					}
 					continue
 				}
-				if b.Contrast.Class != assay.LeverageShown || !b.Predicted || b.Mutant != spec.Mutant || b.Contrast.Off.Mutant != spec.Mutant || b.Contrast.On.Mutant != "" {
+				if b.Contrast.Class != assay.LeverageShown || !b.Predicted || b.Mutant != copperfin.MutantFor(spec.Kind) || b.Contrast.Off.Mutant != copperfin.MutantFor(spec.Kind) || b.Contrast.On.Mutant != "" {
 					t.Errorf("%s baseline %s/%s: %s predicted %t mutant %q: %s", st.Name, spec.Kind, conf, b.Contrast.Class, b.Predicted, b.Mutant, b.Contrast.Reason)
 				}
 				p := pairOf(t, st, "typed", spec.Kind, conf)
 				if spec.Kind == "checkpoint_rollback" && strings.HasSuffix(conf, "deadline_ms=340") {
 					continue // the short deadline masks it; asserted in TestPairsTypedShowLeverage
 				}
-				if p.Contrast.Class != assay.LeverageShown || !p.Predicted || !p.Contrast.On.Held() || p.Contrast.Off.Mutant != spec.Mutant || p.Contrast.On.Mutant != "" {
+				if p.Contrast.Class != assay.LeverageShown || !p.Predicted || !p.Contrast.On.Held() || p.Contrast.Off.Mutant != copperfin.MutantFor(spec.Kind) || p.Contrast.On.Mutant != "" {
 					t.Errorf("%s typed %s/%s: %s predicted %t: %s", st.Name, spec.Kind, conf, p.Contrast.Class, p.Predicted, p.Contrast.Reason)
 				}
 				parts, co := coDefended[spec.Kind]
@@ -563,8 +563,8 @@ func TestPairsCatalogue(t *testing.T) {
 				for i, w := range parts {
 					f := p.PerControl[i]
 					if f.Control != w.control || f.Mutant != w.mutant || f.Contrast.Class != assay.InvalidGreen || f.Contrast.Off.Fired != 1 ||
-						f.Contrast.Off.Mutant != w.mutant || !cmp.Equal(f.CarriedBy, append([]model.Control{}, w.single...)) ||
-						!cmp.Equal(f.CarriedJointly, append([][]model.Control{}, w.joint...)) || f.CarriedByBehaviour != w.behaviour ||
+						f.Contrast.Off.Mutant != w.mutant || !cmp.Equal(f.CarriedBy, append([]copperfin.Control{}, w.single...)) ||
+						!cmp.Equal(f.CarriedJointly, append([][]copperfin.Control{}, w.joint...)) || f.CarriedByBehaviour != w.behaviour ||
 						!slices.Equal(f.CarriedWithBehaviour, w.with) {
 						t.Errorf("%s typed %s/%s, %s alone: %+v", st.Name, spec.Kind, conf, f.Part(), f)
 					}
@@ -639,18 +639,19 @@ func TestMutantPairsNeedDefects(t *testing.T) {
 	if !errors.Is(err, assay.ErrBadConfig) || !strings.Contains(err.Error(), "system plain has no seeded defects (System.Mutant), but the counterfactual pair of sandbox_denial needs the mutant rejection_as_success") {
 		t.Errorf("whole catalogue without defects: %v", err)
 	}
-	cfg.Compat, cfg.Trials, cfg.Variation = true, 50, nil
+	// enough composition draws for the paper's one witness (as smallConfig)
+	cfg.Compat, cfg.Trials, cfg.Variation, cfg.Compositions.Draws = true, 50, nil, 1500
 	if _, err := assay.Gather(cfg); err != nil {
 		t.Errorf("paper's ten without defects: %v", err)
 	}
-	s, _ := model.SingleFault("branch_failure", model.ConfigOfProfile(model.ProfileTyped))
-	s.Config.Mutant = "failed_branch_dropped"
-	typed, _ := model.ProfileControls(model.ProfileTyped)
-	if _, err := assay.ContrastOf(plain, assay.Setup{Fixture: model.Copperfin()}, s, typed, typed); err == nil || !strings.Contains(err.Error(), `cannot run the mutant "failed_branch_dropped"`) {
+	s, _ := model.SingleFault("branch_failure", copperfin.ConfigOfProfile(copperfin.ProfileTyped))
+	s.Config = copperfin.WithMutant(s.Config, "failed_branch_dropped")
+	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
+	if _, err := assay.ContrastOf(plain, assay.Setup{Fixture: copperfin.Copperfin()}, s, typed, typed); err == nil || !strings.Contains(err.Error(), `cannot run the mutant "failed_branch_dropped"`) {
 		t.Errorf("contrast with a defect on a plain system: %v", err)
 	}
 	// the reference system runs it: both sides keep the schedule's defect
-	c, err := assay.ContrastOf(assay.Reference(), assay.Setup{Fixture: model.Copperfin()}, s, typed, typed)
+	c, err := assay.ContrastOf(assay.Reference(), assay.Setup{Fixture: copperfin.Copperfin()}, s, typed, typed)
 	if err != nil || c.On.Mutant != "failed_branch_dropped" || c.Class != assay.ControlIneffective {
 		t.Errorf("reference contrast with a defect: %+v %v", c, err)
 	}
@@ -675,7 +676,7 @@ func (f fallbackSystem) Run(ctx context.Context, env model.Env, task model.Task)
 
 // hiddenFallback is the reference system behind the deduplicating
 // transport.
-var hiddenFallback = assay.System{Name: "copperfin+dedup", Factory: func(cs model.Controls) model.Factory {
+var hiddenFallback = assay.System{Name: "copperfin+dedup", Factory: func(cs copperfin.Controls) model.Factory {
 	inner := copperfin.Factory(cs)
 	return func() model.System { return fallbackSystem{inner()} }
 }}
@@ -685,10 +686,10 @@ var hiddenFallback = assay.System{Name: "copperfin+dedup", Factory: func(cs mode
 // refund although the fault fired: the pair is an invalid green, not
 // reassurance.
 func TestHiddenFallbackIsInvalidGreen(t *testing.T) {
-	base := assay.Setup{Fixture: model.Copperfin()}
-	typed, _ := model.ProfileControls(model.ProfileTyped)
-	off := typed.Without(model.Idempotency).Without(model.EffectReadback)
-	s, _ := model.SingleFault("timeout_after_commit", model.ConfigOfControls(typed))
+	base := assay.Setup{Fixture: copperfin.Copperfin()}
+	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
+	off := typed.Without(copperfin.Idempotency).Without(copperfin.EffectReadback)
+	s, _ := model.SingleFault("timeout_after_commit", copperfin.ConfigOfControls(typed))
 	c, err := assay.ContrastOf(hiddenFallback, base, s, typed, off)
 	if err != nil {
 		t.Fatal(err)
@@ -718,7 +719,7 @@ func TestHiddenFallbackIsInvalidGreen(t *testing.T) {
 		t.Fatalf("unreached: %+v", c)
 	}
 	// a control that does not act: control ineffective
-	c, err = assay.ContrastOf(assay.System{Name: "uncontrolled", Factory: func(model.Controls) model.Factory { return copperfin.Factory(0) }},
+	c, err = assay.ContrastOf(assay.System{Name: "uncontrolled", Factory: func(copperfin.Controls) model.Factory { return copperfin.Factory(0) }},
 		base, s, typed, off)
 	if err != nil {
 		t.Fatal(err)
@@ -748,7 +749,7 @@ func TestCoefficients(t *testing.T) {
 				threat = threat || x == c.Invariant
 			}
 			want := 0.0
-			if c.Profile == "baseline" && threat && len(spec.Nominated) > 0 && spec.Mutant == "" {
+			if c.Profile == "baseline" && threat && len(copperfin.Nominated(spec.Kind)) > 0 && copperfin.MutantFor(spec.Kind) == "" {
 				want = 1
 				ones++
 			}
@@ -812,9 +813,9 @@ func TestDiagnoses(t *testing.T) {
 			Detail:   "payments.refund key req-1 replayed false receipt false",
 			Withheld: model.SignalAcknowledgement, Manner: model.MannerAbsent, WarnSeq: 17, Warning: "unknown_outcome",
 			Text: `tool.commit#1 at seq 16 returned "unknown" (payments.refund key req-1 replayed false receipt false) with the acknowledgement withheld (absent); the system warned unknown_outcome at seq 17`},
-		Interrupting: []assay.Interruption{{Controls: []model.Control{model.Idempotency}, RunVerdict: model.Recovered},
-			{Controls: []model.Control{model.EffectReadback}, RunVerdict: model.Recovered}},
-		Control:     []model.Control{model.Idempotency},
+		Interrupting: []assay.Interruption{{Controls: []copperfin.Control{copperfin.Idempotency}, RunVerdict: model.Recovered},
+			{Controls: []copperfin.Control{copperfin.EffectReadback}, RunVerdict: model.Recovered}},
+		Control:     []copperfin.Control{copperfin.Idempotency},
 		Missing:     []string{"no ledger_readback read (ledger.readback) between the disturbance at seq 16 and the violation at seq 19"},
 		Remediation: assay.AddRecovery,
 		Why:         "adding idempotency alone makes the same schedule hold (recovered): add recovery",
@@ -848,11 +849,11 @@ func TestDiagnoses(t *testing.T) {
 		t.Errorf("boundaries %v", boundaries)
 	}
 	s := diagnosisOf(t, ref, "baseline", "subject_swap")
-	if !cmp.Equal(s.Control, []model.Control{model.BindIdentity}) || s.Signal.Detail != "subject O-732" || s.Signal.WarnSeq != 0 || s.FirstSeq != 16 || s.Signal.Seq != 6 {
+	if !cmp.Equal(s.Control, []copperfin.Control{copperfin.BindIdentity}) || s.Signal.Detail != "subject O-732" || s.Signal.WarnSeq != 0 || s.FirstSeq != 16 || s.Signal.Seq != 6 {
 		t.Errorf("subject_swap diagnosis %+v", s)
 	}
 	tt := diagnosisOf(t, ref, "baseline", "tool_timeout")
-	if !cmp.Equal(tt.Control, []model.Control{model.Idempotency}) || tt.Signal.Withheld != model.SignalAcknowledgement || tt.Signal.Manner != model.MannerLate ||
+	if !cmp.Equal(tt.Control, []copperfin.Control{copperfin.Idempotency}) || tt.Signal.Withheld != model.SignalAcknowledgement || tt.Signal.Manner != model.MannerLate ||
 		len(tt.Interrupting) != 1 || tt.FirstSeq != 19 {
 		t.Errorf("tool_timeout diagnosis %+v", tt)
 	}
@@ -868,9 +869,9 @@ func TestDiagnoses(t *testing.T) {
 // system that ignores its controls), the diagnosis rejects the operating
 // scenario; a run that holds is not a counterexample.
 func TestDiagnoseRejectsScenario(t *testing.T) {
-	base := assay.Setup{Fixture: model.Copperfin()}
-	deaf := assay.System{Name: "deaf", Factory: func(model.Controls) model.Factory { return copperfin.Factory(0) }}
-	s, _ := model.SingleFault("stale_policy", model.ConfigOfProfile(model.ProfileBaseline))
+	base := assay.Setup{Fixture: copperfin.Copperfin()}
+	deaf := assay.System{Name: "deaf", Factory: func(copperfin.Controls) model.Factory { return copperfin.Factory(0) }}
+	s, _ := model.SingleFault("stale_policy", copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
 	res, err := model.NewHarness(base.Fixture, base.Options).Run(copperfin.Factory(0), s)
 	if err != nil {
 		t.Fatal(err)
@@ -883,11 +884,11 @@ func TestDiagnoseRejectsScenario(t *testing.T) {
 		t.Errorf("%+v", d)
 	}
 	d, err = assay.Diagnose(assay.Reference(), base, res)
-	if err != nil || d.Remediation != assay.NarrowAuthority || !cmp.Equal(d.Control, []model.Control{model.RefreshContext}) {
+	if err != nil || d.Remediation != assay.NarrowAuthority || !cmp.Equal(d.Control, []copperfin.Control{copperfin.RefreshContext}) {
 		t.Errorf("reference: %+v %v", d, err)
 	}
-	typed, _ := model.SingleFault("stale_policy", model.ConfigOfProfile(model.ProfileTyped))
-	cs, _ := model.ProfileControls(model.ProfileTyped)
+	typed, _ := model.SingleFault("stale_policy", copperfin.ConfigOfProfile(copperfin.ProfileTyped))
+	cs, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
 	held, _ := model.NewHarness(base.Fixture, base.Options).Run(copperfin.Factory(cs), typed)
 	if _, err := assay.Diagnose(assay.Reference(), base, held); err == nil || !strings.Contains(err.Error(), "not a counterexample") {
 		t.Errorf("held run: %v", err)
@@ -991,7 +992,7 @@ func TestVariation(t *testing.T) {
 func TestStudyStops(t *testing.T) {
 	cfg := paperConfig()
 	cfg.Base.Options.Stop = model.Stop{Abort: model.AbortDuplicateEffects}
-	cfg.Profiles = []model.Profile{model.ProfileBaseline, model.ProfileTyped}
+	cfg.Profiles = []copperfin.Profile{copperfin.ProfileBaseline, copperfin.ProfileTyped}
 	st, err := assay.RunStudy(assay.StudyConfig{Name: "stops", System: cfg.System, Base: cfg.Base, Profiles: cfg.Profiles,
 		Trials: 2000, Seed: 188, Compat: true, Envelope: cfg.Envelope})
 	if err != nil {
@@ -1071,31 +1072,31 @@ func TestCompositionPairs(t *testing.T) {
 	tc := func(ev, kind string, o int) model.FaultEntry {
 		return model.FaultEntry{Event: model.EventName(ev), Ordinal: o, Kind: kind}
 	}
-	want := map[string]map[model.Control][]model.FaultEntry{
+	want := map[string]map[copperfin.Control][]model.FaultEntry{
 		"catalogue": {
-			model.PreEffectAuthority: {tc("tool.commit", "timeout_before_send", 1), tc("ledger.readback", "capability_revocation", 1)},
-			model.RefreshContext:     {tc("tool.commit", "tool_timeout", 1), tc("tool.commit", "policy_change", 1)},
-			model.Idempotency:        {tc("tool.commit", "rate_limit", 1), tc("tool.commit", "tool_timeout", 2)},
-			model.EvidenceGate:       {tc("tool.commit", "timeout_before_send", 1), tc("tool.commit", "break_trace_lineage", 2)},
+			copperfin.PreEffectAuthority: {tc("tool.commit", "timeout_before_send", 1), tc("ledger.readback", "capability_revocation", 1)},
+			copperfin.RefreshContext:     {tc("tool.commit", "tool_timeout", 1), tc("tool.commit", "policy_change", 1)},
+			copperfin.Idempotency:        {tc("tool.commit", "rate_limit", 1), tc("tool.commit", "tool_timeout", 2)},
+			copperfin.EvidenceGate:       {tc("tool.commit", "timeout_before_send", 1), tc("tool.commit", "break_trace_lineage", 2)},
 		},
 		"paper188": {
-			model.EvidenceGate: {tc("tool.commit", "partial_success_response", 1), tc("evidence.readback", "drop_effect_receipt", 1)},
+			copperfin.EvidenceGate: {tc("tool.commit", "partial_success_response", 1), tc("evidence.readback", "drop_effect_receipt", 1)},
 		},
 	}
-	draws := map[string]map[model.Control]int{
-		"catalogue": {model.PreEffectAuthority: 5626, model.RefreshContext: 2817, model.Idempotency: 5581, model.EvidenceGate: 57},
-		"paper188":  {model.EvidenceGate: 1295},
+	draws := map[string]map[copperfin.Control]int{
+		"catalogue": {copperfin.PreEffectAuthority: 5626, copperfin.RefreshContext: 2817, copperfin.Idempotency: 5581, copperfin.EvidenceGate: 57},
+		"paper188":  {copperfin.EvidenceGate: 1295},
 	}
-	typed, _ := model.ProfileControls(model.ProfileTyped)
+	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
 	base := assay.DefaultEvidenceConfig().Base
 	for _, v := range views {
 		cps := v.get(t).Compositions
-		if len(cps) != len(model.PaperControls) {
+		if len(cps) != len(copperfin.PaperControls) {
 			t.Fatalf("%s: %d composition pairs", v.name, len(cps))
 		}
 		for i, p := range cps {
 			w, found := want[v.name][p.Control]
-			if p.Control != model.PaperControls[i] || p.Found != found || p.Seed != 1 || p.Profile != "typed" {
+			if p.Control != copperfin.PaperControls[i] || p.Found != found || p.Seed != 1 || p.Profile != "typed" {
 				t.Errorf("%s %s: found %t", v.name, p.Control, p.Found)
 				continue
 			}

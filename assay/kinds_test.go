@@ -12,13 +12,13 @@ import (
 )
 
 // termsOf runs kind once under cs through the full model.
-func termsOf(t *testing.T, kind string, cs model.Controls) model.Terms {
+func termsOf(t *testing.T, kind string, cs copperfin.Controls) model.Terms {
 	t.Helper()
-	s, err := model.SingleFault(kind, model.ConfigOfControls(cs))
+	s, err := model.SingleFault(kind, copperfin.ConfigOfControls(cs))
 	if err != nil {
 		t.Fatal(err)
 	}
-	terms, err := model.NewHarness(model.Copperfin(), model.Options{}).Terms(copperfin.Factory(cs), s)
+	terms, err := model.NewHarness(copperfin.Copperfin(), model.Options{}).Terms(copperfin.Factory(cs), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,8 +32,8 @@ func TestKindsListingEveryKindChangesNothing(t *testing.T) {
 	for _, s := range model.Catalogue() {
 		all = append(all, s.Kind)
 	}
-	for _, p := range model.Profiles {
-		cs, _ := model.ProfileControls(p)
+	for _, p := range copperfin.Profiles {
+		cs, _ := copperfin.ProfileControls(p)
 		cfg := assay.Config{Profile: string(p), Controls: cs, Trials: 777, Seed: 5}
 		want, err := assay.Run(cfg)
 		if err != nil {
@@ -55,8 +55,8 @@ func TestKindsListingEveryKindChangesNothing(t *testing.T) {
 // is the trial count times that kind's single-run term, and the round robin
 // runs over its domain only.
 func TestKindsSingleMode(t *testing.T) {
-	typed, _ := model.ProfileControls(model.ProfileTyped)
-	for _, cs := range []model.Controls{0, typed, typed.Without(model.Idempotency).Without(model.EffectReadback)} {
+	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
+	for _, cs := range []copperfin.Controls{0, typed, typed.Without(copperfin.Idempotency).Without(copperfin.EffectReadback)} {
 		const n = 301
 		rep, err := assay.Run(assay.Config{Profile: "custom", Controls: cs, Trials: n, Seed: 188, Kinds: []string{"timeout_after_commit"}})
 		if err != nil {

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // Interpretation is the paper's interpretation boundary for an assay result.
@@ -67,10 +67,10 @@ func (r *Report) WriteText(w io.Writer) error {
 
 // controlsShown lists the paper's seven controls, and deny_on_warning when
 // it is enabled.
-func controlsShown(cs model.Controls) []model.Control {
-	out := append([]model.Control(nil), model.PaperControls...)
-	if cs.Has(model.DenyOnWarning) {
-		out = append(out, model.DenyOnWarning)
+func controlsShown(cs copperfin.Controls) []copperfin.Control {
+	out := append([]copperfin.Control(nil), copperfin.PaperControls...)
+	if cs.Has(copperfin.DenyOnWarning) {
+		out = append(out, copperfin.DenyOnWarning)
 	}
 	return out
 }

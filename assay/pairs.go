@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // PairClass classifies a counterfactual containment pair (the paper, "New
@@ -45,8 +46,8 @@ type RunSummary struct {
 // Held reports whether every invariant held in the run.
 func (s RunSummary) Held() bool { return len(s.Violated) == 0 }
 
-func summarize(cs model.Controls, sched *model.Schedule, res *model.Result) RunSummary {
-	s := RunSummary{Controls: cs.String(), Mutant: sched.Config.Mutant, Schedule: scheduleHash(sched), Violated: violatedNames(res),
+func summarize(cs copperfin.Controls, sched *model.Schedule, res *model.Result) RunSummary {
+	s := RunSummary{Controls: cs.String(), Mutant: copperfin.MutantOf(sched.Config), Schedule: scheduleHash(sched), Violated: violatedNames(res),
 		Effects: res.Terms.Effects, Claim: res.Verdict, RunVerdict: res.RunVerdict}
 	for _, f := range res.Faults {
 		s.Reached = s.Reached || f.Reached
@@ -103,23 +104,23 @@ func classify(on, off RunSummary) (PairClass, string) {
 // under which off violates and on holds, belongs to the exploration
 // package and is not provided here.) It returns a harness error, or an
 // error for an invalid schedule or a seeded defect sys cannot build.
-func ContrastOf(sys System, setup Setup, sched *model.Schedule, on, off model.Controls) (Contrast, error) {
+func ContrastOf(sys System, setup Setup, sched *model.Schedule, on, off copperfin.Controls) (Contrast, error) {
 	h := model.NewHarness(setup.Fixture, setup.Options)
-	run := func(cs model.Controls, s *model.Schedule) (*model.Result, error) {
-		f, err := sys.factory(cs, s.Config.Mutant)
+	run := func(cs copperfin.Controls, s *model.Schedule) (*model.Result, error) {
+		f, err := sys.factory(cs, copperfin.MutantOf(s.Config))
 		if err != nil {
 			return nil, err
 		}
 		return h.Run(f, s)
 	}
-	m := sched.Config.Mutant
+	m := copperfin.MutantOf(sched.Config)
 	return contrast(run, sched, arm{on, m}, arm{off, m})
 }
 
 // arm is one side of a matched pair: a control set and a seeded defect
 // ("" for none).
 type arm struct {
-	cs     model.Controls
+	cs     copperfin.Controls
 	mutant string
 }
 
@@ -127,17 +128,17 @@ type arm struct {
 // defect; the rest of the config (retry budget, deadline, join) is kept.
 func withArm(s *model.Schedule, a arm) *model.Schedule {
 	c := *s
-	c.Config.Profile, c.Config.Controls, c.Config.HasControls, c.Config.Mutant = "", a.cs, true, a.mutant
+	c.Config.System = copperfin.Settings{Controls: a.cs, HasControls: true, Mutant: a.mutant}.JSON()
 	return &c
 }
 
 // withControls returns a copy of s under controls cs, keeping the rest of
 // its config (its seeded defect included).
-func withControls(s *model.Schedule, cs model.Controls) *model.Schedule {
-	return withArm(s, arm{cs, s.Config.Mutant})
+func withControls(s *model.Schedule, cs copperfin.Controls) *model.Schedule {
+	return withArm(s, arm{cs, copperfin.MutantOf(s.Config)})
 }
 
-func contrast(run func(model.Controls, *model.Schedule) (*model.Result, error), sched *model.Schedule, on, off arm) (Contrast, error) {
+func contrast(run func(copperfin.Controls, *model.Schedule) (*model.Result, error), sched *model.Schedule, on, off arm) (Contrast, error) {
 	sOn, sOff := withArm(sched, on), withArm(sched, off)
 	rOn, err := run(on.cs, sOn)
 	if err != nil {
@@ -165,16 +166,16 @@ func contrast(run func(model.Controls, *model.Schedule) (*model.Result, error), 
 // the transfer back, names that defect: the system's own behaviour
 // carries the result.
 type ControlFinding struct {
-	Control            model.Control     `json:"control,omitempty"`
-	Mutant             string            `json:"mutant,omitempty"`
-	Contrast           Contrast          `json:"contrast"`
-	CarriedBy          []model.Control   `json:"carried_by"`
-	CarriedJointly     [][]model.Control `json:"carried_jointly"`
-	CarriedByBehaviour string            `json:"carried_by_behaviour,omitempty"`
+	Control            copperfin.Control     `json:"control,omitempty"`
+	Mutant             string                `json:"mutant,omitempty"`
+	Contrast           Contrast              `json:"contrast"`
+	CarriedBy          []copperfin.Control   `json:"carried_by"`
+	CarriedJointly     [][]copperfin.Control `json:"carried_jointly"`
+	CarriedByBehaviour string                `json:"carried_by_behaviour,omitempty"`
 	// CarriedWithBehaviour names the controls that carry the result
 	// jointly with the behaviour, when the behaviour does not alone.
-	CarriedWithBehaviour []model.Control `json:"carried_with_behaviour,omitempty"`
-	Finding              string          `json:"finding"`
+	CarriedWithBehaviour []copperfin.Control `json:"carried_with_behaviour,omitempty"`
+	Finding              string              `json:"finding"`
 }
 
 // Part names the part of the defence the finding removes: the control, or
@@ -201,11 +202,11 @@ func (f ControlFinding) Part() string {
 // when there are several (each nominated control, and the behaviour):
 // the paper warns that "a different control silently carries the result".
 type Pair struct {
-	System    string          `json:"system"`
-	Profile   string          `json:"profile"`
-	Config    string          `json:"config"`
-	Kind      string          `json:"kind"`
-	Nominated []model.Control `json:"nominated"`
+	System    string              `json:"system"`
+	Profile   string              `json:"profile"`
+	Config    string              `json:"config"`
+	Kind      string              `json:"kind"`
+	Nominated []copperfin.Control `json:"nominated"`
 	// Mutant is the seeded defect of the off run ("" when the defence is
 	// controls only).
 	Mutant    string   `json:"mutant,omitempty"`
@@ -214,33 +215,34 @@ type Pair struct {
 	Contrast  Contrast `json:"contrast"`
 	// CarriedBy, for an invalid green, names the controls left in the
 	// off run whose removal as well brings the transfer back (each alone).
-	CarriedBy []model.Control `json:"carried_by"`
+	CarriedBy []copperfin.Control `json:"carried_by"`
 	// CarriedJointly, for an invalid green that no single control
 	// carries, names the pairs of controls left in the off run whose
 	// removal together brings the transfer back: each of the two contains
 	// the fault without the other (redundant defences).
-	CarriedJointly [][]model.Control `json:"carried_jointly"`
-	PerControl     []ControlFinding  `json:"per_control"`
+	CarriedJointly [][]copperfin.Control `json:"carried_jointly"`
+	PerControl     []ControlFinding      `json:"per_control"`
 }
 
 // pair builds the pair of spec under profile controls cs in configuration
 // ci.
-func (r *runner) pair(ci int, config, profile string, cs model.Controls, spec model.FaultSpec) (Pair, error) {
-	arms := func(c model.Controls, s *model.Schedule) (*model.Result, error) { return r.runPlanned(ci, c, s) }
-	search := func(c model.Controls, s *model.Schedule) (*model.Result, error) { return r.run(ci, c, s) }
+func (r *runner) pair(ci int, config, profile string, cs copperfin.Controls, spec model.FaultSpec) (Pair, error) {
+	arms := func(c copperfin.Controls, s *model.Schedule) (*model.Result, error) { return r.runPlanned(ci, c, s) }
+	search := func(c copperfin.Controls, s *model.Schedule) (*model.Result, error) { return r.run(ci, c, s) }
 	return buildPair(arms, search, r.cfg.System.Name, config, profile, cs, spec)
 }
 
 // buildPair runs the pair's arms with arms and the searches for carriers
 // with search.
-func buildPair(arms, search func(model.Controls, *model.Schedule) (*model.Result, error), system, config, profile string, cs model.Controls, spec model.FaultSpec) (Pair, error) {
-	on, off := arm{cs: cs}, arm{cs: cs, mutant: spec.Mutant}
-	for _, c := range spec.Nominated {
+func buildPair(arms, search func(copperfin.Controls, *model.Schedule) (*model.Result, error), system, config, profile string, cs copperfin.Controls, spec model.FaultSpec) (Pair, error) {
+	nominated, mutant := copperfin.Defences(spec.Kind)
+	on, off := arm{cs: cs}, arm{cs: cs, mutant: mutant}
+	for _, c := range nominated {
 		on.cs, off.cs = on.cs.With(c), off.cs.Without(c)
 	}
 	sched := single(spec.Kind, on.cs)
-	pr := Pair{System: system, Profile: profile, Config: config, Kind: spec.Kind, Nominated: append([]model.Control{}, spec.Nominated...),
-		Mutant: spec.Mutant, Threatens: append([]string{}, spec.Threatens...), CarriedBy: []model.Control{}, CarriedJointly: [][]model.Control{},
+	pr := Pair{System: system, Profile: profile, Config: config, Kind: spec.Kind, Nominated: append([]copperfin.Control{}, nominated...),
+		Mutant: mutant, Threatens: append([]string{}, spec.Threatens...), CarriedBy: []copperfin.Control{}, CarriedJointly: [][]copperfin.Control{},
 		PerControl: []ControlFinding{}}
 	var err error
 	if pr.Contrast, err = contrast(arms, sched, on, off); err != nil {
@@ -260,22 +262,22 @@ func buildPair(arms, search func(model.Controls, *model.Schedule) (*model.Result
 		}
 		pr.Predicted = pr.Predicted && found
 	}
-	parts := len(spec.Nominated)
-	if spec.Mutant != "" {
+	parts := len(nominated)
+	if mutant != "" {
 		parts++
 	}
 	if parts < 2 {
 		return pr, nil
 	}
-	for _, c := range spec.Nominated {
-		f, err := finding(arms, search, sched, on, ControlFinding{Control: c}, arm{cs: on.cs.Without(c)}, spec.Mutant)
+	for _, c := range nominated {
+		f, err := finding(arms, search, sched, on, ControlFinding{Control: c}, arm{cs: on.cs.Without(c)}, mutant)
 		if err != nil {
 			return Pair{}, err
 		}
 		pr.PerControl = append(pr.PerControl, f)
 	}
-	if spec.Mutant != "" {
-		f, err := finding(arms, search, sched, on, ControlFinding{Mutant: spec.Mutant}, arm{cs: on.cs, mutant: spec.Mutant}, spec.Mutant)
+	if mutant != "" {
+		f, err := finding(arms, search, sched, on, ControlFinding{Mutant: mutant}, arm{cs: on.cs, mutant: mutant}, mutant)
 		if err != nil {
 			return Pair{}, err
 		}
@@ -287,8 +289,8 @@ func buildPair(arms, search func(model.Controls, *model.Schedule) (*model.Result
 // finding runs the pair of on against alone (on with one part of the
 // defence removed) and says what carries the result when it is an
 // invalid green; mutant is the kind's seeded defect ("" for none).
-func finding(arms, search func(model.Controls, *model.Schedule) (*model.Result, error), sched *model.Schedule, on arm, f ControlFinding, alone arm, mutant string) (ControlFinding, error) {
-	f.CarriedBy, f.CarriedJointly = []model.Control{}, [][]model.Control{}
+func finding(arms, search func(copperfin.Controls, *model.Schedule) (*model.Result, error), sched *model.Schedule, on arm, f ControlFinding, alone arm, mutant string) (ControlFinding, error) {
+	f.CarriedBy, f.CarriedJointly = []copperfin.Control{}, [][]copperfin.Control{}
 	var err error
 	if f.Contrast, err = contrast(arms, sched, on, alone); err != nil {
 		return ControlFinding{}, err
@@ -338,8 +340,8 @@ func finding(arms, search func(model.Controls, *model.Schedule) (*model.Result, 
 // well brings the transfer back; otherwise the controls d of alone whose
 // removal together with running mutant does (the behaviour and d carry it
 // jointly); nil when neither does.
-func behaviourCarriers(run func(model.Controls, *model.Schedule) (*model.Result, error), sched *model.Schedule, alone arm, mutant string) ([]model.Control, error) {
-	breaks := func(cs model.Controls) (bool, error) {
+func behaviourCarriers(run func(copperfin.Controls, *model.Schedule) (*model.Result, error), sched *model.Schedule, alone arm, mutant string) ([]copperfin.Control, error) {
+	breaks := func(cs copperfin.Controls) (bool, error) {
 		a := arm{cs: cs, mutant: mutant}
 		res, err := run(a.cs, withArm(sched, a))
 		if err != nil {
@@ -349,9 +351,9 @@ func behaviourCarriers(run func(model.Controls, *model.Schedule) (*model.Result,
 	}
 	b, err := breaks(alone.cs)
 	if err != nil || b {
-		return []model.Control{}, err
+		return []copperfin.Control{}, err
 	}
-	var with []model.Control
+	var with []copperfin.Control
 	for _, d := range alone.cs.List() {
 		b, err := breaks(alone.cs.Without(d))
 		if err != nil {
@@ -369,8 +371,8 @@ func behaviourCarriers(run func(model.Controls, *model.Schedule) (*model.Result,
 // When none does alone, it returns the pairs {d, e} of off's controls
 // whose removal together does (each carries it without the other), in
 // catalogue order.
-func carriers(run func(model.Controls, *model.Schedule) (*model.Result, error), sched *model.Schedule, off arm) ([]model.Control, [][]model.Control, error) {
-	breaks := func(cs model.Controls) (bool, error) {
+func carriers(run func(copperfin.Controls, *model.Schedule) (*model.Result, error), sched *model.Schedule, off arm) ([]copperfin.Control, [][]copperfin.Control, error) {
+	breaks := func(cs copperfin.Controls) (bool, error) {
 		a := arm{cs: cs, mutant: off.mutant}
 		res, err := run(a.cs, withArm(sched, a))
 		if err != nil {
@@ -378,7 +380,7 @@ func carriers(run func(model.Controls, *model.Schedule) (*model.Result, error), 
 		}
 		return !res.Held(), nil
 	}
-	single, joint := []model.Control{}, [][]model.Control{}
+	single, joint := []copperfin.Control{}, [][]copperfin.Control{}
 	list := off.cs.List()
 	for _, d := range list {
 		b, err := breaks(off.cs.Without(d))
@@ -399,7 +401,7 @@ func carriers(run func(model.Controls, *model.Schedule) (*model.Result, error), 
 				return nil, nil, err
 			}
 			if b {
-				joint = append(joint, []model.Control{d, e})
+				joint = append(joint, []copperfin.Control{d, e})
 			}
 		}
 	}
@@ -409,7 +411,7 @@ func carriers(run func(model.Controls, *model.Schedule) (*model.Result, error), 
 // carriedText says what carries an invalid green: "; carried by a, b"
 // (each alone) or "; carried jointly by a and b (each contains the fault
 // without the other)".
-func carriedText(single []model.Control, joint [][]model.Control) string {
+func carriedText(single []copperfin.Control, joint [][]copperfin.Control) string {
 	if len(single) > 0 {
 		names := make([]string, len(single))
 		for i, d := range single {

@@ -34,14 +34,14 @@ func TestModeParity(t *testing.T) {
 	if len(file.Rows) != 1280 {
 		t.Fatalf("want 1280 rows, got %d", len(file.Rows))
 	}
-	h := model.NewHarness(model.Copperfin(), model.Options{})
+	h := model.NewHarness(copperfin.Copperfin(), model.Options{})
 	bad := 0
 	for _, row := range file.Rows {
-		cs, err := model.ParseControls(row.Controls)
+		cs, err := copperfin.ParseControls(row.Controls)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := model.SingleFault(row.Kind, model.ConfigOfControls(cs))
+		s, err := model.SingleFault(row.Kind, copperfin.ConfigOfControls(cs))
 		if err != nil {
 			t.Fatal(err)
 		}

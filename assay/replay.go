@@ -19,27 +19,24 @@ import (
 // problem for a config that does not resolve or a schedule the harness
 // refuses (see [model.Harness.Run]).
 func Replay(s *model.Schedule) (*model.Result, error) {
-	cs, err := s.Config.Resolve()
+	def := copperfin.Definition()
+	factory, err := def.Factory(s.Config)
+	if err != nil {
+		return nil, fmt.Errorf("schedule: %w", err)
+	}
+	fixture, err := def.Fixture(s.Config.Fixture)
 	if err != nil {
 		return nil, fmt.Errorf("schedule: config: %w", err)
 	}
-	factory, err := copperfin.NewFactory(cs, s.Config.Mutant)
-	if err != nil {
-		return nil, fmt.Errorf("schedule: config: %w", err)
-	}
-	fixture, err := model.FixtureNamed(s.Config.Fixture)
-	if err != nil {
-		return nil, fmt.Errorf("schedule: config: %w", err)
-	}
-	h := model.NewHarness(fixture, model.Options{})
+	h := model.NewHarness(fixture, def.Options(model.Options{}))
 	res, err := h.Run(factory, s)
 	if err != nil {
 		return nil, err
 	}
 	// a violation the fault-free run already shows is the workload's
-	clean, err := copperfin.NewFactory(cs, s.Config.Mutant)
+	clean, err := def.Factory(s.Config)
 	if err != nil {
-		return nil, fmt.Errorf("schedule: config: %w", err)
+		return nil, fmt.Errorf("schedule: %w", err)
 	}
 	if err := h.Attribute(res, clean); err != nil {
 		return nil, err

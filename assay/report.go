@@ -6,7 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // fmtTerm prints a term as "count rate [lo, hi]".
@@ -118,7 +118,7 @@ func (s *Study) placementNotes() []string {
 // defenceOf names a kind's declared defence: its nominated controls joined
 // by "+", and "behaviour (defect M)" when the defence is a behaviour of the
 // system that the seeded defect M lacks.
-func defenceOf(nominated []model.Control, mutant string) string {
+func defenceOf(nominated []copperfin.Control, mutant string) string {
 	var parts []string
 	if len(nominated) > 0 {
 		parts = append(parts, joinControls(nominated))

@@ -2,6 +2,7 @@ package assay
 
 import (
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // Term is one term of a signature: a count of trials, its rate in [0,1]
@@ -140,7 +141,7 @@ func Critical(spec model.FaultSpec) bool {
 	return false
 }
 
-func signatureOf(profile string, cs model.Controls, config string, spec model.FaultSpec, c *cell) Signature {
+func signatureOf(profile string, cs copperfin.Controls, config string, spec model.FaultSpec, c *cell) Signature {
 	k := c.counts
 	return Signature{Profile: profile, Controls: cs.String(), Config: config, Kind: spec.Kind, Domain: spec.Domain,
 		Boundary: spec.Boundary, Phase: spec.Phase, Critical: Critical(spec), Trials: k.Trials, Q: qOf(k),
@@ -227,7 +228,7 @@ func pool(profile, controls, domain, config string, sigs []Signature) Aggregate 
 
 // aggregatesOf pools a profile's signatures overall, per domain, and (with
 // more than one configuration) per configuration.
-func aggregatesOf(profile string, cs model.Controls, sigs []Signature, configs []string) []Aggregate {
+func aggregatesOf(profile string, cs copperfin.Controls, sigs []Signature, configs []string) []Aggregate {
 	out := []Aggregate{pool(profile, cs.String(), "all", "all", sigs)}
 	for _, d := range model.Domains {
 		var sub []Signature

@@ -17,14 +17,14 @@ import (
 // fits (a wrapper around the reference system, a user's own).
 type System struct {
 	Name    string
-	Factory func(model.Controls) model.Factory
+	Factory func(copperfin.Controls) model.Factory
 	// Mutant builds the system under a control set with the seeded defect
 	// named mutant (a model.FaultSpec.Mutant: the defect that lacks the
 	// behaviour defending against the kind, the harness practice). It returns an error
 	// naming an unknown defect. nil when the system has no seeded defects:
 	// a study over kinds whose defence is a behaviour rather than a control
 	// then returns an error, since it cannot run their counterfactual pairs.
-	Mutant func(cs model.Controls, mutant string) (model.Factory, error)
+	Mutant func(cs copperfin.Controls, mutant string) (model.Factory, error)
 }
 
 // Reference returns the reference system: the Copperfin refund workflow of
@@ -35,7 +35,7 @@ func Reference() System {
 
 // factory returns sys's factory for controls cs and the seeded defect
 // mutant ("" for none), or an error when sys cannot build the defect.
-func (sys System) factory(cs model.Controls, mutant string) (model.Factory, error) {
+func (sys System) factory(cs copperfin.Controls, mutant string) (model.Factory, error) {
 	if mutant == "" {
 		return sys.Factory(cs), nil
 	}
@@ -59,7 +59,7 @@ type StudyConfig struct {
 	System System
 	Base   Setup
 	// Profiles are the control profiles studied, in report order.
-	Profiles []model.Profile
+	Profiles []copperfin.Profile
 	// Trials is the number of trials per profile, at least 1.
 	Trials int
 	// Seed seeds the trial plan: the paper's LCG draws each trial's fault
@@ -88,15 +88,15 @@ func (c *StudyConfig) Validate() error {
 		return fmt.Errorf("%w: the fixture has no task", ErrBadConfig)
 	}
 	for _, p := range c.Profiles {
-		if _, err := model.ProfileControls(p); err != nil {
+		if _, err := copperfin.ProfileControls(p); err != nil {
 			return fmt.Errorf("%w: %v", ErrBadConfig, err)
 		}
 	}
 	if c.System.Mutant == nil {
 		for _, spec := range model.Catalogue() {
-			if spec.Mutant != "" && (spec.Paper || !c.Compat) {
+			if _, mutant := copperfin.Defences(spec.Kind); mutant != "" && (spec.Paper || !c.Compat) {
 				return fmt.Errorf("%w: system %s has no seeded defects (System.Mutant), but the counterfactual pair of %s needs the mutant %s; restrict the plan to the paper's modes (Compat) or give the system its defects",
-					ErrBadConfig, c.System.Name, spec.Kind, spec.Mutant)
+					ErrBadConfig, c.System.Name, spec.Kind, mutant)
 			}
 		}
 	}
@@ -256,7 +256,7 @@ type runner struct {
 
 type memoKey struct {
 	config   int
-	controls model.Controls
+	controls copperfin.Controls
 	schedule string
 }
 
@@ -279,16 +279,16 @@ func scheduleHash(s *model.Schedule) string {
 // run runs s under controls cs (and s's seeded defect, if any) in
 // configuration ci and records s. The result is shared: callers must not
 // modify it.
-func (r *runner) run(ci int, cs model.Controls, s *model.Schedule) (*model.Result, error) {
+func (r *runner) run(ci int, cs copperfin.Controls, s *model.Schedule) (*model.Result, error) {
 	return r.exec(ci, cs, s, false)
 }
 
 // runPlanned is run for a planned run (see runner.planned).
-func (r *runner) runPlanned(ci int, cs model.Controls, s *model.Schedule) (*model.Result, error) {
+func (r *runner) runPlanned(ci int, cs copperfin.Controls, s *model.Schedule) (*model.Result, error) {
 	return r.exec(ci, cs, s, true)
 }
 
-func (r *runner) exec(ci int, cs model.Controls, s *model.Schedule, planned bool) (*model.Result, error) {
+func (r *runner) exec(ci int, cs copperfin.Controls, s *model.Schedule, planned bool) (*model.Result, error) {
 	h, ok := r.hashes[s]
 	if !ok {
 		h = scheduleHash(s)
@@ -302,9 +302,9 @@ func (r *runner) exec(ci int, cs model.Controls, s *model.Schedule, planned bool
 		return res, nil
 	}
 	if _, ok := r.schedules[h]; !ok {
-		conf := s.Config.String()
-		if s.Config.Mutant != "" {
-			conf += " mutant " + s.Config.Mutant
+		conf := copperfin.Describe(s.Config)
+		if copperfin.MutantOf(s.Config) != "" {
+			conf += " mutant " + copperfin.MutantOf(s.Config)
 		}
 		faults := "none"
 		if len(s.Faults) > 0 {
@@ -318,7 +318,7 @@ func (r *runner) exec(ci int, cs model.Controls, s *model.Schedule, planned bool
 		}
 		r.schedules[h] = ScheduleRef{SHA256: h, Seed: s.Seed, Config: conf, Faults: faults}
 	}
-	f, err := r.cfg.System.factory(cs, s.Config.Mutant)
+	f, err := r.cfg.System.factory(cs, copperfin.MutantOf(s.Config))
 	if err != nil {
 		return nil, err
 	}
@@ -331,8 +331,8 @@ func (r *runner) exec(ci int, cs model.Controls, s *model.Schedule, planned bool
 }
 
 // single returns kind's single-fault schedule under cs.
-func single(kind string, cs model.Controls) *model.Schedule {
-	s, err := model.SingleFault(kind, model.ConfigOfControls(cs))
+func single(kind string, cs copperfin.Controls) *model.Schedule {
+	s, err := model.SingleFault(kind, copperfin.ConfigOfControls(cs))
 	if err != nil {
 		panic("assay: catalogue kind without a schedule: " + err.Error()) // kinds come from the catalogue
 	}
@@ -340,8 +340,8 @@ func single(kind string, cs model.Controls) *model.Schedule {
 }
 
 // noFault returns the empty schedule under cs: the matched baseline.
-func noFault(cs model.Controls) *model.Schedule {
-	return &model.Schedule{Version: model.ScheduleVersion, Seed: "no-fault", Config: model.ConfigOfControls(cs), Faults: []model.FaultEntry{}}
+func noFault(cs copperfin.Controls) *model.Schedule {
+	return &model.Schedule{Version: model.ScheduleVersion, Seed: "no-fault", Config: copperfin.ConfigOfControls(cs), Faults: []model.FaultEntry{}}
 }
 
 func (r *runner) scheduleRefs() []ScheduleRef {
@@ -398,7 +398,7 @@ func RunStudy(cfg StudyConfig) (*Study, error) {
 		st.Configurations = append(st.Configurations, c.Name())
 	}
 	for _, p := range cfg.Profiles {
-		cs, _ := model.ProfileControls(p)
+		cs, _ := copperfin.ProfileControls(p)
 		cells := make([]cell, len(kinds)*len(r.configs))
 		scheds := make([]*model.Schedule, len(kinds))
 		for k, spec := range kinds {
@@ -478,7 +478,7 @@ func RunStudy(cfg StudyConfig) (*Study, error) {
 			st.WorstConfigs = append(st.WorstConfigs, worstConfigs(sigs, st.Configurations)...)
 		}
 		for _, spec := range kinds {
-			if len(spec.Nominated) == 0 && spec.Mutant == "" {
+			if nominated, mutant := copperfin.Defences(spec.Kind); len(nominated) == 0 && mutant == "" {
 				continue
 			}
 			for ci, conf := range r.configs {

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // Tally counts the trials of one assay run ([Run]) per fault kind, as the
@@ -22,7 +23,7 @@ import (
 // bounded by the catalogue.
 type Tally struct {
 	profile  string
-	controls model.Controls
+	controls copperfin.Controls
 	mu       sync.Mutex
 	cells    map[string]*cell
 }
@@ -30,7 +31,7 @@ type Tally struct {
 // NewTally returns an empty tally for trials of the control set cs,
 // labelled profile in its signatures and placement ("typed", or "custom"
 // for an explicit control list, as [Config.Profile]).
-func NewTally(profile string, cs model.Controls) *Tally {
+func NewTally(profile string, cs copperfin.Controls) *Tally {
 	return &Tally{profile: profile, controls: cs, cells: map[string]*cell{}}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // tallyRun runs an assay with a Tally observing every trial.
@@ -31,15 +32,15 @@ func tallyRun(t *testing.T, cfg assay.Config) (*assay.Report, *assay.Tally) {
 // over the whole catalogue and over the paper's ten modes; and the tally's
 // signatures are the study's.
 func TestTallyPlacesAsTheAudit(t *testing.T) {
-	wantRegion := map[model.Profile]assay.Region{
-		model.ProfileBaseline:   assay.RegionUnsafeEscape,
-		model.ProfileTyped:      assay.RegionContainedButDead,
-		model.ProfileFailClosed: assay.RegionContainedButDead,
+	wantRegion := map[copperfin.Profile]assay.Region{
+		copperfin.ProfileBaseline:   assay.RegionUnsafeEscape,
+		copperfin.ProfileTyped:      assay.RegionContainedButDead,
+		copperfin.ProfileFailClosed: assay.RegionContainedButDead,
 	}
 	for _, v := range views {
 		ref := v.get(t).Reference
-		for _, p := range model.Profiles {
-			cs, _ := model.ProfileControls(p)
+		for _, p := range copperfin.Profiles {
+			cs, _ := copperfin.ProfileControls(p)
 			_, tl := tallyRun(t, assay.Config{Profile: string(p), Controls: cs, Trials: assay.AuditTrials, Seed: assay.AuditSeed, Compat: v.compat})
 			if n := tl.Trials(); n != assay.AuditTrials {
 				t.Fatalf("%s %s: tally counted %d trials, want %d", v.name, p, n, assay.AuditTrials)
@@ -77,8 +78,8 @@ func TestTallyPlacesAsTheAudit(t *testing.T) {
 // exactly the run's trials per kind, and its placement rests on them; a
 // tally refuses what is not one single-fault trial.
 func TestTallyCountsTheRun(t *testing.T) {
-	cs, _ := model.ProfileControls(model.ProfileTyped)
-	rep, tl := tallyRun(t, assay.Config{Profile: "custom", Controls: cs.Without(model.Idempotency), Domains: []model.Domain{model.DomainTool}, Trials: 301, Seed: 9})
+	cs, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
+	rep, tl := tallyRun(t, assay.Config{Profile: "custom", Controls: cs.Without(copperfin.Idempotency), Domains: []model.Domain{model.DomainTool}, Trials: 301, Seed: 9})
 	sigs := tl.Signatures()
 	if len(sigs) != len(rep.ByKind) {
 		t.Fatalf("%d signatures for %d kinds run", len(sigs), len(rep.ByKind))

@@ -2,17 +2,23 @@ package corpus_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"text/tabwriter"
 
 	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/fuzz"
+	"github.com/faultline/faultline/internal/schedulev1"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
+	"github.com/google/go-cmp/cmp"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/verdicts.golden from the current runs")
@@ -28,9 +34,15 @@ func load(t *testing.T) *corpus.Corpus {
 	return c
 }
 
+// referenceName is the name counterexample files give the reference
+// system (FoundBy.System).
+const referenceName = "reference"
+
 func reference(t *testing.T) *fuzz.Decoder {
 	t.Helper()
-	d, err := fuzz.NewDecoder()
+	d, err := fuzz.NewDecoder(fuzz.WithDefinition(copperfin.Definition()),
+		fuzz.WithSystem(fuzz.System{Name: referenceName, New: copperfin.Configured}),
+		fuzz.WithConfig(copperfin.ConfigOfProfile(copperfin.ProfileTyped)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,10 +78,14 @@ func TestSeedVerdictsAreRecorded(t *testing.T) {
 	fmt.Fprintln(tw, "# file\tconfig\trun_verdict\tclaim_verdict\tviolated")
 	for _, s := range c.Seeds {
 		configs := []model.Config{s.Schedule.Config}
-		for _, p := range model.Profiles {
+		for _, p := range copperfin.Profiles {
 			// the file's mutant, budgets, join policy and fixture stay
 			cfg := s.Schedule.Config
-			cfg.Profile, cfg.Controls, cfg.HasControls = p, 0, false
+			own, err := copperfin.SettingsOf(cfg)
+			if err != nil {
+				t.Fatalf("%s: %v", s.Path, err)
+			}
+			cfg.System = copperfin.Settings{Profile: p, Mutant: own.Mutant}.JSON()
 			configs = append(configs, cfg)
 		}
 		for i, cfg := range configs {
@@ -79,9 +95,9 @@ func TestSeedVerdictsAreRecorded(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", s.Path, err)
 			}
-			label := "profile " + string(cfg.Profile)
+			label := "profile " + string(copperfin.Profiles[max(i-1, 0)])
 			if i == 0 {
-				label = "own: " + cfg.String()
+				label = "own: " + copperfin.Describe(cfg)
 				if cfg.Fixture != "" {
 					label += ", fixture " + cfg.Fixture
 				}
@@ -127,13 +143,13 @@ func TestCounterexamplesReplay(t *testing.T) {
 	d := reference(t)
 	for _, e := range c.Counterexamples {
 		ce := e.Counterexample
-		if got := corpus.Format(ce); !bytes.Equal(got, e.Raw) {
+		if got := canonicalCounterexample(t, ce, e.Raw); !bytes.Equal(got, e.Raw) {
 			t.Errorf("%s is not in canonical form; canonical:\n%s", e.Path, got)
 		}
 		if want := "go run ./cmd/faultline replay corpus/" + e.Path; ce.Kind != corpus.KindScheduleDecode && ce.Replay != want {
 			t.Errorf("%s: replay command %q, want %q", e.Path, ce.Replay, want)
 		}
-		if ce.FoundBy.System != fuzz.ReferenceSystem().Name {
+		if ce.FoundBy.System != referenceName {
 			t.Errorf("%s: system %q: only the reference system can be replayed here", e.Path, ce.FoundBy.System)
 			continue
 		}
@@ -184,7 +200,7 @@ func TestEveryKindHasASeed(t *testing.T) {
 			continue
 		}
 		want := model.FaultEntry{Event: spec.Event, Ordinal: spec.Ordinal, Kind: spec.Kind}
-		if len(s.Faults) != 1 || s.Faults[0] != want || s.Config != model.ConfigOfProfile(model.ProfileTyped) {
+		if len(s.Faults) != 1 || s.Faults[0] != want || !reflect.DeepEqual(s.Config, copperfin.ConfigOfProfile(copperfin.ProfileTyped)) {
 			t.Errorf("%s: faults %+v under %s, want exactly %+v under the typed profile", p, s.Faults, s.Config, want)
 		}
 	}
@@ -203,12 +219,163 @@ func TestEveryKindHasASeed(t *testing.T) {
 }
 
 // TestSeedFilesAreCanonical keeps every schedule file in the canonical
-// form model.Format writes.
+// form of its version: model.Format writes the current one; a version-1
+// file is kept in version 1's canonical form (schedulev1.Format).
 func TestSeedFilesAreCanonical(t *testing.T) {
 	for _, s := range load(t).Seeds {
-		if got := model.Format(s.Schedule); !bytes.Equal(got, s.Raw) {
+		ok, got, err := schedulev1.Canonical(s.Raw, s.Schedule)
+		if err != nil {
+			t.Fatalf("%s: %v", s.Path, err)
+		}
+		if !ok {
 			t.Errorf("%s is not in canonical form; canonical:\n%s", s.Path, got)
 		}
+	}
+}
+
+// canonicalCounterexample is the canonical form of a counterexample file
+// (corpus.Format), with its schedule in version 1's canonical form when
+// the file holds a version-1 schedule.
+func canonicalCounterexample(t *testing.T, ce *corpus.Counterexample, raw []byte) []byte {
+	t.Helper()
+	got := corpus.Format(ce)
+	var top struct {
+		Schedule json.RawMessage `json:"schedule"`
+	}
+	if err := json.Unmarshal(raw, &top); err != nil || ce.Schedule == nil || !schedulev1.IsVersion1(top.Schedule) {
+		return got
+	}
+	v1, err := schedulev1.Format(ce.Schedule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Replace(got, schedulev1.Reindent(model.Format(ce.Schedule)), schedulev1.Reindent(v1), 1)
+}
+
+// TestVersion1FilesRunAsVersion2: every schedule of the corpus (the seeds,
+// the kinds and the counterexample, all version-1 files) decodes, formats
+// as version 2, re-parses to the same schedule, and runs under its own
+// config and under every profile to the identical result (verdicts,
+// faults, invariants, claims, terms and the normalised timeline) in both
+// forms, and to the run the version-1 decoder gave
+// (testdata/runs-v1.golden, recorded before version 2).
+func TestVersion1FilesRunAsVersion2(t *testing.T) {
+	c := load(t)
+	d := reference(t)
+	goldenRaw, err := os.ReadFile(filepath.Join("testdata", "runs-v1.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := map[string]string{}
+	for _, l := range strings.Split(string(goldenRaw), "\n") {
+		if f := strings.Split(l, "\t"); len(f) == 3 && !strings.HasPrefix(l, "#") {
+			before[f[0]+"\t"+f[1]] = f[2]
+		}
+	}
+	if len(before) != 168 {
+		t.Fatalf("%d recorded runs, want 168 (42 files, 4 configs each)", len(before))
+	}
+	digest := func(res *model.Result) string {
+		view := []any{model.Normalize(res.Timeline), res.Faults, res.Invariants, res.Claims, res.Terms, res.Verdict, res.RunVerdict, res.Tasks}
+		j, err := json.Marshal(view)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("%x", sha256.Sum256(j))
+	}
+	checked := 0
+	type file struct {
+		path string
+		raw  []byte
+		s    *model.Schedule
+	}
+	var files []file
+	for _, s := range c.Seeds {
+		files = append(files, file{s.Path, s.Raw, s.Schedule})
+	}
+	for _, e := range c.Counterexamples {
+		var top struct {
+			Schedule json.RawMessage `json:"schedule"`
+		}
+		if e.Counterexample.Schedule != nil && json.Unmarshal(e.Raw, &top) == nil {
+			files = append(files, file{e.Path, top.Schedule, e.Counterexample.Schedule})
+		}
+	}
+	v1 := 0
+	for _, f := range files {
+		if schedulev1.IsVersion1(f.raw) {
+			v1++
+		}
+		v2 := model.Format(f.s)
+		if !bytes.Contains(v2, []byte(`"version": 2`)) || !bytes.Contains(v2, []byte(`"harness": {`)) || !bytes.Contains(v2, []byte(`"system": {`)) {
+			t.Fatalf("%s: not formatted as version 2:\n%s", f.path, v2)
+		}
+		again, err := model.ParseSchedule(v2)
+		if err != nil {
+			t.Fatalf("%s: the version-2 form does not parse: %v\n%s", f.path, err, v2)
+		}
+		if diff := cmp.Diff(f.s, again); diff != "" {
+			t.Errorf("%s: Parse(Format(s)) != s (-v1 +v2):\n%s", f.path, diff)
+		}
+		if !bytes.Equal(model.Format(again), v2) {
+			t.Errorf("%s: the version-2 form is not canonical", f.path)
+		}
+		own, err := copperfin.SettingsOf(f.s.Config)
+		if err != nil {
+			t.Fatalf("%s: %v", f.path, err)
+		}
+		configs := []model.Config{f.s.Config}
+		labels := []string{"own"}
+		for _, p := range copperfin.Profiles {
+			cfg := f.s.Config
+			cfg.System = copperfin.Settings{Profile: p, Mutant: own.Mutant}.JSON()
+			configs = append(configs, cfg)
+			labels = append(labels, "profile "+string(p))
+		}
+		for i, cfg := range configs {
+			a, b := *f.s, *again
+			a.Config, b.Config = cfg, cfg
+			b.Config.System = append(json.RawMessage(nil), cfg.System...)
+			ra, err := d.Run(&a)
+			if err != nil {
+				t.Fatalf("%s: %v", f.path, err)
+			}
+			rb, err := d.Run(&b)
+			if err != nil {
+				t.Fatalf("%s: %v", f.path, err)
+			}
+			type view struct {
+				RunID      string
+				Timeline   []model.Event
+				Faults     []model.FaultReport
+				Invariants []model.InvariantResult
+				Claims     []model.TaskClaim
+				Terms      model.Terms
+				Verdict    model.ClaimVerdict
+				RunVerdict model.RunVerdict
+				Tasks      []model.TaskVerdict
+			}
+			va := view{ra.RunID, model.Normalize(ra.Timeline), ra.Faults, ra.Invariants, ra.Claims, ra.Terms, ra.Verdict, ra.RunVerdict, ra.Tasks}
+			vb := view{rb.RunID, model.Normalize(rb.Timeline), rb.Faults, rb.Invariants, rb.Claims, rb.Terms, rb.Verdict, rb.RunVerdict, rb.Tasks}
+			if diff := cmp.Diff(va, vb); diff != "" {
+				t.Errorf("%s under %s: the version-1 and version-2 forms run differently (-v1 +v2):\n%s", f.path, copperfin.Describe(cfg), diff)
+			}
+			want, ok := before[f.path+"\t"+labels[i]]
+			if !ok {
+				t.Errorf("%s %s: no recorded run", f.path, labels[i])
+				continue
+			}
+			if got := digest(rb); got != want {
+				t.Errorf("%s under %s: the run differs from the one the version-1 decoder gave", f.path, copperfin.Describe(cfg))
+			}
+			checked++
+		}
+	}
+	if checked != 168 {
+		t.Errorf("%d runs checked against the recorded ones, want 168", checked)
+	}
+	if v1 != 42 {
+		t.Errorf("%d version-1 files, want the whole corpus as it was written (42)", v1)
 	}
 }
 

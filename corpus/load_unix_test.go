@@ -10,13 +10,14 @@ import (
 
 	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // TestLoadRefusesAFIFO: a named pipe among the corpus files is refused at
 // once rather than read (which would wait for a writer).
 func TestLoadRefusesAFIFO(t *testing.T) {
 	dir := t.TempDir()
-	s, err := model.SingleFault("timeout_after_commit", model.ConfigOfProfile(model.ProfileTyped))
+	s, err := model.SingleFault("timeout_after_commit", copperfin.ConfigOfProfile(copperfin.ProfileTyped))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 	"github.com/faultline/faultline/properties"
 )
 
@@ -19,7 +20,11 @@ import (
 // does) and returns the record's bytes and the schedule file's path.
 func record(t *testing.T) ([]byte, string, *model.Result) {
 	t.Helper()
-	s, err := model.SingleFault("timeout_after_commit", model.Config{Profile: model.ProfileBaseline, Fixture: "copperfin"})
+	s, err := model.SingleFault("timeout_after_commit", func() model.Config {
+		c := copperfin.Settings{Profile: copperfin.ProfileBaseline}.Config()
+		c.Fixture = "copperfin"
+		return c
+	}())
 	if err != nil {
 		t.Fatal(err)
 	}

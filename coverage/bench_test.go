@@ -5,15 +5,15 @@ import (
 
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/coverage"
-	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // BenchmarkAssayWithCoverage is assay's BenchmarkAssayPaper188 with a
 // tracker observing every trial: the cost of recording coverage, in
 // trials per second on one worker.
 func BenchmarkAssayWithCoverage(b *testing.B) {
-	for _, p := range []model.Profile{model.ProfileBaseline, model.ProfileTyped} {
-		cs, _ := model.ProfileControls(p)
+	for _, p := range []copperfin.Profile{copperfin.ProfileBaseline, copperfin.ProfileTyped} {
+		cs, _ := copperfin.ProfileControls(p)
 		b.Run(string(p), func(b *testing.B) {
 			const trials = 2000
 			tr := coverage.NewTracker(nil)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // profileColumns records every kind once under each profile, one column a
@@ -16,7 +17,7 @@ import (
 func profileColumns(t *testing.T) []coverage.Column {
 	t.Helper()
 	var cols []coverage.Column
-	for _, p := range model.Profiles {
+	for _, p := range copperfin.Profiles {
 		var scheds []*model.Schedule
 		for _, spec := range model.Catalogue() {
 			scheds = append(scheds, single(t, spec.Kind, p))
@@ -90,8 +91,8 @@ func TestCompareProfiles(t *testing.T) {
 // that column while the other holds it; an empty comparison, a missing
 // label or data, and a repeated label are errors.
 func TestCompareColumnsApart(t *testing.T) {
-	a := record(t, single(t, "timeout_after_commit", model.ProfileBaseline)).Data()
-	b := record(t, at(t, "timeout_after_commit", 5, model.ProfileTyped), single(t, "branch_failure", model.ProfileTyped)).Data()
+	a := record(t, single(t, "timeout_after_commit", copperfin.ProfileBaseline)).Data()
+	b := record(t, at(t, "timeout_after_commit", 5, copperfin.ProfileTyped), single(t, "branch_failure", copperfin.ProfileTyped)).Data()
 	c, err := coverage.Compare(nil, []coverage.Column{{Label: "a", Data: a}, {Label: "b", Data: b}}, coverage.ReportOptions{})
 	if err != nil {
 		t.Fatal(err)

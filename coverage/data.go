@@ -1,6 +1,7 @@
 package coverage
 
 import (
+	"bytes"
 	"cmp"
 	"slices"
 
@@ -104,15 +105,8 @@ func compareSchedules(a, b *model.Schedule) int {
 			return c
 		}
 	}
-	bi := func(b bool) int {
-		if b {
-			return 1
-		}
-		return 0
-	}
 	ca, cb := a.Config, b.Config
-	return cmp.Or(cmp.Compare(bi(ca.HasControls), bi(cb.HasControls)),
-		cmp.Compare(ca.Profile, cb.Profile), cmp.Compare(ca.Controls, cb.Controls), cmp.Compare(ca.Mutant, cb.Mutant),
+	return cmp.Or(bytes.Compare(ca.SystemJSON(), cb.SystemJSON()), cmp.Compare(ca.Fixture, cb.Fixture),
 		compareOptional(ca.RetryBudget, cb.RetryBudget), compareOptional(ca.Deadline, cb.Deadline), cmp.Compare(ca.Join, cb.Join),
 		cmp.Compare(a.Seed, b.Seed), cmp.Compare(a.Version, b.Version))
 }
@@ -139,6 +133,7 @@ func cloneSchedule(s *model.Schedule) *model.Schedule {
 	}
 	c := *s
 	c.Faults = append([]model.FaultEntry{}, s.Faults...)
+	c.Config.System = append([]byte(nil), s.Config.System...)
 	if s.Config.RetryBudget != nil {
 		v := *s.Config.RetryBudget
 		c.Config.RetryBudget = &v

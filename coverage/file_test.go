@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/faultline/faultline/coverage"
-	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // notReachedFile is the exact file of one typed run whose fault at the
@@ -62,7 +62,7 @@ const notReachedFile = `{
 `
 
 func TestWriteExactBytes(t *testing.T) {
-	d := record(t, at(t, "timeout_after_commit", 5, model.ProfileTyped)).Data()
+	d := record(t, at(t, "timeout_after_commit", 5, copperfin.ProfileTyped)).Data()
 	var b bytes.Buffer
 	if err := d.Write(&b); err != nil {
 		t.Fatal(err)
@@ -73,7 +73,7 @@ func TestWriteExactBytes(t *testing.T) {
 }
 
 func TestWriteReadRoundTrip(t *testing.T) {
-	d := record(t, append(auditSchedules(t), at(t, "drop_effect_receipt", 3, model.ProfileTyped))...).Data()
+	d := record(t, append(auditSchedules(t), at(t, "drop_effect_receipt", 3, copperfin.ProfileTyped))...).Data()
 	var b bytes.Buffer
 	if err := d.Write(&b); err != nil {
 		t.Fatal(err)
@@ -101,7 +101,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 
 func TestReadIsStrict(t *testing.T) {
 	good := notReachedFile
-	visited := string(mustWrite(t, record(t, single(t, "timeout_after_commit", model.ProfileBaseline)).Data()))
+	visited := string(mustWrite(t, record(t, single(t, "timeout_after_commit", copperfin.ProfileBaseline)).Data()))
 	entry := `"visits": 0,
       "not_reached": 1,
       "not_fired": 0`
@@ -179,7 +179,7 @@ func TestWriteFileIsAtomic(t *testing.T) {
 	if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d := record(t, at(t, "timeout_after_commit", 5, model.ProfileTyped)).Data()
+	d := record(t, at(t, "timeout_after_commit", 5, copperfin.ProfileTyped)).Data()
 	if err := coverage.WriteFile(p, d); err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestMergeIntoFileFromManyWriters(t *testing.T) {
 // TestFlushToResets: flushing twice never counts a run twice.
 func TestFlushToResets(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "cov.json")
-	tr := record(t, at(t, "timeout_after_commit", 5, model.ProfileTyped))
+	tr := record(t, at(t, "timeout_after_commit", 5, copperfin.ProfileTyped))
 	if err := tr.FlushTo(p); err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func (m fakeM) Run() int { return m.code }
 
 func TestMain_(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "cov.json")
-	tr := record(t, at(t, "timeout_after_commit", 5, model.ProfileTyped))
+	tr := record(t, at(t, "timeout_after_commit", 5, copperfin.ProfileTyped))
 	if code := coverage.Main(fakeM{3}, p, tr); code != 3 {
 		t.Fatalf("code %d, want the tests' 3", code)
 	}

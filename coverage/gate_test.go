@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/coverage"
-	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 func TestParseRequirements(t *testing.T) {
@@ -41,10 +41,10 @@ state/*/*/*/*
 
 func TestGate(t *testing.T) {
 	d := record(t,
-		single(t, "timeout_after_commit", model.ProfileTyped),
-		single(t, "partial_success_response", model.ProfileTyped),
-		single(t, "checkpoint_rollback", model.ProfileTyped),
-		at(t, "concurrent_version_change", 3, model.ProfileTyped),
+		single(t, "timeout_after_commit", copperfin.ProfileTyped),
+		single(t, "partial_success_response", copperfin.ProfileTyped),
+		single(t, "checkpoint_rollback", copperfin.ProfileTyped),
+		at(t, "concurrent_version_change", 3, copperfin.ProfileTyped),
 	).Data()
 	u := coverage.Default()
 	req := func(s string) []coverage.Requirement {

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/coverage"
-	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // explore runs n single-fault runs under typed, choosing each kind with
@@ -15,7 +15,7 @@ func explore(t *testing.T, n int, choose func(*coverage.Tracker) string) (curve 
 	for range n {
 		k := choose(tr)
 		kinds = append(kinds, k)
-		if err := tr.Record(runSchedule(t, single(t, k, model.ProfileTyped))); err != nil {
+		if err := tr.Record(runSchedule(t, single(t, k, copperfin.ProfileTyped))); err != nil {
 			t.Fatal(err)
 		}
 		curve = append(curve, coverage.NewReport(coverage.Default(), tr.Data(), coverage.ReportOptions{}).Summary.Visited)
@@ -65,8 +65,8 @@ func TestGuideVisitsEveryKeyInAsManyRuns(t *testing.T) {
 }
 
 func TestGuideIsDeterministicAndPrefersUnvisited(t *testing.T) {
-	tr := record(t, single(t, "timeout_after_commit", model.ProfileTyped), single(t, "stale_policy", model.ProfileTyped),
-		at(t, "drop_effect_receipt", 4, model.ProfileTyped))
+	tr := record(t, single(t, "timeout_after_commit", copperfin.ProfileTyped), single(t, "stale_policy", copperfin.ProfileTyped),
+		at(t, "drop_effect_receipt", 4, copperfin.ProfileTyped))
 	a, b := coverage.NewGuide(nil, 7), coverage.NewGuide(nil, 7)
 	for range 3 {
 		ra, rb := a.Rank(tr), b.Rank(tr)
@@ -80,7 +80,7 @@ func TestGuideIsDeterministicAndPrefersUnvisited(t *testing.T) {
 	}
 	// a kind that shares a visited key ranks with the visited: malformed_response
 	// and output_drift share partial_success_response's key
-	tr2 := record(t, single(t, "partial_success_response", model.ProfileTyped))
+	tr2 := record(t, single(t, "partial_success_response", copperfin.ProfileTyped))
 	if r := coverage.NewGuide(nil, 3).Rank(tr2); !slices.Equal(slices.Sorted(slices.Values(r[22:])), []string{"malformed_response", "output_drift", "partial_success_response"}) {
 		t.Fatalf("rank after a visit of a shared key: %v", r)
 	}

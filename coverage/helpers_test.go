@@ -6,6 +6,7 @@ import (
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // tb is what the helpers need of *testing.T and *rapid.T.
@@ -26,9 +27,9 @@ func runSchedule(t tb, s *model.Schedule) *model.Result {
 }
 
 // single returns kind's single-fault schedule under profile p.
-func single(t testing.TB, kind string, p model.Profile) *model.Schedule {
+func single(t testing.TB, kind string, p copperfin.Profile) *model.Schedule {
 	t.Helper()
-	s, err := model.SingleFault(kind, model.ConfigOfProfile(p))
+	s, err := model.SingleFault(kind, copperfin.ConfigOfProfile(p))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func single(t testing.TB, kind string, p model.Profile) *model.Schedule {
 
 // at returns the schedule injecting kind once at the ordinal-th occurrence
 // of its event under profile p.
-func at(t testing.TB, kind string, ordinal int, p model.Profile) *model.Schedule {
+func at(t testing.TB, kind string, ordinal int, p copperfin.Profile) *model.Schedule {
 	t.Helper()
 	s := single(t, kind, p)
 	s.Faults[0].Ordinal = ordinal
@@ -60,7 +61,7 @@ func record(t testing.TB, scheds ...*model.Schedule) *coverage.Tracker {
 // auditSchedules are the audit's runs: every kind once under each profile.
 func auditSchedules(t testing.TB) []*model.Schedule {
 	var out []*model.Schedule
-	for _, p := range model.Profiles {
+	for _, p := range copperfin.Profiles {
 		for _, spec := range model.Catalogue() {
 			out = append(out, single(t, spec.Kind, p))
 		}

@@ -23,12 +23,12 @@ func genSchedule(t *rapid.T, label string) *model.Schedule {
 	n := rapid.IntRange(1, 2).Draw(t, label+".faults")
 	s := &model.Schedule{Version: model.ScheduleVersion, Seed: rapid.SampledFrom([]string{"", "a", "b"}).Draw(t, label+".seed")}
 	if rapid.Bool().Draw(t, label+".explicit") {
-		s.Config = model.ConfigOfControls(model.Controls(rapid.IntRange(0, 255).Draw(t, label+".controls")))
+		s.Config = copperfin.ConfigOfControls(copperfin.Controls(rapid.IntRange(0, 255).Draw(t, label+".controls")))
 	} else {
-		s.Config = model.ConfigOfProfile(rapid.SampledFrom(model.Profiles).Draw(t, label+".profile"))
+		s.Config = copperfin.ConfigOfProfile(rapid.SampledFrom(copperfin.Profiles).Draw(t, label+".profile"))
 	}
 	if rapid.IntRange(0, 3).Draw(t, label+".mutated") == 0 {
-		s.Config.Mutant = string(rapid.SampledFrom(copperfin.Mutants()).Draw(t, label+".mutant").Name)
+		s.Config = copperfin.WithMutant(s.Config, string(rapid.SampledFrom(copperfin.Mutants()).Draw(t, label+".mutant").Name))
 	}
 	if rapid.IntRange(0, 3).Draw(t, label+".budgeted") == 0 {
 		b := rapid.IntRange(0, 3).Draw(t, label+".retry_budget")
@@ -276,7 +276,7 @@ func TestScheduleLessIsFormatOrder(t *testing.T) {
 		case 4:
 			b.Faults[0].ID = "g1"
 		case 5:
-			b.Config.Mutant = rapid.SampledFrom([]string{"", string(copperfin.TimeoutAsSuccess), string(copperfin.UnboundedRetry)}).Draw(t, "mutant")
+			b.Config = copperfin.WithMutant(b.Config, rapid.SampledFrom([]string{"", string(copperfin.TimeoutAsSuccess), string(copperfin.UnboundedRetry)}).Draw(t, "mutant"))
 		case 6:
 			if b.Config.RetryBudget == nil {
 				v := 2
@@ -295,11 +295,12 @@ func TestScheduleLessIsFormatOrder(t *testing.T) {
 		case 8:
 			b.Config.Join = rapid.SampledFrom(append([]model.JoinPolicy{""}, model.JoinPolicies...)).Draw(t, "join")
 		case 9:
-			cfg := model.ConfigOfProfile(rapid.SampledFrom(model.Profiles).Draw(t, "profile"))
+			cfg := copperfin.ConfigOfProfile(rapid.SampledFrom(copperfin.Profiles).Draw(t, "profile"))
 			if rapid.Bool().Draw(t, "explicit") {
-				cfg = model.ConfigOfControls(model.Controls(rapid.IntRange(0, 3).Draw(t, "controls")))
+				cfg = copperfin.ConfigOfControls(copperfin.Controls(rapid.IntRange(0, 3).Draw(t, "controls")))
 			}
-			cfg.Mutant, cfg.RetryBudget, cfg.Deadline, cfg.Join = b.Config.Mutant, b.Config.RetryBudget, b.Config.Deadline, b.Config.Join
+			cfg = copperfin.WithMutant(cfg, copperfin.MutantOf(b.Config))
+			cfg.RetryBudget, cfg.Deadline, cfg.Join = b.Config.RetryBudget, b.Config.Deadline, b.Config.Join
 			b.Config = cfg
 		case 10:
 			spec := rapid.SampledFrom(model.Catalogue()).Draw(t, "kind")

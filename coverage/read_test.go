@@ -9,7 +9,7 @@ import (
 
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/internal/fileio"
-	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // TestReadRejectsWhatEncodingJSONAccepts: keys in another case, repeated
@@ -17,7 +17,7 @@ import (
 // through or reports in Go terms, are errors that name the problem.
 func TestReadRejectsWhatEncodingJSONAccepts(t *testing.T) {
 	good := notReachedFile
-	visited := string(mustWrite(t, record(t, single(t, "timeout_after_commit", model.ProfileBaseline)).Data()))
+	visited := string(mustWrite(t, record(t, single(t, "timeout_after_commit", copperfin.ProfileBaseline)).Data()))
 	for _, c := range []struct{ name, in, want string }{
 		{"Version", strings.Replace(good, `"version"`, `"Version"`, 1), `coverage file: field "Version" does not match "version": keys are case-sensitive`},
 		{"Runs", strings.Replace(good, `"runs"`, `"Runs"`, 1), `coverage file: field "Runs" does not match "runs"`},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // partialReport records three tool kinds under baseline (each violates an
@@ -20,13 +21,13 @@ import (
 func partialReport(t *testing.T) *coverage.Report {
 	t.Helper()
 	tr := record(t,
-		single(t, "timeout_after_commit", model.ProfileBaseline),
-		single(t, "partial_success_response", model.ProfileBaseline),
-		single(t, "output_drift", model.ProfileBaseline),
-		single(t, "checkpoint_rollback", model.ProfileTyped),
-		single(t, "concurrent_version_change", model.ProfileTyped),
-		single(t, "branch_failure", model.ProfileTyped),
-		at(t, "stale_policy", 4, model.ProfileTyped),
+		single(t, "timeout_after_commit", copperfin.ProfileBaseline),
+		single(t, "partial_success_response", copperfin.ProfileBaseline),
+		single(t, "output_drift", copperfin.ProfileBaseline),
+		single(t, "checkpoint_rollback", copperfin.ProfileTyped),
+		single(t, "concurrent_version_change", copperfin.ProfileTyped),
+		single(t, "branch_failure", copperfin.ProfileTyped),
+		at(t, "stale_policy", 4, copperfin.ProfileTyped),
 	)
 	return coverage.NewReport(coverage.Default(), tr.Data(), coverage.ReportOptions{})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // ticketEvents is the timeline of a support-ticket agent, a system of
@@ -37,7 +38,7 @@ type planted struct {
 // held except those in broken, which the first fault reached.
 func systemRun(t *testing.T, events []model.EventName, invs []string, broken []string, faults ...planted) *model.Result {
 	t.Helper()
-	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "user", Config: model.ConfigOfProfile(model.ProfileTyped)}
+	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "user", Config: model.Config{}}
 	res := &model.Result{Schedule: s, Claims: []model.TaskClaim{{Task: "T-1", Verdict: model.ClaimRelease}}}
 	for i, ev := range events {
 		res.Timeline = append(res.Timeline, model.Event{Seq: i + 1, Event: ev, Ordinal: 1})
@@ -352,7 +353,7 @@ func TestReplayFollowsTheSystem(t *testing.T) {
 	if err := billing.Record(systemRun(t, ticketEvents, []string{"charged_once"}, []string{"charged_once"}, planted{"timeout_after_commit", 1, true})); err != nil {
 		t.Fatal(err)
 	}
-	ref := record(t, single(t, "stale_policy", model.ProfileBaseline))
+	ref := record(t, single(t, "stale_policy", copperfin.ProfileBaseline))
 	d := coverage.Merge(billing.Data(), ref.Data())
 	replays := func(opts coverage.ReportOptions) map[string]string {
 		out := map[string]string{}
@@ -409,8 +410,10 @@ func TestCheckMergeRefusesTwoDeclarations(t *testing.T) {
 // no crossings, so its text and Markdown reports are byte for byte those
 // the previous version printed (testdata/v1-report.*); written again it is
 // a version-2 file that reads back to the same data. The golden reports
-// change only with the catalogue (its kinds and reasons); a change there
-// must leave every section but those the catalogue names as it is.
+// change only with the catalogue (its kinds and reasons) and with the
+// schedule format (a report shows each schedule, and names its replay
+// file, in the current canonical form); a change there must leave every
+// section but those it names as it is.
 func TestVersion1FileReadsToTheSameData(t *testing.T) {
 	d, err := coverage.ReadFile("testdata/v1.json")
 	if err != nil {

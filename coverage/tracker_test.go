@@ -10,6 +10,7 @@ import (
 
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // TestScheduledNotReachedIsNotAVisit: a fault scheduled for the fifth
@@ -17,7 +18,7 @@ import (
 // counted as scheduled, not reached, and the key stays unvisited in the
 // report and fails a gate that requires it.
 func TestScheduledNotReachedIsNotAVisit(t *testing.T) {
-	s := at(t, "timeout_after_commit", 5, model.ProfileTyped)
+	s := at(t, "timeout_after_commit", 5, copperfin.ProfileTyped)
 	res := runSchedule(t, s)
 	if res.Faults[0].Reached || res.Faults[0].Fired != 0 {
 		t.Fatalf("the fault at ordinal 5 was reached: %+v", res.Faults[0])
@@ -53,7 +54,7 @@ func TestScheduledNotReachedIsNotAVisit(t *testing.T) {
 	}
 
 	// the same fault at the first commit visits the key
-	tr2 := record(t, at(t, "timeout_after_commit", 1, model.ProfileTyped))
+	tr2 := record(t, at(t, "timeout_after_commit", 1, copperfin.ProfileTyped))
 	if e := tr2.Data().Keys[k]; e.Visits != 1 || e.NotReached != 0 || e.Schedule == nil {
 		t.Fatalf("ordinal 1: %+v", e)
 	}
@@ -63,7 +64,7 @@ func TestScheduledNotReachedIsNotAVisit(t *testing.T) {
 // has no older checkpoint to roll back to, so it is reached but does not
 // fire: not a visit either.
 func TestReachedNotFired(t *testing.T) {
-	s := at(t, "checkpoint_rollback", 1, model.ProfileTyped)
+	s := at(t, "checkpoint_rollback", 1, copperfin.ProfileTyped)
 	res := runSchedule(t, s)
 	if !res.Faults[0].Reached || res.Faults[0].Fired != 0 {
 		t.Fatalf("fault %+v", res.Faults[0])
@@ -85,7 +86,7 @@ func TestReachedNotFired(t *testing.T) {
 // TestSharedKeyReason: a key several kinds share names all of them as the
 // ones that may have been scheduled; a visit by any of them visits the key.
 func TestSharedKeyReason(t *testing.T) {
-	d := record(t, at(t, "tool_timeout", 3, model.ProfileTyped)).Data()
+	d := record(t, at(t, "tool_timeout", 3, copperfin.ProfileTyped)).Data()
 	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{})
 	row := r.Keys[9]
 	if row.Key != "tool/tool_call/before_commit/isolated/ledger_readback" || row.Status != coverage.StatusNotReached ||
@@ -95,7 +96,7 @@ func TestSharedKeyReason(t *testing.T) {
 	if got := r.Keys[8].Reason; got != "no recorded run scheduled sandbox_denial" {
 		t.Fatalf("never tried: %q", got)
 	}
-	d = record(t, single(t, "timeout_before_send", model.ProfileTyped), single(t, "tool_timeout", model.ProfileTyped)).Data()
+	d = record(t, single(t, "timeout_before_send", copperfin.ProfileTyped), single(t, "tool_timeout", copperfin.ProfileTyped)).Data()
 	if e := d.Keys[mustKey(t, row.Key)]; e.Visits != 2 || len(d.Keys) != 1 || e.Schedule.Faults[0].Kind != "timeout_before_send" {
 		t.Fatalf("two kinds of one key: %+v", e)
 	}
@@ -105,8 +106,8 @@ func TestSharedKeyReason(t *testing.T) {
 // duplicates the refund; the violation is kept under the fault's key with
 // the oracle's seq, event and detail, and the schedule replays it.
 func TestCounterexampleBesideItsKey(t *testing.T) {
-	s := single(t, "timeout_after_commit", model.ProfileBaseline)
-	d := record(t, s, single(t, "timeout_after_commit", model.ProfileTyped)).Data()
+	s := single(t, "timeout_after_commit", copperfin.ProfileBaseline)
+	d := record(t, s, single(t, "timeout_after_commit", copperfin.ProfileTyped)).Data()
 	e := d.Keys[mustKey(t, "tool/effect/after_commit/isolated/ledger_readback")]
 	if e.Visits != 2 || len(e.Counterexamples) != 1 {
 		t.Fatalf("entry %+v", e)
@@ -137,7 +138,7 @@ func TestCounterexampleBesideItsKey(t *testing.T) {
 
 func TestRecordRejectsBadResults(t *testing.T) {
 	tr := coverage.NewTracker(nil)
-	good := runSchedule(t, single(t, "stale_policy", model.ProfileTyped))
+	good := runSchedule(t, single(t, "stale_policy", copperfin.ProfileTyped))
 	noSched := *good
 	noSched.Schedule = nil
 	unknown := *good

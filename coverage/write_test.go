@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/faultline/faultline/coverage"
-	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // times returns d with every count multiplied by n.
@@ -148,7 +148,7 @@ func TestMergeRefusesOverflow(t *testing.T) {
 // user's file, never a temporary or lock file.
 func TestMergeErrorsNameTheFile(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "missing", "cov.json")
-	d := record(t, at(t, "timeout_after_commit", 5, model.ProfileTyped)).Data()
+	d := record(t, at(t, "timeout_after_commit", 5, copperfin.ProfileTyped)).Data()
 	for name, err := range map[string]error{"merge": coverage.MergeIntoFile(p, d), "write": coverage.WriteFile(p, d)} {
 		if err == nil || err.Error() != "locking "+p+": no such file or directory" {
 			t.Errorf("%s: %v", name, err)

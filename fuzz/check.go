@@ -24,16 +24,16 @@ func (d *Decoder) Run(s *model.Schedule) (*model.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if fixtureName(s.Config) != fixtureName(d.config) {
-		fx, err := model.FixtureNamed(s.Config.Fixture)
+	if fixtureName(d.def, s.Config) != fixtureName(d.def, d.config) {
+		fx, err := d.def.Fixture(s.Config.Fixture)
 		if err != nil {
 			return nil, err
 		}
-		return model.NewHarness(fx, model.Options{}).Run(factory, s)
+		return model.NewHarness(fx, d.options()).Run(factory, s)
 	}
 	h, _ := d.pool.Get().(*model.Harness)
 	if h == nil {
-		h = model.NewHarness(d.fixture, model.Options{})
+		h = model.NewHarness(d.fixture, d.options())
 	}
 	defer d.pool.Put(h)
 	return h.Run(factory, s)
@@ -46,13 +46,15 @@ type Violation struct {
 	Schedule *model.Schedule
 	Result   *model.Result
 	System   string
+	// Definition is the system's description (nil when unknown).
+	Definition *model.Definition
 }
 
 // Error describes the violation and how to replay it.
 func (v *Violation) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "invariant violated: %s, fixture %s, system %s, run verdict %s, claim verdict %s\n",
-		v.Schedule.Config, fixtureName(v.Schedule.Config), v.System, v.Result.RunVerdict, v.Result.Verdict)
+		v.describe(), v.fixture(), v.System, v.Result.RunVerdict, v.Result.Verdict)
 	for _, i := range v.Result.Invariants {
 		if !i.Held {
 			fmt.Fprintf(&b, "  %s: first false after seq %d (%s), reached by %s: %s\n", i.Name, i.FirstSeq, i.Event, orNone(i.FaultID), i.Detail)
@@ -76,19 +78,46 @@ func ReplayHint(s *model.Schedule, runID, system string) string {
 	b.WriteString("schedule (canonical form):\n")
 	b.Write(canon)
 	fmt.Fprintf(&b, "replay it:\n  echo %s > %s && go run ./cmd/faultline replay %s\n", shellQuote(compact.String()), file, file)
-	if system != ReferenceSystem().Name {
+	if system != referenceSystem {
 		fmt.Fprintf(&b, "  (faultline replay runs the reference system; this run used the system %q)\n", system)
 	}
 	return b.String()
 }
 
-// fixtureName is the fixture a config names, "copperfin" when none.
-func fixtureName(c model.Config) string {
-	if c.Fixture == "" {
-		return "copperfin"
+// fixtureName is the fixture a config names, the definition's default
+// when none.
+func fixtureName(d *model.Definition, c model.Config) string {
+	if c.Fixture == "" && d != nil && len(d.Fixtures) > 0 {
+		return d.Fixtures[0].Name
 	}
 	return c.Fixture
 }
+
+// describe names the violating schedule's config in its system's terms.
+func (v *Violation) describe() string { return describeConfig(v.Definition, v.Schedule.Config) }
+
+// describe names cfg in the decoder's system's terms.
+func (d *Decoder) describe(cfg model.Config) string { return describeConfig(d.def, cfg) }
+
+// describeConfig names cfg in def's terms (Definition.DescribeConfig), or
+// as model.Config.String when def is nil or refuses it.
+func describeConfig(def *model.Definition, cfg model.Config) string {
+	if def == nil {
+		return cfg.String()
+	}
+	s, err := def.DescribeConfig(cfg)
+	if err != nil {
+		return cfg.String()
+	}
+	return s
+}
+
+// fixture names the fixture the violating run ran on.
+func (v *Violation) fixture() string { return fixtureName(v.Definition, v.Schedule.Config) }
+
+// referenceSystem is the name counterexample files give the system
+// faultline replay runs (corpus.FoundBy.System).
+const referenceSystem = "reference"
 
 // shellQuote quotes s for a POSIX shell.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
@@ -110,7 +139,7 @@ func (d *Decoder) Check(s *model.Schedule) (*model.Result, error) {
 	}
 	d.reach.Observe(res)
 	if !res.Held() {
-		return res, &Violation{Schedule: s, Result: res, System: d.system.Name}
+		return res, &Violation{Schedule: s, Result: res, System: d.system.Name, Definition: d.def}
 	}
 	return res, nil
 }
@@ -125,7 +154,7 @@ func (d *Decoder) CheckDeterminism(s *model.Schedule) error {
 	if err != nil {
 		return fmt.Errorf("harness rejected a schedule: %w\n%s", err, model.Format(s))
 	}
-	fx, err := model.FixtureNamed(s.Config.Fixture)
+	fx, err := d.def.Fixture(s.Config.Fixture)
 	if err != nil {
 		return err
 	}
@@ -133,7 +162,7 @@ func (d *Decoder) CheckDeterminism(s *model.Schedule) error {
 	if err != nil {
 		return err
 	}
-	b, err := model.NewHarness(fx, model.Options{}).Run(factory, s)
+	b, err := model.NewHarness(fx, d.options()).Run(factory, s)
 	if err != nil {
 		return fmt.Errorf("harness rejected a schedule on its second run: %w", err)
 	}
@@ -296,3 +325,8 @@ func (c ReachCounts) Err() error {
 	}
 	return fmt.Errorf("inconclusive: none of the %d faults scheduled in %d runs was reached, so no fault was tested", c.Faults, c.Runs)
 }
+
+// options are the harness options of every run: the definition's
+// invariants in scope and the definition as the system its records
+// describe (model.Definition.Options).
+func (d *Decoder) options() model.Options { return d.def.Options(model.Options{}) }

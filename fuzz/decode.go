@@ -2,12 +2,12 @@ package fuzz
 
 import (
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
 
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
 )
 
 // Scope says where the decoder may place a fault of each kind. The kinds
@@ -86,39 +86,28 @@ func (s Site) String() string { return fmt.Sprintf("%s@%s#%d", s.Kind, s.Event, 
 type Option func(*options)
 
 type options struct {
-	profile   model.Profile
-	controls  model.Controls
-	hasCtrl   bool
-	mutant    string
+	config    model.Config
 	fixture   string
+	def       *model.Definition
 	scope     Scope
 	maxFaults int
-	system    System
+	system    *System
 }
 
-// WithProfile makes every decoded schedule carry the named profile (the
-// default is model.ProfileTyped). An unknown profile makes NewDecoder
-// return an error.
-func WithProfile(p model.Profile) Option {
-	return func(o *options) { o.profile, o.hasCtrl = p, false }
-}
+// WithDefinition sets the system under test: the system d describes, its
+// fixtures (WithFixture names one; the default is its first) and how its
+// config's system part builds it (d.Factory). Required.
+func WithDefinition(d *model.Definition) Option { return func(o *options) { o.def = d } }
 
-// WithControls makes every decoded schedule carry an explicit control set
-// instead of a profile.
-func WithControls(cs model.Controls) Option {
-	return func(o *options) { o.controls, o.hasCtrl = cs, true }
-}
+// WithConfig makes every decoded schedule carry cfg (the system's own
+// part, and the harness's budgets and join policy; its fixture is
+// WithFixture's). Default: an empty system part ({}). A config the system
+// refuses (for the reference system an unknown profile, control or
+// mutant) makes NewDecoder return the system's error.
+func WithConfig(cfg model.Config) Option { return func(o *options) { o.config = cfg } }
 
-// WithMutant makes every decoded schedule name a mutant of the reference
-// system (model/copperfin: copperfin.Mutants lists them), a seeded defect
-// against which the targets are expected to find counterexamples. The
-// schedule carries it in its config, so faultline replay reproduces the
-// run. An unknown name makes NewDecoder return an error listing the valid
-// ones; "" is none.
-func WithMutant(name string) Option { return func(o *options) { o.mutant = name } }
-
-// WithFixture makes every decoded schedule run on the named built-in
-// workload (model.FixtureNames: copperfin, the default, or
+// WithFixture makes every decoded schedule run on the named fixture of the
+// definition (for the reference system copperfin, the default, or
 // copperfin-batch, three tasks). An unknown name makes NewDecoder return
 // an error.
 func WithFixture(name string) Option { return func(o *options) { o.fixture = name } }
@@ -130,8 +119,10 @@ func WithScope(s Scope) Option { return func(o *options) { o.scope = s } }
 // 1 to 64 (default DefaultMaxFaults).
 func WithMaxFaults(n int) Option { return func(o *options) { o.maxFaults = n } }
 
-// WithSystem sets the system under test (default ReferenceSystem()).
-func WithSystem(s System) Option { return func(o *options) { o.system = s } }
+// WithSystem overrides the factory the definition builds (default: a
+// System named after the definition, built by its Factory), for a variant
+// of the system the definition's config cannot select.
+func WithSystem(s System) Option { return func(o *options) { o.system = &s } }
 
 // Decoder turns any byte string into a valid fault composition: a schedule
 // of up to MaxFaults faults, each a kind of model.Catalogue() or a world
@@ -149,6 +140,7 @@ func WithSystem(s System) Option { return func(o *options) { o.system = s } }
 type Decoder struct {
 	config    model.Config
 	fixture   model.Fixture
+	def       *model.Definition
 	scope     Scope
 	maxFaults int
 	system    System
@@ -159,39 +151,45 @@ type Decoder struct {
 	reach     Reach
 }
 
-// NewDecoder returns a decoder with opts applied over the defaults (typed
-// profile, no mutant, the copperfin fixture, ScopeDesigned,
-// DefaultMaxFaults, the reference system). It returns an error naming an
-// unknown profile, mutant, fixture or scope, a fault count out of range,
-// or a system without a name or factory.
+// NewDecoder returns a decoder with opts applied over the defaults (an
+// empty system part, the definition's first fixture, ScopeDesigned,
+// DefaultMaxFaults). It returns an error for a missing or invalid
+// definition, a config the system refuses (the system's error), an
+// unknown fixture or scope, a fault count out of range, or a system
+// without a name or factory.
 func NewDecoder(opts ...Option) (*Decoder, error) {
-	o := options{profile: model.ProfileTyped, maxFaults: DefaultMaxFaults, system: ReferenceSystem()}
+	o := options{maxFaults: DefaultMaxFaults}
 	for _, opt := range opts {
 		opt(&o)
 	}
-	d := &Decoder{scope: o.scope, maxFaults: o.maxFaults, system: o.system, index: map[Site]int{}}
-	if o.hasCtrl {
-		d.config = model.ConfigOfControls(o.controls)
-	} else {
-		if _, err := model.ProfileControls(o.profile); err != nil {
-			return nil, fmt.Errorf("fuzz: %w", err)
-		}
-		d.config = model.ConfigOfProfile(o.profile)
+	if o.def == nil {
+		return nil, errors.New("fuzz: no system definition (give WithDefinition)")
 	}
-	if _, err := copperfin.ParseMutant(o.mutant); err != nil {
+	if err := o.def.Validate(); err != nil {
 		return nil, fmt.Errorf("fuzz: %w", err)
 	}
-	d.config.Mutant = o.mutant
-	fx, err := model.FixtureNamed(o.fixture)
+	sys := System{Name: o.def.Name, New: o.def.Factory}
+	if o.system != nil {
+		sys = *o.system
+	}
+	d := &Decoder{scope: o.scope, maxFaults: o.maxFaults, system: sys, def: o.def, index: map[Site]int{}}
+	fx, err := o.def.Fixture(o.fixture)
 	if err != nil {
 		return nil, fmt.Errorf("fuzz: %w", err)
 	}
+	d.config = o.config
 	d.fixture, d.config.Fixture = fx, o.fixture
+	if err := (&model.Schedule{Version: model.ScheduleVersion, Config: d.config, Faults: []model.FaultEntry{}}).Validate(); err != nil {
+		return nil, fmt.Errorf("fuzz: %w", err)
+	}
 	if o.maxFaults < 1 || o.maxFaults > 64 {
 		return nil, fmt.Errorf("fuzz: max faults %d out of range (1 to 64)", o.maxFaults)
 	}
-	if o.system.New == nil || o.system.Name == "" {
-		return nil, fmt.Errorf("fuzz: system %q has no name or no factory", o.system.Name)
+	if sys.New == nil || sys.Name == "" {
+		return nil, fmt.Errorf("fuzz: system %q has no name or no factory", sys.Name)
+	}
+	if _, err := sys.New(d.config); err != nil {
+		return nil, fmt.Errorf("fuzz: %w", err)
 	}
 	for _, spec := range append(model.Catalogue(), model.WorldEvents()...) {
 		switch o.scope {

@@ -14,9 +14,9 @@
 //
 // Entry points:
 //
-//   - [NewDecoder] with options [WithProfile], [WithControls],
-//     [WithMutant], [WithFixture], [WithScope], [WithMaxFaults] and
-//     [WithSystem]: the byte-to-composition decoder. [Decoder.Decode] is
+//   - [NewDecoder] with options [WithDefinition] (the system under test,
+//     required), [WithConfig], [WithFixture], [WithScope], [WithMaxFaults]
+//     and [WithSystem]: the byte-to-composition decoder. [Decoder.Decode] is
 //     total and deterministic: any byte string decodes into a valid
 //     model.Schedule whose faults are kinds of model.Catalogue() and world
 //     events of model.WorldEvents() at [Site]s of the [Scope]
@@ -33,10 +33,12 @@
 //     plain run of their seeds.
 //   - [Decoder.RapidProperty] and [Decoder.RapidGenerator]: the rapid
 //     property over properties.Generator under the decoder's config.
-//   - [ReferenceSystem] and [System]: the system the targets run; a
-//     mutant of it is selected by the config ([WithMutant]).
-//   - [ParseScope] and [ParseControlList] turn text (flags, environment
-//     variables) into options; this package reads neither.
+//   - [System]: the system the targets run, built from the definition
+//     under each schedule's config; the built-in targets (fuzz_test.go)
+//     wire in the reference system of package model/copperfin, as a user
+//     wires theirs. This package imports no package of it.
+//   - [ParseScope] turns text (flags, environment variables) into an
+//     option; this package reads neither.
 //
 // The nightly script (scripts/fuzz-nightly.sh) runs every target and
 // converts failing inputs into counterexample files of package corpus.

@@ -2,11 +2,13 @@ package fuzz
 
 import (
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 func clearEnv(t *testing.T) {
@@ -27,19 +29,23 @@ func TestEnvBecomesTypedOptions(t *testing.T) {
 		chosen bool
 		err    string
 	}{
-		{env: nil, config: model.ConfigOfProfile(model.ProfileTyped)},
-		{env: map[string]string{"FAULTLINE_PROFILE": "typed"}, config: model.ConfigOfProfile(model.ProfileTyped)},
-		{env: map[string]string{"FAULTLINE_PROFILE": "baseline"}, config: model.ConfigOfProfile(model.ProfileBaseline), chosen: true},
+		{env: nil, config: copperfin.ConfigOfProfile(copperfin.ProfileTyped)},
+		{env: map[string]string{"FAULTLINE_PROFILE": "typed"}, config: copperfin.ConfigOfProfile(copperfin.ProfileTyped)},
+		{env: map[string]string{"FAULTLINE_PROFILE": "baseline"}, config: copperfin.ConfigOfProfile(copperfin.ProfileBaseline), chosen: true},
 		{env: map[string]string{"FAULTLINE_CONTROLS": "effect_readback, idempotency"},
-			config: model.ConfigOfControls(model.Controls(0).With(model.Idempotency).With(model.EffectReadback)), chosen: true},
-		{env: map[string]string{"FAULTLINE_CONTROLS": ""}, config: model.ConfigOfControls(0), chosen: true},
-		{env: map[string]string{"FAULTLINE_SCOPE": "ordinals"}, config: model.ConfigOfProfile(model.ProfileTyped), scope: ScopeOrdinals, chosen: true},
+			config: copperfin.ConfigOfControls(copperfin.Controls(0).With(copperfin.Idempotency).With(copperfin.EffectReadback)), chosen: true},
+		{env: map[string]string{"FAULTLINE_CONTROLS": ""}, config: copperfin.ConfigOfControls(0), chosen: true},
+		{env: map[string]string{"FAULTLINE_SCOPE": "ordinals"}, config: copperfin.ConfigOfProfile(copperfin.ProfileTyped), scope: ScopeOrdinals, chosen: true},
 		{env: map[string]string{"FAULTLINE_PROFILE": "baseline", "FAULTLINE_CONTROLS": "idempotency"}, err: "set FAULTLINE_PROFILE or FAULTLINE_CONTROLS, not both"},
 		{env: map[string]string{"FAULTLINE_PROFILE": "paranoid"}, err: `FAULTLINE_PROFILE: unknown profile "paranoid"`},
 		{env: map[string]string{"FAULTLINE_CONTROLS": "idempotency,magic"}, err: `FAULTLINE_CONTROLS: unknown control "magic"`},
-		{env: map[string]string{"FAULTLINE_SCOPE": "anywhere"}, config: model.ConfigOfProfile(model.ProfileTyped), scope: ScopeAnywhere, chosen: true},
-		{env: map[string]string{"FAULTLINE_MUTANT": "key_per_attempt"}, config: model.Config{Profile: model.ProfileTyped, Mutant: "key_per_attempt"}, chosen: true},
-		{env: map[string]string{"FAULTLINE_FIXTURE": "copperfin-batch", "FAULTLINE_PROFILE": "typed"}, config: model.Config{Profile: model.ProfileTyped, Fixture: "copperfin-batch"}, chosen: true},
+		{env: map[string]string{"FAULTLINE_SCOPE": "anywhere"}, config: copperfin.ConfigOfProfile(copperfin.ProfileTyped), scope: ScopeAnywhere, chosen: true},
+		{env: map[string]string{"FAULTLINE_MUTANT": "key_per_attempt"}, config: copperfin.Settings{Profile: copperfin.ProfileTyped, Mutant: "key_per_attempt"}.Config(), chosen: true},
+		{env: map[string]string{"FAULTLINE_FIXTURE": "copperfin-batch", "FAULTLINE_PROFILE": "typed"}, config: func() model.Config {
+			c := copperfin.Settings{Profile: copperfin.ProfileTyped}.Config()
+			c.Fixture = "copperfin-batch"
+			return c
+		}(), chosen: true},
 		{env: map[string]string{"FAULTLINE_MUTANT": "no_readback"}, err: `FAULTLINE_MUTANT: unknown mutant "no_readback" (valid: rejection_as_success, timeout_as_success,`},
 		{env: map[string]string{"FAULTLINE_MUTANT": ""}, err: `FAULTLINE_MUTANT is empty: name a mutant, or unset it for none`},
 		{env: map[string]string{"FAULTLINE_FIXTURE": "warehouse"}, err: `FAULTLINE_FIXTURE: unknown fixture "warehouse" (valid: copperfin, copperfin-batch)`},
@@ -62,7 +68,7 @@ func TestEnvBecomesTypedOptions(t *testing.T) {
 			t.Errorf("%v: %v", c.env, err)
 			continue
 		}
-		if d.Config() != c.config || d.Scope() != c.scope || chosen != c.chosen || d.System().Name != "reference" || d.Fixture().Name != fixtureName(c.config) {
+		if !reflect.DeepEqual(d.Config(), c.config) || d.Scope() != c.scope || chosen != c.chosen || d.System().Name != "reference" || d.Fixture().Name != fixtureName(copperfin.Definition(), c.config) {
 			t.Errorf("%v: config %v scope %v chosen %t, want %v %v %t", c.env, d.Config(), d.Scope(), chosen, c.config, c.scope, c.chosen)
 		}
 	}
@@ -72,7 +78,7 @@ func TestEnvBecomesTypedOptions(t *testing.T) {
 // designed scope is a composition seed; under the baseline the corpus
 // schedules that already violate there are left out and named.
 func TestSeedsFromTheCorpus(t *testing.T) {
-	d, err := NewDecoder()
+	d, err := NewReferenceDecoder()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +98,7 @@ func TestSeedsFromTheCorpus(t *testing.T) {
 	if want := 2 + len(c.Schedules()) - len(s.notes); len(s.composition) != want || len(c.Seeds) < 13 {
 		t.Errorf("%d composition seeds, want %d: the two byte seeds and every corpus schedule of the scope", len(s.composition), want)
 	}
-	b, err := NewDecoder(WithProfile(model.ProfileBaseline))
+	b, err := NewReferenceDecoder(WithProfile(copperfin.ProfileBaseline))
 	if err != nil {
 		t.Fatal(err)
 	}

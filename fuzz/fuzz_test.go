@@ -29,7 +29,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/model/copperfin"
 )
 
@@ -50,24 +49,28 @@ type envDecoder struct {
 // whether anything other than the default was selected. Every bad value is
 // an error naming the variable.
 func decoderFromEnv() (*Decoder, bool, error) {
-	var opts []Option
+	opts := referenceOptions()
 	profile, hasProfile := os.LookupEnv("FAULTLINE_PROFILE")
 	controls, hasControls := os.LookupEnv("FAULTLINE_CONTROLS")
 	if hasProfile && hasControls {
 		return nil, false, errors.New("set FAULTLINE_PROFILE or FAULTLINE_CONTROLS, not both")
 	}
 	if hasProfile {
-		if _, err := model.ProfileControls(model.Profile(profile)); err != nil {
+		if _, err := copperfin.ProfileControls(copperfin.Profile(profile)); err != nil {
 			return nil, false, fmt.Errorf("FAULTLINE_PROFILE: %w", err)
 		}
-		opts = append(opts, WithProfile(model.Profile(profile)))
+		opts = append(opts, withSettings(func(s *copperfin.Settings) {
+			*s = copperfin.Settings{Profile: copperfin.Profile(profile), Mutant: s.Mutant}
+		}))
 	}
 	if hasControls {
-		cs, err := ParseControlList(controls)
+		cs, err := copperfin.ParseControlList(controls)
 		if err != nil {
 			return nil, false, fmt.Errorf("FAULTLINE_CONTROLS: %w", err)
 		}
-		opts = append(opts, WithControls(cs))
+		opts = append(opts, withSettings(func(s *copperfin.Settings) {
+			*s = copperfin.Settings{Controls: cs, HasControls: true, Mutant: s.Mutant}
+		}))
 	}
 	mutant, hasMutant, err := namedEnv("FAULTLINE_MUTANT", "name a mutant, or unset it for none", func(v string) error {
 		_, err := copperfin.ParseMutant(v)
@@ -77,10 +80,10 @@ func decoderFromEnv() (*Decoder, bool, error) {
 		return nil, false, err
 	}
 	if hasMutant {
-		opts = append(opts, WithMutant(mutant))
+		opts = append(opts, withSettings(func(s *copperfin.Settings) { s.Mutant = mutant }))
 	}
 	fixture, hasFixture, err := namedEnv("FAULTLINE_FIXTURE", "name a fixture, or unset it for copperfin", func(v string) error {
-		_, err := model.FixtureNamed(v)
+		_, err := copperfin.FixtureNamed(v)
 		return err
 	})
 	if err != nil {
@@ -101,8 +104,34 @@ func decoderFromEnv() (*Decoder, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	chosen := hasControls || hasMutant || hasFixture || hasScope || hasProfile && d.Config().Profile != model.ProfileTyped
+	chosen := hasControls || hasMutant || hasFixture || hasScope || hasProfile && copperfin.Profile(profile) != copperfin.ProfileTyped
 	return d, chosen, nil
+}
+
+// referenceName is the name counterexample files give the reference
+// system (corpus.FoundBy.System).
+const referenceName = "reference"
+
+// referenceOptions are the decoder options of the targets' system, the
+// reference system, under its typed profile.
+func referenceOptions() []Option {
+	return []Option{WithDefinition(copperfin.Definition()), WithSystem(System{Name: referenceName, New: copperfin.Configured}),
+		WithConfig(copperfin.ConfigOfProfile(copperfin.ProfileTyped))}
+}
+
+// withSettings changes the reference system's settings in the decoder's
+// config (the typed profile when none is set yet).
+func withSettings(f func(*copperfin.Settings)) Option {
+	return func(o *options) {
+		st := copperfin.Settings{Profile: copperfin.ProfileTyped}
+		if len(o.config.System) > 0 {
+			if s, err := copperfin.SettingsOf(o.config); err == nil {
+				st = s
+			}
+		}
+		f(&st)
+		o.config.System = st.JSON()
+	}
 }
 
 // namedEnv reads a variable that names one thing: set and empty is an

@@ -3,6 +3,7 @@ package fuzz_test
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/faultline/faultline/fuzz"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // recTB is a rapid.TB that records a failure instead of failing the test.
@@ -60,7 +62,11 @@ func TestRapidGeneratorDrawsUnderTheConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := model.Config{Profile: model.ProfileTyped, Mutant: "key_per_attempt", Fixture: "copperfin-batch"}
+	want := func() model.Config {
+		c := copperfin.Settings{Profile: copperfin.ProfileTyped, Mutant: "key_per_attempt"}.Config()
+		c.Fixture = "copperfin-batch"
+		return c
+	}()
 	world := map[string]bool{}
 	for _, w := range model.WorldEvents() {
 		world[w.Kind] = true
@@ -72,7 +78,7 @@ func TestRapidGeneratorDrawsUnderTheConfig(t *testing.T) {
 		if err := s.Validate(); err != nil {
 			rt.Fatalf("invalid: %v", err)
 		}
-		if s.Config != want || len(s.Faults) < 1 || len(s.Faults) > 2 {
+		if !reflect.DeepEqual(s.Config, want) || len(s.Faults) < 1 || len(s.Faults) > 2 {
 			rt.Fatalf("config %+v, %d faults", s.Config, len(s.Faults))
 		}
 		for _, f := range s.Faults {

@@ -8,7 +8,7 @@ import "testing"
 // setting, the corpus compositions reach some of their faults, and every
 // one of them holds.
 func TestCompositionSeedsReachFaults(t *testing.T) {
-	d, err := NewDecoder()
+	d, err := NewDecoder(referenceOptions()...)
 	if err != nil {
 		t.Fatal(err)
 	}

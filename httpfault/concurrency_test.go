@@ -14,6 +14,7 @@ import (
 
 	"github.com/faultline/faultline/httpfault"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // bound is how long a test waits for requests that must complete; it only
@@ -98,7 +99,7 @@ func TestRoundTripsOverlap(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	t.Cleanup(srv.Close)
-	ft := newTransport(t, &model.Schedule{Version: model.ScheduleVersion, Config: model.ConfigOfControls(0)}, httpfault.Options{})
+	ft := newTransport(t, &model.Schedule{Version: model.ScheduleVersion, Config: copperfin.ConfigOfControls(0)}, httpfault.Options{})
 	c := &http.Client{Transport: ft}
 	status := make([]int, 2)
 	errs := make([]error, 2)
@@ -151,7 +152,7 @@ func TestConcurrentClients(t *testing.T) {
 		io.WriteString(w, `{"receipt_id":"r","amount":1}`)
 	}))
 	t.Cleanup(srv.Close)
-	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "concurrent", Config: model.ConfigOfControls(0), Faults: []model.FaultEntry{
+	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "concurrent", Config: copperfin.ConfigOfControls(0), Faults: []model.FaultEntry{
 		{ID: "rl", Event: model.EvToolCommit, Ordinal: 5, Kind: "rate_limit"},
 		{ID: "tt", Event: model.EvToolCommit, Ordinal: 10, Kind: "tool_timeout"},
 		{ID: "tac", Event: model.EvToolCommit, Ordinal: 20, Kind: "timeout_after_commit"},

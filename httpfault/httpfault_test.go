@@ -16,11 +16,12 @@ import (
 
 	"github.com/faultline/faultline/httpfault"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 func single(t *testing.T, kind string, ordinal int) *model.Schedule {
 	t.Helper()
-	s := &model.Schedule{Version: model.ScheduleVersion, Seed: kind, Config: model.ConfigOfControls(0),
+	s := &model.Schedule{Version: model.ScheduleVersion, Seed: kind, Config: copperfin.ConfigOfControls(0),
 		Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: ordinal, Kind: kind}}}
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
@@ -259,7 +260,7 @@ func TestResponseDisturbances(t *testing.T) {
 // through uncounted), a fault at an ordinal never reached is reported so,
 // and a persistent kind fires on every later commit.
 func TestOrdinalsCountCommits(t *testing.T) {
-	s := &model.Schedule{Version: model.ScheduleVersion, Config: model.ConfigOfControls(0), Faults: []model.FaultEntry{
+	s := &model.Schedule{Version: model.ScheduleVersion, Config: copperfin.ConfigOfControls(0), Faults: []model.FaultEntry{
 		{Event: model.EvToolCommit, Ordinal: 2, Kind: "budget_exhaustion"},
 		{ID: "late", Event: model.EvToolCommit, Ordinal: 9, Kind: "rate_limit"},
 	}}
@@ -417,7 +418,7 @@ func TestAllowlist(t *testing.T) {
 
 func mustNew(t *testing.T, base http.RoundTripper, opts httpfault.Options) *httpfault.Transport {
 	t.Helper()
-	ft, err := httpfault.New(base, &model.Schedule{Version: model.ScheduleVersion, Config: model.ConfigOfControls(0)}, opts)
+	ft, err := httpfault.New(base, &model.Schedule{Version: model.ScheduleVersion, Config: copperfin.ConfigOfControls(0)}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,7 +429,7 @@ func mustNew(t *testing.T, base http.RoundTripper, opts httpfault.Options) *http
 // to another host gets the redirect refused; nothing leaves loopback.
 func TestRedirectToDisallowedHostRefused(t *testing.T) {
 	srv := startRedirect(t, "http://192.0.2.1/steal")
-	ft := newTransport(t, &model.Schedule{Version: model.ScheduleVersion, Config: model.ConfigOfControls(0)}, httpfault.Options{})
+	ft := newTransport(t, &model.Schedule{Version: model.ScheduleVersion, Config: copperfin.ConfigOfControls(0)}, httpfault.Options{})
 	_, err := (&http.Client{Transport: ft}).Get(srv.URL + "/start")
 	if !errors.Is(err, httpfault.ErrRefused) {
 		t.Fatalf("redirect: %v", err)
@@ -462,7 +463,7 @@ func TestStopConditions(t *testing.T) {
 		}
 		return err
 	}
-	empty := &model.Schedule{Version: model.ScheduleVersion, Config: model.ConfigOfControls(0)}
+	empty := &model.Schedule{Version: model.ScheduleVersion, Config: copperfin.ConfigOfControls(0)}
 
 	l, srv := startLedger(t)
 	ft := newTransport(t, empty, httpfault.Options{MaxRequests: 3})
@@ -520,15 +521,15 @@ func TestNewErrors(t *testing.T) {
 		want string
 	}{
 		{nil, nil, httpfault.Options{}, "httpfault: no schedule"},
-		{nil, &model.Schedule{Version: 1, Config: model.ConfigOfControls(0), Faults: []model.FaultEntry{{Event: model.EvProposal, Ordinal: 1, Kind: "subject_swap"}}}, httpfault.Options{},
+		{nil, &model.Schedule{Version: 1, Config: copperfin.ConfigOfControls(0), Faults: []model.FaultEntry{{Event: model.EvProposal, Ordinal: 1, Kind: "subject_swap"}}}, httpfault.Options{},
 			"httpfault: fault f1: subject_swap at proposal is not a tool fault the HTTP transport injects (it injects at tool.commit: timeout_after_commit, partial_success_response, sandbox_denial, timeout_before_send, reject_before_commit, malformed_response, output_drift, rate_limit, tool_timeout, budget_exhaustion)"},
-		{nil, &model.Schedule{Version: 1, Config: model.ConfigOfControls(0), Faults: []model.FaultEntry{{ID: "x", Event: model.EvToolCommit, Ordinal: 1, Kind: "break_trace_lineage"}}}, httpfault.Options{},
+		{nil, &model.Schedule{Version: 1, Config: copperfin.ConfigOfControls(0), Faults: []model.FaultEntry{{ID: "x", Event: model.EvToolCommit, Ordinal: 1, Kind: "break_trace_lineage"}}}, httpfault.Options{},
 			"httpfault: fault x: break_trace_lineage at tool.commit is not a tool fault the HTTP transport injects (it injects at tool.commit: timeout_after_commit, partial_success_response, sandbox_denial, timeout_before_send, reject_before_commit, malformed_response, output_drift, rate_limit, tool_timeout, budget_exhaustion)"},
-		{nil, &model.Schedule{Version: 1, Config: model.ConfigOfControls(0), Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 0, Kind: "rate_limit"}}}, httpfault.Options{},
+		{nil, &model.Schedule{Version: 1, Config: copperfin.ConfigOfControls(0), Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 0, Kind: "rate_limit"}}}, httpfault.Options{},
 			"httpfault: schedule: faults[0]: ordinal 0 must be 1 or more"},
-		{nil, &model.Schedule{Version: 1, Config: model.ConfigOfControls(0), Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "rate_limit", Target: "/payments"}}}, httpfault.Options{},
+		{nil, &model.Schedule{Version: 1, Config: copperfin.ConfigOfControls(0), Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "rate_limit", Target: "/payments"}}}, httpfault.Options{},
 			`httpfault: fault f1: target "/payments": the HTTP transport takes no target`},
-		{nil, &model.Schedule{Version: 1, Config: model.ConfigOfControls(0), Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "rate_limit", Tool: "charge"}}}, httpfault.Options{},
+		{nil, &model.Schedule{Version: 1, Config: copperfin.ConfigOfControls(0), Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "rate_limit", Tool: "charge"}}}, httpfault.Options{},
 			`httpfault: fault f1: tool "charge": the HTTP transport cannot tell tools apart (its ordinal counts every commit request); leave "tool" out`},
 		{nil, ok, httpfault.Options{Allow: []string{"10.0.0.0/33"}}, `httpfault: allowlist entry "10.0.0.0/33" is not a valid CIDR prefix`},
 		{nil, ok, httpfault.Options{Allow: []string{"*.corp"}}, `httpfault: allowlist entry "*.corp" is neither an IP address, a CIDR prefix nor a host name`},

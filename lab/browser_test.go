@@ -26,6 +26,7 @@ import (
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/lab"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // TestBrowserCounterfactual loads the page in headless chromium, runs the
@@ -137,7 +138,7 @@ func TestBrowserCounterfactual(t *testing.T) {
 		}
 		t.Logf("screenshot: %s", p)
 	}
-	expect := func(cs model.Controls, label string) *assay.Report {
+	expect := func(cs copperfin.Controls, label string) *assay.Report {
 		t.Helper()
 		rep, err := assay.Run(assay.Config{Profile: label, Controls: cs, Trials: 2000, Seed: 188})
 		if err != nil {
@@ -256,7 +257,7 @@ func TestBrowserCounterfactual(t *testing.T) {
 	}
 
 	// 1. the typed profile
-	typed, _ := model.ProfileControls(model.ProfileTyped)
+	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
 	do(chromedp.Click(chromedp.CSS(`button.preset[data-profile="typed"]`)),
 		chromedp.SetValue(chromedp.ID("fault"), "all"),
 		chromedp.SetValue(chromedp.ID("trials"), "2000"),
@@ -287,7 +288,7 @@ func TestBrowserCounterfactual(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`input[name=control][value="effect_readback"]`)),
 		chromedp.Click(chromedp.ID("run")),
 		chromedp.WaitVisible(chromedp.CSS(`#status[data-run="2"]`)))
-	cs := typed.Without(model.Idempotency).Without(model.EffectReadback)
+	cs := typed.Without(copperfin.Idempotency).Without(copperfin.EffectReadback)
 	want = expect(cs, "custom")
 	checkMeters(want)
 	tally := assay.NewTally("custom", cs)

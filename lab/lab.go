@@ -95,6 +95,7 @@ import (
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // Bounds of the API, the defaults of [Options].
@@ -132,7 +133,7 @@ const (
 // Defaults of an [AssayRequest], equal to the flag defaults of
 // "faultline assay".
 const (
-	DefaultProfile = model.ProfileTyped
+	DefaultProfile = copperfin.ProfileTyped
 	DefaultFault   = "all"
 	DefaultTrials  = 2000
 	DefaultSeed    = 188
@@ -706,7 +707,7 @@ func (s *Server) parseAssay(data []byte) (assay.Config, []string, error) {
 	case req.Profile != nil && req.Controls != nil:
 		return cfg, nil, bad(`give "profile" or "controls", not both`)
 	case req.Controls != nil:
-		cs, err := model.ParseControls(*req.Controls)
+		cs, err := copperfin.ParseControls(*req.Controls)
 		if err != nil {
 			return cfg, nil, bad("controls: %v", err)
 		}
@@ -719,9 +720,9 @@ func (s *Server) parseAssay(data []byte) (assay.Config, []string, error) {
 	default:
 		p := DefaultProfile
 		if req.Profile != nil {
-			p = model.Profile(*req.Profile)
+			p = copperfin.Profile(*req.Profile)
 		}
-		cs, err := model.ProfileControls(p)
+		cs, err := copperfin.ProfileControls(p)
 		if err != nil {
 			return cfg, nil, bad("profile: %v", err)
 		}

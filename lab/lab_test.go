@@ -16,6 +16,7 @@ import (
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/lab"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // jsonRequest is a POST of body to path as application/json, as the
@@ -54,8 +55,8 @@ func compact(t *testing.T, b []byte) string {
 // compaction), the report of assay.Run for the same settings, and the
 // command line names those settings.
 func TestAssayEqualsRun(t *testing.T) {
-	typed, _ := model.ProfileControls(model.ProfileTyped)
-	failClosed, _ := model.ProfileControls(model.ProfileFailClosed)
+	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
+	failClosed, _ := copperfin.ProfileControls(copperfin.ProfileFailClosed)
 	cases := []struct {
 		body    string
 		cfg     assay.Config
@@ -67,7 +68,7 @@ func TestAssayEqualsRun(t *testing.T) {
 			assay.Config{Profile: "baseline", Domains: []model.Domain{model.DomainTool}, Trials: 77, Seed: 5, Compat: true},
 			"faultline assay --compat paper188 --profile baseline --fault tool --trials 77 --seed 5"},
 		{`{"controls":["evidence_gate","bind_identity","pre_effect_authority","refresh_context","state_precondition"],"trials":1234,"seed":7}`,
-			assay.Config{Profile: "custom", Controls: typed.Without(model.Idempotency).Without(model.EffectReadback), Trials: 1234, Seed: 7},
+			assay.Config{Profile: "custom", Controls: typed.Without(copperfin.Idempotency).Without(copperfin.EffectReadback), Trials: 1234, Seed: 7},
 			"faultline assay --controls bind_identity,pre_effect_authority,refresh_context,state_precondition,evidence_gate --fault all --trials 1234 --seed 7"},
 		{`{"controls":[],"fault":"all","mode":"checkpoint_rollback","trials":50,"seed":0}`,
 			assay.Config{Profile: "custom", Trials: 50, Seed: 0, Kinds: []string{"checkpoint_rollback"}},
@@ -138,7 +139,7 @@ func TestBadInputIs400(t *testing.T) {
 		{"/api/replay", `{"version":1,"seed":"s","config":{"profile":"typed"},"faults":[{"event":"tool.commit","ordinal":1,"kind":"gremlin"}]}`, `unknown fault kind "gremlin"`},
 		{"/api/replay", `{"version":1,"seed":"s","config":{"profile":"typed"},"faults":[{"event":"tool.commit","ordinal":0,"kind":"timeout_after_commit"}]}`, "ordinal 0 must be 1 or more"},
 		{"/api/replay", `{"version":1,"seed":"s","config":{"profile":"typed"},"faults":[{"event":"proposal","ordinal":1,"kind":"timeout_after_commit"}]}`, `kind "timeout_after_commit" cannot be injected at event "proposal"`},
-		{"/api/replay", `{"version":2,"seed":"s","config":{"profile":"typed"},"faults":[]}`, "unsupported version 2"},
+		{"/api/replay", `{"version":3,"seed":"s","config":{"profile":"typed"},"faults":[]}`, "unsupported version 3"},
 		{"/api/replay", `{"version":1,"seed":"s","config":{"controls":["magic"]},"faults":[]}`, `unknown control "magic"`},
 	}
 	for _, c := range cases {
@@ -248,10 +249,10 @@ func TestPage(t *testing.T) {
 		}
 	}
 	var want []string
-	for _, c := range model.AllControls {
+	for _, c := range copperfin.AllControls {
 		want = append(want, `value="`+string(c)+`"`)
 	}
-	for _, p := range model.Profiles {
+	for _, p := range copperfin.Profiles {
 		want = append(want, `data-profile="`+string(p)+`"`)
 	}
 	for _, s := range model.Catalogue() {

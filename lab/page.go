@@ -11,6 +11,7 @@ import (
 
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 //go:embed static/page.html static/lab.css static/lab.js
@@ -18,15 +19,15 @@ var static embed.FS
 
 // controlLabels are the lab's labels of the seven controls (the paper,
 // "Executable lab") and of the fail-closed policy (worked example 5).
-var controlLabels = map[model.Control]string{
-	model.BindIdentity:       "Bind actor, subject, tenant and purpose",
-	model.PreEffectAuthority: "Re-check authority before effect",
-	model.RefreshContext:     "Refresh action-bearing context",
-	model.StatePrecondition:  "Require current state version",
-	model.Idempotency:        "Reuse logical idempotency key",
-	model.EffectReadback:     "Read authoritative postcondition",
-	model.EvidenceGate:       "Block unproved success release",
-	model.DenyOnWarning:      "Deny every action after any warning (fail closed)",
+var controlLabels = map[copperfin.Control]string{
+	copperfin.BindIdentity:       "Bind actor, subject, tenant and purpose",
+	copperfin.PreEffectAuthority: "Re-check authority before effect",
+	copperfin.RefreshContext:     "Refresh action-bearing context",
+	copperfin.StatePrecondition:  "Require current state version",
+	copperfin.Idempotency:        "Reuse logical idempotency key",
+	copperfin.EffectReadback:     "Read authoritative postcondition",
+	copperfin.EvidenceGate:       "Block unproved success release",
+	copperfin.DenyOnWarning:      "Deny every action after any warning (fail closed)",
 }
 
 // meter is one of the six meters of the seed's lab: an overall term of the
@@ -161,11 +162,11 @@ func renderPage(opts Options) ([]byte, string, error) {
 	for _, f := range assay.DefaultEnvelope().Floors {
 		d.Floors = append(d.Floors, floorView{Term: f.Term, Min: fmt.Sprintf("%.0f%%", 100*f.Min), Scope: strings.ReplaceAll(string(f.Scope), "_", " ")})
 	}
-	for _, c := range model.AllControls {
-		d.Controls = append(d.Controls, controlView{Name: string(c), Label: controlLabels[c], Paper: c != model.DenyOnWarning})
+	for _, c := range copperfin.AllControls {
+		d.Controls = append(d.Controls, controlView{Name: string(c), Label: controlLabels[c], Paper: c != copperfin.DenyOnWarning})
 	}
-	for _, p := range model.Profiles {
-		cs, err := model.ProfileControls(p)
+	for _, p := range copperfin.Profiles {
+		cs, err := copperfin.ProfileControls(p)
 		if err != nil {
 			return nil, "", err
 		}
@@ -186,7 +187,7 @@ func renderPage(opts Options) ([]byte, string, error) {
 		}
 		d.Domains = append(d.Domains, dv)
 	}
-	ex, err := model.SingleFault("timeout_after_commit", model.ConfigOfProfile(model.ProfileBaseline))
+	ex, err := model.SingleFault("timeout_after_commit", copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
 	if err != nil {
 		return nil, "", err
 	}

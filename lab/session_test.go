@@ -14,6 +14,7 @@ import (
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/lab"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 var (
@@ -84,11 +85,11 @@ func reportJSON(t *testing.T, tr *coverage.Tracker) string {
 func TestEnvelopeEqualsAudit(t *testing.T) {
 	ev := auditEvidence(t)
 	h := lab.New(lab.Options{})
-	wantRegion := map[model.Profile]assay.Region{
-		model.ProfileBaseline: assay.RegionUnsafeEscape, model.ProfileTyped: assay.RegionContainedButDead,
-		model.ProfileFailClosed: assay.RegionContainedButDead,
+	wantRegion := map[copperfin.Profile]assay.Region{
+		copperfin.ProfileBaseline: assay.RegionUnsafeEscape, copperfin.ProfileTyped: assay.RegionContainedButDead,
+		copperfin.ProfileFailClosed: assay.RegionContainedButDead,
 	}
-	for _, p := range model.Profiles {
+	for _, p := range copperfin.Profiles {
 		code, ans := post(t, h, "/api/assay", `{"profile":"`+string(p)+`"}`)
 		if code != http.StatusOK {
 			t.Fatalf("%s: %d %s", p, code, ans["error"])
@@ -137,8 +138,8 @@ func TestCoverageEqualsTracker(t *testing.T) {
 	if _, body := sessionCoverage(t, h); compact(t, body) != reportJSON(t, empty) {
 		t.Fatalf("a new session's coverage is not empty:\n%s", body)
 	}
-	baseline, _ := model.ProfileControls(model.ProfileBaseline)
-	typed, _ := model.ProfileControls(model.ProfileTyped)
+	baseline, _ := copperfin.ProfileControls(copperfin.ProfileBaseline)
+	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
 	want := coverage.NewTracker(nil)
 	for _, c := range []struct {
 		body string

@@ -38,8 +38,8 @@ func TestBatchWorkloadViolationIsNotTheFaults(t *testing.T) {
 			t.Errorf("record fault %+v next %q", rec.Faults[0], rec.NextCheck)
 		}
 	}
-	h := model.NewHarness(model.CopperfinBatch(), model.Options{})
-	cs, _ := s.Config.Resolve()
+	h := model.NewHarness(copperfin.CopperfinBatch(), model.Options{})
+	cs, _ := copperfin.ControlsOf(s.Config)
 	raw, err := h.Run(copperfin.Factory(cs), s)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // corpusExpect records, for six schedule files of corpus/ whose runs were
@@ -99,7 +100,7 @@ func TestHarnessPracticeFixture(t *testing.T) {
 		t.Fatalf("budget %+v", rec.Budget)
 	}
 	// both branch outcomes in the final ledger
-	cs, _ := s.Config.Resolve()
+	cs, _ := copperfin.ControlsOf(s.Config)
 	_ = cs
 	joins := 0
 	for _, e := range res.Timeline {
@@ -111,7 +112,7 @@ func TestHarnessPracticeFixture(t *testing.T) {
 		t.Fatalf("%d join records", joins)
 	}
 
-	s.Config = model.Config{Controls: cs.Without(model.Idempotency), HasControls: true,
+	s.Config = model.Config{System: copperfin.Settings{Controls: cs.Without(copperfin.Idempotency), HasControls: true}.JSON(),
 		RetryBudget: s.Config.RetryBudget, Deadline: s.Config.Deadline, Join: s.Config.Join}
 	res = run(t, s)
 	inv, _ := res.Invariant(model.InvEffectAtMostOnce)
@@ -147,7 +148,7 @@ func TestBudgetExhaustedEndsOnce(t *testing.T) {
 	}
 	// the same schedule against a system that ignores its budget breaks it
 	s := loadCorpus(t, "budget-exhausted.json")
-	s.Config.Mutant = "unbounded_retry"
+	s.Config = copperfin.WithMutant(s.Config, "unbounded_retry")
 	res = run(t, s)
 	if inv, _ := res.Invariant(model.InvBudget); inv.Held || inv.Detail != "attempt 4 exceeds one plus the retry budget of 2" {
 		t.Fatalf("budget invariant %+v", inv)
@@ -172,7 +173,7 @@ func TestBestEffortJoinKeepsFailedBranch(t *testing.T) {
 	if !slices.Equal(branches, []string{"search:success", "summarize:failure"}) {
 		t.Fatalf("branches %v", branches)
 	}
-	s.Config.Mutant = "failed_branch_dropped"
+	s.Config = copperfin.WithMutant(s.Config, "failed_branch_dropped")
 	res = run(t, s)
 	inv, _ := res.Invariant(model.InvJoinPreserved)
 	if inv.Held || inv.Detail != "branch summarize (failure) missing from the join record" || inv.Event != model.EvBranchJoin {
@@ -189,8 +190,8 @@ func TestMemoryLossHolds(t *testing.T) {
 	if res.Terms.Effects != 0 || res.Claims[0].Verdict != model.ClaimHold || !res.Held() {
 		t.Fatalf("terms %+v claims %+v", res.Terms, res.Claims)
 	}
-	s.Config = model.ConfigOfProfile(model.ProfileBaseline)
-	s.Config.Mutant = "fabricated_approval"
+	s.Config = copperfin.ConfigOfProfile(copperfin.ProfileBaseline)
+	s.Config = copperfin.WithMutant(s.Config, "fabricated_approval")
 	res = run(t, s)
 	inv, _ := res.Invariant(model.InvNoInventedProgress)
 	if inv.Held || inv.Event != model.EvToolCommit || res.Terms.Effects != 1 {

@@ -27,15 +27,15 @@ var effectsOfTask = model.UserInvariant{Name: "one_effect_per_task", Owner: "pay
 
 func runWith(t *testing.T, opts model.Options, s *model.Schedule) *model.Result {
 	t.Helper()
-	cs, err := s.Config.Resolve()
+	cs, err := copperfin.ControlsOf(s.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	factory, err := copperfin.NewFactory(cs, s.Config.Mutant)
+	factory, err := copperfin.NewFactory(cs, copperfin.MutantOf(s.Config))
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := model.NewHarness(model.Copperfin(), opts).Run(factory, s)
+	res, err := model.NewHarness(copperfin.Copperfin(), opts).Run(factory, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,10 +50,10 @@ func runWith(t *testing.T, opts model.Options, s *model.Schedule) *model.Result 
 func TestUserInvariantMatchesBuiltin(t *testing.T) {
 	broken := 0
 	for _, spec := range model.Catalogue() {
-		for _, p := range []model.Profile{model.ProfileBaseline, model.ProfileTyped} {
-			s, _ := model.SingleFault(spec.Kind, model.ConfigOfProfile(p))
-			if p == model.ProfileBaseline {
-				s.Config.Mutant = spec.Mutant
+		for _, p := range []copperfin.Profile{copperfin.ProfileBaseline, copperfin.ProfileTyped} {
+			s, _ := model.SingleFault(spec.Kind, copperfin.ConfigOfProfile(p))
+			if p == copperfin.ProfileBaseline {
+				s.Config = copperfin.WithMutant(s.Config, copperfin.MutantFor(spec.Kind))
 			}
 			plain := runWith(t, model.Options{}, s)
 			with := runWith(t, model.Options{Invariants: []model.UserInvariant{effectsOfTask}}, s)
@@ -96,9 +96,9 @@ func TestUserInvariantMatchesBuiltin(t *testing.T) {
 // TestUserInvariantOnTermsPath: the Terms fast path checks user invariants
 // too, and gives the terms Run gives.
 func TestUserInvariantOnTermsPath(t *testing.T) {
-	s, _ := model.SingleFault("timeout_after_commit", model.ConfigOfProfile(model.ProfileBaseline))
+	s, _ := model.SingleFault("timeout_after_commit", copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
 	opts := model.Options{Builtin: []string{}, Invariants: []model.UserInvariant{effectsOfTask}}
-	h := model.NewHarness(model.Copperfin(), opts)
+	h := model.NewHarness(copperfin.Copperfin(), opts)
 	res, err := h.Run(copperfin.Factory(0), s)
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +119,7 @@ func TestUserInvariantOnTermsPath(t *testing.T) {
 // TestNarrowedScope: built-in invariants out of scope are neither checked
 // nor reported, and the terms come from the invariants in scope.
 func TestNarrowedScope(t *testing.T) {
-	s, _ := model.SingleFault("timeout_after_commit", model.ConfigOfProfile(model.ProfileBaseline))
+	s, _ := model.SingleFault("timeout_after_commit", copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
 	// the full reference oracle: a duplicate, unsafe
 	full := runWith(t, model.Options{}, s)
 	if full.Terms.Effects != 2 || !full.Terms.DuplicateEffect || full.RunVerdict != model.Unrecoverable {
@@ -178,7 +178,7 @@ func TestViewIsReadOnly(t *testing.T) {
 		}
 		return ""
 	}}
-	s, _ := model.SingleFault("timeout_after_commit", model.ConfigOfProfile(model.ProfileBaseline))
+	s, _ := model.SingleFault("timeout_after_commit", copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
 	s.Config.Join = model.JoinBestEffort
 	plain := runWith(t, model.Options{}, s)
 	with := runWith(t, model.Options{Invariants: []model.UserInvariant{vandal}}, s)
@@ -208,7 +208,7 @@ func TestViewReadsTheRun(t *testing.T) {
 			len(v.Ledger()), len(v.Evidence()), len(v.Checkpoints()), o.Version, cp.Live(v.Clock()), missing))
 		return ""
 	}}
-	s, _ := model.SingleFault("timeout_after_commit", model.ConfigOfProfile(model.ProfileBaseline))
+	s, _ := model.SingleFault("timeout_after_commit", copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
 	res := runWith(t, model.Options{Invariants: []model.UserInvariant{probe}}, s)
 	last := res.Timeline[len(res.Timeline)-1]
 	want := []string{fmt.Sprintf("seq=%d events=%d last=claim clock=%d task=refund-O-731 claim=release attempts=2 restarts=0 ledger=2 evidence=3 checkpoints=4 order_v=43 cap_live=true missing=false",
@@ -233,9 +233,9 @@ func TestOptionsErrors(t *testing.T) {
 		{model.Options{Invariants: []model.UserInvariant{{Name: "a", Check: ok}, {Name: "a", Check: ok}}}, `model: options: invariant "a" listed twice`},
 		{model.Options{Invariants: []model.UserInvariant{{Name: "a"}}}, `model: options: invariant "a" has no Check`},
 	}
-	s, _ := model.SingleFault("timeout_after_commit", model.ConfigOfProfile(model.ProfileBaseline))
+	s, _ := model.SingleFault("timeout_after_commit", copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
 	for _, c := range cases {
-		h := model.NewHarness(model.Copperfin(), c.opts)
+		h := model.NewHarness(copperfin.Copperfin(), c.opts)
 		if _, err := h.Run(copperfin.Factory(0), s); err == nil || err.Error() != c.want {
 			t.Errorf("Run: %v, want %s", err, c.want)
 		}

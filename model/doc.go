@@ -34,9 +34,16 @@
 //     selects the built-in invariants that apply to a system of one's own.
 //   - [WorldEvents]: clock advance, capability revocation, policy change,
 //     state-version change and worker crash, attachable to any event.
-//   - [Copperfin], [CopperfinBatch] and [FixtureNamed]: the paper's worked
-//     fixture and a three-task workload (the same order twice). The
-//     reference system built on the Env is in the sub-package copperfin.
+//   - [Config]: a schedule's config in two parts, the harness's (fixture,
+//     budgets, deadline, join) and the system's own ([Config.System]),
+//     opaque here and decoded by the system.
+//   - [Definition]: a system under test described in its own terms (name,
+//     fixtures, how its config part builds it, how to describe it, its
+//     invariants and defences), for the paths that need more than a
+//     [Factory]: replay, fuzzing, the command line and the run record.
+//     The reference system (the paper's refund workflow, its fixtures,
+//     controls, profiles and seeded defects) is the sub-package copperfin
+//     (copperfin.Definition).
 //
 // Testing a system of your own: implement [System] on the [Env] (every
 // consequential call through Env.Tool, every readback through Env.Ledger,
@@ -45,7 +52,8 @@
 // records, one [Task] per logical action), pick the invariants in scope
 // ([Options.Builtin] and [Options.Invariants]) and the fault kinds whose
 // events your system crosses, and run it with [NewHarness] and
-// [Harness.Run]; see the example "Harness (OwnSystem)" and the repository's
+// [Harness.Run] (or describe it as a [Definition] and use
+// [Definition.Run]); see the example "Harness (OwnSystem)" and the repository's
 // examples/inventory.
 //
 // This package imports neither testing nor any test library.

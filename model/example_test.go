@@ -39,7 +39,7 @@ func ExampleHarness_ownSystem() {
 			return ""
 		}}
 	h := model.NewHarness(fixture, model.Options{Builtin: []string{model.InvBudget}, Invariants: []model.UserInvariant{closedOnce}})
-	sched, _ := model.SingleFault("timeout_after_commit", model.ConfigOfControls(0))
+	sched, _ := model.SingleFault("timeout_after_commit", model.Config{})
 	res, err := h.Run(func() model.System { return closer{} }, sched)
 	if err != nil {
 		fmt.Println(err)

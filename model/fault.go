@@ -11,9 +11,11 @@ import (
 // disturbance is code that changes the World or a call at Event, and every
 // outcome is decided by the oracle, never by this spec.
 //
-// Nominated and Threatens are declared predictions (the control the paper
-// nominates to interrupt the transfer, and the invariant the transfer would
-// break); tests and counterfactual pairs check them against the oracle.
+// Threatens is a declared prediction (the invariant the transfer would
+// break); tests check it against the oracle. Which of a system's own
+// defences interrupts a kind is the system's to declare
+// (Definition.Defences; the reference system's table is
+// copperfin.Defences).
 type FaultSpec struct {
 	Kind        string      `json:"kind"`
 	Domain      Domain      `json:"domain"`
@@ -28,27 +30,15 @@ type FaultSpec struct {
 	Oracle      OracleName  `json:"oracle"`
 	// Intensity is the disturbance's strength as a rate in [0,1]; every
 	// catalogue fault applies fully (1) at its event.
-	Intensity   float64   `json:"intensity"`
-	Scope       string    `json:"scope"`
-	Recoverable bool      `json:"recoverable"`
-	Threatens   []string  `json:"threatens"`
-	Nominated   []Control `json:"nominated"`
+	Intensity   float64  `json:"intensity"`
+	Scope       string   `json:"scope"`
+	Recoverable bool     `json:"recoverable"`
+	Threatens   []string `json:"threatens"`
 	// Ordinal is the occurrence of Event a single-fault trial attaches to
 	// (see SingleFault): 1 for most kinds; 2 for checkpoint_rollback, whose
 	// disturbance needs an older checkpoint to roll back to (the reference
 	// workflow's second checkpoint is the first written after the effect).
 	Ordinal int `json:"ordinal"`
-	// Mutant names the seeded defect of the reference system that lacks
-	// the behaviour defending against this kind, for kinds whose defence is
-	// not one of the paper's controls ("" when the baseline profile already
-	// lacks it). A declared prediction, like Nominated. A kind may declare
-	// both: its Nominated controls are then co-defences, each of which
-	// contains the kind alone even in the system with the defect
-	// (memory_loss: bind_identity or pre_effect_authority refuse the
-	// fabricated approval; corrupt_checkpoint: effect_readback finds the
-	// effect the corrupt checkpoint lost), and the kind's whole defence is
-	// the behaviour and the controls together.
-	Mutant string `json:"counterfactual_mutant,omitempty"`
 	// Paper is true for the ten modes of the paper's artefact.
 	Paper bool `json:"paper"`
 	// World is true for a world event (see WorldEvents): it may be
@@ -446,104 +436,104 @@ func (branchFailure) onBranch(r *run, name, target string) (BranchStatus, bool) 
 var catalogue = []faultKind{
 	{FaultSpec{Kind: "subject_swap", Domain: DomainIdentity, Target: "action contract", Event: EvProposal,
 		Boundary: BoundaryProposal, Phase: PhaseBeforeValidation, Signal: SignalNone, Manner: MannerContradictory,
-		Oracle: OracleCapabilityRecord, Threatens: []string{InvRightSubject}, Nominated: []Control{BindIdentity},
+		Oracle: OracleCapabilityRecord, Threatens: []string{InvRightSubject},
 		Doc: "after proposal, before authority check: the proposal's subject is swapped for another order of the tenant"}, subjectSwap{}},
 	{FaultSpec{Kind: "revoked_capability", Domain: DomainIdentity, Target: "capability grant", Event: EvAuthorityGrant,
 		Boundary: BoundaryAuthority, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerLate,
-		Oracle: OracleCapabilityRecord, Threatens: []string{InvCurrentEntitlement}, Nominated: []Control{PreEffectAuthority},
+		Oracle: OracleCapabilityRecord, Threatens: []string{InvCurrentEntitlement},
 		Doc: "after approval, before effect: the capability is revoked"}, revokedCapability{}},
 	{FaultSpec{Kind: "stale_policy", Domain: DomainContext, Target: "policy assertion", Event: EvContextPolicy,
 		Boundary: BoundaryProposal, Phase: PhaseBeforeValidation, Signal: SignalStateUpdate, Manner: MannerLate,
-		Oracle: OraclePolicyRecord, Threatens: []string{InvCurrentEntitlement}, Nominated: []Control{RefreshContext},
+		Oracle: OraclePolicyRecord, Threatens: []string{InvCurrentEntitlement},
 		Doc: "after retrieval, before effect: a newer policy excludes refunds while the reader serves the old version"}, stalePolicy{}},
 	{FaultSpec{Kind: "cross_source_conflict", Domain: DomainContext, Target: "eligibility assertion", Event: EvContextEligibility,
 		Boundary: BoundaryProposal, Phase: PhaseBeforeValidation, Signal: SignalStateUpdate, Manner: MannerContradictory,
-		Oracle: OracleStateVersion, Threatens: []string{InvCurrentEntitlement}, Nominated: []Control{RefreshContext},
+		Oracle: OracleStateVersion, Threatens: []string{InvCurrentEntitlement},
 		Doc: "during context assembly: the authoritative record holds the order while the secondary source asserts eligibility"}, crossSourceConflict{}},
 	{FaultSpec{Kind: "timeout_after_commit", Domain: DomainTool, Target: "refund API", Event: EvToolCommit,
 		Boundary: BoundaryEffect, Phase: PhaseAfterCommit, Signal: SignalAcknowledgement, Manner: MannerAbsent,
-		Oracle: OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce}, Nominated: []Control{Idempotency, EffectReadback},
+		Oracle: OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},
 		Doc: "after commit, before response: the provider commits and the reply is lost"}, timeoutAfterCommit{}},
 	{FaultSpec{Kind: "partial_success_response", Domain: DomainTool, Target: "tool response", Event: EvToolCommit,
 		Boundary: BoundaryEffect, Phase: PhaseAfterCommit, Signal: SignalReceipt, Manner: MannerAbsent,
-		Oracle: OracleReceipt, Threatens: []string{InvProvableOutcome}, Nominated: []Control{EffectReadback, EvidenceGate},
+		Oracle: OracleReceipt, Threatens: []string{InvProvableOutcome},
 		Doc: "after effect: the provider commits and the response carries no receipt"}, partialSuccessResponse{}},
 	{FaultSpec{Kind: "checkpoint_rollback", Domain: DomainState, Target: "workflow checkpoint", Event: EvCheckpointWrite,
 		Boundary: BoundaryState, Phase: PhaseAfterCheckpoint, Signal: SignalStateUpdate, Manner: MannerAbsent, Ordinal: 3,
-		Oracle: OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce}, Nominated: []Control{Idempotency, EffectReadback},
+		Oracle: OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},
 		Doc: "after effect, before resume: the store rolls back to an older checkpoint and the worker restarts"}, checkpointRollback{}},
 	{FaultSpec{Kind: "concurrent_version_change", Domain: DomainState, Target: "order state", Event: EvContextOrder,
 		Boundary: BoundaryState, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerLate,
-		Oracle: OracleStateVersion, Threatens: []string{InvCurrentEntitlement}, Nominated: []Control{StatePrecondition},
+		Oracle: OracleStateVersion, Threatens: []string{InvCurrentEntitlement},
 		Doc: "after read, before write: a concurrent writer advances the order's state version"}, concurrentVersionChange{}},
 	{FaultSpec{Kind: "drop_effect_receipt", Domain: DomainEvidence, Target: "evidence ledger", Event: EvEvidenceReceipt,
 		Boundary: BoundaryProof, Phase: PhaseAfterReceipt, Signal: SignalReceipt, Manner: MannerAbsent,
-		Oracle: OracleReceipt, Threatens: []string{InvProvableOutcome}, Nominated: []Control{EffectReadback, EvidenceGate},
+		Oracle: OracleReceipt, Threatens: []string{InvProvableOutcome},
 		Doc: "after effect: the receipt record is lost on its way to the evidence ledger"}, dropEffectReceipt{}},
 	{FaultSpec{Kind: "break_trace_lineage", Domain: DomainEvidence, Target: "trace context", Event: EvToolCommit,
 		Boundary: BoundaryEffect, Phase: PhaseBeforeCommit, Signal: SignalTraceLink, Manner: MannerContradictory,
-		Oracle: OracleTraceLineage, Threatens: []string{InvProvableOutcome}, Nominated: []Control{EvidenceGate},
+		Oracle: OracleTraceLineage, Threatens: []string{InvProvableOutcome},
 		Doc: "between authority and tool: the trace context propagated into the call is replaced"}, breakTraceLineage{}},
 	// the harness practice's fault matrix and harness boundaries
 	{FaultSpec{Kind: "sandbox_denial", Domain: DomainTool, Target: "tool sandbox", Event: EvToolCommit,
 		Boundary: BoundarySandbox, Phase: PhaseBeforeValidation, Signal: SignalNone,
-		Oracle: OracleLedgerReadback, Threatens: []string{InvNoInventedProgress}, Mutant: "rejection_as_success",
+		Oracle: OracleLedgerReadback, Threatens: []string{InvNoInventedProgress},
 		Doc: "before a tool starts: the sandbox denies the call; no request reaches the provider"}, sandboxDenial{}},
 	{FaultSpec{Kind: "timeout_before_send", Domain: DomainTool, Target: "tool transport", Event: EvToolCommit,
 		Boundary: BoundaryToolCall, Phase: PhaseBeforeCommit, Signal: SignalAcknowledgement, Manner: MannerAbsent,
-		Oracle: OracleLedgerReadback, Threatens: []string{InvNoInventedProgress}, Mutant: "timeout_as_success",
+		Oracle: OracleLedgerReadback, Threatens: []string{InvNoInventedProgress},
 		Doc: "the request never leaves; the client sees a timeout"}, timeoutBeforeSend{}},
 	{FaultSpec{Kind: "reject_before_commit", Domain: DomainTool, Target: "refund API", Event: EvToolCommit,
 		Boundary: BoundaryEffect, Phase: PhaseBeforeCommit, Signal: SignalNone,
-		Oracle: OracleLedgerReadback, Threatens: []string{InvNoInventedProgress}, Mutant: "rejection_as_success",
+		Oracle: OracleLedgerReadback, Threatens: []string{InvNoInventedProgress},
 		Doc: "the provider receives the request and rejects it before any durable write"}, rejectBeforeCommit{}},
 	{FaultSpec{Kind: "malformed_response", Domain: DomainTool, Target: "tool response", Event: EvToolCommit,
 		Boundary: BoundaryEffect, Phase: PhaseAfterCommit, Signal: SignalReceipt, Manner: MannerContradictory,
-		Oracle: OracleReceipt, Threatens: []string{InvEffectAtMostOnce}, Nominated: []Control{Idempotency, EffectReadback},
+		Oracle: OracleReceipt, Threatens: []string{InvEffectAtMostOnce},
 		Doc: "after commit: the reply body is truncated; the outcome is unknown and only a fragment of the receipt decodes"}, malformedResponse{}},
 	{FaultSpec{Kind: "output_drift", Domain: DomainTool, Target: "tool response schema", Event: EvToolCommit,
 		Boundary: BoundaryEffect, Phase: PhaseAfterCommit, Signal: SignalReceipt, Manner: MannerContradictory,
-		Oracle: OracleReceipt, Threatens: []string{InvEffectAtMostOnce}, Nominated: []Control{Idempotency, EffectReadback},
+		Oracle: OracleReceipt, Threatens: []string{InvEffectAtMostOnce},
 		Doc: "after commit: the receipt id field is renamed and the amount retyped; they decode empty without an error"}, outputDrift{}},
 	{FaultSpec{Kind: "rate_limit", Domain: DomainTool, Target: "refund API quota", Event: EvToolCommit,
 		Boundary: BoundaryToolCall, Phase: PhaseBeforeCommit, Signal: SignalAcknowledgement, Manner: MannerLate,
-		Oracle: OracleBudgetCounter, Threatens: []string{InvNoInventedProgress}, Mutant: "rejection_as_success",
+		Oracle: OracleBudgetCounter, Threatens: []string{InvNoInventedProgress},
 		Doc: "the provider answers with a rate limit and a retry-after of 100 ms without processing the request"}, rateLimit{}},
 	{FaultSpec{Kind: "tool_timeout", Domain: DomainTool, Target: "tool call", Event: EvToolCommit,
 		Boundary: BoundaryToolCall, Phase: PhaseBeforeCommit, Signal: SignalAcknowledgement, Manner: MannerLate,
-		Oracle: OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce}, Nominated: []Control{Idempotency},
+		Oracle: OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},
 		Doc: "after the request id is assigned: the client times out while the provider holds the request and commits it late"}, toolTimeout{}},
 	{FaultSpec{Kind: "budget_exhaustion", Domain: DomainTool, Target: "retry budget", Event: EvToolCommit,
 		Boundary: BoundaryToolCall, Phase: PhaseBeforeCommit, Correlation: CorrelationPersistent, Signal: SignalAcknowledgement, Manner: MannerAbsent,
-		Oracle: OracleBudgetCounter, Threatens: []string{InvBudget}, Mutant: "unbounded_retry",
+		Oracle: OracleBudgetCounter, Threatens: []string{InvBudget},
 		Doc: "from this call on the provider is unreachable: every attempt, the final one included, times out before it is sent"}, budgetExhaustion{}},
 	{FaultSpec{Kind: "worker_restart", Domain: DomainState, Target: "worker", Event: EvCheckpointWrite, Ordinal: 3,
 		Boundary: BoundaryWorker, Phase: PhaseAfterCheckpoint, Signal: SignalNone,
-		Oracle: OracleCheckpointStore, Threatens: []string{InvNoInventedProgress}, Mutant: "checkpoint_before_effect",
+		Oracle: OracleCheckpointStore, Threatens: []string{InvNoInventedProgress},
 		Doc: "after a checkpoint write (by default the one after the effect) the worker crashes and a fresh one resumes"}, workerRestart{}},
 	{FaultSpec{Kind: "missing_checkpoint", Domain: DomainState, Target: "checkpoint store", Event: EvCheckpointWrite, Ordinal: 3,
 		Boundary: BoundaryCheckpointStore, Phase: PhaseAfterCheckpoint, Signal: SignalStateUpdate, Manner: MannerAbsent,
-		Oracle: OracleCheckpointStore, Threatens: []string{InvResumeFromCheckpoint}, Mutant: "stale_checkpoint_accepted",
+		Oracle: OracleCheckpointStore, Threatens: []string{InvResumeFromCheckpoint},
 		Doc: "before resume: the worker restarts and the store serves no checkpoint though it acknowledged some"}, checkpointTamper{tamperMissing, "no checkpoint"}},
 	{FaultSpec{Kind: "stale_checkpoint", Domain: DomainState, Target: "checkpoint store", Event: EvCheckpointWrite, Ordinal: 3,
 		Boundary: BoundaryCheckpointStore, Phase: PhaseAfterCheckpoint, Signal: SignalStateUpdate, Manner: MannerLate,
-		Oracle: OracleCheckpointStore, Threatens: []string{InvResumeFromCheckpoint}, Mutant: "stale_checkpoint_accepted",
+		Oracle: OracleCheckpointStore, Threatens: []string{InvResumeFromCheckpoint},
 		Doc: "before resume: the worker restarts and a lagging replica serves the previous checkpoint while the head names the newest"}, checkpointTamper{tamperStale, "a stale checkpoint"}},
 	{FaultSpec{Kind: "future_version_checkpoint", Domain: DomainState, Target: "checkpoint store", Event: EvCheckpointWrite, Ordinal: 3,
 		Boundary: BoundaryCheckpointStore, Phase: PhaseAfterCheckpoint, Signal: SignalStateUpdate, Manner: MannerContradictory,
-		Oracle: OracleCheckpointStore, Threatens: []string{InvResumeFromCheckpoint}, Mutant: "stale_checkpoint_accepted",
+		Oracle: OracleCheckpointStore, Threatens: []string{InvResumeFromCheckpoint},
 		Doc: "before resume: the worker restarts and the store serves a checkpoint written by a newer workflow version"}, checkpointTamper{tamperFuture, "a future-version checkpoint"}},
 	{FaultSpec{Kind: "corrupt_checkpoint", Domain: DomainState, Target: "checkpoint store", Event: EvCheckpointWrite, Ordinal: 3,
 		Boundary: BoundaryCheckpointStore, Phase: PhaseAfterCheckpoint, Signal: SignalStateUpdate, Manner: MannerContradictory,
-		Oracle: OracleCheckpointStore, Threatens: []string{InvResumeFromCheckpoint}, Nominated: []Control{EffectReadback}, Mutant: "stale_checkpoint_accepted",
+		Oracle: OracleCheckpointStore, Threatens: []string{InvResumeFromCheckpoint},
 		Doc: "before resume: the worker restarts and the store serves the newest checkpoint with a flipped byte"}, checkpointTamper{tamperCorrupt, "a corrupt checkpoint"}},
 	{FaultSpec{Kind: "memory_loss", Domain: DomainContext, Target: "ephemeral context", Event: EvMemoryRead,
 		Boundary: BoundaryMemory, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerAbsent,
-		Oracle: OracleCheckpointStore, Threatens: []string{InvNoInventedProgress}, Nominated: []Control{BindIdentity, PreEffectAuthority}, Mutant: "fabricated_approval",
+		Oracle: OracleCheckpointStore, Threatens: []string{InvNoInventedProgress},
 		Doc: "the ephemeral context named by the schedule's target (all of it when empty) is cleared before a read"}, memoryLoss{}},
 	{FaultSpec{Kind: "branch_failure", Domain: DomainState, Target: "parallel branch", Event: EvBranchRun,
 		Boundary: BoundaryBranchJoin, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerAbsent,
-		Oracle: OracleJoinRecord, Threatens: []string{InvJoinPreserved}, Mutant: "failed_branch_dropped",
+		Oracle: OracleJoinRecord, Threatens: []string{InvJoinPreserved},
 		Doc: "one branch of the fan-out fails (the schedule's target names which; any when empty)"}, branchFailure{}},
 }
 

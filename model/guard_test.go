@@ -34,11 +34,11 @@ func (t swapTool) Commit(ctx context.Context, call model.ToolCall) (model.ToolRe
 // subject): without bind_identity the same commit passes and breaks
 // right_subject.
 func TestGuardChecksTheBinding(t *testing.T) {
-	typed, _ := model.ProfileControls(model.ProfileTyped)
-	run := func(cs model.Controls) *model.Result {
+	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
+	run := func(cs copperfin.Controls) *model.Result {
 		t.Helper()
-		s := &model.Schedule{Version: model.ScheduleVersion, Seed: "guard", Config: model.ConfigOfControls(cs), Faults: []model.FaultEntry{}}
-		res, err := model.NewHarness(model.Copperfin(), model.Options{}).Run(func() model.System { return swapAtCommit{copperfin.New(cs)} }, s)
+		s := &model.Schedule{Version: model.ScheduleVersion, Seed: "guard", Config: copperfin.ConfigOfControls(cs), Faults: []model.FaultEntry{}}
+		res, err := model.NewHarness(copperfin.Copperfin(), model.Options{}).Run(func() model.System { return swapAtCommit{copperfin.New(cs)} }, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +49,7 @@ func TestGuardChecksTheBinding(t *testing.T) {
 		res.Claims[0].Reason != "refund not made: precondition_failed: precondition failed: capability CAP-27-731 is bound to O-731, not O-732" {
 		t.Errorf("typed: held %t effects %d claim %s %q, want a guard refusal with no effect", res.Held(), res.Terms.Effects, res.Verdict, res.Claims[0].Reason)
 	}
-	res = run(typed.Without(model.BindIdentity))
+	res = run(typed.Without(copperfin.BindIdentity))
 	if rs, _ := res.Invariant(model.InvRightSubject); rs.Held || rs.Detail != "effect on O-732 for task refund-O-731 of O-731" {
 		t.Errorf("typed without bind_identity: right_subject %+v, want the swapped effect", rs)
 	}

@@ -37,6 +37,11 @@ type Options struct {
 	// Stop declares stop conditions (see Stop); the zero value declares
 	// none. Run and Terms return an error for an invalid Stop.
 	Stop Stop
+	// System describes the system under test for the run record (its
+	// config in its own terms, its defences in the next step; see
+	// Definition); nil records the config's system part as JSON and names
+	// no control. Definition.Options sets it.
+	System *Definition
 }
 
 // maxCallsPerTask bounds the crossings one task may make: a system that
@@ -114,14 +119,13 @@ type armed struct {
 
 // run is the mutable state of one run.
 type run struct {
-	h        *Harness
-	env      *taskEnv
-	world    World
-	sched    *Schedule
-	controls Controls
-	faults   []armed
-	counts   [32]int
-	tl       []Event
+	h      *Harness
+	env    *taskEnv
+	world  World
+	sched  *Schedule
+	faults []armed
+	counts [32]int
+	tl     []Event
 	// evs holds every recorded event's name (the oracle's view of the
 	// timeline); tl the full events when detailed.
 	evs []EventName
@@ -282,17 +286,12 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	if h.stopErr != nil {
 		return h.stopErr
 	}
-	cs, err := s.Config.Resolve()
-	if err != nil {
-		return err
-	}
 	if s.Config.Fixture != "" && s.Config.Fixture != h.fixture.Name {
 		return fmt.Errorf("schedule: config names fixture %q, the harness runs %q", s.Config.Fixture, h.fixture.Name)
 	}
 	r := &h.r
 	r.world.reset(&h.fixture)
 	r.sched = s
-	r.controls = cs
 	r.faults = r.faults[:0]
 	for i, f := range s.Faults {
 		k, _ := lookupKind(f.Kind)

@@ -17,15 +17,15 @@ import (
 
 func run(t *testing.T, s *model.Schedule) *model.Result {
 	t.Helper()
-	cs, err := s.Config.Resolve()
+	cs, err := copperfin.ControlsOf(s.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	factory, err := copperfin.NewFactory(cs, s.Config.Mutant)
+	factory, err := copperfin.NewFactory(cs, copperfin.MutantOf(s.Config))
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := model.NewHarness(model.Copperfin(), model.Options{}).Run(factory, s)
+	res, err := model.NewHarness(copperfin.Copperfin(), model.Options{}).Run(factory, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,37 +72,37 @@ func TestModelImportsNoTestLibraries(t *testing.T) {
 // and detects each of the paper's ten.
 func TestCounterfactualPerMode(t *testing.T) {
 	for _, spec := range model.Catalogue() {
-		base, err := model.SingleFault(spec.Kind, model.ConfigOfProfile(model.ProfileBaseline))
+		base, err := model.SingleFault(spec.Kind, copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
 		if err != nil {
 			t.Fatal(err)
 		}
-		base.Config.Mutant = spec.Mutant
+		base.Config = copperfin.WithMutant(base.Config, copperfin.MutantFor(spec.Kind))
 		res := run(t, base)
 		if f := res.Faults[0]; !f.Reached || f.Fired < 1 {
 			t.Errorf("%s: fault not reached/fired without its defence: %+v", spec.Kind, f)
 		}
 		for _, inv := range spec.Threatens {
 			if r, _ := res.Invariant(inv); r.Held {
-				t.Errorf("%s: %s holds without the defence (mutant %q); the fault cannot break an unprotected system", spec.Kind, inv, spec.Mutant)
+				t.Errorf("%s: %s holds without the defence (mutant %q); the fault cannot break an unprotected system", spec.Kind, inv, copperfin.MutantFor(spec.Kind))
 			} else if r.FaultID != "f1" {
 				t.Errorf("%s: %s violation not attributed to the fault: %+v", spec.Kind, inv, r)
 			}
 		}
-		for _, c := range spec.Nominated {
+		for _, c := range copperfin.Nominated(spec.Kind) {
 			// each nominated control alone contains the kind, in the
 			// system that lacks the kind's defending behaviour when the
 			// spec also names one (the controls are co-defences)
-			s, _ := model.SingleFault(spec.Kind, model.ConfigOfControls(model.Controls(0).With(c)))
-			s.Config.Mutant = spec.Mutant
+			s, _ := model.SingleFault(spec.Kind, copperfin.ConfigOfControls(copperfin.Controls(0).With(c)))
+			s.Config = copperfin.WithMutant(s.Config, copperfin.MutantFor(spec.Kind))
 			res := run(t, s)
 			if f := res.Faults[0]; !f.Reached || f.Fired < 1 {
-				t.Errorf("%s: fault not reached/fired with %s alone (mutant %q): %+v", spec.Kind, c, spec.Mutant, f)
+				t.Errorf("%s: fault not reached/fired with %s alone (mutant %q): %+v", spec.Kind, c, copperfin.MutantFor(spec.Kind), f)
 			}
 			if !res.Held() || res.Terms.UnsafeEscape || res.Terms.UnverifiableRelease {
-				t.Errorf("%s: nominated control %s alone (mutant %q) does not contain it: %+v %+v", spec.Kind, c, spec.Mutant, res.Invariants, res.Terms)
+				t.Errorf("%s: nominated control %s alone (mutant %q) does not contain it: %+v %+v", spec.Kind, c, copperfin.MutantFor(spec.Kind), res.Invariants, res.Terms)
 			}
 		}
-		typed, _ := model.SingleFault(spec.Kind, model.ConfigOfProfile(model.ProfileTyped))
+		typed, _ := model.SingleFault(spec.Kind, copperfin.ConfigOfProfile(copperfin.ProfileTyped))
 		res = run(t, typed)
 		if f := res.Faults[0]; !f.Reached || f.Fired < 1 {
 			t.Errorf("%s: fault not reached/fired under typed: %+v", spec.Kind, f)
@@ -118,8 +118,8 @@ func TestCounterfactualPerMode(t *testing.T) {
 
 func TestReplayIsDeterministic(t *testing.T) {
 	for _, spec := range model.Catalogue() {
-		for _, p := range model.Profiles {
-			s, _ := model.SingleFault(spec.Kind, model.ConfigOfProfile(p))
+		for _, p := range copperfin.Profiles {
+			s, _ := model.SingleFault(spec.Kind, copperfin.ConfigOfProfile(p))
 			a, b := run(t, s), run(t, s)
 			if diff := cmp.Diff(model.Normalize(a.Timeline), model.Normalize(b.Timeline)); diff != "" {
 				t.Errorf("%s/%s: two runs differ:\n%s", spec.Kind, p, diff)
@@ -159,7 +159,7 @@ func TestFaultNotReachedIsNotTested(t *testing.T) {
 // the provider commits, the reply is lost, and the baseline's blind retry
 // commits a second refund.
 func TestTimeoutAfterCommitTimeline(t *testing.T) {
-	s, _ := model.SingleFault("timeout_after_commit", model.ConfigOfProfile(model.ProfileBaseline))
+	s, _ := model.SingleFault("timeout_after_commit", copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
 	res := run(t, s)
 	var commits []string
 	for _, e := range res.Timeline {

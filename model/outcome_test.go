@@ -13,25 +13,25 @@ import (
 // hot path equals Run's result without its run id and timeline, for every
 // kind under every profile, and for a fault that is never reached.
 func TestLastOutcomeMatchesRun(t *testing.T) {
-	h := model.NewHarness(model.Copperfin(), model.Options{})
+	h := model.NewHarness(copperfin.Copperfin(), model.Options{})
 	if h.LastOutcome() != nil {
 		t.Fatal("LastOutcome before any run is not nil")
 	}
 	var scheds []*model.Schedule
-	for _, p := range model.Profiles {
+	for _, p := range copperfin.Profiles {
 		for _, spec := range model.Catalogue() {
-			s, err := model.SingleFault(spec.Kind, model.ConfigOfProfile(p))
+			s, err := model.SingleFault(spec.Kind, copperfin.ConfigOfProfile(p))
 			if err != nil {
 				t.Fatal(err)
 			}
 			scheds = append(scheds, s)
 		}
 	}
-	scheds = append(scheds, &model.Schedule{Version: 1, Seed: "late", Config: model.ConfigOfProfile(model.ProfileTyped),
+	scheds = append(scheds, &model.Schedule{Version: 1, Seed: "late", Config: copperfin.ConfigOfProfile(copperfin.ProfileTyped),
 		Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 5, Kind: "timeout_after_commit"}}})
 	violated := 0
 	for _, s := range scheds {
-		cs, _ := s.Config.Resolve()
+		cs, _ := copperfin.ControlsOf(s.Config)
 		f := copperfin.Factory(cs)
 		want, err := h.Run(f, s)
 		if err != nil {

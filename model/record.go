@@ -8,9 +8,11 @@ import (
 )
 
 // RecordVersion is the version of the run record format. Version 2 added
-// Tasks (the per-task verdicts); a version 1 record decodes into RunRecord
-// with Tasks nil.
-const RecordVersion = 2
+// Tasks (the per-task verdicts); version 3 names the system and its
+// config in its own terms (Contract.System, Contract.Config) in place of
+// the reference system's controls and mutant. A version 1 record decodes
+// into RunRecord with Tasks nil.
+const RecordVersion = 3
 
 // RunRecord is the evidence record of one run (the harness practice, "Evidence
 // Output"): one machine-readable document with the frozen contract, the
@@ -41,11 +43,15 @@ type RunRecord struct {
 	Summary      string            `json:"summary"`
 }
 
-// Contract is the frozen contract a run was judged under.
+// Contract is the frozen contract a run was judged under. System is the
+// system's name (Definition.Name, "" when the run had no Definition) and
+// Config its config's system part as the system names it
+// (Definition.Describe: "profile typed", "controls none"), or as JSON
+// without a Definition.
 type Contract struct {
 	Fixture     string     `json:"fixture"`
-	Controls    []Control  `json:"controls"`
-	Mutant      string     `json:"mutant,omitempty"`
+	System      string     `json:"system,omitempty"`
+	Config      string     `json:"config"`
 	RetryBudget int        `json:"retry_budget"`
 	DeadlineMs  Millis     `json:"deadline_ms"`
 	Join        JoinPolicy `json:"join"`
@@ -135,7 +141,7 @@ func (res *Result) Record() RunRecord {
 		Schedule: res.Schedule, Invariants: map[string]string{}, Violations: []InvariantResult{},
 		Terms: res.Terms, Claims: res.Claims, Tasks: res.Tasks, Limitations: append([]string(nil), limitations...),
 	}
-	rec.Contract = Contract{Fixture: res.fixture.Name, Controls: res.Controls.List(), Mutant: res.Schedule.Config.Mutant,
+	rec.Contract = Contract{Fixture: res.fixture.Name, Config: res.describeSystem(),
 		RetryBudget: res.budget.RetryBudget, DeadlineMs: res.budget.DeadlineMs, Join: res.join, Statement: contractStatement,
 		Invariants: []string{}}
 	for _, inv := range res.Invariants {
@@ -171,9 +177,27 @@ func (res *Result) Record() RunRecord {
 		e.Detail = rd.redact(e.Detail)
 		rec.Timeline[i] = e
 	}
+	if res.def != nil {
+		rec.Contract.System = res.def.Name
+	}
 	rec.NextCheck = res.nextCheck()
 	rec.Summary = rec.summary()
 	return rec
+}
+
+// describeSystem names the run's system config: in the system's terms
+// when the run had a Definition, as JSON otherwise (or when Describe
+// fails, with its error).
+func (res *Result) describeSystem() string {
+	var sys []byte
+	if res.Schedule != nil {
+		sys = res.Schedule.Config.system()
+	}
+	s, err := res.def.DescribeSystem(sys)
+	if err != nil {
+		return fmt.Sprintf("system %s (%v)", sys, err)
+	}
+	return s
 }
 
 // nextCheck derives the narrowest next verification from the run.
@@ -191,13 +215,8 @@ func (res *Result) nextCheck() string {
 				kind = f.Kind
 			}
 		}
-		spec, _ := Spec(kind)
 		ctl := "the behaviour that defends against it"
-		if len(spec.Nominated) > 0 {
-			names := make([]string, len(spec.Nominated))
-			for j, c := range spec.Nominated {
-				names[j] = string(c)
-			}
+		if names := res.def.defences(kind); len(names) > 0 {
 			ctl = "control " + strings.Join(names, " or ")
 		}
 		return fmt.Sprintf("replay fault %s (%s) alone with %s enabled and check %s at %s", i.FaultID, kind, ctl, i.Name, i.Event)
@@ -241,13 +260,7 @@ func (res *Result) occurrences(ev EventName, tool string) int {
 func (rec *RunRecord) summary() string {
 	var b strings.Builder
 	c := rec.Contract
-	fmt.Fprintf(&b, "Contract: %s; controls %s", c.Fixture, joinControls(c.Controls))
-	if len(c.Controls) == 0 {
-		b.WriteString("none")
-	}
-	if c.Mutant != "" {
-		fmt.Fprintf(&b, "; mutant %s", c.Mutant)
-	}
+	fmt.Fprintf(&b, "Contract: %s; %s", c.Fixture, c.Config)
 	fmt.Fprintf(&b, "; %d retries, %d ms deadline, %s join.\n", c.RetryBudget, c.DeadlineMs, c.Join)
 	b.WriteString("Schedule: ")
 	if len(rec.Faults) == 0 {
@@ -304,4 +317,19 @@ func (rec *RunRecord) summary() string {
 		u.Attempts, 1+u.RetryBudget, reconciled, u.ElapsedMs, u.DeadlineMs, u.DeadlineRemainingMs, u.Restarts)
 	fmt.Fprintf(&b, "Next: %s.", rec.NextCheck)
 	return b.String()
+}
+
+// DescribeConfig names the run's config as people read it: in the
+// system's terms when the run had a Definition (Definition.DescribeConfig:
+// "profile typed, retry_budget 1"), as Config.String otherwise.
+func (res *Result) DescribeConfig() string {
+	if res.Schedule == nil {
+		return ""
+	}
+	if res.def != nil {
+		if s, err := res.def.DescribeConfig(res.Schedule.Config); err == nil {
+			return s
+		}
+	}
+	return res.Schedule.Config.String()
 }

@@ -99,7 +99,6 @@ type TaskVerdict struct {
 type Result struct {
 	RunID      string            `json:"run_id"`
 	Schedule   *Schedule         `json:"schedule"`
-	Controls   Controls          `json:"-"`
 	Timeline   []Event           `json:"timeline"`
 	Faults     []FaultReport     `json:"faults"`
 	Invariants []InvariantResult `json:"invariants"`
@@ -122,6 +121,7 @@ type Result struct {
 	Stopped *StopReport `json:"stopped,omitempty"`
 
 	fixture Fixture
+	def     *Definition
 	budget  BudgetUse
 	join    JoinPolicy
 }
@@ -160,7 +160,7 @@ func (r *run) result() *Result {
 func (r *run) outcome() *Result {
 	res := &Result{
 		Schedule: r.sched,
-		Controls: r.controls,
+		def:      r.h.opts.System,
 		fixture:  r.h.fixture,
 		Terms:    r.terms(),
 	}

@@ -12,17 +12,18 @@ import (
 )
 
 // ScheduleVersion is the version of the schedule file format this package
-// reads and writes.
-const ScheduleVersion = 1
+// writes. Version 2 splits the config into the harness's part and the
+// system's own; ParseSchedule still reads version 1 (see Config).
+const ScheduleVersion = 2
 
 // Schedule is a deterministic fault schedule in the harness practice's shape: faults are
 // attached to events by ordinal, never to wall-clock time. Its canonical
 // text form is produced by Format and read by ParseSchedule:
 //
 //	{
-//	  "version": 1,
+//	  "version": 2,
 //	  "seed": "harness-fixture-07",
-//	  "config": {"profile": "typed"},
+//	  "config": {"harness": {"retry_budget": 1}, "system": {"profile": "typed"}},
 //	  "faults": [{"event": "tool.commit", "ordinal": 1, "kind": "timeout_after_commit"}]
 //	}
 type Schedule struct {
@@ -100,66 +101,125 @@ func checkToolFields(data []byte) error {
 	return nil
 }
 
-// Config is the configuration of the system under test a schedule runs
-// against: a named profile, or an explicit control set (exactly one).
+// Config is the configuration a schedule runs under, in two parts. The
+// harness's part (Fixture, RetryBudget, Deadline, Join) is the core's and
+// is checked here; the system's part (System) is opaque to the core: the
+// system under test decodes it (Definition.Configure), and a config that
+// does not apply to it is the system's error. In a schedule file:
+//
+//	"config": {
+//	  "harness": {"fixture": "copperfin", "retry_budget": 1, "deadline_ms": 2000, "join": "best_effort"},
+//	  "system": {"profile": "typed"}
+//	}
+//
+// Every harness key is optional. A version-1 config is one flat object
+// ({"profile": P} or {"controls": [...]}, with optional "mutant",
+// "retry_budget", "deadline_ms", "join" and "fixture"): its profile,
+// controls and mutant become the system part and the rest the harness
+// part, so a version-1 file runs exactly as before.
 type Config struct {
-	Profile  Profile
-	Controls Controls
-	// HasControls is true when the config names controls rather than a
-	// profile.
-	HasControls bool
-	// Mutant names a seeded defect of the system under test ("" for
-	// none); the system's factory validates the name.
-	Mutant string
 	// RetryBudget (attempts after the first), Deadline (logical ms) and
 	// Join override the harness's Options for every task when set.
 	RetryBudget *int
 	Deadline    *Millis
 	Join        JoinPolicy
 	// Fixture names the workload the schedule runs on ("" for the
-	// harness's own; see FixtureNamed for the built-in ones). A harness
+	// harness's own; a system's Definition lists its fixtures). A harness
 	// over another fixture refuses the schedule.
 	Fixture string
+	// System is the system's own part: one JSON object, held in canonical
+	// form (keys sorted, no insignificant space, numbers as written), so
+	// Format stays canonical. nil or empty means {}. Build it with
+	// SystemConfig.
+	System json.RawMessage
 }
 
-// ConfigOfProfile returns a Config naming profile p.
-func ConfigOfProfile(p Profile) Config { return Config{Profile: p} }
-
-// ConfigOfControls returns a Config with an explicit control set.
-func ConfigOfControls(cs Controls) Config { return Config{Controls: cs, HasControls: true} }
-
-// Resolve returns the control set the config selects, or an error naming
-// an unknown profile.
-func (c Config) Resolve() (Controls, error) {
-	if c.HasControls {
-		return c.Controls, nil
+// SystemConfig returns the canonical form of v, the system part of a
+// config, encoded as JSON (a struct, a map or a json.RawMessage): keys
+// sorted, no insignificant space. It returns an error when v does not
+// encode to a JSON object.
+func SystemConfig(v any) (json.RawMessage, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("system config: %w", err)
 	}
-	return ProfileControls(c.Profile)
+	return canonicalSystem(b)
 }
 
-// String is "profile NAME" or "controls a,b,c", followed by the mutant
-// and any budget or join override that is set.
-func (c Config) String() string {
-	s := "profile " + string(c.Profile)
-	if c.HasControls {
-		s = "controls " + c.Controls.String()
+// canonicalSystem re-encodes b, which must be one JSON object with no
+// repeated key, with sorted keys and numbers kept as written.
+func canonicalSystem(b []byte) (json.RawMessage, error) {
+	if err := strictjson.Validate(b); err != nil {
+		return nil, fmt.Errorf(`"system": %w`, err)
 	}
-	if c.Mutant != "" {
-		s += ", mutant " + c.Mutant
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v map[string]any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf(`"system": %w`, err)
 	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf(`"system": %w`, err)
+	}
+	return out, nil
+}
+
+// system returns the canonical system part, {} when none is set.
+func (c Config) system() json.RawMessage {
+	if len(c.System) == 0 {
+		return json.RawMessage("{}")
+	}
+	return c.System
+}
+
+// SystemJSON returns the system part in canonical form ({} when none is
+// set).
+func (c Config) SystemJSON() json.RawMessage { return c.system() }
+
+// HarnessString is the harness part as people read it: every budget, join
+// and fixture override that is set ("retry_budget 1, join best_effort"),
+// "" when none is.
+func (c Config) HarnessString() string {
+	var parts []string
 	if c.RetryBudget != nil {
-		s += ", retry_budget " + strconv.Itoa(*c.RetryBudget)
+		parts = append(parts, "retry_budget "+strconv.Itoa(*c.RetryBudget))
 	}
 	if c.Deadline != nil {
-		s += ", deadline_ms " + strconv.FormatInt(int64(*c.Deadline), 10)
+		parts = append(parts, "deadline_ms "+strconv.FormatInt(int64(*c.Deadline), 10))
 	}
 	if c.Join != "" {
-		s += ", join " + string(c.Join)
+		parts = append(parts, "join "+string(c.Join))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// String is the system part as JSON followed by the harness part's
+// overrides ("system {\"profile\":\"typed\"}, join best_effort"); a
+// system's Definition.DescribeConfig names the system part in its own
+// terms.
+func (c Config) String() string {
+	s := "system " + string(c.system())
+	if h := c.HarnessString(); h != "" {
+		s += ", " + h
 	}
 	return s
 }
 
+type harnessJSON struct {
+	Fixture     string  `json:"fixture,omitempty"`
+	RetryBudget *int    `json:"retry_budget,omitempty"`
+	DeadlineMs  *Millis `json:"deadline_ms,omitempty"`
+	Join        string  `json:"join,omitempty"`
+}
+
 type configJSON struct {
+	Harness *harnessJSON    `json:"harness"`
+	System  json.RawMessage `json:"system"`
+}
+
+// configV1 is the flat config of schedule format version 1.
+type configV1 struct {
 	Profile     *string   `json:"profile,omitempty"`
 	Controls    *[]string `json:"controls,omitempty"`
 	Mutant      string    `json:"mutant,omitempty"`
@@ -169,49 +229,92 @@ type configJSON struct {
 	Fixture     string    `json:"fixture,omitempty"`
 }
 
-// MarshalJSON writes {"profile": P} or {"controls": [...]} with controls in
-// canonical order.
+// MarshalJSON writes {"harness": {...}, "system": {...}}, the harness
+// keys that are set and the system part in canonical form.
+// It returns an error when the system part is not one JSON object.
 func (c Config) MarshalJSON() ([]byte, error) {
-	j := configJSON{Mutant: c.Mutant, RetryBudget: c.RetryBudget, DeadlineMs: c.Deadline, Join: string(c.Join), Fixture: c.Fixture}
-	if c.HasControls {
-		l := []string{}
-		for _, x := range c.Controls.List() {
-			l = append(l, string(x))
-		}
-		j.Controls = &l
-	} else {
-		p := string(c.Profile)
-		j.Profile = &p
+	sys, err := canonicalSystem(c.system())
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
 	}
+	j := configJSON{Harness: &harnessJSON{Fixture: c.Fixture, RetryBudget: c.RetryBudget, DeadlineMs: c.Deadline, Join: string(c.Join)},
+		System: sys}
 	return json.Marshal(j)
 }
 
-// UnmarshalJSON reads a config strictly: unknown fields, unknown profiles
-// or controls, and configs naming both or neither are errors.
+// UnmarshalJSON reads a config strictly: an unknown, misspelt or repeated
+// key of the harness part, a system part that is not one object, and an
+// invalid budget, deadline or join policy are errors. The system part is
+// kept in canonical form, unread. A config with neither a "harness" nor a
+// "system" key is read as version 1's flat config (see Config), so a
+// schedule embedded in an older file (a dossier) still decodes;
+// ParseSchedule reads each version by its own rules.
 func (c *Config) UnmarshalJSON(b []byte) error {
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(b, &keys) == nil {
+		_, h := keys["harness"]
+		_, s := keys["system"]
+		if !h && !s && len(keys) > 0 {
+			v1, err := decodeConfigV1(b)
+			if err != nil {
+				return err
+			}
+			*c = v1
+			return nil
+		}
+	}
+	return c.decodeV2(b)
+}
+
+// decodeV2 reads a version-2 config strictly.
+func (c *Config) decodeV2(b []byte) error {
 	var j configJSON
 	if err := strictjson.Decode(b, &j); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
+	*c = Config{}
+	if j.Harness != nil {
+		c.Fixture, c.RetryBudget, c.Deadline, c.Join = j.Harness.Fixture, j.Harness.RetryBudget, j.Harness.DeadlineMs, JoinPolicy(j.Harness.Join)
+	}
+	if len(j.System) == 0 || string(j.System) == "null" {
+		return errors.New(`config: missing "system" (the system's own part, an object; {} when it takes none)`)
+	}
+	sys, err := canonicalSystem(j.System)
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	c.System = sys
+	return c.validateExtras()
+}
+
+// decodeConfigV1 reads a version-1 config strictly (unknown, misspelt or
+// repeated fields, and configs naming both or neither of profile and
+// controls are errors) and maps it onto the two parts.
+func decodeConfigV1(b []byte) (Config, error) {
+	var j configV1
+	if err := strictjson.Decode(b, &j); err != nil {
+		return Config{}, fmt.Errorf("config: %w", err)
+	}
+	sys := map[string]any{}
 	switch {
 	case j.Profile != nil && j.Controls != nil:
-		return errors.New(`config: give "profile" or "controls", not both`)
+		return Config{}, errors.New(`config: give "profile" or "controls", not both`)
 	case j.Profile != nil:
-		if _, err := ProfileControls(Profile(*j.Profile)); err != nil {
-			return fmt.Errorf("config: %w", err)
-		}
-		*c = Config{Profile: Profile(*j.Profile)}
+		sys["profile"] = *j.Profile
 	case j.Controls != nil:
-		cs, err := ParseControls(*j.Controls)
-		if err != nil {
-			return fmt.Errorf("config: %w", err)
-		}
-		*c = Config{Controls: cs, HasControls: true}
+		sys["controls"] = *j.Controls
 	default:
-		return errors.New(`config: needs "profile" or "controls"`)
+		return Config{}, errors.New(`config: needs "profile" or "controls"`)
 	}
-	c.Mutant, c.RetryBudget, c.Deadline, c.Join, c.Fixture = j.Mutant, j.RetryBudget, j.DeadlineMs, JoinPolicy(j.Join), j.Fixture
-	return c.validateExtras()
+	if j.Mutant != "" {
+		sys["mutant"] = j.Mutant
+	}
+	raw, err := SystemConfig(sys)
+	if err != nil {
+		return Config{}, fmt.Errorf("config: %w", err)
+	}
+	c := Config{RetryBudget: j.RetryBudget, Deadline: j.DeadlineMs, Join: JoinPolicy(j.Join), Fixture: j.Fixture, System: raw}
+	return c, c.validateExtras()
 }
 
 func (c Config) validateExtras() error {
@@ -237,7 +340,9 @@ func (c Config) validateExtras() error {
 // may hold.
 const MaxFaults = 10000
 
-// ParseSchedule decodes a schedule file strictly (package strictjson: one
+// ParseSchedule decodes a schedule file of version 2, or of version 1 (its
+// flat config mapped onto the two parts, see Config; the schedule returned
+// is version 2), strictly (package strictjson: one
 // JSON object, keys exactly as documented and each once). It returns an
 // error that names the problem for an empty file, a byte-order mark, a top
 // level that is not an object, malformed JSON, an unknown, misspelt or
@@ -256,16 +361,22 @@ func ParseSchedule(data []byte) (*Schedule, error) {
 		return nil, fmt.Errorf("schedule: %w", err)
 	}
 	if raw.Version == nil {
-		return nil, errors.New(`schedule: missing "version" (want 1)`)
+		return nil, fmt.Errorf(`schedule: missing "version" (want %d)`, ScheduleVersion)
 	}
-	if *raw.Version != ScheduleVersion {
-		return nil, fmt.Errorf("schedule: unsupported version %d (want %d)", *raw.Version, ScheduleVersion)
+	if *raw.Version != ScheduleVersion && *raw.Version != 1 {
+		return nil, fmt.Errorf("schedule: unsupported version %d (want %d, or 1)", *raw.Version, ScheduleVersion)
 	}
 	if len(raw.Config) == 0 || string(raw.Config) == "null" {
-		return nil, errors.New(`schedule: missing "config" (give {"profile": NAME} or {"controls": [...]})`)
+		return nil, errors.New(`schedule: missing "config" (give {"harness": {...}, "system": {...}})`)
 	}
-	s := &Schedule{Version: *raw.Version, Seed: raw.Seed, Faults: []FaultEntry{}}
-	if err := json.Unmarshal(raw.Config, &s.Config); err != nil {
+	s := &Schedule{Version: ScheduleVersion, Seed: raw.Seed, Faults: []FaultEntry{}}
+	if *raw.Version == 1 {
+		c, err := decodeConfigV1(raw.Config)
+		if err != nil {
+			return nil, fmt.Errorf("schedule: %w", err)
+		}
+		s.Config = c
+	} else if err := s.Config.decodeV2(raw.Config); err != nil {
 		return nil, fmt.Errorf("schedule: %w", err)
 	}
 	if raw.Faults == nil {
@@ -287,8 +398,10 @@ func ParseSchedule(data []byte) (*Schedule, error) {
 // Validate checks every fault entry and returns an error naming the first
 // bad one (by index and field).
 func (s *Schedule) Validate() error {
-	if _, err := s.Config.Resolve(); err != nil {
-		return fmt.Errorf("schedule: config: %w", err)
+	if len(s.Config.System) > 0 {
+		if _, err := canonicalSystem(s.Config.System); err != nil {
+			return fmt.Errorf("schedule: config: %w", err)
+		}
 	}
 	if err := s.Config.validateExtras(); err != nil {
 		return fmt.Errorf("schedule: %w", err)
@@ -360,10 +473,14 @@ func (s *Schedule) faultID(i int) string {
 // defaultFaultIDs are the ids of the first unnamed faults, precomputed.
 var defaultFaultIDs = [...]string{"f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8", "f9", "f10", "f11", "f12", "f13", "f14", "f15", "f16"}
 
-// Format returns the canonical encoding of s: indented JSON with a trailing
-// newline. ParseSchedule(Format(s)) equals s for every valid s.
+// Format returns the canonical encoding of s in the current version:
+// indented JSON with a trailing newline. ParseSchedule(Format(s)) equals s
+// for every valid s of the current version whose system part is in
+// canonical form (as ParseSchedule and SystemConfig make it). It panics
+// when the system part is not a JSON object, which Validate reports.
 func Format(s *Schedule) []byte {
 	c := *s
+	c.Version = ScheduleVersion
 	if c.Faults == nil {
 		c.Faults = []FaultEntry{}
 	}
@@ -383,4 +500,21 @@ func SingleFault(kind string, cfg Config) (*Schedule, error) {
 	}
 	return &Schedule{Version: ScheduleVersion, Seed: kind, Config: cfg,
 		Faults: []FaultEntry{{Event: k.spec.Event, Ordinal: k.spec.Ordinal, Kind: kind}}}, nil
+}
+
+// Equal reports whether c and o are the same config: the same harness
+// part (fixture, overrides by value, join) and the same system part in
+// canonical form (an unset part is {}).
+func (c Config) Equal(o Config) bool {
+	eqInt := func(a, b *int) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
+	eqMs := func(a, b *Millis) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
+	if c.Fixture != o.Fixture || c.Join != o.Join || !eqInt(c.RetryBudget, o.RetryBudget) || !eqMs(c.Deadline, o.Deadline) {
+		return false
+	}
+	a, errA := canonicalSystem(c.system())
+	b, errB := canonicalSystem(o.system())
+	if errA != nil || errB != nil {
+		return bytes.Equal(c.system(), o.system())
+	}
+	return bytes.Equal(a, b)
 }

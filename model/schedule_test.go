@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 func TestScheduleCanonicalRoundTrip(t *testing.T) {
@@ -33,12 +35,17 @@ func TestScheduleCanonicalRoundTrip(t *testing.T) {
 			t.Errorf("decoding then encoding changed the bytes:\n%s\n%s", canon, again)
 		}
 	}
-	// controls are canonicalised to catalogue order
+	// the reference system canonicalises its controls to catalogue order
 	s, _ := model.ParseSchedule([]byte(inputs[1]))
+	st, err := copperfin.SettingsOf(s.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Config.System = st.JSON()
 	if want := `"controls": [
-      "idempotency",
-      "evidence_gate"
-    ]`; !strings.Contains(string(model.Format(s)), want) {
+        "idempotency",
+        "evidence_gate"
+      ]`; !strings.Contains(string(model.Format(s)), want) {
 		t.Errorf("controls not in canonical order:\n%s", model.Format(s))
 	}
 }
@@ -49,7 +56,16 @@ func TestScheduleErrorsNameTheProblem(t *testing.T) {
 		{`{"version":1,`, "truncated JSON"},
 		{`{"version":1 "seed":"x"}`, "malformed JSON at line 1, column 14"},
 		{`{"version":1,"seed":"x","config":{"profile":"typed"},"faults":[],"extra":1}`, `unknown field "extra"`},
-		{`{"version":2,"config":{"profile":"typed"},"faults":[]}`, "unsupported version 2"},
+		{`{"version":3,"config":{"profile":"typed"},"faults":[]}`, "unsupported version 3"},
+		{`{"version":2,"config":{"profile":"typed"},"faults":[]}`, `config: unknown field "profile"`},
+		{`{"version":2,"config":{"harness":{}},"faults":[]}`, `missing "system"`},
+		{`{"version":2,"config":{"harness":{"retries":1},"system":{}},"faults":[]}`, `unknown field "retries"`},
+		{`{"version":2,"config":{"harness":{"Fixture":"x"},"system":{}},"faults":[]}`, `field "Fixture" does not match "fixture"`},
+		{`{"version":2,"config":{"harness":{"join":"maybe"},"system":{}},"faults":[]}`, `unknown join policy "maybe"`},
+		{`{"version":2,"config":{"system":[1]},"faults":[]}`, `"system": the top level must be a JSON object, not an array`},
+		{`{"version":2,"config":{"system":{"a":1,"a":2}},"faults":[]}`, `key "a" appears twice`},
+		{`{"version":2,"config":{"system":{"profile":"paranoid"}},"faults":[]}`, `unknown profile "paranoid"`},
+		{`{"version":2,"config":{"system":{"profile":"typed","mutant":"gremlin"}},"faults":[]}`, `unknown mutant "gremlin"`},
 		{`{"seed":"x","config":{"profile":"typed"},"faults":[]}`, `missing "version"`},
 		{`{"version":1,"faults":[]}`, `missing "config"`},
 		{`{"version":1,"config":{},"faults":[]}`, `needs "profile" or "controls"`},
@@ -67,7 +83,11 @@ func TestScheduleErrorsNameTheProblem(t *testing.T) {
 		{`{"version":1,"config":{"profile":"typed"},"faults":[]} {}`, "trailing data"},
 	}
 	for _, c := range cases {
-		_, err := model.ParseSchedule([]byte(c.in))
+		s, err := model.ParseSchedule([]byte(c.in))
+		if err == nil {
+			// the system part is the reference system's to refuse
+			_, err = copperfin.Definition().Factory(s.Config)
+		}
 		if err == nil {
 			t.Errorf("%s: no error, want %q", c.in, c.want)
 			continue
@@ -133,5 +153,110 @@ func TestScheduleFaultLimit(t *testing.T) {
 	_, err := model.ParseSchedule(of(model.MaxFaults + 1))
 	if err == nil || err.Error() != "schedule: 10001 faults, more than the limit of 10000" {
 		t.Errorf("over the limit: %v", err)
+	}
+}
+
+// TestScheduleVersion2: the config has the harness's part and the
+// system's own, opaque to the core and held in canonical form (keys
+// sorted, numbers as written); version 1's flat config maps onto the two
+// parts; Format writes version 2 only; a schedule embedded in an older
+// file (decoded with encoding/json) reads its version-1 config alike.
+func TestScheduleVersion2(t *testing.T) {
+	v2 := `{"version":2,"seed":"s","config":{"harness":{"fixture":"copperfin","retry_budget":1,"deadline_ms":1500,"join":"best_effort"},` +
+		`"system":{"z":[1.50,{"b":true,"a":null}],"mutant":"key_per_attempt","profile":"typed"}},"faults":[]}`
+	s, err := model.ParseSchedule([]byte(v2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(s.Config.System), `{"mutant":"key_per_attempt","profile":"typed","z":[1.50,{"a":null,"b":true}]}`; got != want {
+		t.Errorf("system part %s, want %s", got, want)
+	}
+	if s.Version != 2 || s.Config.Fixture != "copperfin" || *s.Config.RetryBudget != 1 || *s.Config.Deadline != 1500 || s.Config.Join != model.JoinBestEffort {
+		t.Errorf("harness part %+v", s.Config)
+	}
+	canon := model.Format(s)
+	again, err := model.ParseSchedule(canon)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(s, again); diff != "" || string(model.Format(again)) != string(canon) {
+		t.Errorf("Parse(Format(s)) != s:\n%s\n%s", diff, canon)
+	}
+	want := "{\n  \"version\": 2,\n  \"seed\": \"s\",\n  \"config\": {\n    \"harness\": {\n      \"fixture\": \"copperfin\",\n" +
+		"      \"retry_budget\": 1,\n      \"deadline_ms\": 1500,\n      \"join\": \"best_effort\"\n    },\n    \"system\": {\n" +
+		"      \"mutant\": \"key_per_attempt\",\n      \"profile\": \"typed\",\n      \"z\": [\n        1.50,\n        {\n" +
+		"          \"a\": null,\n          \"b\": true\n        }\n      ]\n    }\n  },\n  \"faults\": []\n}\n"
+	if string(canon) != want {
+		t.Errorf("canonical form:\n%s\nwant:\n%s", canon, want)
+	}
+
+	// version 1: profile, controls and mutant go to the system part
+	v1 := `{"version":1,"seed":"s","config":{"profile":"typed","mutant":"key_per_attempt","retry_budget":1,"deadline_ms":1500,"join":"best_effort","fixture":"copperfin"},"faults":[]}`
+	old, err := model.ParseSchedule([]byte(v1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(old.Config.System) != `{"mutant":"key_per_attempt","profile":"typed"}` || old.Version != 2 || old.Config.Fixture != "copperfin" ||
+		*old.Config.RetryBudget != 1 || *old.Config.Deadline != 1500 || old.Config.Join != model.JoinBestEffort {
+		t.Errorf("version 1 decodes to %+v (system %s)", old, old.Config.System)
+	}
+	if !strings.Contains(string(model.Format(old)), `"version": 2`) {
+		t.Errorf("Format wrote:\n%s", model.Format(old))
+	}
+	ctl, err := model.ParseSchedule([]byte(`{"version":1,"seed":"","config":{"controls":["evidence_gate","idempotency"]},"faults":[]}`))
+	if err != nil || string(ctl.Config.System) != `{"controls":["evidence_gate","idempotency"]}` {
+		t.Errorf("version 1 controls: %v %s", err, ctl.Config.System)
+	}
+
+	// embedded: encoding/json reads either version's config
+	var emb model.Schedule
+	if err := json.Unmarshal([]byte(v1), &emb); err != nil {
+		t.Fatal(err)
+	}
+	if !cmp.Equal(emb.Config, old.Config) {
+		t.Errorf("embedded version 1 config %+v, want %+v", emb.Config, old.Config)
+	}
+	if err := json.Unmarshal([]byte(v2), &emb); err != nil || !cmp.Equal(emb.Config, s.Config) {
+		t.Errorf("embedded version 2 config %+v (%v)", emb.Config, err)
+	}
+	if err := json.Unmarshal([]byte(`{"version":1,"config":{"profile":"typed","colour":"red"},"faults":[]}`), &emb); err == nil || !strings.Contains(err.Error(), `unknown field "colour"`) {
+		t.Errorf("embedded version 1 with an unknown key: %v", err)
+	}
+
+	// the system part is the system's: SystemConfig builds it canonical
+	raw, err := model.SystemConfig(map[string]any{"b": 2, "a": []string{"x"}})
+	if err != nil || string(raw) != `{"a":["x"],"b":2}` {
+		t.Errorf("SystemConfig: %s %v", raw, err)
+	}
+	if _, err := model.SystemConfig([]int{1}); err == nil || !strings.Contains(err.Error(), "must be a JSON object, not an array") {
+		t.Errorf("SystemConfig of an array: %v", err)
+	}
+	if got := (model.Config{}).String(); got != "system {}" {
+		t.Errorf("empty config %q", got)
+	}
+	rb := 1
+	if got := (model.Config{System: raw, RetryBudget: &rb, Join: model.JoinBestEffort}).String(); got != `system {"a":["x"],"b":2}, retry_budget 1, join best_effort` {
+		t.Errorf("config %q", got)
+	}
+}
+
+// TestConfigEqual: configs are equal by value: the harness part's
+// overrides by value, the system part in canonical form ({} when unset).
+func TestConfigEqual(t *testing.T) {
+	one, two := 1, 1
+	a := model.Config{RetryBudget: &one, System: json.RawMessage(`{"b":1,"a":2}`)}
+	b := model.Config{RetryBudget: &two, System: json.RawMessage(`{"a":2,"b":1}`)}
+	if !a.Equal(b) || !(model.Config{}).Equal(model.Config{System: json.RawMessage(`{}`)}) {
+		t.Error("equal configs compare unequal")
+	}
+	for _, c := range []model.Config{
+		{RetryBudget: &one, System: json.RawMessage(`{"a":2}`)},
+		{System: json.RawMessage(`{"b":1,"a":2}`)},
+		{RetryBudget: &one, System: json.RawMessage(`{"b":1,"a":2}`), Fixture: "x"},
+		{RetryBudget: &one, System: json.RawMessage(`{"b":1,"a":2}`), Join: model.JoinBestEffort},
+	} {
+		if a.Equal(c) {
+			t.Errorf("%v equals %v", a, c)
+		}
 	}
 }

@@ -31,7 +31,7 @@ var upToDuplicate = []string{"worker.start", "checkpoint.load", "context.eligibi
 // run right after the second commit (seq 19): the next record is run.stop,
 // then the harness's hold claim; the system makes no further crossing.
 func TestStopAtDuplicate(t *testing.T) {
-	s, _ := model.SingleFault("timeout_after_commit", model.ConfigOfProfile(model.ProfileBaseline))
+	s, _ := model.SingleFault("timeout_after_commit", copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
 	cases := []struct {
 		stop      model.Stop
 		condition string
@@ -91,7 +91,7 @@ func TestStopMaxFaults(t *testing.T) {
 // at the first crossing at or after 55 ms (the proposal at 60 ms, seq 6)
 // and the run is inconclusive, not recovered.
 func TestStopExpiry(t *testing.T) {
-	s := &model.Schedule{Version: 1, Seed: "none", Config: model.ConfigOfProfile(model.ProfileTyped), Faults: []model.FaultEntry{}}
+	s := &model.Schedule{Version: 1, Seed: "none", Config: copperfin.ConfigOfProfile(copperfin.ProfileTyped), Faults: []model.FaultEntry{}}
 	res := runWith(t, model.Options{Stop: model.Stop{Expiry: 55}}, s)
 	if st := res.Stopped; st == nil || st.Condition != model.StopExpiry || st.Seq != 6 || st.At != 60 || st.Value != 60 || st.Limit != 55 {
 		t.Fatalf("stop report %+v", res.Stopped)
@@ -115,8 +115,8 @@ func TestStopNotMetChangesNothing(t *testing.T) {
 	loose := model.Stop{MaxEffects: 2, MaxFaults: 3, Abort: model.AbortDuplicateEffects, AbortAbove: 1, Expiry: 10000}
 	runs := 0
 	for _, spec := range model.Catalogue() {
-		for _, p := range model.Profiles {
-			s, _ := model.SingleFault(spec.Kind, model.ConfigOfProfile(p))
+		for _, p := range copperfin.Profiles {
+			s, _ := model.SingleFault(spec.Kind, copperfin.ConfigOfProfile(p))
 			a, b := runWith(t, model.Options{}, s), runWith(t, model.Options{Stop: loose}, s)
 			if b.Stopped != nil {
 				t.Errorf("%s/%s: stopped %+v", spec.Kind, p, b.Stopped)
@@ -132,7 +132,7 @@ func TestStopNotMetChangesNothing(t *testing.T) {
 	}
 	// max_faults 2 is met by the persistent budget_exhaustion at its third
 	// firing, before any invariant is violated
-	s, _ := model.SingleFault("budget_exhaustion", model.ConfigOfProfile(model.ProfileTyped))
+	s, _ := model.SingleFault("budget_exhaustion", copperfin.ConfigOfProfile(copperfin.ProfileTyped))
 	res := runWith(t, model.Options{Stop: model.Stop{MaxFaults: 2}}, s)
 	if st := res.Stopped; st == nil || st.Condition != model.StopMaxFaults || st.Value != 3 || res.RunVerdict != model.Inconclusive || !res.Held() {
 		t.Errorf("max_faults 2 on budget_exhaustion: %+v %s", res.Stopped, res.RunVerdict)
@@ -146,18 +146,18 @@ func TestStopNotMetChangesNothing(t *testing.T) {
 // radius without hiding the violation, and the run is unrecoverable.
 func TestStopBoundsRunawayRetry(t *testing.T) {
 	for _, c := range []struct {
-		profile model.Profile
+		profile copperfin.Profile
 		seq     int
 		at      model.Millis
-	}{{model.ProfileBaseline, 25, 322}, {model.ProfileTyped, 32, 392}} {
-		s, _ := model.SingleFault("budget_exhaustion", model.ConfigOfProfile(c.profile))
-		s.Config.Mutant = "unbounded_retry"
-		cs, _ := s.Config.Resolve()
-		f, err := copperfin.NewFactory(cs, s.Config.Mutant)
+	}{{copperfin.ProfileBaseline, 25, 322}, {copperfin.ProfileTyped, 32, 392}} {
+		s, _ := model.SingleFault("budget_exhaustion", copperfin.ConfigOfProfile(c.profile))
+		s.Config = copperfin.WithMutant(s.Config, "unbounded_retry")
+		cs, _ := copperfin.ControlsOf(s.Config)
+		f, err := copperfin.NewFactory(cs, copperfin.MutantOf(s.Config))
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := model.NewHarness(model.Copperfin(), model.Options{Stop: model.Stop{MaxFaults: 3}}).Run(f, s)
+		res, err := model.NewHarness(copperfin.Copperfin(), model.Options{Stop: model.Stop{MaxFaults: 3}}).Run(f, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +176,7 @@ func TestStopBoundsRunawayRetry(t *testing.T) {
 }
 
 func TestStopRejectsBadDeclaration(t *testing.T) {
-	s, _ := model.SingleFault("subject_swap", model.ConfigOfProfile(model.ProfileTyped))
+	s, _ := model.SingleFault("subject_swap", copperfin.ConfigOfProfile(copperfin.ProfileTyped))
 	for stop, want := range map[model.Stop]string{
 		{MaxEffects: -1}: "max_effects -1",
 		{MaxFaults: -2}:  "max_faults -2",
@@ -185,7 +185,7 @@ func TestStopRejectsBadDeclaration(t *testing.T) {
 		{AbortAbove: 3}:  "without an abort metric",
 		{Abort: "unsafe_effects", AbortAbove: -1}: "abort_above -1",
 	} {
-		_, err := model.NewHarness(model.Copperfin(), model.Options{Stop: stop}).Run(copperfin.Factory(0), s)
+		_, err := model.NewHarness(copperfin.Copperfin(), model.Options{Stop: stop}).Run(copperfin.Factory(0), s)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%+v: error %v, want %q", stop, err, want)
 		}

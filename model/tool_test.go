@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // shopper is a purchasing agent of its own domain: it has the purchase
@@ -238,7 +239,7 @@ func TestScheduleTool(t *testing.T) {
 	}
 	// Validate refuses a tool on an event without one in a schedule built
 	// in Go, too
-	bad := &model.Schedule{Version: model.ScheduleVersion, Config: model.ConfigOfControls(0),
+	bad := &model.Schedule{Version: model.ScheduleVersion, Config: copperfin.ConfigOfControls(0),
 		Faults: []model.FaultEntry{{Event: model.EvCheckpointWrite, Ordinal: 1, Kind: "checkpoint_rollback", Tool: "charge"}}}
 	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), `event "checkpoint.write" has no tool`) {
 		t.Errorf("Validate: %v", err)

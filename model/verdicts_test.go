@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // TestBatchTypedRecoversWithACorrectDenial: on copperfin-batch the typed
@@ -14,7 +15,7 @@ import (
 // O-731. The denial is the workload's correct outcome (the request was not
 // entitled when its task started), so it does not cap the run verdict.
 func TestBatchTypedRecoversWithACorrectDenial(t *testing.T) {
-	res := runOn(t, model.CopperfinBatch(), `{"version":1,"seed":"x","config":{"fixture":"copperfin-batch","profile":"typed"},"faults":[]}`)
+	res := runOn(t, copperfin.CopperfinBatch(), `{"version":1,"seed":"x","config":{"fixture":"copperfin-batch","profile":"typed"},"faults":[]}`)
 	want := []model.TaskVerdict{
 		{Task: "refund-O-731", Claim: model.ClaimRelease, RunVerdict: model.Recovered},
 		{Task: "refund-O-732", Claim: model.ClaimRelease, RunVerdict: model.Recovered},
@@ -27,21 +28,21 @@ func TestBatchTypedRecoversWithACorrectDenial(t *testing.T) {
 		t.Errorf("run %s claim %s held %t, want recovered, deny, held", res.RunVerdict, res.Verdict, res.Held())
 	}
 	rec := res.Record()
-	if rec.Version != 2 || !slices.Equal(rec.Tasks, want) {
+	if rec.Version != 3 || !slices.Equal(rec.Tasks, want) {
 		t.Errorf("record version %d tasks %+v", rec.Version, rec.Tasks)
 	}
 
 	// a denial a fault caused is contained and caps the run: revoking
 	// the first task's capability at its grant leaves the first request
 	// entitled at its start, so its denial is not the workload's
-	res = runOn(t, model.CopperfinBatch(), `{"version":1,"seed":"x","config":{"fixture":"copperfin-batch","profile":"typed"},`+
+	res = runOn(t, copperfin.CopperfinBatch(), `{"version":1,"seed":"x","config":{"fixture":"copperfin-batch","profile":"typed"},`+
 		`"faults":[{"event":"authority.grant","ordinal":1,"kind":"revoked_capability"}]}`)
 	if res.RunVerdict != model.ContainedFailure || res.Tasks[0].RunVerdict != model.ContainedFailure || res.Tasks[0].CorrectDenial {
 		t.Errorf("revoked first grant: run %s tasks %+v, want contained_failure with the first task's denial not correct", res.RunVerdict, res.Tasks)
 	}
 
 	// one task: the paper fixture's verdicts are unchanged
-	res = runOn(t, model.Copperfin(), `{"version":1,"seed":"x","config":{"profile":"typed"},"faults":[{"event":"authority.grant","ordinal":1,"kind":"revoked_capability"}]}`)
+	res = runOn(t, copperfin.Copperfin(), `{"version":1,"seed":"x","config":{"profile":"typed"},"faults":[{"event":"authority.grant","ordinal":1,"kind":"revoked_capability"}]}`)
 	if res.RunVerdict != model.ContainedFailure || len(res.Tasks) != 1 || res.Tasks[0] != (model.TaskVerdict{Task: "refund-O-731", Claim: model.ClaimDeny, RunVerdict: model.ContainedFailure}) {
 		t.Errorf("copperfin revoked: run %s tasks %+v", res.RunVerdict, res.Tasks)
 	}
@@ -50,7 +51,7 @@ func TestBatchTypedRecoversWithACorrectDenial(t *testing.T) {
 // TestRunRecordVersion1Decodes: a version 1 record (no tasks) still
 // decodes into RunRecord, to the same record without Tasks.
 func TestRunRecordVersion1Decodes(t *testing.T) {
-	res := runOn(t, model.CopperfinBatch(), `{"version":1,"seed":"x","config":{"fixture":"copperfin-batch","profile":"typed"},"faults":[]}`)
+	res := runOn(t, copperfin.CopperfinBatch(), `{"version":1,"seed":"x","config":{"fixture":"copperfin-batch","profile":"typed"},"faults":[]}`)
 	rec := res.Record()
 	data, err := json.Marshal(rec)
 	if err != nil {

@@ -1,7 +1,5 @@
 package model
 
-import "fmt"
-
 // Order is the authoritative record of a subject (an order) in the World.
 // Amounts are in minor units (pence).
 type Order struct {
@@ -281,61 +279,4 @@ func (w *World) reset(f *Fixture) {
 	w.Checkpoints = w.Checkpoints[:0]
 	w.Joins = w.Joins[:0]
 	w.heads = w.heads[:0]
-}
-
-// Copperfin returns the paper's worked fixture (the paper, worked example 3):
-// order O-731 (tenant T-1, eligible, version 43, £74.00) under policy version
-// 12, a refund capability for operator-27 that expires at 120,000 ms, and a
-// second order O-732 of the same tenant that a subject swap can reach.
-func Copperfin() Fixture {
-	return Fixture{
-		Name: "copperfin",
-		Orders: []Order{
-			{Subject: "O-731", Tenant: "T-1", Status: StatusEligible, Version: 43, Amount: 7400},
-			{Subject: "O-732", Tenant: "T-1", Status: StatusEligible, Version: 17, Amount: 7400},
-		},
-		Policies: []Policy{{Tenant: "T-1", Version: 12, AllowsRefund: true, MaxAmount: 50000}},
-		Capabilities: []Capability{
-			{ID: "CAP-27-731", Actor: "operator-27", Subject: "O-731", Tenant: "T-1", Purpose: "customer_refund", Amount: 7400, Expiry: 120000},
-		},
-		Tasks: []Task{
-			{ID: "refund-O-731", Actor: "operator-27", Subject: "O-731", Tenant: "T-1", Purpose: "customer_refund", Amount: 7400, Capability: "CAP-27-731"},
-		},
-	}
-}
-
-// CopperfinBatch returns the Copperfin fixture with three tasks in one run
-// (exploration's several-task workload): the refund of O-731, the refund
-// of O-732 (the same tenant, its own capability), and a second refund
-// request for O-731 (the same order twice, under the same capability).
-//
-// The oracle's rule for the repeated order: a refund is one logical action
-// per tenant, subject and purpose, whichever task asks for it. The second
-// request is not entitled once the ledger holds the first refund, its
-// correct terminal is a denial with no effect, and a second ledger effect
-// for the order breaks effect_at_most_once.
-func CopperfinBatch() Fixture {
-	f := Copperfin()
-	f.Name = "copperfin-batch"
-	f.Capabilities = append(f.Capabilities,
-		Capability{ID: "CAP-27-732", Actor: "operator-27", Subject: "O-732", Tenant: "T-1", Purpose: "customer_refund", Amount: 7400, Expiry: 120000})
-	f.Tasks = append(f.Tasks,
-		Task{ID: "refund-O-732", Actor: "operator-27", Subject: "O-732", Tenant: "T-1", Purpose: "customer_refund", Amount: 7400, Capability: "CAP-27-732"},
-		Task{ID: "refund-O-731-again", Actor: "operator-27", Subject: "O-731", Tenant: "T-1", Purpose: "customer_refund", Amount: 7400, Capability: "CAP-27-731"})
-	return f
-}
-
-// FixtureNames lists the built-in fixtures a schedule's config may name.
-var FixtureNames = []string{"copperfin", "copperfin-batch"}
-
-// FixtureNamed returns the built-in fixture named name ("" is copperfin),
-// or an error naming it and the valid names.
-func FixtureNamed(name string) (Fixture, error) {
-	switch name {
-	case "", "copperfin":
-		return Copperfin(), nil
-	case "copperfin-batch":
-		return CopperfinBatch(), nil
-	}
-	return Fixture{}, fmt.Errorf("unknown fixture %q (valid: copperfin, copperfin-batch)", name)
 }

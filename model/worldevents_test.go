@@ -15,8 +15,8 @@ func runOn(t *testing.T, fx model.Fixture, src string) *model.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, _ := s.Config.Resolve()
-	f, err := copperfin.NewFactory(cs, s.Config.Mutant)
+	cs, _ := copperfin.ControlsOf(s.Config)
+	f, err := copperfin.NewFactory(cs, copperfin.MutantOf(s.Config))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestWorkerCrashAfterCommit(t *testing.T) {
 // second request refunds O-731 again, which breaks effect_at_most_once.
 func TestRepeatedOrder(t *testing.T) {
 	const sched = `{"version":1,"seed":"batch","config":{CONFIG},"faults":[]}`
-	res := runOn(t, model.CopperfinBatch(), strings.Replace(sched, "{CONFIG}", `{"profile":"typed","fixture":"copperfin-batch"}`, 1))
+	res := runOn(t, copperfin.CopperfinBatch(), strings.Replace(sched, "{CONFIG}", `{"profile":"typed","fixture":"copperfin-batch"}`, 1))
 	var claims []string
 	for _, c := range res.Claims {
 		claims = append(claims, c.Task+":"+string(c.Verdict)+":"+c.Reason)
@@ -91,13 +91,13 @@ func TestRepeatedOrder(t *testing.T) {
 	if !slices.Equal(claims, want) || !res.Held() || res.Terms.Effects != 2 || !res.Terms.Recovered {
 		t.Fatalf("claims %v, effects %d, terms %+v", claims, res.Terms.Effects, res.Terms)
 	}
-	res = runOn(t, model.CopperfinBatch(), strings.Replace(sched, "{CONFIG}", `{"controls":["bind_identity","pre_effect_authority","refresh_context","state_precondition","effect_readback","evidence_gate"],"fixture":"copperfin-batch"}`, 1))
+	res = runOn(t, copperfin.CopperfinBatch(), strings.Replace(sched, "{CONFIG}", `{"controls":["bind_identity","pre_effect_authority","refresh_context","state_precondition","effect_readback","evidence_gate"],"fixture":"copperfin-batch"}`, 1))
 	inv, _ := res.Invariant(model.InvEffectAtMostOnce)
 	if inv.Held || inv.Detail != "second refund of O-731: task refund-O-731 already made it" || !res.Terms.DuplicateEffect || res.Terms.Effects != 3 {
 		t.Fatalf("without idempotency: %+v, terms %+v", inv, res.Terms)
 	}
 	// a schedule for one fixture is refused by a harness over another
-	if _, err := model.NewHarness(model.Copperfin(), model.Options{}).Run(copperfin.Factory(0), res.Schedule); err == nil ||
+	if _, err := model.NewHarness(copperfin.Copperfin(), model.Options{}).Run(copperfin.Factory(0), res.Schedule); err == nil ||
 		!strings.Contains(err.Error(), `config names fixture "copperfin-batch", the harness runs "copperfin"`) {
 		t.Fatalf("fixture mismatch: %v", err)
 	}

@@ -8,20 +8,15 @@ import (
 
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
-	"github.com/faultline/faultline/fuzz"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 	"github.com/faultline/faultline/otelrun"
 )
 
 // Write the trace of one run to a file that Jaeger's UI can open.
 func ExampleWriteFile() {
-	d, err := fuzz.NewDecoder()
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	sched, _ := model.SingleFault("timeout_after_commit", model.ConfigOfProfile(model.ProfileBaseline))
-	res, err := d.Run(sched)
+	sched, _ := model.SingleFault("timeout_after_commit", copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
+	res, err := copperfin.Definition().Run(sched, model.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -34,15 +29,14 @@ func ExampleWriteFile() {
 		return
 	}
 	fmt.Println(filepath.Base(path))
-	// Output: run-8501cdc0699b5c65.otlp.json
+	// Output: run-0a8abbf8ad87ce77.otlp.json
 }
 
 // Hand the spans of a run to an exporter one already has (here the SDK's
 // in-memory one; an OTLP exporter works the same way).
 func ExampleExport() {
-	d, _ := fuzz.NewDecoder()
-	sched, _ := model.SingleFault("timeout_after_commit", model.ConfigOfProfile(model.ProfileBaseline))
-	res, _ := d.Run(sched)
+	sched, _ := model.SingleFault("timeout_after_commit", copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
+	res, _ := copperfin.Definition().Run(sched, model.Options{})
 	exp := tracetest.NewInMemoryExporter()
 	if err := otelrun.Export(context.Background(), res, exp); err != nil {
 		fmt.Println(err)

@@ -186,7 +186,7 @@ func WriteFile(path string, res *model.Result) error {
 }
 
 // FileName returns the file name a run's trace is given in a directory of
-// traces: the run id and ".otlp.json" ("run-8501cdc0699b5c65.otlp.json").
+// traces: the run id and ".otlp.json" ("run-0a8abbf8ad87ce77.otlp.json").
 func FileName(res *model.Result) string { return res.RunID + ".otlp.json" }
 
 // WriteInDir writes the trace of res to dir/FileName(res), creating dir
@@ -356,7 +356,7 @@ func (b *builder) emit(tr trace.Tracer) {
 		r := roots[task]
 		attrs := []attribute.KeyValue{
 			KeyRunID.String(res.RunID), KeyTask.String(task), KeyScheduleSeed.String(res.Schedule.Seed),
-			KeyConfig.String(res.Schedule.Config.String()), KeyFixture.String(b.fixture),
+			KeyConfig.String(res.DescribeConfig()), KeyFixture.String(b.fixture),
 			KeyRunVerdict.String(string(res.RunVerdict)), KeyTermsVerdict.String(string(res.Terms.Verdict)),
 			KeyCrossings.Int(r.n), KeyFaultsScheduled.Int(len(res.Faults)),
 			KeyFaultsUnfired.StringSlice(orEmpty(unfired)), KeyInvariantsViolated.StringSlice(orEmpty(violated)),

@@ -24,27 +24,19 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/faultline/faultline/fuzz"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 	"github.com/faultline/faultline/otelrun"
 )
 
 // run runs kind once at its own event under cfg on a fresh decoder.
 func run(t *testing.T, kind string, cfg model.Config) *model.Result {
 	t.Helper()
-	opts := []fuzz.Option{}
-	if cfg.Fixture != "" {
-		opts = append(opts, fuzz.WithFixture(cfg.Fixture))
-	}
-	d, err := fuzz.NewDecoder(opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
 	s, err := model.SingleFault(kind, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := d.Run(s)
+	res, err := copperfin.Definition().Run(s, model.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +87,7 @@ func crossingAttrs(e model.Event) map[string]any {
 // crossing where it fired, the invariant as an error on its first failing
 // crossing and on the root, logical times from the epoch, and hex ids.
 func TestTraceFileMatchesTimeline(t *testing.T) {
-	res := run(t, "timeout_after_commit", model.ConfigOfProfile(model.ProfileBaseline))
+	res := run(t, "timeout_after_commit", copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
 	tl := res.Timeline
 	// the run this test is about, pinned
 	if len(tl) != 22 || res.RunVerdict != model.Unrecoverable || len(res.Faults) != 1 || res.Faults[0].FiredAt != 16 {
@@ -260,7 +252,7 @@ func TestSameScheduleSameFile(t *testing.T) {
 	var files [2][]byte
 	for i := range files {
 		p := filepath.Join(dir, "run"+string(rune('a'+i))+".json")
-		if err := otelrun.WriteFile(p, run(t, "stale_policy", model.ConfigOfProfile(model.ProfileBaseline))); err != nil {
+		if err := otelrun.WriteFile(p, run(t, "stale_policy", copperfin.ConfigOfProfile(copperfin.ProfileBaseline))); err != nil {
 			t.Fatal(err)
 		}
 		var err error
@@ -274,7 +266,7 @@ func TestSameScheduleSameFile(t *testing.T) {
 	// a directory of traces: the file is named by the run and holds the
 	// same bytes
 	sub := filepath.Join(dir, "traces", "nightly")
-	res := run(t, "stale_policy", model.ConfigOfProfile(model.ProfileBaseline))
+	res := run(t, "stale_policy", copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
 	p, err := otelrun.WriteInDir(sub, res)
 	if err != nil {
 		t.Fatal(err)
@@ -286,7 +278,7 @@ func TestSameScheduleSameFile(t *testing.T) {
 	if _, err := otelrun.WriteInDir(blocked, res); err == nil || !strings.Contains(err.Error(), blocked) {
 		t.Errorf("a directory under a file: %v", err)
 	}
-	other, err := otelrun.Encode(run(t, "stale_policy", model.ConfigOfProfile(model.ProfileTyped)))
+	other, err := otelrun.Encode(run(t, "stale_policy", copperfin.ConfigOfProfile(copperfin.ProfileTyped)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +305,11 @@ func (r *recorder) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpa
 // fixture every task is a root span of the one trace, with its crossings
 // as children. Bad input is an error naming it.
 func TestExportToAnyExporter(t *testing.T) {
-	res := run(t, "stale_policy", model.Config{Profile: model.ProfileTyped, Fixture: "copperfin-batch"})
+	res := run(t, "stale_policy", func() model.Config {
+		c := copperfin.Settings{Profile: copperfin.ProfileTyped}.Config()
+		c.Fixture = "copperfin-batch"
+		return c
+	}())
 	rec := &recorder{}
 	if err := otelrun.Export(context.Background(), res, rec); err != nil {
 		t.Fatal(err)
@@ -476,7 +472,7 @@ func TestModelDoesNotImportOTel(t *testing.T) {
 // not in the timeline is put on the first task's root: its event there at
 // the task's end, and the root's error status and error.type.
 func TestInvariantWithoutItsCrossing(t *testing.T) {
-	res := run(t, "timeout_after_commit", model.ConfigOfProfile(model.ProfileBaseline))
+	res := run(t, "timeout_after_commit", copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
 	cp := *res
 	cp.Invariants = append([]model.InvariantResult(nil), res.Invariants...)
 	for i := range cp.Invariants {

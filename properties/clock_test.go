@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 	"github.com/faultline/faultline/properties"
 )
 
 // dayFixture is the reference workload with a capability that expires
 // after one day of logical time.
 func dayFixture() model.Fixture {
-	fx := model.Copperfin()
+	fx := copperfin.Copperfin()
 	fx.Name = "copperfin-day"
 	for i := range fx.Capabilities {
 		fx.Capabilities[i].Expiry = 86_400_000
@@ -27,7 +28,7 @@ func TestClockAdvanceDrawsAreValid(t *testing.T) {
 	if model.MaxClockAdvance != 86_400_000 {
 		t.Fatalf("MaxClockAdvance %d", model.MaxClockAdvance)
 	}
-	gen, err := properties.Generator(properties.Reference, properties.WithFixture(dayFixture()), properties.WithKinds("clock_advance"))
+	gen, err := generator(copperfin.Configured, properties.WithFixture(dayFixture()), properties.WithKinds("clock_advance"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestClockAdvanceDrawsAreValid(t *testing.T) {
 func TestExplorationOverADayLongExpiry(t *testing.T) {
 	for seed := uint64(1); seed <= 10; seed++ {
 		rapidFlags(t, 1000, seed)
-		rep, err := properties.Explore(properties.Reference, properties.WithFixture(dayFixture()), properties.WithName("day-expiry"))
+		rep, err := explore(copperfin.Configured, properties.WithFixture(dayFixture()), properties.WithName("day-expiry"))
 		if err != nil {
 			t.Errorf("seed %d: %v", seed, err)
 			continue

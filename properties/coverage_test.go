@@ -9,6 +9,7 @@ import (
 
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 	"github.com/faultline/faultline/properties"
 )
 
@@ -41,9 +42,9 @@ func curveOf(t *testing.T, count func(coverage.Counter) int, seed uint64, checks
 	var c []int
 	sys := func(cfg model.Config) (model.Factory, error) {
 		c = append(c, count(tr))
-		return properties.Reference(cfg)
+		return copperfin.Configured(cfg)
 	}
-	rep, err := properties.Explore(sys, append(opts, properties.WithCoverage(tr))...)
+	rep, err := explore(sys, append(opts, properties.WithCoverage(tr))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestGuidedExplorationIsDeterministic(t *testing.T) {
 		if missing[k.String()] {
 			continue
 		}
-		s, err := model.SingleFault(u.Kinds(k)[0], model.ConfigOfProfile(model.ProfileTyped))
+		s, err := model.SingleFault(u.Kinds(k)[0], copperfin.ConfigOfProfile(copperfin.ProfileTyped))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,12 +159,12 @@ func TestGuidedExplorationIsDeterministic(t *testing.T) {
 // and the reduced counterexample is 1-minimal.
 func TestGuidedShrinkingWorks(t *testing.T) {
 	for _, c := range controlCases {
-		if c.fixture.Name != model.Copperfin().Name {
+		if c.fixture.Name != copperfin.Copperfin().Name {
 			continue
 		}
 		t.Run(string(c.control), func(t *testing.T) {
 			rapidFlags(t, 100, c.seed)
-			rep, err := properties.Explore(properties.Reference, properties.WithConfig(typedWithout(c.control)),
+			rep, err := explore(copperfin.Configured, properties.WithConfig(typedWithout(c.control)),
 				properties.WithGuide(c.seed, nil), properties.WithCoverage(suite))
 			if err != nil {
 				t.Fatal(err)
@@ -192,7 +193,7 @@ func holdAfterSurvey() properties.System {
 	built := 0
 	return func(cfg model.Config) (model.Factory, error) {
 		if built++; built == 1 {
-			return properties.Reference(cfg)
+			return copperfin.Configured(cfg)
 		}
 		return func() model.System { return holder{} }, nil
 	}
@@ -221,7 +222,7 @@ func TestExplorationNeverCountsAnUnreachedFault(t *testing.T) {
 		}
 		rapidFlags(t, 100, 3)
 		tr := coverage.NewTracker(nil)
-		rep, err := properties.Explore(holdAfterSurvey(), append(opts, properties.WithCoverage(tr))...)
+		rep, err := explore(holdAfterSurvey(), append(opts, properties.WithCoverage(tr))...)
 		if err != nil || rep.Found {
 			t.Fatalf("guided %t: %v, found %t", guided, err, rep.Found)
 		}
@@ -250,7 +251,7 @@ func TestExplorationNeverCountsAnUnreachedFault(t *testing.T) {
 
 		rapidFlags(t, 100, 3)
 		ref := coverage.NewTracker(nil)
-		if _, err := properties.Explore(properties.Reference, append(opts, properties.WithCoverage(ref))...); err != nil {
+		if _, err := explore(copperfin.Configured, append(opts, properties.WithCoverage(ref))...); err != nil {
 			t.Fatal(err)
 		}
 		d = ref.Data()
@@ -285,7 +286,7 @@ func mustKey(t *testing.T, s string) coverage.Key {
 func TestWithCoverageRecordsEveryRun(t *testing.T) {
 	rapidFlags(t, 100, 1)
 	tr := coverage.NewTracker(nil)
-	rep, err := properties.Explore(properties.Reference, properties.WithConfig(typedWithout(model.Idempotency)), properties.WithCoverage(tr))
+	rep, err := explore(copperfin.Configured, properties.WithConfig(typedWithout(copperfin.Idempotency)), properties.WithCoverage(tr))
 	if err != nil || !rep.Found {
 		t.Fatalf("%v %+v", err, rep)
 	}
@@ -303,7 +304,7 @@ func TestWithCoverageRecordsEveryRun(t *testing.T) {
 		t.Errorf("kept counterexample\n%s\nwant the reduced one\n%s", got, want)
 	}
 	suite.Add(d)
-	if _, err := properties.Explore(properties.Reference, properties.WithCoverage(nil)); err == nil || !strings.Contains(err.Error(), "needs a tracker") {
+	if _, err := explore(copperfin.Configured, properties.WithCoverage(nil)); err == nil || !strings.Contains(err.Error(), "needs a tracker") {
 		t.Errorf("nil tracker: %v", err)
 	}
 }

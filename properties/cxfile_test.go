@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 	"github.com/faultline/faultline/properties"
 )
 
@@ -14,7 +15,11 @@ import (
 // with mode 0644 (like every file faultline writes) and nothing else is
 // left in the directory.
 func TestWriteCounterexampleFiles(t *testing.T) {
-	s, err := model.SingleFault("timeout_after_commit", model.Config{Profile: model.ProfileBaseline, Fixture: "copperfin"})
+	s, err := model.SingleFault("timeout_after_commit", func() model.Config {
+		c := copperfin.Settings{Profile: copperfin.ProfileBaseline}.Config()
+		c.Fixture = "copperfin"
+		return c
+	}())
 	if err != nil {
 		t.Fatal(err)
 	}

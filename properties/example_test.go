@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 	"github.com/faultline/faultline/properties"
 )
 
@@ -40,7 +41,7 @@ func (blindRefund) Run(ctx context.Context, env model.Env, task model.Task) (mod
 func Example() {
 	// in a test: properties.Check(t, properties.Factory(newSystem))
 	newSystem := func() model.System { return blindRefund{} }
-	rep, err := properties.Explore(properties.Factory(newSystem),
+	rep, err := properties.Explore(properties.Factory(newSystem), properties.WithFixture(copperfin.Copperfin()),
 		properties.WithKinds("timeout_after_commit", "subject_swap", "stale_policy"),
 		properties.WithInvariants(model.InvEffectAtMostOnce))
 	if err != nil {

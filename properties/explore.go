@@ -281,6 +281,9 @@ func resolve(sys System, opts []Option) (*explorer, error) {
 			return nil, err
 		}
 	}
+	if err := set.resolve(); err != nil {
+		return nil, err
+	}
 	set.config.Fixture = set.fixture.Name
 	e := &explorer{sys: sys, set: set, harness: model.NewHarness(set.fixture, set.harness), inScope: map[string]bool{}, minFaults: 1,
 		crossed: map[model.EventName]bool{}}
@@ -390,7 +393,7 @@ func (e *explorer) survey(also ...model.Config) error {
 // fits reports whether kind can be attached to ev, by asking the schedule
 // validator.
 func fits(kind string, ev model.EventName) bool {
-	s := model.Schedule{Version: model.ScheduleVersion, Config: model.ConfigOfProfile(model.ProfileBaseline),
+	s := model.Schedule{Version: model.ScheduleVersion, Config: model.Config{},
 		Faults: []model.FaultEntry{{Event: ev, Ordinal: 1, Kind: kind}}}
 	return s.Validate() == nil
 }
@@ -400,7 +403,7 @@ func fits(kind string, ev model.EventName) bool {
 func (e *explorer) run(s *model.Schedule) (*model.Result, error) {
 	f, err := e.sys(s.Config)
 	if err != nil {
-		return nil, fmt.Errorf("properties: building the system for %s: %w", s.Config, err)
+		return nil, fmt.Errorf("properties: building the system for %s: %w", e.describe(s.Config), err)
 	}
 	res, err := e.harness.Run(f, s)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"runtime/debug"
 	"strings"
@@ -241,8 +240,8 @@ func (e *explorer) replayStored(f failFiles, path string) (stored, error) {
 	s := *file
 	s.Config = e.set.config
 	var out stored
-	if !reflect.DeepEqual(file.Config, e.set.config) {
-		out.note = fmt.Sprintf("; its config (%s) is not the test's (%s), which it was replayed under", file.Config, e.set.config)
+	if !file.Config.Equal(e.set.config) {
+		out.note = fmt.Sprintf("; its config (%s) is not the test's (%s), which it was replayed under", e.describe(file.Config), e.describe(e.set.config))
 	}
 	if out.res, err = e.replay(&s); err != nil {
 		return stored{}, fmt.Errorf("%w (replaying %s)", err, path)

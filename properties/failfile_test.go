@@ -68,11 +68,13 @@ func replayLine(t *testing.T, msg string) string {
 // warehouse committed it), under the default config and the checkout's
 // fixture.
 const plantedSchedule = `{
-  "version": 1,
+  "version": 2,
   "seed": "counterexample: confirmed_once after seq 17 (tool.commit)",
   "config": {
-    "profile": "typed",
-    "fixture": "inventory"
+    "harness": {
+      "fixture": "inventory"
+    },
+    "system": {}
   },
   "faults": [
     {
@@ -212,12 +214,12 @@ func TestCheckRunsTheReplayFile(t *testing.T) {
 
 	// a file of another config is replayed under the test's, and says so
 	other := filepath.Join(t.TempDir(), "other.json")
-	os.WriteFile(other, []byte(strings.Replace(plantedSchedule, `"typed"`, `"baseline"`, 1)), 0o644)
+	os.WriteFile(other, []byte(strings.Replace(plantedSchedule, `"system": {}`, `"system": {"stock": "low"}`, 1)), 0o644)
 	t.Setenv(properties.ReplayEnv, other)
 	note := &recordingTB{name: "TestY"}
 	properties.Check(note, sys, checkoutOptions()...)
-	if len(note.errors) != 1 || !strings.Contains(note.errors[0], "FAULTLINE_REPLAY="+other+"; its config (profile baseline) is not the test's (profile typed), which it was replayed under (an invariant violated") ||
-		!strings.Contains(note.errors[0], `"profile": "typed"`) {
+	if len(note.errors) != 1 || !strings.Contains(note.errors[0], "FAULTLINE_REPLAY="+other+`; its config (system {"stock":"low"}) is not the test's (system {}), which it was replayed under (an invariant violated`) ||
+		!strings.Contains(note.errors[0], `"system": {}`) {
 		t.Fatalf("replay of another config: %q", note.errors)
 	}
 

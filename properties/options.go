@@ -6,31 +6,21 @@ import (
 
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
 )
 
 // System builds the factory of the system under test for one run, from the
-// run's config (the schedule's config: profile or controls, mutant,
-// budgets, join policy, fixture). It is called once per run, so a factory
-// may hold state its instances share within a run (a process cache) and a
-// run stays a pure function of its schedule. An error is a harness error.
+// run's config (the schedule's config: the system's own part, which the
+// system decodes, and the harness's budgets, join policy and fixture). It
+// is called once per run, so a factory may hold state its instances share
+// within a run (a process cache) and a run stays a pure function of its
+// schedule. An error (a config that does not apply to the system) is a
+// harness error. A model.Definition's Factory method is a System.
 type System func(cfg model.Config) (model.Factory, error)
 
 // Factory adapts a fixed factory to a System, for a system that takes no
 // configuration from the schedule and whose instances share no state.
 func Factory(f model.Factory) System {
 	return func(model.Config) (model.Factory, error) { return f, nil }
-}
-
-// Reference is the System of faultline's reference Copperfin workflow: the
-// config's controls and mutant select it (copperfin.NewFactory). An
-// unknown profile, control or mutant is an error.
-func Reference(cfg model.Config) (model.Factory, error) {
-	cs, err := cfg.Resolve()
-	if err != nil {
-		return nil, err
-	}
-	return copperfin.NewFactory(cs, cfg.Mutant)
 }
 
 // Option configures an exploration. Options are built only by the
@@ -46,8 +36,10 @@ type settings struct {
 	config     model.Config
 	configSet  bool // WithConfig was given
 	fixture    model.Fixture
-	kinds      []string       // nil: every kind
-	domains    []model.Domain // nil: every domain
+	fixtureSet bool              // WithFixture was given
+	def        *model.Definition // WithDefinition, or nil
+	kinds      []string          // nil: every kind
+	domains    []model.Domain    // nil: every domain
 	world      bool
 	maxFaults  int
 	invariants []string // nil: every invariant
@@ -68,8 +60,6 @@ type guideSettings struct {
 
 func defaults() settings {
 	return settings{
-		config:    model.ConfigOfProfile(model.ProfileTyped),
-		fixture:   model.Copperfin(),
 		world:     true,
 		maxFaults: 3,
 		replay:    "faultline replay %s",
@@ -78,28 +68,46 @@ func defaults() settings {
 }
 
 // WithConfig sets the config written into every explored schedule and
-// handed to the System: a profile or controls, and optionally a mutant,
-// retry budget, deadline and join policy. Default: the typed profile.
+// handed to the System: the system's own part, and optionally a retry
+// budget, deadline and join policy (its fixture is the exploration's).
+// Default: an empty system part ({}) and no override. A config that does
+// not apply to the system is an error when the exploration starts.
 func WithConfig(cfg model.Config) Option {
 	return optionFunc(func(s *settings) error {
-		if _, err := cfg.Resolve(); err != nil {
-			return err
+		if err := (&model.Schedule{Version: model.ScheduleVersion, Config: cfg, Faults: []model.FaultEntry{}}).Validate(); err != nil {
+			return fmt.Errorf("properties: %w", err)
 		}
 		s.config, s.configSet = cfg, true
 		return nil
 	})
 }
 
-// WithFixture sets the workload every run starts from (default
-// model.Copperfin(): one refund task; model.CopperfinBatch() runs three
-// tasks, the same order twice). Its name is written into every schedule's
-// config.
+// WithDefinition runs the system d describes: its default fixture (unless
+// WithFixture names another, in either order), its invariants in scope
+// (d.Options over the harness options, unless WithHarnessOptions selects
+// its own) and d as the system counterexample records describe. An
+// invalid definition is an error.
+func WithDefinition(d *model.Definition) Option {
+	return optionFunc(func(s *settings) error {
+		if err := d.Validate(); err != nil {
+			return fmt.Errorf("properties: %w", err)
+		}
+		s.def = d
+		return nil
+	})
+}
+
+// WithFixture sets the workload every run starts from (required, unless
+// WithDefinition gives a default: for the reference system
+// copperfin.Copperfin(), one refund task, or copperfin.CopperfinBatch(),
+// three tasks, the same order twice). Its name is written into every
+// schedule's config.
 func WithFixture(f model.Fixture) Option {
 	return optionFunc(func(s *settings) error {
 		if f.Name == "" || len(f.Tasks) == 0 {
 			return errors.New("properties: a fixture needs a name and at least one task")
 		}
-		s.fixture = f
+		s.fixture, s.fixtureSet = f, true
 		return nil
 	})
 }
@@ -268,4 +276,30 @@ func WithGuide(seed uint64, prior *coverage.Data) Option {
 		s.guide = &guideSettings{seed: seed, prior: p}
 		return nil
 	})
+}
+
+// resolve applies the definition's defaults and checks that a fixture is
+// set.
+func (s *settings) resolve() error {
+	if s.def != nil {
+		if !s.fixtureSet {
+			s.fixture = s.def.Fixtures[0]
+		}
+		s.harness = s.def.Options(s.harness)
+	}
+	if s.fixture.Name == "" {
+		return errors.New("properties: no fixture: give WithFixture with the system's workload, or WithDefinition")
+	}
+	return nil
+}
+
+// describe names cfg in the system's terms when the exploration has a
+// Definition (Definition.DescribeConfig), as model.Config.String otherwise.
+func (e *explorer) describe(cfg model.Config) string {
+	if e.set.def != nil {
+		if s, err := e.set.def.DescribeConfig(cfg); err == nil {
+			return s
+		}
+	}
+	return cfg.String()
 }

@@ -99,8 +99,11 @@ func ExplorePair(sys System, on, off model.Config, seed uint64, draws int, opts 
 	case probe.maxFaults < 2:
 		return nil, fmt.Errorf("properties: a pair exploration draws compositions of at least 2 faults; max faults %d", probe.maxFaults)
 	}
+	if sys == nil {
+		return nil, errors.New("properties: nil System")
+	}
 	for _, c := range []model.Config{on, off} {
-		if _, err := c.Resolve(); err != nil {
+		if _, err := sys(c); err != nil {
 			return nil, fmt.Errorf("properties: %w", err)
 		}
 	}
@@ -164,7 +167,7 @@ func ExplorePair(sys System, on, off model.Config, seed uint64, draws int, opts 
 func (e *explorer) judge(s *model.Schedule) (*model.Result, error) {
 	f, err := e.sys(s.Config)
 	if err != nil {
-		return nil, fmt.Errorf("properties: building the system for %s: %w", s.Config, err)
+		return nil, fmt.Errorf("properties: building the system for %s: %w", e.describe(s.Config), err)
 	}
 	if _, err := e.harness.Terms(f, s); err != nil {
 		return nil, fmt.Errorf("properties: harness: %w", err)

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 	"github.com/faultline/faultline/properties"
 )
 
@@ -74,9 +75,9 @@ func assertPairMinimal(t *testing.T, w *properties.PairWitness) {
 // provable_outcome; without refresh_context, a policy change during a
 // timed-out call lets the retry commit under the stale policy.
 func TestExplorePairFindsCompositions(t *testing.T) {
-	typed, _ := model.ProfileControls(model.ProfileTyped)
+	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
 	cases := []struct {
-		control         model.Control
+		control         copperfin.Control
 		draws           int
 		draw, singles   int
 		faults          []model.FaultEntry
@@ -85,19 +86,19 @@ func TestExplorePairFindsCompositions(t *testing.T) {
 		event           model.EventName
 		onVerdict       model.RunVerdict
 	}{
-		{model.EvidenceGate, 100, 57, 2, []model.FaultEntry{
+		{copperfin.EvidenceGate, 100, 57, 2, []model.FaultEntry{
 			{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_before_send"},
 			{Event: model.EvToolCommit, Ordinal: 2, Kind: "break_trace_lineage"}},
 			model.InvProvableOutcome, "break_trace_lineage", 29, model.EvClaim, model.ContainedFailure},
-		{model.RefreshContext, 3000, 2817, 366, []model.FaultEntry{
+		{copperfin.RefreshContext, 3000, 2817, 366, []model.FaultEntry{
 			{Event: model.EvToolCommit, Ordinal: 1, Kind: "tool_timeout"},
 			{Event: model.EvToolCommit, Ordinal: 1, Kind: "policy_change"}},
 			model.InvCurrentEntitlement, "policy_change", 23, model.EvToolCommit, model.ContainedFailure},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.control), func(t *testing.T) {
-			on, off := model.ConfigOfControls(typed), model.ConfigOfControls(typed.Without(tc.control))
-			rep, err := properties.ExplorePair(properties.Reference, on, off, 1, tc.draws)
+			on, off := copperfin.ConfigOfControls(typed), copperfin.ConfigOfControls(typed.Without(tc.control))
+			rep, err := explorePair(copperfin.Configured, on, off, 1, tc.draws)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,13 +110,13 @@ func TestExplorePairFindsCompositions(t *testing.T) {
 				w.FirstSeq != tc.seq || w.Event != tc.event || w.OnVerdict != tc.onVerdict {
 				t.Errorf("witness %s %s %d %s on %s (-want +got faults):\n%s", w.Invariant, w.FaultKind, w.FirstSeq, w.Event, w.OnVerdict, diff)
 			}
-			if w.Off.Config.Controls != typed.Without(tc.control) || w.On.Config.Controls != typed || len(w.Drawn.Faults) < 2 {
+			if ctl(w.Off.Config) != typed.Without(tc.control) || ctl(w.On.Config) != typed || len(w.Drawn.Faults) < 2 {
 				t.Errorf("configs %s / %s, drawn %d faults", w.Off.Config, w.On.Config, len(w.Drawn.Faults))
 			}
 			// every fault is needed: neither shows the pair alone
 			assertPairMinimal(t, w)
 			// a pure function of its arguments
-			again, err := properties.ExplorePair(properties.Reference, on, off, 1, tc.draws)
+			again, err := explorePair(copperfin.Configured, on, off, 1, tc.draws)
 			if err != nil || !cmp.Equal(rep, again) {
 				t.Errorf("a second exploration differs: %v\n%s", err, cmp.Diff(rep, again))
 			}
@@ -126,8 +127,8 @@ func TestExplorePairFindsCompositions(t *testing.T) {
 // TestExplorePairNone: with the pair's two sides equal nothing can be a
 // witness; every draw is run and reported.
 func TestExplorePairNone(t *testing.T) {
-	cfg := model.ConfigOfProfile(model.ProfileTyped)
-	rep, err := properties.ExplorePair(properties.Reference, cfg, cfg, 5, 50)
+	cfg := copperfin.ConfigOfProfile(copperfin.ProfileTyped)
+	rep, err := explorePair(copperfin.Configured, cfg, cfg, 5, 50)
 	if err != nil || rep.Found || rep.Draws != 50 || rep.Singles != 0 || rep.Witness != nil {
 		t.Fatalf("%+v %v", rep, err)
 	}
@@ -136,7 +137,7 @@ func TestExplorePairNone(t *testing.T) {
 // TestExplorePairBadOptions: options that do not apply to a pair, a
 // composition bound below two and no draws are errors naming the problem.
 func TestExplorePairBadOptions(t *testing.T) {
-	cfg := model.ConfigOfProfile(model.ProfileTyped)
+	cfg := copperfin.ConfigOfProfile(copperfin.ProfileTyped)
 	for _, tc := range []struct {
 		draws int
 		opts  []properties.Option
@@ -148,12 +149,12 @@ func TestExplorePairBadOptions(t *testing.T) {
 		{10, []properties.Option{properties.WithFailDir(t.TempDir())}, "WithFailDir applies to Check only"},
 		{10, []properties.Option{properties.WithMaxFaults(1)}, "at least 2 faults"},
 	} {
-		if _, err := properties.ExplorePair(properties.Reference, cfg, cfg, 1, tc.draws, tc.opts...); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := explorePair(copperfin.Configured, cfg, cfg, 1, tc.draws, tc.opts...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%d draws %v: %v", tc.draws, tc.opts, err)
 		}
 	}
-	bad := model.Config{Profile: "nope"}
-	if _, err := properties.ExplorePair(properties.Reference, bad, cfg, 1, 10); err == nil || !strings.Contains(err.Error(), "nope") {
+	bad := copperfin.Settings{Profile: "nope"}.Config()
+	if _, err := explorePair(copperfin.Configured, bad, cfg, 1, 10); err == nil || !strings.Contains(err.Error(), "nope") {
 		t.Errorf("unknown profile: %v", err)
 	}
 }

@@ -59,9 +59,9 @@ func rapidFlags(t *testing.T, checks int, seed uint64) {
 	}
 }
 
-func typedWithout(c model.Control) model.Config {
-	cs, _ := model.ProfileControls(model.ProfileTyped)
-	return model.ConfigOfControls(cs.Without(c))
+func typedWithout(c copperfin.Control) model.Config {
+	cs, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
+	return copperfin.ConfigOfControls(cs.Without(c))
 }
 
 // replayInvariant runs s through the public replay path (canonical text,
@@ -73,11 +73,11 @@ func replayInvariant(t *testing.T, s *model.Schedule, inv string) model.Invarian
 	if err != nil {
 		t.Fatal(err)
 	}
-	fx, err := model.FixtureNamed(p.Config.Fixture)
+	fx, err := copperfin.FixtureNamed(p.Config.Fixture)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := properties.Reference(p.Config)
+	f, err := copperfin.Configured(p.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,21 +118,21 @@ func assertMinimal(t *testing.T, cx *properties.Counterexample) {
 // defends, the workload where a transfer only it carries shows, and the
 // seed of the deterministic exploration.
 var controlCases = []struct {
-	control   model.Control
+	control   copperfin.Control
 	invariant string
 	fixture   model.Fixture
 	seed      uint64
 }{
-	{model.BindIdentity, model.InvRightSubject, model.Copperfin(), 1},
-	{model.PreEffectAuthority, model.InvCurrentEntitlement, model.Copperfin(), 1},
-	{model.RefreshContext, model.InvCurrentEntitlement, model.Copperfin(), 1},
-	{model.StatePrecondition, model.InvCurrentEntitlement, model.Copperfin(), 1},
-	{model.Idempotency, model.InvEffectAtMostOnce, model.Copperfin(), 1},
+	{copperfin.BindIdentity, model.InvRightSubject, copperfin.Copperfin(), 1},
+	{copperfin.PreEffectAuthority, model.InvCurrentEntitlement, copperfin.Copperfin(), 1},
+	{copperfin.RefreshContext, model.InvCurrentEntitlement, copperfin.Copperfin(), 1},
+	{copperfin.StatePrecondition, model.InvCurrentEntitlement, copperfin.Copperfin(), 1},
+	{copperfin.Idempotency, model.InvEffectAtMostOnce, copperfin.Copperfin(), 1},
 	// with idempotency and the evidence gate in place, the readback alone
 	// tells whose effect a receiptless provider replay is: the same order
 	// asked for twice
-	{model.EffectReadback, model.InvNoInventedProgress, model.CopperfinBatch(), 3},
-	{model.EvidenceGate, model.InvProvableOutcome, model.Copperfin(), 1},
+	{copperfin.EffectReadback, model.InvNoInventedProgress, copperfin.CopperfinBatch(), 3},
+	{copperfin.EvidenceGate, model.InvProvableOutcome, copperfin.Copperfin(), 1},
 }
 
 // TestEachControlRemovalIsFound: with one control removed from the typed
@@ -142,15 +142,18 @@ var controlCases = []struct {
 // that one fault and is 1-minimal. With the control restored, the same
 // exploration finds nothing.
 func TestEachControlRemovalIsFound(t *testing.T) {
+	if raceDetector {
+		t.Skip("one goroutine, slow under the race detector, which has nothing to check in it; go test ./... runs it")
+	}
 	for _, c := range controlCases {
 		t.Run(string(c.control), func(t *testing.T) {
 			rapidFlags(t, 100, c.seed)
 			rec := &recordingTB{name: t.Name()}
-			properties.Check(rec, properties.Reference, properties.WithConfig(typedWithout(c.control)), properties.WithFixture(c.fixture), properties.WithCoverage(suite), properties.WithFailDir(t.TempDir()))
+			check(rec, copperfin.Configured, properties.WithConfig(typedWithout(c.control)), properties.WithFixture(c.fixture), properties.WithCoverage(suite), properties.WithFailDir(t.TempDir()))
 			if !rec.failed || len(rec.errors) != 1 || !strings.Contains(rec.errors[0], c.invariant+" violated") {
 				t.Fatalf("the inner check did not fail on %s: %v", c.invariant, rec.errors)
 			}
-			rep, err := properties.Explore(properties.Reference, properties.WithConfig(typedWithout(c.control)), properties.WithFixture(c.fixture), properties.WithCoverage(suite))
+			rep, err := explore(copperfin.Configured, properties.WithConfig(typedWithout(c.control)), properties.WithFixture(c.fixture), properties.WithCoverage(suite))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,12 +165,12 @@ func TestEachControlRemovalIsFound(t *testing.T) {
 				t.Fatalf("want exactly the one fault of a single-fault transfer: %s", model.Format(cx.Schedule))
 			}
 			spec, _ := model.Spec(cx.FaultKind)
-			if !slices.Contains(spec.Nominated, c.control) {
+			if !slices.Contains(copperfin.Nominated(spec.Kind), c.control) {
 				t.Errorf("%s does not nominate %s", cx.FaultKind, c.control)
 			}
 			assertMinimal(t, cx)
 			restored := &recordingTB{name: t.Name()}
-			properties.Check(restored, properties.Reference, properties.WithFixture(c.fixture), properties.WithCoverage(suite), properties.WithFailDir(t.TempDir()))
+			check(restored, copperfin.Configured, properties.WithFixture(c.fixture), properties.WithCoverage(suite), properties.WithFailDir(t.TempDir()))
 			if restored.failed {
 				t.Errorf("typed profile failed: %v", restored.errors)
 			}
@@ -198,16 +201,16 @@ var mutantCases = map[copperfin.Mutant]struct {
 func mutantExploration(mi copperfin.MutantInfo) (model.Config, []properties.Option, uint64, int) {
 	m := mi.Name
 	mc, ok := mutantCases[m]
-	cfg := model.ConfigOfProfile(model.ProfileTyped)
+	cfg := copperfin.ConfigOfProfile(copperfin.ProfileTyped)
 	if len(mi.MaskedBy) > 0 {
-		cs, _ := model.ProfileControls(model.ProfileTyped)
+		cs, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
 		for _, c := range mi.MaskedBy {
 			cs = cs.Without(c)
 		}
-		cfg = model.ConfigOfControls(cs)
+		cfg = copperfin.ConfigOfControls(cs)
 	}
-	cfg.Mutant = string(m)
-	opts := []properties.Option{properties.WithConfig(cfg), properties.WithFixture(model.CopperfinBatch()), properties.WithCoverage(suite)}
+	cfg = copperfin.WithMutant(cfg, string(m))
+	opts := []properties.Option{properties.WithConfig(cfg), properties.WithFixture(copperfin.CopperfinBatch()), properties.WithCoverage(suite)}
 	if len(mc.kinds) > 0 {
 		opts = append(opts, properties.WithKinds(mc.kinds...))
 	}
@@ -222,6 +225,9 @@ func mutantExploration(mi copperfin.MutantInfo) (model.Config, []properties.Opti
 // is 1-minimal; the mutants marked composed need two or more faults, all
 // of which the reduced schedule keeps.
 func TestEveryMutantIsKilled(t *testing.T) {
+	if raceDetector {
+		t.Skip("one goroutine, slow under the race detector, which has nothing to check in it; go test ./... runs it")
+	}
 	if len(copperfin.Mutants()) < 12 {
 		t.Fatalf("%d mutants, want at least 12", len(copperfin.Mutants()))
 	}
@@ -230,7 +236,7 @@ func TestEveryMutantIsKilled(t *testing.T) {
 		t.Run(string(mi.Name), func(t *testing.T) {
 			cfg, opts, seed, checks := mutantExploration(mi)
 			rapidFlags(t, checks, seed)
-			rep, err := properties.Explore(properties.Reference, opts...)
+			rep, err := explore(copperfin.Configured, opts...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -238,12 +244,13 @@ func TestEveryMutantIsKilled(t *testing.T) {
 				t.Fatalf("not killed in %d checks", rep.Checks)
 			}
 			cx := rep.Counterexample
-			if cx.Schedule.Config.Mutant != string(mi.Name) {
+			if copperfin.MutantOf(cx.Schedule.Config) != string(mi.Name) {
 				t.Fatalf("counterexample config %+v", cx.Schedule.Config)
 			}
 			clean := *cx.Schedule
 			clean.Config = cfg
-			clean.Config.Mutant, clean.Config.Fixture = "", cx.Schedule.Config.Fixture
+			clean.Config = copperfin.WithMutant(clean.Config, "")
+			clean.Config.Fixture = cx.Schedule.Config.Fixture
 			if r := replayInvariant(t, &clean, cx.Invariant); !r.Held {
 				t.Fatalf("the system without the mutant breaks %s too: not a kill\n%s", cx.Invariant, model.Format(cx.Schedule))
 			}
@@ -267,7 +274,7 @@ func TestEveryMutantIsKilled(t *testing.T) {
 func TestCounterexampleFileReplays(t *testing.T) {
 	rapidFlags(t, 100, 1)
 	dir := t.TempDir()
-	rep, err := properties.Explore(properties.Reference, properties.WithConfig(typedWithout(model.Idempotency)), properties.WithCounterexampleDir(dir), properties.WithCoverage(suite))
+	rep, err := explore(copperfin.Configured, properties.WithConfig(typedWithout(copperfin.Idempotency)), properties.WithCounterexampleDir(dir), properties.WithCoverage(suite))
 	if err != nil || !rep.Found {
 		t.Fatalf("%v %+v", err, rep)
 	}
@@ -304,11 +311,11 @@ func TestCounterexampleFileReplays(t *testing.T) {
 // report.
 func TestExplorationIsDeterministic(t *testing.T) {
 	rapidFlags(t, 100, 7)
-	a, err := properties.Explore(properties.Reference, properties.WithConfig(typedWithout(model.BindIdentity)))
+	a, err := explore(copperfin.Configured, properties.WithConfig(typedWithout(copperfin.BindIdentity)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := properties.Explore(properties.Reference, properties.WithConfig(typedWithout(model.BindIdentity)))
+	b, _ := explore(copperfin.Configured, properties.WithConfig(typedWithout(copperfin.BindIdentity)))
 	if a.ChecksToFailure != b.ChecksToFailure || string(model.Format(a.Counterexample.Schedule)) != string(model.Format(b.Counterexample.Schedule)) {
 		t.Fatalf("two explorations differ: %d vs %d", a.ChecksToFailure, b.ChecksToFailure)
 	}
@@ -320,13 +327,13 @@ func TestBadOptions(t *testing.T) {
 		"unknown domain":    properties.WithDomains("network"),
 		"max faults 0":      properties.WithMaxFaults(0),
 		"unknown invariant": properties.WithInvariants("happiness"),
-		"unknown profile":   properties.WithConfig(model.Config{Profile: "paranoid"}),
+		"unknown profile":   properties.WithConfig(copperfin.Settings{Profile: "paranoid"}.Config()),
 	} {
-		if _, err := properties.Explore(properties.Reference, o); err == nil {
+		if _, err := explore(copperfin.Configured, o); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
-	if _, err := properties.Explore(properties.Reference, properties.WithConfig(model.Config{Profile: model.ProfileTyped, Mutant: "gremlin"})); err == nil || !strings.Contains(err.Error(), `unknown mutant "gremlin"`) {
+	if _, err := explore(copperfin.Configured, properties.WithConfig(copperfin.Settings{Profile: copperfin.ProfileTyped, Mutant: "gremlin"}.Config())); err == nil || !strings.Contains(err.Error(), `unknown mutant "gremlin"`) {
 		t.Errorf("unknown mutant: %v", err)
 	}
 }
@@ -352,17 +359,17 @@ func TestRapidFailFileKeepsWorking(t *testing.T) {
 	t.Chdir(t.TempDir())
 	rapidFlags(t, 100, 1)
 	flag.Set("rapid.nofailfile", "false")
-	cfg := properties.WithConfig(typedWithout(model.BindIdentity))
+	cfg := properties.WithConfig(typedWithout(copperfin.BindIdentity))
 	first := &recordingTB{name: "TestUsersOwn"}
 	// each Check its own fail folder: the second must find nothing of the
 	// first's but rapid's fail file
-	properties.Check(first, properties.Reference, cfg, properties.WithFailDir(t.TempDir()))
+	check(first, copperfin.Configured, cfg, properties.WithFailDir(t.TempDir()))
 	files, _ := filepath.Glob(filepath.Join("testdata", "rapid", "TestUsersOwn", "*.fail"))
 	if !first.failed || len(files) != 1 {
 		t.Fatalf("failed %t, fail files %v", first.failed, files)
 	}
 	second := &recordingTB{name: "TestUsersOwn"}
-	properties.Check(second, properties.Reference, cfg, properties.WithFailDir(t.TempDir()))
+	check(second, copperfin.Configured, cfg, properties.WithFailDir(t.TempDir()))
 	if !second.failed || !strings.Contains(second.errors[0], "counterexample after 1 checks") {
 		t.Fatalf("the fail file was not replayed first: %v", second.errors)
 	}
@@ -388,11 +395,11 @@ func TestCheckFailsWhenNoFaultIsReached(t *testing.T) {
 	sys := func(cfg model.Config) (model.Factory, error) {
 		calls++
 		if calls == 1 {
-			return properties.Reference(cfg)
+			return copperfin.Configured(cfg)
 		}
 		return func() model.System { return idleSystem{} }, nil
 	}
-	rep, err := properties.Explore(sys, properties.WithKinds("timeout_after_commit"), properties.WithMaxFaults(1))
+	rep, err := explore(sys, properties.WithKinds("timeout_after_commit"), properties.WithMaxFaults(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,7 +408,7 @@ func TestCheckFailsWhenNoFaultIsReached(t *testing.T) {
 	}
 	calls = 0
 	tb := &recordingTB{name: "TestCheckFailsWhenNoFaultIsReached"}
-	properties.Check(tb, sys, properties.WithKinds("timeout_after_commit"), properties.WithMaxFaults(1))
+	check(tb, sys, properties.WithKinds("timeout_after_commit"), properties.WithMaxFaults(1))
 	if !tb.failed || len(tb.errors) != 1 {
 		t.Fatalf("Check passed a campaign that reached no fault: %v %v", tb.errors, tb.logs)
 	}
@@ -425,7 +432,7 @@ func crossedNames(rep *properties.Report) []string {
 // every one of them at the kind's own placement is reached.
 func TestReportCountsReachedFaults(t *testing.T) {
 	rapidFlags(t, 20, 3)
-	rep, err := properties.Explore(properties.Reference, properties.WithKinds("timeout_after_commit", "subject_swap"), properties.WithoutWorldEvents())
+	rep, err := explore(copperfin.Configured, properties.WithKinds("timeout_after_commit", "subject_swap"), properties.WithoutWorldEvents())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -446,13 +453,13 @@ func TestReportCountsReachedFaults(t *testing.T) {
 func TestCheckSaysWhichFailure(t *testing.T) {
 	rapidFlags(t, 20, 1)
 	tb := &recordingTB{name: "TestCheckSaysWhichFailure"}
-	properties.Check(tb, properties.Reference, properties.WithConfig(model.ConfigOfProfile(model.ProfileBaseline)),
+	check(tb, copperfin.Configured, properties.WithConfig(copperfin.ConfigOfProfile(copperfin.ProfileBaseline)),
 		properties.WithKinds("timeout_after_commit"), properties.WithFailDir(t.TempDir()))
 	if len(tb.errors) != 1 || !strings.Contains(tb.errors[0], "counterexample after 1 checks (an invariant violated, exit code 1 of the table): effect_at_most_once violated") {
 		t.Errorf("counterexample: %v", tb.errors)
 	}
 	tb = &recordingTB{name: "TestCheckSaysWhichFailure"}
-	properties.Check(tb, properties.Reference, properties.WithMaxFaults(99))
+	check(tb, copperfin.Configured, properties.WithMaxFaults(99))
 	if len(tb.errors) != 1 || tb.errors[0] != "properties: max faults 99 must be between 1 and 16 (a harness or option error, not a verdict on the system)" {
 		t.Errorf("option error: %v", tb.errors)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 func init() { commands = append(commands, newAssayCmd) }
@@ -124,7 +125,7 @@ type reach struct {
 }
 
 // assayReach replays each kind rep drew, once, under cs.
-func assayReach(rep *assay.Report, cs model.Controls) (*reach, error) {
+func assayReach(rep *assay.Report, cs copperfin.Controls) (*reach, error) {
 	r := &reach{trials: rep.Overall.Trials}
 	names := make([]string, 0, len(rep.ByKind))
 	for k, n := range rep.ByKind {
@@ -134,7 +135,7 @@ func assayReach(rep *assay.Report, cs model.Controls) (*reach, error) {
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		s, err := model.SingleFault(k, model.ConfigOfControls(cs))
+		s, err := model.SingleFault(k, copperfin.ConfigOfControls(cs))
 		if err != nil {
 			return nil, err
 		}

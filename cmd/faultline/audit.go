@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/assay"
-	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 func init() { commands = append(commands, newAuditCmd) }
@@ -84,7 +84,7 @@ written). The assessments are in the output, not in the exit code.`,
 // evidence. The results are only read afterwards; the package's tests
 // replace it with one computation per test binary.
 var gatherAudit = func(compat bool) ([]assay.ProfileAudit, *assay.Evidence, error) {
-	audits, err := assay.Audit(model.Profiles, compat)
+	audits, err := assay.Audit(copperfin.Profiles, compat)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -156,7 +156,7 @@ const (
 // finding is one single-fault run of the audit that violated an
 // invariant.
 type finding struct {
-	profile model.Profile
+	profile copperfin.Profile
 	row     assay.KindRow
 	rank    int // profile index
 }
@@ -299,7 +299,7 @@ func writeAuditSummary(w io.Writer, audits []assay.ProfileAudit, ev *assay.Evide
 
 	// the middle: as many of the worst findings as fit
 	fs := worstFindings(audits)
-	per := map[model.Profile]int{}
+	per := map[copperfin.Profile]int{}
 	for _, f := range fs {
 		per[f.profile]++
 	}
@@ -407,10 +407,10 @@ func writeAudit(w io.Writer, audits []assay.ProfileAudit, ev *assay.Evidence, co
 // its assay (the artefact's object), and the release evidence.
 func writeAuditJSON(w io.Writer, audits []assay.ProfileAudit, ev *assay.Evidence, compat string) error {
 	type profileJSON struct {
-		Profile  model.Profile   `json:"profile"`
-		Controls string          `json:"controls"`
-		Rows     []assay.KindRow `json:"rows"`
-		Assay    map[string]any  `json:"assay"`
+		Profile  copperfin.Profile `json:"profile"`
+		Controls string            `json:"controls"`
+		Rows     []assay.KindRow   `json:"rows"`
+		Assay    map[string]any    `json:"assay"`
 	}
 	out := struct {
 		Compat   string          `json:"compat,omitempty"`

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // TestAuditSummaryFitsOneScreen: by default the audit prints one screen
@@ -72,7 +73,7 @@ func TestAuditSummaryFitsOneScreen(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := model.SingleFault(kind, model.ConfigOfProfile(model.Profile(profile)))
+		want, err := model.SingleFault(kind, copperfin.ConfigOfProfile(copperfin.Profile(profile)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -30,7 +30,7 @@ func TestCoverageOfAUserSystem(t *testing.T) {
 		"  never crossed by the recorded systems: 5 reachable keys; not applicable (declared by the systems): 2; neither counts as visited",
 		"  systems: billing (2 runs, 8 events crossed; no branch_join, memory)",
 		"    charged_once violated in 1 run: first false after seq 8 (tool.commit): second charge for account A-1",
-		"    replay: FAULTLINE_REPLAY=timeout_after_commit-5a76f22f.json go test -run '^TestReplay$' ./billing",
+		"    replay: FAULTLINE_REPLAY=timeout_after_commit-206235ed.json go test -run '^TestReplay$' ./billing",
 		"Keys never crossed by this system (5):",
 		"  state/state/after_checkpoint/isolated/ledger_readback  never_crossed: never crossed by this system (billing, 2 runs): no recorded run crossed checkpoint.write, where checkpoint_rollback enters; scheduled 1 time, never reached (checkpoint_rollback)",
 		"  state/checkpoint_store/after_checkpoint/isolated/checkpoint_store  never_crossed: never crossed by this system (billing, 2 runs): no recorded run crossed checkpoint.write, where missing_checkpoint or stale_checkpoint or future_version_checkpoint or corrupt_checkpoint enter",
@@ -51,10 +51,10 @@ func TestCoverageOfAUserSystem(t *testing.T) {
 	// --schedules writes the file the system's replay command names
 	dir := filepath.Join(t.TempDir(), "cx")
 	code, out, _ = runCLI(t, "coverage", "report", billingFile, "--schedules", dir)
-	if code != 0 || !strings.Contains(out, "    replay: FAULTLINE_REPLAY="+dir+"/timeout_after_commit-5a76f22f.json go test -run '^TestReplay$' ./billing\n") {
+	if code != 0 || !strings.Contains(out, "    replay: FAULTLINE_REPLAY="+dir+"/timeout_after_commit-206235ed.json go test -run '^TestReplay$' ./billing\n") {
 		t.Fatalf("--schedules: exit %d\n%s", code, out)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "timeout_after_commit-5a76f22f.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "timeout_after_commit-206235ed.json")); err != nil {
 		t.Fatal(err)
 	}
 	// a relative folder is named by its absolute path: the system's go
@@ -66,10 +66,10 @@ func TestCoverageOfAUserSystem(t *testing.T) {
 	here := t.TempDir()
 	t.Chdir(here)
 	code, out, _ = runCLI(t, "coverage", "report", abs, "--schedules", "rel")
-	if code != 0 || !strings.Contains(out, "    replay: FAULTLINE_REPLAY="+filepath.Join(here, "rel", "timeout_after_commit-5a76f22f.json")+" go test -run '^TestReplay$' ./billing\n") {
+	if code != 0 || !strings.Contains(out, "    replay: FAULTLINE_REPLAY="+filepath.Join(here, "rel", "timeout_after_commit-206235ed.json")+" go test -run '^TestReplay$' ./billing\n") {
 		t.Fatalf("relative --schedules: exit %d\n%s", code, out)
 	}
-	if _, err := os.Stat(filepath.Join(here, "rel", "timeout_after_commit-5a76f22f.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(here, "rel", "timeout_after_commit-206235ed.json")); err != nil {
 		t.Fatal(err)
 	}
 	t.Chdir(filepath.Dir(filepath.Dir(abs)))

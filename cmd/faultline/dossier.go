@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/assay"
-	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 func init() { commands = append(commands, newDossierCmd) }
@@ -62,14 +62,14 @@ could not be created or written, the output could not be written).`,
 				cfg.Profiles = nil
 				seen := map[string]bool{}
 				for _, p := range profiles {
-					if _, err := model.ProfileControls(model.Profile(p)); err != nil {
+					if _, err := copperfin.ProfileControls(copperfin.Profile(p)); err != nil {
 						return badInput("--profile: %v", err)
 					}
 					if seen[p] {
 						return badInput("--profile: %q given twice", p)
 					}
 					seen[p] = true
-					cfg.Profiles = append(cfg.Profiles, model.Profile(p))
+					cfg.Profiles = append(cfg.Profiles, copperfin.Profile(p))
 				}
 			}
 			d, err := assay.BuildDossier(cfg)

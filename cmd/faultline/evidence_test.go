@@ -50,6 +50,10 @@ func TestAuditEvidenceSections(t *testing.T) {
 	if !strings.HasSuffix(out, "not proof of production safety.\n") {
 		t.Error("the interpretation boundary is no longer the last line")
 	}
+	if raceDetector {
+		t.Log("the compat, json and markdown audits repeat the audit's goroutines over other inputs and formats: left to go test ./...")
+		return
+	}
 	code, out, _ = cachedCLI(t, "audit", "--compat", "paper188", "--full")
 	if code != 0 {
 		t.Fatalf("compat: exit %d", code)

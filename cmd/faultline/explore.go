@@ -125,15 +125,15 @@ written, the output could not be written).`,
 			if err != nil {
 				return err
 			}
-			cfg := model.ConfigOfControls(cs)
+			cfg := copperfin.ConfigOfControls(cs)
 			if label != "custom" {
-				cfg = model.ConfigOfProfile(model.Profile(label))
+				cfg = copperfin.ConfigOfProfile(copperfin.Profile(label))
 			}
 			if _, err := copperfin.ParseMutant(mutant); err != nil {
 				return badInput("--mutant: %v", err)
 			}
-			cfg.Mutant = mutant
-			fx, err := model.FixtureNamed(fixture)
+			cfg = copperfin.WithMutant(cfg, mutant)
+			fx, err := copperfin.FixtureNamed(fixture)
 			if err != nil {
 				return badInput("--fixture: %v", err)
 			}
@@ -250,7 +250,7 @@ func runExplore(opts []properties.Option, checks int, seed uint64) (*properties.
 			return nil, fmt.Errorf("setting %s: %w", name, err)
 		}
 	}
-	return properties.Explore(properties.Reference, append(opts, properties.WithName("faultline-explore"))...)
+	return properties.Explore(copperfin.Configured, append(opts, properties.WithName("faultline-explore"))...)
 }
 
 // summarize counts the reachable keys d visited, and d and prior together.
@@ -284,9 +284,9 @@ func (s *guidedSummary) line() string {
 func writeExplore(w io.Writer, rep *properties.Report, cfg model.Config, seed uint64, sum *guidedSummary) error {
 	var b strings.Builder
 	if !rep.Found {
-		fmt.Fprintf(&b, "no counterexample in %d checks (seed %d, %s", rep.Checks, seed, cfg)
-		if cfg.Mutant != "" {
-			fmt.Fprintf(&b, ", mutant %s", cfg.Mutant)
+		fmt.Fprintf(&b, "no counterexample in %d checks (seed %d, %s", rep.Checks, seed, copperfin.Describe(cfg))
+		if m := copperfin.MutantOf(cfg); m != "" {
+			fmt.Fprintf(&b, ", mutant %s", m)
 		}
 		fmt.Fprintf(&b, ", fixture %s)\n", cfg.Fixture)
 		b.WriteString(faultsLine(rep))

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // configFlags are the shared --profile, --controls and --without flags.
@@ -26,8 +27,8 @@ func (f *configFlags) add(c *cobra.Command, defaultProfile string, withWithout b
 // resolve returns the control set and a label ("baseline", "typed",
 // "fail_closed" or "custom"). base is the config to start from when neither
 // flag was given (nil means the --profile default).
-func (f *configFlags) resolve(c *cobra.Command, base *model.Config) (model.Controls, string, error) {
-	var cs model.Controls
+func (f *configFlags) resolve(c *cobra.Command, base *model.Config) (copperfin.Controls, string, error) {
+	var cs copperfin.Controls
 	label := f.profile
 	switch {
 	case c.Flags().Changed("controls"):
@@ -41,27 +42,30 @@ func (f *configFlags) resolve(c *cobra.Command, base *model.Config) (model.Contr
 			}
 		}
 		var err error
-		if cs, err = model.ParseControls(names); err != nil {
+		if cs, err = copperfin.ParseControls(names); err != nil {
 			return 0, "", badInput("--controls: %v", err)
 		}
 		label = "custom"
 	case c.Flags().Changed("profile") || base == nil:
 		var err error
-		if cs, err = model.ProfileControls(model.Profile(f.profile)); err != nil {
+		if cs, err = copperfin.ProfileControls(copperfin.Profile(f.profile)); err != nil {
 			return 0, "", badInput("--profile: %v", err)
 		}
 	default:
-		var err error
-		if cs, err = base.Resolve(); err != nil {
+		st, err := copperfin.SettingsOf(*base)
+		if err != nil {
 			return 0, "", badInput("%v", err)
 		}
-		label = string(base.Profile)
-		if base.HasControls {
+		if cs, err = st.Resolve(); err != nil {
+			return 0, "", badInput("%v", err)
+		}
+		label = string(st.Profile)
+		if st.HasControls {
 			label = "custom"
 		}
 	}
 	if len(f.without) > 0 {
-		rm, err := model.ParseControls(f.without)
+		rm, err := copperfin.ParseControls(f.without)
 		if err != nil {
 			return 0, "", badInput("--without: %v", err)
 		}

@@ -233,7 +233,7 @@ func TestReplayTwiceAndMutant(t *testing.T) {
 func TestReplayOverrideKeepsTheFilesConfig(t *testing.T) {
 	s := writeFile(t, `{"version":1,"seed":"s","config":{"profile":"typed","mutant":"stale_checkpoint_accepted","fixture":"copperfin-batch","retry_budget":1,"deadline_ms":1500,"join":"best_effort"},"faults":[{"event":"proposal","ordinal":2,"kind":"subject_swap"}]}`)
 	const rest = ", mutant stale_checkpoint_accepted, retry_budget 1, deadline_ms 1500, join best_effort"
-	const contract = "; mutant stale_checkpoint_accepted; 1 retries, 1500 ms deadline, best_effort join."
+	const contract = ", mutant stale_checkpoint_accepted; 1 retries, 1500 ms deadline, best_effort join."
 	for _, c := range []struct {
 		args     []string
 		code     int
@@ -258,8 +258,8 @@ func TestReplayOverrideKeepsTheFilesConfig(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d: %s", c.args, code, c.code, stderr)
 		}
 		for _, want := range []string{
-			"config: " + c.config + rest + " (controls: ",
-			"Contract: copperfin-batch; controls " + c.controls + contract,
+			"config: " + c.config + rest + " (controls: " + strings.ReplaceAll(c.controls, ", ", ",") + ")\n",
+			"Contract: copperfin-batch; " + c.config + contract,
 			"f1 subject_swap at proposal#2: " + c.fault + "\n",
 			"Claim for refund-O-732",
 		} {

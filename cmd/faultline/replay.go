@@ -35,10 +35,11 @@ func loadSchedule(path string) (*model.Schedule, *corpus.Counterexample, error) 
 	if err != nil {
 		return nil, nil, badInput("%s: %w", path, err)
 	}
-	if _, err := copperfin.ParseMutant(s.Config.Mutant); err != nil {
-		return nil, nil, badInput("%s: schedule: config: %w", path, err)
+	def := copperfin.Definition()
+	if _, err := def.Factory(s.Config); err != nil {
+		return nil, nil, badInput("%s: schedule: %w", path, err)
 	}
-	if _, err := model.FixtureNamed(s.Config.Fixture); err != nil {
+	if _, err := def.Fixture(s.Config.Fixture); err != nil {
 		return nil, nil, badInput("%s: schedule: config: %w", path, err)
 	}
 	return s, ce, nil
@@ -109,7 +110,10 @@ internal error (the output could not be written).`,
 				s.Config = overrideControls(s.Config, cs, label)
 			}
 			if c.Flags().Changed("mutant") {
-				s.Config.Mutant = mutant
+				if _, err := copperfin.ParseMutant(mutant); err != nil {
+					return badInput("--mutant: %v", err)
+				}
+				s.Config = copperfin.WithMutant(s.Config, mutant)
 			}
 			res, err := assay.Replay(s)
 			if err != nil {
@@ -151,12 +155,14 @@ internal error (the output could not be written).`,
 // the profile label when the flags named a profile alone, else the
 // explicit control set cs. The fixture, mutant, retry budget, deadline and
 // join policy of the file stay as they are.
-func overrideControls(cfg model.Config, cs model.Controls, label string) model.Config {
+func overrideControls(cfg model.Config, cs copperfin.Controls, label string) model.Config {
+	st := copperfin.Settings{Mutant: copperfin.MutantOf(cfg)}
 	if label == "custom" {
-		cfg.Profile, cfg.Controls, cfg.HasControls = "", cs, true
+		st.Controls, st.HasControls = cs, true
 	} else {
-		cfg.Profile, cfg.Controls, cfg.HasControls = model.Profile(label), 0, false
+		st.Profile = copperfin.Profile(label)
 	}
+	cfg.System = st.JSON()
 	return cfg
 }
 
@@ -217,7 +223,11 @@ func yes(b bool) string {
 // writeResult prints a run for people.
 func writeResult(w io.Writer, res *model.Result) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "run %s  config: %s (controls: %s)\n\n", res.RunID, res.Schedule.Config, res.Controls)
+	cs, err := copperfin.ControlsOf(res.Schedule.Config)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(&b, "run %s  config: %s (controls: %s)\n\n", res.RunID, copperfin.Describe(res.Schedule.Config), cs)
 	fmt.Fprintln(&b, "Timeline:")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  seq\tt_ms\tworker\tevent\tord\tstate\toutcome\tfault\tattempt\tckpt\tretry_left\tdeadline_left_ms\tdetail")
@@ -274,6 +284,6 @@ func writeResult(w io.Writer, res *model.Result) error {
 	}
 	fmt.Fprintf(&b, "Claim verdict: %s\nRun verdict: %s\n", res.Verdict, res.RunVerdict)
 	fmt.Fprintf(&b, "\nSummary:\n%s\n", indent(res.Record().Summary))
-	_, err := io.WriteString(w, b.String())
+	_, err = io.WriteString(w, b.String())
 	return err
 }

@@ -14,11 +14,11 @@ import (
 // TestReplayAcceptsCounterexampleFiles: replay runs a counterexample's
 // schedule and says whether the run matches the recorded one.
 func TestReplayAcceptsCounterexampleFiles(t *testing.T) {
-	s, err := model.SingleFault("timeout_after_commit", model.ConfigOfProfile(model.ProfileBaseline))
+	s, err := model.SingleFault("timeout_after_commit", copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := model.NewHarness(model.Copperfin(), model.Options{}).Run(copperfin.Factory(0), s)
+	res, err := model.NewHarness(copperfin.Copperfin(), model.Options{}).Run(copperfin.Factory(0), s)
 	if err != nil {
 		t.Fatal(err)
 	}

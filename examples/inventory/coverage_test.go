@@ -92,7 +92,7 @@ func exploreInto(t *testing.T, v inventory.Variant, tr *coverage.Tracker) *prope
 	rep, err := properties.Explore(properties.Factory(inventory.Factory(inventory.Defended, v)),
 		properties.WithFixture(inventory.Fixture()),
 		properties.WithHarnessOptions(inventory.HarnessOptions()),
-		properties.WithConfig(model.ConfigOfControls(0)),
+		properties.WithConfig(model.Config{}),
 		properties.WithoutWorldEvents(),
 		properties.WithDomains(model.DomainTool, model.DomainState),
 		properties.WithCoverage(tr),

@@ -30,7 +30,7 @@ func explore(t *testing.T, v inventory.Variant) *properties.Report {
 	rep, err := properties.Explore(sys,
 		properties.WithFixture(inventory.Fixture()),
 		properties.WithHarnessOptions(inventory.HarnessOptions()),
-		properties.WithConfig(model.ConfigOfControls(0)),
+		properties.WithConfig(model.Config{}),
 		properties.WithoutWorldEvents(),
 		properties.WithDomains(model.DomainTool),
 		properties.WithName("inventory-"+string(v)))

@@ -1,7 +1,6 @@
 package inventory_test
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/faultline/faultline/examples/inventory"
+	"github.com/faultline/faultline/internal/schedulev1"
 	"github.com/faultline/faultline/model"
 )
 
@@ -67,8 +67,13 @@ func loadSchedule(t *testing.T, name string) *model.Schedule {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(model.Format(s), data) {
-		t.Fatalf("%s is not in canonical form:\n%s", name, model.Format(s))
+	// a version-1 file stays in version 1's canonical form, and its
+	// version-2 form decodes to the same schedule
+	if ok, want, err := schedulev1.Canonical(data, s); err != nil || !ok {
+		t.Fatalf("%s is not in canonical form (%v):\n%s", name, err, want)
+	}
+	if again, err := model.ParseSchedule(model.Format(s)); err != nil || !cmp.Equal(again, s) {
+		t.Fatalf("%s: the version-2 form decodes to another schedule (%v):\n%s", name, err, model.Format(s))
 	}
 	return s
 }
@@ -197,7 +202,7 @@ func TestControlCounterfactuals(t *testing.T) {
 	}
 	h, ledger := probed()
 	for _, c := range cases {
-		s := &model.Schedule{Version: model.ScheduleVersion, Seed: string(c.control), Config: model.ConfigOfControls(0),
+		s := &model.Schedule{Version: model.ScheduleVersion, Seed: string(c.control), Config: model.Config{},
 			Faults: []model.FaultEntry{{Event: c.event, Ordinal: c.ordinal, Kind: c.kind}}}
 		with := mustRun(t, h, inventory.Factory(c.with, inventory.Fixed), s)
 		if *ledger != c.withLedger {

@@ -9,7 +9,7 @@ import (
 // times it crosses it (a retry crosses an event again), in catalogue
 // order, then by ordinal.
 func candidates(h *model.Harness, factory model.Factory) ([]model.FaultEntry, error) {
-	clean := &model.Schedule{Version: model.ScheduleVersion, Config: model.ConfigOfControls(0), Faults: []model.FaultEntry{}}
+	clean := &model.Schedule{Version: model.ScheduleVersion, Config: model.Config{}, Faults: []model.FaultEntry{}}
 	res, err := h.Run(factory, clean)
 	if err != nil {
 		return nil, err
@@ -41,7 +41,7 @@ func search(h *model.Harness, factory model.Factory, maxFaults int) (failing []*
 		return nil, 0, err
 	}
 	try := func(faults ...model.FaultEntry) error {
-		s := &model.Schedule{Version: model.ScheduleVersion, Seed: "inventory-search", Config: model.ConfigOfControls(0), Faults: faults}
+		s := &model.Schedule{Version: model.ScheduleVersion, Seed: "inventory-search", Config: model.Config{}, Faults: faults}
 		res, err := h.Run(factory, s)
 		if err != nil {
 			return err

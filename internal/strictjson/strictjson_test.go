@@ -51,7 +51,7 @@ func TestDecodeAcceptsAnExactDocument(t *testing.T) {
 		t.Errorf("any %v", d.Any)
 	}
 	if *d.Version != 1 || d.Items[0] != (inner{"a", 2}) || d.Ptr.Name != "p" || len(d.ByName) != 2 ||
-		string(d.Raw) != `{"free": [1, {"Free": 2}]}` || d.Shadowed != "outer" || d.Promoted != "up" || d.Plain != 7 || d.Arr[1]["a"] != 2 {
+		string(d.Raw) != `{"free": [1, {"Free": 2}]}` || d.Shadowed != "outer" || d.Promoted != "up" || d.Plain != 7 || d.Arr[1]["a"] != 2 || d.own != 0 {
 		t.Fatalf("decoded %+v", d)
 	}
 }

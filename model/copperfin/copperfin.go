@@ -16,7 +16,19 @@
 // Entry points:
 //
 //   - [New] and [Factory] build the system for a control set;
-//   - [NewFactory] builds it with a seeded defect, one of [Mutants].
+//   - [NewFactory] builds it with a seeded defect, one of [Mutants];
+//   - [Definition] describes it for the paths that need more than a
+//     factory (replay, fuzzing, the command line, the run record), and
+//     [Configured] builds it from a schedule's config;
+//   - [Settings], [ParseSettings], [ConfigOfProfile], [ConfigOfControls]
+//     and [WithMutant]: its own part of a schedule's config (a profile or
+//     a control set, and a seeded defect);
+//   - [Control], [Controls], [ParseControls], [Profile] and
+//     [ProfileControls]: its seven controls, deny_on_warning and the
+//     profiles baseline, typed and fail_closed;
+//   - [Copperfin], [CopperfinBatch] and [FixtureNamed]: its fixtures;
+//   - [Defences]: which controls and seeded defect defend against each
+//     fault kind (the paper's nominations).
 //
 // What each control does here:
 //
@@ -99,7 +111,7 @@ const memApproval = "approval"
 // System is the Copperfin refund workflow under a control set, optionally
 // with a seeded defect.
 type System struct {
-	cs     model.Controls
+	cs     Controls
 	mutant Mutant
 	// cache is the process-wide policy cache the policy_cached mutant
 	// shares between the instances of one factory.
@@ -107,17 +119,17 @@ type System struct {
 }
 
 // New returns the reference system with controls cs.
-func New(cs model.Controls) *System { return &System{cs: cs} }
+func New(cs Controls) *System { return &System{cs: cs} }
 
 // Factory returns a factory of fresh reference systems with controls cs.
-func Factory(cs model.Controls) model.Factory {
+func Factory(cs Controls) model.Factory {
 	return func() model.System { return &System{cs: cs} }
 }
 
 // NewFactory returns a factory of fresh reference systems with controls cs
 // and the seeded defect named mutant ("" for none). It returns an error
 // naming an unknown mutant and the valid names.
-func NewFactory(cs model.Controls, mutant string) (model.Factory, error) {
+func NewFactory(cs Controls, mutant string) (model.Factory, error) {
 	m, err := ParseMutant(mutant)
 	if err != nil {
 		return nil, err
@@ -129,7 +141,7 @@ func NewFactory(cs model.Controls, mutant string) (model.Factory, error) {
 	return func() model.System { return &System{cs: cs, mutant: m, cache: cache} }, nil
 }
 
-func (s *System) on(c model.Control) bool { return s.cs.Has(c) }
+func (s *System) on(c Control) bool { return s.cs.Has(c) }
 
 // flow carries one worker's in-memory state; nothing of it survives a
 // restart except through the checkpoint store.
@@ -161,7 +173,7 @@ type flow struct {
 // requires a denial.
 func (f *flow) warn(code, detail string) bool {
 	f.env.Signals.Warn(code, detail)
-	return f.s.on(model.DenyOnWarning)
+	return f.s.on(DenyOnWarning)
 }
 
 func (f *flow) deny(reason string) (model.Claim, error) {
@@ -409,19 +421,19 @@ func (f *flow) fanOut() (c model.Claim, done bool, err error) {
 // or "" to proceed.
 func (f *flow) preEffect() (string, error) {
 	env, ctx, t, a := f.env, f.ctx, f.task, f.a
-	if f.s.on(model.BindIdentity) {
+	if f.s.on(BindIdentity) {
 		if a.Actor != t.Actor || a.Subject != t.Subject || a.Tenant != t.Tenant || a.Purpose != t.Purpose || a.Subject != f.grant.Subject {
 			f.warn("subject_mismatch", "proposal subject "+a.Subject+" is not the bound "+t.Subject)
 			return "proposal does not match the bound identity", nil
 		}
 	}
-	if f.s.on(model.PreEffectAuthority) && f.s.mutant.is(ExpiryAtApproval) {
+	if f.s.on(PreEffectAuthority) && f.s.mutant.is(ExpiryAtApproval) {
 		// the defect: the approval's own check stands for the effect-time one
 		if a.CapabilityID == "" || a.CapabilityExpiry <= 0 {
 			f.warn("capability_not_live", "no approval")
 			return "capability is not live at effect time", nil
 		}
-	} else if f.s.on(model.PreEffectAuthority) {
+	} else if f.s.on(PreEffectAuthority) {
 		c, err := env.Authority.Check(ctx, a.CapabilityID)
 		if err != nil && !errors.Is(err, model.ErrNotFound) {
 			return "", err
@@ -431,7 +443,7 @@ func (f *flow) preEffect() (string, error) {
 			return "capability is not live at effect time", nil
 		}
 	}
-	if f.s.on(model.RefreshContext) {
+	if f.s.on(RefreshContext) {
 		p, err := f.readPolicy(a.Tenant)
 		if err != nil {
 			return "", err
@@ -445,7 +457,7 @@ func (f *flow) preEffect() (string, error) {
 			return "context changed: refresh context and request new authority", nil
 		}
 	}
-	if f.s.on(model.StatePrecondition) {
+	if f.s.on(StatePrecondition) {
 		v, err := env.State.ReadVersion(ctx, a.Subject)
 		if err != nil {
 			return "", err
@@ -494,16 +506,16 @@ func (f *flow) guard() model.Guard {
 	if f.unguarded {
 		return 0
 	}
-	if f.s.on(model.BindIdentity) {
+	if f.s.on(BindIdentity) {
 		g |= model.GuardBinding
 	}
-	if f.s.on(model.PreEffectAuthority) && !f.s.mutant.is(ExpiryAtApproval) {
+	if f.s.on(PreEffectAuthority) && !f.s.mutant.is(ExpiryAtApproval) {
 		g |= model.GuardCapability
 	}
-	if f.s.on(model.StatePrecondition) {
+	if f.s.on(StatePrecondition) {
 		g |= model.GuardState
 	}
-	if f.s.on(model.RefreshContext) && !f.s.mutant.is(PolicyCached) {
+	if f.s.on(RefreshContext) && !f.s.mutant.is(PolicyCached) {
 		g |= model.GuardContext
 	}
 	return g
@@ -519,7 +531,7 @@ func (f *flow) validReceipt(r *model.Receipt, key string) bool {
 // returns the key of the effect, or a terminal claim with done set.
 func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done bool, err error) {
 	env, ctx := f.env, f.ctx
-	if resumed && f.s.on(model.EffectReadback) {
+	if resumed && f.s.on(EffectReadback) {
 		entries, err := f.readback()
 		if err != nil {
 			return "", c, true, err
@@ -572,7 +584,7 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 		}
 		key = f.a.IdempotencyKey
 		switch {
-		case !f.s.on(model.Idempotency):
+		case !f.s.on(Idempotency):
 			key = env.NewRequestID()
 		case f.s.mutant.is(KeyPerAttempt):
 			key = f.a.IdempotencyKey + ":" + strconv.Itoa(f.attempt) // the defect: a new key on each retry
@@ -631,7 +643,7 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 				c, err = f.deny("warning: refund outcome unknown")
 				return "", c, true, err
 			}
-			if f.s.on(model.EffectReadback) {
+			if f.s.on(EffectReadback) {
 				entries, err := f.readback()
 				if err != nil {
 					return "", c, true, err
@@ -646,13 +658,13 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 			continue
 		}
 		// committed
-		if res.Replayed && f.s.on(model.Idempotency) {
+		if res.Replayed && f.s.on(Idempotency) {
 			// whose effect did the provider replay? the receipt says, or
 			// the ledger when the receipt is missing
 			owner := ""
 			if res.Receipt != nil {
 				owner = res.Receipt.Trace
-			} else if f.s.on(model.EffectReadback) {
+			} else if f.s.on(EffectReadback) {
 				entries, err := f.readback()
 				if err != nil {
 					return "", c, true, err
@@ -672,7 +684,7 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 			return "", c, true, err
 		}
 		if res.Receipt == nil {
-			if f.s.on(model.EffectReadback) && f.warn("receipt_missing", "committed without a receipt") {
+			if f.s.on(EffectReadback) && f.warn("receipt_missing", "committed without a receipt") {
 				c, err = f.deny("warning: receipt missing")
 				return "", c, true, err
 			}
@@ -683,7 +695,7 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 		if err != nil {
 			return "", c, true, err
 		}
-		if ack.Outcome != model.OutcomeCommitted && f.s.on(model.EffectReadback) && f.warn("receipt_unrecorded", "evidence write not acknowledged") {
+		if ack.Outcome != model.OutcomeCommitted && f.s.on(EffectReadback) && f.warn("receipt_unrecorded", "evidence write not acknowledged") {
 			c, err = f.deny("warning: receipt not recorded")
 			return "", c, true, err
 		}
@@ -705,7 +717,7 @@ func (f *flow) alreadyRefunded(c *model.Claim) error {
 // evidence gate, and claims.
 func (f *flow) verify(key string) (model.Claim, error) {
 	env, ctx, a := f.env, f.ctx, f.a
-	if f.s.on(model.EffectReadback) {
+	if f.s.on(EffectReadback) {
 		entries, err := f.readback()
 		if err != nil {
 			return model.Claim{}, err
@@ -729,7 +741,7 @@ func (f *flow) verify(key string) (model.Claim, error) {
 			return model.Claim{}, err
 		}
 	}
-	if f.s.on(model.EvidenceGate) {
+	if f.s.on(EvidenceGate) {
 		recs, err := env.Evidence.Lookup(ctx, f.trace)
 		if err != nil {
 			return model.Claim{}, err

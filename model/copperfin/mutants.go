@@ -75,10 +75,10 @@ type MutantInfo struct {
 	Name Mutant `json:"name"`
 	Doc  string `json:"doc"`
 	// MaskedBy are the controls of the typed profile that contain the
-	// defect whatever the schedule (a declared prediction, like
-	// FaultSpec.Nominated): exploration shows the mutant with them
-	// removed.
-	MaskedBy []model.Control `json:"masked_by,omitempty"`
+	// defect whatever the schedule (a declared prediction, like the
+	// nominated controls of Defences): exploration shows the mutant with
+	// them removed.
+	MaskedBy []Control `json:"masked_by,omitempty"`
 }
 
 var mutants = []MutantInfo{
@@ -90,7 +90,7 @@ var mutants = []MutantInfo{
 	{DeadlineFromRestart, "the deadline is measured from the last restart", nil},
 	{CheckpointBeforeEffect, "the effected checkpoint is written before the effect is recorded", nil},
 	{StaleCheckpointAccepted, "a stale, future-version, corrupt or missing checkpoint is accepted on resume", nil},
-	{FabricatedApproval, "an approval absent from memory is fabricated instead of rebuilt or held", []model.Control{model.BindIdentity, model.PreEffectAuthority}},
+	{FabricatedApproval, "an approval absent from memory is fabricated instead of rebuilt or held", []Control{BindIdentity, PreEffectAuthority}},
 	{FailedBranchDropped, "a failed branch is dropped at the join", nil},
 	{KeyPerAttempt, "a new idempotency key on each retry", nil},
 	{ReadbackFromCache, "readback from the local record of sent requests instead of the provider ledger", nil},

@@ -107,6 +107,10 @@ var farmNames = map[string]string{
 // errNoLongerFails is returned when the input does not fail (exit 1).
 var errNoLongerFails = errors.New("the input does not fail under this setting")
 
+// referenceName is the name counterexample files give the reference
+// system (corpus.FoundBy.System).
+const referenceName = "reference"
+
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -180,7 +184,9 @@ func convert(args []string, stderr io.Writer) (string, error) {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	var opts []fuzz.Option
+	opts := []fuzz.Option{fuzz.WithDefinition(copperfin.Definition()),
+		fuzz.WithSystem(fuzz.System{Name: referenceName, New: copperfin.Configured})}
+	st := copperfin.Settings{Profile: copperfin.ProfileTyped}
 	// env is the same setting as FAULTLINE_* variables, for the rapid
 	// target's test binary
 	env := []string{"FAULTLINE_SCOPE=" + *scope}
@@ -188,15 +194,18 @@ func convert(args []string, stderr io.Writer) (string, error) {
 		return "", errors.New("give -profile or -controls, not both")
 	}
 	if set["profile"] {
-		opts = append(opts, fuzz.WithProfile(model.Profile(*profile)))
+		st.Profile = copperfin.Profile(*profile)
+		if _, err := copperfin.ProfileControls(st.Profile); err != nil {
+			return "", fmt.Errorf("-profile: %w", err)
+		}
 		env = append(env, "FAULTLINE_PROFILE="+*profile)
 	}
 	if set["controls"] {
-		cs, err := fuzz.ParseControlList(*controls)
+		cs, err := copperfin.ParseControlList(*controls)
 		if err != nil {
 			return "", fmt.Errorf("-controls: %w", err)
 		}
-		opts = append(opts, fuzz.WithControls(cs))
+		st.Controls, st.HasControls = cs, true
 		env = append(env, "FAULTLINE_CONTROLS="+*controls)
 	}
 	sc, err := fuzz.ParseScope(*scope)
@@ -212,16 +221,17 @@ func convert(args []string, stderr io.Writer) (string, error) {
 		if _, err := copperfin.ParseMutant(*mutant); err != nil || *mutant == "" {
 			return "", fmt.Errorf("-mutant: %w", cmp.Or(err, errors.New("empty")))
 		}
-		opts = append(opts, fuzz.WithMutant(*mutant))
+		st.Mutant = *mutant
 		env = append(env, "FAULTLINE_MUTANT="+*mutant)
 	}
 	if set["fixture"] {
-		if _, err := model.FixtureNamed(*fixture); err != nil || *fixture == "" {
+		if _, err := copperfin.FixtureNamed(*fixture); err != nil || *fixture == "" {
 			return "", fmt.Errorf("-fixture: %w", cmp.Or(err, errors.New("empty")))
 		}
 		opts = append(opts, fuzz.WithFixture(*fixture))
 		env = append(env, "FAULTLINE_FIXTURE="+*fixture)
 	}
+	opts = append(opts, fuzz.WithConfig(st.Config()))
 	d, err := fuzz.NewDecoder(opts...)
 	if err != nil {
 		return "", err
@@ -325,7 +335,7 @@ func violation(d *fuzz.Decoder, s *model.Schedule, found corpus.FoundBy) (*corpu
 		// found with and without the fixture named is one file
 		small.Config.Fixture = ""
 	}
-	cfg := small.Config.String()
+	cfg := copperfin.Describe(small.Config)
 	small.Seed = fmt.Sprintf("%s under %s: %s", found.Target, cfg, strings.Join(broken, ", "))
 	res, err = d.Run(small)
 	if err != nil {
@@ -337,17 +347,21 @@ func violation(d *fuzz.Decoder, s *model.Schedule, found corpus.FoundBy) (*corpu
 	}
 	note := fmt.Sprintf("found by %s against %s on fixture %s (system %s, %s), minimised from %d faults to %d; violates %s",
 		found.Target, cfg, d.Fixture().Name, found.System, where, len(s.Faults), len(small.Faults), strings.Join(broken, ", "))
-	prefix := string(small.Config.Profile)
-	if small.Config.HasControls {
+	st, err := copperfin.SettingsOf(small.Config)
+	if err != nil {
+		return nil, "", err
+	}
+	prefix := string(st.Profile)
+	if st.HasControls {
 		prefix = "controls"
 	}
-	if small.Config.Mutant != "" {
-		prefix = small.Config.Mutant + "-" + prefix
+	if st.Mutant != "" {
+		prefix = st.Mutant + "-" + prefix
 	}
 	if small.Config.Fixture != "" && small.Config.Fixture != "copperfin" {
 		prefix += "-" + small.Config.Fixture
 	}
-	if found.System != fuzz.ReferenceSystem().Name {
+	if found.System != referenceName {
 		prefix = found.System + "-" + prefix
 	}
 	label := prefix + "-" + strings.Join(kinds, "+")
@@ -575,7 +589,7 @@ func regexpQuote(s string) string {
 // copperfin.Mutants order: the mutant, and the typed profile less the
 // controls that mask it when some do.
 func mutantSettings() []string {
-	typed, _ := model.ProfileControls(model.ProfileTyped)
+	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
 	var out []string
 	for _, m := range copperfin.Mutants() {
 		line := "FAULTLINE_MUTANT=" + string(m.Name)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/fuzz"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 func tool(t *testing.T, args ...string) (int, string, string) {
@@ -34,7 +36,7 @@ func native(t *testing.T, data []byte) string {
 // violation counterexample that replays to its recorded run; converting it
 // again reports the file as known; under typed the input does not fail.
 func TestConvertComposition(t *testing.T) {
-	d, err := fuzz.NewDecoder(fuzz.WithScope(fuzz.ScopeOrdinals))
+	d, err := refDecoder("", fuzz.WithScope(fuzz.ScopeOrdinals))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,8 +53,8 @@ func TestConvertComposition(t *testing.T) {
 	in := native(t, data)
 	out := filepath.Join(t.TempDir(), "ce")
 	code, stdout, stderr := tool(t, "convert", "-target", "FuzzComposition", "-input", in, "-profile", "baseline", "-controls", "idempotency", "-out", out, "-scope", "ordinals")
-	if code != 2 || !strings.Contains(stderr, "give -profile or -controls, not both") {
-		t.Fatalf("both: exit %d %s", code, stderr)
+	if code != 2 || stdout != "" || !strings.Contains(stderr, "give -profile or -controls, not both") {
+		t.Fatalf("both: exit %d stdout %q stderr %s", code, stdout, stderr)
 	}
 	code, stdout, stderr = tool(t, "convert", "-target", "FuzzComposition", "-input", in, "-controls", "", "-out", out, "-scope", "ordinals")
 	if code != 0 || !strings.HasPrefix(stdout, "new "+filepath.ToSlash(out)+"/controls-") {
@@ -71,7 +73,7 @@ func TestConvertComposition(t *testing.T) {
 		ce.FoundBy.Scope != "ordinals" || !strings.Contains(ce.FoundBy.Input, strconv.Quote(string(data))) {
 		t.Errorf("counterexample header %+v", ce)
 	}
-	if len(ce.Schedule.Faults) != 1 || ce.Schedule.Faults[0].Kind != "timeout_after_commit" || !ce.Schedule.Config.HasControls {
+	if len(ce.Schedule.Faults) != 1 || ce.Schedule.Faults[0].Kind != "timeout_after_commit" || !settingsOf(t, ce.Schedule.Config).HasControls {
 		t.Errorf("not shrunk to the timeout: %+v", ce.Schedule)
 	}
 	if len(ce.Expect.Violated) == 0 || ce.Expect.Violated[0].Invariant != model.InvEffectAtMostOnce || ce.Expect.RunVerdict != model.Unrecoverable {
@@ -109,7 +111,7 @@ func TestConvertComposition(t *testing.T) {
 // and the input in Go's native form; the same input as a native file is
 // then known; without -format raw the file is refused with the hint.
 func TestConvertRawCrashFile(t *testing.T) {
-	d, err := fuzz.NewDecoder(fuzz.WithScope(fuzz.ScopeOrdinals), fuzz.WithControls(0))
+	d, err := refDecoderOf(copperfin.ConfigOfControls(0), fuzz.WithScope(fuzz.ScopeOrdinals))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +156,7 @@ func TestConvertRawCrashFile(t *testing.T) {
 		ce.FoundBy.Scope != "ordinals" || ce.FoundBy.Input != string(nativeText) || !strings.Contains(ce.Note, "raw libFuzzer crash file") {
 		t.Errorf("counterexample header %+v note %q", ce.FoundBy, ce.Note)
 	}
-	if len(ce.Schedule.Faults) != 1 || ce.Schedule.Faults[0].Kind != "timeout_after_commit" || !ce.Schedule.Config.HasControls ||
+	if len(ce.Schedule.Faults) != 1 || ce.Schedule.Faults[0].Kind != "timeout_after_commit" || !settingsOf(t, ce.Schedule.Config).HasControls ||
 		len(ce.Expect.Violated) != 1 || ce.Expect.Violated[0].Invariant != model.InvEffectAtMostOnce || ce.Expect.RunVerdict != model.Unrecoverable {
 		t.Errorf("not shrunk to the timeout: %+v %+v", ce.Schedule, ce.Expect)
 	}
@@ -185,7 +187,7 @@ func TestConvertRawCrashFile(t *testing.T) {
 // schedule names the mutant (and the fixture), shrunk, replaying to its
 // recorded run; the file name starts with the mutant.
 func TestConvertMutantAndRapid(t *testing.T) {
-	d, err := fuzz.NewDecoder(fuzz.WithMutant("key_per_attempt"), fuzz.WithFixture("copperfin-batch"))
+	d, err := refDecoder("key_per_attempt", fuzz.WithFixture("copperfin-batch"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,8 +212,12 @@ func TestConvertMutantAndRapid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := model.Config{Profile: model.ProfileTyped, Mutant: "key_per_attempt", Fixture: "copperfin-batch"}
-	if ce.Schedule.Config != want || len(ce.Schedule.Faults) != 1 || ce.Expect.Violated[0].Invariant != model.InvEffectAtMostOnce {
+	want := func() model.Config {
+		c := copperfin.Settings{Profile: copperfin.ProfileTyped, Mutant: "key_per_attempt"}.Config()
+		c.Fixture = "copperfin-batch"
+		return c
+	}()
+	if !reflect.DeepEqual(ce.Schedule.Config, want) || len(ce.Schedule.Faults) != 1 || ce.Expect.Violated[0].Invariant != model.InvEffectAtMostOnce {
 		t.Fatalf("counterexample %+v %+v", ce.Schedule, ce.Expect)
 	}
 	res, err := d.Run(ce.Schedule)
@@ -241,7 +247,7 @@ func TestConvertMutantAndRapid(t *testing.T) {
 	if ce, err = corpus.ParseCounterexample(raw); err != nil {
 		t.Fatal(err)
 	}
-	if ce.FoundBy.Target != "FuzzRapid" || ce.FoundBy.Scope != "" || len(ce.Schedule.Faults) != 1 || ce.Schedule.Config.Mutant != "expiry_at_approval" ||
+	if ce.FoundBy.Target != "FuzzRapid" || ce.FoundBy.Scope != "" || len(ce.Schedule.Faults) != 1 || copperfin.MutantOf(ce.Schedule.Config) != "expiry_at_approval" ||
 		ce.Expect.Violated[0].Invariant != model.InvCurrentEntitlement || ce.Expect.Violated[0].Event != model.EvToolCommit {
 		t.Fatalf("rapid counterexample %+v %+v %+v", ce.FoundBy, ce.Schedule, ce.Expect)
 	}
@@ -329,4 +335,25 @@ func TestShellScriptsParse(t *testing.T) {
 			t.Errorf("%s is not executable (%v)", s, err)
 		}
 	}
+}
+
+// refDecoder is the decoder fuzztool builds for the reference system
+// under the typed profile and mutant.
+func refDecoder(mutant string, opts ...fuzz.Option) (*fuzz.Decoder, error) {
+	return refDecoderOf(copperfin.Settings{Profile: copperfin.ProfileTyped, Mutant: mutant}.Config(), opts...)
+}
+
+// refDecoderOf is the decoder of the reference system under cfg.
+func refDecoderOf(cfg model.Config, opts ...fuzz.Option) (*fuzz.Decoder, error) {
+	return fuzz.NewDecoder(append([]fuzz.Option{fuzz.WithDefinition(copperfin.Definition()),
+		fuzz.WithSystem(fuzz.System{Name: referenceName, New: copperfin.Configured}), fuzz.WithConfig(cfg)}, opts...)...)
+}
+
+func settingsOf(t *testing.T, cfg model.Config) copperfin.Settings {
+	t.Helper()
+	s, err := copperfin.SettingsOf(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 	"github.com/faultline/faultline/properties"
 )
 
@@ -66,7 +67,7 @@ func curve(seed uint64, runs int, guided bool) ([]int, error) {
 	var c []int
 	sys := func(cfg model.Config) (model.Factory, error) {
 		c = append(c, visited())
-		return properties.Reference(cfg)
+		return copperfin.Configured(cfg)
 	}
 	opts := []properties.Option{properties.WithCoverage(tr)}
 	if guided {

@@ -47,7 +47,7 @@ type row struct {
 }
 
 func run(seeds, checks int, fixture string) error {
-	fx, err := model.FixtureNamed(fixture)
+	fx, err := copperfin.FixtureNamed(fixture)
 	if err != nil {
 		return err
 	}
@@ -59,19 +59,19 @@ func run(seeds, checks int, fixture string) error {
 	fmt.Printf("| mutant | what it gets wrong | explored under | killed | killing invariant | median checks to failure | faults in the minimal counterexample |\n")
 	fmt.Printf("| --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, mi := range copperfin.Mutants() {
-		cs, _ := model.ProfileControls(model.ProfileTyped)
+		cs, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
 		under := "typed"
-		cfg := model.ConfigOfProfile(model.ProfileTyped)
+		cfg := copperfin.ConfigOfProfile(copperfin.ProfileTyped)
 		if len(mi.MaskedBy) > 0 {
 			var names []string
 			for _, c := range mi.MaskedBy {
 				cs = cs.Without(c)
 				names = append(names, string(c))
 			}
-			cfg = model.ConfigOfControls(cs)
+			cfg = copperfin.ConfigOfControls(cs)
 			under = "typed without " + strings.Join(names, ", ")
 		}
-		cfg.Mutant = string(mi.Name)
+		cfg = copperfin.WithMutant(cfg, string(mi.Name))
 		opts := []properties.Option{properties.WithConfig(cfg), properties.WithFixture(fx)}
 		if len(mi.MaskedBy) > 0 {
 			// with controls removed the system has counterexamples of its
@@ -79,7 +79,7 @@ func run(seeds, checks int, fixture string) error {
 			// defect that lets them through
 			var kinds []string
 			for _, sp := range append(model.Catalogue(), model.WorldEvents()...) {
-				if sp.Mutant == string(mi.Name) {
+				if _, m := copperfin.Defences(sp.Kind); m == string(mi.Name) {
 					kinds = append(kinds, sp.Kind)
 				}
 			}
@@ -91,7 +91,7 @@ func run(seeds, checks int, fixture string) error {
 			if err := flag.Set("rapid.seed", strconv.Itoa(s)); err != nil {
 				return err
 			}
-			rep, err := properties.Explore(properties.Reference, opts...)
+			rep, err := properties.Explore(copperfin.Configured, opts...)
 			if err != nil {
 				return fmt.Errorf("%s seed %d: %w", mi.Name, s, err)
 			}
@@ -118,8 +118,8 @@ func run(seeds, checks int, fixture string) error {
 // the system without the mutant too.
 func reproducesWithout(cx *properties.Counterexample, fx model.Fixture) bool {
 	s := *cx.Schedule
-	s.Config.Mutant = ""
-	f, err := properties.Reference(s.Config)
+	s.Config = copperfin.WithMutant(s.Config, "")
+	f, err := copperfin.Configured(s.Config)
 	if err != nil {
 		return true
 	}

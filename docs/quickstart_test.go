@@ -1,0 +1,99 @@
+//go:build !race
+
+package docs
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// quickStart returns the Go code of the README's quick start: its first
+// ```go block.
+func quickStart(t *testing.T) string {
+	t.Helper()
+	readme := read(t, "../README.md")
+	_, rest, ok := strings.Cut(readme, "\n```go\n")
+	if !ok {
+		t.Fatal("README.md has no ```go block")
+	}
+	code, _, ok := strings.Cut(rest, "\n```\n")
+	if !ok {
+		t.Fatal("README.md's ```go block is not closed")
+	}
+	return code + "\n"
+}
+
+// runQuickStart runs the tests of code as a user's own module would: a
+// fresh module in a temporary directory that requires this one through a
+// replace directive (so fail files and caches stay out of the tree), and
+// returns the go command's output and whether it passed.
+func runQuickStart(t *testing.T, code string) (string, bool) {
+	t.Helper()
+	pkg, rest, ok := strings.Cut(code, "\n")
+	if !ok || !strings.HasPrefix(pkg, "package ") {
+		t.Fatalf("the quick start does not start with a package clause: %q", pkg)
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	gomod := "module example.com/quickstart\n\ngo 1.26.0\n\nrequire github.com/faultline/faultline v0.0.0\n\nreplace github.com/faultline/faultline => " + root + "\n"
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{
+		"go.mod":             []byte(gomod),
+		"go.sum":             sum,
+		"quickstart_test.go": []byte(pkg + "\n" + rest),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("go", "test", "-count=1", "-run", "^(TestLostReply|TestExplore)$", ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "RAPID_CHECKS=100", "RAPID_NOFAILFILE=1", "GOFLAGS=-mod=mod")
+	out, err := cmd.CombinedOutput()
+	if _, isExit := err.(*exec.ExitError); err != nil && !isExit {
+		t.Fatalf("go test: %v\n%s", err, out)
+	}
+	return string(out), err == nil
+}
+
+// TestQuickStart runs the README's quick start as written: both of its tests
+// find the bug it describes; with the stable request key it names, both pass.
+func TestQuickStart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the quick start with the go command")
+	}
+	code := quickStart(t)
+	out, passed := runQuickStart(t, code)
+	if passed {
+		t.Fatalf("the quick start's tests passed; the README says they find the bug:\n%s", out)
+	}
+	for _, want := range []string{
+		"--- FAIL: TestLostReply",
+		"closed_once broke at seq 3 (tool.commit, fault f1): 2 close effects",
+		"--- FAIL: TestExplore",
+		"properties: counterexample after",
+		"closed_once violated",
+		"minimal schedule (1 faults)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the quick start's output lacks %q:\n%s", want, out)
+		}
+	}
+	readme := read(t, "../README.md")
+	const bug, fix = "RequestKey: env.NewRequestID()", `RequestKey: t.ID + "-close"`
+	if !strings.Contains(code, bug) || !strings.Contains(readme, "(`"+fix+"`)") {
+		t.Fatalf("the quick start no longer has the bug %q and the fix %q the test applies", bug, fix)
+	}
+	if out, passed := runQuickStart(t, strings.Replace(code, bug, fix, 1)); !passed {
+		t.Errorf("the quick start with the fix the README names still fails:\n%s", out)
+	}
+}

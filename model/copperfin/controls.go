@@ -1,0 +1,186 @@
+package copperfin
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Control is one configurable defence of the reference system. The seven
+// controls are the paper's ("Runnable Python artefact"); the eighth,
+// DenyOnWarning, is the fail-closed policy of worked example 5.
+type Control string
+
+// Controls.
+const (
+	BindIdentity       Control = "bind_identity"
+	PreEffectAuthority Control = "pre_effect_authority"
+	RefreshContext     Control = "refresh_context"
+	StatePrecondition  Control = "state_precondition"
+	Idempotency        Control = "idempotency"
+	EffectReadback     Control = "effect_readback"
+	EvidenceGate       Control = "evidence_gate"
+	DenyOnWarning      Control = "deny_on_warning"
+)
+
+// PaperControls are the seven controls of the paper's artefact, in its order.
+var PaperControls = []Control{BindIdentity, PreEffectAuthority, RefreshContext, StatePrecondition, Idempotency, EffectReadback, EvidenceGate}
+
+// AllControls are every control name the reference system accepts.
+var AllControls = append(append([]Control(nil), PaperControls...), DenyOnWarning)
+
+// Controls is a set of enabled controls as a bit set; the zero value is the
+// baseline (no control).
+type Controls uint16
+
+func controlBit(c Control) (Controls, bool) {
+	switch c { // in AllControls order; init checks it
+	case BindIdentity:
+		return 1 << 0, true
+	case PreEffectAuthority:
+		return 1 << 1, true
+	case RefreshContext:
+		return 1 << 2, true
+	case StatePrecondition:
+		return 1 << 3, true
+	case Idempotency:
+		return 1 << 4, true
+	case EffectReadback:
+		return 1 << 5, true
+	case EvidenceGate:
+		return 1 << 6, true
+	case DenyOnWarning:
+		return 1 << 7, true
+	}
+	return 0, false
+}
+
+func init() {
+	for i, c := range AllControls {
+		if b, ok := controlBit(c); !ok || b != 1<<uint(i) {
+			panic("copperfin: controlBit out of step with AllControls at " + string(c))
+		}
+	}
+}
+
+// Has reports whether c is enabled.
+func (cs Controls) Has(c Control) bool {
+	b, ok := controlBit(c)
+	return ok && cs&b != 0
+}
+
+// With returns cs with c enabled. It panics on an unknown control, which is
+// programmer misuse; user input goes through ParseControls.
+func (cs Controls) With(c Control) Controls {
+	b, ok := controlBit(c)
+	if !ok {
+		panic(fmt.Sprintf("copperfin: unknown control %q", c))
+	}
+	return cs | b
+}
+
+// Without returns cs with c disabled (it panics on an unknown control).
+func (cs Controls) Without(c Control) Controls {
+	b, ok := controlBit(c)
+	if !ok {
+		panic(fmt.Sprintf("copperfin: unknown control %q", c))
+	}
+	return cs &^ b
+}
+
+// List returns the enabled controls in AllControls order.
+func (cs Controls) List() []Control {
+	out := []Control{}
+	for _, c := range AllControls {
+		if cs.Has(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// String returns the enabled controls joined by commas, or "none".
+func (cs Controls) String() string {
+	l := cs.List()
+	if len(l) == 0 {
+		return "none"
+	}
+	s := make([]string, len(l))
+	for i, c := range l {
+		s[i] = string(c)
+	}
+	return strings.Join(s, ",")
+}
+
+// ParseControls parses control names (a list; empty means no control). It
+// returns an error naming the first unknown or repeated control.
+func ParseControls(names []string) (Controls, error) {
+	var cs Controls
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		b, ok := controlBit(Control(n))
+		if !ok {
+			return 0, fmt.Errorf("unknown control %q (valid: %s)", n, joinControls(AllControls))
+		}
+		if cs&b != 0 {
+			return 0, fmt.Errorf("control %q listed twice", n)
+		}
+		cs |= b
+	}
+	return cs, nil
+}
+
+func joinControls(cs []Control) string {
+	s := make([]string, len(cs))
+	for i, c := range cs {
+		s[i] = string(c)
+	}
+	return strings.Join(s, ", ")
+}
+
+// Profile names a set of controls.
+type Profile string
+
+// The reference system's profiles. Baseline has no control, typed has the
+// paper's seven, fail_closed has the seven plus DenyOnWarning (the paper,
+// worked example 5: "deny every action after any warning").
+const (
+	ProfileBaseline   Profile = "baseline"
+	ProfileTyped      Profile = "typed"
+	ProfileFailClosed Profile = "fail_closed"
+)
+
+// Profiles lists the named profiles.
+var Profiles = []Profile{ProfileBaseline, ProfileTyped, ProfileFailClosed}
+
+// ProfileControls returns the control set of a named profile, or an error
+// naming p and the valid profiles.
+func ProfileControls(p Profile) (Controls, error) {
+	switch p {
+	case ProfileBaseline:
+		return 0, nil
+	case ProfileTyped:
+		var cs Controls
+		for _, c := range PaperControls {
+			cs = cs.With(c)
+		}
+		return cs, nil
+	case ProfileFailClosed:
+		cs, _ := ProfileControls(ProfileTyped)
+		return cs.With(DenyOnWarning), nil
+	}
+	return 0, fmt.Errorf("unknown profile %q (valid: baseline, typed, fail_closed)", p)
+}
+
+// ParseControlList parses a comma-separated control list, as flags and
+// environment variables give it. Blank items are skipped, so "" is the
+// empty set (no control). It returns an error naming an unknown or
+// repeated control.
+func ParseControlList(csv string) (Controls, error) {
+	var names []string
+	for _, n := range strings.Split(csv, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			names = append(names, n)
+		}
+	}
+	return ParseControls(names)
+}

@@ -1,0 +1,88 @@
+package copperfin
+
+import "github.com/faultline/faultline/model"
+
+// defence is one row of the reference system's defence table.
+type defence struct {
+	nominated []Control
+	mutant    string
+}
+
+// defences is the reference system's defence table: for every catalogue
+// kind and world event, the controls the paper nominates to interrupt the
+// transfer and the seeded defect that lacks the behaviour defending
+// against it. Both are declared predictions; tests and counterfactual
+// pairs check them against the oracle.
+var defences = map[string]defence{
+	"subject_swap":              {[]Control{BindIdentity}, ""},
+	"revoked_capability":        {[]Control{PreEffectAuthority}, ""},
+	"stale_policy":              {[]Control{RefreshContext}, ""},
+	"cross_source_conflict":     {[]Control{RefreshContext}, ""},
+	"timeout_after_commit":      {[]Control{Idempotency, EffectReadback}, ""},
+	"partial_success_response":  {[]Control{EffectReadback, EvidenceGate}, ""},
+	"checkpoint_rollback":       {[]Control{Idempotency, EffectReadback}, ""},
+	"concurrent_version_change": {[]Control{StatePrecondition}, ""},
+	"drop_effect_receipt":       {[]Control{EffectReadback, EvidenceGate}, ""},
+	"break_trace_lineage":       {[]Control{EvidenceGate}, ""},
+	"sandbox_denial":            {nil, "rejection_as_success"},
+	"timeout_before_send":       {nil, "timeout_as_success"},
+	"reject_before_commit":      {nil, "rejection_as_success"},
+	"malformed_response":        {[]Control{Idempotency, EffectReadback}, ""},
+	"output_drift":              {[]Control{Idempotency, EffectReadback}, ""},
+	"rate_limit":                {nil, "rejection_as_success"},
+	"tool_timeout":              {[]Control{Idempotency}, ""},
+	"budget_exhaustion":         {nil, "unbounded_retry"},
+	"worker_restart":            {nil, "checkpoint_before_effect"},
+	"missing_checkpoint":        {nil, "stale_checkpoint_accepted"},
+	"stale_checkpoint":          {nil, "stale_checkpoint_accepted"},
+	"future_version_checkpoint": {nil, "stale_checkpoint_accepted"},
+	"corrupt_checkpoint":        {[]Control{EffectReadback}, "stale_checkpoint_accepted"},
+	"memory_loss":               {[]Control{BindIdentity, PreEffectAuthority}, "fabricated_approval"},
+	"branch_failure":            {nil, "failed_branch_dropped"},
+	"clock_advance":             {nil, "deadline_from_restart"},
+	"capability_revocation":     {[]Control{PreEffectAuthority}, ""},
+	"policy_change":             {[]Control{RefreshContext}, ""},
+	"state_version_change":      {[]Control{StatePrecondition}, ""},
+	"worker_crash":              {[]Control{Idempotency, EffectReadback}, ""},
+}
+
+// Defences returns the reference system's declared defences against a
+// fault kind or world event: the controls the paper nominates to interrupt
+// the transfer (nil when none does), and the seeded defect of the system
+// that lacks the behaviour defending against it, for kinds whose defence
+// is not one of the paper's controls ("" when the baseline profile already
+// lacks it; a name of Mutants otherwise). A kind may declare both: its
+// nominated controls are then co-defences, each of which contains the kind
+// alone even in the system with the defect (memory_loss: bind_identity or
+// pre_effect_authority refuse the fabricated approval; corrupt_checkpoint:
+// effect_readback finds the effect the corrupt checkpoint lost), and the
+// kind's whole defence is the behaviour and the controls together. An
+// unknown kind has neither. The slice is a copy.
+func Defences(kind string) (nominated []Control, mutant string) {
+	d := defences[kind]
+	return append([]Control(nil), d.nominated...), d.mutant
+}
+
+func init() {
+	for _, s := range model.Catalogue() {
+		if _, ok := defences[s.Kind]; !ok {
+			panic("copperfin: no defence row for kind " + s.Kind)
+		}
+	}
+	for _, s := range model.WorldEvents() {
+		if _, ok := defences[s.Kind]; !ok {
+			panic("copperfin: no defence row for world event " + s.Kind)
+		}
+	}
+}
+
+// Nominated returns the controls the paper nominates against kind (the
+// first result of Defences).
+func Nominated(kind string) []Control {
+	n, _ := Defences(kind)
+	return n
+}
+
+// MutantFor returns the seeded defect that lacks the behaviour defending
+// against kind (the second result of Defences).
+func MutantFor(kind string) string { return defences[kind].mutant }

@@ -1,0 +1,186 @@
+package model
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Definition describes a system under test in its own terms: the one place
+// the paths that need more than a Factory (replay, fuzzing, coverage, a
+// command line, the run record) learn its name, its workloads, how its own
+// part of a schedule's config builds it, and what to report about it. The
+// core never reads a system's config itself; it hands the config's system
+// part (Config.System, a JSON object in canonical form) to Configure and
+// Describe.
+//
+// A Definition is plain data and functions; build one per system and share
+// it. Only Name, Fixtures and Configure are required.
+type Definition struct {
+	// Name names the system in reports and errors ("billing").
+	Name string
+	// Fixtures are the system's workloads; the first is the default (a
+	// config naming no fixture runs it). Each needs a distinct name.
+	Fixtures []Fixture
+	// Configure returns the factory of the system under its config's
+	// system part, called once per run (a factory may hold state its
+	// instances share within a run). An error names what does not apply
+	// to the system ("control \"bind_identity\" is not a control of
+	// billing (valid: ...)").
+	Configure func(system json.RawMessage) (Factory, error)
+	// Describe names a config's system part as people read it ("profile
+	// typed", "controls none", "retries on"), for records and reports; nil
+	// shows the system part as JSON. An error is Configure's.
+	Describe func(system json.RawMessage) (string, error)
+	// Builtin and Invariants are the built-in invariants that apply and
+	// the system's own, as in Options (Options returns them).
+	Builtin    []string
+	Invariants []UserInvariant
+	// Controls are the names of the system's own defences, for reports;
+	// nil when it declares none.
+	Controls []string
+	// Defences returns the controls, among Controls, that defend against
+	// the fault kind (a catalogue kind or a world event), for the run
+	// record's next step; nil names none. Names outside Controls are
+	// dropped.
+	Defences func(kind string) []string
+}
+
+// Validate reports a definition that lacks a name, a fixture or
+// Configure, or holds two fixtures of one name or a nameless one.
+func (d *Definition) Validate() error {
+	if d == nil {
+		return errors.New("system definition: nil")
+	}
+	if d.Name == "" {
+		return errors.New("system definition: empty name")
+	}
+	if d.Configure == nil {
+		return fmt.Errorf("system definition %s: no Configure", d.Name)
+	}
+	if len(d.Fixtures) == 0 {
+		return fmt.Errorf("system definition %s: no fixture", d.Name)
+	}
+	seen := map[string]bool{}
+	for i, f := range d.Fixtures {
+		if f.Name == "" {
+			return fmt.Errorf("system definition %s: fixture %d has no name", d.Name, i)
+		}
+		if seen[f.Name] {
+			return fmt.Errorf("system definition %s: fixture %q listed twice", d.Name, f.Name)
+		}
+		seen[f.Name] = true
+	}
+	return nil
+}
+
+// FixtureNames lists the names of the system's fixtures, the default
+// first.
+func (d *Definition) FixtureNames() []string {
+	out := make([]string, len(d.Fixtures))
+	for i, f := range d.Fixtures {
+		out[i] = f.Name
+	}
+	return out
+}
+
+// Fixture returns the fixture named name ("" is the default, the first),
+// or an error naming it, the system and the valid names.
+func (d *Definition) Fixture(name string) (Fixture, error) {
+	if name == "" && len(d.Fixtures) > 0 {
+		return d.Fixtures[0], nil
+	}
+	for _, f := range d.Fixtures {
+		if f.Name == name {
+			return f, nil
+		}
+	}
+	return Fixture{}, fmt.Errorf("unknown fixture %q (valid: %s)", name, strings.Join(d.FixtureNames(), ", "))
+}
+
+// Factory returns the factory of the system under cfg's system part
+// (Configure). Its signature is properties.System's, so d.Factory can be
+// handed to an exploration as it is.
+func (d *Definition) Factory(cfg Config) (Factory, error) {
+	if d.Configure == nil {
+		return nil, fmt.Errorf("system %s: no Configure", d.Name)
+	}
+	return d.Configure(cfg.system())
+}
+
+// DescribeSystem names a config's system part in the system's terms
+// (Describe), or as JSON when the system has no Describe.
+func (d *Definition) DescribeSystem(system json.RawMessage) (string, error) {
+	if len(system) == 0 {
+		system = json.RawMessage("{}")
+	}
+	if d == nil || d.Describe == nil {
+		return "system " + string(system), nil
+	}
+	return d.Describe(system)
+}
+
+// DescribeConfig names cfg as people read it: the system part in the
+// system's terms, then the harness part's overrides ("profile typed,
+// retry_budget 1, join best_effort").
+func (d *Definition) DescribeConfig(cfg Config) (string, error) {
+	s, err := d.DescribeSystem(cfg.System)
+	if err != nil {
+		return "", err
+	}
+	if h := cfg.HarnessString(); h != "" {
+		s += ", " + h
+	}
+	return s, nil
+}
+
+// Options returns base with the definition's invariants in scope (when
+// base selects none of its own) and the definition set as the system its
+// run records describe (Options.System).
+func (d *Definition) Options(base Options) Options {
+	if base.Builtin == nil && d.Builtin != nil {
+		base.Builtin = append([]string{}, d.Builtin...)
+	}
+	if base.Invariants == nil && d.Invariants != nil {
+		base.Invariants = append([]UserInvariant{}, d.Invariants...)
+	}
+	base.System = d
+	return base
+}
+
+// Run runs the system on the fixture s's config names under s, with
+// d.Options(opts): the whole path from a schedule to a result for one
+// system. An unknown fixture, a config that does not apply to the system
+// and a harness error are errors.
+func (d *Definition) Run(s *Schedule, opts Options) (*Result, error) {
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	f, err := d.Fixture(s.Config.Fixture)
+	if err != nil {
+		return nil, err
+	}
+	factory, err := d.Factory(s.Config)
+	if err != nil {
+		return nil, err
+	}
+	return NewHarness(f, d.Options(opts)).Run(factory, s)
+}
+
+// defences returns the controls of d that defend against kind.
+func (d *Definition) defences(kind string) []string {
+	if d == nil || d.Defences == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range d.Defences(kind) {
+		for _, have := range d.Controls {
+			if c == have {
+				out = append(out, c)
+				break
+			}
+		}
+	}
+	return out
+}
