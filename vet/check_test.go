@@ -89,7 +89,7 @@ func TestCheckBadInput(t *testing.T) {
 		want     string
 	}{
 		{nil, "no package pattern given"},
-		{[]string{"./docs/..."}, "no package matched: ./docs/..."},
+		{[]string{"./cmd/faultline/testdata/..."}, "no package matched: ./cmd/faultline/testdata/..."},
 		{[]string{"./nope"}, "do not load"},
 	} {
 		_, err := vet.Check(tc.patterns, vet.Options{Dir: ".."})

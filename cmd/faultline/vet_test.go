@@ -62,7 +62,7 @@ func TestVetExitCodes(t *testing.T) {
 	}{
 		{[]string{"vet", "../../httpfault"}, exitOK, ""},
 		{[]string{"vet"}, exitBadInput, "at least one package pattern"},
-		{[]string{"vet", "../../docs/..."}, exitBadInput, "no package matched"},
+		{[]string{"vet", "./testdata/..."}, exitBadInput, "no package matched: ./testdata/..."},
 		{[]string{"vet", "../../nope"}, exitBadInput, "do not load"},
 		{[]string{"vet", "--json=maybe", "./..."}, exitBadInput, "invalid argument"},
 	} {
