@@ -88,18 +88,30 @@ type retryScope struct {
 	post    ast.Stmt
 	counter []path // varying by construction: loop variables, callback parameters
 	loop    ast.Stmt
+	// insert is where a hoisted statement goes: before the loop, or
+	// before its label
+	insert token.Pos
 }
 
 func runRetryKey(pass *analysis.Pass) (any, error) {
 	r := newReporter(pass)
 	m := &minter{pass: pass, bodies: funcBodies(pass), memo: map[*ast.FuncDecl]string{}}
+	labels := map[ast.Stmt]token.Pos{}
+	at := func(loop ast.Stmt) token.Pos {
+		if p, ok := labels[loop]; ok {
+			return p
+		}
+		return loop.Pos()
+	}
 	for _, f := range pass.Files {
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
+			case *ast.LabeledStmt:
+				labels[n.Stmt] = n.Pos()
 			case *ast.ForStmt:
 				// the loop's variables are counters when the loop steps
 				// them, as every stored-to path is
-				checkScope(pass, m, r, &retryScope{node: n, body: n.Body, post: n.Post, loop: n})
+				checkScope(pass, m, r, &retryScope{node: n, body: n.Body, post: n.Post, loop: n, insert: at(n)})
 			case *ast.RangeStmt:
 				t := pass.TypesInfo.TypeOf(n.X)
 				if t == nil {
@@ -108,7 +120,7 @@ func runRetryKey(pass *analysis.Pass) (any, error) {
 				if b, ok := t.Underlying().(*types.Basic); !ok || b.Info()&types.IsInteger == 0 {
 					return true
 				}
-				s := &retryScope{node: n, body: n.Body, loop: n}
+				s := &retryScope{node: n, body: n.Body, loop: n, insert: at(n)}
 				for _, e := range []ast.Expr{n.Key, n.Value} {
 					if p, ok := pathOf(pass.TypesInfo, e); ok {
 						s.counter = append(s.counter, p)
@@ -537,7 +549,11 @@ func hoist(pass *analysis.Pass, s *retryScope, o origin, keyExpr ast.Expr, lit b
 		return analysis.SuggestedFix{}, false
 	}
 	tf := pass.Fset.File(loopStart)
-	indent := "\n" + strings.Repeat("\t", pass.Fset.Position(loopStart).Column-1)
+	// the hoisted statement takes the loop's indentation; what follows it
+	// on its line (the loop, or its label) keeps its own
+	loopCol, atCol := pass.Fset.Position(loopStart).Column, pass.Fset.Position(s.insert).Column
+	lead := strings.Repeat("\t", max(loopCol-atCol, 0))
+	indent := "\n" + strings.Repeat("\t", atCol-1)
 	scope := pass.Pkg.Scope().Innermost(loopStart)
 	text := types.ExprString(o.mint)
 	switch {
@@ -588,7 +604,7 @@ func hoist(pass *analysis.Pass, s *retryScope, o origin, keyExpr ast.Expr, lit b
 		return analysis.SuggestedFix{
 			Message: "compute " + id.Name + " once, before the loop",
 			TextEdits: []analysis.TextEdit{
-				{Pos: loopStart, End: loopStart, NewText: []byte(id.Name + " := " + text + indent)},
+				{Pos: s.insert, End: s.insert, NewText: []byte(lead + id.Name + " := " + text + indent)},
 				{Pos: tf.LineStart(line), End: tf.LineStart(line + 1)},
 			},
 		}, true
@@ -608,7 +624,7 @@ func hoist(pass *analysis.Pass, s *retryScope, o origin, keyExpr ast.Expr, lit b
 		return analysis.SuggestedFix{
 			Message: "compute the key once, before the loop",
 			TextEdits: []analysis.TextEdit{
-				{Pos: loopStart, End: loopStart, NewText: []byte(name + " := " + text + indent)},
+				{Pos: s.insert, End: s.insert, NewText: []byte(lead + name + " := " + text + indent)},
 				{Pos: o.mint.Pos(), End: o.mint.End(), NewText: []byte(name)},
 			},
 		}, true

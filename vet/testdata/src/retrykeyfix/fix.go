@@ -31,3 +31,15 @@ func conditional(ctx context.Context, env model.Env, a model.Action, fresh bool)
 		env.Tool.Commit(ctx, model.ToolCall{RequestKey: key, Action: a})
 	}
 }
+
+func labeled(ctx context.Context, env model.Env, a model.Action) {
+outer:
+	for range 3 {
+		key := env.NewRequestID() // want `mints a fresh id`
+		res, _ := env.Tool.Commit(ctx, model.ToolCall{RequestKey: key, Action: a})
+		if res.Outcome == model.OutcomeUnknown {
+			continue outer
+		}
+		return
+	}
+}
