@@ -23,7 +23,8 @@ retry scopes that make a consequential call (model.ToolClient's Commit, as
 env.Tool.Commit, or any function or method call passed a model.ToolCall):
 
   - a for loop (three-clause, condition-only or infinite) or a range over
-    an integer; a range over a collection is not a retry scope (each
+    an integer; a range over a collection, or a for loop bounded by a
+    collection's length (i < len(items)), is not a retry scope (each
     element is its own logical action);
   - a func literal passed to a function or method whose name contains
     "retry" (any case): the helper calls it once per attempt.
@@ -109,6 +110,9 @@ func runRetryKey(pass *analysis.Pass) (any, error) {
 			case *ast.LabeledStmt:
 				labels[n.Stmt] = n.Pos()
 			case *ast.ForStmt:
+				if overCollection(pass.TypesInfo, n.Cond) {
+					return true // i < len(items): each element is its own action
+				}
 				// the loop's variables are counters when the loop steps
 				// them, as every stored-to path is
 				checkScope(pass, m, r, &retryScope{node: n, body: n.Body, post: n.Post, loop: n, insert: at(n)})
@@ -151,6 +155,34 @@ func runRetryKey(pass *analysis.Pass) (any, error) {
 		})
 	}
 	return nil, nil
+}
+
+// overCollection reports whether a for loop's condition bounds it by the
+// length of a collection (i < len(items)): the loop walks the elements.
+func overCollection(info *types.Info, cond ast.Expr) bool {
+	b, ok := ast.Unparen(cond).(*ast.BinaryExpr)
+	if !ok {
+		return false
+	}
+	isLen := func(e ast.Expr) bool {
+		found := false
+		ast.Inspect(e, func(n ast.Node) bool {
+			if c, ok := n.(*ast.CallExpr); ok {
+				if id, ok := ast.Unparen(c.Fun).(*ast.Ident); ok {
+					if bi, ok := info.Uses[id].(*types.Builtin); ok && bi.Name() == "len" {
+						found = true
+					}
+				}
+			}
+			return !found
+		})
+		return found
+	}
+	switch b.Op {
+	case token.LSS, token.LEQ, token.GTR, token.GEQ, token.NEQ:
+		return isLen(b.X) || isLen(b.Y)
+	}
+	return false
 }
 
 // callName is the name a call's function is spelled with: "Do" for

@@ -160,6 +160,12 @@ func indexedByCounter(ctx context.Context, env model.Env, orders []model.Action)
 	}
 }
 
+func eachElementByIndex(ctx context.Context, env model.Env, orders []model.Action) {
+	for i := 0; i < len(orders); i++ {
+		env.Tool.Commit(ctx, model.ToolCall{RequestKey: "batch-" + strconv.Itoa(i), Action: orders[i]})
+	}
+}
+
 func freshTraceNotKey(ctx context.Context, env model.Env, a model.Action) {
 	for range 3 {
 		a.TraceID = env.NewRequestID()
