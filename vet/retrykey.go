@@ -325,7 +325,20 @@ type assignment struct {
 	step bool // x++, x += n, x = x + n: a counter
 }
 
+// keyVisit is called for each key site of a scope: the field, the value
+// stored in it, and what varies in the scope.
+type keyVisit func(kf KeyField, e ast.Expr, counters []path, derived map[path][]origin, lit bool)
+
+// checkScope reports the varying keys of a retry scope.
 func checkScope(pass *analysis.Pass, m *minter, r *reporter, s *retryScope) {
+	scanScope(pass, m, s, func(kf KeyField, e ast.Expr, counters []path, derived map[path][]origin, lit bool) {
+		reportKey(pass, m, r, s, kf, e, counters, derived, lit)
+	})
+}
+
+// scanScope calls visit for each key site of a scope that makes a
+// consequential call, and reports whether it makes one.
+func scanScope(pass *analysis.Pass, m *minter, s *retryScope, visit keyVisit) bool {
 	info := pass.TypesInfo
 	hasCall := false
 	inspectNoFunc(s.body, func(n ast.Node) bool {
@@ -335,7 +348,7 @@ func checkScope(pass *analysis.Pass, m *minter, r *reporter, s *retryScope) {
 		return !hasCall
 	})
 	if !hasCall {
-		return
+		return false
 	}
 	// every store in the scope
 	var stores []assignment
@@ -419,7 +432,7 @@ func checkScope(pass *analysis.Pass, m *minter, r *reporter, s *retryScope) {
 					continue
 				}
 				if kf, ok := keyField(t, id.Name); ok {
-					reportKey(pass, m, r, s, kf, kv.Value, counters, derived, true)
+					visit(kf, kv.Value, counters, derived, true)
 				}
 			}
 		case *ast.AssignStmt:
@@ -433,12 +446,41 @@ func checkScope(pass *analysis.Pass, m *minter, r *reporter, s *retryScope) {
 					continue
 				}
 				if kf, ok := keyField(t, sel.Sel.Name); ok {
-					reportKey(pass, m, r, s, kf, n.Rhs[i], counters, derived, false)
+					visit(kf, n.Rhs[i], counters, derived, false)
 				}
 			}
 		}
 		return true
 	})
+	return true
+}
+
+// stableKeys reports whether a loop makes a consequential call, stores a
+// key (KeyFields), and stores the same keys on every attempt: a retry in
+// it is idempotent.
+func stableKeys(pass *analysis.Pass, m *minter, loop ast.Stmt) bool {
+	s := &retryScope{node: loop, loop: loop, insert: loop.Pos()}
+	switch l := loop.(type) {
+	case *ast.ForStmt:
+		s.body, s.post = l.Body, l.Post
+	case *ast.RangeStmt:
+		s.body = l.Body
+		for _, e := range []ast.Expr{l.Key, l.Value} {
+			if p, ok := pathOf(pass.TypesInfo, e); ok {
+				s.counter = append(s.counter, p)
+			}
+		}
+	default:
+		return false
+	}
+	keys, varies := 0, false
+	made := scanScope(pass, m, s, func(kf KeyField, e ast.Expr, counters []path, derived map[path][]origin, _ bool) {
+		keys++
+		if len(originsOf(m, e, counters, derived)) > 0 {
+			varies = true
+		}
+	})
+	return made && keys > 0 && !varies
 }
 
 func dedupPaths(ps []path) []path {

@@ -42,9 +42,10 @@ It reports the branch when the unknown outcome
 
 and that case neither reads the provider's ledger back (a call of
 model.LedgerReader's Readback, env.Ledger.Readback, directly or through
-functions of the same package) nor holds (a use of model.ClaimHold,
-likewise): such a case retries blind or treats the outcome as a failure
-(or a success). No fix is suggested: what resolves the outcome depends on
+functions of the same package), nor holds (a use of model.ClaimHold,
+likewise), nor retries idempotently (continues a loop whose every key
+stays the same across attempts, as retrykey sees it): such a case retries
+blind or treats the outcome as a failure (or a success). No fix is suggested: what resolves the outcome depends on
 the provider.
 
 At run time a timeout_after_commit schedule (the effect committed, the
@@ -72,6 +73,8 @@ type branch struct {
 
 type outcomeChecker struct {
 	pass    *analysis.Pass
+	m       *minter
+	loop    ast.Stmt // the innermost loop around the branch being checked, or nil
 	r       *reporter
 	bodies  map[*types.Func]*ast.FuncDecl
 	resolve map[*ast.FuncDecl]bool // memo of funcResolves; false while in progress
@@ -81,10 +84,27 @@ func runUnknownOutcome(pass *analysis.Pass) (any, error) {
 	if pass.Pkg.Path() == ModelPath {
 		return nil, nil
 	}
-	c := &outcomeChecker{pass: pass, r: newReporter(pass), bodies: funcBodies(pass), resolve: map[*ast.FuncDecl]bool{}}
+	bodies := funcBodies(pass)
+	c := &outcomeChecker{pass: pass, r: newReporter(pass), bodies: bodies, resolve: map[*ast.FuncDecl]bool{},
+		m: &minter{pass: pass, bodies: bodies, memo: map[*ast.FuncDecl]string{}}}
 	elses := map[*ast.IfStmt]bool{}
 	for _, f := range pass.Files {
+		var stack []ast.Node
 		ast.Inspect(f, func(n ast.Node) bool {
+			if n == nil {
+				stack = stack[:len(stack)-1]
+				return true
+			}
+			c.loop = nil
+			for i := len(stack) - 1; i >= 0 && c.loop == nil; i-- {
+				switch l := stack[i].(type) {
+				case *ast.ForStmt, *ast.RangeStmt:
+					c.loop = l.(ast.Stmt)
+				case *ast.FuncLit, *ast.FuncDecl:
+					i = -1
+				}
+			}
+			stack = append(stack, n)
 			switch n := n.(type) {
 			case *ast.SwitchStmt:
 				c.switchStmt(n)
@@ -296,6 +316,9 @@ func (c *outcomeChecker) check(pos token.Pos, what string, rt ResultType, branch
 	if c.resolves(h.body) {
 		return
 	}
+	if c.loop != nil && hasContinue(h.body) && stableKeys(c.pass, c.m, c.loop) {
+		return // an idempotent retry: every attempt carries the same key
+	}
 	var how string
 	switch {
 	case h.dflt:
@@ -310,6 +333,26 @@ func (c *outcomeChecker) check(pos token.Pos, what string, rt ResultType, branch
 	c.r.report(analysis.Diagnostic{Pos: h.pos, Message: fmt.Sprintf(
 		"in this %s, %s %s that neither reads the provider's ledger back nor holds: it retries blind or settles the outcome unseen; resolve it by a readback (env.Ledger.Readback) or hold for reconciliation",
 		what, unknown, how)})
+}
+
+// hasContinue reports whether stmts continue the loop around them (a
+// continue not inside a loop of their own).
+func hasContinue(stmts []ast.Stmt) bool {
+	found := false
+	for _, st := range stmts {
+		ast.Inspect(st, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.ForStmt, *ast.RangeStmt, *ast.FuncLit:
+				return false
+			case *ast.BranchStmt:
+				if n.Tok == token.CONTINUE {
+					found = true
+				}
+			}
+			return !found
+		})
+	}
+	return found
 }
 
 func lastSlash(s string) int {

@@ -57,6 +57,21 @@ func blindRetry(ctx context.Context, env model.Env, c model.ToolCall) model.Clai
 	}
 }
 
+func blindRetryFreshKey(ctx context.Context, env model.Env, a model.Action) model.Claim {
+	for range 3 {
+		res, _ := env.Tool.Commit(ctx, model.ToolCall{RequestKey: env.NewRequestID(), Action: a})
+		switch res.Outcome {
+		case model.OutcomeCommitted:
+			return model.Claim{Verdict: model.ClaimRelease}
+		case model.OutcomeRejected:
+			return model.Claim{Verdict: model.ClaimDeny}
+		case model.OutcomeUnknown: // want `it retries blind`
+			continue
+		}
+	}
+	return model.Claim{Verdict: model.ClaimHold}
+}
+
 func notCommittedIsFailure(ctx context.Context, env model.Env, c model.ToolCall) model.Claim {
 	res, _ := env.Tool.Commit(ctx, c)
 	if res.Outcome != model.OutcomeCommitted { // want `in this if/else chain on res.Outcome, model.OutcomeUnknown shares its case with model.OutcomeRejected`
@@ -115,6 +130,21 @@ func readbackResolves(ctx context.Context, env model.Env, c model.ToolCall) mode
 		return model.Claim{Verdict: model.ClaimDeny}
 	}
 	return model.Claim{}
+}
+
+func idempotentRetry(ctx context.Context, env model.Env, a model.Action) model.Claim {
+	for range 3 {
+		res, _ := env.Tool.Commit(ctx, model.ToolCall{RequestKey: a.IdempotencyKey, Action: a})
+		switch res.Outcome {
+		case model.OutcomeCommitted:
+			return model.Claim{Verdict: model.ClaimRelease}
+		case model.OutcomeRejected:
+			return model.Claim{Verdict: model.ClaimDeny}
+		case model.OutcomeUnknown:
+			continue // the same key: the provider recognises the retry
+		}
+	}
+	return model.Claim{Verdict: model.ClaimHold}
 }
 
 type flow struct {
