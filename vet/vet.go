@@ -7,8 +7,9 @@
 //     run time a timeout_after_commit schedule shows the duplicate effect.
 //   - [UnknownOutcome] (unknownoutcome): a branch on a consequential call's
 //     outcome whose unknown case is missing, folded into the rejected case
-//     or the default, or resolved neither by a readback nor by a hold; at
-//     run time a timeout_after_commit or tool_timeout schedule shows it.
+//     or the default, or resolved neither by a readback, a hold nor an
+//     idempotent retry; at run time a timeout_after_commit or tool_timeout
+//     schedule shows it.
 //   - [WallClock] (wallclock): the wall clock or global randomness reached
 //     from a model.System's Run without going through the Env; at run time
 //     "faultline replay --twice" shows the replay differ.

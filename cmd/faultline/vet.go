@@ -24,8 +24,8 @@ func newVetCmd() *cobra.Command {
                   timeout_after_commit schedule shows the duplicate effect
   unknownoutcome  a branch on a tool's outcome whose unknown case is missing,
                   folded into the rejected case or the default, or neither
-                  read back nor held; at run time a timeout_after_commit or
-                  tool_timeout schedule shows it
+                  read back, held nor retried under the same key; at run time
+                  a timeout_after_commit or tool_timeout schedule shows it
   wallclock       the wall clock or global randomness reached from a System's
                   Run without the Env's clock, sleep and request ids; at run
                   time "faultline replay --twice" shows the replays differ
