@@ -5,12 +5,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/cli"
 	"github.com/faultline/faultline/vet"
 )
 
 func TestVetFindings(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "vet", "--no-tests", "../../model/copperfin")
-	if code != exitViolation {
+	if code != cli.ExitViolation {
 		t.Fatalf("exit %d, want 1 (findings); stderr %s", code, stderr)
 	}
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
@@ -29,7 +30,7 @@ func TestVetFindings(t *testing.T) {
 
 func TestVetJSON(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "vet", "--json", "--no-tests", "../../model/copperfin")
-	if code != exitViolation {
+	if code != cli.ExitViolation {
 		t.Fatalf("exit %d, want 1; stderr %s", code, stderr)
 	}
 	var rep vet.Report
@@ -60,17 +61,17 @@ func TestVetExitCodes(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"vet", "../../httpfault"}, exitOK, ""},
-		{[]string{"vet"}, exitBadInput, "at least one package pattern"},
-		{[]string{"vet", "./testdata/..."}, exitBadInput, "no package matched: ./testdata/..."},
-		{[]string{"vet", "../../nope"}, exitBadInput, "do not load"},
-		{[]string{"vet", "--json=maybe", "./..."}, exitBadInput, "invalid argument"},
+		{[]string{"vet", "../../httpfault"}, cli.ExitOK, ""},
+		{[]string{"vet"}, cli.ExitBadInput, "at least one package pattern"},
+		{[]string{"vet", "./testdata/..."}, cli.ExitBadInput, "no package matched: ./testdata/..."},
+		{[]string{"vet", "../../nope"}, cli.ExitBadInput, "do not load"},
+		{[]string{"vet", "--json=maybe", "./..."}, cli.ExitBadInput, "invalid argument"},
 	} {
 		code, stdout, stderr := runCLI(t, tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.msg) {
 			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, tc.code, tc.msg)
 		}
-		if tc.code == exitOK && stdout != "faultline vet: 0 finding(s) in 1 package(s)\n" {
+		if tc.code == cli.ExitOK && stdout != "faultline vet: 0 finding(s) in 1 package(s)\n" {
 			t.Errorf("%q: stdout %q", tc.args, stdout)
 		}
 	}
