@@ -74,6 +74,9 @@ func TestGoVetTool(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the tool and runs go vet")
 	}
+	if raceDetector {
+		t.Skip("the tool runs in other processes, which the race detector does not see; go test ./... runs this test")
+	}
 	bin := buildTool(t)
 	code, out := goVet(t, bin, "./model/copperfin")
 	if code != 1 {
