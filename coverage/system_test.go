@@ -21,7 +21,7 @@ import (
 // posts it through the helpdesk tool, reads the post back and files its
 // receipt. It keeps no checkpoint, no memory and no branches, and never
 // reads an eligibility source.
-var ticketEvents = []model.EventName{model.EvWorkerStart, model.EvContextOrder, model.EvContextPolicy, model.EvProposal,
+var ticketEvents = []model.EventName{model.EvWorkerStart, model.EvContextSubject, model.EvContextPolicy, model.EvProposal,
 	model.EvAuthorityGrant, model.EvAuthorityCheck, model.EvToolCommit, model.EvLedgerReadback, model.EvEvidenceReceipt, model.EvClaim}
 
 // planted is one scheduled fault of a hand-built run: its kind at the

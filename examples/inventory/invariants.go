@@ -68,7 +68,7 @@ func noOversell(v model.View) string {
 			continue
 		}
 		held[e.Subject] += e.Amount
-		if rec, ok := v.Order(e.Subject); ok && held[e.Subject] > rec.Amount {
+		if rec, ok := v.Subject(e.Subject); ok && held[e.Subject] > rec.Amount {
 			return fmt.Sprintf("%d units of %s held, %d in stock", held[e.Subject], e.Subject, rec.Amount)
 		}
 	}
