@@ -25,6 +25,9 @@ type biller struct {
 	freshKeyPerRetry bool // every attempt mints a new request key
 	blindResume      bool // a restarted worker ignores its checkpoint and starts over
 	trustReply       bool // success is claimed from a committed reply, receipt or not
+	// noApproval: the agent's world has no approval step (not a defect:
+	// its fixture declares no capabilities)
+	noApproval bool
 }
 
 const (
@@ -61,11 +64,15 @@ func (b biller) Run(ctx context.Context, env model.Env, t model.Task) (model.Cla
 		}
 		a = model.Action{Actor: t.Actor, Subject: acct.ID, Tenant: acct.Tenant, Purpose: t.Purpose, Amount: t.Amount,
 			ExpectedVersion: acct.Version, IdempotencyKey: t.ID + ":charge"}
-		grant, err := env.Authority.Approve(ctx, t, a)
-		if errors.Is(err, model.ErrNotFound) {
-			return model.Claim{Verdict: model.ClaimDeny, Reason: "charge not approved"}, nil
-		} else if err != nil {
-			return model.Claim{}, err
+		var grant model.Capability
+		if !b.noApproval {
+			var err error
+			grant, err = env.Authority.Approve(ctx, t, a)
+			if errors.Is(err, model.ErrNotFound) {
+				return model.Claim{Verdict: model.ClaimDeny, Reason: "charge not approved"}, nil
+			} else if err != nil {
+				return model.Claim{}, err
+			}
 		}
 		a.CapabilityID, a.CapabilityExpiry = grant.ID, grant.Expiry
 		key = env.NewRequestID()
@@ -327,4 +334,36 @@ type runFunc func(ctx context.Context, env model.Env, t model.Task) (model.Claim
 
 func (f runFunc) Run(ctx context.Context, env model.Env, t model.Task) (model.Claim, error) {
 	return f(ctx, env, t)
+}
+
+// TestBillingWithoutAuthority: a world that declares no capabilities (no
+// approval step) holds current_entitlement and no_invented_progress on a
+// correct clean run, and the fresh key per retry still breaks
+// effect_at_most_once alone.
+func TestBillingWithoutAuthority(t *testing.T) {
+	f := billingFixture()
+	f.Capabilities, f.Tasks[0].Capability = nil, ""
+	run := func(b biller, s *model.Schedule) []string {
+		res, err := model.NewHarness(f, model.Options{}).Run(func() model.System { return b }, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Terms.Effects == 0 {
+			t.Fatalf("%+v: no effect", b)
+		}
+		var broke []string
+		for _, inv := range res.Invariants {
+			if !inv.Held {
+				broke = append(broke, inv.Name+": "+inv.Detail)
+			}
+		}
+		return broke
+	}
+	if broke := run(biller{noApproval: true}, &model.Schedule{Version: model.ScheduleVersion, Faults: []model.FaultEntry{}}); broke != nil {
+		t.Errorf("clean run broke %v", broke)
+	}
+	want := []string{model.InvEffectAtMostOnce + ": second ledger effect for task charge-acct-7-2026-12"}
+	if broke := run(biller{noApproval: true, freshKeyPerRetry: true}, oneFault(model.EvToolCommit, 1, "timeout_after_commit")); !cmp.Equal(broke, want) {
+		t.Errorf("fresh key per retry broke %v, want %v", broke, want)
+	}
 }

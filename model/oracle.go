@@ -8,8 +8,9 @@ const (
 	// InvRightSubject: every effect is for the task's bound actor, subject,
 	// tenant and purpose (the paper: "no wrong-subject effect").
 	InvRightSubject = "right_subject"
-	// InvCurrentEntitlement: at effect time the capability is live and
-	// covers the amount; when the system declares policies, the tenant's
+	// InvCurrentEntitlement: when the system declares capabilities, at
+	// effect time the task's capability is live and covers the amount;
+	// when it declares policies, the tenant's
 	// current policy allows the action and its amount; when it declares
 	// subject records, the subject's record is not under a hold
 	// (Fixture.Holds) and its state version equals the action's expected
@@ -38,8 +39,9 @@ const (
 	InvResumeFromCheckpoint = "resume_from_checkpoint"
 	// InvNoInventedProgress: no release while the ledger holds no effect of
 	// the task, no checkpoint recording a completed effect the ledger does
-	// not hold, and no effect under a capability the authority never
-	// approved for the task (the harness practice: "never invent progress"; "check that
+	// not hold, and, when the system declares capabilities, no effect
+	// under a capability the authority never approved for the task (the
+	// harness practice: "never invent progress"; "check that
 	// the agent does not fabricate missing user intent, tool output, or
 	// approval").
 	InvNoInventedProgress = "no_invented_progress"
@@ -204,7 +206,7 @@ func (o *oracleState) check(r *run, seq int) {
 		} else if other != "" {
 			o.violate(r, 2, seq, "second refund of "+e.Subject+": task "+other+" already made it")
 		}
-		if e.Task == r.task.ID && !granted(r, e.CapabilityID) {
+		if e.Task == r.task.ID && len(w.Capabilities) > 0 && !granted(r, e.CapabilityID) {
 			o.violate(r, 5, seq, "effect under capability "+quoteID(e.CapabilityID)+" that the authority never approved for the task")
 		}
 		o.badEntry = append(o.badEntry, bad)
@@ -347,6 +349,8 @@ func (o *oracleState) checkJoinAtClaim(r *run, seq int) {
 func entitlementGap(w *World, t *Task, e LedgerEntry) string {
 	c, ok := w.Capability(t.Capability)
 	switch {
+	case len(w.Capabilities) == 0:
+		// a world with no authority: no capability governs the effect
 	case !ok:
 		return "no capability record"
 	case c.Revoked:
@@ -379,9 +383,14 @@ func entitlementGap(w *World, t *Task, e LedgerEntry) string {
 // entitled reports whether the action that crossed the proposal boundary
 // (or, with no proposal, the task itself) is entitled in the World now.
 func entitled(w *World, t *Task, a Action, proposed bool) bool {
-	c, ok := w.Capability(t.Capability)
-	if !ok || !c.Live(w.Clock) || c.Subject != t.Subject || c.Tenant != t.Tenant || c.Actor != t.Actor || c.Purpose != t.Purpose {
-		return false
+	// a world with no authority binds the task itself
+	c := &Capability{Actor: t.Actor, Subject: t.Subject, Tenant: t.Tenant, Purpose: t.Purpose, Amount: t.Amount}
+	if len(w.Capabilities) > 0 {
+		var ok bool
+		c, ok = w.Capability(t.Capability)
+		if !ok || !c.Live(w.Clock) || c.Subject != t.Subject || c.Tenant != t.Tenant || c.Actor != t.Actor || c.Purpose != t.Purpose {
+			return false
+		}
 	}
 	subject, tenant, amount := t.Subject, t.Tenant, t.Amount
 	if proposed {
