@@ -367,3 +367,43 @@ func TestBillingWithoutAuthority(t *testing.T) {
 		t.Errorf("fresh key per retry broke %v, want %v", broke, want)
 	}
 }
+
+// TestSubjectAttrsAreCopies: a system that changes the attributes of the
+// record it read changes neither the World nor the fixture: the next read,
+// a View and the next run see them as declared.
+func TestSubjectAttrsAreCopies(t *testing.T) {
+	f := billingFixture()
+	var seen []string
+	sys := runFunc(func(ctx context.Context, env model.Env, t model.Task) (model.Claim, error) {
+		for range 2 {
+			s, err := env.Context.ReadSubject(ctx, t.Subject)
+			if err != nil {
+				return model.Claim{}, err
+			}
+			seen = append(seen, s.Attrs["plan"])
+			s.Attrs["plan"] = "free"
+		}
+		return model.Claim{Verdict: model.ClaimHold}, nil
+	})
+	var viewed []string
+	probe := model.UserInvariant{Name: "probe", Check: func(v model.View) string {
+		s, _ := v.Subject("acct-7")
+		viewed = append(viewed, s.Attrs["plan"])
+		s.Attrs["plan"] = "free"
+		return ""
+	}}
+	h := model.NewHarness(f, model.Options{Builtin: []string{}, Invariants: []model.UserInvariant{probe}})
+	for range 2 {
+		if _, err := h.Run(func() model.System { return sys }, &model.Schedule{Version: model.ScheduleVersion, Faults: []model.FaultEntry{}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range append(seen, viewed...) {
+		if p != "pro" {
+			t.Fatalf("reads %v, views %v: want every one pro", seen, viewed)
+		}
+	}
+	if len(seen) != 4 || len(viewed) < 4 || f.Subjects[0].Attrs["plan"] != "pro" {
+		t.Fatalf("reads %v, views %v, fixture %v", seen, viewed, f.Subjects[0].Attrs)
+	}
+}

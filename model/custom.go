@@ -91,7 +91,7 @@ func (v View) Subject(id string) (Subject, bool) {
 	if !ok {
 		return Subject{}, false
 	}
-	return *o, true
+	return o.clone(), true
 }
 
 // Capability returns the World's current record of capability id

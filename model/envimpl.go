@@ -50,7 +50,7 @@ func (e *taskEnv) ReadSubject(ctx context.Context, id string) (Subject, error) {
 		r.record(EvContextSubject, ord, "", "not_found", "", running(r))
 		return Subject{}, ErrNotFound
 	}
-	out := *o
+	out := o.clone()
 	out, fid := disturb(out, r, hits, subjectHook.onSubject)
 	d := ""
 	if r.detailed {

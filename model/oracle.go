@@ -511,9 +511,10 @@ func (o *oracleState) settle(r *run, seq int) {
 // effect count and the claim verdict). For a run of several tasks a good
 // term holds when it holds for every task, a bad term when it holds for any.
 //
-// They are the reference world's terms: they assume one refund-like effect
-// per task, the built-in proof and entitlement rules. When Options.Builtin
-// narrows the built-in invariants (a system of a user's own), the terms
+// With every built-in invariant in scope (Options.Builtin nil) they
+// assume one effect per task and the built-in proof and entitlement rules,
+// which read what the fixture declares (see the invariants). When
+// Options.Builtin narrows the built-in invariants, the terms
 // come from the invariants in scope instead: Contained when every
 // invariant in scope (built-in or the user's) held up to the claim, and
 // UnsafeEscape its negation; Recovered for a contained release;

@@ -1,5 +1,7 @@
 package model
 
+import "maps"
+
 // Subject is the authoritative record of what an action acts on (an
 // account, a ticket, a stock line, an order), in the system's own terms.
 // Amount is in the system's minor units and optional: zero means the
@@ -16,6 +18,15 @@ type Subject struct {
 	Version int64
 	Amount  int64
 	Attrs   map[string]string
+}
+
+// clone returns a copy of s that shares no map with it.
+func (s *Subject) clone() Subject {
+	c := *s
+	if s.Attrs != nil {
+		c.Attrs = maps.Clone(s.Attrs)
+	}
+	return c
 }
 
 // StatusHeld is the hold a fixture with no holds of its own declares
