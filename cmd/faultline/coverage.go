@@ -185,7 +185,7 @@ then unchanged), 4 an I/O error (reading an input, writing OUT).`,
 				return b.Bytes(), nil
 			})
 			if err != nil {
-				return err
+				return writeError(err)
 			}
 			r := coverage.NewReport(coverage.Default(), out, coverage.ReportOptions{}).Summary
 			keys := fmt.Sprintf("%d of %d reachable keys visited", r.Visited, r.Reachable)
@@ -234,7 +234,7 @@ to gate; 4 an I/O error reading a file or writing the finding.`,
 				opts.MinRatio, opts.HasMinRatio = r, true
 			}
 			if require != "" {
-				b, err := os.ReadFile(require)
+				b, err := fileio.ReadFile(require, fileio.ScheduleLimit)
 				if err != nil {
 					return inputError(fmt.Errorf("--require: %w", err))
 				}
@@ -253,12 +253,13 @@ to gate; 4 an I/O error reading a file or writing the finding.`,
 			if err != nil {
 				return badInput("%v", err)
 			}
-			if err := g.WriteText(c.OutOrStdout()); err != nil {
-				return outputError(err)
-			}
 			visits, notReached, notFired := faultCounts(d)
 			if visits == 0 {
+				// nothing to judge: no pass is printed for it
 				return inconclusive("inconclusive: %s records %d runs and no scheduled fault that was reached and fired (%d scheduled but not reached, %d reached but not fired): the gate has nothing to judge", args[0], d.Runs, notReached, notFired)
+			}
+			if err := g.WriteText(c.OutOrStdout()); err != nil {
+				return outputError(err)
 			}
 			if _, err := fmt.Fprintf(c.OutOrStdout(), "  faults: %d reached and fired; %d scheduled but not reached, %d reached but not fired\n", visits, notReached, notFired); err != nil {
 				return outputError(err)

@@ -119,6 +119,8 @@ func writeError(err error) error {
 		return nil
 	case errors.As(err, &ee):
 		return err
+	case errors.Is(err, fileio.ErrBadInput): // the path names no regular file
+		return &exitError{code: exitBadInput, err: err}
 	case errors.As(err, &errno):
 		return &exitError{code: exitIO, err: err}
 	}
@@ -163,6 +165,17 @@ Exit codes (every command):
 	for _, mk := range commands {
 		root.AddCommand(mk())
 	}
+	root.SetHelpCommand(&cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := root.Find(args)
+			if err != nil || len(rest) > 0 || cmd == nil {
+				return badInput("help: unknown command %q (run \"faultline help\" for the commands)", strings.Join(args, " "))
+			}
+			return cmd.Help()
+		},
+	})
 	for _, c := range root.Commands() {
 		guard(c)
 	}
@@ -243,11 +256,31 @@ func checkNotEmpty(f *pflag.Flag) error {
 	return nil
 }
 
+// recordingWriter passes writes to w and keeps the first error, so that
+// output lost to a full disk is never an exit 0.
+type recordingWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (r *recordingWriter) Write(p []byte) (int, error) {
+	n, err := r.w.Write(p)
+	if err != nil && r.err == nil {
+		r.err = err
+	}
+	return n, err
+}
+
 // run executes args and returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
-	root := newRoot(stdout, stderr)
+	out := &recordingWriter{w: stdout}
+	root := newRoot(out, stderr)
 	root.SetArgs(args)
 	err := root.Execute()
+	if err == nil && out.err != nil {
+		// output a command or cobra's help printed without checking it
+		err = &exitError{code: exitIO, err: fmt.Errorf("writing the output: %w", out.err)}
+	}
 	if err == nil {
 		return 0
 	}

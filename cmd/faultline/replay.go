@@ -71,7 +71,7 @@ func newReplayCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "replay FILE",
 		Short: "Replay one schedule file against the reference system",
-		Long: `Replay a schedule file (see the README for its format), or a
+		Long: `Replay a schedule file (docs/formats.md gives its format), or a
 counterexample file (the corpus format, or the record faultline explore
 writes beside a schedule file), against the reference system, optionally
 overriding its config, and print the timeline, every fault with whether it
