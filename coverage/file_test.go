@@ -283,3 +283,28 @@ func TestMain_(t *testing.T) {
 		t.Fatalf("no path: code %d", code)
 	}
 }
+
+// TestReadSubjectReadAlias: a file written when the subject read was
+// named context.order reads back with the event's name now, in its sorted
+// place, and is written with that name.
+func TestReadSubjectReadAlias(t *testing.T) {
+	old := strings.Replace(strings.Replace(notReachedFile, `        "context.subject",
+`, "", 1), `        "context.policy",
+`, `        "context.order",
+        "context.policy",
+`, 1)
+	if !strings.Contains(old, "context.order") || strings.Contains(old, "context.subject") {
+		t.Fatalf("the old file:\n%s", old)
+	}
+	d, err := coverage.Read(strings.NewReader(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := d.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != notReachedFile {
+		t.Fatalf("written back:\n%s", b.String())
+	}
+}

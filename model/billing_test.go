@@ -202,6 +202,9 @@ func TestBillingAgent(t *testing.T) {
 		}
 		t.Fatalf("the correct agent's clean run broke %v", broke)
 	}
+	if err := clean.Err(); err != nil {
+		t.Fatalf("clean run: %v", err)
+	}
 	if clean.RunVerdict != model.Recovered || clean.Verdict != model.ClaimRelease || clean.Terms.Effects != 1 || !clean.Terms.Verified {
 		t.Fatalf("clean run: %s %s %+v, want a recovered, verified release with one effect", clean.RunVerdict, clean.Verdict, clean.Terms)
 	}
@@ -243,8 +246,15 @@ func TestBillingAgent(t *testing.T) {
 		if res.RunVerdict == model.Recovered {
 			t.Errorf("%s: run verdict %s", c.defect, res.RunVerdict)
 		}
+		var re *model.RunError
+		if err := res.Err(); !errors.As(err, &re) || re.Code != 1 || re.Invariant.Name != c.want[0] {
+			t.Errorf("%s: Err() = %v, want code 1 for %s", c.defect, err, c.want[0])
+		}
 		// the correct agent holds every invariant under the same fault
 		fixed, broke := runBilling(t, biller{}, c.fault)
+		if err := fixed.Err(); err != nil {
+			t.Errorf("the correct agent under %s: %v", f.Kind, err)
+		}
 		if broke != nil || len(fixed.Faults) != 1 || !fixed.Faults[0].Reached || fixed.Verdict != model.ClaimRelease || fixed.Terms.Effects != 1 {
 			t.Errorf("the correct agent under %s at %s#%d: broke %v, faults %+v, claim %s, %d effects", f.Kind, f.Event, f.Ordinal, broke, fixed.Faults, fixed.Verdict, fixed.Terms.Effects)
 		}
