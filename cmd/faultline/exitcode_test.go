@@ -189,7 +189,7 @@ func TestCampaignExitFunctions(t *testing.T) {
 	var ee *exitError
 	var b bytes.Buffer
 	err := (&reach{trials: 10, untested: 10, kinds: []string{"memory_loss (10 trials)"}}).exit(&b)
-	if !errors.As(err, &ee) || ee.code != 3 || err.Error() != "inconclusive: none of the 10 trials' faults was reached and fired (memory_loss (10 trials)): the assay tested no fault" {
+	if !errors.As(err, &ee) || ee.Code != 3 || err.Error() != "inconclusive: none of the 10 trials' faults was reached and fired (memory_loss (10 trials)): the assay tested no fault" {
 		t.Errorf("all untested: %v", err)
 	}
 	err = (&reach{trials: 10, untested: 4, kinds: []string{"memory_loss (4 trials)"}}).exit(&b)
@@ -201,7 +201,7 @@ func TestCampaignExitFunctions(t *testing.T) {
 	}
 	rows := []assay.KindRow{{Kind: "subject_swap"}, {Kind: "memory_loss"}}
 	err = auditExit([]assay.ProfileAudit{{Profile: "typed", Rows: rows}})
-	if !errors.As(err, &ee) || ee.code != 3 || !strings.Contains(err.Error(), "none of the audit's 2 single-fault runs reached its fault") {
+	if !errors.As(err, &ee) || ee.Code != 3 || !strings.Contains(err.Error(), "none of the audit's 2 single-fault runs reached its fault") {
 		t.Errorf("audit with nothing reached: %v", err)
 	}
 	rows[1].Reached = true
