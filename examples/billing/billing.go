@@ -83,8 +83,8 @@ func Factory(bugs Bugs) model.Factory {
 // invoice inv-1042 charging 4,900 pence under it.
 func Fixture() model.Fixture {
 	return model.Fixture{
-		Name:   "billing",
-		Orders: []model.Order{{Subject: "ACC-42", Tenant: "acme", Status: "active", Version: 7, Amount: 4900}},
+		Name:     "billing",
+		Subjects: []model.Subject{{ID: "ACC-42", Tenant: "acme", Status: "active", Version: 7, Amount: 4900}},
 		Capabilities: []model.Capability{{ID: "APR-1042", Actor: "billing-agent", Subject: "ACC-42", Tenant: "acme",
 			Purpose: "invoice", Amount: 4900, Expiry: 60000}},
 		Tasks: []model.Task{{ID: "inv-1042", Actor: "billing-agent", Subject: "ACC-42", Tenant: "acme",
@@ -184,7 +184,7 @@ func invalid(cp model.Checkpoint, resumed bool) string {
 // invoice with claim c.
 func (v *invoice) approve() (c model.Claim, done bool, err error) {
 	t := v.task
-	acct, err := v.env.Context.ReadOrder(v.ctx, t.Subject)
+	acct, err := v.env.Context.ReadSubject(v.ctx, t.Subject)
 	switch {
 	case errors.Is(err, model.ErrNotFound):
 		c, err = v.end(model.ClaimDeny, "unknown_account", "no account "+t.Subject)
@@ -195,7 +195,7 @@ func (v *invoice) approve() (c model.Claim, done bool, err error) {
 		c, err = v.end(model.ClaimDeny, "not_billable", "account "+t.Subject+" is "+acct.Status+", "+strconv.FormatInt(acct.Amount, 10)+" due")
 		return c, true, err
 	}
-	v.charge = model.Action{Actor: t.Actor, Subject: acct.Subject, Tenant: acct.Tenant, Purpose: t.Purpose, Amount: t.Amount,
+	v.charge = model.Action{Actor: t.Actor, Subject: acct.ID, Tenant: acct.Tenant, Purpose: t.Purpose, Amount: t.Amount,
 		ExpectedVersion: acct.Version, IdempotencyKey: t.ID + ":charge", TraceID: t.Trace}
 	v.grant, err = v.env.Authority.Approve(v.ctx, t, v.charge)
 	if errors.Is(err, model.ErrNotFound) {
