@@ -209,11 +209,16 @@ func (v *invoice) approve() (c model.Claim, done bool, err error) {
 }
 
 // lookup reads the charge back from the provider's ledger: its receipt id,
-// or "" when the ledger holds none.
+// or "" when the ledger holds none on the invoice's trace (a charge on
+// another trace is no proof of this decision's).
 func (v *invoice) lookup() (string, error) {
 	entries, err := v.env.Ledger.Readback(v.ctx, model.ReadbackQuery{ActionRef: v.charge.IdempotencyKey, Subject: v.charge.Subject})
 	for _, e := range entries {
-		if e.Tool == ToolCharge && e.ReceiptID != "" {
+		switch {
+		case e.Tool != ToolCharge || e.ReceiptID == "":
+		case e.Trace != v.charge.TraceID:
+			v.env.Signals.Warn("trace_lineage", "charge "+e.Key+" is on trace "+e.Trace+", not "+v.charge.TraceID)
+		default:
 			return e.ReceiptID, err
 		}
 	}
@@ -262,7 +267,7 @@ func (v *invoice) pay(resuming bool) (c model.Claim, done bool, err error) {
 				return c, true, err
 			}
 			if v.receipt == "" {
-				c, err = v.end(model.ClaimHold, "charge_not_on_ledger", "the provider answered committed but its ledger holds no charge")
+				c, err = v.end(model.ClaimHold, "charge_not_on_ledger", "the provider answered committed but its ledger holds no charge on this trace")
 			}
 			return c, v.receipt == "", err
 		case res.Class == model.ClassRateLimited:

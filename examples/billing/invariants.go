@@ -24,7 +24,10 @@ const (
 // (right_subject); no claim of a payment the ledger does not hold and no
 // checkpoint naming one (no_invented_progress); attempts and deadline
 // within budget across restarts (budget); nothing consequential after an
-// invalid checkpoint (resume_from_checkpoint).
+// invalid checkpoint (resume_from_checkpoint). The other four hold for it
+// too; its own invariants state their rules in billing's terms
+// (charge_approved, charged_once, paid_has_receipt), so that a
+// counterexample names what broke in them.
 var Builtin = []string{model.InvRightSubject, model.InvNoInventedProgress, model.InvBudget, model.InvResumeFromCheckpoint}
 
 // Invariants returns the agent's own invariants. Each reads the provider's
