@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -219,6 +220,59 @@ func TestNightlyCommandsRun(t *testing.T) {
 	}
 	if html := read(t, filepath.Join(work, "coverage.html")); !strings.HasPrefix(html, "<!DOCTYPE html>") {
 		t.Errorf("coverage.html: %.80s", html)
+	}
+
+	// nightly.md's indexed Job: each pod's command, then the merge and gate
+	// the page gives, with /out a temporary folder and 40 checks
+	page := read(t, "nightly.md")
+	start := strings.Index(page, "```yaml\n")
+	end := strings.Index(page[start+1:], "```\n")
+	var k8s struct {
+		Spec struct {
+			CompletionMode string `yaml:"completionMode"`
+			Completions    int    `yaml:"completions"`
+			Template       struct {
+				Spec struct {
+					Containers []struct {
+						Env     []struct{ Name, Value string } `yaml:"env"`
+						Command []string                       `yaml:"command"`
+					} `yaml:"containers"`
+				} `yaml:"spec"`
+			} `yaml:"template"`
+		} `yaml:"spec"`
+	}
+	if start < 0 || end < 0 {
+		t.Fatal("nightly.md has no yaml block")
+	}
+	if err := yaml.Unmarshal([]byte(page[start+len("```yaml\n"):start+1+end]), &k8s); err != nil {
+		t.Fatalf("nightly.md's Job: %v", err)
+	}
+	ctr := k8s.Spec.Template.Spec.Containers
+	if k8s.Spec.CompletionMode != "Indexed" || len(ctr) != 1 || len(ctr[0].Command) != 3 || len(ctr[0].Env) != 1 {
+		t.Fatalf("nightly.md's Job: %+v", k8s)
+	}
+	out := filepath.Join(tmp, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	local := func(s string) string {
+		return strings.ReplaceAll(strings.ReplaceAll(s, "/out", out), "--checks 1000000", "--checks 40")
+	}
+	path := "PATH=" + tmp + string(os.PathListSeparator) + os.Getenv("PATH")
+	for index := range 2 {
+		c := exec.Command(ctr[0].Command[0], ctr[0].Command[1], local(ctr[0].Command[2]))
+		c.Env = append(os.Environ(), path, "JOB_COMPLETION_INDEX="+strconv.Itoa(index), ctr[0].Env[0].Name+"="+ctr[0].Env[0].Value)
+		if b, err := c.CombinedOutput(); err != nil || !strings.HasPrefix(string(b), "no counterexample in 40 checks (seed 2026120100"+strconv.Itoa(index)+", ") {
+			t.Fatalf("pod %d: %v\n%s", index, err, b)
+		}
+	}
+	_, fanIn, ok := strings.Cut(page, "then, once the Job is complete, from any pod with the volume:\n`")
+	fanIn, _, _ = strings.Cut(fanIn, "`")
+	if !ok || !strings.HasPrefix(fanIn, "faultline coverage merge ") {
+		t.Fatalf("nightly.md's fan-in: %q", fanIn)
+	}
+	if got := sh(tmp, local(fanIn), path); !strings.Contains(got, "merged 2 files into "+out+"/merged.json: 80 runs") || !strings.Contains(got, "coverage gate: passed\n") {
+		t.Errorf("the Job's fan-in: %s", got)
 	}
 }
 
