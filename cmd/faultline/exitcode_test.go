@@ -99,7 +99,7 @@ func TestExitCodeTable(t *testing.T) {
 		{"explore bad checks", []string{"explore", "--checks", "0"}, false, 2, "--checks must be between 1 and 100000000"},
 		{"explore empty kinds", []string{"explore", "--kinds", ""}, false, 2, "--kinds is empty"},
 		{"explore nothing reached", []string{"explore", "--kinds", "timeout_after_commit", "--checks", "1", "--seed", "4", "--max-faults", "1"}, false, 3,
-			"inconclusive: none of the 1 faults scheduled in 1 checks was reached, so no fault was tested; the events the system crossed: context.order"},
+			"inconclusive: none of the 1 faults scheduled in 1 checks was reached, so no fault was tested; the events the system crossed: context.subject"},
 		{"explore full disk", []string{"explore", "--seed", "1", "--checks", "5"}, true, 4, "no space left on device"},
 		{"explore --list-mutants full disk", []string{"explore", "--list-mutants"}, true, 4, "no space left on device"},
 		{"explore --out not a directory", []string{"explore", "--seed", "1", "--checks", "50", "--profile", "baseline", "--kinds", "timeout_after_commit", "--out", filepath.Join(notDir, "cx")}, false, 4, "not a directory"},
