@@ -1,0 +1,139 @@
+// Package archiver is a small system of another domain than refunds, for
+// the tests of fault placement and fuzzing: an agent that archives one
+// document through a storage tool. It loads its checkpoint, writes
+// exactly two checkpoints on a clean run (the request key before the
+// call, the outcome after it), and retries an unknown outcome within the
+// task's retry budget. Fixed, it reuses the saved request key on every
+// retry; with its planted bug (FreshKeys) each retry takes a fresh key,
+// so a timeout after the commit archives the document twice, which its
+// invariant archived_once catches.
+package archiver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/faultline/faultline/model"
+)
+
+// Tool is the storage tool the agent calls.
+const Tool = "archive.put"
+
+// InvArchivedOnce is the agent's own invariant: the archive holds at most
+// one copy of the document.
+const InvArchivedOnce = "archived_once"
+
+// Agent archives the task's document. FreshKeys is the planted bug.
+type Agent struct{ FreshKeys bool }
+
+// Run archives the document, resuming from the stored checkpoint. It
+// returns model.ErrWorkerCrashed (possibly wrapped) when the harness
+// crashed it.
+func (a Agent) Run(ctx context.Context, env model.Env, t model.Task) (model.Claim, error) {
+	cp, resumed, err := env.Store.Load(ctx, t.ID)
+	if err != nil {
+		return model.Claim{}, err
+	}
+	key := ""
+	if resumed {
+		if cp.State == "archived" {
+			return model.Claim{Verdict: model.ClaimRelease, Reason: "archived before the restart"}, nil
+		}
+		key = cp.Data["key"]
+	}
+	if key == "" {
+		key = env.NewRequestID()
+		if err := env.Store.Save(ctx, model.Checkpoint{Task: t.ID, Seq: 1, State: "sending", Data: map[string]string{"key": key}}); err != nil {
+			return model.Claim{}, err
+		}
+	}
+	act := model.Action{Actor: t.Actor, Subject: t.Subject, Tenant: t.Tenant, Purpose: t.Purpose, Amount: 1, IdempotencyKey: key, TraceID: t.Trace}
+	for attempt := 0; attempt <= t.RetryBudget; attempt++ {
+		if a.FreshKeys && attempt > 0 {
+			key = env.NewRequestID()
+		}
+		res, err := env.Tool.Commit(ctx, model.ToolCall{Tool: Tool, RequestKey: key, Action: act})
+		if err != nil {
+			return model.Claim{}, err
+		}
+		switch res.Outcome {
+		case model.OutcomeCommitted:
+			if err := env.Store.Save(ctx, model.Checkpoint{Task: t.ID, Seq: 2, State: "archived", Data: map[string]string{"key": key}}); err != nil {
+				return model.Claim{}, err
+			}
+			return model.Claim{Verdict: model.ClaimRelease, Reason: "archived " + t.Subject}, nil
+		case model.OutcomeRejected:
+			return model.Claim{Verdict: model.ClaimHold, Reason: "the archive refused the document"}, nil
+		}
+	}
+	return model.Claim{Verdict: model.ClaimHold, Reason: "outcome unknown after every retry"}, nil
+}
+
+// Fixture is the agent's workload: one document to archive, two retries.
+func Fixture() model.Fixture {
+	return model.Fixture{Name: "archive", Orders: []model.Order{{Subject: "DOC-4", Tenant: "records", Status: "draft", Version: 1}}, Tasks: []model.Task{
+		{ID: "archive-DOC-4", Actor: "archiver", Subject: "DOC-4", Tenant: "records", Purpose: "archive", RetryBudget: 2, Deadline: 10000},
+	}}
+}
+
+// settings is the agent's own part of a schedule's config:
+// {"bug": "fresh_keys"} plants the bug; {} is the fixed agent.
+type settings struct {
+	Bug string `json:"bug,omitempty"`
+}
+
+func parse(system json.RawMessage) (bool, error) {
+	var s settings
+	dec := json.NewDecoder(strings.NewReader(string(system)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return false, fmt.Errorf("config of archiver: %w", err)
+	}
+	switch s.Bug {
+	case "":
+		return false, nil
+	case "fresh_keys":
+		return true, nil
+	}
+	return false, fmt.Errorf("config of archiver: unknown bug %q (valid: fresh_keys)", s.Bug)
+}
+
+// Planted is the config's system part that plants the bug.
+var Planted = json.RawMessage(`{"bug":"fresh_keys"}`)
+
+// Definition describes the agent: its fixture, its config and its
+// invariants (the budget and archived_once).
+func Definition() *model.Definition {
+	return &model.Definition{
+		Name:     "archiver",
+		Fixtures: []model.Fixture{Fixture()},
+		Configure: func(system json.RawMessage) (model.Factory, error) {
+			fresh, err := parse(system)
+			if err != nil {
+				return nil, err
+			}
+			return func() model.System { return Agent{FreshKeys: fresh} }, nil
+		},
+		Describe: func(system json.RawMessage) (string, error) {
+			fresh, err := parse(system)
+			if err != nil {
+				return "", err
+			}
+			if fresh {
+				return "bug fresh_keys", nil
+			}
+			return "fixed", nil
+		},
+		Builtin: []string{model.InvBudget},
+		Invariants: []model.UserInvariant{{Name: InvArchivedOnce, Owner: "records", Oracle: model.OracleLedgerReadback,
+			Doc: "the archive holds at most one copy of the document",
+			Check: func(v model.View) string {
+				if n := len(v.Ledger()); n > 1 {
+					return fmt.Sprintf("%d copies of the document archived", n)
+				}
+				return ""
+			}}},
+	}
+}
