@@ -13,8 +13,8 @@ import (
 // RapidProperty returns the property the rapid fuzz target checks through
 // rapid.MakeFuzz: it draws one schedule from the exploration's generator
 // (properties.Generator: one to min(MaxFaults, 16) kinds of the catalogue
-// and world events, each at one of the events it fits that the workload's
-// clean run reaches, at an ordinal up to one past that event's count,
+// and world events, each at an event it fits that the run under the
+// faults drawn before it crossed, at an ordinal up to that run's count,
 // with drawn targets), under the decoder's config and fixture and for its
 // system, and fails with Check's *Violation message (the violated
 // invariants, the schedule in canonical form and the replay command) when

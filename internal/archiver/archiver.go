@@ -2,8 +2,9 @@
 // the tests of fault placement and fuzzing: an agent that archives one
 // document through a storage tool. It loads its checkpoint, writes
 // exactly two checkpoints on a clean run (the request key before the
-// call, the outcome after it), and retries an unknown outcome within the
-// task's retry budget. Fixed, it reuses the saved request key on every
+// call, the outcome after it), refuses a checkpoint it cannot trust
+// (missing though acknowledged, stale, corrupt, of another version), and
+// retries an unknown outcome within the task's retry budget. Fixed, it reuses the saved request key on every
 // retry; with its planted bug (FreshKeys) each retry takes a fresh key,
 // so a timeout after the commit archives the document twice, which its
 // invariant archived_once catches.
@@ -25,6 +26,9 @@ const Tool = "archive.put"
 // one copy of the document.
 const InvArchivedOnce = "archived_once"
 
+// workflowVersion is the version of the agent's checkpoints.
+const workflowVersion = 1
+
 // Agent archives the task's document. FreshKeys is the planted bug.
 type Agent struct{ FreshKeys bool }
 
@@ -36,6 +40,12 @@ func (a Agent) Run(ctx context.Context, env model.Env, t model.Task) (model.Clai
 	if err != nil {
 		return model.Claim{}, err
 	}
+	switch {
+	case !resumed && cp.Head > 0:
+		return model.Claim{Verdict: model.ClaimHold, Reason: "an acknowledged checkpoint is missing"}, nil
+	case resumed && (cp.WorkflowVersion != workflowVersion || model.Checksum(cp) != cp.Checksum || cp.Seq < cp.Head):
+		return model.Claim{Verdict: model.ClaimHold, Reason: "the checkpoint cannot be trusted"}, nil
+	}
 	key := ""
 	if resumed {
 		if cp.State == "archived" {
@@ -45,12 +55,15 @@ func (a Agent) Run(ctx context.Context, env model.Env, t model.Task) (model.Clai
 	}
 	if key == "" {
 		key = env.NewRequestID()
-		if err := env.Store.Save(ctx, model.Checkpoint{Task: t.ID, Seq: 1, State: "sending", Data: map[string]string{"key": key}}); err != nil {
+		if err := env.Store.Save(ctx, model.Checkpoint{Task: t.ID, Seq: 1, WorkflowVersion: workflowVersion, State: "sending", Data: map[string]string{"key": key}}); err != nil {
 			return model.Claim{}, err
 		}
 	}
 	act := model.Action{Actor: t.Actor, Subject: t.Subject, Tenant: t.Tenant, Purpose: t.Purpose, Amount: 1, IdempotencyKey: key, TraceID: t.Trace}
 	for attempt := 0; attempt <= t.RetryBudget; attempt++ {
+		if t.Deadline > 0 && env.Now() >= t.Started+t.Deadline {
+			return model.Claim{Verdict: model.ClaimHold, Reason: "deadline passed before the archive answered"}, nil
+		}
 		if a.FreshKeys && attempt > 0 {
 			key = env.NewRequestID()
 		}
@@ -60,7 +73,7 @@ func (a Agent) Run(ctx context.Context, env model.Env, t model.Task) (model.Clai
 		}
 		switch res.Outcome {
 		case model.OutcomeCommitted:
-			if err := env.Store.Save(ctx, model.Checkpoint{Task: t.ID, Seq: 2, State: "archived", Data: map[string]string{"key": key}}); err != nil {
+			if err := env.Store.Save(ctx, model.Checkpoint{Task: t.ID, Seq: 2, WorkflowVersion: workflowVersion, State: "archived", Data: map[string]string{"key": key}}); err != nil {
 				return model.Claim{}, err
 			}
 			return model.Claim{Verdict: model.ClaimRelease, Reason: "archived " + t.Subject}, nil
