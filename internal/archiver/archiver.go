@@ -1,8 +1,9 @@
 // Package archiver is a small system of another domain than refunds, for
 // the tests of fault placement and fuzzing: an agent that archives one
 // document through a storage tool. It loads its checkpoint, writes
-// exactly two checkpoints on a clean run (the request key before the
-// call, the outcome after it), refuses a checkpoint it cannot trust
+// exactly two checkpoints on a clean run (the request key and attempt
+// before the call, the outcome after it; a retry writes one more before
+// its call), refuses a checkpoint it cannot trust
 // (missing though acknowledged, stale, corrupt, of another version), and
 // retries an unknown outcome within the task's retry budget. Fixed, it reuses the saved request key on every
 // retry; with its planted bug (FreshKeys) each retry takes a fresh key,
@@ -26,6 +27,10 @@ const Tool = "archive.put"
 // one copy of the document.
 const InvArchivedOnce = "archived_once"
 
+// minAttemptTime is the time, in logical milliseconds, a call needs left
+// before the deadline to be made.
+const minAttemptTime model.Millis = 100
+
 // workflowVersion is the version of the agent's checkpoints.
 const workflowVersion = 1
 
@@ -46,34 +51,42 @@ func (a Agent) Run(ctx context.Context, env model.Env, t model.Task) (model.Clai
 	case resumed && (cp.WorkflowVersion != workflowVersion || model.Checksum(cp) != cp.Checksum || cp.Seq < cp.Head):
 		return model.Claim{Verdict: model.ClaimHold, Reason: "the checkpoint cannot be trusted"}, nil
 	}
-	key := ""
+	key, seq, attempts := "", 0, 0
 	if resumed {
 		if cp.State == "archived" {
 			return model.Claim{Verdict: model.ClaimRelease, Reason: "archived before the restart"}, nil
 		}
-		key = cp.Data["key"]
+		key, seq, attempts = cp.Data["key"], cp.Seq, cp.Attempt
 	}
-	if key == "" {
-		key = env.NewRequestID()
-		if err := env.Store.Save(ctx, model.Checkpoint{Task: t.ID, Seq: 1, WorkflowVersion: workflowVersion, State: "sending", Data: map[string]string{"key": key}}); err != nil {
-			return model.Claim{}, err
-		}
+	save := func(state string) error {
+		seq++
+		return env.Store.Save(ctx, model.Checkpoint{Task: t.ID, Seq: seq, WorkflowVersion: workflowVersion, State: state, Attempt: attempts,
+			Data: map[string]string{"key": key}})
 	}
-	act := model.Action{Actor: t.Actor, Subject: t.Subject, Tenant: t.Tenant, Purpose: t.Purpose, Amount: 1, IdempotencyKey: key, TraceID: t.Trace}
-	for attempt := 0; attempt <= t.RetryBudget; attempt++ {
-		if t.Deadline > 0 && env.Now() >= t.Started+t.Deadline {
-			return model.Claim{Verdict: model.ClaimHold, Reason: "deadline passed before the archive answered"}, nil
+	for {
+		if attempts > t.RetryBudget {
+			return model.Claim{Verdict: model.ClaimHold, Reason: "outcome unknown after every retry"}, nil
 		}
-		if a.FreshKeys && attempt > 0 {
+		if key == "" || a.FreshKeys && attempts > 0 {
 			key = env.NewRequestID()
 		}
+		// the attempt is recorded before the call, so a restarted worker
+		// counts it against the budget
+		attempts++
+		if err := save("sending"); err != nil {
+			return model.Claim{}, err
+		}
+		if t.Deadline > 0 && t.Started+t.Deadline-env.Now() < minAttemptTime {
+			return model.Claim{Verdict: model.ClaimHold, Reason: "too close to the deadline to call the archive"}, nil
+		}
+		act := model.Action{Actor: t.Actor, Subject: t.Subject, Tenant: t.Tenant, Purpose: t.Purpose, Amount: 1, IdempotencyKey: key, TraceID: t.Trace}
 		res, err := env.Tool.Commit(ctx, model.ToolCall{Tool: Tool, RequestKey: key, Action: act})
 		if err != nil {
 			return model.Claim{}, err
 		}
 		switch res.Outcome {
 		case model.OutcomeCommitted:
-			if err := env.Store.Save(ctx, model.Checkpoint{Task: t.ID, Seq: 2, WorkflowVersion: workflowVersion, State: "archived", Data: map[string]string{"key": key}}); err != nil {
+			if err := save("archived"); err != nil {
 				return model.Claim{}, err
 			}
 			return model.Claim{Verdict: model.ClaimRelease, Reason: "archived " + t.Subject}, nil
@@ -81,7 +94,6 @@ func (a Agent) Run(ctx context.Context, env model.Env, t model.Task) (model.Clai
 			return model.Claim{Verdict: model.ClaimHold, Reason: "the archive refused the document"}, nil
 		}
 	}
-	return model.Claim{Verdict: model.ClaimHold, Reason: "outcome unknown after every retry"}, nil
 }
 
 // Fixture is the agent's workload: one document to archive, two retries.
