@@ -194,7 +194,9 @@ func (e *explorer) explore(parent rapid.TB) (*Report, error) {
 // later ones (see the package comment), so it returns an error for bad options, a System
 // that cannot be built, or a harness error, and for a scope whose kinds
 // never occur in the workload. The generator draws from a state fixed at
-// construction and may be used from several goroutines.
+// construction (and a store of the runs of earlier faults, which changes
+// no draw) and may be used from several goroutines; its draws then call
+// sys from each, so sys must be safe for concurrent use.
 func Generator(sys System, opts ...Option) (*rapid.Generator[*model.Schedule], error) {
 	e, err := newExplorer(sys, opts)
 	if err != nil {
