@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/internal/strictjson"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/properties"
@@ -49,8 +50,9 @@ func IsRecord(data []byte) bool {
 // ParseRecord decodes an exploration's counterexample record strictly
 // (package strictjson): unknown, misspelt or repeated fields, more than
 // MaxEntries timeline events, a version other than properties.CounterexampleVersion,
-// a missing or invalid schedule (model.ParseSchedule), an unknown
-// invariant, and a missing event are errors that name the problem.
+// a missing or invalid schedule (model.ParseSchedule), an invalid
+// invariant name (coverage.CheckInvariantName: any invariant a system
+// declares is accepted), and a missing event are errors that name the problem.
 func ParseRecord(data []byte) (*properties.CounterexampleRecord, error) {
 	var raw struct {
 		properties.CounterexampleRecord
@@ -80,12 +82,10 @@ func ParseRecord(data []byte) (*properties.CounterexampleRecord, error) {
 			return nil, fmt.Errorf("counterexample record: rapid_shrunk_schedule: %w", err)
 		}
 	}
-	known := false
-	for _, inv := range model.Invariants {
-		known = known || inv.Name == rec.Invariant
-	}
-	if !known {
-		return nil, fmt.Errorf("counterexample record: unknown invariant %q", rec.Invariant)
+	// any invariant a system declares, checked by syntax with the rule
+	// of coverage files
+	if err := coverage.CheckInvariantName(rec.Invariant); err != nil {
+		return nil, fmt.Errorf("counterexample record: %w", err)
 	}
 	if rec.Event == "" {
 		return nil, errors.New(`counterexample record: missing "event"`)

@@ -100,7 +100,7 @@ func TestRecordErrorsNameTheProblem(t *testing.T) {
 	good := string(data)
 	cases := []struct{ from, to, want string }{
 		{`"version": 1`, `"version": 2`, "unsupported version 2 (want 1)"},
-		{`"invariant": "effect_at_most_once"`, `"invariant": "luck"`, `unknown invariant "luck"`},
+		{`"invariant": "effect_at_most_once"`, `"invariant": "Luck!"`, `invariant name "Luck!": must start with a lower-case letter a-z`},
 		{`"replay":`, `"extra": 1, "replay":`, `unknown field "extra"`},
 		{`"event": "tool.commit",
   "fault_id"`, `"event": "",
@@ -115,6 +115,11 @@ func TestRecordErrorsNameTheProblem(t *testing.T) {
 		if _, err := corpus.ReadCounterexample([]byte(in)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want %q", c.to, err, c.want)
 		}
+	}
+	// any invariant a system declares is accepted, by syntax
+	user := strings.Replace(good, `"invariant": "effect_at_most_once"`, `"invariant": "charged_once"`, 1)
+	if ce, err := corpus.ReadCounterexample([]byte(user)); err != nil || ce.Expect.Violated[0].Invariant != "charged_once" {
+		t.Errorf("a user invariant: %v", err)
 	}
 	if _, err := corpus.ReadCounterexample([]byte(`{"version":1,"config":{"profile":"typed"},"faults":[]}`)); err == nil || !strings.Contains(err.Error(), "neither a counterexample file") {
 		t.Errorf("a schedule file: %v", err)

@@ -4,6 +4,7 @@
 package docs
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -145,7 +146,7 @@ func TestFrontPage(t *testing.T) {
 		t.Errorf("README.md lacks the exit-code section with the table:\n%s", exitCodes)
 	}
 	for _, cmd := range []string{"assay", "replay", "audit", "explore", "coverage report", "coverage merge",
-		"coverage gate", "dossier", "dossier diff", "lab"} {
+		"coverage gate", "dossier", "dossier diff", "lab", "vet"} {
 		if !strings.Contains(readme, "| `"+cmd+"` |") || !strings.Contains(readme, "\nfaultline "+cmd+" ") {
 			t.Errorf("README.md's command list lacks %q (a synopsis line and a table row)", cmd)
 		}
@@ -176,6 +177,42 @@ func TestSourcesByTitle(t *testing.T) {
 				t.Errorf("%s:%d: %q names a document by a file readers do not have; say the paper or the harness practice", p, i+1, m)
 			}
 		}
+	}
+	// the code, tests, scripts and data of the whole module as well
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != ".." && (strings.HasPrefix(name, ".") && name != ".ci" && name != ".clusterfuzzlite" || name == "testdata" && strings.Contains(path, "faultline")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch filepath.Ext(path) {
+		case ".go", ".md", ".json", ".sh", ".js", ".tmpl", ".html", ".yml", ".yaml", ".txt", ".golden", "":
+		default:
+			return nil
+		}
+		if strings.HasSuffix(path, "docs_test.go") {
+			return nil // this test names what it bans
+		}
+		if fi, err := d.Info(); err != nil || fi.Size() > 4<<20 {
+			return err // a build output, not the project's text
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, l := range strings.Split(string(data), "\n") {
+			if m := banned.FindString(l); m != "" {
+				t.Errorf("%s:%d: %q names a document by a file readers do not have; say the paper or the harness practice", path, i+1, m)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -78,7 +78,7 @@ func TestQuickStart(t *testing.T) {
 	}
 	for _, want := range []string{
 		"--- FAIL: TestLostReply",
-		"closed_once broke at seq 3 (tool.commit, fault f1): 2 close effects",
+		"closed_once violated: first false after seq 3 (tool.commit), reached by f1: 2 close effects",
 		"--- FAIL: TestExplore",
 		"properties: counterexample after",
 		"closed_once violated",

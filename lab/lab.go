@@ -361,8 +361,10 @@ type ReplayResponse struct {
 	// schedule, timeline, faults with what the injector saw, invariants
 	// with where each became false, claims, terms, verdicts).
 	Result *model.Result `json:"result"`
-	// Held is true when every invariant held ("faultline replay" exits 0;
-	// otherwise 1).
+	// Held is true when the run passed as "faultline replay" exits 0:
+	// every invariant held and every scheduled fault was reached and fired
+	// (model.Result.Err is nil). A run that held every invariant but
+	// tested less than its schedule is not held.
 	Held bool `json:"held"`
 	// Coverage says how the replay counted in the session's coverage.
 	Coverage ReplayCoverage `json:"coverage"`
@@ -595,6 +597,9 @@ func (s *Server) replayCoverage(res *model.Result) (ReplayCoverage, *coverage.Tr
 // key in the wrong case and a null value, with errors that name the
 // problem.
 func decodeStrict(data []byte, v any) error {
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		return bad("request: the body starts with a UTF-8 byte-order mark; send it without one")
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -800,7 +805,7 @@ func (s *Server) serveReplay(w http.ResponseWriter, r *http.Request) {
 	if t != nil {
 		s.addCoverage(t.Data())
 	}
-	writeJSON(w, http.StatusOK, ReplayResponse{Record: res.Record(), Result: res, Held: res.Held(), Coverage: rc})
+	writeJSON(w, http.StatusOK, ReplayResponse{Record: res.Record(), Result: res, Held: res.Err() == nil, Coverage: rc})
 }
 
 // shellJoin joins args for a POSIX shell; only an empty argument or one

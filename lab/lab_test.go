@@ -205,9 +205,21 @@ func TestReplayEqualsReplay(t *testing.T) {
 		if got, w := compact(t, ans["result"]), compact(t, wantResult.Bytes()); got != w {
 			t.Errorf("replay result differs:\n got %s\nwant %s", got, w)
 		}
-		if string(ans["held"]) != map[bool]string{true: "true", false: "false"}[res.Held()] {
-			t.Errorf("held %s, want %t", ans["held"], res.Held())
+		if string(ans["held"]) != map[bool]string{true: "true", false: "false"}[res.Err() == nil] {
+			t.Errorf("held %s, want %t", ans["held"], res.Err() == nil)
 		}
+	}
+	// a fault the run never reaches: every invariant holds, but the run
+	// tested nothing at it, so it is not held
+	unreached := strings.Replace(string(data), `"baseline"`, `"typed"`, 1)
+	s, err := model.ParseSchedule([]byte(unreached))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Faults = []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 50, Kind: "timeout_after_commit"}}
+	code, ans := post(t, h, "/api/replay", string(model.Format(s)))
+	if code != http.StatusOK || string(ans["held"]) != "false" {
+		t.Fatalf("a never reached fault: status %d, held %s", code, ans["held"])
 	}
 }
 

@@ -73,6 +73,7 @@ func TestStrictRequestKeys(t *testing.T) {
 		{"/api/coverage/reset", `null`, `request: the body is null: want a JSON object`},
 		{"/api/coverage/reset", `{"all":true}`, `request: unknown field "all"`},
 		{"/api/coverage/reset", `{} x`, `request: trailing data after the JSON object`},
+		{"/api/assay", "\ufeff{\"trials\":1}", `request: the body starts with a UTF-8 byte-order mark; send it without one`},
 	}
 	for _, c := range cases {
 		code, msg := send(t, srv, c.path, c.body, "Content-Type", "application/json")

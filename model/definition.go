@@ -45,6 +45,26 @@ type Definition struct {
 	// record's next step; nil names none. Names outside Controls are
 	// dropped.
 	Defences func(kind string) []string
+	// Configs are the system's named configurations, the ones an audit
+	// runs every fault kind under (in this order); nil means one, the
+	// default ({}), named "default".
+	Configs []NamedConfig
+}
+
+// NamedConfig is one named configuration of a system: a config's system
+// part, with whether the system is expected to hold under it.
+type NamedConfig struct {
+	// Name names the configuration in reports ("typed"), with the rule of
+	// an invariant's name (lower-case letters, digits, underscores).
+	Name string
+	// System is the config's system part, a JSON object Configure
+	// accepts; nil is {}.
+	System json.RawMessage
+	// Defended marks a configuration under which every invariant should
+	// hold under every single fault: an audit fails (exit 1) when one of
+	// its runs violates one. An undefended one (a baseline, a planted bug)
+	// only reports what broke.
+	Defended bool
 }
 
 // Validate reports a definition that lacks a name, a fixture or

@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+
+	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/model"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -204,36 +207,6 @@ func worstFindings(audits []assay.ProfileAudit) []finding {
 // under the finding's profile, from the repository root.
 func replayCommand(f finding) string {
 	return fmt.Sprintf("faultline replay corpus/kinds/%s.json --profile %s", f.row.Kind, f.profile)
-}
-
-// wrapText returns s as one line when it fits in width characters, else
-// broken at spaces into lines of at most width characters (a word longer
-// than that stays whole), each after the first starting with indent.
-func wrapText(s string, width int, indent string) []string {
-	if len(s) <= width {
-		return []string{s}
-	}
-	lead := s[:len(s)-len(strings.TrimLeft(s, " "))]
-	var lines []string
-	line := ""
-	for i, w := range strings.Fields(s) {
-		if i == 0 {
-			w = lead + w
-		}
-		switch {
-		case line == "":
-			line = w
-		case len(line)+1+len(w) > width:
-			lines = append(lines, line)
-			line = indent + w
-		default:
-			line += " " + w
-		}
-	}
-	if line != "" {
-		lines = append(lines, line)
-	}
-	return lines
 }
 
 // writeAuditSummary prints the audit on one screen: at most summaryLines
@@ -456,4 +429,53 @@ func writeAuditMarkdown(w io.Writer, audits []assay.ProfileAudit, ev *assay.Evid
 	fmt.Fprintf(&b, "\n%s\n", assay.Boundary)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeAuditCoverage records the audit's single-fault runs (every kind
+// under every profile), one record per profile, prints them side by side
+// beside the outcome tables (which keys held under which profile, which
+// broke, with the counterexamples), and merges all of them into path when
+// set.
+func writeAuditCoverage(w io.Writer, audits []assay.ProfileAudit, path string) error {
+	all, cmp, err := auditCoverage(audits)
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(w, "\n== coverage of the runs above (%d single-fault runs: %d fault kinds under %d profiles)\n",
+		cmp.Total.Summary.Runs, len(model.Catalogue()), len(audits)); err != nil {
+		return err
+	}
+	if err := cmp.WriteText(w); err != nil {
+		return err
+	}
+	return flushCoverage(all, path)
+}
+
+// auditCoverage records the audit's single-fault runs, all of them and
+// one column per profile, and compares the columns.
+func auditCoverage(audits []assay.ProfileAudit) (*coverage.Tracker, *coverage.Comparison, error) {
+	all := coverage.NewTracker(nil)
+	var cols []coverage.Column
+	for _, a := range audits {
+		t := coverage.NewTracker(all.Universe())
+		for _, row := range a.Rows {
+			if err := t.Record(row.Result); err != nil {
+				return nil, nil, err
+			}
+		}
+		d := t.Data()
+		cols = append(cols, coverage.Column{Label: string(a.Profile), Data: d})
+		all.Add(d)
+	}
+	cmp, err := coverage.Compare(all.Universe(), cols, coverage.ReportOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	return all, cmp, nil
+}
+
+// auditComparison is auditCoverage's comparison.
+func auditComparison(audits []assay.ProfileAudit) (*coverage.Comparison, error) {
+	_, cmp, err := auditCoverage(audits)
+	return cmp, err
 }

@@ -102,12 +102,14 @@ could not be created or written, the output could not be written).`,
 }
 
 func newDossierDiffCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "diff OLD NEW",
+	var full bool
+	diff := &cobra.Command{
+		Use:   "diff OLD NEW [--full]",
 		Short: "Show what changed between two dossiers; exit 1 when a change trigger fired",
 		Long: `Compare two dossiers (each a dossier.json or a directory holding one): print
 the change triggers whose fingerprints differ (tool semantics, state schema,
-policy, retry logic, orchestration, evidence routing) and a diff of the rest.
+policy, retry logic, orchestration, evidence routing) and the first lines of
+a diff of the rest (--full: all of it).
 
 Exit codes: 0 no change trigger fired, 1 a change trigger fired (the release
 gate reopens), 2 bad input (a missing or malformed dossier, or one whose
@@ -119,10 +121,16 @@ Markdown beside it does not have the SHA-256 its JSON names), 4 an I/O error
 			if err != nil {
 				return inputError(err)
 			}
-			return writeDossierDiff(c.OutOrStdout(), d)
+			return writeDossierDiff(c.OutOrStdout(), d, full)
 		},
 	}
+	diff.Flags().BoolVar(&full, "full", false, "print the whole diff of the rest (by default its first lines)")
+	return diff
 }
+
+// diffLines is how many lines of the diff of the rest dossier diff prints
+// without --full.
+const diffLines = 20
 
 // dossierReasons is how many of a placement's reasons the summary shows.
 const dossierReasons = 2
@@ -169,20 +177,39 @@ func writeDossierSummary(w io.Writer, d *assay.Dossier, dir string) error {
 	return err
 }
 
-func writeDossierDiff(w io.Writer, d *assay.DossierDiff) error {
+func writeDossierDiff(w io.Writer, d *assay.DossierDiff, full bool) error {
 	var b strings.Builder
 	if len(d.Fired) == 0 {
 		fmt.Fprintln(&b, "change triggers: none fired")
 	} else {
 		fmt.Fprintln(&b, "change triggers fired (the release gate reopens):")
 		for _, t := range d.Fired {
-			fmt.Fprintf(&b, "  %s: %s -> %s\n", t.Name, orDash(t.Old), orDash(t.New))
+			old, nw := orDash(t.Old), orDash(t.New)
+			if !full { // fingerprints by their first 16 hex digits, as git abbreviates
+				old, nw = abbrev(old), abbrev(nw)
+			}
+			fmt.Fprintf(&b, "  %s: %s -> %s\n", t.Name, old, nw)
 		}
 	}
 	if d.Diff == "" {
 		fmt.Fprintln(&b, "dossiers are identical")
 	} else {
-		fmt.Fprintf(&b, "\ndiff (-old +new):\n%s", d.Diff)
+		lines := strings.SplitAfter(d.Diff, "\n")
+		if lines[len(lines)-1] == "" {
+			lines = lines[:len(lines)-1]
+		}
+		if full || len(lines) <= diffLines {
+			fmt.Fprintf(&b, "\ndiff (-old +new):\n%s", d.Diff)
+		} else {
+			fmt.Fprintf(&b, "\ndiff (-old +new), the first %d of %d lines:\n", diffLines, len(lines))
+			for _, l := range lines[:diffLines] {
+				if l = strings.TrimSuffix(l, "\n"); len(l) > 120 {
+					l = l[:117] + "..."
+				}
+				fmt.Fprintln(&b, l)
+			}
+			fmt.Fprintf(&b, "... %d more lines: --full prints the whole diff\n", len(lines)-diffLines)
+		}
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return outputError(err)
@@ -191,6 +218,14 @@ func writeDossierDiff(w io.Writer, d *assay.DossierDiff) error {
 		return errViolation
 	}
 	return nil
+}
+
+// abbrev shortens a 64-digit fingerprint to its first 16 digits.
+func abbrev(s string) string {
+	if len(s) == 64 {
+		return s[:16]
+	}
+	return s
 }
 
 func orDash(s string) string {

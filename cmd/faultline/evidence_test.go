@@ -186,6 +186,19 @@ func TestDossierCommand(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "  state_schema: ") || !strings.Contains(out, "  orchestration: ") {
 		t.Fatalf("paper -> catalogue diff: exit %d\n%.2000s", code, out)
 	}
+	// one screen by default, the whole diff with --full
+	if n := strings.Count(out, "\n"); n > 40 || !strings.Contains(out, "more lines: --full prints the whole diff") {
+		t.Errorf("dossier diff prints %d lines by default:\n%.3000s", n, out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if len(l) > 120 {
+			t.Errorf("dossier diff line of %d characters: %.130s", len(l), l)
+		}
+	}
+	codeFull, outFull, _ := runCLI(t, "dossier", "diff", paper, dir, "--full")
+	if codeFull != 1 || strings.Count(outFull, "\n") <= 40 || strings.Contains(outFull, "more lines: --full") {
+		t.Errorf("dossier diff --full: exit %d, %d lines", codeFull, strings.Count(outFull, "\n"))
+	}
 	code, out, _ = runCLI(t, "dossier", "diff", dir, filepath.Join(dir, "dossier.json"))
 	if code != 0 || !strings.Contains(out, "change triggers: none fired") || !strings.Contains(out, "dossiers are identical") {
 		t.Fatalf("self diff: exit %d\n%s", code, out)

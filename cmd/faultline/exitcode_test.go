@@ -122,6 +122,9 @@ func TestExitCodeTable(t *testing.T) {
 		{"coverage gate nothing reached", []string{"coverage", "gate", nothing, "--min-ratio", "0"}, false, 3,
 			"records 1 runs and no scheduled fault that was reached and fired (1 scheduled but not reached, 0 reached but not fired)"},
 		{"coverage gate full disk", []string{"coverage", "gate", full, "--min-ratio", "0.5"}, true, 4, "no space left on device"},
+		{"coverage gate --require a device", []string{"coverage", "gate", full, "--require", "/dev/zero"}, false, 2, "/dev/zero: is a device, not a regular file"},
+		{"coverage merge into a device", []string{"coverage", "merge", "/dev/null", full}, false, 2, "locking /dev/null: not a regular file (a device)"},
+		{"assay --coverage a device", []string{"assay", "--trials", "5", "--coverage", "/dev/null"}, false, 2, "not a regular file (a device)"},
 		{"coverage report", []string{"coverage", "report", full}, false, 0, ""},
 		{"coverage report missing", []string{"coverage", "report", filepath.Join(dir, "nope.json")}, false, 2, "no such file"},
 		{"coverage report full disk", []string{"coverage", "report", full}, true, 4, "no space left on device"},
@@ -140,6 +143,9 @@ func TestExitCodeTable(t *testing.T) {
 
 		{"lab bad address", []string{"lab", "--addr", "nowhere"}, false, 2, "--addr"},
 		{"unknown command", []string{"frobnicate"}, false, 2, "unknown command"},
+		{"help", []string{"help", "replay"}, false, 0, ""},
+		{"help unknown topic", []string{"help", "nosuch"}, false, 2, `help: unknown command "nosuch"`},
+		{"help full disk", []string{"help"}, true, 4, "writing the output"},
 	} {
 		var out bytes.Buffer
 		var code int
@@ -154,6 +160,9 @@ func TestExitCodeTable(t *testing.T) {
 		}
 		if !strings.Contains(stderr, c.stderr) {
 			t.Errorf("%s: stderr %q lacks %q", c.name, stderr, c.stderr)
+		}
+		if c.name == "coverage gate nothing reached" && strings.Contains(out.String(), "passed") {
+			t.Errorf("an inconclusive gate printed a pass:\n%s", out.String())
 		}
 		if c.name == "dossier --full" && !strings.Contains(out.String(), "\n# ") {
 			t.Errorf("dossier --full did not print dossier.md:\n%s", out.String())
@@ -181,7 +190,7 @@ func TestCampaignExitFunctions(t *testing.T) {
 	var ee *exitError
 	var b bytes.Buffer
 	err := (&reach{trials: 10, untested: 10, kinds: []string{"memory_loss (10 trials)"}}).exit(&b)
-	if !errors.As(err, &ee) || ee.code != 3 || err.Error() != "inconclusive: none of the 10 trials' faults was reached and fired (memory_loss (10 trials)): the assay tested no fault" {
+	if !errors.As(err, &ee) || ee.Code != 3 || err.Error() != "inconclusive: none of the 10 trials' faults was reached and fired (memory_loss (10 trials)): the assay tested no fault" {
 		t.Errorf("all untested: %v", err)
 	}
 	err = (&reach{trials: 10, untested: 4, kinds: []string{"memory_loss (4 trials)"}}).exit(&b)
@@ -193,7 +202,7 @@ func TestCampaignExitFunctions(t *testing.T) {
 	}
 	rows := []assay.KindRow{{Kind: "subject_swap"}, {Kind: "memory_loss"}}
 	err = auditExit([]assay.ProfileAudit{{Profile: "typed", Rows: rows}})
-	if !errors.As(err, &ee) || ee.code != 3 || !strings.Contains(err.Error(), "none of the audit's 2 single-fault runs reached its fault") {
+	if !errors.As(err, &ee) || ee.Code != 3 || !strings.Contains(err.Error(), "none of the audit's 2 single-fault runs reached its fault") {
 		t.Errorf("audit with nothing reached: %v", err)
 	}
 	rows[1].Reached = true

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/faultline/faultline/cli"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/model/copperfin"
 )
@@ -77,24 +80,107 @@ func (f *configFlags) resolve(c *cobra.Command, base *model.Config) (copperfin.C
 	return cs, label, nil
 }
 
-// Bounds of the count flags. A count is work the command does and memory
-// it allocates (assay plans every trial up front), so each has a ceiling
-// named in its error.
-const (
-	// maxTrials bounds assay --trials.
-	maxTrials = 100_000_000
-	// maxChecks bounds explore --checks.
-	maxChecks = 100_000_000
-	// maxFaultsLimit bounds explore --max-faults (the exploration's own
-	// limit).
-	maxFaultsLimit = 16
-)
+// maxTrials bounds assay --trials: a count is work the command does and
+// memory it allocates (assay plans every trial up front), so it has a
+// ceiling named in its error.
+const maxTrials = 100_000_000
 
-// checkCount returns bad input naming the flag and the limits unless
-// lo <= v <= hi.
-func checkCount(flag string, v, lo, hi int) error {
-	if v < lo || v > hi {
-		return badInput("--%s must be between %d and %d, got %d", flag, lo, hi, v)
+// referenceFlags are the reference system's own flags on replay and
+// explore (cli.SystemFlags): --profile, --controls, --without and
+// --mutant, and explore's --list-mutants.
+type referenceFlags struct {
+	cf          configFlags
+	mutant      string
+	listMutants bool
+}
+
+// Add registers the flags on replay or explore.
+func (f *referenceFlags) Add(c *cobra.Command, command string) {
+	f.cf.add(c, "typed", true)
+	if command == "replay" {
+		c.Flags().StringVar(&f.mutant, "mutant", "", "run the reference system with this seeded defect (see faultline explore --list-mutants); '' removes the file's mutant")
+		return
 	}
-	return nil
+	c.Flags().StringVar(&f.mutant, "mutant", "", "explore the reference system with this seeded defect (see --list-mutants)")
+	c.Flags().BoolVar(&f.listMutants, "list-mutants", false, "print the reference system's mutant names, one a line, and exit")
+}
+
+// Apply sets the control selection and the mutant the flags name: for
+// replay over the file's config (only what the flags name changes), for
+// explore over --config's system part when given, else --profile's
+// default.
+func (f *referenceFlags) Apply(c *cobra.Command, command string, cfg model.Config) (model.Config, bool, error) {
+	if command == "replay" {
+		cs, label, err := f.cf.resolve(c, &cfg)
+		if err != nil {
+			return cfg, false, err
+		}
+		changed := c.Flags().Changed("profile") || c.Flags().Changed("controls") || c.Flags().Changed("without")
+		if changed {
+			cfg = overrideControls(cfg, cs, label)
+		}
+		if c.Flags().Changed("mutant") {
+			if _, err := copperfin.ParseMutant(f.mutant); err != nil {
+				return cfg, false, badInput("--mutant: %v", err)
+			}
+			cfg = copperfin.WithMutant(cfg, f.mutant)
+		}
+		return cfg, changed, nil
+	}
+	if f.listMutants {
+		var b strings.Builder
+		for _, m := range copperfin.Mutants() {
+			fmt.Fprintln(&b, m.Name)
+		}
+		if _, err := io.WriteString(c.OutOrStdout(), b.String()); err != nil {
+			return cfg, false, outputError(err)
+		}
+		return cfg, false, cli.ErrDone
+	}
+	var base *model.Config
+	if len(cfg.System) > 0 {
+		base = &cfg
+	}
+	cs, label, err := f.cf.resolve(c, base)
+	if err != nil {
+		return cfg, false, err
+	}
+	out := copperfin.ConfigOfControls(cs)
+	if label != "custom" {
+		out = copperfin.ConfigOfProfile(copperfin.Profile(label))
+	}
+	if _, err := copperfin.ParseMutant(f.mutant); err != nil {
+		return cfg, false, badInput("--mutant: %v", err)
+	}
+	if c.Flags().Changed("mutant") || base == nil {
+		out = copperfin.WithMutant(out, f.mutant)
+	} else {
+		out = copperfin.WithMutant(out, copperfin.MutantOf(cfg))
+	}
+	out.Fixture = cfg.Fixture
+	return out, true, nil
+}
+
+// Help describes the flags on replay and explore.
+func (f *referenceFlags) Help(command string) string {
+	if command == "replay" {
+		return `The reference system's flags: --profile, --controls and --without change only
+the control selection (the file's fixture, mutant, retry budget, deadline and
+join policy stay). --without alone removes controls from the file's own set;
+with --profile or --controls it removes them from that set. --mutant runs a
+seeded defect ('' removes the file's).`
+	}
+	return `The reference system's flags: --profile (default typed) or --controls select
+the controls, --without removes some from that set, --mutant explores a seeded
+defect (--list-mutants names them). Given none of them, --config's system part
+is explored as it is.`
+}
+
+// Header names the control set replay's first line ends with.
+func (f *referenceFlags) Header(cfg model.Config) (string, error) {
+	cs, err := copperfin.ControlsOf(cfg)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("(controls: %s)", cs), nil
 }

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/internal/fileio"
+	"github.com/faultline/faultline/model"
 )
 
 // TestInputFilesAreBounded: a device is refused, not read whole, by every
@@ -67,4 +69,10 @@ func TestReplayNamesTheFile(t *testing.T) {
 			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", c.in, code, stderr, p+c.want)
 		}
 	}
+}
+
+// loadSchedule reads a schedule or counterexample file as replay does.
+func loadSchedule(path string) (*model.Schedule, *corpus.Counterexample, error) {
+	s, ce, _, err := program().Load(path, "")
+	return s, ce, err
 }

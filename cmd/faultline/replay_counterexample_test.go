@@ -65,8 +65,8 @@ func TestReplayAcceptsCounterexampleFiles(t *testing.T) {
 	if code != 1 || strings.Contains(out, "Recorded run") {
 		t.Fatalf("schedule file beside the record: exit %d\n%s", code, out)
 	}
-	code, _, stderr = runCLI(t, "replay", writeFile(t, `{"version":1,"schedule_file":"x.json","invariant":"luck","schedule":{"version":1,"config":{"profile":"typed"},"faults":[]}}`))
-	if code != 2 || !strings.Contains(stderr, `unknown invariant "luck"`) {
+	code, _, stderr = runCLI(t, "replay", writeFile(t, `{"version":1,"schedule_file":"x.json","invariant":"Luck!","schedule":{"version":1,"config":{"profile":"typed"},"faults":[]}}`))
+	if code != 2 || !strings.Contains(stderr, `invariant name "Luck!": must start with a lower-case letter a-z`) {
 		t.Fatalf("bad record: exit %d %s", code, stderr)
 	}
 }

@@ -93,6 +93,14 @@ func Definition() *model.Definition {
 		Builtin:    Builtin,
 		Invariants: Invariants(),
 		Controls:   names,
+		// an audit runs every fault kind under each: the agent with every
+		// control (expected to hold), with none, and the planted bug (both
+		// reported)
+		Configs: []model.NamedConfig{
+			{Name: "defended", System: json.RawMessage(`{}`), Defended: true},
+			{Name: "undefended", System: json.RawMessage(`{"controls":[]}`)},
+			{Name: "planted", System: json.RawMessage(`{"variant":"planted"}`)},
+		},
 		Defences: func(kind string) []string {
 			switch kind {
 			case "tool_timeout", "timeout_after_commit", "malformed_response", "output_drift", "worker_crash":

@@ -163,7 +163,7 @@ func resolve(path string) (string, error) {
 		case fi.Mode().IsRegular():
 			return path, nil
 		case fi.Mode()&fs.ModeSymlink == 0:
-			return "", fmt.Errorf("not a regular file (%s)", kind(fi.Mode()))
+			return "", notRegular(fmt.Sprintf("not a regular file (%s)", kind(fi.Mode())))
 		}
 		link, err := os.Readlink(path)
 		if err != nil {
@@ -225,3 +225,13 @@ func syncDir(dir string) error {
 	}
 	return err
 }
+
+// notRegular is the error for a write or lock whose path names something
+// other than a regular file: the caller's input, so it matches
+// ErrBadInput; the caller's wrapping names the path.
+type notRegular string
+
+func (e notRegular) Error() string { return string(e) }
+
+// Is reports whether target is ErrBadInput.
+func (e notRegular) Is(target error) bool { return target == ErrBadInput }

@@ -148,15 +148,24 @@ const Name = "copperfin"
 // Definition returns the reference system's description for the paths
 // that need more than a factory: its fixtures (Copperfin, the default,
 // and CopperfinBatch), its config's system part (Settings) and its
-// description, its eight controls and its defence table (Defences). The
+// description, its eight controls, its defence table (Defences) and its
+// named configurations, the profiles baseline, typed and fail_closed (the
+// last two marked defended). The
 // built-in invariants are all in scope. Each call returns a fresh value.
 func Definition() *model.Definition {
 	names := make([]string, len(AllControls))
 	for i, c := range AllControls {
 		names[i] = string(c)
 	}
+	// its named configurations are its profiles; typed and fail_closed
+	// are expected to hold every invariant under every single fault
+	configs := make([]model.NamedConfig, len(Profiles))
+	for i, p := range Profiles {
+		configs[i] = model.NamedConfig{Name: string(p), System: Settings{Profile: p}.JSON(), Defended: p != ProfileBaseline}
+	}
 	return &model.Definition{
 		Name:      Name,
+		Configs:   configs,
 		Fixtures:  []model.Fixture{Copperfin(), CopperfinBatch()},
 		Configure: configure,
 		Describe: func(system json.RawMessage) (string, error) {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -11,44 +11,41 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/internal/fileio"
-	"github.com/faultline/faultline/model"
 )
 
-func init() { commands = append(commands, newCoverageCmd) }
+// CoverageEnv names the environment variable that asks every command that
+// runs a system to record coverage into one file.
+const CoverageEnv = "FAULTLINE_COVERAGE"
 
-// coverageEnv names the environment variable that asks every command that
-// runs the model to record coverage into one file.
-const coverageEnv = "FAULTLINE_COVERAGE"
-
-// coveragePath returns the coverage file a command records into: its
+// CoveragePath returns the coverage file a command records into: its
 // --coverage flag, else $FAULTLINE_COVERAGE, else "" (no recording).
-func coveragePath(flag string) string {
+func CoveragePath(flag string) string {
 	if flag != "" {
 		return flag
 	}
-	return os.Getenv(coverageEnv)
+	return os.Getenv(CoverageEnv)
 }
 
-// flushCoverage merges t into the file at path (when path is set).
-func flushCoverage(t *coverage.Tracker, path string) error {
+// FlushCoverage merges t into the file at path (when path is set); a
+// failure is an error with its exit code (WriteError).
+func FlushCoverage(t *coverage.Tracker, path string) error {
 	if path == "" {
 		return nil
 	}
 	if err := t.FlushTo(path); err != nil {
-		return writeError(fmt.Errorf("recording coverage into %s: %w", path, err))
+		return WriteError(fmt.Errorf("recording coverage into %s: %w", path, err))
 	}
 	return nil
 }
 
-// readCoverage reads a coverage file: a missing or invalid file is bad
+// ReadCoverage reads a coverage file: a missing or invalid file is bad
 // input (2), an I/O error reading it is exit 4.
-func readCoverage(path string) (*coverage.Data, error) {
+func ReadCoverage(path string) (*coverage.Data, error) {
 	d, err := coverage.ReadFile(path)
 	if err != nil {
-		return nil, inputError(err)
+		return nil, InputError(err)
 	}
 	return d, nil
 }
@@ -58,13 +55,14 @@ func newCoverageCmd() *cobra.Command {
 		Use:   "coverage",
 		Short: "Report, merge and gate coverage files (keys domain/boundary/phase/correlation/oracle)",
 		Long: `Coverage files record which coverage keys K = (domain, boundary, phase,
-correlation, oracle) runs visited. "faultline assay --coverage FILE", "faultline
-audit --coverage FILE", "faultline explore --coverage FILE", and any command or
-test run with FAULTLINE_COVERAGE=FILE merge their runs into FILE. A key counts as visited only when its fault reached
-its boundary, fired, and the oracle adjudicated the run.
+correlation, oracle) runs visited. "audit --coverage FILE", "explore --coverage
+FILE" (and the faultline command's "assay --coverage FILE"), and any command or
+test run with FAULTLINE_COVERAGE=FILE merge their runs into FILE. A key counts
+as visited only when its fault reached its boundary, fired, and the oracle
+adjudicated the run.
 
-"faultline coverage" alone prints this help; an unknown subcommand is bad
-input (exit 2).`,
+"coverage" alone prints this help; an unknown subcommand is bad input (exit
+2).`,
 	}
 	c.AddCommand(newCoverageReportCmd(), newCoverageMergeCmd(), newCoverageGateCmd())
 	return c
@@ -109,9 +107,9 @@ unknown format), 4 an I/O error (reading the file, writing the report or
 			case "html":
 				write = (*coverage.Report).WriteHTML
 			default:
-				return badInput("--format: unknown format %q (valid: text, json, markdown, html)", format)
+				return BadInput("--format: unknown format %q (valid: text, json, markdown, html)", format)
 			}
-			d, err := readCoverage(args[0])
+			d, err := ReadCoverage(args[0])
 			if err != nil {
 				return err
 			}
@@ -122,7 +120,7 @@ unknown format), 4 an I/O error (reading the file, writing the report or
 					// in its package's folder, not here: name the files by
 					// their absolute path
 					if dir, err = filepath.Abs(schedules); err != nil {
-						return ioFailure(err)
+						return IOFailure(err)
 					}
 				}
 			}
@@ -169,12 +167,12 @@ then unchanged), 4 an I/O error (reading an input, writing OUT).`,
 			err := fileio.Update(args[0], func([]byte) ([]byte, error) {
 				out = &coverage.Data{Keys: map[coverage.Key]*coverage.Entry{}}
 				for _, p := range args[1:] {
-					d, err := readCoverage(p)
+					d, err := ReadCoverage(p)
 					if err != nil {
 						return nil, err
 					}
 					if err := coverage.CheckMerge(out, d); err != nil {
-						return nil, badInput("merging %s: %v", p, err)
+						return nil, BadInput("merging %s: %v", p, err)
 					}
 					out = coverage.Merge(out, d)
 				}
@@ -185,7 +183,7 @@ then unchanged), 4 an I/O error (reading an input, writing OUT).`,
 				return b.Bytes(), nil
 			})
 			if err != nil {
-				return err
+				return WriteError(err)
 			}
 			r := coverage.NewReport(coverage.Default(), out, coverage.ReportOptions{}).Summary
 			keys := fmt.Sprintf("%d of %d reachable keys visited", r.Visited, r.Reachable)
@@ -196,7 +194,7 @@ then unchanged), 4 an I/O error (reading an input, writing OUT).`,
 				keys += fmt.Sprintf(", %d never crossed", r.NeverCrossed)
 			}
 			_, err = fmt.Fprintf(c.OutOrStdout(), "merged %d files into %s: %d runs, %s\n", len(args)-1, args[0], r.Runs, keys)
-			return outputError(err)
+			return OutputError(err)
 		},
 	}
 }
@@ -229,42 +227,43 @@ to gate; 4 an I/O error reading a file or writing the finding.`,
 			if c.Flags().Changed("min-ratio") {
 				r, err := strconv.ParseFloat(minRatio, 64)
 				if err != nil || math.IsNaN(r) || r < 0 || r > 1 {
-					return badInput("--min-ratio: %q is not a number in [0,1]", minRatio)
+					return BadInput("--min-ratio: %q is not a number in [0,1]", minRatio)
 				}
 				opts.MinRatio, opts.HasMinRatio = r, true
 			}
 			if require != "" {
-				b, err := os.ReadFile(require)
+				b, err := fileio.ReadFile(require, fileio.ScheduleLimit)
 				if err != nil {
-					return inputError(fmt.Errorf("--require: %w", err))
+					return InputError(fmt.Errorf("--require: %w", err))
 				}
 				if opts.Require, err = coverage.ParseRequirements(b); err != nil {
-					return badInput("--require %s: %v", require, err)
+					return BadInput("--require %s: %v", require, err)
 				}
 			}
 			if !opts.HasMinRatio && opts.Require == nil {
-				return badInput("give --min-ratio R, --require KEYS_FILE, or both")
+				return BadInput("give --min-ratio R, --require KEYS_FILE, or both")
 			}
-			d, err := readCoverage(args[0])
+			d, err := ReadCoverage(args[0])
 			if err != nil {
 				return err
 			}
 			g, err := coverage.Gate(coverage.Default(), d, opts)
 			if err != nil {
-				return badInput("%v", err)
-			}
-			if err := g.WriteText(c.OutOrStdout()); err != nil {
-				return outputError(err)
+				return BadInput("%v", err)
 			}
 			visits, notReached, notFired := faultCounts(d)
 			if visits == 0 {
-				return inconclusive("inconclusive: %s records %d runs and no scheduled fault that was reached and fired (%d scheduled but not reached, %d reached but not fired): the gate has nothing to judge", args[0], d.Runs, notReached, notFired)
+				// nothing to judge: no pass is printed for it
+				return Inconclusive("inconclusive: %s records %d runs and no scheduled fault that was reached and fired (%d scheduled but not reached, %d reached but not fired): the gate has nothing to judge", args[0], d.Runs, notReached, notFired)
+			}
+			if err := g.WriteText(c.OutOrStdout()); err != nil {
+				return OutputError(err)
 			}
 			if _, err := fmt.Fprintf(c.OutOrStdout(), "  faults: %d reached and fired; %d scheduled but not reached, %d reached but not fired\n", visits, notReached, notFired); err != nil {
-				return outputError(err)
+				return OutputError(err)
 			}
 			if !g.Passed() {
-				return errViolation
+				return ErrViolation
 			}
 			return nil
 		},
@@ -272,26 +271,6 @@ to gate; 4 an I/O error reading a file or writing the finding.`,
 	c.Flags().StringVar(&minRatio, "min-ratio", "", "least visited/reachable ratio, in [0,1]")
 	c.Flags().StringVar(&require, "require", "", "keys file: one domain/boundary/phase/correlation/oracle pattern a line (* = any)")
 	return c
-}
-
-// writeAuditCoverage records the audit's single-fault runs (every kind
-// under every profile), one record per profile, prints them side by side
-// beside the outcome tables (which keys held under which profile, which
-// broke, with the counterexamples), and merges all of them into path when
-// set.
-func writeAuditCoverage(w io.Writer, audits []assay.ProfileAudit, path string) error {
-	all, cmp, err := auditCoverage(audits)
-	if err != nil {
-		return err
-	}
-	if _, err := fmt.Fprintf(w, "\n== coverage of the runs above (%d single-fault runs: %d fault kinds under %d profiles)\n",
-		cmp.Total.Summary.Runs, len(model.Catalogue()), len(audits)); err != nil {
-		return err
-	}
-	if err := cmp.WriteText(w); err != nil {
-		return err
-	}
-	return flushCoverage(all, path)
 }
 
 // faultCounts sums d's scheduled faults over its keys: reached and fired
@@ -303,33 +282,4 @@ func faultCounts(d *coverage.Data) (visits, notReached, notFired int) {
 		notFired += e.NotFired
 	}
 	return visits, notReached, notFired
-}
-
-// auditCoverage records the audit's single-fault runs, all of them and
-// one column per profile, and compares the columns.
-func auditCoverage(audits []assay.ProfileAudit) (*coverage.Tracker, *coverage.Comparison, error) {
-	all := coverage.NewTracker(nil)
-	var cols []coverage.Column
-	for _, a := range audits {
-		t := coverage.NewTracker(all.Universe())
-		for _, row := range a.Rows {
-			if err := t.Record(row.Result); err != nil {
-				return nil, nil, err
-			}
-		}
-		d := t.Data()
-		cols = append(cols, coverage.Column{Label: string(a.Profile), Data: d})
-		all.Add(d)
-	}
-	cmp, err := coverage.Compare(all.Universe(), cols, coverage.ReportOptions{})
-	if err != nil {
-		return nil, nil, err
-	}
-	return all, cmp, nil
-}
-
-// auditComparison is auditCoverage's comparison.
-func auditComparison(audits []assay.ProfileAudit) (*coverage.Comparison, error) {
-	_, cmp, err := auditCoverage(audits)
-	return cmp, err
 }

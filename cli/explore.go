@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"crypto/rand"
@@ -17,14 +17,19 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
 	"github.com/faultline/faultline/properties"
 )
 
-func init() { commands = append(commands, newExploreCmd) }
+// Bounds of explore's count flags, named in their errors.
+const (
+	// MaxChecks bounds explore --checks.
+	MaxChecks = 100_000_000
+	// MaxFaultsLimit bounds explore --max-faults (the exploration's own
+	// limit).
+	MaxFaultsLimit = 16
+)
 
 // exploreJSON is the --json output of explore.
 type exploreJSON struct {
@@ -63,29 +68,33 @@ type guidedSummary struct {
 	runs, visited, withIn, reachable int
 }
 
-func newExploreCmd() *cobra.Command {
-	var cf configFlags
-	var mutant, fixture, out, covFile, covIn string
+func (p *Program) exploreCmd() *cobra.Command {
+	var so systemOptions
+	var fixture, out, covFile, covIn string
 	var checks, maxFaults int
 	var seed uint64
-	var asJSON, listMutants, noWorld, guided bool
+	var asJSON, noWorld, guided bool
 	var kinds, domains []string
+	flags := p.systemFlags()
 	c := &cobra.Command{
 		Use:   "explore",
-		Short: "Explore ordered fault compositions against the reference system with rapid",
+		Short: "Explore ordered fault compositions against a registered system with rapid",
 		Long: `Explore draws schedules of one to --max-faults faults and world events (clock
 advance, capability revocation, policy change, state-version change, worker
-crash) across the whole fault catalogue, runs each against the reference system
-with every invariant checked after every crossing, and on the first violation
-shrinks the schedule (rapid, then a fault-aware reduction) to a 1-minimal
-counterexample: removing any one fault, or moving one to an earlier ordinal,
-makes the violation disappear.
+crash) across the whole fault catalogue, runs each against the system with
+every invariant in scope checked after every crossing, and on the first
+violation shrinks the schedule (rapid, then a fault-aware reduction) to a
+1-minimal counterexample: removing any one fault, or moving one to an earlier
+ordinal, makes the violation disappear.
 
 It prints "no counterexample in N checks" or the counterexample: the violated
 invariant, the first crossing after which it was false, the fault that reached
-it, the minimal schedule (which faultline replay accepts) and its timeline.
---out DIR writes the schedule file and a counterexample record there. --json
-prints one object with found, invariant, checks_to_failure and schedule.
+it, the minimal schedule (which replay accepts) and its timeline. --out DIR
+writes the schedule file and a counterexample record there. --json prints one
+object with found, invariant, checks_to_failure and schedule.
+
+--fixture picks one of the system's fixtures (default: its first) and --config
+JSON sets the config's system part (default {}, the system's own default).
 
 Without --seed the seed is drawn at random and printed; the same --seed and
 --checks give the same result.
@@ -103,47 +112,52 @@ did not ("faults: R of N scheduled reached, U not reached"); --json gives
 them as faults, faults_reached and faults_not_reached.
 
 --checks is at most 100000000 and --max-faults at most 16. A list flag
-(--kinds, --domains, --without) given empty is bad input: leave it out to
-mean every kind.
+(--kinds, --domains) given empty is bad input: leave it out to mean every
+kind.
 
 Exit codes: 0 no counterexample and at least one scheduled fault reached;
-1 a counterexample was found; 2 bad input; 3 inconclusive: no scheduled
-fault was reached in any check (the events the system crossed are named on
-stderr); 4 an I/O or internal error (--out or --coverage could not be
-written, the output could not be written).`,
+1 a counterexample was found; 2 bad input (a flag, a config that does not
+apply to the system); 3 inconclusive: no scheduled fault was reached in any
+check (the events the system crossed are named on stderr); 4 an I/O or
+internal error (--out or --coverage could not be written, the output could
+not be written).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if listMutants {
-				var b strings.Builder
-				for _, m := range copperfin.Mutants() {
-					fmt.Fprintln(&b, m.Name)
+			def := p.Systems[0]
+			if so.system != "" {
+				var err error
+				if def, err = p.system(so.system); err != nil {
+					return err
 				}
-				_, err := io.WriteString(c.OutOrStdout(), b.String())
-				return outputError(err)
 			}
-			cs, label, err := cf.resolve(c, nil)
+			var cfg model.Config
+			sys, err := so.systemPart(c)
 			if err != nil {
 				return err
 			}
-			cfg := copperfin.ConfigOfControls(cs)
-			if label != "custom" {
-				cfg = copperfin.ConfigOfProfile(copperfin.Profile(label))
+			cfg.System = sys
+			if sf := flags[def.Name]; sf != nil {
+				if cfg, _, err = sf.Apply(c, "explore", cfg); err == ErrDone {
+					return nil
+				} else if err != nil {
+					return err
+				}
 			}
-			if _, err := copperfin.ParseMutant(mutant); err != nil {
-				return badInput("--mutant: %v", err)
-			}
-			cfg = copperfin.WithMutant(cfg, mutant)
-			fx, err := copperfin.FixtureNamed(fixture)
+			fx, err := def.Fixture(fixture)
 			if err != nil {
-				return badInput("--fixture: %v", err)
+				return BadInput("--fixture: %v", err)
 			}
 			cfg.Fixture = fx.Name
-			if err := checkCount("checks", checks, 1, maxChecks); err != nil {
+			if _, err := def.Factory(cfg); err != nil {
+				return BadInput("config of %s: %v", def.Name, err)
+			}
+			if err := CheckCount("checks", checks, 1, MaxChecks); err != nil {
 				return err
 			}
-			opts := []properties.Option{properties.WithConfig(cfg), properties.WithFixture(fx)}
+			opts := []properties.Option{properties.WithDefinition(def), properties.WithConfig(cfg), properties.WithFixture(fx),
+				properties.WithReplayCommand(strings.ReplaceAll(p.name(), "%", "%%") + " replay %s")}
 			if c.Flags().Changed("max-faults") {
-				if err := checkCount("max-faults", maxFaults, 1, maxFaultsLimit); err != nil {
+				if err := CheckCount("max-faults", maxFaults, 1, MaxFaultsLimit); err != nil {
 					return err
 				}
 				opts = append(opts, properties.WithMaxFaults(maxFaults))
@@ -167,13 +181,17 @@ written, the output could not be written).`,
 			var prior *coverage.Data
 			if covIn != "" {
 				if !guided {
-					return badInput("--coverage-in needs --guided")
+					return BadInput("--coverage-in needs --guided")
 				}
-				if prior, err = readCoverage(covIn); err != nil {
+				if prior, err = ReadCoverage(covIn); err != nil {
 					return err
 				}
 			}
-			tracker, covPath := coverage.NewTracker(nil), coveragePath(covFile)
+			tracker, err := coverage.NewSystemTracker(nil, p.coverageSystem(def))
+			if err != nil {
+				return err
+			}
+			covPath := CoveragePath(covFile)
 			if covPath != "" || guided {
 				opts = append(opts, properties.WithCoverage(tracker))
 			}
@@ -187,7 +205,7 @@ written, the output could not be written).`,
 			if guided {
 				opts = append(opts, properties.WithGuide(seed, prior))
 			}
-			rep, err := runExplore(opts, checks, seed)
+			rep, err := runExplore(def, p.name()+"-explore", opts, checks, seed)
 			if err != nil {
 				return exploreError(err)
 			}
@@ -195,29 +213,33 @@ written, the output could not be written).`,
 			if guided {
 				sum = summarize(tracker.Data(), prior)
 			}
-			if err := flushCoverage(tracker, covPath); err != nil {
+			if err := FlushCoverage(tracker, covPath); err != nil {
 				return err
 			}
 			if asJSON {
 				err = writeExploreJSON(c.OutOrStdout(), rep, cfg, seed, sum)
 			} else {
-				err = writeExplore(c.OutOrStdout(), rep, cfg, seed, sum)
+				err = writeExplore(c.OutOrStdout(), def, rep, cfg, seed, sum)
 			}
 			if err != nil {
-				return outputError(err)
+				return OutputError(err)
 			}
 			if rep.Found {
-				return errViolation
+				return ErrViolation
 			}
 			if rep.Inconclusive() {
-				return inconclusive("%s", rep.InconclusiveMessage())
+				return Inconclusive("%s", rep.InconclusiveMessage())
 			}
 			return nil
 		},
 	}
-	cf.add(c, "typed", true)
-	c.Flags().StringVar(&mutant, "mutant", "", "explore the reference system with this seeded defect (see --list-mutants)")
-	c.Flags().StringVar(&fixture, "fixture", "copperfin", "workload: copperfin (one refund) or copperfin-batch (three tasks, the same order twice)")
+	so.add(p, c, "explore")
+	addSystemFlags(c, "explore", flags, p.systemNames())
+	fixtures := make([]string, 0, len(p.Systems))
+	for _, d := range p.Systems {
+		fixtures = append(fixtures, d.FixtureNames()...)
+	}
+	c.Flags().StringVar(&fixture, "fixture", "", "workload, one of the system's fixtures: "+strings.Join(fixtures, ", ")+" (default: the system's first)")
 	c.Flags().IntVar(&checks, "checks", 100, "number of schedules to draw and run (1 to 100000000)")
 	c.Flags().Uint64Var(&seed, "seed", 0, "rapid's seed (default: random, printed)")
 	c.Flags().IntVar(&maxFaults, "max-faults", 3, "most faults and world events in one schedule (1 to 16)")
@@ -225,18 +247,17 @@ written, the output could not be written).`,
 	c.Flags().StringSliceVar(&domains, "domains", nil, "only kinds of these fault domains, comma-separated")
 	c.Flags().BoolVar(&noWorld, "no-world", false, "draw no world events, only catalogue faults")
 	c.Flags().StringVar(&out, "out", "", "write the counterexample's schedule file and record to this directory")
-	c.Flags().StringVar(&covFile, "coverage", "", "merge every run's coverage into this file (default $"+coverageEnv+")")
+	c.Flags().StringVar(&covFile, "coverage", "", "merge every run's coverage into this file (default $"+CoverageEnv+")")
 	c.Flags().BoolVar(&guided, "guided", false, "bias fault choice toward coverage keys not yet visited")
 	c.Flags().StringVar(&covIn, "coverage-in", "", "with --guided: count the visits recorded in this coverage file as already made")
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
-	c.Flags().BoolVar(&listMutants, "list-mutants", false, "print the reference system's mutant names, one a line, and exit")
 	return c
 }
 
 // runExplore sets rapid's checks and seed (rapid reads them from the flag
-// package) and runs the exploration; rapid's fail files are not written
-// (the counterexample file replaces them).
-func runExplore(opts []properties.Option, checks int, seed uint64) (*properties.Report, error) {
+// package) and runs the exploration of def; rapid's fail files are not
+// written (the counterexample file replaces them).
+func runExplore(def *model.Definition, name string, opts []properties.Option, checks int, seed uint64) (*properties.Report, error) {
 	// rapid consults testing.Short, which needs the test flags registered
 	// and parsed; the command line itself is cobra's
 	testing.Init()
@@ -250,7 +271,7 @@ func runExplore(opts []properties.Option, checks int, seed uint64) (*properties.
 			return nil, fmt.Errorf("setting %s: %w", name, err)
 		}
 	}
-	return properties.Explore(copperfin.Configured, append(opts, properties.WithName("faultline-explore"))...)
+	return properties.Explore(def.Factory, append(opts, properties.WithName(name))...)
 }
 
 // summarize counts the reachable keys d visited, and d and prior together.
@@ -281,14 +302,10 @@ func (s *guidedSummary) line() string {
 	return l + "\n"
 }
 
-func writeExplore(w io.Writer, rep *properties.Report, cfg model.Config, seed uint64, sum *guidedSummary) error {
+func writeExplore(w io.Writer, def *model.Definition, rep *properties.Report, cfg model.Config, seed uint64, sum *guidedSummary) error {
 	var b strings.Builder
 	if !rep.Found {
-		fmt.Fprintf(&b, "no counterexample in %d checks (seed %d, %s", rep.Checks, seed, copperfin.Describe(cfg))
-		if m := copperfin.MutantOf(cfg); m != "" {
-			fmt.Fprintf(&b, ", mutant %s", m)
-		}
-		fmt.Fprintf(&b, ", fixture %s)\n", cfg.Fixture)
+		fmt.Fprintf(&b, "no counterexample in %d checks (seed %d, %s, fixture %s)\n", rep.Checks, seed, describe(def, cfg), cfg.Fixture)
 		b.WriteString(faultsLine(rep))
 		if sum != nil {
 			b.WriteString(sum.line())
@@ -328,9 +345,9 @@ func exploreError(err error) error {
 	var pe *fs.PathError
 	var errno syscall.Errno
 	if errors.As(err, &pe) || errors.As(err, &errno) {
-		return ioFailure(err)
+		return IOFailure(err)
 	}
-	return badInput("%v", err)
+	return BadInput("%v", err)
 }
 
 func writeExploreJSON(w io.Writer, rep *properties.Report, cfg model.Config, seed uint64, sum *guidedSummary) error {
@@ -347,5 +364,5 @@ func writeExploreJSON(w io.Writer, rep *properties.Report, cfg model.Config, see
 		j.Schedule = json.RawMessage(model.Format(cx.Schedule))
 		j.File, j.Replay, j.Timeline = cx.File, cx.Replay, cx.Timeline
 	}
-	return assay.WriteJSON(w, j)
+	return writeJSON(w, j)
 }

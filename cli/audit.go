@@ -1,0 +1,432 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/model"
+)
+
+// Limits of the audit's one-screen summary.
+const (
+	SummaryLines = 40
+	SummaryWidth = 120
+)
+
+// auditRow is one single-fault run of an audit.
+type auditRow struct {
+	kind     string
+	reached  bool
+	violated []string
+	res      *model.Result
+}
+
+// auditConfig is the audit of one named configuration.
+type auditConfig struct {
+	def  *model.Definition
+	nc   model.NamedConfig
+	rows []auditRow
+}
+
+// configsOf returns def's named configurations (Definition.Configs, or the
+// one default).
+func configsOf(def *model.Definition) []model.NamedConfig {
+	if len(def.Configs) == 0 {
+		return []model.NamedConfig{{Name: "default"}}
+	}
+	return def.Configs
+}
+
+// placeSingle returns the single-fault schedule of kind under cfg, placed
+// at the kind's own event and default ordinal, or at the last occurrence
+// of that event the clean run crossed when the system crosses it fewer
+// times (crossed counts each event of the clean run).
+func placeSingle(kind string, cfg model.Config, crossed map[model.EventName]int) (*model.Schedule, error) {
+	s, err := model.SingleFault(kind, cfg)
+	if err != nil {
+		return nil, err
+	}
+	f := &s.Faults[0]
+	if n := crossed[f.Event]; n > 0 && f.Ordinal > n {
+		f.Ordinal = n
+	}
+	return s, nil
+}
+
+// runAudit runs every catalogue kind once as a single fault under each of
+// def's named configurations, recording coverage into t.
+func runAudit(def *model.Definition, t *coverage.Tracker) ([]auditConfig, error) {
+	var out []auditConfig
+	for _, nc := range configsOf(def) {
+		cfg := model.Config{System: nc.System}
+		if _, err := def.Factory(cfg); err != nil {
+			return nil, BadInput("configuration %q of %s: %v", nc.Name, def.Name, err)
+		}
+		clean, err := replay(def, &model.Schedule{Version: model.ScheduleVersion, Seed: "clean", Config: cfg, Faults: []model.FaultEntry{}})
+		if err != nil {
+			return nil, BadInput("configuration %q of %s: %v", nc.Name, def.Name, err)
+		}
+		crossed := map[model.EventName]int{}
+		for _, e := range clean.Timeline {
+			crossed[e.Event]++
+		}
+		ac := auditConfig{def: def, nc: nc}
+		for _, spec := range model.Catalogue() {
+			s, err := placeSingle(spec.Kind, cfg, crossed)
+			if err != nil {
+				return nil, err
+			}
+			res, err := replay(def, s)
+			if err != nil {
+				return nil, fmt.Errorf("configuration %q of %s, kind %s: %w", nc.Name, def.Name, spec.Kind, err)
+			}
+			if err := t.Record(res); err != nil {
+				return nil, err
+			}
+			row := auditRow{kind: spec.Kind, reached: res.Faults[0].Reached && res.Faults[0].Fired > 0, res: res}
+			for _, inv := range res.Invariants {
+				if !inv.Held {
+					row.violated = append(row.violated, inv.Name)
+				}
+			}
+			ac.rows = append(ac.rows, row)
+		}
+		out = append(out, ac)
+	}
+	return out, nil
+}
+
+func (p *Program) auditCmd() *cobra.Command {
+	var system, out, covFile string
+	c := &cobra.Command{
+		Use:   "audit",
+		Short: "Run every fault kind once under each named configuration and print one screen",
+		Long: `Audit runs each registered system (or the one --system names) under each of
+its named configurations (Definition.Configs; a system without any has one,
+"default", its {} config): every kind of the fault catalogue once, as a
+single-fault schedule at the kind's own event and default occurrence, or at
+the last occurrence of that event the system's clean run crosses. It prints one
+screen (at most 40 lines of at most 120 characters): per configuration its
+runs, the faults reached and the runs that violated an invariant; the worst
+findings with the command that replays each (with --out DIR, which writes their
+schedules there); the coverage of the runs (keys visited, faults not reached,
+keys never crossed by the system); and the verdict.
+
+The verdict: a configuration marked defended (NamedConfig.Defended) must hold
+every invariant under every single fault; one that does not fails the audit.
+Undefended configurations (a baseline, a planted bug) are reported, not
+judged.
+
+--coverage FILE (or FAULTLINE_COVERAGE=FILE) merges the runs' coverage into
+FILE.
+
+Exit codes: 0 every defended configuration held and at least one run
+reached its fault; 1 a run under a defended configuration violated an
+invariant; 2 bad input (a configuration that does not apply to its system,
+an unknown --system); 3 inconclusive: no run reached its fault; 4 an I/O or
+internal error (the output, --out or --coverage could not be written).`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			defs := p.Systems
+			if system != "" {
+				d, err := p.system(system)
+				if err != nil {
+					return err
+				}
+				defs = []*model.Definition{d}
+			}
+			var all []auditConfig
+			var data []*coverage.Data
+			for _, def := range defs {
+				t, err := coverage.NewSystemTracker(nil, p.coverageSystem(def))
+				if err != nil {
+					return err
+				}
+				acs, err := runAudit(def, t)
+				if err != nil {
+					return err
+				}
+				all = append(all, acs...)
+				data = append(data, t.Data())
+			}
+			files := map[string]string{}
+			if out != "" {
+				if err := writeFindings(out, all, files); err != nil {
+					return IOFailure(err)
+				}
+			}
+			if err := writeAuditSummary(c.OutOrStdout(), p.name(), all, data, files); err != nil {
+				return OutputError(err)
+			}
+			if path := CoveragePath(covFile); path != "" {
+				for i, d := range data {
+					t, err := coverage.NewSystemTracker(nil, p.coverageSystem(defs[i]))
+					if err != nil {
+						return err
+					}
+					t.Add(d)
+					if err := FlushCoverage(t, path); err != nil {
+						return err
+					}
+				}
+			}
+			return auditVerdict(all)
+		},
+	}
+	if len(p.Systems) > 1 {
+		c.Flags().StringVar(&system, "system", "", "audit only this registered system: "+strings.Join(p.systemNames(), ", "))
+	}
+	c.Flags().StringVar(&out, "out", "", "write the schedule of every finding into this directory")
+	c.Flags().StringVar(&covFile, "coverage", "", "merge the audit's coverage into this file (default $"+CoverageEnv+")")
+	return c
+}
+
+// findingName is the file name of a finding's schedule.
+func findingName(ac auditConfig, r auditRow) string {
+	return fmt.Sprintf("%s-%s-%s.json", ac.def.Name, ac.nc.Name, r.kind)
+}
+
+// writeFindings writes the schedule of every violating run into dir and
+// records each file's path in files by its name.
+func writeFindings(dir string, all []auditConfig, files map[string]string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, ac := range all {
+		for _, r := range ac.rows {
+			if len(r.violated) == 0 {
+				continue
+			}
+			name := findingName(ac, r)
+			path := filepath.Join(dir, name)
+			if err := os.WriteFile(path, model.Format(r.res.Schedule), 0o644); err != nil {
+				return err
+			}
+			files[name] = path
+		}
+	}
+	return nil
+}
+
+// auditVerdict maps an audit onto the exit-code table.
+func auditVerdict(all []auditConfig) error {
+	rows, reached := 0, 0
+	var broke []string
+	for _, ac := range all {
+		n := 0
+		for _, r := range ac.rows {
+			rows++
+			if r.reached {
+				reached++
+			}
+			if len(r.violated) > 0 {
+				n++
+			}
+		}
+		if ac.nc.Defended && n > 0 {
+			broke = append(broke, fmt.Sprintf("%s/%s (%d runs)", ac.def.Name, ac.nc.Name, n))
+		}
+	}
+	if len(broke) > 0 {
+		return &ExitError{Code: ExitViolation, Err: fmt.Errorf("audit failed: an invariant broke under the defended configuration %s", strings.Join(broke, ", "))}
+	}
+	if rows > 0 && reached == 0 {
+		return Inconclusive("inconclusive: none of the audit's %d single-fault runs reached its fault: the audit tested no fault", rows)
+	}
+	return nil
+}
+
+// WrapText returns s as one line when it fits in width characters, else
+// broken at spaces into lines of at most width characters (a word longer
+// than that stays whole), each after the first starting with indent.
+func WrapText(s string, width int, indent string) []string {
+	if len(s) <= width {
+		return []string{s}
+	}
+	lead := s[:len(s)-len(strings.TrimLeft(s, " "))]
+	var lines []string
+	line := ""
+	for i, w := range strings.Fields(s) {
+		if i == 0 {
+			w = lead + w
+		}
+		switch {
+		case line == "":
+			line = w
+		case len(line)+1+len(w) > width:
+			lines = append(lines, line)
+			line = indent + w
+		default:
+			line += " " + w
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// writeAuditSummary prints the audit on one screen: at most SummaryLines
+// lines of at most SummaryWidth characters.
+func writeAuditSummary(w io.Writer, prog string, all []auditConfig, data []*coverage.Data, files map[string]string) error {
+	var head, mid, tail []string
+	add := func(l *[]string, format string, args ...any) {
+		*l = append(*l, WrapText(fmt.Sprintf(format, args...), SummaryWidth, "    ")...)
+	}
+	var systems []string
+	seen := map[string]bool{}
+	for _, ac := range all {
+		if !seen[ac.def.Name] {
+			seen[ac.def.Name] = true
+			systems = append(systems, ac.def.Name)
+		}
+	}
+	add(&head, "%s audit: %s, %d configurations, %d fault kinds, one single-fault run of each per configuration",
+		prog, strings.Join(systems, ", "), len(all), len(model.Catalogue()))
+	head = append(head, "")
+	add(&head, "Per configuration: single-fault runs, faults reached, runs that violated an invariant:")
+	width := 0
+	for _, ac := range all {
+		if n := len(ac.def.Name) + 1 + len(ac.nc.Name); n > width {
+			width = n
+		}
+	}
+	rows, unreached := 0, 0
+	notReached := map[string]int{}
+	for _, ac := range all {
+		v, r := 0, 0
+		for _, row := range ac.rows {
+			rows++
+			if row.reached {
+				r++
+			} else {
+				unreached++
+				notReached[row.kind]++
+			}
+			if len(row.violated) > 0 {
+				v++
+			}
+		}
+		mark := "          "
+		if ac.nc.Defended {
+			mark = "defended  "
+		}
+		add(&head, "  %-*s  %s%3d runs  %3d reached  %3d violated", width, ac.def.Name+"/"+ac.nc.Name, mark, len(ac.rows), r, v)
+	}
+	// the tail: coverage, the kinds no configuration reached, the verdict
+	tail = append(tail, "")
+	for i, d := range data {
+		sum := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{}).Summary
+		line := fmt.Sprintf("Coverage of %s: %d of %d applicable keys visited by its %d runs", systems[i], sum.Visited, sum.Applicable, sum.Runs)
+		if sum.Crossings {
+			line += fmt.Sprintf("; %d never crossed by this system", sum.NeverCrossed)
+		}
+		add(&tail, "%s.", line)
+	}
+	var never []string
+	for _, spec := range model.Catalogue() {
+		if notReached[spec.Kind] == len(all) {
+			never = append(never, spec.Kind)
+		}
+	}
+	add(&tail, "Faults: %d of the %d runs' faults not reached; kinds reached under no configuration: %d%s",
+		unreached, rows, len(never), listOrNone(never))
+	tail = append(tail, "")
+	add(&tail, "Verdict: %s", verdictLine(all))
+
+	// the middle: as many findings as fit, the defended configurations' first
+	type finding struct {
+		ac  auditConfig
+		row auditRow
+	}
+	var fs []finding
+	for _, defended := range []bool{true, false} {
+		for _, ac := range all {
+			if ac.nc.Defended != defended {
+				continue
+			}
+			for _, r := range ac.rows {
+				if len(r.violated) > 0 {
+					fs = append(fs, finding{ac, r})
+				}
+			}
+		}
+	}
+	mid = append(mid, "")
+	if len(fs) == 0 {
+		add(&mid, "Findings: no single-fault run violated an invariant.")
+	} else {
+		add(&mid, "Findings (single-fault runs that violated an invariant, defended configurations first):")
+		room := SummaryLines - len(head) - len(tail) - len(mid) - 2 // "and N more", the --out hint
+		shown := 0
+		for _, f := range fs {
+			var l []string
+			add(&l, "  %s/%s/%s at %s: %s violated", f.ac.def.Name, f.ac.nc.Name, f.row.kind, f.row.res.Faults[0].Placement(), strings.Join(f.row.violated, ", "))
+			if path, ok := files[findingName(f.ac, f.row)]; ok {
+				add(&l, "    %s replay %s", prog, path)
+			}
+			if len(l) > room {
+				break
+			}
+			mid, room, shown = append(mid, l...), room-len(l), shown+1
+		}
+		if shown < len(fs) {
+			add(&mid, "  and %d more", len(fs)-shown)
+		}
+		if len(files) == 0 {
+			add(&mid, "  (pass --out DIR to write each finding's schedule, with the command that replays it)")
+		}
+	}
+	var b strings.Builder
+	for _, l := range append(append(head, mid...), tail...) {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func listOrNone(l []string) string {
+	if len(l) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(l, ", ") + ")"
+}
+
+// verdictLine says what the audit's exit code says.
+func verdictLine(all []auditConfig) string {
+	defended, broke := 0, 0
+	for _, ac := range all {
+		if !ac.nc.Defended {
+			continue
+		}
+		defended++
+		for _, r := range ac.rows {
+			if len(r.violated) > 0 {
+				broke++
+				break
+			}
+		}
+	}
+	switch {
+	case defended == 0:
+		return "no configuration is marked defended: the findings are reported, not judged."
+	case broke > 0:
+		return fmt.Sprintf("FAILED: %d of the %s violated an invariant under a single fault.", broke, configurations(defended))
+	}
+	return fmt.Sprintf("held: the %s held every invariant under every single fault.", configurations(defended))
+}
+
+// configurations counts n defended configurations in words.
+func configurations(n int) string {
+	if n == 1 {
+		return "1 defended configuration"
+	}
+	return fmt.Sprintf("%d defended configurations", n)
+}

@@ -1,0 +1,427 @@
+// Package cli is the command line of faultline for the systems a program
+// registers: a user's own cmd/ imports it, registers the model.Definition
+// of each of its systems and gets the commands
+//
+//	replay FILE                 replay a schedule or counterexample file
+//	explore                     explore fault compositions with rapid
+//	audit                       every kind in scope once under each named config
+//	coverage report|merge|gate  read, merge and gate coverage files
+//
+// for them, with the exit-code table below. The built-in faultline command
+// is this package with the reference system registered and its own
+// commands (assay, dossier, lab, its audit) added through
+// Program.Commands.
+//
+// Entry points:
+//
+//	func main() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr, billing.Definition())) }
+//
+// or, for more than the systems, a Program:
+//
+//	p := &cli.Program{Name: "billing", Systems: []*model.Definition{billing.Definition()}}
+//	os.Exit(p.Run(os.Args[1:], os.Stdout, os.Stderr))
+//
+// (Program.Command returns the cobra command to embed in a larger tree.)
+//
+// Each system's configurations: --fixture NAME picks one of the
+// definition's fixtures (the first by default), --config JSON sets the
+// config's system part (the object Definition.Configure decodes), and
+// --system NAME picks the system when more than one is registered. replay
+// finds the system of a file by its config's fixture (or --system, or the
+// one system whose Configure accepts its system part). A system can add
+// flags of its own to replay and explore through Extension.Flags (the
+// reference system's --profile, --controls, --without and --mutant).
+//
+// Exit codes, one table for every command:
+//
+//	0  it ran, every invariant in scope held, and every scheduled fault was
+//	   reached and fired (a schedule with no faults is a clean run); for a
+//	   campaign (explore, audit, coverage gate) at least one scheduled
+//	   fault was reached, and the output counts those that were not
+//	1  an invariant was violated (a counterexample), a gate failed, or an
+//	   audit found a violation under a configuration marked Defended
+//	2  bad input: usage, flags, a missing, malformed or oversized file, a
+//	   config that does not apply to the system (an unknown control)
+//	3  inconclusive: for one run, a scheduled fault was never reached or
+//	   never fired; for a campaign, no scheduled fault was reached at all
+//	4  an I/O or internal error: a full disk, an unreadable file or
+//	   directory, output that could not be written
+//
+// FAULTLINE_COVERAGE=FILE asks explore and audit to merge their runs'
+// coverage into FILE when --coverage is not given.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/model"
+)
+
+// Program is a command line for the systems it registers.
+type Program struct {
+	// Name is the command's name in usage, messages and the replay
+	// commands it prints ("billing"); "" means the base name of
+	// os.Args[0].
+	Name string
+	// Short and Long are the root command's help; "" gives a generic
+	// text (Long then lists the exit codes).
+	Short, Long string
+	// Systems are the registered systems (at least one), each valid
+	// (model.Definition.Validate) and of a distinct name.
+	Systems []*model.Definition
+	// Extensions adds to the generic commands what a system needs beyond
+	// its Definition, by the system's name.
+	Extensions map[string]Extension
+	// Commands adds commands to the program, each built afresh per
+	// Command call; one whose name is a built-in command's (replay,
+	// explore, audit, coverage) replaces it. A command returns an
+	// *ExitError to choose its exit code (see BadInput and the others);
+	// any other error exits 4.
+	Commands []func() *cobra.Command
+	// EmptyAllowed names the flags whose empty value means something
+	// documented (the reference system's --controls ” is the empty
+	// control set). Every other flag given empty is bad input.
+	EmptyAllowed []string
+}
+
+// Extension is what a registered system adds to the generic commands.
+type Extension struct {
+	// Flags returns the system's own flags for one replay or explore
+	// command (a fresh value per command); nil adds none. Two systems'
+	// flags must not share a name.
+	Flags func() SystemFlags
+	// Coverage declares how the system's runs are recorded in coverage
+	// files; nil means coverage.System{Name: the system's name, Replay:
+	// "PROGRAM replay %s"}.
+	Coverage *coverage.System
+}
+
+// SystemFlags are a system's own flags on replay and explore, which set
+// its config's system part.
+type SystemFlags interface {
+	// Add registers the flags on c; command is "replay" or "explore".
+	Add(c *cobra.Command, command string)
+	// Apply returns cfg with the flags given on c applied: for replay
+	// cfg is the file's config, for explore the config --config and
+	// --fixture give. changed reports whether any of its flags was given
+	// (replay then does not compare the run with a recorded one). An
+	// error is returned as it is (wrap a bad value with BadInput);
+	// ErrDone ends the command with exit 0 (a listing flag).
+	Apply(c *cobra.Command, command string, cfg model.Config) (out model.Config, changed bool, err error)
+	// Help is a paragraph on the flags appended to the command's help
+	// ("" adds none).
+	Help(command string) string
+	// Header is what replay prints after the config on its first line
+	// ("(controls: none)"); "" prints nothing.
+	Header(cfg model.Config) (string, error)
+}
+
+// Main runs a program registering systems on args (without the program's
+// name) and returns the exit code; the name is os.Args[0]'s base name.
+func Main(args []string, stdout, stderr io.Writer, systems ...*model.Definition) int {
+	return (&Program{Systems: systems}).Run(args, stdout, stderr)
+}
+
+// name is the program's name.
+func (p *Program) name() string {
+	if p.Name != "" {
+		return p.Name
+	}
+	if len(os.Args) > 0 && os.Args[0] != "" {
+		return filepath.Base(os.Args[0])
+	}
+	return "faultline"
+}
+
+// check returns the problem with the registration (no system, an
+// invalid definition, two systems of one name, a configuration name that
+// is not 1 to 64 lower-case letters, digits and underscores or is listed
+// twice, an extension of no registered system), or nil.
+func (p *Program) check() error {
+	if len(p.Systems) == 0 {
+		return errors.New("cli: no system registered")
+	}
+	seen := map[string]bool{}
+	for _, d := range p.Systems {
+		if err := d.Validate(); err != nil {
+			return fmt.Errorf("cli: %w", err)
+		}
+		if seen[d.Name] {
+			return fmt.Errorf("cli: system %q registered twice", d.Name)
+		}
+		seen[d.Name] = true
+		names := map[string]bool{}
+		for _, nc := range d.Configs {
+			if err := coverage.CheckInvariantName(nc.Name); err != nil {
+				return fmt.Errorf("cli: system %s: configuration %q: a name is 1 to 64 lower-case letters, digits and underscores, starting with a letter", d.Name, nc.Name)
+			}
+			if names[nc.Name] {
+				return fmt.Errorf("cli: system %s: configuration %q listed twice", d.Name, nc.Name)
+			}
+			names[nc.Name] = true
+		}
+	}
+	for n := range p.Extensions {
+		if !seen[n] {
+			return fmt.Errorf("cli: extension for %q, which is not a registered system", n)
+		}
+	}
+	return nil
+}
+
+// systemNames lists the registered systems' names.
+func (p *Program) systemNames() []string {
+	out := make([]string, len(p.Systems))
+	for i, d := range p.Systems {
+		out[i] = d.Name
+	}
+	return out
+}
+
+// system returns the registered system named name, or bad input naming
+// the registered ones.
+func (p *Program) system(name string) (*model.Definition, error) {
+	for _, d := range p.Systems {
+		if d.Name == name {
+			return d, nil
+		}
+	}
+	return nil, BadInput("--system: unknown system %q (registered: %s)", name, strings.Join(p.systemNames(), ", "))
+}
+
+// coverageSystem is how def's runs are recorded.
+func (p *Program) coverageSystem(def *model.Definition) coverage.System {
+	if e, ok := p.Extensions[def.Name]; ok && e.Coverage != nil {
+		return *e.Coverage
+	}
+	return coverage.System{Name: def.Name, Replay: strings.ReplaceAll(p.name(), "%", "%%") + " replay %s"}
+}
+
+// systemFlags returns fresh flags of every system that has some.
+func (p *Program) systemFlags() map[string]SystemFlags {
+	out := map[string]SystemFlags{}
+	for _, d := range p.Systems {
+		if e, ok := p.Extensions[d.Name]; ok && e.Flags != nil {
+			out[d.Name] = e.Flags()
+		}
+	}
+	return out
+}
+
+const exitTable = `Exit codes (every command):
+  0  it ran, every invariant in scope held, and every scheduled fault was
+     reached and fired; for a campaign (explore, audit, coverage gate) at
+     least one scheduled fault was reached, and the output counts the
+     faults that were not
+  1  an invariant was violated (a counterexample), a gate failed, or an
+     audit found a violation under a configuration marked defended
+  2  bad input: usage, a flag (unknown, empty, or a count out of range), a
+     missing, malformed or oversized file, a config that does not apply
+  3  inconclusive: for one run, a scheduled fault was never reached or
+     never fired; for a campaign, no scheduled fault was reached at all
+  4  an I/O or internal error: a full disk, an unreadable file or
+     directory, output that could not be written`
+
+// Command returns the program's root command writing to stdout and
+// stderr. It panics on an invalid registration (no system, an invalid
+// or duplicate definition), a programming error Run reports instead.
+func (p *Program) Command(stdout, stderr io.Writer) *cobra.Command {
+	if err := p.check(); err != nil {
+		panic(err)
+	}
+	short, long := p.Short, p.Long
+	if short == "" {
+		short = "Test " + strings.Join(p.systemNames(), ", ") + " under typed faults"
+	}
+	if long == "" {
+		long = p.name() + " tests " + strings.Join(p.systemNames(), ", ") + " under typed faults (faultline): it\n" +
+			"replays schedule and counterexample files, explores compositions of faults,\n" +
+			"audits every fault kind under each named configuration, and reads, merges\n" +
+			"and gates coverage files.\n\n" + exitTable
+	}
+	root := &cobra.Command{Use: p.name(), Short: short, Long: long, SilenceUsage: true, SilenceErrors: true}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &ExitError{Code: ExitBadInput, Err: err}
+	})
+	mine := map[string]*cobra.Command{}
+	var extra []*cobra.Command
+	for _, mk := range p.Commands {
+		c := mk()
+		mine[c.Name()] = c
+		extra = append(extra, c)
+	}
+	for _, c := range []*cobra.Command{p.replayCmd(), p.exploreCmd(), p.auditCmd(), newCoverageCmd()} {
+		if mine[c.Name()] == nil {
+			root.AddCommand(c)
+		}
+	}
+	root.AddCommand(extra...)
+	root.SetHelpCommand(&cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := root.Find(args)
+			if err != nil || len(rest) > 0 || cmd == nil {
+				return BadInput("help: unknown command %q (run \"%s help\" for the commands)", strings.Join(args, " "), p.name())
+			}
+			return cmd.Help()
+		},
+	})
+	empty := map[string]bool{}
+	for _, n := range p.EmptyAllowed {
+		empty[n] = true
+	}
+	for _, c := range root.Commands() {
+		guard(c, empty)
+	}
+	return root
+}
+
+// Run executes args (without the program's name) and returns the exit
+// code, printing an error's message to stderr after the program's name.
+// Output that could not be written (a full disk) exits 4, also when a
+// command did not check its writes.
+// An invalid registration prints its problem and returns 4.
+func (p *Program) Run(args []string, stdout, stderr io.Writer) int {
+	if err := p.check(); err != nil {
+		fmt.Fprintln(stderr, p.name()+":", err)
+		return ExitIO
+	}
+	out := &recordingWriter{w: stdout}
+	root := p.Command(out, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil && out.err != nil {
+		// output a command or cobra's help printed without checking it
+		err = &ExitError{Code: ExitIO, Err: fmt.Errorf("writing the output: %w", out.err)}
+	}
+	if err == nil {
+		return ExitOK
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		if ee.Err.Error() != "" {
+			fmt.Fprintln(stderr, p.name()+":", ee.Err)
+		}
+		return ee.Code
+	}
+	// cobra's own errors (unknown command, bad arguments) are bad input
+	fmt.Fprintln(stderr, p.name()+":", err)
+	return ExitBadInput
+}
+
+// recordingWriter passes writes to w and keeps the first error, so that
+// output lost to a full disk is never an exit 0.
+type recordingWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (r *recordingWriter) Write(p []byte) (int, error) {
+	n, err := r.w.Write(p)
+	if err != nil && r.err == nil {
+		r.err = err
+	}
+	return n, err
+}
+
+// guard wraps c and its subcommands: every flag given with an empty value
+// (or an empty element in a list) is bad input unless empty allows it,
+// arguments to a command that only groups subcommands are bad input, and
+// an error a command returns without an exit code is an I/O or internal
+// error (4).
+func guard(c *cobra.Command, empty map[string]bool) {
+	for _, sub := range c.Commands() {
+		guard(sub, empty)
+	}
+	run := c.RunE
+	if run == nil {
+		if !c.HasSubCommands() {
+			return
+		}
+		run = func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				var names []string
+				for _, sub := range c.Commands() {
+					if sub.IsAvailableCommand() {
+						names = append(names, sub.Name())
+					}
+				}
+				return BadInput("unknown command %q for %q (valid: %s)", args[0], c.CommandPath(), strings.Join(names, ", "))
+			}
+			return c.Help()
+		}
+	}
+	c.RunE = func(c *cobra.Command, args []string) error {
+		var bad error
+		c.Flags().Visit(func(f *pflag.Flag) {
+			if bad != nil || empty[f.Name] {
+				return
+			}
+			if err := checkNotEmpty(f); err != nil {
+				bad = err
+			}
+		})
+		if bad != nil {
+			return bad
+		}
+		err := run(c, args)
+		if err == nil {
+			return nil
+		}
+		return IOFailure(err)
+	}
+}
+
+// checkNotEmpty returns bad input when a given flag's value is empty or,
+// for a list, holds an empty element.
+func checkNotEmpty(f *pflag.Flag) error {
+	switch v := f.Value.(type) {
+	case pflag.SliceValue:
+		l := v.GetSlice()
+		if len(l) == 0 {
+			return BadInput("--%s is empty: name at least one value, or leave the flag out", f.Name)
+		}
+		for _, x := range l {
+			if strings.TrimSpace(x) == "" {
+				return BadInput("--%s %q holds an empty element", f.Name, f.Value.String())
+			}
+		}
+	default:
+		if f.Value.Type() == "string" && strings.TrimSpace(f.Value.String()) == "" {
+			return BadInput("--%s is empty: give a value, or leave the flag out", f.Name)
+		}
+	}
+	return nil
+}
+
+// CheckCount returns bad input naming the flag and the limits unless
+// lo <= v <= hi.
+func CheckCount(flag string, v, lo, hi int) error {
+	if v < lo || v > hi {
+		return BadInput("--%s must be between %d and %d, got %d", flag, lo, hi, v)
+	}
+	return nil
+}
+
+// writeJSON writes v as indented JSON without HTML escaping.
+func writeJSON(w io.Writer, v any) error {
+	var b strings.Builder
+	enc := newEncoder(&b)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

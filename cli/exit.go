@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"syscall"
+
+	"github.com/faultline/faultline/internal/fileio"
+)
+
+// Exit codes of the table every command follows (see the package comment).
+const (
+	ExitOK           = 0
+	ExitViolation    = 1
+	ExitBadInput     = 2
+	ExitInconclusive = 3
+	ExitIO           = 4
+)
+
+// ExitError is an error with the exit code the program ends with. A
+// command of the program (its own or one added through Program.Commands)
+// returns one to choose the code; any other error a command returns is an
+// I/O or internal error (4). An empty message prints nothing.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// BadInput returns the formatted message as exit code 2 (bad input).
+func BadInput(format string, args ...any) error {
+	return &ExitError{Code: ExitBadInput, Err: fmt.Errorf(format, args...)}
+}
+
+// Inconclusive returns the formatted message as exit code 3.
+func Inconclusive(format string, args ...any) error {
+	return &ExitError{Code: ExitInconclusive, Err: fmt.Errorf(format, args...)}
+}
+
+// IOFailure wraps err as exit code 4 (an I/O or internal error), unless
+// it already carries a code.
+func IOFailure(err error) error {
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return &ExitError{Code: ExitIO, Err: err}
+}
+
+// OutputError maps a failure to write the command's output (stdout, a file
+// it was asked to write) to exit code 4; nil stays nil.
+func OutputError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return IOFailure(err)
+}
+
+// InputError maps a failure to read or decode an input file the user
+// named: a missing path, a directory or another non-regular file, and
+// every decoding problem (malformed, oversized, invalid) are bad input
+// (2); an operating-system error while reading a file that exists (EIO,
+// EACCES, ...) is an I/O error (4). An error that already carries a code
+// keeps it; nil stays nil.
+func InputError(err error) error {
+	var ee *ExitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ee):
+		return err
+	case errors.Is(err, fileio.ErrBadInput), errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.EISDIR), errors.Is(err, syscall.ENOTDIR):
+		return &ExitError{Code: ExitBadInput, Err: err}
+	}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return &ExitError{Code: ExitIO, Err: err}
+	}
+	return &ExitError{Code: ExitBadInput, Err: err}
+}
+
+// WriteError maps a failure to update a file the command writes into (a
+// coverage file it merges into): an operating-system error is an I/O error
+// (4), whatever it is, unless the path names no regular file (bad input,
+// 2); a problem decoding what the file already holds is bad input (2). nil
+// stays nil.
+func WriteError(err error) error {
+	var ee *ExitError
+	var errno syscall.Errno
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ee):
+		return err
+	case errors.Is(err, fileio.ErrBadInput): // the path names no regular file
+		return &ExitError{Code: ExitBadInput, Err: err}
+	case errors.As(err, &errno):
+		return &ExitError{Code: ExitIO, Err: err}
+	}
+	return &ExitError{Code: ExitBadInput, Err: err}
+}
+
+// ErrViolation is returned (exit 1) after a report was printed that shows
+// a violated invariant or a failed gate; it prints nothing more.
+var ErrViolation = &ExitError{Code: ExitViolation, Err: errors.New("")}
+
+// ErrDone is returned by SystemFlags.Apply when its flags did the
+// command's whole work (a listing, say): the command stops there and
+// exits 0.
+var ErrDone = errors.New("cli: done")

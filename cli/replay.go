@@ -1,0 +1,421 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/cobra"
+
+	"github.com/faultline/faultline/corpus"
+	"github.com/faultline/faultline/internal/fileio"
+	"github.com/faultline/faultline/model"
+)
+
+func newEncoder(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc
+}
+
+// systemOptions are the flags every command that runs a system shares:
+// --system (when more than one is registered) and --config.
+type systemOptions struct {
+	system, config string
+}
+
+func (o *systemOptions) add(p *Program, c *cobra.Command, command string) {
+	if len(p.Systems) > 1 {
+		c.Flags().StringVar(&o.system, "system", "", "the registered system to run: "+strings.Join(p.systemNames(), ", "))
+	}
+	usage := "the config's system part, a JSON object the system decodes (default {})"
+	if command == "replay" {
+		usage = "the config's system part, a JSON object the system decodes (replaces the file's)"
+	}
+	c.Flags().StringVar(&o.config, "config", "", usage)
+}
+
+// addSystemFlags registers every system's own flags on c and appends
+// their help to its long text.
+func addSystemFlags(c *cobra.Command, command string, flags map[string]SystemFlags, order []string) {
+	for _, name := range order {
+		sf, ok := flags[name]
+		if !ok {
+			continue
+		}
+		sf.Add(c, command)
+		if h := sf.Help(command); h != "" {
+			c.Long += "\n\n" + h
+		}
+	}
+}
+
+// systemPart returns --config as a system part, or nil when not given.
+func (o *systemOptions) systemPart(c *cobra.Command) (json.RawMessage, error) {
+	if !c.Flags().Changed("config") {
+		return nil, nil
+	}
+	var v map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(o.config), &v); err != nil || v == nil {
+		return nil, BadInput("--config: %q is not a JSON object", o.config)
+	}
+	return json.RawMessage(o.config), nil
+}
+
+// Load reads and strictly decodes a schedule file, or a counterexample
+// file (returned too) and its schedule: the corpus format or an
+// exploration's counterexample record. It returns the registered system
+// the schedule is for: the one named system ("" for none), else the one
+// whose fixtures hold the config's fixture, else, for a config naming no
+// fixture, the one system registered or the one whose Configure accepts
+// the config's system part. A missing file and every decoding problem are
+// bad input (exit 2), an I/O error reading a file that exists exit 4 (see
+// InputError); the file is read with a size limit (8 MiB), a regular
+// file only. Errors name the file, also for a fixture or a
+// config no registered system knows.
+func (p *Program) Load(path, system string) (*model.Schedule, *corpus.Counterexample, *model.Definition, error) {
+	if err := p.check(); err != nil {
+		return nil, nil, nil, IOFailure(err)
+	}
+	data, err := fileio.ReadFile(path, fileio.ScheduleLimit)
+	if err != nil {
+		return nil, nil, nil, InputError(err)
+	}
+	s, ce, err := decodeSchedule(data)
+	if err != nil {
+		return nil, nil, nil, BadInput("%s: %w", path, err)
+	}
+	def, err := p.systemOf(s, system)
+	if err != nil {
+		return nil, nil, nil, BadInput("%s: %w", path, err)
+	}
+	if _, err := def.Factory(s.Config); err != nil {
+		return nil, nil, nil, BadInput("%s: schedule: %w", path, err)
+	}
+	if _, err := def.Fixture(s.Config.Fixture); err != nil {
+		return nil, nil, nil, BadInput("%s: schedule: config: %w", path, err)
+	}
+	return s, ce, def, nil
+}
+
+// systemOf picks the registered system s is for (see Load).
+func (p *Program) systemOf(s *model.Schedule, system string) (*model.Definition, error) {
+	if system != "" {
+		d, err := p.system(system)
+		if err != nil {
+			return nil, err
+		}
+		return d, nil
+	}
+	if len(p.Systems) == 1 {
+		return p.Systems[0], nil
+	}
+	var fits []*model.Definition
+	for _, d := range p.Systems {
+		if s.Config.Fixture != "" {
+			if _, err := d.Fixture(s.Config.Fixture); err == nil {
+				fits = append(fits, d)
+			}
+		} else if _, err := d.Factory(s.Config); err == nil {
+			fits = append(fits, d)
+		}
+	}
+	switch {
+	case len(fits) == 1:
+		return fits[0], nil
+	case len(fits) == 0 && s.Config.Fixture != "":
+		return nil, fmt.Errorf("schedule: config: fixture %q is no registered system's (registered: %s)", s.Config.Fixture, strings.Join(p.systemNames(), ", "))
+	case len(fits) == 0:
+		return nil, fmt.Errorf("schedule: config: no registered system accepts its system part %s (registered: %s)", s.Config.SystemJSON(), strings.Join(p.systemNames(), ", "))
+	}
+	names := make([]string, len(fits))
+	for i, d := range fits {
+		names[i] = d.Name
+	}
+	return nil, fmt.Errorf("schedule: config: it fits the systems %s: name one with --system", strings.Join(names, ", "))
+}
+
+// decodeSchedule decodes the contents of a schedule or counterexample file.
+func decodeSchedule(data []byte) (*model.Schedule, *corpus.Counterexample, error) {
+	if corpus.IsCounterexample(data) || corpus.IsRecord(data) {
+		ce, err := corpus.ReadCounterexample(data)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ce.Schedule == nil {
+			return nil, nil, fmt.Errorf("a %s counterexample holds no schedule to replay (its input: %s)", ce.Kind, ce.Input)
+		}
+		return ce.Schedule, ce, nil
+	}
+	s, err := model.ParseSchedule(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, nil, nil
+}
+
+// replay runs one schedule against def under the schedule's own config
+// through the full harness with def's options, attributing to the
+// workload every violation the fault-free run of the same workload
+// already shows (model.Harness.Attribute), as the reference system's
+// replay does.
+func replay(def *model.Definition, s *model.Schedule) (*model.Result, error) {
+	factory, err := def.Factory(s.Config)
+	if err != nil {
+		return nil, fmt.Errorf("schedule: %w", err)
+	}
+	fixture, err := def.Fixture(s.Config.Fixture)
+	if err != nil {
+		return nil, fmt.Errorf("schedule: config: %w", err)
+	}
+	h := model.NewHarness(fixture, def.Options(model.Options{}))
+	res, err := h.Run(factory, s)
+	if err != nil {
+		return nil, err
+	}
+	clean, err := def.Factory(s.Config)
+	if err != nil {
+		return nil, fmt.Errorf("schedule: %w", err)
+	}
+	if err := h.Attribute(res, clean); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func (p *Program) replayCmd() *cobra.Command {
+	var so systemOptions
+	var asJSON, twice bool
+	flags := p.systemFlags()
+	c := &cobra.Command{
+		Use:   "replay FILE",
+		Short: "Replay one schedule or counterexample file against its system",
+		Long: `Replay a schedule file, or a counterexample file (the corpus format, or the
+record an exploration writes beside a schedule file), against the registered
+system it is for (its config's fixture names it; --system picks one when more
+than one is registered), and print the timeline, every fault with whether it
+was reached and fired, the invariant results, the outcome terms, the claim
+and run verdicts, and the run's human summary (frozen contract, schedule,
+verdict, failed invariants, budget consumption, narrowest next
+verification). --json prints the run's evidence record instead.
+
+--config JSON replaces the file's system part (the object the system's
+Configure decodes); the file's fixture, retry budget, deadline and join policy
+stay. A counterexample file's recorded run is compared with the replay unless
+the config was overridden.
+
+--twice runs the schedule twice and compares the normalised timelines; a
+difference is printed as a diff and exits 1.
+
+Exit codes: 0 every invariant held and every scheduled fault was reached and
+fired (a schedule without faults is a clean run); 1 an invariant was
+violated (or --twice found a difference); 2 bad input (a missing, malformed
+or oversized file, an unknown flag value, a config that does not apply);
+3 inconclusive: a scheduled fault was never reached or never fired, or the
+run was otherwise inconclusive (the faults are named on stderr); 4 an I/O or
+internal error (the output could not be written).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			s, ce, def, err := p.Load(args[0], so.system)
+			if err != nil {
+				return err
+			}
+			sys, err := so.systemPart(c)
+			if err != nil {
+				return err
+			}
+			overridden := sys != nil
+			if overridden {
+				s.Config.System = sys
+				if _, err := def.Factory(s.Config); err != nil {
+					return BadInput("--config: %v", err)
+				}
+			}
+			sf := flags[def.Name]
+			if sf != nil {
+				cfg, changed, err := sf.Apply(c, "replay", s.Config)
+				if err == ErrDone {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+				s.Config, overridden = cfg, overridden || changed
+			}
+			res, err := replay(def, s)
+			if err != nil {
+				return BadInput("%v", err)
+			}
+			if twice {
+				again, err := replay(def, s)
+				if err != nil {
+					return BadInput("%v", err)
+				}
+				if diff := cmp.Diff(model.Normalize(res.Timeline), model.Normalize(again.Timeline)); diff != "" {
+					fmt.Fprintf(c.OutOrStdout(), "NOT DETERMINISTIC: two runs of %s gave different normalised timelines (-first +second):\n%s", args[0], diff)
+					return ErrViolation
+				}
+				fmt.Fprintf(c.ErrOrStderr(), "deterministic: two runs gave equal normalised timelines (%d events)\n", len(res.Timeline))
+			}
+			if asJSON {
+				err = writeJSON(c.OutOrStdout(), res.Record())
+			} else {
+				header := ""
+				if sf != nil {
+					if header, err = sf.Header(res.Schedule.Config); err != nil {
+						return BadInput("%v", err)
+					}
+				}
+				err = writeResult(c.OutOrStdout(), def, res, header)
+				if err == nil && ce != nil && ce.Expect != nil {
+					err = writeExpectation(c.OutOrStdout(), ce, res, overridden)
+				}
+			}
+			if err != nil {
+				return OutputError(err)
+			}
+			return RunExit(res)
+		},
+	}
+	so.add(p, c, "replay")
+	addSystemFlags(c, "replay", flags, p.systemNames())
+	c.Flags().BoolVar(&asJSON, "json", false, "print the run's evidence record as one JSON object")
+	c.Flags().BoolVar(&twice, "twice", false, "run twice and fail (exit 1, with a diff) unless the normalised timelines are equal")
+	return c
+}
+
+// RunExit maps one run onto the exit-code table: ErrViolation (1) when an
+// invariant was violated, an Inconclusive error (3) naming the faults when
+// a scheduled fault was never reached or never fired (or the run verdict
+// is inconclusive), nil (0) otherwise.
+func RunExit(res *model.Result) error {
+	if !res.Held() {
+		return ErrViolation
+	}
+	var untested []string
+	for _, f := range res.Faults {
+		switch {
+		case !f.Reached:
+			untested = append(untested, fmt.Sprintf("%s %s at %s was not reached", f.ID, f.Kind, f.Placement()))
+		case f.Fired == 0:
+			untested = append(untested, fmt.Sprintf("%s %s at %s was reached but did not fire", f.ID, f.Kind, f.Placement()))
+		}
+	}
+	if len(untested) > 0 {
+		return Inconclusive("inconclusive: %s; the run tested less than its schedule", strings.Join(untested, ", "))
+	}
+	if res.RunVerdict == model.Inconclusive {
+		return Inconclusive("inconclusive: the run verdict is inconclusive (a stop condition or limit ended it before it could be judged)")
+	}
+	return nil
+}
+
+func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
+
+// writeExpectation compares a counterexample's recorded run with the
+// replay, unless the config was overridden.
+func writeExpectation(w io.Writer, ce *corpus.Counterexample, res *model.Result, overridden bool) error {
+	var line string
+	switch err := ce.Check(res); {
+	case overridden:
+		line = "Recorded run: not compared (the config was overridden)"
+	case err != nil:
+		line = "Recorded run: DIFFERS: " + err.Error()
+	case ce.Expect.FirstOnly:
+		v := ce.Expect.Violated[0]
+		line = fmt.Sprintf("Recorded run: matches (%s first false after %s)", v.Invariant, v.Event)
+	default:
+		line = fmt.Sprintf("Recorded run: matches (%s, %s)", ce.Expect.RunVerdict, ce.Expect.ClaimVerdict)
+	}
+	_, err := fmt.Fprintln(w, line)
+	return err
+}
+
+func yes(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// describe names cfg in def's terms, or as JSON when def cannot.
+func describe(def *model.Definition, cfg model.Config) string {
+	s, err := def.DescribeConfig(cfg)
+	if err != nil {
+		return cfg.String()
+	}
+	return s
+}
+
+// writeResult prints a run for people; header follows the config on the
+// first line.
+func writeResult(w io.Writer, def *model.Definition, res *model.Result, header string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "run %s  config: %s", res.RunID, describe(def, res.Schedule.Config))
+	if header != "" {
+		b.WriteString(" " + header)
+	}
+	b.WriteString("\n\n")
+	fmt.Fprintln(&b, "Timeline:")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  seq\tt_ms\tworker\tevent\tord\tstate\toutcome\tfault\tattempt\tckpt\tretry_left\tdeadline_left_ms\tdetail")
+	for _, e := range res.Timeline {
+		ord := ""
+		if e.Ordinal > 0 {
+			ord = fmt.Sprint(e.Ordinal)
+		}
+		fmt.Fprintf(tw, "  %d\t%d\t%d\t%s\t%s\t%s -> %s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", e.Seq, e.At, e.Worker, e.Event, ord,
+			e.StateBefore, e.StateAfter, e.Outcome, e.FaultID, e.Attempt, e.CheckpointSeq, e.RetryRemaining, e.DeadlineRemainingMs, e.Detail)
+	}
+	tw.Flush()
+	fmt.Fprintln(&b, "\nFaults:")
+	if len(res.Faults) == 0 {
+		fmt.Fprintln(&b, "  (none scheduled)")
+	}
+	for _, f := range res.Faults {
+		status := "NOT REACHED: its event never occurred; this fault was not tested"
+		if f.Reached && f.Fired == 0 {
+			status = "reached, did not fire: its disturbance had nothing to act on; not tested"
+		} else if f.Reached {
+			status = fmt.Sprintf("reached, fired %d (seq %d), oracle %s", f.Fired, f.FiredAt, f.Oracle)
+			if len(f.Observed) > 0 {
+				status += ", observed by " + strings.Join(f.Observed, ", ")
+			}
+			if f.Detected {
+				status += ", detected by the system"
+			}
+		}
+		fmt.Fprintf(&b, "  %s %s at %s: %s\n", f.ID, f.Kind, f.Placement(), status)
+	}
+	fmt.Fprintln(&b, "\nInvariants:")
+	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for _, i := range res.Invariants {
+		if i.Held {
+			fmt.Fprintf(tw, "  %s\theld\t(oracle %s)\n", i.Name, i.Oracle)
+			continue
+		}
+		by := ""
+		if i.FaultID != "" {
+			by = " reached by " + i.FaultID
+		}
+		fmt.Fprintf(tw, "  %s\tVIOLATED\tfirst false after seq %d (%s)%s: %s\n", i.Name, i.FirstSeq, i.Event, by, i.Detail)
+	}
+	tw.Flush()
+	t := res.Terms
+	fmt.Fprintln(&b, "\nOutcome terms:")
+	fmt.Fprintf(&b, "  detected %s, contained %s, recovered %s, verified %s, useful_service %s\n",
+		yes(t.Detected), yes(t.Contained), yes(t.Recovered), yes(t.Verified), yes(t.UsefulService))
+	fmt.Fprintf(&b, "  unsafe_escape %s, duplicate_effect %s, unverifiable_release %s, service_loss %s, effects %d\n",
+		yes(t.UnsafeEscape), yes(t.DuplicateEffect), yes(t.UnverifiableRelease), yes(t.ServiceLoss), t.Effects)
+	for _, c := range res.Claims {
+		fmt.Fprintf(&b, "\nClaim for %s: %s (%s)\n", c.Task, c.Verdict, c.Reason)
+	}
+	fmt.Fprintf(&b, "Claim verdict: %s\nRun verdict: %s\n", res.Verdict, res.RunVerdict)
+	fmt.Fprintf(&b, "\nSummary:\n%s\n", indent(res.Record().Summary))
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,90 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+)
+
+// RunError is what [Result.Err] returns for a run that did not pass: Code
+// is the exit code of the table "faultline replay" follows, 1 when an
+// invariant was violated (Invariant names the first to become false) or 3
+// when the run was inconclusive (Unreached lists the placements of the
+// scheduled faults that were never reached or never fired, or Reason says
+// why the run ended without a verdict).
+type RunError struct {
+	Code      int
+	Invariant InvariantResult
+	Unreached []string
+	Reason    string
+}
+
+// Error describes the failure in one line.
+func (e *RunError) Error() string {
+	if e.Code == 1 {
+		i := e.Invariant
+		return fmt.Sprintf("%s violated: first false after seq %d (%s)%s: %s", i.Name, i.FirstSeq, i.Event, faultSuffix(i.FaultID), i.Detail)
+	}
+	if len(e.Unreached) > 0 {
+		return "inconclusive: scheduled faults not reached or not fired, so the run tested nothing at them: " + strings.Join(e.Unreached, ", ")
+	}
+	return "inconclusive: " + e.Reason
+}
+
+func faultSuffix(id string) string {
+	if id == "" {
+		return ", reached by no fault (the workload)"
+	}
+	return ", reached by " + id
+}
+
+// Unreached returns the scheduled faults that were never reached or that
+// were reached but never fired, in schedule order.
+func (res *Result) Unreached() []FaultReport {
+	var out []FaultReport
+	for _, f := range res.Faults {
+		if !f.Reached || f.Fired == 0 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Err returns nil when the run passed: every invariant in scope held and
+// every scheduled fault was reached and fired (a schedule with no faults
+// is a clean run). Otherwise it returns a *RunError: code 1 for the first
+// violated invariant (ahead of anything else), code 3 for a fault that was
+// not reached or not fired, or a run that ended inconclusive. A test of a
+// single run calls it so that a run that tested nothing is never green:
+//
+//	if err := res.Err(); err != nil { t.Fatal(err) }
+func (res *Result) Err() error {
+	var first *InvariantResult
+	for i := range res.Invariants {
+		inv := &res.Invariants[i]
+		if !inv.Held && (first == nil || inv.FirstSeq < first.FirstSeq) {
+			first = inv
+		}
+	}
+	if first != nil {
+		return &RunError{Code: 1, Invariant: *first}
+	}
+	if un := res.Unreached(); len(un) > 0 {
+		e := &RunError{Code: 3}
+		for _, f := range un {
+			what := "not reached"
+			if f.Reached {
+				what = "reached, not fired"
+			}
+			e.Unreached = append(e.Unreached, fmt.Sprintf("%s %s@%s (%s)", f.ID, f.Kind, f.Placement(), what))
+		}
+		return e
+	}
+	if res.RunVerdict == Inconclusive {
+		reason := "the run ended without the system's own verdict"
+		if res.Stopped != nil {
+			reason = "a stop condition ended the run"
+		}
+		return &RunError{Code: 3, Reason: reason}
+	}
+	return nil
+}

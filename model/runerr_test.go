@@ -1,0 +1,58 @@
+package model_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/faultline/faultline/model"
+)
+
+// TestResultErr: a run passes only when it tested what it scheduled. A
+// fault placed at a crossing the system never makes, or that never fires,
+// is inconclusive (3) even though every invariant held; a violation is 1;
+// a clean run and a run whose fault fired and was survived are nil.
+func TestResultErr(t *testing.T) {
+	const head = `{"version":1,"seed":"err","config":{"controls":[]},"faults":[`
+	opts := model.Options{Builtin: []string{model.InvBudget, model.InvNoInventedProgress}}
+	code := func(err error) int {
+		var re *model.RunError
+		if !errors.As(err, &re) {
+			t.Fatalf("%v is not a *model.RunError", err)
+		}
+		return re.Code
+	}
+
+	clean := runShopper(t, shopper{}, opts, head+`]}`)
+	if err := clean.Err(); err != nil {
+		t.Fatalf("clean run: %v", err)
+	}
+	survived := runShopper(t, shopper{}, opts, head+`{"event":"tool.commit","ordinal":1,"kind":"timeout_after_commit","tool":"charge"}]}`)
+	if err := survived.Err(); err != nil {
+		t.Fatalf("a fault reached, fired and survived: %v", err)
+	}
+
+	// the shopper writes no checkpoint before its charge and calls its
+	// tools twice: the third commit and the fifth write never happen
+	unreached := runShopper(t, shopper{}, opts, head+`{"event":"tool.commit","ordinal":3,"kind":"timeout_after_commit"}]}`)
+	if !unreached.Held() {
+		t.Fatalf("the unreached run broke an invariant: %+v", unreached.Invariants)
+	}
+	err := unreached.Err()
+	if err == nil || code(err) != 3 || !strings.Contains(err.Error(), "f1 timeout_after_commit@tool.commit#3 (not reached)") {
+		t.Fatalf("unreached fault: %v", err)
+	}
+	if un := unreached.Unreached(); len(un) != 1 || un[0].ID != "f1" {
+		t.Fatalf("Unreached() = %+v", un)
+	}
+
+	// a checkpoint naming an effect the provider never made: code 1, named
+	// ahead of the unreached fault beside it
+	invented := shopper{effectName: func(string, model.ToolResult) string { return "charge-done" }}
+	bad := runShopper(t, invented, opts, head+`{"event":"tool.commit","ordinal":3,"kind":"timeout_after_commit"}]}`)
+	err = bad.Err()
+	if err == nil || code(err) != 1 || !strings.HasPrefix(err.Error(), "no_invented_progress violated: first false after seq ") ||
+		!strings.Contains(err.Error(), "reached by no fault (the workload)") {
+		t.Fatalf("invented effect: %v", err)
+	}
+}
