@@ -291,8 +291,12 @@ func (d *Decoder) runSites() error {
 		return fmt.Errorf("fuzz: the clean run of %s: %w", d.system.Name, err)
 	}
 	counts := model.Crossings(clean)
+	seen := map[model.EventName]bool{}
+	for _, ev := range clean.Timeline {
+		seen[ev.Event] = true
+	}
 	for _, ev := range model.AllEvents {
-		if counts[ev] > 0 {
+		if seen[ev] {
 			d.crossed = append(d.crossed, ev)
 		}
 	}

@@ -6,19 +6,21 @@ import (
 	"slices"
 )
 
-// Crossings returns how many times res crossed each event: the highest
-// ordinal its timeline records for the event, which is the count a fault
-// entry's Ordinal is matched against (a fault at event#n is reached only
-// when the run crosses event at least n times). Events the run never
-// crossed are absent; the claim, which no fault attaches to, is left out.
-// A nil result or one without a timeline crossed nothing.
+// Crossings returns how many times res crossed each event a fault can be
+// reached at: the highest ordinal its timeline records for the event,
+// which is the count a fault entry's Ordinal is matched against (a fault
+// at event#n is reached only when the run crosses event at least n
+// times). Events the run never crossed are absent, and so are the claim
+// and worker.start, which the harness records around the system's run
+// and at which no fault is ever reached. A nil result or one without a
+// timeline crossed nothing.
 func Crossings(res *Result) map[EventName]int {
 	out := map[EventName]int{}
 	if res == nil {
 		return out
 	}
 	for _, ev := range res.Timeline {
-		if ev.Event == EvClaim || ev.Ordinal <= 0 {
+		if ev.Event == EvClaim || ev.Event == EvWorkerStart || ev.Ordinal <= 0 {
 			continue
 		}
 		out[ev.Event] = max(out[ev.Event], ev.Ordinal)

@@ -63,6 +63,9 @@ func (r *Report) InconclusiveMessage() string {
 	if len(crossed) == 0 {
 		crossed = []string{"(none)"}
 	}
+	if r.Faults == 0 && r.Checks == 0 {
+		return "inconclusive: no fault kind in scope can be placed at an event the system crosses, so no fault was scheduled or tested; the events the system crossed: " + strings.Join(crossed, ", ")
+	}
 	return fmt.Sprintf("inconclusive: none of the %d faults scheduled in %d checks was reached, so no fault was tested; the events the system crossed: %s",
 		r.Faults, r.Checks, strings.Join(crossed, ", "))
 }
@@ -125,14 +128,36 @@ func Explore(sys System, opts ...Option) (*Report, error) {
 }
 
 func explore(parent rapid.TB, sys System, opts []Option) (*Report, error) {
-	e, err := newExplorer(sys, opts)
+	e, err := resolve(sys, opts)
 	if err != nil {
 		return nil, err
 	}
 	if e.set.failDir != "" {
 		return nil, errors.New("properties: WithFailDir applies to Check only (Explore writes its counterexamples with WithCounterexampleDir)")
 	}
+	if err := e.survey(); errors.Is(err, errNoSite) {
+		return e.noSite(), nil
+	} else if err != nil {
+		return nil, err
+	}
 	return e.explore(parent)
+}
+
+// errNoSite is survey's error when no kind in scope fits an event the
+// clean run crossed: Explore and Check report the campaign inconclusive
+// (noSite); Generator and ExplorePair return the error.
+var errNoSite = errors.New("properties: no fault kind in scope occurs in this workload")
+
+// noSite is the report of a campaign that could place no fault: no check
+// ran, and the events the clean run crossed are named.
+func (e *explorer) noSite() *Report {
+	rep := &Report{}
+	for _, ev := range model.AllEvents {
+		if e.crossed[ev] {
+			rep.Crossed = append(rep.Crossed, ev)
+		}
+	}
+	return rep
 }
 
 // explore runs rapid over the draw space of e (built by survey) under the
@@ -365,6 +390,9 @@ func (e *explorer) survey(also ...model.Config) error {
 			return err
 		}
 		ss := sitesOf(clean)
+		for _, ev := range clean.Timeline {
+			e.crossed[ev.Event] = true
+		}
 		if i == 0 {
 			e.clean = ss // the sites of every drawn schedule's first fault
 		}
@@ -423,7 +451,7 @@ func (e *explorer) survey(also ...model.Config) error {
 		e.kinds = append(e.kinds, ks)
 	}
 	if len(e.kinds) == 0 {
-		return errors.New("properties: no fault kind in scope occurs in this workload")
+		return errNoSite
 	}
 	if set.guide != nil {
 		u := coverage.Default()

@@ -2,6 +2,7 @@ package properties_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/faultline/faultline/internal/archiver"
@@ -82,5 +83,33 @@ func TestCheckFindsThePlantedBugOnItsOwnPlacements(t *testing.T) {
 	fixed, err := properties.Explore(def.Factory, properties.WithDefinition(def), properties.WithConfig(model.Config{System: json.RawMessage(`{}`)}))
 	if err != nil || fixed.Found || fixed.Reached == 0 {
 		t.Fatalf("the fixed agent: %v %+v", err, fixed)
+	}
+}
+
+// TestCheckOfASystemThatCrossesNoFaultEvent: a system that crosses no
+// event a fault kind sits at (it never calls a tool, never checkpoints)
+// gets no fault placed: Explore reports the campaign inconclusive with no
+// check run, and Check fails with that message, naming the events it did
+// cross, instead of passing or reporting an option error.
+func TestCheckOfASystemThatCrossesNoFaultEvent(t *testing.T) {
+	rapidFlags(t, 10, 1)
+	def := archiver.Definition()
+	def.Configure = func(json.RawMessage) (model.Factory, error) { return func() model.System { return idleSystem{} }, nil }
+	opts := []properties.Option{properties.WithDefinition(def), properties.WithConfig(model.Config{System: json.RawMessage(`{}`)})}
+	rep, err := properties.Explore(def.Factory, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "inconclusive: no fault kind in scope can be placed at an event the system crosses, so no fault was scheduled or tested; the events the system crossed: worker.start"
+	if !rep.Inconclusive() || rep.Checks != 0 || rep.Faults != 0 || rep.InconclusiveMessage() != want {
+		t.Fatalf("report %+v: %s", rep, rep.InconclusiveMessage())
+	}
+	tb := &recordingTB{name: "TestIdle"}
+	properties.Check(tb, def.Factory, append(opts, properties.WithFailDir(t.TempDir()))...)
+	if !tb.failed || len(tb.errors) != 1 || !strings.Contains(tb.errors[0], want) || !strings.Contains(tb.errors[0], "exit code 3") {
+		t.Fatalf("Check: %v", tb.errors)
+	}
+	if _, err := properties.Generator(def.Factory, opts...); err == nil || err.Error() != "properties: no fault kind in scope occurs in this workload" {
+		t.Errorf("Generator: %v", err)
 	}
 }
