@@ -2,8 +2,12 @@ package properties_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+
+	"pgregory.net/rapid"
 
 	"github.com/faultline/faultline/internal/archiver"
 	"github.com/faultline/faultline/model"
@@ -111,5 +115,39 @@ func TestCheckOfASystemThatCrossesNoFaultEvent(t *testing.T) {
 	}
 	if _, err := properties.Generator(def.Factory, opts...); err == nil || err.Error() != "properties: no fault kind in scope occurs in this workload" {
 		t.Errorf("Generator: %v", err)
+	}
+}
+
+// TestGeneratorDrawsTheSameFromSeveralGoroutines: the draws' runs of
+// their earlier faults share a store and pooled harnesses; drawing from
+// four goroutines at once gives what one draws alone.
+func TestGeneratorDrawsTheSameFromSeveralGoroutines(t *testing.T) {
+	def := archiver.Definition()
+	gen := func() *rapid.Generator[*model.Schedule] {
+		g, err := properties.Generator(def.Factory, properties.WithDefinition(def), properties.WithConfig(model.Config{System: json.RawMessage(`{}`)}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	alone, shared := gen(), gen()
+	want := make([]string, 40)
+	for i := range want {
+		want[i] = string(model.Format(alone.Example(i)))
+	}
+	got := make([]string, len(want))
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(got); i += 4 {
+				got[i] = string(model.Format(shared.Example(i)))
+			}
+		}()
+	}
+	wg.Wait()
+	if !slices.Equal(got, want) {
+		t.Fatal("concurrent draws differ from serial ones")
 	}
 }
