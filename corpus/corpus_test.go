@@ -281,6 +281,12 @@ func TestVersion1FilesRunAsVersion2(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// the version-1 decoder's runs spelt the events by their old names
+		// (model.EventAliases): a run that differs only in an event's name
+		// is the same run
+		for old, now := range model.EventAliases {
+			j = bytes.ReplaceAll(j, []byte(`"`+string(now)+`"`), []byte(`"`+string(old)+`"`))
+		}
 		return fmt.Sprintf("%x", sha256.Sum256(j))
 	}
 	checked := 0

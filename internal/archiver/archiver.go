@@ -79,7 +79,7 @@ func (a Agent) Run(ctx context.Context, env model.Env, t model.Task) (model.Clai
 		if t.Deadline > 0 && t.Started+t.Deadline-env.Now() < minAttemptTime {
 			return model.Claim{Verdict: model.ClaimHold, Reason: "too close to the deadline to call the archive"}, nil
 		}
-		act := model.Action{Actor: t.Actor, Subject: t.Subject, Tenant: t.Tenant, Purpose: t.Purpose, Amount: 1, IdempotencyKey: key, TraceID: t.Trace}
+		act := model.Action{Actor: t.Actor, Subject: t.Subject, Tenant: t.Tenant, Purpose: t.Purpose, IdempotencyKey: key, TraceID: t.Trace}
 		res, err := env.Tool.Commit(ctx, model.ToolCall{Tool: Tool, RequestKey: key, Action: act})
 		if err != nil {
 			return model.Claim{}, err
@@ -98,7 +98,7 @@ func (a Agent) Run(ctx context.Context, env model.Env, t model.Task) (model.Clai
 
 // Fixture is the agent's workload: one document to archive, two retries.
 func Fixture() model.Fixture {
-	return model.Fixture{Name: "archive", Orders: []model.Order{{Subject: "DOC-4", Tenant: "records", Status: "draft", Version: 1}}, Tasks: []model.Task{
+	return model.Fixture{Name: "archive", Tasks: []model.Task{
 		{ID: "archive-DOC-4", Actor: "archiver", Subject: "DOC-4", Tenant: "records", Purpose: "archive", RetryBudget: 2, Deadline: 10000},
 	}}
 }
