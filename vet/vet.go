@@ -242,6 +242,9 @@ type reporter struct {
 	pass    *analysis.Pass
 	ignores map[*token.File]map[int]ignore // by file, by line
 	seen    map[token.Pos]bool
+	// sent is retrykey's result, the call each finding's key is sent by
+	// (nil for the other analyzers)
+	sent sentCalls
 }
 
 func newReporter(pass *analysis.Pass) *reporter {
