@@ -1,6 +1,7 @@
 package vet_test
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -97,12 +98,31 @@ func TestFindingAndCounterexampleNameTheSameCall(t *testing.T) {
 	assert.Greater(t, broke[0].Seq, faulted[0].Seq)
 	assert.Equal(t, model.Unrecoverable, res.RunVerdict)
 
+	// the schedule docs/vet.md gives for it is this one, and the agent
+	// its config's system part configures is the one run here
+	page, err := os.ReadFile(filepath.Join("..", "docs", "vet.md"))
+	require.NoError(t, err)
+	require.Contains(t, string(page), docSchedule)
+	doc, err := model.ParseSchedule([]byte(docSchedule))
+	require.NoError(t, err)
+	assert.Equal(t, s.Faults, doc.Faults)
+	f, err := inventory.Definition().Configure(doc.Config.System)
+	require.NoError(t, err)
+	again, err := h.Run(f, doc)
+	require.NoError(t, err)
+	assert.Equal(t, []string{inventory.InvConfirmedOnce}, violated(again))
+
 	// the fixed code path (key = ref on the retry too) holds under the
 	// same schedule, and carries no finding (TestSystemFindings)
 	fixed, err := h.Run(inventory.Factory(buggy, inventory.Fixed), s)
 	require.NoError(t, err)
 	assert.Empty(t, violated(fixed))
 }
+
+// docSchedule is the schedule docs/vet.md's worked example gives.
+const docSchedule = `{"version": 2, "seed": "timeout_after_commit", "config": {"system": {"variant": "planted",
+  "controls": ["stable_keys", "typed_outcomes", "checkpoint_check", "bind_request", "recheck_authority"]}},
+ "faults": [{"event": "tool.commit", "ordinal": 1, "kind": "timeout_after_commit", "tool": "inventory.confirm"}]}`
 
 func violated(res *model.Result) []string {
 	out := []string{}
