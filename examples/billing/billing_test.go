@@ -75,23 +75,16 @@ func TestExplore(t *testing.T) {
 	properties.Check(t, billing.Definition().Factory, explore(0, properties.WithCoverage(tracker))...)
 }
 
-// decoder is the fuzz target's: any bytes decode into a composition of
-// faults at the places the agent's own runs cross.
-func decoder(bugs billing.Bugs) (*fuzz.Decoder, error) {
-	return fuzz.NewDecoder(fuzz.WithDefinition(billing.Definition()), fuzz.WithConfig(billing.Config(bugs)))
-}
-
-// FuzzBilling is the nightly fuzz target (go test -fuzz FuzzBilling).
+// FuzzBilling is the nightly fuzz target (go test -fuzz FuzzBilling): any
+// bytes decode into a composition of faults placed on the agent's own
+// clean run; a failure is shrunk and written where TestExplore replays it.
 func FuzzBilling(f *testing.F) {
-	dec, err := decoder(0)
-	if err != nil {
-		f.Fatal(err)
-	}
-	for i := range len(dec.Sites()) {
-		f.Add([]byte{byte(i)}) // every single fault
+	check := fuzz.For(billing.Definition(), fuzz.WithReplayTest("TestExplore"))
+	for i := range 32 {
+		f.Add([]byte{byte(i)}) // single faults
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if _, err := dec.Check(dec.Decode(data)); err != nil {
+		if err := check(data); err != nil {
 			t.Fatal(err)
 		}
 	})

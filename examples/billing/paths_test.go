@@ -129,8 +129,8 @@ func TestPlanted(t *testing.T) {
 
 // found is the first line of Check's failure for each planted bug.
 var found = map[billing.Bugs]string{
-	billing.FreshKeyPerRetry: "properties: counterexample after 15 checks (an invariant violated, exit code 1 of the table): " +
-		"charged_once violated: first false after seq 10 (tool.commit), reached by f1 (malformed_response): inv-1042 charged 2 times",
+	billing.FreshKeyPerRetry: "properties: counterexample after 33 checks (an invariant violated, exit code 1 of the table): " +
+		"charged_once violated: first false after seq 10 (tool.commit), reached by f1 (tool_timeout): inv-1042 charged 2 times",
 	billing.BlindResume: "properties: counterexample after 1 checks (an invariant violated, exit code 1 of the table): " +
 		"resume_from_checkpoint violated: first false after seq 13 (tool.commit), reached by f1 (missing_checkpoint): " +
 		"the store served no checkpoint although it holds one, and the worker went on to a tool call",
@@ -143,11 +143,10 @@ var found = map[billing.Bugs]string{
 // fault; the replay command it prints, run as printed from the module
 // root, fails TestPlanted's subtest with the same invariant.
 func TestCheckFindsEachBug(t *testing.T) {
-	if raceDetector {
-		t.Skip("explorations in one goroutine: go test ./... runs them without the race detector")
+	if raceDetector || testing.Short() {
+		t.Skip("explorations in one goroutine, with rapid's full check count: go test ./... runs them without the race detector")
 	}
 	rapidFlags(t, 100, 1)
-	subprocess := !testing.Short()
 	for _, p := range planted {
 		rec := &recorder{name: "TestPlanted/" + p.bug.String()}
 		properties.Check(rec, billing.Definition().Factory, explore(p.bug, properties.WithFailDir(t.TempDir()))...)
@@ -162,10 +161,8 @@ func TestCheckFindsEachBug(t *testing.T) {
 		if !strings.HasPrefix(cmd, "FAULTLINE_REPLAY=") || !strings.HasSuffix(cmd, " go test -run '^TestPlanted$/^"+p.bug.String()+"$' ./examples/billing") {
 			t.Fatalf("%s: replay command %q", p.bug, cmd)
 		}
-		if subprocess {
-			_, cx, _ := strings.Cut(found[p.bug], "exit code 1 of the table): ")
-			replay(t, cmd, p.bug.String(), cx)
-		}
+		_, cx, _ := strings.Cut(found[p.bug], "exit code 1 of the table): ")
+		replay(t, cmd, p.bug.String(), cx)
 	}
 }
 
@@ -193,37 +190,41 @@ func replay(t *testing.T, cmd, subtest, cx string) {
 	}
 }
 
-// TestFuzzFindsEachBug: the fuzz target's decoder, over every one-byte
-// input (each a single fault at one of its sites), finds each planted bug
-// at exactly the kinds its single runs find, with its invariant; with the
-// bugs off, none fails and the inputs reach faults.
+// TestFuzzFindsEachBug: the fuzz target's body (fuzz.For's, as a Target),
+// over every one-byte input (each a single fault at one of its sites),
+// finds each planted bug at exactly the kinds its single runs find, with
+// its invariant, and names the command that replays it through
+// TestPlanted; with the bugs off, no input fails and the inputs reach
+// faults.
 func TestFuzzFindsEachBug(t *testing.T) {
 	for _, p := range append(planted, struct {
 		bug       billing.Bugs
 		invariant string
 		kinds     []string
 	}{0, "", nil}) {
-		dec, err := decoder(p.bug)
+		target, err := fuzz.NewTarget(billing.Definition(), fuzz.WithConfig(billing.Config(p.bug)),
+			fuzz.WithReplayTest("TestPlanted/"+p.bug.String()), fuzz.WithFailDir(t.TempDir()))
 		if err != nil {
 			t.Fatal(err)
 		}
+		dec := target.Decoder()
 		var found []string
 		for i := range dec.Sites() {
-			s := dec.Decode([]byte{byte(i)})
-			_, err := dec.Check(s)
-			var v *fuzz.Violation
+			err := target.Check([]byte{byte(i)})
+			var f *fuzz.Failure
 			if err == nil {
 				continue
-			} else if !errors.As(err, &v) || !strings.Contains(v.Error(), p.invariant+": first false after seq") {
+			} else if !errors.As(err, &f) || f.Invariant != p.invariant ||
+				!strings.HasSuffix(f.Replay, " go test -run '^TestPlanted$/^"+p.bug.String()+"$' ./examples/billing") {
 				t.Errorf("%s at %s: %v", p.bug, dec.Sites()[i], err)
 			}
-			found = append(found, s.Faults[0].Kind)
+			found = append(found, dec.Decode([]byte{byte(i)}).Faults[0].Kind)
 		}
 		if !slices.Equal(found, p.kinds) {
-			t.Errorf("%s: the decoder found %q, want %q", p.bug, found, p.kinds)
+			t.Errorf("%s: the fuzz target found %q, want %q", p.bug, found, p.kinds)
 		}
-		if c := dec.Reach().Counts(); c.Runs != int64(len(dec.Sites())) || c.Reached == 0 || c.Err() != nil {
-			t.Errorf("%s: reach %+v", p.bug, c)
+		if err := target.Done(); err != nil {
+			t.Errorf("%s: %v", p.bug, err)
 		}
 	}
 }
@@ -234,7 +235,7 @@ func TestFuzzFindsEachBug(t *testing.T) {
 // beside its key, replayed by the agent's own command, and the keys of the
 // boundaries it has not (memory, join) not applicable.
 func TestCoverageReport(t *testing.T) {
-	if raceDetector {
+	if raceDetector || testing.Short() {
 		t.Skip("explorations in one goroutine: go test ./... runs them without the race detector")
 	}
 	rapidFlags(t, 100, 1)
@@ -263,12 +264,12 @@ func TestCoverageReport(t *testing.T) {
 	}
 	for _, want := range []string{
 		"Coverage: 14 of 17 applicable keys visited (82.4%; 19 reachable, 2 not applicable)",
-		"systems: billing (1490 runs, 14 events crossed; no branch_join, memory)",
-		"charged_once violated in 239 runs: first false after seq 10 (tool.commit): inv-1042 charged 2 times",
-		"replay: FAULTLINE_REPLAY=malformed_response-ca4b66d4.json go test -run '^TestExplore$' ./examples/billing",
-		"identity/proposal/before_validation/isolated/capability_record  never_crossed: never crossed by this system (billing, 1490 runs): no recorded run crossed proposal, where subject_swap enters",
-		"context/proposal/before_validation/isolated/state_version  never_crossed: never crossed by this system (billing, 1490 runs): no recorded run crossed context.eligibility, where cross_source_conflict enters",
-		"context/proposal/before_validation/isolated/policy_record  never_crossed: never crossed by this system (billing, 1490 runs): no recorded run crossed context.policy, where stale_policy enters",
+		"systems: billing (1897 runs, 14 events crossed; no branch_join, memory)",
+		"charged_once violated in 123 runs: first false after seq 10 (tool.commit): inv-1042 charged 2 times",
+		"replay: FAULTLINE_REPLAY=tool_timeout-1a4e416f.json go test -run '^TestExplore$' ./examples/billing",
+		"identity/proposal/before_validation/isolated/capability_record  never_crossed: never crossed by this system (billing, 1897 runs): no recorded run crossed proposal, where subject_swap enters",
+		"context/proposal/before_validation/isolated/state_version  never_crossed: never crossed by this system (billing, 1897 runs): no recorded run crossed context.eligibility, where cross_source_conflict enters",
+		"context/proposal/before_validation/isolated/policy_record  never_crossed: never crossed by this system (billing, 1897 runs): no recorded run crossed context.policy, where stale_policy enters",
 		"context/memory/before_commit/isolated/checkpoint_store  not_applicable: not applicable: billing declares it has no memory boundary",
 		"state/branch_join/before_commit/isolated/join_record  not_applicable: not applicable: billing declares it has no branch_join boundary",
 		"Unvisited reachable keys:",
@@ -301,8 +302,8 @@ func TestCommandLine(t *testing.T) {
 			t.Errorf("the audit lacks the line %q:\n%s", want, out.String())
 		}
 	}
-	if raceDetector {
-		return // the exploration runs in one goroutine
+	if raceDetector || testing.Short() {
+		return // the exploration runs in one goroutine, with rapid's full check count
 	}
 	rapidFlags(t, 100, 1)
 	dir := t.TempDir()

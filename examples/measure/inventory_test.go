@@ -24,8 +24,9 @@ var plantedInventory = model.Config{System: json.RawMessage(`{"variant":"planted
 
 // inventoryOptions explore the inventory agent under cfg as its own
 // exploration does: its tool faults, no world events. (Over its whole scope
-// of 20 kinds, 300 checks find the planted bug at only one of rapid's seeds 1 to
-// 5: the faults that stop the cart before its confirm dilute the draws.)
+// of 20 kinds, 300 checks find the planted bug at 7 of rapid's seeds 1 to
+// 10, after 29 to 233 checks: the faults that stop the cart before its
+// confirm dilute the draws.)
 func inventoryOptions(cfg model.Config, extra ...properties.Option) []properties.Option {
 	return append([]properties.Option{properties.WithDefinition(inventory.Definition()), properties.WithHarnessOptions(inventory.HarnessOptions()),
 		properties.WithConfig(cfg), properties.WithoutWorldEvents(), properties.WithDomains(model.DomainTool)}, extra...)
@@ -66,8 +67,8 @@ func TestInventoryPaths(t *testing.T) {
 		}
 	}
 
-	if raceDetector {
-		return // the exploration runs in one goroutine
+	if raceDetector || testing.Short() {
+		return // the exploration runs in one goroutine, with rapid's full check count
 	}
 	setFlag(t, "rapid.seed", "1")
 	setFlag(t, "rapid.checks", "100")
@@ -87,7 +88,7 @@ func TestInventoryPaths(t *testing.T) {
 	if !strings.HasSuffix(cmd, " go test -run '^TestInventoryPlanted$' ./examples/measure") {
 		t.Fatalf("replay command %q", cmd)
 	}
-	if !testing.Short() {
+	{
 		sh := exec.Command("sh", "-c", cmd)
 		sh.Dir = "../.." // the module root
 		for _, kv := range os.Environ() {
@@ -116,7 +117,7 @@ func TestInventoryPaths(t *testing.T) {
 			found = append(found, site.String())
 		}
 	}
-	if len(dec.Sites()) != 90 || strings.Join(found, " ") != "tool_timeout@tool.commit#2" {
+	if len(dec.Sites()) != 56 || strings.Join(found, " ") != "tool_timeout@tool.commit#2" {
 		t.Errorf("%d sites; the decoder found %q", len(dec.Sites()), found)
 	}
 }
