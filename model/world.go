@@ -174,6 +174,39 @@ type World struct {
 	heads []taskHead
 	// Joins are the join records written, in order.
 	Joins []JoinRecord
+	// ix indexes the records by key, built by reset (see worldIndex).
+	ix worldIndex
+}
+
+// worldIndex maps keys to positions in a World's slices, so a run's
+// lookups cost the same however many tasks, orders and capabilities the
+// fixture holds. A position is checked against the slice on every use, and
+// a key not indexed or a position that no longer holds it falls back to
+// the scan, so a World built without reset is still read right. The maps
+// are cleared, not reallocated, between runs.
+type worldIndex struct {
+	orders map[string]int // subject: position of the first order
+	caps   map[string]int // id: position of the first capability
+	heads  map[string]int // task: position in heads
+}
+
+func (x *worldIndex) reset(f *Fixture) {
+	if x.orders == nil {
+		x.orders, x.caps, x.heads = map[string]int{}, map[string]int{}, map[string]int{}
+	}
+	clear(x.orders)
+	clear(x.caps)
+	clear(x.heads)
+	for i := range f.Orders {
+		if _, ok := x.orders[f.Orders[i].Subject]; !ok {
+			x.orders[f.Orders[i].Subject] = i
+		}
+	}
+	for i := range f.Capabilities {
+		if _, ok := x.caps[f.Capabilities[i].ID]; !ok {
+			x.caps[f.Capabilities[i].ID] = i
+		}
+	}
 }
 
 type taskHead struct {
@@ -184,6 +217,14 @@ type taskHead struct {
 // Head returns the highest checkpoint sequence the store has acknowledged
 // for task (0 when none).
 func (w *World) Head(task string) int {
+	if w.ix.heads != nil {
+		// every head is indexed (setHead keeps the index, reset clears
+		// both): a task not in it has none
+		if i, ok := w.ix.heads[task]; ok {
+			return w.heads[i].seq
+		}
+		return 0
+	}
 	for _, h := range w.heads {
 		if h.task == task {
 			return h.seq
@@ -194,6 +235,15 @@ func (w *World) Head(task string) int {
 
 // setHead sets task's head to seq.
 func (w *World) setHead(task string, seq int) {
+	if w.ix.heads != nil {
+		if i, ok := w.ix.heads[task]; ok {
+			w.heads[i].seq = seq
+			return
+		}
+		w.ix.heads[task] = len(w.heads)
+		w.heads = append(w.heads, taskHead{task, seq})
+		return
+	}
 	for i := range w.heads {
 		if w.heads[i].task == task {
 			w.heads[i].seq = seq
@@ -205,6 +255,9 @@ func (w *World) setHead(task string, seq int) {
 
 // Order returns the order for subject and whether it exists.
 func (w *World) Order(subject string) (*Order, bool) {
+	if i, ok := w.ix.orders[subject]; ok && i < len(w.Orders) && w.Orders[i].Subject == subject {
+		return &w.Orders[i], true
+	}
 	for i := range w.Orders {
 		if w.Orders[i].Subject == subject {
 			return &w.Orders[i], true
@@ -237,6 +290,9 @@ func (w *World) PolicyVersion(tenant string, v int64) (Policy, bool) {
 
 // Capability returns the capability with id.
 func (w *World) Capability(id string) (*Capability, bool) {
+	if i, ok := w.ix.caps[id]; ok && i < len(w.Capabilities) && w.Capabilities[i].ID == id {
+		return &w.Capabilities[i], true
+	}
 	for i := range w.Capabilities {
 		if w.Capabilities[i].ID == id {
 			return &w.Capabilities[i], true
@@ -279,4 +335,5 @@ func (w *World) reset(f *Fixture) {
 	w.Checkpoints = w.Checkpoints[:0]
 	w.Joins = w.Joins[:0]
 	w.heads = w.heads[:0]
+	w.ix.reset(f)
 }
