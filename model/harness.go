@@ -94,8 +94,8 @@ type Harness struct {
 	// sysHash is the run id hash of the fixture's name and sysOut,
 	// emptyHash of the name and {} (no system part).
 	sysHash, emptyHash uint64
-	// idHash and id are the last run id computed and the hash it names.
-	idHash uint64
+	// lastHash and id are the last run id computed and the hash it names.
+	lastHash uint64
 	id     string
 	// uniqueIDs is true when no two tasks of the fixture share an id: a
 	// task's ledger entries, evidence and checkpoints then all lie past
@@ -721,13 +721,13 @@ func (h *Harness) runID(s *Schedule) string {
 		x.str(f.Target)
 		x.str(f.Tool)
 	}
-	if h.id == "" || x.v != h.idHash {
+	if h.id == "" || x.v != h.lastHash {
 		const digits = "0123456789abcdef"
 		b := [20]byte{'r', 'u', 'n', '-'}
 		for i := range 16 {
 			b[19-i] = digits[x.v>>(4*i)&15]
 		}
-		h.idHash, h.id = x.v, string(b[:])
+		h.lastHash, h.id = x.v, string(b[:])
 	}
 	return h.id
 }
