@@ -110,7 +110,7 @@ type Diagnosis struct {
 // harness boundaries).
 func EventBoundary(e model.EventName) model.Boundary {
 	switch e {
-	case model.EvContextOrder, model.EvContextPolicy, model.EvContextEligibility, model.EvProposal:
+	case model.EvContextSubject, model.EvContextPolicy, model.EvContextEligibility, model.EvProposal:
 		return model.BoundaryProposal
 	case model.EvAuthorityGrant, model.EvAuthorityCheck:
 		return model.BoundaryAuthority

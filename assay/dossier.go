@@ -226,7 +226,7 @@ func BuildDossier(cfg EvidenceConfig) (*Dossier, error) {
 	}
 	static := map[string]string{
 		TriggerToolSemantics: typeSchema(reflect.TypeFor[model.ToolCall]()) + typeSchema(reflect.TypeFor[model.ToolResult]()),
-		TriggerStateSchema: typeSchema(reflect.TypeFor[model.Checkpoint]()) + typeSchema(reflect.TypeFor[model.Order]()) +
+		TriggerStateSchema: typeSchema(reflect.TypeFor[model.Checkpoint]()) + typeSchema(reflect.TypeFor[model.Subject]()) +
 			typeSchema(reflect.TypeFor[model.Policy]()) + typeSchema(reflect.TypeFor[model.Capability]()) +
 			typeSchema(reflect.TypeFor[model.LedgerEntry]()) + typeSchema(reflect.TypeFor[model.EvidenceRecord]()) +
 			typeSchema(reflect.TypeFor[model.Action]()) + typeSchema(reflect.TypeFor[model.Task]()) +

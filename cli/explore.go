@@ -19,6 +19,7 @@ import (
 
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/otelrun"
 	"github.com/faultline/faultline/properties"
 )
 
@@ -53,6 +54,8 @@ type exploreJSON struct {
 	File             string          `json:"file,omitempty"`
 	Replay           string          `json:"replay,omitempty"`
 	Timeline         []model.Event   `json:"timeline,omitempty"`
+	// Otel is the trace file --otel wrote for the counterexample
+	Otel string `json:"otel,omitempty"`
 	// with --guided: the reachable keys this exploration's runs visited,
 	// and with --coverage-in those and the input's together
 	Guided            bool `json:"guided,omitempty"`
@@ -70,7 +73,7 @@ type guidedSummary struct {
 
 func (p *Program) exploreCmd() *cobra.Command {
 	var so systemOptions
-	var fixture, out, covFile, covIn string
+	var fixture, out, covFile, covIn, otelDir string
 	var checks, maxFaults int
 	var seed uint64
 	var asJSON, noWorld, guided bool
@@ -111,6 +114,13 @@ The output counts the scheduled faults the checks reached and those they
 did not ("faults: R of N scheduled reached, U not reached"); --json gives
 them as faults, faults_reached and faults_not_reached.
 
+--otel DIR writes each counterexample as an OpenTelemetry trace into DIR
+(created when missing), in the OTLP/JSON file format (see docs/traces.md):
+the counterexample's minimal schedule is run again, as replay runs it, and
+its trace written as DIR/RUN_ID.otlp.json, the file "replay --otel" writes for
+the same schedule. The output names the file ("trace: FILE"; --json: otel).
+Without a counterexample nothing is written.
+
 --checks is at most 100000000 and --max-faults at most 16. A list flag
 (--kinds, --domains) given empty is bad input: leave it out to mean every
 kind.
@@ -119,8 +129,8 @@ Exit codes: 0 no counterexample and at least one scheduled fault reached;
 1 a counterexample was found; 2 bad input (a flag, a config that does not
 apply to the system); 3 inconclusive: no scheduled fault was reached in any
 check (the events the system crossed are named on stderr); 4 an I/O or
-internal error (--out or --coverage could not be written, the output could
-not be written).`,
+internal error (--out, --coverage or --otel could not be written, the output
+could not be written).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			def := p.Systems[0]
@@ -216,10 +226,16 @@ not be written).`,
 			if err := FlushCoverage(tracker, covPath); err != nil {
 				return err
 			}
+			var trace string
+			if otelDir != "" && rep.Found {
+				if trace, err = writeTrace(def, otelDir, rep.Counterexample); err != nil {
+					return err
+				}
+			}
 			if asJSON {
-				err = writeExploreJSON(c.OutOrStdout(), rep, cfg, seed, sum)
+				err = writeExploreJSON(c.OutOrStdout(), rep, cfg, seed, sum, trace)
 			} else {
-				err = writeExplore(c.OutOrStdout(), def, rep, cfg, seed, sum)
+				err = writeExplore(c.OutOrStdout(), def, rep, cfg, seed, sum, trace)
 			}
 			if err != nil {
 				return OutputError(err)
@@ -250,8 +266,28 @@ not be written).`,
 	c.Flags().StringVar(&covFile, "coverage", "", "merge every run's coverage into this file (default $"+CoverageEnv+")")
 	c.Flags().BoolVar(&guided, "guided", false, "bias fault choice toward coverage keys not yet visited")
 	c.Flags().StringVar(&covIn, "coverage-in", "", "with --guided: count the visits recorded in this coverage file as already made")
+	c.Flags().StringVar(&otelDir, "otel", "", "write each counterexample's run as an OpenTelemetry trace (OTLP/JSON) into this directory")
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
 	return c
+}
+
+// writeTrace runs cx's schedule again as replay does and writes its trace
+// into dir, returning the file's path. A run that fails or a file that
+// cannot be written is an I/O or internal error (4): the schedule is the
+// exploration's own.
+func writeTrace(def *model.Definition, dir string, cx *properties.Counterexample) (string, error) {
+	res, err := replay(def, cx.Schedule)
+	if err != nil {
+		return "", IOFailure(fmt.Errorf("--otel: running the counterexample again: %w", err))
+	}
+	if res.Held() {
+		return "", IOFailure(fmt.Errorf("--otel: the counterexample's schedule held every invariant when run again (run %s): the system is not deterministic", res.RunID))
+	}
+	path, err := otelrun.WriteInDir(dir, res)
+	if err != nil {
+		return "", IOFailure(fmt.Errorf("--otel: %w", err))
+	}
+	return path, nil
 }
 
 // runExplore sets rapid's checks and seed (rapid reads them from the flag
@@ -302,7 +338,7 @@ func (s *guidedSummary) line() string {
 	return l + "\n"
 }
 
-func writeExplore(w io.Writer, def *model.Definition, rep *properties.Report, cfg model.Config, seed uint64, sum *guidedSummary) error {
+func writeExplore(w io.Writer, def *model.Definition, rep *properties.Report, cfg model.Config, seed uint64, sum *guidedSummary, trace string) error {
 	var b strings.Builder
 	if !rep.Found {
 		fmt.Fprintf(&b, "no counterexample in %d checks (seed %d, %s, fixture %s)\n", rep.Checks, seed, describe(def, cfg), cfg.Fixture)
@@ -322,6 +358,9 @@ func writeExplore(w io.Writer, def *model.Definition, rep *properties.Report, cf
 	fmt.Fprintf(&b, "%s", cx)
 	if cx.File == "" {
 		b.WriteString("(save the schedule above as SCHEDULE.json, or pass --out DIR to write it)\n")
+	}
+	if trace != "" {
+		fmt.Fprintf(&b, "trace: %s\n", trace)
 	}
 	fmt.Fprintf(&b, "\nTimeline up to seq %d:\n", cx.FirstSeq)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
@@ -350,9 +389,9 @@ func exploreError(err error) error {
 	return BadInput("%v", err)
 }
 
-func writeExploreJSON(w io.Writer, rep *properties.Report, cfg model.Config, seed uint64, sum *guidedSummary) error {
+func writeExploreJSON(w io.Writer, rep *properties.Report, cfg model.Config, seed uint64, sum *guidedSummary, trace string) error {
 	j := exploreJSON{Found: rep.Found, Checks: rep.Checks, ChecksToFailure: rep.ChecksToFailure, Seed: seed, Config: cfg,
-		Faults: rep.Faults, FaultsReached: rep.Reached, FaultsNotReached: rep.Unreached()}
+		Faults: rep.Faults, FaultsReached: rep.Reached, FaultsNotReached: rep.Unreached(), Otel: trace}
 	if sum != nil {
 		j.Guided, j.KeysVisited, j.KeysReachable = true, &sum.visited, &sum.reachable
 		if sum.withIn >= 0 {

@@ -13,6 +13,7 @@ import (
 	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/otelrun"
 )
 
 func newEncoder(w io.Writer) *json.Encoder {
@@ -190,6 +191,7 @@ func replay(def *model.Definition, s *model.Schedule) (*model.Result, error) {
 func (p *Program) replayCmd() *cobra.Command {
 	var so systemOptions
 	var asJSON, twice bool
+	var otelFile string
 	flags := p.systemFlags()
 	c := &cobra.Command{
 		Use:   "replay FILE",
@@ -211,13 +213,20 @@ the config was overridden.
 --twice runs the schedule twice and compares the normalised timelines; a
 difference is printed as a diff and exits 1.
 
+--otel FILE writes the run as an OpenTelemetry trace to FILE, in the
+OTLP/JSON file format (see docs/traces.md; Jaeger's UI opens it): each task a
+root span, each crossing a child span, each fired fault a span event, each
+violated invariant an error status. The file replaces FILE atomically, the
+same schedule gives the same bytes, and the exit code stays the replay's
+unless the file cannot be written (4).
+
 Exit codes: 0 every invariant held and every scheduled fault was reached and
 fired (a schedule without faults is a clean run); 1 an invariant was
 violated (or --twice found a difference); 2 bad input (a missing, malformed
 or oversized file, an unknown flag value, a config that does not apply);
 3 inconclusive: a scheduled fault was never reached or never fired, or the
 run was otherwise inconclusive (the faults are named on stderr); 4 an I/O or
-internal error (the output could not be written).`,
+internal error (the output or the --otel file could not be written).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			s, ce, def, err := p.Load(args[0], so.system)
@@ -278,6 +287,12 @@ internal error (the output could not be written).`,
 			if err != nil {
 				return OutputError(err)
 			}
+			if otelFile != "" {
+				if err := otelrun.WriteFile(otelFile, res); err != nil {
+					return IOFailure(fmt.Errorf("--otel: %w", err))
+				}
+				fmt.Fprintf(c.ErrOrStderr(), "trace: wrote %s (%d spans)\n", otelFile, spanCount(res))
+			}
 			return RunExit(res)
 		},
 	}
@@ -285,7 +300,18 @@ internal error (the output could not be written).`,
 	addSystemFlags(c, "replay", flags, p.systemNames())
 	c.Flags().BoolVar(&asJSON, "json", false, "print the run's evidence record as one JSON object")
 	c.Flags().BoolVar(&twice, "twice", false, "run twice and fail (exit 1, with a diff) unless the normalised timelines are equal")
+	c.Flags().StringVar(&otelFile, "otel", "", "write the run as an OpenTelemetry trace (OTLP/JSON) to this file")
 	return c
+}
+
+// spanCount is the number of spans in res's trace: one a crossing and one
+// a task.
+func spanCount(res *model.Result) int {
+	tasks := map[string]bool{}
+	for _, e := range res.Timeline {
+		tasks[e.Task] = true
+	}
+	return len(res.Timeline) + len(tasks)
 }
 
 // RunExit maps one run onto the exit-code table: ErrViolation (1) when an

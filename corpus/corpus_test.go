@@ -42,7 +42,7 @@ func reference(t *testing.T) *fuzz.Decoder {
 	t.Helper()
 	d, err := fuzz.NewDecoder(fuzz.WithDefinition(copperfin.Definition()),
 		fuzz.WithSystem(fuzz.System{Name: referenceName, New: copperfin.Configured}),
-		fuzz.WithConfig(copperfin.ConfigOfProfile(copperfin.ProfileTyped)))
+		fuzz.WithConfig(copperfin.ConfigOfProfile(copperfin.ProfileTyped)), fuzz.WithCatalogueSites())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,6 +280,12 @@ func TestVersion1FilesRunAsVersion2(t *testing.T) {
 		j, err := json.Marshal(view)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// the version-1 decoder's runs spelt the events by their old names
+		// (model.EventAliases): a run that differs only in an event's name
+		// is the same run
+		for old, now := range model.EventAliases {
+			j = bytes.ReplaceAll(j, []byte(`"`+string(now)+`"`), []byte(`"`+string(old)+`"`))
 		}
 		return fmt.Sprintf("%x", sha256.Sum256(j))
 	}

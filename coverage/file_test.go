@@ -34,8 +34,8 @@ const notReachedFile = `{
         "checkpoint.write",
         "claim",
         "context.eligibility",
-        "context.order",
         "context.policy",
+        "context.subject",
         "evidence.decision",
         "evidence.lookup",
         "evidence.readback",
@@ -281,5 +281,30 @@ func TestMain_(t *testing.T) {
 	}
 	if code := coverage.Main(fakeM{0}, "", tr); code != 0 {
 		t.Fatalf("no path: code %d", code)
+	}
+}
+
+// TestReadSubjectReadAlias: a file written when the subject read was
+// named context.order reads back with the event's name now, in its sorted
+// place, and is written with that name.
+func TestReadSubjectReadAlias(t *testing.T) {
+	old := strings.Replace(strings.Replace(notReachedFile, `        "context.subject",
+`, "", 1), `        "context.policy",
+`, `        "context.order",
+        "context.policy",
+`, 1)
+	if !strings.Contains(old, "context.order") || strings.Contains(old, "context.subject") {
+		t.Fatalf("the old file:\n%s", old)
+	}
+	d, err := coverage.Read(strings.NewReader(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := d.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != notReachedFile {
+		t.Fatalf("written back:\n%s", b.String())
 	}
 }

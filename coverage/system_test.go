@@ -16,12 +16,12 @@ import (
 )
 
 // ticketEvents is the timeline of a support-ticket agent, a system of
-// another domain than refunds: it reads the ticket (context.order) and the
+// another domain than refunds: it reads the ticket (context.subject) and the
 // team's reply policy, proposes a reply, gets it approved and re-checked,
 // posts it through the helpdesk tool, reads the post back and files its
 // receipt. It keeps no checkpoint, no memory and no branches, and never
 // reads an eligibility source.
-var ticketEvents = []model.EventName{model.EvWorkerStart, model.EvContextOrder, model.EvContextPolicy, model.EvProposal,
+var ticketEvents = []model.EventName{model.EvWorkerStart, model.EvContextSubject, model.EvContextPolicy, model.EvProposal,
 	model.EvAuthorityGrant, model.EvAuthorityCheck, model.EvToolCommit, model.EvLedgerReadback, model.EvEvidenceReceipt, model.EvClaim}
 
 // planted is one scheduled fault of a hand-built run: its kind at the

@@ -146,7 +146,7 @@ func TestFrontPage(t *testing.T) {
 		t.Errorf("README.md lacks the exit-code section with the table:\n%s", exitCodes)
 	}
 	for _, cmd := range []string{"assay", "replay", "audit", "explore", "coverage report", "coverage merge",
-		"coverage gate", "dossier", "dossier diff", "lab"} {
+		"coverage gate", "dossier", "dossier diff", "lab", "vet"} {
 		if !strings.Contains(readme, "| `"+cmd+"` |") || !strings.Contains(readme, "\nfaultline "+cmd+" ") {
 			t.Errorf("README.md's command list lacks %q (a synopsis line and a table row)", cmd)
 		}

@@ -50,22 +50,22 @@ func BenchmarkHarnessTerms(b *testing.B) {
 }
 
 // taskFixture returns the reference fixture with n copies of its task, each
-// on its own subject (its own order and capability): the workload whose
+// on its own subject (its own record and capability): the workload whose
 // cost should grow linearly in n.
 func taskFixture(n int) model.Fixture {
 	f := copperfin.Copperfin()
 	f.Name = fmt.Sprintf("copperfin-x%d", n)
-	order, cp, task := f.Orders[0], f.Capabilities[0], f.Tasks[0]
-	f.Orders, f.Capabilities, f.Tasks = f.Orders[:0:0], f.Capabilities[:0:0], f.Tasks[:0:0]
+	rec, cp, task := f.Subjects[0], f.Capabilities[0], f.Tasks[0]
+	f.Subjects, f.Capabilities, f.Tasks = f.Subjects[:0:0], f.Capabilities[:0:0], f.Tasks[:0:0]
 	for i := range n {
 		subject := fmt.Sprintf("S-%d", i+1)
-		o, c, t := order, cp, task
-		o.Subject = subject
+		o, c, t := rec, cp, task
+		o.ID = subject
 		// the capability outlives the run, so every task does the same
 		// work however late in the run it starts
 		c.ID, c.Subject, c.Expiry = "CAP-"+subject, subject, 1<<40
 		t.ID, t.Subject, t.Capability = "refund-"+subject, subject, c.ID
-		f.Orders, f.Capabilities, f.Tasks = append(f.Orders, o), append(f.Capabilities, c), append(f.Tasks, t)
+		f.Subjects, f.Capabilities, f.Tasks = append(f.Subjects, o), append(f.Capabilities, c), append(f.Tasks, t)
 	}
 	return f
 }

@@ -84,14 +84,14 @@ func (v View) Evidence() []EvidenceRecord {
 	return append([]EvidenceRecord(nil), v.r.world.Evidence...)
 }
 
-// Order returns the World's current record of subject (its status,
+// Subject returns the World's current record of subject id (its status,
 // version and amount, as disturbances may have changed them).
-func (v View) Order(subject string) (Order, bool) {
-	o, ok := v.r.world.Order(subject)
+func (v View) Subject(id string) (Subject, bool) {
+	o, ok := v.r.world.Subject(id)
 	if !ok {
-		return Order{}, false
+		return Subject{}, false
 	}
-	return *o, true
+	return o.clone(), true
 }
 
 // Capability returns the World's current record of capability id

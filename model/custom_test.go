@@ -199,9 +199,9 @@ func TestViewReadsTheRun(t *testing.T) {
 		if v.Event() != model.EvClaim || !claimed {
 			return ""
 		}
-		o, _ := v.Order("O-731")
+		o, _ := v.Subject("O-731")
 		cp, _ := v.Capability("CAP-27-731")
-		_, missing := v.Order("nope")
+		_, missing := v.Subject("nope")
 		evs := v.Events()
 		got = append(got, fmt.Sprintf("seq=%d events=%d last=%s clock=%d task=%s claim=%s attempts=%d restarts=%d ledger=%d evidence=%d checkpoints=%d order_v=%d cap_live=%t missing=%t",
 			v.Seq(), len(evs), evs[len(evs)-1], v.Clock(), v.Task().ID, c.Verdict, v.Attempts(), v.Restarts(),

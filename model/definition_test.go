@@ -17,7 +17,7 @@ import (
 type ticketCloser struct{ stable bool }
 
 func (c ticketCloser) Run(ctx context.Context, env model.Env, t model.Task) (model.Claim, error) {
-	a := model.Action{Actor: t.Actor, Subject: t.Subject, Tenant: t.Tenant, Purpose: t.Purpose, Amount: 1, IdempotencyKey: t.ID, TraceID: t.Trace}
+	a := model.Action{Actor: t.Actor, Subject: t.Subject, Tenant: t.Tenant, Purpose: t.Purpose, IdempotencyKey: t.ID, TraceID: t.Trace}
 	key := env.NewRequestID()
 	for range 1 + t.RetryBudget {
 		if !c.stable {
@@ -64,9 +64,9 @@ func ticketDefinition() *model.Definition {
 	return &model.Definition{
 		Name: "tickets",
 		Fixtures: []model.Fixture{
-			{Name: "tickets", Orders: []model.Order{{Subject: "TCK-9", Tenant: "acme", Status: "open", Version: 1}},
+			{Name: "tickets", Subjects: []model.Subject{{ID: "TCK-9", Tenant: "acme", Status: "open", Version: 1}},
 				Tasks: []model.Task{{ID: "close-TCK-9", Actor: "bot", Subject: "TCK-9", Tenant: "acme", Purpose: "close"}}},
-			{Name: "tickets-two", Orders: []model.Order{{Subject: "TCK-9", Tenant: "acme", Status: "open", Version: 1}},
+			{Name: "tickets-two", Subjects: []model.Subject{{ID: "TCK-9", Tenant: "acme", Status: "open", Version: 1}},
 				Tasks: []model.Task{{ID: "close-TCK-9", Actor: "bot", Subject: "TCK-9", Tenant: "acme", Purpose: "close"},
 					{ID: "close-TCK-9-again", Actor: "bot", Subject: "TCK-9", Tenant: "acme", Purpose: "close"}}},
 		},

@@ -48,7 +48,7 @@
 // Testing a system of your own: implement [System] on the [Env] (every
 // consequential call through Env.Tool, every readback through Env.Ledger,
 // durable state through Env.Store), describe its world as a [Fixture] (the
-// subjects it acts on as [Order] records, the grants as [Capability]
+// subjects it acts on as [Subject] records, the grants as [Capability]
 // records, one [Task] per logical action), pick the invariants in scope
 // ([Options.Builtin] and [Options.Invariants]) and the fault kinds whose
 // events your system crosses, and run it with [NewHarness] and

@@ -6,8 +6,9 @@ import (
 	"errors"
 )
 
-// Task is one logical action a system is asked to perform: one refund of one
-// order. The harness assigns Trace before the run; it is the trace of the
+// Task is one logical action a system is asked to perform on one subject
+// (one refund of one order, one charge of one account). Amount is
+// optional: zero means the action carries none. The harness assigns Trace before the run; it is the trace of the
 // task's decision and the root of its evidence lineage.
 type Task struct {
 	ID         string
@@ -213,15 +214,19 @@ var (
 	ErrStopped = errors.New("run stopped by a stop condition")
 )
 
-// ContextReader reads the action-bearing context: the order, the policy
-// and eligibility assertions. Events: context.order, context.policy,
-// context.eligibility.
+// ContextReader reads the action-bearing context: the subject's record,
+// the policy and eligibility assertions. Events: context.subject,
+// context.policy, context.eligibility.
 type ContextReader interface {
-	ReadOrder(ctx context.Context, subject string) (Order, error)
+	// ReadSubject reads the record of subject id (ErrNotFound for none).
+	ReadSubject(ctx context.Context, id string) (Subject, error)
 	ReadPolicy(ctx context.Context, tenant string) (Policy, error)
-	// ReadEligibility reads an assertion from a source (SourceAuthoritative
-	// or SourceSecondary). Context assembly reads the secondary source; a
-	// refresh with source precedence reads the authoritative one.
+	// ReadEligibility reads an assertion from a source: the fixture's
+	// Authoritative source reads the subject's record (eligible unless its
+	// status is a hold), any other source the fixture's Secondary
+	// assertions for the subject, or the record when it has none. Context
+	// assembly may read a secondary source; a refresh with source
+	// precedence reads the authoritative one.
 	ReadEligibility(ctx context.Context, subject, source string) (Eligibility, error)
 }
 

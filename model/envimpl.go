@@ -37,25 +37,25 @@ func running(r *run) string {
 	return StateRunning
 }
 
-// ReadOrder implements ContextReader (event context.order).
-func (e *taskEnv) ReadOrder(ctx context.Context, subject string) (Order, error) {
+// ReadSubject implements ContextReader (event context.subject).
+func (e *taskEnv) ReadSubject(ctx context.Context, id string) (Subject, error) {
 	r := e.r
-	ord, hits, ok := r.enter(EvContextOrder, costRead)
+	ord, hits, ok := r.enter(EvContextSubject, costRead)
 	if !ok {
-		return Order{}, ErrWorkerCrashed
+		return Subject{}, ErrWorkerCrashed
 	}
-	o, found := r.world.Order(subject)
+	o, found := r.world.Subject(id)
 	if !found {
-		r.record(EvContextOrder, ord, "", "not_found", "", running(r))
-		return Order{}, ErrNotFound
+		r.record(EvContextSubject, ord, "", "not_found", "", running(r))
+		return Subject{}, ErrNotFound
 	}
-	out := *o
-	out, fid := disturb(out, r, hits, orderHook.onOrder)
+	out := o.clone()
+	out, fid := disturb(out, r, hits, subjectHook.onSubject)
 	d := ""
 	if r.detailed {
 		d = "version " + strconv.FormatInt(out.Version, 10)
 	}
-	r.record(EvContextOrder, ord, fid, "ok", d, running(r))
+	r.record(EvContextSubject, ord, fid, "ok", d, running(r))
 	return out, nil
 }
 
@@ -87,16 +87,15 @@ func (e *taskEnv) ReadEligibility(ctx context.Context, subject, source string) (
 	if !ok {
 		return Eligibility{}, ErrWorkerCrashed
 	}
-	o, found := r.world.Order(subject)
+	o, found := r.world.Subject(subject)
 	if !found {
 		r.record(EvContextEligibility, ord, "", "not_found", "", running(r))
 		return Eligibility{}, ErrNotFound
 	}
-	el := Eligibility{Subject: subject, Eligible: o.Status == StatusEligible, Source: source, AsOf: r.world.Clock}
-	if source != SourceAuthoritative {
-		el.Source = SourceSecondary
+	el := Eligibility{Subject: subject, Eligible: !r.world.held(o.Status), Source: source, AsOf: r.world.Clock}
+	if source != r.world.rules.authoritative {
 		for _, s := range r.world.Secondary {
-			if s.Subject == subject {
+			if s.Subject == subject && (s.Source == "" || s.Source == source) {
 				el.Eligible = s.Eligible
 			}
 		}
@@ -186,7 +185,7 @@ func (e *taskEnv) ReadVersion(ctx context.Context, subject string) (int64, error
 	if !ok {
 		return 0, ErrWorkerCrashed
 	}
-	o, found := r.world.Order(subject)
+	o, found := r.world.Subject(subject)
 	if !found {
 		r.record(EvStateRead, ord, "", "not_found", "", running(r))
 		return 0, ErrNotFound
@@ -240,7 +239,7 @@ func (r *run) provide(call ToolCall) ToolResult {
 			Receipt: &Receipt{ID: e.ReceiptID, Key: e.Key, Subject: e.Subject, Amount: e.Amount, Trace: e.Trace, At: e.At}}
 	}
 	a := call.Action
-	if _, ok := r.world.Order(a.Subject); !ok || a.Amount <= 0 || call.RequestKey == "" {
+	if _, ok := r.world.Subject(a.Subject); !ok && len(r.world.Subjects) > 0 || a.Amount < 0 || call.RequestKey == "" {
 		return ToolResult{Outcome: OutcomeRejected, Reason: "invalid request"}
 	}
 	if why := r.guardGap(call); why != "" {
@@ -276,15 +275,15 @@ func (r *run) guardGap(call ToolCall) string {
 		}
 	}
 	if call.Guard&GuardState != 0 {
-		if o, ok := r.world.Order(a.Subject); !ok || o.Version != a.ExpectedVersion {
+		if o, ok := r.world.Subject(a.Subject); len(r.world.Subjects) > 0 && (!ok || o.Version != a.ExpectedVersion) {
 			return "state version changed"
 		}
 	}
 	if call.Guard&GuardContext != 0 {
-		if p, ok := r.world.Policy(a.Tenant); !ok || p.Version != a.PolicyVersion || !p.AllowsRefund || a.Amount > p.MaxAmount {
+		if p, ok := r.world.Policy(a.Tenant); len(r.world.Policies) > 0 && (!ok || p.Version != a.PolicyVersion || !p.allowsAmount(a.Amount)) {
 			return "policy changed"
 		}
-		if o, ok := r.world.Order(a.Subject); !ok || o.Status != StatusEligible {
+		if o, ok := r.world.Subject(a.Subject); len(r.world.Subjects) > 0 && (!ok || r.world.held(o.Status)) {
 			return "record no longer eligible"
 		}
 	}

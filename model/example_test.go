@@ -14,7 +14,7 @@ import (
 type closer struct{}
 
 func (closer) Run(ctx context.Context, env model.Env, t model.Task) (model.Claim, error) {
-	a := model.Action{Actor: t.Actor, Subject: t.Subject, Tenant: t.Tenant, Purpose: t.Purpose, Amount: 1, IdempotencyKey: t.ID, TraceID: t.Trace}
+	a := model.Action{Actor: t.Actor, Subject: t.Subject, Tenant: t.Tenant, Purpose: t.Purpose, IdempotencyKey: t.ID, TraceID: t.Trace}
 	for range 1 + t.RetryBudget {
 		res, err := env.Tool.Commit(ctx, model.ToolCall{Tool: "tickets.close", RequestKey: env.NewRequestID(), Action: a})
 		if err != nil || res.Outcome == model.OutcomeCommitted {
@@ -29,8 +29,8 @@ func (closer) Run(ctx context.Context, env model.Env, t model.Task) (model.Claim
 // first invariant broke.
 func ExampleHarness_ownSystem() {
 	fixture := model.Fixture{Name: "tickets",
-		Orders: []model.Order{{Subject: "TCK-9", Tenant: "acme", Status: "open", Version: 1}},
-		Tasks:  []model.Task{{ID: "close-TCK-9", Actor: "bot", Subject: "TCK-9", Tenant: "acme", Purpose: "close"}}}
+		Subjects: []model.Subject{{ID: "TCK-9", Tenant: "acme", Status: "open", Version: 1}},
+		Tasks:    []model.Task{{ID: "close-TCK-9", Actor: "bot", Subject: "TCK-9", Tenant: "acme", Purpose: "close"}}}
 	closedOnce := model.UserInvariant{Name: "closed_once", Owner: "support", Oracle: model.OracleLedgerReadback,
 		Check: func(v model.View) string {
 			if n := len(v.Ledger()); n > 1 {

@@ -67,8 +67,8 @@ type (
 	eligibilityHook interface {
 		onEligibility(r *run, e *Eligibility) bool
 	}
-	orderHook  interface{ onOrder(r *run, o *Order) bool }
-	commitHook interface {
+	subjectHook interface{ onSubject(r *run, o *Subject) bool }
+	commitHook  interface {
 		onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool)
 	}
 	evidenceHook interface {
@@ -103,8 +103,8 @@ func hookFits(impl any, e EventName) bool {
 	case EvContextEligibility:
 		_, ok := impl.(eligibilityHook)
 		return ok
-	case EvContextOrder:
-		_, ok := impl.(orderHook)
+	case EvContextSubject:
+		_, ok := impl.(subjectHook)
 		return ok
 	case EvToolCommit:
 		_, ok := impl.(commitHook)
@@ -129,12 +129,12 @@ func hookFits(impl any, e EventName) bool {
 
 type subjectSwap struct{}
 
-// onProposal swaps the proposal's subject for another order of the same
+// onProposal swaps the proposal's subject for another subject of the same
 // tenant, as if newer retrieved text rewrote it after the proposal.
 func (subjectSwap) onProposal(r *run, a *Action) bool {
-	for _, o := range r.world.Orders {
-		if o.Subject != a.Subject && o.Tenant == a.Tenant {
-			a.Subject = o.Subject
+	for _, o := range r.world.Subjects {
+		if o.ID != a.Subject && o.Tenant == a.Tenant {
+			a.Subject = o.ID
 			a.ExpectedVersion = o.Version
 			return true
 		}
@@ -159,26 +159,27 @@ func (revokedCapability) onGrant(r *run, c *Capability) bool {
 
 type stalePolicy struct{}
 
-// onPolicy publishes a newer policy version that excludes refunds while the
-// reader serves the version it had cached: the served policy is stale.
+// onPolicy publishes a newer policy version that excludes the action while
+// the reader serves the version it had cached: the served policy is stale.
 func (stalePolicy) onPolicy(r *run, p *Policy) bool {
 	next := *p
 	next.Version = p.Version + 1
-	next.AllowsRefund = false
+	next.Allows = false
 	r.world.Policies = append(r.world.Policies, next)
 	return true
 }
 
 type crossSourceConflict struct{}
 
-// onEligibility places a fraud hold on the authoritative order record (a new
-// state version) while the secondary source keeps asserting eligibility.
+// onEligibility places a hold (the fixture's first, Fixture.Holds) on the
+// subject's authoritative record (a new state version) while the
+// secondary source keeps asserting eligibility.
 func (crossSourceConflict) onEligibility(r *run, e *Eligibility) bool {
-	o, ok := r.world.Order(e.Subject)
-	if !ok || e.Source == SourceAuthoritative {
+	o, ok := r.world.Subject(e.Subject)
+	if !ok || e.Source == r.world.rules.authoritative {
 		return false
 	}
-	o.Status = StatusFraudHold
+	o.Status = r.world.hold()
 	o.Version++
 	e.Eligible = true
 	return true
@@ -252,10 +253,10 @@ func (checkpointRollback) onCheckpointWrite(r *run, cp Checkpoint) (error, bool)
 
 type concurrentVersionChange struct{}
 
-// onOrder lets the read return, then a concurrent writer advances the
-// order's state version (eligibility unchanged).
-func (concurrentVersionChange) onOrder(r *run, o *Order) bool {
-	w, ok := r.world.Order(o.Subject)
+// onSubject lets the read return, then a concurrent writer advances the
+// subject's state version (eligibility unchanged).
+func (concurrentVersionChange) onSubject(r *run, o *Subject) bool {
+	w, ok := r.world.Subject(o.ID)
 	if !ok {
 		return false
 	}
@@ -462,7 +463,7 @@ var catalogue = []faultKind{
 		Boundary: BoundaryState, Phase: PhaseAfterCheckpoint, Signal: SignalStateUpdate, Manner: MannerAbsent, Ordinal: 3,
 		Oracle: OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},
 		Doc: "after effect, before resume: the store rolls back to an older checkpoint and the worker restarts"}, checkpointRollback{}},
-	{FaultSpec{Kind: "concurrent_version_change", Domain: DomainState, Target: "order state", Event: EvContextOrder,
+	{FaultSpec{Kind: "concurrent_version_change", Domain: DomainState, Target: "order state", Event: EvContextSubject,
 		Boundary: BoundaryState, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerLate,
 		Oracle: OracleStateVersion, Threatens: []string{InvCurrentEntitlement},
 		Doc: "after read, before write: a concurrent writer advances the order's state version"}, concurrentVersionChange{}},

@@ -96,7 +96,7 @@ type Harness struct {
 	sysHash, emptyHash uint64
 	// lastHash and id are the last run id computed and the hash it names.
 	lastHash uint64
-	id     string
+	id       string
 	// uniqueIDs is true when no two tasks of the fixture share an id: a
 	// task's ledger entries, evidence and checkpoints then all lie past
 	// the lengths those had when the task started, and the per-task

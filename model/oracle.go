@@ -8,20 +8,28 @@ const (
 	// InvRightSubject: every effect is for the task's bound actor, subject,
 	// tenant and purpose (the paper: "no wrong-subject effect").
 	InvRightSubject = "right_subject"
-	// InvCurrentEntitlement: at effect time the capability is live and
-	// covers the amount, the current policy allows it, the authoritative
-	// record is eligible and its state version equals the action's
-	// expected version.
+	// InvCurrentEntitlement: when the system declares capabilities, at
+	// effect time the task's capability is live and covers the amount;
+	// when it declares policies, the tenant's
+	// current policy allows the action and its amount; when it declares
+	// subject records, the subject's record is not under a hold
+	// (Fixture.Holds) and its state version equals the action's expected
+	// version.
 	InvCurrentEntitlement = "current_entitlement"
 	// InvEffectAtMostOnce: at most one ledger effect per logical action
 	// (the harness practice's effect_at_most_once; with provable_outcome, a release is
-	// exactly once): per task, and per refund of one subject of one tenant
-	// for one purpose across the tasks of a run, so a repeated request for
-	// an order already refunded must not refund it again.
+	// exactly once): per task, and, when the fixture declares
+	// OncePerSubject, per subject of one tenant for one purpose across the
+	// tasks of a run (the refund world: a repeated request for an order
+	// already refunded must not refund it again).
 	InvEffectAtMostOnce = "effect_at_most_once"
 	// InvProvableOutcome: no release without a correlated receipt or an
 	// independent readback whose trace lineage joins the task's decision
 	// to exactly the ledger effect (the paper: "no release without proof").
+	// A receipt record is correlated by the effect's request key and the
+	// provider's receipt id; the trace lineage is checked when the effect
+	// carries a trace (Action.TraceID), and a system that propagates no
+	// trace is joined to its decision by the task, the key and the receipt.
 	InvProvableOutcome = "provable_outcome"
 	// InvResumeFromCheckpoint: a worker resumes only from the newest valid
 	// checkpoint the store holds; after the store serves a stale, future,
@@ -31,8 +39,9 @@ const (
 	InvResumeFromCheckpoint = "resume_from_checkpoint"
 	// InvNoInventedProgress: no release while the ledger holds no effect of
 	// the task, no checkpoint recording a completed effect the ledger does
-	// not hold, and no effect under a capability the authority never
-	// approved for the task (the harness practice: "never invent progress"; "check that
+	// not hold, and, when the system declares capabilities, no effect
+	// under a capability the authority never approved for the task (the
+	// harness practice: "never invent progress"; "check that
 	// the agent does not fabricate missing user intent, tool output, or
 	// approval").
 	InvNoInventedProgress = "no_invented_progress"
@@ -103,7 +112,7 @@ type oracleState struct {
 	actions map[actionKey]actionSeen
 }
 
-// actionKey is a logical action: a refund of one subject of one tenant
+// actionKey is a logical action: an effect on one subject of one tenant
 // for one purpose (see sameAction).
 type actionKey struct{ tenant, subject, purpose string }
 
@@ -213,8 +222,8 @@ func (o *oracleState) check(r *run, seq int) {
 			o.violate(r, 1, seq, why)
 			bad = true
 		}
-		// one logical action per task, and one refund per tenant, subject
-		// and purpose whichever task asks for it
+		// one logical action per task, and, once per subject, one effect
+		// per tenant, subject and purpose whichever task asks for it
 		// (the task's own earlier entries lie past r.ledFrom; the other
 		// task's is the last earlier entry of the same action, which is
 		// another task's when the task has none)
@@ -226,7 +235,7 @@ func (o *oracleState) check(r *run, seq int) {
 		}
 		k := actionKey{e.Tenant, e.Subject, e.Purpose}
 		a, seen := o.actions[k]
-		if n == 0 && seen {
+		if n == 0 && seen && w.rules.once {
 			other = a.lastTask
 		}
 		switch {
@@ -241,7 +250,7 @@ func (o *oracleState) check(r *run, seq int) {
 		} else if other != "" {
 			o.violate(r, 2, seq, "second refund of "+e.Subject+": task "+other+" already made it")
 		}
-		if e.Task == r.task.ID && !granted(r, e.CapabilityID) {
+		if e.Task == r.task.ID && len(w.Capabilities) > 0 && !granted(r, e.CapabilityID) {
 			o.violate(r, 5, seq, "effect under capability "+quoteID(e.CapabilityID)+" that the authority never approved for the task")
 		}
 		o.badEntry = append(o.badEntry, bad)
@@ -384,6 +393,8 @@ func (o *oracleState) checkJoinAtClaim(r *run, seq int) {
 func entitlementGap(w *World, t *Task, e LedgerEntry) string {
 	c, ok := w.Capability(t.Capability)
 	switch {
+	case len(w.Capabilities) == 0:
+		// a world with no authority: no capability governs the effect
 	case !ok:
 		return "no capability record"
 	case c.Revoked:
@@ -393,17 +404,21 @@ func entitlementGap(w *World, t *Task, e LedgerEntry) string {
 	case e.Amount > c.Amount:
 		return "amount exceeds capability"
 	}
-	p, ok := w.Policy(e.Tenant)
-	if !ok || !p.AllowsRefund || e.Amount > p.MaxAmount {
-		return "current policy does not allow the effect"
+	if len(w.Policies) > 0 {
+		if p, ok := w.Policy(e.Tenant); !ok || !p.allowsAmount(e.Amount) {
+			return "current policy does not allow the effect"
+		}
 	}
-	ord, ok := w.Order(e.Subject)
+	if len(w.Subjects) == 0 {
+		return ""
+	}
+	sub, ok := w.Subject(e.Subject)
 	switch {
 	case !ok:
 		return "no record for subject"
-	case ord.Status != StatusEligible:
-		return "record is " + ord.Status + " at effect time"
-	case ord.Version != e.ExpectedVersion:
+	case w.held(sub.Status):
+		return "record is " + sub.Status + " at effect time"
+	case sub.Version != e.ExpectedVersion:
 		return "state version changed before effect"
 	}
 	return ""
@@ -412,9 +427,14 @@ func entitlementGap(w *World, t *Task, e LedgerEntry) string {
 // entitled reports whether the action that crossed the proposal boundary
 // (or, with no proposal, the task itself) is entitled in the World now.
 func entitled(w *World, o *oracleState, t *Task, a Action, proposed bool) bool {
-	c, ok := w.Capability(t.Capability)
-	if !ok || !c.Live(w.Clock) || c.Subject != t.Subject || c.Tenant != t.Tenant || c.Actor != t.Actor || c.Purpose != t.Purpose {
-		return false
+	// a world with no authority binds the task itself
+	c := &Capability{Actor: t.Actor, Subject: t.Subject, Tenant: t.Tenant, Purpose: t.Purpose, Amount: t.Amount}
+	if len(w.Capabilities) > 0 {
+		var ok bool
+		c, ok = w.Capability(t.Capability)
+		if !ok || !c.Live(w.Clock) || c.Subject != t.Subject || c.Tenant != t.Tenant || c.Actor != t.Actor || c.Purpose != t.Purpose {
+			return false
+		}
 	}
 	subject, tenant, amount := t.Subject, t.Tenant, t.Amount
 	if proposed {
@@ -423,40 +443,51 @@ func entitled(w *World, o *oracleState, t *Task, a Action, proposed bool) bool {
 		}
 		subject, tenant, amount = a.Subject, a.Tenant, a.Amount
 	}
-	p, ok := w.Policy(tenant)
-	if !ok || !p.AllowsRefund || amount > p.MaxAmount {
+	if len(w.Policies) > 0 {
+		if p, ok := w.Policy(tenant); !ok || !p.allowsAmount(amount) {
+			return false
+		}
+	}
+	// an effect another task already made is not owed again
+	if w.rules.once && o.otherTask(w, actionKey{tenant, subject, c.Purpose}, t.ID) {
 		return false
 	}
-	ord, ok := w.Order(subject)
-	if !ok || ord.Status != StatusEligible {
+	if len(w.Subjects) == 0 {
+		return true
+	}
+	sub, ok := w.Subject(subject)
+	if !ok || w.held(sub.Status) {
 		return false
 	}
-	// a refund another task already made is not owed again
-	if o.otherTask(w, actionKey{tenant, subject, c.Purpose}, t.ID) {
-		return false
-	}
-	return !proposed || ord.Version == a.ExpectedVersion
+	return !proposed || sub.Version == a.ExpectedVersion
 }
 
 // sameAction reports whether two ledger entries are the same logical
-// action: a refund of one subject of one tenant for one purpose.
+// action under Fixture.OncePerSubject: an effect on one subject of one
+// tenant for one purpose.
 func sameAction(x, e LedgerEntry) bool {
 	return x.Tenant == e.Tenant && x.Subject == e.Subject && x.Purpose == e.Purpose
 }
 
 // proven reports whether the evidence ledger holds a receipt or readback
 // record for task t whose lineage joins t's decision trace to exactly one
-// ledger effect of t made under the same trace.
+// ledger effect of t made under the same trace. An effect made under no
+// trace (a system that propagates none) is joined by the task, its key
+// and, for a receipt, its receipt id alone, with a record that names no
+// trace either.
 //
 // Only the evidence from evFrom and the ledger from ledFrom on are read:
 // the task's records all lie there (see run.ledFrom).
 func proven(w *World, t *Task, evFrom, ledFrom int) bool {
 	for _, x := range w.Evidence[evFrom:] {
-		if x.Task != t.ID || x.Trace != t.Trace || (x.Kind != EvidenceReceipt && x.Kind != EvidenceReadback) {
+		if x.Task != t.ID || (x.Kind != EvidenceReceipt && x.Kind != EvidenceReadback) {
 			continue
 		}
 		for _, e := range w.Ledger[ledFrom:] {
-			if e.Task != t.ID || e.Key != x.EffectKey || e.Trace != t.Trace || x.EffectTrace != e.Trace {
+			if e.Task != t.ID || e.Key != x.EffectKey || x.EffectTrace != e.Trace {
+				continue
+			}
+			if e.Trace != "" && (e.Trace != t.Trace || x.Trace != t.Trace) || e.Trace == "" && x.Trace != "" && x.Trace != t.Trace {
 				continue
 			}
 			if x.Kind == EvidenceReceipt && x.ReceiptID != e.ReceiptID {
@@ -525,9 +556,10 @@ func (o *oracleState) settle(r *run, seq int) {
 // effect count and the claim verdict). For a run of several tasks a good
 // term holds when it holds for every task, a bad term when it holds for any.
 //
-// They are the reference world's terms: they assume one refund-like effect
-// per task, the built-in proof and entitlement rules. When Options.Builtin
-// narrows the built-in invariants (a system of a user's own), the terms
+// With every built-in invariant in scope (Options.Builtin nil) they
+// assume one effect per task and the built-in proof and entitlement rules,
+// which read what the fixture declares (see the invariants). When
+// Options.Builtin narrows the built-in invariants, the terms
 // come from the invariants in scope instead: Contained when every
 // invariant in scope (built-in or the user's) held up to the claim, and
 // UnsafeEscape its negation; Recovered for a contained release;

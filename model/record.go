@@ -103,8 +103,8 @@ type redactor struct{ old []string }
 
 func newRedactor(f *Fixture) *redactor {
 	var ids []string
-	for _, o := range f.Orders {
-		ids = append(ids, o.Subject)
+	for _, o := range f.Subjects {
+		ids = append(ids, o.ID)
 	}
 	for _, c := range f.Capabilities {
 		ids = append(ids, c.ID)

@@ -260,3 +260,33 @@ func TestConfigEqual(t *testing.T) {
 		}
 	}
 }
+
+// TestSubjectReadAlias: the subject read's earlier name, context.order,
+// still decodes in a version-1 and a version-2 file, to context.subject,
+// which is the name the canonical form writes; a non-string event is named
+// as before.
+func TestSubjectReadAlias(t *testing.T) {
+	for _, in := range []string{
+		`{"version": 1, "seed": "s", "config": {"profile": "typed"}, "faults": [{"event": "context.order", "ordinal": 1, "kind": "concurrent_version_change"}]}`,
+		`{"version": 2, "seed": "s", "config": {"harness": {}, "system": {}}, "faults": [{"event": "context.order", "ordinal": 1, "kind": "concurrent_version_change"}]}`,
+	} {
+		s, err := model.ParseSchedule([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Faults[0].Event != model.EvContextSubject || model.EvContextSubject != "context.subject" {
+			t.Fatalf("event %q, want context.subject", s.Faults[0].Event)
+		}
+		out := string(model.Format(s))
+		if !strings.Contains(out, `"event": "context.subject"`) || strings.Contains(out, "context.order") {
+			t.Fatalf("canonical form:\n%s", out)
+		}
+	}
+	_, err := model.ParseSchedule([]byte(`{"version": 2, "seed": "s", "config": {"harness": {}, "system": {}}, "faults": [{"event": 7, "ordinal": 1, "kind": "concurrent_version_change"}]}`))
+	if err == nil || !strings.Contains(err.Error(), "faults.event: want a string, not a JSON number") {
+		t.Fatalf("a numeric event: %v", err)
+	}
+	if model.CanonicalEvent("context.order") != model.EvContextSubject || model.CanonicalEvent(model.EvToolCommit) != model.EvToolCommit {
+		t.Fatal("CanonicalEvent")
+	}
+}

@@ -22,7 +22,7 @@ func events(res *model.Result) []string {
 // (seq 19, 222 ms), which makes the duplicate refund: the approval kept in
 // memory, the fan-out and join, the "authorized" checkpoint and a
 // write-ahead "committing" checkpoint before each attempt.
-var upToDuplicate = []string{"worker.start", "checkpoint.load", "context.eligibility", "context.order", "context.policy",
+var upToDuplicate = []string{"worker.start", "checkpoint.load", "context.eligibility", "context.subject", "context.policy",
 	"proposal", "authority.grant", "memory.write", "evidence.decision", "branch.run", "branch.run", "branch.join", "memory.read",
 	"checkpoint.write", "checkpoint.write", "tool.commit", "system.warn", "checkpoint.write", "tool.commit"}
 
@@ -96,7 +96,7 @@ func TestStopExpiry(t *testing.T) {
 	if st := res.Stopped; st == nil || st.Condition != model.StopExpiry || st.Seq != 6 || st.At != 60 || st.Value != 60 || st.Limit != 55 {
 		t.Fatalf("stop report %+v", res.Stopped)
 	}
-	want := []string{"worker.start", "checkpoint.load", "context.eligibility", "context.order", "context.policy", "proposal", "run.stop", "claim"}
+	want := []string{"worker.start", "checkpoint.load", "context.eligibility", "context.subject", "context.policy", "proposal", "run.stop", "claim"}
 	if diff := cmp.Diff(want, events(res)); diff != "" {
 		t.Fatalf("events (-want +got):\n%s", diff)
 	}

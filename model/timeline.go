@@ -1,5 +1,10 @@
 package model
 
+import (
+	"encoding/json"
+	"reflect"
+)
+
 // EventName names a boundary crossing. Faults attach to events by ordinal
 // (the n-th occurrence of the event in a run), as in the harness practice.
 type EventName string
@@ -7,7 +12,10 @@ type EventName string
 // Events. Every Env call is one event; the harness adds worker.start,
 // worker.crash and claim.
 const (
-	EvContextOrder       EventName = "context.order"
+	// EvContextSubject: a read of the subject's record. Schedules of
+	// format versions 1 and 2 may spell it "context.order" (see
+	// EventAliases).
+	EvContextSubject     EventName = "context.subject"
 	EvContextPolicy      EventName = "context.policy"
 	EvContextEligibility EventName = "context.eligibility"
 	EvProposal           EventName = "proposal"
@@ -37,7 +45,7 @@ const (
 
 // AllEvents lists every event name a schedule may name.
 var AllEvents = []EventName{
-	EvContextOrder, EvContextPolicy, EvContextEligibility, EvProposal, EvAuthorityGrant,
+	EvContextSubject, EvContextPolicy, EvContextEligibility, EvProposal, EvAuthorityGrant,
 	EvAuthorityCheck, EvStateRead, EvToolCommit, EvLedgerReadback, EvEvidenceDecision,
 	EvEvidenceReceipt, EvEvidenceReadback, EvEvidenceDenial, EvEvidenceLookup,
 	EvCheckpointWrite, EvCheckpointLoad, EvMemoryWrite, EvMemoryRead, EvBranchRun, EvBranchJoin,
@@ -47,7 +55,7 @@ var AllEvents = []EventName{
 // eventIndex returns e's index in AllEvents, or -1.
 func eventIndex(e EventName) int {
 	switch e {
-	case EvContextOrder:
+	case EvContextSubject:
 		return 0
 	case EvContextPolicy:
 		return 1
@@ -155,4 +163,51 @@ func init() {
 			panic("model: eventIndex out of step with AllEvents at " + string(e))
 		}
 	}
+}
+
+// EventAliases maps the event names earlier files spell differently to
+// their names now: schedule, counterexample and coverage files of format
+// versions 1 and 2 written before the subject read was named neutrally
+// say "context.order". Decoding (EventName.UnmarshalJSON, CanonicalEvent)
+// maps an alias to its event; encoding writes the name now.
+var EventAliases = map[EventName]EventName{
+	"context.order": EvContextSubject,
+}
+
+// CanonicalEvent returns the event e names now: e itself, or the event an
+// alias of EventAliases stands for.
+func CanonicalEvent(e EventName) EventName {
+	if c, ok := EventAliases[e]; ok {
+		return c
+	}
+	return e
+}
+
+// UnmarshalJSON decodes an event name from a JSON string, mapping an
+// alias (EventAliases) to the event it stands for. A value that is not a
+// string is a *json.UnmarshalTypeError; an unknown name decodes as it is,
+// for the reader to name.
+func (e *EventName) UnmarshalJSON(data []byte) error {
+	if string(data) == "null" {
+		return nil // as encoding/json leaves a string at null
+	}
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		// the type error encoding/json gives a plain string, so a reader
+		// names the field as it always did
+		v := "value"
+		switch c := data[0]; {
+		case c == '{':
+			v = "object"
+		case c == '[':
+			v = "array"
+		case c == 't' || c == 'f':
+			v = "bool"
+		case c == '-' || c >= '0' && c <= '9':
+			v = "number"
+		}
+		return &json.UnmarshalTypeError{Value: v, Type: reflect.TypeFor[EventName]()}
+	}
+	*e = CanonicalEvent(EventName(s))
+	return nil
 }

@@ -56,7 +56,7 @@ func (s shopper) Run(ctx context.Context, env model.Env, t model.Task) (model.Cl
 
 func shopFixture() model.Fixture {
 	return model.Fixture{Name: "shop",
-		Orders: []model.Order{{Subject: "cart-5", Tenant: "acme", Status: "open", Version: 1}},
+		Subjects: []model.Subject{{ID: "cart-5", Tenant: "acme", Status: "open", Version: 1}},
 		Capabilities: []model.Capability{{ID: "cap-buy", Actor: "agent", Subject: "cart-5", Tenant: "acme", Purpose: "purchase",
 			Amount: 30, Expiry: 60_000}},
 		Tasks: []model.Task{{ID: "buy-cart-5", Actor: "agent", Subject: "cart-5", Tenant: "acme", Purpose: "purchase", Amount: 30,

@@ -13,8 +13,10 @@ import (
 // TestCoreVocabularyIsNeutral: no exported identifier of package model
 // (types, functions, constants, variables, methods and the fields of
 // exported types) names the reference system, its control type, profiles,
-// fixtures or seeded defects: they are the reference system's
-// (model/copperfin).
+// fixtures or seeded defects, or the refund world (an order, a refund):
+// they are the reference system's (model/copperfin). No exported
+// constant's value names an order, a refund or Copperfin either (an event,
+// an eligibility source, a status).
 func TestCoreVocabularyIsNeutral(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	if err != nil {
@@ -23,8 +25,9 @@ func TestCoreVocabularyIsNeutral(t *testing.T) {
 	// a system's own defences are "controls" in general (the field
 	// Definition.Controls); the reference system's types and functions of
 	// them are not the core's
-	banned := regexp.MustCompile(`(?i)copperfin|control|profile|mutant|nominated|fixturenamed`)
-	bannedField := regexp.MustCompile(`(?i)copperfin|profile|mutant|nominated`)
+	banned := regexp.MustCompile(`(?i)copperfin|control|profile|mutant|nominated|fixturenamed|order|refund`)
+	bannedField := regexp.MustCompile(`(?i)copperfin|profile|mutant|nominated|order|refund`)
+	bannedValue := regexp.MustCompile(`(?i)copperfin|order|refund`)
 	fset := token.NewFileSet()
 	n := 0
 	for _, f := range files {
@@ -54,6 +57,15 @@ func TestCoreVocabularyIsNeutral(t *testing.T) {
 					case *ast.ValueSpec:
 						for _, id := range x.Names {
 							check(id, banned)
+						}
+						if d.Tok != token.CONST {
+							break
+						}
+						for j, v := range x.Values {
+							lit, ok := v.(*ast.BasicLit)
+							if ok && lit.Kind == token.STRING && j < len(x.Names) && x.Names[j].IsExported() && bannedValue.MatchString(lit.Value) {
+								t.Errorf("%s: exported constant %s = %s names the reference world", fset.Position(lit.Pos()), x.Names[j].Name, lit.Value)
+							}
 						}
 					case *ast.TypeSpec:
 						check(x.Name, banned)

@@ -1,47 +1,65 @@
 package model
 
-// Order is the authoritative record of a subject (an order) in the World.
-// Amounts are in minor units (pence).
-type Order struct {
-	Subject string
-	Tenant  string
-	// Status is "eligible" when a refund may be made, otherwise the reason
-	// it may not ("fraud_hold", "closed").
+import "maps"
+
+// Subject is the authoritative record of what an action acts on (an
+// account, a ticket, a stock line, an order), in the system's own terms.
+// Amount is in the system's minor units and optional: zero means the
+// subject carries none. Attrs carries the system's own attributes; the
+// core never reads them.
+type Subject struct {
+	ID     string
+	Tenant string
+	// Status is the subject's state in the system's own words ("active",
+	// "open"). The core reads it only against the fixture's holds
+	// (Fixture.Holds): a subject whose status is a hold may not be acted
+	// on.
 	Status  string
 	Version int64
 	Amount  int64
+	Attrs   map[string]string
 }
 
-// Order statuses.
-const (
-	StatusEligible  = "eligible"
-	StatusFraudHold = "fraud_hold"
-)
+// clone returns a copy of s that shares no map with it.
+func (s *Subject) clone() Subject {
+	c := *s
+	if s.Attrs != nil {
+		c.Attrs = maps.Clone(s.Attrs)
+	}
+	return c
+}
 
-// Policy is one version of a tenant's refund policy.
+// StatusHeld is the hold a fixture with no holds of its own declares
+// (Fixture.Holds): the status a cross_source_conflict fault places on the
+// authoritative record.
+const StatusHeld = "held"
+
+// Policy is one version of a tenant's policy over the action.
 type Policy struct {
-	Tenant       string
-	Version      int64
-	AllowsRefund bool
-	// MaxAmount is the largest refund the policy allows, in minor units.
+	Tenant  string
+	Version int64
+	// Allows is true when the policy version allows the action at all.
+	Allows bool
+	// MaxAmount is the largest amount the policy allows, in minor units;
+	// zero sets no cap.
 	MaxAmount int64
 }
 
+// allowsAmount reports whether the policy allows an action of amount.
+func (p Policy) allowsAmount(amount int64) bool {
+	return p.Allows && (p.MaxAmount == 0 || amount <= p.MaxAmount)
+}
+
 // Eligibility is an eligibility assertion about a subject from one source.
-// The authoritative source is the order record; secondary sources (a CRM
-// summary, a cached search index) can disagree with it.
+// The authoritative source is the subject's own record (the fixture's
+// Authoritative); secondary sources (a CRM summary, a cached search index)
+// can disagree with it.
 type Eligibility struct {
 	Subject  string
 	Eligible bool
 	Source   string
 	AsOf     Millis
 }
-
-// Eligibility sources.
-const (
-	SourceAuthoritative = "order_record"
-	SourceSecondary     = "crm_summary"
-)
 
 // Capability is a grant of authority: an actor may act on a subject of a
 // tenant for a purpose up to an amount until an expiry, unless revoked.
@@ -161,7 +179,7 @@ type Checkpoint struct {
 // scheduled disturbances; the system under test never holds a pointer to it.
 type World struct {
 	Clock        Millis
-	Orders       []Order
+	Subjects     []Subject
 	Policies     []Policy // every version; the newest per tenant is current
 	Capabilities []Capability
 	Ledger       []LedgerEntry
@@ -174,32 +192,34 @@ type World struct {
 	heads []taskHead
 	// Joins are the join records written, in order.
 	Joins []JoinRecord
+	// rules are the fixture's parameters of the generic invariants.
+	rules rules
 	// ix indexes the records by key, built by reset (see worldIndex).
 	ix worldIndex
 }
 
 // worldIndex maps keys to positions in a World's slices, so a run's
-// lookups cost the same however many tasks, orders and capabilities the
+// lookups cost the same however many tasks, subjects and capabilities the
 // fixture holds. A position is checked against the slice on every use, and
 // a key not indexed or a position that no longer holds it falls back to
 // the scan, so a World built without reset is still read right. The maps
 // are cleared, not reallocated, between runs.
 type worldIndex struct {
-	orders map[string]int // subject: position of the first order
-	caps   map[string]int // id: position of the first capability
-	heads  map[string]int // task: position in heads
+	subjects map[string]int // id: position of the first subject
+	caps     map[string]int // id: position of the first capability
+	heads    map[string]int // task: position in heads
 }
 
 func (x *worldIndex) reset(f *Fixture) {
-	if x.orders == nil {
-		x.orders, x.caps, x.heads = map[string]int{}, map[string]int{}, map[string]int{}
+	if x.subjects == nil {
+		x.subjects, x.caps, x.heads = map[string]int{}, map[string]int{}, map[string]int{}
 	}
-	clear(x.orders)
+	clear(x.subjects)
 	clear(x.caps)
 	clear(x.heads)
-	for i := range f.Orders {
-		if _, ok := x.orders[f.Orders[i].Subject]; !ok {
-			x.orders[f.Orders[i].Subject] = i
+	for i := range f.Subjects {
+		if _, ok := x.subjects[f.Subjects[i].ID]; !ok {
+			x.subjects[f.Subjects[i].ID] = i
 		}
 	}
 	for i := range f.Capabilities {
@@ -207,6 +227,14 @@ func (x *worldIndex) reset(f *Fixture) {
 			x.caps[f.Capabilities[i].ID] = i
 		}
 	}
+}
+
+// rules are a fixture's parameters of the generic invariants, as the
+// World keeps them for one run.
+type rules struct {
+	holds         []string
+	authoritative string
+	once          bool
 }
 
 type taskHead struct {
@@ -253,17 +281,39 @@ func (w *World) setHead(task string, seq int) {
 	w.heads = append(w.heads, taskHead{task, seq})
 }
 
-// Order returns the order for subject and whether it exists.
-func (w *World) Order(subject string) (*Order, bool) {
-	if i, ok := w.ix.orders[subject]; ok && i < len(w.Orders) && w.Orders[i].Subject == subject {
-		return &w.Orders[i], true
+// Subject returns the record of subject id and whether it exists.
+func (w *World) Subject(id string) (*Subject, bool) {
+	if i, ok := w.ix.subjects[id]; ok && i < len(w.Subjects) && w.Subjects[i].ID == id {
+		return &w.Subjects[i], true
 	}
-	for i := range w.Orders {
-		if w.Orders[i].Subject == subject {
-			return &w.Orders[i], true
+	for i := range w.Subjects {
+		if w.Subjects[i].ID == id {
+			return &w.Subjects[i], true
 		}
 	}
 	return nil, false
+}
+
+// held reports whether status is one of the fixture's holds.
+func (w *World) held(status string) bool {
+	if len(w.rules.holds) == 0 {
+		return status == StatusHeld
+	}
+	for _, h := range w.rules.holds {
+		if status == h {
+			return true
+		}
+	}
+	return false
+}
+
+// hold returns the status a fault places to hold a subject: the
+// fixture's first hold, or StatusHeld.
+func (w *World) hold() string {
+	if len(w.rules.holds) == 0 {
+		return StatusHeld
+	}
+	return w.rules.holds[0]
 }
 
 // Policy returns the current (newest) policy of tenant.
@@ -314,19 +364,39 @@ func (w *World) EffectsOf(task string) []LedgerEntry {
 
 // Fixture is the initial World and tasks of a run: a workload. Copy makes a
 // deep copy, so one fixture seeds many runs.
+//
+// The invariants are generic over what a fixture declares: with no
+// Subjects, no subject record is checked; with no Policies, no policy
+// governs the action. Holds, Authoritative and OncePerSubject are the
+// parameters of the generic invariants a domain may set (the reference
+// refund world sets all three).
 type Fixture struct {
 	Name         string
-	Orders       []Order
+	Subjects     []Subject
 	Policies     []Policy
 	Capabilities []Capability
 	Secondary    []Eligibility
 	Tasks        []Task
+	// Holds are the subject statuses under which no effect on the subject
+	// is entitled; the first is the one a cross_source_conflict fault
+	// places. Nil declares StatusHeld alone.
+	Holds []string
+	// Authoritative names the eligibility source that is the subject's own
+	// record (ContextReader.ReadEligibility); a read of any other source is
+	// served from Secondary when it holds an assertion for the subject.
+	Authoritative string
+	// OncePerSubject makes effect_at_most_once hold across the tasks of a
+	// run too: one effect per tenant, subject and purpose, whichever task
+	// asks for it (a refund is owed once per order). Without it the rule is
+	// one effect per task.
+	OncePerSubject bool
 }
 
 // reset makes w the fixture's initial state, reusing w's storage.
 func (w *World) reset(f *Fixture) {
 	w.Clock = 0
-	w.Orders = append(w.Orders[:0], f.Orders...)
+	w.Subjects = append(w.Subjects[:0], f.Subjects...)
+	w.rules = rules{holds: f.Holds, authoritative: f.Authoritative, once: f.OncePerSubject}
 	w.Policies = append(w.Policies[:0], f.Policies...)
 	w.Capabilities = append(w.Capabilities[:0], f.Capabilities...)
 	w.Secondary = append(w.Secondary[:0], f.Secondary...)

@@ -99,7 +99,7 @@ func (policyChange) onWorld(r *run, target string) (string, bool, bool) {
 		return "", false, false
 	}
 	p.Version++
-	p.AllowsRefund = false
+	p.Allows = false
 	r.world.Policies = append(r.world.Policies, p)
 	return fmt.Sprintf("policy version %d of %s excludes refunds", p.Version, tenant), true, false
 }
@@ -114,7 +114,7 @@ func (stateVersionChange) onWorld(r *run, target string) (string, bool, bool) {
 	if subject == "" {
 		subject = r.task.Subject
 	}
-	o, ok := r.world.Order(subject)
+	o, ok := r.world.Subject(subject)
 	if !ok {
 		return "", false, false
 	}

@@ -29,11 +29,12 @@ const (
 // checkout without an effect and no effect under an unapproved grant
 // (no_invented_progress); attempts and deadline within budget across
 // restarts (budget); nothing consequential after an invalid checkpoint
-// (resume_from_checkpoint). The others are the refund world's:
+// (resume_from_checkpoint). The others it leaves out:
 // effect_at_most_once counts one effect per task where a cart has two
-// steps, current_entitlement reads a refund policy, provable_outcome the
-// refund's evidence, and join_preserved needs a fan-out the agent does
-// not have.
+// steps, its own live_authority and checkout_confirmed stand where
+// current_entitlement and provable_outcome would (a grant covering each
+// step's units, a confirm in the ledger), and join_preserved needs a
+// fan-out the agent does not have.
 var Builtin = []string{model.InvRightSubject, model.InvNoInventedProgress, model.InvBudget, model.InvResumeFromCheckpoint}
 
 // Invariants returns the inventory's own invariants, each a predicate over
@@ -68,7 +69,7 @@ func noOversell(v model.View) string {
 			continue
 		}
 		held[e.Subject] += e.Amount
-		if rec, ok := v.Order(e.Subject); ok && held[e.Subject] > rec.Amount {
+		if rec, ok := v.Subject(e.Subject); ok && held[e.Subject] > rec.Amount {
 			return fmt.Sprintf("%d units of %s held, %d in stock", held[e.Subject], e.Subject, rec.Amount)
 		}
 	}

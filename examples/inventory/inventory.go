@@ -16,7 +16,7 @@
 //     model.NewHarness.
 //
 // How the world maps onto the model: a SKU's stock record is a
-// model.Order (Subject the SKU, Tenant the warehouse, Amount the units in
+// model.Subject (ID the SKU, Tenant the warehouse, Amount the units in
 // stock, Version its record version); the cart is a model.Task (Amount the
 // units wanted, Capability the checkout grant); the warehouse is the
 // harness's provider, each step a tool (ToolReserve, ToolConfirm) whose
@@ -209,9 +209,9 @@ func NewFactory(cs Controls, variant string) (model.Factory, error) {
 func Fixture() model.Fixture {
 	return model.Fixture{
 		Name: "inventory",
-		Orders: []model.Order{
-			{Subject: "SKU-7", Tenant: "W-1", Status: "in_stock", Version: 5, Amount: 4},
-			{Subject: "SKU-8", Tenant: "W-1", Status: "in_stock", Version: 2, Amount: 4},
+		Subjects: []model.Subject{
+			{ID: "SKU-7", Tenant: "W-1", Status: "in_stock", Version: 5, Amount: 4},
+			{ID: "SKU-8", Tenant: "W-1", Status: "in_stock", Version: 2, Amount: 4},
 		},
 		Capabilities: []model.Capability{
 			{ID: "CAP-cart-7", Actor: "checkout-agent", Subject: "SKU-7", Tenant: "W-1", Purpose: "checkout", Amount: 3, Expiry: 60000},
@@ -322,7 +322,7 @@ func (s *System) Run(ctx context.Context, env model.Env, task model.Task) (model
 // approved. A done result ends the cart with claim c.
 func (f *flow) plan() (c model.Claim, done bool, err error) {
 	env, ctx, t := f.env, f.ctx, f.task
-	rec, err := env.Context.ReadOrder(ctx, t.Subject)
+	rec, err := env.Context.ReadSubject(ctx, t.Subject)
 	if errors.Is(err, model.ErrNotFound) {
 		c, err = f.deny("unknown_sku", "no stock record for "+t.Subject)
 		return c, true, err
@@ -333,7 +333,7 @@ func (f *flow) plan() (c model.Claim, done bool, err error) {
 		c, err = f.deny("out_of_stock", strconv.FormatInt(rec.Amount, 10)+" units in stock")
 		return c, true, err
 	}
-	draft := model.Action{Actor: t.Actor, Subject: rec.Subject, Tenant: rec.Tenant, Purpose: t.Purpose, Amount: t.Amount,
+	draft := model.Action{Actor: t.Actor, Subject: rec.ID, Tenant: rec.Tenant, Purpose: t.Purpose, Amount: t.Amount,
 		ExpectedVersion: rec.Version, TraceID: t.Trace}
 	if f.a, err = env.Proposer.Propose(ctx, draft); err != nil {
 		return c, true, err

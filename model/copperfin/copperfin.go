@@ -328,11 +328,11 @@ func (f *flow) start() (c model.Claim, done bool, err error) {
 // non-empty denial ends the task.
 func (f *flow) propose() (denial string, err error) {
 	env, ctx, t := f.env, f.ctx, f.task
-	el, err := env.Context.ReadEligibility(ctx, t.Subject, model.SourceSecondary)
+	el, err := env.Context.ReadEligibility(ctx, t.Subject, SourceSecondary)
 	if err != nil {
 		return "", err
 	}
-	ord, err := env.Context.ReadOrder(ctx, t.Subject)
+	ord, err := env.Context.ReadSubject(ctx, t.Subject)
 	if err != nil {
 		return "", err
 	}
@@ -340,10 +340,10 @@ func (f *flow) propose() (denial string, err error) {
 	if err != nil {
 		return "", err
 	}
-	if !el.Eligible || !pol.AllowsRefund || t.Amount > pol.MaxAmount || t.Amount > ord.Amount {
+	if !el.Eligible || !pol.Allows || t.Amount > pol.MaxAmount || t.Amount > ord.Amount {
 		return "not eligible under the assembled context", nil
 	}
-	draft := model.Action{Actor: t.Actor, Subject: ord.Subject, Tenant: ord.Tenant, Purpose: t.Purpose, Amount: t.Amount,
+	draft := model.Action{Actor: t.Actor, Subject: ord.ID, Tenant: ord.Tenant, Purpose: t.Purpose, Amount: t.Amount,
 		ExpectedVersion: ord.Version, PolicyVersion: pol.Version,
 		IdempotencyKey: t.Subject + ":refund:v" + strconv.Itoa(WorkflowVersion), TraceID: t.Trace}
 	if f.a, err = env.Proposer.Propose(ctx, draft); err != nil {
@@ -448,11 +448,11 @@ func (f *flow) preEffect() (string, error) {
 		if err != nil {
 			return "", err
 		}
-		el, err := env.Context.ReadEligibility(ctx, a.Subject, model.SourceAuthoritative)
+		el, err := env.Context.ReadEligibility(ctx, a.Subject, SourceAuthoritative)
 		if err != nil {
 			return "", err
 		}
-		if p.Version != a.PolicyVersion || !p.AllowsRefund || !el.Eligible {
+		if p.Version != a.PolicyVersion || !p.Allows || !el.Eligible {
 			f.warn("stale_context", "policy version "+strconv.FormatInt(p.Version, 10))
 			return "context changed: refresh context and request new authority", nil
 		}

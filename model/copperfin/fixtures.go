@@ -13,19 +13,42 @@ import (
 func Copperfin() model.Fixture {
 	return model.Fixture{
 		Name: "copperfin",
-		Orders: []model.Order{
-			{Subject: "O-731", Tenant: "T-1", Status: model.StatusEligible, Version: 43, Amount: 7400},
-			{Subject: "O-732", Tenant: "T-1", Status: model.StatusEligible, Version: 17, Amount: 7400},
+		Subjects: []model.Subject{
+			{ID: "O-731", Tenant: "T-1", Status: StatusEligible, Version: 43, Amount: 7400},
+			{ID: "O-732", Tenant: "T-1", Status: StatusEligible, Version: 17, Amount: 7400},
 		},
-		Policies: []model.Policy{{Tenant: "T-1", Version: 12, AllowsRefund: true, MaxAmount: 50000}},
+		Policies: []model.Policy{{Tenant: "T-1", Version: 12, Allows: true, MaxAmount: 50000}},
 		Capabilities: []model.Capability{
 			{ID: "CAP-27-731", Actor: "operator-27", Subject: "O-731", Tenant: "T-1", Purpose: "customer_refund", Amount: 7400, Expiry: 120000},
 		},
 		Tasks: []model.Task{
 			{ID: "refund-O-731", Actor: "operator-27", Subject: "O-731", Tenant: "T-1", Purpose: "customer_refund", Amount: 7400, Capability: "CAP-27-731"},
 		},
+		// the refund world's parameters of the generic invariants: a fraud
+		// hold stops a refund, the order record is the authoritative
+		// eligibility source, and an order is refunded once whichever task
+		// asks
+		Holds:          []string{StatusFraudHold},
+		Authoritative:  SourceAuthoritative,
+		OncePerSubject: true,
 	}
 }
+
+// Order statuses of the refund world: a refund may be made only while an
+// order is eligible; a fraud hold (the status a cross_source_conflict
+// fault places) stops it.
+const (
+	StatusEligible  = "eligible"
+	StatusFraudHold = "fraud_hold"
+)
+
+// Eligibility sources of the refund world: the order record is
+// authoritative; the CRM summary is a secondary source that can disagree
+// with it.
+const (
+	SourceAuthoritative = "order_record"
+	SourceSecondary     = "crm_summary"
+)
 
 // CopperfinBatch returns the Copperfin fixture with three tasks in one run
 // (exploration's several-task workload): the refund of O-731, the refund

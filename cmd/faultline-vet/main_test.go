@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// buildTool builds faultline-vet into a temporary directory, as a build
+// of its own: go vet caches a package's output by the tool's identity,
+// and under one key whether the package was vetted as a target or as a
+// dependency, so an identical earlier build's cache would answer.
+func buildTool(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "faultline-vet")
+	out, err := exec.Command("go", "build", "-ldflags=-X main.buildNonce="+dir, "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// goVet runs go vet with the tool in the module's root and returns its
+// exit code and output.
+func goVet(t *testing.T, bin string, pkgs ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"vet", "-vettool=" + bin}, pkgs...)...)
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, string(out)
+	case errors.As(err, &ee):
+		return ee.ExitCode(), string(out)
+	}
+	t.Fatalf("go vet: %v", err)
+	return 0, ""
+}
+
+// lineOf returns the file (relative to the module root) and line of the
+// first line in dir's Go files (tests aside) that holds s.
+func lineOf(t *testing.T, dir, s string) (string, int) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join("..", "..", dir, "*.go"))
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		fh, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(fh)
+		for n := 1; sc.Scan(); n++ {
+			if strings.Contains(sc.Text(), s) {
+				fh.Close()
+				return filepath.ToSlash(filepath.Join(dir, filepath.Base(f))), n
+			}
+		}
+		fh.Close()
+	}
+	t.Fatalf("no line of %s holds %q", dir, s)
+	return "", 0
+}
+
+func TestGoVetTool(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the tool and runs go vet")
+	}
+	if raceDetector {
+		t.Skip("the tool runs in other processes, which the race detector does not see; go test ./... runs this test")
+	}
+	bin := buildTool(t)
+	code, out := goVet(t, bin, "./model/copperfin")
+	if code != 1 {
+		t.Fatalf("go vet ./model/copperfin: exit %d, want go vet's 1 for findings\n%s", code, out)
+	}
+	for _, s := range []string{"key = env.NewRequestID()", `":" + strconv.Itoa(f.attempt)`} {
+		file, line := lineOf(t, "model/copperfin", s)
+		want := fmt.Sprintf("%s:%d:", file, line)
+		if !strings.Contains(out, want) {
+			t.Errorf("go vet output lacks the finding at %s (%s):\n%s", want, s, out)
+		}
+	}
+	if n := strings.Count(out, "varies across the attempts of the retry loop"); n != 2 {
+		t.Errorf("%d retrykey findings, want 2:\n%s", n, out)
+	}
+	// a package that neither imports the reference system nor is imported by it
+	if code, out := goVet(t, bin, "./linearize"); code != 0 || out != "" {
+		t.Errorf("go vet ./linearize: exit %d, output %q; want 0 and nothing", code, out)
+	}
+	// one analyzer turned off by go vet's own flag
+	if code, out := goVet(t, bin, "-retrykey=false", "./model/copperfin"); code != 0 {
+		t.Errorf("go vet -retrykey=false ./model/copperfin: exit %d, want 0\n%s", code, out)
+	}
+}

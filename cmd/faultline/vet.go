@@ -1,0 +1,89 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/faultline/faultline/vet"
+)
+
+func init() { commands = append(commands, newVetCmd) }
+
+func newVetCmd() *cobra.Command {
+	var asJSON, noTests bool
+	c := &cobra.Command{
+		Use:   "vet PACKAGES...",
+		Short: "Report fresh keys per retry, unknown outcomes taken as failures and wall-clock reads, before a test runs",
+		Long: `Run faultline's analyzers over the packages the go list patterns name (./...):
+
+  retrykey        a request or idempotency key that varies across the attempts
+                  of a retry loop around a consequential call; at run time a
+                  timeout_after_commit schedule shows the duplicate effect
+  unknownoutcome  a branch on a tool's outcome whose unknown case is missing,
+                  folded into the rejected case or the default, or neither
+                  read back, held nor retried under the same key; at run time
+                  a timeout_after_commit or tool_timeout schedule shows it
+  wallclock       the wall clock or global randomness reached from a System's
+                  Run without the Env's clock, sleep and request ids; at run
+                  time "faultline replay --twice" shows the replays differ
+
+Each finding prints as FILE:LINE:COLUMN: ANALYZER: MESSAGE, with the fault kind
+that would prove it at run time. A "//faultline:ignore REASON" comment on the
+finding's line or the line above silences it; without a reason it silences
+nothing. Test files are analysed too, as go vet does, unless --no-tests.
+
+--json prints one object: {"version": 1, "packages": N, "findings": [{"analyzer",
+"file", "line", "column", "function", "message", "fault_kind"}]}, findings
+ordered by file, line, column and analyzer; file paths are relative to the
+current directory.
+
+The same analyzers run under go vet:
+  go install github.com/faultline/faultline/cmd/faultline-vet
+  go vet -vettool=$(go env GOPATH)/bin/faultline-vet ./...
+
+Exit codes: 0 no finding; 1 at least one finding; 2 bad input (no pattern,
+patterns that match no package, code that does not load or type-check); 4 the
+go command or an analyzer failed, or the output could not be written.`,
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return badInput("vet needs at least one package pattern (try ./...)")
+			}
+			rep, err := vet.Check(args, vet.Options{Tests: !noTests})
+			var ie *vet.InputError
+			if errors.As(err, &ie) {
+				return badInput("vet: %v", ie.Err)
+			} else if err != nil {
+				return ioFailure(fmt.Errorf("vet: %w", err))
+			}
+			out := c.OutOrStdout()
+			if asJSON {
+				b, err := json.MarshalIndent(rep, "", "  ")
+				if err != nil {
+					return ioFailure(err)
+				}
+				if _, err := fmt.Fprintf(out, "%s\n", b); err != nil {
+					return outputError(err)
+				}
+			} else {
+				for _, f := range rep.Findings {
+					if _, err := fmt.Fprintf(out, "%s:%d:%d: %s: %s (at run time: %s)\n", f.File, f.Line, f.Column, f.Analyzer, f.Message, f.FaultKind); err != nil {
+						return outputError(err)
+					}
+				}
+				if _, err := fmt.Fprintf(out, "faultline vet: %d finding(s) in %d package(s)\n", len(rep.Findings), rep.Packages); err != nil {
+					return outputError(err)
+				}
+			}
+			if len(rep.Findings) > 0 {
+				return errViolation
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print the report as one JSON object")
+	c.Flags().BoolVar(&noTests, "no-tests", false, "leave the packages' test files out")
+	return c
+}

@@ -1,0 +1,302 @@
+package docs
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// workflow is the part of a GitHub Actions workflow file the tests read.
+type workflow struct {
+	Name string         `yaml:"name"`
+	On   map[string]any `yaml:"on"`
+	Jobs map[string]job `yaml:"jobs"`
+}
+
+type job struct {
+	Needs    any                             `yaml:"needs"`
+	If       string                          `yaml:"if"`
+	Strategy struct{ Matrix map[string]any } `yaml:"strategy"`
+	Env      map[string]string               `yaml:"env"`
+	Steps    []step                          `yaml:"steps"`
+}
+
+type step struct {
+	Name             string            `yaml:"name"`
+	ID               string            `yaml:"id"`
+	If               string            `yaml:"if"`
+	Uses             string            `yaml:"uses"`
+	Run              string            `yaml:"run"`
+	WorkingDirectory string            `yaml:"working-directory"`
+	With             map[string]string `yaml:"with"`
+	Env              map[string]string `yaml:"env"`
+}
+
+func readWorkflow(t *testing.T, name string) (workflow, string) {
+	t.Helper()
+	text := read(t, filepath.Join("..", ".github", "workflows", name))
+	var w workflow
+	if err := yaml.Unmarshal([]byte(text), &w); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return w, text
+}
+
+// named returns the step of j with the given name or id.
+func (j job) named(t *testing.T, name string) step {
+	t.Helper()
+	for _, s := range j.Steps {
+		if s.Name == name || s.ID == name {
+			return s
+		}
+	}
+	t.Fatalf("no step %q", name)
+	return step{}
+}
+
+// uses returns the steps of j that use the action (owner/repo/path@ref).
+func (j job) uses(action string) []step {
+	var ss []step
+	for _, s := range j.Steps {
+		if s.Uses == action {
+			ss = append(ss, s)
+		}
+	}
+	return ss
+}
+
+// TestWorkflowsCheckedInCI: .ci/run checks every workflow with actionlint,
+// pinned and installed from the Go module proxy into its temporary GOBIN,
+// with the shellcheck integration off.
+func TestWorkflowsCheckedInCI(t *testing.T) {
+	ci := read(t, "../.ci/run")
+	for _, want := range []string{
+		`GOBIN="$gobin" go install "github.com/rhysd/actionlint/cmd/actionlint@$actionlint_version"`,
+		`"$gobin/actionlint" -shellcheck=` + "\n",
+		"actionlint_version=v1.7.12\n",
+	} {
+		if !strings.Contains(ci, want) {
+			t.Errorf(".ci/run lacks %q", want)
+		}
+	}
+	ws, err := filepath.Glob("../.github/workflows/*.yml")
+	if err != nil || len(ws) != 3 {
+		t.Fatalf("workflows: %v %v", ws, err)
+	}
+}
+
+// TestNightlyWorkflow: the nightly workflow runs a matrix of explore jobs
+// over distinct seeds, one fuzz job per native fuzz target, and a fan-in
+// that merges and gates the explore jobs' coverage and gathers their
+// counterexamples, and says that --shard will replace the seed matrix.
+func TestNightlyWorkflow(t *testing.T) {
+	w, text := readWorkflow(t, "nightly.yml")
+	if _, ok := w.On["schedule"]; !ok {
+		t.Error("nightly.yml has no schedule")
+	}
+	if !strings.Contains(text, "--shard I/N") {
+		t.Error("nightly.yml does not say that --shard I/N replaces the seed matrix")
+	}
+	ex := w.Jobs["explore"]
+	if idx, _ := ex.Strategy.Matrix["index"].([]any); len(idx) < 2 {
+		t.Errorf("explore's matrix has %d seed indexes, want at least 2", len(idx))
+	}
+	run := ex.named(t, "explore").Run
+	for _, flag := range []string{"explore ", `--seed "$seed"`, `--checks "$CHECKS"`, `--coverage "cov-$FIXTURE-$seed.json"`, `--out "cx-$FIXTURE-$seed"`, `--otel "cx-$FIXTURE-$seed"`} {
+		if !strings.Contains(run, flag) {
+			t.Errorf("the explore step lacks %q:\n%s", flag, run)
+		}
+	}
+	if got := len(ex.uses("actions/upload-artifact@v4")); got != 2 {
+		t.Errorf("explore uploads %d artifacts, want 2 (coverage and counterexample)", got)
+	}
+
+	fz := w.Jobs["fuzz"]
+	if s := fz.named(t, "fuzz"); s.WorkingDirectory != "fuzz" || s.Run != `go test -run='^$' -fuzz="^${TARGET}\$" -fuzztime="$FUZZTIME" -timeout=0 .` {
+		t.Errorf("the fuzz step: %+v", s)
+	}
+	if m := fz.Strategy.Matrix["target"]; m != "${{ fromJSON(needs.fuzz-targets.outputs.targets) }}" {
+		t.Errorf("the fuzz matrix is %v, want the listed targets", m)
+	}
+
+	cov := w.Jobs["coverage"]
+	if cov.Needs != "explore" || cov.If != "${{ !cancelled() }}" {
+		t.Errorf("coverage: needs %v if %q, want explore, run even when an explore job failed", cov.Needs, cov.If)
+	}
+	if d := cov.uses("actions/download-artifact@v4"); len(d) != 2 || d[0].With["pattern"] != "coverage-*" || d[1].With["pattern"] != "counterexamples-*" {
+		t.Errorf("coverage downloads %+v", d)
+	}
+	if !strings.Contains(cov.named(t, "merge").Run, "coverage merge merged-coverage.json coverage/cov-*.json") ||
+		!strings.Contains(cov.named(t, "gate").Run, "coverage gate merged-coverage.json --min-ratio 1") {
+		t.Error("coverage does not merge and gate the downloaded files")
+	}
+}
+
+// TestNightlyCommandsRun runs the nightly workflow's own scripts as its
+// jobs would, with 40 checks: the fuzz target list is every Fuzz function
+// of package fuzz, two explore jobs write their coverage files (and no
+// counterexample, on the typed profile), and the fan-in merges them and
+// passes the gate.
+func TestNightlyCommandsRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds faultline and explores")
+	}
+	w, _ := readWorkflow(t, "nightly.yml")
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	sh := func(dir, script string, env ...string) string {
+		t.Helper()
+		c := exec.Command("bash", "-eo", "pipefail", "-c", script)
+		c.Dir = dir
+		c.Env = append(os.Environ(), append([]string{"RUNNER_TEMP=" + tmp, "CHECKS=100", "SEED_BASE=1", "FUZZTIME=1s"}, env...)...)
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s\n%v\n%s", script, err, out)
+		}
+		return string(out)
+	}
+
+	if _, err := exec.LookPath("jq"); err == nil {
+		outFile := filepath.Join(tmp, "output")
+		sh(root, w.Jobs["fuzz-targets"].named(t, "list").Run, "GITHUB_OUTPUT="+outFile)
+		var targets []string
+		line, _ := strings.CutPrefix(strings.TrimSpace(read(t, outFile)), "targets=")
+		if err := json.Unmarshal([]byte(line), &targets); err != nil {
+			t.Fatalf("the target list %q: %v", line, err)
+		}
+		var fuzzFuncs []string
+		files, _ := filepath.Glob("../fuzz/*_test.go")
+		for _, f := range files {
+			for _, l := range strings.Split(read(t, f), "\n") {
+				if name, ok := strings.CutPrefix(l, "func Fuzz"); ok {
+					fuzzFuncs = append(fuzzFuncs, "Fuzz"+name[:strings.Index(name, "(")])
+				}
+			}
+		}
+		slices.Sort(targets)
+		slices.Sort(fuzzFuncs)
+		if !slices.Equal(targets, fuzzFuncs) || len(targets) == 0 {
+			t.Errorf("the fuzz matrix %v, want every Fuzz function %v", targets, fuzzFuncs)
+		}
+	}
+
+	ex := w.Jobs["explore"]
+	sh(root, ex.named(t, "build faultline").Run)
+	work := filepath.Join(tmp, "work")
+	if err := os.MkdirAll(filepath.Join(work, "coverage"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, index := range []string{"1", "2"} {
+		envFile := filepath.Join(tmp, "env"+index)
+		out := sh(work, ex.named(t, "explore").Run, "FIXTURE=copperfin", "INDEX="+index, "GITHUB_ENV="+envFile)
+		name := "copperfin-100" + index
+		if got := read(t, envFile); got != "NAME="+name+"\n" {
+			t.Errorf("GITHUB_ENV: %q", got)
+		}
+		if !strings.HasPrefix(out, "no counterexample in 100 checks (seed 100"+index+", profile typed, fixture copperfin)\n") {
+			t.Errorf("explore %s: %s", index, out)
+		}
+		// what download-artifact does with the job's coverage artifact
+		if err := os.Rename(filepath.Join(work, "cov-"+name+".json"), filepath.Join(work, "coverage", "cov-"+name+".json")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cov := w.Jobs["coverage"]
+	if out := sh(work, cov.named(t, "merge").Run); !strings.HasPrefix(out, "merged 2 files into merged-coverage.json: 200 runs, 19 of 19 reachable keys visited") {
+		t.Errorf("merge: %s", out)
+	}
+	if out := sh(work, cov.named(t, "gate").Run); !strings.HasPrefix(out, "coverage gate: passed\n") {
+		t.Errorf("gate: %s", out)
+	}
+	if html := read(t, filepath.Join(work, "coverage.html")); !strings.HasPrefix(html, "<!DOCTYPE html>") {
+		t.Errorf("coverage.html: %.80s", html)
+	}
+
+	// nightly.md's indexed Job: each pod's command, then the merge and gate
+	// the page gives, with /out a temporary folder and 40 checks
+	page := read(t, "nightly.md")
+	start := strings.Index(page, "```yaml\n")
+	end := strings.Index(page[start+1:], "```\n")
+	var k8s struct {
+		Spec struct {
+			CompletionMode string `yaml:"completionMode"`
+			Completions    int    `yaml:"completions"`
+			Template       struct {
+				Spec struct {
+					Containers []struct {
+						Env     []struct{ Name, Value string } `yaml:"env"`
+						Command []string                       `yaml:"command"`
+					} `yaml:"containers"`
+				} `yaml:"spec"`
+			} `yaml:"template"`
+		} `yaml:"spec"`
+	}
+	if start < 0 || end < 0 {
+		t.Fatal("nightly.md has no yaml block")
+	}
+	if err := yaml.Unmarshal([]byte(page[start+len("```yaml\n"):start+1+end]), &k8s); err != nil {
+		t.Fatalf("nightly.md's Job: %v", err)
+	}
+	ctr := k8s.Spec.Template.Spec.Containers
+	if k8s.Spec.CompletionMode != "Indexed" || len(ctr) != 1 || len(ctr[0].Command) != 3 || len(ctr[0].Env) != 1 {
+		t.Fatalf("nightly.md's Job: %+v", k8s)
+	}
+	out := filepath.Join(tmp, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	local := func(s string) string {
+		return strings.ReplaceAll(strings.ReplaceAll(s, "/out", out), "--checks 1000000", "--checks 40")
+	}
+	path := "PATH=" + tmp + string(os.PathListSeparator) + os.Getenv("PATH")
+	for index := range 2 {
+		c := exec.Command(ctr[0].Command[0], ctr[0].Command[1], local(ctr[0].Command[2]))
+		c.Env = append(os.Environ(), path, "JOB_COMPLETION_INDEX="+strconv.Itoa(index), ctr[0].Env[0].Name+"="+ctr[0].Env[0].Value)
+		if b, err := c.CombinedOutput(); err != nil || !strings.HasPrefix(string(b), "no counterexample in 40 checks (seed 2026120100"+strconv.Itoa(index)+", ") {
+			t.Fatalf("pod %d: %v\n%s", index, err, b)
+		}
+	}
+	_, fanIn, ok := strings.Cut(page, "then, once the Job is complete, from any pod with the volume:\n`")
+	fanIn, _, _ = strings.Cut(fanIn, "`")
+	if !ok || !strings.HasPrefix(fanIn, "faultline coverage merge ") {
+		t.Fatalf("nightly.md's fan-in: %q", fanIn)
+	}
+	if got := sh(tmp, local(fanIn), path); !strings.Contains(got, "merged 2 files into "+out+"/merged.json: 80 runs") || !strings.Contains(got, "coverage gate: passed\n") {
+		t.Errorf("the Job's fan-in: %s", got)
+	}
+}
+
+// TestClusterFuzzLiteWorkflows: code-change fuzzing on pull requests and
+// batch fuzzing on a schedule, each building the .clusterfuzzlite build
+// for its language with ClusterFuzzLite's actions.
+func TestClusterFuzzLiteWorkflows(t *testing.T) {
+	project := read(t, "../.clusterfuzzlite/project.yaml")
+	if project != "language: go\n" {
+		t.Fatalf("project.yaml: %q", project)
+	}
+	for file, c := range map[string]struct{ trigger, job, mode string }{
+		"cflite_pr.yml":    {"pull_request", "PR", "code-change"},
+		"cflite_batch.yml": {"schedule", "BatchFuzzing", "batch"},
+	} {
+		w, _ := readWorkflow(t, file)
+		if _, ok := w.On[c.trigger]; !ok {
+			t.Errorf("%s: not triggered by %s", file, c.trigger)
+		}
+		j := w.Jobs[c.job]
+		build, run := j.uses("google/clusterfuzzlite/actions/build_fuzzers@v1"), j.uses("google/clusterfuzzlite/actions/run_fuzzers@v1")
+		if len(build) != 1 || len(run) != 1 || build[0].With["language"] != "go" || run[0].With["mode"] != c.mode ||
+			run[0].With["sanitizer"] != "${{ matrix.sanitizer }}" || run[0].With["fuzz-seconds"] == "" {
+			t.Errorf("%s: build %+v run %+v", file, build, run)
+		}
+	}
+}

@@ -1,0 +1,172 @@
+package vet
+
+import (
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/checker"
+	"golang.org/x/tools/go/packages"
+)
+
+// Finding is one analyzer finding, as "faultline vet --json" prints it.
+type Finding struct {
+	// Analyzer is "retrykey", "unknownoutcome" or "wallclock".
+	Analyzer string `json:"analyzer"`
+	// File is the file's path relative to the directory the check ran in
+	// (slash-separated), or absolute when the file lies outside it.
+	File string `json:"file"`
+	// Line and Column are 1-based; Column counts bytes.
+	Line   int `json:"line"`
+	Column int `json:"column"`
+	// Function names the declared function the finding is in: "name",
+	// "(T).name" or "(*T).name"; empty outside any function.
+	Function string `json:"function,omitempty"`
+	Message  string `json:"message"`
+	// FaultKind is the run-time evidence of the same defect (FaultKinds).
+	FaultKind string `json:"fault_kind"`
+}
+
+// Report is the result of a check: the version of this format (1), the
+// number of packages analysed (a package's test files count with it) and
+// the findings, ordered by file, line, column and analyzer.
+type Report struct {
+	Version  int       `json:"version"`
+	Packages int       `json:"packages"`
+	Findings []Finding `json:"findings"`
+}
+
+// InputError is bad input to Check: patterns that match no package, or a
+// package that does not load or type-check.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// ErrNoPackages is wrapped by the InputError of patterns that match no
+// package.
+var ErrNoPackages = errors.New("no package matched")
+
+// Options configures Check.
+type Options struct {
+	// Dir is the directory the patterns are resolved in ("" for the
+	// current one); File paths are relative to it.
+	Dir string
+	// Tests includes the packages' test files, as go vet does.
+	Tests bool
+	// Analyzers to run; nil runs Analyzers.
+	Analyzers []*analysis.Analyzer
+}
+
+// Check loads the packages patterns name (go list patterns: "./...") and
+// runs the analyzers over them. It returns an *InputError for patterns
+// that match no package or code that does not load or type-check, and
+// another error when the go command or an analyzer failed.
+func Check(patterns []string, opts Options) (Report, error) {
+	if len(patterns) == 0 {
+		return Report{}, &InputError{errors.New("no package pattern given (try ./...)")}
+	}
+	as := opts.Analyzers
+	if as == nil {
+		as = Analyzers
+	}
+	dir, err := filepath.Abs(opts.Dir)
+	if err != nil {
+		return Report{}, err
+	}
+	cfg := &packages.Config{Mode: packages.LoadSyntax, Dir: dir, Tests: opts.Tests}
+	pkgs, err := packages.Load(cfg, patterns...)
+	if err != nil {
+		return Report{}, fmt.Errorf("loading %s: %w", strings.Join(patterns, " "), err)
+	}
+	if len(pkgs) == 0 {
+		return Report{}, &InputError{fmt.Errorf("%w: %s", ErrNoPackages, strings.Join(patterns, " "))}
+	}
+	var problems []string
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		for _, e := range p.Errors {
+			problems = append(problems, e.Error())
+		}
+	})
+	if len(problems) > 0 {
+		sort.Strings(problems)
+		if len(problems) > 5 {
+			problems = append(problems[:5], fmt.Sprintf("and %d more", len(problems)-5))
+		}
+		return Report{}, &InputError{fmt.Errorf("the packages do not load: %s", strings.Join(problems, "; "))}
+	}
+	g, err := checker.Analyze(as, pkgs, nil)
+	if err != nil {
+		return Report{}, err
+	}
+	rep := Report{Version: 1, Findings: []Finding{}}
+	seen := map[Finding]bool{}
+	counted := map[string]bool{}
+	var failed []string
+	for _, act := range g.Roots {
+		if act.Err != nil {
+			failed = append(failed, fmt.Sprintf("%s on %s: %v", act.Analyzer.Name, act.Package.PkgPath, act.Err))
+			continue
+		}
+		if !strings.HasSuffix(act.Package.ID, ".test") { // not a generated test main
+			counted[strings.TrimSuffix(act.Package.PkgPath, "_test")] = true
+		}
+		for _, d := range act.Diagnostics {
+			f := finding(act, d, dir)
+			if !seen[f] {
+				seen[f] = true
+				rep.Findings = append(rep.Findings, f)
+			}
+		}
+	}
+	if len(failed) > 0 {
+		sort.Strings(failed)
+		return Report{}, fmt.Errorf("analysis failed: %s", strings.Join(failed, "; "))
+	}
+	rep.Packages = len(counted)
+	sort.Slice(rep.Findings, func(i, j int) bool {
+		a, b := rep.Findings[i], rep.Findings[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Column != b.Column {
+			return a.Column < b.Column
+		}
+		return a.Analyzer < b.Analyzer
+	})
+	return rep, nil
+}
+
+func finding(act *checker.Action, d analysis.Diagnostic, dir string) Finding {
+	fset := act.Package.Fset
+	pos := fset.Position(d.Pos)
+	file := pos.Filename
+	if rel, err := filepath.Rel(dir, file); err == nil && !strings.HasPrefix(rel, "..") {
+		file = filepath.ToSlash(rel)
+	}
+	return Finding{Analyzer: act.Analyzer.Name, File: file, Line: pos.Line, Column: pos.Column,
+		Function: enclosing(act.Package.Syntax, d.Pos), Message: d.Message, FaultKind: FaultKinds[act.Analyzer.Name]}
+}
+
+// enclosing names the declared function holding pos, or "".
+func enclosing(files []*ast.File, pos token.Pos) string {
+	for _, f := range files {
+		if pos < f.FileStart || pos > f.FileEnd {
+			continue
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Pos() <= pos && pos < fd.End() {
+				return funcName(fd)
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,707 @@
+package vet
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+)
+
+// RetryKey reports a request or idempotency key that varies across the
+// attempts of a retry loop around a consequential call.
+var RetryKey = &analysis.Analyzer{
+	Name: "retrykey",
+	Doc: `report an idempotency key that changes on every retry
+
+A retry is safe only if the provider can recognise it as the same request:
+every attempt must carry the key of the logical action. retrykey looks at
+retry scopes that make a consequential call (model.ToolClient's Commit, as
+env.Tool.Commit, or any function or method call passed a model.ToolCall):
+
+  - a for loop (three-clause, condition-only or infinite) or a range over
+    an integer; a range over a collection, or a for loop bounded by a
+    collection's length (i < len(items)), is not a retry scope (each
+    element is its own logical action);
+  - a func literal passed to a function or method whose name contains
+    "retry" (any case): the helper calls it once per attempt.
+
+In such a scope it reports each value stored in a key field
+(model.ToolCall.RequestKey, model.Action.IdempotencyKey), directly or
+through local variables assigned in the scope, that
+
+  - is minted inside the scope: env.NewRequestID(), env.Now(), time.Now,
+    time.Since, time.Until, math/rand, math/rand/v2, crypto/rand, or a
+    github.com/google/uuid constructor, or a call of a function of the
+    same package that makes one of these calls (transitively); or
+  - is built from the attempt counter: a for loop's variable, a range's
+    integer, a variable or field incremented or otherwise stepped in the
+    scope (x++, x += n, x = x + n), or a parameter of the retry callback
+    (fmt.Sprintf, strconv, concatenation or any expression that uses it;
+    indexing a collection by the counter does not count).
+
+A key computed before the loop, or inside it only from values that do not
+change across attempts (the action's IdempotencyKey, the task's ID), is not
+reported. The finding sits on the expression that varies. When that is a
+fresh id minted by a top-level statement of the loop's body (or written
+straight into the key field) from values declared outside the loop, the
+suggested fix hoists it before the loop.
+
+At run time a timeout_after_commit schedule shows the same defect: the
+retry after the lost reply commits a second effect.`,
+	Run: runRetryKey,
+}
+
+// origin is where a key's variation comes from.
+type origin struct {
+	pos  token.Pos
+	what string // "env.NewRequestID() mints a fresh id", "it is built from the attempt counter attempt"
+	mint *ast.CallExpr
+	// stmt is the statement that holds the origin when it is a mint
+	// assigned by a top-level statement of a loop's body (a hoisting
+	// candidate).
+	stmt ast.Stmt
+}
+
+// path is a variable or a chain of fields off one: f.a.IdempotencyKey.
+type path struct {
+	root  *types.Var
+	chain string // ".a.IdempotencyKey", "" for the variable itself
+}
+
+// overlaps reports whether p and q name the same storage or one contains
+// the other.
+func (p path) overlaps(q path) bool {
+	if p.root != q.root {
+		return false
+	}
+	a, b := p.chain+".", q.chain+"."
+	return strings.HasPrefix(a, b) || strings.HasPrefix(b, a)
+}
+
+// retryScope is one loop body or retry callback.
+type retryScope struct {
+	node    ast.Node // *ast.ForStmt, *ast.RangeStmt or *ast.FuncLit
+	body    *ast.BlockStmt
+	post    ast.Stmt
+	counter []path // varying by construction: loop variables, callback parameters
+	loop    ast.Stmt
+	// insert is where a hoisted statement goes: before the loop, or
+	// before its label
+	insert token.Pos
+}
+
+func runRetryKey(pass *analysis.Pass) (any, error) {
+	r := newReporter(pass)
+	m := &minter{pass: pass, bodies: funcBodies(pass), memo: map[*ast.FuncDecl]string{}}
+	labels := map[ast.Stmt]token.Pos{}
+	at := func(loop ast.Stmt) token.Pos {
+		if p, ok := labels[loop]; ok {
+			return p
+		}
+		return loop.Pos()
+	}
+	for _, f := range pass.Files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.LabeledStmt:
+				labels[n.Stmt] = n.Pos()
+			case *ast.ForStmt:
+				if overCollection(pass.TypesInfo, n.Cond) {
+					return true // i < len(items): each element is its own action
+				}
+				// the loop's variables are counters when the loop steps
+				// them, as every stored-to path is
+				checkScope(pass, m, r, &retryScope{node: n, body: n.Body, post: n.Post, loop: n, insert: at(n)})
+			case *ast.RangeStmt:
+				t := pass.TypesInfo.TypeOf(n.X)
+				if t == nil {
+					return true
+				}
+				if b, ok := t.Underlying().(*types.Basic); !ok || b.Info()&types.IsInteger == 0 {
+					return true
+				}
+				s := &retryScope{node: n, body: n.Body, loop: n, insert: at(n)}
+				for _, e := range []ast.Expr{n.Key, n.Value} {
+					if p, ok := pathOf(pass.TypesInfo, e); ok {
+						s.counter = append(s.counter, p)
+					}
+				}
+				checkScope(pass, m, r, s)
+			case *ast.CallExpr:
+				if !strings.Contains(strings.ToLower(callName(n)), "retry") {
+					return true
+				}
+				for _, a := range n.Args {
+					fl, ok := ast.Unparen(a).(*ast.FuncLit)
+					if !ok {
+						continue
+					}
+					s := &retryScope{node: fl, body: fl.Body}
+					for _, fld := range fl.Type.Params.List {
+						for _, nm := range fld.Names {
+							if v, ok := pass.TypesInfo.Defs[nm].(*types.Var); ok {
+								s.counter = append(s.counter, path{root: v})
+							}
+						}
+					}
+					checkScope(pass, m, r, s)
+				}
+			}
+			return true
+		})
+	}
+	return nil, nil
+}
+
+// overCollection reports whether a for loop's condition bounds it by the
+// length of a collection (i < len(items)): the loop walks the elements.
+func overCollection(info *types.Info, cond ast.Expr) bool {
+	b, ok := ast.Unparen(cond).(*ast.BinaryExpr)
+	if !ok {
+		return false
+	}
+	isLen := func(e ast.Expr) bool {
+		found := false
+		ast.Inspect(e, func(n ast.Node) bool {
+			if c, ok := n.(*ast.CallExpr); ok {
+				if id, ok := ast.Unparen(c.Fun).(*ast.Ident); ok {
+					if bi, ok := info.Uses[id].(*types.Builtin); ok && bi.Name() == "len" {
+						found = true
+					}
+				}
+			}
+			return !found
+		})
+		return found
+	}
+	switch b.Op {
+	case token.LSS, token.LEQ, token.GTR, token.GEQ, token.NEQ:
+		return isLen(b.X) || isLen(b.Y)
+	}
+	return false
+}
+
+// callName is the name a call's function is spelled with: "Do" for
+// retry.Do, "withRetry" for withRetry, "" for anything else.
+func callName(c *ast.CallExpr) string {
+	switch fn := ast.Unparen(c.Fun).(type) {
+	case *ast.Ident:
+		return fn.Name
+	case *ast.SelectorExpr:
+		if x, ok := fn.X.(*ast.Ident); ok {
+			return x.Name + "." + fn.Sel.Name
+		}
+		return fn.Sel.Name
+	case *ast.IndexExpr:
+		return callName(&ast.CallExpr{Fun: fn.X})
+	case *ast.IndexListExpr:
+		return callName(&ast.CallExpr{Fun: fn.X})
+	}
+	return ""
+}
+
+// pathOf returns the path an expression names: a variable or a chain of
+// field selections off one.
+func pathOf(info *types.Info, e ast.Expr) (path, bool) {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		o := info.ObjectOf(e)
+		v, ok := o.(*types.Var)
+		if !ok || v.IsField() {
+			return path{}, false
+		}
+		return path{root: v}, true
+	case *ast.StarExpr:
+		return pathOf(info, e.X)
+	case *ast.SelectorExpr:
+		v, ok := info.Uses[e.Sel].(*types.Var)
+		if !ok || !v.IsField() {
+			return path{}, false
+		}
+		p, ok := pathOf(info, e.X)
+		if !ok {
+			return path{}, false
+		}
+		p.chain += "." + e.Sel.Name
+		return p, true
+	}
+	return path{}, false
+}
+
+// inspectNoFunc walks n without entering func literals other than n.
+func inspectNoFunc(n ast.Node, f func(ast.Node) bool) {
+	ast.Inspect(n, func(m ast.Node) bool {
+		if _, ok := m.(*ast.FuncLit); ok && m != n {
+			return false
+		}
+		return f(m)
+	})
+}
+
+// consequential reports whether call makes an effect.
+func consequential(info *types.Info, call *ast.CallExpr) bool {
+	if matches(calleeOf(info, call), ConsequentialCalls) {
+		return true
+	}
+	if tv, ok := info.Types[call.Fun]; ok && (tv.IsBuiltin() || tv.IsType()) {
+		return false // append, a conversion: nothing is sent
+	}
+	for _, a := range call.Args {
+		if t := info.TypeOf(a); t != nil && isNamed(t, ModelPath, "ToolCall") {
+			return true
+		}
+	}
+	return false
+}
+
+// minter finds the calls that return a fresh value on every call.
+type minter struct {
+	pass   *analysis.Pass
+	bodies map[*types.Func]*ast.FuncDecl
+	memo   map[*ast.FuncDecl]string // "" while in progress or when it mints nothing
+}
+
+// minted describes a call that returns a fresh value on every call, or "":
+// a mint itself, or a call of a function of the package that mints.
+func (m *minter) minted(call *ast.CallExpr) string {
+	info := m.pass.TypesInfo
+	if envField(info, call, "NewRequestID") {
+		return "env.NewRequestID() mints a fresh id"
+	}
+	if envField(info, call, "Now") {
+		return "env.Now() reads the clock, which moves between attempts"
+	}
+	f := calleeOf(info, call)
+	if f == nil || f.Pkg() == nil {
+		return ""
+	}
+	if k := clockOrRandom(f); k != "" {
+		return f.Pkg().Name() + "." + f.Name() + " " + k
+	}
+	if fd, ok := m.bodies[f.Origin()]; ok {
+		if w := m.helper(fd); w != "" {
+			return types.ExprString(call.Fun) + "() calls " + w
+		}
+	}
+	return ""
+}
+
+// helper describes the first mint a function of the package makes,
+// directly or through others, with its line; or "".
+func (m *minter) helper(fd *ast.FuncDecl) string {
+	if w, ok := m.memo[fd]; ok {
+		return w
+	}
+	m.memo[fd] = ""
+	var w string
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		if w != "" {
+			return false
+		}
+		if c, ok := n.(*ast.CallExpr); ok {
+			if d := m.minted(c); d != "" {
+				w = fmt.Sprintf("%s (line %d), which %s", types.ExprString(c.Fun), m.pass.Fset.Position(c.Pos()).Line, d[strings.Index(d, " ")+1:])
+				if strings.Contains(d, "() calls ") {
+					w = d[strings.Index(d, "() calls ")+len("() calls "):]
+				}
+				return false
+			}
+		}
+		return true
+	})
+	m.memo[fd] = w
+	return w
+}
+
+// assignment is one store in a scope: dst gets src (src nil for x++).
+type assignment struct {
+	dst  path
+	src  ast.Expr
+	stmt ast.Stmt
+	step bool // x++, x += n, x = x + n: a counter
+}
+
+// keyVisit is called for each key site of a scope: the field, the value
+// stored in it, and what varies in the scope.
+type keyVisit func(kf KeyField, e ast.Expr, counters []path, derived map[path][]origin, lit bool)
+
+// checkScope reports the varying keys of a retry scope.
+func checkScope(pass *analysis.Pass, m *minter, r *reporter, s *retryScope) {
+	scanScope(pass, m, s, func(kf KeyField, e ast.Expr, counters []path, derived map[path][]origin, lit bool) {
+		reportKey(pass, m, r, s, kf, e, counters, derived, lit)
+	})
+}
+
+// scanScope calls visit for each key site of a scope that makes a
+// consequential call, and reports whether it makes one.
+func scanScope(pass *analysis.Pass, m *minter, s *retryScope, visit keyVisit) bool {
+	info := pass.TypesInfo
+	hasCall := false
+	inspectNoFunc(s.body, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok && consequential(info, c) {
+			hasCall = true
+		}
+		return !hasCall
+	})
+	if !hasCall {
+		return false
+	}
+	// every store in the scope
+	var stores []assignment
+	collect := func(n ast.Node) bool {
+		switch st := n.(type) {
+		case *ast.IncDecStmt:
+			if p, ok := pathOf(info, st.X); ok {
+				stores = append(stores, assignment{dst: p, stmt: st, step: true})
+			}
+		case *ast.AssignStmt:
+			for i, l := range st.Lhs {
+				p, ok := pathOf(info, l)
+				if !ok {
+					continue
+				}
+				var src ast.Expr
+				if len(st.Rhs) == len(st.Lhs) {
+					src = st.Rhs[i]
+				} else if len(st.Rhs) == 1 {
+					src = st.Rhs[0]
+				}
+				a := assignment{dst: p, src: src, stmt: st}
+				if st.Tok != token.ASSIGN && st.Tok != token.DEFINE {
+					a.step = true
+				} else if src != nil && refers(info, src, []path{p}) {
+					a.step = true
+				}
+				stores = append(stores, a)
+			}
+		}
+		return true
+	}
+	inspectNoFunc(s.body, collect)
+	if s.post != nil {
+		ast.Inspect(s.post, collect)
+	}
+	counters := append([]path(nil), s.counter...)
+	for _, a := range stores {
+		if a.step {
+			counters = append(counters, a.dst)
+		}
+	}
+	counters = dedupPaths(counters)
+	top := map[ast.Stmt]bool{}
+	for _, st := range s.body.List {
+		top[st] = true
+	}
+	// fixpoint: the origins of every derived path
+	derived := map[path][]origin{}
+	for changed := true; changed; {
+		changed = false
+		for _, a := range stores {
+			if a.step || a.src == nil {
+				continue
+			}
+			for _, o := range originsOf(m, a.src, counters, derived) {
+				if o.mint != nil && top[a.stmt] {
+					o.stmt = a.stmt
+				}
+				if addOrigin(derived, a.dst, o) {
+					changed = true
+				}
+			}
+		}
+	}
+	// the key sites
+	inspectNoFunc(s.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CompositeLit:
+			t := info.TypeOf(n)
+			if t == nil {
+				return true
+			}
+			for _, el := range n.Elts {
+				kv, ok := el.(*ast.KeyValueExpr)
+				if !ok {
+					continue
+				}
+				id, ok := kv.Key.(*ast.Ident)
+				if !ok {
+					continue
+				}
+				if kf, ok := keyField(t, id.Name); ok {
+					visit(kf, kv.Value, counters, derived, true)
+				}
+			}
+		case *ast.AssignStmt:
+			for i, l := range n.Lhs {
+				sel, ok := ast.Unparen(l).(*ast.SelectorExpr)
+				if !ok || i >= len(n.Rhs) {
+					continue
+				}
+				t := info.TypeOf(sel.X)
+				if t == nil {
+					continue
+				}
+				if kf, ok := keyField(t, sel.Sel.Name); ok {
+					visit(kf, n.Rhs[i], counters, derived, false)
+				}
+			}
+		}
+		return true
+	})
+	return true
+}
+
+// stableKeys reports whether a loop makes a consequential call, stores a
+// key (KeyFields), and stores the same keys on every attempt: a retry in
+// it is idempotent.
+func stableKeys(pass *analysis.Pass, m *minter, loop ast.Stmt) bool {
+	s := &retryScope{node: loop, loop: loop, insert: loop.Pos()}
+	switch l := loop.(type) {
+	case *ast.ForStmt:
+		s.body, s.post = l.Body, l.Post
+	case *ast.RangeStmt:
+		s.body = l.Body
+		for _, e := range []ast.Expr{l.Key, l.Value} {
+			if p, ok := pathOf(pass.TypesInfo, e); ok {
+				s.counter = append(s.counter, p)
+			}
+		}
+	default:
+		return false
+	}
+	keys, varies := 0, false
+	made := scanScope(pass, m, s, func(kf KeyField, e ast.Expr, counters []path, derived map[path][]origin, _ bool) {
+		keys++
+		if len(originsOf(m, e, counters, derived)) > 0 {
+			varies = true
+		}
+	})
+	return made && keys > 0 && !varies
+}
+
+func dedupPaths(ps []path) []path {
+	var out []path
+	seen := map[path]bool{}
+	for _, p := range ps {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func addOrigin(m map[path][]origin, p path, o origin) bool {
+	for _, x := range m[p] {
+		if x.pos == o.pos {
+			return false
+		}
+	}
+	m[p] = append(m[p], o)
+	return true
+}
+
+// keyField reports whether field name of type t is a key field.
+func keyField(t types.Type, name string) (KeyField, bool) {
+	for _, kf := range KeyFields {
+		if kf.Field == name && isNamed(t, kf.Pkg, kf.Type) {
+			return kf, true
+		}
+	}
+	return KeyField{}, false
+}
+
+// refers reports whether e uses a path overlapping one of ps, outside
+// the index of an index expression.
+func refers(info *types.Info, e ast.Expr, ps []path) bool {
+	found := false
+	walkPaths(info, e, func(p path, _ ast.Expr) {
+		for _, q := range ps {
+			if p.overlaps(q) {
+				found = true
+			}
+		}
+	})
+	return found
+}
+
+// walkPaths calls f for each maximal path e uses (not inside func
+// literals, not as an index).
+func walkPaths(info *types.Info, e ast.Expr, f func(path, ast.Expr)) {
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.IndexExpr:
+			walkPaths(info, n.X, f)
+			return false
+		case *ast.Ident, *ast.SelectorExpr:
+			if p, ok := pathOf(info, n.(ast.Expr)); ok {
+				f(p, n.(ast.Expr))
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// originsOf returns where e's variation across attempts comes from.
+func originsOf(m *minter, e ast.Expr, counters []path, derived map[path][]origin) []origin {
+	info := m.pass.TypesInfo
+	var out []origin
+	inspectNoFunc(e, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok {
+			if w := m.minted(c); w != "" {
+				out = append(out, origin{pos: c.Pos(), what: w, mint: c})
+				return false
+			}
+		}
+		return true
+	})
+	var counter string
+	walkPaths(info, e, func(p path, x ast.Expr) {
+		for _, q := range counters {
+			if p.overlaps(q) && counter == "" {
+				counter = types.ExprString(x)
+			}
+		}
+		for q, os := range derived {
+			if p.overlaps(q) {
+				out = append(out, os...)
+			}
+		}
+	})
+	if counter != "" {
+		out = append(out, origin{pos: e.Pos(), what: "it is built from the attempt counter " + counter})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].pos < out[j].pos })
+	return out
+}
+
+func reportKey(pass *analysis.Pass, m *minter, r *reporter, s *retryScope, kf KeyField, e ast.Expr, counters []path, derived map[path][]origin, lit bool) {
+	where := "retry loop"
+	if _, ok := s.node.(*ast.FuncLit); ok {
+		where = "retry callback"
+	}
+	line := pass.Fset.Position(s.node.Pos()).Line
+	field := kf.Pkg[strings.LastIndex(kf.Pkg, "/")+1:] + "." + kf.Type + "." + kf.Field
+	for _, o := range originsOf(m, e, counters, derived) {
+		d := analysis.Diagnostic{
+			Pos: o.pos,
+			Message: fmt.Sprintf("the %s varies across the attempts of the %s at line %d: %s on each attempt, so a retry after a lost reply is a new request to the provider and can commit the effect twice; compute the key once, before the retry, from the logical action",
+				field, where, line, o.what),
+		}
+		if s.loop != nil && o.mint != nil {
+			if fix, ok := hoist(pass, s, o, e, lit); ok {
+				d.SuggestedFixes = []analysis.SuggestedFix{fix}
+			}
+		}
+		r.report(d)
+	}
+}
+
+// hoist returns the fix that moves a minted key before the loop, when
+// that is safe: the mint is the whole statement's value (or the whole key
+// expression) and uses nothing declared in the loop.
+func hoist(pass *analysis.Pass, s *retryScope, o origin, keyExpr ast.Expr, lit bool) (analysis.SuggestedFix, bool) {
+	info := pass.TypesInfo
+	loopStart, loopEnd := s.loop.Pos(), s.loop.End()
+	local := false
+	ast.Inspect(o.mint, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok {
+			if v, ok := info.Uses[id].(*types.Var); ok && !v.IsField() && v.Pos() >= loopStart && v.Pos() < loopEnd {
+				local = true
+			}
+		}
+		return true
+	})
+	if local {
+		return analysis.SuggestedFix{}, false
+	}
+	tf := pass.Fset.File(loopStart)
+	// the hoisted statement takes the loop's indentation; what follows it
+	// on its line (the loop, or its label) keeps its own
+	loopCol, atCol := pass.Fset.Position(loopStart).Column, pass.Fset.Position(s.insert).Column
+	lead := strings.Repeat("\t", max(loopCol-atCol, 0))
+	indent := "\n" + strings.Repeat("\t", atCol-1)
+	scope := pass.Pkg.Scope().Innermost(loopStart)
+	text := types.ExprString(o.mint)
+	switch {
+	case o.stmt != nil:
+		as, ok := o.stmt.(*ast.AssignStmt)
+		if !ok || as.Tok != token.DEFINE || len(as.Lhs) != 1 || len(as.Rhs) != 1 || ast.Unparen(as.Rhs[0]) != o.mint {
+			return analysis.SuggestedFix{}, false
+		}
+		id, ok := as.Lhs[0].(*ast.Ident)
+		if !ok || scope == nil {
+			return analysis.SuggestedFix{}, false
+		}
+		if _, obj := scope.LookupParent(id.Name, loopStart); obj != nil {
+			return analysis.SuggestedFix{}, false
+		}
+		// the variable must not be stored to again in the loop
+		v := info.Defs[id]
+		again := false
+		ast.Inspect(s.body, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				if n == as {
+					return true
+				}
+				for _, l := range n.Lhs {
+					if lid, ok := l.(*ast.Ident); ok && info.ObjectOf(lid) == v {
+						again = true
+					}
+				}
+			case *ast.IncDecStmt:
+				if lid, ok := n.X.(*ast.Ident); ok && info.ObjectOf(lid) == v {
+					again = true
+				}
+			case *ast.UnaryExpr:
+				if lid, ok := n.X.(*ast.Ident); ok && n.Op == token.AND && info.ObjectOf(lid) == v {
+					again = true
+				}
+			}
+			return true
+		})
+		if again {
+			return analysis.SuggestedFix{}, false
+		}
+		line := tf.Line(as.Pos())
+		if tf.Line(as.End()) != line || line >= tf.LineCount() {
+			return analysis.SuggestedFix{}, false
+		}
+		return analysis.SuggestedFix{
+			Message: "compute " + id.Name + " once, before the loop",
+			TextEdits: []analysis.TextEdit{
+				{Pos: s.insert, End: s.insert, NewText: []byte(lead + id.Name + " := " + text + indent)},
+				{Pos: tf.LineStart(line), End: tf.LineStart(line + 1)},
+			},
+		}, true
+	case lit && ast.Unparen(keyExpr) == o.mint:
+		name := "requestKey"
+		if scope == nil {
+			return analysis.SuggestedFix{}, false
+		}
+		if _, obj := scope.LookupParent(name, loopStart); obj != nil {
+			return analysis.SuggestedFix{}, false
+		}
+		if inner := pass.Pkg.Scope().Innermost(o.mint.Pos()); inner != nil {
+			if _, obj := inner.LookupParent(name, o.mint.Pos()); obj != nil {
+				return analysis.SuggestedFix{}, false
+			}
+		}
+		return analysis.SuggestedFix{
+			Message: "compute the key once, before the loop",
+			TextEdits: []analysis.TextEdit{
+				{Pos: s.insert, End: s.insert, NewText: []byte(lead + name + " := " + text + indent)},
+				{Pos: o.mint.Pos(), End: o.mint.End(), NewText: []byte(name)},
+			},
+		}, true
+	}
+	return analysis.SuggestedFix{}, false
+}

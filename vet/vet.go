@@ -1,0 +1,322 @@
+// Package vet holds faultline's static analyzers: checks, built on
+// golang.org/x/tools/go/analysis, for the fault-handling defects that
+// exploration finds at run time, visible in source before a test runs.
+//
+//   - [RetryKey] (retrykey): a request or idempotency key that varies
+//     across the attempts of a retry loop around a consequential call; at
+//     run time a timeout_after_commit schedule shows the duplicate effect.
+//   - [UnknownOutcome] (unknownoutcome): a branch on a consequential call's
+//     outcome whose unknown case is missing, folded into the rejected case
+//     or the default, or resolved neither by a readback, a hold nor an
+//     idempotent retry; at run time a timeout_after_commit or tool_timeout
+//     schedule shows it.
+//   - [WallClock] (wallclock): the wall clock or global randomness reached
+//     from a model.System's Run without going through the Env; at run time
+//     "faultline replay --twice" shows the replay differ.
+//
+// A finding is silenced, one at a time, by a comment
+//
+//	//faultline:ignore <reason>
+//
+// on its line or on the line above. A reason is required: a bare
+// //faultline:ignore silences nothing, and the finding says so.
+//
+// The types each analyzer recognises are small tables ([ResultTypes],
+// [KeyFields], [ConsequentialCalls]): an adapter's own result type or
+// call is one more entry.
+//
+// Run them with "go vet -vettool=$(go env GOPATH)/bin/faultline-vet ./..."
+// (cmd/faultline-vet) or with "faultline vet ./..." ([Check]).
+package vet
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strconv"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+)
+
+// ModelPath is the import path of faultline's model package, whose Env,
+// ToolCall, Action and ToolResult the analyzers know.
+const ModelPath = "github.com/faultline/faultline/model"
+
+// Analyzers lists faultline's analyzers in a fixed order: retrykey,
+// unknownoutcome, wallclock.
+var Analyzers = []*analysis.Analyzer{RetryKey, UnknownOutcome, WallClock}
+
+// FaultKinds maps each analyzer's name to the run-time evidence of the
+// same defect: the fault kind (or kinds) whose schedule shows it, or, for
+// wallclock, the replay check that does.
+var FaultKinds = map[string]string{
+	"retrykey":       "timeout_after_commit",
+	"unknownoutcome": "timeout_after_commit, tool_timeout",
+	"wallclock":      "nondeterministic replay (faultline replay --twice)",
+}
+
+// ResultType is one result type of a consequential call whose outcome
+// field unknownoutcome checks for exhaustiveness: the named type Type of
+// package Pkg, its field Field of the named type OutcomeType (declared in
+// the same package), and the names of that type's constants for the three
+// outcomes.
+type ResultType struct {
+	Pkg, Type, Field, OutcomeType string
+	Committed, Rejected, Unknown  string
+}
+
+// ResultTypes are the result types unknownoutcome knows: the Env's
+// model.ToolResult. An adapter with a typed outcome adds its entry here.
+// (httpfault is a transport: its callers read an *http.Response, which
+// carries no typed outcome, so it has no entry.)
+var ResultTypes = []ResultType{
+	{Pkg: ModelPath, Type: "ToolResult", Field: "Outcome", OutcomeType: "Outcome",
+		Committed: "OutcomeCommitted", Rejected: "OutcomeRejected", Unknown: "OutcomeUnknown"},
+}
+
+// KeyField is a field of a named type that carries a request's
+// idempotency key: retrykey checks what is stored in it inside a retry
+// loop.
+type KeyField struct{ Pkg, Type, Field string }
+
+// KeyFields are the key fields retrykey knows: model.ToolCall.RequestKey
+// and model.Action.IdempotencyKey.
+var KeyFields = []KeyField{
+	{ModelPath, "ToolCall", "RequestKey"},
+	{ModelPath, "Action", "IdempotencyKey"},
+}
+
+// Callee names a function (Recv empty) or a method of the named type
+// Recv (an interface or a concrete type) in package Pkg.
+type Callee struct{ Pkg, Recv, Name string }
+
+// ConsequentialCalls are the calls that make an effect: model.ToolClient's
+// Commit (env.Tool.Commit). Besides these, any call passed a
+// model.ToolCall is consequential: it sends one.
+var ConsequentialCalls = []Callee{
+	{ModelPath, "ToolClient", "Commit"},
+}
+
+// ReadbackCalls are the independent readbacks of a provider's ledger that
+// resolve an unknown outcome: model.LedgerReader's Readback
+// (env.Ledger.Readback).
+var ReadbackCalls = []Callee{
+	{ModelPath, "LedgerReader", "Readback"},
+}
+
+// isNamed reports whether t (or the type it points to) is the named type
+// pkg.name.
+func isNamed(t types.Type, pkg, name string) bool {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok {
+		return false
+	}
+	o := n.Obj()
+	return o.Pkg() != nil && o.Pkg().Path() == pkg && o.Name() == name
+}
+
+// calleeOf returns the function or method a call statically names, or nil
+// (a call of a func value, a conversion, a builtin).
+func calleeOf(info *types.Info, call *ast.CallExpr) *types.Func {
+	var id *ast.Ident
+	switch fn := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		id = fn
+	case *ast.SelectorExpr:
+		id = fn.Sel
+	case *ast.IndexExpr: // a generic function's instantiation
+		return calleeOf(info, &ast.CallExpr{Fun: fn.X})
+	case *ast.IndexListExpr:
+		return calleeOf(info, &ast.CallExpr{Fun: fn.X})
+	default:
+		return nil
+	}
+	f, _ := info.Uses[id].(*types.Func)
+	return f
+}
+
+// matches reports whether f is one of the callees in list: a method
+// matches an entry naming its receiver's type, and a concrete method
+// matches an interface entry when its type implements the interface.
+func matches(f *types.Func, list []Callee) bool {
+	if f == nil || f.Pkg() == nil {
+		return false
+	}
+	sig, _ := f.Type().(*types.Signature)
+	for _, c := range list {
+		if f.Name() != c.Name {
+			continue
+		}
+		if c.Recv == "" {
+			if sig.Recv() == nil && f.Pkg().Path() == c.Pkg {
+				return true
+			}
+			continue
+		}
+		if sig == nil || sig.Recv() == nil {
+			continue
+		}
+		rt := sig.Recv().Type()
+		if isNamed(rt, c.Pkg, c.Recv) {
+			return true
+		}
+		if iface := lookupInterface(f.Pkg(), c); iface != nil {
+			if types.Implements(rt, iface) || types.Implements(types.NewPointer(derefType(rt)), iface) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lookupInterface finds the interface c.Pkg.c.Recv among the imports of
+// the package declaring a method (or that package itself), or nil.
+func lookupInterface(pkg *types.Package, c Callee) *types.Interface {
+	find := func(p *types.Package) *types.Interface {
+		if p.Path() != c.Pkg {
+			return nil
+		}
+		o, ok := p.Scope().Lookup(c.Recv).(*types.TypeName)
+		if !ok {
+			return nil
+		}
+		i, _ := o.Type().Underlying().(*types.Interface)
+		return i
+	}
+	if i := find(pkg); i != nil {
+		return i
+	}
+	for _, imp := range pkg.Imports() {
+		if i := find(imp); i != nil {
+			return i
+		}
+	}
+	return nil
+}
+
+func derefType(t types.Type) types.Type {
+	if p, ok := t.(*types.Pointer); ok {
+		return p.Elem()
+	}
+	return t
+}
+
+// envField reports whether call calls the func-typed field name of a
+// model.Env (env.Now(), env.NewRequestID()).
+func envField(info *types.Info, call *ast.CallExpr, names ...string) bool {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	v, ok := info.Uses[sel.Sel].(*types.Var)
+	if !ok || !v.IsField() {
+		return false
+	}
+	tv, ok := info.Types[sel.X]
+	if !ok || !isNamed(tv.Type, ModelPath, "Env") {
+		return false
+	}
+	for _, n := range names {
+		if v.Name() == n {
+			return true
+		}
+	}
+	return false
+}
+
+// ignoreDirective is the comment that silences a finding.
+const ignoreDirective = "//faultline:ignore"
+
+// ignore is one //faultline:ignore comment.
+type ignore struct {
+	line   int
+	reason string
+}
+
+// reporter reports an analyzer's findings, honouring the ignore comments.
+type reporter struct {
+	pass    *analysis.Pass
+	ignores map[*token.File]map[int]ignore // by file, by line
+	seen    map[token.Pos]bool
+}
+
+func newReporter(pass *analysis.Pass) *reporter {
+	r := &reporter{pass: pass, ignores: map[*token.File]map[int]ignore{}, seen: map[token.Pos]bool{}}
+	for _, f := range pass.Files {
+		tf := pass.Fset.File(f.Pos())
+		if tf == nil {
+			continue
+		}
+		for _, cg := range f.Comments {
+			for _, c := range cg.List {
+				rest, ok := strings.CutPrefix(c.Text, ignoreDirective)
+				if !ok || (rest != "" && rest[0] != ' ' && rest[0] != '\t') {
+					continue
+				}
+				if r.ignores[tf] == nil {
+					r.ignores[tf] = map[int]ignore{}
+				}
+				line := tf.Line(c.Pos())
+				r.ignores[tf][line] = ignore{line: line, reason: strings.TrimSpace(rest)}
+			}
+		}
+	}
+	return r
+}
+
+// report reports d unless an ignore comment with a reason sits on its line
+// or the line above; a reasonless one is named in the message. A second
+// finding at the same position is dropped.
+func (r *reporter) report(d analysis.Diagnostic) {
+	if r.seen[d.Pos] {
+		return
+	}
+	r.seen[d.Pos] = true
+	tf := r.pass.Fset.File(d.Pos)
+	if tf != nil {
+		line := tf.Line(d.Pos)
+		for _, l := range []int{line, line - 1} {
+			ig, ok := r.ignores[tf][l]
+			if !ok {
+				continue
+			}
+			if ig.reason != "" {
+				return
+			}
+			d.Message += "; the //faultline:ignore on line " + strconv.Itoa(ig.line) + " gives no reason, so it does not silence this finding"
+			break
+		}
+	}
+	r.pass.Report(d)
+}
+
+// funcBodies maps the functions and methods declared in the package to
+// their declarations.
+func funcBodies(pass *analysis.Pass) map[*types.Func]*ast.FuncDecl {
+	m := map[*types.Func]*ast.FuncDecl{}
+	for _, f := range pass.Files {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil {
+				continue
+			}
+			if fn, ok := pass.TypesInfo.Defs[fd.Name].(*types.Func); ok {
+				m[fn] = fd
+			}
+		}
+	}
+	return m
+}
+
+// funcName names a declared function as the findings do: "name" for a
+// function, "(T).name" or "(*T).name" for a method.
+func funcName(fd *ast.FuncDecl) string {
+	if fd.Recv == nil || len(fd.Recv.List) == 0 {
+		return fd.Name.Name
+	}
+	return "(" + types.ExprString(fd.Recv.List[0].Type) + ")." + fd.Name.Name
+}
