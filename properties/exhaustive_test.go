@@ -185,3 +185,34 @@ func TestExhaustiveCap(t *testing.T) {
 		}
 	}
 }
+
+// TestExhaustiveSkipsOnlyDuplicates: every schedule the reduced walk runs
+// is a distinct canonical schedule (model.Format bytes), and every set of
+// placements the unreduced walk runs, the reduced one runs too.
+func TestExhaustiveSkipsOnlyDuplicates(t *testing.T) {
+	sets := func(opts ...properties.Option) (map[string]bool, int) {
+		formats, seen, n := map[string]bool{}, map[string]bool{}, 0
+		walkOf(t, copperfin.ConfigOfProfile(copperfin.ProfileTyped), append(opts, properties.WithOwnEvents(), properties.WithMaxFaults(2),
+			properties.WithVisit(func(s *model.Schedule) {
+				n++
+				formats[string(model.Format(s))] = true
+				fs := faultsOf(s)
+				slices.Sort(fs)
+				seen[strings.Join(fs, " ")] = true
+			}))...)
+		if len(formats) != n {
+			t.Errorf("%d schedules run, %d distinct", n, len(formats))
+		}
+		return seen, n
+	}
+	red, n := sets()
+	un, m := sets(properties.WithoutReduction())
+	if n != 1571 || m != 2043 {
+		t.Errorf("reduced %d, unreduced %d schedules", n, m)
+	}
+	for s := range un {
+		if !red[s] {
+			t.Errorf("the unreduced walk ran %s, the reduced one did not", s)
+		}
+	}
+}
