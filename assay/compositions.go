@@ -19,11 +19,11 @@ type CompositionConfig struct {
 }
 
 // Default composition exploration of the audit and the dossier: seed 1,
-// 6000 compositions of two or three faults per control (about a second
-// of runs per control on one core).
+// 10000 compositions of two or three faults per control (one to two
+// seconds of runs per control on one core).
 const (
 	CompositionSeed      uint64 = 1
-	CompositionDraws     int    = 6000
+	CompositionDraws     int    = 10000
 	CompositionMaxFaults int    = 3
 )
 

@@ -20,7 +20,7 @@ func smallConfig() assay.EvidenceConfig {
 	cfg := paperConfig()
 	cfg.Trials = 200
 	cfg.Profiles = []copperfin.Profile{copperfin.ProfileTyped}
-	// enough draws for the paper's one witness (evidence_gate, draw 1295)
+	// enough draws for the paper's one witness (evidence_gate, draw 261)
 	cfg.Compositions.Draws = 1500
 	return cfg
 }

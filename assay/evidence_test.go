@@ -1064,7 +1064,7 @@ func TestGatherIsDeterministic(t *testing.T) {
 }
 
 // TestCompositionPairs: the audit's composition pairs, from seed 1 and
-// 6000 draws per control, over the whole catalogue and over the paper's
+// 10000 draws per control, over the whole catalogue and over the paper's
 // ten: exact witnesses for the controls that have one, and for each a
 // matched pair (assay.ContrastOf) that shows leverage while dropping any
 // one fault does not. The others report the draws they ran.
@@ -1074,18 +1074,18 @@ func TestCompositionPairs(t *testing.T) {
 	}
 	want := map[string]map[copperfin.Control][]model.FaultEntry{
 		"catalogue": {
-			copperfin.PreEffectAuthority: {tc("tool.commit", "timeout_before_send", 1), tc("ledger.readback", "capability_revocation", 1)},
+			copperfin.PreEffectAuthority: {tc("branch.run", "worker_crash", 1), tc("evidence.decision", "capability_revocation", 2)},
 			copperfin.RefreshContext:     {tc("tool.commit", "tool_timeout", 1), tc("tool.commit", "policy_change", 1)},
 			copperfin.Idempotency:        {tc("tool.commit", "rate_limit", 1), tc("tool.commit", "tool_timeout", 2)},
 			copperfin.EvidenceGate:       {tc("tool.commit", "timeout_before_send", 1), tc("tool.commit", "break_trace_lineage", 2)},
 		},
 		"paper188": {
-			copperfin.EvidenceGate: {tc("tool.commit", "partial_success_response", 1), tc("evidence.readback", "drop_effect_receipt", 1)},
+			copperfin.EvidenceGate: {tc("tool.commit", "timeout_after_commit", 1), tc("evidence.readback", "drop_effect_receipt", 1)},
 		},
 	}
 	draws := map[string]map[copperfin.Control]int{
-		"catalogue": {copperfin.PreEffectAuthority: 5626, copperfin.RefreshContext: 2817, copperfin.Idempotency: 5581, copperfin.EvidenceGate: 57},
-		"paper188":  {copperfin.EvidenceGate: 1295},
+		"catalogue": {copperfin.PreEffectAuthority: 8475, copperfin.RefreshContext: 2067, copperfin.Idempotency: 5581, copperfin.EvidenceGate: 57},
+		"paper188":  {copperfin.EvidenceGate: 261},
 	}
 	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
 	base := assay.DefaultEvidenceConfig().Base
@@ -1101,7 +1101,7 @@ func TestCompositionPairs(t *testing.T) {
 				continue
 			}
 			if !found {
-				if p.Draws != 6000 || p.Schedule != nil || p.ReplayOff != "" {
+				if p.Draws != 10000 || p.Schedule != nil || p.ReplayOff != "" {
 					t.Errorf("%s %s: %+v", v.name, p.Control, p)
 				}
 				continue

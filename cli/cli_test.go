@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/faultline/faultline/cli"
 	"github.com/faultline/faultline/examples/inventory"
 	"github.com/faultline/faultline/model"
@@ -41,9 +44,7 @@ func run(t *testing.T, args ...string) (int, string, string) {
 func write(t *testing.T, name, content string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
 	return p
 }
 
@@ -68,36 +69,36 @@ func TestExploreAndReplayAUserSystem(t *testing.T) {
 		File      string `json:"file"`
 		Replay    string `json:"replay"`
 	}
-	if err := json.Unmarshal([]byte(out), &j); err != nil {
-		t.Fatalf("exit %d: %v\n%s%s", code, err, out, stderr)
-	}
-	if code != 1 || !j.Found || j.Invariant != inventory.InvConfirmedOnce || j.FaultKind != "tool_timeout" || j.Replay != "inventory replay "+j.File {
-		t.Fatalf("exit %d: %+v", code, j)
-	}
+	require.NoError(t, json.Unmarshal([]byte(out), &j), "exit %d:\n%s%s", code, out, stderr)
+	require.Equal(t, 1, code, "%+v", j)
+	require.True(t, j.Found)
+	assert.Equal(t, inventory.InvConfirmedOnce, j.Invariant)
+	assert.Equal(t, "tool_timeout", j.FaultKind)
+	require.Equal(t, "inventory replay "+j.File, j.Replay)
 	// the printed command, and the record beside the schedule file
 	record := strings.TrimSuffix(j.File, ".json") + ".counterexample.json"
 	for _, file := range []string{strings.Fields(j.Replay)[2], record} {
 		code, out, _ := run(t, "replay", file)
-		if code != 1 || !regexp.MustCompile(`confirmed_once +VIOLATED +first false after seq \d+ \(tool.commit\) reached by f1`).MatchString(out) ||
-			!strings.HasPrefix(out, "run run-") || !strings.Contains(out, "config: controls stable_keys,hold_lookup,typed_outcomes,checkpoint_check,bind_request,recheck_authority, variant planted\n") {
-			t.Fatalf("replay %s: exit %d\n%s", file, code, out)
-		}
-		if file == record && !strings.Contains(out, "Recorded run: matches (confirmed_once first false after tool.commit)\n") {
-			t.Fatalf("replay of the record:\n%s", out)
+		require.Equal(t, 1, code, "replay %s:\n%s", file, out)
+		assert.Regexp(t, `confirmed_once +VIOLATED +first false after seq \d+ \(tool.commit\) reached by f1`, out, "replay %s", file)
+		assert.True(t, strings.HasPrefix(out, "run run-"), "replay %s:\n%s", file, out)
+		assert.Contains(t, out, "config: controls stable_keys,hold_lookup,typed_outcomes,checkpoint_check,bind_request,recheck_authority, variant planted\n", "replay %s", file)
+		if file == record {
+			assert.Contains(t, out, "Recorded run: matches (confirmed_once first false after tool.commit)\n", "replay of the record")
 		}
 	}
 	code, out, stderr = run(t, exploreArgs...)
-	if code != 0 || out != "no counterexample in 300 checks (seed 1, controls stable_keys,hold_lookup,typed_outcomes,checkpoint_check,bind_request,recheck_authority, variant fixed, fixture inventory)\nfaults: 549 of 592 scheduled reached, 43 not reached\n" {
-		t.Fatalf("the fixed agent: exit %d %q %s", code, out, stderr)
-	}
+	assert.Equal(t, 0, code, "the fixed agent: %s", stderr)
+	assert.Equal(t, "no counterexample in 300 checks (seed 1, controls stable_keys,hold_lookup,typed_outcomes,checkpoint_check,bind_request,recheck_authority, variant fixed, fixture inventory)\nfaults: 588 of 592 scheduled reached, 4 not reached\n", out, "the fixed agent")
 	code, out, stderr = run(t, "coverage", "report", cov)
-	if code != 0 || !strings.Contains(out, "Coverage: 7 of 19 reachable keys visited") || !strings.Contains(out, "confirmed_once") || !strings.Contains(out, "inventory replay ") {
-		t.Fatalf("coverage report: exit %d %s\n%s", code, stderr, out)
-	}
+	require.Equal(t, 0, code, "coverage report: %s\n%s", stderr, out)
+	assert.Contains(t, out, "Coverage: 7 of 19 reachable keys visited")
+	assert.Contains(t, out, "confirmed_once")
+	assert.Contains(t, out, "inventory replay ")
 	merged := filepath.Join(dir, "merged.json")
-	if code, out, stderr := run(t, "coverage", "merge", merged, cov); code != 0 || !strings.HasPrefix(out, "merged 1 files into "+merged+": 2290 runs") {
-		t.Fatalf("coverage merge: exit %d %q %s", code, out, stderr)
-	}
+	code, out, stderr = run(t, "coverage", "merge", merged, cov)
+	require.Equal(t, 0, code, "coverage merge: %s", stderr)
+	assert.True(t, strings.HasPrefix(out, "merged 1 files into "+merged+": 2290 runs"), "coverage merge: %q", out)
 }
 
 // auditScreen is the audit of the agent's three named configurations.
@@ -137,33 +138,25 @@ Verdict: held: the 1 defended configuration held every invariant under every sin
 // and with --out each finding's replay command reproduces it.
 func TestAuditAUserSystem(t *testing.T) {
 	code, out, stderr := run(t, "audit")
-	if code != 0 || out != auditScreen {
-		t.Fatalf("exit %d %s\n%s", code, stderr, out)
-	}
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, auditScreen, out)
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	for _, l := range lines {
-		if len(l) > cli.SummaryWidth {
-			t.Errorf("line of %d characters: %q", len(l), l)
-		}
+		assert.LessOrEqual(t, len(l), cli.SummaryWidth, "line %q", l)
 	}
-	if len(lines) > cli.SummaryLines {
-		t.Errorf("%d lines", len(lines))
-	}
+	assert.LessOrEqual(t, len(lines), cli.SummaryLines, "lines")
 	// the configuration without controls marked defended: the audit fails
 	d := inventory.Definition()
 	d.Configs[1].Defended = true
 	code, out, stderr = runIn(t, program(d), "audit", "--out", t.TempDir())
-	if code != 1 || stderr != "inventory: audit failed: an invariant broke under the defended configuration inventory/undefended (12 runs)\n" ||
-		!strings.Contains(out, "Verdict: FAILED: 1 of the 2 defended configurations violated an invariant under a single fault.\n") {
-		t.Fatalf("exit %d %q\n%s", code, stderr, out)
-	}
+	require.Equal(t, 1, code, out)
+	assert.Equal(t, "inventory: audit failed: an invariant broke under the defended configuration inventory/undefended (12 runs)\n", stderr)
+	assert.Contains(t, out, "Verdict: FAILED: 1 of the 2 defended configurations violated an invariant under a single fault.\n")
 	m := regexp.MustCompile(`(?m)^    inventory replay (\S+undefended-subject_swap\.json)$`).FindStringSubmatch(out)
-	if m == nil {
-		t.Fatalf("no replay command:\n%s", out)
-	}
-	if code, out, _ := run(t, "replay", m[1], "--config", `{"controls":[]}`); code != 1 || !regexp.MustCompile(`right_subject +VIOLATED`).MatchString(out) {
-		t.Fatalf("replay %s: exit %d\n%s", m[1], code, out)
-	}
+	require.NotNil(t, m, "no replay command:\n%s", out)
+	code, out, _ = run(t, "replay", m[1], "--config", `{"controls":[]}`)
+	assert.Equal(t, 1, code, "replay %s:\n%s", m[1], out)
+	assert.Regexp(t, `right_subject +VIOLATED`, out, "replay %s", m[1])
 }
 
 // TestExitCodesOfAUserSystem: every code of the table, for the agent.
@@ -190,25 +183,22 @@ func TestExitCodesOfAUserSystem(t *testing.T) {
 		{append(exploreArgs, "--config", `{"variant":"planted"}`, "--out", filepath.Join(notDir, "sub")), 4, "not a directory"},
 	} {
 		code, _, stderr := run(t, c.args...)
-		if code != c.code || !strings.Contains(stderr, c.stderr) {
-			t.Errorf("%v: exit %d, want %d; stderr %q, want %q", c.args, code, c.code, stderr, c.stderr)
-		}
+		assert.Equal(t, c.code, code, "%v: exit code; stderr %q", c.args, stderr)
+		assert.Contains(t, stderr, c.stderr, "%v", c.args)
 	}
 	// cli.Main registers the systems it is given
 	var o, e bytes.Buffer
-	if code := cli.Main([]string{"replay", planted}, &o, &e, inventory.Definition()); code != 1 {
-		t.Fatalf("cli.Main: exit %d %s", code, e.String())
-	}
+	require.Equal(t, 1, cli.Main([]string{"replay", planted}, &o, &e, inventory.Definition()), "cli.Main: %s", e.String())
 	// a registration that is wrong: an internal error naming it
 	bad := inventory.Definition()
 	bad.Configs = append(bad.Configs, model.NamedConfig{Name: "defended"})
-	if code, _, stderr := runIn(t, program(bad), "audit"); code != 4 || stderr != "inventory: cli: system inventory: configuration \"defended\" listed twice\n" {
-		t.Errorf("a configuration twice: exit %d %q", code, stderr)
-	}
+	code, _, stderr := runIn(t, program(bad), "audit")
+	assert.Equal(t, 4, code, "a configuration twice")
+	assert.Equal(t, "inventory: cli: system inventory: configuration \"defended\" listed twice\n", stderr, "a configuration twice")
 	// no system registered: an internal error
-	if code, _, stderr := runIn(t, &cli.Program{Name: "x"}, "audit"); code != 4 || !strings.Contains(stderr, "cli: no system registered") {
-		t.Errorf("no system: exit %d %q", code, stderr)
-	}
+	code, _, stderr = runIn(t, &cli.Program{Name: "x"}, "audit")
+	assert.Equal(t, 4, code, "no system")
+	assert.Contains(t, stderr, "cli: no system registered", "no system")
 }
 
 // TestTwoSystems: with two systems registered, replay finds a file's by
@@ -221,15 +211,15 @@ func TestTwoSystems(t *testing.T) {
 	other.Fixtures[0].Name = "depot"
 	p := program(inv, other)
 	f := write(t, "depot.json", `{"version":2,"seed":"s","config":{"harness":{"fixture":"depot"},"system":{"variant":"planted"}},"faults":[{"event":"tool.commit","ordinal":2,"kind":"tool_timeout"}]}`)
-	if code, out, stderr := runIn(t, p, "replay", f); code != 1 || !strings.Contains(out, "Contract: depot; ") {
-		t.Fatalf("exit %d %s\n%s", code, stderr, out)
-	}
-	if code, _, stderr := runIn(t, p, "explore", "--system", "nope"); code != 2 || !strings.Contains(stderr, `unknown system "nope" (registered: inventory, depot)`) {
-		t.Fatalf("exit %d %q", code, stderr)
-	}
-	if code, out, _ := runIn(t, p, append(exploreArgs, "--system", "depot", "--checks", "20")...); code != 0 || !strings.Contains(out, "fixture depot)") {
-		t.Fatalf("exit %d %q", code, out)
-	}
+	code, out, stderr := runIn(t, p, "replay", f)
+	require.Equal(t, 1, code, "%s\n%s", stderr, out)
+	require.Contains(t, out, "Contract: depot; ")
+	code, _, stderr = runIn(t, p, "explore", "--system", "nope")
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, `unknown system "nope" (registered: inventory, depot)`)
+	code, out, _ = runIn(t, p, append(exploreArgs, "--system", "depot", "--checks", "20")...)
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "fixture depot)")
 }
 
 // TestNoReferenceSystem: package cli, a library, depends on no package of
@@ -254,6 +244,7 @@ func TestNoReferenceSystem(t *testing.T) {
 // marked defended, and holds.
 func TestAuditTheReferenceSystem(t *testing.T) {
 	code, out, stderr := runIn(t, program(copperfin.Definition()), "audit")
+	assert.Equal(t, 0, code, stderr)
 	for _, want := range []string{
 		"  copperfin/baseline                25 runs   25 reached   13 violated\n",
 		"  copperfin/typed        defended   25 runs   25 reached    0 violated\n",
@@ -261,9 +252,7 @@ func TestAuditTheReferenceSystem(t *testing.T) {
 		"Coverage of copperfin: 19 of 19 applicable keys visited by its 75 runs; 0 never crossed by this system.\n",
 		"Verdict: held: the 2 defended configurations held every invariant under every single fault.\n",
 	} {
-		if code != 0 || !strings.Contains(out, want) {
-			t.Errorf("exit %d %s: output lacks %q\n%s", code, stderr, want, out)
-		}
+		assert.Contains(t, out, want)
 	}
 }
 
@@ -283,11 +272,10 @@ func TestAuditOfASystemNoFaultReaches(t *testing.T) {
 	d := &model.Definition{Name: "idle", Fixtures: []model.Fixture{fx}, Builtin: []string{model.InvBudget},
 		Configure: func(json.RawMessage) (model.Factory, error) { return func() model.System { return idle{} }, nil }}
 	code, out, stderr := runIn(t, program(d), "audit")
-	if code != 3 || stderr != "inventory: inconclusive: none of the audit's 25 single-fault runs reached its fault: the audit tested no fault\n" ||
-		!strings.Contains(out, "Faults: 25 of the 25 runs' faults not reached; kinds reached under no configuration: 25 (") {
-		t.Fatalf("exit %d %q\n%s", code, stderr, out)
-	}
-	if code, _, stderr := runIn(t, program(d), "explore", "--seed", "1", "--checks", "5"); code != 3 || stderr != "inventory: inconclusive: none of the 7 faults scheduled in 5 checks was reached, so no fault was tested; the events the system crossed: worker.start\n" {
-		t.Fatalf("explore: exit %d %q", code, stderr)
-	}
+	require.Equal(t, 3, code, out)
+	assert.Equal(t, "inventory: inconclusive: none of the audit's 25 single-fault runs reached its fault: the audit tested no fault\n", stderr)
+	assert.Contains(t, out, "Faults: 25 of the 25 runs' faults not reached; kinds reached under no configuration: 25 (")
+	code, _, stderr = runIn(t, program(d), "explore", "--seed", "1", "--checks", "5")
+	assert.Equal(t, 3, code, "explore")
+	assert.Equal(t, "inventory: inconclusive: no fault kind in scope can be placed at an event the system crosses, so no fault was scheduled or tested; the events the system crossed: worker.start\n", stderr, "explore")
 }

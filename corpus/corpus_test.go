@@ -42,7 +42,7 @@ func reference(t *testing.T) *fuzz.Decoder {
 	t.Helper()
 	d, err := fuzz.NewDecoder(fuzz.WithDefinition(copperfin.Definition()),
 		fuzz.WithSystem(fuzz.System{Name: referenceName, New: copperfin.Configured}),
-		fuzz.WithConfig(copperfin.ConfigOfProfile(copperfin.ProfileTyped)))
+		fuzz.WithConfig(copperfin.ConfigOfProfile(copperfin.ProfileTyped)), fuzz.WithCatalogueSites())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -158,7 +158,7 @@ func TestNightlyCommandsRun(t *testing.T) {
 		t.Helper()
 		c := exec.Command("bash", "-eo", "pipefail", "-c", script)
 		c.Dir = dir
-		c.Env = append(os.Environ(), append([]string{"RUNNER_TEMP=" + tmp, "CHECKS=40", "SEED_BASE=1", "FUZZTIME=1s"}, env...)...)
+		c.Env = append(os.Environ(), append([]string{"RUNNER_TEMP=" + tmp, "CHECKS=100", "SEED_BASE=1", "FUZZTIME=1s"}, env...)...)
 		out, err := c.CombinedOutput()
 		if err != nil {
 			t.Fatalf("%s\n%v\n%s", script, err, out)
@@ -203,7 +203,7 @@ func TestNightlyCommandsRun(t *testing.T) {
 		if got := read(t, envFile); got != "NAME="+name+"\n" {
 			t.Errorf("GITHUB_ENV: %q", got)
 		}
-		if !strings.HasPrefix(out, "no counterexample in 40 checks (seed 100"+index+", profile typed, fixture copperfin)\n") {
+		if !strings.HasPrefix(out, "no counterexample in 100 checks (seed 100"+index+", profile typed, fixture copperfin)\n") {
 			t.Errorf("explore %s: %s", index, out)
 		}
 		// what download-artifact does with the job's coverage artifact
@@ -212,7 +212,7 @@ func TestNightlyCommandsRun(t *testing.T) {
 		}
 	}
 	cov := w.Jobs["coverage"]
-	if out := sh(work, cov.named(t, "merge").Run); !strings.HasPrefix(out, "merged 2 files into merged-coverage.json: 80 runs, 19 of 19 reachable keys visited") {
+	if out := sh(work, cov.named(t, "merge").Run); !strings.HasPrefix(out, "merged 2 files into merged-coverage.json: 200 runs, 19 of 19 reachable keys visited") {
 		t.Errorf("merge: %s", out)
 	}
 	if out := sh(work, cov.named(t, "gate").Run); !strings.HasPrefix(out, "coverage gate: passed\n") {

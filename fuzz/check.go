@@ -280,19 +280,34 @@ func cloneSchedule(s *model.Schedule) *model.Schedule {
 }
 
 // Reach counts a campaign's runs, the faults they scheduled and those
-// their runs reached: a fuzz target's inputs in one process. Its methods
-// are safe for concurrent use; the zero value is ready.
+// their runs reached, and keeps the events the runs crossed: a fuzz
+// target's inputs in one process. Its methods are safe for concurrent
+// use; the zero value is ready.
 type Reach struct {
 	runs, faults, reached atomic.Int64
+	crossed               atomic.Uint64 // bit i: model.AllEvents[i]
 }
 
 // ReachCounts is a snapshot of a Reach.
 type ReachCounts struct {
 	Runs, Faults, Reached int64
+	// Crossed lists the events the runs crossed, in the order of
+	// model.AllEvents: every run the Reach observed (Since keeps the
+	// later snapshot's).
+	Crossed []model.EventName
 }
 
 // Reach returns the counts of the runs Check made with d.
 func (d *Decoder) Reach() *Reach { return &d.reach }
+
+// eventBit is each event's bit in Reach.crossed.
+var eventBit = func() map[model.EventName]uint64 {
+	m := make(map[model.EventName]uint64, len(model.AllEvents))
+	for i, ev := range model.AllEvents {
+		m[ev] = 1 << i
+	}
+	return m
+}()
 
 // Observe counts one run.
 func (r *Reach) Observe(res *model.Result) {
@@ -303,27 +318,42 @@ func (r *Reach) Observe(res *model.Result) {
 			r.reached.Add(1)
 		}
 	}
+	var bits uint64
+	for _, ev := range res.Timeline {
+		bits |= eventBit[ev.Event]
+	}
+	if bits&^r.crossed.Load() != 0 {
+		r.crossed.Or(bits)
+	}
 }
 
 // Counts returns the counts so far.
 func (r *Reach) Counts() ReachCounts {
-	return ReachCounts{Runs: r.runs.Load(), Faults: r.faults.Load(), Reached: r.reached.Load()}
+	c := ReachCounts{Runs: r.runs.Load(), Faults: r.faults.Load(), Reached: r.reached.Load()}
+	bits := r.crossed.Load()
+	for i, ev := range model.AllEvents {
+		if bits&(1<<i) != 0 {
+			c.Crossed = append(c.Crossed, ev)
+		}
+	}
+	return c
 }
 
 // Since returns the counts made after an earlier snapshot.
 func (c ReachCounts) Since(start ReachCounts) ReachCounts {
-	return ReachCounts{Runs: c.Runs - start.Runs, Faults: c.Faults - start.Faults, Reached: c.Reached - start.Reached}
+	return ReachCounts{Runs: c.Runs - start.Runs, Faults: c.Faults - start.Faults, Reached: c.Reached - start.Reached, Crossed: c.Crossed}
 }
 
 // Err is nil when a scheduled fault was reached, or when no run
 // scheduled any; otherwise an error saying the campaign was inconclusive
 // (exit code 3 of the command line's table): its runs held, but none of
-// their faults was reached, so nothing was tested.
+// their faults was reached, so nothing was tested. It names the events
+// the system crossed.
 func (c ReachCounts) Err() error {
 	if c.Faults == 0 || c.Reached > 0 {
 		return nil
 	}
-	return fmt.Errorf("inconclusive: none of the %d faults scheduled in %d runs was reached, so no fault was tested", c.Faults, c.Runs)
+	return fmt.Errorf("inconclusive: none of the %d faults scheduled in %d runs was reached, so no fault was tested; the events the system crossed: %s", c.Faults, c.Runs, eventList(c.Crossed))
 }
 
 // options are the harness options of every run: the definition's

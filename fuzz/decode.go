@@ -14,29 +14,36 @@ import (
 // are those of model.Catalogue() followed by the world events of
 // model.WorldEvents(), each with its default target (the task's own
 // capability, policy, record or every memory key; a clock advance of
-// 1000 ms).
+// 1000 ms). Where a kind's sites are comes from the events the system
+// crosses in its clean run under the decoder's config (see NewDecoder),
+// or, with WithCatalogueSites, from the catalogue's designed placements
+// and MaxOrdinal.
 type Scope int
 
 const (
-	// ScopeDesigned places each kind at its own event (FaultSpec.Event) and
-	// designed ordinal (FaultSpec.Ordinal): the timing the catalogue gives
-	// the fault and the typed reference system is designed to contain, in
-	// any order and combination. This is the default.
+	// ScopeDesigned places each kind at its default placement on the
+	// clean run (model.Place: its own event at its designed ordinal, or
+	// the run's last crossing of it when the run crossed it fewer times;
+	// with WithCatalogueSites, FaultSpec.Event and FaultSpec.Ordinal
+	// as designed), in any order and combination. This is the default.
 	ScopeDesigned Scope = iota
-	// ScopeOrdinals places each kind at ordinals 1 to MaxOrdinal of its own
-	// event: the same fault at a later occurrence of its boundary (a
-	// retry, a re-read, a resume).
+	// ScopeOrdinals places each kind at every crossing of its own event
+	// in the clean run, ordinals 1 to the run's count (with
+	// WithCatalogueSites, 1 to MaxOrdinal): the same fault at a later
+	// occurrence of its boundary (a retry, a re-read, a resume).
 	ScopeOrdinals
-	// ScopeAnywhere places each kind at ordinals 1 to MaxOrdinal of every
-	// event it can be injected at (model.Schedule.Validate accepts it): a
-	// world event (a worker crash, a revocation) at any crossing, as the
-	// exploration of package properties draws them (the harness practice: a worker
-	// restart at any point).
+	// ScopeAnywhere places each kind at every crossing of every event it
+	// can be injected at (model.Schedule.Validate accepts it) that the
+	// clean run crossed (with WithCatalogueSites, ordinals 1 to
+	// MaxOrdinal of every such event): a world event (a worker crash, a
+	// revocation) at any crossing, as the exploration of package
+	// properties draws them (the harness practice: a worker restart at
+	// any point).
 	ScopeAnywhere
 )
 
 // MaxOrdinal is the largest ordinal ScopeOrdinals and ScopeAnywhere place a
-// fault at.
+// fault at under WithCatalogueSites.
 const MaxOrdinal = 3
 
 // DefaultMaxFaults is the default number of faults in one decoded
@@ -92,6 +99,10 @@ type options struct {
 	scope     Scope
 	maxFaults int
 	system    *System
+	catalogue bool
+	// replayTest and failDir: where a failure is written and replayed
+	// (target.go)
+	replayTest, failDir string
 }
 
 // WithDefinition sets the system under test: the system d describes, its
@@ -119,6 +130,14 @@ func WithScope(s Scope) Option { return func(o *options) { o.scope = s } }
 // 1 to 64 (default DefaultMaxFaults).
 func WithMaxFaults(n int) Option { return func(o *options) { o.maxFaults = n } }
 
+// WithCatalogueSites places the kinds at the catalogue's designed
+// placements (FaultSpec.Event and Ordinal) and, outside ScopeDesigned, at
+// ordinals 1 to MaxOrdinal, whatever the system crosses: the reference
+// system's counts. It keeps the meaning of inputs encoded against that
+// table (the reference system's fuzz corpus and counterexample files);
+// any other system wants the default, sites from its own clean run.
+func WithCatalogueSites() Option { return func(o *options) { o.catalogue = true } }
+
 // WithSystem overrides the factory the definition builds (default: a
 // System named after the definition, built by its Factory), for a variant
 // of the system the definition's config cannot select.
@@ -134,9 +153,11 @@ func WithSystem(s System) Option { return func(o *options) { o.system = &s } }
 // scope has more than 256 sites), whose value modulo the number of sites
 // picks the site in Sites order; trailing bytes that make no whole fault,
 // and bytes past MaxFaults faults, are ignored. The empty input is the
-// fault-free run. Sites follow the catalogue, so when kinds are added the
-// same bytes may decode to another composition: readable seeds belong in
-// corpus/ as schedule files, which Encode turns into bytes.
+// fault-free run. Sites follow the catalogue and the system's clean run,
+// so when kinds are added, or the system changes which events it
+// crosses, the same bytes may decode to another composition: readable
+// seeds belong in corpus/ as schedule files, which Encode turns into
+// bytes.
 type Decoder struct {
 	config    model.Config
 	fixture   model.Fixture
@@ -149,14 +170,22 @@ type Decoder struct {
 	index     map[Site]int
 	pool      sync.Pool
 	reach     Reach
+	// crossed: the events of the clean run the sites come from
+	crossed []model.EventName
+	// replayTest and failDir: see WithReplayTest and WithFailDir
+	replayTest, failDir string
 }
 
 // NewDecoder returns a decoder with opts applied over the defaults (an
 // empty system part, the definition's first fixture, ScopeDesigned,
-// DefaultMaxFaults). It returns an error for a missing or invalid
-// definition, a config the system refuses (the system's error), an
-// unknown fixture or scope, a fault count out of range, or a system
-// without a name or factory.
+// DefaultMaxFaults). Unless WithCatalogueSites is given, it runs the
+// system once without faults to learn where its faults can sit (see
+// Scope). It returns an error for a missing or invalid definition, a
+// config the system refuses (the system's error), an unknown fixture or
+// scope, a fault count out of range, a system without a name or factory,
+// a harness error on the clean run, or a clean run that crosses no event
+// any kind of the scope is placed at (the error names the events it did
+// cross).
 func NewDecoder(opts ...Option) (*Decoder, error) {
 	o := options{maxFaults: DefaultMaxFaults}
 	for _, opt := range opts {
@@ -172,7 +201,8 @@ func NewDecoder(opts ...Option) (*Decoder, error) {
 	if o.system != nil {
 		sys = *o.system
 	}
-	d := &Decoder{scope: o.scope, maxFaults: o.maxFaults, system: sys, def: o.def, index: map[Site]int{}}
+	d := &Decoder{scope: o.scope, maxFaults: o.maxFaults, system: sys, def: o.def, index: map[Site]int{},
+		replayTest: o.replayTest, failDir: o.failDir}
 	fx, err := o.def.Fixture(o.fixture)
 	if err != nil {
 		return nil, fmt.Errorf("fuzz: %w", err)
@@ -191,8 +221,35 @@ func NewDecoder(opts ...Option) (*Decoder, error) {
 	if _, err := sys.New(d.config); err != nil {
 		return nil, fmt.Errorf("fuzz: %w", err)
 	}
+	place := d.runSites
+	if o.catalogue {
+		place = d.catalogueSites
+	}
+	if err := place(); err != nil {
+		return nil, err
+	}
+	if len(d.sites) > 1<<16 {
+		return nil, fmt.Errorf("fuzz: %d sites is more than two bytes can address", len(d.sites))
+	}
+	for i, s := range d.sites {
+		// every site must be injectable
+		if !fits(d.config, s.Kind, s.Event) {
+			return nil, fmt.Errorf("fuzz: catalogue site %s cannot be injected", s)
+		}
+		d.index[s] = i
+	}
+	d.width = 1
+	if len(d.sites) > 256 {
+		d.width = 2
+	}
+	return d, nil
+}
+
+// catalogueSites sets the sites of WithCatalogueSites: the catalogue's
+// designed placements and ordinals 1 to MaxOrdinal.
+func (d *Decoder) catalogueSites() error {
 	for _, spec := range append(model.Catalogue(), model.WorldEvents()...) {
-		switch o.scope {
+		switch d.scope {
 		case ScopeDesigned:
 			d.sites = append(d.sites, Site{Kind: spec.Kind, Event: spec.Event, Ordinal: spec.Ordinal})
 		case ScopeOrdinals:
@@ -209,25 +266,83 @@ func NewDecoder(opts ...Option) (*Decoder, error) {
 				}
 			}
 		default:
-			return nil, fmt.Errorf("fuzz: unknown scope %d", int(o.scope))
+			return fmt.Errorf("fuzz: unknown scope %d", int(d.scope))
 		}
 	}
-	if len(d.sites) > 1<<16 {
-		return nil, fmt.Errorf("fuzz: %d sites is more than two bytes can address", len(d.sites))
-	}
-	for i, s := range d.sites {
-		// every site must be injectable: the catalogue is the only source
-		if !fits(d.config, s.Kind, s.Event) {
-			return nil, fmt.Errorf("fuzz: catalogue site %s cannot be injected", s)
-		}
-		d.index[s] = i
-	}
-	d.width = 1
-	if len(d.sites) > 256 {
-		d.width = 2
-	}
-	return d, nil
+	return nil
 }
+
+// runSites sets the sites from the clean run of the decoder's system
+// under its config: every site is a crossing that run made (see Scope).
+// A later fault's sites are the clean run's too: a byte's meaning must
+// not depend on the bytes before it, so an input keeps decoding to one
+// schedule. The crossings only an earlier fault makes (a retry's second
+// tool.commit, a resumed worker's checkpoint.load) are the rapid
+// target's, whose generator places each fault in the run of the faults
+// before it (Decoder.RapidProperty).
+func (d *Decoder) runSites() error {
+	switch d.scope {
+	case ScopeDesigned, ScopeOrdinals, ScopeAnywhere:
+	default:
+		return fmt.Errorf("fuzz: unknown scope %d", int(d.scope))
+	}
+	clean, err := d.Run(&model.Schedule{Version: model.ScheduleVersion, Seed: "clean", Config: d.config, Faults: []model.FaultEntry{}})
+	if err != nil {
+		return fmt.Errorf("fuzz: the clean run of %s: %w", d.system.Name, err)
+	}
+	counts := model.Crossings(clean)
+	seen := map[model.EventName]bool{}
+	for _, ev := range clean.Timeline {
+		seen[ev.Event] = true
+	}
+	for _, ev := range model.AllEvents {
+		if seen[ev] {
+			d.crossed = append(d.crossed, ev)
+		}
+	}
+	for _, spec := range append(model.Catalogue(), model.WorldEvents()...) {
+		switch d.scope {
+		case ScopeDesigned:
+			if f, ok := model.Place(spec.Kind, clean); ok {
+				d.sites = append(d.sites, Site{Kind: f.Kind, Event: f.Event, Ordinal: f.Ordinal})
+			}
+		case ScopeOrdinals:
+			for ord := 1; ord <= counts[spec.Event]; ord++ {
+				d.sites = append(d.sites, Site{Kind: spec.Kind, Event: spec.Event, Ordinal: ord})
+			}
+		case ScopeAnywhere:
+			for _, ev := range model.AllEvents {
+				if counts[ev] == 0 || !fits(d.config, spec.Kind, ev) {
+					continue
+				}
+				for ord := 1; ord <= counts[ev]; ord++ {
+					d.sites = append(d.sites, Site{Kind: spec.Kind, Event: ev, Ordinal: ord})
+				}
+			}
+		}
+	}
+	if len(d.sites) == 0 {
+		return fmt.Errorf("fuzz: the clean run of %s crosses no event a fault kind is placed at in scope %s (the events it crossed: %s)", d.system.Name, d.scope, eventList(d.crossed))
+	}
+	return nil
+}
+
+// eventList names events for messages, "(none)" for none.
+func eventList(evs []model.EventName) string {
+	if len(evs) == 0 {
+		return "(none)"
+	}
+	names := make([]string, len(evs))
+	for i, ev := range evs {
+		names[i] = string(ev)
+	}
+	return strings.Join(names, ", ")
+}
+
+// Crossed returns the events the system crossed in its clean run under
+// the decoder's config, in the order of model.AllEvents (nil under
+// WithCatalogueSites, which does not run it).
+func (d *Decoder) Crossed() []model.EventName { return append([]model.EventName(nil), d.crossed...) }
 
 // fits reports whether the schedule validator accepts kind at ev.
 func fits(cfg model.Config, kind string, ev model.EventName) bool {
@@ -252,7 +367,8 @@ func (d *Decoder) System() System { return d.system }
 
 // Sites returns the injection sites in decoding order: the catalogue's
 // kinds in catalogue order, then the world events in their order, each at
-// the events and ordinals of the scope.
+// the events and ordinals of the scope (kinds whose events the clean run
+// never crossed have none).
 func (d *Decoder) Sites() []Site { return append([]Site(nil), d.sites...) }
 
 // Decode returns the composition data encodes. It is total and

@@ -23,6 +23,15 @@
 //     ([ScopeDesigned], [ScopeOrdinals], [ScopeAnywhere]);
 //     [Decoder.Encode] is its inverse, which turns corpus schedules into
 //     seeds.
+//   - [For] (and [NewTarget], [Target.Check], [Target.Done]): the body of
+//     a native fuzz target of any system, func([]byte) error: the decoder,
+//     the run, the invariants, the shrinking and the counterexample
+//     ([*Failure]), with [WithReplayTest] and [WithFailDir] saying where
+//     the counterexample is written and replayed. [Decoder.Verify] is the
+//     same for one schedule; the built-in targets call it.
+//   - [WithCatalogueSites]: the catalogue's table of sites (the reference
+//     system's counts), for inputs encoded against it; by default a
+//     decoder's sites are the crossings of its system's clean run.
 //   - [Decoder.Check] returns a [*Violation] whose message prints the
 //     schedule in canonical form and the faultline replay command;
 //     [Decoder.Shrink] reduces a violating schedule to a smallest one that

@@ -113,10 +113,11 @@ func decoderFromEnv() (*Decoder, bool, error) {
 const referenceName = "reference"
 
 // referenceOptions are the decoder options of the targets' system, the
-// reference system, under its typed profile.
+// reference system, under its typed profile, at the catalogue's sites
+// (the corpus's encodings).
 func referenceOptions() []Option {
 	return []Option{WithDefinition(copperfin.Definition()), WithSystem(System{Name: referenceName, New: copperfin.Configured}),
-		WithConfig(copperfin.ConfigOfProfile(copperfin.ProfileTyped))}
+		WithConfig(copperfin.ConfigOfProfile(copperfin.ProfileTyped)), WithCatalogueSites()}
 }
 
 // withSettings changes the reference system's settings in the decoder's
@@ -176,9 +177,11 @@ func corpusSeeds(f *testing.F, d *Decoder, skipViolating bool) *seeds {
 // (Decoder.Decode) into up to four faults of the catalogue and world
 // events, each at a site of the scope, under the selected config and
 // fixture; the run of the system under test must keep every invariant
-// (the eight of model.Invariants). A failure prints the violated
+// (the eight of model.Invariants). Its body is the one a user's own
+// target calls (Target.Check, fuzz.For): a failure prints the violated
 // invariants, the schedule in canonical form and the faultline replay
-// command. Seeds: every corpus schedule of the scope, encoded.
+// command, then the schedule shrunk. Seeds: every corpus schedule of the
+// scope, encoded.
 func FuzzComposition(f *testing.F) {
 	env := fromEnv()
 	if env.err != nil {
@@ -195,9 +198,10 @@ func FuzzComposition(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	check := d.Target()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n := compositions.Add(1)
-		if _, err := d.Check(d.Decode(data)); err != nil {
+		if err := check.Check(data); err != nil {
 			t.Fatalf("%v(this process had checked %d compositions)", err, n)
 		}
 	})

@@ -13,12 +13,13 @@ import (
 // RapidProperty returns the property the rapid fuzz target checks through
 // rapid.MakeFuzz: it draws one schedule from the exploration's generator
 // (properties.Generator: one to min(MaxFaults, 16) kinds of the catalogue
-// and world events, each at one of the events it fits that the workload's
-// clean run reaches, at an ordinal up to one past that event's count,
+// and world events, each at an event it fits that the run under the
+// faults drawn before it crossed, at an ordinal up to that run's count,
 // with drawn targets), under the decoder's config and fixture and for its
-// system, and fails with Check's *Violation message (the violated
-// invariants, the schedule in canonical form and the replay command) when
-// the run violates an invariant. The decoder's scope does not apply: the
+// system, and fails with Verify's *Failure message (the violated
+// invariants, the schedule in canonical form and the replay command, then
+// the schedule shrunk), as a native target's body does, when the run
+// violates an invariant. The decoder's scope does not apply: the
 // generator has its own placement. It returns an error when the generator
 // cannot be built (a harness error on the clean run). When count is not
 // nil, every check adds one to it, and a failure message ends with the
@@ -30,7 +31,7 @@ func (d *Decoder) RapidProperty(count *atomic.Int64) (func(*rapid.T), error) {
 	}
 	return func(t *rapid.T) {
 		s := gen.Draw(t, "schedule")
-		_, err := d.Check(s)
+		err := d.Verify(s)
 		if count == nil {
 			if err != nil {
 				t.Fatalf("%v", err)

@@ -1,14 +1,18 @@
 package fuzz_test
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/faultline/faultline/fuzz"
+	"github.com/faultline/faultline/model"
 )
 
 // TestReachCountsACampaign: Check counts every run, the faults it
-// scheduled and those reached; a campaign whose faults were all left
-// unreached is inconclusive, one that reached any is not.
+// scheduled and those reached, and the events the runs crossed; a
+// campaign whose faults were all left unreached is inconclusive, and says
+// which events the system did cross; one that reached any is not.
 func TestReachCountsACampaign(t *testing.T) {
 	d := decoder(t)
 	start := d.Reach().Counts()
@@ -20,17 +24,24 @@ func TestReachCountsACampaign(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := d.Reach().Counts().Since(start)
-	if c != (fuzz.ReachCounts{Runs: 2, Faults: 3, Reached: 0}) {
+	if c.Runs != 2 || c.Faults != 3 || c.Reached != 0 {
 		t.Fatalf("counts %+v", c)
 	}
-	if err := c.Err(); err == nil || err.Error() != "inconclusive: none of the 3 faults scheduled in 2 runs was reached, so no fault was tested" {
+	if !slices.Contains(c.Crossed, model.EvToolCommit) || !slices.Contains(c.Crossed, model.EvContextPolicy) || slices.Contains(c.Crossed, model.EvEvidenceDenial) {
+		t.Fatalf("crossed %v", c.Crossed)
+	}
+	names := make([]string, len(c.Crossed))
+	for i, ev := range c.Crossed {
+		names[i] = string(ev)
+	}
+	if err := c.Err(); err == nil || err.Error() != "inconclusive: none of the 3 faults scheduled in 2 runs was reached, so no fault was tested; the events the system crossed: "+strings.Join(names, ", ") {
 		t.Fatalf("Err() = %v", err)
 	}
 	if _, err := d.Check(schedule(typed, entry("timeout_after_commit", 1))); err != nil {
 		t.Fatal(err)
 	}
 	c = d.Reach().Counts().Since(start)
-	if c != (fuzz.ReachCounts{Runs: 3, Faults: 4, Reached: 1}) || c.Err() != nil {
+	if c.Runs != 3 || c.Faults != 4 || c.Reached != 1 || c.Err() != nil {
 		t.Fatalf("counts %+v, Err %v", c, c.Err())
 	}
 	if err := (fuzz.ReachCounts{Runs: 4}).Err(); err != nil {

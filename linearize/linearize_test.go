@@ -7,13 +7,15 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/faultline/faultline/linearize"
 )
 
@@ -39,17 +41,14 @@ const committed, rejected, unknown = linearize.OutcomeCommitted, linearize.Outco
 func check(t *testing.T, h linearize.History) linearize.Result {
 	t.Helper()
 	res, err := linearize.Check(h, 0)
-	if err != nil {
-		t.Fatalf("Check: %v", err)
-	}
+	require.NoError(t, err, "Check")
 	return res
 }
 
 func wantVerdict(t *testing.T, res linearize.Result, v linearize.Verdict, action string) {
 	t.Helper()
-	if res.Verdict != v || res.Action != action {
-		t.Fatalf("got %s, action %q (%s); want %s, action %q", res.Verdict, res.Action, res, v, action)
-	}
+	require.Equal(t, v, res.Verdict, "%s", res)
+	require.Equal(t, action, res.Action, "%s", res)
 }
 
 // A commit completes at 2; a readback invoked at 3, after that response,
@@ -60,12 +59,9 @@ func TestLaggingReadIsIllegal(t *testing.T) {
 		readback(1, "a1", 3, 4),
 	})
 	wantVerdict(t, res, linearize.Illegal, "a1")
-	if res.Actions != 1 || len(res.Undecided) != 0 {
-		t.Fatalf("Actions %d, Undecided %v; want 1 and none", res.Actions, res.Undecided)
-	}
-	if got, want := res.String(), "illegal: action a1 has no linearization (of 1 action)"; got != want {
-		t.Fatalf("String() = %q, want %q", got, want)
-	}
+	assert.Equal(t, 1, res.Actions)
+	assert.Empty(t, res.Undecided)
+	assert.Equal(t, "illegal: action a1 has no linearization (of 1 action)", res.String())
 }
 
 func TestReadAfterCommitSeesItIsOk(t *testing.T) {
@@ -74,17 +70,14 @@ func TestReadAfterCommitSeesItIsOk(t *testing.T) {
 		readback(1, "a1", 3, 4, "k1:r1"),
 	})
 	wantVerdict(t, res, linearize.Ok, "")
-	if got, want := res.String(), "ok: 1 action, each linearizable"; got != want {
-		t.Fatalf("String() = %q, want %q", got, want)
-	}
+	assert.Equal(t, "ok: 1 action, each linearizable", res.String())
 }
 
 func TestEmptyHistoryIsOkWithNoActions(t *testing.T) {
 	res := check(t, nil)
 	wantVerdict(t, res, linearize.Ok, "")
-	if res.Actions != 0 || res.String() != "ok: 0 actions, each linearizable" {
-		t.Fatalf("Actions %d, String %q", res.Actions, res)
-	}
+	assert.Equal(t, 0, res.Actions)
+	assert.Equal(t, "ok: 0 actions, each linearizable", res.String())
 }
 
 // A readback inside the commit's interval may be ordered before or after it.
@@ -224,9 +217,7 @@ func TestFailingPartitionIsDeterministic(t *testing.T) {
 	for i := range 20 {
 		res := check(t, h)
 		wantVerdict(t, res, linearize.Illegal, "b")
-		if res.Actions != 3 {
-			t.Fatalf("run %d: Actions %d, want 3", i, res.Actions)
-		}
+		require.Equal(t, 3, res.Actions, "run %d", i)
 	}
 	// Entries of another action never satisfy a readback.
 	wantVerdict(t, check(t, linearize.History{
@@ -249,26 +240,16 @@ func hard(action string, n int) linearize.History {
 func TestTimeoutIsUnknownNeverOk(t *testing.T) {
 	h := append(hard("a", 40), commit(0, "b", "kb", committed, "rb", 1, 2), readback(1, "b", 3, 4, "kb:rb"))
 	res, err := linearize.Check(h, 5*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Verdict != linearize.Unknown || res.Action != "" {
-		t.Fatalf("got %s, action %q; want unknown", res.Verdict, res.Action)
-	}
+	require.NoError(t, err)
+	require.Equal(t, linearize.Unknown, res.Verdict)
+	require.Empty(t, res.Action)
 	// a ran out of time; b was never started because the budget was spent.
-	if !slices.Equal(res.Undecided, []string{"a", "b"}) || res.Actions != 2 {
-		t.Fatalf("Undecided %v, Actions %d; want [a b] and 2", res.Undecided, res.Actions)
-	}
-	if got, want := res.String(), "unknown: 2 of 2 actions undecided when the time budget ran out"; got != want {
-		t.Fatalf("String() = %q, want %q", got, want)
-	}
-	if err := res.WriteHTML(new(bytes.Buffer)); err == nil || !strings.Contains(err.Error(), "no counterexample") {
-		t.Fatalf("WriteHTML on unknown: %v, want a no-counterexample error", err)
-	}
+	assert.Equal(t, []string{"a", "b"}, res.Undecided)
+	assert.Equal(t, 2, res.Actions)
+	assert.Equal(t, "unknown: 2 of 2 actions undecided when the time budget ran out", res.String())
+	assert.ErrorContains(t, res.WriteHTML(new(bytes.Buffer)), "no counterexample", "WriteHTML on unknown")
 	var zero linearize.Result
-	if zero.Verdict == linearize.Ok {
-		t.Fatal("the zero Result is a pass")
-	}
+	assert.NotEqual(t, linearize.Ok, zero.Verdict, "the zero Result is a pass")
 }
 
 func TestWriteHTML(t *testing.T) {
@@ -278,19 +259,13 @@ func TestWriteHTML(t *testing.T) {
 	})
 	wantVerdict(t, res, linearize.Illegal, "refund-order-7")
 	var b bytes.Buffer
-	if err := res.WriteHTML(&b); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, res.WriteHTML(&b))
 	html := b.String() // the operations are JSON in a script: ">" is \u003e
 	for _, want := range []string{"<html", "commit refund-order-7 key=k1 -\\u003e committed r1", "readback refund-order-7 -\\u003e []", "[k1:r1]"} {
-		if !strings.Contains(html, want) {
-			t.Errorf("HTML (%d bytes) lacks %q", len(html), want)
-		}
+		assert.Contains(t, html, want, "the HTML")
 	}
 	ok := check(t, linearize.History{commit(0, "a", "k", committed, "r", 1, 2)})
-	if err := ok.WriteHTML(&b); err == nil || !strings.Contains(err.Error(), "verdict ok") {
-		t.Fatalf("WriteHTML on ok: %v, want an error naming the verdict", err)
-	}
+	assert.ErrorContains(t, ok.WriteHTML(&b), "verdict ok", "WriteHTML on ok")
 }
 
 func TestBadHistory(t *testing.T) {
@@ -318,18 +293,14 @@ func TestBadHistory(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := linearize.Check(linearize.History{good, tc.op(good)}, 0)
-			if err == nil || !strings.Contains(err.Error(), "operation 1") || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("err = %v, want one naming operation 1 and %q", err, tc.want)
-			}
+			assert.ErrorContains(t, err, "operation 1")
+			assert.ErrorContains(t, err, tc.want)
 		})
 	}
 	_, err := linearize.Check(linearize.History{good, commit(1, "b", "k", committed, "r", 3, 4)}, 0)
-	if err == nil || !strings.Contains(err.Error(), `request key "k" is committed under action refs "a" and "b"`) {
-		t.Fatalf("key under two actions: err = %v", err)
-	}
-	if _, err := linearize.Check(linearize.History{good}, -time.Second); err == nil || !strings.Contains(err.Error(), "negative timeout") {
-		t.Fatalf("negative timeout: err = %v", err)
-	}
+	assert.ErrorContains(t, err, `request key "k" is committed under action refs "a" and "b"`, "a key under two actions")
+	_, err = linearize.Check(linearize.History{good}, -time.Second)
+	assert.ErrorContains(t, err, "negative timeout")
 }
 
 func TestOpString(t *testing.T) {
@@ -342,9 +313,7 @@ func TestOpString(t *testing.T) {
 		{commit(0, "a1", "k1", unknown, "", 3, linearize.NoReturn), "w0 commit a1 key=k1 -> unknown [3,-]"},
 		{readback(2, "a1", 5, 6, "k2:r2", "k1:r1"), "w2 readback a1 -> [k1:r1 k2:r2] [5,6]"},
 	} {
-		if got := tc.op.String(); got != tc.want {
-			t.Errorf("String() = %q, want %q", got, tc.want)
-		}
+		assert.Equal(t, tc.want, tc.op.String())
 	}
 }
 
@@ -356,26 +325,21 @@ func TestModelWithPorcupine(t *testing.T) {
 		readback(1, "a", 3, 4),
 	}
 	ops, err := h.Operations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ops[0].Return != 5 || ops[1].Return != 2 {
-		t.Fatalf("returns %d, %d; want 5 (after every event) and 2", ops[0].Return, ops[1].Return)
-	}
+	require.NoError(t, err)
+	require.Len(t, ops, 3)
+	assert.Equal(t, int64(5), ops[0].Return, "after every event")
+	assert.Equal(t, int64(2), ops[1].Return)
 	m := linearize.Model()
-	if parts := m.Partition(ops); len(parts) != 2 || len(parts[0]) != 2 || len(parts[1]) != 1 {
-		t.Fatalf("partitions %v, want [a: 2 ops] [b: 1 op]", parts)
-	}
-	if porcupine.CheckOperations(m, ops) {
-		t.Fatal("porcupine accepts the lagging read")
-	}
+	parts := m.Partition(ops)
+	require.Len(t, parts, 2, "partitions [a: 2 ops] [b: 1 op]")
+	assert.Len(t, parts[0], 2)
+	assert.Len(t, parts[1], 1)
+	assert.False(t, porcupine.CheckOperations(m, ops), "porcupine accepts the lagging read")
 	ok, state := m.Step(m.Init(), ops[0].Input, ops[0].Output)
-	if !ok || m.DescribeState(state) != "[kb:?]" || m.DescribeState(m.Init()) != "[]" {
-		t.Fatalf("step %v, state %q; want true and [kb:?]", ok, m.DescribeState(state))
-	}
-	if got := m.DescribeOperation(ops[2].Input, ops[2].Output); got != "readback a -> []" {
-		t.Fatalf("DescribeOperation = %q", got)
-	}
+	assert.True(t, ok)
+	assert.Equal(t, "[kb:?]", m.DescribeState(state))
+	assert.Equal(t, "[]", m.DescribeState(m.Init()))
+	assert.Equal(t, "readback a -> []", m.DescribeOperation(ops[2].Input, ops[2].Output))
 }
 
 // The core model imports no checker: linearize depends on model's world,
@@ -398,10 +362,6 @@ func TestModelDoesNotImportPorcupine(t *testing.T) {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n == 0 {
-		t.Fatal("no Go files under ../model")
-	}
+	require.NoError(t, err)
+	assert.NotZero(t, n, "Go files under ../model")
 }

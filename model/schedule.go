@@ -492,7 +492,10 @@ func Format(s *Schedule) []byte {
 }
 
 // SingleFault returns the schedule that injects kind once at its own event
-// and default ordinal (FaultSpec.Ordinal) under cfg.
+// and designed ordinal (FaultSpec.Ordinal) under cfg: the placement the
+// catalogue designs for the reference system (the assay and the paper's
+// parity use it). For any other system, place faults on the events its
+// runs actually cross with Place or SingleFaults.
 func SingleFault(kind string, cfg Config) (*Schedule, error) {
 	k, err := lookupKind(kind)
 	if err != nil {

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
@@ -33,26 +35,19 @@ import (
 func run(t *testing.T, kind string, cfg model.Config) *model.Result {
 	t.Helper()
 	s, err := model.SingleFault(kind, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	res, err := copperfin.Definition().Run(s, model.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return res
 }
 
 // readBack reads an OTLP/JSON file with the collector's unmarshaler.
 func readBack(t *testing.T, data []byte) ptrace.Traces {
 	t.Helper()
-	if n := bytes.Count(data, []byte("\n")); n != 1 || data[len(data)-1] != '\n' {
-		t.Fatalf("want one TracesData line, got %d newlines", n)
-	}
+	require.Equal(t, 1, bytes.Count(data, []byte("\n")), "newlines: want one TracesData line")
+	require.Equal(t, byte('\n'), data[len(data)-1], "want one TracesData line")
 	td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(data)
-	if err != nil {
-		t.Fatalf("the collector cannot read the file: %v", err)
-	}
+	require.NoError(t, err, "the collector cannot read the file")
 	return td
 }
 
@@ -98,29 +93,19 @@ func TestTraceFileMatchesTimeline(t *testing.T) {
 		t.Fatalf("the run changed: %+v", inv)
 	}
 	path := filepath.Join(t.TempDir(), otelrun.FileName(res))
-	if err := otelrun.WriteFile(path, res); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, otelrun.WriteFile(path, res))
 	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	td := readBack(t, data)
 	if td.ResourceSpans().Len() != 1 || td.ResourceSpans().At(0).ScopeSpans().Len() != 1 {
 		t.Fatalf("want one resource and one scope, got %d resources", td.ResourceSpans().Len())
 	}
 	rs := td.ResourceSpans().At(0)
-	if got := rs.Resource().Attributes().AsRaw(); !cmp.Equal(got, map[string]any{"service.name": "faultline"}) {
-		t.Errorf("resource attributes %v", got)
-	}
+	assert.Equal(t, map[string]any{"service.name": "faultline"}, rs.Resource().Attributes().AsRaw(), "resource attributes")
 	ss := rs.ScopeSpans().At(0)
-	if ss.Scope().Name() != "github.com/faultline/faultline/otelrun" {
-		t.Errorf("scope %q", ss.Scope().Name())
-	}
+	assert.Equal(t, "github.com/faultline/faultline/otelrun", ss.Scope().Name())
 	spans := ss.Spans()
-	if spans.Len() != len(tl)+1 {
-		t.Fatalf("%d spans, want %d crossings and one task", spans.Len(), len(tl))
-	}
+	require.Equal(t, len(tl)+1, spans.Len(), "spans: one per crossing and one for the task")
 	root := spans.At(spans.Len() - 1)
 	if root.Name() != "task refund-O-731" || !root.ParentSpanID().IsEmpty() {
 		t.Fatalf("last span %q parent %s, want the task's root", root.Name(), root.ParentSpanID())
@@ -194,9 +179,7 @@ func TestTraceFileMatchesTimeline(t *testing.T) {
 			}
 		}
 	}
-	if events != 2 {
-		t.Errorf("%d span events, want 2 (one fault, one invariant)", events)
-	}
+	assert.Equal(t, 2, events, "span events: one fault, one invariant")
 	if root.StartTimestamp() != ms(0) || root.EndTimestamp() != ms(252) || root.Events().Len() != 0 ||
 		root.Status().Code() != ptrace.StatusCodeError || root.Status().Message() != "effect_at_most_once violated at seq 19 (tool.commit)" {
 		t.Errorf("root %s..%s, %d events, status %s %q", root.StartTimestamp(), root.EndTimestamp(), root.Events().Len(), root.Status().Code(), root.Status().Message())
@@ -226,9 +209,7 @@ func TestTraceFileMatchesTimeline(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal(data, &raw); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(data, &raw))
 	hex32, hex16 := regexp.MustCompile(`^[0-9a-f]{32}$`), regexp.MustCompile(`^[0-9a-f]{16}$`)
 	rawSpans := raw.ResourceSpans[0].ScopeSpans[0].Spans
 	seen := map[string]bool{}
@@ -252,9 +233,7 @@ func TestSameScheduleSameFile(t *testing.T) {
 	var files [2][]byte
 	for i := range files {
 		p := filepath.Join(dir, "run"+string(rune('a'+i))+".json")
-		if err := otelrun.WriteFile(p, run(t, "stale_policy", copperfin.ConfigOfProfile(copperfin.ProfileBaseline))); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, otelrun.WriteFile(p, run(t, "stale_policy", copperfin.ConfigOfProfile(copperfin.ProfileBaseline))))
 		var err error
 		if files[i], err = os.ReadFile(p); err != nil {
 			t.Fatal(err)
@@ -268,9 +247,7 @@ func TestSameScheduleSameFile(t *testing.T) {
 	sub := filepath.Join(dir, "traces", "nightly")
 	res := run(t, "stale_policy", copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
 	p, err := otelrun.WriteInDir(sub, res)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if got, _ := os.ReadFile(p); p != filepath.Join(sub, res.RunID+".otlp.json") || !bytes.Equal(got, files[0]) {
 		t.Errorf("WriteInDir wrote %s (%d bytes)", p, len(got))
 	}
@@ -279,9 +256,7 @@ func TestSameScheduleSameFile(t *testing.T) {
 		t.Errorf("a directory under a file: %v", err)
 	}
 	other, err := otelrun.Encode(run(t, "stale_policy", copperfin.ConfigOfProfile(copperfin.ProfileTyped)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	a := readBack(t, files[0]).ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
 	b := readBack(t, other).ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
 	if a.TraceID() == b.TraceID() || a.SpanID() == b.SpanID() {
@@ -311,9 +286,7 @@ func TestExportToAnyExporter(t *testing.T) {
 		return c
 	}())
 	rec := &recorder{}
-	if err := otelrun.Export(context.Background(), res, rec); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, otelrun.Export(context.Background(), res, rec))
 	spans := rec.GetSpans()
 	tasks := map[string]int{}
 	for _, e := range res.Timeline {
@@ -351,9 +324,7 @@ func TestExportToAnyExporter(t *testing.T) {
 		}
 	}
 	// the exporter is still open
-	if err := rec.ExportSpans(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, rec.ExportSpans(context.Background(), nil))
 
 	bad := *res
 	bad.Timeline = append([]model.Event(nil), res.Timeline...)
@@ -442,9 +413,7 @@ func TestFileExporterValues(t *testing.T) {
 	if !strings.Contains(lines[0], `"traceId":"0102030405060708090a0b0c0d0e0f10"`) {
 		t.Errorf("trace id not hex in %s", lines[0])
 	}
-	if err := e.Shutdown(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, e.Shutdown(context.Background()))
 	if err := e.ExportSpans(context.Background(), tracetest.SpanStubs{stub}.Snapshots()); err == nil || !strings.Contains(err.Error(), "shut down") {
 		t.Errorf("after shutdown: %v", err)
 	}
@@ -481,9 +450,7 @@ func TestInvariantWithoutItsCrossing(t *testing.T) {
 		}
 	}
 	exp := tracetest.NewInMemoryExporter()
-	if err := otelrun.Export(context.Background(), &cp, exp); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, otelrun.Export(context.Background(), &cp, exp))
 	spans := exp.GetSpans()
 	for _, s := range spans[:len(spans)-1] {
 		if s.Status.Code != codes.Unset || len(s.Events) > 1 {

@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"errors"
 	"os"
 	"strings"
 
@@ -81,7 +82,10 @@ func Check(t rapid.TB, sys System, opts ...Option) {
 		}
 		t.Logf("properties: the counterexample stored in %s holds now: fixed (%d of %d faults reached%s); delete the file, or keep it to replay on every run", path, st.reached(), len(st.res.Faults), st.note)
 	}
-	if err := e.survey(); err != nil {
+	if err := e.survey(); errors.Is(err, errNoSite) {
+		t.Errorf("properties: %s (exit code 3 of the table: the campaign is inconclusive, not a pass; widen the scope with WithKinds, WithDomains or WithFixture so the faults meet events the workload crosses)", e.noSite().InconclusiveMessage())
+		return
+	} else if err != nil {
 		t.Fatalf("%v (a harness or option error, not a verdict on the system)", err)
 		return
 	}

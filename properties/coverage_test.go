@@ -27,8 +27,10 @@ func visited(d coverage.Counter) int {
 // curve explores the reference system (typed, one refund) with opts under
 // rapid's seed for checks checks, recording every run, and returns the
 // number of reachable keys visited after each check and the record. The
-// System is built once per run, the fault-free survey of the workload
-// first: building it for run i reads the record of the i-1 checks before.
+// System is built once per run (the fault-free survey of the workload
+// first, and the unrecorded runs a check's draw makes of its earlier
+// faults): the first build after check i-1 was recorded reads the record
+// of the i-1 checks before check i.
 func curve(t *testing.T, seed uint64, checks int, opts ...properties.Option) ([]int, *coverage.Data) {
 	t.Helper()
 	return curveOf(t, visited, seed, checks, opts...)
@@ -40,29 +42,34 @@ func curveOf(t *testing.T, count func(coverage.Counter) int, seed uint64, checks
 	rapidFlags(t, checks, seed)
 	tr := coverage.NewTracker(nil)
 	var c []int
+	last := -1
 	sys := func(cfg model.Config) (model.Factory, error) {
-		c = append(c, count(tr))
+		// the draws of a check run its earlier faults too (the run a later
+		// fault is placed in), unrecorded: count once per recorded total
+		if runs := tr.Data().Runs; runs != last {
+			c, last = append(c, count(tr)), runs
+		}
 		return copperfin.Configured(cfg)
 	}
 	rep, err := explore(sys, append(opts, properties.WithCoverage(tr))...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Found || rep.Checks != checks || len(c) != checks+1 {
-		t.Fatalf("found %t after %d checks, %d runs", rep.Found, rep.Checks, len(c))
+	if rep.Found || rep.Checks != checks || len(c) != checks {
+		t.Fatalf("found %t after %d checks, %d recorded totals", rep.Found, rep.Checks, len(c))
 	}
 	d := tr.Data()
 	if d.Runs != checks || d.NotAdjudicated != 0 {
 		t.Fatalf("recorded %d runs (%d not adjudicated), want %d", d.Runs, d.NotAdjudicated, checks)
 	}
 	suite.Add(d)
-	return append(c[2:], count(d)), d
+	return append(c[1:], count(d)), d
 }
 
 // TestGuidedVisitsEveryKeyWithinTwiceTheKeys: guided exploration (seed 1)
-// visits all 19 reachable keys in 20 checks, within the target of twice as
+// visits all 19 reachable keys in 18 checks, within the target of twice as
 // many checks as reachable keys; unguided exploration with the same seed
-// has visited 16 after 38 checks and needs 72 for all 19. Exploring
+// has visited 18 after 38 checks and needs 48 for all 19. Exploring
 // exactly N checks visits what the curve says after N.
 func TestGuidedVisitsEveryKeyWithinTwiceTheKeys(t *testing.T) {
 	reachable := len(coverage.Default().Reachable())
@@ -70,19 +77,19 @@ func TestGuidedVisitsEveryKeyWithinTwiceTheKeys(t *testing.T) {
 		t.Fatalf("%d reachable keys: the curves below are for 19", reachable)
 	}
 	guided, _ := curve(t, 1, 2*reachable, properties.WithGuide(1, nil))
-	want := []int{1, 2, 3, 4, 5, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 16, 16, 17, 18, 19}
+	want := []int{1, 2, 3, 5, 6, 7, 8, 9, 11, 12, 13, 14, 14, 15, 17, 18, 18, 19}
 	want = append(want, slices.Repeat([]int{19}, 2*reachable-len(want))...)
 	if !slices.Equal(guided, want) {
 		t.Fatalf("guided curve, seed 1:\n%v\nwant\n%v", guided, want)
 	}
 	unguided, _ := curve(t, 1, 2*reachable)
-	wantU := []int{1, 2, 3, 5, 6, 6, 7, 7, 8, 8, 9, 10, 13, 13, 14, 15, 16, 16, 16, 17,
-		17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17}
+	wantU := []int{1, 2, 3, 5, 6, 7, 8, 8, 8, 8, 9, 10, 13, 13, 14, 15, 16, 16, 16, 17,
+		17, 17, 17, 17, 17, 17, 17, 17, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18}
 	if !slices.Equal(unguided, wantU) {
 		t.Fatalf("unguided curve, seed 1:\n%v\nwant\n%v", unguided, wantU)
 	}
 	long, _ := curve(t, 1, 100)
-	if i := slices.Index(long, reachable); i+1 != 72 || !slices.Equal(long[:len(wantU)], wantU) {
+	if i := slices.Index(long, reachable); i+1 != 48 || !slices.Equal(long[:len(wantU)], wantU) {
 		t.Fatalf("unguided, seed 1: all keys after %d checks, curve %v", i+1, long)
 	}
 	// the curve is what an exploration of exactly N checks records
@@ -97,7 +104,7 @@ func TestGuidedVisitsEveryKeyWithinTwiceTheKeys(t *testing.T) {
 // and prior give byte-equal coverage files; another guide seed changes
 // the choices; a prior record steers the first checks to the keys it
 // lacks: with a prior that visited 15 of the 19 keys, the other four are
-// visited in the first 4 checks (seed 2); without it, in 19.
+// visited in the first 4 checks (seed 2); without it, in 13.
 func TestGuidedExplorationIsDeterministic(t *testing.T) {
 	write := func(d *coverage.Data) string {
 		var b bytes.Buffer
@@ -149,7 +156,7 @@ func TestGuidedExplorationIsDeterministic(t *testing.T) {
 	}
 	withPrior, _ := curveOf(t, lacking, 2, 30, properties.WithGuide(2, prior))
 	without, _ := curveOf(t, lacking, 2, 30, properties.WithGuide(2, nil))
-	if a, b := slices.Index(withPrior, 4)+1, slices.Index(without, 4)+1; a != 4 || b != 19 {
+	if a, b := slices.Index(withPrior, 4)+1, slices.Index(without, 4)+1; a != 4 || b != 13 {
 		t.Fatalf("the four keys the prior lacks were visited after %d checks with the prior (%v), %d without (%v)", a, withPrior, b, without)
 	}
 }

@@ -47,12 +47,18 @@
 // What a drawn schedule holds: one to WithMaxFaults entries, each a fault
 // kind of model.Catalogue or a world event of model.WorldEvents (clock
 // advance, capability revocation, policy change, state-version change,
-// worker crash), attached to one of the events the kind can be injected
-// at that occurs in the workload's clean run, at an ordinal from one to one
-// past the clean run's count of that event, in the order drawn (faults at
-// one crossing compose in schedule order). Memory losses and branch
-// failures draw a target from the clean run's memory keys and branch
-// names; clock advances draw their length, from 1 ms to twice the
+// worker crash), attached to an event the system actually crosses: the
+// first entry to an event of the clean run, each later one to an event of
+// the run under the entries drawn before it (a retry's second tool.commit
+// or a resume's checkpoint.load exists only once an earlier fault made
+// it), at an ordinal from one to that run's count of the event, never
+// from the reference system's counts. Three times in four an entry sits
+// at its kind's default placement in that run (model.Place: its own event
+// at its designed ordinal, or the last crossing when the run crossed it
+// fewer times), otherwise at any event it fits that the run crossed.
+// Entries compose in the order drawn (faults at one crossing compose in
+// schedule order). Memory losses and branch failures draw a target from
+// the memory keys and branch names of the run they are placed in; clock advances draw their length, from 1 ms to twice the
 // workload's farthest capability expiry or deadline and never more than
 // model.MaxClockAdvance (what the schedule validator accepts). The config (profile or
 // controls, mutant, budgets, join policy) and the fixture are fixed by the

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"pgregory.net/rapid"
 
@@ -61,6 +62,9 @@ func (r *Report) InconclusiveMessage() string {
 	}
 	if len(crossed) == 0 {
 		crossed = []string{"(none)"}
+	}
+	if r.Faults == 0 && r.Checks == 0 {
+		return "inconclusive: no fault kind in scope can be placed at an event the system crosses, so no fault was scheduled or tested; the events the system crossed: " + strings.Join(crossed, ", ")
 	}
 	return fmt.Sprintf("inconclusive: none of the %d faults scheduled in %d checks was reached, so no fault was tested; the events the system crossed: %s",
 		r.Faults, r.Checks, strings.Join(crossed, ", "))
@@ -124,14 +128,36 @@ func Explore(sys System, opts ...Option) (*Report, error) {
 }
 
 func explore(parent rapid.TB, sys System, opts []Option) (*Report, error) {
-	e, err := newExplorer(sys, opts)
+	e, err := resolve(sys, opts)
 	if err != nil {
 		return nil, err
 	}
 	if e.set.failDir != "" {
 		return nil, errors.New("properties: WithFailDir applies to Check only (Explore writes its counterexamples with WithCounterexampleDir)")
 	}
+	if err := e.survey(); errors.Is(err, errNoSite) {
+		return e.noSite(), nil
+	} else if err != nil {
+		return nil, err
+	}
 	return e.explore(parent)
+}
+
+// errNoSite is survey's error when no kind in scope fits an event the
+// clean run crossed: Explore and Check report the campaign inconclusive
+// (noSite); Generator and ExplorePair return the error.
+var errNoSite = errors.New("properties: no fault kind in scope occurs in this workload")
+
+// noSite is the report of a campaign that could place no fault: no check
+// ran, and the events the clean run crossed are named.
+func (e *explorer) noSite() *Report {
+	rep := &Report{}
+	for _, ev := range model.AllEvents {
+		if e.crossed[ev] {
+			rep.Crossed = append(rep.Crossed, ev)
+		}
+	}
+	return rep
 }
 
 // explore runs rapid over the draw space of e (built by survey) under the
@@ -189,10 +215,13 @@ func (e *explorer) explore(parent rapid.TB) (*Report, error) {
 // apply: WithConfig, WithFixture, WithKinds, WithDomains,
 // WithoutWorldEvents and WithMaxFaults; the others are accepted and
 // ignored. It runs the workload's clean run once, to learn which events
-// occur and how often, so it returns an error for bad options, a System
+// occur and how often, and each draw runs the faults drawn before its
+// later ones (see the package comment), so it returns an error for bad options, a System
 // that cannot be built, or a harness error, and for a scope whose kinds
 // never occur in the workload. The generator draws from a state fixed at
-// construction and may be used from several goroutines.
+// construction (and a store of the runs of earlier faults, which changes
+// no draw) and may be used from several goroutines; its draws then call
+// sys from each, so sys must be safe for concurrent use.
 func Generator(sys System, opts ...Option) (*rapid.Generator[*model.Schedule], error) {
 	e, err := newExplorer(sys, opts)
 	if err != nil {
@@ -209,8 +238,14 @@ type explorer struct {
 	set     settings
 	harness *model.Harness
 	kinds   []kindSpace
-	bound   map[model.EventName]int
-	inScope map[string]bool
+	// clean is what the clean run of the config crossed: where a drawn
+	// schedule's first fault is placed; a later fault is placed in the run
+	// of the faults drawn before it (prefix)
+	clean sites
+	// prefixes are harnesses for those runs, which a generator may make
+	// from several goroutines at once
+	prefixes sync.Pool
+	inScope  map[string]bool
 	// maxAdvance bounds a drawn clock advance, in logical ms: twice the
 	// latest capability expiry or deadline of the workload, and never more
 	// than the validator accepts (model.MaxClockAdvance)
@@ -230,6 +265,10 @@ type explorer struct {
 	last                   *model.Schedule
 	lastInv                string
 	harnessErr             error
+	mu                     sync.Mutex // guards harnessErr in draws, and prefixSeen
+	// prefixSeen holds the sites of the prefix runs made so far, by the
+	// prefix's faults (see prefixSites)
+	prefixSeen map[string]sites
 
 	// guided exploration (nil guide: unguided): the guide, the counts it
 	// reads (the prior record and every check so far), each kind's key
@@ -242,21 +281,61 @@ type explorer struct {
 	wanted []int
 }
 
-// kindSpace is where one kind can be drawn: its events and targets.
+// kindSpace is where one kind can be drawn: the events it fits, its own
+// event and designed ordinal, and its targets.
 type kindSpace struct {
-	kind    string
-	events  []model.EventName
-	targets []string // empty: no target
-	// ordinal is the kind's default ordinal at events[0] (its own event),
-	// 0 when that event does not occur in the workload
-	ordinal int
-	clock   bool // the target is a clock advance drawn in 1..maxAdvance
+	kind string
+	// fitting lists every event the kind can be injected at that a survey
+	// clean run crossed, its own event first (rapid draws small indices
+	// more often); a draw keeps those the run it is placed in crossed
+	fitting []model.EventName
+	// own and designed are the kind's own event and designed ordinal
+	// (FaultSpec.Event and Ordinal): its default placement, at the last
+	// crossing of own when the run crossed it fewer times (model.Place)
+	own      model.EventName
+	designed int
+	targets  []string // the survey's; empty: no target
+	// memory and branch: the targets are the memory keys read or branches
+	// run in the run the fault is placed in
+	memory, branch bool
+	clock          bool // the target is a clock advance drawn in 1..maxAdvance
+}
+
+// sites is what one run crossed, for placing the next fault in it: how
+// often it crossed each event (model.Crossings) and the distinct details
+// of the crossings (memory keys, branch names) in order of first
+// crossing.
+type sites struct {
+	counts  map[model.EventName]int
+	details map[model.EventName][]string
+}
+
+// sitesOf returns the sites of res.
+func sitesOf(res *model.Result) sites {
+	ss := sites{counts: model.Crossings(res), details: map[model.EventName][]string{}}
+	for _, ev := range res.Timeline {
+		if ev.Detail != "" && !slices.Contains(ss.details[ev.Event], ev.Detail) {
+			ss.details[ev.Event] = append(ss.details[ev.Event], ev.Detail)
+		}
+	}
+	return ss
+}
+
+// events returns the events of k's that ss crossed, in k's order.
+func (k *kindSpace) events(ss sites) []model.EventName {
+	var out []model.EventName
+	for _, ev := range k.fitting {
+		if ss.counts[ev] > 0 {
+			out = append(out, ev)
+		}
+	}
+	return out
 }
 
 // newExplorer builds the draw space from the clean run of the options'
-// config and, when also names more configs, of each of them: an event is
-// drawable when it occurs in one of those clean runs, up to one past the
-// most it occurs in any.
+// config and, when also names more configs, of each of them: a kind is in
+// the draw space when it fits an event one of those clean runs crossed;
+// where each fault is placed comes from the run it is placed in (draw).
 func newExplorer(sys System, opts []Option, also ...model.Config) (*explorer, error) {
 	e, err := resolve(sys, opts)
 	if err != nil {
@@ -304,27 +383,28 @@ func (e *explorer) survey(also ...model.Config) error {
 	// memory keys and branch names
 	counts := map[model.EventName]int{}
 	details := map[model.EventName][]string{}
-	for _, cfg := range append([]model.Config{set.config}, also...) {
+	for i, cfg := range append([]model.Config{set.config}, also...) {
 		cfg.Fixture = set.fixture.Name
 		clean, err := e.run(&model.Schedule{Version: model.ScheduleVersion, Seed: "clean", Config: cfg, Faults: []model.FaultEntry{}})
 		if err != nil {
 			return err
 		}
-		n := map[model.EventName]int{}
+		ss := sitesOf(clean)
 		for _, ev := range clean.Timeline {
-			n[ev.Event]++
-			if ev.Detail != "" && !slices.Contains(details[ev.Event], ev.Detail) {
-				details[ev.Event] = append(details[ev.Event], ev.Detail)
-			}
+			e.crossed[ev.Event] = true
 		}
-		for ev, k := range n {
+		if i == 0 {
+			e.clean = ss // the sites of every drawn schedule's first fault
+		}
+		for ev, k := range ss.counts {
 			counts[ev] = max(counts[ev], k)
 		}
-	}
-	e.bound = map[model.EventName]int{}
-	for _, ev := range model.AllEvents {
-		if counts[ev] > 0 {
-			e.bound[ev] = counts[ev] + 1
+		for ev, ds := range ss.details {
+			for _, d := range ds {
+				if !slices.Contains(details[ev], d) {
+					details[ev] = append(details[ev], d)
+				}
+			}
 		}
 	}
 	var maxAdvance model.Millis = 2000
@@ -349,32 +429,29 @@ func (e *explorer) survey(also ...model.Config) error {
 		if set.domains != nil && !slices.Contains(set.domains, sp.Domain) {
 			continue
 		}
-		ks := kindSpace{kind: sp.Kind}
+		ks := kindSpace{kind: sp.Kind, own: sp.Event, designed: max(sp.Ordinal, 1)}
 		// the kind's own event first: rapid draws small indices more often
 		for _, ev := range append([]model.EventName{sp.Event}, model.AllEvents...) {
-			if slices.Contains(ks.events, ev) || e.bound[ev] == 0 || !fits(sp.Kind, ev) {
+			if slices.Contains(ks.fitting, ev) || counts[ev] == 0 || !fits(sp.Kind, ev) {
 				continue
 			}
-			ks.events = append(ks.events, ev)
+			ks.fitting = append(ks.fitting, ev)
 		}
-		if len(ks.events) == 0 {
+		if len(ks.fitting) == 0 {
 			continue // the kind's events never occur in this workload
-		}
-		if ks.events[0] == sp.Event && sp.Ordinal <= e.bound[sp.Event] {
-			ks.ordinal = sp.Ordinal
 		}
 		switch sp.Kind {
 		case "memory_loss":
-			ks.targets = append([]string{""}, details[model.EvMemoryRead]...)
+			ks.targets, ks.memory = append([]string{""}, details[model.EvMemoryRead]...), true
 		case "branch_failure":
-			ks.targets = append([]string{""}, details[model.EvBranchRun]...)
+			ks.targets, ks.branch = append([]string{""}, details[model.EvBranchRun]...), true
 		case "clock_advance":
 			ks.clock = true
 		}
 		e.kinds = append(e.kinds, ks)
 	}
 	if len(e.kinds) == 0 {
-		return errors.New("properties: no fault kind in scope occurs in this workload")
+		return errNoSite
 	}
 	if set.guide != nil {
 		u := coverage.Default()
@@ -425,30 +502,135 @@ func (e *explorer) violation(res *model.Result) (model.InvariantResult, bool) {
 	return first, found
 }
 
-// draw draws one schedule: 1 to maxFaults faults and world events, each a
-// kind in scope at one of its events and an ordinal up to one past the
-// clean run's count.
+// draw draws one schedule: minFaults to maxFaults faults and world
+// events. Each is placed in the run of the faults drawn before it (the
+// clean run for the first; a retry's second tool.commit or a resume's
+// checkpoint.load exists only once an earlier fault made it), so every
+// drawn fault sits at an event that run crossed, at an ordinal it
+// reached: a kind in scope with such an event (the next in scope when the
+// one drawn has none), three times in four and what shrinking tends to at
+// its default placement (model.Place: its own event at its designed
+// ordinal, or the run's last crossing of it), otherwise at any event it
+// fits that the run crossed and any ordinal up to that run's count, with
+// a target among the memory keys read or branches run in that run. When
+// no kind in scope has an event in that run, the schedule ends there.
+// The prefix runs are deterministic, so the draws stay a function of
+// rapid's.
 func (e *explorer) draw(t *rapid.T) *model.Schedule {
 	n := rapid.IntRange(e.minFaults, e.set.maxFaults).Draw(t, "faults")
 	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "explore", Config: e.set.config, Faults: make([]model.FaultEntry, 0, n)}
+	ss := e.clean
 	for i := 0; i < n; i++ {
-		k := e.kinds[e.drawKind(t)]
-		f := model.FaultEntry{Event: k.events[0], Ordinal: k.ordinal, Kind: k.kind}
-		if k.ordinal == 0 || rapid.IntRange(0, 3).Draw(t, "placement") == 3 {
-			// anywhere the kind fits; otherwise (three times in four, and
-			// what shrinking tends to) at the kind's own default placement
-			f.Event = k.events[rapid.IntRange(0, len(k.events)-1).Draw(t, "event")]
-			f.Ordinal = rapid.IntRange(1, e.bound[f.Event]).Draw(t, "ordinal")
+		if i > 0 {
+			var err error
+			if ss, err = e.prefixSites(s); err != nil {
+				e.fail(err)
+				t.Fatalf("%v", err)
+			}
+		}
+		ki, evs := e.available(e.drawKind(t), ss)
+		if evs == nil {
+			break
+		}
+		k := &e.kinds[ki]
+		f := model.FaultEntry{Kind: k.kind}
+		def := 0
+		if evs[0] == k.own {
+			def = min(k.designed, ss.counts[k.own])
+		}
+		if def > 0 {
+			f.Event, f.Ordinal = k.own, def
+		}
+		if def == 0 || rapid.IntRange(0, 3).Draw(t, "placement") == 3 {
+			f.Event = evs[rapid.IntRange(0, len(evs)-1).Draw(t, "event")]
+			f.Ordinal = rapid.IntRange(1, ss.counts[f.Event]).Draw(t, "ordinal")
 		}
 		switch {
 		case k.clock:
 			f.Target = strconv.Itoa(rapid.IntRange(1, e.maxAdvance).Draw(t, "advance_ms"))
-		case len(k.targets) > 0:
-			f.Target = k.targets[rapid.IntRange(0, len(k.targets)-1).Draw(t, "target")]
+		case k.memory || k.branch:
+			ev := model.EvMemoryRead
+			if k.branch {
+				ev = model.EvBranchRun
+			}
+			targets := append([]string{""}, ss.details[ev]...)
+			f.Target = targets[rapid.IntRange(0, len(targets)-1).Draw(t, "target")]
 		}
 		s.Faults = append(s.Faults, f)
 	}
 	return s
+}
+
+// available returns ki, or the first kind after it in scope (cyclically),
+// whose events ss crossed, with those events; nil when no kind in scope
+// has an event in ss.
+func (e *explorer) available(ki int, ss sites) (int, []model.EventName) {
+	for j := range e.kinds {
+		i := (ki + j) % len(e.kinds)
+		if evs := e.kinds[i].events(ss); len(evs) > 0 {
+			return i, evs
+		}
+	}
+	return ki, nil
+}
+
+// prefixSites runs s as drawn so far (its faults before the one being
+// drawn) and returns what that run crossed. Runs are deterministic, so
+// the sites of a prefix are kept (up to maxPrefixes of them; then the
+// store starts over): draws and rapid's shrinking share their prefixes.
+func (e *explorer) prefixSites(s *model.Schedule) (sites, error) {
+	var kb strings.Builder
+	for _, f := range s.Faults {
+		fmt.Fprintf(&kb, "%s\x00%s\x00%d\x00%s\x00%s\x01", f.Kind, f.Event, f.Ordinal, f.Target, f.Tool)
+	}
+	key := kb.String()
+	e.mu.Lock()
+	ss, ok := e.prefixSeen[key]
+	e.mu.Unlock()
+	if ok {
+		return ss, nil
+	}
+	ss, err := e.runPrefix(s)
+	if err != nil {
+		return sites{}, err
+	}
+	e.mu.Lock()
+	if e.prefixSeen == nil || len(e.prefixSeen) >= maxPrefixes {
+		e.prefixSeen = map[string]sites{}
+	}
+	e.prefixSeen[key] = ss
+	e.mu.Unlock()
+	return ss, nil
+}
+
+// maxPrefixes is the most prefix runs an explorer keeps the sites of.
+const maxPrefixes = 1 << 12
+
+// runPrefix runs s on a harness of its own and returns its sites.
+func (e *explorer) runPrefix(s *model.Schedule) (sites, error) {
+	h, _ := e.prefixes.Get().(*model.Harness)
+	if h == nil {
+		h = model.NewHarness(e.set.fixture, e.set.harness)
+	}
+	defer e.prefixes.Put(h)
+	f, err := e.sys(s.Config)
+	if err != nil {
+		return sites{}, fmt.Errorf("properties: building the system for %s: %w", e.describe(s.Config), err)
+	}
+	res, err := h.Run(f, s)
+	if err != nil {
+		return sites{}, fmt.Errorf("properties: harness, on the run a fault is placed in: %w", err)
+	}
+	return sitesOf(res), nil
+}
+
+// fail records the first harness error of a draw, for explore to return.
+func (e *explorer) fail(err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.harnessErr == nil {
+		e.harnessErr = err
+	}
 }
 
 // drawKind draws the kind of one entry, as an index into kinds. Unguided

@@ -86,11 +86,11 @@ func TestExplorePairFindsCompositions(t *testing.T) {
 		event           model.EventName
 		onVerdict       model.RunVerdict
 	}{
-		{copperfin.EvidenceGate, 100, 57, 2, []model.FaultEntry{
+		{copperfin.EvidenceGate, 100, 57, 0, []model.FaultEntry{
 			{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_before_send"},
 			{Event: model.EvToolCommit, Ordinal: 2, Kind: "break_trace_lineage"}},
 			model.InvProvableOutcome, "break_trace_lineage", 29, model.EvClaim, model.ContainedFailure},
-		{copperfin.RefreshContext, 3000, 2817, 366, []model.FaultEntry{
+		{copperfin.RefreshContext, 3000, 2067, 271, []model.FaultEntry{
 			{Event: model.EvToolCommit, Ordinal: 1, Kind: "tool_timeout"},
 			{Event: model.EvToolCommit, Ordinal: 1, Kind: "policy_change"}},
 			model.InvCurrentEntitlement, "policy_change", 23, model.EvToolCommit, model.ContainedFailure},

@@ -1,8 +1,11 @@
 package vet_test
 
 import (
+	"sort"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"golang.org/x/tools/go/analysis/analysistest"
 
 	"github.com/faultline/faultline/vet"
@@ -31,4 +34,44 @@ func TestWallClock(t *testing.T) {
 		t.Skip("the analysis machinery TestRetryKey runs under the race detector; go test ./... runs this suite")
 	}
 	analysistest.Run(t, analysistest.TestData(), vet.WallClock, "wallclock")
+}
+
+// TestRetryKeyCallSite: each finding carries the call its key is sent by
+// (the one holding the literal, or the first after the store) and the tool
+// the source fixes: a constant, or a parameter a guard pins; none when
+// the parameter is unguarded, reassigned or pinned two ways.
+func TestRetryKeyCallSite(t *testing.T) {
+	if raceDetector {
+		t.Skip("the analysis machinery TestRetryKey runs under the race detector; go test ./... runs this suite")
+	}
+	rs := analysistest.Run(t, analysistest.TestData(), vet.RetryKey, "retrykeycall")
+	require.Len(t, rs, 1)
+	r := rs[0]
+	type site struct {
+		finding, call int // lines
+		callee, tool  string
+	}
+	var got []site
+	for pos, c := range vet.SentCalls(r.Result) {
+		assert.Equal(t, "tool.commit", c.Event)
+		got = append(got, site{r.Pass.Fset.Position(pos).Line, r.Pass.Fset.Position(c.Pos).Line, c.Callee, c.Tool})
+	}
+	sort.Slice(got, func(i, j int) bool { return got[i].finding < got[j].finding })
+	want := []site{
+		{17, 17, "env.Tool.Commit", "refund"},            // literalTool
+		{24, 25, "env.Tool.Commit", "payments.refund"},   // namedConst
+		{34, 36, "env.Tool.Commit", "inventory.confirm"}, // guarded
+		{45, 45, "env.Tool.Commit", "b"},                 // switched, case "b"
+		{47, 47, "env.Tool.Commit", ""},                  // switched, case "c", "d"
+		{58, 58, "env.Tool.Commit", ""},                  // unguarded
+		{67, 67, "env.Tool.Commit", ""},                  // reassigned
+		{77, 77, "env.Tool.Commit", ""},                  // disagree
+		{86, 87, "env.Tool.Commit", ""},                  // fieldStore
+	}
+	assert.Equal(t, want, got)
+	assert.Len(t, r.Diagnostics, len(want))
+	for _, d := range r.Diagnostics {
+		require.Len(t, d.Related, 1, "%s", d.Message)
+		assert.Contains(t, d.Related[0].Message, "the key is sent by env.Tool.Commit")
+	}
 }

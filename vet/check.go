@@ -30,6 +30,26 @@ type Finding struct {
 	Message  string `json:"message"`
 	// FaultKind is the run-time evidence of the same defect (FaultKinds).
 	FaultKind string `json:"fault_kind"`
+	// Call is, for a retrykey finding, the consequential call the varying
+	// key is sent by; the zero value (left out of the JSON) otherwise.
+	Call CallSite `json:"call,omitzero"`
+}
+
+// CallSite is the consequential call a finding is about, and what links it
+// to a run: File, Line and Column as in Finding; Callee the call's
+// function as the source spells it ("env.Tool.Commit"); Tool the tool it
+// calls (model.ToolCall.Tool, the timeline event's Tool and a fault
+// entry's "tool") when the source fixes it: a string constant, or a
+// variable a guard compares with one (if tool == ToolConfirm), "" when it
+// cannot be told; Event the harness event the call crosses at run time
+// ("tool.commit"), where a counterexample's fault sits.
+type CallSite struct {
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+	Callee string `json:"callee"`
+	Tool   string `json:"tool,omitempty"`
+	Event  string `json:"event"`
 }
 
 // Report is the result of a check: the version of this format (1), the
@@ -147,13 +167,22 @@ func Check(patterns []string, opts Options) (Report, error) {
 
 func finding(act *checker.Action, d analysis.Diagnostic, dir string) Finding {
 	fset := act.Package.Fset
-	pos := fset.Position(d.Pos)
-	file := pos.Filename
-	if rel, err := filepath.Rel(dir, file); err == nil && !strings.HasPrefix(rel, "..") {
-		file = filepath.ToSlash(rel)
+	rel := func(file string) string {
+		if r, err := filepath.Rel(dir, file); err == nil && !strings.HasPrefix(r, "..") {
+			return filepath.ToSlash(r)
+		}
+		return file
 	}
-	return Finding{Analyzer: act.Analyzer.Name, File: file, Line: pos.Line, Column: pos.Column,
+	pos := fset.Position(d.Pos)
+	f := Finding{Analyzer: act.Analyzer.Name, File: rel(pos.Filename), Line: pos.Line, Column: pos.Column,
 		Function: enclosing(act.Package.Syntax, d.Pos), Message: d.Message, FaultKind: FaultKinds[act.Analyzer.Name]}
+	if sent, ok := act.Result.(sentCalls); ok {
+		if sc, ok := sent[d.Pos]; ok {
+			cp := fset.Position(sc.pos)
+			f.Call = CallSite{File: rel(cp.Filename), Line: cp.Line, Column: cp.Column, Callee: sc.callee, Tool: sc.tool, Event: sc.event}
+		}
+	}
+	return f
 }
 
 // enclosing names the declared function holding pos, or "".

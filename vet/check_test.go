@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/faultline/faultline/vet"
@@ -38,12 +40,9 @@ var systemFindings = []expected{
 
 func TestSystemFindings(t *testing.T) {
 	rep, err := vet.Check([]string{"./model/copperfin", "./examples/inventory"}, vet.Options{Dir: ".."})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Version != 1 || rep.Packages != 2 {
-		t.Errorf("version %d, %d packages; want 1, 2", rep.Version, rep.Packages)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, 1, rep.Version)
+	assert.Equal(t, 2, rep.Packages)
 	left := append([]expected(nil), systemFindings...)
 	for _, f := range rep.Findings {
 		i := -1
@@ -57,12 +56,8 @@ func TestSystemFindings(t *testing.T) {
 			t.Errorf("unexpected finding %s:%d %s in %s: %s", f.File, f.Line, f.Analyzer, f.Function, f.Message)
 			continue
 		}
-		if got := sourceLine(t, filepath.Join("..", f.File), f.Line); !strings.Contains(got, left[i].line) {
-			t.Errorf("%s finding at %s:%d flags %q, want a line holding %q", f.Analyzer, f.File, f.Line, got, left[i].line)
-		}
-		if f.FaultKind != "timeout_after_commit" {
-			t.Errorf("%s finding's fault kind %q, want timeout_after_commit", f.Analyzer, f.FaultKind)
-		}
+		assert.Contains(t, sourceLine(t, filepath.Join("..", f.File), f.Line), left[i].line, "the line %s flags at %s:%d", f.Analyzer, f.File, f.Line)
+		assert.Equal(t, "timeout_after_commit", f.FaultKind, "%s finding's fault kind", f.Analyzer)
 		left = append(left[:i], left[i+1:]...)
 	}
 	for _, e := range left {
@@ -73,13 +68,9 @@ func TestSystemFindings(t *testing.T) {
 func sourceLine(t *testing.T, file string, line int) string {
 	t.Helper()
 	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	lines := strings.Split(string(b), "\n")
-	if line < 1 || line > len(lines) {
-		t.Fatalf("%s has no line %d", file, line)
-	}
+	require.True(t, line >= 1 && line <= len(lines), "%s has no line %d", file, line)
 	return lines[line-1]
 }
 
@@ -94,9 +85,8 @@ func TestCheckBadInput(t *testing.T) {
 	} {
 		_, err := vet.Check(tc.patterns, vet.Options{Dir: ".."})
 		var ie *vet.InputError
-		if !errors.As(err, &ie) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("Check(%q) = %v, want an InputError saying %q", tc.patterns, err, tc.want)
-		}
+		assert.ErrorAs(t, err, &ie, "Check(%q)", tc.patterns)
+		assert.ErrorContains(t, err, tc.want, "Check(%q)", tc.patterns)
 	}
 }
 
@@ -105,19 +95,15 @@ func TestCheckAnalysisError(t *testing.T) {
 	boom := &analysis.Analyzer{Name: "boom", Doc: "fails", Run: func(*analysis.Pass) (any, error) { return nil, errors.New("boom") }}
 	_, err := vet.Check([]string{"./httpfault"}, vet.Options{Dir: "..", Analyzers: []*analysis.Analyzer{boom}})
 	var ie *vet.InputError
-	if err == nil || errors.As(err, &ie) || err.Error() != "analysis failed: boom on github.com/faultline/faultline/httpfault: boom" {
-		t.Errorf("Check with a failing analyzer = %v, want the analysis error naming it and the package", err)
-	}
+	assert.EqualError(t, err, "analysis failed: boom on github.com/faultline/faultline/httpfault: boom")
+	assert.False(t, errors.As(err, &ie), "an analysis error is not bad input: %v", err)
 }
 
 func TestCheckClean(t *testing.T) {
 	rep, err := vet.Check([]string{"./httpfault"}, vet.Options{Dir: "..", Tests: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Findings) != 0 || rep.Packages != 1 {
-		t.Errorf("httpfault: %d findings in %d packages, want 0 in 1: %v", len(rep.Findings), rep.Packages, rep.Findings)
-	}
+	require.NoError(t, err)
+	assert.Empty(t, rep.Findings, "httpfault")
+	assert.Equal(t, 1, rep.Packages)
 }
 
 // Each analyzer's fault kind is the one its doc names.
@@ -127,14 +113,12 @@ func TestFaultKinds(t *testing.T) {
 		"unknownoutcome": {"timeout_after_commit", "tool_timeout"},
 		"wallclock":      {"replay --twice"},
 	}
-	if len(vet.Analyzers) != len(want) || len(vet.FaultKinds) != len(want) {
-		t.Fatalf("%d analyzers, %d fault kinds; want %d", len(vet.Analyzers), len(vet.FaultKinds), len(want))
-	}
+	require.Len(t, vet.Analyzers, len(want))
+	require.Len(t, vet.FaultKinds, len(want))
 	for _, a := range vet.Analyzers {
 		for _, k := range want[a.Name] {
-			if !strings.Contains(vet.FaultKinds[a.Name], k) || !strings.Contains(a.Doc, k) {
-				t.Errorf("%s: fault kind %q and doc must both name %q", a.Name, vet.FaultKinds[a.Name], k)
-			}
+			assert.Contains(t, vet.FaultKinds[a.Name], k, "%s's fault kind", a.Name)
+			assert.Contains(t, a.Doc, k, "%s's doc", a.Name)
 		}
 	}
 }

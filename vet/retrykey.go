@@ -3,12 +3,17 @@ package vet
 import (
 	"fmt"
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
+	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
+
+	"github.com/faultline/faultline/model"
 )
 
 // RetryKey reports a request or idempotency key that varies across the
@@ -52,8 +57,22 @@ suggested fix hoists it before the loop.
 
 At run time a timeout_after_commit schedule shows the same defect: the
 retry after the lost reply commits a second effect.`,
-	Run: runRetryKey,
+	Run:        runRetryKey,
+	ResultType: reflect.TypeOf(sentCalls(nil)),
 }
+
+// sendCall is the consequential call that sends a varying key: its
+// position, the callee as spelled ("env.Tool.Commit"), the tool it calls
+// (ToolCall.Tool, when the source fixes it; "" otherwise) and the harness
+// event the call crosses at run time.
+type sendCall struct {
+	pos                 token.Pos
+	callee, tool, event string
+}
+
+// sentCalls is retrykey's result: the call each finding's key is sent by,
+// by the finding's position.
+type sentCalls map[token.Pos]sendCall
 
 // origin is where a key's variation comes from.
 type origin struct {
@@ -96,6 +115,7 @@ type retryScope struct {
 
 func runRetryKey(pass *analysis.Pass) (any, error) {
 	r := newReporter(pass)
+	r.sent = sentCalls{}
 	m := &minter{pass: pass, bodies: funcBodies(pass), memo: map[*ast.FuncDecl]string{}}
 	labels := map[ast.Stmt]token.Pos{}
 	at := func(loop ast.Stmt) token.Pos {
@@ -154,7 +174,7 @@ func runRetryKey(pass *analysis.Pass) (any, error) {
 			return true
 		})
 	}
-	return nil, nil
+	return r.sent, nil
 }
 
 // overCollection reports whether a for loop's condition bounds it by the
@@ -326,13 +346,14 @@ type assignment struct {
 }
 
 // keyVisit is called for each key site of a scope: the field, the value
-// stored in it, and what varies in the scope.
-type keyVisit func(kf KeyField, e ast.Expr, counters []path, derived map[path][]origin, lit bool)
+// stored in it, the site (the *ast.CompositeLit or *ast.AssignStmt that
+// stores it), and what varies in the scope.
+type keyVisit func(kf KeyField, e ast.Expr, site ast.Node, counters []path, derived map[path][]origin, lit bool)
 
 // checkScope reports the varying keys of a retry scope.
 func checkScope(pass *analysis.Pass, m *minter, r *reporter, s *retryScope) {
-	scanScope(pass, m, s, func(kf KeyField, e ast.Expr, counters []path, derived map[path][]origin, lit bool) {
-		reportKey(pass, m, r, s, kf, e, counters, derived, lit)
+	scanScope(pass, m, s, func(kf KeyField, e ast.Expr, site ast.Node, counters []path, derived map[path][]origin, lit bool) {
+		reportKey(pass, m, r, s, kf, e, site, counters, derived, lit)
 	})
 }
 
@@ -432,7 +453,7 @@ func scanScope(pass *analysis.Pass, m *minter, s *retryScope, visit keyVisit) bo
 					continue
 				}
 				if kf, ok := keyField(t, id.Name); ok {
-					visit(kf, kv.Value, counters, derived, true)
+					visit(kf, kv.Value, n, counters, derived, true)
 				}
 			}
 		case *ast.AssignStmt:
@@ -446,7 +467,7 @@ func scanScope(pass *analysis.Pass, m *minter, s *retryScope, visit keyVisit) bo
 					continue
 				}
 				if kf, ok := keyField(t, sel.Sel.Name); ok {
-					visit(kf, n.Rhs[i], counters, derived, false)
+					visit(kf, n.Rhs[i], n, counters, derived, false)
 				}
 			}
 		}
@@ -474,7 +495,7 @@ func stableKeys(pass *analysis.Pass, m *minter, loop ast.Stmt) bool {
 		return false
 	}
 	keys, varies := 0, false
-	made := scanScope(pass, m, s, func(kf KeyField, e ast.Expr, counters []path, derived map[path][]origin, _ bool) {
+	made := scanScope(pass, m, s, func(kf KeyField, e ast.Expr, _ ast.Node, counters []path, derived map[path][]origin, _ bool) {
 		keys++
 		if len(originsOf(m, e, counters, derived)) > 0 {
 			varies = true
@@ -582,7 +603,7 @@ func originsOf(m *minter, e ast.Expr, counters []path, derived map[path][]origin
 	return out
 }
 
-func reportKey(pass *analysis.Pass, m *minter, r *reporter, s *retryScope, kf KeyField, e ast.Expr, counters []path, derived map[path][]origin, lit bool) {
+func reportKey(pass *analysis.Pass, m *minter, r *reporter, s *retryScope, kf KeyField, e ast.Expr, site ast.Node, counters []path, derived map[path][]origin, lit bool) {
 	where := "retry loop"
 	if _, ok := s.node.(*ast.FuncLit); ok {
 		where = "retry callback"
@@ -594,6 +615,17 @@ func reportKey(pass *analysis.Pass, m *minter, r *reporter, s *retryScope, kf Ke
 			Pos: o.pos,
 			Message: fmt.Sprintf("the %s varies across the attempts of the %s at line %d: %s on each attempt, so a retry after a lost reply is a new request to the provider and can commit the effect twice; compute the key once, before the retry, from the logical action",
 				field, where, line, o.what),
+		}
+		if call := sendingCall(pass.TypesInfo, s, site); call != nil {
+			sc := sendCall{pos: call.Pos(), callee: types.ExprString(call.Fun), tool: toolOf(pass, call, site, o.pos), event: string(model.EvToolCommit)}
+			msg := "the key is sent by " + sc.callee
+			if sc.tool != "" {
+				msg += ", tool " + strconv.Quote(sc.tool)
+			}
+			d.Related = []analysis.RelatedInformation{{Pos: call.Pos(), End: call.End(), Message: msg + " (the harness event " + sc.event + ")"}}
+			if _, ok := r.sent[o.pos]; !ok {
+				r.sent[o.pos] = sc
+			}
 		}
 		if s.loop != nil && o.mint != nil {
 			if fix, ok := hoist(pass, s, o, e, lit); ok {
@@ -704,4 +736,185 @@ func hoist(pass *analysis.Pass, s *retryScope, o origin, keyExpr ast.Expr, lit b
 		}, true
 	}
 	return analysis.SuggestedFix{}, false
+}
+
+// sendingCall returns the consequential call of a scope that sends the key
+// stored at site: the innermost one holding the site (a ToolCall literal
+// passed to it), else the first after the site, else the first of the
+// scope; nil when the scope makes none.
+func sendingCall(info *types.Info, s *retryScope, site ast.Node) *ast.CallExpr {
+	var calls []*ast.CallExpr
+	inspectNoFunc(s.body, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok && consequential(info, c) {
+			calls = append(calls, c)
+		}
+		return true
+	})
+	var holding, after *ast.CallExpr
+	for _, c := range calls {
+		if c.Pos() <= site.Pos() && site.End() <= c.End() && (holding == nil || holding.Pos() <= c.Pos()) {
+			holding = c // calls are in source order: a later holder is inner
+		}
+		if after == nil && c.Pos() >= site.End() {
+			after = c
+		}
+	}
+	switch {
+	case holding != nil:
+		return holding
+	case after != nil:
+		return after
+	case len(calls) > 0:
+		return calls[0]
+	}
+	return nil
+}
+
+// toolOf returns the tool a consequential call calls, when the source
+// fixes it, or "": the Tool field of the model.ToolCall literal stored at
+// site or passed to call, when it is a string constant; or, when it is a
+// variable the function never assigns (a parameter, say), the constant it
+// is compared with (v == C, in an if condition's && chain, or a switch
+// v { case C: }) by a guard holding the key's origin at or the call.
+func toolOf(pass *analysis.Pass, call *ast.CallExpr, site ast.Node, at token.Pos) string {
+	info := pass.TypesInfo
+	isToolCall := func(n ast.Node) (*ast.CompositeLit, bool) {
+		if u, ok := n.(*ast.UnaryExpr); ok && u.Op == token.AND {
+			n = u.X
+		}
+		cl, ok := n.(*ast.CompositeLit)
+		if !ok {
+			return nil, false
+		}
+		t := info.TypeOf(cl)
+		return cl, t != nil && isNamed(t, ModelPath, "ToolCall")
+	}
+	lit, ok := isToolCall(site)
+	for _, a := range call.Args {
+		if ok {
+			break
+		}
+		lit, ok = isToolCall(ast.Unparen(a))
+	}
+	if !ok {
+		return ""
+	}
+	var tool ast.Expr
+	for _, el := range lit.Elts {
+		if kv, ok := el.(*ast.KeyValueExpr); ok {
+			if id, ok := kv.Key.(*ast.Ident); ok && id.Name == "Tool" {
+				tool = kv.Value
+			}
+		}
+	}
+	if tool == nil {
+		return ""
+	}
+	if c := stringConst(info, tool); c != "" {
+		return c
+	}
+	id, ok := ast.Unparen(tool).(*ast.Ident)
+	if !ok {
+		return ""
+	}
+	v, ok := info.Uses[id].(*types.Var)
+	if !ok || v.IsField() {
+		return ""
+	}
+	var fd *ast.FuncDecl
+	for _, f := range pass.Files {
+		for _, d := range f.Decls {
+			if d, ok := d.(*ast.FuncDecl); ok && d.Body != nil && d.Pos() <= call.Pos() && call.End() <= d.End() {
+				fd = d
+			}
+		}
+	}
+	if fd == nil || assigned(info, fd.Body, v) {
+		return ""
+	}
+	isV := func(e ast.Expr) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		return ok && info.Uses[id] == v
+	}
+	within := func(n ast.Node) bool {
+		return n.Pos() <= at && at < n.End() || n.Pos() <= call.Pos() && call.End() <= n.End()
+	}
+	found := map[string]bool{}
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.IfStmt:
+			if !within(n.Body) {
+				return true
+			}
+			for _, c := range conjuncts(n.Cond) {
+				if b, ok := c.(*ast.BinaryExpr); ok && b.Op == token.EQL {
+					if isV(b.X) && stringConst(info, b.Y) != "" {
+						found[stringConst(info, b.Y)] = true
+					} else if isV(b.Y) && stringConst(info, b.X) != "" {
+						found[stringConst(info, b.X)] = true
+					}
+				}
+			}
+		case *ast.SwitchStmt:
+			if n.Tag == nil || !isV(n.Tag) {
+				return true
+			}
+			for _, st := range n.Body.List {
+				if cc, ok := st.(*ast.CaseClause); ok && len(cc.List) == 1 && within(cc) {
+					if c := stringConst(info, cc.List[0]); c != "" {
+						found[c] = true
+					}
+				}
+			}
+		}
+		return true
+	})
+	if len(found) != 1 {
+		return "" // unguarded, or guards that disagree
+	}
+	for c := range found {
+		return c
+	}
+	return ""
+}
+
+// stringConst returns the value of a string constant expression, or "".
+func stringConst(info *types.Info, e ast.Expr) string {
+	if tv, ok := info.Types[e]; ok && tv.Value != nil && tv.Value.Kind() == constant.String {
+		return constant.StringVal(tv.Value)
+	}
+	return ""
+}
+
+// conjuncts splits a condition at its top-level &&.
+func conjuncts(e ast.Expr) []ast.Expr {
+	if b, ok := ast.Unparen(e).(*ast.BinaryExpr); ok && b.Op == token.LAND {
+		return append(conjuncts(b.X), conjuncts(b.Y)...)
+	}
+	return []ast.Expr{ast.Unparen(e)}
+}
+
+// assigned reports whether body stores to v or takes its address.
+func assigned(info *types.Info, body *ast.BlockStmt, v *types.Var) bool {
+	is := func(e ast.Expr) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		return ok && info.ObjectOf(id) == v
+	}
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				found = found || is(l)
+			}
+		case *ast.IncDecStmt:
+			found = found || is(n.X)
+		case *ast.UnaryExpr:
+			found = found || n.Op == token.AND && is(n.X)
+		case *ast.RangeStmt:
+			found = found || n.Key != nil && is(n.Key) || n.Value != nil && is(n.Value)
+		}
+		return !found
+	})
+	return found
 }

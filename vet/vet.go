@@ -25,6 +25,11 @@
 // [KeyFields], [ConsequentialCalls]): an adapter's own result type or
 // call is one more entry.
 //
+// A retrykey finding also carries the call that sends the varying key
+// ([Finding].Call: its position, the tool it calls when the source fixes
+// it, and the harness event it crosses), which is where the fault of the
+// counterexample that proves it goes.
+//
 // Run them with "go vet -vettool=$(go env GOPATH)/bin/faultline-vet ./..."
 // (cmd/faultline-vet) or with "faultline vet ./..." ([Check]).
 package vet
@@ -242,6 +247,9 @@ type reporter struct {
 	pass    *analysis.Pass
 	ignores map[*token.File]map[int]ignore // by file, by line
 	seen    map[token.Pos]bool
+	// sent is retrykey's result, the call each finding's key is sent by
+	// (nil for the other analyzers)
+	sent sentCalls
 }
 
 func newReporter(pass *analysis.Pass) *reporter {

@@ -39,9 +39,9 @@ func TestAuditEvidenceSections(t *testing.T) {
 		"no trial run met a declared stop condition",
 		"pairs across configurations: 266 of 300 show leverage",
 		"== Composition pairs",
-		"  - refresh_context: draw 2817 of seed 1: [tool.commit#1 tool_timeout, tool.commit#1 policy_change] violates current_entitlement after seq 23 (tool.commit, reached by policy_change) without it; " +
+		"  - refresh_context: draw 2067 of seed 1: [tool.commit#1 tool_timeout, tool.commit#1 policy_change] violates current_entitlement after seq 23 (tool.commit, reached by policy_change) without it; " +
 			"typed holds (contained_failure); replay: faultline replay --profile typed --without refresh_context composition-refresh_context.json (exit 1), faultline replay --profile typed composition-refresh_context.json (exit 0)",
-		"  - effect_readback: no composition witness in 6000 draws from seed 1 (0 single-fault pairs passed over)",
+		"  - effect_readback: no composition witness in 10000 draws from seed 1 (0 single-fault pairs passed over)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("audit output lacks %q", want)

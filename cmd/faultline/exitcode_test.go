@@ -30,7 +30,10 @@ func runTo(w interface{ Write([]byte) (int, error) }, args ...string) (int, stri
 // 3 inconclusive, 4 I/O or internal error. (assay and audit cannot give 1:
 // their assessments are output; their 3 needs a system whose faults are
 // never reached, which the reference system is not, so it is tested on
-// the exit functions below.)
+// the exit functions below. explore cannot give 3 on the reference system
+// either: it places every fault on an event the run it sits in crosses,
+// so the first is always reached; properties'
+// TestCheckFailsWhenNoFaultIsReached holds the message to it.)
 func TestExitCodeTable(t *testing.T) {
 	dir := t.TempDir()
 	put := func(name, content string) string {
@@ -98,8 +101,6 @@ func TestExitCodeTable(t *testing.T) {
 		{"explore counterexample", []string{"explore", "--seed", "1", "--checks", "50", "--profile", "baseline", "--kinds", "timeout_after_commit"}, false, 1, ""},
 		{"explore bad checks", []string{"explore", "--checks", "0"}, false, 2, "--checks must be between 1 and 100000000"},
 		{"explore empty kinds", []string{"explore", "--kinds", ""}, false, 2, "--kinds is empty"},
-		{"explore nothing reached", []string{"explore", "--kinds", "timeout_after_commit", "--checks", "1", "--seed", "4", "--max-faults", "1"}, false, 3,
-			"inconclusive: none of the 1 faults scheduled in 1 checks was reached, so no fault was tested; the events the system crossed: context.subject"},
 		{"explore full disk", []string{"explore", "--seed", "1", "--checks", "5"}, true, 4, "no space left on device"},
 		{"explore --list-mutants full disk", []string{"explore", "--list-mutants"}, true, 4, "no space left on device"},
 		{"explore --out not a directory", []string{"explore", "--seed", "1", "--checks", "50", "--profile", "baseline", "--kinds", "timeout_after_commit", "--out", filepath.Join(notDir, "cx")}, false, 4, "not a directory"},

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -31,12 +32,16 @@ func newVetCmd() *cobra.Command {
                   time "faultline replay --twice" shows the replays differ
 
 Each finding prints as FILE:LINE:COLUMN: ANALYZER: MESSAGE, with the fault kind
-that would prove it at run time. A "//faultline:ignore REASON" comment on the
+that would prove it at run time; a retrykey finding adds the call that sends the
+key: [sent by CALLEE at FILE:LINE:COLUMN, tool "TOOL", event EVENT], the tool
+and event a counterexample's fault names (the tool when the source fixes it). A "//faultline:ignore REASON" comment on the
 finding's line or the line above silences it; without a reason it silences
 nothing. Test files are analysed too, as go vet does, unless --no-tests.
 
 --json prints one object: {"version": 1, "packages": N, "findings": [{"analyzer",
-"file", "line", "column", "function", "message", "fault_kind"}]}, findings
+"file", "line", "column", "function", "message", "fault_kind", "call"}]}, "call"
+({"file", "line", "column", "callee", "tool", "event"}) on retrykey's findings;
+findings
 ordered by file, line, column and analyzer; file paths are relative to the
 current directory.
 
@@ -69,7 +74,7 @@ go command or an analyzer failed, or the output could not be written.`,
 				}
 			} else {
 				for _, f := range rep.Findings {
-					if _, err := fmt.Fprintf(out, "%s:%d:%d: %s: %s (at run time: %s)\n", f.File, f.Line, f.Column, f.Analyzer, f.Message, f.FaultKind); err != nil {
+					if _, err := fmt.Fprintf(out, "%s:%d:%d: %s: %s%s (at run time: %s)\n", f.File, f.Line, f.Column, f.Analyzer, f.Message, sentBy(f.Call), f.FaultKind); err != nil {
 						return outputError(err)
 					}
 				}
@@ -86,4 +91,17 @@ go command or an analyzer failed, or the output could not be written.`,
 	c.Flags().BoolVar(&asJSON, "json", false, "print the report as one JSON object")
 	c.Flags().BoolVar(&noTests, "no-tests", false, "leave the packages' test files out")
 	return c
+}
+
+// sentBy renders a finding's call site for the text output, "" when it
+// has none.
+func sentBy(c vet.CallSite) string {
+	if c == (vet.CallSite{}) {
+		return ""
+	}
+	tool := ""
+	if c.Tool != "" {
+		tool = ", tool " + strconv.Quote(c.Tool)
+	}
+	return fmt.Sprintf(" [sent by %s at %s:%d:%d%s, event %s]", c.Callee, c.File, c.Line, c.Column, tool, c.Event)
 }

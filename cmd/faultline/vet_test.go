@@ -2,12 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/faultline/faultline/cli"
 	"github.com/faultline/faultline/vet"
 )
+
+// sentByLine matches the end of a text finding of copperfin's retry loop.
+var sentByLine = regexp.MustCompile(` \[sent by env\.Tool\.Commit at \S*model/copperfin/copperfin\.go:\d+:\d+, tool "payments\.refund", event tool\.commit\] \(at run time: timeout_after_commit\)$`)
 
 func TestVetFindings(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "vet", "--no-tests", "../../model/copperfin")
@@ -21,6 +25,11 @@ func TestVetFindings(t *testing.T) {
 	for _, l := range lines[:2] {
 		if !strings.Contains(l, "model/copperfin/") || !strings.Contains(l, ": retrykey: ") || !strings.HasSuffix(l, "(at run time: timeout_after_commit)") {
 			t.Errorf("finding line %q lacks the file, the analyzer or the fault kind", l)
+		}
+		// the call that sends the key: where, what, the tool and event a
+		// counterexample's fault names
+		if !sentByLine.MatchString(l) {
+			t.Errorf("finding line %q lacks the call that sends the key", l)
 		}
 	}
 	if lines[2] != "faultline vet: 2 finding(s) in 1 package(s)" {
@@ -47,8 +56,11 @@ func TestVetJSON(t *testing.T) {
 			!strings.HasSuffix(f.File, ".go") || !strings.Contains(f.File, "model/copperfin/") {
 			t.Errorf("finding %+v", f)
 		}
+		if c := f.Call; c.File != f.File || c.Line <= f.Line || c.Column == 0 || c.Callee != "env.Tool.Commit" || c.Tool != "payments.refund" || c.Event != "tool.commit" {
+			t.Errorf("finding at line %d: call %+v, want env.Tool.Commit of payments.refund (tool.commit) after it in %s", f.Line, c, f.File)
+		}
 	}
-	for _, key := range []string{`"analyzer"`, `"file"`, `"line"`, `"column"`, `"function"`, `"message"`, `"fault_kind"`} {
+	for _, key := range []string{`"analyzer"`, `"file"`, `"line"`, `"column"`, `"function"`, `"message"`, `"fault_kind"`, `"call"`, `"callee"`, `"tool"`, `"event"`} {
 		if !strings.Contains(stdout, key) {
 			t.Errorf("JSON lacks %s", key)
 		}

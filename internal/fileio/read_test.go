@@ -1,54 +1,48 @@
 package fileio_test
 
 import (
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/faultline/faultline/internal/fileio"
 )
 
 func TestReadFileReadsARegularFile(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "s.json")
-	if err := os.WriteFile(p, []byte("0123456789"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(p, []byte("0123456789"), 0o644))
 	b, err := fileio.ReadFile(p, 10) // exactly at the limit
-	if err != nil || string(b) != "0123456789" {
-		t.Fatalf("ReadFile = %q, %v", b, err)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, "0123456789", string(b))
 	_, err = fileio.ReadFile(p, 9)
-	if !errors.Is(err, fileio.ErrBadInput) || err.Error() != p+": larger than the limit of 9 bytes for this kind of file" {
-		t.Errorf("over the limit: %v", err)
-	}
+	assert.ErrorIs(t, err, fileio.ErrBadInput)
+	assert.EqualError(t, err, p+": larger than the limit of 9 bytes for this kind of file")
 }
 
 func TestReadFileNamesTheLimitInMiB(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "big.json")
-	if err := os.WriteFile(p, make([]byte, 2<<20+1), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(p, make([]byte, 2<<20+1), 0o644))
 	_, err := fileio.ReadFile(p, 2<<20)
 	var ie *fileio.InputError
-	if !errors.As(err, &ie) || ie.Path != p || !strings.Contains(err.Error(), "larger than the limit of 2 MiB") {
-		t.Errorf("error %v", err)
-	}
+	require.ErrorAs(t, err, &ie)
+	assert.Equal(t, p, ie.Path)
+	assert.ErrorContains(t, err, "larger than the limit of 2 MiB")
 }
 
 func TestReadFileMissingIsNotBadInput(t *testing.T) {
 	_, err := fileio.ReadFile(filepath.Join(t.TempDir(), "none.json"), 10)
-	if !errors.Is(err, fs.ErrNotExist) || errors.Is(err, fileio.ErrBadInput) {
-		t.Errorf("error %v", err)
-	}
+	assert.ErrorIs(t, err, fs.ErrNotExist)
+	assert.NotErrorIs(t, err, fileio.ErrBadInput)
 }
 
 func TestLimits(t *testing.T) {
-	if fileio.ScheduleLimit != 8<<20 || fileio.CoverageLimit != 256<<20 || fileio.DossierLimit != 256<<20 {
-		t.Errorf("limits %d %d %d", fileio.ScheduleLimit, fileio.CoverageLimit, fileio.DossierLimit)
-	}
+	assert.Equal(t, 8<<20, fileio.ScheduleLimit)
+	assert.Equal(t, 256<<20, fileio.CoverageLimit)
+	assert.Equal(t, 256<<20, fileio.DossierLimit)
 }
 
 // TestReadFileBoundsWhatItReads: a file whose size says 0 but which holds
@@ -59,7 +53,6 @@ func TestReadFileBoundsWhatItReads(t *testing.T) {
 		t.Skip("no /proc file of size 0")
 	}
 	_, err := fileio.ReadFile(p, 16)
-	if !errors.Is(err, fileio.ErrBadInput) || err.Error() != p+": larger than the limit of 16 bytes for this kind of file" {
-		t.Errorf("error %v", err)
-	}
+	assert.ErrorIs(t, err, fileio.ErrBadInput)
+	assert.EqualError(t, err, p+": larger than the limit of 16 bytes for this kind of file")
 }

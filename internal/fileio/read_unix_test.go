@@ -3,12 +3,13 @@
 package fileio_test
 
 import (
-	"errors"
 	"net"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 
 	"github.com/faultline/faultline/internal/fileio"
 )
@@ -21,9 +22,8 @@ func TestReadFileRefusesAFIFO(t *testing.T) {
 		t.Skip("mkfifo:", err)
 	}
 	_, err := fileio.ReadFile(p, fileio.ScheduleLimit)
-	if !errors.Is(err, fileio.ErrBadInput) || err.Error() != p+": is a named pipe (FIFO), not a regular file" {
-		t.Errorf("error %v", err)
-	}
+	assert.ErrorIs(t, err, fileio.ErrBadInput)
+	assert.EqualError(t, err, p+": is a named pipe (FIFO), not a regular file")
 }
 
 func TestReadFileRefusesDevicesDirectoriesAndSockets(t *testing.T) {
@@ -39,8 +39,7 @@ func TestReadFileRefusesDevicesDirectoriesAndSockets(t *testing.T) {
 	}
 	for p, want := range cases {
 		_, err := fileio.ReadFile(p, fileio.DossierLimit)
-		if !errors.Is(err, fileio.ErrBadInput) || err.Error() != p+": "+want {
-			t.Errorf("%s: error %v, want %q", p, err, want)
-		}
+		assert.ErrorIs(t, err, fileio.ErrBadInput, p)
+		assert.EqualError(t, err, p+": "+want)
 	}
 }

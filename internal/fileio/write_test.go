@@ -9,11 +9,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/faultline/faultline/internal/fileio"
 )
@@ -21,9 +23,7 @@ import (
 func names(t *testing.T, dir string) []string {
 	t.Helper()
 	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var out []string
 	for _, e := range ents {
 		out = append(out, e.Name())
@@ -34,9 +34,7 @@ func names(t *testing.T, dir string) []string {
 func read(t *testing.T, p string) string {
 	t.Helper()
 	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return string(b)
 }
 
@@ -46,31 +44,21 @@ func read(t *testing.T, p string) string {
 func TestWriteAtomicReplacesWithMode0644(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "out.json")
-	if err := os.WriteFile(p, []byte("old"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(p, []byte("old"), 0o600))
 	old := syscall.Umask(0o077)
 	defer syscall.Umask(old)
-	if err := fileio.WriteAtomic(p, []byte("new\n")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, fileio.WriteAtomic(p, []byte("new\n")))
 	fi, err := os.Stat(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := read(t, p); got != "new\n" || fi.Mode() != 0o644 {
-		t.Fatalf("content %q mode %v, want \"new\\n\" and -rw-r--r--", got, fi.Mode())
-	}
-	if got := names(t, dir); !slices.Equal(got, []string{"out.json"}) {
-		t.Fatalf("directory holds %v", got)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, "new\n", read(t, p))
+	assert.Equal(t, fs.FileMode(0o644), fi.Mode())
+	assert.Equal(t, []string{"out.json"}, names(t, dir), "the directory")
 	q := filepath.Join(dir, "fresh.json")
-	if err := fileio.WriteAtomic(q, nil); err != nil {
-		t.Fatal(err)
-	}
-	if fi, _ := os.Stat(q); fi.Mode() != 0o644 || fi.Size() != 0 {
-		t.Fatalf("new empty file: mode %v size %d", fi.Mode(), fi.Size())
-	}
+	require.NoError(t, fileio.WriteAtomic(q, nil))
+	fi, err = os.Stat(q)
+	require.NoError(t, err)
+	assert.Equal(t, fs.FileMode(0o644), fi.Mode(), "the new empty file")
+	assert.Zero(t, fi.Size(), "the new empty file")
 }
 
 // TestWriteAtomicFollowsSymlinks: a link (relative, through a chain, or
@@ -78,58 +66,36 @@ func TestWriteAtomicReplacesWithMode0644(t *testing.T) {
 // taken beside the target, not beside the link.
 func TestWriteAtomicFollowsSymlinks(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.Mkdir(filepath.Join(dir, "real"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "real"), 0o755))
 	target := filepath.Join(dir, "real", "cov.json")
 	os.WriteFile(target, []byte("old"), 0o644)
 	link := filepath.Join(dir, "link.json")
 	chain := filepath.Join(dir, "chain.json")
-	if err := os.Symlink(filepath.Join("real", "cov.json"), link); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("link.json", chain); err != nil {
-		t.Fatal(err)
-	}
-	if err := fileio.WriteAtomic(chain, []byte("new")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Symlink(filepath.Join("real", "cov.json"), link))
+	require.NoError(t, os.Symlink("link.json", chain))
+	require.NoError(t, fileio.WriteAtomic(chain, []byte("new")))
 	for _, l := range []string{link, chain} {
-		if fi, err := os.Lstat(l); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			t.Fatalf("%s is no longer a link: %v %v", l, fi.Mode(), err)
-		}
+		fi, err := os.Lstat(l)
+		require.NoError(t, err)
+		require.NotZero(t, fi.Mode()&fs.ModeSymlink, "%s is no longer a link", l)
 	}
-	if got := read(t, target); got != "new" {
-		t.Fatalf("target %q, want new", got)
-	}
+	require.Equal(t, "new", read(t, target), "the target")
 	unlock, err := fileio.Lock(chain)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	unlock()
 	unlock() // harmless
-	if got := names(t, filepath.Join(dir, "real")); !slices.Equal(got, []string{"cov.json", "cov.json.lock"}) {
-		t.Fatalf("real/ holds %v, want the target and its lock", got)
-	}
-	if got := names(t, dir); !slices.Equal(got, []string{"chain.json", "link.json", "real"}) {
-		t.Fatalf("a lock or file beside the links: %v", got)
-	}
+	require.Equal(t, []string{"cov.json", "cov.json.lock"}, names(t, filepath.Join(dir, "real")), "real/: the target and its lock")
+	require.Equal(t, []string{"chain.json", "link.json", "real"}, names(t, dir), "no lock or file beside the links")
 	// a dangling link: its target is created
 	dangling := filepath.Join(dir, "dangling.json")
 	os.Symlink(filepath.Join(dir, "real", "later.json"), dangling)
-	if err := fileio.WriteAtomic(dangling, []byte("x")); err != nil {
-		t.Fatal(err)
-	}
-	if got := read(t, filepath.Join(dir, "real", "later.json")); got != "x" {
-		t.Fatalf("dangling link's target %q", got)
-	}
+	require.NoError(t, fileio.WriteAtomic(dangling, []byte("x")))
+	require.Equal(t, "x", read(t, filepath.Join(dir, "real", "later.json")), "the dangling link's target")
 	// a loop of links
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
 	os.Symlink("b", a)
 	os.Symlink("a", b)
-	if err := fileio.WriteAtomic(a, nil); err == nil || err.Error() != "writing "+a+": more than 40 symbolic links" {
-		t.Fatalf("link loop: %v", err)
-	}
+	assert.EqualError(t, fileio.WriteAtomic(a, nil), "writing "+a+": more than 40 symbolic links", "a link loop")
 }
 
 // TestWriteAtomicRemovesStaleTemps: a temporary file of the path's own
@@ -149,18 +115,12 @@ func TestWriteAtomicRemovesStaleTemps(t *testing.T) {
 	}
 	for name := range files {
 		f := filepath.Join(dir, name)
-		if err := os.WriteFile(f, []byte("partial"), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(f, []byte("partial"), 0o600))
 		if name != ".cov.json.tmp-42" {
-			if err := os.Chtimes(f, old, old); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.Chtimes(f, old, old))
 		}
 	}
-	if err := fileio.WriteAtomic(p, []byte("new")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, fileio.WriteAtomic(p, []byte("new")))
 	want := []string{"cov.json"}
 	for name, kept := range files {
 		if kept {
@@ -168,9 +128,7 @@ func TestWriteAtomicRemovesStaleTemps(t *testing.T) {
 		}
 	}
 	slices.Sort(want)
-	if got := names(t, dir); !slices.Equal(got, want) {
-		t.Fatalf("directory holds %v, want %v", got, want)
-	}
+	assert.Equal(t, want, names(t, dir), "the directory")
 }
 
 // TestErrorsNameTheCallersPath: a failed write, lock or update names the
@@ -179,35 +137,22 @@ func TestWriteAtomicRemovesStaleTemps(t *testing.T) {
 func TestErrorsNameTheCallersPath(t *testing.T) {
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "missing", "cov.json")
-	if err := fileio.WriteAtomic(missing, nil); err == nil || err.Error() != "writing "+missing+": no such file or directory" || !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("write into a missing folder: %v", err)
-	}
-	if _, err := fileio.Lock(missing); err == nil || err.Error() != "locking "+missing+": no such file or directory" {
-		t.Errorf("lock in a missing folder: %v", err)
-	}
-	if err := fileio.Update(missing, func(b []byte) ([]byte, error) { return b, nil }); err == nil || err.Error() != "locking "+missing+": no such file or directory" {
-		t.Errorf("update in a missing folder: %v", err)
-	}
-	if err := fileio.WriteAtomic(dir, nil); err == nil || err.Error() != "writing "+dir+": not a regular file (a directory)" {
-		t.Errorf("write over a directory: %v", err)
-	}
+	err := fileio.WriteAtomic(missing, nil)
+	assert.EqualError(t, err, "writing "+missing+": no such file or directory", "a write into a missing folder")
+	assert.ErrorIs(t, err, fs.ErrNotExist, "a write into a missing folder")
+	_, err = fileio.Lock(missing)
+	assert.EqualError(t, err, "locking "+missing+": no such file or directory", "a lock in a missing folder")
+	assert.EqualError(t, fileio.Update(missing, func(b []byte) ([]byte, error) { return b, nil }), "locking "+missing+": no such file or directory", "an update in a missing folder")
+	assert.EqualError(t, fileio.WriteAtomic(dir, nil), "writing "+dir+": not a regular file (a directory)", "a write over a directory")
 	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := fileio.Update(fifo, func(b []byte) ([]byte, error) { return b, nil }); err == nil || err.Error() != "locking "+fifo+": not a regular file (a named pipe)" {
-		t.Errorf("update of a FIFO: %v", err)
-	}
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	assert.EqualError(t, fileio.Update(fifo, func(b []byte) ([]byte, error) { return b, nil }), "locking "+fifo+": not a regular file (a named pipe)", "an update of a FIFO")
 	// the callback's error comes back unchanged, and the file stays
 	p := filepath.Join(dir, "f")
 	os.WriteFile(p, []byte("keep"), 0o644)
 	boom := errors.New("boom")
-	if err := fileio.Update(p, func([]byte) ([]byte, error) { return []byte("lost"), boom }); err != boom {
-		t.Errorf("callback error: %v", err)
-	}
-	if got := read(t, p); got != "keep" {
-		t.Errorf("file after a failed update: %q", got)
-	}
+	assert.Same(t, boom, fileio.Update(p, func([]byte) ([]byte, error) { return []byte("lost"), boom }), "the callback's error")
+	assert.Equal(t, "keep", read(t, p), "the file after a failed update")
 }
 
 // TestWriteFilesRenamesInOrder: nothing is renamed when a later file
@@ -217,21 +162,12 @@ func TestWriteFilesRenamesInOrder(t *testing.T) {
 	a, b := filepath.Join(dir, "a.md"), filepath.Join(dir, "a.json")
 	os.WriteFile(a, []byte("old md"), 0o644)
 	err := fileio.WriteFiles(fileio.File{Path: a, Data: []byte("new md")}, fileio.File{Path: filepath.Join(dir, "no", "a.json"), Data: []byte("new json")})
-	if err == nil || !strings.Contains(err.Error(), "writing "+filepath.Join(dir, "no", "a.json")+": ") {
-		t.Fatalf("staging into a missing folder: %v", err)
-	}
-	if got := read(t, a); got != "old md" {
-		t.Fatalf("a.md %q after a failed set: the first file was renamed", got)
-	}
-	if got := names(t, dir); !slices.Equal(got, []string{"a.md"}) {
-		t.Fatalf("left behind: %v", got)
-	}
-	if err := fileio.WriteFiles(fileio.File{Path: a, Data: []byte("new md")}, fileio.File{Path: b, Data: []byte("new json")}); err != nil {
-		t.Fatal(err)
-	}
-	if read(t, a) != "new md" || read(t, b) != "new json" {
-		t.Fatal("set not written")
-	}
+	require.ErrorContains(t, err, "writing "+filepath.Join(dir, "no", "a.json")+": ", "staging into a missing folder")
+	require.Equal(t, "old md", read(t, a), "a.md after a failed set: the first file was renamed")
+	require.Equal(t, []string{"a.md"}, names(t, dir), "left behind")
+	require.NoError(t, fileio.WriteFiles(fileio.File{Path: a, Data: []byte("new md")}, fileio.File{Path: b, Data: []byte("new json")}))
+	assert.Equal(t, "new md", read(t, a))
+	assert.Equal(t, "new json", read(t, b))
 }
 
 // TestUpdateFromManyWriters: 16 goroutines each add 1 to a counter file
@@ -269,12 +205,8 @@ func TestUpdateFromManyWriters(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if got := read(t, p); got != "400" {
-		t.Fatalf("count %s, want 400 (16 writers x 25)", got)
-	}
-	if got := names(t, dir); !slices.Equal(got, []string{"link", "n", "n.lock"}) {
-		t.Fatalf("directory holds %v", got)
-	}
+	require.Equal(t, "400", read(t, p), "the count (16 writers x 25)")
+	require.Equal(t, []string{"link", "n", "n.lock"}, names(t, dir), "the directory")
 	// Update sees a missing file as nil and an empty one as empty
 	var seen []string
 	for _, q := range []string{filepath.Join(dir, "none"), p} {
@@ -286,7 +218,5 @@ func TestUpdateFromManyWriters(t *testing.T) {
 			return old, nil
 		})
 	}
-	if strings.Join(seen, " ") != "true/0 false/0" {
-		t.Fatalf("old for a missing and an empty file: %v", seen)
-	}
+	assert.Equal(t, []string{"true/0", "false/0"}, seen, "old for a missing and an empty file")
 }

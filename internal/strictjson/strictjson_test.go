@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/faultline/faultline/internal/strictjson"
 )
 
@@ -39,21 +42,25 @@ func TestDecodeAcceptsAnExactDocument(t *testing.T) {
 	  "any": [{"k": null}, [], {}, "s\"}", -1.5e3, true, false], "shadowed": "outer", "promoted": "up", "Plain": 7,
 	  "arr"	:	[ {"a":1} ,{ "a" : 2 } ] , "items" : [ ] , "items2": null}`
 	var d doc
-	if err := strictjson.Decode([]byte(in), &d); err == nil || !strings.Contains(err.Error(), `key "items" appears twice`) {
-		t.Fatalf("the repeated items: %v", err)
-	}
+	require.ErrorContains(t, strictjson.Decode([]byte(in), &d), `key "items" appears twice`, "the repeated items")
 	in = strings.Replace(in, `, "items" : [ ] , "items2": null`, ``, 1)
 	d = doc{}
-	if err := strictjson.Decode([]byte(in), &d); err != nil {
-		t.Fatal(err)
-	}
-	if len(d.Any.([]any)) != 7 {
-		t.Errorf("any %v", d.Any)
-	}
-	if *d.Version != 1 || d.Items[0] != (inner{"a", 2}) || d.Ptr.Name != "p" || len(d.ByName) != 2 ||
-		string(d.Raw) != `{"free": [1, {"Free": 2}]}` || d.Shadowed != "outer" || d.Promoted != "up" || d.Plain != 7 || d.Arr[1]["a"] != 2 || d.own != 0 {
-		t.Fatalf("decoded %+v", d)
-	}
+	require.NoError(t, strictjson.Decode([]byte(in), &d))
+	assert.IsType(t, []any{}, d.Any)
+	assert.Len(t, d.Any, 7)
+	require.NotNil(t, d.Version)
+	assert.Equal(t, 1, *d.Version)
+	require.NotEmpty(t, d.Items)
+	assert.Equal(t, inner{"a", 2}, d.Items[0])
+	require.NotNil(t, d.Ptr)
+	assert.Equal(t, "p", d.Ptr.Name)
+	assert.Len(t, d.ByName, 2)
+	assert.Equal(t, `{"free": [1, {"Free": 2}]}`, string(d.Raw))
+	assert.Equal(t, "outer", d.Shadowed)
+	assert.Equal(t, "up", d.Promoted)
+	assert.Equal(t, 7, d.Plain)
+	assert.Equal(t, 2, d.Arr[1]["a"])
+	assert.Zero(t, d.own)
 }
 
 func TestDecodeRejects(t *testing.T) {
@@ -94,10 +101,7 @@ func TestDecodeRejects(t *testing.T) {
 		{`{"items": [{"n": 1.5}]}`, "items.n: want an integer, not a JSON number"},
 	} {
 		var d doc
-		err := strictjson.Decode([]byte(c.in), &d)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q: error %v, want it to contain %q", c.in, err, c.want)
-		}
+		assert.ErrorContains(t, strictjson.Decode([]byte(c.in), &d), c.want, "%q", c.in)
 	}
 }
 
@@ -106,29 +110,21 @@ func TestDecodeRejects(t *testing.T) {
 func TestDecodeRejectsWhatEncodingJSONAccepts(t *testing.T) {
 	for _, in := range []string{`{"Version": 1}`, `{"items": [], "items": [{"name": "a"}]}`, `null`} {
 		var lax doc
-		if err := json.Unmarshal([]byte(in), &lax); err != nil {
-			t.Fatalf("%s: encoding/json rejects it too: %v", in, err)
-		}
+		require.NoError(t, json.Unmarshal([]byte(in), &lax), "%s: encoding/json rejects it too", in)
 		var d doc
-		if err := strictjson.Decode([]byte(in), &d); err == nil {
-			t.Errorf("%s: accepted", in)
-		}
+		assert.Error(t, strictjson.Decode([]byte(in), &d), "%s: accepted", in)
 	}
 }
 
 func TestValidate(t *testing.T) {
-	if err := strictjson.Validate([]byte(`{"Any": {"Case": [1, {"x": null}]}, "b": []}`)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, strictjson.Validate([]byte(`{"Any": {"Case": [1, {"x": null}]}, "b": []}`)))
 	for in, want := range map[string]string{
 		`{"a": {"b": 1, "b": 2}}`: `a: key "b" appears twice`,
 		`[]`:                      "not an array",
 		`{}{}`:                    "trailing data",
 		"\xEF\xBB\xBF{}":          "byte-order mark",
 	} {
-		if err := strictjson.Validate([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%q: error %v, want %q", in, err, want)
-		}
+		assert.ErrorContains(t, strictjson.Validate([]byte(in)), want, "%q", in)
 	}
 }
 

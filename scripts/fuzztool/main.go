@@ -185,7 +185,7 @@ func convert(args []string, stderr io.Writer) (string, error) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	opts := []fuzz.Option{fuzz.WithDefinition(copperfin.Definition()),
-		fuzz.WithSystem(fuzz.System{Name: referenceName, New: copperfin.Configured})}
+		fuzz.WithSystem(fuzz.System{Name: referenceName, New: copperfin.Configured}), fuzz.WithCatalogueSites()}
 	st := copperfin.Settings{Profile: copperfin.ProfileTyped}
 	// env is the same setting as FAULTLINE_* variables, for the rapid
 	// target's test binary

@@ -346,7 +346,7 @@ func refDecoder(mutant string, opts ...fuzz.Option) (*fuzz.Decoder, error) {
 // refDecoderOf is the decoder of the reference system under cfg.
 func refDecoderOf(cfg model.Config, opts ...fuzz.Option) (*fuzz.Decoder, error) {
 	return fuzz.NewDecoder(append([]fuzz.Option{fuzz.WithDefinition(copperfin.Definition()),
-		fuzz.WithSystem(fuzz.System{Name: referenceName, New: copperfin.Configured}), fuzz.WithConfig(cfg)}, opts...)...)
+		fuzz.WithSystem(fuzz.System{Name: referenceName, New: copperfin.Configured}), fuzz.WithConfig(cfg), fuzz.WithCatalogueSites()}, opts...)...)
 }
 
 func settingsOf(t *testing.T, cfg model.Config) copperfin.Settings {

@@ -1,0 +1,118 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// Crossings returns how many times res crossed each event a fault can be
+// reached at: the highest ordinal its timeline records for the event,
+// which is the count a fault entry's Ordinal is matched against (a fault
+// at event#n is reached only when the run crosses event at least n
+// times). Events the run never crossed are absent, and so are the claim
+// and worker.start, which the harness records around the system's run
+// and at which no fault is ever reached. A nil result or one without a
+// timeline crossed nothing.
+func Crossings(res *Result) map[EventName]int {
+	out := map[EventName]int{}
+	if res == nil {
+		return out
+	}
+	for _, ev := range res.Timeline {
+		if ev.Event == EvClaim || ev.Event == EvWorkerStart || ev.Ordinal <= 0 {
+			continue
+		}
+		out[ev.Event] = max(out[ev.Event], ev.Ordinal)
+	}
+	return out
+}
+
+// Place returns the fault entry that attaches kind (a kind of Catalogue or
+// a world event of WorldEvents) to an event res actually crossed, and
+// false when res never crossed the kind's own event (FaultSpec.Event) or
+// the kind is unknown. The rule: the kind's own event at its designed
+// ordinal (FaultSpec.Ordinal) when res crossed that event at least that
+// often, otherwise at the last occurrence res did cross. So on a system
+// that writes two checkpoints, a checkpoint kind designed for the
+// reference system's third write lands on checkpoint.write#2.
+//
+// res is the run the fault is placed in: a clean run for a single fault,
+// the run under the faults placed so far for a later one (a retry's
+// second tool.commit exists only in a run where an earlier fault made
+// the system retry). SingleFault keeps the reference system's designed
+// placements.
+func Place(kind string, res *Result) (FaultEntry, bool) {
+	k, err := lookupKind(kind)
+	if err != nil {
+		return FaultEntry{}, false
+	}
+	n := Crossings(res)[k.spec.Event]
+	if n == 0 {
+		return FaultEntry{}, false
+	}
+	return FaultEntry{Event: k.spec.Event, Ordinal: min(max(k.spec.Ordinal, 1), n), Kind: kind}, true
+}
+
+// Placements are the single-fault schedules of one system under one
+// config, each placed (Place) on the system's own clean run.
+type Placements struct {
+	// Clean is the clean run the faults were placed on.
+	Clean *Result
+	// Schedules holds one schedule a placed kind, in the order the kinds
+	// were given (Catalogue order by default); each schedule's seed is its
+	// kind and its config the one SingleFaults was given.
+	Schedules []*Schedule
+	// Uncrossed lists the kinds in scope whose own event the clean run
+	// never crossed, in the same order: no single fault of theirs can be
+	// reached on this system.
+	Uncrossed []string
+}
+
+// SingleFaults runs def's system once without faults on the named fixture
+// ("" for its default) under cfg, and places each kind of kinds (every
+// kind of Catalogue when none is given; world events may be named) on
+// that run with Place. It returns an error for an invalid definition, an
+// unknown fixture, a config the system refuses, an unknown or repeated
+// kind, or a harness error on the clean run. Kinds whose event the
+// system never crosses are listed in Placements.Uncrossed, never placed
+// at an event that does not occur.
+func SingleFaults(def *Definition, fixture string, cfg Config, kinds ...string) (*Placements, error) {
+	if err := def.Validate(); err != nil {
+		return nil, err
+	}
+	if len(kinds) == 0 {
+		for _, sp := range Catalogue() {
+			kinds = append(kinds, sp.Kind)
+		}
+	}
+	for i, kind := range kinds {
+		if _, err := lookupKind(kind); err != nil {
+			return nil, fmt.Errorf("single faults: %w", err)
+		}
+		if slices.Contains(kinds[:i], kind) {
+			return nil, fmt.Errorf("single faults: kind %q given twice", kind)
+		}
+	}
+	if _, err := def.Fixture(fixture); err != nil {
+		return nil, fmt.Errorf("single faults of %s: %w", def.Name, err)
+	}
+	cfg.Fixture = fixture
+	clean, err := def.Run(&Schedule{Version: ScheduleVersion, Seed: "clean", Config: cfg, Faults: []FaultEntry{}}, Options{})
+	if err != nil {
+		return nil, fmt.Errorf("single faults of %s: the clean run: %w", def.Name, err)
+	}
+	if clean == nil {
+		return nil, errors.New("single faults: the harness returned no result")
+	}
+	p := &Placements{Clean: clean}
+	for _, kind := range kinds {
+		f, ok := Place(kind, clean)
+		if !ok {
+			p.Uncrossed = append(p.Uncrossed, kind)
+			continue
+		}
+		p.Schedules = append(p.Schedules, &Schedule{Version: ScheduleVersion, Seed: kind, Config: cfg, Faults: []FaultEntry{f}})
+	}
+	return p, nil
+}

@@ -1,0 +1,120 @@
+package model_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/faultline/faultline/internal/archiver"
+	"github.com/faultline/faultline/model"
+)
+
+// TestPlaceOnASystemWithTwoCheckpoints: the archiver writes two
+// checkpoints and calls its tool once. SingleFault places the checkpoint kinds
+// at the reference system's third write, which this agent never reaches;
+// SingleFaults places them on its own clean run, at the second write
+// (checkpoint_rollback, designed for the second, stays there), and every
+// schedule it places is reached. Kinds at events the agent never crosses
+// are listed, not placed.
+func TestPlaceOnASystemWithTwoCheckpoints(t *testing.T) {
+	def := archiver.Definition()
+	p, err := model.SingleFaults(def, "", model.Config{System: json.RawMessage(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := model.Crossings(p.Clean)
+	// worker.start, at which no fault is ever reached, is not counted
+	if c[model.EvCheckpointWrite] != 2 || c[model.EvToolCommit] != 1 || c[model.EvCheckpointLoad] != 1 || len(c) != 3 {
+		t.Fatalf("clean run crossings %v", c)
+	}
+	got := map[string]string{}
+	for _, s := range p.Schedules {
+		if len(s.Faults) != 1 || s.Seed != s.Faults[0].Kind {
+			t.Fatalf("schedule %+v", s)
+		}
+		got[s.Faults[0].Kind] = s.Faults[0].Placement()
+		res, err := def.Run(s, model.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Faults[0].Reached {
+			t.Errorf("%s at %s not reached", s.Faults[0].Kind, s.Faults[0].Placement())
+		}
+	}
+	for kind, want := range map[string]string{
+		"worker_restart": "checkpoint.write#2", "missing_checkpoint": "checkpoint.write#2", "stale_checkpoint": "checkpoint.write#2",
+		"future_version_checkpoint": "checkpoint.write#2", "corrupt_checkpoint": "checkpoint.write#2", "checkpoint_rollback": "checkpoint.write#2",
+		"tool_timeout": "tool.commit#1", "timeout_after_commit": "tool.commit#1",
+	} {
+		if got[kind] != want {
+			t.Errorf("%s placed at %q, want %q", kind, got[kind], want)
+		}
+		ref, err := model.SingleFault(kind, model.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(want, "checkpoint.write") && ref.Faults[0].Placement() != "checkpoint.write#3" {
+			t.Errorf("SingleFault(%s) at %s, want the reference system's checkpoint.write#3", kind, ref.Faults[0].Placement())
+		}
+	}
+	if len(p.Schedules)+len(p.Uncrossed) != len(model.Catalogue()) {
+		t.Errorf("%d placed + %d uncrossed, want %d kinds", len(p.Schedules), len(p.Uncrossed), len(model.Catalogue()))
+	}
+	for _, kind := range p.Uncrossed {
+		if _, ok := got[kind]; ok {
+			t.Errorf("%s both placed and uncrossed", kind)
+		}
+		ref, _ := model.SingleFault(kind, model.Config{})
+		if c[ref.Faults[0].Event] != 0 {
+			t.Errorf("%s listed uncrossed, but the clean run crossed %s %d times", kind, ref.Faults[0].Event, c[ref.Faults[0].Event])
+		}
+	}
+	for _, bad := range []struct {
+		kinds []string
+		want  string
+	}{
+		{[]string{"no_such_kind"}, `unknown fault kind "no_such_kind"`},
+		{[]string{"tool_timeout", "tool_timeout"}, `kind "tool_timeout" given twice`},
+	} {
+		if _, err := model.SingleFaults(def, "", model.Config{}, bad.kinds...); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("SingleFaults(%v): %v, want %q", bad.kinds, err, bad.want)
+		}
+	}
+	if _, err := model.SingleFaults(def, "copperfin", model.Config{}); err == nil || !strings.Contains(err.Error(), `unknown fixture "copperfin" (valid: archive)`) {
+		t.Errorf("unknown fixture: %v", err)
+	}
+}
+
+// TestPlaceFollowsThePrefix: a retry's second tool.commit exists only in
+// a run where an earlier fault made the agent retry, and Place reads the
+// run it is given: the clean run's count, or the prefix's.
+func TestPlaceFollowsThePrefix(t *testing.T) {
+	def := archiver.Definition()
+	cfg := model.Config{System: json.RawMessage(`{}`)}
+	run := func(faults ...model.FaultEntry) *model.Result {
+		t.Helper()
+		res, err := def.Run(&model.Schedule{Version: model.ScheduleVersion, Config: cfg, Faults: faults}, model.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	clean := run()
+	prefix := model.FaultEntry{Event: model.EvToolCommit, Ordinal: 1, Kind: "tool_timeout"}
+	after := run(prefix)
+	if n, m := model.Crossings(clean)[model.EvToolCommit], model.Crossings(after)[model.EvToolCommit]; n != 1 || m != 2 {
+		t.Fatalf("tool.commit crossed %d times clean, %d after a timeout; want 1 and 2", n, m)
+	}
+	if _, ok := model.Place("stale_policy", clean); ok {
+		t.Errorf("stale_policy placed on a run that reads no policy")
+	}
+	if _, ok := model.Place("no_such_kind", clean); ok {
+		t.Errorf("an unknown kind placed")
+	}
+	if f, ok := model.Place("worker_restart", clean); !ok || f.Placement() != "checkpoint.write#2" {
+		t.Errorf("worker_restart placed %v %v", f, ok)
+	}
+	if f, ok := model.Place("tool_timeout", after); !ok || f.Placement() != "tool.commit#1" {
+		t.Errorf("tool_timeout placed %v %v", f, ok)
+	}
+}
