@@ -424,16 +424,12 @@ func (w *walkState) schedule(fs []placed) *model.Schedule {
 }
 
 // sites returns the placements res's run offers the next fault, in the
-// walk's order.
+// walk's order: its crossings of each event (model.Crossings) and the
+// memory keys and branch names it crossed.
 func (w *walkState) sites(res *model.Result) []placed {
-	var counts [64]int
+	crossed := model.Crossings(res)
 	details := map[model.EventName][]string{}
 	for _, ev := range res.Timeline {
-		i, ok := eventIndex[ev.Event]
-		if !ok {
-			continue
-		}
-		counts[i]++
 		if (ev.Event == model.EvMemoryRead || ev.Event == model.EvBranchRun) && ev.Detail != "" && !slices.Contains(details[ev.Event], ev.Detail) {
 			details[ev.Event] = append(details[ev.Event], ev.Detail)
 		}
@@ -445,7 +441,7 @@ func (w *walkState) sites(res *model.Result) []placed {
 			targets = append(targets, details[k.target]...)
 		}
 		for _, ev := range k.events {
-			for o := 1; o <= counts[ev]; o++ {
+			for o := 1; o <= crossed[model.AllEvents[ev]]; o++ {
 				for _, t := range targets {
 					out = append(out, placed{kind: k.code, event: byte(ev), ordinal: o, target: t})
 				}
