@@ -182,13 +182,14 @@ func (r *ExhaustiveReport) Summary() string {
 // then the world events unless WithoutWorldEvents; WithKinds and
 // WithDomains narrow them), each event the schedule validator accepts it
 // at (WithOwnEvents: its own event only) in the order of model.AllEvents,
-// each ordinal from 1 to the number of times that run crossed the event,
-// and for a memory_loss or branch_failure each target: every key (every
-// branch) first, then each memory key (branch name) the run crossed, in
-// the order first crossed. A retry's third tool.commit is a site only
-// under faults that make it. Other targets are the defaults (the task's
-// own capability, policy and record, a 1000 ms clock advance), and no
-// fault names a Tool.
+// each ordinal from 1 to the number of times that run crossed the event
+// (model.Crossings: worker.start and the claim are no sites), and for a
+// memory_loss or branch_failure each target: every key (every branch)
+// first, then each memory key (branch name) the run crossed, in the order
+// first crossed. A retry's third tool.commit is a site only under faults
+// that make it. Other targets are the defaults (the task's own
+// capability, policy and record, a 1000 ms clock advance), and no fault
+// names a Tool.
 //
 // Order and reduction. The schedules of k+1 faults are those of k faults
 // in their order, each followed by its sites in the order above. A
