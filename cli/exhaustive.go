@@ -118,6 +118,8 @@ func writeExhaustive(w io.Writer, def *model.Definition, rep *properties.Exhaust
 	case !rep.Complete:
 		fmt.Fprintf(&b, "incomplete: the walk reached its cap of %d schedules before it ran every schedule of at most %d faults; no counterexample among those %d, which proves nothing\n",
 			rep.Cap, rep.MaxFaults, rep.Schedules)
+	case rep.Reached == 0:
+		fmt.Fprintf(&b, "inconclusive: no counterexample among %d schedules of at most %d faults, but no scheduled fault was reached\n", rep.Schedules, rep.MaxFaults)
 	default:
 		fmt.Fprintf(&b, "no counterexample among %d schedules of at most %d faults\n", rep.Schedules, rep.MaxFaults)
 	}

@@ -16,7 +16,8 @@ var exhaustiveArgs = []string{"explore", "--exhaustive", "--kinds", "tool_timeou
 // the planted bug with one fault (exit 1) and writes a counterexample the
 // printed command replays (exit 1); the fixed agent holds over exactly 21
 // schedules (exit 0), and the output is the same on 1 and 4 workers; a
-// walk cut by its cap is inconclusive (exit 3).
+// walk cut by its cap, or one that reached no fault, is inconclusive
+// (exit 3).
 func TestExploreExhaustive(t *testing.T) {
 	dir := t.TempDir()
 	code, out, stderr := run(t, append(exhaustiveArgs, "--max-faults", "1", "--config", `{"variant":"planted"}`, "--out", dir)...)
@@ -42,6 +43,11 @@ func TestExploreExhaustive(t *testing.T) {
 	if code != 3 || !strings.HasPrefix(out, "incomplete: the walk reached its cap of 3 schedules before it ran every schedule of at most 2 faults; no counterexample among those 3, which proves nothing\nenumerated: 1 of 0 faults, 2 of 1, 0 of 2\n") ||
 		!strings.Contains(stderr, "incomplete") {
 		t.Fatalf("cap: exit %d\n%s%s", code, out, stderr)
+	}
+	if code, out, stderr := run(t, "explore", "--exhaustive", "--kinds", "branch_failure", "--max-faults", "1"); code != 3 ||
+		!strings.HasPrefix(out, "inconclusive: no counterexample among 1 schedules of at most 1 faults, but no scheduled fault was reached\nenumerated: 1 of 0 faults, 0 of 1\n") ||
+		!strings.Contains(stderr, "no scheduled fault was reached") {
+		t.Fatalf("no site: exit %d\n%s%s", code, out, stderr)
 	}
 	for _, bad := range [][]string{
 		{"explore", "--workers", "2"},

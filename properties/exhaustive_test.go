@@ -216,3 +216,24 @@ func TestExhaustiveSkipsOnlyDuplicates(t *testing.T) {
 		}
 	}
 }
+
+// TestExhaustiveCleanRunAndNoSite: a clean run that already breaks an
+// invariant is the walk's first schedule (no fault); a scope none of
+// whose kinds' events the system crosses finishes with nothing reached,
+// which proves nothing.
+func TestExhaustiveCleanRunAndNoSite(t *testing.T) {
+	rep := walkOf(t, mutant(copperfin.CheckpointBeforeEffect), properties.WithMaxFaults(2))
+	if !rep.Found || rep.Index != 1 || len(rep.Counterexample.Schedule.Faults) != 0 || rep.Counterexample.Invariant != model.InvNoInventedProgress ||
+		!reflect.DeepEqual(rep.PerSize, []int{1, 0, 0}) {
+		t.Fatalf("%s", rep.Summary())
+	}
+	d := inventory.Definition()
+	none, err := properties.Exhaustive(d.Factory, properties.WithDefinition(d), properties.WithKinds("branch_failure"), properties.WithMaxFaults(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if none.Found || !none.Complete || !none.Inconclusive() || none.Schedules != 1 || none.Reached != 0 ||
+		!strings.HasPrefix(none.Summary(), "inconclusive: no counterexample among 1 schedules of at most 2 faults, but no scheduled fault was reached") {
+		t.Fatalf("%+v: %s", none, none.Summary())
+	}
+}
