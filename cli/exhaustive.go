@@ -36,7 +36,8 @@ scope it names, with the schedules run of each size. --workers W runs it on W
 goroutines; the result does not depend on W. --max-schedules (default
 10000000, at most 100000000) caps the walk: a walk that reaches it is
 incomplete and exits 3. --checks, --seed, --guided and the coverage flags do
-not apply to it.`
+not apply to it (bad input), and it records no coverage, so FAULTLINE_COVERAGE
+is not read.`
 
 // add registers the flags on c.
 func (f *exhaustiveFlags) add(c *cobra.Command) {
