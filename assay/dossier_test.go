@@ -209,6 +209,9 @@ func TestDossierDiffTriggers(t *testing.T) {
 // fires: the new kinds enter at every family of boundary, and each adds
 // runs to every behavioural fingerprint.
 func TestDossierCatalogue(t *testing.T) {
+	if raceDetector {
+		t.Skip("repeats the study's and the dossier's goroutines over another input (TestGatherIsDeterministic and TestDossierContents run them under the detector); go test ./... runs this test in full")
+	}
 	dir, d := writeDossier(t, smallCatalogueConfig())
 	if len(d.Faults) != 25 || d.Manifest.CoveredKinds != 25 || d.Manifest.CatalogueKinds != 25 {
 		t.Errorf("faults %d covered %d", len(d.Faults), d.Manifest.CoveredKinds)
@@ -298,6 +301,9 @@ func TestReadDossierRejectsBadInput(t *testing.T) {
 // and a version 1 dossier (no hash) still read; a write that fails before
 // any rename leaves the old pair whole.
 func TestDossierPair(t *testing.T) {
+	if raceDetector {
+		t.Skip("repeats the study's and the dossier's goroutines over another input (TestGatherIsDeterministic and TestDossierContents run them under the detector); go test ./... runs this test in full")
+	}
 	a, _ := writeDossier(t, smallConfig())
 	md, _ := os.ReadFile(filepath.Join(a, "dossier.md"))
 	raw, _ := os.ReadFile(filepath.Join(a, "dossier.json"))

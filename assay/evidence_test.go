@@ -76,6 +76,9 @@ func sigOf(t *testing.T, st *assay.Study, profile, kind, config string) assay.Si
 // profile, over the whole catalogue and over the paper's ten: running each
 // distinct schedule once and counting it per trial changes no figure.
 func TestStudyMatchesRun(t *testing.T) {
+	if raceDetector {
+		t.Skip("repeats the study's and the dossier's goroutines over another input (TestGatherIsDeterministic and TestDossierContents run them under the detector); go test ./... runs this test in full")
+	}
 	for _, v := range views {
 		ref := v.get(t).Reference
 		for _, p := range copperfin.Profiles {

@@ -235,7 +235,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	for _, l := range r.counts() {
 		fmt.Fprintf(&b, "- %s\n", l)
 	}
-	fmt.Fprintln(&b, "\n| key | kinds | status | visits | not reached | counterexamples |")
+	fmt.Fprintln(&b, "\n| key | kinds | status | visits | not reached or not fired | counterexamples |")
 	fmt.Fprintln(&b, "| --- | --- | --- | ---: | ---: | --- |")
 	for _, k := range r.Keys {
 		var cx []string

@@ -77,10 +77,14 @@ func ReplayHint(s *model.Schedule, runID, system string) string {
 	file := "/tmp/faultline-" + runID + ".json"
 	b.WriteString("schedule (canonical form):\n")
 	b.Write(canon)
-	fmt.Fprintf(&b, "replay it:\n  echo %s > %s && go run ./cmd/faultline replay %s\n", shellQuote(compact.String()), file, file)
 	if system != referenceSystem {
-		fmt.Fprintf(&b, "  (faultline replay runs the reference system; this run used the system %q)\n", system)
+		// faultline replay runs the reference system: a user's schedule
+		// replays through the user's own test or program
+		fmt.Fprintf(&b, "replay it on %s: save it (echo %s > %s), then run it through a test of %s as FAULTLINE_REPLAY=%s go test -run '^TestName$' ./pkg (properties.Check, or fuzz.WithReplayTest) or through its own command line's replay %s (package cli)\n",
+			system, shellQuote(compact.String()), file, system, file, file)
+		return b.String()
 	}
+	fmt.Fprintf(&b, "replay it:\n  echo %s > %s && go run ./cmd/faultline replay %s\n", shellQuote(compact.String()), file, file)
 	return b.String()
 }
 
@@ -344,14 +348,17 @@ func (c ReachCounts) Since(start ReachCounts) ReachCounts {
 	return ReachCounts{Runs: c.Runs - start.Runs, Faults: c.Faults - start.Faults, Reached: c.Reached - start.Reached, Crossed: c.Crossed}
 }
 
-// Err is nil when a scheduled fault was reached, or when no run
-// scheduled any; otherwise an error saying the campaign was inconclusive
-// (exit code 3 of the command line's table): its runs held, but none of
-// their faults was reached, so nothing was tested. It names the events
-// the system crossed.
+// Err is nil when a scheduled fault was reached; otherwise an error
+// saying the campaign was inconclusive (exit code 3 of the command line's
+// table): its runs held, but none of their faults was reached, or no run
+// scheduled a fault at all (inputs that decode to empty schedules), so
+// nothing was tested. It names the events the system crossed.
 func (c ReachCounts) Err() error {
-	if c.Faults == 0 || c.Reached > 0 {
+	if c.Reached > 0 {
 		return nil
+	}
+	if c.Faults == 0 {
+		return fmt.Errorf("inconclusive: the %d runs scheduled no fault, so no fault was tested (add seed inputs that decode to faults); the events the system crossed: %s", c.Runs, eventList(c.Crossed))
 	}
 	return fmt.Errorf("inconclusive: none of the %d faults scheduled in %d runs was reached, so no fault was tested; the events the system crossed: %s", c.Faults, c.Runs, eventList(c.Crossed))
 }

@@ -199,3 +199,19 @@ func TestTargetDoneSaysNothingWasReached(t *testing.T) {
 		t.Fatalf("done after a reached fault: %v", err)
 	}
 }
+
+// TestTargetDoneOnEmptyInputs: a campaign whose inputs all decode to the
+// empty schedule (an empty seed) scheduled no fault and tested nothing:
+// Done says so instead of passing.
+func TestTargetDoneOnEmptyInputs(t *testing.T) {
+	tgt, err := fuzz.NewTarget(archiver.Definition(), fuzz.WithConfig(fixedArchiver))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tgt.Check([]byte{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tgt.Done(); err == nil || !strings.HasPrefix(err.Error(), "inconclusive: the 1 runs scheduled no fault, so no fault was tested") {
+		t.Fatalf("done after an empty input: %v", err)
+	}
+}

@@ -2,7 +2,6 @@ package model
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"strconv"
 )
@@ -54,7 +53,7 @@ func (e *taskEnv) ReadSubject(ctx context.Context, id string) (Subject, error) {
 	out, fid := disturb(out, r, hits, subjectHook.onSubject)
 	d := ""
 	if r.detailed {
-		d = fmt.Sprintf("version %d", out.Version)
+		d = "version " + strconv.FormatInt(out.Version, 10)
 	}
 	r.record(EvContextSubject, ord, fid, "ok", d, running(r))
 	return out, nil
@@ -75,7 +74,7 @@ func (e *taskEnv) ReadPolicy(ctx context.Context, tenant string) (Policy, error)
 	p, fid := disturb(p, r, hits, policyHook.onPolicy)
 	d := ""
 	if r.detailed {
-		d = fmt.Sprintf("version %d", p.Version)
+		d = "version " + strconv.FormatInt(p.Version, 10)
 	}
 	r.record(EvContextPolicy, ord, fid, "ok", d, running(r))
 	return p, nil
@@ -104,7 +103,7 @@ func (e *taskEnv) ReadEligibility(ctx context.Context, subject, source string) (
 	el, fid := disturb(el, r, hits, eligibilityHook.onEligibility)
 	d := ""
 	if r.detailed {
-		d = fmt.Sprintf("%s: eligible %t", el.Source, el.Eligible)
+		d = el.Source + ": eligible " + strconv.FormatBool(el.Eligible)
 	}
 	r.record(EvContextEligibility, ord, fid, "ok", d, running(r))
 	return el, nil
@@ -124,7 +123,7 @@ func (e *taskEnv) Propose(ctx context.Context, draft Action) (Action, error) {
 	r.proposed = true
 	d := ""
 	if r.detailed {
-		d = fmt.Sprintf("subject %s", a.Subject)
+		d = "subject " + a.Subject
 	}
 	r.record(EvProposal, ord, fid, "ok", d, running(r))
 	return a, nil
@@ -148,7 +147,7 @@ func (e *taskEnv) Approve(ctx context.Context, task Task, a Action) (Capability,
 	granted, fid := disturb(granted, r, hits, grantHook.onGrant)
 	d := ""
 	if r.detailed {
-		d = fmt.Sprintf("capability %s", granted.ID)
+		d = "capability " + granted.ID
 	}
 	r.record(EvAuthorityGrant, ord, fid, "ok", d, running(r))
 	return granted, nil
@@ -173,7 +172,7 @@ func (e *taskEnv) Check(ctx context.Context, id string) (Capability, error) {
 	}
 	d := ""
 	if r.detailed {
-		d = fmt.Sprintf("capability %s", id)
+		d = "capability " + id
 	}
 	r.record(EvAuthorityCheck, ord, "", out, d, running(r))
 	return *c, nil
@@ -193,7 +192,7 @@ func (e *taskEnv) ReadVersion(ctx context.Context, subject string) (int64, error
 	}
 	d := ""
 	if r.detailed {
-		d = fmt.Sprintf("version %d", o.Version)
+		d = "version " + strconv.FormatInt(o.Version, 10)
 	}
 	r.record(EvStateRead, ord, "", "ok", d, running(r))
 	return o.Version, nil
@@ -225,11 +224,19 @@ func (r *run) provide(call ToolCall) ToolResult {
 		r.inflight = r.inflight[1:]
 		r.provide(late)
 	}
-	for _, e := range r.world.Ledger {
-		if e.Tool == call.Tool && e.Key == call.RequestKey {
-			return ToolResult{Outcome: OutcomeCommitted, Replayed: true, Reason: "idempotent replay",
-				Receipt: &Receipt{ID: e.ReceiptID, Key: e.Key, Subject: e.Subject, Amount: e.Amount, Trace: e.Trace, At: e.At}}
+	// the first entry of the tool under the key, found through the key's
+	// entries newest first
+	r.ix.syncLedger(r.world.Ledger)
+	first := -1
+	for i := r.ix.byKey.newest(call.RequestKey); i >= 0; i = r.ix.byKey.prev[i] {
+		if e := &r.world.Ledger[i]; e.Tool == call.Tool && e.Key == call.RequestKey {
+			first = i
 		}
+	}
+	if first >= 0 {
+		e := &r.world.Ledger[first]
+		return ToolResult{Outcome: OutcomeCommitted, Replayed: true, Reason: "idempotent replay",
+			Receipt: &Receipt{ID: e.ReceiptID, Key: e.Key, Subject: e.Subject, Amount: e.Amount, Trace: e.Trace, At: e.At}}
 	}
 	a := call.Action
 	if _, ok := r.world.Subject(a.Subject); !ok && len(r.world.Subjects) > 0 || a.Amount < 0 || call.RequestKey == "" {
@@ -242,7 +249,7 @@ func (r *run) provide(call ToolCall) ToolResult {
 	e := LedgerEntry{Seq: n, Task: r.task.ID, Tool: call.Tool, Key: call.RequestKey, ActionRef: a.IdempotencyKey,
 		Actor: a.Actor, Subject: a.Subject, Tenant: a.Tenant, Purpose: a.Purpose, Amount: a.Amount,
 		ExpectedVersion: a.ExpectedVersion, PolicyVersion: a.PolicyVersion, CapabilityID: a.CapabilityID,
-		Trace: a.TraceID, ReceiptID: numbered(receiptIDs[:], "rcpt-", n), At: r.world.Clock}
+		Trace: a.TraceID, ReceiptID: r.rcptNames.name(n), At: r.world.Clock}
 	r.world.Ledger = append(r.world.Ledger, e)
 	return ToolResult{Outcome: OutcomeCommitted,
 		Receipt: &Receipt{ID: e.ReceiptID, Key: e.Key, Subject: e.Subject, Amount: e.Amount, Trace: e.Trace, At: e.At}}
@@ -312,7 +319,7 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 	}
 	d := ""
 	if r.detailed {
-		d = fmt.Sprintf("%s key %s replayed %t receipt %t", call.Tool, call.RequestKey, res.Replayed, res.Receipt != nil)
+		d = call.Tool + " key " + call.RequestKey + " replayed " + strconv.FormatBool(res.Replayed) + " receipt " + strconv.FormatBool(res.Receipt != nil)
 	}
 	r.lastSendWorker, r.lastSendKey, r.lastSendUnrecorded = r.worker, call.RequestKey, true
 	r.commitTool = call.Tool
@@ -354,24 +361,55 @@ func (e *taskEnv) Readback(ctx context.Context, q ReadbackQuery) ([]LedgerEntry,
 	match := func(le *LedgerEntry) bool {
 		return (q.ActionRef == "" || le.ActionRef == q.ActionRef) && (q.Subject == "" || le.Subject == q.Subject)
 	}
+	// the entries of the reference, or of the subject, newest first
+	// (every entry when the query names neither)
+	r.ix.syncLedger(r.world.Ledger)
+	var c *chain
+	key := ""
+	switch {
+	case q.ActionRef != "":
+		c, key = &r.ix.byRef, q.ActionRef
+	case q.Subject != "":
+		c, key = &r.ix.bySubject, q.Subject
+	}
 	n := 0
-	for i := range r.world.Ledger {
-		if match(&r.world.Ledger[i]) {
-			n++
+	if c == nil {
+		for i := range r.world.Ledger {
+			if match(&r.world.Ledger[i]) {
+				n++
+			}
+		}
+	} else {
+		for i := c.newest(key); i >= 0; i = c.prev[i] {
+			if match(&r.world.Ledger[i]) {
+				n++
+			}
 		}
 	}
 	var out []LedgerEntry
 	if n > 0 {
-		out = make([]LedgerEntry, 0, n) // one allocation of the exact size
-		for i := range r.world.Ledger {
-			if match(&r.world.Ledger[i]) {
-				out = append(out, r.world.Ledger[i])
+		out = make([]LedgerEntry, n) // one allocation of the exact size
+		if c == nil {
+			j := 0
+			for i := range r.world.Ledger {
+				if match(&r.world.Ledger[i]) {
+					out[j] = r.world.Ledger[i]
+					j++
+				}
+			}
+		} else {
+			j := n
+			for i := c.newest(key); i >= 0; i = c.prev[i] {
+				if match(&r.world.Ledger[i]) {
+					j--
+					out[j] = r.world.Ledger[i]
+				}
 			}
 		}
 	}
 	d := ""
 	if r.detailed {
-		d = fmt.Sprintf("%d entries", len(out))
+		d = strconv.Itoa(len(out)) + " entries"
 	}
 	r.record(EvLedgerReadback, ord, "", "ok", d, running(r))
 	return out, nil
@@ -427,24 +465,25 @@ func (e *taskEnv) Lookup(ctx context.Context, trace string) ([]EvidenceRecord, e
 	if !ok {
 		return nil, ErrWorkerCrashed
 	}
+	// the trace's records, newest first through the index
+	r.ix.syncEvidence(r.world.Evidence)
+	t := &r.ix.byTrace
 	n := 0
-	for i := range r.world.Evidence {
-		if r.world.Evidence[i].Trace == trace {
-			n++
-		}
+	for i := t.newest(trace); i >= 0; i = t.prev[i] {
+		n++
 	}
 	var out []EvidenceRecord
 	if n > 0 {
-		out = make([]EvidenceRecord, 0, n) // one allocation of the exact size
-		for _, x := range r.world.Evidence {
-			if x.Trace == trace {
-				out = append(out, x)
-			}
+		out = make([]EvidenceRecord, n) // one allocation of the exact size
+		j := n
+		for i := t.newest(trace); i >= 0; i = t.prev[i] {
+			j--
+			out[j] = r.world.Evidence[i]
 		}
 	}
 	d := ""
 	if r.detailed {
-		d = fmt.Sprintf("%d records", len(out))
+		d = strconv.Itoa(len(out)) + " records"
 	}
 	r.record(EvEvidenceLookup, ord, "", "ok", d, running(r))
 	return out, nil
@@ -452,7 +491,7 @@ func (e *taskEnv) Lookup(ctx context.Context, trace string) ([]EvidenceRecord, e
 
 // storeEvidence appends x to the evidence ledger and acknowledges it.
 func (r *run) storeEvidence(x EvidenceRecord) EvidenceAck {
-	x.Ref = numbered(evidenceRefs[:], "ev-", len(r.world.Evidence)+1)
+	x.Ref = r.evNames.name(len(r.world.Evidence) + 1)
 	x.Task = r.task.ID
 	x.At = r.world.Clock
 	r.world.Evidence = append(r.world.Evidence, x)
@@ -475,7 +514,7 @@ func (r *run) storeCheckpoint(c Checkpoint) {
 // newestCheckpoint returns the index of the newest stored checkpoint of
 // task, or -1.
 func (r *run) newestCheckpoint(task string) int {
-	for i := len(r.world.Checkpoints) - 1; i >= 0; i-- {
+	for i := len(r.world.Checkpoints) - 1; i >= r.cpFromOf(task); i-- {
 		if r.world.Checkpoints[i].Task == task {
 			return i
 		}
@@ -535,7 +574,7 @@ func (e *taskEnv) Save(ctx context.Context, cp Checkpoint) error {
 	}
 	d := ""
 	if r.detailed {
-		d = fmt.Sprintf("checkpoint %d state %s", cp.Seq, cp.State)
+		d = "checkpoint " + strconv.Itoa(cp.Seq) + " state " + cp.State
 	}
 	seq := len(r.evs) + 1
 	// a checkpoint written after a send records that the worker saw its
@@ -579,7 +618,7 @@ func (e *taskEnv) Load(ctx context.Context, task string) (Checkpoint, bool, erro
 		// a lagging replica: the previous checkpoint of the task (when the
 		// store holds none older, the replica has caught up)
 		r.invalidLoad = ""
-		for i := newest - 1; i >= 0; i-- {
+		for i := newest - 1; i >= r.cpFromOf(task); i-- {
 			if c := r.world.Checkpoints[i]; c.Task == task {
 				cp = stamped(c)
 				r.invalidLoad = "the store served a stale checkpoint"
@@ -602,7 +641,7 @@ func (e *taskEnv) Load(ctx context.Context, task string) (Checkpoint, bool, erro
 	r.ckSeq = cp.Seq
 	d := ""
 	if r.detailed {
-		d = fmt.Sprintf("checkpoint %d of head %d, state %s", cp.Seq, head, cp.State)
+		d = "checkpoint " + strconv.Itoa(cp.Seq) + " of head " + strconv.Itoa(head) + ", state " + cp.State
 	}
 	r.record(EvCheckpointLoad, ord, "", "ok", d, StateResumed)
 	return cp, true, nil

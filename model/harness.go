@@ -1,9 +1,9 @@
 package model
 
 import (
+	"bytes"
 	"context"
 	"fmt"
-	"hash/fnv"
 	"strconv"
 )
 
@@ -87,6 +87,21 @@ type Harness struct {
 	// validation error.
 	stopOn  bool
 	stopErr error
+	// sysIn is the system part of the last schedule validated and sysOut
+	// its canonical form: a harness runs many schedules under one config,
+	// and neither validation nor the run id re-encodes it each time.
+	sysIn, sysOut []byte
+	// sysHash is the run id hash of the fixture's name and sysOut,
+	// emptyHash of the name and {} (no system part).
+	sysHash, emptyHash uint64
+	// lastHash and id are the last run id computed and the hash it names.
+	lastHash uint64
+	id       string
+	// uniqueIDs is true when no two tasks of the fixture share an id: a
+	// task's ledger entries, evidence and checkpoints then all lie past
+	// the lengths those had when the task started, and the per-task
+	// lookups scan only them.
+	uniqueIDs bool
 }
 
 // NewHarness returns a harness over fixture f. Invalid options are
@@ -95,9 +110,20 @@ func NewHarness(f Fixture, opts Options) *Harness {
 	h := &Harness{fixture: f, opts: opts.withDefaults()}
 	h.scope, h.err = resolveScope(opts)
 	h.stopOn, h.stopErr = opts.Stop.Set(), opts.Stop.Validate()
+	seen := make(map[string]bool, len(f.Tasks))
+	h.uniqueIDs = true
 	for _, t := range f.Tasks {
 		h.traces = append(h.traces, "trace-"+t.ID)
+		h.uniqueIDs = h.uniqueIDs && !seen[t.ID]
+		seen[t.ID] = true
 	}
+	x := idHash{v: 14695981039346656037}
+	x.str(h.fixture.Name)
+	x.str("{}")
+	h.emptyHash = x.v
+	h.r.reqNames = names{prefix: "req-", table: requestIDs[:]}
+	h.r.rcptNames = names{prefix: "rcpt-", table: receiptIDs[:]}
+	h.r.evNames = names{prefix: "ev-", table: evidenceRefs[:]}
 	h.r.h = h
 	h.r.env = &taskEnv{r: &h.r}
 	return h
@@ -135,7 +161,10 @@ type run struct {
 	detailed bool
 	hitBuf   [4]*armed
 	taskBuf  []Task
-	runID    string
+	// runID is the run's id on the detailed path, stamped on every event
+	runID string
+	// tlCap is the length of the last timeline handed to a Result.
+	tlCap int
 
 	// per task
 	taskFirst int // seq of the task's first event
@@ -206,6 +235,38 @@ type run struct {
 	commitTool string
 
 	oracle oracleState
+
+	// ledFrom, evFrom and cpFrom are the lengths of the ledger, the
+	// evidence ledger and the checkpoint store when the current task
+	// started if the fixture's task ids are unique, else 0: every record
+	// of the task lies at or past them (the harness stamps each with the
+	// current task, and a rollback removes only the task's own newest
+	// checkpoint), so per-task lookups start there and a run's cost grows
+	// linearly in its tasks.
+	ledFrom, evFrom, cpFrom int
+	// ix indexes the ledger and the evidence ledger for the Env's reads.
+	ix runIndex
+	// reqNames, rcptNames and evNames name request ids, receipts and
+	// evidence records.
+	reqNames, rcptNames, evNames names
+}
+
+// ledFromOf is where task's ledger entries begin: r.ledFrom for the
+// current task, 0 for any other.
+func (r *run) ledFromOf(task string) int {
+	if task == r.task.ID {
+		return r.ledFrom
+	}
+	return 0
+}
+
+// cpFromOf is where task's checkpoints begin: r.cpFrom for the current
+// task, 0 for any other.
+func (r *run) cpFromOf(task string) int {
+	if task == r.task.ID {
+		return r.cpFrom
+	}
+	return 0
 }
 
 type kv struct{ k, v string }
@@ -243,7 +304,7 @@ type taskRecord struct {
 
 func (r *run) nextID() string {
 	r.ids++
-	return numbered(requestIDs[:], "req-", r.ids)
+	return r.reqNames.name(r.ids)
 }
 
 func (r *run) crash(detail string) {
@@ -280,7 +341,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	if h.err != nil {
 		return h.err
 	}
-	if err := s.Validate(); err != nil {
+	if err := h.validate(s); err != nil {
 		return err
 	}
 	if h.stopErr != nil {
@@ -298,13 +359,22 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 		r.faults = append(r.faults, armed{id: s.faultID(i), entry: f, kind: k, event: eventIndex(f.Event)})
 	}
 	r.counts = [32]int{}
+	// a detailed run's timeline is handed to its Result (see result), so
+	// each run starts its own, sized as the last one was
+	if r.tl == nil && r.detailed {
+		r.tl = make([]Event, 0, r.tlCap)
+	}
 	r.tl = r.tl[:0]
 	r.evs = r.evs[:0]
 	r.ids = 0
 	r.tasks = r.tasks[:0]
 	r.runID = ""
+	if r.detailed {
+		r.runID = h.runID(s)
+	}
 	r.stopped = nil
 	r.oracle.reset(len(h.scope.user))
+	r.ix.reset()
 	ctx := context.Background()
 	for ti := range h.fixture.Tasks {
 		r.taskBuf = append(r.taskBuf[:0], h.fixture.Tasks[ti])
@@ -339,13 +409,19 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 		r.reconciled = 0
 		r.ckSeq = 0
 		r.taskStart = r.world.Clock
+		// with task ids unique, the task's records are all made from here
+		// on, and its lookups read only them
+		r.ledFrom, r.evFrom, r.cpFrom = 0, 0, 0
+		if h.uniqueIDs {
+			r.ledFrom, r.evFrom, r.cpFrom = len(r.world.Ledger), len(r.world.Evidence), len(r.world.Checkpoints)
+		}
 		r.proposed = false
 		r.claimed = false
 		r.restarts = 0
 		// the oracle's entitlement of the task's own request before any
 		// of its crossings: false when the workload itself makes the
 		// request one to refuse (a repeated or unauthorized request)
-		r.startEntitled = entitled(&r.world, r.task, Action{}, false)
+		r.startEntitled = entitled(&r.world, &r.oracle, r.task, Action{}, false)
 		first := len(r.evs) + 1
 		r.taskFirst = first
 		for {
@@ -492,7 +568,7 @@ func (r *run) record(ev EventName, ordinal int, faultID, outcome, detail, stateA
 			Seq: seq, At: r.world.Clock, StateBefore: r.state, StateAfter: stateAfter,
 			Actor: r.actor(ev), Event: ev, Tool: r.toolOf(ev), Ordinal: ordinal, Task: r.task.ID, Worker: r.worker,
 			FaultID: faultID, Attempt: r.attempts, CheckpointSeq: r.ckSeq,
-			RetryRemaining: remaining, DeadlineRemainingMs: deadline, Outcome: outcome, Detail: detail,
+			RetryRemaining: remaining, DeadlineRemainingMs: deadline, Outcome: outcome, Detail: detail, RunID: r.runID,
 		})
 	}
 	r.state = stateAfter
@@ -547,18 +623,139 @@ func init() {
 	}
 }
 
-// numbered returns prefix followed by n, from table when n is small.
-func numbered(table []string, prefix string, n int) string {
-	if n >= 0 && n < len(table) {
-		return table[n]
-	}
-	return prefix + strconv.Itoa(n)
+// names are the identifiers "prefix-n" past a precomputed table, built
+// once by a harness and kept for its later runs, so a run of many tasks
+// does not build them again either.
+type names struct {
+	prefix string
+	table  []string
+	more   []string // more[i] names len(table)+i
 }
 
-// runIDOf derives a stable run id from the fixture and schedule.
-func runIDOf(f *Fixture, s *Schedule) string {
-	h := fnv.New64a()
-	h.Write([]byte(f.Name))
-	h.Write(Format(s))
-	return fmt.Sprintf("run-%016x", h.Sum64())
+func (x *names) name(n int) string {
+	if n >= 0 && n < len(x.table) {
+		return x.table[n]
+	}
+	i := n - len(x.table)
+	if i < 0 {
+		return x.prefix + strconv.Itoa(n)
+	}
+	for len(x.more) <= i {
+		x.more = append(x.more, x.prefix+strconv.Itoa(len(x.table)+len(x.more)))
+	}
+	return x.more[i]
+}
+
+// validate is s.Validate, with the canonical check of the system part
+// skipped when it is the part the harness last validated.
+func (h *Harness) validate(s *Schedule) error {
+	if len(s.Config.System) > 0 && !bytes.Equal(s.Config.System, h.sysIn) {
+		out, err := canonicalSystem(s.Config.System)
+		if err != nil {
+			return fmt.Errorf("schedule: config: %w", err)
+		}
+		h.setSystem(s.Config.System, out)
+	}
+	return s.validateFaults()
+}
+
+// canonicalSystem returns the canonical form of s's system part ({} when
+// none is set); s has passed validate.
+func (h *Harness) canonicalSystem(s *Schedule) []byte {
+	if len(s.Config.System) == 0 {
+		return []byte("{}")
+	}
+	if !bytes.Equal(s.Config.System, h.sysIn) {
+		out, _ := canonicalSystem(s.Config.System)
+		h.setSystem(s.Config.System, out)
+	}
+	return h.sysOut
+}
+
+// setSystem caches in, the system part of a schedule, its canonical form
+// out, and the run id hash of the fixture's name and out.
+func (h *Harness) setSystem(in, out []byte) {
+	h.sysIn, h.sysOut = append(h.sysIn[:0], in...), out
+	x := idHash{v: 14695981039346656037}
+	x.str(h.fixture.Name)
+	x.bytes(out)
+	h.sysHash = x.v
+}
+
+// runID derives a stable run id from the fixture's name and the canonical
+// schedule: an FNV-1a hash of every field Format writes (the version
+// excepted, which Format fixes), each length-prefixed, the system part in
+// canonical form. Two schedules with one canonical form (Format) have one
+// run id; the id is computed without encoding the schedule.
+func (h *Harness) runID(s *Schedule) string {
+	// the hash of the fixture's name and the canonical system part is
+	// cached with the part
+	x := idHash{v: h.emptyHash}
+	if len(s.Config.System) > 0 {
+		h.canonicalSystem(s)
+		x.v = h.sysHash
+	}
+	x.str(s.Seed)
+	c := &s.Config
+	x.str(c.Fixture)
+	if c.RetryBudget != nil {
+		x.int(1)
+		x.int(int64(*c.RetryBudget))
+	} else {
+		x.int(0)
+	}
+	if c.Deadline != nil {
+		x.int(1)
+		x.int(int64(*c.Deadline))
+	} else {
+		x.int(0)
+	}
+	x.str(string(c.Join))
+	x.int(int64(len(s.Faults)))
+	for i := range s.Faults {
+		f := &s.Faults[i]
+		x.str(f.ID)
+		x.str(string(f.Event))
+		x.int(int64(f.Ordinal))
+		x.str(f.Kind)
+		x.str(f.Target)
+		x.str(f.Tool)
+	}
+	if h.id == "" || x.v != h.lastHash {
+		const digits = "0123456789abcdef"
+		b := [20]byte{'r', 'u', 'n', '-'}
+		for i := range 16 {
+			b[19-i] = digits[x.v>>(4*i)&15]
+		}
+		h.lastHash, h.id = x.v, string(b[:])
+	}
+	return h.id
+}
+
+// idHash is an FNV-1a 64 hash over length-prefixed fields.
+type idHash struct{ v uint64 }
+
+func (x *idHash) byte(c byte) {
+	x.v ^= uint64(c)
+	x.v *= 1099511628211
+}
+
+func (x *idHash) int(n int64) {
+	for i := 0; i < 8; i++ {
+		x.byte(byte(n >> (8 * i)))
+	}
+}
+
+func (x *idHash) str(s string) {
+	x.int(int64(len(s)))
+	for i := 0; i < len(s); i++ {
+		x.byte(s[i])
+	}
+}
+
+func (x *idHash) bytes(b []byte) {
+	x.int(int64(len(b)))
+	for _, c := range b {
+		x.byte(c)
+	}
 }

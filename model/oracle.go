@@ -106,6 +106,35 @@ type oracleState struct {
 	warnings   []int  // seqs of system warnings
 	facts      []taskFacts
 	user       []userFinding // per user invariant
+	// actions indexes the ledger entries seen (Ledger[:ledgerSeen]) by
+	// logical action (sameAction): the last entry's task, and whether
+	// entries of more than one task share the action.
+	actions map[actionKey]actionSeen
+}
+
+// actionKey is a logical action: an effect on one subject of one tenant
+// for one purpose (see sameAction).
+type actionKey struct{ tenant, subject, purpose string }
+
+// actionSeen is what the oracle has seen of one logical action.
+type actionSeen struct {
+	lastTask string
+	mixed    bool // entries of two tasks or more
+}
+
+// otherTask reports whether a ledger entry of a task other than task made
+// the logical action k, among the entries the oracle has seen and the
+// entries of w's ledger past them.
+func (o *oracleState) otherTask(w *World, k actionKey, task string) bool {
+	if a, ok := o.actions[k]; ok && (a.mixed || a.lastTask != task) {
+		return true
+	}
+	for _, e := range w.Ledger[min(o.ledgerSeen, len(w.Ledger)):] {
+		if e.Task != task && e.Tenant == k.tenant && e.Subject == k.subject && e.Purpose == k.purpose {
+			return true
+		}
+	}
+	return false
 }
 
 // taskFacts are the oracle's findings for one task, fixed at its claim.
@@ -141,6 +170,10 @@ func (o *oracleState) reset(users int) {
 	o.dupEntry = o.dupEntry[:0]
 	o.warnings = o.warnings[:0]
 	o.facts = o.facts[:0]
+	if o.actions == nil {
+		o.actions = map[actionKey]actionSeen{}
+	}
+	clear(o.actions)
 	if users > 0 || len(o.user) > 0 {
 		o.user = append(o.user[:0], make([]userFinding, users)...)
 	}
@@ -191,14 +224,25 @@ func (o *oracleState) check(r *run, seq int) {
 		}
 		// one logical action per task, and, once per subject, one effect
 		// per tenant, subject and purpose whichever task asks for it
+		// (the task's own earlier entries lie past r.ledFrom; the other
+		// task's is the last earlier entry of the same action, which is
+		// another task's when the task has none)
 		n, other := 0, ""
-		for _, x := range w.Ledger[:o.ledgerSeen] {
-			switch {
-			case x.Task == e.Task:
+		for _, x := range w.Ledger[min(r.ledFrom, o.ledgerSeen):o.ledgerSeen] {
+			if x.Task == e.Task {
 				n++
-			case w.rules.once && sameAction(x, e):
-				other = x.Task
 			}
+		}
+		k := actionKey{e.Tenant, e.Subject, e.Purpose}
+		a, seen := o.actions[k]
+		if n == 0 && seen && w.rules.once {
+			other = a.lastTask
+		}
+		switch {
+		case !seen:
+			o.actions[k] = actionSeen{lastTask: e.Task}
+		case a.lastTask != e.Task:
+			o.actions[k] = actionSeen{lastTask: e.Task, mixed: true}
 		}
 		dup := n > 0 || other != ""
 		if n > 0 {
@@ -264,7 +308,7 @@ func quoteID(id string) string {
 func (o *oracleState) checkCheckpoint(r *run, seq int, cp Checkpoint) {
 	for _, k := range cp.CompletedEffects {
 		found := false
-		for i := range r.world.Ledger {
+		for i := r.ledFromOf(cp.Task); i < len(r.world.Ledger); i++ {
 			e := &r.world.Ledger[i]
 			found = found || e.Task == cp.Task && (e.Key == k || e.ReceiptID == k)
 		}
@@ -311,7 +355,7 @@ func (o *oracleState) checkJoinAtClaim(r *run, seq int) {
 		return
 	}
 	joined := false
-	for _, x := range r.world.Evidence {
+	for _, x := range r.world.Evidence[r.evFrom:] {
 		joined = joined || x.Kind == EvidenceJoin && x.Task == r.task.ID
 	}
 	if !joined {
@@ -382,7 +426,7 @@ func entitlementGap(w *World, t *Task, e LedgerEntry) string {
 
 // entitled reports whether the action that crossed the proposal boundary
 // (or, with no proposal, the task itself) is entitled in the World now.
-func entitled(w *World, t *Task, a Action, proposed bool) bool {
+func entitled(w *World, o *oracleState, t *Task, a Action, proposed bool) bool {
 	// a world with no authority binds the task itself
 	c := &Capability{Actor: t.Actor, Subject: t.Subject, Tenant: t.Tenant, Purpose: t.Purpose, Amount: t.Amount}
 	if len(w.Capabilities) > 0 {
@@ -405,10 +449,8 @@ func entitled(w *World, t *Task, a Action, proposed bool) bool {
 		}
 	}
 	// an effect another task already made is not owed again
-	for _, e := range w.Ledger {
-		if w.rules.once && e.Task != t.ID && e.Tenant == tenant && e.Subject == subject && e.Purpose == c.Purpose {
-			return false
-		}
+	if w.rules.once && o.otherTask(w, actionKey{tenant, subject, c.Purpose}, t.ID) {
+		return false
 	}
 	if len(w.Subjects) == 0 {
 		return true
@@ -433,12 +475,15 @@ func sameAction(x, e LedgerEntry) bool {
 // trace (a system that propagates none) is joined by the task, its key
 // and, for a receipt, its receipt id alone, with a record that names no
 // trace either.
-func proven(w *World, t *Task) bool {
-	for _, x := range w.Evidence {
+//
+// Only the evidence from evFrom and the ledger from ledFrom on are read:
+// the task's records all lie there (see run.ledFrom).
+func proven(w *World, t *Task, evFrom, ledFrom int) bool {
+	for _, x := range w.Evidence[evFrom:] {
 		if x.Task != t.ID || (x.Kind != EvidenceReceipt && x.Kind != EvidenceReadback) {
 			continue
 		}
-		for _, e := range w.Ledger {
+		for _, e := range w.Ledger[ledFrom:] {
 			if e.Task != t.ID || e.Key != x.EffectKey || x.EffectTrace != e.Trace {
 				continue
 			}
@@ -460,8 +505,8 @@ func (o *oracleState) settle(r *run, seq int) {
 	t := r.task
 	f := taskFacts{claim: r.claim.Verdict, startEntitled: r.startEntitled}
 	first := r.taskFirst
-	for i, e := range w.Ledger {
-		if e.Task == t.ID {
+	for i := r.ledFrom; i < len(w.Ledger); i++ {
+		if e := &w.Ledger[i]; e.Task == t.ID {
 			f.effects++
 			if i < len(o.badEntry) && o.badEntry[i] {
 				f.wrong = true
@@ -471,8 +516,8 @@ func (o *oracleState) settle(r *run, seq int) {
 			}
 		}
 	}
-	f.entitled = entitled(w, t, r.proposal, r.proposed)
-	f.proven = proven(w, t)
+	f.entitled = entitled(w, o, t, r.proposal, r.proposed)
+	f.proven = proven(w, t, r.evFrom, r.ledFrom)
 	fired := 0
 	for _, a := range r.faults {
 		if a.firedAt >= first && (fired == 0 || a.firedAt < fired) {

@@ -148,11 +148,12 @@ func (res *Result) Invariant(name string) (InvariantResult, bool) {
 
 func (r *run) result() *Result {
 	res := r.outcome()
-	res.RunID = runIDOf(&r.h.fixture, r.sched)
-	res.Timeline = append([]Event(nil), r.tl...)
-	for i := range res.Timeline {
-		res.Timeline[i].RunID = res.RunID
-	}
+	res.RunID = r.runID
+	// the timeline, every event stamped with the run id as it was
+	// recorded, is the Result's own: the next run starts another
+	res.Timeline = r.tl
+	r.tlCap = len(r.tl)
+	r.tl = nil
 	return res
 }
 
@@ -166,6 +167,24 @@ func (r *run) outcome() *Result {
 	}
 	o := &r.oracle
 	sc := &r.h.scope
+	// one allocation of the exact size for each list
+	n := len(sc.user)
+	for i := range Invariants {
+		if !sc.off[i] {
+			n++
+		}
+	}
+	// (none, as before, when a list stays empty: it encodes as null)
+	if n > 0 {
+		res.Invariants = make([]InvariantResult, 0, n)
+	}
+	if len(r.faults) > 0 {
+		res.Faults = make([]FaultReport, 0, len(r.faults))
+	}
+	if len(r.tasks) > 0 {
+		res.Claims = make([]TaskClaim, 0, len(r.tasks))
+		res.Tasks = make([]TaskVerdict, 0, len(r.tasks))
+	}
 	for i, inv := range Invariants {
 		if sc.off[i] {
 			continue

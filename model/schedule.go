@@ -403,6 +403,11 @@ func (s *Schedule) Validate() error {
 			return fmt.Errorf("schedule: config: %w", err)
 		}
 	}
+	return s.validateFaults()
+}
+
+// validateFaults is Validate less the canonical check of the system part.
+func (s *Schedule) validateFaults() error {
 	if err := s.Config.validateExtras(); err != nil {
 		return fmt.Errorf("schedule: %w", err)
 	}

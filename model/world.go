@@ -194,6 +194,39 @@ type World struct {
 	Joins []JoinRecord
 	// rules are the fixture's parameters of the generic invariants.
 	rules rules
+	// ix indexes the records by key, built by reset (see worldIndex).
+	ix worldIndex
+}
+
+// worldIndex maps keys to positions in a World's slices, so a run's
+// lookups cost the same however many tasks, subjects and capabilities the
+// fixture holds. A position is checked against the slice on every use, and
+// a key not indexed or a position that no longer holds it falls back to
+// the scan, so a World built without reset is still read right. The maps
+// are cleared, not reallocated, between runs.
+type worldIndex struct {
+	subjects map[string]int // id: position of the first subject
+	caps     map[string]int // id: position of the first capability
+	heads    map[string]int // task: position in heads
+}
+
+func (x *worldIndex) reset(f *Fixture) {
+	if x.subjects == nil {
+		x.subjects, x.caps, x.heads = map[string]int{}, map[string]int{}, map[string]int{}
+	}
+	clear(x.subjects)
+	clear(x.caps)
+	clear(x.heads)
+	for i := range f.Subjects {
+		if _, ok := x.subjects[f.Subjects[i].ID]; !ok {
+			x.subjects[f.Subjects[i].ID] = i
+		}
+	}
+	for i := range f.Capabilities {
+		if _, ok := x.caps[f.Capabilities[i].ID]; !ok {
+			x.caps[f.Capabilities[i].ID] = i
+		}
+	}
 }
 
 // rules are a fixture's parameters of the generic invariants, as the
@@ -212,6 +245,14 @@ type taskHead struct {
 // Head returns the highest checkpoint sequence the store has acknowledged
 // for task (0 when none).
 func (w *World) Head(task string) int {
+	if w.ix.heads != nil {
+		// every head is indexed (setHead keeps the index, reset clears
+		// both): a task not in it has none
+		if i, ok := w.ix.heads[task]; ok {
+			return w.heads[i].seq
+		}
+		return 0
+	}
 	for _, h := range w.heads {
 		if h.task == task {
 			return h.seq
@@ -222,6 +263,15 @@ func (w *World) Head(task string) int {
 
 // setHead sets task's head to seq.
 func (w *World) setHead(task string, seq int) {
+	if w.ix.heads != nil {
+		if i, ok := w.ix.heads[task]; ok {
+			w.heads[i].seq = seq
+			return
+		}
+		w.ix.heads[task] = len(w.heads)
+		w.heads = append(w.heads, taskHead{task, seq})
+		return
+	}
 	for i := range w.heads {
 		if w.heads[i].task == task {
 			w.heads[i].seq = seq
@@ -233,6 +283,9 @@ func (w *World) setHead(task string, seq int) {
 
 // Subject returns the record of subject id and whether it exists.
 func (w *World) Subject(id string) (*Subject, bool) {
+	if i, ok := w.ix.subjects[id]; ok && i < len(w.Subjects) && w.Subjects[i].ID == id {
+		return &w.Subjects[i], true
+	}
 	for i := range w.Subjects {
 		if w.Subjects[i].ID == id {
 			return &w.Subjects[i], true
@@ -287,6 +340,9 @@ func (w *World) PolicyVersion(tenant string, v int64) (Policy, bool) {
 
 // Capability returns the capability with id.
 func (w *World) Capability(id string) (*Capability, bool) {
+	if i, ok := w.ix.caps[id]; ok && i < len(w.Capabilities) && w.Capabilities[i].ID == id {
+		return &w.Capabilities[i], true
+	}
 	for i := range w.Capabilities {
 		if w.Capabilities[i].ID == id {
 			return &w.Capabilities[i], true
@@ -349,4 +405,5 @@ func (w *World) reset(f *Fixture) {
 	w.Checkpoints = w.Checkpoints[:0]
 	w.Joins = w.Joins[:0]
 	w.heads = w.heads[:0]
+	w.ix.reset(f)
 }

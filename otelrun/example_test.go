@@ -29,7 +29,7 @@ func ExampleWriteFile() {
 		return
 	}
 	fmt.Println(filepath.Base(path))
-	// Output: run-0a8abbf8ad87ce77.otlp.json
+	// Output: run-c076e5b2f72660b0.otlp.json
 }
 
 // Hand the spans of a run to an exporter one already has (here the SDK's

@@ -186,7 +186,7 @@ func WriteFile(path string, res *model.Result) error {
 }
 
 // FileName returns the file name a run's trace is given in a directory of
-// traces: the run id and ".otlp.json" ("run-0a8abbf8ad87ce77.otlp.json").
+// traces: the run id and ".otlp.json" ("run-c076e5b2f72660b0.otlp.json").
 func FileName(res *model.Result) string { return res.RunID + ".otlp.json" }
 
 // WriteInDir writes the trace of res to dir/FileName(res), creating dir

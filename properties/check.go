@@ -71,7 +71,7 @@ func Check(t rapid.TB, sys System, opts ...Option) {
 		return
 	}
 	for _, path := range paths {
-		st, err := e.replayStored(ff, path)
+		st, err := e.replayStored(ff, path, false)
 		if err != nil {
 			t.Fatalf("%v (a stored counterexample that cannot be replayed, not a verdict on the system: fix or delete the file)", err)
 			return
@@ -114,7 +114,7 @@ func Check(t rapid.TB, sys System, opts ...Option) {
 // faults, no exploration.
 func replayOnly(t rapid.TB, e *explorer, ff failFiles, path string) {
 	t.Helper()
-	st, err := e.replayStored(ff, path)
+	st, err := e.replayStored(ff, path, true)
 	if err != nil {
 		t.Fatalf("%v (%s=%s cannot be replayed: bad input or an I/O error, not a verdict on the system)", err, ReplayEnv, path)
 		return

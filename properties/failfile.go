@@ -230,17 +230,28 @@ func (s stored) reached() int {
 }
 
 // replayStored runs the faults of the schedule file at path once on the
-// test's own system, under the test's config and fixture (the file's seed
-// kept), through the public replay path.
-func (e *explorer) replayStored(f failFiles, path string) (stored, error) {
+// test's own system through the public replay path: under the test's
+// config and fixture (the file's seed kept) when own is false, so that a
+// fix made in the config shows as fixed; under the file's own config when
+// own is true (an explicit FAULTLINE_REPLAY reproduces the run that
+// failed, whatever the test's config is now).
+func (e *explorer) replayStored(f failFiles, path string, own bool) (stored, error) {
 	file, err := loadStored(path)
 	if err != nil {
 		return stored{}, err
 	}
 	s := *file
-	s.Config = e.set.config
 	var out stored
-	if !file.Config.Equal(e.set.config) {
+	switch {
+	case file.Config.Equal(e.set.config):
+		s.Config = e.set.config
+	case own:
+		if s.Config.Fixture == "" {
+			s.Config.Fixture = e.set.config.Fixture
+		}
+		out.note = fmt.Sprintf("; replayed under its own config (%s), not the test's (%s)", e.describe(file.Config), e.describe(e.set.config))
+	default:
+		s.Config = e.set.config
 		out.note = fmt.Sprintf("; its config (%s) is not the test's (%s), which it was replayed under", e.describe(file.Config), e.describe(e.set.config))
 	}
 	if out.res, err = e.replay(&s); err != nil {

@@ -48,7 +48,7 @@ func TestFindingAndCounterexampleNameTheSameCall(t *testing.T) {
 	assert.Equal(t, "examples/inventory/inventory.go", planted.File)
 	assert.Contains(t, sourceLine(t, file, planted.Line-1), "the planted bug")
 	assert.Contains(t, sourceLine(t, file, planted.Line), "key = env.NewRequestID()")
-	assert.Equal(t, "timeout_after_commit", planted.FaultKind)
+	assert.Equal(t, "timeout_after_commit, tool_timeout", planted.FaultKind)
 	call := planted.Call
 	assert.Equal(t, vet.CallSite{File: planted.File, Line: call.Line, Column: call.Column, Callee: "env.Tool.Commit",
 		Tool: inventory.ToolConfirm, Event: string(model.EvToolCommit)}, call)

@@ -56,7 +56,7 @@ var Analyzers = []*analysis.Analyzer{RetryKey, UnknownOutcome, WallClock}
 // same defect: the fault kind (or kinds) whose schedule shows it, or, for
 // wallclock, the replay check that does.
 var FaultKinds = map[string]string{
-	"retrykey":       "timeout_after_commit",
+	"retrykey":       "timeout_after_commit, tool_timeout",
 	"unknownoutcome": "timeout_after_commit, tool_timeout",
 	"wallclock":      "nondeterministic replay (faultline replay --twice)",
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // sentByLine matches the end of a text finding of copperfin's retry loop.
-var sentByLine = regexp.MustCompile(` \[sent by env\.Tool\.Commit at \S*model/copperfin/copperfin\.go:\d+:\d+, tool "payments\.refund", event tool\.commit\] \(at run time: timeout_after_commit\)$`)
+var sentByLine = regexp.MustCompile(` \[sent by env\.Tool\.Commit at \S*model/copperfin/copperfin\.go:\d+:\d+, tool "payments\.refund", event tool\.commit\] \(at run time: timeout_after_commit, tool_timeout\)$`)
 
 func TestVetFindings(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "vet", "--no-tests", "../../model/copperfin")
@@ -23,7 +23,7 @@ func TestVetFindings(t *testing.T) {
 		t.Fatalf("%d lines, want 2 findings and a summary:\n%s", len(lines), stdout)
 	}
 	for _, l := range lines[:2] {
-		if !strings.Contains(l, "model/copperfin/") || !strings.Contains(l, ": retrykey: ") || !strings.HasSuffix(l, "(at run time: timeout_after_commit)") {
+		if !strings.Contains(l, "model/copperfin/") || !strings.Contains(l, ": retrykey: ") || !strings.HasSuffix(l, "(at run time: timeout_after_commit, tool_timeout)") {
 			t.Errorf("finding line %q lacks the file, the analyzer or the fault kind", l)
 		}
 		// the call that sends the key: where, what, the tool and event a
@@ -52,7 +52,7 @@ func TestVetJSON(t *testing.T) {
 		t.Fatalf("version %d, %d packages, %d findings; want 1, 1, 2", rep.Version, rep.Packages, len(rep.Findings))
 	}
 	for _, f := range rep.Findings {
-		if f.Analyzer != "retrykey" || f.Function != "(*flow).effect" || f.FaultKind != "timeout_after_commit" || f.Line == 0 || f.Column == 0 ||
+		if f.Analyzer != "retrykey" || f.Function != "(*flow).effect" || f.FaultKind != "timeout_after_commit, tool_timeout" || f.Line == 0 || f.Column == 0 ||
 			!strings.HasSuffix(f.File, ".go") || !strings.Contains(f.File, "model/copperfin/") {
 			t.Errorf("finding %+v", f)
 		}

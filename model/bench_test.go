@@ -1,0 +1,97 @@
+package model_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
+)
+
+// benchSchedule is the schedule both hot-path benchmarks run: the typed
+// profile on the reference fixture with a timeout after the first commit
+// (the provider commits, the reply is lost, the system reads back).
+func benchSchedule(b *testing.B) (model.Factory, *model.Schedule) {
+	b.Helper()
+	s := &model.Schedule{Version: 1, Seed: "bench", Config: copperfin.ConfigOfProfile(copperfin.ProfileTyped),
+		Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_after_commit"}}}
+	factory, err := copperfin.Configured(s.Config)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return factory, s
+}
+
+// BenchmarkHarnessRun measures one full run (timeline, fault reports,
+// invariant results, terms, run id): the path exploration, fuzzing and
+// replay take.
+func BenchmarkHarnessRun(b *testing.B) {
+	factory, s := benchSchedule(b)
+	h := model.NewHarness(copperfin.Copperfin(), model.Options{})
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := h.Run(factory, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkHarnessTerms measures the same run returning only the outcome
+// terms: the assay's path.
+func BenchmarkHarnessTerms(b *testing.B) {
+	factory, s := benchSchedule(b)
+	h := model.NewHarness(copperfin.Copperfin(), model.Options{})
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := h.Terms(factory, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// taskFixture returns the reference fixture with n copies of its task, each
+// on its own subject (its own record and capability): the workload whose
+// cost should grow linearly in n.
+func taskFixture(n int) model.Fixture {
+	f := copperfin.Copperfin()
+	f.Name = fmt.Sprintf("copperfin-x%d", n)
+	rec, cp, task := f.Subjects[0], f.Capabilities[0], f.Tasks[0]
+	f.Subjects, f.Capabilities, f.Tasks = f.Subjects[:0:0], f.Capabilities[:0:0], f.Tasks[:0:0]
+	for i := range n {
+		subject := fmt.Sprintf("S-%d", i+1)
+		o, c, t := rec, cp, task
+		o.ID = subject
+		// the capability outlives the run, so every task does the same
+		// work however late in the run it starts
+		c.ID, c.Subject, c.Expiry = "CAP-"+subject, subject, 1<<40
+		t.ID, t.Subject, t.Capability = "refund-"+subject, subject, c.ID
+		f.Subjects, f.Capabilities, f.Tasks = append(f.Subjects, o), append(f.Capabilities, c), append(f.Tasks, t)
+	}
+	return f
+}
+
+// BenchmarkHarnessTasks measures one run over n copies of the reference
+// task on distinct subjects under the typed profile, with a timeout after
+// the first commit. scripts/task-slope.sh reads its output and reports the
+// log-log slope of ns/op against n.
+func BenchmarkHarnessTasks(b *testing.B) {
+	for _, n := range []int{10, 100, 1000} {
+		b.Run(fmt.Sprintf("tasks=%d", n), func(b *testing.B) {
+			factory, s := benchSchedule(b)
+			h := model.NewHarness(taskFixture(n), model.Options{})
+			res, err := h.Run(factory, s)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(res.Tasks) != n {
+				b.Fatalf("the run judged %d tasks, want %d", len(res.Tasks), n)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := h.Run(factory, s); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,7 @@
+package model
+
+// DisableTaskOffsets turns off the per-task offsets of h's lookups (see
+// run.ledFrom): every per-task lookup then reads the whole ledger,
+// evidence ledger and checkpoint store, as for a fixture whose task ids
+// repeat. A test runs one schedule both ways and compares the results.
+func DisableTaskOffsets(h *Harness) { h.uniqueIDs = false }

@@ -1,0 +1,68 @@
+package model
+
+// chain indexes the records of an append-only slice by one string key:
+// for each key the position of its last record, and for each record the
+// position of the previous record with its key (-1 for none), so the
+// records of a key are walked newest first without a scan. Its storage is
+// reused between runs: reset clears it without releasing it.
+type chain struct {
+	last map[string]int
+	prev []int
+}
+
+func (c *chain) reset() {
+	if c.last == nil {
+		c.last = map[string]int{}
+	}
+	clear(c.last)
+	c.prev = c.prev[:0]
+}
+
+// add indexes the next record, whose key is k.
+func (c *chain) add(k string) {
+	p, ok := c.last[k]
+	if !ok {
+		p = -1
+	}
+	c.last[k] = len(c.prev)
+	c.prev = append(c.prev, p)
+}
+
+// newest returns the position of the last record of k, or -1.
+func (c *chain) newest(k string) int {
+	if i, ok := c.last[k]; ok {
+		return i
+	}
+	return -1
+}
+
+// runIndex indexes a run's ledger (by request key, logical action
+// reference and subject) and evidence ledger (by trace). Both only grow
+// during a run; sync indexes what was appended since the last read.
+type runIndex struct {
+	byKey, byRef, bySubject chain
+	byTrace                 chain
+}
+
+func (x *runIndex) reset() {
+	x.byKey.reset()
+	x.byRef.reset()
+	x.bySubject.reset()
+	x.byTrace.reset()
+}
+
+// syncLedger indexes the ledger entries appended since the last call.
+func (x *runIndex) syncLedger(l []LedgerEntry) {
+	for i := len(x.byKey.prev); i < len(l); i++ {
+		x.byKey.add(l[i].Key)
+		x.byRef.add(l[i].ActionRef)
+		x.bySubject.add(l[i].Subject)
+	}
+}
+
+// syncEvidence indexes the evidence records appended since the last call.
+func (x *runIndex) syncEvidence(ev []EvidenceRecord) {
+	for i := len(x.byTrace.prev); i < len(ev); i++ {
+		x.byTrace.add(ev[i].Trace)
+	}
+}

@@ -1,0 +1,234 @@
+package model_test
+
+import (
+	"encoding/json"
+	"regexp"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
+)
+
+// TestRunIDIsAFunctionOfTheCanonicalSchedule: schedules with one canonical
+// form (Format) have one run id, whatever the harness ran before and
+// however the system part is spelt; a change to any field Format writes
+// changes it.
+func TestRunIDIsAFunctionOfTheCanonicalSchedule(t *testing.T) {
+	factory := copperfin.Factory(0)
+	one, zero, ms := 1, 0, model.Millis(1500)
+	base := func() *model.Schedule {
+		return &model.Schedule{Version: 2, Seed: "id", Config: copperfin.ConfigOfProfile(copperfin.ProfileTyped),
+			Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_after_commit"}}}
+	}
+	id := func(h *model.Harness, s *model.Schedule) string {
+		t.Helper()
+		res, err := h.Run(factory, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range res.Timeline {
+			if e.RunID != res.RunID {
+				t.Fatalf("event %d carries run id %q, the run is %q", e.Seq, e.RunID, res.RunID)
+			}
+		}
+		return res.RunID
+	}
+	fresh := func(s *model.Schedule) string {
+		return id(model.NewHarness(copperfin.Copperfin(), model.Options{}), s)
+	}
+	want := fresh(base())
+	if !regexp.MustCompile(`^run-[0-9a-f]{16}$`).MatchString(want) {
+		t.Fatalf("run id %q is not run- and 16 hex digits", want)
+	}
+	// the same canonical schedule, spelt otherwise
+	spaced := base()
+	spaced.Config.System = json.RawMessage(`{ "profile" : "typed" }`)
+	v1 := base()
+	v1.Version = 1
+	parsed, err := model.ParseSchedule(model.Format(base()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]*model.Schedule{"spaced system part": spaced, "version 1": v1, "parsed from Format": parsed} {
+		if got := fresh(s); got != want {
+			t.Errorf("%s: run id %s, want %s", name, got, want)
+		}
+	}
+	empty, none := base(), base()
+	empty.Faults, none.Faults = []model.FaultEntry{}, nil
+	empty.Config.System, none.Config.System = json.RawMessage(`{}`), nil
+	if a, b := fresh(empty), fresh(none); a != b {
+		t.Errorf("an empty and a missing fault list and system part: run ids %s and %s", a, b)
+	}
+	// every field changes it
+	changes := map[string]func(*model.Schedule){
+		"seed":         func(s *model.Schedule) { s.Seed = "id2" },
+		"system":       func(s *model.Schedule) { s.Config = copperfin.ConfigOfProfile(copperfin.ProfileBaseline) },
+		"retry budget": func(s *model.Schedule) { s.Config.RetryBudget = &one },
+		"budget zero":  func(s *model.Schedule) { s.Config.RetryBudget = &zero },
+		"deadline":     func(s *model.Schedule) { s.Config.Deadline = &ms },
+		"join":         func(s *model.Schedule) { s.Config.Join = model.JoinBestEffort },
+		"fixture":      func(s *model.Schedule) { s.Config.Fixture = "copperfin" },
+		"fault id":     func(s *model.Schedule) { s.Faults[0].ID = "x" },
+		"ordinal":      func(s *model.Schedule) { s.Faults[0].Ordinal = 2 },
+		"kind":         func(s *model.Schedule) { s.Faults[0].Kind = "rate_limit" },
+		"tool":         func(s *model.Schedule) { s.Faults[0].Tool = "refund" },
+		"no fault":     func(s *model.Schedule) { s.Faults = nil },
+		"second fault": func(s *model.Schedule) {
+			s.Faults = append(s.Faults, model.FaultEntry{Event: model.EvToolCommit, Ordinal: 2, Kind: "rate_limit"})
+		},
+	}
+	seen := map[string]string{want: "base"}
+	h := model.NewHarness(copperfin.Copperfin(), model.Options{})
+	for name, change := range changes {
+		s := base()
+		change(s)
+		got := id(h, s)
+		if other, ok := seen[got]; ok {
+			t.Errorf("%s: run id %s is also %s's", name, got, other)
+		}
+		seen[got] = name
+		// one harness's cache gives what a fresh harness gives
+		if f := fresh(s); f != got {
+			t.Errorf("%s: run id %s after other runs, %s on a fresh harness", name, got, f)
+		}
+		if back := id(h, base()); back != want {
+			t.Errorf("after %s: the base schedule's run id is %s, want %s", name, back, want)
+		}
+	}
+}
+
+// TestRunAllocatesLittleMoreThanTerms: the detailed path (Run: timeline,
+// reports, run id) allocates at most 24 times more than the assay's path
+// (Terms) on the benchmarks' schedule; it allocated 63 more while it
+// encoded the schedule as JSON for the run id on every run.
+func TestRunAllocatesLittleMoreThanTerms(t *testing.T) {
+	if raceDetector {
+		t.Skip("the race detector changes allocation counts; go test ./... runs this")
+	}
+	s := &model.Schedule{Version: 2, Seed: "bench", Config: copperfin.ConfigOfProfile(copperfin.ProfileTyped),
+		Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_after_commit"}}}
+	factory, err := copperfin.Configured(s.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := model.NewHarness(copperfin.Copperfin(), model.Options{})
+	run := testing.AllocsPerRun(200, func() {
+		if _, err := h.Run(factory, s); err != nil {
+			t.Fatal(err)
+		}
+	})
+	terms := testing.AllocsPerRun(200, func() {
+		if _, err := h.Terms(factory, s); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if run-terms > 24 {
+		t.Errorf("Run allocates %.0f times a run, Terms %.0f: %.0f more, want at most 24", run, terms, run-terms)
+	}
+}
+
+// TestTaskOffsetsChangeNoResult: the per-task lookups that start at the
+// task's own records give the results the whole-ledger scans give, for
+// every catalogue kind and world event at its first two ordinals, under
+// every profile and every mutant on the three-task workload, and under every
+// profile on six tasks on distinct subjects.
+func TestTaskOffsetsChangeNoResult(t *testing.T) {
+	if raceDetector {
+		t.Skip("runs in one goroutine: nothing for the race detector; go test ./... runs it")
+	}
+	var kinds []model.FaultSpec
+	kinds = append(append(kinds, model.Catalogue()...), model.WorldEvents()...)
+	var cfgs []model.Config
+	for _, p := range copperfin.Profiles {
+		cfgs = append(cfgs, copperfin.ConfigOfProfile(p))
+	}
+	for _, m := range copperfin.Mutants() {
+		cfgs = append(cfgs, copperfin.WithMutant(copperfin.ConfigOfProfile(copperfin.ProfileTyped), string(m.Name)))
+	}
+	runs := 0
+	for fi, f := range []model.Fixture{copperfin.CopperfinBatch(), taskFixture(6)} {
+		for ci, cfg := range cfgs {
+			if fi > 0 && ci >= len(copperfin.Profiles) {
+				break
+			}
+			// one factory a harness: the policy_cached mutant's cache
+			// lives in its factory and outlasts a run
+			factory, err := copperfin.Configured(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			factory2, err := copperfin.Configured(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			indexed := model.NewHarness(f, model.Options{})
+			scanned := model.NewHarness(f, model.Options{})
+			model.DisableTaskOffsets(scanned)
+			for _, k := range kinds {
+				for ord := 1; ord <= 2; ord++ {
+					s := &model.Schedule{Version: 2, Seed: "offsets", Config: cfg,
+						Faults: []model.FaultEntry{{Event: k.Event, Ordinal: ord, Kind: k.Kind}}}
+					a, err := indexed.Run(factory, s)
+					if err != nil {
+						t.Fatal(err)
+					}
+					b, err := scanned.Run(factory2, s)
+					if err != nil {
+						t.Fatal(err)
+					}
+					ja, _ := json.Marshal(a)
+					jb, _ := json.Marshal(b)
+					if string(ja) != string(jb) {
+						t.Fatalf("%s, %s: %s at %s#%d: the results differ:\n%s", f.Name, cfg, k.Kind, k.Event, ord, cmp.Diff(string(jb), string(ja)))
+					}
+					runs++
+				}
+			}
+		}
+	}
+	if want := (2*len(copperfin.Profiles) + len(copperfin.Mutants())) * (len(model.Catalogue()) + len(model.WorldEvents())) * 2; runs != want {
+		t.Fatalf("compared %d runs, want %d", runs, want)
+	}
+}
+
+// TestManyTasksRunAlike: on n copies of the reference task on distinct
+// subjects, every task of a clean typed run recovers with the crossings the
+// single task makes, however many tasks came before it.
+func TestManyTasksRunAlike(t *testing.T) {
+	cfg := copperfin.ConfigOfProfile(copperfin.ProfileTyped)
+	factory, err := copperfin.Configured(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &model.Schedule{Version: 2, Seed: "many", Config: cfg, Faults: []model.FaultEntry{}}
+	one, err := model.NewHarness(taskFixture(1), model.Options{}).Run(factory, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 200
+	res, err := model.NewHarness(taskFixture(n), model.Options{}).Run(factory, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tasks) != n || res.RunVerdict != model.Recovered || res.Terms.Effects != n {
+		t.Fatalf("%d tasks, run verdict %s, %d effects; want %d, recovered, %d", len(res.Tasks), res.RunVerdict, res.Terms.Effects, n, n)
+	}
+	per := len(one.Timeline)
+	if len(res.Timeline) != n*per {
+		t.Fatalf("%d events for %d tasks, want %d each", len(res.Timeline), n, per)
+	}
+	for i, tv := range res.Tasks {
+		if tv.RunVerdict != model.Recovered {
+			t.Errorf("task %d: %s", i, tv.RunVerdict)
+		}
+		for j := range per {
+			a, b := one.Timeline[j], res.Timeline[i*per+j]
+			if a.Event != b.Event || a.Outcome != b.Outcome || b.Task != res.Tasks[i].Task {
+				t.Fatalf("task %d, crossing %d: %s %s of %s, the single task's is %s %s", i, j, b.Event, b.Outcome, b.Task, a.Event, a.Outcome)
+			}
+		}
+	}
+}
