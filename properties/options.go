@@ -50,6 +50,8 @@ type settings struct {
 	tracker    *coverage.Tracker // nil: no recording
 	guide      *guideSettings    // nil: unguided
 	failDir    string            // WithFailDir's ("": Check's default)
+
+	exh exhaustiveSettings // Exhaustive's own options
 }
 
 // guideSettings are WithGuide's arguments.
