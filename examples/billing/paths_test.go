@@ -1,0 +1,322 @@
+package billing_test
+
+// Measurements of the paths of billing_test.go: with each planted bug on,
+// each path finds it (one run, properties.Check, the fuzz decoder), the
+// replay command Check prints reproduces it when run as printed, and the
+// coverage report of the runs names it beside its key. The campaign with
+// the bugs off is in examples/measure.
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/faultline/faultline/cli"
+	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/examples/billing"
+	"github.com/faultline/faultline/fuzz"
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/properties"
+)
+
+// planted is, for each planted bug, the invariant it breaks and the kinds
+// whose single fault at its designed place finds it.
+var planted = []struct {
+	bug       billing.Bugs
+	invariant string
+	kinds     []string
+}{
+	{billing.FreshKeyPerRetry, billing.InvChargedOnce, []string{"timeout_after_commit", "malformed_response", "tool_timeout"}},
+	{billing.BlindResume, model.InvResumeFromCheckpoint, []string{"missing_checkpoint", "stale_checkpoint", "future_version_checkpoint", "corrupt_checkpoint"}},
+	{billing.ReceiptFromReply, billing.InvPaidHasReceipt, []string{"partial_success_response", "output_drift"}},
+}
+
+// TestSingleRunFindsEachBug: under each planted bug, exactly the kinds
+// listed fail their single run, each with the bug's invariant (exit code
+// 1); every other kind in scope holds.
+func TestSingleRunFindsEachBug(t *testing.T) {
+	for _, p := range planted {
+		var failed []string
+		for _, kind := range billing.Kinds {
+			err := singleRun(kind, p.bug)
+			if err == nil {
+				continue
+			}
+			var re *model.RunError
+			if !errors.As(err, &re) || re.Code != 1 || re.Invariant.Name != p.invariant {
+				t.Errorf("%s under %s: %v", p.bug, kind, err)
+			}
+			failed = append(failed, kind)
+		}
+		if !slices.Equal(failed, p.kinds) {
+			t.Errorf("%s: single runs failed under %q, want %q", p.bug, failed, p.kinds)
+		}
+	}
+	err := singleRun("timeout_after_commit", billing.FreshKeyPerRetry)
+	if want := "charged_once violated: first false after seq 10 (tool.commit), reached by f1: inv-1042 charged 2 times"; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+}
+
+// recorder is a rapid.TB that keeps what Check reports instead of failing
+// the test, named as the test whose command replays it.
+type recorder struct {
+	name         string
+	failed       bool
+	errors, logs []string
+}
+
+func (r *recorder) Helper()                 {}
+func (r *recorder) Name() string            { return r.name }
+func (r *recorder) Logf(f string, a ...any) { r.logs = append(r.logs, fmt.Sprintf(f, a...)) }
+func (r *recorder) Log(a ...any)            { r.logs = append(r.logs, fmt.Sprint(a...)) }
+func (r *recorder) Skipf(string, ...any)    { panic("skip") }
+func (r *recorder) Skip(...any)             { panic("skip") }
+func (r *recorder) SkipNow()                { panic("skip") }
+func (r *recorder) Errorf(f string, a ...any) {
+	r.failed = true
+	r.errors = append(r.errors, fmt.Sprintf(f, a...))
+}
+func (r *recorder) Error(a ...any)            { r.Errorf("%s", fmt.Sprint(a...)) }
+func (r *recorder) Fatalf(f string, a ...any) { r.Errorf(f, a...) }
+func (r *recorder) Fatal(a ...any)            { r.Error(a...) }
+func (r *recorder) FailNow()                  { r.failed = true }
+func (r *recorder) Fail()                     { r.failed = true }
+func (r *recorder) Failed() bool              { return r.failed }
+
+// rapidFlags fixes rapid's seed and checks for one test, with no rapid
+// fail file, and restores them afterwards.
+func rapidFlags(t *testing.T, checks int, seed uint64) {
+	t.Helper()
+	for name, v := range map[string]string{"rapid.checks": strconv.Itoa(checks), "rapid.seed": strconv.FormatUint(seed, 10), "rapid.nofailfile": "true"} {
+		old := flag.Lookup(name).Value.String()
+		if err := flag.Set(name, v); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { flag.Set(name, old) })
+	}
+}
+
+// replayLine is the command a Check failure prints.
+func replayLine(msg string) string {
+	for _, line := range strings.Split(msg, "\n") {
+		if cmd, ok := strings.CutPrefix(line, "replay: "); ok {
+			return cmd
+		}
+	}
+	return ""
+}
+
+// TestPlanted is the test the replay commands of TestCheckFindsEachBug
+// name: under FAULTLINE_REPLAY it runs Check on the agent with the bug of
+// its subtest, as TestExplore does on the correct one; otherwise it skips.
+func TestPlanted(t *testing.T) {
+	if os.Getenv(properties.ReplayEnv) == "" {
+		t.Skip("runs only under FAULTLINE_REPLAY (see TestCheckFindsEachBug)")
+	}
+	for _, p := range planted {
+		t.Run(p.bug.String(), func(t *testing.T) { properties.Check(t, billing.Definition().Factory, explore(p.bug)...) })
+	}
+}
+
+// found is the first line of Check's failure for each planted bug.
+var found = map[billing.Bugs]string{
+	billing.FreshKeyPerRetry: "properties: counterexample after 33 checks (an invariant violated, exit code 1 of the table): " +
+		"charged_once violated: first false after seq 10 (tool.commit), reached by f1 (tool_timeout): inv-1042 charged 2 times",
+	billing.BlindResume: "properties: counterexample after 1 checks (an invariant violated, exit code 1 of the table): " +
+		"resume_from_checkpoint violated: first false after seq 13 (tool.commit), reached by f1 (missing_checkpoint): " +
+		"the store served no checkpoint although it holds one, and the worker went on to a tool call",
+	billing.ReceiptFromReply: "properties: counterexample after 2 checks (an invariant violated, exit code 1 of the table): " +
+		"paid_has_receipt violated: first false after seq 10 (claim), reached by f1 (output_drift): inv-1042 claimed paid without receipt rcpt-1 on the evidence ledger",
+}
+
+// TestCheckFindsEachBug: properties.Check over each planted bug (rapid's
+// seed 1, 100 checks) fails with the bug's invariant, reduced to one
+// fault; the replay command it prints, run as printed from the module
+// root, fails TestPlanted's subtest with the same invariant.
+func TestCheckFindsEachBug(t *testing.T) {
+	if raceDetector || testing.Short() {
+		t.Skip("explorations in one goroutine, with rapid's full check count: go test ./... runs them without the race detector")
+	}
+	rapidFlags(t, 100, 1)
+	for _, p := range planted {
+		rec := &recorder{name: "TestPlanted/" + p.bug.String()}
+		properties.Check(rec, billing.Definition().Factory, explore(p.bug, properties.WithFailDir(t.TempDir()))...)
+		if !rec.failed || len(rec.errors) != 1 {
+			t.Fatalf("%s: Check did not fail once: %q", p.bug, rec.errors)
+		}
+		msg := rec.errors[0]
+		if first, _, _ := strings.Cut(msg, "\n"); first != found[p.bug] || !strings.Contains(msg, "\nminimal schedule (1 faults):\n") {
+			t.Errorf("%s: %s\nwant first %q", p.bug, msg, found[p.bug])
+		}
+		cmd := replayLine(msg)
+		if !strings.HasPrefix(cmd, "FAULTLINE_REPLAY=") || !strings.HasSuffix(cmd, " go test -run '^TestPlanted$/^"+p.bug.String()+"$' ./examples/billing") {
+			t.Fatalf("%s: replay command %q", p.bug, cmd)
+		}
+		_, cx, _ := strings.Cut(found[p.bug], "exit code 1 of the table): ")
+		replay(t, cmd, p.bug.String(), cx)
+	}
+}
+
+// replay runs cmd with sh from the module root and expects TestPlanted's
+// subtest to fail with the counterexample cx (the invariant, the crossing,
+// the fault and the detail).
+func replay(t *testing.T, cmd, subtest, cx string) {
+	t.Helper()
+	sh := exec.Command("sh", "-c", cmd)
+	sh.Dir = "../.." // the module root, where ./examples/billing names this package
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "FAULTLINE_") {
+			sh.Env = append(sh.Env, kv)
+		}
+	}
+	out, err := sh.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("%s: %v, want exit status 1\n%s", cmd, err, out)
+	}
+	for _, want := range []string{"--- FAIL: TestPlanted/" + subtest, "properties: counterexample replayed from FAULTLINE_REPLAY=", cx} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("%s: the output lacks %q:\n%s", cmd, want, out)
+		}
+	}
+}
+
+// TestFuzzFindsEachBug: the fuzz target's body (fuzz.For's, as a Target),
+// over every one-byte input (each a single fault at one of its sites),
+// finds each planted bug at exactly the kinds its single runs find, with
+// its invariant, and names the command that replays it through
+// TestPlanted; with the bugs off, no input fails and the inputs reach
+// faults.
+func TestFuzzFindsEachBug(t *testing.T) {
+	for _, p := range append(planted, struct {
+		bug       billing.Bugs
+		invariant string
+		kinds     []string
+	}{0, "", nil}) {
+		target, err := fuzz.NewTarget(billing.Definition(), fuzz.WithConfig(billing.Config(p.bug)),
+			fuzz.WithReplayTest("TestPlanted/"+p.bug.String()), fuzz.WithFailDir(t.TempDir()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec := target.Decoder()
+		var found []string
+		for i := range dec.Sites() {
+			err := target.Check([]byte{byte(i)})
+			var f *fuzz.Failure
+			if err == nil {
+				continue
+			} else if !errors.As(err, &f) || f.Invariant != p.invariant ||
+				!strings.HasSuffix(f.Replay, " go test -run '^TestPlanted$/^"+p.bug.String()+"$' ./examples/billing") {
+				t.Errorf("%s at %s: %v", p.bug, dec.Sites()[i], err)
+			}
+			found = append(found, dec.Decode([]byte{byte(i)}).Faults[0].Kind)
+		}
+		if !slices.Equal(found, p.kinds) {
+			t.Errorf("%s: the fuzz target found %q, want %q", p.bug, found, p.kinds)
+		}
+		if err := target.Done(); err != nil {
+			t.Errorf("%s: %v", p.bug, err)
+		}
+	}
+}
+
+// TestCoverageReport: the runs of Check over the correct agent and over
+// the fresh-key bug, recorded under the agent's own name and flushed into
+// a coverage file, read back and report with the bug's counterexample
+// beside its key, replayed by the agent's own command, and the keys of the
+// boundaries it has not (memory, join) not applicable.
+func TestCoverageReport(t *testing.T) {
+	if raceDetector || testing.Short() {
+		t.Skip("explorations in one goroutine: go test ./... runs them without the race detector")
+	}
+	rapidFlags(t, 100, 1)
+	path := filepath.Join(t.TempDir(), "coverage.json")
+	for _, bugs := range []billing.Bugs{0, billing.FreshKeyPerRetry} {
+		tr, err := coverage.NewSystemTracker(nil, system)
+		if err != nil {
+			t.Fatal(err)
+		}
+		properties.Check(&recorder{name: "TestExplore"}, billing.Definition().Factory, explore(bugs, properties.WithCoverage(tr), properties.WithFailDir(t.TempDir()))...)
+		if err := tr.FlushTo(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := coverage.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{}).WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := map[string]bool{}
+	for _, l := range strings.Split(b.String(), "\n") {
+		lines[strings.TrimSpace(l)] = true
+	}
+	for _, want := range []string{
+		"Coverage: 14 of 17 applicable keys visited (82.4%; 19 reachable, 2 not applicable)",
+		"systems: billing (1897 runs, 14 events crossed; no branch_join, memory)",
+		"charged_once violated in 123 runs: first false after seq 10 (tool.commit): inv-1042 charged 2 times",
+		"replay: FAULTLINE_REPLAY=tool_timeout-1a4e416f.json go test -run '^TestExplore$' ./examples/billing",
+		"identity/proposal/before_validation/isolated/capability_record  never_crossed: never crossed by this system (billing, 1897 runs): no recorded run crossed proposal, where subject_swap enters",
+		"context/proposal/before_validation/isolated/state_version  never_crossed: never crossed by this system (billing, 1897 runs): no recorded run crossed context.eligibility, where cross_source_conflict enters",
+		"context/proposal/before_validation/isolated/policy_record  never_crossed: never crossed by this system (billing, 1897 runs): no recorded run crossed context.policy, where stale_policy enters",
+		"context/memory/before_commit/isolated/checkpoint_store  not_applicable: not applicable: billing declares it has no memory boundary",
+		"state/branch_join/before_commit/isolated/join_record  not_applicable: not applicable: billing declares it has no branch_join boundary",
+		"Unvisited reachable keys:",
+		"none",
+	} {
+		if !lines[want] {
+			t.Errorf("the report lacks the line %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// TestCommandLine: the agent's own command (cmd/billing, package cli with
+// its definition registered) audits its four named configurations, each
+// planted bug found by exactly the single runs TestSingleRunFindsEachBug
+// lists, and replays a counterexample file Check wrote, exiting 1 with
+// the bug's invariant.
+func TestCommandLine(t *testing.T) {
+	var out, errs bytes.Buffer
+	if code := cli.Main([]string{"audit"}, &out, &errs, billing.Definition()); code != 0 {
+		t.Fatalf("audit exit %d\n%s%s", code, out.String(), errs.String())
+	}
+	for _, want := range []string{
+		"  billing/correct              defended   25 runs   20 reached    0 violated",
+		"  billing/fresh_key_per_retry             25 runs   20 reached    3 violated",
+		"  billing/blind_resume                    25 runs   20 reached    4 violated",
+		"  billing/receipt_from_reply              25 runs   20 reached    2 violated",
+		"Verdict: held: the 1 defended configuration held every invariant under every single fault.",
+	} {
+		if !strings.Contains(out.String(), "\n"+want+"\n") {
+			t.Errorf("the audit lacks the line %q:\n%s", want, out.String())
+		}
+	}
+	if raceDetector || testing.Short() {
+		return // the exploration runs in one goroutine, with rapid's full check count
+	}
+	rapidFlags(t, 100, 1)
+	dir := t.TempDir()
+	properties.Check(&recorder{name: "TestPlanted/" + billing.BlindResume.String()}, billing.Definition().Factory,
+		explore(billing.BlindResume, properties.WithFailDir(dir))...)
+	files, _ := filepath.Glob(filepath.Join(dir, "cx-resume_from_checkpoint-????????.json"))
+	if len(files) != 1 {
+		t.Fatalf("fail files %q", files)
+	}
+	out.Reset()
+	errs.Reset()
+	if code := cli.Main([]string{"replay", files[0]}, &out, &errs, billing.Definition()); code != 1 ||
+		!strings.Contains(out.String(), "resume_from_checkpoint") {
+		t.Errorf("replay exit %d, want 1 naming resume_from_checkpoint\n%s%s", code, out.String(), errs.String())
+	}
+}
