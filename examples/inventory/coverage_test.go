@@ -1,7 +1,10 @@
 package inventory_test
 
 import (
+	"encoding/json"
 	"flag"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -53,6 +56,24 @@ func TestCoverageOfTheAgent(t *testing.T) {
 		!strings.HasSuffix(cx[0], ".json go test -run '^TestReplay$' ./examples/inventory") {
 		t.Fatalf("counterexamples %q", cx)
 	}
+	// the printed command replays: its target exists and fails with the
+	// invariant the report names
+	if !testing.Short() && !raceDetector {
+		for _, k := range r.Keys {
+			for _, c := range k.Counterexamples {
+				file := filepath.Join(t.TempDir(), c.Schedule.File)
+				if err := os.WriteFile(file, c.Schedule.Schedule, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				cmd := exec.Command("go", "test", "-count=1", "-run", "^TestReplay$", ".")
+				cmd.Env = append(os.Environ(), "FAULTLINE_REPLAY="+file)
+				out, err := cmd.CombinedOutput()
+				if err == nil || !strings.Contains(string(out), "confirmed_once violated") {
+					t.Fatalf("the printed replay command: %v\n%s", err, out)
+				}
+			}
+		}
+	}
 	keys := func(rows []coverage.KeyRow) (out []string) {
 		for _, k := range rows {
 			out = append(out, k.Key+" "+k.Status)
@@ -89,10 +110,12 @@ func exploreInto(t *testing.T, v inventory.Variant, tr *coverage.Tracker) *prope
 		}
 		t.Cleanup(func() { flag.Set(name, old) })
 	}
-	rep, err := properties.Explore(properties.Factory(inventory.Factory(inventory.Defended, v)),
-		properties.WithFixture(inventory.Fixture()),
-		properties.WithHarnessOptions(inventory.HarnessOptions()),
-		properties.WithConfig(model.Config{}),
+	// the agent's own definition and a config naming the variant, so the
+	// recorded schedules carry it and the printed replay runs it
+	def := inventory.Definition()
+	rep, err := properties.Explore(def.Factory,
+		properties.WithDefinition(def),
+		properties.WithConfig(model.Config{System: json.RawMessage(`{"variant":"` + string(v) + `"}`)}),
 		properties.WithoutWorldEvents(),
 		properties.WithDomains(model.DomainTool, model.DomainState),
 		properties.WithCoverage(tr),
