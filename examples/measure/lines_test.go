@@ -16,7 +16,7 @@ var glue = []struct {
 	files   []string
 }{
 	{"billing", []string{"billing_test.go"}},
-	{"inventory", []string{"example_test.go", "explore_test.go", "coverage_test.go"}},
+	{"inventory", []string{"example_test.go", "explore_test.go", "coverage_test.go", "replay_test.go"}},
 }
 
 // codeLines counts the lines of a Go file that are neither blank nor
