@@ -50,6 +50,9 @@ type settings struct {
 	tracker    *coverage.Tracker // nil: no recording
 	guide      *guideSettings    // nil: unguided
 	failDir    string            // WithFailDir's ("": Check's default)
+
+	// progress is WithProgress's function (nil: none)
+	progress func(done, total, counterexamples int)
 }
 
 // guideSettings are WithGuide's arguments.
