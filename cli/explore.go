@@ -78,6 +78,7 @@ func (p *Program) exploreCmd() *cobra.Command {
 	var seed uint64
 	var asJSON, noWorld, guided bool
 	var kinds, domains []string
+	var exh exhaustiveFlags
 	flags := p.systemFlags()
 	c := &cobra.Command{
 		Use:   "explore",
@@ -135,7 +136,7 @@ Exit codes: 0 no counterexample and at least one scheduled fault reached;
 apply to the system); 3 inconclusive: no scheduled fault was reached in any
 check (the events the system crossed are named on stderr); 4 an I/O or
 internal error (--out, --coverage or --otel could not be written, the output
-could not be written).`,
+could not be written).` + exhaustiveHelp,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			def := p.Systems[0]
@@ -192,6 +193,11 @@ could not be written).`,
 			}
 			if out != "" {
 				opts = append(opts, properties.WithCounterexampleDir(out))
+			}
+			if exhOpts, err := exh.options(c); err != nil {
+				return err
+			} else if exh.on {
+				return runExhaustive(c, def, cfg, append(opts, exhOpts...), asJSON, otelDir)
 			}
 			var prior *coverage.Data
 			if covIn != "" {
@@ -280,6 +286,7 @@ could not be written).`,
 	c.Flags().StringVar(&covIn, "coverage-in", "", "with --guided: count the visits recorded in this coverage file as already made")
 	c.Flags().StringVar(&otelDir, "otel", "", "write each counterexample's run as an OpenTelemetry trace (OTLP/JSON) into this directory")
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	exh.add(c)
 	return c
 }
 

@@ -23,6 +23,11 @@
 //   - [Explore]: the checker form, returning a [Report] (the CLI's
 //     faultline explore calls it) with the campaign's counts of scheduled,
 //     reached and fired faults.
+//   - [Exhaustive]: the bounded-exhaustive form, an [ExhaustiveReport]:
+//     every schedule of up to WithMaxFaults faults, smallest first, each
+//     fault at a crossing the run of the faults before it reached; the
+//     first counterexample in that order, or a bounded proof over the
+//     scope (WithOwnEvents, WithWorkers, WithMaxSchedules are its own).
 //   - [System], [Factory] and [Reference]: how the system under test is
 //     built for each run; Reference is the Copperfin workflow.
 //   - Options: [WithConfig], [WithFixture], [WithKinds], [WithDomains],

@@ -51,6 +51,8 @@ type settings struct {
 	guide      *guideSettings    // nil: unguided
 	failDir    string            // WithFailDir's ("": Check's default)
 
+	exh exhaustiveSettings // Exhaustive's own options
+
 	// progress is WithProgress's function (nil: none)
 	progress func(done, total, counterexamples int)
 }

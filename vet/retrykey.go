@@ -56,7 +56,9 @@ straight into the key field) from values declared outside the loop, the
 suggested fix hoists it before the loop.
 
 At run time a timeout_after_commit schedule shows the same defect: the
-retry after the lost reply commits a second effect.`,
+retry after the lost reply commits a second effect; where the system reads
+the ledger back before it retries, a tool_timeout (the request held by the
+provider and committed late) shows it.`,
 	Run:        runRetryKey,
 	ResultType: reflect.TypeOf(sentCalls(nil)),
 }

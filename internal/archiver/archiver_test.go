@@ -79,8 +79,9 @@ func run(t *testing.T, pattern string, env ...string) (bool, string) {
 // TestFuzzTargetFindsAndReplays: go test -run=FuzzArchiver passes on the
 // fixed archiver and fails on the planted bug with archived_once, the
 // shrunk schedule written to the fail folder and a replay command that,
-// run as printed, fails TestArchiverCheck with the same invariant while
-// the bug is in and passes once it is out.
+// run as printed, fails TestArchiverCheck with the same invariant (under
+// the file's own config), and the test's own run without the bug reports
+// the stored file fixed.
 func TestFuzzTargetFindsAndReplays(t *testing.T) {
 	if os.Getenv("ARCHIVER_NESTED") != "" {
 		t.Skip("nested run")
@@ -112,8 +113,15 @@ func TestFuzzTargetFindsAndReplays(t *testing.T) {
 	if ok || !strings.Contains(out, "counterexample replayed from FAULTLINE_REPLAY="+file) || !strings.Contains(out, "archived_once violated") {
 		t.Fatalf("replay with the bug: passed %t\n%s", ok, out)
 	}
+	// the bug is the config's: an explicit replay reproduces the run that
+	// failed under its own config whatever the test's is now, while the
+	// test's own run under the fixed config finds the stored file fixed
 	ok, out = run(t, "^TestArchiverCheck$", "FAULTLINE_REPLAY="+file)
-	if !ok || !strings.Contains(out, "holds: every invariant in scope held") {
-		t.Fatalf("replay without the bug: passed %t\n%s", ok, out)
+	if ok || !strings.Contains(out, "replayed under its own config (bug fresh_keys), not the test's (fixed)") || !strings.Contains(out, "archived_once violated") {
+		t.Fatalf("explicit replay under the fixed test config: passed %t\n%s", ok, out)
+	}
+	ok, out = run(t, "^TestArchiverCheck$", "ARCHIVER_FAIL_DIR="+dir)
+	if !ok || !strings.Contains(out, "holds now: fixed") {
+		t.Fatalf("the test's own run without the bug: passed %t\n%s", ok, out)
 	}
 }

@@ -1,0 +1,187 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/properties"
+)
+
+// exhaustiveFlags are explore's flags of the exhaustive walk.
+type exhaustiveFlags struct {
+	on           bool
+	workers      int
+	maxSchedules int
+	ownEvents    bool
+}
+
+// exhaustiveHelp is what explore's long help says of --exhaustive.
+const exhaustiveHelp = `
+
+--exhaustive runs every schedule of up to --max-faults faults and world events
+instead of drawing them: the clean run, then every schedule of one fault, then
+of two, and so on, each fault at a crossing the run of the faults before it
+reached (a retry's second tool.commit only under the faults that make it), at
+every event the kind fits (--own-events: its own event only), in a fixed order.
+It stops at the first schedule that breaks an invariant, which no smaller
+schedule does, and prints it as a counterexample; otherwise it prints "no
+counterexample among N schedules of at most K faults", a bounded proof over the
+scope it names, with the schedules run of each size. --workers W runs it on W
+goroutines; the result does not depend on W. --max-schedules (default
+10000000, at most 100000000) caps the walk: a walk that reaches it is
+incomplete and exits 3. --checks, --seed, --guided and the coverage flags do
+not apply to it (bad input), and it records no coverage, so FAULTLINE_COVERAGE
+is not read.`
+
+// add registers the flags on c.
+func (f *exhaustiveFlags) add(c *cobra.Command) {
+	c.Flags().BoolVar(&f.on, "exhaustive", false, "run every schedule of up to --max-faults faults, smallest first, instead of drawing them")
+	c.Flags().IntVar(&f.workers, "workers", 1, "with --exhaustive: goroutines to run the walk on (1 to 256)")
+	c.Flags().IntVar(&f.maxSchedules, "max-schedules", properties.DefaultMaxSchedules, "with --exhaustive: the most schedules to run (1 to 100000000)")
+	c.Flags().BoolVar(&f.ownEvents, "own-events", false, "with --exhaustive: place each kind only at its own event (the designed scope)")
+}
+
+// options checks the flags against the rest of explore's and returns the
+// walk's own options; without --exhaustive, its flags are bad input.
+func (f *exhaustiveFlags) options(c *cobra.Command) ([]properties.Option, error) {
+	if !f.on {
+		for _, name := range []string{"workers", "max-schedules", "own-events"} {
+			if c.Flags().Changed(name) {
+				return nil, BadInput("--%s needs --exhaustive", name)
+			}
+		}
+		return nil, nil
+	}
+	for _, name := range []string{"checks", "seed", "guided", "coverage", "coverage-in"} {
+		if c.Flags().Changed(name) {
+			return nil, BadInput("--%s does not apply to --exhaustive, which draws nothing", name)
+		}
+	}
+	if err := CheckCount("workers", f.workers, 1, properties.MaxWorkers); err != nil {
+		return nil, err
+	}
+	if err := CheckCount("max-schedules", f.maxSchedules, 1, properties.MaxSchedulesLimit); err != nil {
+		return nil, err
+	}
+	opts := []properties.Option{properties.WithWorkers(f.workers), properties.WithMaxSchedules(f.maxSchedules)}
+	if f.ownEvents {
+		opts = append(opts, properties.WithOwnEvents())
+	}
+	return opts, nil
+}
+
+// runExhaustive runs the walk of def under opts and writes its report.
+func runExhaustive(c *cobra.Command, def *model.Definition, cfg model.Config, opts []properties.Option, asJSON bool, otelDir string) error {
+	rep, err := properties.Exhaustive(def.Factory, opts...)
+	if err != nil {
+		return exploreError(err)
+	}
+	var trace string
+	if otelDir != "" && rep.Found {
+		if trace, err = writeTrace(def, otelDir, rep.Counterexample); err != nil {
+			return err
+		}
+	}
+	if asJSON {
+		err = writeExhaustiveJSON(c.OutOrStdout(), rep, trace)
+	} else {
+		err = writeExhaustive(c.OutOrStdout(), def, rep, cfg, trace)
+	}
+	if err != nil {
+		return OutputError(err)
+	}
+	switch {
+	case rep.Found:
+		return ErrViolation
+	case rep.Inconclusive():
+		return Inconclusive("%s", rep.Summary())
+	}
+	return nil
+}
+
+func writeExhaustive(w io.Writer, def *model.Definition, rep *properties.ExhaustiveReport, cfg model.Config, trace string) error {
+	var b strings.Builder
+	world := "off"
+	if rep.Scope.World {
+		world = "on"
+	}
+	scope := fmt.Sprintf("scope: %d kinds (%s); world events %s; placement %s; %s, fixture %s\n",
+		len(rep.Scope.Kinds), strings.Join(rep.Scope.Kinds, ", "), world, rep.Scope.Placement, describe(def, cfg), rep.Scope.Fixture)
+	switch {
+	case rep.Found:
+		fmt.Fprintf(&b, "counterexample at schedule %d of the exhaustive walk: no schedule of fewer faults breaks an invariant\n", rep.Index)
+	case !rep.Complete:
+		fmt.Fprintf(&b, "incomplete: the walk reached its cap of %d schedules before it ran every schedule of at most %d faults; no counterexample among those %d, which proves nothing\n",
+			rep.Cap, rep.MaxFaults, rep.Schedules)
+	case rep.Reached == 0:
+		fmt.Fprintf(&b, "inconclusive: no counterexample among %d schedules of at most %d faults, but no scheduled fault was reached\n", rep.Schedules, rep.MaxFaults)
+	default:
+		fmt.Fprintf(&b, "no counterexample among %d schedules of at most %d faults\n", rep.Schedules, rep.MaxFaults)
+	}
+	fmt.Fprintf(&b, "enumerated: %s\n", rep.Sizes())
+	b.WriteString(scope)
+	fmt.Fprintf(&b, "faults: %d of %d scheduled reached, %d not reached\n", rep.Reached, rep.Faults, rep.Faults-rep.Reached)
+	if !rep.Found {
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	cx := rep.Counterexample
+	fmt.Fprintf(&b, "%s", cx)
+	if cx.File == "" {
+		b.WriteString("(save the schedule above as SCHEDULE.json, or pass --out DIR to write it)\n")
+	}
+	if trace != "" {
+		fmt.Fprintf(&b, "trace: %s\n", trace)
+	}
+	fmt.Fprintf(&b, "\nTimeline up to seq %d:\n", cx.FirstSeq)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for _, e := range cx.Timeline {
+		fmt.Fprintf(tw, "  %d\t%d\t%d\t%s\t%s\t%s\t%s\n", e.Seq, e.At, e.Worker, e.Event, e.Outcome, e.FaultID, e.Detail)
+	}
+	tw.Flush()
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// exhaustiveJSON is the --json output of explore --exhaustive.
+type exhaustiveJSON struct {
+	Exhaustive bool                       `json:"exhaustive"`
+	Found      bool                       `json:"found"`
+	Complete   bool                       `json:"complete"`
+	Schedules  int                        `json:"schedules"`
+	PerSize    []int                      `json:"per_size"`
+	MaxFaults  int                        `json:"max_faults"`
+	Cap        int                        `json:"max_schedules"`
+	Index      int                        `json:"index,omitempty"`
+	Faults     int                        `json:"faults"`
+	Reached    int                        `json:"faults_reached"`
+	Scope      properties.ExhaustiveScope `json:"scope"`
+	Invariant  string                     `json:"invariant,omitempty"`
+	FirstSeq   int                        `json:"first_seq,omitempty"`
+	Event      model.EventName            `json:"event,omitempty"`
+	FaultID    string                     `json:"fault_id,omitempty"`
+	FaultKind  string                     `json:"fault_kind,omitempty"`
+	Detail     string                     `json:"detail,omitempty"`
+	Schedule   json.RawMessage            `json:"schedule,omitempty"`
+	File       string                     `json:"file,omitempty"`
+	Replay     string                     `json:"replay,omitempty"`
+	Timeline   []model.Event              `json:"timeline,omitempty"`
+	Otel       string                     `json:"otel,omitempty"`
+}
+
+func writeExhaustiveJSON(w io.Writer, rep *properties.ExhaustiveReport, trace string) error {
+	j := exhaustiveJSON{Exhaustive: true, Found: rep.Found, Complete: rep.Complete, Schedules: rep.Schedules, PerSize: rep.PerSize,
+		MaxFaults: rep.MaxFaults, Cap: rep.Cap, Index: rep.Index, Faults: rep.Faults, Reached: rep.Reached, Scope: rep.Scope, Otel: trace}
+	if cx := rep.Counterexample; cx != nil {
+		j.Invariant, j.FirstSeq, j.Event, j.FaultID, j.FaultKind, j.Detail = cx.Invariant, cx.FirstSeq, cx.Event, cx.FaultID, cx.FaultKind, cx.Detail
+		j.Schedule = json.RawMessage(model.Format(cx.Schedule))
+		j.File, j.Replay, j.Timeline = cx.File, cx.Replay, cx.Timeline
+	}
+	return writeJSON(w, j)
+}

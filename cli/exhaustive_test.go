@@ -1,0 +1,93 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/faultline/faultline/model/copperfin"
+)
+
+// exhaustiveArgs walk the agent's two timeouts at every event they fit,
+// without world events.
+var exhaustiveArgs = []string{"explore", "--exhaustive", "--kinds", "tool_timeout,timeout_after_commit", "--no-world"}
+
+// TestExploreExhaustive: explore --exhaustive on a user's system finds
+// the planted bug with one fault (exit 1) and writes a counterexample the
+// printed command replays (exit 1); the fixed agent holds over exactly 21
+// schedules (exit 0), and the output is the same on 1 and 4 workers; a
+// walk cut by its cap, or one that reached no fault, is inconclusive
+// (exit 3).
+func TestExploreExhaustive(t *testing.T) {
+	dir := t.TempDir()
+	code, out, stderr := run(t, append(exhaustiveArgs, "--max-faults", "1", "--config", `{"variant":"planted"}`, "--out", dir)...)
+	if code != 1 || !strings.HasPrefix(out, "counterexample at schedule 5 of the exhaustive walk: no schedule of fewer faults breaks an invariant\nenumerated: 1 of 0 faults, 4 of 1\n") ||
+		!strings.Contains(out, "confirmed_once violated: first false after seq 17 (tool.commit), reached by f1 (tool_timeout): cart-7 confirmed 2 times\n") {
+		t.Fatalf("planted: exit %d\n%s%s", code, out, stderr)
+	}
+	i := strings.Index(out, "replay: inventory replay ")
+	file := strings.Fields(out[i:])[3]
+	if code, rout, _ := run(t, "replay", file); code != 1 || !strings.Contains(rout, "confirmed_once") {
+		t.Fatalf("replay %s: exit %d\n%s", file, code, rout)
+	}
+	const fixed = "no counterexample among 21 schedules of at most 2 faults\n" +
+		"enumerated: 1 of 0 faults, 4 of 1, 16 of 2\n" +
+		"scope: 2 kinds (timeout_after_commit, tool_timeout); world events off; placement any event; controls stable_keys,hold_lookup,typed_outcomes,checkpoint_check,bind_request,recheck_authority, variant fixed, fixture inventory\n" +
+		"faults: 36 of 36 scheduled reached, 0 not reached\n"
+	for _, w := range []string{"1", "4"} {
+		if code, out, stderr := run(t, append(exhaustiveArgs, "--max-faults", "2", "--workers", w)...); code != 0 || out != fixed {
+			t.Fatalf("fixed, %s workers: exit %d %q %s", w, code, out, stderr)
+		}
+	}
+	code, out, stderr = run(t, append(exhaustiveArgs, "--max-faults", "2", "--max-schedules", "3")...)
+	if code != 3 || !strings.HasPrefix(out, "incomplete: the walk reached its cap of 3 schedules before it ran every schedule of at most 2 faults; no counterexample among those 3, which proves nothing\nenumerated: 1 of 0 faults, 2 of 1, 0 of 2\n") ||
+		!strings.Contains(stderr, "incomplete") {
+		t.Fatalf("cap: exit %d\n%s%s", code, out, stderr)
+	}
+	if code, out, stderr := run(t, "explore", "--exhaustive", "--kinds", "branch_failure", "--max-faults", "1"); code != 3 ||
+		!strings.HasPrefix(out, "inconclusive: no counterexample among 1 schedules of at most 1 faults, but no scheduled fault was reached\nenumerated: 1 of 0 faults, 0 of 1\n") ||
+		!strings.Contains(stderr, "no scheduled fault was reached") {
+		t.Fatalf("no site: exit %d\n%s%s", code, out, stderr)
+	}
+	for _, bad := range [][]string{
+		{"explore", "--workers", "2"},
+		{"explore", "--exhaustive", "--seed", "1"},
+		{"explore", "--exhaustive", "--workers", "0"},
+		{"explore", "--exhaustive", "--max-schedules", "100000001"},
+		{"explore", "--exhaustive", "--max-faults", "17"},
+	} {
+		if code, _, stderr := run(t, bad...); code != 2 || stderr == "" {
+			t.Errorf("%v: exit %d %s", bad, code, stderr)
+		}
+	}
+}
+
+// TestExploreExhaustiveReference: the reference system's command line has
+// the mode too: over the designed scope with one fault, the baseline's
+// first counterexample is the subject swap at the first proposal.
+func TestExploreExhaustiveReference(t *testing.T) {
+	code, out, stderr := runIn(t, program(copperfin.Definition()), "explore", "--exhaustive", "--own-events", "--max-faults", "1", "--config", `{"profile":"baseline"}`, "--json")
+	var j struct {
+		Exhaustive bool   `json:"exhaustive"`
+		Found      bool   `json:"found"`
+		Schedules  int    `json:"schedules"`
+		PerSize    []int  `json:"per_size"`
+		Index      int    `json:"index"`
+		Invariant  string `json:"invariant"`
+		FaultKind  string `json:"fault_kind"`
+		Schedule   struct {
+			Faults []struct {
+				Event   string `json:"event"`
+				Ordinal int    `json:"ordinal"`
+				Kind    string `json:"kind"`
+			} `json:"faults"`
+		} `json:"schedule"`
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatalf("exit %d: %v\n%s%s", code, err, out, stderr)
+	}
+	if code != 1 || !j.Exhaustive || !j.Found || j.Schedules != 2 || j.Index != 2 || len(j.PerSize) != 2 || j.Invariant != "right_subject" ||
+		len(j.Schedule.Faults) != 1 || j.Schedule.Faults[0].Kind != "subject_swap" || j.Schedule.Faults[0].Event != "proposal" || j.Schedule.Faults[0].Ordinal != 1 {
+		t.Fatalf("exit %d: %+v", code, j)
+	}
+}

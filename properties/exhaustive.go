@@ -1,0 +1,605 @@
+package properties
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/faultline/faultline/model"
+)
+
+// Bounds of the exhaustive walk's options.
+const (
+	// DefaultMaxSchedules is the most schedules Exhaustive runs unless
+	// WithMaxSchedules says otherwise.
+	DefaultMaxSchedules = 10_000_000
+	// MaxSchedulesLimit bounds WithMaxSchedules.
+	MaxSchedulesLimit = 100_000_000
+	// MaxWorkers bounds WithWorkers.
+	MaxWorkers = 256
+)
+
+// exhaustiveSettings are the options only Exhaustive reads.
+type exhaustiveSettings struct {
+	ownEvents    bool
+	workers      int // 0: one
+	maxSchedules int // 0: DefaultMaxSchedules
+	unreduced    bool
+	visit        func(*model.Schedule) // called on each schedule run, in order
+}
+
+// WithOwnEvents places each kind only at its own event (FaultSpec.Event),
+// at every ordinal of it the prefix's run crosses: the designed scope.
+// Default: at every event the schedule validator accepts the kind at.
+// Only Exhaustive reads it.
+func WithOwnEvents() Option {
+	return optionFunc(func(s *settings) error { s.exh.ownEvents = true; return nil })
+}
+
+// WithWorkers runs the exhaustive walk on n goroutines (1 to MaxWorkers;
+// default 1), each with its own harness. The report does not depend on n.
+// Only Exhaustive reads it.
+func WithWorkers(n int) Option {
+	return optionFunc(func(s *settings) error {
+		if n < 1 || n > MaxWorkers {
+			return fmt.Errorf("properties: workers %d must be between 1 and %d", n, MaxWorkers)
+		}
+		s.exh.workers = n
+		return nil
+	})
+}
+
+// WithMaxSchedules caps the schedules the exhaustive walk runs (1 to
+// MaxSchedulesLimit; default DefaultMaxSchedules). A walk that reaches the
+// cap before it finishes is incomplete: inconclusive, never a pass. Only
+// Exhaustive reads it.
+func WithMaxSchedules(n int) Option {
+	return optionFunc(func(s *settings) error {
+		if n < 1 || n > MaxSchedulesLimit {
+			return fmt.Errorf("properties: max schedules %d must be between 1 and %d", n, MaxSchedulesLimit)
+		}
+		s.exh.maxSchedules = n
+		return nil
+	})
+}
+
+// withoutReduction makes the walk run every list of placements as
+// generated, without putting its faults in canonical order or skipping
+// duplicates: the unreduced walk the reduced one is compared with.
+func withoutReduction() Option {
+	return optionFunc(func(s *settings) error { s.exh.unreduced = true; return nil })
+}
+
+// withVisit calls f on each schedule the walk runs, in enumeration
+// order (the tests' view of what was enumerated).
+func withVisit(f func(*model.Schedule)) Option {
+	return optionFunc(func(s *settings) error { s.exh.visit = f; return nil })
+}
+
+// ExhaustiveScope is what an exhaustive walk enumerated over.
+type ExhaustiveScope struct {
+	// Fixture is the workload's name and Config the config of every
+	// schedule (fixture included).
+	Fixture string       `json:"fixture"`
+	Config  model.Config `json:"config"`
+	// Kinds are the fault kinds and world events in scope, in catalogue
+	// order then the world events', and World whether world events were.
+	Kinds []string `json:"kinds"`
+	World bool     `json:"world_events"`
+	// Placement is "own event" (WithOwnEvents: each kind at its own
+	// event) or "any event" (every event the validator accepts it at).
+	Placement string `json:"placement"`
+}
+
+// String names the scope for people: "kinds a, b; world events off;
+// placement any event; fixture F".
+func (s ExhaustiveScope) String() string {
+	w := "off"
+	if s.World {
+		w = "on"
+	}
+	return fmt.Sprintf("kinds %s; world events %s; placement %s; fixture %s", strings.Join(s.Kinds, ", "), w, s.Placement, s.Fixture)
+}
+
+// ExhaustiveReport is the result of an exhaustive walk (see Exhaustive).
+type ExhaustiveReport struct {
+	// Found is true when a schedule broke an invariant in scope;
+	// Counterexample is then the first such schedule in enumeration order
+	// (no smaller one breaks any, by construction) and Index its 1-based
+	// position in that order.
+	Found          bool            `json:"found"`
+	Index          int             `json:"index,omitempty"`
+	Counterexample *Counterexample `json:"counterexample,omitempty"`
+	// Complete is true when the walk ran every schedule of at most
+	// MaxFaults faults of its scope (or stopped at a counterexample);
+	// false when it reached Cap first: then it proves nothing.
+	Complete bool `json:"complete"`
+	// MaxFaults is K, Cap the most schedules the walk would run.
+	MaxFaults int `json:"max_faults"`
+	Cap       int `json:"cap"`
+	// Schedules is N, the schedules run (up to and including the
+	// counterexample), and PerSize[k] those of k faults (k = 0 to
+	// MaxFaults; 0 is the clean run).
+	Schedules int   `json:"schedules"`
+	PerSize   []int `json:"per_size"`
+	// Faults, Reached and Fired count the faults of those schedules, the
+	// ones their runs reached and the ones that also fired.
+	Faults  int `json:"faults"`
+	Reached int `json:"reached"`
+	Fired   int `json:"fired"`
+	// Scope is what was enumerated.
+	Scope ExhaustiveScope `json:"scope"`
+}
+
+// Inconclusive reports whether the walk proved nothing: no counterexample,
+// and it did not finish or reached no scheduled fault.
+func (r *ExhaustiveReport) Inconclusive() bool { return !r.Found && (!r.Complete || r.Reached == 0) }
+
+// Sizes says how many schedules of each size ran: "1 of 0 faults, 30 of
+// 1, 912 of 2".
+func (r *ExhaustiveReport) Sizes() string {
+	parts := make([]string, len(r.PerSize))
+	for k, n := range r.PerSize {
+		if k == 0 {
+			parts[k] = fmt.Sprintf("%d of 0 faults", n)
+		} else {
+			parts[k] = fmt.Sprintf("%d of %d", n, k)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Summary is the report's verdict line: the bounded proof ("no
+// counterexample among N schedules of at most K faults"), the incomplete
+// walk, or the counterexample's position, with the scope.
+func (r *ExhaustiveReport) Summary() string {
+	switch {
+	case r.Found:
+		return fmt.Sprintf("counterexample: schedule %d of the walk, %d faults (%s; %s)", r.Index, len(r.Counterexample.Schedule.Faults), r.Sizes(), r.Scope)
+	case !r.Complete:
+		return fmt.Sprintf("incomplete: the walk reached its cap of %d schedules before it ran every schedule of at most %d faults; no counterexample among those %d, which proves nothing (%s; %s)",
+			r.Cap, r.MaxFaults, r.Schedules, r.Sizes(), r.Scope)
+	case r.Reached == 0:
+		return fmt.Sprintf("inconclusive: no counterexample among %d schedules of at most %d faults, but no scheduled fault was reached (%s; %s)", r.Schedules, r.MaxFaults, r.Sizes(), r.Scope)
+	}
+	return fmt.Sprintf("no counterexample among %d schedules of at most %d faults (%s; %s)", r.Schedules, r.MaxFaults, r.Sizes(), r.Scope)
+}
+
+// Exhaustive runs every schedule of up to WithMaxFaults faults and world
+// events (default 3) of its scope against sys, smallest first: the clean
+// run, then every schedule of one fault, then of two, and so on; within a
+// size, in a fixed order (below). It stops at the first schedule that
+// breaks an invariant in scope, which no smaller schedule of the scope
+// does (minimal by construction: it is not reduced further), or runs them
+// all: a bounded proof over the scope. Nothing is drawn at random; the
+// report is a pure function of sys and the options.
+//
+// The sites of the k-th fault come from the run of the schedule of the
+// k-1 faults placed before it: for each kind in scope (catalogue order,
+// then the world events unless WithoutWorldEvents; WithKinds and
+// WithDomains narrow them), each event the schedule validator accepts it
+// at (WithOwnEvents: its own event only) in the order of model.AllEvents,
+// each ordinal from 1 to the number of times that run crossed the event
+// (model.Crossings: worker.start and the claim are no sites), and for a
+// memory_loss or branch_failure each target: every key (every branch)
+// first, then each memory key (branch name) the run crossed, in the order
+// first crossed. A retry's third tool.commit is a site only under faults
+// that make it. Other targets are the defaults (the task's own
+// capability, policy and record, a 1000 ms clock advance), and no fault
+// names a Tool.
+//
+// Order and reduction. The schedules of k+1 faults are those of k faults
+// in their order, each followed by its sites in the order above. A
+// schedule is a set of placements: faults at crossings that cannot
+// coincide commute, so its faults are put in a canonical order (by event,
+// ordinal, kind and target, keeping the order of any two that can meet
+// at one crossing: the same event and ordinal, or a persistent fault such
+// as budget_exhaustion and a fault at a later ordinal of its event, which
+// compose in schedule order), and a schedule whose canonical form
+// (model.Format bytes) was already enumerated at its size is skipped.
+// Nothing else is skipped.
+//
+// Options as for Explore (WithConfig, WithFixture or WithDefinition,
+// WithKinds, WithDomains, WithoutWorldEvents, WithMaxFaults,
+// WithHarnessOptions, WithInvariants, WithCounterexampleDir,
+// WithReplayCommand), and WithOwnEvents, WithWorkers and
+// WithMaxSchedules; WithCoverage, WithGuide and WithFailDir do not apply
+// (an error). An error means bad options or a harness error, never a
+// counterexample; a walk that reaches its cap returns a report that is
+// not Complete.
+func Exhaustive(sys System, opts ...Option) (*ExhaustiveReport, error) {
+	e, err := resolve(sys, opts)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case e.set.tracker != nil:
+		return nil, errors.New("properties: WithCoverage does not apply to an exhaustive walk")
+	case e.set.guide != nil:
+		return nil, errors.New("properties: WithGuide does not apply to an exhaustive walk: it draws nothing")
+	case e.set.failDir != "":
+		return nil, errors.New("properties: WithFailDir applies to Check only")
+	}
+	w, err := newWalk(e)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := w.walk()
+	if rep != nil {
+		for len(rep.PerSize) < e.set.maxFaults+1 {
+			rep.PerSize = append(rep.PerSize, 0)
+		}
+	}
+	return rep, err
+}
+
+// exKind is one kind in the walk's scope.
+type exKind struct {
+	code       byte // index into walkKinds
+	kind       string
+	events     []int // indices into model.AllEvents, in that order
+	persistent bool
+	target     model.EventName // whose details are its targets ("" none)
+}
+
+// placed is one fault of a schedule in the walk: codes for its kind and
+// event, its ordinal and target.
+type placed struct {
+	kind    byte
+	event   byte
+	ordinal int
+	target  string
+}
+
+// walkState is one exhaustive walk.
+type walkState struct {
+	e      *explorer
+	kinds  []exKind
+	byCode []*exKind // by kind code
+	cap    int
+	rep    *ExhaustiveReport
+}
+
+// walkKinds are every kind and world event a walk may place, in the order
+// their codes are given.
+var walkKinds = func() []model.FaultSpec { return append(model.Catalogue(), model.WorldEvents()...) }()
+
+func newWalk(e *explorer) (*walkState, error) {
+	set := e.set
+	w := &walkState{e: e, byCode: make([]*exKind, len(walkKinds)), cap: set.exh.maxSchedules}
+	if w.cap == 0 {
+		w.cap = DefaultMaxSchedules
+	}
+	scope := ExhaustiveScope{Fixture: set.fixture.Name, Config: set.config, World: set.world, Placement: "any event"}
+	if set.exh.ownEvents {
+		scope.Placement = "own event"
+	}
+	for code, sp := range walkKinds {
+		if sp.World && !set.world {
+			continue
+		}
+		if set.kinds != nil && !slices.Contains(set.kinds, sp.Kind) {
+			continue
+		}
+		if set.domains != nil && !slices.Contains(set.domains, sp.Domain) {
+			continue
+		}
+		k := exKind{code: byte(code), kind: sp.Kind, persistent: sp.Correlation == model.CorrelationPersistent}
+		for i, ev := range model.AllEvents {
+			if set.exh.ownEvents && ev != sp.Event {
+				continue
+			}
+			if fits(sp.Kind, ev) {
+				k.events = append(k.events, i)
+			}
+		}
+		switch sp.Kind {
+		case "memory_loss":
+			k.target = model.EvMemoryRead
+		case "branch_failure":
+			k.target = model.EvBranchRun
+		}
+		w.kinds = append(w.kinds, k)
+		scope.Kinds = append(scope.Kinds, sp.Kind)
+	}
+	if len(w.kinds) == 0 {
+		return nil, errors.New("properties: no fault kind or world event in scope")
+	}
+	for i := range w.kinds {
+		w.byCode[w.kinds[i].code] = &w.kinds[i]
+	}
+	w.rep = &ExhaustiveReport{MaxFaults: set.maxFaults, Cap: w.cap, PerSize: make([]int, 0, set.maxFaults+1), Scope: scope}
+	return w, nil
+}
+
+// eventIndex maps an event to its index in model.AllEvents.
+var eventIndex = func() map[model.EventName]int {
+	m := map[model.EventName]int{}
+	for i, ev := range model.AllEvents {
+		m[ev] = i
+	}
+	return m
+}()
+
+// key encodes faults: the schedule's identity in the walk (its config is
+// fixed, so equal keys are equal model.Format bytes and the converse).
+func key(fs []placed) string {
+	b := make([]byte, 0, 8*len(fs))
+	for _, f := range fs {
+		b = append(b, f.kind, f.event)
+		b = binary.AppendUvarint(b, uint64(f.ordinal))
+		b = binary.AppendUvarint(b, uint64(len(f.target)))
+		b = append(b, f.target...)
+	}
+	return string(b)
+}
+
+// unkey decodes a key.
+func unkey(k string) []placed {
+	var fs []placed
+	b := []byte(k)
+	for len(b) > 0 {
+		f := placed{kind: b[0], event: b[1]}
+		b = b[2:]
+		o, n := binary.Uvarint(b)
+		b = b[n:]
+		l, n := binary.Uvarint(b)
+		b = b[n:]
+		f.ordinal, f.target = int(o), string(b[:l])
+		b = b[l:]
+		fs = append(fs, f)
+	}
+	return fs
+}
+
+// meet reports whether a and b can act at one crossing, so that their
+// order in the schedule is the order they compose in: the same event and
+// ordinal, or a persistent fault and a fault at its ordinal or later.
+func (w *walkState) meet(a, b placed) bool {
+	if a.event != b.event {
+		return false
+	}
+	pa, pb := w.byCode[a.kind].persistent, w.byCode[b.kind].persistent
+	switch {
+	case pa && pb:
+		return true
+	case pa:
+		return b.ordinal >= a.ordinal
+	case pb:
+		return a.ordinal >= b.ordinal
+	}
+	return a.ordinal == b.ordinal
+}
+
+// before orders placements by event, ordinal, kind and target.
+func before(a, b placed) bool {
+	if a.event != b.event {
+		return a.event < b.event
+	}
+	if a.ordinal != b.ordinal {
+		return a.ordinal < b.ordinal
+	}
+	if a.kind != b.kind {
+		return a.kind < b.kind
+	}
+	return a.target < b.target
+}
+
+// canonical returns the canonical order of fs: the least order by before
+// that keeps every two faults that meet in their order in fs (the
+// lexicographic normal form of fs under commutation of the faults that
+// never meet), so every order of one set of placements has one form.
+func (w *walkState) canonical(fs []placed) []placed {
+	out := make([]placed, 0, len(fs))
+	done := make([]bool, len(fs))
+	for len(out) < len(fs) {
+		best := -1
+		for i := range fs {
+			if done[i] {
+				continue
+			}
+			free := true
+			for j := 0; j < i && free; j++ {
+				free = done[j] || !w.meet(fs[j], fs[i])
+			}
+			if free && (best < 0 || before(fs[i], fs[best])) {
+				best = i
+			}
+		}
+		done[best] = true
+		out = append(out, fs[best])
+	}
+	return out
+}
+
+// schedule is the schedule of fs under the walk's config.
+func (w *walkState) schedule(fs []placed) *model.Schedule {
+	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "exhaustive", Config: w.e.set.config, Faults: make([]model.FaultEntry, len(fs))}
+	for i, f := range fs {
+		s.Faults[i] = model.FaultEntry{Event: model.AllEvents[f.event], Ordinal: f.ordinal, Kind: walkKinds[f.kind].Kind, Target: f.target}
+	}
+	return s
+}
+
+// sites returns the placements res's run offers the next fault, in the
+// walk's order: its crossings of each event (model.Crossings) and the
+// memory keys and branch names it crossed.
+func (w *walkState) sites(res *model.Result) []placed {
+	crossed := model.Crossings(res)
+	details := map[model.EventName][]string{}
+	for _, ev := range res.Timeline {
+		if (ev.Event == model.EvMemoryRead || ev.Event == model.EvBranchRun) && ev.Detail != "" && !slices.Contains(details[ev.Event], ev.Detail) {
+			details[ev.Event] = append(details[ev.Event], ev.Detail)
+		}
+	}
+	var out []placed
+	for _, k := range w.kinds {
+		targets := []string{""}
+		if k.target != "" {
+			targets = append(targets, details[k.target]...)
+		}
+		for _, ev := range k.events {
+			for o := 1; o <= crossed[model.AllEvents[ev]]; o++ {
+				for _, t := range targets {
+					out = append(out, placed{kind: k.code, event: byte(ev), ordinal: o, target: t})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// outcome is what one schedule's run told the walk.
+type outcome struct {
+	err                    error
+	bad                    bool
+	inv                    model.InvariantResult
+	faults, reached, fired int
+	children               []string // keys of the schedules it extends to
+}
+
+// check runs the schedule of key k on h and, when children is true,
+// computes the keys of its extensions.
+func (w *walkState) check(h *model.Harness, k string, children bool) outcome {
+	fs := unkey(k)
+	s := w.schedule(fs)
+	f, err := w.e.sys(s.Config)
+	if err != nil {
+		return outcome{err: fmt.Errorf("properties: building the system for %s: %w", w.e.describe(s.Config), err)}
+	}
+	res, err := h.Run(f, s)
+	if err != nil {
+		return outcome{err: fmt.Errorf("properties: harness: %w", err)}
+	}
+	var o outcome
+	o.inv, o.bad = w.e.violation(res)
+	for _, fr := range res.Faults {
+		o.faults++
+		if fr.Reached {
+			o.reached++
+			if fr.Fired > 0 {
+				o.fired++
+			}
+		}
+	}
+	if children && !o.bad {
+		next := make([]placed, len(fs)+1)
+		copy(next, fs)
+		for _, site := range w.sites(res) {
+			next[len(fs)] = site
+			c := next
+			if !w.e.set.exh.unreduced {
+				c = w.canonical(next)
+			}
+			o.children = append(o.children, key(c))
+		}
+	}
+	return o
+}
+
+// chunk is how many schedules the walk hands its workers at a time.
+const chunk = 512
+
+// walk runs the levels in order.
+func (w *walkState) walk() (*ExhaustiveReport, error) {
+	rep := w.rep
+	workers := max(w.e.set.exh.workers, 1)
+	harnesses := make([]*model.Harness, workers)
+	harnesses[0] = w.e.harness
+	for i := 1; i < workers; i++ {
+		harnesses[i] = model.NewHarness(w.e.set.fixture, w.e.set.harness)
+	}
+	level := []string{""} // the clean run
+	for size := 0; size <= w.e.set.maxFaults; size++ {
+		rep.PerSize = append(rep.PerSize, 0)
+		children := size < w.e.set.maxFaults
+		var next []string
+		seen := map[string]bool{}
+		for start := 0; start < len(level); start += chunk {
+			end := min(start+chunk, len(level))
+			if room := w.cap - rep.Schedules; end-start > room {
+				end = start + room
+			}
+			outs := make([]outcome, end-start)
+			var wg sync.WaitGroup
+			idx := make(chan int)
+			for g := 0; g < workers; g++ {
+				wg.Add(1)
+				go func(h *model.Harness) {
+					defer wg.Done()
+					for i := range idx {
+						outs[i-start] = w.check(h, level[i], children)
+					}
+				}(harnesses[g])
+			}
+			for i := start; i < end; i++ {
+				idx <- i
+			}
+			close(idx)
+			wg.Wait()
+			for i, o := range outs {
+				if o.err != nil {
+					return nil, o.err
+				}
+				rep.Schedules++
+				rep.PerSize[size]++
+				if w.e.set.exh.visit != nil {
+					w.e.set.exh.visit(w.schedule(unkey(level[start+i])))
+				}
+				rep.Faults, rep.Reached, rep.Fired = rep.Faults+o.faults, rep.Reached+o.reached, rep.Fired+o.fired
+				if o.bad {
+					return w.found(level[start+i], o.inv.Name)
+				}
+				for _, c := range o.children {
+					if w.e.set.exh.unreduced {
+						next = append(next, c)
+					} else if !seen[c] {
+						seen[c] = true
+						next = append(next, c)
+					}
+				}
+			}
+			if end < min(start+chunk, len(level)) {
+				return rep, nil // the cap, with schedules left: incomplete
+			}
+		}
+		level = next
+		if len(level) == 0 {
+			break
+		}
+	}
+	rep.Complete = true
+	return rep, nil
+}
+
+// found describes the counterexample of key k, which breaks inv, after a
+// run through the public replay path.
+func (w *walkState) found(k string, inv string) (*ExhaustiveReport, error) {
+	rep := w.rep
+	rep.Found, rep.Complete, rep.Index = true, true, rep.Schedules
+	s := w.schedule(unkey(k))
+	res, err := w.e.replay(s)
+	if err != nil {
+		return nil, err
+	}
+	ir, _ := res.Invariant(inv)
+	s.Seed = fmt.Sprintf("counterexample: %s after seq %d (%s)", inv, ir.FirstSeq, ir.Event)
+	if res, err = w.e.replay(s); err != nil {
+		return nil, err
+	}
+	if ir, _ = res.Invariant(inv); ir.Held {
+		return nil, fmt.Errorf("properties: the walk's counterexample no longer breaks %s when replayed: the system under test is not deterministic", inv)
+	}
+	cx := describe(s, res, ir)
+	cx.Shrunk, cx.Replay = cloneSchedule(s), fmt.Sprintf(w.e.set.replay, "SCHEDULE.json")
+	if w.e.set.dir != "" {
+		if err := WriteCounterexample(w.e.set.dir, cx, &Report{Found: true, Checks: rep.Index, ChecksToFailure: rep.Index}, w.e.set.replay); err != nil {
+			return nil, err
+		}
+	}
+	rep.Counterexample = cx
+	return rep, nil
+}

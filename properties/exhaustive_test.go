@@ -1,0 +1,239 @@
+package properties_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/faultline/faultline/examples/inventory"
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/properties"
+)
+
+var refSys = copperfin.Definition().Factory
+
+// walkOf runs an exhaustive walk of the reference system on its paper
+// fixture under cfg, with opts after.
+func walkOf(t *testing.T, cfg model.Config, opts ...properties.Option) *properties.ExhaustiveReport {
+	t.Helper()
+	rep, err := properties.Exhaustive(refSys, append([]properties.Option{properties.WithFixture(copperfin.Copperfin()), properties.WithConfig(cfg)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func mutant(m copperfin.Mutant) model.Config {
+	return copperfin.WithMutant(copperfin.ConfigOfProfile(copperfin.ProfileTyped), string(m))
+}
+
+// faultsOf is a schedule's faults as placements, in schedule order.
+func faultsOf(s *model.Schedule) []string {
+	var out []string
+	for _, f := range s.Faults {
+		out = append(out, f.Kind+"@"+f.Placement()+"/"+f.Target)
+	}
+	return out
+}
+
+// TestExhaustiveFirstViolationK1: over the designed scope (each kind at
+// its own event) with one fault, the baseline's first violation in the
+// walk's order is the subject swap at the first proposal (subject_swap
+// is the catalogue's first kind, proposal#1 its only site), found as the
+// second schedule, after the clean run.
+func TestExhaustiveFirstViolationK1(t *testing.T) {
+	rep := walkOf(t, copperfin.ConfigOfProfile(copperfin.ProfileBaseline), properties.WithOwnEvents(), properties.WithMaxFaults(1))
+	if !rep.Found || rep.Index != 2 || rep.Schedules != 2 || !reflect.DeepEqual(rep.PerSize, []int{1, 1}) {
+		t.Fatalf("found %t at %d of %d %v", rep.Found, rep.Index, rep.Schedules, rep.PerSize)
+	}
+	cx := rep.Counterexample
+	if got := faultsOf(cx.Schedule); !reflect.DeepEqual(got, []string{"subject_swap@proposal#1/"}) || cx.Invariant != model.InvRightSubject ||
+		cx.FirstSeq != 16 || cx.Event != model.EvToolCommit || cx.FaultID != "f1" || cx.FaultKind != "subject_swap" {
+		t.Fatalf("counterexample %v: %s", got, cx)
+	}
+	if cx.Schedule.Seed != "counterexample: right_subject after seq 16 (tool.commit)" || cx.Replay != "faultline replay SCHEDULE.json" {
+		t.Errorf("seed %q replay %q", cx.Schedule.Seed, cx.Replay)
+	}
+	if !strings.HasPrefix(rep.Summary(), "counterexample: schedule 2 of the walk, 1 faults (1 of 0 faults, 1 of 1; kinds subject_swap, ") {
+		t.Errorf("summary %q", rep.Summary())
+	}
+}
+
+// TestExhaustiveCountsK2: the typed profile holds over every schedule of
+// at most two tool faults at their own event (tool.commit); the walk
+// enumerates an exact number of them, and says so.
+func TestExhaustiveCountsK2(t *testing.T) {
+	rep := walkOf(t, copperfin.ConfigOfProfile(copperfin.ProfileTyped), properties.WithOwnEvents(), properties.WithoutWorldEvents(),
+		properties.WithKinds("timeout_after_commit", "tool_timeout", "rate_limit"), properties.WithMaxFaults(2))
+	if rep.Found || !rep.Complete || rep.Inconclusive() || rep.Schedules != 19 || !reflect.DeepEqual(rep.PerSize, []int{1, 3, 15}) ||
+		rep.Summary() != "no counterexample among 19 schedules of at most 2 faults (1 of 0 faults, 3 of 1, 15 of 2; kinds timeout_after_commit, rate_limit, tool_timeout; world events off; placement own event; fixture copperfin)" {
+		t.Fatalf("%+v: %s", rep, rep.Summary())
+	}
+	// every fault of every schedule sits at a crossing its prefix's run
+	// reached: 3 + 15*2 faults, all reached
+	if rep.Faults != 33 || rep.Reached != 33 {
+		t.Errorf("faults %d, reached %d", rep.Faults, rep.Reached)
+	}
+}
+
+// TestExhaustiveSiteAfterFault: the clean run crosses tool.commit once,
+// so one fault has one site there; the second tool.commit exists only
+// after a timeout made the system retry, and the walk places a second
+// fault there at K=2 and never at K=1.
+func TestExhaustiveSiteAfterFault(t *testing.T) {
+	placements := func(k int) [][]string {
+		var out [][]string
+		walkOf(t, copperfin.ConfigOfProfile(copperfin.ProfileTyped), properties.WithKinds("tool_timeout"), properties.WithoutWorldEvents(),
+			properties.WithMaxFaults(k), properties.WithVisit(func(s *model.Schedule) { out = append(out, faultsOf(s)) }))
+		return out
+	}
+	one := placements(1)
+	if !reflect.DeepEqual(one, [][]string{nil, {"tool_timeout@tool.commit#1/"}}) {
+		t.Fatalf("K=1 enumerated %v", one)
+	}
+	two := placements(2)
+	if !reflect.DeepEqual(two, [][]string{nil, {"tool_timeout@tool.commit#1/"},
+		{"tool_timeout@tool.commit#1/", "tool_timeout@tool.commit#1/"}, {"tool_timeout@tool.commit#1/", "tool_timeout@tool.commit#2/"}}) {
+		t.Fatalf("K=2 enumerated %v, want a second fault at the retry's tool.commit#2", two)
+	}
+}
+
+// TestExhaustiveDefinition: a user's system of another domain (the
+// inventory example's Definition): its planted bug is found with one
+// fault, the fixed system holds over an exact number of schedules.
+func TestExhaustiveDefinition(t *testing.T) {
+	d := inventory.Definition()
+	planted := model.Config{System: json.RawMessage(`{"variant":"planted"}`)}
+	opts := []properties.Option{properties.WithDefinition(d), properties.WithoutWorldEvents(), properties.WithHarnessOptions(model.Options{RetryBudget: 3}),
+		properties.WithKinds("tool_timeout", "timeout_after_commit")}
+	rep, err := properties.Exhaustive(d.Factory, append(opts, properties.WithConfig(planted), properties.WithMaxFaults(1))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Found || rep.Index != 5 || rep.Counterexample.Invariant != inventory.InvConfirmedOnce ||
+		!reflect.DeepEqual(faultsOf(rep.Counterexample.Schedule), []string{"tool_timeout@tool.commit#2/"}) ||
+		rep.Counterexample.Schedule.Config.Fixture != "inventory" || string(rep.Counterexample.Schedule.Config.System) != `{"variant":"planted"}` {
+		t.Fatalf("%s: %v", rep.Summary(), rep.Counterexample)
+	}
+	fixed, err := properties.Exhaustive(d.Factory, append(opts, properties.WithMaxFaults(2))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fixed.Found || !fixed.Complete || fixed.Schedules != 21 || !reflect.DeepEqual(fixed.PerSize, []int{1, 4, 16}) {
+		t.Fatalf("%s", fixed.Summary())
+	}
+}
+
+// TestExhaustiveWorkers: the report does not depend on the number of
+// workers, with a counterexample deep in the walk and without one.
+func TestExhaustiveWorkers(t *testing.T) {
+	for i, cfg := range []model.Config{mutant(copperfin.RetryBudgetReset), copperfin.ConfigOfProfile(copperfin.ProfileTyped)} {
+		opts := []properties.Option{properties.WithOwnEvents(), properties.WithoutWorldEvents(), properties.WithMaxFaults(2)}
+		one := walkOf(t, cfg, append(opts, properties.WithWorkers(1))...)
+		four := walkOf(t, cfg, append(opts, properties.WithWorkers(4))...)
+		if !reflect.DeepEqual(one, four) {
+			t.Errorf("1 worker: %s\n4 workers: %s", one.Summary(), four.Summary())
+		}
+		if one.Schedules != []int{387, 1285}[i] {
+			t.Errorf("%s", one.Summary())
+		}
+	}
+}
+
+// TestExhaustiveReducedAgrees: the reduced walk (faults in canonical
+// order, duplicates skipped) finds the same first violation as the
+// unreduced one (every list of placements as generated), in fewer runs.
+func TestExhaustiveReducedAgrees(t *testing.T) {
+	for _, m := range []copperfin.Mutant{copperfin.RetryBudgetReset, copperfin.UncheckedReply, copperfin.StaleCheckpointAccepted} {
+		for _, world := range []bool{false, true} {
+			opts := []properties.Option{properties.WithOwnEvents(), properties.WithMaxFaults(2)}
+			if !world {
+				opts = append(opts, properties.WithoutWorldEvents())
+			}
+			red := walkOf(t, mutant(m), opts...)
+			un := walkOf(t, mutant(m), append(opts, properties.WithoutReduction())...)
+			if red.Found != un.Found || red.Schedules > un.Schedules || m == copperfin.RetryBudgetReset && !world && (red.Schedules != 387 || un.Schedules != 420) {
+				t.Fatalf("%s: reduced %s, unreduced %s", m, red.Summary(), un.Summary())
+			}
+			if !red.Found {
+				continue
+			}
+			a, b := faultsOf(red.Counterexample.Schedule), faultsOf(un.Counterexample.Schedule)
+			slices.Sort(a)
+			slices.Sort(b)
+			if !reflect.DeepEqual(a, b) || red.Counterexample.Invariant != un.Counterexample.Invariant || len(a) != len(red.Counterexample.Schedule.Faults) {
+				t.Errorf("%s: reduced %v (%s), unreduced %v (%s)", m, a, red.Counterexample.Invariant, b, un.Counterexample.Invariant)
+			}
+		}
+	}
+}
+
+// TestExhaustiveCap: a walk that reaches its cap is incomplete, which
+// proves nothing.
+func TestExhaustiveCap(t *testing.T) {
+	rep := walkOf(t, copperfin.ConfigOfProfile(copperfin.ProfileTyped), properties.WithOwnEvents(), properties.WithMaxFaults(2), properties.WithMaxSchedules(10))
+	if rep.Complete || rep.Found || !rep.Inconclusive() || rep.Schedules != 10 || !reflect.DeepEqual(rep.PerSize, []int{1, 9, 0}) ||
+		!strings.HasPrefix(rep.Summary(), "incomplete: the walk reached its cap of 10 schedules before it ran every schedule of at most 2 faults; no counterexample among those 10, which proves nothing") {
+		t.Fatalf("%+v: %s", rep, rep.Summary())
+	}
+	for _, o := range []properties.Option{properties.WithMaxSchedules(0), properties.WithWorkers(0), properties.WithMaxFaults(17)} {
+		if _, err := properties.Exhaustive(refSys, properties.WithFixture(copperfin.Copperfin()), o); err == nil {
+			t.Errorf("no error for a bad bound")
+		}
+	}
+}
+
+// TestExhaustiveSkipsOnlyDuplicates: every schedule the reduced walk runs
+// is a distinct canonical schedule (model.Format bytes), and every set of
+// placements the unreduced walk runs, the reduced one runs too.
+func TestExhaustiveSkipsOnlyDuplicates(t *testing.T) {
+	sets := func(opts ...properties.Option) (map[string]bool, int) {
+		formats, seen, n := map[string]bool{}, map[string]bool{}, 0
+		walkOf(t, copperfin.ConfigOfProfile(copperfin.ProfileTyped), append(opts, properties.WithOwnEvents(), properties.WithMaxFaults(2),
+			properties.WithVisit(func(s *model.Schedule) {
+				n++
+				formats[string(model.Format(s))] = true
+				fs := faultsOf(s)
+				slices.Sort(fs)
+				seen[strings.Join(fs, " ")] = true
+			}))...)
+		if len(formats) != n {
+			t.Errorf("%d schedules run, %d distinct", n, len(formats))
+		}
+		return seen, n
+	}
+	red, n := sets()
+	un, m := sets(properties.WithoutReduction())
+	if n != 1571 || m != 2043 {
+		t.Errorf("reduced %d, unreduced %d schedules", n, m)
+	}
+	for s := range un {
+		if !red[s] {
+			t.Errorf("the unreduced walk ran %s, the reduced one did not", s)
+		}
+	}
+}
+
+// TestExhaustiveCleanRunAndNoSite: a clean run that already breaks an
+// invariant is the walk's first schedule (no fault); a scope none of
+// whose kinds' events the system crosses finishes with nothing reached,
+// which proves nothing.
+func TestExhaustiveCleanRunAndNoSite(t *testing.T) {
+	rep := walkOf(t, mutant(copperfin.CheckpointBeforeEffect), properties.WithMaxFaults(2))
+	if !rep.Found || rep.Index != 1 || len(rep.Counterexample.Schedule.Faults) != 0 || rep.Counterexample.Invariant != model.InvNoInventedProgress ||
+		!reflect.DeepEqual(rep.PerSize, []int{1, 0, 0}) {
+		t.Fatalf("%s", rep.Summary())
+	}
+	d := inventory.Definition()
+	none, err := properties.Exhaustive(d.Factory, properties.WithDefinition(d), properties.WithKinds("branch_failure"), properties.WithMaxFaults(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if none.Found || !none.Complete || !none.Inconclusive() || none.Schedules != 1 || none.Reached != 0 ||
+		!strings.HasPrefix(none.Summary(), "inconclusive: no counterexample among 1 schedules of at most 2 faults, but no scheduled fault was reached") {
+		t.Fatalf("%+v: %s", none, none.Summary())
+	}
+}
