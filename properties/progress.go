@@ -13,8 +13,15 @@ import (
 // -short, as rapid counts) and the counterexamples found so far (0, or 1
 // on the failing check: the exploration stops at its first). rapid's
 // shrinking and the fault-aware reduction that follow a failure make no
-// call. fn runs on the exploration's goroutine, between checks: a slow fn
-// slows the exploration. A nil fn is an error.
+// call. Exhaustive calls it after each schedule of the walk, in the walk's
+// order, with the schedules run so far (1, 2, ...), the schedules known so
+// far (those run and those pending: the rest of the current size's and the
+// next size's found so far, at most WithMaxSchedules; it grows as the walk
+// goes, and is done itself on the counterexample) and the counterexamples
+// (1 on the schedule that breaks an invariant, where the walk stops). fn
+// runs on the exploration's goroutine (for the walk, the one that gathers
+// the workers' results), between checks: a slow fn slows the exploration.
+// A nil fn is an error.
 func WithProgress(fn func(done, total, counterexamples int)) Option {
 	return optionFunc(func(s *settings) error {
 		if fn == nil {
@@ -23,6 +30,27 @@ func WithProgress(fn func(done, total, counterexamples int)) Option {
 		s.progress = fn
 		return nil
 	})
+}
+
+// progress reports one schedule of the exhaustive walk to the
+// WithProgress function, if any: done is the schedules run, the total
+// those and the pending ones known so far (the rest of this size's, and
+// the next size's found so far), at most the cap.
+func (w *walkState) progress(pending int, found bool) {
+	fn := w.e.set.progress
+	if fn == nil {
+		return
+	}
+	done := w.rep.Schedules
+	total := min(done+pending, max(w.cap, done))
+	if found {
+		total = done
+	}
+	cx := 0
+	if found {
+		cx = 1
+	}
+	fn(done, total, cx)
 }
 
 // rapidChecks is the number of checks rapid runs: its -rapid.checks flag
