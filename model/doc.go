@@ -4,7 +4,8 @@
 //
 // A run is a pure function of a [Fixture], a [Schedule], [Options] and a
 // [System]: there is no wall clock ([Millis] is logical time) and no global
-// randomness.
+// randomness (a system's jitter and sampling draw from [Env].Rand, a stream
+// derived from the schedule's seed string, the task and the worker).
 //
 // Entry points:
 //

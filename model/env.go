@@ -421,6 +421,15 @@ type Env struct {
 	// NewRequestID returns a fresh, never repeated request identity,
 	// deterministic for a given schedule.
 	NewRequestID func() string
+	// Rand returns the next 64 uniformly distributed bits of the worker's
+	// random source, for jitter and sampling: a stream that is a pure
+	// function of the schedule's seed string, the task and the worker's
+	// number, so a replay draws the same values (a different seed string
+	// draws others; a restarted worker gets a fresh stream of its own).
+	// A draw is not a boundary crossing: it records no event and takes no
+	// logical time. It returns ErrWorkerCrashed for a crashed worker. A
+	// system reads no other randomness.
+	Rand func() (uint64, error)
 }
 
 // System is the thing under test. Run performs task through env and returns

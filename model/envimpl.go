@@ -20,7 +20,7 @@ func (e *taskEnv) Env() Env {
 	if !e.set {
 		e.env = Env{Context: e, Proposer: e, Authority: e, State: e, Tool: e, Ledger: e,
 			Evidence: e, Store: e, Memory: (*memoryEnv)(e), Branches: (*branchEnv)(e), Signals: e,
-			Now: e.now, Sleep: e.sleep, NewRequestID: e.newRequestID}
+			Now: e.now, Sleep: e.sleep, NewRequestID: e.newRequestID, Rand: e.draw}
 		e.set = true
 	}
 	return e.env

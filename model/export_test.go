@@ -5,3 +5,7 @@ package model
 // evidence ledger and checkpoint store, as for a fixture whose task ids
 // repeat. A test runs one schedule both ways and compares the results.
 func DisableTaskOffsets(h *Harness) { h.uniqueIDs = false }
+
+// StreamSeed exposes the seed words of a worker's random stream (see
+// Env.Rand) so a test can rebuild the stream from its definition.
+var StreamSeed = streamSeed

@@ -171,6 +171,8 @@ type run struct {
 	task      *Task
 	worker    int
 	crashed   bool
+	// rng is the current worker's random stream (Env.Rand).
+	rng rng
 	// pendingCrash, when set by a disturbance, crashes the worker right
 	// after the current crossing is recorded.
 	pendingCrash string
@@ -427,6 +429,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 		for {
 			r.worker++
 			r.crashed = false
+			r.rng.seeded = false
 			r.memory = r.memory[:0]
 			// a worker's fan-out is its own: the join it writes must keep
 			// the branches it ran; a crashed worker's unjoined branches are

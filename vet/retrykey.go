@@ -38,7 +38,8 @@ In such a scope it reports each value stored in a key field
 (model.ToolCall.RequestKey, model.Action.IdempotencyKey), directly or
 through local variables assigned in the scope, that
 
-  - is minted inside the scope: env.NewRequestID(), env.Now(), time.Now,
+  - is minted inside the scope: env.NewRequestID(), env.Now(), env.Rand()
+    (replayable, but fresh on each attempt all the same), time.Now,
     time.Since, time.Until, math/rand, math/rand/v2, crypto/rand, or a
     github.com/google/uuid constructor, or a call of a function of the
     same package that makes one of these calls (transitively); or
@@ -296,6 +297,9 @@ func (m *minter) minted(call *ast.CallExpr) string {
 	}
 	if envField(info, call, "Now") {
 		return "env.Now() reads the clock, which moves between attempts"
+	}
+	if envField(info, call, "Rand") {
+		return "env.Rand() draws a fresh value"
 	}
 	f := calleeOf(info, call)
 	if f == nil || f.Pkg() == nil {

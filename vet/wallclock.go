@@ -16,9 +16,10 @@ var WallClock = &analysis.Analyzer{
 	Doc: `report the wall clock and global randomness reached from a System's Run
 
 A schedule replays only if everything the system under test observes comes
-through its model.Env: the logical clock (env.Now), its sleep (env.Sleep)
-and its request ids (env.NewRequestID), which the harness makes
-deterministic for a given schedule. wallclock starts at every method
+through its model.Env: the logical clock (env.Now), its sleep (env.Sleep),
+its request ids (env.NewRequestID) and its random source (env.Rand, a
+stream derived from the schedule's seed string, the task and the worker),
+which the harness makes deterministic for a given schedule. wallclock starts at every method
 
 	Run(context.Context, model.Env, model.Task) (model.Claim, error)
 
@@ -33,13 +34,15 @@ there of
     time.NewTicker (real waiting: use env.Sleep);
   - the top-level functions of math/rand and math/rand/v2 other than the
     constructors (New, NewSource, NewZipf, NewPCG, NewChaCha8): global
-    randomness, seeded differently on every run;
+    randomness, seeded differently on every run (draw from env.Rand);
   - crypto/rand's Read, Int, Prime and Text, and github.com/google/uuid's
     constructors: they cannot be replayed either, which is the point of
     them; an id a system sends must come from env.NewRequestID.
 
-A generator the system seeds itself (rand.New(rand.NewSource(seed))) is not
-reported. At run time "faultline replay --twice" shows the same defect: the
+Drawing from env.Rand is not reported, nor is a generator over it
+(rand.New of a math/rand/v2 Source whose Uint64 calls env.Rand) or one the
+system seeds itself (rand.New(rand.NewSource(seed))): their methods are not
+the global source. At run time "faultline replay --twice" shows the same defect: the
 two replays of one schedule differ.`,
 	Run: runWallClock,
 }
@@ -85,7 +88,7 @@ func clockOrRandom(f *types.Func) string {
 var envAdvice = map[string]string{
 	"reads the wall clock":                            "use env.Now (logical milliseconds)",
 	"waits on the wall clock":                         "use env.Sleep",
-	"draws from the global random source":             "derive the value from the task or take an id from env.NewRequestID",
+	"draws from the global random source":             "draw from env.Rand, the schedule's random source (or derive the value from the task, or take an id from env.NewRequestID)",
 	"draws from the operating system's random source": "take ids from env.NewRequestID, which is deterministic for a schedule",
 	"mints a random or time-based id":                 "take ids from env.NewRequestID, which is deterministic for a schedule",
 }

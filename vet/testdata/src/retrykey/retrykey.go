@@ -195,3 +195,29 @@ func otherFieldVaries(ctx context.Context, env model.Env, a model.Action) {
 		env.Tool.Commit(ctx, model.ToolCall{RequestKey: a.IdempotencyKey, Action: a})
 	}
 }
+
+// randKey builds the key from the Env's random source: replayable, but a
+// fresh key on every attempt all the same.
+func randKey(ctx context.Context, env model.Env, a model.Action) {
+	for attempt := 0; attempt < 3; attempt++ {
+		v, _ := env.Rand() // want `model.ToolCall.RequestKey varies .*env.Rand\(\) draws a fresh value on each attempt`
+		key := a.IdempotencyKey + "-" + strconv.FormatUint(v, 16)
+		res, _ := env.Tool.Commit(ctx, model.ToolCall{RequestKey: key, Action: a})
+		if res.Outcome == model.OutcomeCommitted {
+			return
+		}
+	}
+}
+
+// randJitter draws from the Env's source for the pause between attempts,
+// not for the key: not a finding.
+func randJitter(ctx context.Context, env model.Env, a model.Action) {
+	for attempt := 0; attempt < 3; attempt++ {
+		res, _ := env.Tool.Commit(ctx, model.ToolCall{RequestKey: a.IdempotencyKey, Action: a})
+		if res.Outcome == model.OutcomeCommitted {
+			return
+		}
+		v, _ := env.Rand()
+		_ = env.Sleep(ctx, 100+model.Millis(v%100))
+	}
+}

@@ -60,6 +60,46 @@ func (careful) Run(ctx context.Context, env model.Env, t model.Task) (model.Clai
 	return model.Claim{Verdict: model.ClaimRelease}, nil
 }
 
+// jittered paces its retries with the Env's random source: the sanctioned
+// path, a stream the schedule fixes.
+type jittered struct{}
+
+func (jittered) Run(ctx context.Context, env model.Env, t model.Task) (model.Claim, error) {
+	v, err := env.Rand()
+	if err != nil {
+		return model.Claim{}, err
+	}
+	if err := env.Sleep(ctx, 50+model.Millis(v%50)); err != nil {
+		return model.Claim{}, err
+	}
+	// a math/rand/v2 generator over the Env's source: its methods draw
+	// from env.Rand
+	r := randv2.New(envSource{env})
+	_ = r.IntN(3) + r.Perm(4)[0]
+	return model.Claim{Verdict: model.ClaimRelease}, sampled(r)
+}
+
+// envSource is a math/rand/v2 Source over env.Rand.
+type envSource struct{ env model.Env }
+
+func (s envSource) Uint64() uint64 {
+	v, _ := s.env.Rand()
+	return v
+}
+
+func sampled(r *randv2.Rand) error {
+	_ = r.Float64()
+	return nil
+}
+
+// globalJitter looks like the Env's source but draws from the global one.
+type globalJitter struct{}
+
+func (globalJitter) Run(ctx context.Context, env model.Env, t model.Task) (model.Claim, error) {
+	v := randv2.Uint64() // want `rand.Uint64 draws from the global random source in code reached from \(globalJitter\).Run: a replay of the same schedule sees another value; draw from env.Rand`
+	return model.Claim{Verdict: model.ClaimRelease}, env.Sleep(ctx, 50+model.Millis(v%50))
+}
+
 // notReached reads the clock, but no Run calls it.
 func notReached() time.Time { return time.Now() }
 

@@ -72,6 +72,7 @@ type Env struct {
 	Now          func() Millis
 	Sleep        func(ctx context.Context, d Millis) error
 	NewRequestID func() string
+	Rand         func() (uint64, error)
 }
 
 type System interface {
