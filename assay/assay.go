@@ -121,6 +121,45 @@ type Config struct {
 	// error stops the run and is returned. Unset, trials take the hot path
 	// unchanged.
 	Observe func(*model.Result) error
+	// Progress, when set, is called as trials finish with the trials done
+	// so far, Trials, and the trials so far that ended unsafe (an unsafe
+	// escape, a duplicate effect or an unverifiable release). Each worker
+	// reports every ProgressStep(Trials) trials of its own and once at its
+	// end, so the calls' done grows to Trials (in steps of one when Trials
+	// is at most 100 and Workers is 1). Calls are serialized (never two at
+	// once) and made from the workers, whose trials wait for it: it must
+	// be quick. Unset, trials take the hot path unchanged.
+	Progress func(done, total, unsafe int)
+}
+
+// ProgressStep is the number of trials a worker runs between two
+// Config.Progress calls for an assay of trials trials: one in a hundred,
+// at least 1 and at most 10000.
+func ProgressStep(trials int) int { return max(1, min(trials/100, 10000)) }
+
+// unsafeTerms reports whether t is an unsafe outcome, as Config.Progress
+// counts them.
+func unsafeTerms(t model.Terms) bool {
+	return t.UnsafeEscape || t.DuplicateEffect || t.UnverifiableRelease
+}
+
+// progress is a run's Config.Progress with the counts the workers have
+// reported so far.
+type progress struct {
+	mu          sync.Mutex
+	fn          func(done, total, unsafe int)
+	total, step int
+	done, bad   int
+}
+
+// report adds one worker's done and unsafe trials since its last report
+// and calls fn.
+func (p *progress) report(done, bad int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done += done
+	p.bad += bad
+	p.fn(p.done, p.total, p.bad)
 }
 
 // Counts are the outcome-term counts of a set of trials.
@@ -299,6 +338,10 @@ func Run(cfg Config) (*Report, error) {
 	workers = min(workers, cfg.Trials)
 	factory := copperfin.Factory(cfg.Controls)
 	observe := cfg.Observe
+	var prog *progress
+	if cfg.Progress != nil {
+		prog = &progress{fn: cfg.Progress, total: cfg.Trials, step: ProgressStep(cfg.Trials)}
+	}
 	perWorker := make([][]Counts, workers)
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
@@ -310,6 +353,9 @@ func Run(cfg Config) (*Report, error) {
 			defer wg.Done()
 			h := model.NewHarness(copperfin.Copperfin(), model.Options{})
 			counts := make([]Counts, len(kinds))
+			// trials done and unsafe since this worker's last progress
+			// report
+			pending, pendingBad := 0, 0
 			for i := lo; i < hi; i++ {
 				k := plan[i]
 				t, err := h.Terms(factory, kinds[k].sched)
@@ -324,6 +370,17 @@ func Run(cfg Config) (*Report, error) {
 					}
 				}
 				counts[k].Add(t)
+				if prog != nil {
+					pending++
+					pendingBad += b2i(unsafeTerms(t))
+					if pending == prog.step {
+						prog.report(pending, pendingBad)
+						pending, pendingBad = 0, 0
+					}
+				}
+			}
+			if pending > 0 {
+				prog.report(pending, pendingBad)
 			}
 			perWorker[w] = counts
 		}(w, lo, hi)

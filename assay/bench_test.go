@@ -24,3 +24,18 @@ func BenchmarkAssayPaper188(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAssayProgress is BenchmarkAssayPaper188's typed profile with a
+// Config.Progress callback set, for comparing the cost of reporting.
+func BenchmarkAssayProgress(b *testing.B) {
+	cs, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
+	const trials = 2000
+	calls := 0
+	for b.Loop() {
+		if _, err := assay.Run(assay.Config{Profile: "typed", Controls: cs, Trials: trials, Seed: 188, Compat: true, Workers: 1,
+			Progress: func(int, int, int) { calls++ }}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(trials*b.N)/b.Elapsed().Seconds(), "trials/s")
+}

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -278,4 +279,37 @@ func TestAuditOfASystemNoFaultReaches(t *testing.T) {
 	code, _, stderr = runIn(t, program(d), "explore", "--seed", "1", "--checks", "5")
 	assert.Equal(t, 3, code, "explore")
 	assert.Equal(t, "inventory: inconclusive: no fault kind in scope can be placed at an event the system crosses, so no fault was scheduled or tested; the events the system crossed: worker.start\n", stderr, "explore")
+}
+
+// TestExploreProgressOnlyOnATerminal: on a buffer (not a terminal) explore
+// writes nothing to stderr; on a terminal it shows its progress there,
+// checks done of --checks, the rate and the counterexamples so far, and
+// with --json nothing at all.
+func TestExploreProgressOnlyOnATerminal(t *testing.T) {
+	args := append(slices.Clone(exploreArgs), "--checks", "20")
+	code, stdout, stderr := run(t, args...)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "no counterexample in 20 checks")
+	assert.Equal(t, "", stderr)
+
+	defer cli.FakeTerminal()()
+	code, stdout2, stderr := run(t, args...)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, stdout, stdout2, "the progress changed stdout")
+	// the bar clears itself on reaching the total: the last line drawn is 19 of 20
+	assert.Contains(t, stderr, "(1/20, ")
+	assert.Contains(t, stderr, "(19/20, ")
+	assert.Contains(t, stderr, "counterexamples: 0")
+	assert.Regexp(t, `\d+ checks/(s|min|hr)`, stderr)
+
+	code, stdout, stderr = run(t, append(args, "--json")...)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, `"checks": 20`)
+	assert.Equal(t, "", stderr)
+
+	// the planted bug: the failing check is shown as a counterexample
+	code, _, stderr = run(t, append(slices.Clone(exploreArgs), "--config", `{"variant":"planted"}`)...)
+	require.Equal(t, 1, code, stderr)
+	assert.Contains(t, stderr, "counterexamples: 1")
+	assert.Regexp(t, `\(\d+/300, `, stderr)
 }

@@ -37,7 +37,8 @@ goroutines; the result does not depend on W. --max-schedules (default
 10000000, at most 100000000) caps the walk: a walk that reaches it is
 incomplete and exits 3. --checks, --seed, --guided and the coverage flags do
 not apply to it (bad input), and it records no coverage, so FAULTLINE_COVERAGE
-is not read.`
+is not read. Its progress line (on a terminal) counts the schedules run of
+those known so far, a total that grows as the walk finds larger schedules.`
 
 // add registers the flags on c.
 func (f *exhaustiveFlags) add(c *cobra.Command) {
@@ -78,7 +79,16 @@ func (f *exhaustiveFlags) options(c *cobra.Command) ([]properties.Option, error)
 
 // runExhaustive runs the walk of def under opts and writes its report.
 func runExhaustive(c *cobra.Command, def *model.Definition, cfg model.Config, opts []properties.Option, asJSON bool, otelDir string) error {
+	// the walk's total is not known in advance: the bar's grows with the
+	// schedules the walk finds
+	bar := progressBar(c.ErrOrStderr(), asJSON, 1, "schedules", "counterexamples")
+	if bar != nil {
+		opts = append(opts, properties.WithProgress(bar.Update))
+	}
 	rep, err := properties.Exhaustive(def.Factory, opts...)
+	if bar != nil {
+		bar.Finish()
+	}
 	if err != nil {
 		return exploreError(err)
 	}

@@ -2,9 +2,11 @@ package cli_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/cli"
 	"github.com/faultline/faultline/model/copperfin"
 )
 
@@ -89,5 +91,29 @@ func TestExploreExhaustiveReference(t *testing.T) {
 	if code != 1 || !j.Exhaustive || !j.Found || j.Schedules != 2 || j.Index != 2 || len(j.PerSize) != 2 || j.Invariant != "right_subject" ||
 		len(j.Schedule.Faults) != 1 || j.Schedule.Faults[0].Kind != "subject_swap" || j.Schedule.Faults[0].Event != "proposal" || j.Schedule.Faults[0].Ordinal != 1 {
 		t.Fatalf("exit %d: %+v", code, j)
+	}
+}
+
+// TestExploreExhaustiveProgress: on a buffer the walk writes nothing to
+// stderr; on a terminal it shows the schedules run of those known so far,
+// and with --json nothing.
+func TestExploreExhaustiveProgress(t *testing.T) {
+	args := append(slices.Clone(exhaustiveArgs), "--max-faults", "2")
+	code, stdout, stderr := run(t, args...)
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q; want 0 and nothing", code, stderr)
+	}
+	defer cli.FakeTerminal()()
+	code, stdout2, stderr := run(t, args...)
+	if code != 0 || stdout2 != stdout {
+		t.Fatalf("exit %d; stdout changed with the progress:\n%s\nvs\n%s", code, stdout2, stdout)
+	}
+	for _, want := range []string{"(1/5, ", "(20/21, ", "counterexamples: 0", " schedules/"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q: %q", want, stderr)
+		}
+	}
+	if code, _, stderr := run(t, append(args, "--json")...); code != 0 || stderr != "" {
+		t.Fatalf("--json: exit %d, stderr %q; want 0 and nothing", code, stderr)
 	}
 }

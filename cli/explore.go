@@ -122,6 +122,11 @@ its trace written as DIR/RUN_ID.otlp.json, the file "replay --otel" writes for
 the same schedule. The output names the file ("trace: FILE"; --json: otel).
 Without a counterexample nothing is written.
 
+When stderr is a terminal (and without --json), a progress line on stderr
+shows the checks done of --checks, the rate, the counterexamples so far and
+the time left; it is cleared before the output. Nothing of it is written to
+a pipe or a file.
+
 --checks is at most 100000000 and --max-faults at most 16. A list flag
 (--kinds, --domains) given empty is bad input: leave it out to mean every
 kind.
@@ -221,7 +226,14 @@ could not be written).` + exhaustiveHelp,
 			if guided {
 				opts = append(opts, properties.WithGuide(seed, prior))
 			}
+			bar := progressBar(c.ErrOrStderr(), asJSON, checks, "checks", "counterexamples")
+			if bar != nil {
+				opts = append(opts, properties.WithProgress(bar.Update))
+			}
 			rep, err := runExplore(def, p.name()+"-explore", opts, checks, seed)
+			if bar != nil {
+				bar.Finish()
+			}
 			if err != nil {
 				return exploreError(err)
 			}

@@ -205,7 +205,7 @@ func (r *ExhaustiveReport) Summary() string {
 // Options as for Explore (WithConfig, WithFixture or WithDefinition,
 // WithKinds, WithDomains, WithoutWorldEvents, WithMaxFaults,
 // WithHarnessOptions, WithInvariants, WithCounterexampleDir,
-// WithReplayCommand), and WithOwnEvents, WithWorkers and
+// WithReplayCommand, WithProgress), and WithOwnEvents, WithWorkers and
 // WithMaxSchedules; WithCoverage, WithGuide and WithFailDir do not apply
 // (an error). An error means bad options or a harness error, never a
 // counterexample; a walk that reaches its cap returns a report that is
@@ -551,6 +551,7 @@ func (w *walkState) walk() (*ExhaustiveReport, error) {
 				}
 				rep.Faults, rep.Reached, rep.Fired = rep.Faults+o.faults, rep.Reached+o.reached, rep.Fired+o.fired
 				if o.bad {
+					w.progress(0, true)
 					return w.found(level[start+i], o.inv.Name)
 				}
 				for _, c := range o.children {
@@ -561,6 +562,7 @@ func (w *walkState) walk() (*ExhaustiveReport, error) {
 						next = append(next, c)
 					}
 				}
+				w.progress(len(level)-(start+i+1)+len(next), false)
 			}
 			if end < min(start+chunk, len(level)) {
 				return rep, nil // the cap, with schedules left: incomplete

@@ -256,6 +256,7 @@ type explorer struct {
 	minFaults int
 
 	calls     int
+	total     int // the checks rapid runs, for WithProgress (0: not looked up yet)
 	firstFail int
 	// faults, reached and fired count the fault reports of the checks
 	// before shrinking (see Report); crossed is every event their runs
@@ -691,6 +692,11 @@ func (e *explorer) record(res *model.Result) error {
 // every crossing of a run of the drawn schedule.
 func (e *explorer) prop(t *rapid.T) {
 	e.calls++
+	if e.firstFail == 0 && e.set.progress != nil {
+		// a check, not a re-run of rapid's shrinking: reported when it
+		// ends, failing (rapid's Fatalf panics) or not
+		defer e.progress(e.calls)
+	}
 	guiding := e.guide != nil && e.firstFail == 0
 	if guiding {
 		// from the first failure on, the order stays that check's, so

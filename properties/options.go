@@ -52,6 +52,9 @@ type settings struct {
 	failDir    string            // WithFailDir's ("": Check's default)
 
 	exh exhaustiveSettings // Exhaustive's own options
+
+	// progress is WithProgress's function (nil: none)
+	progress func(done, total, counterexamples int)
 }
 
 // guideSettings are WithGuide's arguments.

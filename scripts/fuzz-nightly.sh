@@ -2,8 +2,9 @@
 # fuzz-nightly.sh: run every native fuzz target of package fuzz for a given
 # time each, on all cores, against a chosen profile, control set, mutant,
 # fixture and scope; convert every new failing input into a readable
-# counterexample in corpus/counterexamples/; print a summary; exit non-zero
-# on a new failure.
+# counterexample in corpus/counterexamples/; print a line per finished target
+# (execs, rate, failures so far) and a summary; exit non-zero on a new
+# failure.
 #
 # Usage (from anywhere in a checkout; needs only Go and bash):
 #
@@ -41,7 +42,7 @@ envs=()
 tool_flags=()
 scope=designed
 
-usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -78,6 +79,17 @@ if ! env "${envs[@]}" go test ./fuzz -run '^TestSettingIsValid$' -count=1 >"$wor
 fi
 
 cache=$(go env GOCACHE)/fuzz/github.com/faultline/faultline/fuzz
+# fuzz_secs LOG: the fuzzing time Go reported last ("elapsed: 1m2s"), in
+# seconds (0 when it reported none)
+fuzz_secs() {
+  grep -oE 'elapsed: [0-9hms]+' "$1" | tail -n 1 | sed 's/elapsed: //' |
+    awk '{ t = 0; s = $0; while (match(s, /^[0-9]+[hms]/)) { v = substr(s, 1, RLENGTH - 1); u = substr(s, RLENGTH, 1); t += v * (u == "h" ? 3600 : u == "m" ? 60 : 1); s = substr(s, RLENGTH + 1) } print t } END { if (NR == 0) print 0 }'
+}
+# took N SECS: "S s of fuzzing (R execs/s)" for N execs in SECS seconds
+took() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%d s of fuzzing (", s; if (s > 0) printf "%.0f", n / s; else printf "-"; printf " execs/s)" }'; }
+ntargets=$(echo $targets | wc -w | tr -d ' ')
+done_targets=0
+all_failures=0
 count() { if [ -d "$1" ]; then find "$1" -type f | wc -l | tr -d ' '; else echo 0; fi; }
 
 echo "fuzz-nightly: ${time_per_target} per target, ${parallel} workers, setting: ${envs[*]:-FAULTLINE_PROFILE=typed (default)}"
@@ -120,6 +132,9 @@ for t in $targets; do
   fi
   summary="$summary
 $(printf '%-24s %12s %12s %10s  %s' "$t" "${execs:-0}" "$((corpus_after - corpus_before))" "$failures" "${written# }")"
+  done_targets=$((done_targets + 1))
+  all_failures=$((all_failures + failures))
+  echo "-- $t ($done_targets of $ntargets): ${execs:-0} execs in $(took "${execs:-0}" "$(fuzz_secs "$log")"), $((corpus_after - corpus_before)) new corpus entries, $failures failures, $all_failures so far"
 done
 rmdir fuzz/testdata/fuzz fuzz/testdata 2>/dev/null || true
 

@@ -7,16 +7,26 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/internal/progress"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/model/copperfin"
 )
 
 func init() { commands = append(commands, newAssayCmd) }
+
+// isTerminal decides whether assay shows its progress on its error
+// stream: only on a terminal. progressThrottle is the bar's
+// progress.Options.Throttle (0: the default). Tests replace both.
+var (
+	isTerminal       = progress.IsTerminal
+	progressThrottle time.Duration
+)
 
 func newAssayCmd() *cobra.Command {
 	var cf configFlags
@@ -49,7 +59,13 @@ Exit codes: 0 the assay ran and at least one trial's fault was reached and
 fired; 2 bad input; 3 inconclusive: no trial's fault was reached at all;
 4 an I/O or internal error (the output or --coverage could not be written).
 The release assessment (PASS or BLOCK) is part of the output, not of the
-exit code: gate on it with "faultline audit" or the JSON.`,
+exit code: gate on it with "faultline audit" or the JSON.
+
+When stderr is a terminal (and without --json), a progress line on stderr
+shows the trials done of --trials, the rate, the unsafe trials so far (an
+unsafe escape, a duplicate effect or an unverifiable release) and the time
+left; it is cleared before the output. Nothing of it is written to a pipe
+or a file.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			cs, label, err := cf.resolve(c, nil)
@@ -80,7 +96,15 @@ exit code: gate on it with "faultline audit" or the JSON.`,
 			// heap: a less eager collector trades a few megabytes for about
 			// a sixth of the CPU time (measured with GOGC=100 against 400).
 			defer debug.SetGCPercent(debug.SetGCPercent(400))
+			var bar *progress.Bar
+			if !asJSON && isTerminal(c.ErrOrStderr()) {
+				bar = progress.New(trials, progress.Options{Writer: c.ErrOrStderr(), Unit: "trials", Found: "unsafe", Throttle: progressThrottle})
+				cfg.Progress = bar.Update
+			}
 			rep, err := assay.Run(cfg)
+			if bar != nil {
+				bar.Finish()
+			}
 			if errors.Is(err, assay.ErrBadConfig) {
 				return badInput("%v", err)
 			}

@@ -324,10 +324,10 @@ func TestParseNative(t *testing.T) {
 	}
 }
 
-// TestShellScriptsParse: bash reads the fuzzing scripts and the farm's
+// TestShellScriptsParse: bash reads the nightly and fuzzing scripts and the farm's
 // build script without a syntax error.
 func TestShellScriptsParse(t *testing.T) {
-	for _, s := range []string{"../fuzz-nightly.sh", "../fuzz-measure.sh", "../../.clusterfuzzlite/build.sh"} {
+	for _, s := range []string{"../fuzz-nightly.sh", "../explore-nightly.sh", "../fuzz-measure.sh", "../../.clusterfuzzlite/build.sh"} {
 		if out, err := exec.Command("bash", "-n", s).CombinedOutput(); err != nil {
 			t.Errorf("%s: %v\n%s", s, err, out)
 		}

@@ -1,0 +1,13 @@
+package cli
+
+import "io"
+
+// FakeTerminal makes every command take its error stream for a terminal,
+// and render every progress update, until the returned function restores
+// them.
+func FakeTerminal() (restore func()) {
+	old, oldThrottle := isTerminal, progressThrottle
+	isTerminal = func(io.Writer) bool { return true }
+	progressThrottle = -1
+	return func() { isTerminal, progressThrottle = old, oldThrottle }
+}
