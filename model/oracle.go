@@ -107,13 +107,13 @@ type oracleState struct {
 	facts      []taskFacts
 	user       []userFinding // per user invariant
 	// actions indexes the ledger entries seen (Ledger[:ledgerSeen]) by
-	// logical action (sameAction): the last entry's task, and whether
+	// logical action (actionKey): the last entry's task, and whether
 	// entries of more than one task share the action.
 	actions map[actionKey]actionSeen
 }
 
-// actionKey is a logical action: an effect on one subject of one tenant
-// for one purpose (see sameAction).
+// actionKey is a logical action under Fixture.OncePerSubject: an effect on
+// one subject of one tenant for one purpose.
 type actionKey struct{ tenant, subject, purpose string }
 
 // actionSeen is what the oracle has seen of one logical action.
@@ -460,13 +460,6 @@ func entitled(w *World, o *oracleState, t *Task, a Action, proposed bool) bool {
 		return false
 	}
 	return !proposed || sub.Version == a.ExpectedVersion
-}
-
-// sameAction reports whether two ledger entries are the same logical
-// action under Fixture.OncePerSubject: an effect on one subject of one
-// tenant for one purpose.
-func sameAction(x, e LedgerEntry) bool {
-	return x.Tenant == e.Tenant && x.Subject == e.Subject && x.Purpose == e.Purpose
 }
 
 // proven reports whether the evidence ledger holds a receipt or readback
