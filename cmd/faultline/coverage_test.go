@@ -77,6 +77,9 @@ func TestAssayRecordsCoverage(t *testing.T) {
 // under typed), the unvisited keys and the counterexamples beside their
 // keys and profiles, and records its 75 runs.
 func TestAuditPrintsCoverage(t *testing.T) {
+	if raceDetector {
+		t.Skip("renders the audit's coverage in one goroutine: go test ./... runs it in full")
+	}
 	p := filepath.Join(t.TempDir(), "cov.json")
 	code, out, _ := runCLI(t, "audit", "--full", "--coverage", p)
 	if code != 0 {

@@ -14,6 +14,9 @@ import (
 // the paper's ten with the paper's numbers; json and markdown carry the
 // same evidence.
 func TestAuditEvidenceSections(t *testing.T) {
+	if raceDetector {
+		t.Skip("renders the audit in one goroutine: the assay package's race tests cover its goroutines; go test ./... runs this test in full")
+	}
 	code, out, _ := cachedCLI(t, "audit", "--full")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
