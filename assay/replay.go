@@ -1,8 +1,6 @@
 package assay
 
 import (
-	"fmt"
-
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/model/copperfin"
 )
@@ -19,27 +17,5 @@ import (
 // problem for a config that does not resolve or a schedule the harness
 // refuses (see [model.Harness.Run]).
 func Replay(s *model.Schedule) (*model.Result, error) {
-	def := copperfin.Definition()
-	factory, err := def.Factory(s.Config)
-	if err != nil {
-		return nil, fmt.Errorf("schedule: %w", err)
-	}
-	fixture, err := def.Fixture(s.Config.Fixture)
-	if err != nil {
-		return nil, fmt.Errorf("schedule: config: %w", err)
-	}
-	h := model.NewHarness(fixture, def.Options(model.Options{}))
-	res, err := h.Run(factory, s)
-	if err != nil {
-		return nil, err
-	}
-	// a violation the fault-free run already shows is the workload's
-	clean, err := def.Factory(s.Config)
-	if err != nil {
-		return nil, fmt.Errorf("schedule: %w", err)
-	}
-	if err := h.Attribute(res, clean); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return copperfin.Definition().Replay(s)
 }

@@ -165,27 +165,7 @@ func decodeSchedule(data []byte) (*model.Schedule, *corpus.Counterexample, error
 // already shows (model.Harness.Attribute), as the reference system's
 // replay does.
 func replay(def *model.Definition, s *model.Schedule) (*model.Result, error) {
-	factory, err := def.Factory(s.Config)
-	if err != nil {
-		return nil, fmt.Errorf("schedule: %w", err)
-	}
-	fixture, err := def.Fixture(s.Config.Fixture)
-	if err != nil {
-		return nil, fmt.Errorf("schedule: config: %w", err)
-	}
-	h := model.NewHarness(fixture, def.Options(model.Options{}))
-	res, err := h.Run(factory, s)
-	if err != nil {
-		return nil, err
-	}
-	clean, err := def.Factory(s.Config)
-	if err != nil {
-		return nil, fmt.Errorf("schedule: %w", err)
-	}
-	if err := h.Attribute(res, clean); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return def.Replay(s)
 }
 
 func (p *Program) replayCmd() *cobra.Command {

@@ -188,6 +188,36 @@ func (d *Definition) Run(s *Schedule, opts Options) (*Result, error) {
 	return NewHarness(f, d.Options(opts)).Run(factory, s)
 }
 
+// Replay runs one schedule as a replay does: the system configured from
+// s's own config on the fixture it names, with d.Options, and every
+// violation the fault-free run of the same workload already shows
+// attributed to the workload (Harness.Attribute), on a fresh instance. A
+// config that does not apply ("schedule: ..."), an unknown fixture
+// ("schedule: config: ...") and a harness error are errors.
+func (d *Definition) Replay(s *Schedule) (*Result, error) {
+	factory, err := d.Factory(s.Config)
+	if err != nil {
+		return nil, fmt.Errorf("schedule: %w", err)
+	}
+	fixture, err := d.Fixture(s.Config.Fixture)
+	if err != nil {
+		return nil, fmt.Errorf("schedule: config: %w", err)
+	}
+	h := NewHarness(fixture, d.Options(Options{}))
+	res, err := h.Run(factory, s)
+	if err != nil {
+		return nil, err
+	}
+	clean, err := d.Factory(s.Config)
+	if err != nil {
+		return nil, fmt.Errorf("schedule: %w", err)
+	}
+	if err := h.Attribute(res, clean); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
 // defences returns the controls of d that defend against kind.
 func (d *Definition) defences(kind string) []string {
 	if d == nil || d.Defences == nil {
