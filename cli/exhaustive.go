@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -142,19 +141,7 @@ func writeExhaustive(w io.Writer, def *model.Definition, rep *properties.Exhaust
 		return err
 	}
 	cx := rep.Counterexample
-	fmt.Fprintf(&b, "%s", cx)
-	if cx.File == "" {
-		b.WriteString("(save the schedule above as SCHEDULE.json, or pass --out DIR to write it)\n")
-	}
-	if trace != "" {
-		fmt.Fprintf(&b, "trace: %s\n", trace)
-	}
-	fmt.Fprintf(&b, "\nTimeline up to seq %d:\n", cx.FirstSeq)
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	for _, e := range cx.Timeline {
-		fmt.Fprintf(tw, "  %d\t%d\t%d\t%s\t%s\t%s\t%s\n", e.Seq, e.At, e.Worker, e.Event, e.Outcome, e.FaultID, e.Detail)
-	}
-	tw.Flush()
+	writeCounterexample(&b, cx, trace)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

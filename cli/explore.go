@@ -374,19 +374,7 @@ func writeExplore(w io.Writer, def *model.Definition, rep *properties.Report, cf
 	if sum != nil {
 		b.WriteString(sum.line())
 	}
-	fmt.Fprintf(&b, "%s", cx)
-	if cx.File == "" {
-		b.WriteString("(save the schedule above as SCHEDULE.json, or pass --out DIR to write it)\n")
-	}
-	if trace != "" {
-		fmt.Fprintf(&b, "trace: %s\n", trace)
-	}
-	fmt.Fprintf(&b, "\nTimeline up to seq %d:\n", cx.FirstSeq)
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	for _, e := range cx.Timeline {
-		fmt.Fprintf(tw, "  %d\t%d\t%d\t%s\t%s\t%s\t%s\n", e.Seq, e.At, e.Worker, e.Event, e.Outcome, e.FaultID, e.Detail)
-	}
-	tw.Flush()
+	writeCounterexample(&b, cx, trace)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -423,4 +411,24 @@ func writeExploreJSON(w io.Writer, rep *properties.Report, cfg model.Config, see
 		j.File, j.Replay, j.Timeline = cx.File, cx.Replay, cx.Timeline
 	}
 	return writeJSON(w, j)
+}
+
+// writeCounterexample writes an exploration's counterexample as explore
+// and explore --exhaustive print it: the counterexample, where its
+// schedule is (or how to keep it), its trace file when one was written,
+// and its timeline up to the first failing crossing.
+func writeCounterexample(b *strings.Builder, cx *properties.Counterexample, trace string) {
+	fmt.Fprintf(b, "%s", cx)
+	if cx.File == "" {
+		b.WriteString("(save the schedule above as SCHEDULE.json, or pass --out DIR to write it)\n")
+	}
+	if trace != "" {
+		fmt.Fprintf(b, "trace: %s\n", trace)
+	}
+	fmt.Fprintf(b, "\nTimeline up to seq %d:\n", cx.FirstSeq)
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	for _, e := range cx.Timeline {
+		fmt.Fprintf(tw, "  %d\t%d\t%d\t%s\t%s\t%s\t%s\n", e.Seq, e.At, e.Worker, e.Event, e.Outcome, e.FaultID, e.Detail)
+	}
+	tw.Flush()
 }
