@@ -27,7 +27,10 @@ type ExitError struct {
 	Err  error
 }
 
+// Error is the wrapped error's message.
 func (e *ExitError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the wrapped error.
 func (e *ExitError) Unwrap() error { return e.Err }
 
 // BadInput returns the formatted message as exit code 2 (bad input).

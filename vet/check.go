@@ -65,7 +65,10 @@ type Report struct {
 // package that does not load or type-check.
 type InputError struct{ Err error }
 
+// Error is the wrapped error's message.
 func (e *InputError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the wrapped error.
 func (e *InputError) Unwrap() error { return e.Err }
 
 // ErrNoPackages is wrapped by the InputError of patterns that match no

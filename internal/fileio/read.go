@@ -34,6 +34,7 @@ type InputError struct {
 	Problem string
 }
 
+// Error is "PATH: PROBLEM".
 func (e *InputError) Error() string { return e.Path + ": " + e.Problem }
 
 // Is reports whether target is ErrBadInput.
