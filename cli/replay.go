@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -294,30 +295,31 @@ func spanCount(res *model.Result) int {
 	return len(res.Timeline) + len(tasks)
 }
 
-// RunExit maps one run onto the exit-code table: ErrViolation (1) when an
-// invariant was violated, an Inconclusive error (3) naming the faults when
-// a scheduled fault was never reached or never fired (or the run verdict
-// is inconclusive), nil (0) otherwise.
+// RunExit maps one run onto the exit-code table through model.Result.Err
+// (the one decision): ErrViolation (1) when an invariant was violated, an
+// Inconclusive error (3) naming the faults when a scheduled fault was never
+// reached or never fired (or the run verdict is inconclusive), nil (0)
+// otherwise.
 func RunExit(res *model.Result) error {
-	if !res.Held() {
+	var re *model.RunError
+	if err := res.Err(); !errors.As(err, &re) {
+		return err // nil: the run passed
+	}
+	if re.Code == ExitViolation {
 		return ErrViolation
 	}
-	var untested []string
-	for _, f := range res.Faults {
-		switch {
-		case !f.Reached:
-			untested = append(untested, fmt.Sprintf("%s %s at %s was not reached", f.ID, f.Kind, f.Placement()))
-		case f.Fired == 0:
-			untested = append(untested, fmt.Sprintf("%s %s at %s was reached but did not fire", f.ID, f.Kind, f.Placement()))
+	if un := res.Unreached(); len(un) > 0 {
+		untested := make([]string, len(un))
+		for i, f := range un {
+			what := "was not reached"
+			if f.Reached {
+				what = "was reached but did not fire"
+			}
+			untested[i] = fmt.Sprintf("%s %s at %s %s", f.ID, f.Kind, f.Placement(), what)
 		}
-	}
-	if len(untested) > 0 {
 		return Inconclusive("inconclusive: %s; the run tested less than its schedule", strings.Join(untested, ", "))
 	}
-	if res.RunVerdict == model.Inconclusive {
-		return Inconclusive("inconclusive: the run verdict is inconclusive (a stop condition or limit ended it before it could be judged)")
-	}
-	return nil
+	return Inconclusive("inconclusive: the run verdict is inconclusive (a stop condition or limit ended it before it could be judged)")
 }
 
 func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
