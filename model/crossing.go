@@ -41,6 +41,12 @@ type Calls interface {
 	// green. It returns an error for tool.commit (use Commit), an unknown
 	// event, or a stopped worker (ErrWorkerCrashed).
 	Enter(ctx context.Context, ev EventName) (*Step, error)
+	// Fail ends the run with err as its error, not a verdict: an adapter
+	// calls it for bad input it cannot carry (an extractor that finds no
+	// idempotency key, a non-loopback address), so that a system which
+	// swallows the adapter's error still cannot pass. The first error
+	// wins; nil is ignored.
+	Fail(err error)
 }
 
 // Committed is the answer of a Calls.Commit: the result the system
@@ -231,6 +237,12 @@ type calls taskEnv
 
 func (c *calls) Commit(ctx context.Context, call ToolCall, send func(context.Context, ToolCall) ToolResult) (Committed, error) {
 	return (*taskEnv)(c).liveCommit(ctx, call, send)
+}
+
+func (c *calls) Fail(err error) {
+	if err != nil {
+		c.r.misuse(err)
+	}
 }
 
 func (c *calls) Enter(ctx context.Context, ev EventName) (*Step, error) {

@@ -231,6 +231,15 @@ func TestCallsErrors(t *testing.T) {
 		_, err := env.Calls.Enter(ctx, ev)
 		return model.Claim{Verdict: model.ClaimHold}, err
 	}}
+	failing := sysFunc{st: st, run: func(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+		env.Calls.Fail(nil)
+		env.Calls.Fail(errors.New("mcpfault: tool delete: no idempotency key in the arguments"))
+		env.Calls.Fail(errors.New("second"))
+		return model.Claim{Verdict: model.ClaimRelease}, nil // the system swallowed it
+	}}
+	if _, err := h.Run(func() model.System { return failing }, clean); err == nil || err.Error() != "mcpfault: tool delete: no idempotency key in the arguments" {
+		t.Errorf("Fail: run error %v", err)
+	}
 	for e, want := range map[model.EventName]string{model.EvToolCommit: "through Commit", "no.such": `"no.such" is not an event`} {
 		ev = e
 		if _, err := h.Run(func() model.System { return sys }, clean); err == nil || !strings.Contains(err.Error(), want) {
