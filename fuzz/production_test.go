@@ -50,7 +50,9 @@ func (a sleepyAgent) Run(ctx context.Context, env model.Env, task model.Task) (m
 	return model.Claim{Verdict: model.ClaimHold}, nil
 }
 
-func (a sleepyAgent) ProviderLedger(context.Context) ([]model.LedgerEntry, error) { return a.st.rows, nil }
+func (a sleepyAgent) ProviderLedger(context.Context) ([]model.LedgerEntry, error) {
+	return a.st.rows, nil
+}
 
 func sleepyDefinition() *model.Definition {
 	return &model.Definition{Name: "sleepy",
@@ -66,7 +68,9 @@ func sleepyDefinition() *model.Definition {
 			return func() model.System { return sleepyAgent{st: st, fresh: c.Fresh} }, nil
 		},
 		Builtin: []string{model.InvEffectAtMostOnce},
-		Clock:   func() model.Millis { return model.Millis(time.Since(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)).Milliseconds()) },
+		Clock: func() model.Millis {
+			return model.Millis(time.Since(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)).Milliseconds())
+		},
 	}
 }
 
