@@ -112,9 +112,9 @@ func TestConcurrencyFormat(t *testing.T) {
 		t.Errorf("harness string %q", got)
 	}
 	for in, want := range map[string]string{
-		`{"workers": 0}`:                     "schedule: config: concurrency.workers 0 must be between 1 and 1000",
+		`{"workers": 0}`:                      "schedule: config: concurrency.workers 0 must be between 1 and 1000",
 		`{"workers": 2, "interleaving": [0]}`: "schedule: config: concurrency.interleaving[0] is 0: name a task by its position in the fixture, 1 or more",
-		`{"workers": 2, "order": [1]}`:       `unknown field "order"`,
+		`{"workers": 2, "order": [1]}`:        `unknown field "order"`,
 	} {
 		file := `{"version": 2, "seed": "", "config": {"harness": {"concurrency": ` + in + `}, "system": {}}, "faults": []}`
 		_, err := model.ParseSchedule([]byte(file))

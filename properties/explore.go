@@ -89,6 +89,11 @@ type Counterexample struct {
 	Detail    string          `json:"detail"`
 	// Timeline is the reduced run's redacted timeline up to FirstSeq.
 	Timeline []model.Event `json:"timeline"`
+	// Interleaving and ContextSwitches are, for a concurrent config, the
+	// reduced run's picks and context switches (model.Result's); the
+	// schedule's config holds the interleaving that replays it.
+	Interleaving    []int `json:"interleaving,omitempty"`
+	ContextSwitches int   `json:"context_switches,omitempty"`
 	// File is the schedule file written (with WithCounterexampleDir) and
 	// Replay the command that replays it.
 	File   string `json:"file,omitempty"`
@@ -107,6 +112,21 @@ func (cx *Counterexample) String() string {
 	}
 	fmt.Fprintf(&b, ": %s\n", cx.Detail)
 	fmt.Fprintf(&b, "minimal schedule (%d faults):\n%s", len(cx.Schedule.Faults), model.Format(cx.Schedule))
+	if len(cx.Interleaving) > 0 {
+		sw := "context switches"
+		if cx.ContextSwitches == 1 {
+			sw = "context switch"
+		}
+		fmt.Fprintf(&b, "interleaving (%d %s; the task picked at each scheduling point): %s\n", cx.ContextSwitches, sw, model.FormatInterleaving(cx.Interleaving))
+		b.WriteString("timeline (seq, task, event):\n")
+		for i, ev := range cx.Timeline {
+			mark := ""
+			if i > 0 && ev.Task != cx.Timeline[i-1].Task && cx.Timeline[i-1].Event != model.EvClaim {
+				mark = "  <- context switch"
+			}
+			fmt.Fprintf(&b, "  %3d  %-8s %s%s\n", ev.Seq, ev.Task, ev.Event, mark)
+		}
+	}
 	if cx.Replay != "" {
 		fmt.Fprintf(&b, "replay: %s\n", cx.Replay)
 	}
@@ -252,8 +272,14 @@ type explorer struct {
 	maxAdvance int
 
 	// minFaults is the fewest faults a drawn schedule holds: 1 for
-	// Explore, 2 for ExplorePair (compositions)
+	// Explore, 2 for ExplorePair (compositions); 0 when the config runs
+	// its tasks concurrently, whose interleaving alone may break an
+	// invariant
 	minFaults int
+	// tasks and points are the workload's tasks and the scheduling points
+	// of the clean run, when the config runs two workers or more (points
+	// 0: a sequential config, no interleaving drawn)
+	tasks, points int
 
 	calls     int
 	total     int // the checks rapid runs, for WithProgress (0: not looked up yet)
@@ -396,6 +422,12 @@ func (e *explorer) survey(also ...model.Config) error {
 		}
 		if i == 0 {
 			e.clean = ss // the sites of every drawn schedule's first fault
+			if c := cfg.Concurrency; c != nil && c.Workers > 1 && len(set.fixture.Tasks) > 1 {
+				e.tasks, e.points = len(set.fixture.Tasks), len(clean.Interleaving)
+				if e.minFaults == 1 {
+					e.minFaults = 0
+				}
+			}
 		}
 		for ev, k := range ss.counts {
 			counts[ev] = max(counts[ev], k)
@@ -561,7 +593,28 @@ func (e *explorer) draw(t *rapid.T) *model.Schedule {
 		}
 		s.Faults = append(s.Faults, f)
 	}
+	if e.points > 0 {
+		s.Config.Concurrency = e.drawInterleaving(t)
+	}
 	return s
+}
+
+// drawInterleaving draws the interleaving of a concurrent config: up to
+// four runs of scheduling points, each a task and a length up to the
+// clean run's points (rapid shrinks toward fewer and shorter runs, our
+// reducer toward fewer context switches; see reduceInterleaving).
+func (e *explorer) drawInterleaving(t *rapid.T) *model.Concurrency {
+	c := e.set.config.Concurrency.Clone()
+	c.Interleaving = nil
+	runs := rapid.IntRange(0, 4).Draw(t, "interleaving_runs")
+	for i := 0; i < runs; i++ {
+		task := rapid.IntRange(1, e.tasks).Draw(t, "interleaving_task")
+		n := rapid.IntRange(1, e.points).Draw(t, "interleaving_points")
+		for j := 0; j < n && len(c.Interleaving) < model.MaxInterleaving; j++ {
+			c.Interleaving = append(c.Interleaving, task)
+		}
+	}
+	return c
 }
 
 // available returns ki, or the first kind after it in scope (cyclically),
