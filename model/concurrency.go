@@ -35,13 +35,16 @@ const MaxInterleaving = 100000
 //
 // At the i-th scheduling point (1-based) the scheduler picks the task
 // Interleaving[i-1] names, by its 1-based position in the fixture, when
-// that task is ready (started and not yet claimed); otherwise, and past the
-// end of Interleaving, it lets the worker that ran last go on when it can,
-// else picks among the ready tasks: the first in fixture order, or, when
-// Seed is set, one drawn from a stream seeded by Seed. A context switch
-// is a pick of another task while the one that ran last could have gone
-// on; a run reports the picks it made and its context switches
-// (Result.Interleaving, Result.ContextSwitches).
+// that task is ready (a worker holds it, started or about to start, and it
+// has not yet claimed); otherwise, and past the end of Interleaving, it
+// lets the worker that ran last go on with its task when it can, else
+// picks among the ready tasks: the first in fixture order, or, when Seed
+// is set, one drawn from a stream seeded by Seed (at every such pick). So
+// with neither an interleaving nor a seed a concurrent run orders its
+// crossings as the sequential run does. A context switch is a pick of
+// another task while the one that ran last could have gone on with its
+// own (a pick at a task's end is none); a run reports the picks it made
+// and its context switches (Result.Interleaving, Result.ContextSwitches).
 //
 // Workers bounds how many tasks are in flight at once: tasks start in
 // fixture order, the first Workers at the start of the run and each later
@@ -163,7 +166,11 @@ type scheduler struct {
 	abort   chan struct{}
 	rand    rand.PCG
 	points  int
-	err     error
+	// ended is set when the worker holding the baton handed it back at
+	// the end of a task: it cannot go on with that task, so the pick
+	// there is no context switch
+	ended bool
+	err   error
 	// panicked holds a worker's panic, re-raised by the scheduler's
 	// goroutine (the caller of Run).
 	panicked any
@@ -262,6 +269,7 @@ func (sc *scheduler) main(k int) {
 		}
 		s.task = sc.next
 		sc.next++
+		sc.ended = true
 		r.yield()
 	}
 }
@@ -298,6 +306,9 @@ func (sc *scheduler) switchTo(k int) {
 func (sc *scheduler) pick() int {
 	r := sc.r
 	ready := func(k int) bool { return k >= 0 && !sc.slots[k].done }
+	// the worker that ran last can go on with its task
+	goOn := ready(sc.cur) && !sc.ended
+	sc.ended = false
 	chosen := -1
 	i := sc.points
 	if i < len(sc.cfg.Interleaving) {
@@ -322,14 +333,14 @@ func (sc *scheduler) pick() int {
 		switch {
 		case sc.cfg.Seed != "":
 			chosen = cands[sc.rand.Uint64()%uint64(len(cands))]
-		case ready(sc.cur):
+		case goOn:
 			chosen = sc.cur
 		default:
 			chosen = cands[0]
 		}
 	}
 	sc.points++
-	if ready(sc.cur) && chosen != sc.cur {
+	if goOn && chosen != sc.cur {
 		r.switches++
 	}
 	r.picks = append(r.picks, sc.slots[chosen].task+1)

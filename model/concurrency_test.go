@@ -1,7 +1,10 @@
 package model_test
 
 import (
+	"context"
 	"encoding/json"
+	"github.com/faultline/faultline/model/copperfin"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -133,4 +136,131 @@ func TestConcurrencyFormat(t *testing.T) {
 	if a.RunID == b.RunID {
 		t.Errorf("run ids %s %s", a.RunID, b.RunID)
 	}
+}
+
+// Under the default scheduling (each worker goes on until it ends, then
+// the first ready task in fixture order) a concurrent run orders its
+// crossings as the sequential run does: for every corpus file, on the
+// one-task and the three-task fixture, with two and three workers, the
+// timeline, invariants, faults, claims, terms and task verdicts are the
+// sequential run's. Under seeded policies the runs of the reference
+// system (crashes, restarts, stops at the call bound) end and replay
+// exactly.
+func TestConcurrentDefaultIsSequential(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "corpus", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("corpus: %v %v", files, err)
+	}
+	strip := func(res *model.Result) string {
+		res.RunID = ""
+		tl := make([]model.Event, len(res.Timeline))
+		for i, e := range res.Timeline {
+			e.RunID = ""
+			tl[i] = e
+		}
+		b, err := json.Marshal([]any{tl, res.Invariants, res.Faults, res.Claims, res.Terms, res.Tasks, res.RunVerdict, res.Verdict})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	switches := 0
+	for _, f := range []model.Fixture{copperfin.Copperfin(), copperfin.CopperfinBatch()} {
+		for _, file := range files {
+			s := loadCorpus(t, filepath.Base(file))
+			s.Config.Fixture = ""
+			cs, err := copperfin.ControlsOf(s.Config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			factory, err := copperfin.NewFactory(cs, copperfin.MutantOf(s.Config))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := model.NewHarness(f, model.Options{})
+			runIt := func(c *model.Concurrency) *model.Result {
+				x := *s
+				x.Config.Concurrency = c
+				res, err := h.Run(factory, &x)
+				if err != nil {
+					t.Fatalf("%s on %s: %v", file, f.Name, err)
+				}
+				return res
+			}
+			want := strip(runIt(nil))
+			for _, w := range []int{2, 3} {
+				res := runIt(&model.Concurrency{Workers: w})
+				if res.ContextSwitches != 0 {
+					t.Errorf("%s on %s, %d workers: %d context switches", file, f.Name, w, res.ContextSwitches)
+				}
+				if got := strip(res); got != want {
+					t.Errorf("%s on %s, %d workers: the run differs from the sequential one:\n%s\n%s", file, f.Name, w, got, want)
+				}
+			}
+			for _, seed := range []string{"a", "b", "c"} {
+				c := &model.Concurrency{Workers: 3, Seed: seed}
+				first, again := runIt(c), runIt(c)
+				if strip(first) != strip(again) || !slices.Equal(first.Interleaving, again.Interleaving) {
+					t.Errorf("%s on %s, seed %s: two runs differ", file, f.Name, seed)
+				}
+				if len(first.Tasks) != len(f.Tasks) {
+					t.Errorf("%s on %s, seed %s: %d task verdicts", file, f.Name, seed, len(first.Tasks))
+				}
+				switches += first.ContextSwitches
+			}
+		}
+	}
+	// the seeded policies interleave the three tasks (the one-task
+	// fixture has nothing to switch to)
+	if switches == 0 {
+		t.Error("no seeded run switched context")
+	}
+}
+
+// A stop condition met in one worker stops the others: their next Env
+// call fails, each task ends with the harness's hold, and no task starts
+// after the stop.
+func TestConcurrentStop(t *testing.T) {
+	opts := lostupdate.Options()
+	// b's read at 40 ms is the first crossing at or past 35 ms, while a
+	// is about to send its write
+	opts.Stop = model.Stop{Expiry: 35}
+	h := model.NewHarness(lostupdate.Fixture(), opts)
+	res, err := h.Run(lostupdate.Factory(), concurrent(&model.Concurrency{Workers: 2, Interleaving: []int{1, 1, 2, 2, 1}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stopped == nil || res.Stopped.Condition != model.StopExpiry || res.RunVerdict != model.Inconclusive || len(res.Claims) != 2 {
+		t.Fatalf("stopped %+v, verdict %s, claims %+v", res.Stopped, res.RunVerdict, res.Claims)
+	}
+	for _, c := range res.Claims {
+		if c.Verdict != model.ClaimHold || c.Reason != "stopped by a stop condition" {
+			t.Errorf("claim %+v", c)
+		}
+	}
+	var tl []string
+	for _, e := range res.Timeline {
+		tl = append(tl, e.Task+" "+string(e.Event))
+	}
+	want := []string{"a worker.start", "a ledger.readback", "b worker.start", "b ledger.readback", "b run.stop", "b claim", "a claim"}
+	if !slices.Equal(tl, want) {
+		t.Errorf("timeline %v", tl)
+	}
+}
+
+type panicky struct{}
+
+func (panicky) Run(context.Context, model.Env, model.Task) (model.Claim, error) { panic("boom") }
+
+// A system's panic in a worker's goroutine is raised in the caller of
+// Run, as in a sequential run.
+func TestConcurrentPanic(t *testing.T) {
+	defer func() {
+		if p := recover(); p != "boom" {
+			t.Fatalf("recovered %v", p)
+		}
+	}()
+	h := model.NewHarness(lostupdate.Fixture(), lostupdate.Options())
+	h.Run(func() model.System { return panicky{} }, concurrent(&model.Concurrency{Workers: 2}))
+	t.Fatal("no panic")
 }
