@@ -264,3 +264,14 @@ func TestConcurrentPanic(t *testing.T) {
 	h.Run(func() model.System { return panicky{} }, concurrent(&model.Concurrency{Workers: 2}))
 	t.Fatal("no panic")
 }
+
+// The run record's summary names a concurrent run's interleaving.
+func TestConcurrentSummary(t *testing.T) {
+	rec := runClerks(t, concurrent(&model.Concurrency{Workers: 2, Interleaving: []int{1, 1, 2}})).Record()
+	if !strings.Contains(rec.Summary, "Schedule: no fault; interleaving 1x2 2x4 1x2 (1 context switch).") {
+		t.Errorf("summary %q", rec.Summary)
+	}
+	if seq := runClerks(t, concurrent(nil)).Record(); strings.Contains(seq.Summary, "interleaving") || seq.Interleaving != nil {
+		t.Errorf("sequential summary %q", seq.Summary)
+	}
+}

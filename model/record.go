@@ -286,6 +286,13 @@ func (rec *RunRecord) summary() string {
 		}
 		fmt.Fprintf(&b, "%s at %s (%s)", f.Kind, f.At, state)
 	}
+	if len(rec.Interleaving) > 0 {
+		sw := "context switches"
+		if rec.ContextSwitches == 1 {
+			sw = "context switch"
+		}
+		fmt.Fprintf(&b, "; interleaving %s (%d %s)", FormatInterleaving(rec.Interleaving), rec.ContextSwitches, sw)
+	}
 	fmt.Fprintf(&b, ".\nVerdict: %s (claim %s", rec.RunVerdict, rec.ClaimVerdict)
 	if rec.Terminal != "" {
 		fmt.Fprintf(&b, ": %s", rec.Terminal)

@@ -108,11 +108,13 @@ func checkToolFields(data []byte) error {
 // does not apply to it is the system's error. In a schedule file:
 //
 //	"config": {
-//	  "harness": {"fixture": "copperfin", "retry_budget": 1, "deadline_ms": 2000, "join": "best_effort"},
+//	  "harness": {"fixture": "copperfin", "retry_budget": 1, "deadline_ms": 2000, "join": "best_effort",
+//	    "concurrency": {"workers": 2, "interleaving": [1, 1, 2]}},
 //	  "system": {"profile": "typed"}
 //	}
 //
-// Every harness key is optional. A version-1 config is one flat object
+// Every harness key is optional; a file without "concurrency" runs its
+// tasks one after another (see Concurrency). A version-1 config is one flat object
 // ({"profile": P} or {"controls": [...]}, with optional "mutant",
 // "retry_budget", "deadline_ms", "join" and "fixture"): its profile,
 // controls and mutant become the system part and the rest the harness
