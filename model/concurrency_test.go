@@ -275,3 +275,27 @@ func TestConcurrentSummary(t *testing.T) {
 		t.Errorf("sequential summary %q", seq.Summary)
 	}
 }
+
+// observedIdle is production code (it reads its provider's ledger) that
+// holds at once.
+type observedIdle struct{}
+
+func (observedIdle) Run(context.Context, model.Env, model.Task) (model.Claim, error) {
+	return model.Claim{Verdict: model.ClaimHold, Reason: "idle"}, nil
+}
+
+func (observedIdle) ProviderLedger(context.Context) ([]model.LedgerEntry, error) { return nil, nil }
+
+// Production code cannot be scheduled: its concurrent run is an error
+// naming why, and its sequential run is unaffected.
+func TestConcurrentRefusesProductionCode(t *testing.T) {
+	h := model.NewHarness(lostupdate.Fixture(), lostupdate.Options())
+	f := func() model.System { return observedIdle{} }
+	_, err := h.Run(f, concurrent(&model.Concurrency{Workers: 2}))
+	if err == nil || err.Error() != `schedule: config: concurrency schedules model systems only; the system of fixture "lostupdate" is production code (it implements Observed), whose calls the harness cannot hold between crossings` {
+		t.Fatalf("error %v", err)
+	}
+	if _, err := h.Run(f, concurrent(nil)); err != nil {
+		t.Fatal(err)
+	}
+}
