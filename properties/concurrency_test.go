@@ -1,6 +1,8 @@
 package properties_test
 
 import (
+	"github.com/faultline/faultline/corpus"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -88,5 +90,32 @@ func TestReduceFewestContextSwitches(t *testing.T) {
 	}
 	if !slices.Equal(cx.Interleaving, []int{1, 1, 2, 2, 2, 2, 1, 1}) {
 		t.Errorf("picks %v", cx.Interleaving)
+	}
+}
+
+// The record written beside a concurrent counterexample carries its picks
+// and context switches, and reads back.
+func TestConcurrentCounterexampleRecord(t *testing.T) {
+	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "hand-made",
+		Config: model.Config{Fixture: "lostupdate", Concurrency: &model.Concurrency{Workers: 2, Interleaving: []int{2, 1, 2, 1}}},
+		Faults: []model.FaultEntry{}}
+	cx, err := properties.Reduce(clerks, s, lostupdate.InvNoLostUpdate, clerkOpts()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := properties.WriteCounterexample(dir, cx, nil, "replay %s"); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(strings.TrimSuffix(cx.File, ".json") + ".counterexample.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := corpus.ParseRecord(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.ContextSwitches != 1 || !slices.Equal(rec.Interleaving, cx.Interleaving) || !rec.Schedule.Config.Equal(cx.Schedule.Config) {
+		t.Errorf("record: %d switches, picks %v, config %s", rec.ContextSwitches, rec.Interleaving, rec.Schedule.Config)
 	}
 }
