@@ -53,6 +53,8 @@ type settings struct {
 
 	exh exhaustiveSettings // Exhaustive's own options
 
+	loop loopSettings // WithSeed, WithChecks and WithShard
+
 	// progress is WithProgress's function (nil: none)
 	progress func(done, total, counterexamples int)
 }
