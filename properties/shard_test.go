@@ -3,6 +3,7 @@ package properties_test
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -236,5 +237,35 @@ func TestShardFindsTheRunsCounterexample(t *testing.T) {
 				t.Errorf("bug %s, %d shards: the least counterexample index %d, the run's %d", bug, n, least, k)
 			}
 		}
+	}
+}
+
+// TestCheckUnderShards: Check runs a shard too, taking the run's seed and
+// checks from rapid's flags when WithSeed and WithChecks are not given:
+// each shard fails its test with its first counterexample, named by its
+// check in the run (18 for the shard owning the run's, for
+// fresh_key_per_retry; 97 for the other, which goes on past 18); rapid's
+// flags are as they were after; without a fixed seed a shard is an error
+// of the options, not a verdict.
+func TestCheckUnderShards(t *testing.T) {
+	rapidFlags(t, 200, 7)
+	sys := billing.Definition().Factory
+	base := []properties.Option{properties.WithDefinition(billing.Definition()), properties.WithConfig(billing.Config(billing.FreshKeyPerRetry))}
+	for i, at := range map[int]int{1: 97, 2: 18} {
+		tb := &recordingTB{name: "TestCheckUnderShards"}
+		properties.Check(tb, sys, append(base, properties.WithShard(i, 2), properties.WithFailDir(t.TempDir()))...)
+		want := fmt.Sprintf("counterexample at check %d of the run (shard %d/2: the run's counterexample is the shards' of the least check)", at, i)
+		if !tb.failed || !strings.Contains(strings.Join(tb.errors, "\n"), want) {
+			t.Errorf("shard %d/2: failed %t: %q, want %q", i, tb.failed, tb.errors, want)
+		}
+	}
+	if got := flag.Lookup("rapid.seed").Value.String(); got != "7" {
+		t.Errorf("rapid's seed after the shards: %s, want 7 restored", got)
+	}
+	rapidFlags(t, 200, 0)
+	tb := &recordingTB{name: "TestCheckUnderShards"}
+	properties.Check(tb, sys, append(base, properties.WithShard(1, 2), properties.WithFailDir(t.TempDir()))...)
+	if !tb.failed || !strings.Contains(strings.Join(tb.errors, "\n"), "WithChecks or WithShard needs a fixed seed") {
+		t.Errorf("a shard without a seed: %q", tb.errors)
 	}
 }
