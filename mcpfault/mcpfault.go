@@ -81,7 +81,9 @@ const (
 //     caller gets a transport timeout error.
 //   - tool_timeout: the request is held and the caller gets a transport
 //     timeout error; next is called with it, late, just before the next
-//     commit's request (the model's delivery of a held request).
+//     commit's request (the model's delivery of a held request). A held
+//     request whose worker restarts first is not delivered: its session
+//     is gone with the worker.
 //   - partial_success_response: the real result without its receipt field
 //     (removed from the structured content and the JSON text content).
 //   - malformed_response: the real result's text content truncated to half
@@ -116,8 +118,9 @@ type Options struct {
 	// Commit overrides the annotations per tool name: true makes a tool a
 	// commit, false passes it through.
 	Commit map[string]bool
-	// Readback names tools (not commits) whose calls read the provider's
-	// ledger: each call crosses ledger.readback.
+	// Readback names tools whose calls read the provider's ledger: each
+	// call crosses ledger.readback. A tool that is also a commit (by its
+	// annotations or Commit) crosses tool.commit.
 	Readback []string
 	// Ref extracts a commit call's Ref; an error (or an empty Key) refuses
 	// the call. Nil reads the _meta fields MetaKey, MetaActionRef and

@@ -173,6 +173,9 @@ func TestNoKey(t *testing.T) {
 		{mcpfault.Options{}, `mcpfault: tool "delete_snapshot": no idempotency key: the call's _meta has no "idempotencyKey" string (set it, or give Options.Ref)`},
 		{mcpfault.Options{Ref: func(p *mcp.CallToolParams) (mcpfault.Ref, error) { return mcpfault.Ref{}, nil }},
 			`mcpfault: tool "delete_snapshot": the Ref extractor found no idempotency key`},
+		{mcpfault.Options{Ref: func(p *mcp.CallToolParams) (mcpfault.Ref, error) {
+			return mcpfault.Ref{}, errors.New("argument \"job\" missing")
+		}}, `mcpfault: tool "delete_snapshot": argument "job" missing`},
 	} {
 		p := newProvider(true)
 		h := model.NewHarness(fixture, options())
@@ -213,5 +216,29 @@ func TestDeterministic(t *testing.T) {
 		} else if got != first {
 			t.Fatalf("run %d differs:\n%s\nfirst:\n%s", i+1, got, first)
 		}
+	}
+}
+
+// TestAimedAtTool: the crossing's Tool is the MCP tool name, so a fault
+// aimed at a tool counts only that tool's calls: rate_limit at the first
+// purge_cache (the second commit of the run) leaves delete_snapshot alone.
+func TestAimedAtTool(t *testing.T) {
+	p := newProvider(true)
+	var got []string
+	do := func(ctx context.Context, cs *mcp.ClientSession) []string {
+		a := deleteCall("k1")(ctx, cs)
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "purge_cache", Arguments: deleteIn{Snapshot: "s"}, Meta: mcp.Meta{mcpfault.MetaKey: "k2"}})
+		return append(a, seen(res, err))
+	}
+	h := model.NewHarness(fixture, model.Options{Builtin: []string{}})
+	res, err := h.Run(func() model.System { return probe{p: p, do: do, seen: &got} }, &model.Schedule{Version: model.ScheduleVersion, Seed: "a",
+		Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "rate_limit", Tool: "purge_cache"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := res.Faults[0]
+	if len(got) != 2 || !strings.HasPrefix(got[0], "ok ") || got[1] != "isError meta=map[retryAfterMs:100]: rate limited: retry after 100 ms" ||
+		f.Fired != 1 || f.FiredAt != 3 || len(p.rows) != 1 {
+		t.Fatalf("saw %q, fault %+v, %d rows", got, f, len(p.rows))
 	}
 }
