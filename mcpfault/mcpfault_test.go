@@ -115,7 +115,8 @@ type policy struct {
 	noKey         bool // sends no idempotency key at all
 }
 
-// expireSnapshot is production code's shape: it takes a real MCP client
+// expireSnapshot is production code's shape (it uses nothing of
+// faultline, the _meta names included): it takes a real MCP client
 // session and deletes a snapshot through the delete_snapshot tool,
 // retrying an unconfirmed call up to three attempts. It reports whether it
 // holds a confirmed deletion.
@@ -125,9 +126,9 @@ func expireSnapshot(ctx context.Context, cs *mcp.ClientSession, pol policy, job,
 		if pol.freshKey && attempt > 0 {
 			key = fmt.Sprintf("%s:delete-%d", job, attempt)
 		}
-		meta := mcp.Meta{mcpfault.MetaKey: key, mcpfault.MetaActionRef: job + ":delete", mcpfault.MetaTrace: trace}
+		meta := mcp.Meta{"idempotencyKey": key, "actionRef": job + ":delete", "traceId": trace}
 		if pol.noKey {
-			meta = mcp.Meta{mcpfault.MetaTrace: trace}
+			meta = mcp.Meta{"traceId": trace}
 		}
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "delete_snapshot", Arguments: deleteIn{Snapshot: snapshot}, Meta: meta})
 		switch {
@@ -139,7 +140,7 @@ func expireSnapshot(ctx context.Context, cs *mcp.ClientSession, pol policy, job,
 			return false, err
 		case res.IsError && pol.ignoreIsError:
 			return true, nil
-		case res.IsError && res.Meta[mcpfault.MetaRetryAfter] != nil:
+		case res.IsError && res.Meta["retryAfterMs"] != nil:
 			continue // rate limited: retry after the wait (the test's agent does not sleep)
 		case res.IsError:
 			return false, nil
