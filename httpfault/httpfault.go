@@ -298,19 +298,9 @@ func New(base http.RoundTripper, s *model.Schedule, opts Options) (*Transport, e
 	if err != nil {
 		return nil, err
 	}
-	switch b := base.(type) {
-	case nil:
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.Proxy = nil
-		base = t
-	case *http.Transport:
-		if b.Proxy != nil {
-			return nil, errors.New("httpfault: the base transport has a Proxy; set it to nil (the allowlist cannot vouch for where a proxy sends)")
-		}
-	default:
-		if path, found := findProxy(reflect.ValueOf(base)); found {
-			return nil, fmt.Errorf("httpfault: the base transport (%T) wraps an *http.Transport with a Proxy at %s; set it to nil (the allowlist cannot vouch for where a proxy sends)", base, path)
-		}
+	base, err = checkBase(base)
+	if err != nil {
+		return nil, err
 	}
 	t := &Transport{base: base, allow: a, opts: opts}
 	for i, f := range s.Faults {
@@ -337,6 +327,27 @@ func New(base http.RoundTripper, s *model.Schedule, opts Options) (*Transport, e
 			rep: model.FaultReport{ID: id, Kind: f.Kind, Event: f.Event, Ordinal: f.Ordinal, Oracle: spec.Oracle, Observed: []string{}}})
 	}
 	return t, nil
+}
+
+// checkBase returns base (nil: a clone of http.DefaultTransport without
+// its proxy), or an error when it is, or wraps, an *http.Transport with a
+// Proxy.
+func checkBase(base http.RoundTripper) (http.RoundTripper, error) {
+	switch b := base.(type) {
+	case nil:
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.Proxy = nil
+		base = t
+	case *http.Transport:
+		if b.Proxy != nil {
+			return nil, errors.New("httpfault: the base transport has a Proxy; set it to nil (the allowlist cannot vouch for where a proxy sends)")
+		}
+	default:
+		if path, found := findProxy(reflect.ValueOf(base)); found {
+			return nil, fmt.Errorf("httpfault: the base transport (%T) wraps an *http.Transport with a Proxy at %s; set it to nil (the allowlist cannot vouch for where a proxy sends)", base, path)
+		}
+	}
+	return base, nil
 }
 
 func defaultCommit(r *http.Request) bool {
