@@ -6,7 +6,24 @@
 // tool.commit; ordinal n is the n-th commit request through the
 // transport).
 //
-// Entry points:
+// It works in two modes. Joined to the harness ([Join]), it is an adapter
+// on model.Calls: a [Classifier] ([Rules] by method and path, [JSONRPC]
+// for MCP over streamable HTTP) says which requests are commits, reads or
+// neither; each commit crosses tool.commit with the model's own fault
+// semantics over the real request, the fired kinds are rendered as HTTP,
+// the provider's own store (the System's model.Observed readback) is the
+// oracle, and the timeline, invariants, verdicts, shrinking and coverage
+// are the harness's. [InProcess] serves requests through a handler with
+// no socket, for runs inside a testing/synctest bubble, where the bubble's
+// clock is the run's and a rate limit's Retry-After is waited at no
+// wall-clock cost. Standalone ([New]), it is a transport with a schedule
+// of its own, described below.
+//
+// Entry points of the joined mode: [Join] with [JoinOptions]
+// ([HeaderKey], [DefaultResult]), [Joined.RoundTrip], [JoinKinds],
+// [InProcess].
+//
+// Entry points of the standalone mode:
 //
 //   - [New] builds a Transport from a base transport, a schedule and
 //     [Options] (allowlist, stop conditions, what a commit request is, the
@@ -20,7 +37,7 @@
 //   - [Kinds] lists the kinds it injects: every tool-domain kind of the
 //     catalogue.
 //
-// What each kind does here (its spec, from model.Spec, gives its phase and
+// What each kind does in the standalone mode (its spec, from model.Spec, gives its phase and
 // coverage key; the tool server's own ledger, read by the test, decides
 // the outcome):
 //
