@@ -442,9 +442,6 @@ func (j *Joined) commit(req *http.Request, body []byte, cl Classified) (*http.Re
 	}
 	var resp *http.Response
 	if cur != nil {
-		if cur.err != nil && len(c.Fired) == 0 {
-			return nil, cur.err
-		}
 		resp = cur.resp
 	}
 	for _, kind := range c.Fired {
@@ -477,6 +474,9 @@ func (j *Joined) commit(req *http.Request, body []byte, cl Classified) (*http.Re
 		}
 	}
 	if resp == nil {
+		if cur != nil && cur.err != nil {
+			return nil, cur.err
+		}
 		return j.fail(fmt.Errorf("httpfault: commit %s: the harness neither sent the request nor answered it", what))
 	}
 	return resp, nil
