@@ -251,7 +251,8 @@ func JoinKinds() []string {
 // request its classifier calls a commit crosses tool.commit through
 // Calls.Commit, each read crosses its read event, and the rest pass
 // through. Build it with Join, one per System.Run (a Calls is valid only
-// during that call). Round trips are serialized.
+// during that call). Commits and reads are serialized; a request that is
+// neither is not held up by them.
 type Joined struct {
 	calls model.Calls
 	base  http.RoundTripper
@@ -348,11 +349,12 @@ func (j *Joined) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return j.fail(fmt.Errorf("httpfault: classifying %s %s: %w", req.Method, redactURL(req), err))
 	}
+	if cl.Class == Neither {
+		return j.base.RoundTrip(clone(req, body))
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	switch cl.Class {
-	case Neither:
-		return j.base.RoundTrip(clone(req, body))
 	case Read:
 		return j.read(req, body, cl)
 	case Commit:
