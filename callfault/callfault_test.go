@@ -100,6 +100,7 @@ func (b biller) bill(ctx context.Context, id, subject string, amount int64, trac
 		var busy busyError
 		switch {
 		case errors.As(err, &busy):
+			//faultline:ignore production code waits on the time package; the test runs it in a synctest bubble, whose clock is the run's
 			time.Sleep(busy.wait)
 			continue
 		case errors.Is(err, errRefused):

@@ -115,6 +115,7 @@ func (p jpayer) pay(ctx context.Context, id, subject string, amount int64, trace
 		switch {
 		case resp.StatusCode == http.StatusTooManyRequests:
 			secs, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+			//faultline:ignore production code waits on the time package; the test runs it in a synctest bubble, whose clock is the run's
 			time.Sleep(time.Duration(secs) * time.Second)
 			continue
 		case resp.StatusCode != http.StatusOK:
