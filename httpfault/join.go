@@ -165,6 +165,30 @@ func HeaderKey(name string) func(req *http.Request, body []byte) (string, error)
 	}
 }
 
+// JSONRPCKey returns a key extractor for a JSON-RPC tools/call (MCP over
+// streamable HTTP): the string params._meta[field], else the string
+// params.arguments[field].
+func JSONRPCKey(field string) func(req *http.Request, body []byte) (string, error) {
+	return func(_ *http.Request, body []byte) (string, error) {
+		var m struct {
+			Params struct {
+				Meta      map[string]json.RawMessage `json:"_meta"`
+				Arguments map[string]json.RawMessage `json:"arguments"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal(body, &m); err != nil {
+			return "", fmt.Errorf("the body is not a JSON-RPC request: %w", err)
+		}
+		for _, src := range []map[string]json.RawMessage{m.Params.Meta, m.Params.Arguments} {
+			var k string
+			if json.Unmarshal(src[field], &k) == nil && k != "" {
+				return k, nil
+			}
+		}
+		return "", fmt.Errorf("no string %q in params._meta or params.arguments", field)
+	}
+}
+
 // TraceHeader is the header the default JoinOptions.Action reads the
 // trace from and the default JoinOptions.Trace writes a broken lineage
 // to.

@@ -427,6 +427,25 @@ func TestJSONRPCClassifier(t *testing.T) {
 	}
 }
 
+// TestJSONRPCKey: the key of a tools/call from _meta, else the arguments.
+func TestJSONRPCKey(t *testing.T) {
+	k := httpfault.JSONRPCKey("key")
+	for body, want := range map[string]string{
+		`{"params":{"_meta":{"key":"m1"},"arguments":{"key":"a1"}}}`: "m1",
+		`{"params":{"arguments":{"key":"a1"}}}`:                      "a1",
+		`{"params":{"arguments":{"key":7}}}`:                         `error: no string "key" in params._meta or params.arguments`,
+		`{`:                                                          "error: the body is not a JSON-RPC request: unexpected end of JSON input",
+	} {
+		got, err := k(nil, []byte(body))
+		if err != nil {
+			got = "error: " + err.Error()
+		}
+		if got != want {
+			t.Errorf("%s: %s, want %s", body, got, want)
+		}
+	}
+}
+
 // mcpServer answers JSON-RPC over HTTP like a streamable-HTTP MCP server
 // (JSON answers): initialize, tools/list, and tools/call of
 // delete_snapshot, which deletes once per snapshot id.
@@ -472,16 +491,7 @@ func (s *mcpServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type mcpSystem struct{ s *mcpServer }
 
 func (m mcpSystem) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
-	key := func(_ *http.Request, body []byte) (string, error) {
-		var msg struct {
-			Params struct {
-				Arguments struct{ ID string } `json:"arguments"`
-			} `json:"params"`
-		}
-		json.Unmarshal(body, &msg)
-		return msg.Params.Arguments.ID, nil
-	}
-	tr, err := httpfault.Join(env.Calls, httpfault.InProcess(m.s), httpfault.JoinOptions{Classify: httpfault.JSONRPC("delete_snapshot"), Key: key,
+	tr, err := httpfault.Join(env.Calls, httpfault.InProcess(m.s), httpfault.JoinOptions{Classify: httpfault.JSONRPC("delete_snapshot"), Key: httpfault.JSONRPCKey("id"),
 		Result: func(string, *http.Response, []byte) model.ToolResult {
 			return model.ToolResult{Outcome: model.OutcomeCommitted}
 		}})
