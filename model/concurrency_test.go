@@ -68,19 +68,47 @@ func TestConcurrentLostUpdate(t *testing.T) {
 }
 
 // A concurrent schedule's run is a pure function of the schedule: its
-// record is byte-identical on repeat and whatever GOMAXPROCS is.
+// record is byte-identical on repeat and whatever GOMAXPROCS is, for the
+// clerks and for the reference system's three tasks under faults, crashes
+// and restarts.
 func TestConcurrentReplayDeterministic(t *testing.T) {
-	scheds := []*model.Schedule{
-		concurrent(&model.Concurrency{Workers: 2, Interleaving: []int{1, 1, 2}}),
-		concurrent(&model.Concurrency{Workers: 2, Seed: "s1"}),
-		concurrent(&model.Concurrency{Workers: 2, Interleaving: []int{2, 1, 2, 1}, Seed: "s2"}),
+	type tc struct {
+		f       model.Fixture
+		factory model.Factory
+		opts    model.Options
+		s       *model.Schedule
+	}
+	var cases []tc
+	for _, c := range []*model.Concurrency{
+		{Workers: 2, Interleaving: []int{1, 1, 2}},
+		{Workers: 2, Seed: "s1"},
+		{Workers: 2, Interleaving: []int{2, 1, 2, 1}, Seed: "s2"},
+	} {
+		cases = append(cases, tc{lostupdate.Fixture(), lostupdate.Factory(), lostupdate.Options(), concurrent(c)})
+	}
+	for _, name := range []string{"timeout-after-commit.json", "harness-practice-fixture.json", "deadline-after-fresh-restart.json"} {
+		s := loadCorpus(t, name)
+		s.Config.Fixture = ""
+		s.Config.Concurrency = &model.Concurrency{Workers: 3, Seed: name}
+		factory, err := copperfin.Configured(s.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, tc{copperfin.CopperfinBatch(), factory, model.Options{}, s})
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	for _, s := range scheds {
+	for _, c := range cases {
 		var want []byte
 		for _, procs := range []int{1, 2, 8, 1, 2, 8} {
 			runtime.GOMAXPROCS(procs)
-			b, err := json.Marshal(runClerks(t, s).Record())
+			res, err := model.NewHarness(c.f, c.opts).Run(c.factory, c.s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ContextSwitches == 0 && len(c.s.Config.Concurrency.Interleaving) == 0 && c.f.Name != "lostupdate" {
+				t.Errorf("%s: the seeded run switched no context", c.s.Seed)
+			}
+			b, err := json.Marshal(res.Record())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,7 +117,7 @@ func TestConcurrentReplayDeterministic(t *testing.T) {
 				continue
 			}
 			if string(b) != string(want) {
-				t.Fatalf("%s: the record under GOMAXPROCS %d differs:\n%s\n%s", s.Config.Concurrency, procs, b, want)
+				t.Fatalf("%s: the record under GOMAXPROCS %d differs:\n%s\n%s", c.s.Config.Concurrency, procs, b, want)
 			}
 		}
 	}
