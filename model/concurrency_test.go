@@ -3,6 +3,7 @@ package model_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"github.com/faultline/faultline/model/copperfin"
 	"path/filepath"
 	"runtime"
@@ -325,5 +326,26 @@ func TestConcurrentRefusesProductionCode(t *testing.T) {
 	}
 	if _, err := h.Run(f, concurrent(nil)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A commit is an invocation and a response: task a sends its write (the
+// first tool.commit, counted and charged when sent), task b reads, writes
+// and claims while a's reply is out, and a's commit is recorded when its
+// reply arrives: after b's, with ordinal 1 to b's 2. The provider acts at
+// the response, so a's write is based on version 0 after b's: lost.
+func TestConcurrentCommitSpansCrossings(t *testing.T) {
+	res := runClerks(t, concurrent(&model.Concurrency{Workers: 2, Interleaving: []int{1, 1, 1, 2}}))
+	var got []string
+	for _, e := range res.Timeline {
+		got = append(got, fmt.Sprintf("%s %s#%d@%d", e.Task, e.Event, e.Ordinal, e.At))
+	}
+	want := []string{"a worker.start#1@10", "a ledger.readback#1@20", "b worker.start#2@70", "b ledger.readback#2@80",
+		"b tool.commit#2@120", "b claim#0@130", "a tool.commit#1@130", "a claim#0@140"}
+	if !slices.Equal(got, want) {
+		t.Errorf("timeline\n%v\nwant\n%v", got, want)
+	}
+	if res.Held() || res.ContextSwitches != 1 {
+		t.Errorf("held %v, %d context switches", res.Held(), res.ContextSwitches)
 	}
 }
