@@ -349,3 +349,50 @@ func TestConcurrentCommitSpansCrossings(t *testing.T) {
 		t.Errorf("held %v, %d context switches", res.Held(), res.ContextSwitches)
 	}
 }
+
+// warningClerk is the clerk with a second read after its write, and a
+// warning from task b before anything else: b's warning follows a's
+// disturbance in time, but is not a's detection.
+type warningClerk struct{}
+
+func (warningClerk) Run(ctx context.Context, env model.Env, t model.Task) (model.Claim, error) {
+	if t.ID == "b" {
+		env.Signals.Warn("noticed", "something")
+	}
+	c, err := lostupdate.Clerk{}.Run(ctx, env, t)
+	if err != nil {
+		return c, err
+	}
+	if _, err := env.Ledger.Readback(ctx, model.ReadbackQuery{Subject: t.Subject}); err != nil {
+		return model.Claim{}, err
+	}
+	return c, nil
+}
+
+// In a concurrent run a task is detected by its own warnings after a
+// disturbance in its own crossings: task a's rejected write, then task
+// b's warning while a still runs, detect neither task, as in the
+// sequential run (the fault's report, a run-level fact, counts any
+// warning after the fault fired, in both).
+func TestConcurrentDetectionIsPerTask(t *testing.T) {
+	h := model.NewHarness(lostupdate.Fixture(), lostupdate.Options())
+	f := func() model.System { return warningClerk{} }
+	for _, c := range []*model.Concurrency{nil, {Workers: 2, Interleaving: []int{1, 1, 1, 1, 2}}} {
+		s := concurrent(c)
+		s.Faults = []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "reject_before_commit"}}
+		res, err := h.Run(f, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var order []string
+		for _, e := range res.Timeline {
+			order = append(order, e.Task+" "+string(e.Event))
+		}
+		if res.Faults[0].Fired != 1 || !res.Faults[0].Detected || res.Terms.Detected {
+			t.Errorf("%v: fault %+v, terms detected %v\n%v", c, res.Faults[0], res.Terms.Detected, order)
+		}
+		if c != nil && !slices.Equal(order[:6], []string{"a worker.start", "a ledger.readback", "a tool.commit", "b worker.start", "b system.warn", "b ledger.readback"}) {
+			t.Errorf("order %v", order)
+		}
+	}
+}
