@@ -119,3 +119,27 @@ func TestConcurrentCounterexampleRecord(t *testing.T) {
 		t.Errorf("record: %d switches, picks %v, config %s", rec.ContextSwitches, rec.Interleaving, rec.Schedule.Config)
 	}
 }
+
+// The counterfactual: the guarded clerk, keying each write by the version
+// it read, holds under every interleaving the same exploration draws, and
+// under the one that loses the unguarded clerk's update both writes land.
+func TestExploreGuardedClerkHolds(t *testing.T) {
+	rapidFlags(t, 100, 5)
+	guarded := func(model.Config) (model.Factory, error) { return lostupdate.GuardedFactory(), nil }
+	rep, err := properties.Explore(guarded, clerkOpts(properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Found || rep.Checks != 100 {
+		t.Fatalf("found %v after %d checks: %v", rep.Found, rep.Checks, rep.Counterexample)
+	}
+	h := model.NewHarness(lostupdate.Fixture(), lostupdate.Options())
+	res, err := h.Run(lostupdate.GuardedFactory(), &model.Schedule{Version: model.ScheduleVersion,
+		Config: model.Config{Concurrency: &model.Concurrency{Workers: 2, Interleaving: []int{1, 1, 2}}}, Faults: []model.FaultEntry{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Held() || res.Terms.Effects != 2 || res.ContextSwitches != 1 || res.Claims[0].Reason != "wrote version 2" || res.Claims[1].Reason != "wrote version 1" {
+		t.Errorf("held %v, effects %d, switches %d, claims %+v", res.Held(), res.Terms.Effects, res.ContextSwitches, res.Claims)
+	}
+}

@@ -12,6 +12,12 @@
 // on), and the subject's current version is the number of writes the
 // ledger holds for it. The clerk: one ledger.readback of the subject's
 // writes, one tool.commit of the next version, and a release claim.
+//
+// The guarded clerk ([GuardedFactory]) is the counterfactual: it keys its
+// write by the version it read (counter-1:v0), so of two writes based on
+// one version the provider commits the first and answers the second with
+// an idempotent replay of it; the clerk that gets the replay lost the race,
+// reads again and writes the next version. No interleaving loses an update.
 package lostupdate
 
 import (
@@ -29,30 +35,52 @@ const ToolWrite = "counter.write"
 // never saw.
 const InvNoLostUpdate = "no_lost_update"
 
-// Clerk is the counter clerk (see the package comment).
-type Clerk struct{}
+// Clerk is the counter clerk (see the package comment); Guarded keys each
+// write by the version it is based on.
+type Clerk struct{ Guarded bool }
 
-// Factory returns a factory of fresh clerks.
+// Factory returns a factory of fresh clerks without the guard.
 func Factory() model.Factory { return func() model.System { return Clerk{} } }
 
+// GuardedFactory returns a factory of fresh guarded clerks.
+func GuardedFactory() model.Factory { return func() model.System { return Clerk{Guarded: true} } }
+
+// maxRaces is how many lost races a guarded clerk retries before it holds.
+const maxRaces = 3
+
 // Run implements model.System: read the counter's writes, write the next
-// version, release when the provider committed it.
-func (Clerk) Run(ctx context.Context, env model.Env, t model.Task) (model.Claim, error) {
-	writes, err := env.Ledger.Readback(ctx, model.ReadbackQuery{Subject: t.Subject})
-	if err != nil {
-		return model.Claim{}, err
+// version, release when the provider committed it. The guarded clerk
+// reads and writes again when the provider answers with another clerk's
+// write of the same version, up to maxRaces times.
+func (c Clerk) Run(ctx context.Context, env model.Env, t model.Task) (model.Claim, error) {
+	for race := 0; ; race++ {
+		writes, err := env.Ledger.Readback(ctx, model.ReadbackQuery{Subject: t.Subject})
+		if err != nil {
+			return model.Claim{}, err
+		}
+		v := int64(len(writes))
+		key := t.ID + ":write"
+		if c.Guarded {
+			key = fmt.Sprintf("%s:v%d", t.Subject, v)
+		}
+		res, err := env.Tool.Commit(ctx, model.ToolCall{Tool: ToolWrite, RequestKey: key,
+			Action: model.Action{Actor: t.Actor, Subject: t.Subject, Tenant: t.Tenant, Purpose: t.Purpose,
+				Amount: v + 1, ExpectedVersion: v, IdempotencyKey: t.ID}})
+		if err != nil {
+			return model.Claim{}, err
+		}
+		if res.Outcome != model.OutcomeCommitted {
+			return model.Claim{Verdict: model.ClaimHold, Reason: "write not committed: " + res.Reason}, nil
+		}
+		if c.Guarded && res.Replayed {
+			// another clerk wrote version v+1 first
+			if race+1 >= maxRaces {
+				return model.Claim{Verdict: model.ClaimHold, Reason: "lost every race for the counter"}, nil
+			}
+			continue
+		}
+		return model.Claim{Verdict: model.ClaimRelease, Reason: fmt.Sprintf("wrote version %d", v+1)}, nil
 	}
-	v := int64(len(writes))
-	res, err := env.Tool.Commit(ctx, model.ToolCall{Tool: ToolWrite, RequestKey: t.ID + ":write",
-		Action: model.Action{Actor: t.Actor, Subject: t.Subject, Tenant: t.Tenant, Purpose: t.Purpose,
-			Amount: v + 1, ExpectedVersion: v, IdempotencyKey: t.ID}})
-	if err != nil {
-		return model.Claim{}, err
-	}
-	if res.Outcome != model.OutcomeCommitted {
-		return model.Claim{Verdict: model.ClaimHold, Reason: "write not committed: " + res.Reason}, nil
-	}
-	return model.Claim{Verdict: model.ClaimRelease, Reason: fmt.Sprintf("wrote version %d", v+1)}, nil
 }
 
 // Fixture is the clerks' world: one counter, and two tasks that each
