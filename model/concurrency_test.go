@@ -396,3 +396,41 @@ func TestConcurrentDetectionIsPerTask(t *testing.T) {
 		}
 	}
 }
+
+// A run's picks, written into the schedule as its interleaving, replay the
+// run: a seeded run of the three-task fixture and its picks without the
+// seed give the same timeline and verdicts.
+func TestConcurrentPicksReplay(t *testing.T) {
+	s := loadCorpus(t, "timeout-after-commit.json")
+	s.Config.Fixture = ""
+	s.Config.Concurrency = &model.Concurrency{Workers: 3, Seed: "picks"}
+	factory, err := copperfin.Configured(s.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := model.NewHarness(copperfin.CopperfinBatch(), model.Options{})
+	seeded, err := h.Run(factory, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := *s
+	x.Config.Concurrency = &model.Concurrency{Workers: 3, Interleaving: seeded.Interleaving}
+	again, err := h.Run(factory, &x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	strip := func(res *model.Result) string {
+		var b strings.Builder
+		for _, e := range res.Timeline {
+			e.RunID = ""
+			j, _ := json.Marshal(e)
+			b.Write(j)
+		}
+		j, _ := json.Marshal([]any{res.Invariants, res.Tasks, res.Terms, res.Interleaving, res.ContextSwitches})
+		b.Write(j)
+		return b.String()
+	}
+	if seeded.ContextSwitches == 0 || strip(seeded) != strip(again) {
+		t.Errorf("%d switches; the replay of the picks differs:\n%s\n%s", seeded.ContextSwitches, strip(seeded), strip(again))
+	}
+}
