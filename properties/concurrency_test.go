@@ -2,6 +2,7 @@ package properties_test
 
 import (
 	"github.com/faultline/faultline/corpus"
+	"github.com/faultline/faultline/model/copperfin"
 	"os"
 	"slices"
 	"strings"
@@ -141,5 +142,52 @@ func TestExploreGuardedClerkHolds(t *testing.T) {
 	}
 	if !res.Held() || res.Terms.Effects != 2 || res.ContextSwitches != 1 || res.Claims[0].Reason != "wrote version 2" || res.Claims[1].Reason != "wrote version 1" {
 		t.Errorf("held %v, effects %d, switches %d, claims %+v", res.Held(), res.Terms.Effects, res.ContextSwitches, res.Claims)
+	}
+}
+
+// For a concurrent config the generator draws the interleaving first and
+// places the faults in runs under it: over the reference system's three
+// tasks as three workers, every drawn schedule validates, and its first
+// fault sits at an occurrence the run under the interleaving reaches (a
+// later fault may overtake it, as in a sequential draw: it runs alone
+// here).
+func TestConcurrentDrawsPlaceFaultsUnderTheInterleaving(t *testing.T) {
+	cfg := copperfin.ConfigOfProfile(copperfin.ProfileTyped)
+	cfg.Concurrency = &model.Concurrency{Workers: 3}
+	gen, err := properties.Generator(copperfin.Configured, properties.WithFixture(copperfin.CopperfinBatch()), properties.WithConfig(cfg),
+		properties.WithoutWorldEvents())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := model.NewHarness(copperfin.CopperfinBatch(), model.Options{})
+	interleaved, faulted := 0, 0
+	for i := range 200 {
+		s := gen.Example(i)
+		if err := s.Validate(); err != nil {
+			t.Fatalf("example %d: %v", i, err)
+		}
+		if len(s.Config.Concurrency.Interleaving) > 0 {
+			interleaved++
+		}
+		if len(s.Faults) == 0 {
+			continue
+		}
+		f, err := copperfin.Configured(s.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := *s
+		first.Faults = s.Faults[:1]
+		res, err := h.Run(f, &first)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Faults[0].Reached {
+			t.Errorf("example %d: the first fault %s was not reached\n%s", i, s.Faults[0].Placement(), model.Format(s))
+		}
+		faulted++
+	}
+	if interleaved < 100 || faulted < 100 {
+		t.Errorf("%d of 200 draws interleaved, %d held a fault", interleaved, faulted)
 	}
 }

@@ -570,6 +570,17 @@ func (e *explorer) draw(t *rapid.T) *model.Schedule {
 	n := rapid.IntRange(e.minFaults, e.set.maxFaults).Draw(t, "faults")
 	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "explore", Config: e.set.config, Faults: make([]model.FaultEntry, 0, n)}
 	ss := e.clean
+	if e.points > 0 {
+		// the interleaving first: the faults are placed in runs under it
+		s.Config.Concurrency = e.drawInterleaving(t)
+		if n > 0 && len(s.Config.Concurrency.Interleaving) > 0 {
+			var err error
+			if ss, err = e.prefixSites(s); err != nil {
+				e.fail(err)
+				t.Fatalf("%v", err)
+			}
+		}
+	}
 	for i := 0; i < n; i++ {
 		if i > 0 {
 			var err error
@@ -608,16 +619,14 @@ func (e *explorer) draw(t *rapid.T) *model.Schedule {
 		}
 		s.Faults = append(s.Faults, f)
 	}
-	if e.points > 0 {
-		s.Config.Concurrency = e.drawInterleaving(t)
-	}
 	return s
 }
 
-// drawInterleaving draws the interleaving of a concurrent config: up to
-// four runs of scheduling points, each a task and a length up to the
-// clean run's points (rapid shrinks toward fewer and shorter runs, our
-// reducer toward fewer context switches; see reduceInterleaving).
+// drawInterleaving draws the interleaving of a concurrent config, before
+// the faults (which are then placed in runs under it): up to four runs of
+// scheduling points, each a task and a length up to the clean run's points
+// (rapid shrinks toward fewer and shorter runs, our reducer toward fewer
+// context switches; see reduceInterleaving).
 func (e *explorer) drawInterleaving(t *rapid.T) *model.Concurrency {
 	c := e.set.config.Concurrency.Clone()
 	c.Interleaving = nil
@@ -651,6 +660,9 @@ func (e *explorer) available(ki int, ss sites) (int, []model.EventName) {
 // store starts over): draws and rapid's shrinking share their prefixes.
 func (e *explorer) prefixSites(s *model.Schedule) (sites, error) {
 	var kb strings.Builder
+	if c := s.Config.Concurrency; c != nil {
+		fmt.Fprintf(&kb, "%d\x00%s\x00%v\x01", c.Workers, c.Seed, c.Interleaving)
+	}
 	for _, f := range s.Faults {
 		fmt.Fprintf(&kb, "%s\x00%s\x00%d\x00%s\x00%s\x01", f.Kind, f.Event, f.Ordinal, f.Target, f.Tool)
 	}
