@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/faultline/faultline/model"
@@ -18,42 +19,13 @@ type conn struct {
 	tx   *tx
 	// bad: a fault lost the connection; database/sql discards it
 	bad bool
-	// pending held statements still need the base connection; closing:
-	// database/sql closed it meanwhile
-	pending int
-	closing bool
-	closed  bool
 }
 
 // Unwrap returns the base connection.
 func (cn *conn) Unwrap() driver.Conn { return cn.base }
 
-// release ends one held statement's use of the connection, closing the base
-// when database/sql closed the connection meanwhile.
-func (cn *conn) release() error {
-	if cn.pending > 0 {
-		cn.pending--
-	}
-	if cn.pending == 0 && cn.closing && !cn.closed {
-		cn.closed = true
-		return cn.base.Close()
-	}
-	return nil
-}
-
-// Close closes the base connection, or defers that while a held statement
-// still needs it.
-func (cn *conn) Close() error {
-	if cn.pending > 0 {
-		cn.closing = true
-		return nil
-	}
-	if cn.closed {
-		return nil
-	}
-	cn.closed = true
-	return cn.base.Close()
-}
+// Close closes the base connection.
+func (cn *conn) Close() error { return cn.base.Close() }
 
 // Prepare prepares a statement on the base connection.
 func (cn *conn) Prepare(query string) (driver.Stmt, error) {
@@ -206,7 +178,7 @@ func (cn *conn) autocommit(ctx context.Context, st Statement, isQuery bool, do f
 		realErr error
 	)
 	cm, err := c.calls.Commit(ctx, call, func(ctx context.Context, _ model.ToolCall) model.ToolResult {
-		if late, ok := c.deliverHeld(ctx); ok {
+		if late, ok := c.deliverHeld(ctx, cn.base); ok {
 			return late
 		}
 		res, rows, realErr = do(ctx)
@@ -215,7 +187,8 @@ func (cn *conn) autocommit(ctx context.Context, st Statement, isQuery bool, do f
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := c.render(cm, "tool.commit ("+firstWord(st.Query)+")", cn, nil, do, realErr); err != nil {
+	hold := &held{query: st.Query, args: slices.Clone(st.Args), isQuery: isQuery}
+	if err := c.render(cm, "tool.commit ("+firstWord(st.Query)+")", cn, nil, hold, realErr); err != nil {
 		return nil, nil, err
 	}
 	if isQuery && rows == nil {
@@ -373,7 +346,7 @@ func (t *tx) Commit() error {
 	}
 	var realErr error
 	cm, err := c.calls.Commit(t.ctx, call, func(ctx context.Context, _ model.ToolCall) model.ToolResult {
-		if late, ok := c.deliverHeld(ctx); ok {
+		if late, ok := c.deliverHeld(ctx, cn.base); ok {
 			return late
 		}
 		realErr = t.base.Commit()

@@ -166,23 +166,17 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 // Driver returns the base connector's driver.
 func (c *Connector) Driver() driver.Driver { return c.base.Driver() }
 
-// Close closes the connections that held statements kept open (a held
-// statement never delivered is dropped, as the model drops it at the end
-// of a task) and the base connector when it is an io.Closer. sql.DB.Close
-// calls it.
+// Close drops the statements a tool_timeout still holds (as the model
+// drops them at the end of a task) and closes the base connector when it
+// is an io.Closer. sql.DB.Close calls it.
 func (c *Connector) Close() error {
 	c.mu.Lock()
-	held := c.held
 	c.held = nil
 	c.mu.Unlock()
-	var errs []error
-	for _, h := range held {
-		errs = append(errs, h.conn.release())
-	}
 	if cl, ok := c.base.(io.Closer); ok {
-		errs = append(errs, cl.Close())
+		return cl.Close()
 	}
-	return errors.Join(errs...)
+	return nil
 }
 
 // toolCall names an effect's ToolCall, failing the run on an error.
@@ -205,13 +199,17 @@ func (c *Connector) toolCall(stmts []Statement) (model.ToolCall, error) {
 
 // held is a statement the database still holds after the driver gave up.
 type held struct {
-	conn *conn
-	do   func(context.Context) (driver.Result, driver.Rows, error)
+	query   string
+	args    []driver.NamedValue
+	isQuery bool
 }
 
-// deliverHeld runs the oldest held statement, if any, on its own
-// connection; it reports whether there was one.
-func (c *Connector) deliverHeld(ctx context.Context) (model.ToolResult, bool) {
+// deliverHeld runs the oldest held statement, if any, on the connection
+// of the crossing that delivers it (inside that crossing's transaction
+// when it is a COMMIT: the transaction holds the database's write lock,
+// so on SQLite nothing else could write before it commits); it reports
+// whether there was one.
+func (c *Connector) deliverHeld(ctx context.Context, on driver.Conn) (model.ToolResult, bool) {
 	c.mu.Lock()
 	if len(c.held) == 0 {
 		c.mu.Unlock()
@@ -220,8 +218,15 @@ func (c *Connector) deliverHeld(ctx context.Context) (model.ToolResult, bool) {
 	h := c.held[0]
 	c.held = c.held[1:]
 	c.mu.Unlock()
-	_, _, err := h.do(ctx)
-	h.conn.release()
+	var err error
+	if h.isQuery {
+		var rows driver.Rows
+		if rows, err = queryBase(ctx, on, h.query, h.args); err == nil {
+			_, err = readAll(rows)
+		}
+	} else {
+		_, err = execBase(ctx, on, h.query, h.args)
+	}
 	return resultOf(err), true
 }
 
@@ -241,10 +246,10 @@ func (e badConn) Error() string { return "sqlfault: " + e.what + ": " + driver.E
 func (e badConn) Unwrap() error { return driver.ErrBadConn }
 
 // render turns a commit crossing's answer into what the driver returns.
-// rollback undoes the transaction (nil outside one); hold keeps the
-// statement for a late delivery (nil in a transaction); realErr is the
-// base's error when the request was sent.
-func (c *Connector) render(cm model.Committed, ev string, cn *conn, rollback func() error, hold func(context.Context) (driver.Result, driver.Rows, error), realErr error) error {
+// rollback undoes the transaction (nil outside one); hold is the
+// statement a tool_timeout keeps for a late delivery (nil in a
+// transaction); realErr is the base's error when the request was sent.
+func (c *Connector) render(cm model.Committed, ev string, cn *conn, rollback func() error, hold *held, realErr error) error {
 	undo := func() {
 		if rollback != nil && !cm.Sent {
 			rollback()
@@ -273,9 +278,8 @@ func (c *Connector) render(cm model.Committed, ev string, cn *conn, rollback fun
 				return err
 			}
 			cn.bad = true
-			cn.pending++
 			c.mu.Lock()
-			c.held = append(c.held, &held{conn: cn, do: hold})
+			c.held = append(c.held, hold)
 			c.mu.Unlock()
 			return badConn{ev + ": the driver gave up on the connection while the database still holds the statement"}
 		}

@@ -200,6 +200,12 @@ func newSystemDSN(t testing.TB, opt agentOpts, params string) *system {
 	if params != "" {
 		path += "?" + params
 	}
+	return newSystemAt(t, opt, path)
+}
+
+// newSystemAt makes the schema in the database at dsn.
+func newSystemAt(t testing.TB, opt agentOpts, path string) *system {
+	t.Helper()
 	oracle, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
@@ -544,5 +550,72 @@ func TestStaleInTransaction(t *testing.T) {
 	var step int
 	if err := s.oracle.QueryRow(`SELECT step FROM checkpoints WHERE task = 'inv-1'`).Scan(&step); err != nil || step != 3 {
 		t.Fatalf("checkpoint step %d, %v", step, err)
+	}
+}
+
+// pinnedSystem runs production code that holds one *sql.Conn (which
+// database/sql never retries on): an autocommit charge, then, whatever it
+// answered, a transaction that charges a second action.
+type pinnedSystem struct {
+	*system
+	errs []error
+}
+
+func (s *pinnedSystem) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+	base, err := sqlite.NewConnector(s.dsn)
+	if err != nil {
+		return model.Claim{}, err
+	}
+	c, err := sqlfault.New(base, env.Calls, s.opts)
+	if err != nil {
+		return model.Claim{}, err
+	}
+	db := sql.OpenDB(c)
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return model.Claim{}, err
+	}
+	_, err = conn.ExecContext(ctx, `INSERT INTO charges (action, subject, amount) VALUES ('a1', ?, 1)`, task.Subject)
+	s.errs = append(s.errs, err)
+	conn.Close()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return model.Claim{}, err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO charges (action, subject, amount) VALUES ('a2', ?, 1)`, task.Subject); err != nil {
+		return model.Claim{}, err
+	}
+	s.errs = append(s.errs, tx.Commit())
+	return model.Claim{Verdict: model.ClaimHold}, nil
+}
+
+// TestHeldDeliveredAtCommit: a statement tool_timeout holds on a pinned
+// connection (no database/sql retry: the code sees driver.ErrBadConn)
+// reaches the database just before the next crossing, a transaction's
+// COMMIT: it runs in that transaction (which holds SQLite's write lock),
+// after its INSERT, just before COMMIT.
+func TestHeldDeliveredAtCommit(t *testing.T) {
+	s := &pinnedSystem{system: newSystem(t, agentOpts{})}
+	h := model.NewHarness(fixture, model.Options{Builtin: []string{}})
+	res, err := h.Run(func() model.System { return s }, &model.Schedule{Version: model.ScheduleVersion, Seed: "sql",
+		Faults: []model.FaultEntry{at(model.EvToolCommit, 1, "tool_timeout")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var actions []string
+	rows, err := s.oracle.Query(`SELECT action FROM charges ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var a string
+		rows.Scan(&a)
+		actions = append(actions, a)
+	}
+	rows.Close()
+	if len(s.errs) != 2 || !errors.Is(s.errs[0], driver.ErrBadConn) || s.errs[1] != nil || strings.Join(actions, ",") != "a2,a1" ||
+		timeline(res) != "worker.start/ tool.commit/unknown!f1 tool.commit/committed claim/hold" {
+		t.Fatalf("errors %v, rows %v, timeline %s", s.errs, actions, timeline(res))
 	}
 }
