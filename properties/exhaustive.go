@@ -466,11 +466,13 @@ type outcome struct {
 func (w *walkState) check(h *model.Harness, k string, children bool) outcome {
 	fs := unkey(k)
 	s := w.schedule(fs)
-	f, err := w.e.sys(s.Config)
+	var f model.Factory
+	var err error
+	w.e.within(func() { f, err = w.e.sys(s.Config) })
 	if err != nil {
 		return outcome{err: fmt.Errorf("properties: building the system for %s: %w", w.e.describe(s.Config), err)}
 	}
-	res, err := h.Run(f, s)
+	res, err := w.e.harnessRun(h, f, s)
 	if err != nil {
 		return outcome{err: fmt.Errorf("properties: harness: %w", err)}
 	}

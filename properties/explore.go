@@ -479,11 +479,13 @@ func fits(kind string, ev model.EventName) bool {
 // run runs s through the public path: a factory built from the schedule's
 // config, the harness over the exploration's fixture.
 func (e *explorer) run(s *model.Schedule) (*model.Result, error) {
-	f, err := e.sys(s.Config)
+	var f model.Factory
+	var err error
+	e.within(func() { f, err = e.sys(s.Config) })
 	if err != nil {
 		return nil, fmt.Errorf("properties: building the system for %s: %w", e.describe(s.Config), err)
 	}
-	res, err := e.harness.Run(f, s)
+	res, err := e.harnessRun(e.harness, f, s)
 	if err != nil {
 		return nil, fmt.Errorf("properties: harness: %w", err)
 	}
@@ -614,11 +616,13 @@ func (e *explorer) runPrefix(s *model.Schedule) (sites, error) {
 		h = model.NewHarness(e.set.fixture, e.set.harness)
 	}
 	defer e.prefixes.Put(h)
-	f, err := e.sys(s.Config)
+	var f model.Factory
+	var err error
+	e.within(func() { f, err = e.sys(s.Config) })
 	if err != nil {
 		return sites{}, fmt.Errorf("properties: building the system for %s: %w", e.describe(s.Config), err)
 	}
-	res, err := h.Run(f, s)
+	res, err := e.harnessRun(h, f, s)
 	if err != nil {
 		return sites{}, fmt.Errorf("properties: harness, on the run a fault is placed in: %w", err)
 	}
