@@ -37,7 +37,9 @@
 //     statement; database/sql takes ErrBadConn as "nothing was done" and
 //     retries the statement on a fresh connection by itself, which is the
 //     next tool.commit crossing, just before which the held statement
-//     commits: the write is repeated without the caller seeing any error.
+//     commits (on that crossing's connection; inside its transaction when
+//     it is a COMMIT): the write is repeated without the caller seeing
+//     any error.
 //     This is how the driver-level retry shows up as its own kind (no new
 //     catalogue kind: the catalogue's tool_timeout is exactly "the client
 //     gave up while the provider still holds the request"; over

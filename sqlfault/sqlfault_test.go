@@ -167,7 +167,18 @@ func (s *system) Run(ctx context.Context, env model.Env, task model.Task) (model
 }
 
 func (s *system) ProviderLedger(ctx context.Context) ([]model.LedgerEntry, error) {
-	rows, err := s.oracle.QueryContext(ctx, `SELECT id, action, subject, amount FROM charges ORDER BY id`)
+	oracle := s.oracle
+	if oracle == nil {
+		// a connection per read, closed before it returns: inside a
+		// testing/synctest bubble no goroutine may outlive the run
+		base, err := sqlite.NewConnector(s.dsn)
+		if err != nil {
+			return nil, err
+		}
+		oracle = sql.OpenDB(base)
+		defer oracle.Close()
+	}
+	rows, err := oracle.QueryContext(ctx, `SELECT id, action, subject, amount FROM charges ORDER BY id`)
 	if err != nil {
 		return nil, err
 	}
