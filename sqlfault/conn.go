@@ -59,7 +59,8 @@ func (cn *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, 
 	if bt, ok := cn.base.(driver.ConnBeginTx); ok {
 		b, err = bt.BeginTx(ctx, opts)
 	} else {
-		b, err = cn.base.Begin() //nolint:staticcheck // the base offers no BeginTx
+		//lint:ignore SA1019 the base offers no BeginTx
+		b, err = cn.base.Begin()
 	}
 	if err != nil {
 		return nil, err
@@ -288,7 +289,8 @@ func (cn *conn) serveStale(ctx context.Context, s *snapshot, do func(context.Con
 		if bt, ok := cn.base.(driver.ConnBeginTx); ok {
 			t, err = bt.BeginTx(ctx, driver.TxOptions{})
 		} else {
-			t, err = cn.base.Begin() //nolint:staticcheck // the base offers no BeginTx
+			//lint:ignore SA1019 the base offers no BeginTx
+			t, err = cn.base.Begin()
 		}
 		if err != nil {
 			return nil, err
@@ -461,14 +463,16 @@ func stmtExec(ctx context.Context, s driver.Stmt, args []driver.NamedValue) (dri
 	if e, ok := s.(driver.StmtExecContext); ok {
 		return e.ExecContext(ctx, args)
 	}
-	return s.Exec(values(args)) //nolint:staticcheck // the base offers no ExecContext
+	//lint:ignore SA1019 the base offers no ExecContext
+	return s.Exec(values(args))
 }
 
 func stmtQuery(ctx context.Context, s driver.Stmt, args []driver.NamedValue) (driver.Rows, error) {
 	if q, ok := s.(driver.StmtQueryContext); ok {
 		return q.QueryContext(ctx, args)
 	}
-	return s.Query(values(args)) //nolint:staticcheck // the base offers no QueryContext
+	//lint:ignore SA1019 the base offers no QueryContext
+	return s.Query(values(args))
 }
 
 func named(args []driver.Value) []driver.NamedValue {

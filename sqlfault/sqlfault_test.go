@@ -80,13 +80,13 @@ func (a chargeAgent) load(ctx context.Context, task string) (int, error) {
 	var step int
 	var err error
 	if a.opt.TxLoad {
-		tx, err := a.db.BeginTx(ctx, nil)
-		if err != nil {
+		var tx *sql.Tx
+		if tx, err = a.db.BeginTx(ctx, nil); err != nil {
 			return 0, err
 		}
 		defer tx.Rollback()
-		st, err := tx.PrepareContext(ctx, q)
-		if err != nil {
+		var st *sql.Stmt
+		if st, err = tx.PrepareContext(ctx, q); err != nil {
 			return 0, err
 		}
 		defer st.Close()
