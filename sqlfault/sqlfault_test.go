@@ -455,7 +455,7 @@ func TestBadInput(t *testing.T) {
 			return model.ToolCall{}, fmt.Errorf("%d statement(s): no idempotency key among the arguments", len(st))
 		}, want: "sqlfault: Options.Call: 1 statement(s): no idempotency key among the arguments"},
 		"no rendering": {opt: agentOpts{IgnoreErr: true}, fault: []model.FaultEntry{at(model.EvToolCommit, 1, "partial_success_response")},
-			want: "sqlfault: partial_success_response fired at tool.commit (INSERT): it has no database/sql rendering (supported: timeout_after_commit, stale_checkpoint, timeout_before_send, reject_before_commit, tool_timeout)"},
+			want: "sqlfault: partial_success_response fired at tool.commit (INSERT): it has no database/sql rendering (supported: timeout_after_commit, timeout_before_send, reject_before_commit, tool_timeout, stale_checkpoint)"},
 		"held COMMIT": {opt: agentOpts{Tx: true, IgnoreErr: true}, fault: []model.FaultEntry{at(model.EvToolCommit, 1, "tool_timeout")},
 			want: "sqlfault: tool_timeout fired at tool.commit (COMMIT of 1 effect statement(s)): a transaction's COMMIT cannot be held (its locks would block the retry); place it at an autocommit statement"},
 	} {
@@ -628,5 +628,31 @@ func TestHeldDeliveredAtCommit(t *testing.T) {
 	if len(s.errs) != 2 || !errors.Is(s.errs[0], driver.ErrBadConn) || s.errs[1] != nil || strings.Join(actions, ",") != "a2,a1" ||
 		timeline(res) != "worker.start/ tool.commit/unknown!f1 tool.commit/committed claim/hold" {
 		t.Fatalf("errors %v, rows %v, timeline %s", s.errs, actions, timeline(res))
+	}
+}
+
+// TestKinds: the kinds are catalogue kinds, in catalogue order, each at
+// the event the adapter enacts it at.
+func TestKinds(t *testing.T) {
+	var order []string
+	for _, sp := range model.Catalogue() {
+		for _, k := range sqlfault.Kinds() {
+			if sp.Kind == k {
+				order = append(order, k)
+			}
+		}
+	}
+	if strings.Join(order, ",") != strings.Join(sqlfault.Kinds(), ",") {
+		t.Fatalf("kinds %v, catalogue order %v", sqlfault.Kinds(), order)
+	}
+	for _, k := range sqlfault.Kinds() {
+		sp, err := model.Spec(k)
+		want := model.EvToolCommit
+		if k == "stale_checkpoint" {
+			want = model.EvCheckpointWrite
+		}
+		if err != nil || sp.Event != want {
+			t.Errorf("%s: event %s, want %s (%v)", k, sp.Event, want, err)
+		}
 	}
 }
