@@ -656,3 +656,32 @@ func TestKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestCall: Options.Call names the effect's ToolCall from its statements'
+// arguments; the crossing records the tool and key, and each checkpoint
+// crossing its table (the stale one what it served).
+func TestCall(t *testing.T) {
+	s := newSystem(t, agentOpts{Tx: true})
+	var seen []string
+	s.opts.Call = func(st []sqlfault.Statement) (model.ToolCall, error) {
+		seen = append(seen, fmt.Sprint(len(st), " ", st[0].Args[0].Value))
+		key, _ := st[0].Args[0].Value.(string)
+		return model.ToolCall{Tool: "charge", RequestKey: key, Action: model.Action{IdempotencyKey: key}}, nil
+	}
+	res := run(t, s, at(model.EvCheckpointWrite, 2, "stale_checkpoint"))
+	var got []string
+	for _, e := range res.Timeline[1:7] {
+		got = append(got, fmt.Sprintf("%s#%d %s %q", e.Event, e.Ordinal, e.Tool, e.Detail))
+	}
+	want := []string{
+		`checkpoint.load#1  "checkpoints"`,
+		`checkpoint.write#1  "checkpoints"`,
+		`checkpoint.load#2  "checkpoints"`,
+		`tool.commit#1 charge "charge key inv-1:charge replayed false receipt false"`,
+		`checkpoint.write#2  "checkpoints: the next load is served the rows before this write"`,
+		`checkpoint.load#3  "checkpoints: served the rows before checkpoint.write#2"`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") || strings.Join(seen, ",") != "1 inv-1:charge,1 inv-1:charge" {
+		t.Fatalf("events\n%s\nwant\n%s\ncalls %v", strings.Join(got, "\n"), strings.Join(want, "\n"), seen)
+	}
+}
