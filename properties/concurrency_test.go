@@ -26,7 +26,7 @@ func clerkOpts(opts ...properties.Option) []properties.Option {
 // hold), it is found, and the reducer shrinks it to no fault and one
 // context switch: task a reads, task b reads and writes, a writes.
 func TestExploreFindsLostUpdate(t *testing.T) {
-	rapidFlags(t, 100, 5)
+	rapidFlags(t, 300, 5)
 	rep, err := properties.Explore(clerks, clerkOpts(properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))...)
 	if err != nil {
 		t.Fatal(err)
