@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -74,13 +75,13 @@ func sleepyDefinition() *model.Definition {
 	}
 }
 
-// FuzzSleepy is ForProduction's fuzz body on a correct production system.
-func FuzzSleepy(f *testing.F) {
+// TestForProductionBody runs ForProduction's fuzz body, as f.Fuzz would
+// on its seed corpus, on a correct production system: every input holds.
+func TestForProductionBody(t *testing.T) {
+	body := ForProduction(sleepyDefinition(), WithScope(ScopeOrdinals), WithFailDir(t.TempDir()))
 	for _, b := range [][]byte{{}, {0}, {1}, {0, 1}} {
-		f.Add(b)
+		t.Run(fmt.Sprint(b), func(t *testing.T) { body(t, b) })
 	}
-	dir := f.TempDir()
-	f.Fuzz(ForProduction(sleepyDefinition(), WithScope(ScopeOrdinals), WithFailDir(dir)))
 }
 
 // TestProductionTargetInBubble: the buggy production system's input,
