@@ -43,7 +43,7 @@ type Options struct {
 	// form of properties' checks sets it to the time since the run's
 	// synctest bubble started. nil (and every model run): each crossing
 	// advances the clock by its logical cost.
-	Clock func() Millis
+	Clock func() Millis `json:"-"`
 	// System describes the system under test for the run record (its
 	// config in its own terms, its defences in the next step; see
 	// Definition); nil records the config's system part as JSON and names

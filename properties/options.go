@@ -53,6 +53,8 @@ type settings struct {
 
 	exh exhaustiveSettings // Exhaustive's own options
 
+	loop loopSettings // WithSeed, WithChecks and WithShard
+
 	// bubble runs one run inside a testing/synctest bubble
 	// (CheckProduction's); nil: runs run directly
 	bubble func(func())

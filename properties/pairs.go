@@ -96,6 +96,8 @@ func ExplorePair(sys System, on, off model.Config, seed uint64, draws int, opts 
 		return nil, errors.New("properties: WithCounterexampleDir does not apply to a pair exploration")
 	case probe.failDir != "":
 		return nil, errors.New("properties: WithFailDir applies to Check only")
+	case probe.loop.owned():
+		return nil, errors.New("properties: WithSeed, WithChecks and WithShard do not apply to a pair exploration (its seed is its own argument)")
 	case probe.maxFaults < 2:
 		return nil, fmt.Errorf("properties: a pair exploration draws compositions of at least 2 faults; max faults %d", probe.maxFaults)
 	}
