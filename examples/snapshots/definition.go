@@ -122,10 +122,10 @@ func parse(system json.RawMessage) (settings, error) {
 // config ({"bug": true} plants the bug), its invariants, its two named
 // configurations, and its clock (properties.BubbleClock: every run is in
 // a synctest bubble). Each run gets a World of its own (its database file
-// in dir, a test's t.TempDir()), and each worker of the run the System
-// newSystem makes over that World: the test's glue, which wires the
-// adapters around the janitor's clients.
-func Definition(dir string, newSystem func(w *World, opts app.Options) model.System) *model.Definition {
+// in dir, a test's t.TempDir(), and the options its config selects), and
+// each worker of the run the System newSystem makes over that World: the
+// test's glue, which wires the adapters around the janitor's clients.
+func Definition(dir string, newSystem func(w *World) model.System) *model.Definition {
 	return &model.Definition{
 		Name:     "snapshots",
 		Fixtures: []model.Fixture{Fixture()},
@@ -134,8 +134,8 @@ func Definition(dir string, newSystem func(w *World, opts app.Options) model.Sys
 			if err != nil {
 				return nil, err
 			}
-			w, opts := NewWorld(dir), app.Options{FreshKeyOnRetry: s.Bug}
-			return func() model.System { return newSystem(w, opts) }, nil
+			w := NewWorld(dir, app.Options{FreshKeyOnRetry: s.Bug})
+			return func() model.System { return newSystem(w) }, nil
 		},
 		Describe: func(system json.RawMessage) (string, error) {
 			s, err := parse(system)

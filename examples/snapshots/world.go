@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/faultline/faultline/examples/snapshots/app"
+	"github.com/faultline/faultline/model"
 	"modernc.org/sqlite"
 )
 
@@ -27,14 +29,18 @@ var runs atomic.Int64
 // pure-Go driver: no cgo). Both are made at the first use, inside the
 // run's synctest bubble, so that the service's clock is the bubble's.
 type World struct {
+	// Options are the janitor's options in this run (the planted bug).
+	Options app.Options
+
 	dir  string
 	once sync.Once
 	svc  *Service
 	dsn  string
 }
 
-// NewWorld returns the world of one run, its database file in dir.
-func NewWorld(dir string) *World { return &World{dir: dir} }
+// NewWorld returns the world of one run of the janitor under opts, its
+// database file in dir.
+func NewWorld(dir string, opts app.Options) *World { return &World{Options: opts, dir: dir} }
 
 func (w *World) init() {
 	w.once.Do(func() {
@@ -47,6 +53,12 @@ func (w *World) init() {
 func (w *World) Service() *Service {
 	w.init()
 	return w.svc
+}
+
+// ProviderLedger returns the service's table of deletions, oldest first:
+// the provider's own store, for model.Observed.
+func (w *World) ProviderLedger(context.Context) ([]model.LedgerEntry, error) {
+	return w.Service().Ledger(), nil
 }
 
 // Checkpoints returns a connector of the run's checkpoint database: wrap
