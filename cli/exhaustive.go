@@ -34,7 +34,13 @@ counterexample among N schedules of at most K faults", a bounded proof over the
 scope it names, with the schedules run of each size. --workers W runs it on W
 goroutines; the result does not depend on W. --max-schedules (default
 10000000, at most 100000000) caps the walk: a walk that reaches it is
-incomplete and exits 3. --checks, --seed, --guided and the coverage flags do
+incomplete and exits 3. --shard I/N runs shard I of the walk: of the
+schedules in enumeration order (the clean run first, the cap counted over the
+whole walk), those at positions I, I+N, I+2N, ...; it runs every smaller
+schedule too (their runs give the next size's sites) but counts only its own,
+and a counterexample's index is its position in the whole walk. The walk's
+verdict is the shards' counterexample of the least index, and its counts are
+the shards' sums. --checks, --seed, --guided and the coverage flags do
 not apply to it (bad input), and it records no coverage, so FAULTLINE_COVERAGE
 is not read. Its progress line (on a terminal) counts the schedules run of
 those known so far, a total that grows as the walk finds larger schedules.`
@@ -122,7 +128,12 @@ func writeExhaustive(w io.Writer, def *model.Definition, rep *properties.Exhaust
 	}
 	scope := fmt.Sprintf("scope: %d kinds (%s); world events %s; placement %s; %s, fixture %s\n",
 		len(rep.Scope.Kinds), strings.Join(rep.Scope.Kinds, ", "), world, rep.Scope.Placement, describe(def, cfg), rep.Scope.Fixture)
+	if rep.Shards > 0 {
+		fmt.Fprintf(&b, "shard %d/%d of the exhaustive walk: the counts are the shard's own schedules; the run's verdict is the shards' counterexample of the least index\n", rep.Shard, rep.Shards)
+	}
 	switch {
+	case rep.Found && rep.Shards > 0:
+		fmt.Fprintf(&b, "counterexample at schedule %d of the exhaustive walk: no earlier schedule of this shard breaks an invariant\n", rep.Index)
 	case rep.Found:
 		fmt.Fprintf(&b, "counterexample at schedule %d of the exhaustive walk: no schedule of fewer faults breaks an invariant\n", rep.Index)
 	case !rep.Complete:
@@ -170,11 +181,14 @@ type exhaustiveJSON struct {
 	Replay     string                     `json:"replay,omitempty"`
 	Timeline   []model.Event              `json:"timeline,omitempty"`
 	Otel       string                     `json:"otel,omitempty"`
+	Shard      int                        `json:"shard,omitempty"`
+	Shards     int                        `json:"shards,omitempty"`
 }
 
 func writeExhaustiveJSON(w io.Writer, rep *properties.ExhaustiveReport, trace string) error {
 	j := exhaustiveJSON{Exhaustive: true, Found: rep.Found, Complete: rep.Complete, Schedules: rep.Schedules, PerSize: rep.PerSize,
-		MaxFaults: rep.MaxFaults, Cap: rep.Cap, Index: rep.Index, Faults: rep.Faults, Reached: rep.Reached, Scope: rep.Scope, Otel: trace}
+		MaxFaults: rep.MaxFaults, Cap: rep.Cap, Index: rep.Index, Faults: rep.Faults, Reached: rep.Reached, Scope: rep.Scope, Otel: trace,
+		Shard: rep.Shard, Shards: rep.Shards}
 	if cx := rep.Counterexample; cx != nil {
 		j.Invariant, j.FirstSeq, j.Event, j.FaultID, j.FaultKind, j.Detail = cx.Invariant, cx.FirstSeq, cx.Event, cx.FaultID, cx.FaultKind, cx.Detail
 		j.Schedule = json.RawMessage(model.Format(cx.Schedule))

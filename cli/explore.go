@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -56,6 +55,11 @@ type exploreJSON struct {
 	Timeline         []model.Event   `json:"timeline,omitempty"`
 	// Otel is the trace file --otel wrote for the counterexample
 	Otel string `json:"otel,omitempty"`
+	// with --shard I/N: I, N and the run's --checks (checks is then the
+	// shard's own checks run, checks_to_failure the index in the run)
+	Shard     int `json:"shard,omitempty"`
+	Shards    int `json:"shards,omitempty"`
+	RunChecks int `json:"run_checks,omitempty"`
 	// with --guided: the reachable keys this exploration's runs visited,
 	// and with --coverage-in those and the input's together
 	Guided            bool `json:"guided,omitempty"`
@@ -73,7 +77,7 @@ type guidedSummary struct {
 
 func (p *Program) exploreCmd() *cobra.Command {
 	var so systemOptions
-	var fixture, out, covFile, covIn, otelDir string
+	var fixture, out, covFile, covIn, otelDir, shardFlag string
 	var checks, maxFaults int
 	var seed uint64
 	var asJSON, noWorld, guided bool
@@ -101,7 +105,19 @@ object with found, invariant, checks_to_failure and schedule.
 JSON sets the config's system part (default {}, the system's own default).
 
 Without --seed the seed is drawn at random and printed; the same --seed and
---checks give the same result.
+--checks give the same result. Check k (0-based) draws its schedule from the
+seed and k alone, so it is the same schedule in any run of that seed.
+
+--shard I/N (1 <= I <= N <= 10000; needs --seed, and --checks at least N) runs
+shard I of the run: only the checks whose 0-based index k has k mod N = I-1,
+each as the whole run draws it. The N shards of one --seed and --checks run
+exactly the checks of one run: their --coverage files merged (coverage merge)
+are that run's file when none finds a counterexample, and a counterexample the
+run finds at check k is found by the shard owning k, with the same minimal
+schedule. A shard goes on past another shard's counterexample, so the run's
+verdict is the shards' counterexample of the least checks_to_failure (the
+index in the whole run; "checks" is then the shard's own count), or none.
+--guided does not apply to a shard.
 
 --coverage FILE (or FAULTLINE_COVERAGE=FILE) merges the coverage keys of every
 run into FILE: the checks, rapid's shrinking and the reduction. --guided biases
@@ -194,6 +210,13 @@ could not be written).` + exhaustiveHelp,
 			if out != "" {
 				opts = append(opts, properties.WithCounterexampleDir(out))
 			}
+			shard, shards := 0, 0
+			if c.Flags().Changed("shard") {
+				if shard, shards, err = properties.ParseShard(shardFlag); err != nil {
+					return BadInput("--shard: %v", err)
+				}
+				opts = append(opts, properties.WithShard(shard, shards))
+			}
 			if exhOpts, err := exh.options(c); err != nil {
 				return err
 			} else if exh.on {
@@ -215,6 +238,18 @@ could not be written).` + exhaustiveHelp,
 			covPath := CoveragePath(covFile)
 			if covPath != "" || guided {
 				opts = append(opts, properties.WithCoverage(tracker))
+			}
+			if shards > checks {
+				return BadInput("--shard %s: %d shards of --checks %d leave shard %d without checks: give at least as many checks as shards", shardFlag, shards, checks, shard)
+			}
+			if shards > 0 && guided {
+				return BadInput("--guided does not apply to --shard: the guide's choices depend on every check before, which other shards run")
+			}
+			if shards > 0 && !c.Flags().Changed("seed") {
+				return BadInput("--shard needs --seed: every shard of a run explores under the run's one seed")
+			}
+			if c.Flags().Changed("seed") && seed == 0 {
+				return BadInput("--seed 0 is rapid's random seed: give a nonzero seed, or leave --seed out to draw one")
 			}
 			if !c.Flags().Changed("seed") {
 				var b [8]byte
@@ -251,9 +286,9 @@ could not be written).` + exhaustiveHelp,
 				}
 			}
 			if asJSON {
-				err = writeExploreJSON(c.OutOrStdout(), rep, cfg, seed, sum, trace)
+				err = writeExploreJSON(c.OutOrStdout(), rep, cfg, seed, checks, sum, trace)
 			} else {
-				err = writeExplore(c.OutOrStdout(), def, rep, cfg, seed, sum, trace)
+				err = writeExplore(c.OutOrStdout(), def, rep, cfg, seed, checks, sum, trace)
 			}
 			if err != nil {
 				return OutputError(err)
@@ -275,7 +310,8 @@ could not be written).` + exhaustiveHelp,
 	}
 	c.Flags().StringVar(&fixture, "fixture", "", "workload, one of the system's fixtures: "+strings.Join(fixtures, ", ")+" (default: the system's first)")
 	c.Flags().IntVar(&checks, "checks", 100, "number of schedules to draw and run (1 to 100000000)")
-	c.Flags().Uint64Var(&seed, "seed", 0, "rapid's seed (default: random, printed)")
+	c.Flags().Uint64Var(&seed, "seed", 0, "the run's seed, nonzero (default: random, printed)")
+	c.Flags().StringVar(&shardFlag, "shard", "", "run shard I of N (I/N, N at most 10000) of the run's checks: those whose 0-based index is I-1 mod N; needs --seed")
 	c.Flags().IntVar(&maxFaults, "max-faults", 3, "most faults and world events in one schedule (1 to 16)")
 	c.Flags().StringSliceVar(&kinds, "kinds", nil, "only these fault kinds and world events, comma-separated")
 	c.Flags().StringSliceVar(&domains, "domains", nil, "only kinds of these fault domains, comma-separated")
@@ -309,9 +345,11 @@ func writeTrace(def *model.Definition, dir string, cx *properties.Counterexample
 	return path, nil
 }
 
-// runExplore sets rapid's checks and seed (rapid reads them from the flag
-// package) and runs the exploration of def; rapid's fail files are not
-// written (the counterexample file replaces them).
+// runExplore runs the exploration of def with faultline's loop over
+// checks (properties.WithSeed and WithChecks: check k draws from the run
+// seed and k alone, so a shard runs its checks as the whole run does);
+// rapid's fail files are not written (the counterexample file replaces
+// them).
 func runExplore(def *model.Definition, name string, opts []properties.Option, checks int, seed uint64) (*properties.Report, error) {
 	// rapid consults testing.Short, which needs the test flags registered
 	// and parsed; the command line itself is cobra's
@@ -321,12 +359,7 @@ func runExplore(def *model.Definition, name string, opts []properties.Option, ch
 			return nil, err
 		}
 	}
-	for name, v := range map[string]string{"rapid.checks": strconv.Itoa(checks), "rapid.seed": strconv.FormatUint(seed, 10), "rapid.nofailfile": "true"} {
-		if err := flag.Set(name, v); err != nil {
-			return nil, fmt.Errorf("setting %s: %w", name, err)
-		}
-	}
-	return properties.Explore(def.Factory, append(opts, properties.WithName(name))...)
+	return properties.Explore(def.Factory, append(opts, properties.WithSeed(seed), properties.WithChecks(checks), properties.WithName(name))...)
 }
 
 // summarize counts the reachable keys d visited, and d and prior together.
@@ -357,10 +390,14 @@ func (s *guidedSummary) line() string {
 	return l + "\n"
 }
 
-func writeExplore(w io.Writer, def *model.Definition, rep *properties.Report, cfg model.Config, seed uint64, sum *guidedSummary, trace string) error {
+func writeExplore(w io.Writer, def *model.Definition, rep *properties.Report, cfg model.Config, seed uint64, checks int, sum *guidedSummary, trace string) error {
 	var b strings.Builder
+	shard := ""
+	if rep.Shards > 0 {
+		shard = fmt.Sprintf("shard %d/%d of %d checks, ", rep.Shard, rep.Shards, checks)
+	}
 	if !rep.Found {
-		fmt.Fprintf(&b, "no counterexample in %d checks (seed %d, %s, fixture %s)\n", rep.Checks, seed, describe(def, cfg), cfg.Fixture)
+		fmt.Fprintf(&b, "no counterexample in %d checks (%sseed %d, %s, fixture %s)\n", rep.Checks, shard, seed, describe(def, cfg), cfg.Fixture)
 		b.WriteString(faultsLine(rep))
 		if sum != nil {
 			b.WriteString(sum.line())
@@ -369,7 +406,11 @@ func writeExplore(w io.Writer, def *model.Definition, rep *properties.Report, cf
 		return err
 	}
 	cx := rep.Counterexample
-	fmt.Fprintf(&b, "counterexample after %d checks (seed %d)\n", rep.ChecksToFailure, seed)
+	if rep.Shards > 0 {
+		fmt.Fprintf(&b, "counterexample at check %d of the run, the shard's check %d (%sseed %d)\n", rep.ChecksToFailure, rep.Checks, shard, seed)
+	} else {
+		fmt.Fprintf(&b, "counterexample after %d checks (seed %d)\n", rep.ChecksToFailure, seed)
+	}
 	b.WriteString(faultsLine(rep))
 	if sum != nil {
 		b.WriteString(sum.line())
@@ -396,9 +437,13 @@ func exploreError(err error) error {
 	return BadInput("%v", err)
 }
 
-func writeExploreJSON(w io.Writer, rep *properties.Report, cfg model.Config, seed uint64, sum *guidedSummary, trace string) error {
+func writeExploreJSON(w io.Writer, rep *properties.Report, cfg model.Config, seed uint64, checks int, sum *guidedSummary, trace string) error {
 	j := exploreJSON{Found: rep.Found, Checks: rep.Checks, ChecksToFailure: rep.ChecksToFailure, Seed: seed, Config: cfg,
-		Faults: rep.Faults, FaultsReached: rep.Reached, FaultsNotReached: rep.Unreached(), Otel: trace}
+		Faults: rep.Faults, FaultsReached: rep.Reached, FaultsNotReached: rep.Unreached(), Otel: trace,
+		Shard: rep.Shard, Shards: rep.Shards}
+	if rep.Shards > 0 {
+		j.RunChecks = checks
+	}
 	if sum != nil {
 		j.Guided, j.KeysVisited, j.KeysReachable = true, &sum.visited, &sum.reachable
 		if sum.withIn >= 0 {

@@ -92,24 +92,30 @@ func TestWorkflowsCheckedInCI(t *testing.T) {
 	}
 }
 
-// TestNightlyWorkflow: the nightly workflow runs a matrix of explore jobs
-// over distinct seeds, one fuzz job per native fuzz target, and a fan-in
-// that merges and gates the explore jobs' coverage and gathers their
-// counterexamples, and says that --shard will replace the seed matrix.
+// TestNightlyWorkflow: the nightly workflow runs a matrix of explore jobs,
+// each a shard of one run of one seed per fixture, one fuzz job per
+// native fuzz target, and a fan-in that merges and gates the explore jobs'
+// coverage, gathers their counterexamples and names the run's.
 func TestNightlyWorkflow(t *testing.T) {
 	w, text := readWorkflow(t, "nightly.yml")
 	if _, ok := w.On["schedule"]; !ok {
 		t.Error("nightly.yml has no schedule")
 	}
-	if !strings.Contains(text, "--shard I/N") {
-		t.Error("nightly.yml does not say that --shard I/N replaces the seed matrix")
+	if strings.Contains(text, "SEED_BASE") || strings.Contains(text, "matrix.index") {
+		t.Error("nightly.yml still has the seed matrix")
 	}
 	ex := w.Jobs["explore"]
-	if idx, _ := ex.Strategy.Matrix["index"].([]any); len(idx) < 2 {
-		t.Errorf("explore's matrix has %d seed indexes, want at least 2", len(idx))
+	shards, _ := ex.Strategy.Matrix["shard"].([]any)
+	if len(shards) < 2 || !strings.Contains(text, "\n  SHARDS: \""+strconv.Itoa(len(shards))+"\"\n") {
+		t.Errorf("explore's matrix has %d shards, and SHARDS must be their number", len(shards))
+	}
+	for i, s := range shards {
+		if s != i+1 {
+			t.Errorf("shard %d of the matrix is %v", i+1, s)
+		}
 	}
 	run := ex.named(t, "explore").Run
-	for _, flag := range []string{"explore ", `--seed "$seed"`, `--checks "$CHECKS"`, `--coverage "cov-$FIXTURE-$seed.json"`, `--out "cx-$FIXTURE-$seed"`, `--otel "cx-$FIXTURE-$seed"`} {
+	for _, flag := range []string{"explore ", `--seed "$SEED"`, `--checks "$CHECKS"`, `--shard "$SHARD/$SHARDS"`, `--coverage "cov-$FIXTURE-$SHARD.json"`, `--out "cx-$FIXTURE-$SHARD"`, `--otel "cx-$FIXTURE-$SHARD"`} {
 		if !strings.Contains(run, flag) {
 			t.Errorf("the explore step lacks %q:\n%s", flag, run)
 		}
@@ -140,10 +146,12 @@ func TestNightlyWorkflow(t *testing.T) {
 }
 
 // TestNightlyCommandsRun runs the nightly workflow's own scripts as its
-// jobs would, with 40 checks: the fuzz target list is every Fuzz function
-// of package fuzz, two explore jobs write their coverage files (and no
-// counterexample, on the typed profile), and the fan-in merges them and
-// passes the gate.
+// jobs would, with 200 checks over 2 shards: the fuzz target list is every
+// Fuzz function of package fuzz, the two explore shards write their
+// coverage files (and no counterexample, on the typed profile), the
+// fan-in merges them into the coverage file of the one unsharded run,
+// byte for byte, and passes the gate; of the shards' counterexamples
+// (without idempotency), the fan-in names the one of the least index.
 func TestNightlyCommandsRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds faultline and explores")
@@ -158,7 +166,7 @@ func TestNightlyCommandsRun(t *testing.T) {
 		t.Helper()
 		c := exec.Command("bash", "-eo", "pipefail", "-c", script)
 		c.Dir = dir
-		c.Env = append(os.Environ(), append([]string{"RUNNER_TEMP=" + tmp, "CHECKS=100", "SEED_BASE=1", "FUZZTIME=1s"}, env...)...)
+		c.Env = append(os.Environ(), append([]string{"RUNNER_TEMP=" + tmp, "CHECKS=200", "SEED=1", "SHARDS=2", "FUZZTIME=1s"}, env...)...)
 		out, err := c.CombinedOutput()
 		if err != nil {
 			t.Fatalf("%s\n%v\n%s", script, err, out)
@@ -196,15 +204,15 @@ func TestNightlyCommandsRun(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(work, "coverage"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, index := range []string{"1", "2"} {
-		envFile := filepath.Join(tmp, "env"+index)
-		out := sh(work, ex.named(t, "explore").Run, "FIXTURE=copperfin", "INDEX="+index, "GITHUB_ENV="+envFile)
-		name := "copperfin-100" + index
+	for _, shard := range []string{"1", "2"} {
+		envFile := filepath.Join(tmp, "env"+shard)
+		out := sh(work, ex.named(t, "explore").Run, "FIXTURE=copperfin", "SHARD="+shard, "GITHUB_ENV="+envFile)
+		name := "copperfin-" + shard
 		if got := read(t, envFile); got != "NAME="+name+"\n" {
 			t.Errorf("GITHUB_ENV: %q", got)
 		}
-		if !strings.HasPrefix(out, "no counterexample in 100 checks (seed 100"+index+", profile typed, fixture copperfin)\n") {
-			t.Errorf("explore %s: %s", index, out)
+		if !strings.HasPrefix(out, "no counterexample in 100 checks (shard "+shard+"/2 of 200 checks, seed 1, profile typed, fixture copperfin)\n") {
+			t.Errorf("explore %s: %s", shard, out)
 		}
 		// what download-artifact does with the job's coverage artifact
 		if err := os.Rename(filepath.Join(work, "cov-"+name+".json"), filepath.Join(work, "coverage", "cov-"+name+".json")); err != nil {
@@ -215,11 +223,40 @@ func TestNightlyCommandsRun(t *testing.T) {
 	if out := sh(work, cov.named(t, "merge").Run); !strings.HasPrefix(out, "merged 2 files into merged-coverage.json: 200 runs, 19 of 19 reachable keys visited") {
 		t.Errorf("merge: %s", out)
 	}
+	sh(work, `"$RUNNER_TEMP/faultline" explore --profile typed --fixture copperfin --seed 1 --checks 200 --coverage whole.json`)
+	if got, want := read(t, filepath.Join(work, "merged-coverage.json")), read(t, filepath.Join(work, "whole.json")); got != want {
+		t.Errorf("the merged coverage of the shards is not the one run's:\n%s\nthe run's:\n%s", got, want)
+	}
 	if out := sh(work, cov.named(t, "gate").Run); !strings.HasPrefix(out, "coverage gate: passed\n") {
 		t.Errorf("gate: %s", out)
 	}
 	if html := read(t, filepath.Join(work, "coverage.html")); !strings.HasPrefix(html, "<!DOCTYPE html>") {
 		t.Errorf("coverage.html: %.80s", html)
+	}
+
+	if _, err := exec.LookPath("jq"); err == nil {
+		verdict := cov.named(t, "the run's counterexamples").Run
+		if out := sh(work, verdict); out != "no counterexample in the night's run\n" {
+			t.Errorf("the verdict without counterexamples: %q", out)
+		}
+		// two shards of a run that finds one, as download-artifact gathers them
+		var j struct {
+			ChecksToFailure int `json:"checks_to_failure"`
+		}
+		if err := json.Unmarshal([]byte(sh(work, `"$RUNNER_TEMP/faultline" explore --without idempotency --seed 1 --checks 200 --json || [ $? -eq 1 ]`)), &j); err != nil || j.ChecksToFailure < 1 {
+			t.Fatalf("the unsharded run: %v %+v", err, j)
+		}
+		// both shards find the same minimal schedule (one file name), at
+		// checks 75 and 14
+		for _, shard := range []string{"1", "2"} {
+			sh(work, `"$RUNNER_TEMP/faultline" explore --without idempotency --seed 1 --checks 200 --shard `+shard+`/2 --out counterexamples/counterexamples-copperfin-`+shard+` || [ $? -eq 1 ]`)
+		}
+		records, _ := filepath.Glob(filepath.Join(work, "counterexamples", "*", "*.counterexample.json"))
+		out := sh(work, verdict)
+		want := "fixture copperfin: the run found effect_at_most_once at check " + strconv.Itoa(j.ChecksToFailure) + ": counterexamples/counterexamples-copperfin-2/cx-effect_at_most_once-"
+		if len(records) != 2 || j.ChecksToFailure != 14 || !strings.HasPrefix(out, want) || strings.Count(out, "\n") != 1 {
+			t.Errorf("the verdict of %d records: %q, want %q...", len(records), out, want)
+		}
 	}
 
 	// nightly.md's indexed Job: each pod's command, then the merge and gate
@@ -256,13 +293,13 @@ func TestNightlyCommandsRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	local := func(s string) string {
-		return strings.ReplaceAll(strings.ReplaceAll(s, "/out", out), "--checks 1000000", "--checks 40")
+		return strings.ReplaceAll(strings.ReplaceAll(s, "/out", out), "--checks 8000000", "--checks 80")
 	}
 	path := "PATH=" + tmp + string(os.PathListSeparator) + os.Getenv("PATH")
-	for index := range 2 {
+	for index := range k8s.Spec.Completions {
 		c := exec.Command(ctr[0].Command[0], ctr[0].Command[1], local(ctr[0].Command[2]))
 		c.Env = append(os.Environ(), path, "JOB_COMPLETION_INDEX="+strconv.Itoa(index), ctr[0].Env[0].Name+"="+ctr[0].Env[0].Value)
-		if b, err := c.CombinedOutput(); err != nil || !strings.HasPrefix(string(b), "no counterexample in 40 checks (seed 2026120100"+strconv.Itoa(index)+", ") {
+		if b, err := c.CombinedOutput(); err != nil || !strings.HasPrefix(string(b), "no counterexample in 10 checks (shard "+strconv.Itoa(index+1)+"/8 of 80 checks, seed 20261201, ") {
 			t.Fatalf("pod %d: %v\n%s", index, err, b)
 		}
 	}
@@ -271,8 +308,12 @@ func TestNightlyCommandsRun(t *testing.T) {
 	if !ok || !strings.HasPrefix(fanIn, "faultline coverage merge ") {
 		t.Fatalf("nightly.md's fan-in: %q", fanIn)
 	}
-	if got := sh(tmp, local(fanIn), path); !strings.Contains(got, "merged 2 files into "+out+"/merged.json: 80 runs") || !strings.Contains(got, "coverage gate: passed\n") {
+	if got := sh(tmp, local(fanIn), path); !strings.Contains(got, "merged 8 files into "+out+"/merged.json: 80 runs") || !strings.Contains(got, "coverage gate: passed\n") {
 		t.Errorf("the Job's fan-in: %s", got)
+	}
+	sh(tmp, "faultline explore --profile typed --seed 20261201 --checks 80 --coverage "+out+"/whole.json", path)
+	if got, want := read(t, filepath.Join(out, "merged.json")), read(t, filepath.Join(out, "whole.json")); got != want {
+		t.Errorf("the Job's merged coverage is not the one run's:\n%s\nthe run's:\n%s", got, want)
 	}
 }
 

@@ -19,7 +19,15 @@ import (
 // default harness options. It returns an error only for a harness problem
 // (an invalid schedule, an unknown fixture or mutant); faults and errors of
 // the system are data in the result.
-func (d *Decoder) Run(s *model.Schedule) (*model.Result, error) {
+func (d *Decoder) Run(s *model.Schedule) (res *model.Result, err error) {
+	if d.bubble != nil {
+		d.bubble(func() { res, err = d.run(s) })
+		return res, err
+	}
+	return d.run(s)
+}
+
+func (d *Decoder) run(s *model.Schedule) (*model.Result, error) {
 	factory, err := d.system.New(s.Config)
 	if err != nil {
 		return nil, err

@@ -103,6 +103,8 @@ type options struct {
 	// replayTest and failDir: where a failure is written and replayed
 	// (target.go)
 	replayTest, failDir string
+	// bubble runs one run inside a testing/synctest bubble (ForProduction)
+	bubble func(func())
 }
 
 // WithDefinition sets the system under test: the system d describes, its
@@ -174,6 +176,8 @@ type Decoder struct {
 	crossed []model.EventName
 	// replayTest and failDir: see WithReplayTest and WithFailDir
 	replayTest, failDir string
+	// bubble: see ForProduction (nil: runs run directly)
+	bubble func(func())
 }
 
 // NewDecoder returns a decoder with opts applied over the defaults (an
@@ -202,7 +206,7 @@ func NewDecoder(opts ...Option) (*Decoder, error) {
 		sys = *o.system
 	}
 	d := &Decoder{scope: o.scope, maxFaults: o.maxFaults, system: sys, def: o.def, index: map[Site]int{},
-		replayTest: o.replayTest, failDir: o.failDir}
+		replayTest: o.replayTest, failDir: o.failDir, bubble: o.bubble}
 	fx, err := o.def.Fixture(o.fixture)
 	if err != nil {
 		return nil, fmt.Errorf("fuzz: %w", err)

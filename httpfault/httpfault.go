@@ -6,7 +6,24 @@
 // tool.commit; ordinal n is the n-th commit request through the
 // transport).
 //
-// Entry points:
+// It works in two modes. Joined to the harness ([Join]), it is an adapter
+// on model.Calls: a [Classifier] ([Rules] by method and path, [JSONRPC]
+// for MCP over streamable HTTP) says which requests are commits, reads or
+// neither; each commit crosses tool.commit with the model's own fault
+// semantics over the real request, the fired kinds are rendered as HTTP,
+// the provider's own store (the System's model.Observed readback) is the
+// oracle, and the timeline, invariants, verdicts, shrinking and coverage
+// are the harness's. [InProcess] serves requests through a handler with
+// no socket, for runs inside a testing/synctest bubble, where the bubble's
+// clock is the run's and a rate limit's Retry-After is waited at no
+// wall-clock cost. Standalone ([New]), it is a transport with a schedule
+// of its own, described below.
+//
+// Entry points of the joined mode: [Join] with [JoinOptions]
+// ([HeaderKey], [DefaultResult]), [Joined.RoundTrip], [JoinKinds],
+// [InProcess].
+//
+// Entry points of the standalone mode:
 //
 //   - [New] builds a Transport from a base transport, a schedule and
 //     [Options] (allowlist, stop conditions, what a commit request is, the
@@ -20,7 +37,7 @@
 //   - [Kinds] lists the kinds it injects: every tool-domain kind of the
 //     catalogue.
 //
-// What each kind does here (its spec, from model.Spec, gives its phase and
+// What each kind does in the standalone mode (its spec, from model.Spec, gives its phase and
 // coverage key; the tool server's own ledger, read by the test, decides
 // the outcome):
 //
@@ -298,19 +315,9 @@ func New(base http.RoundTripper, s *model.Schedule, opts Options) (*Transport, e
 	if err != nil {
 		return nil, err
 	}
-	switch b := base.(type) {
-	case nil:
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.Proxy = nil
-		base = t
-	case *http.Transport:
-		if b.Proxy != nil {
-			return nil, errors.New("httpfault: the base transport has a Proxy; set it to nil (the allowlist cannot vouch for where a proxy sends)")
-		}
-	default:
-		if path, found := findProxy(reflect.ValueOf(base)); found {
-			return nil, fmt.Errorf("httpfault: the base transport (%T) wraps an *http.Transport with a Proxy at %s; set it to nil (the allowlist cannot vouch for where a proxy sends)", base, path)
-		}
+	base, err = checkBase(base)
+	if err != nil {
+		return nil, err
 	}
 	t := &Transport{base: base, allow: a, opts: opts}
 	for i, f := range s.Faults {
@@ -337,6 +344,27 @@ func New(base http.RoundTripper, s *model.Schedule, opts Options) (*Transport, e
 			rep: model.FaultReport{ID: id, Kind: f.Kind, Event: f.Event, Ordinal: f.Ordinal, Oracle: spec.Oracle, Observed: []string{}}})
 	}
 	return t, nil
+}
+
+// checkBase returns base (nil: a clone of http.DefaultTransport without
+// its proxy), or an error when it is, or wraps, an *http.Transport with a
+// Proxy.
+func checkBase(base http.RoundTripper) (http.RoundTripper, error) {
+	switch b := base.(type) {
+	case nil:
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.Proxy = nil
+		base = t
+	case *http.Transport:
+		if b.Proxy != nil {
+			return nil, errors.New("httpfault: the base transport has a Proxy; set it to nil (the allowlist cannot vouch for where a proxy sends)")
+		}
+	default:
+		if path, found := findProxy(reflect.ValueOf(base)); found {
+			return nil, fmt.Errorf("httpfault: the base transport (%T) wraps an *http.Transport with a Proxy at %s; set it to nil (the allowlist cannot vouch for where a proxy sends)", base, path)
+		}
+	}
+	return base, nil
 }
 
 func defaultCommit(r *http.Request) bool {

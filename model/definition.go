@@ -45,6 +45,12 @@ type Definition struct {
 	// record's next step; nil names none. Names outside Controls are
 	// dropped.
 	Defences func(kind string) []string
+	// Clock is the clock of a run of production code (a System that
+	// implements Observed), in logical milliseconds; Options sets it as
+	// Options.Clock. A system whose timers run under testing/synctest
+	// sets it to properties.BubbleClock. nil: every crossing advances
+	// the clock by its logical cost.
+	Clock func() Millis
 	// Configs are the system's named configurations, the ones an audit
 	// runs every fault kind under (in this order); nil means one, the
 	// default ({}), named "default".
@@ -164,6 +170,9 @@ func (d *Definition) Options(base Options) Options {
 	}
 	if base.Invariants == nil && d.Invariants != nil {
 		base.Invariants = append([]UserInvariant{}, d.Invariants...)
+	}
+	if base.Clock == nil {
+		base.Clock = d.Clock
 	}
 	base.System = d
 	return base

@@ -413,6 +413,9 @@ type Env struct {
 	Memory    Memory
 	Branches  Branches
 	Signals   Signals
+	// Calls is the way in for production code: the adapters over real
+	// clients report their calls through it (see Calls).
+	Calls Calls
 	// Now returns the logical clock in milliseconds.
 	Now func() Millis
 	// Sleep waits d logical milliseconds (event clock.sleep). It returns

@@ -19,7 +19,7 @@ type taskEnv struct {
 func (e *taskEnv) Env() Env {
 	if !e.set {
 		e.env = Env{Context: e, Proposer: e, Authority: e, State: e, Tool: e, Ledger: e,
-			Evidence: e, Store: e, Memory: (*memoryEnv)(e), Branches: (*branchEnv)(e), Signals: e,
+			Evidence: e, Store: e, Memory: (*memoryEnv)(e), Branches: (*branchEnv)(e), Signals: e, Calls: (*calls)(e),
 			Now: e.now, Sleep: e.sleep, NewRequestID: e.newRequestID, Rand: e.draw}
 		e.set = true
 	}
@@ -313,7 +313,11 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 	var res ToolResult
 	var fid string
 	if len(hits) == 0 {
-		res = r.provide(call)
+		if r.live.observed != nil {
+			res = r.liveSend(call)
+		} else {
+			res = r.provide(call)
+		}
 	} else {
 		res, fid = r.disturbCommit(call, hits)
 	}
@@ -333,6 +337,9 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 func (r *run) disturbCommit(call ToolCall, hits []*armed) (ToolResult, string) {
 	fid := ""
 	provider := r.provide
+	if r.live.observed != nil {
+		provider = r.liveSend
+	}
 	for i := len(hits) - 1; i >= 0; i-- {
 		f := hits[i]
 		h, ok := f.kind.impl.(commitHook)

@@ -37,6 +37,13 @@ type Options struct {
 	// Stop declares stop conditions (see Stop); the zero value declares
 	// none. Run and Terms return an error for an invalid Stop.
 	Stop Stop
+	// Clock, when set, is the logical clock of a run of production code
+	// (a System implementing Observed), in milliseconds: every crossing
+	// reads it, and the World's clock never goes back. The production
+	// form of properties' checks sets it to the time since the run's
+	// synctest bubble started. nil (and every model run): each crossing
+	// advances the clock by its logical cost.
+	Clock func() Millis `json:"-"`
 	// System describes the system under test for the run record (its
 	// config in its own terms, its defences in the next step; see
 	// Definition); nil records the config's system part as JSON and names
@@ -235,6 +242,8 @@ type run struct {
 	stopped *StopReport
 	// commitTool is the tool of the tool.commit crossing being recorded.
 	commitTool string
+	// live is the production-code side of a run (see Calls).
+	live liveState
 
 	oracle oracleState
 
@@ -375,6 +384,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 		r.runID = h.runID(s)
 	}
 	r.stopped = nil
+	r.live = liveState{fired: r.live.fired[:0]}
 	r.oracle.reset(len(h.scope.user))
 	r.ix.reset()
 	ctx := context.Background()
@@ -440,11 +450,17 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 			if r.worker > 1 {
 				after = StateRecovering
 			}
-			r.world.Clock += costRead
+			sys := factory()
+			r.live.observed, _ = sys.(Observed)
+			r.live.ctx = ctx
+			r.tick(costRead)
 			r.counts[eventIndex(EvWorkerStart)]++
 			r.state = before
 			r.record(EvWorkerStart, r.counts[eventIndex(EvWorkerStart)], "", "", "", after)
-			claim, err := factory().Run(ctx, r.env.Env(), task)
+			claim, err := sys.Run(ctx, r.env.Env(), task)
+			if r.live.err != nil {
+				return r.live.err
+			}
 			if r.stopped != nil {
 				if !r.claimed {
 					r.finishClaim(Claim{Verdict: ClaimHold, Reason: "stopped by a stop condition"}, "stopped: "+r.stopped.Condition)
@@ -485,7 +501,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 			break
 		}
 	}
-	return nil
+	return r.live.err
 }
 
 func (r *run) finishClaim(c Claim, detail string) {
@@ -495,7 +511,7 @@ func (r *run) finishClaim(c Claim, detail string) {
 	if c.Verdict != ClaimRelease {
 		after = StateFailed
 	}
-	r.world.Clock += costRead
+	r.tick(costRead)
 	r.record(EvClaim, 0, "", string(c.Verdict), detail, after)
 }
 
@@ -519,7 +535,7 @@ func (r *run) enterTool(ev EventName, cost Millis, tool string) (ordinal int, hi
 		r.crashed = true
 		return 0, nil, false
 	}
-	r.world.Clock += cost
+	r.tick(cost)
 	i := eventIndex(ev)
 	r.counts[i]++
 	ordinal = r.counts[i]
@@ -552,10 +568,25 @@ func (r *run) enterTool(ev EventName, cost Millis, tool string) (ordinal int, hi
 // fire marks f as having fired at the next timeline seq.
 func (r *run) fire(f *armed) string {
 	f.fired++
+	if r.live.observed != nil {
+		r.live.fired = append(r.live.fired, f.entry.Kind)
+	}
 	if f.firedAt == 0 {
 		f.firedAt = len(r.evs) + 1
 	}
 	return f.id
+}
+
+// tick advances the World's clock for a crossing: by its logical cost, or
+// to Options.Clock in a run of production code.
+func (r *run) tick(cost Millis) {
+	if r.live.observed != nil && r.h.opts.Clock != nil {
+		if now := r.h.opts.Clock(); now > r.world.Clock {
+			r.world.Clock = now
+		}
+		return
+	}
+	r.world.Clock += cost
 }
 
 // record appends a timeline event and checks every invariant after it.
@@ -575,11 +606,14 @@ func (r *run) record(ev EventName, ordinal int, faultID, outcome, detail, stateA
 		})
 	}
 	r.state = stateAfter
+	if r.live.observed != nil {
+		r.syncProvider()
+	}
 	r.oracle.check(r, seq)
 	if r.h.stopOn && r.stopped == nil {
 		r.checkStop(seq)
 	}
-	if len(r.pendingWorld) > 0 && r.stopped == nil {
+	if len(r.pendingWorld) > 0 && r.stopped == nil && r.live.observed == nil {
 		r.applyWorld()
 	}
 }

@@ -2,6 +2,7 @@ package properties
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 
@@ -104,7 +105,11 @@ func Check(t rapid.TB, sys System, opts ...Option) {
 	}
 	werr := writeCounterexample(ff.dir, rep.Counterexample, rep, ff.command)
 	t.Logf("%s", rep.RapidOutput)
-	t.Errorf("properties: counterexample after %d checks (an invariant violated, exit code 1 of the table): %s", rep.ChecksToFailure, rep.Counterexample)
+	where := fmt.Sprintf("after %d checks", rep.ChecksToFailure)
+	if rep.Shards > 0 {
+		where = fmt.Sprintf("at check %d of the run (shard %d/%d: the run's counterexample is the shards' of the least check)", rep.ChecksToFailure, rep.Shard, rep.Shards)
+	}
+	t.Errorf("properties: counterexample %s (an invariant violated, exit code 1 of the table): %s", where, rep.Counterexample)
 	if werr != nil {
 		t.Fatalf("%v (an I/O error: the counterexample above was not stored)", werr)
 	}

@@ -34,6 +34,11 @@
 //     [WithoutWorldEvents], [WithMaxFaults], [WithInvariants],
 //     [WithFailDir] (Check's), [WithCounterexampleDir],
 //     [WithReplayCommand], [WithName].
+//   - The loop over checks: [WithSeed] and [WithChecks] make faultline run
+//     it (check k drawn from [CheckSeed] of the run seed and k, as rapid's
+//     own loop draws it); [WithShard] runs shard i of n of a run, or of an
+//     exhaustive walk, so that n machines together run exactly one run's
+//     checks ([ParseShard] reads "I/N", [ShardChecks] counts a shard's).
 //   - Coverage: [WithCoverage] records every run into a coverage.Tracker
 //     (a TestMain flushes it with coverage.Main); [WithGuide] biases the
 //     kinds drawn toward coverage keys not yet visited (coverage.Guide),
@@ -104,7 +109,11 @@
 // reached, and passes otherwise.
 //
 // FAULTLINE_REPLAY, read by Check alone, is the only environment variable
-// this package reads, and it reads no flags: rapid reads its own
-// (-rapid.checks, -rapid.seed, RAPID_CHECKS, RAPID_SEED). Explore,
-// ExplorePair and Generator read none.
+// this package reads, and it reads no flags of its own: rapid reads its
+// own (-rapid.checks, -rapid.seed, RAPID_CHECKS, RAPID_SEED), which
+// Explore and Check look up for WithProgress and, under WithShard without
+// WithSeed or WithChecks, for the run's seed and checks; when faultline
+// runs the loop over checks, it sets -rapid.checks, -rapid.seed and
+// -rapid.nofailfile while rapid shrinks the failing check, and restores
+// them after. ExplorePair and Generator read none.
 package properties

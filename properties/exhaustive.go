@@ -109,7 +109,8 @@ type ExhaustiveReport struct {
 	// Found is true when a schedule broke an invariant in scope;
 	// Counterexample is then the first such schedule in enumeration order
 	// (no smaller one breaks any, by construction) and Index its 1-based
-	// position in that order.
+	// position in that order (in the whole enumeration, for a shard: the
+	// first among the shard's own schedules).
 	Found          bool            `json:"found"`
 	Index          int             `json:"index,omitempty"`
 	Counterexample *Counterexample `json:"counterexample,omitempty"`
@@ -132,6 +133,11 @@ type ExhaustiveReport struct {
 	Fired   int `json:"fired"`
 	// Scope is what was enumerated.
 	Scope ExhaustiveScope `json:"scope"`
+	// Shard and Shards are WithShard's i and n (0 when unsharded): then
+	// Schedules, PerSize and the fault counts are the shard's own
+	// schedules', and Complete says the whole enumeration was passed.
+	Shard  int `json:"shard,omitempty"`
+	Shards int `json:"shards,omitempty"`
 }
 
 // Inconclusive reports whether the walk proved nothing: no counterexample,
@@ -206,8 +212,22 @@ func (r *ExhaustiveReport) Summary() string {
 // WithKinds, WithDomains, WithoutWorldEvents, WithMaxFaults,
 // WithHarnessOptions, WithInvariants, WithCounterexampleDir,
 // WithReplayCommand, WithProgress), and WithOwnEvents, WithWorkers and
-// WithMaxSchedules; WithCoverage, WithGuide and WithFailDir do not apply
-// (an error). An error means bad options or a harness error, never a
+// WithMaxSchedules; WithCoverage, WithGuide, WithFailDir, WithSeed and
+// WithChecks do not apply (an error).
+//
+// Shards. Under WithShard(i, n) the walk is shard i of n of the
+// enumeration above: the schedule at 1-based position j (clean run
+// included, WithMaxSchedules counted over the whole enumeration) is the
+// shard's when (j-1) mod n = i-1. A shard runs every schedule of fewer
+// than WithMaxFaults faults, whose runs give the next size's sites, and
+// only its own of the largest size; it counts, reports and stops at its
+// own schedules alone, with Index the position in the whole enumeration.
+// The n shards' Schedules and PerSize add up to the unsharded walk's when
+// no shard finds a counterexample; when the unsharded walk stops at
+// position j, the shard owning j stops there with the same
+// counterexample and every other shard finds none before j. So the run's
+// verdict is the counterexample of the least Index among the shards (none
+// when none found one), and the run is complete when every shard is. An error means bad options or a harness error, never a
 // counterexample; a walk that reaches its cap returns a report that is
 // not Complete.
 func Exhaustive(sys System, opts ...Option) (*ExhaustiveReport, error) {
@@ -222,6 +242,8 @@ func Exhaustive(sys System, opts ...Option) (*ExhaustiveReport, error) {
 		return nil, errors.New("properties: WithGuide does not apply to an exhaustive walk: it draws nothing")
 	case e.set.failDir != "":
 		return nil, errors.New("properties: WithFailDir applies to Check only")
+	case e.set.loop.seedSet || e.set.loop.checks > 0:
+		return nil, errors.New("properties: WithSeed and WithChecks do not apply to an exhaustive walk: it draws nothing")
 	}
 	w, err := newWalk(e)
 	if err != nil {
@@ -466,11 +488,13 @@ type outcome struct {
 func (w *walkState) check(h *model.Harness, k string, children bool) outcome {
 	fs := unkey(k)
 	s := w.schedule(fs)
-	f, err := w.e.sys(s.Config)
+	var f model.Factory
+	var err error
+	w.e.within(func() { f, err = w.e.sys(s.Config) })
 	if err != nil {
 		return outcome{err: fmt.Errorf("properties: building the system for %s: %w", w.e.describe(s.Config), err)}
 	}
-	res, err := h.Run(f, s)
+	res, err := w.e.harnessRun(h, f, s)
 	if err != nil {
 		return outcome{err: fmt.Errorf("properties: harness: %w", err)}
 	}
@@ -503,15 +527,26 @@ func (w *walkState) check(h *model.Harness, k string, children bool) outcome {
 // chunk is how many schedules the walk hands its workers at a time.
 const chunk = 512
 
-// walk runs the levels in order.
+// walk runs the levels in order. Sharded (WithShard i of n), the
+// schedule at 1-based position j of the enumeration is the shard's when
+// (j-1) mod n = i-1: the walk runs every schedule of fewer than
+// WithMaxFaults faults (their runs give the sites of the next size), and
+// of the largest size only its own; it counts, reports and stops at its
+// own schedules alone. A schedule of another shard that breaks an
+// invariant extends to nothing, as in the unsharded walk, which stops
+// there.
 func (w *walkState) walk() (*ExhaustiveReport, error) {
 	rep := w.rep
+	shard, shards := max(w.e.set.loop.shard, 1), max(w.e.set.loop.shards, 1)
+	rep.Shard, rep.Shards = w.e.set.loop.shard, w.e.set.loop.shards
+	mine := func(pos int) bool { return pos%shards == shard-1 } // pos 0-based
 	workers := max(w.e.set.exh.workers, 1)
 	harnesses := make([]*model.Harness, workers)
 	harnesses[0] = w.e.harness
 	for i := 1; i < workers; i++ {
 		harnesses[i] = model.NewHarness(w.e.set.fixture, w.e.set.harness)
 	}
+	pos := 0              // the schedules of the whole enumeration passed so far
 	level := []string{""} // the clean run
 	for size := 0; size <= w.e.set.maxFaults; size++ {
 		rep.PerSize = append(rep.PerSize, 0)
@@ -520,8 +555,16 @@ func (w *walkState) walk() (*ExhaustiveReport, error) {
 		seen := map[string]bool{}
 		for start := 0; start < len(level); start += chunk {
 			end := min(start+chunk, len(level))
-			if room := w.cap - rep.Schedules; end-start > room {
+			if room := w.cap - pos; end-start > room {
 				end = start + room
+			}
+			// the chunk's schedules to run: all of them, but for the
+			// largest size of a shard only the shard's
+			var run []int
+			for i := start; i < end; i++ {
+				if children || mine(pos+i-start) {
+					run = append(run, i)
+				}
 			}
 			outs := make([]outcome, end-start)
 			var wg sync.WaitGroup
@@ -535,14 +578,22 @@ func (w *walkState) walk() (*ExhaustiveReport, error) {
 					}
 				}(harnesses[g])
 			}
-			for i := start; i < end; i++ {
+			for _, i := range run {
 				idx <- i
 			}
 			close(idx)
 			wg.Wait()
-			for i, o := range outs {
+			for i := range outs {
+				o, own := outs[i], mine(pos)
+				pos++
 				if o.err != nil {
 					return nil, o.err
+				}
+				if !own {
+					if !o.bad {
+						next = w.extend(next, seen, o.children)
+					}
+					continue
 				}
 				rep.Schedules++
 				rep.PerSize[size]++
@@ -552,17 +603,14 @@ func (w *walkState) walk() (*ExhaustiveReport, error) {
 				rep.Faults, rep.Reached, rep.Fired = rep.Faults+o.faults, rep.Reached+o.reached, rep.Fired+o.fired
 				if o.bad {
 					w.progress(0, true)
-					return w.found(level[start+i], o.inv.Name)
+					return w.found(level[start+i], o.inv.Name, pos)
 				}
-				for _, c := range o.children {
-					if w.e.set.exh.unreduced {
-						next = append(next, c)
-					} else if !seen[c] {
-						seen[c] = true
-						next = append(next, c)
-					}
+				next = w.extend(next, seen, o.children)
+				pending := len(level) - (start + i + 1) + len(next)
+				if shards > 1 {
+					pending = (pending + shards - 1) / shards
 				}
-				w.progress(len(level)-(start+i+1)+len(next), false)
+				w.progress(pending, false)
 			}
 			if end < min(start+chunk, len(level)) {
 				return rep, nil // the cap, with schedules left: incomplete
@@ -577,11 +625,25 @@ func (w *walkState) walk() (*ExhaustiveReport, error) {
 	return rep, nil
 }
 
+// extend appends to next the children not yet seen at their size (all of
+// them, unreduced).
+func (w *walkState) extend(next []string, seen map[string]bool, children []string) []string {
+	for _, c := range children {
+		if w.e.set.exh.unreduced {
+			next = append(next, c)
+		} else if !seen[c] {
+			seen[c] = true
+			next = append(next, c)
+		}
+	}
+	return next
+}
+
 // found describes the counterexample of key k, which breaks inv, after a
 // run through the public replay path.
-func (w *walkState) found(k string, inv string) (*ExhaustiveReport, error) {
+func (w *walkState) found(k string, inv string, index int) (*ExhaustiveReport, error) {
 	rep := w.rep
-	rep.Found, rep.Complete, rep.Index = true, true, rep.Schedules
+	rep.Found, rep.Complete, rep.Index = true, true, index
 	s := w.schedule(unkey(k))
 	res, err := w.e.replay(s)
 	if err != nil {

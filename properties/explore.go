@@ -44,6 +44,11 @@ type Report struct {
 	// model.AllEvents, for saying what the system did reach when a
 	// campaign reached none of its faults.
 	Crossed []model.EventName `json:"crossed,omitempty"`
+	// Shard and Shards are WithShard's i and n (0 when unsharded). A
+	// shard's Checks counts its own checks run, and ChecksToFailure is
+	// the failing check's 1-based index in the whole run.
+	Shard  int `json:"shard,omitempty"`
+	Shards int `json:"shards,omitempty"`
 }
 
 // Unreached is the number of scheduled faults the checks never reached.
@@ -167,6 +172,9 @@ func (e *explorer) explore(parent rapid.TB) (*Report, error) {
 	if parent != nil {
 		name = parent.Name()
 	}
+	if e.set.loop.owned() {
+		return e.exploreOwned(parent, name)
+	}
 	rec := &recorder{parent: parent, name: name}
 	func() {
 		defer func() {
@@ -255,8 +263,15 @@ type explorer struct {
 	// Explore, 2 for ExplorePair (compositions)
 	minFaults int
 
-	calls     int
-	total     int // the checks rapid runs, for WithProgress (0: not looked up yet)
+	calls int
+	total int // the checks rapid runs, for WithProgress (0: not looked up yet)
+	// owned: faultline runs the loop over checks (exploreOwned), which
+	// reports progress itself
+	owned bool
+	// ranked: the current check's wanted kinds are set (exploreOwned
+	// hands a failing check to rapid after ranking for it; the guide
+	// draws on each ranking)
+	ranked    bool
 	firstFail int
 	// faults, reached and fired count the fault reports of the checks
 	// before shrinking (see Report); crossed is every event their runs
@@ -479,11 +494,13 @@ func fits(kind string, ev model.EventName) bool {
 // run runs s through the public path: a factory built from the schedule's
 // config, the harness over the exploration's fixture.
 func (e *explorer) run(s *model.Schedule) (*model.Result, error) {
-	f, err := e.sys(s.Config)
+	var f model.Factory
+	var err error
+	e.within(func() { f, err = e.sys(s.Config) })
 	if err != nil {
 		return nil, fmt.Errorf("properties: building the system for %s: %w", e.describe(s.Config), err)
 	}
-	res, err := e.harness.Run(f, s)
+	res, err := e.harnessRun(e.harness, f, s)
 	if err != nil {
 		return nil, fmt.Errorf("properties: harness: %w", err)
 	}
@@ -614,11 +631,13 @@ func (e *explorer) runPrefix(s *model.Schedule) (sites, error) {
 		h = model.NewHarness(e.set.fixture, e.set.harness)
 	}
 	defer e.prefixes.Put(h)
-	f, err := e.sys(s.Config)
+	var f model.Factory
+	var err error
+	e.within(func() { f, err = e.sys(s.Config) })
 	if err != nil {
 		return sites{}, fmt.Errorf("properties: building the system for %s: %w", e.describe(s.Config), err)
 	}
-	res, err := h.Run(f, s)
+	res, err := e.harnessRun(h, f, s)
 	if err != nil {
 		return sites{}, fmt.Errorf("properties: harness, on the run a fault is placed in: %w", err)
 	}
@@ -692,7 +711,7 @@ func (e *explorer) record(res *model.Result) error {
 // every crossing of a run of the drawn schedule.
 func (e *explorer) prop(t *rapid.T) {
 	e.calls++
-	if e.firstFail == 0 && e.set.progress != nil {
+	if e.firstFail == 0 && e.set.progress != nil && !e.owned {
 		// a check, not a re-run of rapid's shrinking: reported when it
 		// ends, failing (rapid's Fatalf panics) or not
 		defer e.progress(e.calls)
@@ -701,7 +720,11 @@ func (e *explorer) prop(t *rapid.T) {
 	if guiding {
 		// from the first failure on, the order stays that check's, so
 		// rapid's shrinking maps the same draws to the same kinds
-		e.rank()
+		if e.ranked {
+			e.ranked = false // exploreOwned ranked for this check already
+		} else {
+			e.rank()
+		}
 	}
 	s := e.draw(t)
 	res, err := e.run(s)

@@ -53,6 +53,12 @@ type settings struct {
 
 	exh exhaustiveSettings // Exhaustive's own options
 
+	loop loopSettings // WithSeed, WithChecks and WithShard
+
+	// bubble runs one run inside a testing/synctest bubble
+	// (CheckProduction's); nil: runs run directly
+	bubble func(func())
+
 	// progress is WithProgress's function (nil: none)
 	progress func(done, total, counterexamples int)
 }

@@ -96,6 +96,8 @@ func ExplorePair(sys System, on, off model.Config, seed uint64, draws int, opts 
 		return nil, errors.New("properties: WithCounterexampleDir does not apply to a pair exploration")
 	case probe.failDir != "":
 		return nil, errors.New("properties: WithFailDir applies to Check only")
+	case probe.loop.owned():
+		return nil, errors.New("properties: WithSeed, WithChecks and WithShard do not apply to a pair exploration (its seed is its own argument)")
 	case probe.maxFaults < 2:
 		return nil, fmt.Errorf("properties: a pair exploration draws compositions of at least 2 faults; max faults %d", probe.maxFaults)
 	}
@@ -165,11 +167,14 @@ func ExplorePair(sys System, on, off model.Config, seed uint64, draws int, opts 
 // judge runs s like run but on the harness's terms path, returning the
 // judged outcome without run id or timeline (model.Harness.LastOutcome).
 func (e *explorer) judge(s *model.Schedule) (*model.Result, error) {
-	f, err := e.sys(s.Config)
+	var f model.Factory
+	var err error
+	e.within(func() { f, err = e.sys(s.Config) })
 	if err != nil {
 		return nil, fmt.Errorf("properties: building the system for %s: %w", e.describe(s.Config), err)
 	}
-	if _, err := e.harness.Terms(f, s); err != nil {
+	e.within(func() { _, err = e.harness.Terms(f, s) })
+	if err != nil {
 		return nil, fmt.Errorf("properties: harness: %w", err)
 	}
 	return e.harness.LastOutcome(), nil

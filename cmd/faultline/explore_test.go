@@ -226,3 +226,48 @@ func TestExploreCoverageBadInput(t *testing.T) {
 		t.Fatalf("unwritable coverage file: exit %d, %s", code, stderr)
 	}
 }
+
+// TestExploreShardsOfTheReferenceSystem: the four shards of 100 checks of
+// the typed profile, their coverage files merged by coverage merge, give
+// the coverage file of the one run, byte for byte, and their fault counts
+// add up to its "177 of 203".
+func TestExploreShardsOfTheReferenceSystem(t *testing.T) {
+	dir := t.TempDir()
+	whole := filepath.Join(dir, "whole.json")
+	code, out, stderr := runCLI(t, "explore", "--seed", "1", "--coverage", whole)
+	if code != 0 || out != "no counterexample in 100 checks (seed 1, profile typed, fixture copperfin)\nfaults: 177 of 203 scheduled reached, 26 not reached\n" {
+		t.Fatalf("exit %d %q %s", code, out, stderr)
+	}
+	merge := []string{"coverage", "merge", filepath.Join(dir, "merged.json")}
+	checks, faults, reached := 0, 0, 0
+	for i := 1; i <= 4; i++ {
+		cov := filepath.Join(dir, "cov-"+itoa(i)+".json")
+		code, out, stderr := runCLI(t, "explore", "--seed", "1", "--shard", itoa(i)+"/4", "--coverage", cov, "--json")
+		var j struct {
+			Checks, Faults int
+			FaultsReached  int `json:"faults_reached"`
+		}
+		if err := json.Unmarshal([]byte(out), &j); err != nil || code != 0 {
+			t.Fatalf("shard %d: exit %d %s %s", i, code, out, stderr)
+		}
+		checks, faults, reached = checks+j.Checks, faults+j.Faults, reached+j.FaultsReached
+		merge = append(merge, cov)
+	}
+	if checks != 100 || faults != 203 || reached != 177 {
+		t.Errorf("the shards: %d checks, %d of %d faults reached", checks, reached, faults)
+	}
+	if code, out, stderr := runCLI(t, merge...); code != 0 {
+		t.Fatalf("merge: exit %d %s %s", code, out, stderr)
+	}
+	want, err := os.ReadFile(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(merge[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("the merged coverage of the shards differs from the run's:\n%s\nthe run's:\n%s", got, want)
+	}
+}

@@ -1,0 +1,42 @@
+package callfault_test
+
+import (
+	"testing"
+
+	"github.com/faultline/faultline/examples/billing"
+	"github.com/faultline/faultline/model"
+)
+
+// BenchmarkCheckWrapped measures one run of the biller through a wrapped
+// call (clean, and with one timeout_after_commit) beside the model path:
+// one run of examples/billing on the model's Env.
+func BenchmarkCheckWrapped(b *testing.B) {
+	lost := model.FaultEntry{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_after_commit"}
+	for _, bc := range []struct {
+		name   string
+		faults []model.FaultEntry
+	}{{"clean", nil}, {"one-fault", []model.FaultEntry{lost}}} {
+		b.Run("call/"+bc.name, func(b *testing.B) {
+			h := model.NewHarness(billFixture, model.Options{Builtin: []string{model.InvEffectAtMostOnce, model.InvNoInventedProgress, model.InvBudget}})
+			s := &model.Schedule{Version: model.ScheduleVersion, Seed: "bench", Faults: bc.faults}
+			b.ReportAllocs()
+			for b.Loop() {
+				l := &ledgerSvc{}
+				if _, err := h.Run(func() model.System { return billSystem{l: l, cfg: defended, spec: spec} }, s); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("model/"+bc.name, func(b *testing.B) {
+			h := model.NewHarness(billing.Fixture(), billing.Options())
+			s := &model.Schedule{Version: model.ScheduleVersion, Seed: "bench", Faults: bc.faults}
+			factory := billing.Factory(0)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := h.Run(factory, s); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

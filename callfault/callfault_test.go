@@ -1,0 +1,372 @@
+package callfault_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/faultline/faultline/callfault"
+	"github.com/faultline/faultline/model"
+)
+
+// The client library no adapter exists for: a ledger service's Go client,
+// with its own request, reply and error types.
+
+type chargeReq struct {
+	Key, Subject, Trace string
+	Amount              int64
+}
+
+type chargeResp struct {
+	Receipt string
+	Amount  int64
+}
+
+// busyError is the client library's rate-limit error.
+type busyError struct{ wait time.Duration }
+
+func (e busyError) Error() string { return "ledger: busy, retry in " + e.wait.String() }
+
+var (
+	errRefused = errors.New("ledger: refused")
+	errTimeout = errors.New("ledger: deadline exceeded")
+)
+
+// ledgerSvc is the provider: its own table, idempotent by key.
+type ledgerSvc struct {
+	mu   sync.Mutex
+	rows []model.LedgerEntry
+}
+
+func (l *ledgerSvc) charge(_ context.Context, r chargeReq) (chargeResp, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, e := range l.rows {
+		if e.Key == r.Key {
+			return chargeResp{Receipt: e.ReceiptID, Amount: e.Amount}, nil
+		}
+	}
+	id := "ch_" + strconv.Itoa(len(l.rows)+1)
+	l.rows = append(l.rows, model.LedgerEntry{Tool: "charge", Key: r.Key, ActionRef: r.Key, Subject: r.Subject, Amount: r.Amount, Trace: r.Trace, ReceiptID: id})
+	return chargeResp{Receipt: id, Amount: r.Amount}, nil
+}
+
+func (l *ledgerSvc) trace(key string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, e := range l.rows {
+		if e.Key == key {
+			return e.Trace
+		}
+	}
+	return ""
+}
+
+func (l *ledgerSvc) ledger() []model.LedgerEntry {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]model.LedgerEntry(nil), l.rows...)
+}
+
+// biller is production code: it takes its charge function (and a trace
+// lookup) from its constructor and imports no faultline package. Its
+// options plant the bugs of the counterfactual pairs.
+type biller struct {
+	charge      func(context.Context, chargeReq) (chargeResp, error)
+	traceOf     func(key string) string
+	retries     int
+	freshKey    bool // retry under a new key
+	trustAnswer bool // take any answer, an error included, for done
+	verifyTrace bool // hold when the charge does not carry the task's trace
+}
+
+func (b biller) bill(ctx context.Context, id, subject string, amount int64, trace string) bool {
+	key := id + ":charge"
+	for attempt := 0; attempt <= b.retries; attempt++ {
+		if attempt > 0 && b.freshKey {
+			key = id + ":charge-" + strconv.Itoa(attempt)
+		}
+		resp, err := b.charge(ctx, chargeReq{Key: key, Subject: subject, Amount: amount, Trace: trace})
+		if b.trustAnswer {
+			return true
+		}
+		var busy busyError
+		switch {
+		case errors.As(err, &busy):
+			//faultline:ignore production code waits on the time package; the test runs it in a synctest bubble, whose clock is the run's
+			time.Sleep(busy.wait)
+			continue
+		case errors.Is(err, errRefused):
+			return false
+		case err != nil || resp.Receipt == "":
+			continue
+		}
+		return !b.verifyTrace || b.traceOf(key) == trace
+	}
+	return false
+}
+
+// spec renders each fault as this client library would show it.
+var spec = callfault.Spec[chargeReq, chargeResp]{
+	Tool: "charge",
+	Key:  func(r chargeReq) (string, error) { return r.Key, nil },
+	Action: func(r chargeReq, key string) model.Action {
+		return model.Action{IdempotencyKey: key, Subject: r.Subject, Amount: r.Amount, TraceID: r.Trace}
+	},
+	Receipt: func(r chargeResp) string { return r.Receipt },
+	Lost:    func(string, bool) error { return errTimeout },
+	Rejected: func(string, model.ToolResult) error {
+		return errRefused
+	},
+	RateLimited:  func(d time.Duration) error { return busyError{d} },
+	StripReceipt: func(r chargeResp) chargeResp { r.Receipt = ""; return r },
+	Drift:        func(chargeResp) chargeResp { return chargeResp{} },
+	SetTrace:     func(r chargeReq, trace string) chargeReq { r.Trace = trace; return r },
+}
+
+type billSystem struct {
+	l    *ledgerSvc
+	cfg  biller
+	spec callfault.Spec[chargeReq, chargeResp]
+}
+
+func (s billSystem) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+	charge, err := callfault.Wrap(env.Calls, s.spec, s.l.charge)
+	if err != nil {
+		return model.Claim{}, err
+	}
+	b := s.cfg
+	b.charge, b.traceOf = charge, s.l.trace
+	if b.bill(ctx, task.ID, task.Subject, task.Amount, task.Trace) {
+		return model.Claim{Verdict: model.ClaimRelease}, nil
+	}
+	return model.Claim{Verdict: model.ClaimHold, Reason: "not proven"}, nil
+}
+
+func (s billSystem) ProviderLedger(context.Context) ([]model.LedgerEntry, error) {
+	return s.l.ledger(), nil
+}
+
+var billFixture = model.Fixture{Name: "bill", Tasks: []model.Task{{ID: "inv-1", Actor: "agent", Subject: "acct-9",
+	Tenant: "t", Purpose: "invoice", Amount: 300, Trace: "tr-1", RetryBudget: 2}}}
+
+var traceJoined = model.UserInvariant{Name: "trace_joined", Owner: "billing", Oracle: model.OracleLedgerReadback,
+	Doc: "no release while a charge of the task carries another trace",
+	Check: func(v model.View) string {
+		if c, ok := v.Claim(); !ok || c.Verdict != model.ClaimRelease {
+			return ""
+		}
+		for _, e := range v.Ledger() {
+			if e.Task == v.Task().ID && e.Trace != v.Task().Trace {
+				return "charge " + e.ReceiptID + " carries trace " + e.Trace
+			}
+		}
+		return ""
+	}}
+
+func runBill(t *testing.T, sys billSystem, faults ...model.FaultEntry) (*model.Result, []model.LedgerEntry) {
+	t.Helper()
+	var res *model.Result
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		h := model.NewHarness(billFixture, model.Options{
+			Builtin:    []string{model.InvEffectAtMostOnce, model.InvNoInventedProgress, model.InvBudget},
+			Invariants: []model.UserInvariant{traceJoined},
+			Clock:      func() model.Millis { return model.Millis(time.Since(start).Milliseconds()) },
+		})
+		var err error
+		res, err = h.Run(func() model.System { return sys }, &model.Schedule{Version: model.ScheduleVersion, Seed: "bill", Faults: faults})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	return res, sys.l.ledger()
+}
+
+var defended = biller{retries: 2, verifyTrace: true}
+
+// TestWrapCounterfactuals: for every kind at tool.commit, a biller with
+// the planted bug breaks the named invariant, read from the provider's
+// own rows, and the defended biller holds.
+func TestWrapCounterfactuals(t *testing.T) {
+	trusting := biller{trustAnswer: true}
+	fresh := biller{retries: 2, freshKey: true}
+	const none = "release although the ledger holds no effect of the task"
+	const twice = "second ledger effect for task inv-1"
+	for _, tc := range []struct {
+		kind      string
+		bad       biller
+		inv       string
+		event     model.EventName
+		first     int
+		detail    string
+		badRows   int
+		goodRows  int
+		goodClaim model.ClaimVerdict
+	}{
+		{"sandbox_denial", trusting, model.InvNoInventedProgress, model.EvClaim, 3, none, 0, 0, model.ClaimHold},
+		{"timeout_before_send", trusting, model.InvNoInventedProgress, model.EvClaim, 3, none, 0, 1, model.ClaimRelease},
+		{"reject_before_commit", trusting, model.InvNoInventedProgress, model.EvClaim, 3, none, 0, 0, model.ClaimHold},
+		{"rate_limit", trusting, model.InvNoInventedProgress, model.EvClaim, 3, none, 0, 1, model.ClaimRelease},
+		{"tool_timeout", fresh, model.InvEffectAtMostOnce, model.EvToolCommit, 3, twice, 2, 1, model.ClaimRelease},
+		{"budget_exhaustion", biller{retries: 5}, model.InvBudget, model.EvToolCommit, 5, "attempt 4 exceeds one plus the retry budget of 2", 0, 0, model.ClaimHold},
+		{"timeout_after_commit", fresh, model.InvEffectAtMostOnce, model.EvToolCommit, 3, twice, 2, 1, model.ClaimRelease},
+		{"partial_success_response", fresh, model.InvEffectAtMostOnce, model.EvToolCommit, 3, twice, 2, 1, model.ClaimRelease},
+		{"malformed_response", fresh, model.InvEffectAtMostOnce, model.EvToolCommit, 3, twice, 2, 1, model.ClaimRelease},
+		{"output_drift", fresh, model.InvEffectAtMostOnce, model.EvToolCommit, 3, twice, 2, 1, model.ClaimRelease},
+		{"break_trace_lineage", biller{}, "trace_joined", model.EvClaim, 3, "charge ch_1 carries trace orphan-req-1", 1, 1, model.ClaimHold},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			f := model.FaultEntry{Event: model.EvToolCommit, Ordinal: 1, Kind: tc.kind}
+			res, rows := runBill(t, billSystem{l: &ledgerSvc{}, cfg: tc.bad, spec: spec}, f)
+			inv, _ := res.Invariant(tc.inv)
+			if inv.Held || inv.Event != tc.event || inv.FaultID != "f1" || inv.Detail != tc.detail || inv.FirstSeq != tc.first {
+				t.Fatalf("undefended: %s %+v, want broken at %s (seq %d) by f1: %s", tc.inv, inv, tc.event, tc.first, tc.detail)
+			}
+			if len(rows) != tc.badRows || res.Faults[0].Fired != 1 && tc.kind != "budget_exhaustion" {
+				t.Fatalf("undefended: %d rows (want %d), fault %+v", len(rows), tc.badRows, res.Faults[0])
+			}
+			res, rows = runBill(t, billSystem{l: &ledgerSvc{}, cfg: defended, spec: spec}, f)
+			if !res.Held() || len(rows) != tc.goodRows || res.Faults[0].Fired == 0 || res.Claims[0].Verdict != tc.goodClaim {
+				t.Fatalf("defended: held %v, %d rows (want %d), fault %+v, claims %+v, invariants %+v", res.Held(), len(rows), tc.goodRows, res.Faults[0], res.Claims, res.Invariants)
+			}
+		})
+	}
+}
+
+// TestWrapKinds: every kind at tool.commit; a spec without the optional
+// renderers drops the three that need them.
+func TestWrapKinds(t *testing.T) {
+	all := "timeout_after_commit partial_success_response break_trace_lineage sandbox_denial timeout_before_send reject_before_commit malformed_response output_drift rate_limit tool_timeout budget_exhaustion"
+	if got := strings.Join(callfault.Kinds(), " "); got != all {
+		t.Fatalf("Kinds %s", got)
+	}
+	if got := strings.Join(spec.Kinds(), " "); got != all {
+		t.Fatalf("spec.Kinds %s", got)
+	}
+	bare := callfault.Spec[chargeReq, chargeResp]{Tool: "charge"}
+	if got := strings.Join(bare.Kinds(), " "); got != "timeout_after_commit sandbox_denial timeout_before_send reject_before_commit malformed_response rate_limit tool_timeout budget_exhaustion" {
+		t.Fatalf("bare Kinds %s", got)
+	}
+}
+
+// TestWrapDefaults: the default renderings, as the biller's call sees
+// them, and the rate limit's wait on the bubble's clock.
+func TestWrapDefaults(t *testing.T) {
+	base := callfault.Spec[chargeReq, chargeResp]{Tool: "charge", Key: spec.Key, Receipt: spec.Receipt}
+	for kind, want := range map[string]string{
+		"timeout_after_commit": "callfault: charge: timeout awaiting the reply (timeout_after_commit)",
+		"reject_before_commit": "callfault: charge: rejected (reject_before_commit): provider rejected the request before commit",
+		"rate_limit":           "callfault: charge: rate limited, retry after 100ms",
+		"malformed_response":   "callfault: the reply does not decode (tool charge, malformed_response)",
+	} {
+		var got error
+		l := &ledgerSvc{}
+		sys := sysFunc{l: l, run: func(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+			charge, err := callfault.Wrap(env.Calls, base, l.charge)
+			if err != nil {
+				return model.Claim{}, err
+			}
+			_, got = charge(ctx, chargeReq{Key: "k"})
+			return model.Claim{Verdict: model.ClaimHold}, nil
+		}}
+		h := model.NewHarness(billFixture, model.Options{Builtin: []string{}})
+		if _, err := h.Run(func() model.System { return sys }, &model.Schedule{Version: model.ScheduleVersion, Seed: "d",
+			Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: kind}}}); err != nil {
+			t.Fatal(err)
+		}
+		if got == nil || got.Error() != want {
+			t.Errorf("%s: %v, want %s", kind, got, want)
+		}
+	}
+	var te *callfault.TimeoutError
+	if err := error(&callfault.TimeoutError{Tool: "x", Kind: "tool_timeout"}); !errors.As(err, &te) || !te.Timeout() || !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("TimeoutError: %v", err)
+	}
+	res, _ := runBill(t, billSystem{l: &ledgerSvc{}, cfg: defended, spec: spec}, model.FaultEntry{Event: model.EvToolCommit, Ordinal: 1, Kind: "rate_limit"})
+	if at := res.Timeline[2].At; res.Timeline[2].Event != model.EvToolCommit || at != 100 {
+		t.Errorf("the retry after the rate limit at %d ms (%s), want 100", at, res.Timeline[2].Event)
+	}
+}
+
+type sysFunc struct {
+	l   *ledgerSvc
+	run func(context.Context, model.Env, model.Task) (model.Claim, error)
+}
+
+func (s sysFunc) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+	return s.run(ctx, env, task)
+}
+func (s sysFunc) ProviderLedger(context.Context) ([]model.LedgerEntry, error) {
+	return s.l.ledger(), nil
+}
+
+// TestWrapBadInput: a bad spec is refused by Wrap; a call without a key
+// and a kind the spec cannot render end the run with an error naming
+// them, though the system swallows the call's error.
+func TestWrapBadInput(t *testing.T) {
+	l := &ledgerSvc{}
+	for name, tc := range map[string]struct {
+		calls model.Calls
+		s     callfault.Spec[chargeReq, chargeResp]
+		f     func(context.Context, chargeReq) (chargeResp, error)
+		want  string
+	}{
+		"nil calls": {nil, spec, l.charge, "callfault: Wrap: nil Calls (use the Env.Calls the harness hands to System.Run)"},
+		"nil f":     {nopCalls{}, spec, nil, "callfault: Wrap: nil call"},
+		"no tool":   {nopCalls{}, callfault.Spec[chargeReq, chargeResp]{Key: spec.Key}, l.charge, "callfault: Wrap: Spec.Tool is empty"},
+		"no key":    {nopCalls{}, callfault.Spec[chargeReq, chargeResp]{Tool: "charge"}, l.charge, "callfault: Wrap: tool charge: Spec.Key is nil: say where the idempotency key is"},
+	} {
+		if _, err := callfault.Wrap(tc.calls, tc.s, tc.f); err == nil || err.Error() != tc.want {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	bare := callfault.Spec[chargeReq, chargeResp]{Tool: "charge", Key: spec.Key, Receipt: spec.Receipt}
+	for name, tc := range map[string]struct {
+		s    callfault.Spec[chargeReq, chargeResp]
+		kind string
+		want string
+	}{
+		"empty key":   {callfault.Spec[chargeReq, chargeResp]{Tool: "charge", Key: func(chargeReq) (string, error) { return "", nil }}, "", "callfault: tool charge: no idempotency key: the key extractor returned an empty key"},
+		"no strip":    {bare, "partial_success_response", "callfault: tool charge: partial_success_response fired and the spec cannot render it (it renders timeout_after_commit, sandbox_denial, timeout_before_send, reject_before_commit, malformed_response, rate_limit, tool_timeout, budget_exhaustion)"},
+		"no settrace": {bare, "break_trace_lineage", "callfault: tool charge: break_trace_lineage fired and Spec.SetTrace is nil (this spec renders timeout_after_commit, sandbox_denial, timeout_before_send, reject_before_commit, malformed_response, rate_limit, tool_timeout, budget_exhaustion)"},
+	} {
+		var faults []model.FaultEntry
+		if tc.kind != "" {
+			faults = append(faults, model.FaultEntry{Event: model.EvToolCommit, Ordinal: 1, Kind: tc.kind})
+		}
+		_, err := model.NewHarness(billFixture, model.Options{Builtin: []string{}}).Run(func() model.System {
+			return billSystem{l: &ledgerSvc{}, cfg: biller{trustAnswer: true}, spec: tc.s}
+		}, &model.Schedule{Version: model.ScheduleVersion, Seed: "b", Faults: faults})
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: run error %v\nwant %s", name, err, tc.want)
+		}
+	}
+}
+
+type nopCalls struct{}
+
+func (nopCalls) Commit(context.Context, model.ToolCall, func(context.Context, model.ToolCall) model.ToolResult) (model.Committed, error) {
+	return model.Committed{}, errors.New("nop")
+}
+func (nopCalls) Enter(context.Context, model.EventName) (*model.Step, error) {
+	return nil, errors.New("nop")
+}
+func (nopCalls) Fail(error) {}
+
+// TestWrapDeterministic: the same schedule twice gives the same timeline.
+func TestWrapDeterministic(t *testing.T) {
+	faults := []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "tool_timeout"}, {Event: model.EvToolCommit, Ordinal: 2, Kind: "rate_limit"}}
+	a, _ := runBill(t, billSystem{l: &ledgerSvc{}, cfg: defended, spec: spec}, faults...)
+	b, _ := runBill(t, billSystem{l: &ledgerSvc{}, cfg: defended, spec: spec}, faults...)
+	if !reflect.DeepEqual(a.Timeline, b.Timeline) || len(a.Timeline) != 5 {
+		t.Fatalf("timelines differ or wrong length (%d):\n%+v\n%+v", len(a.Timeline), a.Timeline, b.Timeline)
+	}
+}

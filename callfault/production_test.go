@@ -1,0 +1,28 @@
+package callfault_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/faultline/faultline/callfault"
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/properties"
+)
+
+// TestWrapCheckProduction: the defended biller, through a wrapped call,
+// passes a production campaign of every kind at tool.commit, each run in
+// a synctest bubble on its clock.
+func TestWrapCheckProduction(t *testing.T) {
+	def := &model.Definition{
+		Name:     "biller",
+		Fixtures: []model.Fixture{billFixture},
+		Configure: func(json.RawMessage) (model.Factory, error) {
+			l := &ledgerSvc{}
+			return func() model.System { return billSystem{l: l, cfg: defended, spec: spec} }, nil
+		},
+		Builtin:    []string{model.InvEffectAtMostOnce, model.InvNoInventedProgress, model.InvBudget},
+		Invariants: []model.UserInvariant{traceJoined},
+		Clock:      properties.BubbleClock,
+	}
+	properties.CheckProduction(t, def, properties.WithKinds(callfault.Kinds()...), properties.WithoutWorldEvents())
+}

@@ -1,0 +1,118 @@
+package fuzz
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/faultline/faultline/model"
+)
+
+// sleepyStore is a provider outside the model, idempotent by key.
+type sleepyStore struct{ rows []model.LedgerEntry }
+
+// sleepyAgent backs off 20 ms (the bubble's clock) and retries an unknown
+// outcome, under a fresh key when fresh is set.
+type sleepyAgent struct {
+	st    *sleepyStore
+	fresh bool
+}
+
+func (a sleepyAgent) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+	key := task.ID
+	for i := 0; i < 2; i++ {
+		if i > 0 {
+			time.Sleep(20 * time.Millisecond)
+			if a.fresh {
+				key += "'"
+			}
+		}
+		c, err := env.Calls.Commit(ctx, model.ToolCall{Tool: "pay", RequestKey: key, Action: model.Action{Subject: task.Subject, IdempotencyKey: task.ID}},
+			func(_ context.Context, call model.ToolCall) model.ToolResult {
+				for _, r := range a.st.rows {
+					if r.Key == call.RequestKey {
+						return model.ToolResult{Outcome: model.OutcomeCommitted, Replayed: true}
+					}
+				}
+				a.st.rows = append(a.st.rows, model.LedgerEntry{Tool: "pay", Key: call.RequestKey, Subject: call.Action.Subject, ActionRef: call.Action.IdempotencyKey})
+				return model.ToolResult{Outcome: model.OutcomeCommitted, Receipt: &model.Receipt{ID: "r"}}
+			})
+		if err != nil {
+			return model.Claim{}, err
+		}
+		if c.Result.Outcome == model.OutcomeCommitted {
+			return model.Claim{Verdict: model.ClaimRelease}, nil
+		}
+	}
+	return model.Claim{Verdict: model.ClaimHold}, nil
+}
+
+func (a sleepyAgent) ProviderLedger(context.Context) ([]model.LedgerEntry, error) {
+	return a.st.rows, nil
+}
+
+func sleepyDefinition() *model.Definition {
+	return &model.Definition{Name: "sleepy",
+		Fixtures: []model.Fixture{{Name: "sleepy", Tasks: []model.Task{{ID: "t1", Subject: "s1"}}}},
+		Configure: func(system json.RawMessage) (model.Factory, error) {
+			var c struct {
+				Fresh bool `json:"fresh"`
+			}
+			if err := json.Unmarshal(system, &c); err != nil {
+				return nil, err
+			}
+			st := &sleepyStore{}
+			return func() model.System { return sleepyAgent{st: st, fresh: c.Fresh} }, nil
+		},
+		Builtin: []string{model.InvEffectAtMostOnce},
+		Clock: func() model.Millis {
+			return model.Millis(time.Since(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)).Milliseconds())
+		},
+	}
+}
+
+// TestForProductionBody runs ForProduction's fuzz body, as f.Fuzz would
+// on its seed corpus, on a correct production system: every input holds.
+func TestForProductionBody(t *testing.T) {
+	body := ForProduction(sleepyDefinition(), WithScope(ScopeOrdinals), WithFailDir(t.TempDir()))
+	for _, b := range [][]byte{{}, {0}, {1}, {0, 1}} {
+		t.Run(fmt.Sprint(b), func(t *testing.T) { body(t, b) })
+	}
+}
+
+// TestProductionTargetInBubble: the buggy production system's input,
+// run in bubbles, fails with the shrunk one-fault schedule, and its
+// timeline is on the bubble's clock (the retry 20 ms after the start).
+func TestProductionTargetInBubble(t *testing.T) {
+	cfg := model.Config{System: json.RawMessage(`{"fresh":true}`)}
+	bubble := func(run func()) { synctest.Test(t, func(*testing.T) { run() }) }
+	tgt, err := NewTarget(sleepyDefinition(), WithConfig(cfg), WithScope(ScopeOrdinals), WithFailDir(t.TempDir()), func(o *options) { o.bubble = bubble })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fail *Failure
+	site := -1
+	for i, s := range tgt.Decoder().Sites() {
+		if s.Kind == "timeout_after_commit" && s.Ordinal == 1 {
+			site = i
+		}
+	}
+	if site < 0 {
+		t.Fatalf("no timeout_after_commit site in %v", tgt.Decoder().Sites())
+	}
+	err = tgt.Check([]byte{byte(site)})
+	if !errors.As(err, &fail) {
+		t.Fatalf("err %v", err)
+	}
+	if fail.Invariant != model.InvEffectAtMostOnce || len(fail.Schedule.Faults) != 1 {
+		t.Fatalf("failure %v", fail)
+	}
+	res := fail.Result
+	if at := res.Timeline[2].At; res.Timeline[2].Event != model.EvToolCommit || at != 20 {
+		t.Fatalf("second commit %+v", res.Timeline[2])
+	}
+}

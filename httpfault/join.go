@@ -1,0 +1,557 @@
+package httpfault
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/faultline/faultline/model"
+)
+
+// Class is what a request is to the harness: a commit, a read, or
+// neither.
+type Class uint8
+
+// Classes of requests.
+const (
+	// Neither: the request passes through without a crossing (an MCP
+	// initialize, a tools/list, a health check).
+	Neither Class = iota
+	// Commit: a consequential request; it crosses tool.commit through
+	// Calls.Commit, where the schedule's tool faults act on it.
+	Commit
+	// Read: a readback; it crosses Classified.Event (default
+	// ledger.readback) through Calls.Enter. No fault kind is enacted at a
+	// read: one armed there stays unfired and the run is inconclusive.
+	Read
+)
+
+// String is "neither", "commit" or "read".
+func (c Class) String() string {
+	switch c {
+	case Neither:
+		return "neither"
+	case Commit:
+		return "commit"
+	case Read:
+		return "read"
+	}
+	return "class(" + strconv.Itoa(int(c)) + ")"
+}
+
+// Classified is a classifier's answer for one request: its class, the
+// tool a commit calls (model.ToolCall.Tool; a fault's "tool" selects it)
+// and the event a read crosses (empty: ledger.readback).
+type Classified struct {
+	Class Class
+	Tool  string
+	Event model.EventName
+}
+
+// Classifier decides what a request is. body is the request's body,
+// already read (the request's own Body must not be read). An error ends
+// the run (Calls.Fail) and fails the round trip.
+type Classifier func(req *http.Request, body []byte) (Classified, error)
+
+// Rule classifies the requests whose method is Method (empty: any) and
+// whose URL path matches Path, a path.Match pattern ("/charges",
+// "/charges/*"; empty: any path).
+type Rule struct {
+	Method string
+	Path   string
+	Class  Class
+	// Tool names a commit's tool; empty: "METHOD path".
+	Tool string
+	// Event is the event a read crosses; empty: ledger.readback.
+	Event model.EventName
+}
+
+// Rules returns a classifier over rules: the first rule that matches
+// decides; a request no rule matches is Neither. It returns an error for a
+// bad path pattern, an unknown class, or an Event on a rule that is not a
+// read.
+func Rules(rules ...Rule) (Classifier, error) {
+	rs := slices.Clone(rules)
+	for i, r := range rs {
+		if _, err := path.Match(r.Path, "/"); err != nil {
+			return nil, fmt.Errorf("httpfault: rule %d: path pattern %q: %w", i+1, r.Path, err)
+		}
+		if r.Class > Read {
+			return nil, fmt.Errorf("httpfault: rule %d: unknown class %d", i+1, r.Class)
+		}
+		if r.Event != "" && r.Class != Read {
+			return nil, fmt.Errorf("httpfault: rule %d: event %q on a %s rule (only a read crosses an event of its own)", i+1, r.Event, r.Class)
+		}
+		if r.Class == Commit && r.Tool == "" {
+			rs[i].Tool = strings.TrimSpace(r.Method + " " + r.Path)
+		}
+	}
+	return func(req *http.Request, _ []byte) (Classified, error) {
+		for _, r := range rs {
+			if r.Method != "" && !strings.EqualFold(r.Method, req.Method) {
+				continue
+			}
+			if r.Path != "" {
+				if ok, _ := path.Match(r.Path, req.URL.Path); !ok {
+					continue
+				}
+			}
+			return Classified{Class: r.Class, Tool: r.Tool, Event: r.Event}, nil
+		}
+		return Classified{}, nil
+	}, nil
+}
+
+// rpcMessage is the part of a JSON-RPC message a classifier reads.
+type rpcMessage struct {
+	Method string `json:"method"`
+	Params struct {
+		Name string `json:"name"`
+	} `json:"params"`
+}
+
+// JSONRPC returns a classifier for MCP over streamable HTTP: a POST whose
+// body is the JSON-RPC request "tools/call" of one of commitTools is a
+// commit of that tool (Tool = the tool's name); every other message
+// (initialize, tools/list, notifications, a tools/call of another tool, a
+// GET opening the event stream, a DELETE ending the session) is Neither.
+// A batch (a JSON array) holding a commit is an error: its calls cannot
+// be given faults one by one.
+func JSONRPC(commitTools ...string) Classifier {
+	tools := slices.Clone(commitTools)
+	commitOf := func(m rpcMessage) bool { return m.Method == "tools/call" && slices.Contains(tools, m.Params.Name) }
+	return func(req *http.Request, body []byte) (Classified, error) {
+		if req.Method != http.MethodPost {
+			return Classified{}, nil
+		}
+		b := bytes.TrimSpace(body)
+		if len(b) > 0 && b[0] == '[' {
+			var batch []rpcMessage
+			if json.Unmarshal(b, &batch) == nil {
+				for _, m := range batch {
+					if commitOf(m) {
+						return Classified{}, fmt.Errorf("httpfault: a JSON-RPC batch carries tools/call %q, a commit: send it alone", m.Params.Name)
+					}
+				}
+			}
+			return Classified{}, nil
+		}
+		var m rpcMessage
+		if json.Unmarshal(b, &m) != nil || !commitOf(m) {
+			return Classified{}, nil
+		}
+		return Classified{Class: Commit, Tool: m.Params.Name}, nil
+	}
+}
+
+// HeaderKey returns a key extractor reading the request header name
+// (Idempotency-Key is the default of JoinOptions.Key).
+func HeaderKey(name string) func(req *http.Request, body []byte) (string, error) {
+	return func(req *http.Request, _ []byte) (string, error) {
+		k := req.Header.Get(name)
+		if k == "" {
+			return "", fmt.Errorf("no %s header", name)
+		}
+		return k, nil
+	}
+}
+
+// JSONRPCKey returns a key extractor for a JSON-RPC tools/call (MCP over
+// streamable HTTP): the string params._meta[field], else the string
+// params.arguments[field].
+func JSONRPCKey(field string) func(req *http.Request, body []byte) (string, error) {
+	return func(_ *http.Request, body []byte) (string, error) {
+		var m struct {
+			Params struct {
+				Meta      map[string]json.RawMessage `json:"_meta"`
+				Arguments map[string]json.RawMessage `json:"arguments"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal(body, &m); err != nil {
+			return "", fmt.Errorf("the body is not a JSON-RPC request: %w", err)
+		}
+		for _, src := range []map[string]json.RawMessage{m.Params.Meta, m.Params.Arguments} {
+			var k string
+			if json.Unmarshal(src[field], &k) == nil && k != "" {
+				return k, nil
+			}
+		}
+		return "", fmt.Errorf("no string %q in params._meta or params.arguments", field)
+	}
+}
+
+// TraceHeader is the header the default JoinOptions.Action reads the
+// trace from and the default JoinOptions.Trace writes a broken lineage
+// to.
+const TraceHeader = "Traceparent"
+
+// JoinOptions configure a joined transport ([Join]).
+type JoinOptions struct {
+	// Allow is the allowlist, as Options.Allow (empty: DefaultAllow,
+	// loopback only). A request elsewhere fails with ErrRefused and ends
+	// the run (Calls.Fail).
+	Allow []string
+	// Classify decides which requests are commits, reads or neither
+	// (required: see Rules and JSONRPC).
+	Classify Classifier
+	// Key extracts a commit's idempotency key (model.ToolCall.RequestKey);
+	// default HeaderKey("Idempotency-Key"). An error or an empty key ends
+	// the run (Calls.Fail) and fails the round trip.
+	Key func(req *http.Request, body []byte) (string, error)
+	// Action extracts the action a commit claims to be (its
+	// IdempotencyKey is the action reference; Subject, Amount, TraceID...
+	// feed the invariants). Default: IdempotencyKey = key, TraceID = the
+	// Traceparent header. An error ends the run.
+	Action func(req *http.Request, body []byte, key string) (model.Action, error)
+	// Trace renders break_trace_lineage: it sets trace on the request
+	// sent (a clone; default: the Traceparent header).
+	Trace func(req *http.Request, trace string)
+	// Result maps the provider's answer to a commit to the model's
+	// result; default DefaultResult with the Receipt and Amount fields.
+	Result func(key string, resp *http.Response, body []byte) model.ToolResult
+	// Receipt and Amount are the top-level JSON fields of a committed
+	// answer that carry the receipt id (default "receipt_id") and the
+	// amount (default "amount"): DefaultResult reads them and the answer
+	// faults (partial_success_response, malformed_response, output_drift)
+	// rewrite them.
+	Receipt string
+	Amount  string
+}
+
+// DefaultResult maps an HTTP answer to a commit: a 2xx answer is
+// committed (Replayed when the Idempotent-Replayed header is "true"),
+// with a Receipt when its body is a JSON object whose receiptField is a
+// non-empty string (Amount from amountField when it is a number); a 429 is
+// rejected as rate limited (RetryAfter from its Retry-After seconds);
+// another 4xx is rejected; anything else is an unknown outcome.
+func DefaultResult(receiptField, amountField string) func(key string, resp *http.Response, body []byte) model.ToolResult {
+	return func(key string, resp *http.Response, body []byte) model.ToolResult {
+		switch s := resp.StatusCode; {
+		case s >= 200 && s <= 299:
+			res := model.ToolResult{Outcome: model.OutcomeCommitted, Replayed: resp.Header.Get("Idempotent-Replayed") == "true"}
+			var obj map[string]json.RawMessage
+			if json.Unmarshal(body, &obj) == nil {
+				var id string
+				if json.Unmarshal(obj[receiptField], &id) == nil && id != "" {
+					var amount int64
+					json.Unmarshal(obj[amountField], &amount)
+					res.Receipt = &model.Receipt{ID: id, Key: key, Amount: amount}
+				}
+			}
+			return res
+		case s == http.StatusTooManyRequests:
+			secs, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+			return model.ToolResult{Outcome: model.OutcomeRejected, Class: model.ClassRateLimited, RetryAfter: model.Millis(secs) * 1000, Reason: resp.Status}
+		case s >= 400 && s <= 499:
+			return model.ToolResult{Outcome: model.OutcomeRejected, Class: model.ClassRejected, Reason: resp.Status}
+		}
+		return model.ToolResult{Outcome: model.OutcomeUnknown, Reason: resp.Status}
+	}
+}
+
+// JoinKinds returns the fault kinds a joined transport renders at
+// tool.commit, in catalogue order: every kind of Kinds and
+// break_trace_lineage. A kind armed at a read crossing is not enacted.
+func JoinKinds() []string {
+	var out []string
+	for _, s := range model.Catalogue() {
+		if _, ok := disturbances[s.Kind]; ok || s.Kind == "break_trace_lineage" {
+			out = append(out, s.Kind)
+		}
+	}
+	return out
+}
+
+// Joined is an http.RoundTripper joined to a run of the harness: each
+// request its classifier calls a commit crosses tool.commit through
+// Calls.Commit, each read crosses its read event, and the rest pass
+// through. Build it with Join, one per System.Run (a Calls is valid only
+// during that call). Commits and reads are serialized; a request that is
+// neither is not held up by them.
+type Joined struct {
+	calls model.Calls
+	base  http.RoundTripper
+	allow *allowlist
+	opts  JoinOptions
+	mu    sync.Mutex
+	held  []held
+}
+
+// Join returns a transport that carries requests through base (nil: a
+// clone of http.DefaultTransport without its proxy; InProcess(handler)
+// inside a synctest bubble) and reports them to calls. What each fired
+// kind looks like to the client:
+//
+//   - sandbox_denial: an error wrapping ErrSandboxDenied, nothing sent;
+//   - timeout_before_send, budget_exhaustion: a *TimeoutError, nothing
+//     sent;
+//   - tool_timeout: a *TimeoutError; the request is held and reaches the
+//     provider just before the next commit of this transport;
+//   - timeout_after_commit: the provider commits, the client gets a
+//     *TimeoutError;
+//   - reject_before_commit: a 422 answer, nothing sent;
+//   - rate_limit: a 429 answer whose Retry-After is the model's wait in
+//     whole seconds, rounded up (Retry-After-Ms gives it in ms), nothing
+//     sent and no sleep: the wait is the client's, on the run's clock
+//     (the synctest bubble's, inside one);
+//   - partial_success_response, malformed_response, output_drift: the
+//     provider's 2xx answer without its receipt field, cut to half its
+//     length, or with the receipt field renamed and the amount retyped;
+//   - break_trace_lineage: the request goes out with the model's orphan
+//     trace (JoinOptions.Trace).
+//
+// Join returns an error for a nil calls, a nil Classify, a bad allowlist
+// entry, or a base that would send through a proxy (as New).
+func Join(calls model.Calls, base http.RoundTripper, opts JoinOptions) (*Joined, error) {
+	if calls == nil {
+		return nil, errors.New("httpfault: Join: nil Calls (use the Env.Calls the harness hands to System.Run)")
+	}
+	if opts.Classify == nil {
+		return nil, errors.New("httpfault: Join: JoinOptions.Classify is nil: say which requests are commits (Rules, JSONRPC)")
+	}
+	a, err := parseAllow(opts.Allow)
+	if err != nil {
+		return nil, err
+	}
+	if base, err = checkBase(base); err != nil {
+		return nil, err
+	}
+	if opts.Key == nil {
+		opts.Key = HeaderKey("Idempotency-Key")
+	}
+	if opts.Action == nil {
+		opts.Action = func(req *http.Request, _ []byte, key string) (model.Action, error) {
+			return model.Action{IdempotencyKey: key, TraceID: req.Header.Get(TraceHeader)}, nil
+		}
+	}
+	if opts.Trace == nil {
+		opts.Trace = func(req *http.Request, trace string) { req.Header.Set(TraceHeader, trace) }
+	}
+	if opts.Receipt == "" {
+		opts.Receipt = "receipt_id"
+	}
+	if opts.Amount == "" {
+		opts.Amount = "amount"
+	}
+	if opts.Result == nil {
+		opts.Result = DefaultResult(opts.Receipt, opts.Amount)
+	}
+	return &Joined{calls: calls, base: base, allow: a, opts: opts}, nil
+}
+
+// fail ends the run with err and returns it.
+func (j *Joined) fail(err error) (*http.Response, error) {
+	j.calls.Fail(err)
+	return nil, err
+}
+
+// RoundTrip implements http.RoundTripper. A refused host or scheme, a
+// classifier error or a commit without a key ends the run (Calls.Fail);
+// an error of the harness (ErrWorkerCrashed when it stopped the worker)
+// is returned as it is.
+func (j *Joined) RoundTrip(req *http.Request) (*http.Response, error) {
+	body, err := readBody(req)
+	if err != nil {
+		return nil, fmt.Errorf("httpfault: reading the request body: %w", err)
+	}
+	if sc := req.URL.Scheme; !strings.EqualFold(sc, "http") && !strings.EqualFold(sc, "https") {
+		return j.fail(fmt.Errorf("%w: refusing %s %s: scheme %q (the transport sends only http and https)", ErrScheme, req.Method, redactURL(req), sc))
+	}
+	if host := req.URL.Hostname(); !j.allow.allows(host) {
+		return j.fail(fmt.Errorf("%w: refusing %s %s: host %q (allowed: %s)", ErrRefused, req.Method, redactURL(req), host, j.allow.text))
+	}
+	cl, err := j.opts.Classify(req, body)
+	if err != nil {
+		return j.fail(fmt.Errorf("httpfault: classifying %s %s: %w", req.Method, redactURL(req), err))
+	}
+	if cl.Class == Neither {
+		return j.base.RoundTrip(clone(req, body))
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	switch cl.Class {
+	case Read:
+		return j.read(req, body, cl)
+	case Commit:
+		return j.commit(req, body, cl)
+	}
+	return j.fail(fmt.Errorf("httpfault: classifying %s %s: unknown class %d", req.Method, redactURL(req), cl.Class))
+}
+
+// clone is req carrying body (already read), for the base transport.
+func clone(req *http.Request, body []byte) *http.Request {
+	r := req.Clone(req.Context())
+	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	if body == nil {
+		r.Body = http.NoBody
+	}
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	return r
+}
+
+func (j *Joined) read(req *http.Request, body []byte, cl Classified) (*http.Response, error) {
+	ev := cl.Event
+	if ev == "" {
+		ev = model.EvLedgerReadback
+	}
+	step, err := j.calls.Enter(req.Context(), ev)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := j.base.RoundTrip(clone(req, body))
+	outcome := "ok"
+	if err != nil || resp.StatusCode > 299 {
+		outcome = "error"
+	}
+	if derr := step.Done(outcome, req.Method+" "+req.URL.Path); derr != nil && err == nil {
+		if resp != nil {
+			resp.Body.Close()
+		}
+		return nil, derr
+	}
+	return resp, err
+}
+
+// exchanged is the provider's answer to the current commit request.
+type exchanged struct {
+	resp *http.Response
+	body []byte
+	err  error
+}
+
+func (j *Joined) commit(req *http.Request, body []byte, cl Classified) (*http.Response, error) {
+	what := req.Method + " " + redactURL(req)
+	key, err := j.opts.Key(req, body)
+	if err == nil && key == "" {
+		err = errors.New("the key extractor returned an empty key")
+	}
+	if err != nil {
+		return j.fail(fmt.Errorf("httpfault: commit %s (tool %s): no idempotency key: %w", what, cl.Tool, err))
+	}
+	act, err := j.opts.Action(req, body, key)
+	if err != nil {
+		return j.fail(fmt.Errorf("httpfault: commit %s (tool %s): action: %w", what, cl.Tool, err))
+	}
+	call := model.ToolCall{Tool: cl.Tool, RequestKey: key, Action: act}
+	var cur *exchanged
+	send := func(ctx context.Context, c model.ToolCall) model.ToolResult {
+		if len(j.held) > 0 {
+			h := j.held[0]
+			j.held = j.held[1:]
+			return j.deliver(h.req.WithContext(context.WithoutCancel(h.req.Context())), h.body, c.RequestKey, nil)
+		}
+		if cur != nil || c.RequestKey != call.RequestKey || c.Tool != call.Tool {
+			err := fmt.Errorf("httpfault: commit %s: the harness delivers a request (tool %s, key %q) this transport never held; build one Joined per System.Run and keep it for the task's run", what, c.Tool, c.RequestKey)
+			j.calls.Fail(err)
+			return model.ToolResult{Outcome: model.OutcomeUnknown, Class: model.ClassTimeout, Reason: err.Error()}
+		}
+		r := req.WithContext(ctx)
+		if c.Action.TraceID != call.Action.TraceID {
+			r = r.Clone(ctx)
+			j.opts.Trace(r, c.Action.TraceID)
+		}
+		cur = &exchanged{}
+		return j.deliver(r, body, key, cur)
+	}
+	c, err := j.calls.Commit(req.Context(), call, send)
+	if err != nil {
+		return nil, err
+	}
+	var resp *http.Response
+	if cur != nil {
+		resp = cur.resp
+	}
+	for _, kind := range c.Fired {
+		switch kind {
+		case "sandbox_denial":
+			return nil, fmt.Errorf("%w (%s)", ErrSandboxDenied, kind)
+		case "timeout_before_send", "budget_exhaustion":
+			return nil, &TimeoutError{Kind: kind}
+		case "tool_timeout":
+			j.held = append(j.held, held{req: req, body: body})
+			return nil, &TimeoutError{Kind: kind}
+		case "timeout_after_commit":
+			return nil, &TimeoutError{Kind: kind, Sent: true}
+		case "reject_before_commit":
+			return answer(req, http.StatusUnprocessableEntity, nil, `{"error":"rejected before commit"}`), nil
+		case "rate_limit":
+			ms := c.Result.RetryAfter
+			h := http.Header{"Retry-After": {strconv.FormatInt(int64((ms+999)/1000), 10)}, "Retry-After-Ms": {strconv.FormatInt(int64(ms), 10)}}
+			return answer(req, http.StatusTooManyRequests, h, `{"error":"rate limited"}`), nil
+		case "partial_success_response", "malformed_response", "output_drift":
+			if resp == nil {
+				return j.fail(fmt.Errorf("httpfault: commit %s: %s fired on an answer the provider never gave", what, kind))
+			}
+			cur.body = j.rewrite(kind, cur.body)
+			resp = withBody(resp, cur.body)
+		case "break_trace_lineage":
+			// rendered on the request by send
+		default:
+			return j.fail(fmt.Errorf("httpfault: commit %s: %s fired and the HTTP transport cannot render it (it renders %s)", what, kind, strings.Join(JoinKinds(), ", ")))
+		}
+	}
+	if resp == nil {
+		if cur != nil && cur.err != nil {
+			return nil, cur.err
+		}
+		return j.fail(fmt.Errorf("httpfault: commit %s: the harness neither sent the request nor answered it", what))
+	}
+	return resp, nil
+}
+
+// deliver sends r through the base transport and maps the answer; the
+// answer is kept in into (nil: discarded, for a late delivery).
+func (j *Joined) deliver(r *http.Request, body []byte, key string, into *exchanged) model.ToolResult {
+	resp, err := j.base.RoundTrip(clone(r, body))
+	var b []byte
+	if err == nil {
+		b, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+	}
+	if err != nil {
+		if into != nil {
+			into.err = err
+		}
+		return model.ToolResult{Outcome: model.OutcomeUnknown, Class: model.ClassTimeout, Reason: err.Error()}
+	}
+	if into != nil {
+		into.resp, into.body = withBody(resp, b), b
+	}
+	return j.opts.Result(key, resp, b)
+}
+
+// rewrite renders an answer fault on a committed body: the receipt field
+// removed (partial_success_response), the body cut to half its length
+// (malformed_response), or the receipt field renamed and a numeric amount
+// retyped to a string (output_drift). A body that is not a JSON object
+// is cut for malformed_response and left alone otherwise.
+func (j *Joined) rewrite(kind string, body []byte) []byte {
+	if kind == "malformed_response" {
+		return body[:len(body)/2]
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(body, &obj) != nil {
+		return body
+	}
+	rf, af := j.opts.Receipt, j.opts.Amount
+	if kind == "output_drift" {
+		if v, ok := obj[rf]; ok {
+			obj[drifted(rf)] = v
+		}
+		if a := obj[af]; len(a) > 0 && (a[0] == '-' || a[0] >= '0' && a[0] <= '9') {
+			obj[af], _ = json.Marshal(string(a))
+		}
+	}
+	delete(obj, rf)
+	b, _ := json.Marshal(obj)
+	return b
+}

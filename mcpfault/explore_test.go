@@ -1,0 +1,59 @@
+package mcpfault_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/faultline/faultline/mcpfault"
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/properties"
+)
+
+// definition is the agent as a production system: the provider (a real
+// MCP server) is built inside each run, so each run starts from an empty
+// table, and the schedule's config turns the agent's fresh-key retry on.
+func definition() *model.Definition {
+	return &model.Definition{
+		Name:     "janitor",
+		Fixtures: []model.Fixture{fixture},
+		Configure: func(raw json.RawMessage) (model.Factory, error) {
+			var c struct {
+				Fresh bool `json:"fresh"`
+			}
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, &c); err != nil {
+					return nil, err
+				}
+			}
+			p := newProvider(true)
+			sys := system{p: p, pol: policy{freshKey: c.Fresh, checkTrace: true}, opts: mcpfault.Options{Readback: []string{"get_deletion"}}}
+			return func() model.System { return sys }, nil
+		},
+		Builtin:    options().Builtin,
+		Invariants: options().Invariants,
+		Clock:      properties.BubbleClock,
+	}
+}
+
+// TestExplore: exploration over the adapter's kinds finds the fresh-key
+// bug and shrinks it to one fault at the first commit; the stable-key
+// agent holds under CheckProduction, each run in a testing/synctest
+// bubble (the SDK's in-memory transports and their goroutines opened and
+// closed inside it).
+func TestExplore(t *testing.T) {
+	def := definition()
+	rep, err := properties.Explore(def.Factory, properties.WithDefinition(def), properties.WithKinds(mcpfault.Kinds()...),
+		properties.WithConfig(model.Config{System: json.RawMessage(`{"fresh":true}`)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Found {
+		t.Fatalf("fresh key: no counterexample in %d checks", rep.Checks)
+	}
+	cx := rep.Counterexample
+	if cx.Invariant != model.InvEffectAtMostOnce || len(cx.Schedule.Faults) != 1 || cx.Schedule.Faults[0].Event != model.EvToolCommit ||
+		cx.Schedule.Faults[0].Ordinal != 1 || cx.Event != model.EvToolCommit {
+		t.Fatalf("counterexample %+v", cx)
+	}
+	properties.CheckProduction(t, def, properties.WithKinds(mcpfault.Kinds()...))
+}

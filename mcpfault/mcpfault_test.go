@@ -1,0 +1,266 @@
+package mcpfault_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/faultline/faultline/mcpfault"
+	"github.com/faultline/faultline/model"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// provider is the fake storage service: a real MCP server (same SDK) with
+// a destructive tool delete_snapshot that keeps its own table of effects,
+// idempotent by the request's _meta key when byKey is on, and a read-only
+// tool get_deletion that reads that table back.
+type provider struct {
+	mu     sync.Mutex
+	rows   []model.LedgerEntry
+	byKey  bool
+	lists  int // tools/list requests the server received
+	server *mcp.Server
+}
+
+type deleteIn struct {
+	Snapshot string `json:"snapshot"`
+}
+
+type deleteOut struct {
+	Receipt  string `json:"receipt"`
+	Snapshot string `json:"snapshot"`
+	Bytes    int64  `json:"bytes"`
+}
+
+type getIn struct {
+	Key string `json:"key"`
+}
+
+type getOut struct {
+	Found   bool   `json:"found"`
+	Receipt string `json:"receipt"`
+	Trace   string `json:"trace"`
+}
+
+func newProvider(byKey bool) *provider {
+	p := &provider{byKey: byKey}
+	s := mcp.NewServer(&mcp.Implementation{Name: "snapshots", Version: "1"}, nil)
+	yes := true
+	mcp.AddTool(s, &mcp.Tool{Name: "delete_snapshot", Description: "delete a storage snapshot (cannot be undone)",
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: &yes}}, p.delete)
+	mcp.AddTool(s, &mcp.Tool{Name: "get_deletion", Description: "read a deletion back by its key",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, p.get)
+	// purge_cache gives no annotations: the specification's defaults make it a commit
+	mcp.AddTool(s, &mcp.Tool{Name: "purge_cache", Description: "purge the cache"},
+		func(context.Context, *mcp.CallToolRequest, deleteIn) (*mcp.CallToolResult, deleteOut, error) {
+			return nil, deleteOut{}, nil
+		})
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				p.mu.Lock()
+				p.lists++
+				p.mu.Unlock()
+			}
+			return next(ctx, method, req)
+		}
+	})
+	p.server = s
+	return p
+}
+
+func metaOf(req *mcp.CallToolRequest, k string) string {
+	s, _ := req.Params.Meta[k].(string)
+	return s
+}
+
+func (p *provider) delete(_ context.Context, req *mcp.CallToolRequest, in deleteIn) (*mcp.CallToolResult, deleteOut, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	key := metaOf(req, mcpfault.MetaKey)
+	if p.byKey {
+		for _, r := range p.rows {
+			if r.Key == key {
+				return nil, deleteOut{Receipt: r.ReceiptID, Snapshot: r.Subject, Bytes: 300}, nil
+			}
+		}
+	}
+	id := fmt.Sprintf("del_%d", len(p.rows)+1)
+	p.rows = append(p.rows, model.LedgerEntry{Tool: "delete_snapshot", Key: key, ActionRef: metaOf(req, mcpfault.MetaActionRef),
+		Subject: in.Snapshot, Trace: metaOf(req, mcpfault.MetaTrace), ReceiptID: id})
+	return nil, deleteOut{Receipt: id, Snapshot: in.Snapshot, Bytes: 300}, nil
+}
+
+func (p *provider) get(_ context.Context, _ *mcp.CallToolRequest, in getIn) (*mcp.CallToolResult, getOut, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, r := range p.rows {
+		if r.Key == in.Key {
+			return nil, getOut{Found: true, Receipt: r.ReceiptID, Trace: r.Trace}, nil
+		}
+	}
+	return nil, getOut{}, nil
+}
+
+// policy is the agent's behaviour: its defences off (the bugs) or on.
+type policy struct {
+	freshKey      bool // retries an unconfirmed deletion under a fresh key
+	trustTimeout  bool // takes a transport error for a deletion done
+	ignoreIsError bool // takes an IsError result for a deletion done
+	checkTrace    bool // reads the deletion back and holds when its trace is not the job's
+	noKey         bool // sends no idempotency key at all
+}
+
+// expireSnapshot is production code's shape (it uses nothing of
+// faultline, the _meta names included): it takes a real MCP client
+// session and deletes a snapshot through the delete_snapshot tool,
+// retrying an unconfirmed call up to three attempts. It reports whether it
+// holds a confirmed deletion.
+func expireSnapshot(ctx context.Context, cs *mcp.ClientSession, pol policy, job, snapshot, trace string) (bool, error) {
+	key := job + ":delete"
+	for attempt := range 3 {
+		if pol.freshKey && attempt > 0 {
+			key = fmt.Sprintf("%s:delete-%d", job, attempt)
+		}
+		meta := mcp.Meta{"idempotencyKey": key, "actionRef": job + ":delete", "traceId": trace}
+		if pol.noKey {
+			meta = mcp.Meta{"traceId": trace}
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "delete_snapshot", Arguments: deleteIn{Snapshot: snapshot}, Meta: meta})
+		switch {
+		case err != nil && pol.trustTimeout:
+			return true, nil
+		case err != nil && errors.Is(err, context.DeadlineExceeded):
+			continue // unknown outcome: retry
+		case err != nil:
+			return false, err
+		case res.IsError && pol.ignoreIsError:
+			return true, nil
+		case res.IsError && res.Meta["retryAfterMs"] != nil:
+			continue // rate limited: retry after the wait (the test's agent does not sleep)
+		case res.IsError:
+			return false, nil
+		}
+		var out deleteOut
+		if len(res.Content) == 0 || jsonDecode(res.Content[0], &out) != nil || out.Receipt == "" {
+			continue // no decodable receipt: unconfirmed
+		}
+		if pol.checkTrace {
+			back, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_deletion", Arguments: getIn{Key: key}})
+			if err != nil {
+				return false, err
+			}
+			var got getOut
+			if jsonDecode(back.Content[0], &got) != nil || !got.Found || got.Trace != trace {
+				return false, nil
+			}
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
+// system is the test System: it builds a client per run around the
+// adapter, connects it to the provider over the SDK's in-memory
+// transports, and runs the agent on it; the oracle reads the provider's
+// table.
+type system struct {
+	p    *provider
+	pol  policy
+	opts mcpfault.Options
+}
+
+func (s system) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+	mw, err := mcpfault.New(env.Calls, s.opts)
+	if err != nil {
+		return model.Claim{}, err
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "janitor", Version: "1"}, nil)
+	client.AddSendingMiddleware(mw.Middleware())
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.p.server.Connect(ctx, st, nil)
+	if err != nil {
+		return model.Claim{}, err
+	}
+	defer ss.Close()
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		return model.Claim{}, err
+	}
+	defer cs.Close()
+	done, err := expireSnapshot(ctx, cs, s.pol, task.ID, task.Subject, task.Trace)
+	if merr := mw.Err(); merr != nil {
+		return model.Claim{}, merr
+	}
+	if err != nil {
+		return model.Claim{}, err
+	}
+	if done {
+		return model.Claim{Verdict: model.ClaimRelease}, nil
+	}
+	return model.Claim{Verdict: model.ClaimHold, Reason: "deletion not confirmed"}, nil
+}
+
+func (s system) ProviderLedger(context.Context) ([]model.LedgerEntry, error) {
+	s.p.mu.Lock()
+	defer s.p.mu.Unlock()
+	return append([]model.LedgerEntry(nil), s.p.rows...), nil
+}
+
+var fixture = model.Fixture{Name: "snapshots", Tasks: []model.Task{{ID: "job-1", Actor: "janitor", Subject: "snap-9",
+	Tenant: "t", Purpose: "expire", Trace: "tr-job-1"}}}
+
+// traceJoined is the user's own invariant: a released deletion was made
+// under the job's trace.
+var traceJoined = model.UserInvariant{Name: "trace_joined", Owner: "storage", Oracle: model.OracleLedgerReadback,
+	Doc: "no release of a deletion made under another trace", Check: func(v model.View) string {
+		c, ok := v.Claim()
+		if !ok || c.Verdict != model.ClaimRelease {
+			return ""
+		}
+		for _, e := range v.Ledger() {
+			if e.Task == v.Task().ID && e.Trace != v.Task().Trace {
+				return fmt.Sprintf("released %s made under trace %q", e.ReceiptID, e.Trace)
+			}
+		}
+		return ""
+	}}
+
+func options() model.Options {
+	return model.Options{Builtin: []string{model.InvEffectAtMostOnce, model.InvNoInventedProgress}, Invariants: []model.UserInvariant{traceJoined}}
+}
+
+func run(t testing.TB, sys system, faults ...model.FaultEntry) *model.Result {
+	t.Helper()
+	h := model.NewHarness(fixture, options())
+	res, err := h.Run(func() model.System { return sys }, &model.Schedule{Version: model.ScheduleVersion, Seed: "mcp", Faults: faults})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func events(res *model.Result) string {
+	var evs []string
+	for _, e := range res.Timeline {
+		evs = append(evs, string(e.Event)+"/"+e.Outcome)
+	}
+	return strings.Join(evs, " ")
+}
+
+func at(kind string) model.FaultEntry {
+	return model.FaultEntry{Event: model.EvToolCommit, Ordinal: 1, Kind: kind}
+}
+
+// jsonDecode decodes a text content as JSON into v.
+func jsonDecode(c mcp.Content, v any) error {
+	t, ok := c.(*mcp.TextContent)
+	if !ok {
+		return fmt.Errorf("content of type %T", c)
+	}
+	return json.Unmarshal([]byte(t.Text), v)
+}

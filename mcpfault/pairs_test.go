@@ -1,0 +1,83 @@
+package mcpfault_test
+
+import (
+	"testing"
+
+	"github.com/faultline/faultline/mcpfault"
+	"github.com/faultline/faultline/model"
+)
+
+// TestCounterfactualPairs: each supported kind, once at the first
+// tools/call of delete_snapshot, bites an agent without the matching
+// defence (the named invariant breaks, read from the provider's own
+// table) and is contained by the agent with it.
+func TestCounterfactualPairs(t *testing.T) {
+	fresh, stable := policy{freshKey: true}, policy{}
+	for _, tc := range []struct {
+		kind           string
+		bad, good      policy
+		inv            string
+		badRows        int
+		detail         string
+		badEv, goodEvs string
+		goodRows       int
+	}{
+		{"timeout_before_send", policy{trustTimeout: true}, stable, model.InvNoInventedProgress, 0,
+			"release although the ledger holds no effect of the task", "worker.start/ tool.commit/unknown claim/release",
+			"worker.start/ tool.commit/unknown tool.commit/committed claim/release", 1},
+		{"reject_before_commit", policy{ignoreIsError: true}, stable, model.InvNoInventedProgress, 0,
+			"release although the ledger holds no effect of the task", "worker.start/ tool.commit/rejected claim/release",
+			"worker.start/ tool.commit/rejected claim/hold", 0},
+		{"rate_limit", policy{ignoreIsError: true}, stable, model.InvNoInventedProgress, 0,
+			"release although the ledger holds no effect of the task", "worker.start/ tool.commit/rejected claim/release",
+			"worker.start/ tool.commit/rejected tool.commit/committed claim/release", 1},
+		{"timeout_after_commit", fresh, stable, model.InvEffectAtMostOnce, 2,
+			"second ledger effect for task job-1", "worker.start/ tool.commit/unknown tool.commit/committed claim/release",
+			"worker.start/ tool.commit/unknown tool.commit/committed claim/release", 1},
+		{"tool_timeout", fresh, stable, model.InvEffectAtMostOnce, 2,
+			"second ledger effect for task job-1", "worker.start/ tool.commit/unknown tool.commit/committed claim/release",
+			"worker.start/ tool.commit/unknown tool.commit/committed claim/release", 1},
+		{"partial_success_response", fresh, stable, model.InvEffectAtMostOnce, 2,
+			"second ledger effect for task job-1", "worker.start/ tool.commit/committed tool.commit/committed claim/release",
+			"worker.start/ tool.commit/committed tool.commit/committed claim/release", 1},
+		{"malformed_response", fresh, stable, model.InvEffectAtMostOnce, 2,
+			"second ledger effect for task job-1", "worker.start/ tool.commit/unknown tool.commit/committed claim/release",
+			"worker.start/ tool.commit/unknown tool.commit/committed claim/release", 1},
+		{"output_drift", fresh, stable, model.InvEffectAtMostOnce, 2,
+			"second ledger effect for task job-1", "worker.start/ tool.commit/committed tool.commit/committed claim/release",
+			"worker.start/ tool.commit/committed tool.commit/committed claim/release", 1},
+		{"break_trace_lineage", stable, policy{checkTrace: true}, "trace_joined", 1,
+			"released del_1 made under trace \"orphan-req-1\"", "worker.start/ tool.commit/committed claim/release",
+			"worker.start/ tool.commit/committed ledger.readback/ok claim/hold", 1},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			opts := mcpfault.Options{Readback: []string{"get_deletion"}}
+			p := newProvider(true)
+			res := run(t, system{p: p, pol: tc.bad, opts: opts}, at(tc.kind))
+			inv, _ := res.Invariant(tc.inv)
+			f := res.Faults[0]
+			// the invariant breaks at the second commit (a second effect) or at the claim
+			want := model.EvClaim
+			if tc.inv == model.InvEffectAtMostOnce {
+				want = model.EvToolCommit
+			}
+			if inv.Held || inv.Event != want || f.FiredAt != 2 || inv.FaultID != "f1" || inv.Detail != tc.detail || len(p.rows) != tc.badRows || f.Fired != 1 || !f.Reached {
+				t.Errorf("undefended: %s %+v, %d rows, fault %+v", tc.inv, inv, len(p.rows), f)
+			}
+			if got := events(res); got != tc.badEv {
+				t.Errorf("undefended timeline %s\nwant %s", got, tc.badEv)
+			}
+			p = newProvider(true)
+			res = run(t, system{p: p, pol: tc.good, opts: opts}, at(tc.kind))
+			if !res.Held() || len(p.rows) != tc.goodRows || res.Faults[0].Fired != 1 {
+				t.Errorf("defended: held %v %+v, %d rows, fault %+v", res.Held(), res.Invariants, len(p.rows), res.Faults[0])
+			}
+			if got := events(res); got != tc.goodEvs {
+				t.Errorf("defended timeline %s\nwant %s", got, tc.goodEvs)
+			}
+		})
+	}
+	if len(mcpfault.Kinds()) != 9 {
+		t.Fatalf("Kinds %v", mcpfault.Kinds())
+	}
+}

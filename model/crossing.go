@@ -1,0 +1,264 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// Calls is the one way in for production code: an adapter over a real
+// client (an MCP client, an http.Client, a database/sql connector, any
+// call) reports each call it carries as a boundary crossing of the run
+// and asks which typed fault the schedule arms there. The crossing then
+// feeds the same timeline, fault reports, invariants (checked after it),
+// verdicts, shrinking, replay and coverage as a call through the model's
+// Env. The harness hands it to every System as Env.Calls; it is valid
+// only during the Run call that received it, from that call's goroutine
+// or one the call waits for.
+type Calls interface {
+	// Commit crosses tool.commit for one consequential call. The faults
+	// armed at the crossing act on it as they do in the model (they
+	// compose in schedule order): a fault that withholds the request
+	// (timeout_before_send, reject_before_commit, rate_limit, ...) never
+	// calls send; one that acts after the effect calls send, then changes
+	// or loses the answer; break_trace_lineage changes call.Action.TraceID
+	// before send. send performs the real call and returns what the
+	// provider answered; an adapter maps a transport error to an unknown
+	// outcome (Class ClassTimeout) and an explicit refusal to a
+	// rejection. The answer the system must see is Committed.Result, and
+	// Committed.Fired names the kinds that fired, so the adapter renders
+	// each in its own protocol (a lost reply, a body without its receipt,
+	// an undecodable body). Commit returns ErrWorkerCrashed when the run
+	// stopped the worker (a stop condition or the per-task call bound).
+	Commit(ctx context.Context, call ToolCall, send func(context.Context, ToolCall) ToolResult) (Committed, error)
+	// Enter starts a crossing of any event but tool.commit
+	// (ledger.readback, state.read, checkpoint.write, checkpoint.load,
+	// context.subject, ...): the returned Step names the faults armed at
+	// it, in schedule order; the adapter enacts those it can, marks each
+	// with Step.Fire, and ends the crossing with Step.Done. A fault the
+	// adapter cannot enact stays unfired, and the run is inconclusive, not
+	// green. It returns an error for tool.commit (use Commit), an unknown
+	// event, or a stopped worker (ErrWorkerCrashed).
+	Enter(ctx context.Context, ev EventName) (*Step, error)
+	// Fail ends the run with err as its error, not a verdict: an adapter
+	// calls it for bad input it cannot carry (an extractor that finds no
+	// idempotency key, a non-loopback address), so that a system which
+	// swallows the adapter's error still cannot pass. The first error
+	// wins; nil is ignored.
+	Fail(err error)
+}
+
+// Committed is the answer of a Calls.Commit: the result the system
+// must be given, whether the request was sent to the provider (false when
+// a fault withheld it), and the kinds of the faults that fired on it, in
+// schedule order.
+type Committed struct {
+	Result ToolResult
+	Sent   bool
+	Fired  []string
+}
+
+// Step is a crossing in progress, from Calls.Enter to Done.
+type Step struct {
+	r       *run
+	ev      EventName
+	ordinal int
+	armed   []*armed
+	fired   string
+	done    bool
+}
+
+// Ordinal is the crossing's occurrence of its event in the run (1-based).
+func (s *Step) Ordinal() int { return s.ordinal }
+
+// Faults returns the kinds armed at this crossing, in schedule order;
+// none for a crossing no fault is placed at.
+func (s *Step) Faults() []string {
+	out := make([]string, len(s.armed))
+	for i, f := range s.armed {
+		out[i] = f.entry.Kind
+	}
+	return out
+}
+
+// Target returns the target the schedule gives the armed fault of kind
+// (FaultEntry.Target), or "".
+func (s *Step) Target(kind string) string {
+	for _, f := range s.armed {
+		if f.entry.Kind == kind {
+			return f.entry.Target
+		}
+	}
+	return ""
+}
+
+// Fire records that the adapter enacted the armed fault of kind at this
+// crossing. It returns an error for a kind not armed here or a step
+// already done.
+func (s *Step) Fire(kind string) error {
+	if s.done {
+		return fmt.Errorf("crossing %s#%d: Fire(%q) after Done", s.ev, s.ordinal, kind)
+	}
+	for _, f := range s.armed {
+		if f.entry.Kind == kind {
+			s.fired = s.r.fire(f)
+			return nil
+		}
+	}
+	return fmt.Errorf("crossing %s#%d: no %q fault is armed here (armed: %v)", s.ev, s.ordinal, kind, s.Faults())
+}
+
+// Done ends the crossing: it is recorded in the timeline with outcome
+// ("ok", "committed", "error", ...) and detail, and every invariant is
+// checked after it. A second Done is an error.
+func (s *Step) Done(outcome, detail string) error {
+	if s.done {
+		return fmt.Errorf("crossing %s#%d: Done called twice", s.ev, s.ordinal)
+	}
+	s.done = true
+	r := s.r
+	if !r.detailed {
+		detail = ""
+	}
+	r.record(s.ev, s.ordinal, s.fired, outcome, detail, running(r))
+	return nil
+}
+
+// Observed is implemented by a System whose provider is real: production
+// code whose calls reach a provider (a payment service, an MCP server, a
+// database) through adapters. The harness then reads the provider's
+// ledger, the oracle's independent source, from ProviderLedger after
+// every crossing of the run, never from the system's claim; the model's
+// own provider ledger is not used.
+type Observed interface {
+	// ProviderLedger reads the provider's own store and returns every
+	// effect it holds, oldest first: an append-only list, so entry i is
+	// the same effect at every read. An entry's Task, Seq and (when zero)
+	// At are the harness's: it stamps an entry with the task being run
+	// when it first appears. An error ends the run with that error.
+	ProviderLedger(ctx context.Context) ([]LedgerEntry, error)
+}
+
+// errNotObserved is a Calls crossing of a system without a provider
+// readback.
+var errNotObserved = errors.New("calls: the system does not implement model.Observed, so the oracle has no provider ledger to read")
+
+// misuse records a violation of the Calls contract: the run ends with it
+// as its error (not a verdict), and the adapter gets it too.
+func (r *run) misuse(err error) error {
+	if r.live.err == nil {
+		r.live.err = err
+	}
+	return err
+}
+
+// errLedgerShrank is a readback that lost entries.
+var errLedgerShrank = errors.New("provider ledger: fewer entries than an earlier read; ProviderLedger must return every effect, oldest first")
+
+// liveState is a run's production-code side: the current instance's
+// provider readback, the live clock, the context and what failed.
+type liveState struct {
+	observed Observed
+	ctx      context.Context
+	err      error
+	// send is the current Commit's real call; inflight calls that a fault
+	// held go through it before the current one
+	send  func(context.Context, ToolCall) ToolResult
+	sent  bool
+	fired []string
+}
+
+// liveSend is the base provider of a live commit: the adapter's real call
+// (after the late delivery of any request a fault held), in place of the
+// model's provider.
+func (r *run) liveSend(call ToolCall) ToolResult {
+	for len(r.inflight) > 0 {
+		late := r.inflight[0]
+		r.inflight = r.inflight[1:]
+		r.live.send(r.live.ctx, late)
+	}
+	r.live.sent = true
+	return r.live.send(r.live.ctx, call)
+}
+
+// syncProvider reads the provider's ledger into the World after a live
+// crossing: new entries are stamped with the current task.
+func (r *run) syncProvider() {
+	if r.live.err != nil {
+		return
+	}
+	got, err := r.live.observed.ProviderLedger(r.live.ctx)
+	if err != nil {
+		r.live.err = fmt.Errorf("provider ledger: %w", err)
+		return
+	}
+	w := &r.world
+	if len(got) < len(w.Ledger) {
+		r.live.err = fmt.Errorf("%w (%d entries, then %d)", errLedgerShrank, len(w.Ledger), len(got))
+		return
+	}
+	for i := range w.Ledger {
+		if got[i].Key != w.Ledger[i].Key || got[i].ReceiptID != w.Ledger[i].ReceiptID {
+			r.live.err = fmt.Errorf("provider ledger: entry %d changed between reads (key %q, then %q); ProviderLedger must return every effect, oldest first", i+1, w.Ledger[i].Key, got[i].Key)
+			return
+		}
+	}
+	for _, e := range got[len(w.Ledger):] {
+		e.Seq = len(w.Ledger) + 1
+		e.Task = r.task.ID
+		if e.At == 0 {
+			e.At = w.Clock
+		}
+		w.Ledger = append(w.Ledger, e)
+	}
+}
+
+// liveCommit implements Calls.Commit.
+func (e *taskEnv) liveCommit(ctx context.Context, call ToolCall, send func(context.Context, ToolCall) ToolResult) (Committed, error) {
+	r := e.r
+	if send == nil {
+		return Committed{}, r.misuse(errors.New("calls: Commit: nil send"))
+	}
+	if r.live.observed == nil {
+		return Committed{}, r.misuse(errNotObserved)
+	}
+	r.live.ctx, r.live.send, r.live.sent, r.live.fired = ctx, send, false, r.live.fired[:0]
+	res, err := e.Commit(ctx, call)
+	r.live.send = nil
+	if err != nil {
+		return Committed{}, err
+	}
+	return Committed{Result: res, Sent: r.live.sent, Fired: slices.Clone(r.live.fired)}, nil
+}
+
+// calls is the Env's Calls.
+type calls taskEnv
+
+func (c *calls) Commit(ctx context.Context, call ToolCall, send func(context.Context, ToolCall) ToolResult) (Committed, error) {
+	return (*taskEnv)(c).liveCommit(ctx, call, send)
+}
+
+func (c *calls) Fail(err error) {
+	if err != nil {
+		c.r.misuse(err)
+	}
+}
+
+func (c *calls) Enter(ctx context.Context, ev EventName) (*Step, error) {
+	r := c.r
+	switch {
+	case ev == EvToolCommit:
+		return nil, r.misuse(errors.New("calls: Enter(tool.commit): a commit crosses through Commit"))
+	case ev == EvWorkerStart || ev == EvClaim || ev == EvWorkerCrash || ev == EvWarn || ev == EvWorld || eventIndex(ev) < 0:
+		return nil, r.misuse(fmt.Errorf("calls: Enter: %q is not an event an adapter crosses", ev))
+	case r.live.observed == nil:
+		return nil, r.misuse(errNotObserved)
+	}
+	r.live.ctx = ctx
+	ord, hits, ok := r.enter(ev, costRead)
+	if !ok {
+		return nil, ErrWorkerCrashed
+	}
+	return &Step{r: r, ev: ev, ordinal: ord, armed: slices.Clone(hits)}, nil
+}

@@ -1,0 +1,183 @@
+package properties
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/faultline/faultline/model"
+)
+
+// payStore is a provider outside the model: it keeps its own rows and,
+// like most payment APIs, dedups by request key.
+type payStore struct{ rows []model.LedgerEntry }
+
+func (p *payStore) charge(call model.ToolCall) model.ToolResult {
+	for _, r := range p.rows {
+		if r.Key == call.RequestKey {
+			return model.ToolResult{Outcome: model.OutcomeCommitted, Replayed: true, Receipt: &model.Receipt{ID: r.ReceiptID, Key: r.Key}}
+		}
+	}
+	a := call.Action
+	id := "ch-" + string(rune('a'+len(p.rows)))
+	p.rows = append(p.rows, model.LedgerEntry{Tool: call.Tool, Key: call.RequestKey, ActionRef: a.IdempotencyKey, Actor: a.Actor,
+		Subject: a.Subject, Tenant: a.Tenant, Purpose: a.Purpose, Amount: a.Amount, ReceiptID: id})
+	return model.ToolResult{Outcome: model.OutcomeCommitted, Receipt: &model.Receipt{ID: id, Key: call.RequestKey}}
+}
+
+// payAgent is production code's shape: its client runs the call on a
+// goroutine of its own with a timeout, and it backs off 50 ms (real
+// time functions: the bubble's clock) before it retries an unknown
+// outcome, under a fresh key when fresh is set (the bug).
+type payAgent struct {
+	st    *payStore
+	fresh bool
+	// flaky, when set, makes every other run of the process cross one
+	// more commit: state that leaks across runs, a nondeterministic
+	// replay
+	flaky *atomic.Int64
+}
+
+func (a payAgent) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+	act := model.Action{Actor: task.Actor, Subject: task.Subject, Tenant: task.Tenant, Purpose: task.Purpose, Amount: task.Amount, IdempotencyKey: task.ID}
+	send := func(ctx context.Context, call model.ToolCall) model.ToolResult {
+		done := make(chan model.ToolResult, 1)
+		go func() {
+			time.Sleep(5 * time.Millisecond) // the provider's latency
+			done <- a.st.charge(call)
+		}()
+		select {
+		case r := <-done:
+			return r
+		case <-time.After(time.Second):
+			return model.ToolResult{Outcome: model.OutcomeUnknown, Class: model.ClassTimeout}
+		}
+	}
+	key := task.ID + ":pay"
+	tries := 2
+	if a.flaky != nil && a.flaky.Add(1)%2 == 0 {
+		tries = 3
+	}
+	for i := 0; i < tries; i++ {
+		if i > 0 {
+			time.Sleep(50 * time.Millisecond)
+			if a.fresh {
+				key = task.ID + ":pay:" + string(rune('0'+i))
+			}
+		}
+		c, err := env.Calls.Commit(ctx, model.ToolCall{Tool: "pay", RequestKey: key, Action: act}, send)
+		if err != nil {
+			return model.Claim{}, err
+		}
+		if c.Result.Outcome == model.OutcomeCommitted && a.flaky == nil {
+			return model.Claim{Verdict: model.ClaimRelease}, nil
+		}
+	}
+	return model.Claim{Verdict: model.ClaimHold}, nil
+}
+
+func (a payAgent) ProviderLedger(context.Context) ([]model.LedgerEntry, error) { return a.st.rows, nil }
+
+// payDefinition is a production system: the store is opened inside each
+// run (Configure is called in the run's bubble).
+func payDefinition(flaky *atomic.Int64) *model.Definition {
+	return &model.Definition{
+		Name:     "pay",
+		Fixtures: []model.Fixture{{Name: "pay", Tasks: []model.Task{{ID: "inv-7", Actor: "agent", Subject: "acct-1", Tenant: "t", Purpose: "invoice", Amount: 120}}}},
+		Configure: func(system json.RawMessage) (model.Factory, error) {
+			var c struct {
+				Fresh bool `json:"fresh"`
+			}
+			if err := json.Unmarshal(system, &c); err != nil {
+				return nil, err
+			}
+			st := &payStore{}
+			return func() model.System { return payAgent{st: st, fresh: c.Fresh, flaky: flaky} }, nil
+		},
+		Builtin: []string{model.InvEffectAtMostOnce, model.InvRightSubject, model.InvBudget},
+		Clock:   BubbleClock,
+	}
+}
+
+// TestProductionExploreInBubble: production code that sleeps and runs
+// goroutines, explored with every run in a synctest bubble: the fresh-key
+// bug is found and shrunk to one lost reply, the timeline records the
+// bubble's times (the first commit at 5 ms of provider latency after the
+// start, the retry after a 50 ms backoff), and the correct agent holds.
+func TestProductionExploreInBubble(t *testing.T) {
+	def := payDefinition(nil)
+	opts := []Option{WithDefinition(def), withBubble(t), WithKinds("timeout_after_commit"),
+		WithoutWorldEvents(), WithConfig(model.Config{System: json.RawMessage(`{"fresh":true}`)})}
+	rep, err := explore(t, def.Factory, append(opts, WithName("bubble")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Found {
+		t.Fatalf("fresh key: no counterexample in %d checks", rep.Checks)
+	}
+	cx := rep.Counterexample
+	if cx.Invariant != model.InvEffectAtMostOnce || len(cx.Schedule.Faults) != 1 || cx.Schedule.Faults[0].Event != model.EvToolCommit || cx.Schedule.Faults[0].Ordinal != 1 {
+		t.Fatalf("counterexample %s", cx)
+	}
+	var at []string
+	for _, ev := range cx.Timeline {
+		at = append(at, string(ev.Event)+"@"+time.Duration(ev.At*model.Millis(time.Millisecond)).String())
+	}
+	if got := strings.Join(at, " "); !strings.HasPrefix(got, "worker.start@0s tool.commit@0s tool.commit@55ms") {
+		t.Fatalf("timeline times %s", got)
+	}
+	e, err := resolve(def.Factory, append(opts[:len(opts)-1], WithConfig(model.Config{System: json.RawMessage(`{}`)})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.survey(); err != nil {
+		t.Fatal(err)
+	}
+	ok, err := e.explore(t)
+	if err != nil || ok.Found {
+		t.Fatalf("stable key: %v, %+v", err, ok.Counterexample)
+	}
+}
+
+// TestProductionNondeterministicReplay: a system whose crossings depend
+// on state leaking across runs is reported as a nondeterministic replay
+// at its first violating run, not shrunk.
+func TestProductionNondeterministicReplay(t *testing.T) {
+	def := payDefinition(&atomic.Int64{})
+	e, err := resolve(def.Factory, []Option{WithDefinition(def), withBubble(t), WithConfig(model.Config{System: json.RawMessage(`{"fresh":true}`)})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.run(&model.Schedule{Version: model.ScheduleVersion, Seed: "n", Config: e.set.config,
+		Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_after_commit"}}})
+	want := `nondeterministic replay: the same schedule (seed "n", faults: timeout_after_commit at tool.commit#1) crossed different events in two runs: crossing 4 was claim#0 (hold) at 60 ms, then tool.commit#3 (committed) at 110 ms;`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err %v", err)
+	}
+}
+
+// TestProductionUnwrapped: a production system whose clients are not
+// wrapped crosses nothing, and the preflight says so.
+func TestProductionUnwrapped(t *testing.T) {
+	def := &model.Definition{Name: "bare", Fixtures: []model.Fixture{{Name: "bare", Tasks: []model.Task{{ID: "x"}}}},
+		Configure: func(json.RawMessage) (model.Factory, error) {
+			return func() model.System { return bare{} }, nil
+		}}
+	e, err := resolve(def.Factory, []Option{WithDefinition(def), withBubble(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = e.preflight(def.Name)
+	if err == nil || !strings.Contains(err.Error(), "system bare reported no crossing in its clean run") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+type bare struct{}
+
+func (bare) Run(context.Context, model.Env, model.Task) (model.Claim, error) {
+	return model.Claim{Verdict: model.ClaimRelease}, nil
+}

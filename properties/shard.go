@@ -1,0 +1,303 @@
+package properties
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/faultline/faultline/model"
+)
+
+// Bounds of the options that make faultline own the loop over checks.
+const (
+	// MaxChecks bounds WithChecks.
+	MaxChecks = 100_000_000
+	// MaxShards bounds the N of WithShard.
+	MaxShards = 10_000
+)
+
+// loopSettings are WithSeed's, WithChecks' and WithShard's.
+type loopSettings struct {
+	seed    uint64
+	seedSet bool
+	checks  int // 0: rapid's -rapid.checks
+	shard   int // 1-based; 0: unsharded (shard 1 of 1)
+	shards  int
+}
+
+// owned reports whether faultline runs the loop over checks itself.
+func (l loopSettings) owned() bool { return l.seedSet || l.checks > 0 || l.shards > 0 }
+
+// WithSeed sets the run seed of Explore and Check instead of rapid's
+// -rapid.seed (nonzero: rapid's 0 means a random seed). Check k of the
+// run (0-based) draws its schedule from CheckSeed(seed, k), the seed
+// rapid's own loop gives its k-th check, so a run under WithSeed draws
+// the schedules rapid's loop draws under -rapid.seed=seed. With WithSeed,
+// WithChecks or WithShard, faultline runs the loop over checks itself:
+// each check is a function of the run seed and its index alone (no
+// deadline cuts the run short), and on the first failing check rapid
+// shrinks that check as its own loop would have. rapid's fail files are
+// then consulted only when a check fails (rapid replays them before it
+// shrinks), not before the first check.
+func WithSeed(seed uint64) Option {
+	return optionFunc(func(s *settings) error {
+		if seed == 0 {
+			return errors.New("properties: seed 0 is rapid's random seed; WithSeed needs a nonzero seed")
+		}
+		s.loop.seed, s.loop.seedSet = seed, true
+		return nil
+	})
+}
+
+// WithChecks sets the number of checks of the run (1 to MaxChecks)
+// instead of rapid's -rapid.checks; under go test -short it is not
+// divided by five. It makes faultline run the loop over checks (see
+// WithSeed).
+func WithChecks(n int) Option {
+	return optionFunc(func(s *settings) error {
+		if n < 1 || n > MaxChecks {
+			return fmt.Errorf("properties: checks %d must be between 1 and %d", n, MaxChecks)
+		}
+		s.loop.checks = n
+		return nil
+	})
+}
+
+// WithShard runs shard i of n (1 <= i <= n <= MaxShards) of the run: of
+// its checks (WithChecks, or rapid's -rapid.checks), only those whose
+// 0-based index k has k mod n = i-1, each drawn from CheckSeed(seed, k)
+// as the unsharded run draws it. The n shards of one seed and check count
+// run exactly the checks of the unsharded run: their coverage
+// (WithCoverage) merged is its coverage when no shard finds a
+// counterexample, and a counterexample the unsharded run finds at check
+// k is found by the shard owning k with the same schedule, shrunk and
+// reduced the same. A shard goes on past the check where the unsharded
+// run would have stopped (it cannot know of another shard's
+// counterexample), so the run's verdict is the counterexample of the
+// least Report.ChecksToFailure among the shards, and none when no shard
+// found one. The seed must be fixed (WithSeed, or a nonzero -rapid.seed)
+// and the checks at least n; WithGuide does not apply (the guide's
+// choices depend on every check before, which another shard runs). For
+// Exhaustive, see there. It makes faultline run the loop over checks
+// (see WithSeed).
+func WithShard(i, n int) Option {
+	return optionFunc(func(s *settings) error {
+		if n < 1 || n > MaxShards {
+			return fmt.Errorf("properties: shard count %d must be between 1 and %d", n, MaxShards)
+		}
+		if i < 1 || i > n {
+			return fmt.Errorf("properties: shard %d of %d must be between 1 and %d", i, n, n)
+		}
+		s.loop.shard, s.loop.shards = i, n
+		return nil
+	})
+}
+
+// ParseShard parses "I/N", the shard I of N (1 <= I <= N <= MaxShards),
+// as faultline explore --shard takes it. The error says what is wrong,
+// without naming a flag.
+func ParseShard(v string) (i, n int, err error) {
+	a, b, ok := strings.Cut(v, "/")
+	if !ok {
+		return 0, 0, fmt.Errorf("%q is not I/N (shard I of N, for example 2/8)", v)
+	}
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if err1 != nil || err2 != nil {
+		return 0, 0, fmt.Errorf("%q is not I/N with I and N whole numbers (for example 2/8)", v)
+	}
+	if n < 1 || n > MaxShards {
+		return 0, 0, fmt.Errorf("%q: N must be between 1 and %d, got %d", v, MaxShards, n)
+	}
+	if i < 1 || i > n {
+		return 0, 0, fmt.Errorf("%q: I must be between 1 and N (%d), got %d", v, n, i)
+	}
+	return i, n, nil
+}
+
+// CheckSeed is the seed check k (0-based) of a run of seed draws its
+// schedule from: seed + k(k+1)/2 modulo 2^64, the seed rapid's own loop
+// gives its k-th check. It depends on the run seed and k alone, so check k
+// is the same schedule whichever shard runs it.
+func CheckSeed(seed uint64, k int) uint64 {
+	u := uint64(k)
+	if u%2 == 0 {
+		return seed + (u/2)*(u+1)
+	}
+	return seed + u*((u+1)/2)
+}
+
+// ShardChecks is how many of checks the shard i of n owns: the indices k
+// in 0..checks-1 with k mod n = i-1.
+func ShardChecks(checks, i, n int) int {
+	if i > checks {
+		return 0
+	}
+	return (checks-i)/n + 1
+}
+
+// rapidFlags serialises the owned loop's use of rapid's flags, which it
+// sets while rapid shrinks a failing check.
+var rapidFlags sync.Mutex
+
+// exploreOwned is explore with faultline running the loop over checks:
+// each check of the shard is drawn from its own seed (CheckSeed) with
+// rapid's generator, run and counted as prop does; the first failing one
+// is handed to rapid (one check under its seed), which runs it again,
+// shrinks it, and the reduction follows as in explore.
+func (e *explorer) exploreOwned(parent rapid.TB, name string) (*Report, error) {
+	l := e.set.loop
+	seed := l.seed
+	if !l.seedSet {
+		if f := flag.Lookup("rapid.seed"); f != nil {
+			seed, _ = strconv.ParseUint(f.Value.String(), 10, 64)
+		}
+		if seed == 0 {
+			return nil, errors.New("properties: WithChecks or WithShard needs a fixed seed: give WithSeed, or a nonzero -rapid.seed (RAPID_SEED)")
+		}
+	}
+	checks := l.checks
+	if checks == 0 {
+		if checks = rapidChecks(); checks < 1 {
+			return nil, errors.New("properties: no check count: give WithChecks, or a positive -rapid.checks (RAPID_CHECKS)")
+		}
+	}
+	shard, shards := max(l.shard, 1), max(l.shards, 1)
+	if shards > 1 && e.guide != nil {
+		return nil, errors.New("properties: WithGuide does not apply to a shard: the guide's choices depend on every check before, which other shards run")
+	}
+	if shards > checks {
+		return nil, fmt.Errorf("properties: %d shards of %d checks leave a shard without checks: give at least as many checks as shards", shards, checks)
+	}
+	e.owned = true
+	e.total = ShardChecks(checks, shard, shards)
+	gen := rapid.Custom(func(t *rapid.T) *model.Schedule {
+		if e.harnessErr != nil {
+			return nil // rapid retries a draw that failed: once is enough
+		}
+		return e.draw(t)
+	})
+	ran := 0
+	rep := &Report{Shard: l.shard, Shards: l.shards}
+	for k := shard - 1; k < checks; k += shards {
+		sk := CheckSeed(seed, k)
+		if e.guide != nil {
+			e.rank()
+		}
+		s := gen.Example(int(sk))
+		if e.harnessErr != nil {
+			return nil, e.harnessErr
+		}
+		res, err := e.run(s)
+		if err != nil {
+			return nil, err
+		}
+		if _, bad := e.violation(res); bad {
+			ran++
+			if sk == 0 {
+				return nil, fmt.Errorf("properties: check %d of seed %d has seed 0, which rapid takes for a random one: choose another seed", k+1, seed)
+			}
+			e.calls = k // prop counts the check again and numbers it k+1
+			e.ranked = e.guide != nil
+			msgs, err := e.shrinkOwned(parent, name, sk)
+			if err != nil {
+				return nil, err
+			}
+			rep.RapidOutput = msgs
+			break
+		}
+		if err := e.record(res); err != nil {
+			return nil, err
+		}
+		if e.guide != nil {
+			if err := e.seen.Record(res); err != nil {
+				return nil, err
+			}
+		}
+		e.count(res)
+		ran++
+		if e.set.progress != nil {
+			e.set.progress(ran, e.total, 0)
+		}
+	}
+	rep.Checks, rep.Faults, rep.Reached, rep.Fired = ran, e.faults, e.reached, e.fired
+	for _, ev := range model.AllEvents {
+		if e.crossed[ev] {
+			rep.Crossed = append(rep.Crossed, ev)
+		}
+	}
+	if e.firstFail == 0 {
+		return rep, nil
+	}
+	if e.set.progress != nil {
+		e.set.progress(ran, ran, 1)
+	}
+	rep.Found, rep.ChecksToFailure = true, e.firstFail
+	if m := seedRE.FindStringSubmatch(rep.RapidOutput); m != nil {
+		rep.Seed, _ = strconv.ParseUint(m[1], 10, 64)
+	}
+	cx, err := e.counterexample(e.last, e.lastInv)
+	if err != nil {
+		return nil, err
+	}
+	if e.set.dir != "" {
+		if err := WriteCounterexample(e.set.dir, cx, rep, e.set.replay); err != nil {
+			return nil, err
+		}
+	}
+	rep.Counterexample = cx
+	return rep, nil
+}
+
+// shrinkOwned hands the failing check of seed sk to rapid: one check
+// under that seed (five under go test -short, which rapid divides by
+// five), no fail file written; rapid's flags are set for the call and
+// restored after it. It returns rapid's messages.
+func (e *explorer) shrinkOwned(parent rapid.TB, name string, sk uint64) (string, error) {
+	rapidFlags.Lock()
+	defer rapidFlags.Unlock()
+	checks := "1"
+	if flag.Lookup("test.short") != nil && flag.Parsed() && testing.Short() {
+		checks = "5"
+	}
+	set := map[string]string{"rapid.checks": checks, "rapid.seed": strconv.FormatUint(sk, 10), "rapid.nofailfile": "true"}
+	old := map[string]string{}
+	for n, v := range set {
+		f := flag.Lookup(n)
+		if f == nil {
+			return "", fmt.Errorf("properties: rapid's flag %s is not registered", n)
+		}
+		old[n] = f.Value.String()
+		if err := flag.Set(n, v); err != nil {
+			return "", fmt.Errorf("properties: setting %s: %w", n, err)
+		}
+	}
+	defer func() {
+		for n, v := range old {
+			_ = flag.Set(n, v)
+		}
+	}()
+	rec := &recorder{parent: parent, name: name}
+	func() {
+		defer func() {
+			if p := recover(); p != nil && p != errStop {
+				panic(p)
+			}
+		}()
+		rapid.Check(rec, e.prop)
+	}()
+	if e.harnessErr != nil {
+		return "", e.harnessErr
+	}
+	msgs := strings.Join(rec.msgs, "\n")
+	if e.firstFail == 0 {
+		return "", fmt.Errorf("properties: the failing check of seed %d held when rapid ran it again: the system under test is not deterministic (%s)", sk, msgs)
+	}
+	return msgs, nil
+}
