@@ -133,6 +133,11 @@ an unknown --system); 3 inconclusive: no run reached its fault; 4 an I/O or
 internal error (the output, --out or --coverage could not be written).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if out != "" {
+				if err := WritableDir("--out", out); err != nil {
+					return err
+				}
+			}
 			defs := p.Systems
 			if system != "" {
 				d, err := p.system(system)

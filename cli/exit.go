@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"syscall"
 
 	"github.com/faultline/faultline/internal/fileio"
@@ -114,3 +116,37 @@ var ErrViolation = &ExitError{Code: ExitViolation, Err: errors.New("")}
 // command's whole work (a listing, say): the command stops there and
 // exits 0.
 var ErrDone = errors.New("cli: done")
+
+// WritableDir checks, before a command runs anything, that it will be able
+// to write into the directory dir that flag names: it creates dir (and its
+// parents) when missing and writes and removes a temporary file in it. A
+// failure is an I/O error (4) naming the flag and the directory; so a
+// campaign whose output cannot be written fails at once, not after it
+// found what it would have written.
+func WritableDir(flag, dir string) error {
+	fail := func(err error) error {
+		return &ExitError{Code: ExitIO, Err: fmt.Errorf("%s: %s: %w", flag, dir, err)}
+	}
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return fail(errors.New("not a directory"))
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fail(err)
+	}
+	f, err := os.CreateTemp(dir, ".faultline-probe-*")
+	if err != nil {
+		return fail(fmt.Errorf("not writable: %w", err))
+	}
+	name := f.Name()
+	f.Close()
+	if err := os.Remove(name); err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// WritableFileDir is WritableDir for the directory of the file path that
+// flag names ("." for a bare name).
+func WritableFileDir(flag, path string) error {
+	return WritableDir(flag, filepath.Dir(path))
+}

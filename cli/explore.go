@@ -219,6 +219,18 @@ could not be written).` + exhaustiveHelp,
 			if out != "" {
 				opts = append(opts, properties.WithCounterexampleDir(out))
 			}
+			for _, o := range [][2]string{{"--out", out}, {"--otel", otelDir}} {
+				if o[1] != "" {
+					if err := WritableDir(o[0], o[1]); err != nil {
+						return err
+					}
+				}
+			}
+			if path := CoveragePath(covFile); path != "" {
+				if err := WritableFileDir("--coverage", path); err != nil {
+					return err
+				}
+			}
 			shard, shards := 0, 0
 			if c.Flags().Changed("shard") {
 				if shard, shards, err = properties.ParseShard(shardFlag); err != nil {

@@ -210,6 +210,11 @@ run was otherwise inconclusive (the faults are named on stderr); 4 an I/O or
 internal error (the output or the --otel file could not be written).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if otelFile != "" {
+				if err := WritableFileDir("--otel", otelFile); err != nil {
+					return err
+				}
+			}
 			s, ce, def, err := p.Load(args[0], so.system)
 			if err != nil {
 				return err

@@ -106,6 +106,11 @@ func TestExitCodeTable(t *testing.T) {
 		{"explore empty kinds", []string{"explore", "--kinds", ""}, false, 2, "--kinds is empty"},
 		{"explore full disk", []string{"explore", "--seed", "1", "--checks", "5"}, true, 4, "no space left on device"},
 		{"explore --list-mutants full disk", []string{"explore", "--list-mutants"}, true, 4, "no space left on device"},
+		{"explore none found, --out not writable", []string{"explore", "--seed", "1", "--checks", "5", "--out", filepath.Join(notDir, "cx")}, false, 4, "--out: " + filepath.Join(notDir, "cx")},
+		{"explore --otel not writable", []string{"explore", "--seed", "1", "--checks", "5", "--otel", filepath.Join(notDir, "tr")}, false, 4, "--otel: " + filepath.Join(notDir, "tr")},
+		{"explore --out a file", []string{"explore", "--seed", "1", "--checks", "5", "--out", notDir}, false, 4, "--out: " + notDir + ": not a directory"},
+		{"replay --otel under a file", []string{"replay", violated, "--otel", filepath.Join(notDir, "t.json")}, false, 4, "--otel: " + notDir + ": not a directory"},
+		{"replay --otel not writable", []string{"replay", violated, "--otel", filepath.Join(notDir, "sub", "t.json")}, false, 4, "--otel: " + filepath.Join(notDir, "sub")},
 		{"explore --out not a directory", []string{"explore", "--seed", "1", "--checks", "50", "--profile", "baseline", "--kinds", "timeout_after_commit", "--out", filepath.Join(notDir, "cx")}, false, 4, "not a directory"},
 
 		{"assay", []string{"assay", "--trials", "50"}, false, 0, ""},
