@@ -24,13 +24,13 @@ func TestReplayConcurrentSchedule(t *testing.T) {
 	}
 }
 
-// explore --concurrent draws interleavings: on the inventory's one-task
-// fixture there is nothing to interleave, and the checks run as without
-// it; a count out of range is bad input naming the flag.
+// explore --concurrent on the inventory's one-task fixture has nothing to
+// interleave: bad input naming the fixture and its task count, as is a
+// count out of range.
 func TestExploreConcurrent(t *testing.T) {
-	code, out, stderr := run(t, "explore", "--concurrent", "2", "--domains", "tool", "--no-world", "--seed", "1", "--checks", "20")
-	if code != 0 || !strings.Contains(out, "concurrency: 2 workers") {
-		t.Errorf("exit %d: %s%s", code, out, stderr)
+	code, _, stderr := run(t, "explore", "--concurrent", "2", "--domains", "tool", "--no-world", "--seed", "1", "--checks", "20")
+	if code != 2 || !strings.Contains(stderr, "--concurrent 2: fixture inventory has 1 task(s), so 2 concurrent workers have nothing to interleave") {
+		t.Errorf("one task: exit %d: %s", code, stderr)
 	}
 	code, _, stderr = run(t, "explore", "--concurrent", "0", "--seed", "1")
 	if code != 2 || !strings.Contains(stderr, "--concurrent must be between 1 and 1000, got 0") {

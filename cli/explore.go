@@ -184,6 +184,9 @@ could not be written).` + exhaustiveHelp,
 				if err := CheckCount("concurrent", workers, 1, model.MaxWorkers); err != nil {
 					return err
 				}
+				if n := len(fx.Tasks); workers > n || n < 2 {
+					return BadInput("--concurrent %d: fixture %s has %d task(s), so %d concurrent workers have nothing to interleave: give at most as many workers as tasks, on a fixture of two tasks or more", workers, fx.Name, n, workers)
+				}
 				cfg.Concurrency = &model.Concurrency{Workers: workers}
 			}
 			if _, err := def.Factory(cfg); err != nil {
@@ -241,6 +244,9 @@ could not be written).` + exhaustiveHelp,
 			if exhOpts, err := exh.options(c); err != nil {
 				return err
 			} else if exh.on {
+				if cfg.Concurrency != nil {
+					return BadInput("--exhaustive does not enumerate interleavings: it would walk the sequential order's schedules only; leave out --concurrent (random exploration draws interleavings)")
+				}
 				return runExhaustive(c, def, cfg, append(opts, exhOpts...), asJSON, otelDir)
 			}
 			var prior *coverage.Data
