@@ -75,3 +75,15 @@ func TestRetryKeyCallSite(t *testing.T) {
 		assert.Contains(t, d.Related[0].Message, "the key is sent by env.Tool.Commit")
 	}
 }
+
+// TestUnknownOutcomeAdapters: the adapters' classifiers (mcpfault,
+// httpfault and callfault's OutcomeOf), called in the branch or assigned
+// to a variable the branch tests, are checked as res.Outcome is.
+func TestUnknownOutcomeAdapters(t *testing.T) {
+	if raceDetector {
+		t.Skip("the analysis machinery TestRetryKey runs under the race detector; go test ./... runs this suite")
+	}
+	rs := analysistest.Run(t, analysistest.TestData(), vet.UnknownOutcome, "unknownoutcomeadapters")
+	require.Len(t, rs, 1)
+	assert.Len(t, rs[0].Diagnostics, 7)
+}

@@ -65,19 +65,33 @@ var FaultKinds = map[string]string{
 // field unknownoutcome checks for exhaustiveness: the named type Type of
 // package Pkg, its field Field of the named type OutcomeType (declared in
 // the same package), and the names of that type's constants for the three
-// outcomes.
+// outcomes. Classifiers are the functions whose (first) result is such an
+// outcome, computed from what an adapter's client saw: a call of one, or a
+// variable every assignment of which is a call of one or a selection of
+// Field, is checked as the field is.
 type ResultType struct {
 	Pkg, Type, Field, OutcomeType string
 	Committed, Rejected, Unknown  string
+	Classifiers                   []Callee
 }
 
+// Import paths of the adapters whose classifiers unknownoutcome knows.
+const (
+	MCPFaultPath  = "github.com/faultline/faultline/mcpfault"
+	HTTPFaultPath = "github.com/faultline/faultline/httpfault"
+	CallFaultPath = "github.com/faultline/faultline/callfault"
+)
+
 // ResultTypes are the result types unknownoutcome knows: the Env's
-// model.ToolResult. An adapter with a typed outcome adds its entry here.
-// (httpfault is a transport: its callers read an *http.Response, which
-// carries no typed outcome, so it has no entry.)
+// model.ToolResult, and the adapters' classifiers of their clients'
+// answers into a model.Outcome: mcpfault.OutcomeOf (an
+// *mcp.CallToolResult and error), httpfault.OutcomeOf (an *http.Response
+// and error) and callfault.OutcomeOf (a wrapped call's error). An adapter
+// with a typed outcome, or a classifier, adds its entry here.
 var ResultTypes = []ResultType{
 	{Pkg: ModelPath, Type: "ToolResult", Field: "Outcome", OutcomeType: "Outcome",
-		Committed: "OutcomeCommitted", Rejected: "OutcomeRejected", Unknown: "OutcomeUnknown"},
+		Committed: "OutcomeCommitted", Rejected: "OutcomeRejected", Unknown: "OutcomeUnknown",
+		Classifiers: []Callee{{MCPFaultPath, "", "OutcomeOf"}, {HTTPFaultPath, "", "OutcomeOf"}, {CallFaultPath, "", "OutcomeOf"}}},
 }
 
 // KeyField is a field of a named type that carries a request's
@@ -105,10 +119,17 @@ var ConsequentialCalls = []Callee{
 
 // ReadbackCalls are the independent readbacks of a provider's ledger that
 // resolve an unknown outcome: model.LedgerReader's Readback
-// (env.Ledger.Readback).
+// (env.Ledger.Readback). Besides these, a call of any function or method
+// whose name contains one of ReadbackNames is taken for a readback.
 var ReadbackCalls = []Callee{
 	{ModelPath, "LedgerReader", "Readback"},
 }
+
+// ReadbackNames are the words (matched in any case) that name a function
+// or method as a readback of the provider's ledger in code that reads it
+// through its own client (an HTTP GET, a read tool): "readback",
+// "reconcile".
+var ReadbackNames = []string{"readback", "reconcile"}
 
 // isNamed reports whether t (or the type it points to) is the named type
 // pkg.name.
