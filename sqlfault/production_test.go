@@ -1,0 +1,53 @@
+package sqlfault_test
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"modernc.org/sqlite"
+
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/properties"
+	"github.com/faultline/faultline/sqlfault"
+)
+
+// TestCheckProduction: the defended agent (an insert-if-absent charge,
+// autocommit, one retry) holds under properties.CheckProduction over
+// every kind the adapter enacts: each run inside a testing/synctest
+// bubble, on a database file of its own created by the run's Configure,
+// the oracle's connection opened and closed per read.
+func TestCheckProduction(t *testing.T) {
+	dir := t.TempDir()
+	runs := 0
+	def := &model.Definition{
+		Name:     "sqlcharge",
+		Fixtures: []model.Fixture{fixture},
+		Builtin:  builtin,
+		Clock:    properties.BubbleClock,
+		Configure: func(json.RawMessage) (model.Factory, error) {
+			runs++
+			dsn := "file:" + filepath.Join(dir, fmt.Sprintf("run-%d.db", runs)) + "?_pragma=synchronous(off)"
+			base, err := sqlite.NewConnector(dsn)
+			if err != nil {
+				return nil, err
+			}
+			db := sql.OpenDB(base)
+			_, err = db.Exec(schema)
+			if cerr := db.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return nil, err
+			}
+			s := &system{dsn: dsn, opt: agentOpts{Idempotent: true, Retry: true}, opts: sqlfault.Options{CheckpointTable: "checkpoints"}}
+			return func() model.System { return s }, nil
+		},
+	}
+	properties.CheckProduction(t, def, properties.WithKinds(sqlfault.Kinds()...), properties.WithoutWorldEvents(), properties.WithMaxFaults(2))
+	if runs < 10 {
+		t.Fatalf("%d runs", runs)
+	}
+}
