@@ -485,7 +485,7 @@ func (c *outcomeChecker) nodeResolves(n ast.Node) bool {
 		}
 		switch m := m.(type) {
 		case *ast.CallExpr:
-			if f := calleeOf(info, m); matches(f, ReadbackCalls) || f != nil && readbackName(f.Name()) {
+			if matches(calleeOf(info, m), ReadbackCalls) || readbackName(calledName(m)) {
 				found = true
 			}
 		case *ast.Ident:
@@ -515,9 +515,29 @@ func (c *outcomeChecker) funcResolves(fd *ast.FuncDecl) bool {
 	return v
 }
 
-// readbackName reports whether a function's name contains one of
+// calledName is the name a call spells its callee with: a function's,
+// a method's, a func value's or a func-typed field's ("" for another
+// expression).
+func calledName(call *ast.CallExpr) string {
+	switch fn := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		return fn.Name
+	case *ast.SelectorExpr:
+		return fn.Sel.Name
+	case *ast.IndexExpr:
+		return calledName(&ast.CallExpr{Fun: fn.X})
+	case *ast.IndexListExpr:
+		return calledName(&ast.CallExpr{Fun: fn.X})
+	}
+	return ""
+}
+
+// readbackName reports whether a callee's name contains one of
 // ReadbackNames, in any case.
 func readbackName(name string) bool {
+	if name == "" {
+		return false
+	}
 	l := strings.ToLower(name)
 	for _, w := range ReadbackNames {
 		if strings.Contains(l, w) {

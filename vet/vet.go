@@ -80,18 +80,20 @@ const (
 	MCPFaultPath  = "github.com/faultline/faultline/mcpfault"
 	HTTPFaultPath = "github.com/faultline/faultline/httpfault"
 	CallFaultPath = "github.com/faultline/faultline/callfault"
+	SQLFaultPath  = "github.com/faultline/faultline/sqlfault"
 )
 
 // ResultTypes are the result types unknownoutcome knows: the Env's
 // model.ToolResult, and the adapters' classifiers of their clients'
 // answers into a model.Outcome: mcpfault.OutcomeOf (an
 // *mcp.CallToolResult and error), httpfault.OutcomeOf (an *http.Response
-// and error) and callfault.OutcomeOf (a wrapped call's error). An adapter
+// and error), callfault.OutcomeOf (a wrapped call's error) and
+// sqlfault.OutcomeOf (an effect statement's or a Commit's error). An adapter
 // with a typed outcome, or a classifier, adds its entry here.
 var ResultTypes = []ResultType{
 	{Pkg: ModelPath, Type: "ToolResult", Field: "Outcome", OutcomeType: "Outcome",
 		Committed: "OutcomeCommitted", Rejected: "OutcomeRejected", Unknown: "OutcomeUnknown",
-		Classifiers: []Callee{{MCPFaultPath, "", "OutcomeOf"}, {HTTPFaultPath, "", "OutcomeOf"}, {CallFaultPath, "", "OutcomeOf"}}},
+		Classifiers: []Callee{{MCPFaultPath, "", "OutcomeOf"}, {HTTPFaultPath, "", "OutcomeOf"}, {CallFaultPath, "", "OutcomeOf"}, {SQLFaultPath, "", "OutcomeOf"}}},
 }
 
 // KeyField is a field of a named type that carries a request's
@@ -106,15 +108,32 @@ var KeyFields = []KeyField{
 	{ModelPath, "Action", "IdempotencyKey"},
 }
 
+// KeyNames are the names, lower case without '-' and '_', under which a
+// client's own request carries its idempotency key: retrykey checks what
+// is stored under one in a map literal (mcp.Meta{"idempotencyKey": k},
+// the _meta mcpfault and httpfault.JSONRPCKey read) and what a
+// net/http.Header's Set or Add gives one ("Idempotency-Key", the header
+// httpfault.HeaderKey reads by default).
+var KeyNames = []string{"idempotencykey"}
+
+// MCPPath is the import path of the MCP SDK's client package.
+const MCPPath = "github.com/modelcontextprotocol/go-sdk/mcp"
+
 // Callee names a function (Recv empty) or a method of the named type
 // Recv (an interface or a concrete type) in package Pkg.
 type Callee struct{ Pkg, Recv, Name string }
 
 // ConsequentialCalls are the calls that make an effect: model.ToolClient's
-// Commit (env.Tool.Commit). Besides these, any call passed a
-// model.ToolCall is consequential: it sends one.
+// Commit (env.Tool.Commit), and the clients production code sends a
+// request through, whose key KeyNames name: the MCP SDK's
+// (*mcp.ClientSession).CallTool and net/http's (*http.Client).Do.
+// Besides these, any call passed a model.ToolCall is consequential (it
+// sends one), and so is a call of a function of the package that makes a
+// consequential call.
 var ConsequentialCalls = []Callee{
 	{ModelPath, "ToolClient", "Commit"},
+	{MCPPath, "ClientSession", "CallTool"},
+	{"net/http", "Client", "Do"},
 }
 
 // ReadbackCalls are the independent readbacks of a provider's ledger that

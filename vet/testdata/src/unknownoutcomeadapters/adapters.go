@@ -6,11 +6,13 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/faultline/faultline/callfault"
 	"github.com/faultline/faultline/httpfault"
 	"github.com/faultline/faultline/mcpfault"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/sqlfault"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -81,7 +83,7 @@ func (j janitor) mcpInitShared(ctx context.Context, key string) bool {
 
 func (j janitor) mcpBlindRetry(ctx context.Context, id string) bool {
 	for attempt := 0; attempt < 3; attempt++ {
-		res, err := j.call(ctx, id)
+		res, err := j.call(ctx, id+strconv.Itoa(attempt))
 		oc := mcpfault.OutcomeOf(res, err)
 		switch {
 		case oc == model.OutcomeCommitted:
@@ -119,7 +121,25 @@ func (j janitor) callTaggedMissing(ctx context.Context, key string) string {
 	return "done"
 }
 
+func sqlCommitFailed(tx interface{ Commit() error }) error {
+	err := tx.Commit()
+	if oc := sqlfault.OutcomeOf(err); oc != model.OutcomeCommitted { // want `in this if/else chain on oc, model.OutcomeUnknown shares its case with model.OutcomeRejected`
+		return errFailed
+	}
+	return nil
+}
+
 // --- look-alikes: not findings ---
+
+func sqlReadsBack(ctx context.Context, tx interface{ Commit() error }, readBack func(context.Context) bool) bool {
+	switch oc := sqlfault.OutcomeOf(tx.Commit()); oc {
+	case model.OutcomeCommitted:
+		return true
+	case model.OutcomeUnknown:
+		return readBack(ctx) // a func value named for the readback
+	}
+	return false
+}
 
 func (j janitor) mcpReadsBack(ctx context.Context, key string) (bool, error) {
 	res, err := j.call(ctx, key)
@@ -155,6 +175,22 @@ func (j janitor) callHolds(ctx context.Context, key string) model.ClaimVerdict {
 		return model.ClaimHold
 	}
 	return model.ClaimHold
+}
+
+func (j janitor) mcpIdempotentRetry(ctx context.Context, id string) bool {
+	for attempt := 0; attempt < 3; attempt++ {
+		res, err := j.call(ctx, id) // the same key on every attempt: the provider recognises the retry
+		oc := mcpfault.OutcomeOf(res, err)
+		switch {
+		case oc == model.OutcomeCommitted:
+			return true
+		case oc == model.OutcomeRejected:
+			return false
+		case oc == model.OutcomeUnknown:
+			continue
+		}
+	}
+	return false
 }
 
 func (j janitor) reassignedVariable(ctx context.Context, key string, replayed bool) bool {
