@@ -99,11 +99,23 @@ func TestCheckAnalysisError(t *testing.T) {
 	assert.False(t, errors.As(err, &ie), "an analysis error is not bad input: %v", err)
 }
 
+// httpfault's own code is clean; its tests carry one planted defect, the
+// joined payer's fresh key per retry (an Idempotency-Key header built
+// from the attempt counter, sent by p.post).
 func TestCheckClean(t *testing.T) {
-	rep, err := vet.Check([]string{"./httpfault"}, vet.Options{Dir: "..", Tests: true})
+	rep, err := vet.Check([]string{"./httpfault"}, vet.Options{Dir: ".."})
 	require.NoError(t, err)
 	assert.Empty(t, rep.Findings, "httpfault")
 	assert.Equal(t, 1, rep.Packages)
+	rep, err = vet.Check([]string{"./httpfault"}, vet.Options{Dir: "..", Tests: true})
+	require.NoError(t, err)
+	require.Len(t, rep.Findings, 1, "httpfault with its tests")
+	f := rep.Findings[0]
+	assert.Equal(t, "retrykey", f.Analyzer)
+	assert.Equal(t, "(jpayer).pay", f.Function)
+	assert.Contains(t, f.Message, `the "Idempotency-Key" header that p.post sends varies across the attempts`)
+	assert.Contains(t, sourceLine(t, filepath.Join("..", f.File), f.Line), `key = id + ":charge-" + strconv.Itoa(attempt)`)
+	assert.Equal(t, "p.post", f.Call.Callee)
 }
 
 // Each analyzer's fault kind is the one its doc names.
