@@ -64,7 +64,7 @@ func (f *exhaustiveFlags) options(c *cobra.Command) ([]properties.Option, error)
 		}
 		return nil, nil
 	}
-	for _, name := range []string{"checks", "seed", "guided", "coverage", "coverage-in"} {
+	for _, name := range []string{"checks", "seed", "guided", "coverage", "coverage-in", "no-swarm"} {
 		if c.Flags().Changed(name) {
 			return nil, BadInput("--%s does not apply to --exhaustive, which draws nothing", name)
 		}

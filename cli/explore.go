@@ -80,7 +80,7 @@ func (p *Program) exploreCmd() *cobra.Command {
 	var fixture, out, covFile, covIn, otelDir, shardFlag string
 	var checks, maxFaults int
 	var seed uint64
-	var asJSON, noWorld, guided bool
+	var asJSON, noWorld, noSwarm, guided bool
 	var kinds, domains []string
 	var exh exhaustiveFlags
 	flags := p.systemFlags()
@@ -207,6 +207,9 @@ could not be written).` + exhaustiveHelp,
 			if noWorld {
 				opts = append(opts, properties.WithoutWorldEvents())
 			}
+			if noSwarm {
+				opts = append(opts, properties.WithoutSwarm())
+			}
 			if out != "" {
 				opts = append(opts, properties.WithCounterexampleDir(out))
 			}
@@ -316,6 +319,7 @@ could not be written).` + exhaustiveHelp,
 	c.Flags().StringSliceVar(&kinds, "kinds", nil, "only these fault kinds and world events, comma-separated")
 	c.Flags().StringSliceVar(&domains, "domains", nil, "only kinds of these fault domains, comma-separated")
 	c.Flags().BoolVar(&noWorld, "no-world", false, "draw no world events, only catalogue faults")
+	c.Flags().BoolVar(&noSwarm, "no-swarm", false, "draw without swarm draws: every check from every kind and site in scope, one to --max-faults entries evenly")
 	c.Flags().StringVar(&out, "out", "", "write the counterexample's schedule file and record to this directory")
 	c.Flags().StringVar(&covFile, "coverage", "", "merge every run's coverage into this file (default $"+CoverageEnv+")")
 	c.Flags().BoolVar(&guided, "guided", false, "bias fault choice toward coverage keys not yet visited")

@@ -247,14 +247,14 @@ func TestNightlyCommandsRun(t *testing.T) {
 			t.Fatalf("the unsharded run: %v %+v", err, j)
 		}
 		// both shards find the same minimal schedule (one file name), at
-		// checks 75 and 14
+		// checks 47 and 76 of the run
 		for _, shard := range []string{"1", "2"} {
 			sh(work, `"$RUNNER_TEMP/faultline" explore --without idempotency --seed 1 --checks 200 --shard `+shard+`/2 --out counterexamples/counterexamples-copperfin-`+shard+` || [ $? -eq 1 ]`)
 		}
 		records, _ := filepath.Glob(filepath.Join(work, "counterexamples", "*", "*.counterexample.json"))
 		out := sh(work, verdict)
-		want := "fixture copperfin: the run found effect_at_most_once at check " + strconv.Itoa(j.ChecksToFailure) + ": counterexamples/counterexamples-copperfin-2/cx-effect_at_most_once-"
-		if len(records) != 2 || j.ChecksToFailure != 14 || !strings.HasPrefix(out, want) || strings.Count(out, "\n") != 1 {
+		want := "fixture copperfin: the run found effect_at_most_once at check " + strconv.Itoa(j.ChecksToFailure) + ": counterexamples/counterexamples-copperfin-1/cx-effect_at_most_once-"
+		if len(records) != 2 || j.ChecksToFailure != 47 || !strings.HasPrefix(out, want) || strings.Count(out, "\n") != 1 {
 			t.Errorf("the verdict of %d records: %q, want %q...", len(records), out, want)
 		}
 	}

@@ -45,10 +45,13 @@ func (d *Decoder) RapidProperty(count *atomic.Int64) (func(*rapid.T), error) {
 	}, nil
 }
 
-// RapidGenerator returns the generator RapidProperty draws from.
+// RapidGenerator returns the generator RapidProperty draws from. It draws
+// without swarm draws (properties.WithoutSwarm): the fuzzer's own
+// mutations vary the input, and a swarm's flags, one draw for every kind
+// and site in scope, would come before the first fault in every input.
 func (d *Decoder) RapidGenerator() (*rapid.Generator[*model.Schedule], error) {
 	gen, err := properties.Generator(d.system.New, properties.WithConfig(d.config),
-		properties.WithFixture(d.fixture), properties.WithMaxFaults(min(d.maxFaults, 16)))
+		properties.WithFixture(d.fixture), properties.WithMaxFaults(min(d.maxFaults, 16)), properties.WithoutSwarm())
 	if err != nil {
 		return nil, fmt.Errorf("fuzz: the exploration's generator: %w", err)
 	}

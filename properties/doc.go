@@ -31,7 +31,7 @@
 //   - [System], [Factory] and [Reference]: how the system under test is
 //     built for each run; Reference is the Copperfin workflow.
 //   - Options: [WithConfig], [WithFixture], [WithKinds], [WithDomains],
-//     [WithoutWorldEvents], [WithMaxFaults], [WithInvariants],
+//     [WithoutWorldEvents], [WithoutSwarm], [WithMaxFaults], [WithInvariants],
 //     [WithFailDir] (Check's), [WithCounterexampleDir],
 //     [WithReplayCommand], [WithName].
 //   - The loop over checks: [WithSeed] and [WithChecks] make faultline run
@@ -62,7 +62,10 @@
 // at its designed ordinal, or the last crossing when the run crossed it
 // fewer times), otherwise at any event it fits that the run crossed.
 // Entries compose in the order drawn (faults at one crossing compose in
-// schedule order). Memory losses and branch failures draw a target from
+// schedule order). Each check of Explore, Check and Generator is a swarm
+// draw unless WithoutSwarm: it first draws its number of entries (few
+// favoured) and the subset of kinds and sites its entries come from (see
+// WithoutSwarm). Memory losses and branch failures draw a target from
 // the memory keys and branch names of the run they are placed in; clock advances draw their length, from 1 ms to twice the
 // workload's farthest capability expiry or deadline and never more than
 // model.MaxClockAdvance (what the schedule validator accepts). The config (profile or

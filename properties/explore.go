@@ -221,7 +221,7 @@ func (e *explorer) explore(parent rapid.TB) (*Report, error) {
 // schedule holds), for use in a property of one's own, such as a native
 // fuzz target through rapid.MakeFuzz. Only the options that shape the draw
 // apply: WithConfig, WithFixture, WithKinds, WithDomains,
-// WithoutWorldEvents and WithMaxFaults; the others are accepted and
+// WithoutWorldEvents, WithoutSwarm and WithMaxFaults; the others are accepted and
 // ignored. It runs the workload's clean run once, to learn which events
 // occur and how often, and each draw runs the faults drawn before its
 // later ones (see the package comment), so it returns an error for bad options, a System
@@ -262,6 +262,12 @@ type explorer struct {
 	// minFaults is the fewest faults a drawn schedule holds: 1 for
 	// Explore, 2 for ExplorePair (compositions)
 	minFaults int
+	// swarm is whether each draw is a swarm draw (see drawSwarm): on for
+	// Explore, Check and Generator unless WithoutSwarm or WithGuide, off
+	// for ExplorePair; swarmEvents is the union of the kinds' fitting
+	// events, in model.AllEvents order, which a swarm draw subsets
+	swarm       bool
+	swarmEvents []model.EventName
 
 	calls int
 	total int // the checks rapid runs, for WithProgress (0: not looked up yet)
@@ -381,7 +387,7 @@ func resolve(sys System, opts []Option) (*explorer, error) {
 	}
 	set.config.Fixture = set.fixture.Name
 	e := &explorer{sys: sys, set: set, harness: model.NewHarness(set.fixture, set.harness), inScope: map[string]bool{}, minFaults: 1,
-		crossed: map[model.EventName]bool{}}
+		crossed: map[model.EventName]bool{}, swarm: set.swarm && set.guide == nil}
 	for _, inv := range model.Invariants {
 		e.inScope[inv.Name] = set.invariants == nil || slices.Contains(set.invariants, inv.Name)
 	}
@@ -469,6 +475,11 @@ func (e *explorer) survey(also ...model.Config) error {
 	if len(e.kinds) == 0 {
 		return errNoSite
 	}
+	for _, ev := range model.AllEvents {
+		if slices.ContainsFunc(e.kinds, func(k kindSpace) bool { return slices.Contains(k.fitting, ev) }) {
+			e.swarmEvents = append(e.swarmEvents, ev)
+		}
+	}
 	if set.guide != nil {
 		u := coverage.Default()
 		e.guide, e.seen = coverage.NewGuide(u, set.guide.seed), coverage.NewTracker(u)
@@ -532,10 +543,19 @@ func (e *explorer) violation(res *model.Result) (model.InvariantResult, bool) {
 // fits that the run crossed and any ordinal up to that run's count, with
 // a target among the memory keys read or branches run in that run. When
 // no kind in scope has an event in that run, the schedule ends there.
+// A swarm draw (e.swarm) first draws the check's swarm (drawSwarm): the
+// number of entries, favouring few, and the subsets of kinds and events
+// the entries are drawn from.
 // The prefix runs are deterministic, so the draws stay a function of
 // rapid's.
 func (e *explorer) draw(t *rapid.T) *model.Schedule {
-	n := rapid.IntRange(e.minFaults, e.set.maxFaults).Draw(t, "faults")
+	var n int
+	var sw swarmDraw
+	if e.swarm {
+		n, sw = e.drawSwarm(t)
+	} else {
+		n = rapid.IntRange(e.minFaults, e.set.maxFaults).Draw(t, "faults")
+	}
 	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "explore", Config: e.set.config, Faults: make([]model.FaultEntry, 0, n)}
 	ss := e.clean
 	for i := 0; i < n; i++ {
@@ -546,7 +566,13 @@ func (e *explorer) draw(t *rapid.T) *model.Schedule {
 				t.Fatalf("%v", err)
 			}
 		}
-		ki, evs := e.available(e.drawKind(t), ss)
+		var ki int
+		var evs []model.EventName
+		if e.swarm {
+			ki, evs = e.availableIn(sw, e.drawKindOf(t, len(sw.kinds)), ss)
+		} else {
+			ki, evs = e.available(e.drawKind(t), ss)
+		}
 		if evs == nil {
 			break
 		}
@@ -555,13 +581,20 @@ func (e *explorer) draw(t *rapid.T) *model.Schedule {
 		def := 0
 		if evs[0] == k.own {
 			def = min(k.designed, ss.counts[k.own])
+			if e.swarm && !sw.allows(e.eventIndex(k.own), def) {
+				def = 0
+			}
 		}
 		if def > 0 {
 			f.Event, f.Ordinal = k.own, def
 		}
 		if def == 0 || rapid.IntRange(0, 3).Draw(t, "placement") == 3 {
 			f.Event = evs[rapid.IntRange(0, len(evs)-1).Draw(t, "event")]
-			f.Ordinal = rapid.IntRange(1, ss.counts[f.Event]).Draw(t, "ordinal")
+			if e.swarm {
+				f.Ordinal = sw.drawOrdinal(t, e.eventIndex(f.Event), ss.counts[f.Event])
+			} else {
+				f.Ordinal = rapid.IntRange(1, ss.counts[f.Event]).Draw(t, "ordinal")
+			}
 		}
 		switch {
 		case k.clock:
@@ -577,6 +610,94 @@ func (e *explorer) draw(t *rapid.T) *model.Schedule {
 		s.Faults = append(s.Faults, f)
 	}
 	return s
+}
+
+// swarmDraw is one check's swarm: the kinds its entries are drawn from
+// (indices into kinds, in scope order) and, for each event of
+// swarmEvents, the ordinals of the clean run's crossings of it they may
+// be placed at (bit o-1 for ordinal o; a later ordinal, which only an
+// earlier fault makes, is always allowed).
+type swarmDraw struct {
+	kinds []int
+	ords  []uint64
+	clean []int // the clean run's count of each event of swarmEvents
+}
+
+// allows reports whether sw lets an entry sit at ordinal o of event i
+// (an index into swarmEvents).
+func (sw *swarmDraw) allows(i, o int) bool {
+	return i < 0 || o > sw.clean[i] || o > 64 || sw.ords[i]&(1<<(o-1)) != 0
+}
+
+// drawOrdinal draws an ordinal of event i from 1 to n among those sw
+// allows (evenly; every one when it allows none).
+func (sw *swarmDraw) drawOrdinal(t *rapid.T, i, n int) int {
+	var ok []int
+	for o := 1; o <= n; o++ {
+		if sw.allows(i, o) {
+			ok = append(ok, o)
+		}
+	}
+	if len(ok) == 0 {
+		return rapid.IntRange(1, n).Draw(t, "ordinal")
+	}
+	return ok[rapid.IntRange(0, len(ok)-1).Draw(t, "ordinal")]
+}
+
+// eventIndex is ev's index in swarmEvents (-1 when absent).
+func (e *explorer) eventIndex(ev model.EventName) int { return slices.Index(e.swarmEvents, ev) }
+
+// drawSwarm draws a check's swarm (Groce et al., "Swarm Testing"): the
+// number of entries, minFaults and then one more with probability one
+// half each time up to maxFaults (a schedule of k+1 entries is drawn half
+// as often as one of k, the last size taking what is left), then each
+// kind in scope and each ordinal of the clean run's crossings of each
+// event of swarmEvents left out with probability one half. An empty set
+// of kinds stands for all of them; an entry whose kind's designed
+// placement is left out is placed as a non-default one, and one whose
+// event has no ordinal left takes any. Each flag shrinks toward fewer
+// entries and toward leaving nothing out, that is toward the draw
+// without a swarm.
+func (e *explorer) drawSwarm(t *rapid.T) (int, swarmDraw) {
+	n := e.minFaults
+	for n < e.set.maxFaults && rapid.Bool().Draw(t, "more_faults") {
+		n++
+	}
+	sw := swarmDraw{kinds: make([]int, 0, len(e.kinds)), ords: make([]uint64, len(e.swarmEvents)), clean: make([]int, len(e.swarmEvents))}
+	for i := range e.kinds {
+		if !rapid.Bool().Draw(t, "swarm_omit_kind") {
+			sw.kinds = append(sw.kinds, i)
+		}
+	}
+	if len(sw.kinds) == 0 {
+		for i := range e.kinds {
+			sw.kinds = append(sw.kinds, i)
+		}
+	}
+	for i, ev := range e.swarmEvents {
+		sw.clean[i] = e.clean.counts[ev]
+		for o := 1; o <= min(sw.clean[i], 64); o++ {
+			if !rapid.Bool().Draw(t, "swarm_omit_ordinal") {
+				sw.ords[i] |= 1 << (o - 1)
+			}
+		}
+	}
+	return n, sw
+}
+
+// availableIn is available within the swarm sw: the kind at position p of
+// sw.kinds, or the first after it there (cyclically), with its events in
+// ss; when no kind of the swarm has one, the kind available in the whole
+// scope from the same kind on; nil when no kind in scope has an event in
+// ss.
+func (e *explorer) availableIn(sw swarmDraw, p int, ss sites) (int, []model.EventName) {
+	for j := range sw.kinds {
+		i := sw.kinds[(p+j)%len(sw.kinds)]
+		if evs := e.kinds[i].events(ss); len(evs) > 0 {
+			return i, evs
+		}
+	}
+	return e.available(sw.kinds[p], ss)
 }
 
 // available returns ki, or the first kind after it in scope (cyclically),
@@ -662,7 +783,12 @@ func (e *explorer) drawKind(t *rapid.T) int {
 	if e.guide != nil && len(e.wanted) > 0 && rapid.IntRange(0, 3).Draw(t, "guided") < 3 {
 		return e.wanted[rapid.IntRange(0, len(e.wanted)-1).Draw(t, "wanted")]
 	}
-	nk := len(e.kinds)
+	return e.drawKindOf(t, len(e.kinds))
+}
+
+// drawKindOf draws a position among nk kinds: rapid favours small
+// integers, so the sum of two draws modulo nk spreads them evenly.
+func (e *explorer) drawKindOf(t *rapid.T, nk int) int {
 	return (rapid.IntRange(0, nk-1).Draw(t, "kind") + rapid.IntRange(0, nk-1).Draw(t, "kind_spread")) % nk
 }
 

@@ -41,6 +41,7 @@ type settings struct {
 	kinds      []string          // nil: every kind
 	domains    []model.Domain    // nil: every domain
 	world      bool
+	swarm      bool // swarm draws (WithoutSwarm: off)
 	maxFaults  int
 	invariants []string // nil: every invariant
 	dir        string
@@ -72,6 +73,7 @@ type guideSettings struct {
 func defaults() settings {
 	return settings{
 		world:     true,
+		swarm:     true,
 		maxFaults: 3,
 		replay:    "faultline replay %s",
 		name:      "explore",
@@ -156,6 +158,25 @@ func WithDomains(ds ...model.Domain) Option {
 // worker crash is interleaved.
 func WithoutWorldEvents() Option {
 	return optionFunc(func(s *settings) error { s.world = false; return nil })
+}
+
+// WithoutSwarm turns swarm draws off: each check of Explore, Check and
+// Generator then draws its number of entries evenly from one to
+// WithMaxFaults, each entry's kind from every kind in scope and its
+// ordinal from every crossing, as ExplorePair always does. By default
+// each check first draws its swarm (Groce et al., "Swarm Testing"): its
+// number of entries, one with probability one half, each further one
+// half as likely as the one before (the last size taking what is left),
+// and the subset of the kinds in scope and of the sites (the ordinals of
+// the clean run's crossings of each event) its entries are drawn from,
+// each kind and each site left out with probability one half (no kind
+// left: all of them). A swarm draw reaches no schedule the draw without a
+// swarm cannot: it varies which kinds and sites each check concentrates
+// on, so a fault that needs one kind at an uncommon site (the third
+// task's commit) is drawn more often. WithGuide draws without a swarm (its
+// own bias chooses the kinds). The draws stay a function of rapid's seed.
+func WithoutSwarm() Option {
+	return optionFunc(func(s *settings) error { s.swarm = false; return nil })
 }
 
 // WithMaxFaults sets the largest number of faults and world events a drawn

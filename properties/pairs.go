@@ -113,7 +113,7 @@ func ExplorePair(sys System, on, off model.Config, seed uint64, draws int, opts 
 	if err != nil {
 		return nil, err
 	}
-	e.minFaults = 2
+	e.minFaults, e.swarm = 2, false
 	on.Fixture = e.set.fixture.Name
 	gen := rapid.Custom(e.draw)
 	rep := &PairReport{Seed: seed}

@@ -20,13 +20,34 @@ import (
 // that run reached: the first at the clean run's events (never the
 // reference system's checkpoint.write#3, never a second tool.commit), a
 // later one at a retry's second tool.commit only when an earlier fault
-// made the agent retry. Over 300 draws exactly 276 faults are placed after
-// the first, 11 of them at the retry's tool.commit#2.
+// made the agent retry. Over 300 swarm draws exactly 247 faults are placed
+// after the first, 42 of them at the retry's tool.commit#2 (a swarm that
+// leaves out tool.commit#1 puts every later commit fault at the retry);
+// over 300 draws without a swarm, 276 and 11.
 func TestDrawsPlaceFaultsWhereTheRunGoes(t *testing.T) {
+	for _, c := range []struct {
+		swarm          bool
+		later, retried int
+	}{{true, 247, 42}, {false, 276, 11}} {
+		later, retried := drawPlacements(t, c.swarm)
+		if later != c.later || retried != c.retried {
+			t.Errorf("swarm %t: %d faults placed after the first, %d at a retry's tool.commit#2; want %d and %d", c.swarm, later, retried, c.later, c.retried)
+		}
+	}
+}
+
+// drawPlacements checks the placements of 300 draws on the archiver and
+// returns the faults placed after the first and those at tool.commit#2.
+func drawPlacements(t *testing.T, swarm bool) (int, int) {
+	t.Helper()
 	def := archiver.Definition()
 	cfg := model.Config{System: json.RawMessage(`{}`)}
-	gen, err := properties.Generator(def.Factory, properties.WithDefinition(def), properties.WithConfig(cfg), properties.WithMaxFaults(3),
-		properties.WithKinds("tool_timeout", "timeout_after_commit", "reject_before_commit", "stale_checkpoint", "worker_restart", "checkpoint_rollback", "worker_crash"))
+	opts := []properties.Option{properties.WithDefinition(def), properties.WithConfig(cfg), properties.WithMaxFaults(3),
+		properties.WithKinds("tool_timeout", "timeout_after_commit", "reject_before_commit", "stale_checkpoint", "worker_restart", "checkpoint_rollback", "worker_crash")}
+	if !swarm {
+		opts = append(opts, properties.WithoutSwarm())
+	}
+	gen, err := properties.Generator(def.Factory, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,9 +87,7 @@ func TestDrawsPlaceFaultsWhereTheRunGoes(t *testing.T) {
 			}
 		}
 	}
-	if later != 276 || retried != 11 {
-		t.Errorf("%d faults placed after the first, %d at a retry's tool.commit#2; want 276 and 11", later, retried)
-	}
+	return later, retried
 }
 
 // TestCheckFindsThePlantedBugOnItsOwnPlacements: the archiver's planted

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# Regenerates the mutants table of docs/exploration.md: every
-# mutant of the reference system explored over 20 seeds (at most 5000 checks
-# each) on the three-task workload. Usage: scripts/mutants-table.sh [SEEDS [CHECKS]]
+# Regenerates the mutants table of docs/exploration.md: every mutant of the
+# reference system explored in random mode (swarm draws, no enumeration
+# first) over 20 seeds, at most 1000 checks each, on the three-task
+# workload, then walked exhaustively with up to 1 and 2 faults in the same
+# scope. Usage: scripts/mutants-table.sh [SEEDS [CHECKS [MUTANTSTABLE FLAGS...]]]
+# (for instance -no-swarm, -exhaustive-max 0, -workers 1; see
+# scripts/mutantstable).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seeds=${1:-20}
-checks=${2:-5000}
+checks=${2:-1000}
+shift $(($# < 2 ? $# : 2))
 table=$(mktemp)
 trap 'rm -f "$table" docs/exploration.md.tmp' EXIT
-go run ./scripts/mutantstable -seeds "$seeds" -checks "$checks" >"$table"
+go run ./scripts/mutantstable -seeds "$seeds" -checks "$checks" "$@" >"$table"
 awk -v table="$table" '
   /<!-- mutants-table:begin -->/ { print; while ((getline line < table) > 0) print line; skip = 1; next }
   /<!-- mutants-table:end -->/ { skip = 0 }

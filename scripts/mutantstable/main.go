@@ -4,36 +4,49 @@
 // the faults of the minimal counterexample. A seed kills a mutant when its
 // counterexample does not reproduce on the same schedule without the
 // mutant; a seed whose first counterexample the system without the mutant
-// reproduces too is counted as preempted.
+// reproduces too is counted as preempted. Random mode only: every check is
+// a random draw (swarm draws unless -no-swarm), with no enumeration first.
+// With -exhaustive-max K (default 2; 0: none) it then walks every schedule
+// of up to k faults, k = 1 to K, in the same scope (properties.Exhaustive,
+// -workers goroutines) until a walk finds a counterexample, and reports the
+// k needed, the schedules that walk ran and its seconds (wall clock).
 //
-// Usage (scripts/mutants-table.sh runs it and splices the table into the
-// README):
+// Usage (scripts/mutants-table.sh runs it and splices the table into
+// docs/exploration.md):
 //
-//	go run ./scripts/mutantstable [-seeds 20] [-checks 5000] [-fixture copperfin-batch]
+//	go run ./scripts/mutantstable [-seeds 20] [-checks 1000] [-fixture copperfin-batch] [-no-swarm] [-mutant M] [-exhaustive-max 2] [-workers N]
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/model/copperfin"
 	"github.com/faultline/faultline/properties"
 )
 
+var verbose = flag.Bool("v", false, "print each kill's minimal schedule to standard error")
+
 func main() {
 	seeds := flag.Int("seeds", 20, "seeds per mutant (1, 2, ...)")
-	checks := flag.Int("checks", 5000, "most checks per seed")
+	checks := flag.Int("checks", 1000, "most checks per seed")
 	fixture := flag.String("fixture", "copperfin-batch", "workload")
+	noSwarm := flag.Bool("no-swarm", false, "draw without swarm draws (properties.WithoutSwarm)")
+	only := flag.String("mutant", "", "only this mutant")
+	exhMax := flag.Int("exhaustive-max", 2, "largest K of the exhaustive walks (0: no walk)")
+	workers := flag.Int("workers", runtime.NumCPU(), "goroutines of the exhaustive walks")
 	testing.Init() // rapid consults testing.Short, which needs the test flags parsed
 	flag.Parse()
-	if err := run(*seeds, *checks, *fixture); err != nil {
+	if err := run(config{*seeds, *checks, *fixture, !*noSwarm, *only, *exhMax, *workers}); err != nil {
 		fmt.Fprintln(os.Stderr, "mutantstable:", err)
 		os.Exit(2)
 	}
@@ -46,7 +59,17 @@ type row struct {
 	faults            map[int]int
 }
 
-func run(seeds, checks int, fixture string) error {
+type config struct {
+	seeds, checks int
+	fixture       string
+	swarm         bool
+	only          string
+	exhMax        int
+	workers       int
+}
+
+func run(c config) error {
+	seeds, checks, fixture := c.seeds, c.checks, c.fixture
 	fx, err := copperfin.FixtureNamed(fixture)
 	if err != nil {
 		return err
@@ -56,9 +79,12 @@ func run(seeds, checks int, fixture string) error {
 			return err
 		}
 	}
-	fmt.Printf("| mutant | what it gets wrong | explored under | killed | killing invariant | median checks to failure | faults in the minimal counterexample |\n")
-	fmt.Printf("| --- | --- | --- | --- | --- | --- | --- |\n")
+	fmt.Printf("| mutant | what it gets wrong | explored under | killed | killing invariant | median checks to failure | faults in the minimal counterexample | exhaustive: K, schedules, seconds |\n")
+	fmt.Printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, mi := range copperfin.Mutants() {
+		if c.only != "" && string(mi.Name) != c.only {
+			continue
+		}
 		cs, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
 		under := "typed"
 		cfg := copperfin.ConfigOfProfile(copperfin.ProfileTyped)
@@ -86,6 +112,10 @@ func run(seeds, checks int, fixture string) error {
 			opts = append(opts, properties.WithKinds(kinds...))
 			under += " (kinds " + strings.Join(kinds, ", ") + ")"
 		}
+		exhOpts := append([]properties.Option{}, opts...)
+		if !c.swarm {
+			opts = append(opts, properties.WithoutSwarm())
+		}
 		r := row{invariants: map[string]int{}, faults: map[int]int{}}
 		for s := 1; s <= seeds; s++ {
 			if err := flag.Set("rapid.seed", strconv.Itoa(s)); err != nil {
@@ -104,14 +134,52 @@ func run(seeds, checks int, fixture string) error {
 				continue
 			}
 			r.killed++
+			if *verbose {
+				fmt.Fprintf(os.Stderr, "%s seed %d at %d:\n%s", mi.Name, s, rep.ChecksToFailure, faultsText(cx.Schedule))
+			}
 			r.ctf = append(r.ctf, rep.ChecksToFailure)
 			r.invariants[cx.Invariant]++
 			r.faults[len(cx.Schedule.Faults)]++
 		}
-		fmt.Printf("| `%s` | %s | %s | %s | %s | %s | %s |\n", mi.Name, mi.Doc, under, killed(r, seeds), top(r.invariants), median(r, checks, seeds), counts(r.faults))
+		exh, err := exhaustive(exhOpts, fx, c)
+		if err != nil {
+			return fmt.Errorf("%s: %w", mi.Name, err)
+		}
+		fmt.Printf("| `%s` | %s | %s | %s | %s | %s | %s | %s |\n", mi.Name, mi.Doc, under, killed(r, seeds), top(r.invariants), median(r, checks, seeds), counts(r.faults), exh)
 	}
-	fmt.Printf("\n%d seeds (1 to %d) a mutant, at most %d checks each, fixture %s.\n", seeds, seeds, checks, fixture)
+	draws := "swarm draws"
+	if !c.swarm {
+		draws = "draws without a swarm"
+	}
+	fmt.Printf("\n%d seeds (1 to %d) a mutant, at most %d checks each (random mode, %s), fixture %s; exhaustive walks of up to 1 to %d faults, %d workers.\n", seeds, seeds, checks, draws, fixture, c.exhMax, c.workers)
 	return nil
+}
+
+// exhaustive walks every schedule of up to k faults for k = 1 to
+// c.exhMax until one walk finds a counterexample the system without the
+// mutant does not show, and says "K, schedules, seconds" of that walk
+// ("none up to K" with the last walk's figures otherwise).
+func exhaustive(opts []properties.Option, fx model.Fixture, c config) (string, error) {
+	if c.exhMax < 1 {
+		return "-", nil
+	}
+	var last string
+	for k := 1; k <= c.exhMax; k++ {
+		start := time.Now()
+		rep, err := properties.Exhaustive(copperfin.Configured, append(opts, properties.WithMaxFaults(k), properties.WithWorkers(c.workers))...)
+		if err != nil {
+			return "", err
+		}
+		secs := time.Since(start).Seconds()
+		if rep.Found && !reproducesWithout(rep.Counterexample, fx) {
+			return fmt.Sprintf("%d, %d, %.2f", k, rep.Schedules, secs), nil
+		}
+		if rep.Found {
+			return fmt.Sprintf("preempted at %d (schedule %d), %.2f", k, rep.Schedules, secs), nil
+		}
+		last = fmt.Sprintf("none up to %d (%d schedules), %.2f", k, rep.Schedules, secs)
+	}
+	return last, nil
 }
 
 // reproducesWithout reports whether cx's schedule breaks its invariant on
@@ -202,4 +270,16 @@ func counts(m map[int]int) string {
 		return "-"
 	}
 	return strings.Join(out, ", ")
+}
+
+// faultsText is a schedule's faults in one line.
+func faultsText(s *model.Schedule) string {
+	parts := make([]string, len(s.Faults))
+	for i, f := range s.Faults {
+		parts[i] = fmt.Sprintf("%s#%d %s", f.Event, f.Ordinal, f.Kind)
+		if f.Target != "" {
+			parts[i] += "=" + f.Target
+		}
+	}
+	return "  " + strings.Join(parts, ", ") + "\n"
 }
