@@ -109,7 +109,7 @@ func TestRetryKeyClient(t *testing.T) {
 	assert.Equal(t, []string{
 		`42->41 j.cs.CallTool "delete_snapshot" tool.commit`,
 		`52->53 j.hc.Do "" tool.commit`,
-		`63->65 j.call "" tool.commit`,
+		`63->65 j.call "delete_snapshot" tool.commit`,
 		`73->73 j.post "" tool.commit`,
 		`81->82 j.cs.CallTool "charge" tool.commit`,
 	}, got)

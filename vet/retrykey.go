@@ -768,6 +768,9 @@ func reportKey(pass *analysis.Pass, m *minter, r *reporter, s *retryScope, kf Ke
 		}
 		if call := sendingCall(m, s, site); call != nil {
 			sc := sendCall{pos: call.Pos(), callee: types.ExprString(call.Fun), tool: toolOf(pass, call, site, o.pos), event: string(model.EvToolCommit)}
+			if sc.tool == "" {
+				sc.tool = m.helperTool(call)
+			}
 			msg := "the key is sent by " + sc.callee
 			if sc.tool != "" {
 				msg += ", tool " + strconv.Quote(sc.tool)
@@ -1070,4 +1073,52 @@ func assigned(info *types.Info, body *ast.BlockStmt, v *types.Var) bool {
 		return !found
 	})
 	return found
+}
+
+// helperTool returns the tool a call of a function of the package calls,
+// when every model.ToolCall or mcp.CallToolParams literal in its body
+// names the same string constant (Tool, Name); or "".
+func (m *minter) helperTool(call *ast.CallExpr) string {
+	info := m.pass.TypesInfo
+	f := calleeOf(info, call)
+	if f == nil {
+		return ""
+	}
+	fd, ok := m.bodies[f.Origin()]
+	if !ok {
+		return ""
+	}
+	tool, n := "", 0
+	ast.Inspect(fd.Body, func(x ast.Node) bool {
+		cl, ok := x.(*ast.CompositeLit)
+		if !ok {
+			return true
+		}
+		t := info.TypeOf(cl)
+		field := ""
+		switch {
+		case t != nil && isNamed(t, ModelPath, "ToolCall"):
+			field = "Tool"
+		case t != nil && isNamed(t, MCPPath, "CallToolParams"):
+			field = "Name"
+		default:
+			return true
+		}
+		c := ""
+		for _, el := range cl.Elts {
+			if kv, ok := el.(*ast.KeyValueExpr); ok {
+				if id, ok := kv.Key.(*ast.Ident); ok && id.Name == field {
+					c = stringConst(info, kv.Value)
+				}
+			}
+		}
+		if n == 0 || c == tool {
+			tool = c
+		} else {
+			tool = ""
+		}
+		n++
+		return true
+	})
+	return tool
 }
