@@ -25,7 +25,9 @@ var RetryKey = &analysis.Analyzer{
 A retry is safe only if the provider can recognise it as the same request:
 every attempt must carry the key of the logical action. retrykey looks at
 retry scopes that make a consequential call (model.ToolClient's Commit, as
-env.Tool.Commit, or any function or method call passed a model.ToolCall):
+env.Tool.Commit, (*mcp.ClientSession).CallTool, (*http.Client).Do, any
+function or method call passed a model.ToolCall, or a call of a function
+of the same package that makes one):
 
   - a for loop (three-clause, condition-only or infinite) or a range over
     an integer; a range over a collection, or a for loop bounded by a
@@ -35,8 +37,12 @@ env.Tool.Commit, or any function or method call passed a model.ToolCall):
     "retry" (any case): the helper calls it once per attempt.
 
 In such a scope it reports each value stored in a key field
-(model.ToolCall.RequestKey, model.Action.IdempotencyKey), directly or
-through local variables assigned in the scope, that
+(model.ToolCall.RequestKey, model.Action.IdempotencyKey), in a map
+literal's entry named idempotencyKey (any case, with or without - or _:
+an mcp.Meta, a JSON-RPC _meta), in a net/http.Header's Set or Add of such
+a name (Idempotency-Key), or passed to a function of the same package
+whose parameter reaches one of these, directly or through local variables
+assigned in the scope, that
 
   - is minted inside the scope: env.NewRequestID(), env.Now(), env.Rand()
     (replayable, but fresh on each attempt all the same), time.Now,

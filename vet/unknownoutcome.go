@@ -22,11 +22,14 @@ not happen": it is resolved by an independent readback of the provider's
 ledger, or the task holds for reconciliation. unknownoutcome is an
 exhaustiveness check over the three outcomes of the result types it knows
 (model.ToolResult's Outcome: model.OutcomeCommitted, model.OutcomeRejected,
-model.OutcomeUnknown). It looks at
+model.OutcomeUnknown). The outcome is the field (res.Outcome), a call of an
+adapter's classifier of what its client saw (mcpfault.OutcomeOf,
+httpfault.OutcomeOf, callfault.OutcomeOf, sqlfault.OutcomeOf), or a
+variable every assignment of which is one of those. It looks at
 
-  - a switch on the outcome field (res.Outcome);
+  - a switch on the outcome;
   - a tagless switch, or an if/else-if chain, whose every condition
-    compares the outcome field with == or != (joined by ||); a lone if
+    compares the outcome with == or != (joined by ||); a lone if
     with no else is a branch on the outcome only when its condition takes
     the unknown outcome along with another (res.Outcome != committed),
     and a condition that tests anything else (&&, a call) puts the chain
@@ -42,8 +45,9 @@ It reports the branch when the unknown outcome
     the default case, or has a case of its own,
 
 and that case neither reads the provider's ledger back (a call of
-model.LedgerReader's Readback, env.Ledger.Readback, directly or through
-functions of the same package), nor holds (a use of model.ClaimHold,
+model.LedgerReader's Readback, env.Ledger.Readback, or of a function,
+method or func value whose name contains "readback" or "reconcile" in any
+case, directly or through functions of the same package), nor holds (a use of model.ClaimHold,
 likewise), nor retries idempotently (continues a loop whose every key
 stays the same across attempts, as retrykey sees it): such a case retries
 blind or treats the outcome as a failure (or a success). No fix is suggested: what resolves the outcome depends on
