@@ -78,7 +78,7 @@ type guidedSummary struct {
 func (p *Program) exploreCmd() *cobra.Command {
 	var so systemOptions
 	var fixture, out, covFile, covIn, otelDir, shardFlag string
-	var checks, maxFaults int
+	var checks, maxFaults, workers int
 	var seed uint64
 	var asJSON, noWorld, noSwarm, guided bool
 	var kinds, domains []string
@@ -180,6 +180,12 @@ could not be written).` + exhaustiveHelp,
 				return BadInput("--fixture: %v", err)
 			}
 			cfg.Fixture = fx.Name
+			if c.Flags().Changed("concurrent") {
+				if err := CheckCount("concurrent", workers, 1, model.MaxWorkers); err != nil {
+					return err
+				}
+				cfg.Concurrency = &model.Concurrency{Workers: workers}
+			}
 			if _, err := def.Factory(cfg); err != nil {
 				return BadInput("config of %s: %v", def.Name, err)
 			}
@@ -316,6 +322,7 @@ could not be written).` + exhaustiveHelp,
 	c.Flags().Uint64Var(&seed, "seed", 0, "the run's seed, nonzero (default: random, printed)")
 	c.Flags().StringVar(&shardFlag, "shard", "", "run shard I of N (I/N, N at most 10000) of the run's checks: those whose 0-based index is I-1 mod N; needs --seed")
 	c.Flags().IntVar(&maxFaults, "max-faults", 3, "most faults and world events in one schedule (1 to 16)")
+	c.Flags().IntVar(&workers, "concurrent", 0, "run the tasks as this many concurrent workers (1 to 1000) and draw interleavings with the faults (default: one task after another)")
 	c.Flags().StringSliceVar(&kinds, "kinds", nil, "only these fault kinds and world events, comma-separated")
 	c.Flags().StringSliceVar(&domains, "domains", nil, "only kinds of these fault domains, comma-separated")
 	c.Flags().BoolVar(&noWorld, "no-world", false, "draw no world events, only catalogue faults")

@@ -370,16 +370,34 @@ func writeResult(w io.Writer, def *model.Definition, res *model.Result, header s
 	b.WriteString("\n\n")
 	fmt.Fprintln(&b, "Timeline:")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  seq\tt_ms\tworker\tevent\tord\tstate\toutcome\tfault\tattempt\tckpt\tretry_left\tdeadline_left_ms\tdetail")
+	// a concurrent run names the task of each crossing (a sequential
+	// run's table is as it was)
+	concurrent := len(res.Interleaving) > 0
+	task, taskCol := "", ""
+	if concurrent {
+		taskCol = "task\t"
+	}
+	fmt.Fprintln(tw, "  seq\tt_ms\t"+taskCol+"worker\tevent\tord\tstate\toutcome\tfault\tattempt\tckpt\tretry_left\tdeadline_left_ms\tdetail")
 	for _, e := range res.Timeline {
 		ord := ""
 		if e.Ordinal > 0 {
 			ord = fmt.Sprint(e.Ordinal)
 		}
-		fmt.Fprintf(tw, "  %d\t%d\t%d\t%s\t%s\t%s -> %s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", e.Seq, e.At, e.Worker, e.Event, ord,
+		if concurrent {
+			task = e.Task + "\t"
+		}
+		fmt.Fprintf(tw, "  %d\t%d\t%s%d\t%s\t%s\t%s -> %s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", e.Seq, e.At, task, e.Worker, e.Event, ord,
 			e.StateBefore, e.StateAfter, e.Outcome, e.FaultID, e.Attempt, e.CheckpointSeq, e.RetryRemaining, e.DeadlineRemainingMs, e.Detail)
 	}
 	tw.Flush()
+	if concurrent {
+		sw := "context switches"
+		if res.ContextSwitches == 1 {
+			sw = "context switch"
+		}
+		fmt.Fprintf(&b, "\nInterleaving (%d %s; the task picked at each scheduling point, by fixture position): %s\n",
+			res.ContextSwitches, sw, model.FormatInterleaving(res.Interleaving))
+	}
 	fmt.Fprintln(&b, "\nFaults:")
 	if len(res.Faults) == 0 {
 		fmt.Fprintln(&b, "  (none scheduled)")

@@ -95,3 +95,26 @@ func BenchmarkHarnessTasks(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBatchSequential and BenchmarkBatchConcurrent measure the
+// three-task fixture under the typed profile run one task after another
+// and as three concurrent workers under a seeded policy: the second pays
+// for the scheduler's hand-offs (two goroutine switches a scheduling
+// point) and the state swaps.
+func BenchmarkBatchSequential(b *testing.B) { benchBatch(b, nil) }
+
+func BenchmarkBatchConcurrent(b *testing.B) {
+	benchBatch(b, &model.Concurrency{Workers: 3, Seed: "bench"})
+}
+
+func benchBatch(b *testing.B, c *model.Concurrency) {
+	factory, s := benchSchedule(b)
+	s.Config.Concurrency = c
+	h := model.NewHarness(copperfin.CopperfinBatch(), model.Options{})
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := h.Run(factory, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -36,8 +36,12 @@
 //   - [WorldEvents]: clock advance, capability revocation, policy change,
 //     state-version change and worker crash, attachable to any event.
 //   - [Config]: a schedule's config in two parts, the harness's (fixture,
-//     budgets, deadline, join) and the system's own ([Config.System]),
-//     opaque here and decoded by the system.
+//     budgets, deadline, join, concurrency) and the system's own
+//     ([Config.System]), opaque here and decoded by the system.
+//   - [Concurrency]: the tasks as concurrent workers under a deterministic
+//     scheduler (one goroutine a worker, one running at a time), the
+//     interleaving chosen by the schedule; without it a run executes its
+//     tasks one after another.
 //   - [Definition]: a system under test described in its own terms (name,
 //     fixtures, how its config part builds it, how to describe it, its
 //     invariants and defences), for the paths that need more than a

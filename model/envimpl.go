@@ -310,6 +310,10 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 	}
 	r.attempts++
 	r.state = StateWaitingForTool
+	if r.conc != nil {
+		// the call is out: other workers may cross before its reply
+		r.yield()
+	}
 	var res ToolResult
 	var fid string
 	if len(hits) == 0 {

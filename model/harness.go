@@ -166,14 +166,56 @@ type run struct {
 	// detailed is false on the Terms path: timeline details are not
 	// formatted.
 	detailed bool
-	hitBuf   [4]*armed
-	taskBuf  []Task
 	// runID is the run's id on the detailed path, stamped on every event
 	runID string
 	// tlCap is the length of the last timeline handed to a Result.
 	tlCap int
 
-	// per task
+	// the current task's state: in a concurrent run, the state of the
+	// worker holding the baton, swapped in when it resumes
+	taskState
+
+	tasks []taskRecord
+	// cpStored is set once the current checkpoint.write crossing has
+	// stored its checkpoint.
+	cpStored bool
+	// cpRolledBack is set once a rollback undid the current
+	// checkpoint.write crossing's write.
+	cpRolledBack bool
+	// stopped is set when a stop condition was met.
+	stopped *StopReport
+	// commitTool is the tool of the tool.commit crossing being recorded.
+	commitTool string
+	// live is the production-code side of a run (see Calls).
+	live liveState
+
+	oracle oracleState
+
+	// ix indexes the ledger and the evidence ledger for the Env's reads.
+	ix runIndex
+	// reqNames, rcptNames and evNames name request ids, receipts and
+	// evidence records.
+	reqNames, rcptNames, evNames names
+
+	// conc is the scheduler of a concurrent run (nil: the tasks run one
+	// after another); seqTask holds, in a concurrent run, the fixture
+	// index of the task of each recorded event (index seq-1); picks and
+	// switches are the scheduler's picks (task positions) and context
+	// switches.
+	conc     *scheduler
+	seqTask  []int32
+	picks    []int
+	switches int
+}
+
+// taskState is the state of the task being run. A sequential run keeps
+// one; a concurrent run keeps one per worker and swaps it into the run
+// when the worker takes the baton.
+type taskState struct {
+	// index is the task's position in the fixture (0-based).
+	index     int
+	hitBuf    [4]*armed
+	taskBuf   []Task
 	taskFirst int // seq of the task's first event
 	task      *Task
 	worker    int
@@ -192,7 +234,6 @@ type run struct {
 	claim        Claim
 	claimed      bool
 	restarts     int
-	tasks        []taskRecord
 	calls        int
 	// callLimit is set when the task exceeded maxCallsPerTask.
 	callLimit string
@@ -229,24 +270,9 @@ type run struct {
 	// inflight are requests a provider holds after the client timed out;
 	// they commit just before the provider's next commit.
 	inflight []ToolCall
-	// cpStored is set once the current checkpoint.write crossing has
-	// stored its checkpoint.
-	cpStored bool
-	// cpRolledBack is set once a rollback undid the current
-	// checkpoint.write crossing's write.
-	cpRolledBack bool
 	// pendingWorld are the world events armed at the current crossing;
 	// they apply right after it is recorded.
 	pendingWorld []*armed
-	// stopped is set when a stop condition was met.
-	stopped *StopReport
-	// commitTool is the tool of the tool.commit crossing being recorded.
-	commitTool string
-	// live is the production-code side of a run (see Calls).
-	live liveState
-
-	oracle oracleState
-
 	// ledFrom, evFrom and cpFrom are the lengths of the ledger, the
 	// evidence ledger and the checkpoint store when the current task
 	// started if the fixture's task ids are unique, else 0: every record
@@ -255,11 +281,6 @@ type run struct {
 	// checkpoint), so per-task lookups start there and a run's cost grows
 	// linearly in its tasks.
 	ledFrom, evFrom, cpFrom int
-	// ix indexes the ledger and the evidence ledger for the Env's reads.
-	ix runIndex
-	// reqNames, rcptNames and evNames name request ids, receipts and
-	// evidence records.
-	reqNames, rcptNames, evNames names
 }
 
 // ledFromOf is where task's ledger entries begin: r.ledFrom for the
@@ -295,6 +316,8 @@ const (
 
 // taskRecord keeps what the oracle needs of each finished task.
 type taskRecord struct {
+	// index is the task's position in the fixture.
+	index    int
 	task     Task
 	proposal Action
 	proposed bool
@@ -387,121 +410,152 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	r.live = liveState{fired: r.live.fired[:0]}
 	r.oracle.reset(len(h.scope.user))
 	r.ix.reset()
-	ctx := context.Background()
+	r.seqTask = r.seqTask[:0]
+	r.picks = r.picks[:0]
+	r.switches = 0
+	if c := s.Config.Concurrency; c != nil {
+		if err := r.executeConcurrent(factory, c); err != nil {
+			return err
+		}
+		return r.live.err
+	}
 	for ti := range h.fixture.Tasks {
-		r.taskBuf = append(r.taskBuf[:0], h.fixture.Tasks[ti])
-		r.task = &r.taskBuf[0]
-		r.task.Trace = h.traces[ti]
-		r.task.RetryBudget, r.task.Deadline, r.task.Join = h.opts.RetryBudget, h.opts.Deadline, h.opts.Join
-		if c := s.Config; c.RetryBudget != nil {
-			r.task.RetryBudget = *c.RetryBudget
+		if err := r.runTask(ti, factory); err != nil {
+			return err
 		}
-		if c := s.Config; c.Deadline != nil {
-			r.task.Deadline = *c.Deadline
-		}
-		if s.Config.Join != "" {
-			r.task.Join = s.Config.Join
-		}
-		r.task.Started = r.world.Clock
-		task := *r.task
-		r.calls = 0
-		r.callLimit = ""
-		r.inconclusive = false
-		r.granted = r.granted[:0]
-		r.branches = r.branches[:0]
-		r.compensations = 0
-		r.invalidLoad = ""
-		r.tamper = tamperNone
-		r.inflight = r.inflight[:0]
-		r.pendingWorld = r.pendingWorld[:0]
-		r.worker = 0
-		r.state = StateCreated
-		r.attempts = 0
-		r.lastSendWorker, r.lastSendKey, r.lastSendUnrecorded = 0, "", false
-		r.reconciled = 0
-		r.ckSeq = 0
-		r.taskStart = r.world.Clock
-		// with task ids unique, the task's records are all made from here
-		// on, and its lookups read only them
-		r.ledFrom, r.evFrom, r.cpFrom = 0, 0, 0
-		if h.uniqueIDs {
-			r.ledFrom, r.evFrom, r.cpFrom = len(r.world.Ledger), len(r.world.Evidence), len(r.world.Checkpoints)
-		}
-		r.proposed = false
-		r.claimed = false
-		r.restarts = 0
-		// the oracle's entitlement of the task's own request before any
-		// of its crossings: false when the workload itself makes the
-		// request one to refuse (a repeated or unauthorized request)
-		r.startEntitled = entitled(&r.world, &r.oracle, r.task, Action{}, false)
-		first := len(r.evs) + 1
-		r.taskFirst = first
-		for {
-			r.worker++
-			r.crashed = false
-			r.rng.seeded = false
-			r.memory = r.memory[:0]
-			// a worker's fan-out is its own: the join it writes must keep
-			// the branches it ran; a crashed worker's unjoined branches are
-			// abandoned child attempts
-			r.branches = r.branches[:0]
-			before := r.state
-			after := StateRunning
-			if r.worker > 1 {
-				after = StateRecovering
-			}
-			sys := factory()
-			r.live.observed, _ = sys.(Observed)
-			r.live.ctx = ctx
-			r.tick(costRead)
-			r.counts[eventIndex(EvWorkerStart)]++
-			r.state = before
-			r.record(EvWorkerStart, r.counts[eventIndex(EvWorkerStart)], "", "", "", after)
-			claim, err := sys.Run(ctx, r.env.Env(), task)
-			if r.live.err != nil {
-				return r.live.err
-			}
-			if r.stopped != nil {
-				if !r.claimed {
-					r.finishClaim(Claim{Verdict: ClaimHold, Reason: "stopped by a stop condition"}, "stopped: "+r.stopped.Condition)
-				}
-				break
-			}
-			if r.callLimit != "" {
-				r.crashed = false
-				r.inconclusive = true
-				r.finishClaim(Claim{Verdict: ClaimHold, Reason: "stopped"}, r.callLimit)
-				break
-			}
-			if r.crashed {
-				if r.restarts >= h.opts.MaxRestarts {
-					r.inconclusive = true
-					r.finishClaim(Claim{Verdict: ClaimHold, Reason: "restart limit reached"}, "restart limit reached")
-					break
-				}
-				r.restarts++
-				continue
-			}
-			if err != nil {
-				r.finishClaim(Claim{Verdict: ClaimHold, Reason: "system error"}, "system error: "+err.Error())
-				break
-			}
-			if claim.Verdict != ClaimRelease && claim.Verdict != ClaimHold && claim.Verdict != ClaimDeny {
-				r.finishClaim(Claim{Verdict: ClaimHold, Reason: "invalid claim"}, fmt.Sprintf("system returned invalid claim verdict %q", claim.Verdict))
-				break
-			}
-			r.finishClaim(claim, claim.Reason)
-			break
-		}
-		r.tasks = append(r.tasks, taskRecord{task: task, proposal: r.proposal, proposed: r.proposed,
-			claim: r.claim, claimAt: r.world.Clock, restarts: r.restarts, attempts: r.attempts,
-			started: r.taskStart, firstSeq: first, lastSeq: len(r.evs), inconclusive: r.inconclusive, reconciled: r.reconciled,
-			stopped: r.stopped != nil})
 		if r.stopped != nil {
 			break
 		}
 	}
 	return r.live.err
+}
+
+// runTask runs the task at fixture index ti to its claim: its workers, one
+// after another as they crash and restart, and the claim the last one
+// makes (or the harness makes for it). It returns an error only for a
+// harness problem of a run of production code.
+func (r *run) runTask(ti int, factory Factory) error {
+	h := r.h
+	s := r.sched
+	ctx := context.Background()
+	r.index = ti
+	r.taskBuf = append(r.taskBuf[:0], h.fixture.Tasks[ti])
+	r.task = &r.taskBuf[0]
+	r.task.Trace = h.traces[ti]
+	r.task.RetryBudget, r.task.Deadline, r.task.Join = h.opts.RetryBudget, h.opts.Deadline, h.opts.Join
+	if c := s.Config; c.RetryBudget != nil {
+		r.task.RetryBudget = *c.RetryBudget
+	}
+	if c := s.Config; c.Deadline != nil {
+		r.task.Deadline = *c.Deadline
+	}
+	if s.Config.Join != "" {
+		r.task.Join = s.Config.Join
+	}
+	r.task.Started = r.world.Clock
+	task := *r.task
+	r.calls = 0
+	r.callLimit = ""
+	r.inconclusive = false
+	r.granted = r.granted[:0]
+	r.branches = r.branches[:0]
+	r.compensations = 0
+	r.invalidLoad = ""
+	r.tamper = tamperNone
+	r.inflight = r.inflight[:0]
+	r.pendingWorld = r.pendingWorld[:0]
+	r.worker = 0
+	r.state = StateCreated
+	r.attempts = 0
+	r.lastSendWorker, r.lastSendKey, r.lastSendUnrecorded = 0, "", false
+	r.reconciled = 0
+	r.ckSeq = 0
+	r.taskStart = r.world.Clock
+	// with task ids unique, the task's records are all made from here
+	// on, and its lookups read only them
+	r.ledFrom, r.evFrom, r.cpFrom = 0, 0, 0
+	if h.uniqueIDs {
+		r.ledFrom, r.evFrom, r.cpFrom = len(r.world.Ledger), len(r.world.Evidence), len(r.world.Checkpoints)
+		if r.conc != nil {
+			// another worker's rollback may remove a checkpoint stored
+			// before this task's
+			r.cpFrom = 0
+		}
+	}
+	r.proposed = false
+	r.claimed = false
+	r.restarts = 0
+	// the oracle's entitlement of the task's own request before any
+	// of its crossings: false when the workload itself makes the
+	// request one to refuse (a repeated or unauthorized request)
+	r.startEntitled = entitled(&r.world, &r.oracle, r.task, Action{}, false)
+	first := len(r.evs) + 1
+	r.taskFirst = first
+	for {
+		r.worker++
+		r.crashed = false
+		r.rng.seeded = false
+		r.memory = r.memory[:0]
+		// a worker's fan-out is its own: the join it writes must keep
+		// the branches it ran; a crashed worker's unjoined branches are
+		// abandoned child attempts
+		r.branches = r.branches[:0]
+		before := r.state
+		after := StateRunning
+		if r.worker > 1 {
+			after = StateRecovering
+		}
+		sys := factory()
+		r.live.observed, _ = sys.(Observed)
+		if r.conc != nil && r.live.observed != nil {
+			return fmt.Errorf("schedule: config: concurrency schedules model systems only; the system of fixture %q is production code (it implements Observed), whose calls the harness cannot hold between crossings", h.fixture.Name)
+		}
+		r.live.ctx = ctx
+		r.tick(costRead)
+		r.counts[eventIndex(EvWorkerStart)]++
+		r.state = before
+		r.record(EvWorkerStart, r.counts[eventIndex(EvWorkerStart)], "", "", "", after)
+		claim, err := sys.Run(ctx, r.env.Env(), task)
+		if r.live.err != nil {
+			return r.live.err
+		}
+		if r.stopped != nil {
+			if !r.claimed {
+				r.finishClaim(Claim{Verdict: ClaimHold, Reason: "stopped by a stop condition"}, "stopped: "+r.stopped.Condition)
+			}
+			break
+		}
+		if r.callLimit != "" {
+			r.crashed = false
+			r.inconclusive = true
+			r.finishClaim(Claim{Verdict: ClaimHold, Reason: "stopped"}, r.callLimit)
+			break
+		}
+		if r.crashed {
+			if r.restarts >= h.opts.MaxRestarts {
+				r.inconclusive = true
+				r.finishClaim(Claim{Verdict: ClaimHold, Reason: "restart limit reached"}, "restart limit reached")
+				break
+			}
+			r.restarts++
+			continue
+		}
+		if err != nil {
+			r.finishClaim(Claim{Verdict: ClaimHold, Reason: "system error"}, "system error: "+err.Error())
+			break
+		}
+		if claim.Verdict != ClaimRelease && claim.Verdict != ClaimHold && claim.Verdict != ClaimDeny {
+			r.finishClaim(Claim{Verdict: ClaimHold, Reason: "invalid claim"}, fmt.Sprintf("system returned invalid claim verdict %q", claim.Verdict))
+			break
+		}
+		r.finishClaim(claim, claim.Reason)
+		break
+	}
+	r.tasks = append(r.tasks, taskRecord{index: ti, task: task, proposal: r.proposal, proposed: r.proposed,
+		claim: r.claim, claimAt: r.world.Clock, restarts: r.restarts, attempts: r.attempts,
+		started: r.taskStart, firstSeq: first, lastSeq: len(r.evs), inconclusive: r.inconclusive, reconciled: r.reconciled,
+		stopped: r.stopped != nil})
+	return nil
 }
 
 func (r *run) finishClaim(c Claim, detail string) {
@@ -528,6 +582,14 @@ func (r *run) enter(ev EventName, cost Millis) (ordinal int, hits []*armed, ok b
 func (r *run) enterTool(ev EventName, cost Millis, tool string) (ordinal int, hits []*armed, ok bool) {
 	if r.crashed {
 		return 0, nil, false
+	}
+	if r.conc != nil {
+		// a scheduling point: another worker may cross first
+		r.yield()
+		if r.stopped != nil {
+			r.crashed = true
+			return 0, nil, false
+		}
 	}
 	r.calls++
 	if r.calls > maxCallsPerTask {
@@ -595,6 +657,9 @@ func (r *run) tick(cost Millis) {
 func (r *run) record(ev EventName, ordinal int, faultID, outcome, detail, stateAfter string) {
 	r.evs = append(r.evs, ev)
 	seq := len(r.evs)
+	if r.conc != nil {
+		r.seqTask = append(r.seqTask, int32(r.index))
+	}
 	if r.detailed {
 		remaining := r.task.RetryBudget + r.reconciled - max(r.attempts-1, 0)
 		deadline := r.task.Deadline - (r.world.Clock - r.taskStart)
@@ -757,6 +822,16 @@ func (h *Harness) runID(s *Schedule) string {
 		x.str(f.Kind)
 		x.str(f.Target)
 		x.str(f.Tool)
+	}
+	// a sequential schedule's id is as it was before concurrency existed
+	if cc := c.Concurrency; cc != nil {
+		x.str("concurrency")
+		x.int(int64(cc.Workers))
+		x.str(cc.Seed)
+		x.int(int64(len(cc.Interleaving)))
+		for _, p := range cc.Interleaving {
+			x.int(int64(p))
+		}
 	}
 	if h.id == "" || x.v != h.lastHash {
 		const digits = "0123456789abcdef"

@@ -283,6 +283,16 @@ func (o *oracleState) check(r *run, seq int) {
 	}
 }
 
+// taskOf returns the fixture index of the task whose crossing was
+// recorded at seq in a concurrent run, and the current task's in a
+// sequential one (whose checks read only the current task's crossings).
+func (r *run) taskOf(seq int) int {
+	if len(r.seqTask) == 0 || seq < 1 || seq > len(r.seqTask) {
+		return r.index
+	}
+	return int(r.seqTask[seq-1])
+}
+
 func granted(r *run, id string) bool {
 	for _, g := range r.granted {
 		if g == id {
@@ -511,15 +521,18 @@ func (o *oracleState) settle(r *run, seq int) {
 	}
 	f.entitled = entitled(w, o, t, r.proposal, r.proposed)
 	f.proven = proven(w, t, r.evFrom, r.ledFrom)
+	// the first disturbance in the task's crossings, and a warning of
+	// the task after it (in a concurrent run other tasks' crossings lie
+	// between the task's, and are not its own)
 	fired := 0
 	for _, a := range r.faults {
-		if a.firedAt >= first && (fired == 0 || a.firedAt < fired) {
+		if a.firedAt >= first && r.taskOf(a.firedAt) == r.index && (fired == 0 || a.firedAt < fired) {
 			fired = a.firedAt
 		}
 	}
 	if fired > 0 {
 		for _, s := range o.warnings {
-			if s >= fired {
+			if s >= fired && r.taskOf(s) == r.index {
 				f.detected = true
 				break
 			}

@@ -34,7 +34,7 @@ func (e *taskEnv) draw() (uint64, error) {
 		return 0, ErrWorkerCrashed
 	}
 	if !r.rng.seeded {
-		r.rng.pcg.Seed(streamSeed(r.sched.Seed, len(r.tasks), r.task.ID, r.worker))
+		r.rng.pcg.Seed(streamSeed(r.sched.Seed, r.index, r.task.ID, r.worker))
 		r.rng.seeded = true
 	}
 	return r.rng.pcg.Uint64(), nil

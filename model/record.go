@@ -38,9 +38,13 @@ type RunRecord struct {
 	Claims       []TaskClaim       `json:"claims"`
 	Tasks        []TaskVerdict     `json:"tasks"`
 	Timeline     []Event           `json:"timeline"`
-	Limitations  []string          `json:"limitations"`
-	NextCheck    string            `json:"narrowest_next_verification"`
-	Summary      string            `json:"summary"`
+	// Interleaving and ContextSwitches are a concurrent run's picks and
+	// context switches (Result.Interleaving); absent for a sequential run.
+	Interleaving    []int    `json:"interleaving,omitempty"`
+	ContextSwitches int      `json:"context_switches,omitempty"`
+	Limitations     []string `json:"limitations"`
+	NextCheck       string   `json:"narrowest_next_verification"`
+	Summary         string   `json:"summary"`
 }
 
 // Contract is the frozen contract a run was judged under. System is the
@@ -167,6 +171,7 @@ func (res *Result) Record() RunRecord {
 		}
 	}
 	rec.Budget = res.budget
+	rec.Interleaving, rec.ContextSwitches = res.Interleaving, res.ContextSwitches
 	for _, c := range res.Claims {
 		if c.Verdict != ClaimRelease && rec.Terminal == "" {
 			rec.Terminal = c.Reason
@@ -280,6 +285,13 @@ func (rec *RunRecord) summary() string {
 			state = "reached, not fired"
 		}
 		fmt.Fprintf(&b, "%s at %s (%s)", f.Kind, f.At, state)
+	}
+	if len(rec.Interleaving) > 0 {
+		sw := "context switches"
+		if rec.ContextSwitches == 1 {
+			sw = "context switch"
+		}
+		fmt.Fprintf(&b, "; interleaving %s (%d %s)", FormatInterleaving(rec.Interleaving), rec.ContextSwitches, sw)
 	}
 	fmt.Fprintf(&b, ".\nVerdict: %s (claim %s", rec.RunVerdict, rec.ClaimVerdict)
 	if rec.Terminal != "" {

@@ -119,6 +119,14 @@ type Result struct {
 	// Stopped is set when a declared stop condition ended the run
 	// (Options.Stop); such a run is at best inconclusive.
 	Stopped *StopReport `json:"stopped,omitempty"`
+	// Interleaving is, for a concurrent run (Config.Concurrency), the
+	// task the scheduler picked at each scheduling point, by 1-based
+	// fixture position; the schedule's interleaving set to it replays the
+	// run. ContextSwitches counts the picks of another task while the one
+	// that ran last could have gone on. Both are empty for a sequential
+	// run.
+	Interleaving    []int `json:"interleaving,omitempty"`
+	ContextSwitches int   `json:"context_switches,omitempty"`
 
 	fixture Fixture
 	def     *Definition
@@ -231,6 +239,10 @@ func (r *run) outcome() *Result {
 		res.Faults = append(res.Faults, fr)
 	}
 	res.Verdict = res.Terms.Verdict
+	if len(r.picks) > 0 {
+		res.Interleaving = append([]int(nil), r.picks...)
+		res.ContextSwitches = r.switches
+	}
 	if r.stopped != nil {
 		st := *r.stopped
 		res.Stopped = &st
@@ -284,6 +296,12 @@ func (r *run) taskVerdict(i int, invs []InvariantResult) TaskVerdict {
 	tv.Claim = x.Verdict
 	broke := false
 	for _, inv := range invs {
+		if len(r.seqTask) > 0 {
+			// a concurrent run's tasks overlap: the violation is the
+			// task's when the crossing it first followed was
+			broke = broke || !inv.Held && inv.FirstSeq >= 1 && inv.FirstSeq <= len(r.seqTask) && int(r.seqTask[inv.FirstSeq-1]) == t.index
+			continue
+		}
 		broke = broke || !inv.Held && inv.FirstSeq >= t.firstSeq && inv.FirstSeq <= t.lastSeq
 	}
 	switch {

@@ -108,11 +108,13 @@ func checkToolFields(data []byte) error {
 // does not apply to it is the system's error. In a schedule file:
 //
 //	"config": {
-//	  "harness": {"fixture": "copperfin", "retry_budget": 1, "deadline_ms": 2000, "join": "best_effort"},
+//	  "harness": {"fixture": "copperfin", "retry_budget": 1, "deadline_ms": 2000, "join": "best_effort",
+//	    "concurrency": {"workers": 2, "interleaving": [1, 1, 2]}},
 //	  "system": {"profile": "typed"}
 //	}
 //
-// Every harness key is optional. A version-1 config is one flat object
+// Every harness key is optional; a file without "concurrency" runs its
+// tasks one after another (see Concurrency). A version-1 config is one flat object
 // ({"profile": P} or {"controls": [...]}, with optional "mutant",
 // "retry_budget", "deadline_ms", "join" and "fixture"): its profile,
 // controls and mutant become the system part and the rest the harness
@@ -127,6 +129,10 @@ type Config struct {
 	// harness's own; a system's Definition lists its fixtures). A harness
 	// over another fixture refuses the schedule.
 	Fixture string
+	// Concurrency, when set, runs the tasks as concurrent workers under
+	// the harness's deterministic scheduler (see Concurrency); nil (the
+	// key absent, as in every older file) runs them one after another.
+	Concurrency *Concurrency
 	// System is the system's own part: one JSON object, held in canonical
 	// form (keys sorted, no insignificant space, numbers as written), so
 	// Format stays canonical. nil or empty means {}. Build it with
@@ -191,6 +197,9 @@ func (c Config) HarnessString() string {
 	if c.Join != "" {
 		parts = append(parts, "join "+string(c.Join))
 	}
+	if c.Concurrency != nil {
+		parts = append(parts, c.Concurrency.String())
+	}
 	return strings.Join(parts, ", ")
 }
 
@@ -207,10 +216,11 @@ func (c Config) String() string {
 }
 
 type harnessJSON struct {
-	Fixture     string  `json:"fixture,omitempty"`
-	RetryBudget *int    `json:"retry_budget,omitempty"`
-	DeadlineMs  *Millis `json:"deadline_ms,omitempty"`
-	Join        string  `json:"join,omitempty"`
+	Fixture     string       `json:"fixture,omitempty"`
+	RetryBudget *int         `json:"retry_budget,omitempty"`
+	DeadlineMs  *Millis      `json:"deadline_ms,omitempty"`
+	Join        string       `json:"join,omitempty"`
+	Concurrency *Concurrency `json:"concurrency,omitempty"`
 }
 
 type configJSON struct {
@@ -237,7 +247,8 @@ func (c Config) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	j := configJSON{Harness: &harnessJSON{Fixture: c.Fixture, RetryBudget: c.RetryBudget, DeadlineMs: c.Deadline, Join: string(c.Join)},
+	j := configJSON{Harness: &harnessJSON{Fixture: c.Fixture, RetryBudget: c.RetryBudget, DeadlineMs: c.Deadline, Join: string(c.Join),
+		Concurrency: c.Concurrency},
 		System: sys}
 	return json.Marshal(j)
 }
@@ -275,6 +286,7 @@ func (c *Config) decodeV2(b []byte) error {
 	*c = Config{}
 	if j.Harness != nil {
 		c.Fixture, c.RetryBudget, c.Deadline, c.Join = j.Harness.Fixture, j.Harness.RetryBudget, j.Harness.DeadlineMs, JoinPolicy(j.Harness.Join)
+		c.Concurrency = j.Harness.Concurrency
 	}
 	if len(j.System) == 0 || string(j.System) == "null" {
 		return errors.New(`config: missing "system" (the system's own part, an object; {} when it takes none)`)
@@ -323,6 +335,9 @@ func (c Config) validateExtras() error {
 	}
 	if c.Deadline != nil && *c.Deadline <= 0 {
 		return fmt.Errorf("config: deadline_ms %d must be positive", *c.Deadline)
+	}
+	if err := c.Concurrency.validate(); err != nil {
+		return err
 	}
 	if c.Join != "" {
 		ok := false
@@ -516,7 +531,8 @@ func SingleFault(kind string, cfg Config) (*Schedule, error) {
 func (c Config) Equal(o Config) bool {
 	eqInt := func(a, b *int) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
 	eqMs := func(a, b *Millis) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
-	if c.Fixture != o.Fixture || c.Join != o.Join || !eqInt(c.RetryBudget, o.RetryBudget) || !eqMs(c.Deadline, o.Deadline) {
+	if c.Fixture != o.Fixture || c.Join != o.Join || !eqInt(c.RetryBudget, o.RetryBudget) || !eqMs(c.Deadline, o.Deadline) ||
+		!c.Concurrency.Equal(o.Concurrency) {
 		return false
 	}
 	a, errA := canonicalSystem(c.system())

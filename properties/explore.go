@@ -94,6 +94,11 @@ type Counterexample struct {
 	Detail    string          `json:"detail"`
 	// Timeline is the reduced run's redacted timeline up to FirstSeq.
 	Timeline []model.Event `json:"timeline"`
+	// Interleaving and ContextSwitches are, for a concurrent config, the
+	// reduced run's picks and context switches (model.Result's); the
+	// schedule's config holds the interleaving that replays it.
+	Interleaving    []int `json:"interleaving,omitempty"`
+	ContextSwitches int   `json:"context_switches,omitempty"`
 	// File is the schedule file written (with WithCounterexampleDir) and
 	// Replay the command that replays it.
 	File   string `json:"file,omitempty"`
@@ -112,6 +117,21 @@ func (cx *Counterexample) String() string {
 	}
 	fmt.Fprintf(&b, ": %s\n", cx.Detail)
 	fmt.Fprintf(&b, "minimal schedule (%d faults):\n%s", len(cx.Schedule.Faults), model.Format(cx.Schedule))
+	if len(cx.Interleaving) > 0 {
+		sw := "context switches"
+		if cx.ContextSwitches == 1 {
+			sw = "context switch"
+		}
+		fmt.Fprintf(&b, "interleaving (%d %s; the task picked at each scheduling point): %s\n", cx.ContextSwitches, sw, model.FormatInterleaving(cx.Interleaving))
+		b.WriteString("timeline (seq, task, event):\n")
+		for i, ev := range cx.Timeline {
+			mark := ""
+			if i > 0 && ev.Task != cx.Timeline[i-1].Task && cx.Timeline[i-1].Event != model.EvClaim {
+				mark = "  <- context switch"
+			}
+			fmt.Fprintf(&b, "  %3d  %-8s %s%s\n", ev.Seq, ev.Task, ev.Event, mark)
+		}
+	}
 	if cx.Replay != "" {
 		fmt.Fprintf(&b, "replay: %s\n", cx.Replay)
 	}
@@ -260,8 +280,14 @@ type explorer struct {
 	maxAdvance int
 
 	// minFaults is the fewest faults a drawn schedule holds: 1 for
-	// Explore, 2 for ExplorePair (compositions)
+	// Explore, 2 for ExplorePair (compositions); 0 when the config runs
+	// its tasks concurrently, whose interleaving alone may break an
+	// invariant
 	minFaults int
+	// tasks and points are the workload's tasks and the scheduling points
+	// of the clean run, when the config runs two workers or more (points
+	// 0: a sequential config, no interleaving drawn)
+	tasks, points int
 	// swarm is whether each draw is a swarm draw (see drawSwarm): on for
 	// Explore, Check and Generator unless WithoutSwarm or WithGuide, off
 	// for ExplorePair; swarmEvents is the union of the kinds' fitting
@@ -417,6 +443,12 @@ func (e *explorer) survey(also ...model.Config) error {
 		}
 		if i == 0 {
 			e.clean = ss // the sites of every drawn schedule's first fault
+			if c := cfg.Concurrency; c != nil && c.Workers > 1 && len(set.fixture.Tasks) > 1 {
+				e.tasks, e.points = len(set.fixture.Tasks), len(clean.Interleaving)
+				if e.minFaults == 1 {
+					e.minFaults = 0
+				}
+			}
 		}
 		for ev, k := range ss.counts {
 			counts[ev] = max(counts[ev], k)
@@ -558,6 +590,17 @@ func (e *explorer) draw(t *rapid.T) *model.Schedule {
 	}
 	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "explore", Config: e.set.config, Faults: make([]model.FaultEntry, 0, n)}
 	ss := e.clean
+	if e.points > 0 {
+		// the interleaving first: the faults are placed in runs under it
+		s.Config.Concurrency = e.drawInterleaving(t)
+		if n > 0 && len(s.Config.Concurrency.Interleaving) > 0 {
+			var err error
+			if ss, err = e.prefixSites(s); err != nil {
+				e.fail(err)
+				t.Fatalf("%v", err)
+			}
+		}
+	}
 	for i := 0; i < n; i++ {
 		if i > 0 {
 			var err error
@@ -610,6 +653,25 @@ func (e *explorer) draw(t *rapid.T) *model.Schedule {
 		s.Faults = append(s.Faults, f)
 	}
 	return s
+}
+
+// drawInterleaving draws the interleaving of a concurrent config, before
+// the faults (which are then placed in runs under it): up to four runs of
+// scheduling points, each a task and a length up to the clean run's points
+// (rapid shrinks toward fewer and shorter runs, our reducer toward fewer
+// context switches; see reduceInterleaving).
+func (e *explorer) drawInterleaving(t *rapid.T) *model.Concurrency {
+	c := e.set.config.Concurrency.Clone()
+	c.Interleaving = nil
+	runs := rapid.IntRange(0, 4).Draw(t, "interleaving_runs")
+	for i := 0; i < runs; i++ {
+		task := rapid.IntRange(1, e.tasks).Draw(t, "interleaving_task")
+		n := rapid.IntRange(1, e.points).Draw(t, "interleaving_points")
+		for j := 0; j < n && len(c.Interleaving) < model.MaxInterleaving; j++ {
+			c.Interleaving = append(c.Interleaving, task)
+		}
+	}
+	return c
 }
 
 // swarmDraw is one check's swarm: the kinds its entries are drawn from
@@ -719,6 +781,9 @@ func (e *explorer) available(ki int, ss sites) (int, []model.EventName) {
 // store starts over): draws and rapid's shrinking share their prefixes.
 func (e *explorer) prefixSites(s *model.Schedule) (sites, error) {
 	var kb strings.Builder
+	if c := s.Config.Concurrency; c != nil {
+		fmt.Fprintf(&kb, "%d\x00%s\x00%v\x01", c.Workers, c.Seed, c.Interleaving)
+	}
 	for _, f := range s.Faults {
 		fmt.Fprintf(&kb, "%s\x00%s\x00%d\x00%s\x00%s\x01", f.Kind, f.Event, f.Ordinal, f.Target, f.Tool)
 	}

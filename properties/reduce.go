@@ -12,9 +12,20 @@ import (
 // describes the reduced run.
 func (e *explorer) counterexample(s *model.Schedule, inv string) (*Counterexample, error) {
 	shrunk := cloneSchedule(s)
-	red, err := e.reduce(s, func(c *model.Schedule) (bool, error) { return e.breaks(c, inv) }, false)
+	fails := func(c *model.Schedule) (bool, error) { return e.breaks(c, inv) }
+	red, err := e.reduce(s, fails, false)
 	if err != nil {
 		return nil, err
+	}
+	if red.Config.Concurrency != nil {
+		// the fewest context switches, then the faults again: a fault
+		// may matter only under the interleaving rapid drew
+		if red, err = e.reduceInterleaving(red, inv); err != nil {
+			return nil, err
+		}
+		if red, err = e.reduce(red, fails, false); err != nil {
+			return nil, err
+		}
 	}
 	res, err := e.replay(red)
 	if err != nil {
@@ -38,7 +49,7 @@ func (e *explorer) counterexample(s *model.Schedule, inv string) (*Counterexampl
 // violated invariant's result in it.
 func describe(s *model.Schedule, res *model.Result, ir model.InvariantResult) *Counterexample {
 	cx := &Counterexample{Schedule: s, Invariant: ir.Name, FirstSeq: ir.FirstSeq, Event: ir.Event,
-		FaultID: ir.FaultID, Detail: ir.Detail}
+		FaultID: ir.FaultID, Detail: ir.Detail, Interleaving: res.Interleaving, ContextSwitches: res.ContextSwitches}
 	for _, f := range res.Faults {
 		if f.ID == ir.FaultID {
 			cx.FaultKind = f.Kind
@@ -189,5 +200,121 @@ func (e *explorer) weaker(f model.FaultEntry) []model.FaultEntry {
 func cloneSchedule(s *model.Schedule) *model.Schedule {
 	c := *s
 	c.Faults = append([]model.FaultEntry{}, s.Faults...)
+	c.Config.Concurrency = s.Config.Concurrency.Clone()
 	return &c
+}
+
+// reduceInterleaving is the reducer's interleaving step, after the faults
+// are reduced: s breaks inv under a concurrent config; it returns a
+// schedule that still breaks it with the fewest context switches it can
+// find, then the shortest interleaving. From the picks of the current run
+// (Result.Interleaving) it tries each change interleavingCandidates
+// lists; a candidate that still breaks inv with no more switches is cut
+// to its shortest prefix that does too (past its end every worker goes on
+// until it ends), and kept when it has fewer switches, or as many and a
+// shorter interleaving. It stops when no candidate is kept: no single
+// such change keeps the violation with fewer switches or fewer picks.
+func (e *explorer) reduceInterleaving(s *model.Schedule, inv string) (*model.Schedule, error) {
+	cur := cloneSchedule(s)
+	res, err := e.replay(cur)
+	if err != nil {
+		return nil, err
+	}
+	// try runs c's schedule under il: its run when it breaks inv
+	try := func(c *model.Schedule, il []int) (*model.Result, error) {
+		c.Config.Concurrency.Interleaving = il
+		r, err := e.replay(c)
+		if err != nil {
+			return nil, err
+		}
+		if ir, _ := r.Invariant(inv); ir.Held {
+			return nil, nil
+		}
+		return r, nil
+	}
+	for {
+		var next *model.Schedule
+		var nres *model.Result
+		for _, il := range interleavingCandidates(res.Interleaving) {
+			c := cloneSchedule(cur)
+			r, err := try(c, il)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil || r.ContextSwitches > res.ContextSwitches {
+				continue
+			}
+			// the candidate's shortest prefix that still breaks inv
+			// with no more switches
+			for k := 0; k < len(il); k++ {
+				p := cloneSchedule(c)
+				pr, err := try(p, slices.Clone(il[:k]))
+				if err != nil {
+					return nil, err
+				}
+				if pr != nil && pr.ContextSwitches <= r.ContextSwitches {
+					c, r = p, pr
+					break
+				}
+			}
+			if r.ContextSwitches < res.ContextSwitches || len(c.Config.Concurrency.Interleaving) < len(cur.Config.Concurrency.Interleaving) {
+				next, nres = c, r
+				break
+			}
+		}
+		if next == nil {
+			return cur, nil
+		}
+		cur, res = next, nres
+	}
+}
+
+// interleavingCandidates returns the changes reduceInterleaving tries on
+// a run's picks: its prefixes, shortest first; then each run of equal
+// picks merged into the run before it (one switch fewer), started one
+// point earlier (a switch moved earlier), or removed. Each candidate is
+// cut after the first pick of its last run: past its end the worker picked
+// there goes on until it ends, as it would under the picks cut.
+func interleavingCandidates(picks []int) [][]int {
+	var out [][]int
+	for k := 0; k < len(picks); k++ {
+		out = append(out, slices.Clone(picks[:k]))
+	}
+	var starts []int
+	for i := range picks {
+		if i == 0 || picks[i] != picks[i-1] {
+			starts = append(starts, i)
+		}
+	}
+	end := func(j int) int {
+		if j+1 < len(starts) {
+			return starts[j+1]
+		}
+		return len(picks)
+	}
+	for j := 1; j < len(starts); j++ {
+		c := slices.Clone(picks)
+		for i := starts[j]; i < end(j); i++ {
+			c[i] = picks[starts[j-1]]
+		}
+		out = append(out, cutInterleaving(c))
+	}
+	for j := 1; j < len(starts); j++ {
+		c := slices.Clone(picks)
+		c[starts[j]-1] = picks[starts[j]]
+		out = append(out, cutInterleaving(c))
+	}
+	for j := range starts {
+		out = append(out, cutInterleaving(slices.Delete(slices.Clone(picks), starts[j], end(j))))
+	}
+	return out
+}
+
+// cutInterleaving cuts picks after the first pick of its last run.
+func cutInterleaving(picks []int) []int {
+	n := len(picks)
+	for n > 1 && picks[n-1] == picks[n-2] {
+		n--
+	}
+	return picks[:n]
 }

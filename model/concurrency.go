@@ -1,0 +1,369 @@
+package model
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// MaxWorkers is the most concurrent workers a schedule may ask for
+// (Concurrency.Workers).
+const MaxWorkers = 1000
+
+// MaxInterleaving is the longest explicit interleaving a schedule may hold
+// (Concurrency.Interleaving), in scheduling points.
+const MaxInterleaving = 100000
+
+// Concurrency runs a schedule's tasks as concurrent workers under the
+// harness's deterministic scheduler, as a simulation does: each task's
+// worker runs System.Run in a goroutine of its own, but only one runs at a
+// time. At every scheduling point the running worker hands control back
+// and the scheduler picks which ready worker goes next, from the
+// schedule's own choices, so a run stays a pure function of the schedule
+// and the config (and of nothing else: not GOMAXPROCS, not the Go
+// scheduler). The scheduling points are:
+//
+//   - the start of the run, and the end of each task (its claim made);
+//   - every boundary crossing a worker is about to make (each Env call);
+//   - a tool call's reply: a tool.commit is an invocation (its ordinal,
+//     clock cost and attempt are counted when it is sent) and a response
+//     (the provider acts and the crossing is recorded when the reply
+//     arrives), with other workers' crossings between them.
+//
+// At the i-th scheduling point (1-based) the scheduler picks the task
+// Interleaving[i-1] names, by its 1-based position in the fixture, when
+// that task is ready (a worker holds it, started or about to start, and it
+// has not yet claimed); otherwise, and past the end of Interleaving, it
+// lets the worker that ran last go on with its task when it can, else
+// picks among the ready tasks: the first in fixture order, or, when Seed
+// is set, one drawn from a stream seeded by Seed (at every such pick). So
+// with neither an interleaving nor a seed a concurrent run orders its
+// crossings as the sequential run does. A context switch is a pick of
+// another task while the one that ran last could have gone on with its
+// own (a pick at a task's end is none); a run reports the picks it made
+// and its context switches (Result.Interleaving, Result.ContextSwitches).
+//
+// Workers bounds how many tasks are in flight at once: tasks start in
+// fixture order, the first Workers at the start of the run and each later
+// one when a worker's task ends. In a schedule file it is the harness
+// part's "concurrency" key, which older files simply lack:
+//
+//	"harness": {"concurrency": {"workers": 2, "interleaving": [1, 1, 2]}}
+//
+// A run of production code (a System implementing Observed) cannot be
+// scheduled: Run returns an error for it.
+type Concurrency struct {
+	// Workers is how many tasks run at once, 1 to MaxWorkers.
+	Workers int `json:"workers"`
+	// Interleaving names the task that goes next at each scheduling
+	// point, by 1-based fixture position; at most MaxInterleaving
+	// entries, each 1 or more (a position past the fixture's tasks is an
+	// error Run returns).
+	Interleaving []int `json:"interleaving,omitempty"`
+	// Seed, when set, seeds the pick past the interleaving (and where it
+	// names a task that is not ready): a pseudo-random ready task at every
+	// scheduling point, instead of the worker that ran last.
+	Seed string `json:"seed,omitempty"`
+}
+
+// validate returns an error naming the first bad field of c; nil is
+// valid.
+func (c *Concurrency) validate() error {
+	if c == nil {
+		return nil
+	}
+	if c.Workers < 1 || c.Workers > MaxWorkers {
+		return fmt.Errorf("config: concurrency.workers %d must be between 1 and %d", c.Workers, MaxWorkers)
+	}
+	if len(c.Interleaving) > MaxInterleaving {
+		return fmt.Errorf("config: concurrency.interleaving holds %d entries, more than the limit of %d", len(c.Interleaving), MaxInterleaving)
+	}
+	for i, n := range c.Interleaving {
+		if n < 1 {
+			return fmt.Errorf("config: concurrency.interleaving[%d] is %d: name a task by its position in the fixture, 1 or more", i, n)
+		}
+	}
+	return nil
+}
+
+// Equal reports whether c and o ask for the same scheduling (both nil, or
+// equal fields).
+func (c *Concurrency) Equal(o *Concurrency) bool {
+	if c == nil || o == nil {
+		return c == nil && o == nil
+	}
+	return c.Workers == o.Workers && c.Seed == o.Seed && slices.Equal(c.Interleaving, o.Interleaving)
+}
+
+// Clone returns a deep copy of c (nil for nil).
+func (c *Concurrency) Clone() *Concurrency {
+	if c == nil {
+		return nil
+	}
+	x := *c
+	x.Interleaving = slices.Clone(c.Interleaving)
+	return &x
+}
+
+// String is c as people read it: "concurrency: 2 workers, interleaving
+// 1 1 2, seed s".
+func (c *Concurrency) String() string {
+	s := "concurrency: " + strconv.Itoa(c.Workers) + " workers"
+	if len(c.Interleaving) > 0 {
+		s += ", interleaving " + FormatInterleaving(c.Interleaving)
+	}
+	if c.Seed != "" {
+		s += ", seed " + c.Seed
+	}
+	return s
+}
+
+// FormatInterleaving writes picks (task positions, one per scheduling
+// point) in runs: "1x2 2x4 1" is task 1 twice, task 2 four times, then
+// task 1 once.
+func FormatInterleaving(picks []int) string {
+	var b strings.Builder
+	for i := 0; i < len(picks); {
+		j := i
+		for j < len(picks) && picks[j] == picks[i] {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strconv.Itoa(picks[i]))
+		if j-i > 1 {
+			b.WriteByte('x')
+			b.WriteString(strconv.Itoa(j - i))
+		}
+		i = j
+	}
+	return b.String()
+}
+
+// slot is one concurrent worker of the scheduler: the task it runs and its
+// per-task state while another worker runs.
+type slot struct {
+	resume chan struct{}
+	task   int // fixture index of its current (or next) task
+	done   bool
+	ts     taskState
+}
+
+// scheduler is the deterministic scheduler of a concurrent run: it holds
+// the baton, which exactly one goroutine (a worker, or the scheduler
+// itself) holds at any time, so the run's state needs no lock.
+type scheduler struct {
+	r       *run
+	cfg     *Concurrency
+	slots   []*slot
+	cur     int // the slot holding the baton, -1 before the first pick
+	next    int // fixture index of the next task to start
+	yieldCh chan struct{}
+	abort   chan struct{}
+	rand    rand.PCG
+	points  int
+	// ended is set when the worker holding the baton handed it back at
+	// the end of a task: it cannot go on with that task, so the pick
+	// there is no context switch
+	ended bool
+	err   error
+	// panicked holds a worker's panic, re-raised by the scheduler's
+	// goroutine (the caller of Run).
+	panicked any
+	factory  Factory
+}
+
+// executeConcurrent runs the fixture's tasks as concurrent workers under
+// c (see Concurrency).
+func (r *run) executeConcurrent(factory Factory, c *Concurrency) error {
+	h := r.h
+	n := len(h.fixture.Tasks)
+	for i, p := range c.Interleaving {
+		if p > n {
+			return fmt.Errorf("schedule: config: concurrency.interleaving[%d] names task %d, the fixture %q has %d", i, p, h.fixture.Name, n)
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	sc := &scheduler{r: r, cfg: c, cur: -1, yieldCh: make(chan struct{}), abort: make(chan struct{}), factory: factory}
+	if c.Seed != "" {
+		hs := wordHash(0x3c6ef372fe94f82b)
+		hs.str(c.Seed)
+		hi := hs.mix()
+		hs.num(0x1f83d9abfb41bd6b)
+		sc.rand.Seed(uint64(hi), uint64(hs.mix()))
+	}
+	w := min(c.Workers, n)
+	// the first slot keeps the run's buffers; the others start their own
+	base := r.taskState
+	for k := 0; k < w; k++ {
+		s := &slot{resume: make(chan struct{}), task: k}
+		if k == 0 {
+			s.ts = base
+		}
+		sc.slots = append(sc.slots, s)
+	}
+	sc.next = w
+	r.taskState = taskState{}
+	r.conc = sc
+	defer func() { r.conc = nil }()
+	for k := range sc.slots {
+		go sc.main(k)
+	}
+	for {
+		k := sc.pick()
+		if k < 0 {
+			break
+		}
+		sc.switchTo(k)
+		sc.slots[k].resume <- struct{}{}
+		<-sc.yieldCh
+		if sc.panicked != nil || sc.err != nil {
+			close(sc.abort)
+			if sc.panicked != nil {
+				panic(sc.panicked)
+			}
+			return sc.err
+		}
+	}
+	if sc.cur >= 0 {
+		sc.slots[sc.cur].ts = r.taskState
+	}
+	r.taskState = sc.slots[0].ts
+	r.sortTasks()
+	return nil
+}
+
+// main is slot k's goroutine: it waits for the baton, then runs its tasks
+// one after another, handing the baton back at every scheduling point.
+func (sc *scheduler) main(k int) {
+	s := sc.slots[k]
+	defer func() {
+		if p := recover(); p != nil {
+			sc.panicked = p
+		}
+		s.done = true
+		select {
+		case sc.yieldCh <- struct{}{}:
+		case <-sc.abort:
+		}
+	}()
+	select {
+	case <-s.resume:
+	case <-sc.abort:
+		runtime.Goexit()
+	}
+	r := sc.r
+	for {
+		if err := r.runTask(s.task, sc.factory); err != nil {
+			sc.err = err
+			return
+		}
+		if r.stopped != nil || sc.next >= len(r.h.fixture.Tasks) {
+			return
+		}
+		s.task = sc.next
+		sc.next++
+		sc.ended = true
+		r.yield()
+	}
+}
+
+// yield hands the baton to the scheduler at a scheduling point and waits
+// until it is handed back.
+func (r *run) yield() {
+	sc := r.conc
+	s := sc.slots[sc.cur]
+	sc.yieldCh <- struct{}{}
+	select {
+	case <-s.resume:
+	case <-sc.abort:
+		runtime.Goexit()
+	}
+}
+
+// switchTo swaps slot k's per-task state into the run.
+func (sc *scheduler) switchTo(k int) {
+	if k == sc.cur {
+		return
+	}
+	r := sc.r
+	if sc.cur >= 0 {
+		sc.slots[sc.cur].ts = r.taskState
+	}
+	r.taskState = sc.slots[k].ts
+	sc.cur = k
+}
+
+// pick chooses the slot that goes next at a scheduling point (see
+// Concurrency), records the pick and counts a context switch; -1 when no
+// worker is ready.
+func (sc *scheduler) pick() int {
+	r := sc.r
+	ready := func(k int) bool { return k >= 0 && !sc.slots[k].done }
+	// the worker that ran last can go on with its task
+	goOn := ready(sc.cur) && !sc.ended
+	sc.ended = false
+	chosen := -1
+	i := sc.points
+	if i < len(sc.cfg.Interleaving) {
+		want := sc.cfg.Interleaving[i] - 1
+		for k, s := range sc.slots {
+			if !s.done && s.task == want {
+				chosen = k
+			}
+		}
+	}
+	if chosen < 0 {
+		var cands []int
+		for k := range sc.slots {
+			if ready(k) {
+				cands = append(cands, k)
+			}
+		}
+		if len(cands) == 0 {
+			return -1
+		}
+		slices.SortFunc(cands, func(a, b int) int { return sc.slots[a].task - sc.slots[b].task })
+		switch {
+		case sc.cfg.Seed != "":
+			chosen = cands[sc.rand.Uint64()%uint64(len(cands))]
+		case goOn:
+			chosen = sc.cur
+		default:
+			chosen = cands[0]
+		}
+	}
+	sc.points++
+	if goOn && chosen != sc.cur {
+		r.switches++
+	}
+	r.picks = append(r.picks, sc.slots[chosen].task+1)
+	return chosen
+}
+
+// sortTasks puts the task records and the oracle's facts, kept in the
+// order the tasks claimed, into fixture order.
+func (r *run) sortTasks() {
+	n := len(r.tasks)
+	if n != len(r.oracle.facts) {
+		return
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return r.tasks[a].index - r.tasks[b].index })
+	tasks := make([]taskRecord, n)
+	facts := make([]taskFacts, n)
+	for j, i := range idx {
+		tasks[j], facts[j] = r.tasks[i], r.oracle.facts[i]
+	}
+	copy(r.tasks, tasks)
+	copy(r.oracle.facts, facts)
+}

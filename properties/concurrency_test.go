@@ -1,0 +1,193 @@
+package properties_test
+
+import (
+	"github.com/faultline/faultline/corpus"
+	"github.com/faultline/faultline/model/copperfin"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/faultline/faultline/examples/lostupdate"
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/properties"
+)
+
+func clerks(model.Config) (model.Factory, error) { return lostupdate.Factory(), nil }
+
+// clerkOpts explore the counter clerks as two concurrent workers.
+func clerkOpts(opts ...properties.Option) []properties.Option {
+	return append([]properties.Option{properties.WithFixture(lostupdate.Fixture()), properties.WithHarnessOptions(lostupdate.Options()),
+		properties.WithConfig(model.Config{Concurrency: &model.Concurrency{Workers: 2}})}, opts...)
+}
+
+// Exploration draws interleavings with the faults: the clerks' lost update
+// needs one (run one after another, or each going on until it ends, they
+// hold), it is found, and the reducer shrinks it to no fault and one
+// context switch: task a reads, task b reads and writes, a writes.
+func TestExploreFindsLostUpdate(t *testing.T) {
+	rapidFlags(t, 300, 5)
+	rep, err := properties.Explore(clerks, clerkOpts(properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Found {
+		t.Fatalf("no counterexample in %d checks", rep.Checks)
+	}
+	cx := rep.Counterexample
+	il := cx.Schedule.Config.Concurrency.Interleaving
+	t.Logf("found after %d checks; shrunk %v\n%s", rep.ChecksToFailure, cx.Shrunk.Config.Concurrency.Interleaving, cx)
+	if cx.Invariant != lostupdate.InvNoLostUpdate || len(cx.Schedule.Faults) != 0 || cx.ContextSwitches != 1 || cx.FaultID != "" {
+		t.Fatalf("counterexample %s: %d faults, %d context switches", cx.Invariant, len(cx.Schedule.Faults), cx.ContextSwitches)
+	}
+	// the shortest interleaving with one switch: the first worker's two
+	// scheduling points (its start and its read), then the other's
+	if len(il) != 3 || il[0] != il[1] || il[2] == il[0] {
+		t.Errorf("interleaving %v", il)
+	}
+	if cx.FirstSeq != 7 || cx.Event != model.EvToolCommit {
+		t.Errorf("first false after seq %d (%s)", cx.FirstSeq, cx.Event)
+	}
+	var tasks []string
+	for _, ev := range cx.Timeline {
+		tasks = append(tasks, ev.Task)
+	}
+	first, second := cx.Timeline[0].Task, cx.Timeline[2].Task
+	if want := []string{first, first, second, second, second, second, first}; !slices.Equal(tasks, want) {
+		t.Errorf("timeline tasks %v, want %v", tasks, want)
+	}
+	s := cx.String()
+	for _, want := range []string{"interleaving (1 context switch; the task picked at each scheduling point): ", "<- context switch", `"concurrency": {`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("counterexample text lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Count(s, "<- context switch") != 1 {
+		t.Errorf("one switch marked in the timeline:\n%s", s)
+	}
+}
+
+// The reducer, ours and not rapid's, shrinks an interleaving of five
+// context switches that loses an update to one of one switch, and drops
+// the fault that played no part.
+func TestReduceFewestContextSwitches(t *testing.T) {
+	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "hand-made",
+		Config: model.Config{Fixture: "lostupdate", Concurrency: &model.Concurrency{Workers: 2, Interleaving: []int{1, 2, 1, 2, 1, 2, 2, 1, 2}}},
+		Faults: []model.FaultEntry{{Event: model.EvLedgerReadback, Ordinal: 5, Kind: "clock_advance", Target: "10"}}}
+	h := model.NewHarness(lostupdate.Fixture(), lostupdate.Options())
+	before, err := h.Run(lostupdate.Factory(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.Held() || before.ContextSwitches != 5 {
+		t.Fatalf("the hand-made schedule: held %v, %d context switches", before.Held(), before.ContextSwitches)
+	}
+	cx, err := properties.Reduce(clerks, s, lostupdate.InvNoLostUpdate, clerkOpts()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if il := cx.Schedule.Config.Concurrency.Interleaving; cx.ContextSwitches != 1 || !slices.Equal(il, []int{1, 1, 2}) || len(cx.Schedule.Faults) != 0 {
+		t.Fatalf("reduced to %v (%d context switches), faults %v", il, cx.ContextSwitches, cx.Schedule.Faults)
+	}
+	if !slices.Equal(cx.Interleaving, []int{1, 1, 2, 2, 2, 2, 1, 1}) {
+		t.Errorf("picks %v", cx.Interleaving)
+	}
+}
+
+// The record written beside a concurrent counterexample carries its picks
+// and context switches, and reads back.
+func TestConcurrentCounterexampleRecord(t *testing.T) {
+	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "hand-made",
+		Config: model.Config{Fixture: "lostupdate", Concurrency: &model.Concurrency{Workers: 2, Interleaving: []int{2, 1, 2, 1}}},
+		Faults: []model.FaultEntry{}}
+	cx, err := properties.Reduce(clerks, s, lostupdate.InvNoLostUpdate, clerkOpts()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := properties.WriteCounterexample(dir, cx, nil, "replay %s"); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(strings.TrimSuffix(cx.File, ".json") + ".counterexample.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := corpus.ParseRecord(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.ContextSwitches != 1 || !slices.Equal(rec.Interleaving, cx.Interleaving) || !rec.Schedule.Config.Equal(cx.Schedule.Config) {
+		t.Errorf("record: %d switches, picks %v, config %s", rec.ContextSwitches, rec.Interleaving, rec.Schedule.Config)
+	}
+}
+
+// The counterfactual: the guarded clerk, keying each write by the version
+// it read, holds under every interleaving the same exploration draws, and
+// under the one that loses the unguarded clerk's update both writes land.
+func TestExploreGuardedClerkHolds(t *testing.T) {
+	rapidFlags(t, 100, 5)
+	guarded := func(model.Config) (model.Factory, error) { return lostupdate.GuardedFactory(), nil }
+	rep, err := properties.Explore(guarded, clerkOpts(properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Found || rep.Checks != 100 {
+		t.Fatalf("found %v after %d checks: %v", rep.Found, rep.Checks, rep.Counterexample)
+	}
+	h := model.NewHarness(lostupdate.Fixture(), lostupdate.Options())
+	res, err := h.Run(lostupdate.GuardedFactory(), &model.Schedule{Version: model.ScheduleVersion,
+		Config: model.Config{Concurrency: &model.Concurrency{Workers: 2, Interleaving: []int{1, 1, 2}}}, Faults: []model.FaultEntry{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Held() || res.Terms.Effects != 2 || res.ContextSwitches != 1 || res.Claims[0].Reason != "wrote version 2" || res.Claims[1].Reason != "wrote version 1" {
+		t.Errorf("held %v, effects %d, switches %d, claims %+v", res.Held(), res.Terms.Effects, res.ContextSwitches, res.Claims)
+	}
+}
+
+// For a concurrent config the generator draws the interleaving first and
+// places the faults in runs under it: over the reference system's three
+// tasks as three workers, every drawn schedule validates, and its first
+// fault sits at an occurrence the run under the interleaving reaches (a
+// later fault may overtake it, as in a sequential draw: it runs alone
+// here).
+func TestConcurrentDrawsPlaceFaultsUnderTheInterleaving(t *testing.T) {
+	cfg := copperfin.ConfigOfProfile(copperfin.ProfileTyped)
+	cfg.Concurrency = &model.Concurrency{Workers: 3}
+	gen, err := properties.Generator(copperfin.Configured, properties.WithFixture(copperfin.CopperfinBatch()), properties.WithConfig(cfg),
+		properties.WithoutWorldEvents())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := model.NewHarness(copperfin.CopperfinBatch(), model.Options{})
+	interleaved, faulted := 0, 0
+	for i := range 200 {
+		s := gen.Example(i)
+		if err := s.Validate(); err != nil {
+			t.Fatalf("example %d: %v", i, err)
+		}
+		if len(s.Config.Concurrency.Interleaving) > 0 {
+			interleaved++
+		}
+		if len(s.Faults) == 0 {
+			continue
+		}
+		f, err := copperfin.Configured(s.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := *s
+		first.Faults = s.Faults[:1]
+		res, err := h.Run(f, &first)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Faults[0].Reached {
+			t.Errorf("example %d: the first fault %s was not reached\n%s", i, s.Faults[0].Placement(), model.Format(s))
+		}
+		faulted++
+	}
+	if interleaved < 100 || faulted < 100 {
+		t.Errorf("%d of 200 draws interleaved, %d held a fault", interleaved, faulted)
+	}
+}
