@@ -240,6 +240,13 @@ func TestCallsErrors(t *testing.T) {
 	if _, err := h.Run(func() model.System { return failing }, clean); err == nil || err.Error() != "mcpfault: tool delete: no idempotency key in the arguments" {
 		t.Errorf("Fail: run error %v", err)
 	}
+	direct := sysFunc{st: st, run: func(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+		_, err := env.Tool.Commit(ctx, model.ToolCall{Tool: "pay", RequestKey: "k"})
+		return model.Claim{Verdict: model.ClaimHold}, err
+	}}
+	if _, err := h.Run(func() model.System { return direct }, clean); err == nil || !strings.Contains(err.Error(), "commits through an adapter (env.Calls.Commit)") {
+		t.Errorf("Env.Tool.Commit of an observed system: %v", err)
+	}
 	for e, want := range map[model.EventName]string{model.EvToolCommit: "through Commit", "no.such": `"no.such" is not an event`} {
 		ev = e
 		if _, err := h.Run(func() model.System { return sys }, clean); err == nil || !strings.Contains(err.Error(), want) {

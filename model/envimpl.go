@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"strconv"
 )
@@ -293,6 +294,11 @@ func (r *run) guardGap(call ToolCall) string {
 // Commit implements ToolClient (event tool.commit).
 func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error) {
 	r := e.r
+	if r.live.observed != nil && r.live.send == nil {
+		// a production system's provider is real: the model's has no
+		// ledger the oracle reads
+		return ToolResult{}, r.misuse(errors.New("env.Tool.Commit: a system that implements model.Observed commits through an adapter (env.Calls.Commit), whose send reaches its real provider"))
+	}
 	ord, hits, ok := r.enterTool(EvToolCommit, costCommit, call.Tool)
 	if !ok {
 		return ToolResult{}, ErrWorkerCrashed
