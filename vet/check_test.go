@@ -155,6 +155,7 @@ var moduleFindings = []struct{ analyzer, file, function, line, tool string }{
 	{"retrykey", "examples/billing/billing.go", "(*invoice).pay", "key = env.NewRequestID()", "payments.charge"},
 	{"retrykey", "examples/inventory/inventory.go", "(*flow).step", "key = env.NewRequestID()", ""},
 	{"retrykey", "examples/inventory/inventory.go", "(*flow).step", "key = env.NewRequestID()", "inventory.confirm"},
+	{"retrykey", "examples/snapshots/app/app.go", "(*Janitor).delete", `key = Key(id) + "+retry" + strconv.Itoa(attempt)`, "delete_snapshot"},
 	{"retrykey", "fuzz/production_test.go", "(sleepyAgent).Run", `env.Calls.Commit(ctx, model.ToolCall{Tool: "pay", RequestKey: key`, "pay"},
 	{"retrykey", "httpfault/join_test.go", "(jpayer).pay", `key = id + ":charge-" + strconv.Itoa(attempt)`, ""},
 	{"retrykey", "internal/archiver/archiver.go", "(Agent).Run", "key = env.NewRequestID()", "archive.put"},
