@@ -16,7 +16,8 @@
 //     given spec renders (partial_success_response, output_drift and
 //     break_trace_lineage need a renderer of their own);
 //   - [TimeoutError], [RejectedError], [RateLimitError] and [ErrMalformed]
-//     are the default renderings.
+//     are the default renderings; [OutcomeOf] classifies them into the
+//     three outcomes.
 //
 // The provider's own store is the oracle: the System that runs the code
 // under test implements model.Observed over it.

@@ -26,6 +26,7 @@ func (a sleepyAgent) Run(ctx context.Context, env model.Env, task model.Task) (m
 	key := task.ID
 	for i := 0; i < 2; i++ {
 		if i > 0 {
+			//faultline:ignore production code on the time package, run in a testing/synctest bubble whose clock is the run's: the replay is deterministic
 			time.Sleep(20 * time.Millisecond)
 			if a.fresh {
 				key += "'"

@@ -95,6 +95,9 @@
 // clients at once, a held request is delivered before the commit request
 // that found it held, not necessarily before a commit that was already on
 // its way.
+//
+// In either mode, [OutcomeOf] classifies what the client saw (a response
+// and an error) into the three outcomes of a consequential call.
 package httpfault
 
 import (

@@ -34,6 +34,9 @@
 // content, else of its first text content decoded as a JSON object). A
 // commit call whose key cannot be extracted is refused with an error
 // naming the tool, and the run ends with it (Calls.Fail).
+//
+// OutcomeOf classifies what a caller saw (a tools/call's result and
+// error) into the three outcomes of a consequential call.
 package mcpfault
 
 import (

@@ -46,12 +46,14 @@ func (a payAgent) Run(ctx context.Context, env model.Env, task model.Task) (mode
 	send := func(ctx context.Context, call model.ToolCall) model.ToolResult {
 		done := make(chan model.ToolResult, 1)
 		go func() {
+			//faultline:ignore production code on the time package, run in a testing/synctest bubble whose clock is the run's: the replay is deterministic
 			time.Sleep(5 * time.Millisecond) // the provider's latency
 			done <- a.st.charge(call)
 		}()
 		select {
 		case r := <-done:
 			return r
+		//faultline:ignore production code on the time package, run in a testing/synctest bubble whose clock is the run's: the replay is deterministic
 		case <-time.After(time.Second):
 			return model.ToolResult{Outcome: model.OutcomeUnknown, Class: model.ClassTimeout}
 		}
@@ -63,6 +65,7 @@ func (a payAgent) Run(ctx context.Context, env model.Env, task model.Task) (mode
 	}
 	for i := 0; i < tries; i++ {
 		if i > 0 {
+			//faultline:ignore production code on the time package, run in a testing/synctest bubble whose clock is the run's: the replay is deterministic
 			time.Sleep(50 * time.Millisecond)
 			if a.fresh {
 				key = task.ID + ":pay:" + string(rune('0'+i))

@@ -75,6 +75,9 @@
 // Statements run by the stale replica use "?" placeholders (SQLite,
 // MySQL). A Connector serves one run: build it inside System.Run from
 // the run's Env.Calls, and close the *sql.DB before Run returns.
+//
+// OutcomeOf classifies the error an effect statement or a Commit returned
+// into the three outcomes of a consequential call.
 package sqlfault
 
 import (

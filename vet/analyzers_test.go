@@ -1,6 +1,7 @@
 package vet_test
 
 import (
+	"fmt"
 	"sort"
 	"testing"
 
@@ -74,4 +75,42 @@ func TestRetryKeyCallSite(t *testing.T) {
 		require.Len(t, d.Related, 1, "%s", d.Message)
 		assert.Contains(t, d.Related[0].Message, "the key is sent by env.Tool.Commit")
 	}
+}
+
+// TestUnknownOutcomeAdapters: the adapters' classifiers (mcpfault,
+// httpfault, callfault and sqlfault's OutcomeOf), called in the branch or assigned
+// to a variable the branch tests, are checked as res.Outcome is.
+func TestUnknownOutcomeAdapters(t *testing.T) {
+	if raceDetector {
+		t.Skip("the analysis machinery TestRetryKey runs under the race detector; go test ./... runs this suite")
+	}
+	rs := analysistest.Run(t, analysistest.TestData(), vet.UnknownOutcome, "unknownoutcomeadapters")
+	require.Len(t, rs, 1)
+	assert.Len(t, rs[0].Diagnostics, 8)
+}
+
+// TestRetryKeyClient: a key a client's own request carries (an mcp.Meta
+// or map entry named idempotencyKey, an Idempotency-Key header), set in
+// the retry loop or by a function of the package the loop calls.
+func TestRetryKeyClient(t *testing.T) {
+	if raceDetector {
+		t.Skip("the analysis machinery TestRetryKey runs under the race detector; go test ./... runs this suite")
+	}
+	rs := analysistest.Run(t, analysistest.TestData(), vet.RetryKey, "retrykeyclient")
+	require.Len(t, rs, 1)
+	r := rs[0]
+	assert.Len(t, r.Diagnostics, 5)
+	// the calls that send the keys: the MCP call's tool is its Name
+	var got []string
+	for pos, c := range vet.SentCalls(r.Result) {
+		got = append(got, fmt.Sprintf("%d->%d %s %q %s", r.Pass.Fset.Position(pos).Line, r.Pass.Fset.Position(c.Pos).Line, c.Callee, c.Tool, c.Event))
+	}
+	sort.Strings(got)
+	assert.Equal(t, []string{
+		`42->41 j.cs.CallTool "delete_snapshot" tool.commit`,
+		`52->53 j.hc.Do "" tool.commit`,
+		`63->65 j.call "delete_snapshot" tool.commit`,
+		`73->73 j.post "" tool.commit`,
+		`81->82 j.cs.CallTool "charge" tool.commit`,
+	}, got)
 }

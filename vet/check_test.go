@@ -99,11 +99,23 @@ func TestCheckAnalysisError(t *testing.T) {
 	assert.False(t, errors.As(err, &ie), "an analysis error is not bad input: %v", err)
 }
 
+// httpfault's own code is clean; its tests carry one planted defect, the
+// joined payer's fresh key per retry (an Idempotency-Key header built
+// from the attempt counter, sent by p.post).
 func TestCheckClean(t *testing.T) {
-	rep, err := vet.Check([]string{"./httpfault"}, vet.Options{Dir: "..", Tests: true})
+	rep, err := vet.Check([]string{"./httpfault"}, vet.Options{Dir: ".."})
 	require.NoError(t, err)
 	assert.Empty(t, rep.Findings, "httpfault")
 	assert.Equal(t, 1, rep.Packages)
+	rep, err = vet.Check([]string{"./httpfault"}, vet.Options{Dir: "..", Tests: true})
+	require.NoError(t, err)
+	require.Len(t, rep.Findings, 1, "httpfault with its tests")
+	f := rep.Findings[0]
+	assert.Equal(t, "retrykey", f.Analyzer)
+	assert.Equal(t, "(jpayer).pay", f.Function)
+	assert.Contains(t, f.Message, `the "Idempotency-Key" header that p.post sends varies across the attempts`)
+	assert.Contains(t, sourceLine(t, filepath.Join("..", f.File), f.Line), `key = id + ":charge-" + strconv.Itoa(attempt)`)
+	assert.Equal(t, "p.post", f.Call.Callee)
 }
 
 // Each analyzer's fault kind is the one its doc names.
@@ -130,5 +142,53 @@ func BenchmarkCheckModule(b *testing.B) {
 		if _, err := vet.Check([]string{"./..."}, vet.Options{Dir: "..", Tests: true}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// moduleFindings are every finding "faultline vet ./..." reports over
+// this module, test files included: each a defect planted on purpose (the
+// reference system's undefended baseline and its key_per_attempt mutant,
+// the examples' planted bugs, the test agents' bugs of the counterfactual
+// pairs). A new one fails this test: fix it, silence it with a reasoned
+// //faultline:ignore, or add it here and to docs/vet.md.
+var moduleFindings = []struct{ analyzer, file, function, line, tool string }{
+	{"retrykey", "examples/billing/billing.go", "(*invoice).pay", "key = env.NewRequestID()", "payments.charge"},
+	{"retrykey", "examples/inventory/inventory.go", "(*flow).step", "key = env.NewRequestID()", ""},
+	{"retrykey", "examples/inventory/inventory.go", "(*flow).step", "key = env.NewRequestID()", "inventory.confirm"},
+	{"retrykey", "examples/snapshots/app/app.go", "(*Janitor).delete", `key = Key(id) + "+retry" + strconv.Itoa(attempt)`, "delete_snapshot"},
+	{"retrykey", "fuzz/production_test.go", "(sleepyAgent).Run", `env.Calls.Commit(ctx, model.ToolCall{Tool: "pay", RequestKey: key`, "pay"},
+	{"retrykey", "httpfault/join_test.go", "(jpayer).pay", `key = id + ":charge-" + strconv.Itoa(attempt)`, ""},
+	{"retrykey", "internal/archiver/archiver.go", "(Agent).Run", "key = env.NewRequestID()", "archive.put"},
+	{"unknownoutcome", "internal/archiver/archiver.go", "(Agent).Run", "switch res.Outcome {", ""},
+	{"retrykey", "mcpfault/mcpfault_test.go", "expireSnapshot", `key = fmt.Sprintf("%s:delete-%d", job, attempt)`, "delete_snapshot"},
+	{"retrykey", "model/billing_test.go", "(biller).Run", "key = env.NewRequestID()", "payments.charge"},
+	{"retrykey", "model/copperfin/copperfin.go", "(*flow).effect", "key = env.NewRequestID()", "payments.refund"},
+	{"retrykey", "model/copperfin/copperfin.go", "(*flow).effect", `key = f.a.IdempotencyKey + ":" + strconv.Itoa(f.attempt)`, "payments.refund"},
+	{"retrykey", "model/crossing_test.go", "(agent).Run", `env.Calls.Commit(ctx, model.ToolCall{Tool: "pay", RequestKey: key`, "pay"},
+	{"retrykey", "model/definition_test.go", "(ticketCloser).Run", "key = env.NewRequestID()", "tickets.close"},
+	{"retrykey", "model/example_test.go", "(closer).Run", "RequestKey: env.NewRequestID()", "tickets.close"},
+	{"retrykey", "properties/example_test.go", "(blindRefund).Run", "RequestKey: env.NewRequestID()", "refund"},
+	{"retrykey", "properties/production_internal_test.go", "(payAgent).Run", `key = task.ID + ":pay:" + string(rune('0'+i))`, "pay"},
+}
+
+// TestModuleFindings: over the whole module, test files included, the
+// analyzers report exactly the planted defects, in file order.
+func TestModuleFindings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads the whole module")
+	}
+	rep, err := vet.Check([]string{"./..."}, vet.Options{Dir: "..", Tests: true})
+	require.NoError(t, err)
+	var got []string
+	for _, f := range rep.Findings {
+		got = append(got, f.Analyzer+" "+f.File+" "+f.Function+" "+f.Call.Tool)
+	}
+	var want []string
+	for _, e := range moduleFindings {
+		want = append(want, e.analyzer+" "+e.file+" "+e.function+" "+e.tool)
+	}
+	require.Equal(t, want, got)
+	for i, f := range rep.Findings {
+		assert.Contains(t, sourceLine(t, filepath.Join("..", f.File), f.Line), moduleFindings[i].line, "the line %s flags at %s:%d", f.Analyzer, f.File, f.Line)
 	}
 }

@@ -25,7 +25,9 @@ var RetryKey = &analysis.Analyzer{
 A retry is safe only if the provider can recognise it as the same request:
 every attempt must carry the key of the logical action. retrykey looks at
 retry scopes that make a consequential call (model.ToolClient's Commit, as
-env.Tool.Commit, or any function or method call passed a model.ToolCall):
+env.Tool.Commit, (*mcp.ClientSession).CallTool, (*http.Client).Do, any
+function or method call passed a model.ToolCall, or a call of a function
+of the same package that makes one):
 
   - a for loop (three-clause, condition-only or infinite) or a range over
     an integer; a range over a collection, or a for loop bounded by a
@@ -35,8 +37,12 @@ env.Tool.Commit, or any function or method call passed a model.ToolCall):
     "retry" (any case): the helper calls it once per attempt.
 
 In such a scope it reports each value stored in a key field
-(model.ToolCall.RequestKey, model.Action.IdempotencyKey), directly or
-through local variables assigned in the scope, that
+(model.ToolCall.RequestKey, model.Action.IdempotencyKey), in a map
+literal's entry named idempotencyKey (any case, with or without - or _:
+an mcp.Meta, a JSON-RPC _meta), in a net/http.Header's Set or Add of such
+a name (Idempotency-Key), or passed to a function of the same package
+whose parameter reaches one of these, directly or through local variables
+assigned in the scope, that
 
   - is minted inside the scope: env.NewRequestID(), env.Now(), env.Rand()
     (replayable, but fresh on each attempt all the same), time.Now,
@@ -265,9 +271,13 @@ func inspectNoFunc(n ast.Node, f func(ast.Node) bool) {
 	})
 }
 
-// consequential reports whether call makes an effect.
-func consequential(info *types.Info, call *ast.CallExpr) bool {
-	if matches(calleeOf(info, call), ConsequentialCalls) {
+// consequential reports whether call makes an effect: a call of
+// ConsequentialCalls, a call passed a model.ToolCall, or a call of a
+// function of the package that makes one (transitively).
+func consequential(m *minter, call *ast.CallExpr) bool {
+	info := m.pass.TypesInfo
+	f := calleeOf(info, call)
+	if matches(f, ConsequentialCalls) {
 		return true
 	}
 	if tv, ok := info.Types[call.Fun]; ok && (tv.IsBuiltin() || tv.IsType()) {
@@ -278,14 +288,45 @@ func consequential(info *types.Info, call *ast.CallExpr) bool {
 			return true
 		}
 	}
+	if f != nil {
+		if fd, ok := m.bodies[f.Origin()]; ok {
+			return m.consequentialFunc(fd)
+		}
+	}
 	return false
 }
 
-// minter finds the calls that return a fresh value on every call.
+// consequentialFunc reports whether a function of the package makes a
+// consequential call (false while in progress: a recursive call makes
+// none by itself).
+func (m *minter) consequentialFunc(fd *ast.FuncDecl) bool {
+	if m.cons == nil {
+		m.cons = map[*ast.FuncDecl]bool{}
+	}
+	if v, ok := m.cons[fd]; ok {
+		return v
+	}
+	m.cons[fd] = false
+	found := false
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok && !found && consequential(m, c) {
+			found = true
+		}
+		return !found
+	})
+	m.cons[fd] = found
+	return found
+}
+
+// minter finds the calls that return a fresh value on every call, and
+// what the package's functions do with their parameters.
 type minter struct {
 	pass   *analysis.Pass
 	bodies map[*types.Func]*ast.FuncDecl
 	memo   map[*ast.FuncDecl]string // "" while in progress or when it mints nothing
+	// cons memoises consequentialFunc, params keyParams
+	cons   map[*ast.FuncDecl]bool
+	params map[*ast.FuncDecl][]string
 }
 
 // minted describes a call that returns a fresh value on every call, or "":
@@ -369,7 +410,7 @@ func scanScope(pass *analysis.Pass, m *minter, s *retryScope, visit keyVisit) bo
 	info := pass.TypesInfo
 	hasCall := false
 	inspectNoFunc(s.body, func(n ast.Node) bool {
-		if c, ok := n.(*ast.CallExpr); ok && consequential(info, c) {
+		if c, ok := n.(*ast.CallExpr); ok && consequential(m, c) {
 			hasCall = true
 		}
 		return !hasCall
@@ -442,16 +483,39 @@ func scanScope(pass *analysis.Pass, m *minter, s *retryScope, visit keyVisit) bo
 		}
 	}
 	// the key sites
-	inspectNoFunc(s.body, func(n ast.Node) bool {
+	m.keySites(s.body, func(kf KeyField, val ast.Expr, site ast.Node, lit bool) {
+		visit(kf, val, site, counters, derived, lit)
+	})
+	return true
+}
+
+// keySites calls f for each key site in n (not inside func literals other
+// than n): a key field (KeyFields) in a composite literal (lit true) or
+// assigned; a map literal's entry whose key is a string constant of
+// KeyNames (an mcp.Meta, a JSON-RPC _meta); a net/http.Header's Set or
+// Add of such a name; and an argument of a call of a function of the
+// package whose parameter reaches a key site there (site: the call). A
+// key site of a client's own request has a KeyField with Field only: what
+// the findings call it.
+func (m *minter) keySites(n ast.Node, f func(kf KeyField, val ast.Expr, site ast.Node, lit bool)) {
+	info := m.pass.TypesInfo
+	inspectNoFunc(n, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CompositeLit:
 			t := info.TypeOf(n)
 			if t == nil {
 				return true
 			}
+			_, isMap := t.Underlying().(*types.Map)
 			for _, el := range n.Elts {
 				kv, ok := el.(*ast.KeyValueExpr)
 				if !ok {
+					continue
+				}
+				if isMap {
+					if name, ok := keyName(info, kv.Key); ok {
+						f(KeyField{Field: strconv.Quote(name) + " entry of the " + typeLabel(t)}, kv.Value, n, true)
+					}
 					continue
 				}
 				id, ok := kv.Key.(*ast.Ident)
@@ -459,7 +523,7 @@ func scanScope(pass *analysis.Pass, m *minter, s *retryScope, visit keyVisit) bo
 					continue
 				}
 				if kf, ok := keyField(t, id.Name); ok {
-					visit(kf, kv.Value, n, counters, derived, true)
+					f(kf, kv.Value, n, true)
 				}
 			}
 		case *ast.AssignStmt:
@@ -473,13 +537,99 @@ func scanScope(pass *analysis.Pass, m *minter, s *retryScope, visit keyVisit) bo
 					continue
 				}
 				if kf, ok := keyField(t, sel.Sel.Name); ok {
-					visit(kf, n.Rhs[i], n, counters, derived, false)
+					f(kf, n.Rhs[i], n, false)
+				}
+			}
+		case *ast.CallExpr:
+			if sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr); ok && (sel.Sel.Name == "Set" || sel.Sel.Name == "Add") && len(n.Args) == 2 {
+				if t := info.TypeOf(sel.X); t != nil && isNamed(t, "net/http", "Header") {
+					if name, ok := keyName(info, n.Args[0]); ok {
+						f(KeyField{Field: strconv.Quote(name) + " header"}, n.Args[1], n, false)
+					}
+				}
+			}
+			fn := calleeOf(info, n)
+			if fn == nil {
+				return true
+			}
+			fd, ok := m.bodies[fn.Origin()]
+			if !ok {
+				return true
+			}
+			for i, label := range m.keyParams(fd) {
+				if label != "" && i < len(n.Args) {
+					f(KeyField{Field: label + " that " + types.ExprString(n.Fun) + " sends"}, n.Args[i], n, false)
 				}
 			}
 		}
 		return true
 	})
-	return true
+}
+
+// keyParams returns, for each parameter of a function of the package (in
+// order, the receiver left out), what carries it as a key in the
+// function's key sites ("" for a parameter that reaches none).
+func (m *minter) keyParams(fd *ast.FuncDecl) []string {
+	if m.params == nil {
+		m.params = map[*ast.FuncDecl][]string{}
+	}
+	if ps, ok := m.params[fd]; ok {
+		return ps
+	}
+	m.params[fd] = nil // in progress: a recursive call carries nothing
+	info := m.pass.TypesInfo
+	var vars []*types.Var
+	for _, fld := range fd.Type.Params.List {
+		if len(fld.Names) == 0 {
+			vars = append(vars, nil)
+		}
+		for _, nm := range fld.Names {
+			v, _ := info.Defs[nm].(*types.Var)
+			vars = append(vars, v)
+		}
+	}
+	out := make([]string, len(vars))
+	m.keySites(fd.Body, func(kf KeyField, val ast.Expr, _ ast.Node, _ bool) {
+		for i, v := range vars {
+			if v != nil && out[i] == "" && refers(info, val, []path{{root: v}}) {
+				out[i] = keyLabel(kf)
+			}
+		}
+	})
+	m.params[fd] = out
+	return out
+}
+
+// keyName returns the string constant e names when it is one of
+// KeyNames (ignoring case, '-' and '_').
+func keyName(info *types.Info, e ast.Expr) (string, bool) {
+	tv, ok := info.Types[e]
+	if !ok || tv.Value == nil || tv.Value.Kind() != constant.String {
+		return "", false
+	}
+	name := constant.StringVal(tv.Value)
+	norm := strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(name))
+	for _, k := range KeyNames {
+		if norm == k {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// typeLabel names a map type as the findings do: "mcp.Meta",
+// "map[string]any".
+func typeLabel(t types.Type) string {
+	return types.TypeString(t, func(p *types.Package) string { return p.Name() })
+}
+
+// keyLabel is what a finding calls a key field: "model.ToolCall.RequestKey",
+// or a client key's own label.
+func keyLabel(kf KeyField) string {
+	if kf.Type == "" {
+		return kf.Field
+	}
+	return kf.Pkg[strings.LastIndex(kf.Pkg, "/")+1:] + "." + kf.Type + "." + kf.Field
 }
 
 // stableKeys reports whether a loop makes a consequential call, stores a
@@ -615,15 +765,18 @@ func reportKey(pass *analysis.Pass, m *minter, r *reporter, s *retryScope, kf Ke
 		where = "retry callback"
 	}
 	line := pass.Fset.Position(s.node.Pos()).Line
-	field := kf.Pkg[strings.LastIndex(kf.Pkg, "/")+1:] + "." + kf.Type + "." + kf.Field
+	field := keyLabel(kf)
 	for _, o := range originsOf(m, e, counters, derived) {
 		d := analysis.Diagnostic{
 			Pos: o.pos,
 			Message: fmt.Sprintf("the %s varies across the attempts of the %s at line %d: %s on each attempt, so a retry after a lost reply is a new request to the provider and can commit the effect twice; compute the key once, before the retry, from the logical action",
 				field, where, line, o.what),
 		}
-		if call := sendingCall(pass.TypesInfo, s, site); call != nil {
+		if call := sendingCall(m, s, site); call != nil {
 			sc := sendCall{pos: call.Pos(), callee: types.ExprString(call.Fun), tool: toolOf(pass, call, site, o.pos), event: string(model.EvToolCommit)}
+			if sc.tool == "" {
+				sc.tool = m.helperTool(call)
+			}
 			msg := "the key is sent by " + sc.callee
 			if sc.tool != "" {
 				msg += ", tool " + strconv.Quote(sc.tool)
@@ -748,10 +901,10 @@ func hoist(pass *analysis.Pass, s *retryScope, o origin, keyExpr ast.Expr, lit b
 // stored at site: the innermost one holding the site (a ToolCall literal
 // passed to it), else the first after the site, else the first of the
 // scope; nil when the scope makes none.
-func sendingCall(info *types.Info, s *retryScope, site ast.Node) *ast.CallExpr {
+func sendingCall(m *minter, s *retryScope, site ast.Node) *ast.CallExpr {
 	var calls []*ast.CallExpr
 	inspectNoFunc(s.body, func(n ast.Node) bool {
-		if c, ok := n.(*ast.CallExpr); ok && consequential(info, c) {
+		if c, ok := n.(*ast.CallExpr); ok && consequential(m, c) {
 			calls = append(calls, c)
 		}
 		return true
@@ -777,8 +930,9 @@ func sendingCall(info *types.Info, s *retryScope, site ast.Node) *ast.CallExpr {
 }
 
 // toolOf returns the tool a consequential call calls, when the source
-// fixes it, or "": the Tool field of the model.ToolCall literal stored at
-// site or passed to call, when it is a string constant; or, when it is a
+// fixes it, or "": the Tool field of the model.ToolCall literal (the Name
+// of the mcp.CallToolParams literal) stored at site or passed to call,
+// when it is a string constant; or, when it is a
 // variable the function never assigns (a parameter, say), the constant it
 // is compared with (v == C, in an if condition's && chain, or a switch
 // v { case C: }) by a guard holding the key's origin at or the call.
@@ -793,7 +947,7 @@ func toolOf(pass *analysis.Pass, call *ast.CallExpr, site ast.Node, at token.Pos
 			return nil, false
 		}
 		t := info.TypeOf(cl)
-		return cl, t != nil && isNamed(t, ModelPath, "ToolCall")
+		return cl, t != nil && (isNamed(t, ModelPath, "ToolCall") || isNamed(t, MCPPath, "CallToolParams"))
 	}
 	lit, ok := isToolCall(site)
 	for _, a := range call.Args {
@@ -808,7 +962,9 @@ func toolOf(pass *analysis.Pass, call *ast.CallExpr, site ast.Node, at token.Pos
 	var tool ast.Expr
 	for _, el := range lit.Elts {
 		if kv, ok := el.(*ast.KeyValueExpr); ok {
-			if id, ok := kv.Key.(*ast.Ident); ok && id.Name == "Tool" {
+			// model.ToolCall's Tool; mcp.CallToolParams's Name, the MCP
+			// tool name mcpfault gives the crossing as its Tool
+			if id, ok := kv.Key.(*ast.Ident); ok && (id.Name == "Tool" || id.Name == "Name") {
 				tool = kv.Value
 			}
 		}
@@ -923,4 +1079,52 @@ func assigned(info *types.Info, body *ast.BlockStmt, v *types.Var) bool {
 		return !found
 	})
 	return found
+}
+
+// helperTool returns the tool a call of a function of the package calls,
+// when every model.ToolCall or mcp.CallToolParams literal in its body
+// names the same string constant (Tool, Name); or "".
+func (m *minter) helperTool(call *ast.CallExpr) string {
+	info := m.pass.TypesInfo
+	f := calleeOf(info, call)
+	if f == nil {
+		return ""
+	}
+	fd, ok := m.bodies[f.Origin()]
+	if !ok {
+		return ""
+	}
+	tool, n := "", 0
+	ast.Inspect(fd.Body, func(x ast.Node) bool {
+		cl, ok := x.(*ast.CompositeLit)
+		if !ok {
+			return true
+		}
+		t := info.TypeOf(cl)
+		field := ""
+		switch {
+		case t != nil && isNamed(t, ModelPath, "ToolCall"):
+			field = "Tool"
+		case t != nil && isNamed(t, MCPPath, "CallToolParams"):
+			field = "Name"
+		default:
+			return true
+		}
+		c := ""
+		for _, el := range cl.Elts {
+			if kv, ok := el.(*ast.KeyValueExpr); ok {
+				if id, ok := kv.Key.(*ast.Ident); ok && id.Name == field {
+					c = stringConst(info, kv.Value)
+				}
+			}
+		}
+		if n == 0 || c == tool {
+			tool = c
+		} else {
+			tool = ""
+		}
+		n++
+		return true
+	})
+	return tool
 }

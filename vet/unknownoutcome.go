@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strings"
 
 	"golang.org/x/tools/go/analysis"
 )
@@ -21,11 +22,14 @@ not happen": it is resolved by an independent readback of the provider's
 ledger, or the task holds for reconciliation. unknownoutcome is an
 exhaustiveness check over the three outcomes of the result types it knows
 (model.ToolResult's Outcome: model.OutcomeCommitted, model.OutcomeRejected,
-model.OutcomeUnknown). It looks at
+model.OutcomeUnknown). The outcome is the field (res.Outcome), a call of an
+adapter's classifier of what its client saw (mcpfault.OutcomeOf,
+httpfault.OutcomeOf, callfault.OutcomeOf, sqlfault.OutcomeOf), or a
+variable every assignment of which is one of those. It looks at
 
-  - a switch on the outcome field (res.Outcome);
+  - a switch on the outcome;
   - a tagless switch, or an if/else-if chain, whose every condition
-    compares the outcome field with == or != (joined by ||); a lone if
+    compares the outcome with == or != (joined by ||); a lone if
     with no else is a branch on the outcome only when its condition takes
     the unknown outcome along with another (res.Outcome != committed),
     and a condition that tests anything else (&&, a call) puts the chain
@@ -41,8 +45,9 @@ It reports the branch when the unknown outcome
     the default case, or has a case of its own,
 
 and that case neither reads the provider's ledger back (a call of
-model.LedgerReader's Readback, env.Ledger.Readback, directly or through
-functions of the same package), nor holds (a use of model.ClaimHold,
+model.LedgerReader's Readback, env.Ledger.Readback, or of a function,
+method or func value whose name contains "readback" or "reconcile" in any
+case, directly or through functions of the same package), nor holds (a use of model.ClaimHold,
 likewise), nor retries idempotently (continues a loop whose every key
 stays the same across attempts, as retrykey sees it): such a case retries
 blind or treats the outcome as a failure (or a success). No fix is suggested: what resolves the outcome depends on
@@ -78,6 +83,7 @@ type outcomeChecker struct {
 	r       *reporter
 	bodies  map[*types.Func]*ast.FuncDecl
 	resolve map[*ast.FuncDecl]bool // memo of funcResolves; false while in progress
+	vars    outcomeVars
 }
 
 func runUnknownOutcome(pass *analysis.Pass) (any, error) {
@@ -86,7 +92,7 @@ func runUnknownOutcome(pass *analysis.Pass) (any, error) {
 	}
 	bodies := funcBodies(pass)
 	c := &outcomeChecker{pass: pass, r: newReporter(pass), bodies: bodies, resolve: map[*ast.FuncDecl]bool{},
-		m: &minter{pass: pass, bodies: bodies, memo: map[*ast.FuncDecl]string{}}}
+		m: &minter{pass: pass, bodies: bodies, memo: map[*ast.FuncDecl]string{}}, vars: assignments(pass)}
 	elses := map[*ast.IfStmt]bool{}
 	for _, f := range pass.Files {
 		var stack []ast.Node
@@ -123,8 +129,30 @@ func runUnknownOutcome(pass *analysis.Pass) (any, error) {
 }
 
 // resultOf returns the result-type entry whose outcome e is: a selection
-// of its outcome field, or a variable of its outcome type.
+// of its outcome field, a call of one of its classifiers, or a variable
+// every assignment of which is one of those.
 func (c *outcomeChecker) resultOf(e ast.Expr) (ResultType, bool) {
+	if id, ok := ast.Unparen(e).(*ast.Ident); ok {
+		v, ok := c.pass.TypesInfo.Uses[id].(*types.Var)
+		if !ok || c.vars.poisoned[v] || len(c.vars.values[v]) == 0 {
+			return ResultType{}, false
+		}
+		var rt ResultType
+		for i, x := range c.vars.values[v] {
+			r, ok := c.directResultOf(x)
+			if !ok || i > 0 && r.Pkg+"."+r.Type != rt.Pkg+"."+rt.Type {
+				return ResultType{}, false
+			}
+			rt = r
+		}
+		return rt, true
+	}
+	return c.directResultOf(e)
+}
+
+// directResultOf is resultOf of a selection of an outcome field or a call
+// of a classifier.
+func (c *outcomeChecker) directResultOf(e ast.Expr) (ResultType, bool) {
 	info := c.pass.TypesInfo
 	t := info.TypeOf(e)
 	if t == nil {
@@ -139,9 +167,86 @@ func (c *outcomeChecker) resultOf(e ast.Expr) (ResultType, bool) {
 			if xt := info.TypeOf(e.X); xt != nil && e.Sel.Name == rt.Field && isNamed(xt, rt.Pkg, rt.Type) {
 				return rt, true
 			}
+		case *ast.CallExpr:
+			if matches(calleeOf(info, e), rt.Classifiers) {
+				return rt, true
+			}
 		}
 	}
 	return ResultType{}, false
+}
+
+// outcomeVars is what the package stores in its variables: the values given
+// to each (by =, := or a var declaration with values), and the variables
+// stored in any other way (a tuple assignment, an op-assignment, ++, a
+// range, an address taken), which resultOf leaves alone.
+type outcomeVars struct {
+	values   map[*types.Var][]ast.Expr
+	poisoned map[*types.Var]bool
+}
+
+func assignments(pass *analysis.Pass) outcomeVars {
+	a := outcomeVars{values: map[*types.Var][]ast.Expr{}, poisoned: map[*types.Var]bool{}}
+	info := pass.TypesInfo
+	varOf := func(e ast.Expr) *types.Var {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		if !ok {
+			return nil
+		}
+		o := info.Defs[id]
+		if o == nil {
+			o = info.Uses[id]
+		}
+		v, _ := o.(*types.Var)
+		return v
+	}
+	for _, f := range pass.Files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				for i, l := range n.Lhs {
+					v := varOf(l)
+					if v == nil {
+						continue
+					}
+					if (n.Tok == token.ASSIGN || n.Tok == token.DEFINE) && len(n.Lhs) == len(n.Rhs) {
+						a.values[v] = append(a.values[v], n.Rhs[i])
+					} else {
+						a.poisoned[v] = true
+					}
+				}
+			case *ast.ValueSpec:
+				for i, name := range n.Names {
+					v := varOf(name)
+					switch {
+					case v == nil || len(n.Values) == 0:
+					case len(n.Values) == len(n.Names):
+						a.values[v] = append(a.values[v], n.Values[i])
+					default:
+						a.poisoned[v] = true
+					}
+				}
+			case *ast.IncDecStmt:
+				if v := varOf(n.X); v != nil {
+					a.poisoned[v] = true
+				}
+			case *ast.RangeStmt:
+				for _, e := range []ast.Expr{n.Key, n.Value} {
+					if v := varOf(e); v != nil {
+						a.poisoned[v] = true
+					}
+				}
+			case *ast.UnaryExpr:
+				if n.Op == token.AND {
+					if v := varOf(n.X); v != nil {
+						a.poisoned[v] = true
+					}
+				}
+			}
+			return true
+		})
+	}
+	return a
 }
 
 // constOf returns the outcome a constant expression names, or 0.
@@ -384,7 +489,7 @@ func (c *outcomeChecker) nodeResolves(n ast.Node) bool {
 		}
 		switch m := m.(type) {
 		case *ast.CallExpr:
-			if matches(calleeOf(info, m), ReadbackCalls) {
+			if matches(calleeOf(info, m), ReadbackCalls) || readbackName(calledName(m)) {
 				found = true
 			}
 		case *ast.Ident:
@@ -412,4 +517,36 @@ func (c *outcomeChecker) funcResolves(fd *ast.FuncDecl) bool {
 	v := c.nodeResolves(fd.Body)
 	c.resolve[fd] = v
 	return v
+}
+
+// calledName is the name a call spells its callee with: a function's,
+// a method's, a func value's or a func-typed field's ("" for another
+// expression).
+func calledName(call *ast.CallExpr) string {
+	switch fn := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		return fn.Name
+	case *ast.SelectorExpr:
+		return fn.Sel.Name
+	case *ast.IndexExpr:
+		return calledName(&ast.CallExpr{Fun: fn.X})
+	case *ast.IndexListExpr:
+		return calledName(&ast.CallExpr{Fun: fn.X})
+	}
+	return ""
+}
+
+// readbackName reports whether a callee's name contains one of
+// ReadbackNames, in any case.
+func readbackName(name string) bool {
+	if name == "" {
+		return false
+	}
+	l := strings.ToLower(name)
+	for _, w := range ReadbackNames {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -65,19 +65,35 @@ var FaultKinds = map[string]string{
 // field unknownoutcome checks for exhaustiveness: the named type Type of
 // package Pkg, its field Field of the named type OutcomeType (declared in
 // the same package), and the names of that type's constants for the three
-// outcomes.
+// outcomes. Classifiers are the functions whose (first) result is such an
+// outcome, computed from what an adapter's client saw: a call of one, or a
+// variable every assignment of which is a call of one or a selection of
+// Field, is checked as the field is.
 type ResultType struct {
 	Pkg, Type, Field, OutcomeType string
 	Committed, Rejected, Unknown  string
+	Classifiers                   []Callee
 }
 
+// Import paths of the adapters whose classifiers unknownoutcome knows.
+const (
+	MCPFaultPath  = "github.com/faultline/faultline/mcpfault"
+	HTTPFaultPath = "github.com/faultline/faultline/httpfault"
+	CallFaultPath = "github.com/faultline/faultline/callfault"
+	SQLFaultPath  = "github.com/faultline/faultline/sqlfault"
+)
+
 // ResultTypes are the result types unknownoutcome knows: the Env's
-// model.ToolResult. An adapter with a typed outcome adds its entry here.
-// (httpfault is a transport: its callers read an *http.Response, which
-// carries no typed outcome, so it has no entry.)
+// model.ToolResult, and the adapters' classifiers of their clients'
+// answers into a model.Outcome: mcpfault.OutcomeOf (an
+// *mcp.CallToolResult and error), httpfault.OutcomeOf (an *http.Response
+// and error), callfault.OutcomeOf (a wrapped call's error) and
+// sqlfault.OutcomeOf (an effect statement's or a Commit's error). An adapter
+// with a typed outcome, or a classifier, adds its entry here.
 var ResultTypes = []ResultType{
 	{Pkg: ModelPath, Type: "ToolResult", Field: "Outcome", OutcomeType: "Outcome",
-		Committed: "OutcomeCommitted", Rejected: "OutcomeRejected", Unknown: "OutcomeUnknown"},
+		Committed: "OutcomeCommitted", Rejected: "OutcomeRejected", Unknown: "OutcomeUnknown",
+		Classifiers: []Callee{{MCPFaultPath, "", "OutcomeOf"}, {HTTPFaultPath, "", "OutcomeOf"}, {CallFaultPath, "", "OutcomeOf"}, {SQLFaultPath, "", "OutcomeOf"}}},
 }
 
 // KeyField is a field of a named type that carries a request's
@@ -92,23 +108,47 @@ var KeyFields = []KeyField{
 	{ModelPath, "Action", "IdempotencyKey"},
 }
 
+// KeyNames are the names, lower case without '-' and '_', under which a
+// client's own request carries its idempotency key: retrykey checks what
+// is stored under one in a map literal (mcp.Meta{"idempotencyKey": k},
+// the _meta mcpfault and httpfault.JSONRPCKey read) and what a
+// net/http.Header's Set or Add gives one ("Idempotency-Key", the header
+// httpfault.HeaderKey reads by default).
+var KeyNames = []string{"idempotencykey"}
+
+// MCPPath is the import path of the MCP SDK's client package.
+const MCPPath = "github.com/modelcontextprotocol/go-sdk/mcp"
+
 // Callee names a function (Recv empty) or a method of the named type
 // Recv (an interface or a concrete type) in package Pkg.
 type Callee struct{ Pkg, Recv, Name string }
 
 // ConsequentialCalls are the calls that make an effect: model.ToolClient's
-// Commit (env.Tool.Commit). Besides these, any call passed a
-// model.ToolCall is consequential: it sends one.
+// Commit (env.Tool.Commit), and the clients production code sends a
+// request through, whose key KeyNames name: the MCP SDK's
+// (*mcp.ClientSession).CallTool and net/http's (*http.Client).Do.
+// Besides these, any call passed a model.ToolCall is consequential (it
+// sends one), and so is a call of a function of the package that makes a
+// consequential call.
 var ConsequentialCalls = []Callee{
 	{ModelPath, "ToolClient", "Commit"},
+	{MCPPath, "ClientSession", "CallTool"},
+	{"net/http", "Client", "Do"},
 }
 
 // ReadbackCalls are the independent readbacks of a provider's ledger that
 // resolve an unknown outcome: model.LedgerReader's Readback
-// (env.Ledger.Readback).
+// (env.Ledger.Readback). Besides these, a call of any function or method
+// whose name contains one of ReadbackNames is taken for a readback.
 var ReadbackCalls = []Callee{
 	{ModelPath, "LedgerReader", "Readback"},
 }
+
+// ReadbackNames are the words (matched in any case) that name a function
+// or method as a readback of the provider's ledger in code that reads it
+// through its own client (an HTTP GET, a read tool): "readback",
+// "reconcile".
+var ReadbackNames = []string{"readback", "reconcile"}
 
 // isNamed reports whether t (or the type it points to) is the named type
 // pkg.name.
