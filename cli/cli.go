@@ -100,9 +100,10 @@ type Extension struct {
 	// flags must not share a name.
 	Flags func() SystemFlags
 	// Coverage declares how the system's runs are recorded in coverage
-	// files (its NotApplicable boundaries leave the denominator); nil
-	// means coverage.System{Name: the system's name, Replay: "PROGRAM
-	// replay %s"}, and an empty Replay is that one.
+	// files (its NotApplicable boundaries leave the denominator, its
+	// Replay is the replay line reports print); nil means
+	// coverage.System{Name: the system's name, Replay: "PROGRAM replay
+	// %s"}.
 	Coverage *coverage.System
 }
 
@@ -202,11 +203,7 @@ func (p *Program) system(name string) (*model.Definition, error) {
 // coverageSystem is how def's runs are recorded.
 func (p *Program) coverageSystem(def *model.Definition) coverage.System {
 	if e, ok := p.Extensions[def.Name]; ok && e.Coverage != nil {
-		cs := *e.Coverage
-		if cs.Replay == "" {
-			cs.Replay = strings.ReplaceAll(p.name(), "%", "%%") + " replay %s"
-		}
-		return cs
+		return *e.Coverage
 	}
 	return coverage.System{Name: def.Name, Replay: strings.ReplaceAll(p.name(), "%", "%%") + " replay %s"}
 }

@@ -231,7 +231,7 @@ could not be written).` + exhaustiveHelp,
 			}
 			if path := CoveragePath(covFile); path != "" {
 				if err := WritableFileDir("--coverage", path); err != nil {
-					return err
+					return &ExitError{Code: ExitIO, Err: fmt.Errorf("recording coverage into %s: %w", path, err)}
 				}
 			}
 			shard, shards := 0, 0
