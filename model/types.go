@@ -88,10 +88,14 @@ const (
 	CorrelationRepeated     Correlation = "repeated"
 	CorrelationPersistent   Correlation = "persistent"
 	CorrelationSynchronized Correlation = "synchronized"
+	// CorrelationShared is one disturbance crossing tenants: the same
+	// fault hits the first crossing of its event by a task of every
+	// other tenant.
+	CorrelationShared Correlation = "shared"
 )
 
 // AllCorrelations lists every correlation pattern.
-var AllCorrelations = []Correlation{CorrelationIsolated, CorrelationRepeated, CorrelationPersistent, CorrelationSynchronized}
+var AllCorrelations = []Correlation{CorrelationIsolated, CorrelationRepeated, CorrelationPersistent, CorrelationSynchronized, CorrelationShared}
 
 // Signal is the signal a fault withholds: made absent, late or contradictory.
 type Signal string
