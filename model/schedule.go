@@ -104,7 +104,7 @@ func (f FaultEntry) Correlated() Correlation {
 func (f FaultEntry) checkCorrelation(k *faultKind) error {
 	c := f.Correlation
 	if c != "" && c != k.spec.Correlation && !slices.Contains(k.spec.Correlations, c) {
-		known := false
+		known := c == CorrelationShared
 		for _, x := range AllCorrelations {
 			known = known || x == c
 		}
