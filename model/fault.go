@@ -25,9 +25,13 @@ type FaultSpec struct {
 	Boundary    Boundary    `json:"boundary"`
 	Phase       Phase       `json:"phase"`
 	Correlation Correlation `json:"correlation"`
-	Signal      Signal      `json:"withheld_signal"`
-	Manner      Manner      `json:"manner,omitempty"`
-	Oracle      OracleName  `json:"oracle"`
+	// Correlations are the other correlations a fault entry may give the
+	// kind (FaultEntry.Correlation), each a coverage key of its own; none
+	// for most kinds.
+	Correlations []Correlation `json:"correlations,omitempty"`
+	Signal       Signal        `json:"withheld_signal"`
+	Manner       Manner        `json:"manner,omitempty"`
+	Oracle       OracleName    `json:"oracle"`
 	// Intensity is the disturbance's strength as a rate in [0,1]; every
 	// catalogue fault applies fully (1) at its event.
 	Intensity   float64  `json:"intensity"`
@@ -453,7 +457,8 @@ var catalogue = []faultKind{
 		Doc: "during context assembly: the authoritative record holds the order while the secondary source asserts eligibility"}, crossSourceConflict{}},
 	{FaultSpec{Kind: "timeout_after_commit", Domain: DomainTool, Target: "refund API", Event: EvToolCommit,
 		Boundary: BoundaryEffect, Phase: PhaseAfterCommit, Signal: SignalAcknowledgement, Manner: MannerAbsent,
-		Oracle: OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},
+		Correlations: []Correlation{CorrelationRepeated, CorrelationPersistent, CorrelationSynchronized, CorrelationShared},
+		Oracle:       OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},
 		Doc: "after commit, before response: the provider commits and the reply is lost"}, timeoutAfterCommit{}},
 	{FaultSpec{Kind: "partial_success_response", Domain: DomainTool, Target: "tool response", Event: EvToolCommit,
 		Boundary: BoundaryEffect, Phase: PhaseAfterCommit, Signal: SignalReceipt, Manner: MannerAbsent,

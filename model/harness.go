@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -148,6 +149,60 @@ type armed struct {
 	reached   bool
 	fired     int
 	firedAt   int // seq of the first firing, 0 if none
+	// corr is the correlation the entry runs under (FaultEntry.Correlated);
+	// ended is set when a persistent fault's Until event was crossed
+	// after it fired; windowFrom is the World's clock at a synchronized
+	// fault's ordinal (its window opens there, when the crossing is sent:
+	// a commit's reply, where it fires, comes later); hitTasks
+	// (synchronized: fixture indexes) and hitTenants (shared) are the
+	// tasks and tenants it has hit.
+	corr       Correlation
+	ended      bool
+	windowFrom Millis
+	hitTasks   []int
+	hitTenants []string
+}
+
+// matches reports whether f hits the crossing whose count (its ordinal,
+// or its tool's) is n, under its correlation (see FaultEntry).
+func (r *run) matches(f *armed, n int) bool {
+	o := f.entry.Ordinal
+	if n == o {
+		switch f.corr {
+		case CorrelationSynchronized:
+			f.hitTasks = append(f.hitTasks[:0], r.index)
+			f.windowFrom = r.world.Clock
+		case CorrelationShared:
+			f.hitTenants = append(f.hitTenants[:0], r.task.Tenant)
+		}
+		return true
+	}
+	if n < o {
+		return false
+	}
+	switch f.corr {
+	case CorrelationRepeated:
+		return n < o+f.entry.Repeat
+	case CorrelationPersistent:
+		return f.fired > 0 && !f.ended
+	case CorrelationSynchronized:
+		w := f.entry.WindowMs
+		if w == 0 {
+			w = DefaultWindow
+		}
+		if len(f.hitTasks) == 0 || r.world.Clock-f.windowFrom >= w || slices.Contains(f.hitTasks, r.index) {
+			return false
+		}
+		f.hitTasks = append(f.hitTasks, r.index)
+		return true
+	case CorrelationShared:
+		if f.fired == 0 || slices.Contains(f.hitTenants, r.task.Tenant) {
+			return false
+		}
+		f.hitTenants = append(f.hitTenants, r.task.Tenant)
+		return true
+	}
+	return false
 }
 
 // run is the mutable state of one run.
@@ -390,7 +445,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	r.faults = r.faults[:0]
 	for i, f := range s.Faults {
 		k, _ := lookupKind(f.Kind)
-		r.faults = append(r.faults, armed{id: s.faultID(i), entry: f, kind: k, event: eventIndex(f.Event)})
+		r.faults = append(r.faults, armed{id: s.faultID(i), entry: f, kind: k, event: eventIndex(f.Event), corr: f.Correlated()})
 	}
 	r.counts = [32]int{}
 	// a detailed run's timeline is handed to its Result (see result), so
@@ -605,6 +660,9 @@ func (r *run) enterTool(ev EventName, cost Millis, tool string) (ordinal int, hi
 	for j := range r.faults {
 		f := &r.faults[j]
 		if f.event != i {
+			if f.corr == CorrelationPersistent && f.fired > 0 && f.entry.Until != "" && eventIndex(f.entry.Until) == i {
+				f.ended = true
+			}
 			continue
 		}
 		n := ordinal
@@ -615,7 +673,7 @@ func (r *run) enterTool(ev EventName, cost Millis, tool string) (ordinal int, hi
 			f.toolCalls++
 			n = f.toolCalls
 		}
-		if f.entry.Ordinal == n || n > f.entry.Ordinal && f.kind.spec.Correlation == CorrelationPersistent && f.fired > 0 {
+		if r.matches(f, n) {
 			f.reached = true
 			if f.kind.spec.World {
 				r.pendingWorld = append(r.pendingWorld, f)
@@ -822,6 +880,14 @@ func (h *Harness) runID(s *Schedule) string {
 		x.str(f.Kind)
 		x.str(f.Target)
 		x.str(f.Tool)
+		// a fault without a modifier hashes as it did before modifiers
+		if f.Correlation != "" || f.Repeat != 0 || f.Until != "" || f.WindowMs != 0 {
+			x.str("correlation")
+			x.str(string(f.Correlation))
+			x.int(int64(f.Repeat))
+			x.str(string(f.Until))
+			x.int(int64(f.WindowMs))
+		}
 	}
 	// a sequential schedule's id is as it was before concurrency existed
 	if cc := c.Concurrency; cc != nil {

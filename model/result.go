@@ -31,14 +31,17 @@ type FaultReport struct {
 	Event EventName `json:"event"`
 	// Tool is the entry's Tool: when set, Ordinal counts that tool's
 	// crossings of Event.
-	Tool     string     `json:"tool,omitempty"`
-	Ordinal  int        `json:"ordinal"`
-	Reached  bool       `json:"reached"`
-	Fired    int        `json:"fired"`
-	FiredAt  int        `json:"fired_at_seq,omitempty"`
-	Oracle   OracleName `json:"oracle"`
-	Observed []string   `json:"observed_by"`
-	Detected bool       `json:"detected"`
+	Tool string `json:"tool,omitempty"`
+	// Correlation is the entry's correlation modifier
+	// (FaultEntry.Correlation), "" when it has none (the kind's own).
+	Correlation Correlation `json:"correlation,omitempty"`
+	Ordinal     int         `json:"ordinal"`
+	Reached     bool        `json:"reached"`
+	Fired       int         `json:"fired"`
+	FiredAt     int         `json:"fired_at_seq,omitempty"`
+	Oracle      OracleName  `json:"oracle"`
+	Observed    []string    `json:"observed_by"`
+	Detected    bool        `json:"detected"`
 }
 
 // Placement names where the fault was attached, as FaultEntry.Placement
@@ -213,7 +216,7 @@ func (r *run) outcome() *Result {
 	}
 	allReached := true
 	for _, f := range r.faults {
-		fr := FaultReport{ID: f.id, Kind: f.entry.Kind, Event: f.entry.Event, Tool: f.entry.Tool, Ordinal: f.entry.Ordinal,
+		fr := FaultReport{ID: f.id, Kind: f.entry.Kind, Event: f.entry.Event, Tool: f.entry.Tool, Correlation: f.entry.Correlation, Ordinal: f.entry.Ordinal,
 			Reached: f.reached, Fired: f.fired, FiredAt: f.firedAt, Oracle: f.kind.spec.Oracle, Observed: []string{}}
 		for i := range Invariants {
 			if o.violated[i] && o.fault[i] == f.id {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -54,6 +55,95 @@ type FaultEntry struct {
 	// crossing of Event. Written only when set; version 1 files may carry
 	// it.
 	Tool string `json:"tool,omitempty"`
+	// Correlation, when set, replaces the kind's own correlation
+	// (FaultSpec.Correlation) by one the kind accepts
+	// (FaultSpec.Correlations), and so what the fault hits after its
+	// ordinal (see Correlated). "" (the field absent, as in every older
+	// file) keeps the kind's own. Written only when set.
+	Correlation Correlation `json:"correlation,omitempty"`
+	// Repeat is how many crossings a repeated fault hits: the Ordinal-th
+	// and the Repeat-1 after it, 2 to MaxRepeat. Only with correlation
+	// repeated, and required there.
+	Repeat int `json:"repeat,omitempty"`
+	// Until ends a persistent fault: it hits every crossing of Event from
+	// its first firing until the first crossing of Until after it; ""
+	// hits them to the end of the run. Only with correlation persistent.
+	Until EventName `json:"until,omitempty"`
+	// WindowMs is a synchronized fault's logical window in milliseconds
+	// (default 100), opened by the crossing at its ordinal: it hits the
+	// first crossing of Event by every other task (worker) that crosses
+	// it within the window, as one provider outage or one shared rate
+	// limit does. Only with correlation synchronized.
+	WindowMs Millis `json:"window_ms,omitempty"`
+}
+
+// MaxRepeat is the most crossings a repeated fault may hit
+// (FaultEntry.Repeat).
+const MaxRepeat = 100
+
+// DefaultWindow is a synchronized fault's window when its entry sets
+// none, in logical milliseconds.
+const DefaultWindow Millis = 100
+
+// Correlated returns the correlation the entry runs under: its own
+// modifier when set, else its kind's spec's; "" for an unknown kind.
+func (f FaultEntry) Correlated() Correlation {
+	if f.Correlation != "" {
+		return f.Correlation
+	}
+	k, err := lookupKind(f.Kind)
+	if err != nil {
+		return ""
+	}
+	return k.spec.Correlation
+}
+
+// checkCorrelation returns an error naming what is wrong with the
+// entry's correlation modifier for kind k: a correlation the kind does
+// not accept, a parameter of another correlation, or one out of range.
+func (f FaultEntry) checkCorrelation(k *faultKind) error {
+	c := f.Correlation
+	if c != "" && c != k.spec.Correlation && !slices.Contains(k.spec.Correlations, c) {
+		known := c == CorrelationShared
+		for _, x := range AllCorrelations {
+			known = known || x == c
+		}
+		if !known {
+			return fmt.Errorf("unknown correlation %q (valid: isolated, repeated, persistent, synchronized, shared)", c)
+		}
+		ok := []string{string(k.spec.Correlation)}
+		for _, x := range k.spec.Correlations {
+			ok = append(ok, string(x))
+		}
+		return fmt.Errorf("kind %q does not take correlation %q (it takes %s)", f.Kind, c, strings.Join(ok, ", "))
+	}
+	eff := f.Correlated()
+	if f.Repeat != 0 && eff != CorrelationRepeated {
+		return fmt.Errorf(`"repeat" %d is set, but the fault's correlation is %q: only a repeated fault repeats`, f.Repeat, eff)
+	}
+	if eff == CorrelationRepeated && (f.Repeat < 2 || f.Repeat > MaxRepeat) {
+		return fmt.Errorf(`correlation repeated needs "repeat" between 2 and %d (how many crossings it hits), got %d`, MaxRepeat, f.Repeat)
+	}
+	if f.Until != "" {
+		if eff != CorrelationPersistent {
+			return fmt.Errorf(`"until" %q is set, but the fault's correlation is %q: only a persistent fault lasts until an event`, f.Until, eff)
+		}
+		if eventIndex(f.Until) < 0 {
+			return fmt.Errorf(`"until": unknown event %q`, f.Until)
+		}
+		if f.Until == f.Event {
+			return fmt.Errorf(`"until" %q is the fault's own event: the next crossing would end it, as if isolated`, f.Until)
+		}
+	}
+	if f.WindowMs != 0 {
+		if eff != CorrelationSynchronized {
+			return fmt.Errorf(`"window_ms" %d is set, but the fault's correlation is %q: only a synchronized fault has a window`, f.WindowMs, eff)
+		}
+		if f.WindowMs < 0 {
+			return fmt.Errorf(`"window_ms" %d must be positive`, f.WindowMs)
+		}
+	}
+	return nil
 }
 
 // EventHasTool reports whether crossings of e carry a tool name a fault
@@ -454,6 +544,9 @@ func (s *Schedule) validateFaults() error {
 		}
 		if f.Tool != "" && !EventHasTool(f.Event) {
 			return fmt.Errorf(`%s: "tool" %q is set, but event %q has no tool (only %q does)`, where, f.Tool, f.Event, EvToolCommit)
+		}
+		if err := f.checkCorrelation(k); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
 		}
 		if tc, ok := k.impl.(targetChecker); ok {
 			if err := tc.checkTarget(f.Target); err != nil {

@@ -71,8 +71,24 @@ func CopperfinBatch() model.Fixture {
 	return f
 }
 
+// CopperfinTenants returns the Copperfin fixture with a second tenant in
+// one run (the workload of the correlations that cross workers and
+// tenants): the refund of O-731 for tenant T-1, then the refund of O-841
+// for tenant T-2 (its own policy, operator and capability).
+func CopperfinTenants() model.Fixture {
+	f := Copperfin()
+	f.Name = "copperfin-tenants"
+	f.Subjects = append(f.Subjects, model.Subject{ID: "O-841", Tenant: "T-2", Status: StatusEligible, Version: 8, Amount: 5200})
+	f.Policies = append(f.Policies, model.Policy{Tenant: "T-2", Version: 4, Allows: true, MaxAmount: 50000})
+	f.Capabilities = append(f.Capabilities,
+		model.Capability{ID: "CAP-31-841", Actor: "operator-31", Subject: "O-841", Tenant: "T-2", Purpose: "customer_refund", Amount: 5200, Expiry: 120000})
+	f.Tasks = append(f.Tasks,
+		model.Task{ID: "refund-O-841", Actor: "operator-31", Subject: "O-841", Tenant: "T-2", Purpose: "customer_refund", Amount: 5200, Capability: "CAP-31-841"})
+	return f
+}
+
 // FixtureNames lists the built-in fixtures a schedule's config may name.
-var FixtureNames = []string{"copperfin", "copperfin-batch"}
+var FixtureNames = []string{"copperfin", "copperfin-batch", "copperfin-tenants"}
 
 // FixtureNamed returns the built-in fixture named name ("" is copperfin),
 // or an error naming it and the valid names.
@@ -82,6 +98,8 @@ func FixtureNamed(name string) (model.Fixture, error) {
 		return Copperfin(), nil
 	case "copperfin-batch":
 		return CopperfinBatch(), nil
+	case "copperfin-tenants":
+		return CopperfinTenants(), nil
 	}
-	return model.Fixture{}, fmt.Errorf("unknown fixture %q (valid: copperfin, copperfin-batch)", name)
+	return model.Fixture{}, fmt.Errorf("unknown fixture %q (valid: copperfin, copperfin-batch, copperfin-tenants)", name)
 }

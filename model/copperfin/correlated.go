@@ -1,0 +1,71 @@
+package copperfin
+
+import (
+	"fmt"
+
+	"github.com/faultline/faultline/model"
+)
+
+// lockstep is the interleaving of CorrelatedSchedule's synchronized
+// schedule: the two tasks of CopperfinTenants alternate at every
+// scheduling point, so their commits are sent in the same logical window.
+func lockstep() []int {
+	out := make([]int, 60)
+	for i := range out {
+		out[i] = 1 + i%2
+	}
+	return out
+}
+
+// CorrelatedSchedule returns the schedule that injects kind once at its
+// own event and ordinal under correlation c, one the kind accepts
+// (FaultSpec.Correlations), on the workload where c shows: repeated (its
+// next call too, repeat 2) and persistent (every later call) on the
+// Copperfin fixture; synchronized on CopperfinTenants' two tasks as two
+// workers in lockstep (the other tenant's call in the window is hit too);
+// shared on CopperfinTenants one task after another (the other tenant's
+// first call is hit too). The config names the fixture (Config.Fixture,
+// "" for Copperfin). It returns an error for an unknown kind or a
+// correlation the kind does not take.
+func CorrelatedSchedule(kind string, c model.Correlation, cfg model.Config) (*model.Schedule, error) {
+	s, err := model.SingleFault(kind, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.Seed = kind + "+" + string(c)
+	f := &s.Faults[0]
+	f.Correlation = c
+	switch c {
+	case model.CorrelationRepeated:
+		f.Repeat = 2
+	case model.CorrelationSynchronized:
+		s.Config.Fixture = "copperfin-tenants"
+		s.Config.Concurrency = &model.Concurrency{Workers: 2, Interleaving: lockstep()}
+	case model.CorrelationShared:
+		s.Config.Fixture = "copperfin-tenants"
+	}
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("correlated schedule: %w", err)
+	}
+	return s, nil
+}
+
+// Correlated lists every (kind, correlation) pair of the catalogue's
+// modifiers (FaultSpec.Correlations), in catalogue order: the keys a
+// CorrelatedSchedule each visits.
+func Correlated() []CorrelatedKind {
+	var out []CorrelatedKind
+	for _, s := range model.Catalogue() {
+		for _, c := range s.Correlations {
+			out = append(out, CorrelatedKind{Kind: s.Kind, Correlation: c})
+		}
+	}
+	return out
+}
+
+// CorrelatedKind is one fault kind under one of its correlation
+// modifiers.
+type CorrelatedKind struct {
+	Kind        string
+	Correlation model.Correlation
+}
