@@ -233,3 +233,36 @@ func TestGeneratedTables(t *testing.T) {
 		}
 	}
 }
+
+// TestNoMergeConflictMarkers: no page, source, script or workflow of the
+// module holds an unresolved merge's conflict markers.
+func TestNoMergeConflictMarkers(t *testing.T) {
+	marker := regexp.MustCompile(`(?m)^(<{7} |>{7} |={7}$)`)
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != ".." && strings.HasPrefix(name, ".") && name != ".ci" && name != ".github" && name != ".clusterfuzzlite" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch filepath.Ext(path) {
+		case ".go", ".md", ".sh", ".yml", ".yaml", ".json", ".html", ".js", "":
+		default:
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if loc := marker.FindIndex(b); loc != nil {
+			t.Errorf("%s:%d: an unresolved merge conflict marker", path, 1+strings.Count(string(b[:loc[0]]), "\n"))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -220,20 +220,7 @@ func (e *explorer) explore(parent rapid.TB) (*Report, error) {
 		return rep, nil
 	}
 	rep.Found, rep.Checks, rep.ChecksToFailure = true, e.firstFail, e.firstFail
-	if m := seedRE.FindStringSubmatch(rep.RapidOutput); m != nil {
-		rep.Seed, _ = strconv.ParseUint(m[1], 10, 64)
-	}
-	cx, err := e.counterexample(e.last, e.lastInv)
-	if err != nil {
-		return nil, err
-	}
-	if e.set.dir != "" {
-		if err := WriteCounterexample(e.set.dir, cx, rep, e.set.replay); err != nil {
-			return nil, err
-		}
-	}
-	rep.Counterexample = cx
-	return rep, nil
+	return e.found(rep)
 }
 
 // Generator returns the rapid generator of the schedules Check and Explore
@@ -1005,3 +992,23 @@ func (r *recorder) Fatalf(format string, a ...any) {
 	r.FailNow()
 }
 func (r *recorder) Fatal(a ...any) { r.Fatalf("%s", fmt.Sprint(a...)) }
+
+// found completes the report of a campaign that failed: the seed rapid
+// printed, the counterexample of the last failing schedule, reduced, and
+// its files when the exploration writes them.
+func (e *explorer) found(rep *Report) (*Report, error) {
+	if m := seedRE.FindStringSubmatch(rep.RapidOutput); m != nil {
+		rep.Seed, _ = strconv.ParseUint(m[1], 10, 64)
+	}
+	cx, err := e.counterexample(e.last, e.lastInv)
+	if err != nil {
+		return nil, err
+	}
+	if e.set.dir != "" {
+		if err := WriteCounterexample(e.set.dir, cx, rep, e.set.replay); err != nil {
+			return nil, err
+		}
+	}
+	rep.Counterexample = cx
+	return rep, nil
+}

@@ -239,20 +239,7 @@ func (e *explorer) exploreOwned(parent rapid.TB, name string) (*Report, error) {
 		e.set.progress(ran, ran, 1)
 	}
 	rep.Found, rep.ChecksToFailure = true, e.firstFail
-	if m := seedRE.FindStringSubmatch(rep.RapidOutput); m != nil {
-		rep.Seed, _ = strconv.ParseUint(m[1], 10, 64)
-	}
-	cx, err := e.counterexample(e.last, e.lastInv)
-	if err != nil {
-		return nil, err
-	}
-	if e.set.dir != "" {
-		if err := WriteCounterexample(e.set.dir, cx, rep, e.set.replay); err != nil {
-			return nil, err
-		}
-	}
-	rep.Counterexample = cx
-	return rep, nil
+	return e.found(rep)
 }
 
 // shrinkOwned hands the failing check of seed sk to rapid: one check
