@@ -57,6 +57,17 @@ func (v View) Event() EventName { return v.r.evs[len(v.r.evs)-1] }
 // run; during it, on the [Harness.Terms] path, only the names exist.
 func (v View) Events() []EventName { return append([]EventName(nil), v.r.evs...) }
 
+// Provider returns the run's provider history so far (see ProviderOp): it
+// is recorded on every run with user invariants.
+func (v View) Provider() []ProviderOp {
+	out := make([]ProviderOp, len(v.r.prov))
+	for i, p := range v.r.prov {
+		p.Entries = append([]LedgerEntry(nil), p.Entries...)
+		out[i] = p
+	}
+	return out
+}
+
 // Clock is the World's logical clock, in milliseconds.
 func (v View) Clock() Millis { return v.r.world.Clock }
 

@@ -182,7 +182,7 @@ func (e *taskEnv) Check(ctx context.Context, id string) (Capability, error) {
 // ReadVersion implements StateReader (event state.read).
 func (e *taskEnv) ReadVersion(ctx context.Context, subject string) (int64, error) {
 	r := e.r
-	ord, _, ok := r.enter(EvStateRead, costRead)
+	ord, hits, ok := r.enter(EvStateRead, costRead)
 	if !ok {
 		return 0, ErrWorkerCrashed
 	}
@@ -191,12 +191,19 @@ func (e *taskEnv) ReadVersion(ctx context.Context, subject string) (int64, error
 		r.record(EvStateRead, ord, "", "not_found", "", running(r))
 		return 0, ErrNotFound
 	}
+	v := o.Version
+	fid := ""
+	for _, f := range hits {
+		if h, ok := f.kind.impl.(stateReadHook); ok && h.onStateRead(r, subject, &v) {
+			fid = r.fire(f)
+		}
+	}
 	d := ""
 	if r.detailed {
-		d = "version " + strconv.FormatInt(o.Version, 10)
+		d = "version " + strconv.FormatInt(v, 10)
 	}
-	r.record(EvStateRead, ord, "", "ok", d, running(r))
-	return o.Version, nil
+	r.record(EvStateRead, ord, fid, "ok", d, running(r))
+	return v, nil
 }
 
 // disturb applies the value hooks of the faults armed for a crossing to v,
@@ -316,6 +323,7 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 	}
 	r.attempts++
 	r.state = StateWaitingForTool
+	op := r.sendOp(call)
 	if r.conc != nil {
 		// the call is out: other workers may cross before its reply
 		r.yield()
@@ -337,6 +345,7 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 	}
 	r.lastSendWorker, r.lastSendKey, r.lastSendUnrecorded = r.worker, call.RequestKey, true
 	r.commitTool = call.Tool
+	r.replyOp(op, res)
 	r.record(EvToolCommit, ord, fid, res.Outcome.String(), d, StateRunning)
 	return res, nil
 }
@@ -371,7 +380,7 @@ func (r *run) disturbCommit(call ToolCall, hits []*armed) (ToolResult, string) {
 // Readback implements LedgerReader (event ledger.readback).
 func (e *taskEnv) Readback(ctx context.Context, q ReadbackQuery) ([]LedgerEntry, error) {
 	r := e.r
-	ord, _, ok := r.enter(EvLedgerReadback, costRead)
+	ord, hits, ok := r.enter(EvLedgerReadback, costRead)
 	if !ok {
 		return nil, ErrWorkerCrashed
 	}
@@ -424,11 +433,21 @@ func (e *taskEnv) Readback(ctx context.Context, q ReadbackQuery) ([]LedgerEntry,
 			}
 		}
 	}
+	fid := ""
+	for _, f := range hits {
+		if h, ok := f.kind.impl.(readbackHook); ok {
+			var fired bool
+			if out, fired = h.onReadback(r, q, out); fired {
+				fid = r.fire(f)
+			}
+		}
+	}
 	d := ""
 	if r.detailed {
 		d = strconv.Itoa(len(out)) + " entries"
 	}
-	r.record(EvLedgerReadback, ord, "", "ok", d, running(r))
+	r.readOp(q, out)
+	r.record(EvLedgerReadback, ord, fid, "ok", d, running(r))
 	return out, nil
 }
 

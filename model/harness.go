@@ -35,6 +35,11 @@ type Options struct {
 	// nameless, repeated or check-less invariant, or one named like a
 	// built-in, is an error returned by Run and Terms.
 	Invariants []UserInvariant
+	// ProviderHistory records the run's provider history
+	// (Result.Provider, View.Provider) for a linearizability check
+	// (package linearize). A run with user invariants records it anyway;
+	// otherwise it is off, and a run records none.
+	ProviderHistory bool
 	// Stop declares stop conditions (see Stop); the zero value declares
 	// none. Run and Terms return an error for an invalid Stop.
 	Stop Stop
@@ -257,8 +262,10 @@ type run struct {
 	// index of the task of each recorded event (index seq-1); picks and
 	// switches are the scheduler's picks (task positions) and context
 	// switches.
-	conc     *scheduler
-	seqTask  []int32
+	conc    *scheduler
+	seqTask []int32
+	// prov is a detailed run's provider history (Result.Provider).
+	prov     []ProviderOp
 	picks    []int
 	switches int
 }
@@ -466,6 +473,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	r.oracle.reset(len(h.scope.user))
 	r.ix.reset()
 	r.seqTask = r.seqTask[:0]
+	r.prov = nil
 	r.picks = r.picks[:0]
 	r.switches = 0
 	if c := s.Config.Concurrency; c != nil {

@@ -178,3 +178,47 @@ func TestTimeoutAfterCommitTimeline(t *testing.T) {
 		t.Fatalf("terms %+v verdict %s run %s", res.Terms, res.Verdict, res.RunVerdict)
 	}
 }
+
+// TestCounterfactualPerLaggingKind: each kind of reads that lag (kept out
+// of Catalogue() for now) meets TestCounterfactualPerMode's contract:
+// injected alone it breaks the invariant it threatens in the baseline with
+// the seeded defect its defence row names (resend_unseen re-sends what a
+// lagging readback hides; state_check_unguarded acts on a stale state
+// read with no state guard), each nominated control alone contains it
+// (idempotency: the re-send is replayed), and the typed profile contains
+// it (lagging_readback: effect_readback holds on the missing effect;
+// stale_state_read: state_precondition's guard, checked by the provider
+// against the primary, refuses the commit).
+func TestCounterfactualPerLaggingKind(t *testing.T) {
+	kinds := model.LaggingKinds()
+	if len(kinds) != 2 || kinds[0].Kind != "lagging_readback" || kinds[1].Kind != "stale_state_read" {
+		t.Fatalf("lagging kinds %+v", kinds)
+	}
+	for _, spec := range kinds {
+		base, err := model.SingleFault(spec.Kind, copperfin.WithMutant(copperfin.ConfigOfProfile(copperfin.ProfileBaseline), copperfin.MutantFor(spec.Kind)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := run(t, base)
+		if f := res.Faults[0]; !f.Reached || f.Fired != 1 {
+			t.Errorf("%s: fault not reached/fired without its defence: %+v", spec.Kind, f)
+		}
+		for _, inv := range spec.Threatens {
+			if r, _ := res.Invariant(inv); r.Held || r.FaultID != "f1" {
+				t.Errorf("%s: %s without the defence: %+v", spec.Kind, inv, r)
+			}
+		}
+		for _, c := range copperfin.Nominated(spec.Kind) {
+			s, _ := model.SingleFault(spec.Kind, copperfin.WithMutant(copperfin.ConfigOfControls(copperfin.Controls(0).With(c)), copperfin.MutantFor(spec.Kind)))
+			res := run(t, s)
+			if f := res.Faults[0]; !f.Reached || f.Fired != 1 || !res.Held() || res.Terms.UnsafeEscape || res.Terms.UnverifiableRelease {
+				t.Errorf("%s: %s alone does not contain it: %+v %+v", spec.Kind, c, res.Invariants, res.Terms)
+			}
+		}
+		typed, _ := model.SingleFault(spec.Kind, copperfin.ConfigOfProfile(copperfin.ProfileTyped))
+		res = run(t, typed)
+		if f := res.Faults[0]; !f.Reached || f.Fired != 1 || !res.Held() || !res.Terms.Contained || res.RunVerdict != model.ContainedFailure {
+			t.Errorf("%s: typed: %+v %+v %s", spec.Kind, res.Faults, res.Terms, res.RunVerdict)
+		}
+	}
+}

@@ -100,6 +100,10 @@ type TaskVerdict struct {
 
 // Result is the full result of one run.
 type Result struct {
+	// Provider is the run's provider history: every tool.commit and
+	// ledger.readback crossing in the order sent (see ProviderOp). It is
+	// not part of any file format.
+	Provider   []ProviderOp      `json:"-"`
 	RunID      string            `json:"run_id"`
 	Schedule   *Schedule         `json:"schedule"`
 	Timeline   []Event           `json:"timeline"`
@@ -163,6 +167,8 @@ func (r *run) result() *Result {
 	// the timeline, every event stamped with the run id as it was
 	// recorded, is the Result's own: the next run starts another
 	res.Timeline = r.tl
+	res.Provider = r.prov
+	r.prov = nil
 	r.tlCap = len(r.tl)
 	r.tl = nil
 	return res

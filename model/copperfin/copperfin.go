@@ -457,7 +457,7 @@ func (f *flow) preEffect() (string, error) {
 			return "context changed: refresh context and request new authority", nil
 		}
 	}
-	if f.s.on(StatePrecondition) {
+	if f.s.on(StatePrecondition) || f.s.mutant.is(StateCheckUnguarded) {
 		v, err := env.State.ReadVersion(ctx, a.Subject)
 		if err != nil {
 			return "", err
@@ -512,7 +512,7 @@ func (f *flow) guard() model.Guard {
 	if f.s.on(PreEffectAuthority) && !f.s.mutant.is(ExpiryAtApproval) {
 		g |= model.GuardCapability
 	}
-	if f.s.on(StatePrecondition) {
+	if f.s.on(StatePrecondition) && !f.s.mutant.is(StateCheckUnguarded) {
 		g |= model.GuardState
 	}
 	if f.s.on(RefreshContext) && !f.s.mutant.is(PolicyCached) {
@@ -703,6 +703,31 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 	}
 }
 
+// resendUnseen is the resend_unseen defect: it reads the ledger back
+// after the commit and, when no entry of the action shows, takes the
+// refund as not made and sends it once more (under a fresh request id
+// unless idempotency is on). It returns the key of the effect.
+func (f *flow) resendUnseen(key string) (string, error) {
+	entries, err := f.readback()
+	if err != nil {
+		return key, err
+	}
+	for _, e := range entries {
+		if e.Subject == f.a.Subject && e.Amount == f.a.Amount {
+			return key, nil
+		}
+	}
+	k := f.a.IdempotencyKey
+	if !f.s.on(Idempotency) {
+		k = f.env.NewRequestID()
+	}
+	res, err := f.env.Tool.Commit(f.ctx, model.ToolCall{Tool: Tool, RequestKey: k, Action: f.a, Guard: f.guard()})
+	if err != nil || res.Outcome != model.OutcomeCommitted {
+		return key, err
+	}
+	return k, nil
+}
+
 // alreadyRefunded denies a request whose logical action another decision
 // already performed (the provider's ledger holds its effect under another
 // trace), setting *c.
@@ -717,6 +742,12 @@ func (f *flow) alreadyRefunded(c *model.Claim) error {
 // evidence gate, and claims.
 func (f *flow) verify(key string) (model.Claim, error) {
 	env, ctx, a := f.env, f.ctx, f.a
+	if f.s.mutant.is(ResendUnseen) {
+		var err error
+		if key, err = f.resendUnseen(key); err != nil {
+			return model.Claim{}, err
+		}
+	}
 	if f.s.on(EffectReadback) {
 		entries, err := f.readback()
 		if err != nil {

@@ -44,6 +44,15 @@ var defences = map[string]defence{
 	"policy_change":             {[]Control{RefreshContext}, ""},
 	"state_version_change":      {[]Control{StatePrecondition}, ""},
 	"worker_crash":              {[]Control{Idempotency, EffectReadback}, ""},
+	// a lagging readback is harmless to a system that holds on a missing
+	// effect (effect_readback's readback_mismatch) and to one whose
+	// re-send is keyed (idempotency): the defect is a re-send of what the
+	// readback does not show, under a fresh request id
+	"lagging_readback": {[]Control{Idempotency}, "resend_unseen"},
+	// a stale state read passes state_precondition's read; the control's
+	// defence is the state guard it sends with the commit, which the
+	// provider checks against the primary (the defect drops the guard)
+	"stale_state_read": {nil, "state_check_unguarded"},
 }
 
 // Defences returns the reference system's declared defences against a
@@ -65,6 +74,11 @@ func Defences(kind string) (nominated []Control, mutant string) {
 
 func init() {
 	for _, s := range model.Catalogue() {
+		if _, ok := defences[s.Kind]; !ok {
+			panic("copperfin: no defence row for kind " + s.Kind)
+		}
+	}
+	for _, s := range model.LaggingKinds() {
 		if _, ok := defences[s.Kind]; !ok {
 			panic("copperfin: no defence row for kind " + s.Kind)
 		}

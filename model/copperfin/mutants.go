@@ -68,6 +68,16 @@ const (
 	// its predecessor passed: it re-sends the saved request without
 	// re-checking and without the commit guard, which is not persisted.
 	ResumeSkipsChecks Mutant = "resume_skips_checks"
+	// ResendUnseen reads the ledger back after a commit (with or without
+	// effect_readback) and takes an effect the readback does not show as
+	// not made: it sends the request once more, under a fresh request id
+	// unless idempotency is on.
+	ResendUnseen Mutant = "resend_unseen"
+	// StateCheckUnguarded checks the state version by a read before the
+	// commit (with or without state_precondition) and sends no state guard
+	// with the commit: check-then-act against whatever replica served the
+	// read.
+	StateCheckUnguarded Mutant = "state_check_unguarded"
 )
 
 // MutantInfo names a mutant and says what it gets wrong.
@@ -102,6 +112,15 @@ var mutants = []MutantInfo{
 	{ResumeSkipsChecks, "a resumed worker trusts its predecessor's pre-effect checks and re-sends unguarded", nil},
 }
 
+// laggingMutants are the seeded defects that only the kinds of reads that
+// lag (model.LaggingKinds) show. Like those kinds they are kept out of
+// Mutants() (whose every entry exploration over the catalogue must kill)
+// until the kinds join the catalogue; ParseMutant accepts them.
+var laggingMutants = []MutantInfo{
+	{ResendUnseen, "an effect a post-commit readback does not show is re-sent", []Control{Idempotency}},
+	{StateCheckUnguarded, "the state version is checked by a read, with no state guard on the commit", nil},
+}
+
 // policyCache is the process-wide policy cache of the policy_cached mutant:
 // one per factory, shared by every instance the factory makes (so a
 // factory with this mutant serves one run).
@@ -127,7 +146,7 @@ func ParseMutant(s string) (Mutant, error) {
 	if s == "" {
 		return "", nil
 	}
-	for _, m := range mutants {
+	for _, m := range append(Mutants(), laggingMutants...) {
 		if string(m.Name) == s {
 			return m.Name, nil
 		}
