@@ -1,6 +1,8 @@
 package fuzz
 
 import (
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -29,7 +31,17 @@ func ForProduction(def *model.Definition, opts ...Option) func(t *testing.T, dat
 		tgt *Target
 		err error
 	)
-	bubble := func(run func()) { synctest.Test(cur, func(*testing.T) { run() }) }
+	bubble := func(run func()) {
+		defer func() {
+			if p := recover(); p != nil {
+				if msg := fmt.Sprint(p); strings.Contains(msg, "deadlock") {
+					cur.Fatalf("fuzz: nondeterministic replay: the run's bubble ended in %q: a goroutine the system started outlived the run (production code must start no goroutine that outlives the run)", msg)
+				}
+				panic(p)
+			}
+		}()
+		synctest.Test(cur, func(*testing.T) { run() })
+	}
 	return func(t *testing.T, data []byte) {
 		t.Helper()
 		mu.Lock()

@@ -22,7 +22,10 @@ type Task struct {
 	// RetryBudget is the number of tool-call attempts the task may make
 	// after its first; Deadline is its deadline in logical milliseconds
 	// from its first worker start. A restart resets neither (the harness practice,
-	// "Budgets and Terminal Verdicts").
+	// "Budgets and Terminal Verdicts"). Both are the harness's: it sets
+	// them from Options (RetryBudget, Deadline) and the schedule's config
+	// (retry_budget, deadline) before the run, so a fixture's values are
+	// not read.
 	RetryBudget int
 	Deadline    Millis
 	// Started is the logical time the task's first worker started (set by

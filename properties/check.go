@@ -144,6 +144,10 @@ func replayOnly(t rapid.TB, e *explorer, ff failFiles, path string) {
 		t.Errorf("properties: %s=%s: inconclusive: none of its %d faults was reached, so it tested nothing; the events the system crossed: %s (exit code 3 of the table)%s",
 			ReplayEnv, path, len(st.res.Faults), strings.Join(crossed, ", "), st.note)
 	default:
-		t.Logf("properties: %s=%s holds: every invariant in scope held (%d of %d faults reached%s)", ReplayEnv, path, st.reached(), len(st.res.Faults), st.note)
+		if err := st.res.Err(); err != nil {
+			t.Errorf("properties: %s=%s: %v: the run tested less than its schedule asks (exit code 3 of the table)%s", ReplayEnv, path, err, st.note)
+			return
+		}
+		t.Logf("properties: %s=%s holds: every invariant in scope held (%d of %d faults reached and fired%s)", ReplayEnv, path, st.reached(), len(st.res.Faults), st.note)
 	}
 }

@@ -490,7 +490,9 @@ func (w *walkState) check(h *model.Harness, k string, children bool) outcome {
 	s := w.schedule(fs)
 	var f model.Factory
 	var err error
-	w.e.within(func() { f, err = w.e.sys(s.Config) })
+	if werr := w.e.within(func() { f, err = w.e.sys(s.Config) }); werr != nil {
+		err = werr
+	}
 	if err != nil {
 		return outcome{err: fmt.Errorf("properties: building the system for %s: %w", w.e.describe(s.Config), err)}
 	}

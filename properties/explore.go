@@ -55,8 +55,12 @@ type Report struct {
 func (r *Report) Unreached() int { return r.Faults - r.Reached }
 
 // Inconclusive reports whether the campaign found no counterexample and
-// reached none of the faults it scheduled.
-func (r *Report) Inconclusive() bool { return !r.Found && r.Reached == 0 }
+// reached none of the faults it scheduled, or reached some but none ever
+// fired (an adapter that enacts none of the kinds in scope): either way
+// no fault was tested.
+func (r *Report) Inconclusive() bool {
+	return !r.Found && (r.Reached == 0 || r.Fired == 0 && r.Faults > 0)
+}
 
 // InconclusiveMessage says why an inconclusive campaign tested nothing:
 // the checks and faults scheduled, and the events the system did cross.
@@ -70,6 +74,10 @@ func (r *Report) InconclusiveMessage() string {
 	}
 	if r.Faults == 0 && r.Checks == 0 {
 		return "inconclusive: no fault kind in scope can be placed at an event the system crosses, so no fault was scheduled or tested; the events the system crossed: " + strings.Join(crossed, ", ")
+	}
+	if r.Reached > 0 {
+		return fmt.Sprintf("inconclusive: %d of the %d faults scheduled in %d checks were reached but none fired (the system's adapters enact none of the kinds in scope at the crossings they reached), so no fault was tested; narrow the kinds to those the adapters enact (their Kinds())",
+			r.Reached, r.Faults, r.Checks)
 	}
 	return fmt.Sprintf("inconclusive: none of the %d faults scheduled in %d checks was reached, so no fault was tested; the events the system crossed: %s",
 		r.Faults, r.Checks, strings.Join(crossed, ", "))
@@ -526,7 +534,9 @@ func fits(kind string, ev model.EventName) bool {
 func (e *explorer) run(s *model.Schedule) (*model.Result, error) {
 	var f model.Factory
 	var err error
-	e.within(func() { f, err = e.sys(s.Config) })
+	if werr := e.within(func() { f, err = e.sys(s.Config) }); werr != nil {
+		err = werr
+	}
 	if err != nil {
 		return nil, fmt.Errorf("properties: building the system for %s: %w", e.describe(s.Config), err)
 	}
@@ -806,7 +816,9 @@ func (e *explorer) runPrefix(s *model.Schedule) (sites, error) {
 	defer e.prefixes.Put(h)
 	var f model.Factory
 	var err error
-	e.within(func() { f, err = e.sys(s.Config) })
+	if werr := e.within(func() { f, err = e.sys(s.Config) }); werr != nil {
+		err = werr
+	}
 	if err != nil {
 		return sites{}, fmt.Errorf("properties: building the system for %s: %w", e.describe(s.Config), err)
 	}

@@ -57,8 +57,9 @@ type settings struct {
 	loop loopSettings // WithSeed, WithChecks and WithShard
 
 	// bubble runs one run inside a testing/synctest bubble
-	// (CheckProduction's); nil: runs run directly
-	bubble func(func())
+	// (CheckProduction's), returning the bubble's own failure; nil: runs
+	// run directly
+	bubble func(func()) error
 
 	// progress is WithProgress's function (nil: none)
 	progress func(done, total, counterexamples int)

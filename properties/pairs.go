@@ -169,11 +169,15 @@ func ExplorePair(sys System, on, off model.Config, seed uint64, draws int, opts 
 func (e *explorer) judge(s *model.Schedule) (*model.Result, error) {
 	var f model.Factory
 	var err error
-	e.within(func() { f, err = e.sys(s.Config) })
+	if werr := e.within(func() { f, err = e.sys(s.Config) }); werr != nil {
+		err = werr
+	}
 	if err != nil {
 		return nil, fmt.Errorf("properties: building the system for %s: %w", e.describe(s.Config), err)
 	}
-	e.within(func() { _, err = e.harness.Terms(f, s) })
+	if werr := e.within(func() { _, err = e.harness.Terms(f, s) }); werr != nil {
+		err = werr
+	}
 	if err != nil {
 		return nil, fmt.Errorf("properties: harness: %w", err)
 	}

@@ -89,22 +89,33 @@ func (e *explorer) preflight(name string) error {
 func withBubble(t *testing.T) Option {
 	var mu sync.Mutex
 	return optionFunc(func(s *settings) error {
-		s.bubble = func(run func()) {
+		s.bubble = func(run func()) (err error) {
 			mu.Lock()
 			defer mu.Unlock()
+			defer func() {
+				if p := recover(); p != nil {
+					msg := fmt.Sprint(p)
+					if !strings.Contains(msg, "deadlock") {
+						panic(p)
+					}
+					err = fmt.Errorf("nondeterministic replay: the run's bubble ended in %q: a goroutine the system started outlived the run, blocked on something no crossing releases (production code must start no goroutine that outlives the run)", msg)
+				}
+			}()
 			synctest.Test(t, func(*testing.T) { run() })
+			return nil
 		}
 		return nil
 	})
 }
 
-// within runs f inside the exploration's bubble, or directly.
-func (e *explorer) within(f func()) {
+// within runs f inside the exploration's bubble, or directly; the error
+// is the bubble's own (a goroutine that outlived the run).
+func (e *explorer) within(f func()) error {
 	if e.set.bubble == nil {
 		f()
-		return
+		return nil
 	}
-	e.set.bubble(f)
+	return e.set.bubble(f)
 }
 
 // harnessRun runs s on h inside the exploration's bubble. In a bubble, a
@@ -117,17 +128,22 @@ func (e *explorer) harnessRun(h *model.Harness, f model.Factory, s *model.Schedu
 	}
 	var res *model.Result
 	var err error
-	e.within(func() { res, err = h.Run(f, s) })
+	if werr := e.within(func() { res, err = h.Run(f, s) }); werr != nil {
+		return nil, werr
+	}
 	if err != nil || res.Held() {
 		return res, err
 	}
 	var again *model.Result
-	e.within(func() {
+	werr := e.within(func() {
 		var g model.Factory
 		if g, err = e.sys(s.Config); err == nil {
 			again, err = h.Run(g, s)
 		}
 	})
+	if werr != nil {
+		return nil, werr
+	}
 	if err != nil {
 		return nil, err
 	}

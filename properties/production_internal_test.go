@@ -184,3 +184,35 @@ type bare struct{}
 func (bare) Run(context.Context, model.Env, model.Task) (model.Claim, error) {
 	return model.Claim{Verdict: model.ClaimRelease}, nil
 }
+
+// leaky starts a goroutine that outlives its run, blocked forever.
+type leaky struct{ payAgent }
+
+func (l leaky) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+	block := make(chan struct{})
+	go func() { <-block }() // never released
+	return l.payAgent.Run(ctx, env, task)
+}
+
+// TestProductionLeakedGoroutine: a goroutine that outlives the run ends
+// its bubble in a deadlock, reported as a nondeterministic replay naming
+// the rule, not as a panic of the test binary.
+func TestProductionLeakedGoroutine(t *testing.T) {
+	def := payDefinition(nil)
+	conf := def.Configure
+	def.Configure = func(system json.RawMessage) (model.Factory, error) {
+		f, err := conf(system)
+		if err != nil {
+			return nil, err
+		}
+		return func() model.System { return leaky{f().(payAgent)} }, nil
+	}
+	e, err := resolve(def.Factory, []Option{WithDefinition(def), withBubble(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.run(&model.Schedule{Version: model.ScheduleVersion, Seed: "l", Config: e.set.config, Faults: []model.FaultEntry{}})
+	if err == nil || !strings.Contains(err.Error(), "nondeterministic replay: the run's bubble ended in") || !strings.Contains(err.Error(), "outlived the run") {
+		t.Fatalf("err %v", err)
+	}
+}

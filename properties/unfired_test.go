@@ -1,0 +1,73 @@
+package properties_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/properties"
+)
+
+// unenacted crosses checkpoint.write through Calls and enacts nothing
+// armed there: every fault it reaches stays unfired.
+type unenacted struct{}
+
+func (unenacted) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+	for range 2 {
+		s, err := env.Calls.Enter(ctx, model.EvCheckpointWrite)
+		if err != nil {
+			return model.Claim{}, err
+		}
+		if err := s.Done("ok", ""); err != nil {
+			return model.Claim{}, err
+		}
+	}
+	return model.Claim{Verdict: model.ClaimHold}, nil
+}
+
+func (unenacted) ProviderLedger(context.Context) ([]model.LedgerEntry, error) { return nil, nil }
+
+var unenactedFixture = model.Fixture{Name: "unenacted", Tasks: []model.Task{{ID: "t"}}}
+
+func unenactedOptions(more ...properties.Option) []properties.Option {
+	return append([]properties.Option{properties.WithFixture(unenactedFixture), properties.WithKinds("stale_checkpoint"),
+		properties.WithHarnessOptions(model.Options{Builtin: []string{}}), properties.WithoutWorldEvents()}, more...)
+}
+
+// TestUnfiredCampaignIsInconclusive: a campaign whose faults are all
+// reached but never fire tested nothing: inconclusive, never green.
+func TestUnfiredCampaignIsInconclusive(t *testing.T) {
+	sys := properties.Factory(func() model.System { return unenacted{} })
+	rep, err := properties.Explore(sys, unenactedOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Inconclusive() || rep.Reached == 0 || rep.Fired != 0 || !strings.Contains(rep.InconclusiveMessage(), "were reached but none fired") {
+		t.Fatalf("inconclusive %v, reached %d, fired %d: %s", rep.Inconclusive(), rep.Reached, rep.Fired, rep.InconclusiveMessage())
+	}
+	tb := &recordingTB{name: "TestUnfired"}
+	properties.Check(tb, sys, unenactedOptions(properties.WithFailDir(t.TempDir()))...)
+	if len(tb.errors) != 1 || !strings.Contains(tb.errors[0], "were reached but none fired") || !strings.Contains(tb.errors[0], "exit code 3") {
+		t.Fatalf("Check: %q", tb.errors)
+	}
+}
+
+// TestReplayOfUnfiredFaultIsInconclusive: FAULTLINE_REPLAY of a schedule
+// whose fault is reached but not fired fails as inconclusive.
+func TestReplayOfUnfiredFaultIsInconclusive(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.json")
+	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "u", Config: model.Config{Fixture: "unenacted"},
+		Faults: []model.FaultEntry{{Event: model.EvCheckpointWrite, Ordinal: 2, Kind: "stale_checkpoint"}}}
+	if err := os.WriteFile(path, model.Format(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(properties.ReplayEnv, path)
+	tb := &recordingTB{name: "TestUnfired"}
+	properties.Check(tb, properties.Factory(func() model.System { return unenacted{} }), unenactedOptions()...)
+	if len(tb.errors) != 1 || !strings.Contains(tb.errors[0], "f1 stale_checkpoint@checkpoint.write#2 (reached, not fired)") || !strings.Contains(tb.errors[0], "exit code 3") {
+		t.Fatalf("replay: errors %q, logs %q", tb.errors, tb.logs)
+	}
+}
