@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -95,5 +96,37 @@ func TestQuickStart(t *testing.T) {
 	}
 	if out, passed := runQuickStart(t, strings.Replace(code, bug, fix, 1)); !passed {
 		t.Errorf("the quick start with the fix the README names still fails:\n%s", out)
+	}
+}
+
+// TestProductionQuickStartIsTheExample: the README's quick start for
+// production code is examples/snapshots/readme_test.go's code as written
+// there (that test runs it), and holds as few lines as the README says.
+func TestProductionQuickStartIsTheExample(t *testing.T) {
+	readme := read(t, "../README.md")
+	start := strings.Index(readme, "## Quick start: production code")
+	if start < 0 {
+		t.Fatal("README.md has no quick start for production code")
+	}
+	sec := readme[start:]
+	b := strings.Index(sec, "```go\n")
+	e := strings.Index(sec[b+6:], "```\n")
+	if b < 0 || e < 0 {
+		t.Fatal("the production quick start has no closed ```go block")
+	}
+	block := sec[b+6 : b+6+e]
+	src := read(t, "../examples/snapshots/readme_test.go")
+	i := strings.Index(src, "// sweeper is one worker")
+	if i < 0 || strings.TrimRight(src[i:], "\n")+"\n" != block {
+		t.Fatalf("README's production quick start is not examples/snapshots/readme_test.go from its type on:\n%s", block)
+	}
+	n := 0
+	for _, l := range strings.Split(block, "\n") {
+		if l := strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "//") {
+			n++
+		}
+	}
+	if want := "readme_test.go`, " + strconv.Itoa(n) + " lines of"; !strings.Contains(sec, want) || n >= 40 {
+		t.Errorf("the glue has %d lines of code; the README should say %q (and keep it under 40)", n, want)
 	}
 }
