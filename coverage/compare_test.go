@@ -27,7 +27,7 @@ func profileColumns(t *testing.T) []coverage.Column {
 	return cols
 }
 
-// TestCompareProfiles: merged, the audit's runs make 11 of the 19 keys
+// TestCompareProfiles: merged, the audit's runs make 11 of the 20 keys
 // violated; side by side, every violation is the baseline's and typed and
 // fail_closed hold under every key.
 func TestCompareProfiles(t *testing.T) {
@@ -40,7 +40,7 @@ func TestCompareProfiles(t *testing.T) {
 	if diff := cmp.Diff(merged, c.Total); diff != "" {
 		t.Fatalf("total differs from the report of all runs (-all +total):\n%s", diff)
 	}
-	if len(c.Rows) != 19 || strings.Join(c.Labels, ",") != "baseline,typed,fail_closed" {
+	if len(c.Rows) != 20 || strings.Join(c.Labels, ",") != "baseline,typed,fail_closed" {
 		t.Fatalf("%d rows, labels %v", len(c.Rows), c.Labels)
 	}
 	var got []string
@@ -48,10 +48,10 @@ func TestCompareProfiles(t *testing.T) {
 		s := r.Summary
 		got = append(got, c.Labels[i]+" "+itoa(s.Visited)+" "+itoa(s.Violated)+" "+itoa(s.Held)+" "+itoa(s.Runs))
 	}
-	if strings.Join(got, "; ") != "baseline 19 11 8 25; typed 19 0 19 25; fail_closed 19 0 19 25" {
+	if strings.Join(got, "; ") != "baseline 19 11 8 27; typed 20 0 20 27; fail_closed 20 0 20 27" {
 		t.Fatalf("columns: %s", strings.Join(got, "; "))
 	}
-	if s := c.Total.Summary; s.Violated != 11 || s.Held != 8 {
+	if s := c.Total.Summary; s.Violated != 11 || s.Held != 9 {
 		t.Fatalf("merged: %d violated, %d held", s.Violated, s.Held)
 	}
 	row := c.Rows[7]
@@ -66,17 +66,17 @@ func TestCompareProfiles(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
-		"Coverage: 19 of 19 reachable keys visited (100.0%)\n",
+		"Coverage: 20 of 20 reachable keys visited (100.0%)\n",
 		"\nBy baseline, typed, fail_closed:\n" +
-			"  baseline     19 of 19 reachable keys visited: 11 violated, 8 held (25 runs)\n" +
-			"  typed        19 of 19 reachable keys visited: 0 violated, 19 held (25 runs)\n" +
-			"  fail_closed  19 of 19 reachable keys visited: 0 violated, 19 held (25 runs)\n",
+			"  baseline     19 of 20 reachable keys visited: 11 violated, 8 held (27 runs)\n" +
+			"  typed        20 of 20 reachable keys visited: 0 violated, 20 held (27 runs)\n" +
+			"  fail_closed  20 of 20 reachable keys visited: 0 violated, 20 held (27 runs)\n",
 		"  key                                                                baseline                                          typed  fail_closed  kinds\n",
 		"  tool/effect/after_commit/isolated/receipt                          violated (effect_at_most_once, provable_outcome)  held   held         partial_success_response,malformed_response,output_drift\n",
 		"  state/branch_join/before_commit/isolated/join_record               held                                              held   held         branch_failure\n",
 		"  tool/effect/after_commit/isolated/ledger_readback under baseline\n    effect_at_most_once violated in 1 run: first false after seq 19 (tool.commit): second ledger effect for task refund-O-731\n",
 		"Unvisited reachable keys:\n  none\n",
-		"Unreachable keys (9881), grouped by reason:\n",
+		"Unreachable keys (9880), grouped by reason:\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("comparison lacks %q", want)
@@ -106,7 +106,7 @@ func TestCompareColumnsApart(t *testing.T) {
 	}
 	for i, want := range map[int]string{
 		6:  "tool/effect/after_commit/isolated/ledger_readback violated,scheduled_not_reached",
-		16: "state/branch_join/before_commit/isolated/join_record never_tried,held",
+		17: "state/branch_join/before_commit/isolated/join_record never_tried,held",
 		0:  "identity/proposal/before_validation/isolated/capability_record never_tried,never_tried",
 	} {
 		if got := cells(i); got != want {

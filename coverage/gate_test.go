@@ -63,8 +63,8 @@ func TestGate(t *testing.T) {
 		passed  bool
 		missing []string
 	}{
-		{"ratio met", ratio(0.15), true, nil},
-		{"ratio met exactly", ratio(3.0 / 19), true, nil},
+		{"ratio met", ratio(0.14), true, nil},
+		{"ratio met exactly", ratio(3.0 / 20), true, nil},
 		{"ratio not met", ratio(0.16), false, nil},
 		{"after-commit tool keys met", coverage.GateOptions{Require: req("tool/effect/after_commit/*/*")}, true, nil},
 		{"tool keys", coverage.GateOptions{Require: req("tool/*/*/*/*")}, false,
@@ -72,18 +72,18 @@ func TestGate(t *testing.T) {
 				"tool/tool_call/before_commit/isolated/ledger_readback", "tool/tool_call/before_commit/isolated/budget_counter",
 				"tool/tool_call/before_commit/persistent/budget_counter"}},
 		{"state keys", coverage.GateOptions{Require: req("state/*/*/*/*")}, false,
-			[]string{"state/state/before_commit/isolated/state_version", "state/worker/after_checkpoint/isolated/checkpoint_store",
+			[]string{"state/state/before_commit/isolated/state_version", "state/state/after_commit/isolated/ledger_readback", "state/worker/after_checkpoint/isolated/checkpoint_store",
 				"state/checkpoint_store/after_checkpoint/isolated/checkpoint_store", "state/branch_join/before_commit/isolated/join_record"}},
 		{"unreachable key", coverage.GateOptions{Require: req("tool/effect/after_commit/synchronized/ledger_readback")}, false,
 			[]string{"tool/effect/after_commit/synchronized/ledger_readback"}},
 		{"pattern matching nothing", coverage.GateOptions{Require: req("*/*/*/repeated/*")}, false, []string{""}},
-		{"both", coverage.GateOptions{MinRatio: 0.15, HasMinRatio: true, Require: req("*/*/*/*/*")}, false,
+		{"both", coverage.GateOptions{MinRatio: 0.14, HasMinRatio: true, Require: req("*/*/*/*/*")}, false,
 			[]string{"identity/proposal/before_validation/isolated/capability_record", "identity/authority/before_commit/isolated/capability_record",
 				"context/proposal/before_validation/isolated/state_version", "context/proposal/before_validation/isolated/policy_record",
 				"context/memory/before_commit/isolated/checkpoint_store", "tool/effect/before_commit/isolated/ledger_readback",
 				"tool/sandbox/before_validation/isolated/ledger_readback", "tool/tool_call/before_commit/isolated/ledger_readback",
 				"tool/tool_call/before_commit/isolated/budget_counter", "tool/tool_call/before_commit/persistent/budget_counter",
-				"state/state/before_commit/isolated/state_version", "state/worker/after_checkpoint/isolated/checkpoint_store",
+				"state/state/before_commit/isolated/state_version", "state/state/after_commit/isolated/ledger_readback", "state/worker/after_checkpoint/isolated/checkpoint_store",
 				"state/checkpoint_store/after_checkpoint/isolated/checkpoint_store", "state/branch_join/before_commit/isolated/join_record",
 				"evidence/effect/before_commit/isolated/trace_lineage", "evidence/proof/after_receipt/isolated/receipt"}},
 	} {
@@ -107,9 +107,10 @@ func TestGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `coverage gate: FAILED
-  ratio 0.1579 (3 of 19 reachable keys visited), minimum 0.5000: NOT MET
-  required keys: 6, unvisited: 5; patterns matching no reachable key: 1
-  line 1 state/*/*/*/*: unvisited state/state/before_commit/isolated/state_version: scheduled_not_reached: scheduled 1 time, but its event never occurred (concurrent_version_change)
+  ratio 0.1500 (3 of 20 reachable keys visited), minimum 0.5000: NOT MET
+  required keys: 7, unvisited: 6; patterns matching no reachable key: 1
+  line 1 state/*/*/*/*: unvisited state/state/before_commit/isolated/state_version: scheduled_not_reached: scheduled 1 time, but its event never occurred (concurrent_version_change or stale_state_read)
+  line 1 state/*/*/*/*: unvisited state/state/after_commit/isolated/ledger_readback: never_tried: no recorded run scheduled lagging_readback
   line 1 state/*/*/*/*: unvisited state/worker/after_checkpoint/isolated/checkpoint_store: never_tried: no recorded run scheduled worker_restart
   line 1 state/*/*/*/*: unvisited state/checkpoint_store/after_checkpoint/isolated/checkpoint_store: never_tried: no recorded run scheduled missing_checkpoint or stale_checkpoint or future_version_checkpoint or corrupt_checkpoint
   line 1 state/*/*/*/*: unvisited state/branch_join/before_commit/isolated/join_record: never_tried: no recorded run scheduled branch_failure

@@ -35,14 +35,14 @@ func partialReport(t *testing.T) *coverage.Report {
 func TestReportNumbers(t *testing.T) {
 	r := partialReport(t)
 	s := r.Summary
-	// 5 of the 19 reachable keys visited (the shared receipt key twice); 3
+	// 5 of the 20 reachable keys visited (the shared receipt key twice); 3
 	// counterexamples: effect_at_most_once under each of the two after_commit
 	// keys, provable_outcome under the receipt key. Pairs: 444 = 5·11 + 5·5 +
-	// 5·4 + 5·9 + 11·5 + 11·4 + 11·9 + 5·4 + 5·9 + 4·9; 117 appear in a
+	// 5·4 + 5·9 + 11·5 + 11·4 + 11·9 + 5·4 + 5·9 + 4·9; 119 appear in a
 	// reachable key, 37 in a visited one.
-	want := coverage.Summary{Keys: 9900, Reachable: 19, Unreachable: 9881, Visited: 5, Ratio: 5.0 / 19, Applicable: 19, Traced: 7, Crossings: true, Violated: 2, Held: 3,
-		NotReached: 1, NeverTried: 13, Runs: 7, Visits: 6, FaultsNotReached: 1, Counterexamples: 3,
-		PairsPossible: 444, PairsReachable: 117, PairsCovered: 37, PairRatio: 37.0 / 117}
+	want := coverage.Summary{Keys: 9900, Reachable: 20, Unreachable: 9880, Visited: 5, Ratio: 5.0 / 20, Applicable: 20, Traced: 7, Crossings: true, Violated: 2, Held: 3,
+		NotReached: 1, NeverTried: 14, Runs: 7, Visits: 6, FaultsNotReached: 1, Counterexamples: 3,
+		PairsPossible: 444, PairsReachable: 119, PairsCovered: 37, PairRatio: 37.0 / 119}
 	if s != want {
 		t.Fatalf("summary\n got %+v\nwant %+v", s, want)
 	}
@@ -61,6 +61,7 @@ func TestReportNumbers(t *testing.T) {
 		"tool/tool_call/before_commit/isolated/ledger_readback never_tried: no recorded run scheduled timeout_before_send or tool_timeout",
 		"tool/tool_call/before_commit/isolated/budget_counter never_tried: no recorded run scheduled rate_limit",
 		"tool/tool_call/before_commit/persistent/budget_counter never_tried: no recorded run scheduled budget_exhaustion",
+		"state/state/after_commit/isolated/ledger_readback never_tried: no recorded run scheduled lagging_readback",
 		"state/worker/after_checkpoint/isolated/checkpoint_store never_tried: no recorded run scheduled worker_restart",
 		"state/checkpoint_store/after_checkpoint/isolated/checkpoint_store never_tried: no recorded run scheduled missing_checkpoint or stale_checkpoint or future_version_checkpoint or corrupt_checkpoint",
 		"evidence/effect/before_commit/isolated/trace_lineage never_tried: no recorded run scheduled break_trace_lineage",
@@ -74,7 +75,7 @@ func TestReportNumbers(t *testing.T) {
 	for _, v := range r.Marginals[1].Values {
 		b = append(b, v.Value+" "+itoa(v.Visited)+"/"+itoa(v.Reachable))
 	}
-	if got := strings.Join(b, ", "); got != "proposal 0/3, authority 0/1, effect 2/4, state 2/2, proof 0/1, sandbox 0/1, tool_call 0/3, worker 0/1, checkpoint_store 0/1, branch_join 1/1, memory 0/1" {
+	if got := strings.Join(b, ", "); got != "proposal 0/3, authority 0/1, effect 2/4, state 2/3, proof 0/1, sandbox 0/1, tool_call 0/3, worker 0/1, checkpoint_store 0/1, branch_join 1/1, memory 0/1" {
 		t.Fatalf("boundary marginal: %s", got)
 	}
 	if r.Marginals[3].Values[1].Reason != "no fault kind in the catalogue has correlation repeated" {
@@ -129,33 +130,33 @@ func TestReportFormats(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"Coverage: 5 of 19 reachable keys visited (26.3%)\n",
+		"Coverage: 5 of 20 reachable keys visited (25.0%)\n",
 		"  tool/effect/after_commit/isolated/ledger_readback                  timeout_after_commit                                                              violated               1       0            0          effect_at_most_once ×1\n",
 		"  tool/effect/after_commit/isolated/receipt                          partial_success_response,malformed_response,output_drift                          violated               2       0            0          effect_at_most_once ×1, provable_outcome ×1\n",
 		"    effect_at_most_once violated in 1 run: first false after seq 19 (tool.commit): second ledger effect for task refund-O-731\n    replay: faultline replay timeout_after_commit-",
 		"  tool/effect/after_commit/isolated/receipt\n    effect_at_most_once violated in 1 run: first false after seq 19 (tool.commit): second ledger effect for task refund-O-731\n    replay: faultline replay output_drift-",
 		"  tool/effect/after_commit/isolated/receipt\n    provable_outcome violated in 1 run: first false after seq 18 (claim): release without correlated proof\n    replay: faultline replay partial_success_response-",
 		"  context/proposal/before_validation/isolated/policy_record  scheduled_not_reached: scheduled 1 time, but its event never occurred (stale_policy)\n",
-		"  boundary     proposal 0/3, authority 0/1, effect 2/4, state 2/2, proof 0/1, sandbox 0/1, tool_call 0/3, worker 0/1, checkpoint_store 0/1, branch_join 1/1, memory 0/1\n",
-		"  correlation  isolated 5/18, repeated -, persistent 0/1, synchronized -\n",
+		"  boundary     proposal 0/3, authority 0/1, effect 2/4, state 2/3, proof 0/1, sandbox 0/1, tool_call 0/3, worker 0/1, checkpoint_store 0/1, branch_join 1/1, memory 0/1\n",
+		"  correlation  isolated 5/19, repeated -, persistent 0/1, synchronized -\n",
 		"  domain × boundary       3/13  of 55  missing: identity × proposal,",
-		"Unreachable keys (9881), grouped by reason:\n  identity/{effect,state,proof,sandbox,tool_call,worker,checkpoint_store,branch_join,memory}/*/*/* (1620 keys): no identity fault kind enters at any of the boundaries",
+		"Unreachable keys (9880), grouped by reason:\n  identity/{effect,state,proof,sandbox,tool_call,worker,checkpoint_store,branch_join,memory}/*/*/* (1620 keys): no identity fault kind enters at any of the boundaries",
 	} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text report lacks %q", want)
 		}
 	}
-	if n := strings.Count(text.String(), " keys): "); n != 49 {
-		t.Errorf("text report lists %d unreachable groups, want 49", n)
+	if n := strings.Count(text.String(), " keys): "); n != 51 {
+		t.Errorf("text report lists %d unreachable groups, want 51", n)
 	}
 	for _, want := range []string{
-		"### Coverage: 5 of 19 reachable keys visited (26.3%)\n",
+		"### Coverage: 5 of 20 reachable keys visited (25.0%)\n",
 		"| `tool/effect/after_commit/isolated/ledger_readback` | timeout_after_commit | ❌ violated | 1 | 0 | `effect_at_most_once` ×1, first false after seq 19 (tool.commit); `faultline replay timeout_after_commit-",
 		"| `tool/effect/after_commit/isolated/receipt` | partial_success_response, malformed_response, output_drift | ❌ violated | 2 | 0 | `effect_at_most_once` ×1, first false after seq 19 (tool.commit); `faultline replay output_drift-",
-		"| `state/state/before_commit/isolated/state_version` | concurrent_version_change | ✅ held | 1 | 0 | - |",
+		"| `state/state/before_commit/isolated/state_version` | concurrent_version_change, stale_state_read | ✅ held | 1 | 0 | - |",
 		"| `state/branch_join/before_commit/isolated/join_record` | branch_failure | ✅ held | 1 | 0 | - |",
 		"- `context/proposal/before_validation/isolated/policy_record` (⚠️ scheduled, not reached): scheduled 1 time, but its event never occurred (stale_policy)\n",
-		"<details><summary>Unreachable keys (9881), grouped by reason</summary>",
+		"<details><summary>Unreachable keys (9880), grouped by reason</summary>",
 	} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown report lacks %q", want)
@@ -184,7 +185,7 @@ func TestReportFormats(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.Version != coverage.Version || back.Summary != r.Summary || len(back.Keys) != 19 || len(back.Unreachable) != 49 ||
+	if back.Version != coverage.Version || back.Summary != r.Summary || len(back.Keys) != 20 || len(back.Unreachable) != 51 ||
 		back.Unreachable[0].Dimension != "boundary" || back.Unreachable[0].Keys != 1620 {
 		t.Fatalf("json report: %+v", back)
 	}
@@ -243,7 +244,7 @@ func TestHTMLStructure(t *testing.T) {
 		}
 	}
 	walk(doc)
-	if title != "faultline coverage: 5 of 19 reachable keys visited" {
+	if title != "faultline coverage: 5 of 20 reachable keys visited" {
 		t.Fatalf("title %q", title)
 	}
 	if scripts != 0 || len(external) != 0 {
@@ -267,8 +268,8 @@ func TestHTMLStructure(t *testing.T) {
 		t.Fatalf("tool × after_commit cell: %d found, text %q", len(tool), text(tool[0]))
 	}
 	rows := find(byID["keys"], func(n *html.Node) bool { return n.Data == "tr" && n.Parent.Data == "tbody" })
-	if len(rows) != 19 {
-		t.Fatalf("%d key rows, want 19", len(rows))
+	if len(rows) != 20 {
+		t.Fatalf("%d key rows, want 20", len(rows))
 	}
 	// the counterexample sits in its key's row
 	if row := text(rows[6]); !strings.HasPrefix(row, "tool/effect/after_commit/isolated/ledger_readback") ||
@@ -280,15 +281,15 @@ func TestHTMLStructure(t *testing.T) {
 		!strings.Contains(row, "faultline replay output_drift-") || !strings.Contains(row, "faultline replay partial_success_response-") {
 		t.Fatalf("row 8: %q", row)
 	}
-	if attr(rows[6], "class") != "status-violated" || attr(rows[12], "class") != "status-held" || attr(rows[16], "class") != "status-held" ||
+	if attr(rows[6], "class") != "status-violated" || attr(rows[12], "class") != "status-held" || attr(rows[17], "class") != "status-held" ||
 		attr(rows[3], "class") != "status-scheduled_not_reached" || attr(rows[4], "class") != "status-never_tried" {
 		t.Fatal("row classes")
 	}
-	if n := len(find(byID["unvisited"], func(n *html.Node) bool { return n.Data == "li" })); n != 14 {
-		t.Fatalf("%d unvisited keys listed, want 14", n)
+	if n := len(find(byID["unvisited"], func(n *html.Node) bool { return n.Data == "li" })); n != 15 {
+		t.Fatalf("%d unvisited keys listed, want 15", n)
 	}
 	gaps := find(byID["unreachable"], func(n *html.Node) bool { return n.Data == "li" })
-	if len(gaps) != 49 || !strings.Contains(text(gaps[0]), "(1620 keys): no identity fault kind enters at any of the boundaries") {
+	if len(gaps) != 51 || !strings.Contains(text(gaps[0]), "(1620 keys): no identity fault kind enters at any of the boundaries") {
 		t.Fatalf("%d unreachable groups; first %q", len(gaps), text(gaps[0]))
 	}
 	if n := len(find(byID["pairwise"], func(n *html.Node) bool { return n.Data == "tr" && n.Parent.Data == "tbody" })); n != 10 {

@@ -27,6 +27,7 @@ var catalogueKeys = []string{
 	"tool/tool_call/before_commit/isolated/budget_counter",
 	"tool/tool_call/before_commit/persistent/budget_counter",
 	"state/state/before_commit/isolated/state_version",
+	"state/state/after_commit/isolated/ledger_readback",
 	"state/state/after_checkpoint/isolated/ledger_readback",
 	"state/worker/after_checkpoint/isolated/checkpoint_store",
 	"state/checkpoint_store/after_checkpoint/isolated/checkpoint_store",
@@ -113,6 +114,8 @@ func TestUniverseOfTheCatalogue(t *testing.T) {
 		"tool/tool_call/before_commit/persistent/budget_counter":            "budget_exhaustion",
 		"state/checkpoint_store/after_checkpoint/isolated/checkpoint_store": "missing_checkpoint,stale_checkpoint,future_version_checkpoint,corrupt_checkpoint",
 		"state/branch_join/before_commit/isolated/join_record":              "branch_failure",
+		"state/state/before_commit/isolated/state_version":                  "concurrent_version_change,stale_state_read",
+		"state/state/after_commit/isolated/ledger_readback":                 "lagging_readback",
 	} {
 		if k := u.Kinds(mustKey(t, key)); strings.Join(k, ",") != want {
 			t.Errorf("Kinds(%s) = %v, want %s", key, k, want)
@@ -122,11 +125,11 @@ func TestUniverseOfTheCatalogue(t *testing.T) {
 		t.Fatalf("KindKey(output_drift) = %s, %t", k, ok)
 	}
 	// one gap per domain (boundaries), per (domain, boundary) pair (13:
-	// phases), per (domain, boundary, phase) triple (15: correlations) and per
-	// (domain, boundary, phase, correlation) quadruple (16: oracles; the tool
+	// phases), per (domain, boundary, phase) triple (16: correlations) and per
+	// (domain, boundary, phase, correlation) quadruple (17: oracles; the tool
 	// kinds at tool_call before_commit are isolated or persistent)
-	if len(u.Gaps()) != 5+13+15+16 {
-		t.Fatalf("%d gaps, want 49", len(u.Gaps()))
+	if len(u.Gaps()) != 5+13+16+17 {
+		t.Fatalf("%d gaps, want 51", len(u.Gaps()))
 	}
 	checkPartition(t, u)
 	for key, want := range map[string]string{
@@ -138,8 +141,10 @@ func TestUniverseOfTheCatalogue(t *testing.T) {
 			"tool kinds at boundary effect in phase after_commit with correlation isolated are adjudicated by ledger_readback (timeout_after_commit), receipt (partial_success_response, malformed_response, output_drift)",
 		"tool/tool_call/before_commit/persistent/ledger_readback": "no tool fault kind at boundary tool_call in phase before_commit with correlation persistent is adjudicated by oracle ledger_readback; " +
 			"tool kinds at boundary tool_call in phase before_commit with correlation persistent are adjudicated by budget_counter (budget_exhaustion)",
-		"state/state/after_commit/isolated/ledger_readback": "no state fault kind at boundary state enters in phase after_commit; " +
-			"state kinds at boundary state enter in before_commit (concurrent_version_change), after_checkpoint (checkpoint_rollback)",
+		"state/state/after_receipt/isolated/ledger_readback": "no state fault kind at boundary state enters in phase after_receipt; " +
+			"state kinds at boundary state enter in before_commit (concurrent_version_change, stale_state_read), after_commit (lagging_readback), after_checkpoint (checkpoint_rollback)",
+		"state/state/after_commit/isolated/state_version": "no state fault kind at boundary state in phase after_commit with correlation isolated is adjudicated by oracle state_version; " +
+			"state kinds at boundary state in phase after_commit with correlation isolated are adjudicated by ledger_readback (lagging_readback)",
 		"state/branch_join/before_commit/isolated/checkpoint_store": "no state fault kind at boundary branch_join in phase before_commit with correlation isolated is adjudicated by oracle checkpoint_store; " +
 			"state kinds at boundary branch_join in phase before_commit with correlation isolated are adjudicated by join_record (branch_failure)",
 	} {
@@ -181,8 +186,8 @@ func TestUniverseFollowsTheCatalogue(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := mustKey(t, "tool/effect/after_commit/synchronized/ledger_readback")
-	// 19 keys, less the two identity keys, plus the storm's
-	if !u.IsReachable(k) || len(u.Reachable()) != 18 {
+	// 20 keys, less the two identity keys, plus the storm's
+	if !u.IsReachable(k) || len(u.Reachable()) != 19 {
 		t.Fatalf("reachable %d keys, storm key reachable %t", len(u.Reachable()), u.IsReachable(k))
 	}
 	if got, want := u.Reason(mustKey(t, "identity/authority/before_commit/isolated/capability_record")),
@@ -190,7 +195,7 @@ func TestUniverseFollowsTheCatalogue(t *testing.T) {
 			"tool (timeout_after_commit, partial_success_response, sandbox_denial, timeout_before_send, reject_before_commit, malformed_response, "+
 			"output_drift, rate_limit, tool_timeout, budget_exhaustion, retry_storm), "+
 			"state (checkpoint_rollback, concurrent_version_change, worker_restart, missing_checkpoint, stale_checkpoint, future_version_checkpoint, "+
-			"corrupt_checkpoint, branch_failure), evidence (drop_effect_receipt, break_trace_lineage)"; got != want {
+			"corrupt_checkpoint, branch_failure, lagging_readback, stale_state_read), evidence (drop_effect_receipt, break_trace_lineage)"; got != want {
 		t.Fatalf("reason:\n got %s\nwant %s", got, want)
 	}
 	checkPartition(t, u)
