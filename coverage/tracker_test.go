@@ -37,7 +37,7 @@ func TestScheduledNotReachedIsNotAVisit(t *testing.T) {
 		t.Fatalf("KeyCounts %d, %d", v, u)
 	}
 	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{})
-	if r.Summary.Visited != 0 || r.Summary.NotReached != 1 || r.Summary.NeverTried != 19 || r.Summary.FaultsNotReached != 1 {
+	if r.Summary.Visited != 0 || r.Summary.NotReached != 1 || r.Summary.NeverTried != 23 || r.Summary.FaultsNotReached != 1 {
 		t.Fatalf("summary %+v", r.Summary)
 	}
 	row := r.Keys[6]
@@ -75,7 +75,7 @@ func TestReachedNotFired(t *testing.T) {
 		t.Fatalf("entry %+v", e)
 	}
 	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{})
-	row := r.Unvisited[14] // nothing visited: every reachable key is unvisited, in report order
+	row := r.Unvisited[18] // nothing visited: every reachable key is unvisited, in report order
 	if r.Summary.Visited != 0 || r.Summary.NotReached != 1 || r.Summary.FaultsNotFired != 1 ||
 		row.Key != "state/state/after_checkpoint/isolated/ledger_readback" || row.Status != coverage.StatusNotReached ||
 		row.Reason != "reached 1 time, but the disturbance had nothing to act on (checkpoint_rollback)" {
@@ -88,12 +88,12 @@ func TestReachedNotFired(t *testing.T) {
 func TestSharedKeyReason(t *testing.T) {
 	d := record(t, at(t, "tool_timeout", 3, copperfin.ProfileTyped)).Data()
 	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{})
-	row := r.Keys[9]
+	row := r.Keys[13]
 	if row.Key != "tool/tool_call/before_commit/isolated/ledger_readback" || row.Status != coverage.StatusNotReached ||
 		row.Reason != "scheduled 1 time, but its event never occurred (timeout_before_send or tool_timeout)" {
 		t.Fatalf("row %+v", row)
 	}
-	if got := r.Keys[8].Reason; got != "no recorded run scheduled sandbox_denial" {
+	if got := r.Keys[12].Reason; got != "no recorded run scheduled sandbox_denial" {
 		t.Fatalf("never tried: %q", got)
 	}
 	d = record(t, single(t, "timeout_before_send", copperfin.ProfileTyped), single(t, "tool_timeout", copperfin.ProfileTyped)).Data()
@@ -223,7 +223,7 @@ func TestConcurrentRecordEqualsSequential(t *testing.T) {
 	// read (no effect readback, no state precondition), and
 	// lagging_readback breaks nothing without its defect (resend_unseen)
 	d := seq.Data()
-	if d.Runs != 81 || len(d.Keys) != 20 {
+	if d.Runs != 93 || len(d.Keys) != 24 {
 		t.Fatalf("runs %d, keys %d", d.Runs, len(d.Keys))
 	}
 	want2 := map[string]string{
@@ -235,6 +235,10 @@ func TestConcurrentRecordEqualsSequential(t *testing.T) {
 		"tool/effect/before_commit/isolated/ledger_readback":                "3",
 		"tool/effect/after_commit/isolated/ledger_readback":                 "3 effect_at_most_once×1",
 		"tool/effect/after_commit/isolated/receipt":                         "9 effect_at_most_once×2 provable_outcome×1",
+		"tool/effect/after_commit/repeated/ledger_readback":                 "3 effect_at_most_once×1",
+		"tool/effect/after_commit/persistent/ledger_readback":               "3 effect_at_most_once×1",
+		"tool/effect/after_commit/synchronized/ledger_readback":             "3 effect_at_most_once×1",
+		"tool/effect/after_commit/shared/ledger_readback":                   "3 effect_at_most_once×1",
 		"tool/sandbox/before_validation/isolated/ledger_readback":           "3",
 		"tool/tool_call/before_commit/isolated/ledger_readback":             "6 effect_at_most_once×1",
 		"tool/tool_call/before_commit/isolated/budget_counter":              "3",
