@@ -15,6 +15,7 @@ type twice struct{}
 func (twice) Run(ctx context.Context, env model.Env, t model.Task) (model.Claim, error) {
 	a := model.Action{Actor: t.Actor, Subject: t.Subject, Tenant: t.Tenant, Purpose: t.Purpose, IdempotencyKey: t.ID}
 	for range 2 {
+		//faultline:ignore the planted fresh key per attempt: the defect whose violation the test attributes to its own task
 		res, err := env.Tool.Commit(ctx, model.ToolCall{Tool: "deploy", RequestKey: env.NewRequestID(), Action: a})
 		if err != nil || res.Outcome == model.OutcomeCommitted {
 			return model.Claim{Verdict: model.ClaimRelease}, err
