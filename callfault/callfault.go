@@ -122,14 +122,14 @@ type Spec[Req, Resp any] struct {
 	// the zero reply and ErrMalformed.
 	Malformed func(Resp) (Resp, error)
 	// StripReceipt renders partial_success_response: the reply without
-	// its receipt. Without it the kind cannot be rendered: if it fires, the
-	// run ends with an error naming it.
+	// its receipt. Without it the kind does not act on the call: it stays
+	// unfired, and the run is inconclusive (model.Calls.CommitOnly).
 	StripReceipt func(Resp) Resp
 	// Drift renders output_drift: the reply as a drifted schema decodes
 	// (its receipt and amount fields empty). Without it, as StripReceipt.
 	Drift func(Resp) Resp
 	// SetTrace renders break_trace_lineage: the request carrying trace.
-	// Without it, as StripReceipt (and the request is not sent).
+	// Without it, as StripReceipt.
 	SetTrace func(req Req, trace string) Req
 }
 
@@ -175,7 +175,8 @@ func Wrap[Req, Resp any](calls model.Calls, spec Spec[Req, Resp], f func(context
 	case spec.Key == nil:
 		return nil, fmt.Errorf("callfault: Wrap: tool %s: Spec.Key is nil: say where the idempotency key is", spec.Tool)
 	}
-	w := &wrapped[Req, Resp]{calls: calls, s: spec, f: f}
+	kinds := spec.Kinds()
+	w := &wrapped[Req, Resp]{calls: calls, s: spec, f: f, renders: func(k string) bool { return slices.Contains(kinds, k) }}
 	if w.s.Action == nil {
 		w.s.Action = func(_ Req, key string) model.Action { return model.Action{IdempotencyKey: key} }
 	}
@@ -221,6 +222,9 @@ type wrapped[Req, Resp any] struct {
 	f     func(context.Context, Req) (Resp, error)
 	mu    sync.Mutex
 	held  []Req
+	// renders reports the kinds the spec renders: the others stay
+	// unfired (model.Calls.CommitOnly)
+	renders func(string) bool
 }
 
 // answer is the provider's answer to the current call.
@@ -274,7 +278,7 @@ func (w *wrapped[Req, Resp]) call(ctx context.Context, req Req) (Resp, error) {
 		cur = &answer[Resp]{resp, err}
 		return w.s.Result(key, resp, err)
 	}
-	c, err := w.calls.Commit(ctx, call, send)
+	c, err := w.calls.CommitOnly(ctx, call, w.renders, send)
 	var zero Resp
 	if err != nil {
 		return zero, err

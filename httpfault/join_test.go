@@ -398,6 +398,9 @@ func (nopCalls) Enter(context.Context, model.EventName) (*model.Step, error) {
 	return nil, errors.New("nop")
 }
 func (nopCalls) Fail(error) {}
+func (nopCalls) CommitOnly(context.Context, model.ToolCall, func(string) bool, func(context.Context, model.ToolCall) model.ToolResult) (model.Committed, error) {
+	return model.Committed{}, errors.New("nop")
+}
 
 // TestJSONRPCClassifier: over MCP's streamable HTTP only a tools/call of a
 // commit tool is a commit.

@@ -32,6 +32,13 @@ type Calls interface {
 	// an undecodable body). Commit returns ErrWorkerCrashed when the run
 	// stopped the worker (a stop condition or the per-task call bound).
 	Commit(ctx context.Context, call ToolCall, send func(context.Context, ToolCall) ToolResult) (Committed, error)
+	// CommitOnly is Commit for an adapter that renders only some kinds:
+	// an armed fault whose kind enacts reports false does not act on the
+	// call (it is reached, stays unfired, and the run is inconclusive,
+	// never green), so a campaign over more kinds than the adapter
+	// renders goes on instead of ending in an error. A nil enacts enacts
+	// every kind, as Commit does.
+	CommitOnly(ctx context.Context, call ToolCall, enacts func(kind string) bool, send func(context.Context, ToolCall) ToolResult) (Committed, error)
 	// Enter starts a crossing of any event but tool.commit
 	// (ledger.readback, state.read, checkpoint.write, checkpoint.load,
 	// context.subject, ...): the returned Step names the faults armed at
@@ -167,6 +174,9 @@ type liveState struct {
 	send  func(context.Context, ToolCall) ToolResult
 	sent  bool
 	fired []string
+	// enacts, when set, names the kinds the current Commit's adapter
+	// renders (CommitOnly); the others do not act
+	enacts func(string) bool
 }
 
 // liveSend is the base provider of a live commit: the adapter's real call
@@ -215,7 +225,7 @@ func (r *run) syncProvider() {
 }
 
 // liveCommit implements Calls.Commit.
-func (e *taskEnv) liveCommit(ctx context.Context, call ToolCall, send func(context.Context, ToolCall) ToolResult) (Committed, error) {
+func (e *taskEnv) liveCommit(ctx context.Context, call ToolCall, enacts func(string) bool, send func(context.Context, ToolCall) ToolResult) (Committed, error) {
 	r := e.r
 	if send == nil {
 		return Committed{}, r.misuse(errors.New("calls: Commit: nil send"))
@@ -223,9 +233,9 @@ func (e *taskEnv) liveCommit(ctx context.Context, call ToolCall, send func(conte
 	if r.live.observed == nil {
 		return Committed{}, r.misuse(errNotObserved)
 	}
-	r.live.ctx, r.live.send, r.live.sent, r.live.fired = ctx, send, false, r.live.fired[:0]
+	r.live.ctx, r.live.send, r.live.sent, r.live.fired, r.live.enacts = ctx, send, false, r.live.fired[:0], enacts
 	res, err := e.Commit(ctx, call)
-	r.live.send = nil
+	r.live.send, r.live.enacts = nil, nil
 	if err != nil {
 		return Committed{}, err
 	}
@@ -236,7 +246,11 @@ func (e *taskEnv) liveCommit(ctx context.Context, call ToolCall, send func(conte
 type calls taskEnv
 
 func (c *calls) Commit(ctx context.Context, call ToolCall, send func(context.Context, ToolCall) ToolResult) (Committed, error) {
-	return (*taskEnv)(c).liveCommit(ctx, call, send)
+	return (*taskEnv)(c).liveCommit(ctx, call, nil, send)
+}
+
+func (c *calls) CommitOnly(ctx context.Context, call ToolCall, enacts func(string) bool, send func(context.Context, ToolCall) ToolResult) (Committed, error) {
+	return (*taskEnv)(c).liveCommit(ctx, call, enacts, send)
 }
 
 func (c *calls) Fail(err error) {

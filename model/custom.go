@@ -202,15 +202,24 @@ func (o *oracleState) checkUser(r *run, seq int) {
 	}
 }
 
-// anyViolated reports whether an invariant in scope is violated so far.
-func (o *oracleState) anyViolated() bool {
-	for _, v := range o.violated {
-		if v {
+// violatedIn reports whether an invariant in scope first became false at
+// a crossing of the current task (from its first crossing on in a
+// sequential run; at a crossing the task made in a concurrent one): a
+// violation an earlier task caused is that task's, not this one's.
+func (o *oracleState) violatedIn(r *run) bool {
+	mine := func(seq int) bool {
+		if len(r.seqTask) > 0 {
+			return r.taskOf(seq) == r.index
+		}
+		return seq >= r.taskFirst
+	}
+	for i, v := range o.violated {
+		if v && mine(o.firstSeq[i]) {
 			return true
 		}
 	}
 	for _, f := range o.user {
-		if f.violated {
+		if f.violated && mine(f.firstSeq) {
 			return true
 		}
 	}

@@ -362,7 +362,7 @@ func (r *run) disturbCommit(call ToolCall, hits []*armed) (ToolResult, string) {
 	for i := len(hits) - 1; i >= 0; i-- {
 		f := hits[i]
 		h, ok := f.kind.impl.(commitHook)
-		if !ok {
+		if !ok || r.live.enacts != nil && !r.live.enacts(f.entry.Kind) {
 			continue
 		}
 		inner := provider

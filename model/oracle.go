@@ -552,7 +552,7 @@ func (o *oracleState) settle(r *run, seq int) {
 	o.checkJoinAtClaim(r, seq)
 	f.harnessHeld = !o.violated[4] && !o.violated[5] && !o.violated[6] && !o.violated[7]
 	if r.h.scope.narrowed {
-		f.held = !o.anyViolated()
+		f.held = !o.violatedIn(r)
 	}
 	o.facts = append(o.facts, f)
 }

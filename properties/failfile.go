@@ -242,6 +242,15 @@ func (e *explorer) replayStored(f failFiles, path string, own bool) (stored, err
 	}
 	s := *file
 	var out stored
+	if file.Config.Fixture == "" && e.set.def != nil && len(e.set.def.Fixtures) > 0 && e.set.def.Fixtures[0].Name == e.set.config.Fixture {
+		// no fixture named is the system's default, which the test runs
+		file.Config.Fixture = e.set.config.Fixture
+	}
+	fileDesc, testDesc := e.describe(file.Config), e.describe(e.set.config)
+	if fileDesc == testDesc { // they differ in what describe leaves out: name the fixtures
+		fileDesc += ", fixture " + orDefault(file.Config.Fixture)
+		testDesc += ", fixture " + orDefault(e.set.config.Fixture)
+	}
 	switch {
 	case file.Config.Equal(e.set.config):
 		s.Config = e.set.config
@@ -249,10 +258,10 @@ func (e *explorer) replayStored(f failFiles, path string, own bool) (stored, err
 		if s.Config.Fixture == "" {
 			s.Config.Fixture = e.set.config.Fixture
 		}
-		out.note = fmt.Sprintf("; replayed under its own config (%s), not the test's (%s)", e.describe(file.Config), e.describe(e.set.config))
+		out.note = fmt.Sprintf("; replayed under its own config (%s), not the test's (%s)", fileDesc, testDesc)
 	default:
 		s.Config = e.set.config
-		out.note = fmt.Sprintf("; its config (%s) is not the test's (%s), which it was replayed under", e.describe(file.Config), e.describe(e.set.config))
+		out.note = fmt.Sprintf("; its config (%s) is not the test's (%s), which it was replayed under", fileDesc, testDesc)
 	}
 	if out.res, err = e.replay(&s); err != nil {
 		return stored{}, fmt.Errorf("%w (replaying %s)", err, path)
@@ -262,4 +271,12 @@ func (e *explorer) replayStored(f failFiles, path string, own bool) (stored, err
 		out.cx.File, out.cx.Replay = path, f.command(path)
 	}
 	return out, nil
+}
+
+// orDefault names a config's fixture, "(default)" for none.
+func orDefault(fixture string) string {
+	if fixture == "" {
+		return "(default)"
+	}
+	return fixture
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/examples/billing"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/properties"
 )
@@ -69,5 +70,27 @@ func TestReplayOfUnfiredFaultIsInconclusive(t *testing.T) {
 	properties.Check(tb, properties.Factory(func() model.System { return unenacted{} }), unenactedOptions()...)
 	if len(tb.errors) != 1 || !strings.Contains(tb.errors[0], "f1 stale_checkpoint@checkpoint.write#2 (reached, not fired)") || !strings.Contains(tb.errors[0], "exit code 3") {
 		t.Fatalf("replay: errors %q, logs %q", tb.errors, tb.logs)
+	}
+}
+
+// TestStoredFileWithoutFixtureIsTheDefault: a schedule file that names no
+// fixture (as a fuzz target writes it) runs the system's default fixture,
+// which is the test's: it replays under the test's config with no note
+// that the configs differ.
+func TestStoredFileWithoutFixtureIsTheDefault(t *testing.T) {
+	def := billing.Definition()
+	s, err := model.SingleFault("timeout_after_commit", model.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "s.json")
+	if err := os.WriteFile(path, model.Format(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(properties.ReplayEnv, path)
+	tb := &recordingTB{name: "TestBilling"}
+	properties.Check(tb, def.Factory, properties.WithDefinition(def))
+	if tb.failed || len(tb.logs) != 1 || strings.Contains(tb.logs[0], "not the test's") || !strings.Contains(tb.logs[0], "holds: every invariant in scope held") {
+		t.Fatalf("errors %q, logs %q", tb.errors, tb.logs)
 	}
 }

@@ -178,7 +178,7 @@ func (cn *conn) autocommit(ctx context.Context, st Statement, isQuery bool, do f
 		rows    driver.Rows
 		realErr error
 	)
-	cm, err := c.calls.Commit(ctx, call, func(ctx context.Context, _ model.ToolCall) model.ToolResult {
+	cm, err := c.calls.CommitOnly(ctx, call, renders(statementKinds), func(ctx context.Context, _ model.ToolCall) model.ToolResult {
 		if late, ok := c.deliverHeld(ctx, cn.base); ok {
 			return late
 		}
@@ -347,7 +347,7 @@ func (t *tx) Commit() error {
 		return errors.Join(err, t.base.Rollback())
 	}
 	var realErr error
-	cm, err := c.calls.Commit(t.ctx, call, func(ctx context.Context, _ model.ToolCall) model.ToolResult {
+	cm, err := c.calls.CommitOnly(t.ctx, call, renders(commitKinds), func(ctx context.Context, _ model.ToolCall) model.ToolResult {
 		if late, ok := c.deliverHeld(ctx, cn.base); ok {
 			return late
 		}
@@ -538,4 +538,17 @@ func firstWord(q string) string {
 		return strings.ToUpper(t[0])
 	}
 	return "statement"
+}
+
+// The tool kinds an effect statement outside a transaction renders, and a
+// transaction's COMMIT (which cannot be held: a held COMMIT keeps its
+// locks); the others stay unfired at the crossing (model.Calls.CommitOnly).
+var (
+	statementKinds = []string{"timeout_after_commit", "timeout_before_send", "reject_before_commit", "tool_timeout"}
+	commitKinds    = []string{"timeout_after_commit", "timeout_before_send", "reject_before_commit"}
+)
+
+// renders returns the kind filter of a list.
+func renders(kinds []string) func(string) bool {
+	return func(k string) bool { return slices.Contains(kinds, k) }
 }

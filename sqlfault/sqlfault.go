@@ -45,8 +45,8 @@
 //     gave up while the provider still holds the request"; over
 //     database/sql the client that gave up is the driver, and the one
 //     that re-sends is database/sql). A transaction's COMMIT cannot be held
-//     (its locks would block the retry), so tool_timeout at a transaction
-//     ends the run with an error that names it (Calls.Fail);
+//     (its locks would block the retry), so tool_timeout at a
+//     transaction's COMMIT does not act (it stays unfired);
 //   - reject_before_commit (before commit): the database refuses the
 //     transaction (or the statement) before any durable write: the
 //     transaction is rolled back and the caller gets an error wrapping
@@ -67,8 +67,9 @@
 //     before the write (with none there is no previous checkpoint to
 //     serve) and when the classifier names the table.
 //
-// Any other kind that fires at tool.commit ends the run with an error
-// naming it (Calls.Fail): it has no rendering over database/sql. Any other
+// Any other kind armed at tool.commit does not act on the call
+// (model.Calls.CommitOnly): it has no rendering over database/sql, so it
+// stays unfired and the run is inconclusive. Any other
 // kind armed at a checkpoint crossing stays unfired, so the run is
 // inconclusive, never green.
 //

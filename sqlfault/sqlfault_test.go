@@ -423,6 +423,19 @@ func TestDeterministic(t *testing.T) {
 // stays unfired and the run is inconclusive; a stale_checkpoint at the
 // first write (no previous row to serve) too.
 func TestUnenacted(t *testing.T) {
+	// a kind with no database/sql rendering, and tool_timeout at a
+	// transaction's COMMIT (a held COMMIT would keep its locks), do not
+	// act on the call: reached, not fired, inconclusive
+	for _, c := range []struct {
+		f  model.FaultEntry
+		tx bool
+	}{{at(model.EvToolCommit, 1, "partial_success_response"), false}, {at(model.EvToolCommit, 1, "tool_timeout"), true}} {
+		s := newSystem(t, agentOpts{Tx: c.tx})
+		res := run(t, s, c.f)
+		if res.Faults[0].Fired != 0 || !res.Faults[0].Reached || res.RunVerdict != model.Inconclusive || s.charges(t) != 1 {
+			t.Fatalf("%s (tx %v): fault %+v, verdict %s, %d charges", c.f.Kind, c.tx, res.Faults[0], res.RunVerdict, s.charges(t))
+		}
+	}
 	for _, f := range []model.FaultEntry{at(model.EvCheckpointWrite, 1, "stale_checkpoint"), at(model.EvCheckpointWrite, 2, "worker_restart")} {
 		s := newSystem(t, agentOpts{})
 		res := run(t, s, f)
@@ -454,10 +467,6 @@ func TestBadInput(t *testing.T) {
 		"no key": {opt: agentOpts{IgnoreErr: true}, call: func(st []sqlfault.Statement) (model.ToolCall, error) {
 			return model.ToolCall{}, fmt.Errorf("%d statement(s): no idempotency key among the arguments", len(st))
 		}, want: "sqlfault: Options.Call: 1 statement(s): no idempotency key among the arguments"},
-		"no rendering": {opt: agentOpts{IgnoreErr: true}, fault: []model.FaultEntry{at(model.EvToolCommit, 1, "partial_success_response")},
-			want: "sqlfault: partial_success_response fired at tool.commit (INSERT): it has no database/sql rendering (supported: timeout_after_commit, timeout_before_send, reject_before_commit, tool_timeout, stale_checkpoint)"},
-		"held COMMIT": {opt: agentOpts{Tx: true, IgnoreErr: true}, fault: []model.FaultEntry{at(model.EvToolCommit, 1, "tool_timeout")},
-			want: "sqlfault: tool_timeout fired at tool.commit (COMMIT of 1 effect statement(s)): a transaction's COMMIT cannot be held (its locks would block the retry); place it at an autocommit statement"},
 	} {
 		s := newSystem(t, tc.opt)
 		s.opts.Call = tc.call
