@@ -26,7 +26,12 @@ type ProfileAudit struct {
 	Profile  copperfin.Profile  `json:"profile"`
 	Controls copperfin.Controls `json:"-"`
 	Rows     []KindRow          `json:"rows"`
-	Assay    *Report            `json:"-"`
+	// Correlated are the runs of each correlation modifier of the
+	// catalogue (copperfin.Correlated, one copperfin.CorrelatedSchedule
+	// each), kept apart from Rows: they visit the coverage keys of the
+	// correlations and are not single-fault findings. None with compat.
+	Correlated []KindRow `json:"-"`
+	Assay      *Report   `json:"-"`
 }
 
 // AuditTrials and AuditSeed are the assay settings of Audit.
@@ -69,11 +74,48 @@ func Audit(profiles []copperfin.Profile, compat bool) ([]ProfileAudit, error) {
 			}
 			pa.Rows = append(pa.Rows, row)
 		}
+		if !compat {
+			if pa.Correlated, err = correlatedRows(cs); err != nil {
+				return nil, err
+			}
+		}
 		pa.Assay, err = Run(Config{Profile: string(p), Controls: cs, Trials: AuditTrials, Seed: AuditSeed, Compat: compat})
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, pa)
+	}
+	return out, nil
+}
+
+// correlatedRows runs each correlation modifier of the catalogue under
+// controls cs on its CorrelatedSchedule's fixture.
+func correlatedRows(cs copperfin.Controls) ([]KindRow, error) {
+	var out []KindRow
+	for _, ck := range copperfin.Correlated() {
+		s, err := copperfin.CorrelatedSchedule(ck.Kind, ck.Correlation, copperfin.ConfigOfControls(cs))
+		if err != nil {
+			return nil, err
+		}
+		fx, err := copperfin.FixtureNamed(s.Config.Fixture)
+		if err != nil {
+			return nil, err
+		}
+		res, err := model.NewHarness(fx, model.Options{}).Run(copperfin.Factory(cs), s)
+		if err != nil {
+			return nil, err
+		}
+		spec, err := model.Spec(ck.Kind)
+		if err != nil {
+			return nil, err
+		}
+		row := KindRow{Kind: ck.Kind, Domain: spec.Domain, Terms: res.Terms, Violated: []string{}, Reached: res.Faults[0].Reached && res.Faults[0].Fired > 0, Result: res}
+		for _, inv := range res.Invariants {
+			if !inv.Held {
+				row.Violated = append(row.Violated, inv.Name)
+			}
+		}
+		out = append(out, row)
 	}
 	return out, nil
 }

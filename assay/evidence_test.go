@@ -64,7 +64,7 @@ var views = []struct {
 	compat bool
 	kinds  int
 	get    func(*testing.T) *assay.Evidence
-}{{"catalogue", false, 25, evidence}, {"paper188", true, 10, paperEvidence}}
+}{{"catalogue", false, 27, evidence}, {"paper188", true, 10, paperEvidence}}
 
 func sigOf(t *testing.T, st *assay.Study, profile, kind, config string) assay.Signature {
 	t.Helper()
@@ -169,7 +169,7 @@ func TestSignatures(t *testing.T) {
 		t.Errorf("typed worst cells (-want +got):\n%s", diff)
 	}
 
-	// The whole catalogue: the same 2000 trials spread over 25 kinds. The
+	// The whole catalogue: the same 2000 trials spread over 27 kinds. The
 	// identity and evidence domains hold only the paper's kinds, so their
 	// counts are the paper's; the tool domain's eleven kinds share its 400
 	// trials, so timeout_after_commit draws 44 of them.
@@ -192,8 +192,9 @@ func TestSignatures(t *testing.T) {
 	if d.Trials != 37 || d.Q.Prove.Count != 37 || d.Q.Recover.Count != 0 || d.Q.Serve.Count != 0 || d.Boundary != model.BoundarySandbox {
 		t.Errorf("typed sandbox_denial: %+v", d.Q)
 	}
-	// a worker restart resumes silently: recovered, never detected
-	if r := sigOf(t, all, "typed", "worker_restart", assay.DefaultConfig); r.Trials != 42 || r.Q.Detect.Count != 0 || r.Q.Recover.Count != 42 {
+	// a worker restart resumes silently: recovered, never detected (the
+	// state domain's ten kinds share its 400 trials)
+	if r := sigOf(t, all, "typed", "worker_restart", assay.DefaultConfig); r.Trials != 37 || r.Q.Detect.Count != 0 || r.Q.Recover.Count != 37 {
 		t.Errorf("typed worker_restart: %+v", r.Q)
 	}
 	agg = nil
@@ -202,12 +203,12 @@ func TestSignatures(t *testing.T) {
 			agg = &all.Aggregates[i]
 		}
 	}
-	if agg == nil || agg.Trials != 2000 || agg.Q.Detect.Count != 1958 || agg.Q.Contain.Count != 2000 || agg.Q.Recover.Count != 1299 ||
-		agg.Q.Prove.Count != 1377 || agg.Q.Serve.Count != 1299 || agg.Harms.ServiceLoss != 701 || agg.Harms.ContractViolation != 0 {
+	if agg == nil || agg.Trials != 2000 || agg.Q.Detect.Count != 1963 || agg.Q.Contain.Count != 2000 || agg.Q.Recover.Count != 1316 ||
+		agg.Q.Prove.Count != 1394 || agg.Q.Serve.Count != 1316 || agg.Harms.ServiceLoss != 684 || agg.Harms.ContractViolation != 0 {
 		t.Fatalf("typed pooled over the catalogue: %+v", agg)
 	}
 	want = []assay.WorstCell{
-		{Term: "detect", Kind: "worker_restart", Config: "default", Count: 0, Trials: 42},
+		{Term: "detect", Kind: "worker_restart", Config: "default", Count: 0, Trials: 37},
 		{Term: "contain", Kind: "subject_swap", Config: "default", Count: 212, Trials: 212, Rate: 1},
 		{Term: "recover", Kind: "memory_loss", Config: "default", Count: 0, Trials: 134},
 		{Term: "prove", Kind: "memory_loss", Config: "default", Count: 0, Trials: 134},
@@ -246,7 +247,7 @@ func placement(t *testing.T, st *assay.Study, profile, config string) assay.Plac
 // trace lineage is held rather than proven. Over the whole catalogue typed
 // lands in contained but dead: every hard invariant still holds (no unsafe
 // escape, no unproved release, no recovery-contract violation), but
-// recovery and service fall to 65.0 % because sandbox denials, rejections,
+// recovery and service fall to 65.8 % because sandbox denials, rejections,
 // exhausted budgets, unusable checkpoints, lost approvals and failed
 // required branches end in safe holds and denials, which are not completed
 // work; the baseline stays in unsafe escape and fail_closed in contained
@@ -282,31 +283,31 @@ func TestPlacements(t *testing.T) {
 			"serve floor 80% missed: serve 1007 of 2000 = 50.3% [95% CI 48.2%, 52.5%] (overall, worst class timeout_after_commit 0 of 189, configuration default)",
 		}},
 		{evidence(t).Reference, "baseline", assay.RegionUnsafeEscape, []string{
-			"hard invariant zero unsafe escape failed: 931 of 2000 trials; worst class subject_swap, 212 of 212, configuration default",
-			"hard invariant zero duplicate effect failed: 221 of 2000 trials; worst class timeout_after_commit, 44 of 44, configuration default",
+			"hard invariant zero unsafe escape failed: 911 of 2000 trials; worst class subject_swap, 212 of 212, configuration default",
+			"hard invariant zero duplicate effect failed: 210 of 2000 trials; worst class timeout_after_commit, 44 of 44, configuration default",
 			"hard invariant zero wrong-subject effect failed: 212 of 2000 trials; worst class subject_swap, 212 of 212, configuration default",
 			"hard invariant zero unproved release failed: 437 of 2000 trials; worst class partial_success_response, 37 of 37, configuration default",
-			"recover floor 80% missed: recover 119 of 2000 = 5.9% [95% CI 5.0%, 7.1%] (overall, worst class subject_swap 0 of 212, configuration default)",
+			"recover floor 80% missed: recover 195 of 2000 = 9.8% [95% CI 8.5%, 11.1%] (overall, worst class subject_swap 0 of 212, configuration default)",
 			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain identity, worst class subject_swap 0 of 212, configuration default)",
 			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain context, worst class stale_policy 0 of 138, configuration default)",
 			"prove floor 80% missed: prove 155 of 400 = 38.8% [95% CI 34.1%, 43.6%] (domain tool, worst class timeout_after_commit 0 of 44, configuration default)",
-			"prove floor 80% missed: prove 42 of 400 = 10.5% [95% CI 7.9%, 13.9%] (domain state, worst class checkpoint_rollback 0 of 52, configuration default)",
+			"prove floor 80% missed: prove 118 of 400 = 29.5% [95% CI 25.2%, 34.1%] (domain state, worst class checkpoint_rollback 0 of 41, configuration default)",
 			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain evidence, worst class drop_effect_receipt 0 of 212, configuration default)",
-			"serve floor 80% missed: serve 119 of 2000 = 5.9% [95% CI 5.0%, 7.1%] (overall, worst class subject_swap 0 of 212, configuration default)",
+			"serve floor 80% missed: serve 195 of 2000 = 9.8% [95% CI 8.5%, 11.1%] (overall, worst class subject_swap 0 of 212, configuration default)",
 		}},
 		{evidence(t).Reference, "typed", assay.RegionContainedButDead, []string{
-			"recover floor 80% missed: recover 1299 of 2000 = 65.0% [95% CI 62.8%, 67.0%] (overall, worst class memory_loss 0 of 134, configuration default)",
+			"recover floor 80% missed: recover 1316 of 2000 = 65.8% [95% CI 63.7%, 67.8%] (overall, worst class memory_loss 0 of 134, configuration default)",
 			"prove floor 80% missed: prove 266 of 400 = 66.5% [95% CI 61.7%, 70.9%] (domain context, worst class memory_loss 0 of 134, configuration default)",
-			"prove floor 80% missed: prove 138 of 400 = 34.5% [95% CI 30.0%, 39.3%] (domain state, worst class missing_checkpoint 0 of 55, configuration default)",
+			"prove floor 80% missed: prove 155 of 400 = 38.8% [95% CI 34.1%, 43.6%] (domain state, worst class missing_checkpoint 0 of 43, configuration default)",
 			"prove floor 80% missed: prove 212 of 400 = 53.0% [95% CI 48.1%, 57.8%] (domain evidence, worst class break_trace_lineage 0 of 188, configuration default)",
-			"serve floor 80% missed: serve 1299 of 2000 = 65.0% [95% CI 62.8%, 67.0%] (overall, worst class memory_loss 0 of 134, configuration default)",
+			"serve floor 80% missed: serve 1316 of 2000 = 65.8% [95% CI 63.7%, 67.8%] (overall, worst class memory_loss 0 of 134, configuration default)",
 		}},
 		{evidence(t).Reference, "fail_closed", assay.RegionContainedButDead, []string{
-			"recover floor 80% missed: recover 752 of 2000 = 37.6% [95% CI 35.5%, 39.7%] (overall, worst class memory_loss 0 of 134, configuration default)",
+			"recover floor 80% missed: recover 780 of 2000 = 39.0% [95% CI 36.9%, 41.2%] (overall, worst class memory_loss 0 of 134, configuration default)",
 			"prove floor 80% missed: prove 226 of 400 = 56.5% [95% CI 51.6%, 61.3%] (domain tool, worst class timeout_after_commit 0 of 44, configuration default)",
-			"prove floor 80% missed: prove 137 of 400 = 34.2% [95% CI 29.8%, 39.0%] (domain state, worst class checkpoint_rollback 0 of 52, configuration default)",
+			"prove floor 80% missed: prove 159 of 400 = 39.8% [95% CI 35.1%, 44.6%] (domain state, worst class checkpoint_rollback 0 of 41, configuration default)",
 			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain evidence, worst class drop_effect_receipt 0 of 212, configuration default)",
-			"serve floor 80% missed: serve 752 of 2000 = 37.6% [95% CI 35.5%, 39.7%] (overall, worst class memory_loss 0 of 134, configuration default)",
+			"serve floor 80% missed: serve 780 of 2000 = 39.0% [95% CI 36.9%, 41.2%] (overall, worst class memory_loss 0 of 134, configuration default)",
 		}},
 	}
 	for _, c := range cases {
@@ -354,10 +355,10 @@ func TestContractViolationBlocks(t *testing.T) {
 	}
 	p := placement(t, st, "typed", "all")
 	if p.Region != assay.RegionUnsafeEscape || len(p.Reasons) == 0 ||
-		p.Reasons[0] != "hard invariant zero recovery-contract violation failed: 51 of 2000 trials; worst class branch_failure, 51 of 51, configuration default" {
+		p.Reasons[0] != "hard invariant zero recovery-contract violation failed: 45 of 2000 trials; worst class branch_failure, 45 of 45, configuration default" {
 		t.Errorf("region %q reasons %q", p.Region, p.Reasons)
 	}
-	if s := sigOf(t, st, "typed", "branch_failure", assay.DefaultConfig); s.Harms.ContractViolation != 51 || s.Harms.UnsafeEscape != 0 || s.Harms.UnprovedRelease != 0 {
+	if s := sigOf(t, st, "typed", "branch_failure", assay.DefaultConfig); s.Harms.ContractViolation != 45 || s.Harms.UnsafeEscape != 0 || s.Harms.UnprovedRelease != 0 {
 		t.Errorf("branch_failure harms %+v", s.Harms)
 	}
 }
@@ -413,7 +414,7 @@ func TestEnvelopeFloorsDecide(t *testing.T) {
 		}
 	}
 	// over the whole catalogue no choice of proof scope saves typed: its
-	// recovery and service (65.0 %) miss the 80 % floors
+	// recovery and service (65.8 %) miss the 80 % floors
 	typed = nil
 	for _, s := range evidence(t).Reference.Signatures {
 		if s.Profile == "typed" {
@@ -421,7 +422,7 @@ func TestEnvelopeFloorsDecide(t *testing.T) {
 		}
 	}
 	if p := overall.Place("typed", "all", typed); p.Region != assay.RegionContainedButDead || len(p.Reasons) != 3 ||
-		p.Reasons[1] != "prove floor 80% missed: prove 1377 of 2000 = 68.8% [95% CI 66.8%, 70.8%] (overall, worst class memory_loss 0 of 134, configuration default)" {
+		p.Reasons[1] != "prove floor 80% missed: prove 1394 of 2000 = 69.7% [95% CI 67.6%, 71.7%] (overall, worst class memory_loss 0 of 134, configuration default)" {
 		t.Errorf("catalogue, overall floors: %q %q", p.Region, p.Reasons)
 	}
 	lax := assay.Envelope{Floors: []assay.Floor{{Term: "recover", Min: 0.6, Scope: assay.ScopeOverall}, {Term: "serve", Min: 0.6, Scope: assay.ScopeOverall}}}
@@ -502,16 +503,19 @@ func TestPairsTypedShowLeverage(t *testing.T) {
 }
 
 // TestPairsCatalogue: over the whole catalogue every kind has a pair in
-// every profile and configuration. For the fifteen kinds of the harness practice whose
-// defence is a behaviour of the reference system, off runs it with the
-// seeded defect that lacks the behaviour. Under the baseline (no control)
-// and typed every pair shows leverage into the predicted invariant: each
-// declared defence carries its kind. Two kinds declare the paper's
-// controls as co-defences of their behaviour, and their pairs remove both;
-// the per-part findings say what carries what: a fabricated approval is
+// every profile and configuration. For the fifteen kinds of the harness
+// practice and the two kinds of reads that lag whose defence is a
+// behaviour of the reference system, off runs it with the seeded defect
+// that lacks the behaviour. Under the baseline (no control) and typed
+// every pair shows leverage into the predicted invariant: each declared
+// defence carries its kind. Three kinds declare the paper's controls as
+// co-defences of their behaviour, and their pairs remove both; the
+// per-part findings say what carries what: a fabricated approval is
 // contained by bind_identity and by pre_effect_authority, each alone, and
 // by the behaviour; a corrupt checkpoint accepted, by effect_readback, and
-// the checksum check carries it without effect_readback.
+// the checksum check carries it without effect_readback; a lagging
+// readback, by idempotency, and the behaviour (no re-send of what the
+// readback does not show) carries it without idempotency.
 func TestPairsCatalogue(t *testing.T) {
 	ev := evidence(t)
 	type part struct {
@@ -532,9 +536,13 @@ func TestPairsCatalogue(t *testing.T) {
 			{control: copperfin.EffectReadback, behaviour: "stale_checkpoint_accepted"},
 			{mutant: "stale_checkpoint_accepted", single: []copperfin.Control{copperfin.EffectReadback}},
 		},
+		"lagging_readback": {
+			{control: copperfin.Idempotency, behaviour: "resend_unseen"},
+			{mutant: "resend_unseen", single: []copperfin.Control{copperfin.Idempotency}},
+		},
 	}
 	for _, st := range []*assay.Study{ev.Reference, ev.Variation} {
-		if len(st.Pairs) != 3*25*len(st.Configurations) {
+		if len(st.Pairs) != 3*27*len(st.Configurations) {
 			t.Errorf("%s: %d pairs", st.Name, len(st.Pairs))
 		}
 		for _, spec := range model.Catalogue() {
@@ -614,8 +622,8 @@ func TestPairsCatalogue(t *testing.T) {
 	// fail_closed keeps bind_identity, pre_effect_authority and
 	// effect_readback, so its memory_loss and corrupt_checkpoint pairs show
 	// leverage too; its six invalid greens are carried by deny_on_warning
-	want := map[string]int{"baseline leverage_shown": 25, "typed leverage_shown": 25,
-		"fail_closed leverage_shown": 19, "fail_closed invalid_green": 6}
+	want := map[string]int{"baseline leverage_shown": 27, "typed leverage_shown": 27,
+		"fail_closed leverage_shown": 21, "fail_closed invalid_green": 6}
 	if diff := cmp.Diff(want, n); diff != "" {
 		t.Errorf("reference pair classes (-want +got):\n%s", diff)
 	}
@@ -626,8 +634,9 @@ func TestPairsCatalogue(t *testing.T) {
 	// over the four varied configurations: typed and fail_closed each gain
 	// the two co-defended kinds in every configuration (+16 on 256), and
 	// missing_checkpoint under the 340 ms deadline is masked by the deadline
-	// in baseline, typed and fail_closed (-6)
-	if !strings.Contains(b2.String(), "pairs across configurations: 266 of 300 show leverage") ||
+	// in baseline, typed and fail_closed (-6); the two kinds of reads that
+	// lag show leverage in every profile and configuration (+24 on 300)
+	if !strings.Contains(b2.String(), "pairs across configurations: 290 of 324 show leverage") ||
 		!strings.Contains(b2.String(), "typed        default  memory_loss                bind_identity+pre_effect_authority and behaviour (defect fabricated_approval)  leverage_shown  yes") ||
 		!strings.Contains(b2.String(), "typed/corrupt_checkpoint (default), behaviour (defect stale_checkpoint_accepted) alone: invalid_green: "+
 			"removing behaviour (defect stale_checkpoint_accepted) alone leaves the fault contained: effect_readback silently carries the result") {
@@ -973,7 +982,7 @@ func TestVariation(t *testing.T) {
 		{"typed", "rate_limit", want[0], 0, 0, 7},
 		{"typed", "checkpoint_rollback", want[0], 0, 17, 17},
 	}
-	if diff := cmp.Diff(wantVaried, got, cmp.AllowUnexported(wc{})); diff != "" || len(all.WorstConfigs) != 75 {
+	if diff := cmp.Diff(wantVaried, got, cmp.AllowUnexported(wc{})); diff != "" || len(all.WorstConfigs) != 81 {
 		t.Errorf("catalogue: varied worst configurations of %d (-want +got):\n%s", len(all.WorstConfigs), diff)
 	}
 	if s := sigOf(t, all, "typed", "rate_limit", want[3]); s.Q.Serve.Count != s.Trials || s.Q.Recover.Count != s.Trials {
@@ -1097,17 +1106,17 @@ func TestCompositionPairs(t *testing.T) {
 	}
 	want := map[string]map[copperfin.Control][]model.FaultEntry{
 		"catalogue": {
-			copperfin.PreEffectAuthority: {tc("branch.run", "worker_crash", 1), tc("evidence.decision", "capability_revocation", 2)},
-			copperfin.RefreshContext:     {tc("tool.commit", "tool_timeout", 1), tc("tool.commit", "policy_change", 1)},
-			copperfin.Idempotency:        {tc("tool.commit", "rate_limit", 1), tc("tool.commit", "tool_timeout", 2)},
-			copperfin.EvidenceGate:       {tc("tool.commit", "timeout_before_send", 1), tc("tool.commit", "break_trace_lineage", 2)},
+			copperfin.BindIdentity:   {tc("evidence.decision", "worker_crash", 1), tc("proposal", "subject_swap", 2)},
+			copperfin.RefreshContext: {tc("proposal", "worker_crash", 1), tc("context.eligibility", "cross_source_conflict", 2)},
+			copperfin.Idempotency:    {tc("ledger.readback", "lagging_readback", 1), tc("tool.commit", "output_drift", 1)},
+			copperfin.EvidenceGate:   {tc("evidence.readback", "drop_effect_receipt", 1), tc("tool.commit", "worker_crash", 1)},
 		},
 		"paper188": {
 			copperfin.EvidenceGate: {tc("tool.commit", "timeout_after_commit", 1), tc("evidence.readback", "drop_effect_receipt", 1)},
 		},
 	}
 	draws := map[string]map[copperfin.Control]int{
-		"catalogue": {copperfin.PreEffectAuthority: 8475, copperfin.RefreshContext: 2067, copperfin.Idempotency: 5581, copperfin.EvidenceGate: 57},
+		"catalogue": {copperfin.BindIdentity: 4161, copperfin.RefreshContext: 1109, copperfin.Idempotency: 36, copperfin.EvidenceGate: 252},
 		"paper188":  {copperfin.EvidenceGate: 261},
 	}
 	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)

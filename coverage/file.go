@@ -376,8 +376,13 @@ func readEntry(k Key, raw json.RawMessage, known func(string, *string) (string, 
 // hasKey reports whether s schedules a fault whose kind has key k.
 func hasKey(s *model.Schedule, k Key) bool {
 	for _, f := range s.Faults {
-		if spec, err := model.Spec(f.Kind); err == nil && KeyOf(spec) == k {
-			return true
+		if spec, err := model.Spec(f.Kind); err == nil {
+			if c := f.Correlated(); c != "" {
+				spec.Correlation = c
+			}
+			if KeyOf(spec) == k {
+				return true
+			}
 		}
 	}
 	return false

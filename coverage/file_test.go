@@ -218,9 +218,9 @@ func TestMergeIntoFileFromManyWriters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 12 times the 75 audit runs: every count of d, times 12
-	if got.Runs != 12*75 || len(got.Keys) != 19 {
-		t.Fatalf("runs %d, want 900; keys %d, want 19", got.Runs, len(got.Keys))
+	// 12 times the 93 audit runs: every count of d, times 12
+	if got.Runs != 12*93 || len(got.Keys) != 24 {
+		t.Fatalf("runs %d, want 1116; keys %d, want 24", got.Runs, len(got.Keys))
 	}
 	want := d.Clone()
 	want.Runs *= 12
@@ -228,6 +228,7 @@ func TestMergeIntoFileFromManyWriters(t *testing.T) {
 	want.Systems[coverage.ReferenceSystem].Traced *= 12
 	for _, e := range want.Keys {
 		e.Visits *= 12
+		e.NotReached *= 12
 		for i := range e.Counterexamples {
 			e.Counterexamples[i].Count *= 12
 		}

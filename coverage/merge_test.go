@@ -111,20 +111,30 @@ func genData(t *rapid.T, label string) *coverage.Data {
 		invs = append(invs, inv.Name)
 	}
 	slices.Sort(invs)
-	withKind := func(s *model.Schedule, kind string) *model.Schedule {
+	// withKind makes s a schedule of key k's first kind; a key of a
+	// correlation modifier takes the kind's CorrelatedSchedule
+	withKind := func(s *model.Schedule, k coverage.Key) *model.Schedule {
+		kind := u.Kinds(k)[0]
 		spec, _ := model.Spec(kind)
+		if k.Correlation != spec.Correlation {
+			c, err := copperfin.CorrelatedSchedule(kind, k.Correlation, s.Config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}
 		s.Faults[0].Kind, s.Faults[0].Event = kind, spec.Event
 		if !model.EventHasTool(spec.Event) {
 			s.Faults[0].Tool = ""
 		}
 		return s
 	}
-	cx := func(kind, l string) []coverage.Counterexample {
+	cx := func(k coverage.Key, l string) []coverage.Counterexample {
 		var out []coverage.Counterexample
 		for _, inv := range invs {
 			if rapid.Bool().Draw(t, l+".has") {
 				out = append(out, coverage.Counterexample{Invariant: inv, Count: rapid.IntRange(1, 5).Draw(t, l+".count"),
-					Schedule: withKind(genSchedule(t, l), kind), FirstSeq: rapid.IntRange(1, 20).Draw(t, l+".seq"),
+					Schedule: withKind(genSchedule(t, l), k), FirstSeq: rapid.IntRange(1, 20).Draw(t, l+".seq"),
 					Event: rapid.SampledFrom(model.AllEvents).Draw(t, l+".event"), Detail: rapid.SampledFrom([]string{"x", "y"}).Draw(t, l+".detail"),
 					System: rapid.SampledFrom(sysNames).Draw(t, l+".system")})
 			}
@@ -132,20 +142,20 @@ func genData(t *rapid.T, label string) *coverage.Data {
 		return out
 	}
 	for _, k := range rapid.SliceOfNDistinct(rapid.SampledFrom(u.Reachable()), 0, 6, func(k coverage.Key) string { return k.String() }).Draw(t, label+".keys") {
-		kind := u.Kinds(k)[0]
 		e := &coverage.Entry{Visits: rapid.IntRange(0, 9).Draw(t, label+".visits"),
 			NotReached: rapid.IntRange(0, 3).Draw(t, label+".nr"), NotFired: rapid.IntRange(0, 3).Draw(t, label+".nf")}
 		if e.Visits+e.NotReached+e.NotFired == 0 {
 			e.NotReached = 1
 		}
 		if e.Visits > 0 {
-			e.Schedule = withKind(genSchedule(t, label+".sched"), kind)
+			e.Schedule = withKind(genSchedule(t, label+".sched"), k)
 			e.System = rapid.SampledFrom(sysNames).Draw(t, label+".system")
-			e.Counterexamples = cx(kind, label+".cx")
+			e.Counterexamples = cx(k, label+".cx")
 		}
 		d.Keys[k] = e
 	}
-	d.Unattributed = cx("stale_policy", label+".un")
+	stale, _ := u.KindKey("stale_policy")
+	d.Unattributed = cx(stale, label+".un")
 	return d
 }
 

@@ -106,6 +106,11 @@ func (t *Tracker) Record(res *model.Result) error {
 		if !ok {
 			return fmt.Errorf("coverage: record: fault %s: kind %q is not in the coverage universe's catalogue", f.ID, f.Kind)
 		}
+		if f.Correlation != "" {
+			if k, ok = t.u.KindKeyOf(f.Kind, f.Correlation); !ok {
+				return fmt.Errorf("coverage: record: fault %s: kind %q under correlation %q has no key in the coverage universe", f.ID, f.Kind, f.Correlation)
+			}
+		}
 		if f.Oracle != k.Oracle {
 			return fmt.Errorf("coverage: record: fault %s (%s) reports oracle %q, but its spec names %q", f.ID, f.Kind, f.Oracle, k.Oracle)
 		}

@@ -18,7 +18,11 @@ import (
 // universe follows the catalogue: a new kind or correlation makes its key
 // reachable with no change here.
 type Universe struct {
-	specs     []model.FaultSpec
+	specs []model.FaultSpec
+	// all holds specs and, after each, one variant per correlation
+	// modifier it accepts (model.FaultSpec.Correlations), its
+	// Correlation set to the modifier: every spec whose key is reachable.
+	all       []model.FaultSpec
 	byKind    map[string]Key
 	kinds     map[Key][]string
 	reachable []Key
@@ -109,10 +113,24 @@ func NewUniverse(specs []model.FaultSpec) (*Universe, error) {
 			return nil, fmt.Errorf("coverage universe: kind %q: %w", s.Kind, err)
 		}
 		u.byKind[s.Kind] = k
+		u.all = append(u.all, s)
+		for _, c := range s.Correlations {
+			v := s
+			v.Correlation, v.Correlations = c, nil
+			if _, err := ParseKey(KeyOf(v).String()); err != nil {
+				return nil, fmt.Errorf("coverage universe: kind %q: correlation modifier: %w", s.Kind, err)
+			}
+			u.all = append(u.all, v)
+		}
+	}
+	for _, s := range u.all {
+		k := KeyOf(s)
 		if _, seen := u.kinds[k]; !seen {
 			u.reachable = append(u.reachable, k)
 		}
-		u.kinds[k] = append(u.kinds[k], s.Kind)
+		if !slices.Contains(u.kinds[k], s.Kind) {
+			u.kinds[k] = append(u.kinds[k], s.Kind)
+		}
 	}
 	slices.SortFunc(u.reachable, func(a, b Key) int {
 		if keyLess(a, b) {
@@ -123,7 +141,7 @@ func NewUniverse(specs []model.FaultSpec) (*Universe, error) {
 		}
 		return 0
 	})
-	u.walk(nil, u.specs)
+	u.walk(nil, u.all)
 	return u, nil
 }
 
@@ -139,7 +157,9 @@ func (u *Universe) walk(prefix []string, specs []model.FaultSpec) {
 	present := map[string][]string{}
 	for _, s := range specs {
 		v := KeyOf(s).Value(d)
-		present[v] = append(present[v], s.Kind)
+		if !slices.Contains(present[v], s.Kind) {
+			present[v] = append(present[v], s.Kind)
+		}
 	}
 	var missing []string
 	for _, v := range d.Values() {
@@ -255,7 +275,7 @@ func (u *Universe) Kinds(k Key) []string { return append([]string(nil), u.kinds[
 // it crosses one of them. None for an unreachable key.
 func (u *Universe) Events(k Key) []model.EventName {
 	var out []model.EventName
-	for _, s := range u.specs {
+	for _, s := range u.all {
 		if KeyOf(s) == k {
 			out = append(out, s.Event)
 		}
@@ -267,6 +287,19 @@ func (u *Universe) Events(k Key) []model.EventName {
 // KindKey returns the key of the named kind's spec, and false for a kind
 // not in the universe's catalogue.
 func (u *Universe) KindKey(kind string) (Key, bool) { k, ok := u.byKind[kind]; return k, ok }
+
+// KindKeyOf returns the key of the named kind under correlation c: its
+// spec's key with c in place of its own correlation, when c is its own,
+// "" (its own), or one of its modifiers (model.FaultSpec.Correlations);
+// false otherwise, or for a kind not in the catalogue.
+func (u *Universe) KindKeyOf(kind string, c model.Correlation) (Key, bool) {
+	k, ok := u.byKind[kind]
+	if !ok || c == "" || c == k.Correlation {
+		return k, ok
+	}
+	k.Correlation = c
+	return k, u.IsReachable(k) && slices.Contains(u.kinds[k], kind)
+}
 
 // Specs returns the catalogue the universe was built from, in its order.
 func (u *Universe) Specs() []model.FaultSpec { return append([]model.FaultSpec(nil), u.specs...) }
@@ -296,7 +329,7 @@ func (u *Universe) Reason(k Key) string {
 	if _, err := ParseKey(k.String()); err != nil {
 		panic("coverage: Reason of an invalid key: " + err.Error())
 	}
-	specs := u.specs
+	specs := u.all
 	var prefix []string
 	for _, d := range Dimensions {
 		v := k.Value(d)
@@ -304,7 +337,9 @@ func (u *Universe) Reason(k Key) string {
 		var sub []model.FaultSpec
 		for _, s := range specs {
 			x := KeyOf(s).Value(d)
-			present[x] = append(present[x], s.Kind)
+			if !slices.Contains(present[x], s.Kind) {
+				present[x] = append(present[x], s.Kind)
+			}
 			if x == v {
 				sub = append(sub, s)
 			}

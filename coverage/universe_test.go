@@ -22,11 +22,16 @@ var catalogueKeys = []string{
 	"tool/effect/before_commit/isolated/ledger_readback",
 	"tool/effect/after_commit/isolated/ledger_readback",
 	"tool/effect/after_commit/isolated/receipt",
+	"tool/effect/after_commit/repeated/ledger_readback",
+	"tool/effect/after_commit/persistent/ledger_readback",
+	"tool/effect/after_commit/synchronized/ledger_readback",
+	"tool/effect/after_commit/shared/ledger_readback",
 	"tool/sandbox/before_validation/isolated/ledger_readback",
 	"tool/tool_call/before_commit/isolated/ledger_readback",
 	"tool/tool_call/before_commit/isolated/budget_counter",
 	"tool/tool_call/before_commit/persistent/budget_counter",
 	"state/state/before_commit/isolated/state_version",
+	"state/state/after_commit/isolated/ledger_readback",
 	"state/state/after_checkpoint/isolated/ledger_readback",
 	"state/worker/after_checkpoint/isolated/checkpoint_store",
 	"state/checkpoint_store/after_checkpoint/isolated/checkpoint_store",
@@ -95,9 +100,9 @@ func checkPartition(t *testing.T, u *coverage.Universe) {
 
 func TestUniverseOfTheCatalogue(t *testing.T) {
 	u := coverage.Default()
-	// 5 domains, 11 boundaries, 5 phases, 4 correlations, 9 oracles
-	if u.Size() != 5*11*5*4*9 {
-		t.Fatalf("size %d, want 9900", u.Size())
+	// 5 domains, 11 boundaries, 5 phases, 5 correlations, 9 oracles
+	if u.Size() != 5*11*5*5*9 {
+		t.Fatalf("size %d, want 12375", u.Size())
 	}
 	var got []string
 	for _, k := range u.Reachable() {
@@ -113,6 +118,8 @@ func TestUniverseOfTheCatalogue(t *testing.T) {
 		"tool/tool_call/before_commit/persistent/budget_counter":            "budget_exhaustion",
 		"state/checkpoint_store/after_checkpoint/isolated/checkpoint_store": "missing_checkpoint,stale_checkpoint,future_version_checkpoint,corrupt_checkpoint",
 		"state/branch_join/before_commit/isolated/join_record":              "branch_failure",
+		"state/state/before_commit/isolated/state_version":                  "concurrent_version_change,stale_state_read",
+		"state/state/after_commit/isolated/ledger_readback":                 "lagging_readback",
 	} {
 		if k := u.Kinds(mustKey(t, key)); strings.Join(k, ",") != want {
 			t.Errorf("Kinds(%s) = %v, want %s", key, k, want)
@@ -121,25 +128,41 @@ func TestUniverseOfTheCatalogue(t *testing.T) {
 	if k, ok := u.KindKey("output_drift"); !ok || k.String() != "tool/effect/after_commit/isolated/receipt" {
 		t.Fatalf("KindKey(output_drift) = %s, %t", k, ok)
 	}
+	// a kind's key under a correlation modifier it accepts; none under one
+	// it does not
+	if k, ok := u.KindKeyOf("timeout_after_commit", model.CorrelationShared); !ok || k.String() != "tool/effect/after_commit/shared/ledger_readback" {
+		t.Fatalf("KindKeyOf(timeout_after_commit, shared) = %s, %t", k, ok)
+	}
+	if k, ok := u.KindKeyOf("output_drift", ""); !ok || k.String() != "tool/effect/after_commit/isolated/receipt" {
+		t.Fatalf("KindKeyOf(output_drift, \"\") = %s, %t", k, ok)
+	}
+	if _, ok := u.KindKeyOf("output_drift", model.CorrelationRepeated); ok {
+		t.Fatal("KindKeyOf(output_drift, repeated): a key for a modifier the kind does not accept")
+	}
 	// one gap per domain (boundaries), per (domain, boundary) pair (13:
-	// phases), per (domain, boundary, phase) triple (15: correlations) and per
-	// (domain, boundary, phase, correlation) quadruple (16: oracles; the tool
-	// kinds at tool_call before_commit are isolated or persistent)
-	if len(u.Gaps()) != 5+13+15+16 {
-		t.Fatalf("%d gaps, want 49", len(u.Gaps()))
+	// phases), per (domain, boundary, phase) triple but tool/effect/after_commit,
+	// which has every correlation (15: correlations), and per (domain,
+	// boundary, phase, correlation) quadruple (21: oracles; the tool kinds at
+	// tool_call before_commit are isolated or persistent)
+	if len(u.Gaps()) != 5+13+15+21 {
+		t.Fatalf("%d gaps, want 54", len(u.Gaps()))
 	}
 	checkPartition(t, u)
 	for key, want := range map[string]string{
 		"tool/proposal/before_validation/isolated/receipt": "no tool fault kind enters at boundary proposal; tool kinds enter at effect (timeout_after_commit, partial_success_response, " +
 			"reject_before_commit, malformed_response, output_drift), sandbox (sandbox_denial), tool_call (timeout_before_send, rate_limit, tool_timeout, budget_exhaustion)",
-		"tool/effect/after_commit/repeated/ledger_readback": "no tool fault kind at boundary effect in phase after_commit has correlation repeated; " +
-			"tool kinds at boundary effect in phase after_commit have isolated (timeout_after_commit, partial_success_response, malformed_response, output_drift)",
+		"tool/effect/after_commit/repeated/receipt": "no tool fault kind at boundary effect in phase after_commit with correlation repeated is adjudicated by oracle receipt; " +
+			"tool kinds at boundary effect in phase after_commit with correlation repeated are adjudicated by ledger_readback (timeout_after_commit)",
+		"tool/effect/before_commit/repeated/ledger_readback": "no tool fault kind at boundary effect in phase before_commit has correlation repeated; " +
+			"tool kinds at boundary effect in phase before_commit have isolated (reject_before_commit)",
 		"tool/effect/after_commit/isolated/budget_counter": "no tool fault kind at boundary effect in phase after_commit with correlation isolated is adjudicated by oracle budget_counter; " +
 			"tool kinds at boundary effect in phase after_commit with correlation isolated are adjudicated by ledger_readback (timeout_after_commit), receipt (partial_success_response, malformed_response, output_drift)",
 		"tool/tool_call/before_commit/persistent/ledger_readback": "no tool fault kind at boundary tool_call in phase before_commit with correlation persistent is adjudicated by oracle ledger_readback; " +
 			"tool kinds at boundary tool_call in phase before_commit with correlation persistent are adjudicated by budget_counter (budget_exhaustion)",
-		"state/state/after_commit/isolated/ledger_readback": "no state fault kind at boundary state enters in phase after_commit; " +
-			"state kinds at boundary state enter in before_commit (concurrent_version_change), after_checkpoint (checkpoint_rollback)",
+		"state/state/after_receipt/isolated/ledger_readback": "no state fault kind at boundary state enters in phase after_receipt; " +
+			"state kinds at boundary state enter in before_commit (concurrent_version_change, stale_state_read), after_commit (lagging_readback), after_checkpoint (checkpoint_rollback)",
+		"state/state/after_commit/isolated/state_version": "no state fault kind at boundary state in phase after_commit with correlation isolated is adjudicated by oracle state_version; " +
+			"state kinds at boundary state in phase after_commit with correlation isolated are adjudicated by ledger_readback (lagging_readback)",
 		"state/branch_join/before_commit/isolated/checkpoint_store": "no state fault kind at boundary branch_join in phase before_commit with correlation isolated is adjudicated by oracle checkpoint_store; " +
 			"state kinds at boundary branch_join in phase before_commit with correlation isolated are adjudicated by join_record (branch_failure)",
 	} {
@@ -148,19 +171,20 @@ func TestUniverseOfTheCatalogue(t *testing.T) {
 		}
 	}
 	g := u.Gaps()[0]
-	if g.Pattern() != "identity/{effect,state,proof,sandbox,tool_call,worker,checkpoint_store,branch_join,memory}/*/*/*" || g.Keys != 9*5*4*9 {
+	if g.Pattern() != "identity/{effect,state,proof,sandbox,tool_call,worker,checkpoint_store,branch_join,memory}/*/*/*" || g.Keys != 9*5*5*9 {
 		t.Fatalf("first gap %s (%d keys)", g.Pattern(), g.Keys)
 	}
-	// the tool kinds at tool_call before_commit: correlations repeated and
-	// synchronized are missing (isolated and persistent are present)
+	// the tool kinds at tool_call before_commit: correlations repeated,
+	// synchronized and shared are missing (isolated and persistent are
+	// present)
 	found := false
 	for _, g := range u.Gaps() {
-		if g.Pattern() == "tool/tool_call/before_commit/{repeated,synchronized}/*" {
-			found = g.Keys == 2*9 && g.Dim == coverage.DimCorrelation
+		if g.Pattern() == "tool/tool_call/before_commit/{repeated,synchronized,shared}/*" {
+			found = g.Keys == 3*9 && g.Dim == coverage.DimCorrelation
 		}
 	}
 	if !found {
-		t.Fatal("no gap tool/tool_call/before_commit/{repeated,synchronized}/* of 18 keys")
+		t.Fatal("no gap tool/tool_call/before_commit/{repeated,synchronized,shared}/* of 27 keys")
 	}
 }
 
@@ -168,8 +192,8 @@ func TestUniverseOfTheCatalogue(t *testing.T) {
 // domain with no kind: the universe changes with no code change.
 func TestUniverseFollowsTheCatalogue(t *testing.T) {
 	specs := model.Catalogue()
-	storm := specs[4] // timeout_after_commit, as a retry storm across tenants
-	storm.Kind, storm.Correlation = "retry_storm", model.CorrelationSynchronized
+	storm := specs[5] // partial_success_response, as a storm of receipt-less replies across workers
+	storm.Kind, storm.Correlation = "receipt_storm", model.CorrelationSynchronized
 	var noIdentity []model.FaultSpec
 	for _, s := range append(specs, storm) {
 		if s.Domain != model.DomainIdentity {
@@ -180,17 +204,17 @@ func TestUniverseFollowsTheCatalogue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := mustKey(t, "tool/effect/after_commit/synchronized/ledger_readback")
-	// 19 keys, less the two identity keys, plus the storm's
-	if !u.IsReachable(k) || len(u.Reachable()) != 18 {
+	k := mustKey(t, "tool/effect/after_commit/synchronized/receipt")
+	// 24 keys, less the two identity keys, plus the storm's
+	if !u.IsReachable(k) || len(u.Reachable()) != 23 {
 		t.Fatalf("reachable %d keys, storm key reachable %t", len(u.Reachable()), u.IsReachable(k))
 	}
 	if got, want := u.Reason(mustKey(t, "identity/authority/before_commit/isolated/capability_record")),
 		"no fault kind in the catalogue has domain identity; the catalogue's kinds have context (stale_policy, cross_source_conflict, memory_loss), "+
 			"tool (timeout_after_commit, partial_success_response, sandbox_denial, timeout_before_send, reject_before_commit, malformed_response, "+
-			"output_drift, rate_limit, tool_timeout, budget_exhaustion, retry_storm), "+
+			"output_drift, rate_limit, tool_timeout, budget_exhaustion, receipt_storm), "+
 			"state (checkpoint_rollback, concurrent_version_change, worker_restart, missing_checkpoint, stale_checkpoint, future_version_checkpoint, "+
-			"corrupt_checkpoint, branch_failure), evidence (drop_effect_receipt, break_trace_lineage)"; got != want {
+			"corrupt_checkpoint, branch_failure, lagging_readback, stale_state_read), evidence (drop_effect_receipt, break_trace_lineage)"; got != want {
 		t.Fatalf("reason:\n got %s\nwant %s", got, want)
 	}
 	checkPartition(t, u)

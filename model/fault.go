@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -591,15 +592,8 @@ var catalogue = []faultKind{
 		Boundary: BoundaryBranchJoin, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerAbsent,
 		Oracle: OracleJoinRecord, Threatens: []string{InvJoinPreserved},
 		Doc: "one branch of the fan-out fails (the schedule's target names which; any when empty)"}, branchFailure{}},
-}
-
-// laggingKinds are the kinds of reads that lag (a view not yet holding a
-// committed write). They are defined, named in schedules and replayed like
-// every kind (Spec, SingleFault, ParseSchedule), and kept out of
-// Catalogue() for now, so the figures taken over the whole catalogue (the
-// assay's study, the coverage universe, the audit's percentages, the fuzz
-// decoder's sites) are unchanged until they are re-derived with them.
-var laggingKinds = []faultKind{
+	// reads that lag: a view not yet holding a committed write (a lagging
+	// replica or cache); see LaggingKinds
 	{FaultSpec{Kind: "lagging_readback", Domain: DomainState, Target: "provider ledger replica", Event: EvLedgerReadback,
 		Boundary: BoundaryState, Phase: PhaseAfterCommit, Signal: SignalStateUpdate, Manner: MannerLate,
 		Oracle: OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},
@@ -610,12 +604,19 @@ var laggingKinds = []faultKind{
 		Doc: "before commit: a concurrent write advances the order's state version and the read is served by a replica that does not yet hold it"}, staleStateRead{}},
 }
 
-// LaggingKinds returns the specs of the kinds of reads that lag (see
-// laggingKinds): lagging_readback and stale_state_read.
+// laggingKindNames are the kinds of reads that lag, the last entries of
+// the catalogue.
+var laggingKindNames = []string{"lagging_readback", "stale_state_read"}
+
+// LaggingKinds returns the specs of the kinds of reads that lag (a view
+// not yet holding a committed write): lagging_readback and
+// stale_state_read, in catalogue order.
 func LaggingKinds() []FaultSpec {
-	out := make([]FaultSpec, len(laggingKinds))
-	for i, k := range laggingKinds {
-		out[i] = k.spec
+	out := make([]FaultSpec, 0, len(laggingKindNames))
+	for _, k := range catalogue {
+		if slices.Contains(laggingKindNames, k.spec.Kind) {
+			out = append(out, k.spec)
+		}
 	}
 	return out
 }
@@ -625,9 +626,6 @@ func LaggingKinds() []FaultSpec {
 const paperKinds = 10
 
 func init() {
-	for i := range laggingKinds {
-		setDefaults(&laggingKinds[i], false)
-	}
 	for i := range catalogue {
 		setDefaults(&catalogue[i], i < paperKinds)
 	}
@@ -688,19 +686,11 @@ func lookupKind(name string) (*faultKind, error) {
 			return &worldKinds[i], nil
 		}
 	}
-	for i := range laggingKinds {
-		if laggingKinds[i].spec.Kind == name {
-			return &laggingKinds[i], nil
-		}
-	}
-	names := make([]string, 0, len(catalogue)+len(worldKinds)+len(laggingKinds))
+	names := make([]string, 0, len(catalogue)+len(worldKinds))
 	for _, k := range catalogue {
 		names = append(names, k.spec.Kind)
 	}
 	for _, k := range worldKinds {
-		names = append(names, k.spec.Kind)
-	}
-	for _, k := range laggingKinds {
 		names = append(names, k.spec.Kind)
 	}
 	return nil, fmt.Errorf("unknown fault kind %q (valid: %s)", name, strings.Join(names, ", "))

@@ -91,14 +91,14 @@ const (
 	// CorrelationShared is one disturbance crossing tenants: the same
 	// fault hits the first crossing of its event by a task of every
 	// other tenant. It is a fault entry's modifier (FaultEntry.Correlation)
-	// and not yet a value of the coverage key's correlation coordinate
+	// and a value of the coverage key's correlation coordinate
 	// (AllCorrelations), which the coverage universe enumerates.
 	CorrelationShared Correlation = "shared"
 )
 
 // AllCorrelations lists every correlation pattern of the coverage key's
-// correlation coordinate (CorrelationShared is not yet one of them).
-var AllCorrelations = []Correlation{CorrelationIsolated, CorrelationRepeated, CorrelationPersistent, CorrelationSynchronized}
+// correlation coordinate.
+var AllCorrelations = []Correlation{CorrelationIsolated, CorrelationRepeated, CorrelationPersistent, CorrelationSynchronized, CorrelationShared}
 
 // Signal is the signal a fault withholds: made absent, late or contradictory.
 type Signal string

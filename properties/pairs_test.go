@@ -71,9 +71,10 @@ func assertPairMinimal(t *testing.T, w *properties.PairWitness) {
 // without one control, pair exploration from a fixed seed finds a fixed
 // ordered composition of two faults, neither of which shows the pair
 // alone, and reduces it as a pair to a 1-minimal schedule. Without the
-// evidence gate, a receipt dropped after a request that never left breaks
-// provable_outcome; without refresh_context, a policy change during a
-// timed-out call lets the retry commit under the stale policy.
+// evidence gate, a receipt dropped at the evidence readback after a worker
+// crash at the commit breaks provable_outcome; without refresh_context, a
+// worker crash at the proposal and a conflicting secondary source at the
+// resumed eligibility read let the commit act on the stale eligibility.
 func TestExplorePairFindsCompositions(t *testing.T) {
 	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
 	cases := []struct {
@@ -86,14 +87,14 @@ func TestExplorePairFindsCompositions(t *testing.T) {
 		event           model.EventName
 		onVerdict       model.RunVerdict
 	}{
-		{copperfin.EvidenceGate, 100, 57, 0, []model.FaultEntry{
-			{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_before_send"},
-			{Event: model.EvToolCommit, Ordinal: 2, Kind: "break_trace_lineage"}},
-			model.InvProvableOutcome, "break_trace_lineage", 29, model.EvClaim, model.ContainedFailure},
-		{copperfin.RefreshContext, 3000, 2067, 271, []model.FaultEntry{
-			{Event: model.EvToolCommit, Ordinal: 1, Kind: "tool_timeout"},
-			{Event: model.EvToolCommit, Ordinal: 1, Kind: "policy_change"}},
-			model.InvCurrentEntitlement, "policy_change", 23, model.EvToolCommit, model.ContainedFailure},
+		{copperfin.EvidenceGate, 300, 252, 1, []model.FaultEntry{
+			{Event: model.EvEvidenceReadback, Ordinal: 1, Kind: "drop_effect_receipt"},
+			{Event: model.EvToolCommit, Ordinal: 1, Kind: "worker_crash"}},
+			model.InvProvableOutcome, "drop_effect_receipt", 34, model.EvClaim, model.ContainedFailure},
+		{copperfin.RefreshContext, 3000, 1109, 143, []model.FaultEntry{
+			{Event: model.EvProposal, Ordinal: 1, Kind: "worker_crash"},
+			{Event: model.EvContextEligibility, Ordinal: 2, Kind: "cross_source_conflict"}},
+			model.InvCurrentEntitlement, "cross_source_conflict", 26, model.EvToolCommit, model.ContainedFailure},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.control), func(t *testing.T) {

@@ -131,7 +131,7 @@ var controlCases = []struct {
 	// with idempotency and the evidence gate in place, the readback alone
 	// tells whose effect a receiptless provider replay is: the same order
 	// asked for twice
-	{copperfin.EffectReadback, model.InvNoInventedProgress, copperfin.CopperfinBatch(), 3},
+	{copperfin.EffectReadback, model.InvNoInventedProgress, copperfin.CopperfinBatch(), 1},
 	{copperfin.EvidenceGate, model.InvProvableOutcome, copperfin.Copperfin(), 1},
 }
 
@@ -183,17 +183,25 @@ func TestEachControlRemovalIsFound(t *testing.T) {
 // defect there, and the seed and check budget of the deterministic run.
 // A kill is a counterexample the same schedule without the mutant does not
 // reproduce. composed marks the mutants whose defect needs an ordered
-// composition of two or more faults.
+// composition of two or more faults; fixture, when named, replaces the
+// three-task workload.
 var mutantCases = map[copperfin.Mutant]struct {
 	kinds    []string
 	seed     uint64
 	checks   int
 	composed bool
+	fixture  model.Fixture
 }{
 	copperfin.RetryBudgetReset:    {kinds: []string{"checkpoint_rollback", "budget_exhaustion", "timeout_before_send", "worker_restart", "subject_swap"}, seed: 1, checks: 2000, composed: true},
 	copperfin.DeadlineFromRestart: {kinds: []string{"clock_advance", "worker_crash", "worker_restart", "stale_policy", "rate_limit"}, seed: 1, checks: 2000, composed: true},
 	copperfin.ResumeSkipsChecks:   {kinds: []string{"capability_revocation", "policy_change", "worker_crash", "worker_restart", "timeout_before_send"}, seed: 1, checks: 2000, composed: true},
 	copperfin.FabricatedApproval:  {kinds: []string{"memory_loss"}, seed: 1, checks: 200},
+	// without idempotency (which masks it) the three-task workload asks
+	// for the same refund twice and a lagging readback after a rolled-back
+	// checkpoint re-sends in the system without the defect too: one
+	// refund, and the lagging readback alone, which effect_readback holds
+	// on unless the defect re-sends
+	copperfin.ResendUnseen: {kinds: []string{"lagging_readback"}, seed: 1, checks: 200, fixture: copperfin.Copperfin()},
 }
 
 // mutantExploration explores mutant mi under the typed profile less the
@@ -210,7 +218,11 @@ func mutantExploration(mi copperfin.MutantInfo) (model.Config, []properties.Opti
 		cfg = copperfin.ConfigOfControls(cs)
 	}
 	cfg = copperfin.WithMutant(cfg, string(m))
-	opts := []properties.Option{properties.WithConfig(cfg), properties.WithFixture(copperfin.CopperfinBatch()), properties.WithCoverage(suite)}
+	fx := copperfin.CopperfinBatch()
+	if mc.fixture.Name != "" {
+		fx = mc.fixture
+	}
+	opts := []properties.Option{properties.WithConfig(cfg), properties.WithFixture(fx), properties.WithCoverage(suite)}
 	if len(mc.kinds) > 0 {
 		opts = append(opts, properties.WithKinds(mc.kinds...))
 	}

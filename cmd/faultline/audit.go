@@ -259,8 +259,12 @@ func writeAuditSummary(w io.Writer, audits []assay.ProfileAudit, ev *assay.Evide
 			return err
 		}
 		sum := cmp.Total.Summary
-		add(&tail, "Coverage: %d of %d reachable keys visited by the %d single-fault runs; %d of the runs' faults not reached.",
-			sum.Visited, sum.Reachable, rows, unreached)
+		correlated := 0
+		for _, a := range audits {
+			correlated += len(a.Correlated)
+		}
+		add(&tail, "Coverage: %d of %d reachable keys visited (%d single-fault runs, %d correlated); %d of the runs' faults not reached.",
+			sum.Visited, sum.Reachable, rows, correlated, unreached)
 	} else {
 		add(&tail, "Faults: %d of the %d single-fault runs' faults not reached.", unreached, rows)
 	}
@@ -441,8 +445,12 @@ func writeAuditCoverage(w io.Writer, audits []assay.ProfileAudit, path string) e
 	if err != nil {
 		return err
 	}
-	if _, err := fmt.Fprintf(w, "\n== coverage of the runs above (%d single-fault runs: %d fault kinds under %d profiles)\n",
-		cmp.Total.Summary.Runs, len(model.Catalogue()), len(audits)); err != nil {
+	correlated := 0
+	for _, a := range audits {
+		correlated += len(a.Correlated)
+	}
+	if _, err := fmt.Fprintf(w, "\n== coverage of the runs above (%d single-fault runs: %d fault kinds under %d profiles; and %d correlated runs: %d modifiers under %d profiles)\n",
+		cmp.Total.Summary.Runs-correlated, len(model.Catalogue()), len(audits), correlated, len(copperfin.Correlated()), len(audits)); err != nil {
 		return err
 	}
 	if err := cmp.WriteText(w); err != nil {
@@ -458,7 +466,7 @@ func auditCoverage(audits []assay.ProfileAudit) (*coverage.Tracker, *coverage.Co
 	var cols []coverage.Column
 	for _, a := range audits {
 		t := coverage.NewTracker(all.Universe())
-		for _, row := range a.Rows {
+		for _, row := range append(append([]assay.KindRow(nil), a.Rows...), a.Correlated...) {
 			if err := t.Record(row.Result); err != nil {
 				return nil, nil, err
 			}

@@ -263,7 +263,7 @@ func TestCoverageReport(t *testing.T) {
 		lines[strings.TrimSpace(l)] = true
 	}
 	for _, want := range []string{
-		"Coverage: 14 of 17 applicable keys visited (82.4%; 19 reachable, 2 not applicable)",
+		"Coverage: 14 of 22 applicable keys visited (63.6%; 24 reachable, 2 not applicable)",
 		"systems: billing (1184 runs, 14 events crossed; no branch_join, memory)",
 		"charged_once violated in 33 runs: first false after seq 10 (tool.commit): inv-1042 charged 2 times",
 		"replay: FAULTLINE_REPLAY=timeout_after_commit-44dca91b.json go test -run '^TestExplore$' ./examples/billing",
@@ -272,8 +272,12 @@ func TestCoverageReport(t *testing.T) {
 		"context/proposal/before_validation/isolated/policy_record  never_crossed: never crossed by this system (billing, 1184 runs): no recorded run crossed context.policy, where stale_policy enters",
 		"context/memory/before_commit/isolated/checkpoint_store  not_applicable: not applicable: billing declares it has no memory boundary",
 		"state/branch_join/before_commit/isolated/join_record  not_applicable: not applicable: billing declares it has no branch_join boundary",
+		// the exploration draws from billing.Kinds, which leaves out the
+		// reads that lag, and draws no correlation modifier
 		"Unvisited reachable keys:",
-		"none",
+		"tool/effect/after_commit/repeated/ledger_readback  never_tried: no recorded run scheduled timeout_after_commit",
+		"tool/effect/after_commit/shared/ledger_readback  never_tried: no recorded run scheduled timeout_after_commit",
+		"state/state/after_commit/isolated/ledger_readback  never_tried: no recorded run scheduled lagging_readback",
 	} {
 		if !lines[want] {
 			t.Errorf("the report lacks the line %q:\n%s", want, b.String())
@@ -292,10 +296,10 @@ func TestCommandLine(t *testing.T) {
 		t.Fatalf("audit exit %d\n%s%s", code, out.String(), errs.String())
 	}
 	for _, want := range []string{
-		"  billing/correct              defended   25 runs   20 reached    0 violated",
-		"  billing/fresh_key_per_retry             25 runs   20 reached    3 violated",
-		"  billing/blind_resume                    25 runs   20 reached    4 violated",
-		"  billing/receipt_from_reply              25 runs   20 reached    2 violated",
+		"  billing/correct              defended   27 runs   21 reached    0 violated",
+		"  billing/fresh_key_per_retry             27 runs   21 reached    3 violated",
+		"  billing/blind_resume                    27 runs   21 reached    4 violated",
+		"  billing/receipt_from_reply              27 runs   20 reached    2 violated",
 		"Verdict: held: the 1 defended configuration held every invariant under every single fault.",
 	} {
 		if !strings.Contains(out.String(), "\n"+want+"\n") {

@@ -78,11 +78,6 @@ func init() {
 			panic("copperfin: no defence row for kind " + s.Kind)
 		}
 	}
-	for _, s := range model.LaggingKinds() {
-		if _, ok := defences[s.Kind]; !ok {
-			panic("copperfin: no defence row for kind " + s.Kind)
-		}
-	}
 	for _, s := range model.WorldEvents() {
 		if _, ok := defences[s.Kind]; !ok {
 			panic("copperfin: no defence row for world event " + s.Kind)

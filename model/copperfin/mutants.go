@@ -110,13 +110,6 @@ var mutants = []MutantInfo{
 	{TracePerRetry, "trace id regenerated on retry", nil},
 	{PolicyCached, "policy read cached across tasks", nil},
 	{ResumeSkipsChecks, "a resumed worker trusts its predecessor's pre-effect checks and re-sends unguarded", nil},
-}
-
-// laggingMutants are the seeded defects that only the kinds of reads that
-// lag (model.LaggingKinds) show. Like those kinds they are kept out of
-// Mutants() (whose every entry exploration over the catalogue must kill)
-// until the kinds join the catalogue; ParseMutant accepts them.
-var laggingMutants = []MutantInfo{
 	{ResendUnseen, "an effect a post-commit readback does not show is re-sent", []Control{Idempotency}},
 	{StateCheckUnguarded, "the state version is checked by a read, with no state guard on the commit", nil},
 }
@@ -146,7 +139,7 @@ func ParseMutant(s string) (Mutant, error) {
 	if s == "" {
 		return "", nil
 	}
-	for _, m := range append(Mutants(), laggingMutants...) {
+	for _, m := range mutants {
 		if string(m.Name) == s {
 			return m.Name, nil
 		}
