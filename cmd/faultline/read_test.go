@@ -10,6 +10,7 @@ import (
 	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
 )
 
 // TestInputFilesAreBounded: a device is refused, not read whole, by every
@@ -55,7 +56,7 @@ func TestReplayNamesTheFile(t *testing.T) {
 	good := `{"version":1,"seed":"s","config":{"profile":"typed"},"faults":[{"event":"tool.commit","ordinal":1,"kind":"timeout_after_commit"}]}`
 	for _, c := range []struct{ in, want string }{
 		{strings.Replace(good, `"profile":"typed"`, `"profile":"typed","mutant":"gremlin"`, 1), `: schedule: config: unknown mutant "gremlin" (valid: `},
-		{strings.Replace(good, `"profile":"typed"`, `"profile":"typed","fixture":"acme"`, 1), `: schedule: config: unknown fixture "acme" (valid: copperfin, copperfin-batch)`},
+		{strings.Replace(good, `"profile":"typed"`, `"profile":"typed","fixture":"acme"`, 1), `: schedule: config: unknown fixture "acme" (valid: copperfin, copperfin-batch, copperfin-tenants)`},
 		{"[" + good + "]", ": schedule: the top level must be a JSON object, not an array"},
 		{"\xEF\xBB\xBF" + good, ": schedule: the file starts with a UTF-8 byte-order mark; save it without one"},
 		{"", ": schedule: empty input: the file is empty"},
@@ -75,4 +76,28 @@ func TestReplayNamesTheFile(t *testing.T) {
 func loadSchedule(path string) (*model.Schedule, *corpus.Counterexample, error) {
 	s, ce, _, err := program().Load(path, "")
 	return s, ce, err
+}
+
+// TestReplayOfACorrelatedSchedule: the schedules the audit visits the
+// correlation keys with replay from the command line, the shared one on
+// the two-tenant fixture: the baseline breaks, typed holds.
+func TestReplayOfACorrelatedSchedule(t *testing.T) {
+	for _, c := range []model.Correlation{model.CorrelationShared, model.CorrelationSynchronized} {
+		for _, p := range []struct {
+			profile copperfin.Profile
+			code    int
+		}{{copperfin.ProfileBaseline, 1}, {copperfin.ProfileTyped, 0}} {
+			s, err := copperfin.CorrelatedSchedule("timeout_after_commit", c, copperfin.ConfigOfProfile(p.profile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), "s.json")
+			if err := os.WriteFile(path, model.Format(s), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if code, _, stderr := runCLI(t, "replay", path); code != p.code {
+				t.Errorf("%s under %s: exit %d, want %d: %s", c, p.profile, code, p.code, stderr)
+			}
+		}
+	}
 }
