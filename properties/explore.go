@@ -967,9 +967,9 @@ func (e *explorer) count(res *model.Result) {
 var errStop = errors.New("properties: stop")
 
 // recorder is the rapid.TB the exploration runs under: it records rapid's
-// failure messages instead of failing a test, forwards logs to the parent
-// test (if any) and takes the parent's name, so rapid's fail file for that
-// test keeps working.
+// failure messages instead of failing a test, forwards logs but rapid's
+// draws to the parent test (if any) and takes the parent's name, so
+// rapid's fail file for that test keeps working.
 type recorder struct {
 	parent rapid.TB
 	name   string
@@ -990,7 +990,9 @@ func (r *recorder) Skipf(format string, a ...any) {
 	r.SkipNow()
 }
 func (r *recorder) Logf(format string, a ...any) {
-	if r.parent != nil {
+	// rapid logs each draw of the failing check: the counterexample
+	// names the schedule they made, so they are not passed on
+	if r.parent != nil && !strings.HasPrefix(format, "[rapid] draw") {
 		r.parent.Logf(format, a...)
 	}
 }

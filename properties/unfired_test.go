@@ -94,3 +94,20 @@ func TestStoredFileWithoutFixtureIsTheDefault(t *testing.T) {
 		t.Fatalf("errors %q, logs %q", tb.errors, tb.logs)
 	}
 }
+
+// TestCheckLogsNoDraws: a counterexample's log keeps rapid's report but
+// not its draw lines, which the counterexample's schedule says again.
+func TestCheckLogsNoDraws(t *testing.T) {
+	def := billing.Definition()
+	tb := &recordingTB{name: "TestBilling"}
+	properties.Check(tb, def.Factory, properties.WithDefinition(def), properties.WithConfig(model.Config{System: []byte(`{"bugs":["fresh_key_per_retry"]}`)}),
+		properties.WithFailDir(t.TempDir()))
+	if !tb.failed || len(tb.logs) == 0 {
+		t.Fatalf("no counterexample: %q", tb.errors)
+	}
+	for _, l := range tb.logs {
+		if strings.Contains(l, "[rapid] draw ") {
+			t.Fatalf("the log holds rapid's draws:\n%s", l)
+		}
+	}
+}
