@@ -2,57 +2,26 @@ package snapshots_test
 
 // The glue a user writes to test the janitor of package app, unmodified,
 // through the adapters: the System that wraps its three clients around
-// each run's Calls, its Definition, and the paths (exploration, fuzzing,
-// coverage; a counterexample replays through TestCheck). paths_test.go
-// measures them; docs/production.md walks through this file.
+// each run's Calls (sweeper, in readme_test.go: the front page's quick
+// start), its Definition, and the paths (exploration, fuzzing, coverage;
+// a counterexample replays through TestCheck). paths_test.go measures
+// them; docs/production.md walks through this file.
 
 import (
-	"cmp"
-	"context"
-	"database/sql"
-	"errors"
-	"net/http"
 	"os"
 	"testing"
 
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/examples/snapshots"
-	"github.com/faultline/faultline/examples/snapshots/app"
 	"github.com/faultline/faultline/fuzz"
-	"github.com/faultline/faultline/httpfault"
 	"github.com/faultline/faultline/mcpfault"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/properties"
-	"github.com/faultline/faultline/sqlfault"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// janitor is one worker: the real janitor over wrapped clients; the
-// World's ProviderLedger reads the service's own table of deletions.
-type janitor struct{ *snapshots.World }
-
-func (j janitor) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
-	reads, err1 := httpfault.Rules(httpfault.Rule{Method: "GET", Path: "/snapshots", Class: httpfault.Read, Event: model.EvStateRead})
-	hc, err2 := httpfault.Join(env.Calls, httpfault.InProcess(j.Service().Inventory()), httpfault.JoinOptions{Classify: reads})
-	mw, err3 := mcpfault.New(env.Calls, mcpfault.Options{})
-	conn, err4 := sqlfault.New(j.Checkpoints(), env.Calls, sqlfault.Options{CheckpointTable: snapshots.CheckpointTable})
-	if err := errors.Join(err1, err2, err3, err4); err != nil {
-		return model.Claim{}, err
-	}
-	session, done, err := j.Service().Connect(ctx, mcp.NewClient(&mcp.Implementation{Name: task.Actor}, nil), mw.Middleware())
-	if err != nil {
-		return model.Claim{}, err
-	}
-	defer done()
-	db := sql.OpenDB(conn)
-	defer db.Close()
-	rep, err := app.New(&http.Client{Transport: hc}, snapshots.BaseURL, session, db, j.Options).Sweep(ctx, task.Subject)
-	return snapshots.Claim(rep), cmp.Or(mw.Err(), err) // the adapter's error (a stopped worker) first
-}
 
 // definition is the janitor's Definition with this System as its workers.
 func definition(t testing.TB) *model.Definition {
-	return snapshots.Definition(t.TempDir(), func(w *snapshots.World) model.System { return janitor{w} })
+	return snapshots.Definition(t.TempDir(), func(w *snapshots.World) model.System { return sweeper{w} })
 }
 
 // kinds are the fault kinds the adapters enact on the janitor's calls.
