@@ -126,8 +126,12 @@ func writeExhaustive(w io.Writer, def *model.Definition, rep *properties.Exhaust
 	if rep.Scope.World {
 		world = "on"
 	}
-	scope := fmt.Sprintf("scope: %d kinds (%s); world events %s; placement %s; %s, fixture %s\n",
+	scope := fmt.Sprintf("scope: %d kinds (%s); world events %s; placement %s; %s, fixture %s",
 		len(rep.Scope.Kinds), strings.Join(rep.Scope.Kinds, ", "), world, rep.Scope.Placement, describe(def, cfg), rep.Scope.Fixture)
+	if n := rep.Scope.Interleavings; n > 0 {
+		scope += fmt.Sprintf("; %d interleavings (at most one context switch)", n)
+	}
+	scope += "\n"
 	if rep.Shards > 0 {
 		fmt.Fprintf(&b, "shard %d/%d of the exhaustive walk: the counts are the shard's own schedules; the run's verdict is the shards' counterexample of the least index\n", rep.Shard, rep.Shards)
 	}

@@ -322,3 +322,32 @@ func TestExploreKeepsANeededModifier(t *testing.T) {
 		t.Errorf("without the modifier: held %v, fired %d", res.Held(), res.Faults[0].Fired)
 	}
 }
+
+// With a concurrent config the exhaustive walk runs every fault schedule
+// under each interleaving of at most one context switch (5 for the two
+// clerks: the default order and four that switch once, of the eight
+// candidates; the others repeat a run): the clerks' lost update is found
+// at the fourth schedule, with no fault, under the interleaving [1, 1, 2],
+// and the guarded clerk's walk is a complete bounded proof over 5 clean
+// runs and 12 of one tool_timeout.
+func TestExhaustiveWalksInterleavings(t *testing.T) {
+	rep, err := properties.Exhaustive(clerks, clerkOpts(properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Found || rep.Counterexample.Invariant != lostupdate.InvNoLostUpdate || len(rep.Counterexample.Schedule.Faults) != 0 ||
+		rep.Counterexample.ContextSwitches != 1 || rep.Scope.Interleavings != 5 || rep.Index != 4 ||
+		!slices.Equal(rep.Counterexample.Schedule.Config.Concurrency.Interleaving, []int{1, 1, 2}) {
+		t.Fatalf("found %v at %d of %d interleavings: %v", rep.Found, rep.Index, rep.Scope.Interleavings, rep.Counterexample)
+	}
+	t.Logf("%s; %s: found at %d\n%s", rep.Scope, rep.Sizes(), rep.Index, rep.Counterexample)
+	guarded := func(model.Config) (model.Factory, error) { return lostupdate.GuardedFactory(), nil }
+	g, err := properties.Exhaustive(guarded, clerkOpts(properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("guarded: %s; %s", g.Scope, g.Sizes())
+	if g.Found || !g.Complete || g.Schedules != 17 || !slices.Equal(g.PerSize, []int{5, 12}) {
+		t.Fatalf("guarded: found %v, complete %v: %v", g.Found, g.Complete, g.Counterexample)
+	}
+}
