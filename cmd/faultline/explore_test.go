@@ -296,3 +296,17 @@ func TestExhaustiveConcurrent(t *testing.T) {
 		t.Fatalf("exit %d %s\n%s", code, stderr, out)
 	}
 }
+
+// TestExploreConcurrentDrawsModifiers: explore --concurrent draws
+// correlation modifiers with the faults, and a counterexample that needs
+// one keeps it: with idempotency alone, a persistent rollback of the
+// checkpoint store breaks the three workers' retry budget.
+func TestExploreConcurrentDrawsModifiers(t *testing.T) {
+	code, out, stderr := runCLI(t, "explore", "--concurrent", "3", "--fixture", "copperfin-batch", "--controls", "idempotency",
+		"--kinds", "checkpoint_rollback", "--max-faults", "1", "--no-world", "--seed", "1", "--checks", "100")
+	if code != 1 || !strings.HasPrefix(out, "counterexample after 7 checks (seed 1)\n") ||
+		!strings.Contains(out, "budget violated: first false after seq 36 (tool.commit), reached by f1 (checkpoint_rollback): attempt 4 exceeds one plus the retry budget of 2\n") ||
+		!strings.Contains(out, `"kind": "checkpoint_rollback",`+"\n"+`      "correlation": "persistent"`) {
+		t.Fatalf("exit %d %s\n%s", code, stderr, out)
+	}
+}
