@@ -351,3 +351,37 @@ func TestExhaustiveWalksInterleavings(t *testing.T) {
 		t.Fatalf("guarded: found %v, complete %v: %v", g.Found, g.Complete, g.Counterexample)
 	}
 }
+
+// WithMaxSwitches bounds the walk's interleavings: at 0 the clerks run in
+// the default order alone and hold (a complete walk, no counterexample); at
+// 2 the walk runs more interleavings and still finds the lost update first
+// under one switch, and the guarded clerk holds under all of them. A bound
+// out of range, and a config with its own seed, are errors.
+func TestExhaustiveMaxSwitches(t *testing.T) {
+	walk := func(sys properties.System, n int, opts ...properties.Option) *properties.ExhaustiveReport {
+		t.Helper()
+		rep, err := properties.Exhaustive(sys, clerkOpts(append(opts, properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1), properties.WithMaxSwitches(n))...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	if r := walk(clerks, 0); r.Found || !r.Complete || r.Scope.Interleavings != 1 || r.Scope.String() != "kinds tool_timeout; world events on; placement any event; fixture lostupdate; 1 interleavings (the default order alone)" {
+		t.Fatalf("bound 0: found %v, complete %v, scope %s", r.Found, r.Complete, r.Scope)
+	}
+	r := walk(clerks, 2)
+	if !r.Found || r.Counterexample.ContextSwitches != 1 || r.Index != 4 || r.Scope.Interleavings != 17 {
+		t.Fatalf("bound 2: found %v at %d, %d interleavings: %v", r.Found, r.Index, r.Scope.Interleavings, r.Counterexample)
+	}
+	guarded := func(model.Config) (model.Factory, error) { return lostupdate.GuardedFactory(), nil }
+	if g := walk(guarded, 2); g.Found || !g.Complete || g.Scope.Interleavings != 17 || g.Scope.MaxSwitches != 2 {
+		t.Fatalf("guarded, bound 2: found %v, complete %v, scope %+v", g.Found, g.Complete, g.Scope)
+	}
+	if _, err := properties.Exhaustive(clerks, clerkOpts(properties.WithMaxSwitches(5))...); err == nil || err.Error() != "properties: max switches 5 must be between 0 and 4" {
+		t.Errorf("bound 5: %v", err)
+	}
+	seeded := append(clerkOpts(), properties.WithConfig(model.Config{Concurrency: &model.Concurrency{Workers: 2, Seed: "x"}}))
+	if _, err := properties.Exhaustive(clerks, seeded...); err == nil || !strings.Contains(err.Error(), "leave the config's concurrency seed and interleaving unset") {
+		t.Errorf("a seeded config: %v", err)
+	}
+}

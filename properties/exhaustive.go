@@ -20,6 +20,8 @@ const (
 	MaxSchedulesLimit = 100_000_000
 	// MaxWorkers bounds WithWorkers.
 	MaxWorkers = 256
+	// MaxSwitchesLimit bounds WithMaxSwitches.
+	MaxSwitchesLimit = 4
 )
 
 // exhaustiveSettings are the options only Exhaustive reads.
@@ -29,6 +31,8 @@ type exhaustiveSettings struct {
 	maxSchedules int // 0: DefaultMaxSchedules
 	unreduced    bool
 	visit        func(*model.Schedule) // called on each schedule run, in order
+	// switches is WithMaxSwitches' bound plus one (0: unset, a bound of 1)
+	switches int
 }
 
 // WithOwnEvents places each kind only at its own event (FaultSpec.Event),
@@ -66,6 +70,21 @@ func WithMaxSchedules(n int) Option {
 	})
 }
 
+// WithMaxSwitches bounds the context switches of the interleavings a
+// concurrent exhaustive walk enumerates (0 to MaxSwitchesLimit; default
+// 1; 0 runs the default order alone). Their number grows about as the
+// scheduling points to the power of the bound. Only Exhaustive reads it,
+// and only for a concurrent config.
+func WithMaxSwitches(n int) Option {
+	return optionFunc(func(s *settings) error {
+		if n < 0 || n > MaxSwitchesLimit {
+			return fmt.Errorf("properties: max switches %d must be between 0 and %d", n, MaxSwitchesLimit)
+		}
+		s.exh.switches = n + 1
+		return nil
+	})
+}
+
 // withoutReduction makes the walk run every list of placements as
 // generated, without putting its faults in canonical order or skipping
 // duplicates: the unreduced walk the reduced one is compared with.
@@ -94,8 +113,11 @@ type ExhaustiveScope struct {
 	Placement string `json:"placement"`
 	// Interleavings is, for a concurrent config, how many interleavings
 	// each fault schedule ran under: the default order and every one with
-	// a single context switch (see Exhaustive); 0 for a sequential config.
+	// at most MaxSwitches context switches (see Exhaustive); 0 for a
+	// sequential config.
 	Interleavings int `json:"interleavings,omitempty"`
+	// MaxSwitches is their bound (WithMaxSwitches).
+	MaxSwitches int `json:"max_switches,omitempty"`
 }
 
 // String names the scope for people: "kinds a, b; world events off;
@@ -107,9 +129,24 @@ func (s ExhaustiveScope) String() string {
 	}
 	out := fmt.Sprintf("kinds %s; world events %s; placement %s; fixture %s", strings.Join(s.Kinds, ", "), w, s.Placement, s.Fixture)
 	if s.Interleavings > 0 {
-		out += fmt.Sprintf("; %d interleavings (at most one context switch)", s.Interleavings)
+		out += "; " + s.InterleavingsText()
 	}
 	return out
+}
+
+// InterleavingsText says how many interleavings a concurrent walk ran
+// each fault schedule under: "79 interleavings (at most one context
+// switch)".
+func (s ExhaustiveScope) InterleavingsText() string {
+	bound := "at most one context switch"
+	switch s.MaxSwitches {
+	case 0:
+		bound = "the default order alone"
+	case 1:
+	default:
+		bound = fmt.Sprintf("at most %d context switches", s.MaxSwitches)
+	}
+	return fmt.Sprintf("%d interleavings (%s)", s.Interleavings, bound)
 }
 
 // ExhaustiveReport is the result of an exhaustive walk (see Exhaustive).
@@ -219,10 +256,12 @@ func (r *ExhaustiveReport) Summary() string {
 // Interleavings. For a concurrent config (Concurrency of two workers or
 // more over two tasks or more, with no interleaving or seed of its own:
 // an error otherwise) every fault schedule runs under each interleaving
-// of a bound of one context switch: the default order (each worker goes
-// on until its task ends), then, for each scheduling point of the clean
-// run and each other task, the clean run's picks up to that point followed
-// by that task, after which every worker goes on (Concurrency); those
+// of at most WithMaxSwitches context switches (default 1): the default
+// order (each worker goes on until its task ends), then, for each
+// scheduling point of the clean run and each other task, the clean run's
+// picks up to that point followed by that task, after which every worker
+// goes on (Concurrency); with a bound of k, the same from each
+// interleaving of k-1 switches at each point after its last pick; those
 // whose clean run repeats the picks of an earlier one are left out. The
 // interleaving comes first in the order: the schedules of k faults are
 // those under the first interleaving, then under the second, and so on,
@@ -353,23 +392,36 @@ func (w *walkState) interleavings() error {
 	if err != nil {
 		return err
 	}
+	bound := 1
+	if set.exh.switches > 0 {
+		bound = set.exh.switches - 1
+	}
+	type node struct{ il, picks []int }
 	w.ils = [][]int{nil}
 	seen := map[string]bool{fmt.Sprint(picks): true}
-	for i := range picks {
-		for task := 1; task <= len(set.fixture.Tasks); task++ {
-			if task == picks[i] {
-				continue
-			}
-			il := append(slices.Clone(picks[:i]), task)
-			got, err := clean(il)
-			if err != nil {
-				return err
-			}
-			if k := fmt.Sprint(got); !seen[k] {
-				seen[k] = true
-				w.ils = append(w.ils, il)
+	frontier := []node{{nil, picks}}
+	for depth := 0; depth < bound && len(frontier) > 0; depth++ {
+		var next []node
+		for _, f := range frontier {
+			for i := len(f.il); i < len(f.picks); i++ {
+				for task := 1; task <= len(set.fixture.Tasks); task++ {
+					if task == f.picks[i] {
+						continue
+					}
+					il := append(slices.Clone(f.picks[:i]), task)
+					got, err := clean(il)
+					if err != nil {
+						return err
+					}
+					if k := fmt.Sprint(got); !seen[k] {
+						seen[k] = true
+						w.ils = append(w.ils, il)
+						next = append(next, node{il, got})
+					}
+				}
 			}
 		}
+		frontier = next
 	}
 	return nil
 }
@@ -426,6 +478,12 @@ func newWalk(e *explorer) (*walkState, error) {
 		return nil, err
 	}
 	scope.Interleavings = len(w.ils)
+	if w.ils != nil {
+		scope.MaxSwitches = 1
+		if set.exh.switches > 0 {
+			scope.MaxSwitches = set.exh.switches - 1
+		}
+	}
 	w.rep = &ExhaustiveReport{MaxFaults: set.maxFaults, Cap: w.cap, PerSize: make([]int, 0, set.maxFaults+1), Scope: scope}
 	return w, nil
 }
