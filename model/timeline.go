@@ -37,13 +37,19 @@ const (
 	EvBranchJoin         EventName = "branch.join"
 	EvEvidenceJoin       EventName = "evidence.join"
 	EvClockSleep         EventName = "clock.sleep"
+	// EvNoticeReceive: a read of the provider's notices (Env.Notices), in
+	// a run whose provider sends them (Config.Notices).
+	EvNoticeReceive EventName = "notice.receive"
 	EvWorkerStart        EventName = "worker.start"
 	EvWorkerCrash        EventName = "worker.crash"
 	EvWarn               EventName = "system.warn"
 	EvClaim              EventName = "claim"
 )
 
-// AllEvents lists every event name a schedule may name.
+// AllEvents lists every event name a schedule may name but
+// EvNoticeReceive, which only a run whose provider sends notices crosses
+// (see Notices), so that the explorations and fuzz sites drawn from this
+// list are those of every run.
 var AllEvents = []EventName{
 	EvContextSubject, EvContextPolicy, EvContextEligibility, EvProposal, EvAuthorityGrant,
 	EvAuthorityCheck, EvStateRead, EvToolCommit, EvLedgerReadback, EvEvidenceDecision,
@@ -101,6 +107,8 @@ func eventIndex(e EventName) int {
 		return 21
 	case EvWorkerStart:
 		return 22
+	case EvNoticeReceive:
+		return 23
 	}
 	return -1
 }
