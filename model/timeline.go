@@ -37,14 +37,15 @@ const (
 	EvBranchJoin         EventName = "branch.join"
 	EvEvidenceJoin       EventName = "evidence.join"
 	EvClockSleep         EventName = "clock.sleep"
-	// EvNoticeReceive: a read of the provider's notices (Env.Notices), in
-	// a run whose provider sends them (Config.Notices).
-	EvNoticeReceive EventName = "notice.receive"
 	EvWorkerStart        EventName = "worker.start"
 	EvWorkerCrash        EventName = "worker.crash"
 	EvWarn               EventName = "system.warn"
 	EvClaim              EventName = "claim"
 )
+
+// EvNoticeReceive is a read of the provider's notices (Env.Notices), in a
+// run whose provider sends them (Config.Notices).
+const EvNoticeReceive EventName = "notice.receive"
 
 // AllEvents lists every event name a schedule may name but
 // EvNoticeReceive, which only a run whose provider sends notices crosses
