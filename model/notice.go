@@ -250,8 +250,8 @@ const InvRecordedAgreesWithLedger = "recorded_agrees_with_ledger"
 // than the ledger holds it (a redelivered notice makes no second effect)
 // and withdraws no effect an earlier checkpoint recorded while the ledger
 // holds it; at its claim, a task that wrote a checkpoint records every
-// ledger effect it made. Effects are request keys in
-// Checkpoint.CompletedEffects. The harness checks it in every run with
+// ledger effect it made. A checkpoint names an effect in
+// Checkpoint.CompletedEffects by its request key or its receipt id. The harness checks it in every run with
 // Config.Notices (after the built-in invariants and before the user's);
 // add it to Options.Invariants to check it in other runs.
 func NoticeAgreement() UserInvariant {
@@ -268,7 +268,11 @@ func recordedAgrees(v View) string {
 	}
 	r := v.r
 	id := r.task.ID
+	// held counts the task's ledger entries by request key; name maps the
+	// names a checkpoint may record an effect by (its request key or its
+	// receipt id) to the key
 	held := map[string]int{}
+	name := map[string]string{}
 	var keys []string
 	for _, e := range r.world.Ledger {
 		if e.Task == id {
@@ -276,7 +280,14 @@ func recordedAgrees(v View) string {
 				keys = append(keys, e.Key)
 			}
 			held[e.Key]++
+			name[e.Key] = e.Key
+			if e.ReceiptID != "" {
+				name[e.ReceiptID] = e.Key
+			}
 		}
+	}
+	records := func(c *Checkpoint, key string) bool {
+		return slices.ContainsFunc(c.CompletedEffects, func(n string) bool { return name[n] == key })
 	}
 	var cps []*Checkpoint
 	for i := range r.world.Checkpoints {
@@ -290,23 +301,27 @@ func recordedAgrees(v View) string {
 	newest := cps[len(cps)-1]
 	if ev == EvClaim {
 		for _, k := range keys {
-			if !slices.Contains(newest.CompletedEffects, k) {
+			if !records(newest, k) {
 				return "the task's record (checkpoint " + strconv.Itoa(newest.Seq) + ") lacks effect " + k + " of the provider's ledger"
 			}
 		}
 		return ""
 	}
 	recorded := map[string]int{}
-	for _, k := range newest.CompletedEffects {
+	for _, n := range newest.CompletedEffects {
+		k, ok := name[n]
+		if !ok {
+			continue // an effect the ledger lacks is no_invented_progress's
+		}
 		recorded[k]++
-		if n := held[k]; n > 0 && recorded[k] > n {
+		if recorded[k] > held[k] {
 			return "checkpoint " + strconv.Itoa(newest.Seq) + " records effect " + k + " " + strconv.Itoa(recorded[k]) +
-				" times; the provider's ledger holds it " + strconv.Itoa(n)
+				" times; the provider's ledger holds it " + strconv.Itoa(held[k])
 		}
 	}
 	for _, c := range cps[:len(cps)-1] {
-		for _, k := range c.CompletedEffects {
-			if held[k] > 0 && recorded[k] == 0 {
+		for _, n := range c.CompletedEffects {
+			if k, ok := name[n]; ok && recorded[k] == 0 {
 				return "checkpoint " + strconv.Itoa(newest.Seq) + " withdraws effect " + k + ", which checkpoint " +
 					strconv.Itoa(c.Seq) + " recorded and the provider's ledger holds"
 			}

@@ -167,3 +167,54 @@ func (p *inboxProbe) Run(ctx context.Context, env model.Env, task model.Task) (m
 	p.inbox = env.Notices != nil
 	return model.Claim{Verdict: model.ClaimHold}, nil
 }
+
+// recorder commits once and checkpoints the effect by the names its
+// record function gives the receipt.
+type recorder struct {
+	record func(key, receipt string) [][]string
+}
+
+func (s recorder) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+	a := model.Action{Actor: task.Actor, Subject: task.Subject, Tenant: task.Tenant, Purpose: task.Purpose, Amount: task.Amount, IdempotencyKey: task.ID}
+	res, err := env.Tool.Commit(ctx, model.ToolCall{Tool: "t", RequestKey: task.ID + ":1", Action: a})
+	if err != nil || res.Receipt == nil {
+		return model.Claim{Verdict: model.ClaimHold}, err
+	}
+	for i, effects := range s.record(res.Receipt.Key, res.Receipt.ID) {
+		if err := env.Store.Save(ctx, model.Checkpoint{Seq: i + 1, State: "s", CompletedEffects: effects}); err != nil {
+			return model.Claim{}, err
+		}
+	}
+	return model.Claim{Verdict: model.ClaimHold}, nil
+}
+
+// TestNoticeAgreementByKeyOrReceipt: NoticeAgreement, added to
+// Options.Invariants in a run without notices, names an effect by its
+// request key or its receipt id: recording it by its receipt holds, by
+// both names in one checkpoint is recording it twice, dropping it in a
+// later checkpoint withdraws it, and a record without it at the claim
+// lacks it.
+func TestNoticeAgreementByKeyOrReceipt(t *testing.T) {
+	fx := model.Fixture{Name: "rec", Tasks: []model.Task{{ID: "r1", Actor: "a", Subject: "s", Tenant: "t", Purpose: "p"}}}
+	opts := model.Options{Builtin: []string{}, Invariants: []model.UserInvariant{model.NoticeAgreement()}}
+	for _, c := range []struct {
+		name   string
+		record func(key, receipt string) [][]string
+		detail string
+	}{
+		{"receipt", func(k, r string) [][]string { return [][]string{{r}} }, ""},
+		{"both names", func(k, r string) [][]string { return [][]string{{r, k}} }, "checkpoint 1 records effect r1:1 2 times; the provider's ledger holds it 1"},
+		{"withdrawn", func(k, r string) [][]string { return [][]string{{k}, {}} }, "checkpoint 2 withdraws effect r1:1, which checkpoint 1 recorded and the provider's ledger holds"},
+		{"missing", func(k, r string) [][]string { return [][]string{{}} }, "the task's record (checkpoint 1) lacks effect r1:1 of the provider's ledger"},
+	} {
+		s := &model.Schedule{Version: model.ScheduleVersion, Seed: c.name}
+		res, err := model.NewHarness(fx, opts).Run(func() model.System { return recorder{c.record} }, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, ok := res.Invariant(model.InvRecordedAgreesWithLedger)
+		if !ok || len(res.Invariants) != 1 || r.Held != (c.detail == "") || r.Detail != c.detail {
+			t.Errorf("%s: %+v", c.name, res.Invariants)
+		}
+	}
+}
