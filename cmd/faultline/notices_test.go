@@ -6,7 +6,7 @@ import (
 )
 
 // TestReplayNoticeSchedules replays the corpus's schedules of the
-// provider's notices: each breaks the typed profile, which has no defence
+// provider's notices, one a kind: each breaks the typed profile, which has no defence
 // of notices (exit 1, recorded_agrees_with_ledger at the checkpoint that
 // records the wrong settlement), and holds with notice_reconcile added
 // (exit 0), with --twice equal.
@@ -19,6 +19,10 @@ func TestReplayNoticeSchedules(t *testing.T) {
 			"unrecoverable (claim hold: the provider's notice reports the refund failed)"},
 		{"../../corpus/notices/redelivered-notice.json", "recorded_agrees_with_ledger after seq 29 (checkpoint.write)",
 			"unrecoverable (claim release)"},
+		{"../../corpus/notices/reordered-notice.json", "recorded_agrees_with_ledger after seq 33 (checkpoint.write)",
+			"unrecoverable (claim hold: the provider's notice reports the refund failed)"},
+		{"../../corpus/notices/lost-notice.json", "recorded_agrees_with_ledger after seq 27 (checkpoint.write)",
+			"unrecoverable (claim hold: no notice reports the refund settled)"},
 	} {
 		code, out, stderr := runCLI(t, "replay", c.file)
 		if code != 1 || !strings.Contains(out, "Failed invariants: "+c.failed+".") || !strings.Contains(out, "Verdict: "+c.verdict+".") {
