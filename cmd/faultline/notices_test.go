@@ -40,9 +40,9 @@ func TestReplayNoticeSchedules(t *testing.T) {
 
 // TestAuditNotices: --notices adds a run of each kind of the provider's
 // notices under each profile (12 runs), whose two keys the coverage then
-// counts: 26 of 26 reachable keys visited, the notice keys violated
+// counts: 39 of 39 reachable keys visited, the notice keys violated
 // (recorded_agrees_with_ledger) under every profile, since none of them
-// has notice_reconcile. Without the flag the audit is the audit it was (24
+// has notice_reconcile. Without the flag the audit is the audit it was (37
 // reachable keys, the default universe).
 func TestAuditNotices(t *testing.T) {
 	if raceDetector {
@@ -54,20 +54,20 @@ func TestAuditNotices(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{
-		"(and 12 runs with notices: 4 kinds of the provider's notices under 3 profiles)\nCoverage: 26 of 26 reachable keys visited (100.0%)\n",
-		"  12375 keys in all: 26 reachable by the catalogue, 12349 unreachable",
-		"  baseline     25 of 26 reachable keys visited: 17 violated, 8 held (35 runs)\n" +
-			"  typed        26 of 26 reachable keys visited: 2 violated, 24 held (35 runs)\n",
+		"(and 12 runs with notices: 4 kinds of the provider's notices under 3 profiles)\nCoverage: 39 of 39 reachable keys visited (100.0%)\n",
+		"  12375 keys in all: 39 reachable by the catalogue, 12336 unreachable",
+		"  baseline     38 of 39 reachable keys visited: 30 violated, 8 held (54 runs)\n" +
+			"  typed        39 of 39 reachable keys visited: 2 violated, 37 held (54 runs)\n",
 		"  tool/effect/after_checkpoint/isolated/ledger_readback              violated (recorded_agrees_with_ledger)            violated (recorded_agrees_with_ledger)  violated (recorded_agrees_with_ledger)  late_notice\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("audit --notices lacks %q", want)
 		}
 	}
-	if d := readCov(t, p); d.Runs != 105 || len(d.Keys) != 26 {
+	if d := readCov(t, p); d.Runs != 162 || len(d.Keys) != 39 {
 		t.Errorf("coverage file: runs %d, keys %d", d.Runs, len(d.Keys))
 	}
-	if code, out, _ := runCLI(t, "audit", "--notices"); code != 0 || !strings.Contains(out, "Coverage: 26 of 26 reachable keys visited (81 single-fault runs, 12 correlated, 12 with notices)") {
+	if code, out, _ := runCLI(t, "audit", "--notices"); code != 0 || !strings.Contains(out, "Coverage: 39 of 39 reachable keys visited (81 single-fault runs, 69 correlated, 12 with notices)") {
 		t.Errorf("summary: exit %d\n%s", code, out)
 	}
 	if code, _, stderr := runCLI(t, "audit", "--notices", "--compat", "paper188"); code != 2 || !strings.Contains(stderr, "--notices") {
