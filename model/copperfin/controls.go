@@ -20,20 +20,37 @@ const (
 	EffectReadback     Control = "effect_readback"
 	EvidenceGate       Control = "evidence_gate"
 	DenyOnWarning      Control = "deny_on_warning"
+	// JitteredBackoff and SharedRetryBudget are the fleet's controls (the
+	// paper, thought experiment 4: "Add random jitter and a shared retry
+	// budget"): a rate-limited agent waits the retry-after plus a random
+	// jitter of up to ten times it, drawn from Env.Rand; an agent asks the
+	// fleet's shared retry budget (Env.RetryToken) before it decides to
+	// retry, and holds when the budget is spent.
+	JitteredBackoff   Control = "jittered_backoff"
+	SharedRetryBudget Control = "shared_retry_budget"
 )
 
 // PaperControls are the seven controls of the paper's artefact, in its order.
 var PaperControls = []Control{BindIdentity, PreEffectAuthority, RefreshContext, StatePrecondition, Idempotency, EffectReadback, EvidenceGate}
 
-// AllControls are every control name the reference system accepts.
+// AllControls are the paper's seven and deny_on_warning, the controls of
+// the profiles baseline, typed and fail_closed (the audit's, the lab's).
 var AllControls = append(append([]Control(nil), PaperControls...), DenyOnWarning)
+
+// FleetControls are the two controls of a fleet (typed_fleet): the
+// reference system accepts them beside AllControls.
+var FleetControls = []Control{JitteredBackoff, SharedRetryBudget}
+
+// accepted are every control name the reference system accepts, in bit
+// order.
+var accepted = append(append([]Control(nil), AllControls...), FleetControls...)
 
 // Controls is a set of enabled controls as a bit set; the zero value is the
 // baseline (no control).
 type Controls uint16
 
 func controlBit(c Control) (Controls, bool) {
-	switch c { // in AllControls order; init checks it
+	switch c { // in accepted order; init checks it
 	case BindIdentity:
 		return 1 << 0, true
 	case PreEffectAuthority:
@@ -50,14 +67,18 @@ func controlBit(c Control) (Controls, bool) {
 		return 1 << 6, true
 	case DenyOnWarning:
 		return 1 << 7, true
+	case JitteredBackoff:
+		return 1 << 8, true
+	case SharedRetryBudget:
+		return 1 << 9, true
 	}
 	return 0, false
 }
 
 func init() {
-	for i, c := range AllControls {
+	for i, c := range accepted {
 		if b, ok := controlBit(c); !ok || b != 1<<uint(i) {
-			panic("copperfin: controlBit out of step with AllControls at " + string(c))
+			panic("copperfin: controlBit out of step with the accepted controls at " + string(c))
 		}
 	}
 }
@@ -87,10 +108,11 @@ func (cs Controls) Without(c Control) Controls {
 	return cs &^ b
 }
 
-// List returns the enabled controls in AllControls order.
+// List returns the enabled controls in AllControls order, then
+// FleetControls'.
 func (cs Controls) List() []Control {
 	out := []Control{}
-	for _, c := range AllControls {
+	for _, c := range accepted {
 		if cs.Has(c) {
 			out = append(out, c)
 		}
@@ -119,7 +141,7 @@ func ParseControls(names []string) (Controls, error) {
 		n = strings.TrimSpace(n)
 		b, ok := controlBit(Control(n))
 		if !ok {
-			return 0, fmt.Errorf("unknown control %q (valid: %s)", n, joinControls(AllControls))
+			return 0, fmt.Errorf("unknown control %q (valid: %s)", n, joinControls(accepted))
 		}
 		if cs&b != 0 {
 			return 0, fmt.Errorf("control %q listed twice", n)
@@ -142,14 +164,18 @@ type Profile string
 
 // The reference system's profiles. Baseline has no control, typed has the
 // paper's seven, fail_closed has the seven plus DenyOnWarning (the paper,
-// worked example 5: "deny every action after any warning").
+// worked example 5: "deny every action after any warning"), typed_fleet
+// the seven plus FleetControls (the paper, thought experiment 4).
 const (
 	ProfileBaseline   Profile = "baseline"
 	ProfileTyped      Profile = "typed"
 	ProfileFailClosed Profile = "fail_closed"
+	ProfileTypedFleet Profile = "typed_fleet"
 )
 
-// Profiles lists the named profiles.
+// Profiles lists the named profiles of the audit, the lab and the
+// reference system's named configurations; ProfileTypedFleet, for
+// fleets, is accepted beside them.
 var Profiles = []Profile{ProfileBaseline, ProfileTyped, ProfileFailClosed}
 
 // ProfileControls returns the control set of a named profile, or an error
@@ -167,8 +193,11 @@ func ProfileControls(p Profile) (Controls, error) {
 	case ProfileFailClosed:
 		cs, _ := ProfileControls(ProfileTyped)
 		return cs.With(DenyOnWarning), nil
+	case ProfileTypedFleet:
+		cs, _ := ProfileControls(ProfileTyped)
+		return cs.With(JitteredBackoff).With(SharedRetryBudget), nil
 	}
-	return 0, fmt.Errorf("unknown profile %q (valid: baseline, typed, fail_closed)", p)
+	return 0, fmt.Errorf("unknown profile %q (valid: baseline, typed, fail_closed, typed_fleet)", p)
 }
 
 // ParseControlList parses a comma-separated control list, as flags and

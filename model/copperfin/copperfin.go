@@ -627,7 +627,14 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 					c, err = f.deny("warning: rate limited")
 					return "", c, true, err
 				}
-				if err := env.Sleep(ctx, res.RetryAfter); err != nil {
+				if done, err := f.mayRetry(&c); done || err != nil {
+					return "", c, true, err
+				}
+				wait, err := f.backoff(res.RetryAfter)
+				if err != nil {
+					return "", c, true, err
+				}
+				if err := env.Sleep(ctx, wait); err != nil {
 					return "", c, true, err
 				}
 				continue
@@ -654,6 +661,9 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 					}
 					return entries[0].Key, c, false, nil
 				}
+			}
+			if done, err := f.mayRetry(&c); done || err != nil {
+				return "", c, true, err
 			}
 			continue
 		}
@@ -701,6 +711,41 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 		}
 		return key, c, false, nil
 	}
+}
+
+// jitterSpread is jittered_backoff's spread, in multiples of the
+// retry-after: a rate-limited agent waits the retry-after plus a jitter
+// drawn uniformly from [0, jitterSpread × retry-after).
+const jitterSpread = 10
+
+// backoff returns the wait before a retry the provider asked to come back
+// after retryAfter: retryAfter itself, plus a jitter from the worker's
+// random source under jittered_backoff.
+func (f *flow) backoff(retryAfter model.Millis) (model.Millis, error) {
+	if !f.s.on(JitteredBackoff) || retryAfter <= 0 {
+		return retryAfter, nil
+	}
+	x, err := f.env.Rand()
+	if err != nil {
+		return 0, err
+	}
+	return retryAfter + model.Millis(x%uint64(jitterSpread*retryAfter)), nil
+}
+
+// mayRetry asks, under shared_retry_budget, the fleet's shared retry
+// budget for the retry the flow is about to decide on, when its own budget
+// still allows one; a refusal ends the task with a hold (done set, *c
+// the claim).
+func (f *flow) mayRetry(c *model.Claim) (done bool, err error) {
+	if !f.s.on(SharedRetryBudget) || f.retryLeft <= 0 || f.s.mutant.is(UnboundedRetry) {
+		return false, nil
+	}
+	ok, err := f.env.RetryToken()
+	if err != nil || ok {
+		return false, err
+	}
+	*c, err = f.stop("retry_budget_shared", "the fleet's shared retry budget is spent")
+	return true, err
 }
 
 // resendUnseen is the resend_unseen defect: it reads the ledger back

@@ -69,3 +69,25 @@ type CorrelatedKind struct {
 	Kind        string
 	Correlation model.Correlation
 }
+
+// StormSchedule returns the paper's retry storm (thought experiment 4) on
+// a fleet fixture of the reference system: one synchronized rate limit at
+// the first tool.commit, which hits every agent's first attempt in the
+// same 100 ms window, under cfg; cfg's fixture is copperfin-fleet unless
+// it names another. It returns an error only for a config Validate
+// refuses.
+func StormSchedule(cfg model.Config) (*model.Schedule, error) {
+	s, err := model.SingleFault("rate_limit", cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.Seed = "retry-storm"
+	s.Faults[0].Correlation = model.CorrelationSynchronized
+	if s.Config.Fixture == "" {
+		s.Config.Fixture = "copperfin-fleet"
+	}
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("storm schedule: %w", err)
+	}
+	return s, nil
+}
