@@ -554,10 +554,7 @@ var catalogue = []faultKind{
 		Doc: "after commit: the receipt id field is renamed and the amount retyped; they decode empty without an error"}, outputDrift{}},
 	{FaultSpec{Kind: "rate_limit", Domain: DomainTool, Target: "refund API quota", Event: EvToolCommit,
 		Boundary: BoundaryToolCall, Phase: PhaseBeforeCommit, Signal: SignalAcknowledgement, Manner: MannerLate,
-		// synchronized: one shared rate limit answers every worker's call
-		// in its window (the paper's retry storm, on a fleet fixture)
-		Correlations: []Correlation{CorrelationSynchronized},
-		Oracle:       OracleBudgetCounter, Threatens: []string{InvNoInventedProgress},
+		Oracle: OracleBudgetCounter, Threatens: []string{InvNoInventedProgress},
 		Doc: "the provider answers with a rate limit and a retry-after of 100 ms without processing the request"}, rateLimit{}},
 	{FaultSpec{Kind: "tool_timeout", Domain: DomainTool, Target: "tool call", Event: EvToolCommit,
 		Boundary: BoundaryToolCall, Phase: PhaseBeforeCommit, Signal: SignalAcknowledgement, Manner: MannerLate,

@@ -101,3 +101,26 @@ func TestReplayOfACorrelatedSchedule(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayOfTheRetryStorm: corpus/retry-storm.json, the paper's hundred
+// synchronised agents, holds under its own typed_fleet (exit 0) and breaks
+// no_retry_storm without either fleet control (exit 1).
+func TestReplayOfTheRetryStorm(t *testing.T) {
+	path := filepath.Join("..", "..", "corpus", "retry-storm.json")
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{nil, 0},
+		{[]string{"--without", "jittered_backoff"}, 1},
+		{[]string{"--without", "shared_retry_budget"}, 1},
+	} {
+		code, out, stderr := runCLI(t, append([]string{"replay", path}, c.args...)...)
+		if code != c.code {
+			t.Errorf("replay %v: exit %d, want %d: %s", c.args, code, c.code, stderr)
+		}
+		if c.code == 1 && !strings.Contains(out, "Failed invariants: no_retry_storm after seq") {
+			t.Errorf("replay %v: no_retry_storm not named:\n%.2000s", c.args, out)
+		}
+	}
+}

@@ -71,20 +71,26 @@ type CorrelatedKind struct {
 }
 
 // StormSchedule returns the paper's retry storm (thought experiment 4) on
-// a fleet fixture of the reference system: one synchronized rate limit at
-// the first tool.commit, which hits every agent's first attempt in the
-// same 100 ms window, under cfg; cfg's fixture is copperfin-fleet unless
-// it names another. It returns an error only for a config Validate
-// refuses.
+// a fleet fixture of the reference system, under cfg (its fixture
+// copperfin-fleet unless cfg names another): the provider's shared rate
+// limit answers the fleet's first burst, one rate_limit at each of the
+// first N tool.commit crossings (N the fleet's agents), which are every
+// agent's first attempt, all sent in the same 100 ms window. It returns
+// an error for a fixture that is not a fleet or a config Validate refuses.
 func StormSchedule(cfg model.Config) (*model.Schedule, error) {
-	s, err := model.SingleFault("rate_limit", cfg)
-	if err != nil {
-		return nil, err
+	if cfg.Fixture == "" {
+		cfg.Fixture = "copperfin-fleet"
 	}
-	s.Seed = "retry-storm"
-	s.Faults[0].Correlation = model.CorrelationSynchronized
-	if s.Config.Fixture == "" {
-		s.Config.Fixture = "copperfin-fleet"
+	fx, err := FixtureNamed(cfg.Fixture)
+	if err != nil {
+		return nil, fmt.Errorf("storm schedule: %w", err)
+	}
+	if fx.Fleet == nil {
+		return nil, fmt.Errorf("storm schedule: fixture %q is not a fleet", fx.Name)
+	}
+	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "retry-storm", Config: cfg}
+	for i := range fx.Tasks {
+		s.Faults = append(s.Faults, model.FaultEntry{Event: model.EvToolCommit, Ordinal: i + 1, Kind: "rate_limit"})
 	}
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("storm schedule: %w", err)
