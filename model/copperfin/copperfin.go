@@ -26,7 +26,9 @@
 //   - [Control], [Controls], [ParseControls], [Profile] and
 //     [ProfileControls]: its seven controls, deny_on_warning and the
 //     profiles baseline, typed and fail_closed;
-//   - [Copperfin], [CopperfinBatch] and [FixtureNamed]: its fixtures;
+//   - [Copperfin], [CopperfinBatch], [CopperfinTenants], [CopperfinFleet]
+//     and [FixtureNamed]: its fixtures, and [StormSchedule], the paper's
+//     retry storm on a fleet;
 //   - [Defences]: which controls and seeded defect defend against each
 //     fault kind (the paper's nominations).
 //
@@ -54,7 +56,11 @@
 //     verified by a readback recorded as evidence;
 //   - evidence_gate: no release unless the evidence ledger holds a receipt or
 //     readback whose effect trace joins the decision's trace;
-//   - deny_on_warning (the fail_closed profile): any warning denies.
+//   - deny_on_warning (the fail_closed profile): any warning denies;
+//   - jittered_backoff and shared_retry_budget (the typed_fleet profile,
+//     with the seven): a rate-limited agent's wait gets a random jitter
+//     from Env.Rand, and an agent asks the fleet's shared retry budget
+//     (Env.RetryToken) before it retries, holding when refused.
 //
 // What it always does, in every profile (the harness practice's recovery rules):
 // typed tool outcomes (a denial or rejection stops with its reason, a rate
