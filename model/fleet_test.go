@@ -3,6 +3,7 @@ package model_test
 import (
 	"bytes"
 	"encoding/json"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -102,10 +103,12 @@ func TestFleetControlPairs(t *testing.T) {
 }
 
 // TestFleetReplaysExactly: a fleet run is a pure function of its schedule:
-// two runs give equal results, byte for byte.
+// runs under GOMAXPROCS 1, 2 and 8 give equal results, byte for byte.
 func TestFleetReplaysExactly(t *testing.T) {
-	var out [2][]byte
-	for i := range out {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var out [3][]byte
+	for i, procs := range []int{1, 2, 8} {
+		runtime.GOMAXPROCS(procs)
 		res := runStorm(t, 30, copperfin.FleetControls...)
 		b, err := json.Marshal(res)
 		if err != nil {
@@ -113,8 +116,8 @@ func TestFleetReplaysExactly(t *testing.T) {
 		}
 		out[i] = b
 	}
-	if !bytes.Equal(out[0], out[1]) {
-		t.Fatal("two runs of one fleet schedule differ")
+	if !bytes.Equal(out[0], out[1]) || !bytes.Equal(out[0], out[2]) {
+		t.Fatal("runs of one fleet schedule differ")
 	}
 }
 
