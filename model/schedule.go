@@ -115,7 +115,11 @@ func (f FaultEntry) checkCorrelation(k *faultKind) error {
 		for _, x := range k.spec.Correlations {
 			ok = append(ok, string(x))
 		}
-		return fmt.Errorf("kind %q does not take correlation %q (it takes %s)", f.Kind, c, strings.Join(ok, ", "))
+		msg := fmt.Sprintf("kind %q does not take correlation %q (it takes %s)", f.Kind, c, strings.Join(ok, ", "))
+		if why := correlationRefusal(f.Kind, c); why != "" {
+			msg += ": " + why
+		}
+		return errors.New(msg)
 	}
 	eff := f.Correlated()
 	if f.Repeat != 0 && eff != CorrelationRepeated {
@@ -144,6 +148,34 @@ func (f FaultEntry) checkCorrelation(k *faultKind) error {
 		}
 	}
 	return nil
+}
+
+// correlationRefusal says why kind does not take correlation c, "" when
+// there is nothing to add to the list of those it takes.
+func correlationRefusal(kind string, c Correlation) string {
+	switch kind {
+	case "subject_swap", "revoked_capability", "cross_source_conflict", "concurrent_version_change", "break_trace_lineage", "memory_loss", "branch_failure":
+		return "its disturbance is one task's own proposal, capability, record, call or memory, which no later call, worker or tenant shares"
+	case "lagging_readback", "stale_state_read":
+		return "a read that lags lags behind one write"
+	case "sandbox_denial", "timeout_before_send", "reject_before_commit", "rate_limit":
+		return "a call refused before its commit is contained without any control, so a correlated form would have no counterfactual pair"
+	case "budget_exhaustion":
+		return "it is persistent by definition"
+	case "worker_restart", "missing_checkpoint", "stale_checkpoint", "future_version_checkpoint", "corrupt_checkpoint":
+		return "a worker restart is one fault entry each; schedule another entry for another restart"
+	case "stale_policy", "partial_success_response", "drop_effect_receipt":
+		if c == CorrelationRepeated || c == CorrelationPersistent {
+			return "a task crosses its event once, or not again after it, so there is no later call to hit"
+		}
+	case "tool_timeout":
+		if c == CorrelationPersistent {
+			return "a workflow without controls holds under it (no counterfactual pair)"
+		}
+	case "checkpoint_rollback":
+		return "each task rolls back its own checkpoints, which no other worker or tenant shares"
+	}
+	return ""
 }
 
 // EventHasTool reports whether crossings of e carry a tool name a fault

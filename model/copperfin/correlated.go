@@ -20,11 +20,11 @@ func lockstep() []int {
 // CorrelatedSchedule returns the schedule that injects kind once at its
 // own event and ordinal under correlation c, one the kind accepts
 // (FaultSpec.Correlations), on the workload where c shows: repeated (its
-// next call too, repeat 2) and persistent (every later call) on the
-// Copperfin fixture; synchronized on CopperfinTenants' two tasks as two
-// workers in lockstep (the other tenant's call in the window is hit too);
-// shared on CopperfinTenants one task after another (the other tenant's
-// first call is hit too). The config names the fixture (Config.Fixture,
+// event's next crossing too, repeat 2) and persistent (every later one)
+// on the Copperfin fixture; synchronized on CopperfinTenants' two tasks as
+// two workers in lockstep (the other tenant's crossing in the window is
+// hit too); shared on CopperfinTenants one task after another (the other
+// tenant's first crossing is hit too). The config names the fixture (Config.Fixture,
 // "" for Copperfin). It returns an error for an unknown kind or a
 // correlation the kind does not take.
 func CorrelatedSchedule(kind string, c model.Correlation, cfg model.Config) (*model.Schedule, error) {
