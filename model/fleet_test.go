@@ -35,10 +35,10 @@ func runStorm(t testing.TB, n int, extra ...copperfin.Control) *model.Result {
 
 // TestFleetStormOfTen: the storm on a fleet of ten agents (capacity one
 // attempt per 100 ms, a shared budget of two retries), exactly: the first
-// burst is ten attempts in the window 100-200 ms; without either control
-// all ten retry in the window 300-400 ms; jitter spreads the ten retries
-// but still puts two in one window; the budget alone lets two retry, at
-// once; both together hold.
+// burst is ten attempts in the window 100-200 ms, all timed out by the one
+// synchronized fault; without either control all ten retry in the window
+// 200-300 ms; jitter spreads the ten retries but still puts two in one
+// window; the budget alone lets two retry, at once; both together hold.
 func TestFleetStormOfTen(t *testing.T) {
 	for _, c := range []struct {
 		name     string
@@ -49,10 +49,10 @@ func TestFleetStormOfTen(t *testing.T) {
 		load     []int
 		detail   string
 	}{
-		{"neither", nil, false, 10, 10, []int{0, 10, 0, 10}, "2 attempts (2 retries) in the window 300-400 ms, past the provider's capacity of 1"},
-		{"jittered_backoff", []copperfin.Control{copperfin.JitteredBackoff}, false, 10, 2, []int{0, 10, 0, 0, 1, 1, 1, 0, 1, 2, 2, 2}, "2 attempts (2 retries) in the window 900-1000 ms, past the provider's capacity of 1"},
-		{"shared_retry_budget", []copperfin.Control{copperfin.SharedRetryBudget}, false, 2, 2, []int{0, 10, 0, 2}, "2 attempts (2 retries) in the window 300-400 ms, past the provider's capacity of 1"},
-		{"both", copperfin.FleetControls, true, 2, 1, []int{0, 10, 0, 0, 0, 0, 0, 0, 1, 1}, ""},
+		{"neither", nil, false, 10, 10, []int{0, 10, 10}, "2 attempts (2 retries) in the window 200-300 ms, past the provider's capacity of 1"},
+		{"jittered_backoff", []copperfin.Control{copperfin.JitteredBackoff}, false, 10, 2, []int{0, 10, 0, 1, 1, 1, 0, 1, 2, 2, 1, 1}, "2 attempts (2 retries) in the window 800-900 ms, past the provider's capacity of 1"},
+		{"shared_retry_budget", []copperfin.Control{copperfin.SharedRetryBudget}, false, 2, 2, []int{0, 10, 2}, "2 attempts (2 retries) in the window 200-300 ms, past the provider's capacity of 1"},
+		{"both", copperfin.FleetControls, true, 2, 1, []int{0, 10, 0, 0, 0, 0, 0, 1, 0, 1}, ""},
 	} {
 		res := runStorm(t, 10, c.controls...)
 		l := res.Fleet
@@ -64,8 +64,8 @@ func TestFleetStormOfTen(t *testing.T) {
 			l.StormPeak != c.storm || !slices.Equal(l.Load, c.load) {
 			t.Errorf("%s: %+v, load %+v", c.name, inv, l)
 		}
-		if !c.held && inv.FaultID == "" {
-			t.Errorf("%s: the storm is attributed to no fault", c.name)
+		if f := res.Faults[0]; f.Fired != 10 || f.Correlation != model.CorrelationSynchronized || !c.held && inv.FaultID != f.ID {
+			t.Errorf("%s: fault %+v, storm attributed to %q", c.name, f, inv.FaultID)
 		}
 		// every other invariant holds: the storm is the only harm
 		for _, i := range res.Invariants {

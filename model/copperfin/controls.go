@@ -23,7 +23,8 @@ const (
 	// JitteredBackoff and SharedRetryBudget are the fleet's controls (the
 	// paper, thought experiment 4: "Add random jitter and a shared retry
 	// budget"): a rate-limited agent waits the retry-after plus a random
-	// jitter of up to ten times it, drawn from Env.Rand; an agent asks the
+	// jitter of up to ten times it, and an agent whose outcome is unknown
+	// a jitter of up to 1,000 ms, both drawn from Env.Rand; an agent asks the
 	// fleet's shared retry budget (Env.RetryToken) before it decides to
 	// retry, and holds when the budget is spent.
 	JitteredBackoff   Control = "jittered_backoff"

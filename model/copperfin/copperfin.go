@@ -58,8 +58,8 @@
 //     readback whose effect trace joins the decision's trace;
 //   - deny_on_warning (the fail_closed profile): any warning denies;
 //   - jittered_backoff and shared_retry_budget (the typed_fleet profile,
-//     with the seven): a rate-limited agent's wait gets a random jitter
-//     from Env.Rand, and an agent asks the fleet's shared retry budget
+//     with the seven): a rate-limited agent's wait, and the retry of an
+//     unknown outcome, get a random jitter from Env.Rand, and an agent asks the fleet's shared retry budget
 //     (Env.RetryToken) before it retries, holding when refused.
 //
 // What it always does, in every profile (the harness practice's recovery rules):
@@ -671,6 +671,17 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 			if done, err := f.mayRetry(&c); done || err != nil {
 				return "", c, true, err
 			}
+			if f.s.on(JitteredBackoff) {
+				// an unknown outcome names no retry-after: the jitter
+				// alone spreads the retry
+				wait, err := f.backoff(unknownBackoff)
+				if err != nil {
+					return "", c, true, err
+				}
+				if err := env.Sleep(ctx, wait-unknownBackoff); err != nil {
+					return "", c, true, err
+				}
+			}
 			continue
 		}
 		// committed
@@ -723,6 +734,11 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 // retry-after: a rate-limited agent waits the retry-after plus a jitter
 // drawn uniformly from [0, jitterSpread × retry-after).
 const jitterSpread = 10
+
+// unknownBackoff is the base of jittered_backoff's jitter after an
+// unknown outcome, which carries no retry-after: the retry waits a draw
+// from [0, jitterSpread × unknownBackoff).
+const unknownBackoff model.Millis = 100
 
 // backoff returns the wait before a retry the provider asked to come back
 // after retryAfter: retryAfter itself, plus a jitter from the worker's

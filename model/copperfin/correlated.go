@@ -72,11 +72,12 @@ type CorrelatedKind struct {
 
 // StormSchedule returns the paper's retry storm (thought experiment 4) on
 // a fleet fixture of the reference system, under cfg (its fixture
-// copperfin-fleet unless cfg names another): the provider's shared rate
-// limit answers the fleet's first burst, one rate_limit at each of the
-// first N tool.commit crossings (N the fleet's agents), which are every
-// agent's first attempt, all sent in the same 100 ms window. It returns
-// an error for a fixture that is not a fleet or a config Validate refuses.
+// copperfin-fleet unless cfg names another): one synchronized tool_timeout
+// at the first tool.commit, a provider slowdown whose default 100 ms window
+// times out every agent's first attempt, all sent together; each agent's
+// outcome is unknown, its readback finds nothing yet, and it retries. It
+// returns an error for a fixture that is not a fleet or a config Validate
+// refuses.
 func StormSchedule(cfg model.Config) (*model.Schedule, error) {
 	if cfg.Fixture == "" {
 		cfg.Fixture = "copperfin-fleet"
@@ -88,10 +89,8 @@ func StormSchedule(cfg model.Config) (*model.Schedule, error) {
 	if fx.Fleet == nil {
 		return nil, fmt.Errorf("storm schedule: fixture %q is not a fleet", fx.Name)
 	}
-	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "retry-storm", Config: cfg}
-	for i := range fx.Tasks {
-		s.Faults = append(s.Faults, model.FaultEntry{Event: model.EvToolCommit, Ordinal: i + 1, Kind: "rate_limit"})
-	}
+	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "retry-storm", Config: cfg,
+		Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "tool_timeout", Correlation: model.CorrelationSynchronized}}}
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("storm schedule: %w", err)
 	}
