@@ -138,6 +138,9 @@ func hookFits(impl any, e EventName) bool {
 	case EvStateRead:
 		_, ok := impl.(stateReadHook)
 		return ok
+	case EvNoticeReceive:
+		_, ok := impl.(noticeHook)
+		return ok
 	}
 	return false
 }
@@ -323,7 +326,9 @@ type rejectBeforeCommit struct{}
 // onCommit has the provider receive the request and reject it before any
 // durable write.
 func (rejectBeforeCommit) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
-	return ToolResult{Outcome: OutcomeRejected, Class: ClassRejected, Reason: "provider rejected the request before commit"}, true
+	res := ToolResult{Outcome: OutcomeRejected, Class: ClassRejected, Reason: "provider rejected the request before commit"}
+	r.notifyResult(call, res)
+	return res, true
 }
 
 type malformedResponse struct{}
@@ -363,7 +368,9 @@ type rateLimit struct{}
 // onCommit answers with a rate limit and a retry-after of 100 logical ms;
 // the provider does not process the request.
 func (rateLimit) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
-	return ToolResult{Outcome: OutcomeRejected, Class: ClassRateLimited, RetryAfter: 100, Reason: "rate limited"}, true
+	res := ToolResult{Outcome: OutcomeRejected, Class: ClassRateLimited, RetryAfter: 100, Reason: "rate limited"}
+	r.notifyResult(call, res) // the provider refused it: its notice says failed
+	return res, true
 }
 
 type toolTimeout struct{}
@@ -693,11 +700,19 @@ func lookupKind(name string) (*faultKind, error) {
 			return &worldKinds[i], nil
 		}
 	}
-	names := make([]string, 0, len(catalogue)+len(worldKinds))
+	for i := range noticeKinds {
+		if noticeKinds[i].spec.Kind == name {
+			return &noticeKinds[i], nil
+		}
+	}
+	names := make([]string, 0, len(catalogue)+len(worldKinds)+len(noticeKinds))
 	for _, k := range catalogue {
 		names = append(names, k.spec.Kind)
 	}
 	for _, k := range worldKinds {
+		names = append(names, k.spec.Kind)
+	}
+	for _, k := range noticeKinds {
 		names = append(names, k.spec.Kind)
 	}
 	return nil, fmt.Errorf("unknown fault kind %q (valid: %s)", name, strings.Join(names, ", "))

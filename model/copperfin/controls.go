@@ -7,7 +7,9 @@ import (
 
 // Control is one configurable defence of the reference system. The seven
 // controls are the paper's ("Runnable Python artefact"); the eighth,
-// DenyOnWarning, is the fail-closed policy of worked example 5.
+// DenyOnWarning, is the fail-closed policy of worked example 5; the ninth,
+// NoticeReconcile, defends the consumption of the provider's notices and
+// is in no profile.
 type Control string
 
 // Controls.
@@ -20,6 +22,11 @@ const (
 	EffectReadback     Control = "effect_readback"
 	EvidenceGate       Control = "evidence_gate"
 	DenyOnWarning      Control = "deny_on_warning"
+	// NoticeReconcile: in a run whose provider sends notices, a notice is
+	// applied once (by its id) and only where the provider's ledger agrees
+	// (a failed notice for an action the ledger holds committed is stale),
+	// and a settlement no notice reported is read back from the ledger.
+	NoticeReconcile Control = "notice_reconcile"
 	// JitteredBackoff and SharedRetryBudget are the fleet's controls (the
 	// paper, thought experiment 4: "Add random jitter and a shared retry
 	// budget"): a rate-limited agent waits the retry-after plus a random
@@ -34,9 +41,9 @@ const (
 // PaperControls are the seven controls of the paper's artefact, in its order.
 var PaperControls = []Control{BindIdentity, PreEffectAuthority, RefreshContext, StatePrecondition, Idempotency, EffectReadback, EvidenceGate}
 
-// AllControls are the paper's seven and deny_on_warning, the controls of
-// the profiles baseline, typed and fail_closed (the audit's, the lab's).
-var AllControls = append(append([]Control(nil), PaperControls...), DenyOnWarning)
+// AllControls are the controls of the audit's and the lab's profiles:
+// the paper's seven, deny_on_warning and notice_reconcile.
+var AllControls = append(append([]Control(nil), PaperControls...), DenyOnWarning, NoticeReconcile)
 
 // FleetControls are the two controls of a fleet (typed_fleet): the
 // reference system accepts them beside AllControls.
@@ -68,10 +75,12 @@ func controlBit(c Control) (Controls, bool) {
 		return 1 << 6, true
 	case DenyOnWarning:
 		return 1 << 7, true
-	case JitteredBackoff:
+	case NoticeReconcile:
 		return 1 << 8, true
-	case SharedRetryBudget:
+	case JitteredBackoff:
 		return 1 << 9, true
+	case SharedRetryBudget:
+		return 1 << 10, true
 	}
 	return 0, false
 }

@@ -70,6 +70,30 @@ type CorrelatedKind struct {
 	Correlation model.Correlation
 }
 
+// NoticeSchedule returns the schedule of a kind of the provider's notices
+// (model.NoticeKinds) on the Copperfin fixture under cfg, with notices
+// on: the kind at the first notice.receive, after, for reordered_notice,
+// a rate_limit at the first tool.commit, whose failed notice waits with
+// the committed one (the kind needs two waiting to reorder). It returns
+// an error for a kind that is not a notice kind.
+func NoticeSchedule(kind string, cfg model.Config) (*model.Schedule, error) {
+	spec, err := model.Spec(kind)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Event != model.EvNoticeReceive {
+		return nil, fmt.Errorf("notice schedule: %s is not a kind of the provider's notices", kind)
+	}
+	s, err := model.SingleFault(kind, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if kind == "reordered_notice" {
+		s.Faults = append([]model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "rate_limit"}}, s.Faults...)
+	}
+	return s, nil
+}
+
 // StormSchedule returns the paper's retry storm (thought experiment 4) on
 // a fleet fixture of the reference system, under cfg (its fixture
 // copperfin-fleet unless cfg names another): one synchronized tool_timeout
