@@ -259,8 +259,8 @@ type run struct {
 
 	// ledOut and evOut hold the entries Readback and the records Lookup
 	// return, each call's its own part of the run's storage: a run's
-	// reads do not allocate once the storage has grown, and the next run
-	// reuses it (see LedgerReader and EvidenceLedger).
+	// reads allocate once, not once a call, and no run reuses another's
+	// storage.
 	ledOut arena[LedgerEntry]
 	evOut  arena[EvidenceRecord]
 
@@ -813,25 +813,34 @@ func init() {
 }
 
 // arena is storage a run hands out in parts: each take is a part of its
-// own, which later takes within the run never overwrite (a take that
-// outgrows the storage moves on to new storage, leaving the parts taken
-// where they are); reset, at the start of the next run, makes it all
-// reusable.
-type arena[T any] struct{ buf []T }
+// own, which later takes never overwrite (a take that outgrows the
+// storage moves on to new storage, leaving the parts taken where they
+// are). reset, at the start of the next run, lets the storage go rather
+// than reuse it, so a part a system keeps past its run stays its own; the
+// next run's first take allocates, once, the size the last run needed.
+type arena[T any] struct {
+	buf  []T
+	hint int
+}
 
 // take returns a part of n elements, its capacity n, so that an append
 // to it copies rather than writes into the next part.
 func (a *arena[T]) take(n int) []T {
 	if len(a.buf)+n > cap(a.buf) {
-		a.buf = make([]T, 0, max(2*cap(a.buf), len(a.buf)+n, 8))
+		a.buf = make([]T, 0, max(2*cap(a.buf), len(a.buf)+n, a.hint))
 	}
 	i := len(a.buf)
 	a.buf = a.buf[:i+n]
 	return a.buf[i : i+n : i+n]
 }
 
-// reset makes the storage reusable by the next run's takes.
-func (a *arena[T]) reset() { a.buf = a.buf[:0] }
+// reset lets the storage go, keeping its size as the next run's hint.
+func (a *arena[T]) reset() {
+	if a.buf != nil {
+		a.hint = len(a.buf)
+	}
+	a.buf = nil
+}
 
 // names are the identifiers "prefix-n" past a precomputed table, built
 // once by a harness and kept for its later runs, so a run of many tasks
