@@ -267,6 +267,13 @@ type run struct {
 	// evidence records.
 	reqNames, rcptNames, evNames names
 
+	// ledOut and evOut hold the entries Readback and the records Lookup
+	// return, each call's its own part of the run's storage: a run's
+	// reads allocate once, not once a call, and no run reuses another's
+	// storage.
+	ledOut arena[LedgerEntry]
+	evOut  arena[EvidenceRecord]
+
 	// conc is the scheduler of a concurrent run (nil: the tasks run one
 	// after another); seqTask holds, in a concurrent run, the fixture
 	// index of the task of each recorded event (index seq-1); picks and
@@ -500,6 +507,8 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	r.oracle.reset(len(r.users))
 	r.ix.reset()
 	r.seqTask = r.seqTask[:0]
+	r.ledOut.reset()
+	r.evOut.reset()
 	r.prov = nil
 	r.picks = r.picks[:0]
 	r.switches = 0
@@ -834,6 +843,36 @@ func init() {
 		evidenceRefs[i] = "ev-" + strconv.Itoa(i)
 		requestIDs[i] = "req-" + strconv.Itoa(i)
 	}
+}
+
+// arena is storage a run hands out in parts: each take is a part of its
+// own, which later takes never overwrite (a take that outgrows the
+// storage moves on to new storage, leaving the parts taken where they
+// are). reset, at the start of the next run, lets the storage go rather
+// than reuse it, so a part a system keeps past its run stays its own; the
+// next run's first take allocates, once, the size the last run needed.
+type arena[T any] struct {
+	buf  []T
+	hint int
+}
+
+// take returns a part of n elements, its capacity n, so that an append
+// to it copies rather than writes into the next part.
+func (a *arena[T]) take(n int) []T {
+	if len(a.buf)+n > cap(a.buf) {
+		a.buf = make([]T, 0, max(2*cap(a.buf), len(a.buf)+n, a.hint))
+	}
+	i := len(a.buf)
+	a.buf = a.buf[:i+n]
+	return a.buf[i : i+n : i+n]
+}
+
+// reset lets the storage go, keeping its size as the next run's hint.
+func (a *arena[T]) reset() {
+	if a.buf != nil {
+		a.hint = len(a.buf)
+	}
+	a.buf = nil
 }
 
 // names are the identifiers "prefix-n" past a precomputed table, built
