@@ -92,6 +92,17 @@ func Default() *Universe {
 	return u
 }
 
+// NoticeUniverse returns the universe of model.Catalogue() and
+// model.NoticeKinds(): the keys of runs with the provider's notices too
+// ("faultline audit --notices" records into it).
+func NoticeUniverse() *Universe {
+	u, err := NewUniverse(append(model.Catalogue(), model.NoticeKinds()...))
+	if err != nil {
+		panic("coverage: the model's notice kinds are invalid: " + err.Error()) // closed and checked by tests
+	}
+	return u
+}
+
 // NewUniverse returns the universe of the given specs. It returns an error
 // naming the kind for a spec without a kind name, a repeated kind, or a
 // spec whose domain, boundary, phase, correlation or oracle is not one of

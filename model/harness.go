@@ -268,6 +268,13 @@ type run struct {
 	prov     []ProviderOp
 	picks    []int
 	switches int
+	// outbox holds the notices the provider sent and the inbox has not
+	// delivered (a run with Config.Notices), noticeSeq the number sent;
+	// users are the user invariants of the run: the harness's, after
+	// NoticeAgreement in a run with notices.
+	outbox    []queuedNotice
+	noticeSeq int
+	users     []UserInvariant
 }
 
 // taskState is the state of the task being run. A sequential run keeps
@@ -470,7 +477,12 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	}
 	r.stopped = nil
 	r.live = liveState{fired: r.live.fired[:0]}
-	r.oracle.reset(len(h.scope.user))
+	r.outbox, r.noticeSeq = r.outbox[:0], 0
+	r.users = h.scope.user
+	if s.Config.Notices && !slices.ContainsFunc(h.scope.user, func(u UserInvariant) bool { return u.Name == InvRecordedAgreesWithLedger }) {
+		r.users = append([]UserInvariant{NoticeAgreement()}, h.scope.user...)
+	}
+	r.oracle.reset(len(r.users))
 	r.ix.reset()
 	r.seqTask = r.seqTask[:0]
 	r.prov = nil
@@ -879,6 +891,9 @@ func (h *Harness) runID(s *Schedule) string {
 		x.int(0)
 	}
 	x.str(string(c.Join))
+	if c.Notices {
+		x.str("notices") // a config without notices hashes as it did before them
+	}
 	x.int(int64(len(s.Faults)))
 	for i := range s.Faults {
 		f := &s.Faults[i]

@@ -7,7 +7,9 @@ import (
 
 // Control is one configurable defence of the reference system. The seven
 // controls are the paper's ("Runnable Python artefact"); the eighth,
-// DenyOnWarning, is the fail-closed policy of worked example 5.
+// DenyOnWarning, is the fail-closed policy of worked example 5; the ninth,
+// NoticeReconcile, defends the consumption of the provider's notices and
+// is in no profile.
 type Control string
 
 // Controls.
@@ -20,13 +22,18 @@ const (
 	EffectReadback     Control = "effect_readback"
 	EvidenceGate       Control = "evidence_gate"
 	DenyOnWarning      Control = "deny_on_warning"
+	// NoticeReconcile: in a run whose provider sends notices, a notice is
+	// applied once (by its id) and only where the provider's ledger agrees
+	// (a failed notice for an action the ledger holds committed is stale),
+	// and a settlement no notice reported is read back from the ledger.
+	NoticeReconcile Control = "notice_reconcile"
 )
 
 // PaperControls are the seven controls of the paper's artefact, in its order.
 var PaperControls = []Control{BindIdentity, PreEffectAuthority, RefreshContext, StatePrecondition, Idempotency, EffectReadback, EvidenceGate}
 
 // AllControls are every control name the reference system accepts.
-var AllControls = append(append([]Control(nil), PaperControls...), DenyOnWarning)
+var AllControls = append(append([]Control(nil), PaperControls...), DenyOnWarning, NoticeReconcile)
 
 // Controls is a set of enabled controls as a bit set; the zero value is the
 // baseline (no control).
@@ -50,6 +57,8 @@ func controlBit(c Control) (Controls, bool) {
 		return 1 << 6, true
 	case DenyOnWarning:
 		return 1 << 7, true
+	case NoticeReconcile:
+		return 1 << 8, true
 	}
 	return 0, false
 }
