@@ -304,7 +304,7 @@ func TestExhaustiveConcurrent(t *testing.T) {
 func TestExploreConcurrentDrawsModifiers(t *testing.T) {
 	code, out, stderr := runCLI(t, "explore", "--concurrent", "3", "--fixture", "copperfin-batch", "--controls", "idempotency",
 		"--kinds", "checkpoint_rollback", "--max-faults", "1", "--no-world", "--seed", "1", "--checks", "100")
-	if code != 1 || !strings.HasPrefix(out, "counterexample after 7 checks (seed 1)\n") ||
+	if code != 1 || !strings.HasPrefix(out, "counterexample after 9 checks (seed 1)\n") ||
 		!strings.Contains(out, "budget violated: first false after seq 36 (tool.commit), reached by f1 (checkpoint_rollback): attempt 4 exceeds one plus the retry budget of 2\n") ||
 		!strings.Contains(out, `"kind": "checkpoint_rollback",`+"\n"+`      "correlation": "persistent"`) {
 		t.Fatalf("exit %d %s\n%s", code, stderr, out)
