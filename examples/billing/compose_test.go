@@ -19,6 +19,9 @@ import (
 // at the third checkpoint write, after which the restarted worker charges
 // again under a fresh budget.
 func TestRandomModeFindsTheComposedBug(t *testing.T) {
+	if raceDetector || testing.Short() {
+		t.Skip("explorations in one goroutine, with up to 1000 checks a seed: go test ./... runs them without the race detector")
+	}
 	def := billing.Definition()
 	one, err := properties.Exhaustive(def.Factory, explore(billing.FreshBudgetOnResume, properties.WithMaxFaults(1))...)
 	if err != nil {
