@@ -443,6 +443,12 @@ type Env struct {
 	// logical time. It returns ErrWorkerCrashed for a crashed worker. A
 	// system reads no other randomness.
 	Rand func() (uint64, error)
+	// RetryToken takes one retry from the fleet's shared retry budget
+	// (Fleet.RetryBudget), shared by every agent of a fleet fixture: true
+	// when granted, false once the fleet has spent it; outside a fleet
+	// it always grants. Like Rand it is not a boundary crossing. It
+	// returns ErrWorkerCrashed for a crashed worker.
+	RetryToken func() (bool, error)
 }
 
 // System is the thing under test. Run performs task through env and returns

@@ -122,6 +122,16 @@ type Harness struct {
 func NewHarness(f Fixture, opts Options) *Harness {
 	h := &Harness{fixture: f, opts: opts.withDefaults()}
 	h.scope, h.err = resolveScope(opts)
+	if f.Fleet != nil && h.err == nil {
+		h.err = f.Fleet.validate(len(f.Tasks))
+		for _, u := range h.scope.user {
+			if u.Name == InvNoRetryStorm && h.err == nil {
+				h.err = fmt.Errorf("model: options: invariant %q has the name of the fleet invariant", u.Name)
+			}
+		}
+		// the fleet invariant comes first among the run's own
+		h.scope.user = append([]UserInvariant{noRetryStorm()}, h.scope.user...)
+	}
 	h.stopOn, h.stopErr = opts.Stop.Set(), opts.Stop.Validate()
 	seen := make(map[string]bool, len(f.Tasks))
 	h.uniqueIDs = true
@@ -275,6 +285,8 @@ type run struct {
 	prov     []ProviderOp
 	picks    []int
 	switches int
+	// fleet is a fleet run's load and shared retry budget.
+	fleet fleetState
 	// outbox holds the notices the provider sent and the inbox has not
 	// delivered (a run with Config.Notices), noticeSeq the number sent;
 	// users are the user invariants of the run: the harness's, after
@@ -298,6 +310,9 @@ type taskState struct {
 	crashed   bool
 	// rng is the current worker's random stream (Env.Rand).
 	rng rng
+	// wclock is the worker's own logical clock in a fleet run (see
+	// Fleet); the World's clock is set to it while the worker runs.
+	wclock Millis
 	// pendingCrash, when set by a disturbance, crashes the worker right
 	// after the current crossing is recorded.
 	pendingCrash string
@@ -497,6 +512,19 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	r.prov = nil
 	r.picks = r.picks[:0]
 	r.switches = 0
+	r.fleet.reset(h.fixture.Fleet, len(h.fixture.Tasks))
+	if fl := h.fixture.Fleet; fl != nil {
+		// a fleet's agents are concurrent workers, all started at once
+		// unless the schedule says otherwise
+		c := s.Config.Concurrency
+		if c == nil {
+			c = &Concurrency{Workers: max(1, len(h.fixture.Tasks))}
+		}
+		if err := r.executeConcurrent(factory, c); err != nil {
+			return err
+		}
+		return r.live.err
+	}
 	if c := s.Config.Concurrency; c != nil {
 		if err := r.executeConcurrent(factory, c); err != nil {
 			return err
@@ -669,7 +697,7 @@ func (r *run) enterTool(ev EventName, cost Millis, tool string) (ordinal int, hi
 	}
 	if r.conc != nil {
 		// a scheduling point: another worker may cross first
-		r.yield()
+		r.yieldAt(cost)
 		if r.stopped != nil {
 			r.crashed = true
 			return 0, nil, false
@@ -733,6 +761,11 @@ func (r *run) tick(cost Millis) {
 		if now := r.h.opts.Clock(); now > r.world.Clock {
 			r.world.Clock = now
 		}
+		return
+	}
+	if r.conc != nil && r.conc.timed {
+		r.wclock += cost
+		r.world.Clock = r.wclock
 		return
 	}
 	r.world.Clock += cost
