@@ -83,9 +83,10 @@ func (g Gap) Contains(k Key) bool {
 	return slices.Contains(g.Values, k.Value(g.Dim))
 }
 
-// Default returns the universe of model.Catalogue().
+// Default returns the universe of model.Catalogue() and
+// model.CacheAndWorkerKinds().
 func Default() *Universe {
-	u, err := NewUniverse(model.Catalogue())
+	u, err := NewUniverse(append(model.Catalogue(), model.CacheAndWorkerKinds()...))
 	if err != nil {
 		panic("coverage: the model's catalogue is invalid: " + err.Error()) // the catalogue is closed and checked by tests
 	}

@@ -39,9 +39,14 @@ func TestCorrelationPairs(t *testing.T) {
 		model.CorrelationShared:       2, // the first call of each tenant
 	}
 	pairs := copperfin.Correlated()
-	if len(pairs) != 4 {
-		t.Fatalf("%d correlated kinds, want 4: %v", len(pairs), pairs)
+	if len(pairs) != 6 || pairs[4] != (copperfin.CorrelatedKind{Kind: "sliding_grant_cache", Correlation: model.CorrelationPersistent}) ||
+		pairs[5] != (copperfin.CorrelatedKind{Kind: "ambient_identity_leak", Correlation: model.CorrelationPersistent}) {
+		t.Fatalf("%d correlated kinds, want 6 (the last two the kinds outside the catalogue): %v", len(pairs), pairs)
 	}
+	// the kinds outside the catalogue: their counterfactual pairs are
+	// TestCounterfactualSlidingGrantCache and
+	// TestCounterfactualAmbientIdentityLeak
+	pairs = pairs[:4]
 	for _, ck := range pairs {
 		s, err := copperfin.CorrelatedSchedule(ck.Kind, ck.Correlation, copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
 		if err != nil {

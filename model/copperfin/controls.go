@@ -3,11 +3,16 @@ package copperfin
 import (
 	"fmt"
 	"strings"
+
+	"github.com/faultline/faultline/model"
 )
 
 // Control is one configurable defence of the reference system. The seven
 // controls are the paper's ("Runnable Python artefact"); the eighth,
-// DenyOnWarning, is the fail-closed policy of worked example 5.
+// DenyOnWarning, is the fail-closed policy of worked example 5; the last
+// two, BoundedGrantAge and PerTaskIdentity, are no profile's (the
+// defences against a sliding capability cache and a worker-scoped
+// identity).
 type Control string
 
 // Controls.
@@ -20,13 +25,25 @@ const (
 	EffectReadback     Control = "effect_readback"
 	EvidenceGate       Control = "evidence_gate"
 	DenyOnWarning      Control = "deny_on_warning"
+	// BoundedGrantAge: an authority check's answer older than MaxGrantAge
+	// (a cache's, Capability.AsOf) is not acted on: the grant is
+	// re-validated at the issuer (a fresh approval) before the effect.
+	BoundedGrantAge Control = "bounded_grant_age"
+	// PerTaskIdentity: the acting actor, tenant and trace are re-derived
+	// from each task, never taken from the worker's ambient context
+	// (model.AmbientOf).
+	PerTaskIdentity Control = "per_task_identity"
 )
+
+// MaxGrantAge is the oldest authority answer, in logical milliseconds,
+// the bounded_grant_age control acts on.
+const MaxGrantAge model.Millis = 50
 
 // PaperControls are the seven controls of the paper's artefact, in its order.
 var PaperControls = []Control{BindIdentity, PreEffectAuthority, RefreshContext, StatePrecondition, Idempotency, EffectReadback, EvidenceGate}
 
 // AllControls are every control name the reference system accepts.
-var AllControls = append(append([]Control(nil), PaperControls...), DenyOnWarning)
+var AllControls = append(append([]Control(nil), PaperControls...), DenyOnWarning, BoundedGrantAge, PerTaskIdentity)
 
 // Controls is a set of enabled controls as a bit set; the zero value is the
 // baseline (no control).
@@ -50,6 +67,10 @@ func controlBit(c Control) (Controls, bool) {
 		return 1 << 6, true
 	case DenyOnWarning:
 		return 1 << 7, true
+	case BoundedGrantAge:
+		return 1 << 8, true
+	case PerTaskIdentity:
+		return 1 << 9, true
 	}
 	return 0, false
 }
