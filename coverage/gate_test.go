@@ -63,8 +63,8 @@ func TestGate(t *testing.T) {
 		passed  bool
 		missing []string
 	}{
-		{"ratio met", ratio(0.12), true, nil},
-		{"ratio met exactly", ratio(3.0 / 24), true, nil},
+		{"ratio met", ratio(0.11), true, nil},
+		{"ratio met exactly", ratio(3.0 / 26), true, nil},
 		{"ratio not met", ratio(0.16), false, nil},
 		{"after-commit tool keys met", coverage.GateOptions{Require: req("tool/effect/after_commit/isolated/*")}, true, nil},
 		{"tool keys", coverage.GateOptions{Require: req("tool/*/*/*/*")}, false,
@@ -78,9 +78,10 @@ func TestGate(t *testing.T) {
 				"state/checkpoint_store/after_checkpoint/isolated/checkpoint_store", "state/branch_join/before_commit/isolated/join_record"}},
 		{"unreachable key", coverage.GateOptions{Require: req("tool/effect/after_commit/synchronized/receipt")}, false,
 			[]string{"tool/effect/after_commit/synchronized/receipt"}},
-		{"pattern matching nothing", coverage.GateOptions{Require: req("*/*/before_validation/persistent/*")}, false, []string{""}},
-		{"both", coverage.GateOptions{MinRatio: 0.12, HasMinRatio: true, Require: req("*/*/*/*/*")}, false,
+		{"pattern matching nothing", coverage.GateOptions{Require: req("*/*/before_validation/repeated/*")}, false, []string{""}},
+		{"both", coverage.GateOptions{MinRatio: 0.11, HasMinRatio: true, Require: req("*/*/*/*/*")}, false,
 			[]string{"identity/proposal/before_validation/isolated/capability_record", "identity/authority/before_commit/isolated/capability_record",
+				"identity/authority/before_commit/persistent/capability_record", "identity/worker/before_validation/persistent/capability_record",
 				"context/proposal/before_validation/isolated/state_version", "context/proposal/before_validation/isolated/policy_record",
 				"context/memory/before_commit/isolated/checkpoint_store", "tool/effect/before_commit/isolated/ledger_readback",
 				"tool/effect/after_commit/repeated/ledger_readback", "tool/effect/after_commit/persistent/ledger_readback",
@@ -105,13 +106,13 @@ func TestGate(t *testing.T) {
 	}
 
 	g, _ := coverage.Gate(u, d, coverage.GateOptions{MinRatio: 0.5, HasMinRatio: true,
-		Require: req("state/*/*/*/*\ntool/effect/after_commit/synchronized/receipt\n*/*/before_validation/persistent/*")})
+		Require: req("state/*/*/*/*\ntool/effect/after_commit/synchronized/receipt\n*/*/before_validation/repeated/*")})
 	var b bytes.Buffer
 	if err := g.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
 	want := `coverage gate: FAILED
-  ratio 0.1250 (3 of 24 reachable keys visited), minimum 0.5000: NOT MET
+  ratio 0.1154 (3 of 26 reachable keys visited), minimum 0.5000: NOT MET
   required keys: 7, unvisited: 6; patterns matching no reachable key: 1
   line 1 state/*/*/*/*: unvisited state/state/before_commit/isolated/state_version: scheduled_not_reached: scheduled 1 time, but its event never occurred (concurrent_version_change or stale_state_read)
   line 1 state/*/*/*/*: unvisited state/state/after_commit/isolated/ledger_readback: never_tried: no recorded run scheduled lagging_readback
@@ -119,7 +120,7 @@ func TestGate(t *testing.T) {
   line 1 state/*/*/*/*: unvisited state/checkpoint_store/after_checkpoint/isolated/checkpoint_store: never_tried: no recorded run scheduled missing_checkpoint or stale_checkpoint or future_version_checkpoint or corrupt_checkpoint
   line 1 state/*/*/*/*: unvisited state/branch_join/before_commit/isolated/join_record: never_tried: no recorded run scheduled branch_failure
   line 2 tool/effect/after_commit/synchronized/receipt: unvisited tool/effect/after_commit/synchronized/receipt: unreachable: no tool fault kind at boundary effect in phase after_commit with correlation synchronized is adjudicated by oracle receipt; tool kinds at boundary effect in phase after_commit with correlation synchronized are adjudicated by ledger_readback (timeout_after_commit)
-  line 3 */*/before_validation/persistent/*: no reachable key matches this pattern
+  line 3 */*/before_validation/repeated/*: no reachable key matches this pattern
 `
 	if b.String() != want {
 		t.Fatalf("gate text:\n%s", b.String())

@@ -16,6 +16,8 @@ import (
 var catalogueKeys = []string{
 	"identity/proposal/before_validation/isolated/capability_record",
 	"identity/authority/before_commit/isolated/capability_record",
+	"identity/authority/before_commit/persistent/capability_record",
+	"identity/worker/before_validation/persistent/capability_record",
 	"context/proposal/before_validation/isolated/state_version",
 	"context/proposal/before_validation/isolated/policy_record",
 	"context/memory/before_commit/isolated/checkpoint_store",
@@ -139,13 +141,14 @@ func TestUniverseOfTheCatalogue(t *testing.T) {
 	if _, ok := u.KindKeyOf("output_drift", model.CorrelationRepeated); ok {
 		t.Fatal("KindKeyOf(output_drift, repeated): a key for a modifier the kind does not accept")
 	}
-	// one gap per domain (boundaries), per (domain, boundary) pair (13:
+	// one gap per domain (boundaries), per (domain, boundary) pair (14:
 	// phases), per (domain, boundary, phase) triple but tool/effect/after_commit,
-	// which has every correlation (15: correlations), and per (domain,
-	// boundary, phase, correlation) quadruple (21: oracles; the tool kinds at
-	// tool_call before_commit are isolated or persistent)
-	if len(u.Gaps()) != 5+13+15+21 {
-		t.Fatalf("%d gaps, want 54", len(u.Gaps()))
+	// which has every correlation (16: correlations), and per (domain,
+	// boundary, phase, correlation) quadruple (23: oracles; the tool kinds at
+	// tool_call before_commit are isolated or persistent, the identity kinds
+	// at authority before_commit isolated or persistent)
+	if len(u.Gaps()) != 5+14+16+23 {
+		t.Fatalf("%d gaps, want 58", len(u.Gaps()))
 	}
 	checkPartition(t, u)
 	for key, want := range map[string]string{
@@ -171,7 +174,7 @@ func TestUniverseOfTheCatalogue(t *testing.T) {
 		}
 	}
 	g := u.Gaps()[0]
-	if g.Pattern() != "identity/{effect,state,proof,sandbox,tool_call,worker,checkpoint_store,branch_join,memory}/*/*/*" || g.Keys != 9*5*5*9 {
+	if g.Pattern() != "identity/{effect,state,proof,sandbox,tool_call,checkpoint_store,branch_join,memory}/*/*/*" || g.Keys != 8*5*5*9 {
 		t.Fatalf("first gap %s (%d keys)", g.Pattern(), g.Keys)
 	}
 	// the tool kinds at tool_call before_commit: correlations repeated,
