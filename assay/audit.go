@@ -31,7 +31,11 @@ type ProfileAudit struct {
 	// each), kept apart from Rows: they visit the coverage keys of the
 	// correlations and are not single-fault findings. None with compat.
 	Correlated []KindRow `json:"-"`
-	Assay      *Report   `json:"-"`
+	// Notices are the runs of each kind of the provider's notices
+	// (NoticeRows), kept apart like Correlated; set only when asked for
+	// ("faultline audit --notices").
+	Notices []KindRow `json:"-"`
+	Assay   *Report   `json:"-"`
 }
 
 // AuditTrials and AuditSeed are the assay settings of Audit.
@@ -84,6 +88,34 @@ func Audit(profiles []copperfin.Profile, compat bool) ([]ProfileAudit, error) {
 			return nil, err
 		}
 		out = append(out, pa)
+	}
+	return out, nil
+}
+
+// NoticeRows runs each kind of the provider's notices (model.NoticeKinds)
+// under controls cs on its copperfin.NoticeSchedule: runs with notices,
+// which visit the kinds' coverage keys (coverage.NoticeUniverse). It
+// returns an error for a harness error.
+func NoticeRows(cs copperfin.Controls) ([]KindRow, error) {
+	var out []KindRow
+	h := model.NewHarness(copperfin.Copperfin(), model.Options{})
+	for _, spec := range model.NoticeKinds() {
+		s, err := copperfin.NoticeSchedule(spec.Kind, copperfin.ConfigOfControls(cs))
+		if err != nil {
+			return nil, err
+		}
+		res, err := h.Run(copperfin.Factory(cs), s)
+		if err != nil {
+			return nil, err
+		}
+		f := res.Faults[len(res.Faults)-1]
+		row := KindRow{Kind: spec.Kind, Domain: spec.Domain, Terms: res.Terms, Violated: []string{}, Reached: f.Reached && f.Fired > 0, Result: res}
+		for _, inv := range res.Invariants {
+			if !inv.Held {
+				row.Violated = append(row.Violated, inv.Name)
+			}
+		}
+		out = append(out, row)
 	}
 	return out, nil
 }

@@ -18,6 +18,7 @@ type exhaustiveFlags struct {
 	workers      int
 	maxSchedules int
 	ownEvents    bool
+	maxSwitches  int
 }
 
 // exhaustiveHelp is what explore's long help says of --exhaustive.
@@ -42,7 +43,9 @@ and a counterexample's index is its position in the whole walk. The walk's
 verdict is the shards' counterexample of the least index, and its counts are
 the shards' sums. --checks, --seed, --guided and the coverage flags do
 not apply to it (bad input), and it records no coverage, so FAULTLINE_COVERAGE
-is not read. Its progress line (on a terminal) counts the schedules run of
+is not read. With --concurrent N it runs every fault schedule under each
+interleaving of at most --max-switches context switches (default 1, at most 4;
+0: the default order alone). Its progress line (on a terminal) counts the schedules run of
 those known so far, a total that grows as the walk finds larger schedules.`
 
 // add registers the flags on c.
@@ -51,13 +54,14 @@ func (f *exhaustiveFlags) add(c *cobra.Command) {
 	c.Flags().IntVar(&f.workers, "workers", 1, "with --exhaustive: goroutines to run the walk on (1 to 256)")
 	c.Flags().IntVar(&f.maxSchedules, "max-schedules", properties.DefaultMaxSchedules, "with --exhaustive: the most schedules to run (1 to 100000000)")
 	c.Flags().BoolVar(&f.ownEvents, "own-events", false, "with --exhaustive: place each kind only at its own event (the designed scope)")
+	c.Flags().IntVar(&f.maxSwitches, "max-switches", 1, "with --exhaustive and --concurrent: the most context switches of an interleaving walked (0 to 4)")
 }
 
 // options checks the flags against the rest of explore's and returns the
 // walk's own options; without --exhaustive, its flags are bad input.
 func (f *exhaustiveFlags) options(c *cobra.Command) ([]properties.Option, error) {
 	if !f.on {
-		for _, name := range []string{"workers", "max-schedules", "own-events"} {
+		for _, name := range []string{"workers", "max-schedules", "own-events", "max-switches"} {
 			if c.Flags().Changed(name) {
 				return nil, BadInput("--%s needs --exhaustive", name)
 			}
@@ -76,6 +80,15 @@ func (f *exhaustiveFlags) options(c *cobra.Command) ([]properties.Option, error)
 		return nil, err
 	}
 	opts := []properties.Option{properties.WithWorkers(f.workers), properties.WithMaxSchedules(f.maxSchedules)}
+	if c.Flags().Changed("max-switches") {
+		if !c.Flags().Changed("concurrent") {
+			return nil, BadInput("--max-switches needs --concurrent: a sequential walk has one interleaving")
+		}
+		if err := CheckCount("max-switches", f.maxSwitches, 0, properties.MaxSwitchesLimit); err != nil {
+			return nil, err
+		}
+		opts = append(opts, properties.WithMaxSwitches(f.maxSwitches))
+	}
 	if f.ownEvents {
 		opts = append(opts, properties.WithOwnEvents())
 	}
@@ -126,8 +139,12 @@ func writeExhaustive(w io.Writer, def *model.Definition, rep *properties.Exhaust
 	if rep.Scope.World {
 		world = "on"
 	}
-	scope := fmt.Sprintf("scope: %d kinds (%s); world events %s; placement %s; %s, fixture %s\n",
+	scope := fmt.Sprintf("scope: %d kinds (%s); world events %s; placement %s; %s, fixture %s",
 		len(rep.Scope.Kinds), strings.Join(rep.Scope.Kinds, ", "), world, rep.Scope.Placement, describe(def, cfg), rep.Scope.Fixture)
+	if rep.Scope.Interleavings > 0 {
+		scope += "; " + rep.Scope.InterleavingsText()
+	}
+	scope += "\n"
 	if rep.Shards > 0 {
 		fmt.Fprintf(&b, "shard %d/%d of the exhaustive walk: the counts are the shard's own schedules; the run's verdict is the shards' counterexample of the least index\n", rep.Shard, rep.Shards)
 	}

@@ -244,9 +244,6 @@ could not be written).` + exhaustiveHelp,
 			if exhOpts, err := exh.options(c); err != nil {
 				return err
 			} else if exh.on {
-				if cfg.Concurrency != nil {
-					return BadInput("--exhaustive does not enumerate interleavings: it would walk the sequential order's schedules only; leave out --concurrent (random exploration draws interleavings)")
-				}
 				return runExhaustive(c, def, cfg, append(opts, exhOpts...), asJSON, otelDir)
 			}
 			var prior *coverage.Data

@@ -35,14 +35,14 @@ func partialReport(t *testing.T) *coverage.Report {
 func TestReportNumbers(t *testing.T) {
 	r := partialReport(t)
 	s := r.Summary
-	// 5 of the 26 reachable keys visited (the shared receipt key twice); 3
+	// 5 of the 37 reachable keys visited (the shared receipt key twice); 3
 	// counterexamples: effect_at_most_once under each of the two after_commit
 	// keys, provable_outcome under the receipt key. Pairs: 474 = 5·11 + 5·5 +
-	// 5·5 + 5·9 + 11·5 + 11·5 + 11·9 + 5·5 + 5·9 + 5·9; 142 appear in a
+	// 5·5 + 5·9 + 11·5 + 11·5 + 11·9 + 5·5 + 5·9 + 5·9; 164 appear in a
 	// reachable key, 37 in a visited one.
-	want := coverage.Summary{Keys: 12375, Reachable: 26, Unreachable: 12349, Visited: 5, Ratio: 5.0 / 26, Applicable: 26, Traced: 7, Crossings: true, Violated: 2, Held: 3,
-		NotReached: 1, NeverTried: 20, Runs: 7, Visits: 6, FaultsNotReached: 1, Counterexamples: 3,
-		PairsPossible: 474, PairsReachable: 142, PairsCovered: 37, PairRatio: 37.0 / 142}
+	want := coverage.Summary{Keys: 12375, Reachable: 37, Unreachable: 12338, Visited: 5, Ratio: 5.0 / 37, Applicable: 37, Traced: 7, Crossings: true, Violated: 2, Held: 3,
+		NotReached: 1, NeverTried: 31, Runs: 7, Visits: 6, FaultsNotReached: 1, Counterexamples: 3,
+		PairsPossible: 474, PairsReachable: 164, PairsCovered: 37, PairRatio: 37.0 / 164}
 	if s != want {
 		t.Fatalf("summary\n got %+v\nwant %+v", s, want)
 	}
@@ -53,25 +53,36 @@ func TestReportNumbers(t *testing.T) {
 	wantU := []string{
 		"identity/proposal/before_validation/isolated/capability_record never_tried: no recorded run scheduled subject_swap",
 		"identity/authority/before_commit/isolated/capability_record never_tried: no recorded run scheduled revoked_capability",
-		"identity/authority/before_commit/persistent/capability_record never_tried: no recorded run scheduled sliding_grant_cache",
-		"identity/worker/before_validation/persistent/capability_record never_tried: no recorded run scheduled ambient_identity_leak",
 		"context/proposal/before_validation/isolated/state_version never_tried: no recorded run scheduled cross_source_conflict",
 		"context/proposal/before_validation/isolated/policy_record scheduled_not_reached: scheduled 1 time, but its event never occurred (stale_policy)",
+		"context/proposal/before_validation/synchronized/policy_record never_tried: no recorded run scheduled stale_policy",
+		"context/proposal/before_validation/shared/policy_record never_tried: no recorded run scheduled stale_policy",
 		"context/memory/before_commit/isolated/checkpoint_store never_tried: no recorded run scheduled memory_loss",
 		"tool/effect/before_commit/isolated/ledger_readback never_tried: no recorded run scheduled reject_before_commit",
 		"tool/effect/after_commit/repeated/ledger_readback never_tried: no recorded run scheduled timeout_after_commit",
+		"tool/effect/after_commit/repeated/receipt never_tried: no recorded run scheduled malformed_response or output_drift",
 		"tool/effect/after_commit/persistent/ledger_readback never_tried: no recorded run scheduled timeout_after_commit",
+		"tool/effect/after_commit/persistent/receipt never_tried: no recorded run scheduled malformed_response or output_drift",
 		"tool/effect/after_commit/synchronized/ledger_readback never_tried: no recorded run scheduled timeout_after_commit",
+		"tool/effect/after_commit/synchronized/receipt never_tried: no recorded run scheduled partial_success_response or malformed_response or output_drift",
 		"tool/effect/after_commit/shared/ledger_readback never_tried: no recorded run scheduled timeout_after_commit",
+		"tool/effect/after_commit/shared/receipt never_tried: no recorded run scheduled partial_success_response or malformed_response or output_drift",
 		"tool/sandbox/before_validation/isolated/ledger_readback never_tried: no recorded run scheduled sandbox_denial",
 		"tool/tool_call/before_commit/isolated/ledger_readback never_tried: no recorded run scheduled timeout_before_send or tool_timeout",
 		"tool/tool_call/before_commit/isolated/budget_counter never_tried: no recorded run scheduled rate_limit",
+		"tool/tool_call/before_commit/repeated/ledger_readback never_tried: no recorded run scheduled tool_timeout",
 		"tool/tool_call/before_commit/persistent/budget_counter never_tried: no recorded run scheduled budget_exhaustion",
+		"tool/tool_call/before_commit/synchronized/ledger_readback never_tried: no recorded run scheduled tool_timeout",
+		"tool/tool_call/before_commit/shared/ledger_readback never_tried: no recorded run scheduled tool_timeout",
 		"state/state/after_commit/isolated/ledger_readback never_tried: no recorded run scheduled lagging_readback",
+		"state/state/after_checkpoint/repeated/ledger_readback never_tried: no recorded run scheduled checkpoint_rollback",
+		"state/state/after_checkpoint/persistent/ledger_readback never_tried: no recorded run scheduled checkpoint_rollback",
 		"state/worker/after_checkpoint/isolated/checkpoint_store never_tried: no recorded run scheduled worker_restart",
 		"state/checkpoint_store/after_checkpoint/isolated/checkpoint_store never_tried: no recorded run scheduled missing_checkpoint or stale_checkpoint or future_version_checkpoint or corrupt_checkpoint",
 		"evidence/effect/before_commit/isolated/trace_lineage never_tried: no recorded run scheduled break_trace_lineage",
 		"evidence/proof/after_receipt/isolated/receipt never_tried: no recorded run scheduled drop_effect_receipt",
+		"evidence/proof/after_receipt/synchronized/receipt never_tried: no recorded run scheduled drop_effect_receipt",
+		"evidence/proof/after_receipt/shared/receipt never_tried: no recorded run scheduled drop_effect_receipt",
 	}
 	if strings.Join(unvisited, "\n") != strings.Join(wantU, "\n") {
 		t.Fatalf("unvisited:\n%s", strings.Join(unvisited, "\n"))
@@ -81,31 +92,31 @@ func TestReportNumbers(t *testing.T) {
 	for _, v := range r.Marginals[1].Values {
 		b = append(b, v.Value+" "+itoa(v.Visited)+"/"+itoa(v.Reachable))
 	}
-	if got := strings.Join(b, ", "); got != "proposal 0/3, authority 0/2, effect 2/8, state 2/3, proof 0/1, sandbox 0/1, tool_call 0/3, worker 0/2, checkpoint_store 0/1, branch_join 1/1, memory 0/1" {
+	if got := strings.Join(b, ", "); got != "proposal 0/5, authority 0/1, effect 2/12, state 2/5, proof 0/3, sandbox 0/1, tool_call 0/6, worker 0/1, checkpoint_store 0/1, branch_join 1/1, memory 0/1" {
 		t.Fatalf("boundary marginal: %s", got)
 	}
-	// every correlation has a reachable key: timeout_after_commit's modifiers
-	if r.Marginals[3].Values[1] != (coverage.MarginalValue{Value: "repeated", Reachable: 1}) ||
-		r.Marginals[3].Values[4] != (coverage.MarginalValue{Value: "shared", Reachable: 1}) {
+	// every correlation has reachable keys: the catalogue's modifiers
+	if r.Marginals[3].Values[1] != (coverage.MarginalValue{Value: "repeated", Reachable: 4}) ||
+		r.Marginals[3].Values[4] != (coverage.MarginalValue{Value: "shared", Reachable: 5}) {
 		t.Fatalf("repeated: %+v, shared: %+v", r.Marginals[3].Values[1], r.Marginals[3].Values[4])
 	}
 	if r.Marginals[4].Values[8] != (coverage.MarginalValue{Value: "join_record", Reachable: 1, Visited: 1}) {
 		t.Fatalf("join_record: %+v", r.Marginals[4].Values[8])
 	}
-	// pairwise domain × boundary: 14 reachable pairs; tool×effect, state×state and state×branch_join covered
+	// pairwise domain × boundary: 13 reachable pairs; tool×effect, state×state and state×branch_join covered
 	p := r.Pairwise[0]
-	if p.Dimensions != [2]string{"domain", "boundary"} || p.Possible != 55 || p.Reachable != 14 || p.Covered != 3 ||
-		strings.Join(p.Missing, ", ") != "identity × proposal, identity × authority, identity × worker, context × proposal, context × memory, tool × sandbox, "+
+	if p.Dimensions != [2]string{"domain", "boundary"} || p.Possible != 55 || p.Reachable != 13 || p.Covered != 3 ||
+		strings.Join(p.Missing, ", ") != "identity × proposal, identity × authority, context × proposal, context × memory, tool × sandbox, "+
 			"tool × tool_call, state × worker, state × checkpoint_store, evidence × effect, evidence × proof" {
 		t.Fatalf("pairwise %+v", p)
 	}
-	// heatmap domain × phase: tool × after_commit has 6 keys, 2 visited and
-	// violated (the four of the correlation modifiers are never tried)
+	// heatmap domain × phase: tool × after_commit has 10 keys, 2 visited and
+	// violated (the eight of the correlation modifiers are never tried)
 	h := r.Heatmaps[0]
 	if h.Rows != "domain" || h.Cols != "phase" || len(h.Cells) != 5 || len(h.Cells[0]) != 5 {
 		t.Fatalf("heatmap %s × %s %dx%d", h.Rows, h.Cols, len(h.Cells), len(h.Cells[0]))
 	}
-	if c := h.Cells[2][2]; c != (coverage.Cell{Reachable: 6, Visited: 2, Violated: 2}) {
+	if c := h.Cells[2][2]; c != (coverage.Cell{Reachable: 10, Visited: 2, Violated: 2}) {
 		t.Fatalf("tool × after_commit %+v", c)
 	}
 	if c := h.Cells[0][2]; c.Reachable != 0 || c.Reason != "no fault kind in the catalogue has domain identity and phase after_commit" {
@@ -118,8 +129,8 @@ func TestReportNumbers(t *testing.T) {
 	if h := r.Heatmaps[1]; len(h.Cells) != 11 || len(h.Cells[9]) != 9 || h.Cells[9][8] != (coverage.Cell{Reachable: 1, Visited: 1}) {
 		t.Fatalf("boundary × oracle %dx%d, branch_join × join_record %+v", len(h.Cells), len(h.Cells[0]), h.Cells[9][8])
 	}
-	// correlation × domain: tool has 6 isolated keys (2 visited, both violated) and 2 persistent
-	if h := r.Heatmaps[2]; h.Cells[0][2] != (coverage.Cell{Reachable: 6, Visited: 2, Violated: 2}) || h.Cells[2][2] != (coverage.Cell{Reachable: 2}) {
+	// correlation × domain: tool has 6 isolated keys (2 visited, both violated) and 3 persistent
+	if h := r.Heatmaps[2]; h.Cells[0][2] != (coverage.Cell{Reachable: 6, Visited: 2, Violated: 2}) || h.Cells[2][2] != (coverage.Cell{Reachable: 3}) {
 		t.Fatalf("isolated × tool %+v, persistent × tool %+v", h.Cells[0][2], h.Cells[2][2])
 	}
 }
@@ -139,33 +150,33 @@ func TestReportFormats(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"Coverage: 5 of 26 reachable keys visited (19.2%)\n",
+		"Coverage: 5 of 37 reachable keys visited (13.5%)\n",
 		"  tool/effect/after_commit/isolated/ledger_readback                  timeout_after_commit                                                              violated               1       0            0          effect_at_most_once ×1\n",
 		"  tool/effect/after_commit/isolated/receipt                          partial_success_response,malformed_response,output_drift                          violated               2       0            0          effect_at_most_once ×1, provable_outcome ×1\n",
 		"    effect_at_most_once violated in 1 run: first false after seq 19 (tool.commit): second ledger effect for task refund-O-731\n    replay: faultline replay timeout_after_commit-",
 		"  tool/effect/after_commit/isolated/receipt\n    effect_at_most_once violated in 1 run: first false after seq 19 (tool.commit): second ledger effect for task refund-O-731\n    replay: faultline replay output_drift-",
 		"  tool/effect/after_commit/isolated/receipt\n    provable_outcome violated in 1 run: first false after seq 18 (claim): release without correlated proof\n    replay: faultline replay partial_success_response-",
 		"  context/proposal/before_validation/isolated/policy_record  scheduled_not_reached: scheduled 1 time, but its event never occurred (stale_policy)\n",
-		"  boundary     proposal 0/3, authority 0/2, effect 2/8, state 2/3, proof 0/1, sandbox 0/1, tool_call 0/3, worker 0/2, checkpoint_store 0/1, branch_join 1/1, memory 0/1\n",
-		"  correlation  isolated 5/19, repeated 0/1, persistent 0/4, synchronized 0/1, shared 0/1\n",
-		"  domain × boundary       3/14  of 55  missing: identity × proposal,",
-		"Unreachable keys (12349), grouped by reason:\n  identity/{effect,state,proof,sandbox,tool_call,checkpoint_store,branch_join,memory}/*/*/* (1800 keys): no identity fault kind enters at any of the boundaries",
+		"  boundary     proposal 0/5, authority 0/1, effect 2/12, state 2/5, proof 0/3, sandbox 0/1, tool_call 0/6, worker 0/1, checkpoint_store 0/1, branch_join 1/1, memory 0/1\n",
+		"  correlation  isolated 5/19, repeated 0/4, persistent 0/4, synchronized 0/5, shared 0/5\n",
+		"  domain × boundary       3/13  of 55  missing: identity × proposal,",
+		"Unreachable keys (12338), grouped by reason:\n  identity/{effect,state,proof,sandbox,tool_call,worker,checkpoint_store,branch_join,memory}/*/*/* (2025 keys): no identity fault kind enters at any of the boundaries",
 	} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text report lacks %q", want)
 		}
 	}
-	if n := strings.Count(text.String(), " keys): "); n != 58 {
-		t.Errorf("text report lists %d unreachable groups, want 58", n)
+	if n := strings.Count(text.String(), " keys): "); n != 62 {
+		t.Errorf("text report lists %d unreachable groups, want 62", n)
 	}
 	for _, want := range []string{
-		"### Coverage: 5 of 26 reachable keys visited (19.2%)\n",
+		"### Coverage: 5 of 37 reachable keys visited (13.5%)\n",
 		"| `tool/effect/after_commit/isolated/ledger_readback` | timeout_after_commit | ❌ violated | 1 | 0 | `effect_at_most_once` ×1, first false after seq 19 (tool.commit); `faultline replay timeout_after_commit-",
 		"| `tool/effect/after_commit/isolated/receipt` | partial_success_response, malformed_response, output_drift | ❌ violated | 2 | 0 | `effect_at_most_once` ×1, first false after seq 19 (tool.commit); `faultline replay output_drift-",
 		"| `state/state/before_commit/isolated/state_version` | concurrent_version_change, stale_state_read | ✅ held | 1 | 0 | - |",
 		"| `state/branch_join/before_commit/isolated/join_record` | branch_failure | ✅ held | 1 | 0 | - |",
 		"- `context/proposal/before_validation/isolated/policy_record` (⚠️ scheduled, not reached): scheduled 1 time, but its event never occurred (stale_policy)\n",
-		"<details><summary>Unreachable keys (12349), grouped by reason</summary>",
+		"<details><summary>Unreachable keys (12338), grouped by reason</summary>",
 	} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown report lacks %q", want)
@@ -194,8 +205,8 @@ func TestReportFormats(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.Version != coverage.Version || back.Summary != r.Summary || len(back.Keys) != 26 || len(back.Unreachable) != 58 ||
-		back.Unreachable[0].Dimension != "boundary" || back.Unreachable[0].Keys != 1800 {
+	if back.Version != coverage.Version || back.Summary != r.Summary || len(back.Keys) != 37 || len(back.Unreachable) != 62 ||
+		back.Unreachable[0].Dimension != "boundary" || back.Unreachable[0].Keys != 2025 {
 		t.Fatalf("json report: %+v", back)
 	}
 	cx := back.Keys[8].Counterexamples[0]
@@ -253,7 +264,7 @@ func TestHTMLStructure(t *testing.T) {
 		}
 	}
 	walk(doc)
-	if title != "faultline coverage: 5 of 26 reachable keys visited" {
+	if title != "faultline coverage: 5 of 37 reachable keys visited" {
 		t.Fatalf("title %q", title)
 	}
 	if scripts != 0 || len(external) != 0 {
@@ -273,32 +284,32 @@ func TestHTMLStructure(t *testing.T) {
 	tool := find(svgs[0], func(n *html.Node) bool {
 		return n.Data == "g" && strings.HasPrefix(text(n), "domain tool, phase after_commit:")
 	})
-	if len(tool) != 1 || !strings.HasSuffix(text(tool[0]), "2/6 ✗2") || attr(find(tool[0], func(n *html.Node) bool { return n.Data == "rect" })[0], "fill") != "#ffc9c9" {
+	if len(tool) != 1 || !strings.HasSuffix(text(tool[0]), "2/10 ✗2") || attr(find(tool[0], func(n *html.Node) bool { return n.Data == "rect" })[0], "fill") != "#ffc9c9" {
 		t.Fatalf("tool × after_commit cell: %d found, text %q", len(tool), text(tool[0]))
 	}
 	rows := find(byID["keys"], func(n *html.Node) bool { return n.Data == "tr" && n.Parent.Data == "tbody" })
-	if len(rows) != 26 {
-		t.Fatalf("%d key rows, want 26", len(rows))
+	if len(rows) != 37 {
+		t.Fatalf("%d key rows, want 37", len(rows))
 	}
 	// the counterexample sits in its key's row
 	if row := text(rows[8]); !strings.HasPrefix(row, "tool/effect/after_commit/isolated/ledger_readback") ||
 		!strings.Contains(row, "effect_at_most_once violated in 1 run(s)") || !strings.Contains(row, "faultline replay timeout_after_commit-") {
-		t.Fatalf("row 7: %q", row)
+		t.Fatalf("row 8: %q", row)
 	}
 	// both counterexamples of the shared receipt key sit in its row
 	if row := text(rows[9]); !strings.HasPrefix(row, "tool/effect/after_commit/isolated/receipt") ||
 		!strings.Contains(row, "faultline replay output_drift-") || !strings.Contains(row, "faultline replay partial_success_response-") {
-		t.Fatalf("row 8: %q", row)
+		t.Fatalf("row 9: %q", row)
 	}
-	if attr(rows[8], "class") != "status-violated" || attr(rows[18], "class") != "status-held" || attr(rows[23], "class") != "status-held" ||
-		attr(rows[5], "class") != "status-scheduled_not_reached" || attr(rows[6], "class") != "status-never_tried" {
+	if attr(rows[8], "class") != "status-violated" || attr(rows[25], "class") != "status-held" || attr(rows[32], "class") != "status-held" ||
+		attr(rows[3], "class") != "status-scheduled_not_reached" || attr(rows[4], "class") != "status-never_tried" {
 		t.Fatal("row classes")
 	}
-	if n := len(find(byID["unvisited"], func(n *html.Node) bool { return n.Data == "li" })); n != 21 {
-		t.Fatalf("%d unvisited keys listed, want 21", n)
+	if n := len(find(byID["unvisited"], func(n *html.Node) bool { return n.Data == "li" })); n != 32 {
+		t.Fatalf("%d unvisited keys listed, want 32", n)
 	}
 	gaps := find(byID["unreachable"], func(n *html.Node) bool { return n.Data == "li" })
-	if len(gaps) != 58 || !strings.Contains(text(gaps[0]), "(1800 keys): no identity fault kind enters at any of the boundaries") {
+	if len(gaps) != 62 || !strings.Contains(text(gaps[0]), "(2025 keys): no identity fault kind enters at any of the boundaries") {
 		t.Fatalf("%d unreachable groups; first %q", len(gaps), text(gaps[0]))
 	}
 	if n := len(find(byID["pairwise"], func(n *html.Node) bool { return n.Data == "tr" && n.Parent.Data == "tbody" })); n != 10 {

@@ -73,9 +73,10 @@ func (t *Tracker) System() System {
 // kept schedule or counterexample names the system.
 //
 // World events (model.WorldEvents: clock advance, capability revocation,
-// policy change, state-version change, worker crash) that the universe's
-// catalogue does not hold have no key: they are skipped, neither counted
-// nor an error, and the schedule that carries them is kept whole.
+// policy change, state-version change, worker crash) and the kinds of the
+// provider's notices (model.NoticeKinds) that the universe's catalogue
+// does not hold have no key: they are skipped, neither counted nor an
+// error, and the schedule that carries them is kept whole.
 //
 // Each violated invariant becomes a counterexample under the key of the
 // fault the oracle says reached it (InvariantResult.FaultID), or an
@@ -100,7 +101,7 @@ func (t *Tracker) Record(res *model.Result) error {
 	keyed := make([]bool, len(res.Faults))
 	for i, f := range res.Faults {
 		k, ok := t.u.KindKey(f.Kind)
-		if !ok && worldEvent[f.Kind] {
+		if !ok && (worldEvent[f.Kind] || noticeKind[f.Kind]) {
 			continue
 		}
 		if !ok {
@@ -196,6 +197,16 @@ func (t *Tracker) Record(res *model.Result) error {
 	}
 	return nil
 }
+
+// noticeKind holds the kinds of model.NoticeKinds, which a universe
+// without them (Default) skips as it skips world events.
+var noticeKind = func() map[string]bool {
+	m := map[string]bool{}
+	for _, s := range model.NoticeKinds() {
+		m[s.Kind] = true
+	}
+	return m
+}()
 
 // worldEvent holds the kinds of model.WorldEvents.
 var worldEvent = func() map[string]bool {

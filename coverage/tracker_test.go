@@ -37,7 +37,7 @@ func TestScheduledNotReachedIsNotAVisit(t *testing.T) {
 		t.Fatalf("KeyCounts %d, %d", v, u)
 	}
 	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{})
-	if r.Summary.Visited != 0 || r.Summary.NotReached != 1 || r.Summary.NeverTried != 25 || r.Summary.FaultsNotReached != 1 {
+	if r.Summary.Visited != 0 || r.Summary.NotReached != 1 || r.Summary.NeverTried != 36 || r.Summary.FaultsNotReached != 1 {
 		t.Fatalf("summary %+v", r.Summary)
 	}
 	row := r.Keys[8]
@@ -75,7 +75,7 @@ func TestReachedNotFired(t *testing.T) {
 		t.Fatalf("entry %+v", e)
 	}
 	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{})
-	row := r.Unvisited[20] // nothing visited: every reachable key is unvisited, in report order
+	row := r.Unvisited[27] // nothing visited: every reachable key is unvisited, in report order
 	if r.Summary.Visited != 0 || r.Summary.NotReached != 1 || r.Summary.FaultsNotFired != 1 ||
 		row.Key != "state/state/after_checkpoint/isolated/ledger_readback" || row.Status != coverage.StatusNotReached ||
 		row.Reason != "reached 1 time, but the disturbance had nothing to act on (checkpoint_rollback)" {
@@ -88,12 +88,12 @@ func TestReachedNotFired(t *testing.T) {
 func TestSharedKeyReason(t *testing.T) {
 	d := record(t, at(t, "tool_timeout", 3, copperfin.ProfileTyped)).Data()
 	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{})
-	row := r.Keys[15]
+	row := r.Keys[19]
 	if row.Key != "tool/tool_call/before_commit/isolated/ledger_readback" || row.Status != coverage.StatusNotReached ||
 		row.Reason != "scheduled 1 time, but its event never occurred (timeout_before_send or tool_timeout)" {
 		t.Fatalf("row %+v", row)
 	}
-	if got := r.Keys[14].Reason; got != "no recorded run scheduled sandbox_denial" {
+	if got := r.Keys[18].Reason; got != "no recorded run scheduled sandbox_denial" {
 		t.Fatalf("never tried: %q", got)
 	}
 	d = record(t, single(t, "timeout_before_send", copperfin.ProfileTyped), single(t, "tool_timeout", copperfin.ProfileTyped)).Data()
@@ -223,36 +223,47 @@ func TestConcurrentRecordEqualsSequential(t *testing.T) {
 	// read (no effect readback, no state precondition), and
 	// lagging_readback breaks nothing without its defect (resend_unseen)
 	d := seq.Data()
-	if d.Runs != 99 || len(d.Keys) != 26 {
+	if d.Runs != 150 || len(d.Keys) != 37 {
 		t.Fatalf("runs %d, keys %d", d.Runs, len(d.Keys))
 	}
 	want2 := map[string]string{
 		"identity/proposal/before_validation/isolated/capability_record":    "3 right_subject×1",
 		"identity/authority/before_commit/isolated/capability_record":       "3 current_entitlement×1",
-		"identity/authority/before_commit/persistent/capability_record":     "2 not reached 1",
-		"identity/worker/before_validation/persistent/capability_record":    "3 provable_outcome×1 right_subject×1",
 		"context/proposal/before_validation/isolated/state_version":         "3 current_entitlement×1",
 		"context/proposal/before_validation/isolated/policy_record":         "3 current_entitlement×1",
+		"context/proposal/before_validation/synchronized/policy_record":     "3 current_entitlement×1",
+		"context/proposal/before_validation/shared/policy_record":           "3 current_entitlement×1",
 		"context/memory/before_commit/isolated/checkpoint_store":            "3",
 		"tool/effect/before_commit/isolated/ledger_readback":                "3",
 		"tool/effect/after_commit/isolated/ledger_readback":                 "3 effect_at_most_once×1",
 		"tool/effect/after_commit/isolated/receipt":                         "9 effect_at_most_once×2 provable_outcome×1",
 		"tool/effect/after_commit/repeated/ledger_readback":                 "3 effect_at_most_once×1",
+		"tool/effect/after_commit/repeated/receipt":                         "6 effect_at_most_once×2",
 		"tool/effect/after_commit/persistent/ledger_readback":               "3 effect_at_most_once×1",
+		"tool/effect/after_commit/persistent/receipt":                       "6 effect_at_most_once×2",
 		"tool/effect/after_commit/synchronized/ledger_readback":             "3 effect_at_most_once×1",
+		"tool/effect/after_commit/synchronized/receipt":                     "9 effect_at_most_once×2 provable_outcome×1",
 		"tool/effect/after_commit/shared/ledger_readback":                   "3 effect_at_most_once×1",
+		"tool/effect/after_commit/shared/receipt":                           "9 effect_at_most_once×2 provable_outcome×1",
 		"tool/sandbox/before_validation/isolated/ledger_readback":           "3",
 		"tool/tool_call/before_commit/isolated/ledger_readback":             "6 effect_at_most_once×1",
 		"tool/tool_call/before_commit/isolated/budget_counter":              "3",
+		"tool/tool_call/before_commit/repeated/ledger_readback":             "3 effect_at_most_once×1",
 		"tool/tool_call/before_commit/persistent/budget_counter":            "3",
+		"tool/tool_call/before_commit/synchronized/ledger_readback":         "3 effect_at_most_once×1",
+		"tool/tool_call/before_commit/shared/ledger_readback":               "3 effect_at_most_once×1",
 		"state/state/before_commit/isolated/state_version":                  "5 current_entitlement×1 not reached 1",
 		"state/state/after_commit/isolated/ledger_readback":                 "2 not reached 1",
 		"state/state/after_checkpoint/isolated/ledger_readback":             "3 effect_at_most_once×1",
+		"state/state/after_checkpoint/repeated/ledger_readback":             "3 effect_at_most_once×1",
+		"state/state/after_checkpoint/persistent/ledger_readback":           "3 budget×1 effect_at_most_once×1",
 		"state/worker/after_checkpoint/isolated/checkpoint_store":           "3",
 		"state/checkpoint_store/after_checkpoint/isolated/checkpoint_store": "12",
 		"state/branch_join/before_commit/isolated/join_record":              "3",
 		"evidence/effect/before_commit/isolated/trace_lineage":              "3 provable_outcome×1",
 		"evidence/proof/after_receipt/isolated/receipt":                     "3 provable_outcome×1",
+		"evidence/proof/after_receipt/synchronized/receipt":                 "3 provable_outcome×1",
+		"evidence/proof/after_receipt/shared/receipt":                       "3 provable_outcome×1",
 	}
 	for k, e := range d.Keys {
 		got := itoa(e.Visits)

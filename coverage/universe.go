@@ -100,6 +100,20 @@ func Default() *Universe {
 	return u
 }
 
+// NoticeUniverse returns the universe of model.Catalogue(),
+// model.CacheAndWorkerKinds() and model.NoticeKinds(): the keys of runs
+// with the provider's notices too ("faultline audit --notices" records
+// into it); a Guide over it ranks the catalogue's kinds.
+func NoticeUniverse() *Universe {
+	cat := model.Catalogue()
+	u, err := NewUniverse(append(append(cat, model.CacheAndWorkerKinds()...), model.NoticeKinds()...))
+	if err != nil {
+		panic("coverage: the model's notice kinds are invalid: " + err.Error()) // closed and checked by tests
+	}
+	u.guided = len(cat)
+	return u
+}
+
 // NewUniverse returns the universe of the given specs. It returns an error
 // naming the kind for a spec without a kind name, a repeated kind, or a
 // spec whose domain, boundary, phase, correlation or oracle is not one of

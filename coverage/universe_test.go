@@ -16,30 +16,41 @@ import (
 var catalogueKeys = []string{
 	"identity/proposal/before_validation/isolated/capability_record",
 	"identity/authority/before_commit/isolated/capability_record",
-	"identity/authority/before_commit/persistent/capability_record",
-	"identity/worker/before_validation/persistent/capability_record",
 	"context/proposal/before_validation/isolated/state_version",
 	"context/proposal/before_validation/isolated/policy_record",
+	"context/proposal/before_validation/synchronized/policy_record",
+	"context/proposal/before_validation/shared/policy_record",
 	"context/memory/before_commit/isolated/checkpoint_store",
 	"tool/effect/before_commit/isolated/ledger_readback",
 	"tool/effect/after_commit/isolated/ledger_readback",
 	"tool/effect/after_commit/isolated/receipt",
 	"tool/effect/after_commit/repeated/ledger_readback",
+	"tool/effect/after_commit/repeated/receipt",
 	"tool/effect/after_commit/persistent/ledger_readback",
+	"tool/effect/after_commit/persistent/receipt",
 	"tool/effect/after_commit/synchronized/ledger_readback",
+	"tool/effect/after_commit/synchronized/receipt",
 	"tool/effect/after_commit/shared/ledger_readback",
+	"tool/effect/after_commit/shared/receipt",
 	"tool/sandbox/before_validation/isolated/ledger_readback",
 	"tool/tool_call/before_commit/isolated/ledger_readback",
 	"tool/tool_call/before_commit/isolated/budget_counter",
+	"tool/tool_call/before_commit/repeated/ledger_readback",
 	"tool/tool_call/before_commit/persistent/budget_counter",
+	"tool/tool_call/before_commit/synchronized/ledger_readback",
+	"tool/tool_call/before_commit/shared/ledger_readback",
 	"state/state/before_commit/isolated/state_version",
 	"state/state/after_commit/isolated/ledger_readback",
 	"state/state/after_checkpoint/isolated/ledger_readback",
+	"state/state/after_checkpoint/repeated/ledger_readback",
+	"state/state/after_checkpoint/persistent/ledger_readback",
 	"state/worker/after_checkpoint/isolated/checkpoint_store",
 	"state/checkpoint_store/after_checkpoint/isolated/checkpoint_store",
 	"state/branch_join/before_commit/isolated/join_record",
 	"evidence/effect/before_commit/isolated/trace_lineage",
 	"evidence/proof/after_receipt/isolated/receipt",
+	"evidence/proof/after_receipt/synchronized/receipt",
+	"evidence/proof/after_receipt/shared/receipt",
 }
 
 func TestParseKey(t *testing.T) {
@@ -138,24 +149,23 @@ func TestUniverseOfTheCatalogue(t *testing.T) {
 	if k, ok := u.KindKeyOf("output_drift", ""); !ok || k.String() != "tool/effect/after_commit/isolated/receipt" {
 		t.Fatalf("KindKeyOf(output_drift, \"\") = %s, %t", k, ok)
 	}
-	if _, ok := u.KindKeyOf("output_drift", model.CorrelationRepeated); ok {
-		t.Fatal("KindKeyOf(output_drift, repeated): a key for a modifier the kind does not accept")
+	if _, ok := u.KindKeyOf("rate_limit", model.CorrelationRepeated); ok {
+		t.Fatal("KindKeyOf(rate_limit, repeated): a key for a modifier the kind does not accept")
 	}
-	// one gap per domain (boundaries), per (domain, boundary) pair (14:
-	// phases), per (domain, boundary, phase) triple but tool/effect/after_commit,
-	// which has every correlation (16: correlations), and per (domain,
-	// boundary, phase, correlation) quadruple (23: oracles; the tool kinds at
-	// tool_call before_commit are isolated or persistent, the identity kinds
-	// at authority before_commit isolated or persistent)
-	if len(u.Gaps()) != 5+14+16+23 {
-		t.Fatalf("%d gaps, want 58", len(u.Gaps()))
+	// one gap per domain (boundaries), per (domain, boundary) pair (13:
+	// phases), per (domain, boundary, phase) triple but tool/effect/after_commit
+	// and tool/tool_call/before_commit, which have every correlation (14:
+	// correlations), and per (domain, boundary, phase, correlation)
+	// quadruple (30: oracles)
+	if len(u.Gaps()) != 5+13+14+30 {
+		t.Fatalf("%d gaps, want 62", len(u.Gaps()))
 	}
 	checkPartition(t, u)
 	for key, want := range map[string]string{
 		"tool/proposal/before_validation/isolated/receipt": "no tool fault kind enters at boundary proposal; tool kinds enter at effect (timeout_after_commit, partial_success_response, " +
 			"reject_before_commit, malformed_response, output_drift), sandbox (sandbox_denial), tool_call (timeout_before_send, rate_limit, tool_timeout, budget_exhaustion)",
-		"tool/effect/after_commit/repeated/receipt": "no tool fault kind at boundary effect in phase after_commit with correlation repeated is adjudicated by oracle receipt; " +
-			"tool kinds at boundary effect in phase after_commit with correlation repeated are adjudicated by ledger_readback (timeout_after_commit)",
+		"tool/effect/after_commit/repeated/budget_counter": "no tool fault kind at boundary effect in phase after_commit with correlation repeated is adjudicated by oracle budget_counter; " +
+			"tool kinds at boundary effect in phase after_commit with correlation repeated are adjudicated by ledger_readback (timeout_after_commit), receipt (malformed_response, output_drift)",
 		"tool/effect/before_commit/repeated/ledger_readback": "no tool fault kind at boundary effect in phase before_commit has correlation repeated; " +
 			"tool kinds at boundary effect in phase before_commit have isolated (reject_before_commit)",
 		"tool/effect/after_commit/isolated/budget_counter": "no tool fault kind at boundary effect in phase after_commit with correlation isolated is adjudicated by oracle budget_counter; " +
@@ -174,20 +184,20 @@ func TestUniverseOfTheCatalogue(t *testing.T) {
 		}
 	}
 	g := u.Gaps()[0]
-	if g.Pattern() != "identity/{effect,state,proof,sandbox,tool_call,checkpoint_store,branch_join,memory}/*/*/*" || g.Keys != 8*5*5*9 {
+	if g.Pattern() != "identity/{effect,state,proof,sandbox,tool_call,worker,checkpoint_store,branch_join,memory}/*/*/*" || g.Keys != 9*5*5*9 {
 		t.Fatalf("first gap %s (%d keys)", g.Pattern(), g.Keys)
 	}
-	// the tool kinds at tool_call before_commit: correlations repeated,
-	// synchronized and shared are missing (isolated and persistent are
-	// present)
+	// the context kinds at proposal before_validation: correlations
+	// repeated and persistent are missing (isolated, synchronized and
+	// shared are present: stale_policy's modifiers)
 	found := false
 	for _, g := range u.Gaps() {
-		if g.Pattern() == "tool/tool_call/before_commit/{repeated,synchronized,shared}/*" {
-			found = g.Keys == 3*9 && g.Dim == coverage.DimCorrelation
+		if g.Pattern() == "context/proposal/before_validation/{repeated,persistent}/*" {
+			found = g.Keys == 2*9 && g.Dim == coverage.DimCorrelation
 		}
 	}
 	if !found {
-		t.Fatal("no gap tool/tool_call/before_commit/{repeated,synchronized,shared}/* of 27 keys")
+		t.Fatal("no gap context/proposal/before_validation/{repeated,persistent}/* of 18 keys")
 	}
 }
 
@@ -195,8 +205,8 @@ func TestUniverseOfTheCatalogue(t *testing.T) {
 // domain with no kind: the universe changes with no code change.
 func TestUniverseFollowsTheCatalogue(t *testing.T) {
 	specs := model.Catalogue()
-	storm := specs[5] // partial_success_response, as a storm of receipt-less replies across workers
-	storm.Kind, storm.Correlation = "receipt_storm", model.CorrelationSynchronized
+	storm := specs[15] // rate_limit, as one quota hitting every worker at once
+	storm.Kind, storm.Correlation = "quota_storm", model.CorrelationSynchronized
 	var noIdentity []model.FaultSpec
 	for _, s := range append(specs, storm) {
 		if s.Domain != model.DomainIdentity {
@@ -207,15 +217,15 @@ func TestUniverseFollowsTheCatalogue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := mustKey(t, "tool/effect/after_commit/synchronized/receipt")
-	// 24 keys, less the two identity keys, plus the storm's
-	if !u.IsReachable(k) || len(u.Reachable()) != 23 {
+	k := mustKey(t, "tool/tool_call/before_commit/synchronized/budget_counter")
+	// 37 keys, less the two identity keys, plus the storm's
+	if !u.IsReachable(k) || len(u.Reachable()) != 36 {
 		t.Fatalf("reachable %d keys, storm key reachable %t", len(u.Reachable()), u.IsReachable(k))
 	}
 	if got, want := u.Reason(mustKey(t, "identity/authority/before_commit/isolated/capability_record")),
 		"no fault kind in the catalogue has domain identity; the catalogue's kinds have context (stale_policy, cross_source_conflict, memory_loss), "+
 			"tool (timeout_after_commit, partial_success_response, sandbox_denial, timeout_before_send, reject_before_commit, malformed_response, "+
-			"output_drift, rate_limit, tool_timeout, budget_exhaustion, receipt_storm), "+
+			"output_drift, rate_limit, tool_timeout, budget_exhaustion, quota_storm), "+
 			"state (checkpoint_rollback, concurrent_version_change, worker_restart, missing_checkpoint, stale_checkpoint, future_version_checkpoint, "+
 			"corrupt_checkpoint, branch_failure, lagging_readback, stale_state_read), evidence (drop_effect_receipt, break_trace_lineage)"; got != want {
 		t.Fatalf("reason:\n got %s\nwant %s", got, want)

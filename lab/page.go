@@ -163,6 +163,9 @@ func renderPage(opts Options) ([]byte, string, error) {
 		d.Floors = append(d.Floors, floorView{Term: f.Term, Min: fmt.Sprintf("%.0f%%", 100*f.Min), Scope: strings.ReplaceAll(string(f.Scope), "_", " ")})
 	}
 	for _, c := range copperfin.AllControls {
+		if c == copperfin.NoticeReconcile {
+			continue // the lab's runs send no notices
+		}
 		d.Controls = append(d.Controls, controlView{Name: string(c), Label: controlLabels[c], Paper: c != copperfin.DenyOnWarning})
 	}
 	for _, p := range copperfin.Profiles {

@@ -97,6 +97,23 @@ func TestConcurrentReplayDeterministic(t *testing.T) {
 		}
 		cases = append(cases, tc{copperfin.CopperfinBatch(), factory, model.Options{}, s})
 	}
+	// every synchronized modifier of the catalogue, in lockstep and under a
+	// seeded scheduler, with the baseline (which the fault breaks)
+	for _, ck := range copperfin.Correlated() {
+		if ck.Correlation != model.CorrelationSynchronized {
+			continue
+		}
+		for _, seed := range []string{"", "corr"} {
+			s, err := copperfin.CorrelatedSchedule(ck.Kind, ck.Correlation, copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if seed != "" {
+				s.Config.Concurrency = &model.Concurrency{Workers: 2, Seed: seed}
+			}
+			cases = append(cases, tc{copperfin.CopperfinTenants(), copperfin.Factory(copperfin.Controls(0)), model.Options{}, s})
+		}
+	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, c := range cases {
 		var want []byte

@@ -27,37 +27,59 @@ func runFixtureOf(t *testing.T, s *model.Schedule, p copperfin.Profile) *model.R
 }
 
 // TestCorrelationPairs: each correlation modifier of the catalogue is a
-// counterfactual pair on its CorrelatedSchedule: the baseline breaks
-// effect_at_most_once, attributed to the fault, which fires on as many
-// crossings as its correlation says (an isolated fault fires once), and
-// the typed profile holds.
+// counterfactual pair on its CorrelatedSchedule: the baseline breaks the
+// invariant the kind threatens, attributed to the fault, which fires on as
+// many crossings as its correlation says (an isolated fault fires once),
+// and the typed profile holds.
 func TestCorrelationPairs(t *testing.T) {
-	fired := map[model.Correlation]int{
-		model.CorrelationRepeated:     2, // the first call and its retry
-		model.CorrelationPersistent:   3, // every commit of the run
-		model.CorrelationSynchronized: 2, // both workers' calls in the window
-		model.CorrelationShared:       2, // the first call of each tenant
+	type ck = copperfin.CorrelatedKind
+	const (
+		rep, per, syn, sha = model.CorrelationRepeated, model.CorrelationPersistent, model.CorrelationSynchronized, model.CorrelationShared
+	)
+	// the baseline's firings: repeated 2 (the call and its retry),
+	// persistent every crossing of the run, synchronized 2 (both workers'
+	// crossings in the window), shared 2 (the first of each tenant)
+	fired := map[ck]int{
+		{Kind: "stale_policy", Correlation: syn}: 2, {Kind: "stale_policy", Correlation: sha}: 2,
+		{Kind: "timeout_after_commit", Correlation: rep}: 2, {Kind: "timeout_after_commit", Correlation: per}: 3,
+		{Kind: "timeout_after_commit", Correlation: syn}: 2, {Kind: "timeout_after_commit", Correlation: sha}: 2,
+		{Kind: "partial_success_response", Correlation: syn}: 2, {Kind: "partial_success_response", Correlation: sha}: 2,
+		{Kind: "checkpoint_rollback", Correlation: rep}: 2, {Kind: "checkpoint_rollback", Correlation: per}: 4,
+		{Kind: "drop_effect_receipt", Correlation: syn}: 2, {Kind: "drop_effect_receipt", Correlation: sha}: 2,
+		{Kind: "malformed_response", Correlation: rep}: 2, {Kind: "malformed_response", Correlation: per}: 3,
+		{Kind: "malformed_response", Correlation: syn}: 2, {Kind: "malformed_response", Correlation: sha}: 2,
+		{Kind: "output_drift", Correlation: rep}: 2, {Kind: "output_drift", Correlation: per}: 3,
+		{Kind: "output_drift", Correlation: syn}: 2, {Kind: "output_drift", Correlation: sha}: 2,
+		{Kind: "tool_timeout", Correlation: rep}: 2, {Kind: "tool_timeout", Correlation: syn}: 2, {Kind: "tool_timeout", Correlation: sha}: 2,
 	}
 	pairs := copperfin.Correlated()
-	if len(pairs) != 6 || pairs[4] != (copperfin.CorrelatedKind{Kind: "sliding_grant_cache", Correlation: model.CorrelationPersistent}) ||
-		pairs[5] != (copperfin.CorrelatedKind{Kind: "ambient_identity_leak", Correlation: model.CorrelationPersistent}) {
-		t.Fatalf("%d correlated kinds, want 6 (the last two the kinds outside the catalogue): %v", len(pairs), pairs)
-	}
-	// the kinds outside the catalogue: their counterfactual pairs are
+	// the last two are the kinds outside the catalogue under their own
+	// correlation: their counterfactual pairs are
 	// TestCounterfactualSlidingGrantCache and
 	// TestCounterfactualAmbientIdentityLeak
-	pairs = pairs[:4]
+	if n := len(pairs); n != len(fired)+2 || pairs[n-2] != (copperfin.CorrelatedKind{Kind: "sliding_grant_cache", Correlation: per}) ||
+		pairs[n-1] != (copperfin.CorrelatedKind{Kind: "ambient_identity_leak", Correlation: per}) {
+		t.Fatalf("%d correlated kinds, want %d and the two kinds outside the catalogue: %v", len(pairs), len(fired), pairs)
+	}
+	pairs = pairs[:len(fired)]
 	for _, ck := range pairs {
+		want, ok := fired[ck]
+		if !ok {
+			t.Errorf("%s+%s: not in the table", ck.Kind, ck.Correlation)
+			continue
+		}
+		spec, _ := model.Spec(ck.Kind)
+		inv := spec.Threatens[0]
 		s, err := copperfin.CorrelatedSchedule(ck.Kind, ck.Correlation, copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
 		if err != nil {
 			t.Fatal(err)
 		}
 		base := runFixtureOf(t, s, copperfin.ProfileBaseline)
-		if f := base.Faults[0]; f.Fired != fired[ck.Correlation] || f.Correlation != ck.Correlation {
-			t.Errorf("%s+%s: baseline fault %+v, want %d firings", ck.Kind, ck.Correlation, f, fired[ck.Correlation])
+		if f := base.Faults[0]; f.Fired != want || f.Correlation != ck.Correlation {
+			t.Errorf("%s+%s: baseline fault %+v, want %d firings", ck.Kind, ck.Correlation, f, want)
 		}
-		if r, _ := base.Invariant(model.InvEffectAtMostOnce); r.Held || r.FaultID != "f1" {
-			t.Errorf("%s+%s: baseline %s %+v, want violated by f1", ck.Kind, ck.Correlation, model.InvEffectAtMostOnce, r)
+		if r, _ := base.Invariant(inv); r.Held || r.FaultID != "f1" {
+			t.Errorf("%s+%s: baseline %s %+v, want violated by f1", ck.Kind, ck.Correlation, inv, r)
 		}
 		typed := runFixtureOf(t, s, copperfin.ProfileTyped)
 		if !typed.Held() || typed.Terms.UnsafeEscape || typed.Faults[0].Fired < 1 {
@@ -113,7 +135,11 @@ func TestSynchronizedWindow(t *testing.T) {
 // parameter of another correlation, is an error naming it.
 func TestCorrelationValidation(t *testing.T) {
 	for _, c := range []struct{ fault, want string }{
-		{`"kind":"rate_limit","correlation":"shared"`, `kind "rate_limit" does not take correlation "shared" (it takes isolated)`},
+		{`"kind":"rate_limit","correlation":"shared"`, `kind "rate_limit" does not take correlation "shared" (it takes isolated): a call refused before its commit is contained without any control`},
+		{`"kind":"subject_swap","event":"proposal","correlation":"synchronized"`, `(it takes isolated): its disturbance is one task's own proposal`},
+		{`"kind":"stale_policy","event":"context.policy","correlation":"repeated","repeat":2`, `kind "stale_policy" does not take correlation "repeated" (it takes isolated, synchronized, shared): a task crosses its event once`},
+		{`"kind":"tool_timeout","correlation":"persistent"`, `(it takes isolated, repeated, synchronized, shared): a workflow without controls holds under it`},
+		{`"kind":"checkpoint_rollback","event":"checkpoint.write","correlation":"shared"`, `(it takes isolated, repeated, persistent): each task rolls back its own checkpoints`},
 		{`"kind":"timeout_after_commit","correlation":"bursty"`, `unknown correlation "bursty"`},
 		{`"kind":"timeout_after_commit","correlation":"repeated"`, `correlation repeated needs "repeat" between 2 and 100`},
 		{`"kind":"timeout_after_commit","correlation":"repeated","repeat":101`, `got 101`},
@@ -124,7 +150,11 @@ func TestCorrelationValidation(t *testing.T) {
 		{`"kind":"timeout_after_commit","correlation":"shared","window_ms":50`, `only a synchronized fault has a window`},
 		{`"kind":"timeout_after_commit","correlation":"synchronized","window_ms":-5`, `"window_ms" -5 must be positive`},
 	} {
-		_, err := model.ParseSchedule([]byte(`{"version":2,"seed":"s","config":{"system":{}},"faults":[{"event":"tool.commit","ordinal":1,` + c.fault + `}]}`))
+		fault := c.fault
+		if !strings.Contains(fault, `"event"`) {
+			fault = `"event":"tool.commit",` + fault
+		}
+		_, err := model.ParseSchedule([]byte(`{"version":2,"seed":"s","config":{"system":{}},"faults":[{"ordinal":1,` + fault + `}]}`))
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "schedule: faults[0]: ") {
 			t.Errorf("%s: error %v, want %q", c.fault, err, c.want)
 		}

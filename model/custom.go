@@ -191,12 +191,12 @@ func builtinNames() string {
 // checkUser evaluates the user invariants still holding after the crossing
 // at seq.
 func (o *oracleState) checkUser(r *run, seq int) {
-	for i := range r.h.scope.user {
+	for i := range r.users {
 		f := &o.user[i]
 		if f.violated {
 			continue
 		}
-		if why := r.h.scope.user[i].Check(View{r}); why != "" {
+		if why := r.users[i].Check(View{r}); why != "" {
 			*f = userFinding{violated: true, firstSeq: seq, event: r.evs[seq-1], fault: faultAt(r, seq), detail: why}
 		}
 	}

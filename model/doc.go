@@ -36,8 +36,12 @@
 //   - [WorldEvents]: clock advance, capability revocation, policy change,
 //     state-version change and worker crash, attachable to any event.
 //   - [Config]: a schedule's config in two parts, the harness's (fixture,
-//     budgets, deadline, join, concurrency) and the system's own
+//     budgets, deadline, join, concurrency, notices) and the system's own
 //     ([Config.System]), opaque here and decoded by the system.
+//   - [Notices] and [Notice]: the provider's asynchronous notices, in a run
+//     whose config sets [Config.Notices]; [NoticeKinds] disturb their
+//     delivery (late, reordered, redelivered, lost) and [NoticeAgreement]
+//     is the invariant such a run checks.
 //   - [Concurrency]: the tasks as concurrent workers under a deterministic
 //     scheduler (one goroutine a worker, one running at a time), the
 //     interleaving chosen by the schedule; without it a run executes its

@@ -416,6 +416,10 @@ type Env struct {
 	Memory    Memory
 	Branches  Branches
 	Signals   Signals
+	// Notices is the inbox of the provider's asynchronous notices (see
+	// Notices) in a run whose provider sends them (Config.Notices); nil in
+	// every other run.
+	Notices Notices
 	// Calls is the way in for production code: the adapters over real
 	// clients report their calls through it (see Calls).
 	Calls Calls

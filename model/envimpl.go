@@ -24,6 +24,11 @@ func (e *taskEnv) Env() Env {
 			Now: e.now, Sleep: e.sleep, NewRequestID: e.newRequestID, Rand: e.draw}
 		e.set = true
 	}
+	if e.r.notices() {
+		env := e.env
+		env.Notices = e
+		return env
+	}
 	return e.env
 }
 
@@ -266,10 +271,14 @@ func (r *run) provide(call ToolCall) ToolResult {
 	}
 	a := call.Action
 	if _, ok := r.world.Subject(a.Subject); !ok && len(r.world.Subjects) > 0 || a.Amount < 0 || call.RequestKey == "" {
-		return ToolResult{Outcome: OutcomeRejected, Reason: "invalid request"}
+		res := ToolResult{Outcome: OutcomeRejected, Reason: "invalid request"}
+		r.notifyResult(call, res)
+		return res
 	}
 	if why := r.guardGap(call); why != "" {
-		return ToolResult{Outcome: OutcomeRejected, Class: ClassPrecondition, Reason: "precondition failed: " + why}
+		res := ToolResult{Outcome: OutcomeRejected, Class: ClassPrecondition, Reason: "precondition failed: " + why}
+		r.notifyResult(call, res)
+		return res
 	}
 	n := len(r.world.Ledger) + 1
 	e := LedgerEntry{Seq: n, Task: r.task.ID, Tool: call.Tool, Key: call.RequestKey, ActionRef: a.IdempotencyKey,
@@ -277,6 +286,9 @@ func (r *run) provide(call ToolCall) ToolResult {
 		ExpectedVersion: a.ExpectedVersion, PolicyVersion: a.PolicyVersion, CapabilityID: a.CapabilityID,
 		Trace: a.TraceID, ReceiptID: r.rcptNames.name(n), At: r.world.Clock}
 	r.world.Ledger = append(r.world.Ledger, e)
+	if r.notices() {
+		r.notify(call, NoticeCommitted, e.ReceiptID, "")
+	}
 	return ToolResult{Outcome: OutcomeCommitted,
 		Receipt: &Receipt{ID: e.ReceiptID, Key: e.Key, Subject: e.Subject, Amount: e.Amount, Trace: e.Trace, At: e.At}}
 }

@@ -155,6 +155,9 @@ func hookFits(impl any, e EventName) bool {
 	case EvWorkerStart:
 		_, ok := impl.(workerHook)
 		return ok
+	case EvNoticeReceive:
+		_, ok := impl.(noticeHook)
+		return ok
 	}
 	return false
 }
@@ -340,7 +343,9 @@ type rejectBeforeCommit struct{}
 // onCommit has the provider receive the request and reject it before any
 // durable write.
 func (rejectBeforeCommit) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
-	return ToolResult{Outcome: OutcomeRejected, Class: ClassRejected, Reason: "provider rejected the request before commit"}, true
+	res := ToolResult{Outcome: OutcomeRejected, Class: ClassRejected, Reason: "provider rejected the request before commit"}
+	r.notifyResult(call, res)
+	return res, true
 }
 
 type malformedResponse struct{}
@@ -380,7 +385,9 @@ type rateLimit struct{}
 // onCommit answers with a rate limit and a retry-after of 100 logical ms;
 // the provider does not process the request.
 func (rateLimit) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
-	return ToolResult{Outcome: OutcomeRejected, Class: ClassRateLimited, RetryAfter: 100, Reason: "rate limited"}, true
+	res := ToolResult{Outcome: OutcomeRejected, Class: ClassRateLimited, RetryAfter: 100, Reason: "rate limited"}
+	r.notifyResult(call, res) // the provider refused it: its notice says failed
+	return res, true
 }
 
 type toolTimeout struct{}
@@ -599,7 +606,8 @@ var catalogue = []faultKind{
 		Doc: "after approval, before effect: the capability is revoked"}, revokedCapability{}},
 	{FaultSpec{Kind: "stale_policy", Domain: DomainContext, Target: "policy assertion", Event: EvContextPolicy,
 		Boundary: BoundaryProposal, Phase: PhaseBeforeValidation, Signal: SignalStateUpdate, Manner: MannerLate,
-		Oracle: OraclePolicyRecord, Threatens: []string{InvCurrentEntitlement},
+		Correlations: []Correlation{CorrelationSynchronized, CorrelationShared},
+		Oracle:       OraclePolicyRecord, Threatens: []string{InvCurrentEntitlement},
 		Doc: "after retrieval, before effect: a newer policy excludes refunds while the reader serves the old version"}, stalePolicy{}},
 	{FaultSpec{Kind: "cross_source_conflict", Domain: DomainContext, Target: "eligibility assertion", Event: EvContextEligibility,
 		Boundary: BoundaryProposal, Phase: PhaseBeforeValidation, Signal: SignalStateUpdate, Manner: MannerContradictory,
@@ -612,11 +620,13 @@ var catalogue = []faultKind{
 		Doc: "after commit, before response: the provider commits and the reply is lost"}, timeoutAfterCommit{}},
 	{FaultSpec{Kind: "partial_success_response", Domain: DomainTool, Target: "tool response", Event: EvToolCommit,
 		Boundary: BoundaryEffect, Phase: PhaseAfterCommit, Signal: SignalReceipt, Manner: MannerAbsent,
-		Oracle: OracleReceipt, Threatens: []string{InvProvableOutcome},
+		Correlations: []Correlation{CorrelationSynchronized, CorrelationShared},
+		Oracle:       OracleReceipt, Threatens: []string{InvProvableOutcome},
 		Doc: "after effect: the provider commits and the response carries no receipt"}, partialSuccessResponse{}},
 	{FaultSpec{Kind: "checkpoint_rollback", Domain: DomainState, Target: "workflow checkpoint", Event: EvCheckpointWrite,
 		Boundary: BoundaryState, Phase: PhaseAfterCheckpoint, Signal: SignalStateUpdate, Manner: MannerAbsent, Ordinal: 3,
-		Oracle: OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},
+		Correlations: []Correlation{CorrelationRepeated, CorrelationPersistent},
+		Oracle:       OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},
 		Doc: "after effect, before resume: the store rolls back to an older checkpoint and the worker restarts"}, checkpointRollback{}},
 	{FaultSpec{Kind: "concurrent_version_change", Domain: DomainState, Target: "order state", Event: EvContextSubject,
 		Boundary: BoundaryState, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerLate,
@@ -624,7 +634,8 @@ var catalogue = []faultKind{
 		Doc: "after read, before write: a concurrent writer advances the order's state version"}, concurrentVersionChange{}},
 	{FaultSpec{Kind: "drop_effect_receipt", Domain: DomainEvidence, Target: "evidence ledger", Event: EvEvidenceReceipt,
 		Boundary: BoundaryProof, Phase: PhaseAfterReceipt, Signal: SignalReceipt, Manner: MannerAbsent,
-		Oracle: OracleReceipt, Threatens: []string{InvProvableOutcome},
+		Correlations: []Correlation{CorrelationSynchronized, CorrelationShared},
+		Oracle:       OracleReceipt, Threatens: []string{InvProvableOutcome},
 		Doc: "after effect: the receipt record is lost on its way to the evidence ledger"}, dropEffectReceipt{}},
 	{FaultSpec{Kind: "break_trace_lineage", Domain: DomainEvidence, Target: "trace context", Event: EvToolCommit,
 		Boundary: BoundaryEffect, Phase: PhaseBeforeCommit, Signal: SignalTraceLink, Manner: MannerContradictory,
@@ -645,11 +656,13 @@ var catalogue = []faultKind{
 		Doc: "the provider receives the request and rejects it before any durable write"}, rejectBeforeCommit{}},
 	{FaultSpec{Kind: "malformed_response", Domain: DomainTool, Target: "tool response", Event: EvToolCommit,
 		Boundary: BoundaryEffect, Phase: PhaseAfterCommit, Signal: SignalReceipt, Manner: MannerContradictory,
-		Oracle: OracleReceipt, Threatens: []string{InvEffectAtMostOnce},
+		Correlations: []Correlation{CorrelationRepeated, CorrelationPersistent, CorrelationSynchronized, CorrelationShared},
+		Oracle:       OracleReceipt, Threatens: []string{InvEffectAtMostOnce},
 		Doc: "after commit: the reply body is truncated; the outcome is unknown and only a fragment of the receipt decodes"}, malformedResponse{}},
 	{FaultSpec{Kind: "output_drift", Domain: DomainTool, Target: "tool response schema", Event: EvToolCommit,
 		Boundary: BoundaryEffect, Phase: PhaseAfterCommit, Signal: SignalReceipt, Manner: MannerContradictory,
-		Oracle: OracleReceipt, Threatens: []string{InvEffectAtMostOnce},
+		Correlations: []Correlation{CorrelationRepeated, CorrelationPersistent, CorrelationSynchronized, CorrelationShared},
+		Oracle:       OracleReceipt, Threatens: []string{InvEffectAtMostOnce},
 		Doc: "after commit: the receipt id field is renamed and the amount retyped; they decode empty without an error"}, outputDrift{}},
 	{FaultSpec{Kind: "rate_limit", Domain: DomainTool, Target: "refund API quota", Event: EvToolCommit,
 		Boundary: BoundaryToolCall, Phase: PhaseBeforeCommit, Signal: SignalAcknowledgement, Manner: MannerLate,
@@ -657,7 +670,8 @@ var catalogue = []faultKind{
 		Doc: "the provider answers with a rate limit and a retry-after of 100 ms without processing the request"}, rateLimit{}},
 	{FaultSpec{Kind: "tool_timeout", Domain: DomainTool, Target: "tool call", Event: EvToolCommit,
 		Boundary: BoundaryToolCall, Phase: PhaseBeforeCommit, Signal: SignalAcknowledgement, Manner: MannerLate,
-		Oracle: OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},
+		Correlations: []Correlation{CorrelationRepeated, CorrelationSynchronized, CorrelationShared},
+		Oracle:       OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},
 		Doc: "after the request id is assigned: the client times out while the provider holds the request and commits it late"}, toolTimeout{}},
 	{FaultSpec{Kind: "budget_exhaustion", Domain: DomainTool, Target: "retry budget", Event: EvToolCommit,
 		Boundary: BoundaryToolCall, Phase: PhaseBeforeCommit, Correlation: CorrelationPersistent, Signal: SignalAcknowledgement, Manner: MannerAbsent,
@@ -820,16 +834,24 @@ func lookupKind(name string) (*faultKind, error) {
 			return &worldKinds[i], nil
 		}
 	}
+	for i := range noticeKinds {
+		if noticeKinds[i].spec.Kind == name {
+			return &noticeKinds[i], nil
+		}
+	}
 	for i := range cacheWorkerKinds {
 		if cacheWorkerKinds[i].spec.Kind == name {
 			return &cacheWorkerKinds[i], nil
 		}
 	}
-	names := make([]string, 0, len(catalogue)+len(worldKinds)+len(cacheWorkerKinds))
+	names := make([]string, 0, len(catalogue)+len(worldKinds)+len(noticeKinds)+len(cacheWorkerKinds))
 	for _, k := range catalogue {
 		names = append(names, k.spec.Kind)
 	}
 	for _, k := range worldKinds {
+		names = append(names, k.spec.Kind)
+	}
+	for _, k := range noticeKinds {
 		names = append(names, k.spec.Kind)
 	}
 	for _, k := range cacheWorkerKinds {

@@ -271,6 +271,13 @@ type run struct {
 	prov     []ProviderOp
 	picks    []int
 	switches int
+	// outbox holds the notices the provider sent and the inbox has not
+	// delivered (a run with Config.Notices), noticeSeq the number sent;
+	// users are the user invariants of the run: the harness's, after
+	// NoticeAgreement in a run with notices.
+	outbox    []queuedNotice
+	noticeSeq int
+	users     []UserInvariant
 	// grantCache is the sliding cache a sliding_grant_cache fault put in
 	// front of the capability records (empty without one).
 	grantCache grantCache
@@ -479,7 +486,12 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	}
 	r.stopped = nil
 	r.live = liveState{fired: r.live.fired[:0]}
-	r.oracle.reset(len(h.scope.user))
+	r.outbox, r.noticeSeq = r.outbox[:0], 0
+	r.users = h.scope.user
+	if s.Config.Notices && !slices.ContainsFunc(h.scope.user, func(u UserInvariant) bool { return u.Name == InvRecordedAgreesWithLedger }) {
+		r.users = append([]UserInvariant{NoticeAgreement()}, h.scope.user...)
+	}
+	r.oracle.reset(len(r.users))
 	r.ix.reset()
 	r.seqTask = r.seqTask[:0]
 	r.prov = nil
@@ -892,6 +904,9 @@ func (h *Harness) runID(s *Schedule) string {
 		x.int(0)
 	}
 	x.str(string(c.Join))
+	if c.Notices {
+		x.str("notices") // a config without notices hashes as it did before them
+	}
 	x.int(int64(len(s.Faults)))
 	for i := range s.Faults {
 		f := &s.Faults[i]

@@ -185,7 +185,7 @@ func (r *run) outcome() *Result {
 	o := &r.oracle
 	sc := &r.h.scope
 	// one allocation of the exact size for each list
-	n := len(sc.user)
+	n := len(r.users)
 	for i := range Invariants {
 		if !sc.off[i] {
 			n++
@@ -212,7 +212,7 @@ func (r *run) outcome() *Result {
 		}
 		res.Invariants = append(res.Invariants, ir)
 	}
-	for i, u := range sc.user {
+	for i, u := range r.users {
 		f := o.user[i]
 		ir := InvariantResult{Name: u.Name, Oracle: u.Oracle, Held: !f.violated}
 		if f.violated {
@@ -231,7 +231,7 @@ func (r *run) outcome() *Result {
 		}
 		for i, u := range o.user {
 			if u.violated && u.fault == f.id {
-				fr.Observed = append(fr.Observed, sc.user[i].Name)
+				fr.Observed = append(fr.Observed, r.users[i].Name)
 			}
 		}
 		if f.firedAt > 0 {

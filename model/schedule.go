@@ -115,7 +115,11 @@ func (f FaultEntry) checkCorrelation(k *faultKind) error {
 		for _, x := range k.spec.Correlations {
 			ok = append(ok, string(x))
 		}
-		return fmt.Errorf("kind %q does not take correlation %q (it takes %s)", f.Kind, c, strings.Join(ok, ", "))
+		msg := fmt.Sprintf("kind %q does not take correlation %q (it takes %s)", f.Kind, c, strings.Join(ok, ", "))
+		if why := correlationRefusal(f.Kind, c); why != "" {
+			msg += ": " + why
+		}
+		return errors.New(msg)
 	}
 	eff := f.Correlated()
 	if f.Repeat != 0 && eff != CorrelationRepeated {
@@ -144,6 +148,34 @@ func (f FaultEntry) checkCorrelation(k *faultKind) error {
 		}
 	}
 	return nil
+}
+
+// correlationRefusal says why kind does not take correlation c, "" when
+// there is nothing to add to the list of those it takes.
+func correlationRefusal(kind string, c Correlation) string {
+	switch kind {
+	case "subject_swap", "revoked_capability", "cross_source_conflict", "concurrent_version_change", "break_trace_lineage", "memory_loss", "branch_failure":
+		return "its disturbance is one task's own proposal, capability, record, call or memory, which no later call, worker or tenant shares"
+	case "lagging_readback", "stale_state_read":
+		return "a read that lags lags behind one write"
+	case "sandbox_denial", "timeout_before_send", "reject_before_commit", "rate_limit":
+		return "a call refused before its commit is contained without any control, so a correlated form would have no counterfactual pair"
+	case "budget_exhaustion":
+		return "it is persistent by definition"
+	case "worker_restart", "missing_checkpoint", "stale_checkpoint", "future_version_checkpoint", "corrupt_checkpoint":
+		return "a worker restart is one fault entry each; schedule another entry for another restart"
+	case "stale_policy", "partial_success_response", "drop_effect_receipt":
+		if c == CorrelationRepeated || c == CorrelationPersistent {
+			return "a task crosses its event once, or not again after it, so there is no later call to hit"
+		}
+	case "tool_timeout":
+		if c == CorrelationPersistent {
+			return "a workflow without controls holds under it (no counterfactual pair)"
+		}
+	case "checkpoint_rollback":
+		return "each task rolls back its own checkpoints, which no other worker or tenant shares"
+	}
+	return ""
 }
 
 // EventHasTool reports whether crossings of e carry a tool name a fault
@@ -223,6 +255,12 @@ type Config struct {
 	// the harness's deterministic scheduler (see Concurrency); nil (the
 	// key absent, as in every older file) runs them one after another.
 	Concurrency *Concurrency
+	// Notices, when true, has the provider send asynchronous notices of
+	// what became of each request (see Notice): the system is handed an
+	// inbox (Env.Notices) and the run checks recorded_agrees_with_ledger.
+	// False (the key absent, as in every older file) sends none, and the
+	// Env's Notices is nil.
+	Notices bool
 	// System is the system's own part: one JSON object, held in canonical
 	// form (keys sorted, no insignificant space, numbers as written), so
 	// Format stays canonical. nil or empty means {}. Build it with
@@ -290,6 +328,9 @@ func (c Config) HarnessString() string {
 	if c.Concurrency != nil {
 		parts = append(parts, c.Concurrency.String())
 	}
+	if c.Notices {
+		parts = append(parts, "notices")
+	}
 	return strings.Join(parts, ", ")
 }
 
@@ -311,6 +352,7 @@ type harnessJSON struct {
 	DeadlineMs  *Millis      `json:"deadline_ms,omitempty"`
 	Join        string       `json:"join,omitempty"`
 	Concurrency *Concurrency `json:"concurrency,omitempty"`
+	Notices     bool         `json:"notices,omitempty"`
 }
 
 type configJSON struct {
@@ -338,7 +380,7 @@ func (c Config) MarshalJSON() ([]byte, error) {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	j := configJSON{Harness: &harnessJSON{Fixture: c.Fixture, RetryBudget: c.RetryBudget, DeadlineMs: c.Deadline, Join: string(c.Join),
-		Concurrency: c.Concurrency},
+		Concurrency: c.Concurrency, Notices: c.Notices},
 		System: sys}
 	return json.Marshal(j)
 }
@@ -376,7 +418,7 @@ func (c *Config) decodeV2(b []byte) error {
 	*c = Config{}
 	if j.Harness != nil {
 		c.Fixture, c.RetryBudget, c.Deadline, c.Join = j.Harness.Fixture, j.Harness.RetryBudget, j.Harness.DeadlineMs, JoinPolicy(j.Harness.Join)
-		c.Concurrency = j.Harness.Concurrency
+		c.Concurrency, c.Notices = j.Harness.Concurrency, j.Harness.Notices
 	}
 	if len(j.System) == 0 || string(j.System) == "null" {
 		return errors.New(`config: missing "system" (the system's own part, an object; {} when it takes none)`)
@@ -614,6 +656,9 @@ func SingleFault(kind string, cfg Config) (*Schedule, error) {
 	if err != nil {
 		return nil, err
 	}
+	if k.spec.Event == EvNoticeReceive {
+		cfg.Notices = true // the kind's event exists only when the provider sends notices
+	}
 	return &Schedule{Version: ScheduleVersion, Seed: kind, Config: cfg,
 		Faults: []FaultEntry{{Event: k.spec.Event, Ordinal: k.spec.Ordinal, Kind: kind}}}, nil
 }
@@ -625,7 +670,7 @@ func (c Config) Equal(o Config) bool {
 	eqInt := func(a, b *int) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
 	eqMs := func(a, b *Millis) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
 	if c.Fixture != o.Fixture || c.Join != o.Join || !eqInt(c.RetryBudget, o.RetryBudget) || !eqMs(c.Deadline, o.Deadline) ||
-		!c.Concurrency.Equal(o.Concurrency) {
+		!c.Concurrency.Equal(o.Concurrency) || c.Notices != o.Notices {
 		return false
 	}
 	a, errA := canonicalSystem(c.system())

@@ -43,7 +43,14 @@ const (
 	EvClaim              EventName = "claim"
 )
 
-// AllEvents lists every event name a schedule may name.
+// EvNoticeReceive is a read of the provider's notices (Env.Notices), in a
+// run whose provider sends them (Config.Notices).
+const EvNoticeReceive EventName = "notice.receive"
+
+// AllEvents lists every event name a schedule may name but
+// EvNoticeReceive, which only a run whose provider sends notices crosses
+// (see Notices), so that the explorations and fuzz sites drawn from this
+// list are those of every run.
 var AllEvents = []EventName{
 	EvContextSubject, EvContextPolicy, EvContextEligibility, EvProposal, EvAuthorityGrant,
 	EvAuthorityCheck, EvStateRead, EvToolCommit, EvLedgerReadback, EvEvidenceDecision,
@@ -101,6 +108,8 @@ func eventIndex(e EventName) int {
 		return 21
 	case EvWorkerStart:
 		return 22
+	case EvNoticeReceive:
+		return 23
 	}
 	return -1
 }

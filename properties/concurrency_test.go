@@ -21,10 +21,12 @@ func clerkOpts(opts ...properties.Option) []properties.Option {
 		properties.WithConfig(model.Config{Concurrency: &model.Concurrency{Workers: 2}})}, opts...)
 }
 
-// Exploration draws interleavings with the faults: the clerks' lost update
-// needs one (run one after another, or each going on until it ends, they
-// hold), it is found, and the reducer shrinks it to no fault and one
-// context switch: task a reads, task b reads and writes, a writes.
+// Exploration draws interleavings with the faults (and, for a concurrent
+// config, correlation modifiers, which tool_timeout takes, and scheduler
+// seeds): the clerks' lost update needs an interleaving (run one after
+// another, or each going on until it ends, they hold), it is found, and
+// the reducer shrinks it to no fault, no seed and one context switch: task
+// a reads, task b reads and writes, a writes.
 func TestExploreFindsLostUpdate(t *testing.T) {
 	rapidFlags(t, 300, 5)
 	rep, err := properties.Explore(clerks, clerkOpts(properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))...)
@@ -37,7 +39,8 @@ func TestExploreFindsLostUpdate(t *testing.T) {
 	cx := rep.Counterexample
 	il := cx.Schedule.Config.Concurrency.Interleaving
 	t.Logf("found after %d checks; shrunk %v\n%s", rep.ChecksToFailure, cx.Shrunk.Config.Concurrency.Interleaving, cx)
-	if cx.Invariant != lostupdate.InvNoLostUpdate || len(cx.Schedule.Faults) != 0 || cx.ContextSwitches != 1 || cx.FaultID != "" {
+	if cx.Invariant != lostupdate.InvNoLostUpdate || len(cx.Schedule.Faults) != 0 || cx.ContextSwitches != 1 || cx.FaultID != "" ||
+		cx.Schedule.Config.Concurrency.Seed != "" {
 		t.Fatalf("counterexample %s: %d faults, %d context switches", cx.Invariant, len(cx.Schedule.Faults), cx.ContextSwitches)
 	}
 	// the shortest interleaving with one switch: the first worker's two
@@ -189,5 +192,196 @@ func TestConcurrentDrawsPlaceFaultsUnderTheInterleaving(t *testing.T) {
 	}
 	if interleaved < 100 || faulted < 100 {
 		t.Errorf("%d of 200 draws interleaved, %d held a fault", interleaved, faulted)
+	}
+}
+
+// For a concurrent config exploration also draws correlation modifiers and
+// a seeded scheduler, after the faults and interleaving: over the clerks
+// with output_drift (which takes all four modifiers), every drawn schedule
+// validates, and many carry a modifier or a scheduler seed; the same
+// exploration of the sequential config draws neither (its draws are those
+// it made before modifiers were drawn).
+func TestConcurrentDrawsCorrelationsAndSeeds(t *testing.T) {
+	count := func(cfg model.Config) (seeded, correlated, repeated int) {
+		gen, err := properties.Generator(clerks, properties.WithFixture(lostupdate.Fixture()), properties.WithHarnessOptions(lostupdate.Options()),
+			properties.WithConfig(cfg), properties.WithKinds("output_drift"), properties.WithMaxFaults(2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 200 {
+			s := gen.Example(i)
+			if err := s.Validate(); err != nil {
+				t.Fatalf("example %d: %v\n%s", i, err, model.Format(s))
+			}
+			if c := s.Config.Concurrency; c != nil && c.Seed != "" {
+				seeded++
+			}
+			for _, f := range s.Faults {
+				if f.Correlation != "" {
+					correlated++
+				}
+				if f.Correlation == model.CorrelationRepeated && (f.Repeat < 2 || f.Repeat > 4) {
+					t.Errorf("example %d: repeat %d", i, f.Repeat)
+				}
+				if f.Repeat > 0 {
+					repeated++
+				}
+			}
+		}
+		return seeded, correlated, repeated
+	}
+	seeded, correlated, repeated := count(model.Config{Concurrency: &model.Concurrency{Workers: 2}})
+	t.Logf("concurrent: %d of 200 seeded, %d faults with a modifier (%d repeated)", seeded, correlated, repeated)
+	if seeded < 50 || correlated < 50 || repeated < 10 {
+		t.Errorf("concurrent: %d of 200 seeded, %d faults with a modifier (%d repeated)", seeded, correlated, repeated)
+	}
+	if seeded, correlated, _ := count(model.Config{}); seeded != 0 || correlated != 0 {
+		t.Errorf("sequential: %d seeded, %d faults with a modifier", seeded, correlated)
+	}
+}
+
+// The reducer replaces a seeded scheduler by the picks of its run, then
+// shrinks them: a schedule whose seed 7 switches context five times and
+// whose repeated output_drift plays no part in the lost update reduces to
+// no fault, no seed and one switch.
+func TestReducePinsSeededPicks(t *testing.T) {
+	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "hand-made",
+		Config: model.Config{Fixture: "lostupdate", Concurrency: &model.Concurrency{Workers: 2, Seed: "7"}},
+		Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "output_drift", Correlation: model.CorrelationRepeated, Repeat: 2}}}
+	before, err := model.NewHarness(lostupdate.Fixture(), lostupdate.Options()).Run(lostupdate.Factory(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.Held() || before.ContextSwitches != 5 || before.Faults[0].Fired != 2 {
+		t.Fatalf("the hand-made schedule: held %v, %d context switches, fired %d", before.Held(), before.ContextSwitches, before.Faults[0].Fired)
+	}
+	cx, err := properties.Reduce(clerks, s, lostupdate.InvNoLostUpdate, clerkOpts()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cx.Schedule.Config.Concurrency
+	if c.Seed != "" || cx.ContextSwitches != 1 || len(c.Interleaving) != 3 || len(cx.Schedule.Faults) != 0 {
+		t.Fatalf("reduced to %s (%d context switches), faults %v", c, cx.ContextSwitches, cx.Schedule.Faults)
+	}
+}
+
+// The reducer drops a correlation modifier the violation does not need
+// and keeps the fault: the baseline duplicates a refund under an isolated
+// lost reply too, so timeout_after_commit's synchronized schedule on the
+// two tenants reduces to the isolated fault.
+func TestReduceDropsAnUnneededModifier(t *testing.T) {
+	s, err := copperfin.CorrelatedSchedule("timeout_after_commit", model.CorrelationSynchronized, copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cx, err := properties.Reduce(copperfin.Configured, s, model.InvEffectAtMostOnce, properties.WithFixture(copperfin.CopperfinTenants()),
+		properties.WithConfig(s.Config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := cx.Schedule.Faults; len(f) != 1 || f[0].Kind != "timeout_after_commit" || f[0].Correlation != "" || cx.ContextSwitches != 0 {
+		t.Fatalf("reduced to faults %+v, %d context switches", f, cx.ContextSwitches)
+	}
+}
+
+// A modifier the violation needs is drawn and kept: with idempotency
+// alone, the reference system's three tasks as three workers break their
+// retry budget only when the checkpoint store rolls back persistently
+// (each rollback restarts the worker, which retries its refund); random
+// exploration of checkpoint_rollback finds it, the reducer keeps the
+// modifier, and the same schedule without it holds.
+func TestExploreKeepsANeededModifier(t *testing.T) {
+	rapidFlags(t, 100, 1)
+	cfg := copperfin.ConfigOfControls(copperfin.Controls(0).With(copperfin.Control("idempotency")))
+	cfg.Concurrency = &model.Concurrency{Workers: 3}
+	rep, err := properties.Explore(copperfin.Configured, properties.WithFixture(copperfin.CopperfinBatch()), properties.WithConfig(cfg),
+		properties.WithKinds("checkpoint_rollback"), properties.WithMaxFaults(1), properties.WithoutWorldEvents())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Found {
+		t.Fatalf("no counterexample in %d checks", rep.Checks)
+	}
+	cx := rep.Counterexample
+	f := cx.Schedule.Faults
+	if cx.Invariant != model.InvBudget || len(f) != 1 || f[0].Kind != "checkpoint_rollback" || f[0].Correlation != model.CorrelationPersistent ||
+		cx.Schedule.Config.Concurrency.Seed != "" {
+		t.Fatalf("counterexample %s, faults %+v, %s", cx.Invariant, f, cx.Schedule.Config.Concurrency)
+	}
+	iso := *cx.Schedule
+	iso.Faults = []model.FaultEntry{{Event: f[0].Event, Ordinal: f[0].Ordinal, Kind: f[0].Kind}}
+	factory, err := copperfin.Configured(iso.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := model.NewHarness(copperfin.CopperfinBatch(), model.Options{}).Run(factory, &iso)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Held() || res.Faults[0].Fired != 1 {
+		t.Errorf("without the modifier: held %v, fired %d", res.Held(), res.Faults[0].Fired)
+	}
+}
+
+// With a concurrent config the exhaustive walk runs every fault schedule
+// under each interleaving of at most one context switch (5 for the two
+// clerks: the default order and four that switch once, of the eight
+// candidates; the others repeat a run): the clerks' lost update is found
+// at the fourth schedule, with no fault, under the interleaving [1, 1, 2],
+// and the guarded clerk's walk is a complete bounded proof over 5 clean
+// runs and 12 of one tool_timeout.
+func TestExhaustiveWalksInterleavings(t *testing.T) {
+	rep, err := properties.Exhaustive(clerks, clerkOpts(properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Found || rep.Counterexample.Invariant != lostupdate.InvNoLostUpdate || len(rep.Counterexample.Schedule.Faults) != 0 ||
+		rep.Counterexample.ContextSwitches != 1 || rep.Scope.Interleavings != 5 || rep.Index != 4 ||
+		!slices.Equal(rep.Counterexample.Schedule.Config.Concurrency.Interleaving, []int{1, 1, 2}) {
+		t.Fatalf("found %v at %d of %d interleavings: %v", rep.Found, rep.Index, rep.Scope.Interleavings, rep.Counterexample)
+	}
+	t.Logf("%s; %s: found at %d\n%s", rep.Scope, rep.Sizes(), rep.Index, rep.Counterexample)
+	guarded := func(model.Config) (model.Factory, error) { return lostupdate.GuardedFactory(), nil }
+	g, err := properties.Exhaustive(guarded, clerkOpts(properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("guarded: %s; %s", g.Scope, g.Sizes())
+	if g.Found || !g.Complete || g.Schedules != 17 || !slices.Equal(g.PerSize, []int{5, 12}) {
+		t.Fatalf("guarded: found %v, complete %v: %v", g.Found, g.Complete, g.Counterexample)
+	}
+}
+
+// WithMaxSwitches bounds the walk's interleavings: at 0 the clerks run in
+// the default order alone and hold (a complete walk, no counterexample); at
+// 2 the walk runs more interleavings and still finds the lost update first
+// under one switch, and the guarded clerk holds under all of them. A bound
+// out of range, and a config with its own seed, are errors.
+func TestExhaustiveMaxSwitches(t *testing.T) {
+	walk := func(sys properties.System, n int, opts ...properties.Option) *properties.ExhaustiveReport {
+		t.Helper()
+		rep, err := properties.Exhaustive(sys, clerkOpts(append(opts, properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1), properties.WithMaxSwitches(n))...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	if r := walk(clerks, 0); r.Found || !r.Complete || r.Scope.Interleavings != 1 || r.Scope.String() != "kinds tool_timeout; world events on; placement any event; fixture lostupdate; 1 interleavings (the default order alone)" {
+		t.Fatalf("bound 0: found %v, complete %v, scope %s", r.Found, r.Complete, r.Scope)
+	}
+	r := walk(clerks, 2)
+	if !r.Found || r.Counterexample.ContextSwitches != 1 || r.Index != 4 || r.Scope.Interleavings != 17 {
+		t.Fatalf("bound 2: found %v at %d, %d interleavings: %v", r.Found, r.Index, r.Scope.Interleavings, r.Counterexample)
+	}
+	guarded := func(model.Config) (model.Factory, error) { return lostupdate.GuardedFactory(), nil }
+	if g := walk(guarded, 2); g.Found || !g.Complete || g.Scope.Interleavings != 17 || g.Scope.MaxSwitches != 2 {
+		t.Fatalf("guarded, bound 2: found %v, complete %v, scope %+v", g.Found, g.Complete, g.Scope)
+	}
+	if _, err := properties.Exhaustive(clerks, clerkOpts(properties.WithMaxSwitches(5))...); err == nil || err.Error() != "properties: max switches 5 must be between 0 and 4" {
+		t.Errorf("bound 5: %v", err)
+	}
+	seeded := append(clerkOpts(), properties.WithConfig(model.Config{Concurrency: &model.Concurrency{Workers: 2, Seed: "x"}}))
+	if _, err := properties.Exhaustive(clerks, seeded...); err == nil || !strings.Contains(err.Error(), "leave the config's concurrency seed and interleaving unset") {
+		t.Errorf("a seeded config: %v", err)
 	}
 }

@@ -27,7 +27,9 @@
 //     every schedule of up to WithMaxFaults faults, smallest first, each
 //     fault at a crossing the run of the faults before it reached; the
 //     first counterexample in that order, or a bounded proof over the
-//     scope (WithOwnEvents, WithWorkers, WithMaxSchedules are its own).
+//     scope (WithOwnEvents, WithWorkers, WithMaxSchedules and, for a
+//     concurrent config, whose interleavings it walks too,
+//     WithMaxSwitches are its own).
 //   - [System], [Factory] and [Reference]: how the system under test is
 //     built for each run; Reference is the Copperfin workflow.
 //   - Options: [WithConfig], [WithFixture], [WithKinds], [WithDomains],

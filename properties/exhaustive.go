@@ -20,6 +20,8 @@ const (
 	MaxSchedulesLimit = 100_000_000
 	// MaxWorkers bounds WithWorkers.
 	MaxWorkers = 256
+	// MaxSwitchesLimit bounds WithMaxSwitches.
+	MaxSwitchesLimit = 4
 )
 
 // exhaustiveSettings are the options only Exhaustive reads.
@@ -29,6 +31,8 @@ type exhaustiveSettings struct {
 	maxSchedules int // 0: DefaultMaxSchedules
 	unreduced    bool
 	visit        func(*model.Schedule) // called on each schedule run, in order
+	// switches is WithMaxSwitches' bound plus one (0: unset, a bound of 1)
+	switches int
 }
 
 // WithOwnEvents places each kind only at its own event (FaultSpec.Event),
@@ -66,6 +70,21 @@ func WithMaxSchedules(n int) Option {
 	})
 }
 
+// WithMaxSwitches bounds the context switches of the interleavings a
+// concurrent exhaustive walk enumerates (0 to MaxSwitchesLimit; default
+// 1; 0 runs the default order alone). Their number grows about as the
+// scheduling points to the power of the bound. Only Exhaustive reads it,
+// and only for a concurrent config.
+func WithMaxSwitches(n int) Option {
+	return optionFunc(func(s *settings) error {
+		if n < 0 || n > MaxSwitchesLimit {
+			return fmt.Errorf("properties: max switches %d must be between 0 and %d", n, MaxSwitchesLimit)
+		}
+		s.exh.switches = n + 1
+		return nil
+	})
+}
+
 // withoutReduction makes the walk run every list of placements as
 // generated, without putting its faults in canonical order or skipping
 // duplicates: the unreduced walk the reduced one is compared with.
@@ -92,6 +111,13 @@ type ExhaustiveScope struct {
 	// Placement is "own event" (WithOwnEvents: each kind at its own
 	// event) or "any event" (every event the validator accepts it at).
 	Placement string `json:"placement"`
+	// Interleavings is, for a concurrent config, how many interleavings
+	// each fault schedule ran under: the default order and every one with
+	// at most MaxSwitches context switches (see Exhaustive); 0 for a
+	// sequential config.
+	Interleavings int `json:"interleavings,omitempty"`
+	// MaxSwitches is their bound (WithMaxSwitches).
+	MaxSwitches int `json:"max_switches,omitempty"`
 }
 
 // String names the scope for people: "kinds a, b; world events off;
@@ -101,7 +127,26 @@ func (s ExhaustiveScope) String() string {
 	if s.World {
 		w = "on"
 	}
-	return fmt.Sprintf("kinds %s; world events %s; placement %s; fixture %s", strings.Join(s.Kinds, ", "), w, s.Placement, s.Fixture)
+	out := fmt.Sprintf("kinds %s; world events %s; placement %s; fixture %s", strings.Join(s.Kinds, ", "), w, s.Placement, s.Fixture)
+	if s.Interleavings > 0 {
+		out += "; " + s.InterleavingsText()
+	}
+	return out
+}
+
+// InterleavingsText says how many interleavings a concurrent walk ran
+// each fault schedule under: "79 interleavings (at most one context
+// switch)".
+func (s ExhaustiveScope) InterleavingsText() string {
+	bound := "at most one context switch"
+	switch s.MaxSwitches {
+	case 0:
+		bound = "the default order alone"
+	case 1:
+	default:
+		bound = fmt.Sprintf("at most %d context switches", s.MaxSwitches)
+	}
+	return fmt.Sprintf("%d interleavings (%s)", s.Interleavings, bound)
 }
 
 // ExhaustiveReport is the result of an exhaustive walk (see Exhaustive).
@@ -208,6 +253,22 @@ func (r *ExhaustiveReport) Summary() string {
 // (model.Format bytes) was already enumerated at its size is skipped.
 // Nothing else is skipped.
 //
+// Interleavings. For a concurrent config (Concurrency of two workers or
+// more over two tasks or more, with no interleaving or seed of its own:
+// an error otherwise) every fault schedule runs under each interleaving
+// of at most WithMaxSwitches context switches (default 1): the default
+// order (each worker goes on until its task ends), then, for each
+// scheduling point of the clean run and each other task, the clean run's
+// picks up to that point followed by that task, after which every worker
+// goes on (Concurrency); with a bound of k, the same from each
+// interleaving of k-1 switches at each point after its last pick; those
+// whose clean run repeats the picks of an earlier one are left out. The
+// interleaving comes first in the order: the schedules of k faults are
+// those under the first interleaving, then under the second, and so on,
+// and a fault's sites come from the run under its own interleaving. The
+// scope's Interleavings counts them. A violation that needs two context
+// switches or more is outside the bound; random exploration draws them.
+//
 // Options as for Explore (WithConfig, WithFixture or WithDefinition,
 // WithKinds, WithDomains, WithoutWorldEvents, WithMaxFaults,
 // WithHarnessOptions, WithInvariants, WithCounterexampleDir,
@@ -283,6 +344,86 @@ type walkState struct {
 	byCode []*exKind // by kind code
 	cap    int
 	rep    *ExhaustiveReport
+	// ils are a concurrent walk's interleavings (see Exhaustive), the
+	// default order (nil) first; nil for a sequential walk
+	ils [][]int
+}
+
+// join is the walk's key of the schedule of fs under interleaving il:
+// key(fs) for a sequential walk, prefixed by il for a concurrent one.
+func (w *walkState) join(il int, fs []placed) string {
+	if w.ils == nil {
+		return key(fs)
+	}
+	return string(binary.AppendUvarint(nil, uint64(il))) + key(fs)
+}
+
+// split decodes a key of join.
+func (w *walkState) split(k string) (int, []placed) {
+	if w.ils == nil {
+		return 0, unkey(k)
+	}
+	il, n := binary.Uvarint([]byte(k))
+	return int(il), unkey(k[n:])
+}
+
+// interleavings lists a concurrent walk's interleavings (see Exhaustive):
+// nil for a sequential config, an error for one that sets its own.
+func (w *walkState) interleavings() error {
+	set := w.e.set
+	c := set.config.Concurrency
+	if c == nil || c.Workers < 2 || len(set.fixture.Tasks) < 2 {
+		return nil
+	}
+	if c.Seed != "" || len(c.Interleaving) > 0 {
+		return errors.New("properties: an exhaustive walk enumerates the interleavings itself: leave the config's concurrency seed and interleaving unset")
+	}
+	clean := func(il []int) ([]int, error) {
+		s := &model.Schedule{Version: model.ScheduleVersion, Seed: "exhaustive", Config: set.config, Faults: []model.FaultEntry{}}
+		s.Config.Concurrency = c.Clone()
+		s.Config.Concurrency.Interleaving = il
+		res, err := w.e.run(s)
+		if err != nil {
+			return nil, err
+		}
+		return res.Interleaving, nil
+	}
+	picks, err := clean(nil)
+	if err != nil {
+		return err
+	}
+	bound := 1
+	if set.exh.switches > 0 {
+		bound = set.exh.switches - 1
+	}
+	type node struct{ il, picks []int }
+	w.ils = [][]int{nil}
+	seen := map[string]bool{fmt.Sprint(picks): true}
+	frontier := []node{{nil, picks}}
+	for depth := 0; depth < bound && len(frontier) > 0; depth++ {
+		var next []node
+		for _, f := range frontier {
+			for i := len(f.il); i < len(f.picks); i++ {
+				for task := 1; task <= len(set.fixture.Tasks); task++ {
+					if task == f.picks[i] {
+						continue
+					}
+					il := append(slices.Clone(f.picks[:i]), task)
+					got, err := clean(il)
+					if err != nil {
+						return err
+					}
+					if k := fmt.Sprint(got); !seen[k] {
+						seen[k] = true
+						w.ils = append(w.ils, il)
+						next = append(next, node{il, got})
+					}
+				}
+			}
+		}
+		frontier = next
+	}
+	return nil
 }
 
 // walkKinds are every kind and world event a walk may place, in the order
@@ -332,6 +473,16 @@ func newWalk(e *explorer) (*walkState, error) {
 	}
 	for i := range w.kinds {
 		w.byCode[w.kinds[i].code] = &w.kinds[i]
+	}
+	if err := w.interleavings(); err != nil {
+		return nil, err
+	}
+	scope.Interleavings = len(w.ils)
+	if w.ils != nil {
+		scope.MaxSwitches = 1
+		if set.exh.switches > 0 {
+			scope.MaxSwitches = set.exh.switches - 1
+		}
 	}
 	w.rep = &ExhaustiveReport{MaxFaults: set.maxFaults, Cap: w.cap, PerSize: make([]int, 0, set.maxFaults+1), Scope: scope}
 	return w, nil
@@ -437,9 +588,14 @@ func (w *walkState) canonical(fs []placed) []placed {
 	return out
 }
 
-// schedule is the schedule of fs under the walk's config.
-func (w *walkState) schedule(fs []placed) *model.Schedule {
+// schedule is the schedule of fs under the walk's config and, for a
+// concurrent walk, its interleaving il.
+func (w *walkState) schedule(il int, fs []placed) *model.Schedule {
 	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "exhaustive", Config: w.e.set.config, Faults: make([]model.FaultEntry, len(fs))}
+	if w.ils != nil {
+		s.Config.Concurrency = s.Config.Concurrency.Clone()
+		s.Config.Concurrency.Interleaving = slices.Clone(w.ils[il])
+	}
 	for i, f := range fs {
 		s.Faults[i] = model.FaultEntry{Event: model.AllEvents[f.event], Ordinal: f.ordinal, Kind: walkKinds[f.kind].Kind, Target: f.target}
 	}
@@ -486,8 +642,8 @@ type outcome struct {
 // check runs the schedule of key k on h and, when children is true,
 // computes the keys of its extensions.
 func (w *walkState) check(h *model.Harness, k string, children bool) outcome {
-	fs := unkey(k)
-	s := w.schedule(fs)
+	il, fs := w.split(k)
+	s := w.schedule(il, fs)
 	var f model.Factory
 	var err error
 	if werr := w.e.within(func() { f, err = w.e.sys(s.Config) }); werr != nil {
@@ -520,7 +676,7 @@ func (w *walkState) check(h *model.Harness, k string, children bool) outcome {
 			if !w.e.set.exh.unreduced {
 				c = w.canonical(next)
 			}
-			o.children = append(o.children, key(c))
+			o.children = append(o.children, w.join(il, c))
 		}
 	}
 	return o
@@ -549,7 +705,13 @@ func (w *walkState) walk() (*ExhaustiveReport, error) {
 		harnesses[i] = model.NewHarness(w.e.set.fixture, w.e.set.harness)
 	}
 	pos := 0              // the schedules of the whole enumeration passed so far
-	level := []string{""} // the clean run
+	level := []string{""} // the clean run (under each interleaving)
+	if w.ils != nil {
+		level = level[:0]
+		for il := range w.ils {
+			level = append(level, w.join(il, nil))
+		}
+	}
 	for size := 0; size <= w.e.set.maxFaults; size++ {
 		rep.PerSize = append(rep.PerSize, 0)
 		children := size < w.e.set.maxFaults
@@ -600,7 +762,7 @@ func (w *walkState) walk() (*ExhaustiveReport, error) {
 				rep.Schedules++
 				rep.PerSize[size]++
 				if w.e.set.exh.visit != nil {
-					w.e.set.exh.visit(w.schedule(unkey(level[start+i])))
+					w.e.set.exh.visit(w.schedule(w.split(level[start+i])))
 				}
 				rep.Faults, rep.Reached, rep.Fired = rep.Faults+o.faults, rep.Reached+o.reached, rep.Fired+o.fired
 				if o.bad {
@@ -646,7 +808,7 @@ func (w *walkState) extend(next []string, seen map[string]bool, children []strin
 func (w *walkState) found(k string, inv string, index int) (*ExhaustiveReport, error) {
 	rep := w.rep
 	rep.Found, rep.Complete, rep.Index = true, true, index
-	s := w.schedule(unkey(k))
+	s := w.schedule(w.split(k))
 	res, err := w.e.replay(s)
 	if err != nil {
 		return nil, err

@@ -342,6 +342,9 @@ type kindSpace struct {
 	// run in the run the fault is placed in
 	memory, branch bool
 	clock          bool // the target is a clock advance drawn in 1..maxAdvance
+	// corrs are the correlation modifiers the kind takes
+	// (FaultSpec.Correlations), drawn for a concurrent config
+	corrs []model.Correlation
 }
 
 // sites is what one run crossed, for placing the next fault in it: how
@@ -478,7 +481,7 @@ func (e *explorer) survey(also ...model.Config) error {
 		if set.domains != nil && !slices.Contains(set.domains, sp.Domain) {
 			continue
 		}
-		ks := kindSpace{kind: sp.Kind, own: sp.Event, designed: max(sp.Ordinal, 1)}
+		ks := kindSpace{kind: sp.Kind, own: sp.Event, designed: max(sp.Ordinal, 1), corrs: sp.Correlations}
 		// the kind's own event first: rapid draws small indices more often
 		for _, ev := range append([]model.EventName{sp.Event}, model.AllEvents...) {
 			if slices.Contains(ks.fitting, ev) || counts[ev] == 0 || !fits(sp.Kind, ev) {
@@ -649,7 +652,45 @@ func (e *explorer) draw(t *rapid.T) *model.Schedule {
 		}
 		s.Faults = append(s.Faults, f)
 	}
+	if e.points > 0 {
+		e.drawCorrelated(t, s)
+	}
 	return s
+}
+
+// drawCorrelated draws, for a concurrent config, what a sequential draw
+// leaves out, after everything else (so the draws before it are the ones
+// a sequential config makes): for each fault whose kind takes correlation
+// modifiers, none (the kind's own correlation) or one of them, with its
+// parameter (repeat 2 to 4; persistent to the run's end; synchronized in
+// the default window), then whether the scheduler's picks past the
+// interleaving are seeded, and by which seed. Each shrinks toward none:
+// the reducer drops a modifier and a seed that the violation does not
+// need (see counterexample).
+func (e *explorer) drawCorrelated(t *rapid.T, s *model.Schedule) {
+	for i := range s.Faults {
+		f := &s.Faults[i]
+		var corrs []model.Correlation
+		for _, k := range e.kinds {
+			if k.kind == f.Kind {
+				corrs = k.corrs
+			}
+		}
+		if len(corrs) == 0 {
+			continue
+		}
+		c := rapid.IntRange(0, len(corrs)).Draw(t, "correlation")
+		if c == 0 {
+			continue
+		}
+		f.Correlation = corrs[c-1]
+		if f.Correlation == model.CorrelationRepeated {
+			f.Repeat = rapid.IntRange(2, 4).Draw(t, "repeat")
+		}
+	}
+	if rapid.IntRange(0, 1).Draw(t, "scheduler_seeded") == 1 {
+		s.Config.Concurrency.Seed = strconv.Itoa(rapid.IntRange(1, 1<<16).Draw(t, "scheduler_seed"))
+	}
 }
 
 // drawInterleaving draws the interleaving of a concurrent config, before

@@ -13,7 +13,11 @@ import (
 func (e *explorer) counterexample(s *model.Schedule, inv string) (*Counterexample, error) {
 	shrunk := cloneSchedule(s)
 	fails := func(c *model.Schedule) (bool, error) { return e.breaks(c, inv) }
-	red, err := e.reduce(s, fails, false)
+	pinned, err := e.pinPicks(s, inv)
+	if err != nil {
+		return nil, err
+	}
+	red, err := e.reduce(pinned, fails, false)
 	if err != nil {
 		return nil, err
 	}
@@ -43,6 +47,29 @@ func (e *explorer) counterexample(s *model.Schedule, inv string) (*Counterexampl
 	cx := describe(red, res, ir)
 	cx.Shrunk, cx.Replay = shrunk, fmt.Sprintf(e.set.replay, "SCHEDULE.json")
 	return cx, nil
+}
+
+// pinPicks returns s with a seeded scheduler (Concurrency.Seed) replaced by
+// the picks its run made, written out as the interleaving: the same run,
+// which the interleaving reducer can then shrink (past an unseeded
+// interleaving's end every worker goes on until it ends, as its cuts
+// assume). A schedule without a seed, or whose pinned form does not break
+// inv (a system that does not replay), is returned unchanged.
+func (e *explorer) pinPicks(s *model.Schedule, inv string) (*model.Schedule, error) {
+	c := s.Config.Concurrency
+	if c == nil || c.Seed == "" {
+		return s, nil
+	}
+	res, err := e.replay(s)
+	if err != nil {
+		return nil, err
+	}
+	p := cloneSchedule(s)
+	p.Config.Concurrency.Seed, p.Config.Concurrency.Interleaving = "", slices.Clone(res.Interleaving)
+	if ok, err := e.breaks(p, inv); err != nil || !ok {
+		return s, err
+	}
+	return p, nil
 }
 
 // describe returns the counterexample s shows: res is its run, ir the
@@ -156,11 +183,22 @@ func (e *explorer) reduceStep(cur *model.Schedule, fails func(*model.Schedule) (
 	return nil, nil
 }
 
-// weaker returns weaker variants of f, weakest first: a named target for
-// a kind that acts on every target when it names none, and shorter clock
-// advances.
+// weaker returns weaker variants of f, weakest first: without its
+// correlation modifier (the kind's own correlation), a repeated fault
+// repeating fewer times, a named target for a kind that acts on every
+// target when it names none, and shorter clock advances.
 func (e *explorer) weaker(f model.FaultEntry) []model.FaultEntry {
 	var out []model.FaultEntry
+	if f.Correlation != "" {
+		w := f
+		w.Correlation, w.Repeat, w.Until, w.WindowMs = "", 0, "", 0
+		out = append(out, w)
+		for n := 2; n < f.Repeat; n++ {
+			w := f
+			w.Repeat = n
+			out = append(out, w)
+		}
+	}
 	for _, k := range e.kinds {
 		if k.kind != f.Kind {
 			continue

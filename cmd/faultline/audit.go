@@ -20,7 +20,7 @@ func init() { commands = append(commands, newAuditCmd) }
 
 func newAuditCmd() *cobra.Command {
 	var covFile, format, compat string
-	var full bool
+	var full, notices bool
 	c := &cobra.Command{
 		Use:   "audit",
 		Short: "Audit the built-in reference system under baseline, typed and fail_closed",
@@ -50,7 +50,12 @@ then equals the paper's artefact, and the evidence rests on the paper's
 trial plan). --format text (default) prints for people, json one object,
 markdown the same for a pull request (json and markdown are always the whole
 report). --coverage FILE (or FAULTLINE_COVERAGE=FILE) merges the
-single-fault runs' coverage into FILE.
+single-fault runs' coverage into FILE. --notices adds, under each profile,
+a run of each kind of the provider's notices (late_notice, reordered_notice,
+redelivered_notice, lost_notice, in runs whose provider sends notices; see
+docs/catalogue.md), whose keys the coverage then counts; the reference
+system's profiles have no defence of notices (notice_reconcile is in none),
+so these runs break recorded_agrees_with_ledger, and they are not findings.
 
 Exit codes: 0 the audit ran and at least one of its scheduled faults was
 reached; 2 bad input; 3 inconclusive: no single-fault run reached its
@@ -64,9 +69,17 @@ written). The assessments are in the output, not in the exit code.`,
 			if compat != "" && compat != "paper188" {
 				return badInput("--compat: unknown compatibility target %q (valid: paper188)", compat)
 			}
+			if notices && compat != "" {
+				return badInput("--notices: the paper's ten modes (--compat) have no notices")
+			}
 			audits, ev, err := gatherAudit(compat != "")
 			if err != nil {
 				return err
+			}
+			if notices {
+				if audits, err = withNotices(audits); err != nil {
+					return err
+				}
 			}
 			out := c.OutOrStdout()
 			if err := writeAuditFormat(out, format, full, audits, ev, compat, coveragePath(covFile)); err != nil {
@@ -79,7 +92,31 @@ written). The assessments are in the output, not in the exit code.`,
 	c.Flags().StringVar(&covFile, "coverage", "", "merge the audit's coverage into this file (default $"+coverageEnv+")")
 	c.Flags().StringVar(&format, "format", "text", "output format: text, json or markdown")
 	c.Flags().StringVar(&compat, "compat", "", "compatibility target: paper188 audits only the paper's ten modes")
+	c.Flags().BoolVar(&notices, "notices", false, "add a run of each kind of the provider's notices under each profile (their coverage keys)")
 	return c
+}
+
+// withNotices returns a copy of audits with each profile's runs of the
+// provider's notices (assay.NoticeRows).
+func withNotices(audits []assay.ProfileAudit) ([]assay.ProfileAudit, error) {
+	out := append([]assay.ProfileAudit(nil), audits...)
+	for i := range out {
+		rows, err := assay.NoticeRows(out[i].Controls)
+		if err != nil {
+			return nil, err
+		}
+		out[i].Notices = rows
+	}
+	return out, nil
+}
+
+// noticeRuns counts the audits' runs with notices.
+func noticeRuns(audits []assay.ProfileAudit) int {
+	n := 0
+	for _, a := range audits {
+		n += len(a.Notices)
+	}
+	return n
 }
 
 // gatherAudit runs the audit (the single-fault runs and assays of every
@@ -263,8 +300,12 @@ func writeAuditSummary(w io.Writer, audits []assay.ProfileAudit, ev *assay.Evide
 		for _, a := range audits {
 			correlated += len(a.Correlated)
 		}
-		add(&tail, "Coverage: %d of %d reachable keys visited (%d single-fault runs, %d correlated); %d of the runs' faults not reached.",
-			sum.Visited, sum.Reachable, rows, correlated, unreached)
+		withN := ""
+		if n := noticeRuns(audits); n > 0 {
+			withN = fmt.Sprintf(", %d with notices", n)
+		}
+		add(&tail, "Coverage: %d of %d reachable keys visited (%d single-fault runs, %d correlated%s); %d of the runs' faults not reached.",
+			sum.Visited, sum.Reachable, rows, correlated, withN, unreached)
 	} else {
 		add(&tail, "Faults: %d of the %d single-fault runs' faults not reached.", unreached, rows)
 	}
@@ -451,8 +492,13 @@ func writeAuditCoverage(w io.Writer, audits []assay.ProfileAudit, path string) e
 	}
 	outside := len(model.CacheAndWorkerKinds())
 	if _, err := fmt.Fprintf(w, "\n== coverage of the runs above (%d single-fault runs: %d fault kinds under %d profiles; and %d correlated runs: %d modifiers and %d kinds outside the catalogue under %d profiles)\n",
-		cmp.Total.Summary.Runs-correlated, len(model.Catalogue()), len(audits), correlated, len(copperfin.Correlated())-outside, outside, len(audits)); err != nil {
+		cmp.Total.Summary.Runs-correlated-noticeRuns(audits), len(model.Catalogue()), len(audits), correlated, len(copperfin.Correlated())-outside, outside, len(audits)); err != nil {
 		return err
+	}
+	if n := noticeRuns(audits); n > 0 {
+		if _, err := fmt.Fprintf(w, "(and %d runs with notices: %d kinds of the provider's notices under %d profiles)\n", n, len(model.NoticeKinds()), len(audits)); err != nil {
+			return err
+		}
 	}
 	if err := cmp.WriteText(w); err != nil {
 		return err
@@ -463,11 +509,15 @@ func writeAuditCoverage(w io.Writer, audits []assay.ProfileAudit, path string) e
 // auditCoverage records the audit's single-fault runs, all of them and
 // one column per profile, and compares the columns.
 func auditCoverage(audits []assay.ProfileAudit) (*coverage.Tracker, *coverage.Comparison, error) {
-	all := coverage.NewTracker(nil)
+	var u *coverage.Universe
+	if noticeRuns(audits) > 0 {
+		u = coverage.NoticeUniverse()
+	}
+	all := coverage.NewTracker(u)
 	var cols []coverage.Column
 	for _, a := range audits {
 		t := coverage.NewTracker(all.Universe())
-		for _, row := range append(append([]assay.KindRow(nil), a.Rows...), a.Correlated...) {
+		for _, row := range append(append(append([]assay.KindRow(nil), a.Rows...), a.Correlated...), a.Notices...) {
 			if err := t.Record(row.Result); err != nil {
 				return nil, nil, err
 			}

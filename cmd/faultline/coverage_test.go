@@ -75,7 +75,7 @@ func TestAssayRecordsCoverage(t *testing.T) {
 // TestAuditPrintsCoverage: the audit prints the coverage summary, each
 // key's status under each profile (which broke under baseline, which held
 // under typed), the unvisited keys and the counterexamples beside their
-// keys and profiles, and records its 99 runs (81 single-fault, 18
+// keys and profiles, and records its 93 runs (81 single-fault, 12
 // correlated).
 func TestAuditPrintsCoverage(t *testing.T) {
 	if raceDetector {
@@ -87,17 +87,17 @@ func TestAuditPrintsCoverage(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	for _, want := range []string{
-		"== coverage of the runs above (81 single-fault runs: 27 fault kinds under 3 profiles; and 18 correlated runs: 4 modifiers and 2 kinds outside the catalogue under 3 profiles)\n" +
-			"Coverage: 26 of 26 reachable keys visited (100.0%)\n",
-		"visited keys: 16 violated an invariant, 10 held",
-		"  baseline     24 of 26 reachable keys visited: 16 violated, 8 held (33 runs)\n" +
-			"  typed        26 of 26 reachable keys visited: 0 violated, 26 held (33 runs)\n" +
-			"  fail_closed  26 of 26 reachable keys visited: 0 violated, 26 held (33 runs)\n",
+		"== coverage of the runs above (81 single-fault runs: 27 fault kinds under 3 profiles; and 69 correlated runs: 23 modifiers under 3 profiles)\n" +
+			"Coverage: 37 of 37 reachable keys visited (100.0%)\n",
+		"visited keys: 28 violated an invariant, 9 held",
+		"  baseline     36 of 37 reachable keys visited: 28 violated, 8 held (50 runs)\n" +
+			"  typed        37 of 37 reachable keys visited: 0 violated, 37 held (50 runs)\n" +
+			"  fail_closed  37 of 37 reachable keys visited: 0 violated, 37 held (50 runs)\n",
 		"  tool/effect/after_commit/isolated/ledger_readback                  violated (effect_at_most_once)                    held   held         timeout_after_commit\n",
 		"  tool/sandbox/before_validation/isolated/ledger_readback            held                                              held   held         sandbox_denial\n",
 		"Unvisited reachable keys:\n  none\n",
 		"  tool/effect/after_commit/isolated/ledger_readback under baseline\n    effect_at_most_once violated in 1 run: first false after seq 19 (tool.commit): second ledger effect for task refund-O-731\n",
-		"Unreachable keys (12349), grouped by reason:\n",
+		"Unreachable keys (12338), grouped by reason:\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("audit output lacks %q", want)
@@ -106,7 +106,7 @@ func TestAuditPrintsCoverage(t *testing.T) {
 	if i, j := strings.Index(out, "== profile fail_closed"), strings.Index(out, "== coverage"); i < 0 || j < i {
 		t.Error("the coverage does not follow the outcome tables")
 	}
-	if d := readCov(t, p); d.Runs != 99 || len(d.Keys) != 26 {
+	if d := readCov(t, p); d.Runs != 150 || len(d.Keys) != 37 {
 		t.Fatalf("runs %d, keys %d", d.Runs, len(d.Keys))
 	}
 }
@@ -126,9 +126,9 @@ func auditFile(t *testing.T) string {
 func TestCoverageReport(t *testing.T) {
 	p := auditFile(t)
 	for format, want := range map[string]string{
-		"text":     "Coverage: 2 of 26 reachable keys visited (7.7%)\n",
-		"markdown": "### Coverage: 2 of 26 reachable keys visited (7.7%)\n",
-		"html":     "<title>faultline coverage: 2 of 26 reachable keys visited</title>",
+		"text":     "Coverage: 2 of 37 reachable keys visited (5.4%)\n",
+		"markdown": "### Coverage: 2 of 37 reachable keys visited (5.4%)\n",
+		"html":     "<title>faultline coverage: 2 of 37 reachable keys visited</title>",
 		"json":     `"visited": 2,`,
 	} {
 		code, out, stderr := runCLI(t, "coverage", "report", p, "--format", format)
@@ -172,7 +172,7 @@ func TestCoverageMerge(t *testing.T) {
 	a := auditFile(t)
 	out := filepath.Join(t.TempDir(), "merged.json")
 	code, stdout, _ := runCLI(t, "coverage", "merge", out, a, a)
-	if code != 0 || stdout != "merged 2 files into "+out+": 8 runs, 2 of 26 reachable keys visited\n" {
+	if code != 0 || stdout != "merged 2 files into "+out+": 8 runs, 2 of 37 reachable keys visited\n" {
 		t.Fatalf("exit %d: %q", code, stdout)
 	}
 	da, dm := readCov(t, a), readCov(t, out)
@@ -201,15 +201,17 @@ func TestCoverageGateExitCodes(t *testing.T) {
 		code int
 		want string
 	}{
-		{"ratio met", []string{"--min-ratio", "0.07"}, 0, "coverage gate: passed\n  ratio 0.0769 (2 of 26 reachable keys visited), minimum 0.0700: met\n"},
-		{"required met", []string{"--require", keys("*/*/after_commit/*/receipt\ntool/tool_call/before_commit/isolated/ledger_readback\n")}, 0, "required keys: 2, unvisited: 0\n"},
-		{"ratio not met", []string{"--min-ratio", "0.09"}, 1, "minimum 0.0900: NOT MET"},
+		{"ratio met", []string{"--min-ratio", "0.05"}, 0, "coverage gate: passed\n  ratio 0.0541 (2 of 37 reachable keys visited), minimum 0.0500: met\n"},
+		{"required met", []string{"--require", keys("*/*/after_commit/isolated/receipt\ntool/tool_call/before_commit/isolated/ledger_readback\n")}, 0, "required keys: 2, unvisited: 0\n"},
+		{"ratio not met", []string{"--min-ratio", "0.06"}, 1, "minimum 0.0600: NOT MET"},
 		{"required missing", []string{"--require", keys("# commit boundary and state\ntool/effect/after_commit/isolated/ledger_readback\nstate/*/*/*/*\n")}, 1,
-			"  required keys: 7, unvisited: 7\n" +
+			"  required keys: 9, unvisited: 9\n" +
 				"  line 2 tool/effect/after_commit/isolated/ledger_readback: unvisited tool/effect/after_commit/isolated/ledger_readback: never_tried: no recorded run scheduled timeout_after_commit\n" +
 				"  line 3 state/*/*/*/*: unvisited state/state/before_commit/isolated/state_version: never_tried: no recorded run scheduled concurrent_version_change or stale_state_read\n" +
 				"  line 3 state/*/*/*/*: unvisited state/state/after_commit/isolated/ledger_readback: never_tried: no recorded run scheduled lagging_readback\n" +
 				"  line 3 state/*/*/*/*: unvisited state/state/after_checkpoint/isolated/ledger_readback: never_tried: no recorded run scheduled checkpoint_rollback\n" +
+				"  line 3 state/*/*/*/*: unvisited state/state/after_checkpoint/repeated/ledger_readback: never_tried: no recorded run scheduled checkpoint_rollback\n" +
+				"  line 3 state/*/*/*/*: unvisited state/state/after_checkpoint/persistent/ledger_readback: never_tried: no recorded run scheduled checkpoint_rollback\n" +
 				"  line 3 state/*/*/*/*: unvisited state/worker/after_checkpoint/isolated/checkpoint_store: never_tried: no recorded run scheduled worker_restart\n" +
 				"  line 3 state/*/*/*/*: unvisited state/checkpoint_store/after_checkpoint/isolated/checkpoint_store: never_tried: no recorded run scheduled missing_checkpoint or stale_checkpoint or future_version_checkpoint or corrupt_checkpoint\n" +
 				"  line 3 state/*/*/*/*: unvisited state/branch_join/before_commit/isolated/join_record: never_tried: no recorded run scheduled branch_failure\n"},

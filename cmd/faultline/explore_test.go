@@ -109,8 +109,8 @@ func visitedKeys(t *testing.T, p string) int {
 // TestExploreRecordsCoverage: --coverage and FAULTLINE_COVERAGE merge
 // every run into one file without changing the output; the 38 checks of
 // seed 1 visit 15 keys unguided (without swarm draws, as the guide draws)
-// and all 20 keys of the kinds' own specs guided (of 26 reachable: the four
-// of the correlation modifiers and the two of the kinds outside the catalogue, which exploration does not draw, are left) (the curves of properties'
+// and all 20 keys of the kinds' own specs guided (of 37 reachable: the 17
+// of the correlation modifiers, which sequential exploration does not draw, are left) (the curves of properties'
 // TestGuidedVisitsEveryKeyWithinTwiceTheKeys), and the guided
 // output says so; the same seed gives a byte-equal file; --coverage-in
 // steers the first checks to the keys the input lacks.
@@ -135,7 +135,7 @@ func TestExploreRecordsCoverage(t *testing.T) {
 	g1, g2 := filepath.Join(dir, "g1.json"), filepath.Join(dir, "g2.json")
 	for _, g := range []string{g1, g2} {
 		code, out, _ := runCLI(t, append(args, "--guided", "--coverage", g)...)
-		if code != 0 || out != "no counterexample in 38 checks (seed 1, profile typed, fixture copperfin)\nfaults: 65 of 75 scheduled reached, 10 not reached\nguided: 20 of 26 reachable keys visited in 38 runs\n" {
+		if code != 0 || out != "no counterexample in 38 checks (seed 1, profile typed, fixture copperfin)\nfaults: 65 of 75 scheduled reached, 10 not reached\nguided: 20 of 37 reachable keys visited in 38 runs\n" {
 			t.Fatalf("guided: exit %d %q", code, out)
 		}
 	}
@@ -154,11 +154,11 @@ func TestExploreRecordsCoverage(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &j); err != nil || code != 0 {
 		t.Fatalf("exit %d, %v: %s", code, err, out)
 	}
-	if !j.Guided || j.KeysVisited != 6 || j.KeysVisitedWithInput != 20 || j.Keys != 26 {
+	if !j.Guided || j.KeysVisited != 6 || j.KeysVisitedWithInput != 20 || j.Keys != 37 {
 		t.Fatalf("%+v", j)
 	}
 	code, out, _ = runCLI(t, "explore", "--seed", "1", "--checks", "20", "--guided", "--coverage-in", p)
-	if code != 0 || !strings.HasSuffix(out, "\nguided: 10 of 26 reachable keys visited in 20 runs; with --coverage-in, 20 of 26\n") {
+	if code != 0 || !strings.HasSuffix(out, "\nguided: 10 of 37 reachable keys visited in 20 runs; with --coverage-in, 20 of 37\n") {
 		t.Fatalf("exit %d %q", code, out)
 	}
 }
@@ -278,5 +278,35 @@ func TestExploreShardsOfTheReferenceSystem(t *testing.T) {
 	}
 	if string(got) != string(want) {
 		t.Errorf("the merged coverage of the shards differs from the run's:\n%s\nthe run's:\n%s", got, want)
+	}
+}
+
+// TestExhaustiveConcurrent: --exhaustive with --concurrent walks every
+// fault schedule under each interleaving of at most one context switch of
+// the reference system's three tasks (79: the default order and 78 that
+// switch once), and typed holds under all of them.
+func TestExhaustiveConcurrent(t *testing.T) {
+	code, out, stderr := runCLI(t, "explore", "--concurrent", "3", "--fixture", "copperfin-batch", "--exhaustive", "--max-faults", "1",
+		"--kinds", "timeout_after_commit", "--no-world")
+	want := "no counterexample among 316 schedules of at most 1 faults\n" +
+		"enumerated: 79 of 0 faults, 237 of 1\n" +
+		"scope: 1 kinds (timeout_after_commit); world events off; placement any event; profile typed, concurrency: 3 workers, fixture copperfin-batch; 79 interleavings (at most one context switch)\n" +
+		"faults: 237 of 237 scheduled reached, 0 not reached\n"
+	if code != 0 || out != want {
+		t.Fatalf("exit %d %s\n%s", code, stderr, out)
+	}
+}
+
+// TestExploreConcurrentDrawsModifiers: explore --concurrent draws
+// correlation modifiers with the faults, and a counterexample that needs
+// one keeps it: with idempotency alone, a persistent rollback of the
+// checkpoint store breaks the three workers' retry budget.
+func TestExploreConcurrentDrawsModifiers(t *testing.T) {
+	code, out, stderr := runCLI(t, "explore", "--concurrent", "3", "--fixture", "copperfin-batch", "--controls", "idempotency",
+		"--kinds", "checkpoint_rollback", "--max-faults", "1", "--no-world", "--seed", "1", "--checks", "100")
+	if code != 1 || !strings.HasPrefix(out, "counterexample after 7 checks (seed 1)\n") ||
+		!strings.Contains(out, "budget violated: first false after seq 36 (tool.commit), reached by f1 (checkpoint_rollback): attempt 4 exceeds one plus the retry budget of 2\n") ||
+		!strings.Contains(out, `"kind": "checkpoint_rollback",`+"\n"+`      "correlation": "persistent"`) {
+		t.Fatalf("exit %d %s\n%s", code, stderr, out)
 	}
 }

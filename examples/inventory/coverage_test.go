@@ -84,7 +84,11 @@ func TestCoverageOfTheAgent(t *testing.T) {
 	if got, want := keys(r.NeverCrossed), []string{
 		"context/proposal/before_validation/isolated/state_version never_crossed",
 		"context/proposal/before_validation/isolated/policy_record never_crossed",
+		"context/proposal/before_validation/synchronized/policy_record never_crossed",
+		"context/proposal/before_validation/shared/policy_record never_crossed",
 		"evidence/proof/after_receipt/isolated/receipt never_crossed",
+		"evidence/proof/after_receipt/synchronized/receipt never_crossed",
+		"evidence/proof/after_receipt/shared/receipt never_crossed",
 	}; !slices.Equal(got, want) {
 		t.Errorf("never crossed %q, want %q", got, want)
 	}
@@ -94,7 +98,7 @@ func TestCoverageOfTheAgent(t *testing.T) {
 	}; !slices.Equal(got, want) {
 		t.Errorf("not applicable %q, want %q", got, want)
 	}
-	if s := r.Summary; s.Applicable != 24 || s.NeverCrossed != 3 || s.NotApplicable != 2 || s.Violated != 1 || !s.Crossings {
+	if s := r.Summary; s.Applicable != 35 || s.NeverCrossed != 7 || s.NotApplicable != 2 || s.Violated != 1 || !s.Crossings {
 		t.Errorf("summary %+v", s)
 	}
 }

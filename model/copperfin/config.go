@@ -148,7 +148,7 @@ const Name = "copperfin"
 // Definition returns the reference system's description for the paths
 // that need more than a factory: its fixtures (Copperfin, the default,
 // and CopperfinBatch), its config's system part (Settings) and its
-// description, its eight controls, its defence table (Defences) and its
+// description, its nine controls, its defence table (Defences) and its
 // named configurations, the profiles baseline, typed and fail_closed (the
 // last two marked defended). The
 // built-in invariants are all in scope. Each call returns a fresh value.

@@ -9,10 +9,11 @@ import (
 
 // Control is one configurable defence of the reference system. The seven
 // controls are the paper's ("Runnable Python artefact"); the eighth,
-// DenyOnWarning, is the fail-closed policy of worked example 5; the last
-// two, BoundedGrantAge and PerTaskIdentity, are no profile's (the
-// defences against a sliding capability cache and a worker-scoped
-// identity).
+// DenyOnWarning, is the fail-closed policy of worked example 5; the ninth,
+// NoticeReconcile, defends the consumption of the provider's notices and
+// is in no profile; the last two, BoundedGrantAge and PerTaskIdentity, are
+// no profile's either (the defences against a sliding capability cache and
+// a worker-scoped identity).
 type Control string
 
 // Controls.
@@ -25,6 +26,11 @@ const (
 	EffectReadback     Control = "effect_readback"
 	EvidenceGate       Control = "evidence_gate"
 	DenyOnWarning      Control = "deny_on_warning"
+	// NoticeReconcile: in a run whose provider sends notices, a notice is
+	// applied once (by its id) and only where the provider's ledger agrees
+	// (a failed notice for an action the ledger holds committed is stale),
+	// and a settlement no notice reported is read back from the ledger.
+	NoticeReconcile Control = "notice_reconcile"
 	// BoundedGrantAge: an authority check's answer older than MaxGrantAge
 	// (a cache's, Capability.AsOf) is not acted on: the grant is
 	// re-validated at the issuer (a fresh approval) before the effect.
@@ -43,7 +49,7 @@ const MaxGrantAge model.Millis = 50
 var PaperControls = []Control{BindIdentity, PreEffectAuthority, RefreshContext, StatePrecondition, Idempotency, EffectReadback, EvidenceGate}
 
 // AllControls are every control name the reference system accepts.
-var AllControls = append(append([]Control(nil), PaperControls...), DenyOnWarning, BoundedGrantAge, PerTaskIdentity)
+var AllControls = append(append([]Control(nil), PaperControls...), DenyOnWarning, NoticeReconcile, BoundedGrantAge, PerTaskIdentity)
 
 // Controls is a set of enabled controls as a bit set; the zero value is the
 // baseline (no control).
@@ -67,10 +73,12 @@ func controlBit(c Control) (Controls, bool) {
 		return 1 << 6, true
 	case DenyOnWarning:
 		return 1 << 7, true
-	case BoundedGrantAge:
+	case NoticeReconcile:
 		return 1 << 8, true
-	case PerTaskIdentity:
+	case BoundedGrantAge:
 		return 1 << 9, true
+	case PerTaskIdentity:
+		return 1 << 10, true
 	}
 	return 0, false
 }

@@ -77,6 +77,7 @@ package copperfin
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 
 	"github.com/faultline/faultline/model"
@@ -99,6 +100,8 @@ const (
 	stageAuthorized = "authorized" // approved and joined, before the effect
 	stageCommitting = "committing" // an attempt is reserved, written ahead of its send
 	stageEffected   = "effected"   // effect committed (or found), before verification
+	stageSettled    = "settled"    // verified, with the settlement the provider's notices report
+	stageFailed     = "refund_failed"
 )
 
 // minAttemptTime is the deadline, in logical milliseconds, an attempt needs
@@ -803,5 +806,116 @@ func (f *flow) verify(key string) (model.Claim, error) {
 			return f.stop("unproved_outcome", "outcome not proven: no correlated receipt or readback")
 		}
 	}
+	if env.Notices != nil {
+		return f.settle(key)
+	}
 	return model.Claim{Verdict: model.ClaimRelease, Reason: "refund completed", Degraded: f.degraded}, nil
+}
+
+// settlement is what the provider's notices say of the refund: the effects
+// they report committed, whether the last said it failed, and the notices
+// applied (by id).
+type settlement struct {
+	effects []string
+	failed  bool
+	seen    map[string]bool
+}
+
+// settle records a verified refund's settlement from the provider's
+// notices (a run whose provider sends them): it applies the notices
+// waiting, records the outcome in a checkpoint, applies those that come
+// after it (recording again when they change it), and claims by the
+// record. Without notice_reconcile every notice of the action is applied
+// as it arrives (committed adds its effect, failed clears them); with it,
+// a notice is applied once, a failed notice the ledger contradicts is
+// ignored, and a settlement no notice reported is read back.
+func (f *flow) settle(key string) (model.Claim, error) {
+	st := settlement{effects: []string{}, seen: map[string]bool{}}
+	if err := f.drain(&st); err != nil {
+		return model.Claim{}, err
+	}
+	if f.s.on(NoticeReconcile) && len(st.effects) == 0 && !st.failed {
+		entries, err := f.readback()
+		if err != nil {
+			return model.Claim{}, err
+		}
+		for _, e := range entries {
+			if e.Subject == f.a.Subject && e.Amount == f.a.Amount {
+				st.effects = append(st.effects, e.Key)
+			}
+		}
+		if len(st.effects) > 0 {
+			f.warn("notice_missing", "no notice reported refund "+key+"; the ledger holds it")
+		}
+	}
+	saved := st.record()
+	if err := f.save(saved.stage(), saved.effects); err != nil {
+		return model.Claim{}, err
+	}
+	if err := f.drain(&st); err != nil {
+		return model.Claim{}, err
+	}
+	if st.failed != saved.failed || !slices.Equal(st.effects, saved.effects) {
+		if err := f.save(st.stage(), st.effects); err != nil {
+			return model.Claim{}, err
+		}
+	}
+	switch {
+	case st.failed:
+		return f.stop("notice_failed", "the provider's notice reports the refund failed")
+	case len(st.effects) == 0:
+		return f.stop("notice_absent", "no notice reports the refund settled")
+	}
+	return model.Claim{Verdict: model.ClaimRelease, Reason: "refund completed", Degraded: f.degraded}, nil
+}
+
+// record returns a copy of s as recorded.
+func (s settlement) record() settlement {
+	return settlement{effects: slices.Clone(s.effects), failed: s.failed}
+}
+
+func (s settlement) stage() string {
+	if s.failed {
+		return stageFailed
+	}
+	return stageSettled
+}
+
+// drain receives the notices waiting and applies those of the refund's
+// action to st.
+func (f *flow) drain(st *settlement) error {
+	for {
+		n, ok, err := f.env.Notices.Receive(f.ctx)
+		if err != nil || !ok {
+			return err
+		}
+		if n.ActionRef != f.a.IdempotencyKey {
+			continue
+		}
+		if f.s.on(NoticeReconcile) {
+			if st.seen[n.ID] {
+				f.warn("notice_redelivered", "notice "+n.ID+" was applied already")
+				continue
+			}
+			st.seen[n.ID] = true
+			if n.Status != model.NoticeCommitted {
+				entries, err := f.readback()
+				if err != nil {
+					return err
+				}
+				if len(entries) > 0 {
+					f.warn("notice_stale", "notice "+n.ID+" says "+string(n.Status)+"; the ledger holds the refund")
+					continue
+				}
+			} else if slices.Contains(st.effects, n.Key) {
+				continue
+			}
+		}
+		switch n.Status {
+		case model.NoticeCommitted:
+			st.effects, st.failed = append(st.effects, n.Key), false
+		default:
+			st.effects, st.failed = st.effects[:0:0], true
+		}
+	}
 }

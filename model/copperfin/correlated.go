@@ -20,15 +20,15 @@ func lockstep() []int {
 // CorrelatedSchedule returns the schedule that injects kind once at its
 // own event and ordinal under correlation c, one the kind accepts
 // (FaultSpec.Correlations), on the workload where c shows: repeated (its
-// next call too, repeat 2) and persistent (every later call) on the
-// Copperfin fixture; synchronized on CopperfinTenants' two tasks as two
-// workers in lockstep (the other tenant's call in the window is hit too);
-// shared on CopperfinTenants one task after another (the other tenant's
-// first call is hit too); a worker-scoped kind (FaultSpec.WorkerScoped)
-// under its own correlation on CopperfinTenants' two tasks run by one
-// worker (Concurrency.Workers 1), so the second task inherits what the
-// worker captured for the first. The config names the fixture (Config.Fixture,
-// "" for Copperfin). It returns an error for an unknown kind or a
+// event's next crossing too, repeat 2) and persistent (every later one)
+// on the Copperfin fixture; synchronized on CopperfinTenants' two tasks as
+// two workers in lockstep (the other tenant's crossing in the window is
+// hit too); shared on CopperfinTenants one task after another (the other
+// tenant's first crossing is hit too); a worker-scoped kind
+// (FaultSpec.WorkerScoped) under its own correlation on CopperfinTenants'
+// two tasks run by one worker (Concurrency.Workers 1), so the second task
+// inherits what the worker captured for the first. The config names the
+// fixture (Config.Fixture, "" for Copperfin). It returns an error for an unknown kind or a
 // correlation the kind does not take.
 func CorrelatedSchedule(kind string, c model.Correlation, cfg model.Config) (*model.Schedule, error) {
 	s, err := model.SingleFault(kind, cfg)
@@ -87,4 +87,28 @@ func Correlated() []CorrelatedKind {
 type CorrelatedKind struct {
 	Kind        string
 	Correlation model.Correlation
+}
+
+// NoticeSchedule returns the schedule of a kind of the provider's notices
+// (model.NoticeKinds) on the Copperfin fixture under cfg, with notices
+// on: the kind at the first notice.receive, after, for reordered_notice,
+// a rate_limit at the first tool.commit, whose failed notice waits with
+// the committed one (the kind needs two waiting to reorder). It returns
+// an error for a kind that is not a notice kind.
+func NoticeSchedule(kind string, cfg model.Config) (*model.Schedule, error) {
+	spec, err := model.Spec(kind)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Event != model.EvNoticeReceive {
+		return nil, fmt.Errorf("notice schedule: %s is not a kind of the provider's notices", kind)
+	}
+	s, err := model.SingleFault(kind, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if kind == "reordered_notice" {
+		s.Faults = append([]model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "rate_limit"}}, s.Faults...)
+	}
+	return s, nil
 }

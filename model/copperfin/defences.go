@@ -53,6 +53,13 @@ var defences = map[string]defence{
 	// defence is the state guard it sends with the commit, which the
 	// provider checks against the primary (the defect drops the guard)
 	"stale_state_read": {nil, "state_check_unguarded"},
+	// the provider's notices (model.NoticeKinds, in a run with notices):
+	// notice_reconcile applies a notice once and only where the ledger
+	// agrees, and reads back a settlement no notice reported
+	"late_notice":        {[]Control{NoticeReconcile}, ""},
+	"reordered_notice":   {[]Control{NoticeReconcile}, ""},
+	"redelivered_notice": {[]Control{NoticeReconcile}, ""},
+	"lost_notice":        {[]Control{NoticeReconcile}, ""},
 	// a cached answer passes pre_effect_authority's check; the control's
 	// defence is the capability guard it sends with the commit, which the
 	// provider checks against the record (the defect drops the guard);
@@ -83,6 +90,11 @@ func Defences(kind string) (nominated []Control, mutant string) {
 
 func init() {
 	for _, s := range model.Catalogue() {
+		if _, ok := defences[s.Kind]; !ok {
+			panic("copperfin: no defence row for kind " + s.Kind)
+		}
+	}
+	for _, s := range model.NoticeKinds() {
 		if _, ok := defences[s.Kind]; !ok {
 			panic("copperfin: no defence row for kind " + s.Kind)
 		}

@@ -1,0 +1,331 @@
+package model
+
+import (
+	"context"
+	"slices"
+	"strconv"
+)
+
+// NoticeStatus is what a provider's notice reports of one request.
+type NoticeStatus string
+
+// Notice statuses.
+const (
+	// NoticeCommitted: the provider committed the request (a ledger
+	// entry, whose receipt the notice names).
+	NoticeCommitted NoticeStatus = "committed"
+	// NoticeFailed: the provider refused the request (a rejection or a
+	// rate limit); nothing was committed under it.
+	NoticeFailed NoticeStatus = "failed"
+	// NoticeReversed: the provider reversed a committed entry. The
+	// model's provider never reverses one; an adapter over a real
+	// provider may report it.
+	NoticeReversed NoticeStatus = "reversed"
+)
+
+// Notice is one asynchronous notice from the provider (a webhook): what
+// became of one request. ID is the provider's id of the notice, the same
+// on every delivery of it; Seq is its place in the provider's own order
+// (1-based), which delivery need not keep.
+type Notice struct {
+	ID        string
+	Seq       int
+	Status    NoticeStatus
+	Tool      string
+	Key       string // the request (idempotency) key
+	ActionRef string // the request's Action.IdempotencyKey
+	Subject   string
+	Amount    int64
+	Receipt   string // the receipt id of a committed entry, else ""
+	Reason    string // why a request failed, else ""
+}
+
+// Notices is the system's inbox of the provider's notices, in a run whose
+// provider sends them (Config.Notices; Env.Notices is nil otherwise).
+// Receive returns the next notice delivered and true, or false when none
+// is waiting; it returns ErrWorkerCrashed for a crashed worker. Event:
+// notice.receive. Delivery is at least once and in no promised order: a
+// notice may come late, out of order, twice, or never.
+type Notices interface {
+	Receive(ctx context.Context) (Notice, bool, error)
+}
+
+// queuedNotice is a notice the provider sent and the inbox has not yet
+// delivered; it is deliverable once the run's checkpoint writes reach
+// after.
+type queuedNotice struct {
+	n     Notice
+	after int
+}
+
+// notices reports whether the run's provider sends notices.
+func (r *run) notices() bool { return r.sched != nil && r.sched.Config.Notices }
+
+// notify has the provider send a notice of call with status st (and the
+// receipt of a committed entry, or why the request failed).
+func (r *run) notify(call ToolCall, st NoticeStatus, receipt, reason string) {
+	if !r.notices() {
+		return
+	}
+	r.noticeSeq++
+	a := call.Action
+	r.outbox = append(r.outbox, queuedNotice{n: Notice{ID: "ntc-" + strconv.Itoa(r.noticeSeq), Seq: r.noticeSeq, Status: st,
+		Tool: call.Tool, Key: call.RequestKey, ActionRef: a.IdempotencyKey, Subject: a.Subject, Amount: a.Amount,
+		Receipt: receipt, Reason: reason}})
+}
+
+// notifyResult sends the notice of a provider's answer res to call: a
+// commit (not a replay, which changes nothing) or a refusal.
+func (r *run) notifyResult(call ToolCall, res ToolResult) {
+	switch {
+	case res.Outcome == OutcomeCommitted && !res.Replayed && res.Receipt != nil:
+		r.notify(call, NoticeCommitted, res.Receipt.ID, "")
+	case res.Outcome == OutcomeRejected:
+		r.notify(call, NoticeFailed, "", res.Reason)
+	}
+}
+
+// checkpointWrites is the number of checkpoint.write crossings of the run.
+func (r *run) checkpointWrites() int { return r.counts[eventIndex(EvCheckpointWrite)] }
+
+// deliverable returns the indexes in the outbox of the notices the inbox
+// may deliver now, oldest first.
+func (r *run) deliverable(buf []int) []int {
+	w := r.checkpointWrites()
+	for i, q := range r.outbox {
+		if q.after <= w {
+			buf = append(buf, i)
+		}
+	}
+	return buf
+}
+
+// Receive implements Notices (event notice.receive): the oldest notice
+// deliverable now, after the faults armed at the crossing acted on the
+// inbox.
+func (e *taskEnv) Receive(ctx context.Context) (Notice, bool, error) {
+	r := e.r
+	ord, hits, ok := r.enter(EvNoticeReceive, costRead)
+	if !ok {
+		return Notice{}, false, ErrWorkerCrashed
+	}
+	fid := ""
+	for _, f := range hits {
+		if h, ok := f.kind.impl.(noticeHook); ok && h.onNotice(r) {
+			fid = r.fire(f)
+		}
+	}
+	var buf [8]int
+	d := r.deliverable(buf[:0])
+	if len(d) == 0 {
+		r.record(EvNoticeReceive, ord, fid, "none", "", running(r))
+		return Notice{}, false, nil
+	}
+	n := r.outbox[d[0]].n
+	r.outbox = slices.Delete(r.outbox, d[0], d[0]+1)
+	detail := ""
+	if r.detailed {
+		detail = n.ID + " " + string(n.Status) + " key " + n.Key
+	}
+	r.record(EvNoticeReceive, ord, fid, "delivered", detail, running(r))
+	return n, true, nil
+}
+
+// --- faults of the provider's notices ---
+
+type (
+	// noticeHook disturbs the inbox before a notice.receive crossing
+	// delivers; it reports whether it acted.
+	noticeHook interface{ onNotice(r *run) bool }
+
+	lateNotice        struct{}
+	reorderedNotice   struct{}
+	redeliveredNotice struct{}
+	lostNotice        struct{}
+)
+
+// onNotice holds back the notice this crossing would deliver: it becomes
+// deliverable only after the system's next checkpoint write, that is,
+// after the system has recorded an outcome.
+func (lateNotice) onNotice(r *run) bool {
+	var buf [8]int
+	d := r.deliverable(buf[:0])
+	if len(d) == 0 {
+		return false
+	}
+	r.outbox[d[0]].after = r.checkpointWrites() + 1
+	// behind every notice sent so far
+	q := r.outbox[d[0]]
+	r.outbox = append(slices.Delete(r.outbox, d[0], d[0]+1), q)
+	return true
+}
+
+// onNotice delivers the newest deliverable notice before the older ones
+// (it needs two to reorder).
+func (reorderedNotice) onNotice(r *run) bool {
+	var buf [8]int
+	d := r.deliverable(buf[:0])
+	if len(d) < 2 {
+		return false
+	}
+	first, last := d[0], d[len(d)-1]
+	q := r.outbox[last]
+	r.outbox = slices.Insert(slices.Delete(r.outbox, last, last+1), first, q)
+	return true
+}
+
+// onNotice delivers the notice this crossing delivers once more at the
+// next crossing (the same notice, under the same id).
+func (redeliveredNotice) onNotice(r *run) bool {
+	var buf [8]int
+	d := r.deliverable(buf[:0])
+	if len(d) == 0 {
+		return false
+	}
+	r.outbox = slices.Insert(r.outbox, d[0]+1, r.outbox[d[0]])
+	return true
+}
+
+// onNotice drops the notice this crossing would deliver: it is never
+// delivered.
+func (lostNotice) onNotice(r *run) bool {
+	var buf [8]int
+	d := r.deliverable(buf[:0])
+	if len(d) == 0 {
+		return false
+	}
+	r.outbox = slices.Delete(r.outbox, d[0], d[0]+1)
+	return true
+}
+
+// noticeKinds are the kinds of the provider's notices: a notice delivered
+// late, out of order, twice, or never. They are defined, named in
+// schedules and replayed like every kind (Spec, SingleFault,
+// ParseSchedule), and kept out of Catalogue(): their event exists only in
+// a run whose provider sends notices (Config.Notices), so the figures
+// taken over the whole catalogue are those of runs without notices.
+var noticeKinds = []faultKind{
+	{FaultSpec{Kind: "late_notice", Domain: DomainTool, Target: "provider notice", Event: EvNoticeReceive,
+		Boundary: BoundaryEffect, Phase: PhaseAfterCheckpoint, Signal: SignalAcknowledgement, Manner: MannerLate,
+		Oracle: OracleLedgerReadback, Threatens: []string{InvRecordedAgreesWithLedger},
+		Doc: "the notice due at this receive is held back until after the system's next checkpoint write (after it recorded an outcome)"}, lateNotice{}},
+	{FaultSpec{Kind: "reordered_notice", Domain: DomainTool, Target: "provider notice", Event: EvNoticeReceive,
+		Boundary: BoundaryEffect, Phase: PhaseAfterReceipt, Signal: SignalAcknowledgement, Manner: MannerContradictory,
+		Oracle: OracleLedgerReadback, Threatens: []string{InvRecordedAgreesWithLedger},
+		Doc: "the newest waiting notice is delivered before the older ones (two or more waiting)"}, reorderedNotice{}},
+	{FaultSpec{Kind: "redelivered_notice", Domain: DomainTool, Target: "provider notice", Event: EvNoticeReceive,
+		Boundary: BoundaryEffect, Phase: PhaseAfterReceipt, Signal: SignalAcknowledgement, Manner: MannerContradictory,
+		Oracle: OracleLedgerReadback, Threatens: []string{InvRecordedAgreesWithLedger},
+		Doc: "the notice delivered at this receive is delivered again, under the same id, at the next"}, redeliveredNotice{}},
+	{FaultSpec{Kind: "lost_notice", Domain: DomainTool, Target: "provider notice", Event: EvNoticeReceive,
+		Boundary: BoundaryEffect, Phase: PhaseAfterReceipt, Signal: SignalAcknowledgement, Manner: MannerAbsent,
+		Oracle: OracleLedgerReadback, Threatens: []string{InvRecordedAgreesWithLedger},
+		Doc: "the notice due at this receive is dropped and never delivered"}, lostNotice{}},
+}
+
+func init() {
+	for i := range noticeKinds {
+		setDefaults(&noticeKinds[i], false)
+	}
+}
+
+// NoticeKinds returns the specs of the kinds of the provider's notices
+// (late_notice, reordered_notice, redelivered_notice, lost_notice), which
+// are not in Catalogue(): each needs a run with Config.Notices, which
+// SingleFault sets for them.
+func NoticeKinds() []FaultSpec {
+	out := make([]FaultSpec, len(noticeKinds))
+	for i, k := range noticeKinds {
+		out[i] = k.spec
+	}
+	return out
+}
+
+// InvRecordedAgreesWithLedger names the invariant of NoticeAgreement.
+const InvRecordedAgreesWithLedger = "recorded_agrees_with_ledger"
+
+// NoticeAgreement returns the invariant that the state a system records
+// agrees with the provider's ledger: after each checkpoint write of a
+// task, its newest checkpoint records no effect of the ledger more often
+// than the ledger holds it (a redelivered notice makes no second effect)
+// and withdraws no effect an earlier checkpoint recorded while the ledger
+// holds it; at its claim, a task that wrote a checkpoint records every
+// ledger effect it made. A checkpoint names an effect in
+// Checkpoint.CompletedEffects by its request key or its receipt id. The harness checks it in every run with
+// Config.Notices (after the built-in invariants and before the user's);
+// add it to Options.Invariants to check it in other runs.
+func NoticeAgreement() UserInvariant {
+	return UserInvariant{Name: InvRecordedAgreesWithLedger, Owner: "workflow runtime", Oracle: OracleLedgerReadback,
+		Doc:   "the effects a task's checkpoints record agree with the provider's ledger: none twice, none withdrawn, none missing at the claim",
+		Check: recordedAgrees}
+}
+
+// recordedAgrees is NoticeAgreement's check.
+func recordedAgrees(v View) string {
+	ev := v.Event()
+	if ev != EvCheckpointWrite && ev != EvClaim {
+		return ""
+	}
+	r := v.r
+	id := r.task.ID
+	// held counts the task's ledger entries by request key; name maps the
+	// names a checkpoint may record an effect by (its request key or its
+	// receipt id) to the key
+	held := map[string]int{}
+	name := map[string]string{}
+	var keys []string
+	for _, e := range r.world.Ledger {
+		if e.Task == id {
+			if held[e.Key] == 0 {
+				keys = append(keys, e.Key)
+			}
+			held[e.Key]++
+			name[e.Key] = e.Key
+			if e.ReceiptID != "" {
+				name[e.ReceiptID] = e.Key
+			}
+		}
+	}
+	records := func(c *Checkpoint, key string) bool {
+		return slices.ContainsFunc(c.CompletedEffects, func(n string) bool { return name[n] == key })
+	}
+	var cps []*Checkpoint
+	for i := range r.world.Checkpoints {
+		if r.world.Checkpoints[i].Task == id {
+			cps = append(cps, &r.world.Checkpoints[i])
+		}
+	}
+	if len(cps) == 0 {
+		return ""
+	}
+	newest := cps[len(cps)-1]
+	if ev == EvClaim {
+		for _, k := range keys {
+			if !records(newest, k) {
+				return "the task's record (checkpoint " + strconv.Itoa(newest.Seq) + ") lacks effect " + k + " of the provider's ledger"
+			}
+		}
+		return ""
+	}
+	recorded := map[string]int{}
+	for _, n := range newest.CompletedEffects {
+		k, ok := name[n]
+		if !ok {
+			continue // an effect the ledger lacks is no_invented_progress's
+		}
+		recorded[k]++
+		if recorded[k] > held[k] {
+			return "checkpoint " + strconv.Itoa(newest.Seq) + " records effect " + k + " " + strconv.Itoa(recorded[k]) +
+				" times; the provider's ledger holds it " + strconv.Itoa(held[k])
+		}
+	}
+	for _, c := range cps[:len(cps)-1] {
+		for _, n := range c.CompletedEffects {
+			if k, ok := name[n]; ok && recorded[k] == 0 {
+				return "checkpoint " + strconv.Itoa(newest.Seq) + " withdraws effect " + k + ", which checkpoint " +
+					strconv.Itoa(c.Seq) + " recorded and the provider's ledger holds"
+			}
+		}
+	}
+	return ""
+}
