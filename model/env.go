@@ -260,13 +260,19 @@ type ToolClient interface {
 }
 
 // LedgerReader reads the provider's ledger: the independent readback path.
-// Event: ledger.readback.
+// Event: ledger.readback. The entries a Readback returns are the
+// system's to read and change for the rest of the run (no later call of
+// the run overwrites them); the harness's next run reuses their storage,
+// so a system that keeps them past its run (in its factory, say) keeps a
+// copy.
 type LedgerReader interface {
 	Readback(ctx context.Context, q ReadbackQuery) ([]LedgerEntry, error)
 }
 
 // EvidenceLedger appends and looks up evidence records. Events:
-// evidence.<kind> for appends, evidence.lookup for lookups.
+// evidence.<kind> for appends, evidence.lookup for lookups. The records a
+// Lookup returns are the system's for the rest of the run, as a
+// LedgerReader's entries are: the next run reuses their storage.
 type EvidenceLedger interface {
 	Append(ctx context.Context, r EvidenceRecord) (EvidenceAck, error)
 	Lookup(ctx context.Context, trace string) ([]EvidenceRecord, error)

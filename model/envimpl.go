@@ -444,7 +444,7 @@ func (e *taskEnv) Readback(ctx context.Context, q ReadbackQuery) ([]LedgerEntry,
 	}
 	var out []LedgerEntry
 	if n > 0 {
-		out = make([]LedgerEntry, n) // one allocation of the exact size
+		out = r.ledOut.take(n)
 		if c == nil {
 			j := 0
 			for i := range r.world.Ledger {
@@ -540,7 +540,7 @@ func (e *taskEnv) Lookup(ctx context.Context, trace string) ([]EvidenceRecord, e
 	}
 	var out []EvidenceRecord
 	if n > 0 {
-		out = make([]EvidenceRecord, n) // one allocation of the exact size
+		out = r.evOut.take(n)
 		j := n
 		for i := t.newest(trace); i >= 0; i = t.prev[i] {
 			j--

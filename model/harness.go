@@ -260,6 +260,13 @@ type run struct {
 	// evidence records.
 	reqNames, rcptNames, evNames names
 
+	// ledOut and evOut hold the entries Readback and the records Lookup
+	// return, each call's its own part of the run's storage: a run's
+	// reads do not allocate once the storage has grown, and the next run
+	// reuses it (see LedgerReader and EvidenceLedger).
+	ledOut arena[LedgerEntry]
+	evOut  arena[EvidenceRecord]
+
 	// conc is the scheduler of a concurrent run (nil: the tasks run one
 	// after another); seqTask holds, in a concurrent run, the fixture
 	// index of the task of each recorded event (index seq-1); picks and
@@ -494,6 +501,8 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	r.oracle.reset(len(r.users))
 	r.ix.reset()
 	r.seqTask = r.seqTask[:0]
+	r.ledOut.reset()
+	r.evOut.reset()
 	r.prov = nil
 	r.picks = r.picks[:0]
 	r.switches = 0
@@ -815,6 +824,27 @@ func init() {
 		requestIDs[i] = "req-" + strconv.Itoa(i)
 	}
 }
+
+// arena is storage a run hands out in parts: each take is a part of its
+// own, which later takes within the run never overwrite (a take that
+// outgrows the storage moves on to new storage, leaving the parts taken
+// where they are); reset, at the start of the next run, makes it all
+// reusable.
+type arena[T any] struct{ buf []T }
+
+// take returns a part of n elements, its capacity n, so that an append
+// to it copies rather than writes into the next part.
+func (a *arena[T]) take(n int) []T {
+	if len(a.buf)+n > cap(a.buf) {
+		a.buf = make([]T, 0, max(2*cap(a.buf), len(a.buf)+n, 8))
+	}
+	i := len(a.buf)
+	a.buf = a.buf[:i+n]
+	return a.buf[i : i+n : i+n]
+}
+
+// reset makes the storage reusable by the next run's takes.
+func (a *arena[T]) reset() { a.buf = a.buf[:0] }
 
 // names are the identifiers "prefix-n" past a precomputed table, built
 // once by a harness and kept for its later runs, so a run of many tasks

@@ -771,16 +771,20 @@ func (f *flow) verify(key string) (model.Claim, error) {
 		if err != nil {
 			return model.Claim{}, err
 		}
-		var match []model.LedgerEntry
+		// the matching effects: how many, and the first
+		var m model.LedgerEntry
+		n := 0
 		for _, e := range entries {
 			if (e.Key == key || f.s.mutant.is(ReadbackBySubject)) && e.Subject == a.Subject && e.Amount == a.Amount {
-				match = append(match, e)
+				if n == 0 {
+					m = e
+				}
+				n++
 			}
 		}
-		if len(match) != 1 {
-			return f.stop("readback_mismatch", "readback shows "+strconv.Itoa(len(match))+" matching effects, not one")
+		if n != 1 {
+			return f.stop("readback_mismatch", "readback shows "+strconv.Itoa(n)+" matching effects, not one")
 		}
-		m := match[0]
 		if f.s.mutant.is(ReadbackBySubject) {
 			// the defect: an effect on the subject is taken as this request's
 			m.Key, m.Trace = key, f.trace
