@@ -19,17 +19,47 @@ type Ambient struct {
 
 type ambientKey struct{}
 
+// ambientCtx is a context carrying an ambient identity. The harness keeps
+// one per worker and refills it at every worker start, so a run allocates
+// none.
+type ambientCtx struct {
+	context.Context
+	a Ambient
+}
+
+// Value returns a pointer to the ambient identity for its key, so that a
+// lookup does not allocate.
+func (c *ambientCtx) Value(key any) any {
+	if _, ok := key.(ambientKey); ok {
+		return &c.a
+	}
+	return c.Context.Value(key)
+}
+
 // AmbientOf returns the ambient identity ctx carries, and false when it
 // carries none (a context the harness did not make).
 func AmbientOf(ctx context.Context) (Ambient, bool) {
-	a, ok := ctx.Value(ambientKey{}).(Ambient)
-	return a, ok
+	if a, ok := ctx.Value(ambientKey{}).(*Ambient); ok && a != nil {
+		return *a, true
+	}
+	return Ambient{}, false
 }
 
 // WithAmbient returns ctx carrying a as its ambient identity, for tests
 // and adapters that call a system outside the harness.
 func WithAmbient(ctx context.Context, a Ambient) context.Context {
-	return context.WithValue(ctx, ambientKey{}, a)
+	return &ambientCtx{Context: ctx, a: a}
+}
+
+// ambientFor returns the current worker's ambient context, refilled with
+// parent and a: the slot's in a concurrent run, the run's otherwise.
+func (r *run) ambientFor(parent context.Context, a Ambient) context.Context {
+	c := &r.seqAmbient
+	if r.conc != nil {
+		c = &r.conc.slots[r.conc.cur].ambient
+	}
+	c.Context, c.a = parent, a
+	return c
 }
 
 // ambientOfTask is the ambient identity a worker derives from task t.
@@ -77,7 +107,9 @@ func (r *run) workerStart(ord int, amb *Ambient) string {
 			f.scope = nil // a restarted worker is a fresh process
 			continue
 		}
-		if h.onWorkerStart(r, f.scope, amb) {
+		x := *amb // only a fault's hook takes an address
+		if h.onWorkerStart(r, f.scope, &x) {
+			*amb = x
 			fid = r.fire(f)
 		}
 	}

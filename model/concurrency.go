@@ -151,6 +151,8 @@ type slot struct {
 	task   int // fixture index of its current (or next) task
 	done   bool
 	ts     taskState
+	// ambient is the worker's ambient context (see run.ambientFor).
+	ambient ambientCtx
 }
 
 // scheduler is the deterministic scheduler of a concurrent run: it holds

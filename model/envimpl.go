@@ -178,12 +178,17 @@ func (e *taskEnv) Check(ctx context.Context, id string) (Capability, error) {
 	ans.AsOf = r.world.Clock
 	fid := ""
 	for _, f := range hits {
-		if h, ok := f.kind.impl.(checkHook); ok && h.onCheck(r, f, &ans) {
-			fid = r.fire(f)
+		if h, ok := f.kind.impl.(checkHook); ok {
+			x := ans // only a fault's hook takes an address
+			if h.onCheck(r, f, &x) {
+				ans = x
+				fid = r.fire(f)
+			}
 		}
 	}
-	if fid == "" {
-		if f, ok := r.grantCache.serve(id, r.world.Clock, &ans); ok {
+	if fid == "" && len(r.grantCache) > 0 {
+		if c, f, ok := r.grantCache.serve(id, r.world.Clock); ok {
+			ans = c
 			fid = r.fire(f) // the cache the fault put in front of the record still serves the entry
 		}
 	}

@@ -534,17 +534,16 @@ type grantEntry struct {
 }
 
 // serve answers a check of capability id at now from the cache when it
-// holds an unexpired entry for it, sliding the entry's expiry; it reports
-// the fault whose cache served.
-func (gc grantCache) serve(id string, now Millis, c *Capability) (*armed, bool) {
+// holds an unexpired entry for it, sliding the entry's expiry; it returns
+// the cached answer and the fault whose cache served.
+func (gc grantCache) serve(id string, now Millis) (Capability, *armed, bool) {
 	for i := range gc {
 		if e := &gc[i]; e.c.ID == id && now < e.expires {
 			e.expires = now + GrantCacheTTL
-			*c = e.c
-			return e.f, true
+			return e.c, e.f, true
 		}
 	}
-	return nil, false
+	return Capability{}, nil, false
 }
 
 type slidingGrantCache struct{}

@@ -288,6 +288,8 @@ type run struct {
 	// grantCache is the sliding cache a sliding_grant_cache fault put in
 	// front of the capability records (empty without one).
 	grantCache grantCache
+	// seqAmbient is the ambient context of a sequential run's worker.
+	seqAmbient ambientCtx
 }
 
 // taskState is the state of the task being run. A sequential run keeps
@@ -612,7 +614,7 @@ func (r *run) runTask(ti int, factory Factory) error {
 		fid := r.workerStart(ord, &amb)
 		r.state = before
 		r.record(EvWorkerStart, ord, fid, "", "", after)
-		claim, err := sys.Run(WithAmbient(ctx, amb), r.env.Env(), task)
+		claim, err := sys.Run(r.ambientFor(ctx, amb), r.env.Env(), task)
 		if r.live.err != nil {
 			return r.live.err
 		}
