@@ -1,10 +1,13 @@
 package model_test
 
 import (
+	"context"
+	"fmt"
 	"go/parser"
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -357,5 +360,56 @@ func TestCounterfactualAmbientIdentityLeak(t *testing.T) {
 	seq.Config.Concurrency = nil
 	if f := runNamed(t, seq).Faults[0]; !f.Reached || f.Fired != 0 {
 		t.Errorf("sequential: %+v", f)
+	}
+}
+
+// checker approves its task's grant, then checks it at the given logical
+// times after the approval, and reports each answer's liveness and age.
+type checker struct {
+	at  []model.Millis
+	got *[]string
+}
+
+func (c checker) Run(ctx context.Context, env model.Env, t model.Task) (model.Claim, error) {
+	g, err := env.Authority.Approve(ctx, t, model.Action{Actor: t.Actor, Subject: t.Subject, Tenant: t.Tenant, Purpose: t.Purpose})
+	if err != nil {
+		return model.Claim{}, err
+	}
+	start := env.Now()
+	for _, at := range c.at {
+		if err := env.Sleep(ctx, start+at-env.Now()); err != nil {
+			return model.Claim{}, err
+		}
+		a, err := env.Authority.Check(ctx, g.ID)
+		if err != nil {
+			return model.Claim{}, err
+		}
+		*c.got = append(*c.got, fmt.Sprintf("live %t age %d", a.Live(env.Now()), env.Now()-a.AsOf))
+	}
+	return model.Claim{Verdict: model.ClaimHold, Reason: "checked"}, nil
+}
+
+// TestGrantCacheLifetimeSlides: the entry the fault fills at the first
+// check (with the grant as approved) answers every check within
+// GrantCacheTTL of the last one, each read sliding its expiry, so the
+// revoked grant stays live 50 s after the approval, past the 30 s a fixed
+// lifetime would give; a check more than GrantCacheTTL after the last
+// read finds the entry expired and reads the record: revoked.
+func TestGrantCacheLifetimeSlides(t *testing.T) {
+	fx := model.Fixture{Name: "grants",
+		Subjects:     []model.Subject{{ID: "S-1", Tenant: "t", Status: "open", Version: 1}},
+		Capabilities: []model.Capability{{ID: "G-1", Actor: "a", Subject: "S-1", Tenant: "t", Purpose: "p", Expiry: 1000000}},
+		Tasks:        []model.Task{{ID: "task-1", Actor: "a", Subject: "S-1", Tenant: "t", Purpose: "p", Capability: "G-1"}}}
+	var got []string
+	s := mustSingle(t, "sliding_grant_cache", model.Config{})
+	res, err := model.NewHarness(fx, model.Options{}).Run(func() model.System {
+		return checker{at: []model.Millis{1000, 26000, 51000, 90000}, got: &got}
+	}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"live true age 1010", "live true age 26010", "live true age 51010", "live false age 0"}
+	if !slices.Equal(got, want) || res.Faults[0].Fired != 3 {
+		t.Errorf("answers %q, fired %d; want %q, fired 3", got, res.Faults[0].Fired, want)
 	}
 }
