@@ -185,7 +185,7 @@ var errNoSite = errors.New("properties: no fault kind in scope occurs in this wo
 // ran, and the events the clean run crossed are named.
 func (e *explorer) noSite() *Report {
 	rep := &Report{}
-	for _, ev := range model.AllEvents {
+	for _, ev := range allEvents {
 		if e.crossed[ev] {
 			rep.Crossed = append(rep.Crossed, ev)
 		}
@@ -216,7 +216,7 @@ func (e *explorer) explore(parent rapid.TB) (*Report, error) {
 		return nil, e.harnessErr
 	}
 	rep := &Report{Checks: e.calls, RapidOutput: strings.Join(rec.msgs, "\n"), Faults: e.faults, Reached: e.reached, Fired: e.fired}
-	for _, ev := range model.AllEvents {
+	for _, ev := range allEvents {
 		if e.crossed[ev] {
 			rep.Crossed = append(rep.Crossed, ev)
 		}
@@ -418,6 +418,9 @@ func resolve(sys System, opts []Option) (*explorer, error) {
 	for _, inv := range set.harness.Invariants {
 		e.inScope[inv.Name] = set.invariants == nil
 	}
+	if set.config.Notices { // the harness checks model.NoticeAgreement in a run with notices
+		e.inScope[model.InvRecordedAgreesWithLedger] = set.invariants == nil || slices.Contains(set.invariants, model.InvRecordedAgreesWithLedger)
+	}
 	return e, nil
 }
 
@@ -474,6 +477,9 @@ func (e *explorer) survey(also ...model.Config) error {
 	if set.world {
 		specs = append(specs, model.WorldEvents()...)
 	}
+	if set.config.Notices {
+		specs = append(specs, model.NoticeKinds()...)
+	}
 	for _, sp := range specs {
 		if set.kinds != nil && !slices.Contains(set.kinds, sp.Kind) {
 			continue
@@ -483,7 +489,7 @@ func (e *explorer) survey(also ...model.Config) error {
 		}
 		ks := kindSpace{kind: sp.Kind, own: sp.Event, designed: max(sp.Ordinal, 1), corrs: sp.Correlations}
 		// the kind's own event first: rapid draws small indices more often
-		for _, ev := range append([]model.EventName{sp.Event}, model.AllEvents...) {
+		for _, ev := range append([]model.EventName{sp.Event}, allEvents...) {
 			if slices.Contains(ks.fitting, ev) || counts[ev] == 0 || !fits(sp.Kind, ev) {
 				continue
 			}
@@ -505,7 +511,7 @@ func (e *explorer) survey(also ...model.Config) error {
 	if len(e.kinds) == 0 {
 		return errNoSite
 	}
-	for _, ev := range model.AllEvents {
+	for _, ev := range allEvents {
 		if slices.ContainsFunc(e.kinds, func(k kindSpace) bool { return slices.Contains(k.fitting, ev) }) {
 			e.swarmEvents = append(e.swarmEvents, ev)
 		}
@@ -1067,3 +1073,9 @@ func (e *explorer) found(rep *Report) (*Report, error) {
 	rep.Counterexample = cx
 	return rep, nil
 }
+
+// allEvents are the events a fault may be placed at, in the order the
+// draws and the walk take them: model.AllEvents, then notice.receive,
+// which only a run whose provider sends notices crosses (so the sites of
+// every run without notices are those of model.AllEvents).
+var allEvents = append(slices.Clone(model.AllEvents), model.EvNoticeReceive)
