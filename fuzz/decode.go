@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -102,6 +103,7 @@ type options struct {
 	system    *System
 	catalogue bool
 	notices   bool
+	kinds     []string // nil: every kind
 	// replayTest and failDir: where a failure is written and replayed
 	// (target.go)
 	replayTest, failDir string
@@ -134,6 +136,14 @@ func WithFixture(name string) Option { return func(o *options) { o.fixture = nam
 // Notices set does the same. A system that never reads its notices
 // crosses no notice.receive, so the notice kinds get no site there.
 func WithNotices() Option { return func(o *options) { o.notices = true } }
+
+// WithKinds limits the sites to the named kinds (catalogue kinds, world
+// events, or kinds of the provider's notices: naming one of those turns
+// the notices on, as WithNotices does), in site order whatever the
+// order named. An unknown name makes NewDecoder return an error.
+func WithKinds(kinds ...string) Option {
+	return func(o *options) { o.kinds = append([]string{}, kinds...) }
+}
 
 // WithScope sets where faults are placed (default ScopeDesigned).
 func WithScope(s Scope) Option { return func(o *options) { o.scope = s } }
@@ -173,6 +183,7 @@ func WithSystem(s System) Option { return func(o *options) { o.system = &s } }
 // bytes.
 type Decoder struct {
 	config    model.Config
+	kinds     []string // WithKinds's (nil: every kind)
 	fixture   model.Fixture
 	def       *model.Definition
 	scope     Scope
@@ -222,6 +233,14 @@ func NewDecoder(opts ...Option) (*Decoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fuzz: %w", err)
 	}
+	for _, k := range o.kinds {
+		sp, err := model.Spec(k)
+		if err != nil {
+			return nil, fmt.Errorf("fuzz: %w", err)
+		}
+		o.notices = o.notices || sp.Event == model.EvNoticeReceive
+	}
+	d.kinds = o.kinds
 	d.config = o.config
 	d.config.Notices = d.config.Notices || o.notices
 	d.fixture, d.config.Fixture = fx, o.fixture
@@ -264,7 +283,7 @@ func NewDecoder(opts ...Option) (*Decoder, error) {
 // catalogueSites sets the sites of WithCatalogueSites: the catalogue's
 // designed placements and ordinals 1 to MaxOrdinal.
 func (d *Decoder) catalogueSites() error {
-	for _, spec := range kindSpecs(d.config) {
+	for _, spec := range d.specs() {
 		switch d.scope {
 		case ScopeDesigned:
 			d.sites = append(d.sites, Site{Kind: spec.Kind, Event: spec.Event, Ordinal: spec.Ordinal})
@@ -316,7 +335,7 @@ func (d *Decoder) runSites() error {
 			d.crossed = append(d.crossed, ev)
 		}
 	}
-	for _, spec := range kindSpecs(d.config) {
+	for _, spec := range d.specs() {
 		switch d.scope {
 		case ScopeDesigned:
 			if f, ok := model.Place(spec.Kind, clean); ok {
@@ -363,6 +382,16 @@ func kindSpecs(cfg model.Config) []model.FaultSpec {
 	specs := append(model.Catalogue(), model.WorldEvents()...)
 	if cfg.Notices {
 		specs = append(specs, model.NoticeKinds()...)
+	}
+	return specs
+}
+
+// specs are the kinds the decoder places: kindSpecs of its config, only
+// those WithKinds names.
+func (d *Decoder) specs() []model.FaultSpec {
+	specs := kindSpecs(d.config)
+	if d.kinds != nil {
+		specs = slices.DeleteFunc(specs, func(sp model.FaultSpec) bool { return !slices.Contains(d.kinds, sp.Kind) })
 	}
 	return specs
 }

@@ -306,6 +306,17 @@ func Exhaustive(sys System, opts ...Option) (*ExhaustiveReport, error) {
 	case e.set.loop.seedSet || e.set.loop.checks > 0:
 		return nil, errors.New("properties: WithSeed and WithChecks do not apply to an exhaustive walk: it draws nothing")
 	}
+	if e.set.config.Notices {
+		// the clean run tells whether the system reads its notices (noticeScope)
+		clean, err := e.run(&model.Schedule{Version: model.ScheduleVersion, Seed: "clean", Config: e.set.config, Faults: []model.FaultEntry{}})
+		if err != nil {
+			return nil, err
+		}
+		for _, ev := range clean.Timeline {
+			e.crossed[ev.Event] = true
+		}
+		e.noticeScope()
+	}
 	w, err := newWalk(e)
 	if err != nil {
 		return nil, err

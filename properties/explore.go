@@ -418,7 +418,7 @@ func resolve(sys System, opts []Option) (*explorer, error) {
 	for _, inv := range set.harness.Invariants {
 		e.inScope[inv.Name] = set.invariants == nil
 	}
-	if set.config.Notices { // the harness checks model.NoticeAgreement in a run with notices
+	if set.config.Notices { // the harness checks model.NoticeAgreement in a run with notices (see noticeScope)
 		e.inScope[model.InvRecordedAgreesWithLedger] = set.invariants == nil || slices.Contains(set.invariants, model.InvRecordedAgreesWithLedger)
 	}
 	return e, nil
@@ -462,6 +462,7 @@ func (e *explorer) survey(also ...model.Config) error {
 			}
 		}
 	}
+	e.noticeScope()
 	var maxAdvance model.Millis = 2000
 	if set.config.Deadline != nil {
 		maxAdvance = *set.config.Deadline
@@ -528,6 +529,22 @@ func (e *explorer) survey(also ...model.Config) error {
 		}
 	}
 	return nil
+}
+
+// noticeScope takes recorded_agrees_with_ledger out of scope when the
+// config has notices but the system's clean run never read one (crossed
+// no notice.receive): such a system does not consume the provider's
+// notices, so what its checkpoints record is not settled by them, and the
+// notice kinds, which never reach it, leave the campaign inconclusive
+// rather than a violation of the clean run. The invariant stays in scope
+// when the harness options or WithInvariants name it.
+func (e *explorer) noticeScope() {
+	set := e.set
+	if !set.config.Notices || e.crossed[model.EvNoticeReceive] || slices.Contains(set.invariants, model.InvRecordedAgreesWithLedger) ||
+		slices.ContainsFunc(set.harness.Invariants, func(u model.UserInvariant) bool { return u.Name == model.InvRecordedAgreesWithLedger }) {
+		return
+	}
+	e.inScope[model.InvRecordedAgreesWithLedger] = false
 }
 
 // fits reports whether kind can be attached to ev, by asking the schedule
