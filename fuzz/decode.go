@@ -292,7 +292,7 @@ func (d *Decoder) catalogueSites() error {
 				d.sites = append(d.sites, Site{Kind: spec.Kind, Event: spec.Event, Ordinal: ord})
 			}
 		case ScopeAnywhere:
-			for _, ev := range allEvents {
+			for _, ev := range d.events() {
 				if !fits(d.config, spec.Kind, ev) {
 					continue
 				}
@@ -346,7 +346,7 @@ func (d *Decoder) runSites() error {
 				d.sites = append(d.sites, Site{Kind: spec.Kind, Event: spec.Event, Ordinal: ord})
 			}
 		case ScopeAnywhere:
-			for _, ev := range allEvents {
+			for _, ev := range d.events() {
 				if counts[ev] == 0 || !fits(d.config, spec.Kind, ev) {
 					continue
 				}
@@ -394,6 +394,16 @@ func (d *Decoder) specs() []model.FaultSpec {
 		specs = slices.DeleteFunc(specs, func(sp model.FaultSpec) bool { return !slices.Contains(d.kinds, sp.Kind) })
 	}
 	return specs
+}
+
+// events are the events the decoder places faults at: model.AllEvents,
+// and notice.receive under a config with notices (WithCatalogueSites
+// places at every one of them, crossed or not).
+func (d *Decoder) events() []model.EventName {
+	if d.config.Notices {
+		return allEvents
+	}
+	return model.AllEvents
 }
 
 // allEvents are the events a fault may sit at, in site order:

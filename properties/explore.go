@@ -235,7 +235,7 @@ func (e *explorer) explore(parent rapid.TB) (*Report, error) {
 // draw for sys under opts (see the package comment for what a drawn
 // schedule holds), for use in a property of one's own, such as a native
 // fuzz target through rapid.MakeFuzz. Only the options that shape the draw
-// apply: WithConfig, WithFixture, WithKinds, WithDomains,
+// apply: WithConfig, WithFixture, WithKinds, WithDomains, WithNotices,
 // WithoutWorldEvents, WithoutSwarm and WithMaxFaults; the others are accepted and
 // ignored. It runs the workload's clean run once, to learn which events
 // occur and how often, and each draw runs the faults drawn before its
