@@ -162,7 +162,8 @@ func WithDomains(ds ...model.Domain) Option {
 // (the config's Notices, written into every schedule) and adds the four
 // kinds of model.NoticeKinds (late_notice, reordered_notice,
 // redelivered_notice, lost_notice) to the kinds in scope: to every kind
-// without WithKinds, to the named ones with it. The notice kinds are
+// without WithKinds, to the named ones with it (WithDomains still
+// applies: they are of domain tool). The notice kinds are
 // drawn at the notice.receive crossings of the runs, and
 // recorded_agrees_with_ledger (model.NoticeAgreement) is in scope. A
 // config with Notices set (WithConfig) draws the notice kinds too.

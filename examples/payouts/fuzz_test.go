@@ -1,4 +1,4 @@
-package fuzz_test
+package payouts_test
 
 import (
 	"errors"
@@ -31,7 +31,7 @@ func payoutsDecoder(t testing.TB, system []byte, opts ...fuzz.Option) *fuzz.Deco
 // (corpus/notices), encoded for d, with the empty input.
 func noticeSeeds(t testing.TB, d *fuzz.Decoder) ([][]byte, []string) {
 	t.Helper()
-	c, err := corpus.Load("../corpus/notices")
+	c, err := corpus.Load("../../corpus/notices")
 	if err != nil {
 		t.Fatal(err)
 	}
