@@ -7,7 +7,7 @@ package fuzz
 // The targets run against the typed profile by default, where they must
 // not fail. These environment variables run them against something else:
 //
-//	FAULTLINE_PROFILE   a profile: baseline, typed or fail_closed
+//	FAULTLINE_PROFILE   a profile: baseline, typed, fail_closed or typed_fleet
 //	FAULTLINE_CONTROLS  a comma-separated control list ("" is no control)
 //	FAULTLINE_MUTANT    a mutant of the reference system, by name
 //	                    (copperfin.Mutants; faultline explore --list-mutants)

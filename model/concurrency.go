@@ -151,6 +151,9 @@ type slot struct {
 	task   int // fixture index of its current (or next) task
 	done   bool
 	ts     taskState
+	// at is, on clocks of their own (scheduler.timed), the logical time
+	// the slot's next crossing ends at.
+	at Millis
 }
 
 // scheduler is the deterministic scheduler of a concurrent run: it holds
@@ -166,6 +169,10 @@ type scheduler struct {
 	abort   chan struct{}
 	rand    rand.PCG
 	points  int
+	// timed is set for a fleet fixture: each worker runs on a logical
+	// clock of its own (taskState.wclock), and pick runs the one whose
+	// next crossing ends first.
+	timed bool
 	// ended is set when the worker holding the baton handed it back at
 	// the end of a task: it cannot go on with that task, so the pick
 	// there is no context switch
@@ -190,7 +197,8 @@ func (r *run) executeConcurrent(factory Factory, c *Concurrency) error {
 	if n == 0 {
 		return nil
 	}
-	sc := &scheduler{r: r, cfg: c, cur: -1, yieldCh: make(chan struct{}), abort: make(chan struct{}), factory: factory}
+	sc := &scheduler{r: r, cfg: c, cur: -1, yieldCh: make(chan struct{}), abort: make(chan struct{}), factory: factory,
+		timed: h.fixture.Fleet != nil}
 	if c.Seed != "" {
 		hs := wordHash(0x3c6ef372fe94f82b)
 		hs.str(c.Seed)
@@ -202,7 +210,7 @@ func (r *run) executeConcurrent(factory Factory, c *Concurrency) error {
 	// the first slot keeps the run's buffers; the others start their own
 	base := r.taskState
 	for k := 0; k < w; k++ {
-		s := &slot{resume: make(chan struct{}), task: k}
+		s := &slot{resume: make(chan struct{}), task: k, at: costRead}
 		if k == 0 {
 			s.ts = base
 		}
@@ -270,15 +278,17 @@ func (sc *scheduler) main(k int) {
 		s.task = sc.next
 		sc.next++
 		sc.ended = true
-		r.yield()
+		r.yieldAt(costRead) // the next task's worker.start
 	}
 }
 
-// yield hands the baton to the scheduler at a scheduling point and waits
-// until it is handed back.
-func (r *run) yield() {
+// yieldAt hands the baton to the scheduler at a scheduling point and waits
+// until it is handed back; cost is the logical cost of the worker's next
+// crossing, by which the scheduler orders workers on clocks of their own.
+func (r *run) yieldAt(cost Millis) {
 	sc := r.conc
 	s := sc.slots[sc.cur]
+	s.at = r.wclock + cost
 	sc.yieldCh <- struct{}{}
 	select {
 	case <-s.resume:
@@ -298,6 +308,9 @@ func (sc *scheduler) switchTo(k int) {
 	}
 	r.taskState = sc.slots[k].ts
 	sc.cur = k
+	if sc.timed {
+		r.world.Clock = r.wclock
+	}
 }
 
 // pick chooses the slot that goes next at a scheduling point (see
@@ -311,12 +324,18 @@ func (sc *scheduler) pick() int {
 	sc.ended = false
 	chosen := -1
 	i := sc.points
-	if i < len(sc.cfg.Interleaving) {
+	if !sc.timed && i < len(sc.cfg.Interleaving) {
 		want := sc.cfg.Interleaving[i] - 1
 		for k, s := range sc.slots {
 			if !s.done && s.task == want {
 				chosen = k
 			}
+		}
+	}
+	if sc.timed {
+		chosen = sc.pickTimed(goOn)
+		if chosen < 0 {
+			return -1
 		}
 	}
 	if chosen < 0 {
@@ -345,6 +364,56 @@ func (sc *scheduler) pick() int {
 	}
 	r.picks = append(r.picks, sc.slots[chosen].task+1)
 	return chosen
+}
+
+// pickTimed is pick on clocks of their own: among the ready slots whose
+// next crossing ends first, the one the interleaving names at this point,
+// else a seeded pick, else the worker that ran last, else the first in
+// fixture order; -1 when none is ready.
+func (sc *scheduler) pickTimed(goOn bool) int {
+	first := Millis(-1)
+	n := 0
+	for _, s := range sc.slots {
+		switch {
+		case s.done:
+		case first < 0 || s.at < first:
+			first, n = s.at, 1
+		case s.at == first:
+			n++
+		}
+	}
+	if n == 0 {
+		return -1
+	}
+	tied := func(k int) bool { return k >= 0 && !sc.slots[k].done && sc.slots[k].at == first }
+	if i := sc.points; i < len(sc.cfg.Interleaving) {
+		want := sc.cfg.Interleaving[i] - 1
+		for k, s := range sc.slots {
+			if s.task == want && tied(k) {
+				return k
+			}
+		}
+	}
+	if sc.cfg.Seed != "" {
+		var cands []int
+		for k := range sc.slots {
+			if tied(k) {
+				cands = append(cands, k)
+			}
+		}
+		slices.SortFunc(cands, func(a, b int) int { return sc.slots[a].task - sc.slots[b].task })
+		return cands[sc.rand.Uint64()%uint64(len(cands))]
+	}
+	if goOn && tied(sc.cur) {
+		return sc.cur
+	}
+	best := -1
+	for k, s := range sc.slots {
+		if tied(k) && (best < 0 || s.task < sc.slots[best].task) {
+			best = k
+		}
+	}
+	return best
 }
 
 // sortTasks puts the task records and the oracle's facts, kept in the

@@ -46,6 +46,10 @@
 //     scheduler (one goroutine a worker, one running at a time), the
 //     interleaving chosen by the schedule; without it a run executes its
 //     tasks one after another.
+//   - [Fleet]: a fixture's tasks as a fleet of agents on clocks of their
+//     own against a provider of declared capacity; [Result].Fleet is the
+//     provider's load ([FleetLoad]), [InvNoRetryStorm] its invariant and
+//     [Env].RetryToken the fleet's shared retry budget.
 //   - [Definition]: a system under test described in its own terms (name,
 //     fixtures, how its config part builds it, how to describe it, its
 //     invariants and defences), for the paths that need more than a

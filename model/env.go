@@ -260,13 +260,16 @@ type ToolClient interface {
 }
 
 // LedgerReader reads the provider's ledger: the independent readback path.
-// Event: ledger.readback.
+// Event: ledger.readback. The entries a Readback returns are the
+// system's to read, change and keep: no later call overwrites them.
 type LedgerReader interface {
 	Readback(ctx context.Context, q ReadbackQuery) ([]LedgerEntry, error)
 }
 
 // EvidenceLedger appends and looks up evidence records. Events:
-// evidence.<kind> for appends, evidence.lookup for lookups.
+// evidence.<kind> for appends, evidence.lookup for lookups. The records a
+// Lookup returns are the system's to read, change and keep, as a
+// LedgerReader's entries are.
 type EvidenceLedger interface {
 	Append(ctx context.Context, r EvidenceRecord) (EvidenceAck, error)
 	Lookup(ctx context.Context, trace string) ([]EvidenceRecord, error)
@@ -440,6 +443,12 @@ type Env struct {
 	// logical time. It returns ErrWorkerCrashed for a crashed worker. A
 	// system reads no other randomness.
 	Rand func() (uint64, error)
+	// RetryToken takes one retry from the fleet's shared retry budget
+	// (Fleet.RetryBudget), shared by every agent of a fleet fixture: true
+	// when granted, false once the fleet has spent it; outside a fleet
+	// it always grants. Like Rand it is not a boundary crossing. It
+	// returns ErrWorkerCrashed for a crashed worker.
+	RetryToken func() (bool, error)
 }
 
 // System is the thing under test. Run performs task through env and returns

@@ -21,7 +21,7 @@ func (e *taskEnv) Env() Env {
 	if !e.set {
 		e.env = Env{Context: e, Proposer: e, Authority: e, State: e, Tool: e, Ledger: e,
 			Evidence: e, Store: e, Memory: (*memoryEnv)(e), Branches: (*branchEnv)(e), Signals: e, Calls: (*calls)(e),
-			Now: e.now, Sleep: e.sleep, NewRequestID: e.newRequestID, Rand: e.draw}
+			Now: e.now, Sleep: e.sleep, NewRequestID: e.newRequestID, Rand: e.draw, RetryToken: e.retryToken}
 		e.set = true
 	}
 	if e.r.notices() {
@@ -334,11 +334,12 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 		r.reconciled++
 	}
 	r.attempts++
+	r.fleet.send(r.world.Clock-costCommit, r.attempts > 1)
 	r.state = StateWaitingForTool
 	op := r.sendOp(call)
 	if r.conc != nil {
 		// the call is out: other workers may cross before its reply
-		r.yield()
+		r.yieldAt(0)
 	}
 	var res ToolResult
 	var fid string
@@ -426,7 +427,7 @@ func (e *taskEnv) Readback(ctx context.Context, q ReadbackQuery) ([]LedgerEntry,
 	}
 	var out []LedgerEntry
 	if n > 0 {
-		out = make([]LedgerEntry, n) // one allocation of the exact size
+		out = r.ledOut.take(n)
 		if c == nil {
 			j := 0
 			for i := range r.world.Ledger {
@@ -522,7 +523,7 @@ func (e *taskEnv) Lookup(ctx context.Context, trace string) ([]EvidenceRecord, e
 	}
 	var out []EvidenceRecord
 	if n > 0 {
-		out = make([]EvidenceRecord, n) // one allocation of the exact size
+		out = r.evOut.take(n)
 		j := n
 		for i := t.newest(trace); i >= 0; i = t.prev[i] {
 			j--

@@ -122,6 +122,16 @@ type Harness struct {
 func NewHarness(f Fixture, opts Options) *Harness {
 	h := &Harness{fixture: f, opts: opts.withDefaults()}
 	h.scope, h.err = resolveScope(opts)
+	if f.Fleet != nil && h.err == nil {
+		h.err = f.Fleet.validate(len(f.Tasks))
+		for _, u := range h.scope.user {
+			if u.Name == InvNoRetryStorm && h.err == nil {
+				h.err = fmt.Errorf("model: options: invariant %q has the name of the fleet invariant", u.Name)
+			}
+		}
+		// the fleet invariant comes first among the run's own
+		h.scope.user = append([]UserInvariant{noRetryStorm()}, h.scope.user...)
+	}
 	h.stopOn, h.stopErr = opts.Stop.Set(), opts.Stop.Validate()
 	seen := make(map[string]bool, len(f.Tasks))
 	h.uniqueIDs = true
@@ -257,6 +267,13 @@ type run struct {
 	// evidence records.
 	reqNames, rcptNames, evNames names
 
+	// ledOut and evOut hold the entries Readback and the records Lookup
+	// return, each call's its own part of the run's storage: a run's
+	// reads allocate once, not once a call, and no run reuses another's
+	// storage.
+	ledOut arena[LedgerEntry]
+	evOut  arena[EvidenceRecord]
+
 	// conc is the scheduler of a concurrent run (nil: the tasks run one
 	// after another); seqTask holds, in a concurrent run, the fixture
 	// index of the task of each recorded event (index seq-1); picks and
@@ -268,6 +285,8 @@ type run struct {
 	prov     []ProviderOp
 	picks    []int
 	switches int
+	// fleet is a fleet run's load and shared retry budget.
+	fleet fleetState
 	// outbox holds the notices the provider sent and the inbox has not
 	// delivered (a run with Config.Notices), noticeSeq the number sent;
 	// users are the user invariants of the run: the harness's, after
@@ -291,6 +310,9 @@ type taskState struct {
 	crashed   bool
 	// rng is the current worker's random stream (Env.Rand).
 	rng rng
+	// wclock is the worker's own logical clock in a fleet run (see
+	// Fleet); the World's clock is set to it while the worker runs.
+	wclock Millis
 	// pendingCrash, when set by a disturbance, crashes the worker right
 	// after the current crossing is recorded.
 	pendingCrash string
@@ -485,9 +507,24 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	r.oracle.reset(len(r.users))
 	r.ix.reset()
 	r.seqTask = r.seqTask[:0]
+	r.ledOut.reset()
+	r.evOut.reset()
 	r.prov = nil
 	r.picks = r.picks[:0]
 	r.switches = 0
+	r.fleet.reset(h.fixture.Fleet, len(h.fixture.Tasks))
+	if fl := h.fixture.Fleet; fl != nil {
+		// a fleet's agents are concurrent workers, all started at once
+		// unless the schedule says otherwise
+		c := s.Config.Concurrency
+		if c == nil {
+			c = &Concurrency{Workers: max(1, len(h.fixture.Tasks))}
+		}
+		if err := r.executeConcurrent(factory, c); err != nil {
+			return err
+		}
+		return r.live.err
+	}
 	if c := s.Config.Concurrency; c != nil {
 		if err := r.executeConcurrent(factory, c); err != nil {
 			return err
@@ -660,7 +697,7 @@ func (r *run) enterTool(ev EventName, cost Millis, tool string) (ordinal int, hi
 	}
 	if r.conc != nil {
 		// a scheduling point: another worker may cross first
-		r.yield()
+		r.yieldAt(cost)
 		if r.stopped != nil {
 			r.crashed = true
 			return 0, nil, false
@@ -724,6 +761,11 @@ func (r *run) tick(cost Millis) {
 		if now := r.h.opts.Clock(); now > r.world.Clock {
 			r.world.Clock = now
 		}
+		return
+	}
+	if r.conc != nil && r.conc.timed {
+		r.wclock += cost
+		r.world.Clock = r.wclock
 		return
 	}
 	r.world.Clock += cost
@@ -801,6 +843,36 @@ func init() {
 		evidenceRefs[i] = "ev-" + strconv.Itoa(i)
 		requestIDs[i] = "req-" + strconv.Itoa(i)
 	}
+}
+
+// arena is storage a run hands out in parts: each take is a part of its
+// own, which later takes never overwrite (a take that outgrows the
+// storage moves on to new storage, leaving the parts taken where they
+// are). reset, at the start of the next run, lets the storage go rather
+// than reuse it, so a part a system keeps past its run stays its own; the
+// next run's first take allocates, once, the size the last run needed.
+type arena[T any] struct {
+	buf  []T
+	hint int
+}
+
+// take returns a part of n elements, its capacity n, so that an append
+// to it copies rather than writes into the next part.
+func (a *arena[T]) take(n int) []T {
+	if len(a.buf)+n > cap(a.buf) {
+		a.buf = make([]T, 0, max(2*cap(a.buf), len(a.buf)+n, a.hint))
+	}
+	i := len(a.buf)
+	a.buf = a.buf[:i+n]
+	return a.buf[i : i+n : i+n]
+}
+
+// reset lets the storage go, keeping its size as the next run's hint.
+func (a *arena[T]) reset() {
+	if a.buf != nil {
+		a.hint = len(a.buf)
+	}
+	a.buf = nil
 }
 
 // names are the identifiers "prefix-n" past a precomputed table, built

@@ -1,7 +1,9 @@
 package model_test
 
 import (
+	"context"
 	"encoding/json"
+	"reflect"
 	"regexp"
 	"testing"
 
@@ -231,4 +233,121 @@ func TestManyTasksRunAlike(t *testing.T) {
 			}
 		}
 	}
+}
+
+// lookupKeeper appends evidence and looks its trace up after each append,
+// keeping every slice Lookup returned and changing the first (an element
+// set, then an append): it records what each kept slice holds at the end
+// of its run.
+type lookupKeeper struct{ got *[][]string }
+
+func (k lookupKeeper) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+	var kept [][]model.EvidenceRecord
+	for _, d := range []string{"a", "b", "c"} {
+		if _, err := env.Evidence.Append(ctx, model.EvidenceRecord{Kind: model.EvidenceDecision, Trace: task.Trace, Detail: d}); err != nil {
+			return model.Claim{}, err
+		}
+		recs, err := env.Evidence.Lookup(ctx, task.Trace)
+		if err != nil {
+			return model.Claim{}, err
+		}
+		if len(kept) == 0 {
+			recs[0].Detail = "changed"
+			recs = append(recs, model.EvidenceRecord{Detail: "appended"})
+		}
+		kept = append(kept, recs)
+	}
+	*k.got = (*k.got)[:0]
+	for _, recs := range kept {
+		var ds []string
+		for _, r := range recs {
+			ds = append(ds, r.Detail)
+		}
+		*k.got = append(*k.got, ds)
+	}
+	return model.Claim{Verdict: model.ClaimHold, Reason: "looked up"}, nil
+}
+
+// TestLookupPartsAreTheRunsOwn: the records each Lookup returns stay as
+// they were returned (or as the system changed them) for the rest of the
+// run, whatever the later lookups return, in every run of a harness; a change to one never reaches the evidence
+// ledger or another lookup's records.
+func TestLookupPartsAreTheRunsOwn(t *testing.T) {
+	var got [][]string
+	h := model.NewHarness(copperfin.Copperfin(), model.Options{})
+	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "keep"}
+	want := [][]string{{"changed", "appended"}, {"a", "b"}, {"a", "b", "c"}}
+	for i := range 3 {
+		if _, err := h.Terms(func() model.System { return lookupKeeper{&got} }, s); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("run %d: the kept lookups hold %q, want %q", i+1, got, want)
+		}
+	}
+}
+
+// TestTrialReadsDoNotAllocate: on the trial path (Terms) a readback and
+// an evidence lookup return parts of storage the run allocates once, of
+// the size the last run needed, so the benchmark schedule's trial
+// allocates 15 times a run (16 when each read allocated its result).
+func TestTrialReadsDoNotAllocate(t *testing.T) {
+	if raceDetector {
+		t.Skip("the race detector changes allocation counts; go test ./... runs this")
+	}
+	s := &model.Schedule{Version: 2, Seed: "bench", Config: copperfin.ConfigOfProfile(copperfin.ProfileTyped),
+		Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_after_commit"}}}
+	factory, err := copperfin.Configured(s.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := model.NewHarness(copperfin.Copperfin(), model.Options{})
+	terms := testing.AllocsPerRun(200, func() {
+		if _, err := h.Terms(factory, s); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if terms > 15 {
+		t.Errorf("Terms allocates %.0f times a run, want at most 15", terms)
+	}
+}
+
+// TestKeptLookupsOutliveTheirRun: records a system keeps past its run (in
+// its factory) stay as they were when the harness's next runs look up
+// other records: no run reuses another run's storage.
+func TestKeptLookupsOutliveTheirRun(t *testing.T) {
+	var first [][]string
+	h := model.NewHarness(copperfin.Copperfin(), model.Options{})
+	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "keep"}
+	if _, err := h.Terms(func() model.System { return lookupKeeper{&first} }, s); err != nil {
+		t.Fatal(err)
+	}
+	var kept []model.EvidenceRecord
+	if _, err := h.Terms(func() model.System { return recordKeeper{&kept} }, s); err != nil {
+		t.Fatal(err)
+	}
+	var later [][]string
+	for range 3 {
+		if _, err := h.Terms(func() model.System { return lookupKeeper{&later} }, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(kept) != 1 || kept[0].Detail != "kept" {
+		t.Fatalf("the record kept from an earlier run now holds %+v", kept)
+	}
+}
+
+// recordKeeper appends one record and keeps the slice its lookup returns.
+type recordKeeper struct{ kept *[]model.EvidenceRecord }
+
+func (k recordKeeper) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+	if _, err := env.Evidence.Append(ctx, model.EvidenceRecord{Kind: model.EvidenceDecision, Trace: task.Trace, Detail: "kept"}); err != nil {
+		return model.Claim{}, err
+	}
+	recs, err := env.Evidence.Lookup(ctx, task.Trace)
+	if err != nil {
+		return model.Claim{}, err
+	}
+	*k.kept = recs
+	return model.Claim{Verdict: model.ClaimHold, Reason: "kept"}, nil
 }

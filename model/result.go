@@ -134,6 +134,9 @@ type Result struct {
 	// run.
 	Interleaving    []int `json:"interleaving,omitempty"`
 	ContextSwitches int   `json:"context_switches,omitempty"`
+	// Fleet is, for a run of a fleet fixture (Fixture.Fleet), the
+	// provider's load the harness measured; nil otherwise.
+	Fleet *FleetLoad `json:"fleet,omitempty"`
 
 	fixture Fixture
 	def     *Definition
@@ -250,6 +253,7 @@ func (r *run) outcome() *Result {
 	res.Verdict = res.Terms.Verdict
 	if len(r.picks) > 0 {
 		res.Interleaving = append([]int(nil), r.picks...)
+		res.Fleet = r.fleet.result()
 		res.ContextSwitches = r.switches
 	}
 	if r.stopped != nil {

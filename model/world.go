@@ -390,6 +390,10 @@ type Fixture struct {
 	// asks for it (a refund is owed once per order). Without it the rule is
 	// one effect per task.
 	OncePerSubject bool
+	// Fleet, when set, makes the fixture a fleet: its tasks run as
+	// concurrent agents on clocks of their own against a provider of
+	// declared capacity (see Fleet). Nil: an ordinary fixture.
+	Fleet *Fleet
 }
 
 // reset makes w the fixture's initial state, reusing w's storage.

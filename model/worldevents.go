@@ -54,6 +54,7 @@ func (clockAdvance) onWorld(r *run, target string) (string, bool, bool) {
 		d = Millis(n)
 	}
 	r.world.Clock += d
+	r.wclock += d
 	return fmt.Sprintf("clock advanced %d ms", d), true, false
 }
 

@@ -72,8 +72,9 @@ func curveOf(t *testing.T, count func(coverage.Counter) int, seed uint64, checks
 // a fault entry, which sequential exploration does not draw; the audit visits them), within the target of twice as
 // many checks as reachable keys; unguided exploration with the same seed
 // (without swarm draws, as the guide draws) has visited 16 after 40
-// checks and needs 74 for all 20; with swarm draws, which concentrate
-// each check on a few kinds, it has visited 17 after 40. Exploring
+// checks and needs 74 for all 20; with swarm draws, which favour
+// compositions of the most faults, it has visited 15 after 40 (none after
+// the first check). Exploring
 // exactly N checks visits what the curve says after N.
 func TestGuidedVisitsEveryKeyWithinTwiceTheKeys(t *testing.T) {
 	u := coverage.Default()
@@ -99,8 +100,8 @@ func TestGuidedVisitsEveryKeyWithinTwiceTheKeys(t *testing.T) {
 		t.Fatalf("unguided curve, seed 1:\n%v\nwant\n%v", unguided, wantU)
 	}
 	swarm, _ := curve(t, 1, 2*reachable)
-	wantS := []int{1, 2, 3, 5, 6, 6, 8, 9, 11, 11, 11, 11, 11, 12, 13, 13, 13, 13, 13, 13,
-		13, 13, 14, 14, 15, 15, 15, 15, 15, 16, 16, 16, 16, 16, 16, 16, 16, 16, 17, 17}
+	wantS := []int{0, 1, 3, 5, 5, 6, 6, 7, 8, 10, 11, 12, 13, 13, 14, 14, 15, 15, 15, 15,
+		15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15}
 	if !slices.Equal(swarm, wantS) {
 		t.Fatalf("unguided curve with swarm draws, seed 1:\n%v\nwant\n%v", swarm, wantS)
 	}

@@ -60,15 +60,17 @@
 // the run under the entries drawn before it (a retry's second tool.commit
 // or a resume's checkpoint.load exists only once an earlier fault made
 // it), at an ordinal from one to that run's count of the event, never
-// from the reference system's counts. Three times in four an entry sits
-// at its kind's default placement in that run (model.Place: its own event
-// at its designed ordinal, or the last crossing when the run crossed it
-// fewer times), otherwise at any event it fits that the run crossed.
+// from the reference system's counts. Three times in four (half the time
+// in a swarm draw) an entry sits at its kind's default placement in that
+// run (model.Place: its own event at its designed ordinal, or the last
+// crossing when the run crossed it fewer times), otherwise at any event it
+// fits that the run crossed.
 // Entries compose in the order drawn (faults at one crossing compose in
 // schedule order). Each check of Explore, Check and Generator is a swarm
-// draw unless WithoutSwarm: it first draws its number of entries (few
-// favoured) and the subset of kinds and sites its entries come from (see
-// WithoutSwarm). Memory losses and branch failures draw a target from
+// draw unless WithoutSwarm: it first draws its number of entries (the
+// most, a composition, three times in four) and the subset of kinds and
+// sites its entries come from, and may compose a later entry with the
+// earlier ones at their crossing or one they made (see WithoutSwarm). Memory losses and branch failures draw a target from
 // the memory keys and branch names of the run they are placed in; clock advances draw their length, from 1 ms to twice the
 // workload's farthest capability expiry or deadline and never more than
 // model.MaxClockAdvance (what the schedule validator accepts). The config (profile or
@@ -78,8 +80,9 @@
 // A counterexample is the schedule after which an invariant in scope was
 // false; the first such invariant (by the crossing after which it became
 // false) names it. The reduction keeps that invariant broken while it
-// drops one fault, moves one to an earlier ordinal, or weakens one (a
-// named target instead of every target, a shorter clock advance), always
+// drops one fault (or two identical ones, which may cancel), moves one to
+// an earlier ordinal, or weakens one (a named target instead of every
+// target, a shorter clock advance), always
 // through the public replay path (the schedule's canonical text, decoded
 // strictly, run by the harness), until no single change keeps it broken.
 //

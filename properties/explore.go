@@ -342,6 +342,7 @@ type kindSpace struct {
 	// run in the run the fault is placed in
 	memory, branch bool
 	clock          bool // the target is a clock advance drawn in 1..maxAdvance
+	world          bool
 	// corrs are the correlation modifiers the kind takes
 	// (FaultSpec.Correlations), drawn for a concurrent config
 	corrs []model.Correlation
@@ -488,7 +489,7 @@ func (e *explorer) survey(also ...model.Config) error {
 		if set.domains != nil && !slices.Contains(set.domains, sp.Domain) {
 			continue
 		}
-		ks := kindSpace{kind: sp.Kind, own: sp.Event, designed: max(sp.Ordinal, 1), corrs: sp.Correlations}
+		ks := kindSpace{kind: sp.Kind, own: sp.Event, designed: max(sp.Ordinal, 1), world: sp.World, corrs: sp.Correlations}
 		// the kind's own event first: rapid draws small indices more often
 		for _, ev := range append([]model.EventName{sp.Event}, allEvents...) {
 			if slices.Contains(ks.fitting, ev) || counts[ev] == 0 || !fits(sp.Kind, ev) {
@@ -592,15 +593,17 @@ func (e *explorer) violation(res *model.Result) (model.InvariantResult, bool) {
 // checkpoint.load exists only once an earlier fault made it), so every
 // drawn fault sits at an event that run crossed, at an ordinal it
 // reached: a kind in scope with such an event (the next in scope when the
-// one drawn has none), three times in four and what shrinking tends to at
-// its default placement (model.Place: its own event at its designed
+// one drawn has none), three times in four (half the time in a swarm
+// draw, see defaultOdds) and what shrinking tends to at its default
+// placement (model.Place: its own event at its designed
 // ordinal, or the run's last crossing of it), otherwise at any event it
 // fits that the run crossed and any ordinal up to that run's count, with
 // a target among the memory keys read or branches run in that run. When
 // no kind in scope has an event in that run, the schedule ends there.
 // A swarm draw (e.swarm) first draws the check's swarm (drawSwarm): the
-// number of entries, favouring few, and the subsets of kinds and events
-// the entries are drawn from.
+// number of entries, favouring the most, and the subsets of kinds and
+// events the entries are drawn from; an entry after the first may then be
+// composed with those before it (drawComposed).
 // The prefix runs are deterministic, so the draws stay a function of
 // rapid's.
 func (e *explorer) draw(t *rapid.T) *model.Schedule {
@@ -634,6 +637,12 @@ func (e *explorer) draw(t *rapid.T) *model.Schedule {
 		}
 		var ki int
 		var evs []model.EventName
+		if e.swarm && i > 0 {
+			if f, ok := e.drawComposed(t, sw, s.Faults, ss); ok {
+				s.Faults = append(s.Faults, f)
+				continue
+			}
+		}
 		if e.swarm {
 			ki, evs = e.availableIn(sw, e.drawKindOf(t, len(sw.kinds)), ss)
 		} else {
@@ -654,7 +663,7 @@ func (e *explorer) draw(t *rapid.T) *model.Schedule {
 		if def > 0 {
 			f.Event, f.Ordinal = k.own, def
 		}
-		if def == 0 || rapid.IntRange(0, 3).Draw(t, "placement") == 3 {
+		if def == 0 || rapid.IntRange(0, 3).Draw(t, "placement") >= e.defaultOdds() {
 			f.Event = evs[rapid.IntRange(0, len(evs)-1).Draw(t, "event")]
 			if e.swarm {
 				f.Ordinal = sw.drawOrdinal(t, e.eventIndex(f.Event), ss.counts[f.Event])
@@ -662,23 +671,29 @@ func (e *explorer) draw(t *rapid.T) *model.Schedule {
 				f.Ordinal = rapid.IntRange(1, ss.counts[f.Event]).Draw(t, "ordinal")
 			}
 		}
-		switch {
-		case k.clock:
-			f.Target = strconv.Itoa(rapid.IntRange(1, e.maxAdvance).Draw(t, "advance_ms"))
-		case k.memory || k.branch:
-			ev := model.EvMemoryRead
-			if k.branch {
-				ev = model.EvBranchRun
-			}
-			targets := append([]string{""}, ss.details[ev]...)
-			f.Target = targets[rapid.IntRange(0, len(targets)-1).Draw(t, "target")]
-		}
+		e.drawTarget(t, k, &f, ss)
 		s.Faults = append(s.Faults, f)
 	}
 	if e.points > 0 {
 		e.drawCorrelated(t, s)
 	}
 	return s
+}
+
+// drawTarget draws f's target when k takes one: a clock advance, or a
+// memory key or branch name of the run f is placed in (ss).
+func (e *explorer) drawTarget(t *rapid.T, k *kindSpace, f *model.FaultEntry, ss sites) {
+	switch {
+	case k.clock:
+		f.Target = strconv.Itoa(rapid.IntRange(1, e.maxAdvance).Draw(t, "advance_ms"))
+	case k.memory || k.branch:
+		ev := model.EvMemoryRead
+		if k.branch {
+			ev = model.EvBranchRun
+		}
+		targets := append([]string{""}, ss.details[ev]...)
+		f.Target = targets[rapid.IntRange(0, len(targets)-1).Draw(t, "target")]
+	}
 }
 
 // drawCorrelated draws, for a concurrent config, what a sequential draw
@@ -767,24 +782,39 @@ func (sw *swarmDraw) drawOrdinal(t *rapid.T, i, n int) int {
 	return ok[rapid.IntRange(0, len(ok)-1).Draw(t, "ordinal")]
 }
 
+// defaultOdds is how many of four draws place an entry at its kind's
+// default placement when the swarm allows it: three without a swarm, two
+// (one half) with one, which puts more entries at the later crossings of
+// an event (a later task's commit).
+func (e *explorer) defaultOdds() int {
+	if e.swarm {
+		return 2
+	}
+	return 3
+}
+
 // eventIndex is ev's index in swarmEvents (-1 when absent).
 func (e *explorer) eventIndex(ev model.EventName) int { return slices.Index(e.swarmEvents, ev) }
 
 // drawSwarm draws a check's swarm (Groce et al., "Swarm Testing"): the
-// number of entries, minFaults and then one more with probability one
-// half each time up to maxFaults (a schedule of k+1 entries is drawn half
-// as often as one of k, the last size taking what is left), then each
+// number of entries, three times in four maxFaults (a composition of the
+// most entries), otherwise minFaults and then one more with probability
+// one half each time up to maxFaults (a schedule of k+1 entries is drawn
+// half as often as one of k, the last size taking what is left), then each
 // kind in scope and each ordinal of the clean run's crossings of each
 // event of swarmEvents left out with probability one half. An empty set
 // of kinds stands for all of them; an entry whose kind's designed
 // placement is left out is placed as a non-default one, and one whose
 // event has no ordinal left takes any. Each flag shrinks toward fewer
-// entries and toward leaving nothing out, that is toward the draw
-// without a swarm.
+// entries and toward leaving nothing out.
 func (e *explorer) drawSwarm(t *rapid.T) (int, swarmDraw) {
 	n := e.minFaults
-	for n < e.set.maxFaults && rapid.Bool().Draw(t, "more_faults") {
-		n++
+	if n < e.set.maxFaults && rapid.IntRange(0, 3).Draw(t, "composition") > 0 {
+		n = e.set.maxFaults
+	} else {
+		for n < e.set.maxFaults && rapid.Bool().Draw(t, "more_faults") {
+			n++
+		}
 	}
 	sw := swarmDraw{kinds: make([]int, 0, len(e.kinds)), ords: make([]uint64, len(e.swarmEvents)), clean: make([]int, len(e.swarmEvents))}
 	for i := range e.kinds {
@@ -1096,3 +1126,64 @@ func (e *explorer) found(rep *Report) (*Report, error) {
 // which only a run whose provider sends notices crosses (so the sites of
 // every run without notices are those of model.AllEvents).
 var allEvents = append(slices.Clone(model.AllEvents), model.EvNoticeReceive)
+
+// drawComposed draws, one time in four, a later entry of a swarm draw as
+// part of a composition with the entries before it (prev, whose run is
+// ss): at a crossing one of them sits at that their run still crosses, or
+// at a crossing their run made that the clean run does not have (a
+// retry's later tool.commit, a resumed worker's reads), evenly among
+// those; its kind among the swarm's kinds that fit that event and are not
+// at that crossing already, and a world
+// event half the time when those kinds hold both world events and typed
+// faults (the world changes while the crossing is under a fault). false:
+// the entry is drawn as any other (three times in four, and when no
+// swarm kind fits an anchor's event). Each draw shrinks toward false.
+func (e *explorer) drawComposed(t *rapid.T, sw swarmDraw, prev []model.FaultEntry, ss sites) (model.FaultEntry, bool) {
+	if rapid.IntRange(0, 3).Draw(t, "composed") < 3 {
+		return model.FaultEntry{}, false
+	}
+	type site struct {
+		ev model.EventName
+		o  int
+	}
+	var anchors []site
+	for _, f := range prev {
+		if ss.counts[f.Event] >= f.Ordinal && !slices.Contains(anchors, site{f.Event, f.Ordinal}) {
+			anchors = append(anchors, site{f.Event, f.Ordinal})
+		}
+	}
+	for _, ev := range allEvents {
+		for o := e.clean.counts[ev] + 1; o <= ss.counts[ev]; o++ {
+			if !slices.Contains(anchors, site{ev, o}) {
+				anchors = append(anchors, site{ev, o})
+			}
+		}
+	}
+	if len(anchors) == 0 {
+		return model.FaultEntry{}, false
+	}
+	a := anchors[rapid.IntRange(0, len(anchors)-1).Draw(t, "anchor")]
+	var cands []int
+	var world []int
+	for _, i := range sw.kinds {
+		k := &e.kinds[i]
+		if slices.Contains(k.fitting, a.ev) && !slices.ContainsFunc(prev, func(f model.FaultEntry) bool {
+			return f.Kind == k.kind && f.Event == a.ev && f.Ordinal == a.o
+		}) {
+			cands = append(cands, i)
+			if k.world {
+				world = append(world, i)
+			}
+		}
+	}
+	if len(cands) == 0 {
+		return model.FaultEntry{}, false
+	}
+	if len(world) > 0 && len(world) < len(cands) && rapid.Bool().Draw(t, "composed_world") {
+		cands = world
+	}
+	k := &e.kinds[cands[e.drawKindOf(t, len(cands))]]
+	f := model.FaultEntry{Kind: k.kind, Event: a.ev, Ordinal: a.o}
+	e.drawTarget(t, k, &f, ss)
+	return f, true
+}

@@ -187,16 +187,24 @@ func WithoutWorldEvents() Option {
 // WithMaxFaults, each entry's kind from every kind in scope and its
 // ordinal from every crossing, as ExplorePair always does. By default
 // each check first draws its swarm (Groce et al., "Swarm Testing"): its
-// number of entries, one with probability one half, each further one
-// half as likely as the one before (the last size taking what is left),
-// and the subset of the kinds in scope and of the sites (the ordinals of
-// the clean run's crossings of each event) its entries are drawn from,
-// each kind and each site left out with probability one half (no kind
-// left: all of them). A swarm draw reaches no schedule the draw without a
-// swarm cannot: it varies which kinds and sites each check concentrates
-// on, so a fault that needs one kind at an uncommon site (the third
-// task's commit) is drawn more often. WithGuide draws without a swarm (its
-// own bias chooses the kinds). The draws stay a function of rapid's seed.
+// number of entries, three times in four WithMaxFaults (a composition),
+// otherwise one with probability one half, each further one half as
+// likely as the one before (the last size taking what is left), and the
+// subset of the kinds in scope and of the sites (the ordinals of the
+// clean run's crossings of each event) its entries are drawn from, each
+// kind and each site left out with probability one half (no kind left:
+// all of them). An entry sits at its kind's default placement half the
+// time (three times in four without a swarm), and one time in four an
+// entry after the first is composed with those before it: placed at a
+// crossing one of them sits at, or at one their run made that the clean
+// run lacks (a retry's commit, a resumed worker's reads), its kind among
+// the swarm's that fit that event, a world event half the time. A swarm
+// draw reaches no schedule the draw without a swarm cannot: it varies
+// which kinds and sites each check concentrates on and favours
+// compositions, so a fault that needs one kind at an uncommon site (the
+// third task's commit) or two faults together is drawn more often.
+// WithGuide draws without a swarm (its own bias chooses the kinds). The
+// draws stay a function of rapid's seed.
 func WithoutSwarm() Option {
 	return optionFunc(func(s *settings) error { s.swarm = false; return nil })
 }

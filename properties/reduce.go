@@ -119,7 +119,10 @@ func (e *explorer) breaks(c *model.Schedule, inv string) (bool, error) {
 // one fault makes the failure disappear, and no fault can move to an
 // earlier ordinal or be weakened and still fail.
 //
-// With pairs, a step may also drop two faults at once (tried after every
+// Without pairs, a step may also drop two identical faults (the same
+// kind, crossing and target) at once, tried after every single change
+// fails: two that cancel go together.
+// With pairs, a step may also drop any two faults at once (tried after every
 // single change fails), so the result is also 2-minimal in drops: a fault
 // that only matters through another (two subject swaps that cancel) goes
 // with it.
@@ -168,6 +171,22 @@ func (e *explorer) reduceStep(cur *model.Schedule, fails func(*model.Schedule) (
 		}
 	}
 	if !pairs {
+		// two identical faults at one crossing may cancel (a subject
+		// swapped and swapped back), so neither goes alone: they go
+		// together
+		for i, f := range cur.Faults {
+			for j := i + 1; j < len(cur.Faults); j++ {
+				if cur.Faults[j] != f {
+					continue
+				}
+				c := cloneSchedule(cur)
+				c.Faults = slices.Delete(c.Faults, j, j+1)
+				c.Faults = slices.Delete(c.Faults, i, i+1)
+				if got, err := try(c); got != nil || err != nil {
+					return got, err
+				}
+			}
+		}
 		return nil, nil
 	}
 	for i := range cur.Faults {

@@ -20,7 +20,7 @@ type configFlags struct {
 }
 
 func (f *configFlags) add(c *cobra.Command, defaultProfile string, withWithout bool) {
-	c.Flags().StringVar(&f.profile, "profile", defaultProfile, "control profile: baseline, typed or fail_closed")
+	c.Flags().StringVar(&f.profile, "profile", defaultProfile, "control profile: baseline, typed, fail_closed or typed_fleet")
 	c.Flags().StringSliceVar(&f.controls, "controls", nil, "explicit control list, comma-separated (empty means no control); overrides --profile")
 	if withWithout {
 		c.Flags().StringSliceVar(&f.without, "without", nil, "controls to remove from the selected set, comma-separated")

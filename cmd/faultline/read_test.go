@@ -56,7 +56,7 @@ func TestReplayNamesTheFile(t *testing.T) {
 	good := `{"version":1,"seed":"s","config":{"profile":"typed"},"faults":[{"event":"tool.commit","ordinal":1,"kind":"timeout_after_commit"}]}`
 	for _, c := range []struct{ in, want string }{
 		{strings.Replace(good, `"profile":"typed"`, `"profile":"typed","mutant":"gremlin"`, 1), `: schedule: config: unknown mutant "gremlin" (valid: `},
-		{strings.Replace(good, `"profile":"typed"`, `"profile":"typed","fixture":"acme"`, 1), `: schedule: config: unknown fixture "acme" (valid: copperfin, copperfin-batch, copperfin-tenants)`},
+		{strings.Replace(good, `"profile":"typed"`, `"profile":"typed","fixture":"acme"`, 1), `: schedule: config: unknown fixture "acme" (valid: copperfin, copperfin-batch, copperfin-tenants, copperfin-fleet)`},
 		{"[" + good + "]", ": schedule: the top level must be a JSON object, not an array"},
 		{"\xEF\xBB\xBF" + good, ": schedule: the file starts with a UTF-8 byte-order mark; save it without one"},
 		{"", ": schedule: empty input: the file is empty"},
@@ -98,6 +98,29 @@ func TestReplayOfACorrelatedSchedule(t *testing.T) {
 			if code, _, stderr := runCLI(t, "replay", path); code != p.code {
 				t.Errorf("%s under %s: exit %d, want %d: %s", c, p.profile, code, p.code, stderr)
 			}
+		}
+	}
+}
+
+// TestReplayOfTheRetryStorm: corpus/retry-storm.json, the paper's hundred
+// synchronised agents, holds under its own typed_fleet (exit 0) and breaks
+// no_retry_storm without either fleet control (exit 1).
+func TestReplayOfTheRetryStorm(t *testing.T) {
+	path := filepath.Join("..", "..", "corpus", "retry-storm.json")
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{nil, 0},
+		{[]string{"--without", "jittered_backoff"}, 1},
+		{[]string{"--without", "shared_retry_budget"}, 1},
+	} {
+		code, out, stderr := runCLI(t, append([]string{"replay", path}, c.args...)...)
+		if code != c.code {
+			t.Errorf("replay %v: exit %d, want %d: %s", c.args, code, c.code, stderr)
+		}
+		if c.code == 1 && !strings.Contains(out, "Failed invariants: no_retry_storm after seq") {
+			t.Errorf("replay %v: no_retry_storm not named:\n%.2000s", c.args, out)
 		}
 	}
 }

@@ -20,8 +20,10 @@
 //     records its receipt in the evidence ledger;
 //  5. claims the invoice paid (a release), or holds or denies.
 //
-// Its three planted bugs ([Bugs], off unless a config turns them on):
-// [FreshKeyPerRetry], [BlindResume] and [ReceiptFromReply]. Its own
+// Its four planted bugs ([Bugs], off unless a config turns them on):
+// [FreshKeyPerRetry], [BlindResume], [ReceiptFromReply] and
+// [FreshBudgetOnResume], the last found only by a composition of two
+// faults. Its own
 // invariants are in invariants.go, its [Definition] in definition.go.
 package billing
 
@@ -67,6 +69,12 @@ const (
 	// without reading the charge back, so a reply that carried no receipt
 	// is recorded and claimed as paid (paid_has_receipt).
 	ReceiptFromReply
+	// FreshBudgetOnResume: a restarted worker forgets the attempts its
+	// checkpoint records and starts a fresh retry budget, so a charge
+	// whose budget ran out before the restart is attempted again
+	// (budget). No single fault shows it: it takes one that spends the
+	// budget and one that restarts the worker after it.
+	FreshBudgetOnResume
 )
 
 // Agent is the billing agent with its planted bugs.
@@ -140,6 +148,9 @@ func (a *Agent) Run(ctx context.Context, env model.Env, task model.Task) (model.
 	if resumed {
 		state = cp.State
 		v.charge, v.grant, v.attempts, v.seq, v.receipt = cp.Action, cp.Grant, cp.Attempt, cp.Seq, cp.Data["receipt"]
+		if a.bugs&FreshBudgetOnResume != 0 {
+			v.attempts = 0
+		}
 	}
 	switch state {
 	case stateApproved, stateCharging, stateCharged:

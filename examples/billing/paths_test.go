@@ -129,12 +129,12 @@ func TestPlanted(t *testing.T) {
 
 // found is the first line of Check's failure for each planted bug.
 var found = map[billing.Bugs]string{
-	billing.FreshKeyPerRetry: "properties: counterexample after 29 checks (an invariant violated, exit code 1 of the table): " +
+	billing.FreshKeyPerRetry: "properties: counterexample after 22 checks (an invariant violated, exit code 1 of the table): " +
 		"charged_once violated: first false after seq 10 (tool.commit), reached by f1 (timeout_after_commit): inv-1042 charged 2 times",
-	billing.BlindResume: "properties: counterexample after 1 checks (an invariant violated, exit code 1 of the table): " +
+	billing.BlindResume: "properties: counterexample after 2 checks (an invariant violated, exit code 1 of the table): " +
 		"resume_from_checkpoint violated: first false after seq 13 (tool.commit), reached by f1 (missing_checkpoint): " +
 		"the store served no checkpoint although it holds one, and the worker went on to a tool call",
-	billing.ReceiptFromReply: "properties: counterexample after 3 checks (an invariant violated, exit code 1 of the table): " +
+	billing.ReceiptFromReply: "properties: counterexample after 32 checks (an invariant violated, exit code 1 of the table): " +
 		"paid_has_receipt violated: first false after seq 10 (claim), reached by f1 (partial_success_response): inv-1042 claimed paid without receipt rcpt-1 on the evidence ledger",
 }
 
@@ -264,12 +264,12 @@ func TestCoverageReport(t *testing.T) {
 	}
 	for _, want := range []string{
 		"Coverage: 14 of 35 applicable keys visited (40.0%; 37 reachable, 2 not applicable)",
-		"systems: billing (1184 runs, 14 events crossed; no branch_join, memory)",
-		"charged_once violated in 33 runs: first false after seq 10 (tool.commit): inv-1042 charged 2 times",
+		"systems: billing (4598 runs, 14 events crossed; no branch_join, memory)",
+		"charged_once violated in 25 runs: first false after seq 10 (tool.commit): inv-1042 charged 2 times",
 		"replay: FAULTLINE_REPLAY=timeout_after_commit-44dca91b.json go test -run '^TestExplore$' ./examples/billing",
-		"identity/proposal/before_validation/isolated/capability_record  never_crossed: never crossed by this system (billing, 1184 runs): no recorded run crossed proposal, where subject_swap enters",
-		"context/proposal/before_validation/isolated/state_version  never_crossed: never crossed by this system (billing, 1184 runs): no recorded run crossed context.eligibility, where cross_source_conflict enters",
-		"context/proposal/before_validation/isolated/policy_record  never_crossed: never crossed by this system (billing, 1184 runs): no recorded run crossed context.policy, where stale_policy enters",
+		"identity/proposal/before_validation/isolated/capability_record  never_crossed: never crossed by this system (billing, 4598 runs): no recorded run crossed proposal, where subject_swap enters",
+		"context/proposal/before_validation/isolated/state_version  never_crossed: never crossed by this system (billing, 4598 runs): no recorded run crossed context.eligibility, where cross_source_conflict enters",
+		"context/proposal/before_validation/isolated/policy_record  never_crossed: never crossed by this system (billing, 4598 runs): no recorded run crossed context.policy, where stale_policy enters",
 		"context/memory/before_commit/isolated/checkpoint_store  not_applicable: not applicable: billing declares it has no memory boundary",
 		"state/branch_join/before_commit/isolated/join_record  not_applicable: not applicable: billing declares it has no branch_join boundary",
 		// the exploration draws from billing.Kinds, which leaves out the

@@ -63,7 +63,8 @@ func TestExplorationFindsThePlantedBug(t *testing.T) {
 // of two generators built alike are the same schedules for the same
 // seeds (rapid's seed fixes the swarm as well as the schedule), they
 // differ from the draws without a swarm, and a swarm draw of one fault
-// is drawn more often: of 200 draws, 198 differ, 95 swarm draws hold one fault and 80
+// is drawn less often (three swarms in four are compositions of the most
+// faults): of 200 draws, 199 differ, 30 swarm draws hold one fault and 80
 // without a swarm.
 func TestSwarmDrawsAreDeterministic(t *testing.T) {
 	gen := func(opts ...properties.Option) func(int) *model.Schedule {
@@ -94,7 +95,7 @@ func TestSwarmDrawsAreDeterministic(t *testing.T) {
 			plainSingles++
 		}
 	}
-	if differ != 198 || singles != 95 || plainSingles != 80 {
+	if differ != 199 || singles != 30 || plainSingles != 80 {
 		t.Errorf("%d of 200 draws differ from the draws without a swarm; %d swarm draws and %d without hold one fault", differ, singles, plainSingles)
 	}
 }

@@ -166,7 +166,7 @@ func Definition() *model.Definition {
 	return &model.Definition{
 		Name:      Name,
 		Configs:   configs,
-		Fixtures:  []model.Fixture{Copperfin(), CopperfinBatch(), CopperfinTenants()},
+		Fixtures:  []model.Fixture{Copperfin(), CopperfinBatch(), CopperfinTenants(), CopperfinFleet(FleetAgents)},
 		Configure: configure,
 		Describe: func(system json.RawMessage) (string, error) {
 			s, err := ParseSettings(system)

@@ -27,20 +27,38 @@ const (
 	// (a failed notice for an action the ledger holds committed is stale),
 	// and a settlement no notice reported is read back from the ledger.
 	NoticeReconcile Control = "notice_reconcile"
+	// JitteredBackoff and SharedRetryBudget are the fleet's controls (the
+	// paper, thought experiment 4: "Add random jitter and a shared retry
+	// budget"): a rate-limited agent waits the retry-after plus a random
+	// jitter of up to ten times it, and an agent whose outcome is unknown
+	// a jitter of up to 1,000 ms, both drawn from Env.Rand; an agent asks the
+	// fleet's shared retry budget (Env.RetryToken) before it decides to
+	// retry, and holds when the budget is spent.
+	JitteredBackoff   Control = "jittered_backoff"
+	SharedRetryBudget Control = "shared_retry_budget"
 )
 
 // PaperControls are the seven controls of the paper's artefact, in its order.
 var PaperControls = []Control{BindIdentity, PreEffectAuthority, RefreshContext, StatePrecondition, Idempotency, EffectReadback, EvidenceGate}
 
-// AllControls are every control name the reference system accepts.
+// AllControls are the controls of the audit's and the lab's profiles:
+// the paper's seven, deny_on_warning and notice_reconcile.
 var AllControls = append(append([]Control(nil), PaperControls...), DenyOnWarning, NoticeReconcile)
+
+// FleetControls are the two controls of a fleet (typed_fleet): the
+// reference system accepts them beside AllControls.
+var FleetControls = []Control{JitteredBackoff, SharedRetryBudget}
+
+// accepted are every control name the reference system accepts, in bit
+// order.
+var accepted = append(append([]Control(nil), AllControls...), FleetControls...)
 
 // Controls is a set of enabled controls as a bit set; the zero value is the
 // baseline (no control).
 type Controls uint16
 
 func controlBit(c Control) (Controls, bool) {
-	switch c { // in AllControls order; init checks it
+	switch c { // in accepted order; init checks it
 	case BindIdentity:
 		return 1 << 0, true
 	case PreEffectAuthority:
@@ -59,14 +77,18 @@ func controlBit(c Control) (Controls, bool) {
 		return 1 << 7, true
 	case NoticeReconcile:
 		return 1 << 8, true
+	case JitteredBackoff:
+		return 1 << 9, true
+	case SharedRetryBudget:
+		return 1 << 10, true
 	}
 	return 0, false
 }
 
 func init() {
-	for i, c := range AllControls {
+	for i, c := range accepted {
 		if b, ok := controlBit(c); !ok || b != 1<<uint(i) {
-			panic("copperfin: controlBit out of step with AllControls at " + string(c))
+			panic("copperfin: controlBit out of step with the accepted controls at " + string(c))
 		}
 	}
 }
@@ -96,10 +118,11 @@ func (cs Controls) Without(c Control) Controls {
 	return cs &^ b
 }
 
-// List returns the enabled controls in AllControls order.
+// List returns the enabled controls in AllControls order, then
+// FleetControls'.
 func (cs Controls) List() []Control {
 	out := []Control{}
-	for _, c := range AllControls {
+	for _, c := range accepted {
 		if cs.Has(c) {
 			out = append(out, c)
 		}
@@ -128,7 +151,7 @@ func ParseControls(names []string) (Controls, error) {
 		n = strings.TrimSpace(n)
 		b, ok := controlBit(Control(n))
 		if !ok {
-			return 0, fmt.Errorf("unknown control %q (valid: %s)", n, joinControls(AllControls))
+			return 0, fmt.Errorf("unknown control %q (valid: %s)", n, joinControls(accepted))
 		}
 		if cs&b != 0 {
 			return 0, fmt.Errorf("control %q listed twice", n)
@@ -151,14 +174,18 @@ type Profile string
 
 // The reference system's profiles. Baseline has no control, typed has the
 // paper's seven, fail_closed has the seven plus DenyOnWarning (the paper,
-// worked example 5: "deny every action after any warning").
+// worked example 5: "deny every action after any warning"), typed_fleet
+// the seven plus FleetControls (the paper, thought experiment 4).
 const (
 	ProfileBaseline   Profile = "baseline"
 	ProfileTyped      Profile = "typed"
 	ProfileFailClosed Profile = "fail_closed"
+	ProfileTypedFleet Profile = "typed_fleet"
 )
 
-// Profiles lists the named profiles.
+// Profiles lists the named profiles of the audit, the lab and the
+// reference system's named configurations; ProfileTypedFleet, for
+// fleets, is accepted beside them.
 var Profiles = []Profile{ProfileBaseline, ProfileTyped, ProfileFailClosed}
 
 // ProfileControls returns the control set of a named profile, or an error
@@ -176,8 +203,11 @@ func ProfileControls(p Profile) (Controls, error) {
 	case ProfileFailClosed:
 		cs, _ := ProfileControls(ProfileTyped)
 		return cs.With(DenyOnWarning), nil
+	case ProfileTypedFleet:
+		cs, _ := ProfileControls(ProfileTyped)
+		return cs.With(JitteredBackoff).With(SharedRetryBudget), nil
 	}
-	return 0, fmt.Errorf("unknown profile %q (valid: baseline, typed, fail_closed)", p)
+	return 0, fmt.Errorf("unknown profile %q (valid: baseline, typed, fail_closed, typed_fleet)", p)
 }
 
 // ParseControlList parses a comma-separated control list, as flags and

@@ -26,7 +26,9 @@
 //   - [Control], [Controls], [ParseControls], [Profile] and
 //     [ProfileControls]: its seven controls, deny_on_warning and the
 //     profiles baseline, typed and fail_closed;
-//   - [Copperfin], [CopperfinBatch] and [FixtureNamed]: its fixtures;
+//   - [Copperfin], [CopperfinBatch], [CopperfinTenants], [CopperfinFleet]
+//     and [FixtureNamed]: its fixtures, and [StormSchedule], the paper's
+//     retry storm on a fleet;
 //   - [Defences]: which controls and seeded defect defend against each
 //     fault kind (the paper's nominations).
 //
@@ -54,7 +56,11 @@
 //     verified by a readback recorded as evidence;
 //   - evidence_gate: no release unless the evidence ledger holds a receipt or
 //     readback whose effect trace joins the decision's trace;
-//   - deny_on_warning (the fail_closed profile): any warning denies.
+//   - deny_on_warning (the fail_closed profile): any warning denies;
+//   - jittered_backoff and shared_retry_budget (the typed_fleet profile,
+//     with the seven): a rate-limited agent's wait, and the retry of an
+//     unknown outcome, get a random jitter from Env.Rand, and an agent asks the fleet's shared retry budget
+//     (Env.RetryToken) before it retries, holding when refused.
 //
 // What it always does, in every profile (the harness practice's recovery rules):
 // typed tool outcomes (a denial or rejection stops with its reason, a rate
@@ -630,7 +636,14 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 					c, err = f.deny("warning: rate limited")
 					return "", c, true, err
 				}
-				if err := env.Sleep(ctx, res.RetryAfter); err != nil {
+				if done, err := f.mayRetry(&c); done || err != nil {
+					return "", c, true, err
+				}
+				wait, err := f.backoff(res.RetryAfter)
+				if err != nil {
+					return "", c, true, err
+				}
+				if err := env.Sleep(ctx, wait); err != nil {
 					return "", c, true, err
 				}
 				continue
@@ -656,6 +669,20 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 						return "", c, true, f.alreadyRefunded(&c)
 					}
 					return entries[0].Key, c, false, nil
+				}
+			}
+			if done, err := f.mayRetry(&c); done || err != nil {
+				return "", c, true, err
+			}
+			if f.s.on(JitteredBackoff) {
+				// an unknown outcome names no retry-after: the jitter
+				// alone spreads the retry
+				wait, err := f.backoff(unknownBackoff)
+				if err != nil {
+					return "", c, true, err
+				}
+				if err := env.Sleep(ctx, wait-unknownBackoff); err != nil {
+					return "", c, true, err
 				}
 			}
 			continue
@@ -704,6 +731,46 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 		}
 		return key, c, false, nil
 	}
+}
+
+// jitterSpread is jittered_backoff's spread, in multiples of the
+// retry-after: a rate-limited agent waits the retry-after plus a jitter
+// drawn uniformly from [0, jitterSpread × retry-after).
+const jitterSpread = 10
+
+// unknownBackoff is the base of jittered_backoff's jitter after an
+// unknown outcome, which carries no retry-after: the retry waits a draw
+// from [0, jitterSpread × unknownBackoff).
+const unknownBackoff model.Millis = 100
+
+// backoff returns the wait before a retry the provider asked to come back
+// after retryAfter: retryAfter itself, plus a jitter from the worker's
+// random source under jittered_backoff.
+func (f *flow) backoff(retryAfter model.Millis) (model.Millis, error) {
+	if !f.s.on(JitteredBackoff) || retryAfter <= 0 {
+		return retryAfter, nil
+	}
+	x, err := f.env.Rand()
+	if err != nil {
+		return 0, err
+	}
+	return retryAfter + model.Millis(x%uint64(jitterSpread*retryAfter)), nil
+}
+
+// mayRetry asks, under shared_retry_budget, the fleet's shared retry
+// budget for the retry the flow is about to decide on, when its own budget
+// still allows one; a refusal ends the task with a hold (done set, *c
+// the claim).
+func (f *flow) mayRetry(c *model.Claim) (done bool, err error) {
+	if !f.s.on(SharedRetryBudget) || f.retryLeft <= 0 || f.s.mutant.is(UnboundedRetry) {
+		return false, nil
+	}
+	ok, err := f.env.RetryToken()
+	if err != nil || ok {
+		return false, err
+	}
+	*c, err = f.stop("retry_budget_shared", "the fleet's shared retry budget is spent")
+	return true, err
 }
 
 // resendUnseen is the resend_unseen defect: it reads the ledger back
@@ -756,16 +823,20 @@ func (f *flow) verify(key string) (model.Claim, error) {
 		if err != nil {
 			return model.Claim{}, err
 		}
-		var match []model.LedgerEntry
+		// the matching effects: how many, and the first
+		var m model.LedgerEntry
+		n := 0
 		for _, e := range entries {
 			if (e.Key == key || f.s.mutant.is(ReadbackBySubject)) && e.Subject == a.Subject && e.Amount == a.Amount {
-				match = append(match, e)
+				if n == 0 {
+					m = e
+				}
+				n++
 			}
 		}
-		if len(match) != 1 {
-			return f.stop("readback_mismatch", "readback shows "+strconv.Itoa(len(match))+" matching effects, not one")
+		if n != 1 {
+			return f.stop("readback_mismatch", "readback shows "+strconv.Itoa(n)+" matching effects, not one")
 		}
-		m := match[0]
 		if f.s.mutant.is(ReadbackBySubject) {
 			// the defect: an effect on the subject is taken as this request's
 			m.Key, m.Trace = key, f.trace

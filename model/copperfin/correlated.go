@@ -93,3 +93,30 @@ func NoticeSchedule(kind string, cfg model.Config) (*model.Schedule, error) {
 	}
 	return s, nil
 }
+
+// StormSchedule returns the paper's retry storm (thought experiment 4) on
+// a fleet fixture of the reference system, under cfg (its fixture
+// copperfin-fleet unless cfg names another): one synchronized tool_timeout
+// at the first tool.commit, a provider slowdown whose default 100 ms window
+// times out every agent's first attempt, all sent together; each agent's
+// outcome is unknown, its readback finds nothing yet, and it retries. It
+// returns an error for a fixture that is not a fleet or a config Validate
+// refuses.
+func StormSchedule(cfg model.Config) (*model.Schedule, error) {
+	if cfg.Fixture == "" {
+		cfg.Fixture = "copperfin-fleet"
+	}
+	fx, err := FixtureNamed(cfg.Fixture)
+	if err != nil {
+		return nil, fmt.Errorf("storm schedule: %w", err)
+	}
+	if fx.Fleet == nil {
+		return nil, fmt.Errorf("storm schedule: fixture %q is not a fleet", fx.Name)
+	}
+	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "retry-storm", Config: cfg,
+		Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "tool_timeout", Correlation: model.CorrelationSynchronized}}}
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("storm schedule: %w", err)
+	}
+	return s, nil
+}

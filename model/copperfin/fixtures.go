@@ -2,6 +2,8 @@ package copperfin
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/faultline/faultline/model"
 )
@@ -87,8 +89,44 @@ func CopperfinTenants() model.Fixture {
 	return f
 }
 
-// FixtureNames lists the built-in fixtures a schedule's config may name.
-var FixtureNames = []string{"copperfin", "copperfin-batch", "copperfin-tenants"}
+// FleetAgents is the size of the built-in fleet fixture copperfin-fleet:
+// the paper's one hundred synchronised agents (thought experiment 4).
+const FleetAgents = 100
+
+// CopperfinFleet returns a fleet of n agents (1 to model.MaxWorkers)
+// started together by one scheduler, each refunding its own order of
+// tenant T-1 under its own capability, against a provider whose capacity
+// is one attempt per window for every ten agents (at least one) in
+// windows of 100 logical ms, with the default shared retry budget (one
+// retry for every five agents). Its name is copperfin-fleet for
+// FleetAgents agents, copperfin-fleet-N otherwise. It panics for n out of
+// range (programmer misuse).
+func CopperfinFleet(n int) model.Fixture {
+	if n < 1 || n > model.MaxWorkers {
+		panic(fmt.Sprintf("copperfin: CopperfinFleet(%d): a fleet has 1 to %d agents", n, model.MaxWorkers))
+	}
+	f := Copperfin()
+	f.Name = "copperfin-fleet"
+	if n != FleetAgents {
+		f.Name += "-" + strconv.Itoa(n)
+	}
+	f.Subjects, f.Capabilities, f.Tasks = nil, nil, nil
+	for i := range n {
+		order := "O-" + strconv.Itoa(2001+i)
+		capID := "CAP-27-" + strconv.Itoa(2001+i)
+		f.Subjects = append(f.Subjects, model.Subject{ID: order, Tenant: "T-1", Status: StatusEligible, Version: 1, Amount: 7400})
+		f.Capabilities = append(f.Capabilities, model.Capability{ID: capID, Actor: "operator-27", Subject: order, Tenant: "T-1",
+			Purpose: "customer_refund", Amount: 7400, Expiry: 120000})
+		f.Tasks = append(f.Tasks, model.Task{ID: "refund-" + order, Actor: "operator-27", Subject: order, Tenant: "T-1",
+			Purpose: "customer_refund", Amount: 7400, Capability: capID})
+	}
+	f.Fleet = &model.Fleet{Capacity: max(1, n/10)}
+	return f
+}
+
+// FixtureNames lists the built-in fixtures a schedule's config may name
+// (a fleet of another size, copperfin-fleet-N, too).
+var FixtureNames = []string{"copperfin", "copperfin-batch", "copperfin-tenants", "copperfin-fleet"}
 
 // FixtureNamed returns the built-in fixture named name ("" is copperfin),
 // or an error naming it and the valid names.
@@ -100,6 +138,12 @@ func FixtureNamed(name string) (model.Fixture, error) {
 		return CopperfinBatch(), nil
 	case "copperfin-tenants":
 		return CopperfinTenants(), nil
+	case "copperfin-fleet":
+		return CopperfinFleet(FleetAgents), nil
 	}
-	return model.Fixture{}, fmt.Errorf("unknown fixture %q (valid: copperfin, copperfin-batch, copperfin-tenants)", name)
+	if n, err := strconv.Atoi(strings.TrimPrefix(name, "copperfin-fleet-")); err == nil && strings.HasPrefix(name, "copperfin-fleet-") &&
+		n >= 1 && n <= model.MaxWorkers && strconv.Itoa(n) == name[len("copperfin-fleet-"):] {
+		return CopperfinFleet(n), nil
+	}
+	return model.Fixture{}, fmt.Errorf("unknown fixture %q (valid: copperfin, copperfin-batch, copperfin-tenants, copperfin-fleet, copperfin-fleet-N for N from 1 to %d)", name, model.MaxWorkers)
 }

@@ -1,0 +1,56 @@
+package billing_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/faultline/faultline/examples/billing"
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/properties"
+)
+
+// TestRandomModeFindsTheComposedBug: the fresh-budget bug
+// (billing.FreshBudgetOnResume) needs two faults: the exhaustive walk of
+// every schedule of one fault over the agent's kinds finds nothing, and
+// random mode (swarm draws, no enumeration) finds it in each of seeds 1
+// to 10 within 1000 checks, at the exact checks given, shrunk to the
+// same two faults (in either order): the budget spent at the first charge, then a rollback
+// at the third checkpoint write, after which the restarted worker charges
+// again under a fresh budget.
+func TestRandomModeFindsTheComposedBug(t *testing.T) {
+	if raceDetector || testing.Short() {
+		t.Skip("explorations in one goroutine, with up to 1000 checks a seed: go test ./... runs them without the race detector")
+	}
+	def := billing.Definition()
+	one, err := properties.Exhaustive(def.Factory, explore(billing.FreshBudgetOnResume, properties.WithMaxFaults(1))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.Found || one.Schedules != 69 {
+		t.Fatalf("one fault: %s", one.Summary())
+	}
+	want := []model.FaultEntry{
+		{Event: model.EvToolCommit, Ordinal: 1, Kind: "budget_exhaustion"},
+		{Event: model.EvCheckpointWrite, Ordinal: 3, Kind: "checkpoint_rollback"},
+	}
+	var ctf []int
+	for seed := uint64(1); seed <= 10; seed++ {
+		rep, err := properties.Explore(def.Factory, explore(billing.FreshBudgetOnResume, properties.WithSeed(seed), properties.WithChecks(1000))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.Found {
+			t.Fatalf("seed %d: no counterexample in %d checks", seed, rep.Checks)
+		}
+		cx := rep.Counterexample
+		got := slices.SortedFunc(slices.Values(cx.Schedule.Faults), func(a, b model.FaultEntry) int { return strings.Compare(string(b.Event), string(a.Event)) })
+		if cx.Invariant != model.InvBudget || !slices.Equal(got, want) {
+			t.Errorf("seed %d: %s", seed, cx)
+		}
+		ctf = append(ctf, rep.ChecksToFailure)
+	}
+	if w := []int{203, 21, 138, 118, 124, 33, 18, 33, 64, 176}; !slices.Equal(ctf, w) {
+		t.Errorf("checks to failure %v, want %v", ctf, w)
+	}
+}
