@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -80,7 +81,7 @@ func (p *Program) exploreCmd() *cobra.Command {
 	var fixture, out, covFile, covIn, otelDir, shardFlag string
 	var checks, maxFaults, workers int
 	var seed uint64
-	var asJSON, noWorld, noSwarm, guided bool
+	var asJSON, noWorld, noSwarm, guided, notices bool
 	var kinds, domains []string
 	var exh exhaustiveFlags
 	flags := p.systemFlags()
@@ -143,6 +144,16 @@ shows the checks done of --checks, the rate, the counterexamples so far and
 the time left; it is cleared before the output. Nothing of it is written to
 a pipe or a file.
 
+--notices has the provider send its asynchronous notices in every run (the
+schedule's "harness": {"notices": true}) and adds the four kinds of its
+notices (late_notice, reordered_notice, redelivered_notice, lost_notice) to
+the kinds in scope, drawn at the system's notice.receive crossings, with
+recorded_agrees_with_ledger in scope. Naming a notice kind in --kinds turns
+the notices on as well (and draws only the kinds named). A system that never
+reads its notices crosses no notice.receive: a scope of notice kinds alone
+then reaches no fault and the exploration is inconclusive (exit 3). Without
+either, the draws are those of runs without notices.
+
 --checks is at most 100000000 and --max-faults at most 16. A list flag
 (--kinds, --domains) given empty is bad input: leave it out to mean every
 kind.
@@ -180,6 +191,9 @@ could not be written).` + exhaustiveHelp,
 				return BadInput("--fixture: %v", err)
 			}
 			cfg.Fixture = fx.Name
+			if notices || slices.ContainsFunc(kinds, isNoticeKind) {
+				cfg.Notices = true // the notice kinds' event exists only when the provider sends notices
+			}
 			if c.Flags().Changed("concurrent") {
 				if err := CheckCount("concurrent", workers, 1, model.MaxWorkers); err != nil {
 					return err
@@ -212,6 +226,9 @@ could not be written).` + exhaustiveHelp,
 					ds[i] = model.Domain(d)
 				}
 				opts = append(opts, properties.WithDomains(ds...))
+			}
+			if notices {
+				opts = append(opts, properties.WithNotices())
 			}
 			if noWorld {
 				opts = append(opts, properties.WithoutWorldEvents())
@@ -340,6 +357,7 @@ could not be written).` + exhaustiveHelp,
 	c.Flags().IntVar(&workers, "concurrent", 0, "run the tasks as this many concurrent workers (1 to 1000) and draw interleavings with the faults (default: one task after another)")
 	c.Flags().StringSliceVar(&kinds, "kinds", nil, "only these fault kinds and world events, comma-separated")
 	c.Flags().StringSliceVar(&domains, "domains", nil, "only kinds of these fault domains, comma-separated")
+	c.Flags().BoolVar(&notices, "notices", false, "have the provider send its asynchronous notices and add the four kinds of its notices (late_notice, reordered_notice, redelivered_notice, lost_notice) to the kinds in scope")
 	c.Flags().BoolVar(&noWorld, "no-world", false, "draw no world events, only catalogue faults")
 	c.Flags().BoolVar(&noSwarm, "no-swarm", false, "draw without swarm draws: every check from every kind and site in scope, one to --max-faults entries evenly")
 	c.Flags().StringVar(&out, "out", "", "write the counterexample's schedule file and record to this directory")
@@ -350,6 +368,12 @@ could not be written).` + exhaustiveHelp,
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
 	exh.add(c)
 	return c
+}
+
+// isNoticeKind reports whether kind is one of the kinds of the provider's
+// notices (model.NoticeKinds).
+func isNoticeKind(kind string) bool {
+	return slices.ContainsFunc(model.NoticeKinds(), func(sp model.FaultSpec) bool { return sp.Kind == kind })
 }
 
 // writeTrace runs cx's schedule again as replay does and writes its trace

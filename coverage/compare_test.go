@@ -35,7 +35,7 @@ func TestCompareProfiles(t *testing.T) {
 	if diff := cmp.Diff(merged, c.Total); diff != "" {
 		t.Fatalf("total differs from the report of all runs (-all +total):\n%s", diff)
 	}
-	if len(c.Rows) != 37 || strings.Join(c.Labels, ",") != "baseline,typed,fail_closed" {
+	if len(c.Rows) != 39 || strings.Join(c.Labels, ",") != "baseline,typed,fail_closed" {
 		t.Fatalf("%d rows, labels %v", len(c.Rows), c.Labels)
 	}
 	var got []string
@@ -43,13 +43,13 @@ func TestCompareProfiles(t *testing.T) {
 		s := r.Summary
 		got = append(got, c.Labels[i]+" "+itoa(s.Visited)+" "+itoa(s.Violated)+" "+itoa(s.Held)+" "+itoa(s.Runs))
 	}
-	if strings.Join(got, "; ") != "baseline 36 28 8 50; typed 37 0 37 50; fail_closed 37 0 37 50" {
+	if strings.Join(got, "; ") != "baseline 37 29 8 52; typed 39 0 39 52; fail_closed 39 0 39 52" {
 		t.Fatalf("columns: %s", strings.Join(got, "; "))
 	}
-	if s := c.Total.Summary; s.Violated != 28 || s.Held != 9 {
+	if s := c.Total.Summary; s.Violated != 29 || s.Held != 10 {
 		t.Fatalf("merged: %d violated, %d held", s.Violated, s.Held)
 	}
-	row := c.Rows[9]
+	row := c.Rows[11]
 	if row.Key != "tool/effect/after_commit/isolated/receipt" || row.Cells[0].Status != coverage.StatusViolated ||
 		len(row.Cells[0].Counterexamples) != 2 || row.Cells[1].Status != coverage.StatusHeld || row.Cells[2].Status != coverage.StatusHeld {
 		t.Fatalf("row %+v", row)
@@ -61,24 +61,24 @@ func TestCompareProfiles(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
-		"Coverage: 37 of 37 reachable keys visited (100.0%)\n",
+		"Coverage: 39 of 39 reachable keys visited (100.0%)\n",
 		"\nBy baseline, typed, fail_closed:\n" +
-			"  baseline     36 of 37 reachable keys visited: 28 violated, 8 held (50 runs)\n" +
-			"  typed        37 of 37 reachable keys visited: 0 violated, 37 held (50 runs)\n" +
-			"  fail_closed  37 of 37 reachable keys visited: 0 violated, 37 held (50 runs)\n",
+			"  baseline     37 of 39 reachable keys visited: 29 violated, 8 held (52 runs)\n" +
+			"  typed        39 of 39 reachable keys visited: 0 violated, 39 held (52 runs)\n" +
+			"  fail_closed  39 of 39 reachable keys visited: 0 violated, 39 held (52 runs)\n",
 		"  key                                                                baseline                                          typed  fail_closed  kinds\n",
 		"  tool/effect/after_commit/isolated/receipt                          violated (effect_at_most_once, provable_outcome)  held   held         partial_success_response,malformed_response,output_drift\n",
 		"  state/branch_join/before_commit/isolated/join_record               held                                              held   held         branch_failure\n",
 		"  tool/effect/after_commit/isolated/ledger_readback under baseline\n    effect_at_most_once violated in 1 run: first false after seq 19 (tool.commit): second ledger effect for task refund-O-731\n",
 		"Unvisited reachable keys:\n  none\n",
-		"Unreachable keys (12338), grouped by reason:\n",
+		"Unreachable keys (12336), grouped by reason:\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("comparison lacks %q", want)
 		}
 	}
-	if n := strings.Count(out, " under baseline\n"); n != 32 || strings.Contains(out, " under typed\n") || strings.Contains(out, " under fail_closed\n") {
-		t.Errorf("%d counterexamples under baseline, want 32 and none under the other profiles", n)
+	if n := strings.Count(out, " under baseline\n"); n != 34 || strings.Contains(out, " under typed\n") || strings.Contains(out, " under fail_closed\n") {
+		t.Errorf("%d counterexamples under baseline, want 34 and none under the other profiles", n)
 	}
 }
 
@@ -100,8 +100,8 @@ func TestCompareColumnsApart(t *testing.T) {
 		return c.Rows[i].Key + " " + strings.Join(s, ",")
 	}
 	for i, want := range map[int]string{
-		8:  "tool/effect/after_commit/isolated/ledger_readback violated,scheduled_not_reached",
-		32: "state/branch_join/before_commit/isolated/join_record never_tried,held",
+		10: "tool/effect/after_commit/isolated/ledger_readback violated,scheduled_not_reached",
+		34: "state/branch_join/before_commit/isolated/join_record never_tried,held",
 		0:  "identity/proposal/before_validation/isolated/capability_record never_tried,never_tried",
 	} {
 		if got := cells(i); got != want {

@@ -112,7 +112,7 @@ func TestNeverCrossedBySystem(t *testing.T) {
 	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{})
 	s := r.Summary
 	if s.Visited != 2 || s.Violated != 1 || s.Held != 1 || s.NeverCrossed != 8 || s.NotApplicable != 0 ||
-		s.NotReached != 0 || s.NeverTried != 27 || s.Applicable != 37 || !s.Crossings || s.Traced != 3 || s.Runs != 3 {
+		s.NotReached != 0 || s.NeverTried != 29 || s.Applicable != 39 || !s.Crossings || s.Traced != 3 || s.Runs != 3 {
 		t.Fatalf("summary %+v", s)
 	}
 	const who = "never crossed by this system (tickets, 3 runs): no recorded run crossed "
@@ -152,7 +152,7 @@ func TestNeverCrossedBySystem(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, line := range []string{
-		"Coverage: 2 of 37 reachable keys visited (5.4%)\n",
+		"Coverage: 2 of 39 reachable keys visited (5.1%)\n",
 		"  never crossed by the recorded systems: 8 reachable keys; not applicable (declared by the systems): 0; neither counts as visited\n",
 		"  systems: tickets (3 runs, 10 events crossed)\n",
 		"\nKeys never crossed by this system (8):\n  context/proposal/before_validation/isolated/state_version  never_crossed: " + who + "context.eligibility, where cross_source_conflict enters\n",
@@ -176,7 +176,7 @@ func TestNotApplicableBoundaries(t *testing.T) {
 	}
 	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{})
 	s := r.Summary
-	if s.NotApplicable != 3 || s.NeverCrossed != 5 || s.Applicable != 34 || s.Ratio != 2.0/34 || s.Visited != 2 {
+	if s.NotApplicable != 3 || s.NeverCrossed != 5 || s.Applicable != 36 || s.Ratio != 2.0/36 || s.Visited != 2 {
 		t.Fatalf("summary %+v", s)
 	}
 	want := []string{
@@ -198,10 +198,10 @@ func TestNotApplicableBoundaries(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ name, out, want string }{
-		{"text", text.String(), "Coverage: 2 of 34 applicable keys visited (5.9%; 37 reachable, 3 not applicable)\n"},
+		{"text", text.String(), "Coverage: 2 of 36 applicable keys visited (5.6%; 39 reachable, 3 not applicable)\n"},
 		{"text", text.String(), "  systems: tickets (3 runs, 10 events crossed; no branch_join, checkpoint_store, memory)\n"},
 		{"text", text.String(), "\nKeys not applicable to this system (3):\n  context/memory/before_commit/isolated/checkpoint_store  not_applicable: not applicable: tickets declares it has no memory boundary\n"},
-		{"markdown", md.String(), "### Coverage: 2 of 34 applicable keys visited (5.9%; 37 reachable, 3 not applicable)\n"},
+		{"markdown", md.String(), "### Coverage: 2 of 36 applicable keys visited (5.6%; 39 reachable, 3 not applicable)\n"},
 		{"markdown", md.String(), "\n#### Keys not applicable to this system (3)\n\n- `context/memory/before_commit/isolated/checkpoint_store` (➖ not applicable): not applicable: tickets declares it has no memory boundary\n"},
 		{"markdown", md.String(), "\n#### Keys never crossed by this system (5)\n\n- `context/proposal/before_validation/isolated/state_version` (🚫 never crossed): "},
 		{"html", html.String(), `<h2>Keys not applicable to this system (3)</h2>`},
@@ -214,14 +214,14 @@ func TestNotApplicableBoundaries(t *testing.T) {
 	}
 	// the gate counts the applicable keys; a required key that is not
 	// applicable is still missing, with its reason
-	g, err := coverage.Gate(coverage.Default(), d, coverage.GateOptions{MinRatio: 0.0588, HasMinRatio: true,
+	g, err := coverage.Gate(coverage.Default(), d, coverage.GateOptions{MinRatio: 0.0555, HasMinRatio: true,
 		Require: []coverage.Requirement{{Line: 1, Values: [5]string{"state", "branch_join", "*", "*", "*"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var gb bytes.Buffer
 	g.WriteText(&gb)
-	if g.Passed() || !g.RatioMet() || !strings.Contains(gb.String(), "  ratio 0.0588 (2 of 34 applicable keys visited; 37 reachable), minimum 0.0588: met\n") ||
+	if g.Passed() || !g.RatioMet() || !strings.Contains(gb.String(), "  ratio 0.0556 (2 of 36 applicable keys visited; 39 reachable), minimum 0.0555: met\n") ||
 		!strings.Contains(gb.String(), "unvisited state/branch_join/before_commit/isolated/join_record: not_applicable: not applicable: tickets declares") {
 		t.Fatalf("gate:\n%s", gb.String())
 	}
@@ -281,7 +281,7 @@ func TestUserInvariantFileRoundTrips(t *testing.T) {
 		t.Fatalf("file: runs %d, entry %+v", d.Runs, e)
 	}
 	r := coverage.NewReport(coverage.Default(), coverage.Merge(d, d), coverage.ReportOptions{Dir: "cx"})
-	row := r.Keys[8]
+	row := r.Keys[10]
 	if row.Counterexamples[0].Invariant != "charged_once" || row.Counterexamples[0].Count != 40 ||
 		row.Counterexamples[0].Schedule.Replay != "FAULTLINE_REPLAY=cx/"+row.Counterexamples[0].Schedule.File+" go test -run '^TestReplay$' ./billing" {
 		t.Fatalf("row %+v", row)
@@ -609,7 +609,7 @@ func TestDeclarationsWithoutTimelines(t *testing.T) {
 		t.Fatalf("system %+v", sr)
 	}
 	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{})
-	if s := r.Summary; s.Crossings || s.NeverCrossed != 0 || s.NotApplicable != 1 || s.Applicable != 36 {
+	if s := r.Summary; s.Crossings || s.NeverCrossed != 0 || s.NotApplicable != 1 || s.Applicable != 38 {
 		t.Fatalf("summary %+v", s)
 	}
 	var text bytes.Buffer

@@ -37,10 +37,10 @@ func TestScheduledNotReachedIsNotAVisit(t *testing.T) {
 		t.Fatalf("KeyCounts %d, %d", v, u)
 	}
 	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{})
-	if r.Summary.Visited != 0 || r.Summary.NotReached != 1 || r.Summary.NeverTried != 36 || r.Summary.FaultsNotReached != 1 {
+	if r.Summary.Visited != 0 || r.Summary.NotReached != 1 || r.Summary.NeverTried != 38 || r.Summary.FaultsNotReached != 1 {
 		t.Fatalf("summary %+v", r.Summary)
 	}
-	row := r.Keys[8]
+	row := r.Keys[10]
 	if row.Key != k.String() || row.Status != coverage.StatusNotReached ||
 		row.Reason != "scheduled 1 time, but its event never occurred (timeout_after_commit)" {
 		t.Fatalf("row %+v", row)
@@ -75,7 +75,7 @@ func TestReachedNotFired(t *testing.T) {
 		t.Fatalf("entry %+v", e)
 	}
 	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{})
-	row := r.Unvisited[27] // nothing visited: every reachable key is unvisited, in report order
+	row := r.Unvisited[29] // nothing visited: every reachable key is unvisited, in report order
 	if r.Summary.Visited != 0 || r.Summary.NotReached != 1 || r.Summary.FaultsNotFired != 1 ||
 		row.Key != "state/state/after_checkpoint/isolated/ledger_readback" || row.Status != coverage.StatusNotReached ||
 		row.Reason != "reached 1 time, but the disturbance had nothing to act on (checkpoint_rollback)" {
@@ -88,12 +88,12 @@ func TestReachedNotFired(t *testing.T) {
 func TestSharedKeyReason(t *testing.T) {
 	d := record(t, at(t, "tool_timeout", 3, copperfin.ProfileTyped)).Data()
 	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{})
-	row := r.Keys[19]
+	row := r.Keys[21]
 	if row.Key != "tool/tool_call/before_commit/isolated/ledger_readback" || row.Status != coverage.StatusNotReached ||
 		row.Reason != "scheduled 1 time, but its event never occurred (timeout_before_send or tool_timeout)" {
 		t.Fatalf("row %+v", row)
 	}
-	if got := r.Keys[18].Reason; got != "no recorded run scheduled sandbox_denial" {
+	if got := r.Keys[20].Reason; got != "no recorded run scheduled sandbox_denial" {
 		t.Fatalf("never tried: %q", got)
 	}
 	d = record(t, single(t, "timeout_before_send", copperfin.ProfileTyped), single(t, "tool_timeout", copperfin.ProfileTyped)).Data()
@@ -128,7 +128,7 @@ func TestCounterexampleBesideItsKey(t *testing.T) {
 		t.Fatal("the counterexample's schedule does not replay the violation")
 	}
 	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{Dir: "cx"})
-	row := r.Keys[8]
+	row := r.Keys[10]
 	if row.Status != coverage.StatusViolated || len(row.Counterexamples) != 1 ||
 		row.Counterexamples[0].Schedule.Replay != "faultline replay cx/"+row.Counterexamples[0].Schedule.File ||
 		!strings.HasPrefix(row.Counterexamples[0].Schedule.File, "timeout_after_commit-") {
@@ -223,12 +223,14 @@ func TestConcurrentRecordEqualsSequential(t *testing.T) {
 	// read (no effect readback, no state precondition), and
 	// lagging_readback breaks nothing without its defect (resend_unseen)
 	d := seq.Data()
-	if d.Runs != 150 || len(d.Keys) != 37 {
+	if d.Runs != 156 || len(d.Keys) != 39 {
 		t.Fatalf("runs %d, keys %d", d.Runs, len(d.Keys))
 	}
 	want2 := map[string]string{
 		"identity/proposal/before_validation/isolated/capability_record":    "3 right_subject×1",
 		"identity/authority/before_commit/isolated/capability_record":       "3 current_entitlement×1",
+		"identity/authority/before_commit/persistent/capability_record":     "2 not reached 1",
+		"identity/worker/before_validation/persistent/capability_record":    "3 provable_outcome×1 right_subject×1",
 		"context/proposal/before_validation/isolated/state_version":         "3 current_entitlement×1",
 		"context/proposal/before_validation/isolated/policy_record":         "3 current_entitlement×1",
 		"context/proposal/before_validation/synchronized/policy_record":     "3 current_entitlement×1",

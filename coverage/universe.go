@@ -28,6 +28,10 @@ type Universe struct {
 	reachable []Key
 	gaps      []Gap
 	size      int
+	// guided is how many of specs, from the first, a Guide ranks: all of
+	// them for NewUniverse; for Default the catalogue's, not the kinds
+	// outside it, which exploration over the catalogue does not schedule.
+	guided int
 }
 
 // Gap is a group of unreachable keys that share one reason: the keys whose
@@ -83,23 +87,30 @@ func (g Gap) Contains(k Key) bool {
 	return slices.Contains(g.Values, k.Value(g.Dim))
 }
 
-// Default returns the universe of model.Catalogue().
+// Default returns the universe of model.Catalogue() and
+// model.CacheAndWorkerKinds(); a Guide over it ranks the catalogue's
+// kinds.
 func Default() *Universe {
-	u, err := NewUniverse(model.Catalogue())
+	cat := model.Catalogue()
+	u, err := NewUniverse(append(cat, model.CacheAndWorkerKinds()...))
 	if err != nil {
 		panic("coverage: the model's catalogue is invalid: " + err.Error()) // the catalogue is closed and checked by tests
 	}
+	u.guided = len(cat)
 	return u
 }
 
-// NoticeUniverse returns the universe of model.Catalogue() and
-// model.NoticeKinds(): the keys of runs with the provider's notices too
-// ("faultline audit --notices" records into it).
+// NoticeUniverse returns the universe of model.Catalogue(),
+// model.CacheAndWorkerKinds() and model.NoticeKinds(): the keys of runs
+// with the provider's notices too ("faultline audit --notices" records
+// into it); a Guide over it ranks the catalogue's kinds.
 func NoticeUniverse() *Universe {
-	u, err := NewUniverse(append(model.Catalogue(), model.NoticeKinds()...))
+	cat := model.Catalogue()
+	u, err := NewUniverse(append(append(cat, model.CacheAndWorkerKinds()...), model.NoticeKinds()...))
 	if err != nil {
 		panic("coverage: the model's notice kinds are invalid: " + err.Error()) // closed and checked by tests
 	}
+	u.guided = len(cat)
 	return u
 }
 
@@ -108,7 +119,7 @@ func NoticeUniverse() *Universe {
 // spec whose domain, boundary, phase, correlation or oracle is not one of
 // the model's values.
 func NewUniverse(specs []model.FaultSpec) (*Universe, error) {
-	u := &Universe{specs: append([]model.FaultSpec(nil), specs...), byKind: map[string]Key{}, kinds: map[Key][]string{}, size: 1}
+	u := &Universe{specs: append([]model.FaultSpec(nil), specs...), byKind: map[string]Key{}, kinds: map[Key][]string{}, size: 1, guided: len(specs)}
 	for _, d := range Dimensions {
 		u.size *= len(d.Values())
 	}

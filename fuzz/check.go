@@ -297,7 +297,7 @@ func cloneSchedule(s *model.Schedule) *model.Schedule {
 // use; the zero value is ready.
 type Reach struct {
 	runs, faults, reached atomic.Int64
-	crossed               atomic.Uint64 // bit i: model.AllEvents[i]
+	crossed               atomic.Uint64 // bit i: allEvents[i]
 }
 
 // ReachCounts is a snapshot of a Reach.
@@ -314,8 +314,8 @@ func (d *Decoder) Reach() *Reach { return &d.reach }
 
 // eventBit is each event's bit in Reach.crossed.
 var eventBit = func() map[model.EventName]uint64 {
-	m := make(map[model.EventName]uint64, len(model.AllEvents))
-	for i, ev := range model.AllEvents {
+	m := make(map[model.EventName]uint64, len(allEvents))
+	for i, ev := range allEvents {
 		m[ev] = 1 << i
 	}
 	return m
@@ -343,7 +343,7 @@ func (r *Reach) Observe(res *model.Result) {
 func (r *Reach) Counts() ReachCounts {
 	c := ReachCounts{Runs: r.runs.Load(), Faults: r.faults.Load(), Reached: r.reached.Load()}
 	bits := r.crossed.Load()
-	for i, ev := range model.AllEvents {
+	for i, ev := range allEvents {
 		if bits&(1<<i) != 0 {
 			c.Crossed = append(c.Crossed, ev)
 		}

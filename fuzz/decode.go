@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -12,7 +13,8 @@ import (
 
 // Scope says where the decoder may place a fault of each kind. The kinds
 // are those of model.Catalogue() followed by the world events of
-// model.WorldEvents(), each with its default target (the task's own
+// model.WorldEvents() (and, under a config with notices, the kinds of
+// model.NoticeKinds()), each with its default target (the task's own
 // capability, policy, record or every memory key; a clock advance of
 // 1000 ms). Where a kind's sites are comes from the events the system
 // crosses in its clean run under the decoder's config (see NewDecoder),
@@ -100,6 +102,8 @@ type options struct {
 	maxFaults int
 	system    *System
 	catalogue bool
+	notices   bool
+	kinds     []string // nil: every kind
 	// replayTest and failDir: where a failure is written and replayed
 	// (target.go)
 	replayTest, failDir string
@@ -125,6 +129,22 @@ func WithConfig(cfg model.Config) Option { return func(o *options) { o.config = 
 // an error.
 func WithFixture(name string) Option { return func(o *options) { o.fixture = name } }
 
+// WithNotices has the provider send its asynchronous notices in every
+// decoded schedule (the config's Notices, over WithConfig's) and adds
+// the kinds of its notices (model.NoticeKinds) to the sites, after the
+// world events, at the system's notice.receive crossings. A config with
+// Notices set does the same. A system that never reads its notices
+// crosses no notice.receive, so the notice kinds get no site there.
+func WithNotices() Option { return func(o *options) { o.notices = true } }
+
+// WithKinds limits the sites to the named kinds (catalogue kinds, world
+// events, or kinds of the provider's notices: naming one of those turns
+// the notices on, as WithNotices does), in site order whatever the
+// order named. An unknown name makes NewDecoder return an error.
+func WithKinds(kinds ...string) Option {
+	return func(o *options) { o.kinds = append([]string{}, kinds...) }
+}
+
 // WithScope sets where faults are placed (default ScopeDesigned).
 func WithScope(s Scope) Option { return func(o *options) { o.scope = s } }
 
@@ -146,8 +166,9 @@ func WithCatalogueSites() Option { return func(o *options) { o.catalogue = true 
 func WithSystem(s System) Option { return func(o *options) { o.system = &s } }
 
 // Decoder turns any byte string into a valid fault composition: a schedule
-// of up to MaxFaults faults, each a kind of model.Catalogue() or a world
-// event of model.WorldEvents() at a Site of the decoder's scope, in order,
+// of up to MaxFaults faults, each a kind of model.Catalogue(), a world
+// event of model.WorldEvents() or, under a config with notices, a kind of
+// model.NoticeKinds() at a Site of the decoder's scope, in order,
 // under the decoder's config. It also runs schedules against its system
 // (see Check). A Decoder is safe for concurrent use.
 //
@@ -162,6 +183,7 @@ func WithSystem(s System) Option { return func(o *options) { o.system = &s } }
 // bytes.
 type Decoder struct {
 	config    model.Config
+	kinds     []string // WithKinds's (nil: every kind)
 	fixture   model.Fixture
 	def       *model.Definition
 	scope     Scope
@@ -211,7 +233,16 @@ func NewDecoder(opts ...Option) (*Decoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fuzz: %w", err)
 	}
+	for _, k := range o.kinds {
+		sp, err := model.Spec(k)
+		if err != nil {
+			return nil, fmt.Errorf("fuzz: %w", err)
+		}
+		o.notices = o.notices || sp.Event == model.EvNoticeReceive
+	}
+	d.kinds = o.kinds
 	d.config = o.config
+	d.config.Notices = d.config.Notices || o.notices
 	d.fixture, d.config.Fixture = fx, o.fixture
 	if err := (&model.Schedule{Version: model.ScheduleVersion, Config: d.config, Faults: []model.FaultEntry{}}).Validate(); err != nil {
 		return nil, fmt.Errorf("fuzz: %w", err)
@@ -252,7 +283,7 @@ func NewDecoder(opts ...Option) (*Decoder, error) {
 // catalogueSites sets the sites of WithCatalogueSites: the catalogue's
 // designed placements and ordinals 1 to MaxOrdinal.
 func (d *Decoder) catalogueSites() error {
-	for _, spec := range append(model.Catalogue(), model.WorldEvents()...) {
+	for _, spec := range d.specs() {
 		switch d.scope {
 		case ScopeDesigned:
 			d.sites = append(d.sites, Site{Kind: spec.Kind, Event: spec.Event, Ordinal: spec.Ordinal})
@@ -261,7 +292,7 @@ func (d *Decoder) catalogueSites() error {
 				d.sites = append(d.sites, Site{Kind: spec.Kind, Event: spec.Event, Ordinal: ord})
 			}
 		case ScopeAnywhere:
-			for _, ev := range model.AllEvents {
+			for _, ev := range d.events() {
 				if !fits(d.config, spec.Kind, ev) {
 					continue
 				}
@@ -299,12 +330,12 @@ func (d *Decoder) runSites() error {
 	for _, ev := range clean.Timeline {
 		seen[ev.Event] = true
 	}
-	for _, ev := range model.AllEvents {
+	for _, ev := range allEvents {
 		if seen[ev] {
 			d.crossed = append(d.crossed, ev)
 		}
 	}
-	for _, spec := range append(model.Catalogue(), model.WorldEvents()...) {
+	for _, spec := range d.specs() {
 		switch d.scope {
 		case ScopeDesigned:
 			if f, ok := model.Place(spec.Kind, clean); ok {
@@ -315,7 +346,7 @@ func (d *Decoder) runSites() error {
 				d.sites = append(d.sites, Site{Kind: spec.Kind, Event: spec.Event, Ordinal: ord})
 			}
 		case ScopeAnywhere:
-			for _, ev := range model.AllEvents {
+			for _, ev := range d.events() {
 				if counts[ev] == 0 || !fits(d.config, spec.Kind, ev) {
 					continue
 				}
@@ -342,6 +373,43 @@ func eventList(evs []model.EventName) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// kindSpecs are the kinds a decoder under cfg places, in site order: the
+// catalogue's, the world events, and, under a config with notices
+// (Config.Notices), the kinds of the provider's notices
+// (model.NoticeKinds), which a config without them never places.
+func kindSpecs(cfg model.Config) []model.FaultSpec {
+	specs := append(model.Catalogue(), model.WorldEvents()...)
+	if cfg.Notices {
+		specs = append(specs, model.NoticeKinds()...)
+	}
+	return specs
+}
+
+// specs are the kinds the decoder places: kindSpecs of its config, only
+// those WithKinds names.
+func (d *Decoder) specs() []model.FaultSpec {
+	specs := kindSpecs(d.config)
+	if d.kinds != nil {
+		specs = slices.DeleteFunc(specs, func(sp model.FaultSpec) bool { return !slices.Contains(d.kinds, sp.Kind) })
+	}
+	return specs
+}
+
+// events are the events the decoder places faults at: model.AllEvents,
+// and notice.receive under a config with notices (WithCatalogueSites
+// places at every one of them, crossed or not).
+func (d *Decoder) events() []model.EventName {
+	if d.config.Notices {
+		return allEvents
+	}
+	return model.AllEvents
+}
+
+// allEvents are the events a fault may sit at, in site order:
+// model.AllEvents, then notice.receive, which only a run with notices
+// crosses.
+var allEvents = append(append([]model.EventName(nil), model.AllEvents...), model.EvNoticeReceive)
 
 // Crossed returns the events the system crossed in its clean run under
 // the decoder's config, in the order of model.AllEvents (nil under

@@ -15,8 +15,9 @@
 // Entry points:
 //
 //   - [NewDecoder] with options [WithDefinition] (the system under test,
-//     required), [WithConfig], [WithFixture], [WithScope], [WithMaxFaults]
-//     and [WithSystem]: the byte-to-composition decoder. [Decoder.Decode] is
+//     required), [WithConfig], [WithFixture], [WithScope], [WithMaxFaults],
+//     [WithKinds], [WithNotices] (the provider's notices and their four
+//     kinds, at notice.receive) and [WithSystem]: the byte-to-composition decoder. [Decoder.Decode] is
 //     total and deterministic: any byte string decodes into a valid
 //     model.Schedule whose faults are kinds of model.Catalogue() and world
 //     events of model.WorldEvents() at [Site]s of the [Scope]

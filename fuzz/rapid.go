@@ -49,9 +49,15 @@ func (d *Decoder) RapidProperty(count *atomic.Int64) (func(*rapid.T), error) {
 // without swarm draws (properties.WithoutSwarm): the fuzzer's own
 // mutations vary the input, and a swarm's flags, one draw for every kind
 // and site in scope, would come before the first fault in every input.
+// The decoder's WithKinds limits its kinds; under a config with notices
+// it draws the kinds of the provider's notices too.
 func (d *Decoder) RapidGenerator() (*rapid.Generator[*model.Schedule], error) {
-	gen, err := properties.Generator(d.system.New, properties.WithConfig(d.config),
-		properties.WithFixture(d.fixture), properties.WithMaxFaults(min(d.maxFaults, 16)), properties.WithoutSwarm())
+	opts := []properties.Option{properties.WithConfig(d.config),
+		properties.WithFixture(d.fixture), properties.WithMaxFaults(min(d.maxFaults, 16)), properties.WithoutSwarm()}
+	if d.kinds != nil {
+		opts = append(opts, properties.WithKinds(d.kinds...))
+	}
+	gen, err := properties.Generator(d.system.New, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("fuzz: the exploration's generator: %w", err)
 	}

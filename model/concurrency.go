@@ -154,6 +154,8 @@ type slot struct {
 	// at is, on clocks of their own (scheduler.timed), the logical time
 	// the slot's next crossing ends at.
 	at Millis
+	// ambient is the worker's ambient context (see run.ambientFor).
+	ambient ambientCtx
 }
 
 // scheduler is the deterministic scheduler of a concurrent run: it holds

@@ -250,7 +250,7 @@ func TestReferenceDefinition(t *testing.T) {
 		t.Errorf("contract %+v\n%s", rec.Contract, rec.Summary)
 	}
 	for _, c := range []struct{ system, want string }{
-		{`{"controls":["stable_keys"]}`, `config: unknown control "stable_keys" (valid: bind_identity, pre_effect_authority, refresh_context, state_precondition, idempotency, effect_readback, evidence_gate, deny_on_warning, notice_reconcile, jittered_backoff, shared_retry_budget)`},
+		{`{"controls":["stable_keys"]}`, `config: unknown control "stable_keys" (valid: bind_identity, pre_effect_authority, refresh_context, state_precondition, idempotency, effect_readback, evidence_gate, deny_on_warning, notice_reconcile, jittered_backoff, shared_retry_budget, bounded_grant_age, per_task_identity)`},
 		{`{"profile":"typed","variant":"planted"}`, `config: unknown field "variant"`},
 		{`{}`, `config: needs "profile" or "controls"`},
 		{`{"profile":"typed","mutant":"gremlin"}`, `config: unknown mutant "gremlin"`},

@@ -150,6 +150,7 @@ func (e *taskEnv) Approve(ctx context.Context, task Task, a Action) (Capability,
 	}
 	granted := *c
 	r.granted = append(r.granted, granted.ID)
+	r.grantedAt = r.world.Clock
 	granted, fid := disturb(granted, r, hits, grantHook.onGrant)
 	d := ""
 	if r.detailed {
@@ -160,10 +161,11 @@ func (e *taskEnv) Approve(ctx context.Context, task Task, a Action) (Capability,
 }
 
 // Check implements Authority (event authority.check): the capability's
-// current record.
+// current record, read at the check's time (Capability.AsOf), unless a
+// cache in front of the record serves it (see sliding_grant_cache).
 func (e *taskEnv) Check(ctx context.Context, id string) (Capability, error) {
 	r := e.r
-	ord, _, ok := r.enter(EvAuthorityCheck, costRead)
+	ord, hits, ok := r.enter(EvAuthorityCheck, costRead)
 	if !ok {
 		return Capability{}, ErrWorkerCrashed
 	}
@@ -172,16 +174,37 @@ func (e *taskEnv) Check(ctx context.Context, id string) (Capability, error) {
 		r.record(EvAuthorityCheck, ord, "", "not_found", "", running(r))
 		return Capability{}, ErrNotFound
 	}
+	ans := *c
+	ans.AsOf = r.world.Clock
+	fid := ""
+	for _, f := range hits {
+		if h, ok := f.kind.impl.(checkHook); ok {
+			x := ans // only a fault's hook takes an address
+			if h.onCheck(r, f, &x) {
+				ans = x
+				fid = r.fire(f)
+			}
+		}
+	}
+	if fid == "" && len(r.grantCache) > 0 {
+		if c, f, ok := r.grantCache.serve(id, r.world.Clock); ok {
+			ans = c
+			fid = r.fire(f) // the cache the fault put in front of the record still serves the entry
+		}
+	}
 	out := "live"
-	if !c.Live(r.world.Clock) {
+	if !ans.Live(r.world.Clock) {
 		out = "not_live"
 	}
 	d := ""
 	if r.detailed {
 		d = "capability " + id
+		if ans.AsOf != r.world.Clock {
+			d += ", cached as of " + strconv.FormatInt(int64(ans.AsOf), 10)
+		}
 	}
-	r.record(EvAuthorityCheck, ord, "", out, d, running(r))
-	return *c, nil
+	r.record(EvAuthorityCheck, ord, fid, out, d, running(r))
+	return ans, nil
 }
 
 // ReadVersion implements StateReader (event state.read).

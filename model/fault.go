@@ -49,8 +49,13 @@ type FaultSpec struct {
 	// World is true for a world event (see WorldEvents): it may be
 	// attached to any event, and Event and Ordinal are only its default
 	// placement.
-	World bool   `json:"world,omitempty"`
-	Doc   string `json:"doc"`
+	World bool `json:"world,omitempty"`
+	// WorkerScoped is true for a kind whose disturbance persists in a
+	// worker across tasks: it shows only where one worker runs several
+	// tasks in sequence (Concurrency.Workers below the fixture's task
+	// count); on a one-task workload it is reached and never fires.
+	WorkerScoped bool   `json:"worker_scoped,omitempty"`
+	Doc          string `json:"doc"`
 }
 
 // faultKind pairs a spec with its disturbance: a value implementing exactly
@@ -93,6 +98,12 @@ type (
 	}
 	stateReadHook interface {
 		onStateRead(r *run, subject string, version *int64) bool
+	}
+	checkHook interface {
+		onCheck(r *run, f *armed, c *Capability) bool
+	}
+	workerHook interface {
+		onWorkerStart(r *run, w *workerScope, amb *Ambient) bool
 	}
 )
 
@@ -137,6 +148,12 @@ func hookFits(impl any, e EventName) bool {
 		return ok
 	case EvStateRead:
 		_, ok := impl.(stateReadHook)
+		return ok
+	case EvAuthorityCheck:
+		_, ok := impl.(checkHook)
+		return ok
+	case EvWorkerStart:
+		_, ok := impl.(workerHook)
 		return ok
 	case EvNoticeReceive:
 		_, ok := impl.(noticeHook)
@@ -494,6 +511,87 @@ func (staleStateRead) onStateRead(r *run, subject string, version *int64) bool {
 	return true
 }
 
+// --- authority served by a sliding cache ---
+
+// GrantCacheTTL is the lifetime, in logical milliseconds, of an entry of
+// the cache a sliding_grant_cache fault puts in front of the capability
+// records: an entry expires GrantCacheTTL after its last read, so every
+// read within that time slides its expiry and an entry read often never
+// expires.
+const GrantCacheTTL Millis = 30000
+
+// grantCache holds the entries of the sliding cache in front of the
+// capability records.
+type grantCache []grantEntry
+
+// grantEntry is one cached answer: the capability as the entry was
+// filled (its AsOf the fill time), the fault that put the cache there,
+// and the entry's sliding expiry.
+type grantEntry struct {
+	c       Capability
+	f       *armed
+	expires Millis
+}
+
+// serve answers a check of capability id at now from the cache when it
+// holds an unexpired entry for it, sliding the entry's expiry; it returns
+// the cached answer and the fault whose cache served.
+func (gc grantCache) serve(id string, now Millis) (Capability, *armed, bool) {
+	for i := range gc {
+		if e := &gc[i]; e.c.ID == id && now < e.expires {
+			e.expires = now + GrantCacheTTL
+			return e.c, e.f, true
+		}
+	}
+	return Capability{}, nil, false
+}
+
+type slidingGrantCache struct{}
+
+// onCheck puts a cache with a sliding lifetime in front of the capability
+// records and revokes the capability on its record: the cache holds the
+// entry it filled when the task's grant was approved (before the
+// revocation) and answers this check and every later check of the
+// capability while reads keep sliding its expiry. A capability the
+// record already shows revoked or expired has no live answer to keep
+// (the kind does not fire).
+func (slidingGrantCache) onCheck(r *run, f *armed, c *Capability) bool {
+	if f.fired > 0 {
+		return false // the cache is in place: it serves what it holds (grantCache.serve)
+	}
+	w, ok := r.world.Capability(c.ID)
+	if !ok || !w.Live(r.world.Clock) {
+		return false
+	}
+	filled := r.grantedAt
+	if filled == 0 {
+		filled = r.taskStart
+	}
+	cached := *w
+	cached.AsOf = filled
+	r.grantCache = append(r.grantCache, grantEntry{c: cached, f: f, expires: r.world.Clock + GrantCacheTTL})
+	w.Revoked = true
+	*c = cached
+	return true
+}
+
+// --- worker-scoped faults ---
+
+type ambientIdentityLeak struct{}
+
+// onWorkerStart hands a later task of the worker the ambient identity the
+// worker captured when it started (its first task's actor, tenant and
+// trace): a context stored at the worker's start and reused for every
+// task it runs. A task whose own identity equals the captured one has
+// nothing leaked into it (the kind does not fire).
+func (ambientIdentityLeak) onWorkerStart(r *run, w *workerScope, amb *Ambient) bool {
+	if *amb == w.ambient {
+		return false
+	}
+	*amb = w.ambient
+	return true
+}
+
 // catalogue is the closed fault catalogue, in a fixed order: by domain,
 // then the paper's order within the domain.
 var catalogue = []faultKind{
@@ -635,6 +733,38 @@ func LaggingKinds() []FaultSpec {
 	return out
 }
 
+// cacheWorkerKinds are revoked authority kept alive by a cache with a
+// sliding lifetime and a worker-scoped disturbance. They are defined,
+// named in schedules, replayed and given coverage keys like every kind
+// (Spec, SingleFault, ParseSchedule, the coverage universe), and kept out
+// of Catalogue(), so the figures taken over the whole catalogue (the
+// assay's study, its pairs and coefficients, the fuzz decoder's sites,
+// exploration) are unchanged: a worker-scoped kind is reached and never
+// fires on the assay's one-task workload, so its trials there would test
+// nothing.
+var cacheWorkerKinds = []faultKind{
+	{FaultSpec{Kind: "sliding_grant_cache", Domain: DomainIdentity, Target: "capability cache", Event: EvAuthorityCheck,
+		Boundary: BoundaryAuthority, Phase: PhaseBeforeCommit, Correlation: CorrelationPersistent, Signal: SignalStateUpdate, Manner: MannerLate,
+		Oracle: OracleCapabilityRecord, Threatens: []string{InvCurrentEntitlement},
+		Doc: "before effect: the capability is revoked while the authority check is served by a cache whose entry, filled at approval, slides its lifetime on every read"}, slidingGrantCache{}},
+	{FaultSpec{Kind: "ambient_identity_leak", Domain: DomainIdentity, Target: "worker ambient context", Event: EvWorkerStart,
+		Boundary: BoundaryWorker, Phase: PhaseBeforeValidation, Correlation: CorrelationPersistent, Signal: SignalNone, Manner: MannerContradictory,
+		Oracle: OracleCapabilityRecord, Threatens: []string{InvRightSubject}, WorkerScoped: true,
+		Doc: "at a worker's start: the worker captures its task's actor, tenant and trace and hands them to every later task it runs"}, ambientIdentityLeak{}},
+}
+
+// CacheAndWorkerKinds returns the specs of sliding_grant_cache (revoked
+// authority kept alive by a cache with a sliding lifetime) and
+// ambient_identity_leak (a worker-scoped disturbance; see
+// cacheWorkerKinds).
+func CacheAndWorkerKinds() []FaultSpec {
+	out := make([]FaultSpec, len(cacheWorkerKinds))
+	for i, k := range cacheWorkerKinds {
+		out[i] = k.spec
+	}
+	return out
+}
+
 // paperKinds is the number of the paper's modes at the head of the
 // catalogue.
 const paperKinds = 10
@@ -642,6 +772,9 @@ const paperKinds = 10
 func init() {
 	for i := range catalogue {
 		setDefaults(&catalogue[i], i < paperKinds)
+	}
+	for i := range cacheWorkerKinds {
+		setDefaults(&cacheWorkerKinds[i], false)
 	}
 }
 
@@ -705,7 +838,12 @@ func lookupKind(name string) (*faultKind, error) {
 			return &noticeKinds[i], nil
 		}
 	}
-	names := make([]string, 0, len(catalogue)+len(worldKinds)+len(noticeKinds))
+	for i := range cacheWorkerKinds {
+		if cacheWorkerKinds[i].spec.Kind == name {
+			return &cacheWorkerKinds[i], nil
+		}
+	}
+	names := make([]string, 0, len(catalogue)+len(worldKinds)+len(noticeKinds)+len(cacheWorkerKinds))
 	for _, k := range catalogue {
 		names = append(names, k.spec.Kind)
 	}
@@ -713,6 +851,9 @@ func lookupKind(name string) (*faultKind, error) {
 		names = append(names, k.spec.Kind)
 	}
 	for _, k := range noticeKinds {
+		names = append(names, k.spec.Kind)
+	}
+	for _, k := range cacheWorkerKinds {
 		names = append(names, k.spec.Kind)
 	}
 	return nil, fmt.Errorf("unknown fault kind %q (valid: %s)", name, strings.Join(names, ", "))

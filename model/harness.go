@@ -176,6 +176,9 @@ type armed struct {
 	windowFrom Millis
 	hitTasks   []int
 	hitTenants []string
+	// scope is what a worker-scoped fault captured at its worker's start
+	// (nil before, and after the worker restarted).
+	scope *workerScope
 }
 
 // matches reports whether f hits the crossing whose count (its ordinal,
@@ -294,6 +297,11 @@ type run struct {
 	outbox    []queuedNotice
 	noticeSeq int
 	users     []UserInvariant
+	// grantCache is the sliding cache a sliding_grant_cache fault put in
+	// front of the capability records (empty without one).
+	grantCache grantCache
+	// seqAmbient is the ambient context of a sequential run's worker.
+	seqAmbient ambientCtx
 }
 
 // taskState is the state of the task being run. A sequential run keeps
@@ -338,6 +346,8 @@ type taskState struct {
 	memory []kv
 	// granted are the capability ids approved for the current task.
 	granted []string
+	// grantedAt is the logical time of the task's last approval.
+	grantedAt Millis
 	// branches are the branch outcomes the harness observed for the task,
 	// and compensations the compensating actions run.
 	branches      []BranchOutcome
@@ -484,6 +494,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 		r.faults = append(r.faults, armed{id: s.faultID(i), entry: f, kind: k, event: eventIndex(f.Event), corr: f.Correlated()})
 	}
 	r.counts = [32]int{}
+	r.grantCache = r.grantCache[:0]
 	// a detailed run's timeline is handed to its Result (see result), so
 	// each run starts its own, sized as the last one was
 	if r.tl == nil && r.detailed {
@@ -570,6 +581,7 @@ func (r *run) runTask(ti int, factory Factory) error {
 	r.callLimit = ""
 	r.inconclusive = false
 	r.granted = r.granted[:0]
+	r.grantedAt = 0
 	r.branches = r.branches[:0]
 	r.compensations = 0
 	r.invalidLoad = ""
@@ -625,9 +637,12 @@ func (r *run) runTask(ti int, factory Factory) error {
 		r.live.ctx = ctx
 		r.tick(costRead)
 		r.counts[eventIndex(EvWorkerStart)]++
+		ord := r.counts[eventIndex(EvWorkerStart)]
+		amb := ambientOfTask(task)
+		fid := r.workerStart(ord, &amb)
 		r.state = before
-		r.record(EvWorkerStart, r.counts[eventIndex(EvWorkerStart)], "", "", "", after)
-		claim, err := sys.Run(ctx, r.env.Env(), task)
+		r.record(EvWorkerStart, ord, fid, "", "", after)
+		claim, err := sys.Run(r.ambientFor(ctx, amb), r.env.Env(), task)
 		if r.live.err != nil {
 			return r.live.err
 		}

@@ -1,10 +1,13 @@
 package model_test
 
 import (
+	"context"
+	"fmt"
 	"go/parser"
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -220,5 +223,193 @@ func TestCounterfactualPerLaggingKind(t *testing.T) {
 		if f := res.Faults[0]; !f.Reached || f.Fired != 1 || !res.Held() || !res.Terms.Contained || res.RunVerdict != model.ContainedFailure {
 			t.Errorf("%s: typed: %+v %+v %s", spec.Kind, res.Faults, res.Terms, res.RunVerdict)
 		}
+	}
+}
+
+// runNamed runs s on the built-in fixture its config names.
+func runNamed(t *testing.T, s *model.Schedule) *model.Result {
+	t.Helper()
+	fx, err := copperfin.FixtureNamed(s.Config.Fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	factory, err := copperfin.Configured(s.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := model.NewHarness(fx, model.Options{}).Run(factory, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestCounterfactualSlidingGrantCache: a revoked grant kept alive by the
+// sliding cache breaks current_entitlement for a system that acts on the
+// check's answer with no capability guard (authority_check_unguarded);
+// bounded_grant_age, the same system otherwise, re-validates the
+// answer, older than MaxGrantAge, at the issuer and denies; the typed
+// profile's capability guard has the provider refuse the commit.
+func TestCounterfactualSlidingGrantCache(t *testing.T) {
+	mut := copperfin.MutantFor("sliding_grant_cache")
+	if mut != "authority_check_unguarded" {
+		t.Fatalf("mutant %q", mut)
+	}
+	base, err := model.SingleFault("sliding_grant_cache", copperfin.WithMutant(copperfin.ConfigOfProfile(copperfin.ProfileBaseline), mut))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, base)
+	if f := res.Faults[0]; !f.Reached || f.Fired != 1 {
+		t.Fatalf("undefended: fault %+v", f)
+	}
+	if r, _ := res.Invariant(model.InvCurrentEntitlement); r.Held || r.FaultID != "f1" || r.Event != model.EvToolCommit || r.Detail != "capability revoked at effect time" {
+		t.Errorf("undefended: current_entitlement %+v", r)
+	}
+	if res.Verdict != model.ClaimUnsafe || res.Terms.Effects != 1 {
+		t.Errorf("undefended: claim %s, %d effects", res.Verdict, res.Terms.Effects)
+	}
+	bounded, _ := model.SingleFault("sliding_grant_cache", copperfin.WithMutant(copperfin.ConfigOfControls(copperfin.Controls(0).With(copperfin.BoundedGrantAge)), mut))
+	res = run(t, bounded)
+	if f := res.Faults[0]; !f.Reached || f.Fired != 1 || !f.Detected || !res.Held() || res.Verdict != model.ClaimDeny || res.Terms.Effects != 0 {
+		t.Errorf("bounded_grant_age: %+v held %v claim %s effects %d", res.Faults[0], res.Held(), res.Verdict, res.Terms.Effects)
+	}
+	// the answer the cache served is the grant as approved, filled before
+	// the check by more than the bound
+	var check model.Event
+	for _, e := range res.Timeline {
+		if e.Event == model.EvAuthorityCheck {
+			check = e
+		}
+	}
+	if check.FaultID != "f1" || check.Outcome != "live" || !strings.Contains(check.Detail, "cached as of") {
+		t.Errorf("check event %+v", check)
+	}
+	typed, _ := model.SingleFault("sliding_grant_cache", copperfin.ConfigOfProfile(copperfin.ProfileTyped))
+	res = run(t, typed)
+	if f := res.Faults[0]; !f.Reached || f.Fired != 1 || !res.Held() || res.Terms.Effects != 0 {
+		t.Errorf("typed: %+v %+v", res.Faults, res.Invariants)
+	}
+	// the baseline makes no authority check: nothing for the cache to serve
+	res = run(t, mustSingle(t, "sliding_grant_cache", copperfin.ConfigOfProfile(copperfin.ProfileBaseline)))
+	if f := res.Faults[0]; f.Reached {
+		t.Errorf("baseline: %+v", f)
+	}
+}
+
+func mustSingle(t *testing.T, kind string, cfg model.Config) *model.Schedule {
+	t.Helper()
+	s, err := model.SingleFault(kind, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestCounterfactualAmbientIdentityLeak: one worker running the two
+// tenants' refunds one after another hands the second (tenant T-2,
+// operator-31) the identity it captured for the first (T-1,
+// operator-27): the baseline refunds O-841 as operator-27 of T-1
+// (right_subject) under the first task's trace (provable_outcome);
+// per_task_identity re-derives the identity from the task and holds;
+// the typed profile's binding guard has the provider refuse the commit.
+// With two workers no worker runs a later task, and the fault never
+// fires.
+func TestCounterfactualAmbientIdentityLeak(t *testing.T) {
+	spec, err := model.Spec("ambient_identity_leak")
+	if err != nil || !spec.WorkerScoped || spec.Event != model.EvWorkerStart {
+		t.Fatalf("%+v %v", spec, err)
+	}
+	sched := func(cs copperfin.Controls) *model.Schedule {
+		s, err := copperfin.CorrelatedSchedule("ambient_identity_leak", model.CorrelationPersistent, copperfin.ConfigOfControls(cs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	res := runNamed(t, sched(0))
+	if f := res.Faults[0]; !f.Reached || f.Fired != 1 {
+		t.Fatalf("undefended: fault %+v", f)
+	}
+	if r, _ := res.Invariant(model.InvRightSubject); r.Held || r.FaultID != "f1" || r.Event != model.EvToolCommit {
+		t.Errorf("undefended: right_subject %+v", r)
+	}
+	if r, _ := res.Invariant(model.InvProvableOutcome); r.Held {
+		t.Errorf("undefended: provable_outcome %+v", r)
+	}
+	if res.Tasks[1].Claim != model.ClaimUnsafe || res.Terms.Effects != 2 {
+		t.Errorf("undefended: tasks %+v, %d effects", res.Tasks, res.Terms.Effects)
+	}
+	res = runNamed(t, sched(copperfin.Controls(0).With(copperfin.PerTaskIdentity)))
+	if f := res.Faults[0]; !f.Reached || f.Fired != 1 || !res.Held() || res.Terms.Effects != 2 {
+		t.Errorf("per_task_identity: %+v %+v effects %d", res.Faults, res.Invariants, res.Terms.Effects)
+	}
+	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
+	res = runNamed(t, sched(typed))
+	if f := res.Faults[0]; !f.Reached || f.Fired != 1 || !res.Held() || res.Terms.Effects != 1 {
+		t.Errorf("typed: %+v %+v effects %d", res.Faults, res.Invariants, res.Terms.Effects)
+	}
+	two := sched(0)
+	two.Config.Concurrency.Workers = 2
+	res = runNamed(t, two)
+	if f := res.Faults[0]; !f.Reached || f.Fired != 0 {
+		t.Errorf("two workers: %+v", f)
+	}
+	// a task's own worker in a sequential run runs no later task
+	seq := sched(0)
+	seq.Config.Concurrency = nil
+	if f := runNamed(t, seq).Faults[0]; !f.Reached || f.Fired != 0 {
+		t.Errorf("sequential: %+v", f)
+	}
+}
+
+// checker approves its task's grant, then checks it at the given logical
+// times after the approval, and reports each answer's liveness and age.
+type checker struct {
+	at  []model.Millis
+	got *[]string
+}
+
+func (c checker) Run(ctx context.Context, env model.Env, t model.Task) (model.Claim, error) {
+	g, err := env.Authority.Approve(ctx, t, model.Action{Actor: t.Actor, Subject: t.Subject, Tenant: t.Tenant, Purpose: t.Purpose})
+	if err != nil {
+		return model.Claim{}, err
+	}
+	start := env.Now()
+	for _, at := range c.at {
+		if err := env.Sleep(ctx, start+at-env.Now()); err != nil {
+			return model.Claim{}, err
+		}
+		a, err := env.Authority.Check(ctx, g.ID)
+		if err != nil {
+			return model.Claim{}, err
+		}
+		*c.got = append(*c.got, fmt.Sprintf("live %t age %d", a.Live(env.Now()), env.Now()-a.AsOf))
+	}
+	return model.Claim{Verdict: model.ClaimHold, Reason: "checked"}, nil
+}
+
+// TestGrantCacheLifetimeSlides: the entry the fault fills at the first
+// check (with the grant as approved) answers every check within
+// GrantCacheTTL of the last one, each read sliding its expiry, so the
+// revoked grant stays live 50 s after the approval, past the 30 s a fixed
+// lifetime would give; a check more than GrantCacheTTL after the last
+// read finds the entry expired and reads the record: revoked.
+func TestGrantCacheLifetimeSlides(t *testing.T) {
+	fx := model.Fixture{Name: "grants",
+		Subjects:     []model.Subject{{ID: "S-1", Tenant: "t", Status: "open", Version: 1}},
+		Capabilities: []model.Capability{{ID: "G-1", Actor: "a", Subject: "S-1", Tenant: "t", Purpose: "p", Expiry: 1000000}},
+		Tasks:        []model.Task{{ID: "task-1", Actor: "a", Subject: "S-1", Tenant: "t", Purpose: "p", Capability: "G-1"}}}
+	var got []string
+	s := mustSingle(t, "sliding_grant_cache", model.Config{})
+	res, err := model.NewHarness(fx, model.Options{}).Run(func() model.System {
+		return checker{at: []model.Millis{1000, 26000, 51000, 90000}, got: &got}
+	}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"live true age 1010", "live true age 26010", "live true age 51010", "live false age 0"}
+	if !slices.Equal(got, want) || res.Faults[0].Fired != 3 {
+		t.Errorf("answers %q, fired %d; want %q, fired 3", got, res.Faults[0].Fired, want)
 	}
 }

@@ -12,7 +12,8 @@ import (
 // at event#n is reached only when the run crosses event at least n
 // times). Events the run never crossed are absent, and so are the claim
 // and worker.start, which the harness records around the system's run
-// and at which no fault is ever reached. A nil result or one without a
+// and at which no catalogue kind is reached (Place counts it for a
+// worker-scoped kind). A nil result or one without a
 // timeline crossed nothing.
 func Crossings(res *Result) map[EventName]int {
 	out := map[EventName]int{}
@@ -48,6 +49,15 @@ func Place(kind string, res *Result) (FaultEntry, bool) {
 		return FaultEntry{}, false
 	}
 	n := Crossings(res)[k.spec.Event]
+	if k.spec.Event == EvWorkerStart && res != nil {
+		// a worker-scoped kind is reached at a worker's start, which
+		// Crossings leaves out (no catalogue kind is reached there)
+		for _, ev := range res.Timeline {
+			if ev.Event == EvWorkerStart {
+				n = max(n, ev.Ordinal)
+			}
+		}
+	}
 	if n == 0 {
 		return FaultEntry{}, false
 	}

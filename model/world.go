@@ -72,6 +72,11 @@ type Capability struct {
 	Amount  int64
 	Expiry  Millis
 	Revoked bool
+	// AsOf is the logical time an authority check's answer was read from
+	// the capability record: the check's own time for a fresh read, and
+	// the time its entry was filled for an answer a cache served. It is
+	// zero on the World's records and on an approval.
+	AsOf Millis
 }
 
 // Live reports whether the capability is unrevoked and unexpired at now.

@@ -133,7 +133,7 @@ func replayOnly(t rapid.TB, e *explorer, ff failFiles, path string) {
 			seen[ev.Event] = true
 		}
 		var crossed []string
-		for _, ev := range model.AllEvents {
+		for _, ev := range allEvents {
 			if seen[ev] {
 				crossed = append(crossed, string(ev))
 			}

@@ -33,6 +33,7 @@
 //   - [System], [Factory] and [Reference]: how the system under test is
 //     built for each run; Reference is the Copperfin workflow.
 //   - Options: [WithConfig], [WithFixture], [WithKinds], [WithDomains],
+//     [WithNotices] (the provider's notices and their four kinds),
 //     [WithoutWorldEvents], [WithoutSwarm], [WithMaxFaults], [WithInvariants],
 //     [WithFailDir] (Check's), [WithCounterexampleDir],
 //     [WithReplayCommand], [WithName].

@@ -306,6 +306,17 @@ func Exhaustive(sys System, opts ...Option) (*ExhaustiveReport, error) {
 	case e.set.loop.seedSet || e.set.loop.checks > 0:
 		return nil, errors.New("properties: WithSeed and WithChecks do not apply to an exhaustive walk: it draws nothing")
 	}
+	if e.set.config.Notices {
+		// the clean run tells whether the system reads its notices (noticeScope)
+		clean, err := e.run(&model.Schedule{Version: model.ScheduleVersion, Seed: "clean", Config: e.set.config, Faults: []model.FaultEntry{}})
+		if err != nil {
+			return nil, err
+		}
+		for _, ev := range clean.Timeline {
+			e.crossed[ev.Event] = true
+		}
+		e.noticeScope()
+	}
 	w, err := newWalk(e)
 	if err != nil {
 		return nil, err
@@ -427,8 +438,11 @@ func (w *walkState) interleavings() error {
 }
 
 // walkKinds are every kind and world event a walk may place, in the order
-// their codes are given.
-var walkKinds = func() []model.FaultSpec { return append(model.Catalogue(), model.WorldEvents()...) }()
+// their codes are given: the catalogue, the world events, and the kinds of
+// the provider's notices (placed only under a config with notices).
+var walkKinds = func() []model.FaultSpec {
+	return append(append(model.Catalogue(), model.WorldEvents()...), model.NoticeKinds()...)
+}()
 
 func newWalk(e *explorer) (*walkState, error) {
 	set := e.set
@@ -441,7 +455,7 @@ func newWalk(e *explorer) (*walkState, error) {
 		scope.Placement = "own event"
 	}
 	for code, sp := range walkKinds {
-		if sp.World && !set.world {
+		if sp.World && !set.world || sp.Event == model.EvNoticeReceive && !set.config.Notices {
 			continue
 		}
 		if set.kinds != nil && !slices.Contains(set.kinds, sp.Kind) {
@@ -451,7 +465,7 @@ func newWalk(e *explorer) (*walkState, error) {
 			continue
 		}
 		k := exKind{code: byte(code), kind: sp.Kind, persistent: sp.Correlation == model.CorrelationPersistent}
-		for i, ev := range model.AllEvents {
+		for i, ev := range allEvents {
 			if set.exh.ownEvents && ev != sp.Event {
 				continue
 			}
@@ -491,7 +505,7 @@ func newWalk(e *explorer) (*walkState, error) {
 // eventIndex maps an event to its index in model.AllEvents.
 var eventIndex = func() map[model.EventName]int {
 	m := map[model.EventName]int{}
-	for i, ev := range model.AllEvents {
+	for i, ev := range allEvents {
 		m[ev] = i
 	}
 	return m
@@ -597,7 +611,7 @@ func (w *walkState) schedule(il int, fs []placed) *model.Schedule {
 		s.Config.Concurrency.Interleaving = slices.Clone(w.ils[il])
 	}
 	for i, f := range fs {
-		s.Faults[i] = model.FaultEntry{Event: model.AllEvents[f.event], Ordinal: f.ordinal, Kind: walkKinds[f.kind].Kind, Target: f.target}
+		s.Faults[i] = model.FaultEntry{Event: allEvents[f.event], Ordinal: f.ordinal, Kind: walkKinds[f.kind].Kind, Target: f.target}
 	}
 	return s
 }
@@ -620,7 +634,7 @@ func (w *walkState) sites(res *model.Result) []placed {
 			targets = append(targets, details[k.target]...)
 		}
 		for _, ev := range k.events {
-			for o := 1; o <= crossed[model.AllEvents[ev]]; o++ {
+			for o := 1; o <= crossed[allEvents[ev]]; o++ {
 				for _, t := range targets {
 					out = append(out, placed{kind: k.code, event: byte(ev), ordinal: o, target: t})
 				}

@@ -185,7 +185,7 @@ var errNoSite = errors.New("properties: no fault kind in scope occurs in this wo
 // ran, and the events the clean run crossed are named.
 func (e *explorer) noSite() *Report {
 	rep := &Report{}
-	for _, ev := range model.AllEvents {
+	for _, ev := range allEvents {
 		if e.crossed[ev] {
 			rep.Crossed = append(rep.Crossed, ev)
 		}
@@ -216,7 +216,7 @@ func (e *explorer) explore(parent rapid.TB) (*Report, error) {
 		return nil, e.harnessErr
 	}
 	rep := &Report{Checks: e.calls, RapidOutput: strings.Join(rec.msgs, "\n"), Faults: e.faults, Reached: e.reached, Fired: e.fired}
-	for _, ev := range model.AllEvents {
+	for _, ev := range allEvents {
 		if e.crossed[ev] {
 			rep.Crossed = append(rep.Crossed, ev)
 		}
@@ -235,7 +235,7 @@ func (e *explorer) explore(parent rapid.TB) (*Report, error) {
 // draw for sys under opts (see the package comment for what a drawn
 // schedule holds), for use in a property of one's own, such as a native
 // fuzz target through rapid.MakeFuzz. Only the options that shape the draw
-// apply: WithConfig, WithFixture, WithKinds, WithDomains,
+// apply: WithConfig, WithFixture, WithKinds, WithDomains, WithNotices,
 // WithoutWorldEvents, WithoutSwarm and WithMaxFaults; the others are accepted and
 // ignored. It runs the workload's clean run once, to learn which events
 // occur and how often, and each draw runs the faults drawn before its
@@ -419,6 +419,9 @@ func resolve(sys System, opts []Option) (*explorer, error) {
 	for _, inv := range set.harness.Invariants {
 		e.inScope[inv.Name] = set.invariants == nil
 	}
+	if set.config.Notices { // the harness checks model.NoticeAgreement in a run with notices (see noticeScope)
+		e.inScope[model.InvRecordedAgreesWithLedger] = set.invariants == nil || slices.Contains(set.invariants, model.InvRecordedAgreesWithLedger)
+	}
 	return e, nil
 }
 
@@ -460,6 +463,7 @@ func (e *explorer) survey(also ...model.Config) error {
 			}
 		}
 	}
+	e.noticeScope()
 	var maxAdvance model.Millis = 2000
 	if set.config.Deadline != nil {
 		maxAdvance = *set.config.Deadline
@@ -475,6 +479,9 @@ func (e *explorer) survey(also ...model.Config) error {
 	if set.world {
 		specs = append(specs, model.WorldEvents()...)
 	}
+	if set.config.Notices {
+		specs = append(specs, model.NoticeKinds()...)
+	}
 	for _, sp := range specs {
 		if set.kinds != nil && !slices.Contains(set.kinds, sp.Kind) {
 			continue
@@ -484,7 +491,7 @@ func (e *explorer) survey(also ...model.Config) error {
 		}
 		ks := kindSpace{kind: sp.Kind, own: sp.Event, designed: max(sp.Ordinal, 1), world: sp.World, corrs: sp.Correlations}
 		// the kind's own event first: rapid draws small indices more often
-		for _, ev := range append([]model.EventName{sp.Event}, model.AllEvents...) {
+		for _, ev := range append([]model.EventName{sp.Event}, allEvents...) {
 			if slices.Contains(ks.fitting, ev) || counts[ev] == 0 || !fits(sp.Kind, ev) {
 				continue
 			}
@@ -506,7 +513,7 @@ func (e *explorer) survey(also ...model.Config) error {
 	if len(e.kinds) == 0 {
 		return errNoSite
 	}
-	for _, ev := range model.AllEvents {
+	for _, ev := range allEvents {
 		if slices.ContainsFunc(e.kinds, func(k kindSpace) bool { return slices.Contains(k.fitting, ev) }) {
 			e.swarmEvents = append(e.swarmEvents, ev)
 		}
@@ -523,6 +530,22 @@ func (e *explorer) survey(also ...model.Config) error {
 		}
 	}
 	return nil
+}
+
+// noticeScope takes recorded_agrees_with_ledger out of scope when the
+// config has notices but the system's clean run never read one (crossed
+// no notice.receive): such a system does not consume the provider's
+// notices, so what its checkpoints record is not settled by them, and the
+// notice kinds, which never reach it, leave the campaign inconclusive
+// rather than a violation of the clean run. The invariant stays in scope
+// when the harness options or WithInvariants name it.
+func (e *explorer) noticeScope() {
+	set := e.set
+	if !set.config.Notices || e.crossed[model.EvNoticeReceive] || slices.Contains(set.invariants, model.InvRecordedAgreesWithLedger) ||
+		slices.ContainsFunc(set.harness.Invariants, func(u model.UserInvariant) bool { return u.Name == model.InvRecordedAgreesWithLedger }) {
+		return
+	}
+	e.inScope[model.InvRecordedAgreesWithLedger] = false
 }
 
 // fits reports whether kind can be attached to ev, by asking the schedule
@@ -1098,6 +1121,12 @@ func (e *explorer) found(rep *Report) (*Report, error) {
 	return rep, nil
 }
 
+// allEvents are the events a fault may be placed at, in the order the
+// draws and the walk take them: model.AllEvents, then notice.receive,
+// which only a run whose provider sends notices crosses (so the sites of
+// every run without notices are those of model.AllEvents).
+var allEvents = append(slices.Clone(model.AllEvents), model.EvNoticeReceive)
+
 // drawComposed draws, one time in four, a later entry of a swarm draw as
 // part of a composition with the entries before it (prev, whose run is
 // ss): at a crossing one of them sits at that their run still crosses, or
@@ -1123,7 +1152,7 @@ func (e *explorer) drawComposed(t *rapid.T, sw swarmDraw, prev []model.FaultEntr
 			anchors = append(anchors, site{f.Event, f.Ordinal})
 		}
 	}
-	for _, ev := range model.AllEvents {
+	for _, ev := range allEvents {
 		for o := e.clean.counts[ev] + 1; o <= ss.counts[ev]; o++ {
 			if !slices.Contains(anchors, site{ev, o}) {
 				anchors = append(anchors, site{ev, o})

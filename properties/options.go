@@ -3,6 +3,7 @@ package properties
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
@@ -41,6 +42,7 @@ type settings struct {
 	kinds      []string          // nil: every kind
 	domains    []model.Domain    // nil: every domain
 	world      bool
+	notices    bool // WithNotices
 	swarm      bool // swarm draws (WithoutSwarm: off)
 	maxFaults  int
 	invariants []string // nil: every invariant
@@ -127,7 +129,9 @@ func WithFixture(f model.Fixture) Option {
 }
 
 // WithKinds limits the fault kinds and world events drawn to the named
-// ones (catalogue kinds or world events). An unknown name is an error.
+// ones (catalogue kinds, world events, or kinds of the provider's notices,
+// model.NoticeKinds: naming one of those turns the provider's notices on,
+// as WithNotices does). An unknown name is an error.
 func WithKinds(kinds ...string) Option {
 	return optionFunc(func(s *settings) error {
 		for _, k := range kinds {
@@ -152,6 +156,23 @@ func WithDomains(ds ...model.Domain) Option {
 		s.domains = append([]model.Domain{}, ds...)
 		return nil
 	})
+}
+
+// WithNotices has the provider send its asynchronous notices in every run
+// (the config's Notices, written into every schedule) and adds the four
+// kinds of model.NoticeKinds (late_notice, reordered_notice,
+// redelivered_notice, lost_notice) to the kinds in scope: to every kind
+// without WithKinds, to the named ones with it (WithDomains still
+// applies: they are of domain tool). The notice kinds are
+// drawn at the notice.receive crossings of the runs, and
+// recorded_agrees_with_ledger (model.NoticeAgreement) is in scope. A
+// config with Notices set (WithConfig) draws the notice kinds too.
+// Without any of these the draws are those of a run without notices. A
+// system that never reads its notices crosses no notice.receive: a scope
+// of notice kinds alone then reaches no fault, and the campaign is
+// inconclusive.
+func WithNotices() Option {
+	return optionFunc(func(s *settings) error { s.notices = true; return nil })
 }
 
 // WithoutWorldEvents draws from the fault catalogue only: no clock
@@ -212,11 +233,12 @@ func WithHarnessOptions(opts model.Options) Option {
 }
 
 // WithInvariants limits the invariants whose violation is a counterexample
-// (default: all of model.Invariants). An unknown name is an error.
+// (default: all of model.Invariants, and recorded_agrees_with_ledger in a
+// run with notices). An unknown name is an error.
 func WithInvariants(names ...string) Option {
 	return optionFunc(func(s *settings) error {
 		for _, n := range names {
-			found := false
+			found := n == model.InvRecordedAgreesWithLedger
 			for _, inv := range model.Invariants {
 				found = found || inv.Name == n
 			}
@@ -328,10 +350,25 @@ func (s *settings) resolve() error {
 		}
 		s.harness = s.def.Options(s.harness)
 	}
+	if s.notices && s.kinds != nil {
+		for _, sp := range model.NoticeKinds() {
+			if !slices.Contains(s.kinds, sp.Kind) {
+				s.kinds = append(s.kinds, sp.Kind)
+			}
+		}
+	}
+	if s.notices || slices.ContainsFunc(s.kinds, isNoticeKind) {
+		s.config.Notices = true // the notice kinds' event exists only when the provider sends notices
+	}
 	if s.fixture.Name == "" {
 		return errors.New("properties: no fixture: give WithFixture with the system's workload, or WithDefinition")
 	}
 	return nil
+}
+
+// isNoticeKind reports whether kind is one of model.NoticeKinds.
+func isNoticeKind(kind string) bool {
+	return slices.ContainsFunc(model.NoticeKinds(), func(sp model.FaultSpec) bool { return sp.Kind == kind })
 }
 
 // describe names cfg in the system's terms when the exploration has a

@@ -227,7 +227,7 @@ func (e *explorer) exploreOwned(parent rapid.TB, name string) (*Report, error) {
 		}
 	}
 	rep.Checks, rep.Faults, rep.Reached, rep.Fired = ran, e.faults, e.reached, e.fired
-	for _, ev := range model.AllEvents {
+	for _, ev := range allEvents {
 		if e.crossed[ev] {
 			rep.Crossed = append(rep.Crossed, ev)
 		}

@@ -490,8 +490,9 @@ func writeAuditCoverage(w io.Writer, audits []assay.ProfileAudit, path string) e
 	for _, a := range audits {
 		correlated += len(a.Correlated)
 	}
-	if _, err := fmt.Fprintf(w, "\n== coverage of the runs above (%d single-fault runs: %d fault kinds under %d profiles; and %d correlated runs: %d modifiers under %d profiles)\n",
-		cmp.Total.Summary.Runs-correlated-noticeRuns(audits), len(model.Catalogue()), len(audits), correlated, len(copperfin.Correlated()), len(audits)); err != nil {
+	outside := len(model.CacheAndWorkerKinds())
+	if _, err := fmt.Fprintf(w, "\n== coverage of the runs above (%d single-fault runs: %d fault kinds under %d profiles; and %d correlated runs: %d modifiers and %d kinds outside the catalogue under %d profiles)\n",
+		cmp.Total.Summary.Runs-correlated-noticeRuns(audits), len(model.Catalogue()), len(audits), correlated, len(copperfin.Correlated())-outside, outside, len(audits)); err != nil {
 		return err
 	}
 	if n := noticeRuns(audits); n > 0 {

@@ -272,3 +272,28 @@ func TestReplayOverrideKeepsTheFilesConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayCacheAndWorkerCorpus: the corpus's revoked grant kept alive
+// by a sliding cache and its identity leaked from one task into the next
+// by a long-lived worker each exit 1 under their own (undefended) config,
+// naming the violated invariant, and 0 under the control that defends:
+// bounded_grant_age and per_task_identity, neither of a profile.
+func TestReplayCacheAndWorkerCorpus(t *testing.T) {
+	for _, c := range []struct {
+		file, violated string
+		defended       []string
+	}{
+		{"revoked-grant-sliding-cache.json", `current_entitlement +VIOLATED  first false after seq 17 \(tool.commit\) reached by f1: capability revoked at effect time`, []string{"--controls", "bounded_grant_age"}},
+		{"identity-leaked-by-worker.json", `right_subject +VIOLATED  first false after seq 35 \(tool.commit\) reached by f1`, []string{"--controls", "per_task_identity"}},
+	} {
+		path := "../../corpus/" + c.file
+		code, out, _ := runCLI(t, "replay", path)
+		if code != 1 || !regexp.MustCompile(c.violated).MatchString(out) || !strings.Contains(out, "Run verdict: unrecoverable") {
+			t.Errorf("%s: exit %d\n%s", c.file, code, out)
+		}
+		code, out, _ = runCLI(t, append([]string{"replay", path, "--twice"}, c.defended...)...)
+		if code != 0 || strings.Contains(out, "VIOLATED") || !strings.Contains(out, "reached, fired 1") {
+			t.Errorf("%s %v: exit %d\n%s", c.file, c.defended, code, out)
+		}
+	}
+}

@@ -40,9 +40,9 @@ func TestReplayNoticeSchedules(t *testing.T) {
 
 // TestAuditNotices: --notices adds a run of each kind of the provider's
 // notices under each profile (12 runs), whose two keys the coverage then
-// counts: 39 of 39 reachable keys visited, the notice keys violated
+// counts: 41 of 41 reachable keys visited, the notice keys violated
 // (recorded_agrees_with_ledger) under every profile, since none of them
-// has notice_reconcile. Without the flag the audit is the audit it was (37
+// has notice_reconcile. Without the flag the audit is the audit it was (39
 // reachable keys, the default universe).
 func TestAuditNotices(t *testing.T) {
 	if raceDetector {
@@ -54,23 +54,96 @@ func TestAuditNotices(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{
-		"(and 12 runs with notices: 4 kinds of the provider's notices under 3 profiles)\nCoverage: 39 of 39 reachable keys visited (100.0%)\n",
-		"  12375 keys in all: 39 reachable by the catalogue, 12336 unreachable",
-		"  baseline     38 of 39 reachable keys visited: 30 violated, 8 held (54 runs)\n" +
-			"  typed        39 of 39 reachable keys visited: 2 violated, 37 held (54 runs)\n",
+		"(and 12 runs with notices: 4 kinds of the provider's notices under 3 profiles)\nCoverage: 41 of 41 reachable keys visited (100.0%)\n",
+		"  12375 keys in all: 41 reachable by the catalogue, 12334 unreachable",
+		"  baseline     39 of 41 reachable keys visited: 31 violated, 8 held (56 runs)\n" +
+			"  typed        41 of 41 reachable keys visited: 2 violated, 39 held (56 runs)\n",
 		"  tool/effect/after_checkpoint/isolated/ledger_readback              violated (recorded_agrees_with_ledger)            violated (recorded_agrees_with_ledger)  violated (recorded_agrees_with_ledger)  late_notice\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("audit --notices lacks %q", want)
 		}
 	}
-	if d := readCov(t, p); d.Runs != 162 || len(d.Keys) != 39 {
+	if d := readCov(t, p); d.Runs != 168 || len(d.Keys) != 41 {
 		t.Errorf("coverage file: runs %d, keys %d", d.Runs, len(d.Keys))
 	}
-	if code, out, _ := runCLI(t, "audit", "--notices"); code != 0 || !strings.Contains(out, "Coverage: 39 of 39 reachable keys visited (81 single-fault runs, 69 correlated, 12 with notices)") {
+	if code, out, _ := runCLI(t, "audit", "--notices"); code != 0 || !strings.Contains(out, "Coverage: 41 of 41 reachable keys visited (81 single-fault runs, 75 correlated, 12 with notices)") {
 		t.Errorf("summary: exit %d\n%s", code, out)
 	}
 	if code, _, stderr := runCLI(t, "audit", "--notices", "--compat", "paper188"); code != 2 || !strings.Contains(stderr, "--notices") {
 		t.Errorf("--notices --compat: exit %d, %s", code, stderr)
+	}
+}
+
+// lateNotice is the minimal schedule explore shrinks the reference
+// system's late notice to, under the typed profile.
+const lateNotice = `{
+  "version": 2,
+  "seed": "counterexample: recorded_agrees_with_ledger after seq 27 (checkpoint.write)",
+  "config": {
+    "harness": {
+      "fixture": "copperfin",
+      "notices": true
+    },
+    "system": {
+      "profile": "typed"
+    }
+  },
+  "faults": [
+    {
+      "event": "notice.receive",
+      "ordinal": 1,
+      "kind": "late_notice"
+    }
+  ]
+}
+`
+
+// TestExploreNoticeKinds: --kinds late_notice turns the provider's
+// notices on (exploration without them could place it nowhere), finds the
+// typed profile recording the verified refund and then withdrawing it
+// (recorded_agrees_with_ledger), and shrinks it to the one late notice;
+// with notice_reconcile added the same checks hold (exit 0), 540 of their
+// 542 faults reached. The exhaustive walk over late_notice and rate_limit finds the
+// late notice at schedule 3, after the clean run and the rate limit
+// alone (which holds); with notice_reconcile it walks all 17 schedules of
+// at most two faults, the late failed notice of the corpus among them,
+// and holds.
+func TestExploreNoticeKinds(t *testing.T) {
+	const defended = "bind_identity,pre_effect_authority,refresh_context,state_precondition,idempotency,effect_readback,evidence_gate,notice_reconcile"
+	code, out, stderr := runCLI(t, "explore", "--kinds", "late_notice", "--seed", "1", "--checks", "200")
+	if code != 1 || !strings.HasPrefix(out, "counterexample after 1 checks (seed 1)\nfaults: 1 of 1 scheduled reached, 0 not reached\n"+
+		"recorded_agrees_with_ledger violated: first false after seq 27 (checkpoint.write), reached by f1 (late_notice): checkpoint 4 withdraws effect O-731:refund:v1, which checkpoint 3 recorded and the provider's ledger holds\n"+
+		"minimal schedule (1 faults):\n"+lateNotice) {
+		t.Errorf("typed: exit %d, stderr %q\n%s", code, stderr, out)
+	}
+	code, out, stderr = runCLI(t, "explore", "--kinds", "late_notice", "--seed", "1", "--checks", "200", "--controls", defended)
+	if code != 0 || out != "no counterexample in 200 checks (seed 1, controls "+defended+", notices, fixture copperfin)\nfaults: 540 of 542 scheduled reached, 2 not reached\n" {
+		t.Errorf("defended: exit %d, stderr %q\n%s", code, stderr, out)
+	}
+	code, out, stderr = runCLI(t, "explore", "--exhaustive", "--max-faults", "2", "--kinds", "late_notice,rate_limit")
+	if code != 1 || !strings.HasPrefix(out, "counterexample at schedule 3 of the exhaustive walk: no schedule of fewer faults breaks an invariant\n"+
+		"enumerated: 1 of 0 faults, 2 of 1, 0 of 2\nscope: 2 kinds (rate_limit, late_notice); world events on; placement any event; profile typed, notices, fixture copperfin\n") ||
+		!strings.Contains(out, "minimal schedule (1 faults):\n"+lateNotice) {
+		t.Errorf("exhaustive typed: exit %d, stderr %q\n%s", code, stderr, out)
+	}
+	code, out, stderr = runCLI(t, "explore", "--exhaustive", "--max-faults", "2", "--kinds", "late_notice,rate_limit", "--controls", defended)
+	if code != 0 || !strings.HasPrefix(out, "no counterexample among 17 schedules of at most 2 faults\nenumerated: 1 of 0 faults, 4 of 1, 12 of 2\n") {
+		t.Errorf("exhaustive defended: exit %d, stderr %q\n%s", code, stderr, out)
+	}
+}
+
+// TestExploreNoticesFlag: --notices adds the four kinds of the notices to
+// the kinds named (the scope lists them after rate_limit) and turns the
+// notices on; without it and without a notice kind the exploration is the
+// one it was (no notices in the config).
+func TestExploreNoticesFlag(t *testing.T) {
+	code, out, stderr := runCLI(t, "explore", "--exhaustive", "--max-faults", "1", "--kinds", "rate_limit", "--notices")
+	if code != 1 || !strings.Contains(out, "scope: 5 kinds (rate_limit, late_notice, reordered_notice, redelivered_notice, lost_notice); world events on; placement any event; profile typed, notices, fixture copperfin\n") {
+		t.Errorf("--notices: exit %d, stderr %q\n%s", code, stderr, out)
+	}
+	code, out, stderr = runCLI(t, "explore", "--exhaustive", "--max-faults", "1", "--kinds", "rate_limit")
+	if code != 0 || !strings.Contains(out, "scope: 1 kinds (rate_limit); world events on; placement any event; profile typed, fixture copperfin\n") {
+		t.Errorf("without: exit %d, stderr %q\n%s", code, stderr, out)
 	}
 }

@@ -3,13 +3,17 @@ package copperfin
 import (
 	"fmt"
 	"strings"
+
+	"github.com/faultline/faultline/model"
 )
 
 // Control is one configurable defence of the reference system. The seven
 // controls are the paper's ("Runnable Python artefact"); the eighth,
 // DenyOnWarning, is the fail-closed policy of worked example 5; the ninth,
 // NoticeReconcile, defends the consumption of the provider's notices and
-// is in no profile.
+// is in no profile; the last two, BoundedGrantAge and PerTaskIdentity, are
+// no profile's either (the defences against a sliding capability cache and
+// a worker-scoped identity).
 type Control string
 
 // Controls.
@@ -27,6 +31,14 @@ const (
 	// (a failed notice for an action the ledger holds committed is stale),
 	// and a settlement no notice reported is read back from the ledger.
 	NoticeReconcile Control = "notice_reconcile"
+	// BoundedGrantAge: an authority check's answer older than MaxGrantAge
+	// (a cache's, Capability.AsOf) is not acted on: the grant is
+	// re-validated at the issuer (a fresh approval) before the effect.
+	BoundedGrantAge Control = "bounded_grant_age"
+	// PerTaskIdentity: the acting actor, tenant and trace are re-derived
+	// from each task, never taken from the worker's ambient context
+	// (model.AmbientOf).
+	PerTaskIdentity Control = "per_task_identity"
 	// JitteredBackoff and SharedRetryBudget are the fleet's controls (the
 	// paper, thought experiment 4: "Add random jitter and a shared retry
 	// budget"): a rate-limited agent waits the retry-after plus a random
@@ -37,6 +49,10 @@ const (
 	JitteredBackoff   Control = "jittered_backoff"
 	SharedRetryBudget Control = "shared_retry_budget"
 )
+
+// MaxGrantAge is the oldest authority answer, in logical milliseconds,
+// the bounded_grant_age control acts on.
+const MaxGrantAge model.Millis = 50
 
 // PaperControls are the seven controls of the paper's artefact, in its order.
 var PaperControls = []Control{BindIdentity, PreEffectAuthority, RefreshContext, StatePrecondition, Idempotency, EffectReadback, EvidenceGate}
@@ -49,9 +65,14 @@ var AllControls = append(append([]Control(nil), PaperControls...), DenyOnWarning
 // reference system accepts them beside AllControls.
 var FleetControls = []Control{JitteredBackoff, SharedRetryBudget}
 
+// CacheWorkerControls are the defences against a sliding capability
+// cache and a worker-scoped identity (model.CacheAndWorkerKinds): in no
+// profile, accepted beside AllControls and FleetControls.
+var CacheWorkerControls = []Control{BoundedGrantAge, PerTaskIdentity}
+
 // accepted are every control name the reference system accepts, in bit
 // order.
-var accepted = append(append([]Control(nil), AllControls...), FleetControls...)
+var accepted = append(append(append([]Control(nil), AllControls...), FleetControls...), CacheWorkerControls...)
 
 // Controls is a set of enabled controls as a bit set; the zero value is the
 // baseline (no control).
@@ -81,6 +102,10 @@ func controlBit(c Control) (Controls, bool) {
 		return 1 << 9, true
 	case SharedRetryBudget:
 		return 1 << 10, true
+	case BoundedGrantAge:
+		return 1 << 11, true
+	case PerTaskIdentity:
+		return 1 << 12, true
 	}
 	return 0, false
 }
@@ -119,7 +144,7 @@ func (cs Controls) Without(c Control) Controls {
 }
 
 // List returns the enabled controls in AllControls order, then
-// FleetControls'.
+// FleetControls', then CacheWorkerControls'.
 func (cs Controls) List() []Control {
 	out := []Control{}
 	for _, c := range accepted {

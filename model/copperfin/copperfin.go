@@ -217,6 +217,11 @@ func (f *flow) data() map[string]string {
 // Run performs the refund task. It returns model.ErrWorkerCrashed (wrapped
 // or not) when the harness crashed it.
 func (s *System) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+	if amb, ok := model.AmbientOf(ctx); ok && !s.on(PerTaskIdentity) {
+		// the worker acts as the principal and under the trace context
+		// its ambient context carries
+		task.Actor, task.Tenant, task.Trace = amb.Actor, amb.Tenant, amb.Trace
+	}
 	f := &flow{s: s, ctx: ctx, env: env, task: task, trace: task.Trace}
 	// a task's deadline runs from its first worker's start, for a worker
 	// that starts fresh after a crash as for the first
@@ -442,7 +447,7 @@ func (f *flow) preEffect() (string, error) {
 			f.warn("capability_not_live", "no approval")
 			return "capability is not live at effect time", nil
 		}
-	} else if f.s.on(PreEffectAuthority) {
+	} else if f.s.on(PreEffectAuthority) || f.s.mutant.is(AuthorityCheckUnguarded) {
 		c, err := env.Authority.Check(ctx, a.CapabilityID)
 		if err != nil && !errors.Is(err, model.ErrNotFound) {
 			return "", err
@@ -450,6 +455,16 @@ func (f *flow) preEffect() (string, error) {
 		if err != nil || !c.Live(env.Now()) || a.Amount > c.Amount {
 			f.warn("capability_not_live", "capability "+a.CapabilityID)
 			return "capability is not live at effect time", nil
+		}
+		if f.s.on(BoundedGrantAge) && env.Now()-c.AsOf > MaxGrantAge {
+			// an answer older than the bound (a cache's) is re-validated
+			// at the issuer
+			if _, err := env.Authority.Approve(ctx, t, a); errors.Is(err, model.ErrNotFound) {
+				f.warn("capability_not_live", "capability "+a.CapabilityID+" answered as of "+strconv.FormatInt(int64(c.AsOf), 10)+", not live at the issuer")
+				return "capability is not live at effect time", nil
+			} else if err != nil {
+				return "", err
+			}
 		}
 	}
 	if f.s.on(RefreshContext) {
@@ -518,7 +533,7 @@ func (f *flow) guard() model.Guard {
 	if f.s.on(BindIdentity) {
 		g |= model.GuardBinding
 	}
-	if f.s.on(PreEffectAuthority) && !f.s.mutant.is(ExpiryAtApproval) {
+	if f.s.on(PreEffectAuthority) && !f.s.mutant.is(ExpiryAtApproval) && !f.s.mutant.is(AuthorityCheckUnguarded) {
 		g |= model.GuardCapability
 	}
 	if f.s.on(StatePrecondition) && !f.s.mutant.is(StateCheckUnguarded) {

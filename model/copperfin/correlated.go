@@ -24,8 +24,11 @@ func lockstep() []int {
 // on the Copperfin fixture; synchronized on CopperfinTenants' two tasks as
 // two workers in lockstep (the other tenant's crossing in the window is
 // hit too); shared on CopperfinTenants one task after another (the other
-// tenant's first crossing is hit too). The config names the fixture (Config.Fixture,
-// "" for Copperfin). It returns an error for an unknown kind or a
+// tenant's first crossing is hit too); a worker-scoped kind
+// (FaultSpec.WorkerScoped) under its own correlation on CopperfinTenants'
+// two tasks run by one worker (Concurrency.Workers 1), so the second task
+// inherits what the worker captured for the first. The config names the
+// fixture (Config.Fixture, "" for Copperfin). It returns an error for an unknown kind or a
 // correlation the kind does not take.
 func CorrelatedSchedule(kind string, c model.Correlation, cfg model.Config) (*model.Schedule, error) {
 	s, err := model.SingleFault(kind, cfg)
@@ -35,6 +38,16 @@ func CorrelatedSchedule(kind string, c model.Correlation, cfg model.Config) (*mo
 	s.Seed = kind + "+" + string(c)
 	f := &s.Faults[0]
 	f.Correlation = c
+	if spec, _ := model.Spec(kind); spec.WorkerScoped && c == spec.Correlation {
+		// a worker-scoped kind persists across the tasks of one worker:
+		// CopperfinTenants' two tasks on one worker, one after another
+		s.Config.Fixture = "copperfin-tenants"
+		s.Config.Concurrency = &model.Concurrency{Workers: 1}
+		if err := s.Validate(); err != nil {
+			return nil, fmt.Errorf("correlated schedule: %w", err)
+		}
+		return s, nil
+	}
 	switch c {
 	case model.CorrelationRepeated:
 		f.Repeat = 2
@@ -51,7 +64,8 @@ func CorrelatedSchedule(kind string, c model.Correlation, cfg model.Config) (*mo
 }
 
 // Correlated lists every (kind, correlation) pair of the catalogue's
-// modifiers (FaultSpec.Correlations), in catalogue order: the keys a
+// modifiers (FaultSpec.Correlations), in catalogue order, then each kind
+// of model.CacheAndWorkerKinds under its own correlation: the keys a
 // CorrelatedSchedule each visits.
 func Correlated() []CorrelatedKind {
 	var out []CorrelatedKind
@@ -59,6 +73,11 @@ func Correlated() []CorrelatedKind {
 		for _, c := range s.Correlations {
 			out = append(out, CorrelatedKind{Kind: s.Kind, Correlation: c})
 		}
+	}
+	// the kinds outside the catalogue have no single-fault run in the
+	// audit: each is run once under its own correlation, where it shows
+	for _, s := range model.CacheAndWorkerKinds() {
+		out = append(out, CorrelatedKind{Kind: s.Kind, Correlation: s.Correlation})
 	}
 	return out
 }

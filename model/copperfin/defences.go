@@ -60,6 +60,15 @@ var defences = map[string]defence{
 	"reordered_notice":   {[]Control{NoticeReconcile}, ""},
 	"redelivered_notice": {[]Control{NoticeReconcile}, ""},
 	"lost_notice":        {[]Control{NoticeReconcile}, ""},
+	// a cached answer passes pre_effect_authority's check; the control's
+	// defence is the capability guard it sends with the commit, which the
+	// provider checks against the record (the defect drops the guard);
+	// bounded_grant_age, no profile's, bounds the answer's age instead
+	"sliding_grant_cache": {[]Control{PreEffectAuthority}, "authority_check_unguarded"},
+	// a leaked principal fails bind_identity's binding guard at the
+	// provider; per_task_identity, no profile's, re-derives the identity
+	// per task instead
+	"ambient_identity_leak": {[]Control{BindIdentity}, ""},
 }
 
 // Defences returns the reference system's declared defences against a

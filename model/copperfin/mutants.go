@@ -78,6 +78,11 @@ const (
 	// with the commit: check-then-act against whatever replica served the
 	// read.
 	StateCheckUnguarded Mutant = "state_check_unguarded"
+	// AuthorityCheckUnguarded checks the capability by a read before the
+	// commit (with or without pre_effect_authority) and sends no
+	// capability guard with the commit: the check's answer, from whatever
+	// cache served it, stands for the record.
+	AuthorityCheckUnguarded Mutant = "authority_check_unguarded"
 )
 
 // MutantInfo names a mutant and says what it gets wrong.
@@ -114,6 +119,14 @@ var mutants = []MutantInfo{
 	{StateCheckUnguarded, "the state version is checked by a read, with no state guard on the commit", nil},
 }
 
+// cacheMutants are the seeded defects that only the kinds outside the
+// catalogue (model.CacheAndWorkerKinds) show. Like those kinds they are
+// kept out of Mutants(), whose every entry exploration over the catalogue
+// must kill; ParseMutant accepts them.
+var cacheMutants = []MutantInfo{
+	{AuthorityCheckUnguarded, "the capability is checked by a read, with no capability guard on the commit", nil},
+}
+
 // policyCache is the process-wide policy cache of the policy_cached mutant:
 // one per factory, shared by every instance the factory makes (so a
 // factory with this mutant serves one run).
@@ -139,13 +152,14 @@ func ParseMutant(s string) (Mutant, error) {
 	if s == "" {
 		return "", nil
 	}
-	for _, m := range mutants {
+	all := append(Mutants(), cacheMutants...)
+	for _, m := range all {
 		if string(m.Name) == s {
 			return m.Name, nil
 		}
 	}
-	names := make([]string, len(mutants))
-	for i, m := range mutants {
+	names := make([]string, len(all))
+	for i, m := range all {
 		names[i] = string(m.Name)
 	}
 	return "", fmt.Errorf("unknown mutant %q (valid: %s)", s, strings.Join(names, ", "))
