@@ -20,7 +20,7 @@ func TestReadDossierIsStrict(t *testing.T) {
 	if raceDetector {
 		t.Skip("repeats the study's and the dossier's goroutines over another input (TestGatherIsDeterministic and TestDossierContents run them under the detector); go test ./... runs this test in full")
 	}
-	dir, _ := writeDossier(t, smallConfig())
+	dir, _ := smallDossier(t)
 	raw, err := os.ReadFile(filepath.Join(dir, "dossier.json"))
 	if err != nil {
 		t.Fatal(err)

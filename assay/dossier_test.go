@@ -149,16 +149,14 @@ func TestDossierDiffTriggers(t *testing.T) {
 		}
 		return out
 	}
-	cfg := smallConfig()
-	cfg.Base.Options.RetryBudget = 3
-	c, _ := writeDossier(t, cfg)
+	c, _ := budgetDossier(t)
 	if d, err = assay.DiffDossiers(a, c); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Join(fired(d), ","); got != "retry_logic" || !strings.Contains(d.Diff, "RetryBudget") {
 		t.Errorf("retry budget 3: fired %q", got)
 	}
-	cfg = smallConfig()
+	cfg := smallConfig()
 	cfg.System = hiddenFallback
 	e, _ := writeDossier(t, cfg)
 	if d, err = assay.DiffDossiers(a, e); err != nil {
@@ -305,7 +303,7 @@ func TestDossierPair(t *testing.T) {
 	if raceDetector {
 		t.Skip("repeats the study's and the dossier's goroutines over another input (TestGatherIsDeterministic and TestDossierContents run them under the detector); go test ./... runs this test in full")
 	}
-	a, _ := writeDossier(t, smallConfig())
+	a, _ := smallDossier(t)
 	md, _ := os.ReadFile(filepath.Join(a, "dossier.md"))
 	raw, _ := os.ReadFile(filepath.Join(a, "dossier.json"))
 	var obj map[string]any
@@ -316,9 +314,7 @@ func TestDossierPair(t *testing.T) {
 	if obj["version"] != 2.0 || obj["markdown_sha256"] != hex.EncodeToString(h[:]) {
 		t.Fatalf("version %v, markdown_sha256 %v, want 2 and %x", obj["version"], obj["markdown_sha256"], h)
 	}
-	cfg := smallConfig()
-	cfg.Base.Options.RetryBudget = 3
-	b, _ := writeDossier(t, cfg)
+	b, d2 := budgetDossier(t)
 	otherMD, _ := os.ReadFile(filepath.Join(b, "dossier.md"))
 	if string(otherMD) == string(md) {
 		t.Fatal("the two dossiers have one Markdown")
@@ -355,10 +351,7 @@ func TestDossierPair(t *testing.T) {
 		t.Fatalf("version 1 against version 2: %v %+v", err, d)
 	}
 	// a write that cannot stage dossier.json renames nothing: the old pair stays whole
-	d2, err := assay.BuildDossier(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// (d2, the shared build of budgetConfig, was written once already)
 	blocked := t.TempDir()
 	os.WriteFile(filepath.Join(blocked, "dossier.md"), md, 0o644)
 	os.Mkdir(filepath.Join(blocked, "dossier.json"), 0o755)

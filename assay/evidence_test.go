@@ -78,16 +78,26 @@ func sigOf(t *testing.T, st *assay.Study, profile, kind, config string) assay.Si
 }
 
 // TestStudyMatchesRun: the reference study's counts per kind and overall
-// equal those of Run, which executes every one of the 2000 trials, for each
-// profile, over the whole catalogue and over the paper's ten: running each
-// distinct schedule once and counting it per trial changes no figure.
+// equal those of Run, which executes every one of the 2000 trials, over
+// the whole catalogue and over the paper's ten: running each distinct
+// schedule once and counting it per trial changes no figure. go test ./...
+// runs Run for one profile of each view (typed over the catalogue,
+// baseline over the paper's ten); FAULTLINE_HEAVY=1 runs every profile of
+// both (six runs of 2000 trials).
 func TestStudyMatchesRun(t *testing.T) {
 	if raceDetector {
 		t.Skip("repeats the study's and the dossier's goroutines over another input (TestGatherIsDeterministic and TestDossierContents run them under the detector); go test ./... runs this test in full")
 	}
+	small := map[string]copperfin.Profile{"catalogue": copperfin.ProfileTyped, "paper188": copperfin.ProfileBaseline}
+	if !heavy() {
+		t.Log("one profile of each view; FAULTLINE_HEAVY=1 runs every profile of both")
+	}
 	for _, v := range views {
 		ref := v.get(t).Reference
 		for _, p := range copperfin.Profiles {
+			if !heavy() && p != small[v.name] {
+				continue
+			}
 			cs, _ := copperfin.ProfileControls(p)
 			rep, err := assay.Run(assay.Config{Controls: cs, Trials: 2000, Seed: 188, Compat: v.compat})
 			if err != nil {
@@ -1063,16 +1073,20 @@ func TestStudyStops(t *testing.T) {
 	}
 }
 
-// TestGatherIsDeterministic: two gatherings of the whole catalogue give
-// byte-equal evidence.
+// TestGatherIsDeterministic: two gatherings give byte-equal evidence: a
+// gathering of smallConfig equals the one the shared small dossier was
+// built from; FAULTLINE_HEAVY=1 gathers the whole catalogue (the default
+// config) a second time and compares it with the shared one.
 func TestGatherIsDeterministic(t *testing.T) {
+	if raceDetector && !heavy() {
+		t.Skip("the second gathering of the small config is TestDossierDiffTriggers' second build, which runs it under the race detector; go test ./... runs this test")
+	}
 	var a, b *assay.Evidence
 	var err error
-	if raceDetector {
-		// the same goroutines over a smaller input, the detector's share
-		// of the check: a gathering of smallConfig equals the one the
-		// shared small dossier was built from; go test ./... runs it over
-		// the default config
+	if !heavy() {
+		// the same goroutines over a smaller input, and the race
+		// detector's share of the check
+		t.Log("over the small config; FAULTLINE_HEAVY=1 gathers the whole catalogue again")
 		_, d := smallDossier(t)
 		a = d.Evidence
 		b, err = assay.Gather(smallConfig())

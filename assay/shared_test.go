@@ -31,3 +31,32 @@ func smallDossier(t *testing.T) (string, *assay.Dossier) {
 	}
 	return dir, smallVal
 }
+
+var (
+	budgetOnce sync.Once
+	budgetVal  *assay.Dossier
+	budgetErr  error
+)
+
+// budgetConfig is smallConfig with a retry budget of 3: the changed
+// configuration TestDossierDiffTriggers and TestDossierPair both write.
+func budgetConfig() assay.EvidenceConfig {
+	cfg := smallConfig()
+	cfg.Base.Options.RetryBudget = 3
+	return cfg
+}
+
+// budgetDossier builds the dossier of budgetConfig once for the package's
+// tests and writes it into a fresh directory of t's, as smallDossier does.
+func budgetDossier(t *testing.T) (string, *assay.Dossier) {
+	t.Helper()
+	budgetOnce.Do(func() { budgetVal, budgetErr = assay.BuildDossier(budgetConfig()) })
+	if budgetErr != nil {
+		t.Fatal(budgetErr)
+	}
+	dir := filepath.Join(t.TempDir(), "dossier")
+	if err := assay.WriteDossier(dir, budgetVal); err != nil {
+		t.Fatal(err)
+	}
+	return dir, budgetVal
+}

@@ -94,7 +94,8 @@ func TestWorkflowsCheckedInCI(t *testing.T) {
 
 // TestNightlyWorkflow: the nightly workflow runs a matrix of explore jobs,
 // each a shard of one run of one seed per fixture, one fuzz job per
-// native fuzz target, and a fan-in that merges and gates the explore jobs'
+// native fuzz target, the tests' full-size versions (FAULTLINE_HEAVY=1),
+// and a fan-in that merges and gates the explore jobs'
 // coverage, gathers their counterexamples and names the run's.
 func TestNightlyWorkflow(t *testing.T) {
 	w, text := readWorkflow(t, "nightly.yml")
@@ -132,6 +133,11 @@ func TestNightlyWorkflow(t *testing.T) {
 		t.Errorf("the fuzz matrix is %v, want the listed targets", m)
 	}
 
+	hv := w.Jobs["heavy"].named(t, "go test with the full-size campaigns")
+	if hv.Env["FAULTLINE_HEAVY"] != "1" || hv.Run != "go test -count=1 -timeout 30m ./..." {
+		t.Errorf("the heavy job: %+v, want go test ./... with FAULTLINE_HEAVY=1", hv)
+	}
+
 	cov := w.Jobs["coverage"]
 	if cov.Needs != "explore" || cov.If != "${{ !cancelled() }}" {
 		t.Errorf("coverage: needs %v if %q, want explore, run even when an explore job failed", cov.Needs, cov.If)
@@ -156,6 +162,9 @@ func TestNightlyWorkflow(t *testing.T) {
 func TestNightlyCommandsRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds faultline and explores")
+	}
+	if raceDetector {
+		t.Skip("faultline runs in other processes, which the race detector does not see; go test ./... runs this test")
 	}
 	w, _ := readWorkflow(t, "nightly.yml")
 	root, err := filepath.Abs("..")

@@ -145,6 +145,7 @@ func TestEachControlRemovalIsFound(t *testing.T) {
 	if raceDetector {
 		t.Skip("one goroutine, slow under the race detector, which has nothing to check in it; go test ./... runs it")
 	}
+	restoredChecked := map[string]bool{}
 	for _, c := range controlCases {
 		t.Run(string(c.control), func(t *testing.T) {
 			rapidFlags(t, 100, c.seed)
@@ -169,6 +170,14 @@ func TestEachControlRemovalIsFound(t *testing.T) {
 				t.Errorf("%s does not nominate %s", cx.FaultKind, c.control)
 			}
 			assertMinimal(t, cx)
+			// the restored exploration depends on the workload and the
+			// seed alone: it runs once for each pair
+			key := fmt.Sprintf("%s seed %d", c.fixture.Name, c.seed)
+			if _, ok := restoredChecked[key]; ok {
+				t.Logf("with %s restored: the exploration of %s is checked once, by the first control of that workload", c.control, key)
+				return
+			}
+			restoredChecked[key] = true
 			restored := &recordingTB{name: t.Name()}
 			check(restored, copperfin.Configured, properties.WithFixture(c.fixture), properties.WithCoverage(suite), properties.WithFailDir(t.TempDir()))
 			if restored.failed {
@@ -236,6 +245,11 @@ func mutantExploration(mi copperfin.MutantInfo) (model.Config, []properties.Opti
 // mutant that the same schedule without the mutant does not reproduce; it
 // is 1-minimal; the mutants marked composed need two or more faults, all
 // of which the reduced schedule keeps.
+//
+// The check at which each exploration kills its mutant is pinned in
+// mutantKills. go test ./... explores the mutants of smallMutants (one of
+// them composed); FAULTLINE_HEAVY=1 explores every mutant, as the nightly
+// workflow's heavy job does.
 func TestEveryMutantIsKilled(t *testing.T) {
 	if raceDetector {
 		t.Skip("one goroutine, slow under the race detector, which has nothing to check in it; go test ./... runs it")
@@ -243,8 +257,18 @@ func TestEveryMutantIsKilled(t *testing.T) {
 	if len(copperfin.Mutants()) < 12 {
 		t.Fatalf("%d mutants, want at least 12", len(copperfin.Mutants()))
 	}
-	composed := 0
+	if len(mutantKills) != len(copperfin.Mutants()) {
+		t.Fatalf("%d pinned kills for %d mutants", len(mutantKills), len(copperfin.Mutants()))
+	}
+	if !heavy() {
+		t.Logf("the %d mutants of smallMutants; FAULTLINE_HEAVY=1 explores all %d", len(smallMutants), len(copperfin.Mutants()))
+	}
+	composed, explored := 0, 0
 	for _, mi := range copperfin.Mutants() {
+		if !heavy() && !slices.Contains(smallMutants, mi.Name) {
+			continue
+		}
+		explored++
 		t.Run(string(mi.Name), func(t *testing.T) {
 			cfg, opts, seed, checks := mutantExploration(mi)
 			rapidFlags(t, checks, seed)
@@ -256,6 +280,9 @@ func TestEveryMutantIsKilled(t *testing.T) {
 				t.Fatalf("not killed in %d checks", rep.Checks)
 			}
 			cx := rep.Counterexample
+			if want := mutantKills[mi.Name]; rep.ChecksToFailure != want {
+				t.Errorf("killed at check %d, want %d", rep.ChecksToFailure, want)
+			}
 			if copperfin.MutantOf(cx.Schedule.Config) != string(mi.Name) {
 				t.Fatalf("counterexample config %+v", cx.Schedule.Config)
 			}
@@ -275,9 +302,33 @@ func TestEveryMutantIsKilled(t *testing.T) {
 			}
 		})
 	}
+	if !heavy() {
+		if explored != len(smallMutants) || composed != 1 {
+			t.Errorf("%d mutants explored, %d composed; want %d and 1", explored, composed, len(smallMutants))
+		}
+		return
+	}
 	if composed < 3 {
 		t.Errorf("%d mutants shown only by a composition of faults, want at least 3", composed)
 	}
+}
+
+// mutantKills is the check at which TestEveryMutantIsKilled's exploration
+// (mutantExploration's seed and budget) kills each mutant.
+var mutantKills = map[copperfin.Mutant]int{
+	"rejection_as_success": 4, "timeout_as_success": 9, "unchecked_reply": 9, "unbounded_retry": 14,
+	"retry_budget_reset": 9, "deadline_from_restart": 714, "checkpoint_before_effect": 1, "stale_checkpoint_accepted": 4,
+	"fabricated_approval": 1, "failed_branch_dropped": 21, "key_per_attempt": 43, "readback_from_cache": 2,
+	"readback_by_subject": 6, "reply_as_proof": 6, "expiry_at_approval": 3, "trace_per_retry": 12,
+	"policy_cached": 4, "resume_skips_checks": 21, "resend_unseen": 1, "state_check_unguarded": 15,
+}
+
+// smallMutants are the mutants go test ./... explores: those whose kill,
+// shrinking and minimality check cost least, retry_budget_reset among
+// them as a composed one.
+var smallMutants = []copperfin.Mutant{
+	"rejection_as_success", "timeout_as_success", "retry_budget_reset", "checkpoint_before_effect", "stale_checkpoint_accepted",
+	"fabricated_approval", "readback_from_cache", "policy_cached", "resend_unseen",
 }
 
 // TestCounterexampleFileReplays: the files written for a counterexample
@@ -322,6 +373,9 @@ func TestCounterexampleFileReplays(t *testing.T) {
 // TestExplorationIsDeterministic: the same seed and checks give the same
 // report.
 func TestExplorationIsDeterministic(t *testing.T) {
+	if raceDetector {
+		t.Skip("explorations in one goroutine, where the race detector has nothing to check; go test ./... runs this test")
+	}
 	rapidFlags(t, 100, 7)
 	a, err := explore(copperfin.Configured, properties.WithConfig(typedWithout(copperfin.BindIdentity)))
 	if err != nil {
@@ -368,6 +422,9 @@ func TestMain(m *testing.M) {
 // fail file for that test, and the next run replays it first: the
 // counterexample is found at the first check.
 func TestRapidFailFileKeepsWorking(t *testing.T) {
+	if raceDetector {
+		t.Skip("explorations in one goroutine, where the race detector has nothing to check; go test ./... runs this test")
+	}
 	t.Chdir(t.TempDir())
 	rapidFlags(t, 100, 1)
 	flag.Set("rapid.nofailfile", "false")

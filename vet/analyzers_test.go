@@ -12,8 +12,20 @@ import (
 	"github.com/faultline/faultline/vet"
 )
 
+// retryKeyRun and unknownOutcomeRun load each analyzer's test data once
+// for the tests of its packages.
+var (
+	retryKeyRun       = &sharedRun{analyzer: vet.RetryKey, patterns: []string{"retrykey", "retrykeycall", "retrykeyclient"}}
+	unknownOutcomeRun = &sharedRun{analyzer: vet.UnknownOutcome, patterns: []string{"unknownoutcome", "unknownoutcomeadapters"}}
+)
+
 func TestRetryKey(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), vet.RetryKey, "retrykey")
+	if raceDetector {
+		// the analysis machinery under the detector over one package
+		analysistest.Run(t, analysistest.TestData(), vet.RetryKey, "retrykey")
+		return
+	}
+	retryKeyRun.result(t, "retrykey")
 }
 
 func TestRetryKeyFix(t *testing.T) {
@@ -27,7 +39,7 @@ func TestUnknownOutcome(t *testing.T) {
 	if raceDetector {
 		t.Skip("the analysis machinery TestRetryKey runs under the race detector; go test ./... runs this suite")
 	}
-	analysistest.Run(t, analysistest.TestData(), vet.UnknownOutcome, "unknownoutcome")
+	unknownOutcomeRun.result(t, "unknownoutcome")
 }
 
 func TestWallClock(t *testing.T) {
@@ -45,9 +57,7 @@ func TestRetryKeyCallSite(t *testing.T) {
 	if raceDetector {
 		t.Skip("the analysis machinery TestRetryKey runs under the race detector; go test ./... runs this suite")
 	}
-	rs := analysistest.Run(t, analysistest.TestData(), vet.RetryKey, "retrykeycall")
-	require.Len(t, rs, 1)
-	r := rs[0]
+	r := retryKeyRun.result(t, "retrykeycall")
 	type site struct {
 		finding, call int // lines
 		callee, tool  string
@@ -84,9 +94,7 @@ func TestUnknownOutcomeAdapters(t *testing.T) {
 	if raceDetector {
 		t.Skip("the analysis machinery TestRetryKey runs under the race detector; go test ./... runs this suite")
 	}
-	rs := analysistest.Run(t, analysistest.TestData(), vet.UnknownOutcome, "unknownoutcomeadapters")
-	require.Len(t, rs, 1)
-	assert.Len(t, rs[0].Diagnostics, 8)
+	assert.Len(t, unknownOutcomeRun.result(t, "unknownoutcomeadapters").Diagnostics, 8)
 }
 
 // TestRetryKeyClient: a key a client's own request carries (an mcp.Meta
@@ -96,9 +104,7 @@ func TestRetryKeyClient(t *testing.T) {
 	if raceDetector {
 		t.Skip("the analysis machinery TestRetryKey runs under the race detector; go test ./... runs this suite")
 	}
-	rs := analysistest.Run(t, analysistest.TestData(), vet.RetryKey, "retrykeyclient")
-	require.Len(t, rs, 1)
-	r := rs[0]
+	r := retryKeyRun.result(t, "retrykeyclient")
 	assert.Len(t, r.Diagnostics, 5)
 	// the calls that send the keys: the MCP call's tool is its Name
 	var got []string

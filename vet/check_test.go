@@ -177,6 +177,9 @@ func TestModuleFindings(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads the whole module")
 	}
+	if raceDetector {
+		t.Skip("the analysis of the whole module repeats vet.Check's goroutines, which TestCheckClean and TestProductionFindingAndCounterexample run under the race detector over smaller inputs; go test ./... runs this test")
+	}
 	rep, err := vet.Check([]string{"./..."}, vet.Options{Dir: "..", Tests: true})
 	require.NoError(t, err)
 	var got []string

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -70,6 +72,11 @@ func lineOf(t *testing.T, dir, s string) (string, int) {
 	return "", 0
 }
 
+// TestGoVetTool: the tool, built and run by go vet -vettool, reports the
+// reference system's two retrykey findings (go vet's exit 1), nothing on a
+// package outside it, and declares the boolean flag that turns retrykey
+// off; FAULTLINE_HEAVY=1 also runs go vet -retrykey=false, which re-runs the
+// tool over every dependency.
 func TestGoVetTool(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the tool and runs go vet")
@@ -96,7 +103,31 @@ func TestGoVetTool(t *testing.T) {
 	if code, out := goVet(t, bin, "./linearize"); code != 0 || out != "" {
 		t.Errorf("go vet ./linearize: exit %d, output %q; want 0 and nothing", code, out)
 	}
-	// one analyzer turned off by go vet's own flag
+	// one analyzer turned off by go vet's own flag: go vet learns the
+	// tool's flags from its -flags output, and with -retrykey=false (a
+	// second go vet of every dependency, under FAULTLINE_HEAVY=1) the
+	// package has no finding
+	raw, err := exec.Command(bin, "-flags").Output()
+	if err != nil {
+		t.Fatalf("%s -flags: %v", bin, err)
+	}
+	var flags []struct {
+		Name string
+		Bool bool
+	}
+	if err := json.Unmarshal(raw, &flags); err != nil {
+		t.Fatalf("%s -flags: %v\n%s", bin, err, raw)
+	}
+	if !slices.Contains(flags, struct {
+		Name string
+		Bool bool
+	}{"retrykey", true}) {
+		t.Errorf("the tool's -flags lack the boolean retrykey: %s", raw)
+	}
+	if os.Getenv("FAULTLINE_HEAVY") != "1" {
+		t.Log("go vet -retrykey=false is left to FAULTLINE_HEAVY=1")
+		return
+	}
 	if code, out := goVet(t, bin, "-retrykey=false", "./model/copperfin"); code != 0 {
 		t.Errorf("go vet -retrykey=false ./model/copperfin: exit %d, want 0\n%s", code, out)
 	}

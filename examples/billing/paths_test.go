@@ -141,13 +141,15 @@ var found = map[billing.Bugs]string{
 // TestCheckFindsEachBug: properties.Check over each planted bug (rapid's
 // seed 1, 100 checks) fails with the bug's invariant, reduced to one
 // fault; the replay command it prints, run as printed from the module
-// root, fails TestPlanted's subtest with the same invariant.
+// root, fails TestPlanted's subtest with the same invariant (the first
+// bug's through the go command, the others' in this process unless
+// FAULTLINE_HEAVY=1; see replayInProcess).
 func TestCheckFindsEachBug(t *testing.T) {
 	if raceDetector || testing.Short() {
 		t.Skip("explorations in one goroutine, with rapid's full check count: go test ./... runs them without the race detector")
 	}
 	rapidFlags(t, 100, 1)
-	for _, p := range planted {
+	for i, p := range planted {
 		rec := &recorder{name: "TestPlanted/" + p.bug.String()}
 		properties.Check(rec, billing.Definition().Factory, explore(p.bug, properties.WithFailDir(t.TempDir()))...)
 		if !rec.failed || len(rec.errors) != 1 {
@@ -162,7 +164,39 @@ func TestCheckFindsEachBug(t *testing.T) {
 			t.Fatalf("%s: replay command %q", p.bug, cmd)
 		}
 		_, cx, _ := strings.Cut(found[p.bug], "exit code 1 of the table): ")
+		if i > 0 && !heavy() {
+			replayInProcess(t, cmd, p.bug, cx)
+			continue
+		}
 		replay(t, cmd, p.bug.String(), cx)
+	}
+}
+
+// replayInProcess replays cmd's FAULTLINE_REPLAY file through the Check
+// TestPlanted's subtest for bug runs, in this process, and expects it to
+// fail with the counterexample cx. TestCheckFindsEachBug runs the first
+// bug's command with the go command and the others this way, unless
+// FAULTLINE_HEAVY=1 asks for every command through the go command (each
+// links a test binary).
+func replayInProcess(t *testing.T, cmd string, bug billing.Bugs, cx string) {
+	t.Helper()
+	assign, _, _ := strings.Cut(cmd, " ")
+	path, ok := strings.CutPrefix(assign, properties.ReplayEnv+"=")
+	if !ok {
+		t.Fatalf("%s: replay command %q", bug, cmd)
+	}
+	t.Setenv(properties.ReplayEnv, path)
+	rec := &recorder{name: "TestPlanted/" + bug.String()}
+	properties.Check(rec, billing.Definition().Factory, explore(bug)...)
+	os.Unsetenv(properties.ReplayEnv) // the next bug's Check explores
+	out := strings.Join(rec.errors, "\n")
+	if !rec.failed {
+		t.Fatalf("%s: the replay of %s did not fail", bug, path)
+	}
+	for _, want := range []string{"properties: counterexample replayed from FAULTLINE_REPLAY=" + path, cx} {
+		if !strings.Contains(out, want) {
+			t.Errorf("%s: the replay's failure lacks %q:\n%s", bug, want, out)
+		}
 	}
 }
 
