@@ -420,7 +420,11 @@ func writeResult(w io.Writer, def *model.Definition, res *model.Result, header s
 				status += ", detected by the system"
 			}
 		}
-		fmt.Fprintf(&b, "  %s %s at %s: %s\n", f.ID, f.Kind, f.Placement(), status)
+		kind := f.Kind
+		if f.Correlation != "" {
+			kind += " (" + string(f.Correlation) + ")"
+		}
+		fmt.Fprintf(&b, "  %s %s at %s: %s\n", f.ID, kind, f.Placement(), status)
 	}
 	fmt.Fprintln(&b, "\nInvariants:")
 	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)

@@ -153,6 +153,9 @@ func resolveScope(o Options) (scope, error) {
 		}
 		for _, name := range o.Builtin {
 			i := invIndex(name)
+			if i < 0 && name == InvNoRetryStorm {
+				return s, fmt.Errorf("model: options: built-in invariant %q is not named in Builtin: every run of a fleet fixture (Fixture.Fleet) checks it, and no other run can", name)
+			}
 			if i < 0 {
 				return s, fmt.Errorf("model: options: unknown built-in invariant %q (valid: %s)", name, builtinNames())
 			}

@@ -3,6 +3,7 @@ package model_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -243,5 +244,14 @@ func TestOptionsErrors(t *testing.T) {
 		if _, err := h.Terms(copperfin.Factory(0), s); err == nil || err.Error() != c.want {
 			t.Errorf("Terms: %v, want %s", err, c.want)
 		}
+	}
+}
+
+// TestBuiltinRefusesTheFleetInvariant: naming no_retry_storm in Builtin
+// says why (a fleet run checks it on its own), not that it is unknown.
+func TestBuiltinRefusesTheFleetInvariant(t *testing.T) {
+	_, err := model.NewHarness(copperfin.Copperfin(), model.Options{Builtin: []string{model.InvNoRetryStorm}}).Run(copperfin.Factory(0), &model.Schedule{Version: model.ScheduleVersion, Seed: "b"})
+	if err == nil || !strings.Contains(err.Error(), `"no_retry_storm" is not named in Builtin: every run of a fleet fixture`) {
+		t.Fatalf("err %v", err)
 	}
 }

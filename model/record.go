@@ -40,11 +40,14 @@ type RunRecord struct {
 	Timeline     []Event           `json:"timeline"`
 	// Interleaving and ContextSwitches are a concurrent run's picks and
 	// context switches (Result.Interleaving); absent for a sequential run.
-	Interleaving    []int    `json:"interleaving,omitempty"`
-	ContextSwitches int      `json:"context_switches,omitempty"`
-	Limitations     []string `json:"limitations"`
-	NextCheck       string   `json:"narrowest_next_verification"`
-	Summary         string   `json:"summary"`
+	Interleaving    []int `json:"interleaving,omitempty"`
+	ContextSwitches int   `json:"context_switches,omitempty"`
+	// Fleet is a fleet run's load on the provider (Result.Fleet); absent
+	// for any other run.
+	Fleet       *FleetLoad `json:"fleet,omitempty"`
+	Limitations []string   `json:"limitations"`
+	NextCheck   string     `json:"narrowest_next_verification"`
+	Summary     string     `json:"summary"`
 }
 
 // Contract is the frozen contract a run was judged under. System is the
@@ -68,12 +71,15 @@ type Contract struct {
 // (see FaultEntry.Placement); Handled is true when it fired and no invariant was
 // broken by its consequence.
 type RecordFault struct {
-	ID      string `json:"id"`
-	Kind    string `json:"kind"`
-	At      string `json:"at"`
-	Reached bool   `json:"reached"`
-	Fired   int    `json:"fired"`
-	Handled bool   `json:"handled"`
+	ID   string `json:"id"`
+	Kind string `json:"kind"`
+	At   string `json:"at"`
+	// Correlation is the entry's correlation modifier, absent when it
+	// has none.
+	Correlation Correlation `json:"correlation,omitempty"`
+	Reached     bool        `json:"reached"`
+	Fired       int         `json:"fired"`
+	Handled     bool        `json:"handled"`
 }
 
 // BudgetUse is the budget a run consumed: tool-call attempts against one
@@ -144,6 +150,7 @@ func (res *Result) Record() RunRecord {
 		Version: RecordVersion, RunID: res.RunID, RunVerdict: res.RunVerdict, ClaimVerdict: res.Verdict,
 		Schedule: res.Schedule, Invariants: map[string]string{}, Violations: []InvariantResult{},
 		Terms: res.Terms, Claims: res.Claims, Tasks: res.Tasks, Limitations: append([]string(nil), limitations...),
+		Fleet: res.Fleet,
 	}
 	rec.Contract = Contract{Fixture: res.fixture.Name, Config: res.describeSystem(),
 		RetryBudget: res.budget.RetryBudget, DeadlineMs: res.budget.DeadlineMs, Join: res.join, Statement: contractStatement,
@@ -161,7 +168,7 @@ func (res *Result) Record() RunRecord {
 		rec.Violations = append(rec.Violations, i)
 	}
 	for _, f := range res.Faults {
-		rf := RecordFault{ID: f.ID, Kind: f.Kind, At: placement(f.Event, f.Tool, f.Ordinal), Reached: f.Reached,
+		rf := RecordFault{ID: f.ID, Kind: f.Kind, At: placement(f.Event, f.Tool, f.Ordinal), Correlation: f.Correlation, Reached: f.Reached,
 			Fired: f.Fired, Handled: f.Fired > 0 && len(f.Observed) == 0}
 		rec.Faults = append(rec.Faults, rf)
 		if !f.Reached {
