@@ -143,6 +143,13 @@ type scope struct {
 	user     []UserInvariant
 }
 
+// addedInvariants are the invariants the harness adds to a run of its own
+// rather than by name in Options.Builtin, each with where it comes from.
+var addedInvariants = map[string]string{
+	InvNoRetryStorm:             "every run of a fleet fixture (Fixture.Fleet) checks it, and no other run can",
+	InvRecordedAgreesWithLedger: "every run whose provider sends notices (Config.Notices) checks it; for any other run add NoticeAgreement() to Options.Invariants",
+}
+
 // resolveScope validates the invariant options.
 func resolveScope(o Options) (scope, error) {
 	var s scope
@@ -153,8 +160,8 @@ func resolveScope(o Options) (scope, error) {
 		}
 		for _, name := range o.Builtin {
 			i := invIndex(name)
-			if i < 0 && name == InvNoRetryStorm {
-				return s, fmt.Errorf("model: options: built-in invariant %q is not named in Builtin: every run of a fleet fixture (Fixture.Fleet) checks it, and no other run can", name)
+			if why, ok := addedInvariants[name]; ok {
+				return s, fmt.Errorf("model: options: invariant %q is not named in Builtin: %s", name, why)
 			}
 			if i < 0 {
 				return s, fmt.Errorf("model: options: unknown built-in invariant %q (valid: %s)", name, builtinNames())

@@ -247,11 +247,17 @@ func TestOptionsErrors(t *testing.T) {
 	}
 }
 
-// TestBuiltinRefusesTheFleetInvariant: naming no_retry_storm in Builtin
-// says why (a fleet run checks it on its own), not that it is unknown.
-func TestBuiltinRefusesTheFleetInvariant(t *testing.T) {
-	_, err := model.NewHarness(copperfin.Copperfin(), model.Options{Builtin: []string{model.InvNoRetryStorm}}).Run(copperfin.Factory(0), &model.Schedule{Version: model.ScheduleVersion, Seed: "b"})
-	if err == nil || !strings.Contains(err.Error(), `"no_retry_storm" is not named in Builtin: every run of a fleet fixture`) {
-		t.Fatalf("err %v", err)
+// TestBuiltinRefusesAddedInvariants: naming in Builtin an invariant the
+// harness adds on its own (no_retry_storm, recorded_agrees_with_ledger)
+// says where it comes from, not that it is unknown.
+func TestBuiltinRefusesAddedInvariants(t *testing.T) {
+	for name, want := range map[string]string{
+		model.InvNoRetryStorm:             `"no_retry_storm" is not named in Builtin: every run of a fleet fixture`,
+		model.InvRecordedAgreesWithLedger: `"recorded_agrees_with_ledger" is not named in Builtin: every run whose provider sends notices (Config.Notices) checks it; for any other run add NoticeAgreement()`,
+	} {
+		_, err := model.NewHarness(copperfin.Copperfin(), model.Options{Builtin: []string{name}}).Run(copperfin.Factory(0), &model.Schedule{Version: model.ScheduleVersion, Seed: "b"})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err %v", name, err)
+		}
 	}
 }

@@ -64,7 +64,7 @@ func (f *Fleet) validate(tasks int) error {
 	case f.Capacity < 1:
 		return fmt.Errorf("fleet: capacity %d must be 1 or more attempts per window", f.Capacity)
 	case f.WindowMs < 0:
-		return fmt.Errorf("fleet: window_ms %d must be positive", f.WindowMs)
+		return fmt.Errorf("fleet: window_ms %d must be 0 (the default, 100) or more", f.WindowMs)
 	case f.RetryBudget < 0:
 		return fmt.Errorf("fleet: retry_budget %d must be 0 (the default) or more", f.RetryBudget)
 	case tasks > MaxWorkers:
