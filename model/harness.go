@@ -231,9 +231,10 @@ type run struct {
 	sched  *Schedule
 	faults []armed
 	counts [32]int
-	tl     []Event
+	// tl is a detailed run's timeline as it is recorded (see Timeline)
+	tl recorder
 	// evs holds every recorded event's name (the oracle's view of the
-	// timeline); tl the full events when detailed.
+	// timeline); tl the full record when detailed.
 	evs []EventName
 	ids int
 	// detailed is false on the Terms path: timeline details are not
@@ -241,8 +242,6 @@ type run struct {
 	detailed bool
 	// runID is the run's id on the detailed path, stamped on every event
 	runID string
-	// tlCap is the length of the last timeline handed to a Result.
-	tlCap int
 
 	// the current task's state: in a concurrent run, the state of the
 	// worker holding the baton, swapped in when it resumes
@@ -497,10 +496,9 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	r.grantCache = r.grantCache[:0]
 	// a detailed run's timeline is handed to its Result (see result), so
 	// each run starts its own, sized as the last one was
-	if r.tl == nil && r.detailed {
-		r.tl = make([]Event, 0, r.tlCap)
+	if r.detailed {
+		r.tl.start()
 	}
-	r.tl = r.tl[:0]
 	r.evs = r.evs[:0]
 	r.ids = 0
 	r.tasks = r.tasks[:0]
@@ -788,22 +786,34 @@ func (r *run) tick(cost Millis) {
 
 // record appends a timeline event and checks every invariant after it.
 // Without detail (the assay's Terms path) only the event name is kept: the
-// oracle needs no more, and no Event is built.
+// oracle needs no more, and no event is recorded.
 func (r *run) record(ev EventName, ordinal int, faultID, outcome, detail, stateAfter string) {
+	r.recordD(ev, ordinal, faultID, outcome, detailStr(detail), stateAfter)
+}
+
+// detailStr is a detail given as its text.
+func detailStr(s string) detail { return detail{kind: dStr, s1: s} }
+
+// recordD is record with the detail as its parts (see detail), which a
+// detailed run keeps and formats only when the timeline is read.
+func (r *run) recordD(ev EventName, ordinal int, faultID, outcome string, d detail, stateAfter string) {
 	r.evs = append(r.evs, ev)
 	seq := len(r.evs)
 	if r.conc != nil {
 		r.seqTask = append(r.seqTask, int32(r.index))
 	}
 	if r.detailed {
-		remaining := r.task.RetryBudget + r.reconciled - max(r.attempts-1, 0)
-		deadline := r.task.Deadline - (r.world.Clock - r.taskStart)
-		r.tl = append(r.tl, Event{
+		e := Event{
 			Seq: seq, At: r.world.Clock, StateBefore: r.state, StateAfter: stateAfter,
-			Actor: r.actor(ev), Event: ev, Tool: r.toolOf(ev), Ordinal: ordinal, Task: r.task.ID, Worker: r.worker,
+			Event: ev, Ordinal: ordinal, Task: r.task.ID, Worker: r.worker,
 			FaultID: faultID, Attempt: r.attempts, CheckpointSeq: r.ckSeq,
-			RetryRemaining: remaining, DeadlineRemainingMs: deadline, Outcome: outcome, Detail: detail, RunID: r.runID,
-		})
+			RetryRemaining:      r.task.RetryBudget + r.reconciled - max(r.attempts-1, 0),
+			DeadlineRemainingMs: r.task.Deadline - (r.world.Clock - r.taskStart), Outcome: outcome,
+		}
+		if ev == EvToolCommit {
+			e.Tool = r.commitTool
+		}
+		r.tl.add(&e, &d)
 	}
 	r.state = stateAfter
 	if r.live.observed != nil {
@@ -830,11 +840,13 @@ func (r *run) toolOf(ev EventName) string {
 // setEvidenceRef sets the evidence reference of the last recorded event.
 func (r *run) setEvidenceRef(ref string) {
 	if r.detailed {
-		r.tl[len(r.tl)-1].EvidenceRef = ref
+		r.tl.setRef(ref)
 	}
 }
 
-func (r *run) actor(ev EventName) string {
+// actorOf returns the actor of an event of ev: the harness, the system,
+// the provider, the world or the Env.
+func actorOf(ev EventName) string {
 	switch ev {
 	case EvWorkerStart, EvWorkerCrash, EvStop:
 		return "harness"

@@ -30,7 +30,7 @@ func TestRunIDIsAFunctionOfTheCanonicalSchedule(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, e := range res.Timeline {
+		for _, e := range res.Timeline.Events() {
 			if e.RunID != res.RunID {
 				t.Fatalf("event %d carries run id %q, the run is %q", e.Seq, e.RunID, res.RunID)
 			}
@@ -218,16 +218,16 @@ func TestManyTasksRunAlike(t *testing.T) {
 	if len(res.Tasks) != n || res.RunVerdict != model.Recovered || res.Terms.Effects != n {
 		t.Fatalf("%d tasks, run verdict %s, %d effects; want %d, recovered, %d", len(res.Tasks), res.RunVerdict, res.Terms.Effects, n, n)
 	}
-	per := len(one.Timeline)
-	if len(res.Timeline) != n*per {
-		t.Fatalf("%d events for %d tasks, want %d each", len(res.Timeline), n, per)
+	per := len(one.Timeline.Events())
+	if len(res.Timeline.Events()) != n*per {
+		t.Fatalf("%d events for %d tasks, want %d each", len(res.Timeline.Events()), n, per)
 	}
 	for i, tv := range res.Tasks {
 		if tv.RunVerdict != model.Recovered {
 			t.Errorf("task %d: %s", i, tv.RunVerdict)
 		}
 		for j := range per {
-			a, b := one.Timeline[j], res.Timeline[i*per+j]
+			a, b := one.Timeline.Events()[j], res.Timeline.Events()[i*per+j]
 			if a.Event != b.Event || a.Outcome != b.Outcome || b.Task != res.Tasks[i].Task {
 				t.Fatalf("task %d, crossing %d: %s %s of %s, the single task's is %s %s", i, j, b.Event, b.Outcome, b.Task, a.Event, a.Outcome)
 			}

@@ -184,8 +184,9 @@ func (res *Result) Record() RunRecord {
 			rec.Terminal = c.Reason
 		}
 	}
-	rec.Timeline = make([]Event, len(res.Timeline))
-	for i, e := range res.Timeline {
+	tl := res.Timeline.Events()
+	rec.Timeline = make([]Event, len(tl))
+	for i, e := range tl {
 		e.Detail = rd.redact(e.Detail)
 		rec.Timeline[i] = e
 	}
@@ -259,7 +260,7 @@ func (res *Result) nextCheck() string {
 // calling tool when tool is set.
 func (res *Result) occurrences(ev EventName, tool string) int {
 	n := 0
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		if e.Event == ev && (tool == "" || e.Tool == tool) {
 			n++
 		}

@@ -103,10 +103,12 @@ type Result struct {
 	// Provider is the run's provider history: every tool.commit and
 	// ledger.readback crossing in the order sent (see ProviderOp). It is
 	// not part of any file format.
-	Provider   []ProviderOp      `json:"-"`
-	RunID      string            `json:"run_id"`
-	Schedule   *Schedule         `json:"schedule"`
-	Timeline   []Event           `json:"timeline"`
+	Provider []ProviderOp `json:"-"`
+	RunID    string       `json:"run_id"`
+	Schedule *Schedule    `json:"schedule"`
+	// Timeline is the run's timeline (see Timeline: its events are
+	// built when first read).
+	Timeline   Timeline          `json:"timeline"`
 	Faults     []FaultReport     `json:"faults"`
 	Invariants []InvariantResult `json:"invariants"`
 	Claims     []TaskClaim       `json:"claims"`
@@ -167,13 +169,11 @@ func (res *Result) Invariant(name string) (InvariantResult, bool) {
 func (r *run) result() *Result {
 	res := r.outcome()
 	res.RunID = r.runID
-	// the timeline, every event stamped with the run id as it was
-	// recorded, is the Result's own: the next run starts another
-	res.Timeline = r.tl
+	// the timeline's record is the Result's own: the next run starts
+	// another
+	res.Timeline = r.tl.take(r.runID)
 	res.Provider = r.prov
 	r.prov = nil
-	r.tlCap = len(r.tl)
-	r.tl = nil
 	return res
 }
 
