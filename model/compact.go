@@ -317,33 +317,26 @@ func (c *recorder) taskStr(s string) (uint16, bool) {
 // fits32 reports whether v fits in an int32.
 func fits32[T ~int | ~int64](v T) bool { return int64(v) == int64(int32(v)) }
 
-// add records e, whose detail is d: compactly when it fits, else whole.
-func (c *recorder) add(e *Event, d *detail) {
-	if r, ok := c.compact(e, d); ok {
-		c.recs = append(c.recs, r)
-		return
-	}
-	w := *e
-	w.Actor, w.Detail = actorOf(w.Event), d.text()
-	c.wide = append(c.wide, w)
+// addWide records e whole.
+func (c *recorder) addWide(e Event) {
+	c.wide = append(c.wide, e)
 	c.recs = append(c.recs, evRec{n1: int32(len(c.wide) - 1), bits: recWide})
 }
 
-func (c *recorder) compact(e *Event, d *detail) (evRec, bool) {
-	ev, before, after := recEventCode(e.Event), recStateCode(e.StateBefore), recStateCode(e.StateAfter)
-	out := 0
-	if e.Outcome != "" {
-		out = recOutcomeCode(e.Outcome) + 1
-	}
-	if ev < 0 || before < 0 || after < 0 ||
-		!fits32(e.At) || !fits32(e.DeadlineRemainingMs) || !fits32(e.RetryRemaining) || !fits32(e.CheckpointSeq) ||
-		!fits32(d.n1) || !fits32(d.n2) || !fits32(e.Ordinal) || !fits32(e.Worker) || !fits32(e.Attempt) {
+// compact returns the compact record of an event, false when it does not
+// fit (see evRec).
+func (c *recorder) compact(ev EventName, before, after, outcome, task, fault, tool string,
+	at, deadline Millis, retry, ckSeq, ordinal, worker, attempt int, d *detail) (evRec, bool) {
+	evc, bc, ac := recEventCode(ev), recStateCode(before), recStateCode(after)
+	if evc < 0 || bc < 0 || ac < 0 ||
+		!fits32(at) || !fits32(deadline) || !fits32(retry) || !fits32(ckSeq) ||
+		!fits32(d.n1) || !fits32(d.n2) || !fits32(ordinal) || !fits32(worker) || !fits32(attempt) {
 		return evRec{}, false
 	}
 	r := evRec{
-		at: int32(e.At), deadline: int32(e.DeadlineRemainingMs), retry: int32(e.RetryRemaining), ckSeq: int32(e.CheckpointSeq),
-		n1: int32(d.n1), n2: int32(d.n2), ordinal: int32(e.Ordinal), worker: int32(e.Worker), attempt: int32(e.Attempt),
-		ev: uint8(ev + 1), before: uint8(before + 1), after: uint8(after + 1), outcome: uint8(out), dkind: d.kind,
+		at: int32(at), deadline: int32(deadline), retry: int32(retry), ckSeq: int32(ckSeq),
+		n1: int32(d.n1), n2: int32(d.n2), ordinal: int32(ordinal), worker: int32(worker), attempt: int32(attempt),
+		ev: uint8(evc + 1), before: uint8(bc + 1), after: uint8(ac + 1), dkind: d.kind,
 	}
 	if d.b1 {
 		r.bits |= recB1
@@ -351,18 +344,35 @@ func (c *recorder) compact(e *Event, d *detail) (evRec, bool) {
 	if d.b2 {
 		r.bits |= recB2
 	}
-	var ok [7]bool
-	ok[6] = true
-	if out == 0 && e.Outcome != "" {
-		r.outS, ok[6] = c.str(e.Outcome)
+	ok := true
+	var k bool
+	if outcome != "" {
+		if o := recOutcomeCode(outcome); o >= 0 {
+			r.outcome = uint8(o + 1)
+		} else {
+			r.outS, k = c.str(outcome)
+			ok = ok && k
+		}
 	}
-	r.task, ok[0] = c.taskStr(e.Task)
-	r.fault, ok[1] = c.str(e.FaultID)
-	r.tool, ok[2] = c.str(e.Tool)
-	r.ref, ok[3] = c.str(e.EvidenceRef)
-	r.s1, ok[4] = c.str(d.s1)
-	r.s2, ok[5] = c.str(d.s2)
-	return r, ok == [7]bool{true, true, true, true, true, true, true}
+	r.task, k = c.taskStr(task)
+	ok = ok && k
+	if fault != "" {
+		r.fault, k = c.str(fault)
+		ok = ok && k
+	}
+	if tool != "" {
+		r.tool, k = c.str(tool)
+		ok = ok && k
+	}
+	if d.s1 != "" {
+		r.s1, k = c.str(d.s1)
+		ok = ok && k
+	}
+	if d.s2 != "" {
+		r.s2, k = c.str(d.s2)
+		ok = ok && k
+	}
+	return r, ok
 }
 
 // str returns the run's string i (0 is "").

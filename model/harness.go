@@ -91,11 +91,14 @@ const (
 // schedule, the options and the system.
 type Harness struct {
 	fixture Fixture
-	opts    Options
-	scope   scope
-	err     error    // invalid options, returned by every run
-	traces  []string // per task: the trace id the harness assigns
-	r       run
+	// shared is a copy of fixture that every Result of the harness points
+	// to (the fixture is never changed after NewHarness)
+	shared *Fixture
+	opts   Options
+	scope  scope
+	err    error    // invalid options, returned by every run
+	traces []string // per task: the trace id the harness assigns
+	r      run
 	// stopOn is true when opts.Stop declares a condition; stopErr is its
 	// validation error.
 	stopOn  bool
@@ -121,6 +124,8 @@ type Harness struct {
 // reported by the first Run or Terms.
 func NewHarness(f Fixture, opts Options) *Harness {
 	h := &Harness{fixture: f, opts: opts.withDefaults()}
+	shared := f
+	h.shared = &shared
 	h.scope, h.err = resolveScope(opts)
 	if f.Fleet != nil && h.err == nil {
 		h.err = f.Fleet.validate(len(f.Tasks))
@@ -803,17 +808,7 @@ func (r *run) recordD(ev EventName, ordinal int, faultID, outcome string, d deta
 		r.seqTask = append(r.seqTask, int32(r.index))
 	}
 	if r.detailed {
-		e := Event{
-			Seq: seq, At: r.world.Clock, StateBefore: r.state, StateAfter: stateAfter,
-			Event: ev, Ordinal: ordinal, Task: r.task.ID, Worker: r.worker,
-			FaultID: faultID, Attempt: r.attempts, CheckpointSeq: r.ckSeq,
-			RetryRemaining:      r.task.RetryBudget + r.reconciled - max(r.attempts-1, 0),
-			DeadlineRemainingMs: r.task.Deadline - (r.world.Clock - r.taskStart), Outcome: outcome,
-		}
-		if ev == EvToolCommit {
-			e.Tool = r.commitTool
-		}
-		r.tl.add(&e, &d)
+		r.recordDetail(ev, ordinal, faultID, outcome, &d, stateAfter)
 	}
 	r.state = stateAfter
 	if r.live.observed != nil {
@@ -826,6 +821,28 @@ func (r *run) recordD(ev EventName, ordinal int, faultID, outcome string, d deta
 	if len(r.pendingWorld) > 0 && r.stopped == nil && r.live.observed == nil {
 		r.applyWorld()
 	}
+}
+
+// recordDetail records the event of recordD in a detailed run's
+// timeline: compactly when it fits (see evRec), else whole.
+func (r *run) recordDetail(ev EventName, ordinal int, faultID, outcome string, d *detail, stateAfter string) {
+	c := &r.tl
+	tool := ""
+	if ev == EvToolCommit {
+		tool = r.commitTool
+	}
+	at := r.world.Clock
+	retry := r.task.RetryBudget + r.reconciled - max(r.attempts-1, 0)
+	deadline := r.task.Deadline - (at - r.taskStart)
+	if rec, ok := c.compact(ev, r.state, stateAfter, outcome, r.task.ID, faultID, tool, at, deadline, retry, r.ckSeq, ordinal, r.worker, r.attempts, d); ok {
+		c.recs = append(c.recs, rec)
+		return
+	}
+	c.addWide(Event{
+		Seq: len(r.evs), At: at, StateBefore: r.state, StateAfter: stateAfter, Actor: actorOf(ev), Event: ev, Tool: tool,
+		Ordinal: ordinal, Task: r.task.ID, Worker: r.worker, FaultID: faultID, Attempt: r.attempts, CheckpointSeq: r.ckSeq,
+		RetryRemaining: retry, DeadlineRemainingMs: deadline, Outcome: outcome, Detail: d.text(),
+	})
 }
 
 // toolOf returns the tool of the crossing being recorded: the tool of the

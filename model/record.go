@@ -145,14 +145,18 @@ func (r *redactor) redact(s string) string {
 
 // Record builds the run's evidence record.
 func (res *Result) Record() RunRecord {
-	rd := newRedactor(&res.fixture)
+	fx := res.fixture
+	if fx == nil {
+		fx = &Fixture{} // a Result a program built itself
+	}
+	rd := newRedactor(fx)
 	rec := RunRecord{
 		Version: RecordVersion, RunID: res.RunID, RunVerdict: res.RunVerdict, ClaimVerdict: res.Verdict,
 		Schedule: res.Schedule, Invariants: map[string]string{}, Violations: []InvariantResult{},
 		Terms: res.Terms, Claims: res.Claims, Tasks: res.Tasks, Limitations: append([]string(nil), limitations...),
 		Fleet: res.Fleet,
 	}
-	rec.Contract = Contract{Fixture: res.fixture.Name, Config: res.describeSystem(),
+	rec.Contract = Contract{Fixture: fx.Name, Config: res.describeSystem(),
 		RetryBudget: res.budget.RetryBudget, DeadlineMs: res.budget.DeadlineMs, Join: res.join, Statement: contractStatement,
 		Invariants: []string{}}
 	for _, inv := range res.Invariants {

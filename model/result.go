@@ -140,7 +140,7 @@ type Result struct {
 	// provider's load the harness measured; nil otherwise.
 	Fleet *FleetLoad `json:"fleet,omitempty"`
 
-	fixture Fixture
+	fixture *Fixture
 	def     *Definition
 	budget  BudgetUse
 	join    JoinPolicy
@@ -182,7 +182,7 @@ func (r *run) outcome() *Result {
 	res := &Result{
 		Schedule: r.sched,
 		def:      r.h.opts.System,
-		fixture:  r.h.fixture,
+		fixture:  r.h.shared,
 		Terms:    r.terms(),
 	}
 	o := &r.oracle
