@@ -37,30 +37,48 @@ type timeline struct {
 	events []Event
 }
 
-// evRec is one recorded event without pointers: numbers that fit in 32
-// bits, codes of the common strings (recEvents, recStates, recOutcomes),
+// evRec is one recorded event in 40 bytes without pointers: numbers that
+// fit (32 bits for times and the detail's first number, 16 for the
+// rest), codes of the common strings (recEvents, recStates, recOutcomes)
 // and indexes into the run's strings (1-based, 0 is ""). The detail is
 // kept as its parts (see detail) and formatted when the events are built.
-// An event that does not fit (a number past 32 bits, a name or outcome
-// of no code, more strings than an index holds) is kept whole in the
-// timeline's wide list instead, at index n1, with recWide set.
+// An event that does not fit (a number too large, a name or state of no
+// code, more strings than an index holds) is kept whole in the timeline's
+// wide list instead, at index n1, with recWide set.
 type evRec struct {
-	at, deadline, retry, ckSeq, n1, n2 int32
-	ordinal, worker, attempt           int32
-	task, fault, tool, ref, s1, s2     uint16
-	// outS is the outcome among the run's strings when it has no code
-	outS                       uint16
-	ev, before, after, outcome uint8
-	dkind                      detailKind
-	bits                       uint8
+	at, deadline, n1                           int32
+	retry, ckSeq, n2, ordinal, worker, attempt int16
+	// x is the evidence reference, or the outcome when it has no code
+	// (recOutS)
+	task, fault, tool, x, s1, s2 uint16
+	// evBefore: the event's code (5 bits) and the state before (3);
+	// afterKind: the state after (3 bits), the detail's kind (4) and
+	// recOutS; outBits: the outcome's code (5 bits, 0: none or x) and
+	// recB1, recB2, recWide
+	evBefore, afterKind, outBits uint8
 }
 
-// bits of evRec
+// bits of evRec.outBits
 const (
-	recB1 = 1 << iota
-	recB2
-	recWide
+	recB1   = 1 << 5
+	recB2   = 1 << 6
+	recWide = 1 << 7
+	// recOutS, of afterKind: the outcome is the run's string x
+	recOutS = 1 << 7
 )
+
+func (e *evRec) wide() bool         { return e.outBits&recWide != 0 }
+func (e *evRec) event() EventName   { return recEvents[e.evBefore&31] }
+func (e *evRec) before() string     { return recStates[e.evBefore>>5] }
+func (e *evRec) after() string      { return recStates[e.afterKind&7] }
+func (e *evRec) kind() detailKind   { return detailKind(e.afterKind >> 3 & 15) }
+func (e *evRec) outcomeCode() uint8 { return e.outBits & 31 }
+func (e *evRec) ref() uint16 {
+	if e.afterKind&recOutS != 0 {
+		return 0
+	}
+	return e.x
+}
 
 // recEvents are the event names an evRec codes (code i+1 is
 // recEvents[i]): those of eventIndex, in its order, then the harness's
@@ -268,13 +286,12 @@ func (c *recorder) start() {
 	c.lastTask, c.lastTaskIdx = "", 0
 }
 
-// take hands the record to a timeline and forgets it.
-func (c *recorder) take(runID string) Timeline {
-	t := &timeline{recs: c.recs, strs: c.strs, wide: c.wide, runID: runID}
+// take hands the record to t and forgets it.
+func (c *recorder) take(t *timeline, runID string) {
+	t.recs, t.strs, t.wide, t.runID = c.recs, c.strs, c.wide, runID
 	c.recsCap, c.strsCap = len(c.recs), len(c.strs)
 	c.recs, c.strs, c.wide = nil, nil, nil
 	c.lastTask, c.lastTaskIdx = "", 0
-	return Timeline{t}
 }
 
 // recDedup is how many of the last strings str looks at for the same
@@ -317,10 +334,13 @@ func (c *recorder) taskStr(s string) (uint16, bool) {
 // fits32 reports whether v fits in an int32.
 func fits32[T ~int | ~int64](v T) bool { return int64(v) == int64(int32(v)) }
 
+// fits16 reports whether v fits in an int16.
+func fits16[T ~int | ~int64](v T) bool { return int64(v) == int64(int16(v)) }
+
 // addWide records e whole.
 func (c *recorder) addWide(e Event) {
 	c.wide = append(c.wide, e)
-	c.recs = append(c.recs, evRec{n1: int32(len(c.wide) - 1), bits: recWide})
+	c.recs = append(c.recs, evRec{n1: int32(len(c.wide) - 1), outBits: recWide})
 }
 
 // compact returns the compact record of an event, false when it does not
@@ -328,29 +348,29 @@ func (c *recorder) addWide(e Event) {
 func (c *recorder) compact(ev EventName, before, after, outcome, task, fault, tool string,
 	at, deadline Millis, retry, ckSeq, ordinal, worker, attempt int, d *detail) (evRec, bool) {
 	evc, bc, ac := recEventCode(ev), recStateCode(before), recStateCode(after)
-	if evc < 0 || bc < 0 || ac < 0 ||
-		!fits32(at) || !fits32(deadline) || !fits32(retry) || !fits32(ckSeq) ||
-		!fits32(d.n1) || !fits32(d.n2) || !fits32(ordinal) || !fits32(worker) || !fits32(attempt) {
+	if evc < 0 || bc < 0 || ac < 0 || !fits32(at) || !fits32(deadline) || !fits32(d.n1) ||
+		!fits16(retry) || !fits16(ckSeq) || !fits16(d.n2) || !fits16(ordinal) || !fits16(worker) || !fits16(attempt) {
 		return evRec{}, false
 	}
 	r := evRec{
-		at: int32(at), deadline: int32(deadline), retry: int32(retry), ckSeq: int32(ckSeq),
-		n1: int32(d.n1), n2: int32(d.n2), ordinal: int32(ordinal), worker: int32(worker), attempt: int32(attempt),
-		ev: uint8(evc + 1), before: uint8(bc + 1), after: uint8(ac + 1), dkind: d.kind,
+		at: int32(at), deadline: int32(deadline), n1: int32(d.n1),
+		retry: int16(retry), ckSeq: int16(ckSeq), n2: int16(d.n2), ordinal: int16(ordinal), worker: int16(worker), attempt: int16(attempt),
+		evBefore: uint8(evc) | uint8(bc)<<5, afterKind: uint8(ac) | uint8(d.kind)<<3,
 	}
 	if d.b1 {
-		r.bits |= recB1
+		r.outBits |= recB1
 	}
 	if d.b2 {
-		r.bits |= recB2
+		r.outBits |= recB2
 	}
 	ok := true
 	var k bool
 	if outcome != "" {
 		if o := recOutcomeCode(outcome); o >= 0 {
-			r.outcome = uint8(o + 1)
+			r.outBits |= uint8(o + 1)
 		} else {
-			r.outS, k = c.str(outcome)
+			r.x, k = c.str(outcome)
+			r.afterKind |= recOutS
 			ok = ok && k
 		}
 	}
@@ -384,31 +404,34 @@ func (t *timeline) str(i uint16) string {
 }
 
 func (t *timeline) detail(e *evRec) string {
-	d := detail{kind: e.dkind, b1: e.bits&recB1 != 0, b2: e.bits&recB2 != 0, s1: t.str(e.s1), s2: t.str(e.s2), n1: int64(e.n1), n2: int64(e.n2)}
+	d := detail{kind: e.kind(), b1: e.outBits&recB1 != 0, b2: e.outBits&recB2 != 0, s1: t.str(e.s1), s2: t.str(e.s2), n1: int64(e.n1), n2: int64(e.n2)}
 	return d.text()
 }
 
 func (t *timeline) outcome(e *evRec) string {
-	if e.outcome == 0 {
-		return t.str(e.outS)
+	if e.afterKind&recOutS != 0 {
+		return t.str(e.x)
 	}
-	return recOutcomes[e.outcome-1]
+	if o := e.outcomeCode(); o > 0 {
+		return recOutcomes[o-1]
+	}
+	return ""
 }
 
 // event returns the full i-th event.
 func (t *timeline) event(i int) Event {
 	e := &t.recs[i]
-	if e.bits&recWide != 0 {
+	if e.wide() {
 		w := t.wide[e.n1]
 		w.RunID = t.runID
 		return w
 	}
-	ev := recEvents[e.ev-1]
+	ev := e.event()
 	return Event{
-		RunID: t.runID, Seq: i + 1, At: Millis(e.at), StateBefore: recStates[e.before-1], StateAfter: recStates[e.after-1],
+		RunID: t.runID, Seq: i + 1, At: Millis(e.at), StateBefore: e.before(), StateAfter: e.after(),
 		Actor: actorOf(ev), Event: ev, Tool: t.str(e.tool), Ordinal: int(e.ordinal), Task: t.str(e.task),
 		Worker: int(e.worker), FaultID: t.str(e.fault), Attempt: int(e.attempt), CheckpointSeq: int(e.ckSeq),
-		RetryRemaining: int(e.retry), DeadlineRemainingMs: Millis(e.deadline), EvidenceRef: t.str(e.ref),
+		RetryRemaining: int(e.retry), DeadlineRemainingMs: Millis(e.deadline), EvidenceRef: t.str(e.ref()),
 		Outcome: t.outcome(e), Detail: t.detail(e),
 	}
 }
@@ -462,10 +485,10 @@ func (tl Timeline) Name(i int) EventName {
 	switch {
 	case t.recs == nil:
 		return t.events[i].Event
-	case t.recs[i].bits&recWide != 0:
+	case t.recs[i].wide():
 		return t.wide[t.recs[i].n1].Event
 	}
-	return recEvents[t.recs[i].ev-1]
+	return t.recs[i].event()
 }
 
 // Ordinal returns the ordinal of the i-th event (0-based), as Name does.
@@ -474,7 +497,7 @@ func (tl Timeline) Ordinal(i int) int {
 	switch {
 	case t.recs == nil:
 		return t.events[i].Ordinal
-	case t.recs[i].bits&recWide != 0:
+	case t.recs[i].wide():
 		return t.wide[t.recs[i].n1].Ordinal
 	}
 	return int(t.recs[i].ordinal)
@@ -486,7 +509,7 @@ func (tl Timeline) Task(i int) string {
 	switch {
 	case t.recs == nil:
 		return t.events[i].Task
-	case t.recs[i].bits&recWide != 0:
+	case t.recs[i].wide():
 		return t.wide[t.recs[i].n1].Task
 	}
 	return t.str(t.recs[i].task)
@@ -500,7 +523,7 @@ func (tl Timeline) Detail(i int) string {
 	switch {
 	case t.recs == nil:
 		return t.events[i].Detail
-	case t.recs[i].bits&recWide != 0:
+	case t.recs[i].wide():
 		return t.wide[t.recs[i].n1].Detail
 	}
 	return t.detail(&t.recs[i])
@@ -555,16 +578,16 @@ func (tl *Timeline) UnmarshalJSON(data []byte) error {
 // setRef sets the evidence reference of the last event recorded.
 func (c *recorder) setRef(ref string) {
 	e := &c.recs[len(c.recs)-1]
-	if e.bits&recWide == 0 {
-		if i, ok := c.str(ref); ok {
-			e.ref = i
+	if !e.wide() {
+		if i, ok := c.str(ref); ok && e.afterKind&recOutS == 0 {
+			e.x = i
 			return
 		}
 		// the reference does not fit: the event is kept whole
 		w := (&timeline{strs: c.strs}).event(len(c.recs) - 1)
 		w.RunID = ""
 		c.wide = append(c.wide, w)
-		*e = evRec{n1: int32(len(c.wide) - 1), bits: recWide}
+		*e = evRec{n1: int32(len(c.wide) - 1), outBits: recWide}
 	}
 	c.wide[e.n1].EvidenceRef = ref
 }

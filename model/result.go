@@ -167,24 +167,42 @@ func (res *Result) Invariant(name string) (InvariantResult, bool) {
 }
 
 func (r *run) result() *Result {
-	res := r.outcome()
+	st := r.outcomeStore()
+	res := &st.res
 	res.RunID = r.runID
+	res.Timeline.t = &st.tl
 	// the timeline's record is the Result's own: the next run starts
 	// another
-	res.Timeline = r.tl.take(r.runID)
+	r.tl.take(res.Timeline.t, r.runID)
 	res.Provider = r.prov
 	r.prov = nil
 	return res
 }
 
+// resultStore is a Result with the storage outcome gives it.
+type resultStore struct {
+	res    Result
+	tl     timeline
+	faults [1]FaultReport
+	claims [1]TaskClaim
+	tasks  [1]TaskVerdict
+}
+
 // outcome is the run's result without its run id and timeline.
-func (r *run) outcome() *Result {
-	res := &Result{
+func (r *run) outcome() *Result { return &r.outcomeStore().res }
+
+// outcomeStore is outcome with the storage of its Result.
+func (r *run) outcomeStore() *resultStore {
+	// the Result, its timeline's header and, for one task and at most one
+	// fault, its lists of claims, tasks and faults in one allocation: all
+	// of it is this Result's own
+	st := &resultStore{res: Result{
 		Schedule: r.sched,
 		def:      r.h.opts.System,
 		fixture:  r.h.shared,
 		Terms:    r.terms(),
-	}
+	}}
+	res := &st.res
 	o := &r.oracle
 	sc := &r.h.scope
 	// one allocation of the exact size for each list
@@ -198,12 +216,18 @@ func (r *run) outcome() *Result {
 	if n > 0 {
 		res.Invariants = make([]InvariantResult, 0, n)
 	}
-	if len(r.faults) > 0 {
-		res.Faults = make([]FaultReport, 0, len(r.faults))
+	switch n := len(r.faults); {
+	case n == 1:
+		res.Faults = st.faults[:0:1]
+	case n > 0:
+		res.Faults = make([]FaultReport, 0, n)
 	}
-	if len(r.tasks) > 0 {
-		res.Claims = make([]TaskClaim, 0, len(r.tasks))
-		res.Tasks = make([]TaskVerdict, 0, len(r.tasks))
+	switch n := len(r.tasks); {
+	case n == 1:
+		res.Claims, res.Tasks = st.claims[:0:1], st.tasks[:0:1]
+	case n > 0:
+		res.Claims = make([]TaskClaim, 0, n)
+		res.Tasks = make([]TaskVerdict, 0, n)
 	}
 	for i, inv := range Invariants {
 		if sc.off[i] {
@@ -293,7 +317,7 @@ func (r *run) outcome() *Result {
 	default:
 		res.RunVerdict = ContainedFailure
 	}
-	return res
+	return st
 }
 
 // taskVerdict judges the i-th task (see TaskVerdict); invs are the run's
