@@ -181,8 +181,10 @@ func (r *run) result() *Result {
 
 // resultStore is a Result with the storage outcome gives it.
 type resultStore struct {
-	res    Result
-	tl     timeline
+	res Result
+	tl  timeline
+	// invs holds the invariant results of the default scope
+	invs   [8]InvariantResult
 	faults [1]FaultReport
 	claims [1]TaskClaim
 	tasks  [1]TaskVerdict
@@ -193,9 +195,9 @@ func (r *run) outcome() *Result { return &r.outcomeStore().res }
 
 // outcomeStore is outcome with the storage of its Result.
 func (r *run) outcomeStore() *resultStore {
-	// the Result, its timeline's header and, for one task and at most one
-	// fault, its lists of claims, tasks and faults in one allocation: all
-	// of it is this Result's own
+	// the Result, its timeline's header and, for one task, one fault and
+	// the invariants of the default scope, its lists in one allocation:
+	// all of it is this Result's own
 	st := &resultStore{res: Result{
 		Schedule: r.sched,
 		def:      r.h.opts.System,
@@ -205,7 +207,8 @@ func (r *run) outcomeStore() *resultStore {
 	res := &st.res
 	o := &r.oracle
 	sc := &r.h.scope
-	// one allocation of the exact size for each list
+	// the list in the store when it fits, else one allocation of the
+	// exact size
 	n := len(r.users)
 	for i := range Invariants {
 		if !sc.off[i] {
@@ -213,7 +216,10 @@ func (r *run) outcomeStore() *resultStore {
 		}
 	}
 	// (none, as before, when a list stays empty: it encodes as null)
-	if n > 0 {
+	switch {
+	case n > 0 && n <= len(st.invs):
+		res.Invariants = st.invs[:0:n]
+	case n > 0:
 		res.Invariants = make([]InvariantResult, 0, n)
 	}
 	switch n := len(r.faults); {
