@@ -584,7 +584,7 @@ func (c *recorder) setRef(ref string) {
 			return
 		}
 		// the reference does not fit: the event is kept whole
-		w := (&timeline{strs: c.strs}).event(len(c.recs) - 1)
+		w := (&timeline{recs: c.recs, strs: c.strs}).event(len(c.recs) - 1)
 		w.RunID = ""
 		c.wide = append(c.wide, w)
 		*e = evRec{n1: int32(len(c.wide) - 1), outBits: recWide}

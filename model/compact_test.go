@@ -3,6 +3,7 @@ package model_test
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"sync"
 	"testing"
 
@@ -171,4 +172,25 @@ func TestTimelineReadConcurrently(t *testing.T) {
 			t.Fatalf("%d events, built apart", len(g))
 		}
 	}
+}
+
+// TestEvidenceRefAfterAWorldEvent: a world event armed at an evidence
+// crossing is recorded right after it, before the ledger's reference is
+// set, so the reference lands on the world event (the last recorded), as
+// it always has; the world event's outcome has no code in the compact
+// record, which then keeps that event whole.
+func TestEvidenceRefAfterAWorldEvent(t *testing.T) {
+	factory, s := hotPathSchedule(t)
+	s.Faults = []model.FaultEntry{{Event: model.EvEvidenceDecision, Ordinal: 1, Kind: "clock_advance"}}
+	res, err := model.NewHarness(copperfin.Copperfin(), model.Options{}).Run(factory, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := res.Timeline.Events()
+	i := slices.IndexFunc(evs, func(e model.Event) bool { return e.Event == model.EvWorld })
+	if i < 1 || evs[i-1].Event != model.EvEvidenceDecision || evs[i-1].EvidenceRef != "" ||
+		evs[i].EvidenceRef != "ev-1" || evs[i].Outcome != "clock_advance" || evs[i].FaultID != "f1" || evs[i].Actor != "world" || evs[i].Seq != i+1 {
+		t.Fatalf("world event at %d: %+v after %+v", i, evs[max(i, 1)], evs[max(i, 1)-1])
+	}
+	checkTimelineReaders(t, "world after evidence", res.Timeline)
 }
