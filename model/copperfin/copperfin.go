@@ -53,7 +53,9 @@
 //     it each send gets a fresh request identity (a blind retry);
 //   - effect_readback: an unknown outcome and every resume before the effect
 //     are resolved by reading the provider's ledger, and every effect is
-//     verified by a readback recorded as evidence;
+//     verified by a readback recorded as evidence; a replayed commit with no
+//     receipt is attributed by a readback, and one the readback does not
+//     show (a lagging read) holds;
 //   - evidence_gate: no release unless the evidence ledger holds a receipt or
 //     readback whose effect trace joins the decision's trace;
 //   - deny_on_warning (the fail_closed profile): any warning denies;
@@ -714,9 +716,15 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 				if err != nil {
 					return "", c, true, err
 				}
-				if len(entries) > 0 {
-					owner = entries[0].Trace
+				if len(entries) == 0 {
+					// the provider says the key is committed and the
+					// readback shows no entry of it: the readback lags
+					// behind the commit, cannot say whose effect was
+					// replayed, and confirms no progress
+					c, err = f.stop("readback_mismatch", "the provider replayed key "+key+" but the readback shows no effect of it")
+					return "", c, true, err
 				}
+				owner = entries[0].Trace
 			}
 			if owner != "" && owner != f.a.TraceID {
 				// the key's effect belongs to another decision: this
