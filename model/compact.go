@@ -343,20 +343,18 @@ func (c *recorder) addWide(e Event) {
 	c.recs = append(c.recs, evRec{n1: int32(len(c.wide) - 1), outBits: recWide})
 }
 
-// compact returns the compact record of an event, false when it does not
-// fit (see evRec).
-func (c *recorder) compact(ev EventName, before, after, outcome, task, fault, tool string,
-	at, deadline Millis, retry, ckSeq, ordinal, worker, attempt int, d *detail) (evRec, bool) {
+// compact writes the compact record of an event into r, which is zero,
+// and returns false when the event does not fit (see evRec).
+func (c *recorder) compact(r *evRec, ev EventName, before, after, outcome, task, fault, tool string,
+	at, deadline Millis, retry, ckSeq, ordinal, worker, attempt int, d *detail) bool {
 	evc, bc, ac := recEventCode(ev), recStateCode(before), recStateCode(after)
 	if evc < 0 || bc < 0 || ac < 0 || !fits32(at) || !fits32(deadline) || !fits32(d.n1) ||
 		!fits16(retry) || !fits16(ckSeq) || !fits16(d.n2) || !fits16(ordinal) || !fits16(worker) || !fits16(attempt) {
-		return evRec{}, false
+		return false
 	}
-	r := evRec{
-		at: int32(at), deadline: int32(deadline), n1: int32(d.n1),
-		retry: int16(retry), ckSeq: int16(ckSeq), n2: int16(d.n2), ordinal: int16(ordinal), worker: int16(worker), attempt: int16(attempt),
-		evBefore: uint8(evc) | uint8(bc)<<5, afterKind: uint8(ac) | uint8(d.kind)<<3,
-	}
+	r.at, r.deadline, r.n1 = int32(at), int32(deadline), int32(d.n1)
+	r.retry, r.ckSeq, r.n2, r.ordinal, r.worker, r.attempt = int16(retry), int16(ckSeq), int16(d.n2), int16(ordinal), int16(worker), int16(attempt)
+	r.evBefore, r.afterKind = uint8(evc)|uint8(bc)<<5, uint8(ac)|uint8(d.kind)<<3
 	if d.b1 {
 		r.outBits |= recB1
 	}
@@ -392,7 +390,7 @@ func (c *recorder) compact(ev EventName, before, after, outcome, task, fault, to
 		r.s2, k = c.str(d.s2)
 		ok = ok && k
 	}
-	return r, ok
+	return ok
 }
 
 // str returns the run's string i (0 is "").

@@ -239,11 +239,15 @@ func (r *run) outcomeStore() *resultStore {
 		if sc.off[i] {
 			continue
 		}
-		ir := InvariantResult{Name: inv.Name, Oracle: inv.Oracle, Held: !o.violated[i]}
+		// written in place, field by field: the list is zeroed storage of
+		// its final length
+		k := len(res.Invariants)
+		res.Invariants = res.Invariants[:k+1]
+		ir := &res.Invariants[k]
+		ir.Name, ir.Oracle, ir.Held = inv.Name, inv.Oracle, !o.violated[i]
 		if o.violated[i] {
 			ir.FirstSeq, ir.Event, ir.FaultID, ir.Detail = o.firstSeq[i], o.event[i], o.fault[i], o.detail[i]
 		}
-		res.Invariants = append(res.Invariants, ir)
 	}
 	for i, u := range r.users {
 		f := o.user[i]
