@@ -19,6 +19,9 @@ import (
 // another's storage, and the full events are data recorded in the run,
 // not the output of a second one.
 //
+// Len, Name, Ordinal, Task and Detail read one event from the record
+// without building them all: what a reader that looks at every run needs.
+//
 // The zero Timeline has no events (a Result of Harness.LastOutcome) and
 // encodes as JSON null; a Timeline encodes as the JSON array of Events.
 // A Timeline is safe for concurrent use.
@@ -92,6 +95,10 @@ var recStates = []string{StateCreated, StateRunning, StateCheckpointed, StateWai
 	StateFailed, StateRecovering, StateResumed, StateCompleted}
 
 func init() {
+	// the codes' widths in evRec
+	if len(recEvents) > 32 || len(recStates) > 8 || len(recOutcomes) > 31 || dHead > 15 {
+		panic("model: an evRec code outgrew its bits")
+	}
 	for i := range recEvents {
 		if recEventCode(recEvents[i]) != i {
 			panic("model: recEventCode out of step with recEvents at " + string(recEvents[i]))
@@ -150,7 +157,8 @@ func recStateCode(s string) int {
 	return -1
 }
 
-// recOutcomes are the outcomes of recConsts, in recOutcomeCode's order.
+// recOutcomes are the outcomes an evRec codes (code i+1 is
+// recOutcomes[i]), in recOutcomeCode's order.
 var recOutcomes = []string{"ok", "not_found", "rejected", "live", "not_live", "committed", "unknown",
 	"none", "hit", "miss", "delivered", "stopped", "release", "hold", "deny", "success"}
 
