@@ -225,13 +225,15 @@ func (r *run) matches(f *armed, n int) bool {
 
 // run is the mutable state of one run.
 type run struct {
-	h      *Harness
-	env    *taskEnv
-	world  World
-	sched  *Schedule
-	faults []armed
-	counts [32]int
-	tl     []Event
+	h *Harness
+	// commits composes a commit's hooks (disturbCommit)
+	commits commitChain
+	env     *taskEnv
+	world   World
+	sched   *Schedule
+	faults  []armed
+	counts  [32]int
+	tl      []Event
 	// evs holds every recorded event's name (the oracle's view of the
 	// timeline); tl the full events when detailed.
 	evs []EventName
