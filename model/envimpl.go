@@ -299,7 +299,7 @@ func (r *run) provide(call ToolCall) ToolResult {
 	if first >= 0 {
 		e := &r.world.Ledger[first]
 		return ToolResult{Outcome: OutcomeCommitted, Replayed: true, Reason: "idempotent replay",
-			Receipt: &Receipt{ID: e.ReceiptID, Key: e.Key, Subject: e.Subject, Amount: e.Amount, Trace: e.Trace, At: e.At}}
+			Receipt: r.receipt(e)}
 	}
 	a := call.Action
 	if _, ok := r.world.Subject(a.Subject); !ok && len(r.world.Subjects) > 0 || a.Amount < 0 || call.RequestKey == "" {
@@ -322,7 +322,15 @@ func (r *run) provide(call ToolCall) ToolResult {
 		r.notify(call, NoticeCommitted, e.ReceiptID, "")
 	}
 	return ToolResult{Outcome: OutcomeCommitted,
-		Receipt: &Receipt{ID: e.ReceiptID, Key: e.Key, Subject: e.Subject, Amount: e.Amount, Trace: e.Trace, At: e.At}}
+		Receipt: r.receipt(&e)}
+}
+
+// receipt returns the receipt of ledger entry e, in storage of its own
+// (an arena part).
+func (r *run) receipt(e *LedgerEntry) *Receipt {
+	p := &r.rcptOut.take(1)[0]
+	*p = Receipt{ID: e.ReceiptID, Key: e.Key, Subject: e.Subject, Amount: e.Amount, Trace: e.Trace, At: e.At}
+	return p
 }
 
 // guardGap returns the first guarded precondition of call that the World
@@ -893,7 +901,11 @@ func (b *branchEnv) Join(ctx context.Context, rec JoinRecord) error {
 	if !ok {
 		return ErrWorkerCrashed
 	}
-	rec.Branches = append([]BranchOutcome(nil), rec.Branches...)
+	if len(rec.Branches) > 0 {
+		rec.Branches = append(r.joinOut.take(len(rec.Branches))[:0], rec.Branches...)
+	} else {
+		rec.Branches = nil
+	}
 	r.world.Joins = append(r.world.Joins, rec)
 	ack := r.storeEvidence(EvidenceRecord{Kind: EvidenceJoin, Trace: r.task.Trace, Detail: string(rec.Policy)})
 	r.record(EvBranchJoin, ord, "", "ok", string(rec.Policy), running(r))

@@ -123,3 +123,38 @@ func TestWorldLookupsPastSmallIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestArenaPartsAreNeverHandedOutTwice: parts taken from an arena across
+// resets (runs) keep what their takers wrote, whatever the later runs
+// take, within one storage block and past it.
+func TestArenaPartsAreNeverHandedOutTwice(t *testing.T) {
+	var a arena[int]
+	var parts [][]int
+	for run := range 3 * arenaBlock {
+		a.reset()
+		for j := range run%3 + 1 {
+			p := a.take(j + 1)
+			if len(p) != j+1 || cap(p) != j+1 {
+				t.Fatalf("run %d: a part of len %d, cap %d, want %d", run, len(p), cap(p), j+1)
+			}
+			for i := range p {
+				if p[i] != 0 {
+					t.Fatalf("run %d: a new part holds %d", run, p[i])
+				}
+				p[i] = run*10 + j
+			}
+			parts = append(parts, p)
+		}
+	}
+	n := 0
+	for run := range 3 * arenaBlock {
+		for j := range run%3 + 1 {
+			for _, v := range parts[n] {
+				if v != run*10+j {
+					t.Fatalf("run %d, part %d: holds %d, want %d", run, j, v, run*10+j)
+				}
+			}
+			n++
+		}
+	}
+}
