@@ -678,22 +678,15 @@ func stamped(c Checkpoint) Checkpoint {
 }
 
 func copyCheckpoint(cp Checkpoint) Checkpoint {
-	ownCheckpoint(&cp)
-	return cp
-}
-
-// ownCheckpoint replaces cp's slice and map by copies of them, in place.
-func ownCheckpoint(cp *Checkpoint) {
 	if cp.CompletedEffects != nil {
 		cp.CompletedEffects = append([]string(nil), cp.CompletedEffects...)
 	}
 	if cp.Data != nil {
 		cp.Data = maps.Clone(cp.Data)
 	}
+	return cp
 }
 
-// Save implements CheckpointStore (event checkpoint.write). The store keeps
-// a deep copy: nothing the worker holds in memory aliases it.
 func (e *taskEnv) Save(ctx context.Context, cp Checkpoint) error {
 	r := e.r
 	ord, hits, ok := r.enter(EvCheckpointWrite, costRead)
@@ -701,7 +694,16 @@ func (e *taskEnv) Save(ctx context.Context, cp Checkpoint) error {
 		return ErrWorkerCrashed
 	}
 	r.cpStored, r.cpRolledBack = false, false
-	ownCheckpoint(&cp)
+	// the checkpoint's own copies of its slice and map (the effects in
+	// an arena part)
+	if len(cp.CompletedEffects) > 0 {
+		cp.CompletedEffects = append(r.effOut.take(len(cp.CompletedEffects))[:0], cp.CompletedEffects...)
+	} else {
+		cp.CompletedEffects = nil
+	}
+	if cp.Data != nil {
+		cp.Data = maps.Clone(cp.Data)
+	}
 	cp.Task = r.task.ID
 	cp.At = r.world.Clock - costRead // the time the write was issued
 	cp.Head = 0

@@ -278,10 +278,12 @@ type run struct {
 	// storage.
 	ledOut arena[LedgerEntry]
 	evOut  arena[EvidenceRecord]
-	// rcptOut and joinOut hold the receipts of commit replies and the
-	// branches of recorded joins, a part each
+	// rcptOut, joinOut and effOut hold the receipts of commit replies,
+	// the branches of recorded joins and the completed effects of
+	// written checkpoints, a part each
 	rcptOut arena[Receipt]
 	joinOut arena[BranchOutcome]
+	effOut  arena[string]
 
 	// conc is the scheduler of a concurrent run (nil: the tasks run one
 	// after another); seqTask holds, in a concurrent run, the fixture
@@ -527,6 +529,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	r.ledOut.reset()
 	r.rcptOut.reset()
 	r.joinOut.reset()
+	r.effOut.reset()
 	r.evOut.reset()
 	r.prov = nil
 	r.picks = r.picks[:0]
