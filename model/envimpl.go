@@ -687,6 +687,8 @@ func copyCheckpoint(cp Checkpoint) Checkpoint {
 	return cp
 }
 
+// Save implements CheckpointStore (event checkpoint.write). The store keeps
+// a deep copy: nothing the worker holds in memory aliases it.
 func (e *taskEnv) Save(ctx context.Context, cp Checkpoint) error {
 	r := e.r
 	ord, hits, ok := r.enter(EvCheckpointWrite, costRead)
