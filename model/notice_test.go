@@ -202,7 +202,7 @@ func TestNoticeAgreementByKeyOrReceipt(t *testing.T) {
 	fx := model.Fixture{Name: "rec", Tasks: []model.Task{{ID: "r1", Actor: "a", Subject: "s", Tenant: "t", Purpose: "p"}}}
 	opts := model.Options{Builtin: []string{}, Invariants: []model.UserInvariant{model.NoticeAgreement()}}
 	for _, c := range []struct {
-		name   string
+		name    string
 		record  func(key, receipt string) [][]string
 		verdict model.ClaimVerdict
 		detail  string
