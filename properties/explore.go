@@ -360,9 +360,14 @@ type sites struct {
 // sitesOf returns the sites of res.
 func sitesOf(res *model.Result) sites {
 	ss := sites{counts: model.Crossings(res), details: map[model.EventName][]string{}}
-	for _, ev := range res.Timeline.Events() {
-		if ev.Detail != "" && !slices.Contains(ss.details[ev.Event], ev.Detail) {
-			ss.details[ev.Event] = append(ss.details[ev.Event], ev.Detail)
+	tl := res.Timeline
+	for i := range tl.Len() {
+		ev := tl.Name(i)
+		if ev != model.EvMemoryRead && ev != model.EvBranchRun {
+			continue // only these events' details are targets
+		}
+		if d := tl.Detail(i); d != "" && !slices.Contains(ss.details[ev], d) {
+			ss.details[ev] = append(ss.details[ev], d)
 		}
 	}
 	return ss
@@ -899,7 +904,7 @@ func (e *explorer) prefixSites(s *model.Schedule) (sites, error) {
 }
 
 // maxPrefixes is the most prefix runs an explorer keeps the sites of.
-const maxPrefixes = 1 << 12
+const maxPrefixes = 1 << 14
 
 // runPrefix runs s on a harness of its own and returns its sites.
 func (e *explorer) runPrefix(s *model.Schedule) (sites, error) {
