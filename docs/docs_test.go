@@ -6,6 +6,7 @@ package docs
 import (
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -151,11 +152,37 @@ func TestFrontPage(t *testing.T) {
 			t.Errorf("README.md's command list lacks %q (a synopsis line and a table row)", cmd)
 		}
 	}
-	// The README's test command is what .ci/run runs, with and without -race.
+	// The README's test command is what .ci/run runs, and the packages
+	// that run more than one goroutine again under the race detector.
 	ci := read(t, "../.ci/run")
-	for _, line := range []string{"go test ./...\n", "go test -race ./...\n", "staticcheck"} {
+	for _, line := range []string{"\ngo test ./...\n", "go test -race $(bash scripts/race-packages.sh)", "staticcheck"} {
 		if !strings.Contains(ci, line) {
 			t.Errorf(".ci/run does not run %q", strings.TrimSpace(line))
+		}
+	}
+}
+
+// TestRacePackages checks the race pass's list: the packages that start
+// goroutines (the exhaustive walk's workers, the lab's server, the file
+// lock's writers, the model's scheduler) are in it, a package whose code
+// and tests run in one goroutine is not.
+func TestRacePackages(t *testing.T) {
+	out, err := exec.Command("bash", "../scripts/race-packages.sh").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, l := range strings.Fields(string(out)) {
+		got[strings.TrimPrefix(l, "github.com/faultline/faultline/")] = true
+	}
+	for _, p := range []string{"properties", "lab", "internal/fileio", "model", "coverage", "cli", "httpfault", "examples/snapshots"} {
+		if !got[p] {
+			t.Errorf("the race pass leaves out %s, which runs more than one goroutine", p)
+		}
+	}
+	for _, p := range []string{"docs", "linearize", "corpus", "examples/billing"} {
+		if got[p] {
+			t.Errorf("the race pass lists %s, whose code and tests run in one goroutine", p)
 		}
 	}
 }

@@ -56,7 +56,10 @@ func (e *taskEnv) ReadSubject(ctx context.Context, id string) (Subject, error) {
 		return Subject{}, ErrNotFound
 	}
 	out := o.clone()
-	out, fid := disturb(out, r, hits, subjectHook.onSubject)
+	fid := ""
+	if len(hits) > 0 {
+		out, fid = disturb(out, r, hits, subjectHook.onSubject)
+	}
 	d := ""
 	if r.detailed {
 		d = "version " + strconv.FormatInt(out.Version, 10)
@@ -77,7 +80,10 @@ func (e *taskEnv) ReadPolicy(ctx context.Context, tenant string) (Policy, error)
 		r.record(EvContextPolicy, ord, "", "not_found", "", running(r))
 		return Policy{}, ErrNotFound
 	}
-	p, fid := disturb(p, r, hits, policyHook.onPolicy)
+	fid := ""
+	if len(hits) > 0 {
+		p, fid = disturb(p, r, hits, policyHook.onPolicy)
+	}
 	d := ""
 	if r.detailed {
 		d = "version " + strconv.FormatInt(p.Version, 10)
@@ -106,7 +112,10 @@ func (e *taskEnv) ReadEligibility(ctx context.Context, subject, source string) (
 			}
 		}
 	}
-	el, fid := disturb(el, r, hits, eligibilityHook.onEligibility)
+	fid := ""
+	if len(hits) > 0 {
+		el, fid = disturb(el, r, hits, eligibilityHook.onEligibility)
+	}
 	d := ""
 	if r.detailed {
 		d = el.Source + ": eligible " + strconv.FormatBool(el.Eligible)
@@ -124,7 +133,10 @@ func (e *taskEnv) Propose(ctx context.Context, draft Action) (Action, error) {
 		return Action{}, ErrWorkerCrashed
 	}
 	a := draft
-	a, fid := disturb(a, r, hits, proposalHook.onProposal)
+	fid := ""
+	if len(hits) > 0 {
+		a, fid = disturb(a, r, hits, proposalHook.onProposal)
+	}
 	r.proposal = a
 	r.proposed = true
 	d := ""
@@ -151,7 +163,10 @@ func (e *taskEnv) Approve(ctx context.Context, task Task, a Action) (Capability,
 	granted := *c
 	r.granted = append(r.granted, granted.ID)
 	r.grantedAt = r.world.Clock
-	granted, fid := disturb(granted, r, hits, grantHook.onGrant)
+	fid := ""
+	if len(hits) > 0 {
+		granted, fid = disturb(granted, r, hits, grantHook.onGrant)
+	}
 	d := ""
 	if r.detailed {
 		d = "capability " + granted.ID
@@ -219,12 +234,9 @@ func (e *taskEnv) ReadVersion(ctx context.Context, subject string) (int64, error
 		r.record(EvStateRead, ord, "", "not_found", "", running(r))
 		return 0, ErrNotFound
 	}
-	v := o.Version
-	fid := ""
-	for _, f := range hits {
-		if h, ok := f.kind.impl.(stateReadHook); ok && h.onStateRead(r, subject, &v) {
-			fid = r.fire(f)
-		}
+	v, fid := o.Version, ""
+	if len(hits) > 0 {
+		v, fid = r.disturbVersion(subject, v, hits)
 	}
 	d := ""
 	if r.detailed {
@@ -234,7 +246,22 @@ func (e *taskEnv) ReadVersion(ctx context.Context, subject string) (int64, error
 	return v, nil
 }
 
-// disturb applies the value hooks of the faults armed for a crossing to v,
+// disturbVersion applies the state-read hooks of hits to version v of
+// subject and returns the disturbed version and the id of the last fault
+// that fired (apart from ReadVersion, so a read without faults does not
+// allocate the version a hook takes the address of).
+func (r *run) disturbVersion(subject string, v int64, hits []*armed) (int64, string) {
+	fid := ""
+	for _, f := range hits {
+		if h, ok := f.kind.impl.(stateReadHook); ok && h.onStateRead(r, subject, &v) {
+			fid = r.fire(f)
+		}
+	}
+	return v, fid
+}
+
+// disturb applies the value hooks of the faults armed for a crossing to v
+// (its callers call it only for a crossing with faults armed),
 // in schedule order, and returns the disturbed value and the id of the last
 // fault that fired. Only a hit takes the value's address, so a crossing
 // without faults does not allocate.
@@ -272,7 +299,7 @@ func (r *run) provide(call ToolCall) ToolResult {
 	if first >= 0 {
 		e := &r.world.Ledger[first]
 		return ToolResult{Outcome: OutcomeCommitted, Replayed: true, Reason: "idempotent replay",
-			Receipt: &Receipt{ID: e.ReceiptID, Key: e.Key, Subject: e.Subject, Amount: e.Amount, Trace: e.Trace, At: e.At}}
+			Receipt: r.receipt(e)}
 	}
 	a := call.Action
 	if _, ok := r.world.Subject(a.Subject); !ok && len(r.world.Subjects) > 0 || a.Amount < 0 || call.RequestKey == "" {
@@ -295,7 +322,15 @@ func (r *run) provide(call ToolCall) ToolResult {
 		r.notify(call, NoticeCommitted, e.ReceiptID, "")
 	}
 	return ToolResult{Outcome: OutcomeCommitted,
-		Receipt: &Receipt{ID: e.ReceiptID, Key: e.Key, Subject: e.Subject, Amount: e.Amount, Trace: e.Trace, At: e.At}}
+		Receipt: r.receipt(&e)}
+}
+
+// receipt returns the receipt of ledger entry e, in storage of its own
+// (an arena part).
+func (r *run) receipt(e *LedgerEntry) *Receipt {
+	p := &r.rcptOut.take(1)[0]
+	*p = Receipt{ID: e.ReceiptID, Key: e.Key, Subject: e.Subject, Amount: e.Amount, Trace: e.Trace, At: e.At}
+	return p
 }
 
 // guardGap returns the first guarded precondition of call that the World
@@ -390,27 +425,67 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 // in schedule order, the first wrapping the rest. It returns the result and
 // the id of the last fault that fired.
 func (r *run) disturbCommit(call ToolCall, hits []*armed) (ToolResult, string) {
-	fid := ""
-	provider := r.provide
-	if r.live.observed != nil {
-		provider = r.liveSend
+	c := &r.commits
+	if c.owner != r {
+		// new, or a copy of another run's: its functions are that run's
+		*c = commitChain{owner: r}
 	}
-	for i := len(hits) - 1; i >= 0; i-- {
-		f := hits[i]
-		h, ok := f.kind.impl.(commitHook)
-		if !ok || r.live.enacts != nil && !r.live.enacts(f.entry.Kind) {
-			continue
+	c.hits, c.fid = c.hits[:0], ""
+	for _, f := range hits {
+		if h, ok := f.kind.impl.(commitHook); ok && (r.live.enacts == nil || r.live.enacts(f.entry.Kind)) {
+			c.hits = append(c.hits, f)
+			c.hooks = append(c.hooks[:len(c.hits)-1], h)
 		}
-		inner := provider
-		provider = func(c ToolCall) ToolResult {
-			res, fired := h.onCommit(r, c, inner)
+	}
+	res := r.commitLevel(0)(call)
+	clear(c.hooks)
+	c.hits = c.hits[:0]
+	return res, c.fid
+}
+
+// commitChain is the state of disturbCommit's composition of commit
+// hooks, kept by the run so that composing them does not allocate: hooks
+// and hits are the hooks that apply and their faults, in schedule order;
+// levels[i] runs hooks[i] around levels[i+1], the last level around the
+// provider; fid is the id of the last fault that fired; owner is the run
+// the functions are bound to.
+type commitChain struct {
+	owner  *run
+	hits   []*armed
+	hooks  []commitHook
+	levels []func(ToolCall) ToolResult
+	send   func(ToolCall) ToolResult // the provider (r.provide or r.liveSend)
+	live   func(ToolCall) ToolResult
+	fid    string
+}
+
+// commitLevel returns the function that runs the commit hooks from i on
+// around the provider, made once per run struct and kept.
+func (r *run) commitLevel(i int) func(ToolCall) ToolResult {
+	c := &r.commits
+	if i == len(c.hits) {
+		if r.live.observed != nil {
+			if c.live == nil {
+				c.live = r.liveSend
+			}
+			return c.live
+		}
+		if c.send == nil {
+			c.send = r.provide
+		}
+		return c.send
+	}
+	for len(c.levels) <= i {
+		j := len(c.levels)
+		c.levels = append(c.levels, func(call ToolCall) ToolResult {
+			res, fired := r.commits.hooks[j].onCommit(r, call, r.commitLevel(j+1))
 			if fired {
-				fid = r.fire(f)
+				r.commits.fid = r.fire(r.commits.hits[j])
 			}
 			return res
-		}
+		})
 	}
-	return provider(call), fid
+	return c.levels[i]
 }
 
 // Readback implements LedgerReader (event ledger.readback).
@@ -573,12 +648,12 @@ func (r *run) storeEvidence(x EvidenceRecord) EvidenceAck {
 // storeCheckpoint makes c durable and advances the task's head. It stores
 // once per checkpoint.write crossing, however many disturbances there
 // compose.
-func (r *run) storeCheckpoint(c Checkpoint) {
+func (r *run) storeCheckpoint(c *Checkpoint) {
 	if r.cpStored {
 		return
 	}
 	r.cpStored = true
-	r.world.Checkpoints = append(r.world.Checkpoints, c)
+	r.world.Checkpoints = append(r.world.Checkpoints, *c)
 	r.ckSeq = c.Seq
 	r.world.setHead(c.Task, max(r.world.Head(c.Task), c.Seq))
 }
@@ -621,7 +696,16 @@ func (e *taskEnv) Save(ctx context.Context, cp Checkpoint) error {
 		return ErrWorkerCrashed
 	}
 	r.cpStored, r.cpRolledBack = false, false
-	cp = copyCheckpoint(cp)
+	// the checkpoint's own copies of its slice and map (the effects in
+	// an arena part)
+	if len(cp.CompletedEffects) > 0 {
+		cp.CompletedEffects = append(r.effOut.take(len(cp.CompletedEffects))[:0], cp.CompletedEffects...)
+	} else {
+		cp.CompletedEffects = nil
+	}
+	if cp.Data != nil {
+		cp.Data = maps.Clone(cp.Data)
+	}
 	cp.Task = r.task.ID
 	cp.At = r.world.Clock - costRead // the time the write was issued
 	cp.Head = 0
@@ -642,7 +726,7 @@ func (e *taskEnv) Save(ctx context.Context, cp Checkpoint) error {
 		}
 	}
 	if !hooked {
-		r.storeCheckpoint(cp)
+		r.storeCheckpoint(&cp)
 	}
 	d := ""
 	if r.detailed {
@@ -655,7 +739,7 @@ func (e *taskEnv) Save(ctx context.Context, cp Checkpoint) error {
 		r.lastSendUnrecorded = false
 	}
 	r.record(EvCheckpointWrite, ord, fid, "ok", d, StateCheckpointed)
-	r.oracle.checkCheckpoint(r, seq, cp)
+	r.oracle.checkCheckpoint(r, seq, &cp)
 	if r.pendingCrash != "" {
 		r.crash(r.pendingCrash)
 		r.pendingCrash = ""
@@ -821,7 +905,11 @@ func (b *branchEnv) Join(ctx context.Context, rec JoinRecord) error {
 	if !ok {
 		return ErrWorkerCrashed
 	}
-	rec.Branches = append([]BranchOutcome(nil), rec.Branches...)
+	if len(rec.Branches) > 0 {
+		rec.Branches = append(r.joinOut.take(len(rec.Branches))[:0], rec.Branches...)
+	} else {
+		rec.Branches = nil
+	}
 	r.world.Joins = append(r.world.Joins, rec)
 	ack := r.storeEvidence(EvidenceRecord{Kind: EvidenceJoin, Trace: r.task.Trace, Detail: string(rec.Policy)})
 	r.record(EvBranchJoin, ord, "", "ok", string(rec.Policy), running(r))

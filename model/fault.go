@@ -259,7 +259,7 @@ type checkpointRollback struct{}
 // previous checkpoint for the task and the worker crashes: the restarted
 // worker resumes from the older cut while the world has moved on.
 func (checkpointRollback) onCheckpointWrite(r *run, cp Checkpoint) (error, bool) {
-	r.storeCheckpoint(cp)
+	r.storeCheckpoint(&cp)
 	if r.cpRolledBack {
 		return ErrWorkerCrashed, false // the write of this crossing is already undone
 	}
@@ -415,7 +415,7 @@ type workerRestart struct{}
 // onCheckpointWrite stores the checkpoint, then crashes the worker: a fresh
 // instance must resume from the store.
 func (workerRestart) onCheckpointWrite(r *run, cp Checkpoint) (error, bool) {
-	r.storeCheckpoint(cp)
+	r.storeCheckpoint(&cp)
 	r.pendingCrash = "worker restarted after checkpoint write"
 	return ErrWorkerCrashed, true
 }
@@ -428,7 +428,7 @@ type checkpointTamper struct {
 }
 
 func (c checkpointTamper) onCheckpointWrite(r *run, cp Checkpoint) (error, bool) {
-	r.storeCheckpoint(cp)
+	r.storeCheckpoint(&cp)
 	if c.kind == tamperStale {
 		n := 0
 		for _, x := range r.world.Checkpoints {

@@ -225,13 +225,15 @@ func (r *run) matches(f *armed, n int) bool {
 
 // run is the mutable state of one run.
 type run struct {
-	h      *Harness
-	env    *taskEnv
-	world  World
-	sched  *Schedule
-	faults []armed
-	counts [32]int
-	tl     []Event
+	h *Harness
+	// commits composes a commit's hooks (disturbCommit)
+	commits commitChain
+	env     *taskEnv
+	world   World
+	sched   *Schedule
+	faults  []armed
+	counts  [32]int
+	tl      []Event
 	// evs holds every recorded event's name (the oracle's view of the
 	// timeline); tl the full events when detailed.
 	evs []EventName
@@ -276,6 +278,12 @@ type run struct {
 	// storage.
 	ledOut arena[LedgerEntry]
 	evOut  arena[EvidenceRecord]
+	// rcptOut, joinOut and effOut hold the receipts of commit replies,
+	// the branches of recorded joins and the completed effects of
+	// written checkpoints, a part each
+	rcptOut arena[Receipt]
+	joinOut arena[BranchOutcome]
+	effOut  arena[string]
 
 	// conc is the scheduler of a concurrent run (nil: the tasks run one
 	// after another); seqTask holds, in a concurrent run, the fixture
@@ -519,6 +527,9 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	r.ix.reset()
 	r.seqTask = r.seqTask[:0]
 	r.ledOut.reset()
+	r.rcptOut.reset()
+	r.joinOut.reset()
+	r.effOut.reset()
 	r.evOut.reset()
 	r.prov = nil
 	r.picks = r.picks[:0]
@@ -860,34 +871,37 @@ func init() {
 	}
 }
 
-// arena is storage a run hands out in parts: each take is a part of its
+// arena is storage runs hand out in parts: each take is a part of its
 // own, which later takes never overwrite (a take that outgrows the
 // storage moves on to new storage, leaving the parts taken where they
-// are). reset, at the start of the next run, lets the storage go rather
-// than reuse it, so a part a system keeps past its run stays its own; the
-// next run's first take allocates, once, the size the last run needed.
+// are). No part is handed out twice: reset, at the start of the next run,
+// keeps the storage but not the parts taken, so the next run's takes
+// carry on past them and a part a system keeps past its run stays its
+// own. New storage holds at least arenaBlock elements, so that runs of a
+// few reads share one allocation.
 type arena[T any] struct {
-	buf  []T
-	hint int
+	buf []T
 }
+
+// arenaBlock is the least number of elements of an arena's new storage
+// (for ledger entries, about 7 KB).
+const arenaBlock = 32
 
 // take returns a part of n elements, its capacity n, so that an append
 // to it copies rather than writes into the next part.
 func (a *arena[T]) take(n int) []T {
 	if len(a.buf)+n > cap(a.buf) {
-		a.buf = make([]T, 0, max(2*cap(a.buf), len(a.buf)+n, a.hint))
+		a.buf = make([]T, 0, max(n, arenaBlock))
 	}
 	i := len(a.buf)
 	a.buf = a.buf[:i+n]
 	return a.buf[i : i+n : i+n]
 }
 
-// reset lets the storage go, keeping its size as the next run's hint.
+// reset starts a run: the parts taken so far stay their takers', and
+// the run takes from the rest of the storage.
 func (a *arena[T]) reset() {
-	if a.buf != nil {
-		a.hint = len(a.buf)
-	}
-	a.buf = nil
+	a.buf = a.buf[len(a.buf):]
 }
 
 // names are the identifiers "prefix-n" past a precomputed table, built

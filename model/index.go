@@ -3,35 +3,60 @@ package model
 // chain indexes the records of an append-only slice by one string key:
 // for each key the position of its last record, and for each record the
 // position of the previous record with its key (-1 for none), so the
-// records of a key are walked newest first without a scan. Its storage is
-// reused between runs: reset clears it without releasing it.
+// records of a key are walked newest first without a scan. Up to
+// smallIndex records it scans their keys instead of keeping the map (a
+// run's few records cost less to scan than to hash); past that it builds
+// the map once and keeps it. Its storage is reused between runs: reset
+// clears it without releasing it.
 type chain struct {
-	last map[string]int
-	prev []int
+	last   map[string]int // when mapped
+	keys   []string
+	prev   []int
+	mapped bool
 }
 
 func (c *chain) reset() {
-	if c.last == nil {
-		c.last = map[string]int{}
+	if c.mapped {
+		clear(c.last)
+		c.mapped = false
 	}
-	clear(c.last)
+	clear(c.keys) // let the strings go
+	c.keys = c.keys[:0]
 	c.prev = c.prev[:0]
 }
 
 // add indexes the next record, whose key is k.
 func (c *chain) add(k string) {
-	p, ok := c.last[k]
-	if !ok {
-		p = -1
+	p := c.newest(k)
+	switch {
+	case c.mapped:
+		c.last[k] = len(c.prev)
+	case len(c.keys) == smallIndex:
+		if c.last == nil {
+			c.last = map[string]int{}
+		}
+		for i, kk := range c.keys {
+			c.last[kk] = i
+		}
+		c.last[k] = len(c.prev)
+		c.mapped = true
 	}
-	c.last[k] = len(c.prev)
+	c.keys = append(c.keys, k)
 	c.prev = append(c.prev, p)
 }
 
 // newest returns the position of the last record of k, or -1.
 func (c *chain) newest(k string) int {
-	if i, ok := c.last[k]; ok {
-		return i
+	if c.mapped {
+		if i, ok := c.last[k]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := len(c.keys) - 1; i >= 0; i-- {
+		if c.keys[i] == k {
+			return i
+		}
 	}
 	return -1
 }

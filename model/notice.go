@@ -249,14 +249,15 @@ const InvRecordedAgreesWithLedger = "recorded_agrees_with_ledger"
 // task, its newest checkpoint records no effect of the ledger more often
 // than the ledger holds it (a redelivered notice makes no second effect)
 // and withdraws no effect an earlier checkpoint recorded while the ledger
-// holds it; at its claim, a task that wrote a checkpoint records every
-// ledger effect it made. A checkpoint names an effect in
+// holds it; at a claim other than a hold, a task that wrote a checkpoint
+// records every ledger effect it made (a held task hands its record to a
+// person, who reconciles it). A checkpoint names an effect in
 // Checkpoint.CompletedEffects by its request key or its receipt id. The harness checks it in every run with
 // Config.Notices (after the built-in invariants and before the user's);
 // add it to Options.Invariants to check it in other runs.
 func NoticeAgreement() UserInvariant {
 	return UserInvariant{Name: InvRecordedAgreesWithLedger, Owner: "workflow runtime", Oracle: OracleLedgerReadback,
-		Doc:   "the effects a task's checkpoints record agree with the provider's ledger: none twice, none withdrawn, none missing at the claim",
+		Doc:   "the effects a task's checkpoints record agree with the provider's ledger: none twice, none withdrawn, none missing when it releases or denies",
 		Check: recordedAgrees}
 }
 
@@ -300,6 +301,9 @@ func recordedAgrees(v View) string {
 	}
 	newest := cps[len(cps)-1]
 	if ev == EvClaim {
+		if c, ok := v.Claim(); ok && c.Verdict == ClaimHold {
+			return "" // a held task hands its record to a person, who reconciles it
+		}
 		for _, k := range keys {
 			if !records(newest, k) {
 				return "the task's record (checkpoint " + strconv.Itoa(newest.Seq) + ") lacks effect " + k + " of the provider's ledger"

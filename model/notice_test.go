@@ -168,10 +168,11 @@ func (p *inboxProbe) Run(ctx context.Context, env model.Env, task model.Task) (m
 	return model.Claim{Verdict: model.ClaimHold}, nil
 }
 
-// recorder commits once and checkpoints the effect by the names its
-// record function gives the receipt.
+// recorder commits once, checkpoints the effect by the names its record
+// function gives the receipt, and claims verdict (release when empty).
 type recorder struct {
-	record func(key, receipt string) [][]string
+	record  func(key, receipt string) [][]string
+	verdict model.ClaimVerdict
 }
 
 func (s recorder) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
@@ -185,30 +186,35 @@ func (s recorder) Run(ctx context.Context, env model.Env, task model.Task) (mode
 			return model.Claim{}, err
 		}
 	}
-	return model.Claim{Verdict: model.ClaimHold}, nil
+	if s.verdict != "" {
+		return model.Claim{Verdict: s.verdict}, nil
+	}
+	return model.Claim{Verdict: model.ClaimRelease}, nil
 }
 
 // TestNoticeAgreementByKeyOrReceipt: NoticeAgreement, added to
 // Options.Invariants in a run without notices, names an effect by its
 // request key or its receipt id: recording it by its receipt holds, by
 // both names in one checkpoint is recording it twice, dropping it in a
-// later checkpoint withdraws it, and a record without it at the claim
-// lacks it.
+// later checkpoint withdraws it, and a record without it at a release
+// lacks it; a task that holds hands its record to a person instead.
 func TestNoticeAgreementByKeyOrReceipt(t *testing.T) {
 	fx := model.Fixture{Name: "rec", Tasks: []model.Task{{ID: "r1", Actor: "a", Subject: "s", Tenant: "t", Purpose: "p"}}}
 	opts := model.Options{Builtin: []string{}, Invariants: []model.UserInvariant{model.NoticeAgreement()}}
 	for _, c := range []struct {
-		name   string
-		record func(key, receipt string) [][]string
-		detail string
+		name    string
+		record  func(key, receipt string) [][]string
+		verdict model.ClaimVerdict
+		detail  string
 	}{
-		{"receipt", func(k, r string) [][]string { return [][]string{{r}} }, ""},
-		{"both names", func(k, r string) [][]string { return [][]string{{r, k}} }, "checkpoint 1 records effect r1:1 2 times; the provider's ledger holds it 1"},
-		{"withdrawn", func(k, r string) [][]string { return [][]string{{k}, {}} }, "checkpoint 2 withdraws effect r1:1, which checkpoint 1 recorded and the provider's ledger holds"},
-		{"missing", func(k, r string) [][]string { return [][]string{{}} }, "the task's record (checkpoint 1) lacks effect r1:1 of the provider's ledger"},
+		{"receipt", func(k, r string) [][]string { return [][]string{{r}} }, "", ""},
+		{"both names", func(k, r string) [][]string { return [][]string{{r, k}} }, "", "checkpoint 1 records effect r1:1 2 times; the provider's ledger holds it 1"},
+		{"withdrawn", func(k, r string) [][]string { return [][]string{{k}, {}} }, "", "checkpoint 2 withdraws effect r1:1, which checkpoint 1 recorded and the provider's ledger holds"},
+		{"missing", func(k, r string) [][]string { return [][]string{{}} }, "", "the task's record (checkpoint 1) lacks effect r1:1 of the provider's ledger"},
+		{"missing, held", func(k, r string) [][]string { return [][]string{{}} }, model.ClaimHold, ""},
 	} {
 		s := &model.Schedule{Version: model.ScheduleVersion, Seed: c.name}
-		res, err := model.NewHarness(fx, opts).Run(func() model.System { return recorder{c.record} }, s)
+		res, err := model.NewHarness(fx, opts).Run(func() model.System { return recorder{c.record, c.verdict} }, s)
 		if err != nil {
 			t.Fatal(err)
 		}

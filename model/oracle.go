@@ -109,7 +109,55 @@ type oracleState struct {
 	// actions indexes the ledger entries seen (Ledger[:ledgerSeen]) by
 	// logical action (actionKey): the last entry's task, and whether
 	// entries of more than one task share the action.
-	actions map[actionKey]actionSeen
+	actions actionIndex
+}
+
+// actionIndex maps logical actions to what the oracle has seen of them:
+// a scan of a few pairs, and a map past smallIndex actions (a run's
+// ledger holds a few entries, which cost less to scan than to hash).
+type actionIndex struct {
+	small []actionPair
+	big   map[actionKey]actionSeen // when small is full
+}
+
+type actionPair struct {
+	k actionKey
+	a actionSeen
+}
+
+func (x *actionIndex) reset() {
+	clear(x.small)
+	x.small = x.small[:0]
+	clear(x.big)
+}
+
+func (x *actionIndex) get(k actionKey) (actionSeen, bool) {
+	for i := range x.small {
+		if x.small[i].k == k {
+			return x.small[i].a, true
+		}
+	}
+	a, ok := x.big[k]
+	return a, ok
+}
+
+func (x *actionIndex) put(k actionKey, a actionSeen) {
+	for i := range x.small {
+		if x.small[i].k == k {
+			x.small[i].a = a
+			return
+		}
+	}
+	if len(x.small) < smallIndex {
+		if _, ok := x.big[k]; !ok {
+			x.small = append(x.small, actionPair{k, a})
+			return
+		}
+	}
+	if x.big == nil {
+		x.big = map[actionKey]actionSeen{}
+	}
+	x.big[k] = a
 }
 
 // actionKey is a logical action under Fixture.OncePerSubject: an effect on
@@ -126,7 +174,7 @@ type actionSeen struct {
 // the logical action k, among the entries the oracle has seen and the
 // entries of w's ledger past them.
 func (o *oracleState) otherTask(w *World, k actionKey, task string) bool {
-	if a, ok := o.actions[k]; ok && (a.mixed || a.lastTask != task) {
+	if a, ok := o.actions.get(k); ok && (a.mixed || a.lastTask != task) {
 		return true
 	}
 	for _, e := range w.Ledger[min(o.ledgerSeen, len(w.Ledger)):] {
@@ -170,10 +218,7 @@ func (o *oracleState) reset(users int) {
 	o.dupEntry = o.dupEntry[:0]
 	o.warnings = o.warnings[:0]
 	o.facts = o.facts[:0]
-	if o.actions == nil {
-		o.actions = map[actionKey]actionSeen{}
-	}
-	clear(o.actions)
+	o.actions.reset()
 	if users > 0 || len(o.user) > 0 {
 		o.user = append(o.user[:0], make([]userFinding, users)...)
 	}
@@ -234,15 +279,15 @@ func (o *oracleState) check(r *run, seq int) {
 			}
 		}
 		k := actionKey{e.Tenant, e.Subject, e.Purpose}
-		a, seen := o.actions[k]
+		a, seen := o.actions.get(k)
 		if n == 0 && seen && w.rules.once {
 			other = a.lastTask
 		}
 		switch {
 		case !seen:
-			o.actions[k] = actionSeen{lastTask: e.Task}
+			o.actions.put(k, actionSeen{lastTask: e.Task})
 		case a.lastTask != e.Task:
-			o.actions[k] = actionSeen{lastTask: e.Task, mixed: true}
+			o.actions.put(k, actionSeen{lastTask: e.Task, mixed: true})
 		}
 		dup := n > 0 || other != ""
 		if n > 0 {
@@ -315,7 +360,7 @@ func quoteID(id string) string {
 // does not hold). An effect is named as the system saw it: by the request
 // key it sent (LedgerEntry.Key) or by the receipt id the provider returned
 // (LedgerEntry.ReceiptID).
-func (o *oracleState) checkCheckpoint(r *run, seq int, cp Checkpoint) {
+func (o *oracleState) checkCheckpoint(r *run, seq int, cp *Checkpoint) {
 	for _, k := range cp.CompletedEffects {
 		found := false
 		for i := r.ledFromOf(cp.Task); i < len(r.world.Ledger); i++ {

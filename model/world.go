@@ -208,29 +208,50 @@ type World struct {
 // fixture holds. A position is checked against the slice on every use, and
 // a key not indexed or a position that no longer holds it falls back to
 // the scan, so a World built without reset is still read right. The maps
-// are cleared, not reallocated, between runs.
+// are cleared, not reallocated, between runs. A fixture of at most
+// smallIndex subjects, capabilities or tasks is not indexed for them: a
+// scan of so few records costs less than filling and hashing a map.
 type worldIndex struct {
 	subjects map[string]int // id: position of the first subject
 	caps     map[string]int // id: position of the first capability
 	heads    map[string]int // task: position in heads
+	// headsOn says heads indexes every head (more than smallIndex tasks)
+	headsOn bool
+}
+
+// smallIndex is the largest number of records a World scans rather than
+// indexes.
+const smallIndex = 8
+
+// firstPositions fills m (made when nil, cleared otherwise) with the
+// position of the first record of each id, or only clears it when there are
+// at most smallIndex ids.
+func firstPositions(m map[string]int, n int, id func(int) string) map[string]int {
+	if n <= smallIndex {
+		clear(m)
+		return m
+	}
+	if m == nil {
+		m = map[string]int{}
+	}
+	clear(m)
+	for i := range n {
+		if _, ok := m[id(i)]; !ok {
+			m[id(i)] = i
+		}
+	}
+	return m
 }
 
 func (x *worldIndex) reset(f *Fixture) {
-	if x.subjects == nil {
-		x.subjects, x.caps, x.heads = map[string]int{}, map[string]int{}, map[string]int{}
-	}
-	clear(x.subjects)
-	clear(x.caps)
-	clear(x.heads)
-	for i := range f.Subjects {
-		if _, ok := x.subjects[f.Subjects[i].ID]; !ok {
-			x.subjects[f.Subjects[i].ID] = i
+	x.subjects = firstPositions(x.subjects, len(f.Subjects), func(i int) string { return f.Subjects[i].ID })
+	x.caps = firstPositions(x.caps, len(f.Capabilities), func(i int) string { return f.Capabilities[i].ID })
+	x.headsOn = len(f.Tasks) > smallIndex
+	if x.headsOn {
+		if x.heads == nil {
+			x.heads = map[string]int{}
 		}
-	}
-	for i := range f.Capabilities {
-		if _, ok := x.caps[f.Capabilities[i].ID]; !ok {
-			x.caps[f.Capabilities[i].ID] = i
-		}
+		clear(x.heads)
 	}
 }
 
@@ -250,7 +271,7 @@ type taskHead struct {
 // Head returns the highest checkpoint sequence the store has acknowledged
 // for task (0 when none).
 func (w *World) Head(task string) int {
-	if w.ix.heads != nil {
+	if w.ix.headsOn {
 		// every head is indexed (setHead keeps the index, reset clears
 		// both): a task not in it has none
 		if i, ok := w.ix.heads[task]; ok {
@@ -268,7 +289,7 @@ func (w *World) Head(task string) int {
 
 // setHead sets task's head to seq.
 func (w *World) setHead(task string, seq int) {
-	if w.ix.heads != nil {
+	if w.ix.headsOn {
 		if i, ok := w.ix.heads[task]; ok {
 			w.heads[i].seq = seq
 			return
@@ -288,8 +309,10 @@ func (w *World) setHead(task string, seq int) {
 
 // Subject returns the record of subject id and whether it exists.
 func (w *World) Subject(id string) (*Subject, bool) {
-	if i, ok := w.ix.subjects[id]; ok && i < len(w.Subjects) && w.Subjects[i].ID == id {
-		return &w.Subjects[i], true
+	if len(w.ix.subjects) > 0 {
+		if i, ok := w.ix.subjects[id]; ok && i < len(w.Subjects) && w.Subjects[i].ID == id {
+			return &w.Subjects[i], true
+		}
 	}
 	for i := range w.Subjects {
 		if w.Subjects[i].ID == id {
@@ -345,8 +368,10 @@ func (w *World) PolicyVersion(tenant string, v int64) (Policy, bool) {
 
 // Capability returns the capability with id.
 func (w *World) Capability(id string) (*Capability, bool) {
-	if i, ok := w.ix.caps[id]; ok && i < len(w.Capabilities) && w.Capabilities[i].ID == id {
-		return &w.Capabilities[i], true
+	if len(w.ix.caps) > 0 {
+		if i, ok := w.ix.caps[id]; ok && i < len(w.Capabilities) && w.Capabilities[i].ID == id {
+			return &w.Capabilities[i], true
+		}
 	}
 	for i := range w.Capabilities {
 		if w.Capabilities[i].ID == id {

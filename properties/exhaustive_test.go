@@ -237,3 +237,78 @@ func TestExhaustiveCleanRunAndNoSite(t *testing.T) {
 		t.Fatalf("%+v: %s", none, none.Summary())
 	}
 }
+
+// replayedUnseen is the typed profile's former counterexample on the
+// three-task workload: the third task (the repeated refund of O-731) gets
+// its commit replayed without a receipt, and the readback that should say
+// whose effect the provider replayed lags behind the first task's commit.
+var replayedUnseen = []model.FaultEntry{
+	{Event: model.EvToolCommit, Ordinal: 3, Kind: "partial_success_response"},
+	{Event: model.EvLedgerReadback, Ordinal: 3, Kind: "lagging_readback"},
+}
+
+// TestReplayedCommitUnseenByLaggingReadback: under typed the repeated
+// refund holds on the readback that does not show the replayed key
+// (effect_readback's readback_mismatch) instead of checkpointing the
+// first task's effect as its own; typed less effect_readback, which
+// reads nothing back, records it and breaks no_invented_progress.
+func TestReplayedCommitUnseenByLaggingReadback(t *testing.T) {
+	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
+	for _, tc := range []struct {
+		cfg  model.Config
+		held bool
+	}{
+		{copperfin.ConfigOfProfile(copperfin.ProfileTyped), true},
+		{copperfin.ConfigOfControls(typed.Without(copperfin.EffectReadback)), false},
+	} {
+		s := &model.Schedule{Version: model.ScheduleVersion, Config: tc.cfg, Faults: replayedUnseen}
+		f, err := copperfin.Configured(s.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := model.NewHarness(copperfin.CopperfinBatch(), model.Options{}).Run(f, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inv, _ := res.Invariant(model.InvNoInventedProgress)
+		if tc.held {
+			last := res.Claims[len(res.Claims)-1]
+			for _, ir := range res.Invariants {
+				if !ir.Held {
+					t.Errorf("typed: %s violated: %s", ir.Name, ir.Detail)
+				}
+			}
+			if !inv.Held || last.Task != "refund-O-731-again" || last.Verdict != model.ClaimHold ||
+				last.Reason != "the provider replayed key O-731:refund:v1 but the readback shows no effect of it" || res.RunVerdict != model.ContainedFailure {
+				t.Fatalf("typed: %s, claims %+v", res.RunVerdict, res.Claims)
+			}
+			continue
+		}
+		if inv.Held || inv.Event != model.EvCheckpointWrite || inv.FaultID != "f1" ||
+			inv.Detail != "checkpoint 3 records effect O-731:refund:v1 that the ledger does not hold (neither a request key nor a receipt id of the task's effects)" {
+			t.Fatalf("typed less effect_readback: %+v", inv)
+		}
+	}
+}
+
+// TestBatchWalkHoldsUnderTyped: every schedule of at most two faults of
+// the composition's two kinds, anywhere, on the three-task workload holds
+// under typed; FAULTLINE_HEAVY=1 walks every kind and world event.
+func TestBatchWalkHoldsUnderTyped(t *testing.T) {
+	opts := []properties.Option{properties.WithFixture(copperfin.CopperfinBatch()), properties.WithConfig(copperfin.ConfigOfProfile(copperfin.ProfileTyped)),
+		properties.WithMaxFaults(2)}
+	want, sizes := 22, []int{1, 5, 16}
+	if heavy() {
+		want, sizes = 121128, []int{1, 479, 120648}
+	} else {
+		opts = append(opts, properties.WithKinds("partial_success_response", "lagging_readback"), properties.WithoutWorldEvents())
+		t.Log("the walk of two kinds; FAULTLINE_HEAVY=1 walks all of them")
+	}
+	rep, err := properties.Exhaustive(refSys, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Found || !rep.Complete || rep.Inconclusive() || rep.Schedules != want || !reflect.DeepEqual(rep.PerSize, sizes) {
+		t.Fatalf("%s", rep.Summary())
+	}
+}

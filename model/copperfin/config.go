@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/faultline/faultline/internal/strictjson"
 	"github.com/faultline/faultline/model"
@@ -189,15 +190,47 @@ func Definition() *model.Definition {
 
 // configure builds the reference system from a config's system part.
 func configure(system json.RawMessage) (model.Factory, error) {
-	s, err := ParseSettings(system)
+	cs, mutant, err := resolved(system)
 	if err != nil {
 		return nil, err
+	}
+	return NewFactory(cs, mutant)
+}
+
+// lastResolved keeps the controls and mutant of the system part configure
+// read last: exploration configures the same part for every check, and
+// decoding it was a thirteenth of a check. It holds values, not a
+// factory, so every call still builds a factory of its own.
+var lastResolved struct {
+	sync.Mutex
+	system   string
+	cs       Controls
+	mutant   string
+	resolved bool
+}
+
+// resolved returns the controls and mutant system names, decoding it
+// unless it is the part resolved last.
+func resolved(system json.RawMessage) (Controls, string, error) {
+	lastResolved.Lock()
+	if lastResolved.resolved && lastResolved.system == string(system) {
+		cs, m := lastResolved.cs, lastResolved.mutant
+		lastResolved.Unlock()
+		return cs, m, nil
+	}
+	lastResolved.Unlock()
+	s, err := ParseSettings(system)
+	if err != nil {
+		return 0, "", err
 	}
 	cs, err := s.Resolve()
 	if err != nil {
-		return nil, err
+		return 0, "", err
 	}
-	return NewFactory(cs, s.Mutant)
+	lastResolved.Lock()
+	lastResolved.system, lastResolved.cs, lastResolved.mutant, lastResolved.resolved = string(system), cs, s.Mutant, true
+	lastResolved.Unlock()
+	return cs, s.Mutant, nil
 }
 
 // Configured returns the factory of the reference system under cfg's

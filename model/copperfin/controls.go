@@ -78,6 +78,27 @@ var accepted = append(append(append([]Control(nil), AllControls...), FleetContro
 // baseline (no control).
 type Controls uint16
 
+// The bit of each control, in accepted order (init checks them against
+// controlBit), so that the system's checks of its controls are bit tests.
+const (
+	bitBindIdentity Controls = 1 << iota
+	bitPreEffectAuthority
+	bitRefreshContext
+	bitStatePrecondition
+	bitIdempotency
+	bitEffectReadback
+	bitEvidenceGate
+	bitDenyOnWarning
+	bitNoticeReconcile
+	bitJitteredBackoff
+	bitSharedRetryBudget
+	bitBoundedGrantAge
+	bitPerTaskIdentity
+)
+
+// bits are the control bits in accepted order.
+var bits = [...]Controls{bitBindIdentity, bitPreEffectAuthority, bitRefreshContext, bitStatePrecondition, bitIdempotency, bitEffectReadback, bitEvidenceGate, bitDenyOnWarning, bitNoticeReconcile, bitJitteredBackoff, bitSharedRetryBudget, bitBoundedGrantAge, bitPerTaskIdentity}
+
 func controlBit(c Control) (Controls, bool) {
 	switch c { // in accepted order; init checks it
 	case BindIdentity:
@@ -112,9 +133,12 @@ func controlBit(c Control) (Controls, bool) {
 
 func init() {
 	for i, c := range accepted {
-		if b, ok := controlBit(c); !ok || b != 1<<uint(i) {
+		if b, ok := controlBit(c); !ok || b != 1<<uint(i) || i >= len(bits) || bits[i] != b {
 			panic("copperfin: controlBit out of step with the accepted controls at " + string(c))
 		}
+	}
+	if len(bits) != len(accepted) {
+		panic("copperfin: the control bits are out of step with the accepted controls")
 	}
 }
 

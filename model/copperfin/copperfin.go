@@ -53,7 +53,9 @@
 //     it each send gets a fresh request identity (a blind retry);
 //   - effect_readback: an unknown outcome and every resume before the effect
 //     are resolved by reading the provider's ledger, and every effect is
-//     verified by a readback recorded as evidence;
+//     verified by a readback recorded as evidence; a replayed commit with no
+//     receipt is attributed by a readback, and one the readback does not
+//     show (a lagging read) holds;
 //   - evidence_gate: no release unless the evidence ledger holds a receipt or
 //     readback whose effect trace joins the decision's trace;
 //   - deny_on_warning (the fail_closed profile): any warning denies;
@@ -95,6 +97,9 @@ const Tool = "payments.refund"
 // WorkflowVersion is the version written into every checkpoint.
 const WorkflowVersion = 1
 
+// refundKeySuffix follows the subject in a refund's idempotency key.
+var refundKeySuffix = ":refund:v" + strconv.Itoa(WorkflowVersion)
+
 // Branch names of the fan-out.
 const (
 	BranchSearch    = "search"
@@ -125,6 +130,11 @@ type System struct {
 	// cache is the process-wide policy cache the policy_cached mutant
 	// shares between the instances of one factory.
 	cache *policyCache
+	// effects and branches are storage for a checkpoint's completed
+	// effect and a join's branches, which the harness copies, so that
+	// passing them does not allocate
+	effects  [1]string
+	branches [2]model.BranchOutcome
 }
 
 // New returns the reference system with controls cs.
@@ -150,7 +160,15 @@ func NewFactory(cs Controls, mutant string) (model.Factory, error) {
 	return func() model.System { return &System{cs: cs, mutant: m, cache: cache} }, nil
 }
 
-func (s *System) on(c Control) bool { return s.cs.Has(c) }
+// effect returns key as a checkpoint's one completed effect, in storage
+// the next call reuses (the store copies it).
+func (s *System) effect(key string) []string {
+	s.effects[0] = key
+	return s.effects[:]
+}
+
+// on reports whether the control of bit b is enabled.
+func (s *System) on(b Controls) bool { return s.cs&b != 0 }
 
 // flow carries one worker's in-memory state; nothing of it survives a
 // restart except through the checkpoint store.
@@ -182,7 +200,7 @@ type flow struct {
 // requires a denial.
 func (f *flow) warn(code, detail string) bool {
 	f.env.Signals.Warn(code, detail)
-	return f.s.on(DenyOnWarning)
+	return f.s.on(bitDenyOnWarning)
 }
 
 func (f *flow) deny(reason string) (model.Claim, error) {
@@ -217,7 +235,7 @@ func (f *flow) data() map[string]string {
 // Run performs the refund task. It returns model.ErrWorkerCrashed (wrapped
 // or not) when the harness crashed it.
 func (s *System) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
-	if amb, ok := model.AmbientOf(ctx); ok && !s.on(PerTaskIdentity) {
+	if amb, ok := model.AmbientOf(ctx); ok && !s.on(bitPerTaskIdentity) {
 		// the worker acts as the principal and under the trace context
 		// its ambient context carries
 		task.Actor, task.Tenant, task.Trace = amb.Actor, amb.Tenant, amb.Trace
@@ -272,7 +290,7 @@ func (s *System) Run(ctx context.Context, env model.Env, task model.Task) (model
 			return c, err
 		}
 		if !f.s.mutant.is(CheckpointBeforeEffect) {
-			if err := f.save(stageEffected, []string{effectKey}); err != nil {
+			if err := f.save(stageEffected, f.s.effect(effectKey)); err != nil {
 				return model.Claim{}, err
 			}
 		}
@@ -359,7 +377,7 @@ func (f *flow) propose() (denial string, err error) {
 	}
 	draft := model.Action{Actor: t.Actor, Subject: ord.ID, Tenant: ord.Tenant, Purpose: t.Purpose, Amount: t.Amount,
 		ExpectedVersion: ord.Version, PolicyVersion: pol.Version,
-		IdempotencyKey: t.Subject + ":refund:v" + strconv.Itoa(WorkflowVersion), TraceID: t.Trace}
+		IdempotencyKey: t.Subject + refundKeySuffix, TraceID: t.Trace}
 	if f.a, err = env.Proposer.Propose(ctx, draft); err != nil {
 		return "", err
 	}
@@ -384,7 +402,7 @@ func (f *flow) propose() (denial string, err error) {
 // task's join policy.
 func (f *flow) fanOut() (c model.Claim, done bool, err error) {
 	env, ctx := f.env, f.ctx
-	rec := model.JoinRecord{Policy: f.task.Join, Branches: make([]model.BranchOutcome, 0, 2)}
+	rec := model.JoinRecord{Policy: f.task.Join, Branches: f.s.branches[:0]}
 	failed := ""
 	for _, name := range [...]string{BranchSearch, BranchSummarize} {
 		st, err := env.Branches.Run(ctx, name, false)
@@ -435,19 +453,19 @@ func (f *flow) fanOut() (c model.Claim, done bool, err error) {
 // or "" to proceed.
 func (f *flow) preEffect() (string, error) {
 	env, ctx, t, a := f.env, f.ctx, f.task, f.a
-	if f.s.on(BindIdentity) {
+	if f.s.on(bitBindIdentity) {
 		if a.Actor != t.Actor || a.Subject != t.Subject || a.Tenant != t.Tenant || a.Purpose != t.Purpose || a.Subject != f.grant.Subject {
 			f.warn("subject_mismatch", "proposal subject "+a.Subject+" is not the bound "+t.Subject)
 			return "proposal does not match the bound identity", nil
 		}
 	}
-	if f.s.on(PreEffectAuthority) && f.s.mutant.is(ExpiryAtApproval) {
+	if f.s.on(bitPreEffectAuthority) && f.s.mutant.is(ExpiryAtApproval) {
 		// the defect: the approval's own check stands for the effect-time one
 		if a.CapabilityID == "" || a.CapabilityExpiry <= 0 {
 			f.warn("capability_not_live", "no approval")
 			return "capability is not live at effect time", nil
 		}
-	} else if f.s.on(PreEffectAuthority) || f.s.mutant.is(AuthorityCheckUnguarded) {
+	} else if f.s.on(bitPreEffectAuthority) || f.s.mutant.is(AuthorityCheckUnguarded) {
 		c, err := env.Authority.Check(ctx, a.CapabilityID)
 		if err != nil && !errors.Is(err, model.ErrNotFound) {
 			return "", err
@@ -456,7 +474,7 @@ func (f *flow) preEffect() (string, error) {
 			f.warn("capability_not_live", "capability "+a.CapabilityID)
 			return "capability is not live at effect time", nil
 		}
-		if f.s.on(BoundedGrantAge) && env.Now()-c.AsOf > MaxGrantAge {
+		if f.s.on(bitBoundedGrantAge) && env.Now()-c.AsOf > MaxGrantAge {
 			// an answer older than the bound (a cache's) is re-validated
 			// at the issuer
 			if _, err := env.Authority.Approve(ctx, t, a); errors.Is(err, model.ErrNotFound) {
@@ -467,7 +485,7 @@ func (f *flow) preEffect() (string, error) {
 			}
 		}
 	}
-	if f.s.on(RefreshContext) {
+	if f.s.on(bitRefreshContext) {
 		p, err := f.readPolicy(a.Tenant)
 		if err != nil {
 			return "", err
@@ -481,7 +499,7 @@ func (f *flow) preEffect() (string, error) {
 			return "context changed: refresh context and request new authority", nil
 		}
 	}
-	if f.s.on(StatePrecondition) || f.s.mutant.is(StateCheckUnguarded) {
+	if f.s.on(bitStatePrecondition) || f.s.mutant.is(StateCheckUnguarded) {
 		v, err := env.State.ReadVersion(ctx, a.Subject)
 		if err != nil {
 			return "", err
@@ -530,16 +548,16 @@ func (f *flow) guard() model.Guard {
 	if f.unguarded {
 		return 0
 	}
-	if f.s.on(BindIdentity) {
+	if f.s.on(bitBindIdentity) {
 		g |= model.GuardBinding
 	}
-	if f.s.on(PreEffectAuthority) && !f.s.mutant.is(ExpiryAtApproval) && !f.s.mutant.is(AuthorityCheckUnguarded) {
+	if f.s.on(bitPreEffectAuthority) && !f.s.mutant.is(ExpiryAtApproval) && !f.s.mutant.is(AuthorityCheckUnguarded) {
 		g |= model.GuardCapability
 	}
-	if f.s.on(StatePrecondition) && !f.s.mutant.is(StateCheckUnguarded) {
+	if f.s.on(bitStatePrecondition) && !f.s.mutant.is(StateCheckUnguarded) {
 		g |= model.GuardState
 	}
-	if f.s.on(RefreshContext) && !f.s.mutant.is(PolicyCached) {
+	if f.s.on(bitRefreshContext) && !f.s.mutant.is(PolicyCached) {
 		g |= model.GuardContext
 	}
 	return g
@@ -555,7 +573,7 @@ func (f *flow) validReceipt(r *model.Receipt, key string) bool {
 // returns the key of the effect, or a terminal claim with done set.
 func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done bool, err error) {
 	env, ctx := f.env, f.ctx
-	if resumed && f.s.on(EffectReadback) {
+	if resumed && f.s.on(bitEffectReadback) {
 		entries, err := f.readback()
 		if err != nil {
 			return "", c, true, err
@@ -608,7 +626,7 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 		}
 		key = f.a.IdempotencyKey
 		switch {
-		case !f.s.on(Idempotency):
+		case !f.s.on(bitIdempotency):
 			key = env.NewRequestID()
 		case f.s.mutant.is(KeyPerAttempt):
 			key = f.a.IdempotencyKey + ":" + strconv.Itoa(f.attempt) // the defect: a new key on each retry
@@ -620,7 +638,7 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 		}
 		if f.s.mutant.is(CheckpointBeforeEffect) {
 			// the defect: progress is recorded before the effect is
-			if err := f.save(stageEffected, []string{key}); err != nil {
+			if err := f.save(stageEffected, f.s.effect(key)); err != nil {
 				return "", c, true, err
 			}
 		}
@@ -674,7 +692,7 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 				c, err = f.deny("warning: refund outcome unknown")
 				return "", c, true, err
 			}
-			if f.s.on(EffectReadback) {
+			if f.s.on(bitEffectReadback) {
 				entries, err := f.readback()
 				if err != nil {
 					return "", c, true, err
@@ -689,7 +707,7 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 			if done, err := f.mayRetry(&c); done || err != nil {
 				return "", c, true, err
 			}
-			if f.s.on(JitteredBackoff) {
+			if f.s.on(bitJitteredBackoff) {
 				// an unknown outcome names no retry-after: the jitter
 				// alone spreads the retry
 				wait, err := f.backoff(unknownBackoff)
@@ -703,20 +721,26 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 			continue
 		}
 		// committed
-		if res.Replayed && f.s.on(Idempotency) {
+		if res.Replayed && f.s.on(bitIdempotency) {
 			// whose effect did the provider replay? the receipt says, or
 			// the ledger when the receipt is missing
 			owner := ""
 			if res.Receipt != nil {
 				owner = res.Receipt.Trace
-			} else if f.s.on(EffectReadback) {
+			} else if f.s.on(bitEffectReadback) {
 				entries, err := f.readback()
 				if err != nil {
 					return "", c, true, err
 				}
-				if len(entries) > 0 {
-					owner = entries[0].Trace
+				if len(entries) == 0 {
+					// the provider says the key is committed and the
+					// readback shows no entry of it: the readback lags
+					// behind the commit, cannot say whose effect was
+					// replayed, and confirms no progress
+					c, err = f.stop("readback_mismatch", "the provider replayed key "+key+" but the readback shows no effect of it")
+					return "", c, true, err
 				}
+				owner = entries[0].Trace
 			}
 			if owner != "" && owner != f.a.TraceID {
 				// the key's effect belongs to another decision: this
@@ -729,7 +753,7 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 			return "", c, true, err
 		}
 		if res.Receipt == nil {
-			if f.s.on(EffectReadback) && f.warn("receipt_missing", "committed without a receipt") {
+			if f.s.on(bitEffectReadback) && f.warn("receipt_missing", "committed without a receipt") {
 				c, err = f.deny("warning: receipt missing")
 				return "", c, true, err
 			}
@@ -740,7 +764,7 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 		if err != nil {
 			return "", c, true, err
 		}
-		if ack.Outcome != model.OutcomeCommitted && f.s.on(EffectReadback) && f.warn("receipt_unrecorded", "evidence write not acknowledged") {
+		if ack.Outcome != model.OutcomeCommitted && f.s.on(bitEffectReadback) && f.warn("receipt_unrecorded", "evidence write not acknowledged") {
 			c, err = f.deny("warning: receipt not recorded")
 			return "", c, true, err
 		}
@@ -762,7 +786,7 @@ const unknownBackoff model.Millis = 100
 // after retryAfter: retryAfter itself, plus a jitter from the worker's
 // random source under jittered_backoff.
 func (f *flow) backoff(retryAfter model.Millis) (model.Millis, error) {
-	if !f.s.on(JitteredBackoff) || retryAfter <= 0 {
+	if !f.s.on(bitJitteredBackoff) || retryAfter <= 0 {
 		return retryAfter, nil
 	}
 	x, err := f.env.Rand()
@@ -777,7 +801,7 @@ func (f *flow) backoff(retryAfter model.Millis) (model.Millis, error) {
 // still allows one; a refusal ends the task with a hold (done set, *c
 // the claim).
 func (f *flow) mayRetry(c *model.Claim) (done bool, err error) {
-	if !f.s.on(SharedRetryBudget) || f.retryLeft <= 0 || f.s.mutant.is(UnboundedRetry) {
+	if !f.s.on(bitSharedRetryBudget) || f.retryLeft <= 0 || f.s.mutant.is(UnboundedRetry) {
 		return false, nil
 	}
 	ok, err := f.env.RetryToken()
@@ -803,7 +827,7 @@ func (f *flow) resendUnseen(key string) (string, error) {
 		}
 	}
 	k := f.a.IdempotencyKey
-	if !f.s.on(Idempotency) {
+	if !f.s.on(bitIdempotency) {
 		k = f.env.NewRequestID()
 	}
 	res, err := f.env.Tool.Commit(f.ctx, model.ToolCall{Tool: Tool, RequestKey: k, Action: f.a, Guard: f.guard()})
@@ -833,7 +857,7 @@ func (f *flow) verify(key string) (model.Claim, error) {
 			return model.Claim{}, err
 		}
 	}
-	if f.s.on(EffectReadback) {
+	if f.s.on(bitEffectReadback) {
 		entries, err := f.readback()
 		if err != nil {
 			return model.Claim{}, err
@@ -861,7 +885,7 @@ func (f *flow) verify(key string) (model.Claim, error) {
 			return model.Claim{}, err
 		}
 	}
-	if f.s.on(EvidenceGate) {
+	if f.s.on(bitEvidenceGate) {
 		recs, err := env.Evidence.Lookup(ctx, f.trace)
 		if err != nil {
 			return model.Claim{}, err
@@ -905,7 +929,7 @@ func (f *flow) settle(key string) (model.Claim, error) {
 	if err := f.drain(&st); err != nil {
 		return model.Claim{}, err
 	}
-	if f.s.on(NoticeReconcile) && len(st.effects) == 0 && !st.failed {
+	if f.s.on(bitNoticeReconcile) && len(st.effects) == 0 && !st.failed {
 		entries, err := f.readback()
 		if err != nil {
 			return model.Claim{}, err
@@ -963,7 +987,7 @@ func (f *flow) drain(st *settlement) error {
 		if n.ActionRef != f.a.IdempotencyKey {
 			continue
 		}
-		if f.s.on(NoticeReconcile) {
+		if f.s.on(bitNoticeReconcile) {
 			if st.seen[n.ID] {
 				f.warn("notice_redelivered", "notice "+n.ID+" was applied already")
 				continue

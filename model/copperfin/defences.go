@@ -47,7 +47,9 @@ var defences = map[string]defence{
 	// a lagging readback is harmless to a system that holds on a missing
 	// effect (effect_readback's readback_mismatch) and to one whose
 	// re-send is keyed (idempotency): the defect is a re-send of what the
-	// readback does not show, under a fresh request id
+	// readback does not show, under a fresh request id; effect_readback
+	// also holds when the readback that should attribute a replayed
+	// commit without a receipt does not show it
 	"lagging_readback": {[]Control{Idempotency}, "resend_unseen"},
 	// a stale state read passes state_precondition's read; the control's
 	// defence is the state guard it sends with the commit, which the
