@@ -198,13 +198,13 @@ func diagnose(run func(copperfin.Controls, *model.Schedule) (*model.Result, erro
 	}
 	d.Kind = spec.Kind
 	d.Invariant, d.FirstSeq, d.FirstEvent, d.Detail = first.Name, first.FirstSeq, first.Event, first.Detail
-	d.FirstOrdinal = res.Timeline[first.FirstSeq-1].Ordinal
+	d.FirstOrdinal = res.Timeline.Events()[first.FirstSeq-1].Ordinal
 	d.FirstBoundary = EventBoundary(first.Event)
 
 	// the earliest discriminating signal
-	fe := res.Timeline[fault.FiredAt-1]
+	fe := res.Timeline.Events()[fault.FiredAt-1]
 	d.Signal = Signal{Seq: fe.Seq, Event: fe.Event, Ordinal: fe.Ordinal, Outcome: fe.Outcome, Detail: fe.Detail, Withheld: spec.Signal, Manner: spec.Manner}
-	for _, e := range res.Timeline[fault.FiredAt:] {
+	for _, e := range res.Timeline.Events()[fault.FiredAt:] {
 		if e.Event == model.EvWarn {
 			d.Signal.WarnSeq, d.Signal.Warning = e.Seq, e.Outcome
 			break
@@ -234,7 +234,7 @@ func diagnose(run func(copperfin.Controls, *model.Schedule) (*model.Result, erro
 	if spec.Oracle != oracles[0] {
 		oracles = append(oracles, spec.Oracle)
 	}
-	window := res.Timeline[fault.FiredAt:max(fault.FiredAt, first.FirstSeq-1)]
+	window := res.Timeline.Events()[fault.FiredAt:max(fault.FiredAt, first.FirstSeq-1)]
 	for _, o := range oracles {
 		evs := oracleReads[o]
 		seen := false

@@ -90,7 +90,7 @@ func isEvidence(e model.EventName) bool { return strings.HasPrefix(string(e), "e
 // project returns the lines of one run's timeline that concern trigger t.
 func project(t string, res *model.Result) []string {
 	var out []string
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		var l string
 		switch t {
 		case TriggerToolSemantics:

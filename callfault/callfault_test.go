@@ -291,8 +291,8 @@ func TestWrapDefaults(t *testing.T) {
 		t.Errorf("TimeoutError: %v", err)
 	}
 	res, _ := runBill(t, billSystem{l: &ledgerSvc{}, cfg: defended, spec: spec}, model.FaultEntry{Event: model.EvToolCommit, Ordinal: 1, Kind: "rate_limit"})
-	if at := res.Timeline[2].At; res.Timeline[2].Event != model.EvToolCommit || at != 100 {
-		t.Errorf("the retry after the rate limit at %d ms (%s), want 100", at, res.Timeline[2].Event)
+	if at := res.Timeline.Events()[2].At; res.Timeline.Events()[2].Event != model.EvToolCommit || at != 100 {
+		t.Errorf("the retry after the rate limit at %d ms (%s), want 100", at, res.Timeline.Events()[2].Event)
 	}
 }
 
@@ -377,7 +377,7 @@ func TestWrapDeterministic(t *testing.T) {
 	faults := []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "tool_timeout"}, {Event: model.EvToolCommit, Ordinal: 2, Kind: "rate_limit"}}
 	a, _ := runBill(t, billSystem{l: &ledgerSvc{}, cfg: defended, spec: spec}, faults...)
 	b, _ := runBill(t, billSystem{l: &ledgerSvc{}, cfg: defended, spec: spec}, faults...)
-	if !reflect.DeepEqual(a.Timeline, b.Timeline) || len(a.Timeline) != 5 {
-		t.Fatalf("timelines differ or wrong length (%d):\n%+v\n%+v", len(a.Timeline), a.Timeline, b.Timeline)
+	if !reflect.DeepEqual(a.Timeline, b.Timeline) || len(a.Timeline.Events()) != 5 {
+		t.Fatalf("timelines differ or wrong length (%d):\n%+v\n%+v", len(a.Timeline.Events()), a.Timeline, b.Timeline)
 	}
 }

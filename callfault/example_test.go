@@ -72,7 +72,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		fmt.Println(strings.TrimSpace(fmt.Sprint(e.Event, " ", e.Outcome, " ", e.FaultID)))
 	}
 	fmt.Println("held:", res.Held(), "shipments:", len(d.rows))

@@ -61,7 +61,7 @@ func TestOutcomeOf(t *testing.T) {
 		require.Len(t, got, 1, kind)
 		assert.Equal(t, want[kind], got[0], "kind %q", kind)
 		var commits []string
-		for _, e := range res.Timeline {
+		for _, e := range res.Timeline.Events() {
 			if e.Event == model.EvToolCommit {
 				commits = append(commits, e.Outcome)
 			}

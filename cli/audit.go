@@ -73,7 +73,7 @@ func runAudit(def *model.Definition, t *coverage.Tracker) ([]auditConfig, error)
 			return nil, BadInput("configuration %q of %s: %v", nc.Name, def.Name, err)
 		}
 		crossed := map[model.EventName]int{}
-		for _, e := range clean.Timeline {
+		for _, e := range clean.Timeline.Events() {
 			crossed[e.Event]++
 		}
 		ac := auditConfig{def: def, nc: nc}

@@ -250,11 +250,11 @@ internal error (the output or the --otel file could not be written).`,
 				if err != nil {
 					return BadInput("%v", err)
 				}
-				if diff := cmp.Diff(model.Normalize(res.Timeline), model.Normalize(again.Timeline)); diff != "" {
+				if diff := cmp.Diff(model.Normalize(res.Timeline.Events()), model.Normalize(again.Timeline.Events())); diff != "" {
 					fmt.Fprintf(c.OutOrStdout(), "NOT DETERMINISTIC: two runs of %s gave different normalised timelines (-first +second):\n%s", args[0], diff)
 					return ErrViolation
 				}
-				fmt.Fprintf(c.ErrOrStderr(), "deterministic: two runs gave equal normalised timelines (%d events)\n", len(res.Timeline))
+				fmt.Fprintf(c.ErrOrStderr(), "deterministic: two runs gave equal normalised timelines (%d events)\n", res.Timeline.Len())
 			}
 			if asJSON {
 				err = writeJSON(c.OutOrStdout(), res.Record())
@@ -294,10 +294,10 @@ internal error (the output or the --otel file could not be written).`,
 // a task.
 func spanCount(res *model.Result) int {
 	tasks := map[string]bool{}
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		tasks[e.Task] = true
 	}
-	return len(res.Timeline) + len(tasks)
+	return res.Timeline.Len() + len(tasks)
 }
 
 // RunExit maps one run onto the exit-code table through model.Result.Err
@@ -383,7 +383,7 @@ func writeResult(w io.Writer, def *model.Definition, res *model.Result, header s
 		taskCol = "task\t"
 	}
 	fmt.Fprintln(tw, "  seq\tt_ms\t"+taskCol+"worker\tevent\tord\tstate\toutcome\tfault\tattempt\tckpt\tretry_left\tdeadline_left_ms\tdetail")
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		ord := ""
 		if e.Ordinal > 0 {
 			ord = fmt.Sprint(e.Ordinal)

@@ -276,7 +276,7 @@ func TestVersion1FilesRunAsVersion2(t *testing.T) {
 		t.Fatalf("%d recorded runs, want 168 (42 files, 4 configs each)", len(before))
 	}
 	digest := func(res *model.Result) string {
-		view := []any{model.Normalize(res.Timeline), res.Faults, res.Invariants, res.Claims, res.Terms, res.Verdict, res.RunVerdict, res.Tasks}
+		view := []any{model.Normalize(res.Timeline.Events()), res.Faults, res.Invariants, res.Claims, res.Terms, res.Verdict, res.RunVerdict, res.Tasks}
 		j, err := json.Marshal(view)
 		if err != nil {
 			t.Fatal(err)
@@ -362,8 +362,8 @@ func TestVersion1FilesRunAsVersion2(t *testing.T) {
 				RunVerdict model.RunVerdict
 				Tasks      []model.TaskVerdict
 			}
-			va := view{ra.RunID, model.Normalize(ra.Timeline), ra.Faults, ra.Invariants, ra.Claims, ra.Terms, ra.Verdict, ra.RunVerdict, ra.Tasks}
-			vb := view{rb.RunID, model.Normalize(rb.Timeline), rb.Faults, rb.Invariants, rb.Claims, rb.Terms, rb.Verdict, rb.RunVerdict, rb.Tasks}
+			va := view{ra.RunID, model.Normalize(ra.Timeline.Events()), ra.Faults, ra.Invariants, ra.Claims, ra.Terms, ra.Verdict, ra.RunVerdict, ra.Tasks}
+			vb := view{rb.RunID, model.Normalize(rb.Timeline.Events()), rb.Faults, rb.Invariants, rb.Claims, rb.Terms, rb.Verdict, rb.RunVerdict, rb.Tasks}
 			if diff := cmp.Diff(va, vb); diff != "" {
 				t.Errorf("%s under %s: the version-1 and version-2 forms run differently (-v1 +v2):\n%s", f.path, copperfin.Describe(cfg), diff)
 			}

@@ -137,7 +137,7 @@ func ExpectOf(res *model.Result) *Expect {
 // found; replay is the command that replays the file.
 func NewViolation(res *model.Result, found FoundBy, note, replay string) *Counterexample {
 	return &Counterexample{Version: CounterexampleVersion, Kind: KindViolation, Note: note, FoundBy: found,
-		Replay: replay, Schedule: res.Schedule, Expect: ExpectOf(res), Timeline: model.Normalize(res.Timeline)}
+		Replay: replay, Schedule: res.Schedule, Expect: ExpectOf(res), Timeline: model.Normalize(res.Timeline.Events())}
 }
 
 // Check compares a replay's result with Expect and returns an error that

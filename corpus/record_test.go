@@ -34,7 +34,7 @@ func record(t *testing.T) ([]byte, string, *model.Result) {
 	}
 	inv, _ := res.Invariant(model.InvEffectAtMostOnce)
 	cx := &properties.Counterexample{Schedule: s, Shrunk: s, Invariant: inv.Name, FirstSeq: inv.FirstSeq, Event: inv.Event,
-		FaultID: inv.FaultID, FaultKind: "timeout_after_commit", Detail: inv.Detail, Timeline: model.Normalize(res.Timeline)[:inv.FirstSeq]}
+		FaultID: inv.FaultID, FaultKind: "timeout_after_commit", Detail: inv.Detail, Timeline: model.Normalize(res.Timeline.Events())[:inv.FirstSeq]}
 	dir := t.TempDir()
 	if err := properties.WriteCounterexample(dir, cx, &properties.Report{ChecksToFailure: 3, Seed: 42}, "faultline replay %s"); err != nil {
 		t.Fatal(err)
@@ -67,7 +67,7 @@ func TestRecordMapsOntoACounterexample(t *testing.T) {
 		Schedule: res.Schedule,
 		Expect: &corpus.Expect{FirstOnly: true, Violated: []corpus.Violation{{Invariant: "effect_at_most_once", FirstSeq: inv.FirstSeq,
 			Event: model.EvToolCommit, FaultID: "f1", Detail: "second ledger effect for task refund-O-731"}}},
-		Timeline: model.Normalize(res.Timeline)[:inv.FirstSeq],
+		Timeline: model.Normalize(res.Timeline.Events())[:inv.FirstSeq],
 	}
 	if diff := cmp.Diff(want, ce); diff != "" {
 		t.Fatalf("mapping (-want +got):\n%s", diff)

@@ -40,9 +40,11 @@ func systemRun(t *testing.T, events []model.EventName, invs []string, broken []s
 	t.Helper()
 	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "user", Config: model.Config{}}
 	res := &model.Result{Schedule: s, Claims: []model.TaskClaim{{Task: "T-1", Verdict: model.ClaimRelease}}}
+	var tl []model.Event
 	for i, ev := range events {
-		res.Timeline = append(res.Timeline, model.Event{Seq: i + 1, Event: ev, Ordinal: 1})
+		tl = append(tl, model.Event{Seq: i + 1, Event: ev, Ordinal: 1})
 	}
+	res.Timeline = model.TimelineOf(tl)
 	for i, f := range faults {
 		spec, err := model.Spec(f.kind)
 		if err != nil {
@@ -600,7 +602,7 @@ func TestDeclarationsWithoutTimelines(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := systemRun(t, ticketEvents, []string{"answered_once"}, nil, planted{"timeout_after_commit", 1, true})
-	res.Timeline = nil
+	res.Timeline = model.Timeline{}
 	if err := tr.Record(res); err != nil {
 		t.Fatal(err)
 	}

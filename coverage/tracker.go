@@ -123,8 +123,9 @@ func (t *Tracker) Record(res *model.Result) error {
 		}
 	}
 	var crossed []model.EventName
-	for _, ev := range res.Timeline {
-		crossed = append(crossed, ev.Event)
+	tl := res.Timeline
+	for i := range tl.Len() {
+		crossed = append(crossed, tl.Name(i))
 	}
 	crossed = union(nil, crossed)
 	for _, ev := range crossed {
@@ -145,7 +146,7 @@ func (t *Tracker) Record(res *model.Result) error {
 		d.Systems[t.sys.Name] = sr
 	}
 	sr.Runs++
-	if len(res.Timeline) > 0 {
+	if res.Timeline.Len() > 0 {
 		sr.Traced++
 		sr.Crossed = union(sr.Crossed, crossed)
 	}

@@ -188,8 +188,8 @@ func (d *Decoder) CheckDeterminism(s *model.Schedule) error {
 		Verdict    model.ClaimVerdict
 		RunVerdict model.RunVerdict
 	}
-	va := view{a.RunID, model.Normalize(a.Timeline), a.Faults, a.Invariants, a.Claims, a.Terms, a.Verdict, a.RunVerdict}
-	vb := view{b.RunID, model.Normalize(b.Timeline), b.Faults, b.Invariants, b.Claims, b.Terms, b.Verdict, b.RunVerdict}
+	va := view{a.RunID, model.Normalize(a.Timeline.Events()), a.Faults, a.Invariants, a.Claims, a.Terms, a.Verdict, a.RunVerdict}
+	vb := view{b.RunID, model.Normalize(b.Timeline.Events()), b.Faults, b.Invariants, b.Claims, b.Terms, b.Verdict, b.RunVerdict}
 	if reflect.DeepEqual(va, vb) {
 		return nil
 	}
@@ -331,8 +331,9 @@ func (r *Reach) Observe(res *model.Result) {
 		}
 	}
 	var bits uint64
-	for _, ev := range res.Timeline {
-		bits |= eventBit[ev.Event]
+	tl := res.Timeline
+	for i := range tl.Len() {
+		bits |= eventBit[tl.Name(i)]
 	}
 	if bits&^r.crossed.Load() != 0 {
 		r.crossed.Or(bits)

@@ -327,7 +327,7 @@ func (d *Decoder) runSites() error {
 	}
 	counts := model.Crossings(clean)
 	seen := map[model.EventName]bool{}
-	for _, ev := range clean.Timeline {
+	for _, ev := range clean.Timeline.Events() {
 		seen[ev.Event] = true
 	}
 	for _, ev := range allEvents {

@@ -113,7 +113,7 @@ func TestProductionTargetInBubble(t *testing.T) {
 		t.Fatalf("failure %v", fail)
 	}
 	res := fail.Result
-	if at := res.Timeline[2].At; res.Timeline[2].Event != model.EvToolCommit || at != 20 {
-		t.Fatalf("second commit %+v", res.Timeline[2])
+	if at := res.Timeline.Events()[2].At; res.Timeline.Events()[2].Event != model.EvToolCommit || at != 20 {
+		t.Fatalf("second commit %+v", res.Timeline.Events()[2])
 	}
 }

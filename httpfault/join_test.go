@@ -328,7 +328,7 @@ func TestJoinKinds(t *testing.T) {
 func TestJoinRateLimitClock(t *testing.T) {
 	res, rows := runPay(t, defended, model.FaultEntry{Event: model.EvToolCommit, Ordinal: 1, Kind: "rate_limit"})
 	var got []string
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		got = append(got, fmt.Sprintf("%s/%s@%d", e.Event, e.Outcome, e.At))
 	}
 	want := "worker.start/@0 tool.commit/rejected@0 tool.commit/committed@1000 ledger.readback/ok@1000 claim/release@1000"
@@ -342,8 +342,8 @@ func TestJoinDeterministic(t *testing.T) {
 	faults := []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "tool_timeout"}, {Event: model.EvToolCommit, Ordinal: 2, Kind: "output_drift"}}
 	a, _ := runPay(t, defended, faults...)
 	b, _ := runPay(t, defended, faults...)
-	if !reflect.DeepEqual(a.Timeline, b.Timeline) || len(a.Timeline) != 6 {
-		t.Fatalf("timelines differ or wrong length (%d):\n%+v\n%+v", len(a.Timeline), a.Timeline, b.Timeline)
+	if !reflect.DeepEqual(a.Timeline.Events(), b.Timeline.Events()) || len(a.Timeline.Events()) != 6 {
+		t.Fatalf("timelines differ or wrong length (%d):\n%+v\n%+v", len(a.Timeline.Events()), a.Timeline, b.Timeline)
 	}
 }
 
@@ -533,7 +533,7 @@ func TestJoinMCPOverHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	var evs []string
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		evs = append(evs, string(e.Event)+"/"+e.Outcome+"/"+e.FaultID)
 	}
 	if got := strings.Join(evs, " "); got != "worker.start// tool.commit/unknown/f1 claim/hold/" || s.posts != 4 || len(s.deleted) != 1 {

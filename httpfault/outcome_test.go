@@ -77,7 +77,7 @@ func TestOutcomeOf(t *testing.T) {
 		require.NoError(t, err, kind)
 		assert.Equal(t, []string{want[kind]}, got, "kind %q", kind)
 		var commits []string
-		for _, e := range res.Timeline {
+		for _, e := range res.Timeline.Events() {
 			if e.Event == model.EvToolCommit {
 				commits = append(commits, e.Outcome)
 			}

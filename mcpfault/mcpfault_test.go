@@ -246,7 +246,7 @@ func run(t testing.TB, sys system, faults ...model.FaultEntry) *model.Result {
 
 func events(res *model.Result) string {
 	var evs []string
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		evs = append(evs, string(e.Event)+"/"+e.Outcome)
 	}
 	return strings.Join(evs, " ")

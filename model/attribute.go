@@ -49,8 +49,8 @@ func (h *Harness) Attribute(res *Result, factory Factory) error {
 
 // taskAt returns the task of the timeline event at seq ("" when none).
 func taskAt(res *Result, seq int) string {
-	if seq < 1 || seq > len(res.Timeline) {
+	if seq < 1 || seq > res.Timeline.Len() {
 		return ""
 	}
-	return res.Timeline[seq-1].Task
+	return res.Timeline.Task(seq - 1)
 }

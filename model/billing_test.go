@@ -176,7 +176,7 @@ func runBilling(t *testing.T, b biller, s *model.Schedule) (*model.Result, []str
 // run numbered them).
 func ordinals(res *model.Result, ev model.EventName) []int {
 	var out []int
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		if e.Event == ev {
 			out = append(out, e.Ordinal)
 		}

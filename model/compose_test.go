@@ -23,7 +23,7 @@ func TestComposedCheckpointFaultsStoreOnce(t *testing.T) {
 		t.Fatalf("held %t, verdict %s, claim %+v, invariants %+v", res.Held(), res.RunVerdict, res.Claims, res.Invariants)
 	}
 	loads := 0
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		if e.Event == model.EvCheckpointLoad && e.Detail == "checkpoint 2 of head 3, state committing" {
 			loads++
 		}

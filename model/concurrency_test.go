@@ -33,7 +33,7 @@ func runClerks(t *testing.T, s *model.Schedule) *model.Result {
 
 func crossers(res *model.Result) string {
 	var b strings.Builder
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		b.WriteString(e.Task)
 	}
 	return b.String()
@@ -202,8 +202,8 @@ func TestConcurrentDefaultIsSequential(t *testing.T) {
 	}
 	strip := func(res *model.Result) string {
 		res.RunID = ""
-		tl := make([]model.Event, len(res.Timeline))
-		for i, e := range res.Timeline {
+		tl := make([]model.Event, len(res.Timeline.Events()))
+		for i, e := range res.Timeline.Events() {
 			e.RunID = ""
 			tl[i] = e
 		}
@@ -294,7 +294,7 @@ func TestConcurrentStop(t *testing.T) {
 		}
 	}
 	var tl []string
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		tl = append(tl, e.Task+" "+string(e.Event))
 	}
 	want := []string{"a worker.start", "a ledger.readback", "b worker.start", "b ledger.readback", "b run.stop", "b claim", "a claim"}
@@ -363,7 +363,7 @@ func TestConcurrentRefusesProductionCode(t *testing.T) {
 func TestConcurrentCommitSpansCrossings(t *testing.T) {
 	res := runClerks(t, concurrent(&model.Concurrency{Workers: 2, Interleaving: []int{1, 1, 1, 2}}))
 	var got []string
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		got = append(got, fmt.Sprintf("%s %s#%d@%d", e.Task, e.Event, e.Ordinal, e.At))
 	}
 	want := []string{"a worker.start#1@10", "a ledger.readback#1@20", "b worker.start#2@70", "b ledger.readback#2@80",
@@ -411,7 +411,7 @@ func TestConcurrentDetectionIsPerTask(t *testing.T) {
 			t.Fatal(err)
 		}
 		var order []string
-		for _, e := range res.Timeline {
+		for _, e := range res.Timeline.Events() {
 			order = append(order, e.Task+" "+string(e.Event))
 		}
 		if res.Faults[0].Fired != 1 || !res.Faults[0].Detected || res.Terms.Detected {
@@ -447,7 +447,7 @@ func TestConcurrentPicksReplay(t *testing.T) {
 	}
 	strip := func(res *model.Result) string {
 		var b strings.Builder
-		for _, e := range res.Timeline {
+		for _, e := range res.Timeline.Events() {
 			e.RunID = ""
 			j, _ := json.Marshal(e)
 			b.Write(j)

@@ -71,7 +71,7 @@ func TestHarnessPracticeFixture(t *testing.T) {
 	s := loadCorpus(t, "harness-practice-fixture.json")
 	res := run(t, s)
 	var loads, commits []model.Event
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		switch e.Event {
 		case model.EvCheckpointLoad:
 			loads = append(loads, e)
@@ -91,7 +91,7 @@ func TestHarnessPracticeFixture(t *testing.T) {
 	if res.Terms.Effects != 1 || res.Terms.DuplicateEffect || res.RunVerdict != model.Recovered {
 		t.Fatalf("terms %+v verdict %s", res.Terms, res.RunVerdict)
 	}
-	last := res.Timeline[len(res.Timeline)-1]
+	last := res.Timeline.Events()[len(res.Timeline.Events())-1]
 	if last.Event != model.EvClaim || last.DeadlineRemainingMs != 1598 || last.RetryRemaining != 0 {
 		t.Fatalf("final event %+v", last)
 	}
@@ -103,7 +103,7 @@ func TestHarnessPracticeFixture(t *testing.T) {
 	cs, _ := copperfin.ControlsOf(s.Config)
 	_ = cs
 	joins := 0
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		if e.Event == model.EvBranchJoin {
 			joins++
 		}
@@ -127,7 +127,7 @@ func TestHarnessPracticeFixture(t *testing.T) {
 func TestBudgetExhaustedEndsOnce(t *testing.T) {
 	res := run(t, loadCorpus(t, "budget-exhausted.json"))
 	commits, claims, lastCommit, claimSeq := 0, 0, 0, 0
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		switch e.Event {
 		case model.EvToolCommit:
 			commits++
@@ -137,8 +137,8 @@ func TestBudgetExhaustedEndsOnce(t *testing.T) {
 			claimSeq = e.Seq
 		}
 	}
-	if commits != 3 || claims != 1 || claimSeq != len(res.Timeline) || lastCommit > claimSeq {
-		t.Fatalf("commits %d, claims %d at seq %d of %d", commits, claims, claimSeq, len(res.Timeline))
+	if commits != 3 || claims != 1 || claimSeq != len(res.Timeline.Events()) || lastCommit > claimSeq {
+		t.Fatalf("commits %d, claims %d at seq %d of %d", commits, claims, claimSeq, len(res.Timeline.Events()))
 	}
 	if c := res.Claims[0]; c.Verdict != model.ClaimHold || c.Reason != "retry budget exhausted with the outcome unresolved" {
 		t.Fatalf("claim %+v", c)
@@ -165,7 +165,7 @@ func TestBestEffortJoinKeepsFailedBranch(t *testing.T) {
 		t.Fatalf("claim %+v", c)
 	}
 	var branches []string
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		if e.Event == model.EvBranchRun {
 			branches = append(branches, e.Detail+":"+e.Outcome)
 		}

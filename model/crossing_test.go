@@ -111,7 +111,7 @@ func TestCallsCommitCounterfactual(t *testing.T) {
 	}
 	// the timeline holds the harness's and the adapter's crossings
 	var evs []string
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		evs = append(evs, string(e.Event)+"/"+e.Outcome)
 	}
 	if got := strings.Join(evs, " "); got != "worker.start/ tool.commit/unknown tool.commit/committed claim/release" {
@@ -199,8 +199,8 @@ func TestCallsEnterStep(t *testing.T) {
 		if strings.Join(armed, "|") != "|stale_checkpoint" || !f.Reached {
 			t.Fatalf("armed %q, fault %+v", armed, f)
 		}
-		if enact && (f.Fired != 1 || f.FiredAt != 3 || res.Timeline[2].FaultID != "f1" || res.Timeline[2].Detail != "row 1") {
-			t.Fatalf("enacted: fault %+v, event %+v", f, res.Timeline[2])
+		if enact && (f.Fired != 1 || f.FiredAt != 3 || res.Timeline.Events()[2].FaultID != "f1" || res.Timeline.Events()[2].Detail != "row 1") {
+			t.Fatalf("enacted: fault %+v, event %+v", f, res.Timeline.Events()[2])
 		}
 		if !enact && (f.Fired != 0 || res.RunVerdict != model.Inconclusive) {
 			t.Fatalf("not enacted: fault %+v, verdict %s", f, res.RunVerdict)
@@ -282,7 +282,7 @@ func TestCallsClock(t *testing.T) {
 		t.Fatal(err)
 	}
 	var at []model.Millis
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		at = append(at, e.At)
 	}
 	if len(at) != 3 || at[0] != 5 || at[1] != 250 || at[2] != 250 {

@@ -212,7 +212,7 @@ func TestViewReadsTheRun(t *testing.T) {
 	}}
 	s, _ := model.SingleFault("timeout_after_commit", copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
 	res := runWith(t, model.Options{Invariants: []model.UserInvariant{probe}}, s)
-	last := res.Timeline[len(res.Timeline)-1]
+	last := res.Timeline.Events()[len(res.Timeline.Events())-1]
 	want := []string{fmt.Sprintf("seq=%d events=%d last=claim clock=%d task=refund-O-731 claim=release attempts=2 restarts=0 ledger=2 evidence=3 checkpoints=4 order_v=43 cap_live=true missing=false",
 		last.Seq, last.Seq, last.At)}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -60,11 +60,7 @@ func (e *taskEnv) ReadSubject(ctx context.Context, id string) (Subject, error) {
 	if len(hits) > 0 {
 		out, fid = disturb(out, r, hits, subjectHook.onSubject)
 	}
-	d := ""
-	if r.detailed {
-		d = "version " + strconv.FormatInt(out.Version, 10)
-	}
-	r.record(EvContextSubject, ord, fid, "ok", d, running(r))
+	r.recordD(EvContextSubject, ord, fid, "ok", detail{kind: dVersion, n1: out.Version}, running(r))
 	return out, nil
 }
 
@@ -84,11 +80,7 @@ func (e *taskEnv) ReadPolicy(ctx context.Context, tenant string) (Policy, error)
 	if len(hits) > 0 {
 		p, fid = disturb(p, r, hits, policyHook.onPolicy)
 	}
-	d := ""
-	if r.detailed {
-		d = "version " + strconv.FormatInt(p.Version, 10)
-	}
-	r.record(EvContextPolicy, ord, fid, "ok", d, running(r))
+	r.recordD(EvContextPolicy, ord, fid, "ok", detail{kind: dVersion, n1: p.Version}, running(r))
 	return p, nil
 }
 
@@ -116,11 +108,7 @@ func (e *taskEnv) ReadEligibility(ctx context.Context, subject, source string) (
 	if len(hits) > 0 {
 		el, fid = disturb(el, r, hits, eligibilityHook.onEligibility)
 	}
-	d := ""
-	if r.detailed {
-		d = el.Source + ": eligible " + strconv.FormatBool(el.Eligible)
-	}
-	r.record(EvContextEligibility, ord, fid, "ok", d, running(r))
+	r.recordD(EvContextEligibility, ord, fid, "ok", detail{kind: dEligible, s1: el.Source, b1: el.Eligible}, running(r))
 	return el, nil
 }
 
@@ -139,11 +127,7 @@ func (e *taskEnv) Propose(ctx context.Context, draft Action) (Action, error) {
 	}
 	r.proposal = a
 	r.proposed = true
-	d := ""
-	if r.detailed {
-		d = "subject " + a.Subject
-	}
-	r.record(EvProposal, ord, fid, "ok", d, running(r))
+	r.recordD(EvProposal, ord, fid, "ok", detail{kind: dSubject, s1: a.Subject}, running(r))
 	return a, nil
 }
 
@@ -167,11 +151,7 @@ func (e *taskEnv) Approve(ctx context.Context, task Task, a Action) (Capability,
 	if len(hits) > 0 {
 		granted, fid = disturb(granted, r, hits, grantHook.onGrant)
 	}
-	d := ""
-	if r.detailed {
-		d = "capability " + granted.ID
-	}
-	r.record(EvAuthorityGrant, ord, fid, "ok", d, running(r))
+	r.recordD(EvAuthorityGrant, ord, fid, "ok", detail{kind: dCapability, s1: granted.ID}, running(r))
 	return granted, nil
 }
 
@@ -211,14 +191,11 @@ func (e *taskEnv) Check(ctx context.Context, id string) (Capability, error) {
 	if !ans.Live(r.world.Clock) {
 		out = "not_live"
 	}
-	d := ""
-	if r.detailed {
-		d = "capability " + id
-		if ans.AsOf != r.world.Clock {
-			d += ", cached as of " + strconv.FormatInt(int64(ans.AsOf), 10)
-		}
+	d := detail{kind: dCapability, s1: id}
+	if ans.AsOf != r.world.Clock {
+		d.b1, d.n1 = true, int64(ans.AsOf)
 	}
-	r.record(EvAuthorityCheck, ord, fid, out, d, running(r))
+	r.recordD(EvAuthorityCheck, ord, fid, out, d, running(r))
 	return ans, nil
 }
 
@@ -238,11 +215,7 @@ func (e *taskEnv) ReadVersion(ctx context.Context, subject string) (int64, error
 	if len(hits) > 0 {
 		v, fid = r.disturbVersion(subject, v, hits)
 	}
-	d := ""
-	if r.detailed {
-		d = "version " + strconv.FormatInt(v, 10)
-	}
-	r.record(EvStateRead, ord, fid, "ok", d, running(r))
+	r.recordD(EvStateRead, ord, fid, "ok", detail{kind: dVersion, n1: v}, running(r))
 	return v, nil
 }
 
@@ -410,14 +383,11 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 	} else {
 		res, fid = r.disturbCommit(call, hits)
 	}
-	d := ""
-	if r.detailed {
-		d = call.Tool + " key " + call.RequestKey + " replayed " + strconv.FormatBool(res.Replayed) + " receipt " + strconv.FormatBool(res.Receipt != nil)
-	}
+	d := detail{kind: dCommit, s1: call.Tool, s2: call.RequestKey, b1: res.Replayed, b2: res.Receipt != nil}
 	r.lastSendWorker, r.lastSendKey, r.lastSendUnrecorded = r.worker, call.RequestKey, true
 	r.commitTool = call.Tool
 	r.replyOp(op, res)
-	r.record(EvToolCommit, ord, fid, res.Outcome.String(), d, StateRunning)
+	r.recordD(EvToolCommit, ord, fid, res.Outcome.String(), d, StateRunning)
 	return res, nil
 }
 
@@ -553,12 +523,8 @@ func (e *taskEnv) Readback(ctx context.Context, q ReadbackQuery) ([]LedgerEntry,
 			}
 		}
 	}
-	d := ""
-	if r.detailed {
-		d = strconv.Itoa(len(out)) + " entries"
-	}
 	r.readOp(q, out)
-	r.record(EvLedgerReadback, ord, fid, "ok", d, running(r))
+	r.recordD(EvLedgerReadback, ord, fid, "ok", detail{kind: dEntries, n1: int64(len(out))}, running(r))
 	return out, nil
 }
 
@@ -628,11 +594,7 @@ func (e *taskEnv) Lookup(ctx context.Context, trace string) ([]EvidenceRecord, e
 			out[j] = r.world.Evidence[i]
 		}
 	}
-	d := ""
-	if r.detailed {
-		d = strconv.Itoa(len(out)) + " records"
-	}
-	r.record(EvEvidenceLookup, ord, "", "ok", d, running(r))
+	r.recordD(EvEvidenceLookup, ord, "", "ok", detail{kind: dRecords, n1: int64(len(out))}, running(r))
 	return out, nil
 }
 
@@ -728,17 +690,13 @@ func (e *taskEnv) Save(ctx context.Context, cp Checkpoint) error {
 	if !hooked {
 		r.storeCheckpoint(&cp)
 	}
-	d := ""
-	if r.detailed {
-		d = "checkpoint " + strconv.Itoa(cp.Seq) + " state " + cp.State
-	}
 	seq := len(r.evs) + 1
 	// a checkpoint written after a send records that the worker saw its
 	// outcome: a crash from here on leaves nothing to reconcile
 	if r.lastSendWorker == r.worker {
 		r.lastSendUnrecorded = false
 	}
-	r.record(EvCheckpointWrite, ord, fid, "ok", d, StateCheckpointed)
+	r.recordD(EvCheckpointWrite, ord, fid, "ok", detail{kind: dCheckpointWrite, n1: int64(cp.Seq), s1: cp.State}, StateCheckpointed)
 	r.oracle.checkCheckpoint(r, seq, &cp)
 	if r.pendingCrash != "" {
 		r.crash(r.pendingCrash)
@@ -765,7 +723,7 @@ func (e *taskEnv) Load(ctx context.Context, task string) (Checkpoint, bool, erro
 		if newest >= 0 {
 			r.invalidLoad = "the store served no checkpoint although it holds one"
 		}
-		r.record(EvCheckpointLoad, ord, "", "none", r.detailHead(head), running(r))
+		r.recordD(EvCheckpointLoad, ord, "", "none", detail{kind: dHead, n1: int64(head)}, running(r))
 		return Checkpoint{Head: head}, false, nil
 	}
 	cp := stamped(r.world.Checkpoints[newest])
@@ -795,19 +753,8 @@ func (e *taskEnv) Load(ctx context.Context, task string) (Checkpoint, bool, erro
 	}
 	cp.Head = head
 	r.ckSeq = cp.Seq
-	d := ""
-	if r.detailed {
-		d = "checkpoint " + strconv.Itoa(cp.Seq) + " of head " + strconv.Itoa(head) + ", state " + cp.State
-	}
-	r.record(EvCheckpointLoad, ord, "", "ok", d, StateResumed)
+	r.recordD(EvCheckpointLoad, ord, "", "ok", detail{kind: dCheckpointLoad, n1: int64(cp.Seq), n2: int64(head), s1: cp.State}, StateResumed)
 	return cp, true, nil
-}
-
-func (r *run) detailHead(head int) string {
-	if !r.detailed {
-		return ""
-	}
-	return "head " + strconv.Itoa(head)
 }
 
 // sleep implements Env.Sleep (event clock.sleep).

@@ -91,11 +91,14 @@ const (
 // schedule, the options and the system.
 type Harness struct {
 	fixture Fixture
-	opts    Options
-	scope   scope
-	err     error    // invalid options, returned by every run
-	traces  []string // per task: the trace id the harness assigns
-	r       run
+	// shared is a copy of fixture that every Result of the harness points
+	// to (the fixture is never changed after NewHarness)
+	shared *Fixture
+	opts   Options
+	scope  scope
+	err    error    // invalid options, returned by every run
+	traces []string // per task: the trace id the harness assigns
+	r      run
 	// stopOn is true when opts.Stop declares a condition; stopErr is its
 	// validation error.
 	stopOn  bool
@@ -121,6 +124,8 @@ type Harness struct {
 // reported by the first Run or Terms.
 func NewHarness(f Fixture, opts Options) *Harness {
 	h := &Harness{fixture: f, opts: opts.withDefaults()}
+	shared := f
+	h.shared = &shared
 	h.scope, h.err = resolveScope(opts)
 	if f.Fleet != nil && h.err == nil {
 		h.err = f.Fleet.validate(len(f.Tasks))
@@ -233,9 +238,10 @@ type run struct {
 	sched   *Schedule
 	faults  []armed
 	counts  [32]int
-	tl      []Event
+	// tl is a detailed run's timeline as it is recorded (see Timeline)
+	tl recorder
 	// evs holds every recorded event's name (the oracle's view of the
-	// timeline); tl the full events when detailed.
+	// timeline); tl the full record when detailed.
 	evs []EventName
 	ids int
 	// detailed is false on the Terms path: timeline details are not
@@ -243,8 +249,6 @@ type run struct {
 	detailed bool
 	// runID is the run's id on the detailed path, stamped on every event
 	runID string
-	// tlCap is the length of the last timeline handed to a Result.
-	tlCap int
 
 	// the current task's state: in a concurrent run, the state of the
 	// worker holding the baton, swapped in when it resumes
@@ -505,10 +509,9 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	r.grantCache = r.grantCache[:0]
 	// a detailed run's timeline is handed to its Result (see result), so
 	// each run starts its own, sized as the last one was
-	if r.tl == nil && r.detailed {
-		r.tl = make([]Event, 0, r.tlCap)
+	if r.detailed {
+		r.tl.start()
 	}
-	r.tl = r.tl[:0]
 	r.evs = r.evs[:0]
 	r.ids = 0
 	r.tasks = r.tasks[:0]
@@ -799,22 +802,24 @@ func (r *run) tick(cost Millis) {
 
 // record appends a timeline event and checks every invariant after it.
 // Without detail (the assay's Terms path) only the event name is kept: the
-// oracle needs no more, and no Event is built.
+// oracle needs no more, and no event is recorded.
 func (r *run) record(ev EventName, ordinal int, faultID, outcome, detail, stateAfter string) {
+	r.recordD(ev, ordinal, faultID, outcome, detailStr(detail), stateAfter)
+}
+
+// detailStr is a detail given as its text.
+func detailStr(s string) detail { return detail{kind: dStr, s1: s} }
+
+// recordD is record with the detail as its parts (see detail), which a
+// detailed run keeps and formats only when the timeline is read.
+func (r *run) recordD(ev EventName, ordinal int, faultID, outcome string, d detail, stateAfter string) {
 	r.evs = append(r.evs, ev)
 	seq := len(r.evs)
 	if r.conc != nil {
 		r.seqTask = append(r.seqTask, int32(r.index))
 	}
 	if r.detailed {
-		remaining := r.task.RetryBudget + r.reconciled - max(r.attempts-1, 0)
-		deadline := r.task.Deadline - (r.world.Clock - r.taskStart)
-		r.tl = append(r.tl, Event{
-			Seq: seq, At: r.world.Clock, StateBefore: r.state, StateAfter: stateAfter,
-			Actor: r.actor(ev), Event: ev, Tool: r.toolOf(ev), Ordinal: ordinal, Task: r.task.ID, Worker: r.worker,
-			FaultID: faultID, Attempt: r.attempts, CheckpointSeq: r.ckSeq,
-			RetryRemaining: remaining, DeadlineRemainingMs: deadline, Outcome: outcome, Detail: detail, RunID: r.runID,
-		})
+		r.recordDetail(ev, ordinal, faultID, outcome, &d, stateAfter)
 	}
 	r.state = stateAfter
 	if r.live.observed != nil {
@@ -829,6 +834,30 @@ func (r *run) record(ev EventName, ordinal int, faultID, outcome, detail, stateA
 	}
 }
 
+// recordDetail records the event of recordD in a detailed run's
+// timeline: compactly when it fits (see evRec), else whole.
+func (r *run) recordDetail(ev EventName, ordinal int, faultID, outcome string, d *detail, stateAfter string) {
+	c := &r.tl
+	tool := ""
+	if ev == EvToolCommit {
+		tool = r.commitTool
+	}
+	at := r.world.Clock
+	retry := r.task.RetryBudget + r.reconciled - max(r.attempts-1, 0)
+	deadline := r.task.Deadline - (at - r.taskStart)
+	// the record is written in place; one that does not fit is taken back
+	c.recs = append(c.recs, evRec{})
+	if c.compact(&c.recs[len(c.recs)-1], ev, r.state, stateAfter, outcome, r.task.ID, faultID, tool, at, deadline, retry, r.ckSeq, ordinal, r.worker, r.attempts, d) {
+		return
+	}
+	c.recs = c.recs[:len(c.recs)-1]
+	c.addWide(Event{
+		Seq: len(r.evs), At: at, StateBefore: r.state, StateAfter: stateAfter, Actor: actorOf(ev), Event: ev, Tool: tool,
+		Ordinal: ordinal, Task: r.task.ID, Worker: r.worker, FaultID: faultID, Attempt: r.attempts, CheckpointSeq: r.ckSeq,
+		RetryRemaining: retry, DeadlineRemainingMs: deadline, Outcome: outcome, Detail: d.text(),
+	})
+}
+
 // toolOf returns the tool of the crossing being recorded: the tool of the
 // current commit for tool.commit, "" for every other event.
 func (r *run) toolOf(ev EventName) string {
@@ -841,11 +870,13 @@ func (r *run) toolOf(ev EventName) string {
 // setEvidenceRef sets the evidence reference of the last recorded event.
 func (r *run) setEvidenceRef(ref string) {
 	if r.detailed {
-		r.tl[len(r.tl)-1].EvidenceRef = ref
+		r.tl.setRef(ref)
 	}
 }
 
-func (r *run) actor(ev EventName) string {
+// actorOf returns the actor of an event of ev: the harness, the system,
+// the provider, the world or the Env.
+func actorOf(ev EventName) string {
 	switch ev {
 	case EvWorkerStart, EvWorkerCrash, EvStop:
 		return "harness"

@@ -124,7 +124,7 @@ func TestReplayIsDeterministic(t *testing.T) {
 		for _, p := range copperfin.Profiles {
 			s, _ := model.SingleFault(spec.Kind, copperfin.ConfigOfProfile(p))
 			a, b := run(t, s), run(t, s)
-			if diff := cmp.Diff(model.Normalize(a.Timeline), model.Normalize(b.Timeline)); diff != "" {
+			if diff := cmp.Diff(model.Normalize(a.Timeline.Events()), model.Normalize(b.Timeline.Events())); diff != "" {
 				t.Errorf("%s/%s: two runs differ:\n%s", spec.Kind, p, diff)
 			}
 			if a.RunID != b.RunID || a.Terms != b.Terms {
@@ -151,7 +151,7 @@ func TestFaultNotReachedIsNotTested(t *testing.T) {
 	if res.RunVerdict != model.Inconclusive || !res.Held() || res.Terms.Effects != 1 {
 		t.Fatalf("run verdict %s, held %t, effects %d", res.RunVerdict, res.Held(), res.Terms.Effects)
 	}
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		if e.FaultID != "" {
 			t.Fatalf("an event carries fault id %q though the fault never fired", e.FaultID)
 		}
@@ -165,7 +165,7 @@ func TestTimeoutAfterCommitTimeline(t *testing.T) {
 	s, _ := model.SingleFault("timeout_after_commit", copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
 	res := run(t, s)
 	var commits []string
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		if e.Event == model.EvToolCommit {
 			commits = append(commits, e.Outcome)
 		}
@@ -277,7 +277,7 @@ func TestCounterfactualSlidingGrantCache(t *testing.T) {
 	// the answer the cache served is the grant as approved, filled before
 	// the check by more than the bound
 	var check model.Event
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		if e.Event == model.EvAuthorityCheck {
 			check = e
 		}

@@ -20,7 +20,7 @@ func noticeSchedule(cs copperfin.Controls, faults ...model.FaultEntry) *model.Sc
 // receives returns the outcome and detail of every notice.receive of res.
 func receives(res *model.Result) []string {
 	var out []string
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		if e.Event == model.EvNoticeReceive {
 			out = append(out, strings.TrimSpace(e.FaultID+" "+e.Outcome+" "+e.Detail))
 		}
@@ -113,7 +113,7 @@ func TestLateFailedNoticeOverridesVerifiedSuccess(t *testing.T) {
 		t.Errorf("defended: %+v %s", res.Invariants, res.Verdict)
 	}
 	warned := false
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		warned = warned || e.Event == model.EvWarn && e.Outcome == "notice_stale"
 	}
 	if !warned {

@@ -37,7 +37,7 @@ func TestLastOutcomeMatchesRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want.RunID, want.Timeline = "", nil
+		want.RunID, want.Timeline = "", model.Timeline{}
 		terms, err := h.Terms(f, s)
 		if err != nil {
 			t.Fatal(err)

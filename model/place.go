@@ -20,11 +20,13 @@ func Crossings(res *Result) map[EventName]int {
 	if res == nil {
 		return out
 	}
-	for _, ev := range res.Timeline {
-		if ev.Event == EvClaim || ev.Event == EvWorkerStart || ev.Ordinal <= 0 {
+	tl := res.Timeline
+	for i := range tl.Len() {
+		ev, n := tl.Name(i), tl.Ordinal(i)
+		if ev == EvClaim || ev == EvWorkerStart || n <= 0 {
 			continue
 		}
-		out[ev.Event] = max(out[ev.Event], ev.Ordinal)
+		out[ev] = max(out[ev], n)
 	}
 	return out
 }
@@ -52,9 +54,10 @@ func Place(kind string, res *Result) (FaultEntry, bool) {
 	if k.spec.Event == EvWorkerStart && res != nil {
 		// a worker-scoped kind is reached at a worker's start, which
 		// Crossings leaves out (no catalogue kind is reached there)
-		for _, ev := range res.Timeline {
-			if ev.Event == EvWorkerStart {
-				n = max(n, ev.Ordinal)
+		tl := res.Timeline
+		for i := range tl.Len() {
+			if tl.Name(i) == EvWorkerStart {
+				n = max(n, tl.Ordinal(i))
 			}
 		}
 	}

@@ -110,7 +110,7 @@ func stream(seed string, task int, id string, worker, n int) []uint64 {
 func TestRandReplays(t *testing.T) {
 	first, log1 := runJitter(t, "pacing-a")
 	second, log2 := runJitter(t, "pacing-a")
-	if diff := cmp.Diff(model.Normalize(first.Timeline), model.Normalize(second.Timeline)); diff != "" {
+	if diff := cmp.Diff(model.Normalize(first.Timeline.Events()), model.Normalize(second.Timeline.Events())); diff != "" {
 		t.Fatalf("two runs of one schedule differ (-first +second):\n%s", diff)
 	}
 	a, err := json.Marshal(first.Record())
@@ -127,13 +127,13 @@ func TestRandReplays(t *testing.T) {
 	for _, v := range log1.draws[0] {
 		want = append(want, 10+model.Millis(v%90))
 	}
-	assert.Equal(t, want, sleeps(first.Timeline))
+	assert.Equal(t, want, sleeps(first.Timeline.Events()))
 	// the stream is a fixed function of its inputs, in any process
-	assert.Equal(t, []model.Millis{57, 32, 86, 15}, sleeps(first.Timeline))
+	assert.Equal(t, []model.Millis{57, 32, 86, 15}, sleeps(first.Timeline.Events()))
 
 	// a draw is not a crossing: the timeline holds the start, the load,
 	// a sleep and a checkpoint per step, and the claim
-	assert.Len(t, first.Timeline, 2+2*jitterSteps+1)
+	assert.Len(t, first.Timeline.Events(), 2+2*jitterSteps+1)
 }
 
 // TestRandSeedChangesStream: another seed string draws another stream.
@@ -142,7 +142,7 @@ func TestRandSeedChangesStream(t *testing.T) {
 	b, lb := runJitter(t, "pacing-b")
 	assert.NotEqual(t, la.draws[0], lb.draws[0])
 	assert.Equal(t, stream("pacing-b", 0, "pace-J-1", 1, jitterSteps), lb.draws[0])
-	assert.NotEqual(t, sleeps(a.Timeline), sleeps(b.Timeline))
+	assert.NotEqual(t, sleeps(a.Timeline.Events()), sleeps(b.Timeline.Events()))
 	// a fault does not enter the stream: the first worker's draws before
 	// the crash are the fault-free run's
 	_, lc := runJitter(t, "pacing-a", model.FaultEntry{Event: model.EvCheckpointWrite, Ordinal: 2, Kind: "worker_restart"})
@@ -157,7 +157,7 @@ func TestRandWorkerRestart(t *testing.T) {
 	restart := model.FaultEntry{Event: model.EvCheckpointWrite, Ordinal: 2, Kind: "worker_restart"}
 	first, log1 := runJitter(t, "pacing-a", restart)
 	second, log2 := runJitter(t, "pacing-a", restart)
-	if diff := cmp.Diff(model.Normalize(first.Timeline), model.Normalize(second.Timeline)); diff != "" {
+	if diff := cmp.Diff(model.Normalize(first.Timeline.Events()), model.Normalize(second.Timeline.Events())); diff != "" {
 		t.Fatalf("two runs of one schedule differ (-first +second):\n%s", diff)
 	}
 	require.Len(t, log1.draws, 2, "one restart: two workers")
@@ -172,7 +172,7 @@ func TestRandWorkerRestart(t *testing.T) {
 	require.ErrorIs(t, log1.sleepErrs[0], model.ErrWorkerCrashed)
 	assert.NoError(t, log1.randErr[1])
 	var workers []int
-	for _, e := range first.Timeline {
+	for _, e := range first.Timeline.Events() {
 		if e.Event == model.EvClockSleep {
 			workers = append(workers, e.Worker)
 		}

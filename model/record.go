@@ -145,14 +145,18 @@ func (r *redactor) redact(s string) string {
 
 // Record builds the run's evidence record.
 func (res *Result) Record() RunRecord {
-	rd := newRedactor(&res.fixture)
+	fx := res.fixture
+	if fx == nil {
+		fx = &Fixture{} // a Result a program built itself
+	}
+	rd := newRedactor(fx)
 	rec := RunRecord{
 		Version: RecordVersion, RunID: res.RunID, RunVerdict: res.RunVerdict, ClaimVerdict: res.Verdict,
 		Schedule: res.Schedule, Invariants: map[string]string{}, Violations: []InvariantResult{},
 		Terms: res.Terms, Claims: res.Claims, Tasks: res.Tasks, Limitations: append([]string(nil), limitations...),
 		Fleet: res.Fleet,
 	}
-	rec.Contract = Contract{Fixture: res.fixture.Name, Config: res.describeSystem(),
+	rec.Contract = Contract{Fixture: fx.Name, Config: res.describeSystem(),
 		RetryBudget: res.budget.RetryBudget, DeadlineMs: res.budget.DeadlineMs, Join: res.join, Statement: contractStatement,
 		Invariants: []string{}}
 	for _, inv := range res.Invariants {
@@ -184,8 +188,9 @@ func (res *Result) Record() RunRecord {
 			rec.Terminal = c.Reason
 		}
 	}
-	rec.Timeline = make([]Event, len(res.Timeline))
-	for i, e := range res.Timeline {
+	tl := res.Timeline.Events()
+	rec.Timeline = make([]Event, len(tl))
+	for i, e := range tl {
 		e.Detail = rd.redact(e.Detail)
 		rec.Timeline[i] = e
 	}
@@ -259,7 +264,7 @@ func (res *Result) nextCheck() string {
 // calling tool when tool is set.
 func (res *Result) occurrences(ev EventName, tool string) int {
 	n := 0
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		if e.Event == ev && (tool == "" || e.Tool == tool) {
 			n++
 		}

@@ -103,10 +103,12 @@ type Result struct {
 	// Provider is the run's provider history: every tool.commit and
 	// ledger.readback crossing in the order sent (see ProviderOp). It is
 	// not part of any file format.
-	Provider   []ProviderOp      `json:"-"`
-	RunID      string            `json:"run_id"`
-	Schedule   *Schedule         `json:"schedule"`
-	Timeline   []Event           `json:"timeline"`
+	Provider []ProviderOp `json:"-"`
+	RunID    string       `json:"run_id"`
+	Schedule *Schedule    `json:"schedule"`
+	// Timeline is the run's timeline (see Timeline: its events are
+	// built when first read).
+	Timeline   Timeline          `json:"timeline"`
 	Faults     []FaultReport     `json:"faults"`
 	Invariants []InvariantResult `json:"invariants"`
 	Claims     []TaskClaim       `json:"claims"`
@@ -138,7 +140,7 @@ type Result struct {
 	// provider's load the harness measured; nil otherwise.
 	Fleet *FleetLoad `json:"fleet,omitempty"`
 
-	fixture Fixture
+	fixture *Fixture
 	def     *Definition
 	budget  BudgetUse
 	join    JoinPolicy
@@ -165,29 +167,48 @@ func (res *Result) Invariant(name string) (InvariantResult, bool) {
 }
 
 func (r *run) result() *Result {
-	res := r.outcome()
+	st := r.outcomeStore()
+	res := &st.res
 	res.RunID = r.runID
-	// the timeline, every event stamped with the run id as it was
-	// recorded, is the Result's own: the next run starts another
-	res.Timeline = r.tl
+	res.Timeline.t = &st.tl
+	// the timeline's record is the Result's own: the next run starts
+	// another
+	r.tl.take(res.Timeline.t, r.runID)
 	res.Provider = r.prov
 	r.prov = nil
-	r.tlCap = len(r.tl)
-	r.tl = nil
 	return res
 }
 
+// resultStore is a Result with the storage outcome gives it.
+type resultStore struct {
+	res Result
+	tl  timeline
+	// invs holds the invariant results of the default scope
+	invs   [8]InvariantResult
+	faults [1]FaultReport
+	claims [1]TaskClaim
+	tasks  [1]TaskVerdict
+}
+
 // outcome is the run's result without its run id and timeline.
-func (r *run) outcome() *Result {
-	res := &Result{
+func (r *run) outcome() *Result { return &r.outcomeStore().res }
+
+// outcomeStore is outcome with the storage of its Result.
+func (r *run) outcomeStore() *resultStore {
+	// the Result, its timeline's header and, for one task, one fault and
+	// the invariants of the default scope, its lists in one allocation:
+	// all of it is this Result's own
+	st := &resultStore{res: Result{
 		Schedule: r.sched,
 		def:      r.h.opts.System,
-		fixture:  r.h.fixture,
+		fixture:  r.h.shared,
 		Terms:    r.terms(),
-	}
+	}}
+	res := &st.res
 	o := &r.oracle
 	sc := &r.h.scope
-	// one allocation of the exact size for each list
+	// the list in the store when it fits, else one allocation of the
+	// exact size
 	n := len(r.users)
 	for i := range Invariants {
 		if !sc.off[i] {
@@ -195,25 +216,38 @@ func (r *run) outcome() *Result {
 		}
 	}
 	// (none, as before, when a list stays empty: it encodes as null)
-	if n > 0 {
+	switch {
+	case n > 0 && n <= len(st.invs):
+		res.Invariants = st.invs[:0:n]
+	case n > 0:
 		res.Invariants = make([]InvariantResult, 0, n)
 	}
-	if len(r.faults) > 0 {
-		res.Faults = make([]FaultReport, 0, len(r.faults))
+	switch n := len(r.faults); {
+	case n == 1:
+		res.Faults = st.faults[:0:1]
+	case n > 0:
+		res.Faults = make([]FaultReport, 0, n)
 	}
-	if len(r.tasks) > 0 {
-		res.Claims = make([]TaskClaim, 0, len(r.tasks))
-		res.Tasks = make([]TaskVerdict, 0, len(r.tasks))
+	switch n := len(r.tasks); {
+	case n == 1:
+		res.Claims, res.Tasks = st.claims[:0:1], st.tasks[:0:1]
+	case n > 0:
+		res.Claims = make([]TaskClaim, 0, n)
+		res.Tasks = make([]TaskVerdict, 0, n)
 	}
 	for i, inv := range Invariants {
 		if sc.off[i] {
 			continue
 		}
-		ir := InvariantResult{Name: inv.Name, Oracle: inv.Oracle, Held: !o.violated[i]}
+		// written in place, field by field: the list is zeroed storage of
+		// its final length
+		k := len(res.Invariants)
+		res.Invariants = res.Invariants[:k+1]
+		ir := &res.Invariants[k]
+		ir.Name, ir.Oracle, ir.Held = inv.Name, inv.Oracle, !o.violated[i]
 		if o.violated[i] {
 			ir.FirstSeq, ir.Event, ir.FaultID, ir.Detail = o.firstSeq[i], o.event[i], o.fault[i], o.detail[i]
 		}
-		res.Invariants = append(res.Invariants, ir)
 	}
 	for i, u := range r.users {
 		f := o.user[i]
@@ -293,7 +327,7 @@ func (r *run) outcome() *Result {
 	default:
 		res.RunVerdict = ContainedFailure
 	}
-	return res
+	return st
 }
 
 // taskVerdict judges the i-th task (see TaskVerdict); invs are the run's

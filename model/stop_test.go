@@ -12,7 +12,7 @@ import (
 
 func events(res *model.Result) []string {
 	var out []string
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		out = append(out, string(e.Event))
 	}
 	return out
@@ -52,7 +52,7 @@ func TestStopAtDuplicate(t *testing.T) {
 		if st == nil || st.Condition != c.condition || st.Limit != c.limit || st.Value != c.value || st.Seq != 19 || st.At != 222 {
 			t.Fatalf("%+v: stop report %+v", c.stop, st)
 		}
-		stop := res.Timeline[19]
+		stop := res.Timeline.Events()[19]
 		if stop.Actor != "harness" || stop.Outcome != "stopped" || !strings.HasPrefix(stop.Detail, c.condition+": ") {
 			t.Errorf("%+v: run.stop record %+v", c.stop, stop)
 		}
@@ -169,8 +169,8 @@ func TestStopBoundsRunawayRetry(t *testing.T) {
 		if inv.Held || inv.FirstSeq != c.seq || inv.Detail != "attempt 4 exceeds one plus the retry budget of 2" {
 			t.Errorf("%s: budget %+v", c.profile, inv)
 		}
-		if res.RunVerdict != model.Unrecoverable || res.Faults[0].Fired != 4 || len(res.Timeline) != c.seq+2 {
-			t.Errorf("%s: verdict %s, fired %d, %d events", c.profile, res.RunVerdict, res.Faults[0].Fired, len(res.Timeline))
+		if res.RunVerdict != model.Unrecoverable || res.Faults[0].Fired != 4 || len(res.Timeline.Events()) != c.seq+2 {
+			t.Errorf("%s: verdict %s, fired %d, %d events", c.profile, res.RunVerdict, res.Faults[0].Fired, len(res.Timeline.Events()))
 		}
 	}
 }

@@ -97,7 +97,7 @@ func TestFaultAimedAtATool(t *testing.T) {
 	}
 	steps := func(res *model.Result) []step {
 		var out []step
-		for _, e := range res.Timeline {
+		for _, e := range res.Timeline.Events() {
 			out = append(out, step{e.Seq, e.Event, e.Tool, e.Ordinal, e.FaultID, e.Outcome})
 		}
 		return out
@@ -154,7 +154,7 @@ func TestFaultAimedAtATool(t *testing.T) {
 	}
 	both := runShopper(t, shopper{}, opts, head+`{"event":"tool.commit","ordinal":1,"kind":"timeout_after_commit","tool":"charge"},`+
 		`{"event":"tool.commit","ordinal":2,"kind":"timeout_after_commit","tool":"charge"}]}`)
-	if f1, f2 := both.Faults[0], both.Faults[1]; f1.FiredAt != 4 || f2.FiredAt != 5 || both.Timeline[5-1].Tool != "charge" {
+	if f1, f2 := both.Faults[0], both.Faults[1]; f1.FiredAt != 4 || f2.FiredAt != 5 || both.Timeline.Events()[5-1].Tool != "charge" {
 		t.Errorf("charge#1 then charge#2: %+v %+v", f1, f2)
 	}
 	// a tool the system never calls is never reached
@@ -188,13 +188,13 @@ func equalSteps[T comparable](a, b []T) bool {
 func TestWorldEventAimedAtATool(t *testing.T) {
 	res := runShopper(t, shopper{}, model.Options{Builtin: []string{model.InvBudget}},
 		`{"version":1,"seed":"w","config":{"controls":[]},"faults":[{"event":"tool.commit","ordinal":1,"kind":"clock_advance","target":"500","tool":"charge"}]}`)
-	w := res.Timeline[4] // seq 5: right after the charge at seq 4
-	if w.Event != model.EventName("world") || w.FaultID != "f1" || res.Timeline[3].Tool != "charge" || res.Faults[0].FiredAt != 5 {
+	w := res.Timeline.Events()[4] // seq 5: right after the charge at seq 4
+	if w.Event != model.EventName("world") || w.FaultID != "f1" || res.Timeline.Events()[3].Tool != "charge" || res.Faults[0].FiredAt != 5 {
 		t.Fatalf("world event at %+v; faults %+v", w, res.Faults)
 	}
 	res = runShopper(t, shopper{}, model.Options{Builtin: []string{model.InvBudget}},
 		`{"version":1,"seed":"w","config":{"controls":[]},"faults":[{"event":"tool.commit","ordinal":1,"kind":"worker_crash","tool":"charge"}]}`)
-	c := res.Timeline[5] // seq 6: the world event at seq 5, then the crash
+	c := res.Timeline.Events()[5] // seq 6: the world event at seq 5, then the crash
 	if c.Event != model.EvWorkerCrash || c.Detail != "worker crashed after tool.commit(charge)#1" || res.Faults[0].FiredAt != 5 {
 		t.Fatalf("crash %+v; faults %+v", c, res.Faults)
 	}

@@ -36,9 +36,9 @@ func TestWorldEventAfterTheLastCheck(t *testing.T) {
 	const sched = `{"version":1,"seed":"w","config":{CONFIG},"faults":[{"event":"state.read","ordinal":1,"kind":"capability_revocation"}]}`
 	res := run(t, mustParse(t, strings.Replace(sched, "{CONFIG}", `{"profile":"typed"}`, 1)))
 	var world, read model.Event
-	for i, e := range res.Timeline {
+	for i, e := range res.Timeline.Events() {
 		if e.Event == model.EvWorld {
-			world, read = e, res.Timeline[i-1]
+			world, read = e, res.Timeline.Events()[i-1]
 		}
 	}
 	if world.FaultID != "f1" || world.Actor != "world" || world.Outcome != "capability_revocation" || read.Event != model.EvStateRead {

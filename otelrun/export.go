@@ -241,7 +241,7 @@ func newBuilder(res *model.Result) (*builder, error) {
 	if res.Schedule == nil {
 		return nil, fmt.Errorf("otelrun: run %s has no schedule", res.RunID)
 	}
-	if len(res.Timeline) == 0 {
+	if res.Timeline.Len() == 0 {
 		return nil, fmt.Errorf("otelrun: run %s has an empty timeline", res.RunID)
 	}
 	b := &builder{res: res, faults: map[string]faultInfo{}, bySeq: map[int]int{}, violated: map[int][]model.InvariantResult{}}
@@ -253,7 +253,7 @@ func newBuilder(res *model.Result) (*builder, error) {
 		b.faults[f.ID] = faultInfo{report: f, spec: spec}
 	}
 	seen := map[string]bool{}
-	for i, e := range res.Timeline {
+	for i, e := range res.Timeline.Events() {
 		if _, dup := b.bySeq[e.Seq]; dup {
 			return nil, fmt.Errorf("otelrun: run %s: seq %d appears twice in the timeline", res.RunID, e.Seq)
 		}
@@ -294,7 +294,7 @@ func at(ms model.Millis) time.Time { return Epoch.Add(time.Duration(ms) * time.M
 // emit starts and ends every span.
 func (b *builder) emit(tr trace.Tracer) {
 	res := b.res
-	tl := res.Timeline
+	tl := res.Timeline.Events()
 	start := func(i int) model.Millis {
 		switch {
 		case i == 0:

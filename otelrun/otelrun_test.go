@@ -83,7 +83,7 @@ func crossingAttrs(e model.Event) map[string]any {
 // crossing and on the root, logical times from the epoch, and hex ids.
 func TestTraceFileMatchesTimeline(t *testing.T) {
 	res := run(t, "timeout_after_commit", copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
-	tl := res.Timeline
+	tl := res.Timeline.Events()
 	// the run this test is about, pinned
 	if len(tl) != 22 || res.RunVerdict != model.Unrecoverable || len(res.Faults) != 1 || res.Faults[0].FiredAt != 16 {
 		t.Fatalf("the run changed: %d crossings, verdict %s, faults %+v", len(tl), res.RunVerdict, res.Faults)
@@ -289,20 +289,20 @@ func TestExportToAnyExporter(t *testing.T) {
 	require.NoError(t, otelrun.Export(context.Background(), res, rec))
 	spans := rec.GetSpans()
 	tasks := map[string]int{}
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		tasks[e.Task]++
 	}
-	if rec.calls != 1 || len(tasks) != 3 || len(spans) != len(res.Timeline)+3 {
-		t.Fatalf("%d calls, %d tasks, %d spans for %d crossings", rec.calls, len(tasks), len(spans), len(res.Timeline))
+	if rec.calls != 1 || len(tasks) != 3 || len(spans) != len(res.Timeline.Events())+3 {
+		t.Fatalf("%d calls, %d tasks, %d spans for %d crossings", rec.calls, len(tasks), len(spans), len(res.Timeline.Events()))
 	}
 	roots := map[trace.SpanID]string{}
-	for _, s := range spans[len(res.Timeline):] {
+	for _, s := range spans[len(res.Timeline.Events()):] {
 		if s.Parent.IsValid() || !strings.HasPrefix(s.Name, "task ") {
 			t.Fatalf("span %q is not a task root", s.Name)
 		}
 		roots[s.SpanContext.SpanID()] = strings.TrimPrefix(s.Name, "task ")
 	}
-	for i, e := range res.Timeline {
+	for i, e := range res.Timeline.Events() {
 		s := spans[i]
 		if s.SpanContext.TraceID() != spans[0].SpanContext.TraceID() || roots[s.Parent.SpanID()] != e.Task {
 			t.Errorf("seq %d of task %s: parent is the root of %q", e.Seq, e.Task, roots[s.Parent.SpanID()])
@@ -310,7 +310,7 @@ func TestExportToAnyExporter(t *testing.T) {
 	}
 	for task, n := range tasks {
 		var got int
-		for _, s := range spans[len(res.Timeline):] {
+		for _, s := range spans[len(res.Timeline.Events()):] {
 			if s.Name == "task "+task {
 				for _, kv := range s.Attributes {
 					if kv.Key == "faultline.crossings" {
@@ -327,10 +327,11 @@ func TestExportToAnyExporter(t *testing.T) {
 	require.NoError(t, rec.ExportSpans(context.Background(), nil))
 
 	bad := *res
-	bad.Timeline = append([]model.Event(nil), res.Timeline...)
-	bad.Timeline[3].FaultID = "f9"
+	badTL := append([]model.Event(nil), res.Timeline.Events()...)
+	badTL[3].FaultID = "f9"
+	bad.Timeline = model.TimelineOf(badTL)
 	empty := *res
-	empty.Timeline = nil
+	empty.Timeline = model.Timeline{}
 	noSched := *res
 	noSched.Schedule = nil
 	for _, c := range []struct {

@@ -129,7 +129,7 @@ func replayOnly(t rapid.TB, e *explorer, ff failFiles, path string) {
 		t.Errorf("properties: counterexample replayed from %s=%s%s (an invariant violated, exit code 1 of the table): %s", ReplayEnv, path, st.note, st.cx)
 	case len(st.res.Faults) > 0 && st.reached() == 0:
 		seen := map[model.EventName]bool{}
-		for _, ev := range st.res.Timeline {
+		for _, ev := range st.res.Timeline.Events() {
 			seen[ev.Event] = true
 		}
 		var crossed []string

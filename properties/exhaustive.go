@@ -312,7 +312,7 @@ func Exhaustive(sys System, opts ...Option) (*ExhaustiveReport, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, ev := range clean.Timeline {
+		for _, ev := range clean.Timeline.Events() {
 			e.crossed[ev.Event] = true
 		}
 		e.noticeScope()
@@ -622,9 +622,14 @@ func (w *walkState) schedule(il int, fs []placed) *model.Schedule {
 func (w *walkState) sites(res *model.Result) []placed {
 	crossed := model.Crossings(res)
 	details := map[model.EventName][]string{}
-	for _, ev := range res.Timeline {
-		if (ev.Event == model.EvMemoryRead || ev.Event == model.EvBranchRun) && ev.Detail != "" && !slices.Contains(details[ev.Event], ev.Detail) {
-			details[ev.Event] = append(details[ev.Event], ev.Detail)
+	tl := res.Timeline
+	for i := range tl.Len() {
+		ev := tl.Name(i)
+		if ev != model.EvMemoryRead && ev != model.EvBranchRun {
+			continue
+		}
+		if d := tl.Detail(i); d != "" && !slices.Contains(details[ev], d) {
+			details[ev] = append(details[ev], d)
 		}
 	}
 	var out []placed

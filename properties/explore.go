@@ -361,7 +361,7 @@ type sites struct {
 // sitesOf returns the sites of res.
 func sitesOf(res *model.Result) sites {
 	ss := sites{counts: model.Crossings(res), details: map[model.EventName][]string{}}
-	for _, ev := range res.Timeline {
+	for _, ev := range res.Timeline.Events() {
 		if ev.Detail != "" && !slices.Contains(ss.details[ev.Event], ev.Detail) {
 			ss.details[ev.Event] = append(ss.details[ev.Event], ev.Detail)
 		}
@@ -441,7 +441,7 @@ func (e *explorer) survey(also ...model.Config) error {
 			return err
 		}
 		ss := sitesOf(clean)
-		for _, ev := range clean.Timeline {
+		for _, ev := range clean.Timeline.Events() {
 			e.crossed[ev.Event] = true
 		}
 		if i == 0 {
@@ -1076,8 +1076,9 @@ func (e *explorer) count(res *model.Result) {
 			}
 		}
 	}
-	for _, ev := range res.Timeline {
-		e.crossed[ev.Event] = true
+	tl := res.Timeline
+	for i := range tl.Len() {
+		e.crossed[tl.Name(i)] = true
 	}
 }
 

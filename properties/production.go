@@ -147,7 +147,7 @@ func (e *explorer) harnessRun(h *model.Harness, f model.Factory, s *model.Schedu
 	if err != nil {
 		return nil, err
 	}
-	if why := sameCrossings(res.Timeline, again.Timeline); why != "" {
+	if why := sameCrossings(res.Timeline.Events(), again.Timeline.Events()); why != "" {
 		var fs []string
 		for _, f := range s.Faults {
 			fs = append(fs, f.Kind+" at "+f.Placement())

@@ -91,7 +91,7 @@ func Example() {
 	}
 	inv, _ := res.Invariant(model.InvEffectAtMostOnce)
 	fmt.Println(inv.Held, inv.Event, inv.FaultID, inv.Detail)
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		fmt.Println(strings.TrimSpace(fmt.Sprint(e.Event, " ", e.Outcome, " ", e.FaultID)))
 	}
 	// Output:

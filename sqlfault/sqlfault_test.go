@@ -257,7 +257,7 @@ func runErr(s *system, faults ...model.FaultEntry) (*model.Result, error) {
 
 func timeline(res *model.Result) string {
 	var evs []string
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		s := string(e.Event) + "/" + e.Outcome
 		if e.FaultID != "" {
 			s += "!" + e.FaultID
@@ -286,7 +286,7 @@ func TestCleanRun(t *testing.T) {
 			t.Fatalf("%+v: timeline\n%s\nwant\n%s", opt, got, want)
 		}
 		// the default Options.Call names the tool after the table
-		if e := res.Timeline[4]; e.Tool != "charges" || e.Ordinal != 1 {
+		if e := res.Timeline.Events()[4]; e.Tool != "charges" || e.Ordinal != 1 {
 			t.Fatalf("%+v: commit crossing %+v", opt, e)
 		}
 	}
@@ -679,7 +679,7 @@ func TestCall(t *testing.T) {
 	}
 	res := run(t, s, at(model.EvCheckpointWrite, 2, "stale_checkpoint"))
 	var got []string
-	for _, e := range res.Timeline[1:7] {
+	for _, e := range res.Timeline.Events()[1:7] {
 		got = append(got, fmt.Sprintf("%s#%d %s %q", e.Event, e.Ordinal, e.Tool, e.Detail))
 	}
 	want := []string{

@@ -83,7 +83,7 @@ func TestFindingAndCounterexampleNameTheSameCall(t *testing.T) {
 	// the fault fires on a commit of the finding's tool, and the
 	// violation is seen at a second commit of it
 	var faulted, broke []model.Event
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		if e.FaultID == "f1" && e.Event == model.EvToolCommit {
 			faulted = append(faulted, e)
 		}

@@ -92,7 +92,7 @@ func TestProductionFindingAndCounterexample(t *testing.T) {
 	assert.Equal(t, "f1", inv.FaultID)
 	assert.Equal(t, model.EvToolCommit, inv.Event)
 	var faulted, broke []model.Event
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		if e.FaultID == "f1" && e.Event == model.EvToolCommit {
 			faulted = append(faulted, e)
 		}

@@ -15,7 +15,7 @@ func candidates(h *model.Harness, factory model.Factory) ([]model.FaultEntry, er
 		return nil, err
 	}
 	crossed := map[model.EventName]int{}
-	for _, e := range res.Timeline {
+	for _, e := range res.Timeline.Events() {
 		crossed[e.Event]++
 	}
 	var out []model.FaultEntry

@@ -167,11 +167,11 @@ func TestSameTimelineTwice(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if !reflect.DeepEqual(runs[0].Timeline, runs[1].Timeline) {
+	if !reflect.DeepEqual(runs[0].Timeline.Events(), runs[1].Timeline.Events()) {
 		t.Fatalf("two timelines:\n%v\n%v", runs[0].Timeline, runs[1].Timeline)
 	}
 	var at []model.Millis
-	for _, e := range runs[0].Timeline {
+	for _, e := range runs[0].Timeline.Events() {
 		if e.Event == model.EvToolCommit {
 			at = append(at, e.At)
 		}
