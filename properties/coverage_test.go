@@ -73,7 +73,7 @@ func curveOf(t *testing.T, count func(coverage.Counter) int, seed uint64, checks
 // many checks as reachable keys; unguided exploration with the same seed
 // (without swarm draws, as the guide draws) has visited 16 after 40
 // checks and needs 74 for all 20; with swarm draws, which favour
-// compositions of the most faults, it has visited 15 after 40 (none after
+// compositions of the most faults, it has visited 14 after 40 (none after
 // the first check). Exploring
 // exactly N checks visits what the curve says after N.
 func TestGuidedVisitsEveryKeyWithinTwiceTheKeys(t *testing.T) {
@@ -102,8 +102,8 @@ func TestGuidedVisitsEveryKeyWithinTwiceTheKeys(t *testing.T) {
 		t.Fatalf("unguided curve, seed 1:\n%v\nwant\n%v", unguided, wantU)
 	}
 	swarm, _ := curve(t, 1, 2*reachable)
-	wantS := []int{0, 1, 3, 5, 5, 6, 6, 7, 8, 10, 11, 12, 13, 13, 14, 14, 15, 15, 15, 15,
-		15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15}
+	wantS := []int{0, 1, 3, 5, 5, 6, 6, 7, 8, 10, 11, 12, 13, 13, 14, 14, 14, 14, 14, 14,
+		14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14}
 	if !slices.Equal(swarm, wantS) {
 		t.Fatalf("unguided curve with swarm draws, seed 1:\n%v\nwant\n%v", swarm, wantS)
 	}

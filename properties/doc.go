@@ -73,7 +73,9 @@
 // earlier ones at their crossing or one they made (see WithoutSwarm). Memory losses and branch failures draw a target from
 // the memory keys and branch names of the run they are placed in; clock advances draw their length, from 1 ms to twice the
 // workload's farthest capability expiry or deadline and never more than
-// model.MaxClockAdvance (what the schedule validator accepts). The config (profile or
+// model.MaxClockAdvance (what the schedule validator accepts), evenly in
+// a swarm draw (rapid's own integer draw would keep seven in ten of them
+// within the first eighth of that range, short of most deadlines). The config (profile or
 // controls, mutant, budgets, join policy) and the fixture are fixed by the
 // options and written into every schedule.
 //

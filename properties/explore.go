@@ -3,6 +3,7 @@ package properties
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"regexp"
 	"slices"
 	"strconv"
@@ -685,10 +686,14 @@ func (e *explorer) draw(t *rapid.T) *model.Schedule {
 	return s
 }
 
-// drawTarget draws f's target when k takes one: a clock advance, or a
+// drawTarget draws f's target when k takes one: a clock advance (evenly
+// in 1..maxAdvance in a swarm draw, where rapid's own draw would give
+// advances of at most an eighth of the range seven times in ten), or a
 // memory key or branch name of the run f is placed in (ss).
 func (e *explorer) drawTarget(t *rapid.T, k *kindSpace, f *model.FaultEntry, ss sites) {
 	switch {
+	case k.clock && e.swarm:
+		f.Target = strconv.Itoa(1 + drawEven(t, e.maxAdvance, "advance_ms"))
 	case k.clock:
 		f.Target = strconv.Itoa(rapid.IntRange(1, e.maxAdvance).Draw(t, "advance_ms"))
 	case k.memory || k.branch:
@@ -937,10 +942,9 @@ func (e *explorer) fail(err error) {
 	}
 }
 
-// drawKind draws the kind of one entry, as an index into kinds. Unguided
-// (and guided, one time in four), rapid draws it: rapid favours small
-// integers, so the sum of two draws modulo the number of kinds spreads the
-// kinds evenly. Guided, rapid draws a position in the check's wanted kinds,
+// drawKind draws the kind of one entry of a draw without a swarm, as an
+// index into kinds. Unguided (and guided, one time in four), drawKindOf
+// draws it. Guided, rapid draws a position in the check's wanted kinds,
 // which shrinks toward the most wanted.
 func (e *explorer) drawKind(t *rapid.T) int {
 	if e.guide != nil && len(e.wanted) > 0 && rapid.IntRange(0, 3).Draw(t, "guided") < 3 {
@@ -949,8 +953,28 @@ func (e *explorer) drawKind(t *rapid.T) int {
 	return e.drawKindOf(t, len(e.kinds))
 }
 
-// drawKindOf draws a position among nk kinds: rapid favours small
-// integers, so the sum of two draws modulo nk spreads them evenly.
+// drawEven draws an integer in [0, n) evenly (to within 1 in 8n), from
+// fair bits: rapid's integer draws favour small values (an IntRange of
+// 4000 values gives the first 500 about seven draws in ten). It shrinks
+// toward 0; n <= 1 draws nothing and gives 0.
+func drawEven(t *rapid.T, n int, label string) int {
+	if n <= 1 {
+		return 0
+	}
+	var u uint64
+	for b := bits.Len(uint(n-1)) + 3; b > 0; b-- {
+		u <<= 1
+		if rapid.Bool().Draw(t, label) {
+			u |= 1
+		}
+	}
+	return int(u % uint64(n))
+}
+
+// drawKindOf draws a position among nk kinds: the sum of two of rapid's
+// draws modulo nk, which spreads them, though not evenly (rapid favours
+// small integers: over 32 kinds the first eighth comes about 1.6 times as
+// often as the last).
 func (e *explorer) drawKindOf(t *rapid.T, nk int) int {
 	return (rapid.IntRange(0, nk-1).Draw(t, "kind") + rapid.IntRange(0, nk-1).Draw(t, "kind_spread")) % nk
 }
