@@ -618,7 +618,7 @@ func (e *explorer) draw(t *rapid.T) *model.Schedule {
 	if e.swarm {
 		n, sw = e.drawSwarm(t)
 	} else {
-		n = rapid.IntRange(e.minFaults, e.set.maxFaults).Draw(t, "faults")
+		n = intRange(e.minFaults, e.set.maxFaults).Draw(t, "faults")
 	}
 	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "explore", Config: e.set.config, Faults: make([]model.FaultEntry, 0, n)}
 	ss := e.clean
@@ -669,12 +669,12 @@ func (e *explorer) draw(t *rapid.T) *model.Schedule {
 		if def > 0 {
 			f.Event, f.Ordinal = k.own, def
 		}
-		if def == 0 || rapid.IntRange(0, 3).Draw(t, "placement") >= e.defaultOdds() {
-			f.Event = evs[rapid.IntRange(0, len(evs)-1).Draw(t, "event")]
+		if def == 0 || intRange(0, 3).Draw(t, "placement") >= e.defaultOdds() {
+			f.Event = evs[intRange(0, len(evs)-1).Draw(t, "event")]
 			if e.swarm {
 				f.Ordinal = sw.drawOrdinal(t, e.eventIndex(f.Event), ss.counts[f.Event])
 			} else {
-				f.Ordinal = rapid.IntRange(1, ss.counts[f.Event]).Draw(t, "ordinal")
+				f.Ordinal = intRange(1, ss.counts[f.Event]).Draw(t, "ordinal")
 			}
 		}
 		e.drawTarget(t, k, &f, ss)
@@ -695,14 +695,14 @@ func (e *explorer) drawTarget(t *rapid.T, k *kindSpace, f *model.FaultEntry, ss 
 	case k.clock && e.swarm:
 		f.Target = strconv.Itoa(1 + drawEven(t, e.maxAdvance, "advance_ms"))
 	case k.clock:
-		f.Target = strconv.Itoa(rapid.IntRange(1, e.maxAdvance).Draw(t, "advance_ms"))
+		f.Target = strconv.Itoa(intRange(1, e.maxAdvance).Draw(t, "advance_ms"))
 	case k.memory || k.branch:
 		ev := model.EvMemoryRead
 		if k.branch {
 			ev = model.EvBranchRun
 		}
 		targets := append([]string{""}, ss.details[ev]...)
-		f.Target = targets[rapid.IntRange(0, len(targets)-1).Draw(t, "target")]
+		f.Target = targets[intRange(0, len(targets)-1).Draw(t, "target")]
 	}
 }
 
@@ -727,17 +727,17 @@ func (e *explorer) drawCorrelated(t *rapid.T, s *model.Schedule) {
 		if len(corrs) == 0 {
 			continue
 		}
-		c := rapid.IntRange(0, len(corrs)).Draw(t, "correlation")
+		c := intRange(0, len(corrs)).Draw(t, "correlation")
 		if c == 0 {
 			continue
 		}
 		f.Correlation = corrs[c-1]
 		if f.Correlation == model.CorrelationRepeated {
-			f.Repeat = rapid.IntRange(2, 4).Draw(t, "repeat")
+			f.Repeat = intRange(2, 4).Draw(t, "repeat")
 		}
 	}
-	if rapid.IntRange(0, 1).Draw(t, "scheduler_seeded") == 1 {
-		s.Config.Concurrency.Seed = strconv.Itoa(rapid.IntRange(1, 1<<16).Draw(t, "scheduler_seed"))
+	if intRange(0, 1).Draw(t, "scheduler_seeded") == 1 {
+		s.Config.Concurrency.Seed = strconv.Itoa(intRange(1, 1<<16).Draw(t, "scheduler_seed"))
 	}
 }
 
@@ -749,10 +749,10 @@ func (e *explorer) drawCorrelated(t *rapid.T, s *model.Schedule) {
 func (e *explorer) drawInterleaving(t *rapid.T) *model.Concurrency {
 	c := e.set.config.Concurrency.Clone()
 	c.Interleaving = nil
-	runs := rapid.IntRange(0, 4).Draw(t, "interleaving_runs")
+	runs := intRange(0, 4).Draw(t, "interleaving_runs")
 	for i := 0; i < runs; i++ {
-		task := rapid.IntRange(1, e.tasks).Draw(t, "interleaving_task")
-		n := rapid.IntRange(1, e.points).Draw(t, "interleaving_points")
+		task := intRange(1, e.tasks).Draw(t, "interleaving_task")
+		n := intRange(1, e.points).Draw(t, "interleaving_points")
 		for j := 0; j < n && len(c.Interleaving) < model.MaxInterleaving; j++ {
 			c.Interleaving = append(c.Interleaving, task)
 		}
@@ -787,9 +787,9 @@ func (sw *swarmDraw) drawOrdinal(t *rapid.T, i, n int) int {
 		}
 	}
 	if len(ok) == 0 {
-		return rapid.IntRange(1, n).Draw(t, "ordinal")
+		return intRange(1, n).Draw(t, "ordinal")
 	}
-	return ok[rapid.IntRange(0, len(ok)-1).Draw(t, "ordinal")]
+	return ok[intRange(0, len(ok)-1).Draw(t, "ordinal")]
 }
 
 // defaultOdds is how many of four draws place an entry at its kind's
@@ -819,16 +819,16 @@ func (e *explorer) eventIndex(ev model.EventName) int { return slices.Index(e.sw
 // entries and toward leaving nothing out.
 func (e *explorer) drawSwarm(t *rapid.T) (int, swarmDraw) {
 	n := e.minFaults
-	if n < e.set.maxFaults && rapid.IntRange(0, 3).Draw(t, "composition") > 0 {
+	if n < e.set.maxFaults && intRange(0, 3).Draw(t, "composition") > 0 {
 		n = e.set.maxFaults
 	} else {
-		for n < e.set.maxFaults && rapid.Bool().Draw(t, "more_faults") {
+		for n < e.set.maxFaults && boolGen.Draw(t, "more_faults") {
 			n++
 		}
 	}
 	sw := swarmDraw{kinds: make([]int, 0, len(e.kinds)), ords: make([]uint64, len(e.swarmEvents)), clean: make([]int, len(e.swarmEvents))}
 	for i := range e.kinds {
-		if !rapid.Bool().Draw(t, "swarm_omit_kind") {
+		if !boolGen.Draw(t, "swarm_omit_kind") {
 			sw.kinds = append(sw.kinds, i)
 		}
 	}
@@ -840,7 +840,7 @@ func (e *explorer) drawSwarm(t *rapid.T) (int, swarmDraw) {
 	for i, ev := range e.swarmEvents {
 		sw.clean[i] = e.clean.counts[ev]
 		for o := 1; o <= min(sw.clean[i], 64); o++ {
-			if !rapid.Bool().Draw(t, "swarm_omit_ordinal") {
+			if !boolGen.Draw(t, "swarm_omit_ordinal") {
 				sw.ords[i] |= 1 << (o - 1)
 			}
 		}
@@ -947,8 +947,8 @@ func (e *explorer) fail(err error) {
 // draws it. Guided, rapid draws a position in the check's wanted kinds,
 // which shrinks toward the most wanted.
 func (e *explorer) drawKind(t *rapid.T) int {
-	if e.guide != nil && len(e.wanted) > 0 && rapid.IntRange(0, 3).Draw(t, "guided") < 3 {
-		return e.wanted[rapid.IntRange(0, len(e.wanted)-1).Draw(t, "wanted")]
+	if e.guide != nil && len(e.wanted) > 0 && intRange(0, 3).Draw(t, "guided") < 3 {
+		return e.wanted[intRange(0, len(e.wanted)-1).Draw(t, "wanted")]
 	}
 	return e.drawKindOf(t, len(e.kinds))
 }
@@ -964,7 +964,7 @@ func drawEven(t *rapid.T, n int, label string) int {
 	var u uint64
 	for b := bits.Len(uint(n-1)) + 3; b > 0; b-- {
 		u <<= 1
-		if rapid.Bool().Draw(t, label) {
+		if boolGen.Draw(t, label) {
 			u |= 1
 		}
 	}
@@ -976,7 +976,7 @@ func drawEven(t *rapid.T, n int, label string) int {
 // small integers: over 32 kinds the first eighth comes about 1.6 times as
 // often as the last).
 func (e *explorer) drawKindOf(t *rapid.T, nk int) int {
-	return (rapid.IntRange(0, nk-1).Draw(t, "kind") + rapid.IntRange(0, nk-1).Draw(t, "kind_spread")) % nk
+	return (intRange(0, nk-1).Draw(t, "kind") + intRange(0, nk-1).Draw(t, "kind_spread")) % nk
 }
 
 // rank sets the check's wanted kinds from the guide's ranking of the
@@ -1169,7 +1169,7 @@ var allEvents = append(slices.Clone(model.AllEvents), model.EvNoticeReceive)
 // the entry is drawn as any other (three times in four, and when no
 // swarm kind fits an anchor's event). Each draw shrinks toward false.
 func (e *explorer) drawComposed(t *rapid.T, sw swarmDraw, prev []model.FaultEntry, ss sites) (model.FaultEntry, bool) {
-	if rapid.IntRange(0, 3).Draw(t, "composed") < 3 {
+	if intRange(0, 3).Draw(t, "composed") < 3 {
 		return model.FaultEntry{}, false
 	}
 	type site struct {
@@ -1192,7 +1192,7 @@ func (e *explorer) drawComposed(t *rapid.T, sw swarmDraw, prev []model.FaultEntr
 	if len(anchors) == 0 {
 		return model.FaultEntry{}, false
 	}
-	a := anchors[rapid.IntRange(0, len(anchors)-1).Draw(t, "anchor")]
+	a := anchors[intRange(0, len(anchors)-1).Draw(t, "anchor")]
 	var cands []int
 	var world []int
 	for _, i := range sw.kinds {
@@ -1209,11 +1209,39 @@ func (e *explorer) drawComposed(t *rapid.T, sw swarmDraw, prev []model.FaultEntr
 	if len(cands) == 0 {
 		return model.FaultEntry{}, false
 	}
-	if len(world) > 0 && len(world) < len(cands) && rapid.Bool().Draw(t, "composed_world") {
+	if len(world) > 0 && len(world) < len(cands) && boolGen.Draw(t, "composed_world") {
 		cands = world
 	}
 	k := &e.kinds[cands[e.drawKindOf(t, len(cands))]]
 	f := model.FaultEntry{Kind: k.kind, Event: a.ev, Ordinal: a.o}
 	e.drawTarget(t, k, &f, ss)
 	return f, true
+}
+
+// Draws build their generators once: a generator of rapid is immutable,
+// and building one for every draw was a fourteenth of a check.
+var (
+	boolGen = rapid.Bool()
+	ranges  = struct {
+		sync.Mutex
+		m map[[2]int]*rapid.Generator[int]
+	}{m: map[[2]int]*rapid.Generator[int]{}}
+)
+
+// maxRanges bounds the generators intRange keeps.
+const maxRanges = 1 << 12
+
+// intRange returns rapid.IntRange(lo, hi), built once for each range.
+func intRange(lo, hi int) *rapid.Generator[int] {
+	k := [2]int{lo, hi}
+	ranges.Lock()
+	defer ranges.Unlock()
+	g, ok := ranges.m[k]
+	if !ok {
+		g = rapid.IntRange(lo, hi)
+		if len(ranges.m) < maxRanges {
+			ranges.m[k] = g
+		}
+	}
+	return g
 }
