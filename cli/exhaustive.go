@@ -103,7 +103,9 @@ func runExhaustive(c *cobra.Command, def *model.Definition, cfg model.Config, op
 	if bar != nil {
 		opts = append(opts, properties.WithProgress(bar.Update))
 	}
+	restore := collectLess()
 	rep, err := properties.Exhaustive(def.Factory, opts...)
+	restore()
 	if bar != nil {
 		bar.Finish()
 	}

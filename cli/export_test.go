@@ -11,3 +11,6 @@ func FakeTerminal() (restore func()) {
 	progressThrottle = -1
 	return func() { isTerminal, progressThrottle = old, oldThrottle }
 }
+
+// CollectLess is collectLess, for the tests.
+var CollectLess = collectLess

@@ -7,8 +7,10 @@
 // action (a key, checked against the model), rapid's default 30 steps a
 // check. Both run in this process, one after the other, -rounds times each
 // (the median is reported), with the same number of checks and no
-// counterexample; it prints checks per wall-clock second and per CPU
-// second (user plus system, of this process) and the ratio explore/rapid.
+// counterexample, under the collector setting of faultline explore
+// (GOGC cli.ExploreGCPercent, unless the environment sets GOGC); it
+// prints checks per wall-clock second and per CPU second (user plus
+// system, of this process) and the ratio explore/rapid.
 //
 // Usage (scripts/rapid-ceiling.sh runs it):
 //
@@ -19,6 +21,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -28,6 +31,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/faultline/faultline/cli"
 	"github.com/faultline/faultline/model/copperfin"
 	"github.com/faultline/faultline/properties"
 )
@@ -70,6 +74,13 @@ func run(checks, rounds int) error {
 			return err
 		}
 	}
+	// both run under the collector setting faultline explore runs its
+	// checks with (cli.ExploreGCPercent), unless GOGC sets one
+	collector := "GOGC " + os.Getenv("GOGC") + " (the environment's) for both"
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(cli.ExploreGCPercent))
+		collector = "GOGC " + strconv.Itoa(cli.ExploreGCPercent) + " (faultline explore's) for both"
+	}
 	explore := func(opts ...properties.Option) func() error {
 		return func() error {
 			rep, err := properties.Explore(copperfin.Configured, append([]properties.Option{properties.WithConfig(copperfin.ConfigOfProfile(copperfin.ProfileTyped)),
@@ -102,7 +113,7 @@ func run(checks, rounds int) error {
 			runs[i].ms = append(runs[i].ms, m)
 		}
 	}
-	fmt.Printf("checks: %d a measurement, median of %d rounds\n", checks, rounds)
+	fmt.Printf("checks: %d a measurement, median of %d rounds, %s\n", checks, rounds, collector)
 	ceil := median(runs[0].ms)
 	for _, r := range runs {
 		m := median(r.ms)
