@@ -204,7 +204,7 @@ func recOutcomeCode(s string) int {
 type detailKind uint8
 
 const (
-	dNone detailKind = iota
+	_ detailKind = iota // 0: no detail
 	// dStr: s1 as it is
 	dStr
 	// dVersion: "version n1"

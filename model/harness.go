@@ -858,15 +858,6 @@ func (r *run) recordDetail(ev EventName, ordinal int, faultID, outcome string, d
 	})
 }
 
-// toolOf returns the tool of the crossing being recorded: the tool of the
-// current commit for tool.commit, "" for every other event.
-func (r *run) toolOf(ev EventName) string {
-	if ev == EvToolCommit {
-		return r.commitTool
-	}
-	return ""
-}
-
 // setEvidenceRef sets the evidence reference of the last recorded event.
 func (r *run) setEvidenceRef(ref string) {
 	if r.detailed {
