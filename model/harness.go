@@ -28,7 +28,9 @@ type Options struct {
 	// oracle); a non-nil list checks exactly those named, none when it is
 	// empty. Selecting them narrows the outcome terms to what the
 	// invariants in scope decide (see [Terms]). An unknown or repeated
-	// name is an error returned by Run and Terms.
+	// name is an error returned by Run and Terms. Empty with no
+	// Invariants, a run checks nothing: package properties refuses such
+	// options.
 	Builtin []string
 	// Invariants are the user's own invariants, checked after every
 	// crossing after the built-in ones and reported after them. A

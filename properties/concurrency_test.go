@@ -385,3 +385,25 @@ func TestExhaustiveMaxSwitches(t *testing.T) {
 		t.Errorf("a seeded config: %v", err)
 	}
 }
+
+// A scope that checks no invariant is an error, never a pass: the counter
+// clerks' harness options without their invariant (Builtin empty), or with
+// WithInvariants naming only a built-in one those options do not select;
+// their own options explore as before.
+func TestNoInvariantIsAnError(t *testing.T) {
+	const msg = "properties: no invariant would be checked (the harness options' Builtin is empty and they add no Invariants, or WithInvariants leaves none of them in scope): every run would pass whatever the system does"
+	none := []properties.Option{properties.WithFixture(lostupdate.Fixture()), properties.WithHarnessOptions(model.Options{Builtin: []string{}}), properties.WithKinds("tool_timeout")}
+	outOfScope := append(clerkOpts(properties.WithKinds("tool_timeout")), properties.WithInvariants("effect_at_most_once"))
+	for name, opts := range map[string][]properties.Option{"no invariant": none, "none in scope": outOfScope} {
+		if _, err := properties.Explore(clerks, opts...); err == nil || err.Error() != msg {
+			t.Errorf("%s: Explore: %v", name, err)
+		}
+		if _, err := properties.Exhaustive(clerks, opts...); err == nil || err.Error() != msg {
+			t.Errorf("%s: Exhaustive: %v", name, err)
+		}
+	}
+	rapidFlags(t, 20, 1)
+	if _, err := properties.Explore(clerks, clerkOpts(properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))...); err != nil {
+		t.Errorf("the clerks' own options: %v", err)
+	}
+}

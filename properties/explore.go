@@ -428,7 +428,34 @@ func resolve(sys System, opts []Option) (*explorer, error) {
 	if set.config.Notices { // the harness checks model.NoticeAgreement in a run with notices (see noticeScope)
 		e.inScope[model.InvRecordedAgreesWithLedger] = set.invariants == nil || slices.Contains(set.invariants, model.InvRecordedAgreesWithLedger)
 	}
+	if !e.checksAnInvariant() {
+		return nil, errors.New("properties: no invariant would be checked (the harness options' Builtin is empty and they add no Invariants, or WithInvariants leaves none of them in scope): every run would pass whatever the system does")
+	}
 	return e, nil
+}
+
+// checksAnInvariant reports whether a run of e checks at least one
+// invariant in its scope: a built-in one the harness options select (all
+// when Builtin is nil), one of their own, or one the harness adds
+// (recorded_agrees_with_ledger with notices, no_retry_storm on a fleet).
+func (e *explorer) checksAnInvariant() bool {
+	h := e.set.harness
+	names := h.Builtin
+	if names == nil {
+		for _, inv := range model.Invariants {
+			names = append(names, inv.Name)
+		}
+	}
+	for _, inv := range h.Invariants {
+		names = append(names, inv.Name)
+	}
+	if e.set.config.Notices {
+		names = append(names, model.InvRecordedAgreesWithLedger)
+	}
+	if e.set.fixture.Fleet != nil && (e.set.invariants == nil || slices.Contains(e.set.invariants, model.InvNoRetryStorm)) {
+		return true
+	}
+	return slices.ContainsFunc(names, func(n string) bool { return e.inScope[n] })
 }
 
 // survey builds the draw space of e from the clean run of its config and

@@ -33,9 +33,19 @@ func (unenacted) ProviderLedger(context.Context) ([]model.LedgerEntry, error) { 
 
 var unenactedFixture = model.Fixture{Name: "unenacted", Tasks: []model.Task{{ID: "t"}}}
 
+// noEffect is the unenacted system's invariant: it never commits, so the
+// provider's ledger stays empty.
+var noEffect = model.UserInvariant{Name: "no_effect", Owner: "unenacted", Oracle: model.OracleLedgerReadback,
+	Doc: "the provider's ledger stays empty", Check: func(v model.View) string {
+		if n := len(v.Ledger()); n > 0 {
+			return "the ledger holds an effect"
+		}
+		return ""
+	}}
+
 func unenactedOptions(more ...properties.Option) []properties.Option {
 	return append([]properties.Option{properties.WithFixture(unenactedFixture), properties.WithKinds("stale_checkpoint"),
-		properties.WithHarnessOptions(model.Options{Builtin: []string{}}), properties.WithoutWorldEvents()}, more...)
+		properties.WithHarnessOptions(model.Options{Builtin: []string{}, Invariants: []model.UserInvariant{noEffect}}), properties.WithoutWorldEvents()}, more...)
 }
 
 // TestUnfiredCampaignIsInconclusive: a campaign whose faults are all
