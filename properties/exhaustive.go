@@ -438,11 +438,19 @@ func (w *walkState) interleavings() error {
 }
 
 // walkKinds are every kind and world event a walk may place, in the order
-// their codes are given: the catalogue, the world events, and the kinds of
-// the provider's notices (placed only under a config with notices).
+// their codes are given: the catalogue, the world events, the kinds of
+// the provider's notices (placed only under a config with notices), and
+// the cache and worker kinds (placed only when WithKinds names them).
 var walkKinds = func() []model.FaultSpec {
-	return append(append(model.Catalogue(), model.WorldEvents()...), model.NoticeKinds()...)
+	return append(append(append(model.Catalogue(), model.WorldEvents()...), model.NoticeKinds()...), model.CacheAndWorkerKinds()...)
 }()
+
+// isCacheWorkerKind reports whether kind is one of
+// model.CacheAndWorkerKinds, which a walk or an exploration places only
+// when WithKinds names it.
+func isCacheWorkerKind(kind string) bool {
+	return slices.ContainsFunc(model.CacheAndWorkerKinds(), func(sp model.FaultSpec) bool { return sp.Kind == kind })
+}
 
 func newWalk(e *explorer) (*walkState, error) {
 	set := e.set
@@ -455,7 +463,8 @@ func newWalk(e *explorer) (*walkState, error) {
 		scope.Placement = "own event"
 	}
 	for code, sp := range walkKinds {
-		if sp.World && !set.world || sp.Event == model.EvNoticeReceive && !set.config.Notices {
+		if sp.World && !set.world || sp.Event == model.EvNoticeReceive && !set.config.Notices ||
+			isCacheWorkerKind(sp.Kind) && !slices.Contains(set.kinds, sp.Kind) {
 			continue
 		}
 		if set.kinds != nil && !slices.Contains(set.kinds, sp.Kind) {

@@ -515,6 +515,11 @@ func (e *explorer) survey(also ...model.Config) error {
 	if set.config.Notices {
 		specs = append(specs, model.NoticeKinds()...)
 	}
+	for _, sp := range model.CacheAndWorkerKinds() {
+		if slices.Contains(set.kinds, sp.Kind) { // drawn only when named
+			specs = append(specs, sp)
+		}
+	}
 	for _, sp := range specs {
 		if set.kinds != nil && !slices.Contains(set.kinds, sp.Kind) {
 			continue

@@ -1,0 +1,45 @@
+package accounts_test
+
+import (
+	"testing"
+
+	"github.com/faultline/faultline/examples/accounts"
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/properties"
+)
+
+// closer is the accounts closer as a properties.System.
+func closer(c accounts.Closer) properties.System {
+	return properties.Factory(func() model.System { return c })
+}
+
+// The cache and worker kinds are outside model.Catalogue(), so exploration
+// and the exhaustive walk place them only when WithKinds names them: named,
+// the walk finds the revoked grant kept alive by the cache at its second
+// schedule (the clean run first) and random exploration at its first
+// check; the closer that bounds the answer's age holds over the same walk.
+func TestExplorationPlacesANamedCacheKind(t *testing.T) {
+	opts := []properties.Option{properties.WithFixture(accounts.Fixture()), properties.WithHarnessOptions(opts),
+		properties.WithKinds("sliding_grant_cache"), properties.WithMaxFaults(1), properties.WithoutWorldEvents()}
+	walk, err := properties.Exhaustive(closer(accounts.Closer{PerTask: true}), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !walk.Found || walk.Index != 2 || walk.Counterexample.Invariant != model.InvCurrentEntitlement {
+		t.Fatalf("walk: found %v at %d: %+v", walk.Found, walk.Index, walk.Counterexample)
+	}
+	if f := walk.Counterexample.Schedule.Faults; len(f) != 1 || f[0].Kind != "sliding_grant_cache" || f[0].Event != model.EvAuthorityCheck {
+		t.Errorf("walk's schedule: %+v", f)
+	}
+	bounded, err := properties.Exhaustive(closer(accounts.Closer{PerTask: true, MaxGrantAge: 5}), opts...)
+	if err != nil || bounded.Found || !bounded.Complete || bounded.Reached == 0 {
+		t.Errorf("bounded: %v %+v", err, bounded)
+	}
+	rep, err := properties.Explore(closer(accounts.Closer{PerTask: true}), append(opts, properties.WithSeed(1), properties.WithChecks(20))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Found || rep.ChecksToFailure != 1 || rep.Counterexample.Invariant != model.InvCurrentEntitlement {
+		t.Errorf("explore: found %v after %d checks: %+v", rep.Found, rep.ChecksToFailure, rep.Counterexample)
+	}
+}
