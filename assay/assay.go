@@ -429,6 +429,9 @@ func selectKinds(kinds []string, domains []model.Domain, compat bool) (map[strin
 		if compat && !spec.Paper {
 			return nil, nil, fmt.Errorf("%w: fault kind %q is not one of the paper's modes (compat)", ErrBadConfig, k)
 		}
+		if !slices.Contains(model.KindsOf(spec.Domain, false), k) {
+			return nil, nil, fmt.Errorf("%w: fault kind %q is not in the catalogue the assay draws from (model.Catalogue): replay or explore it instead", ErrBadConfig, k)
+		}
 		only[k] = true
 		held[spec.Domain] = true
 	}

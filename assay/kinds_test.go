@@ -111,6 +111,8 @@ func TestKindsBadLists(t *testing.T) {
 		{assay.Config{Trials: 1, Kinds: []string{"gremlin"}}, `unknown fault kind "gremlin"`},
 		{assay.Config{Trials: 1, Kinds: []string{"stale_policy", "stale_policy"}}, `fault kind "stale_policy" listed twice`},
 		{assay.Config{Trials: 1, Domains: []model.Domain{model.DomainTool}, Kinds: []string{"stale_policy"}}, `fault kind "stale_policy" is in domain context, which is not selected`},
+		{assay.Config{Trials: 1, Kinds: []string{"lost_notice"}}, `fault kind "lost_notice" is not in the catalogue the assay draws from (model.Catalogue): replay or explore it instead`},
+		{assay.Config{Trials: 1, Kinds: []string{"ambient_identity_leak"}}, `fault kind "ambient_identity_leak" is not in the catalogue the assay draws from (model.Catalogue): replay or explore it instead`},
 	}
 	for _, c := range cases {
 		_, err := assay.Run(c.cfg)
