@@ -244,7 +244,9 @@ type Report struct {
 	// ByKind counts trials per fault kind.
 	ByKind  map[string]Counts
 	Overall Counts
-	// Assessment and Reasons are Assess(Overall.Rates()).
+	// Assessment and Reasons are Assess(Overall.Rates()); outside the
+	// paper's compatibility mode, a selected domain without a trial also
+	// blocks, with a reason naming it.
 	Assessment string
 	Reasons    []string
 }
@@ -406,6 +408,14 @@ func Run(cfg Config) (*Report, error) {
 		}
 	}
 	rep.Assessment, rep.Reasons = Assess(rep.Overall.Rates())
+	if !cfg.Compat { // the artefact passes on any rates; parity keeps its verdict
+		for _, d := range cfg.Domains {
+			if rep.ByDomain[d].Trials == 0 {
+				rep.Assessment = AssessBlock
+				rep.Reasons = append(rep.Reasons, fmt.Sprintf("domain %s had no trial (%d trials over %d domains): nothing in it was tested", d, cfg.Trials, len(cfg.Domains)))
+			}
+		}
+	}
 	return rep, nil
 }
 

@@ -3,6 +3,7 @@ package assay_test
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,5 +120,41 @@ func TestKindsBadLists(t *testing.T) {
 		if err == nil || !errors.Is(err, assay.ErrBadConfig) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Kinds %v: error %v, want one wrapping ErrBadConfig naming %q", c.cfg.Kinds, err, c.want)
 		}
+	}
+}
+
+// TestDomainWithoutTrialBlocks: outside the paper's compatibility mode an
+// assay too short to reach every selected domain does not pass: each
+// domain without a trial is a reason; with a trial in each, none is. The
+// paper's mode keeps the artefact's verdict.
+func TestDomainWithoutTrialBlocks(t *testing.T) {
+	cs, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
+	rep, err := assay.Run(assay.Config{Controls: cs, Trials: 2, Seed: 188})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"domain tool had no trial (2 trials over 5 domains): nothing in it was tested",
+		"domain state had no trial (2 trials over 5 domains): nothing in it was tested",
+		"domain evidence had no trial (2 trials over 5 domains): nothing in it was tested",
+	}
+	if rep.Assessment != assay.AssessBlock || !slices.Equal(rep.Reasons, want) {
+		t.Errorf("2 trials: %s %q", rep.Assessment, rep.Reasons)
+	}
+	rep, err = assay.Run(assay.Config{Controls: cs, Trials: 5, Seed: 188})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Reasons {
+		if strings.Contains(r, "had no trial") {
+			t.Errorf("5 trials: %q", rep.Reasons)
+		}
+	}
+	rep, err = assay.Run(assay.Config{Controls: cs, Trials: 2, Seed: 188, Compat: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Assessment != assay.AssessPass || len(rep.Reasons) != 0 {
+		t.Errorf("compat, 2 trials: %s %q", rep.Assessment, rep.Reasons)
 	}
 }
