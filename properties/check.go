@@ -104,7 +104,7 @@ func Check(t rapid.TB, sys System, opts ...Option) {
 		return
 	}
 	werr := writeCounterexample(ff.dir, rep.Counterexample, rep, ff.command)
-	t.Logf("%s", rep.RapidOutput)
+	t.Logf("rapid's own report of the failing check, before faultline's reduction (its -rapid.failfile reruns that check; the minimal counterexample is the error below):\n%s", rep.RapidOutput)
 	where := fmt.Sprintf("after %d checks", rep.ChecksToFailure)
 	if rep.Shards > 0 {
 		where = fmt.Sprintf("at check %d of the run (shard %d/%d: the run's counterexample is the shards' of the least check)", rep.ChecksToFailure, rep.Shard, rep.Shards)
