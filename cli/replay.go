@@ -344,8 +344,27 @@ func writeExpectation(w io.Writer, ce *corpus.Counterexample, res *model.Result,
 	default:
 		line = fmt.Sprintf("Recorded run: matches (%s, %s)", ce.Expect.RunVerdict, ce.Expect.ClaimVerdict)
 	}
+	if !overridden && ce.Check(res) == nil {
+		line += seqMoves(ce.Expect.Violated, corpus.ExpectOf(res).Violated)
+	}
 	_, err := fmt.Fprintln(w, line)
 	return err
+}
+
+// seqMoves names the recorded violations whose first failing seq differs
+// in the replay (the same invariant, event and fault, which Check
+// compares; the seq is not compared): "; effect_at_most_once's first
+// failing seq moved from 21 to 23", or "" when none moved.
+func seqMoves(recorded, got []corpus.Violation) string {
+	var out string
+	for _, r := range recorded {
+		for _, g := range got {
+			if g.Invariant == r.Invariant && g.Event == r.Event && g.FaultID == r.FaultID && g.FirstSeq != r.FirstSeq && r.FirstSeq > 0 {
+				out += fmt.Sprintf("; %s's first failing seq moved from %d to %d", r.Invariant, r.FirstSeq, g.FirstSeq)
+			}
+		}
+	}
+	return out
 }
 
 func yes(b bool) string {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -32,6 +33,16 @@ func TestReplayAcceptsCounterexampleFiles(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Recorded run: not compared (the config was overridden)") {
 		t.Fatalf("typed override: exit %d\n%s", code, out)
 	}
+	// the same violation at another first seq (the system crosses more or
+	// fewer events before it now) still matches, and the line says so
+	v := ce.Expect.Violated[0]
+	ce.Expect.Violated[0].FirstSeq = v.FirstSeq + 2
+	code, out, _ = runCLI(t, "replay", writeFile(t, string(corpus.Format(ce))))
+	want := fmt.Sprintf("Recorded run: matches (unrecoverable, unsafe); %s's first failing seq moved from %d to %d\n", v.Invariant, v.FirstSeq+2, v.FirstSeq)
+	if code != 1 || !strings.Contains(out, want) {
+		t.Fatalf("moved seq: exit %d, want %q\n%s", code, want, out)
+	}
+	ce.Expect.Violated[0].FirstSeq = v.FirstSeq
 	ce.Expect.RunVerdict = model.Recovered
 	code, out, _ = runCLI(t, "replay", writeFile(t, string(corpus.Format(ce))))
 	if code != 1 || !strings.Contains(out, "Recorded run: DIFFERS: run verdict unrecoverable, recorded recovered") {
