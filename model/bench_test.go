@@ -11,7 +11,7 @@ import (
 // benchSchedule is the schedule both hot-path benchmarks run: the typed
 // profile on the reference fixture with a timeout after the first commit
 // (the provider commits, the reply is lost, the system reads back).
-func benchSchedule(b *testing.B) (model.Factory, *model.Schedule) {
+func benchSchedule(b testing.TB) (model.Factory, *model.Schedule) {
 	b.Helper()
 	s := &model.Schedule{Version: 1, Seed: "bench", Config: copperfin.ConfigOfProfile(copperfin.ProfileTyped),
 		Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_after_commit"}}}

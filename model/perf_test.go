@@ -114,12 +114,7 @@ func TestRunAllocatesLittleMoreThanTerms(t *testing.T) {
 	if raceDetector {
 		t.Skip("the race detector changes allocation counts; go test ./... runs this")
 	}
-	s := &model.Schedule{Version: 2, Seed: "bench", Config: copperfin.ConfigOfProfile(copperfin.ProfileTyped),
-		Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_after_commit"}}}
-	factory, err := copperfin.Configured(s.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	factory, s := benchSchedule(t)
 	h := model.NewHarness(copperfin.Copperfin(), model.Options{})
 	run := testing.AllocsPerRun(200, func() {
 		if _, err := h.Run(factory, s); err != nil {
@@ -317,12 +312,7 @@ func TestTrialReadsDoNotAllocate(t *testing.T) {
 	if raceDetector {
 		t.Skip("the race detector changes allocation counts; go test ./... runs this")
 	}
-	s := &model.Schedule{Version: 2, Seed: "bench", Config: copperfin.ConfigOfProfile(copperfin.ProfileTyped),
-		Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_after_commit"}}}
-	factory, err := copperfin.Configured(s.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	factory, s := benchSchedule(t)
 	h := model.NewHarness(copperfin.Copperfin(), model.Options{})
 	terms := testing.AllocsPerRun(200, func() {
 		if _, err := h.Terms(factory, s); err != nil {
