@@ -629,18 +629,8 @@ func (w *walkState) schedule(il int, fs []placed) *model.Schedule {
 // walk's order: its crossings of each event (model.Crossings) and the
 // memory keys and branch names it crossed.
 func (w *walkState) sites(res *model.Result) []placed {
-	crossed := model.Crossings(res)
-	details := map[model.EventName][]string{}
-	tl := res.Timeline
-	for i := range tl.Len() {
-		ev := tl.Name(i)
-		if ev != model.EvMemoryRead && ev != model.EvBranchRun {
-			continue
-		}
-		if d := tl.Detail(i); d != "" && !slices.Contains(details[ev], d) {
-			details[ev] = append(details[ev], d)
-		}
-	}
+	ss := sitesOf(res)
+	crossed, details := ss.counts, ss.details
 	var out []placed
 	for _, k := range w.kinds {
 		targets := []string{""}
