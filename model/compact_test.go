@@ -62,7 +62,7 @@ func TestTimelineReadersAgree(t *testing.T) {
 func TestTimelineKeepsWideValues(t *testing.T) {
 	const deadline, budget = model.Millis(1) << 40, 1 << 33
 	h := model.NewHarness(copperfin.Copperfin(), model.Options{Deadline: deadline, RetryBudget: budget})
-	factory, s := hotPathSchedule(t)
+	factory, s := benchSchedule(t)
 	res, err := h.Run(factory, s)
 	if err != nil {
 		t.Fatal(err)
@@ -90,19 +90,6 @@ func TestTimelineKeepsWideValues(t *testing.T) {
 			t.Fatalf("event %d: %+v under wide options, %+v under the defaults", i+1, evs[i], e)
 		}
 	}
-}
-
-// hotPathSchedule is the benchmarks' schedule: typed, a timeout after
-// the first commit.
-func hotPathSchedule(t *testing.T) (model.Factory, *model.Schedule) {
-	t.Helper()
-	s := &model.Schedule{Version: 2, Seed: "bench", Config: copperfin.ConfigOfProfile(copperfin.ProfileTyped),
-		Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_after_commit"}}}
-	factory, err := copperfin.Configured(s.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return factory, s
 }
 
 // TestTimelineJSON: a Timeline encodes as its events, the zero Timeline
@@ -156,7 +143,7 @@ func TestTimelineJSON(t *testing.T) {
 // TestTimelineReadConcurrently: goroutines reading one run's timeline all
 // get the one built slice (the race detector checks the build).
 func TestTimelineReadConcurrently(t *testing.T) {
-	factory, s := hotPathSchedule(t)
+	factory, s := benchSchedule(t)
 	res, err := model.NewHarness(copperfin.Copperfin(), model.Options{}).Run(factory, s)
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +167,7 @@ func TestTimelineReadConcurrently(t *testing.T) {
 // it always has; the world event's outcome has no code in the compact
 // record, which then keeps that event whole.
 func TestEvidenceRefAfterAWorldEvent(t *testing.T) {
-	factory, s := hotPathSchedule(t)
+	factory, s := benchSchedule(t)
 	s.Faults = []model.FaultEntry{{Event: model.EvEvidenceDecision, Ordinal: 1, Kind: "clock_advance"}}
 	res, err := model.NewHarness(copperfin.Copperfin(), model.Options{}).Run(factory, s)
 	if err != nil {

@@ -823,38 +823,19 @@ func KindsOf(d Domain, paper bool) []string {
 }
 
 func lookupKind(name string) (*faultKind, error) {
-	for i := range catalogue {
-		if catalogue[i].spec.Kind == name {
-			return &catalogue[i], nil
+	tables := [][]faultKind{catalogue, worldKinds, noticeKinds, cacheWorkerKinds}
+	var names []string
+	for _, table := range tables {
+		for i := range table {
+			if table[i].spec.Kind == name {
+				return &table[i], nil
+			}
 		}
 	}
-	for i := range worldKinds {
-		if worldKinds[i].spec.Kind == name {
-			return &worldKinds[i], nil
+	for _, table := range tables {
+		for _, k := range table {
+			names = append(names, k.spec.Kind)
 		}
-	}
-	for i := range noticeKinds {
-		if noticeKinds[i].spec.Kind == name {
-			return &noticeKinds[i], nil
-		}
-	}
-	for i := range cacheWorkerKinds {
-		if cacheWorkerKinds[i].spec.Kind == name {
-			return &cacheWorkerKinds[i], nil
-		}
-	}
-	names := make([]string, 0, len(catalogue)+len(worldKinds)+len(noticeKinds)+len(cacheWorkerKinds))
-	for _, k := range catalogue {
-		names = append(names, k.spec.Kind)
-	}
-	for _, k := range worldKinds {
-		names = append(names, k.spec.Kind)
-	}
-	for _, k := range noticeKinds {
-		names = append(names, k.spec.Kind)
-	}
-	for _, k := range cacheWorkerKinds {
-		names = append(names, k.spec.Kind)
 	}
 	return nil, fmt.Errorf("unknown fault kind %q (valid: %s)", name, strings.Join(names, ", "))
 }
