@@ -158,12 +158,6 @@ func (t *timeline) field(e *entry, k int) int64 {
 var recEvents = append(append([]EventName(nil), AllEvents...), EvNoticeReceive,
 	EvWorkerCrash, EvWarn, EvClaim, EvStop, EvWorld)
 
-// recWideEvent is the event code of a wide entry (see recEntry), past
-// every code of recEvents; recEventOf is recEvents indexed by any code.
-const recWideEvent = 31
-
-var recEventOf [32]EventName
-
 // recStates are the workflow states an entry codes, in recStateCode's
 // order.
 var recStates = []string{StateCreated, StateRunning, StateCheckpointed, StateWaitingForTool,
@@ -171,10 +165,9 @@ var recStates = []string{StateCreated, StateRunning, StateCheckpointed, StateWai
 
 func init() {
 	// the codes' widths in an entry
-	if len(recEvents) > recWideEvent || len(recStates) > 8 || len(recOutcomes) > 31 || dHead > 15 {
+	if len(recEvents) > 32 || len(recStates) > 8 || len(recOutcomes) > 31 || dHead > 15 {
 		panic("model: an entry code outgrew its bits")
 	}
-	copy(recEventOf[:], recEvents)
 	for i := range recEvents {
 		if recEventCode(recEvents[i]) != i {
 			panic("model: recEventCode out of step with recEvents at " + string(recEvents[i]))
@@ -443,7 +436,7 @@ func (c *recorder) addWide(e Event) {
 	c.wide = append(c.wide, e)
 	off := len(c.vars)
 	c.vars = binary.AppendVarint(c.vars, int64(len(c.wide)-1))
-	c.addEntry(recWideEvent, 0, recWide, 1<<recFN1, off)
+	c.addEntry(0, 0, recWide, 1<<recFN1, off)
 	c.refAt = -1
 }
 
@@ -621,16 +614,7 @@ func (tl Timeline) Len() int {
 // without building the events; it panics when i is out of range, as an
 // index of Events does.
 func (tl Timeline) Name(i int) EventName {
-	if t := tl.t; t.recorded && uint(i) < uint(t.n) {
-		if c := t.data[i*recEntry] & 31; c != recWideEvent {
-			return recEventOf[c]
-		}
-	}
-	return tl.t.name(i)
-}
-
-// name is Name off its fast path.
-func (t *timeline) name(i int) EventName {
+	t := tl.t
 	if !t.recorded {
 		return t.events[i].Event
 	}
@@ -643,22 +627,7 @@ func (t *timeline) name(i int) EventName {
 
 // Ordinal returns the ordinal of the i-th event (0-based), as Name does.
 func (tl Timeline) Ordinal(i int) int {
-	if t := tl.t; t.recorded && uint(i) < uint(t.n) {
-		// the ordinal is the first field: most take one byte
-		if b := t.data[i*recEntry:]; b[2]&recWide == 0 {
-			if b[3]&(1<<recFOrdinal) == 0 {
-				return 0
-			}
-			if u := t.data[int(t.vars)+int(binary.LittleEndian.Uint32(b[5:]))]; u < 0x80 {
-				return int(u>>1) ^ -int(u&1)
-			}
-		}
-	}
-	return tl.t.ordinal(i)
-}
-
-// ordinal is Ordinal off its fast path.
-func (t *timeline) ordinal(i int) int {
+	t := tl.t
 	if !t.recorded {
 		return t.events[i].Ordinal
 	}
@@ -701,23 +670,10 @@ func (tl Timeline) Detail(i int) string {
 // at is entry(i), panicking as an index of Events does when i is out of
 // range.
 func (t *timeline) at(i int) entry {
-	t.head(i)
-	return t.entry(i)
-}
-
-// head returns the i-th entry's bytes, panicking as an index of Events
-// does when i is out of range.
-func (t *timeline) head(i int) []byte {
 	if uint(i) >= uint(t.n) {
-		outOfRange(i, int(t.n))
+		panic(fmt.Sprintf("runtime error: index out of range [%d] with length %d", i, t.n))
 	}
-	return t.data[i*recEntry : i*recEntry+recEntry : i*recEntry+recEntry]
-}
-
-// outOfRange panics as an index i of a slice of length n out of range
-// does.
-func outOfRange(i, n int) {
-	panic(fmt.Sprintf("runtime error: index out of range [%d] with length %d", i, n))
+	return t.entry(i)
 }
 
 // Equal reports whether tl and u hold equal events (both zero, or
