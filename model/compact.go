@@ -2,10 +2,8 @@ package model
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"math/bits"
 	"slices"
 	"strconv"
 	"sync"
@@ -29,144 +27,77 @@ import (
 // A Timeline is safe for concurrent use.
 type Timeline struct{ t *timeline }
 
-// timeline is a Timeline's storage: the compact record of a run (data,
-// wide, runID) or, for a Timeline of given events (TimelineOf or decoded
-// JSON), the events alone.
+// timeline is a Timeline's storage: the compact record of a run (recs,
+// strs, wide, runID) or, for a Timeline of given events (TimelineOf or
+// decoded JSON), the events alone.
 type timeline struct {
-	// data is the record, without pointers: n entries of recEntry bytes,
-	// then from vars the entries' fields, then from ends the end offset
-	// of each of the run's strings (4 bytes each), then from strb the
-	// strings' bytes. recorded is false for a Timeline of given events.
-	data                []byte
-	n, vars, ends, strb int32
-	wide                []Event
-	runID               string
+	recs  []evRec
+	strs  []string
+	wide  []Event
+	runID string
 
-	once     sync.Once
-	recorded bool
-	events   []Event
+	once   sync.Once
+	events []Event
 }
 
-// A recorded event is an entry of recEntry bytes: the event's code (5
-// bits) and the state before (3); the state after (3 bits) and the
-// detail's kind (4); the outcome's code (5 bits, 0: none or a string) and
-// recB1, recB2, recWide; a mask of the fields present (2 bytes); and the
-// offset of those fields among the record's (4 bytes). The fields present
-// follow in the order of their bits (recF*), each a varint, a string as
-// its index among the run's strings: most are small, and a field that is
-// zero or "" takes no byte. An event whose name or states have no code is
-// kept whole in the timeline's wide list instead, at index recFN1, with
-// recWide set.
-const recEntry = 9
+// evRec is one recorded event in 40 bytes without pointers: numbers that
+// fit (32 bits for times and the detail's first number, 16 for the
+// rest), codes of the common strings (recEvents, recStates, recOutcomes)
+// and indexes into the run's strings (1-based, 0 is ""). The detail is
+// kept as its parts (see detail) and formatted when the events are built.
+// An event that does not fit (a number too large, a name or state of no
+// code, more strings than an index holds) is kept whole in the timeline's
+// wide list instead, at index n1, with recWide set.
+type evRec struct {
+	at, deadline, n1                           int32
+	retry, ckSeq, n2, ordinal, worker, attempt int16
+	// x is the evidence reference, or the outcome when it has no code
+	// (recOutS)
+	task, fault, tool, x, s1, s2 uint16
+	// evBefore: the event's code (5 bits) and the state before (3);
+	// afterKind: the state after (3 bits), the detail's kind (4) and
+	// recOutS; outBits: the outcome's code (5 bits, 0: none or x) and
+	// recB1, recB2, recWide
+	evBefore, afterKind, outBits uint8
+}
 
-// bits of an entry's outBits
+// bits of evRec.outBits
 const (
 	recB1   = 1 << 5
 	recB2   = 1 << 6
 	recWide = 1 << 7
+	// recOutS, of afterKind: the outcome is the run's string x
+	recOutS = 1 << 7
 )
 
-// the fields of a recorded event, in the order they are written: the
-// ones the per-event readers ask for first
-const (
-	recFOrdinal = iota
-	recFTask    // string
-	recFS1      // string
-	recFS2      // string
-	recFN1
-	recFN2
-	recFAt
-	recFDeadline
-	recFRetry
-	recFCkSeq
-	recFWorker
-	recFAttempt
-	recFFault   // string
-	recFTool    // string
-	recFOutcome // string: an outcome of no code
-	recFRef     // string, last: setRef adds it after the others
-	recFields
-)
-
-// recMaxFields is the most bytes an event's fields take.
-const recMaxFields = recFields * binary.MaxVarintLen64
-
-// recStrField marks the fields that are strings (uvarints of an index).
-const recStrField = 1<<recFTask | 1<<recFS1 | 1<<recFS2 | 1<<recFFault | 1<<recFTool | 1<<recFOutcome | 1<<recFRef
-
-// entry is the decoded head of the i-th entry.
-type entry struct {
-	evBefore, afterKind, outBits uint8
-	mask                         uint16
-	off                          int
-}
-
-func (e *entry) wide() bool         { return e.outBits&recWide != 0 }
-func (e *entry) event() EventName   { return recEvents[e.evBefore&31] }
-func (e *entry) before() string     { return recStates[e.evBefore>>5] }
-func (e *entry) after() string      { return recStates[e.afterKind&7] }
-func (e *entry) kind() detailKind   { return detailKind(e.afterKind >> 3 & 15) }
-func (e *entry) outcomeCode() uint8 { return e.outBits & 31 }
-
-func (t *timeline) entry(i int) entry {
-	b := t.data[i*recEntry : i*recEntry+recEntry]
-	return entry{evBefore: b[0], afterKind: b[1], outBits: b[2], mask: uint16(b[3]) | uint16(b[4])<<8,
-		off: int(t.vars) + int(uint32(b[5])|uint32(b[6])<<8|uint32(b[7])<<16|uint32(b[8])<<24)}
-}
-
-// fields decodes e's fields (absent ones zero); strings as indexes plus
-// one (0: "").
-func (t *timeline) fields(e *entry) (f [recFields]int64) {
-	p := e.off
-	for m, k := e.mask, 0; m != 0; m, k = m>>1, k+1 {
-		if m&1 == 0 {
-			continue
-		}
-		u, n := binary.Uvarint(t.data[p:])
-		p += n
-		if recStrField&(1<<k) != 0 {
-			f[k] = int64(u) + 1
-		} else {
-			f[k] = int64(u>>1) ^ -int64(u&1)
-		}
-	}
-	return f
-}
-
-// field decodes e's field k alone (see fields).
-func (t *timeline) field(e *entry, k int) int64 {
-	if e.mask&(1<<k) == 0 {
+func (e *evRec) wide() bool         { return e.outBits&recWide != 0 }
+func (e *evRec) event() EventName   { return recEvents[e.evBefore&31] }
+func (e *evRec) before() string     { return recStates[e.evBefore>>5] }
+func (e *evRec) after() string      { return recStates[e.afterKind&7] }
+func (e *evRec) kind() detailKind   { return detailKind(e.afterKind >> 3 & 15) }
+func (e *evRec) outcomeCode() uint8 { return e.outBits & 31 }
+func (e *evRec) ref() uint16 {
+	if e.afterKind&recOutS != 0 {
 		return 0
 	}
-	p := e.off
-	// skip the fields before k
-	for n := bits.OnesCount16(e.mask & (1<<k - 1)); n > 0; p++ {
-		if t.data[p] < 0x80 {
-			n--
-		}
-	}
-	u, _ := binary.Uvarint(t.data[p:])
-	if recStrField&(1<<k) != 0 {
-		return int64(u) + 1
-	}
-	return int64(u>>1) ^ -int64(u&1)
+	return e.x
 }
 
-// recEvents are the event names an entry codes (code i+1 is
+// recEvents are the event names an evRec codes (code i+1 is
 // recEvents[i]): those of eventIndex, in its order, then the harness's
 // and the system's own.
 var recEvents = append(append([]EventName(nil), AllEvents...), EvNoticeReceive,
 	EvWorkerCrash, EvWarn, EvClaim, EvStop, EvWorld)
 
-// recStates are the workflow states an entry codes, in recStateCode's
+// recStates are the workflow states an evRec codes, in recStateCode's
 // order.
 var recStates = []string{StateCreated, StateRunning, StateCheckpointed, StateWaitingForTool,
 	StateFailed, StateRecovering, StateResumed, StateCompleted}
 
 func init() {
-	// the codes' widths in an entry
+	// the codes' widths in evRec
 	if len(recEvents) > 32 || len(recStates) > 8 || len(recOutcomes) > 31 || dHead > 15 {
-		panic("model: an entry code outgrew its bits")
+		panic("model: an evRec code outgrew its bits")
 	}
 	for i := range recEvents {
 		if recEventCode(recEvents[i]) != i {
@@ -226,7 +157,7 @@ func recStateCode(s string) int {
 	return -1
 }
 
-// recOutcomes are the outcomes an entry codes (code i+1 is
+// recOutcomes are the outcomes an evRec codes (code i+1 is
 // recOutcomes[i]), in recOutcomeCode's order.
 var recOutcomes = []string{"ok", "not_found", "rejected", "live", "not_live", "committed", "unknown",
 	"none", "hit", "miss", "delivered", "stopped", "release", "hold", "deny", "success"}
@@ -339,241 +270,183 @@ func (d *detail) text() string {
 	return ""
 }
 
-// recorder is a detailed run's timeline while it is recorded: the
-// entries, their fields and the strings they name, in storage the
-// harness keeps from run to run (no pointers: the strings are copied in
-// as they are named); take copies them into the record a Result owns.
+// recorder is a detailed run's timeline while it is recorded: the record
+// and the strings it names, handed to the Result at the end of the run.
 type recorder struct {
-	ents, vars []byte
-	// sbuf holds the bytes of the run's strings, ends the end of each in
-	// sbuf; recent are the offsets, lengths and indexes of the last few
-	// stored, recentN their number
-	sbuf    []byte
-	ends    []uint32
-	recent  [recDedup]struct{ off, n, idx uint32 }
-	recentN int
-	wide    []Event
-	// refAt is where the last entry's recFRef field begins, -1 if none
-	refAt int
-	// last holds, for each string field, the string the last event that
-	// had one gave it and its index: most events name the task, tool or
-	// fault of the one before
-	last [recFields]struct {
-		s   string
-		idx uint64
-	}
+	recs []evRec
+	strs []string
+	wide []Event
+	// lastTask and lastTaskIdx intern the current task's id: most events
+	// name the task of the one before
+	lastTask    string
+	lastTaskIdx uint16
+	// the lengths of the last record handed to a Result, the next run's
+	// sizes
+	recsCap, strsCap int
 }
 
-// start begins a run's record.
+// start begins a run's record, in storage of its own sized as the last
+// run's was.
 func (c *recorder) start() {
-	c.ents, c.vars, c.sbuf, c.ends, c.recentN = c.ents[:0], c.vars[:0], c.sbuf[:0], c.ends[:0], 0
+	c.recs = make([]evRec, 0, c.recsCap)
+	c.strs = make([]string, 0, c.strsCap)
 	c.wide = nil
-	c.refAt = -1
-	c.last = [recFields]struct {
-		s   string
-		idx uint64
-	}{}
+	c.lastTask, c.lastTaskIdx = "", 0
 }
 
-// take copies the record into t, in one allocation of its exact size
-// that t owns, and hands t the wide events.
+// take hands the record to t and forgets it.
 func (c *recorder) take(t *timeline, runID string) {
-	n := len(c.ents) + len(c.vars)
-	strb := n + 4*len(c.ends)
-	data := make([]byte, strb+len(c.sbuf))
-	copy(data, c.ents)
-	copy(data[len(c.ents):], c.vars)
-	for i, e := range c.ends {
-		binary.LittleEndian.PutUint32(data[n+4*i:], e)
-	}
-	copy(data[strb:], c.sbuf)
-	t.n, t.vars, t.ends, t.strb = int32(len(c.ents)/recEntry), int32(len(c.ents)), int32(n), int32(strb)
-	t.data, t.recorded, t.wide, t.runID = data, true, c.wide, runID
-	c.wide = nil
+	t.recs, t.strs, t.wide, t.runID = c.recs, c.strs, c.wide, runID
+	c.recsCap, c.strsCap = len(c.recs), len(c.strs)
+	c.recs, c.strs, c.wide = nil, nil, nil
+	c.lastTask, c.lastTaskIdx = "", 0
 }
 
 // recDedup is how many of the last strings str looks at for the same
 // string before it stores one again.
 const recDedup = 8
 
-// str returns the index of s, not "", among the run's strings, storing it
-// unless it is one of the last few stored (most strings are the same task
-// id, capability or tool as a little earlier).
-func (c *recorder) str(s string) uint64 {
-	for j := range c.recent[:min(c.recentN, recDedup)] {
-		if r := &c.recent[j]; int(r.n) == len(s) && string(c.sbuf[r.off:r.off+r.n]) == s {
-			return uint64(r.idx)
+// str returns the index of s among the run's strings, storing it unless
+// it is "" or one of the last few stored (the same bytes: most strings
+// are the same task id, capability or tool as a little earlier). ok is
+// false when the index would not fit.
+func (c *recorder) str(s string) (i uint16, ok bool) {
+	if s == "" {
+		return 0, true
+	}
+	p := unsafe.StringData(s)
+	for j := len(c.strs) - 1; j >= max(0, len(c.strs)-recDedup); j-- {
+		if t := c.strs[j]; len(t) == len(s) && unsafe.StringData(t) == p {
+			return uint16(j + 1), true
 		}
 	}
-	idx := len(c.ends)
-	c.recent[c.recentN%recDedup] = struct{ off, n, idx uint32 }{uint32(len(c.sbuf)), uint32(len(s)), uint32(idx)}
-	c.recentN++
-	c.sbuf = append(c.sbuf, s...)
-	c.ends = append(c.ends, uint32(len(c.sbuf)))
-	return uint64(idx)
-}
-
-// strOf is str for field f: the last string the field had is checked
-// first.
-func (c *recorder) strOf(f int, s string) uint64 {
-	l := &c.last[f]
-	if len(s) == len(l.s) && (unsafe.StringData(s) == unsafe.StringData(l.s) || s == l.s) {
-		return l.idx
+	if len(c.strs) >= 1<<16-1 {
+		return 0, false
 	}
-	i := c.str(s)
-	l.s, l.idx = s, i
-	return i
+	c.strs = append(c.strs, s)
+	return uint16(len(c.strs)), true
 }
 
-// addEntry appends the entry of an event whose fields begin at off.
-func (c *recorder) addEntry(evBefore, afterKind, outBits uint8, mask uint16, off int) {
-	c.ents = append(c.ents, evBefore, afterKind, outBits, byte(mask), byte(mask>>8),
-		byte(off), byte(off>>8), byte(off>>16), byte(off>>24))
+// taskStr is str for the task's id.
+func (c *recorder) taskStr(s string) (uint16, bool) {
+	if s != "" && len(s) == len(c.lastTask) && unsafe.StringData(s) == unsafe.StringData(c.lastTask) {
+		return c.lastTaskIdx, true
+	}
+	i, ok := c.str(s)
+	if ok {
+		c.lastTask, c.lastTaskIdx = s, i
+	}
+	return i, ok
 }
+
+// fits32 reports whether v fits in an int32.
+func fits32[T ~int | ~int64](v T) bool { return int64(v) == int64(int32(v)) }
+
+// fits16 reports whether v fits in an int16.
+func fits16[T ~int | ~int64](v T) bool { return int64(v) == int64(int16(v)) }
 
 // addWide records e whole.
 func (c *recorder) addWide(e Event) {
 	c.wide = append(c.wide, e)
-	off := len(c.vars)
-	c.vars = binary.AppendVarint(c.vars, int64(len(c.wide)-1))
-	c.addEntry(0, 0, recWide, 1<<recFN1, off)
-	c.refAt = -1
+	c.recs = append(c.recs, evRec{n1: int32(len(c.wide) - 1), outBits: recWide})
 }
 
-// compact records an event and returns false, recording nothing, when
-// its name or a state has no code (see recEntry).
-func (c *recorder) compact(ev EventName, before, after, outcome, task, fault, tool string,
+// compact writes the compact record of an event into r, which is zero,
+// and returns false when the event does not fit (see evRec).
+func (c *recorder) compact(r *evRec, ev EventName, before, after, outcome, task, fault, tool string,
 	at, deadline Millis, retry, ckSeq, ordinal, worker, attempt int, d *detail) bool {
 	evc, bc, ac := recEventCode(ev), recStateCode(before), recStateCode(after)
-	if evc < 0 || bc < 0 || ac < 0 {
+	if evc < 0 || bc < 0 || ac < 0 || !fits32(at) || !fits32(deadline) || !fits32(d.n1) ||
+		!fits16(retry) || !fits16(ckSeq) || !fits16(d.n2) || !fits16(ordinal) || !fits16(worker) || !fits16(attempt) {
 		return false
 	}
-	// the fields are written in place, past the record's end
-	off := len(c.vars)
-	if cap(c.vars)-off < recMaxFields {
-		c.vars = slices.Grow(c.vars, recMaxFields)
-	}
-	b := c.vars[off : off+recMaxFields]
-	k := 0
-	var mask uint16
-	num := func(f int, v int64) {
-		if v != 0 {
-			mask |= 1 << f
-			if u := uint64(v<<1) ^ uint64(v>>63); u < 0x80 {
-				b[k] = byte(u)
-				k++
-			} else {
-				k += binary.PutUvarint(b[k:], u)
-			}
-		}
-	}
-	str := func(f int, s string) {
-		mask |= 1 << f
-		if i := c.strOf(f, s); i < 0x80 {
-			b[k] = byte(i)
-			k++
-		} else {
-			k += binary.PutUvarint(b[k:], i)
-		}
-	}
-	num(recFOrdinal, int64(ordinal))
-	if task != "" {
-		str(recFTask, task)
-	}
-	if d.s1 != "" {
-		str(recFS1, d.s1)
-	}
-	if d.s2 != "" {
-		str(recFS2, d.s2)
-	}
-	num(recFN1, d.n1)
-	num(recFN2, d.n2)
-	num(recFAt, int64(at))
-	num(recFDeadline, int64(deadline))
-	num(recFRetry, int64(retry))
-	num(recFCkSeq, int64(ckSeq))
-	num(recFWorker, int64(worker))
-	num(recFAttempt, int64(attempt))
-	if fault != "" {
-		str(recFFault, fault)
-	}
-	if tool != "" {
-		str(recFTool, tool)
-	}
-	outBits := uint8(0)
-	if outcome != "" {
-		if o := recOutcomeCode(outcome); o >= 0 {
-			outBits = uint8(o + 1)
-		} else {
-			str(recFOutcome, outcome)
-		}
-	}
+	r.at, r.deadline, r.n1 = int32(at), int32(deadline), int32(d.n1)
+	r.retry, r.ckSeq, r.n2, r.ordinal, r.worker, r.attempt = int16(retry), int16(ckSeq), int16(d.n2), int16(ordinal), int16(worker), int16(attempt)
+	r.evBefore, r.afterKind = uint8(evc)|uint8(bc)<<5, uint8(ac)|uint8(d.kind)<<3
 	if d.b1 {
-		outBits |= recB1
+		r.outBits |= recB1
 	}
 	if d.b2 {
-		outBits |= recB2
+		r.outBits |= recB2
 	}
-	c.vars = c.vars[:off+k]
-	c.addEntry(uint8(evc)|uint8(bc)<<5, uint8(ac)|uint8(d.kind)<<3, outBits, mask, off)
-	c.refAt = -1
-	return true
+	ok := true
+	var k bool
+	if outcome != "" {
+		if o := recOutcomeCode(outcome); o >= 0 {
+			r.outBits |= uint8(o + 1)
+		} else {
+			r.x, k = c.str(outcome)
+			r.afterKind |= recOutS
+			ok = ok && k
+		}
+	}
+	r.task, k = c.taskStr(task)
+	ok = ok && k
+	if fault != "" {
+		r.fault, k = c.str(fault)
+		ok = ok && k
+	}
+	if tool != "" {
+		r.tool, k = c.str(tool)
+		ok = ok && k
+	}
+	if d.s1 != "" {
+		r.s1, k = c.str(d.s1)
+		ok = ok && k
+	}
+	if d.s2 != "" {
+		r.s2, k = c.str(d.s2)
+		ok = ok && k
+	}
+	return ok
 }
 
-// str returns the run's string of field value i (0 is "", else index
-// i-1): a view of the record's bytes, which nothing writes again.
-func (t *timeline) str(i int64) string {
+// str returns the run's string i (0 is "").
+func (t *timeline) str(i uint16) string {
 	if i == 0 {
 		return ""
 	}
-	j := int(i - 1)
-	start := 0
-	if j > 0 {
-		start = int(binary.LittleEndian.Uint32(t.data[int(t.ends)+4*(j-1):]))
-	}
-	end := int(binary.LittleEndian.Uint32(t.data[int(t.ends)+4*j:]))
-	return unsafe.String(&t.data[int(t.strb)+start], end-start)
+	return t.strs[i-1]
 }
 
-func (t *timeline) detail(e *entry, f *[recFields]int64) string {
-	d := detail{kind: e.kind(), b1: e.outBits&recB1 != 0, b2: e.outBits&recB2 != 0, s1: t.str(f[recFS1]), s2: t.str(f[recFS2]), n1: f[recFN1], n2: f[recFN2]}
+func (t *timeline) detail(e *evRec) string {
+	d := detail{kind: e.kind(), b1: e.outBits&recB1 != 0, b2: e.outBits&recB2 != 0, s1: t.str(e.s1), s2: t.str(e.s2), n1: int64(e.n1), n2: int64(e.n2)}
 	return d.text()
 }
 
-func (t *timeline) outcome(e *entry, f *[recFields]int64) string {
+func (t *timeline) outcome(e *evRec) string {
+	if e.afterKind&recOutS != 0 {
+		return t.str(e.x)
+	}
 	if o := e.outcomeCode(); o > 0 {
 		return recOutcomes[o-1]
 	}
-	return t.str(f[recFOutcome])
+	return ""
 }
-
-// wideOf returns the wide event of the entry e, which has recWide.
-func (t *timeline) wideOf(e *entry) *Event { return &t.wide[t.field(e, recFN1)] }
 
 // event returns the full i-th event.
 func (t *timeline) event(i int) Event {
-	e := t.entry(i)
+	e := &t.recs[i]
 	if e.wide() {
-		w := *t.wideOf(&e)
+		w := t.wide[e.n1]
 		w.RunID = t.runID
 		return w
 	}
-	f := t.fields(&e)
 	ev := e.event()
 	return Event{
-		RunID: t.runID, Seq: i + 1, At: Millis(f[recFAt]), StateBefore: e.before(), StateAfter: e.after(),
-		Actor: actorOf(ev), Event: ev, Tool: t.str(f[recFTool]), Ordinal: int(f[recFOrdinal]), Task: t.str(f[recFTask]),
-		Worker: int(f[recFWorker]), FaultID: t.str(f[recFFault]), Attempt: int(f[recFAttempt]), CheckpointSeq: int(f[recFCkSeq]),
-		RetryRemaining: int(f[recFRetry]), DeadlineRemainingMs: Millis(f[recFDeadline]), EvidenceRef: t.str(f[recFRef]),
-		Outcome: t.outcome(&e, &f), Detail: t.detail(&e, &f),
+		RunID: t.runID, Seq: i + 1, At: Millis(e.at), StateBefore: e.before(), StateAfter: e.after(),
+		Actor: actorOf(ev), Event: ev, Tool: t.str(e.tool), Ordinal: int(e.ordinal), Task: t.str(e.task),
+		Worker: int(e.worker), FaultID: t.str(e.fault), Attempt: int(e.attempt), CheckpointSeq: int(e.ckSeq),
+		RetryRemaining: int(e.retry), DeadlineRemainingMs: Millis(e.deadline), EvidenceRef: t.str(e.ref()),
+		Outcome: t.outcome(e), Detail: t.detail(e),
 	}
 }
 
 // build returns the full events of the record.
 func (t *timeline) build() []Event {
 	t.once.Do(func() {
-		out := make([]Event, t.n)
-		for i := range out {
+		out := make([]Event, len(t.recs))
+		for i := range t.recs {
 			out[i] = t.event(i)
 		}
 		t.events = out
@@ -604,8 +477,8 @@ func (tl Timeline) Len() int {
 	switch {
 	case tl.t == nil:
 		return 0
-	case tl.t.recorded:
-		return int(tl.t.n)
+	case tl.t.recs != nil:
+		return len(tl.t.recs)
 	}
 	return len(tl.t.events)
 }
@@ -615,40 +488,37 @@ func (tl Timeline) Len() int {
 // index of Events does.
 func (tl Timeline) Name(i int) EventName {
 	t := tl.t
-	if !t.recorded {
+	switch {
+	case t.recs == nil:
 		return t.events[i].Event
+	case t.recs[i].wide():
+		return t.wide[t.recs[i].n1].Event
 	}
-	e := t.at(i)
-	if e.wide() {
-		return t.wideOf(&e).Event
-	}
-	return e.event()
+	return t.recs[i].event()
 }
 
 // Ordinal returns the ordinal of the i-th event (0-based), as Name does.
 func (tl Timeline) Ordinal(i int) int {
 	t := tl.t
-	if !t.recorded {
+	switch {
+	case t.recs == nil:
 		return t.events[i].Ordinal
+	case t.recs[i].wide():
+		return t.wide[t.recs[i].n1].Ordinal
 	}
-	e := t.at(i)
-	if e.wide() {
-		return t.wideOf(&e).Ordinal
-	}
-	return int(t.field(&e, recFOrdinal))
+	return int(t.recs[i].ordinal)
 }
 
 // Task returns the task of the i-th event (0-based), as Name does.
 func (tl Timeline) Task(i int) string {
 	t := tl.t
-	if !t.recorded {
+	switch {
+	case t.recs == nil:
 		return t.events[i].Task
+	case t.recs[i].wide():
+		return t.wide[t.recs[i].n1].Task
 	}
-	e := t.at(i)
-	if e.wide() {
-		return t.wideOf(&e).Task
-	}
-	return t.str(t.field(&e, recFTask))
+	return t.str(t.recs[i].task)
 }
 
 // Detail returns the detail of the i-th event (0-based), as Name does;
@@ -656,24 +526,13 @@ func (tl Timeline) Task(i int) string {
 // call.
 func (tl Timeline) Detail(i int) string {
 	t := tl.t
-	if !t.recorded {
+	switch {
+	case t.recs == nil:
 		return t.events[i].Detail
+	case t.recs[i].wide():
+		return t.wide[t.recs[i].n1].Detail
 	}
-	e := t.at(i)
-	if e.wide() {
-		return t.wideOf(&e).Detail
-	}
-	f := t.fields(&e)
-	return t.detail(&e, &f)
-}
-
-// at is entry(i), panicking as an index of Events does when i is out of
-// range.
-func (t *timeline) at(i int) entry {
-	if uint(i) >= uint(t.n) {
-		panic(fmt.Sprintf("runtime error: index out of range [%d] with length %d", i, t.n))
-	}
-	return t.entry(i)
+	return t.detail(&t.recs[i])
 }
 
 // Equal reports whether tl and u hold equal events (both zero, or
@@ -724,23 +583,17 @@ func (tl *Timeline) UnmarshalJSON(data []byte) error {
 
 // setRef sets the evidence reference of the last event recorded.
 func (c *recorder) setRef(ref string) {
-	k := len(c.ents) - recEntry
-	e := c.ents[k : k+recEntry]
-	if e[2]&recWide != 0 {
-		c.wide[len(c.wide)-1].EvidenceRef = ref
-		return
+	e := &c.recs[len(c.recs)-1]
+	if !e.wide() {
+		if i, ok := c.str(ref); ok && e.afterKind&recOutS == 0 {
+			e.x = i
+			return
+		}
+		// the reference does not fit: the event is kept whole
+		w := (&timeline{recs: c.recs, strs: c.strs}).event(len(c.recs) - 1)
+		w.RunID = ""
+		c.wide = append(c.wide, w)
+		*e = evRec{n1: int32(len(c.wide) - 1), outBits: recWide}
 	}
-	mask := uint16(e[3]) | uint16(e[4])<<8
-	if c.refAt >= 0 {
-		// set before: the field is the last, and goes
-		c.vars = c.vars[:c.refAt]
-		c.refAt = -1
-		mask &^= 1 << recFRef
-	}
-	if ref != "" {
-		c.refAt = len(c.vars)
-		c.vars = binary.AppendUvarint(c.vars, c.str(ref))
-		mask |= 1 << recFRef
-	}
-	e[3], e[4] = byte(mask), byte(mask>>8)
+	c.wide[e.n1].EvidenceRef = ref
 }

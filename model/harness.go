@@ -837,7 +837,7 @@ func (r *run) recordD(ev EventName, ordinal int, faultID, outcome string, d deta
 }
 
 // recordDetail records the event of recordD in a detailed run's
-// timeline: compactly when it can (see recEntry), else whole.
+// timeline: compactly when it fits (see evRec), else whole.
 func (r *run) recordDetail(ev EventName, ordinal int, faultID, outcome string, d *detail, stateAfter string) {
 	c := &r.tl
 	tool := ""
@@ -847,9 +847,12 @@ func (r *run) recordDetail(ev EventName, ordinal int, faultID, outcome string, d
 	at := r.world.Clock
 	retry := r.task.RetryBudget + r.reconciled - max(r.attempts-1, 0)
 	deadline := r.task.Deadline - (at - r.taskStart)
-	if c.compact(ev, r.state, stateAfter, outcome, r.task.ID, faultID, tool, at, deadline, retry, r.ckSeq, ordinal, r.worker, r.attempts, d) {
+	// the record is written in place; one that does not fit is taken back
+	c.recs = append(c.recs, evRec{})
+	if c.compact(&c.recs[len(c.recs)-1], ev, r.state, stateAfter, outcome, r.task.ID, faultID, tool, at, deadline, retry, r.ckSeq, ordinal, r.worker, r.attempts, d) {
 		return
 	}
+	c.recs = c.recs[:len(c.recs)-1]
 	c.addWide(Event{
 		Seq: len(r.evs), At: at, StateBefore: r.state, StateAfter: stateAfter, Actor: actorOf(ev), Event: ev, Tool: tool,
 		Ordinal: ordinal, Task: r.task.ID, Worker: r.worker, FaultID: faultID, Attempt: r.attempts, CheckpointSeq: r.ckSeq,
