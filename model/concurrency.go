@@ -209,12 +209,15 @@ func (r *run) executeConcurrent(factory Factory, c *Concurrency) error {
 		sc.rand.Seed(uint64(hi), uint64(hs.mix()))
 	}
 	w := min(c.Workers, n)
-	// the first slot keeps the run's buffers; the others start their own
+	// the first slot keeps the run's buffers, and only them: its worker
+	// starts on a clock of its own at 0 as the others do (the run's
+	// state is the last run's); the others start their own buffers
 	base := r.taskState
 	for k := 0; k < w; k++ {
 		s := &slot{resume: make(chan struct{}), task: k, at: costRead}
 		if k == 0 {
-			s.ts = base
+			s.ts = taskState{taskBuf: base.taskBuf[:0], memory: base.memory[:0], granted: base.granted[:0],
+				branches: base.branches[:0], inflight: base.inflight[:0], pendingWorld: base.pendingWorld[:0]}
 		}
 		sc.slots = append(sc.slots, s)
 	}

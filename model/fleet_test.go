@@ -3,6 +3,8 @@ package model_test
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"testing"
@@ -118,6 +120,55 @@ func TestFleetReplaysExactly(t *testing.T) {
 	}
 	if !bytes.Equal(out[0], out[1]) || !bytes.Equal(out[0], out[2]) {
 		t.Fatal("runs of one fleet schedule differ")
+	}
+}
+
+// TestFleetRunsAlikeOnOneHarness: a harness's every run of the corpus
+// storm (retry-storm.json) and of a storm of ten is the run of a fresh
+// harness, byte for byte, whatever ran on it before: no worker's clock
+// outlives its run (the first worker's clock once started where the last
+// run's first worker ended, so a second run made 21 effects, not 20).
+func TestFleetRunsAlikeOnOneHarness(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "corpus", "retry-storm.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	storm, err := model.ParseSchedule(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx, err := copperfin.FixtureNamed(storm.Config.Fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	factory, err := copperfin.Configured(storm.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(h *model.Harness, s *model.Schedule) (*model.Result, []byte) {
+		t.Helper()
+		res, err := h.Run(factory, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, b
+	}
+	fresh, want := run(model.NewHarness(fx, model.Options{}), storm)
+	if fresh.Terms.Effects != 20 || fresh.Timeline.Len() != 2560 {
+		t.Fatalf("a fresh harness's run: %d effects, %d events; want 20 and 2560", fresh.Terms.Effects, fresh.Timeline.Len())
+	}
+	h := model.NewHarness(fx, model.Options{})
+	other := *storm
+	other.Faults = nil
+	for i := range 3 {
+		if res, got := run(h, storm); !bytes.Equal(got, want) {
+			t.Fatalf("run %d on one harness: %d effects, %d events; a fresh harness's: 20 and 2560", i+1, res.Terms.Effects, res.Timeline.Len())
+		}
+		run(h, &other) // a fault-free run between
 	}
 }
 

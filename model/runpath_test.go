@@ -141,8 +141,7 @@ func TestRunOutputsUnchanged(t *testing.T) {
 			}
 		}
 		fmt.Fprintf(d, "== %s\n", filepath.Base(f))
-		// each on a harness of its own, as replay runs it: a fleet
-		// fixture's first run on a harness differs from its later ones
+		// each on a harness of its own, as replay runs it
 		hashRun(t, d, model.NewHarness(fx, model.Options{}), model.NewHarness(fx, model.Options{}), factory, s)
 		runs++
 	}
