@@ -280,6 +280,10 @@ type recorder struct {
 	// name the task of the one before
 	lastTask    string
 	lastTaskIdx uint16
+	// seen holds, at a slot of a string's address and length, the
+	// index among the run's strings (0-based) of the last string stored
+	// there (see str)
+	seen [recSeen]uint16
 	// the lengths of the last record handed to a Result, the next run's
 	// sizes
 	recsCap, strsCap int
@@ -302,20 +306,23 @@ func (c *recorder) take(t *timeline, runID string) {
 	c.lastTask, c.lastTaskIdx = "", 0
 }
 
-// recDedup is how many of the last strings str looks at for the same
-// string before it stores one again.
-const recDedup = 8
+// recSeen is the number of slots of recorder.seen (a power of two).
+const recSeen = 64
 
 // str returns the index of s among the run's strings, storing it unless
-// it is "" or one of the last few stored (the same bytes: most strings
-// are the same task id, capability or tool as a little earlier). ok is
-// false when the index would not fit.
+// it is "" or already stored (the same bytes: most strings are the same
+// task id, capability or tool as a little earlier), which the slot of
+// its address in seen tells when no other string took the slot since.
+// ok is false when the index would not fit.
 func (c *recorder) str(s string) (i uint16, ok bool) {
 	if s == "" {
 		return 0, true
 	}
 	p := unsafe.StringData(s)
-	for j := len(c.strs) - 1; j >= max(0, len(c.strs)-recDedup); j-- {
+	h := (uintptr(unsafe.Pointer(p))>>3 ^ uintptr(len(s))) & (recSeen - 1)
+	// the slot holds an index, checked against this run's strings: no
+	// pointer, nothing to clear between runs
+	if j := int(c.seen[h]); j < len(c.strs) {
 		if t := c.strs[j]; len(t) == len(s) && unsafe.StringData(t) == p {
 			return uint16(j + 1), true
 		}
@@ -323,6 +330,7 @@ func (c *recorder) str(s string) (i uint16, ok bool) {
 	if len(c.strs) >= 1<<16-1 {
 		return 0, false
 	}
+	c.seen[h] = uint16(len(c.strs))
 	c.strs = append(c.strs, s)
 	return uint16(len(c.strs)), true
 }

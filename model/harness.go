@@ -1066,11 +1066,28 @@ func (x *idHash) byte(c byte) {
 	x.v *= 1099511628211
 }
 
+// int hashes n's eight bytes, low first. A zero byte only multiplies
+// by the prime (xor with 0 changes nothing), so the high zero bytes of a
+// small n are one multiplication by a power of the prime: the same hash,
+// in fewer steps.
 func (x *idHash) int(n int64) {
-	for i := 0; i < 8; i++ {
-		x.byte(byte(n >> (8 * i)))
+	u := uint64(n)
+	i := 0
+	for ; i < 8 && u != 0; i++ {
+		x.byte(byte(u))
+		u >>= 8
 	}
+	x.v *= fnvPrimePow[8-i]
 }
+
+// fnvPrimePow[k] is the FNV-1a 64 prime to the k-th power (mod 2^64).
+var fnvPrimePow = func() (p [9]uint64) {
+	p[0] = 1
+	for k := 1; k < len(p); k++ {
+		p[k] = p[k-1] * 1099511628211
+	}
+	return p
+}()
 
 func (x *idHash) str(s string) {
 	x.int(int64(len(s)))

@@ -68,6 +68,9 @@ func TestVetJSON(t *testing.T) {
 }
 
 func TestVetExitCodes(t *testing.T) {
+	if raceDetector {
+		t.Skip("loads and type-checks packages in one goroutine of faultline's: the vet package's race tests run the analysis machinery; go test ./... runs this test")
+	}
 	for _, tc := range []struct {
 		args []string
 		code int

@@ -1,0 +1,25 @@
+package model
+
+import "testing"
+
+// BenchmarkRecorderCompact records 27 events (the benchmark schedule's
+// count) of a commit into a recorder whose storage is warm, nine strings
+// taking turns as the details' parts: the cost of recording an event
+// alone, without the run around it or the record's allocation.
+func BenchmarkRecorderCompact(b *testing.B) {
+	var c recorder
+	c.start()
+	parts := []string{"payments.refund", "O-731:refund:v1", "refund-O-731", "f1", "CAP-1", "ev-1", "search", "summarize", "approval"}
+	for b.Loop() {
+		c.recs, c.strs = c.recs[:0], c.strs[:0]
+		c.lastTask, c.lastTaskIdx = "", 0
+		for i := range 27 {
+			d := detail{kind: dCommit, s1: parts[i%9], s2: parts[(i+3)%9], b1: true}
+			c.recs = append(c.recs, evRec{})
+			if !c.compact(&c.recs[len(c.recs)-1], EvToolCommit, StateRunning, StateWaitingForTool, "unknown", "refund-O-731", "f1", "payments.refund",
+				Millis(100+i), 30000-Millis(i), 2, 3, i, 1, 1, &d) {
+				b.Fatal("a coded event did not compact")
+			}
+		}
+	}
+}

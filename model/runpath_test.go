@@ -1,0 +1,153 @@
+package model_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"hash"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/model/copperfin"
+)
+
+// runOutputsDigest and runOutputsRuns pin what TestRunOutputsUnchanged
+// hashes: the outputs of every run below as the run path gave them when
+// the digest was taken. A change to the run path that changes any
+// result, its JSON, its timeline, its provider history or its run record
+// changes the digest.
+const (
+	runOutputsDigest = "104607355ed304b02c88182aa711fb9e2d25493a64a790ba25c19f390684a847"
+	runOutputsRuns   = 4110
+)
+
+// hashRun writes every output of one run of s on h into d: the error, or
+// the Result's JSON, its timeline as %+v prints it, its provider history,
+// its run record's JSON and what the timeline's per-event readers say;
+// and checks that the Terms path of th gives the run's terms.
+func hashRun(t *testing.T, d hash.Hash, h, th *model.Harness, factory model.Factory, s *model.Schedule) {
+	t.Helper()
+	res, err := h.Run(factory, s)
+	if err != nil {
+		fmt.Fprintf(d, "error %v\n", err)
+		return
+	}
+	j, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Write(j)
+	fmt.Fprintf(d, "\n%+v\n%+v\n%v %s\n", res.Timeline, res.Provider, res.Held(), res.DescribeConfig())
+	rec, err := json.Marshal(res.Record())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Write(rec)
+	tl := res.Timeline
+	for i := range tl.Len() {
+		fmt.Fprintf(d, "%s#%d %s %s|", tl.Name(i), tl.Ordinal(i), tl.Task(i), tl.Detail(i))
+	}
+	terms, err := th.Terms(factory, s)
+	if err != nil || terms != res.Terms {
+		t.Fatalf("%s: Terms gives %+v, %v; Run %+v", model.Format(s), terms, err, res.Terms)
+	}
+}
+
+// TestRunOutputsUnchanged runs every catalogue kind and world event at
+// its first two ordinals, alone and after a timeout_after_commit at the
+// first commit, under every profile on the reference workload, the
+// three-task workload, three concurrent workers and wide budgets, and
+// under every mutant; then every schedule of corpus/ under its own
+// config. The hash of all their outputs is pinned: the run path may
+// become cheaper, but no output of it may change.
+func TestRunOutputsUnchanged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs some thousands of schedules")
+	}
+	kinds := append(model.Catalogue(), model.WorldEvents()...)
+	type setup struct {
+		name    string
+		fixture model.Fixture
+		opts    model.Options
+		cfg     model.Config
+	}
+	var setups []setup
+	for _, p := range copperfin.Profiles {
+		cfg := copperfin.ConfigOfProfile(p)
+		conc := cfg
+		conc.Concurrency = &model.Concurrency{Workers: 3, Seed: "digest"}
+		setups = append(setups,
+			setup{"copperfin " + string(p), copperfin.Copperfin(), model.Options{}, cfg},
+			setup{"batch " + string(p), copperfin.CopperfinBatch(), model.Options{}, cfg},
+			setup{"concurrent " + string(p), copperfin.CopperfinBatch(), model.Options{}, conc},
+			setup{"wide " + string(p), copperfin.Copperfin(), model.Options{Deadline: model.Millis(1) << 40, RetryBudget: 1 << 33}, cfg})
+	}
+	for _, m := range copperfin.Mutants() {
+		setups = append(setups, setup{"mutant " + string(m.Name), copperfin.Copperfin(), model.Options{},
+			copperfin.WithMutant(copperfin.ConfigOfProfile(copperfin.ProfileTyped), string(m.Name))})
+	}
+	d := sha256.New()
+	runs := 0
+	for _, su := range setups {
+		factory, err := copperfin.Configured(su.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := model.NewHarness(su.fixture, su.opts)
+		fmt.Fprintf(d, "== %s\n", su.name)
+		for _, k := range kinds {
+			for ord := 1; ord <= 2; ord++ {
+				for _, after := range []bool{false, true} {
+					s := &model.Schedule{Version: model.ScheduleVersion, Seed: "digest", Config: su.cfg,
+						Faults: []model.FaultEntry{{Event: k.Event, Ordinal: ord, Kind: k.Kind}}}
+					if k.Event == model.EvNoticeReceive {
+						s.Config.Notices = true
+					}
+					if after {
+						s.Faults = append([]model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_after_commit"}}, s.Faults...)
+					}
+					hashRun(t, d, h, h, factory, s)
+					runs++
+				}
+			}
+		}
+	}
+	files, err := filepath.Glob(filepath.Join("..", "corpus", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("corpus files %v, %v", files, err)
+	}
+	slices.Sort(files)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := model.ParseSchedule(data)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		factory, err := copperfin.Configured(s.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fx := copperfin.Copperfin()
+		if s.Config.Fixture != "" {
+			if fx, err = copperfin.FixtureNamed(s.Config.Fixture); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fmt.Fprintf(d, "== %s\n", filepath.Base(f))
+		// each on a harness of its own, as replay runs it: a fleet
+		// fixture's first run on a harness differs from its later ones
+		hashRun(t, d, model.NewHarness(fx, model.Options{}), model.NewHarness(fx, model.Options{}), factory, s)
+		runs++
+	}
+	got := hex.EncodeToString(d.Sum(nil))
+	if got != runOutputsDigest || runs != runOutputsRuns {
+		t.Errorf("%d runs hash to %s; pinned: %d runs, %s", runs, got, runOutputsRuns, runOutputsDigest)
+	}
+}
