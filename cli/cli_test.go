@@ -90,7 +90,7 @@ func TestExploreAndReplayAUserSystem(t *testing.T) {
 	}
 	code, out, stderr = run(t, exploreArgs...)
 	assert.Equal(t, 0, code, "the fixed agent: %s", stderr)
-	assert.Equal(t, "no counterexample in 300 checks (seed 1, controls stable_keys,hold_lookup,typed_outcomes,checkpoint_check,bind_request,recheck_authority, variant fixed, fixture inventory)\nfaults: 791 of 798 scheduled reached, 7 not reached\n", out, "the fixed agent")
+	assert.Equal(t, "no counterexample in 300 checks (seed 1, controls stable_keys,hold_lookup,typed_outcomes,checkpoint_check,bind_request,recheck_authority, variant fixed, fixture inventory)\nfaults: 793 of 798 scheduled reached, 5 not reached\n", out, "the fixed agent")
 	// without swarm draws, the same seed draws evenly from one to three
 	// faults a check, from every kind and site
 	code, out, stderr = run(t, append(exploreArgs, "--no-swarm")...)

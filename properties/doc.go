@@ -70,7 +70,8 @@
 // draw unless WithoutSwarm: it first draws its number of entries (the
 // most, a composition, three times in four) and the subset of kinds and
 // sites its entries come from, and may compose a later entry with the
-// earlier ones at their crossing or one they made (see WithoutSwarm). Memory losses and branch failures draw a target from
+// earlier ones at their crossing, a crossing just after it, or one they
+// made (see WithoutSwarm). Memory losses and branch failures draw a target from
 // the memory keys and branch names of the run they are placed in; clock advances draw their length, from 1 ms to twice the
 // workload's farthest capability expiry or deadline and never more than
 // model.MaxClockAdvance (what the schedule validator accepts), evenly in

@@ -356,6 +356,42 @@ type kindSpace struct {
 type sites struct {
 	counts  map[model.EventName]int
 	details map[model.EventName][]string
+	// order is the run's crossings of allEvents in timeline order, for
+	// drawing a composed entry near an earlier one (see drawComposed);
+	// set for the explorer's runs only (orderOf), nil in the walk's
+	order []crossing
+}
+
+// crossing is one crossing of a run: the event, as an index into
+// allEvents, and its ordinal.
+type crossing struct {
+	ev uint8
+	o  uint16
+}
+
+// orderOf returns the crossings of allEvents in res, in timeline order.
+func orderOf(res *model.Result) []crossing {
+	tl := res.Timeline
+	out := make([]crossing, 0, tl.Len())
+	for i := range tl.Len() {
+		ev, n := tl.Name(i), tl.Ordinal(i)
+		x := eventPos(ev)
+		if x < 0 || n <= 0 || n > 1<<16-1 {
+			continue
+		}
+		out = append(out, crossing{uint8(x), uint16(n)})
+	}
+	return out
+}
+
+// eventPos is ev's index in allEvents (-1 when absent).
+func eventPos(ev model.EventName) int {
+	for i, a := range allEvents {
+		if a == ev {
+			return i
+		}
+	}
+	return -1
 }
 
 // sitesOf returns the sites of res.
@@ -477,6 +513,7 @@ func (e *explorer) survey(also ...model.Config) error {
 			e.crossed[ev.Event] = true
 		}
 		if i == 0 {
+			ss.order = orderOf(clean)
 			e.clean = ss // the sites of every drawn schedule's first fault
 			if c := cfg.Concurrency; c != nil && c.Workers > 1 && len(set.fixture.Tasks) > 1 {
 				e.tasks, e.points = len(set.fixture.Tasks), len(clean.Interleaving)
@@ -962,7 +999,9 @@ func (e *explorer) runPrefix(s *model.Schedule) (sites, error) {
 	if err != nil {
 		return sites{}, fmt.Errorf("properties: harness, on the run a fault is placed in: %w", err)
 	}
-	return sitesOf(res), nil
+	ss := sitesOf(res)
+	ss.order = orderOf(res)
+	return ss, nil
 }
 
 // fail records the first harness error of a draw, for explore to return.
@@ -1191,15 +1230,20 @@ var allEvents = append(slices.Clone(model.AllEvents), model.EvNoticeReceive)
 
 // drawComposed draws, one time in four, a later entry of a swarm draw as
 // part of a composition with the entries before it (prev, whose run is
-// ss): at a crossing one of them sits at that their run still crosses, or
-// at a crossing their run made that the clean run does not have (a
-// retry's later tool.commit, a resumed worker's reads), evenly among
-// those; its kind among the swarm's kinds that fit that event and are not
-// at that crossing already, and a world
-// event half the time when those kinds hold both world events and typed
-// faults (the world changes while the crossing is under a fault). false:
-// the entry is drawn as any other (three times in four, and when no
-// swarm kind fits an anchor's event). Each draw shrinks toward false.
+// ss), at an anchor drawn evenly among those of one of two sets, each
+// half the time: near, the crossing of each of them in their run and the
+// nearCrossings crossings after it there (the system's answer to the
+// fault: a retry, a recovery, the checkpoint written after it; from the
+// run's timeline, ss.order); otherwise, as when no earlier entry's
+// crossing is in that run, a crossing one of them sits at that their run
+// still crosses, or a crossing their run made that the clean run does not
+// have (a retry's later tool.commit, a resumed worker's reads). Its kind
+// is drawn among the swarm's kinds that fit that event and are not at
+// that crossing already, and a world event half the time when those kinds
+// hold both world events and typed faults (the world changes while the
+// crossing is under a fault). false: the entry is drawn as any other
+// (three times in four, and when no swarm kind fits an anchor's event).
+// Each draw shrinks toward false.
 func (e *explorer) drawComposed(t *rapid.T, sw swarmDraw, prev []model.FaultEntry, ss sites) (model.FaultEntry, bool) {
 	if intRange(0, 3).Draw(t, "composed") < 3 {
 		return model.FaultEntry{}, false
@@ -1209,15 +1253,33 @@ func (e *explorer) drawComposed(t *rapid.T, sw swarmDraw, prev []model.FaultEntr
 		o  int
 	}
 	var anchors []site
-	for _, f := range prev {
-		if ss.counts[f.Event] >= f.Ordinal && !slices.Contains(anchors, site{f.Event, f.Ordinal}) {
-			anchors = append(anchors, site{f.Event, f.Ordinal})
+	if boolGen.Draw(t, "composed_near") {
+		// the crossings at and just after an earlier entry's in its run:
+		// the system's answer to that fault (a retry, a recovery, the
+		// checkpoint written after it), where a second fault meets it
+		for _, f := range prev {
+			p := slices.Index(ss.order, crossing{uint8(eventPos(f.Event)), uint16(f.Ordinal)})
+			if p < 0 {
+				continue
+			}
+			for _, c := range ss.order[p:min(p+nearCrossings+1, len(ss.order))] {
+				if a := (site{allEvents[c.ev], int(c.o)}); !slices.Contains(anchors, a) {
+					anchors = append(anchors, a)
+				}
+			}
 		}
 	}
-	for _, ev := range allEvents {
-		for o := e.clean.counts[ev] + 1; o <= ss.counts[ev]; o++ {
-			if !slices.Contains(anchors, site{ev, o}) {
-				anchors = append(anchors, site{ev, o})
+	if len(anchors) == 0 {
+		for _, f := range prev {
+			if ss.counts[f.Event] >= f.Ordinal && !slices.Contains(anchors, site{f.Event, f.Ordinal}) {
+				anchors = append(anchors, site{f.Event, f.Ordinal})
+			}
+		}
+		for _, ev := range allEvents {
+			for o := e.clean.counts[ev] + 1; o <= ss.counts[ev]; o++ {
+				if !slices.Contains(anchors, site{ev, o}) {
+					anchors = append(anchors, site{ev, o})
+				}
 			}
 		}
 	}
@@ -1249,6 +1311,10 @@ func (e *explorer) drawComposed(t *rapid.T, sw swarmDraw, prev []model.FaultEntr
 	e.drawTarget(t, k, &f, ss)
 	return f, true
 }
+
+// nearCrossings is how many crossings after an earlier entry's a composed
+// entry's near anchors reach (see drawComposed).
+const nearCrossings = 4
 
 // Draws build their generators once: a generator of rapid is immutable,
 // and building one for every draw was a fourteenth of a check.

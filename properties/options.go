@@ -195,10 +195,13 @@ func WithoutWorldEvents() Option {
 // kind and each site left out with probability one half (no kind left:
 // all of them). An entry sits at its kind's default placement half the
 // time (three times in four without a swarm), and one time in four an
-// entry after the first is composed with those before it: placed at a
-// crossing one of them sits at, or at one their run made that the clean
-// run lacks (a retry's commit, a resumed worker's reads), its kind among
-// the swarm's that fit that event, a world event half the time. A swarm
+// entry after the first is composed with those before it: half the time
+// placed near one of them (at its crossing in their run or one of the
+// four crossings after it there: the system's answer to that fault),
+// otherwise at a crossing one of them sits at, or at one their run made
+// that the clean run lacks (a retry's commit, a resumed worker's reads),
+// its kind among the swarm's that fit that event, a world event half the
+// time. A swarm
 // draw reaches no schedule the draw without a swarm cannot: it varies
 // which kinds and sites each check concentrates on and favours
 // compositions, so a fault that needs one kind at an uncommon site (the

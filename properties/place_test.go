@@ -21,7 +21,7 @@ import (
 // reference system's checkpoint.write#3, never a second tool.commit), a
 // later one at a retry's second tool.commit only when an earlier fault
 // made the agent retry. Over 300 swarm draws exactly 485 faults are placed
-// after the first, 70 of them at the retry's tool.commit#2 (a swarm that
+// after the first, 62 of them at the retry's tool.commit#2 (a swarm that
 // leaves out tool.commit#1 puts every later commit fault at the retry, and
 // a composed entry may sit at a crossing the earlier faults made); over
 // 300 draws without a swarm, 276 and 11.
@@ -29,7 +29,7 @@ func TestDrawsPlaceFaultsWhereTheRunGoes(t *testing.T) {
 	for _, c := range []struct {
 		swarm          bool
 		later, retried int
-	}{{true, 485, 70}, {false, 276, 11}} {
+	}{{true, 485, 62}, {false, 276, 11}} {
 		later, retried := drawPlacements(t, c.swarm)
 		if later != c.later || retried != c.retried {
 			t.Errorf("swarm %t: %d faults placed after the first, %d at a retry's tool.commit#2; want %d and %d", c.swarm, later, retried, c.later, c.retried)

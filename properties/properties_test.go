@@ -132,7 +132,7 @@ var controlCases = []struct {
 	// tells whose effect a receiptless provider replay is: the same order
 	// asked for twice
 	{copperfin.EffectReadback, model.InvNoInventedProgress, copperfin.CopperfinBatch(), 1},
-	{copperfin.EvidenceGate, model.InvProvableOutcome, copperfin.Copperfin(), 1},
+	{copperfin.EvidenceGate, model.InvProvableOutcome, copperfin.Copperfin(), 5},
 }
 
 // TestEachControlRemovalIsFound: with one control removed from the typed

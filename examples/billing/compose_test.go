@@ -50,7 +50,7 @@ func TestRandomModeFindsTheComposedBug(t *testing.T) {
 		}
 		ctf = append(ctf, rep.ChecksToFailure)
 	}
-	if w := []int{203, 21, 138, 118, 124, 336, 18, 33, 64, 176}; !slices.Equal(ctf, w) {
+	if w := []int{146, 21, 138, 118, 124, 83, 18, 67, 31, 176}; !slices.Equal(ctf, w) {
 		t.Errorf("checks to failure %v, want %v", ctf, w)
 	}
 }

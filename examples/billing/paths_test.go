@@ -134,7 +134,7 @@ var found = map[billing.Bugs]string{
 	billing.BlindResume: "properties: counterexample after 1 checks (an invariant violated, exit code 1 of the table): " +
 		"resume_from_checkpoint violated: first false after seq 13 (tool.commit), reached by f1 (missing_checkpoint): " +
 		"the store served no checkpoint although it holds one, and the worker went on to a tool call",
-	billing.ReceiptFromReply: "properties: counterexample after 39 checks (an invariant violated, exit code 1 of the table): " +
+	billing.ReceiptFromReply: "properties: counterexample after 60 checks (an invariant violated, exit code 1 of the table): " +
 		"paid_has_receipt violated: first false after seq 10 (claim), reached by f1 (partial_success_response): inv-1042 claimed paid without receipt rcpt-1 on the evidence ledger",
 }
 

@@ -50,7 +50,7 @@ func TestExploreFindsTrustNotices(t *testing.T) {
 		}
 	}
 	rep := explore(t, json.RawMessage(`{}`), properties.WithNotices(), properties.WithKinds("rate_limit"), properties.WithoutWorldEvents())
-	if rep.Found || rep.Inconclusive() || rep.Checks != 200 || rep.Faults != 542 || rep.Reached != 531 || rep.Fired != 199 {
+	if rep.Found || rep.Inconclusive() || rep.Checks != 200 || rep.Faults != 542 || rep.Reached != 531 || rep.Fired != 210 {
 		t.Errorf("correct agent: %+v", rep)
 	}
 }

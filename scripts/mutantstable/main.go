@@ -15,6 +15,11 @@
 // docs/exploration.md):
 //
 //	go run ./scripts/mutantstable [-seeds 20] [-checks 1000] [-fixture copperfin-batch] [-no-swarm] [-mutant M] [-exhaustive-max 2] [-workers N]
+//
+// With -rate N it prints instead, for each mutant, its kills over the
+// first N draws of properties.Generator in the same scope (Example(0) to
+// Example(N-1), each run with and without the mutant): the rate a check,
+// which a median of 20 seeds shows only roughly.
 package main
 
 import (
@@ -34,7 +39,10 @@ import (
 	"github.com/faultline/faultline/properties"
 )
 
-var verbose = flag.Bool("v", false, "print each kill's minimal schedule to standard error")
+var (
+	verbose = flag.Bool("v", false, "print each kill's minimal schedule to standard error")
+	rate    = flag.Int("rate", 0, "instead of the table: count the kills over the first N draws of properties.Generator (Example(0) to Example(N-1)) of each mutant's scope")
+)
 
 func main() {
 	seeds := flag.Int("seeds", 20, "seeds per mutant (1, 2, ...)")
@@ -79,8 +87,12 @@ func run(c config) error {
 			return err
 		}
 	}
-	fmt.Printf("| mutant | what it gets wrong | explored under | killed | killing invariant | median checks to failure | faults in the minimal counterexample | exhaustive: K, schedules, seconds |\n")
-	fmt.Printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	if *rate > 0 {
+		fmt.Printf("| mutant | kills a check | faults a draw, unreached |\n| --- | --- | --- |\n")
+	} else {
+		fmt.Printf("| mutant | what it gets wrong | explored under | killed | killing invariant | median checks to failure | faults in the minimal counterexample | exhaustive: K, schedules, seconds |\n")
+		fmt.Printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	}
 	for _, mi := range copperfin.Mutants() {
 		if c.only != "" && string(mi.Name) != c.only {
 			continue
@@ -130,6 +142,12 @@ func run(c config) error {
 		if !c.swarm {
 			opts = append(opts, properties.WithoutSwarm())
 		}
+		if *rate > 0 {
+			if err := rateOf(mi.Name, opts, mfx, *rate); err != nil {
+				return err
+			}
+			continue
+		}
 		r := row{invariants: map[string]int{}, faults: map[int]int{}}
 		for s := 1; s <= seeds; s++ {
 			if err := flag.Set("rapid.seed", strconv.Itoa(s)); err != nil {
@@ -160,6 +178,9 @@ func run(c config) error {
 			return fmt.Errorf("%s: %w", mi.Name, err)
 		}
 		fmt.Printf("| `%s` | %s | %s | %s | %s | %s | %s | %s |\n", mi.Name, mi.Doc, under, killed(r, seeds), top(r.invariants), median(r, checks, seeds), counts(r.faults), exh)
+	}
+	if *rate > 0 {
+		return nil
 	}
 	draws := "swarm draws"
 	if !c.swarm {
@@ -316,4 +337,53 @@ func faultsText(s *model.Schedule) string {
 		}
 	}
 	return "  " + strings.Join(parts, ", ") + "\n"
+}
+
+// rateOf prints how many of the first n draws of properties.Generator in
+// the mutant's scope kill it (the first invariant the draw's run breaks,
+// in the result's order, holds on the same schedule without the mutant),
+// the faults a draw and the share of them the runs never reached; with -v
+// each killing draw goes to standard error.
+func rateOf(name copperfin.Mutant, opts []properties.Option, fx model.Fixture, n int) error {
+	gen, err := properties.Generator(copperfin.Configured, opts...)
+	if err != nil {
+		return err
+	}
+	kills, faults, unreached := 0, 0, 0
+	for i := range n {
+		s := gen.Example(i)
+		f, err := copperfin.Configured(s.Config)
+		if err != nil {
+			return err
+		}
+		res, err := model.NewHarness(fx, model.Options{}).Run(f, s)
+		if err != nil {
+			return err
+		}
+		for _, fr := range res.Faults {
+			faults++
+			if !fr.Reached {
+				unreached++
+			}
+		}
+		for _, ir := range res.Invariants {
+			if ir.Held {
+				continue
+			}
+			cx := &properties.Counterexample{Schedule: s, Invariant: ir.Name}
+			if !reproducesWithout(cx, fx) {
+				kills++
+				if *verbose {
+					fmt.Fprintf(os.Stderr, "%s draw %d %s:%s", name, i, ir.Name, faultsText(s))
+				}
+			}
+			break
+		}
+	}
+	r := "-"
+	if kills > 0 {
+		r = fmt.Sprintf("1 in %.0f", float64(n)/float64(kills))
+	}
+	fmt.Printf("| `%s` | %d in %d (%s) | %.2f faults a draw, %.0f%% unreached |\n", name, kills, n, r, float64(faults)/float64(n), 100*float64(unreached)/float64(max(faults, 1)))
+	return nil
 }
