@@ -296,6 +296,7 @@ func (c *recorder) start() {
 	c.strs = make([]string, 0, c.strsCap)
 	c.wide = nil
 	c.lastTask, c.lastTaskIdx = "", 0
+	c.seen = [recSeen]uint16{}
 }
 
 // take hands the record to t and forgets it.
@@ -312,20 +313,17 @@ const recSeen = 64
 // str returns the index of s among the run's strings, storing it unless
 // it is "" or already stored (the same bytes: most strings are the same
 // task id, capability or tool as a little earlier), which the slot of
-// its address in seen tells when no other string took the slot since.
-// ok is false when the index would not fit.
+// its length and outer bytes in seen tells when no other string took the
+// slot since the run started. The record is a function of the strings'
+// bytes alone, never of where they lie in memory. ok is false when the
+// index would not fit.
 func (c *recorder) str(s string) (i uint16, ok bool) {
 	if s == "" {
 		return 0, true
 	}
-	p := unsafe.StringData(s)
-	h := (uintptr(unsafe.Pointer(p))>>3 ^ uintptr(len(s))) & (recSeen - 1)
-	// the slot holds an index, checked against this run's strings: no
-	// pointer, nothing to clear between runs
-	if j := int(c.seen[h]); j < len(c.strs) {
-		if t := c.strs[j]; len(t) == len(s) && unsafe.StringData(t) == p {
-			return uint16(j + 1), true
-		}
+	h := (uint(len(s))*31 ^ uint(s[0])*7 ^ uint(s[len(s)-1])) & (recSeen - 1)
+	if j := int(c.seen[h]); j < len(c.strs) && c.strs[j] == s {
+		return uint16(j + 1), true
 	}
 	if len(c.strs) >= 1<<16-1 {
 		return 0, false
