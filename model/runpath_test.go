@@ -68,6 +68,9 @@ func TestRunOutputsUnchanged(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs some thousands of schedules")
 	}
+	if raceDetector {
+		t.Skip("some thousands of runs, each in one goroutine but the concurrent workers' (TestConcurrentReplayDeterministic runs those under the detector); go test ./... runs this test")
+	}
 	kinds := append(model.Catalogue(), model.WorldEvents()...)
 	type setup struct {
 		name    string
