@@ -498,6 +498,9 @@ func faultsLine(rep *properties.Report) string {
 // (--out) is an I/O error (4); bad options and a schedule the harness
 // refuses are bad input (2).
 func exploreError(err error) error {
+	if f := systemFailure(err); f != nil {
+		return f
+	}
 	var pe *fs.PathError
 	var errno syscall.Errno
 	if errors.As(err, &pe) || errors.As(err, &errno) {

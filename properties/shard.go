@@ -179,7 +179,10 @@ func (e *explorer) exploreOwned(parent rapid.TB, name string) (*Report, error) {
 	e.total = ShardChecks(checks, shard, shards)
 	gen := rapid.Custom(func(t *rapid.T) *model.Schedule {
 		if e.harnessErr != nil {
-			return nil // rapid retries a draw that failed: once is enough
+			// rapid retries a draw that failed: once is enough (the
+			// generator must still take a bit of data)
+			boolGen.Draw(t, "failed")
+			return nil
 		}
 		return e.draw(t)
 	})
@@ -195,10 +198,13 @@ func (e *explorer) exploreOwned(parent rapid.TB, name string) (*Report, error) {
 			return nil, e.harnessErr
 		}
 		res, err := e.run(s)
-		if err != nil {
+		// a run whose system panicked is shrunk as a violation is (prop
+		// keeps the smallest schedule that panicked, see PanicError)
+		panicked := errors.As(err, new(*model.SystemPanic))
+		if err != nil && !panicked {
 			return nil, err
 		}
-		if _, bad := e.violation(res); bad {
+		if _, bad := e.violationOf(res); bad || panicked {
 			ran++
 			if sk == 0 {
 				return nil, fmt.Errorf("properties: check %d of seed %d has seed 0, which rapid takes for a random one: choose another seed", k+1, seed)
