@@ -64,8 +64,8 @@ func (s shipSystem) ProviderLedger(context.Context) ([]model.LedgerEntry, error)
 // the same key is replayed, and the depot's rows hold one shipment.
 func Example() {
 	d := &depot{}
-	h := model.NewHarness(model.Fixture{Name: "ship", Tasks: []model.Task{{ID: "order-7", RetryBudget: 1}}},
-		model.Options{Builtin: []string{model.InvEffectAtMostOnce, model.InvBudget}})
+	h := model.NewHarness(model.Fixture{Name: "ship", Tasks: []model.Task{{ID: "order-7"}}},
+		model.Options{RetryBudget: 1, Builtin: []string{model.InvEffectAtMostOnce, model.InvBudget}})
 	res, err := h.Run(func() model.System { return shipSystem{d} }, &model.Schedule{Version: model.ScheduleVersion, Seed: "ship",
 		Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_after_commit"}}})
 	if err != nil {

@@ -25,7 +25,9 @@ type Task struct {
 	// "Budgets and Terminal Verdicts"). Both are the harness's: it sets
 	// them from Options (RetryBudget, Deadline) and the schedule's config
 	// (retry_budget, deadline) before the run, so a fixture's values are
-	// not read.
+	// not read: a fixture task sets them zero or to the harness's own
+	// Options (any other value is an error of the run, never dropped
+	// silently).
 	RetryBudget int
 	Deadline    Millis
 	// Started is the logical time the task's first worker started (set by

@@ -3,6 +3,7 @@ package model_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -194,6 +195,35 @@ func BenchmarkFleet1000(b *testing.B) {
 		res := runStorm(b, 1000, copperfin.FleetControls...)
 		if res.Fleet.Attempts != 1200 {
 			b.Fatalf("load %s", res.Fleet)
+		}
+	}
+}
+
+// TestFixtureBudgetsAreTheHarnesss: a fixture task's retry budget,
+// deadline or join policy other than the harness's is refused by name
+// (the harness sets them before each run and never reads a fixture's, so
+// a 5 there ran with 2); zero, or the harness's own value, runs.
+func TestFixtureBudgetsAreTheHarnesss(t *testing.T) {
+	run := func(task model.Task, opts model.Options) error {
+		fx := model.Fixture{Name: "budgets", Tasks: []model.Task{task}}
+		_, err := model.NewHarness(fx, opts).Run(copperfin.Factory(0), &model.Schedule{Version: model.ScheduleVersion, Seed: "b", Faults: []model.FaultEntry{}})
+		return err
+	}
+	for _, c := range []struct {
+		task model.Task
+		opts model.Options
+		err  string
+	}{
+		{model.Task{ID: "t", RetryBudget: 5}, model.Options{}, `model: fixture "budgets": task t sets retry budget 5, but the harness runs every task with 2: set Options.RetryBudget or the schedule's retry_budget (a fixture's is never read)`},
+		{model.Task{ID: "t", Deadline: 10000}, model.Options{}, `model: fixture "budgets": task t sets deadline 10000 ms, but the harness runs every task with 2000 ms: set Options.Deadline or the schedule's deadline (a fixture's is never read)`},
+		{model.Task{ID: "t", Join: model.JoinBestEffort}, model.Options{}, `model: fixture "budgets": task t sets join policy "best_effort", but the harness runs every task with "all_required": set Options.Join or the schedule's join (a fixture's is never read)`},
+		{model.Task{ID: "t", Started: 7}, model.Options{}, `model: fixture "budgets": task t sets Started 7 ms: the harness sets it when the task's first worker starts`},
+		{model.Task{ID: "t", RetryBudget: 5, Deadline: 10000}, model.Options{RetryBudget: 5, Deadline: 10000}, ""},
+		{model.Task{ID: "t", RetryBudget: 2, Join: model.JoinAllRequired}, model.Options{}, ""},
+	} {
+		err := run(c.task, c.opts)
+		if got := fmt.Sprint(err); c.err == "" && err != nil || c.err != "" && got != c.err {
+			t.Errorf("%+v under %+v: %v, want %q", c.task, c.opts, err, c.err)
 		}
 	}
 }

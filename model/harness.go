@@ -144,6 +144,9 @@ func NewHarness(f Fixture, opts Options) *Harness {
 	seen := make(map[string]bool, len(f.Tasks))
 	h.uniqueIDs = true
 	for _, t := range f.Tasks {
+		if err := h.fixtureValues(t); err != nil && h.err == nil {
+			h.err = err
+		}
 		h.traces = append(h.traces, "trace-"+t.ID)
 		h.uniqueIDs = h.uniqueIDs && !seen[t.ID]
 		seen[t.ID] = true
@@ -699,6 +702,26 @@ func (r *run) runTask(ti int, factory Factory) error {
 		claim: r.claim, claimAt: r.world.Clock, restarts: r.restarts, attempts: r.attempts,
 		started: r.taskStart, firstSeq: first, lastSeq: len(r.evs), inconclusive: r.inconclusive, reconciled: r.reconciled,
 		stopped: r.stopped != nil})
+	return nil
+}
+
+// fixtureValues refuses a fixture task whose retry budget, deadline or
+// join policy differs from the harness's (Options): the harness sets them
+// before each run (from Options and the schedule's config) and never
+// reads a fixture's, so a value there that differs would be dropped
+// silently. Zero, or the harness's own value, is accepted.
+func (h *Harness) fixtureValues(t Task) error {
+	o := h.opts
+	switch {
+	case t.RetryBudget != 0 && t.RetryBudget != o.RetryBudget:
+		return fmt.Errorf("model: fixture %q: task %s sets retry budget %d, but the harness runs every task with %d: set Options.RetryBudget or the schedule's retry_budget (a fixture's is never read)", h.fixture.Name, t.ID, t.RetryBudget, o.RetryBudget)
+	case t.Deadline != 0 && t.Deadline != o.Deadline:
+		return fmt.Errorf("model: fixture %q: task %s sets deadline %d ms, but the harness runs every task with %d ms: set Options.Deadline or the schedule's deadline (a fixture's is never read)", h.fixture.Name, t.ID, t.Deadline, o.Deadline)
+	case t.Join != "" && t.Join != o.Join:
+		return fmt.Errorf("model: fixture %q: task %s sets join policy %q, but the harness runs every task with %q: set Options.Join or the schedule's join (a fixture's is never read)", h.fixture.Name, t.ID, t.Join, o.Join)
+	case t.Started != 0:
+		return fmt.Errorf("model: fixture %q: task %s sets Started %d ms: the harness sets it when the task's first worker starts", h.fixture.Name, t.ID, t.Started)
+	}
 	return nil
 }
 

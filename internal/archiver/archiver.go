@@ -96,10 +96,11 @@ func (a Agent) Run(ctx context.Context, env model.Env, t model.Task) (model.Clai
 	}
 }
 
-// Fixture is the agent's workload: one document to archive, two retries.
+// Fixture is the agent's workload: one document to archive (the harness's
+// default two retries and 2,000 ms deadline).
 func Fixture() model.Fixture {
 	return model.Fixture{Name: "archive", Tasks: []model.Task{
-		{ID: "archive-DOC-4", Actor: "archiver", Subject: "DOC-4", Tenant: "records", Purpose: "archive", RetryBudget: 2, Deadline: 10000},
+		{ID: "archive-DOC-4", Actor: "archiver", Subject: "DOC-4", Tenant: "records", Purpose: "archive"},
 	}}
 }
 
