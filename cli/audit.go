@@ -292,8 +292,8 @@ func writeAuditSummary(w io.Writer, prog string, all []auditConfig, data []*cove
 			systems = append(systems, ac.def.Name)
 		}
 	}
-	add(&head, "%s audit: %s, %d configurations, %d fault kinds, one single-fault run of each per configuration",
-		prog, strings.Join(systems, ", "), len(all), len(model.Catalogue()))
+	add(&head, "%s audit: %s, %s, %d fault kinds, one single-fault run of each per configuration",
+		prog, strings.Join(systems, ", "), plural(len(all), "configuration"), len(model.Catalogue()))
 	head = append(head, "")
 	add(&head, "Per configuration: single-fault runs, faults reached, runs that violated an invariant:")
 	width := 0
@@ -426,6 +426,14 @@ func verdictLine(all []auditConfig) string {
 		return fmt.Sprintf("FAILED: %d of the %s violated an invariant under a single fault.", broke, configurations(defended))
 	}
 	return fmt.Sprintf("held: the %s held every invariant under every single fault.", configurations(defended))
+}
+
+// plural counts n of a noun ("1 configuration", "3 configurations").
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // configurations counts n defended configurations in words.

@@ -163,6 +163,12 @@ func TestAuditAUserSystem(t *testing.T) {
 	code, out, _ = run(t, "replay", m[1], "--config", `{"controls":[]}`)
 	assert.Equal(t, 1, code, "replay %s:\n%s", m[1], out)
 	assert.Regexp(t, `right_subject +VIOLATED`, out, "replay %s", m[1])
+	// one configuration: counted in the singular
+	one := inventory.Definition()
+	one.Configs = one.Configs[:1]
+	code, out, stderr = runIn(t, program(one), "audit")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "inventory audit: inventory, 1 configuration, 27 fault kinds, one single-fault run of each per configuration\n")
 }
 
 // TestExitCodesOfAUserSystem: every code of the table, for the agent.
