@@ -496,8 +496,13 @@ func faultsLine(rep *properties.Report) string {
 
 // exploreError maps an exploration's error: a file it could not write
 // (--out) is an I/O error (4); bad options and a schedule the harness
-// refuses are bad input (2).
+// refuses are bad input (2); a system under test that gave two results
+// for one schedule (properties.ErrNondeterministic) is an internal error
+// (4), as its counterexample could not be kept.
 func exploreError(err error) error {
+	if errors.Is(err, properties.ErrNondeterministic) {
+		return IOFailure(err)
+	}
 	var pe *fs.PathError
 	var errno syscall.Errno
 	if errors.As(err, &pe) || errors.As(err, &errno) {
