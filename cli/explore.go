@@ -248,6 +248,9 @@ could not be written).` + exhaustiveHelp,
 					}
 				}
 			}
+			if v := os.Getenv(CoverageEnv); exh.on && !c.Flags().Changed("coverage") && v != "" {
+				return BadInput("%s=%s does not apply to --exhaustive, which records no coverage: unset %s for this command", CoverageEnv, v, CoverageEnv)
+			}
 			if path := CoveragePath(covFile); path != "" {
 				if err := WritableFileDir("--coverage", path); err != nil {
 					return &ExitError{Code: ExitIO, Err: fmt.Errorf("recording coverage into %s: %w", path, err)}
