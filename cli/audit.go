@@ -404,26 +404,42 @@ func listOrNone(l []string) string {
 	return " (" + strings.Join(l, ", ") + ")"
 }
 
-// verdictLine says what the audit's exit code says.
+// verdictLine says what the audit's exit code says, and how many of the
+// defended configurations' single faults were reached.
 func verdictLine(all []auditConfig) string {
-	defended, broke := 0, 0
+	defended, broke, rows, reached, drows, dreached := 0, 0, 0, 0, 0, 0
 	for _, ac := range all {
-		if !ac.nc.Defended {
-			continue
-		}
-		defended++
+		bad := false
 		for _, r := range ac.rows {
-			if len(r.violated) > 0 {
+			rows++
+			if r.reached {
+				reached++
+			}
+			if ac.nc.Defended {
+				drows++
+				if r.reached {
+					dreached++
+				}
+			}
+			bad = bad || len(r.violated) > 0
+		}
+		if ac.nc.Defended {
+			defended++
+			if bad {
 				broke++
-				break
 			}
 		}
 	}
 	switch {
-	case defended == 0:
-		return "no configuration is marked defended: the findings are reported, not judged."
 	case broke > 0:
 		return fmt.Sprintf("FAILED: %d of the %s violated an invariant under a single fault.", broke, configurations(defended))
+	case rows > 0 && reached == 0:
+		return fmt.Sprintf("inconclusive: none of the audit's %d single-fault runs reached its fault: the audit tested no fault.", rows)
+	case defended == 0:
+		return "no configuration is marked defended: the findings are reported, not judged."
+	case dreached < drows:
+		// the faults line above names the kinds not reached
+		return fmt.Sprintf("held: the %s held every invariant under the %d of its %d single faults reached.", configurations(defended), dreached, drows)
 	}
 	return fmt.Sprintf("held: the %s held every invariant under every single fault.", configurations(defended))
 }

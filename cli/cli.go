@@ -389,8 +389,26 @@ func guard(c *cobra.Command, empty map[string]bool) {
 		if err == nil {
 			return nil
 		}
+		if f := systemFailure(err); f != nil {
+			return f
+		}
 		return IOFailure(err)
 	}
+}
+
+// systemFailure returns, when the system under test panicked in a run
+// (err holds a *model.SystemPanic), the error as exit code 1 (a finding,
+// whatever a command wrapped it in) with the system's stack; nil
+// otherwise.
+func systemFailure(err error) error {
+	var sp *model.SystemPanic
+	if !errors.As(err, &sp) {
+		return nil
+	}
+	if ee := (*ExitError)(nil); errors.As(err, &ee) && ee.Code == ExitViolation {
+		return err // already said
+	}
+	return &ExitError{Code: ExitViolation, Err: fmt.Errorf("%w\n(the system failed: exit code 1)\n%s", err, strings.TrimSpace(sp.Stack))}
 }
 
 // checkNotEmpty returns bad input when a given flag's value is empty or,

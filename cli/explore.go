@@ -503,6 +503,9 @@ func faultsLine(rep *properties.Report) string {
 // for one schedule (properties.ErrNondeterministic) is an internal error
 // (4), as its counterexample could not be kept.
 func exploreError(err error) error {
+	if f := systemFailure(err); f != nil {
+		return f
+	}
 	if errors.Is(err, properties.ErrNondeterministic) {
 		return IOFailure(err)
 	}

@@ -242,11 +242,17 @@ internal error (the output or the --otel file could not be written).`,
 				s.Config, overridden = cfg, overridden || changed
 			}
 			res, err := replay(def, s)
+			if f := systemFailure(err); f != nil {
+				return f
+			}
 			if err != nil {
 				return BadInput("%v", err)
 			}
 			if twice {
 				again, err := replay(def, s)
+				if f := systemFailure(err); f != nil {
+					return f
+				}
 				if err != nil {
 					return BadInput("%v", err)
 				}

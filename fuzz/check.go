@@ -16,9 +16,10 @@ import (
 
 // Run runs s against the decoder's system under s's own config (controls,
 // mutant, budgets, join policy) on the fixture s's config names, with
-// default harness options. It returns an error only for a harness problem
-// (an invalid schedule, an unknown fixture or mutant); faults and errors of
-// the system are data in the result.
+// default harness options. It returns an error for a harness problem
+// (an invalid schedule, an unknown fixture or mutant) and a
+// *model.SystemPanic when the system's code panicked; faults and errors
+// the system returns are data in the result.
 func (d *Decoder) Run(s *model.Schedule) (res *model.Result, err error) {
 	if d.bubble != nil {
 		d.bubble(func() { res, err = d.run(s) })
@@ -146,6 +147,9 @@ func orNone(s string) string {
 // run it makes is counted in the decoder's Reach.
 func (d *Decoder) Check(s *model.Schedule) (*model.Result, error) {
 	res, err := d.Run(s)
+	if sp := (*model.SystemPanic)(nil); errors.As(err, &sp) {
+		return nil, fmt.Errorf("%w (a failure of the system, as a violation is), under the schedule:\n%s\n%s", err, model.Format(s), sp.Stack)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("harness rejected a schedule: %w\n%s", err, model.Format(s))
 	}

@@ -2,6 +2,7 @@ package mcpfault_test
 
 import (
 	"encoding/json"
+	"flag"
 	"testing"
 
 	"github.com/faultline/faultline/mcpfault"
@@ -41,6 +42,13 @@ func definition() *model.Definition {
 // bubble (the SDK's in-memory transports and their goroutines opened and
 // closed inside it).
 func TestExplore(t *testing.T) {
+	// no rapid fail file in the source tree: a stored one would make the
+	// next run replay it first
+	old := flag.Lookup("rapid.nofailfile").Value.String()
+	if err := flag.Set("rapid.nofailfile", "true"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { flag.Set("rapid.nofailfile", old) })
 	def := definition()
 	rep, err := properties.Explore(def.Factory, properties.WithDefinition(def), properties.WithKinds(mcpfault.Kinds()...),
 		properties.WithConfig(model.Config{System: json.RawMessage(`{"fresh":true}`)}))

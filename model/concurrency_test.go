@@ -3,6 +3,7 @@ package model_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/faultline/faultline/model/copperfin"
 	"path/filepath"
@@ -307,17 +308,22 @@ type panicky struct{}
 
 func (panicky) Run(context.Context, model.Env, model.Task) (model.Claim, error) { panic("boom") }
 
-// A system's panic in a worker's goroutine is raised in the caller of
-// Run, as in a sequential run.
+// A system's panic in a worker's goroutine is the run's error, a
+// *model.SystemPanic naming the task and the crossing before it, as in a
+// sequential run; the harness runs on.
 func TestConcurrentPanic(t *testing.T) {
-	defer func() {
-		if p := recover(); p != "boom" {
-			t.Fatalf("recovered %v", p)
-		}
-	}()
 	h := model.NewHarness(lostupdate.Fixture(), lostupdate.Options())
-	h.Run(func() model.System { return panicky{} }, concurrent(&model.Concurrency{Workers: 2}))
-	t.Fatal("no panic")
+	for _, s := range []*model.Schedule{concurrent(&model.Concurrency{Workers: 2}), concurrent(nil)} {
+		res, err := h.Run(func() model.System { return panicky{} }, s)
+		var sp *model.SystemPanic
+		if res != nil || !errors.As(err, &sp) || sp.Value != "boom" || sp.Seq != 1 || sp.Event != model.EvWorkerStart ||
+			!strings.Contains(sp.Stack, "panicky.Run") || err.Error() != "the system panicked in task "+sp.Task+" after seq 1 (worker.start): boom" {
+			t.Fatalf("concurrency %v: result %v, error %v", s.Config.Concurrency, res, err)
+		}
+	}
+	if _, err := h.Run(lostupdate.Factory(), concurrent(nil)); err != nil {
+		t.Fatalf("the harness after a panic: %v", err)
+	}
 }
 
 // The run record's summary names a concurrent run's interleaving.

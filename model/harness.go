@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"strconv"
 )
@@ -658,7 +659,7 @@ func (r *run) runTask(ti int, factory Factory) error {
 		fid := r.workerStart(ord, &amb)
 		r.state = before
 		r.record(EvWorkerStart, ord, fid, "", "", after)
-		claim, err := sys.Run(r.ambientFor(ctx, amb), r.env.Env(), task)
+		claim, err := r.runSystem(sys, r.ambientFor(ctx, amb), task)
 		if r.live.err != nil {
 			return r.live.err
 		}
@@ -699,6 +700,46 @@ func (r *run) runTask(ti int, factory Factory) error {
 		started: r.taskStart, firstSeq: first, lastSeq: len(r.evs), inconclusive: r.inconclusive, reconciled: r.reconciled,
 		stopped: r.stopped != nil})
 	return nil
+}
+
+// runSystem runs the worker's system on task, turning a panic of its code
+// into the run's error (a *SystemPanic).
+func (r *run) runSystem(sys System, ctx context.Context, task Task) (c Claim, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			sp := &SystemPanic{Task: task.ID, Seq: len(r.evs), Value: fmt.Sprint(p), Stack: string(debug.Stack())}
+			if sp.Seq > 0 {
+				sp.Event = r.evs[sp.Seq-1]
+			}
+			if r.live.err == nil {
+				r.live.err = sp
+			}
+		}
+	}()
+	return sys.Run(ctx, r.env.Env(), task)
+}
+
+// SystemPanic is the error Harness.Run and Terms return when the
+// system's code panicked during a run: a failure of the system under the
+// schedule, not of the harness (the run has no Result). Seq is the last
+// crossing recorded before the panic (0 when none) and Event its event;
+// Value is the panic's value as fmt.Sprint prints it and Stack the
+// panicking goroutine's stack.
+type SystemPanic struct {
+	Task  string
+	Seq   int
+	Event EventName
+	Value string
+	Stack string
+}
+
+// Error names the task, the crossing and the value; the stack is left to
+// Stack.
+func (p *SystemPanic) Error() string {
+	if p.Seq == 0 {
+		return fmt.Sprintf("the system panicked in task %s before its first crossing: %s", p.Task, p.Value)
+	}
+	return fmt.Sprintf("the system panicked in task %s after seq %d (%s): %s", p.Task, p.Seq, p.Event, p.Value)
 }
 
 func (r *run) finishClaim(c Claim, detail string) {

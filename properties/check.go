@@ -94,6 +94,10 @@ func Check(t rapid.TB, sys System, opts ...Option) {
 		return
 	}
 	rep, err := e.explore(t)
+	if pe := (*PanicError)(nil); errors.As(err, &pe) {
+		t.Errorf("%v\n(the system failed: exit code 1 of the table; replay the schedule with %s=FILE)\n%s", pe, ReplayEnv, pe.Panic.Stack)
+		return
+	}
 	if err != nil {
 		t.Fatalf("%v (a harness or option error, not a verdict on the system)", err)
 		return
@@ -123,6 +127,10 @@ func Check(t rapid.TB, sys System, opts ...Option) {
 func replayOnly(t rapid.TB, e *explorer, ff failFiles, path string) {
 	t.Helper()
 	st, err := e.replayStored(ff, path, true)
+	if sp := (*model.SystemPanic)(nil); errors.As(err, &sp) {
+		t.Errorf("properties: replaying %s=%s: %v (the system failed: exit code 1 of the table)\n%s", ReplayEnv, path, sp, sp.Stack)
+		return
+	}
 	if err != nil {
 		t.Fatalf("%v (%s=%s cannot be replayed: bad input or an I/O error, not a verdict on the system)", err, ReplayEnv, path)
 		return

@@ -671,6 +671,11 @@ func (w *walkState) check(h *model.Harness, k string, children bool) outcome {
 		return outcome{err: fmt.Errorf("properties: building the system for %s: %w", w.e.describe(s.Config), err)}
 	}
 	res, err := w.e.harnessRun(h, f, s)
+	if sp := (*model.SystemPanic)(nil); errors.As(err, &sp) {
+		// the first schedule in the walk's order that makes the system
+		// panic: minimal, as a counterexample is
+		return outcome{err: &PanicError{Schedule: s, Panic: sp}}
+	}
 	if err != nil {
 		return outcome{err: fmt.Errorf("properties: harness: %w", err)}
 	}

@@ -504,7 +504,11 @@ func (e *explorer) survey(also ...model.Config) error {
 	details := map[model.EventName][]string{}
 	for i, cfg := range append([]model.Config{set.config}, also...) {
 		cfg.Fixture = set.fixture.Name
-		clean, err := e.run(&model.Schedule{Version: model.ScheduleVersion, Seed: "clean", Config: cfg, Faults: []model.FaultEntry{}})
+		cs := &model.Schedule{Version: model.ScheduleVersion, Seed: "clean", Config: cfg, Faults: []model.FaultEntry{}}
+		clean, err := e.run(cs)
+		if sp := (*model.SystemPanic)(nil); errors.As(err, &sp) {
+			return &PanicError{Schedule: cs, Panic: sp} // with no fault at all
+		}
 		if err != nil {
 			return err
 		}
@@ -647,6 +651,14 @@ func (e *explorer) run(s *model.Schedule) (*model.Result, error) {
 		return nil, fmt.Errorf("properties: harness: %w", err)
 	}
 	return res, nil
+}
+
+// violationOf is violation of a result that may be nil (no violation).
+func (e *explorer) violationOf(res *model.Result) (model.InvariantResult, bool) {
+	if res == nil {
+		return model.InvariantResult{}, false
+	}
+	return e.violation(res)
 }
 
 // violation returns the invariant in scope that became false first, or
@@ -997,6 +1009,11 @@ func (e *explorer) runPrefix(s *model.Schedule) (sites, error) {
 	}
 	res, err := e.harnessRun(h, f, s)
 	if err != nil {
+		if sp := (*model.SystemPanic)(nil); errors.As(err, &sp) {
+			c := *s
+			c.Faults = slices.Clone(s.Faults)
+			return sites{}, &PanicError{Schedule: &c, Panic: sp}
+		}
 		return sites{}, fmt.Errorf("properties: harness, on the run a fault is placed in: %w", err)
 	}
 	ss := sitesOf(res)
@@ -1004,11 +1021,14 @@ func (e *explorer) runPrefix(s *model.Schedule) (sites, error) {
 	return ss, nil
 }
 
-// fail records the first harness error of a draw, for explore to return.
+// fail records the first harness error of a draw, for explore to return,
+// or the smallest schedule that made the system panic (see PanicError).
 func (e *explorer) fail(err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.harnessErr == nil {
+	pe, panicked := err.(*PanicError)
+	old, oldPanicked := e.harnessErr.(*PanicError)
+	if e.harnessErr == nil || panicked && oldPanicked && len(pe.Schedule.Faults) < len(old.Schedule.Faults) {
 		e.harnessErr = err
 	}
 }
@@ -1118,6 +1138,13 @@ func (e *explorer) prop(t *rapid.T) {
 	if err == nil && guiding {
 		err = e.seen.Record(res)
 	}
+	var sp *model.SystemPanic
+	if errors.As(err, &sp) {
+		// a failure of the system: rapid shrinks it like a violation,
+		// and the smallest schedule that panicked is the campaign's
+		e.fail(&PanicError{Schedule: s, Panic: sp})
+		t.Fatalf("%v\n%s", sp, model.Format(s))
+	}
 	if err != nil {
 		e.harnessErr = err
 		t.Fatalf("%v", err)
@@ -1157,6 +1184,24 @@ func (e *explorer) count(res *model.Result) {
 		e.crossed[tl.Name(i)] = true
 	}
 }
+
+// PanicError is the error Check, Explore and Exhaustive end with when the
+// system's code panicked in a run: Schedule is the smallest schedule
+// found that made it panic (a replayable schedule: faultline replay, or
+// FAULTLINE_REPLAY with the file), Panic where and why. A failure of the
+// system (exit code 1 of the command line's table), not of the harness.
+type PanicError struct {
+	Schedule *model.Schedule
+	Panic    *model.SystemPanic
+}
+
+// Error is the panic's message and the schedule in the file format.
+func (p *PanicError) Error() string {
+	return fmt.Sprintf("properties: %v, under the schedule:\n%s", p.Panic, model.Format(p.Schedule))
+}
+
+// Unwrap returns the *model.SystemPanic.
+func (p *PanicError) Unwrap() error { return p.Panic }
 
 // errStop is what the recorder panics with to stop rapid after a failure.
 var errStop = errors.New("properties: stop")

@@ -179,7 +179,10 @@ func (e *explorer) exploreOwned(parent rapid.TB, name string) (*Report, error) {
 	e.total = ShardChecks(checks, shard, shards)
 	gen := rapid.Custom(func(t *rapid.T) *model.Schedule {
 		if e.harnessErr != nil {
-			return nil // rapid retries a draw that failed: once is enough
+			// rapid retries a draw that failed: once is enough (the
+			// generator must still take a bit of data)
+			boolGen.Draw(t, "failed")
+			return nil
 		}
 		return e.draw(t)
 	})
@@ -195,10 +198,13 @@ func (e *explorer) exploreOwned(parent rapid.TB, name string) (*Report, error) {
 			return nil, e.harnessErr
 		}
 		res, err := e.run(s)
-		if err != nil {
+		// a run whose system panicked is shrunk as a violation is (prop
+		// keeps the smallest schedule that panicked, see PanicError)
+		panicked := errors.As(err, new(*model.SystemPanic))
+		if err != nil && !panicked {
 			return nil, err
 		}
-		if ir, bad := e.violation(res); bad {
+		if ir, bad := e.violationOf(res); bad || panicked {
 			ran++
 			if sk == 0 {
 				return nil, fmt.Errorf("properties: check %d of seed %d has seed 0, which rapid takes for a random one: choose another seed", k+1, seed)
@@ -246,8 +252,8 @@ func (e *explorer) exploreOwned(parent rapid.TB, name string) (*Report, error) {
 // under that seed (five under go test -short, which rapid divides by
 // five), no fail file written; rapid's flags are set for the call and
 // restored after it. It returns rapid's messages; broke is the invariant
-// the check broke when first run, named in the error when rapid's run of
-// it holds (ErrNondeterministic).
+// the check broke when first run (zero when its system panicked), named
+// in the error when rapid's run of it holds (ErrNondeterministic).
 func (e *explorer) shrinkOwned(parent rapid.TB, name string, sk uint64, broke model.InvariantResult) (string, error) {
 	rapidFlags.Lock()
 	defer rapidFlags.Unlock()
@@ -286,7 +292,11 @@ func (e *explorer) shrinkOwned(parent rapid.TB, name string, sk uint64, broke mo
 	}
 	msgs := strings.Join(rec.msgs, "\n")
 	if e.firstFail == 0 {
-		return "", fmt.Errorf("properties: the check of seed %d broke %s (after seq %d, at %s) when first run, and held every invariant when rapid ran it again: %w", sk, broke.Name, broke.FirstSeq, broke.Event, ErrNondeterministic)
+		what := "the system panicked"
+		if broke.Name != "" {
+			what = fmt.Sprintf("broke %s (after seq %d, at %s)", broke.Name, broke.FirstSeq, broke.Event)
+		}
+		return "", fmt.Errorf("properties: the check of seed %d %s when first run, and held every invariant when rapid ran it again: %w", sk, what, ErrNondeterministic)
 	}
 	return msgs, nil
 }

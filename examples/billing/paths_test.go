@@ -334,7 +334,7 @@ func TestCommandLine(t *testing.T) {
 		"  billing/fresh_key_per_retry             27 runs   21 reached    3 violated",
 		"  billing/blind_resume                    27 runs   21 reached    4 violated",
 		"  billing/receipt_from_reply              27 runs   20 reached    2 violated",
-		"Verdict: held: the 1 defended configuration held every invariant under every single fault.",
+		"Verdict: held: the 1 defended configuration held every invariant under the 21 of its 27 single faults reached.",
 	} {
 		if !strings.Contains(out.String(), "\n"+want+"\n") {
 			t.Errorf("the audit lacks the line %q:\n%s", want, out.String())
