@@ -292,8 +292,8 @@ func writeAuditSummary(w io.Writer, prog string, all []auditConfig, data []*cove
 			systems = append(systems, ac.def.Name)
 		}
 	}
-	add(&head, "%s audit: %s, %d configurations, %d fault kinds, one single-fault run of each per configuration",
-		prog, strings.Join(systems, ", "), len(all), len(model.Catalogue()))
+	add(&head, "%s audit: %s, %s, %d fault kinds, one single-fault run of each per configuration",
+		prog, strings.Join(systems, ", "), plural(len(all), "configuration"), len(model.Catalogue()))
 	head = append(head, "")
 	add(&head, "Per configuration: single-fault runs, faults reached, runs that violated an invariant:")
 	width := 0
@@ -442,6 +442,14 @@ func verdictLine(all []auditConfig) string {
 		return fmt.Sprintf("held: the %s held every invariant under the %d of its %d single faults reached.", configurations(defended), dreached, drows)
 	}
 	return fmt.Sprintf("held: the %s held every invariant under every single fault.", configurations(defended))
+}
+
+// plural counts n of a noun ("1 configuration", "3 configurations").
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // configurations counts n defended configurations in words.

@@ -155,7 +155,7 @@ func (p *Program) check() error {
 	seen := map[string]bool{}
 	for _, d := range p.Systems {
 		if err := d.Validate(); err != nil {
-			return fmt.Errorf("cli: %w", err)
+			return &ExitError{Code: ExitBadInput, Err: fmt.Errorf("cli: %w", err)}
 		}
 		if seen[d.Name] {
 			return fmt.Errorf("cli: system %q registered twice", d.Name)
@@ -294,9 +294,16 @@ func (p *Program) Command(stdout, stderr io.Writer) *cobra.Command {
 // code, printing an error's message to stderr after the program's name.
 // Output that could not be written (a full disk) exits 4, also when a
 // command did not check its writes.
-// An invalid registration prints its problem and returns 4.
+// An invalid registration prints its problem and returns 4, or 2 when
+// a definition fails model.Definition.Validate (its name, fixtures or
+// Configure: the system's own input).
 func (p *Program) Run(args []string, stdout, stderr io.Writer) int {
 	if err := p.check(); err != nil {
+		var ee *ExitError
+		if errors.As(err, &ee) {
+			fmt.Fprintln(stderr, p.name()+":", ee.Err)
+			return ee.Code
+		}
 		fmt.Fprintln(stderr, p.name()+":", err)
 		return ExitIO
 	}

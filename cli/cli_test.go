@@ -163,6 +163,12 @@ func TestAuditAUserSystem(t *testing.T) {
 	code, out, _ = run(t, "replay", m[1], "--config", `{"controls":[]}`)
 	assert.Equal(t, 1, code, "replay %s:\n%s", m[1], out)
 	assert.Regexp(t, `right_subject +VIOLATED`, out, "replay %s", m[1])
+	// one configuration: counted in the singular
+	one := inventory.Definition()
+	one.Configs = one.Configs[:1]
+	code, out, stderr = runIn(t, program(one), "audit")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "inventory audit: inventory, 1 configuration, 27 fault kinds, one single-fault run of each per configuration\n")
 }
 
 // TestExitCodesOfAUserSystem: every code of the table, for the agent.
@@ -201,6 +207,25 @@ func TestExitCodesOfAUserSystem(t *testing.T) {
 	code, _, stderr := runIn(t, program(bad), "audit")
 	assert.Equal(t, 4, code, "a configuration twice")
 	assert.Equal(t, "inventory: cli: system inventory: configuration \"defended\" listed twice\n", stderr, "a configuration twice")
+	// a definition model.Definition.Validate refuses: bad input naming the
+	// field, for explore (without --coverage too) and audit alike
+	for _, c := range []struct {
+		mutate func(d *model.Definition)
+		want   string
+	}{
+		{func(d *model.Definition) { d.Name = "Inv-X" }, `cli: system definition: Name "Inv-X": must start with a lower-case letter a-z`},
+		{func(d *model.Definition) { d.Name = "i" + strings.Repeat("\x00", 300) }, `: 301 bytes, longer than 64`},
+		{func(d *model.Definition) { d.Fixtures[0].Tasks = nil }, `cli: system definition inventory: fixture "inventory" has no tasks`},
+	} {
+		for _, args := range [][]string{{"explore", "--checks", "5"}, {"audit"}} {
+			d := inventory.Definition()
+			c.mutate(d)
+			code, out, stderr := runIn(t, &cli.Program{Name: "inv", Systems: []*model.Definition{d}}, args...)
+			assert.Equal(t, 2, code, "%v %q: %s%s", args, c.want, out, stderr)
+			assert.Contains(t, stderr, c.want, "%v", args)
+			assert.NotContains(t, stderr, "coverage:", "%v", args)
+		}
+	}
 	// no system registered: an internal error
 	code, _, stderr = runIn(t, &cli.Program{Name: "x"}, "audit")
 	assert.Equal(t, 4, code, "no system")

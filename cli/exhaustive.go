@@ -43,7 +43,7 @@ and a counterexample's index is its position in the whole walk. The walk's
 verdict is the shards' counterexample of the least index, and its counts are
 the shards' sums. --checks, --seed, --guided and the coverage flags do
 not apply to it (bad input), and it records no coverage, so FAULTLINE_COVERAGE
-is not read. With --concurrent N it runs every fault schedule under each
+set is bad input too. With --concurrent N it runs every fault schedule under each
 interleaving of at most --max-switches context switches (default 1, at most 4;
 0: the default order alone). Its progress line (on a terminal) counts the schedules run of
 those known so far, a total that grows as the walk finds larger schedules.`

@@ -2,6 +2,8 @@ package cli_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -62,6 +64,28 @@ func TestExploreExhaustive(t *testing.T) {
 		if code, _, stderr := run(t, bad...); code != 2 || stderr == "" {
 			t.Errorf("%v: exit %d %s", bad, code, stderr)
 		}
+	}
+}
+
+// TestExploreExhaustiveRefusesCoverageEnv: --exhaustive records no
+// coverage, so FAULTLINE_COVERAGE set is bad input naming the variable,
+// as --coverage is, and no file is written; random exploration of the
+// same system records into it.
+func TestExploreExhaustiveRefusesCoverageEnv(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cov.json")
+	t.Setenv(cli.CoverageEnv, path)
+	code, out, stderr := run(t, append(exhaustiveArgs, "--max-faults", "1")...)
+	if code != 2 || stderr != "inventory: FAULTLINE_COVERAGE="+path+" does not apply to --exhaustive, which records no coverage: unset FAULTLINE_COVERAGE for this command\n" {
+		t.Fatalf("exit %d\n%s%s", code, out, stderr)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("a coverage file was written: %v", err)
+	}
+	if code, out, stderr := run(t, "explore", "--domains", "tool", "--no-world", "--seed", "1", "--checks", "20"); code != 0 {
+		t.Fatalf("random: exit %d\n%s%s", code, out, stderr)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("random exploration recorded no coverage: %v", err)
 	}
 }
 

@@ -248,6 +248,9 @@ could not be written).` + exhaustiveHelp,
 					}
 				}
 			}
+			if v := os.Getenv(CoverageEnv); exh.on && !c.Flags().Changed("coverage") && v != "" {
+				return BadInput("%s=%s does not apply to --exhaustive, which records no coverage: unset %s for this command", CoverageEnv, v, CoverageEnv)
+			}
 			if path := CoveragePath(covFile); path != "" {
 				if err := WritableFileDir("--coverage", path); err != nil {
 					return &ExitError{Code: ExitIO, Err: fmt.Errorf("recording coverage into %s: %w", path, err)}
@@ -496,10 +499,15 @@ func faultsLine(rep *properties.Report) string {
 
 // exploreError maps an exploration's error: a file it could not write
 // (--out) is an I/O error (4); bad options and a schedule the harness
-// refuses are bad input (2).
+// refuses are bad input (2); a system under test that gave two results
+// for one schedule (properties.ErrNondeterministic) is an internal error
+// (4), as its counterexample could not be kept.
 func exploreError(err error) error {
 	if f := systemFailure(err); f != nil {
 		return f
+	}
+	if errors.Is(err, properties.ErrNondeterministic) {
+		return IOFailure(err)
 	}
 	var pe *fs.PathError
 	var errno syscall.Errno

@@ -136,6 +136,9 @@ func Gate(u *Universe, d *Data, opts GateOptions) (*GateResult, error) {
 	if opts.HasMinRatio && (math.IsNaN(opts.MinRatio) || opts.MinRatio < 0 || opts.MinRatio > 1) {
 		return nil, fmt.Errorf("coverage gate: minimum ratio %v is not in [0,1]", opts.MinRatio)
 	}
+	if opts.MinRatio == 0 {
+		opts.MinRatio = 0 // -0 reads as 0 in the result and the text
+	}
 	r := NewReport(u, d, ReportOptions{})
 	g := &GateResult{Ratio: r.Summary.Ratio, Visited: r.Summary.Visited, Reachable: r.Summary.Reachable, Applicable: r.Summary.Applicable,
 		MinRatio: opts.MinRatio, HasMinRatio: opts.HasMinRatio}

@@ -137,4 +137,16 @@ func TestGate(t *testing.T) {
 			t.Errorf("Gate(%+v) accepted bad options", bad)
 		}
 	}
+	// --min-ratio -0 is the minimum 0, not "-0.0000"
+	g, err := coverage.Gate(u, d, ratio(math.Copysign(0, -1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	if err := g.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "coverage gate: passed\n  ratio 0.0769 (3 of 39 reachable keys visited), minimum 0.0000: met\n"; b.String() != want || math.Signbit(g.MinRatio) {
+		t.Errorf("gate of -0: %q (sign bit %t), want %q", b.String(), math.Signbit(g.MinRatio), want)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/faultline/faultline/internal/ident"
 	"github.com/faultline/faultline/model"
 )
 
@@ -20,7 +21,7 @@ const ReferenceSystem = "reference"
 const DefaultReplay = "faultline replay %s"
 
 // maxName is the longest invariant or system name, in bytes.
-const maxName = 64
+const maxName = ident.Max
 
 // CheckInvariantName returns nil when name is a valid invariant name for
 // a coverage file: 1 to 64 bytes of lower-case ASCII letters, digits and
@@ -37,28 +38,15 @@ func CheckInvariantName(name string) error {
 // checkSystemName is the rule of CheckInvariantName, for a system's name.
 func checkSystemName(name string) error {
 	if err := checkName(name); err != nil {
-		return fmt.Errorf("system name %q: %w", name, err)
+		return fmt.Errorf("system name %s: %w", ident.Quote(name), err)
 	}
 	return nil
 }
 
-func checkName(s string) error {
-	switch {
-	case s == "":
-		return errors.New("empty")
-	case len(s) > maxName:
-		return fmt.Errorf("%d bytes, longer than %d", len(s), maxName)
-	case s[0] < 'a' || s[0] > 'z':
-		return errors.New("must start with a lower-case letter a-z")
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
-			return fmt.Errorf("byte %d (%q) is not a lower-case letter, digit or underscore", i, c)
-		}
-	}
-	return nil
-}
+// checkName is the rule of every name in a coverage file, shared with
+// model.Definition.Validate so a definition it accepts is one a tracker
+// accepts.
+func checkName(s string) error { return ident.Check(s) }
 
 // checkEventName accepts an event name as a coverage file records it:
 // dot-separated parts, each a valid name ("checkpoint.write"), at most

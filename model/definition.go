@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/faultline/faultline/internal/ident"
 )
 
 // Definition describes a system under test in its own terms: the one place
@@ -74,13 +76,19 @@ type NamedConfig struct {
 }
 
 // Validate reports a definition that lacks a name, a fixture or
-// Configure, or holds two fixtures of one name or a nameless one.
+// Configure, whose name breaks the rule of a name in a coverage file (1
+// to 64 lower-case ASCII letters, digits and underscores, starting with a
+// letter, the rule coverage.CheckInvariantName states), or that holds two
+// fixtures of one name, a nameless one or one without tasks.
 func (d *Definition) Validate() error {
 	if d == nil {
 		return errors.New("system definition: nil")
 	}
 	if d.Name == "" {
 		return errors.New("system definition: empty name")
+	}
+	if err := ident.Check(d.Name); err != nil {
+		return fmt.Errorf("system definition: Name %s: %w (a name is 1 to %d lower-case letters, digits and underscores, starting with a letter)", ident.Quote(d.Name), err, ident.Max)
 	}
 	if d.Configure == nil {
 		return fmt.Errorf("system definition %s: no Configure", d.Name)
@@ -97,6 +105,9 @@ func (d *Definition) Validate() error {
 			return fmt.Errorf("system definition %s: fixture %q listed twice", d.Name, f.Name)
 		}
 		seen[f.Name] = true
+		if len(f.Tasks) == 0 {
+			return fmt.Errorf("system definition %s: fixture %q has no tasks (Fixture.Tasks is empty: a run needs at least one task)", d.Name, f.Name)
+		}
 	}
 	return nil
 }

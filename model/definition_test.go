@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/model/copperfin"
 )
@@ -221,6 +222,10 @@ func TestDefinitionErrorsNameWhatDoesNotApply(t *testing.T) {
 		{&model.Definition{Name: "x", Configure: d.Configure}, "system definition x: no fixture"},
 		{&model.Definition{Name: "x", Configure: d.Configure, Fixtures: []model.Fixture{{}}}, "system definition x: fixture 0 has no name"},
 		{&model.Definition{Name: "x", Configure: d.Configure, Fixtures: []model.Fixture{d.Fixtures[0], d.Fixtures[0]}}, `system definition x: fixture "tickets" listed twice`},
+		{&model.Definition{Name: "Tickets-X", Configure: d.Configure, Fixtures: d.Fixtures}, `system definition: Name "Tickets-X": must start with a lower-case letter a-z (a name is 1 to 64 lower-case letters, digits and underscores, starting with a letter)`},
+		{&model.Definition{Name: "tickets-x", Configure: d.Configure, Fixtures: d.Fixtures}, `system definition: Name "tickets-x": byte 7 ('-') is not a lower-case letter, digit or underscore (a name is 1 to 64 lower-case letters, digits and underscores, starting with a letter)`},
+		{&model.Definition{Name: "x" + strings.Repeat("\x00", 300), Configure: d.Configure, Fixtures: d.Fixtures}, `system definition: Name "x` + strings.Repeat(`\x00`, 63) + `"...: 301 bytes, longer than 64 (a name is 1 to 64 lower-case letters, digits and underscores, starting with a letter)`},
+		{&model.Definition{Name: "x", Configure: d.Configure, Fixtures: []model.Fixture{d.Fixtures[0], {Name: "empty"}}}, `system definition x: fixture "empty" has no tasks (Fixture.Tasks is empty: a run needs at least one task)`},
 	} {
 		if err := c.d.Validate(); err == nil || err.Error() != c.want {
 			t.Errorf("Validate: %v, want %q", err, c.want)
@@ -228,6 +233,17 @@ func TestDefinitionErrorsNameWhatDoesNotApply(t *testing.T) {
 	}
 	if err := copperfin.Definition().Validate(); err != nil {
 		t.Errorf("the reference system's definition: %v", err)
+	}
+	// Validate and a coverage tracker apply one rule to a system's name:
+	// a definition Validate accepts is one explore and audit can record.
+	for _, name := range []string{"tickets", "t1_x", "Tickets", "tickets-x", "9t", strings.Repeat("t", 64), strings.Repeat("t", 65), "t\x00"} {
+		dd := ticketDefinition()
+		dd.Name = name
+		verr := dd.Validate()
+		_, cerr := coverage.NewSystemTracker(nil, coverage.System{Name: name})
+		if (verr == nil) != (cerr == nil) {
+			t.Errorf("name %q: Validate %v, coverage %v", name, verr, cerr)
+		}
 	}
 }
 

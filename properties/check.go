@@ -41,8 +41,11 @@ import (
 //
 // With FAULTLINE_REPLAY=FILE set (ReplayEnv; FILE a schedule file or the
 // counterexample record beside it, relative to the package directory),
-// Check runs that file's faults once on sys under the test's config and
-// fixture, and nothing else: it fails t with the counterexample if an
+// Check runs that file's faults once on sys under the file's own config
+// and fixture (the test's fixture when the file names none), so the run
+// that failed is reproduced whatever the test's config is now; a config
+// other than the test's is named in the message. It runs nothing else:
+// it fails t with the counterexample if an
 // invariant in scope is still broken, fails it as inconclusive if none of
 // the file's faults was reached, and passes otherwise.
 //

@@ -842,7 +842,7 @@ func (w *walkState) found(k string, inv string, index int) (*ExhaustiveReport, e
 		return nil, err
 	}
 	if ir, _ = res.Invariant(inv); ir.Held {
-		return nil, fmt.Errorf("properties: the walk's counterexample no longer breaks %s when replayed: the system under test is not deterministic", inv)
+		return nil, fmt.Errorf("properties: the walk's counterexample no longer breaks %s when replayed: %w", inv, ErrNondeterministic)
 	}
 	cx := describe(s, res, ir)
 	cx.Shrunk, cx.Replay = cloneSchedule(s), fmt.Sprintf(w.e.set.replay, "SCHEDULE.json")

@@ -246,7 +246,7 @@ func (e *explorer) witness(s, red *model.Schedule, on model.Config, inv string, 
 		return nil, err
 	}
 	if !ok {
-		return nil, fmt.Errorf("properties: the reduced pair no longer holds for %s: the system under test is not deterministic", inv)
+		return nil, fmt.Errorf("properties: the reduced pair no longer holds for %s: %w", inv, ErrNondeterministic)
 	}
 	w := &PairWitness{Off: red, On: cloneSchedule(red), Drawn: s, Draw: draw, Invariant: inv}
 	w.On.Config = on

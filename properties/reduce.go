@@ -42,7 +42,7 @@ func (e *explorer) counterexample(s *model.Schedule, inv string) (*Counterexampl
 	}
 	ir, _ = res.Invariant(inv)
 	if ir.Held {
-		return nil, fmt.Errorf("properties: the reduced schedule no longer breaks %s: the system under test is not deterministic", inv)
+		return nil, fmt.Errorf("properties: the reduced schedule no longer breaks %s: %w", inv, ErrNondeterministic)
 	}
 	cx := describe(red, res, ir)
 	cx.Shrunk, cx.Replay = shrunk, fmt.Sprintf(e.set.replay, "SCHEDULE.json")

@@ -204,14 +204,14 @@ func (e *explorer) exploreOwned(parent rapid.TB, name string) (*Report, error) {
 		if err != nil && !panicked {
 			return nil, err
 		}
-		if _, bad := e.violationOf(res); bad || panicked {
+		if ir, bad := e.violationOf(res); bad || panicked {
 			ran++
 			if sk == 0 {
 				return nil, fmt.Errorf("properties: check %d of seed %d has seed 0, which rapid takes for a random one: choose another seed", k+1, seed)
 			}
 			e.calls = k // prop counts the check again and numbers it k+1
 			e.ranked = e.guide != nil
-			msgs, err := e.shrinkOwned(parent, name, sk)
+			msgs, err := e.shrinkOwned(parent, name, sk, ir)
 			if err != nil {
 				return nil, err
 			}
@@ -251,8 +251,10 @@ func (e *explorer) exploreOwned(parent rapid.TB, name string) (*Report, error) {
 // shrinkOwned hands the failing check of seed sk to rapid: one check
 // under that seed (five under go test -short, which rapid divides by
 // five), no fail file written; rapid's flags are set for the call and
-// restored after it. It returns rapid's messages.
-func (e *explorer) shrinkOwned(parent rapid.TB, name string, sk uint64) (string, error) {
+// restored after it. It returns rapid's messages; broke is the invariant
+// the check broke when first run (zero when its system panicked), named
+// in the error when rapid's run of it holds (ErrNondeterministic).
+func (e *explorer) shrinkOwned(parent rapid.TB, name string, sk uint64, broke model.InvariantResult) (string, error) {
 	rapidFlags.Lock()
 	defer rapidFlags.Unlock()
 	checks := "1"
@@ -290,7 +292,11 @@ func (e *explorer) shrinkOwned(parent rapid.TB, name string, sk uint64) (string,
 	}
 	msgs := strings.Join(rec.msgs, "\n")
 	if e.firstFail == 0 {
-		return "", fmt.Errorf("properties: the failing check of seed %d held when rapid ran it again: the system under test is not deterministic (%s)", sk, msgs)
+		what := "the system panicked"
+		if broke.Name != "" {
+			what = fmt.Sprintf("broke %s (after seq %d, at %s)", broke.Name, broke.FirstSeq, broke.Event)
+		}
+		return "", fmt.Errorf("properties: the check of seed %d %s when first run, and held every invariant when rapid ran it again: %w", sk, what, ErrNondeterministic)
 	}
 	return msgs, nil
 }

@@ -1,0 +1,63 @@
+package docs
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// goBlocks returns the Go code blocks of a Markdown page.
+func goBlocks(page string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile("(?s)```go\n(.*?)```").FindAllStringSubmatch(page, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// call returns the call starting at i in src, to its matching parenthesis.
+func call(src string, i int) string {
+	depth := 0
+	for j := i; j < len(src); j++ {
+		switch src[j] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return src[i : j+1]
+			}
+		}
+	}
+	return src[i:]
+}
+
+// TestSnippetsRunAsWritten: a snippet a user copies works as written. An
+// exploration of a properties.System needs its workload (WithFixture or
+// WithDefinition), or it fails with "properties: no fixture"; an
+// exhaustive walk's result is read for inconclusiveness as well as for a
+// counterexample, or a test of a system that crosses nothing passes; and
+// the pages that show fuzz.For say its default scope misses a bug on a
+// later call and show the scope that finds it.
+func TestSnippetsRunAsWritten(t *testing.T) {
+	calls := regexp.MustCompile(`properties\.(Check|Explore|Exhaustive)\(`)
+	for _, p := range pages(t) {
+		for _, b := range goBlocks(read(t, p)) {
+			for _, loc := range calls.FindAllStringIndex(b, -1) {
+				c := call(b, loc[0])
+				if !strings.Contains(c, "WithFixture(") && !strings.Contains(c, "WithDefinition(") && !strings.Contains(c, "...") {
+					t.Errorf("%s: %s gives no fixture (WithFixture or WithDefinition): it fails with \"properties: no fixture\"", p, c)
+				}
+			}
+			if strings.Contains(b, "properties.Exhaustive(") && strings.Contains(b, "rep.Found") && !strings.Contains(b, "rep.Inconclusive()") {
+				t.Errorf("%s: an Exhaustive snippet reads rep.Found without rep.Inconclusive():\n%s", p, b)
+			}
+		}
+	}
+	for _, p := range []string{"fuzzing.md", "own-system.md"} {
+		s := read(t, p)
+		if !strings.Contains(s, "fuzz.WithScope(fuzz.ScopeOrdinals)") || !strings.Contains(s, "default scope is `designed`") {
+			t.Errorf("%s: does not say fuzz.For's default scope is designed and show fuzz.WithScope(fuzz.ScopeOrdinals)", p)
+		}
+	}
+}
