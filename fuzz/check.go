@@ -300,13 +300,15 @@ func cloneSchedule(s *model.Schedule) *model.Schedule {
 // target's inputs in one process. Its methods are safe for concurrent
 // use; the zero value is ready.
 type Reach struct {
-	runs, faults, reached atomic.Int64
+	runs, faults, reached, fired atomic.Int64
 	crossed               atomic.Uint64 // bit i: allEvents[i]
 }
 
 // ReachCounts is a snapshot of a Reach.
 type ReachCounts struct {
-	Runs, Faults, Reached int64
+	// Fired counts the reached faults whose disturbance acted (an
+	// adapter that does not enact a kind reaches it without firing it).
+	Runs, Faults, Reached, Fired int64
 	// Crossed lists the events the runs crossed, in the order of
 	// model.AllEvents: every run the Reach observed (Since keeps the
 	// later snapshot's).
@@ -332,6 +334,9 @@ func (r *Reach) Observe(res *model.Result) {
 		r.faults.Add(1)
 		if f.Reached {
 			r.reached.Add(1)
+			if f.Fired > 0 {
+				r.fired.Add(1)
+			}
 		}
 	}
 	var bits uint64
@@ -346,7 +351,7 @@ func (r *Reach) Observe(res *model.Result) {
 
 // Counts returns the counts so far.
 func (r *Reach) Counts() ReachCounts {
-	c := ReachCounts{Runs: r.runs.Load(), Faults: r.faults.Load(), Reached: r.reached.Load()}
+	c := ReachCounts{Runs: r.runs.Load(), Faults: r.faults.Load(), Reached: r.reached.Load(), Fired: r.fired.Load()}
 	bits := r.crossed.Load()
 	for i, ev := range allEvents {
 		if bits&(1<<i) != 0 {
@@ -358,17 +363,22 @@ func (r *Reach) Counts() ReachCounts {
 
 // Since returns the counts made after an earlier snapshot.
 func (c ReachCounts) Since(start ReachCounts) ReachCounts {
-	return ReachCounts{Runs: c.Runs - start.Runs, Faults: c.Faults - start.Faults, Reached: c.Reached - start.Reached, Crossed: c.Crossed}
+	return ReachCounts{Runs: c.Runs - start.Runs, Faults: c.Faults - start.Faults, Reached: c.Reached - start.Reached, Fired: c.Fired - start.Fired, Crossed: c.Crossed}
 }
 
-// Err is nil when a scheduled fault was reached; otherwise an error
-// saying the campaign was inconclusive (exit code 3 of the command line's
-// table): its runs held, but none of their faults was reached, or no run
-// scheduled a fault at all (inputs that decode to empty schedules), so
-// nothing was tested. It names the events the system crossed.
+// Err is nil when a scheduled fault was reached and fired; otherwise an
+// error saying the campaign was inconclusive (exit code 3 of the command
+// line's table): its runs held, but none of their faults was reached, or
+// those reached never fired (the system's adapters enact none of them),
+// or no run scheduled a fault at all (inputs that decode to empty
+// schedules), so nothing was tested. It names the events the system
+// crossed.
 func (c ReachCounts) Err() error {
-	if c.Reached > 0 {
+	if c.Reached > 0 && c.Fired > 0 {
 		return nil
+	}
+	if c.Reached > 0 {
+		return fmt.Errorf("inconclusive: %d of the %d faults scheduled in %d runs were reached but none fired (the system's adapters enact none of the kinds at the crossings they reached), so no fault was tested; give the kinds the adapters enact (their Kinds())", c.Reached, c.Faults, c.Runs)
 	}
 	if c.Faults == 0 {
 		return fmt.Errorf("inconclusive: the %d runs scheduled no fault, so no fault was tested (add seed inputs that decode to faults); the events the system crossed: %s", c.Runs, eventList(c.Crossed))

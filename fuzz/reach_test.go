@@ -41,8 +41,13 @@ func TestReachCountsACampaign(t *testing.T) {
 		t.Fatal(err)
 	}
 	c = d.Reach().Counts().Since(start)
-	if c.Runs != 3 || c.Faults != 4 || c.Reached != 1 || c.Err() != nil {
+	if c.Runs != 3 || c.Faults != 4 || c.Reached != 1 || c.Fired != 1 || c.Err() != nil {
 		t.Fatalf("counts %+v, Err %v", c, c.Err())
+	}
+	// faults reached that never fired tested nothing either (an adapter
+	// that does not enact their kind)
+	if err := (fuzz.ReachCounts{Runs: 8, Faults: 8, Reached: 8}).Err(); err == nil || err.Error() != "inconclusive: 8 of the 8 faults scheduled in 8 runs were reached but none fired (the system's adapters enact none of the kinds at the crossings they reached), so no fault was tested; give the kinds the adapters enact (their Kinds())" {
+		t.Errorf("reached, never fired: %v", err)
 	}
 	// runs whose inputs decoded to no fault tested nothing: never green
 	if err := (fuzz.ReachCounts{Runs: 4}).Err(); err == nil || err.Error() != "inconclusive: the 4 runs scheduled no fault, so no fault was tested (add seed inputs that decode to faults); the events the system crossed: (none)" {
