@@ -301,7 +301,7 @@ func cloneSchedule(s *model.Schedule) *model.Schedule {
 // use; the zero value is ready.
 type Reach struct {
 	runs, faults, reached, fired atomic.Int64
-	crossed               atomic.Uint64 // bit i: allEvents[i]
+	crossed                      atomic.Uint64 // bit i: allEvents[i]
 }
 
 // ReachCounts is a snapshot of a Reach.
