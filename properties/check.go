@@ -76,6 +76,10 @@ func Check(t rapid.TB, sys System, opts ...Option) {
 	}
 	for _, path := range paths {
 		st, err := e.replayStored(ff, path, false)
+		if sp := (*model.SystemPanic)(nil); errors.As(err, &sp) {
+			t.Errorf("properties: replaying the counterexample stored in %s: %v (the system failed: exit code 1 of the table; keep the file)\n%s", path, sp, sp.Stack)
+			return
+		}
 		if err != nil {
 			t.Fatalf("%v (a stored counterexample that cannot be replayed, not a verdict on the system: fix or delete the file)", err)
 			return
@@ -95,7 +99,13 @@ func Check(t rapid.TB, sys System, opts ...Option) {
 	}
 	rep, err := e.explore(t)
 	if pe := (*PanicError)(nil); errors.As(err, &pe) {
-		t.Errorf("%v\n(the system failed: exit code 1 of the table; replay the schedule with %s=FILE)\n%s", pe, ReplayEnv, pe.Panic.Stack)
+		// stored as a counterexample is, so the next run replays it first
+		path, werr := writePanicSchedule(ff.dir, pe.Schedule)
+		replay := "(an I/O error: the schedule was not stored: " + fmt.Sprint(werr) + ")"
+		if werr == nil {
+			replay = "replay: " + ff.command(path)
+		}
+		t.Errorf("%v\n(the system failed: exit code 1 of the table) %s\n%s", pe, replay, pe.Panic.Stack)
 		return
 	}
 	if err != nil {

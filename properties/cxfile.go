@@ -61,6 +61,22 @@ func WriteCounterexample(dir string, cx *Counterexample, rep *Report, replayForm
 
 // writeCounterexample is WriteCounterexample with the replay command
 // replay returns for the schedule file's path.
+// writePanicSchedule stores s, a schedule that made the system panic, in
+// dir as panic-HASH.json and returns its path.
+func writePanicSchedule(dir string, s *model.Schedule) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("properties: counterexample directory: %w", err)
+	}
+	sched := model.Format(s)
+	h := fnv.New32a()
+	h.Write(sched)
+	path := filepath.Join(dir, fmt.Sprintf("panic-%08x.json", h.Sum32()))
+	if err := fileio.WriteFiles(fileio.File{Path: path, Data: sched}); err != nil {
+		return "", fmt.Errorf("properties: %w", err)
+	}
+	return path, nil
+}
+
 func writeCounterexample(dir string, cx *Counterexample, rep *Report, replay func(path string) string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("properties: counterexample directory: %w", err)

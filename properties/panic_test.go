@@ -3,6 +3,7 @@ package properties_test
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -67,5 +68,34 @@ func TestSystemPanicIsAFailure(t *testing.T) {
 	// without a fault the reply always carries its receipt
 	if _, err := properties.Exhaustive(panicking, append(opts, properties.WithMaxFaults(1), properties.WithKinds("stale_policy"))...); errors.As(err, &pe) {
 		t.Fatalf("a fault that leaves the reply alone: %v", err)
+	}
+}
+
+// TestPanicScheduleIsStoredAndReplayed: Check stores the schedule that
+// made the system panic in the test's fail folder and prints the command
+// that replays it; the next Check replays it first and says the system
+// failed (not that the file is broken); the fixed system holds over it.
+func TestPanicScheduleIsStoredAndReplayed(t *testing.T) {
+	rapidFlags(t, 100, 1)
+	dir := t.TempDir()
+	opts := checkoutOptions(properties.WithFailDir(dir))
+	tb := &recordingTB{name: "TestPanicking"}
+	properties.Check(tb, panicking, opts...)
+	files, _ := filepath.Glob(filepath.Join(dir, "panic-*.json"))
+	if len(tb.errors) != 1 || len(files) != 1 || !strings.Contains(tb.errors[0], "replay: FAULTLINE_REPLAY=") {
+		t.Fatalf("check: %q, files %v", tb.errors, files)
+	}
+	again := &recordingTB{name: "TestPanicking"}
+	properties.Check(again, panicking, opts...)
+	if len(again.errors) != 1 || !strings.Contains(again.errors[0], "properties: replaying the counterexample stored in "+files[0]+": the system panicked in task ") ||
+		!strings.Contains(again.errors[0], "(the system failed: exit code 1 of the table; keep the file)") {
+		t.Fatalf("second check: %q", again.errors)
+	}
+	fixed := &recordingTB{name: "TestPanicking"}
+	properties.Check(fixed, func(model.Config) (model.Factory, error) {
+		return inventory.Factory(inventory.Defended, inventory.Fixed), nil
+	}, opts...)
+	if len(fixed.errors) != 0 || !strings.Contains(strings.Join(fixed.logs, "\n"), "holds now: fixed") {
+		t.Fatalf("fixed: %q %q", fixed.errors, fixed.logs)
 	}
 }
