@@ -85,7 +85,9 @@ func defaults() settings {
 
 // WithConfig sets the config written into every explored schedule and
 // handed to the System: the system's own part, and optionally a retry
-// budget, deadline and join policy (its fixture is the exploration's).
+// budget, deadline and join policy, and a fixture: with WithDefinition
+// and no WithFixture, one of the definition's by name (unknown: an
+// error); any other fixture named must be WithFixture's.
 // Default: an empty system part ({}) and no override. A config that does
 // not apply to the system is an error when the exploration starts.
 func WithConfig(cfg model.Config) Option {
@@ -349,9 +351,17 @@ func WithGuide(seed uint64, prior *coverage.Data) Option {
 func (s *settings) resolve() error {
 	if s.def != nil {
 		if !s.fixtureSet {
-			s.fixture = s.def.Fixtures[0]
+			// WithConfig's fixture, when it names one, else the first
+			fx, err := s.def.Fixture(s.config.Fixture)
+			if err != nil {
+				return fmt.Errorf("properties: WithConfig: %w", err)
+			}
+			s.fixture = fx
 		}
 		s.harness = s.def.Options(s.harness)
+	}
+	if s.config.Fixture != "" && s.fixture.Name != "" && s.config.Fixture != s.fixture.Name {
+		return fmt.Errorf("properties: WithConfig names fixture %q, but the exploration runs fixture %q (WithFixture): give one of them", s.config.Fixture, s.fixture.Name)
 	}
 	if s.notices && s.kinds != nil {
 		for _, sp := range model.NoticeKinds() {

@@ -99,3 +99,24 @@ func TestPanicScheduleIsStoredAndReplayed(t *testing.T) {
 		t.Fatalf("fixed: %q %q", fixed.errors, fixed.logs)
 	}
 }
+
+// TestConfigFixtureIsNeverIgnored: WithConfig's fixture picks one of the
+// definition's fixtures, names an unknown one as an error, and one other
+// than WithFixture's is an error: never silently the first fixture.
+func TestConfigFixtureIsNeverIgnored(t *testing.T) {
+	def := inventory.Definition()
+	if _, err := properties.Explore(def.Factory, properties.WithDefinition(def), properties.WithConfig(model.Config{Fixture: "two"})); err == nil ||
+		err.Error() != `properties: WithConfig: unknown fixture "two" (valid: inventory)` {
+		t.Errorf("unknown fixture: %v", err)
+	}
+	if _, err := properties.Explore(panicking, properties.WithFixture(inventory.Fixture()), properties.WithConfig(model.Config{Fixture: "two"})); err == nil ||
+		err.Error() != `properties: WithConfig names fixture "two", but the exploration runs fixture "inventory" (WithFixture): give one of them` {
+		t.Errorf("a fixture other than WithFixture's: %v", err)
+	}
+	rapidFlags(t, 5, 1)
+	rep, err := properties.Explore(def.Factory, properties.WithDefinition(def), properties.WithConfig(model.Config{Fixture: "inventory", System: []byte(`{"variant":"fixed"}`)}),
+		properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))
+	if err != nil || rep.Checks != 5 {
+		t.Errorf("the definition's own fixture by name: %v %+v", err, rep)
+	}
+}
