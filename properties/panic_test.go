@@ -61,7 +61,7 @@ func TestSystemPanicIsAFailure(t *testing.T) {
 		t.Fatalf("explore: %v", err)
 	}
 	tb := &recordingTB{name: "TestPanicking"}
-	properties.Check(tb, panicking, opts...)
+	properties.Check(tb, panicking, append(opts, properties.WithFailDir(t.TempDir()))...)
 	if len(tb.errors) != 1 || !strings.Contains(tb.errors[0], "the system panicked in task") || !strings.Contains(tb.errors[0], "(the system failed: exit code 1 of the table") {
 		t.Fatalf("check: %q", tb.errors)
 	}
