@@ -73,12 +73,19 @@ type guideSettings struct {
 	prior *coverage.Data // nil: no prior record
 }
 
+// defaultReplay is the replay command of a counterexample of the
+// reference system (the faultline command line's).
+const defaultReplay = "faultline replay %s"
+
+// referenceName is the reference system's Definition name.
+const referenceName = "copperfin"
+
 func defaults() settings {
 	return settings{
 		world:     true,
 		swarm:     true,
 		maxFaults: 3,
-		replay:    "faultline replay %s",
+		replay:    defaultReplay,
 		name:      "explore",
 	}
 }
@@ -274,7 +281,9 @@ func WithCounterexampleDir(dir string) Option {
 
 // WithReplayCommand sets the command a counterexample of Explore names to
 // replay its schedule file, as a format with one %s for the file's path
-// (default "faultline replay %s", which runs the reference system). Check
+// (default "faultline replay %s", which runs the reference system; with
+// WithDefinition of another system, a hint naming the FAULTLINE_REPLAY
+// test line and the system's own command line). Check
 // names the go test command that replays its fail file instead (see the
 // package comment).
 func WithReplayCommand(format string) Option {
@@ -359,6 +368,12 @@ func (s *settings) resolve() error {
 			s.fixture = fx
 		}
 		s.harness = s.def.Options(s.harness)
+		if s.replay == defaultReplay && s.def.Name != referenceName {
+			// the faultline command runs the reference system only: a
+			// user's schedule replays through their test or program
+			s.replay = "FAULTLINE_REPLAY=%[1]s go test -run '^TestName$' ./pkg (a test of yours running properties.Check on " +
+				s.def.Name + "), or " + s.def.Name + "'s own command line (package cli): replay %[1]s"
+		}
 	}
 	if s.config.Fixture != "" && s.fixture.Name != "" && s.config.Fixture != s.fixture.Name {
 		return fmt.Errorf("properties: WithConfig names fixture %q, but the exploration runs fixture %q (WithFixture): give one of them", s.config.Fixture, s.fixture.Name)
