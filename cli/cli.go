@@ -405,9 +405,6 @@ func systemFailure(err error) error {
 	if !errors.As(err, &sp) {
 		return nil
 	}
-	if ee := (*ExitError)(nil); errors.As(err, &ee) && ee.Code == ExitViolation {
-		return err // already said
-	}
 	return &ExitError{Code: ExitViolation, Err: fmt.Errorf("%w\n(the system failed: exit code 1)\n%s", err, strings.TrimSpace(sp.Stack))}
 }
 

@@ -503,9 +503,6 @@ func faultsLine(rep *properties.Report) string {
 // for one schedule (properties.ErrNondeterministic) is an internal error
 // (4), as its counterexample could not be kept.
 func exploreError(err error) error {
-	if f := systemFailure(err); f != nil {
-		return f
-	}
 	if errors.Is(err, properties.ErrNondeterministic) {
 		return IOFailure(err)
 	}
@@ -514,7 +511,7 @@ func exploreError(err error) error {
 	if errors.As(err, &pe) || errors.As(err, &errno) {
 		return IOFailure(err)
 	}
-	return BadInput("%v", err)
+	return BadInput("%w", err) // wrapped: a system's panic is exit 1 (see guard)
 }
 
 func writeExploreJSON(w io.Writer, rep *properties.Report, cfg model.Config, seed uint64, checks int, sum *guidedSummary, trace string) error {

@@ -241,20 +241,15 @@ internal error (the output or the --otel file could not be written).`,
 				}
 				s.Config, overridden = cfg, overridden || changed
 			}
+			// wrapped: a system's panic is exit 1 (see guard)
 			res, err := replay(def, s)
-			if f := systemFailure(err); f != nil {
-				return f
-			}
 			if err != nil {
-				return BadInput("%v", err)
+				return BadInput("%w", err)
 			}
 			if twice {
 				again, err := replay(def, s)
-				if f := systemFailure(err); f != nil {
-					return f
-				}
 				if err != nil {
-					return BadInput("%v", err)
+					return BadInput("%w", err)
 				}
 				if diff := cmp.Diff(model.Normalize(res.Timeline.Events()), model.Normalize(again.Timeline.Events())); diff != "" {
 					fmt.Fprintf(c.OutOrStdout(), "NOT DETERMINISTIC: two runs of %s gave different normalised timelines (-first +second):\n%s", args[0], diff)
