@@ -61,6 +61,14 @@ func WriteCounterexample(dir string, cx *Counterexample, rep *Report, replayForm
 
 // writeCounterexample is WriteCounterexample with the replay command
 // replay returns for the schedule file's path.
+// fileName is a stored schedule's file name without its extension:
+// prefix, a dash and the FNV-1a hash of the schedule's bytes in hex.
+func fileName(prefix string, sched []byte) string {
+	h := fnv.New32a()
+	h.Write(sched)
+	return fmt.Sprintf("%s-%08x", prefix, h.Sum32())
+}
+
 // writePanicSchedule stores s, a schedule that made the system panic, in
 // dir as panic-HASH.json and returns its path.
 func writePanicSchedule(dir string, s *model.Schedule) (string, error) {
@@ -68,9 +76,7 @@ func writePanicSchedule(dir string, s *model.Schedule) (string, error) {
 		return "", fmt.Errorf("properties: counterexample directory: %w", err)
 	}
 	sched := model.Format(s)
-	h := fnv.New32a()
-	h.Write(sched)
-	path := filepath.Join(dir, fmt.Sprintf("panic-%08x.json", h.Sum32()))
+	path := filepath.Join(dir, fileName("panic", sched)+".json")
 	if err := fileio.WriteFiles(fileio.File{Path: path, Data: sched}); err != nil {
 		return "", fmt.Errorf("properties: %w", err)
 	}
@@ -82,9 +88,7 @@ func writeCounterexample(dir string, cx *Counterexample, rep *Report, replay fun
 		return fmt.Errorf("properties: counterexample directory: %w", err)
 	}
 	sched := model.Format(cx.Schedule)
-	h := fnv.New32a()
-	h.Write(sched)
-	name := fmt.Sprintf("cx-%s-%08x", cx.Invariant, h.Sum32())
+	name := fileName("cx-"+cx.Invariant, sched)
 	path := filepath.Join(dir, name+".json")
 	cx.File, cx.Replay = path, replay(path)
 	rec := CounterexampleRecord{Version: CounterexampleVersion, ScheduleFile: name + ".json", Schedule: cx.Schedule,
