@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -251,23 +250,6 @@ func TestTwoSystems(t *testing.T) {
 	code, out, _ = runIn(t, p, append(exploreArgs, "--system", "depot", "--checks", "20")...)
 	require.Equal(t, 0, code, out)
 	require.Contains(t, out, "fixture depot)")
-}
-
-// TestNoReferenceSystem: package cli, a library, depends on no package of
-// the reference system.
-func TestNoReferenceSystem(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go list")
-	}
-	out, err := exec.Command("go", "list", "-deps", "github.com/faultline/faultline/cli").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	for _, d := range strings.Fields(string(out)) {
-		if strings.HasPrefix(d, "github.com/faultline/faultline/model/copperfin") || d == "github.com/faultline/faultline/assay" || d == "github.com/faultline/faultline/lab" {
-			t.Errorf("cli depends on %s", d)
-		}
-	}
 }
 
 // TestAuditTheReferenceSystem: registered like a user's system, the

@@ -2,55 +2,74 @@ package model_test
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// TestLibrariesDoNotImportTheReferenceSystem: the libraries (the core,
-// exploration, native fuzzing, coverage, the corpus format and the
-// adapters) depend on no package of the reference system; the command,
-// the lab, the assay and tests wire it in, as a user wires theirs.
-func TestLibrariesDoNotImportTheReferenceSystem(t *testing.T) {
+// TestDependencyRules holds the module's dependency rules, from one go
+// list of the packages they name:
+//   - the libraries (the core, exploration, native fuzzing, coverage, the
+//     corpus format, the adapters and the command-line library) depend on
+//     no package of the reference system; the command, the lab, the assay
+//     and tests wire it in, as a user wires theirs;
+//   - model and the reference system stay free of OpenTelemetry (the
+//     dependency goes one way, from otelrun to model);
+//   - sqlfault adds to the model's dependencies only itself and the
+//     standard library (the SQLite driver is its tests' only).
+func TestDependencyRules(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
+	}
+	if raceDetector {
+		t.Skip("runs go list in one goroutine; go test ./... runs it")
 	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Fatalf("the go command is not on PATH: %v", err)
 	}
 	const module = "github.com/faultline/faultline/"
-	libs := []string{"model", "properties", "fuzz", "coverage", "corpus", "httpfault", "linearize", "otelrun"}
-	args := []string{"list", "-deps", "-f", "{{.ImportPath}}"}
-	for _, l := range libs {
+	libs := []string{"model", "properties", "fuzz", "coverage", "corpus", "httpfault", "linearize", "otelrun", "sqlfault", "mcpfault", "callfault", "cli"}
+	args := []string{"list", "-f", `{{.ImportPath}}{{range .Deps}} {{.}}{{end}}`}
+	for _, l := range append(libs, "model/copperfin") {
 		args = append(args, module+l)
 	}
 	out, err := exec.Command(goTool, args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
-	deps := strings.Fields(string(out))
-	for _, l := range libs {
-		found := false
-		for _, d := range deps {
-			found = found || d == module+l
-		}
-		if !found {
+	deps := map[string][]string{} // a package's path in the module: its dependencies
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		deps[strings.TrimPrefix(f[0], module)] = f[1:]
+	}
+	for _, l := range append(libs, "model/copperfin") {
+		if _, ok := deps[l]; !ok {
 			t.Fatalf("go list did not list %s:\n%s", l, out)
 		}
 	}
-	for _, d := range deps {
-		if d == module+"model/copperfin" || strings.HasPrefix(d, module+"model/copperfin/") || d == module+"assay" || d == module+"lab" {
-			t.Errorf("a library depends on %s", d)
+	for _, l := range libs {
+		for _, d := range deps[l] {
+			if d == module+"model/copperfin" || strings.HasPrefix(d, module+"model/copperfin/") || d == module+"assay" || d == module+"lab" {
+				t.Errorf("library %s depends on %s", l, d)
+			}
 		}
 	}
-	// each library alone, so the message names which one
-	for _, l := range libs {
-		out, err := exec.Command(goTool, "list", "-deps", "-f", "{{.ImportPath}}", module+l).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go list %s: %v\n%s", l, err, out)
+	for _, l := range []string{"model", "model/copperfin"} {
+		for _, d := range deps[l] {
+			if strings.HasPrefix(d, "go.opentelemetry.io/") {
+				t.Errorf("%s depends on %s", l, d)
+			}
 		}
-		if strings.Contains(string(out), module+"model/copperfin") {
-			t.Errorf("%s depends on the reference system (model/copperfin)", l)
+	}
+	var extra []string
+	for _, d := range deps["sqlfault"] {
+		std := !strings.Contains(strings.Split(d, "/")[0], ".")
+		if d != module+"model" && !slices.Contains(deps["model"], d) && !std {
+			extra = append(extra, d)
 		}
+	}
+	if len(extra) > 0 {
+		t.Errorf("sqlfault depends on %v beyond the model", extra)
 	}
 }

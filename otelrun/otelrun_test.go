@@ -7,7 +7,6 @@ import (
 	"errors"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -417,24 +416,6 @@ func TestFileExporterValues(t *testing.T) {
 	require.NoError(t, e.Shutdown(context.Background()))
 	if err := e.ExportSpans(context.Background(), tracetest.SpanStubs{stub}.Snapshots()); err == nil || !strings.Contains(err.Error(), "shut down") {
 		t.Errorf("after shutdown: %v", err)
-	}
-}
-
-// TestModelDoesNotImportOTel: the dependency goes one way, from this
-// package to model; model and the packages it uses stay free of
-// OpenTelemetry.
-func TestModelDoesNotImportOTel(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go list")
-	}
-	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "github.com/faultline/faultline/model", "github.com/faultline/faultline/model/copperfin").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	for _, p := range strings.Fields(string(out)) {
-		if strings.HasPrefix(p, "go.opentelemetry.io/") {
-			t.Errorf("model depends on %s", p)
-		}
 	}
 }
 

@@ -68,6 +68,9 @@ func fuzzed() []fuzz.Option {
 // this module (go list -deps lists the standard library, the MCP SDK and
 // its dependencies, and the app itself).
 func TestAppImportsNoFaultline(t *testing.T) {
+	if testing.Short() || raceDetector {
+		t.Skip("runs go list in one goroutine; go test ./... runs it")
+	}
 	out, err := exec.Command("go", "list", "-deps", "./app").Output()
 	if err != nil {
 		t.Fatalf("go list -deps ./app: %v", err)

@@ -2,9 +2,20 @@
 
 package snapshots_test
 
+import "flag"
+
 // raceDetector reports whether the tests run under the race detector (go
 // test -race). The 200-check exploration and the subprocess explorations
-// skip under it; the single faults, the timeline twice, TestCheck's
-// exploration and the fuzz seeds run there, over the goroutines of the
-// MCP transports, the in-process HTTP handler and database/sql.
+// skip under it; the single faults, the timeline twice, TestCheck's and
+// TestSweep's explorations and the fuzz seeds run there, over the goroutines
+// of the MCP transports, the in-process HTTP handler and database/sql.
 const raceDetector = true
+
+// Under the detector rapid's default is 25 checks (the same goroutines run in
+// each); -rapid.checks on the command line still wins, and go test ./... runs
+// rapid's 100.
+func init() {
+	if err := flag.Set("rapid.checks", "25"); err != nil {
+		panic(err)
+	}
+}
