@@ -26,6 +26,9 @@ func TestExploreListMutants(t *testing.T) {
 // the same violation, at the same crossing; with idempotency restored it
 // exits 0.
 func TestExploreFindsAndReplays(t *testing.T) {
+	if raceDetector {
+		t.Skip("runs in one goroutine; go test ./... runs it")
+	}
 	dir := t.TempDir()
 	code, out, stderr := runCLI(t, "explore", "--without", "idempotency", "--seed", "1", "--json", "--out", dir)
 	if code != 1 {
@@ -302,6 +305,9 @@ func TestExhaustiveConcurrent(t *testing.T) {
 // one keeps it: with idempotency alone, a persistent rollback of the
 // checkpoint store breaks the three workers' retry budget.
 func TestExploreConcurrentDrawsModifiers(t *testing.T) {
+	if raceDetector {
+		t.Skip("runs in one goroutine; go test ./... runs it")
+	}
 	code, out, stderr := runCLI(t, "explore", "--concurrent", "3", "--fixture", "copperfin-batch", "--controls", "idempotency",
 		"--kinds", "checkpoint_rollback", "--max-faults", "1", "--no-world", "--seed", "1", "--checks", "100")
 	if code != 1 || !strings.HasPrefix(out, "counterexample after 9 checks (seed 1)\n") ||

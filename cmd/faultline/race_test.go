@@ -5,6 +5,7 @@ package main
 // raceDetector reports whether the tests run under the race detector (go
 // test -race). Under it, a test that would repeat a computation another
 // test already ran under the detector (the same goroutines over another
-// input or into another output format) leaves the repetition to go test
-// ./..., which runs every test in full.
+// input or into another output format) leaves the repetition, and a test
+// that runs in one goroutine leaves itself, to go test ./..., which runs
+// every test in full.
 const raceDetector = true
