@@ -9,7 +9,6 @@ import (
 	"io"
 	"maps"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,9 +24,6 @@ import (
 // and the system of each kept schedule; a version-1 file still reads, to
 // the Data it always held (no systems, no schedule's system).
 const Version = 2
-
-// stderr is where Main reports a failed flush.
-var stderr io.Writer = os.Stderr
 
 // The file's JSON shape. Pointers mark fields that must be present.
 // Fields marked "v2" are not in version 1; a version-1 file that has one

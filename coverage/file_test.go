@@ -275,8 +275,7 @@ func TestMain_(t *testing.T) {
 	if b, _ := os.ReadFile(p); string(b) != notReachedFile {
 		t.Fatalf("file:\n%s", b)
 	}
-	var errb bytes.Buffer
-	defer coverage.SetStderr(&errb)()
+	errb := captureStderr(t)
 	if code := coverage.Main(fakeM{0}, filepath.Join(p, "not-a-dir", "x.json"), tr); code != 1 || !strings.Contains(errb.String(), "not a directory") {
 		t.Fatalf("failed flush: code %d, want 1; stderr %q", code, errb.String())
 	}
@@ -308,4 +307,31 @@ func TestReadSubjectReadAlias(t *testing.T) {
 	if b.String() != notReachedFile {
 		t.Fatalf("written back:\n%s", b.String())
 	}
+}
+
+// captureStderr points os.Stderr at a temporary file until the test ends.
+func captureStderr(t *testing.T) *stderrFile {
+	t.Helper()
+	f, err := os.CreateTemp(t.TempDir(), "stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stderr
+	os.Stderr = f
+	t.Cleanup(func() { os.Stderr = old; f.Close() })
+	return &stderrFile{f}
+}
+
+// stderrFile is the file os.Stderr writes to: String reads what was written,
+// Reset empties it.
+type stderrFile struct{ f *os.File }
+
+func (s *stderrFile) String() string {
+	b, _ := os.ReadFile(s.f.Name())
+	return string(b)
+}
+
+func (s *stderrFile) Reset() {
+	s.f.Truncate(0)
+	s.f.Seek(0, 0)
 }

@@ -483,8 +483,7 @@ func TestMainFailsOnAFailedFlush(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := ticketCampaign(t, coverage.System{Name: "tickets"})
-	var errb bytes.Buffer
-	defer coverage.SetStderr(&errb)()
+	errb := captureStderr(t)
 	p := filepath.Join(file, "cov.json")
 	if code := coverage.Main(fakeM{0}, p, tr); code != 1 {
 		t.Fatalf("code %d, want 1", code)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"sync"
 
@@ -296,7 +297,7 @@ func Main(m interface{ Run() int }, path string, t *Tracker) int {
 		return code
 	}
 	if err := t.FlushTo(path); err != nil {
-		fmt.Fprintf(stderr, "FAIL: coverage: %s not recorded (the tests' own result is above; exit code 4 of faultline's table, an I/O or internal error): %v\n",
+		fmt.Fprintf(os.Stderr, "FAIL: coverage: %s not recorded (the tests' own result is above; exit code 4 of faultline's table, an I/O or internal error): %v\n",
 			runs(t.Data().Runs), err)
 		if code == 0 {
 			code = 1
