@@ -22,6 +22,11 @@ func smallConfig() assay.EvidenceConfig {
 	cfg.Profiles = []copperfin.Profile{copperfin.ProfileTyped}
 	// enough draws for the paper's one witness (evidence_gate, draw 261)
 	cfg.Compositions.Draws = 1500
+	if raceDetector {
+		// the same goroutines whatever the draws: the witness's 261 and a
+		// few more
+		cfg.Compositions.Draws = 300
+	}
 	return cfg
 }
 

@@ -66,9 +66,9 @@ func TestExplore(t *testing.T) {
 	opts := []properties.Option{properties.WithKinds(mcpfault.Kinds()...)}
 	if raceDetector {
 		// the same goroutines (the MCP client's and server's) run in each
-		// check; the detector watches 25 checks of seed 1, go test ./...
+		// check; the detector watches 10 checks of seed 1, go test ./...
 		// runs rapid's 100
-		opts = append(opts, properties.WithSeed(1), properties.WithChecks(25))
+		opts = append(opts, properties.WithSeed(1), properties.WithChecks(10))
 	}
 	properties.CheckProduction(t, def, opts...)
 }

@@ -49,9 +49,9 @@ func TestCheckProduction(t *testing.T) {
 	opts := []properties.Option{properties.WithKinds(sqlfault.Kinds()...), properties.WithoutWorldEvents(), properties.WithMaxFaults(2)}
 	if raceDetector {
 		// the same goroutines (database/sql's and the driver's) run in each
-		// check; the detector watches 25 checks of seed 1, go test ./... runs
+		// check; the detector watches 10 checks of seed 1, go test ./... runs
 		// rapid's 100
-		opts = append(opts, properties.WithSeed(1), properties.WithChecks(25))
+		opts = append(opts, properties.WithSeed(1), properties.WithChecks(10))
 	}
 	properties.CheckProduction(t, def, opts...)
 	if runs < 10 {

@@ -14,6 +14,9 @@ import (
 var sentByLine = regexp.MustCompile(` \[sent by env\.Tool\.Commit at \S*model/copperfin/copperfin\.go:\d+:\d+, tool "payments\.refund", event tool\.commit\] \(at run time: timeout_after_commit, tool_timeout\)$`)
 
 func TestVetFindings(t *testing.T) {
+	if raceDetector {
+		t.Skip("loads and type-checks packages in one goroutine of faultline's (the x/tools loader's goroutines are its own); go test ./... runs this test")
+	}
 	code, stdout, stderr := runCLI(t, "vet", "--no-tests", "../../model/copperfin")
 	if code != cli.ExitViolation {
 		t.Fatalf("exit %d, want 1 (findings); stderr %s", code, stderr)
@@ -38,6 +41,9 @@ func TestVetFindings(t *testing.T) {
 }
 
 func TestVetJSON(t *testing.T) {
+	if raceDetector {
+		t.Skip("loads and type-checks packages in one goroutine of faultline's (the x/tools loader's goroutines are its own); go test ./... runs this test")
+	}
 	code, stdout, stderr := runCLI(t, "vet", "--json", "--no-tests", "../../model/copperfin")
 	if code != cli.ExitViolation {
 		t.Fatalf("exit %d, want 1; stderr %s", code, stderr)
@@ -69,7 +75,7 @@ func TestVetJSON(t *testing.T) {
 
 func TestVetExitCodes(t *testing.T) {
 	if raceDetector {
-		t.Skip("loads and type-checks packages in one goroutine of faultline's: the vet package's race tests run the analysis machinery; go test ./... runs this test")
+		t.Skip("loads and type-checks packages in one goroutine of faultline's (the x/tools loader's goroutines are its own); go test ./... runs this test")
 	}
 	for _, tc := range []struct {
 		args []string

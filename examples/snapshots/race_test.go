@@ -11,11 +11,11 @@ import "flag"
 // of the MCP transports, the in-process HTTP handler and database/sql.
 const raceDetector = true
 
-// Under the detector rapid's default is 25 checks (the same goroutines run in
+// Under the detector rapid's default is 10 checks (the same goroutines run in
 // each); -rapid.checks on the command line still wins, and go test ./... runs
 // rapid's 100.
 func init() {
-	if err := flag.Set("rapid.checks", "25"); err != nil {
+	if err := flag.Set("rapid.checks", "10"); err != nil {
 		panic(err)
 	}
 }
