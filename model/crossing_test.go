@@ -3,6 +3,7 @@ package model_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -287,5 +288,45 @@ func TestCallsClock(t *testing.T) {
 	}
 	if len(at) != 3 || at[0] != 5 || at[1] != 250 || at[2] != 250 {
 		t.Fatalf("times %v, rows %+v", at, st.rows)
+	}
+}
+
+// TestBudgetTakesTheClockAfterTheCommit: the budget invariant compares the
+// clock after a commit (CommitCost after its start) with the deadline: a
+// commit that starts CommitCost before the deadline holds, one that ends a
+// millisecond past it breaks budget, although Env.Now() before it was
+// within the deadline.
+func TestBudgetTakesTheClockAfterTheCommit(t *testing.T) {
+	st := &store{}
+	var startAt model.Millis // the commit's start, after the task's
+	sys := sysFunc{st: st, run: func(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+		startAt = env.Now() - task.Started
+		act := model.Action{Actor: task.Actor, Subject: task.Subject, Tenant: task.Tenant, Purpose: task.Purpose, Amount: task.Amount, IdempotencyKey: task.ID}
+		if _, err := env.Calls.Commit(ctx, model.ToolCall{Tool: "pay", RequestKey: task.ID, Action: act},
+			func(_ context.Context, call model.ToolCall) model.ToolResult { return st.charge(call) }); err != nil {
+			return model.Claim{}, err
+		}
+		return model.Claim{Verdict: model.ClaimRelease}, nil
+	}}
+	budget := func(deadline model.Millis) model.InvariantResult {
+		t.Helper()
+		st.rows = nil
+		h := model.NewHarness(liveFixture, model.Options{Builtin: []string{model.InvBudget}, Deadline: deadline})
+		res, err := h.Run(func() model.System { return sys }, &model.Schedule{Version: model.ScheduleVersion, Seed: "b", Faults: []model.FaultEntry{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Invariants[0]
+	}
+	if inv := budget(100000); !inv.Held || startAt <= 0 {
+		t.Fatalf("measuring run: %+v, commit at %d ms", inv, startAt)
+	}
+	end := startAt + model.CommitCost
+	if inv := budget(end); !inv.Held {
+		t.Errorf("a commit ending at the deadline: %+v", inv)
+	}
+	want := fmt.Sprintf("tool call at %d ms, after the %d ms deadline", end, end-1)
+	if inv := budget(end - 1); inv.Held || inv.Detail != want {
+		t.Errorf("a commit ending a millisecond past the deadline: %+v, want %q", inv, want)
 	}
 }

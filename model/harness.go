@@ -88,6 +88,15 @@ const (
 	costCommit Millis = 40
 )
 
+// ReadCost and CommitCost are the logical milliseconds a read crossing
+// and a tool commit advance the clock. The budget invariant takes the
+// clock after a commit, so a system that checks Env.Now() against its
+// deadline before committing leaves CommitCost.
+const (
+	ReadCost   = costRead
+	CommitCost = costCommit
+)
+
 // Harness runs a System on a Fixture under a Schedule. It reuses its
 // storage between runs, so it is not safe for concurrent use: give each
 // goroutine its own Harness. A run is a pure function of the fixture, the

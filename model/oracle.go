@@ -46,8 +46,9 @@ const (
 	// approval").
 	InvNoInventedProgress = "no_invented_progress"
 	// InvBudget: a task's tool-call attempts never exceed one plus its
-	// retry budget and no tool call starts after its deadline, counted
-	// across restarts (the harness practice: "Do not reset a budget on a worker
+	// retry budget and no tool call ends after its deadline (the clock
+	// after the commit, CommitCost after its start, is at most
+	// Task.Started plus Task.Deadline), counted across restarts (the harness practice: "Do not reset a budget on a worker
 	// restart"). A restarted worker's re-send of the crashed worker's last
 	// request, under the same idempotency key, when the crashed worker
 	// never checkpointed after sending it, reconciles that request and is
