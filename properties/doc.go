@@ -105,8 +105,9 @@
 // the test binary's working directory and the go.mod above it; the
 // package's import path when there is none). On the next run, Check
 // replays the schedule files of the folder before exploring, each once on
-// the test's system, config and fixture: one that still breaks an
-// invariant fails the test at once with its counterexample, one that now
+// the test's system, config and fixture (so a fix in the config or the
+// code shows; FAULTLINE_REPLAY below runs a file under its own config):
+// one that still breaks an invariant fails the test at once with its counterexample, one that now
 // holds is logged as fixed and the exploration goes on. Add
 // **/testdata/faultline/ to .gitignore, or commit the reviewed files so
 // that every run replays them as regressions; delete a fixed one to stop
@@ -115,8 +116,9 @@
 //
 // FAULTLINE_REPLAY=FILE (ReplayEnv; FILE a schedule file or the record
 // beside it, relative to the package directory) makes Check run that
-// file's faults once on the test's system, config and fixture, and
-// nothing else: it fails with the counterexample if an invariant in scope
+// file's faults once on the test's system under the file's own config and
+// fixture (the test's fixture when the file names none; a config other
+// than the test's is named in the message), and nothing else: it fails with the counterexample if an invariant in scope
 // is still broken, fails as inconclusive if none of the file's faults was
 // reached, and passes otherwise.
 //

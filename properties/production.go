@@ -27,7 +27,7 @@ func BubbleClock() model.Millis { return model.Millis(time.Since(bubbleEpoch).Mi
 // CheckProduction is Check for production code: a system whose calls go
 // through the adapters over real clients (model.Env.Calls) and whose
 // provider ledger is its own store (model.Observed). It checks def as
-// Check(t, def.Factory, WithDefinition(def), opts...) does, with two
+// Check(t, def.Factory, WithDefinition(def), opts...) does, with three
 // differences:
 //
 //   - each run (the system built from the schedule's config and the

@@ -18,7 +18,8 @@ func FailFolder(test string) string {
 // module root, as Check prints it. PKG is the working directory (the
 // package directory, under go test) relative to the module root, and FILE
 // is path relative to the package directory when path lies under it.
-// Check runs the file's faults under the test's own config and fixture.
+// Check runs the file's faults under the file's own config and fixture
+// (the fail folder's stored files, by contrast, rerun under the test's).
 func ReplayCommand(test, path string) string {
 	return newFailFiles(test, "").command(path)
 }
