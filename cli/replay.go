@@ -80,6 +80,13 @@ func (o *systemOptions) systemPart(c *cobra.Command) (json.RawMessage, error) {
 // file only. Errors name the file, also for a fixture or a
 // config no registered system knows.
 func (p *Program) Load(path, system string) (*model.Schedule, *corpus.Counterexample, *model.Definition, error) {
+	return p.load(path, system, nil)
+}
+
+// load is Load with the file's system part replaced by part when part is
+// not nil, before the system is chosen and the config checked: replay
+// --config runs a file whose own system part its system refuses now.
+func (p *Program) load(path, system string, part json.RawMessage) (*model.Schedule, *corpus.Counterexample, *model.Definition, error) {
 	if err := p.check(); err != nil {
 		return nil, nil, nil, IOFailure(err)
 	}
@@ -91,11 +98,17 @@ func (p *Program) Load(path, system string) (*model.Schedule, *corpus.Counterexa
 	if err != nil {
 		return nil, nil, nil, BadInput("%s: %w", path, err)
 	}
+	if part != nil {
+		s.Config.System = part
+	}
 	def, err := p.systemOf(s, system)
 	if err != nil {
 		return nil, nil, nil, BadInput("%s: %w", path, err)
 	}
 	if _, err := def.Factory(s.Config); err != nil {
+		if part != nil {
+			return nil, nil, nil, BadInput("--config: %w", err)
+		}
 		return nil, nil, nil, BadInput("%s: schedule: %w", path, err)
 	}
 	if _, err := def.Fixture(s.Config.Fixture); err != nil {
@@ -215,21 +228,18 @@ internal error (the output or the --otel file could not be written).`,
 					return err
 				}
 			}
-			s, ce, def, err := p.Load(args[0], so.system)
-			if err != nil {
-				return err
-			}
 			sys, err := so.systemPart(c)
 			if err != nil {
 				return err
 			}
-			overridden := sys != nil
-			if overridden {
-				s.Config.System = sys
-				if _, err := def.Factory(s.Config); err != nil {
-					return BadInput("--config: %v", err)
-				}
+			// --config replaces the file's system part before it is
+			// checked, so a file whose own part the system refuses now
+			// still replays under the one given
+			s, ce, def, err := p.load(args[0], so.system, sys)
+			if err != nil {
+				return err
 			}
+			overridden := sys != nil
 			sf := flags[def.Name]
 			if sf != nil {
 				cfg, changed, err := sf.Apply(c, "replay", s.Config)
