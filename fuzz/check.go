@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/properties"
 )
 
 // Run runs s against the decoder's system under s's own config (controls,
@@ -57,6 +58,9 @@ type Violation struct {
 	System   string
 	// Definition is the system's description (nil when unknown).
 	Definition *model.Definition
+	// ReplayTest is the test WithReplayTest names ("" when none): the
+	// message's replay command runs through it.
+	ReplayTest string
 }
 
 // Error describes the violation and how to replay it.
@@ -69,6 +73,15 @@ func (v *Violation) Error() string {
 			fmt.Fprintf(&b, "  %s: first false after seq %d (%s), reached by %s: %s\n", i.Name, i.FirstSeq, i.Event, orNone(i.FaultID), i.Detail)
 		}
 	}
+	if v.ReplayTest != "" && v.System != referenceSystem {
+		canon, compact := canonical(v.Schedule)
+		file := "/tmp/faultline-" + v.Result.RunID + ".json"
+		b.WriteString("schedule (canonical form):\n")
+		b.Write(canon)
+		fmt.Fprintf(&b, "replay it on %s: save it (echo %s > %s), then run %s\n", v.System, shellQuote(compact), file,
+			properties.ReplayCommand(v.ReplayTest, file))
+		return b.String()
+	}
 	b.WriteString(ReplayHint(v.Schedule, v.Result.RunID, v.System))
 	return b.String()
 }
@@ -78,11 +91,7 @@ func (v *Violation) Error() string {
 // file and replays it with faultline replay.
 func ReplayHint(s *model.Schedule, runID, system string) string {
 	var b strings.Builder
-	canon := model.Format(s)
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, canon); err != nil {
-		panic(fmt.Sprintf("fuzz: compacting a canonical schedule: %v", err)) // Format writes valid JSON
-	}
+	canon, compact := canonical(s)
 	file := "/tmp/faultline-" + runID + ".json"
 	b.WriteString("schedule (canonical form):\n")
 	b.Write(canon)
@@ -90,11 +99,21 @@ func ReplayHint(s *model.Schedule, runID, system string) string {
 		// faultline replay runs the reference system: a user's schedule
 		// replays through the user's own test or program
 		fmt.Fprintf(&b, "replay it on %s: save it (echo %s > %s), then run it through a test of %s as FAULTLINE_REPLAY=%s go test -run '^TestName$' ./pkg (properties.Check, or fuzz.WithReplayTest) or through its own command line's replay %s (package cli)\n",
-			system, shellQuote(compact.String()), file, system, file, file)
+			system, shellQuote(compact), file, system, file, file)
 		return b.String()
 	}
-	fmt.Fprintf(&b, "replay it:\n  echo %s > %s && go run ./cmd/faultline replay %s\n", shellQuote(compact.String()), file, file)
+	fmt.Fprintf(&b, "replay it:\n  echo %s > %s && go run ./cmd/faultline replay %s\n", shellQuote(compact), file, file)
 	return b.String()
+}
+
+// canonical returns s in canonical form and that form on one line.
+func canonical(s *model.Schedule) ([]byte, string) {
+	canon := model.Format(s)
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, canon); err != nil {
+		panic(fmt.Sprintf("fuzz: compacting a canonical schedule: %v", err)) // Format writes valid JSON
+	}
+	return canon, compact.String()
 }
 
 // fixtureName is the fixture a config names, the definition's default
@@ -155,7 +174,7 @@ func (d *Decoder) Check(s *model.Schedule) (*model.Result, error) {
 	}
 	d.reach.Observe(res)
 	if !res.Held() {
-		return res, &Violation{Schedule: s, Result: res, System: d.system.Name, Definition: d.def}
+		return res, &Violation{Schedule: s, Result: res, System: d.system.Name, Definition: d.def, ReplayTest: d.replayTest}
 	}
 	return res, nil
 }

@@ -461,3 +461,19 @@ func TestReplayHintIsRunnable(t *testing.T) {
 		t.Errorf("replayed schedule differs:\n%s", diff)
 	}
 }
+
+// TestViolationReplaysThroughTheNamedTest: a user's system's violation,
+// with WithReplayTest given, prints the FAULTLINE_REPLAY line of that test
+// (not a placeholder) after the command that saves the schedule.
+func TestViolationReplaysThroughTheNamedTest(t *testing.T) {
+	s := schedule(model.Config{}, entry("tool_timeout", 2))
+	v := &fuzz.Violation{Schedule: s, Result: &model.Result{RunID: "r1"}, System: "giftcards", ReplayTest: "TestFuzzReplay"}
+	msg := v.Error()
+	if want := ", then run FAULTLINE_REPLAY=/tmp/faultline-r1.json go test -run '^TestFuzzReplay$' ./fuzz\n"; !strings.HasSuffix(msg, want) || strings.Contains(msg, "TestName") {
+		t.Errorf("message %q, want it to end %q", msg, want)
+	}
+	v.ReplayTest = ""
+	if msg := v.Error(); !strings.Contains(msg, "go test -run '^TestName$' ./pkg (properties.Check, or fuzz.WithReplayTest)") {
+		t.Errorf("without a replay test: %q", msg)
+	}
+}
