@@ -53,7 +53,8 @@ func (res *Result) Unreached() []FaultReport {
 // every scheduled fault was reached and fired (a schedule with no faults
 // is a clean run). Otherwise it returns a *RunError: code 1 for the first
 // violated invariant (ahead of anything else), code 3 for a fault that was
-// not reached or not fired, or a run that ended inconclusive. A test of a
+// not reached or not fired, a run with no invariant in scope, or a run
+// that ended inconclusive. A test of a
 // single run calls it so that a run that tested nothing is never green:
 //
 //	if err := res.Err(); err != nil { t.Fatal(err) }
@@ -78,6 +79,9 @@ func (res *Result) Err() error {
 			e.Unreached = append(e.Unreached, fmt.Sprintf("%s %s@%s (%s)", f.ID, f.Kind, f.Placement(), what))
 		}
 		return e
+	}
+	if len(res.Invariants) == 0 {
+		return &RunError{Code: 3, Reason: "no invariant was in scope (Options.Builtin empty and no Options.Invariants), so the run checked nothing"}
 	}
 	if res.RunVerdict == Inconclusive {
 		reason := "the run ended without the system's own verdict"

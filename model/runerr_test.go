@@ -55,4 +55,10 @@ func TestResultErr(t *testing.T) {
 		!strings.Contains(err.Error(), "reached by no fault (the workload)") {
 		t.Fatalf("invented effect: %v", err)
 	}
+
+	// no invariant in scope: the run checked nothing, whatever happened
+	none := runShopper(t, invented, model.Options{Builtin: []string{}}, head+`{"event":"tool.commit","ordinal":1,"kind":"timeout_after_commit","tool":"charge"}]}`)
+	if err := none.Err(); err == nil || code(err) != 3 || !strings.Contains(err.Error(), "no invariant was in scope") {
+		t.Fatalf("no invariant in scope: %v", err)
+	}
 }
