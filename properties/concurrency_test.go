@@ -1,12 +1,13 @@
 package properties_test
 
 import (
-	"github.com/faultline/faultline/corpus"
-	"github.com/faultline/faultline/model/copperfin"
 	"os"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/faultline/faultline/corpus"
+	"github.com/faultline/faultline/model/copperfin"
 
 	"github.com/faultline/faultline/examples/lostupdate"
 	"github.com/faultline/faultline/model"
@@ -411,5 +412,20 @@ func TestNoInvariantIsAnError(t *testing.T) {
 	rapidFlags(t, 20, 1)
 	if _, err := properties.Explore(clerks, clerkOpts(properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))...); err != nil {
 		t.Errorf("the clerks' own options: %v", err)
+	}
+}
+
+// TestExploreRefusesZeroChecks: -rapid.checks=0 runs no check, which is an
+// error naming the flag, not a green or an inconclusive campaign; WithChecks
+// still runs its own count.
+func TestExploreRefusesZeroChecks(t *testing.T) {
+	rapidFlags(t, 0, 1)
+	guarded := func(model.Config) (model.Factory, error) { return lostupdate.GuardedFactory(), nil }
+	opts := clerkOpts(properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))
+	if rep, err := properties.Explore(guarded, opts...); err == nil || !strings.Contains(err.Error(), "no check to run: -rapid.checks (RAPID_CHECKS) is 0") {
+		t.Fatalf("-rapid.checks=0: %+v, %v", rep, err)
+	}
+	if rep, err := properties.Explore(guarded, append(opts, properties.WithChecks(3), properties.WithSeed(1))...); err != nil || rep.Checks != 3 {
+		t.Fatalf("WithChecks(3): %+v, %v", rep, err)
 	}
 }

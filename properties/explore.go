@@ -2,6 +2,7 @@ package properties
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"math/bits"
 	"regexp"
@@ -203,6 +204,11 @@ func (e *explorer) explore(parent rapid.TB) (*Report, error) {
 	}
 	if e.set.loop.owned() {
 		return e.exploreOwned(parent, name)
+	}
+	if f := flag.Lookup("rapid.checks"); f != nil {
+		if n, err := strconv.Atoi(f.Value.String()); err == nil && n < 1 {
+			return nil, fmt.Errorf("properties: no check to run: -rapid.checks (RAPID_CHECKS) is %d; give a positive count, or WithChecks", n)
+		}
 	}
 	rec := &recorder{parent: parent, name: name}
 	func() {
