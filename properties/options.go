@@ -358,6 +358,13 @@ func WithGuide(seed uint64, prior *coverage.Data) Option {
 // resolve applies the definition's defaults and checks that a fixture is
 // set.
 func (s *settings) resolve() error {
+	if !s.world {
+		for _, k := range s.kinds {
+			if sp, err := model.Spec(k); err == nil && sp.World {
+				return fmt.Errorf("properties: WithKinds names the world event %q, which WithoutWorldEvents leaves out", k)
+			}
+		}
+	}
 	if s.def != nil {
 		if !s.fixtureSet {
 			// WithConfig's fixture, when it names one, else the first

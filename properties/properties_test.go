@@ -408,6 +408,11 @@ func TestBadOptions(t *testing.T) {
 	if _, err := explore(copperfin.Configured, properties.WithConfig(copperfin.Settings{Profile: copperfin.ProfileTyped, Mutant: "gremlin"}.Config())); err == nil || !strings.Contains(err.Error(), `unknown mutant "gremlin"`) {
 		t.Errorf("unknown mutant: %v", err)
 	}
+	// a world event named and world events left out: nothing to draw
+	if _, err := explore(copperfin.Configured, properties.WithKinds("tool_timeout", "worker_crash"), properties.WithoutWorldEvents()); err == nil ||
+		err.Error() != `properties: WithKinds names the world event "worker_crash", which WithoutWorldEvents leaves out` {
+		t.Errorf("world event without world events: %v", err)
+	}
 }
 
 // suite records the coverage of this package's explorations;
