@@ -176,6 +176,7 @@ func TestExitCodesOfAUserSystem(t *testing.T) {
 	clean := write(t, "clean.json", `{"version":2,"seed":"s","config":{"harness":{"fixture":"inventory"},"system":{}},"faults":[{"event":"tool.commit","ordinal":2,"kind":"tool_timeout"}]}`)
 	never := write(t, "never.json", `{"version":2,"seed":"s","config":{"harness":{"fixture":"inventory"},"system":{}},"faults":[{"event":"tool.commit","ordinal":9,"kind":"tool_timeout"}]}`)
 	other := write(t, "other.json", `{"version":2,"seed":"s","config":{"harness":{"fixture":"copperfin"},"system":{}},"faults":[]}`)
+	otherPart := write(t, "otherpart.json", `{"version":2,"seed":"s","config":{"harness":{"fixture":"copperfin"},"system":{"mutant":"key_per_attempt"}},"faults":[]}`)
 	// a system part the agent no longer knows (a renamed flag)
 	renamed := write(t, "renamed.json", `{"version":2,"seed":"s","config":{"harness":{"fixture":"inventory"},"system":{"bug":"planted"}},"faults":[{"event":"tool.commit","ordinal":2,"kind":"tool_timeout"}]}`)
 	notDir := write(t, "file", "")
@@ -192,6 +193,7 @@ func TestExitCodesOfAUserSystem(t *testing.T) {
 		{[]string{"explore", "--fixture", "copperfin"}, 2, `--fixture: unknown fixture "copperfin" (valid: inventory)`},
 		{[]string{"explore", "--config", `[1]`}, 2, `--config: "[1]" is not a JSON object`},
 		{[]string{"replay", other}, 2, `schedule: config: unknown fixture "copperfin" (valid: inventory)`},
+		{[]string{"replay", otherPart}, 2, `schedule: config: unknown fixture "copperfin" (valid: inventory)`},
 		{[]string{"replay", renamed}, 2, renamed + ": "},
 		{[]string{"replay", renamed, "--config", `{"variant":"planted"}`}, 1, ""},
 		{[]string{"replay", renamed, "--config", `{}`}, 0, ""},

@@ -105,14 +105,16 @@ func (p *Program) load(path, system string, part json.RawMessage) (*model.Schedu
 	if err != nil {
 		return nil, nil, nil, BadInput("%s: %w", path, err)
 	}
+	// the fixture first: a file of another system names a fixture this
+	// one does not have, which says more than its system part's fields
+	if _, err := def.Fixture(s.Config.Fixture); err != nil {
+		return nil, nil, nil, BadInput("%s: schedule: config: %w", path, err)
+	}
 	if _, err := def.Factory(s.Config); err != nil {
 		if part != nil {
 			return nil, nil, nil, BadInput("--config: %w", err)
 		}
 		return nil, nil, nil, BadInput("%s: schedule: %w", path, err)
-	}
-	if _, err := def.Fixture(s.Config.Fixture); err != nil {
-		return nil, nil, nil, BadInput("%s: schedule: config: %w", path, err)
 	}
 	return s, ce, def, nil
 }
