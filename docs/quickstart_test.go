@@ -83,7 +83,7 @@ func TestQuickStart(t *testing.T) {
 		"--- FAIL: TestExplore",
 		"properties: counterexample after",
 		"closed_once violated",
-		"minimal schedule (1 faults)",
+		"minimal schedule (1 fault)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the quick start's output lacks %q:\n%s", want, out)

@@ -126,7 +126,11 @@ func (cx *Counterexample) String() string {
 		b.WriteString(", with no fault fired")
 	}
 	fmt.Fprintf(&b, ": %s\n", cx.Detail)
-	fmt.Fprintf(&b, "minimal schedule (%d faults):\n%s", len(cx.Schedule.Faults), model.Format(cx.Schedule))
+	faults := "faults"
+	if len(cx.Schedule.Faults) == 1 {
+		faults = "fault"
+	}
+	fmt.Fprintf(&b, "minimal schedule (%d %s):\n%s", len(cx.Schedule.Faults), faults, model.Format(cx.Schedule))
 	if len(cx.Interleaving) > 0 {
 		sw := "context switches"
 		if cx.ContextSwitches == 1 {

@@ -114,7 +114,7 @@ func TestExploreNoticeKinds(t *testing.T) {
 	code, out, stderr := runCLI(t, "explore", "--kinds", "late_notice", "--seed", "1", "--checks", "200")
 	if code != 1 || !strings.HasPrefix(out, "counterexample after 1 checks (seed 1)\nfaults: 1 of 1 scheduled reached, 0 not reached\n"+
 		"recorded_agrees_with_ledger violated: first false after seq 27 (checkpoint.write), reached by f1 (late_notice): checkpoint 4 withdraws effect O-731:refund:v1, which checkpoint 3 recorded and the provider's ledger holds\n"+
-		"minimal schedule (1 faults):\n"+lateNotice) {
+		"minimal schedule (1 fault):\n"+lateNotice) {
 		t.Errorf("typed: exit %d, stderr %q\n%s", code, stderr, out)
 	}
 	code, out, stderr = runCLI(t, "explore", "--kinds", "late_notice", "--seed", "1", "--checks", "200", "--controls", defended)
@@ -124,7 +124,7 @@ func TestExploreNoticeKinds(t *testing.T) {
 	code, out, stderr = runCLI(t, "explore", "--exhaustive", "--max-faults", "2", "--kinds", "late_notice,rate_limit")
 	if code != 1 || !strings.HasPrefix(out, "counterexample at schedule 3 of the exhaustive walk: no schedule of fewer faults breaks an invariant\n"+
 		"enumerated: 1 of 0 faults, 2 of 1, 0 of 2\nscope: 2 kinds (rate_limit, late_notice); world events on; placement any event; profile typed, notices, fixture copperfin\n") ||
-		!strings.Contains(out, "minimal schedule (1 faults):\n"+lateNotice) {
+		!strings.Contains(out, "minimal schedule (1 fault):\n"+lateNotice) {
 		t.Errorf("exhaustive typed: exit %d, stderr %q\n%s", code, stderr, out)
 	}
 	code, out, stderr = runCLI(t, "explore", "--exhaustive", "--max-faults", "2", "--kinds", "late_notice,rate_limit", "--controls", defended)

@@ -156,7 +156,7 @@ func TestCheckFindsEachBug(t *testing.T) {
 			t.Fatalf("%s: Check did not fail once: %q", p.bug, rec.errors)
 		}
 		msg := rec.errors[0]
-		if first, _, _ := strings.Cut(msg, "\n"); first != found[p.bug] || !strings.Contains(msg, "\nminimal schedule (1 faults):\n") {
+		if first, _, _ := strings.Cut(msg, "\n"); first != found[p.bug] || !strings.Contains(msg, "\nminimal schedule (1 fault):\n") {
 			t.Errorf("%s: %s\nwant first %q", p.bug, msg, found[p.bug])
 		}
 		cmd := replayLine(msg)

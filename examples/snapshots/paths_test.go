@@ -273,7 +273,7 @@ func TestCheckFindsBug(t *testing.T) {
 	cov := filepath.Join(dir, "coverage.json")
 	out, code := self(t, []string{plantedEnv + "=1", failDirEnv + "=" + dir, "FAULTLINE_COVERAGE=" + cov},
 		"-test.run=^TestPlanted$", "-rapid.seed=1", "-rapid.checks=100", "-rapid.nofailfile")
-	if code != 1 || !strings.Contains(out, "minimal schedule (1 faults):") {
+	if code != 1 || !strings.Contains(out, "minimal schedule (1 fault):") {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 	if want := "properties: counterexample after 2 checks (an invariant violated, exit code 1 of the table): " + cx; !strings.Contains(out, want) {
