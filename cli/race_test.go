@@ -3,6 +3,6 @@
 package cli_test
 
 // raceDetector reports whether the tests run under the race detector (go
-// test -race). A few tests repeat in one goroutine what another test
-// already ran under the detector; go test ./... runs them in full.
+// test -race). The tests that run in one goroutine (an exploration, a
+// replay) skip under it; go test ./... runs them in full.
 const raceDetector = true

@@ -118,6 +118,9 @@ func visitedKeys(t *testing.T, p string) int {
 // output says so; the same seed gives a byte-equal file; --coverage-in
 // steers the first checks to the keys the input lacks.
 func TestExploreRecordsCoverage(t *testing.T) {
+	if raceDetector {
+		t.Skip("runs in one goroutine; go test ./... runs it")
+	}
 	dir := t.TempDir()
 	p := filepath.Join(dir, "explore.json")
 	args := []string{"explore", "--seed", "1", "--checks", "38", "--no-swarm"}
@@ -244,6 +247,9 @@ func TestExploreCoverageBadInput(t *testing.T) {
 // the coverage file of the one run, byte for byte, and their fault counts
 // add up to its "231 of 276".
 func TestExploreShardsOfTheReferenceSystem(t *testing.T) {
+	if raceDetector {
+		t.Skip("runs in one goroutine; go test ./... runs it")
+	}
 	dir := t.TempDir()
 	whole := filepath.Join(dir, "whole.json")
 	code, out, stderr := runCLI(t, "explore", "--seed", "1", "--coverage", whole)
