@@ -73,16 +73,7 @@ func (v *Violation) Error() string {
 			fmt.Fprintf(&b, "  %s: first false after seq %d (%s), reached by %s: %s\n", i.Name, i.FirstSeq, i.Event, orNone(i.FaultID), i.Detail)
 		}
 	}
-	if v.ReplayTest != "" && v.System != referenceSystem {
-		canon, compact := canonical(v.Schedule)
-		file := "/tmp/faultline-" + v.Result.RunID + ".json"
-		b.WriteString("schedule (canonical form):\n")
-		b.Write(canon)
-		fmt.Fprintf(&b, "replay it on %s: save it (echo %s > %s), then run %s\n", v.System, shellQuote(compact), file,
-			properties.ReplayCommand(v.ReplayTest, file))
-		return b.String()
-	}
-	b.WriteString(ReplayHint(v.Schedule, v.Result.RunID, v.System))
+	b.WriteString(replayHint(v.Schedule, v.Result.RunID, v.System, v.ReplayTest))
 	return b.String()
 }
 
@@ -90,11 +81,22 @@ func (v *Violation) Error() string {
 // command, safe to copy from indented test output, that writes it to a
 // file and replays it with faultline replay.
 func ReplayHint(s *model.Schedule, runID, system string) string {
+	return replayHint(s, runID, system, "")
+}
+
+// replayHint is ReplayHint; for a user's system with test (a test that
+// calls properties.Check on it) the command is that test's replay line.
+func replayHint(s *model.Schedule, runID, system, test string) string {
 	var b strings.Builder
 	canon, compact := canonical(s)
 	file := "/tmp/faultline-" + runID + ".json"
 	b.WriteString("schedule (canonical form):\n")
 	b.Write(canon)
+	if system != referenceSystem && test != "" {
+		fmt.Fprintf(&b, "replay it on %s: save it (echo %s > %s), then run %s\n", system, shellQuote(compact), file,
+			properties.ReplayCommand(test, file))
+		return b.String()
+	}
 	if system != referenceSystem {
 		// faultline replay runs the reference system: a user's schedule
 		// replays through the user's own test or program
