@@ -422,7 +422,7 @@ func TestExploreRefusesZeroChecks(t *testing.T) {
 	rapidFlags(t, 0, 1)
 	guarded := func(model.Config) (model.Factory, error) { return lostupdate.GuardedFactory(), nil }
 	opts := clerkOpts(properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))
-	if rep, err := properties.Explore(guarded, opts...); err == nil || !strings.Contains(err.Error(), "no check to run: -rapid.checks (RAPID_CHECKS) is 0") {
+	if rep, err := properties.Explore(guarded, opts...); err == nil || !strings.Contains(err.Error(), "no check to run: rapid would run 0 checks") {
 		t.Fatalf("-rapid.checks=0: %+v, %v", rep, err)
 	}
 	if rep, err := properties.Explore(guarded, append(opts, properties.WithChecks(3), properties.WithSeed(1))...); err != nil || rep.Checks != 3 {

@@ -2,7 +2,6 @@ package properties
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"math/bits"
 	"regexp"
@@ -209,10 +208,8 @@ func (e *explorer) explore(parent rapid.TB) (*Report, error) {
 	if e.set.loop.owned() {
 		return e.exploreOwned(parent, name)
 	}
-	if f := flag.Lookup("rapid.checks"); f != nil {
-		if n, err := strconv.Atoi(f.Value.String()); err == nil && n < 1 {
-			return nil, fmt.Errorf("properties: no check to run: -rapid.checks (RAPID_CHECKS) is %d; give a positive count, or WithChecks", n)
-		}
+	if rapidChecks() < 1 {
+		return nil, errors.New("properties: no check to run: rapid would run 0 checks (-rapid.checks or RAPID_CHECKS, a fifth of it under -short); give a positive count, or WithChecks")
 	}
 	rec := &recorder{parent: parent, name: name}
 	func() {

@@ -92,7 +92,7 @@ func TestGoVetTool(t *testing.T) {
 		t.Fatalf("go vet ./model/copperfin ./callfault: exit %d, want go vet's 1 for findings\n%s", code, out)
 	}
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-		if !strings.HasPrefix(l, "# ") && !strings.HasPrefix(l, "model/copperfin/") && !strings.HasPrefix(l, "model"+string(filepath.Separator)+"copperfin") {
+		if !strings.HasPrefix(filepath.ToSlash(l), "model/copperfin/") {
 			t.Errorf("a line of go vet's output outside model/copperfin: %q", l)
 		}
 	}
