@@ -59,9 +59,7 @@ var exploreArgs = []string{"explore", "--domains", "tool", "--no-world", "--seed
 // nothing (exit 0); the coverage file the exploration wrote, which holds
 // the user's invariant, reads back through coverage report (exit 0).
 func TestExploreAndReplayAUserSystem(t *testing.T) {
-	if raceDetector {
-		t.Skip("runs in one goroutine; go test ./... runs it")
-	}
+	oneGoroutine(t)
 	dir := t.TempDir()
 	cov := filepath.Join(dir, "coverage.json")
 	code, out, stderr := run(t, append(exploreArgs, "--config", `{"variant":"planted"}`, "--out", dir, "--json", "--coverage", cov)...)

@@ -46,9 +46,7 @@ func runJSON(t *testing.T, want int, args ...string) shardJSON {
 // their coverage files merged with coverage merge are the run's coverage
 // file, byte for byte.
 func TestExploreShardsMergeToTheRun(t *testing.T) {
-	if raceDetector {
-		t.Skip("runs in one goroutine; go test ./... runs it")
-	}
+	oneGoroutine(t)
 	dir := t.TempDir()
 	whole := filepath.Join(dir, "whole.json")
 	j := runJSON(t, 0, append(exploreArgs, "--coverage", whole)...)

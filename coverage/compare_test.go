@@ -26,9 +26,7 @@ func profileColumns(t *testing.T) []coverage.Column {
 // violated; side by side, every violation is the baseline's and typed and
 // fail_closed hold under every key.
 func TestCompareProfiles(t *testing.T) {
-	if raceDetector {
-		t.Skip("runs in one goroutine; go test ./... runs it")
-	}
+	oneGoroutine(t)
 	cols := profileColumns(t)
 	c, err := coverage.Compare(nil, cols, coverage.ReportOptions{})
 	if err != nil {

@@ -31,9 +31,7 @@ func explore(t *testing.T, n int, choose func(*coverage.Tracker) string) (curve 
 // a shared key makes its other kinds as visited); uniform choice over the
 // 27 kinds from the same generator family needs more.
 func TestGuideVisitsEveryKeyInAsManyRuns(t *testing.T) {
-	if raceDetector {
-		t.Skip("runs in one goroutine; go test ./... runs it")
-	}
+	oneGoroutine(t)
 	u := coverage.Default()
 	own := map[coverage.Key]bool{}
 	for _, s := range model.Catalogue() {

@@ -229,9 +229,7 @@ func TestMergeLaws(t *testing.T) {
 // in any order: the issue's "merged reports from separate runs equal a
 // single run over the same schedules".
 func TestSeparateRunsMergeToOneRun(t *testing.T) {
-	if raceDetector {
-		t.Skip("runs in one goroutine; go test ./... runs it")
-	}
+	oneGoroutine(t)
 	rapid.Check(t, func(t *rapid.T) {
 		scheds := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) *model.Schedule { return genSchedule(t, "s") }), 1, 8).Draw(t, "schedules")
 		cut := rapid.IntRange(0, len(scheds)).Draw(t, "cut")

@@ -114,9 +114,7 @@ func checkPartition(t *testing.T, u *coverage.Universe) {
 }
 
 func TestUniverseOfTheCatalogue(t *testing.T) {
-	if raceDetector {
-		t.Skip("runs in one goroutine; go test ./... runs it")
-	}
+	oneGoroutine(t)
 	u := coverage.Default()
 	// 5 domains, 11 boundaries, 5 phases, 5 correlations, 9 oracles
 	if u.Size() != 5*11*5*5*9 {
@@ -211,9 +209,7 @@ func TestUniverseOfTheCatalogue(t *testing.T) {
 // TestUniverseFollowsTheCatalogue adds a kind with a new correlation and a
 // domain with no kind: the universe changes with no code change.
 func TestUniverseFollowsTheCatalogue(t *testing.T) {
-	if raceDetector {
-		t.Skip("runs in one goroutine; go test ./... runs it")
-	}
+	oneGoroutine(t)
 	specs := model.Catalogue()
 	storm := specs[15] // rate_limit, as one quota hitting every worker at once
 	storm.Kind, storm.Correlation = "quota_storm", model.CorrelationSynchronized

@@ -139,9 +139,7 @@ func TestDecodeExact(t *testing.T) {
 // decode to a valid schedule of the right length whose faults are sites of
 // the scope, the same each time, and Encode inverts Decode.
 func TestDecodeIsTotalAndDeterministic(t *testing.T) {
-	if raceDetector {
-		t.Skip("runs in one goroutine; go test ./... runs it")
-	}
+	oneGoroutine(t)
 	rng := rand.New(rand.NewPCG(5, 188))
 	for _, scope := range []fuzz.Scope{fuzz.ScopeDesigned, fuzz.ScopeOrdinals, fuzz.ScopeAnywhere} {
 		d := decoder(t, fuzz.WithScope(scope), fuzz.WithMaxFaults(6))

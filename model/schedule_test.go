@@ -132,9 +132,7 @@ func TestScheduleDecodingIsStrict(t *testing.T) {
 // TestScheduleFaultLimit: MaxFaults faults decode; one more is refused
 // with the limit named.
 func TestScheduleFaultLimit(t *testing.T) {
-	if raceDetector {
-		t.Skip("runs in one goroutine; go test ./... runs it")
-	}
+	oneGoroutine(t)
 	if model.MaxFaults != 10000 {
 		t.Fatalf("MaxFaults %d", model.MaxFaults)
 	}

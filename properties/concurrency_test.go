@@ -156,9 +156,7 @@ func TestExploreGuardedClerkHolds(t *testing.T) {
 // later fault may overtake it, as in a sequential draw: it runs alone
 // here).
 func TestConcurrentDrawsPlaceFaultsUnderTheInterleaving(t *testing.T) {
-	if raceDetector {
-		t.Skip("runs in one goroutine; go test ./... runs it")
-	}
+	oneGoroutine(t)
 	cfg := copperfin.ConfigOfProfile(copperfin.ProfileTyped)
 	cfg.Concurrency = &model.Concurrency{Workers: 3}
 	gen, err := properties.Generator(copperfin.Configured, properties.WithFixture(copperfin.CopperfinBatch()), properties.WithConfig(cfg),
@@ -295,9 +293,7 @@ func TestReduceDropsAnUnneededModifier(t *testing.T) {
 // exploration of checkpoint_rollback finds it, the reducer keeps the
 // modifier, and the same schedule without it holds.
 func TestExploreKeepsANeededModifier(t *testing.T) {
-	if raceDetector {
-		t.Skip("runs in one goroutine; go test ./... runs it")
-	}
+	oneGoroutine(t)
 	rapidFlags(t, 100, 1)
 	cfg := copperfin.ConfigOfControls(copperfin.Controls(0).With(copperfin.Control("idempotency")))
 	cfg.Concurrency = &model.Concurrency{Workers: 3}

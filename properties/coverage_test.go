@@ -77,9 +77,7 @@ func curveOf(t *testing.T, count func(coverage.Counter) int, seed uint64, checks
 // the first check). Exploring
 // exactly N checks visits what the curve says after N.
 func TestGuidedVisitsEveryKeyWithinTwiceTheKeys(t *testing.T) {
-	if raceDetector {
-		t.Skip("runs in one goroutine; go test ./... runs it")
-	}
+	oneGoroutine(t)
 	u := coverage.Default()
 	own := map[coverage.Key]bool{}
 	for _, s := range model.Catalogue() {
@@ -324,9 +322,7 @@ func mustKey(t *testing.T, s string) coverage.Key {
 // reduction's replays, with the violation filed under the key of the fault
 // that reached it, the reduced schedule kept as the smallest.
 func TestWithCoverageRecordsEveryRun(t *testing.T) {
-	if raceDetector {
-		t.Skip("runs in one goroutine; go test ./... runs it")
-	}
+	oneGoroutine(t)
 	rapidFlags(t, 100, 1)
 	tr := coverage.NewTracker(nil)
 	rep, err := explore(copperfin.Configured, properties.WithConfig(typedWithout(copperfin.Idempotency)), properties.WithCoverage(tr))

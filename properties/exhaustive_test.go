@@ -147,9 +147,7 @@ func TestExhaustiveWorkers(t *testing.T) {
 // order, duplicates skipped) finds the same first violation as the
 // unreduced one (every list of placements as generated), in fewer runs.
 func TestExhaustiveReducedAgrees(t *testing.T) {
-	if raceDetector {
-		t.Skip("runs in one goroutine; go test ./... runs it")
-	}
+	oneGoroutine(t)
 	for _, m := range []copperfin.Mutant{copperfin.RetryBudgetReset, copperfin.UncheckedReply, copperfin.StaleCheckpointAccepted} {
 		for _, world := range []bool{false, true} {
 			opts := []properties.Option{properties.WithOwnEvents(), properties.WithMaxFaults(2)}
@@ -193,9 +191,7 @@ func TestExhaustiveCap(t *testing.T) {
 // is a distinct canonical schedule (model.Format bytes), and every set of
 // placements the unreduced walk runs, the reduced one runs too.
 func TestExhaustiveSkipsOnlyDuplicates(t *testing.T) {
-	if raceDetector {
-		t.Skip("runs in one goroutine; go test ./... runs it")
-	}
+	oneGoroutine(t)
 	sets := func(opts ...properties.Option) (map[string]bool, int) {
 		formats, seen, n := map[string]bool{}, map[string]bool{}, 0
 		walkOf(t, copperfin.ConfigOfProfile(copperfin.ProfileTyped), append(opts, properties.WithOwnEvents(), properties.WithMaxFaults(2),

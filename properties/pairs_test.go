@@ -76,9 +76,7 @@ func assertPairMinimal(t *testing.T, w *properties.PairWitness) {
 // worker crash at the proposal and a conflicting secondary source at the
 // resumed eligibility read let the commit act on the stale eligibility.
 func TestExplorePairFindsCompositions(t *testing.T) {
-	if raceDetector {
-		t.Skip("runs in one goroutine; go test ./... runs it")
-	}
+	oneGoroutine(t)
 	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
 	cases := []struct {
 		control         copperfin.Control

@@ -39,9 +39,7 @@ func TestProgressCountsEveryCheck(t *testing.T) {
 // call, done its number and one counterexample; rapid's shrinking and the
 // reduction add none.
 func TestProgressStopsAtTheCounterexample(t *testing.T) {
-	if raceDetector {
-		t.Skip("runs in one goroutine; go test ./... runs it")
-	}
+	oneGoroutine(t)
 	rapidFlags(t, 100, 1)
 	var calls []call
 	rep, err := explore(copperfin.Configured, properties.WithConfig(typedWithout(copperfin.Idempotency)),

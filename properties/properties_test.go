@@ -335,9 +335,7 @@ var smallMutants = []copperfin.Mutant{
 // are a schedule file the strict decoder accepts (and that replays to the
 // recorded violation) and a record naming the replay command.
 func TestCounterexampleFileReplays(t *testing.T) {
-	if raceDetector {
-		t.Skip("runs in one goroutine; go test ./... runs it")
-	}
+	oneGoroutine(t)
 	rapidFlags(t, 100, 1)
 	dir := t.TempDir()
 	rep, err := explore(copperfin.Configured, properties.WithConfig(typedWithout(copperfin.Idempotency)), properties.WithCounterexampleDir(dir), properties.WithCoverage(suite))

@@ -108,9 +108,7 @@ func TestStoredFileWithoutFixtureIsTheDefault(t *testing.T) {
 // TestCheckLogsNoDraws: a counterexample's log keeps rapid's report but
 // not its draw lines, which the counterexample's schedule says again.
 func TestCheckLogsNoDraws(t *testing.T) {
-	if raceDetector {
-		t.Skip("runs in one goroutine; go test ./... runs it")
-	}
+	oneGoroutine(t)
 	def := billing.Definition()
 	tb := &recordingTB{name: "TestBilling"}
 	properties.Check(tb, def.Factory, properties.WithDefinition(def), properties.WithConfig(model.Config{System: []byte(`{"bugs":["fresh_key_per_retry"]}`)}),

@@ -20,9 +20,7 @@ const billingFile = "testdata/billing-coverage.json"
 // \"charged_once\""), with the never-crossed and not-applicable keys
 // reported as such and the replay commands the system's own.
 func TestCoverageOfAUserSystem(t *testing.T) {
-	if raceDetector {
-		t.Skip("runs in one goroutine; go test ./... runs it")
-	}
+	oneGoroutine(t)
 	code, out, stderr := runCLI(t, "coverage", "report", billingFile)
 	if code != 0 {
 		t.Fatalf("report: exit %d: %s", code, stderr)

@@ -26,9 +26,7 @@ func TestExploreListMutants(t *testing.T) {
 // the same violation, at the same crossing; with idempotency restored it
 // exits 0.
 func TestExploreFindsAndReplays(t *testing.T) {
-	if raceDetector {
-		t.Skip("runs in one goroutine; go test ./... runs it")
-	}
+	oneGoroutine(t)
 	dir := t.TempDir()
 	code, out, stderr := runCLI(t, "explore", "--without", "idempotency", "--seed", "1", "--json", "--out", dir)
 	if code != 1 {
@@ -118,9 +116,7 @@ func visitedKeys(t *testing.T, p string) int {
 // output says so; the same seed gives a byte-equal file; --coverage-in
 // steers the first checks to the keys the input lacks.
 func TestExploreRecordsCoverage(t *testing.T) {
-	if raceDetector {
-		t.Skip("runs in one goroutine; go test ./... runs it")
-	}
+	oneGoroutine(t)
 	dir := t.TempDir()
 	p := filepath.Join(dir, "explore.json")
 	args := []string{"explore", "--seed", "1", "--checks", "38", "--no-swarm"}
@@ -247,9 +243,7 @@ func TestExploreCoverageBadInput(t *testing.T) {
 // the coverage file of the one run, byte for byte, and their fault counts
 // add up to its "231 of 276".
 func TestExploreShardsOfTheReferenceSystem(t *testing.T) {
-	if raceDetector {
-		t.Skip("runs in one goroutine; go test ./... runs it")
-	}
+	oneGoroutine(t)
 	dir := t.TempDir()
 	whole := filepath.Join(dir, "whole.json")
 	code, out, stderr := runCLI(t, "explore", "--seed", "1", "--coverage", whole)
@@ -311,9 +305,7 @@ func TestExhaustiveConcurrent(t *testing.T) {
 // one keeps it: with idempotency alone, a persistent rollback of the
 // checkpoint store breaks the three workers' retry budget.
 func TestExploreConcurrentDrawsModifiers(t *testing.T) {
-	if raceDetector {
-		t.Skip("runs in one goroutine; go test ./... runs it")
-	}
+	oneGoroutine(t)
 	code, out, stderr := runCLI(t, "explore", "--concurrent", "3", "--fixture", "copperfin-batch", "--controls", "idempotency",
 		"--kinds", "checkpoint_rollback", "--max-faults", "1", "--no-world", "--seed", "1", "--checks", "100")
 	if code != 1 || !strings.HasPrefix(out, "counterexample after 9 checks (seed 1)\n") ||

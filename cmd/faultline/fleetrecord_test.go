@@ -11,9 +11,7 @@ import (
 // capacity 10 a window of 100 ms, 20 retries under typed_fleet), and the
 // text report's fault line names the modifier.
 func TestReplayRecordCarriesCorrelationAndFleet(t *testing.T) {
-	if raceDetector {
-		t.Skip("runs in one goroutine; go test ./... runs it")
-	}
+	oneGoroutine(t)
 	code, out, stderr := runCLI(t, "replay", "../../corpus/retry-storm.json", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

@@ -106,9 +106,7 @@ func TestReplayOfACorrelatedSchedule(t *testing.T) {
 // synchronised agents, holds under its own typed_fleet (exit 0) and breaks
 // no_retry_storm without either fleet control (exit 1).
 func TestReplayOfTheRetryStorm(t *testing.T) {
-	if raceDetector {
-		t.Skip("runs in one goroutine; go test ./... runs it")
-	}
+	oneGoroutine(t)
 	path := filepath.Join("..", "..", "corpus", "retry-storm.json")
 	for _, c := range []struct {
 		args []string

@@ -15,9 +15,7 @@ import (
 // TestReplayAcceptsCounterexampleFiles: replay runs a counterexample's
 // schedule and says whether the run matches the recorded one.
 func TestReplayAcceptsCounterexampleFiles(t *testing.T) {
-	if raceDetector {
-		t.Skip("runs in one goroutine; go test ./... runs it")
-	}
+	oneGoroutine(t)
 	s, err := model.SingleFault("timeout_after_commit", copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
 	if err != nil {
 		t.Fatal(err)
