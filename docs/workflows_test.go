@@ -325,6 +325,14 @@ func TestNightlyCommandsRun(t *testing.T) {
 	if !ok || !strings.HasPrefix(fanIn, "faultline coverage merge ") {
 		t.Fatalf("nightly.md's fan-in: %q", fanIn)
 	}
+	// its audit is the gate step's (same command, same deterministic
+	// audit, a fresh coverage file), which ran above: the fan-in takes
+	// that file instead of running the whole audit a second time
+	const audit, gateAudit = " && faultline audit --coverage /out/audit.json > /dev/null && ", `"$RUNNER_TEMP/faultline" audit --coverage audit-coverage.json > /dev/null` + "\n"
+	if strings.Count(fanIn, audit) != 1 || !strings.Contains(cov.named(t, "gate").Run, gateAudit) {
+		t.Fatalf("nightly.md's fan-in does not run the gate step's audit %q: %q", gateAudit, fanIn)
+	}
+	fanIn = strings.Replace(fanIn, audit, " && cp "+filepath.Join(work, "audit-coverage.json")+" /out/audit.json && ", 1)
 	if got := sh(tmp, local(fanIn), path); !strings.Contains(got, "merged 8 files into "+out+"/merged.json: 120 runs") || !strings.Contains(got, "coverage gate: passed\n") {
 		t.Errorf("the Job's fan-in: %s", got)
 	}
