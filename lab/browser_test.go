@@ -241,7 +241,7 @@ func TestBrowserCounterfactual(t *testing.T) {
 		t.Logf("coverage after %d runs: %s; %d unvisited", runs, text("#coverage-headline"), len(rep.Unvisited))
 	}
 	var audit assay.Placement
-	ev, err := assay.Gather(assay.DefaultEvidenceConfig())
+	ev, err := assay.Gather(auditStudies())
 	if err != nil {
 		t.Fatal(err)
 	}
