@@ -255,6 +255,9 @@ type run struct {
 	counts  [32]int
 	// tl is a detailed run's timeline as it is recorded (see Timeline)
 	tl recorder
+	// store is a detailed run's Result storage, its record's among it
+	// (newStore), from the run's start to its result
+	store *resultStore
 	// evs holds every recorded event's name (the oracle's view of the
 	// timeline); tl the full record when detailed.
 	evs []EventName
@@ -525,7 +528,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	// a detailed run's timeline is handed to its Result (see result), so
 	// each run starts its own, sized as the last one was
 	if r.detailed {
-		r.tl.start()
+		r.store = r.newStore()
 	}
 	r.evs = r.evs[:0]
 	r.ids = 0
@@ -913,24 +916,30 @@ func (r *run) recordD(ev EventName, ordinal int, faultID, outcome string, d deta
 // timeline: compactly when it fits (see evRec), else whole.
 func (r *run) recordDetail(ev EventName, ordinal int, faultID, outcome string, d *detail, stateAfter string) {
 	c := &r.tl
+	// the record is written in place; one that does not fit is taken back
+	c.recs = append(c.recs, evRec{})
+	if c.compact(&c.recs[len(c.recs)-1], r, ev, ordinal, faultID, outcome, d, stateAfter) {
+		return
+	}
+	c.recs = c.recs[:len(c.recs)-1]
 	tool := ""
 	if ev == EvToolCommit {
 		tool = r.commitTool
 	}
-	at := r.world.Clock
-	retry := r.task.RetryBudget + r.reconciled - max(r.attempts-1, 0)
-	deadline := r.task.Deadline - (at - r.taskStart)
-	// the record is written in place; one that does not fit is taken back
-	c.recs = append(c.recs, evRec{})
-	if c.compact(&c.recs[len(c.recs)-1], ev, r.state, stateAfter, outcome, r.task.ID, faultID, tool, at, deadline, retry, r.ckSeq, ordinal, r.worker, r.attempts, d) {
-		return
-	}
-	c.recs = c.recs[:len(c.recs)-1]
+	at, retry, deadline := r.recordClock()
 	c.addWide(Event{
 		Seq: len(r.evs), At: at, StateBefore: r.state, StateAfter: stateAfter, Actor: actorOf(ev), Event: ev, Tool: tool,
 		Ordinal: ordinal, Task: r.task.ID, Worker: r.worker, FaultID: faultID, Attempt: r.attempts, CheckpointSeq: r.ckSeq,
 		RetryRemaining: retry, DeadlineRemainingMs: deadline, Outcome: outcome, Detail: d.text(),
 	})
+}
+
+// recordClock returns what an event recorded now shows of the clock and
+// the task's budget: the clock (logical ms), the retries left and the
+// deadline's remaining ms.
+func (r *run) recordClock() (at Millis, retry int, deadline Millis) {
+	at = r.world.Clock
+	return at, r.task.RetryBudget + r.reconciled - max(r.attempts-1, 0), r.task.Deadline - (at - r.taskStart)
 }
 
 // setEvidenceRef sets the evidence reference of the last recorded event.
