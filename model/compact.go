@@ -103,6 +103,9 @@ func init() {
 		if recEventCode(recEvents[i]) != i {
 			panic("model: recEventCode out of step with recEvents at " + string(recEvents[i]))
 		}
+		if i <= len(AllEvents) && eventIndex(recEvents[i]) != i || i > len(AllEvents) && eventIndex(recEvents[i]) >= 0 {
+			panic("model: recEventCode out of step with eventIndex at " + string(recEvents[i]))
+		}
 	}
 	for i, s := range recOutcomes {
 		if recOutcomeCode(s) != i {
@@ -507,6 +510,20 @@ func (tl Timeline) Name(i int) EventName {
 		return t.wide[t.recs[i].n1].Event
 	}
 	return t.recs[i].event()
+}
+
+// EventIndex returns EventIndex(Name(i)) without comparing names: the
+// i-th event's position in AllEvents, len(AllEvents) for EvNoticeReceive,
+// -1 for any other event.
+func (tl Timeline) EventIndex(i int) int {
+	t := tl.t
+	if t.recs == nil || t.recs[i].wide() {
+		return eventIndex(tl.Name(i))
+	}
+	if c := int(t.recs[i].evBefore & 31); c <= len(AllEvents) {
+		return c // recEventCode is eventIndex up to EvNoticeReceive
+	}
+	return -1
 }
 
 // Ordinal returns the ordinal of the i-th event (0-based), as Name does.

@@ -312,9 +312,7 @@ func Exhaustive(sys System, opts ...Option) (*ExhaustiveReport, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, ev := range clean.Timeline.Events() {
-			e.crossed[ev.Event] = true
-		}
+		e.markCrossed(clean)
 		e.noticeScope()
 	}
 	w, err := newWalk(e)
@@ -638,7 +636,7 @@ func (w *walkState) sites(res *model.Result) []placed {
 			targets = append(targets, details[k.target]...)
 		}
 		for _, ev := range k.events {
-			for o := 1; o <= crossed[allEvents[ev]]; o++ {
+			for o := 1; o <= crossed[ev]; o++ {
 				for _, t := range targets {
 					out = append(out, placed{kind: k.code, event: byte(ev), ordinal: o, target: t})
 				}
