@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -238,8 +239,11 @@ func (r *ExhaustiveReport) Summary() string {
 // memory_loss or branch_failure each target: every key (every branch)
 // first, then each memory key (branch name) the run crossed, in the order
 // first crossed. A retry's third tool.commit is a site only under faults
-// that make it. Other targets are the defaults (the task's own
-// capability, policy and record, a 1000 ms clock advance), and no fault
+// that make it. A clock_advance takes the default 1000 ms and then an
+// advance of each timing boundary of the run: the tasks' deadline and
+// each capability's expiry, in logical ms (so a deadline measured from
+// the wrong start is found with two faults). Other targets are the
+// defaults (the task's own capability, policy and record), and no fault
 // names a Tool.
 //
 // Order and reduction. The schedules of k+1 faults are those of k faults
@@ -335,6 +339,9 @@ type exKind struct {
 	events     []int // indices into model.AllEvents, in that order
 	persistent bool
 	target     model.EventName // whose details are its targets ("" none)
+	// advances are a clock advance's targets: the default (1000 ms) and
+	// the config's timing boundaries (see clockTargets)
+	advances []string
 }
 
 // placed is one fault of a schedule in the walk: codes for its kind and
@@ -485,6 +492,8 @@ func newWalk(e *explorer) (*walkState, error) {
 			k.target = model.EvMemoryRead
 		case "branch_failure":
 			k.target = model.EvBranchRun
+		case "clock_advance":
+			k.advances = clockTargets(set.config, set.harness, set.fixture)
 		}
 		w.kinds = append(w.kinds, k)
 		scope.Kinds = append(scope.Kinds, sp.Kind)
@@ -635,6 +644,9 @@ func (w *walkState) sites(res *model.Result) []placed {
 		if k.target != "" {
 			targets = append(targets, details[k.target]...)
 		}
+		if k.advances != nil {
+			targets = k.advances
+		}
 		for _, ev := range k.events {
 			for o := 1; o <= crossed[ev]; o++ {
 				for _, t := range targets {
@@ -642,6 +654,36 @@ func (w *walkState) sites(res *model.Result) []placed {
 				}
 			}
 		}
+	}
+	return out
+}
+
+// clockTargets returns the clock advances the walk places: the default
+// ("", 1000 ms) and then, ascending, each timing boundary of the run
+// whose length differs from it: the tasks' deadline (cfg's, else the
+// harness options', 2000 ms when neither sets one) and each capability's
+// expiry in fx, in logical ms, at most MaxClockAdvance. An advance of a
+// boundary's length at any crossing after the run starts passes it: a
+// deadline measured from a task's start or a restart, an expiry.
+func clockTargets(cfg model.Config, opts model.Options, fx model.Fixture) []string {
+	d := opts.Deadline
+	if cfg.Deadline != nil {
+		d = *cfg.Deadline
+	}
+	if d == 0 {
+		d = 2000
+	}
+	bounds := []model.Millis{d}
+	for _, c := range fx.Capabilities {
+		bounds = append(bounds, c.Expiry)
+	}
+	slices.Sort(bounds)
+	out := []string{""}
+	for i, b := range bounds {
+		if b < 1 || b > model.MaxClockAdvance || b == 1000 || i > 0 && b == bounds[i-1] {
+			continue
+		}
+		out = append(out, strconv.FormatInt(int64(b), 10))
 	}
 	return out
 }
