@@ -513,8 +513,9 @@ func (tl Timeline) Name(i int) EventName {
 }
 
 // EventIndex returns EventIndex(Name(i)) without comparing names: the
-// i-th event's position in AllEvents, len(AllEvents) for EvNoticeReceive,
-// -1 for any other event.
+// i-th event's (0-based) position in AllEvents, len(AllEvents) for
+// EvNoticeReceive, -1 for any other event; it panics when i is out of
+// range, as Name does.
 func (tl Timeline) EventIndex(i int) int {
 	t := tl.t
 	if t.recs == nil || t.recs[i].wide() {

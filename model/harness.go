@@ -65,6 +65,20 @@ type Options struct {
 // the task ends with a hold. It is far above any legitimate run.
 const maxCallsPerTask = 400
 
+// checkBudgets refuses a negative deadline, retry budget or restart
+// bound (0 takes the default; see Options).
+func (o Options) checkBudgets() error {
+	switch {
+	case o.Deadline < 0:
+		return fmt.Errorf("model: options: Deadline %d ms must be positive (0 for the default 2000 ms)", o.Deadline)
+	case o.RetryBudget < 0:
+		return fmt.Errorf("model: options: RetryBudget %d must not be negative (0 for the default 2)", o.RetryBudget)
+	case o.MaxRestarts < 0:
+		return fmt.Errorf("model: options: MaxRestarts %d must not be negative (0 for the default 3)", o.MaxRestarts)
+	}
+	return nil
+}
+
 func (o Options) withDefaults() Options {
 	if o.MaxRestarts == 0 {
 		o.MaxRestarts = 3
@@ -139,6 +153,9 @@ func NewHarness(f Fixture, opts Options) *Harness {
 	shared := f
 	h.shared = &shared
 	h.scope, h.err = resolveScope(opts)
+	if h.err == nil {
+		h.err = opts.checkBudgets()
+	}
 	if f.Fleet != nil && h.err == nil {
 		h.err = f.Fleet.validate(len(f.Tasks))
 		for _, u := range h.scope.user {
@@ -283,6 +300,10 @@ type run struct {
 	stopped *StopReport
 	// commitTool is the tool of the tool.commit crossing being recorded.
 	commitTool string
+	// commitWait is, in a concurrent run, the logical ms other workers
+	// took while the current tool.commit waited for its turn: between the
+	// system's call and its crossing, and between the send and the reply
+	commitWait Millis
 	// live is the production-code side of a run (see Calls).
 	live liveState
 
@@ -538,6 +559,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 		r.runID = h.runID(s)
 	}
 	r.stopped = nil
+	r.commitWait = 0
 	r.live = liveState{fired: r.live.fired[:0]}
 	r.outbox, r.noticeSeq = r.outbox[:0], 0
 	r.users = h.scope.user
@@ -804,7 +826,13 @@ func (r *run) enterTool(ev EventName, cost Millis, tool string) (ordinal int, hi
 	}
 	if r.conc != nil {
 		// a scheduling point: another worker may cross first
+		before := r.world.Clock
 		r.yieldAt(cost)
+		if ev == EvToolCommit {
+			// the other workers' time between the system's call and its
+			// crossing, which no check of the system's could see (budget)
+			r.commitWait = r.world.Clock - before
+		}
 		if r.stopped != nil {
 			r.crashed = true
 			return 0, nil, false

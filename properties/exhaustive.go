@@ -119,6 +119,11 @@ type ExhaustiveScope struct {
 	Interleavings int `json:"interleavings,omitempty"`
 	// MaxSwitches is their bound (WithMaxSwitches).
 	MaxSwitches int `json:"max_switches,omitempty"`
+	// ClockAdvances are the lengths, in logical ms, a clock_advance in
+	// scope is placed with: 1000 (its default) and then each timing
+	// boundary of the run (see Exhaustive); empty when clock_advance is
+	// not in scope.
+	ClockAdvances []model.Millis `json:"clock_advances,omitempty"`
 }
 
 // String names the scope for people: "kinds a, b; world events off;
@@ -129,10 +134,23 @@ func (s ExhaustiveScope) String() string {
 		w = "on"
 	}
 	out := fmt.Sprintf("kinds %s; world events %s; placement %s; fixture %s", strings.Join(s.Kinds, ", "), w, s.Placement, s.Fixture)
+	if len(s.ClockAdvances) > 0 {
+		out += "; " + s.ClockAdvancesText()
+	}
 	if s.Interleavings > 0 {
 		out += "; " + s.InterleavingsText()
 	}
 	return out
+}
+
+// ClockAdvancesText names the lengths a clock_advance is placed with:
+// "clock advances 1000, 2000, 120000 ms".
+func (s ExhaustiveScope) ClockAdvancesText() string {
+	ns := make([]string, len(s.ClockAdvances))
+	for i, d := range s.ClockAdvances {
+		ns[i] = strconv.FormatInt(int64(d), 10)
+	}
+	return "clock advances " + strings.Join(ns, ", ") + " ms"
 }
 
 // InterleavingsText says how many interleavings a concurrent walk ran
@@ -494,6 +512,11 @@ func newWalk(e *explorer) (*walkState, error) {
 			k.target = model.EvBranchRun
 		case "clock_advance":
 			k.advances = clockTargets(set.config, set.harness, set.fixture)
+			scope.ClockAdvances = []model.Millis{1000}
+			for _, a := range k.advances[1:] {
+				n, _ := strconv.ParseInt(a, 10, 64)
+				scope.ClockAdvances = append(scope.ClockAdvances, model.Millis(n))
+			}
 		}
 		w.kinds = append(w.kinds, k)
 		scope.Kinds = append(scope.Kinds, sp.Kind)
@@ -662,9 +685,11 @@ func (w *walkState) sites(res *model.Result) []placed {
 // ("", 1000 ms) and then, ascending, each timing boundary of the run
 // whose length differs from it: the tasks' deadline (cfg's, else the
 // harness options', 2000 ms when neither sets one) and each capability's
-// expiry in fx, in logical ms, at most MaxClockAdvance. An advance of a
-// boundary's length at any crossing after the run starts passes it: a
-// deadline measured from a task's start or a restart, an expiry.
+// expiry in fx, in logical ms (one already past at the start, 0 or less,
+// is none). An advance of a boundary's length at any crossing after the
+// run starts passes it: a deadline measured from a task's start or a
+// restart, an expiry. A boundary past MaxClockAdvance, the most one
+// advance may be, is placed as MaxClockAdvance.
 func clockTargets(cfg model.Config, opts model.Options, fx model.Fixture) []string {
 	d := opts.Deadline
 	if cfg.Deadline != nil {
@@ -677,10 +702,13 @@ func clockTargets(cfg model.Config, opts model.Options, fx model.Fixture) []stri
 	for _, c := range fx.Capabilities {
 		bounds = append(bounds, c.Expiry)
 	}
+	for i := range bounds {
+		bounds[i] = min(bounds[i], model.MaxClockAdvance)
+	}
 	slices.Sort(bounds)
 	out := []string{""}
 	for i, b := range bounds {
-		if b < 1 || b > model.MaxClockAdvance || b == 1000 || i > 0 && b == bounds[i-1] {
+		if b < 1 || b == 1000 || i > 0 && b == bounds[i-1] {
 			continue
 		}
 		out = append(out, strconv.FormatInt(int64(b), 10))

@@ -117,7 +117,9 @@ func TestExhaustiveAdvancesPastTheDeadline(t *testing.T) {
 		t.Fatalf("advances %v, want %v", advances, want)
 	}
 	rep := walkOf(t, mutant(copperfin.DeadlineFromRestart), properties.WithMaxFaults(2))
-	if !rep.Found || rep.Index != 1884 || !reflect.DeepEqual(rep.PerSize, []int{1, 217, 1666}) {
+	if !rep.Found || rep.Index != 1884 || !reflect.DeepEqual(rep.PerSize, []int{1, 217, 1666}) ||
+		!reflect.DeepEqual(rep.Scope.ClockAdvances, []model.Millis{1000, 2000, 120000}) ||
+		!strings.HasSuffix(rep.Summary(), "placement any event; fixture copperfin; clock advances 1000, 2000, 120000 ms)") {
 		t.Fatalf("%s", rep.Summary())
 	}
 	cx := rep.Counterexample
