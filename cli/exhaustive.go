@@ -143,6 +143,9 @@ func writeExhaustive(w io.Writer, def *model.Definition, rep *properties.Exhaust
 	}
 	scope := fmt.Sprintf("scope: %d kinds (%s); world events %s; placement %s; %s, fixture %s",
 		len(rep.Scope.Kinds), strings.Join(rep.Scope.Kinds, ", "), world, rep.Scope.Placement, describe(def, cfg), rep.Scope.Fixture)
+	if len(rep.Scope.ClockAdvances) > 0 {
+		scope += "; " + rep.Scope.ClockAdvancesText()
+	}
 	if rep.Scope.Interleavings > 0 {
 		scope += "; " + rep.Scope.InterleavingsText()
 	}

@@ -103,6 +103,9 @@ func init() {
 		if recEventCode(recEvents[i]) != i {
 			panic("model: recEventCode out of step with recEvents at " + string(recEvents[i]))
 		}
+		if i <= len(AllEvents) && eventIndex(recEvents[i]) != i || i > len(AllEvents) && eventIndex(recEvents[i]) >= 0 {
+			panic("model: recEventCode out of step with eventIndex at " + string(recEvents[i]))
+		}
 	}
 	for i, s := range recOutcomes {
 		if recOutcomeCode(s) != i {
@@ -289,11 +292,10 @@ type recorder struct {
 	recsCap, strsCap int
 }
 
-// start begins a run's record, in storage of its own sized as the last
-// run's was.
-func (c *recorder) start() {
-	c.recs = make([]evRec, 0, c.recsCap)
-	c.strs = make([]string, 0, c.strsCap)
+// startIn begins a run's record in recs and strs, empty storage of the
+// run's own.
+func (c *recorder) startIn(recs []evRec, strs []string) {
+	c.recs, c.strs = recs, strs
 	c.wide = nil
 	c.lastTask, c.lastTaskIdx = "", 0
 	c.seen = [recSeen]uint16{}
@@ -345,25 +347,32 @@ func (c *recorder) taskStr(s string) (uint16, bool) {
 	return i, ok
 }
 
-// fits32 reports whether v fits in an int32.
-func fits32[T ~int | ~int64](v T) bool { return int64(v) == int64(int32(v)) }
-
-// fits16 reports whether v fits in an int16.
-func fits16[T ~int | ~int64](v T) bool { return int64(v) == int64(int16(v)) }
-
 // addWide records e whole.
 func (c *recorder) addWide(e Event) {
 	c.wide = append(c.wide, e)
 	c.recs = append(c.recs, evRec{n1: int32(len(c.wide) - 1), outBits: recWide})
 }
 
-// compact writes the compact record of an event into r, which is zero,
-// and returns false when the event does not fit (see evRec).
-func (c *recorder) compact(r *evRec, ev EventName, before, after, outcome, task, fault, tool string,
-	at, deadline Millis, retry, ckSeq, ordinal, worker, attempt int, d *detail) bool {
-	evc, bc, ac := recEventCode(ev), recStateCode(before), recStateCode(after)
-	if evc < 0 || bc < 0 || ac < 0 || !fits32(at) || !fits32(deadline) || !fits32(d.n1) ||
-		!fits16(retry) || !fits16(ckSeq) || !fits16(d.n2) || !fits16(ordinal) || !fits16(worker) || !fits16(attempt) {
+// compact writes the compact record of run ru's event (as recordDetail
+// records it: the run's clock, task, attempt and checkpoint, ev's
+// ordinal, fault and outcome, the detail d and the state after) into r,
+// which is zero, and returns false when the event does not fit (see
+// evRec).
+func (c *recorder) compact(r *evRec, ru *run, ev EventName, ordinal int, fault, outcome string, d *detail, after string) bool {
+	tool := ""
+	if ev == EvToolCommit {
+		tool = ru.commitTool
+	}
+	at, retry, deadline := ru.recordClock()
+	ckSeq, worker, attempt := ru.ckSeq, ru.worker, ru.attempts
+	evc, bc, ac := recEventCode(ev), recStateCode(ru.state), recStateCode(after)
+	// each number fits its width when, offset by half the width's range,
+	// it has no bit above the width
+	const h32, h16 = 1 << 31, 1 << 15
+	if evc < 0 || bc < 0 || ac < 0 ||
+		(uint64(int64(at)+h32)|uint64(int64(deadline)+h32)|uint64(d.n1+h32))>>32 != 0 ||
+		(uint64(int64(retry)+h16)|uint64(int64(ckSeq)+h16)|uint64(d.n2+h16)|uint64(int64(ordinal)+h16)|
+			uint64(int64(worker)+h16)|uint64(int64(attempt)+h16))>>16 != 0 {
 		return false
 	}
 	r.at, r.deadline, r.n1 = int32(at), int32(deadline), int32(d.n1)
@@ -386,7 +395,7 @@ func (c *recorder) compact(r *evRec, ev EventName, before, after, outcome, task,
 			ok = ok && k
 		}
 	}
-	r.task, k = c.taskStr(task)
+	r.task, k = c.taskStr(ru.task.ID)
 	ok = ok && k
 	if fault != "" {
 		r.fault, k = c.str(fault)
@@ -501,6 +510,21 @@ func (tl Timeline) Name(i int) EventName {
 		return t.wide[t.recs[i].n1].Event
 	}
 	return t.recs[i].event()
+}
+
+// EventIndex returns EventIndex(Name(i)) without comparing names: the
+// i-th event's (0-based) position in AllEvents, len(AllEvents) for
+// EvNoticeReceive, -1 for any other event; it panics when i is out of
+// range, as Name does.
+func (tl Timeline) EventIndex(i int) int {
+	t := tl.t
+	if t.recs == nil || t.recs[i].wide() {
+		return eventIndex(tl.Name(i))
+	}
+	if c := int(t.recs[i].evBefore & 31); c <= len(AllEvents) {
+		return c // recEventCode is eventIndex up to EvNoticeReceive
+	}
+	return -1
 }
 
 // Ordinal returns the ordinal of the i-th event (0-based), as Name does.

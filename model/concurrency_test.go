@@ -466,3 +466,58 @@ func TestConcurrentPicksReplay(t *testing.T) {
 		t.Errorf("%d switches; the replay of the picks differs:\n%s\n%s", seeded.ContextSwitches, strip(seeded), strip(again))
 	}
 }
+
+// TestConcurrentCommitWaitIsNotTheCalls: in a concurrent run a commit
+// waits for its turn twice (at its crossing and between its send and its
+// reply), and the other workers' time then is not the call's. The
+// reference system under typed on the three-task workload commits the
+// first refund 40 ms after its last deadline check; switched out there to
+// the second task, which takes a 2000 ms clock advance, its reply comes at
+// 2384 ms: budget held before only because a 1000 ms advance was too short,
+// and held no longer once the exhaustive walk advanced by the deadline's
+// length. It holds now; the same schedule under deadline_from_restart, and
+// a sequential run of a commit that is late itself, still break budget.
+func TestConcurrentCommitWaitIsNotTheCalls(t *testing.T) {
+	il := make([]int, 0, 20)
+	for range 19 {
+		il = append(il, 1)
+	}
+	il = append(il, 2)
+	run := func(cfg model.Config, conc *model.Concurrency, faults []model.FaultEntry) *model.Result {
+		t.Helper()
+		cfg.Concurrency = conc
+		s := &model.Schedule{Version: model.ScheduleVersion, Seed: "commit-wait", Config: cfg, Faults: faults}
+		f, err := copperfin.Configured(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := model.NewHarness(copperfin.CopperfinBatch(), model.Options{}).Run(f, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	advance := []model.FaultEntry{{Event: model.EvContextSubject, Ordinal: 2, Kind: "clock_advance", Target: "2000"}}
+	typed := copperfin.ConfigOfProfile(copperfin.ProfileTyped)
+	res := run(typed, &model.Concurrency{Workers: 2, Interleaving: il}, advance)
+	var commit model.Event
+	for _, e := range res.Timeline.Events() {
+		if e.Event == model.EvToolCommit && e.Task == "refund-O-731" {
+			commit = e
+			break
+		}
+	}
+	if b, _ := res.Invariant(model.InvBudget); !b.Held || commit.At != 2384 || res.ContextSwitches != 1 {
+		t.Fatalf("typed: budget %+v, the first refund's commit at %d ms, %d switches", b, commit.At, res.ContextSwitches)
+	}
+	// counterfactual: a worker that goes on past its deadline is late by
+	// its own time, concurrent or not
+	if b, _ := run(copperfin.WithMutant(typed, string(copperfin.DeadlineFromRestart)), &model.Concurrency{Workers: 2, Interleaving: il},
+		[]model.FaultEntry{{Event: model.EvCheckpointWrite, Ordinal: 2, Kind: "checkpoint_rollback"}, {Event: model.EvCheckpointWrite, Ordinal: 2, Kind: "clock_advance", Target: "2000"}}).Invariant(model.InvBudget); b.Held {
+		t.Errorf("deadline_from_restart, concurrent: budget held")
+	}
+	if b, _ := run(copperfin.WithMutant(typed, string(copperfin.DeadlineFromRestart)), nil,
+		[]model.FaultEntry{{Event: model.EvCheckpointWrite, Ordinal: 2, Kind: "checkpoint_rollback"}, {Event: model.EvCheckpointWrite, Ordinal: 2, Kind: "clock_advance", Target: "2000"}}).Invariant(model.InvBudget); b.Held {
+		t.Errorf("deadline_from_restart, sequential: budget held")
+	}
+}

@@ -220,8 +220,9 @@ func TestViewReadsTheRun(t *testing.T) {
 	}
 }
 
-// TestOptionsErrors: invalid invariant options are errors naming the
-// problem, returned by Run and Terms.
+// TestOptionsErrors: invalid invariant options and negative budgets are
+// errors naming the problem, returned by Run and Terms (a negative
+// deadline ran before, every task holding).
 func TestOptionsErrors(t *testing.T) {
 	ok := func(model.View) string { return "" }
 	cases := []struct {
@@ -234,6 +235,9 @@ func TestOptionsErrors(t *testing.T) {
 		{model.Options{Invariants: []model.UserInvariant{{Name: model.InvBudget, Check: ok}}}, `model: options: invariant "budget" has the name of a built-in invariant`},
 		{model.Options{Invariants: []model.UserInvariant{{Name: "a", Check: ok}, {Name: "a", Check: ok}}}, `model: options: invariant "a" listed twice`},
 		{model.Options{Invariants: []model.UserInvariant{{Name: "a"}}}, `model: options: invariant "a" has no Check`},
+		{model.Options{Deadline: -5}, `model: options: Deadline -5 ms must be positive (0 for the default 2000 ms)`},
+		{model.Options{RetryBudget: -1}, `model: options: RetryBudget -1 must not be negative (0 for the default 2)`},
+		{model.Options{MaxRestarts: -2}, `model: options: MaxRestarts -2 must not be negative (0 for the default 3)`},
 	}
 	s, _ := model.SingleFault("timeout_after_commit", copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
 	for _, c := range cases {

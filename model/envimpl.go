@@ -369,8 +369,11 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 	r.state = StateWaitingForTool
 	op := r.sendOp(call)
 	if r.conc != nil {
-		// the call is out: other workers may cross before its reply
+		// the call is out: other workers may cross before its reply, and
+		// their time is not the call's (commitWait)
+		before := r.world.Clock
 		r.yieldAt(0)
+		r.commitWait += r.world.Clock - before
 	}
 	var res ToolResult
 	var fid string

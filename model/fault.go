@@ -822,16 +822,26 @@ func KindsOf(d Domain, paper bool) []string {
 	return out
 }
 
-func lookupKind(name string) (*faultKind, error) {
-	tables := [][]faultKind{catalogue, worldKinds, noticeKinds, cacheWorkerKinds}
-	var names []string
-	for _, table := range tables {
+// kindsByName indexes the kinds of the four tables by name (the first
+// table's when two name one kind).
+var kindsByName = func() map[string]*faultKind {
+	m := map[string]*faultKind{}
+	for _, table := range [][]faultKind{catalogue, worldKinds, noticeKinds, cacheWorkerKinds} {
 		for i := range table {
-			if table[i].spec.Kind == name {
-				return &table[i], nil
+			if _, ok := m[table[i].spec.Kind]; !ok {
+				m[table[i].spec.Kind] = &table[i]
 			}
 		}
 	}
+	return m
+}()
+
+func lookupKind(name string) (*faultKind, error) {
+	if k, ok := kindsByName[name]; ok {
+		return k, nil
+	}
+	tables := [][]faultKind{catalogue, worldKinds, noticeKinds, cacheWorkerKinds}
+	var names []string
 	for _, table := range tables {
 		for _, k := range table {
 			names = append(names, k.spec.Kind)

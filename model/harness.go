@@ -65,6 +65,20 @@ type Options struct {
 // the task ends with a hold. It is far above any legitimate run.
 const maxCallsPerTask = 400
 
+// checkBudgets refuses a negative deadline, retry budget or restart
+// bound (0 takes the default; see Options).
+func (o Options) checkBudgets() error {
+	switch {
+	case o.Deadline < 0:
+		return fmt.Errorf("model: options: Deadline %d ms must be positive (0 for the default 2000 ms)", o.Deadline)
+	case o.RetryBudget < 0:
+		return fmt.Errorf("model: options: RetryBudget %d must not be negative (0 for the default 2)", o.RetryBudget)
+	case o.MaxRestarts < 0:
+		return fmt.Errorf("model: options: MaxRestarts %d must not be negative (0 for the default 3)", o.MaxRestarts)
+	}
+	return nil
+}
+
 func (o Options) withDefaults() Options {
 	if o.MaxRestarts == 0 {
 		o.MaxRestarts = 3
@@ -139,6 +153,9 @@ func NewHarness(f Fixture, opts Options) *Harness {
 	shared := f
 	h.shared = &shared
 	h.scope, h.err = resolveScope(opts)
+	if h.err == nil {
+		h.err = opts.checkBudgets()
+	}
 	if f.Fleet != nil && h.err == nil {
 		h.err = f.Fleet.validate(len(f.Tasks))
 		for _, u := range h.scope.user {
@@ -255,6 +272,9 @@ type run struct {
 	counts  [32]int
 	// tl is a detailed run's timeline as it is recorded (see Timeline)
 	tl recorder
+	// store is a detailed run's Result storage, its record's among it
+	// (newStore), from the run's start to its result
+	store *resultStore
 	// evs holds every recorded event's name (the oracle's view of the
 	// timeline); tl the full record when detailed.
 	evs []EventName
@@ -280,6 +300,10 @@ type run struct {
 	stopped *StopReport
 	// commitTool is the tool of the tool.commit crossing being recorded.
 	commitTool string
+	// commitWait is, in a concurrent run, the logical ms other workers
+	// took while the current tool.commit waited for its turn: between the
+	// system's call and its crossing, and between the send and the reply
+	commitWait Millis
 	// live is the production-code side of a run (see Calls).
 	live liveState
 
@@ -525,7 +549,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	// a detailed run's timeline is handed to its Result (see result), so
 	// each run starts its own, sized as the last one was
 	if r.detailed {
-		r.tl.start()
+		r.store = r.newStore()
 	}
 	r.evs = r.evs[:0]
 	r.ids = 0
@@ -535,6 +559,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 		r.runID = h.runID(s)
 	}
 	r.stopped = nil
+	r.commitWait = 0
 	r.live = liveState{fired: r.live.fired[:0]}
 	r.outbox, r.noticeSeq = r.outbox[:0], 0
 	r.users = h.scope.user
@@ -801,7 +826,13 @@ func (r *run) enterTool(ev EventName, cost Millis, tool string) (ordinal int, hi
 	}
 	if r.conc != nil {
 		// a scheduling point: another worker may cross first
+		before := r.world.Clock
 		r.yieldAt(cost)
+		if ev == EvToolCommit {
+			// the other workers' time between the system's call and its
+			// crossing, which no check of the system's could see (budget)
+			r.commitWait = r.world.Clock - before
+		}
 		if r.stopped != nil {
 			r.crashed = true
 			return 0, nil, false
@@ -913,24 +944,30 @@ func (r *run) recordD(ev EventName, ordinal int, faultID, outcome string, d deta
 // timeline: compactly when it fits (see evRec), else whole.
 func (r *run) recordDetail(ev EventName, ordinal int, faultID, outcome string, d *detail, stateAfter string) {
 	c := &r.tl
+	// the record is written in place; one that does not fit is taken back
+	c.recs = append(c.recs, evRec{})
+	if c.compact(&c.recs[len(c.recs)-1], r, ev, ordinal, faultID, outcome, d, stateAfter) {
+		return
+	}
+	c.recs = c.recs[:len(c.recs)-1]
 	tool := ""
 	if ev == EvToolCommit {
 		tool = r.commitTool
 	}
-	at := r.world.Clock
-	retry := r.task.RetryBudget + r.reconciled - max(r.attempts-1, 0)
-	deadline := r.task.Deadline - (at - r.taskStart)
-	// the record is written in place; one that does not fit is taken back
-	c.recs = append(c.recs, evRec{})
-	if c.compact(&c.recs[len(c.recs)-1], ev, r.state, stateAfter, outcome, r.task.ID, faultID, tool, at, deadline, retry, r.ckSeq, ordinal, r.worker, r.attempts, d) {
-		return
-	}
-	c.recs = c.recs[:len(c.recs)-1]
+	at, retry, deadline := r.recordClock()
 	c.addWide(Event{
 		Seq: len(r.evs), At: at, StateBefore: r.state, StateAfter: stateAfter, Actor: actorOf(ev), Event: ev, Tool: tool,
 		Ordinal: ordinal, Task: r.task.ID, Worker: r.worker, FaultID: faultID, Attempt: r.attempts, CheckpointSeq: r.ckSeq,
 		RetryRemaining: retry, DeadlineRemainingMs: deadline, Outcome: outcome, Detail: d.text(),
 	})
+}
+
+// recordClock returns what an event recorded now shows of the clock and
+// the task's budget: the clock (logical ms), the retries left and the
+// deadline's remaining ms.
+func (r *run) recordClock() (at Millis, retry int, deadline Millis) {
+	at = r.world.Clock
+	return at, r.task.RetryBudget + r.reconciled - max(r.attempts-1, 0), r.task.Deadline - (at - r.taskStart)
 }
 
 // setEvidenceRef sets the evidence reference of the last recorded event.

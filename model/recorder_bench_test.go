@@ -8,7 +8,10 @@ import "testing"
 // alone, without the run around it or the record's allocation.
 func BenchmarkRecorderCompact(b *testing.B) {
 	var c recorder
-	c.start()
+	c.startIn(nil, nil)
+	task := Task{ID: "refund-O-731", RetryBudget: 2, Deadline: 30000}
+	ru := &run{commitTool: "payments.refund"}
+	ru.task, ru.state, ru.ckSeq, ru.worker, ru.attempts = &task, StateRunning, 3, 1, 1
 	parts := []string{"payments.refund", "O-731:refund:v1", "refund-O-731", "f1", "CAP-1", "ev-1", "search", "summarize", "approval"}
 	for b.Loop() {
 		c.recs, c.strs = c.recs[:0], c.strs[:0]
@@ -16,8 +19,8 @@ func BenchmarkRecorderCompact(b *testing.B) {
 		for i := range 27 {
 			d := detail{kind: dCommit, s1: parts[i%9], s2: parts[(i+3)%9], b1: true}
 			c.recs = append(c.recs, evRec{})
-			if !c.compact(&c.recs[len(c.recs)-1], EvToolCommit, StateRunning, StateWaitingForTool, "unknown", "refund-O-731", "f1", "payments.refund",
-				Millis(100+i), 30000-Millis(i), 2, 3, i, 1, 1, &d) {
+			ru.world.Clock = Millis(100 + i)
+			if !c.compact(&c.recs[len(c.recs)-1], ru, EvToolCommit, i, "f1", "unknown", &d, StateWaitingForTool) {
 				b.Fatal("a coded event did not compact")
 			}
 		}

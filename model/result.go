@@ -167,7 +167,12 @@ func (res *Result) Invariant(name string) (InvariantResult, bool) {
 }
 
 func (r *run) result() *Result {
-	st := r.outcomeStore()
+	st := r.store
+	r.store = nil
+	if st == nil {
+		st = &resultStore{}
+	}
+	r.outcomeInto(st)
 	res := &st.res
 	res.RunID = r.runID
 	res.Timeline.t = &st.tl
@@ -190,20 +195,55 @@ type resultStore struct {
 	tasks  [1]TaskVerdict
 }
 
-// outcome is the run's result without its run id and timeline.
-func (r *run) outcome() *Result { return &r.outcomeStore().res }
+// smallStore is a resultStore with the storage of a small run's record
+// (the reference fixture's one refund takes about 30 events and 24
+// strings): a detailed run whose last run fitted takes its Result, its
+// timeline and its record in one allocation (see newStore).
+type smallStore struct {
+	resultStore
+	recs [smallRecs]evRec
+	strs [smallStrs]string
+}
 
-// outcomeStore is outcome with the storage of its Result.
-func (r *run) outcomeStore() *resultStore {
-	// the Result, its timeline's header and, for one task, one fault and
-	// the invariants of the default scope, its lists in one allocation:
-	// all of it is this Result's own
-	st := &resultStore{res: Result{
+// the sizes of a smallStore's record
+const (
+	smallRecs = 32
+	smallStrs = 24
+)
+
+// newStore returns the storage of a detailed run's Result and starts its
+// record: in one smallStore when the last run's record fitted one, else
+// a resultStore and a record sized as the last run's was. The record
+// grows past its storage as a run needs.
+func (r *run) newStore() *resultStore {
+	c := &r.tl
+	if c.recsCap <= smallRecs && c.strsCap <= smallStrs {
+		ss := &smallStore{}
+		c.startIn(ss.recs[:0], ss.strs[:0])
+		return &ss.resultStore
+	}
+	c.startIn(make([]evRec, 0, c.recsCap), make([]string, 0, c.strsCap))
+	return &resultStore{}
+}
+
+// outcome is the run's result without its run id and timeline.
+func (r *run) outcome() *Result {
+	st := &resultStore{}
+	r.outcomeInto(st)
+	return &st.res
+}
+
+// outcomeInto writes the run's result without its run id and timeline
+// into st, which is zero: the Result, its timeline's header and, for one
+// task, one fault and the invariants of the default scope, its lists in
+// st's storage. All of it is this Result's own.
+func (r *run) outcomeInto(st *resultStore) {
+	st.res = Result{
 		Schedule: r.sched,
 		def:      r.h.opts.System,
 		fixture:  r.h.shared,
 		Terms:    r.terms(),
-	}}
+	}
 	res := &st.res
 	o := &r.oracle
 	sc := &r.h.scope
@@ -327,7 +367,6 @@ func (r *run) outcomeStore() *resultStore {
 	default:
 		res.RunVerdict = ContainedFailure
 	}
-	return st
 }
 
 // taskVerdict judges the i-th task (see TaskVerdict); invs are the run's

@@ -59,7 +59,13 @@ var AllEvents = []EventName{
 	EvEvidenceJoin, EvClockSleep, EvWorkerStart,
 }
 
-// eventIndex returns e's index in AllEvents, or -1.
+// EventIndex returns ev's position in AllEvents (0-based), len(AllEvents)
+// for EvNoticeReceive (which a config with notices adds), and -1 for any
+// other name: a dense index for tables of events.
+func EventIndex(ev EventName) int { return eventIndex(ev) }
+
+// eventIndex returns e's index in AllEvents, len(AllEvents) for
+// EvNoticeReceive, or -1.
 func eventIndex(e EventName) int {
 	switch e {
 	case EvContextSubject:

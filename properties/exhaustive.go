@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -118,6 +119,11 @@ type ExhaustiveScope struct {
 	Interleavings int `json:"interleavings,omitempty"`
 	// MaxSwitches is their bound (WithMaxSwitches).
 	MaxSwitches int `json:"max_switches,omitempty"`
+	// ClockAdvances are the lengths, in logical ms, a clock_advance in
+	// scope is placed with: 1000 (its default) and then each timing
+	// boundary of the run (see Exhaustive); empty when clock_advance is
+	// not in scope.
+	ClockAdvances []model.Millis `json:"clock_advances,omitempty"`
 }
 
 // String names the scope for people: "kinds a, b; world events off;
@@ -128,10 +134,23 @@ func (s ExhaustiveScope) String() string {
 		w = "on"
 	}
 	out := fmt.Sprintf("kinds %s; world events %s; placement %s; fixture %s", strings.Join(s.Kinds, ", "), w, s.Placement, s.Fixture)
+	if len(s.ClockAdvances) > 0 {
+		out += "; " + s.ClockAdvancesText()
+	}
 	if s.Interleavings > 0 {
 		out += "; " + s.InterleavingsText()
 	}
 	return out
+}
+
+// ClockAdvancesText names the lengths a clock_advance is placed with:
+// "clock advances 1000, 2000, 120000 ms".
+func (s ExhaustiveScope) ClockAdvancesText() string {
+	ns := make([]string, len(s.ClockAdvances))
+	for i, d := range s.ClockAdvances {
+		ns[i] = strconv.FormatInt(int64(d), 10)
+	}
+	return "clock advances " + strings.Join(ns, ", ") + " ms"
 }
 
 // InterleavingsText says how many interleavings a concurrent walk ran
@@ -238,8 +257,11 @@ func (r *ExhaustiveReport) Summary() string {
 // memory_loss or branch_failure each target: every key (every branch)
 // first, then each memory key (branch name) the run crossed, in the order
 // first crossed. A retry's third tool.commit is a site only under faults
-// that make it. Other targets are the defaults (the task's own
-// capability, policy and record, a 1000 ms clock advance), and no fault
+// that make it. A clock_advance takes the default 1000 ms and then an
+// advance of each timing boundary of the run: the tasks' deadline and
+// each capability's expiry, in logical ms (so a deadline measured from
+// the wrong start is found with two faults). Other targets are the
+// defaults (the task's own capability, policy and record), and no fault
 // names a Tool.
 //
 // Order and reduction. The schedules of k+1 faults are those of k faults
@@ -312,9 +334,7 @@ func Exhaustive(sys System, opts ...Option) (*ExhaustiveReport, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, ev := range clean.Timeline.Events() {
-			e.crossed[ev.Event] = true
-		}
+		e.markCrossed(clean)
 		e.noticeScope()
 	}
 	w, err := newWalk(e)
@@ -337,6 +357,9 @@ type exKind struct {
 	events     []int // indices into model.AllEvents, in that order
 	persistent bool
 	target     model.EventName // whose details are its targets ("" none)
+	// advances are a clock advance's targets: the default (1000 ms) and
+	// the config's timing boundaries (see clockTargets)
+	advances []string
 }
 
 // placed is one fault of a schedule in the walk: codes for its kind and
@@ -487,6 +510,13 @@ func newWalk(e *explorer) (*walkState, error) {
 			k.target = model.EvMemoryRead
 		case "branch_failure":
 			k.target = model.EvBranchRun
+		case "clock_advance":
+			k.advances = clockTargets(set.config, set.harness, set.fixture)
+			scope.ClockAdvances = []model.Millis{1000}
+			for _, a := range k.advances[1:] {
+				n, _ := strconv.ParseInt(a, 10, 64)
+				scope.ClockAdvances = append(scope.ClockAdvances, model.Millis(n))
+			}
 		}
 		w.kinds = append(w.kinds, k)
 		scope.Kinds = append(scope.Kinds, sp.Kind)
@@ -637,13 +667,51 @@ func (w *walkState) sites(res *model.Result) []placed {
 		if k.target != "" {
 			targets = append(targets, details[k.target]...)
 		}
+		if k.advances != nil {
+			targets = k.advances
+		}
 		for _, ev := range k.events {
-			for o := 1; o <= crossed[allEvents[ev]]; o++ {
+			for o := 1; o <= crossed[ev]; o++ {
 				for _, t := range targets {
 					out = append(out, placed{kind: k.code, event: byte(ev), ordinal: o, target: t})
 				}
 			}
 		}
+	}
+	return out
+}
+
+// clockTargets returns the clock advances the walk places: the default
+// ("", 1000 ms) and then, ascending, each timing boundary of the run
+// whose length differs from it: the tasks' deadline (cfg's, else the
+// harness options', 2000 ms when neither sets one) and each capability's
+// expiry in fx, in logical ms (one already past at the start, 0 or less,
+// is none). An advance of a boundary's length at any crossing after the
+// run starts passes it: a deadline measured from a task's start or a
+// restart, an expiry. A boundary past MaxClockAdvance, the most one
+// advance may be, is placed as MaxClockAdvance.
+func clockTargets(cfg model.Config, opts model.Options, fx model.Fixture) []string {
+	d := opts.Deadline
+	if cfg.Deadline != nil {
+		d = *cfg.Deadline
+	}
+	if d == 0 {
+		d = 2000
+	}
+	bounds := []model.Millis{d}
+	for _, c := range fx.Capabilities {
+		bounds = append(bounds, c.Expiry)
+	}
+	for i := range bounds {
+		bounds[i] = min(bounds[i], model.MaxClockAdvance)
+	}
+	slices.Sort(bounds)
+	out := []string{""}
+	for i, b := range bounds {
+		if b < 1 || b == 1000 || i > 0 && b == bounds[i-1] {
+			continue
+		}
+		out = append(out, strconv.FormatInt(int64(b), 10))
 	}
 	return out
 }

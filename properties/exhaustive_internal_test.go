@@ -2,6 +2,7 @@ package properties
 
 import (
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/faultline/faultline/model"
@@ -63,3 +64,29 @@ func TestCanonicalOrder(t *testing.T) {
 		t.Errorf("key round trip: %v", got)
 	}
 }
+
+// TestClockTargets: a clock advance is placed at the default and at each
+// timing boundary once, ascending: a deadline of the default's length is
+// the default, an expiry already past (0 or less) is none, two equal
+// expiries are one, a boundary past MaxClockAdvance is placed as
+// MaxClockAdvance, and the config's deadline overrides the options'.
+func TestClockTargets(t *testing.T) {
+	fx := model.Fixture{Capabilities: []model.Capability{{Expiry: 7000}, {Expiry: 0}, {Expiry: -5}, {Expiry: 7000}, {Expiry: model.MaxClockAdvance + 10}}}
+	longest := strconv.FormatInt(int64(model.MaxClockAdvance), 10)
+	for _, c := range []struct {
+		cfg  model.Config
+		opts model.Options
+		want []string
+	}{
+		{model.Config{}, model.Options{}, []string{"", "2000", "7000", longest}},
+		{model.Config{}, model.Options{Deadline: 1000}, []string{"", "7000", longest}},
+		{model.Config{Deadline: ptr(model.Millis(3333))}, model.Options{Deadline: 4444}, []string{"", "3333", "7000", longest}},
+		{model.Config{}, model.Options{Deadline: 9000}, []string{"", "7000", "9000", longest}},
+	} {
+		if got := clockTargets(c.cfg, c.opts, fx); !slices.Equal(got, c.want) {
+			t.Errorf("%+v, %+v: %q, want %q", c.cfg.Deadline, c.opts.Deadline, got, c.want)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"pgregory.net/rapid"
 
@@ -190,8 +191,8 @@ var errNoSite = errors.New("properties: no fault kind in scope occurs in this wo
 // ran, and the events the clean run crossed are named.
 func (e *explorer) noSite() *Report {
 	rep := &Report{}
-	for _, ev := range allEvents {
-		if e.crossed[ev] {
+	for p, ev := range allEvents {
+		if e.crossed[p] {
 			rep.Crossed = append(rep.Crossed, ev)
 		}
 	}
@@ -224,8 +225,8 @@ func (e *explorer) explore(parent rapid.TB) (*Report, error) {
 		return nil, e.harnessErr
 	}
 	rep := &Report{Checks: e.calls, RapidOutput: strings.Join(rec.msgs, "\n"), Faults: e.faults, Reached: e.reached, Fired: e.fired}
-	for _, ev := range allEvents {
-		if e.crossed[ev] {
+	for p, ev := range allEvents {
+		if e.crossed[p] {
 			rep.Crossed = append(rep.Crossed, ev)
 		}
 	}
@@ -312,7 +313,7 @@ type explorer struct {
 	// before shrinking (see Report); crossed is every event their runs
 	// crossed
 	faults, reached, fired int
-	crossed                map[model.EventName]bool
+	crossed                [maxEvents]bool // by position in allEvents
 	last                   *model.Schedule
 	lastInv                string
 	harnessErr             error
@@ -340,6 +341,8 @@ type kindSpace struct {
 	// clean run crossed, its own event first (rapid draws small indices
 	// more often); a draw keeps those the run it is placed in crossed
 	fitting []model.EventName
+	// fittingPos holds the position in allEvents of each event of fitting
+	fittingPos []uint8
 	// own and designed are the kind's own event and designed ordinal
 	// (FaultSpec.Event and Ordinal): its default placement, at the last
 	// crossing of own when the run crossed it fewer times (model.Place)
@@ -361,12 +364,27 @@ type kindSpace struct {
 // of the crossings (memory keys, branch names) in order of first
 // crossing.
 type sites struct {
-	counts  map[model.EventName]int
+	counts  eventCounts
 	details map[model.EventName][]string
 	// order is the run's crossings of allEvents in timeline order, for
 	// drawing a composed entry near an earlier one (see drawComposed);
 	// set for the explorer's runs only (orderOf), nil in the walk's
 	order []crossing
+}
+
+// eventCounts is a run's number of crossings of each event of allEvents
+// (the highest ordinal it reached), by the event's position there.
+type eventCounts [maxEvents]int
+
+// maxEvents bounds allEvents (checked when the package starts).
+const maxEvents = 32
+
+// of returns the count of ev (0 for an event not in allEvents).
+func (c *eventCounts) of(ev model.EventName) int {
+	if p := eventPos(ev); p >= 0 {
+		return c[p]
+	}
+	return 0
 }
 
 // crossing is one crossing of a run: the event, as an index into
@@ -381,8 +399,7 @@ func orderOf(res *model.Result) []crossing {
 	tl := res.Timeline
 	out := make([]crossing, 0, tl.Len())
 	for i := range tl.Len() {
-		ev, n := tl.Name(i), tl.Ordinal(i)
-		x := eventPos(ev)
+		x, n := tl.EventIndex(i), tl.Ordinal(i)
 		if x < 0 || n <= 0 || n > 1<<16-1 {
 			continue
 		}
@@ -391,26 +408,48 @@ func orderOf(res *model.Result) []crossing {
 	return out
 }
 
-// eventPos is ev's index in allEvents (-1 when absent).
-func eventPos(ev model.EventName) int {
-	for i, a := range allEvents {
-		if a == ev {
-			return i
+// eventPos is ev's index in allEvents (-1 when absent): allEvents is
+// model.AllEvents and then model.EvNoticeReceive, model.EventIndex's
+// order.
+func eventPos(ev model.EventName) int { return model.EventIndex(ev) }
+
+// positions in allEvents that sitesOf tests
+var (
+	workerStart = eventPos(model.EvWorkerStart)
+	memoryRead  = eventPos(model.EvMemoryRead)
+	branchRun   = eventPos(model.EvBranchRun)
+)
+
+func init() {
+	if len(allEvents) > maxEvents {
+		panic("properties: allEvents outgrew eventCounts")
+	}
+	for i, ev := range allEvents {
+		if eventPos(ev) != i {
+			panic("properties: allEvents out of step with model.EventIndex at " + string(ev))
 		}
 	}
-	return -1
 }
 
-// sitesOf returns the sites of res.
+// sitesOf returns the sites of res: the counts model.Crossings gives (of
+// the events of allEvents) and the memory keys and branch names crossed.
 func sitesOf(res *model.Result) sites {
-	ss := sites{counts: model.Crossings(res), details: map[model.EventName][]string{}}
+	var ss sites
 	tl := res.Timeline
 	for i := range tl.Len() {
-		ev := tl.Name(i)
-		if ev != model.EvMemoryRead && ev != model.EvBranchRun {
+		p, n := tl.EventIndex(i), tl.Ordinal(i)
+		if p < 0 || p == workerStart || n <= 0 {
+			continue // claim is not in allEvents
+		}
+		ss.counts[p] = max(ss.counts[p], n)
+		if p != memoryRead && p != branchRun {
 			continue // only these events' details are targets
 		}
+		ev := allEvents[p]
 		if d := tl.Detail(i); d != "" && !slices.Contains(ss.details[ev], d) {
+			if ss.details == nil {
+				ss.details = map[model.EventName][]string{}
+			}
 			ss.details[ev] = append(ss.details[ev], d)
 		}
 	}
@@ -420,8 +459,8 @@ func sitesOf(res *model.Result) sites {
 // events returns the events of k's that ss crossed, in k's order.
 func (k *kindSpace) events(ss sites) []model.EventName {
 	var out []model.EventName
-	for _, ev := range k.fitting {
-		if ss.counts[ev] > 0 {
+	for i, ev := range k.fitting {
+		if ss.counts[k.fittingPos[i]] > 0 {
 			out = append(out, ev)
 		}
 	}
@@ -461,7 +500,7 @@ func resolve(sys System, opts []Option) (*explorer, error) {
 	}
 	set.config.Fixture = set.fixture.Name
 	e := &explorer{sys: sys, set: set, harness: model.NewHarness(set.fixture, set.harness), inScope: map[string]bool{}, minFaults: 1,
-		crossed: map[model.EventName]bool{}, swarm: set.swarm && set.guide == nil}
+		swarm: set.swarm && set.guide == nil}
 	for _, inv := range model.Invariants {
 		e.inScope[inv.Name] = set.invariants == nil || slices.Contains(set.invariants, inv.Name)
 	}
@@ -520,9 +559,7 @@ func (e *explorer) survey(also ...model.Config) error {
 			return err
 		}
 		ss := sitesOf(clean)
-		for _, ev := range clean.Timeline.Events() {
-			e.crossed[ev.Event] = true
-		}
+		e.markCrossed(clean)
 		if i == 0 {
 			ss.order = orderOf(clean)
 			e.clean = ss // the sites of every drawn schedule's first fault
@@ -533,8 +570,10 @@ func (e *explorer) survey(also ...model.Config) error {
 				}
 			}
 		}
-		for ev, k := range ss.counts {
-			counts[ev] = max(counts[ev], k)
+		for p, k := range ss.counts {
+			if k > 0 {
+				counts[allEvents[p]] = max(counts[allEvents[p]], k)
+			}
 		}
 		for ev, ds := range ss.details {
 			for _, d := range ds {
@@ -582,6 +621,7 @@ func (e *explorer) survey(also ...model.Config) error {
 				continue
 			}
 			ks.fitting = append(ks.fitting, ev)
+			ks.fittingPos = append(ks.fittingPos, uint8(eventPos(ev)))
 		}
 		if len(ks.fitting) == 0 {
 			continue // the kind's events never occur in this workload
@@ -627,7 +667,7 @@ func (e *explorer) survey(also ...model.Config) error {
 // when the harness options or WithInvariants name it.
 func (e *explorer) noticeScope() {
 	set := e.set
-	if !set.config.Notices || e.crossed[model.EvNoticeReceive] || slices.Contains(set.invariants, model.InvRecordedAgreesWithLedger) ||
+	if !set.config.Notices || e.crossed[eventPos(model.EvNoticeReceive)] || slices.Contains(set.invariants, model.InvRecordedAgreesWithLedger) ||
 		slices.ContainsFunc(set.harness.Invariants, func(u model.UserInvariant) bool { return u.Name == model.InvRecordedAgreesWithLedger }) {
 		return
 	}
@@ -749,7 +789,7 @@ func (e *explorer) draw(t *rapid.T) *model.Schedule {
 		f := model.FaultEntry{Kind: k.kind}
 		def := 0
 		if evs[0] == k.own {
-			def = min(k.designed, ss.counts[k.own])
+			def = min(k.designed, ss.counts.of(k.own))
 			if e.swarm && !sw.allows(e.eventIndex(k.own), def) {
 				def = 0
 			}
@@ -760,9 +800,9 @@ func (e *explorer) draw(t *rapid.T) *model.Schedule {
 		if def == 0 || intRange(0, 3).Draw(t, "placement") >= e.defaultOdds() {
 			f.Event = evs[intRange(0, len(evs)-1).Draw(t, "event")]
 			if e.swarm {
-				f.Ordinal = sw.drawOrdinal(t, e.eventIndex(f.Event), ss.counts[f.Event])
+				f.Ordinal = sw.drawOrdinal(t, e.eventIndex(f.Event), ss.counts.of(f.Event))
 			} else {
-				f.Ordinal = intRange(1, ss.counts[f.Event]).Draw(t, "ordinal")
+				f.Ordinal = intRange(1, ss.counts.of(f.Event)).Draw(t, "ordinal")
 			}
 		}
 		e.drawTarget(t, k, &f, ss)
@@ -926,7 +966,7 @@ func (e *explorer) drawSwarm(t *rapid.T) (int, swarmDraw) {
 		}
 	}
 	for i, ev := range e.swarmEvents {
-		sw.clean[i] = e.clean.counts[ev]
+		sw.clean[i] = e.clean.counts.of(ev)
 		for o := 1; o <= min(sw.clean[i], 64); o++ {
 			if !boolGen.Draw(t, "swarm_omit_ordinal") {
 				sw.ords[i] |= 1 << (o - 1)
@@ -969,20 +1009,28 @@ func (e *explorer) available(ki int, ss sites) (int, []model.EventName) {
 // the sites of a prefix are kept (up to maxPrefixes of them; then the
 // store starts over): draws and rapid's shrinking share their prefixes.
 func (e *explorer) prefixSites(s *model.Schedule) (sites, error) {
-	var kb strings.Builder
+	var buf [256]byte
+	kb := buf[:0]
 	if c := s.Config.Concurrency; c != nil {
-		fmt.Fprintf(&kb, "%d\x00%s\x00%v\x01", c.Workers, c.Seed, c.Interleaving)
+		kb = strconv.AppendInt(kb, int64(c.Workers), 10)
+		kb = append(append(append(kb, 0), c.Seed...), 0)
+		for _, t := range c.Interleaving {
+			kb = append(strconv.AppendInt(kb, int64(t), 10), ' ')
+		}
+		kb = append(kb, 1)
 	}
 	for _, f := range s.Faults {
-		fmt.Fprintf(&kb, "%s\x00%s\x00%d\x00%s\x00%s\x01", f.Kind, f.Event, f.Ordinal, f.Target, f.Tool)
+		kb = append(append(append(append(kb, f.Kind...), 0), f.Event...), 0)
+		kb = append(strconv.AppendInt(kb, int64(f.Ordinal), 10), 0)
+		kb = append(append(append(append(kb, f.Target...), 0), f.Tool...), 1)
 	}
-	key := kb.String()
 	e.mu.Lock()
-	ss, ok := e.prefixSeen[key]
+	ss, ok := e.prefixSeen[string(kb)]
 	e.mu.Unlock()
 	if ok {
 		return ss, nil
 	}
+	key := string(kb)
 	ss, err := e.runPrefix(s)
 	if err != nil {
 		return sites{}, err
@@ -1186,9 +1234,16 @@ func (e *explorer) count(res *model.Result) {
 			}
 		}
 	}
+	e.markCrossed(res)
+}
+
+// markCrossed adds the events of allEvents res crossed to e.crossed.
+func (e *explorer) markCrossed(res *model.Result) {
 	tl := res.Timeline
 	for i := range tl.Len() {
-		e.crossed[tl.Name(i)] = true
+		if p := tl.EventIndex(i); p >= 0 {
+			e.crossed[p] = true
+		}
 	}
 }
 
@@ -1323,12 +1378,12 @@ func (e *explorer) drawComposed(t *rapid.T, sw swarmDraw, prev []model.FaultEntr
 	}
 	if len(anchors) == 0 {
 		for _, f := range prev {
-			if ss.counts[f.Event] >= f.Ordinal && !slices.Contains(anchors, site{f.Event, f.Ordinal}) {
+			if ss.counts.of(f.Event) >= f.Ordinal && !slices.Contains(anchors, site{f.Event, f.Ordinal}) {
 				anchors = append(anchors, site{f.Event, f.Ordinal})
 			}
 		}
-		for _, ev := range allEvents {
-			for o := e.clean.counts[ev] + 1; o <= ss.counts[ev]; o++ {
+		for p, ev := range allEvents {
+			for o := e.clean.counts[p] + 1; o <= ss.counts[p]; o++ {
 				if !slices.Contains(anchors, site{ev, o}) {
 					anchors = append(anchors, site{ev, o})
 				}
@@ -1381,8 +1436,24 @@ var (
 // maxRanges bounds the generators intRange keeps.
 const maxRanges = 1 << 12
 
+// smallRanges holds intRange's generators of lo 0 or 1 and hi up to
+// smallHi, read without the lock.
+var smallRanges [2][smallHi + 1]atomic.Pointer[rapid.Generator[int]]
+
+// smallHi is the highest hi of smallRanges.
+const smallHi = 255
+
 // intRange returns rapid.IntRange(lo, hi), built once for each range.
 func intRange(lo, hi int) *rapid.Generator[int] {
+	if lo >= 0 && lo <= 1 && hi >= lo && hi <= smallHi {
+		p := &smallRanges[lo][hi]
+		if g := p.Load(); g != nil {
+			return g
+		}
+		g := rapid.IntRange(lo, hi)
+		p.CompareAndSwap(nil, g)
+		return p.Load()
+	}
 	k := [2]int{lo, hi}
 	ranges.Lock()
 	defer ranges.Unlock()

@@ -233,8 +233,8 @@ func (e *explorer) exploreOwned(parent rapid.TB, name string) (*Report, error) {
 		}
 	}
 	rep.Checks, rep.Faults, rep.Reached, rep.Fired = ran, e.faults, e.reached, e.fired
-	for _, ev := range allEvents {
-		if e.crossed[ev] {
+	for p, ev := range allEvents {
+		if e.crossed[p] {
 			rep.Crossed = append(rep.Crossed, ev)
 		}
 	}

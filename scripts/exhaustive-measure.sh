@@ -4,7 +4,8 @@
 # schedule of up to 2 faults and world events at every event each kind fits
 # (the anywhere scope), every schedule of up to 3 at each kind's own event
 # (the designed scope), the anywhere walk of up to 3 faults of the
-# deadline_from_restart mutant up to its first counterexample, and, with
+# deadline_from_restart mutant up to its first counterexample (two faults:
+# a restart and an advance of the deadline's length), and, with
 # --all, every schedule of up to 3 of the anywhere scope. For each walk it prints the schedules enumerated (the
 # command's own count), the wall-clock and CPU (user plus system) seconds,
 # and schedules per wall-clock second.
@@ -42,7 +43,7 @@ measure() {
 echo "workers: $workers, cores: $(nproc)"
 measure "anywhere, at most 2 faults" --max-faults 2
 measure "designed, at most 3 faults" --own-events --max-faults 3
-# a mutant whose smallest counterexample has three faults: the walk stops at it
+# a mutant the walk finds: it stops at the first counterexample
 measure "deadline_from_restart, anywhere, 3" --mutant deadline_from_restart --max-faults 3
 if $all; then
   measure "anywhere, at most 3 faults" --max-faults 3

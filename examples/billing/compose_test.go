@@ -28,7 +28,7 @@ func TestRandomModeFindsTheComposedBug(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if one.Found || one.Schedules != 69 {
+	if one.Found || one.Schedules != 87 {
 		t.Fatalf("one fault: %s", one.Summary())
 	}
 	want := []model.FaultEntry{
