@@ -45,10 +45,13 @@ func TestMain(m *testing.M) {
 		})
 		return res[i].audits, res[i].ev, res[i].err
 	}
-	// whether cfg's composition witnesses are the default configuration's
+	// whether cfg's composition witnesses are the default configuration's:
+	// the same system (its name and functions), draws and base setup
 	def := assay.DefaultEvidenceConfig()
+	same := func(f, g any) bool { return reflect.ValueOf(f).Pointer() == reflect.ValueOf(g).Pointer() }
 	defaultCompositions := func(cfg assay.EvidenceConfig) bool {
-		return cfg.System.Name == def.System.Name && cfg.Compositions == def.Compositions && reflect.DeepEqual(cfg.Base, def.Base)
+		return cfg.System.Name == def.System.Name && same(cfg.System.Factory, def.System.Factory) && same(cfg.System.Mutant, def.System.Mutant) &&
+			cfg.Compositions == def.Compositions && reflect.DeepEqual(cfg.Base, def.Base)
 	}
 	build0 := buildDossier
 	buildDossier = func(cfg assay.EvidenceConfig) (*assay.Dossier, error) {
