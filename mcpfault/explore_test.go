@@ -50,6 +50,29 @@ func TestExplore(t *testing.T) {
 	}
 	t.Cleanup(func() { flag.Set("rapid.nofailfile", old) })
 	def := definition()
+	if raceDetector {
+		// the exploration's runs start the same goroutines (the MCP client's
+		// and server's) as the production check's below and
+		// TestCounterfactualPairs's runs: the detector watches those, go
+		// test ./... runs the exploration
+		t.Log("the exploration is left to go test ./...; the detector watches the production check")
+	} else {
+		explore(t, def)
+	}
+	opts := []properties.Option{properties.WithKinds(mcpfault.Kinds()...)}
+	if raceDetector {
+		// the same goroutines (the MCP client's and server's) run in each
+		// check; the detector watches 10 checks of seed 1, go test ./...
+		// runs rapid's 100
+		opts = append(opts, properties.WithSeed(1), properties.WithChecks(10))
+	}
+	properties.CheckProduction(t, def, opts...)
+}
+
+// explore runs the exploration of TestExplore: it finds the fresh-key bug
+// and shrinks it to one fault at the first commit.
+func explore(t *testing.T, def *model.Definition) {
+	t.Helper()
 	rep, err := properties.Explore(def.Factory, properties.WithDefinition(def), properties.WithKinds(mcpfault.Kinds()...),
 		properties.WithConfig(model.Config{System: json.RawMessage(`{"fresh":true}`)}))
 	if err != nil {
@@ -63,12 +86,4 @@ func TestExplore(t *testing.T) {
 		cx.Schedule.Faults[0].Ordinal != 1 || cx.Event != model.EvToolCommit {
 		t.Fatalf("counterexample %+v", cx)
 	}
-	opts := []properties.Option{properties.WithKinds(mcpfault.Kinds()...)}
-	if raceDetector {
-		// the same goroutines (the MCP client's and server's) run in each
-		// check; the detector watches 10 checks of seed 1, go test ./...
-		// runs rapid's 100
-		opts = append(opts, properties.WithSeed(1), properties.WithChecks(10))
-	}
-	properties.CheckProduction(t, def, opts...)
 }
