@@ -511,11 +511,11 @@ func newWalk(e *explorer) (*walkState, error) {
 		case "branch_failure":
 			k.target = model.EvBranchRun
 		case "clock_advance":
-			k.advances = clockTargets(set.config, set.harness, set.fixture)
-			scope.ClockAdvances = []model.Millis{1000}
-			for _, a := range k.advances[1:] {
-				n, _ := strconv.ParseInt(a, 10, 64)
-				scope.ClockAdvances = append(scope.ClockAdvances, model.Millis(n))
+			// the default first, as the schedule format writes it (no target)
+			scope.ClockAdvances = clockTargets(set.config, set.harness, set.fixture)
+			k.advances = []string{""}
+			for _, a := range scope.ClockAdvances[1:] {
+				k.advances = append(k.advances, strconv.FormatInt(int64(a), 10))
 			}
 		}
 		w.kinds = append(w.kinds, k)
@@ -681,16 +681,16 @@ func (w *walkState) sites(res *model.Result) []placed {
 	return out
 }
 
-// clockTargets returns the clock advances the walk places: the default
-// ("", 1000 ms) and then, ascending, each timing boundary of the run
-// whose length differs from it: the tasks' deadline (cfg's, else the
-// harness options', 2000 ms when neither sets one) and each capability's
-// expiry in fx, in logical ms (one already past at the start, 0 or less,
-// is none). An advance of a boundary's length at any crossing after the
-// run starts passes it: a deadline measured from a task's start or a
-// restart, an expiry. A boundary past MaxClockAdvance, the most one
-// advance may be, is placed as MaxClockAdvance.
-func clockTargets(cfg model.Config, opts model.Options, fx model.Fixture) []string {
+// clockTargets returns the clock advances the walk places, in logical
+// ms: the default 1000 and then, ascending, each timing boundary of the
+// run whose length differs from it: the tasks' deadline (cfg's, else the
+// harness options', 2000 when neither sets one) and each capability's
+// expiry in fx (one already past at the start, 0 or less, is none). An
+// advance of a boundary's length at any crossing after the run starts
+// passes it: a deadline measured from a task's start or a restart, an
+// expiry. A boundary past MaxClockAdvance, the most one advance may be,
+// is placed as MaxClockAdvance.
+func clockTargets(cfg model.Config, opts model.Options, fx model.Fixture) []model.Millis {
 	d := opts.Deadline
 	if cfg.Deadline != nil {
 		d = *cfg.Deadline
@@ -700,18 +700,15 @@ func clockTargets(cfg model.Config, opts model.Options, fx model.Fixture) []stri
 	}
 	bounds := []model.Millis{d}
 	for _, c := range fx.Capabilities {
-		bounds = append(bounds, c.Expiry)
+		bounds = append(bounds, min(c.Expiry, model.MaxClockAdvance))
 	}
-	for i := range bounds {
-		bounds[i] = min(bounds[i], model.MaxClockAdvance)
-	}
+	bounds[0] = min(bounds[0], model.MaxClockAdvance)
 	slices.Sort(bounds)
-	out := []string{""}
-	for i, b := range bounds {
-		if b < 1 || b == 1000 || i > 0 && b == bounds[i-1] {
-			continue
+	out := []model.Millis{1000}
+	for _, b := range bounds {
+		if b >= 1 && !slices.Contains(out, b) {
+			out = append(out, b)
 		}
-		out = append(out, strconv.FormatInt(int64(b), 10))
 	}
 	return out
 }

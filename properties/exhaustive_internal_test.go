@@ -2,7 +2,6 @@ package properties
 
 import (
 	"slices"
-	"strconv"
 	"testing"
 
 	"github.com/faultline/faultline/model"
@@ -72,19 +71,19 @@ func TestCanonicalOrder(t *testing.T) {
 // MaxClockAdvance, and the config's deadline overrides the options'.
 func TestClockTargets(t *testing.T) {
 	fx := model.Fixture{Capabilities: []model.Capability{{Expiry: 7000}, {Expiry: 0}, {Expiry: -5}, {Expiry: 7000}, {Expiry: model.MaxClockAdvance + 10}}}
-	longest := strconv.FormatInt(int64(model.MaxClockAdvance), 10)
+	longest := model.MaxClockAdvance
 	for _, c := range []struct {
 		cfg  model.Config
 		opts model.Options
-		want []string
+		want []model.Millis
 	}{
-		{model.Config{}, model.Options{}, []string{"", "2000", "7000", longest}},
-		{model.Config{}, model.Options{Deadline: 1000}, []string{"", "7000", longest}},
-		{model.Config{Deadline: ptr(model.Millis(3333))}, model.Options{Deadline: 4444}, []string{"", "3333", "7000", longest}},
-		{model.Config{}, model.Options{Deadline: 9000}, []string{"", "7000", "9000", longest}},
+		{model.Config{}, model.Options{}, []model.Millis{1000, 2000, 7000, longest}},
+		{model.Config{}, model.Options{Deadline: 1000}, []model.Millis{1000, 7000, longest}},
+		{model.Config{Deadline: ptr(model.Millis(3333))}, model.Options{Deadline: 4444}, []model.Millis{1000, 3333, 7000, longest}},
+		{model.Config{}, model.Options{Deadline: 9000}, []model.Millis{1000, 7000, 9000, longest}},
 	} {
 		if got := clockTargets(c.cfg, c.opts, fx); !slices.Equal(got, c.want) {
-			t.Errorf("%+v, %+v: %q, want %q", c.cfg.Deadline, c.opts.Deadline, got, c.want)
+			t.Errorf("%+v, %+v: %v, want %v", c.cfg.Deadline, c.opts.Deadline, got, c.want)
 		}
 	}
 }
