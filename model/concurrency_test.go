@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/faultline/faultline/model/copperfin"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/faultline/faultline/model/copperfin"
 
 	"github.com/faultline/faultline/examples/lostupdate"
 	"github.com/faultline/faultline/model"
@@ -486,16 +487,7 @@ func TestConcurrentCommitWaitIsNotTheCalls(t *testing.T) {
 	run := func(cfg model.Config, conc *model.Concurrency, faults []model.FaultEntry) *model.Result {
 		t.Helper()
 		cfg.Concurrency = conc
-		s := &model.Schedule{Version: model.ScheduleVersion, Seed: "commit-wait", Config: cfg, Faults: faults}
-		f, err := copperfin.Configured(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := model.NewHarness(copperfin.CopperfinBatch(), model.Options{}).Run(f, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res
+		return runSchedule(t, copperfin.CopperfinBatch(), &model.Schedule{Version: model.ScheduleVersion, Seed: "commit-wait", Config: cfg, Faults: faults})
 	}
 	advance := []model.FaultEntry{{Event: model.EvContextSubject, Ordinal: 2, Kind: "clock_advance", Target: "2000"}}
 	typed := copperfin.ConfigOfProfile(copperfin.ProfileTyped)

@@ -20,6 +20,12 @@ import (
 
 func run(t *testing.T, s *model.Schedule) *model.Result {
 	t.Helper()
+	return runSchedule(t, copperfin.Copperfin(), s)
+}
+
+// runSchedule runs the reference system under s's config on fx.
+func runSchedule(t *testing.T, fx model.Fixture, s *model.Schedule) *model.Result {
+	t.Helper()
 	cs, err := copperfin.ControlsOf(s.Config)
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +34,7 @@ func run(t *testing.T, s *model.Schedule) *model.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := model.NewHarness(copperfin.Copperfin(), model.Options{}).Run(factory, s)
+	res, err := model.NewHarness(fx, model.Options{}).Run(factory, s)
 	if err != nil {
 		t.Fatal(err)
 	}

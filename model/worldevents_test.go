@@ -15,16 +15,7 @@ func runOn(t *testing.T, fx model.Fixture, src string) *model.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, _ := copperfin.ControlsOf(s.Config)
-	f, err := copperfin.NewFactory(cs, copperfin.MutantOf(s.Config))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := model.NewHarness(fx, model.Options{}).Run(f, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return runSchedule(t, fx, s)
 }
 
 // TestWorldEventAfterTheLastCheck: a capability revoked right after the

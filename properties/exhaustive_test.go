@@ -26,6 +26,20 @@ func walkOf(t *testing.T, cfg model.Config, opts ...properties.Option) *properti
 	return rep
 }
 
+// runRef runs the reference system under cfg on fx with faults.
+func runRef(t *testing.T, fx model.Fixture, cfg model.Config, faults []model.FaultEntry) *model.Result {
+	t.Helper()
+	f, err := copperfin.Configured(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := model.NewHarness(fx, model.Options{}).Run(f, &model.Schedule{Version: model.ScheduleVersion, Config: cfg, Faults: faults})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 func mutant(m copperfin.Mutant) model.Config {
 	return copperfin.WithMutant(copperfin.ConfigOfProfile(copperfin.ProfileTyped), string(m))
 }
@@ -128,15 +142,7 @@ func TestExhaustiveAdvancesPastTheDeadline(t *testing.T) {
 		t.Fatalf("counterexample %v: %s", got, cx)
 	}
 	// the same schedule holds without the mutant: the deadline is the task's
-	typed := &model.Schedule{Version: model.ScheduleVersion, Config: copperfin.ConfigOfProfile(copperfin.ProfileTyped), Faults: cx.Schedule.Faults}
-	f, err := copperfin.Configured(typed.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := model.NewHarness(copperfin.Copperfin(), model.Options{}).Run(f, typed)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runRef(t, copperfin.Copperfin(), copperfin.ConfigOfProfile(copperfin.ProfileTyped), cx.Schedule.Faults)
 	if !res.Held() {
 		t.Fatalf("typed breaks under the counterexample's faults: %+v", res.Invariants)
 	}
@@ -304,15 +310,7 @@ func TestReplayedCommitUnseenByLaggingReadback(t *testing.T) {
 		{copperfin.ConfigOfProfile(copperfin.ProfileTyped), true},
 		{copperfin.ConfigOfControls(typed.Without(copperfin.EffectReadback)), false},
 	} {
-		s := &model.Schedule{Version: model.ScheduleVersion, Config: tc.cfg, Faults: replayedUnseen}
-		f, err := copperfin.Configured(s.Config)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := model.NewHarness(copperfin.CopperfinBatch(), model.Options{}).Run(f, s)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := runRef(t, copperfin.CopperfinBatch(), tc.cfg, replayedUnseen)
 		inv, _ := res.Invariant(model.InvNoInventedProgress)
 		if tc.held {
 			last := res.Claims[len(res.Claims)-1]
