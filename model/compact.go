@@ -89,6 +89,9 @@ func (e *evRec) ref() uint16 {
 var recEvents = append(append([]EventName(nil), AllEvents...), EvNoticeReceive,
 	EvWorkerCrash, EvWarn, EvClaim, EvStop, EvWorld)
 
+// recToolCommit is tool.commit's code.
+var recToolCommit = recEventCode(EvToolCommit)
+
 // recStates are the workflow states an evRec codes, in recStateCode's
 // order.
 var recStates = []string{StateCreated, StateRunning, StateCheckpointed, StateWaitingForTool,
@@ -290,6 +293,35 @@ type recorder struct {
 	// the lengths of the last record handed to a Result, the next run's
 	// sizes
 	recsCap, strsCap int
+	// stName and outName are the state and the outcome coded last, and
+	// stCode and outCode their codes: most events have the state and
+	// outcome of the one before
+	stName, outName string
+	stCode, outCode int
+}
+
+// sameStr reports whether a and b are the same string in memory (the
+// same bytes, then; different strings of equal bytes are not the same).
+func sameStr(a, b string) bool {
+	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
+}
+
+// stateCode is recStateCode, read from the last state coded when s is
+// that string.
+func (c *recorder) stateCode(s string) int {
+	if !sameStr(s, c.stName) {
+		c.stName, c.stCode = s, recStateCode(s)
+	}
+	return c.stCode
+}
+
+// outcomeCode is recOutcomeCode, read from the last outcome coded when
+// s is that string.
+func (c *recorder) outcomeCode(s string) int {
+	if !sameStr(s, c.outName) {
+		c.outName, c.outCode = s, recOutcomeCode(s)
+	}
+	return c.outCode
 }
 
 // startIn begins a run's record in recs and strs, empty storage of the
@@ -353,19 +385,25 @@ func (c *recorder) addWide(e Event) {
 	c.recs = append(c.recs, evRec{n1: int32(len(c.wide) - 1), outBits: recWide})
 }
 
-// compact writes the compact record of run ru's event (as recordDetail
+// compact appends the compact record of run ru's event (as recordD
 // records it: the run's clock, task, attempt and checkpoint, ev's
-// ordinal, fault and outcome, the detail d and the state after) into r,
-// which is zero, and returns false when the event does not fit (see
+// ordinal, fault and outcome, the detail d and the state after) and
+// returns false, appending nothing, when the event does not fit (see
 // evRec).
-func (c *recorder) compact(r *evRec, ru *run, ev EventName, ordinal int, fault, outcome string, d *detail, after string) bool {
+func (c *recorder) compact(ru *run, ev EventName, ordinal int, fault, outcome string, d *detail, after string) bool {
+	var e evRec
+	r := &e
+	evc := ru.crossIdx
+	if !sameStr(string(ev), string(recEvents[evc])) { // not the crossing just entered
+		evc = recEventCode(ev)
+	}
 	tool := ""
-	if ev == EvToolCommit {
+	if evc == recToolCommit {
 		tool = ru.commitTool
 	}
 	at, retry, deadline := ru.recordClock()
 	ckSeq, worker, attempt := ru.ckSeq, ru.worker, ru.attempts
-	evc, bc, ac := recEventCode(ev), recStateCode(ru.state), recStateCode(after)
+	bc, ac := c.stateCode(ru.state), c.stateCode(after)
 	// each number fits its width when, offset by half the width's range,
 	// it has no bit above the width
 	const h32, h16 = 1 << 31, 1 << 15
@@ -387,7 +425,7 @@ func (c *recorder) compact(r *evRec, ru *run, ev EventName, ordinal int, fault, 
 	ok := true
 	var k bool
 	if outcome != "" {
-		if o := recOutcomeCode(outcome); o >= 0 {
+		if o := c.outcomeCode(outcome); o >= 0 {
 			r.outBits |= uint8(o + 1)
 		} else {
 			r.x, k = c.str(outcome)
@@ -412,6 +450,9 @@ func (c *recorder) compact(r *evRec, ru *run, ev EventName, ordinal int, fault, 
 	if d.s2 != "" {
 		r.s2, k = c.str(d.s2)
 		ok = ok && k
+	}
+	if ok {
+		c.recs = append(c.recs, e)
 	}
 	return ok
 }

@@ -284,6 +284,9 @@ type run struct {
 	detailed bool
 	// runID is the run's id on the detailed path, stamped on every event
 	runID string
+	// crossIdx is the eventIndex of the last crossing entered, which its
+	// record reads instead of looking the name up again
+	crossIdx int
 
 	// the current task's state: in a concurrent run, the state of the
 	// worker holding the baton, swapped in when it resumes
@@ -846,6 +849,7 @@ func (r *run) enterTool(ev EventName, cost Millis, tool string) (ordinal int, hi
 	}
 	r.tick(cost)
 	i := eventIndex(ev)
+	r.crossIdx = i
 	r.counts[i]++
 	ordinal = r.counts[i]
 	hits = r.hitBuf[:0]
@@ -924,8 +928,8 @@ func (r *run) recordD(ev EventName, ordinal int, faultID, outcome string, d deta
 	if r.conc != nil {
 		r.seqTask = append(r.seqTask, int32(r.index))
 	}
-	if r.detailed {
-		r.recordDetail(ev, ordinal, faultID, outcome, &d, stateAfter)
+	if r.detailed && !r.tl.compact(r, ev, ordinal, faultID, outcome, &d, stateAfter) {
+		r.recordWide(ev, ordinal, faultID, outcome, &d, stateAfter)
 	}
 	r.state = stateAfter
 	if r.live.observed != nil {
@@ -940,16 +944,10 @@ func (r *run) recordD(ev EventName, ordinal int, faultID, outcome string, d deta
 	}
 }
 
-// recordDetail records the event of recordD in a detailed run's
-// timeline: compactly when it fits (see evRec), else whole.
-func (r *run) recordDetail(ev EventName, ordinal int, faultID, outcome string, d *detail, stateAfter string) {
+// recordWide records the event of recordD whole in a detailed run's
+// timeline: one that does not fit a compact record (see evRec).
+func (r *run) recordWide(ev EventName, ordinal int, faultID, outcome string, d *detail, stateAfter string) {
 	c := &r.tl
-	// the record is written in place; one that does not fit is taken back
-	c.recs = append(c.recs, evRec{})
-	if c.compact(&c.recs[len(c.recs)-1], r, ev, ordinal, faultID, outcome, d, stateAfter) {
-		return
-	}
-	c.recs = c.recs[:len(c.recs)-1]
 	tool := ""
 	if ev == EvToolCommit {
 		tool = r.commitTool

@@ -18,9 +18,8 @@ func BenchmarkRecorderCompact(b *testing.B) {
 		c.lastTask, c.lastTaskIdx = "", 0
 		for i := range 27 {
 			d := detail{kind: dCommit, s1: parts[i%9], s2: parts[(i+3)%9], b1: true}
-			c.recs = append(c.recs, evRec{})
 			ru.world.Clock = Millis(100 + i)
-			if !c.compact(&c.recs[len(c.recs)-1], ru, EvToolCommit, i, "f1", "unknown", &d, StateWaitingForTool) {
+			if !c.compact(ru, EvToolCommit, i, "f1", "unknown", &d, StateWaitingForTool) {
 				b.Fatal("a coded event did not compact")
 			}
 		}

@@ -344,7 +344,7 @@ func (r *run) outcomeInto(st *resultStore) {
 				Reconciled: t.reconciled}
 		}
 		res.Claims = append(res.Claims, TaskClaim{Task: t.task.ID, Verdict: t.claim.Verdict, Reason: t.claim.Reason, Degraded: t.claim.Degraded})
-		tv := r.taskVerdict(i, res.Invariants)
+		tv := r.taskVerdict(i, res.Invariants, res.Terms)
 		res.Tasks = append(res.Tasks, tv)
 		switch {
 		case tv.RunVerdict == Unrecoverable:
@@ -370,15 +370,19 @@ func (r *run) outcomeInto(st *resultStore) {
 }
 
 // taskVerdict judges the i-th task (see TaskVerdict); invs are the run's
-// invariant results.
-func (r *run) taskVerdict(i int, invs []InvariantResult) TaskVerdict {
+// invariant results and whole the run's terms (the task's own when the
+// run has one).
+func (r *run) taskVerdict(i int, invs []InvariantResult, whole Terms) TaskVerdict {
 	t := &r.tasks[i]
 	tv := TaskVerdict{Task: t.task.ID, Claim: t.claim.Verdict}
 	if i >= len(r.oracle.facts) {
 		tv.RunVerdict = Inconclusive
 		return tv
 	}
-	x := r.taskTerms(i)
+	x := whole
+	if len(r.oracle.facts) > 1 {
+		x = r.taskTerms(i)
+	}
 	tv.Claim = x.Verdict
 	broke := false
 	for _, inv := range invs {
