@@ -391,8 +391,7 @@ func (c *recorder) addWide(e Event) {
 // returns false, appending nothing, when the event does not fit (see
 // evRec).
 func (c *recorder) compact(ru *run, ev EventName, ordinal int, fault, outcome string, d *detail, after string) bool {
-	var e evRec
-	r := &e
+	var r evRec
 	evc := ru.crossIdx
 	if !sameStr(string(ev), string(recEvents[evc])) { // not the crossing just entered
 		evc = recEventCode(ev)
@@ -452,7 +451,7 @@ func (c *recorder) compact(ru *run, ev EventName, ordinal int, fault, outcome st
 		ok = ok && k
 	}
 	if ok {
-		c.recs = append(c.recs, e)
+		c.recs = append(c.recs, r)
 	}
 	return ok
 }
