@@ -369,7 +369,7 @@ func (c *recorder) str(s string) (i uint16, ok bool) {
 
 // taskStr is str for the task's id.
 func (c *recorder) taskStr(s string) (uint16, bool) {
-	if s != "" && len(s) == len(c.lastTask) && unsafe.StringData(s) == unsafe.StringData(c.lastTask) {
+	if s != "" && sameStr(s, c.lastTask) {
 		return c.lastTaskIdx, true
 	}
 	i, ok := c.str(s)
