@@ -117,9 +117,10 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	}
 	return htmlPage.Execute(w, struct {
 		R        *Report
+		Title    string
 		Headline string
 		Counts   []string
 		Maps     []svgMap
 		Legend   []struct{ Fill, Text string }
-	}{r, r.headline(), r.counts(), maps, legend})
+	}{r, "faultline coverage: " + strings.TrimPrefix(r.headline(), "Coverage: "), r.headline(), r.counts(), maps, legend})
 }

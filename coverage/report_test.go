@@ -266,7 +266,7 @@ func TestHTMLStructure(t *testing.T) {
 		}
 	}
 	walk(doc)
-	if title != "faultline coverage: 5 of 39 reachable keys visited" {
+	if title != "faultline coverage: 5 of 39 reachable keys visited (12.8%)" {
 		t.Fatalf("title %q", title)
 	}
 	if scripts != 0 || len(external) != 0 {

@@ -206,6 +206,7 @@ func TestNotApplicableBoundaries(t *testing.T) {
 		{"markdown", md.String(), "### Coverage: 2 of 36 applicable keys visited (5.6%; 39 reachable, 3 not applicable)\n"},
 		{"markdown", md.String(), "\n#### Keys not applicable to this system (3)\n\n- `context/memory/before_commit/isolated/checkpoint_store` (➖ not applicable): not applicable: tickets declares it has no memory boundary\n"},
 		{"markdown", md.String(), "\n#### Keys never crossed by this system (5)\n\n- `context/proposal/before_validation/isolated/state_version` (🚫 never crossed): "},
+		{"html", html.String(), "<title>faultline coverage: 2 of 36 applicable keys visited (5.6%; 39 reachable, 3 not applicable)</title>"},
 		{"html", html.String(), `<h2>Keys not applicable to this system (3)</h2>`},
 		{"html", html.String(), `<li><code>state/branch_join/before_commit/isolated/join_record</code> (not applicable): not applicable: tickets declares it has no branch_join boundary</li>`},
 		{"html", html.String(), `<h2>Keys never crossed by this system (5)</h2>`},

@@ -128,7 +128,7 @@ func TestCoverageReport(t *testing.T) {
 	for format, want := range map[string]string{
 		"text":     "Coverage: 2 of 39 reachable keys visited (5.1%)\n",
 		"markdown": "### Coverage: 2 of 39 reachable keys visited (5.1%)\n",
-		"html":     "<title>faultline coverage: 2 of 39 reachable keys visited</title>",
+		"html":     "<title>faultline coverage: 2 of 39 reachable keys visited (5.1%)</title>",
 		"json":     `"visited": 2,`,
 	} {
 		code, out, stderr := runCLI(t, "coverage", "report", p, "--format", format)
