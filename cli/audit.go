@@ -72,6 +72,9 @@ func runAudit(def *model.Definition, t *coverage.Tracker) ([]auditConfig, error)
 		if err != nil {
 			return nil, BadInput("configuration %q of %s: %v", nc.Name, def.Name, err)
 		}
+		if len(clean.Invariants) == 0 {
+			return nil, BadInput("configuration %q of %s checks no invariant (Definition.Builtin is empty and it adds no Invariants): every run would pass whatever the system does", nc.Name, def.Name)
+		}
 		crossed := map[model.EventName]int{}
 		for _, e := range clean.Timeline.Events() {
 			crossed[e.Event]++
@@ -129,8 +132,9 @@ FILE.
 Exit codes: 0 every defended configuration held and at least one run
 reached its fault; 1 a run under a defended configuration violated an
 invariant; 2 bad input (a configuration that does not apply to its system,
-an unknown --system); 3 inconclusive: no run reached its fault; 4 an I/O or
-internal error (the output, --out or --coverage could not be written).`,
+a system that checks no invariant, an unknown --system); 3 inconclusive: no
+run reached its fault; 4 an I/O or internal error (the output, --out or
+--coverage could not be written).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if out != "" {

@@ -345,3 +345,41 @@ func TestExploreProgressOnlyOnATerminal(t *testing.T) {
 	assert.Contains(t, stderr, "counterexamples: 1")
 	assert.Regexp(t, `\(\d+/300, `, stderr)
 }
+
+// TestCommandsOfASystemThatChecksNothing: a definition that checks no
+// invariant (Builtin empty, no Invariants of its own) is refused by audit
+// and explore as bad input (exit 2) before any run, and a replay of one of
+// its schedules is inconclusive (exit 3) for that reason, not another.
+func TestCommandsOfASystemThatChecksNothing(t *testing.T) {
+	d := inventory.Definition()
+	d.Builtin, d.Invariants = []string{}, nil
+	code, out, stderr := runIn(t, program(d), "audit")
+	require.Equal(t, 2, code, out)
+	assert.Equal(t, "", out)
+	assert.Equal(t, `inventory: configuration "defended" of inventory checks no invariant (Definition.Builtin is empty and it adds no Invariants): every run would pass whatever the system does`+"\n", stderr)
+	code, _, stderr = runIn(t, program(d), "explore", "--seed", "1", "--checks", "5")
+	assert.Equal(t, 2, code, stderr)
+	assert.Contains(t, stderr, "no invariant would be checked")
+	path := filepath.Join(t.TempDir(), "one.json")
+	s, err := model.SingleFault("tool_timeout", model.Config{})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, model.Format(s), 0o644))
+	code, _, stderr = runIn(t, program(d), "replay", path)
+	assert.Equal(t, 3, code, stderr)
+	assert.Equal(t, "inventory: inconclusive: no invariant was in scope (Builtin empty and no Invariants of the system's own), so the run checked nothing\n", stderr)
+}
+
+// TestReplayNamesTenUnreachedFaultsAtMost: replay of a schedule whose
+// twelve faults are never reached exits 3 naming the first ten.
+func TestReplayNamesTenUnreachedFaultsAtMost(t *testing.T) {
+	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "many", Faults: []model.FaultEntry{}}
+	for i := range 12 {
+		s.Faults = append(s.Faults, model.FaultEntry{Event: model.EvToolCommit, Ordinal: 50 + i, Kind: "timeout_after_commit"})
+	}
+	path := filepath.Join(t.TempDir(), "many.json")
+	require.NoError(t, os.WriteFile(path, model.Format(s), 0o644))
+	code, _, stderr := runIn(t, program(), "replay", path)
+	assert.Equal(t, 3, code, stderr)
+	assert.True(t, strings.HasSuffix(stderr, ", f10 timeout_after_commit at tool.commit#59 was not reached, and 2 more; the run tested less than its schedule\n"), stderr)
+	assert.NotContains(t, stderr, "f11")
+}

@@ -316,8 +316,9 @@ func spanCount(res *model.Result) int {
 // RunExit maps one run onto the exit-code table through model.Result.Err
 // (the one decision): ErrViolation (1) when an invariant was violated, an
 // Inconclusive error (3) naming the faults when a scheduled fault was never
-// reached or never fired (or the run verdict is inconclusive), nil (0)
-// otherwise.
+// reached or never fired, or one giving the reason a run that reached
+// them is still inconclusive (no invariant in scope, a stop condition),
+// nil (0) otherwise.
 func RunExit(res *model.Result) error {
 	var re *model.RunError
 	if err := res.Err(); !errors.As(err, &re) {
@@ -327,17 +328,22 @@ func RunExit(res *model.Result) error {
 		return ErrViolation
 	}
 	if un := res.Unreached(); len(un) > 0 {
-		untested := make([]string, len(un))
-		for i, f := range un {
+		// ten named at most: a schedule of thousands of faults gets a
+		// short message (its fault reports list them all)
+		untested := make([]string, min(len(un), 10))
+		for i, f := range un[:len(untested)] {
 			what := "was not reached"
 			if f.Reached {
 				what = "was reached but did not fire"
 			}
 			untested[i] = fmt.Sprintf("%s %s at %s %s", f.ID, f.Kind, f.Placement(), what)
 		}
+		if more := len(un) - len(untested); more > 0 {
+			untested = append(untested, fmt.Sprintf("and %d more", more))
+		}
 		return Inconclusive("inconclusive: %s; the run tested less than its schedule", strings.Join(untested, ", "))
 	}
-	return Inconclusive("inconclusive: the run verdict is inconclusive (a stop condition or limit ended it before it could be judged)")
+	return Inconclusive("inconclusive: %s", re.Reason)
 }
 
 func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }

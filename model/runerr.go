@@ -25,9 +25,19 @@ func (e *RunError) Error() string {
 		return fmt.Sprintf("%s violated: first false after seq %d (%s)%s: %s", i.Name, i.FirstSeq, i.Event, faultSuffix(i.FaultID), i.Detail)
 	}
 	if len(e.Unreached) > 0 {
-		return "inconclusive: scheduled faults not reached or not fired, so the run tested nothing at them: " + strings.Join(e.Unreached, ", ")
+		return "inconclusive: scheduled faults not reached or not fired, so the run tested nothing at them: " + joinSome(e.Unreached, 10)
 	}
 	return "inconclusive: " + e.Reason
+}
+
+// joinSome joins the first max items of l with ", " and, when l holds
+// more, says how many more: a message naming the faults of a schedule of
+// thousands stays one short line.
+func joinSome(l []string, max int) string {
+	if len(l) <= max {
+		return strings.Join(l, ", ")
+	}
+	return strings.Join(l[:max], ", ") + fmt.Sprintf(" and %d more", len(l)-max)
 }
 
 func faultSuffix(id string) string {
@@ -81,12 +91,12 @@ func (res *Result) Err() error {
 		return e
 	}
 	if len(res.Invariants) == 0 {
-		return &RunError{Code: 3, Reason: "no invariant was in scope (Options.Builtin empty and no Options.Invariants), so the run checked nothing"}
+		return &RunError{Code: 3, Reason: "no invariant was in scope (Builtin empty and no Invariants of the system's own), so the run checked nothing"}
 	}
 	if res.RunVerdict == Inconclusive {
 		reason := "the run ended without the system's own verdict"
 		if res.Stopped != nil {
-			reason = "a stop condition ended the run"
+			reason = "a stop condition ended the run before it could be judged"
 		}
 		return &RunError{Code: 3, Reason: reason}
 	}

@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -60,5 +61,28 @@ func TestResultErr(t *testing.T) {
 	none := runShopper(t, invented, model.Options{Builtin: []string{}}, head+`{"event":"tool.commit","ordinal":1,"kind":"timeout_after_commit","tool":"charge"}]}`)
 	if err := none.Err(); err == nil || code(err) != 3 || !strings.Contains(err.Error(), "no invariant was in scope") {
 		t.Fatalf("no invariant in scope: %v", err)
+	}
+}
+
+// TestResultErrNamesTenFaultsAtMost: a schedule of many unreached faults
+// gets a message naming the first ten and counting the rest.
+func TestResultErrNamesTenFaultsAtMost(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"version":1,"seed":"err","config":{"controls":[]},"faults":[`)
+	for i := range 12 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"event":"tool.commit","ordinal":%d,"kind":"timeout_after_commit"}`, i+3)
+	}
+	b.WriteString(`]}`)
+	res := runShopper(t, shopper{}, model.Options{Builtin: []string{model.InvBudget}}, b.String())
+	err := res.Err()
+	if err == nil || !strings.HasSuffix(err.Error(), ", f10 timeout_after_commit@tool.commit#12 (not reached) and 2 more") ||
+		strings.Contains(err.Error(), "f11") {
+		t.Fatalf("twelve unreached faults: %v", err)
+	}
+	if len(res.Unreached()) != 12 {
+		t.Fatalf("Unreached() holds %d faults, want all 12", len(res.Unreached()))
 	}
 }

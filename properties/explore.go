@@ -113,6 +113,9 @@ type Counterexample struct {
 	// Replay the command that replays it.
 	File   string `json:"file,omitempty"`
 	Replay string `json:"replay"`
+	// stored is set for a schedule replayed from a file as it is, not
+	// reduced by this run
+	stored bool
 }
 
 // String describes the counterexample for people: what broke where, the
@@ -130,7 +133,11 @@ func (cx *Counterexample) String() string {
 	if len(cx.Schedule.Faults) == 1 {
 		faults = "fault"
 	}
-	fmt.Fprintf(&b, "minimal schedule (%d %s):\n%s", len(cx.Schedule.Faults), faults, model.Format(cx.Schedule))
+	label := "minimal schedule"
+	if cx.stored {
+		label = "schedule as stored, not reduced"
+	}
+	fmt.Fprintf(&b, "%s (%d %s):\n%s", label, len(cx.Schedule.Faults), faults, model.Format(cx.Schedule))
 	if len(cx.Interleaving) > 0 {
 		sw := "context switches"
 		if cx.ContextSwitches == 1 {

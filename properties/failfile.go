@@ -268,7 +268,7 @@ func (e *explorer) replayStored(f failFiles, path string, own bool) (stored, err
 	}
 	if ir, bad := e.violation(out.res); bad {
 		out.cx = describe(&s, out.res, ir)
-		out.cx.File, out.cx.Replay = path, f.command(path)
+		out.cx.File, out.cx.Replay, out.cx.stored = path, f.command(path), true
 	}
 	return out, nil
 }
