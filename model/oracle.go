@@ -374,7 +374,11 @@ func (o *oracleState) checkCheckpoint(r *run, seq int, cp *Checkpoint) {
 			found = found || e.Task == cp.Task && (e.Key == k || e.ReceiptID == k)
 		}
 		if !found {
-			o.violate(r, 5, seq, fmt.Sprintf("checkpoint %d records effect %s that the ledger does not hold (neither a request key nor a receipt id of the task's effects)", cp.Seq, k))
+			name := k
+			if name == "" { // seen in the message: an empty name
+				name = `""`
+			}
+			o.violate(r, 5, seq, fmt.Sprintf("checkpoint %d records effect %s that the ledger does not hold (neither a request key nor a receipt id of the task's effects)", cp.Seq, name))
 		}
 	}
 }

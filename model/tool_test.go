@@ -268,10 +268,11 @@ func TestCompletedEffectsNamedAsTheSystemSawThem(t *testing.T) {
 	if r := res.Claims[0].Reason; r != "charged rcpt-2" {
 		t.Fatalf("claim %q", r)
 	}
-	for _, invented := range []string{"charge-done", "rcpt-9", "buy-cart-5:refund"} {
+	// an empty name is quoted, so the message shows it
+	for invented, shown := range map[string]string{"charge-done": "charge-done", "rcpt-9": "rcpt-9", "buy-cart-5:refund": "buy-cart-5:refund", "": `""`} {
 		res := runShopper(t, shopper{effectName: func(string, model.ToolResult) string { return invented }}, opts, clean)
 		inv, _ := res.Invariant(model.InvNoInventedProgress)
-		want := "checkpoint 1 records effect " + invented + " that the ledger does not hold (neither a request key nor a receipt id of the task's effects)"
+		want := "checkpoint 1 records effect " + shown + " that the ledger does not hold (neither a request key nor a receipt id of the task's effects)"
 		if inv.Held || inv.FirstSeq != 5 || inv.Event != model.EvCheckpointWrite || inv.Detail != want {
 			t.Errorf("%s: %+v", invented, inv)
 		}
