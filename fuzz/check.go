@@ -372,14 +372,7 @@ func (r *Reach) Observe(res *model.Result) {
 
 // Counts returns the counts so far.
 func (r *Reach) Counts() ReachCounts {
-	c := ReachCounts{Runs: r.runs.Load(), Faults: r.faults.Load(), Reached: r.reached.Load(), Fired: r.fired.Load()}
-	bits := r.crossed.Load()
-	for i, ev := range allEvents {
-		if bits&(1<<i) != 0 {
-			c.Crossed = append(c.Crossed, ev)
-		}
-	}
-	return c
+	return ReachCounts{Runs: r.runs.Load(), Faults: r.faults.Load(), Reached: r.reached.Load(), Fired: r.fired.Load(), Crossed: eventsOf(r.crossed.Load())}
 }
 
 // Since returns the counts made after an earlier snapshot.

@@ -204,14 +204,16 @@ type Decoder struct {
 
 // NewDecoder returns a decoder with opts applied over the defaults (an
 // empty system part, the definition's first fixture, ScopeDesigned,
-// DefaultMaxFaults). Unless WithCatalogueSites is given, it runs the
-// system once without faults to learn where its faults can sit (see
+// DefaultMaxFaults). It runs the system once without faults: unless
+// WithCatalogueSites is given, to learn where its faults can sit (see
 // Scope). It returns an error for a missing or invalid definition, a
 // config the system refuses (the system's error), an unknown fixture or
 // scope, a fault count out of range, a system without a name or factory,
-// a harness error on the clean run, or a clean run that crosses no event
-// any kind of the scope is placed at (the error names the events it did
-// cross).
+// a harness error on the clean run, a definition whose runs check no
+// invariant (its Builtin empty and no Invariants: every input would pass;
+// the error wraps the clean run's *model.RunError, code 3), or a clean
+// run that crosses no event any kind of the scope is placed at (the error
+// names the events it did cross).
 func NewDecoder(opts ...Option) (*Decoder, error) {
 	o := options{maxFaults: DefaultMaxFaults}
 	for _, opt := range opts {
@@ -256,11 +258,22 @@ func NewDecoder(opts ...Option) (*Decoder, error) {
 	if _, err := sys.New(d.config); err != nil {
 		return nil, fmt.Errorf("fuzz: %w", err)
 	}
-	place := d.runSites
-	if o.catalogue {
-		place = d.catalogueSites
+	clean, err := d.Run(&model.Schedule{Version: model.ScheduleVersion, Seed: "clean", Config: d.config, Faults: []model.FaultEntry{}})
+	if err != nil {
+		return nil, fmt.Errorf("fuzz: the clean run of %s: %w", d.system.Name, err)
 	}
-	if err := place(); err != nil {
+	if len(clean.Invariants) == 0 {
+		// every decoded schedule runs under d.config, so it checks the
+		// invariants the clean run checked: none; Result.Err's error says
+		// so, as properties.Check refuses such a system
+		return nil, fmt.Errorf("fuzz: no invariant would be checked in a run of %s, so every input would pass whatever the system does: %w", d.system.Name, clean.Err())
+	}
+	if o.catalogue {
+		err = d.catalogueSites()
+	} else {
+		err = d.runSites(clean)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if len(d.sites) > 1<<16 {
@@ -307,23 +320,20 @@ func (d *Decoder) catalogueSites() error {
 	return nil
 }
 
-// runSites sets the sites from the clean run of the decoder's system
-// under its config: every site is a crossing that run made (see Scope).
+// runSites sets the sites from clean, the run of the decoder's system
+// under its config without faults: every site is a crossing that run
+// made (see Scope).
 // A later fault's sites are the clean run's too: a byte's meaning must
 // not depend on the bytes before it, so an input keeps decoding to one
 // schedule. The crossings only an earlier fault makes (a retry's second
 // tool.commit, a resumed worker's checkpoint.load) are the rapid
 // target's, whose generator places each fault in the run of the faults
 // before it (Decoder.RapidProperty).
-func (d *Decoder) runSites() error {
+func (d *Decoder) runSites(clean *model.Result) error {
 	switch d.scope {
 	case ScopeDesigned, ScopeOrdinals, ScopeAnywhere:
 	default:
 		return fmt.Errorf("fuzz: unknown scope %d", int(d.scope))
-	}
-	clean, err := d.Run(&model.Schedule{Version: model.ScheduleVersion, Seed: "clean", Config: d.config, Faults: []model.FaultEntry{}})
-	if err != nil {
-		return fmt.Errorf("fuzz: the clean run of %s: %w", d.system.Name, err)
 	}
 	counts := model.Crossings(clean)
 	seen := map[model.EventName]bool{}

@@ -28,8 +28,11 @@
 //     a native fuzz target of any system, func([]byte) error: the decoder,
 //     the run, the invariants, the shrinking and the counterexample
 //     ([*Failure]), with [WithReplayTest] and [WithFailDir] saying where
-//     the counterexample is written and replayed. [Decoder.Verify] is the
-//     same for one schedule; the built-in targets call it.
+//     the counterexample is written and replayed; under go test -fuzz the
+//     workers' targets report what their inputs reached to the
+//     coordinator's Done through a directory [TallyEnv] names.
+//     [Decoder.Verify] is the same for one schedule; the built-in targets
+//     call it.
 //   - [WithCatalogueSites]: the catalogue's table of sites (the reference
 //     system's counts), for inputs encoded against it; by default a
 //     decoder's sites are the crossings of its system's clean run.

@@ -144,20 +144,38 @@ func (d *Decoder) store(f *Failure) error {
 type Target struct {
 	d     *Decoder
 	start ReachCounts
+	role  role
+	// rec is a worker's record (nil outside a worker, or when TallyEnv
+	// names no coordinator), tally the coordinator's (nil outside one)
+	rec   *workerRecord
+	tally *coordinatorTally
 }
 
 // NewTarget returns the target of the system def describes: a decoder
 // over def with opts (WithConfig, WithFixture, WithScope, WithMaxFaults,
-// WithReplayTest, WithFailDir, ...). It returns NewDecoder's errors.
+// WithReplayTest, WithFailDir, ...). It returns NewDecoder's errors, and
+// under go test -fuzz an error when it cannot make the directory the
+// fuzzing workers report to (see TallyEnv and Done).
 func NewTarget(def *model.Definition, opts ...Option) (*Target, error) {
 	d, err := NewDecoder(append([]Option{WithDefinition(def)}, opts...)...)
 	if err != nil {
 		return nil, err
 	}
-	return d.Target(), nil
+	t := d.Target()
+	switch t.role = processRole(); t.role {
+	case worker:
+		t.rec = newWorkerRecord(d.tallyKey())
+	case coordinator:
+		if t.tally, err = newCoordinatorTally(d.tallyKey()); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
 }
 
 // Target returns the fuzz target of d, counting from d's reach so far.
+// Its Done counts the inputs of this process only: under go test -fuzz,
+// where the inputs run in worker processes, use NewTarget's.
 func (d *Decoder) Target() *Target { return &Target{d: d, start: d.Reach().Counts()} }
 
 // Decoder returns the target's decoder.
@@ -165,16 +183,71 @@ func (t *Target) Decoder() *Decoder { return t.d }
 
 // Check decodes data into a composition and verifies it (Decoder.Verify):
 // nil when every invariant in scope held, a *Failure when one broke. Every
-// input decodes, so no input is refused.
-func (t *Target) Check(data []byte) error { return t.d.Verify(t.d.Decode(data)) }
+// input decodes, so no input is refused. In a fuzzing worker it records
+// what the inputs reached when a count first becomes nonzero or an event
+// is first crossed (see Done), not at every input.
+func (t *Target) Check(data []byte) error {
+	err := t.d.Verify(t.d.Decode(data))
+	if t.rec != nil {
+		t.rec.note(&t.d.reach, t.start)
+	}
+	return err
+}
 
 // Done returns nil when the inputs checked since the target was made
-// reached a scheduled fault (or scheduled none), and otherwise the
-// inconclusive error naming the events the system crossed
-// (ReachCounts.Err). Call it after the inputs ran, in the plain go test
-// run of the seeds (under -fuzz the inputs run in worker processes): from
-// f.Cleanup, say.
-func (t *Target) Done() error { return t.d.Reach().Counts().Since(t.start).Err() }
+// scheduled a fault that was reached and fired, and otherwise the
+// inconclusive error (ReachCounts.Err): no input scheduled a fault (an
+// empty seed only), none of the faults scheduled was reached, or none
+// reached fired; it names the events the system crossed. Call it after
+// the inputs ran, from f.Cleanup:
+//
+//	f.Cleanup(func() {
+//		if err := target.Done(); err != nil {
+//			f.Error(err)
+//		}
+//	})
+//
+// In a plain go test run (the seeds only) the inputs ran in this process.
+// Under go test -fuzz they ran in worker processes: each worker's target
+// (NewTarget's) writes its counts to the directory TallyEnv names when
+// one first becomes nonzero, when an event is first crossed, and at its
+// own Done, which returns nil there (the worker's share is not the
+// campaign's verdict); the coordinator's Done adds every worker's record
+// of the same definition and options to its own counts and decides on
+// the sum, so a campaign passes only when some worker's input reached and
+// fired a fault. A worker's record may count fewer inputs than the
+// worker ran (a worker stopped by a signal misses its last write), so
+// the error's counts are lower bounds then. Done in the coordinator reads the records once and
+// removes them; a record that does not parse is an error.
+func (t *Target) Done() error {
+	c := t.d.Reach().Counts().Since(t.start)
+	switch t.role {
+	case worker:
+		if t.rec != nil {
+			t.rec.write(c, true)
+		}
+		return nil
+	case coordinator:
+		if t.tally == nil {
+			break
+		}
+		w, n, err := t.tally.collect()
+		if err != nil {
+			return err
+		}
+		if n == 0 && c.Runs == 0 {
+			return fmt.Errorf("inconclusive: no input of this target ran in this process and no fuzzing worker left a record of one (in %s, the directory %s names), so no fault was tested", t.tally.dir, TallyEnv)
+		}
+		if n == 0 {
+			break
+		}
+		if err := c.plus(w).Err(); err != nil {
+			return fmt.Errorf("%w (the sum of this process's runs and the records of %d fuzzing worker processes, each written when a count first became nonzero, an event was first crossed, or the worker ended: at least these counts)", err, n)
+		}
+		return nil
+	}
+	return c.Err()
+}
 
 // For returns the body of a native fuzz target for the system def
 // describes, in a few lines of the user's own test:
@@ -195,13 +268,14 @@ func (t *Target) Done() error { return t.d.Reach().Counts().Since(t.start).Err()
 // shrunk counterexample and its replay command. The target file needs
 // only the testing import, so ClusterFuzzLite's rewrite of it still
 // builds. When the decoder cannot be built (a bad definition or config),
-// every call returns that error, so the target fails on its first input;
-// use NewTarget to see the error up front and to check with Target.Done
-// that the campaign reached a fault.
+// every call returns that error (a definition whose runs check no
+// invariant among them: every input would pass), so the target fails on
+// its first input; use NewTarget to see the error up front and to check
+// with Target.Done that the campaign reached a fault.
 func For(def *model.Definition, opts ...Option) func(data []byte) error {
-	t, err := NewTarget(def, opts...)
+	d, err := NewDecoder(append([]Option{WithDefinition(def)}, opts...)...)
 	if err != nil {
 		return func([]byte) error { return err }
 	}
-	return t.Check
+	return d.Target().Check
 }
