@@ -19,7 +19,7 @@ func TestNoInvariantIsRefused(t *testing.T) {
 	def := archiver.Definition()
 	def.Builtin = []string{}
 	def.Invariants = nil
-	const want = "fuzz: no invariant would be checked in a run of archiver, so every input would pass whatever the system does: inconclusive: no invariant was in scope (Options.Builtin empty and no Options.Invariants), so the run checked nothing"
+	const want = "fuzz: no invariant would be checked in a run of archiver, so every input would pass whatever the system does: inconclusive: no invariant was in scope (Builtin empty and no Invariants of the system's own), so the run checked nothing"
 	for _, opts := range [][]fuzz.Option{nil, {fuzz.WithScope(fuzz.ScopeOrdinals)}, {fuzz.WithCatalogueSites()}} {
 		tgt, err := fuzz.NewTarget(def, append([]fuzz.Option{fuzz.WithConfig(fixedArchiver)}, opts...)...)
 		if tgt != nil || err == nil || err.Error() != want {
