@@ -163,6 +163,8 @@ func writeExhaustive(w io.Writer, def *model.Definition, rep *properties.Exhaust
 			rep.Cap, rep.MaxFaults, rep.Schedules)
 	case rep.Reached == 0:
 		fmt.Fprintf(&b, "inconclusive: no counterexample among %d schedules of at most %d faults, but no scheduled fault was reached\n", rep.Schedules, rep.MaxFaults)
+	case rep.Fired == 0:
+		fmt.Fprintf(&b, "inconclusive: no counterexample among %d schedules of at most %d faults; %s\n", rep.Schedules, rep.MaxFaults, rep.UnfiredText())
 	default:
 		fmt.Fprintf(&b, "no counterexample among %d schedules of at most %d faults\n", rep.Schedules, rep.MaxFaults)
 	}
@@ -191,6 +193,7 @@ type exhaustiveJSON struct {
 	Index      int                        `json:"index,omitempty"`
 	Faults     int                        `json:"faults"`
 	Reached    int                        `json:"faults_reached"`
+	Fired      int                        `json:"faults_fired"`
 	Scope      properties.ExhaustiveScope `json:"scope"`
 	Invariant  string                     `json:"invariant,omitempty"`
 	FirstSeq   int                        `json:"first_seq,omitempty"`
@@ -209,7 +212,7 @@ type exhaustiveJSON struct {
 
 func writeExhaustiveJSON(w io.Writer, rep *properties.ExhaustiveReport, trace string) error {
 	j := exhaustiveJSON{Exhaustive: true, Found: rep.Found, Complete: rep.Complete, Schedules: rep.Schedules, PerSize: rep.PerSize,
-		MaxFaults: rep.MaxFaults, Cap: rep.Cap, Index: rep.Index, Faults: rep.Faults, Reached: rep.Reached, Scope: rep.Scope, Otel: trace,
+		MaxFaults: rep.MaxFaults, Cap: rep.Cap, Index: rep.Index, Faults: rep.Faults, Reached: rep.Reached, Fired: rep.Fired, Scope: rep.Scope, Otel: trace,
 		Shard: rep.Shard, Shards: rep.Shards}
 	if cx := rep.Counterexample; cx != nil {
 		j.Invariant, j.FirstSeq, j.Event, j.FaultID, j.FaultKind, j.Detail = cx.Invariant, cx.FirstSeq, cx.Event, cx.FaultID, cx.FaultKind, cx.Detail

@@ -205,8 +205,21 @@ type ExhaustiveReport struct {
 }
 
 // Inconclusive reports whether the walk proved nothing: no counterexample,
-// and it did not finish or reached no scheduled fault.
-func (r *ExhaustiveReport) Inconclusive() bool { return !r.Found && (!r.Complete || r.Reached == 0) }
+// and it did not finish, reached no scheduled fault, or reached some but
+// none ever fired (an adapter that enacts none of the kinds in scope), as
+// Report.Inconclusive says of a random campaign.
+func (r *ExhaustiveReport) Inconclusive() bool {
+	return !r.Found && (!r.Complete || r.Reached == 0 || r.Fired == 0)
+}
+
+// UnfiredText says, of a walk whose reached faults never fired, what
+// Report.InconclusiveMessage says of such a random campaign: "48 of the 48
+// faults they scheduled were reached but none fired (...), so no fault
+// was tested; narrow the kinds to those the adapters enact (their
+// Kinds())".
+func (r *ExhaustiveReport) UnfiredText() string {
+	return fmt.Sprintf("%d of the %d faults they scheduled were reached but none fired%s", r.Reached, r.Faults, unfiredReason)
+}
 
 // Sizes says how many schedules of each size ran: "1 of 0 faults, 30 of
 // 1, 912 of 2".
@@ -224,7 +237,8 @@ func (r *ExhaustiveReport) Sizes() string {
 
 // Summary is the report's verdict line: the bounded proof ("no
 // counterexample among N schedules of at most K faults"), the incomplete
-// walk, or the counterexample's position, with the scope.
+// walk, the inconclusive one (no scheduled fault reached, or none fired),
+// or the counterexample's position, with the scope.
 func (r *ExhaustiveReport) Summary() string {
 	switch {
 	case r.Found:
@@ -234,6 +248,8 @@ func (r *ExhaustiveReport) Summary() string {
 			r.Cap, r.MaxFaults, r.Schedules, r.Sizes(), r.Scope)
 	case r.Reached == 0:
 		return fmt.Sprintf("inconclusive: no counterexample among %d schedules of at most %d faults, but no scheduled fault was reached (%s; %s)", r.Schedules, r.MaxFaults, r.Sizes(), r.Scope)
+	case r.Fired == 0:
+		return fmt.Sprintf("inconclusive: no counterexample among %d schedules of at most %d faults; %s (%s; %s)", r.Schedules, r.MaxFaults, r.UnfiredText(), r.Sizes(), r.Scope)
 	}
 	return fmt.Sprintf("no counterexample among %d schedules of at most %d faults (%s; %s)", r.Schedules, r.MaxFaults, r.Sizes(), r.Scope)
 }

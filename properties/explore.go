@@ -78,12 +78,15 @@ func (r *Report) InconclusiveMessage() string {
 		return "inconclusive: no fault kind in scope can be placed at an event the system crosses, so no fault was scheduled or tested; the events the system crossed: " + strings.Join(crossed, ", ")
 	}
 	if r.Reached > 0 {
-		return fmt.Sprintf("inconclusive: %d of the %d faults scheduled in %d checks were reached but none fired (the system's adapters enact none of the kinds in scope at the crossings they reached), so no fault was tested; narrow the kinds to those the adapters enact (their Kinds())",
-			r.Reached, r.Faults, r.Checks)
+		return fmt.Sprintf("inconclusive: %d of the %d faults scheduled in %d checks were reached but none fired%s", r.Reached, r.Faults, r.Checks, unfiredReason)
 	}
 	return fmt.Sprintf("inconclusive: none of the %d faults scheduled in %d checks was reached, so no fault was tested; the events the system crossed: %s",
 		r.Faults, r.Checks, strings.Join(crossed, ", "))
 }
+
+// unfiredReason ends the message of a campaign or walk whose reached
+// faults never fired.
+const unfiredReason = " (the system's adapters enact none of the kinds in scope at the crossings they reached), so no fault was tested; narrow the kinds to those the adapters enact (their Kinds())"
 
 // Counterexample is a 1-minimal failing schedule and what broke.
 type Counterexample struct {
