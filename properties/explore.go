@@ -277,6 +277,10 @@ type explorer struct {
 	// schedule's first fault is placed; a later fault is placed in the run
 	// of the faults drawn before it (prefix)
 	clean sites
+	// cleanSchedule and cleanTimeline are that clean run's schedule and
+	// timeline, which confirmClean compares a later run of it with
+	cleanSchedule *model.Schedule
+	cleanTimeline []model.Event
 	// prefixes are harnesses for those runs, which a generator may make
 	// from several goroutines at once
 	prefixes sync.Pool
@@ -566,6 +570,7 @@ func (e *explorer) survey(also ...model.Config) error {
 		if i == 0 {
 			ss.order = orderOf(clean)
 			e.clean = ss // the sites of every drawn schedule's first fault
+			e.cleanSchedule, e.cleanTimeline = cloneSchedule(cs), clean.Timeline.Events()
 			if c := cfg.Concurrency; c != nil && c.Workers > 1 && len(set.fixture.Tasks) > 1 {
 				e.tasks, e.points = len(set.fixture.Tasks), len(clean.Interleaving)
 				if e.minFaults == 1 {
@@ -1321,6 +1326,9 @@ func (e *explorer) found(rep *Report) (*Report, error) {
 	}
 	cx, err := e.counterexample(e.last, e.lastInv)
 	if err != nil {
+		return nil, err
+	}
+	if err := e.confirmClean(); err != nil {
 		return nil, err
 	}
 	if e.set.dir != "" {
