@@ -326,9 +326,16 @@ func (r *ExhaustiveReport) Summary() string {
 // position j, the shard owning j stops there with the same
 // counterexample and every other shard finds none before j. So the run's
 // verdict is the counterexample of the least Index among the shards (none
-// when none found one), and the run is complete when every shard is. An error means bad options or a harness error, never a
-// counterexample; a walk that reaches its cap returns a report that is
-// not Complete.
+// when none found one), and the run is complete when every shard is. An
+// error means bad options or a harness error, never a counterexample; a
+// walk that reaches its cap returns a report that is not Complete.
+//
+// Confirmation. Before it reports a counterexample the walk runs it again,
+// which must cross the same events (times aside), and the schedule of one
+// fault fewer whose run gave its last fault's site (the clean run, for
+// one fault), which must hold every invariant again; otherwise it returns
+// an error wrapping ErrNondeterministic (state kept across runs, a clock
+// or global randomness) and no report.
 func Exhaustive(sys System, opts ...Option) (*ExhaustiveReport, error) {
 	e, err := resolve(sys, opts)
 	if err != nil {
