@@ -30,12 +30,14 @@ of two, and so on, each fault at a crossing the run of the faults before it
 reached (a retry's second tool.commit only under the faults that make it), at
 every event the kind fits (--own-events: its own event only), in a fixed order.
 It stops at the first schedule that breaks an invariant, which no smaller
-schedule does, and prints it as a counterexample; otherwise it prints "no
+schedule does, confirms it (run again, it and the schedule it extends must
+give the same results, else exit 4: not deterministic) and prints it as a
+counterexample; otherwise it prints "no
 counterexample among N schedules of at most K faults", a bounded proof over the
 scope it names, with the schedules run of each size. --workers W runs it on W
 goroutines; the result does not depend on W. --max-schedules (default
 10000000, at most 100000000) caps the walk: a walk that reaches it is
-incomplete and exits 3. --shard I/N runs shard I of the walk: of the
+incomplete and exits 3, as one whose reached faults never fired does. --shard I/N runs shard I of the walk: of the
 schedules in enumeration order (the clean run first, the cap counted over the
 whole walk), those at positions I, I+N, I+2N, ...; it runs every smaller
 schedule too (their runs give the next size's sites) but counts only its own,
@@ -163,6 +165,8 @@ func writeExhaustive(w io.Writer, def *model.Definition, rep *properties.Exhaust
 			rep.Cap, rep.MaxFaults, rep.Schedules)
 	case rep.Reached == 0:
 		fmt.Fprintf(&b, "inconclusive: no counterexample among %d schedules of at most %d faults, but no scheduled fault was reached\n", rep.Schedules, rep.MaxFaults)
+	case rep.Fired == 0:
+		fmt.Fprintf(&b, "inconclusive: no counterexample among %d schedules of at most %d faults; %s\n", rep.Schedules, rep.MaxFaults, rep.UnfiredText())
 	default:
 		fmt.Fprintf(&b, "no counterexample among %d schedules of at most %d faults\n", rep.Schedules, rep.MaxFaults)
 	}
@@ -191,6 +195,7 @@ type exhaustiveJSON struct {
 	Index      int                        `json:"index,omitempty"`
 	Faults     int                        `json:"faults"`
 	Reached    int                        `json:"faults_reached"`
+	Fired      int                        `json:"faults_fired"`
 	Scope      properties.ExhaustiveScope `json:"scope"`
 	Invariant  string                     `json:"invariant,omitempty"`
 	FirstSeq   int                        `json:"first_seq,omitempty"`
@@ -209,7 +214,7 @@ type exhaustiveJSON struct {
 
 func writeExhaustiveJSON(w io.Writer, rep *properties.ExhaustiveReport, trace string) error {
 	j := exhaustiveJSON{Exhaustive: true, Found: rep.Found, Complete: rep.Complete, Schedules: rep.Schedules, PerSize: rep.PerSize,
-		MaxFaults: rep.MaxFaults, Cap: rep.Cap, Index: rep.Index, Faults: rep.Faults, Reached: rep.Reached, Scope: rep.Scope, Otel: trace,
+		MaxFaults: rep.MaxFaults, Cap: rep.Cap, Index: rep.Index, Faults: rep.Faults, Reached: rep.Reached, Fired: rep.Fired, Scope: rep.Scope, Otel: trace,
 		Shard: rep.Shard, Shards: rep.Shards}
 	if cx := rep.Counterexample; cx != nil {
 		j.Invariant, j.FirstSeq, j.Event, j.FaultID, j.FaultKind, j.Detail = cx.Invariant, cx.FirstSeq, cx.Event, cx.FaultID, cx.FaultKind, cx.Detail

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/cli"
+	"github.com/faultline/faultline/examples/lostupdate"
+	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/model/copperfin"
 )
 
@@ -140,5 +142,31 @@ func TestExploreExhaustiveProgress(t *testing.T) {
 	}
 	if code, _, stderr := run(t, append(args, "--json")...); code != 0 || stderr != "" {
 		t.Fatalf("--json: exit %d, stderr %q; want 0 and nothing", code, stderr)
+	}
+}
+
+// clerk is a user's program registering the counter clerk, whose fixture
+// holds no capability: a capability_revocation is reached and never acts.
+func clerk() *cli.Program {
+	return &cli.Program{Name: "clerk", Systems: []*model.Definition{{Name: "clerk", Fixtures: []model.Fixture{lostupdate.Fixture()},
+		Configure: func(json.RawMessage) (model.Factory, error) { return lostupdate.Factory(), nil },
+		Builtin:   []string{}, Invariants: []model.UserInvariant{lostupdate.Invariant()}}}}
+}
+
+// TestExploreExhaustiveUnfiredIsInconclusive: a walk whose reached faults
+// never fired tested nothing: exit 3 with the random mode's reason, as
+// random explore of the same scope exits.
+func TestExploreExhaustiveUnfiredIsInconclusive(t *testing.T) {
+	code, out, stderr := runIn(t, clerk(), "explore", "--exhaustive", "--kinds", "capability_revocation", "--max-faults", "2")
+	const reason = "24 of the 24 faults they scheduled were reached but none fired (the system's adapters enact none of the kinds in scope at the crossings they reached), so no fault was tested; narrow the kinds to those the adapters enact (their Kinds())"
+	if code != 3 || out != "inconclusive: no counterexample among 15 schedules of at most 2 faults; "+reason+"\n"+
+		"enumerated: 1 of 0 faults, 4 of 1, 10 of 2\n"+
+		"scope: 1 kinds (capability_revocation); world events on; placement any event; system {}, fixture lostupdate\n"+
+		"faults: 24 of 24 scheduled reached, 0 not reached\n" ||
+		stderr != "clerk: inconclusive: no counterexample among 15 schedules of at most 2 faults; "+reason+" (1 of 0 faults, 4 of 1, 10 of 2; kinds capability_revocation; world events on; placement any event; fixture lostupdate)\n" {
+		t.Fatalf("exit %d\n%q\n%q", code, out, stderr)
+	}
+	if code, out, stderr := runIn(t, clerk(), "explore", "--kinds", "capability_revocation", "--seed", "1", "--checks", "20"); code != 3 || !strings.Contains(stderr, "were reached but none fired") {
+		t.Fatalf("random: exit %d\n%s%s", code, out, stderr)
 	}
 }

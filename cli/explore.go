@@ -160,12 +160,13 @@ either, the draws are those of runs without notices.
 (--kinds, --domains) given empty is bad input: leave it out to mean every
 kind.
 
-Exit codes: 0 no counterexample and at least one scheduled fault reached;
-1 a counterexample was found; 2 bad input (a flag, a config that does not
-apply to the system); 3 inconclusive: no scheduled fault was reached in any
-check (the events the system crossed are named on stderr); 4 an I/O or
-internal error (--out, --coverage or --otel could not be written, the output
-could not be written).` + exhaustiveHelp,
+Exit codes: 0 no counterexample and at least one scheduled fault reached
+and fired; 1 a counterexample was found; 2 bad input (a flag, a config that
+does not apply to the system); 3 inconclusive: no scheduled fault was reached
+in any check (the events the system crossed are named on stderr), or none of
+those reached fired; 4 an I/O or internal error (--out, --coverage or --otel
+could not be written, the output could not be written), or a system that is
+not deterministic (a run made again to confirm the counterexample differed).` + exhaustiveHelp,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			def := p.Systems[0]

@@ -1,13 +1,17 @@
 package cli_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/faultline/faultline/cli"
 	"github.com/faultline/faultline/examples/inventory"
+	"github.com/faultline/faultline/examples/lostupdate"
 	"github.com/faultline/faultline/model"
 )
 
@@ -39,4 +43,54 @@ func TestExploreOfANondeterministicSystem(t *testing.T) {
 	assert.Contains(t, stderr, "broke early_runs_only (after seq 1, at worker.start) when first run")
 	assert.Contains(t, stderr, "and held every invariant when rapid ran it again: the system under test is not deterministic\n")
 	assert.False(t, strings.Contains(stderr, "()"), "empty parentheses: %q", stderr)
+}
+
+// written is the cached clerk's process-global cache: the tasks it has
+// released in any run of this process.
+var written sync.Map
+
+// cachedClerk is the counter clerk with a process-global cache: a task
+// it released in an earlier run it claims released at once, writing
+// nothing.
+type cachedClerk struct{ lostupdate.Clerk }
+
+func (c cachedClerk) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+	if _, ok := written.Load(task.ID); ok {
+		return model.Claim{Verdict: model.ClaimRelease, Reason: "cached"}, nil
+	}
+	cl, err := c.Clerk.Run(ctx, env, task)
+	if cl.Verdict == model.ClaimRelease {
+		written.Store(task.ID, true)
+	}
+	return cl, err
+}
+
+// TestExploreOfASystemWithStateAcrossRuns: the cached clerk breaks an
+// invariant on every run after the first, whatever the faults; explore,
+// random or exhaustive, confirms its counterexample on the clean run
+// before it reports it and exits 4, not deterministic, instead of
+// blaming a fault (exit 1).
+func TestExploreOfASystemWithStateAcrossRuns(t *testing.T) {
+	p := &cli.Program{Name: "clerk", Systems: []*model.Definition{{Name: "clerk", Fixtures: []model.Fixture{lostupdate.Fixture()},
+		Configure: func(json.RawMessage) (model.Factory, error) {
+			return func() model.System { return cachedClerk{} }, nil
+		},
+		Builtin: []string{model.InvNoInventedProgress}, Invariants: []model.UserInvariant{lostupdate.Invariant()}}}}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"explore", "--exhaustive", "--kinds", "tool_timeout", "--max-faults", "1"},
+			"clerk: properties: the walk's schedule 2 broke no_invented_progress, but the clean run, which held every invariant when the walk ran it, " +
+				"broke no_invented_progress after seq 2 (claim) when run again to confirm the counterexample (state kept across runs, a clock or global randomness): the system under test is not deterministic\n"},
+		{[]string{"explore", "--kinds", "tool_timeout", "--seed", "1", "--checks", "5"},
+			"clerk: properties: the clean run (no faults), run again to confirm the counterexample, crossed other events than its first run: " +
+				"crossing 2 was ledger.readback#1 (ok), then claim#0 (release); it broke no_invented_progress after seq 2 (claim) (state kept across runs, a clock or global randomness): the system under test is not deterministic\n"},
+	} {
+		written.Clear()
+		code, out, stderr := runIn(t, p, c.args...)
+		assert.Equal(t, 4, code, "%v: %s%s", c.args, out, stderr)
+		assert.Equal(t, "", out, "%v", c.args)
+		assert.Equal(t, c.want, stderr, "%v", c.args)
+	}
 }

@@ -205,8 +205,21 @@ type ExhaustiveReport struct {
 }
 
 // Inconclusive reports whether the walk proved nothing: no counterexample,
-// and it did not finish or reached no scheduled fault.
-func (r *ExhaustiveReport) Inconclusive() bool { return !r.Found && (!r.Complete || r.Reached == 0) }
+// and it did not finish, reached no scheduled fault, or reached some but
+// none ever fired (an adapter that enacts none of the kinds in scope), as
+// Report.Inconclusive says of a random campaign.
+func (r *ExhaustiveReport) Inconclusive() bool {
+	return !r.Found && (!r.Complete || r.Reached == 0 || r.Fired == 0)
+}
+
+// UnfiredText says, of a walk whose reached faults never fired, what
+// Report.InconclusiveMessage says of such a random campaign: "48 of the 48
+// faults they scheduled were reached but none fired (...), so no fault
+// was tested; narrow the kinds to those the adapters enact (their
+// Kinds())".
+func (r *ExhaustiveReport) UnfiredText() string {
+	return fmt.Sprintf("%d of the %d faults they scheduled were reached but none fired%s", r.Reached, r.Faults, unfiredReason)
+}
 
 // Sizes says how many schedules of each size ran: "1 of 0 faults, 30 of
 // 1, 912 of 2".
@@ -224,7 +237,8 @@ func (r *ExhaustiveReport) Sizes() string {
 
 // Summary is the report's verdict line: the bounded proof ("no
 // counterexample among N schedules of at most K faults"), the incomplete
-// walk, or the counterexample's position, with the scope.
+// walk, the inconclusive one (no scheduled fault reached, or none fired),
+// or the counterexample's position, with the scope.
 func (r *ExhaustiveReport) Summary() string {
 	switch {
 	case r.Found:
@@ -234,6 +248,8 @@ func (r *ExhaustiveReport) Summary() string {
 			r.Cap, r.MaxFaults, r.Schedules, r.Sizes(), r.Scope)
 	case r.Reached == 0:
 		return fmt.Sprintf("inconclusive: no counterexample among %d schedules of at most %d faults, but no scheduled fault was reached (%s; %s)", r.Schedules, r.MaxFaults, r.Sizes(), r.Scope)
+	case r.Fired == 0:
+		return fmt.Sprintf("inconclusive: no counterexample among %d schedules of at most %d faults; %s (%s; %s)", r.Schedules, r.MaxFaults, r.UnfiredText(), r.Sizes(), r.Scope)
 	}
 	return fmt.Sprintf("no counterexample among %d schedules of at most %d faults (%s; %s)", r.Schedules, r.MaxFaults, r.Sizes(), r.Scope)
 }
@@ -310,9 +326,16 @@ func (r *ExhaustiveReport) Summary() string {
 // position j, the shard owning j stops there with the same
 // counterexample and every other shard finds none before j. So the run's
 // verdict is the counterexample of the least Index among the shards (none
-// when none found one), and the run is complete when every shard is. An error means bad options or a harness error, never a
-// counterexample; a walk that reaches its cap returns a report that is
-// not Complete.
+// when none found one), and the run is complete when every shard is. An
+// error means bad options or a harness error, never a counterexample; a
+// walk that reaches its cap returns a report that is not Complete.
+//
+// Confirmation. Before it reports a counterexample the walk runs it again,
+// which must cross the same events (times aside), and the schedule of one
+// fault fewer whose run gave its last fault's site (the clean run, for
+// one fault), which must hold every invariant again; otherwise it returns
+// an error wrapping ErrNondeterministic (state kept across runs, a clock
+// or global randomness) and no report.
 func Exhaustive(sys System, opts ...Option) (*ExhaustiveReport, error) {
 	e, err := resolve(sys, opts)
 	if err != nil {
@@ -719,7 +742,8 @@ type outcome struct {
 	bad                    bool
 	inv                    model.InvariantResult
 	faults, reached, fired int
-	children               []string // keys of the schedules it extends to
+	children               []string      // keys of the schedules it extends to
+	timeline               []model.Event // the run's, when bad (found confirms it)
 }
 
 // check runs the schedule of key k on h and, when children is true,
@@ -746,6 +770,9 @@ func (w *walkState) check(h *model.Harness, k string, children bool) outcome {
 	}
 	var o outcome
 	o.inv, o.bad = w.e.violation(res)
+	if o.bad {
+		o.timeline = res.Timeline.Events()
+	}
 	for _, fr := range res.Faults {
 		o.faults++
 		if fr.Reached {
@@ -794,6 +821,11 @@ func (w *walkState) walk() (*ExhaustiveReport, error) {
 	}
 	pos := 0              // the schedules of the whole enumeration passed so far
 	level := []string{""} // the clean run (under each interleaving)
+	// from[i] is the index in prev, the level before, of the schedule
+	// whose run gave level[i] its last fault's site (nil for the clean
+	// runs): found runs it again
+	var prev []string
+	var from []int32
 	if w.ils != nil {
 		level = level[:0]
 		for il := range w.ils {
@@ -804,6 +836,7 @@ func (w *walkState) walk() (*ExhaustiveReport, error) {
 		rep.PerSize = append(rep.PerSize, 0)
 		children := size < w.e.set.maxFaults
 		var next []string
+		var nextFrom []int32
 		seen := map[string]bool{}
 		for start := 0; start < len(level); start += chunk {
 			end := min(start+chunk, len(level))
@@ -841,9 +874,11 @@ func (w *walkState) walk() (*ExhaustiveReport, error) {
 				if o.err != nil {
 					return nil, o.err
 				}
+				grew := len(next)
 				if !own {
 					if !o.bad {
 						next = w.extend(next, seen, o.children)
+						nextFrom = grown(nextFrom, len(next)-grew, start+i)
 					}
 					continue
 				}
@@ -855,9 +890,14 @@ func (w *walkState) walk() (*ExhaustiveReport, error) {
 				rep.Faults, rep.Reached, rep.Fired = rep.Faults+o.faults, rep.Reached+o.reached, rep.Fired+o.fired
 				if o.bad {
 					w.progress(0, true)
-					return w.found(level[start+i], o.inv.Name, pos)
+					parent, ok := "", from != nil
+					if ok {
+						parent = prev[from[start+i]]
+					}
+					return w.found(level[start+i], parent, ok, o, pos)
 				}
 				next = w.extend(next, seen, o.children)
+				nextFrom = grown(nextFrom, len(next)-grew, start+i)
 				pending := len(level) - (start + i + 1) + len(next)
 				if shards > 1 {
 					pending = (pending + shards - 1) / shards
@@ -868,13 +908,21 @@ func (w *walkState) walk() (*ExhaustiveReport, error) {
 				return rep, nil // the cap, with schedules left: incomplete
 			}
 		}
-		level = next
+		prev, level, from = level, next, nextFrom
 		if len(level) == 0 {
 			break
 		}
 	}
 	rep.Complete = true
 	return rep, nil
+}
+
+// grown appends n copies of parent to from.
+func grown(from []int32, n, parent int) []int32 {
+	for range n {
+		from = append(from, int32(parent))
+	}
+	return from
 }
 
 // extend appends to next the children not yet seen at their size (all of
@@ -891,16 +939,41 @@ func (w *walkState) extend(next []string, seen map[string]bool, children []strin
 	return next
 }
 
-// found describes the counterexample of key k, which breaks inv, after a
-// run through the public replay path.
-func (w *walkState) found(k string, inv string, index int) (*ExhaustiveReport, error) {
+// found describes the counterexample of key k, whose run o broke an
+// invariant, after a run through the public replay path. It first
+// confirms it: that run must give the walk's timeline again, and the
+// schedule of key parent (when hasParent: the one whose run gave k's
+// last fault its site, which held every invariant; a clean run has none)
+// must hold them again, else the system is not deterministic (state kept
+// across runs would otherwise be blamed on k's faults).
+func (w *walkState) found(k, parent string, hasParent bool, o outcome, index int) (*ExhaustiveReport, error) {
 	rep := w.rep
-	rep.Found, rep.Complete, rep.Index = true, true, index
+	inv := o.inv.Name
 	s := w.schedule(w.split(k))
 	res, err := w.e.replay(s)
 	if err != nil {
 		return nil, err
 	}
+	if why := sameCrossings(o.timeline, res.Timeline.Events(), false); why != "" {
+		return nil, fmt.Errorf("properties: the walk's schedule %d broke %s after seq %d (%s), and run again to confirm it crossed other events: %s%s (state kept across runs, a clock or global randomness): %w",
+			index, inv, o.inv.FirstSeq, o.inv.Event, why, runNote(w.e, res), ErrNondeterministic)
+	}
+	if hasParent {
+		ps := w.schedule(w.split(parent))
+		pres, err := w.e.replay(ps)
+		if err != nil {
+			return nil, err
+		}
+		if ir, bad := w.e.violation(pres); bad {
+			what := "the clean run"
+			if n := len(ps.Faults); n > 0 {
+				what = fmt.Sprintf("the schedule of %d of its %d faults", n, len(s.Faults))
+			}
+			return nil, fmt.Errorf("properties: the walk's schedule %d broke %s, but %s, which held every invariant when the walk ran it, broke %s after seq %d (%s) when run again to confirm the counterexample (state kept across runs, a clock or global randomness): %w",
+				index, inv, what, ir.Name, ir.FirstSeq, ir.Event, ErrNondeterministic)
+		}
+	}
+	rep.Found, rep.Complete, rep.Index = true, true, index
 	ir, _ := res.Invariant(inv)
 	s.Seed = fmt.Sprintf("counterexample: %s after seq %d (%s)", inv, ir.FirstSeq, ir.Event)
 	if res, err = w.e.replay(s); err != nil {

@@ -78,12 +78,15 @@ func (r *Report) InconclusiveMessage() string {
 		return "inconclusive: no fault kind in scope can be placed at an event the system crosses, so no fault was scheduled or tested; the events the system crossed: " + strings.Join(crossed, ", ")
 	}
 	if r.Reached > 0 {
-		return fmt.Sprintf("inconclusive: %d of the %d faults scheduled in %d checks were reached but none fired (the system's adapters enact none of the kinds in scope at the crossings they reached), so no fault was tested; narrow the kinds to those the adapters enact (their Kinds())",
-			r.Reached, r.Faults, r.Checks)
+		return fmt.Sprintf("inconclusive: %d of the %d faults scheduled in %d checks were reached but none fired%s", r.Reached, r.Faults, r.Checks, unfiredReason)
 	}
 	return fmt.Sprintf("inconclusive: none of the %d faults scheduled in %d checks was reached, so no fault was tested; the events the system crossed: %s",
 		r.Faults, r.Checks, strings.Join(crossed, ", "))
 }
+
+// unfiredReason ends the message of a campaign or walk whose reached
+// faults never fired.
+const unfiredReason = " (the system's adapters enact none of the kinds in scope at the crossings they reached), so no fault was tested; narrow the kinds to those the adapters enact (their Kinds())"
 
 // Counterexample is a 1-minimal failing schedule and what broke.
 type Counterexample struct {
@@ -281,6 +284,10 @@ type explorer struct {
 	// schedule's first fault is placed; a later fault is placed in the run
 	// of the faults drawn before it (prefix)
 	clean sites
+	// cleanSchedule and cleanTimeline are that clean run's schedule and
+	// timeline, which confirmClean compares a later run of it with
+	cleanSchedule *model.Schedule
+	cleanTimeline []model.Event
 	// prefixes are harnesses for those runs, which a generator may make
 	// from several goroutines at once
 	prefixes sync.Pool
@@ -570,6 +577,7 @@ func (e *explorer) survey(also ...model.Config) error {
 		if i == 0 {
 			ss.order = orderOf(clean)
 			e.clean = ss // the sites of every drawn schedule's first fault
+			e.cleanSchedule, e.cleanTimeline = cloneSchedule(cs), clean.Timeline.Events()
 			if c := cfg.Concurrency; c != nil && c.Workers > 1 && len(set.fixture.Tasks) > 1 {
 				e.tasks, e.points = len(set.fixture.Tasks), len(clean.Interleaving)
 				if e.minFaults == 1 {
@@ -1325,6 +1333,9 @@ func (e *explorer) found(rep *Report) (*Report, error) {
 	}
 	cx, err := e.counterexample(e.last, e.lastInv)
 	if err != nil {
+		return nil, err
+	}
+	if err := e.confirmClean(); err != nil {
 		return nil, err
 	}
 	if e.set.dir != "" {

@@ -147,7 +147,7 @@ func (e *explorer) harnessRun(h *model.Harness, f model.Factory, s *model.Schedu
 	if err != nil {
 		return nil, err
 	}
-	if why := sameCrossings(res.Timeline.Events(), again.Timeline.Events()); why != "" {
+	if why := sameCrossings(res.Timeline.Events(), again.Timeline.Events(), true); why != "" {
 		var fs []string
 		for _, f := range s.Faults {
 			fs = append(fs, f.Kind+" at "+f.Placement())
@@ -158,12 +158,16 @@ func (e *explorer) harnessRun(h *model.Harness, f model.Factory, s *model.Schedu
 }
 
 // sameCrossings returns "" when a and b cross the same events (event,
-// ordinal, tool, task, fault, outcome and time), or the first difference.
-func sameCrossings(a, b []model.Event) string {
+// ordinal, tool, task, fault, outcome and, when timed, time), or the
+// first difference.
+func sameCrossings(a, b []model.Event, timed bool) string {
 	for i := 0; i < len(a) && i < len(b); i++ {
 		x, y := a[i], b[i]
 		if x.Event != y.Event || x.Ordinal != y.Ordinal || x.Tool != y.Tool || x.Task != y.Task ||
-			x.FaultID != y.FaultID || x.Outcome != y.Outcome || x.At != y.At {
+			x.FaultID != y.FaultID || x.Outcome != y.Outcome || timed && x.At != y.At {
+			if !timed {
+				return fmt.Sprintf("crossing %d was %s#%d (%s), then %s#%d (%s)", i+1, x.Event, x.Ordinal, x.Outcome, y.Event, y.Ordinal, y.Outcome)
+			}
 			return fmt.Sprintf("crossing %d was %s#%d (%s) at %d ms, then %s#%d (%s) at %d ms",
 				i+1, x.Event, x.Ordinal, x.Outcome, x.At, y.Event, y.Ordinal, y.Outcome, y.At)
 		}

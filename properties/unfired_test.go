@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/examples/billing"
+	"github.com/faultline/faultline/examples/lostupdate"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/properties"
 )
@@ -120,5 +121,26 @@ func TestCheckLogsNoDraws(t *testing.T) {
 		if strings.Contains(l, "[rapid] draw ") {
 			t.Fatalf("the log holds rapid's draws:\n%s", l)
 		}
+	}
+}
+
+// TestExhaustiveUnfiredWalkIsInconclusive: a walk whose faults are all
+// reached but never act (the counter clerk's fixture holds no capability
+// for a capability_revocation to revoke) proves nothing: inconclusive,
+// with the random mode's wording, not a bounded proof.
+func TestExhaustiveUnfiredWalkIsInconclusive(t *testing.T) {
+	rep, err := properties.Exhaustive(properties.Factory(lostupdate.Factory()), properties.WithFixture(lostupdate.Fixture()),
+		properties.WithHarnessOptions(lostupdate.Options()), properties.WithKinds("capability_revocation"), properties.WithMaxFaults(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Found || !rep.Complete || !rep.Inconclusive() || rep.Schedules != 15 || rep.Faults != 24 || rep.Reached != 24 || rep.Fired != 0 {
+		t.Fatalf("found %v, complete %v, inconclusive %v, schedules %d, faults %d, reached %d, fired %d", rep.Found, rep.Complete, rep.Inconclusive(), rep.Schedules, rep.Faults, rep.Reached, rep.Fired)
+	}
+	const want = "inconclusive: no counterexample among 15 schedules of at most 2 faults; 24 of the 24 faults they scheduled were reached but none fired " +
+		"(the system's adapters enact none of the kinds in scope at the crossings they reached), so no fault was tested; narrow the kinds to those the adapters enact (their Kinds()) " +
+		"(1 of 0 faults, 4 of 1, 10 of 2; kinds capability_revocation; world events on; placement any event; fixture lostupdate)"
+	if got := rep.Summary(); got != want {
+		t.Fatalf("summary:\n got %s\nwant %s", got, want)
 	}
 }

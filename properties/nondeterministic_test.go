@@ -1,0 +1,85 @@
+package properties_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/properties"
+)
+
+// leakRuns counts the leaky system's runs in this process: state kept
+// across runs, as a process-global cache keeps it.
+var leakRuns atomic.Int64
+
+// leaky crosses checkpoint.write twice and holds, but on a later run it
+// claims release at once, as a cache filled by an earlier run would make
+// it: on every run after its first (cached), or on its second alone
+// (once).
+type leaky struct{ once bool }
+
+func (l leaky) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+	n := leakRuns.Add(1)
+	if l.once && n == 2 || !l.once && n > 1 {
+		return model.Claim{Verdict: model.ClaimRelease, Reason: "cached"}, nil
+	}
+	return unenacted{}.Run(ctx, env, task)
+}
+
+func (leaky) ProviderLedger(context.Context) ([]model.LedgerEntry, error) { return nil, nil }
+
+// holdsOnly is the leaky system's invariant: it never releases.
+var holdsOnly = model.UserInvariant{Name: "holds_only", Owner: "leaky", Oracle: model.OracleLedgerReadback,
+	Doc: "the task is never released", Check: func(v model.View) string {
+		if c, ok := v.Claim(); ok && c.Verdict == model.ClaimRelease {
+			return "released"
+		}
+		return ""
+	}}
+
+func leakyOptions(more ...properties.Option) []properties.Option {
+	return append([]properties.Option{properties.WithFixture(unenactedFixture), properties.WithKinds("stale_checkpoint"),
+		properties.WithHarnessOptions(model.Options{Builtin: []string{}, Invariants: []model.UserInvariant{holdsOnly}}), properties.WithoutWorldEvents()}, more...)
+}
+
+// TestExhaustiveConfirmsItsCounterexample: a system whose runs leak into
+// each other breaks an invariant on the walk's second schedule, with its
+// fault never reached; the walk confirms the counterexample before it
+// reports it and finds the system not deterministic: the clean run it
+// extends breaks when run again (cached), or the schedule itself crosses
+// other events when run again (once).
+func TestExhaustiveConfirmsItsCounterexample(t *testing.T) {
+	for _, c := range []struct {
+		once bool
+		want string
+	}{
+		{false, "properties: the walk's schedule 2 broke holds_only, but the clean run, which held every invariant when the walk ran it, " +
+			"broke holds_only after seq 2 (claim) when run again to confirm the counterexample (state kept across runs, a clock or global randomness): the system under test is not deterministic"},
+		{true, "properties: the walk's schedule 2 broke holds_only after seq 2 (claim), and run again to confirm it crossed other events: " +
+			"crossing 2 was claim#0 (release), then checkpoint.write#1 (ok); every invariant held (state kept across runs, a clock or global randomness): the system under test is not deterministic"},
+	} {
+		leakRuns.Store(0)
+		sys := properties.Factory(func() model.System { return leaky{c.once} })
+		rep, err := properties.Exhaustive(sys, leakyOptions(properties.WithMaxFaults(2))...)
+		if rep != nil || !errors.Is(err, properties.ErrNondeterministic) || err.Error() != c.want {
+			t.Fatalf("once %v: report %v, error:\n got %v\nwant %s", c.once, rep, err, c.want)
+		}
+	}
+}
+
+// TestExploreConfirmsItsCounterexample: random exploration of the cached
+// system fails from its first check on, whatever the faults; the clean
+// run it surveyed first crosses other events when run again, so the
+// counterexample is not reported: the system is not deterministic.
+func TestExploreConfirmsItsCounterexample(t *testing.T) {
+	leakRuns.Store(0)
+	sys := properties.Factory(func() model.System { return leaky{} })
+	rep, err := properties.Explore(sys, leakyOptions(properties.WithSeed(1), properties.WithChecks(5))...)
+	const want = "properties: the clean run (no faults), run again to confirm the counterexample, crossed other events than its first run: " +
+		"crossing 2 was checkpoint.write#1 (ok), then claim#0 (release); it broke holds_only after seq 2 (claim) (state kept across runs, a clock or global randomness): the system under test is not deterministic"
+	if rep != nil || !errors.Is(err, properties.ErrNondeterministic) || err.Error() != want {
+		t.Fatalf("report %v, error:\n got %v\nwant %s", rep, err, want)
+	}
+}
