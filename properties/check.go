@@ -85,6 +85,16 @@ func Check(t rapid.TB, sys System, opts ...Option) {
 			return
 		}
 		if st.cx != nil {
+			if st.testConfig {
+				// the run that failed is the file's faults under the test's
+				// config: stored as a counterexample of its own, so that the
+				// replay line reproduces this failure, not the file's
+				if werr := writeCounterexample(ff.dir, st.cx, nil, ff.command); werr != nil {
+					t.Errorf("properties: counterexample stored by an earlier run in %s, replayed before any exploration%s (an invariant violated, exit code 1 of the table): %s\n(%v: the run under the test's config was not stored; FAULTLINE_REPLAY of the file replays it under its own config)", path, st.note, st.cx, werr)
+					return
+				}
+				st.note += "; the run under the test's config is stored in " + st.cx.File
+			}
 			t.Errorf("properties: counterexample stored by an earlier run in %s, replayed before any exploration%s (an invariant violated, exit code 1 of the table): %s", path, st.note, st.cx)
 			return
 		}

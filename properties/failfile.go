@@ -216,6 +216,10 @@ type stored struct {
 	res *model.Result
 	// note says that the file's config is not the test's, "" when it is
 	note string
+	// testConfig is set when the file's faults ran under the test's config,
+	// not the file's own: FAULTLINE_REPLAY of the file would replay another
+	// run
+	testConfig bool
 }
 
 // reached counts the faults of the replay that reached their event.
@@ -262,6 +266,7 @@ func (e *explorer) replayStored(f failFiles, path string, own bool) (stored, err
 	default:
 		s.Config = e.set.config
 		out.note = fmt.Sprintf("; its config (%s) is not the test's (%s), which it was replayed under", fileDesc, testDesc)
+		out.testConfig = true
 	}
 	if out.res, err = e.replay(&s); err != nil {
 		return stored{}, fmt.Errorf("%w (replaying %s)", err, path)

@@ -333,3 +333,39 @@ func TestPrintedReplayCommandReproduces(t *testing.T) {
 		}
 	}
 }
+
+// TestStoredFileOfAnotherConfigIsStoredAgain: a stored counterexample of
+// another config fails the test under the test's own config; that run is
+// stored as a counterexample of its own, and the replay line names it, so
+// FAULTLINE_REPLAY of that line reproduces the failure reported, not the
+// file's.
+func TestStoredFileOfAnotherConfigIsStoredAgain(t *testing.T) {
+	dir := t.TempDir()
+	other := filepath.Join(dir, "cx-other.json")
+	if err := os.WriteFile(other, []byte(strings.Replace(plantedSchedule, `"system": {}`, `"system": {"stock": "low"}`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fixed, builds := false, 0
+	sys := checkout(&fixed, &builds)
+	tb := &recordingTB{name: "TestW"}
+	properties.Check(tb, sys, checkoutOptions(properties.WithFailDir(dir))...)
+	if len(tb.errors) != 1 || !strings.Contains(tb.errors[0], `its config (system {"stock":"low"}) is not the test's (system {}), which it was replayed under; the run under the test's config is stored in `+dir) {
+		t.Fatalf("stored file of another config: %q", tb.errors)
+	}
+	line := replayLine(t, tb.errors[0])
+	path, _, _ := strings.Cut(strings.TrimPrefix(line, properties.ReplayEnv+"="), " ")
+	if path == other || filepath.Dir(path) != dir {
+		t.Fatalf("replay line %q names %q", line, path)
+	}
+	body, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(body), `"system": {}`) {
+		t.Fatalf("the stored run: %v\n%s", err, body)
+	}
+	t.Setenv(properties.ReplayEnv, path)
+	again := &recordingTB{name: "TestW"}
+	properties.Check(again, sys, checkoutOptions(properties.WithFailDir(dir))...)
+	if len(again.errors) != 1 || cxText(t, again.errors[0]) != cxText(t, tb.errors[0]) ||
+		strings.Contains(again.errors[0], "not the test's") {
+		t.Fatalf("replay of the stored run: %q\nreported first: %q", again.errors, tb.errors)
+	}
+}
