@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 
@@ -32,15 +33,19 @@ func ForProduction(def *model.Definition, opts ...Option) func(t *testing.T, dat
 		err error
 	)
 	bubble := func(run func()) {
+		var ended atomic.Bool
 		defer func() {
 			if p := recover(); p != nil {
 				if msg := fmt.Sprint(p); strings.Contains(msg, "deadlock") {
+					if !ended.Load() {
+						cur.Fatalf("fuzz: the system's run never ended: System.Run blocked on something no crossing and no timer releases (the bubble ended in %q; the system failed: exit code 1 of the table)", msg)
+					}
 					cur.Fatalf("fuzz: nondeterministic replay: the run's bubble ended in %q: a goroutine the system started outlived the run (production code must start no goroutine that outlives the run)", msg)
 				}
 				panic(p)
 			}
 		}()
-		synctest.Test(cur, func(*testing.T) { run() })
+		synctest.Test(cur, func(*testing.T) { run(); ended.Store(true) })
 	}
 	return func(t *testing.T, data []byte) {
 		t.Helper()

@@ -80,6 +80,10 @@ func Check(t rapid.TB, sys System, opts ...Option) {
 			t.Errorf("properties: replaying the counterexample stored in %s: %v (the system failed: exit code 1 of the table; keep the file)\n%s", path, sp, sp.Stack)
 			return
 		}
+		if be := (*BlockedError)(nil); errors.As(err, &be) {
+			t.Errorf("properties: replaying the schedule stored in %s: %v (the system failed: exit code 1 of the table; keep the file)", path, be)
+			return
+		}
 		if err != nil {
 			t.Fatalf("%v (a stored counterexample that cannot be replayed, not a verdict on the system: fix or delete the file)", err)
 			return
@@ -100,7 +104,9 @@ func Check(t rapid.TB, sys System, opts ...Option) {
 		}
 		t.Logf("properties: the counterexample stored in %s holds now: fixed (%d of %d faults reached%s); delete the file, or keep it to replay on every run", path, st.reached(), len(st.res.Faults), st.note)
 	}
-	if err := e.survey(); errors.Is(err, errNoSite) {
+	if err := e.survey(); reportBlocked(t, ff, err) {
+		return
+	} else if errors.Is(err, errNoSite) {
 		t.Errorf("properties: %s (exit code 3 of the table: the campaign is inconclusive, not a pass; widen the scope with WithKinds, WithDomains or WithFixture so the faults meet events the workload crosses)", e.noSite().InconclusiveMessage())
 		return
 	} else if err != nil {
@@ -110,12 +116,15 @@ func Check(t rapid.TB, sys System, opts ...Option) {
 	rep, err := e.explore(t)
 	if pe := (*PanicError)(nil); errors.As(err, &pe) {
 		// stored as a counterexample is, so the next run replays it first
-		path, werr := writePanicSchedule(ff.dir, pe.Schedule)
+		path, werr := writeSchedule(ff.dir, "panic", pe.Schedule)
 		replay := "(an I/O error: the schedule was not stored: " + fmt.Sprint(werr) + ")"
 		if werr == nil {
 			replay = "replay: " + ff.command(path)
 		}
 		t.Errorf("%v\n(the system failed: exit code 1 of the table) %s\n%s", pe, replay, pe.Panic.Stack)
+		return
+	}
+	if reportBlocked(t, ff, err) {
 		return
 	}
 	if err != nil {
@@ -142,6 +151,25 @@ func Check(t rapid.TB, sys System, opts ...Option) {
 	}
 }
 
+// reportBlocked fails t when err is a *BlockedError naming its schedule
+// (a run of production code that never ended: the system's failure),
+// storing the schedule as a panic's is, so that the next run replays it
+// first, and reports whether it did.
+func reportBlocked(t rapid.TB, ff failFiles, err error) bool {
+	t.Helper()
+	be := (*BlockedError)(nil)
+	if !errors.As(err, &be) || be.Schedule == nil {
+		return false
+	}
+	path, werr := writeSchedule(ff.dir, "blocked", be.Schedule)
+	replay := "(an I/O error: the schedule was not stored: " + fmt.Sprint(werr) + ")"
+	if werr == nil {
+		replay = "replay: " + ff.command(path)
+	}
+	t.Errorf("properties: %v, under the schedule\n%s(the system failed: exit code 1 of the table) %s", be, model.Format(be.Schedule), replay)
+	return true
+}
+
 // replayOnly is Check under FAULTLINE_REPLAY=path: one run of the file's
 // faults, no exploration.
 func replayOnly(t rapid.TB, e *explorer, ff failFiles, path string) {
@@ -149,6 +177,10 @@ func replayOnly(t rapid.TB, e *explorer, ff failFiles, path string) {
 	st, err := e.replayStored(ff, path, true)
 	if sp := (*model.SystemPanic)(nil); errors.As(err, &sp) {
 		t.Errorf("properties: replaying %s=%s: %v (the system failed: exit code 1 of the table)\n%s", ReplayEnv, path, sp, sp.Stack)
+		return
+	}
+	if be := (*BlockedError)(nil); errors.As(err, &be) {
+		t.Errorf("properties: replaying %s=%s: %v (the system failed: exit code 1 of the table)", ReplayEnv, path, be)
 		return
 	}
 	if err != nil {

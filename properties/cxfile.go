@@ -69,14 +69,15 @@ func fileName(prefix string, sched []byte) string {
 	return fmt.Sprintf("%s-%08x", prefix, h.Sum32())
 }
 
-// writePanicSchedule stores s, a schedule that made the system panic, in
-// dir as panic-HASH.json and returns its path.
-func writePanicSchedule(dir string, s *model.Schedule) (string, error) {
+// writeSchedule stores s, a schedule that made the system fail (panic,
+// or hang: prefix "panic" or "blocked"), in dir as PREFIX-HASH.json and
+// returns its path.
+func writeSchedule(dir, prefix string, s *model.Schedule) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("properties: counterexample directory: %w", err)
 	}
 	sched := model.Format(s)
-	path := filepath.Join(dir, fileName("panic", sched)+".json")
+	path := filepath.Join(dir, fileName(prefix, sched)+".json")
 	if err := fileio.WriteFiles(fileio.File{Path: path, Data: sched}); err != nil {
 		return "", fmt.Errorf("properties: %w", err)
 	}

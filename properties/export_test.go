@@ -1,6 +1,14 @@
 package properties
 
-import "github.com/faultline/faultline/model"
+import (
+	"testing"
+
+	"github.com/faultline/faultline/model"
+)
+
+// WithBubble is withBubble, for the tests: every run in a
+// testing/synctest bubble of t, as CheckProduction runs them.
+func WithBubble(t *testing.T) Option { return withBubble(t) }
 
 // WithoutReduction is withoutReduction, for the tests: the walk runs every
 // list of placements as generated.

@@ -1,9 +1,11 @@
 package properties
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -64,6 +66,10 @@ func CheckProduction(t *testing.T, def *model.Definition, opts ...Option) {
 		return
 	}
 	if err := e.preflight(def.Name); err != nil {
+		if be := (*BlockedError)(nil); errors.As(err, &be) {
+			t.Fatalf("properties: the clean run of %s: %v (the system failed: exit code 1 of the table)", def.Name, be)
+			return
+		}
 		t.Fatalf("%v (a harness or option error, not a verdict on the system)", err)
 		return
 	}
@@ -92,24 +98,47 @@ func withBubble(t *testing.T) Option {
 		s.bubble = func(run func()) (err error) {
 			mu.Lock()
 			defer mu.Unlock()
+			var ended atomic.Bool
 			defer func() {
 				if p := recover(); p != nil {
 					msg := fmt.Sprint(p)
 					if !strings.Contains(msg, "deadlock") {
 						panic(p)
 					}
+					if !ended.Load() {
+						err = &BlockedError{Bubble: msg}
+						return
+					}
 					err = fmt.Errorf("nondeterministic replay: the run's bubble ended in %q: a goroutine the system started outlived the run, blocked on something no crossing releases (production code must start no goroutine that outlives the run)", msg)
 				}
 			}()
-			synctest.Test(t, func(*testing.T) { run() })
+			synctest.Test(t, func(*testing.T) { run(); ended.Store(true) })
 			return nil
 		}
 		return nil
 	})
 }
 
+// BlockedError is a run of production code that never ended: inside its
+// testing/synctest bubble every goroutine, System.Run's own among them,
+// was blocked on something no crossing and no timer of the bubble
+// releases (a context the harness never cancels, a channel nothing
+// sends on). It is the system's failure, as a panic is (exit code 1 of
+// the table); Schedule is the schedule whose run hung, nil until the
+// exploration names it.
+type BlockedError struct {
+	Schedule *model.Schedule
+	// Bubble is synctest's own message
+	Bubble string
+}
+
+func (e *BlockedError) Error() string {
+	return fmt.Sprintf("the system's run never ended: System.Run blocked on something no crossing and no timer releases (the bubble ended in %q)", e.Bubble)
+}
+
 // within runs f inside the exploration's bubble, or directly; the error
-// is the bubble's own (a goroutine that outlived the run).
+// is the bubble's own (a goroutine that outlived the run, or a
+// *BlockedError).
 func (e *explorer) within(f func()) error {
 	if e.set.bubble == nil {
 		f()
@@ -129,6 +158,9 @@ func (e *explorer) harnessRun(h *model.Harness, f model.Factory, s *model.Schedu
 	var res *model.Result
 	var err error
 	if werr := e.within(func() { res, err = h.Run(f, s) }); werr != nil {
+		if be := (*BlockedError)(nil); errors.As(werr, &be) {
+			be.Schedule = s
+		}
 		return nil, werr
 	}
 	if err != nil || res.Held() {

@@ -3,6 +3,7 @@ package properties
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -213,6 +214,44 @@ func TestProductionLeakedGoroutine(t *testing.T) {
 	}
 	_, err = e.run(&model.Schedule{Version: model.ScheduleVersion, Seed: "l", Config: e.set.config, Faults: []model.FaultEntry{}})
 	if err == nil || !strings.Contains(err.Error(), "nondeterministic replay: the run's bubble ended in") || !strings.Contains(err.Error(), "outlived the run") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+// hanging does its task's work, then waits on its context, which the
+// harness never cancels: its run never ends.
+type hanging struct{ payAgent }
+
+func (h hanging) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+	if _, err := h.payAgent.Run(ctx, env, task); err != nil {
+		return model.Claim{}, err
+	}
+	<-ctx.Done()
+	return model.Claim{}, ctx.Err()
+}
+
+// TestProductionBlockedRun: a run whose System.Run never returns ends its
+// bubble in a deadlock too, reported as the system's failure naming the
+// schedule that hung, not as a goroutine that outlived the run.
+func TestProductionBlockedRun(t *testing.T) {
+	def := payDefinition(nil)
+	conf := def.Configure
+	def.Configure = func(system json.RawMessage) (model.Factory, error) {
+		f, err := conf(system)
+		if err != nil {
+			return nil, err
+		}
+		return func() model.System { return hanging{f().(payAgent)} }, nil
+	}
+	e, err := resolve(def.Factory, []Option{WithDefinition(def), withBubble(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "h", Config: e.set.config, Faults: []model.FaultEntry{}}
+	_, err = e.run(s)
+	be := (*BlockedError)(nil)
+	if !errors.As(err, &be) || be.Schedule != s || strings.Contains(err.Error(), "outlived") ||
+		!strings.HasSuffix(err.Error(), ": the system's run never ended: System.Run blocked on something no crossing and no timer releases (the bubble ended in \"deadlock: all goroutines in bubble are blocked\")") {
 		t.Fatalf("err %v", err)
 	}
 }
