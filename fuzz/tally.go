@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/internal/strictjson"
 	"github.com/faultline/faultline/model"
 )
@@ -331,7 +332,8 @@ func (c *coordinatorTally) collect() (ReachCounts, int, error) {
 // events.
 func readRecord(path string) (tallyRecord, error) {
 	var r tallyRecord
-	data, err := os.ReadFile(path)
+	// a record is a few counts and at most every event's name
+	data, err := fileio.ReadFile(path, 64<<10)
 	if err != nil {
 		return r, fmt.Errorf("fuzz: reading a fuzzing worker's record: %w", err)
 	}
