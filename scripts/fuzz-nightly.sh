@@ -43,30 +43,50 @@ tool_flags=()
 scope=designed
 
 usage() { sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+# value FLAG ARGS...: the value after FLAG, or bad usage (exit 2)
+value() {
+  if [ $# -lt 2 ] || [ -z "$2" ]; then
+    echo "fuzz-nightly: $1 needs a value" >&2; exit 2
+  fi
+}
 
 while [ $# -gt 0 ]; do
   case "$1" in
-    -time) time_per_target="${2:?-time needs a value}"; shift 2 ;;
-    -profile) envs+=("FAULTLINE_PROFILE=${2?-profile needs a value}"); tool_flags+=(-profile "$2"); shift 2 ;;
-    -controls) envs+=("FAULTLINE_CONTROLS=${2?-controls needs a value}"); tool_flags+=(-controls "$2"); shift 2 ;;
-    -scope) scope="${2:?-scope needs a value}"; envs+=("FAULTLINE_SCOPE=$2"); shift 2 ;;
-    -mutant) envs+=("FAULTLINE_MUTANT=${2?-mutant needs a value}"); tool_flags+=(-mutant "$2"); shift 2 ;;
-    -fixture) envs+=("FAULTLINE_FIXTURE=${2?-fixture needs a value}"); tool_flags+=(-fixture "$2"); shift 2 ;;
-    -parallel) parallel="${2:?-parallel needs a value}"; shift 2 ;;
-    -targets) targets="${2:?-targets needs a value}"; shift 2 ;;
+    -time) value "$@"; time_per_target="$2"; shift 2 ;;
+    -profile) value "$@"; envs+=("FAULTLINE_PROFILE=$2"); tool_flags+=(-profile "$2"); shift 2 ;;
+    -controls) [ $# -ge 2 ] || value "$1"; envs+=("FAULTLINE_CONTROLS=$2"); tool_flags+=(-controls "$2"); shift 2 ;;
+    -scope) value "$@"; scope="$2"; envs+=("FAULTLINE_SCOPE=$2"); shift 2 ;;
+    -mutant) value "$@"; envs+=("FAULTLINE_MUTANT=$2"); tool_flags+=(-mutant "$2"); shift 2 ;;
+    -fixture) value "$@"; envs+=("FAULTLINE_FIXTURE=$2"); tool_flags+=(-fixture "$2"); shift 2 ;;
+    -parallel) value "$@"; parallel="$2"; shift 2 ;;
+    -targets) value "$@"; targets="$2"; shift 2 ;;
     -h|-help|--help) usage ;;
     *) echo "fuzz-nightly: unknown flag $1" >&2; usage ;;
   esac
 done
 tool_flags+=(-scope "$scope")
+# a Go duration above zero (go test -fuzztime also takes Nx, not used here)
+if ! [[ "$time_per_target" =~ ^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$ ]] || ! [[ "$time_per_target" =~ [1-9] ]]; then
+  echo "fuzz-nightly: -time $time_per_target is not a Go duration above zero (5m, 90s, 1h30m)" >&2; exit 2
+fi
+if [ -n "$parallel" ] && ! [[ "$parallel" =~ ^[1-9][0-9]{0,3}$ ]]; then
+  echo "fuzz-nightly: -parallel $parallel is not a count of workers from 1 to 9999" >&2; exit 2
+fi
 
 cd "$(dirname "$0")/.." || exit 2
 if [ -z "$parallel" ]; then
   parallel=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc 2>/dev/null || echo 1)
 fi
+all_targets=$(go test -list '^Fuzz' ./fuzz | grep '^Fuzz') || { echo "fuzz-nightly: cannot list the targets" >&2; exit 1; }
 if [ -z "$targets" ]; then
-  targets=$(go test -list '^Fuzz' ./fuzz | grep '^Fuzz') || { echo "fuzz-nightly: cannot list the targets" >&2; exit 1; }
+  targets=$all_targets
 fi
+# a target that does not exist would fuzz nothing: bad usage, never a pass
+for t in $targets; do
+  if ! grep -qx -- "$t" <<<"$all_targets"; then
+    echo "fuzz-nightly: no fuzz target $t in package fuzz (the targets: $(echo $all_targets))" >&2; exit 2
+  fi
+done
 
 # Build the converter once; check the setting before spending fuzzing time.
 work=$(mktemp -d)
