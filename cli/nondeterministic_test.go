@@ -3,6 +3,8 @@ package cli_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -93,4 +95,25 @@ func TestExploreOfASystemWithStateAcrossRuns(t *testing.T) {
 		assert.Equal(t, "", out, "%v", c.args)
 		assert.Equal(t, c.want, stderr, "%v", c.args)
 	}
+}
+
+// TestReplayTwiceOfASystemWithStateAcrossRuns: replay --twice of the
+// cached clerk's clean schedule finds the two timelines differ and exits
+// 4, the code explore gives a system that is not deterministic, not 1
+// (a violation of a run that repeats).
+func TestReplayTwiceOfASystemWithStateAcrossRuns(t *testing.T) {
+	p := &cli.Program{Name: "clerk", Systems: []*model.Definition{{Name: "clerk", Fixtures: []model.Fixture{lostupdate.Fixture()},
+		Configure: func(json.RawMessage) (model.Factory, error) {
+			return func() model.System { return cachedClerk{} }, nil
+		},
+		Builtin: []string{model.InvNoInventedProgress}}}}
+	path := filepath.Join(t.TempDir(), "clean.json")
+	if err := os.WriteFile(path, []byte(`{"version":2,"seed":"clean","config":{"harness":{},"system":{}},"faults":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	written.Clear()
+	code, out, stderr := runIn(t, p, "replay", path, "--twice")
+	assert.Equal(t, 4, code, "%s%s", out, stderr)
+	assert.True(t, strings.HasPrefix(out, "NOT DETERMINISTIC: two runs of "+path+" gave different normalised timelines (-first +second):\n"), out)
+	assert.Equal(t, "clerk: not deterministic: two runs of "+path+" gave different normalised timelines\n", stderr)
 }

@@ -207,7 +207,8 @@ stay. A counterexample file's recorded run is compared with the replay unless
 the config was overridden.
 
 --twice runs the schedule twice and compares the normalised timelines; a
-difference is printed as a diff and exits 1.
+difference is printed as a diff and exits 4 (the system under test is not
+deterministic, as explore reports it).
 
 --otel FILE writes the run as an OpenTelemetry trace to FILE, in the
 OTLP/JSON file format (see docs/traces.md; Jaeger's UI opens it): each task a
@@ -218,11 +219,12 @@ unless the file cannot be written (4).
 
 Exit codes: 0 every invariant held and every scheduled fault was reached and
 fired (a schedule without faults is a clean run); 1 an invariant was
-violated (or --twice found a difference); 2 bad input (a missing, malformed
+violated; 2 bad input (a missing, malformed
 or oversized file, an unknown flag value, a config that does not apply);
 3 inconclusive: a scheduled fault was never reached or never fired, or the
 run was otherwise inconclusive (the faults are named on stderr); 4 an I/O or
-internal error (the output or the --otel file could not be written).`,
+internal error (the output or the --otel file could not be written, or
+--twice found the two runs differ).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if otelFile != "" {
@@ -265,7 +267,8 @@ internal error (the output or the --otel file could not be written).`,
 				}
 				if diff := cmp.Diff(model.Normalize(res.Timeline.Events()), model.Normalize(again.Timeline.Events())); diff != "" {
 					fmt.Fprintf(c.OutOrStdout(), "NOT DETERMINISTIC: two runs of %s gave different normalised timelines (-first +second):\n%s", args[0], diff)
-					return ErrViolation
+					// explore's code for a system that is not deterministic
+					return IOFailure(fmt.Errorf("not deterministic: two runs of %s gave different normalised timelines", args[0]))
 				}
 				fmt.Fprintf(c.ErrOrStderr(), "deterministic: two runs gave equal normalised timelines (%d events)\n", res.Timeline.Len())
 			}
@@ -298,7 +301,7 @@ internal error (the output or the --otel file could not be written).`,
 	so.add(p, c, "replay")
 	addSystemFlags(c, "replay", flags, p.systemNames())
 	c.Flags().BoolVar(&asJSON, "json", false, "print the run's evidence record as one JSON object")
-	c.Flags().BoolVar(&twice, "twice", false, "run twice and fail (exit 1, with a diff) unless the normalised timelines are equal")
+	c.Flags().BoolVar(&twice, "twice", false, "run twice and fail (exit 4, with a diff) unless the normalised timelines are equal")
 	c.Flags().StringVar(&otelFile, "otel", "", "write the run as an OpenTelemetry trace (OTLP/JSON) to this file")
 	return c
 }
