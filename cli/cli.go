@@ -103,7 +103,7 @@ type Extension struct {
 	// files (its NotApplicable boundaries leave the denominator, its
 	// Replay is the replay line reports print); nil means
 	// coverage.System{Name: the system's name, Replay: "PROGRAM replay
-	// %s"}.
+	// %s"}, and an empty Replay means "PROGRAM replay %s" too.
 	Coverage *coverage.System
 }
 
@@ -202,10 +202,15 @@ func (p *Program) system(name string) (*model.Definition, error) {
 
 // coverageSystem is how def's runs are recorded.
 func (p *Program) coverageSystem(def *model.Definition) coverage.System {
+	replay := strings.ReplaceAll(p.name(), "%", "%%") + " replay %s"
 	if e, ok := p.Extensions[def.Name]; ok && e.Coverage != nil {
-		return *e.Coverage
+		sys := *e.Coverage
+		if sys.Replay == "" { // this program's replay, not faultline's
+			sys.Replay = replay
+		}
+		return sys
 	}
-	return coverage.System{Name: def.Name, Replay: strings.ReplaceAll(p.name(), "%", "%%") + " replay %s"}
+	return coverage.System{Name: def.Name, Replay: replay}
 }
 
 // systemFlags returns fresh flags of every system that has some.

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/faultline/faultline/cli"
+	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/examples/inventory"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/model/copperfin"
@@ -382,4 +383,34 @@ func TestReplayNamesTenUnreachedFaultsAtMost(t *testing.T) {
 	assert.Equal(t, 3, code, stderr)
 	assert.True(t, strings.HasSuffix(stderr, ", f10 timeout_after_commit at tool.commit#59 was not reached, and 2 more; the run tested less than its schedule\n"), stderr)
 	assert.NotContains(t, stderr, "f11")
+}
+
+// TestExtensionCoverageWithoutReplay: a system whose extension declares
+// its coverage boundaries but no replay template records the program's
+// own replay line, and its file merges with one a go test tracker wrote
+// under its go test line.
+func TestExtensionCoverageWithoutReplay(t *testing.T) {
+	p := program()
+	p.Extensions = map[string]cli.Extension{"inventory": {Coverage: &coverage.System{Name: "inventory"}}}
+	dir := t.TempDir()
+	cov := filepath.Join(dir, "cli.json")
+	code, _, stderr := runIn(t, p, "explore", "--domains", "tool", "--no-world", "--seed", "1", "--checks", "20", "--coverage", cov)
+	require.Equal(t, 0, code, stderr)
+	d, err := coverage.ReadFile(cov)
+	require.NoError(t, err)
+	assert.Equal(t, "inventory replay %s", d.Systems["inventory"].Replay)
+
+	tr, err := coverage.NewSystemTracker(nil, coverage.System{Name: "inventory", Replay: "FAULTLINE_REPLAY=%s go test -run '^TestInventory$' ./inventory"})
+	require.NoError(t, err)
+	res, err := inventory.Definition().Replay(&model.Schedule{Version: model.ScheduleVersion, Seed: "clean", Faults: []model.FaultEntry{}})
+	require.NoError(t, err)
+	require.NoError(t, tr.Record(res))
+	test := filepath.Join(dir, "test.json")
+	require.NoError(t, tr.FlushTo(test))
+	code, out, stderr := runIn(t, p, "coverage", "merge", filepath.Join(dir, "all.json"), test, cov)
+	require.Equal(t, 0, code, "%s%s", out, stderr)
+	all, err := coverage.ReadFile(filepath.Join(dir, "all.json"))
+	require.NoError(t, err)
+	assert.Equal(t, "FAULTLINE_REPLAY=%s go test -run '^TestInventory$' ./inventory", all.Systems["inventory"].Replay)
+	assert.Equal(t, d.Systems["inventory"].Runs+1, all.Systems["inventory"].Runs)
 }

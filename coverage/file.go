@@ -529,9 +529,6 @@ func CheckMerge(a, b *Data) error {
 		if x, y := union(nil, ar.NotApplicable), union(nil, br.NotApplicable); !slices.Equal(x, y) {
 			return fmt.Errorf("%s: not-applicable boundaries differ: %s and %s", at, list(x), list(y))
 		}
-		if ar.Replay != br.Replay {
-			return fmt.Errorf("%s: replay templates differ: %q and %q", at, replayOf(ar.Replay), replayOf(br.Replay))
-		}
 	}
 	keys := slices.SortedFunc(maps.Keys(b.Keys), func(x, y Key) int { return strings.Compare(x.String(), y.String()) })
 	for _, k := range keys {

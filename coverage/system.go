@@ -139,14 +139,22 @@ func (r *SystemRecord) clone() *SystemRecord {
 }
 
 // add merges b into r: runs add, crossed events and declared boundaries
-// are united, and the smaller replay template is kept (CheckMerge refuses
-// two different declarations of one system).
+// are united (CheckMerge refuses two different declarations of
+// boundaries), and of two replay templates one is kept, whatever the
+// order of the merge: a declared one over none (DefaultReplay), else the
+// smaller. Two templates of one system (its command line's replay and a
+// go test line) replay the same schedule files.
 func (r *SystemRecord) add(b *SystemRecord) {
 	r.Runs += b.Runs
 	r.Traced += b.Traced
 	r.Crossed = union(r.Crossed, b.Crossed)
 	r.NotApplicable = union(r.NotApplicable, b.NotApplicable)
-	r.Replay = min(r.Replay, b.Replay)
+	switch {
+	case r.Replay == "":
+		r.Replay = b.Replay
+	case b.Replay != "":
+		r.Replay = min(r.Replay, b.Replay)
+	}
 }
 
 // union returns the sorted set of the elements of a and b.

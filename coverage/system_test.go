@@ -385,8 +385,9 @@ func TestReplayFollowsTheSystem(t *testing.T) {
 	}
 }
 
-// TestCheckMergeRefusesTwoDeclarations: one system declared two ways in
-// two files is refused, naming both.
+// TestCheckMergeRefusesTwoDeclarations: one system declared with two
+// sets of boundaries in two files is refused, naming both; two replay
+// templates are not two declarations.
 func TestCheckMergeRefusesTwoDeclarations(t *testing.T) {
 	a := ticketCampaign(t, coverage.System{Name: "tickets"}).Data()
 	b := ticketCampaign(t, coverage.System{Name: "tickets", NotApplicable: []model.Boundary{model.BoundaryMemory}}).Data()
@@ -397,8 +398,21 @@ func TestCheckMergeRefusesTwoDeclarations(t *testing.T) {
 	if err := coverage.CheckMerge(a, b); err == nil || err.Error() != `systems["tickets"]: not-applicable boundaries differ: [] and [memory]` {
 		t.Errorf("boundaries: %v", err)
 	}
-	if err := coverage.CheckMerge(a, c); err == nil || err.Error() != `systems["tickets"]: replay templates differ: "faultline replay %s" and "replay %s"` {
-		t.Errorf("replay: %v", err)
+	// two replay templates of one system merge, either way round, to the
+	// declared one (one declared, the other the default), or to the
+	// smaller of two declared
+	d := ticketCampaign(t, coverage.System{Name: "tickets", Replay: "FAULTLINE_REPLAY=%s go test -run '^TestTickets$' ./tickets"}).Data()
+	for _, c := range []struct {
+		x, y *coverage.Data
+		want string
+	}{{a, c, "replay %s"}, {c, a, "replay %s"}, {c, d, "FAULTLINE_REPLAY=%s go test -run '^TestTickets$' ./tickets"}, {d, c, "FAULTLINE_REPLAY=%s go test -run '^TestTickets$' ./tickets"}} {
+		if err := coverage.CheckMerge(c.x, c.y); err != nil {
+			t.Fatalf("replay templates: %v", err)
+		}
+		m := coverage.Merge(c.x, c.y)
+		if got := m.Systems["tickets"].Replay; got != c.want || m.Systems["tickets"].Runs != 6 {
+			t.Errorf("merged replay %q, want %q (%d runs)", got, c.want, m.Systems["tickets"].Runs)
+		}
 	}
 	p := filepath.Join(t.TempDir(), "cov.json")
 	if err := coverage.WriteFile(p, a); err != nil {
