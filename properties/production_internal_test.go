@@ -195,10 +195,10 @@ func (l leaky) Run(ctx context.Context, env model.Env, task model.Task) (model.C
 	return l.payAgent.Run(ctx, env, task)
 }
 
-// TestProductionLeakedGoroutine: a goroutine that outlives the run ends
-// its bubble in a deadlock, reported as a nondeterministic replay naming
-// the rule, not as a panic of the test binary.
-func TestProductionLeakedGoroutine(t *testing.T) {
+// bubbledPay is an exploration of the pay agent, each run in a bubble of
+// t, its agent wrapped by wrap.
+func bubbledPay(t *testing.T, wrap func(payAgent) model.System) *explorer {
+	t.Helper()
 	def := payDefinition(nil)
 	conf := def.Configure
 	def.Configure = func(system json.RawMessage) (model.Factory, error) {
@@ -206,13 +206,21 @@ func TestProductionLeakedGoroutine(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return func() model.System { return leaky{f().(payAgent)} }, nil
+		return func() model.System { return wrap(f().(payAgent)) }, nil
 	}
 	e, err := resolve(def.Factory, []Option{WithDefinition(def), withBubble(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.run(&model.Schedule{Version: model.ScheduleVersion, Seed: "l", Config: e.set.config, Faults: []model.FaultEntry{}})
+	return e
+}
+
+// TestProductionLeakedGoroutine: a goroutine that outlives the run ends
+// its bubble in a deadlock, reported as a nondeterministic replay naming
+// the rule, not as a panic of the test binary.
+func TestProductionLeakedGoroutine(t *testing.T) {
+	e := bubbledPay(t, func(a payAgent) model.System { return leaky{a} })
+	_, err := e.run(&model.Schedule{Version: model.ScheduleVersion, Seed: "l", Config: e.set.config, Faults: []model.FaultEntry{}})
 	if err == nil || !strings.Contains(err.Error(), "nondeterministic replay: the run's bubble ended in") || !strings.Contains(err.Error(), "outlived the run") {
 		t.Fatalf("err %v", err)
 	}
@@ -234,21 +242,9 @@ func (h hanging) Run(ctx context.Context, env model.Env, task model.Task) (model
 // bubble in a deadlock too, reported as the system's failure naming the
 // schedule that hung, not as a goroutine that outlived the run.
 func TestProductionBlockedRun(t *testing.T) {
-	def := payDefinition(nil)
-	conf := def.Configure
-	def.Configure = func(system json.RawMessage) (model.Factory, error) {
-		f, err := conf(system)
-		if err != nil {
-			return nil, err
-		}
-		return func() model.System { return hanging{f().(payAgent)} }, nil
-	}
-	e, err := resolve(def.Factory, []Option{WithDefinition(def), withBubble(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := bubbledPay(t, func(a payAgent) model.System { return hanging{a} })
 	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "h", Config: e.set.config, Faults: []model.FaultEntry{}}
-	_, err = e.run(s)
+	_, err := e.run(s)
 	be := (*BlockedError)(nil)
 	if !errors.As(err, &be) || be.Schedule != s || strings.Contains(err.Error(), "outlived") ||
 		!strings.HasSuffix(err.Error(), ": the system's run never ended: System.Run blocked on something no crossing and no timer releases (the bubble ended in \"deadlock: all goroutines in bubble are blocked\")") {
