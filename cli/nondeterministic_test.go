@@ -117,3 +117,43 @@ func TestReplayTwiceOfASystemWithStateAcrossRuns(t *testing.T) {
 	assert.True(t, strings.HasPrefix(out, "NOT DETERMINISTIC: two runs of "+path+" gave different normalised timelines (-first +second):\n"), out)
 	assert.Equal(t, "clerk: not deterministic: two runs of "+path+" gave different normalised timelines\n", stderr)
 }
+
+// TestExploreOfASystemJudgedOtherwiseLater: an invariant that breaks on
+// every run after the first (state kept across runs, no other event
+// crossed) makes the clean run, run again to confirm the counterexample,
+// cross the same events and break it: explore exits 4, not 1.
+func TestExploreOfASystemJudgedOtherwiseLater(t *testing.T) {
+	d := inventory.Definition()
+	runs := 0
+	configure := d.Configure
+	d.Configure = func(system json.RawMessage) (model.Factory, error) {
+		f, err := configure(system)
+		if err != nil {
+			return nil, err
+		}
+		return func() model.System { return counted{f(), &runs} }, nil
+	}
+	d.Invariants = append(d.Invariants, model.UserInvariant{
+		Name: "late_runs_only", Owner: "inventory", Oracle: model.OracleLedgerReadback, Doc: "breaks after the first run",
+		Check: func(v model.View) string {
+			if runs > 1 {
+				return "broke on a later run"
+			}
+			return ""
+		},
+	})
+	code, out, stderr := runIn(t, program(d), "explore", "--domains", "tool", "--no-world", "--seed", "1", "--checks", "5")
+	assert.Equal(t, 4, code, "%s%s", out, stderr)
+	assert.Contains(t, stderr, "the clean run (no faults), run again to confirm the counterexample, crossed the same events as its first run, which held every invariant, but was judged otherwise; it broke late_runs_only after seq 1 (worker.start)")
+}
+
+// counted counts the runs of its system in *n, across runs.
+type counted struct {
+	model.System
+	n *int
+}
+
+func (c counted) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+	*c.n++
+	return c.System.Run(ctx, env, task)
+}

@@ -151,15 +151,19 @@ func Check(t rapid.TB, sys System, opts ...Option) {
 	}
 }
 
-// reportBlocked fails t when err is a *BlockedError naming its schedule
-// (a run of production code that never ended: the system's failure),
-// storing the schedule as a panic's is, so that the next run replays it
+// reportBlocked fails t when err is a *BlockedError (a run of production
+// code that never ended: the system's failure), storing its schedule,
+// when it names one, as a panic's is, so that the next run replays it
 // first, and reports whether it did.
 func reportBlocked(t rapid.TB, ff failFiles, err error) bool {
 	t.Helper()
 	be := (*BlockedError)(nil)
-	if !errors.As(err, &be) || be.Schedule == nil {
+	if !errors.As(err, &be) {
 		return false
+	}
+	if be.Schedule == nil { // a run the exploration does not name (a confirming rerun)
+		t.Errorf("properties: %v (the system failed: exit code 1 of the table)", be)
+		return true
 	}
 	path, werr := writeSchedule(ff.dir, "blocked", be.Schedule)
 	replay := "(an I/O error: the schedule was not stored: " + fmt.Sprint(werr) + ")"

@@ -285,9 +285,11 @@ type explorer struct {
 	// of the faults drawn before it (prefix)
 	clean sites
 	// cleanSchedule and cleanTimeline are that clean run's schedule and
-	// timeline, which confirmClean compares a later run of it with
+	// timeline, and cleanBroke the invariant it broke ("" for none), which
+	// confirmClean compares a later run of it with
 	cleanSchedule *model.Schedule
 	cleanTimeline []model.Event
+	cleanBroke    string
 	// prefixes are harnesses for those runs, which a generator may make
 	// from several goroutines at once
 	prefixes sync.Pool
@@ -578,6 +580,9 @@ func (e *explorer) survey(also ...model.Config) error {
 			ss.order = orderOf(clean)
 			e.clean = ss // the sites of every drawn schedule's first fault
 			e.cleanSchedule, e.cleanTimeline = cloneSchedule(cs), clean.Timeline.Events()
+			if ir, bad := e.violation(clean); bad {
+				e.cleanBroke = ir.Name
+			}
 			if c := cfg.Concurrency; c != nil && c.Workers > 1 && len(set.fixture.Tasks) > 1 {
 				e.tasks, e.points = len(set.fixture.Tasks), len(clean.Interleaving)
 				if e.minFaults == 1 {

@@ -17,7 +17,8 @@ var ErrNondeterministic = errors.New("the system under test is not deterministic
 
 // confirmClean runs the clean schedule survey ran first again and
 // returns an ErrNondeterministic error when it crosses other events than
-// that first run (sameCrossings, times aside): state kept across runs (a
+// that first run (sameCrossings, times aside) or breaks another invariant
+// (or none, or one where the first broke none): state kept across runs (a
 // process-global cache) that made a later run fail would otherwise be
 // blamed on the counterexample's faults. It does nothing when survey kept
 // no clean run.
@@ -32,6 +33,18 @@ func (e *explorer) confirmClean() error {
 	if why := sameCrossings(e.cleanTimeline, res.Timeline.Events(), false); why != "" {
 		return fmt.Errorf("properties: the clean run (no faults), run again to confirm the counterexample, crossed other events than its first run: %s%s (state kept across runs, a clock or global randomness): %w",
 			why, runNote(e, res), ErrNondeterministic)
+	}
+	broke := ""
+	if ir, bad := e.violation(res); bad {
+		broke = ir.Name
+	}
+	if broke != e.cleanBroke {
+		first := "held every invariant"
+		if e.cleanBroke != "" {
+			first = "broke " + e.cleanBroke
+		}
+		return fmt.Errorf("properties: the clean run (no faults), run again to confirm the counterexample, crossed the same events as its first run, which %s, but was judged otherwise%s (state kept across runs, a clock or global randomness): %w",
+			first, runNote(e, res), ErrNondeterministic)
 	}
 	return nil
 }

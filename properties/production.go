@@ -132,6 +132,7 @@ type BlockedError struct {
 	Bubble string
 }
 
+// Error says the run never ended, with synctest's message.
 func (e *BlockedError) Error() string {
 	return fmt.Sprintf("the system's run never ended: System.Run blocked on something no crossing and no timer releases (the bubble ended in %q)", e.Bubble)
 }

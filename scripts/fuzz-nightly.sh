@@ -81,7 +81,11 @@ all_targets=$(go test -list '^Fuzz' ./fuzz | grep '^Fuzz') || { echo "fuzz-night
 if [ -z "$targets" ]; then
   targets=$all_targets
 fi
-# a target that does not exist would fuzz nothing: bad usage, never a pass
+# no target, or one that does not exist, would fuzz nothing: bad usage,
+# never a pass
+if [ -z "${targets//[[:space:]]/}" ]; then
+  echo "fuzz-nightly: -targets names no target" >&2; exit 2
+fi
 for t in $targets; do
   if ! grep -qx -- "$t" <<<"$all_targets"; then
     echo "fuzz-nightly: no fuzz target $t in package fuzz (the targets: $(echo $all_targets))" >&2; exit 2
