@@ -53,7 +53,12 @@ func ForProduction(def *model.Definition, opts ...Option) func(t *testing.T, dat
 		defer mu.Unlock()
 		cur = t
 		if tgt == nil && err == nil {
-			tgt, err = NewTarget(def, append(append([]Option{}, opts...), func(o *options) { o.bubble = bubble })...)
+			// the decoder's own target, as For's: no Done follows, so no
+			// campaign tally (see NewTarget) is started for it
+			var d *Decoder
+			if d, err = NewDecoder(append(append([]Option{WithDefinition(def)}, opts...), func(o *options) { o.bubble = bubble })...); err == nil {
+				tgt = d.Target()
+			}
 		}
 		if err != nil {
 			t.Fatal(err)
