@@ -60,7 +60,7 @@ import (
 	"sync"
 
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // LCG is the paper artefact's 32-bit linear congruential generator:

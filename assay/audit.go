@@ -2,7 +2,7 @@ package assay
 
 import (
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // KindRow is one fault kind's single-fault run under a profile: the oracle's

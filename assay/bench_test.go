@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/assay"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // BenchmarkAssayPaper188 measures trials per second through the full model

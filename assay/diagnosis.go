@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // Remediation is one of the four outcomes the paper assigns to a negative

@@ -4,7 +4,7 @@ import (
 	"errors"
 
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // DefaultStop is the blast radius the audit and the dossier declare before

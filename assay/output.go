@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // Interpretation is the paper's interpretation boundary for an assay result.

@@ -2,7 +2,7 @@ package assay
 
 import (
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // Replay runs one schedule against the reference system under the

@@ -2,7 +2,7 @@ package assay
 
 import (
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // Term is one term of a signature: a count of trials, its rate in [0,1]

@@ -8,7 +8,7 @@ import (
 	"sort"
 
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // System is a system under test as the evidence instruments see it: a name
@@ -28,7 +28,7 @@ type System struct {
 }
 
 // Reference returns the reference system: the Copperfin refund workflow of
-// model/copperfin, with its seeded defects (copperfin.Mutants).
+// reference/copperfin, with its seeded defects (copperfin.Mutants).
 func Reference() System {
 	return System{Name: "copperfin", Factory: copperfin.Factory, Mutant: copperfin.NewFactory}
 }

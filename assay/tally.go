@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // Tally counts the trials of one assay run ([Run]) per fault kind, as the

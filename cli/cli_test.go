@@ -18,7 +18,7 @@ import (
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/examples/inventory"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // program is a user's command line registering the inventory agent, a

@@ -11,7 +11,7 @@ import (
 	"github.com/faultline/faultline/cli"
 	"github.com/faultline/faultline/examples/lostupdate"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // exhaustiveArgs walk the agent's two timeouts at every event they fit,

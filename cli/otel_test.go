@@ -15,7 +15,7 @@ import (
 	"github.com/faultline/faultline/cli"
 	"github.com/faultline/faultline/examples/inventory"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // traceSpans reads an OTLP/JSON trace file with the collector's

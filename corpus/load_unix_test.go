@@ -10,7 +10,7 @@ import (
 
 	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // TestLoadRefusesAFIFO: a named pipe among the corpus files is refused at

@@ -5,7 +5,7 @@ import (
 
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/coverage"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // BenchmarkAssayWithCoverage is assay's BenchmarkAssayPaper188 with a

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/coverage"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 func TestParseRequirements(t *testing.T) {

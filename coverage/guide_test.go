@@ -6,7 +6,7 @@ import (
 
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // explore runs n single-fault runs under typed, choosing each kind with

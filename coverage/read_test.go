@@ -9,7 +9,7 @@ import (
 
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/internal/fileio"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // TestReadRejectsWhatEncodingJSONAccepts: keys in another case, repeated

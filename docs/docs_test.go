@@ -175,12 +175,12 @@ func TestRacePackages(t *testing.T) {
 	for _, l := range strings.Fields(string(out)) {
 		got[strings.TrimPrefix(l, "github.com/faultline/faultline/")] = true
 	}
-	for _, p := range []string{"properties", "lab", "internal/fileio", "model", "coverage", "cli", "httpfault", "examples/snapshots"} {
+	for _, p := range []string{"properties", "reference/lab", "internal/fileio", "model", "coverage", "cli", "httpfault", "examples/snapshots"} {
 		if !got[p] {
 			t.Errorf("the race pass leaves out %s, which runs more than one goroutine", p)
 		}
 	}
-	for _, p := range []string{"docs", "linearize", "corpus", "examples/billing", "vet", "internal/strictjson"} {
+	for _, p := range []string{"docs", "internal/linearize", "corpus", "examples/billing", "vet", "internal/strictjson"} {
 		if got[p] {
 			t.Errorf("the race pass lists %s, whose code and tests run in one goroutine", p)
 		}

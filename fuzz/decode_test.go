@@ -15,7 +15,7 @@ import (
 
 	"github.com/faultline/faultline/fuzz"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 func decoder(t *testing.T, opts ...fuzz.Option) *fuzz.Decoder {

@@ -48,7 +48,7 @@
 //     property over properties.Generator under the decoder's config.
 //   - [System]: the system the targets run, built from the definition
 //     under each schedule's config; the built-in targets (fuzz_test.go)
-//     wire in the reference system of package model/copperfin, as a user
+//     wire in the reference system of package reference/copperfin, as a user
 //     wires theirs. This package imports no package of it.
 //   - [ParseScope] turns text (flags, environment variables) into an
 //     option; this package reads neither.

@@ -1,6 +1,6 @@
 package fuzz
 
-import "github.com/faultline/faultline/model/copperfin"
+import "github.com/faultline/faultline/reference/copperfin"
 
 // NewReferenceDecoder is NewDecoder over the reference system (the
 // targets' system, under its typed profile), with opts applied after.

@@ -29,7 +29,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // fromEnv is decoderFromEnv, read once per process: a libFuzzer build calls

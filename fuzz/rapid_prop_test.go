@@ -13,7 +13,7 @@ import (
 
 	"github.com/faultline/faultline/fuzz"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // recTB is a rapid.TB that records a failure instead of failing the test.

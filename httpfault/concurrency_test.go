@@ -14,7 +14,7 @@ import (
 
 	"github.com/faultline/faultline/httpfault"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // bound is how long a test waits for requests that must complete; it only

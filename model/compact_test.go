@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // checkTimelineReaders fails t unless the per-event readers of tl (Len,

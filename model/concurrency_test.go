@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 
 	"github.com/faultline/faultline/examples/lostupdate"
 	"github.com/faultline/faultline/model"

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // runOn runs s on the built-in fixture its config names, under profile p.

@@ -29,9 +29,9 @@ func TestDependencyRules(t *testing.T) {
 		t.Fatalf("the go command is not on PATH: %v", err)
 	}
 	const module = "github.com/faultline/faultline/"
-	libs := []string{"model", "properties", "fuzz", "coverage", "corpus", "httpfault", "linearize", "otelrun", "sqlfault", "mcpfault", "callfault", "cli"}
+	libs := []string{"model", "properties", "fuzz", "coverage", "corpus", "httpfault", "internal/linearize", "otelrun", "sqlfault", "mcpfault", "callfault", "cli"}
 	args := []string{"list", "-f", `{{.ImportPath}}{{range .Deps}} {{.}}{{end}}`}
-	for _, l := range append(libs, "model/copperfin") {
+	for _, l := range append(libs, "reference/copperfin") {
 		args = append(args, module+l)
 	}
 	out, err := exec.Command(goTool, args...).CombinedOutput()
@@ -43,19 +43,19 @@ func TestDependencyRules(t *testing.T) {
 		f := strings.Fields(line)
 		deps[strings.TrimPrefix(f[0], module)] = f[1:]
 	}
-	for _, l := range append(libs, "model/copperfin") {
+	for _, l := range append(libs, "reference/copperfin") {
 		if _, ok := deps[l]; !ok {
 			t.Fatalf("go list did not list %s:\n%s", l, out)
 		}
 	}
 	for _, l := range libs {
 		for _, d := range deps[l] {
-			if d == module+"model/copperfin" || strings.HasPrefix(d, module+"model/copperfin/") || d == module+"assay" || d == module+"lab" {
+			if d == module+"reference/copperfin" || strings.HasPrefix(d, module+"reference/") || d == module+"assay" {
 				t.Errorf("library %s depends on %s", l, d)
 			}
 		}
 	}
-	for _, l := range []string{"model", "model/copperfin"} {
+	for _, l := range []string{"model", "reference/copperfin"} {
 		for _, d := range deps[l] {
 			if strings.HasPrefix(d, "go.opentelemetry.io/") {
 				t.Errorf("%s depends on %s", l, d)

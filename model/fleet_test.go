@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // runStorm runs the storm schedule on a fleet of n agents under the typed

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // swapAtCommit runs the reference system with a tool client that swaps

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // runOutputsDigest and runOutputsRuns pin what TestRunOutputsUnchanged

@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 func events(res *model.Result) []string {

@@ -14,7 +14,7 @@ import (
 // (types, functions, constants, variables, methods and the fields of
 // exported types) names the reference system, its control type, profiles,
 // fixtures or seeded defects, or the refund world (an order, a refund):
-// they are the reference system's (model/copperfin). No exported
+// they are the reference system's (reference/copperfin). No exported
 // constant's value names an order, a refund or Copperfin either (an event,
 // an eligibility source, a status).
 func TestCoreVocabularyIsNeutral(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/corpus"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 
 	"github.com/faultline/faultline/examples/lostupdate"
 	"github.com/faultline/faultline/model"

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/faultline/faultline/linearize"
+	"github.com/faultline/faultline/internal/linearize"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // lagSchedule is the typed reference system on the batch fixture as two

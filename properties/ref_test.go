@@ -4,7 +4,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 	"github.com/faultline/faultline/properties"
 )
 

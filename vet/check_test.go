@@ -39,7 +39,7 @@ var systemFindings = []expected{
 }
 
 func TestSystemFindings(t *testing.T) {
-	rep, err := vet.Check([]string{"./model/copperfin", "./examples/inventory"}, vet.Options{Dir: ".."})
+	rep, err := vet.Check([]string{"./reference/copperfin", "./examples/inventory"}, vet.Options{Dir: ".."})
 	require.NoError(t, err)
 	assert.Equal(t, 1, rep.Version)
 	assert.Equal(t, 2, rep.Packages)
@@ -162,13 +162,13 @@ var moduleFindings = []struct{ analyzer, file, function, line, tool string }{
 	{"unknownoutcome", "internal/archiver/archiver.go", "(Agent).Run", "switch res.Outcome {", ""},
 	{"retrykey", "mcpfault/mcpfault_test.go", "expireSnapshot", `key = fmt.Sprintf("%s:delete-%d", job, attempt)`, "delete_snapshot"},
 	{"retrykey", "model/billing_test.go", "(biller).Run", "key = env.NewRequestID()", "payments.charge"},
-	{"retrykey", "model/copperfin/copperfin.go", "(*flow).effect", "key = env.NewRequestID()", "payments.refund"},
-	{"retrykey", "model/copperfin/copperfin.go", "(*flow).effect", `key = f.a.IdempotencyKey + ":" + strconv.Itoa(f.attempt)`, "payments.refund"},
 	{"retrykey", "model/crossing_test.go", "(agent).Run", `env.Calls.Commit(ctx, model.ToolCall{Tool: "pay", RequestKey: key`, "pay"},
 	{"retrykey", "model/definition_test.go", "(ticketCloser).Run", "key = env.NewRequestID()", "tickets.close"},
 	{"retrykey", "model/example_test.go", "(closer).Run", "RequestKey: env.NewRequestID()", "tickets.close"},
 	{"retrykey", "properties/example_test.go", "(blindRefund).Run", "RequestKey: env.NewRequestID()", "refund"},
 	{"retrykey", "properties/production_internal_test.go", "(payAgent).Run", `key = task.ID + ":pay:" + string(rune('0'+i))`, "pay"},
+	{"retrykey", "reference/copperfin/copperfin.go", "(*flow).effect", "key = env.NewRequestID()", "payments.refund"},
+	{"retrykey", "reference/copperfin/copperfin.go", "(*flow).effect", `key = f.a.IdempotencyKey + ":" + strconv.Itoa(f.attempt)`, "payments.refund"},
 }
 
 // TestModuleFindings: over the whole module, test files included, the

@@ -16,10 +16,10 @@ import (
 // testBuildNonce is the buildNonce of the tests' builds of the tool: go
 // vet caches a package's output by the tool's identity (its content),
 // and under one key whether the package was vetted as a target or as a
-// dependency, so an installed tool's cache, in which model/copperfin is a
+// dependency, so an installed tool's cache, in which reference/copperfin is a
 // dependency of cmd/faultline and so vetted without diagnostics, would
 // answer for it. The nonce gives the tests' builds an identity of their
-// own, the same from one run to the next: the tests vet model/copperfin
+// own, the same from one run to the next: the tests vet reference/copperfin
 // and callfault as targets only, a package with findings fails its vet
 // and is never cached, and the dependencies' facts (the standard
 // library's among them, which the tool type-checks) are computed once
@@ -98,17 +98,17 @@ func TestGoVetTool(t *testing.T) {
 	bin := buildTool(t)
 	// with a package that neither imports the reference system nor is
 	// imported by it, in the same go vet: it adds no finding
-	code, out := goVet(t, bin, "./model/copperfin", "./callfault")
+	code, out := goVet(t, bin, "./reference/copperfin", "./callfault")
 	if code != 1 {
-		t.Fatalf("go vet ./model/copperfin ./callfault: exit %d, want go vet's 1 for findings\n%s", code, out)
+		t.Fatalf("go vet ./reference/copperfin ./callfault: exit %d, want go vet's 1 for findings\n%s", code, out)
 	}
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-		if !strings.HasPrefix(filepath.ToSlash(l), "model/copperfin/") {
-			t.Errorf("a line of go vet's output outside model/copperfin: %q", l)
+		if !strings.HasPrefix(filepath.ToSlash(l), "reference/copperfin/") {
+			t.Errorf("a line of go vet's output outside reference/copperfin: %q", l)
 		}
 	}
 	for _, s := range []string{"key = env.NewRequestID()", `":" + strconv.Itoa(f.attempt)`} {
-		file, line := lineOf(t, "model/copperfin", s)
+		file, line := lineOf(t, "reference/copperfin", s)
 		want := fmt.Sprintf("%s:%d:", file, line)
 		if !strings.Contains(out, want) {
 			t.Errorf("go vet output lacks the finding at %s (%s):\n%s", want, s, out)
@@ -142,7 +142,7 @@ func TestGoVetTool(t *testing.T) {
 		t.Log("go vet -retrykey=false is left to FAULTLINE_HEAVY=1")
 		return
 	}
-	if code, out := goVet(t, bin, "-retrykey=false", "./model/copperfin"); code != 0 {
-		t.Errorf("go vet -retrykey=false ./model/copperfin: exit %d, want 0\n%s", code, out)
+	if code, out := goVet(t, bin, "-retrykey=false", "./reference/copperfin"); code != 0 {
+		t.Errorf("go vet -retrykey=false ./reference/copperfin: exit %d, want 0\n%s", code, out)
 	}
 }

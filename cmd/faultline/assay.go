@@ -15,7 +15,7 @@ import (
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/internal/progress"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 func init() { commands = append(commands, newAssayCmd) }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/faultline/faultline/cli"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // configFlags are the shared --profile, --controls and --without flags.

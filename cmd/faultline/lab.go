@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/faultline/faultline/lab"
+	"github.com/faultline/faultline/reference/lab"
 )
 
 func init() { commands = append(commands, newLabCmd) }

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/faultline/faultline/lab"
+	"github.com/faultline/faultline/reference/lab"
 )
 
 func postLab(t *testing.T, url, body string) (int, map[string]json.RawMessage) {

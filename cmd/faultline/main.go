@@ -41,7 +41,7 @@ import (
 	"github.com/faultline/faultline/cli"
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // The exit-code machinery is package cli's; these names keep the

@@ -10,7 +10,7 @@ import (
 	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // TestInputFilesAreBounded: a device is refused, not read whole, by every

@@ -2,7 +2,7 @@ package main
 
 import (
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // overrideControls returns cfg with only its control selection replaced:

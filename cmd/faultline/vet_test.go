@@ -11,13 +11,13 @@ import (
 )
 
 // sentByLine matches the end of a text finding of copperfin's retry loop.
-var sentByLine = regexp.MustCompile(` \[sent by env\.Tool\.Commit at \S*model/copperfin/copperfin\.go:\d+:\d+, tool "payments\.refund", event tool\.commit\] \(at run time: timeout_after_commit, tool_timeout\)$`)
+var sentByLine = regexp.MustCompile(` \[sent by env\.Tool\.Commit at \S*reference/copperfin/copperfin\.go:\d+:\d+, tool "payments\.refund", event tool\.commit\] \(at run time: timeout_after_commit, tool_timeout\)$`)
 
 func TestVetFindings(t *testing.T) {
 	if raceDetector {
 		t.Skip("loads and type-checks packages in one goroutine of faultline's (the x/tools loader's goroutines are its own); go test ./... runs this test")
 	}
-	code, stdout, stderr := runCLI(t, "vet", "--no-tests", "../../model/copperfin")
+	code, stdout, stderr := runCLI(t, "vet", "--no-tests", "../../reference/copperfin")
 	if code != cli.ExitViolation {
 		t.Fatalf("exit %d, want 1 (findings); stderr %s", code, stderr)
 	}
@@ -26,7 +26,7 @@ func TestVetFindings(t *testing.T) {
 		t.Fatalf("%d lines, want 2 findings and a summary:\n%s", len(lines), stdout)
 	}
 	for _, l := range lines[:2] {
-		if !strings.Contains(l, "model/copperfin/") || !strings.Contains(l, ": retrykey: ") || !strings.HasSuffix(l, "(at run time: timeout_after_commit, tool_timeout)") {
+		if !strings.Contains(l, "reference/copperfin/") || !strings.Contains(l, ": retrykey: ") || !strings.HasSuffix(l, "(at run time: timeout_after_commit, tool_timeout)") {
 			t.Errorf("finding line %q lacks the file, the analyzer or the fault kind", l)
 		}
 		// the call that sends the key: where, what, the tool and event a
@@ -44,7 +44,7 @@ func TestVetJSON(t *testing.T) {
 	if raceDetector {
 		t.Skip("loads and type-checks packages in one goroutine of faultline's (the x/tools loader's goroutines are its own); go test ./... runs this test")
 	}
-	code, stdout, stderr := runCLI(t, "vet", "--json", "--no-tests", "../../model/copperfin")
+	code, stdout, stderr := runCLI(t, "vet", "--json", "--no-tests", "../../reference/copperfin")
 	if code != cli.ExitViolation {
 		t.Fatalf("exit %d, want 1; stderr %s", code, stderr)
 	}
@@ -59,7 +59,7 @@ func TestVetJSON(t *testing.T) {
 	}
 	for _, f := range rep.Findings {
 		if f.Analyzer != "retrykey" || f.Function != "(*flow).effect" || f.FaultKind != "timeout_after_commit, tool_timeout" || f.Line == 0 || f.Column == 0 ||
-			!strings.HasSuffix(f.File, ".go") || !strings.Contains(f.File, "model/copperfin/") {
+			!strings.HasSuffix(f.File, ".go") || !strings.Contains(f.File, "reference/copperfin/") {
 			t.Errorf("finding %+v", f)
 		}
 		if c := f.Call; c.File != f.File || c.Line <= f.Line || c.Column == 0 || c.Callee != "env.Tool.Commit" || c.Tool != "payments.refund" || c.Event != "tool.commit" {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/faultline/faultline/examples/inventory"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // TestDefinitionRecord: run through its Definition, the agent's record

@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/faultline/faultline/examples/inventory"
-	"github.com/faultline/faultline/internal/schedulev1"
+	"github.com/faultline/faultline/reference/schedulev1"
 	"github.com/faultline/faultline/model"
 )
 

@@ -71,7 +71,7 @@ import (
 	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/fuzz"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // input says how a target reads its []byte argument.

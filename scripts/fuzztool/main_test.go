@@ -13,7 +13,7 @@ import (
 	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/fuzz"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 func tool(t *testing.T, args ...string) (int, string, string) {

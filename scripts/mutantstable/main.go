@@ -35,7 +35,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 	"github.com/faultline/faultline/properties"
 )
 

@@ -32,7 +32,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/faultline/faultline/cli"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 	"github.com/faultline/faultline/properties"
 )
 

@@ -12,9 +12,9 @@ import (
 
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/coverage"
-	"github.com/faultline/faultline/lab"
+	"github.com/faultline/faultline/reference/lab"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 var (
@@ -264,7 +264,7 @@ func TestReplayCoverage(t *testing.T) {
 	}
 
 	// 2. the corpus's reached timeout after commit visits and breaks its key
-	data, err := os.ReadFile("../corpus/timeout-after-commit.json")
+	data, err := os.ReadFile("../../corpus/timeout-after-commit.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/faultline/faultline/lab"
+	"github.com/faultline/faultline/reference/lab"
 )
 
 // TestCrossSiteRefused: a POST from another origin, or one a browser marks

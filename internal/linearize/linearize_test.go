@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/faultline/faultline/linearize"
+	"github.com/faultline/faultline/internal/linearize"
 )
 
 // commit is a commit by worker w over [call, ret] with outcome o.
@@ -346,7 +346,7 @@ func TestModelWithPorcupine(t *testing.T) {
 // never the other way.
 func TestModelDoesNotImportPorcupine(t *testing.T) {
 	n := 0
-	err := filepath.WalkDir("../model", func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir("../../model", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
 			return err
 		}

@@ -14,9 +14,9 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/assay"
-	"github.com/faultline/faultline/lab"
+	"github.com/faultline/faultline/reference/lab"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // jsonRequest is a POST of body to path as application/json, as the
@@ -178,7 +178,7 @@ func TestBounds(t *testing.T) {
 // TestReplayEqualsReplay: the viewer's result is the result of
 // assay.Replay, the run behind faultline replay.
 func TestReplayEqualsReplay(t *testing.T) {
-	data, err := os.ReadFile("../corpus/timeout-after-commit.json")
+	data, err := os.ReadFile("../../corpus/timeout-after-commit.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,7 @@ package linearize_test
 import (
 	"fmt"
 
-	"github.com/faultline/faultline/linearize"
+	"github.com/faultline/faultline/internal/linearize"
 )
 
 // A readback invoked after a commit's response that does not see the

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/faultline/faultline/lab"
+	"github.com/faultline/faultline/reference/lab"
 )
 
 // send POSTs body to srv's path with the headers given (name, value, ...)

@@ -24,9 +24,9 @@ import (
 
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/coverage"
-	"github.com/faultline/faultline/lab"
+	"github.com/faultline/faultline/reference/lab"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/model/copperfin"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // TestBrowserCounterfactual loads the page in headless chromium, runs the
@@ -317,7 +317,7 @@ func TestBrowserCounterfactual(t *testing.T) {
 	}
 
 	// 3. the timeline viewer: an uploaded schedule, then a malformed one
-	sched, err := filepath.Abs("../corpus/timeout-after-commit.json")
+	sched, err := filepath.Abs("../../corpus/timeout-after-commit.json")
 	if err != nil {
 		t.Fatal(err)
 	}
