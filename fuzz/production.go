@@ -1,13 +1,11 @@
 package fuzz
 
 import (
-	"fmt"
-	"strings"
+	"errors"
 	"sync"
-	"sync/atomic"
 	"testing"
-	"testing/synctest"
 
+	"github.com/faultline/faultline/internal/bubble"
 	"github.com/faultline/faultline/model"
 )
 
@@ -32,20 +30,14 @@ func ForProduction(def *model.Definition, opts ...Option) func(t *testing.T, dat
 		tgt *Target
 		err error
 	)
-	bubble := func(run func()) {
-		var ended atomic.Bool
-		defer func() {
-			if p := recover(); p != nil {
-				if msg := fmt.Sprint(p); strings.Contains(msg, "deadlock") {
-					if !ended.Load() {
-						cur.Fatalf("fuzz: the system's run never ended: System.Run blocked on something no crossing and no timer releases (the bubble ended in %q; the system failed: exit code 1 of the table)", msg)
-					}
-					cur.Fatalf("fuzz: nondeterministic replay: the run's bubble ended in %q: a goroutine the system started outlived the run (production code must start no goroutine that outlives the run)", msg)
-				}
-				panic(p)
-			}
-		}()
-		synctest.Test(cur, func(*testing.T) { run(); ended.Store(true) })
+	inBubble := func(run func()) {
+		err := bubble.Run(cur, run)
+		if b := (*bubble.Blocked)(nil); errors.As(err, &b) {
+			cur.Fatalf("fuzz: %v (the system failed: exit 1)", b)
+		}
+		if err != nil {
+			cur.Fatalf("fuzz: %v", err)
+		}
 	}
 	return func(t *testing.T, data []byte) {
 		t.Helper()
@@ -56,7 +48,7 @@ func ForProduction(def *model.Definition, opts ...Option) func(t *testing.T, dat
 			// the decoder's own target, as For's: no Done follows, so no
 			// campaign tally (see NewTarget) is started for it
 			var d *Decoder
-			if d, err = NewDecoder(append(append([]Option{WithDefinition(def)}, opts...), func(o *options) { o.bubble = bubble })...); err == nil {
+			if d, err = NewDecoder(append(append([]Option{WithDefinition(def)}, opts...), func(o *options) { o.bubble = inBubble })...); err == nil {
 				tgt = d.Target()
 			}
 		}

@@ -49,14 +49,38 @@ type Definition struct {
 	Defences func(kind string) []string
 	// Clock is the clock of a run of production code (a System that
 	// implements Observed), in logical milliseconds; Options sets it as
-	// Options.Clock. A system whose timers run under testing/synctest
-	// sets it to properties.BubbleClock. nil: every crossing advances
-	// the clock by its logical cost.
+	// Options.Clock. A definition with a Clock is production code: every
+	// door runs each of its runs in its own testing/synctest bubble, and
+	// properties.BubbleClock is the bubble's clock. nil: the model path,
+	// where every crossing advances the clock by its logical cost.
 	Clock func() Millis
 	// Configs are the system's named configurations, the ones an audit
 	// runs every fault kind under (in this order); nil means one, the
 	// default ({}), named "default".
 	Configs []NamedConfig
+	// NotApplicable are the boundaries the system does not have (no
+	// checkpoint store: BoundaryCheckpointStore); coverage reports their
+	// keys "not applicable", never unvisited. A visit is never hidden.
+	NotApplicable []Boundary
+	// ReplayCommand is the command that replays one of the system's schedule
+	// files, with one %s for the file's path ("go run ./cmd/billing
+	// replay %s"); "" lets each door print its own (a go test line for a
+	// test, the program's replay command for a command line).
+	ReplayCommand string
+}
+
+// Define returns the definition of a system with one fixture and no
+// config of its own: Configure accepts only the empty system part ({})
+// and returns factory. Set Builtin, Invariants and the other fields on
+// the result as needed.
+func Define(name string, fixture Fixture, factory Factory) *Definition {
+	return &Definition{Name: name, Fixtures: []Fixture{fixture},
+		Configure: func(system json.RawMessage) (Factory, error) {
+			if s := strings.TrimSpace(string(system)); s != "" && s != "{}" && s != "null" {
+				return nil, fmt.Errorf("system %s takes no config of its own (got %s)", name, s)
+			}
+			return factory, nil
+		}}
 }
 
 // NamedConfig is one named configuration of a system: a config's system

@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
-	"testing/synctest"
 	"time"
 
+	"github.com/faultline/faultline/internal/bubble"
 	"github.com/faultline/faultline/model"
 )
 
@@ -98,22 +97,11 @@ func withBubble(t *testing.T) Option {
 		s.bubble = func(run func()) (err error) {
 			mu.Lock()
 			defer mu.Unlock()
-			var ended atomic.Bool
-			defer func() {
-				if p := recover(); p != nil {
-					msg := fmt.Sprint(p)
-					if !strings.Contains(msg, "deadlock") {
-						panic(p)
-					}
-					if !ended.Load() {
-						err = &BlockedError{Bubble: msg}
-						return
-					}
-					err = fmt.Errorf("nondeterministic replay: the run's bubble ended in %q: a goroutine the system started outlived the run, blocked on something no crossing releases (production code must start no goroutine that outlives the run)", msg)
-				}
-			}()
-			synctest.Test(t, func(*testing.T) { run(); ended.Store(true) })
-			return nil
+			err = bubble.Run(t, run)
+			if b := (*bubble.Blocked)(nil); errors.As(err, &b) {
+				return &BlockedError{Bubble: b.Msg}
+			}
+			return err
 		}
 		return nil
 	})
@@ -134,7 +122,7 @@ type BlockedError struct {
 
 // Error says the run never ended, with synctest's message.
 func (e *BlockedError) Error() string {
-	return fmt.Sprintf("the system's run never ended: System.Run blocked on something no crossing and no timer releases (the bubble ended in %q)", e.Bubble)
+	return (&bubble.Blocked{Msg: e.Bubble}).Error()
 }
 
 // within runs f inside the exploration's bubble, or directly; the error
