@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/reference/copperfin"
 	"github.com/faultline/faultline/properties"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // CompositionConfig says how composition pairs are explored: Draws

@@ -15,9 +15,9 @@ import (
 
 	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/fuzz"
-	"github.com/faultline/faultline/reference/schedulev1"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
+	"github.com/faultline/faultline/reference/schedulev1"
 	"github.com/google/go-cmp/cmp"
 )
 

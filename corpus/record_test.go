@@ -11,8 +11,8 @@ import (
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/reference/copperfin"
 	"github.com/faultline/faultline/properties"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // record writes the exploration's two files for the baseline's duplicate

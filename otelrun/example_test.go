@@ -9,8 +9,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/reference/copperfin"
 	"github.com/faultline/faultline/otelrun"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // Write the trace of one run to a file that Jaeger's UI can open.

@@ -26,8 +26,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/reference/copperfin"
 	"github.com/faultline/faultline/otelrun"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // run runs kind once at its own event under cfg on a fresh decoder.

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/reference/copperfin"
 	"github.com/faultline/faultline/properties"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // dayFixture is the reference workload with a capability that expires

@@ -9,8 +9,8 @@ import (
 
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/reference/copperfin"
 	"github.com/faultline/faultline/properties"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // visited counts the reachable keys d has a visit of.

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/reference/copperfin"
 	"github.com/faultline/faultline/properties"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // TestWriteCounterexampleFiles: the schedule and its record are written

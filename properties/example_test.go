@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/reference/copperfin"
 	"github.com/faultline/faultline/properties"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // blindRefund is a user's own system built on model.Env: it approves, then

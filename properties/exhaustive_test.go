@@ -9,8 +9,8 @@ import (
 
 	"github.com/faultline/faultline/examples/inventory"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/reference/copperfin"
 	"github.com/faultline/faultline/properties"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 var refSys = copperfin.Definition().Factory

@@ -8,8 +8,8 @@ import (
 
 	"github.com/faultline/faultline/examples/inventory"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/reference/copperfin"
 	"github.com/faultline/faultline/properties"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // call is one WithProgress call.

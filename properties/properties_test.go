@@ -13,8 +13,8 @@ import (
 
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/reference/copperfin"
 	"github.com/faultline/faultline/properties"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // recordingTB is a rapid.TB that records failures instead of failing, so a

@@ -4,8 +4,8 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/reference/copperfin"
 	"github.com/faultline/faultline/properties"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // refOpts are the options of an exploration of the reference system:

@@ -8,8 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/faultline/faultline/examples/inventory"
-	"github.com/faultline/faultline/reference/schedulev1"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/reference/schedulev1"
 )
 
 func harness() *model.Harness {

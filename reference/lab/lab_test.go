@@ -14,9 +14,9 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/assay"
-	"github.com/faultline/faultline/reference/lab"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
+	"github.com/faultline/faultline/reference/lab"
 )
 
 // jsonRequest is a POST of body to path as application/json, as the

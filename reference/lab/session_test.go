@@ -12,9 +12,9 @@ import (
 
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/coverage"
-	"github.com/faultline/faultline/reference/lab"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
+	"github.com/faultline/faultline/reference/lab"
 )
 
 var (

@@ -28,8 +28,8 @@ import (
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/reference/copperfin"
 	"github.com/faultline/faultline/properties"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 func main() {

@@ -32,8 +32,8 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/faultline/faultline/cli"
-	"github.com/faultline/faultline/reference/copperfin"
 	"github.com/faultline/faultline/properties"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 var profile string
