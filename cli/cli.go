@@ -410,7 +410,7 @@ func systemFailure(err error) error {
 	if !errors.As(err, &sp) {
 		return nil
 	}
-	return &ExitError{Code: ExitViolation, Err: fmt.Errorf("%w\n(the system failed: exit code 1)\n%s", err, strings.TrimSpace(sp.Stack))}
+	return &ExitError{Code: ExitViolation, Err: fmt.Errorf("%w\n(the system failed: exit 1)\n%s", err, strings.TrimSpace(sp.Stack))}
 }
 
 // checkNotEmpty returns bad input when a given flag's value is empty or,

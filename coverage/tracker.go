@@ -276,7 +276,7 @@ func (t *Tracker) FlushAfter(tb TB, path string) {
 	tb.Cleanup(func() {
 		n := t.Data().Runs
 		if err := t.FlushTo(path); err != nil {
-			tb.Errorf("coverage: %s not recorded (exit code 4 of faultline's table, an I/O or internal error): %v", runs(n), err)
+			tb.Errorf("coverage: %s not recorded (exit 4, an I/O or internal error): %v", runs(n), err)
 		}
 	})
 }
@@ -297,7 +297,7 @@ func Main(m interface{ Run() int }, path string, t *Tracker) int {
 		return code
 	}
 	if err := t.FlushTo(path); err != nil {
-		fmt.Fprintf(os.Stderr, "FAIL: coverage: %s not recorded (the tests' own result is above; exit code 4 of faultline's table, an I/O or internal error): %v\n",
+		fmt.Fprintf(os.Stderr, "FAIL: coverage: %s not recorded (the tests' own result is above; exit 4, an I/O or internal error): %v\n",
 			runs(t.Data().Runs), err)
 		if code == 0 {
 			code = 1

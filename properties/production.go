@@ -66,7 +66,7 @@ func CheckProduction(t *testing.T, def *model.Definition, opts ...Option) {
 	}
 	if err := e.preflight(def.Name); err != nil {
 		if be := (*BlockedError)(nil); errors.As(err, &be) {
-			t.Fatalf("properties: the clean run of %s: %v (the system failed: exit code 1 of the table)", def.Name, be)
+			t.Fatalf("properties: the clean run of %s: %v (the system failed: exit 1)", def.Name, be)
 			return
 		}
 		t.Fatalf("%v (a harness or option error, not a verdict on the system)", err)

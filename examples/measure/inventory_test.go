@@ -75,7 +75,7 @@ func TestInventoryPaths(t *testing.T) {
 	rec := &recorder{name: "TestInventoryPlanted"}
 	properties.Check(rec, def.Factory, inventoryOptions(plantedInventory, properties.WithFailDir(t.TempDir()))...)
 	const cx = "confirmed_once violated: first false after seq 17 (tool.commit), reached by f1 (tool_timeout): cart-7 confirmed 2 times"
-	if len(rec.errors) != 1 || !strings.Contains(rec.errors[0], "(an invariant violated, exit code 1 of the table): "+cx+"\nminimal schedule (1 fault):\n") {
+	if len(rec.errors) != 1 || !strings.Contains(rec.errors[0], "(an invariant violated, exit 1): "+cx+"\nminimal schedule (1 fault):\n") {
 		t.Fatalf("Check: %q %q", rec.errors, rec.logs)
 	}
 	var cmd string
