@@ -21,23 +21,21 @@ import (
 	"github.com/faultline/faultline/model"
 )
 
-// EpochUnix is the wall-clock instant, in seconds since the Unix epoch,
-// that logical time 0 maps to: 2000-01-01T00:00:00Z. A crossing at logical
-// time t (model.Millis) is stamped EpochUnix seconds plus t milliseconds.
-const EpochUnix = 946684800
+// epochUnix is logical time 0 in seconds since the Unix epoch:
+// 2000-01-01T00:00:00Z.
+const epochUnix = 946684800
 
-// Epoch is EpochUnix as a time.Time in UTC.
-var Epoch = time.Unix(EpochUnix, 0).UTC()
+// Epoch is the instant logical time 0 is placed at (2000-01-01T00:00:00Z
+// UTC): a crossing at logical time t (model.Millis) ends at Epoch plus t
+// milliseconds, so the dates a viewer shows are not when the run happened.
+var Epoch = time.Unix(epochUnix, 0).UTC()
 
-// ScopeName is the instrumentation scope of every span; ServiceName is the
-// service.name of the trace's resource.
+// Names in the trace. The attribute names are listed in docs/traces.md.
 const (
-	ScopeName   = "github.com/faultline/faultline/otelrun"
+	// ScopeName is the instrumentation scope of every span.
+	ScopeName = "github.com/faultline/faultline/otelrun"
+	// ServiceName is the service.name of the trace's resource.
 	ServiceName = "faultline"
-)
-
-// Span and event names.
-const (
 	// FaultEventName names the span event of a fault that fired.
 	FaultEventName = "faultline.fault"
 	// InvariantEventName names the span event of a violated invariant, on
@@ -51,85 +49,85 @@ const (
 // record (model.Event). Tool, fault, evidence, outcome and detail are set
 // only when the record has them.
 const (
-	KeySeq                 = attribute.Key("faultline.seq")
-	KeyTimeMs              = attribute.Key("faultline.t_ms")
-	KeyEvent               = attribute.Key("faultline.event")
-	KeyTool                = attribute.Key("faultline.tool")
-	KeyOrdinal             = attribute.Key("faultline.ordinal")
-	KeyActor               = attribute.Key("faultline.actor")
-	KeyTask                = attribute.Key("faultline.task")
-	KeyWorker              = attribute.Key("faultline.worker")
-	KeyStateBefore         = attribute.Key("faultline.state_before")
-	KeyStateAfter          = attribute.Key("faultline.state_after")
-	KeyAttempt             = attribute.Key("faultline.attempt")
-	KeyCheckpointSeq       = attribute.Key("faultline.checkpoint_seq")
-	KeyRetryRemaining      = attribute.Key("faultline.retry_remaining")
-	KeyDeadlineRemainingMs = attribute.Key("faultline.deadline_remaining_ms")
-	KeyFaultID             = attribute.Key("faultline.fault_id")
-	KeyEvidenceRef         = attribute.Key("faultline.evidence_ref")
-	KeyOutcome             = attribute.Key("faultline.outcome")
-	KeyDetail              = attribute.Key("faultline.detail")
+	keySeq                 = attribute.Key("faultline.seq")
+	keyTimeMs              = attribute.Key("faultline.t_ms")
+	keyEvent               = attribute.Key("faultline.event")
+	keyTool                = attribute.Key("faultline.tool")
+	keyOrdinal             = attribute.Key("faultline.ordinal")
+	keyActor               = attribute.Key("faultline.actor")
+	keyTask                = attribute.Key("faultline.task")
+	keyWorker              = attribute.Key("faultline.worker")
+	keyStateBefore         = attribute.Key("faultline.state_before")
+	keyStateAfter          = attribute.Key("faultline.state_after")
+	keyAttempt             = attribute.Key("faultline.attempt")
+	keyCheckpointSeq       = attribute.Key("faultline.checkpoint_seq")
+	keyRetryRemaining      = attribute.Key("faultline.retry_remaining")
+	keyDeadlineRemainingMs = attribute.Key("faultline.deadline_remaining_ms")
+	keyFaultID             = attribute.Key("faultline.fault_id")
+	keyEvidenceRef         = attribute.Key("faultline.evidence_ref")
+	keyOutcome             = attribute.Key("faultline.outcome")
+	keyDetail              = attribute.Key("faultline.detail")
 )
 
 // Attribute keys of a task's root span. The budget keys are set on the
 // first task's root only (model.BudgetUse is the first task's).
 const (
-	KeyRunID                = attribute.Key("faultline.run_id")
-	KeyScheduleSeed         = attribute.Key("faultline.schedule.seed")
-	KeyConfig               = attribute.Key("faultline.config")
-	KeyFixture              = attribute.Key("faultline.fixture")
-	KeyRunVerdict           = attribute.Key("faultline.run_verdict")
-	KeyTermsVerdict         = attribute.Key("faultline.terms.verdict")
-	KeyClaimVerdict         = attribute.Key("faultline.claim.verdict")
-	KeyClaimReason          = attribute.Key("faultline.claim.reason")
-	KeyClaimDegraded        = attribute.Key("faultline.claim.degraded")
-	KeyBudgetAttempts       = attribute.Key("faultline.budget.attempts")
-	KeyBudgetRetryBudget    = attribute.Key("faultline.budget.retry_budget")
-	KeyBudgetElapsedMs      = attribute.Key("faultline.budget.elapsed_ms")
-	KeyBudgetDeadlineMs     = attribute.Key("faultline.budget.deadline_ms")
-	KeyBudgetDeadlineLeftMs = attribute.Key("faultline.budget.deadline_remaining_ms")
-	KeyBudgetRestarts       = attribute.Key("faultline.budget.restarts")
-	KeyFaultsScheduled      = attribute.Key("faultline.faults.scheduled")
-	KeyFaultsUnfired        = attribute.Key("faultline.faults.unfired")
-	KeyInvariantsViolated   = attribute.Key("faultline.invariants.violated")
-	KeyStoppedCondition     = attribute.Key("faultline.stopped.condition")
-	KeyStoppedDetail        = attribute.Key("faultline.stopped.detail")
-	KeyCrossings            = attribute.Key("faultline.crossings")
+	keyRunID                = attribute.Key("faultline.run_id")
+	keyScheduleSeed         = attribute.Key("faultline.schedule.seed")
+	keyConfig               = attribute.Key("faultline.config")
+	keyFixture              = attribute.Key("faultline.fixture")
+	keyRunVerdict           = attribute.Key("faultline.run_verdict")
+	keyTermsVerdict         = attribute.Key("faultline.terms.verdict")
+	keyClaimVerdict         = attribute.Key("faultline.claim.verdict")
+	keyClaimReason          = attribute.Key("faultline.claim.reason")
+	keyClaimDegraded        = attribute.Key("faultline.claim.degraded")
+	keyBudgetAttempts       = attribute.Key("faultline.budget.attempts")
+	keyBudgetRetryBudget    = attribute.Key("faultline.budget.retry_budget")
+	keyBudgetElapsedMs      = attribute.Key("faultline.budget.elapsed_ms")
+	keyBudgetDeadlineMs     = attribute.Key("faultline.budget.deadline_ms")
+	keyBudgetDeadlineLeftMs = attribute.Key("faultline.budget.deadline_remaining_ms")
+	keyBudgetRestarts       = attribute.Key("faultline.budget.restarts")
+	keyFaultsScheduled      = attribute.Key("faultline.faults.scheduled")
+	keyFaultsUnfired        = attribute.Key("faultline.faults.unfired")
+	keyInvariantsViolated   = attribute.Key("faultline.invariants.violated")
+	keyStoppedCondition     = attribute.Key("faultline.stopped.condition")
+	keyStoppedDetail        = attribute.Key("faultline.stopped.detail")
+	keyCrossings            = attribute.Key("faultline.crossings")
 )
 
 // OpenTelemetry semantic attributes: error.type on an error span (the
 // first violated invariant's name), service.name on the resource.
 const (
-	KeyErrorType   = semconv.ErrorTypeKey
-	KeyServiceName = semconv.ServiceNameKey
+	keyErrorType   = semconv.ErrorTypeKey
+	keyServiceName = semconv.ServiceNameKey
 )
 
 // Attribute keys of a fault's span event (its typed spec, model.FaultSpec,
 // and what the injector proved, model.FaultReport) and of a violated
 // invariant's (model.InvariantResult).
 const (
-	KeyFaultSpecID          = attribute.Key("faultline.fault.id")
-	KeyFaultSpecKind        = attribute.Key("faultline.fault.kind")
-	KeyFaultSpecMode        = attribute.Key("faultline.fault.mode")
-	KeyFaultSpecDomain      = attribute.Key("faultline.fault.domain")
-	KeyFaultSpecTarget      = attribute.Key("faultline.fault.target")
-	KeyFaultSpecAt          = attribute.Key("faultline.fault.at")
-	KeyFaultSpecBoundary    = attribute.Key("faultline.fault.boundary")
-	KeyFaultSpecPhase       = attribute.Key("faultline.fault.phase")
-	KeyFaultSpecCorrelation = attribute.Key("faultline.fault.correlation")
-	KeyFaultSpecSignal      = attribute.Key("faultline.fault.withheld_signal")
-	KeyFaultSpecManner      = attribute.Key("faultline.fault.manner")
-	KeyFaultSpecOracle      = attribute.Key("faultline.fault.oracle")
-	KeyFaultSpecWorld       = attribute.Key("faultline.fault.world")
-	KeyFaultSpecFired       = attribute.Key("faultline.fault.fired")
-	KeyFaultSpecObservedBy  = attribute.Key("faultline.fault.observed_by")
-	KeyFaultSpecDetected    = attribute.Key("faultline.fault.detected")
-	KeyInvariantName        = attribute.Key("faultline.invariant.name")
-	KeyInvariantOracle      = attribute.Key("faultline.invariant.oracle")
-	KeyInvariantFirstSeq    = attribute.Key("faultline.invariant.first_seq")
-	KeyInvariantFaultID     = attribute.Key("faultline.invariant.fault_id")
-	KeyInvariantDetail      = attribute.Key("faultline.invariant.detail")
-	KeyInvariantEvent       = attribute.Key("faultline.invariant.event")
+	keyFaultSpecID          = attribute.Key("faultline.fault.id")
+	keyFaultSpecKind        = attribute.Key("faultline.fault.kind")
+	keyFaultSpecMode        = attribute.Key("faultline.fault.mode")
+	keyFaultSpecDomain      = attribute.Key("faultline.fault.domain")
+	keyFaultSpecTarget      = attribute.Key("faultline.fault.target")
+	keyFaultSpecAt          = attribute.Key("faultline.fault.at")
+	keyFaultSpecBoundary    = attribute.Key("faultline.fault.boundary")
+	keyFaultSpecPhase       = attribute.Key("faultline.fault.phase")
+	keyFaultSpecCorrelation = attribute.Key("faultline.fault.correlation")
+	keyFaultSpecSignal      = attribute.Key("faultline.fault.withheld_signal")
+	keyFaultSpecManner      = attribute.Key("faultline.fault.manner")
+	keyFaultSpecOracle      = attribute.Key("faultline.fault.oracle")
+	keyFaultSpecWorld       = attribute.Key("faultline.fault.world")
+	keyFaultSpecFired       = attribute.Key("faultline.fault.fired")
+	keyFaultSpecObservedBy  = attribute.Key("faultline.fault.observed_by")
+	keyFaultSpecDetected    = attribute.Key("faultline.fault.detected")
+	keyInvariantName        = attribute.Key("faultline.invariant.name")
+	keyInvariantOracle      = attribute.Key("faultline.invariant.oracle")
+	keyInvariantFirstSeq    = attribute.Key("faultline.invariant.first_seq")
+	keyInvariantFaultID     = attribute.Key("faultline.invariant.fault_id")
+	keyInvariantDetail      = attribute.Key("faultline.invariant.detail")
+	keyInvariantEvent       = attribute.Key("faultline.invariant.event")
 )
 
 // Export writes the trace of res to exp in one ExportSpans call: the spans
@@ -153,7 +151,7 @@ func Export(ctx context.Context, res *model.Result, exp sdktrace.SpanExporter) e
 		sdktrace.WithSampler(sdktrace.AlwaysSample()),
 		sdktrace.WithRawSpanLimits(sdktrace.SpanLimits{AttributeValueLengthLimit: -1, AttributeValueDepthLimit: -1,
 			AttributeCountLimit: -1, EventCountLimit: -1, LinkCountLimit: -1, AttributePerEventCountLimit: -1, AttributePerLinkCountLimit: -1}),
-		sdktrace.WithResource(sdkresource.NewWithAttributes(semconv.SchemaURL, KeyServiceName.String(ServiceName))),
+		sdktrace.WithResource(sdkresource.NewWithAttributes(semconv.SchemaURL, keyServiceName.String(ServiceName))),
 	)
 	b.emit(tp.Tracer(ScopeName, trace.WithSchemaURL(semconv.SchemaURL)))
 	if err := tp.Shutdown(context.WithoutCancel(ctx)); err != nil {
@@ -336,7 +334,7 @@ func (b *builder) emit(tr trace.Tracer) {
 				r.msgs = append(r.msgs, fmt.Sprintf("%s violated at seq %d (%s)", inv.Name, inv.FirstSeq, inv.Event))
 				r.types = append(r.types, inv.Name)
 			}
-			span.SetAttributes(KeyErrorType.String(invs[0].Name))
+			span.SetAttributes(keyErrorType.String(invs[0].Name))
 			span.SetStatus(codes.Error, strings.Join(msgs, "; "))
 		}
 		span.End(trace.WithTimestamp(at(e.At)))
@@ -355,25 +353,25 @@ func (b *builder) emit(tr trace.Tracer) {
 	for ti, task := range b.tasks {
 		r := roots[task]
 		attrs := []attribute.KeyValue{
-			KeyRunID.String(res.RunID), KeyTask.String(task), KeyScheduleSeed.String(res.Schedule.Seed),
-			KeyConfig.String(res.DescribeConfig()), KeyFixture.String(b.fixture),
-			KeyRunVerdict.String(string(res.RunVerdict)), KeyTermsVerdict.String(string(res.Terms.Verdict)),
-			KeyCrossings.Int(r.n), KeyFaultsScheduled.Int(len(res.Faults)),
-			KeyFaultsUnfired.StringSlice(orEmpty(unfired)), KeyInvariantsViolated.StringSlice(orEmpty(violated)),
+			keyRunID.String(res.RunID), keyTask.String(task), keyScheduleSeed.String(res.Schedule.Seed),
+			keyConfig.String(res.DescribeConfig()), keyFixture.String(b.fixture),
+			keyRunVerdict.String(string(res.RunVerdict)), keyTermsVerdict.String(string(res.Terms.Verdict)),
+			keyCrossings.Int(r.n), keyFaultsScheduled.Int(len(res.Faults)),
+			keyFaultsUnfired.StringSlice(orEmpty(unfired)), keyInvariantsViolated.StringSlice(orEmpty(violated)),
 		}
 		for _, c := range res.Claims {
 			if c.Task == task {
-				attrs = append(attrs, KeyClaimVerdict.String(string(c.Verdict)), KeyClaimReason.String(c.Reason), KeyClaimDegraded.Bool(c.Degraded))
+				attrs = append(attrs, keyClaimVerdict.String(string(c.Verdict)), keyClaimReason.String(c.Reason), keyClaimDegraded.Bool(c.Degraded))
 				break
 			}
 		}
 		if ti == 0 {
 			u := b.budget
-			attrs = append(attrs, KeyBudgetAttempts.Int(u.Attempts), KeyBudgetRetryBudget.Int(u.RetryBudget),
-				KeyBudgetElapsedMs.Int64(int64(u.ElapsedMs)), KeyBudgetDeadlineMs.Int64(int64(u.DeadlineMs)),
-				KeyBudgetDeadlineLeftMs.Int64(int64(u.DeadlineRemainingMs)), KeyBudgetRestarts.Int(u.Restarts))
+			attrs = append(attrs, keyBudgetAttempts.Int(u.Attempts), keyBudgetRetryBudget.Int(u.RetryBudget),
+				keyBudgetElapsedMs.Int64(int64(u.ElapsedMs)), keyBudgetDeadlineMs.Int64(int64(u.DeadlineMs)),
+				keyBudgetDeadlineLeftMs.Int64(int64(u.DeadlineRemainingMs)), keyBudgetRestarts.Int(u.Restarts))
 			if st := res.Stopped; st != nil {
-				attrs = append(attrs, KeyStoppedCondition.String(st.Condition), KeyStoppedDetail.String(st.Detail))
+				attrs = append(attrs, keyStoppedCondition.String(st.Condition), keyStoppedDetail.String(st.Detail))
 			}
 			for _, inv := range b.unplaced {
 				r.span.AddEvent(InvariantEventName, trace.WithTimestamp(at(r.end)), trace.WithAttributes(invariantAttrs(inv)...))
@@ -383,7 +381,7 @@ func (b *builder) emit(tr trace.Tracer) {
 		}
 		r.span.SetAttributes(attrs...)
 		if len(r.msgs) > 0 {
-			r.span.SetAttributes(KeyErrorType.String(r.types[0]))
+			r.span.SetAttributes(keyErrorType.String(r.types[0]))
 			r.span.SetStatus(codes.Error, strings.Join(r.msgs, "; "))
 		}
 		r.span.End(trace.WithTimestamp(at(r.end)))
@@ -399,16 +397,16 @@ func orEmpty(l []string) []string {
 
 func crossingAttrs(e model.Event) []attribute.KeyValue {
 	a := []attribute.KeyValue{
-		KeySeq.Int(e.Seq), KeyTimeMs.Int64(int64(e.At)), KeyEvent.String(string(e.Event)), KeyOrdinal.Int(e.Ordinal),
-		KeyActor.String(e.Actor), KeyTask.String(e.Task), KeyWorker.Int(e.Worker),
-		KeyStateBefore.String(e.StateBefore), KeyStateAfter.String(e.StateAfter),
-		KeyAttempt.Int(e.Attempt), KeyCheckpointSeq.Int(e.CheckpointSeq), KeyRetryRemaining.Int(e.RetryRemaining),
-		KeyDeadlineRemainingMs.Int64(int64(e.DeadlineRemainingMs)),
+		keySeq.Int(e.Seq), keyTimeMs.Int64(int64(e.At)), keyEvent.String(string(e.Event)), keyOrdinal.Int(e.Ordinal),
+		keyActor.String(e.Actor), keyTask.String(e.Task), keyWorker.Int(e.Worker),
+		keyStateBefore.String(e.StateBefore), keyStateAfter.String(e.StateAfter),
+		keyAttempt.Int(e.Attempt), keyCheckpointSeq.Int(e.CheckpointSeq), keyRetryRemaining.Int(e.RetryRemaining),
+		keyDeadlineRemainingMs.Int64(int64(e.DeadlineRemainingMs)),
 	}
 	for _, kv := range []struct {
 		k attribute.Key
 		v string
-	}{{KeyTool, e.Tool}, {KeyFaultID, e.FaultID}, {KeyEvidenceRef, e.EvidenceRef}, {KeyOutcome, e.Outcome}, {KeyDetail, e.Detail}} {
+	}{{keyTool, e.Tool}, {keyFaultID, e.FaultID}, {keyEvidenceRef, e.EvidenceRef}, {keyOutcome, e.Outcome}, {keyDetail, e.Detail}} {
 		if kv.v != "" {
 			a = append(a, kv.k.String(kv.v))
 		}
@@ -419,26 +417,26 @@ func crossingAttrs(e model.Event) []attribute.KeyValue {
 func faultAttrs(f faultInfo) []attribute.KeyValue {
 	s, r := f.spec, f.report
 	a := []attribute.KeyValue{
-		KeyFaultSpecID.String(r.ID), KeyFaultSpecKind.String(s.Kind), KeyFaultSpecMode.String(s.Mode),
-		KeyFaultSpecDomain.String(string(s.Domain)), KeyFaultSpecTarget.String(s.Target),
-		KeyFaultSpecAt.String(r.Placement()),
-		KeyFaultSpecBoundary.String(string(s.Boundary)), KeyFaultSpecPhase.String(string(s.Phase)),
-		KeyFaultSpecCorrelation.String(string(s.Correlation)), KeyFaultSpecSignal.String(string(s.Signal)),
+		keyFaultSpecID.String(r.ID), keyFaultSpecKind.String(s.Kind), keyFaultSpecMode.String(s.Mode),
+		keyFaultSpecDomain.String(string(s.Domain)), keyFaultSpecTarget.String(s.Target),
+		keyFaultSpecAt.String(r.Placement()),
+		keyFaultSpecBoundary.String(string(s.Boundary)), keyFaultSpecPhase.String(string(s.Phase)),
+		keyFaultSpecCorrelation.String(string(s.Correlation)), keyFaultSpecSignal.String(string(s.Signal)),
 	}
 	if s.Manner != "" {
-		a = append(a, KeyFaultSpecManner.String(string(s.Manner)))
+		a = append(a, keyFaultSpecManner.String(string(s.Manner)))
 	}
-	return append(a, KeyFaultSpecOracle.String(string(s.Oracle)), KeyFaultSpecWorld.Bool(s.World),
-		KeyFaultSpecFired.Int(r.Fired), KeyFaultSpecObservedBy.StringSlice(orEmpty(r.Observed)), KeyFaultSpecDetected.Bool(r.Detected))
+	return append(a, keyFaultSpecOracle.String(string(s.Oracle)), keyFaultSpecWorld.Bool(s.World),
+		keyFaultSpecFired.Int(r.Fired), keyFaultSpecObservedBy.StringSlice(orEmpty(r.Observed)), keyFaultSpecDetected.Bool(r.Detected))
 }
 
 func invariantAttrs(inv model.InvariantResult) []attribute.KeyValue {
 	a := []attribute.KeyValue{
-		KeyInvariantName.String(inv.Name), KeyInvariantOracle.String(string(inv.Oracle)),
-		KeyInvariantFirstSeq.Int(inv.FirstSeq), KeyInvariantEvent.String(string(inv.Event)),
+		keyInvariantName.String(inv.Name), keyInvariantOracle.String(string(inv.Oracle)),
+		keyInvariantFirstSeq.Int(inv.FirstSeq), keyInvariantEvent.String(string(inv.Event)),
 	}
 	if inv.FaultID != "" {
-		a = append(a, KeyInvariantFaultID.String(inv.FaultID))
+		a = append(a, keyInvariantFaultID.String(inv.FaultID))
 	}
-	return append(a, KeyInvariantDetail.String(inv.Detail))
+	return append(a, keyInvariantDetail.String(inv.Detail))
 }

@@ -20,15 +20,10 @@ import (
 )
 
 // FileExporter is an sdktrace.SpanExporter that writes spans in the
-// OTLP/JSON file format: each ExportSpans call with at least one span
-// writes one line, a JSON-encoded OTLP TracesData object
-// ({"resourceSpans": [...]}) and a newline. It follows the OTLP/JSON
-// encoding: field names in lowerCamelCase, trace and span ids as lowercase
-// hex (not base64), 64-bit integers and nanosecond timestamps as decimal
-// strings, enums (span kind, status code) as integers. Spans are grouped
-// by resource and then by instrumentation scope, each group in the order
-// its first span came. A FileExporter is safe for concurrent use; it does
-// not close its writer.
+// OTLP/JSON file format (the encoding is described in docs/traces.md):
+// each ExportSpans call with at least one span writes one line, a TracesData
+// object, and a newline. It is safe for concurrent use and does not close
+// its writer.
 type FileExporter struct {
 	mu     sync.Mutex
 	w      io.Writer
@@ -56,7 +51,7 @@ func (e *FileExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnl
 	if len(spans) == 0 {
 		return nil
 	}
-	line, err := MarshalSpans(spans)
+	line, err := marshalSpans(spans)
 	if err != nil {
 		return err
 	}
@@ -72,10 +67,12 @@ func (e *FileExporter) Shutdown(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// MarshalSpans returns spans as one OTLP/JSON TracesData object, without
-// a trailing newline (see FileExporter for the encoding). A span whose
+// marshalSpans returns spans as one OTLP/JSON TracesData object, without
+// a trailing newline: ids as lowercase hex, 64-bit integers and timestamps
+// as decimal strings, enums as integers, spans grouped by resource and
+// then by scope in the order of their first span. A span whose
 // trace or span id is invalid (all zero) is an error naming the span.
-func MarshalSpans(spans []sdktrace.ReadOnlySpan) ([]byte, error) {
+func marshalSpans(spans []sdktrace.ReadOnlySpan) ([]byte, error) {
 	var td tracesData
 	resIndex := map[string]int{}
 	scopeIndex := map[string]int{}

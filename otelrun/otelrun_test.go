@@ -51,7 +51,7 @@ func readBack(t *testing.T, data []byte) ptrace.Traces {
 }
 
 func ms(m model.Millis) pcommon.Timestamp {
-	return pcommon.Timestamp(uint64(otelrun.EpochUnix)*1e9 + uint64(m)*1e6)
+	return pcommon.Timestamp(uint64(otelrun.Epoch.Unix())*1e9 + uint64(m)*1e6)
 }
 
 // crossingAttrs is what a crossing's span must carry, built from the
