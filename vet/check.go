@@ -28,7 +28,8 @@ type Finding struct {
 	// "(T).name" or "(*T).name"; empty outside any function.
 	Function string `json:"function,omitempty"`
 	Message  string `json:"message"`
-	// FaultKind is the run-time evidence of the same defect (FaultKinds).
+	// FaultKind is the run-time evidence of the same defect: the fault
+	// kinds whose schedule shows it, or the replay check (docs/vet.md).
 	FaultKind string `json:"fault_kind"`
 	// Call is, for a retrykey finding, the consequential call the varying
 	// key is sent by; the zero value (left out of the JSON) otherwise.
@@ -178,7 +179,7 @@ func finding(act *checker.Action, d analysis.Diagnostic, dir string) Finding {
 	}
 	pos := fset.Position(d.Pos)
 	f := Finding{Analyzer: act.Analyzer.Name, File: rel(pos.Filename), Line: pos.Line, Column: pos.Column,
-		Function: enclosing(act.Package.Syntax, d.Pos), Message: d.Message, FaultKind: FaultKinds[act.Analyzer.Name]}
+		Function: enclosing(act.Package.Syntax, d.Pos), Message: d.Message, FaultKind: faultKinds[act.Analyzer.Name]}
 	if sent, ok := act.Result.(sentCalls); ok {
 		if sc, ok := sent[d.Pos]; ok {
 			cp := fset.Position(sc.pos)

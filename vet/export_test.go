@@ -17,3 +17,6 @@ func SentCalls(result any) map[token.Pos]SentCall {
 	}
 	return out
 }
+
+// FaultKinds is, for the tests, each analyzer's run-time evidence.
+var FaultKinds = faultKinds

@@ -272,19 +272,19 @@ func inspectNoFunc(n ast.Node, f func(ast.Node) bool) {
 }
 
 // consequential reports whether call makes an effect: a call of
-// ConsequentialCalls, a call passed a model.ToolCall, or a call of a
+// consequentialCalls, a call passed a model.ToolCall, or a call of a
 // function of the package that makes one (transitively).
 func consequential(m *minter, call *ast.CallExpr) bool {
 	info := m.pass.TypesInfo
 	f := calleeOf(info, call)
-	if matches(f, ConsequentialCalls) {
+	if matches(f, consequentialCalls) {
 		return true
 	}
 	if tv, ok := info.Types[call.Fun]; ok && (tv.IsBuiltin() || tv.IsType()) {
 		return false // append, a conversion: nothing is sent
 	}
 	for _, a := range call.Args {
-		if t := info.TypeOf(a); t != nil && isNamed(t, ModelPath, "ToolCall") {
+		if t := info.TypeOf(a); t != nil && isNamed(t, modelPath, "ToolCall") {
 			return true
 		}
 	}
@@ -395,11 +395,11 @@ type assignment struct {
 // keyVisit is called for each key site of a scope: the field, the value
 // stored in it, the site (the *ast.CompositeLit or *ast.AssignStmt that
 // stores it), and what varies in the scope.
-type keyVisit func(kf KeyField, e ast.Expr, site ast.Node, counters []path, derived map[path][]origin, lit bool)
+type keyVisit func(kf keyField, e ast.Expr, site ast.Node, counters []path, derived map[path][]origin, lit bool)
 
 // checkScope reports the varying keys of a retry scope.
 func checkScope(pass *analysis.Pass, m *minter, r *reporter, s *retryScope) {
-	scanScope(pass, m, s, func(kf KeyField, e ast.Expr, site ast.Node, counters []path, derived map[path][]origin, lit bool) {
+	scanScope(pass, m, s, func(kf keyField, e ast.Expr, site ast.Node, counters []path, derived map[path][]origin, lit bool) {
 		reportKey(pass, m, r, s, kf, e, site, counters, derived, lit)
 	})
 }
@@ -483,21 +483,21 @@ func scanScope(pass *analysis.Pass, m *minter, s *retryScope, visit keyVisit) bo
 		}
 	}
 	// the key sites
-	m.keySites(s.body, func(kf KeyField, val ast.Expr, site ast.Node, lit bool) {
+	m.keySites(s.body, func(kf keyField, val ast.Expr, site ast.Node, lit bool) {
 		visit(kf, val, site, counters, derived, lit)
 	})
 	return true
 }
 
 // keySites calls f for each key site in n (not inside func literals other
-// than n): a key field (KeyFields) in a composite literal (lit true) or
+// than n): a key field (keyFields) in a composite literal (lit true) or
 // assigned; a map literal's entry whose key is a string constant of
-// KeyNames (an mcp.Meta, a JSON-RPC _meta); a net/http.Header's Set or
+// keyNames (an mcp.Meta, a JSON-RPC _meta); a net/http.Header's Set or
 // Add of such a name; and an argument of a call of a function of the
 // package whose parameter reaches a key site there (site: the call). A
-// key site of a client's own request has a KeyField with Field only: what
+// key site of a client's own request has a keyField with Field only: what
 // the findings call it.
-func (m *minter) keySites(n ast.Node, f func(kf KeyField, val ast.Expr, site ast.Node, lit bool)) {
+func (m *minter) keySites(n ast.Node, f func(kf keyField, val ast.Expr, site ast.Node, lit bool)) {
 	info := m.pass.TypesInfo
 	inspectNoFunc(n, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -514,7 +514,7 @@ func (m *minter) keySites(n ast.Node, f func(kf KeyField, val ast.Expr, site ast
 				}
 				if isMap {
 					if name, ok := keyName(info, kv.Key); ok {
-						f(KeyField{Field: strconv.Quote(name) + " entry of the " + typeLabel(t)}, kv.Value, n, true)
+						f(keyField{Field: strconv.Quote(name) + " entry of the " + typeLabel(t)}, kv.Value, n, true)
 					}
 					continue
 				}
@@ -522,7 +522,7 @@ func (m *minter) keySites(n ast.Node, f func(kf KeyField, val ast.Expr, site ast
 				if !ok {
 					continue
 				}
-				if kf, ok := keyField(t, id.Name); ok {
+				if kf, ok := keyFieldOf(t, id.Name); ok {
 					f(kf, kv.Value, n, true)
 				}
 			}
@@ -536,7 +536,7 @@ func (m *minter) keySites(n ast.Node, f func(kf KeyField, val ast.Expr, site ast
 				if t == nil {
 					continue
 				}
-				if kf, ok := keyField(t, sel.Sel.Name); ok {
+				if kf, ok := keyFieldOf(t, sel.Sel.Name); ok {
 					f(kf, n.Rhs[i], n, false)
 				}
 			}
@@ -544,7 +544,7 @@ func (m *minter) keySites(n ast.Node, f func(kf KeyField, val ast.Expr, site ast
 			if sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr); ok && (sel.Sel.Name == "Set" || sel.Sel.Name == "Add") && len(n.Args) == 2 {
 				if t := info.TypeOf(sel.X); t != nil && isNamed(t, "net/http", "Header") {
 					if name, ok := keyName(info, n.Args[0]); ok {
-						f(KeyField{Field: strconv.Quote(name) + " header"}, n.Args[1], n, false)
+						f(keyField{Field: strconv.Quote(name) + " header"}, n.Args[1], n, false)
 					}
 				}
 			}
@@ -558,7 +558,7 @@ func (m *minter) keySites(n ast.Node, f func(kf KeyField, val ast.Expr, site ast
 			}
 			for i, label := range m.keyParams(fd) {
 				if label != "" && i < len(n.Args) {
-					f(KeyField{Field: label + " that " + types.ExprString(n.Fun) + " sends"}, n.Args[i], n, false)
+					f(keyField{Field: label + " that " + types.ExprString(n.Fun) + " sends"}, n.Args[i], n, false)
 				}
 			}
 		}
@@ -589,7 +589,7 @@ func (m *minter) keyParams(fd *ast.FuncDecl) []string {
 		}
 	}
 	out := make([]string, len(vars))
-	m.keySites(fd.Body, func(kf KeyField, val ast.Expr, _ ast.Node, _ bool) {
+	m.keySites(fd.Body, func(kf keyField, val ast.Expr, _ ast.Node, _ bool) {
 		for i, v := range vars {
 			if v != nil && out[i] == "" && refers(info, val, []path{{root: v}}) {
 				out[i] = keyLabel(kf)
@@ -601,7 +601,7 @@ func (m *minter) keyParams(fd *ast.FuncDecl) []string {
 }
 
 // keyName returns the string constant e names when it is one of
-// KeyNames (ignoring case, '-' and '_').
+// keyNames (ignoring case, '-' and '_').
 func keyName(info *types.Info, e ast.Expr) (string, bool) {
 	tv, ok := info.Types[e]
 	if !ok || tv.Value == nil || tv.Value.Kind() != constant.String {
@@ -609,7 +609,7 @@ func keyName(info *types.Info, e ast.Expr) (string, bool) {
 	}
 	name := constant.StringVal(tv.Value)
 	norm := strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(name))
-	for _, k := range KeyNames {
+	for _, k := range keyNames {
 		if norm == k {
 			return name, true
 		}
@@ -625,7 +625,7 @@ func typeLabel(t types.Type) string {
 
 // keyLabel is what a finding calls a key field: "model.ToolCall.RequestKey",
 // or a client key's own label.
-func keyLabel(kf KeyField) string {
+func keyLabel(kf keyField) string {
 	if kf.Type == "" {
 		return kf.Field
 	}
@@ -633,7 +633,7 @@ func keyLabel(kf KeyField) string {
 }
 
 // stableKeys reports whether a loop makes a consequential call, stores a
-// key (KeyFields), and stores the same keys on every attempt: a retry in
+// key (keyFields), and stores the same keys on every attempt: a retry in
 // it is idempotent.
 func stableKeys(pass *analysis.Pass, m *minter, loop ast.Stmt) bool {
 	s := &retryScope{node: loop, loop: loop, insert: loop.Pos()}
@@ -651,7 +651,7 @@ func stableKeys(pass *analysis.Pass, m *minter, loop ast.Stmt) bool {
 		return false
 	}
 	keys, varies := 0, false
-	made := scanScope(pass, m, s, func(kf KeyField, e ast.Expr, _ ast.Node, counters []path, derived map[path][]origin, _ bool) {
+	made := scanScope(pass, m, s, func(kf keyField, e ast.Expr, _ ast.Node, counters []path, derived map[path][]origin, _ bool) {
 		keys++
 		if len(originsOf(m, e, counters, derived)) > 0 {
 			varies = true
@@ -682,14 +682,14 @@ func addOrigin(m map[path][]origin, p path, o origin) bool {
 	return true
 }
 
-// keyField reports whether field name of type t is a key field.
-func keyField(t types.Type, name string) (KeyField, bool) {
-	for _, kf := range KeyFields {
+// keyFieldOf reports whether field name of type t is a key field.
+func keyFieldOf(t types.Type, name string) (keyField, bool) {
+	for _, kf := range keyFields {
 		if kf.Field == name && isNamed(t, kf.Pkg, kf.Type) {
 			return kf, true
 		}
 	}
-	return KeyField{}, false
+	return keyField{}, false
 }
 
 // refers reports whether e uses a path overlapping one of ps, outside
@@ -759,7 +759,7 @@ func originsOf(m *minter, e ast.Expr, counters []path, derived map[path][]origin
 	return out
 }
 
-func reportKey(pass *analysis.Pass, m *minter, r *reporter, s *retryScope, kf KeyField, e ast.Expr, site ast.Node, counters []path, derived map[path][]origin, lit bool) {
+func reportKey(pass *analysis.Pass, m *minter, r *reporter, s *retryScope, kf keyField, e ast.Expr, site ast.Node, counters []path, derived map[path][]origin, lit bool) {
 	where := "retry loop"
 	if _, ok := s.node.(*ast.FuncLit); ok {
 		where = "retry callback"
@@ -947,7 +947,7 @@ func toolOf(pass *analysis.Pass, call *ast.CallExpr, site ast.Node, at token.Pos
 			return nil, false
 		}
 		t := info.TypeOf(cl)
-		return cl, t != nil && (isNamed(t, ModelPath, "ToolCall") || isNamed(t, MCPPath, "CallToolParams"))
+		return cl, t != nil && (isNamed(t, modelPath, "ToolCall") || isNamed(t, mcpPath, "CallToolParams"))
 	}
 	lit, ok := isToolCall(site)
 	for _, a := range call.Args {
@@ -1103,9 +1103,9 @@ func (m *minter) helperTool(call *ast.CallExpr) string {
 		t := info.TypeOf(cl)
 		field := ""
 		switch {
-		case t != nil && isNamed(t, ModelPath, "ToolCall"):
+		case t != nil && isNamed(t, modelPath, "ToolCall"):
 			field = "Tool"
-		case t != nil && isNamed(t, MCPPath, "CallToolParams"):
+		case t != nil && isNamed(t, mcpPath, "CallToolParams"):
 			field = "Name"
 		default:
 			return true

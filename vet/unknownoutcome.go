@@ -87,7 +87,7 @@ type outcomeChecker struct {
 }
 
 func runUnknownOutcome(pass *analysis.Pass) (any, error) {
-	if pass.Pkg.Path() == ModelPath {
+	if pass.Pkg.Path() == modelPath {
 		return nil, nil
 	}
 	bodies := funcBodies(pass)
@@ -131,17 +131,17 @@ func runUnknownOutcome(pass *analysis.Pass) (any, error) {
 // resultOf returns the result-type entry whose outcome e is: a selection
 // of its outcome field, a call of one of its classifiers, or a variable
 // every assignment of which is one of those.
-func (c *outcomeChecker) resultOf(e ast.Expr) (ResultType, bool) {
+func (c *outcomeChecker) resultOf(e ast.Expr) (resultType, bool) {
 	if id, ok := ast.Unparen(e).(*ast.Ident); ok {
 		v, ok := c.pass.TypesInfo.Uses[id].(*types.Var)
 		if !ok || c.vars.poisoned[v] || len(c.vars.values[v]) == 0 {
-			return ResultType{}, false
+			return resultType{}, false
 		}
-		var rt ResultType
+		var rt resultType
 		for i, x := range c.vars.values[v] {
 			r, ok := c.directResultOf(x)
 			if !ok || i > 0 && r.Pkg+"."+r.Type != rt.Pkg+"."+rt.Type {
-				return ResultType{}, false
+				return resultType{}, false
 			}
 			rt = r
 		}
@@ -152,13 +152,13 @@ func (c *outcomeChecker) resultOf(e ast.Expr) (ResultType, bool) {
 
 // directResultOf is resultOf of a selection of an outcome field or a call
 // of a classifier.
-func (c *outcomeChecker) directResultOf(e ast.Expr) (ResultType, bool) {
+func (c *outcomeChecker) directResultOf(e ast.Expr) (resultType, bool) {
 	info := c.pass.TypesInfo
 	t := info.TypeOf(e)
 	if t == nil {
-		return ResultType{}, false
+		return resultType{}, false
 	}
-	for _, rt := range ResultTypes {
+	for _, rt := range resultTypes {
 		if !isNamed(t, rt.Pkg, rt.OutcomeType) {
 			continue
 		}
@@ -173,7 +173,7 @@ func (c *outcomeChecker) directResultOf(e ast.Expr) (ResultType, bool) {
 			}
 		}
 	}
-	return ResultType{}, false
+	return resultType{}, false
 }
 
 // outcomeVars is what the package stores in its variables: the values given
@@ -250,7 +250,7 @@ func assignments(pass *analysis.Pass) outcomeVars {
 }
 
 // constOf returns the outcome a constant expression names, or 0.
-func (c *outcomeChecker) constOf(rt ResultType, e ast.Expr) outcomeSet {
+func (c *outcomeChecker) constOf(rt resultType, e ast.Expr) outcomeSet {
 	var id *ast.Ident
 	switch e := ast.Unparen(e).(type) {
 	case *ast.Ident:
@@ -278,7 +278,7 @@ func (c *outcomeChecker) constOf(rt ResultType, e ast.Expr) outcomeSet {
 // cond returns the outcomes a condition selects, with the outcome
 // expression it tests; ok is false for a condition that tests anything
 // else.
-func (c *outcomeChecker) cond(e ast.Expr) (set outcomeSet, subject string, rt ResultType, ok bool) {
+func (c *outcomeChecker) cond(e ast.Expr) (set outcomeSet, subject string, rt resultType, ok bool) {
 	b, isBin := ast.Unparen(e).(*ast.BinaryExpr)
 	if !isBin {
 		return 0, "", rt, false
@@ -315,7 +315,7 @@ func (c *outcomeChecker) cond(e ast.Expr) (set outcomeSet, subject string, rt Re
 func (c *outcomeChecker) switchStmt(s *ast.SwitchStmt) {
 	var branches []branch
 	var subject string
-	var rt ResultType
+	var rt resultType
 	if s.Tag != nil {
 		var ok bool
 		if rt, ok = c.resultOf(s.Tag); !ok {
@@ -358,7 +358,7 @@ func (c *outcomeChecker) switchStmt(s *ast.SwitchStmt) {
 func (c *outcomeChecker) ifChain(s *ast.IfStmt) {
 	var branches []branch
 	var subject string
-	var rt ResultType
+	var rt resultType
 	for cur := s; cur != nil; {
 		if cur.Init != nil && len(branches) > 0 {
 			return
@@ -389,7 +389,7 @@ func (c *outcomeChecker) ifChain(s *ast.IfStmt) {
 
 // check reports the branch unless the unknown outcome has a path that
 // reads back or holds.
-func (c *outcomeChecker) check(pos token.Pos, what string, rt ResultType, branches []branch) {
+func (c *outcomeChecker) check(pos token.Pos, what string, rt resultType, branches []branch) {
 	q := rt.Pkg[lastSlash(rt.Pkg)+1:] + "."
 	unknown := q + rt.Unknown
 	var h *branch
@@ -489,13 +489,13 @@ func (c *outcomeChecker) nodeResolves(n ast.Node) bool {
 		}
 		switch m := m.(type) {
 		case *ast.CallExpr:
-			if matches(calleeOf(info, m), ReadbackCalls) || readbackName(calledName(m)) {
+			if matches(calleeOf(info, m), readbackCalls) || readbackName(calledName(m)) {
 				found = true
 			}
 		case *ast.Ident:
 			switch o := info.Uses[m].(type) {
 			case *types.Const:
-				if o.Pkg() != nil && o.Pkg().Path() == ModelPath && o.Name() == "ClaimHold" {
+				if o.Pkg() != nil && o.Pkg().Path() == modelPath && o.Name() == "ClaimHold" {
 					found = true
 				}
 			case *types.Func:
@@ -537,13 +537,13 @@ func calledName(call *ast.CallExpr) string {
 }
 
 // readbackName reports whether a callee's name contains one of
-// ReadbackNames, in any case.
+// readbackNames, in any case.
 func readbackName(name string) bool {
 	if name == "" {
 		return false
 	}
 	l := strings.ToLower(name)
-	for _, w := range ReadbackNames {
+	for _, w := range readbackNames {
 		if strings.Contains(l, w) {
 			return true
 		}

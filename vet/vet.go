@@ -3,35 +3,22 @@
 // exploration finds at run time, visible in source before a test runs.
 //
 //   - [RetryKey] (retrykey): a request or idempotency key that varies
-//     across the attempts of a retry loop around a consequential call; at
-//     run time a timeout_after_commit schedule shows the duplicate effect.
+//     across the attempts of a retry loop around a consequential call.
 //   - [UnknownOutcome] (unknownoutcome): a branch on a consequential call's
-//     outcome whose unknown case is missing, folded into the rejected case
-//     or the default, or resolved neither by a readback, a hold nor an
-//     idempotent retry; at run time a timeout_after_commit or tool_timeout
-//     schedule shows it.
+//     outcome whose unknown case is missing or settled without a readback,
+//     a hold or an idempotent retry.
 //   - [WallClock] (wallclock): the wall clock or global randomness reached
-//     from a model.System's Run without going through the Env; at run time
-//     "faultline replay --twice" shows the replay differ.
+//     from a model.System's Run without going through the Env.
 //
-// A finding is silenced, one at a time, by a comment
-//
-//	//faultline:ignore <reason>
-//
-// on its line or on the line above. A reason is required: a bare
-// //faultline:ignore silences nothing, and the finding says so.
-//
-// The types each analyzer recognises are small tables ([ResultTypes],
-// [KeyFields], [ConsequentialCalls]): an adapter's own result type or
-// call is one more entry.
-//
-// A retrykey finding also carries the call that sends the varying key
-// ([Finding].Call: its position, the tool it calls when the source fixes
-// it, and the harness event it crosses), which is where the fault of the
-// counterexample that proves it goes.
+// [Analyzers] lists them; [Check] runs them over packages and returns a
+// [Report] of [Finding]s, each naming the fault kind that shows the same
+// defect at run time. A finding is silenced, one at a time, by a
+// "//faultline:ignore <reason>" comment on its line or the line above.
 //
 // Run them with "go vet -vettool=$(go env GOPATH)/bin/faultline-vet ./..."
-// (cmd/faultline-vet) or with "faultline vet ./..." ([Check]).
+// (cmd/faultline-vet) or with "faultline vet ./...". docs/vet.md describes
+// what each analyzer checks, the calls and types it knows, and its
+// findings on this repository.
 package vet
 
 import (
@@ -44,24 +31,24 @@ import (
 	"golang.org/x/tools/go/analysis"
 )
 
-// ModelPath is the import path of faultline's model package, whose Env,
+// modelPath is the import path of faultline's model package, whose Env,
 // ToolCall, Action and ToolResult the analyzers know.
-const ModelPath = "github.com/faultline/faultline/model"
+const modelPath = "github.com/faultline/faultline/model"
 
 // Analyzers lists faultline's analyzers in a fixed order: retrykey,
 // unknownoutcome, wallclock.
 var Analyzers = []*analysis.Analyzer{RetryKey, UnknownOutcome, WallClock}
 
-// FaultKinds maps each analyzer's name to the run-time evidence of the
+// faultKinds maps each analyzer's name to the run-time evidence of the
 // same defect: the fault kind (or kinds) whose schedule shows it, or, for
 // wallclock, the replay check that does.
-var FaultKinds = map[string]string{
+var faultKinds = map[string]string{
 	"retrykey":       "timeout_after_commit, tool_timeout",
 	"unknownoutcome": "timeout_after_commit, tool_timeout",
 	"wallclock":      "nondeterministic replay (faultline replay --twice)",
 }
 
-// ResultType is one result type of a consequential call whose outcome
+// resultType is one result type of a consequential call whose outcome
 // field unknownoutcome checks for exhaustiveness: the named type Type of
 // package Pkg, its field Field of the named type OutcomeType (declared in
 // the same package), and the names of that type's constants for the three
@@ -69,86 +56,86 @@ var FaultKinds = map[string]string{
 // outcome, computed from what an adapter's client saw: a call of one, or a
 // variable every assignment of which is a call of one or a selection of
 // Field, is checked as the field is.
-type ResultType struct {
+type resultType struct {
 	Pkg, Type, Field, OutcomeType string
 	Committed, Rejected, Unknown  string
-	Classifiers                   []Callee
+	Classifiers                   []callee
 }
 
 // Import paths of the adapters whose classifiers unknownoutcome knows.
 const (
-	MCPFaultPath  = "github.com/faultline/faultline/mcpfault"
-	HTTPFaultPath = "github.com/faultline/faultline/httpfault"
-	CallFaultPath = "github.com/faultline/faultline/callfault"
-	SQLFaultPath  = "github.com/faultline/faultline/sqlfault"
+	mcpFaultPath  = "github.com/faultline/faultline/mcpfault"
+	httpFaultPath = "github.com/faultline/faultline/httpfault"
+	callFaultPath = "github.com/faultline/faultline/callfault"
+	sqlFaultPath  = "github.com/faultline/faultline/sqlfault"
 )
 
-// ResultTypes are the result types unknownoutcome knows: the Env's
+// resultTypes are the result types unknownoutcome knows: the Env's
 // model.ToolResult, and the adapters' classifiers of their clients'
 // answers into a model.Outcome: mcpfault.OutcomeOf (an
 // *mcp.CallToolResult and error), httpfault.OutcomeOf (an *http.Response
 // and error), callfault.OutcomeOf (a wrapped call's error) and
 // sqlfault.OutcomeOf (an effect statement's or a Commit's error). An adapter
 // with a typed outcome, or a classifier, adds its entry here.
-var ResultTypes = []ResultType{
-	{Pkg: ModelPath, Type: "ToolResult", Field: "Outcome", OutcomeType: "Outcome",
+var resultTypes = []resultType{
+	{Pkg: modelPath, Type: "ToolResult", Field: "Outcome", OutcomeType: "Outcome",
 		Committed: "OutcomeCommitted", Rejected: "OutcomeRejected", Unknown: "OutcomeUnknown",
-		Classifiers: []Callee{{MCPFaultPath, "", "OutcomeOf"}, {HTTPFaultPath, "", "OutcomeOf"}, {CallFaultPath, "", "OutcomeOf"}, {SQLFaultPath, "", "OutcomeOf"}}},
+		Classifiers: []callee{{mcpFaultPath, "", "OutcomeOf"}, {httpFaultPath, "", "OutcomeOf"}, {callFaultPath, "", "OutcomeOf"}, {sqlFaultPath, "", "OutcomeOf"}}},
 }
 
-// KeyField is a field of a named type that carries a request's
+// keyField is a field of a named type that carries a request's
 // idempotency key: retrykey checks what is stored in it inside a retry
 // loop.
-type KeyField struct{ Pkg, Type, Field string }
+type keyField struct{ Pkg, Type, Field string }
 
-// KeyFields are the key fields retrykey knows: model.ToolCall.RequestKey
+// keyFields are the key fields retrykey knows: model.ToolCall.RequestKey
 // and model.Action.IdempotencyKey.
-var KeyFields = []KeyField{
-	{ModelPath, "ToolCall", "RequestKey"},
-	{ModelPath, "Action", "IdempotencyKey"},
+var keyFields = []keyField{
+	{modelPath, "ToolCall", "RequestKey"},
+	{modelPath, "Action", "IdempotencyKey"},
 }
 
-// KeyNames are the names, lower case without '-' and '_', under which a
+// keyNames are the names, lower case without '-' and '_', under which a
 // client's own request carries its idempotency key: retrykey checks what
 // is stored under one in a map literal (mcp.Meta{"idempotencyKey": k},
 // the _meta mcpfault and httpfault.JSONRPCKey read) and what a
 // net/http.Header's Set or Add gives one ("Idempotency-Key", the header
 // httpfault.HeaderKey reads by default).
-var KeyNames = []string{"idempotencykey"}
+var keyNames = []string{"idempotencykey"}
 
-// MCPPath is the import path of the MCP SDK's client package.
-const MCPPath = "github.com/modelcontextprotocol/go-sdk/mcp"
+// mcpPath is the import path of the MCP SDK's client package.
+const mcpPath = "github.com/modelcontextprotocol/go-sdk/mcp"
 
-// Callee names a function (Recv empty) or a method of the named type
+// callee names a function (Recv empty) or a method of the named type
 // Recv (an interface or a concrete type) in package Pkg.
-type Callee struct{ Pkg, Recv, Name string }
+type callee struct{ Pkg, Recv, Name string }
 
-// ConsequentialCalls are the calls that make an effect: model.ToolClient's
+// consequentialCalls are the calls that make an effect: model.ToolClient's
 // Commit (env.Tool.Commit), and the clients production code sends a
-// request through, whose key KeyNames name: the MCP SDK's
+// request through, whose key keyNames name: the MCP SDK's
 // (*mcp.ClientSession).CallTool and net/http's (*http.Client).Do.
 // Besides these, any call passed a model.ToolCall is consequential (it
 // sends one), and so is a call of a function of the package that makes a
 // consequential call.
-var ConsequentialCalls = []Callee{
-	{ModelPath, "ToolClient", "Commit"},
-	{MCPPath, "ClientSession", "CallTool"},
+var consequentialCalls = []callee{
+	{modelPath, "ToolClient", "Commit"},
+	{mcpPath, "ClientSession", "CallTool"},
 	{"net/http", "Client", "Do"},
 }
 
-// ReadbackCalls are the independent readbacks of a provider's ledger that
+// readbackCalls are the independent readbacks of a provider's ledger that
 // resolve an unknown outcome: model.LedgerReader's Readback
 // (env.Ledger.Readback). Besides these, a call of any function or method
-// whose name contains one of ReadbackNames is taken for a readback.
-var ReadbackCalls = []Callee{
-	{ModelPath, "LedgerReader", "Readback"},
+// whose name contains one of readbackNames is taken for a readback.
+var readbackCalls = []callee{
+	{modelPath, "LedgerReader", "Readback"},
 }
 
-// ReadbackNames are the words (matched in any case) that name a function
+// readbackNames are the words (matched in any case) that name a function
 // or method as a readback of the provider's ledger in code that reads it
 // through its own client (an HTTP GET, a read tool): "readback",
 // "reconcile".
-var ReadbackNames = []string{"readback", "reconcile"}
+var readbackNames = []string{"readback", "reconcile"}
 
 // isNamed reports whether t (or the type it points to) is the named type
 // pkg.name.
@@ -187,7 +174,7 @@ func calleeOf(info *types.Info, call *ast.CallExpr) *types.Func {
 // matches reports whether f is one of the callees in list: a method
 // matches an entry naming its receiver's type, and a concrete method
 // matches an interface entry when its type implements the interface.
-func matches(f *types.Func, list []Callee) bool {
+func matches(f *types.Func, list []callee) bool {
 	if f == nil || f.Pkg() == nil {
 		return false
 	}
@@ -220,7 +207,7 @@ func matches(f *types.Func, list []Callee) bool {
 
 // lookupInterface finds the interface c.Pkg.c.Recv among the imports of
 // the package declaring a method (or that package itself), or nil.
-func lookupInterface(pkg *types.Package, c Callee) *types.Interface {
+func lookupInterface(pkg *types.Package, c callee) *types.Interface {
 	find := func(p *types.Package) *types.Interface {
 		if p.Path() != c.Pkg {
 			return nil
@@ -262,7 +249,7 @@ func envField(info *types.Info, call *ast.CallExpr, names ...string) bool {
 		return false
 	}
 	tv, ok := info.Types[sel.X]
-	if !ok || !isNamed(tv.Type, ModelPath, "Env") {
+	if !ok || !isNamed(tv.Type, modelPath, "Env") {
 		return false
 	}
 	for _, n := range names {

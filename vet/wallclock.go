@@ -108,8 +108,8 @@ func isRunMethod(info *types.Info, fd *ast.FuncDecl) bool {
 	if p.Len() != 3 || r.Len() != 2 {
 		return false
 	}
-	return isNamed(p.At(0).Type(), "context", "Context") && isNamed(p.At(1).Type(), ModelPath, "Env") &&
-		isNamed(p.At(2).Type(), ModelPath, "Task") && isNamed(r.At(0).Type(), ModelPath, "Claim") &&
+	return isNamed(p.At(0).Type(), "context", "Context") && isNamed(p.At(1).Type(), modelPath, "Env") &&
+		isNamed(p.At(2).Type(), modelPath, "Task") && isNamed(r.At(0).Type(), modelPath, "Claim") &&
 		types.Identical(r.At(1).Type(), types.Universe.Lookup("error").Type())
 }
 
