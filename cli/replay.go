@@ -158,7 +158,7 @@ func (p *Program) systemOf(s *model.Schedule, system string) (*model.Definition,
 
 // decodeSchedule decodes the contents of a schedule or counterexample file.
 func decodeSchedule(data []byte) (*model.Schedule, *corpus.Counterexample, error) {
-	if corpus.IsCounterexample(data) || corpus.IsRecord(data) {
+	if corpus.IsCounterexample(data) {
 		ce, err := corpus.ReadCounterexample(data)
 		if err != nil {
 			return nil, nil, err

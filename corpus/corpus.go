@@ -5,16 +5,10 @@
 //
 // Layout of the directory:
 //
-//   - *.json: worked examples as schedule files (model.ParseSchedule): of
-//     the paper (the timeout after commit, stale eligibility meeting a
-//     revoked capability, the dropped receipt), of the harness practice (its harness
-//     fixture, a stale checkpoint, an exhausted budget, a best-effort
-//     join, a lost memory), and regression schedules (a stale policy at
-//     the re-read before the effect, once a counterexample of the typed
-//     profile);
+//   - *.json: worked examples and regression schedules, as schedule files
+//     (model.ParseSchedule);
 //   - kinds/*.json: one single-fault schedule per fault kind of the
-//     catalogue and per world event, at the kind's own event and default
-//     ordinal;
+//     catalogue and per world event;
 //   - counterexamples/*.json: counterexample files ([Counterexample]);
 //   - testdata/verdicts.golden: the recorded verdicts of every schedule
 //     file under every profile, which the regression test asserts.
@@ -22,9 +16,11 @@
 // Entry points:
 //
 //   - [Load] reads the whole directory into a [Corpus].
-//   - [Counterexample], [ParseCounterexample], [Format] and
-//     [Counterexample.Check]: the counterexample file format and the check
-//     of a replay against its recorded expectation.
+//   - [ParseCounterexample], [Format] and [Counterexample.Check]: the
+//     counterexample file format (docs/formats.md) and the check of a
+//     replay against its recorded expectation; [NewViolation] makes one.
+//   - [IsCounterexample] and [ReadCounterexample] tell a counterexample
+//     (a file, or an exploration's record) from a schedule file and read it.
 //
 // The regression test of this package replays every file on every
 // `go test`.
@@ -41,8 +37,8 @@ import (
 	"github.com/faultline/faultline/model"
 )
 
-// CounterexampleDir is the sub-directory that holds counterexample files.
-const CounterexampleDir = "counterexamples"
+// counterexampleDir is the sub-directory that holds counterexample files.
+const counterexampleDir = "counterexamples"
 
 // Seed is one schedule file of the corpus.
 type Seed struct {
@@ -113,7 +109,7 @@ func Load(dir string) (*Corpus, error) {
 		if err != nil {
 			return err
 		}
-		if strings.HasPrefix(rel, CounterexampleDir+"/") {
+		if strings.HasPrefix(rel, counterexampleDir+"/") {
 			ce, err := ParseCounterexample(data)
 			if err != nil {
 				return fmt.Errorf("%s: %w", path, err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/fuzz"
+	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
 	"github.com/faultline/faultline/reference/schedulev1"
@@ -107,7 +108,7 @@ func TestSeedVerdictsAreRecorded(t *testing.T) {
 	}
 	tw.Flush()
 	if *update {
-		if err := corpus.WriteFile(golden, b.Bytes()); err != nil {
+		if err := fileio.WriteAtomic(golden, b.Bytes()); err != nil {
 			t.Fatal(err)
 		}
 		return
@@ -167,7 +168,7 @@ func TestCounterexamplesReplay(t *testing.T) {
 				t.Errorf("%s: %v", e.Path, err)
 			}
 		case corpus.KindScheduleDecode:
-			raw, err := ce.RawInput()
+			raw, err := corpus.RawInput(ce)
 			if err != nil {
 				t.Fatalf("%s: %v", e.Path, err)
 			}

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/internal/strictjson"
 	"github.com/faultline/faultline/model"
 )
@@ -39,25 +38,11 @@ const (
 )
 
 // Counterexample is one minimised counterexample, as a file people read and
-// replay (`faultline replay FILE` accepts it). Its canonical JSON form
-// (Format) is:
-//
-//	{
-//	  "counterexample": 1,
-//	  "kind": "invariant_violation",
-//	  "note": "what it shows",
-//	  "found_by": {"target": "...", "system": "reference", "scope": "designed", "input": "go test fuzz v1\n..."},
-//	  "replay": "go run ./cmd/faultline replay corpus/counterexamples/NAME.json",
-//	  "schedule": {...a schedule file, config included...},
-//	  "expect": {"run_verdict": "unrecoverable", "claim_verdict": "unsafe",
-//	             "violated": [{"invariant": "effect_at_most_once", "first_seq": 16, "event": "tool.commit", "fault_id": "f1", "detail": "..."}]},
-//	  "timeline": [...the recorded run, normalised...]
-//	}
-//
-// Schedule is required for the violation and nondeterminism kinds, Input for
-// schedule_decode; Expect is required for, and only allowed with, the
-// violation kind. Timeline is the recorded run, kept for people to read;
-// the regression test asserts Expect, not the timeline.
+// replay (`faultline replay FILE` accepts it); docs/formats.md describes the
+// file. Schedule is required for the violation and nondeterminism kinds,
+// Input for schedule_decode; Expect for, and only with, the violation kind.
+// Timeline is the recorded run, kept for people to read: the regression
+// test asserts Expect, not the timeline.
 type Counterexample struct {
 	Version  int             `json:"counterexample"`
 	Kind     Kind            `json:"kind"`
@@ -67,7 +52,7 @@ type Counterexample struct {
 	Schedule *model.Schedule `json:"schedule,omitempty"`
 	// Input is the raw input of a schedule_decode counterexample as a Go
 	// string literal (strconv.Quote), so that any bytes, valid UTF-8 or
-	// not, survive exactly; RawInput unquotes it.
+	// not, survive exactly (strconv.Unquote gives the bytes back).
 	Input    string        `json:"input,omitempty"`
 	Expect   *Expect       `json:"expect,omitempty"`
 	Timeline []model.Event `json:"timeline,omitempty"`
@@ -78,8 +63,8 @@ type FoundBy struct {
 	// Target is the fuzz target or property that found it ("properties"
 	// for a counterexample record of the exploration).
 	Target string `json:"target"`
-	// System is the system under test: "reference" (the Copperfin
-	// workflow under the schedule's config) or a mutant's name.
+	// System is the system under test: its Definition's name, or a
+	// mutant's name.
 	System string `json:"system"`
 	// Scope is the decoder scope the target ran with, if any.
 	Scope string `json:"scope,omitempty"`
@@ -104,7 +89,7 @@ type Expect struct {
 	Violated []Violation `json:"violated"`
 	// FirstOnly marks an expectation that records only the first
 	// violated invariant and no verdicts, as an exploration's
-	// counterexample record does (see FromRecord): Check then asserts
+	// counterexample record does (see fromRecord): Check then asserts
 	// that invariant, its first failing event and its fault, and nothing
 	// else.
 	FirstOnly bool `json:"first_only,omitempty"`
@@ -186,9 +171,9 @@ func (c *Counterexample) Check(res *model.Result) error {
 	return nil
 }
 
-// RawInput returns the bytes Input quotes, or an error when Input is not a
+// rawInput returns the bytes Input quotes, or an error when Input is not a
 // Go string literal.
-func (c *Counterexample) RawInput() ([]byte, error) {
+func (c *Counterexample) rawInput() ([]byte, error) {
 	s, err := strconv.Unquote(c.Input)
 	if err != nil {
 		return nil, fmt.Errorf(`counterexample: "input" must be a Go string literal (strconv.Quote): %w`, err)
@@ -196,10 +181,15 @@ func (c *Counterexample) RawInput() ([]byte, error) {
 	return []byte(s), nil
 }
 
-// IsCounterexample reports whether data is a JSON object with a
-// "counterexample" field, that is, a counterexample file rather than a
-// schedule file. It does not validate the rest.
-func IsCounterexample(data []byte) bool {
+// IsCounterexample reports whether data is a counterexample rather than a
+// schedule file: a counterexample file (a JSON object with a
+// "counterexample" field) or an exploration's counterexample record, both
+// of which ReadCounterexample reads. It does not validate the rest.
+func IsCounterexample(data []byte) bool { return isFile(data) || isRecord(data) }
+
+// isFile reports whether data is a JSON object with a "counterexample"
+// field, that is, a counterexample file.
+func isFile(data []byte) bool {
 	var top map[string]json.RawMessage
 	if json.Unmarshal(data, &top) != nil {
 		return false
@@ -208,14 +198,14 @@ func IsCounterexample(data []byte) bool {
 	return ok
 }
 
-// MaxEntries is the most entries a counterexample file or record may hold
+// maxEntries is the most entries a counterexample file or record may hold
 // in each list: timeline events and violated invariants (its schedule's
 // faults are bounded by model.MaxFaults).
-const MaxEntries = 10000
+const maxEntries = 10000
 
 // ParseCounterexample decodes a counterexample file strictly (package
 // strictjson: one JSON object, keys exactly as documented and each once):
-// unknown, misspelt or repeated fields, more than MaxEntries entries in a
+// unknown, misspelt or repeated fields, more than maxEntries entries in a
 // list, a missing or unsupported version, an unknown kind, a schedule
 // that model.ParseSchedule rejects, and fields missing for (or not allowed
 // with) the kind are errors that name the problem.
@@ -243,11 +233,11 @@ func ParseCounterexample(data []byte) (*Counterexample, error) {
 	if raw.FoundBy == nil || raw.FoundBy.Target == "" || raw.FoundBy.System == "" {
 		return nil, errors.New(`counterexample: "found_by" needs "target" and "system"`)
 	}
-	if len(raw.Timeline) > MaxEntries {
-		return nil, fmt.Errorf(`counterexample: "timeline" has %d events, more than the limit of %d`, len(raw.Timeline), MaxEntries)
+	if len(raw.Timeline) > maxEntries {
+		return nil, fmt.Errorf(`counterexample: "timeline" has %d events, more than the limit of %d`, len(raw.Timeline), maxEntries)
 	}
-	if raw.Expect != nil && len(raw.Expect.Violated) > MaxEntries {
-		return nil, fmt.Errorf(`counterexample: "expect.violated" has %d entries, more than the limit of %d`, len(raw.Expect.Violated), MaxEntries)
+	if raw.Expect != nil && len(raw.Expect.Violated) > maxEntries {
+		return nil, fmt.Errorf(`counterexample: "expect.violated" has %d entries, more than the limit of %d`, len(raw.Expect.Violated), maxEntries)
 	}
 	c := &Counterexample{Version: *raw.Version, Kind: raw.Kind, Note: raw.Note, FoundBy: *raw.FoundBy,
 		Replay: raw.Replay, Input: raw.Input, Expect: raw.Expect, Timeline: raw.Timeline}
@@ -276,7 +266,7 @@ func ParseCounterexample(data []byte) (*Counterexample, error) {
 		if c.Schedule != nil || c.Expect != nil {
 			return nil, errors.New(`counterexample: kind schedule_decode takes "input", not "schedule" or "expect"`)
 		}
-		if _, err := c.RawInput(); err != nil {
+		if _, err := c.rawInput(); err != nil {
 			return nil, err
 		}
 	case "":
@@ -313,12 +303,4 @@ func Format(c *Counterexample) []byte {
 		panic(fmt.Sprintf("corpus: formatting a counterexample: %v", err)) // only plain data: cannot fail
 	}
 	return append(b, '\n')
-}
-
-// WriteFile writes data to path atomically: a temporary file in the same
-// directory, synced, given mode 0644 and renamed over path (the target of
-// a symbolic link at path, the link staying), then the directory synced.
-// Errors read "writing PATH: CAUSE"; path is then unchanged.
-func WriteFile(path string, data []byte) error {
-	return fileio.WriteAtomic(path, data)
 }

@@ -31,8 +31,10 @@ func TestCounterexampleRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(ce, again); diff != "" {
 		t.Errorf("Parse(Format(c)) != c:\n%s", diff)
 	}
-	if !corpus.IsCounterexample([]byte(goodCE)) || corpus.IsCounterexample([]byte(`{"version":1}`)) || corpus.IsCounterexample([]byte(`[`)) {
-		t.Error("IsCounterexample misjudges")
+	for _, is := range []func([]byte) bool{corpus.IsFile, corpus.IsCounterexample} {
+		if !is([]byte(goodCE)) || is([]byte(`{"version":1}`)) || is([]byte(`[`)) {
+			t.Error("IsCounterexample misjudges")
+		}
 	}
 }
 

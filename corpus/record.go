@@ -14,30 +14,14 @@ import (
 // The exploration of package properties writes each counterexample as a
 // schedule file (cx-NAME.json) and a record beside it
 // (cx-NAME.counterexample.json, properties.CounterexampleRecord). The
-// record maps onto a Counterexample field by field, with nothing the
-// regression check needs lost:
-//
-//	record                       Counterexample
-//	version 1                    counterexample 1
-//	                             kind "invariant_violation"
-//	schedule_file                note ("exploration counterexample, schedule file NAME")
-//	schedule                     schedule
-//	invariant, first_seq, event,
-//	fault_id, detail             expect.violated[0], with expect.first_only true
-//	                             and no verdicts (the record keeps none)
-//	fault_kind                   (the kind of the schedule entry fault_id names)
-//	checks_to_failure, seed      found_by.checks_to_failure, found_by.rapid_seed
-//	                             found_by.target "properties", found_by.system "reference"
-//	rapid_shrunk_schedule        (dropped: the record keeps it)
-//	replay                       replay
-//	timeline                     timeline (up to first_seq)
-//
+// record maps onto a Counterexample field by field (fromRecord; the table
+// is in docs/formats.md), with nothing the regression check needs lost.
 // ReadCounterexample accepts either file; faultline replay reads both.
 
-// IsRecord reports whether data is a JSON object with the
+// isRecord reports whether data is a JSON object with the
 // "schedule_file" and "invariant" fields of an exploration's
 // counterexample record. It does not validate the rest.
-func IsRecord(data []byte) bool {
+func isRecord(data []byte) bool {
 	var top map[string]json.RawMessage
 	if json.Unmarshal(data, &top) != nil {
 		return false
@@ -49,7 +33,7 @@ func IsRecord(data []byte) bool {
 
 // ParseRecord decodes an exploration's counterexample record strictly
 // (package strictjson): unknown, misspelt or repeated fields, more than
-// MaxEntries timeline events, a version other than properties.CounterexampleVersion,
+// maxEntries timeline events, a version other than properties.CounterexampleVersion,
 // a missing or invalid schedule (model.ParseSchedule), an invalid
 // invariant name (coverage.CheckInvariantName: any invariant a system
 // declares is accepted), and a missing event are errors that name the problem.
@@ -63,8 +47,8 @@ func ParseRecord(data []byte) (*properties.CounterexampleRecord, error) {
 		return nil, fmt.Errorf("counterexample record: %w", err)
 	}
 	rec := raw.CounterexampleRecord
-	if len(rec.Timeline) > MaxEntries {
-		return nil, fmt.Errorf(`counterexample record: "timeline" has %d events, more than the limit of %d`, len(rec.Timeline), MaxEntries)
+	if len(rec.Timeline) > maxEntries {
+		return nil, fmt.Errorf(`counterexample record: "timeline" has %d events, more than the limit of %d`, len(rec.Timeline), maxEntries)
 	}
 	if rec.Version != properties.CounterexampleVersion {
 		return nil, fmt.Errorf("counterexample record: unsupported version %d (want %d)", rec.Version, properties.CounterexampleVersion)
@@ -93,9 +77,9 @@ func ParseRecord(data []byte) (*properties.CounterexampleRecord, error) {
 	return &rec, nil
 }
 
-// FromRecord returns the Counterexample an exploration's record stands
+// fromRecord returns the Counterexample an exploration's record stands
 // for, by the mapping above.
-func FromRecord(rec *properties.CounterexampleRecord) *Counterexample {
+func fromRecord(rec *properties.CounterexampleRecord) *Counterexample {
 	return &Counterexample{
 		Version:  CounterexampleVersion,
 		Kind:     KindViolation,
@@ -111,18 +95,18 @@ func FromRecord(rec *properties.CounterexampleRecord) *Counterexample {
 
 // ReadCounterexample decodes either a counterexample file of this package
 // (ParseCounterexample) or an exploration's counterexample record
-// (ParseRecord, then FromRecord), and returns an error naming the problem,
+// (ParseRecord, then fromRecord), and returns an error naming the problem,
 // or saying that data is neither.
 func ReadCounterexample(data []byte) (*Counterexample, error) {
 	switch {
-	case IsCounterexample(data):
+	case isFile(data):
 		return ParseCounterexample(data)
-	case IsRecord(data):
+	case isRecord(data):
 		rec, err := ParseRecord(data)
 		if err != nil {
 			return nil, err
 		}
-		return FromRecord(rec), nil
+		return fromRecord(rec), nil
 	}
 	return nil, errors.New(`counterexample: neither a counterexample file (no "counterexample" field) nor an exploration's counterexample record (no "schedule_file" and "invariant")`)
 }

@@ -52,7 +52,7 @@ func record(t *testing.T) ([]byte, string, *model.Result) {
 // no longer shows the violation is a difference.
 func TestRecordMapsOntoACounterexample(t *testing.T) {
 	data, file, res := record(t)
-	if !corpus.IsRecord(data) || corpus.IsCounterexample(data) {
+	if !corpus.IsRecord(data) || corpus.IsFile(data) || !corpus.IsCounterexample(data) {
 		t.Fatal("the record is not recognised as a record")
 	}
 	ce, err := corpus.ReadCounterexample(data)

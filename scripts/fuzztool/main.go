@@ -70,6 +70,7 @@ import (
 
 	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/fuzz"
+	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
 )
@@ -297,7 +298,7 @@ func convert(args []string, stderr io.Writer) (string, error) {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return "", err
 	}
-	if err := corpus.WriteFile(path, corpus.Format(ce)); err != nil {
+	if err := fileio.WriteAtomic(path, corpus.Format(ce)); err != nil {
 		return "", err
 	}
 	return "new " + path, nil

@@ -1,0 +1,14 @@
+package corpus
+
+// For the tests: the limit on a list's entries, the two counterexample
+// formats' probes, the record's mapping and a schedule_decode input's bytes.
+const MaxEntries = maxEntries
+
+var (
+	IsFile     = isFile
+	IsRecord   = isRecord
+	FromRecord = fromRecord
+)
+
+// RawInput returns the bytes c.Input quotes.
+func RawInput(c *Counterexample) ([]byte, error) { return c.rawInput() }
