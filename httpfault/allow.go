@@ -6,11 +6,11 @@ import (
 	"strings"
 )
 
-// DefaultAllow is the allowlist used when Options.Allow is empty: the
+// defaultAllow is the allowlist used when JoinOptions.Allow is empty: the
 // loopback addresses and the name localhost.
-var DefaultAllow = []string{"127.0.0.0/8", "::1", "localhost"}
+var defaultAllow = []string{"127.0.0.0/8", "::1", "localhost"}
 
-// allowlist is a parsed Options.Allow: address prefixes and exact host
+// allowlist is a parsed JoinOptions.Allow: address prefixes and exact host
 // names. Names are compared, never resolved.
 type allowlist struct {
 	nets  []*net.IPNet
@@ -22,7 +22,7 @@ type allowlist struct {
 // host name (letters, digits, '-' and '.', one optional trailing dot).
 func parseAllow(entries []string) (*allowlist, error) {
 	if len(entries) == 0 {
-		entries = DefaultAllow
+		entries = defaultAllow
 	}
 	a := &allowlist{text: strings.Join(entries, ", ")}
 	for _, e := range entries {

@@ -1,13 +1,14 @@
 package httpfault_test
 
 import (
-	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -16,44 +17,7 @@ import (
 
 	"github.com/faultline/faultline/httpfault"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/reference/copperfin"
 )
-
-func single(t *testing.T, kind string, ordinal int) *model.Schedule {
-	t.Helper()
-	s := &model.Schedule{Version: model.ScheduleVersion, Seed: kind, Config: copperfin.ConfigOfControls(0),
-		Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: ordinal, Kind: kind}}}
-	if err := s.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-// newTransport builds a fault transport over a real loopback transport
-// that itself refuses any non-loopback dial target (a second guard).
-func newTransport(t *testing.T, s *model.Schedule, opts httpfault.Options) *httpfault.Transport {
-	t.Helper()
-	ft, err := httpfault.New(&loopbackOnly{base: &http.Transport{}}, s, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(ft.CloseIdleConnections)
-	return ft
-}
-
-// loopbackOnly fails the test's request if it would leave for a host
-// that is not 127.0.0.1: whatever the fault transport lets through must
-// be loopback.
-type loopbackOnly struct{ base *http.Transport }
-
-func (l *loopbackOnly) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.URL.Hostname() != "127.0.0.1" {
-		return nil, errors.New("test guard: a request to " + r.URL.Host + " reached the base transport")
-	}
-	return l.base.RoundTrip(r)
-}
-
-func (l *loopbackOnly) CloseIdleConnections() { l.base.CloseIdleConnections() }
 
 // TestTimeoutAfterCommitBlindRetryDuplicates is the thought experiment of
 // the paper against a real server: the provider commits, the reply is
@@ -67,32 +31,31 @@ func TestTimeoutAfterCommitBlindRetryDuplicates(t *testing.T) {
 		d              defences
 		want           string
 		entries, posts int
+		firedAt        int
 	}{
-		{"blind retry", blind, `paid receipt="rcpt-2" verified=false attempts=2 slept=[]`, 2, 2},
-		{"same key and readback", protected, `paid receipt="rcpt-1" verified=true attempts=1 slept=[]`, 1, 1},
+		{"blind retry", blind, `paid receipt="rcpt-2" verified=false attempts=2 slept=[]`, 2, 2, 2},
+		{"same key and readback", protected, `paid receipt="rcpt-1" verified=true attempts=1 slept=[]`, 1, 1, 2},
 	} {
-		l, srv := startLedger(t)
-		ft := newTransport(t, single(t, "timeout_after_commit", 1), httpfault.Options{})
-		p := &payer{client: &http.Client{Transport: ft}, url: srv.URL, d: c.d}
-		got := p.pay("O-731", 7400)
+		got, l, res := payOnce(t, c.d, at("timeout_after_commit", 1))
 		entries, posts, _ := l.count()
 		if got.String() != c.want || entries != c.entries || posts != c.posts {
 			t.Errorf("%s: %s, ledger %d entries after %d posts; want %s, %d entries after %d posts", c.name, got, entries, posts, c.want, c.entries, c.posts)
 		}
-		want := []httpfault.Fault{{FaultReport: model.FaultReport{ID: "f1", Kind: "timeout_after_commit", Event: model.EvToolCommit, Ordinal: 1,
-			Reached: true, Fired: 1, FiredAt: 1, Oracle: model.OracleLedgerReadback, Observed: []string{}},
-			Key: httpfault.Key{Domain: model.DomainTool, Boundary: model.BoundaryEffect, Phase: model.PhaseAfterCommit, Correlation: model.CorrelationIsolated, Oracle: model.OracleLedgerReadback}}}
-		if diff := cmp.Diff(want, ft.Faults()); diff != "" {
+		want := []model.FaultReport{{ID: "f1", Kind: "timeout_after_commit", Event: model.EvToolCommit, Ordinal: 1,
+			Reached: true, Fired: 1, FiredAt: c.firedAt, Oracle: model.OracleLedgerReadback, Observed: []string{}}}
+		if diff := cmp.Diff(want, res.Faults); diff != "" {
 			t.Errorf("%s: fault report (-want +got):\n%s", c.name, diff)
 		}
 	}
 }
 
-// TestCounterfactualPairs: for every tool kind the transport injects, a
-// client lacking the defence the kind defeats breaks (it pays twice,
-// claims a payment that never happened, releases without proof, or
-// retries until the transport stops it), and the protected client
+// TestCounterfactualPairs: for every tool kind the joined transport
+// renders, a client lacking the defence the kind defeats breaks (it pays
+// twice, claims a payment that never happened, releases without proof, or
+// retries until the harness stops its worker), and the protected client
 // contains it; exact claims, ledger entries and server requests.
+// break_trace_lineage, which this payer cannot see, has its pair in
+// TestJoinCounterfactuals.
 func TestCounterfactualPairs(t *testing.T) {
 	without := func(f func(*defences)) defences { d := protected; f(&d); return d }
 	blind := without(func(d *defences) { d.sameKey, d.readback = false, false })
@@ -125,81 +88,84 @@ func TestCounterfactualPairs(t *testing.T) {
 		{"output_drift", protected, `paid receipt="rcpt-1" verified=true attempts=1 slept=[]`, 1, 1, 1, 1, true},
 		{"tool_timeout", blind, `paid receipt="rcpt-2" verified=false attempts=2 slept=[]`, 2, 2, 0, 1, false},
 		{"tool_timeout", protected, `paid receipt="rcpt-1" verified=true attempts=2 slept=[]`, 1, 2, 2, 1, true},
-		// unbounded retries end at the transport's own stop: 20 requests
-		// (10 POSTs, 10 readbacks), the 21st refused
-		{"budget_exhaustion", without(func(d *defences) { d.budget = false }), `stopped receipt="" verified=false attempts=11 slept=[]`, 0, 0, 10, 10, false},
+		// unbounded retries end at the harness's bound of crossings per
+		// task: 200 POSTs and 200 readbacks cross, the next POST finds the
+		// worker stopped
+		{"budget_exhaustion", without(func(d *defences) { d.budget = false }), `stopped receipt="" verified=false attempts=201 slept=[]`, 0, 0, 200, 200, false},
 		{"budget_exhaustion", protected, `held receipt="" verified=false attempts=3 slept=[]`, 0, 0, 3, 3, true},
 	}
 	var kinds []string
 	for _, c := range cases {
-		l, srv := startLedger(t)
-		ft := newTransport(t, single(t, c.kind, 1), httpfault.Options{MaxRequests: 20})
-		p := &payer{client: &http.Client{Transport: ft}, url: srv.URL, d: c.d}
-		got := p.pay("O-731", 7400)
-		if err := ft.Flush(); err != nil {
-			t.Errorf("%s: flush: %v", c.kind, err)
-		}
+		got, l, res := payOnce(t, c.d, at(c.kind, 1))
 		entries, posts, gets := l.count()
 		if got.String() != c.want || entries != c.entries || posts != c.posts || gets != c.gets {
 			t.Errorf("%s (protected %t): %s; ledger %d entries, %d posts, %d gets\n\twant %s; %d entries, %d posts, %d gets",
 				c.kind, c.protected, got, entries, posts, gets, c.want, c.entries, c.posts, c.gets)
 		}
-		if f := ft.Faults()[0]; !f.Reached || f.Fired != c.fired {
-			t.Errorf("%s: fault %+v, want fired %d", c.kind, f.FaultReport, c.fired)
+		if f := res.Faults[0]; !f.Reached || f.Fired != c.fired {
+			t.Errorf("%s: fault %+v, want fired %d", c.kind, f, c.fired)
 		}
 		if !slices.Contains(kinds, c.kind) {
 			kinds = append(kinds, c.kind)
 		}
 	}
-	// every kind the transport injects has its pair
-	want := httpfault.Kinds()
+	want := slices.DeleteFunc(httpfault.Kinds(), func(k string) bool { return k == "break_trace_lineage" })
 	slices.Sort(want)
 	slices.Sort(kinds)
 	if diff := cmp.Diff(want, kinds); diff != "" {
-		t.Fatalf("kinds with a pair (-injected +tested):\n%s", diff)
+		t.Fatalf("kinds with a pair (-rendered +tested):\n%s", diff)
 	}
 }
 
-// TestKindsAreTheToolDomain: the transport injects every tool-domain kind
-// of the catalogue, and nothing else.
-func TestKindsAreTheToolDomain(t *testing.T) {
-	if diff := cmp.Diff(model.KindsOf(model.DomainTool, false), httpfault.Kinds()); diff != "" {
-		t.Fatalf("kinds (-tool domain +injected):\n%s", diff)
+// postTwice posts k-1, then k-2, to the ledger, recording how many POSTs
+// the server had received when the client got each answer.
+func postTwice(t *testing.T, kind string) (atAnswer []int, l *ledger) {
+	t.Helper()
+	l, srv := startLedger(t)
+	_, err := runClient(t, clientSystem{l: l, do: func(ctx context.Context, c *http.Client, _ *httpfault.Joined) {
+		for _, key := range []string{"k-1", "k-2"} {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/payments", strings.NewReader(`{"order":"O-731","amount":7400}`))
+			req.Header.Set("Idempotency-Key", key)
+			if resp, err := c.Do(req); err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			_, posts, _ := l.count()
+			atAnswer = append(atAnswer, posts)
+		}
+	}}, at(kind, 1))
+	if err != nil {
+		t.Fatal(err)
 	}
+	return atAnswer, l
 }
 
-// TestTruePhase: a kind reaches the server before the client is answered
-// exactly when its spec's phase is after_commit; a tool_timeout's request
-// reaches it late (at Flush); the exchange log says which were sent.
+// TestTruePhase: a tool kind's request reaches the server before the
+// client is answered exactly when its spec's phase is after_commit; a
+// tool_timeout's request reaches it late, just before the next commit;
+// budget_exhaustion keeps the next commit from the server too.
 func TestTruePhase(t *testing.T) {
-	for _, kind := range httpfault.Kinds() {
+	for _, kind := range model.KindsOf(model.DomainTool, false) {
 		spec, _ := model.Spec(kind)
-		l, srv := startLedger(t)
-		ft := newTransport(t, single(t, kind, 1), httpfault.Options{})
-		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/payments", strings.NewReader(`{"order":"O-731","amount":7400}`))
-		req.Header.Set("Idempotency-Key", "k-1")
-		resp, err := (&http.Client{Transport: ft}).Do(req)
-		if err == nil {
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
+		atAnswer, l := postTwice(t, kind)
+		first := btoi(spec.Phase == model.PhaseAfterCommit)
+		second := first + 1
+		switch kind {
+		case "tool_timeout":
+			second = 2 // the held k-1, then k-2
+		case "budget_exhaustion":
+			second = 0
 		}
-		entries, posts, _ := l.count()
-		after := spec.Phase == model.PhaseAfterCommit
-		if (posts == 1) != after || entries != posts {
-			t.Errorf("%s (phase %s): the server got %d posts and holds %d entries before the client's answer", kind, spec.Phase, posts, entries)
+		if !slices.Equal(atAnswer, []int{first, second}) {
+			t.Errorf("%s (phase %s): the server had %v posts at the client's answers, want [%d %d]", kind, spec.Phase, atAnswer, first, second)
 		}
-		if x := ft.Exchanges(); len(x) != 1 || x[0].Sent != after || x[0].FaultID != "f1" || x[0].Commit != 1 {
-			t.Errorf("%s: exchanges %+v", kind, x)
+		var keys []string
+		for _, e := range l.rows() {
+			keys = append(keys, e.Key)
 		}
-		if err := ft.Flush(); err != nil {
-			t.Fatal(err)
-		}
-		late := 0
-		if kind == "tool_timeout" {
-			late = 1
-		}
-		if entries, posts, _ := l.count(); posts != btoi(after)+late || entries != posts {
-			t.Errorf("%s: after flush %d posts, %d entries", kind, posts, entries)
+		want := []string{"k-1", "k-2"}[2-second:]
+		if !slices.Equal(keys, want) {
+			t.Errorf("%s: ledger keys %v, want %v", kind, keys, want)
 		}
 	}
 }
@@ -211,8 +177,31 @@ func btoi(b bool) int {
 	return 0
 }
 
-// TestResponseDisturbances pins what the client reads for each response
-// disturbance of a committed answer, and the timeout error's shape.
+// postOnce posts body under key k-1 to the ledger through the joined
+// transport under faults and returns what the client got.
+func postOnce(t *testing.T, body string, faults ...model.FaultEntry) (*http.Response, []byte, error, *model.Result) {
+	t.Helper()
+	_, srv := startLedger(t)
+	var resp *http.Response
+	var b []byte
+	var err error
+	res, rerr := runClient(t, clientSystem{do: func(ctx context.Context, c *http.Client, _ *httpfault.Joined) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/payments", strings.NewReader(body))
+		req.Header.Set("Idempotency-Key", "k-1")
+		if resp, err = c.Do(req); err == nil {
+			b, _ = io.ReadAll(resp.Body)
+			resp.Body.Close()
+		}
+	}}, faults...)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	return resp, b, err, res
+}
+
+// TestResponseDisturbances pins what the client reads for each kind that
+// answers in the provider's place or rewrites its answer, and the timeout
+// error's shape.
 func TestResponseDisturbances(t *testing.T) {
 	want := map[string]string{
 		"partial_success_response": `{"amount":7400,"key":"k-1","order":"O-731","replayed":false}`,
@@ -222,65 +211,62 @@ func TestResponseDisturbances(t *testing.T) {
 		"rate_limit":               `{"error":"rate limited"}`,
 	}
 	for kind, body := range want {
-		_, srv := startLedger(t)
-		ft := newTransport(t, single(t, kind, 1), httpfault.Options{})
-		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/payments", strings.NewReader(`{"order":"O-731","amount":7400}`))
-		req.Header.Set("Idempotency-Key", "k-1")
-		resp, err := (&http.Client{Transport: ft}).Do(req)
+		resp, b, err, _ := postOnce(t, `{"order":"O-731","amount":7400}`, at(kind, 1))
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
 		if got := strings.TrimSpace(string(b)); got != body || resp.ContentLength != int64(len(b)) {
 			t.Errorf("%s: body %s (length %d, header %d), want %s", kind, got, len(b), resp.ContentLength, body)
 		}
-		if kind == "rate_limit" && (resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "1") {
-			t.Errorf("rate_limit: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+		if kind == "rate_limit" && (resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "1" || resp.Header.Get("Retry-After-Ms") != "100") {
+			t.Errorf("rate_limit: %d, Retry-After %q, Retry-After-Ms %q", resp.StatusCode, resp.Header.Get("Retry-After"), resp.Header.Get("Retry-After-Ms"))
 		}
 		if kind == "reject_before_commit" && resp.StatusCode != 422 {
 			t.Errorf("reject_before_commit: %d", resp.StatusCode)
 		}
 	}
-	_, srv := startLedger(t)
-	ft := newTransport(t, single(t, "timeout_after_commit", 1), httpfault.Options{})
-	_, err := (&http.Client{Transport: ft}).Post(srv.URL+"/payments", "application/json", strings.NewReader(`{}`))
+	_, _, err, _ := postOnce(t, `{"order":"O-731","amount":7400}`, at("timeout_after_commit", 1))
 	var te *httpfault.TimeoutError
-	if !errors.As(err, &te) || !errors.Is(err, os.ErrDeadlineExceeded) || !te.Timeout() || !te.Sent {
+	if !errors.As(err, &te) || !errors.Is(err, os.ErrDeadlineExceeded) || !te.Timeout() || !te.Sent ||
+		te.Error() != "httpfault: timeout awaiting response (timeout_after_commit)" {
 		t.Fatalf("timeout error %#v", err)
 	}
-	// the server answered 400 (no key): the reply is still lost, but
-	// nothing was committed, so the fault did not fire
-	if f := ft.Faults()[0]; !f.Reached || f.Fired != 0 {
-		t.Fatalf("fault on a rejected request: %+v", f.FaultReport)
+	// the server answers 400 (no order): nothing was committed, so the
+	// fault does not fire and the client reads the provider's answer
+	resp, b, err, res := postOnce(t, `{}`, at("timeout_after_commit", 1))
+	if err != nil || resp.StatusCode != http.StatusBadRequest || strings.TrimSpace(string(b)) != `{"error":"invalid payment"}` {
+		t.Fatalf("a rejected request under timeout_after_commit: %v, %v, %s", resp, err, b)
+	}
+	if f := res.Faults[0]; !f.Reached || f.Fired != 0 {
+		t.Fatalf("fault on a rejected request: %+v", f)
 	}
 }
 
-// TestOrdinalsCountCommits: ordinals count commit requests only (GETs pass
-// through uncounted), a fault at an ordinal never reached is reported so,
-// and a persistent kind fires on every later commit.
+// TestOrdinalsCountCommits: ordinals count commit requests only (GETs
+// cross ledger.readback, not tool.commit), a fault at an ordinal never
+// reached is reported so, and a persistent kind fires on every later
+// commit.
 func TestOrdinalsCountCommits(t *testing.T) {
-	s := &model.Schedule{Version: model.ScheduleVersion, Config: copperfin.ConfigOfControls(0), Faults: []model.FaultEntry{
-		{Event: model.EvToolCommit, Ordinal: 2, Kind: "budget_exhaustion"},
-		{ID: "late", Event: model.EvToolCommit, Ordinal: 9, Kind: "rate_limit"},
-	}}
 	l, srv := startLedger(t)
-	ft := newTransport(t, s, httpfault.Options{})
-	c := &http.Client{Transport: ft}
 	var got []string
-	for i, m := range []string{"GET", "POST", "GET", "POST", "POST", "GET"} {
-		req, _ := http.NewRequest(m, srv.URL+"/payments?key=k", strings.NewReader(`{"order":"O-731","amount":1}`))
-		req.Header.Set("Idempotency-Key", "k-"+string(rune('a'+i)))
-		if m == "GET" {
-			req.Body = nil
+	res, err := runClient(t, clientSystem{l: l, do: func(ctx context.Context, c *http.Client, _ *httpfault.Joined) {
+		for i, m := range []string{"GET", "POST", "GET", "POST", "POST", "GET"} {
+			req, _ := http.NewRequestWithContext(ctx, m, srv.URL+"/payments?key=k", strings.NewReader(`{"order":"O-731","amount":1}`))
+			req.Header.Set("Idempotency-Key", "k-"+string(rune('a'+i)))
+			if m == "GET" {
+				req.Body = nil
+			}
+			resp, err := c.Do(req)
+			if err != nil {
+				got = append(got, m+" timeout")
+				continue
+			}
+			resp.Body.Close()
+			got = append(got, m+" "+resp.Status)
 		}
-		resp, err := c.Do(req)
-		if err != nil {
-			got = append(got, m+" timeout")
-			continue
-		}
-		resp.Body.Close()
-		got = append(got, m+" "+resp.Status)
+	}}, at("budget_exhaustion", 2), model.FaultEntry{ID: "late", Event: model.EvToolCommit, Ordinal: 9, Kind: "rate_limit"})
+	if err != nil {
+		t.Fatal(err)
 	}
 	want := []string{"GET 200 OK", "POST 201 Created", "GET 200 OK", "POST timeout", "POST timeout", "GET 200 OK"}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -289,36 +275,33 @@ func TestOrdinalsCountCommits(t *testing.T) {
 	if entries, posts, gets := l.count(); entries != 1 || posts != 1 || gets != 3 {
 		t.Fatalf("server: %d entries, %d posts, %d gets", entries, posts, gets)
 	}
-	f := ft.Faults()
-	if !f[0].Reached || f[0].Fired != 2 || f[0].FiredAt != 4 || f[0].Key.Correlation != model.CorrelationPersistent {
+	f := res.Faults
+	if !f[0].Reached || f[0].Fired != 2 || f[0].FiredAt != 5 {
 		t.Fatalf("budget_exhaustion report %+v", f[0])
 	}
 	if f[1].ID != "late" || f[1].Reached || f[1].Fired != 0 {
 		t.Fatalf("unreached fault report %+v", f[1])
 	}
-	var commits []int
-	for _, x := range ft.Exchanges() {
-		commits = append(commits, x.Commit)
+	var crossings []string
+	for _, e := range res.Timeline.Events() {
+		crossings = append(crossings, string(e.Event)+"#"+strconv.Itoa(e.Ordinal))
 	}
-	if diff := cmp.Diff([]int{0, 1, 0, 2, 3, 0}, commits); diff != "" {
-		t.Fatalf("commit ordinals (-want +got):\n%s", diff)
+	if diff := cmp.Diff([]string{"worker.start#1", "ledger.readback#1", "tool.commit#1", "ledger.readback#2", "tool.commit#2", "tool.commit#3", "ledger.readback#3", "claim#0"}, crossings); diff != "" {
+		t.Fatalf("crossings (-want +got):\n%s", diff)
 	}
 }
 
-// TestCovered: the coverage keys of the fired faults, each once, sorted.
+// TestCovered: each tool kind fires on a single commit through the joined
+// transport; the coverage keys of the fired faults, each once, sorted.
 func TestCovered(t *testing.T) {
 	var keys []string
-	for _, kind := range httpfault.Kinds() {
-		_, srv := startLedger(t)
-		ft := newTransport(t, single(t, kind, 1), httpfault.Options{})
-		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/payments", strings.NewReader(`{"order":"O-731","amount":7400}`))
-		req.Header.Set("Idempotency-Key", "k-1")
-		if resp, err := (&http.Client{Transport: ft}).Do(req); err == nil {
-			resp.Body.Close()
-		}
-		for _, k := range ft.Covered() {
-			if !slices.Contains(keys, k.String()) {
-				keys = append(keys, k.String())
+	for _, kind := range model.KindsOf(model.DomainTool, false) {
+		_, _, _, res := postOnce(t, `{"order":"O-731","amount":7400}`, at(kind, 1))
+		for _, f := range res.Faults {
+			spec, _ := model.Spec(f.Kind)
+			k := string(spec.Domain) + "/" + string(spec.Boundary) + "/" + string(spec.Phase) + "/" + string(spec.Correlation) + "/" + string(spec.Oracle)
+			if f.Fired > 0 && !slices.Contains(keys, k) {
+				keys = append(keys, k)
 			}
 		}
 	}
@@ -334,10 +317,6 @@ func TestCovered(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, keys); diff != "" {
 		t.Fatalf("covered keys (-want +got):\n%s", diff)
-	}
-	ft := newTransport(t, single(t, "rate_limit", 3), httpfault.Options{})
-	if len(ft.Covered()) != 0 {
-		t.Fatalf("keys covered before any request: %v", ft.Covered())
 	}
 }
 
@@ -357,190 +336,101 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // TestAllowlist: with the default allowlist only loopback hosts reach the
 // base transport; every other host is refused with ErrRefused before
-// anything is sent, faults or not; a custom allowlist replaces the
-// default.
+// anything is sent or any fault is reached, and the run ends with the
+// first refusal; a custom allowlist replaces the default.
 func TestAllowlist(t *testing.T) {
 	allowed := []string{"http://127.0.0.1:8080/p", "http://127.3.4.5/p", "http://[::1]:9/p", "http://localhost:1/p", "http://LOCALHOST./p", "http://[::ffff:127.0.0.1]/p"}
 	refused := []string{"http://example.com/p", "http://10.0.0.1/p", "http://192.0.2.1:80/p", "http://0.0.0.0/p", "http://[::]/p",
 		"http://127.0.0.1.nip.io/p", "http://localhost.example.com/p", "http://[::ffff:10.0.0.1]/p", "http://169.254.169.254/p", "http://[fe80::1]/p"}
-	for _, sched := range []*model.Schedule{single(t, "timeout_after_commit", 1), single(t, "tool_timeout", 1)} {
+	anyPost, _ := httpfault.Rules(httpfault.Rule{Method: "POST", Class: httpfault.Commit})
+	for _, kind := range []string{"timeout_after_commit", "tool_timeout"} {
 		rec := &recorder{}
-		ft, err := httpfault.New(rec, sched, httpfault.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := &http.Client{Transport: ft}
-		for _, u := range refused {
-			_, err := c.Post(u, "application/json", strings.NewReader("{}"))
-			if !errors.Is(err, httpfault.ErrRefused) {
-				t.Errorf("%s: %v, want ErrRefused", u, err)
+		res, err := runClient(t, clientSystem{base: rec, opts: httpfault.JoinOptions{Classify: anyPost}, do: func(ctx context.Context, c *http.Client, _ *httpfault.Joined) {
+			for _, u := range refused {
+				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader("{}"))
+				req.Header.Set("Idempotency-Key", "k")
+				if _, err := c.Do(req); !errors.Is(err, httpfault.ErrRefused) {
+					t.Errorf("%s: %v, want ErrRefused", u, err)
+				}
 			}
-		}
-		if err := ft.Flush(); err != nil {
-			t.Fatal(err)
-		}
-		if len(rec.hosts) != 0 {
-			t.Fatalf("refused hosts reached the base transport: %v", rec.hosts)
-		}
-		for _, u := range allowed {
-			req, _ := http.NewRequest(http.MethodGet, u, nil)
-			if _, err := c.Do(req); err != nil {
-				t.Errorf("%s: %v", u, err)
+			if len(rec.hosts) != 0 {
+				t.Errorf("refused hosts reached the base transport: %v", rec.hosts)
 			}
+			for _, u := range allowed {
+				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+				if _, err := c.Do(req); err != nil {
+					t.Errorf("%s: %v", u, err)
+				}
+			}
+		}}, at(kind, 1))
+		want := `httpfault: host not in the allowlist: refusing POST http://example.com/p: host "example.com" (allowed: 127.0.0.0/8, ::1, localhost)`
+		if err == nil || err.Error() != want {
+			t.Fatalf("run error %v\nwant %s", err, want)
 		}
 		if len(rec.hosts) != len(allowed) {
 			t.Fatalf("allowed hosts sent: %v", rec.hosts)
 		}
-		for _, x := range ft.Exchanges()[:len(refused)] {
-			if x.Sent || x.Commit != 0 || !strings.Contains(x.Err, "host not in the allowlist") {
-				t.Fatalf("refused exchange %+v", x)
-			}
-		}
-		if f := ft.Faults()[0]; f.Reached {
-			t.Fatalf("a refused request reached a fault: %+v", f)
+		if res != nil && res.Faults[0].Reached {
+			t.Fatalf("a refused request reached a fault: %+v", res.Faults[0])
 		}
 	}
-	_, err := (&http.Client{Transport: mustNew(t, &recorder{}, httpfault.Options{})}).Get("http://user:secret@example.com:81/x")
+	var got error
+	runClient(t, clientSystem{base: &recorder{}, do: func(_ context.Context, c *http.Client, _ *httpfault.Joined) {
+		_, got = c.Get("http://user:secret@example.com:81/x")
+	}})
 	want := `Get "http://user:***@example.com:81/x": httpfault: host not in the allowlist: refusing GET http://example.com:81/x: host "example.com" (allowed: 127.0.0.0/8, ::1, localhost)`
-	if err == nil || err.Error() != want {
-		t.Fatalf("error %q\nwant  %q", err, want)
+	if got == nil || got.Error() != want {
+		t.Fatalf("error %q\nwant  %q", got, want)
 	}
 	// a custom allowlist replaces the default
 	rec := &recorder{}
-	c := &http.Client{Transport: mustNew(t, rec, httpfault.Options{Allow: []string{"192.0.2.0/24", "tool.test"}})}
-	for _, u := range []string{"http://192.0.2.7/p", "http://TOOL.test/p", "http://127.0.0.1/p", "http://sub.tool.test/p"} {
-		c.Get(u)
-	}
+	runClient(t, clientSystem{base: rec, opts: httpfault.JoinOptions{Allow: []string{"192.0.2.0/24", "tool.test"}}, do: func(_ context.Context, c *http.Client, _ *httpfault.Joined) {
+		for _, u := range []string{"http://192.0.2.7/p", "http://TOOL.test/p", "http://127.0.0.1/p", "http://sub.tool.test/p"} {
+			c.Get(u)
+		}
+	}})
 	if diff := cmp.Diff([]string{"192.0.2.7", "TOOL.test"}, rec.hosts); diff != "" {
 		t.Fatalf("custom allowlist sent (-want +got):\n%s", diff)
 	}
 }
 
-func mustNew(t *testing.T, base http.RoundTripper, opts httpfault.Options) *httpfault.Transport {
-	t.Helper()
-	ft, err := httpfault.New(base, &model.Schedule{Version: model.ScheduleVersion, Config: copperfin.ConfigOfControls(0)}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ft
-}
-
 // TestRedirectToDisallowedHostRefused: a real loopback server redirecting
 // to another host gets the redirect refused; nothing leaves loopback.
 func TestRedirectToDisallowedHostRefused(t *testing.T) {
-	srv := startRedirect(t, "http://192.0.2.1/steal")
-	ft := newTransport(t, &model.Schedule{Version: model.ScheduleVersion, Config: copperfin.ConfigOfControls(0)}, httpfault.Options{})
-	_, err := (&http.Client{Transport: ft}).Get(srv.URL + "/start")
-	if !errors.Is(err, httpfault.ErrRefused) {
-		t.Fatalf("redirect: %v", err)
-	}
-	x := ft.Exchanges()
-	if len(x) != 2 || !x[0].Sent || x[0].Status != http.StatusFound || x[1].Sent || x[1].URL != "http://192.0.2.1/steal" {
-		t.Fatalf("exchanges %+v", x)
-	}
-}
-
-func startRedirect(t *testing.T, to string) *httptest.Server {
-	t.Helper()
+	hits := 0
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, to, http.StatusFound)
+		hits++
+		http.Redirect(w, r, "http://192.0.2.1/steal", http.StatusFound)
 	}))
 	t.Cleanup(srv.Close)
-	return srv
-}
-
-// TestStopConditions: the transport stops after MaxRequests requests,
-// before forwarding more than MaxEffects commits (late deliveries
-// included), and once its logical clock reaches Expiry; once stopped,
-// nothing more is sent.
-func TestStopConditions(t *testing.T) {
-	post := func(c *http.Client, url, key string) error {
-		req, _ := http.NewRequest(http.MethodPost, url+"/payments", strings.NewReader(`{"order":"O-731","amount":5}`))
-		req.Header.Set("Idempotency-Key", key)
-		resp, err := c.Do(req)
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err
+	var got error
+	_, err := runClient(t, clientSystem{do: func(_ context.Context, c *http.Client, _ *httpfault.Joined) {
+		_, got = c.Get(srv.URL + "/start")
+	}})
+	if !errors.Is(got, httpfault.ErrRefused) || hits != 1 {
+		t.Fatalf("redirect: %v after %d requests at the server", got, hits)
 	}
-	empty := &model.Schedule{Version: model.ScheduleVersion, Config: copperfin.ConfigOfControls(0)}
-
-	l, srv := startLedger(t)
-	ft := newTransport(t, empty, httpfault.Options{MaxRequests: 3})
-	c := &http.Client{Transport: ft}
-	var errs []error
-	for _, k := range []string{"a", "b", "c", "d", "e"} {
-		errs = append(errs, post(c, srv.URL, k))
-	}
-	if entries, _, _ := l.count(); entries != 3 || errs[2] != nil || !errors.Is(errs[3], httpfault.ErrStopped) || !errors.Is(errs[4], httpfault.ErrStopped) ||
-		ft.Stopped() != "more than 3 requests" {
-		t.Fatalf("max requests: %d entries, errors %v, stopped %q", entries, errs, ft.Stopped())
-	}
-
-	// two effects allowed: the held request's late delivery is the
-	// second, so the third commit is refused
-	l, srv = startLedger(t)
-	ft = newTransport(t, single(t, "tool_timeout", 1), httpfault.Options{MaxEffects: 2})
-	c = &http.Client{Transport: ft}
-	errs = nil
-	for _, k := range []string{"a", "b", "c"} {
-		errs = append(errs, post(c, srv.URL, k))
-	}
-	if entries, posts, _ := l.count(); entries != 2 || posts != 2 || errs[1] != nil || !errors.Is(errs[2], httpfault.ErrStopped) || ft.Stopped() != "more than 2 effects" {
-		t.Fatalf("max effects: %d entries %d posts, errors %v, stopped %q", entries, posts, errs, ft.Stopped())
-	}
-	if _, err := c.Get(srv.URL + "/payments?key=a"); !errors.Is(err, httpfault.ErrStopped) {
-		t.Fatalf("a readback after the stop: %v", err)
-	}
-
-	// a logical clock the test controls
-	var now model.Millis
-	l, srv = startLedger(t)
-	ft = newTransport(t, empty, httpfault.Options{Clock: func() model.Millis { return now }, Expiry: 500})
-	c = &http.Client{Transport: ft}
-	errs = nil
-	for _, at := range []model.Millis{0, 499, 500, 10} {
-		now = at
-		errs = append(errs, post(c, srv.URL, "k"))
-	}
-	if entries, posts, _ := l.count(); entries != 1 || posts != 2 || errs[1] != nil || !errors.Is(errs[2], httpfault.ErrStopped) || !errors.Is(errs[3], httpfault.ErrStopped) ||
-		ft.Stopped() != "expired at 500 ms of the logical clock" {
-		t.Fatalf("expiry: %d entries %d posts, errors %v, stopped %q", entries, posts, errs, ft.Stopped())
+	want := `httpfault: host not in the allowlist: refusing GET http://192.0.2.1/steal: host "192.0.2.1" (allowed: 127.0.0.0/8, ::1, localhost)`
+	if err == nil || err.Error() != want {
+		t.Fatalf("run error %v\nwant %s", err, want)
 	}
 }
 
-// TestNewErrors: bad schedules and options are errors that name the
-// problem.
-func TestNewErrors(t *testing.T) {
-	ok := single(t, "rate_limit", 1)
+// TestJoinErrors: bad options are errors that name the problem.
+func TestJoinErrors(t *testing.T) {
 	proxied := &http.Transport{Proxy: http.ProxyFromEnvironment}
-	cases := []struct {
-		base http.RoundTripper
-		s    *model.Schedule
-		opts httpfault.Options
-		want string
+	for _, c := range []struct {
+		base  http.RoundTripper
+		allow []string
+		want  string
 	}{
-		{nil, nil, httpfault.Options{}, "httpfault: no schedule"},
-		{nil, &model.Schedule{Version: 1, Config: copperfin.ConfigOfControls(0), Faults: []model.FaultEntry{{Event: model.EvProposal, Ordinal: 1, Kind: "subject_swap"}}}, httpfault.Options{},
-			"httpfault: fault f1: subject_swap at proposal is not a tool fault the HTTP transport injects (it injects at tool.commit: timeout_after_commit, partial_success_response, sandbox_denial, timeout_before_send, reject_before_commit, malformed_response, output_drift, rate_limit, tool_timeout, budget_exhaustion)"},
-		{nil, &model.Schedule{Version: 1, Config: copperfin.ConfigOfControls(0), Faults: []model.FaultEntry{{ID: "x", Event: model.EvToolCommit, Ordinal: 1, Kind: "break_trace_lineage"}}}, httpfault.Options{},
-			"httpfault: fault x: break_trace_lineage at tool.commit is not a tool fault the HTTP transport injects (it injects at tool.commit: timeout_after_commit, partial_success_response, sandbox_denial, timeout_before_send, reject_before_commit, malformed_response, output_drift, rate_limit, tool_timeout, budget_exhaustion)"},
-		{nil, &model.Schedule{Version: 1, Config: copperfin.ConfigOfControls(0), Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 0, Kind: "rate_limit"}}}, httpfault.Options{},
-			"httpfault: schedule: faults[0]: ordinal 0 must be 1 or more"},
-		{nil, &model.Schedule{Version: 1, Config: copperfin.ConfigOfControls(0), Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "rate_limit", Target: "/payments"}}}, httpfault.Options{},
-			`httpfault: fault f1: target "/payments": the HTTP transport takes no target`},
-		{nil, &model.Schedule{Version: 1, Config: copperfin.ConfigOfControls(0), Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "rate_limit", Tool: "charge"}}}, httpfault.Options{},
-			`httpfault: fault f1: tool "charge": the HTTP transport cannot tell tools apart (its ordinal counts every commit request); leave "tool" out`},
-		{nil, ok, httpfault.Options{Allow: []string{"10.0.0.0/33"}}, `httpfault: allowlist entry "10.0.0.0/33" is not a valid CIDR prefix`},
-		{nil, ok, httpfault.Options{Allow: []string{"*.corp"}}, `httpfault: allowlist entry "*.corp" is neither an IP address, a CIDR prefix nor a host name`},
-		{nil, ok, httpfault.Options{Allow: []string{"http://localhost"}}, `httpfault: allowlist entry "http://localhost" is neither an IP address, a CIDR prefix nor a host name`},
-		{nil, ok, httpfault.Options{MaxEffects: -1}, "httpfault: negative limit (max requests 0, max effects -1, expiry 0)"},
-		{nil, ok, httpfault.Options{Expiry: 10}, "httpfault: Expiry needs a Clock"},
-		{proxied, ok, httpfault.Options{}, "httpfault: the base transport has a Proxy; set it to nil (the allowlist cannot vouch for where a proxy sends)"},
-	}
-	for _, c := range cases {
-		if _, err := httpfault.New(c.base, c.s, c.opts); err == nil || err.Error() != c.want {
-			t.Errorf("New: %v\nwant %s", err, c.want)
+		{nil, []string{"10.0.0.0/33"}, `httpfault: allowlist entry "10.0.0.0/33" is not a valid CIDR prefix`},
+		{nil, []string{"*.corp"}, `httpfault: allowlist entry "*.corp" is neither an IP address, a CIDR prefix nor a host name`},
+		{nil, []string{"http://localhost"}, `httpfault: allowlist entry "http://localhost" is neither an IP address, a CIDR prefix nor a host name`},
+		{proxied, nil, "httpfault: the base transport has a Proxy; set it to nil (the allowlist cannot vouch for where a proxy sends)"},
+	} {
+		if _, err := httpfault.Join(nopCalls{}, c.base, httpfault.JoinOptions{Classify: payRules, Allow: c.allow}); err == nil || err.Error() != c.want {
+			t.Errorf("Join: %v\nwant %s", err, c.want)
 		}
 	}
 }
@@ -549,17 +439,18 @@ func TestNewErrors(t *testing.T) {
 // through its own proxy-less clone of the default transport.
 func TestDefaultBaseReachesLoopback(t *testing.T) {
 	l, srv := startLedger(t)
-	ft, err := httpfault.New(nil, single(t, "timeout_after_commit", 1), httpfault.Options{})
-	if err != nil {
-		t.Fatal(err)
+	var got error
+	_, err := model.NewHarness(payFixture, model.Options{Builtin: []string{}}).Run(func() model.System {
+		return clientSystem{l: l, do: func(ctx context.Context, c *http.Client, _ *httpfault.Joined) {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/payments", strings.NewReader(`{"order":"O-731","amount":3}`))
+			req.Header.Set("Idempotency-Key", "k-1")
+			_, got = c.Do(req)
+		}}
+	}, &model.Schedule{Version: model.ScheduleVersion, Seed: "default", Faults: []model.FaultEntry{at("timeout_after_commit", 1)}})
+	if err != nil || !errors.Is(got, os.ErrDeadlineExceeded) {
+		t.Fatalf("run error %v, client error %v", err, got)
 	}
-	defer ft.CloseIdleConnections()
-	_, err = (&http.Client{Transport: ft}).Post(srv.URL+"/payments", "application/json", bytes.NewReader([]byte(`{"order":"O-731","amount":3}`)))
-	if !errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Fatalf("%v", err)
-	}
-	// no key: the server refused it, so nothing was committed
-	if entries, posts, _ := l.count(); entries != 0 || posts != 1 {
+	if entries, posts, _ := l.count(); entries != 1 || posts != 1 {
 		t.Fatalf("%d entries, %d posts", entries, posts)
 	}
 }

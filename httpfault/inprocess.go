@@ -13,16 +13,13 @@ import (
 
 // InProcess returns an http.RoundTripper that serves each request by
 // calling handler in process, with no socket: inside a testing/synctest
-// bubble a loopback socket is not durably blocking, a call into a
-// handler is. The handler runs on a goroutine of its own (started by
-// RoundTrip, in the caller's bubble) and sees a server-side request
-// (RequestURI set, RemoteAddr "127.0.0.1:0", a context that ends when the
-// client's does or the client closes the body). The answer is buffered
-// until the handler returns, unless the handler flushes (an
-// http.Flusher, as for server-sent events): from its first Flush the
-// body streams through a pipe, and RoundTrip returns at that point. A
-// handler that panics fails the round trip (or the streamed body) with
-// an error naming the panic. A nil handler is an error at each call.
+// bubble a loopback socket is not durably blocking, a call into a handler
+// is. The handler runs on a goroutine of the caller's bubble and sees a
+// server-side request (RequestURI set, RemoteAddr "127.0.0.1:0", a context
+// that ends with the client's or when the body is closed). The answer is
+// buffered until the handler returns, or streams from its first Flush
+// (server-sent events). A panicking handler fails the round trip (or the
+// streamed body) with an error naming the panic; a nil handler is an error.
 func InProcess(handler http.Handler) http.RoundTripper { return inProcess{h: handler} }
 
 type inProcess struct{ h http.Handler }

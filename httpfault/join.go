@@ -189,16 +189,17 @@ func JSONRPCKey(field string) func(req *http.Request, body []byte) (string, erro
 	}
 }
 
-// TraceHeader is the header the default JoinOptions.Action reads the
+// traceHeader is the header the default JoinOptions.Action reads the
 // trace from and the default JoinOptions.Trace writes a broken lineage
 // to.
-const TraceHeader = "Traceparent"
+const traceHeader = "Traceparent"
 
 // JoinOptions configure a joined transport ([Join]).
 type JoinOptions struct {
-	// Allow is the allowlist, as Options.Allow (empty: DefaultAllow,
-	// loopback only). A request elsewhere fails with ErrRefused and ends
-	// the run (Calls.Fail).
+	// Allow lists where requests may go: IP addresses, CIDR prefixes and
+	// host names (exact, case-insensitive, never resolved). Empty means
+	// loopback only (127.0.0.0/8, ::1, localhost). A request elsewhere
+	// fails with ErrRefused and ends the run (Calls.Fail).
 	Allow []string
 	// Classify decides which requests are commits, reads or neither
 	// (required: see Rules and JSONRPC).
@@ -258,13 +259,21 @@ func DefaultResult(receiptField, amountField string) func(key string, resp *http
 	}
 }
 
-// JoinKinds returns the fault kinds a joined transport renders at
-// tool.commit, in catalogue order: every kind of Kinds and
-// break_trace_lineage. A kind armed at a read crossing is not enacted.
-func JoinKinds() []string {
+// rendered are the kinds the joined transport renders at tool.commit.
+var rendered = map[string]bool{
+	"sandbox_denial": true, "timeout_before_send": true, "budget_exhaustion": true, "tool_timeout": true,
+	"timeout_after_commit": true, "reject_before_commit": true, "rate_limit": true,
+	"partial_success_response": true, "malformed_response": true, "output_drift": true, "break_trace_lineage": true,
+}
+
+// Kinds returns the fault kinds the joined transport renders at
+// tool.commit, in catalogue order: the tool domain and
+// break_trace_lineage. Another kind armed at a commit, or any kind armed
+// at a read, does not act: it stays unfired and the run is inconclusive.
+func Kinds() []string {
 	var out []string
 	for _, s := range model.Catalogue() {
-		if _, ok := disturbances[s.Kind]; ok || s.Kind == "break_trace_lineage" {
+		if rendered[s.Kind] {
 			out = append(out, s.Kind)
 		}
 	}
@@ -273,7 +282,7 @@ func JoinKinds() []string {
 
 // Joined is an http.RoundTripper joined to a run of the harness: each
 // request its classifier calls a commit crosses tool.commit through
-// Calls.Commit, each read crosses its read event, and the rest pass
+// Calls.CommitOnly, each read crosses its read event, and the rest pass
 // through. Build it with Join, one per System.Run (a Calls is valid only
 // during that call). Commits and reads are serialized; a request that is
 // neither is not held up by them.
@@ -288,29 +297,13 @@ type Joined struct {
 
 // Join returns a transport that carries requests through base (nil: a
 // clone of http.DefaultTransport without its proxy; InProcess(handler)
-// inside a synctest bubble) and reports them to calls. What each fired
-// kind looks like to the client:
-//
-//   - sandbox_denial: an error wrapping ErrSandboxDenied, nothing sent;
-//   - timeout_before_send, budget_exhaustion: a *TimeoutError, nothing
-//     sent;
-//   - tool_timeout: a *TimeoutError; the request is held and reaches the
-//     provider just before the next commit of this transport;
-//   - timeout_after_commit: the provider commits, the client gets a
-//     *TimeoutError;
-//   - reject_before_commit: a 422 answer, nothing sent;
-//   - rate_limit: a 429 answer whose Retry-After is the model's wait in
-//     whole seconds, rounded up (Retry-After-Ms gives it in ms), nothing
-//     sent and no sleep: the wait is the client's, on the run's clock
-//     (the synctest bubble's, inside one);
-//   - partial_success_response, malformed_response, output_drift: the
-//     provider's 2xx answer without its receipt field, cut to half its
-//     length, or with the receipt field renamed and the amount retyped;
-//   - break_trace_lineage: the request goes out with the model's orphan
-//     trace (JoinOptions.Trace).
-//
-// Join returns an error for a nil calls, a nil Classify, a bad allowlist
-// entry, or a base that would send through a proxy (as New).
+// inside a synctest bubble) and reports them to calls, which decides the
+// faults; the transport renders each fired kind as HTTP (a
+// *TimeoutError, ErrSandboxDenied, a 422 or 429 answer, a rewritten body,
+// another trace; see docs/adapters-http.md). It returns an error for a
+// nil calls, a nil Classify, a bad allowlist entry, or a base that is, or
+// wraps, an *http.Transport with a Proxy (the allowlist cannot vouch for
+// where a proxy sends).
 func Join(calls model.Calls, base http.RoundTripper, opts JoinOptions) (*Joined, error) {
 	if calls == nil {
 		return nil, errors.New("httpfault: Join: nil Calls (use the Env.Calls the harness hands to System.Run)")
@@ -330,11 +323,11 @@ func Join(calls model.Calls, base http.RoundTripper, opts JoinOptions) (*Joined,
 	}
 	if opts.Action == nil {
 		opts.Action = func(req *http.Request, _ []byte, key string) (model.Action, error) {
-			return model.Action{IdempotencyKey: key, TraceID: req.Header.Get(TraceHeader)}, nil
+			return model.Action{IdempotencyKey: key, TraceID: req.Header.Get(traceHeader)}, nil
 		}
 	}
 	if opts.Trace == nil {
-		opts.Trace = func(req *http.Request, trace string) { req.Header.Set(TraceHeader, trace) }
+		opts.Trace = func(req *http.Request, trace string) { req.Header.Set(traceHeader, trace) }
 	}
 	if opts.Receipt == "" {
 		opts.Receipt = "receipt_id"
@@ -421,6 +414,12 @@ func (j *Joined) read(req *http.Request, body []byte, cl Classified) (*http.Resp
 	return resp, err
 }
 
+// held is a request a tool_timeout holds for its late delivery.
+type held struct {
+	req  *http.Request
+	body []byte
+}
+
 // exchanged is the provider's answer to the current commit request.
 type exchanged struct {
 	resp *http.Response
@@ -462,7 +461,7 @@ func (j *Joined) commit(req *http.Request, body []byte, cl Classified) (*http.Re
 		cur = &exchanged{}
 		return j.deliver(r, body, key, cur)
 	}
-	c, err := j.calls.Commit(req.Context(), call, send)
+	c, err := j.calls.CommitOnly(req.Context(), call, func(kind string) bool { return rendered[kind] }, send)
 	if err != nil {
 		return nil, err
 	}
@@ -496,7 +495,7 @@ func (j *Joined) commit(req *http.Request, body []byte, cl Classified) (*http.Re
 		case "break_trace_lineage":
 			// rendered on the request by send
 		default:
-			return j.fail(fmt.Errorf("httpfault: commit %s: %s fired and the HTTP transport cannot render it (it renders %s)", what, kind, strings.Join(JoinKinds(), ", ")))
+			return j.fail(fmt.Errorf("httpfault: commit %s: %s fired and the HTTP transport cannot render it (it renders %s)", what, kind, strings.Join(Kinds(), ", ")))
 		}
 	}
 	if resp == nil {
@@ -554,4 +553,41 @@ func (j *Joined) rewrite(kind string, body []byte) []byte {
 	delete(obj, rf)
 	b, _ := json.Marshal(obj)
 	return b
+}
+
+// answer is a response the transport gives in the server's place.
+func answer(req *http.Request, status int, header http.Header, body string) *http.Response {
+	if header == nil {
+		header = http.Header{}
+	}
+	header.Set("Content-Type", "application/json")
+	header.Set("Content-Length", strconv.Itoa(len(body)))
+	return &http.Response{Status: strconv.Itoa(status) + " " + http.StatusText(status), StatusCode: status,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: header,
+		Body: io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body)), Request: req}
+}
+
+// withBody returns resp carrying body instead of its own.
+func withBody(resp *http.Response, body []byte) *http.Response {
+	r := *resp
+	r.Header = resp.Header.Clone()
+	r.Header.Set("Content-Length", strconv.Itoa(len(body)))
+	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	return &r
+}
+
+// drifted is a field's name after a schema drift: camelCase for a
+// snake_case name (receipt_id becomes receiptId), else the name with a
+// "_v2" suffix.
+func drifted(name string) string {
+	parts := strings.Split(name, "_")
+	if len(parts) == 1 {
+		return name + "_v2"
+	}
+	for i := 1; i < len(parts); i++ {
+		if parts[i] != "" {
+			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
+		}
+	}
+	return strings.Join(parts, "")
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -269,6 +270,7 @@ var defended = jpayer{retries: 2, verifyTrace: true}
 func TestJoinCounterfactuals(t *testing.T) {
 	trusting := jpayer{trustAnswer: true}
 	fresh := jpayer{retries: 2, freshKey: true}
+	var kinds []string
 	for _, tc := range []struct {
 		kind      string
 		bad       jpayer
@@ -291,6 +293,7 @@ func TestJoinCounterfactuals(t *testing.T) {
 		{"output_drift", fresh, model.InvEffectAtMostOnce, model.EvToolCommit, "second ledger effect for task inv-1", 2, 1, model.ClaimRelease},
 		{"break_trace_lineage", jpayer{}, "trace_joined", model.EvClaim, "charge ch_1 carries trace orphan-req-1", 1, 1, model.ClaimHold},
 	} {
+		kinds = append(kinds, tc.kind)
 		t.Run(tc.kind, func(t *testing.T) {
 			f := model.FaultEntry{Event: model.EvToolCommit, Ordinal: 1, Kind: tc.kind}
 			res, rows := runPay(t, tc.bad, f)
@@ -311,14 +314,29 @@ func TestJoinCounterfactuals(t *testing.T) {
 			}
 		})
 	}
+	slices.Sort(kinds)
+	if want := slices.Sorted(slices.Values(httpfault.Kinds())); !slices.Equal(want, kinds) {
+		t.Fatalf("kinds with a pair %v, rendered %v", kinds, want)
+	}
 }
 
-// TestJoinKinds: the kinds the joined transport renders.
+// TestJoinKinds: the joined transport renders every kind the catalogue
+// places at tool.commit (the tool domain and break_trace_lineage), and
+// nothing else.
 func TestJoinKinds(t *testing.T) {
-	got := strings.Join(httpfault.JoinKinds(), " ")
+	got := strings.Join(httpfault.Kinds(), " ")
 	want := "timeout_after_commit partial_success_response break_trace_lineage sandbox_denial timeout_before_send reject_before_commit malformed_response output_drift rate_limit tool_timeout budget_exhaustion"
 	if got != want {
-		t.Fatalf("JoinKinds %s", got)
+		t.Fatalf("Kinds %s", got)
+	}
+	var atCommit []string
+	for _, s := range model.Catalogue() {
+		if s.Event == model.EvToolCommit {
+			atCommit = append(atCommit, s.Kind)
+		}
+	}
+	if strings.Join(atCommit, " ") != want {
+		t.Fatalf("kinds at tool.commit %v", atCommit)
 	}
 }
 

@@ -2,6 +2,7 @@ package httpfault_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/httpfault"
+	"github.com/faultline/faultline/model"
 )
 
 // entry is one payment in the ledger server.
@@ -159,8 +161,8 @@ func (p *payer) pay(order string, amount int64) outcome {
 		resp, err := p.client.Do(req)
 		var ne net.Error
 		switch {
-		case errors.Is(err, httpfault.ErrStopped):
-			o.Claim = "stopped"
+		case errors.Is(err, model.ErrWorkerCrashed):
+			o.Claim = "stopped" // the harness stopped the worker
 			return o
 		case err != nil && errors.As(err, &ne) && ne.Timeout():
 			if !p.d.unknown {
@@ -231,4 +233,96 @@ func (p *payer) verify(key string, amount int64, receiptID string) bool {
 
 func (o outcome) String() string {
 	return fmt.Sprintf("%s receipt=%q verified=%t attempts=%d slept=%v", o.Claim, o.Receipt, o.Verified, o.Attempts, o.Slept)
+}
+
+// rows is the ledger as the oracle reads it.
+func (l *ledger) rows() []model.LedgerEntry {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []model.LedgerEntry
+	for _, e := range l.entries {
+		out = append(out, model.LedgerEntry{Tool: "pay", Key: e.Key, ActionRef: e.Key, Amount: e.Amount, ReceiptID: e.ReceiptID})
+	}
+	return out
+}
+
+// payRules: POST /payments commits (tool pay), GET /payments reads.
+var payRules, _ = httpfault.Rules(
+	httpfault.Rule{Method: "POST", Path: "/payments", Class: httpfault.Commit, Tool: "pay"},
+	httpfault.Rule{Method: "GET", Path: "/payments", Class: httpfault.Read},
+)
+
+// clientSystem runs do with a client over a transport joined to the run
+// (Classify defaults to payRules); its provider is the ledger l (nil:
+// none).
+type clientSystem struct {
+	l    *ledger
+	base http.RoundTripper
+	opts httpfault.JoinOptions
+	do   func(ctx context.Context, c *http.Client, tr *httpfault.Joined)
+}
+
+func (s clientSystem) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+	opts := s.opts
+	if opts.Classify == nil {
+		opts.Classify = payRules
+	}
+	tr, err := httpfault.Join(env.Calls, s.base, opts)
+	if err != nil {
+		return model.Claim{}, err
+	}
+	s.do(ctx, &http.Client{Transport: tr}, tr)
+	return model.Claim{Verdict: model.ClaimHold, Reason: "test client"}, nil
+}
+
+func (s clientSystem) ProviderLedger(context.Context) ([]model.LedgerEntry, error) {
+	return s.l.rows(), nil
+}
+
+// runClient runs s once under faults, on the model's logical clock, and
+// returns the result and the run's error.
+func runClient(t *testing.T, s clientSystem, faults ...model.FaultEntry) (*model.Result, error) {
+	t.Helper()
+	if s.base == nil {
+		lb := &loopbackOnly{base: &http.Transport{}}
+		t.Cleanup(lb.base.CloseIdleConnections)
+		s.base = lb
+	}
+	return model.NewHarness(payFixture, model.Options{Builtin: []string{}}).Run(
+		func() model.System { return s }, &model.Schedule{Version: model.ScheduleVersion, Seed: "ledger", Faults: faults})
+}
+
+// payOnce has a payer with defences d pay once through the joined
+// transport against the ledger on a loopback port, under faults.
+func payOnce(t *testing.T, d defences, faults ...model.FaultEntry) (outcome, *ledger, *model.Result) {
+	t.Helper()
+	l, srv := startLedger(t)
+	var got outcome
+	res, err := runClient(t, clientSystem{l: l, do: func(_ context.Context, c *http.Client, _ *httpfault.Joined) {
+		got = (&payer{client: c, url: srv.URL, d: d}).pay("O-731", 7400)
+	}}, faults...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, l, res
+}
+
+// at is one fault of kind at the ordinal-th commit.
+func at(kind string, ordinal int) model.FaultEntry {
+	return model.FaultEntry{Event: model.EvToolCommit, Ordinal: ordinal, Kind: kind}
+}
+
+// loopbackOnly fails the request if it would leave for a host that is
+// not 127.0.0.1: whatever the joined transport lets through must be
+// loopback.
+type loopbackOnly struct{ base *http.Transport }
+
+func (l *loopbackOnly) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Hostname() != "127.0.0.1" {
+		return nil, errors.New("test guard: a request to " + r.URL.Host + " reached the base transport")
+	}
+	return l.base.RoundTrip(r)
 }

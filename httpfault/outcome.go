@@ -12,31 +12,17 @@ import (
 )
 
 // OutcomeOf classifies what an HTTP client saw for a consequential
-// request ((*http.Client).Do's response and error, or a RoundTrip's) into
-// the three outcomes of a consequential call, by the rules DefaultResult
-// maps an answer with:
-//
-//   - rejected: an error saying nothing was sent (ErrSandboxDenied for
-//     sandbox_denial, ErrRefused, ErrScheme, ErrStopped), or a 4xx answer
-//     (422 for reject_before_commit, 429 for rate_limit: the provider
-//     refused before any effect);
-//   - committed: a 2xx answer whose body reads to the end and, when it
-//     opens a JSON object or array ('{' or '['; an empty body is fine),
-//     is valid JSON (partial_success_response and output_drift decode, so
-//     they are committed, as in the model);
-//   - unknown: any other error (a *TimeoutError for timeout_before_send,
-//     budget_exhaustion, tool_timeout and timeout_after_commit, a net
-//     error, a deadline), no response, a 2xx whose body fails to read or
-//     does not decode (malformed_response: the body cut to half), and
-//     every 1xx, 3xx and 5xx answer.
-//
-// For a 2xx answer OutcomeOf reads resp.Body, closes it and puts back a
-// reader over the same bytes, so the caller decodes the body as before.
-// Unknown never means "did not happen": resolve it by reading the
-// provider's ledger back, or hold.
+// request ((*http.Client).Do's response and error) into the three outcomes
+// of a consequential call, by DefaultResult's rules: rejected for an
+// error saying nothing was sent (ErrSandboxDenied, ErrRefused, ErrScheme)
+// or a 4xx answer; committed for a 2xx whose body reads and, when it opens
+// JSON, decodes; unknown otherwise (a *TimeoutError, a net error, no
+// response, an undecodable 2xx body, a 1xx, 3xx or 5xx answer). It reads a
+// 2xx body and puts back a reader over the same bytes. Unknown never means
+// "did not happen": read the provider's ledger back, or hold.
 func OutcomeOf(resp *http.Response, err error) model.Outcome {
 	if err != nil {
-		for _, e := range []error{ErrSandboxDenied, ErrRefused, ErrScheme, ErrStopped} {
+		for _, e := range []error{ErrSandboxDenied, ErrRefused, ErrScheme} {
 			if errors.Is(err, e) {
 				return model.OutcomeRejected
 			}

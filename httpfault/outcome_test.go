@@ -64,8 +64,8 @@ func TestOutcomeOf(t *testing.T) {
 		"budget_exhaustion":        `unknown `,
 		"break_trace_lineage":      `committed {"receipt_id":"ch_1","amount":300}`,
 	}
-	require.Len(t, want, len(httpfault.JoinKinds())+1)
-	for _, kind := range append([]string{""}, httpfault.JoinKinds()...) {
+	require.Len(t, want, len(httpfault.Kinds())+1)
+	for _, kind := range append([]string{""}, httpfault.Kinds()...) {
 		var got []string
 		var faults []model.FaultEntry
 		if kind != "" {
@@ -120,7 +120,6 @@ func TestOutcomeOfAnswers(t *testing.T) {
 		{nil, fmt.Errorf("post: %w", httpfault.ErrSandboxDenied), model.OutcomeRejected},
 		{nil, fmt.Errorf("post: %w", httpfault.ErrRefused), model.OutcomeRejected},
 		{nil, fmt.Errorf("post: %w", httpfault.ErrScheme), model.OutcomeRejected},
-		{nil, fmt.Errorf("post: %w", httpfault.ErrStopped), model.OutcomeRejected},
 		{nil, &httpfault.TimeoutError{Kind: "timeout_after_commit", Sent: true}, model.OutcomeUnknown},
 		{nil, context.DeadlineExceeded, model.OutcomeUnknown},
 		{nil, errors.New("connection reset by peer"), model.OutcomeUnknown},

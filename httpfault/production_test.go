@@ -13,7 +13,7 @@ import (
 // transport over InProcess, passes a production campaign of every kind
 // the transport renders, each run in a synctest bubble on its clock.
 func TestJoinCheckProduction(t *testing.T) {
-	properties.CheckProduction(t, payDefinition(defended), properties.WithKinds(httpfault.JoinKinds()...), properties.WithoutWorldEvents())
+	properties.CheckProduction(t, payDefinition(defended), properties.WithKinds(httpfault.Kinds()...), properties.WithoutWorldEvents())
 }
 
 // TestJoinExhaustiveFindsTheFreshKey: the exhaustive walk of one fault at

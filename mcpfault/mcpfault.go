@@ -1,42 +1,30 @@
 // Package mcpfault puts faultline's typed tool faults on the MCP tool
 // calls of production code, through the official Go SDK
-// (github.com/modelcontextprotocol/go-sdk/mcp).
+// (github.com/modelcontextprotocol/go-sdk/mcp). It is an adapter on
+// model.Calls: the core decides, the adapter renders. [New] returns a
+// client sending middleware over the run's Env.Calls; installed with
+// (*mcp.Client).AddSendingMiddleware, it acts on tools/call only:
 //
-// New returns a client sending middleware, installed with
-// (*mcp.Client).AddSendingMiddleware, over the run's model.Calls (the
-// Env.Calls the harness hands the System). It acts on tools/call only:
+//   - a commit tool's call crosses tool.commit through Calls.Commit (the
+//     MCP tool name is the model.ToolCall's Tool); the schedule's faults
+//     act with the model's semantics over the real call, and the
+//     middleware renders what fired in MCP terms;
+//   - a tool named in Options.Readback crosses ledger.readback;
+//   - every other call and method passes through and is no crossing.
 //
-//   - a commit tool's call crosses tool.commit through Calls.Commit, with
-//     the MCP tool name as the model.ToolCall's Tool: the faults the
-//     schedule arms there act with the model's semantics over the real
-//     call (next), and the middleware renders what fired in MCP terms
-//     (see Kinds);
-//   - a tool named in Options.Readback crosses ledger.readback through
-//     Calls.Enter (no fault is enacted there: a fault armed at it stays
-//     unfired and the run is inconclusive);
-//   - any other tool, and every other method (initialize, tools/list,
-//     notifications, ...), passes through untouched and is no crossing.
+// Entry points:
 //
-// What counts as a commit: a tool is a commit unless its ToolAnnotations
-// say readOnlyHint; a tool a server gives no annotations for takes the
-// specification's defaults (not read-only, destructive, not idempotent),
-// so it is a commit. Options.Commit overrides the decision per tool. The
-// middleware learns annotations from every tools/list result that passes
-// through it; on a tools/call of a tool it has not seen listed and that
-// Options.Commit does not name, it lists the server's tools once itself
-// (all pages, through the same session).
+//   - [New], [Options], [Middleware.Middleware], [Middleware.Err];
+//   - [Middleware.IsCommit]: a tool is a commit unless its annotations say
+//     readOnlyHint (Options.Commit overrides);
+//   - [Ref] and the _meta keys [MetaKey], [MetaActionRef], [MetaTrace]:
+//     a commit's idempotency key, action and trace; [MetaRetryAfter]: a
+//     rate limit's wait;
+//   - [Kinds]: the kinds rendered; [TimeoutError]: a withheld reply;
+//     [OutcomeOf]: what a caller saw, in the three outcomes.
 //
-// tools/call carries no standard idempotency key, action reference or
-// receipt. Options.Ref extracts the key, action reference and trace from
-// the call (default: the _meta fields "idempotencyKey", "actionRef" and
-// "traceId"); Options.Receipt extracts the receipt from the result
-// (default: the string field "receipt" of the result's structured
-// content, else of its first text content decoded as a JSON object). A
-// commit call whose key cannot be extracted is refused with an error
-// naming the tool, and the run ends with it (Calls.Fail).
-//
-// OutcomeOf classifies what a caller saw (a tools/call's result and
-// error) into the three outcomes of a consequential call.
+// What each kind is over MCP, how annotations are learned and the tests:
+// docs/adapters-mcp.md.
 package mcpfault
 
 import (
@@ -73,36 +61,13 @@ const (
 	MetaRetryAfter = "retryAfterMs"
 )
 
-// Kinds returns the fault kinds the middleware enacts at a commit tool's
-// tools/call, in a fixed order, and what each is over MCP:
-//
-//   - timeout_before_send: next is not called; the caller gets a transport
-//     timeout error (errors.Is(err, context.DeadlineExceeded)).
-//   - reject_before_commit: next is not called; the caller gets an
-//     IsError result saying the provider rejected the request.
-//   - timeout_after_commit: next is called and its result dropped; the
-//     caller gets a transport timeout error.
-//   - tool_timeout: the request is held and the caller gets a transport
-//     timeout error; next is called with it, late, just before the next
-//     commit's request (the model's delivery of a held request). A held
-//     request whose worker restarts first is not delivered: its session
-//     is gone with the worker.
-//   - partial_success_response: the real result without its receipt field
-//     (removed from the structured content and the JSON text content).
-//   - malformed_response: the real result's text content truncated to half
-//     (it does not decode as JSON) and no structured content.
-//   - output_drift: the real result with its receipt field renamed
-//     ("receipt" becomes "receipt_ref") and its number fields retyped as
-//     strings, in the structured and the JSON text content.
-//   - rate_limit: next is not called; the caller gets an IsError result
-//     whose _meta holds MetaRetryAfter (100, logical milliseconds).
-//   - break_trace_lineage: next is called with the request's _meta
-//     MetaTrace replaced by an orphan trace id.
-//
-// Other kinds the schedule arms at tool.commit act with the model's
-// semantics and are rendered by their result (an unknown outcome as a
-// transport timeout, a rejection as an IsError result); they are not
-// claimed here.
+// Kinds returns the fault kinds the middleware renders at a commit tool's
+// tools/call, in a fixed order: a withheld or lost reply as a
+// *TimeoutError, a refusal as an IsError result (a rate limit's with
+// MetaRetryAfter), the answer faults on the real result, and
+// break_trace_lineage on the request's MetaTrace (docs/adapters-mcp.md).
+// Another kind armed at tool.commit acts with the model's semantics and
+// is rendered by its result's outcome; it is not claimed here.
 func Kinds() []string {
 	return []string{"timeout_before_send", "reject_before_commit", "timeout_after_commit", "tool_timeout",
 		"partial_success_response", "malformed_response", "output_drift", "rate_limit", "break_trace_lineage"}

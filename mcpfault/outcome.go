@@ -12,27 +12,13 @@ import (
 
 // OutcomeOf classifies what a tools/call returned to its caller
 // ((*mcp.ClientSession).CallTool's result and error) into the three
-// outcomes of a consequential call:
-//
-//   - rejected: an IsError result (the tool refused: reject_before_commit,
-//     rate_limit, a tool error), or a JSON-RPC error answer saying the
-//     server did not run the call (a *jsonrpc.Error with code
-//     CodeParseError, CodeInvalidRequest, CodeMethodNotFound or
-//     CodeInvalidParams);
-//   - unknown: any other error (a transport error, a timeout: *TimeoutError
-//     for timeout_before_send, timeout_after_commit and tool_timeout, a
-//     JSON-RPC internal error), a nil result, or a result whose content
-//     does not decode: no structured content and a first text content
-//     that opens a JSON object or array ('{' or '[') but is not valid JSON
-//     (malformed_response);
-//   - committed: any other result (partial_success_response and
-//     output_drift decode, so they are committed, as in the model; whether
-//     the receipt is there is the caller's next question).
-//
-// A text content that is not JSON at all is taken as it is (committed):
-// the classifier cannot tell a truncated plain-text answer from a short
-// one. Unknown never means "did not happen": resolve it by reading the
-// provider's ledger back or hold.
+// outcomes of a consequential call: rejected for an IsError result or a
+// JSON-RPC error saying the server ran nothing (parse error, invalid
+// request, method not found, invalid params); unknown for any other error
+// (a *TimeoutError, a transport or internal error), a nil result, or a
+// result whose only content is text that opens JSON and does not decode
+// (malformed_response); committed otherwise (text that is not JSON at all
+// included). Unknown never means "did not happen": read back, or hold.
 func OutcomeOf(res *mcp.CallToolResult, err error) model.Outcome {
 	if err != nil {
 		var we *jsonrpc.Error

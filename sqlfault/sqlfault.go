@@ -1,84 +1,29 @@
-// Package sqlfault puts faultline's typed faults on database/sql: a
-// [Connector] wraps any driver.Connector, the code under test gets the
+// Package sqlfault puts faultline's typed faults on database/sql. It is an
+// adapter on model.Calls: the core decides, the adapter renders. A
+// [Connector] wraps any driver.Connector; the code under test gets the
 // *sql.DB that sql.OpenDB opens over it, and every statement that matters
-// to the run crosses the harness through model.Calls (Env.Calls), so the
-// crossing feeds the run's timeline, fault reports, invariants, verdicts,
-// shrinking, replay and coverage like a call through the model's Env. The
-// oracle reads the provider's own table through the test System's
-// model.Observed readback (plain SQL on a connection of its own), never
-// through the wrapped connector.
+// to the run crosses the harness through the run's Env.Calls, so it feeds
+// the timeline, fault reports, invariants, verdicts, shrinking, replay and
+// coverage like a call through the model's Env. The oracle reads the
+// provider's own table through the System's model.Observed readback, never
+// through the wrapper.
 //
 // Entry points:
 //
-//   - [New] wraps a base connector for one run (one Calls);
-//   - [Options]: the [Classifier] that says which statements cross (the
-//     default, [TableClassifier], takes writes of the checkpoint table as
-//     checkpoint.write, its SELECTs as checkpoint.load, other writes as
-//     effects) and the function that names an effect's model.ToolCall;
-//   - [Kinds] lists the kinds this package enacts; [Parse] is the
-//     default classifier's statement parser.
+//   - [New] wraps a base connector for one run; build it inside
+//     System.Run and close the *sql.DB before Run returns;
+//   - [Options], [Classifier], [Class], [Op], [TableClassifier], [Parse]:
+//     which statements cross (an effect at tool.commit, once per
+//     transaction; checkpoint writes and loads at checkpoint.write and
+//     checkpoint.load) and the model.ToolCall an effect is;
+//   - [Kinds]: the kinds rendered; any other kind armed at a crossing
+//     stays unfired (model.Calls.CommitOnly) and the run is inconclusive;
+//   - [ErrOutcomeUnknown], [ErrRejected]: renderings; [OutcomeOf]: what
+//     the code saw, in the three outcomes.
 //
-// Crossings: an effect statement outside a transaction crosses tool.commit
-// itself; inside a transaction, the effects are collected and the
-// transaction's Commit crosses tool.commit once. A checkpoint write crosses
-// checkpoint.write and a checkpoint load crosses checkpoint.load, inside a
-// transaction or not.
-//
-// What each kind is over database/sql, at its catalogue phase:
-//
-//   - timeout_after_commit (after commit): the COMMIT (or the autocommit
-//     statement) reaches the database and commits, then the connection is
-//     lost: the caller gets an error wrapping [ErrOutcomeUnknown], which is
-//     not driver.ErrBadConn, so database/sql does not retry it, and the
-//     connection is discarded;
-//   - tool_timeout (before commit, the provider commits late), an
-//     autocommit statement only: the driver gives up on the connection and
-//     answers driver.ErrBadConn while the database still holds the
-//     statement; database/sql takes ErrBadConn as "nothing was done" and
-//     retries the statement on a fresh connection by itself, which is the
-//     next tool.commit crossing, just before which the held statement
-//     commits (on that crossing's connection; inside its transaction when
-//     it is a COMMIT): the write is repeated without the caller seeing
-//     any error.
-//     This is how the driver-level retry shows up as its own kind (no new
-//     catalogue kind: the catalogue's tool_timeout is exactly "the client
-//     gave up while the provider still holds the request"; over
-//     database/sql the client that gave up is the driver, and the one
-//     that re-sends is database/sql). A transaction's COMMIT cannot be held
-//     (its locks would block the retry), so tool_timeout at a
-//     transaction's COMMIT does not act (it stays unfired);
-//   - reject_before_commit (before commit): the database refuses the
-//     transaction (or the statement) before any durable write: the
-//     transaction is rolled back and the caller gets an error wrapping
-//     [ErrRejected]; the connection stays usable;
-//   - timeout_before_send (before commit), the lost connection
-//     mid-transaction: the connection drops before COMMIT is sent; the
-//     database rolls the transaction back and Commit returns an error
-//     wrapping driver.ErrBadConn (database/sql does not retry a
-//     transaction; it discards the connection). Outside a transaction the
-//     statement is not sent and the driver answers driver.ErrBadConn,
-//     which database/sql rightly retries on a fresh connection (the next
-//     crossing);
-//   - stale_checkpoint (after checkpoint), armed at checkpoint.write: the
-//     write is stored, and the next checkpoint.load of the same table is
-//     served from a lagging replica, the table's rows as they were just
-//     before that write (the load runs in a transaction that restores those
-//     rows and is rolled back). It fires only when the table held a row
-//     before the write (with none there is no previous checkpoint to
-//     serve) and when the classifier names the table.
-//
-// Any other kind armed at tool.commit does not act on the call
-// (model.Calls.CommitOnly): it has no rendering over database/sql, so it
-// stays unfired and the run is inconclusive. Any other
-// kind armed at a checkpoint crossing stays unfired, so the run is
-// inconclusive, never green.
-//
-// Statements run by the stale replica use "?" placeholders (SQLite,
-// MySQL). A Connector serves one run: build it inside System.Run from
-// the run's Env.Calls, and close the *sql.DB before Run returns.
-//
-// OutcomeOf classifies the error an effect statement or a Commit returned
-// into the three outcomes of a consequential call.
+// What each kind is over database/sql (the driver.ErrBadConn retry as
+// tool_timeout, the lost connection mid-transaction, the lagging replica
+// of stale_checkpoint): docs/adapters-sql.md.
 package sqlfault
 
 import (
