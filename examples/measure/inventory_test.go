@@ -90,7 +90,7 @@ func TestInventoryPaths(t *testing.T) {
 	// properties' TestPrintedReplayCommandReproduces runs such a command,
 	// for this agent's bug, as printed; it is not run twice.
 
-	dec, err := fuzz.NewDecoder(fuzz.WithDefinition(def), fuzz.WithConfig(plantedInventory), fuzz.WithScope(fuzz.ScopeOrdinals))
+	dec, err := fuzz.NewDecoder(def, fuzz.WithConfig(plantedInventory), fuzz.WithScope("ordinals"))
 	if err != nil {
 		t.Fatal(err)
 	}
