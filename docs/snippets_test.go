@@ -56,8 +56,8 @@ func TestSnippetsRunAsWritten(t *testing.T) {
 	}
 	for _, p := range []string{"fuzzing.md", "own-system.md"} {
 		s := read(t, p)
-		if !strings.Contains(s, "fuzz.WithScope(fuzz.ScopeOrdinals)") || !strings.Contains(s, "default scope is `designed`") {
-			t.Errorf("%s: does not say fuzz.For's default scope is designed and show fuzz.WithScope(fuzz.ScopeOrdinals)", p)
+		if !strings.Contains(s, `fuzz.WithScope("ordinals")`) || !strings.Contains(s, "default scope is `designed`") {
+			t.Errorf("%s: does not say fuzz.For's default scope is designed and show fuzz.WithScope(\"ordinals\")", p)
 		}
 	}
 }

@@ -15,22 +15,26 @@ import (
 	"github.com/faultline/faultline/properties"
 )
 
-// Run runs s against the decoder's system under s's own config (controls,
-// mutant, budgets, join policy) on the fixture s's config names, with
-// default harness options. It returns an error for a harness problem
-// (an invalid schedule, an unknown fixture or mutant) and a
-// *model.SystemPanic when the system's code panicked; faults and errors
-// the system returns are data in the result.
-func (d *Decoder) Run(s *model.Schedule) (res *model.Result, err error) {
-	if d.bubble != nil {
-		d.bubble(func() { res, err = d.run(s) })
-		return res, err
-	}
-	return d.run(s)
+// run runs s against the decoder's system under s's own config, on the
+// fixture it names, in a bubble for production code. It returns an error
+// for a harness problem and a *model.SystemPanic when the system panicked;
+// faults and the system's errors are data in the result.
+func (d *Decoder) run(s *model.Schedule) (res *model.Result, err error) {
+	d.inRun(func() { res, err = d.runNow(s) })
+	return res, err
 }
 
-func (d *Decoder) run(s *model.Schedule) (*model.Result, error) {
-	factory, err := d.system.New(s.Config)
+// inRun calls run in the decoder's bubble, or directly on the model path.
+func (d *Decoder) inRun(run func()) {
+	if d.bubble != nil {
+		d.bubble(run)
+		return
+	}
+	run()
+}
+
+func (d *Decoder) runNow(s *model.Schedule) (*model.Result, error) {
+	factory, err := d.def.Factory(s.Config)
 	if err != nil {
 		return nil, err
 	}
@@ -55,56 +59,46 @@ func (d *Decoder) run(s *model.Schedule) (*model.Result, error) {
 type Violation struct {
 	Schedule *model.Schedule
 	Result   *model.Result
-	System   string
-	// Definition is the system's description (nil when unknown).
-	Definition *model.Definition
-	// ReplayTest is the test WithReplayTest names ("" when none): the
-	// message's replay command runs through it.
-	ReplayTest string
+	// def is the system's description, replayTest WithReplayTest's test
+	// ("" when none): the replay line comes from them
+	def        *model.Definition
+	replayTest string
 }
 
 // Error describes the violation and how to replay it.
 func (v *Violation) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "invariant violated: %s, fixture %s, system %s, run verdict %s, claim verdict %s\n",
-		v.describe(), v.fixture(), v.System, v.Result.RunVerdict, v.Result.Verdict)
+		v.describe(), v.fixture(), v.def.Name, v.Result.RunVerdict, v.Result.Verdict)
 	for _, i := range v.Result.Invariants {
 		if !i.Held {
 			fmt.Fprintf(&b, "  %s: first false after seq %d (%s), reached by %s: %s\n", i.Name, i.FirstSeq, i.Event, orNone(i.FaultID), i.Detail)
 		}
 	}
-	b.WriteString(replayHint(v.Schedule, v.Result.RunID, v.System, v.ReplayTest))
+	b.WriteString(replayHint(v.Schedule, v.Result.RunID, v.def, v.replayTest))
 	return b.String()
 }
 
-// ReplayHint returns the schedule in canonical form and a one-line
-// command, safe to copy from indented test output, that writes it to a
-// file and replays it with faultline replay.
-func ReplayHint(s *model.Schedule, runID, system string) string {
-	return replayHint(s, runID, system, "")
-}
-
-// replayHint is ReplayHint; for a user's system with test (a test that
-// calls properties.Check on it) the command is that test's replay line.
-func replayHint(s *model.Schedule, runID, system, test string) string {
+// replayHint returns the schedule in canonical form and a command, safe
+// to copy from indented test output, that saves it to a file and replays
+// it: def.ReplayCommand's, else the go test line of test (a test that
+// calls properties.Check on the system), else a hint naming the file.
+func replayHint(s *model.Schedule, runID string, def *model.Definition, test string) string {
 	var b strings.Builder
 	canon, compact := canonical(s)
 	file := "/tmp/faultline-" + runID + ".json"
 	b.WriteString("schedule (canonical form):\n")
 	b.Write(canon)
-	if system != referenceSystem && test != "" {
-		fmt.Fprintf(&b, "replay it on %s: save it (echo %s > %s), then run %s\n", system, shellQuote(compact), file,
+	switch {
+	case def.ReplayCommand != "":
+		fmt.Fprintf(&b, "replay it on %s:\n  echo %s > %s && %s\n", def.Name, shellQuote(compact), file, fmt.Sprintf(def.ReplayCommand, file))
+	case test != "":
+		fmt.Fprintf(&b, "replay it on %s: save it (echo %s > %s), then run %s\n", def.Name, shellQuote(compact), file,
 			properties.ReplayCommand(test, file))
-		return b.String()
-	}
-	if system != referenceSystem {
-		// faultline replay runs the reference system: a user's schedule
-		// replays through the user's own test or program
+	default:
 		fmt.Fprintf(&b, "replay it on %s: save it (echo %s > %s), then run it through a test of %s as FAULTLINE_REPLAY=%s go test -run '^TestName$' ./pkg (properties.Check, or fuzz.WithReplayTest) or through its own command line's replay %s (package cli)\n",
-			system, shellQuote(compact), file, system, file, file)
-		return b.String()
+			def.Name, shellQuote(compact), file, def.Name, file, file)
 	}
-	fmt.Fprintf(&b, "replay it:\n  echo %s > %s && go run ./cmd/faultline replay %s\n", shellQuote(compact), file, file)
 	return b.String()
 }
 
@@ -128,7 +122,7 @@ func fixtureName(d *model.Definition, c model.Config) string {
 }
 
 // describe names the violating schedule's config in its system's terms.
-func (v *Violation) describe() string { return describeConfig(v.Definition, v.Schedule.Config) }
+func (v *Violation) describe() string { return describeConfig(v.def, v.Schedule.Config) }
 
 // describe names cfg in the decoder's system's terms.
 func (d *Decoder) describe(cfg model.Config) string { return describeConfig(d.def, cfg) }
@@ -147,11 +141,7 @@ func describeConfig(def *model.Definition, cfg model.Config) string {
 }
 
 // fixture names the fixture the violating run ran on.
-func (v *Violation) fixture() string { return fixtureName(v.Definition, v.Schedule.Config) }
-
-// referenceSystem is the name counterexample files give the system
-// faultline replay runs (corpus.FoundBy.System).
-const referenceSystem = "reference"
+func (v *Violation) fixture() string { return fixtureName(v.def, v.Schedule.Config) }
 
 // shellQuote quotes s for a POSIX shell.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
@@ -167,7 +157,7 @@ func orNone(s string) string {
 // invariant was violated, or another error for a harness problem. Every
 // run it makes is counted in the decoder's Reach.
 func (d *Decoder) Check(s *model.Schedule) (*model.Result, error) {
-	res, err := d.Run(s)
+	res, err := d.run(s)
 	if sp := (*model.SystemPanic)(nil); errors.As(err, &sp) {
 		return nil, fmt.Errorf("%w (a failure of the system, as a violation is), under the schedule:\n%s\n%s", err, model.Format(s), sp.Stack)
 	}
@@ -176,18 +166,16 @@ func (d *Decoder) Check(s *model.Schedule) (*model.Result, error) {
 	}
 	d.reach.Observe(res)
 	if !res.Held() {
-		return res, &Violation{Schedule: s, Result: res, System: d.system.Name, Definition: d.def, ReplayTest: d.replayTest}
+		return res, &Violation{Schedule: s, Result: res, def: d.def, replayTest: d.replayTest}
 	}
 	return res, nil
 }
 
-// CheckDeterminism replays s twice, on two different harnesses (one
-// reused, one fresh), and returns an error with the differences when the
-// normalised timelines, fault reports, invariant results, claims, terms or
-// verdicts differ (reflect.DeepEqual, with go-cmp's diff in the error) (the harness practice: "Run the same schedule twice and compare the
-// normalized timeline").
+// CheckDeterminism replays s twice, on a reused and a fresh harness, and
+// returns an error with go-cmp's diff when the normalised timelines, fault
+// reports, invariant results, claims, terms or verdicts differ.
 func (d *Decoder) CheckDeterminism(s *model.Schedule) error {
-	a, err := d.Run(s)
+	a, err := d.run(s)
 	if err != nil {
 		return fmt.Errorf("harness rejected a schedule: %w\n%s", err, model.Format(s))
 	}
@@ -195,11 +183,13 @@ func (d *Decoder) CheckDeterminism(s *model.Schedule) error {
 	if err != nil {
 		return err
 	}
-	factory, err := d.system.New(s.Config)
-	if err != nil {
-		return err
-	}
-	b, err := model.NewHarness(fx, d.options()).Run(factory, s)
+	var b *model.Result
+	d.inRun(func() {
+		var factory model.Factory
+		if factory, err = d.def.Factory(s.Config); err == nil {
+			b, err = model.NewHarness(fx, d.options()).Run(factory, s)
+		}
+	})
 	if err != nil {
 		return fmt.Errorf("harness rejected a schedule on its second run: %w", err)
 	}
@@ -219,7 +209,7 @@ func (d *Decoder) CheckDeterminism(s *model.Schedule) error {
 		return nil
 	}
 	if diff := cmp.Diff(va, vb); diff != "" {
-		return fmt.Errorf("two replays of one schedule differ (-first +second):\n%s\n%s", diff, ReplayHint(s, a.RunID, d.system.Name))
+		return fmt.Errorf("two replays of one schedule differ (-first +second):\n%s\n%s", diff, replayHint(s, a.RunID, d.def, d.replayTest))
 	}
 	return nil
 }
@@ -248,13 +238,13 @@ func CheckRoundTrip(data []byte) error {
 	return nil
 }
 
-// Shrink returns a smallest schedule it can find that still violates the
+// shrink returns a smallest schedule it can find that still violates the
 // same invariants as s, and its result: it drops faults one at a time and,
-// outside ScopeDesigned, lowers ordinals, keeping every change after which
+// outside scopeDesigned, lowers ordinals, keeping every change after which
 // the same set of invariants is violated, until no change applies. It is
 // deterministic. It returns an error when s violates no invariant or the
 // harness rejects s.
-func (d *Decoder) Shrink(s *model.Schedule) (*model.Schedule, *model.Result, error) {
+func (d *Decoder) shrink(s *model.Schedule) (*model.Schedule, *model.Result, error) {
 	res, err := d.Check(s)
 	var v *Violation
 	if !errors.As(err, &v) {
@@ -266,7 +256,7 @@ func (d *Decoder) Shrink(s *model.Schedule) (*model.Schedule, *model.Result, err
 	want := violatedSet(res)
 	best, bestRes := cloneSchedule(s), res
 	try := func(c *model.Schedule) bool {
-		r, err := d.Run(c)
+		r, err := d.run(c)
 		if err != nil || violatedSet(r) != want {
 			return false
 		}
@@ -283,7 +273,7 @@ func (d *Decoder) Shrink(s *model.Schedule) (*model.Schedule, *model.Result, err
 				i--
 			}
 		}
-		if d.scope == ScopeDesigned {
+		if d.scope == scopeDesigned {
 			continue
 		}
 		for i := range best.Faults {
@@ -316,30 +306,23 @@ func cloneSchedule(s *model.Schedule) *model.Schedule {
 	return &c
 }
 
-// Reach counts a campaign's runs, the faults they scheduled and those
-// their runs reached, and keeps the events the runs crossed: a fuzz
-// target's inputs in one process. Its methods are safe for concurrent
+// reach counts a campaign's runs, the faults they scheduled, those reached
+// and those fired, and the events the runs crossed. Safe for concurrent
 // use; the zero value is ready.
-type Reach struct {
+type reach struct {
 	runs, faults, reached, fired atomic.Int64
 	crossed                      atomic.Uint64 // bit i: allEvents[i]
 }
 
-// ReachCounts is a snapshot of a Reach.
-type ReachCounts struct {
-	// Fired counts the reached faults whose disturbance acted (an
-	// adapter that does not enact a kind reaches it without firing it).
+// reachCounts is a snapshot of a reach. Fired counts the reached faults
+// whose disturbance acted; Crossed lists the events crossed in the order
+// of allEvents (Since keeps the later snapshot's).
+type reachCounts struct {
 	Runs, Faults, Reached, Fired int64
-	// Crossed lists the events the runs crossed, in the order of
-	// model.AllEvents: every run the Reach observed (Since keeps the
-	// later snapshot's).
-	Crossed []model.EventName
+	Crossed                      []model.EventName
 }
 
-// Reach returns the counts of the runs Check made with d.
-func (d *Decoder) Reach() *Reach { return &d.reach }
-
-// eventBit is each event's bit in Reach.crossed.
+// eventBit is each event's bit in reach.crossed.
 var eventBit = func() map[model.EventName]uint64 {
 	m := make(map[model.EventName]uint64, len(allEvents))
 	for i, ev := range allEvents {
@@ -349,7 +332,7 @@ var eventBit = func() map[model.EventName]uint64 {
 }()
 
 // Observe counts one run.
-func (r *Reach) Observe(res *model.Result) {
+func (r *reach) Observe(res *model.Result) {
 	r.runs.Add(1)
 	for _, f := range res.Faults {
 		r.faults.Add(1)
@@ -371,23 +354,20 @@ func (r *Reach) Observe(res *model.Result) {
 }
 
 // Counts returns the counts so far.
-func (r *Reach) Counts() ReachCounts {
-	return ReachCounts{Runs: r.runs.Load(), Faults: r.faults.Load(), Reached: r.reached.Load(), Fired: r.fired.Load(), Crossed: eventsOf(r.crossed.Load())}
+func (r *reach) Counts() reachCounts {
+	return reachCounts{Runs: r.runs.Load(), Faults: r.faults.Load(), Reached: r.reached.Load(), Fired: r.fired.Load(), Crossed: eventsOf(r.crossed.Load())}
 }
 
 // Since returns the counts made after an earlier snapshot.
-func (c ReachCounts) Since(start ReachCounts) ReachCounts {
-	return ReachCounts{Runs: c.Runs - start.Runs, Faults: c.Faults - start.Faults, Reached: c.Reached - start.Reached, Fired: c.Fired - start.Fired, Crossed: c.Crossed}
+func (c reachCounts) Since(start reachCounts) reachCounts {
+	return reachCounts{Runs: c.Runs - start.Runs, Faults: c.Faults - start.Faults, Reached: c.Reached - start.Reached, Fired: c.Fired - start.Fired, Crossed: c.Crossed}
 }
 
-// Err is nil when a scheduled fault was reached and fired; otherwise an
-// error saying the campaign was inconclusive (exit code 3 of the command
-// line's table): its runs held, but none of their faults was reached, or
-// those reached never fired (the system's adapters enact none of them),
-// or no run scheduled a fault at all (inputs that decode to empty
-// schedules), so nothing was tested. It names the events the system
-// crossed.
-func (c ReachCounts) Err() error {
+// Err is nil when a scheduled fault was reached and fired; otherwise the
+// inconclusive error (exit 3): no fault scheduled, none reached, or none
+// of those reached fired, so nothing was tested. It names the events the
+// system crossed. It is the one rule of a campaign (Target.Done).
+func (c reachCounts) Err() error {
 	if c.Reached > 0 && c.Fired > 0 {
 		return nil
 	}

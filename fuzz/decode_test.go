@@ -57,7 +57,7 @@ func TestSitesFollowTheCatalogue(t *testing.T) {
 		t.Fatalf("%d kinds, %d in the catalogue: want 27 and the 5 world events", len(all), len(model.Catalogue()))
 	}
 	designed := decoder(t).Sites()
-	ordinals := decoder(t, fuzz.WithScope(fuzz.ScopeOrdinals)).Sites()
+	ordinals := decoder(t, fuzz.WithScope("ordinals")).Sites()
 	if len(designed) != len(all) || len(ordinals) != fuzz.MaxOrdinal*len(all) {
 		t.Fatalf("%d designed and %d ordinal sites for %d kinds", len(designed), len(ordinals), len(all))
 	}
@@ -71,7 +71,7 @@ func TestSitesFollowTheCatalogue(t *testing.T) {
 			}
 		}
 	}
-	anywhere := decoder(t, fuzz.WithScope(fuzz.ScopeAnywhere)).Sites()
+	anywhere := decoder(t, fuzz.WithScope("anywhere")).Sites()
 	// 26 kinds at one event, drop_effect_receipt at 4, 5 world events at
 	// 23 events each; three ordinals each
 	if want := 3 * (26 + 4 + 5*len(model.AllEvents)); len(anywhere) != want || len(model.AllEvents) != 23 {
@@ -108,14 +108,14 @@ func TestDecodeExact(t *testing.T) {
 	if e := d.Decode(nil); len(e.Faults) != 0 || e.Seed != "fuzz-" || !reflect.DeepEqual(e.Config, typed) {
 		t.Errorf("empty input decodes to %+v, want the fault-free typed run", e)
 	}
-	o := decoder(t, fuzz.WithScope(fuzz.ScopeOrdinals), fuzz.WithProfile(copperfin.ProfileBaseline))
+	o := decoder(t, fuzz.WithScope("ordinals"), fuzz.WithProfile(copperfin.ProfileBaseline))
 	s := o.Decode([]byte{7})
 	if len(s.Faults) != 1 || s.Faults[0] != entry(model.Catalogue()[2].Kind, 2) || !reflect.DeepEqual(s.Config, copperfin.ConfigOfProfile(copperfin.ProfileBaseline)) {
 		t.Errorf("ordinals scope decodes byte 7 to %+v, want the third kind at ordinal 2 under baseline", s)
 	}
 	// more than 256 sites: two bytes, big-endian, a fault; an odd byte
 	// left over is ignored
-	a := decoder(t, fuzz.WithScope(fuzz.ScopeAnywhere), fuzz.WithMutant("key_per_attempt"), fuzz.WithFixture("copperfin-batch"))
+	a := decoder(t, fuzz.WithScope("anywhere"), fuzz.WithMutant("key_per_attempt"), fuzz.WithFixture("copperfin-batch"))
 	sites := a.Sites()
 	got = a.Decode([]byte{1, 2, 0, 3, 9})
 	want = schedule(func() model.Config {
@@ -141,7 +141,7 @@ func TestDecodeExact(t *testing.T) {
 func TestDecodeIsTotalAndDeterministic(t *testing.T) {
 	oneGoroutine(t)
 	rng := rand.New(rand.NewPCG(5, 188))
-	for _, scope := range []fuzz.Scope{fuzz.ScopeDesigned, fuzz.ScopeOrdinals, fuzz.ScopeAnywhere} {
+	for _, scope := range []string{"designed", "ordinals", "anywhere"} {
 		d := decoder(t, fuzz.WithScope(scope), fuzz.WithMaxFaults(6))
 		width := 1
 		if len(d.Sites()) > 256 {
@@ -209,7 +209,7 @@ func TestEncodeErrorsNameTheFault(t *testing.T) {
 	if _, err := d.Encode(schedule(typed, crash)); err == nil || !strings.Contains(err.Error(), "(worker_crash@branch.run#2) is not a site of scope designed") {
 		t.Errorf("error %v", err)
 	}
-	if b, err := decoder(t, fuzz.WithScope(fuzz.ScopeAnywhere)).Encode(schedule(typed, crash)); err != nil || len(b) != 2 {
+	if b, err := decoder(t, fuzz.WithScope("anywhere")).Encode(schedule(typed, crash)); err != nil || len(b) != 2 {
 		t.Errorf("anywhere: %x %v, want two bytes", b, err)
 	}
 }
@@ -222,8 +222,7 @@ func TestNewDecoderErrors(t *testing.T) {
 		{[]fuzz.Option{fuzz.WithProfile("paranoid")}, `unknown profile "paranoid"`},
 		{[]fuzz.Option{fuzz.WithMaxFaults(0)}, "max faults 0 out of range (1 to 64)"},
 		{[]fuzz.Option{fuzz.WithMaxFaults(65)}, "max faults 65 out of range"},
-		{[]fuzz.Option{fuzz.WithScope(fuzz.Scope(9))}, "unknown scope 9"},
-		{[]fuzz.Option{fuzz.WithSystem(fuzz.System{Name: "x"})}, `system "x" has no name or no factory`},
+		{[]fuzz.Option{fuzz.WithScope("wide")}, `fuzz: unknown scope "wide" (valid: designed, ordinals, anywhere)`},
 		{[]fuzz.Option{fuzz.WithMutant("no_idempotency")}, `fuzz: config: unknown mutant "no_idempotency" (valid: rejection_as_success,`},
 		{[]fuzz.Option{fuzz.WithFixture("warehouse")}, `fuzz: unknown fixture "warehouse"`},
 	}
@@ -232,8 +231,8 @@ func TestNewDecoderErrors(t *testing.T) {
 			t.Errorf("error %v, want %q", err, c.want)
 		}
 	}
-	if _, err := fuzz.ParseScope("wide"); err == nil || err.Error() != `unknown scope "wide" (valid: designed, ordinals, anywhere)` {
-		t.Errorf("ParseScope: %v", err)
+	if _, err := fuzz.NewReferenceDecoder(fuzz.WithScope("wide")); err == nil || err.Error() != `fuzz: unknown scope "wide" (valid: designed, ordinals, anywhere)` {
+		t.Errorf("an unknown scope: %v", err)
 	}
 	cs, err := copperfin.ParseControlList(" idempotency, ,effect_readback")
 	if err != nil || cs.String() != "idempotency,effect_readback" {
@@ -296,7 +295,7 @@ func TestOrdinalsScopeHoldsUnderTyped(t *testing.T) {
 	if raceDetector {
 		t.Skip("one goroutine, slow under the race detector, which has nothing to check in it; go test ./... runs it")
 	}
-	if runs := walk(t, decoder(t, fuzz.WithScope(fuzz.ScopeOrdinals)), 2); runs != 1+96+96*96 {
+	if runs := walk(t, decoder(t, fuzz.WithScope("ordinals")), 2); runs != 1+96+96*96 {
 		t.Fatalf("%d runs, want 9313", runs)
 	}
 }
@@ -320,7 +319,7 @@ func TestBaselineFailsAtOnce(t *testing.T) {
 	}
 	msg := err.Error()
 	for _, want := range []string{
-		"invariant violated: profile baseline, fixture copperfin, system reference, run verdict unrecoverable, claim verdict unsafe",
+		"invariant violated: profile baseline, fixture copperfin, system copperfin, run verdict unrecoverable, claim verdict unsafe",
 		"effect_at_most_once: first false after seq 19 (tool.commit), reached by f1: second ledger effect for task refund-O-731",
 		string(model.Format(v.Schedule)),
 		"go run ./cmd/faultline replay /tmp/faultline-" + v.Result.RunID + ".json",
@@ -337,7 +336,7 @@ func TestBaselineFailsAtOnce(t *testing.T) {
 // commit now carries the policy version the system read, the provider
 // refuses it, and the run is a contained failure (a denial, no effect).
 func TestStalePolicyAtRefreshIsContained(t *testing.T) {
-	d := decoder(t, fuzz.WithScope(fuzz.ScopeOrdinals))
+	d := decoder(t, fuzz.WithScope("ordinals"))
 	res, err := d.Check(schedule(typed, entry("stale_policy", 2)))
 	if err != nil {
 		t.Fatal(err)
@@ -381,7 +380,7 @@ func TestMutantsAreInTheConfig(t *testing.T) {
 // first write already: Shrink drops the timeout and lowers the ordinal
 // to 1.
 func TestShrinkDropsIrrelevantFaults(t *testing.T) {
-	d := decoder(t, fuzz.WithScope(fuzz.ScopeOrdinals), fuzz.WithMutant("stale_checkpoint_accepted"))
+	d := decoder(t, fuzz.WithScope("ordinals"), fuzz.WithMutant("stale_checkpoint_accepted"))
 	s := schedule(d.Config(), entry("missing_checkpoint", 3), entry("timeout_after_commit", 1))
 	min, res, err := d.Shrink(s)
 	if err != nil {
@@ -435,7 +434,9 @@ func TestCheckRoundTripAcceptsAndRejects(t *testing.T) {
 func TestReplayHintIsRunnable(t *testing.T) {
 	s := schedule(copperfin.ConfigOfProfile(copperfin.ProfileBaseline), entry("timeout_after_commit", 1))
 	s.Seed = `it's "quoted" $HOME`
-	hint := fuzz.ReplayHint(s, "run-test", "reference")
+	def := copperfin.Definition()
+	def.ReplayCommand = "go run ./cmd/faultline replay %s"
+	hint := fuzz.ReplayHint(s, "run-test", def)
 	line := hint[strings.Index(hint, "  echo ")+2:]
 	line = line[:strings.Index(line, "\n")]
 	echo, replay, ok := strings.Cut(line, " && ")
@@ -465,13 +466,19 @@ func TestReplayHintIsRunnable(t *testing.T) {
 // (not a placeholder) after the command that saves the schedule.
 func TestViolationReplaysThroughTheNamedTest(t *testing.T) {
 	s := schedule(model.Config{}, entry("tool_timeout", 2))
-	v := &fuzz.Violation{Schedule: s, Result: &model.Result{RunID: "r1"}, System: "giftcards", ReplayTest: "TestFuzzReplay"}
+	def := &model.Definition{Name: "giftcards"}
+	v := fuzz.NewViolation(s, &model.Result{RunID: "r1"}, def, "TestFuzzReplay")
 	msg := v.Error()
 	if want := ", then run FAULTLINE_REPLAY=/tmp/faultline-r1.json go test -run '^TestFuzzReplay$' ./fuzz\n"; !strings.HasSuffix(msg, want) || strings.Contains(msg, "TestName") {
 		t.Errorf("message %q, want it to end %q", msg, want)
 	}
-	v.ReplayTest = ""
-	if msg := v.Error(); !strings.Contains(msg, "go test -run '^TestName$' ./pkg (properties.Check, or fuzz.WithReplayTest)") {
+	if msg := fuzz.NewViolation(s, &model.Result{RunID: "r1"}, def, "").Error(); !strings.Contains(msg, "go test -run '^TestName$' ./pkg (properties.Check, or fuzz.WithReplayTest)") {
 		t.Errorf("without a replay test: %q", msg)
+	}
+	// the Definition's own replay command comes first
+	def.ReplayCommand = "go run ./cmd/giftcards replay %s"
+	if msg, want := fuzz.NewViolation(s, &model.Result{RunID: "r1"}, def, "TestFuzzReplay").Error(), "replay it on giftcards:\n  echo "; !strings.Contains(msg, want) ||
+		!strings.HasSuffix(msg, ".json && go run ./cmd/giftcards replay /tmp/faultline-r1.json\n") || strings.Contains(msg, "go test") {
+		t.Errorf("with a replay command: %q", msg)
 	}
 }

@@ -20,12 +20,12 @@ func TestDecoderOfAUsersSystem(t *testing.T) {
 	d := inventory.Definition()
 	planted := model.Config{System: json.RawMessage(`{"variant":"planted"}`), RetryBudget: new(int)}
 	*planted.RetryBudget = 3
-	dec, err := fuzz.NewDecoder(fuzz.WithDefinition(d), fuzz.WithConfig(planted))
+	dec, err := fuzz.NewDecoder(d, fuzz.WithConfig(planted))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if dec.Fixture().Name != "inventory" || dec.System().Name != "inventory" {
-		t.Fatalf("fixture %q system %q", dec.Fixture().Name, dec.System().Name)
+	if dec.Fixture().Name != "inventory" || dec.SystemName() != "inventory" {
+		t.Fatalf("fixture %q system %q", dec.Fixture().Name, dec.SystemName())
 	}
 	s := dec.Decode(nil)
 	s.Faults = []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 2, Kind: "tool_timeout"}}
@@ -39,16 +39,17 @@ func TestDecoderOfAUsersSystem(t *testing.T) {
 		t.Errorf("violation:\n%s", msg)
 	}
 	for _, c := range []struct {
+		def  *model.Definition
 		opts []fuzz.Option
 		want string
 	}{
-		{nil, "fuzz: no system definition (give WithDefinition)"},
-		{[]fuzz.Option{fuzz.WithDefinition(d), fuzz.WithConfig(model.Config{System: json.RawMessage(`{"mutant":"key_per_attempt"}`)})}, `fuzz: config of inventory: json: unknown field "mutant"`},
-		{[]fuzz.Option{fuzz.WithDefinition(d), fuzz.WithConfig(model.Config{System: json.RawMessage(`{"controls":["idempotency"]}`)})}, `fuzz: control "idempotency" is not a control of inventory`},
-		{[]fuzz.Option{fuzz.WithDefinition(d), fuzz.WithFixture("copperfin")}, `fuzz: unknown fixture "copperfin" (valid: inventory)`},
-		{[]fuzz.Option{fuzz.WithDefinition(&model.Definition{Name: "x"})}, "fuzz: system definition x: no Configure"},
+		{nil, nil, "fuzz: no system: the Definition is nil"},
+		{d, []fuzz.Option{fuzz.WithConfig(model.Config{System: json.RawMessage(`{"mutant":"key_per_attempt"}`)})}, `fuzz: config of inventory: json: unknown field "mutant"`},
+		{d, []fuzz.Option{fuzz.WithConfig(model.Config{System: json.RawMessage(`{"controls":["idempotency"]}`)})}, `fuzz: control "idempotency" is not a control of inventory`},
+		{d, []fuzz.Option{fuzz.WithFixture("copperfin")}, `fuzz: unknown fixture "copperfin" (valid: inventory)`},
+		{&model.Definition{Name: "x"}, nil, "fuzz: system definition x: no Configure"},
 	} {
-		if _, err := fuzz.NewDecoder(c.opts...); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := fuzz.NewDecoder(c.def, c.opts...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want %q", err, c.want)
 		}
 	}

@@ -25,7 +25,7 @@ func TestEnvBecomesTypedOptions(t *testing.T) {
 	cases := []struct {
 		env    map[string]string
 		config model.Config
-		scope  Scope
+		scope  scope
 		chosen bool
 		err    string
 	}{
@@ -35,11 +35,11 @@ func TestEnvBecomesTypedOptions(t *testing.T) {
 		{env: map[string]string{"FAULTLINE_CONTROLS": "effect_readback, idempotency"},
 			config: copperfin.ConfigOfControls(copperfin.Controls(0).With(copperfin.Idempotency).With(copperfin.EffectReadback)), chosen: true},
 		{env: map[string]string{"FAULTLINE_CONTROLS": ""}, config: copperfin.ConfigOfControls(0), chosen: true},
-		{env: map[string]string{"FAULTLINE_SCOPE": "ordinals"}, config: copperfin.ConfigOfProfile(copperfin.ProfileTyped), scope: ScopeOrdinals, chosen: true},
+		{env: map[string]string{"FAULTLINE_SCOPE": "ordinals"}, config: copperfin.ConfigOfProfile(copperfin.ProfileTyped), scope: scopeOrdinals, chosen: true},
 		{env: map[string]string{"FAULTLINE_PROFILE": "baseline", "FAULTLINE_CONTROLS": "idempotency"}, err: "set FAULTLINE_PROFILE or FAULTLINE_CONTROLS, not both"},
 		{env: map[string]string{"FAULTLINE_PROFILE": "paranoid"}, err: `FAULTLINE_PROFILE: unknown profile "paranoid"`},
 		{env: map[string]string{"FAULTLINE_CONTROLS": "idempotency,magic"}, err: `FAULTLINE_CONTROLS: unknown control "magic"`},
-		{env: map[string]string{"FAULTLINE_SCOPE": "anywhere"}, config: copperfin.ConfigOfProfile(copperfin.ProfileTyped), scope: ScopeAnywhere, chosen: true},
+		{env: map[string]string{"FAULTLINE_SCOPE": "anywhere"}, config: copperfin.ConfigOfProfile(copperfin.ProfileTyped), scope: scopeAnywhere, chosen: true},
 		{env: map[string]string{"FAULTLINE_MUTANT": "key_per_attempt"}, config: copperfin.Settings{Profile: copperfin.ProfileTyped, Mutant: "key_per_attempt"}.Config(), chosen: true},
 		{env: map[string]string{"FAULTLINE_FIXTURE": "copperfin-batch", "FAULTLINE_PROFILE": "typed"}, config: func() model.Config {
 			c := copperfin.Settings{Profile: copperfin.ProfileTyped}.Config()
@@ -68,8 +68,8 @@ func TestEnvBecomesTypedOptions(t *testing.T) {
 			t.Errorf("%v: %v", c.env, err)
 			continue
 		}
-		if !reflect.DeepEqual(d.Config(), c.config) || d.Scope() != c.scope || chosen != c.chosen || d.System().Name != "reference" || d.Fixture().Name != fixtureName(copperfin.Definition(), c.config) {
-			t.Errorf("%v: config %v scope %v chosen %t, want %v %v %t", c.env, d.Config(), d.Scope(), chosen, c.config, c.scope, c.chosen)
+		if !reflect.DeepEqual(d.config, c.config) || d.scope != c.scope || chosen != c.chosen || d.def.Name != "copperfin" || d.fixture.Name != fixtureName(copperfin.Definition(), c.config) {
+			t.Errorf("%v: config %v scope %v chosen %t, want %v %v %t", c.env, d.config, d.scope, chosen, c.config, c.scope, c.chosen)
 		}
 	}
 }
@@ -130,5 +130,5 @@ func TestSettingIsValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("setting: %s, scope %s, system %s", d.Config(), d.Scope(), d.System().Name)
+	t.Logf("setting: %s, scope %s, system %s", d.config, d.scope, d.def.Name)
 }

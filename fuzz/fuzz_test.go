@@ -29,6 +29,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
 )
 
@@ -94,13 +95,12 @@ func decoderFromEnv() (*Decoder, bool, error) {
 	}
 	scope, hasScope := os.LookupEnv("FAULTLINE_SCOPE")
 	if hasScope {
-		sc, err := ParseScope(scope)
-		if err != nil {
+		if _, err := parseScope(scope); err != nil {
 			return nil, false, fmt.Errorf("FAULTLINE_SCOPE: %w", err)
 		}
-		opts = append(opts, WithScope(sc))
+		opts = append(opts, WithScope(scope))
 	}
-	d, err := NewDecoder(opts...)
+	d, err := NewDecoder(referenceDefinition(), opts...)
 	if err != nil {
 		return nil, false, err
 	}
@@ -108,16 +108,19 @@ func decoderFromEnv() (*Decoder, bool, error) {
 	return d, chosen, nil
 }
 
-// referenceName is the name counterexample files give the reference
-// system (corpus.FoundBy.System).
-const referenceName = "reference"
+// referenceDefinition is the targets' system, the reference system,
+// wired in as a user wires theirs: its Definition, whose schedules
+// faultline's own command line replays.
+func referenceDefinition() *model.Definition {
+	def := copperfin.Definition()
+	def.ReplayCommand = "go run ./cmd/faultline replay %s"
+	return def
+}
 
-// referenceOptions are the decoder options of the targets' system, the
-// reference system, under its typed profile, at the catalogue's sites
-// (the corpus's encodings).
+// referenceOptions are the targets' options: the reference system's
+// typed profile, at the catalogue's sites (the corpus's encodings).
 func referenceOptions() []Option {
-	return []Option{WithDefinition(copperfin.Definition()), WithSystem(System{Name: referenceName, New: copperfin.Configured}),
-		WithConfig(copperfin.ConfigOfProfile(copperfin.ProfileTyped)), WithCatalogueSites()}
+	return []Option{WithConfig(copperfin.ConfigOfProfile(copperfin.ProfileTyped)), WithCatalogueSites()}
 }
 
 // withSettings changes the reference system's settings in the decoder's
@@ -178,7 +181,7 @@ func corpusSeeds(f *testing.F, d *Decoder, skipViolating bool) *seeds {
 // events, each at a site of the scope, under the selected config and
 // fixture; the run of the system under test must keep every invariant
 // (the eight of model.Invariants). Its body is the one a user's own
-// target calls (Target.Check, fuzz.For): a failure prints the violated
+// target runs (Target.Check, fuzz.For): a failure prints the violated
 // invariants, the schedule in canonical form and the faultline replay
 // command, then the schedule shrunk. Seeds: every corpus schedule of the
 // scope, encoded.
@@ -198,7 +201,7 @@ func FuzzComposition(f *testing.F) {
 			f.Add(b)
 		}
 	}
-	check := d.Target()
+	check := d.target()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n := compositions.Add(1)
 		if err := check.Check(data); err != nil {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/faultline/faultline/model"
@@ -76,10 +75,10 @@ func sleepyDefinition() *model.Definition {
 	}
 }
 
-// TestForProductionBody runs ForProduction's fuzz body, as f.Fuzz would
-// on its seed corpus, on a correct production system: every input holds.
+// TestForProductionBody runs For's fuzz body, as f.Fuzz would on its
+// seed corpus, on a correct production system: every input holds.
 func TestForProductionBody(t *testing.T) {
-	body := ForProduction(sleepyDefinition(), WithScope(ScopeOrdinals), WithFailDir(t.TempDir()))
+	body := For(sleepyDefinition(), WithScope("ordinals"), WithFailDir(t.TempDir()))
 	for _, b := range [][]byte{{}, {0}, {1}, {0, 1}} {
 		t.Run(fmt.Sprint(b), func(t *testing.T) { body(t, b) })
 	}
@@ -90,10 +89,13 @@ func TestForProductionBody(t *testing.T) {
 // timeline is on the bubble's clock (the retry 20 ms after the start).
 func TestProductionTargetInBubble(t *testing.T) {
 	cfg := model.Config{System: json.RawMessage(`{"fresh":true}`)}
-	bubble := func(run func()) { synctest.Test(t, func(*testing.T) { run() }) }
-	tgt, err := NewTarget(sleepyDefinition(), WithConfig(cfg), WithScope(ScopeOrdinals), WithFailDir(t.TempDir()), func(o *options) { o.bubble = bubble })
+	tgt, err := NewTarget(sleepyDefinition(), WithConfig(cfg), WithScope("ordinals"), WithFailDir(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// the clean run, which places the sites, comes with the first input
+	if tgt.d.sites != nil || tgt.checkProduction(t, nil) != nil || tgt.d.sites == nil {
+		t.Fatalf("sites before the first input %v", tgt.d.sites)
 	}
 	var fail *Failure
 	site := -1
@@ -105,7 +107,7 @@ func TestProductionTargetInBubble(t *testing.T) {
 	if site < 0 {
 		t.Fatalf("no timeout_after_commit site in %v", tgt.Decoder().Sites())
 	}
-	err = tgt.Check([]byte{byte(site)})
+	err = tgt.checkProduction(t, []byte{byte(site)})
 	if !errors.As(err, &fail) {
 		t.Fatalf("err %v", err)
 	}
@@ -115,5 +117,40 @@ func TestProductionTargetInBubble(t *testing.T) {
 	res := fail.Result
 	if at := res.Timeline.Events()[2].At; res.Timeline.Events()[2].Event != model.EvToolCommit || at != 20 {
 		t.Fatalf("second commit %+v", res.Timeline.Events()[2])
+	}
+}
+
+// TestProductionTargetDone: the campaign rule holds for production code
+// as for the model path (one Done): inputs whose faults sit where the
+// system never goes (memory.read, at the catalogue's sites) tested
+// nothing, and Done says so naming the events crossed; a reached and
+// fired fault makes it nil; a target whose inputs never ran scheduled
+// no fault.
+func TestProductionTargetDone(t *testing.T) {
+	tgt, err := NewTarget(sleepyDefinition(), WithCatalogueSites(), WithKinds("memory_loss"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tgt.Done(); err == nil || err.Error() != "inconclusive: the 0 runs scheduled no fault, so no fault was tested (add seed inputs that decode to faults); the events the system crossed: (none)" {
+		t.Fatalf("Done before any input: %v", err)
+	}
+	if err := tgt.checkProduction(t, []byte{0}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tgt.Done(); err == nil || err.Error() != "inconclusive: none of the 1 faults scheduled in 1 runs was reached, so no fault was tested; the events the system crossed: tool.commit, worker.start" {
+		t.Fatalf("Done: %v", err)
+	}
+	reached, err := NewTarget(sleepyDefinition(), WithScope("ordinals"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := reached.checkProduction(t, []byte{0}); err != nil {
+		t.Fatal(err)
+	}
+	if err := reached.Done(); err != nil {
+		t.Fatalf("Done after a reached fault: %v", err)
+	}
+	if err := reached.Check([]byte{0}); err == nil || err.Error() != "fuzz: sleepy is production code: its inputs run in testing/synctest bubbles of their t, through Target.Fuzz" {
+		t.Errorf("Check of production code: %v", err)
 	}
 }

@@ -49,7 +49,7 @@ func FuzzRapid(f *testing.F) {
 
 // failUnreached fails f, after its inputs ran, when not one of the faults
 // they scheduled was reached (the campaign tested nothing: inconclusive,
-// code 3 of the table), counting only the runs Check made for f. Under
+// exit 3), counting only the runs Check made for f. Under
 // -test.fuzz the inputs run in worker processes, so the check applies to
 // the plain run of the seeds (go test), as under a libFuzzer build it
 // cannot apply at all. It lives beside FuzzRapid, in the file the farm
@@ -60,9 +60,9 @@ func failUnreached(f *testing.F, d *Decoder) {
 	if fl := flag.Lookup("test.fuzz"); fl != nil && fl.Value.String() != "" {
 		return
 	}
-	start := d.Reach().Counts()
+	start := d.reach.Counts()
 	f.Cleanup(func() {
-		if err := d.Reach().Counts().Since(start).Err(); err != nil {
+		if err := d.reach.Counts().Since(start).Err(); err != nil {
 			f.Errorf("fuzz: %v (this target's seeds never met the events their faults sit at)", err)
 		}
 	})

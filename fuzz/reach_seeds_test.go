@@ -8,7 +8,7 @@ import "testing"
 // setting, the corpus compositions reach some of their faults, and every
 // one of them holds.
 func TestCompositionSeedsReachFaults(t *testing.T) {
-	d, err := NewDecoder(referenceOptions()...)
+	d, err := NewDecoder(referenceDefinition(), referenceOptions()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -19,13 +19,13 @@ func TestCompositionSeedsReachFaults(t *testing.T) {
 	if len(s.composition) == 0 {
 		t.Fatal("no composition seeds")
 	}
-	start := d.Reach().Counts()
+	start := d.reach.Counts()
 	for _, b := range s.composition {
 		if _, err := d.Check(d.Decode(b)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	c := d.Reach().Counts().Since(start)
+	c := d.reach.Counts().Since(start)
 	// (today the corpus's 39 compositions schedule 44 faults, every one
 	// reached; the count follows the corpus, the rule does not)
 	if c.Runs != int64(len(s.composition)) || c.Faults < c.Runs || c.Reached == 0 || c.Err() != nil {

@@ -75,7 +75,7 @@ func loadSeeds(d *Decoder, dir string, skipViolating bool) (*seeds, error) {
 	for i, b := range candidates {
 		if skipViolating {
 			if _, err := d.Check(d.Decode(b)); err != nil {
-				out.notes = append(out.notes, fmt.Sprintf("%s: already violates an invariant under %s (system %s): a known counterexample, not a seed", from[i], d.describe(d.config), d.system.Name))
+				out.notes = append(out.notes, fmt.Sprintf("%s: already violates an invariant under %s (system %s): a known counterexample, not a seed", from[i], d.describe(d.config), d.def.Name))
 				continue
 			}
 		}

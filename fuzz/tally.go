@@ -20,7 +20,7 @@ import (
 	"github.com/faultline/faultline/model"
 )
 
-// TallyEnv is the environment variable through which, under go test
+// tallyEnv is the environment variable through which, under go test
 // -fuzz, the targets of the fuzzing worker processes tell the target of
 // the coordinating process what their inputs reached (see Target.Done).
 // Its value is "PID:DIR": the coordinator's process id and the directory
@@ -30,7 +30,7 @@ import (
 // and removes the directory. It is not meant to be set by hand: a value
 // naming another process in the coordinator is replaced, and in a plain
 // go test run it is ignored.
-const TallyEnv = "FAULTLINE_FUZZ_TALLY"
+const tallyEnv = "FAULTLINE_FUZZ_TALLY"
 
 // What go test -fuzz does (testing/fuzz.go, internal/fuzz): the
 // coordinating process calls the fuzz test, whose f.Fuzz hands the seeds
@@ -70,7 +70,7 @@ func processRole() role {
 	return coordinator
 }
 
-// parseTally splits a TallyEnv value into its process id and directory.
+// parseTally splits a tallyEnv value into its process id and directory.
 func parseTally(v string) (int, string, bool) {
 	p, dir, ok := strings.Cut(v, ":")
 	pid, err := strconv.Atoi(p)
@@ -81,19 +81,19 @@ func parseTally(v string) (int, string, bool) {
 }
 
 // tallyKey names the target's records: a hash of what decides what an
-// input means (the definition and system names, the config, the sites,
-// the fault limit), so that the records of two targets do not mix.
+// input means (the definition's name, the config, the fixture, the scope,
+// the kinds, the site table and the fault limit), known before the clean
+// run, so that a coordinator that runs no input has it and the records of
+// two targets do not mix.
 func (d *Decoder) tallyKey() string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%d\x00", d.def.Name, d.system.Name, model.Format(d.Decode(nil)), d.maxFaults)
-	for _, s := range d.sites {
-		fmt.Fprintf(h, "%s\x00", s)
-	}
+	empty := &model.Schedule{Version: model.ScheduleVersion, Config: d.config, Faults: []model.FaultEntry{}}
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%t\x00%q\x00%d", d.def.Name, model.Format(empty), d.fixture.Name, d.scope, d.catalogue, d.kinds, d.maxFaults)
 	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
 // tallyRecord is a worker's record: its target's counts when it was
-// written (ReachCounts).
+// written (reachCounts).
 type tallyRecord struct {
 	Runs    int64             `json:"runs"`
 	Faults  int64             `json:"faults"`
@@ -102,7 +102,7 @@ type tallyRecord struct {
 	Crossed []model.EventName `json:"crossed"`
 }
 
-// The bits of a record's signature above the events' (Reach.crossed):
+// The bits of a record's signature above the events' (reach.crossed):
 // which counts are nonzero.
 const (
 	sigRuns uint64 = 1 << (60 + iota)
@@ -128,11 +128,11 @@ type workerRecord struct {
 var workerRecords sync.Map
 
 // newWorkerRecord returns the record of key in this worker process, nil
-// when the environment names no coordinator (TallyEnv unset or malformed,
+// when the environment names no coordinator (tallyEnv unset or malformed,
 // or naming this process): the coordinator then finds no record and its
 // Done is inconclusive.
 func newWorkerRecord(key string) *workerRecord {
-	pid, dir, ok := parseTally(os.Getenv(TallyEnv))
+	pid, dir, ok := parseTally(os.Getenv(tallyEnv))
 	if !ok || pid == os.Getpid() {
 		return nil
 	}
@@ -142,7 +142,7 @@ func newWorkerRecord(key string) *workerRecord {
 }
 
 // signature returns c's signature.
-func signature(c ReachCounts) uint64 {
+func signature(c reachCounts) uint64 {
 	var s uint64
 	for _, ev := range c.Crossed {
 		s |= eventBit[ev]
@@ -161,7 +161,7 @@ func signature(c ReachCounts) uint64 {
 // note writes the record when the target's reach since start shows
 // something the record does not: a count first nonzero or an event first
 // crossed. Otherwise it only loads the counters.
-func (w *workerRecord) note(r *Reach, start ReachCounts) {
+func (w *workerRecord) note(r *reach, start reachCounts) {
 	sig := r.crossed.Load()
 	for _, b := range []struct {
 		n   int64
@@ -183,13 +183,13 @@ func (w *workerRecord) note(r *Reach, start ReachCounts) {
 // coordinator never reads half a record. A write that fails leaves the
 // coordinator without this worker's counts (its Done then errs on the
 // side of inconclusive).
-func (w *workerRecord) write(c ReachCounts, final bool) {
+func (w *workerRecord) write(c reachCounts, final bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	old := w.rec
 	merged := tallyRecord{Runs: max(old.Runs, c.Runs), Faults: max(old.Faults, c.Faults), Reached: max(old.Reached, c.Reached), Fired: max(old.Fired, c.Fired),
 		Crossed: unionEvents(old.Crossed, c.Crossed)}
-	sig := signature(ReachCounts(merged))
+	sig := signature(reachCounts(merged))
 	grew := merged.Runs != old.Runs || merged.Faults != old.Faults || merged.Reached != old.Reached || merged.Fired != old.Fired
 	if sig == w.sig.Load() && (!final || !grew) {
 		return
@@ -240,7 +240,7 @@ func unionEvents(a, b []model.EventName) []model.EventName {
 	return eventsOf(bits)
 }
 
-// eventsOf lists the events of bits (Reach.crossed) in allEvents order.
+// eventsOf lists the events of bits (reach.crossed) in allEvents order.
 func eventsOf(bits uint64) []model.EventName {
 	var out []model.EventName
 	for i, ev := range allEvents {
@@ -257,18 +257,18 @@ type coordinatorTally struct {
 	dir, key string
 	once     sync.Once
 	// the workers' counts summed, the number of records, a record's error
-	sum   ReachCounts
+	sum   reachCounts
 	files int
 	err   error
 }
 
 // newCoordinatorTally returns the coordinator's tally of key: in the
-// directory TallyEnv names when it names this process (another target of
+// directory tallyEnv names when it names this process (another target of
 // this process set it), else in a new temporary directory that it sets
-// TallyEnv to, for the workers f.Fuzz starts to inherit.
+// tallyEnv to, for the workers f.Fuzz starts to inherit.
 func newCoordinatorTally(key string) (*coordinatorTally, error) {
 	pid := os.Getpid()
-	if p, dir, ok := parseTally(os.Getenv(TallyEnv)); ok && p == pid {
+	if p, dir, ok := parseTally(os.Getenv(tallyEnv)); ok && p == pid {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("fuzz: the fuzzing workers' tally directory: %w", err)
 		}
@@ -278,9 +278,9 @@ func newCoordinatorTally(key string) (*coordinatorTally, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fuzz: the fuzzing workers' tally directory: %w", err)
 	}
-	if err := os.Setenv(TallyEnv, strconv.Itoa(pid)+":"+dir); err != nil {
+	if err := os.Setenv(tallyEnv, strconv.Itoa(pid)+":"+dir); err != nil {
 		os.Remove(dir)
-		return nil, fmt.Errorf("fuzz: setting %s: %w", TallyEnv, err)
+		return nil, fmt.Errorf("fuzz: setting %s: %w", tallyEnv, err)
 	}
 	return &coordinatorTally{dir: dir, key: key}, nil
 }
@@ -289,7 +289,7 @@ func newCoordinatorTally(key string) (*coordinatorTally, error) {
 // and removes them, then removes the directory when no other key's
 // records are left in it. A record that does not parse is an error naming
 // its file.
-func (c *coordinatorTally) collect() (ReachCounts, int, error) {
+func (c *coordinatorTally) collect() (reachCounts, int, error) {
 	c.once.Do(func() {
 		entries, err := os.ReadDir(c.dir)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -352,7 +352,7 @@ func readRecord(path string) (tallyRecord, error) {
 }
 
 // plus returns c with o's counts added and o's events joined.
-func (c ReachCounts) plus(o ReachCounts) ReachCounts {
-	return ReachCounts{Runs: c.Runs + o.Runs, Faults: c.Faults + o.Faults, Reached: c.Reached + o.Reached, Fired: c.Fired + o.Fired,
+func (c reachCounts) plus(o reachCounts) reachCounts {
+	return reachCounts{Runs: c.Runs + o.Runs, Faults: c.Faults + o.Faults, Reached: c.Reached + o.Reached, Fired: c.Fired + o.Fired,
 		Crossed: unionEvents(c.Crossed, o.Crossed)}
 }

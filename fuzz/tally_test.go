@@ -20,7 +20,7 @@ import (
 // reached and fires (tool_timeout at tool.commit#1).
 func archiverTarget(t *testing.T) (tgt *Target, empty, unreached, reached []byte) {
 	t.Helper()
-	d, err := NewDecoder(WithDefinition(archiver.Definition()), WithConfig(model.Config{System: json.RawMessage(`{}`)}), WithCatalogueSites())
+	d, err := NewDecoder(archiver.Definition(), WithConfig(model.Config{System: json.RawMessage(`{}`)}), WithCatalogueSites())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func archiverTarget(t *testing.T) (tgt *Target, empty, unreached, reached []byte
 		}
 		return b
 	}
-	return d.Target(), []byte{},
+	return d.target(), []byte{},
 		enc(model.FaultEntry{Event: model.EvCheckpointWrite, Ordinal: 3, Kind: "worker_restart"}),
 		enc(model.FaultEntry{Event: model.EvToolCommit, Ordinal: 1, Kind: "tool_timeout"})
 }
@@ -54,7 +54,7 @@ func readRec(t *testing.T, path string) tallyRecord {
 // verdict is the coordinator's).
 func TestWorkerWritesItsRecordOnNews(t *testing.T) {
 	dir := t.TempDir()
-	t.Setenv(TallyEnv, "1:"+dir) // process 1 is never this test's
+	t.Setenv(tallyEnv, "1:"+dir) // process 1 is never this test's
 	tgt, empty, unreached, reached := archiverTarget(t)
 	key := tgt.d.tallyKey()
 	tgt.role, tgt.rec = worker, newWorkerRecord(key)
@@ -110,9 +110,9 @@ func TestWorkerWritesItsRecordOnNews(t *testing.T) {
 	}
 	// a worker whose environment names no coordinator keeps no record
 	for _, v := range []string{"", "x:" + dir, "1:", strconv.Itoa(os.Getpid()) + ":" + dir} {
-		t.Setenv(TallyEnv, v)
+		t.Setenv(tallyEnv, v)
 		if r := newWorkerRecord(key); r != nil {
-			t.Errorf("%s=%q: a record at %s", TallyEnv, v, r.path)
+			t.Errorf("%s=%q: a record at %s", tallyEnv, v, r.path)
 		}
 	}
 }
@@ -228,21 +228,21 @@ func TestCoordinatorDoneAddsTheWorkersRecords(t *testing.T) {
 }
 
 // TestCoordinatorTallySetsTheEnvironment: the coordinator's first target
-// makes a temporary directory and sets TallyEnv to its process id and
+// makes a temporary directory and sets tallyEnv to its process id and
 // that directory, for the workers to inherit; a later target of the
 // process reuses it (made again when an earlier Done removed it); a value
 // naming another process is replaced.
 func TestCoordinatorTallySetsTheEnvironment(t *testing.T) {
 	pid := strconv.Itoa(os.Getpid())
 	for _, v := range []string{"", "1:" + t.TempDir(), "garbage"} {
-		t.Setenv(TallyEnv, v)
+		t.Setenv(tallyEnv, v)
 		a, err := newCoordinatorTally("k1")
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { os.RemoveAll(a.dir) })
-		if got := os.Getenv(TallyEnv); got != pid+":"+a.dir || a.key != "k1" || a.dir == "" {
-			t.Fatalf("from %q: %s=%q, tally %+v", v, TallyEnv, got, a)
+		if got := os.Getenv(tallyEnv); got != pid+":"+a.dir || a.key != "k1" || a.dir == "" {
+			t.Fatalf("from %q: %s=%q, tally %+v", v, tallyEnv, got, a)
 		}
 		if fi, err := os.Stat(a.dir); err != nil || !fi.IsDir() {
 			t.Fatalf("tally directory: %v", err)
@@ -252,7 +252,7 @@ func TestCoordinatorTallySetsTheEnvironment(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b.dir != a.dir || os.Getenv(TallyEnv) != pid+":"+a.dir {
+		if b.dir != a.dir || os.Getenv(tallyEnv) != pid+":"+a.dir {
 			t.Fatalf("second target's directory %s, first's %s", b.dir, a.dir)
 		}
 		if _, err := os.Stat(b.dir); err != nil {
@@ -266,7 +266,7 @@ func TestCoordinatorTallySetsTheEnvironment(t *testing.T) {
 // change what an input means.
 func TestTallyKeySeparatesTargets(t *testing.T) {
 	key := func(opts ...Option) string {
-		d, err := NewDecoder(append([]Option{WithDefinition(archiver.Definition()), WithConfig(model.Config{System: json.RawMessage(`{}`)})}, opts...)...)
+		d, err := NewDecoder(archiver.Definition(), append([]Option{WithConfig(model.Config{System: json.RawMessage(`{}`)})}, opts...)...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -276,7 +276,7 @@ func TestTallyKeySeparatesTargets(t *testing.T) {
 	if len(base) != 16 || key() != base {
 		t.Fatalf("key %q, again %q", base, key())
 	}
-	for i, opts := range [][]Option{{WithScope(ScopeOrdinals)}, {WithMaxFaults(2)}, {WithKinds("tool_timeout")}, {WithConfig(model.Config{System: archiver.Planted})}} {
+	for i, opts := range [][]Option{{WithScope("ordinals")}, {WithMaxFaults(2)}, {WithKinds("tool_timeout")}, {WithConfig(model.Config{System: archiver.Planted})}} {
 		if k := key(opts...); k == base {
 			t.Errorf("options %d: the same key %s", i, k)
 		}

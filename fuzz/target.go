@@ -8,18 +8,20 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"testing"
 
+	"github.com/faultline/faultline/internal/bubble"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/properties"
 )
 
-// WithReplayTest names the test through which a failure's replay command
-// replays it: a test of the same package that calls properties.Check on
-// the system under the decoder's config. A failure's shrunk schedule is
-// then written to that test's fail folder (properties.FailFolder, or
-// WithFailDir's), where the test's next run replays it first, and its
-// replay command is properties.ReplayCommand's. Without it, a failure of
-// a system other than the reference one writes no file and says how to
+// WithReplayTest names a test of the same package that calls
+// properties.Check on the system under the same config: a failure's shrunk
+// schedule is written to that test's fail folder (properties.FailFolder,
+// or WithFailDir's), which its next run replays first, and the replay
+// line is that test's go test line unless the Definition has a
+// ReplayCommand. Without it, a failure writes no file and says how to
 // replay it.
 func WithReplayTest(test string) Option { return func(o *options) { o.replayTest = test } }
 
@@ -28,10 +30,9 @@ func WithReplayTest(test string) Option { return func(o *options) { o.replayTest
 // a failure, such as a planted bug's, give it t.TempDir().
 func WithFailDir(dir string) Option { return func(o *options) { o.failDir = dir } }
 
-// Failure is the error a target's check returns when a run broke an
-// invariant: the violation as found, and its schedule shrunk (Shrink) to
-// a smallest one that breaks the same invariants, with the command that
-// replays it.
+// Failure is the error a target returns when an input broke an invariant:
+// the violation as found, and its schedule shrunk to a smallest one that
+// breaks the same invariants, with the command that replays it.
 type Failure struct {
 	// Violation is the run of the decoded input.
 	Violation *Violation
@@ -63,18 +64,17 @@ func (f *Failure) Error() string {
 }
 
 // Verify runs s against the decoder's system and returns nil when every
-// invariant in scope held. When one broke, it shrinks s (Shrink) and
-// returns a *Failure: the invariant, the shrunk counterexample and its
-// replay command (see WithReplayTest), its file written when the decoder
-// has a fail folder. Any other error is a harness or I/O error. It is
-// what the targets' bodies call on each input.
+// invariant in scope held. When one broke, it shrinks s and returns a
+// *Failure (written to the fail folder when the decoder has one, see
+// WithReplayTest). Any other error is a harness or I/O error. It is what
+// a target does with each input.
 func (d *Decoder) Verify(s *model.Schedule) error {
 	res, err := d.Check(s)
 	var v *Violation
 	if !errors.As(err, &v) {
 		return err
 	}
-	shrunk, sres, err := d.Shrink(s)
+	shrunk, sres, err := d.shrink(s)
 	if err != nil {
 		return fmt.Errorf("fuzz: shrinking a violation: %w\n%s", err, v.Error())
 	}
@@ -105,7 +105,8 @@ func firstViolated(res *model.Result) (string, string) {
 }
 
 // store writes f's schedule to the decoder's fail folder, when it has one,
-// and sets f's replay command.
+// and sets f's replay command: the Definition's ReplayCommand, else the
+// go test line of WithReplayTest's test, else a hint naming the file.
 func (d *Decoder) store(f *Failure) error {
 	dir := d.failDir
 	if dir == "" && d.replayTest != "" {
@@ -113,10 +114,10 @@ func (d *Decoder) store(f *Failure) error {
 	}
 	canon := model.Format(f.Schedule)
 	if dir == "" {
-		if d.system.Name == referenceSystem {
-			f.Replay = "save the shrunk schedule as FILE and run: faultline replay FILE"
+		if d.def.ReplayCommand != "" {
+			f.Replay = "save the shrunk schedule as FILE and run: " + fmt.Sprintf(d.def.ReplayCommand, "FILE")
 		} else {
-			f.Replay = fmt.Sprintf("save the shrunk schedule as FILE in the package directory and run, from the module root: %s=FILE go test -run '^TEST$' ./PKG, TEST a test that calls properties.Check on %s under this config (fuzz.WithReplayTest names it, and writes the file)", properties.ReplayEnv, d.system.Name)
+			f.Replay = fmt.Sprintf("save the shrunk schedule as FILE in the package directory and run, from the module root: %s=FILE go test -run '^TEST$' ./PKG, TEST a test that calls properties.Check on %s under this config (fuzz.WithReplayTest names it, and writes the file)", properties.ReplayEnv, d.def.Name)
 		}
 		return nil
 	}
@@ -129,39 +130,85 @@ func (d *Decoder) store(f *Failure) error {
 		return fmt.Errorf("fuzz: writing the counterexample: %w", err)
 	}
 	f.File = path
-	if d.replayTest != "" {
+	switch {
+	case d.def.ReplayCommand != "":
+		f.Replay = fmt.Sprintf(d.def.ReplayCommand, path)
+	case d.replayTest != "":
 		f.Replay = properties.ReplayCommand(d.replayTest, path)
-	} else {
-		f.Replay = fmt.Sprintf("%s=%s go test -run '^TEST$' ./PKG, TEST a test that calls properties.Check on %s under this config", properties.ReplayEnv, path, d.system.Name)
+	default:
+		f.Replay = fmt.Sprintf("%s=%s go test -run '^TEST$' ./PKG, TEST a test that calls properties.Check on %s under this config", properties.ReplayEnv, path, d.def.Name)
 	}
 	return nil
 }
 
-// Target is the body of a native fuzz target for one system: Check
-// decodes an input (Decoder.Decode), runs it, and returns Verify's
-// answer. Done says, after a campaign's inputs ran, whether the campaign
-// tested anything. It is safe for concurrent use.
+// Target is the body of a native fuzz target for one system and the gate
+// of its campaign (Done): For's body with the error up front. Production
+// code (def.Clock set) runs each run in a testing/synctest bubble of the
+// input's t, one input at a time; its clean run happens at the first
+// input. It is safe for concurrent use.
 type Target struct {
 	d     *Decoder
-	start ReachCounts
-	role  role
-	// rec is a worker's record (nil outside a worker, or when TallyEnv
+	prod  bool
+	start reachCounts
+	// production code: mu orders the inputs; cur is the input's t, whose
+	// bubbles the runs use; started and err are the clean run's
+	mu      sync.Mutex
+	cur     *testing.T
+	started bool
+	err     error
+	role    role
+	// rec is a worker's record (nil outside a worker, or when tallyEnv
 	// names no coordinator), tally the coordinator's (nil outside one)
 	rec   *workerRecord
 	tally *coordinatorTally
 }
 
-// NewTarget returns the target of the system def describes: a decoder
-// over def with opts (WithConfig, WithFixture, WithScope, WithMaxFaults,
-// WithReplayTest, WithFailDir, ...). It returns NewDecoder's errors, and
+// For returns the body of a native fuzz target of the system def
+// describes, model path or production code alike:
+//
+//	f.Fuzz(fuzz.For(billing.Definition(), fuzz.WithReplayTest("TestBilling")))
+//
+// Each input decodes into a composition placed on the system's clean run;
+// an input that breaks an invariant fails t with the *Failure, and a
+// Definition the entries refuse fails every input with the error. It has
+// no campaign gate: NewTarget's Done adds it (docs/fuzzing.md).
+func For(def *model.Definition, opts ...Option) func(t *testing.T, data []byte) {
+	tg, err := newTarget(def, opts, false)
+	return func(t *testing.T, data []byte) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tg.Fuzz(t, data)
+	}
+}
+
+// NewTarget returns the target of the system def describes with opts. It
+// returns the errors every entry returns for a Definition it refuses (for
+// production code, those of the clean run come at the first input), and
 // under go test -fuzz an error when it cannot make the directory the
-// fuzzing workers report to (see TallyEnv and Done).
+// fuzzing workers report to (see Done).
 func NewTarget(def *model.Definition, opts ...Option) (*Target, error) {
-	d, err := NewDecoder(append([]Option{WithDefinition(def)}, opts...)...)
+	return newTarget(def, opts, true)
+}
+
+// newTarget is the path every entry but NewDecoder shares: prepare, then
+// the clean run (at once on the model path, at the first input for
+// production code), then, with tally, the campaign's records.
+func newTarget(def *model.Definition, opts []Option, tally bool) (*Target, error) {
+	d, err := prepare(def, opts)
 	if err != nil {
 		return nil, err
 	}
-	t := d.Target()
+	t := &Target{d: d, prod: def.Clock != nil}
+	if t.prod {
+		d.bubble = t.inBubble
+	} else if err := d.start(); err != nil {
+		return nil, err
+	}
+	if !tally {
+		return t, nil
+	}
 	switch t.role = processRole(); t.role {
 	case worker:
 		t.rec = newWorkerRecord(d.tallyKey())
@@ -173,20 +220,52 @@ func NewTarget(def *model.Definition, opts ...Option) (*Target, error) {
 	return t, nil
 }
 
-// Target returns the fuzz target of d, counting from d's reach so far.
-// Its Done counts the inputs of this process only: under go test -fuzz,
-// where the inputs run in worker processes, use NewTarget's.
-func (d *Decoder) Target() *Target { return &Target{d: d, start: d.Reach().Counts()} }
+// target returns a target of d, counting from d's reach so far, with no
+// campaign records: its Done counts this process's inputs only.
+func (d *Decoder) target() *Target { return &Target{d: d, start: d.reach.Counts()} }
 
-// Decoder returns the target's decoder.
-func (t *Target) Decoder() *Decoder { return t.d }
+// inBubble runs one run of production code in a bubble of the current
+// input's t; a run that never ends fails that input.
+func (t *Target) inBubble(run func()) {
+	err := bubble.Run(t.cur, run)
+	if b := (*bubble.Blocked)(nil); errors.As(err, &b) {
+		t.cur.Fatalf("fuzz: %v (the system failed: exit 1)", b)
+	}
+	if err != nil {
+		t.cur.Fatalf("fuzz: %v", err)
+	}
+}
+
+// Fuzz is the target's body for f.Fuzz: it checks data (Check) and fails
+// t with the *Failure or error. Production code runs here only.
+func (t *Target) Fuzz(tt *testing.T, data []byte) {
+	tt.Helper()
+	var err error
+	if t.prod {
+		err = t.checkProduction(tt, data)
+	} else {
+		err = t.check(data)
+	}
+	if err != nil {
+		tt.Fatal(err)
+	}
+}
 
 // Check decodes data into a composition and verifies it (Decoder.Verify):
-// nil when every invariant in scope held, a *Failure when one broke. Every
-// input decodes, so no input is refused. In a fuzzing worker it records
-// what the inputs reached when a count first becomes nonzero or an event
-// is first crossed (see Done), not at every input.
+// nil when every invariant held, a *Failure when one broke. It needs no
+// *testing.T, for a fuzz farm's rewrite of the target file; production
+// code, whose runs need the input's t, is refused (use Fuzz).
 func (t *Target) Check(data []byte) error {
+	if t.prod {
+		return fmt.Errorf("fuzz: %s is production code: its inputs run in testing/synctest bubbles of their t, through Target.Fuzz", t.d.def.Name)
+	}
+	return t.check(data)
+}
+
+// check verifies one input and, in a fuzzing worker, records what the
+// inputs reached when a count first becomes nonzero or an event is first
+// crossed (see Done).
+func (t *Target) check(data []byte) error {
 	err := t.d.Verify(t.d.Decode(data))
 	if t.rec != nil {
 		t.rec.note(&t.d.reach, t.start)
@@ -194,33 +273,37 @@ func (t *Target) Check(data []byte) error {
 	return err
 }
 
+// errCutShort is a production target's state while its clean run runs:
+// what it keeps when that run fails the input's t and never returns.
+var errCutShort = errors.New("fuzz: the clean run, at the first input, did not end (see that input's failure)")
+
+// checkProduction is check for production code: one input at a time, in
+// bubbles of tt, the clean run at the first.
+func (t *Target) checkProduction(tt *testing.T, data []byte) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.cur = tt
+	if !t.started {
+		t.started, t.err = true, errCutShort
+		t.err = t.d.start()
+	}
+	if t.err != nil {
+		return t.err
+	}
+	return t.check(data)
+}
+
 // Done returns nil when the inputs checked since the target was made
-// scheduled a fault that was reached and fired, and otherwise the
-// inconclusive error (ReachCounts.Err): no input scheduled a fault (an
-// empty seed only), none of the faults scheduled was reached, or none
-// reached fired; it names the events the system crossed. Call it after
-// the inputs ran, from f.Cleanup:
-//
-//	f.Cleanup(func() {
-//		if err := target.Done(); err != nil {
-//			f.Error(err)
-//		}
-//	})
-//
-// In a plain go test run (the seeds only) the inputs ran in this process.
-// Under go test -fuzz they ran in worker processes: each worker's target
-// (NewTarget's) writes its counts to the directory TallyEnv names when
-// one first becomes nonzero, when an event is first crossed, and at its
-// own Done, which returns nil there (the worker's share is not the
-// campaign's verdict); the coordinator's Done adds every worker's record
-// of the same definition and options to its own counts and decides on
-// the sum, so a campaign passes only when some worker's input reached and
-// fired a fault. A worker's record may count fewer inputs than the
-// worker ran (a worker stopped by a signal misses its last write), so
-// the error's counts are lower bounds then. Done in the coordinator reads the records once and
-// removes them; a record that does not parse is an error.
+// reached and fired a fault, and otherwise the inconclusive error, which
+// names the events the system crossed (or the error that refused the
+// Definition). Call it from f.Cleanup. Under go test -fuzz the workers'
+// records are summed in the coordinator, and a worker's Done returns nil
+// (docs/fuzzing.md).
 func (t *Target) Done() error {
-	c := t.d.Reach().Counts().Since(t.start)
+	t.mu.Lock()
+	failed := t.err
+	t.mu.Unlock()
+	c := t.d.reach.Counts().Since(t.start)
 	switch t.role {
 	case worker:
 		if t.rec != nil {
@@ -236,7 +319,7 @@ func (t *Target) Done() error {
 			return err
 		}
 		if n == 0 && c.Runs == 0 {
-			return fmt.Errorf("inconclusive: no input of this target ran in this process and no fuzzing worker left a record of one (in %s, the directory %s names), so no fault was tested", t.tally.dir, TallyEnv)
+			return fmt.Errorf("inconclusive: no input of this target ran in this process and no fuzzing worker left a record of one (in %s, the directory %s names), so no fault was tested", t.tally.dir, tallyEnv)
 		}
 		if n == 0 {
 			break
@@ -246,36 +329,8 @@ func (t *Target) Done() error {
 		}
 		return nil
 	}
-	return c.Err()
-}
-
-// For returns the body of a native fuzz target for the system def
-// describes, in a few lines of the user's own test:
-//
-//	func FuzzBilling(f *testing.F) {
-//		check := fuzz.For(billing.Definition(), fuzz.WithReplayTest("TestBilling"))
-//		f.Add([]byte{0})
-//		f.Fuzz(func(t *testing.T, data []byte) {
-//			if err := check(data); err != nil {
-//				t.Fatal(err)
-//			}
-//		})
-//	}
-//
-// check(data) decodes data into a composition of faults placed on the
-// system's own clean run, runs it, checks the system's invariants, and
-// returns nil when they held, or a *Failure carrying the invariant, the
-// shrunk counterexample and its replay command. The target file needs
-// only the testing import, so ClusterFuzzLite's rewrite of it still
-// builds. When the decoder cannot be built (a bad definition or config),
-// every call returns that error (a definition whose runs check no
-// invariant among them: every input would pass), so the target fails on
-// its first input; use NewTarget to see the error up front and to check
-// with Target.Done that the campaign reached a fault.
-func For(def *model.Definition, opts ...Option) func(data []byte) error {
-	d, err := NewDecoder(append([]Option{WithDefinition(def)}, opts...)...)
-	if err != nil {
-		return func([]byte) error { return err }
+	if failed != nil {
+		return failed
 	}
-	return d.Target().Check
+	return c.Err()
 }

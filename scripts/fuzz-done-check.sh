@@ -3,22 +3,28 @@
 # fuzz target built on fuzz.NewTarget with the documented
 #
 #   f.Cleanup(func() { if err := target.Done(); err != nil { f.Error(err) } })
+#   f.Fuzz(target.Fuzz)
 #
 # passes only when the campaign's inputs, which run in worker processes,
 # reached and fired a fault: the coordinator's Done adds the workers'
-# records (FAULTLINE_FUZZ_TALLY, docs/fuzzing.md).
+# records (FAULTLINE_FUZZ_TALLY, docs/fuzzing.md). The rule is the same for
+# production code (a Definition with a Clock, each run in a synctest
+# bubble).
 #
 # It writes a module of its own in a temporary directory (replacing
 # github.com/faultline/faultline with this checkout) with two targets on
 # examples/inventory: FuzzReached (the default sites, every one reached)
 # and FuzzUnreached (memory_loss only, at memory.read#1, which the agent
-# never crosses). It expects:
+# never crosses), and the same two on a small production system
+# (FuzzProductionReached, FuzzProductionUnreached). It expects:
 #
-#   1. go test (the seeds, in one process): FuzzReached passes,
-#      FuzzUnreached fails as inconclusive;
+#   1. go test (the seeds, in one process): FuzzReached and
+#      FuzzProductionReached pass, FuzzUnreached and
+#      FuzzProductionUnreached fail as inconclusive;
 #   2. go test -fuzz FuzzReached -fuzztime T: passes;
-#   3. go test -fuzz FuzzUnreached -fuzztime T: fails as inconclusive,
-#      with the workers' counts;
+#   3. go test -fuzz FuzzUnreached -fuzztime T and go test -fuzz
+#      FuzzProductionUnreached -fuzztime T: fail as inconclusive, with the
+#      workers' counts;
 #   4. no tally directory left behind.
 #
 # Usage (from anywhere in a checkout; needs only Go and bash):
@@ -26,7 +32,7 @@
 #   scripts/fuzz-done-check.sh [-time 10s]
 #
 # Exit status: 0 when every expectation held, 1 when one did not, 2 for bad
-# usage. About 40 seconds with -time 10s.
+# usage. About a minute and a half with -time 10s.
 set -uo pipefail
 
 fuzztime=10s
@@ -57,14 +63,17 @@ cat > done_test.go <<'EOM'
 package donecheck
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/faultline/faultline/examples/inventory"
 	"github.com/faultline/faultline/fuzz"
+	"github.com/faultline/faultline/model"
 )
 
-func target(f *testing.F, opts ...fuzz.Option) {
-	target, err := fuzz.NewTarget(inventory.Definition(), opts...)
+func target(f *testing.F, def *model.Definition, opts ...fuzz.Option) {
+	target, err := fuzz.NewTarget(def, opts...)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -74,17 +83,54 @@ func target(f *testing.F, opts ...fuzz.Option) {
 		}
 	})
 	f.Add([]byte{0})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if err := target.Check(data); err != nil {
-			t.Fatal(err)
-		}
-	})
+	f.Fuzz(target.Fuzz)
 }
 
-func FuzzReached(f *testing.F) { target(f) }
+func FuzzReached(f *testing.F) { target(f, inventory.Definition()) }
 
 func FuzzUnreached(f *testing.F) {
-	target(f, fuzz.WithCatalogueSites(), fuzz.WithKinds("memory_loss"))
+	target(f, inventory.Definition(), fuzz.WithCatalogueSites(), fuzz.WithKinds("memory_loss"))
+}
+
+// payer is production code: it waits 20 ms (the bubble's clock) and pays
+// once through env.Calls, idempotent by key.
+type payer struct{ paid map[string]bool }
+
+func (p payer) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+	time.Sleep(20 * time.Millisecond)
+	c, err := env.Calls.Commit(ctx, model.ToolCall{Tool: "pay", RequestKey: task.ID, Action: model.Action{Subject: task.Subject, IdempotencyKey: task.ID}},
+		func(context.Context, model.ToolCall) model.ToolResult {
+			replayed := p.paid[task.ID]
+			p.paid[task.ID] = true
+			return model.ToolResult{Outcome: model.OutcomeCommitted, Replayed: replayed, Receipt: &model.Receipt{ID: "r"}}
+		})
+	if err != nil || c.Result.Outcome != model.OutcomeCommitted {
+		return model.Claim{Verdict: model.ClaimHold}, err
+	}
+	return model.Claim{Verdict: model.ClaimRelease}, nil
+}
+
+func (p payer) ProviderLedger(context.Context) ([]model.LedgerEntry, error) {
+	var rows []model.LedgerEntry
+	for k := range p.paid {
+		rows = append(rows, model.LedgerEntry{Tool: "pay", Key: k, Subject: "s1", ActionRef: k})
+	}
+	return rows, nil
+}
+
+func production() *model.Definition {
+	def := model.Define("payer", model.Fixture{Name: "payer", Tasks: []model.Task{{ID: "t1", Subject: "s1"}}},
+		func() model.System { return payer{paid: map[string]bool{}} })
+	def.Builtin = []string{model.InvEffectAtMostOnce}
+	start := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	def.Clock = func() model.Millis { return model.Millis(time.Since(start).Milliseconds()) }
+	return def
+}
+
+func FuzzProductionReached(f *testing.F) { target(f, production(), fuzz.WithScope("ordinals")) }
+
+func FuzzProductionUnreached(f *testing.F) {
+	target(f, production(), fuzz.WithCatalogueSites(), fuzz.WithKinds("memory_loss"))
 }
 EOM
 cp "$repo/go.sum" . 2>/dev/null
@@ -113,14 +159,18 @@ expect() { # name, want (pass|inconclusive), output, status
 
 out=$(go test -count=1 -run '^FuzzReached$' . 2>&1); expect "go test FuzzReached (seeds)" pass "$out" $?
 out=$(go test -count=1 -run '^FuzzUnreached$' . 2>&1); expect "go test FuzzUnreached (seeds)" inconclusive "$out" $?
+out=$(go test -count=1 -run '^FuzzProductionReached$' . 2>&1); expect "go test FuzzProductionReached (seeds)" pass "$out" $?
+out=$(go test -count=1 -run '^FuzzProductionUnreached$' . 2>&1); expect "go test FuzzProductionUnreached (seeds)" inconclusive "$out" $?
 out=$(go test -run '^$' -fuzz '^FuzzReached$' -fuzztime "$fuzztime" . 2>&1); expect "go test -fuzz FuzzReached -fuzztime $fuzztime" pass "$out" $?
-out=$(go test -run '^$' -fuzz '^FuzzUnreached$' -fuzztime "$fuzztime" . 2>&1); s=$?
-expect "go test -fuzz FuzzUnreached -fuzztime $fuzztime" inconclusive "$out" $s
-if [ "$s" -ne 0 ] && ! grep -q "records of [1-9][0-9]* fuzzing worker processes" <<<"$out"; then
-	echo "FAIL go test -fuzz FuzzUnreached: the error does not count the workers' records:"
-	sed 's/^/     /' <<<"$out" | tail -5
-	fail=1
-fi
+for t in FuzzUnreached FuzzProductionUnreached; do
+	out=$(go test -run '^$' -fuzz "^$t\$" -fuzztime "$fuzztime" . 2>&1); s=$?
+	expect "go test -fuzz $t -fuzztime $fuzztime" inconclusive "$out" $s
+	if [ "$s" -ne 0 ] && ! grep -q "records of [1-9][0-9]* fuzzing worker processes" <<<"$out"; then
+		echo "FAIL go test -fuzz $t: the error does not count the workers' records:"
+		sed 's/^/     /' <<<"$out" | tail -5
+		fail=1
+	fi
+done
 left=$(find "$TMPDIR" -maxdepth 1 -name 'faultline-fuzz-tally-*' | wc -l)
 if [ "$left" -eq 0 ]; then
 	echo "ok   no tally directory left"

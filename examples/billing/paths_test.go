@@ -241,7 +241,10 @@ func TestFuzzFindsEachBug(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dec := target.Decoder()
+		dec, err := fuzz.NewDecoder(billing.Definition(), fuzz.WithConfig(billing.Config(p.bug)))
+		if err != nil {
+			t.Fatal(err)
+		}
 		var found []string
 		for i := range dec.Sites() {
 			err := target.Check([]byte{byte(i)})

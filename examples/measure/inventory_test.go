@@ -46,7 +46,7 @@ func TestInventoryPlanted(t *testing.T) {
 // tool_timeout's designed place (the reserve, which the retry recovers);
 // Check finds it in one fault and prints the command that replays it
 // through TestInventoryPlanted; the fuzz
-// decoder over every site of ScopeOrdinals finds it at exactly that site.
+// decoder over every site of the "ordinals" scope finds it at exactly that site.
 func TestInventoryPaths(t *testing.T) {
 	def, opts := inventory.Definition(), inventory.HarnessOptions()
 	designed, err := model.SingleFault("tool_timeout", plantedInventory)
@@ -90,7 +90,7 @@ func TestInventoryPaths(t *testing.T) {
 	// properties' TestPrintedReplayCommandReproduces runs such a command,
 	// for this agent's bug, as printed; it is not run twice.
 
-	dec, err := fuzz.NewDecoder(fuzz.WithDefinition(def), fuzz.WithConfig(plantedInventory), fuzz.WithScope(fuzz.ScopeOrdinals))
+	dec, err := fuzz.NewDecoder(def, fuzz.WithConfig(plantedInventory), fuzz.WithScope("ordinals"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,10 +17,10 @@ import (
 
 // payoutsDecoder is the decoder over the payout agent (the correct one
 // for system {}, TrustNotices for payouts.Trusting) with the provider's
-// notices on (WithNotices).
+// notices on (the config's Notices).
 func payoutsDecoder(t testing.TB, system []byte, opts ...fuzz.Option) *fuzz.Decoder {
 	t.Helper()
-	d, err := fuzz.NewDecoder(append([]fuzz.Option{fuzz.WithDefinition(payouts.Definition()), fuzz.WithConfig(model.Config{System: system}), fuzz.WithNotices()}, opts...)...)
+	d, err := fuzz.NewDecoder(payouts.Definition(), append([]fuzz.Option{fuzz.WithConfig(model.Config{System: system, Notices: true})}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,16 +63,11 @@ func FuzzPayoutsNotices(f *testing.F) {
 		system = []byte(`{"bug":"` + bug + `"}`)
 	}
 	opts := []fuzz.Option{fuzz.WithKinds(noticeKinds...), fuzz.WithFailDir(f.TempDir())}
-	check := fuzz.For(payouts.Definition(), append([]fuzz.Option{fuzz.WithConfig(model.Config{System: system})}, opts...)...)
 	seeds, _ := noticeSeeds(f, payoutsDecoder(f, system, fuzz.WithKinds(noticeKinds...)))
 	for _, b := range seeds {
 		f.Add(b)
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if err := check(data); err != nil {
-			t.Fatal(err)
-		}
-	})
+	f.Fuzz(fuzz.For(payouts.Definition(), append([]fuzz.Option{fuzz.WithConfig(model.Config{System: system})}, opts...)...))
 }
 
 // TestPayoutsNoticeSeeds: with notices on, the payout agent's decoder
@@ -95,7 +90,7 @@ func TestPayoutsNoticeSeeds(t *testing.T) {
 	if !slices.Equal(notice, []string{"late_notice@notice.receive#1", "reordered_notice@notice.receive#1", "redelivered_notice@notice.receive#1", "lost_notice@notice.receive#1"}) {
 		t.Errorf("notice sites %v", notice)
 	}
-	plain, err := fuzz.NewDecoder(fuzz.WithDefinition(payouts.Definition()), fuzz.WithConfig(model.Config{System: payouts.Trusting}))
+	plain, err := fuzz.NewDecoder(payouts.Definition(), fuzz.WithConfig(model.Config{System: payouts.Trusting}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +101,7 @@ func TestPayoutsNoticeSeeds(t *testing.T) {
 	if got := len(correct.Sites()); got != 5 {
 		t.Errorf("WithKinds: %d sites %v", got, correct.Sites())
 	}
-	if _, err := fuzz.NewDecoder(fuzz.WithDefinition(payouts.Definition()), fuzz.WithKinds("late_notices")); err == nil || !strings.Contains(err.Error(), `fuzz: unknown fault kind "late_notices"`) {
+	if _, err := fuzz.NewDecoder(payouts.Definition(), fuzz.WithKinds("late_notices")); err == nil || !strings.Contains(err.Error(), `fuzz: unknown fault kind "late_notices"`) {
 		t.Errorf("unknown kind: %v", err)
 	}
 	seeds, names := noticeSeeds(t, d)

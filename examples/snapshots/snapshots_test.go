@@ -50,5 +50,5 @@ func FuzzSnapshots(f *testing.F) {
 	for i := range 16 {
 		f.Add([]byte{byte(i)})
 	}
-	f.Fuzz(fuzz.ForProduction(definition(f), append(fuzzed(), fuzz.WithReplayTest("TestCheck"))...))
+	f.Fuzz(fuzz.For(definition(f), append(fuzzed(), fuzz.WithReplayTest("TestCheck"))...))
 }

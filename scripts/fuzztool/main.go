@@ -185,8 +185,8 @@ func convert(args []string, stderr io.Writer) (string, error) {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	opts := []fuzz.Option{fuzz.WithDefinition(copperfin.Definition()),
-		fuzz.WithSystem(fuzz.System{Name: referenceName, New: copperfin.Configured}), fuzz.WithCatalogueSites()}
+	def := copperfin.Definition()
+	opts := []fuzz.Option{fuzz.WithCatalogueSites()}
 	st := copperfin.Settings{Profile: copperfin.ProfileTyped}
 	// env is the same setting as FAULTLINE_* variables, for the rapid
 	// target's test binary
@@ -209,13 +209,16 @@ func convert(args []string, stderr io.Writer) (string, error) {
 		st.Controls, st.HasControls = cs, true
 		env = append(env, "FAULTLINE_CONTROLS="+*controls)
 	}
-	sc, err := fuzz.ParseScope(*scope)
-	if err != nil {
-		return "", fmt.Errorf("-scope: %w", err)
+	switch *scope {
+	case "designed", "ordinals", "anywhere":
+	default:
+		return "", fmt.Errorf("-scope: unknown scope %q (valid: designed, ordinals, anywhere)", *scope)
 	}
+	sc := *scope
 	if kind == rapidDraws {
-		// the generator has its own placement; Shrink may lower ordinals
-		sc = fuzz.ScopeAnywhere
+		// the generator has its own placement; the shrinking may lower
+		// ordinals
+		sc = "anywhere"
 	}
 	opts = append(opts, fuzz.WithScope(sc))
 	if set["mutant"] {
@@ -233,7 +236,7 @@ func convert(args []string, stderr io.Writer) (string, error) {
 		env = append(env, "FAULTLINE_FIXTURE="+*fixture)
 	}
 	opts = append(opts, fuzz.WithConfig(st.Config()))
-	d, err := fuzz.NewDecoder(opts...)
+	d, err := fuzz.NewDecoder(def, opts...)
 	if err != nil {
 		return "", err
 	}
@@ -247,21 +250,22 @@ func convert(args []string, stderr io.Writer) (string, error) {
 	} else if data, err = parseNative(native); err != nil {
 		return "", fmt.Errorf("%s: %w (for a libFuzzer crash file from ClusterFuzzLite or OSS-Fuzz, give -format raw)", *in, err)
 	}
-	found := corpus.FoundBy{Target: name, System: d.System().Name, Input: string(native)}
+	found := corpus.FoundBy{Target: name, System: referenceName, Input: string(native)}
+	fx := cmp.Or(*fixture, def.Fixtures[0].Name)
 	var ce *corpus.Counterexample
 	var label string
 	switch kind {
 	case composition:
-		found.Scope = d.Scope().String()
-		ce, label, err = violation(d, d.Decode(data), found)
+		found.Scope = sc
+		ce, label, err = violation(d, d.Decode(data), found, fx)
 	case rapidDraws:
 		var s *model.Schedule
 		s, err = rapidSchedule(name, *in, env)
 		if err == nil {
-			ce, label, err = violation(d, s, found)
+			ce, label, err = violation(d, s, found, fx)
 		}
 	case scheduleOrComposition:
-		found.Scope = d.Scope().String()
+		found.Scope = sc
 		s := d.Schedule(data)
 		derr := d.CheckDeterminism(s)
 		if derr == nil {
@@ -306,20 +310,16 @@ func convert(args []string, stderr io.Writer) (string, error) {
 
 // violation checks that s violates an invariant, shrinks it, and returns
 // the counterexample and a file label
-// ("baseline-stale_policy+revoked_capability").
-func violation(d *fuzz.Decoder, s *model.Schedule, found corpus.FoundBy) (*corpus.Counterexample, string, error) {
-	_, err := d.Check(s)
-	var v *fuzz.Violation
-	if !errors.As(err, &v) {
+// ("baseline-stale_policy+revoked_capability"); fixture names the run's.
+func violation(d *fuzz.Decoder, s *model.Schedule, found corpus.FoundBy, fixture string) (*corpus.Counterexample, string, error) {
+	var f *fuzz.Failure
+	if err := d.Verify(s); !errors.As(err, &f) {
 		if err == nil {
 			return nil, "", errNoLongerFails
 		}
 		return nil, "", err
 	}
-	small, res, err := d.Shrink(s)
-	if err != nil {
-		return nil, "", err
-	}
+	small, res := f.Schedule, f.Result
 	var kinds, broken []string
 	for _, f := range small.Faults {
 		if !containsString(kinds, f.Kind) {
@@ -338,8 +338,8 @@ func violation(d *fuzz.Decoder, s *model.Schedule, found corpus.FoundBy) (*corpu
 	}
 	cfg := copperfin.Describe(small.Config)
 	small.Seed = fmt.Sprintf("%s under %s: %s", found.Target, cfg, strings.Join(broken, ", "))
-	res, err = d.Run(small)
-	if err != nil {
+	res, err := d.Check(small)
+	if res == nil {
 		return nil, "", err
 	}
 	where := "scope " + found.Scope
@@ -347,7 +347,7 @@ func violation(d *fuzz.Decoder, s *model.Schedule, found corpus.FoundBy) (*corpu
 		where = "the exploration's generator"
 	}
 	note := fmt.Sprintf("found by %s against %s on fixture %s (system %s, %s), minimised from %d faults to %d; violates %s",
-		found.Target, cfg, d.Fixture().Name, found.System, where, len(s.Faults), len(small.Faults), strings.Join(broken, ", "))
+		found.Target, cfg, fixture, found.System, where, len(s.Faults), len(small.Faults), strings.Join(broken, ", "))
 	st, err := copperfin.SettingsOf(small.Config)
 	if err != nil {
 		return nil, "", err
