@@ -12,6 +12,7 @@ import (
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
+	"github.com/faultline/faultline/reference/paper"
 )
 
 // smallConfig keeps the dossier tests fast: the paper's ten, the typed
@@ -19,7 +20,7 @@ import (
 func smallConfig() assay.EvidenceConfig {
 	cfg := paperConfig()
 	cfg.Trials = 200
-	cfg.Profiles = []copperfin.Profile{copperfin.ProfileTyped}
+	cfg.Profiles = []model.NamedConfig{profileOf(copperfin.ProfileTyped)}
 	// enough draws for the paper's one witness (evidence_gate, draw 261)
 	cfg.Compositions.Draws = 1500
 	if raceDetector {
@@ -39,7 +40,13 @@ func smallCatalogueConfig() assay.EvidenceConfig {
 
 func writeDossier(t *testing.T, cfg assay.EvidenceConfig) (string, *assay.Dossier) {
 	t.Helper()
-	d, err := assay.BuildDossier(cfg)
+	return writeDossierOf(t, refDef(), cfg)
+}
+
+// writeDossierOf builds and writes the dossier of cfg on def.
+func writeDossierOf(t *testing.T, def *model.Definition, cfg assay.EvidenceConfig) (string, *assay.Dossier) {
+	t.Helper()
+	d, err := assay.BuildDossier(def, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,13 +63,13 @@ func writeDossier(t *testing.T, cfg assay.EvidenceConfig) (string, *assay.Dossie
 // gives the same bytes; no temporary file is left behind.
 func TestDossierContents(t *testing.T) {
 	dir, d := smallDossier(t)
-	cat, _ := json.Marshal(assay.DossierFaults(model.Catalogue()))
+	cat, _ := json.Marshal(assay.DossierFaults(refDef(), model.Catalogue()))
 	h := sha256.Sum256(append(cat, 0))
 	if d.Manifest.CatalogueSHA256 != hex.EncodeToString(h[:]) || d.Manifest.CatalogueKinds != 27 || d.Manifest.CoveredKinds != 10 {
 		t.Errorf("catalogue hash %s", d.Manifest.CatalogueSHA256)
 	}
 	// each kind keeps the reference system's declared defence
-	if f := d.Faults[0]; f.Kind != "subject_swap" || len(f.Nominated) != 1 || f.Nominated[0] != copperfin.BindIdentity || f.Mutant != "" {
+	if f := d.Faults[0]; f.Kind != "subject_swap" || len(f.Nominated) != 1 || f.Nominated[0] != string(copperfin.BindIdentity) || f.Mutant != "" {
 		t.Errorf("first fault %s nominated %v mutant %q", f.Kind, f.Nominated, f.Mutant)
 	}
 	if d.Manifest.Module.Revision == "" && !strings.Contains(d.Manifest.Module.Note, "no VCS revision") {
@@ -77,7 +84,7 @@ func TestDossierContents(t *testing.T) {
 	if n := len(d.Manifest.Schedules); n != len(seen) || n < 20 {
 		t.Errorf("%d schedules in the manifest, %d distinct schedules ran", n, len(seen))
 	}
-	if d.Stop != assay.DefaultStop || len(d.Faults) != 10 || len(d.Invariants) != 8 || d.Coverage.Available || !d.Coverage.Placeholder ||
+	if d.Stop != paper.Stop || len(d.Faults) != 10 || len(d.Invariants) != 8 || d.Coverage.Available || !d.Coverage.Placeholder ||
 		!strings.HasPrefix(d.Coverage.Note, "placeholder: ") {
 		t.Errorf("stop %+v faults %d invariants %d coverage %+v", d.Stop, len(d.Faults), len(d.Invariants), d.Coverage)
 	}
@@ -160,9 +167,7 @@ func TestDossierDiffTriggers(t *testing.T) {
 	if got := strings.Join(fired(d), ","); got != "retry_logic" || !strings.Contains(d.Diff, "RetryBudget") {
 		t.Errorf("retry budget 3: fired %q", got)
 	}
-	cfg := smallConfig()
-	cfg.System = hiddenFallback
-	e, _ := writeDossier(t, cfg)
+	e, _ := writeDossierOf(t, hiddenFallback(), smallConfig())
 	if d, err = assay.DiffDossiers(a, e); err != nil {
 		t.Fatal(err)
 	}
@@ -172,15 +177,12 @@ func TestDossierDiffTriggers(t *testing.T) {
 	if got := strings.Join(fired(d), ","); got != "evidence_routing,orchestration,retry_logic,state_schema,tool_semantics" {
 		t.Errorf("hidden fallback: fired %v", got)
 	}
-	cfg = smallConfig()
-	cfg.System = assay.System{Name: "copperfin", Factory: func(cs copperfin.Controls) model.Factory {
-		f, err := copperfin.NewFactory(cs, "checkpoint_before_effect")
-		if err != nil {
-			panic(err)
+	g, _ := writeDossierOf(t, wrapped("copperfin", func(cs copperfin.Controls, mutant string) (model.Factory, error) {
+		if mutant == "" {
+			mutant = "checkpoint_before_effect"
 		}
-		return f
-	}, Mutant: copperfin.NewFactory}
-	g, _ := writeDossier(t, cfg)
+		return copperfin.NewFactory(cs, mutant)
+	}), smallConfig())
 	if d, err = assay.DiffDossiers(a, g); err != nil {
 		t.Fatal(err)
 	}

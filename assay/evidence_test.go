@@ -14,13 +14,14 @@ import (
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
+	"github.com/faultline/faultline/reference/paper"
 )
 
 // paperConfig is the default evidence configuration restricted to the
 // paper's ten modes (compat), so its figures are the paper's whatever else
 // the catalogue holds.
 func paperConfig() assay.EvidenceConfig {
-	cfg := assay.DefaultEvidenceConfig()
+	cfg := paper.EvidenceConfig()
 	cfg.Compat = true
 	return cfg
 }
@@ -38,7 +39,7 @@ func evidence(t *testing.T) *assay.Evidence {
 	if raceDetector {
 		t.Skip("the default gathering is checked under the detector by TestGatherIsDeterministic, over the small catalogue config: go test ./... runs this test in full")
 	}
-	evOnce.Do(func() { evVal, evErr = assay.Gather(assay.DefaultEvidenceConfig()) })
+	evOnce.Do(func() { evVal, evErr = assay.Gather(refDef(), paper.EvidenceConfig()) })
 	if evErr != nil {
 		t.Fatal(evErr)
 	}
@@ -51,7 +52,7 @@ func paperEvidence(t *testing.T) *assay.Evidence {
 	if raceDetector {
 		t.Skip("the paper config's gathering repeats the default gathering's goroutines (TestGatherIsDeterministic) over another input: go test ./... runs this test in full")
 	}
-	paperOnce.Do(func() { paperVal, paperErr = assay.Gather(paperConfig()) })
+	paperOnce.Do(func() { paperVal, paperErr = assay.Gather(refDef(), paperConfig()) })
 	if paperErr != nil {
 		t.Fatal(paperErr)
 	}
@@ -99,7 +100,7 @@ func TestStudyMatchesRun(t *testing.T) {
 				continue
 			}
 			cs, _ := copperfin.ProfileControls(p)
-			rep, err := assay.Run(assay.Config{Controls: cs, Trials: 2000, Seed: 188, Compat: v.compat})
+			rep, err := assay.Run(refDef(), assay.Config{System: sysOf(cs), Trials: 2000, Seed: 188, Compat: v.compat})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -350,15 +351,14 @@ func TestPlacements(t *testing.T) {
 // failure: the profile lands in unsafe escape although no effect was
 // unsafe, duplicated or unproved.
 func TestContractViolationBlocks(t *testing.T) {
-	dropped := assay.System{Name: "copperfin+failed_branch_dropped", Factory: func(cs copperfin.Controls) model.Factory {
-		f, err := copperfin.NewFactory(cs, "failed_branch_dropped")
-		if err != nil {
-			panic(err)
+	dropped := wrapped("copperfin_failed_branch_dropped", func(cs copperfin.Controls, mutant string) (model.Factory, error) {
+		if mutant == "" {
+			mutant = "failed_branch_dropped"
 		}
-		return f
-	}, Mutant: copperfin.NewFactory}
-	cfg := assay.DefaultEvidenceConfig()
-	st, err := assay.RunStudy(assay.StudyConfig{Name: "dropped", System: dropped, Base: cfg.Base, Profiles: []copperfin.Profile{copperfin.ProfileTyped},
+		return copperfin.NewFactory(cs, mutant)
+	})
+	cfg := paper.EvidenceConfig()
+	st, err := assay.RunStudy(dropped, assay.StudyConfig{Name: "dropped", Base: cfg.Base, Profiles: []model.NamedConfig{profileOf(copperfin.ProfileTyped)},
 		Trials: 2000, Seed: 188, Envelope: cfg.Envelope})
 	if err != nil {
 		t.Fatal(err)
@@ -419,7 +419,7 @@ func TestEnvelopeFloorsDecide(t *testing.T) {
 		{Floors: []assay.Floor{{Term: "serve", Min: 1.5, Scope: assay.ScopeOverall}}},
 		{Floors: []assay.Floor{{Term: "serve", Min: 0.5, Scope: "everywhere"}}},
 	} {
-		if err := bad.Validate(); err == nil {
+		if _, err := assay.RunStudy(refDef(), assay.StudyConfig{Trials: 1, Envelope: bad}); !errors.Is(err, assay.ErrBadConfig) {
 			t.Errorf("%+v: want an error", bad)
 		}
 	}
@@ -472,7 +472,7 @@ func TestPairsTypedShowLeverage(t *testing.T) {
 					// deadline masks the transfer, and only dropping two of
 					// those checks brings it back
 					if p.Contrast.Class != assay.InvalidGreen || p.Contrast.Off.Claim != model.ClaimHold ||
-						!cmp.Equal(p.CarriedJointly, [][]copperfin.Control{{copperfin.PreEffectAuthority, copperfin.RefreshContext}, {copperfin.RefreshContext, copperfin.StatePrecondition}}) {
+						!cmp.Equal(p.CarriedJointly, [][]string{cl(copperfin.PreEffectAuthority, copperfin.RefreshContext), cl(copperfin.RefreshContext, copperfin.StatePrecondition)}) {
 						t.Errorf("%s %s/%s: %s %+v jointly %v", st.Name, spec.Kind, conf, p.Contrast.Class, p.Contrast.Off, p.CarriedJointly)
 					}
 					continue
@@ -486,7 +486,7 @@ func TestPairsTypedShowLeverage(t *testing.T) {
 				if len(copperfin.Nominated(spec.Kind)) == 2 {
 					a, b := copperfin.Nominated(spec.Kind)[0], copperfin.Nominated(spec.Kind)[1]
 					if len(p.PerControl) != 2 || p.PerControl[0].Contrast.Class != assay.InvalidGreen ||
-						!cmp.Equal(p.PerControl[0].CarriedBy, []copperfin.Control{b}) || !cmp.Equal(p.PerControl[1].CarriedBy, []copperfin.Control{a}) {
+						!cmp.Equal(p.PerControl[0].CarriedBy, cl(b)) || !cmp.Equal(p.PerControl[1].CarriedBy, cl(a)) {
 						t.Errorf("%s %s/%s: per control %+v", st.Name, spec.Kind, conf, p.PerControl)
 					}
 				}
@@ -500,7 +500,7 @@ func TestPairsTypedShowLeverage(t *testing.T) {
 	}
 	// fail_closed: deny_on_warning silently carries timeout_after_commit
 	f := pairOf(t, ev.Reference, "fail_closed", "timeout_after_commit", assay.DefaultConfig)
-	if f.Contrast.Class != assay.InvalidGreen || !cmp.Equal(f.CarriedBy, []copperfin.Control{copperfin.DenyOnWarning}) || f.Predicted {
+	if f.Contrast.Class != assay.InvalidGreen || !cmp.Equal(f.CarriedBy, cl(copperfin.DenyOnWarning)) || f.Predicted {
 		t.Errorf("fail_closed timeout_after_commit pair: %s %v %s", f.Contrast.Class, f.CarriedBy, f.Contrast.Reason)
 	}
 	n := map[assay.PairClass]int{}
@@ -531,24 +531,24 @@ func TestPairsCatalogue(t *testing.T) {
 	type part struct {
 		control   copperfin.Control
 		mutant    string
-		single    []copperfin.Control
-		joint     [][]copperfin.Control
+		single    []string
+		joint     [][]string
 		behaviour string
-		with      []copperfin.Control
+		with      []string
 	}
 	coDefended := map[string][]part{
 		"memory_loss": {
-			{control: copperfin.BindIdentity, behaviour: "fabricated_approval", with: []copperfin.Control{copperfin.PreEffectAuthority}},
-			{control: copperfin.PreEffectAuthority, behaviour: "fabricated_approval", with: []copperfin.Control{copperfin.BindIdentity}},
-			{mutant: "fabricated_approval", joint: [][]copperfin.Control{{copperfin.BindIdentity, copperfin.PreEffectAuthority}}},
+			{control: copperfin.BindIdentity, behaviour: "fabricated_approval", with: cl(copperfin.PreEffectAuthority)},
+			{control: copperfin.PreEffectAuthority, behaviour: "fabricated_approval", with: []string{string(copperfin.BindIdentity)}},
+			{mutant: "fabricated_approval", joint: [][]string{cl(copperfin.BindIdentity, copperfin.PreEffectAuthority)}},
 		},
 		"corrupt_checkpoint": {
 			{control: copperfin.EffectReadback, behaviour: "stale_checkpoint_accepted"},
-			{mutant: "stale_checkpoint_accepted", single: []copperfin.Control{copperfin.EffectReadback}},
+			{mutant: "stale_checkpoint_accepted", single: cl(copperfin.EffectReadback)},
 		},
 		"lagging_readback": {
 			{control: copperfin.Idempotency, behaviour: "resend_unseen"},
-			{mutant: "resend_unseen", single: []copperfin.Control{copperfin.Idempotency}},
+			{mutant: "resend_unseen", single: []string{string(copperfin.Idempotency)}},
 		},
 	}
 	for _, st := range []*assay.Study{ev.Reference, ev.Variation} {
@@ -589,11 +589,11 @@ func TestPairsCatalogue(t *testing.T) {
 				}
 				for i, w := range parts {
 					f := p.PerControl[i]
-					if f.Control != w.control || f.Mutant != w.mutant || f.Contrast.Class != assay.InvalidGreen || f.Contrast.Off.Fired != 1 ||
-						f.Contrast.Off.Mutant != w.mutant || !cmp.Equal(f.CarriedBy, append([]copperfin.Control{}, w.single...)) ||
-						!cmp.Equal(f.CarriedJointly, append([][]copperfin.Control{}, w.joint...)) || f.CarriedByBehaviour != w.behaviour ||
+					if f.Control != string(w.control) || f.Mutant != w.mutant || f.Contrast.Class != assay.InvalidGreen || f.Contrast.Off.Fired != 1 ||
+						f.Contrast.Off.Mutant != w.mutant || !cmp.Equal(f.CarriedBy, append([]string{}, w.single...)) ||
+						!cmp.Equal(f.CarriedJointly, append([][]string{}, w.joint...)) || f.CarriedByBehaviour != w.behaviour ||
 						!slices.Equal(f.CarriedWithBehaviour, w.with) {
-						t.Errorf("%s typed %s/%s, %s alone: %+v", st.Name, spec.Kind, conf, f.Part(), f)
+						t.Errorf("%s typed %s/%s, %s alone: %+v", st.Name, spec.Kind, conf, f.Control+f.Mutant, f)
 					}
 				}
 			}
@@ -654,34 +654,52 @@ func TestPairsCatalogue(t *testing.T) {
 	}
 }
 
-// TestMutantPairsNeedDefects: a system without seeded defects cannot run
-// the pairs of the kinds whose defence is a behaviour, so a study over the
-// whole catalogue is refused with an error naming the first such kind; the
-// paper's ten need none. A contrast of a schedule carrying a defect is
-// refused too.
-func TestMutantPairsNeedDefects(t *testing.T) {
-	plain := assay.System{Name: "plain", Factory: copperfin.Factory}
-	cfg := assay.DefaultEvidenceConfig()
-	cfg.System = plain
-	_, err := assay.Gather(cfg)
-	if !errors.Is(err, assay.ErrBadConfig) || !strings.Contains(err.Error(), "system plain has no seeded defects (System.Mutant), but the counterfactual pair of sandbox_denial needs the mutant rejection_as_success") {
-		t.Errorf("whole catalogue without defects: %v", err)
+// TestPairsWithoutDefects: a system without seeded defects (no
+// Definition.Defect) has no pairs for the kinds whose only defence is a
+// behaviour, and the pairs of its nominated controls are the reference
+// system's; a contrast of a schedule carrying a defect it cannot build is
+// refused.
+func TestPairsWithoutDefects(t *testing.T) {
+	plain := wrapped("plain", func(cs copperfin.Controls, mutant string) (model.Factory, error) {
+		if mutant != "" {
+			return nil, fmt.Errorf("system plain has no seeded defects, so it cannot run the mutant %q", mutant)
+		}
+		return copperfin.Factory(cs), nil
+	})
+	plain.Defect = nil
+	cfg := paper.EvidenceConfig()
+	sc := assay.StudyConfig{Name: "plain", Base: cfg.Base, Profiles: []model.NamedConfig{profileOf(copperfin.ProfileTyped)}, Trials: 200, Seed: 188, Envelope: cfg.Envelope, Roles: cfg.Roles}
+	st, err := assay.RunStudy(plain, sc)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// enough composition draws for the paper's one witness (as smallConfig)
-	cfg.Compat, cfg.Trials, cfg.Variation, cfg.Compositions.Draws = true, 50, nil, 1500
-	if raceDetector {
-		t.Log("the paper's ten without defects repeat smallConfig's gathering (TestDossierContents) over another system: left to go test ./...")
-	} else if _, err := assay.Gather(cfg); err != nil {
-		t.Errorf("paper's ten without defects: %v", err)
+	full, err := assay.RunStudy(refDef(), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []assay.Pair
+	for _, p := range full.Pairs {
+		if len(p.Nominated) > 0 {
+			p.System, p.Mutant, p.PerControl = "plain", "", []assay.ControlFinding{}
+			want = append(want, p)
+		}
+	}
+	if len(st.Pairs) != len(want) || len(st.Pairs) == len(full.Pairs) {
+		t.Fatalf("%d pairs without defects, want %d (of %d)", len(st.Pairs), len(want), len(full.Pairs))
+	}
+	for i, p := range st.Pairs {
+		if p.Kind != want[i].Kind || p.Mutant != "" || p.Contrast.Off.Mutant != "" {
+			t.Errorf("pair %d: %s mutant %q", i, p.Kind, p.Mutant)
+		}
 	}
 	s, _ := model.SingleFault("branch_failure", copperfin.ConfigOfProfile(copperfin.ProfileTyped))
 	s.Config = copperfin.WithMutant(s.Config, "failed_branch_dropped")
 	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
-	if _, err := assay.ContrastOf(plain, assay.Setup{Fixture: copperfin.Copperfin()}, s, typed, typed); err == nil || !strings.Contains(err.Error(), `cannot run the mutant "failed_branch_dropped"`) {
+	if _, err := assay.ContrastOf(plain, assay.Setup{Fixture: copperfin.Copperfin()}, s, names(typed), names(typed)); !errors.Is(err, assay.ErrBadConfig) || !strings.Contains(err.Error(), `cannot run the mutant "failed_branch_dropped"`) {
 		t.Errorf("contrast with a defect on a plain system: %v", err)
 	}
 	// the reference system runs it: both sides keep the schedule's defect
-	c, err := assay.ContrastOf(assay.Reference(), assay.Setup{Fixture: copperfin.Copperfin()}, s, typed, typed)
+	c, err := assay.ContrastOf(refDef(), assay.Setup{Fixture: copperfin.Copperfin()}, s, names(typed), names(typed))
 	if err != nil || c.On.Mutant != "failed_branch_dropped" || c.Class != assay.ControlIneffective {
 		t.Errorf("reference contrast with a defect: %+v %v", c, err)
 	}
@@ -706,10 +724,15 @@ func (f fallbackSystem) Run(ctx context.Context, env model.Env, task model.Task)
 
 // hiddenFallback is the reference system behind the deduplicating
 // transport.
-var hiddenFallback = assay.System{Name: "copperfin+dedup", Factory: func(cs copperfin.Controls) model.Factory {
-	inner := copperfin.Factory(cs)
-	return func() model.System { return fallbackSystem{inner()} }
-}}
+func hiddenFallback() *model.Definition {
+	return wrapped("copperfin_dedup", func(cs copperfin.Controls, mutant string) (model.Factory, error) {
+		inner, err := copperfin.NewFactory(cs, mutant)
+		if err != nil {
+			return nil, err
+		}
+		return func() model.System { return fallbackSystem{inner()} }, nil
+	})
+}
 
 // TestHiddenFallbackIsInvalidGreen: behind a hidden deduplicating
 // transport, removing idempotency and readback no longer duplicates the
@@ -720,7 +743,7 @@ func TestHiddenFallbackIsInvalidGreen(t *testing.T) {
 	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
 	off := typed.Without(copperfin.Idempotency).Without(copperfin.EffectReadback)
 	s, _ := model.SingleFault("timeout_after_commit", copperfin.ConfigOfControls(typed))
-	c, err := assay.ContrastOf(hiddenFallback, base, s, typed, off)
+	c, err := assay.ContrastOf(hiddenFallback(), base, s, names(typed), names(off))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -731,7 +754,7 @@ func TestHiddenFallbackIsInvalidGreen(t *testing.T) {
 		t.Errorf("reason %q", c.Reason)
 	}
 	// the same pair on the reference system shows leverage
-	c, err = assay.ContrastOf(assay.Reference(), base, s, typed, off)
+	c, err = assay.ContrastOf(refDef(), base, s, names(typed), names(off))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -741,7 +764,7 @@ func TestHiddenFallbackIsInvalidGreen(t *testing.T) {
 	// a fault scheduled past the run never fires: invalid green too
 	late := *s
 	late.Faults = []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 3, Kind: "timeout_after_commit"}}
-	c, err = assay.ContrastOf(assay.Reference(), base, &late, typed, off)
+	c, err = assay.ContrastOf(refDef(), base, &late, names(typed), names(off))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -749,8 +772,7 @@ func TestHiddenFallbackIsInvalidGreen(t *testing.T) {
 		t.Fatalf("unreached: %+v", c)
 	}
 	// a control that does not act: control ineffective
-	c, err = assay.ContrastOf(assay.System{Name: "uncontrolled", Factory: func(copperfin.Controls) model.Factory { return copperfin.Factory(0) }},
-		base, s, typed, off)
+	c, err = assay.ContrastOf(wrapped("uncontrolled", func(copperfin.Controls, string) (model.Factory, error) { return copperfin.Factory(0), nil }), base, s, names(typed), names(off))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -843,9 +865,9 @@ func TestDiagnoses(t *testing.T) {
 			Detail:   "payments.refund key req-1 replayed false receipt false",
 			Withheld: model.SignalAcknowledgement, Manner: model.MannerAbsent, WarnSeq: 17, Warning: "unknown_outcome",
 			Text: `tool.commit#1 at seq 16 returned "unknown" (payments.refund key req-1 replayed false receipt false) with the acknowledgement withheld (absent); the system warned unknown_outcome at seq 17`},
-		Interrupting: []assay.Interruption{{Controls: []copperfin.Control{copperfin.Idempotency}, RunVerdict: model.Recovered},
-			{Controls: []copperfin.Control{copperfin.EffectReadback}, RunVerdict: model.Recovered}},
-		Control:     []copperfin.Control{copperfin.Idempotency},
+		Interrupting: []assay.Interruption{{Controls: []string{string(copperfin.Idempotency)}, RunVerdict: model.Recovered},
+			{Controls: cl(copperfin.EffectReadback), RunVerdict: model.Recovered}},
+		Control:     []string{string(copperfin.Idempotency)},
 		Missing:     []string{"no ledger_readback read (ledger.readback) between the disturbance at seq 16 and the violation at seq 19"},
 		Remediation: assay.AddRecovery,
 		Why:         "adding idempotency alone makes the same schedule hold (recovered): add recovery",
@@ -879,11 +901,11 @@ func TestDiagnoses(t *testing.T) {
 		t.Errorf("boundaries %v", boundaries)
 	}
 	s := diagnosisOf(t, ref, "baseline", "subject_swap")
-	if !cmp.Equal(s.Control, []copperfin.Control{copperfin.BindIdentity}) || s.Signal.Detail != "subject O-732" || s.Signal.WarnSeq != 0 || s.FirstSeq != 16 || s.Signal.Seq != 6 {
+	if !cmp.Equal(s.Control, []string{string(copperfin.BindIdentity)}) || s.Signal.Detail != "subject O-732" || s.Signal.WarnSeq != 0 || s.FirstSeq != 16 || s.Signal.Seq != 6 {
 		t.Errorf("subject_swap diagnosis %+v", s)
 	}
 	tt := diagnosisOf(t, ref, "baseline", "tool_timeout")
-	if !cmp.Equal(tt.Control, []copperfin.Control{copperfin.Idempotency}) || tt.Signal.Withheld != model.SignalAcknowledgement || tt.Signal.Manner != model.MannerLate ||
+	if !cmp.Equal(tt.Control, []string{string(copperfin.Idempotency)}) || tt.Signal.Withheld != model.SignalAcknowledgement || tt.Signal.Manner != model.MannerLate ||
 		len(tt.Interrupting) != 1 || tt.FirstSeq != 19 {
 		t.Errorf("tool_timeout diagnosis %+v", tt)
 	}
@@ -900,27 +922,27 @@ func TestDiagnoses(t *testing.T) {
 // scenario; a run that holds is not a counterexample.
 func TestDiagnoseRejectsScenario(t *testing.T) {
 	base := assay.Setup{Fixture: copperfin.Copperfin()}
-	deaf := assay.System{Name: "deaf", Factory: func(copperfin.Controls) model.Factory { return copperfin.Factory(0) }}
+	deaf := wrapped("deaf", func(copperfin.Controls, string) (model.Factory, error) { return copperfin.Factory(0), nil })
 	s, _ := model.SingleFault("stale_policy", copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
 	res, err := model.NewHarness(base.Fixture, base.Options).Run(copperfin.Factory(0), s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := assay.Diagnose(deaf, base, res)
+	d, err := assay.Diagnose(deaf, base, paper.Roles, res)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d.Remediation != assay.RejectScenario || len(d.Interrupting) != 0 || d.Invariant != model.InvCurrentEntitlement {
 		t.Errorf("%+v", d)
 	}
-	d, err = assay.Diagnose(assay.Reference(), base, res)
-	if err != nil || d.Remediation != assay.NarrowAuthority || !cmp.Equal(d.Control, []copperfin.Control{copperfin.RefreshContext}) {
+	d, err = assay.Diagnose(refDef(), base, paper.Roles, res)
+	if err != nil || d.Remediation != assay.NarrowAuthority || !cmp.Equal(d.Control, []string{string(copperfin.RefreshContext)}) {
 		t.Errorf("reference: %+v %v", d, err)
 	}
 	typed, _ := model.SingleFault("stale_policy", copperfin.ConfigOfProfile(copperfin.ProfileTyped))
 	cs, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
 	held, _ := model.NewHarness(base.Fixture, base.Options).Run(copperfin.Factory(cs), typed)
-	if _, err := assay.Diagnose(assay.Reference(), base, held); err == nil || !strings.Contains(err.Error(), "not a counterexample") {
+	if _, err := assay.Diagnose(refDef(), base, paper.Roles, held); err == nil || !strings.Contains(err.Error(), "not a counterexample") {
 		t.Errorf("held run: %v", err)
 	}
 }
@@ -1007,7 +1029,7 @@ func TestVariation(t *testing.T) {
 		{assay.RetryBudgets(1), assay.RetryBudgets(2)}, {assay.RetryBudgets()}} {
 		cfg := paperConfig()
 		cfg.Variation = bad
-		if _, err := assay.Gather(cfg); err == nil {
+		if _, err := assay.Gather(refDef(), cfg); err == nil {
 			t.Errorf("variation %v: want an error", bad)
 		}
 	}
@@ -1022,9 +1044,9 @@ func TestVariation(t *testing.T) {
 func TestStudyStops(t *testing.T) {
 	cfg := paperConfig()
 	cfg.Base.Options.Stop = model.Stop{Abort: model.AbortDuplicateEffects}
-	cfg.Profiles = []copperfin.Profile{copperfin.ProfileBaseline, copperfin.ProfileTyped}
-	st, err := assay.RunStudy(assay.StudyConfig{Name: "stops", System: cfg.System, Base: cfg.Base, Profiles: cfg.Profiles,
-		Trials: 2000, Seed: 188, Compat: true, Envelope: cfg.Envelope})
+	cfg.Profiles = []model.NamedConfig{profileOf(copperfin.ProfileBaseline), profileOf(copperfin.ProfileTyped)}
+	st, err := assay.RunStudy(refDef(), assay.StudyConfig{Name: "stops", Base: cfg.Base, Profiles: cfg.Profiles,
+		Trials: 2000, Seed: 188, Compat: true, Envelope: cfg.Envelope, Roles: cfg.Roles})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1044,7 +1066,7 @@ func TestStudyStops(t *testing.T) {
 		t.Errorf("report does not say the runs stopped:\n%s", b.String())
 	}
 	cfg.Base.Options.Stop = model.Stop{Abort: "panic"}
-	if _, err := assay.Gather(cfg); err == nil || !strings.Contains(err.Error(), `unknown abort metric "panic"`) {
+	if _, err := assay.Gather(refDef(), cfg); err == nil || !strings.Contains(err.Error(), `unknown abort metric "panic"`) {
 		t.Errorf("bad stop: %v", err)
 	}
 
@@ -1089,19 +1111,19 @@ func TestGatherIsDeterministic(t *testing.T) {
 		t.Log("over the small config; FAULTLINE_HEAVY=1 gathers the whole catalogue again")
 		_, d := smallDossier(t)
 		a = d.Evidence
-		b, err = assay.Gather(smallConfig())
+		b, err = assay.Gather(refDef(), smallConfig())
 	} else {
 		a = evidence(t)
-		b, err = assay.Gather(assay.DefaultEvidenceConfig())
+		b, err = assay.Gather(refDef(), paper.EvidenceConfig())
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	var x, y strings.Builder
-	if err := assay.WriteJSON(&x, a); err != nil {
+	if err := paper.Encode(&x, a); err != nil {
 		t.Fatal(err)
 	}
-	if err := assay.WriteJSON(&y, b); err != nil {
+	if err := paper.Encode(&y, b); err != nil {
 		t.Fatal(err)
 	}
 	if x.String() != y.String() {
@@ -1134,15 +1156,15 @@ func TestCompositionPairs(t *testing.T) {
 		"paper188":  {copperfin.EvidenceGate: 261},
 	}
 	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
-	base := assay.DefaultEvidenceConfig().Base
+	base := paper.EvidenceConfig().Base
 	for _, v := range views {
 		cps := v.get(t).Compositions
 		if len(cps) != len(copperfin.PaperControls) {
 			t.Fatalf("%s: %d composition pairs", v.name, len(cps))
 		}
 		for i, p := range cps {
-			w, found := want[v.name][p.Control]
-			if p.Control != copperfin.PaperControls[i] || p.Found != found || p.Seed != 1 || p.Profile != "typed" {
+			w, found := want[v.name][copperfin.Control(p.Control)]
+			if p.Control != string(copperfin.PaperControls[i]) || p.Found != found || p.Seed != 1 || p.Profile != "typed" {
 				t.Errorf("%s %s: found %t", v.name, p.Control, p.Found)
 				continue
 			}
@@ -1152,21 +1174,21 @@ func TestCompositionPairs(t *testing.T) {
 				}
 				continue
 			}
-			if diff := cmp.Diff(w, p.Schedule.Faults); diff != "" || p.Draw != draws[v.name][p.Control] || p.Draws != p.Draw {
+			if diff := cmp.Diff(w, p.Schedule.Faults); diff != "" || p.Draw != draws[v.name][copperfin.Control(p.Control)] || p.Draws != p.Draw {
 				t.Errorf("%s %s: draw %d of %d (-want +got):\n%s", v.name, p.Control, p.Draw, p.Draws, diff)
 			}
 			if p.ReplayOff != "faultline replay --profile typed --without "+string(p.Control)+" composition-"+string(p.Control)+".json" ||
 				p.ReplayOn != "faultline replay --profile typed composition-"+string(p.Control)+".json" {
 				t.Errorf("%s %s: replay %q %q", v.name, p.Control, p.ReplayOff, p.ReplayOn)
 			}
-			c, err := assay.ContrastOf(assay.Reference(), base, p.Schedule, typed, typed.Without(p.Control))
+			c, err := assay.ContrastOf(refDef(), base, p.Schedule, names(typed), names(typed.Without(copperfin.Control(p.Control))))
 			if err != nil || c.Class != assay.LeverageShown || !slices.Contains(c.Off.Violated, p.Invariant) || c.Off.FirstSeq != p.FirstSeq || c.On.RunVerdict != p.OnVerdict {
 				t.Errorf("%s %s: contrast %+v %v", v.name, p.Control, c, err)
 			}
 			for j := range p.Schedule.Faults {
 				s := *p.Schedule
 				s.Faults = slices.Delete(slices.Clone(s.Faults), j, j+1)
-				c, err := assay.ContrastOf(assay.Reference(), base, &s, typed, typed.Without(p.Control))
+				c, err := assay.ContrastOf(refDef(), base, &s, names(typed), names(typed.Without(copperfin.Control(p.Control))))
 				if err != nil || c.Class == assay.LeverageShown && slices.Contains(c.Off.Violated, p.Invariant) {
 					t.Errorf("%s %s: without fault %d the pair still shows: %+v %v", v.name, p.Control, j, c, err)
 				}

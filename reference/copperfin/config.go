@@ -185,6 +185,29 @@ func Definition() *model.Definition {
 			}
 			return out
 		},
+		Arm: func(controls []string, mutant string) (json.RawMessage, error) {
+			cs, err := ParseControls(controls)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := ParseMutant(mutant); err != nil {
+				return nil, err
+			}
+			return Settings{Controls: cs, HasControls: true, Mutant: mutant}.JSON(), nil
+		},
+		Armed: func(system json.RawMessage) ([]string, string, error) {
+			cs, mutant, err := resolved(system)
+			if err != nil {
+				return nil, "", err
+			}
+			l := cs.List()
+			names := make([]string, len(l))
+			for i, c := range l {
+				names[i] = string(c)
+			}
+			return names, mutant, nil
+		},
+		Defect: MutantFor,
 	}
 }
 
