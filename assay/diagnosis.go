@@ -201,7 +201,12 @@ func (s *system) diagnose(run runFunc, roles map[string]Remediation, res *model.
 			oracles = append(oracles, inv.Oracle)
 		}
 	}
-	if spec.Oracle != oracles[0] {
+	for _, inv := range s.def.Invariants {
+		if inv.Name == first.Name {
+			oracles = append(oracles, inv.Oracle)
+		}
+	}
+	if len(oracles) == 0 || spec.Oracle != oracles[0] {
 		oracles = append(oracles, spec.Oracle)
 	}
 	window := res.Timeline.Events()[fault.FiredAt:max(fault.FiredAt, first.FirstSeq-1)]
@@ -293,7 +298,10 @@ func (s *system) diagnose(run runFunc, roles map[string]Remediation, res *model.
 	default:
 		d.Control = d.Interrupting[chosen].Controls
 		d.Remediation = roles[d.Control[0]]
-		d.Why = fmt.Sprintf("adding %s alone makes the same schedule hold (%s): %s", d.Control[0], d.Interrupting[chosen].RunVerdict, d.Remediation)
+		d.Why = fmt.Sprintf("adding %s alone makes the same schedule hold (%s)", d.Control[0], d.Interrupting[chosen].RunVerdict)
+		if d.Remediation != "" {
+			d.Why += ": " + string(d.Remediation)
+		}
 	}
 	return d, nil
 }

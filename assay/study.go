@@ -134,8 +134,8 @@ type cell struct {
 	wrong        int
 	contract     int // trials that violated a ContractInvariants entry
 	stopped      int
-	violated     []int // per model.Invariants entry
-	baseViolated []int
+	violated     map[string]int // per invariant name
+	baseViolated map[string]int
 	baseRuns     int
 	example      *model.Result
 }
@@ -147,14 +147,13 @@ type cell struct {
 // assay's trials with it too, so a lab run and the audit place alike.
 func (c *cell) add(res *model.Result) {
 	if c.violated == nil {
-		c.violated = make([]int, len(model.Invariants))
-		c.baseViolated = make([]int, len(model.Invariants))
+		c.violated, c.baseViolated = map[string]int{}, map[string]int{}
 	}
 	c.counts.add(res.Terms)
 	broke := false
-	for j, inv := range res.Invariants {
+	for _, inv := range res.Invariants {
 		if !inv.Held {
-			c.violated[j]++
+			c.violated[inv.Name]++
 			if inv.Name == model.InvRightSubject {
 				c.wrong++
 			}
@@ -424,9 +423,9 @@ func RunStudy(def *model.Definition, cfg StudyConfig) (*Study, error) {
 				return nil, err
 			}
 			c.baseRuns++
-			for j, inv := range b.Invariants {
+			for _, inv := range b.Invariants {
 				if !inv.Held {
-					c.baseViolated[j]++
+					c.baseViolated[inv.Name]++
 				}
 			}
 			if b.Stopped != nil {
@@ -455,7 +454,7 @@ func RunStudy(def *model.Definition, cfg StudyConfig) (*Study, error) {
 					continue
 				}
 				sigs = append(sigs, signatureOf(p.name, label, conf.name(), spec, c))
-				st.Coefficients = append(st.Coefficients, coefficientsOf(p.name, conf.name(), spec.Kind, c)...)
+				st.Coefficients = append(st.Coefficients, coefficientsOf(p.name, conf.name(), spec.Kind, invariantNames(c.example), c)...)
 				if h := holdOf(p.name, conf.name(), spec.Kind, c); h != nil {
 					st.Holds = append(st.Holds, *h)
 				}
@@ -515,6 +514,15 @@ func RunStudy(def *model.Definition, cfg StudyConfig) (*Study, error) {
 	st.Runs = len(r.memo)
 	st.Fingerprints = r.fingerprints()
 	return st, nil
+}
+
+// invariantNames lists the invariants in scope of a run, in its order.
+func invariantNames(res *model.Result) []string {
+	out := make([]string, len(res.Invariants))
+	for i, inv := range res.Invariants {
+		out[i] = inv.Name
+	}
+	return out
 }
 
 func violatedNames(res *model.Result) []string {
