@@ -46,21 +46,13 @@ type Interruption struct {
 
 // Diagnosis is what a negative result produces (the paper, "What a negative
 // result should produce"), derived from the counterexample run and from
-// matched runs, never from a table keyed by fault kind:
-//
-//   - FirstBoundary: the boundary of the crossing after which the first
-//     invariant became false (the event's boundary);
-//   - Signal: the earliest signal that could have discriminated it;
-//   - Interrupting: the controls (of StudyConfig.Roles) that, added alone
-//     to the run's control set, make the same schedule hold (if none does
-//     alone, the kind's nominated set together, then all of them); Control
-//     is the one chosen: the first whose run recovers, else the first that
-//     holds;
-//   - Missing: the oracle reads absent between the disturbance and the
-//     violation, for the violated invariant's oracle and the fault's;
-//   - Remediation: the role (StudyConfig.Roles) of the chosen control; a fix
-//     that needs several controls together changes the architecture; no fix
-//     at all rejects the operating scenario.
+// matched runs, never from a table keyed by fault kind: the boundary after
+// which the first invariant became false, the earliest discriminating
+// Signal, the controls (of StudyConfig.Roles) whose addition makes the
+// same schedule hold (Interrupting) and the one chosen (Control), the
+// oracle reads Missing between disturbance and violation, and the
+// Remediation: the chosen control's role, a change of architecture for
+// several together, the scenario rejected for none (docs/evidence.md).
 type Diagnosis struct {
 	Profile       string          `json:"profile"`
 	Config        string          `json:"config"`

@@ -286,18 +286,13 @@ func WriteDossier(dir string, d *Dossier) error {
 }
 
 // readDossier reads a dossier.json (or a directory holding one) and
-// returns its parsed JSON and change triggers. The file must be at most
-// fileio.DossierLimit bytes and a regular file (refused before reading
-// otherwise, with an error matching fileio.ErrBadInput), and decode
-// strictly as a Dossier (package strictjson: every key known, exactly
-// spelt and given once). It returns an error naming the problem for a
-// missing file, an empty file, a byte-order mark, malformed JSON, a
-// missing or unsupported version (checked before the fields, so a newer
-// dossier says so), a version 2 dossier without a valid
-// "markdown_sha256" or with a Markdown beside it (dossier.md beside
-// dossier.json, NAME.md beside NAME.json) whose hash differs, an unknown, misspelt or repeated key, a dossier
-// without change triggers, and a change trigger without its name, what it
-// covers or its sha256, or named twice.
+// returns its parsed JSON and change triggers. The file must be a regular
+// file of at most fileio.DossierLimit bytes (else an error matching
+// fileio.ErrBadInput) and decode strictly as a Dossier. An error names a
+// missing, empty or malformed file, a missing or unsupported version, a
+// version 2 dossier whose "markdown_sha256" is invalid or differs from
+// the Markdown's beside it, an unknown, misspelt or repeated key, and
+// missing, incomplete or repeated change triggers.
 func readDossier(path string) (any, []ChangeTrigger, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = filepath.Join(path, "dossier.json")

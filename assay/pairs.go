@@ -164,17 +164,13 @@ func (s *system) contrast(run runFunc, sched *model.Schedule, on, off arm) (Cont
 }
 
 // ControlFinding is the pair for one part of a kind's declared defence
-// removed alone, when the defence has several parts: each nominated
-// control, and the defending behaviour when the spec names a seeded defect
-// as well (then Control is "" and Mutant names the defect the finding's
-// off run carries). When it is an invalid green, CarriedBy names the
-// other controls whose removal together with it brings the transfer back:
-// the controls that silently carry the result; CarriedJointly, when no
-// single one does, the pairs of them that do; CarriedByBehaviour, when
-// no control carries it but running the kind's seeded defect as well
-// (alone, or with one more control removed: CarriedWithBehaviour) brings
-// the transfer back, names that defect: the system's own behaviour
-// carries the result.
+// removed alone, when the defence has several parts: a nominated control,
+// or the defending behaviour (Control "", Mutant the defect the off run
+// carries). For an invalid green it says what silently carries the
+// result: other controls each alone (CarriedBy), pairs of them
+// (CarriedJointly), or the system's own behaviour, alone or with other
+// controls (CarriedByBehaviour, CarriedWithBehaviour); docs/evidence.md
+// has the rules.
 type ControlFinding struct {
 	Control            string     `json:"control,omitempty"`
 	Mutant             string     `json:"mutant,omitempty"`
@@ -199,18 +195,12 @@ func (f ControlFinding) part() string {
 
 // Pair is the counterfactual containment pair of one fault kind under one
 // profile and configuration: on is the profile with the kind's declared
-// defence, off the profile without it; the schedule, the fixture, the
-// options and the oracle are held fixed. The defence is what the kind's
-// spec declares: its nominated controls (on adds them, off removes all of
-// them) and, for a kind whose defence is a behaviour of the system rather
-// than one of the paper's controls, the seeded defect that lacks that
-// behaviour (model.FaultSpec.Mutant: off runs the system with it, on
-// without it). A kind that declares both (its controls are co-defences of
-// the behaviour) has both removed on the off side and both present on the
-// on side, so the pair isolates the kind's whole declared defence.
-// PerControl repeats the pair for each part of the defence removed alone
-// when there are several (each nominated control, and the behaviour):
-// the paper warns that "a different control silently carries the result".
+// defence, off without it; schedule, fixture, options and oracle fixed.
+// The defence is the system's declaration: its nominated controls
+// (Definition.Defences: on adds them, off removes them all) and the
+// seeded defect that lacks a defending behaviour (Definition.Defect: off
+// runs it). PerControl repeats the pair for each part removed alone when
+// there are several: "a different control silently carries the result".
 type Pair struct {
 	System    string   `json:"system"`
 	Profile   string   `json:"profile"`

@@ -8,19 +8,12 @@ import (
 	"github.com/faultline/faultline/model"
 )
 
-// Tally counts the trials of one assay run ([Run]) per fault kind, as the
-// release evidence counts the trials of a study, so that the run can be
-// placed in a [Region] of the [Envelope] by the code behind "faultline
-// audit": its signatures are built, and placed with [Envelope.Place], as
-// [RunStudy] builds and places the reference study's (the paper, "Release
-// occupies a constrained envelope"). For the same profile, trials and seed
-// over all five domains, a Tally's placement equals the audit's placement of
-// that profile over configuration "all" (a test checks it).
-//
-// Give [Tally.Observe] as [Config.Observe] (alone or beside another
-// observer). A Tally is safe for concurrent use and keeps counts per fault
-// kind (and the first run of each kind), not every run: its memory is
-// bounded by the catalogue.
+// Tally counts the trials of one assay run ([Run]) per fault kind, as a
+// study counts its trials, so that the run is placed in a [Region] of the
+// [Envelope] as [RunStudy] places a profile: for the same profile, trials
+// and seed over all five domains, the placements are equal (a test checks
+// it). Give [Tally.Observe] as [Config.Observe]. A Tally is safe for
+// concurrent use and keeps counts per fault kind, not every run.
 type Tally struct {
 	profile  string
 	controls string
