@@ -23,8 +23,9 @@ import (
 )
 
 // dossierVersion is the version of the dossier format this package writes.
-// Version 2 added "markdown_sha256"; readDossier still reads version 1.
-const dossierVersion = 2
+// Version 2 added "markdown_sha256", version 3 named the evidence's first
+// study "base"; readDossier still reads versions 1 and 2.
+const dossierVersion = 3
 
 // Module is the build's identity from runtime/debug.ReadBuildInfo. A build
 // without VCS stamping (GOFLAGS=-buildvcs=false, a build outside a
@@ -211,11 +212,11 @@ func BuildDossier(def *model.Definition, cfg EvidenceConfig) (*Dossier, error) {
 		conf.Profiles = append(conf.Profiles, profileManifest{Profile: p.name, Controls: sys.names(p.cs)})
 	}
 	d := &Dossier{Version: dossierVersion, Faults: covered, Invariants: model.Invariants, Stop: cfg.Base.Options.Stop, Evidence: ev,
-		Coverage: coveragePlaceholder, UnresolvedHolds: append([]Hold{}, ev.Reference.Holds...)}
+		Coverage: coveragePlaceholder, UnresolvedHolds: append([]Hold{}, ev.Base.Holds...)}
 	d.Manifest = Manifest{Module: buildModule(), CatalogueSHA256: sha(string(jsonOf(cat))), CatalogueKinds: len(cat), CoveredKinds: len(covered),
 		Configuration: conf, ConfigurationSHA256: sha(string(jsonOf(conf))), FixtureSHA256: sha(string(jsonOf(setup.Fixture)))}
 	seen := map[string]bool{}
-	for _, st := range []*Study{ev.Reference, ev.Variation} {
+	for _, st := range []*Study{ev.Base, ev.Variation} {
 		for _, s := range st.Schedules {
 			if !seen[s.SHA256] {
 				seen[s.SHA256] = true
@@ -244,7 +245,7 @@ func BuildDossier(def *model.Definition, cfg EvidenceConfig) (*Dossier, error) {
 	}
 	for _, t := range triggers {
 		d.ChangeTriggers = append(d.ChangeTriggers, ChangeTrigger{Name: t.Name, Covers: t.Covers,
-			SHA256: sha(static[t.Name], string(jsonOf(specs[t.Name])), ev.Reference.Fingerprints[t.Name], ev.Variation.Fingerprints[t.Name])})
+			SHA256: sha(static[t.Name], string(jsonOf(specs[t.Name])), ev.Base.Fingerprints[t.Name], ev.Variation.Fingerprints[t.Name])})
 	}
 	return d, nil
 }
@@ -314,8 +315,8 @@ func readDossier(path string) (any, []ChangeTrigger, error) {
 	if head.Version == nil {
 		return nil, nil, fmt.Errorf(`%s: missing "version" (want %d): not a dossier`, path, dossierVersion)
 	}
-	if *head.Version != 1 && *head.Version != dossierVersion {
-		return nil, nil, fmt.Errorf("%s: unsupported dossier version %d (want 1 or %d)", path, *head.Version, dossierVersion)
+	if *head.Version < 1 || *head.Version > dossierVersion {
+		return nil, nil, fmt.Errorf("%s: unsupported dossier version %d (want 1 to %d)", path, *head.Version, dossierVersion)
 	}
 	if *head.Version >= 2 {
 		if err := checkMarkdown(path, head.MarkdownSHA256); err != nil {
@@ -323,7 +324,15 @@ func readDossier(path string) (any, []ChangeTrigger, error) {
 		}
 	}
 	var d Dossier
-	if err := strictjson.Decode(data, &d); err != nil {
+	if *head.Version < 3 {
+		// the evidence of versions 1 and 2 named its first study otherwise:
+		// it is read as JSON, the rest strictly
+		var old legacyDossier
+		if err := strictjson.Decode(data, &old); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+		d.ChangeTriggers = old.ChangeTriggers
+	} else if err := strictjson.Decode(data, &d); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(d.ChangeTriggers) == 0 {
@@ -352,12 +361,27 @@ func readDossier(path string) (any, []ChangeTrigger, error) {
 	return all, d.ChangeTriggers, nil
 }
 
+// legacyDossier is a dossier of versions 1 and 2 with its evidence as
+// JSON.
+type legacyDossier struct {
+	Version         int               `json:"version"`
+	MarkdownSHA256  string            `json:"markdown_sha256"`
+	Manifest        Manifest          `json:"manifest"`
+	Faults          []DossierFault    `json:"faults"`
+	Invariants      []model.Invariant `json:"invariants"`
+	Stop            model.Stop        `json:"stop"`
+	Evidence        json.RawMessage   `json:"evidence"`
+	Coverage        coverage          `json:"coverage"`
+	UnresolvedHolds []Hold            `json:"unresolved_holds"`
+	ChangeTriggers  []ChangeTrigger   `json:"change_triggers"`
+}
+
 // checkMarkdown checks a version 2 dossier's "markdown_sha256" and, when
 // the Markdown beside the JSON at path exists, that its hash is the one
 // named.
 func checkMarkdown(path string, named *string) error {
 	if named == nil {
-		return fmt.Errorf(`%s: missing "markdown_sha256" (a version %d dossier names its Markdown's hash)`, path, dossierVersion)
+		return fmt.Errorf(`%s: missing "markdown_sha256" (a dossier of version 2 or later names its Markdown's hash)`, path)
 	}
 	if b, err := hex.DecodeString(*named); err != nil || len(b) != sha256.Size {
 		return fmt.Errorf(`%s: "markdown_sha256" is %q, not 64 hexadecimal digits`, path, *named)
@@ -522,7 +546,7 @@ func (d *Dossier) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintln(&b, "\n## Baseline runs (no fault)")
 	fmt.Fprintln(&b)
 	bt := table{header: []string{"study", "profile", "config", "runs", "claim", "run verdict", "effects", "violated"}}
-	for _, stdy := range []*Study{d.Evidence.Reference, d.Evidence.Variation} {
+	for _, stdy := range []*Study{d.Evidence.Base, d.Evidence.Variation} {
 		for _, r := range stdy.Baselines {
 			bt.add(stdy.Name, r.Profile, r.Config, fmt.Sprint(r.Runs), string(r.Claim), string(r.RunVerdict), fmt.Sprint(r.Effects), orNone(strings.Join(r.Violated, ", ")))
 		}

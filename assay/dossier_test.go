@@ -76,7 +76,7 @@ func TestDossierContents(t *testing.T) {
 		t.Errorf("module without revision and without a note: %+v", d.Manifest.Module)
 	}
 	seen := map[string]bool{}
-	for _, st := range []*assay.Study{d.Evidence.Reference, d.Evidence.Variation} {
+	for _, st := range []*assay.Study{d.Evidence.Base, d.Evidence.Variation} {
 		for _, s := range st.Schedules {
 			seen[s.SHA256] = true
 		}
@@ -122,7 +122,7 @@ func TestDossierContents(t *testing.T) {
 		t.Errorf("dir holds %v, want the witness, dossier.json and dossier.md", files)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "dossier.md"))
-	for _, want := range []string{"# Fault dossier (version 2)", "## Manifest", "## Fault specs", "## Stop conditions",
+	for _, want := range []string{"# Fault dossier (version 3)", "## Manifest", "## Fault specs", "## Stop conditions",
 		"## Baseline runs (no fault)", "## Fault-transfer signatures", "## Release envelope", "## Counterfactual containment pairs",
 		"## Fault-transfer coefficients", "## Diagnoses of counterexamples", "## Configuration variation", "## Coverage (placeholder)",
 		"## Unresolved holds", "## Change triggers", "| typed | all | 200 | useful but unproved | shadow or hold |",
@@ -288,7 +288,7 @@ func TestReadDossierRejectsBadInput(t *testing.T) {
 		write("bad.json", `{"version": 1,`):                             "truncated JSON",
 		write("syntax.json", "{\n\"version\": x}"):                      "malformed JSON at line 2",
 		write("noversion.json", `{"change_triggers": []}`):              `missing "version"`,
-		write("v3.json", `{"version": 3}`):                              "unsupported dossier version 3 (want 1 or 2)",
+		write("v4.json", `{"version": 4}`):                              "unsupported dossier version 4 (want 1 to 3)",
 		write("nomd.json", `{"version": 2}`):                            `missing "markdown_sha256"`,
 		write("badmd.json", `{"version": 2, "markdown_sha256": "abc"}`): `"markdown_sha256" is "abc", not 64 hexadecimal digits`,
 		write("notriggers.json", `{"version": 1}`):                      `no "change_triggers"`,
@@ -317,8 +317,8 @@ func TestDossierPair(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := sha256.Sum256(md)
-	if obj["version"] != 2.0 || obj["markdown_sha256"] != hex.EncodeToString(h[:]) {
-		t.Fatalf("version %v, markdown_sha256 %v, want 2 and %x", obj["version"], obj["markdown_sha256"], h)
+	if obj["version"] != 3.0 || obj["markdown_sha256"] != hex.EncodeToString(h[:]) {
+		t.Fatalf("version %v, markdown_sha256 %v, want 3 and %x", obj["version"], obj["markdown_sha256"], h)
 	}
 	b, d2 := budgetDossier(t)
 	otherMD, _ := os.ReadFile(filepath.Join(b, "dossier.md"))
@@ -346,7 +346,19 @@ func TestDossierPair(t *testing.T) {
 	if _, _, err := assay.ReadDossier(lone); err == nil || !strings.Contains(err.Error(), "new.md are not one dossier") {
 		t.Fatalf("NAME.json beside a foreign NAME.md: %v", err)
 	}
-	// version 1: no hash, still read, and compared with version 2 by its triggers
+	// version 2: the evidence's first study under its old name, still read,
+	// and compared with version 3 by its triggers
+	ev := obj["evidence"].(map[string]any)
+	ev["reference"], obj["version"] = ev["base"], 2
+	delete(ev, "base")
+	v2, _ := json.Marshal(obj)
+	v2dir := t.TempDir()
+	os.WriteFile(filepath.Join(v2dir, "dossier.json"), v2, 0o644)
+	os.WriteFile(filepath.Join(v2dir, "dossier.md"), md, 0o644)
+	if d, err := assay.DiffDossiers(v2dir, a); err != nil || len(d.Fired) != 0 || !strings.Contains(d.Diff, `"base"`) {
+		t.Fatalf("version 2 against version 3: %v %+v", err, d)
+	}
+	// version 1: no hash, still read, and compared with version 3 by its triggers
 	delete(obj, "markdown_sha256")
 	obj["version"] = 1
 	v1, _ := json.Marshal(obj)
@@ -354,7 +366,7 @@ func TestDossierPair(t *testing.T) {
 	os.WriteFile(filepath.Join(v1dir, "dossier.json"), v1, 0o644)
 	os.WriteFile(filepath.Join(v1dir, "dossier.md"), otherMD, 0o644)
 	if d, err := assay.DiffDossiers(v1dir, a); err != nil || len(d.Fired) != 0 || !strings.Contains(d.Diff, "markdown_sha256") {
-		t.Fatalf("version 1 against version 2: %v %+v", err, d)
+		t.Fatalf("version 1 against version 3: %v %+v", err, d)
 	}
 	// a write that cannot stage dossier.json renames nothing: the old pair stays whole
 	// (d2, the shared build of budgetConfig, was written once already)

@@ -27,13 +27,13 @@ type EvidenceConfig struct {
 	Roles map[string]Remediation
 }
 
-// Evidence is the release evidence of a configured system: the reference
-// study (the base setup only: the figures the release placement rests on)
-// and the variation study (the same plan with each trial's configuration
+// Evidence is the release evidence of a configured system: the base study
+// (the base setup only: the figures the release placement rests on) and
+// the variation study (the same plan with each trial's configuration
 // drawn from the Variation, the paper's step 8), which reports the worst
 // configuration of each critical fault.
 type Evidence struct {
-	Reference *Study `json:"reference"`
+	Base      *Study `json:"base"`
 	Variation *Study `json:"variation"`
 	// Compositions are the composition witnesses (see CompositionPairs);
 	// empty when none were explored.
@@ -43,7 +43,7 @@ type Evidence struct {
 // Gather runs both studies of cfg on def. It returns an error wrapping
 // ErrBadConfig for a bad config or definition, or a harness error.
 func Gather(def *model.Definition, cfg EvidenceConfig) (*Evidence, error) {
-	sc := StudyConfig{Name: "reference", Base: cfg.Base, Profiles: cfg.Profiles, Trials: cfg.Trials,
+	sc := StudyConfig{Name: "base", Base: cfg.Base, Profiles: cfg.Profiles, Trials: cfg.Trials,
 		Seed: cfg.Seed, Compat: cfg.Compat, Envelope: cfg.Envelope, Roles: cfg.Roles}
 	vc := sc
 	vc.Name, vc.Variation = "variation", cfg.Variation
@@ -74,5 +74,5 @@ func Gather(def *model.Definition, cfg EvidenceConfig) (*Evidence, error) {
 	if err := errors.Join(err, verr, cerr); err != nil {
 		return nil, err
 	}
-	return &Evidence{Reference: ref, Variation: vary, Compositions: comps}, nil
+	return &Evidence{Base: ref, Variation: vary, Compositions: comps}, nil
 }

@@ -78,7 +78,7 @@ func sigOf(t *testing.T, st *assay.Study, profile, kind, config string) assay.Si
 	return assay.Signature{}
 }
 
-// TestStudyMatchesRun: the reference study's counts per kind and overall
+// TestStudyMatchesRun: the base study's counts per kind and overall
 // equal those of Run, which executes every one of the 2000 trials, over
 // the whole catalogue and over the paper's ten: running each distinct
 // schedule once and counting it per trial changes no figure. go test ./...
@@ -94,7 +94,7 @@ func TestStudyMatchesRun(t *testing.T) {
 		t.Log("one profile of each view; FAULTLINE_HEAVY=1 runs every profile of both")
 	}
 	for _, v := range views {
-		ref := v.get(t).Reference
+		ref := v.get(t).Base
 		for _, p := range copperfin.Profiles {
 			if !heavy() && p != small[v.name] {
 				continue
@@ -134,7 +134,7 @@ func TestStudyMatchesRun(t *testing.T) {
 // TestSignatures pins signatures as exact counts with their intervals, over
 // the paper's ten (the paper's numbers) and over the whole catalogue.
 func TestSignatures(t *testing.T) {
-	ref := paperEvidence(t).Reference
+	ref := paperEvidence(t).Base
 	s := sigOf(t, ref, "typed", "break_trace_lineage", assay.DefaultConfig)
 	if s.Trials != 188 || s.Q.Detect.Count != 188 || s.Q.Contain.Count != 188 || s.Q.Recover.Count != 0 || s.Q.Prove.Count != 0 || s.Q.Serve.Count != 0 {
 		t.Errorf("typed break_trace_lineage: %+v", s.Q)
@@ -184,7 +184,7 @@ func TestSignatures(t *testing.T) {
 	// identity and evidence domains hold only the paper's kinds, so their
 	// counts are the paper's; the tool domain's eleven kinds share its 400
 	// trials, so timeout_after_commit draws 44 of them.
-	all := evidence(t).Reference
+	all := evidence(t).Base
 	if b := sigOf(t, all, "baseline", "timeout_after_commit", assay.DefaultConfig); b.Trials != 44 || b.Harms.DuplicateEffect != 44 || b.Q.Contain.Count != 0 {
 		t.Errorf("baseline timeout_after_commit: %+v %+v", b.Q, b.Harms)
 	}
@@ -270,7 +270,7 @@ func TestPlacements(t *testing.T) {
 		region  assay.Region
 		reasons []string
 	}{
-		{paperEvidence(t).Reference, "baseline", assay.RegionUnsafeEscape, []string{
+		{paperEvidence(t).Base, "baseline", assay.RegionUnsafeEscape, []string{
 			"hard invariant zero unsafe escape failed: 1389 of 2000 trials; worst class subject_swap, 212 of 212, configuration default",
 			"hard invariant zero duplicate effect failed: 382 of 2000 trials; worst class timeout_after_commit, 189 of 189, configuration default",
 			"hard invariant zero wrong-subject effect failed: 212 of 2000 trials; worst class subject_swap, 212 of 212, configuration default",
@@ -283,17 +283,17 @@ func TestPlacements(t *testing.T) {
 			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain evidence, worst class drop_effect_receipt 0 of 212, configuration default)",
 			"serve floor 80% missed: serve 0 of 2000 = 0.0% [95% CI 0.0%, 0.2%] (overall, worst class subject_swap 0 of 212, configuration default)",
 		}},
-		{paperEvidence(t).Reference, "typed", assay.RegionUsefulButUnproved, []string{
+		{paperEvidence(t).Base, "typed", assay.RegionUsefulButUnproved, []string{
 			"prove floor 80% missed: prove 212 of 400 = 53.0% [95% CI 48.1%, 57.8%] (domain evidence, worst class break_trace_lineage 0 of 188, configuration default)",
 		}},
-		{paperEvidence(t).Reference, "fail_closed", assay.RegionContainedButDead, []string{
+		{paperEvidence(t).Base, "fail_closed", assay.RegionContainedButDead, []string{
 			"recover floor 80% missed: recover 1007 of 2000 = 50.3% [95% CI 48.2%, 52.5%] (overall, worst class timeout_after_commit 0 of 189, configuration default)",
 			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain tool, worst class timeout_after_commit 0 of 189, configuration default)",
 			"prove floor 80% missed: prove 207 of 400 = 51.7% [95% CI 46.9%, 56.6%] (domain state, worst class checkpoint_rollback 0 of 193, configuration default)",
 			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain evidence, worst class drop_effect_receipt 0 of 212, configuration default)",
 			"serve floor 80% missed: serve 1007 of 2000 = 50.3% [95% CI 48.2%, 52.5%] (overall, worst class timeout_after_commit 0 of 189, configuration default)",
 		}},
-		{evidence(t).Reference, "baseline", assay.RegionUnsafeEscape, []string{
+		{evidence(t).Base, "baseline", assay.RegionUnsafeEscape, []string{
 			"hard invariant zero unsafe escape failed: 911 of 2000 trials; worst class subject_swap, 212 of 212, configuration default",
 			"hard invariant zero duplicate effect failed: 210 of 2000 trials; worst class timeout_after_commit, 44 of 44, configuration default",
 			"hard invariant zero wrong-subject effect failed: 212 of 2000 trials; worst class subject_swap, 212 of 212, configuration default",
@@ -306,14 +306,14 @@ func TestPlacements(t *testing.T) {
 			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain evidence, worst class drop_effect_receipt 0 of 212, configuration default)",
 			"serve floor 80% missed: serve 195 of 2000 = 9.8% [95% CI 8.5%, 11.1%] (overall, worst class subject_swap 0 of 212, configuration default)",
 		}},
-		{evidence(t).Reference, "typed", assay.RegionContainedButDead, []string{
+		{evidence(t).Base, "typed", assay.RegionContainedButDead, []string{
 			"recover floor 80% missed: recover 1316 of 2000 = 65.8% [95% CI 63.7%, 67.8%] (overall, worst class memory_loss 0 of 134, configuration default)",
 			"prove floor 80% missed: prove 266 of 400 = 66.5% [95% CI 61.7%, 70.9%] (domain context, worst class memory_loss 0 of 134, configuration default)",
 			"prove floor 80% missed: prove 155 of 400 = 38.8% [95% CI 34.1%, 43.6%] (domain state, worst class missing_checkpoint 0 of 43, configuration default)",
 			"prove floor 80% missed: prove 212 of 400 = 53.0% [95% CI 48.1%, 57.8%] (domain evidence, worst class break_trace_lineage 0 of 188, configuration default)",
 			"serve floor 80% missed: serve 1316 of 2000 = 65.8% [95% CI 63.7%, 67.8%] (overall, worst class memory_loss 0 of 134, configuration default)",
 		}},
-		{evidence(t).Reference, "fail_closed", assay.RegionContainedButDead, []string{
+		{evidence(t).Base, "fail_closed", assay.RegionContainedButDead, []string{
 			"recover floor 80% missed: recover 780 of 2000 = 39.0% [95% CI 36.9%, 41.2%] (overall, worst class memory_loss 0 of 134, configuration default)",
 			"prove floor 80% missed: prove 226 of 400 = 56.5% [95% CI 51.6%, 61.3%] (domain tool, worst class timeout_after_commit 0 of 44, configuration default)",
 			"prove floor 80% missed: prove 159 of 400 = 39.8% [95% CI 35.1%, 44.6%] (domain state, worst class checkpoint_rollback 0 of 41, configuration default)",
@@ -338,10 +338,10 @@ func TestPlacements(t *testing.T) {
 			}
 		}
 	}
-	if d := placement(t, paperEvidence(t).Reference, "typed", "all").Decision; d != "shadow or hold" {
+	if d := placement(t, paperEvidence(t).Base, "typed", "all").Decision; d != "shadow or hold" {
 		t.Errorf("typed decision %q", d)
 	}
-	if d := placement(t, evidence(t).Reference, "typed", "all").Decision; d != "redesign recovery" {
+	if d := placement(t, evidence(t).Base, "typed", "all").Decision; d != "redesign recovery" {
 		t.Errorf("typed decision over the catalogue %q", d)
 	}
 }
@@ -378,7 +378,7 @@ func TestContractViolationBlocks(t *testing.T) {
 // and in contained but dead when the service floor is 95 %: the region
 // follows the declared floors, never a single score.
 func TestEnvelopeFloorsDecide(t *testing.T) {
-	ref := paperEvidence(t).Reference
+	ref := paperEvidence(t).Base
 	var typed []assay.Signature
 	for _, s := range ref.Signatures {
 		if s.Profile == "typed" {
@@ -426,7 +426,7 @@ func TestEnvelopeFloorsDecide(t *testing.T) {
 	// over the whole catalogue no choice of proof scope saves typed: its
 	// recovery and service (65.8 %) miss the 80 % floors
 	typed = nil
-	for _, s := range evidence(t).Reference.Signatures {
+	for _, s := range evidence(t).Base.Signatures {
 		if s.Profile == "typed" {
 			typed = append(typed, s)
 		}
@@ -459,7 +459,7 @@ func pairOf(t *testing.T, st *assay.Study, profile, kind, config string) assay.P
 // invalid green that the other carries.
 func TestPairsTypedShowLeverage(t *testing.T) {
 	ev := paperEvidence(t)
-	for _, st := range []*assay.Study{ev.Reference, ev.Variation} {
+	for _, st := range []*assay.Study{ev.Base, ev.Variation} {
 		for _, spec := range model.Catalogue() {
 			if !spec.Paper {
 				continue
@@ -493,18 +493,18 @@ func TestPairsTypedShowLeverage(t *testing.T) {
 			}
 		}
 	}
-	p := pairOf(t, ev.Reference, "typed", "timeout_after_commit", assay.DefaultConfig)
+	p := pairOf(t, ev.Base, "typed", "timeout_after_commit", assay.DefaultConfig)
 	if p.Contrast.Off.Effects != 2 || p.Contrast.Off.FirstSeq != 23 || p.Contrast.On.RunVerdict != model.Recovered ||
 		p.PerControl[0].Finding != "removing idempotency alone leaves the fault contained: effect_readback silently carries the result" {
 		t.Errorf("typed timeout_after_commit pair %+v", p)
 	}
 	// fail_closed: deny_on_warning silently carries timeout_after_commit
-	f := pairOf(t, ev.Reference, "fail_closed", "timeout_after_commit", assay.DefaultConfig)
+	f := pairOf(t, ev.Base, "fail_closed", "timeout_after_commit", assay.DefaultConfig)
 	if f.Contrast.Class != assay.InvalidGreen || !cmp.Equal(f.CarriedBy, cl(copperfin.DenyOnWarning)) || f.Predicted {
 		t.Errorf("fail_closed timeout_after_commit pair: %s %v %s", f.Contrast.Class, f.CarriedBy, f.Contrast.Reason)
 	}
 	n := map[assay.PairClass]int{}
-	for _, p := range ev.Reference.Pairs {
+	for _, p := range ev.Base.Pairs {
 		n[p.Contrast.Class]++
 	}
 	if n[assay.LeverageShown] != 29 || n[assay.InvalidGreen] != 1 || n[assay.ControlIneffective] != 0 {
@@ -551,7 +551,7 @@ func TestPairsCatalogue(t *testing.T) {
 			{mutant: "resend_unseen", single: []string{string(copperfin.Idempotency)}},
 		},
 	}
-	for _, st := range []*assay.Study{ev.Reference, ev.Variation} {
+	for _, st := range []*assay.Study{ev.Base, ev.Variation} {
 		if len(st.Pairs) != 3*27*len(st.Configurations) {
 			t.Errorf("%s: %d pairs", st.Name, len(st.Pairs))
 		}
@@ -602,12 +602,12 @@ func TestPairsCatalogue(t *testing.T) {
 	// the reference system's own recovery rules carry these kinds once the
 	// oracle reads checkpoints against the ledger: the mutant's invented
 	// progress is caught at the checkpoint that records it
-	p := pairOf(t, ev.Reference, "typed", "sandbox_denial", assay.DefaultConfig)
+	p := pairOf(t, ev.Base, "typed", "sandbox_denial", assay.DefaultConfig)
 	if p.Contrast.Class != assay.LeverageShown || !cmp.Equal(p.Contrast.Off.Violated, []string{model.InvNoInventedProgress}) ||
 		p.Contrast.Off.FirstEvent != model.EvCheckpointWrite || p.Contrast.Off.FirstSeq != 21 {
 		t.Errorf("typed sandbox_denial: %+v", p.Contrast)
 	}
-	p = pairOf(t, ev.Reference, "typed", "memory_loss", assay.DefaultConfig)
+	p = pairOf(t, ev.Base, "typed", "memory_loss", assay.DefaultConfig)
 	if p.Contrast.Reason != "control off violates no_invented_progress (first at seq 19, tool.commit); control on holds every invariant (contained_failure)" ||
 		p.PerControl[2].Finding != "removing behaviour (defect fabricated_approval) alone leaves the fault contained; carried jointly by bind_identity and pre_effect_authority "+
 			"(each contains the fault without the other; removing both brings the transfer back)" ||
@@ -615,18 +615,18 @@ func TestPairsCatalogue(t *testing.T) {
 			"carries the result jointly with pre_effect_authority (each contains the fault without the other)" {
 		t.Errorf("typed memory_loss reason %q findings %+v", p.Contrast.Reason, p.PerControl)
 	}
-	p = pairOf(t, ev.Reference, "typed", "corrupt_checkpoint", assay.DefaultConfig)
+	p = pairOf(t, ev.Base, "typed", "corrupt_checkpoint", assay.DefaultConfig)
 	if p.PerControl[1].Finding != "removing behaviour (defect stale_checkpoint_accepted) alone leaves the fault contained: effect_readback silently carries the result" ||
 		p.Contrast.Off.FirstSeq != 27 || !cmp.Equal(p.Contrast.Off.Violated, []string{model.InvResumeFromCheckpoint}) {
 		t.Errorf("typed corrupt_checkpoint %+v", p)
 	}
-	b := pairOf(t, ev.Reference, "typed", "branch_failure", assay.DefaultConfig)
+	b := pairOf(t, ev.Base, "typed", "branch_failure", assay.DefaultConfig)
 	if b.Mutant != "failed_branch_dropped" || !cmp.Equal(b.Contrast.Off.Violated, []string{model.InvJoinPreserved}) || b.Contrast.Off.FirstSeq != 12 ||
 		b.Contrast.Off.Claim != model.ClaimRelease || b.Contrast.On.Claim != model.ClaimHold || b.Contrast.On.RunVerdict != model.ContainedFailure {
 		t.Errorf("typed branch_failure pair %+v", b.Contrast)
 	}
 	n := map[string]int{}
-	for _, p := range ev.Reference.Pairs {
+	for _, p := range ev.Base.Pairs {
 		n[p.Profile+" "+string(p.Contrast.Class)]++
 	}
 	// fail_closed keeps bind_identity, pre_effect_authority and
@@ -789,7 +789,7 @@ func TestHiddenFallbackIsInvalidGreen(t *testing.T) {
 // fail_closed every T is 0. Over the paper's ten and the whole catalogue.
 func TestCoefficients(t *testing.T) {
 	for _, v := range views {
-		ref := v.get(t).Reference
+		ref := v.get(t).Base
 		if len(ref.Coefficients) != 3*v.kinds*8 {
 			t.Fatalf("%s: %d coefficients", v.name, len(ref.Coefficients))
 		}
@@ -850,11 +850,11 @@ func diagnosisOf(t *testing.T, st *assay.Study, profile, kind string) assay.Diag
 // recovery. Over the whole catalogue three more kinds transfer in the
 // baseline, each into a duplicate that idempotency interrupts.
 func TestDiagnoses(t *testing.T) {
-	ref := evidence(t).Reference
+	ref := evidence(t).Base
 	if len(ref.Diagnoses) != 13 {
 		t.Fatalf("%d diagnoses, want the baseline's 13", len(ref.Diagnoses))
 	}
-	if n := len(paperEvidence(t).Reference.Diagnoses); n != 10 {
+	if n := len(paperEvidence(t).Base.Diagnoses); n != 10 {
 		t.Errorf("%d diagnoses over the paper's ten", n)
 	}
 	d := diagnosisOf(t, ref, "baseline", "timeout_after_commit")
@@ -875,7 +875,7 @@ func TestDiagnoses(t *testing.T) {
 	if diff := cmp.Diff(want, d); diff != "" {
 		t.Errorf("timeout_after_commit diagnosis (-want +got):\n%s", diff)
 	}
-	if p := diagnosisOf(t, paperEvidence(t).Reference, "baseline", "timeout_after_commit"); p.Trials != 189 || p.FirstSeq != 19 || p.Signal.Seq != 16 {
+	if p := diagnosisOf(t, paperEvidence(t).Base, "baseline", "timeout_after_commit"); p.Trials != 189 || p.FirstSeq != 19 || p.Signal.Seq != 16 {
 		t.Errorf("paper's timeout_after_commit diagnosis %+v", p)
 	}
 	classes := map[string]assay.Remediation{}
@@ -1057,7 +1057,7 @@ func TestStudyStops(t *testing.T) {
 	if s.Harms.Stopped != 189 || s.Harms.DuplicateEffect != 189 {
 		t.Errorf("harms %+v", s.Harms)
 	}
-	ev := &assay.Evidence{Reference: st, Variation: st}
+	ev := &assay.Evidence{Base: st, Variation: st}
 	var b strings.Builder
 	if err := ev.WriteText(&b); err != nil {
 		t.Fatal(err)
@@ -1071,7 +1071,7 @@ func TestStudyStops(t *testing.T) {
 	}
 
 	all := evidence(t)
-	for _, st := range []*assay.Study{all.Reference, all.Variation} {
+	for _, st := range []*assay.Study{all.Base, all.Variation} {
 		if len(st.Stops) != 0 {
 			t.Errorf("%s: trial runs stopped: %+v", st.Name, st.Stops)
 		}
@@ -1080,7 +1080,7 @@ func TestStudyStops(t *testing.T) {
 		{Profile: "baseline", Config: "default", Kind: "budget_exhaustion", Side: "off", Condition: model.StopMaxFaults, Violated: []string{model.InvBudget}},
 		{Profile: "typed", Config: "default", Kind: "budget_exhaustion", Side: "off", Condition: model.StopMaxFaults, Violated: []string{model.InvBudget}},
 	}
-	if diff := cmp.Diff(wantPS, all.Reference.PairStops); diff != "" || len(all.Variation.PairStops) != 8 {
+	if diff := cmp.Diff(wantPS, all.Base.PairStops); diff != "" || len(all.Variation.PairStops) != 8 {
 		t.Errorf("pair stops (-want +got), %d in the variation:\n%s", len(all.Variation.PairStops), diff)
 	}
 	b.Reset()
@@ -1088,7 +1088,7 @@ func TestStudyStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"no trial run met a declared stop condition",
-		"reference study, counterfactual pair typed/budget_exhaustion (default), off run: stopped by max_faults; violated by then: budget"} {
+		"base study, counterfactual pair typed/budget_exhaustion (default), off run: stopped by max_faults; violated by then: budget"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report lacks %q", want)
 		}

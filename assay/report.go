@@ -230,7 +230,7 @@ func (s *Study) holdNotes() []string {
 
 // sections returns the evidence report's sections in order.
 func (e *Evidence) sections() []section {
-	ref, vary := e.Reference, e.Variation
+	ref, vary := e.Base, e.Variation
 	head := fmt.Sprintf("%s study: system %s, %d trials per profile, seed %d, configurations: %s; %d distinct model runs.",
 		ref.Name, ref.System, ref.Trials, ref.Seed, strings.Join(ref.Configurations, "; "), ref.Runs)
 	pairs, pairNotes := ref.pairTable()

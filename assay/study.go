@@ -15,7 +15,7 @@ import (
 // conditions, and fixture), the named configurations studied (profiles),
 // the trial plan, the configurations of the variation and the envelope.
 type StudyConfig struct {
-	// Name labels the study in reports ("reference", "variation").
+	// Name labels the study in reports ("base", "variation").
 	Name string
 	Base Setup
 	// Profiles are the named configurations studied, in report order;

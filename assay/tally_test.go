@@ -32,7 +32,7 @@ func tallyRun(t *testing.T, cfg assay.Config) (*assay.Report, *assay.Tally) {
 
 // TestTallyPlacesAsTheAudit: an assay run of a profile, counted by a Tally
 // and placed in the default envelope, gives the placement "faultline audit"
-// prints for that profile (the reference study of assay.Gather over
+// prints for that profile (the base study of assay.Gather over
 // configuration "all"): region, decision, every check and every reason,
 // over the whole catalogue and over the paper's ten modes; and the tally's
 // signatures are the study's.
@@ -43,7 +43,7 @@ func TestTallyPlacesAsTheAudit(t *testing.T) {
 		copperfin.ProfileFailClosed: assay.RegionContainedButDead,
 	}
 	for _, v := range views {
-		ref := v.get(t).Reference
+		ref := v.get(t).Base
 		for _, p := range copperfin.Profiles {
 			cs, _ := copperfin.ProfileControls(p)
 			_, tl := tallyRun(t, assay.Config{Profile: string(p), System: sysOf(cs), Trials: paper.AuditTrials, Seed: paper.AuditSeed, Compat: v.compat})

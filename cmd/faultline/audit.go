@@ -258,8 +258,8 @@ func writeAuditSummary(w io.Writer, audits []paper.ProfileAudit, ev *assay.Evide
 		paper.AuditTrials, paper.AuditSeed)
 	head = append(head, "", "Per profile: the assay's assessment, the release region, unsafe, unproved and useful-service rates:")
 	regions := map[string]assay.Placement{}
-	if ev != nil && ev.Reference != nil {
-		for _, p := range ev.Reference.Placements {
+	if ev != nil && ev.Base != nil {
+		for _, p := range ev.Base.Placements {
 			if p.Config == "all" {
 				regions[p.Profile] = p
 			}

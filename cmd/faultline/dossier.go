@@ -152,9 +152,9 @@ func writeDossierSummary(w io.Writer, d *assay.Dossier, dir string) error {
 		lines = append(lines, wrapText(l, summaryWidth, indent)...)
 	}
 	add("wrote %s and %s", filepath.Join(dir, "dossier.json"), filepath.Join(dir, "dossier.md"))
-	if ev := d.Evidence; ev != nil && ev.Reference != nil {
-		r := ev.Reference
-		add("reference study: system %s, %d fault kinds, %d trials per profile, seed %d", r.System, len(d.Faults), r.Trials, r.Seed)
+	if ev := d.Evidence; ev != nil && ev.Base != nil {
+		r := ev.Base
+		add("base study: system %s, %d fault kinds, %d trials per profile, seed %d", r.System, len(d.Faults), r.Trials, r.Seed)
 		lines = append(lines, "", "Release placement per profile (all configurations):")
 		for _, p := range r.Placements {
 			if p.Config != "all" {

@@ -25,7 +25,7 @@ func TestReleaseEvidence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := d.Evidence.Reference
+	st := d.Evidence.Base
 	if st.System != "inventory" || len(st.Signatures) != 3*27 || len(st.Pairs) != 42 || len(st.Diagnoses) != 12 || st.Runs != 337 {
 		t.Fatalf("system %s: %d signatures, %d pairs, %d diagnoses, %d runs", st.System, len(st.Signatures), len(st.Pairs), len(st.Diagnoses), st.Runs)
 	}

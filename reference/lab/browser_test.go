@@ -245,7 +245,7 @@ func TestBrowserCounterfactual(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range ev.Reference.Placements {
+	for _, p := range ev.Base.Placements {
 		if p.Profile == "typed" && p.Config == "all" {
 			audit = p
 		}

@@ -37,7 +37,7 @@ func auditEvidence(t *testing.T) *assay.Evidence {
 
 // auditStudies is the audit's evidence configuration without the
 // composition-pair exploration (zero draws): the tests compare the lab with
-// the reference study's placements, which assay.Gather computes from the
+// the base study's placements, which assay.Gather computes from the
 // same configuration whether or not it also explores the compositions.
 func auditStudies() assay.EvidenceConfig {
 	cfg := paper.EvidenceConfig()
@@ -110,9 +110,9 @@ func TestEnvelopeEqualsAudit(t *testing.T) {
 			t.Fatalf("%s: %d %s", p, code, ans["error"])
 		}
 		var audit *assay.Placement
-		for i, pl := range ev.Reference.Placements {
+		for i, pl := range ev.Base.Placements {
 			if pl.Profile == string(p) && pl.Config == "all" {
-				audit = &ev.Reference.Placements[i]
+				audit = &ev.Base.Placements[i]
 			}
 		}
 		if audit == nil {
