@@ -13,8 +13,9 @@
 // replays a pasted or uploaded schedule file. Its coverage view shows the
 // coverage of the session's runs: the heatmaps and the unvisited keys with
 // their reasons. Every figure comes from [assay.Run], [assay.Tally] and
-// [assay.Replay], the code behind "faultline assay", "faultline audit" and
-// "faultline replay", and from [coverage.NewReport], the code behind
+// the reference system's Definition.Replay, the code behind "faultline
+// assay", "faultline audit" and "faultline replay", and from
+// [coverage.NewReport], the code behind
 // "faultline coverage report".
 //
 // A session is the server's life: the server keeps one [coverage.Tracker],
