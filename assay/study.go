@@ -132,7 +132,7 @@ type Study struct {
 type cell struct {
 	counts       Counts
 	wrong        int
-	contract     int // trials that violated a ContractInvariants entry
+	contract     int // trials that violated a contractInvariants entry
 	stopped      int
 	violated     map[string]int // per invariant name
 	baseViolated map[string]int
