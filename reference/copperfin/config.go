@@ -149,10 +149,11 @@ const Name = "copperfin"
 // Definition returns the reference system's description for the paths
 // that need more than a factory: its fixtures (Copperfin, the default,
 // and CopperfinBatch), its config's system part (Settings) and its
-// description, its nine controls, its defence table (Defences) and its
-// named configurations, the profiles baseline, typed and fail_closed (the
-// last two marked defended). The
-// built-in invariants are all in scope. Each call returns a fresh value.
+// description, its nine controls, its defence table (Defences, and
+// MutantFor as Defect), its arms (Arm, Armed: an explicit control set and
+// a seeded defect) and its named configurations, the profiles baseline,
+// typed and fail_closed (the last two marked defended). The built-in
+// invariants are all in scope. Each call returns a fresh value.
 func Definition() *model.Definition {
 	names := make([]string, len(AllControls))
 	for i, c := range AllControls {
