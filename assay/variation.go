@@ -11,8 +11,9 @@ import (
 
 // Setup is what a configuration dimension may change about the configured
 // system under test: the harness options and the fixture (the workload and
-// the world it starts from). The control set is not part of it: it is the
-// profile, which every figure names separately.
+// the world it starts from; a fixture without tasks is the definition's
+// default). The control set is not part of it: it is the profile, which
+// every figure names separately.
 type Setup struct {
 	Options model.Options
 	Fixture model.Fixture
