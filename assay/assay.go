@@ -1,58 +1,37 @@
-// Package assay runs trials of the reference system under typed faults and
-// turns their outcome terms into release evidence.
+// Package assay turns runs of a system (any model.Definition) under typed
+// faults into release evidence: the paper's eight-step assay. Semantics
+// live in docs/evidence.md.
 //
-// A trial is one run of the full model: a single-fault schedule for a fault
-// kind, the reference system under a control set, the harness, the injector
-// and the oracle. Trials are chosen as the paper's artefact chooses them
-// (the paper, "Runnable Python artefact"): domains in round robin and one draw
-// of the artefact's 32-bit linear congruential generator per trial to pick
-// the kind within the domain.
+// Trials:
 //
-// Entry points:
+//   - [Run] runs a [Config]'s trials, drawn as the paper's artefact draws
+//     them (domains in round robin, its 32-bit LCG picks the kind), into a
+//     [Report] of [Counts] per domain, per kind and overall;
+//   - a [Tally], given as [Config.Observe], counts one run's trials as a
+//     study does and places them in the [Envelope] ([Tally.Place]).
 //
-//   - [Run] runs a [Config] and returns a [Report] of counts per domain and
-//     overall;
-//   - [Assess] applies the paper's release rules to overall rates;
-//   - [Replay] runs one schedule against the reference system (the run
-//     behind "faultline replay");
-//   - [Report.WriteText] and [Report.WriteJSON] print the artefact's table
-//     and JSON object;
-//   - [LCG] is the artefact's generator.
+// Release evidence ([Gather] an [EvidenceConfig] into [Evidence]: a
+// reference [Study] and a variation study over a [Variation] of
+// [Dimension]s; [RunStudy] runs one [StudyConfig]):
 //
-// Release evidence (the paper's decision instruments), built on full runs of
-// the model:
-//
-//   - [Gather] runs an [EvidenceConfig] into [Evidence]: a reference
-//     [Study] (the base configuration) and a variation study (each trial's
-//     configuration drawn from a [Variation] of [Dimension]s, step 8);
-//     [RunStudy] runs one [StudyConfig];
-//   - a Study holds per typed fault the [Signature] Q = (detect, contain,
-//     recover, prove, serve), each a [Term] with its [Wilson] interval,
-//     pooled [Aggregate]s that keep the worst critical class, the
-//     [Placement] of each profile in a [Region] of the [Envelope] (the
-//     paper's hard invariants and the harness practice's recovery contract,
-//     [HardInvariants]), the counterfactual containment [Pair]s of every
-//     kind with a declared defence (its nominated controls, the
-//     behaviour a seeded defect of the [System] lacks, or both; [ContrastOf]
-//     for any schedule), the [CompositionPair] witness of each paper
-//     control ([CompositionPairs]: ordered compositions found by
-//     properties.ExplorePair and reduced as pairs), the transfer [Coefficient]s, a [Diagnosis] of every
-//     counterexample ([Diagnose] for any run), the unresolved [Hold]s, the
-//     runs a declared stop ended ([StopCount], [PairStop]) and the
-//     [WorstConfig] of each critical fault;
-//   - a [Tally], given as [Config.Observe], counts one assay run's trials
-//     per kind as a study does, and places the run in the envelope with
-//     the audit's code ([Tally.Place]; the lab shows it per run);
-//   - a study covers the whole fault catalogue, or the paper's ten modes
-//     with Compat (the "--compat paper188" view, whose figures are the
-//     paper's);
-//   - [BuildDossier], [WriteDossier] and [DiffDossiers] make, write and
-//     compare the versioned fault [Dossier] and its change triggers
-//     ([Triggers], [SpecTriggers]);
+//   - per typed fault and named configuration the [Signature] Q = (detect,
+//     contain, recover, prove, serve), each a [Term] with its Wilson
+//     [Interval], pooled [Aggregate]s keeping the worst critical class;
+//   - the [Placement] of each profile in a [Region] of the [Envelope];
+//   - the counterfactual containment [Pair]s of every kind with a declared
+//     defence (Definition.Defences, Defect; sides built with
+//     Definition.Arm), [ContrastOf] for any schedule, and the
+//     [CompositionPairs] witnesses of ordered compositions;
+//   - transfer [Coefficient]s, a [Diagnosis] of every counterexample,
+//     unresolved [Hold]s, the runs a stop ended ([StopCount], [PairStop]);
 //   - [Evidence.WriteText] and [Evidence.WriteMarkdown] print it.
+//
+// The fault [Dossier]: [BuildDossier], [WriteDossier] and [DiffDossiers]
+// make, write and compare it with its change triggers.
 package assay
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -60,39 +39,37 @@ import (
 	"sync"
 
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/reference/copperfin"
 )
 
-// LCG is the paper artefact's 32-bit linear congruential generator:
+// lcg is the paper artefact's 32-bit linear congruential generator:
 // state' = (1664525*state + 1013904223) mod 2^32, random = state/2^32.
-type LCG struct{ state uint32 }
+type lcg struct{ state uint32 }
 
-// NewLCG seeds the generator with seed mod 2^32 (as the artefact's
+// newLCG seeds the generator with seed mod 2^32 (as the artefact's
 // seed & 0xFFFFFFFF, so negative seeds wrap the same way).
-func NewLCG(seed int64) *LCG { return &LCG{state: uint32(uint64(seed) & 0xFFFFFFFF)} }
+func newLCG(seed int64) *lcg { return &lcg{state: uint32(uint64(seed) & 0xFFFFFFFF)} }
 
-// Random returns the next value in [0,1).
-func (l *LCG) Random() float64 {
+// random returns the next value in [0,1).
+func (l *lcg) random() float64 {
 	l.state = 1664525*l.state + 1013904223
 	return float64(l.state) / 4294967296.0
 }
 
-// Choice returns an index in [0,n) as the artefact's choice does:
+// choice returns an index in [0,n) as the artefact's choice does:
 // min(n-1, int(random*n)). It panics when n is 0 (programmer misuse).
-func (l *LCG) Choice(n int) int {
+func (l *lcg) choice(n int) int {
 	if n <= 0 {
-		panic("assay: Choice of an empty sequence")
+		panic("assay: choice of an empty sequence")
 	}
-	return min(n-1, int(l.Random()*float64(n)))
+	return min(n-1, int(l.random()*float64(n)))
 }
 
 // Config selects an assay run.
 type Config struct {
-	// Profile labels the control set in output ("baseline", "typed",
-	// "fail_closed", or "custom" for an explicit control list).
+	// Profile labels the configuration in output ("typed", or "custom").
 	Profile string
-	// Controls is the reference system's control set.
-	Controls copperfin.Controls
+	// System is the system part of the trials' config (nil: {}).
+	System json.RawMessage
 	// Domains are the fault domains in round-robin order; empty means all
 	// five in the paper's order.
 	Domains []model.Domain
@@ -124,7 +101,7 @@ type Config struct {
 	// Progress, when set, is called as trials finish with the trials done
 	// so far, Trials, and the trials so far that ended unsafe (an unsafe
 	// escape, a duplicate effect or an unverifiable release). Each worker
-	// reports every ProgressStep(Trials) trials of its own and once at its
+	// reports every hundredth of Trials (1 to 10000) of its own and once at its
 	// end, so the calls' done grows to Trials (in steps of one when Trials
 	// is at most 100 and Workers is 1). Calls are serialized (never two at
 	// once) and made from the workers, whose trials wait for it: it must
@@ -132,10 +109,10 @@ type Config struct {
 	Progress func(done, total, unsafe int)
 }
 
-// ProgressStep is the number of trials a worker runs between two
+// progressStep is the number of trials a worker runs between two
 // Config.Progress calls for an assay of trials trials: one in a hundred,
 // at least 1 and at most 10000.
-func ProgressStep(trials int) int { return max(1, min(trials/100, 10000)) }
+func progressStep(trials int) int { return max(1, min(trials/100, 10000)) }
 
 // unsafeTerms reports whether t is an unsafe outcome, as Config.Progress
 // counts them.
@@ -183,8 +160,8 @@ func b2i(b bool) int {
 	return 0
 }
 
-// Add counts one trial's terms.
-func (c *Counts) Add(t model.Terms) {
+// add counts one trial's terms.
+func (c *Counts) add(t model.Terms) {
 	c.Trials++
 	c.Detected += b2i(t.Detected)
 	c.Contained += b2i(t.Contained)
@@ -197,8 +174,8 @@ func (c *Counts) Add(t model.Terms) {
 	c.ServiceLoss += b2i(t.ServiceLoss)
 }
 
-// Merge adds o's counts to c.
-func (c *Counts) Merge(o Counts) {
+// merge adds o's counts to c.
+func (c *Counts) merge(o Counts) {
 	c.Trials += o.Trials
 	c.Detected += o.Detected
 	c.Contained += o.Contained
@@ -244,7 +221,8 @@ type Report struct {
 	// ByKind counts trials per fault kind.
 	ByKind  map[string]Counts
 	Overall Counts
-	// Assessment and Reasons are Assess(Overall.Rates()); outside the
+	// Assessment and Reasons are the paper's release rules applied to
+	// Overall.Rates() (AssessPass or AssessBlock); outside the
 	// paper's compatibility mode, a selected domain without a trial also
 	// blocks, with a reason naming it.
 	Assessment string
@@ -257,11 +235,11 @@ const (
 	AssessBlock = "BLOCK OR REDESIGN"
 )
 
-// Assess applies the paper's release rules (the artefact's
+// assess applies the paper's release rules (the artefact's
 // release_assessment): unsafe escape above zero, unverifiable release above
 // zero, containment under 0.99, useful service under 0.80 each block, with
 // a reason.
-func Assess(r Rates) (string, []string) {
+func assess(r Rates) (string, []string) {
 	reasons := []string{}
 	if r.UnsafeEscape > 0 {
 		reasons = append(reasons, "at least one represented fault escaped into an unsafe effect")
@@ -284,11 +262,23 @@ func Assess(r Rates) (string, []string) {
 // ErrBadConfig is wrapped by every configuration error Run returns.
 var ErrBadConfig = errors.New("bad assay configuration")
 
-// Run runs cfg's trials and returns the report. It returns an error
-// wrapping ErrBadConfig for trials below 1, a domain without kinds, or a bad
-// Kinds list (see [Config.Kinds]). The report's Config.Domains are the
-// domains the round robin ran over.
-func Run(cfg Config) (*Report, error) {
+// Run runs cfg's trials of def on its default fixture and returns the
+// report. It returns an error wrapping ErrBadConfig for a bad definition,
+// a config that does not apply to it, trials below 1, a domain without
+// kinds, or a bad Kinds list (see [Config.Kinds]). The report's
+// Config.Domains are the domains the round robin ran over.
+func Run(def *model.Definition, cfg Config) (*Report, error) {
+	sys, err := newSystem(def)
+	if err != nil {
+		return nil, err
+	}
+	if len(cfg.System) == 0 {
+		cfg.System = json.RawMessage("{}")
+	}
+	factory, err := def.Configure(cfg.System)
+	if err != nil {
+		return nil, fmt.Errorf("%w: system %s: %v", ErrBadConfig, def.Name, err)
+	}
 	if cfg.Trials < 1 {
 		return nil, fmt.Errorf("%w: trials must be at least 1, got %d", ErrBadConfig, cfg.Trials)
 	}
@@ -319,7 +309,7 @@ func Run(cfg Config) (*Report, error) {
 			return nil, fmt.Errorf("%w: domain %s has no fault kinds", ErrBadConfig, d)
 		}
 		for _, n := range names {
-			s, err := model.SingleFault(n, copperfin.ConfigOfControls(cfg.Controls))
+			s, err := model.SingleFault(n, model.Config{System: cfg.System})
 			if err != nil {
 				return nil, err
 			}
@@ -328,21 +318,21 @@ func Run(cfg Config) (*Report, error) {
 		}
 	}
 	plan := make([]uint8, cfg.Trials)
-	lcg := NewLCG(cfg.Seed)
+	gen := newLCG(cfg.Seed)
 	for i := range plan {
 		ks := perDomain[i%len(cfg.Domains)]
-		plan[i] = uint8(ks[lcg.Choice(len(ks))])
+		plan[i] = uint8(ks[gen.choice(len(ks))])
 	}
 	workers := cfg.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, cfg.Trials)
-	factory := copperfin.Factory(cfg.Controls)
 	observe := cfg.Observe
+	opts := def.Options(model.Options{})
 	var prog *progress
 	if cfg.Progress != nil {
-		prog = &progress{fn: cfg.Progress, total: cfg.Trials, step: ProgressStep(cfg.Trials)}
+		prog = &progress{fn: cfg.Progress, total: cfg.Trials, step: progressStep(cfg.Trials)}
 	}
 	perWorker := make([][]Counts, workers)
 	errs := make([]error, workers)
@@ -353,7 +343,7 @@ func Run(cfg Config) (*Report, error) {
 		wg.Add(1)
 		go func(w, lo, hi int) {
 			defer wg.Done()
-			h := model.NewHarness(copperfin.Copperfin(), model.Options{})
+			h := model.NewHarness(sys.def.Fixtures[0], opts)
 			counts := make([]Counts, len(kinds))
 			// trials done and unsafe since this worker's last progress
 			// report
@@ -371,7 +361,7 @@ func Run(cfg Config) (*Report, error) {
 						return
 					}
 				}
-				counts[k].Add(t)
+				counts[k].add(t)
 				if prog != nil {
 					pending++
 					pendingBad += b2i(unsafeTerms(t))
@@ -399,15 +389,15 @@ func Run(cfg Config) (*Report, error) {
 		for k, c := range counts {
 			d := cfg.Domains[kinds[k].domain]
 			bd := rep.ByDomain[d]
-			bd.Merge(c)
+			bd.merge(c)
 			rep.ByDomain[d] = bd
 			bk := rep.ByKind[kinds[k].name]
-			bk.Merge(c)
+			bk.merge(c)
 			rep.ByKind[kinds[k].name] = bk
-			rep.Overall.Merge(c)
+			rep.Overall.merge(c)
 		}
 	}
-	rep.Assessment, rep.Reasons = Assess(rep.Overall.Rates())
+	rep.Assessment, rep.Reasons = assess(rep.Overall.Rates())
 	if !cfg.Compat { // the artefact passes on any rates; parity keeps its verdict
 		for _, d := range cfg.Domains {
 			if rep.ByDomain[d].Trials == 0 {

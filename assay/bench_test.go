@@ -16,7 +16,7 @@ func BenchmarkAssayPaper188(b *testing.B) {
 		b.Run(string(p), func(b *testing.B) {
 			const trials = 2000
 			for b.Loop() {
-				if _, err := assay.Run(assay.Config{Profile: string(p), Controls: cs, Trials: trials, Seed: 188, Compat: true, Workers: 1}); err != nil {
+				if _, err := assay.Run(refDef(), assay.Config{Profile: string(p), System: sysOf(cs), Trials: trials, Seed: 188, Compat: true, Workers: 1}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -32,7 +32,7 @@ func BenchmarkAssayProgress(b *testing.B) {
 	const trials = 2000
 	calls := 0
 	for b.Loop() {
-		if _, err := assay.Run(assay.Config{Profile: "typed", Controls: cs, Trials: trials, Seed: 188, Compat: true, Workers: 1,
+		if _, err := assay.Run(refDef(), assay.Config{Profile: "typed", System: sysOf(cs), Trials: trials, Seed: 188, Compat: true, Workers: 1,
 			Progress: func(int, int, int) { calls++ }}); err != nil {
 			b.Fatal(err)
 		}

@@ -32,13 +32,13 @@ func (t swapTool) Commit(ctx context.Context, call model.ToolCall) (model.ToolRe
 // cannot see show that the commit guard of bind_identity carries it, and
 // pre_effect_authority's liveness guard does not.
 func TestBindingGuardPairs(t *testing.T) {
-	sys := assay.System{Name: "copperfin-swapped-at-commit", Factory: func(cs copperfin.Controls) model.Factory {
-		return func() model.System { return swapAtCommit{copperfin.New(cs)} }
-	}}
+	sys := wrapped("copperfin_swapped_at_commit", func(cs copperfin.Controls, _ string) (model.Factory, error) {
+		return func() model.System { return swapAtCommit{copperfin.New(cs)} }, nil
+	})
 	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "guard", Config: copperfin.ConfigOfProfile(copperfin.ProfileTyped), Faults: []model.FaultEntry{}}
 	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
 	setup := assay.Setup{Fixture: copperfin.Copperfin()}
-	bind, err := assay.ContrastOf(sys, setup, s, typed, typed.Without(copperfin.BindIdentity))
+	bind, err := assay.ContrastOf(sys, setup, s, names(typed), names(typed.Without(copperfin.BindIdentity)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestBindingGuardPairs(t *testing.T) {
 		bind.On.Claim != model.ClaimDeny || bind.On.Effects != 0 {
 		t.Errorf("bind_identity pair: %s: %s; on %+v", bind.Class, bind.Reason, bind.On)
 	}
-	auth, err := assay.ContrastOf(sys, setup, s, typed, typed.Without(copperfin.PreEffectAuthority))
+	auth, err := assay.ContrastOf(sys, setup, s, names(typed), names(typed.Without(copperfin.PreEffectAuthority)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestSubjectSwapPairsNameTheBindingControl(t *testing.T) {
 	}
 	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
 	setup := assay.Setup{Fixture: copperfin.CopperfinBatch()}
-	bind, err := assay.ContrastOf(assay.Reference(), setup, s, typed, typed.Without(copperfin.BindIdentity))
+	bind, err := assay.ContrastOf(refDef(), setup, s, names(typed), names(typed.Without(copperfin.BindIdentity)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestSubjectSwapPairsNameTheBindingControl(t *testing.T) {
 		bind.On.Claim != model.ClaimDeny || bind.On.RunVerdict != model.ContainedFailure {
 		t.Errorf("bind_identity pair: %+v", bind)
 	}
-	auth, err := assay.ContrastOf(assay.Reference(), setup, s, typed, typed.Without(copperfin.PreEffectAuthority))
+	auth, err := assay.ContrastOf(refDef(), setup, s, names(typed), names(typed.Without(copperfin.PreEffectAuthority)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,11 +28,11 @@ type Coefficient struct {
 	T                  float64 `json:"t"`
 }
 
-func coefficientsOf(profile, config, kind string, c *cell) []Coefficient {
+func coefficientsOf(profile, config, kind string, invariants []string, c *cell) []Coefficient {
 	var out []Coefficient
-	for j, inv := range model.Invariants {
-		co := Coefficient{Profile: profile, Config: config, Kind: kind, Invariant: inv.Name,
-			Runs: c.counts.Trials, Violations: c.violated[j], BaselineRuns: c.baseRuns, BaselineViolations: c.baseViolated[j]}
+	for _, inv := range invariants {
+		co := Coefficient{Profile: profile, Config: config, Kind: kind, Invariant: inv,
+			Runs: c.counts.Trials, Violations: c.violated[inv], BaselineRuns: c.baseRuns, BaselineViolations: c.baseViolated[inv]}
 		if co.Runs > 0 {
 			co.PFault = float64(co.Violations) / float64(co.Runs)
 		}

@@ -6,43 +6,34 @@ import (
 
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/properties"
-	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // CompositionConfig says how composition pairs are explored: Draws
 // compositions of two to MaxFaults faults per control (0 Draws: none),
-// drawn from Seed (see properties.ExplorePair).
+// drawn from Seed (see properties.ExplorePair), for each control of the
+// named configuration Config ("": the first Defended one of the
+// definition's Configs).
 type CompositionConfig struct {
 	Seed      uint64 `json:"seed"`
 	Draws     int    `json:"draws"`
 	MaxFaults int    `json:"max_faults"`
+	Config    string `json:"config,omitempty"`
+	// Replay returns the commands that replay a witness saved as file
+	// with the control off (exit 1) and on (exit 0); nil: the
+	// definition's ReplayCommand for off, none for on.
+	Replay func(control, file string) (off, on string) `json:"-"`
 }
 
-// Default composition exploration of the audit and the dossier: seed 1,
-// 10000 compositions of two or three faults per control (one to two
-// seconds of runs per control on one core).
-const (
-	CompositionSeed      uint64 = 1
-	CompositionDraws     int    = 10000
-	CompositionMaxFaults int    = 3
-)
-
-// DefaultCompositions is the composition exploration of
-// DefaultEvidenceConfig.
-func DefaultCompositions() CompositionConfig {
-	return CompositionConfig{Seed: CompositionSeed, Draws: CompositionDraws, MaxFaults: CompositionMaxFaults}
-}
-
-// CompositionPair is the composition witness of one paper control: an
-// ordered composition of faults under which the typed profile without the
-// control violates an invariant and the typed profile holds every one,
+// CompositionPair is the composition witness of one control: an ordered
+// composition of faults under which the configuration without the
+// control violates an invariant and the configuration holds every one,
 // reduced as a pair (properties.PairWitness), or the report that none was
 // found in Draws compositions.
 type CompositionPair struct {
-	Control copperfin.Control `json:"control"`
-	Profile string            `json:"profile"`
-	Seed    uint64            `json:"seed"`
-	Draws   int               `json:"draws"`
+	Control string `json:"control"`
+	Profile string `json:"profile"`
+	Seed    uint64 `json:"seed"`
+	Draws   int    `json:"draws"`
 	// Singles counts the drawn compositions whose pair reduced to one
 	// fault (the catalogue's single-fault pairs cover those).
 	Singles int  `json:"singles"`
@@ -58,54 +49,83 @@ type CompositionPair struct {
 	Event     model.EventName  `json:"event,omitempty"`
 	FaultKind string           `json:"fault_kind,omitempty"`
 	OnVerdict model.RunVerdict `json:"on_verdict,omitempty"`
-	// ReplayOff and ReplayOn replay the witness saved as FILE: off exits
-	// 1 (an invariant violated), on exits 0.
+	// ReplayOff and ReplayOn replay the witness saved as its file
+	// (composition-CONTROL.json): off exits 1, on exits 0.
 	ReplayOff string `json:"replay_off,omitempty"`
 	ReplayOn  string `json:"replay_on,omitempty"`
 }
 
-// File is the name the dossier writes the witness schedule under:
+// file is the name the dossier writes the witness schedule under:
 // composition-CONTROL.json.
-func (c CompositionPair) File() string { return "composition-" + string(c.Control) + ".json" }
+func (c CompositionPair) file() string { return "composition-" + c.Control + ".json" }
 
-// CompositionPairs explores, for each of the paper's controls
-// (copperfin.PaperControls), ordered compositions of faults for the pair
-// "typed" against "typed without the control" on sys in setup, and
-// returns the witness of each, reduced as a pair, in control order.
-// kinds limits the kinds drawn (nil: the whole catalogue and the world
-// events; otherwise those kinds only, without world events). It is a pure
-// function of its arguments. It returns an error for bad arguments or a
-// harness error.
-func CompositionPairs(sys System, setup Setup, kinds []string, cc CompositionConfig) ([]CompositionPair, error) {
+// CompositionPairs explores, for each control of cc's configuration,
+// ordered compositions of faults for the pair "the configuration" against
+// "the configuration without the control" on def in setup, and returns
+// the witness of each, reduced as a pair, in the definition's control
+// order. kinds limits the kinds drawn (nil: the whole catalogue and the
+// world events; otherwise those kinds only, without world events). It is
+// a pure function of its arguments. It returns an error wrapping
+// ErrBadConfig for bad arguments, or a harness error.
+func CompositionPairs(def *model.Definition, setup Setup, kinds []string, cc CompositionConfig) ([]CompositionPair, error) {
+	sys, err := newSystem(def)
+	if err != nil {
+		return nil, err
+	}
 	if cc.Draws < 1 {
 		return nil, fmt.Errorf("%w: composition pairs need at least 1 draw, got %d", ErrBadConfig, cc.Draws)
 	}
-	psys := func(cfg model.Config) (model.Factory, error) {
-		cs, err := copperfin.ControlsOf(cfg)
-		if err != nil {
-			return nil, err
-		}
-		return sys.factory(cs, copperfin.MutantOf(cfg))
+	if !sys.canArm() {
+		return nil, fmt.Errorf("%w: system %s has no Arm and Armed: its controls cannot be removed one by one", ErrBadConfig, def.Name)
 	}
-	opts := []properties.Option{properties.WithFixture(setup.Fixture), properties.WithHarnessOptions(setup.Options),
+	var nc *model.NamedConfig
+	for i := range def.Configs {
+		c := &def.Configs[i]
+		if c.Name == cc.Config || cc.Config == "" && c.Defended {
+			nc = c
+			break
+		}
+	}
+	if nc == nil {
+		return nil, fmt.Errorf("%w: system %s has no configuration %q for composition pairs (Definition.Configs)", ErrBadConfig, def.Name, cc.Config)
+	}
+	profs, err := sys.profiles([]model.NamedConfig{*nc})
+	if err != nil {
+		return nil, err
+	}
+	p := profs[0]
+	setup = sys.setup(setup)
+	opts := []properties.Option{properties.WithFixture(setup.Fixture), properties.WithHarnessOptions(def.Options(setup.Options)),
 		properties.WithMaxFaults(cc.MaxFaults)}
 	if kinds != nil {
 		opts = append(opts, properties.WithKinds(kinds...), properties.WithoutWorldEvents())
 	}
-	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
+	on, err := sys.config(arm{cs: p.cs, mutant: p.mutant})
+	if err != nil {
+		return nil, err
+	}
 	out := []CompositionPair{}
-	for _, c := range copperfin.PaperControls {
-		rep, err := properties.ExplorePair(psys, copperfin.ConfigOfControls(typed), copperfin.ConfigOfControls(typed.Without(c)), cc.Seed, cc.Draws, opts...)
+	for _, c := range p.cs.list() {
+		off, err := sys.config(arm{cs: p.cs.without(c), mutant: p.mutant})
 		if err != nil {
-			return nil, fmt.Errorf("composition pair of %s: %w", c, err)
+			return nil, err
 		}
-		p := CompositionPair{Control: c, Profile: string(copperfin.ProfileTyped), Seed: cc.Seed, Draws: rep.Draws, Singles: rep.Singles, Found: rep.Found}
+		name := def.Controls[c]
+		rep, err := properties.ExplorePair(def.Factory, on, off, cc.Seed, cc.Draws, opts...)
+		if err != nil {
+			return nil, fmt.Errorf("composition pair of %s: %w", name, err)
+		}
+		cp := CompositionPair{Control: name, Profile: p.name, Seed: cc.Seed, Draws: rep.Draws, Singles: rep.Singles, Found: rep.Found}
 		if w := rep.Witness; w != nil {
-			p.Draw, p.Schedule, p.Invariant, p.FirstSeq, p.Event, p.FaultKind, p.OnVerdict = w.Draw, w.Off, w.Invariant, w.FirstSeq, w.Event, w.FaultKind, w.OnVerdict
-			p.ReplayOff = fmt.Sprintf("faultline replay --profile typed --without %s %s", c, p.File())
-			p.ReplayOn = fmt.Sprintf("faultline replay --profile typed %s", p.File())
+			cp.Draw, cp.Schedule, cp.Invariant, cp.FirstSeq, cp.Event, cp.FaultKind, cp.OnVerdict = w.Draw, w.Off, w.Invariant, w.FirstSeq, w.Event, w.FaultKind, w.OnVerdict
+			switch {
+			case cc.Replay != nil:
+				cp.ReplayOff, cp.ReplayOn = cc.Replay(name, cp.file())
+			case strings.Contains(def.ReplayCommand, "%s"):
+				cp.ReplayOff = fmt.Sprintf(def.ReplayCommand, cp.file())
+			}
 		}
-		out = append(out, p)
+		out = append(out, cp)
 	}
 	return out, nil
 }
@@ -131,8 +151,15 @@ func compositionNotes(cps []CompositionPair) []string {
 			out = append(out, fmt.Sprintf("%s: no composition witness in %d draws from seed %d (%d single-fault pairs passed over)", p.Control, p.Draws, p.Seed, p.Singles))
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s: draw %d of seed %d: [%s] violates %s after seq %d (%s, reached by %s) without it; typed holds (%s); replay: %s (exit 1), %s (exit 0)",
-			p.Control, p.Draw, p.Seed, faultsText(p.Schedule), p.Invariant, p.FirstSeq, p.Event, p.FaultKind, p.OnVerdict, p.ReplayOff, p.ReplayOn))
+		replay := ""
+		if p.ReplayOff != "" {
+			replay = fmt.Sprintf("; replay: %s (exit 1)", p.ReplayOff)
+			if p.ReplayOn != "" {
+				replay += fmt.Sprintf(", %s (exit 0)", p.ReplayOn)
+			}
+		}
+		out = append(out, fmt.Sprintf("%s: draw %d of seed %d: [%s] violates %s after seq %d (%s, reached by %s) without it; %s holds (%s)%s",
+			p.Control, p.Draw, p.Seed, faultsText(p.Schedule), p.Invariant, p.FirstSeq, p.Event, p.FaultKind, p.Profile, p.OnVerdict, replay))
 	}
 	return out
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // Remediation is one of the four outcomes the paper assigns to a negative
@@ -19,22 +18,6 @@ const (
 	AddRecovery        Remediation = "add recovery"
 	RejectScenario     Remediation = "reject the operating scenario"
 )
-
-// ControlRole is the remediation class a control belongs to: the kind of
-// change adding it makes to the configured system. Authority checks at
-// effect time narrow authority; idempotent retry and independent readback
-// add recovery; an evidence gate on release changes the architecture of the
-// release path. Controls not listed (deny_on_warning) are not offered as
-// remediations.
-var ControlRole = map[copperfin.Control]Remediation{
-	copperfin.BindIdentity:       NarrowAuthority,
-	copperfin.PreEffectAuthority: NarrowAuthority,
-	copperfin.RefreshContext:     NarrowAuthority,
-	copperfin.StatePrecondition:  NarrowAuthority,
-	copperfin.Idempotency:        AddRecovery,
-	copperfin.EffectReadback:     AddRecovery,
-	copperfin.EvidenceGate:       ChangeArchitecture,
-}
 
 // Signal is the earliest discriminating signal of a counterexample: the
 // crossing at which the fault's disturbance fired (what could be observed
@@ -57,49 +40,41 @@ type Signal struct {
 // the counterexample's schedule hold every invariant, with the verdict of
 // that run.
 type Interruption struct {
-	Controls   []copperfin.Control `json:"controls"`
-	RunVerdict model.RunVerdict    `json:"run_verdict"`
+	Controls   []string         `json:"controls"`
+	RunVerdict model.RunVerdict `json:"run_verdict"`
 }
 
 // Diagnosis is what a negative result produces (the paper, "What a negative
 // result should produce"), derived from the counterexample run and from
-// matched runs, never from a table keyed by fault kind:
-//
-//   - FirstBoundary: the boundary of the crossing after which the first
-//     invariant became false (the event's boundary, see EventBoundary);
-//   - Signal: the earliest signal that could have discriminated it;
-//   - Interrupting: the controls that, added alone to the run's control set,
-//     make the same schedule hold (if none does alone, the kind's nominated
-//     set together, then all of the paper's seven); Control is the one
-//     chosen: the first, in catalogue order, whose run recovers, else the
-//     first that holds;
-//   - Missing: the oracle reads absent between the disturbance and the
-//     violation, for the violated invariant's oracle and the fault's;
-//   - Remediation: the role (ControlRole) of the chosen control; a fix
-//     that needs several controls together changes the architecture; no fix
-//     at all rejects the operating scenario.
+// matched runs, never from a table keyed by fault kind: the boundary after
+// which the first invariant became false, the earliest discriminating
+// Signal, the controls (of StudyConfig.Roles) whose addition makes the
+// same schedule hold (Interrupting) and the one chosen (Control), the
+// oracle reads Missing between disturbance and violation, and the
+// Remediation: the chosen control's role, a change of architecture for
+// several together, the scenario rejected for none (docs/evidence.md).
 type Diagnosis struct {
-	Profile       string              `json:"profile"`
-	Config        string              `json:"config"`
-	Kind          string              `json:"kind"`
-	Trials        int                 `json:"trials"`
-	Schedule      string              `json:"schedule_sha256"`
-	Invariant     string              `json:"invariant"`
-	Violated      []string            `json:"violated"`
-	FirstSeq      int                 `json:"first_seq"`
-	FirstEvent    model.EventName     `json:"first_event"`
-	FirstOrdinal  int                 `json:"first_ordinal"`
-	FirstBoundary model.Boundary      `json:"first_boundary"`
-	Detail        string              `json:"detail"`
-	Signal        Signal              `json:"signal"`
-	Interrupting  []Interruption      `json:"interrupting"`
-	Control       []copperfin.Control `json:"control"`
-	Missing       []string            `json:"missing"`
-	Remediation   Remediation         `json:"remediation"`
-	Why           string              `json:"why"`
+	Profile       string          `json:"profile"`
+	Config        string          `json:"config"`
+	Kind          string          `json:"kind"`
+	Trials        int             `json:"trials"`
+	Schedule      string          `json:"schedule_sha256"`
+	Invariant     string          `json:"invariant"`
+	Violated      []string        `json:"violated"`
+	FirstSeq      int             `json:"first_seq"`
+	FirstEvent    model.EventName `json:"first_event"`
+	FirstOrdinal  int             `json:"first_ordinal"`
+	FirstBoundary model.Boundary  `json:"first_boundary"`
+	Detail        string          `json:"detail"`
+	Signal        Signal          `json:"signal"`
+	Interrupting  []Interruption  `json:"interrupting"`
+	Control       []string        `json:"control"`
+	Missing       []string        `json:"missing"`
+	Remediation   Remediation     `json:"remediation"`
+	Why           string          `json:"why"`
 }
 
-// EventBoundary maps a timeline event to the boundary it crosses: context
+// eventBoundary maps a timeline event to the boundary it crosses: context
 // reads and the proposal cross the proposal boundary, grants and checks the
 // authority boundary, state reads the state boundary, tool commits the
 // effect boundary, readbacks, evidence records and the claim the proof
@@ -108,7 +83,7 @@ type Diagnosis struct {
 // the memory boundary, branch runs and joins the branch join, and a
 // retry-after wait (clock.sleep) the tool-call boundary (the harness practice's
 // harness boundaries).
-func EventBoundary(e model.EventName) model.Boundary {
+func eventBoundary(e model.EventName) model.Boundary {
 	switch e {
 	case model.EvContextSubject, model.EvContextPolicy, model.EvContextEligibility, model.EvProposal:
 		return model.BoundaryProposal
@@ -148,32 +123,19 @@ var oracleReads = map[model.OracleName][]model.EventName{
 	model.OracleJoinRecord:       {model.EvBranchJoin},
 }
 
-// Diagnose diagnoses a counterexample: res, a run of sys in setup whose
-// schedule has one fault and that violated an invariant. It reruns the
-// schedule with controls added (matched runs) to find the control that
-// interrupts the transfer. It returns an error when res holds every
-// invariant or names no fired fault, or a harness error.
-func Diagnose(sys System, setup Setup, res *model.Result) (Diagnosis, error) {
-	h := model.NewHarness(setup.Fixture, setup.Options)
-	run := func(cs copperfin.Controls, s *model.Schedule) (*model.Result, error) {
-		f, err := sys.factory(cs, copperfin.MutantOf(s.Config))
-		if err != nil {
-			return nil, err
-		}
-		return h.Run(f, s)
-	}
-	return diagnose(run, res, "", DefaultConfig, 0)
+func (r *runner) diagnose(ci int, profile, config string, res *model.Result, trials int) (diagnosis Diagnosis, err error) {
+	run := func(a arm, s *model.Schedule) (*model.Result, error) { return r.run(ci, a, s) }
+	return r.sys.diagnose(run, r.cfg.Roles, res, profile, config, trials)
 }
 
-func (r *runner) diagnose(ci int, profile, config string, res *model.Result, trials int) (Diagnosis, error) {
-	run := func(c copperfin.Controls, s *model.Schedule) (*model.Result, error) { return r.run(ci, c, s) }
-	return diagnose(run, res, profile, config, trials)
-}
-
-func diagnose(run func(copperfin.Controls, *model.Schedule) (*model.Result, error), res *model.Result, profile, config string, trials int) (Diagnosis, error) {
+// diagnose diagnoses a counterexample: res, a run whose schedule has one
+// fault and that violated an invariant. It reruns the schedule with
+// controls added (matched runs) to find the control that interrupts the
+// transfer.
+func (s *system) diagnose(run runFunc, roles map[string]Remediation, res *model.Result, profile, config string, trials int) (Diagnosis, error) {
 	var first *model.InvariantResult
 	d := Diagnosis{Profile: profile, Config: config, Trials: trials, Schedule: scheduleHash(res.Schedule), Violated: violatedNames(res),
-		Interrupting: []Interruption{}, Control: []copperfin.Control{}, Missing: []string{}}
+		Interrupting: []Interruption{}, Control: []string{}, Missing: []string{}}
 	for i := range res.Invariants {
 		inv := &res.Invariants[i]
 		if !inv.Held && (first == nil || inv.FirstSeq < first.FirstSeq) {
@@ -199,7 +161,7 @@ func diagnose(run func(copperfin.Controls, *model.Schedule) (*model.Result, erro
 	d.Kind = spec.Kind
 	d.Invariant, d.FirstSeq, d.FirstEvent, d.Detail = first.Name, first.FirstSeq, first.Event, first.Detail
 	d.FirstOrdinal = res.Timeline.Events()[first.FirstSeq-1].Ordinal
-	d.FirstBoundary = EventBoundary(first.Event)
+	d.FirstBoundary = eventBoundary(first.Event)
 
 	// the earliest discriminating signal
 	fe := res.Timeline.Events()[fault.FiredAt-1]
@@ -231,7 +193,12 @@ func diagnose(run func(copperfin.Controls, *model.Schedule) (*model.Result, erro
 			oracles = append(oracles, inv.Oracle)
 		}
 	}
-	if spec.Oracle != oracles[0] {
+	for _, inv := range s.def.Invariants {
+		if inv.Name == first.Name {
+			oracles = append(oracles, inv.Oracle)
+		}
+	}
+	if len(oracles) == 0 || spec.Oracle != oracles[0] {
 		oracles = append(oracles, spec.Oracle)
 	}
 	window := res.Timeline.Events()[fault.FiredAt:max(fault.FiredAt, first.FirstSeq-1)]
@@ -256,38 +223,52 @@ func diagnose(run func(copperfin.Controls, *model.Schedule) (*model.Result, erro
 	}
 
 	// the control that should have interrupted the transfer: matched runs
-	cs, err := copperfin.ControlsOf(res.Schedule.Config)
+	if !s.canArm() {
+		d.Why = "the system's controls cannot be varied (Definition.Arm): no matched run tried"
+		return d, nil
+	}
+	cs, mutant, err := s.armed(res.Schedule.Config.System)
 	if err != nil {
 		return Diagnosis{}, err
 	}
-	try := func(add []copperfin.Control) (*model.Result, error) {
-		c := cs
-		for _, x := range add {
-			c = c.With(x)
+	var candidates []int
+	for i, c := range s.def.Controls {
+		if _, ok := roles[c]; ok || roles == nil {
+			candidates = append(candidates, i)
 		}
-		return run(c, withControls(res.Schedule, c))
 	}
-	for _, c := range copperfin.PaperControls {
-		if cs.Has(c) {
+	try := func(add []int) (*model.Result, error) {
+		a := arm{cs: cs, mutant: mutant}
+		for _, x := range add {
+			a.cs = a.cs.with(x)
+		}
+		sa, err := s.withArm(res.Schedule, a)
+		if err != nil {
+			return nil, err
+		}
+		return run(a, sa)
+	}
+	for _, c := range candidates {
+		if cs.has(c) {
 			continue
 		}
-		r, err := try([]copperfin.Control{c})
+		r, err := try([]int{c})
 		if err != nil {
 			return Diagnosis{}, err
 		}
 		if r.Held() {
-			d.Interrupting = append(d.Interrupting, Interruption{Controls: []copperfin.Control{c}, RunVerdict: r.RunVerdict})
+			d.Interrupting = append(d.Interrupting, Interruption{Controls: []string{s.def.Controls[c]}, RunVerdict: r.RunVerdict})
 		}
 	}
 	if len(d.Interrupting) == 0 {
-		nominated, _ := copperfin.Defences(spec.Kind)
-		for _, set := range [][]copperfin.Control{nominated, copperfin.PaperControls} {
+		nominated, _ := s.defences(spec.Kind)
+		for _, set := range [][]int{nominated, candidates} {
 			r, err := try(set)
 			if err != nil {
 				return Diagnosis{}, err
 			}
 			if r.Held() {
-				d.Interrupting = append(d.Interrupting, Interruption{Controls: append([]copperfin.Control{}, set...), RunVerdict: r.RunVerdict})
+				d.Interrupting = append(d.Interrupting, Interruption{Controls: s.namesOf(set), RunVerdict: r.RunVerdict})
 				break
 			}
 		}
@@ -305,19 +286,14 @@ func diagnose(run func(copperfin.Controls, *model.Schedule) (*model.Result, erro
 	case len(d.Interrupting[chosen].Controls) > 1:
 		d.Control = d.Interrupting[chosen].Controls
 		d.Remediation = ChangeArchitecture
-		d.Why = fmt.Sprintf("no single control interrupts the transfer; %s together do (%s)", joinControls(d.Control), d.Interrupting[chosen].RunVerdict)
+		d.Why = fmt.Sprintf("no single control interrupts the transfer; %s together do (%s)", strings.Join(d.Control, "+"), d.Interrupting[chosen].RunVerdict)
 	default:
 		d.Control = d.Interrupting[chosen].Controls
-		d.Remediation = ControlRole[d.Control[0]]
-		d.Why = fmt.Sprintf("adding %s alone makes the same schedule hold (%s): %s", d.Control[0], d.Interrupting[chosen].RunVerdict, d.Remediation)
+		d.Remediation = roles[d.Control[0]]
+		d.Why = fmt.Sprintf("adding %s alone makes the same schedule hold (%s)", d.Control[0], d.Interrupting[chosen].RunVerdict)
+		if d.Remediation != "" {
+			d.Why += ": " + string(d.Remediation)
+		}
 	}
 	return d, nil
-}
-
-func joinControls(cs []copperfin.Control) string {
-	s := make([]string, len(cs))
-	for i, c := range cs {
-		s[i] = string(c)
-	}
-	return strings.Join(s, "+")
 }

@@ -20,12 +20,12 @@ import (
 	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/internal/strictjson"
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/reference/copperfin"
 )
 
-// DossierVersion is the version of the dossier format this package writes.
-// Version 2 added "markdown_sha256"; ReadDossier still reads version 1.
-const DossierVersion = 2
+// dossierVersion is the version of the dossier format this package writes.
+// Version 2 added "markdown_sha256", version 3 named the evidence's first
+// study "base"; readDossier still reads versions 1 and 2.
+const dossierVersion = 3
 
 // Module is the build's identity from runtime/debug.ReadBuildInfo. A build
 // without VCS stamping (GOFLAGS=-buildvcs=false, a build outside a
@@ -42,8 +42,8 @@ type Module struct {
 	Note      string `json:"note,omitempty"`
 }
 
-// BuildModule reads the running binary's build info.
-func BuildModule() Module {
+// buildModule reads the running binary's build info.
+func buildModule() Module {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return Module{Note: "no build information in this binary"}
@@ -68,8 +68,8 @@ func BuildModule() Module {
 	return m
 }
 
-// ProfileManifest is one profile's control set.
-type ProfileManifest struct {
+// profileManifest is one profile's control set.
+type profileManifest = struct {
 	Profile  string   `json:"profile"`
 	Controls []string `json:"controls"`
 }
@@ -79,7 +79,7 @@ type ProfileManifest struct {
 type ConfigManifest struct {
 	System    string            `json:"system"`
 	Fixture   string            `json:"fixture"`
-	Profiles  []ProfileManifest `json:"profiles"`
+	Profiles  []profileManifest `json:"profiles"`
 	Options   model.Options     `json:"options"`
 	Trials    int               `json:"trials"`
 	Seed      int64             `json:"seed"`
@@ -103,20 +103,20 @@ type Manifest struct {
 	Schedules           []ScheduleRef  `json:"schedules"`
 }
 
-// Coverage is the dossier's coverage summary. It is a placeholder: this
+// coverage is the dossier's coverage summary. It is a placeholder: this
 // version computes no coverage keys (they come from the coverage tracker,
 // which the dossier does not read yet), so Available is false,
 // Placeholder true and Note says so, and the gap is visible rather than
 // silently empty.
-type Coverage struct {
+type coverage = struct {
 	Available   bool   `json:"available"`
 	Placeholder bool   `json:"placeholder"`
 	Note        string `json:"note"`
 }
 
-// CoveragePlaceholder is the coverage section of every dossier of this
+// coveragePlaceholder is the coverage section of every dossier of this
 // version.
-var CoveragePlaceholder = Coverage{Placeholder: true,
+var coveragePlaceholder = coverage{Placeholder: true,
 	Note: "placeholder: coverage keys (domain, boundary, phase, correlation, oracle) are not computed by this version of the dossier; the visited and unvisited keys are to come from the coverage tracker"}
 
 // ChangeTrigger is one change trigger with the fingerprint of what it
@@ -144,7 +144,7 @@ type Dossier struct {
 	Invariants      []model.Invariant `json:"invariants"`
 	Stop            model.Stop        `json:"stop"`
 	Evidence        *Evidence         `json:"evidence"`
-	Coverage        Coverage          `json:"coverage"`
+	Coverage        coverage          `json:"coverage"`
 	UnresolvedHolds []Hold            `json:"unresolved_holds"`
 	ChangeTriggers  []ChangeTrigger   `json:"change_triggers"`
 }
@@ -158,58 +158,65 @@ func jsonOf(v any) []byte {
 }
 
 // DossierFault is a fault kind's spec as a dossier records it: the
-// catalogue's spec and the reference system's declared defence against it
-// (copperfin.Defences): the controls the paper nominates and the seeded
+// catalogue's spec and the system's declared defence against it
+// (Definition.Defences and Defect): the nominated controls and the seeded
 // defect that lacks the behaviour defending against it.
 type DossierFault struct {
 	model.FaultSpec
-	Nominated []copperfin.Control `json:"nominated"`
-	Mutant    string              `json:"counterfactual_mutant,omitempty"`
+	Nominated []string `json:"nominated"`
+	Mutant    string   `json:"counterfactual_mutant,omitempty"`
 }
 
-// DossierFaults returns specs with the reference system's defences.
-func DossierFaults(specs []model.FaultSpec) []DossierFault {
+// dossierFaults returns specs with the system's defences.
+func (s *system) dossierFaults(specs []model.FaultSpec) []DossierFault {
 	out := make([]DossierFault, len(specs))
-	for i, s := range specs {
-		n, m := copperfin.Defences(s.Kind)
-		out[i] = DossierFault{FaultSpec: s, Nominated: n, Mutant: m}
+	for i, spec := range specs {
+		n, m := s.defences(spec.Kind)
+		out[i] = DossierFault{FaultSpec: spec, Mutant: m}
+		if len(n) > 0 {
+			out[i].Nominated = s.namesOf(n)
+		}
 	}
 	return out
 }
 
-// BuildDossier gathers the evidence of cfg and assembles its dossier. It
-// returns Gather's errors.
-func BuildDossier(cfg EvidenceConfig) (*Dossier, error) {
-	ev, err := Gather(cfg)
+// BuildDossier gathers the evidence of cfg on def and assembles its
+// dossier. It returns Gather's errors.
+func BuildDossier(def *model.Definition, cfg EvidenceConfig) (*Dossier, error) {
+	ev, err := Gather(def, cfg)
 	if err != nil {
 		return nil, err
 	}
-	cat := DossierFaults(model.Catalogue())
+	sys, err := newSystem(def)
+	if err != nil {
+		return nil, err
+	}
+	profs, err := sys.profiles(cfg.Profiles)
+	if err != nil {
+		return nil, err
+	}
+	setup := sys.setup(cfg.Base)
+	cat := sys.dossierFaults(model.Catalogue())
 	covered := []DossierFault{}
 	for _, spec := range cat {
 		if spec.Paper || !cfg.Compat {
 			covered = append(covered, spec)
 		}
 	}
-	conf := ConfigManifest{System: cfg.System.Name, Fixture: cfg.Base.Fixture.Name, Options: cfg.Base.Options,
+	conf := ConfigManifest{System: def.Name, Fixture: setup.Fixture.Name, Options: cfg.Base.Options,
 		Trials: cfg.Trials, Seed: cfg.Seed, Compat: cfg.Compat, Variation: cfg.Variation, Envelope: cfg.Envelope}
 	if conf.Variation == nil {
 		conf.Variation = Variation{}
 	}
-	for _, p := range cfg.Profiles {
-		cs, _ := copperfin.ProfileControls(p)
-		pm := ProfileManifest{Profile: string(p), Controls: []string{}}
-		for _, c := range cs.List() {
-			pm.Controls = append(pm.Controls, string(c))
-		}
-		conf.Profiles = append(conf.Profiles, pm)
+	for _, p := range profs {
+		conf.Profiles = append(conf.Profiles, profileManifest{Profile: p.name, Controls: sys.names(p.cs)})
 	}
-	d := &Dossier{Version: DossierVersion, Faults: covered, Invariants: model.Invariants, Stop: cfg.Base.Options.Stop, Evidence: ev,
-		Coverage: CoveragePlaceholder, UnresolvedHolds: append([]Hold{}, ev.Reference.Holds...)}
-	d.Manifest = Manifest{Module: BuildModule(), CatalogueSHA256: sha(string(jsonOf(cat))), CatalogueKinds: len(cat), CoveredKinds: len(covered),
-		Configuration: conf, ConfigurationSHA256: sha(string(jsonOf(conf))), FixtureSHA256: sha(string(jsonOf(cfg.Base.Fixture)))}
+	d := &Dossier{Version: dossierVersion, Faults: covered, Invariants: model.Invariants, Stop: cfg.Base.Options.Stop, Evidence: ev,
+		Coverage: coveragePlaceholder, UnresolvedHolds: append([]Hold{}, ev.Base.Holds...)}
+	d.Manifest = Manifest{Module: buildModule(), CatalogueSHA256: sha(string(jsonOf(cat))), CatalogueKinds: len(cat), CoveredKinds: len(covered),
+		Configuration: conf, ConfigurationSHA256: sha(string(jsonOf(conf))), FixtureSHA256: sha(string(jsonOf(setup.Fixture)))}
 	seen := map[string]bool{}
-	for _, st := range []*Study{ev.Reference, ev.Variation} {
+	for _, st := range []*Study{ev.Base, ev.Variation} {
 		for _, s := range st.Schedules {
 			if !seen[s.SHA256] {
 				seen[s.SHA256] = true
@@ -220,25 +227,25 @@ func BuildDossier(cfg EvidenceConfig) (*Dossier, error) {
 	// static facts behind each trigger, then the behavioural fingerprints
 	specs := map[string][]DossierFault{}
 	for _, s := range covered {
-		for _, t := range SpecTriggers(s.FaultSpec) {
+		for _, t := range specTriggers(s.FaultSpec) {
 			specs[t] = append(specs[t], s)
 		}
 	}
 	static := map[string]string{
-		TriggerToolSemantics: typeSchema(reflect.TypeFor[model.ToolCall]()) + typeSchema(reflect.TypeFor[model.ToolResult]()),
-		TriggerStateSchema: typeSchema(reflect.TypeFor[model.Checkpoint]()) + typeSchema(reflect.TypeFor[model.Subject]()) +
+		triggerToolSemantics: typeSchema(reflect.TypeFor[model.ToolCall]()) + typeSchema(reflect.TypeFor[model.ToolResult]()),
+		triggerStateSchema: typeSchema(reflect.TypeFor[model.Checkpoint]()) + typeSchema(reflect.TypeFor[model.Subject]()) +
 			typeSchema(reflect.TypeFor[model.Policy]()) + typeSchema(reflect.TypeFor[model.Capability]()) +
 			typeSchema(reflect.TypeFor[model.LedgerEntry]()) + typeSchema(reflect.TypeFor[model.EvidenceRecord]()) +
 			typeSchema(reflect.TypeFor[model.Action]()) + typeSchema(reflect.TypeFor[model.Task]()) +
 			typeSchema(reflect.TypeFor[model.JoinRecord]()),
-		TriggerPolicy:          string(jsonOf(cfg.Base.Fixture)) + string(jsonOf(conf.Profiles)),
-		TriggerRetryLogic:      string(jsonOf(cfg.Base.Options)) + string(jsonOf(conf.Variation)),
-		TriggerOrchestration:   cfg.System.Name,
-		TriggerEvidenceRouting: string(jsonOf(model.Invariants)),
+		triggerPolicy:          string(jsonOf(setup.Fixture)) + string(jsonOf(conf.Profiles)),
+		triggerRetryLogic:      string(jsonOf(cfg.Base.Options)) + string(jsonOf(conf.Variation)),
+		triggerOrchestration:   def.Name,
+		triggerEvidenceRouting: string(jsonOf(model.Invariants)),
 	}
-	for _, t := range Triggers {
+	for _, t := range triggers {
 		d.ChangeTriggers = append(d.ChangeTriggers, ChangeTrigger{Name: t.Name, Covers: t.Covers,
-			SHA256: sha(static[t.Name], string(jsonOf(specs[t.Name])), ev.Reference.Fingerprints[t.Name], ev.Variation.Fingerprints[t.Name])})
+			SHA256: sha(static[t.Name], string(jsonOf(specs[t.Name])), ev.Base.Fingerprints[t.Name], ev.Variation.Fingerprints[t.Name])})
 	}
 	return d, nil
 }
@@ -250,7 +257,7 @@ func BuildDossier(cfg EvidenceConfig) (*Dossier, error) {
 // temporary file in dir (a failure there changes nothing); then the
 // witnesses, the Markdown and last the JSON are renamed into place, so an
 // interrupted write leaves a JSON whose hash the Markdown beside it does
-// not match, which ReadDossier refuses. Files have mode 0644; d is not
+// not match, which readDossier refuses. Files have mode 0644; d is not
 // changed.
 func WriteDossier(dir string, d *Dossier) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -263,14 +270,14 @@ func WriteDossier(dir string, d *Dossier) error {
 	h := sha256.Sum256(m.Bytes())
 	named := *d
 	named.MarkdownSHA256 = hex.EncodeToString(h[:])
-	if err := WriteJSON(&j, &named); err != nil {
+	if err := writeJSON(&j, &named); err != nil {
 		return err
 	}
 	var files []fileio.File
 	if d.Evidence != nil {
 		for _, c := range d.Evidence.Compositions {
 			if c.Schedule != nil {
-				files = append(files, fileio.File{Path: filepath.Join(dir, c.File()), Data: model.Format(c.Schedule)})
+				files = append(files, fileio.File{Path: filepath.Join(dir, c.file()), Data: model.Format(c.Schedule)})
 			}
 		}
 	}
@@ -279,20 +286,15 @@ func WriteDossier(dir string, d *Dossier) error {
 	return fileio.WriteFiles(files...)
 }
 
-// ReadDossier reads a dossier.json (or a directory holding one) and
-// returns its parsed JSON and change triggers. The file must be at most
-// fileio.DossierLimit bytes and a regular file (refused before reading
-// otherwise, with an error matching fileio.ErrBadInput), and decode
-// strictly as a Dossier (package strictjson: every key known, exactly
-// spelt and given once). It returns an error naming the problem for a
-// missing file, an empty file, a byte-order mark, malformed JSON, a
-// missing or unsupported version (checked before the fields, so a newer
-// dossier says so), a version 2 dossier without a valid
-// "markdown_sha256" or with a Markdown beside it (dossier.md beside
-// dossier.json, NAME.md beside NAME.json) whose hash differs, an unknown, misspelt or repeated key, a dossier
-// without change triggers, and a change trigger without its name, what it
-// covers or its sha256, or named twice.
-func ReadDossier(path string) (any, []ChangeTrigger, error) {
+// readDossier reads a dossier.json (or a directory holding one) and
+// returns its parsed JSON and change triggers. The file must be a regular
+// file of at most fileio.DossierLimit bytes (else an error matching
+// fileio.ErrBadInput) and decode strictly as a Dossier. An error names a
+// missing, empty or malformed file, a missing or unsupported version, a
+// version 2 dossier whose "markdown_sha256" is invalid or differs from
+// the Markdown's beside it, an unknown, misspelt or repeated key, and
+// missing, incomplete or repeated change triggers.
+func readDossier(path string) (any, []ChangeTrigger, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = filepath.Join(path, "dossier.json")
 	}
@@ -311,10 +313,10 @@ func ReadDossier(path string) (any, []ChangeTrigger, error) {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if head.Version == nil {
-		return nil, nil, fmt.Errorf(`%s: missing "version" (want %d): not a dossier`, path, DossierVersion)
+		return nil, nil, fmt.Errorf(`%s: missing "version" (want %d): not a dossier`, path, dossierVersion)
 	}
-	if *head.Version != 1 && *head.Version != DossierVersion {
-		return nil, nil, fmt.Errorf("%s: unsupported dossier version %d (want 1 or %d)", path, *head.Version, DossierVersion)
+	if *head.Version < 1 || *head.Version > dossierVersion {
+		return nil, nil, fmt.Errorf("%s: unsupported dossier version %d (want 1 to %d)", path, *head.Version, dossierVersion)
 	}
 	if *head.Version >= 2 {
 		if err := checkMarkdown(path, head.MarkdownSHA256); err != nil {
@@ -322,7 +324,15 @@ func ReadDossier(path string) (any, []ChangeTrigger, error) {
 		}
 	}
 	var d Dossier
-	if err := strictjson.Decode(data, &d); err != nil {
+	if *head.Version < 3 {
+		// the evidence of versions 1 and 2 named its first study otherwise:
+		// it is read as JSON, the rest strictly
+		var old legacyDossier
+		if err := strictjson.Decode(data, &old); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+		d.ChangeTriggers = old.ChangeTriggers
+	} else if err := strictjson.Decode(data, &d); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(d.ChangeTriggers) == 0 {
@@ -351,12 +361,27 @@ func ReadDossier(path string) (any, []ChangeTrigger, error) {
 	return all, d.ChangeTriggers, nil
 }
 
+// legacyDossier is a dossier of versions 1 and 2 with its evidence as
+// JSON.
+type legacyDossier struct {
+	Version         int               `json:"version"`
+	MarkdownSHA256  string            `json:"markdown_sha256"`
+	Manifest        Manifest          `json:"manifest"`
+	Faults          []DossierFault    `json:"faults"`
+	Invariants      []model.Invariant `json:"invariants"`
+	Stop            model.Stop        `json:"stop"`
+	Evidence        json.RawMessage   `json:"evidence"`
+	Coverage        coverage          `json:"coverage"`
+	UnresolvedHolds []Hold            `json:"unresolved_holds"`
+	ChangeTriggers  []ChangeTrigger   `json:"change_triggers"`
+}
+
 // checkMarkdown checks a version 2 dossier's "markdown_sha256" and, when
 // the Markdown beside the JSON at path exists, that its hash is the one
 // named.
 func checkMarkdown(path string, named *string) error {
 	if named == nil {
-		return fmt.Errorf(`%s: missing "markdown_sha256" (a version %d dossier names its Markdown's hash)`, path, DossierVersion)
+		return fmt.Errorf(`%s: missing "markdown_sha256" (a dossier of version 2 or later names its Markdown's hash)`, path)
 	}
 	if b, err := hex.DecodeString(*named); err != nil || len(b) != sha256.Size {
 		return fmt.Errorf(`%s: "markdown_sha256" is %q, not 64 hexadecimal digits`, path, *named)
@@ -394,13 +419,13 @@ type DossierDiff struct {
 }
 
 // DiffDossiers compares the dossiers at oldPath and newPath (files or
-// directories holding dossier.json). It returns ReadDossier's errors.
+// directories holding dossier.json). It returns readDossier's errors.
 func DiffDossiers(oldPath, newPath string) (*DossierDiff, error) {
-	a, ta, err := ReadDossier(oldPath)
+	a, ta, err := readDossier(oldPath)
 	if err != nil {
 		return nil, err
 	}
-	b, tb, err := ReadDossier(newPath)
+	b, tb, err := readDossier(newPath)
 	if err != nil {
 		return nil, err
 	}
@@ -510,7 +535,7 @@ func (d *Dossier) WriteMarkdown(w io.Writer) error {
 	ft := table{header: []string{"kind", "domain", "event", "boundary", "phase", "correlation", "withheld", "oracle", "threatens", "defence", "change triggers"}}
 	for _, f := range d.Faults {
 		ft.add(f.Kind, string(f.Domain), fmt.Sprintf("%s#%d", f.Event, f.Ordinal), string(f.Boundary), string(f.Phase), string(f.Correlation),
-			string(f.Signal), string(f.Oracle), strings.Join(f.Threatens, ", "), defenceOf(f.Nominated, f.Mutant), strings.Join(SpecTriggers(f.FaultSpec), ", "))
+			string(f.Signal), string(f.Oracle), strings.Join(f.Threatens, ", "), defenceOf(f.Nominated, f.Mutant), strings.Join(specTriggers(f.FaultSpec), ", "))
 	}
 	ft.markdown(&b)
 	fmt.Fprintln(&b, "\n## Stop conditions")
@@ -521,7 +546,7 @@ func (d *Dossier) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintln(&b, "\n## Baseline runs (no fault)")
 	fmt.Fprintln(&b)
 	bt := table{header: []string{"study", "profile", "config", "runs", "claim", "run verdict", "effects", "violated"}}
-	for _, stdy := range []*Study{d.Evidence.Reference, d.Evidence.Variation} {
+	for _, stdy := range []*Study{d.Evidence.Base, d.Evidence.Variation} {
 		for _, r := range stdy.Baselines {
 			bt.add(stdy.Name, r.Profile, r.Config, fmt.Sprint(r.Runs), string(r.Claim), string(r.RunVerdict), fmt.Sprint(r.Effects), orNone(strings.Join(r.Violated, ", ")))
 		}
@@ -555,7 +580,7 @@ func (d *Dossier) WriteMarkdown(w io.Writer) error {
 		tt.add(t.Name, t.SHA256, t.Covers)
 	}
 	tt.markdown(&b)
-	fmt.Fprintf(&b, "\n%s\n", Boundary)
+	fmt.Fprintf(&b, "\n%s\n", boundary)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

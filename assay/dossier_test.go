@@ -12,6 +12,7 @@ import (
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
+	"github.com/faultline/faultline/reference/paper"
 )
 
 // smallConfig keeps the dossier tests fast: the paper's ten, the typed
@@ -19,7 +20,7 @@ import (
 func smallConfig() assay.EvidenceConfig {
 	cfg := paperConfig()
 	cfg.Trials = 200
-	cfg.Profiles = []copperfin.Profile{copperfin.ProfileTyped}
+	cfg.Profiles = []model.NamedConfig{profileOf(copperfin.ProfileTyped)}
 	// enough draws for the paper's one witness (evidence_gate, draw 261)
 	cfg.Compositions.Draws = 1500
 	if raceDetector {
@@ -39,7 +40,13 @@ func smallCatalogueConfig() assay.EvidenceConfig {
 
 func writeDossier(t *testing.T, cfg assay.EvidenceConfig) (string, *assay.Dossier) {
 	t.Helper()
-	d, err := assay.BuildDossier(cfg)
+	return writeDossierOf(t, refDef(), cfg)
+}
+
+// writeDossierOf builds and writes the dossier of cfg on def.
+func writeDossierOf(t *testing.T, def *model.Definition, cfg assay.EvidenceConfig) (string, *assay.Dossier) {
+	t.Helper()
+	d, err := assay.BuildDossier(def, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,20 +63,20 @@ func writeDossier(t *testing.T, cfg assay.EvidenceConfig) (string, *assay.Dossie
 // gives the same bytes; no temporary file is left behind.
 func TestDossierContents(t *testing.T) {
 	dir, d := smallDossier(t)
-	cat, _ := json.Marshal(assay.DossierFaults(model.Catalogue()))
+	cat, _ := json.Marshal(assay.DossierFaults(refDef(), model.Catalogue()))
 	h := sha256.Sum256(append(cat, 0))
 	if d.Manifest.CatalogueSHA256 != hex.EncodeToString(h[:]) || d.Manifest.CatalogueKinds != 27 || d.Manifest.CoveredKinds != 10 {
 		t.Errorf("catalogue hash %s", d.Manifest.CatalogueSHA256)
 	}
 	// each kind keeps the reference system's declared defence
-	if f := d.Faults[0]; f.Kind != "subject_swap" || len(f.Nominated) != 1 || f.Nominated[0] != copperfin.BindIdentity || f.Mutant != "" {
+	if f := d.Faults[0]; f.Kind != "subject_swap" || len(f.Nominated) != 1 || f.Nominated[0] != string(copperfin.BindIdentity) || f.Mutant != "" {
 		t.Errorf("first fault %s nominated %v mutant %q", f.Kind, f.Nominated, f.Mutant)
 	}
 	if d.Manifest.Module.Revision == "" && !strings.Contains(d.Manifest.Module.Note, "no VCS revision") {
 		t.Errorf("module without revision and without a note: %+v", d.Manifest.Module)
 	}
 	seen := map[string]bool{}
-	for _, st := range []*assay.Study{d.Evidence.Reference, d.Evidence.Variation} {
+	for _, st := range []*assay.Study{d.Evidence.Base, d.Evidence.Variation} {
 		for _, s := range st.Schedules {
 			seen[s.SHA256] = true
 		}
@@ -77,7 +84,7 @@ func TestDossierContents(t *testing.T) {
 	if n := len(d.Manifest.Schedules); n != len(seen) || n < 20 {
 		t.Errorf("%d schedules in the manifest, %d distinct schedules ran", n, len(seen))
 	}
-	if d.Stop != assay.DefaultStop || len(d.Faults) != 10 || len(d.Invariants) != 8 || d.Coverage.Available || !d.Coverage.Placeholder ||
+	if d.Stop != paper.Stop || len(d.Faults) != 10 || len(d.Invariants) != 8 || d.Coverage.Available || !d.Coverage.Placeholder ||
 		!strings.HasPrefix(d.Coverage.Note, "placeholder: ") {
 		t.Errorf("stop %+v faults %d invariants %d coverage %+v", d.Stop, len(d.Faults), len(d.Invariants), d.Coverage)
 	}
@@ -115,7 +122,7 @@ func TestDossierContents(t *testing.T) {
 		t.Errorf("dir holds %v, want the witness, dossier.json and dossier.md", files)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "dossier.md"))
-	for _, want := range []string{"# Fault dossier (version 2)", "## Manifest", "## Fault specs", "## Stop conditions",
+	for _, want := range []string{"# Fault dossier (version 3)", "## Manifest", "## Fault specs", "## Stop conditions",
 		"## Baseline runs (no fault)", "## Fault-transfer signatures", "## Release envelope", "## Counterfactual containment pairs",
 		"## Fault-transfer coefficients", "## Diagnoses of counterexamples", "## Configuration variation", "## Coverage (placeholder)",
 		"## Unresolved holds", "## Change triggers", "| typed | all | 200 | useful but unproved | shadow or hold |",
@@ -160,9 +167,7 @@ func TestDossierDiffTriggers(t *testing.T) {
 	if got := strings.Join(fired(d), ","); got != "retry_logic" || !strings.Contains(d.Diff, "RetryBudget") {
 		t.Errorf("retry budget 3: fired %q", got)
 	}
-	cfg := smallConfig()
-	cfg.System = hiddenFallback
-	e, _ := writeDossier(t, cfg)
+	e, _ := writeDossierOf(t, hiddenFallback(), smallConfig())
 	if d, err = assay.DiffDossiers(a, e); err != nil {
 		t.Fatal(err)
 	}
@@ -172,15 +177,12 @@ func TestDossierDiffTriggers(t *testing.T) {
 	if got := strings.Join(fired(d), ","); got != "evidence_routing,orchestration,retry_logic,state_schema,tool_semantics" {
 		t.Errorf("hidden fallback: fired %v", got)
 	}
-	cfg = smallConfig()
-	cfg.System = assay.System{Name: "copperfin", Factory: func(cs copperfin.Controls) model.Factory {
-		f, err := copperfin.NewFactory(cs, "checkpoint_before_effect")
-		if err != nil {
-			panic(err)
+	g, _ := writeDossierOf(t, wrapped("copperfin", func(cs copperfin.Controls, mutant string) (model.Factory, error) {
+		if mutant == "" {
+			mutant = "checkpoint_before_effect"
 		}
-		return f
-	}, Mutant: copperfin.NewFactory}
-	g, _ := writeDossier(t, cfg)
+		return copperfin.NewFactory(cs, mutant)
+	}), smallConfig())
 	if d, err = assay.DiffDossiers(a, g); err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +288,7 @@ func TestReadDossierRejectsBadInput(t *testing.T) {
 		write("bad.json", `{"version": 1,`):                             "truncated JSON",
 		write("syntax.json", "{\n\"version\": x}"):                      "malformed JSON at line 2",
 		write("noversion.json", `{"change_triggers": []}`):              `missing "version"`,
-		write("v3.json", `{"version": 3}`):                              "unsupported dossier version 3 (want 1 or 2)",
+		write("v4.json", `{"version": 4}`):                              "unsupported dossier version 4 (want 1 to 3)",
 		write("nomd.json", `{"version": 2}`):                            `missing "markdown_sha256"`,
 		write("badmd.json", `{"version": 2, "markdown_sha256": "abc"}`): `"markdown_sha256" is "abc", not 64 hexadecimal digits`,
 		write("notriggers.json", `{"version": 1}`):                      `no "change_triggers"`,
@@ -315,8 +317,8 @@ func TestDossierPair(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := sha256.Sum256(md)
-	if obj["version"] != 2.0 || obj["markdown_sha256"] != hex.EncodeToString(h[:]) {
-		t.Fatalf("version %v, markdown_sha256 %v, want 2 and %x", obj["version"], obj["markdown_sha256"], h)
+	if obj["version"] != 3.0 || obj["markdown_sha256"] != hex.EncodeToString(h[:]) {
+		t.Fatalf("version %v, markdown_sha256 %v, want 3 and %x", obj["version"], obj["markdown_sha256"], h)
 	}
 	b, d2 := budgetDossier(t)
 	otherMD, _ := os.ReadFile(filepath.Join(b, "dossier.md"))
@@ -344,7 +346,19 @@ func TestDossierPair(t *testing.T) {
 	if _, _, err := assay.ReadDossier(lone); err == nil || !strings.Contains(err.Error(), "new.md are not one dossier") {
 		t.Fatalf("NAME.json beside a foreign NAME.md: %v", err)
 	}
-	// version 1: no hash, still read, and compared with version 2 by its triggers
+	// version 2: the evidence's first study under its old name, still read,
+	// and compared with version 3 by its triggers
+	ev := obj["evidence"].(map[string]any)
+	ev["reference"], obj["version"] = ev["base"], 2
+	delete(ev, "base")
+	v2, _ := json.Marshal(obj)
+	v2dir := t.TempDir()
+	os.WriteFile(filepath.Join(v2dir, "dossier.json"), v2, 0o644)
+	os.WriteFile(filepath.Join(v2dir, "dossier.md"), md, 0o644)
+	if d, err := assay.DiffDossiers(v2dir, a); err != nil || len(d.Fired) != 0 || !strings.Contains(d.Diff, `"base"`) {
+		t.Fatalf("version 2 against version 3: %v %+v", err, d)
+	}
+	// version 1: no hash, still read, and compared with version 3 by its triggers
 	delete(obj, "markdown_sha256")
 	obj["version"] = 1
 	v1, _ := json.Marshal(obj)
@@ -352,7 +366,7 @@ func TestDossierPair(t *testing.T) {
 	os.WriteFile(filepath.Join(v1dir, "dossier.json"), v1, 0o644)
 	os.WriteFile(filepath.Join(v1dir, "dossier.md"), otherMD, 0o644)
 	if d, err := assay.DiffDossiers(v1dir, a); err != nil || len(d.Fired) != 0 || !strings.Contains(d.Diff, "markdown_sha256") {
-		t.Fatalf("version 1 against version 2: %v %+v", err, d)
+		t.Fatalf("version 1 against version 3: %v %+v", err, d)
 	}
 	// a write that cannot stage dossier.json renames nothing: the old pair stays whole
 	// (d2, the shared build of budgetConfig, was written once already)

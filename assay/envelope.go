@@ -71,7 +71,7 @@ type Floor struct {
 // perfectly on safety"): the hard invariants, always checked (the paper's
 // four: zero unsafe escape, zero duplicate effect, zero unproved release,
 // zero wrong-subject effect; and zero recovery-contract violation, seed
-// 003's invariants, see ContractInvariants), and the floors.
+// 003's recovery contract), and the floors.
 type Envelope struct {
 	Floors []Floor `json:"floors"`
 }
@@ -93,10 +93,10 @@ func DefaultEnvelope() Envelope {
 	}}
 }
 
-// Validate returns an error naming the first bad floor.
-func (e Envelope) Validate() error {
+// validate returns an error naming the first bad floor.
+func (e Envelope) validate() error {
 	for i, f := range e.Floors {
-		if _, ok := (Q{}).Get(f.Term); !ok {
+		if _, ok := (Q{}).get(f.Term); !ok {
 			return fmt.Errorf("envelope: floors[%d]: unknown term %q (valid: detect, contain, recover, prove, serve)", i, f.Term)
 		}
 		if f.Min < 0 || f.Min > 1 {
@@ -189,7 +189,7 @@ func (e Envelope) Place(profile, config string, sigs []Signature) Placement {
 	}
 	for _, f := range e.Floors {
 		for _, g := range floorGroups(f.Scope, profile, config, sigs) {
-			t, _ := g.agg.Q.Get(f.Term)
+			t, _ := g.agg.Q.get(f.Term)
 			c := Check{Name: fmt.Sprintf("%s floor %.0f%% (%s)", f.Term, 100*f.Min, f.Scope), Held: t.Rate >= f.Min}
 			where := g.label
 			if wc := worstFor(g.agg, f.Term); wc != nil && f.Scope != ScopeEachKind {

@@ -14,13 +14,14 @@ import (
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
+	"github.com/faultline/faultline/reference/paper"
 )
 
 // paperConfig is the default evidence configuration restricted to the
 // paper's ten modes (compat), so its figures are the paper's whatever else
 // the catalogue holds.
 func paperConfig() assay.EvidenceConfig {
-	cfg := assay.DefaultEvidenceConfig()
+	cfg := paper.EvidenceConfig()
 	cfg.Compat = true
 	return cfg
 }
@@ -38,7 +39,7 @@ func evidence(t *testing.T) *assay.Evidence {
 	if raceDetector {
 		t.Skip("the default gathering is checked under the detector by TestGatherIsDeterministic, over the small catalogue config: go test ./... runs this test in full")
 	}
-	evOnce.Do(func() { evVal, evErr = assay.Gather(assay.DefaultEvidenceConfig()) })
+	evOnce.Do(func() { evVal, evErr = assay.Gather(refDef(), paper.EvidenceConfig()) })
 	if evErr != nil {
 		t.Fatal(evErr)
 	}
@@ -51,7 +52,7 @@ func paperEvidence(t *testing.T) *assay.Evidence {
 	if raceDetector {
 		t.Skip("the paper config's gathering repeats the default gathering's goroutines (TestGatherIsDeterministic) over another input: go test ./... runs this test in full")
 	}
-	paperOnce.Do(func() { paperVal, paperErr = assay.Gather(paperConfig()) })
+	paperOnce.Do(func() { paperVal, paperErr = assay.Gather(refDef(), paperConfig()) })
 	if paperErr != nil {
 		t.Fatal(paperErr)
 	}
@@ -77,7 +78,7 @@ func sigOf(t *testing.T, st *assay.Study, profile, kind, config string) assay.Si
 	return assay.Signature{}
 }
 
-// TestStudyMatchesRun: the reference study's counts per kind and overall
+// TestStudyMatchesRun: the base study's counts per kind and overall
 // equal those of Run, which executes every one of the 2000 trials, over
 // the whole catalogue and over the paper's ten: running each distinct
 // schedule once and counting it per trial changes no figure. go test ./...
@@ -93,13 +94,13 @@ func TestStudyMatchesRun(t *testing.T) {
 		t.Log("one profile of each view; FAULTLINE_HEAVY=1 runs every profile of both")
 	}
 	for _, v := range views {
-		ref := v.get(t).Reference
+		ref := v.get(t).Base
 		for _, p := range copperfin.Profiles {
 			if !heavy() && p != small[v.name] {
 				continue
 			}
 			cs, _ := copperfin.ProfileControls(p)
-			rep, err := assay.Run(assay.Config{Controls: cs, Trials: 2000, Seed: 188, Compat: v.compat})
+			rep, err := assay.Run(refDef(), assay.Config{System: sysOf(cs), Trials: 2000, Seed: 188, Compat: v.compat})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,7 +134,7 @@ func TestStudyMatchesRun(t *testing.T) {
 // TestSignatures pins signatures as exact counts with their intervals, over
 // the paper's ten (the paper's numbers) and over the whole catalogue.
 func TestSignatures(t *testing.T) {
-	ref := paperEvidence(t).Reference
+	ref := paperEvidence(t).Base
 	s := sigOf(t, ref, "typed", "break_trace_lineage", assay.DefaultConfig)
 	if s.Trials != 188 || s.Q.Detect.Count != 188 || s.Q.Contain.Count != 188 || s.Q.Recover.Count != 0 || s.Q.Prove.Count != 0 || s.Q.Serve.Count != 0 {
 		t.Errorf("typed break_trace_lineage: %+v", s.Q)
@@ -183,7 +184,7 @@ func TestSignatures(t *testing.T) {
 	// identity and evidence domains hold only the paper's kinds, so their
 	// counts are the paper's; the tool domain's eleven kinds share its 400
 	// trials, so timeout_after_commit draws 44 of them.
-	all := evidence(t).Reference
+	all := evidence(t).Base
 	if b := sigOf(t, all, "baseline", "timeout_after_commit", assay.DefaultConfig); b.Trials != 44 || b.Harms.DuplicateEffect != 44 || b.Q.Contain.Count != 0 {
 		t.Errorf("baseline timeout_after_commit: %+v %+v", b.Q, b.Harms)
 	}
@@ -269,7 +270,7 @@ func TestPlacements(t *testing.T) {
 		region  assay.Region
 		reasons []string
 	}{
-		{paperEvidence(t).Reference, "baseline", assay.RegionUnsafeEscape, []string{
+		{paperEvidence(t).Base, "baseline", assay.RegionUnsafeEscape, []string{
 			"hard invariant zero unsafe escape failed: 1389 of 2000 trials; worst class subject_swap, 212 of 212, configuration default",
 			"hard invariant zero duplicate effect failed: 382 of 2000 trials; worst class timeout_after_commit, 189 of 189, configuration default",
 			"hard invariant zero wrong-subject effect failed: 212 of 2000 trials; worst class subject_swap, 212 of 212, configuration default",
@@ -282,17 +283,17 @@ func TestPlacements(t *testing.T) {
 			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain evidence, worst class drop_effect_receipt 0 of 212, configuration default)",
 			"serve floor 80% missed: serve 0 of 2000 = 0.0% [95% CI 0.0%, 0.2%] (overall, worst class subject_swap 0 of 212, configuration default)",
 		}},
-		{paperEvidence(t).Reference, "typed", assay.RegionUsefulButUnproved, []string{
+		{paperEvidence(t).Base, "typed", assay.RegionUsefulButUnproved, []string{
 			"prove floor 80% missed: prove 212 of 400 = 53.0% [95% CI 48.1%, 57.8%] (domain evidence, worst class break_trace_lineage 0 of 188, configuration default)",
 		}},
-		{paperEvidence(t).Reference, "fail_closed", assay.RegionContainedButDead, []string{
+		{paperEvidence(t).Base, "fail_closed", assay.RegionContainedButDead, []string{
 			"recover floor 80% missed: recover 1007 of 2000 = 50.3% [95% CI 48.2%, 52.5%] (overall, worst class timeout_after_commit 0 of 189, configuration default)",
 			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain tool, worst class timeout_after_commit 0 of 189, configuration default)",
 			"prove floor 80% missed: prove 207 of 400 = 51.7% [95% CI 46.9%, 56.6%] (domain state, worst class checkpoint_rollback 0 of 193, configuration default)",
 			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain evidence, worst class drop_effect_receipt 0 of 212, configuration default)",
 			"serve floor 80% missed: serve 1007 of 2000 = 50.3% [95% CI 48.2%, 52.5%] (overall, worst class timeout_after_commit 0 of 189, configuration default)",
 		}},
-		{evidence(t).Reference, "baseline", assay.RegionUnsafeEscape, []string{
+		{evidence(t).Base, "baseline", assay.RegionUnsafeEscape, []string{
 			"hard invariant zero unsafe escape failed: 911 of 2000 trials; worst class subject_swap, 212 of 212, configuration default",
 			"hard invariant zero duplicate effect failed: 210 of 2000 trials; worst class timeout_after_commit, 44 of 44, configuration default",
 			"hard invariant zero wrong-subject effect failed: 212 of 2000 trials; worst class subject_swap, 212 of 212, configuration default",
@@ -305,14 +306,14 @@ func TestPlacements(t *testing.T) {
 			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain evidence, worst class drop_effect_receipt 0 of 212, configuration default)",
 			"serve floor 80% missed: serve 195 of 2000 = 9.8% [95% CI 8.5%, 11.1%] (overall, worst class subject_swap 0 of 212, configuration default)",
 		}},
-		{evidence(t).Reference, "typed", assay.RegionContainedButDead, []string{
+		{evidence(t).Base, "typed", assay.RegionContainedButDead, []string{
 			"recover floor 80% missed: recover 1316 of 2000 = 65.8% [95% CI 63.7%, 67.8%] (overall, worst class memory_loss 0 of 134, configuration default)",
 			"prove floor 80% missed: prove 266 of 400 = 66.5% [95% CI 61.7%, 70.9%] (domain context, worst class memory_loss 0 of 134, configuration default)",
 			"prove floor 80% missed: prove 155 of 400 = 38.8% [95% CI 34.1%, 43.6%] (domain state, worst class missing_checkpoint 0 of 43, configuration default)",
 			"prove floor 80% missed: prove 212 of 400 = 53.0% [95% CI 48.1%, 57.8%] (domain evidence, worst class break_trace_lineage 0 of 188, configuration default)",
 			"serve floor 80% missed: serve 1316 of 2000 = 65.8% [95% CI 63.7%, 67.8%] (overall, worst class memory_loss 0 of 134, configuration default)",
 		}},
-		{evidence(t).Reference, "fail_closed", assay.RegionContainedButDead, []string{
+		{evidence(t).Base, "fail_closed", assay.RegionContainedButDead, []string{
 			"recover floor 80% missed: recover 780 of 2000 = 39.0% [95% CI 36.9%, 41.2%] (overall, worst class memory_loss 0 of 134, configuration default)",
 			"prove floor 80% missed: prove 226 of 400 = 56.5% [95% CI 51.6%, 61.3%] (domain tool, worst class timeout_after_commit 0 of 44, configuration default)",
 			"prove floor 80% missed: prove 159 of 400 = 39.8% [95% CI 35.1%, 44.6%] (domain state, worst class checkpoint_rollback 0 of 41, configuration default)",
@@ -337,10 +338,10 @@ func TestPlacements(t *testing.T) {
 			}
 		}
 	}
-	if d := placement(t, paperEvidence(t).Reference, "typed", "all").Decision; d != "shadow or hold" {
+	if d := placement(t, paperEvidence(t).Base, "typed", "all").Decision; d != "shadow or hold" {
 		t.Errorf("typed decision %q", d)
 	}
-	if d := placement(t, evidence(t).Reference, "typed", "all").Decision; d != "redesign recovery" {
+	if d := placement(t, evidence(t).Base, "typed", "all").Decision; d != "redesign recovery" {
 		t.Errorf("typed decision over the catalogue %q", d)
 	}
 }
@@ -350,15 +351,14 @@ func TestPlacements(t *testing.T) {
 // failure: the profile lands in unsafe escape although no effect was
 // unsafe, duplicated or unproved.
 func TestContractViolationBlocks(t *testing.T) {
-	dropped := assay.System{Name: "copperfin+failed_branch_dropped", Factory: func(cs copperfin.Controls) model.Factory {
-		f, err := copperfin.NewFactory(cs, "failed_branch_dropped")
-		if err != nil {
-			panic(err)
+	dropped := wrapped("copperfin_failed_branch_dropped", func(cs copperfin.Controls, mutant string) (model.Factory, error) {
+		if mutant == "" {
+			mutant = "failed_branch_dropped"
 		}
-		return f
-	}, Mutant: copperfin.NewFactory}
-	cfg := assay.DefaultEvidenceConfig()
-	st, err := assay.RunStudy(assay.StudyConfig{Name: "dropped", System: dropped, Base: cfg.Base, Profiles: []copperfin.Profile{copperfin.ProfileTyped},
+		return copperfin.NewFactory(cs, mutant)
+	})
+	cfg := paper.EvidenceConfig()
+	st, err := assay.RunStudy(dropped, assay.StudyConfig{Name: "dropped", Base: cfg.Base, Profiles: []model.NamedConfig{profileOf(copperfin.ProfileTyped)},
 		Trials: 2000, Seed: 188, Envelope: cfg.Envelope})
 	if err != nil {
 		t.Fatal(err)
@@ -378,7 +378,7 @@ func TestContractViolationBlocks(t *testing.T) {
 // and in contained but dead when the service floor is 95 %: the region
 // follows the declared floors, never a single score.
 func TestEnvelopeFloorsDecide(t *testing.T) {
-	ref := paperEvidence(t).Reference
+	ref := paperEvidence(t).Base
 	var typed []assay.Signature
 	for _, s := range ref.Signatures {
 		if s.Profile == "typed" {
@@ -419,14 +419,14 @@ func TestEnvelopeFloorsDecide(t *testing.T) {
 		{Floors: []assay.Floor{{Term: "serve", Min: 1.5, Scope: assay.ScopeOverall}}},
 		{Floors: []assay.Floor{{Term: "serve", Min: 0.5, Scope: "everywhere"}}},
 	} {
-		if err := bad.Validate(); err == nil {
+		if _, err := assay.RunStudy(refDef(), assay.StudyConfig{Trials: 1, Envelope: bad}); !errors.Is(err, assay.ErrBadConfig) {
 			t.Errorf("%+v: want an error", bad)
 		}
 	}
 	// over the whole catalogue no choice of proof scope saves typed: its
 	// recovery and service (65.8 %) miss the 80 % floors
 	typed = nil
-	for _, s := range evidence(t).Reference.Signatures {
+	for _, s := range evidence(t).Base.Signatures {
 		if s.Profile == "typed" {
 			typed = append(typed, s)
 		}
@@ -459,7 +459,7 @@ func pairOf(t *testing.T, st *assay.Study, profile, kind, config string) assay.P
 // invalid green that the other carries.
 func TestPairsTypedShowLeverage(t *testing.T) {
 	ev := paperEvidence(t)
-	for _, st := range []*assay.Study{ev.Reference, ev.Variation} {
+	for _, st := range []*assay.Study{ev.Base, ev.Variation} {
 		for _, spec := range model.Catalogue() {
 			if !spec.Paper {
 				continue
@@ -472,7 +472,7 @@ func TestPairsTypedShowLeverage(t *testing.T) {
 					// deadline masks the transfer, and only dropping two of
 					// those checks brings it back
 					if p.Contrast.Class != assay.InvalidGreen || p.Contrast.Off.Claim != model.ClaimHold ||
-						!cmp.Equal(p.CarriedJointly, [][]copperfin.Control{{copperfin.PreEffectAuthority, copperfin.RefreshContext}, {copperfin.RefreshContext, copperfin.StatePrecondition}}) {
+						!cmp.Equal(p.CarriedJointly, [][]string{cl(copperfin.PreEffectAuthority, copperfin.RefreshContext), cl(copperfin.RefreshContext, copperfin.StatePrecondition)}) {
 						t.Errorf("%s %s/%s: %s %+v jointly %v", st.Name, spec.Kind, conf, p.Contrast.Class, p.Contrast.Off, p.CarriedJointly)
 					}
 					continue
@@ -486,25 +486,25 @@ func TestPairsTypedShowLeverage(t *testing.T) {
 				if len(copperfin.Nominated(spec.Kind)) == 2 {
 					a, b := copperfin.Nominated(spec.Kind)[0], copperfin.Nominated(spec.Kind)[1]
 					if len(p.PerControl) != 2 || p.PerControl[0].Contrast.Class != assay.InvalidGreen ||
-						!cmp.Equal(p.PerControl[0].CarriedBy, []copperfin.Control{b}) || !cmp.Equal(p.PerControl[1].CarriedBy, []copperfin.Control{a}) {
+						!cmp.Equal(p.PerControl[0].CarriedBy, cl(b)) || !cmp.Equal(p.PerControl[1].CarriedBy, cl(a)) {
 						t.Errorf("%s %s/%s: per control %+v", st.Name, spec.Kind, conf, p.PerControl)
 					}
 				}
 			}
 		}
 	}
-	p := pairOf(t, ev.Reference, "typed", "timeout_after_commit", assay.DefaultConfig)
+	p := pairOf(t, ev.Base, "typed", "timeout_after_commit", assay.DefaultConfig)
 	if p.Contrast.Off.Effects != 2 || p.Contrast.Off.FirstSeq != 23 || p.Contrast.On.RunVerdict != model.Recovered ||
 		p.PerControl[0].Finding != "removing idempotency alone leaves the fault contained: effect_readback silently carries the result" {
 		t.Errorf("typed timeout_after_commit pair %+v", p)
 	}
 	// fail_closed: deny_on_warning silently carries timeout_after_commit
-	f := pairOf(t, ev.Reference, "fail_closed", "timeout_after_commit", assay.DefaultConfig)
-	if f.Contrast.Class != assay.InvalidGreen || !cmp.Equal(f.CarriedBy, []copperfin.Control{copperfin.DenyOnWarning}) || f.Predicted {
+	f := pairOf(t, ev.Base, "fail_closed", "timeout_after_commit", assay.DefaultConfig)
+	if f.Contrast.Class != assay.InvalidGreen || !cmp.Equal(f.CarriedBy, cl(copperfin.DenyOnWarning)) || f.Predicted {
 		t.Errorf("fail_closed timeout_after_commit pair: %s %v %s", f.Contrast.Class, f.CarriedBy, f.Contrast.Reason)
 	}
 	n := map[assay.PairClass]int{}
-	for _, p := range ev.Reference.Pairs {
+	for _, p := range ev.Base.Pairs {
 		n[p.Contrast.Class]++
 	}
 	if n[assay.LeverageShown] != 29 || n[assay.InvalidGreen] != 1 || n[assay.ControlIneffective] != 0 {
@@ -531,27 +531,27 @@ func TestPairsCatalogue(t *testing.T) {
 	type part struct {
 		control   copperfin.Control
 		mutant    string
-		single    []copperfin.Control
-		joint     [][]copperfin.Control
+		single    []string
+		joint     [][]string
 		behaviour string
-		with      []copperfin.Control
+		with      []string
 	}
 	coDefended := map[string][]part{
 		"memory_loss": {
-			{control: copperfin.BindIdentity, behaviour: "fabricated_approval", with: []copperfin.Control{copperfin.PreEffectAuthority}},
-			{control: copperfin.PreEffectAuthority, behaviour: "fabricated_approval", with: []copperfin.Control{copperfin.BindIdentity}},
-			{mutant: "fabricated_approval", joint: [][]copperfin.Control{{copperfin.BindIdentity, copperfin.PreEffectAuthority}}},
+			{control: copperfin.BindIdentity, behaviour: "fabricated_approval", with: cl(copperfin.PreEffectAuthority)},
+			{control: copperfin.PreEffectAuthority, behaviour: "fabricated_approval", with: []string{string(copperfin.BindIdentity)}},
+			{mutant: "fabricated_approval", joint: [][]string{cl(copperfin.BindIdentity, copperfin.PreEffectAuthority)}},
 		},
 		"corrupt_checkpoint": {
 			{control: copperfin.EffectReadback, behaviour: "stale_checkpoint_accepted"},
-			{mutant: "stale_checkpoint_accepted", single: []copperfin.Control{copperfin.EffectReadback}},
+			{mutant: "stale_checkpoint_accepted", single: cl(copperfin.EffectReadback)},
 		},
 		"lagging_readback": {
 			{control: copperfin.Idempotency, behaviour: "resend_unseen"},
-			{mutant: "resend_unseen", single: []copperfin.Control{copperfin.Idempotency}},
+			{mutant: "resend_unseen", single: []string{string(copperfin.Idempotency)}},
 		},
 	}
-	for _, st := range []*assay.Study{ev.Reference, ev.Variation} {
+	for _, st := range []*assay.Study{ev.Base, ev.Variation} {
 		if len(st.Pairs) != 3*27*len(st.Configurations) {
 			t.Errorf("%s: %d pairs", st.Name, len(st.Pairs))
 		}
@@ -589,11 +589,11 @@ func TestPairsCatalogue(t *testing.T) {
 				}
 				for i, w := range parts {
 					f := p.PerControl[i]
-					if f.Control != w.control || f.Mutant != w.mutant || f.Contrast.Class != assay.InvalidGreen || f.Contrast.Off.Fired != 1 ||
-						f.Contrast.Off.Mutant != w.mutant || !cmp.Equal(f.CarriedBy, append([]copperfin.Control{}, w.single...)) ||
-						!cmp.Equal(f.CarriedJointly, append([][]copperfin.Control{}, w.joint...)) || f.CarriedByBehaviour != w.behaviour ||
+					if f.Control != string(w.control) || f.Mutant != w.mutant || f.Contrast.Class != assay.InvalidGreen || f.Contrast.Off.Fired != 1 ||
+						f.Contrast.Off.Mutant != w.mutant || !cmp.Equal(f.CarriedBy, append([]string{}, w.single...)) ||
+						!cmp.Equal(f.CarriedJointly, append([][]string{}, w.joint...)) || f.CarriedByBehaviour != w.behaviour ||
 						!slices.Equal(f.CarriedWithBehaviour, w.with) {
-						t.Errorf("%s typed %s/%s, %s alone: %+v", st.Name, spec.Kind, conf, f.Part(), f)
+						t.Errorf("%s typed %s/%s, %s alone: %+v", st.Name, spec.Kind, conf, f.Control+f.Mutant, f)
 					}
 				}
 			}
@@ -602,12 +602,12 @@ func TestPairsCatalogue(t *testing.T) {
 	// the reference system's own recovery rules carry these kinds once the
 	// oracle reads checkpoints against the ledger: the mutant's invented
 	// progress is caught at the checkpoint that records it
-	p := pairOf(t, ev.Reference, "typed", "sandbox_denial", assay.DefaultConfig)
+	p := pairOf(t, ev.Base, "typed", "sandbox_denial", assay.DefaultConfig)
 	if p.Contrast.Class != assay.LeverageShown || !cmp.Equal(p.Contrast.Off.Violated, []string{model.InvNoInventedProgress}) ||
 		p.Contrast.Off.FirstEvent != model.EvCheckpointWrite || p.Contrast.Off.FirstSeq != 21 {
 		t.Errorf("typed sandbox_denial: %+v", p.Contrast)
 	}
-	p = pairOf(t, ev.Reference, "typed", "memory_loss", assay.DefaultConfig)
+	p = pairOf(t, ev.Base, "typed", "memory_loss", assay.DefaultConfig)
 	if p.Contrast.Reason != "control off violates no_invented_progress (first at seq 19, tool.commit); control on holds every invariant (contained_failure)" ||
 		p.PerControl[2].Finding != "removing behaviour (defect fabricated_approval) alone leaves the fault contained; carried jointly by bind_identity and pre_effect_authority "+
 			"(each contains the fault without the other; removing both brings the transfer back)" ||
@@ -615,18 +615,18 @@ func TestPairsCatalogue(t *testing.T) {
 			"carries the result jointly with pre_effect_authority (each contains the fault without the other)" {
 		t.Errorf("typed memory_loss reason %q findings %+v", p.Contrast.Reason, p.PerControl)
 	}
-	p = pairOf(t, ev.Reference, "typed", "corrupt_checkpoint", assay.DefaultConfig)
+	p = pairOf(t, ev.Base, "typed", "corrupt_checkpoint", assay.DefaultConfig)
 	if p.PerControl[1].Finding != "removing behaviour (defect stale_checkpoint_accepted) alone leaves the fault contained: effect_readback silently carries the result" ||
 		p.Contrast.Off.FirstSeq != 27 || !cmp.Equal(p.Contrast.Off.Violated, []string{model.InvResumeFromCheckpoint}) {
 		t.Errorf("typed corrupt_checkpoint %+v", p)
 	}
-	b := pairOf(t, ev.Reference, "typed", "branch_failure", assay.DefaultConfig)
+	b := pairOf(t, ev.Base, "typed", "branch_failure", assay.DefaultConfig)
 	if b.Mutant != "failed_branch_dropped" || !cmp.Equal(b.Contrast.Off.Violated, []string{model.InvJoinPreserved}) || b.Contrast.Off.FirstSeq != 12 ||
 		b.Contrast.Off.Claim != model.ClaimRelease || b.Contrast.On.Claim != model.ClaimHold || b.Contrast.On.RunVerdict != model.ContainedFailure {
 		t.Errorf("typed branch_failure pair %+v", b.Contrast)
 	}
 	n := map[string]int{}
-	for _, p := range ev.Reference.Pairs {
+	for _, p := range ev.Base.Pairs {
 		n[p.Profile+" "+string(p.Contrast.Class)]++
 	}
 	// fail_closed keeps bind_identity, pre_effect_authority and
@@ -654,34 +654,52 @@ func TestPairsCatalogue(t *testing.T) {
 	}
 }
 
-// TestMutantPairsNeedDefects: a system without seeded defects cannot run
-// the pairs of the kinds whose defence is a behaviour, so a study over the
-// whole catalogue is refused with an error naming the first such kind; the
-// paper's ten need none. A contrast of a schedule carrying a defect is
-// refused too.
-func TestMutantPairsNeedDefects(t *testing.T) {
-	plain := assay.System{Name: "plain", Factory: copperfin.Factory}
-	cfg := assay.DefaultEvidenceConfig()
-	cfg.System = plain
-	_, err := assay.Gather(cfg)
-	if !errors.Is(err, assay.ErrBadConfig) || !strings.Contains(err.Error(), "system plain has no seeded defects (System.Mutant), but the counterfactual pair of sandbox_denial needs the mutant rejection_as_success") {
-		t.Errorf("whole catalogue without defects: %v", err)
+// TestPairsWithoutDefects: a system without seeded defects (no
+// Definition.Defect) has no pairs for the kinds whose only defence is a
+// behaviour, and the pairs of its nominated controls are the reference
+// system's; a contrast of a schedule carrying a defect it cannot build is
+// refused.
+func TestPairsWithoutDefects(t *testing.T) {
+	plain := wrapped("plain", func(cs copperfin.Controls, mutant string) (model.Factory, error) {
+		if mutant != "" {
+			return nil, fmt.Errorf("system plain has no seeded defects, so it cannot run the mutant %q", mutant)
+		}
+		return copperfin.Factory(cs), nil
+	})
+	plain.Defect = nil
+	cfg := paper.EvidenceConfig()
+	sc := assay.StudyConfig{Name: "plain", Base: cfg.Base, Profiles: []model.NamedConfig{profileOf(copperfin.ProfileTyped)}, Trials: 200, Seed: 188, Envelope: cfg.Envelope, Roles: cfg.Roles}
+	st, err := assay.RunStudy(plain, sc)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// enough composition draws for the paper's one witness (as smallConfig)
-	cfg.Compat, cfg.Trials, cfg.Variation, cfg.Compositions.Draws = true, 50, nil, 1500
-	if raceDetector {
-		t.Log("the paper's ten without defects repeat smallConfig's gathering (TestDossierContents) over another system: left to go test ./...")
-	} else if _, err := assay.Gather(cfg); err != nil {
-		t.Errorf("paper's ten without defects: %v", err)
+	full, err := assay.RunStudy(refDef(), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []assay.Pair
+	for _, p := range full.Pairs {
+		if len(p.Nominated) > 0 {
+			p.System, p.Mutant, p.PerControl = "plain", "", []assay.ControlFinding{}
+			want = append(want, p)
+		}
+	}
+	if len(st.Pairs) != len(want) || len(st.Pairs) == len(full.Pairs) {
+		t.Fatalf("%d pairs without defects, want %d (of %d)", len(st.Pairs), len(want), len(full.Pairs))
+	}
+	for i, p := range st.Pairs {
+		if p.Kind != want[i].Kind || p.Mutant != "" || p.Contrast.Off.Mutant != "" {
+			t.Errorf("pair %d: %s mutant %q", i, p.Kind, p.Mutant)
+		}
 	}
 	s, _ := model.SingleFault("branch_failure", copperfin.ConfigOfProfile(copperfin.ProfileTyped))
 	s.Config = copperfin.WithMutant(s.Config, "failed_branch_dropped")
 	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
-	if _, err := assay.ContrastOf(plain, assay.Setup{Fixture: copperfin.Copperfin()}, s, typed, typed); err == nil || !strings.Contains(err.Error(), `cannot run the mutant "failed_branch_dropped"`) {
+	if _, err := assay.ContrastOf(plain, assay.Setup{Fixture: copperfin.Copperfin()}, s, names(typed), names(typed)); !errors.Is(err, assay.ErrBadConfig) || !strings.Contains(err.Error(), `cannot run the mutant "failed_branch_dropped"`) {
 		t.Errorf("contrast with a defect on a plain system: %v", err)
 	}
 	// the reference system runs it: both sides keep the schedule's defect
-	c, err := assay.ContrastOf(assay.Reference(), assay.Setup{Fixture: copperfin.Copperfin()}, s, typed, typed)
+	c, err := assay.ContrastOf(refDef(), assay.Setup{Fixture: copperfin.Copperfin()}, s, names(typed), names(typed))
 	if err != nil || c.On.Mutant != "failed_branch_dropped" || c.Class != assay.ControlIneffective {
 		t.Errorf("reference contrast with a defect: %+v %v", c, err)
 	}
@@ -706,10 +724,15 @@ func (f fallbackSystem) Run(ctx context.Context, env model.Env, task model.Task)
 
 // hiddenFallback is the reference system behind the deduplicating
 // transport.
-var hiddenFallback = assay.System{Name: "copperfin+dedup", Factory: func(cs copperfin.Controls) model.Factory {
-	inner := copperfin.Factory(cs)
-	return func() model.System { return fallbackSystem{inner()} }
-}}
+func hiddenFallback() *model.Definition {
+	return wrapped("copperfin_dedup", func(cs copperfin.Controls, mutant string) (model.Factory, error) {
+		inner, err := copperfin.NewFactory(cs, mutant)
+		if err != nil {
+			return nil, err
+		}
+		return func() model.System { return fallbackSystem{inner()} }, nil
+	})
+}
 
 // TestHiddenFallbackIsInvalidGreen: behind a hidden deduplicating
 // transport, removing idempotency and readback no longer duplicates the
@@ -720,7 +743,7 @@ func TestHiddenFallbackIsInvalidGreen(t *testing.T) {
 	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
 	off := typed.Without(copperfin.Idempotency).Without(copperfin.EffectReadback)
 	s, _ := model.SingleFault("timeout_after_commit", copperfin.ConfigOfControls(typed))
-	c, err := assay.ContrastOf(hiddenFallback, base, s, typed, off)
+	c, err := assay.ContrastOf(hiddenFallback(), base, s, names(typed), names(off))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -731,7 +754,7 @@ func TestHiddenFallbackIsInvalidGreen(t *testing.T) {
 		t.Errorf("reason %q", c.Reason)
 	}
 	// the same pair on the reference system shows leverage
-	c, err = assay.ContrastOf(assay.Reference(), base, s, typed, off)
+	c, err = assay.ContrastOf(refDef(), base, s, names(typed), names(off))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -741,7 +764,7 @@ func TestHiddenFallbackIsInvalidGreen(t *testing.T) {
 	// a fault scheduled past the run never fires: invalid green too
 	late := *s
 	late.Faults = []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 3, Kind: "timeout_after_commit"}}
-	c, err = assay.ContrastOf(assay.Reference(), base, &late, typed, off)
+	c, err = assay.ContrastOf(refDef(), base, &late, names(typed), names(off))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -749,8 +772,7 @@ func TestHiddenFallbackIsInvalidGreen(t *testing.T) {
 		t.Fatalf("unreached: %+v", c)
 	}
 	// a control that does not act: control ineffective
-	c, err = assay.ContrastOf(assay.System{Name: "uncontrolled", Factory: func(copperfin.Controls) model.Factory { return copperfin.Factory(0) }},
-		base, s, typed, off)
+	c, err = assay.ContrastOf(wrapped("uncontrolled", func(copperfin.Controls, string) (model.Factory, error) { return copperfin.Factory(0), nil }), base, s, names(typed), names(off))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -767,7 +789,7 @@ func TestHiddenFallbackIsInvalidGreen(t *testing.T) {
 // fail_closed every T is 0. Over the paper's ten and the whole catalogue.
 func TestCoefficients(t *testing.T) {
 	for _, v := range views {
-		ref := v.get(t).Reference
+		ref := v.get(t).Base
 		if len(ref.Coefficients) != 3*v.kinds*8 {
 			t.Fatalf("%s: %d coefficients", v.name, len(ref.Coefficients))
 		}
@@ -828,11 +850,11 @@ func diagnosisOf(t *testing.T, st *assay.Study, profile, kind string) assay.Diag
 // recovery. Over the whole catalogue three more kinds transfer in the
 // baseline, each into a duplicate that idempotency interrupts.
 func TestDiagnoses(t *testing.T) {
-	ref := evidence(t).Reference
+	ref := evidence(t).Base
 	if len(ref.Diagnoses) != 13 {
 		t.Fatalf("%d diagnoses, want the baseline's 13", len(ref.Diagnoses))
 	}
-	if n := len(paperEvidence(t).Reference.Diagnoses); n != 10 {
+	if n := len(paperEvidence(t).Base.Diagnoses); n != 10 {
 		t.Errorf("%d diagnoses over the paper's ten", n)
 	}
 	d := diagnosisOf(t, ref, "baseline", "timeout_after_commit")
@@ -843,9 +865,9 @@ func TestDiagnoses(t *testing.T) {
 			Detail:   "payments.refund key req-1 replayed false receipt false",
 			Withheld: model.SignalAcknowledgement, Manner: model.MannerAbsent, WarnSeq: 17, Warning: "unknown_outcome",
 			Text: `tool.commit#1 at seq 16 returned "unknown" (payments.refund key req-1 replayed false receipt false) with the acknowledgement withheld (absent); the system warned unknown_outcome at seq 17`},
-		Interrupting: []assay.Interruption{{Controls: []copperfin.Control{copperfin.Idempotency}, RunVerdict: model.Recovered},
-			{Controls: []copperfin.Control{copperfin.EffectReadback}, RunVerdict: model.Recovered}},
-		Control:     []copperfin.Control{copperfin.Idempotency},
+		Interrupting: []assay.Interruption{{Controls: []string{string(copperfin.Idempotency)}, RunVerdict: model.Recovered},
+			{Controls: cl(copperfin.EffectReadback), RunVerdict: model.Recovered}},
+		Control:     []string{string(copperfin.Idempotency)},
 		Missing:     []string{"no ledger_readback read (ledger.readback) between the disturbance at seq 16 and the violation at seq 19"},
 		Remediation: assay.AddRecovery,
 		Why:         "adding idempotency alone makes the same schedule hold (recovered): add recovery",
@@ -853,7 +875,7 @@ func TestDiagnoses(t *testing.T) {
 	if diff := cmp.Diff(want, d); diff != "" {
 		t.Errorf("timeout_after_commit diagnosis (-want +got):\n%s", diff)
 	}
-	if p := diagnosisOf(t, paperEvidence(t).Reference, "baseline", "timeout_after_commit"); p.Trials != 189 || p.FirstSeq != 19 || p.Signal.Seq != 16 {
+	if p := diagnosisOf(t, paperEvidence(t).Base, "baseline", "timeout_after_commit"); p.Trials != 189 || p.FirstSeq != 19 || p.Signal.Seq != 16 {
 		t.Errorf("paper's timeout_after_commit diagnosis %+v", p)
 	}
 	classes := map[string]assay.Remediation{}
@@ -879,11 +901,11 @@ func TestDiagnoses(t *testing.T) {
 		t.Errorf("boundaries %v", boundaries)
 	}
 	s := diagnosisOf(t, ref, "baseline", "subject_swap")
-	if !cmp.Equal(s.Control, []copperfin.Control{copperfin.BindIdentity}) || s.Signal.Detail != "subject O-732" || s.Signal.WarnSeq != 0 || s.FirstSeq != 16 || s.Signal.Seq != 6 {
+	if !cmp.Equal(s.Control, []string{string(copperfin.BindIdentity)}) || s.Signal.Detail != "subject O-732" || s.Signal.WarnSeq != 0 || s.FirstSeq != 16 || s.Signal.Seq != 6 {
 		t.Errorf("subject_swap diagnosis %+v", s)
 	}
 	tt := diagnosisOf(t, ref, "baseline", "tool_timeout")
-	if !cmp.Equal(tt.Control, []copperfin.Control{copperfin.Idempotency}) || tt.Signal.Withheld != model.SignalAcknowledgement || tt.Signal.Manner != model.MannerLate ||
+	if !cmp.Equal(tt.Control, []string{string(copperfin.Idempotency)}) || tt.Signal.Withheld != model.SignalAcknowledgement || tt.Signal.Manner != model.MannerLate ||
 		len(tt.Interrupting) != 1 || tt.FirstSeq != 19 {
 		t.Errorf("tool_timeout diagnosis %+v", tt)
 	}
@@ -900,27 +922,27 @@ func TestDiagnoses(t *testing.T) {
 // scenario; a run that holds is not a counterexample.
 func TestDiagnoseRejectsScenario(t *testing.T) {
 	base := assay.Setup{Fixture: copperfin.Copperfin()}
-	deaf := assay.System{Name: "deaf", Factory: func(copperfin.Controls) model.Factory { return copperfin.Factory(0) }}
+	deaf := wrapped("deaf", func(copperfin.Controls, string) (model.Factory, error) { return copperfin.Factory(0), nil })
 	s, _ := model.SingleFault("stale_policy", copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
 	res, err := model.NewHarness(base.Fixture, base.Options).Run(copperfin.Factory(0), s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := assay.Diagnose(deaf, base, res)
+	d, err := assay.Diagnose(deaf, base, paper.Roles, res)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d.Remediation != assay.RejectScenario || len(d.Interrupting) != 0 || d.Invariant != model.InvCurrentEntitlement {
 		t.Errorf("%+v", d)
 	}
-	d, err = assay.Diagnose(assay.Reference(), base, res)
-	if err != nil || d.Remediation != assay.NarrowAuthority || !cmp.Equal(d.Control, []copperfin.Control{copperfin.RefreshContext}) {
+	d, err = assay.Diagnose(refDef(), base, paper.Roles, res)
+	if err != nil || d.Remediation != assay.NarrowAuthority || !cmp.Equal(d.Control, []string{string(copperfin.RefreshContext)}) {
 		t.Errorf("reference: %+v %v", d, err)
 	}
 	typed, _ := model.SingleFault("stale_policy", copperfin.ConfigOfProfile(copperfin.ProfileTyped))
 	cs, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
 	held, _ := model.NewHarness(base.Fixture, base.Options).Run(copperfin.Factory(cs), typed)
-	if _, err := assay.Diagnose(assay.Reference(), base, held); err == nil || !strings.Contains(err.Error(), "not a counterexample") {
+	if _, err := assay.Diagnose(refDef(), base, paper.Roles, held); err == nil || !strings.Contains(err.Error(), "not a counterexample") {
 		t.Errorf("held run: %v", err)
 	}
 }
@@ -1007,7 +1029,7 @@ func TestVariation(t *testing.T) {
 		{assay.RetryBudgets(1), assay.RetryBudgets(2)}, {assay.RetryBudgets()}} {
 		cfg := paperConfig()
 		cfg.Variation = bad
-		if _, err := assay.Gather(cfg); err == nil {
+		if _, err := assay.Gather(refDef(), cfg); err == nil {
 			t.Errorf("variation %v: want an error", bad)
 		}
 	}
@@ -1022,9 +1044,9 @@ func TestVariation(t *testing.T) {
 func TestStudyStops(t *testing.T) {
 	cfg := paperConfig()
 	cfg.Base.Options.Stop = model.Stop{Abort: model.AbortDuplicateEffects}
-	cfg.Profiles = []copperfin.Profile{copperfin.ProfileBaseline, copperfin.ProfileTyped}
-	st, err := assay.RunStudy(assay.StudyConfig{Name: "stops", System: cfg.System, Base: cfg.Base, Profiles: cfg.Profiles,
-		Trials: 2000, Seed: 188, Compat: true, Envelope: cfg.Envelope})
+	cfg.Profiles = []model.NamedConfig{profileOf(copperfin.ProfileBaseline), profileOf(copperfin.ProfileTyped)}
+	st, err := assay.RunStudy(refDef(), assay.StudyConfig{Name: "stops", Base: cfg.Base, Profiles: cfg.Profiles,
+		Trials: 2000, Seed: 188, Compat: true, Envelope: cfg.Envelope, Roles: cfg.Roles})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1035,7 +1057,7 @@ func TestStudyStops(t *testing.T) {
 	if s.Harms.Stopped != 189 || s.Harms.DuplicateEffect != 189 {
 		t.Errorf("harms %+v", s.Harms)
 	}
-	ev := &assay.Evidence{Reference: st, Variation: st}
+	ev := &assay.Evidence{Base: st, Variation: st}
 	var b strings.Builder
 	if err := ev.WriteText(&b); err != nil {
 		t.Fatal(err)
@@ -1044,12 +1066,12 @@ func TestStudyStops(t *testing.T) {
 		t.Errorf("report does not say the runs stopped:\n%s", b.String())
 	}
 	cfg.Base.Options.Stop = model.Stop{Abort: "panic"}
-	if _, err := assay.Gather(cfg); err == nil || !strings.Contains(err.Error(), `unknown abort metric "panic"`) {
+	if _, err := assay.Gather(refDef(), cfg); err == nil || !strings.Contains(err.Error(), `unknown abort metric "panic"`) {
 		t.Errorf("bad stop: %v", err)
 	}
 
 	all := evidence(t)
-	for _, st := range []*assay.Study{all.Reference, all.Variation} {
+	for _, st := range []*assay.Study{all.Base, all.Variation} {
 		if len(st.Stops) != 0 {
 			t.Errorf("%s: trial runs stopped: %+v", st.Name, st.Stops)
 		}
@@ -1058,7 +1080,7 @@ func TestStudyStops(t *testing.T) {
 		{Profile: "baseline", Config: "default", Kind: "budget_exhaustion", Side: "off", Condition: model.StopMaxFaults, Violated: []string{model.InvBudget}},
 		{Profile: "typed", Config: "default", Kind: "budget_exhaustion", Side: "off", Condition: model.StopMaxFaults, Violated: []string{model.InvBudget}},
 	}
-	if diff := cmp.Diff(wantPS, all.Reference.PairStops); diff != "" || len(all.Variation.PairStops) != 8 {
+	if diff := cmp.Diff(wantPS, all.Base.PairStops); diff != "" || len(all.Variation.PairStops) != 8 {
 		t.Errorf("pair stops (-want +got), %d in the variation:\n%s", len(all.Variation.PairStops), diff)
 	}
 	b.Reset()
@@ -1066,7 +1088,7 @@ func TestStudyStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"no trial run met a declared stop condition",
-		"reference study, counterfactual pair typed/budget_exhaustion (default), off run: stopped by max_faults; violated by then: budget"} {
+		"base study, counterfactual pair typed/budget_exhaustion (default), off run: stopped by max_faults; violated by then: budget"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report lacks %q", want)
 		}
@@ -1089,19 +1111,19 @@ func TestGatherIsDeterministic(t *testing.T) {
 		t.Log("over the small config; FAULTLINE_HEAVY=1 gathers the whole catalogue again")
 		_, d := smallDossier(t)
 		a = d.Evidence
-		b, err = assay.Gather(smallConfig())
+		b, err = assay.Gather(refDef(), smallConfig())
 	} else {
 		a = evidence(t)
-		b, err = assay.Gather(assay.DefaultEvidenceConfig())
+		b, err = assay.Gather(refDef(), paper.EvidenceConfig())
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	var x, y strings.Builder
-	if err := assay.WriteJSON(&x, a); err != nil {
+	if err := paper.Encode(&x, a); err != nil {
 		t.Fatal(err)
 	}
-	if err := assay.WriteJSON(&y, b); err != nil {
+	if err := paper.Encode(&y, b); err != nil {
 		t.Fatal(err)
 	}
 	if x.String() != y.String() {
@@ -1134,15 +1156,15 @@ func TestCompositionPairs(t *testing.T) {
 		"paper188":  {copperfin.EvidenceGate: 261},
 	}
 	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
-	base := assay.DefaultEvidenceConfig().Base
+	base := paper.EvidenceConfig().Base
 	for _, v := range views {
 		cps := v.get(t).Compositions
 		if len(cps) != len(copperfin.PaperControls) {
 			t.Fatalf("%s: %d composition pairs", v.name, len(cps))
 		}
 		for i, p := range cps {
-			w, found := want[v.name][p.Control]
-			if p.Control != copperfin.PaperControls[i] || p.Found != found || p.Seed != 1 || p.Profile != "typed" {
+			w, found := want[v.name][copperfin.Control(p.Control)]
+			if p.Control != string(copperfin.PaperControls[i]) || p.Found != found || p.Seed != 1 || p.Profile != "typed" {
 				t.Errorf("%s %s: found %t", v.name, p.Control, p.Found)
 				continue
 			}
@@ -1152,21 +1174,21 @@ func TestCompositionPairs(t *testing.T) {
 				}
 				continue
 			}
-			if diff := cmp.Diff(w, p.Schedule.Faults); diff != "" || p.Draw != draws[v.name][p.Control] || p.Draws != p.Draw {
+			if diff := cmp.Diff(w, p.Schedule.Faults); diff != "" || p.Draw != draws[v.name][copperfin.Control(p.Control)] || p.Draws != p.Draw {
 				t.Errorf("%s %s: draw %d of %d (-want +got):\n%s", v.name, p.Control, p.Draw, p.Draws, diff)
 			}
 			if p.ReplayOff != "faultline replay --profile typed --without "+string(p.Control)+" composition-"+string(p.Control)+".json" ||
 				p.ReplayOn != "faultline replay --profile typed composition-"+string(p.Control)+".json" {
 				t.Errorf("%s %s: replay %q %q", v.name, p.Control, p.ReplayOff, p.ReplayOn)
 			}
-			c, err := assay.ContrastOf(assay.Reference(), base, p.Schedule, typed, typed.Without(p.Control))
+			c, err := assay.ContrastOf(refDef(), base, p.Schedule, names(typed), names(typed.Without(copperfin.Control(p.Control))))
 			if err != nil || c.Class != assay.LeverageShown || !slices.Contains(c.Off.Violated, p.Invariant) || c.Off.FirstSeq != p.FirstSeq || c.On.RunVerdict != p.OnVerdict {
 				t.Errorf("%s %s: contrast %+v %v", v.name, p.Control, c, err)
 			}
 			for j := range p.Schedule.Faults {
 				s := *p.Schedule
 				s.Faults = slices.Delete(slices.Clone(s.Faults), j, j+1)
-				c, err := assay.ContrastOf(assay.Reference(), base, &s, typed, typed.Without(p.Control))
+				c, err := assay.ContrastOf(refDef(), base, &s, names(typed), names(typed.Without(copperfin.Control(p.Control))))
 				if err != nil || c.Class == assay.LeverageShown && slices.Contains(c.Off.Violated, p.Invariant) {
 					t.Errorf("%s %s: without fault %d the pair still shows: %+v %v", v.name, p.Control, j, c, err)
 				}

@@ -15,30 +15,30 @@ import (
 // release"): a change to any of them can invalidate the evidence and
 // reopens the release gate.
 const (
-	TriggerToolSemantics   = "tool_semantics"
-	TriggerStateSchema     = "state_schema"
-	TriggerPolicy          = "policy"
-	TriggerRetryLogic      = "retry_logic"
-	TriggerOrchestration   = "orchestration"
-	TriggerEvidenceRouting = "evidence_routing"
+	triggerToolSemantics   = "tool_semantics"
+	triggerStateSchema     = "state_schema"
+	triggerPolicy          = "policy"
+	triggerRetryLogic      = "retry_logic"
+	triggerOrchestration   = "orchestration"
+	triggerEvidenceRouting = "evidence_routing"
 )
 
-// Triggers lists the change triggers with what each covers. Every trigger
-// also covers the specs of the fault kinds SpecTriggers assigns to it, so a
+// triggers lists the change triggers with what each covers. Every trigger
+// also covers the specs of the fault kinds specTriggers assigns to it, so a
 // changed or added kind fires the triggers of its domain and boundary; and
 // every trigger's behavioural fingerprint names each run it hashes, so a
 // run that appears or disappears (a new kind, a new pair) fires them all.
-var Triggers = []struct{ Name, Covers string }{
-	{TriggerToolSemantics, "tool calls and their outcomes: every tool.commit and ledger.readback crossing of every planned run (outcome, ordinal, detail), the tool call and result types, the specs of the tool-domain kinds and of the kinds entering at the effect, sandbox or tool-call boundary"},
-	{TriggerStateSchema, "durable and world state: the field schema of checkpoints, orders, policies, capabilities, ledger entries, evidence records, actions, tasks and join records, every checkpoint crossing, the specs of the state-domain kinds and of the kinds entering at the state or checkpoint-store boundary"},
-	{TriggerPolicy, "authority and refund policy: the fixture's orders, policies and capabilities, the profiles' control sets, every context and authority crossing, the specs of the identity- and context-domain kinds and of the kinds entering at the proposal or authority boundary"},
-	{TriggerRetryLogic, "retries and budgets: the options (retry budget, deadline, restart limit, stop conditions), the variation, the attempt and retry budget at every tool crossing and restart, the specs of the kinds entering at the tool-call boundary or judged by the budget counter"},
-	{TriggerOrchestration, "the workflow: the sequence of crossings of every planned run (event, ordinal, actor, state before and after) and every claim, the system's name, the specs of the kinds entering at the worker, branch-join or memory boundary"},
-	{TriggerEvidenceRouting, "the evidence path: every evidence crossing (kind, outcome), the invariants and their oracles, the specs of the evidence-domain kinds and of the kinds entering at the proof boundary"},
+var triggers = []struct{ Name, Covers string }{
+	{triggerToolSemantics, "tool calls and their outcomes: every tool.commit and ledger.readback crossing of every planned run (outcome, ordinal, detail), the tool call and result types, the specs of the tool-domain kinds and of the kinds entering at the effect, sandbox or tool-call boundary"},
+	{triggerStateSchema, "durable and world state: the field schema of checkpoints, subjects, policies, capabilities, ledger entries, evidence records, actions, tasks and join records, every checkpoint crossing, the specs of the state-domain kinds and of the kinds entering at the state or checkpoint-store boundary"},
+	{triggerPolicy, "authority and policy: the fixture's subjects, policies and capabilities, the profiles' control sets, every context and authority crossing, the specs of the identity- and context-domain kinds and of the kinds entering at the proposal or authority boundary"},
+	{triggerRetryLogic, "retries and budgets: the options (retry budget, deadline, restart limit, stop conditions), the variation, the attempt and retry budget at every tool crossing and restart, the specs of the kinds entering at the tool-call boundary or judged by the budget counter"},
+	{triggerOrchestration, "the workflow: the sequence of crossings of every planned run (event, ordinal, actor, state before and after) and every claim, the system's name, the specs of the kinds entering at the worker, branch-join or memory boundary"},
+	{triggerEvidenceRouting, "the evidence path: every evidence crossing (kind, outcome), the invariants and their oracles, the specs of the evidence-domain kinds and of the kinds entering at the proof boundary"},
 }
 
-// SpecTriggers returns the change triggers a fault kind's spec belongs to,
-// in Triggers order: by its domain (identity and context: policy; tool:
+// specTriggers returns the change triggers a fault kind's spec belongs to,
+// in triggers order: by its domain (identity and context: policy; tool:
 // tool semantics; state: state schema; evidence: evidence routing), by the
 // boundary it enters (proposal, authority: policy; effect, sandbox: tool
 // semantics; tool call: tool semantics and retry logic; state, checkpoint
@@ -47,37 +47,37 @@ var Triggers = []struct{ Name, Covers string }{
 // A change to the spec, or a new kind, fires these triggers (the paper: "Any
 // change to tool semantics, state schema, policy, retry logic, model
 // orchestration or evidence routing can reopen the gate").
-func SpecTriggers(spec model.FaultSpec) []string {
+func specTriggers(spec model.FaultSpec) []string {
 	on := map[string]bool{}
 	switch spec.Domain {
 	case model.DomainIdentity, model.DomainContext:
-		on[TriggerPolicy] = true
+		on[triggerPolicy] = true
 	case model.DomainTool:
-		on[TriggerToolSemantics] = true
+		on[triggerToolSemantics] = true
 	case model.DomainState:
-		on[TriggerStateSchema] = true
+		on[triggerStateSchema] = true
 	case model.DomainEvidence:
-		on[TriggerEvidenceRouting] = true
+		on[triggerEvidenceRouting] = true
 	}
 	switch spec.Boundary {
 	case model.BoundaryProposal, model.BoundaryAuthority:
-		on[TriggerPolicy] = true
+		on[triggerPolicy] = true
 	case model.BoundaryEffect, model.BoundarySandbox:
-		on[TriggerToolSemantics] = true
+		on[triggerToolSemantics] = true
 	case model.BoundaryToolCall:
-		on[TriggerToolSemantics], on[TriggerRetryLogic] = true, true
+		on[triggerToolSemantics], on[triggerRetryLogic] = true, true
 	case model.BoundaryState, model.BoundaryCheckpointStore:
-		on[TriggerStateSchema] = true
+		on[triggerStateSchema] = true
 	case model.BoundaryWorker, model.BoundaryBranchJoin, model.BoundaryMemory:
-		on[TriggerOrchestration] = true
+		on[triggerOrchestration] = true
 	case model.BoundaryProof:
-		on[TriggerEvidenceRouting] = true
+		on[triggerEvidenceRouting] = true
 	}
 	if spec.Oracle == model.OracleBudgetCounter {
-		on[TriggerRetryLogic] = true
+		on[triggerRetryLogic] = true
 	}
 	var out []string
-	for _, t := range Triggers {
+	for _, t := range triggers {
 		if on[t.Name] {
 			out = append(out, t.Name)
 		}
@@ -93,28 +93,28 @@ func project(t string, res *model.Result) []string {
 	for _, e := range res.Timeline.Events() {
 		var l string
 		switch t {
-		case TriggerToolSemantics:
+		case triggerToolSemantics:
 			if e.Event == model.EvToolCommit || e.Event == model.EvLedgerReadback {
 				l = fmt.Sprintf("%s#%d %s %s", e.Event, e.Ordinal, e.Outcome, e.Detail)
 			}
-		case TriggerStateSchema:
+		case triggerStateSchema:
 			if e.Event == model.EvCheckpointWrite || e.Event == model.EvCheckpointLoad {
 				l = fmt.Sprintf("%s#%d %s %s", e.Event, e.Ordinal, e.Outcome, e.Detail)
 			}
-		case TriggerPolicy:
+		case triggerPolicy:
 			if e.Event == model.EvAuthorityGrant || e.Event == model.EvAuthorityCheck || strings.HasPrefix(string(e.Event), "context.") || e.Event == model.EvProposal {
 				l = fmt.Sprintf("%s#%d %s %s", e.Event, e.Ordinal, e.Outcome, e.Detail)
 			}
-		case TriggerRetryLogic:
+		case triggerRetryLogic:
 			if e.Event == model.EvToolCommit || e.Event == model.EvWorkerStart || e.Event == model.EvWorkerCrash {
 				l = fmt.Sprintf("%s#%d attempt %d retry_remaining %d worker %d", e.Event, e.Ordinal, e.Attempt, e.RetryRemaining, e.Worker)
 			}
-		case TriggerOrchestration:
+		case triggerOrchestration:
 			l = fmt.Sprintf("%s#%d %s %s->%s", e.Event, e.Ordinal, e.Actor, e.StateBefore, e.StateAfter)
 			if e.Event == model.EvClaim {
 				l += " " + e.Outcome
 			}
-		case TriggerEvidenceRouting:
+		case triggerEvidenceRouting:
 			if isEvidence(e.Event) {
 				l = fmt.Sprintf("%s#%d %s %s", e.Event, e.Ordinal, e.Outcome, e.Detail)
 			}
@@ -158,10 +158,10 @@ func (r *runner) fingerprints() map[string]string {
 		return a.schedule < b.schedule
 	})
 	out := map[string]string{}
-	for _, t := range Triggers {
+	for _, t := range triggers {
 		h := sha256.New()
 		for _, k := range keys {
-			fmt.Fprintf(h, "run %d %s %s\n", k.config, k.controls, k.schedule)
+			fmt.Fprintf(h, "run %d %s %s\n", k.config, r.sys.str(k.controls), k.schedule)
 			for _, l := range project(t.Name, r.memo[k]) {
 				fmt.Fprintln(h, l)
 			}

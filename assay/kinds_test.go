@@ -35,13 +35,13 @@ func TestKindsListingEveryKindChangesNothing(t *testing.T) {
 	}
 	for _, p := range copperfin.Profiles {
 		cs, _ := copperfin.ProfileControls(p)
-		cfg := assay.Config{Profile: string(p), Controls: cs, Trials: 777, Seed: 5}
-		want, err := assay.Run(cfg)
+		cfg := assay.Config{Profile: string(p), System: sysOf(cs), Trials: 777, Seed: 5}
+		want, err := assay.Run(refDef(), cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cfg.Kinds = all
-		got, err := assay.Run(cfg)
+		got, err := assay.Run(refDef(), cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +59,7 @@ func TestKindsSingleMode(t *testing.T) {
 	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
 	for _, cs := range []copperfin.Controls{0, typed, typed.Without(copperfin.Idempotency).Without(copperfin.EffectReadback)} {
 		const n = 301
-		rep, err := assay.Run(assay.Config{Profile: "custom", Controls: cs, Trials: n, Seed: 188, Kinds: []string{"timeout_after_commit"}})
+		rep, err := assay.Run(refDef(), assay.Config{Profile: "custom", System: sysOf(cs), Trials: n, Seed: 188, Kinds: []string{"timeout_after_commit"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +84,7 @@ func TestKindsSingleMode(t *testing.T) {
 // robin, in the order of the selected domains.
 func TestKindsTwoDomains(t *testing.T) {
 	const n = 99
-	rep, err := assay.Run(assay.Config{Profile: "baseline", Trials: n, Seed: 1, Kinds: []string{"timeout_after_commit", "stale_policy"}})
+	rep, err := assay.Run(refDef(), assay.Config{Profile: "baseline", System: sysOf(0), Trials: n, Seed: 1, Kinds: []string{"timeout_after_commit", "stale_policy"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,14 +109,14 @@ func TestKindsBadLists(t *testing.T) {
 		cfg  assay.Config
 		want string
 	}{
-		{assay.Config{Trials: 1, Kinds: []string{"gremlin"}}, `unknown fault kind "gremlin"`},
-		{assay.Config{Trials: 1, Kinds: []string{"stale_policy", "stale_policy"}}, `fault kind "stale_policy" listed twice`},
-		{assay.Config{Trials: 1, Domains: []model.Domain{model.DomainTool}, Kinds: []string{"stale_policy"}}, `fault kind "stale_policy" is in domain context, which is not selected`},
-		{assay.Config{Trials: 1, Kinds: []string{"lost_notice"}}, `fault kind "lost_notice" is not in the catalogue the assay draws from (model.Catalogue): replay or explore it instead`},
-		{assay.Config{Trials: 1, Kinds: []string{"ambient_identity_leak"}}, `fault kind "ambient_identity_leak" is not in the catalogue the assay draws from (model.Catalogue): replay or explore it instead`},
+		{assay.Config{System: sysOf(0), Trials: 1, Kinds: []string{"gremlin"}}, `unknown fault kind "gremlin"`},
+		{assay.Config{System: sysOf(0), Trials: 1, Kinds: []string{"stale_policy", "stale_policy"}}, `fault kind "stale_policy" listed twice`},
+		{assay.Config{System: sysOf(0), Trials: 1, Domains: []model.Domain{model.DomainTool}, Kinds: []string{"stale_policy"}}, `fault kind "stale_policy" is in domain context, which is not selected`},
+		{assay.Config{System: sysOf(0), Trials: 1, Kinds: []string{"lost_notice"}}, `fault kind "lost_notice" is not in the catalogue the assay draws from (model.Catalogue): replay or explore it instead`},
+		{assay.Config{System: sysOf(0), Trials: 1, Kinds: []string{"ambient_identity_leak"}}, `fault kind "ambient_identity_leak" is not in the catalogue the assay draws from (model.Catalogue): replay or explore it instead`},
 	}
 	for _, c := range cases {
-		_, err := assay.Run(c.cfg)
+		_, err := assay.Run(refDef(), c.cfg)
 		if err == nil || !errors.Is(err, assay.ErrBadConfig) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Kinds %v: error %v, want one wrapping ErrBadConfig naming %q", c.cfg.Kinds, err, c.want)
 		}
@@ -129,7 +129,7 @@ func TestKindsBadLists(t *testing.T) {
 // paper's mode keeps the artefact's verdict.
 func TestDomainWithoutTrialBlocks(t *testing.T) {
 	cs, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
-	rep, err := assay.Run(assay.Config{Controls: cs, Trials: 2, Seed: 188})
+	rep, err := assay.Run(refDef(), assay.Config{System: sysOf(cs), Trials: 2, Seed: 188})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestDomainWithoutTrialBlocks(t *testing.T) {
 	if rep.Assessment != assay.AssessBlock || !slices.Equal(rep.Reasons, want) {
 		t.Errorf("2 trials: %s %q", rep.Assessment, rep.Reasons)
 	}
-	rep, err = assay.Run(assay.Config{Controls: cs, Trials: 5, Seed: 188})
+	rep, err = assay.Run(refDef(), assay.Config{System: sysOf(cs), Trials: 5, Seed: 188})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,11 +150,17 @@ func TestDomainWithoutTrialBlocks(t *testing.T) {
 			t.Errorf("5 trials: %q", rep.Reasons)
 		}
 	}
-	rep, err = assay.Run(assay.Config{Controls: cs, Trials: 2, Seed: 188, Compat: true})
+	rep, err = assay.Run(refDef(), assay.Config{System: sysOf(cs), Trials: 2, Seed: 188, Compat: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep.Assessment != assay.AssessPass || len(rep.Reasons) != 0 {
 		t.Errorf("compat, 2 trials: %s %q", rep.Assessment, rep.Reasons)
+	}
+}
+
+func TestRunRejectsZeroTrials(t *testing.T) {
+	if _, err := assay.Run(refDef(), assay.Config{System: sysOf(0), Trials: 0}); err == nil {
+		t.Fatal("want an error for zero trials")
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // PairClass classifies a counterfactual containment pair (the paper, "New
@@ -46,25 +45,25 @@ type RunSummary struct {
 // Held reports whether every invariant held in the run.
 func (s RunSummary) Held() bool { return len(s.Violated) == 0 }
 
-func summarize(cs copperfin.Controls, sched *model.Schedule, res *model.Result) RunSummary {
-	s := RunSummary{Controls: cs.String(), Mutant: copperfin.MutantOf(sched.Config), Schedule: scheduleHash(sched), Violated: violatedNames(res),
+func (s *system) summarize(a arm, sched *model.Schedule, res *model.Result) RunSummary {
+	out := RunSummary{Controls: s.str(a.cs), Mutant: a.mutant, Schedule: scheduleHash(sched), Violated: violatedNames(res),
 		Effects: res.Terms.Effects, Claim: res.Verdict, RunVerdict: res.RunVerdict}
 	for _, f := range res.Faults {
-		s.Reached = s.Reached || f.Reached
-		s.Fired += f.Fired
+		out.Reached = out.Reached || f.Reached
+		out.Fired += f.Fired
 	}
 	if len(res.Faults) == 0 {
-		s.Reached = true
+		out.Reached = true
 	}
 	for _, inv := range res.Invariants {
-		if !inv.Held && (s.FirstSeq == 0 || inv.FirstSeq < s.FirstSeq) {
-			s.FirstSeq, s.FirstEvent = inv.FirstSeq, inv.Event
+		if !inv.Held && (out.FirstSeq == 0 || inv.FirstSeq < out.FirstSeq) {
+			out.FirstSeq, out.FirstEvent = inv.FirstSeq, inv.Event
 		}
 	}
 	if res.Stopped != nil {
-		s.Stopped = res.Stopped.Condition
+		out.Stopped = res.Stopped.Condition
 	}
-	return s
+	return out
 }
 
 // Contrast is one matched pair of runs: one schedule, one configuration,
@@ -95,118 +94,119 @@ func classify(on, off RunSummary) (PairClass, string) {
 	return LeverageShown, r
 }
 
-// ContrastOf runs schedule sched on sys in setup under on and off and
-// classifies the pair. Both runs keep the rest of sched's config (its
-// seeded defect, retry budget, deadline and join policy). It is the
-// building block for pairs of any schedule, including ordered
-// compositions: exploration that finds a composition witness passes its
-// schedule here. (Shrinking a pair as a pair, to the smallest schedule
-// under which off violates and on holds, belongs to the exploration
-// package and is not provided here.) It returns a harness error, or an
-// error for an invalid schedule or a seeded defect sys cannot build.
-func ContrastOf(sys System, setup Setup, sched *model.Schedule, on, off copperfin.Controls) (Contrast, error) {
-	h := model.NewHarness(setup.Fixture, setup.Options)
-	run := func(cs copperfin.Controls, s *model.Schedule) (*model.Result, error) {
-		f, err := sys.factory(cs, copperfin.MutantOf(s.Config))
-		if err != nil {
-			return nil, err
-		}
-		return h.Run(f, s)
+// ContrastOf runs schedule sched on def in setup with the controls on and
+// with the controls off (names of def.Controls) and classifies the pair.
+// Both runs keep sched's seeded defect and the harness part of its config.
+// It is the building block for pairs of any schedule, including ordered
+// compositions. It returns an error wrapping ErrBadConfig for a definition
+// without Arm or a control it lacks, or a harness error.
+func ContrastOf(def *model.Definition, setup Setup, sched *model.Schedule, on, off []string) (Contrast, error) {
+	sys, err := newSystem(def)
+	if err != nil {
+		return Contrast{}, err
 	}
-	m := copperfin.MutantOf(sched.Config)
-	return contrast(run, sched, arm{on, m}, arm{off, m})
+	if !sys.canArm() {
+		return Contrast{}, fmt.Errorf("%w: system %s has no Arm and Armed: its controls cannot be varied", ErrBadConfig, def.Name)
+	}
+	setup = sys.setup(setup)
+	h := model.NewHarness(setup.Fixture, def.Options(setup.Options))
+	run := func(_ arm, s *model.Schedule) (*model.Result, error) { return sys.runOn(h, s) }
+	_, m, err := sys.armed(sched.Config.System)
+	if err != nil {
+		return Contrast{}, err
+	}
+	csOn, err := sys.parse(on)
+	if err != nil {
+		return Contrast{}, err
+	}
+	csOff, err := sys.parse(off)
+	if err != nil {
+		return Contrast{}, err
+	}
+	return sys.contrast(run, sched, arm{cs: csOn, mutant: m}, arm{cs: csOff, mutant: m})
 }
 
-// arm is one side of a matched pair: a control set and a seeded defect
-// ("" for none).
-type arm struct {
-	cs     copperfin.Controls
-	mutant string
-}
+// runFunc runs a schedule whose config is the arm's.
+type runFunc func(arm, *model.Schedule) (*model.Result, error)
 
 // withArm returns a copy of s whose config selects a's controls and seeded
 // defect; the rest of the config (retry budget, deadline, join) is kept.
-func withArm(s *model.Schedule, a arm) *model.Schedule {
-	c := *s
-	c.Config.System = copperfin.Settings{Controls: a.cs, HasControls: true, Mutant: a.mutant}.JSON()
-	return &c
+func (s *system) withArm(sched *model.Schedule, a arm) (*model.Schedule, error) {
+	cfg, err := s.config(a)
+	if err != nil {
+		return nil, err
+	}
+	c := *sched
+	c.Config.System = cfg.System
+	return &c, nil
 }
 
-// withControls returns a copy of s under controls cs, keeping the rest of
-// its config (its seeded defect included).
-func withControls(s *model.Schedule, cs copperfin.Controls) *model.Schedule {
-	return withArm(s, arm{cs, copperfin.MutantOf(s.Config)})
-}
-
-func contrast(run func(copperfin.Controls, *model.Schedule) (*model.Result, error), sched *model.Schedule, on, off arm) (Contrast, error) {
-	sOn, sOff := withArm(sched, on), withArm(sched, off)
-	rOn, err := run(on.cs, sOn)
+func (s *system) contrast(run runFunc, sched *model.Schedule, on, off arm) (Contrast, error) {
+	sOn, err := s.withArm(sched, on)
 	if err != nil {
 		return Contrast{}, err
 	}
-	rOff, err := run(off.cs, sOff)
+	sOff, err := s.withArm(sched, off)
 	if err != nil {
 		return Contrast{}, err
 	}
-	c := Contrast{On: summarize(on.cs, sOn, rOn), Off: summarize(off.cs, sOff, rOff)}
+	rOn, err := run(on, sOn)
+	if err != nil {
+		return Contrast{}, err
+	}
+	rOff, err := run(off, sOff)
+	if err != nil {
+		return Contrast{}, err
+	}
+	c := Contrast{On: s.summarize(on, sOn, rOn), Off: s.summarize(off, sOff, rOff)}
 	c.Class, c.Reason = classify(c.On, c.Off)
 	return c, nil
 }
 
 // ControlFinding is the pair for one part of a kind's declared defence
-// removed alone, when the defence has several parts: each nominated
-// control, and the defending behaviour when the spec names a seeded defect
-// as well (then Control is "" and Mutant names the defect the finding's
-// off run carries). When it is an invalid green, CarriedBy names the
-// other controls whose removal together with it brings the transfer back:
-// the controls that silently carry the result; CarriedJointly, when no
-// single one does, the pairs of them that do; CarriedByBehaviour, when
-// no control carries it but running the kind's seeded defect as well
-// (alone, or with one more control removed: CarriedWithBehaviour) brings
-// the transfer back, names that defect: the system's own behaviour
-// carries the result.
+// removed alone, when the defence has several parts: a nominated control,
+// or the defending behaviour (Control "", Mutant the defect the off run
+// carries). For an invalid green it says what silently carries the
+// result: other controls each alone (CarriedBy), pairs of them
+// (CarriedJointly), or the system's own behaviour, alone or with other
+// controls (CarriedByBehaviour, CarriedWithBehaviour); docs/evidence.md
+// has the rules.
 type ControlFinding struct {
-	Control            copperfin.Control     `json:"control,omitempty"`
-	Mutant             string                `json:"mutant,omitempty"`
-	Contrast           Contrast              `json:"contrast"`
-	CarriedBy          []copperfin.Control   `json:"carried_by"`
-	CarriedJointly     [][]copperfin.Control `json:"carried_jointly"`
-	CarriedByBehaviour string                `json:"carried_by_behaviour,omitempty"`
+	Control            string     `json:"control,omitempty"`
+	Mutant             string     `json:"mutant,omitempty"`
+	Contrast           Contrast   `json:"contrast"`
+	CarriedBy          []string   `json:"carried_by"`
+	CarriedJointly     [][]string `json:"carried_jointly"`
+	CarriedByBehaviour string     `json:"carried_by_behaviour,omitempty"`
 	// CarriedWithBehaviour names the controls that carry the result
 	// jointly with the behaviour, when the behaviour does not alone.
-	CarriedWithBehaviour []copperfin.Control `json:"carried_with_behaviour,omitempty"`
-	Finding              string              `json:"finding"`
+	CarriedWithBehaviour []string `json:"carried_with_behaviour,omitempty"`
+	Finding              string   `json:"finding"`
 }
 
-// Part names the part of the defence the finding removes: the control, or
+// part names the part of the defence the finding removes: the control, or
 // "behaviour (defect NAME)".
-func (f ControlFinding) Part() string {
+func (f ControlFinding) part() string {
 	if f.Mutant != "" {
 		return "behaviour (defect " + f.Mutant + ")"
 	}
-	return string(f.Control)
+	return f.Control
 }
 
 // Pair is the counterfactual containment pair of one fault kind under one
 // profile and configuration: on is the profile with the kind's declared
-// defence, off the profile without it; the schedule, the fixture, the
-// options and the oracle are held fixed. The defence is what the kind's
-// spec declares: its nominated controls (on adds them, off removes all of
-// them) and, for a kind whose defence is a behaviour of the system rather
-// than one of the paper's controls, the seeded defect that lacks that
-// behaviour (model.FaultSpec.Mutant: off runs the system with it, on
-// without it). A kind that declares both (its controls are co-defences of
-// the behaviour) has both removed on the off side and both present on the
-// on side, so the pair isolates the kind's whole declared defence.
-// PerControl repeats the pair for each part of the defence removed alone
-// when there are several (each nominated control, and the behaviour):
-// the paper warns that "a different control silently carries the result".
+// defence, off without it; schedule, fixture, options and oracle fixed.
+// The defence is the system's declaration: its nominated controls
+// (Definition.Defences: on adds them, off removes them all) and the
+// seeded defect that lacks a defending behaviour (Definition.Defect: off
+// runs it). PerControl repeats the pair for each part removed alone when
+// there are several: "a different control silently carries the result".
 type Pair struct {
-	System    string              `json:"system"`
-	Profile   string              `json:"profile"`
-	Config    string              `json:"config"`
-	Kind      string              `json:"kind"`
-	Nominated []copperfin.Control `json:"nominated"`
+	System    string   `json:"system"`
+	Profile   string   `json:"profile"`
+	Config    string   `json:"config"`
+	Kind      string   `json:"kind"`
+	Nominated []string `json:"nominated"`
 	// Mutant is the seeded defect of the off run ("" when the defence is
 	// controls only).
 	Mutant    string   `json:"mutant,omitempty"`
@@ -215,41 +215,45 @@ type Pair struct {
 	Contrast  Contrast `json:"contrast"`
 	// CarriedBy, for an invalid green, names the controls left in the
 	// off run whose removal as well brings the transfer back (each alone).
-	CarriedBy []copperfin.Control `json:"carried_by"`
+	CarriedBy []string `json:"carried_by"`
 	// CarriedJointly, for an invalid green that no single control
 	// carries, names the pairs of controls left in the off run whose
 	// removal together brings the transfer back: each of the two contains
 	// the fault without the other (redundant defences).
-	CarriedJointly [][]copperfin.Control `json:"carried_jointly"`
-	PerControl     []ControlFinding      `json:"per_control"`
+	CarriedJointly [][]string       `json:"carried_jointly"`
+	PerControl     []ControlFinding `json:"per_control"`
 }
 
-// pair builds the pair of spec under profile controls cs in configuration
-// ci.
-func (r *runner) pair(ci int, config, profile string, cs copperfin.Controls, spec model.FaultSpec) (Pair, error) {
-	arms := func(c copperfin.Controls, s *model.Schedule) (*model.Result, error) { return r.runPlanned(ci, c, s) }
-	search := func(c copperfin.Controls, s *model.Schedule) (*model.Result, error) { return r.run(ci, c, s) }
-	return buildPair(arms, search, r.cfg.System.Name, config, profile, cs, spec)
+// pair builds the pair of spec under profile p in configuration ci.
+func (r *runner) pair(ci int, config string, p profile, spec model.FaultSpec) (Pair, error) {
+	arms := func(a arm, s *model.Schedule) (*model.Result, error) { return r.runPlanned(ci, a, s) }
+	search := func(a arm, s *model.Schedule) (*model.Result, error) { return r.run(ci, a, s) }
+	return r.sys.buildPair(arms, search, config, p, spec)
 }
 
 // buildPair runs the pair's arms with arms and the searches for carriers
 // with search.
-func buildPair(arms, search func(copperfin.Controls, *model.Schedule) (*model.Result, error), system, config, profile string, cs copperfin.Controls, spec model.FaultSpec) (Pair, error) {
-	nominated, mutant := copperfin.Defences(spec.Kind)
-	on, off := arm{cs: cs}, arm{cs: cs, mutant: mutant}
-	for _, c := range nominated {
-		on.cs, off.cs = on.cs.With(c), off.cs.Without(c)
+func (s *system) buildPair(arms, search runFunc, config string, p profile, spec model.FaultSpec) (Pair, error) {
+	nominated, mutant := s.defences(spec.Kind)
+	on, off := arm{cs: p.cs, mutant: p.mutant}, arm{cs: p.cs, mutant: p.mutant}
+	if mutant != "" {
+		off.mutant = mutant
 	}
-	sched := single(spec.Kind, on.cs)
-	pr := Pair{System: system, Profile: profile, Config: config, Kind: spec.Kind, Nominated: append([]copperfin.Control{}, nominated...),
-		Mutant: mutant, Threatens: append([]string{}, spec.Threatens...), CarriedBy: []copperfin.Control{}, CarriedJointly: [][]copperfin.Control{},
+	for _, c := range nominated {
+		on.cs, off.cs = on.cs.with(c), off.cs.without(c)
+	}
+	sched, err := s.single(spec.Kind, on)
+	if err != nil {
+		return Pair{}, err
+	}
+	pr := Pair{System: s.def.Name, Profile: p.name, Config: config, Kind: spec.Kind, Nominated: s.namesOf(nominated),
+		Mutant: mutant, Threatens: append([]string{}, spec.Threatens...), CarriedBy: []string{}, CarriedJointly: [][]string{},
 		PerControl: []ControlFinding{}}
-	var err error
-	if pr.Contrast, err = contrast(arms, sched, on, off); err != nil {
+	if pr.Contrast, err = s.contrast(arms, sched, on, off); err != nil {
 		return Pair{}, err
 	}
 	if pr.Contrast.Class == InvalidGreen {
-		if pr.CarriedBy, pr.CarriedJointly, err = carriers(search, sched, off); err != nil {
+		if pr.CarriedBy, pr.CarriedJointly, err = s.carriers(search, sched, off); err != nil {
 			return Pair{}, err
 		}
 		pr.Contrast.Reason += carriedText(pr.CarriedBy, pr.CarriedJointly)
@@ -270,14 +274,14 @@ func buildPair(arms, search func(copperfin.Controls, *model.Schedule) (*model.Re
 		return pr, nil
 	}
 	for _, c := range nominated {
-		f, err := finding(arms, search, sched, on, ControlFinding{Control: c}, arm{cs: on.cs.Without(c)}, mutant)
+		f, err := s.finding(arms, search, sched, on, ControlFinding{Control: s.def.Controls[c]}, arm{cs: on.cs.without(c), mutant: on.mutant}, mutant)
 		if err != nil {
 			return Pair{}, err
 		}
 		pr.PerControl = append(pr.PerControl, f)
 	}
 	if mutant != "" {
-		f, err := finding(arms, search, sched, on, ControlFinding{Mutant: mutant}, arm{cs: on.cs, mutant: mutant}, mutant)
+		f, err := s.finding(arms, search, sched, on, ControlFinding{Mutant: mutant}, arm{cs: on.cs, mutant: mutant}, mutant)
 		if err != nil {
 			return Pair{}, err
 		}
@@ -286,29 +290,38 @@ func buildPair(arms, search func(copperfin.Controls, *model.Schedule) (*model.Re
 	return pr, nil
 }
 
+// namesOf returns the names of the controls at indexes is.
+func (s *system) namesOf(is []int) []string {
+	out := make([]string, len(is))
+	for i, c := range is {
+		out[i] = s.def.Controls[c]
+	}
+	return out
+}
+
 // finding runs the pair of on against alone (on with one part of the
 // defence removed) and says what carries the result when it is an
 // invalid green; mutant is the kind's seeded defect ("" for none).
-func finding(arms, search func(copperfin.Controls, *model.Schedule) (*model.Result, error), sched *model.Schedule, on arm, f ControlFinding, alone arm, mutant string) (ControlFinding, error) {
-	f.CarriedBy, f.CarriedJointly = []copperfin.Control{}, [][]copperfin.Control{}
+func (s *system) finding(arms, search runFunc, sched *model.Schedule, on arm, f ControlFinding, alone arm, mutant string) (ControlFinding, error) {
+	f.CarriedBy, f.CarriedJointly = []string{}, [][]string{}
 	var err error
-	if f.Contrast, err = contrast(arms, sched, on, alone); err != nil {
+	if f.Contrast, err = s.contrast(arms, sched, on, alone); err != nil {
 		return ControlFinding{}, err
 	}
-	part := f.Part()
+	part := f.part()
 	switch f.Contrast.Class {
 	case LeverageShown:
 		f.Finding = fmt.Sprintf("removing %s alone brings the transfer back", part)
 	case ControlIneffective:
 		f.Finding = "the control-on run is unsafe"
 	case InvalidGreen:
-		if f.CarriedBy, f.CarriedJointly, err = carriers(search, sched, alone); err != nil {
+		if f.CarriedBy, f.CarriedJointly, err = s.carriers(search, sched, alone); err != nil {
 			return ControlFinding{}, err
 		}
 		switch {
 		case len(f.CarriedBy) == 0 && len(f.CarriedJointly) == 0:
-			if mutant != "" && alone.mutant == "" {
-				if f.CarriedWithBehaviour, err = behaviourCarriers(search, sched, alone, mutant); err != nil {
+			if mutant != "" && alone.mutant != mutant {
+				if f.CarriedWithBehaviour, err = s.behaviourCarriers(search, sched, alone, mutant); err != nil {
 					return ControlFinding{}, err
 				}
 				if f.CarriedWithBehaviour != nil {
@@ -316,7 +329,7 @@ func finding(arms, search func(copperfin.Controls, *model.Schedule) (*model.Resu
 					f.Finding = fmt.Sprintf("removing %s alone leaves the fault contained: the system's own behaviour (absent under defect %s) carries the result", part, mutant)
 					if len(f.CarriedWithBehaviour) > 0 {
 						f.Finding = fmt.Sprintf("removing %s alone leaves the fault contained: the system's own behaviour (absent under defect %s) carries the result jointly with %s (each contains the fault without the other)",
-							part, mutant, joinControls(f.CarriedWithBehaviour))
+							part, mutant, strings.Join(f.CarriedWithBehaviour, "+"))
 					}
 					break
 				}
@@ -325,14 +338,23 @@ func finding(arms, search func(copperfin.Controls, *model.Schedule) (*model.Resu
 		case len(f.CarriedBy) == 0:
 			f.Finding = fmt.Sprintf("removing %s alone leaves the fault contained%s", part, carriedText(nil, f.CarriedJointly))
 		default:
-			names := make([]string, len(f.CarriedBy))
-			for i, d := range f.CarriedBy {
-				names[i] = string(d)
-			}
-			f.Finding = fmt.Sprintf("removing %s alone leaves the fault contained: %s silently carries the result", part, strings.Join(names, ", "))
+			f.Finding = fmt.Sprintf("removing %s alone leaves the fault contained: %s silently carries the result", part, strings.Join(f.CarriedBy, ", "))
 		}
 	}
 	return f, nil
+}
+
+// breaks reports whether sched under a violates an invariant.
+func (s *system) breaks(run runFunc, sched *model.Schedule, a arm) (bool, error) {
+	sa, err := s.withArm(sched, a)
+	if err != nil {
+		return false, err
+	}
+	res, err := run(a, sa)
+	if err != nil {
+		return false, err
+	}
+	return !res.Held(), nil
 }
 
 // behaviourCarriers reports whether the behaviour that mutant lacks
@@ -340,27 +362,19 @@ func finding(arms, search func(copperfin.Controls, *model.Schedule) (*model.Resu
 // well brings the transfer back; otherwise the controls d of alone whose
 // removal together with running mutant does (the behaviour and d carry it
 // jointly); nil when neither does.
-func behaviourCarriers(run func(copperfin.Controls, *model.Schedule) (*model.Result, error), sched *model.Schedule, alone arm, mutant string) ([]copperfin.Control, error) {
-	breaks := func(cs copperfin.Controls) (bool, error) {
-		a := arm{cs: cs, mutant: mutant}
-		res, err := run(a.cs, withArm(sched, a))
-		if err != nil {
-			return false, err
-		}
-		return !res.Held(), nil
-	}
-	b, err := breaks(alone.cs)
+func (s *system) behaviourCarriers(run runFunc, sched *model.Schedule, alone arm, mutant string) ([]string, error) {
+	b, err := s.breaks(run, sched, arm{cs: alone.cs, mutant: mutant})
 	if err != nil || b {
-		return []copperfin.Control{}, err
+		return []string{}, err
 	}
-	var with []copperfin.Control
-	for _, d := range alone.cs.List() {
-		b, err := breaks(alone.cs.Without(d))
+	var with []string
+	for _, d := range alone.cs.list() {
+		b, err := s.breaks(run, sched, arm{cs: alone.cs.without(d), mutant: mutant})
 		if err != nil {
 			return nil, err
 		}
 		if b {
-			with = append(with, d)
+			with = append(with, s.def.Controls[d])
 		}
 	}
 	return with, nil
@@ -370,25 +384,17 @@ func behaviourCarriers(run func(copperfin.Controls, *model.Schedule) (*model.Res
 // sched violate an invariant: the controls that carry the containment.
 // When none does alone, it returns the pairs {d, e} of off's controls
 // whose removal together does (each carries it without the other), in
-// catalogue order.
-func carriers(run func(copperfin.Controls, *model.Schedule) (*model.Result, error), sched *model.Schedule, off arm) ([]copperfin.Control, [][]copperfin.Control, error) {
-	breaks := func(cs copperfin.Controls) (bool, error) {
-		a := arm{cs: cs, mutant: off.mutant}
-		res, err := run(a.cs, withArm(sched, a))
-		if err != nil {
-			return false, err
-		}
-		return !res.Held(), nil
-	}
-	single, joint := []copperfin.Control{}, [][]copperfin.Control{}
-	list := off.cs.List()
+// the system's order.
+func (s *system) carriers(run runFunc, sched *model.Schedule, off arm) ([]string, [][]string, error) {
+	single, joint := []string{}, [][]string{}
+	list := off.cs.list()
 	for _, d := range list {
-		b, err := breaks(off.cs.Without(d))
+		b, err := s.breaks(run, sched, arm{cs: off.cs.without(d), mutant: off.mutant})
 		if err != nil {
 			return nil, nil, err
 		}
 		if b {
-			single = append(single, d)
+			single = append(single, s.def.Controls[d])
 		}
 	}
 	if len(single) > 0 {
@@ -396,12 +402,12 @@ func carriers(run func(copperfin.Controls, *model.Schedule) (*model.Result, erro
 	}
 	for i, d := range list {
 		for _, e := range list[i+1:] {
-			b, err := breaks(off.cs.Without(d).Without(e))
+			b, err := s.breaks(run, sched, arm{cs: off.cs.without(d).without(e), mutant: off.mutant})
 			if err != nil {
 				return nil, nil, err
 			}
 			if b {
-				joint = append(joint, []copperfin.Control{d, e})
+				joint = append(joint, []string{s.def.Controls[d], s.def.Controls[e]})
 			}
 		}
 	}
@@ -411,20 +417,16 @@ func carriers(run func(copperfin.Controls, *model.Schedule) (*model.Result, erro
 // carriedText says what carries an invalid green: "; carried by a, b"
 // (each alone) or "; carried jointly by a and b (each contains the fault
 // without the other)".
-func carriedText(single []copperfin.Control, joint [][]copperfin.Control) string {
+func carriedText(single []string, joint [][]string) string {
 	if len(single) > 0 {
-		names := make([]string, len(single))
-		for i, d := range single {
-			names[i] = string(d)
-		}
-		return "; carried by " + strings.Join(names, ", ")
+		return "; carried by " + strings.Join(single, ", ")
 	}
 	if len(joint) == 0 {
 		return ""
 	}
 	pairs := make([]string, len(joint))
 	for i, p := range joint {
-		pairs[i] = string(p[0]) + " and " + string(p[1])
+		pairs[i] = p[0] + " and " + p[1]
 	}
 	return "; carried jointly by " + strings.Join(pairs, "; or by ") + " (each contains the fault without the other; removing both brings the transfer back)"
 }

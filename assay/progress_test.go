@@ -21,7 +21,7 @@ func TestProgressEveryTrial(t *testing.T) {
 	cs, _ := copperfin.ProfileControls(copperfin.ProfileBaseline)
 	var calls, want []progressCall
 	bad := 0
-	cfg := assay.Config{Profile: "baseline", Controls: cs, Trials: 10, Seed: 188, Compat: true, Workers: 1,
+	cfg := assay.Config{Profile: "baseline", System: sysOf(cs), Trials: 10, Seed: 188, Compat: true, Workers: 1,
 		Observe: func(res *model.Result) error {
 			if unsafe(res.Terms) {
 				bad++
@@ -30,7 +30,7 @@ func TestProgressEveryTrial(t *testing.T) {
 			return nil
 		},
 		Progress: func(done, total, unsafe int) { calls = append(calls, progressCall{done, total, unsafe}) }}
-	if _, err := assay.Run(cfg); err != nil {
+	if _, err := assay.Run(refDef(), cfg); err != nil {
 		t.Fatal(err)
 	}
 	if bad == 0 {
@@ -47,8 +47,8 @@ func TestProgressEveryTrial(t *testing.T) {
 // of the same assay without Progress.
 func TestProgressInSteps(t *testing.T) {
 	cs, _ := copperfin.ProfileControls(copperfin.ProfileBaseline)
-	cfg := assay.Config{Profile: "baseline", Controls: cs, Trials: 1000, Seed: 188, Compat: true, Workers: 2}
-	plain, err := assay.Run(cfg)
+	cfg := assay.Config{Profile: "baseline", System: sysOf(cs), Trials: 1000, Seed: 188, Compat: true, Workers: 2}
+	plain, err := assay.Run(refDef(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestProgressInSteps(t *testing.T) {
 		return nil
 	}
 	cfg.Progress = func(done, total, unsafe int) { calls = append(calls, progressCall{done, total, unsafe}) }
-	rep, err := assay.Run(cfg)
+	rep, err := assay.Run(refDef(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,8 +5,6 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
-
-	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // fmtTerm prints a term as "count rate [lo, hi]".
@@ -118,10 +116,10 @@ func (s *Study) placementNotes() []string {
 // defenceOf names a kind's declared defence: its nominated controls joined
 // by "+", and "behaviour (defect M)" when the defence is a behaviour of the
 // system that the seeded defect M lacks.
-func defenceOf(nominated []copperfin.Control, mutant string) string {
+func defenceOf(nominated []string, mutant string) string {
 	var parts []string
 	if len(nominated) > 0 {
-		parts = append(parts, joinControls(nominated))
+		parts = append(parts, strings.Join(nominated, "+"))
 	}
 	if mutant != "" {
 		parts = append(parts, "behaviour (defect "+mutant+")")
@@ -142,7 +140,7 @@ func (s *Study) pairTable() (table, []string) {
 			notes = append(notes, fmt.Sprintf("%s/%s (%s): %s", p.Profile, p.Kind, p.Config, p.Contrast.Reason))
 		}
 		for _, f := range p.PerControl {
-			notes = append(notes, fmt.Sprintf("%s/%s (%s), %s alone: %s: %s", p.Profile, p.Kind, p.Config, f.Part(), f.Contrast.Class, f.Finding))
+			notes = append(notes, fmt.Sprintf("%s/%s (%s), %s alone: %s: %s", p.Profile, p.Kind, p.Config, f.part(), f.Contrast.Class, f.Finding))
 		}
 	}
 	return t, notes
@@ -202,11 +200,7 @@ func (s *Study) coefficientTables() []namedTable {
 func (s *Study) diagnosisNotes() []string {
 	var out []string
 	for _, d := range s.Diagnoses {
-		ctl := make([]string, len(d.Control))
-		for i, c := range d.Control {
-			ctl[i] = string(c)
-		}
-		c := strings.Join(ctl, "+")
+		c := strings.Join(d.Control, "+")
 		if c == "" {
 			c = "none"
 		}
@@ -236,7 +230,7 @@ func (s *Study) holdNotes() []string {
 
 // sections returns the evidence report's sections in order.
 func (e *Evidence) sections() []section {
-	ref, vary := e.Reference, e.Variation
+	ref, vary := e.Base, e.Variation
 	head := fmt.Sprintf("%s study: system %s, %d trials per profile, seed %d, configurations: %s; %d distinct model runs.",
 		ref.Name, ref.System, ref.Trials, ref.Seed, strings.Join(ref.Configurations, "; "), ref.Runs)
 	pairs, pairNotes := ref.pairTable()
@@ -259,6 +253,10 @@ func (e *Evidence) sections() []section {
 				st.Name, ps.Profile, ps.Kind, ps.Config, ps.Side, ps.Condition, v))
 		}
 	}
+	on := "the configuration"
+	if len(e.Compositions) > 0 {
+		on = e.Compositions[0].Profile
+	}
 	secs := []section{
 		{title: "Fault-transfer signatures", intro: []string{head,
 			"Q = (detect, contain, recover, prove, serve) per typed fault, each as count, rate and 95 % Wilson score interval; never averaged into one score."},
@@ -267,7 +265,7 @@ func (e *Evidence) sections() []section {
 			tables: []namedTable{{t: ref.placementTable()}}, notes: ref.placementNotes()},
 		{title: "Counterfactual containment pairs", intro: []string{"on = the profile with the kind's declared defence, off = the profile without it: without its nominated controls, or with the seeded defect that lacks the defending behaviour; schedule, fixture, options and oracle fixed."},
 			tables: []namedTable{{t: pairs}}, notes: pairNotes},
-		{title: "Composition pairs", intro: []string{"For each paper control, ordered compositions of two or more faults drawn for the pair typed (on) against typed without the control (off); " +
+		{title: "Composition pairs", intro: []string{"For each control of " + on + ", ordered compositions of two or more faults drawn for the pair " + on + " (on) against " + on + " without the control (off); " +
 			"the first under which off violates and on holds is reduced as a pair, every step keeping both, to a schedule whose every fault is needed."},
 			notes: compositionNotes(e.Compositions)},
 		{title: "Fault-transfer coefficients", intro: []string{"T_ij = P(violation j | do(fault i)) - P(violation j | no fault) over matched runs: T (violations/runs - baseline violations/baseline runs)."},

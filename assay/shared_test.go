@@ -21,7 +21,7 @@ var (
 // with writeDossier.
 func smallDossier(t *testing.T) (string, *assay.Dossier) {
 	t.Helper()
-	smallOnce.Do(func() { smallVal, smallErr = assay.BuildDossier(smallConfig()) })
+	smallOnce.Do(func() { smallVal, smallErr = assay.BuildDossier(refDef(), smallConfig()) })
 	if smallErr != nil {
 		t.Fatal(smallErr)
 	}
@@ -50,7 +50,7 @@ func budgetConfig() assay.EvidenceConfig {
 // tests and writes it into a fresh directory of t's, as smallDossier does.
 func budgetDossier(t *testing.T) (string, *assay.Dossier) {
 	t.Helper()
-	budgetOnce.Do(func() { budgetVal, budgetErr = assay.BuildDossier(budgetConfig()) })
+	budgetOnce.Do(func() { budgetVal, budgetErr = assay.BuildDossier(refDef(), budgetConfig()) })
 	if budgetErr != nil {
 		t.Fatal(budgetErr)
 	}

@@ -2,7 +2,6 @@ package assay
 
 import (
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // Term is one term of a signature: a count of trials, its rate in [0,1]
@@ -15,7 +14,7 @@ type Term struct {
 }
 
 func termOf(count, trials int) Term {
-	iv, err := Wilson(count, trials)
+	iv, err := wilson(count, trials)
 	if err != nil {
 		panic("assay: " + err.Error()) // counts come from trials: cannot exceed them
 	}
@@ -42,11 +41,11 @@ type Q struct {
 	Serve   Term `json:"serve"`
 }
 
-// QTerms names the terms of Q in order.
-var QTerms = []string{"detect", "contain", "recover", "prove", "serve"}
+// qTerms names the terms of Q in order.
+var qTerms = []string{"detect", "contain", "recover", "prove", "serve"}
 
-// Get returns the term named name (one of QTerms).
-func (q Q) Get(name string) (Term, bool) {
+// get returns the term named name (one of qTerms).
+func (q Q) get(name string) (Term, bool) {
 	switch name {
 	case "detect":
 		return q.Detect, true
@@ -75,7 +74,7 @@ type Harms struct {
 	UnprovedRelease int `json:"unproved_release"`
 	WrongSubject    int `json:"wrong_subject"`
 	// ContractViolation counts trials that broke an invariant of seed
-	// 003's recovery contract (ContractInvariants).
+	// 003's recovery contract (contractInvariants).
 	ContractViolation int `json:"contract_violation"`
 	ServiceLoss       int `json:"service_loss"`
 	Stopped           int `json:"stopped"`
@@ -94,7 +93,7 @@ func (h *Harms) add(o Harms) {
 // Signature is the signature of one typed fault (its kind at its boundary
 // and phase) under one profile and one configuration, over the trials of
 // the plan that drew it. Critical is true when the kind threatens an
-// invariant of the hard envelope (HardInvariants).
+// invariant of the hard envelope (hardInvariants).
 type Signature struct {
 	Profile  string         `json:"profile"`
 	Controls string         `json:"controls"`
@@ -110,29 +109,29 @@ type Signature struct {
 	counts   Counts
 }
 
-// PaperHardInvariants are the invariants behind the paper's hard
+// paperhardInvariants are the invariants behind the paper's hard
 // constraints of the release envelope (the paper, "Release against
 // containment evidence"): no wrong-subject effect, no effect without
 // current entitlement, no duplicate effect, no release without proof.
-var PaperHardInvariants = []string{model.InvRightSubject, model.InvCurrentEntitlement, model.InvEffectAtMostOnce, model.InvProvableOutcome}
+var paperhardInvariants = []string{model.InvRightSubject, model.InvCurrentEntitlement, model.InvEffectAtMostOnce, model.InvProvableOutcome}
 
-// ContractInvariants are the invariants of the harness practice's recovery contract
+// contractInvariants are the invariants of the harness practice's recovery contract
 // ("Recovery Contract"; a run that violates one is unrecoverable): resume
 // from the newest valid checkpoint, never invent progress, stay within the
 // retry and deadline budgets, keep every branch in the join record. The
 // envelope holds them hard too: zero recovery-contract violation.
-var ContractInvariants = []string{model.InvResumeFromCheckpoint, model.InvNoInventedProgress, model.InvBudget, model.InvJoinPreserved}
+var contractInvariants = []string{model.InvResumeFromCheckpoint, model.InvNoInventedProgress, model.InvBudget, model.InvJoinPreserved}
 
-// HardInvariants are every invariant a hard constraint of the release
-// envelope rests on: PaperHardInvariants and ContractInvariants.
-var HardInvariants = append(append([]string(nil), PaperHardInvariants...), ContractInvariants...)
+// hardInvariants are every invariant a hard constraint of the release
+// envelope rests on: paperhardInvariants and contractInvariants.
+var hardInvariants = append(append([]string(nil), paperhardInvariants...), contractInvariants...)
 
-// Critical reports whether spec threatens a hard invariant (HardInvariants):
+// critical reports whether spec threatens a hard invariant (hardInvariants):
 // a release-critical fault (the paper, "For every release-critical fault, run
 // a matched pair").
-func Critical(spec model.FaultSpec) bool {
+func critical(spec model.FaultSpec) bool {
 	for _, t := range spec.Threatens {
-		for _, h := range HardInvariants {
+		for _, h := range hardInvariants {
 			if t == h {
 				return true
 			}
@@ -141,10 +140,10 @@ func Critical(spec model.FaultSpec) bool {
 	return false
 }
 
-func signatureOf(profile string, cs copperfin.Controls, config string, spec model.FaultSpec, c *cell) Signature {
+func signatureOf(profile, controls, config string, spec model.FaultSpec, c *cell) Signature {
 	k := c.counts
-	return Signature{Profile: profile, Controls: cs.String(), Config: config, Kind: spec.Kind, Domain: spec.Domain,
-		Boundary: spec.Boundary, Phase: spec.Phase, Critical: Critical(spec), Trials: k.Trials, Q: qOf(k),
+	return Signature{Profile: profile, Controls: controls, Config: config, Kind: spec.Kind, Domain: spec.Domain,
+		Boundary: spec.Boundary, Phase: spec.Phase, Critical: critical(spec), Trials: k.Trials, Q: qOf(k),
 		Harms: Harms{UnsafeEscape: k.UnsafeEscape, DuplicateEffect: k.DuplicateEffect, UnprovedRelease: k.UnverifiableRelease,
 			WrongSubject: c.wrong, ContractViolation: c.contract, ServiceLoss: k.ServiceLoss, Stopped: c.stopped},
 		counts: k}
@@ -197,7 +196,7 @@ func pool(profile, controls, domain, config string, sigs []Signature) Aggregate 
 	var worstSig *Signature
 	for i := range sigs {
 		s := &sigs[i]
-		total.Merge(s.counts)
+		total.merge(s.counts)
 		a.Harms.add(s.Harms)
 		if s.Critical && (worstSig == nil || worse(s.Q, worstSig.Q)) {
 			worstSig = s
@@ -205,12 +204,12 @@ func pool(profile, controls, domain, config string, sigs []Signature) Aggregate 
 	}
 	a.Trials = total.Trials
 	a.Q = qOf(total)
-	for _, name := range QTerms {
+	for _, name := range qTerms {
 		var best *Signature
 		var bt Term
 		for i := range sigs {
 			s := &sigs[i]
-			t, _ := s.Q.Get(name)
+			t, _ := s.Q.get(name)
 			if s.Critical && (best == nil || t.Rate < bt.Rate) {
 				best, bt = s, t
 			}
@@ -228,8 +227,8 @@ func pool(profile, controls, domain, config string, sigs []Signature) Aggregate 
 
 // aggregatesOf pools a profile's signatures overall, per domain, and (with
 // more than one configuration) per configuration.
-func aggregatesOf(profile string, cs copperfin.Controls, sigs []Signature, configs []string) []Aggregate {
-	out := []Aggregate{pool(profile, cs.String(), "all", "all", sigs)}
+func aggregatesOf(profile, controls string, sigs []Signature, configs []string) []Aggregate {
+	out := []Aggregate{pool(profile, controls, "all", "all", sigs)}
 	for _, d := range model.Domains {
 		var sub []Signature
 		for _, s := range sigs {
@@ -238,12 +237,12 @@ func aggregatesOf(profile string, cs copperfin.Controls, sigs []Signature, confi
 			}
 		}
 		if len(sub) > 0 {
-			out = append(out, pool(profile, cs.String(), string(d), "all", sub))
+			out = append(out, pool(profile, controls, string(d), "all", sub))
 		}
 	}
 	if len(configs) > 1 {
 		for _, c := range configs {
-			out = append(out, pool(profile, cs.String(), "all", c, filterConfig(sigs, c)))
+			out = append(out, pool(profile, controls, "all", c, filterConfig(sigs, c)))
 		}
 	}
 	return out

@@ -8,102 +8,45 @@ import (
 	"sort"
 
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/reference/copperfin"
 )
 
-// System is a system under test as the evidence instruments see it: a name
-// for reports, a factory of instances for a control set and, optionally, a
-// factory of instances with a seeded defect. Any system built on model.Env
-// fits (a wrapper around the reference system, a user's own).
-type System struct {
-	Name    string
-	Factory func(copperfin.Controls) model.Factory
-	// Mutant builds the system under a control set with the seeded defect
-	// named mutant (a model.FaultSpec.Mutant: the defect that lacks the
-	// behaviour defending against the kind, the harness practice). It returns an error
-	// naming an unknown defect. nil when the system has no seeded defects:
-	// a study over kinds whose defence is a behaviour rather than a control
-	// then returns an error, since it cannot run their counterfactual pairs.
-	Mutant func(cs copperfin.Controls, mutant string) (model.Factory, error)
-}
-
-// Reference returns the reference system: the Copperfin refund workflow of
-// reference/copperfin, with its seeded defects (copperfin.Mutants).
-func Reference() System {
-	return System{Name: "copperfin", Factory: copperfin.Factory, Mutant: copperfin.NewFactory}
-}
-
-// factory returns sys's factory for controls cs and the seeded defect
-// mutant ("" for none), or an error when sys cannot build the defect.
-func (sys System) factory(cs copperfin.Controls, mutant string) (model.Factory, error) {
-	if mutant == "" {
-		return sys.Factory(cs), nil
-	}
-	if sys.Mutant == nil {
-		return nil, fmt.Errorf("%w: system %s has no seeded defects, so it cannot run the mutant %q", ErrBadConfig, sys.Name, mutant)
-	}
-	f, err := sys.Mutant(cs, mutant)
-	if err != nil {
-		return nil, fmt.Errorf("%w: system %s: %v", ErrBadConfig, sys.Name, err)
-	}
-	return f, nil
-}
-
 // StudyConfig declares a study before it runs (the paper, the eight-step
-// assay): the system, its base setup (options, including the declared stop
-// conditions, and fixture), the profiles, the trial plan (trials, seed,
-// compat), the configurations (Variation) and the release envelope.
+// assay): the base setup (options, including the declared stop
+// conditions, and fixture), the named configurations studied (profiles),
+// the trial plan, the configurations of the variation and the envelope.
 type StudyConfig struct {
-	// Name labels the study in reports ("reference", "variation").
-	Name   string
-	System System
-	Base   Setup
-	// Profiles are the control profiles studied, in report order.
-	Profiles []copperfin.Profile
+	// Name labels the study in reports ("base", "variation").
+	Name string
+	Base Setup
+	// Profiles are the named configurations studied, in report order;
+	// nil: the definition's Configs (or the one default, {}).
+	Profiles []model.NamedConfig
 	// Trials is the number of trials per profile, at least 1.
 	Trials int
 	// Seed seeds the trial plan: the paper's LCG draws each trial's fault
 	// kind (as [Run] does) and, when Variation has more than one
-	// configuration, a separate splitmix64 stream seeded with the same
-	// value draws its configuration.
+	// configuration, a splitmix64 stream seeded alike draws its
+	// configuration.
 	Seed int64
-	// Compat restricts the plan to the paper's ten modes; without it the
-	// plan draws from the whole catalogue.
+	// Compat restricts the plan to the paper's ten modes.
 	Compat    bool
 	Variation Variation
 	Envelope  Envelope
+	// Roles are the remediation class of each control a diagnosis may add
+	// (nil: every control of the definition, with no class).
+	Roles map[string]Remediation
 }
 
-// Validate returns an error wrapping ErrBadConfig that names the first bad
+// validate returns an error wrapping ErrBadConfig that names the first bad
 // field.
-func (c *StudyConfig) Validate() error {
-	switch {
-	case c.System.Factory == nil:
-		return fmt.Errorf("%w: no system factory", ErrBadConfig)
-	case len(c.Profiles) == 0:
-		return fmt.Errorf("%w: no profile", ErrBadConfig)
-	case c.Trials < 1:
+func (c *StudyConfig) validate() error {
+	if c.Trials < 1 {
 		return fmt.Errorf("%w: trials must be at least 1, got %d", ErrBadConfig, c.Trials)
-	case len(c.Base.Fixture.Tasks) == 0:
-		return fmt.Errorf("%w: the fixture has no task", ErrBadConfig)
 	}
-	for _, p := range c.Profiles {
-		if _, err := copperfin.ProfileControls(p); err != nil {
-			return fmt.Errorf("%w: %v", ErrBadConfig, err)
-		}
-	}
-	if c.System.Mutant == nil {
-		for _, spec := range model.Catalogue() {
-			if _, mutant := copperfin.Defences(spec.Kind); mutant != "" && (spec.Paper || !c.Compat) {
-				return fmt.Errorf("%w: system %s has no seeded defects (System.Mutant), but the counterfactual pair of %s needs the mutant %s; restrict the plan to the paper's modes (Compat) or give the system its defects",
-					ErrBadConfig, c.System.Name, spec.Kind, mutant)
-			}
-		}
-	}
-	if err := c.Variation.Validate(); err != nil {
+	if err := c.Variation.validate(); err != nil {
 		return fmt.Errorf("%w: %v", ErrBadConfig, err)
 	}
-	if err := c.Envelope.Validate(); err != nil {
+	if err := c.Envelope.validate(); err != nil {
 		return fmt.Errorf("%w: %v", ErrBadConfig, err)
 	}
 	if err := c.Base.Options.Stop.Validate(); err != nil {
@@ -189,10 +132,10 @@ type Study struct {
 type cell struct {
 	counts       Counts
 	wrong        int
-	contract     int // trials that violated a ContractInvariants entry
+	contract     int // trials that violated a contractInvariants entry
 	stopped      int
-	violated     []int // per model.Invariants entry
-	baseViolated []int
+	violated     map[string]int // per invariant name
+	baseViolated map[string]int
 	baseRuns     int
 	example      *model.Result
 }
@@ -204,18 +147,17 @@ type cell struct {
 // assay's trials with it too, so a lab run and the audit place alike.
 func (c *cell) add(res *model.Result) {
 	if c.violated == nil {
-		c.violated = make([]int, len(model.Invariants))
-		c.baseViolated = make([]int, len(model.Invariants))
+		c.violated, c.baseViolated = map[string]int{}, map[string]int{}
 	}
-	c.counts.Add(res.Terms)
+	c.counts.add(res.Terms)
 	broke := false
-	for j, inv := range res.Invariants {
+	for _, inv := range res.Invariants {
 		if !inv.Held {
-			c.violated[j]++
+			c.violated[inv.Name]++
 			if inv.Name == model.InvRightSubject {
 				c.wrong++
 			}
-			broke = broke || slices.Contains(ContractInvariants, inv.Name)
+			broke = broke || slices.Contains(contractInvariants, inv.Name)
 		}
 	}
 	if broke {
@@ -239,7 +181,8 @@ func (c *cell) add(res *model.Result) {
 // executing every trial (a test checks this against [Run], which does).
 type runner struct {
 	cfg       *StudyConfig
-	configs   []Configuration
+	sys       *system
+	configs   []configuration
 	harnesses []*model.Harness
 	schedules map[string]ScheduleRef
 	hashes    map[*model.Schedule]string
@@ -256,18 +199,27 @@ type runner struct {
 
 type memoKey struct {
 	config   int
-	controls copperfin.Controls
+	controls ctls
 	schedule string
 }
 
-func newRunner(cfg *StudyConfig) *runner {
-	r := &runner{cfg: cfg, configs: cfg.Variation.Configurations(), schedules: map[string]ScheduleRef{},
+func newRunner(sys *system, cfg *StudyConfig) *runner {
+	r := &runner{cfg: cfg, sys: sys, configs: cfg.Variation.configurations(), schedules: map[string]ScheduleRef{},
 		hashes: map[*model.Schedule]string{}, memo: map[memoKey]*model.Result{}, planned: map[memoKey]bool{}}
 	for _, c := range r.configs {
-		s := c.Apply(cfg.Base)
-		r.harnesses = append(r.harnesses, model.NewHarness(s.Fixture, s.Options))
+		s := c.apply(sys.setup(cfg.Base))
+		r.harnesses = append(r.harnesses, model.NewHarness(s.Fixture, sys.def.Options(s.Options)))
 	}
 	return r
+}
+
+// setup returns base with the definition's default fixture when base names
+// none.
+func (s *system) setup(base Setup) Setup {
+	if len(base.Fixture.Tasks) == 0 {
+		base.Fixture = s.def.Fixtures[0]
+	}
+	return base
 }
 
 // scheduleHash returns the SHA-256 of s's canonical encoding.
@@ -276,25 +228,24 @@ func scheduleHash(s *model.Schedule) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// run runs s under controls cs (and s's seeded defect, if any) in
-// configuration ci and records s. The result is shared: callers must not
-// modify it.
-func (r *runner) run(ci int, cs copperfin.Controls, s *model.Schedule) (*model.Result, error) {
-	return r.exec(ci, cs, s, false)
+// run runs s (whose config is a's) in configuration ci and records s. The
+// result is shared: callers must not modify it.
+func (r *runner) run(ci int, a arm, s *model.Schedule) (*model.Result, error) {
+	return r.exec(ci, a, s, false)
 }
 
 // runPlanned is run for a planned run (see runner.planned).
-func (r *runner) runPlanned(ci int, cs copperfin.Controls, s *model.Schedule) (*model.Result, error) {
-	return r.exec(ci, cs, s, true)
+func (r *runner) runPlanned(ci int, a arm, s *model.Schedule) (*model.Result, error) {
+	return r.exec(ci, a, s, true)
 }
 
-func (r *runner) exec(ci int, cs copperfin.Controls, s *model.Schedule, planned bool) (*model.Result, error) {
+func (r *runner) exec(ci int, a arm, s *model.Schedule, planned bool) (*model.Result, error) {
 	h, ok := r.hashes[s]
 	if !ok {
 		h = scheduleHash(s)
 		r.hashes[s] = h
 	}
-	key := memoKey{ci, cs, h}
+	key := memoKey{ci, a.cs, h}
 	if planned {
 		r.planned[key] = true
 	}
@@ -302,9 +253,12 @@ func (r *runner) exec(ci int, cs copperfin.Controls, s *model.Schedule, planned 
 		return res, nil
 	}
 	if _, ok := r.schedules[h]; !ok {
-		conf := copperfin.Describe(s.Config)
-		if copperfin.MutantOf(s.Config) != "" {
-			conf += " mutant " + copperfin.MutantOf(s.Config)
+		conf, err := r.sys.def.DescribeConfig(s.Config)
+		if err != nil {
+			conf = s.Config.String()
+		}
+		if a.mutant != "" {
+			conf += " mutant " + a.mutant
 		}
 		faults := "none"
 		if len(s.Faults) > 0 {
@@ -318,11 +272,7 @@ func (r *runner) exec(ci int, cs copperfin.Controls, s *model.Schedule, planned 
 		}
 		r.schedules[h] = ScheduleRef{SHA256: h, Seed: s.Seed, Config: conf, Faults: faults}
 	}
-	f, err := r.cfg.System.factory(cs, copperfin.MutantOf(s.Config))
-	if err != nil {
-		return nil, err
-	}
-	res, err := r.harnesses[ci].Run(f, s)
+	res, err := r.sys.runOn(r.harnesses[ci], s)
 	if err != nil {
 		return nil, err
 	}
@@ -330,18 +280,31 @@ func (r *runner) exec(ci int, cs copperfin.Controls, s *model.Schedule, planned 
 	return res, nil
 }
 
-// single returns kind's single-fault schedule under cs.
-func single(kind string, cs copperfin.Controls) *model.Schedule {
-	s, err := model.SingleFault(kind, copperfin.ConfigOfControls(cs))
+// runOn runs s on h with the system configured from s's config.
+func (s *system) runOn(h *model.Harness, sched *model.Schedule) (*model.Result, error) {
+	f, err := s.def.Factory(sched.Config)
 	if err != nil {
-		panic("assay: catalogue kind without a schedule: " + err.Error()) // kinds come from the catalogue
+		return nil, fmt.Errorf("%w: system %s: %v", ErrBadConfig, s.def.Name, err)
 	}
-	return s
+	return h.Run(f, sched)
 }
 
-// noFault returns the empty schedule under cs: the matched baseline.
-func noFault(cs copperfin.Controls) *model.Schedule {
-	return &model.Schedule{Version: model.ScheduleVersion, Seed: "no-fault", Config: copperfin.ConfigOfControls(cs), Faults: []model.FaultEntry{}}
+// single returns kind's single-fault schedule under a.
+func (s *system) single(kind string, a arm) (*model.Schedule, error) {
+	cfg, err := s.config(a)
+	if err != nil {
+		return nil, err
+	}
+	return model.SingleFault(kind, cfg)
+}
+
+// noFault returns the empty schedule under a: the matched baseline.
+func (s *system) noFault(a arm) (*model.Schedule, error) {
+	cfg, err := s.config(a)
+	if err != nil {
+		return nil, err
+	}
+	return &model.Schedule{Version: model.ScheduleVersion, Seed: "no-fault", Config: cfg, Faults: []model.FaultEntry{}}, nil
 }
 
 func (r *runner) scheduleRefs() []ScheduleRef {
@@ -364,13 +327,13 @@ func plan(trials int, seed int64, compat bool, nconfigs int) (kinds []model.Faul
 			kinds = append(kinds, spec)
 		}
 	}
-	lcg := NewLCG(seed)
+	lcg := newLCG(seed)
 	sm := splitmix64{state: uint64(seed)}
 	kindPlan = make([]int, trials)
 	configPlan = make([]int, trials)
 	for i := range kindPlan {
 		ks := perDomain[i%len(model.Domains)]
-		kindPlan[i] = ks[lcg.Choice(len(ks))]
+		kindPlan[i] = ks[lcg.choice(len(ks))]
 		if nconfigs > 1 {
 			configPlan[i] = sm.choice(nconfigs)
 		}
@@ -378,40 +341,76 @@ func plan(trials int, seed int64, compat bool, nconfigs int) (kinds []model.Faul
 	return kinds, kindPlan, configPlan
 }
 
-// RunStudy runs cfg: for each profile, every trial of the plan (an
+// label names a profile's controls in reports: the control list ("none"
+// for the empty set), or the config's description for a system whose
+// controls cannot be varied.
+func (s *system) label(p profile) string {
+	if s.canArm() {
+		return s.str(p.cs)
+	}
+	d, err := s.def.DescribeSystem(p.system)
+	if err != nil {
+		return string(p.system)
+	}
+	return d
+}
+
+// base is the arm a profile's own runs use.
+func (s *system) base(p profile) arm {
+	if s.canArm() {
+		return arm{cs: p.cs, mutant: p.mutant}
+	}
+	return arm{raw: p.system}
+}
+
+// RunStudy runs cfg on def: for each profile, every trial of the plan (an
 // intervention run of the drawn kind in the drawn configuration and its
 // matched no-fault run), then the counterfactual pairs of every kind with a
-// declared defence (nominated controls or a seeded defect) in every
-// configuration, the coefficients, the release placements and a
-// diagnosis of every counterexample. It returns an error wrapping
-// ErrBadConfig for a bad config, or a harness error.
-func RunStudy(cfg StudyConfig) (*Study, error) {
-	if err := cfg.Validate(); err != nil {
+// declared defence (Definition.Defences or Defect; a system without Arm
+// has none), the coefficients, the release placements and a diagnosis of
+// every counterexample. It returns an error wrapping ErrBadConfig for a
+// bad config or definition, or a harness error.
+func RunStudy(def *model.Definition, cfg StudyConfig) (*Study, error) {
+	sys, err := newSystem(def)
+	if err != nil {
 		return nil, err
 	}
-	r := newRunner(&cfg)
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	profs, err := sys.profiles(cfg.Profiles)
+	if err != nil {
+		return nil, err
+	}
+	r := newRunner(sys, &cfg)
 	kinds, kindPlan, configPlan := plan(cfg.Trials, cfg.Seed, cfg.Compat, len(r.configs))
-	st := &Study{Name: cfg.Name, System: cfg.System.Name, Trials: cfg.Trials, Seed: cfg.Seed, Compat: cfg.Compat,
+	st := &Study{Name: cfg.Name, System: def.Name, Trials: cfg.Trials, Seed: cfg.Seed, Compat: cfg.Compat,
 		Signatures: []Signature{}, Aggregates: []Aggregate{}, Placements: []Placement{}, Pairs: []Pair{}, Coefficients: []Coefficient{},
 		Diagnoses: []Diagnosis{}, Holds: []Hold{}, Baselines: []BaselineRun{}, Stops: []StopCount{}, PairStops: []PairStop{}}
 	for _, c := range r.configs {
-		st.Configurations = append(st.Configurations, c.Name())
+		st.Configurations = append(st.Configurations, c.name())
 	}
-	for _, p := range cfg.Profiles {
-		cs, _ := copperfin.ProfileControls(p)
+	for _, p := range profs {
+		a := sys.base(p)
+		label := sys.label(p)
 		cells := make([]cell, len(kinds)*len(r.configs))
 		scheds := make([]*model.Schedule, len(kinds))
 		for k, spec := range kinds {
-			scheds[k] = single(spec.Kind, cs)
+			if scheds[k], err = sys.single(spec.Kind, a); err != nil {
+				return nil, err
+			}
 		}
-		base := noFault(cs)
+		base, err := sys.noFault(a)
+		if err != nil {
+			return nil, err
+		}
 		stops := map[string]int{}
 		baseExample := make([]*model.Result, len(r.configs))
 		baseRuns := make([]int, len(r.configs))
 		for i := range kindPlan {
 			k, ci := kindPlan[i], configPlan[i]
 			c := &cells[k*len(r.configs)+ci]
-			res, err := r.runPlanned(ci, cs, scheds[k])
+			res, err := r.runPlanned(ci, a, scheds[k])
 			if err != nil {
 				return nil, err
 			}
@@ -419,14 +418,14 @@ func RunStudy(cfg StudyConfig) (*Study, error) {
 			if res.Stopped != nil {
 				stops[res.Stopped.Condition]++
 			}
-			b, err := r.runPlanned(ci, cs, base)
+			b, err := r.runPlanned(ci, a, base)
 			if err != nil {
 				return nil, err
 			}
 			c.baseRuns++
-			for j, inv := range b.Invariants {
+			for _, inv := range b.Invariants {
 				if !inv.Held {
-					c.baseViolated[j]++
+					c.baseViolated[inv.Name]++
 				}
 			}
 			if b.Stopped != nil {
@@ -441,11 +440,11 @@ func RunStudy(cfg StudyConfig) (*Study, error) {
 			if b == nil {
 				continue
 			}
-			st.Baselines = append(st.Baselines, BaselineRun{Profile: string(p), Config: r.configs[ci].Name(), Runs: baseRuns[ci],
+			st.Baselines = append(st.Baselines, BaselineRun{Profile: p.name, Config: r.configs[ci].name(), Runs: baseRuns[ci],
 				Violated: violatedNames(b), Claim: b.Verdict, RunVerdict: b.RunVerdict, Effects: b.Terms.Effects})
 		}
 		for _, cond := range sortedKeys(stops) {
-			st.Stops = append(st.Stops, StopCount{Profile: string(p), Condition: cond, Runs: stops[cond]})
+			st.Stops = append(st.Stops, StopCount{Profile: p.name, Condition: cond, Runs: stops[cond]})
 		}
 		var sigs []Signature
 		for k, spec := range kinds {
@@ -454,13 +453,13 @@ func RunStudy(cfg StudyConfig) (*Study, error) {
 				if c.counts.Trials == 0 {
 					continue
 				}
-				sigs = append(sigs, signatureOf(string(p), cs, conf.Name(), spec, c))
-				st.Coefficients = append(st.Coefficients, coefficientsOf(string(p), conf.Name(), spec.Kind, c)...)
-				if h := holdOf(string(p), conf.Name(), spec.Kind, c); h != nil {
+				sigs = append(sigs, signatureOf(p.name, label, conf.name(), spec, c))
+				st.Coefficients = append(st.Coefficients, coefficientsOf(p.name, conf.name(), spec.Kind, invariantNames(c.example), c)...)
+				if h := holdOf(p.name, conf.name(), spec.Kind, c); h != nil {
 					st.Holds = append(st.Holds, *h)
 				}
 				if !c.example.Held() {
-					d, err := r.diagnose(ci, string(p), conf.Name(), c.example, c.counts.Trials)
+					d, err := r.diagnose(ci, p.name, conf.name(), c.example, c.counts.Trials)
 					if err != nil {
 						return nil, err
 					}
@@ -469,20 +468,23 @@ func RunStudy(cfg StudyConfig) (*Study, error) {
 			}
 		}
 		st.Signatures = append(st.Signatures, sigs...)
-		st.Aggregates = append(st.Aggregates, aggregatesOf(string(p), cs, sigs, st.Configurations)...)
-		st.Placements = append(st.Placements, cfg.Envelope.Place(string(p), "all", sigs))
+		st.Aggregates = append(st.Aggregates, aggregatesOf(p.name, label, sigs, st.Configurations)...)
+		st.Placements = append(st.Placements, cfg.Envelope.Place(p.name, "all", sigs))
 		if len(r.configs) > 1 {
 			for _, name := range st.Configurations {
-				st.Placements = append(st.Placements, cfg.Envelope.Place(string(p), name, filterConfig(sigs, name)))
+				st.Placements = append(st.Placements, cfg.Envelope.Place(p.name, name, filterConfig(sigs, name)))
 			}
 			st.WorstConfigs = append(st.WorstConfigs, worstConfigs(sigs, st.Configurations)...)
 		}
+		if !sys.canArm() {
+			continue
+		}
 		for _, spec := range kinds {
-			if nominated, mutant := copperfin.Defences(spec.Kind); len(nominated) == 0 && mutant == "" {
+			if nominated, mutant := sys.defences(spec.Kind); len(nominated) == 0 && mutant == "" {
 				continue
 			}
 			for ci, conf := range r.configs {
-				pr, err := r.pair(ci, conf.Name(), string(p), cs, spec)
+				pr, err := r.pair(ci, conf.name(), p, spec)
 				if err != nil {
 					return nil, err
 				}
@@ -499,7 +501,7 @@ func RunStudy(cfg StudyConfig) (*Study, error) {
 			sides = append(sides, struct {
 				name string
 				run  RunSummary
-			}{"off without " + f.Part(), f.Contrast.Off})
+			}{"off without " + f.part(), f.Contrast.Off})
 		}
 		for _, x := range sides {
 			if x.run.Stopped != "" {
@@ -512,6 +514,15 @@ func RunStudy(cfg StudyConfig) (*Study, error) {
 	st.Runs = len(r.memo)
 	st.Fingerprints = r.fingerprints()
 	return st, nil
+}
+
+// invariantNames lists the invariants in scope of a run, in its order.
+func invariantNames(res *model.Result) []string {
+	out := make([]string, len(res.Invariants))
+	for i, inv := range res.Invariants {
+		out[i] = inv.Name
+	}
+	return out
 }
 
 func violatedNames(res *model.Result) []string {

@@ -2,37 +2,34 @@ package assay
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/faultline/faultline/model"
-	"github.com/faultline/faultline/reference/copperfin"
 )
 
-// Tally counts the trials of one assay run ([Run]) per fault kind, as the
-// release evidence counts the trials of a study, so that the run can be
-// placed in a [Region] of the [Envelope] by the code behind "faultline
-// audit": its signatures are built, and placed with [Envelope.Place], as
-// [RunStudy] builds and places the reference study's (the paper, "Release
-// occupies a constrained envelope"). For the same profile, trials and seed
-// over all five domains, a Tally's placement equals the audit's placement of
-// that profile over configuration "all" (a test checks it).
-//
-// Give [Tally.Observe] as [Config.Observe] (alone or beside another
-// observer). A Tally is safe for concurrent use and keeps counts per fault
-// kind (and the first run of each kind), not every run: its memory is
-// bounded by the catalogue.
+// Tally counts the trials of one assay run ([Run]) per fault kind, as a
+// study counts its trials, so that the run is placed in a [Region] of the
+// [Envelope] as [RunStudy] places a profile: for the same profile, trials
+// and seed over all five domains, the placements are equal (a test checks
+// it). Give [Tally.Observe] as [Config.Observe]. A Tally is safe for
+// concurrent use and keeps counts per fault kind, not every run.
 type Tally struct {
 	profile  string
-	controls copperfin.Controls
+	controls string
 	mu       sync.Mutex
 	cells    map[string]*cell
 }
 
-// NewTally returns an empty tally for trials of the control set cs,
+// NewTally returns an empty tally for trials under the named controls,
 // labelled profile in its signatures and placement ("typed", or "custom"
 // for an explicit control list, as [Config.Profile]).
-func NewTally(profile string, cs copperfin.Controls) *Tally {
-	return &Tally{profile: profile, controls: cs, cells: map[string]*cell{}}
+func NewTally(profile string, controls []string) *Tally {
+	label := strings.Join(controls, ",")
+	if label == "" {
+		label = "none"
+	}
+	return &Tally{profile: profile, controls: label, cells: map[string]*cell{}}
 }
 
 // Observe counts one trial's judged outcome: a single-fault run (as [Run]
@@ -64,8 +61,8 @@ func (t *Tally) Observe(res *model.Result) error {
 	return nil
 }
 
-// Trials returns the number of trials counted.
-func (t *Tally) Trials() int {
+// trials returns the number of trials counted.
+func (t *Tally) trials() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	n := 0
@@ -75,11 +72,10 @@ func (t *Tally) Trials() int {
 	return n
 }
 
-// Signatures returns the signature of every kind counted, in the order a
+// signatures returns the signature of every kind counted, in the order a
 // study lists them: domains in the paper's order, kinds in catalogue order
-// within a domain. Their configuration is [DefaultConfig], the reference
-// study's only configuration.
-func (t *Tally) Signatures() []Signature {
+// within a domain, under the one configuration "default".
+func (t *Tally) signatures() []Signature {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var out []Signature
@@ -90,7 +86,7 @@ func (t *Tally) Signatures() []Signature {
 				continue
 			}
 			spec, _ := model.Spec(k)
-			out = append(out, signatureOf(t.profile, t.controls, DefaultConfig, spec, c))
+			out = append(out, signatureOf(t.profile, t.controls, defaultConfig, spec, c))
 		}
 	}
 	return out
@@ -99,8 +95,7 @@ func (t *Tally) Signatures() []Signature {
 // Place places the counted trials in a region of e, over configuration
 // "all", with every check and the reasons ([Envelope.Place]). A tally of
 // zero trials holds every hard invariant vacuously and meets no floor; its
-// placement says so in its reasons ("0 trials"). It does not validate e
-// ([Envelope.Validate] does).
+// placement says so in its reasons ("0 trials"). It does not validate e.
 func (t *Tally) Place(e Envelope) Placement {
-	return e.Place(t.profile, "all", t.Signatures())
+	return e.Place(t.profile, "all", t.signatures())
 }

@@ -11,14 +11,19 @@ import (
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
+	"github.com/faultline/faultline/reference/paper"
 )
 
 // tallyRun runs an assay with a Tally observing every trial.
 func tallyRun(t *testing.T, cfg assay.Config) (*assay.Report, *assay.Tally) {
 	t.Helper()
-	tl := assay.NewTally(cfg.Profile, cfg.Controls)
+	cs, err := copperfin.ControlsOf(model.Config{System: cfg.System})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := assay.NewTally(cfg.Profile, names(cs))
 	cfg.Observe = tl.Observe
-	rep, err := assay.Run(cfg)
+	rep, err := assay.Run(refDef(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +32,7 @@ func tallyRun(t *testing.T, cfg assay.Config) (*assay.Report, *assay.Tally) {
 
 // TestTallyPlacesAsTheAudit: an assay run of a profile, counted by a Tally
 // and placed in the default envelope, gives the placement "faultline audit"
-// prints for that profile (the reference study of assay.Gather over
+// prints for that profile (the base study of assay.Gather over
 // configuration "all"): region, decision, every check and every reason,
 // over the whole catalogue and over the paper's ten modes; and the tally's
 // signatures are the study's.
@@ -38,12 +43,12 @@ func TestTallyPlacesAsTheAudit(t *testing.T) {
 		copperfin.ProfileFailClosed: assay.RegionContainedButDead,
 	}
 	for _, v := range views {
-		ref := v.get(t).Reference
+		ref := v.get(t).Base
 		for _, p := range copperfin.Profiles {
 			cs, _ := copperfin.ProfileControls(p)
-			_, tl := tallyRun(t, assay.Config{Profile: string(p), Controls: cs, Trials: assay.AuditTrials, Seed: assay.AuditSeed, Compat: v.compat})
-			if n := tl.Trials(); n != assay.AuditTrials {
-				t.Fatalf("%s %s: tally counted %d trials, want %d", v.name, p, n, assay.AuditTrials)
+			_, tl := tallyRun(t, assay.Config{Profile: string(p), System: sysOf(cs), Trials: paper.AuditTrials, Seed: paper.AuditSeed, Compat: v.compat})
+			if n := assay.TallyTrials(tl); n != paper.AuditTrials {
+				t.Fatalf("%s %s: tally counted %d trials, want %d", v.name, p, n, paper.AuditTrials)
 			}
 			var want *assay.Placement
 			for i := range ref.Placements {
@@ -67,7 +72,7 @@ func TestTallyPlacesAsTheAudit(t *testing.T) {
 					sigs = append(sigs, s)
 				}
 			}
-			if d := cmp.Diff(sigs, tl.Signatures(), cmpopts.IgnoreUnexported(assay.Signature{})); d != "" {
+			if d := cmp.Diff(sigs, assay.TallySignature(tl), cmpopts.IgnoreUnexported(assay.Signature{})); d != "" {
 				t.Errorf("%s %s: signatures differ from the audit's (-audit +tally):\n%s", v.name, p, d)
 			}
 		}
@@ -79,8 +84,8 @@ func TestTallyPlacesAsTheAudit(t *testing.T) {
 // tally refuses what is not one single-fault trial.
 func TestTallyCountsTheRun(t *testing.T) {
 	cs, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
-	rep, tl := tallyRun(t, assay.Config{Profile: "custom", Controls: cs.Without(copperfin.Idempotency), Domains: []model.Domain{model.DomainTool}, Trials: 301, Seed: 9})
-	sigs := tl.Signatures()
+	rep, tl := tallyRun(t, assay.Config{Profile: "custom", System: sysOf(cs.Without(copperfin.Idempotency)), Domains: []model.Domain{model.DomainTool}, Trials: 301, Seed: 9})
+	sigs := assay.TallySignature(tl)
 	if len(sigs) != len(rep.ByKind) {
 		t.Fatalf("%d signatures for %d kinds run", len(sigs), len(rep.ByKind))
 	}
@@ -110,17 +115,17 @@ func TestTallyCountsTheRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := assay.Replay(two)
+	res, err := refDef().Replay(two)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := assay.NewTally("typed", cs).Observe(res); err == nil || !strings.Contains(err.Error(), "has 2 fault reports") {
+	if err := assay.NewTally("typed", names(cs)).Observe(res); err == nil || !strings.Contains(err.Error(), "has 2 fault reports") {
 		t.Errorf("a two-fault run: error %v", err)
 	}
-	if err := assay.NewTally("typed", cs).Observe(nil); err == nil {
+	if err := assay.NewTally("typed", names(cs)).Observe(nil); err == nil {
 		t.Error("a nil result was counted")
 	}
-	empty := assay.NewTally("typed", cs).Place(assay.DefaultEnvelope())
+	empty := assay.NewTally("typed", names(cs)).Place(assay.DefaultEnvelope())
 	if empty.Trials != 0 || empty.Region != assay.RegionContainedButDead {
 		t.Errorf("an empty tally: %d trials, region %q", empty.Trials, empty.Region)
 	}

@@ -11,8 +11,9 @@ import (
 
 // Setup is what a configuration dimension may change about the configured
 // system under test: the harness options and the fixture (the workload and
-// the world it starts from). The control set is not part of it: it is the
-// profile, which every figure names separately.
+// the world it starts from; a fixture without tasks is the definition's
+// default). The control set is not part of it: it is the profile, which
+// every figure names separately.
 type Setup struct {
 	Options model.Options
 	Fixture model.Fixture
@@ -73,9 +74,9 @@ func Deadlines(values ...model.Millis) Dimension {
 // varies fastest); an empty Variation has one configuration, "default".
 type Variation []Dimension
 
-// Validate returns the first bad dimension: one without levels, a repeated
+// validate returns the first bad dimension: one without levels, a repeated
 // name or value, or a bad value.
-func (v Variation) Validate() error {
+func (v Variation) validate() error {
 	seen := map[string]bool{}
 	for _, d := range v {
 		if d.err != nil {
@@ -99,63 +100,50 @@ func (v Variation) Validate() error {
 	return nil
 }
 
-// Configuration is one point of a Variation: a level of each dimension.
-type Configuration struct {
-	Levels []Level
+// configuration is one point of a Variation: a level of each dimension.
+type configuration struct {
+	levels []Level
 }
 
-// DefaultConfig is the name of the configuration with no varied dimension:
-// the model's default options (retry budget 2, deadline 2000 ms, 3
-// restarts) on the Copperfin fixture.
-const DefaultConfig = "default"
+// defaultConfig is the name of the configuration with no varied
+// dimension: the base setup.
+const defaultConfig = "default"
 
-// Name is "default" or the levels as "dim=value" joined by spaces, e.g.
+// name is "default" or the levels as "dim=value" joined by spaces, e.g.
 // "retry_budget=1 deadline_ms=300". Every figure carries it.
-func (c Configuration) Name() string {
-	if len(c.Levels) == 0 {
-		return DefaultConfig
+func (c configuration) name() string {
+	if len(c.levels) == 0 {
+		return defaultConfig
 	}
-	s := make([]string, len(c.Levels))
-	for i, l := range c.Levels {
+	s := make([]string, len(c.levels))
+	for i, l := range c.levels {
 		s[i] = l.Dimension + "=" + l.Value
 	}
 	return strings.Join(s, " ")
 }
 
-// Apply returns base changed by every level of c.
-func (c Configuration) Apply(base Setup) Setup {
-	for _, l := range c.Levels {
+// apply returns base changed by every level of c.
+func (c configuration) apply(base Setup) Setup {
+	for _, l := range c.levels {
 		l.apply(&base)
 	}
 	return base
 }
 
-// Configurations returns the cross product of v's levels.
-func (v Variation) Configurations() []Configuration {
-	out := []Configuration{{}}
+// configurations returns the cross product of v's levels.
+func (v Variation) configurations() []configuration {
+	out := []configuration{{}}
 	for _, d := range v {
-		var next []Configuration
+		var next []configuration
 		for _, c := range out {
 			for _, l := range d.Levels {
-				levels := append(append([]Level(nil), c.Levels...), l)
-				next = append(next, Configuration{Levels: levels})
+				levels := append(append([]Level(nil), c.levels...), l)
+				next = append(next, configuration{levels: levels})
 			}
 		}
 		out = next
 	}
 	return out
-}
-
-// DefaultVariation is the variation study of the audit and the dossier:
-// retry budgets 1 and 2 and deadlines 340 and 2000 logical ms (four
-// configurations). Under the typed profile 340 ms is shorter than the
-// reference workflow's two slowest recoveries (a resume after a checkpoint
-// rollback ends at 352 ms; a rate-limited call waits its 100 ms
-// retry-after, so with 340 ms the retry no longer fits and the task holds)
-// and longer than every other path (the next slowest, a timeout before
-// send and a tool timeout, end at 332 ms); 2000 ms is the model's default.
-func DefaultVariation() Variation {
-	return Variation{RetryBudgets(1, 2), Deadlines(340, 2000)}
 }
 
 // splitmix64 is the generator that draws configurations alongside the

@@ -5,9 +5,9 @@ import (
 	"math"
 )
 
-// Z95 is the standard normal quantile for a two-sided 95 % interval,
+// z95 is the standard normal quantile for a two-sided 95 % interval,
 // Φ⁻¹(0.975).
-const Z95 = 1.959963984540054
+const z95 = 1.959963984540054
 
 // Interval is a two-sided confidence interval for a proportion; both bounds
 // are rates in [0,1].
@@ -16,21 +16,14 @@ type Interval struct {
 	Hi float64 `json:"hi"`
 }
 
-// Wilson returns the 95 % Wilson score interval for k successes in n trials
-// (E. B. Wilson, "Probable inference, the law of succession, and
-// statistical inference", JASA 22, 1927; method 3 of R. G. Newcombe,
-// "Two-sided confidence intervals for the single proportion: comparison of
-// seven methods", Statistics in Medicine 17, 1998), without continuity
-// correction:
-//
-//	centre ± z·sqrt(p(1−p)/n + z²/4n²), over 1 + z²/n, with centre = p + z²/2n
-//
-// Unlike the normal (Wald) interval it stays inside [0,1] and is not
-// degenerate at k = 0 or k = n, which is where release evidence lives (zero
-// duplicate effects in n trials). n = 0 gives [0,1]: no evidence. It
-// returns an error for n < 0, k < 0 or k > n.
-func Wilson(k, n int) (Interval, error) {
-	return wilsonZ(k, n, Z95)
+// wilson returns the 95 % Wilson score interval for k successes in n
+// trials (Wilson 1927; Newcombe 1998, method 3), without continuity
+// correction: centre ± z·sqrt(p(1−p)/n + z²/4n²), over 1 + z²/n, with
+// centre = p + z²/2n. Unlike the Wald interval it stays inside [0,1] and
+// is not degenerate at k = 0 or k = n, where release evidence lives. n = 0
+// gives [0,1]: no evidence. An error for n < 0, k < 0 or k > n.
+func wilson(k, n int) (Interval, error) {
+	return wilsonZ(k, n, z95)
 }
 
 func wilsonZ(k, n int, z float64) (Interval, error) {

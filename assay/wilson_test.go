@@ -19,7 +19,7 @@ func TestWilsonNewcombe(t *testing.T) {
 		{1, 29, 0.0061, 0.1718},
 	}
 	for _, c := range cases {
-		iv, err := Wilson(c.k, c.n)
+		iv, err := wilson(c.k, c.n)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -28,20 +28,20 @@ func TestWilsonNewcombe(t *testing.T) {
 		}
 	}
 	// symmetry: k of n mirrors n-k of n
-	a, _ := Wilson(3, 40)
-	b, _ := Wilson(37, 40)
+	a, _ := wilson(3, 40)
+	b, _ := wilson(37, 40)
 	if math.Abs(a.Lo-(1-b.Hi)) > 1e-12 || math.Abs(a.Hi-(1-b.Lo)) > 1e-12 {
 		t.Errorf("not symmetric: %+v %+v", a, b)
 	}
-	if iv, _ := Wilson(200, 200); iv.Hi != 1 || math.Round(iv.Lo*1e4)/1e4 != 0.9812 {
+	if iv, _ := wilson(200, 200); iv.Hi != 1 || math.Round(iv.Lo*1e4)/1e4 != 0.9812 {
 		t.Errorf("200/200: %+v", iv)
 	}
-	if iv, _ := Wilson(0, 0); iv != (Interval{0, 1}) {
+	if iv, _ := wilson(0, 0); iv != (Interval{0, 1}) {
 		t.Errorf("0/0: %+v", iv)
 	}
 	for _, bad := range [][2]int{{-1, 5}, {6, 5}, {0, -1}} {
-		if _, err := Wilson(bad[0], bad[1]); err == nil {
-			t.Errorf("Wilson(%d, %d): want an error", bad[0], bad[1])
+		if _, err := wilson(bad[0], bad[1]); err == nil {
+			t.Errorf("wilson(%d, %d): want an error", bad[0], bad[1])
 		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/properties"
@@ -28,7 +27,7 @@ func record(t *testing.T) ([]byte, string, *model.Result) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := assay.Replay(s)
+	res, err := copperfin.Definition().Replay(s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ func BenchmarkAssayWithCoverage(b *testing.B) {
 			const trials = 2000
 			tr := coverage.NewTracker(nil)
 			for b.Loop() {
-				if _, err := assay.Run(assay.Config{Profile: string(p), Controls: cs, Trials: trials, Seed: 188, Compat: true, Workers: 1, Observe: tr.Record}); err != nil {
+				if _, err := assay.Run(copperfin.Definition(), assay.Config{Profile: string(p), System: copperfin.ConfigOfControls(cs).System, Trials: trials, Seed: 188, Compat: true, Workers: 1, Observe: tr.Record}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -3,7 +3,6 @@ package coverage_test
 import (
 	"testing"
 
-	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
@@ -33,7 +32,7 @@ func runSchedule(t tb, s *model.Schedule) *model.Result {
 		}
 		return res
 	}
-	res, err := assay.Replay(s)
+	res, err := copperfin.Definition().Replay(s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,6 +67,18 @@ type Definition struct {
 	// replay %s"); "" lets each door print its own (a go test line for a
 	// test, the program's replay command for a command line).
 	ReplayCommand string
+	// Arm returns the system part of a config with exactly the named
+	// controls on (names of Controls) and the seeded defect mutant ("" for
+	// none): the sides of a counterfactual pair (package assay). nil: the
+	// system's controls cannot be varied one by one.
+	Arm func(controls []string, mutant string) (json.RawMessage, error)
+	// Armed is Arm's inverse: the controls (in Controls order) and the
+	// seeded defect a config's system part selects. Needed with Arm.
+	Armed func(system json.RawMessage) (controls []string, mutant string, err error)
+	// Defect returns the seeded defect (a mutant Arm accepts) that lacks
+	// the behaviour defending against a fault kind, "" for none; the off
+	// side of the kind's counterfactual pair runs it. nil names none.
+	Defect func(kind string) string
 }
 
 // Define returns the definition of a system with one fixture and no

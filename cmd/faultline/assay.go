@@ -16,6 +16,7 @@ import (
 	"github.com/faultline/faultline/internal/progress"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
+	"github.com/faultline/faultline/reference/paper"
 )
 
 func init() { commands = append(commands, newAssayCmd) }
@@ -86,7 +87,7 @@ or a file.`,
 				}
 				domains = []model.Domain{d}
 			}
-			cfg := assay.Config{Profile: label, Controls: cs, Domains: domains,
+			cfg := assay.Config{Profile: label, System: copperfin.ConfigOfControls(cs).System, Domains: domains,
 				Trials: trials, Seed: seed, Compat: compat == "paper188", Kinds: modes}
 			tracker, covPath := coverage.NewTracker(nil), coveragePath(covFile)
 			if covPath != "" {
@@ -98,7 +99,7 @@ or a file.`,
 				bar = progress.New(trials, progress.Options{Writer: c.ErrOrStderr(), Unit: "trials", Found: "unsafe", Throttle: progressThrottle})
 				cfg.Progress = bar.Update
 			}
-			rep, err := assay.Run(cfg)
+			rep, err := assay.Run(copperfin.Definition(), cfg)
 			if bar != nil {
 				bar.Finish()
 			}
@@ -116,9 +117,9 @@ or a file.`,
 				return err
 			}
 			if asJSON {
-				err = rep.WriteJSON(c.OutOrStdout())
+				err = paper.WriteJSON(c.OutOrStdout(), rep)
 			} else {
-				err = rep.WriteText(c.OutOrStdout())
+				err = paper.WriteText(c.OutOrStdout(), rep)
 			}
 			if err != nil {
 				return outputError(err)
@@ -172,6 +173,7 @@ type reach struct {
 // assayReach replays each kind rep drew, once, under cs.
 func assayReach(rep *assay.Report, cs copperfin.Controls) (*reach, error) {
 	r := &reach{trials: rep.Overall.Trials}
+	def := copperfin.Definition()
 	names := make([]string, 0, len(rep.ByKind))
 	for k, n := range rep.ByKind {
 		if n.Trials > 0 {
@@ -184,7 +186,7 @@ func assayReach(rep *assay.Report, cs copperfin.Controls) (*reach, error) {
 		if err != nil {
 			return nil, err
 		}
-		res, err := assay.Replay(s)
+		res, err := def.Replay(s)
 		if err != nil {
 			return nil, err
 		}

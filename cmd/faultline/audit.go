@@ -3,9 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-
-	"github.com/faultline/faultline/coverage"
-	"github.com/faultline/faultline/model"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -13,7 +10,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
+	"github.com/faultline/faultline/reference/paper"
 )
 
 func init() { commands = append(commands, newAuditCmd) }
@@ -97,11 +97,11 @@ written). The assessments are in the output, not in the exit code.`,
 }
 
 // withNotices returns a copy of audits with each profile's runs of the
-// provider's notices (assay.NoticeRows).
-func withNotices(audits []assay.ProfileAudit) ([]assay.ProfileAudit, error) {
-	out := append([]assay.ProfileAudit(nil), audits...)
+// provider's notices (paper.NoticeRows).
+func withNotices(audits []paper.ProfileAudit) ([]paper.ProfileAudit, error) {
+	out := append([]paper.ProfileAudit(nil), audits...)
 	for i := range out {
-		rows, err := assay.NoticeRows(out[i].Controls)
+		rows, err := paper.NoticeRows(out[i].Controls)
 		if err != nil {
 			return nil, err
 		}
@@ -111,7 +111,7 @@ func withNotices(audits []assay.ProfileAudit) ([]assay.ProfileAudit, error) {
 }
 
 // noticeRuns counts the audits' runs with notices.
-func noticeRuns(audits []assay.ProfileAudit) int {
+func noticeRuns(audits []paper.ProfileAudit) int {
 	n := 0
 	for _, a := range audits {
 		n += len(a.Notices)
@@ -123,14 +123,14 @@ func noticeRuns(audits []assay.ProfileAudit) int {
 // profile, with compat the paper's ten modes only) and gathers its release
 // evidence. The results are only read afterwards; the package's tests
 // replace it with one computation per test binary.
-var gatherAudit = func(compat bool) ([]assay.ProfileAudit, *assay.Evidence, error) {
-	audits, err := assay.Audit(copperfin.Profiles, compat)
+var gatherAudit = func(compat bool) ([]paper.ProfileAudit, *assay.Evidence, error) {
+	audits, err := paper.Audit(copperfin.Profiles, compat)
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg := assay.DefaultEvidenceConfig()
+	cfg := paper.EvidenceConfig()
 	cfg.Compat = compat
-	ev, err := assay.Gather(cfg)
+	ev, err := assay.Gather(copperfin.Definition(), cfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -140,7 +140,7 @@ var gatherAudit = func(compat bool) ([]assay.ProfileAudit, *assay.Evidence, erro
 // writeAuditFormat writes the audit in format (the text summary unless
 // full), merges its coverage into covPath when set, and maps a failed
 // write to exit code 4.
-func writeAuditFormat(out io.Writer, format string, full bool, audits []assay.ProfileAudit, ev *assay.Evidence, compat, covPath string) error {
+func writeAuditFormat(out io.Writer, format string, full bool, audits []paper.ProfileAudit, ev *assay.Evidence, compat, covPath string) error {
 	var err error
 	switch {
 	case format == "json":
@@ -166,12 +166,12 @@ func writeAuditFormat(out io.Writer, format string, full bool, audits []assay.Pr
 	if err := writeAuditCoverage(covOut, audits, covPath); err != nil {
 		return outputError(err)
 	}
-	_, err = fmt.Fprintf(out, "\n%s\n", assay.Boundary)
+	_, err = fmt.Fprintf(out, "\n%s\n", paper.Boundary)
 	return outputError(err)
 }
 
 // auditExit is 3 when no single-fault run of the audit reached its fault.
-func auditExit(audits []assay.ProfileAudit) error {
+func auditExit(audits []paper.ProfileAudit) error {
 	rows, reached := 0, 0
 	for _, a := range audits {
 		for _, r := range a.Rows {
@@ -197,7 +197,7 @@ const (
 // invariant.
 type finding struct {
 	profile copperfin.Profile
-	row     assay.KindRow
+	row     paper.KindRow
 	rank    int // profile index
 }
 
@@ -221,7 +221,7 @@ func (f finding) severity() int {
 
 // worstFindings returns the audit's violating rows, most severe first
 // (then by profile and catalogue order).
-func worstFindings(audits []assay.ProfileAudit) []finding {
+func worstFindings(audits []paper.ProfileAudit) []finding {
 	var fs []finding
 	for i, a := range audits {
 		for _, r := range a.Rows {
@@ -248,18 +248,18 @@ func replayCommand(f finding) string {
 
 // writeAuditSummary prints the audit on one screen: at most summaryLines
 // lines of at most summaryWidth characters.
-func writeAuditSummary(w io.Writer, audits []assay.ProfileAudit, ev *assay.Evidence, compat string) error {
+func writeAuditSummary(w io.Writer, audits []paper.ProfileAudit, ev *assay.Evidence, compat string) error {
 	var head, tail []string
 	add := func(l *[]string, format string, args ...any) {
 		*l = append(*l, wrapText(fmt.Sprintf(format, args...), summaryWidth, "    ")...)
 	}
 	add(&head, "faultline audit: reference system (Copperfin refund workflow), %s", kindsLabel(audits, compat))
 	add(&head, "per profile: one single-fault run per kind, an assay of %d trials (seed %d), the release evidence.",
-		assay.AuditTrials, assay.AuditSeed)
+		paper.AuditTrials, paper.AuditSeed)
 	head = append(head, "", "Per profile: the assay's assessment, the release region, unsafe, unproved and useful-service rates:")
 	regions := map[string]assay.Placement{}
-	if ev != nil && ev.Reference != nil {
-		for _, p := range ev.Reference.Placements {
+	if ev != nil && ev.Base != nil {
+		for _, p := range ev.Base.Placements {
 			if p.Config == "all" {
 				regions[p.Profile] = p
 			}
@@ -313,7 +313,7 @@ func writeAuditSummary(w io.Writer, audits []assay.ProfileAudit, ev *assay.Evide
 	add(&tail, "The rest: faultline audit --full prints every table (outcome rows, signatures, envelope, pairs, "+
 		"coefficients, diagnoses, holds, stop conditions, variation, coverage by key); --format json or markdown "+
 		"gives the same for machines and pull requests.")
-	add(&tail, "%s", assay.Boundary)
+	add(&tail, "%s", paper.Boundary)
 
 	// the middle: as many of the worst findings as fit
 	fs := worstFindings(audits)
@@ -363,7 +363,7 @@ func mark(b bool) string {
 }
 
 // kindsLabel says which fault kinds an audit covers.
-func kindsLabel(audits []assay.ProfileAudit, compat string) string {
+func kindsLabel(audits []paper.ProfileAudit, compat string) string {
 	n := 0
 	if len(audits) > 0 {
 		n = len(audits[0].Rows)
@@ -374,7 +374,7 @@ func kindsLabel(audits []assay.ProfileAudit, compat string) string {
 	return fmt.Sprintf("%d fault kinds (the whole catalogue)", n)
 }
 
-func writeAudit(w io.Writer, audits []assay.ProfileAudit, ev *assay.Evidence, compat string) error {
+func writeAudit(w io.Writer, audits []paper.ProfileAudit, ev *assay.Evidence, compat string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "faultline audit: reference system (Copperfin refund workflow), %s, profiles %d\n",
 		kindsLabel(audits, compat), len(audits))
@@ -399,7 +399,7 @@ func writeAudit(w io.Writer, audits []assay.ProfileAudit, ev *assay.Evidence, co
 		tw.Flush()
 		o := a.Assay.Overall.Rates()
 		fmt.Fprintf(&b, "assay (%d trials, seed %d): contained %.1f%%, recovered %.1f%%, verified %.1f%%, useful service %.1f%%, unsafe %.1f%%, duplicate %.1f%%, unproved %.1f%%\n",
-			o.Trials, assay.AuditSeed, 100*o.Contained, 100*o.Recovered, 100*o.Verified, 100*o.UsefulService,
+			o.Trials, paper.AuditSeed, 100*o.Contained, 100*o.Recovered, 100*o.Verified, 100*o.UsefulService,
 			100*o.UnsafeEscape, 100*o.DuplicateEffect, 100*o.UnverifiableRelease)
 		fmt.Fprintf(&b, "assessment: %s\n", a.Assay.Assessment)
 		for _, r := range a.Assay.Reasons {
@@ -423,11 +423,11 @@ func writeAudit(w io.Writer, audits []assay.ProfileAudit, ev *assay.Evidence, co
 
 // writeAuditJSON prints the audit as one object: per profile its rows and
 // its assay (the artefact's object), and the release evidence.
-func writeAuditJSON(w io.Writer, audits []assay.ProfileAudit, ev *assay.Evidence, compat string) error {
+func writeAuditJSON(w io.Writer, audits []paper.ProfileAudit, ev *assay.Evidence, compat string) error {
 	type profileJSON struct {
 		Profile  copperfin.Profile `json:"profile"`
 		Controls string            `json:"controls"`
-		Rows     []assay.KindRow   `json:"rows"`
+		Rows     []paper.KindRow   `json:"rows"`
 		Assay    map[string]any    `json:"assay"`
 	}
 	out := struct {
@@ -435,18 +435,18 @@ func writeAuditJSON(w io.Writer, audits []assay.ProfileAudit, ev *assay.Evidence
 		Profiles []profileJSON   `json:"profiles"`
 		Evidence *assay.Evidence `json:"evidence"`
 		Boundary string          `json:"interpretation_boundary"`
-	}{Compat: compat, Evidence: ev, Boundary: assay.Boundary}
+	}{Compat: compat, Evidence: ev, Boundary: paper.Boundary}
 	for _, a := range audits {
-		out.Profiles = append(out.Profiles, profileJSON{Profile: a.Profile, Controls: a.Controls.String(), Rows: a.Rows, Assay: a.Assay.JSONObject()})
+		out.Profiles = append(out.Profiles, profileJSON{Profile: a.Profile, Controls: a.Controls.String(), Rows: a.Rows, Assay: paper.Object(a.Assay)})
 	}
-	return assay.WriteJSON(w, out)
+	return paper.Encode(w, out)
 }
 
 // writeAuditMarkdown prints the audit as Markdown for a pull request.
-func writeAuditMarkdown(w io.Writer, audits []assay.ProfileAudit, ev *assay.Evidence, compat string) error {
+func writeAuditMarkdown(w io.Writer, audits []paper.ProfileAudit, ev *assay.Evidence, compat string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# faultline audit\n\nReference system (Copperfin refund workflow), %s, %d profiles; one single-fault run per kind judged by the oracle (x = term holds) and an assay of %d trials with seed %d.\n",
-		kindsLabel(audits, compat), len(audits), assay.AuditTrials, assay.AuditSeed)
+		kindsLabel(audits, compat), len(audits), paper.AuditTrials, paper.AuditSeed)
 	fmt.Fprintln(&b, "\n## Summary")
 	fmt.Fprintln(&b, "\n| profile | assessment | unsafe | unproved | contained | useful service |\n| --- | --- | --- | --- | --- | --- |")
 	for _, a := range audits {
@@ -471,7 +471,7 @@ func writeAuditMarkdown(w io.Writer, audits []assay.ProfileAudit, ev *assay.Evid
 	if err := ev.WriteMarkdown(&b, 2); err != nil {
 		return err
 	}
-	fmt.Fprintf(&b, "\n%s\n", assay.Boundary)
+	fmt.Fprintf(&b, "\n%s\n", paper.Boundary)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -481,7 +481,7 @@ func writeAuditMarkdown(w io.Writer, audits []assay.ProfileAudit, ev *assay.Evid
 // beside the outcome tables (which keys held under which profile, which
 // broke, with the counterexamples), and merges all of them into path when
 // set.
-func writeAuditCoverage(w io.Writer, audits []assay.ProfileAudit, path string) error {
+func writeAuditCoverage(w io.Writer, audits []paper.ProfileAudit, path string) error {
 	all, cmp, err := auditCoverage(audits)
 	if err != nil {
 		return err
@@ -508,7 +508,7 @@ func writeAuditCoverage(w io.Writer, audits []assay.ProfileAudit, path string) e
 
 // auditCoverage records the audit's single-fault runs, all of them and
 // one column per profile, and compares the columns.
-func auditCoverage(audits []assay.ProfileAudit) (*coverage.Tracker, *coverage.Comparison, error) {
+func auditCoverage(audits []paper.ProfileAudit) (*coverage.Tracker, *coverage.Comparison, error) {
 	var u *coverage.Universe
 	if noticeRuns(audits) > 0 {
 		u = coverage.NoticeUniverse()
@@ -517,7 +517,7 @@ func auditCoverage(audits []assay.ProfileAudit) (*coverage.Tracker, *coverage.Co
 	var cols []coverage.Column
 	for _, a := range audits {
 		t := coverage.NewTracker(all.Universe())
-		for _, row := range append(append(append([]assay.KindRow(nil), a.Rows...), a.Correlated...), a.Notices...) {
+		for _, row := range append(append(append([]paper.KindRow(nil), a.Rows...), a.Correlated...), a.Notices...) {
 			if err := t.Record(row.Result); err != nil {
 				return nil, nil, err
 			}
@@ -534,7 +534,7 @@ func auditCoverage(audits []assay.ProfileAudit) (*coverage.Tracker, *coverage.Co
 }
 
 // auditComparison is auditCoverage's comparison.
-func auditComparison(audits []assay.ProfileAudit) (*coverage.Comparison, error) {
+func auditComparison(audits []paper.ProfileAudit) (*coverage.Comparison, error) {
 	_, cmp, err := auditCoverage(audits)
 	return cmp, err
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,7 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
+	"github.com/faultline/faultline/reference/paper"
 )
 
 func init() { commands = append(commands, newDossierCmd) }
@@ -56,7 +59,7 @@ could not be created or written, the output could not be written).`,
 			if compat != "" && compat != "paper188" {
 				return badInput("--compat: unknown compatibility target %q (valid: paper188)", compat)
 			}
-			cfg := assay.DefaultEvidenceConfig()
+			cfg := paper.EvidenceConfig()
 			cfg.Compat = compat != ""
 			if len(profiles) > 0 {
 				cfg.Profiles = nil
@@ -69,10 +72,14 @@ could not be created or written, the output could not be written).`,
 						return badInput("--profile: %q given twice", p)
 					}
 					seen[p] = true
-					cfg.Profiles = append(cfg.Profiles, copperfin.Profile(p))
+					cfg.Profiles = append(cfg.Profiles, model.NamedConfig{Name: p, System: copperfin.Settings{Profile: copperfin.Profile(p)}.JSON(),
+						Defended: copperfin.Profile(p) != copperfin.ProfileBaseline})
 				}
 			}
 			d, err := buildDossier(cfg)
+			if errors.Is(err, assay.ErrBadConfig) {
+				return badInput("%v", err)
+			}
 			if err != nil {
 				return err
 			}
@@ -145,9 +152,9 @@ func writeDossierSummary(w io.Writer, d *assay.Dossier, dir string) error {
 		lines = append(lines, wrapText(l, summaryWidth, indent)...)
 	}
 	add("wrote %s and %s", filepath.Join(dir, "dossier.json"), filepath.Join(dir, "dossier.md"))
-	if ev := d.Evidence; ev != nil && ev.Reference != nil {
-		r := ev.Reference
-		add("reference study: system %s, %d fault kinds, %d trials per profile, seed %d", r.System, len(d.Faults), r.Trials, r.Seed)
+	if ev := d.Evidence; ev != nil && ev.Base != nil {
+		r := ev.Base
+		add("base study: system %s, %d fault kinds, %d trials per profile, seed %d", r.System, len(d.Faults), r.Trials, r.Seed)
 		lines = append(lines, "", "Release placement per profile (all configurations):")
 		for _, p := range r.Placements {
 			if p.Config != "all" {
@@ -235,7 +242,9 @@ func orDash(s string) string {
 	return s
 }
 
-// buildDossier builds the dossier of cfg (assay.BuildDossier). The dossier
-// is only read afterwards; the package's tests replace it with one build
-// per configuration per test binary.
-var buildDossier = assay.BuildDossier
+// buildDossier builds the dossier of cfg on the reference system
+// (assay.BuildDossier). The dossier is only read afterwards; the package's
+// tests replace it with one build per configuration per test binary.
+var buildDossier = func(cfg assay.EvidenceConfig) (*assay.Dossier, error) {
+	return assay.BuildDossier(copperfin.Definition(), cfg)
+}

@@ -92,21 +92,21 @@ func TestAuditEvidenceSections(t *testing.T) {
 			} `json:"assay"`
 		} `json:"profiles"`
 		Evidence struct {
-			Reference struct {
+			Base struct {
 				Placements []struct {
 					Profile, Config, Region string
 				} `json:"placements"`
 				Pairs        []json.RawMessage `json:"pairs"`
 				Coefficients []json.RawMessage `json:"coefficients"`
-			} `json:"reference"`
+			} `json:"base"`
 		} `json:"evidence"`
 	}
 	if err := json.Unmarshal([]byte(out), &obj); err != nil {
 		t.Fatal(err)
 	}
 	if obj.Compat != "" || len(obj.Profiles) != 3 || len(obj.Profiles[1].Rows) != 27 || obj.Profiles[1].Assay.Assessment != "BLOCK OR REDESIGN" ||
-		len(obj.Evidence.Reference.Pairs) != 81 || len(obj.Evidence.Reference.Coefficients) != 648 ||
-		obj.Evidence.Reference.Placements[1].Region != "contained but dead" {
+		len(obj.Evidence.Base.Pairs) != 81 || len(obj.Evidence.Base.Coefficients) != 648 ||
+		obj.Evidence.Base.Placements[1].Region != "contained but dead" {
 		t.Errorf("json audit: %+v", obj.Profiles)
 	}
 	code, out, _ = cachedCLI(t, "audit", "--format", "markdown")

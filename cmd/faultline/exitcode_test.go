@@ -9,9 +9,10 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/reference/copperfin"
+	"github.com/faultline/faultline/reference/paper"
 )
 
 // failWriter fails every write as a full disk does.
@@ -70,7 +71,7 @@ func TestExitCodeTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := assay.Replay(s)
+	res, err := copperfin.Definition().Replay(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,13 +215,13 @@ func TestCampaignExitFunctions(t *testing.T) {
 	if err := (&reach{trials: 10}).exit(failWriter{}); err != nil {
 		t.Errorf("none untested: %v", err)
 	}
-	rows := []assay.KindRow{{Kind: "subject_swap"}, {Kind: "memory_loss"}}
-	err = auditExit([]assay.ProfileAudit{{Profile: "typed", Rows: rows}})
+	rows := []paper.KindRow{{Kind: "subject_swap"}, {Kind: "memory_loss"}}
+	err = auditExit([]paper.ProfileAudit{{Profile: "typed", Rows: rows}})
 	if !errors.As(err, &ee) || ee.Code != 3 || !strings.Contains(err.Error(), "none of the audit's 2 single-fault runs reached its fault") {
 		t.Errorf("audit with nothing reached: %v", err)
 	}
 	rows[1].Reached = true
-	if err := auditExit([]assay.ProfileAudit{{Profile: "typed", Rows: rows}}); err != nil {
+	if err := auditExit([]paper.ProfileAudit{{Profile: "typed", Rows: rows}}); err != nil {
 		t.Errorf("audit with one reached: %v", err)
 	}
 }

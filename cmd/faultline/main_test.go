@@ -172,7 +172,7 @@ func TestReplayReportsUnreachedFault(t *testing.T) {
 }
 
 func TestAssayCompatMatchesArtefact(t *testing.T) {
-	want, err := os.ReadFile("../../assay/testdata/paper188/baseline-2000-188.txt")
+	want, err := os.ReadFile("../../reference/paper/testdata/paper188/baseline-2000-188.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestAssayCompatMatchesArtefact(t *testing.T) {
 	if code != 0 || out != string(want) {
 		t.Fatalf("exit %d, output differs:\n%s", code, out)
 	}
-	want, _ = os.ReadFile("../../assay/testdata/paper188/baseline-tool-77-5.json")
+	want, _ = os.ReadFile("../../reference/paper/testdata/paper188/baseline-tool-77-5.json")
 	code, out, _ = runCLI(t, "assay", "--compat", "paper188", "--profile", "baseline", "--fault", "tool", "--trials", "77", "--seed", "5", "--json")
 	if code != 0 || out != string(want) {
 		t.Fatalf("exit %d, json differs:\n%s", code, out)

@@ -67,7 +67,8 @@ func parseControlsOf(names []string) (Controls, error) {
 // Definition describes the agent for the paths that need more than a
 // factory (replay, fuzzing, the run record): its fixture, its config's
 // system part (Settings; {} is every control, the fixed variant), its
-// invariants ([Builtin] and [Invariants]) and its six controls.
+// invariants ([Builtin] and [Invariants]), its six controls and how a
+// config arms them (Arm, Armed: the release evidence of package assay).
 func Definition() *model.Definition {
 	names := make([]string, len(AllControls))
 	for i, c := range AllControls {
@@ -115,6 +116,31 @@ func Definition() *model.Definition {
 				return []string{string(RecheckAuthority)}
 			}
 			return nil
+		},
+		// the sides of a counterfactual pair (package assay): a control set
+		// and the variant, "planted" or "" (fixed)
+		Arm: func(controls []string, variant string) (json.RawMessage, error) {
+			if _, err := parseControlsOf(controls); err != nil {
+				return nil, err
+			}
+			controls = append([]string{}, controls...) // [] is no control; null would be every one
+			return json.Marshal(Settings{Controls: &controls, Variant: variant})
+		},
+		Armed: func(system json.RawMessage) ([]string, string, error) {
+			cs, v, err := parseSettings(system)
+			if err != nil {
+				return nil, "", err
+			}
+			var names []string
+			for _, c := range AllControls {
+				if cs.Has(c) {
+					names = append(names, string(c))
+				}
+			}
+			if v == Fixed {
+				return names, "", nil
+			}
+			return names, string(v), nil
 		},
 	}
 }

@@ -149,10 +149,11 @@ const Name = "copperfin"
 // Definition returns the reference system's description for the paths
 // that need more than a factory: its fixtures (Copperfin, the default,
 // and CopperfinBatch), its config's system part (Settings) and its
-// description, its nine controls, its defence table (Defences) and its
-// named configurations, the profiles baseline, typed and fail_closed (the
-// last two marked defended). The
-// built-in invariants are all in scope. Each call returns a fresh value.
+// description, its nine controls, its defence table (Defences, and
+// MutantFor as Defect), its arms (Arm, Armed: an explicit control set and
+// a seeded defect) and its named configurations, the profiles baseline,
+// typed and fail_closed (the last two marked defended). The built-in
+// invariants are all in scope. Each call returns a fresh value.
 func Definition() *model.Definition {
 	names := make([]string, len(AllControls))
 	for i, c := range AllControls {
@@ -185,6 +186,29 @@ func Definition() *model.Definition {
 			}
 			return out
 		},
+		Arm: func(controls []string, mutant string) (json.RawMessage, error) {
+			cs, err := ParseControls(controls)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := ParseMutant(mutant); err != nil {
+				return nil, err
+			}
+			return Settings{Controls: cs, HasControls: true, Mutant: mutant}.JSON(), nil
+		},
+		Armed: func(system json.RawMessage) ([]string, string, error) {
+			cs, mutant, err := resolved(system)
+			if err != nil {
+				return nil, "", err
+			}
+			l := cs.List()
+			names := make([]string, len(l))
+			for i, c := range l {
+				names[i] = string(c)
+			}
+			return names, mutant, nil
+		},
+		Defect: MutantFor,
 	}
 }
 

@@ -140,7 +140,7 @@ func TestBrowserCounterfactual(t *testing.T) {
 	}
 	expect := func(cs copperfin.Controls, label string) *assay.Report {
 		t.Helper()
-		rep, err := assay.Run(assay.Config{Profile: label, Controls: cs, Trials: 2000, Seed: 188})
+		rep, err := assay.Run(copperfin.Definition(), assay.Config{Profile: label, System: copperfin.ConfigOfControls(cs).System, Trials: 2000, Seed: 188})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -241,11 +241,11 @@ func TestBrowserCounterfactual(t *testing.T) {
 		t.Logf("coverage after %d runs: %s; %d unvisited", runs, text("#coverage-headline"), len(rep.Unvisited))
 	}
 	var audit assay.Placement
-	ev, err := assay.Gather(auditStudies())
+	ev, err := assay.Gather(copperfin.Definition(), auditStudies())
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range ev.Reference.Placements {
+	for _, p := range ev.Base.Placements {
 		if p.Profile == "typed" && p.Config == "all" {
 			audit = p
 		}
@@ -291,8 +291,12 @@ func TestBrowserCounterfactual(t *testing.T) {
 	cs := typed.Without(copperfin.Idempotency).Without(copperfin.EffectReadback)
 	want = expect(cs, "custom")
 	checkMeters(want)
-	tally := assay.NewTally("custom", cs)
-	if _, err := assay.Run(assay.Config{Profile: "custom", Controls: cs, Trials: 2000, Seed: 188, Observe: tally.Observe}); err != nil {
+	var names []string
+	for _, c := range cs.List() {
+		names = append(names, string(c))
+	}
+	tally := assay.NewTally("custom", names)
+	if _, err := assay.Run(copperfin.Definition(), assay.Config{Profile: "custom", System: copperfin.ConfigOfControls(cs).System, Trials: 2000, Seed: 188, Observe: tally.Observe}); err != nil {
 		t.Fatal(err)
 	}
 	if pl := tally.Place(assay.DefaultEnvelope()); pl.Region != assay.RegionUnsafeEscape {

@@ -13,8 +13,9 @@
 // replays a pasted or uploaded schedule file. Its coverage view shows the
 // coverage of the session's runs: the heatmaps and the unvisited keys with
 // their reasons. Every figure comes from [assay.Run], [assay.Tally] and
-// [assay.Replay], the code behind "faultline assay", "faultline audit" and
-// "faultline replay", and from [coverage.NewReport], the code behind
+// the reference system's Definition.Replay, the code behind "faultline
+// assay", "faultline audit" and "faultline replay", and from
+// [coverage.NewReport], the code behind
 // "faultline coverage report".
 //
 // A session is the server's life: the server keeps one [coverage.Tracker],
@@ -96,6 +97,7 @@ import (
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
+	"github.com/faultline/faultline/reference/paper"
 )
 
 // Bounds of the API, the defaults of [Options].
@@ -446,10 +448,10 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
 	var b bytes.Buffer
-	if err := assay.WriteJSON(&b, v); err != nil {
+	if err := paper.Encode(&b, v); err != nil {
 		code = http.StatusInternalServerError
 		b.Reset()
-		assay.WriteJSON(&b, map[string]string{"error": err.Error()})
+		paper.Encode(&b, map[string]string{"error": err.Error()})
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
@@ -508,7 +510,16 @@ func (s *Server) serveAssay(w http.ResponseWriter, r *http.Request) {
 	// Every trial is counted twice: per kind for the release placement and
 	// per coverage key for the session, which takes the run's coverage only
 	// when the run is answered.
-	tally := assay.NewTally(cfg.Profile, cfg.Controls)
+	cs, err := copperfin.ControlsOf(model.Config{System: cfg.System})
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	names := []string{}
+	for _, c := range cs.List() {
+		names = append(names, string(c))
+	}
+	tally := assay.NewTally(cfg.Profile, names)
 	cov := coverage.NewTracker(s.universe)
 	cfg.Observe = func(res *model.Result) error {
 		if err := tally.Observe(res); err != nil {
@@ -516,7 +527,7 @@ func (s *Server) serveAssay(w http.ResponseWriter, r *http.Request) {
 		}
 		return cov.Record(res)
 	}
-	v, err := s.run(r.Context(), func() (any, error) { return assay.Run(cfg) })
+	v, err := s.run(r.Context(), func() (any, error) { return assay.Run(copperfin.Definition(), cfg) })
 	if errors.Is(err, assay.ErrBadConfig) {
 		err = bad("%s", strings.TrimPrefix(err.Error(), assay.ErrBadConfig.Error()+": "))
 	}
@@ -525,8 +536,8 @@ func (s *Server) serveAssay(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.addCoverage(cov.Data())
-	writeJSON(w, http.StatusOK, AssayResponse{Assay: v.(*assay.Report).JSONObject(),
-		Command: "faultline " + shellJoin(args), Args: args, Boundary: assay.Boundary,
+	writeJSON(w, http.StatusOK, AssayResponse{Assay: paper.Object(v.(*assay.Report)),
+		Command: "faultline " + shellJoin(args), Args: args, Boundary: paper.Boundary,
 		Envelope: tally.Place(assay.DefaultEnvelope())})
 }
 
@@ -716,7 +727,7 @@ func (s *Server) parseAssay(data []byte) (assay.Config, []string, error) {
 		if err != nil {
 			return cfg, nil, bad("controls: %v", err)
 		}
-		cfg.Profile, cfg.Controls = "custom", cs
+		cfg.Profile, cfg.System = "custom", copperfin.ConfigOfControls(cs).System
 		names := make([]string, 0, len(cs.List()))
 		for _, c := range cs.List() {
 			names = append(names, string(c))
@@ -731,7 +742,7 @@ func (s *Server) parseAssay(data []byte) (assay.Config, []string, error) {
 		if err != nil {
 			return cfg, nil, bad("profile: %v", err)
 		}
-		cfg.Profile, cfg.Controls = string(p), cs
+		cfg.Profile, cfg.System = string(p), copperfin.ConfigOfControls(cs).System
 		args = append(args, "--profile", string(p))
 	}
 	fault := DefaultFault
@@ -790,7 +801,7 @@ func (s *Server) serveReplay(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v, err := s.run(r.Context(), func() (any, error) {
-		res, err := assay.Replay(sched)
+		res, err := copperfin.Definition().Replay(sched)
 		if err != nil {
 			return nil, bad("%v", err)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
 	"github.com/faultline/faultline/reference/lab"
+	"github.com/faultline/faultline/reference/paper"
 )
 
 // jsonRequest is a POST of body to path as application/json, as the
@@ -62,19 +63,19 @@ func TestAssayEqualsRun(t *testing.T) {
 		cfg     assay.Config
 		command string
 	}{
-		{`{}`, assay.Config{Profile: "typed", Controls: typed, Trials: 2000, Seed: 188},
+		{`{}`, assay.Config{Profile: "typed", System: copperfin.ConfigOfControls(typed).System, Trials: 2000, Seed: 188},
 			"faultline assay --profile typed --fault all --trials 2000 --seed 188"},
 		{`{"profile":"baseline","fault":"tool","trials":77,"seed":5,"compat":"paper188"}`,
-			assay.Config{Profile: "baseline", Domains: []model.Domain{model.DomainTool}, Trials: 77, Seed: 5, Compat: true},
+			assay.Config{Profile: "baseline", System: copperfin.ConfigOfControls(0).System, Domains: []model.Domain{model.DomainTool}, Trials: 77, Seed: 5, Compat: true},
 			"faultline assay --compat paper188 --profile baseline --fault tool --trials 77 --seed 5"},
 		{`{"controls":["evidence_gate","bind_identity","pre_effect_authority","refresh_context","state_precondition"],"trials":1234,"seed":7}`,
-			assay.Config{Profile: "custom", Controls: typed.Without(copperfin.Idempotency).Without(copperfin.EffectReadback), Trials: 1234, Seed: 7},
+			assay.Config{Profile: "custom", System: copperfin.ConfigOfControls(typed.Without(copperfin.Idempotency).Without(copperfin.EffectReadback)).System, Trials: 1234, Seed: 7},
 			"faultline assay --controls bind_identity,pre_effect_authority,refresh_context,state_precondition,evidence_gate --fault all --trials 1234 --seed 7"},
 		{`{"controls":[],"fault":"all","mode":"checkpoint_rollback","trials":50,"seed":0}`,
-			assay.Config{Profile: "custom", Trials: 50, Seed: 0, Kinds: []string{"checkpoint_rollback"}},
+			assay.Config{Profile: "custom", System: copperfin.ConfigOfControls(0).System, Trials: 50, Seed: 0, Kinds: []string{"checkpoint_rollback"}},
 			"faultline assay --controls '' --fault all --mode checkpoint_rollback --trials 50 --seed 0"},
 		{`{"profile":"fail_closed","fault":"evidence","mode":"break_trace_lineage","trials":9,"seed":-3}`,
-			assay.Config{Profile: "fail_closed", Controls: failClosed, Domains: []model.Domain{model.DomainEvidence}, Trials: 9, Seed: -3, Kinds: []string{"break_trace_lineage"}},
+			assay.Config{Profile: "fail_closed", System: copperfin.ConfigOfControls(failClosed).System, Domains: []model.Domain{model.DomainEvidence}, Trials: 9, Seed: -3, Kinds: []string{"break_trace_lineage"}},
 			"faultline assay --profile fail_closed --fault evidence --mode break_trace_lineage --trials 9 --seed=-3"},
 	}
 	h := lab.New(lab.Options{})
@@ -83,12 +84,12 @@ func TestAssayEqualsRun(t *testing.T) {
 		if code != http.StatusOK {
 			t.Fatalf("%s: status %d: %s", c.body, code, ans["error"])
 		}
-		rep, err := assay.Run(c.cfg)
+		rep, err := assay.Run(copperfin.Definition(), c.cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var want bytes.Buffer
-		if err := rep.WriteJSON(&want); err != nil {
+		if err := paper.WriteJSON(&want, rep); err != nil {
 			t.Fatal(err)
 		}
 		if got, w := compact(t, ans["assay"]), compact(t, want.Bytes()); got != w {
@@ -101,7 +102,7 @@ func TestAssayEqualsRun(t *testing.T) {
 		}
 		var boundary string
 		json.Unmarshal(ans["boundary"], &boundary)
-		if boundary != assay.Boundary {
+		if boundary != paper.Boundary {
 			t.Errorf("%s: boundary %q", c.body, boundary)
 		}
 	}
@@ -176,7 +177,7 @@ func TestBounds(t *testing.T) {
 }
 
 // TestReplayEqualsReplay: the viewer's result is the result of
-// assay.Replay, the run behind faultline replay.
+// copperfin.Definition().Replay, the run behind faultline replay.
 func TestReplayEqualsReplay(t *testing.T) {
 	data, err := os.ReadFile("../../corpus/timeout-after-commit.json")
 	if err != nil {
@@ -192,16 +193,16 @@ func TestReplayEqualsReplay(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := assay.Replay(s)
+		res, err := copperfin.Definition().Replay(s)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var want, wantResult bytes.Buffer
-		assay.WriteJSON(&want, res.Record())
+		paper.Encode(&want, res.Record())
 		if got, w := compact(t, ans["record"]), compact(t, want.Bytes()); got != w {
 			t.Errorf("replay record differs:\n got %s\nwant %s", got, w)
 		}
-		assay.WriteJSON(&wantResult, res)
+		paper.Encode(&wantResult, res)
 		if got, w := compact(t, ans["result"]), compact(t, wantResult.Bytes()); got != w {
 			t.Errorf("replay result differs:\n got %s\nwant %s", got, w)
 		}
@@ -277,7 +278,7 @@ func TestPage(t *testing.T) {
 	for _, s := range model.Catalogue() {
 		want = append(want, `value="`+string(s.Domain)+`/`+s.Kind+`"`, `<option value="`+string(s.Domain)+`">`)
 	}
-	want = append(want, `max="200000"`, `id="envelope-figure"`, `id="heatmaps"`, assay.Interpretation["cannot_establish"])
+	want = append(want, `max="200000"`, `id="envelope-figure"`, `id="heatmaps"`, paper.Interpretation["cannot_establish"])
 	for _, w := range want {
 		if !strings.Contains(page, w) {
 			t.Errorf("page lacks %s", w)

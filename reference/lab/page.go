@@ -12,6 +12,7 @@ import (
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
+	"github.com/faultline/faultline/reference/paper"
 )
 
 //go:embed static/page.html static/lab.css static/lab.js
@@ -156,8 +157,8 @@ func renderPage(opts Options) ([]byte, string, error) {
 		Meters: meters, Columns: columns,
 		MaxTrials: opts.MaxTrials, MaxBodyBytes: opts.MaxBodyBytes,
 		DefaultProfile: string(DefaultProfile), DefaultTrials: DefaultTrials, DefaultSeed: DefaultSeed,
-		Interpretation: assay.Interpretation, Boundary: assay.Boundary,
-		Regions: regions(), AuditTrials: assay.AuditTrials, AuditSeed: assay.AuditSeed, CoverageLegend: coverageLegend,
+		Interpretation: paper.Interpretation, Boundary: paper.Boundary,
+		Regions: regions(), AuditTrials: paper.AuditTrials, AuditSeed: paper.AuditSeed, CoverageLegend: coverageLegend,
 	}
 	for _, f := range assay.DefaultEnvelope().Floors {
 		d.Floors = append(d.Floors, floorView{Term: f.Term, Min: fmt.Sprintf("%.0f%%", 100*f.Min), Scope: strings.ReplaceAll(string(f.Scope), "_", " ")})

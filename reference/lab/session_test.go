@@ -15,6 +15,7 @@ import (
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
 	"github.com/faultline/faultline/reference/lab"
+	"github.com/faultline/faultline/reference/paper"
 )
 
 var (
@@ -27,7 +28,7 @@ var (
 // studies without the composition witnesses (auditStudies).
 func auditEvidence(t *testing.T) *assay.Evidence {
 	t.Helper()
-	auditOnce.Do(func() { auditEv, auditErr = assay.Gather(auditStudies()) })
+	auditOnce.Do(func() { auditEv, auditErr = assay.Gather(copperfin.Definition(), auditStudies()) })
 	if auditErr != nil {
 		t.Fatal(auditErr)
 	}
@@ -36,10 +37,10 @@ func auditEvidence(t *testing.T) *assay.Evidence {
 
 // auditStudies is the audit's evidence configuration without the
 // composition-pair exploration (zero draws): the tests compare the lab with
-// the reference study's placements, which assay.Gather computes from the
+// the base study's placements, which assay.Gather computes from the
 // same configuration whether or not it also explores the compositions.
 func auditStudies() assay.EvidenceConfig {
-	cfg := assay.DefaultEvidenceConfig()
+	cfg := paper.EvidenceConfig()
 	cfg.Compositions.Draws = 0
 	return cfg
 }
@@ -109,16 +110,16 @@ func TestEnvelopeEqualsAudit(t *testing.T) {
 			t.Fatalf("%s: %d %s", p, code, ans["error"])
 		}
 		var audit *assay.Placement
-		for i, pl := range ev.Reference.Placements {
+		for i, pl := range ev.Base.Placements {
 			if pl.Profile == string(p) && pl.Config == "all" {
-				audit = &ev.Reference.Placements[i]
+				audit = &ev.Base.Placements[i]
 			}
 		}
 		if audit == nil {
 			t.Fatalf("the audit places no %s", p)
 		}
 		var want bytes.Buffer
-		assay.WriteJSON(&want, audit)
+		paper.Encode(&want, audit)
 		if got, w := compact(t, ans["envelope"]), compact(t, want.Bytes()); got != w {
 			t.Errorf("%s: envelope differs from the audit's placement:\n got %s\nwant %s", p, got, w)
 		}
@@ -159,14 +160,14 @@ func TestCoverageEqualsTracker(t *testing.T) {
 		body string
 		cfg  assay.Config
 	}{
-		{`{"profile":"baseline","trials":500,"seed":3}`, assay.Config{Profile: "baseline", Controls: baseline, Trials: 500, Seed: 3}},
-		{`{"fault":"state","mode":"checkpoint_rollback","trials":40}`, assay.Config{Profile: "typed", Controls: typed, Domains: []model.Domain{model.DomainState}, Kinds: []string{"checkpoint_rollback"}, Trials: 40, Seed: 188}},
+		{`{"profile":"baseline","trials":500,"seed":3}`, assay.Config{Profile: "baseline", System: copperfin.ConfigOfControls(baseline).System, Trials: 500, Seed: 3}},
+		{`{"fault":"state","mode":"checkpoint_rollback","trials":40}`, assay.Config{Profile: "typed", System: copperfin.ConfigOfControls(typed).System, Domains: []model.Domain{model.DomainState}, Kinds: []string{"checkpoint_rollback"}, Trials: 40, Seed: 188}},
 	} {
 		if code, ans := post(t, h, "/api/assay", c.body); code != http.StatusOK {
 			t.Fatalf("%s: %d %s", c.body, code, ans["error"])
 		}
 		c.cfg.Observe = want.Record
-		if _, err := assay.Run(c.cfg); err != nil {
+		if _, err := assay.Run(copperfin.Definition(), c.cfg); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -231,7 +232,7 @@ func TestReplayCoverage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := assay.Replay(s)
+		res, err := copperfin.Definition().Replay(s)
 		if err != nil {
 			t.Fatal(err)
 		}

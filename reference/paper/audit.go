@@ -1,6 +1,7 @@
-package assay
+package paper
 
 import (
+	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
 )
@@ -34,8 +35,8 @@ type ProfileAudit struct {
 	// Notices are the runs of each kind of the provider's notices
 	// (NoticeRows), kept apart like Correlated; set only when asked for
 	// ("faultline audit --notices").
-	Notices []KindRow `json:"-"`
-	Assay   *Report   `json:"-"`
+	Notices []KindRow     `json:"-"`
+	Assay   *assay.Report `json:"-"`
 }
 
 // AuditTrials and AuditSeed are the assay settings of Audit.
@@ -83,7 +84,8 @@ func Audit(profiles []copperfin.Profile, compat bool) ([]ProfileAudit, error) {
 				return nil, err
 			}
 		}
-		pa.Assay, err = Run(Config{Profile: string(p), Controls: cs, Trials: AuditTrials, Seed: AuditSeed, Compat: compat})
+		pa.Assay, err = assay.Run(copperfin.Definition(), assay.Config{Profile: string(p), System: copperfin.ConfigOfControls(cs).System,
+			Trials: AuditTrials, Seed: AuditSeed, Compat: compat})
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package assay
+package paper
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
 )
 
@@ -19,23 +21,30 @@ var Interpretation = map[string]string{
 	"cannot_establish": "The harness does not establish production reliability, unseen-fault coverage, or a causal role for any language model component.",
 }
 
-// Boundary is the closing line of the text report.
+// Boundary is the closing line of the text report and of the audit.
 const Boundary = "Interpretation boundary: this is evidence about represented faults in a synthetic configured system, not proof of production safety."
 
 func pct(v float64) string { return fmt.Sprintf("%6.1f%%", 100.0*v) }
 
+// controlsOf returns the reference system's controls of rep's config.
+func controlsOf(rep *assay.Report) copperfin.Controls {
+	cs, _ := copperfin.ControlsOf(model.Config{System: rep.Config.System})
+	return cs
+}
+
 // WriteText prints the report as the paper's artefact prints it: the
 // profile line, the controls, a row per domain with the nine rates and the
 // overall row, then the assessment with its reasons.
-func (r *Report) WriteText(w io.Writer) error {
+func WriteText(w io.Writer, r *assay.Report) error {
 	var b bytes.Buffer
 	c := r.Config
+	cs := controlsOf(r)
 	fmt.Fprintln(&b, "Typed failure-injection assay (synthetic)")
 	fmt.Fprintf(&b, "Profile: %s | trials: %d | seed: %d\n", c.Profile, c.Trials, c.Seed)
 	fmt.Fprintln(&b, "Controls:")
-	for _, ctl := range controlsShown(c.Controls) {
+	for _, ctl := range controlsShown(cs) {
 		state := "off"
-		if c.Controls.Has(ctl) {
+		if cs.Has(ctl) {
 			state = "ON"
 		}
 		fmt.Fprintf(&b, "  %-24s %s\n", ctl, state)
@@ -45,7 +54,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		"domain", "n", "detect", "contain", "recover", "verify", "service", "unsafe", "dupe", "unproved")
 	fmt.Fprintln(&b, header)
 	fmt.Fprintln(&b, strings.Repeat("-", len(header)))
-	row := func(name string, k Counts) {
+	row := func(name string, k assay.Counts) {
 		x := k.Rates()
 		fmt.Fprintf(&b, "%-10s %6d %8s %8s %8s %8s %8s %8s %8s %9s\n", name, x.Trials,
 			pct(x.Detected), pct(x.Contained), pct(x.Recovered), pct(x.Verified), pct(x.UsefulService),
@@ -83,7 +92,7 @@ type pyFloat float64
 func (f pyFloat) MarshalJSON() ([]byte, error) {
 	v := float64(f)
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil, fmt.Errorf("assay: rate %v is not finite", v)
+		return nil, fmt.Errorf("paper: rate %v is not finite", v)
 	}
 	s := strconv.FormatFloat(v, 'g', -1, 64)
 	if e := strings.IndexByte(s, 'e'); e < 0 {
@@ -96,7 +105,7 @@ func (f pyFloat) MarshalJSON() ([]byte, error) {
 	return []byte(s), nil
 }
 
-func ratesJSON(k Counts) map[string]any {
+func ratesJSON(k assay.Counts) map[string]any {
 	x := k.Rates()
 	return map[string]any{
 		"trials": x.Trials, "detected": pyFloat(x.Detected), "contained": pyFloat(x.Contained),
@@ -106,14 +115,15 @@ func ratesJSON(k Counts) map[string]any {
 	}
 }
 
-// JSONObject returns the report as the artefact's JSON object: profile,
+// Object returns the report as the artefact's JSON object: profile,
 // controls, seed, fault_domains, by_domain.<domain>.<term>,
 // overall.<term>, assessment, reasons and interpretation.
-func (r *Report) JSONObject() map[string]any {
+func Object(r *assay.Report) map[string]any {
 	c := r.Config
+	cs := controlsOf(r)
 	controls := map[string]bool{}
-	for _, ctl := range controlsShown(c.Controls) {
-		controls[string(ctl)] = c.Controls.Has(ctl)
+	for _, ctl := range controlsShown(cs) {
+		controls[string(ctl)] = cs.Has(ctl)
 	}
 	domains := []string{}
 	byDomain := map[string]any{}
@@ -128,15 +138,15 @@ func (r *Report) JSONObject() map[string]any {
 	}
 }
 
-// WriteJSON prints JSONObject indented by two spaces with sorted keys, as
-// the artefact's --json does.
-func (r *Report) WriteJSON(w io.Writer) error {
-	return WriteJSON(w, r.JSONObject())
+// WriteJSON prints Object indented by two spaces with sorted keys, as the
+// artefact's --json does.
+func WriteJSON(w io.Writer, r *assay.Report) error {
+	return Encode(w, Object(r))
 }
 
-// WriteJSON writes v as indented JSON with a trailing newline and without
+// Encode writes v as indented JSON with a trailing newline and without
 // HTML escaping.
-func WriteJSON(w io.Writer, v any) error {
+func Encode(w io.Writer, v any) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -1,4 +1,4 @@
-package assay_test
+package paper_test
 
 import (
 	"encoding/json"

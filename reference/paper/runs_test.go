@@ -1,4 +1,4 @@
-package assay_test
+package paper_test
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
+	"github.com/faultline/faultline/reference/paper"
 )
 
 type runCase struct {
@@ -55,12 +56,12 @@ func TestRunParity(t *testing.T) {
 			}
 			domains = []model.Domain{d}
 		}
-		rep, err := assay.Run(assay.Config{Profile: "custom", Controls: cs, Domains: domains, Trials: c.Trials, Seed: c.Seed, Compat: true})
+		rep, err := assay.Run(copperfin.Definition(), assay.Config{Profile: "custom", System: copperfin.ConfigOfControls(cs).System, Domains: domains, Trials: c.Trials, Seed: c.Seed, Compat: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		name := func() string { return cs.String() + "/" + c.Fault }
-		obj := rep.JSONObject()
+		obj := paper.Object(rep)
 		check := func(where string, got map[string]any, want map[string]float64) {
 			for k, w := range want {
 				var g float64
@@ -124,15 +125,15 @@ func TestOutputBytes(t *testing.T) {
 			t.Fatal(err)
 		}
 		cs, _ := copperfin.ProfileControls(c.profile)
-		rep, err := assay.Run(assay.Config{Profile: string(c.profile), Controls: cs, Domains: c.domains, Trials: c.trials, Seed: c.seed, Compat: true})
+		rep, err := assay.Run(copperfin.Definition(), assay.Config{Profile: string(c.profile), System: copperfin.ConfigOfControls(cs).System, Domains: c.domains, Trials: c.trials, Seed: c.seed, Compat: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var got bytes.Buffer
 		if c.json {
-			err = rep.WriteJSON(&got)
+			err = paper.WriteJSON(&got, rep)
 		} else {
-			err = rep.WriteText(&got)
+			err = paper.WriteText(&got, rep)
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -148,7 +149,7 @@ func TestOutputBytes(t *testing.T) {
 func TestPaperHeadlineNumbers(t *testing.T) {
 	base, _ := copperfin.ProfileControls(copperfin.ProfileBaseline)
 	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
-	b, err := assay.Run(assay.Config{Controls: base, Trials: 2000, Seed: 188, Compat: true})
+	b, err := assay.Run(copperfin.Definition(), assay.Config{System: copperfin.ConfigOfControls(base).System, Trials: 2000, Seed: 188, Compat: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestPaperHeadlineNumbers(t *testing.T) {
 	if o.Detected != 189 || o.Contained != 611 || o.UnsafeEscape != 1389 || o.DuplicateEffect != 382 || o.UnverifiableRelease != 611 {
 		t.Errorf("baseline overall counts %+v", o)
 	}
-	ty, err := assay.Run(assay.Config{Controls: typed, Trials: 2000, Seed: 188, Compat: true})
+	ty, err := assay.Run(copperfin.Definition(), assay.Config{System: copperfin.ConfigOfControls(typed).System, Trials: 2000, Seed: 188, Compat: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,22 +167,5 @@ func TestPaperHeadlineNumbers(t *testing.T) {
 	}
 	if ev := ty.ByDomain[model.DomainEvidence]; ev.Recovered != 212 || ev.Trials != 400 {
 		t.Errorf("typed evidence counts %+v (want 212 of 400 recovered: 53.0%%)", ev)
-	}
-}
-
-func TestLCG(t *testing.T) {
-	l := assay.NewLCG(188)
-	// state1 = 1664525*188 + 1013904223 = 1326834923
-	if got := l.Random(); got != 1326834923.0/4294967296.0 {
-		t.Fatalf("first draw %v", got)
-	}
-	if a, b := assay.NewLCG(-1), assay.NewLCG(4294967295); a.Random() != b.Random() {
-		t.Fatal("seed -1 must wrap to 2^32-1 as the artefact's seed & 0xFFFFFFFF does")
-	}
-}
-
-func TestRunRejectsZeroTrials(t *testing.T) {
-	if _, err := assay.Run(assay.Config{Trials: 0}); err == nil {
-		t.Fatal("want an error for zero trials")
 	}
 }

@@ -1,10 +1,10 @@
-package assay_test
+package paper_test
 
 import (
 	"testing"
 
-	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // TestReplayAttributesToTheWorkload: Replay (the run behind "faultline
@@ -29,7 +29,7 @@ func TestReplayAttributesToTheWorkload(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := assay.Replay(s)
+		res, err := copperfin.Definition().Replay(s)
 		if err != nil {
 			t.Fatal(err)
 		}
