@@ -153,7 +153,7 @@ run reached its fault; 4 an I/O or internal error (the output, --out or
 			var all []auditConfig
 			var data []*coverage.Data
 			for _, def := range defs {
-				t, err := coverage.NewSystemTracker(nil, p.coverageSystem(def))
+				t, err := p.tracker(def)
 				if err != nil {
 					return err
 				}
@@ -175,7 +175,7 @@ run reached its fault; 4 an I/O or internal error (the output, --out or
 			}
 			if path := CoveragePath(covFile); path != "" {
 				for i, d := range data {
-					t, err := coverage.NewSystemTracker(nil, p.coverageSystem(defs[i]))
+					t, err := p.tracker(defs[i])
 					if err != nil {
 						return err
 					}

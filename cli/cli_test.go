@@ -385,13 +385,11 @@ func TestReplayNamesTenUnreachedFaultsAtMost(t *testing.T) {
 	assert.NotContains(t, stderr, "f11")
 }
 
-// TestExtensionCoverageWithoutReplay: a system whose extension declares
-// its coverage boundaries but no replay template records the program's
-// own replay line, and its file merges with one a go test tracker wrote
-// under its go test line.
-func TestExtensionCoverageWithoutReplay(t *testing.T) {
+// TestCoverageWithoutReplayCommand: a system whose Definition declares no
+// replay command records the program's own replay line, and its file
+// merges with one a go test tracker wrote under its go test line.
+func TestCoverageWithoutReplayCommand(t *testing.T) {
 	p := program()
-	p.Extensions = map[string]cli.Extension{"inventory": {Coverage: &coverage.System{Name: "inventory"}}}
 	dir := t.TempDir()
 	cov := filepath.Join(dir, "cli.json")
 	code, _, stderr := runIn(t, p, "explore", "--domains", "tool", "--no-world", "--seed", "1", "--checks", "20", "--coverage", cov)
@@ -400,7 +398,9 @@ func TestExtensionCoverageWithoutReplay(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "inventory replay %s", d.Systems["inventory"].Replay)
 
-	tr, err := coverage.NewSystemTracker(nil, coverage.System{Name: "inventory", Replay: "FAULTLINE_REPLAY=%s go test -run '^TestInventory$' ./inventory"})
+	def := inventory.Definition()
+	def.ReplayCommand = "FAULTLINE_REPLAY=%s go test -run '^TestInventory$' ./inventory"
+	tr, err := coverage.NewTracker(nil, def)
 	require.NoError(t, err)
 	res, err := inventory.Definition().Replay(&model.Schedule{Version: model.ScheduleVersion, Seed: "clean", Faults: []model.FaultEntry{}})
 	require.NoError(t, err)

@@ -213,7 +213,7 @@ not deterministic (a run made again to confirm the counterexample differed).` + 
 				return err
 			}
 			opts := []properties.Option{properties.WithDefinition(def), properties.WithConfig(cfg), properties.WithFixture(fx),
-				properties.WithReplayCommand(strings.ReplaceAll(p.name(), "%", "%%") + " replay %s")}
+				properties.WithReplayCommand(p.replayCommand(def))}
 			if c.Flags().Changed("max-faults") {
 				if err := CheckCount("max-faults", maxFaults, 1, MaxFaultsLimit); err != nil {
 					return err
@@ -278,7 +278,7 @@ not deterministic (a run made again to confirm the counterexample differed).` + 
 					return err
 				}
 			}
-			tracker, err := coverage.NewSystemTracker(nil, p.coverageSystem(def))
+			tracker, err := p.tracker(def)
 			if err != nil {
 				return err
 			}

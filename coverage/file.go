@@ -2,7 +2,6 @@ package coverage
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -81,23 +80,24 @@ func intp(v int) *int { return &v }
 //	  "runs": 30,
 //	  "not_adjudicated": 0,
 //	  "systems": {
-//	    "reference": {"runs": 30, "traced_runs": 30, "crossed": ["checkpoint.write", "tool.commit", ...],
-//	      "not_applicable": [], "replay": "faultline replay %s"}
+//	    "billing": {"runs": 30, "traced_runs": 30, "crossed": ["checkpoint.write", "tool.commit", ...],
+//	      "not_applicable": ["memory"], "replay": "go run ./cmd/billing replay %s"}
 //	  },
 //	  "keys": {
 //	    "tool/effect/after_commit/isolated/ledger_readback": {
 //	      "visits": 3, "not_reached": 0, "not_fired": 0,
-//	      "schedule": {SCHEDULE}, "system": "reference",
+//	      "schedule": {SCHEDULE}, "system": "billing",
 //	      "counterexamples": [{"invariant": "effect_at_most_once", "count": 1,
 //	        "first_seq": 19, "event": "tool.commit", "detail": "...", "schedule": {SCHEDULE},
-//	        "system": "reference"}]
+//	        "system": "billing"}]
 //	    }
 //	  },
 //	  "unattributed": [COUNTEREXAMPLE...]
 //	}
 //
 // Keys and systems are sorted, a system's lists too; "replay" is omitted
-// for DefaultReplay and "system" for a schedule of unknown system;
+// for a system that declared none and "system" for a schedule of unknown
+// system;
 // schedules are in model.Format's canonical form. The output is a function
 // of d alone, always in the current Version.
 func (d *Data) Write(w io.Writer) error {
@@ -554,9 +554,6 @@ func CheckMerge(a, b *Data) error {
 
 // list writes a list of boundaries as "[a, b]" ("[]" for none).
 func list(bs []model.Boundary) string { return "[" + strings.Join(strs(bs), ", ") + "]" }
-
-// replayOf returns a system's replay template, DefaultReplay for "".
-func replayOf(t string) string { return cmp.Or(t, DefaultReplay) }
 
 // checkCounts checks the sum of the counts of each invariant in both xs
 // and ys.

@@ -174,9 +174,8 @@ type ScheduleRef struct {
 	File string `json:"file"`
 	// System names the system whose run it is ("" when unknown).
 	System string `json:"system,omitempty"`
-	// Replay is the system's replay command for the file's path
-	// (ReportOptions.Replay, else the system's template, else
-	// DefaultReplay: "faultline replay " and the path).
+	// Replay is the system's replay command for the file's path (see
+	// ReportOptions.Replay).
 	Replay string `json:"replay"`
 	// Schedule is the canonical encoding (model.Format).
 	Schedule json.RawMessage `json:"schedule"`
@@ -233,12 +232,24 @@ type ReportOptions struct {
 	// the current folder); "faultline coverage report --schedules DIR"
 	// writes the files there.
 	Dir string
-	// Replay gives, by system name, the command that replays a schedule
-	// file of that system, overriding the template the file records (a
-	// function such as the properties package's go test command, or
-	// ReplayTemplate of a template). A system with neither replays with
-	// DefaultReplay.
-	Replay map[string]func(file string) string
+	// Replay gives, by system name, the replay template (one %s, where
+	// the schedule file's path goes) of that system's schedules, in place
+	// of the one the file records. The entry "" is the template of a
+	// system that recorded none and of a schedule of no known system (a
+	// version-1 file); a command line gives its own ("PROG replay %s").
+	Replay map[string]string
+}
+
+// templateOf is the replay template of system sys's schedules in d (see
+// ReportOptions.Replay), "" for none.
+func templateOf(d *Data, opts ReportOptions, sys string) string {
+	if t := opts.Replay[sys]; t != "" {
+		return t
+	}
+	if sr := d.Systems[sys]; sr != nil && sr.Replay != "" {
+		return sr.Replay
+	}
+	return opts.Replay[""]
 }
 
 // Heatmap axes, as the issue and the paper name them.
@@ -258,7 +269,7 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 		sr := d.Systems[n]
 		traced += sr.Traced
 		known += sr.Runs
-		r.Systems = append(r.Systems, SystemRow{Name: n, Runs: sr.Runs, Traced: sr.Traced, Crossed: nonNil(sr.Crossed), NotApplicable: nonNil(sr.NotApplicable), Replay: replayOf(sr.Replay)})
+		r.Systems = append(r.Systems, SystemRow{Name: n, Runs: sr.Runs, Traced: sr.Traced, Crossed: nonNil(sr.Crossed), NotApplicable: nonNil(sr.NotApplicable), Replay: templateOf(d, opts, n)})
 	}
 	s.Traced = traced
 	s.Crossings = len(names) > 0 && traced == d.Runs
@@ -266,16 +277,14 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 	// have one (a version-1 file merged in has runs of no system)
 	declared := len(names) > 0 && known == d.Runs
 	replay := func(sys, file string) string {
-		if f := opts.Replay[sys]; f != nil {
-			return f(file)
+		t := templateOf(d, opts, sys)
+		if t == "" {
+			return "(no replay command recorded)"
 		}
-		if sr := d.Systems[sys]; sr != nil && sr.Replay != "" {
-			if err := CheckReplayTemplate(sr.Replay); err != nil {
-				return "(no command: " + err.Error() + ")" // Read and NewSystemTracker refuse it; only hand-made Data gets here
-			}
-			return fmt.Sprintf(sr.Replay, file)
+		if err := CheckReplayTemplate(t); err != nil {
+			return "(no command: " + err.Error() + ")" // Read and NewTracker refuse it; only hand-made Data or options get here
 		}
-		return fmt.Sprintf(DefaultReplay, file)
+		return fmt.Sprintf(t, file)
 	}
 	ref := func(sc *model.Schedule, sys string) ScheduleRef {
 		b := model.Format(sc)

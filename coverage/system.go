@@ -11,15 +11,6 @@ import (
 	"github.com/faultline/faultline/model"
 )
 
-// ReferenceSystem is the name NewTracker records runs under: faultline's
-// reference system, whose schedules replay with "faultline replay FILE".
-const ReferenceSystem = "reference"
-
-// DefaultReplay is the replay template of a system that declares none:
-// the faultline command, which replays a schedule against the reference
-// system.
-const DefaultReplay = "faultline replay %s"
-
 // maxName is the longest invariant or system name, in bytes.
 const maxName = ident.Max
 
@@ -85,32 +76,6 @@ func CheckReplayTemplate(t string) error {
 	return nil
 }
 
-// ReplayTemplate returns the replay command of a template checked by
-// CheckReplayTemplate: it puts the file's path where the template has
-// "%s". It panics on an invalid template (check it first).
-func ReplayTemplate(t string) func(file string) string {
-	if err := CheckReplayTemplate(t); err != nil {
-		panic("coverage: " + err.Error())
-	}
-	return func(file string) string { return fmt.Sprintf(t, file) }
-}
-
-// System describes the system a Tracker records (see NewSystemTracker).
-type System struct {
-	// Name names the system in coverage files and reports, with the rule
-	// of CheckInvariantName ("billing").
-	Name string
-	// NotApplicable are the boundaries the system does not have (a
-	// system without a checkpoint store declares
-	// model.BoundaryCheckpointStore): their keys are reported "not
-	// applicable" rather than unvisited. A visit is never hidden by it.
-	NotApplicable []model.Boundary
-	// Replay is the template of the command that replays one of the
-	// system's schedule files (see CheckReplayTemplate); "" means
-	// DefaultReplay.
-	Replay string
-}
-
 // SystemRecord is what a coverage file keeps of one system: how many of
 // its runs were recorded, every event they crossed, and what it declares.
 type SystemRecord struct {
@@ -125,9 +90,9 @@ type SystemRecord struct {
 	// of the system crossed (its timeline's event names).
 	Crossed []model.EventName
 	// NotApplicable lists, sorted and once each, the boundaries the
-	// system declares it does not have (System.NotApplicable).
+	// system declares it does not have (model.Definition.NotApplicable).
 	NotApplicable []model.Boundary
-	// Replay is the system's replay template ("" for DefaultReplay).
+	// Replay is the system's replay template ("" when it declared none).
 	Replay string
 }
 
@@ -141,8 +106,7 @@ func (r *SystemRecord) clone() *SystemRecord {
 // add merges b into r: runs add, crossed events and declared boundaries
 // are united (CheckMerge refuses two different declarations of
 // boundaries), and of two replay templates one is kept, whatever the
-// order of the merge: a declared one over none (DefaultReplay), else the
-// smaller. Two templates of one system (its command line's replay and a
+// order of the merge: a declared one over none, else the smaller. Two templates of one system (its command line's replay and a
 // go test line) replay the same schedule files.
 func (r *SystemRecord) add(b *SystemRecord) {
 	r.Runs += b.Runs
@@ -178,17 +142,21 @@ func checkNotApplicable(bs []model.Boundary) error {
 	return nil
 }
 
-// check validates a system declaration.
-func (s System) check() error {
-	if err := checkSystemName(s.Name); err != nil {
+// checkDefinition validates what a tracker reads of def: its name, its
+// not-applicable boundaries and its replay template.
+func checkDefinition(def *model.Definition) error {
+	if def == nil {
+		return errors.New("coverage: nil system definition")
+	}
+	if err := checkSystemName(def.Name); err != nil {
 		return fmt.Errorf("coverage: system: %w", err)
 	}
-	if err := checkNotApplicable(s.NotApplicable); err != nil {
-		return fmt.Errorf("coverage: system %s: %w", s.Name, err)
+	if err := checkNotApplicable(def.NotApplicable); err != nil {
+		return fmt.Errorf("coverage: system %s: %w", def.Name, err)
 	}
-	if s.Replay != "" {
-		if err := CheckReplayTemplate(s.Replay); err != nil {
-			return fmt.Errorf("coverage: system %s: %w", s.Name, err)
+	if def.ReplayCommand != "" {
+		if err := CheckReplayTemplate(def.ReplayCommand); err != nil {
+			return fmt.Errorf("coverage: system %s: %w", def.Name, err)
 		}
 	}
 	return nil

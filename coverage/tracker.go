@@ -16,50 +16,35 @@ import (
 // What it keeps does not depend on the order results arrive (see
 // ScheduleLess).
 type Tracker struct {
-	u   *Universe
-	sys System
-	mu  sync.Mutex
-	d   Data
+	u    *Universe
+	name string
+	// the system's declarations: NotApplicable and Replay
+	decl SystemRecord
+	mu   sync.Mutex
+	d    Data
 }
 
 // NewTracker returns an empty tracker over universe u (nil means
-// Default()) that records runs of the reference system (ReferenceSystem,
-// replayed with DefaultReplay).
-func NewTracker(u *Universe) *Tracker {
-	t, err := NewSystemTracker(u, System{Name: ReferenceSystem})
-	if err != nil {
-		panic(err) // a constant, valid declaration
-	}
-	return t
-}
-
-// NewSystemTracker returns an empty tracker over universe u (nil means
-// Default()) that records runs of the system s: every run counts under
-// s.Name, with the events it crossed, and s's not-applicable boundaries
-// and replay template go into the coverage file. It returns an error
-// naming the problem for a name that breaks CheckInvariantName's rule, a
-// boundary that is not one of model.AllBoundaries or is listed twice, or
-// a replay template CheckReplayTemplate refuses.
-func NewSystemTracker(u *Universe, s System) (*Tracker, error) {
-	if err := s.check(); err != nil {
+// Default()) that records runs of the system def describes: each run
+// counts under def.Name with the events it crossed, and def's
+// NotApplicable boundaries and ReplayCommand go into the coverage file.
+// It reads nothing else of def. An error names a nil def, a name that
+// breaks CheckInvariantName's rule, a boundary that is not one of
+// model.AllBoundaries or is listed twice, or an invalid ReplayCommand
+// (one %s, where the schedule file's path goes).
+func NewTracker(u *Universe, def *model.Definition) (*Tracker, error) {
+	if err := checkDefinition(def); err != nil {
 		return nil, err
 	}
 	if u == nil {
 		u = Default()
 	}
-	s.NotApplicable = union(nil, s.NotApplicable)
-	return &Tracker{u: u, sys: s, d: Data{Keys: map[Key]*Entry{}}}, nil
+	return &Tracker{u: u, name: def.Name, decl: SystemRecord{NotApplicable: union(nil, def.NotApplicable), Replay: def.ReplayCommand},
+		d: Data{Keys: map[Key]*Entry{}}}, nil
 }
 
 // Universe returns the tracker's universe.
 func (t *Tracker) Universe() *Universe { return t.u }
-
-// System returns the system the tracker records.
-func (t *Tracker) System() System {
-	s := t.sys
-	s.NotApplicable = slices.Clone(s.NotApplicable)
-	return s
-}
 
 // Record counts one run. For each scheduled fault, by its kind's key:
 //
@@ -141,10 +126,10 @@ func (t *Tracker) Record(res *model.Result) error {
 	if d.Systems == nil {
 		d.Systems = map[string]*SystemRecord{}
 	}
-	sr := d.Systems[t.sys.Name]
+	sr := d.Systems[t.name]
 	if sr == nil {
-		sr = &SystemRecord{NotApplicable: slices.Clone(t.sys.NotApplicable), Replay: t.sys.Replay}
-		d.Systems[t.sys.Name] = sr
+		sr = &SystemRecord{NotApplicable: slices.Clone(t.decl.NotApplicable), Replay: t.decl.Replay}
+		d.Systems[t.name] = sr
 	}
 	sr.Runs++
 	if res.Timeline.Len() > 0 {
@@ -173,8 +158,8 @@ func (t *Tracker) Record(res *model.Result) error {
 		default:
 			visited[i] = true
 			e.Visits++
-			if e.Schedule == nil || cmp.Or(compareSchedules(res.Schedule, e.Schedule), cmp.Compare(t.sys.Name, e.System)) < 0 {
-				e.Schedule, e.System = cloneSchedule(res.Schedule), t.sys.Name
+			if e.Schedule == nil || cmp.Or(compareSchedules(res.Schedule, e.Schedule), cmp.Compare(t.name, e.System)) < 0 {
+				e.Schedule, e.System = cloneSchedule(res.Schedule), t.name
 			}
 		}
 	}
@@ -183,7 +168,7 @@ func (t *Tracker) Record(res *model.Result) error {
 			continue
 		}
 		c := Counterexample{Invariant: inv.Name, Count: 1, Schedule: res.Schedule,
-			FirstSeq: inv.FirstSeq, Event: inv.Event, Detail: inv.Detail, System: t.sys.Name}
+			FirstSeq: inv.FirstSeq, Event: inv.Event, Detail: inv.Detail, System: t.name}
 		at := -1
 		for i, f := range res.Faults {
 			if inv.FaultID != "" && f.ID == inv.FaultID && visited[i] {

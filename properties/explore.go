@@ -666,7 +666,13 @@ func (e *explorer) survey(also ...model.Config) error {
 	}
 	if set.guide != nil {
 		u := coverage.Default()
-		e.guide, e.seen = coverage.NewGuide(u, set.guide.seed), coverage.NewTracker(u)
+		// the guide's own count of the keys drawn: its system's name is
+		// never written anywhere
+		seen, err := coverage.NewTracker(u, &model.Definition{Name: "explore"})
+		if err != nil {
+			return err
+		}
+		e.guide, e.seen = coverage.NewGuide(u, set.guide.seed), seen
 		if set.guide.prior != nil {
 			e.seen.Add(set.guide.prior)
 		}
