@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/faultline/faultline/cli"
+	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/examples/inventory"
 	"github.com/faultline/faultline/model"
@@ -77,8 +78,14 @@ func TestExploreAndReplayAUserSystem(t *testing.T) {
 	assert.Equal(t, inventory.InvConfirmedOnce, j.Invariant)
 	assert.Equal(t, "tool_timeout", j.FaultKind)
 	require.Equal(t, "inventory replay "+j.File, j.Replay)
-	// the printed command, and the record beside the schedule file
+	// the printed command, and the record beside the schedule file, which
+	// names the system that found it
 	record := strings.TrimSuffix(j.File, ".json") + ".counterexample.json"
+	data, err := os.ReadFile(record)
+	require.NoError(t, err)
+	ce, err := corpus.ReadCounterexample(data)
+	require.NoError(t, err)
+	assert.Equal(t, "inventory", ce.FoundBy.System)
 	for _, file := range []string{strings.Fields(j.Replay)[2], record} {
 		code, out, _ := run(t, "replay", file)
 		require.Equal(t, 1, code, "replay %s:\n%s", file, out)

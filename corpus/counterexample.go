@@ -46,7 +46,7 @@ const (
 //	  "counterexample": 1,
 //	  "kind": "invariant_violation",
 //	  "note": "what it shows",
-//	  "found_by": {"target": "...", "system": "reference", "scope": "designed", "input": "go test fuzz v1\n..."},
+//	  "found_by": {"target": "...", "system": "billing", "scope": "designed", "input": "go test fuzz v1\n..."},
 //	  "replay": "go run ./cmd/faultline replay corpus/counterexamples/NAME.json",
 //	  "schedule": {...a schedule file, config included...},
 //	  "expect": {"run_verdict": "unrecoverable", "claim_verdict": "unsafe",
@@ -78,8 +78,8 @@ type FoundBy struct {
 	// Target is the fuzz target or property that found it ("properties"
 	// for a counterexample record of the exploration).
 	Target string `json:"target"`
-	// System is the system under test: "reference" (the Copperfin
-	// workflow under the schedule's config) or a mutant's name.
+	// System is the system under test (its Definition's name, or a
+	// mutant's name).
 	System string `json:"system"`
 	// Scope is the decoder scope the target ran with, if any.
 	Scope string `json:"scope,omitempty"`

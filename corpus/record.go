@@ -27,7 +27,8 @@ import (
 //	                             and no verdicts (the record keeps none)
 //	fault_kind                   (the kind of the schedule entry fault_id names)
 //	checks_to_failure, seed      found_by.checks_to_failure, found_by.rapid_seed
-//	                             found_by.target "properties", found_by.system "reference"
+//	system                       found_by.system ("" when the record names none),
+//	                             with found_by.target "properties"
 //	rapid_shrunk_schedule        (dropped: the record keeps it)
 //	replay                       replay
 //	timeline                     timeline (up to first_seq)
@@ -100,7 +101,7 @@ func FromRecord(rec *properties.CounterexampleRecord) *Counterexample {
 		Version:  CounterexampleVersion,
 		Kind:     KindViolation,
 		Note:     "exploration counterexample, schedule file " + rec.ScheduleFile,
-		FoundBy:  FoundBy{Target: "properties", System: "reference", RapidSeed: rec.Seed, ChecksToFailure: rec.ChecksToFailure},
+		FoundBy:  FoundBy{Target: "properties", System: rec.System, RapidSeed: rec.Seed, ChecksToFailure: rec.ChecksToFailure},
 		Replay:   rec.Replay,
 		Schedule: rec.Schedule,
 		Expect: &Expect{FirstOnly: true, Violated: []Violation{{Invariant: rec.Invariant, FirstSeq: rec.FirstSeq,

@@ -116,6 +116,9 @@ type Counterexample struct {
 	// Replay the command that replays it.
 	File   string `json:"file,omitempty"`
 	Replay string `json:"replay"`
+	// System names the system explored (its Definition's name; "" without
+	// one), which the counterexample record keeps.
+	System string `json:"system,omitempty"`
 	// stored is set for a schedule replayed from a file as it is, not
 	// reduced by this run
 	stored bool
