@@ -421,3 +421,40 @@ func TestCoverageWithoutReplayCommand(t *testing.T) {
 	assert.Equal(t, "FAULTLINE_REPLAY=%s go test -run '^TestInventory$' ./inventory", all.Systems["inventory"].Replay)
 	assert.Equal(t, d.Systems["inventory"].Runs+1, all.Systems["inventory"].Runs)
 }
+
+// TestReplayConfiguresOncePerRun: a replay is its run and its clean
+// attribution run, so the system's Configure runs twice (four times with
+// --twice), never to validate or describe, for a schedule file and a
+// counterexample file alike, and with --config.
+func TestReplayConfiguresOncePerRun(t *testing.T) {
+	calls := 0
+	def := inventory.Definition()
+	configure := def.Configure
+	def.Configure = func(system json.RawMessage) (model.Factory, error) {
+		calls++
+		return configure(system)
+	}
+	cfg := model.Config{Fixture: "inventory", System: json.RawMessage(`{"variant":"planted"}`)}
+	s, err := model.SingleFault("tool_timeout", cfg)
+	require.NoError(t, err)
+	sched := write(t, "s.json", string(model.Format(s)))
+	res, err := inventory.Definition().Replay(s)
+	require.NoError(t, err)
+	cx := write(t, "cx.json", string(corpus.Format(corpus.NewViolation(res, corpus.FoundBy{Target: "test", System: "inventory"}, "", "inventory replay cx.json"))))
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"replay", sched}, 2},
+		{[]string{"replay", "--twice", sched}, 4},
+		{[]string{"replay", cx}, 2},
+		{[]string{"replay", "--twice", cx}, 4},
+		{[]string{"replay", "--config", `{"variant":"planted"}`, sched}, 2},
+		{[]string{"replay", "--json", sched}, 2},
+	} {
+		calls = 0
+		code, out, stderr := runIn(t, program(def), c.args...)
+		require.Equal(t, 0, code, "%v: %s%s", c.args, out, stderr)
+		assert.Equal(t, c.want, calls, "%v: calls to Configure", c.args)
+	}
+}

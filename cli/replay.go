@@ -74,18 +74,18 @@ func (o *systemOptions) systemPart(c *cobra.Command) (json.RawMessage, error) {
 // the schedule is for: the one named system ("" for none), else the one
 // whose fixtures hold the config's fixture, else, for a config naming no
 // fixture, the one system registered or the one whose Configure accepts
-// the config's system part. A missing file and every decoding problem are
-// bad input (exit 2), an I/O error reading a file that exists exit 4 (see
-// InputError); the file is read with a size limit (8 MiB), a regular
-// file only. Errors name the file, also for a fixture or a
-// config no registered system knows.
+// the config's system part. The config's system part is left to the run
+// (Configure runs once per run). A missing file and every decoding
+// problem are bad input (exit 2), an I/O error reading a file that exists
+// exit 4 (see InputError); the file is read with a size limit (8 MiB), a
+// regular file only. Errors name the file.
 func (p *Program) Load(path, system string) (*model.Schedule, *corpus.Counterexample, *model.Definition, error) {
 	return p.load(path, system, nil)
 }
 
 // load is Load with the file's system part replaced by part when part is
-// not nil, before the system is chosen and the config checked: replay
-// --config runs a file whose own system part its system refuses now.
+// not nil, before the system is chosen: replay --config runs a file whose
+// own system part its system refuses now.
 func (p *Program) load(path, system string, part json.RawMessage) (*model.Schedule, *corpus.Counterexample, *model.Definition, error) {
 	if err := p.check(); err != nil {
 		return nil, nil, nil, IOFailure(err)
@@ -109,12 +109,6 @@ func (p *Program) load(path, system string, part json.RawMessage) (*model.Schedu
 	// one does not have, which says more than its system part's fields
 	if _, err := def.Fixture(s.Config.Fixture); err != nil {
 		return nil, nil, nil, BadInput("%s: schedule: config: %w", path, err)
-	}
-	if _, err := def.Factory(s.Config); err != nil {
-		if part != nil {
-			return nil, nil, nil, BadInput("--config: %w", err)
-		}
-		return nil, nil, nil, BadInput("%s: schedule: %w", path, err)
 	}
 	return s, ce, def, nil
 }
@@ -156,32 +150,48 @@ func (p *Program) systemOf(s *model.Schedule, system string) (*model.Definition,
 	return nil, fmt.Errorf("schedule: config: it fits the systems %s: name one with --system", strings.Join(names, ", "))
 }
 
-// decodeSchedule decodes the contents of a schedule or counterexample file.
+// decodeSchedule decodes the contents of a schedule or counterexample
+// file: one look at its top-level keys tells them apart, then one strict
+// decoding.
 func decodeSchedule(data []byte) (*model.Schedule, *corpus.Counterexample, error) {
-	if corpus.IsCounterexample(data) || corpus.IsRecord(data) {
-		ce, err := corpus.ReadCounterexample(data)
+	ce, err := corpus.ReadCounterexample(data)
+	if errors.Is(err, corpus.ErrNeither) {
+		s, err := model.ParseSchedule(data)
 		if err != nil {
 			return nil, nil, err
 		}
-		if ce.Schedule == nil {
-			return nil, nil, fmt.Errorf("a %s counterexample holds no schedule to replay (its input: %s)", ce.Kind, ce.Input)
-		}
-		return ce.Schedule, ce, nil
+		return s, nil, nil
 	}
-	s, err := model.ParseSchedule(data)
 	if err != nil {
 		return nil, nil, err
 	}
-	return s, nil, nil
+	if ce.Schedule == nil {
+		return nil, nil, fmt.Errorf("a %s counterexample holds no schedule to replay (its input: %s)", ce.Kind, ce.Input)
+	}
+	return ce.Schedule, ce, nil
 }
 
-// replay runs one schedule against def under the schedule's own config
-// through the full harness with def's options, attributing to the
-// workload every violation the fault-free run of the same workload
-// already shows (model.Harness.Attribute), as the reference system's
-// replay does.
+// configureError is an error of the system's Configure during a replay,
+// which the replay reports as bad input naming the file or --config.
+type configureError struct{ err error }
+
+func (e *configureError) Error() string { return e.err.Error() }
+func (e *configureError) Unwrap() error { return e.err }
+
+// replay runs one schedule as model.Definition.Replay does: its run and
+// its clean attribution run, each configured once (two calls to
+// Configure, the only ones a replay makes), with Configure's errors
+// marked as configureError.
 func replay(def *model.Definition, s *model.Schedule) (*model.Result, error) {
-	return def.Replay(s)
+	d := *def
+	d.Configure = func(system json.RawMessage) (model.Factory, error) {
+		f, err := def.Configure(system)
+		if err != nil {
+			return nil, &configureError{err}
+		}
+		return f, nil
+	}
+	return d.Replay(s)
 }
 
 func (p *Program) replayCmd() *cobra.Command {
@@ -243,7 +253,7 @@ internal error (the output or the --otel file could not be written, or
 			if err != nil {
 				return err
 			}
-			overridden := sys != nil
+			overridden, flagged := sys != nil, false
 			sf := flags[def.Name]
 			if sf != nil {
 				cfg, changed, err := sf.Apply(c, "replay", s.Config)
@@ -253,17 +263,28 @@ internal error (the output or the --otel file could not be written, or
 				if err != nil {
 					return err
 				}
-				s.Config, overridden = cfg, overridden || changed
+				s.Config, overridden, flagged = cfg, overridden || changed, changed
+			}
+			// a config the system refuses names where it came from
+			runErr := func(err error) error {
+				var ce *configureError
+				switch {
+				case !errors.As(err, &ce) || flagged:
+					return BadInput("%w", err)
+				case sys != nil:
+					return BadInput("--config: %w", ce.err)
+				}
+				return BadInput("%s: schedule: %w", args[0], ce.err)
 			}
 			// wrapped: a system's panic is exit 1 (see guard)
 			res, err := replay(def, s)
 			if err != nil {
-				return BadInput("%w", err)
+				return runErr(err)
 			}
 			if twice {
 				again, err := replay(def, s)
 				if err != nil {
-					return BadInput("%w", err)
+					return runErr(err)
 				}
 				if diff := cmp.Diff(model.Normalize(res.Timeline.Events()), model.Normalize(again.Timeline.Events())); diff != "" {
 					fmt.Fprintf(c.OutOrStdout(), "NOT DETERMINISTIC: two runs of %s gave different normalised timelines (-first +second):\n%s", args[0], diff)
@@ -352,10 +373,14 @@ func RunExit(res *model.Result) error {
 func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
 
 // writeExpectation compares a counterexample's recorded run with the
-// replay, unless the config was overridden.
+// replay (ce.Check, once), unless the config was overridden.
 func writeExpectation(w io.Writer, ce *corpus.Counterexample, res *model.Result, overridden bool) error {
+	var err error
+	if !overridden {
+		err = ce.Check(res)
+	}
 	var line string
-	switch err := ce.Check(res); {
+	switch {
 	case overridden:
 		line = "Recorded run: not compared (the config was overridden)"
 	case err != nil:
@@ -366,10 +391,10 @@ func writeExpectation(w io.Writer, ce *corpus.Counterexample, res *model.Result,
 	default:
 		line = fmt.Sprintf("Recorded run: matches (%s, %s)", ce.Expect.RunVerdict, ce.Expect.ClaimVerdict)
 	}
-	if !overridden && ce.Check(res) == nil {
+	if !overridden && err == nil {
 		line += seqMoves(ce.Expect.Violated, corpus.ExpectOf(res).Violated)
 	}
-	_, err := fmt.Fprintln(w, line)
+	_, err = fmt.Fprintln(w, line)
 	return err
 }
 

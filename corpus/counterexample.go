@@ -199,14 +199,7 @@ func (c *Counterexample) RawInput() ([]byte, error) {
 // IsCounterexample reports whether data is a JSON object with a
 // "counterexample" field, that is, a counterexample file rather than a
 // schedule file. It does not validate the rest.
-func IsCounterexample(data []byte) bool {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(data, &top) != nil {
-		return false
-	}
-	_, ok := top["counterexample"]
-	return ok
-}
+func IsCounterexample(data []byte) bool { return topLevel(data) == "counterexample" }
 
 // MaxEntries is the most entries a counterexample file or record may hold
 // in each list: timeline events and violated invariants (its schedule's
