@@ -29,20 +29,20 @@ func CoveragePath(flag string) string {
 }
 
 // FlushCoverage merges t into the file at path (when path is set); a
-// failure is an error with its exit code (WriteError).
+// failure is an error with its exit code (writeError).
 func FlushCoverage(t *coverage.Tracker, path string) error {
 	if path == "" {
 		return nil
 	}
 	if err := t.FlushTo(path); err != nil {
-		return WriteError(fmt.Errorf("recording coverage into %s: %w", path, err))
+		return writeError(fmt.Errorf("recording coverage into %s: %w", path, err))
 	}
 	return nil
 }
 
-// ReadCoverage reads a coverage file: a missing or invalid file is bad
+// readCoverage reads a coverage file: a missing or invalid file is bad
 // input (2), an I/O error reading it is exit 4.
-func ReadCoverage(path string) (*coverage.Data, error) {
+func readCoverage(path string) (*coverage.Data, error) {
 	d, err := coverage.ReadFile(path)
 	if err != nil {
 		return nil, InputError(err)
@@ -109,7 +109,7 @@ unknown format), 4 an I/O error (reading the file, writing the report or
 			default:
 				return BadInput("--format: unknown format %q (valid: text, json, markdown, html)", format)
 			}
-			d, err := ReadCoverage(args[0])
+			d, err := readCoverage(args[0])
 			if err != nil {
 				return err
 			}
@@ -170,7 +170,7 @@ then unchanged), 4 an I/O error (reading an input, writing OUT).`,
 			err := fileio.Update(args[0], func([]byte) ([]byte, error) {
 				out = &coverage.Data{Keys: map[coverage.Key]*coverage.Entry{}}
 				for _, p := range args[1:] {
-					d, err := ReadCoverage(p)
+					d, err := readCoverage(p)
 					if err != nil {
 						return nil, err
 					}
@@ -186,7 +186,7 @@ then unchanged), 4 an I/O error (reading an input, writing OUT).`,
 				return b.Bytes(), nil
 			})
 			if err != nil {
-				return WriteError(err)
+				return writeError(err)
 			}
 			r := coverage.NewReport(coverage.Default(), out, coverage.ReportOptions{}).Summary
 			keys := fmt.Sprintf("%d of %d reachable keys visited", r.Visited, r.Reachable)
@@ -246,7 +246,7 @@ to gate; 4 an I/O error reading a file or writing the finding.`,
 			if !opts.HasMinRatio && opts.Require == nil {
 				return BadInput("give --min-ratio R, --require KEYS_FILE, or both")
 			}
-			d, err := ReadCoverage(args[0])
+			d, err := readCoverage(args[0])
 			if err != nil {
 				return err
 			}

@@ -238,7 +238,7 @@ internal error (the output or the --otel file could not be written, or
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if otelFile != "" {
-				if err := WritableFileDir("--otel", otelFile); err != nil {
+				if err := writableFileDir("--otel", otelFile); err != nil {
 					return err
 				}
 			}
@@ -316,7 +316,7 @@ internal error (the output or the --otel file could not be written, or
 				}
 				fmt.Fprintf(c.ErrOrStderr(), "trace: wrote %s (%d spans)\n", otelFile, spanCount(res))
 			}
-			return RunExit(res)
+			return runExit(res)
 		},
 	}
 	so.add(p, c, "replay")
@@ -337,13 +337,13 @@ func spanCount(res *model.Result) int {
 	return res.Timeline.Len() + len(tasks)
 }
 
-// RunExit maps one run onto the exit-code table through model.Result.Err
+// runExit maps one run onto the exit-code table through model.Result.Err
 // (the one decision): ErrViolation (1) when an invariant was violated, an
 // Inconclusive error (3) naming the faults when a scheduled fault was never
 // reached or never fired, or one giving the reason a run that reached
 // them is still inconclusive (no invariant in scope, a stop condition),
 // nil (0) otherwise.
-func RunExit(res *model.Result) error {
+func runExit(res *model.Result) error {
 	var re *model.RunError
 	if err := res.Err(); !errors.As(err, &re) {
 		return err // nil: the run passed

@@ -231,7 +231,7 @@ func Read(r io.Reader) (*Data, error) {
 				return nil, fmt.Errorf("coverage file: systems[%q]: %w", n, err)
 			}
 			if d.Systems == nil {
-				d.Systems = map[string]*SystemRecord{}
+				d.Systems = map[string]*systemRecord{}
 			}
 			d.Systems[n] = r
 			sum += r.Runs
@@ -270,7 +270,7 @@ func Read(r io.Reader) (*Data, error) {
 }
 
 // readSystem decodes one system's record.
-func readSystem(name string, raw json.RawMessage) (*SystemRecord, error) {
+func readSystem(name string, raw json.RawMessage) (*systemRecord, error) {
 	if err := checkSystemName(name); err != nil {
 		return nil, err
 	}
@@ -306,11 +306,11 @@ func readSystem(name string, raw json.RawMessage) (*SystemRecord, error) {
 		return nil, err
 	}
 	if sj.Replay != "" {
-		if err := CheckReplayTemplate(sj.Replay); err != nil {
+		if err := checkReplayTemplate(sj.Replay); err != nil {
 			return nil, err
 		}
 	}
-	return &SystemRecord{Runs: *sj.Runs, Traced: *sj.Traced, Crossed: union(nil, sj.Crossed), NotApplicable: union(nil, sj.NotApplicable), Replay: sj.Replay}, nil
+	return &systemRecord{Runs: *sj.Runs, Traced: *sj.Traced, Crossed: union(nil, sj.Crossed), NotApplicable: union(nil, sj.NotApplicable), Replay: sj.Replay}, nil
 }
 
 func readEntry(k Key, raw json.RawMessage, known func(string, *string) (string, error)) (*Entry, error) {
@@ -376,7 +376,7 @@ func hasKey(s *model.Schedule, k Key) bool {
 			if c := f.Correlated(); c != "" {
 				spec.Correlation = c
 			}
-			if KeyOf(spec) == k {
+			if keyOf(spec) == k {
 				return true
 			}
 		}

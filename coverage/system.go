@@ -56,14 +56,14 @@ func checkEventName(e model.EventName) error {
 	return nil
 }
 
-// CheckReplayTemplate returns nil when t is a replay template: a command
+// checkReplayTemplate returns nil when t is a replay template: a command
 // with exactly one "%s", where the schedule file's path goes ("%%" writes
 // a literal "%"), for example
 //
 //	"FAULTLINE_REPLAY=%s go test -run '^TestReplay$' ./billing"
 //
 // It returns an error naming the template otherwise.
-func CheckReplayTemplate(t string) error {
+func checkReplayTemplate(t string) error {
 	rest := strings.ReplaceAll(t, "%%", "")
 	switch n := strings.Count(rest, "%s"); {
 	case strings.TrimSpace(t) == "":
@@ -76,9 +76,9 @@ func CheckReplayTemplate(t string) error {
 	return nil
 }
 
-// SystemRecord is what a coverage file keeps of one system: how many of
+// systemRecord is what a coverage file keeps of one system: how many of
 // its runs were recorded, every event they crossed, and what it declares.
-type SystemRecord struct {
+type systemRecord struct {
 	// Runs counts the system's recorded runs (at least 1 in a file).
 	Runs int
 	// Traced counts those of them recorded with their timeline (0 to
@@ -96,7 +96,7 @@ type SystemRecord struct {
 	Replay string
 }
 
-func (r *SystemRecord) clone() *SystemRecord {
+func (r *systemRecord) clone() *systemRecord {
 	c := *r
 	c.Crossed = slices.Clone(r.Crossed)
 	c.NotApplicable = slices.Clone(r.NotApplicable)
@@ -108,7 +108,7 @@ func (r *SystemRecord) clone() *SystemRecord {
 // boundaries), and of two replay templates one is kept, whatever the
 // order of the merge: a declared one over none, else the smaller. Two templates of one system (its command line's replay and a
 // go test line) replay the same schedule files.
-func (r *SystemRecord) add(b *SystemRecord) {
+func (r *systemRecord) add(b *systemRecord) {
 	r.Runs += b.Runs
 	r.Traced += b.Traced
 	r.Crossed = union(r.Crossed, b.Crossed)
@@ -133,7 +133,7 @@ func union[T cmp.Ordered](a, b []T) []T {
 func checkNotApplicable(bs []model.Boundary) error {
 	for i, b := range bs {
 		if !slices.Contains(model.AllBoundaries, b) {
-			return fmt.Errorf("not applicable: %w", DimBoundary.unknown(string(b)))
+			return fmt.Errorf("not applicable: %w", dimBoundary.unknown(string(b)))
 		}
 		if slices.Contains(bs[:i], b) {
 			return fmt.Errorf("not applicable: boundary %q listed twice", b)
@@ -155,7 +155,7 @@ func checkDefinition(def *model.Definition) error {
 		return fmt.Errorf("coverage: system %s: %w", def.Name, err)
 	}
 	if def.ReplayCommand != "" {
-		if err := CheckReplayTemplate(def.ReplayCommand); err != nil {
+		if err := checkReplayTemplate(def.ReplayCommand); err != nil {
 			return fmt.Errorf("coverage: system %s: %w", def.Name, err)
 		}
 	}

@@ -14,12 +14,12 @@ import (
 // Tracker records coverage from run results. It is safe for concurrent
 // use: the assay's workers, parallel tests and fuzz workers may share one.
 // What it keeps does not depend on the order results arrive (see
-// ScheduleLess).
+// scheduleLess).
 type Tracker struct {
 	u    *Universe
 	name string
 	// the system's declarations: NotApplicable and Replay
-	decl SystemRecord
+	decl systemRecord
 	mu   sync.Mutex
 	d    Data
 }
@@ -39,7 +39,7 @@ func NewTracker(u *Universe, def *model.Definition) (*Tracker, error) {
 	if u == nil {
 		u = Default()
 	}
-	return &Tracker{u: u, name: def.Name, decl: SystemRecord{NotApplicable: union(nil, def.NotApplicable), Replay: def.ReplayCommand},
+	return &Tracker{u: u, name: def.Name, decl: systemRecord{NotApplicable: union(nil, def.NotApplicable), Replay: def.ReplayCommand},
 		d: Data{Keys: map[Key]*Entry{}}}, nil
 }
 
@@ -55,7 +55,7 @@ func (t *Tracker) Universe() *Universe { return t.u }
 //   - reached but did not fire: "reached, not fired".
 //
 // The run counts under the tracker's system (Data.Systems), with every
-// event its timeline crossed when it carries one (SystemRecord.Traced); a
+// event its timeline crossed when it carries one (systemRecord.Traced); a
 // kept schedule or counterexample names the system.
 //
 // World events (model.WorldEvents: clock advance, capability revocation,
@@ -94,7 +94,7 @@ func (t *Tracker) Record(res *model.Result) error {
 			return fmt.Errorf("coverage: record: fault %s: kind %q is not in the coverage universe's catalogue", f.ID, f.Kind)
 		}
 		if f.Correlation != "" {
-			if k, ok = t.u.KindKeyOf(f.Kind, f.Correlation); !ok {
+			if k, ok = t.u.kindKeyOf(f.Kind, f.Correlation); !ok {
 				return fmt.Errorf("coverage: record: fault %s: kind %q under correlation %q has no key in the coverage universe", f.ID, f.Kind, f.Correlation)
 			}
 		}
@@ -124,11 +124,11 @@ func (t *Tracker) Record(res *model.Result) error {
 	d := &t.d
 	d.Runs++
 	if d.Systems == nil {
-		d.Systems = map[string]*SystemRecord{}
+		d.Systems = map[string]*systemRecord{}
 	}
 	sr := d.Systems[t.name]
 	if sr == nil {
-		sr = &SystemRecord{NotApplicable: slices.Clone(t.decl.NotApplicable), Replay: t.decl.Replay}
+		sr = &systemRecord{NotApplicable: slices.Clone(t.decl.NotApplicable), Replay: t.decl.Replay}
 		d.Systems[t.name] = sr
 	}
 	sr.Runs++
