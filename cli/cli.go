@@ -7,45 +7,24 @@
 //	audit                       every kind in scope once under each named config
 //	coverage report|merge|gate  read, merge and gate coverage files
 //
-// for them, with the exit-code table below. The built-in faultline command
-// is this package with the reference system registered and its own
-// commands (assay, dossier, lab, its audit) added through
-// Program.Commands.
-//
-// Entry points:
+// for them, with one exit-code table (0 held, 1 violated or gate failed, 2
+// bad input, 3 inconclusive, 4 I/O or internal error; the README gives it
+// in full, and "PROG help" prints it). Entry points:
 //
 //	func main() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr, billing.Definition())) }
 //
-// or, for more than the systems, a Program:
+// or, for more than the systems, a [Program] (Program.Command returns the
+// cobra command to embed in a larger tree):
 //
 //	p := &cli.Program{Name: "billing", Systems: []*model.Definition{billing.Definition()}}
 //	os.Exit(p.Run(os.Args[1:], os.Stdout, os.Stderr))
 //
-// (Program.Command returns the cobra command to embed in a larger tree.)
-//
-// Each system's configurations: --fixture NAME picks one of the
-// definition's fixtures (the first by default), --config JSON sets the
-// config's system part (the object Definition.Configure decodes), and
-// --system NAME picks the system when more than one is registered. replay
-// finds the system of a file by its config's fixture (or --system, or the
-// one system whose Configure accepts its system part). A system can add
-// flags of its own to replay and explore through Program.Flags.
-//
-// Exit codes, one table for every command:
-//
-//	0  it ran, every invariant in scope held, and every scheduled fault was
-//	   reached and fired (a schedule with no faults is a clean run); for a
-//	   campaign (explore, audit, coverage gate) at least one scheduled
-//	   fault was reached, and the output counts those that were not
-//	1  an invariant was violated (a counterexample), a gate failed, or an
-//	   audit found a violation under a configuration marked Defended
-//	2  bad input: usage, flags, a missing, malformed or oversized file, a
-//	   config that does not apply to the system (an unknown control)
-//	3  inconclusive: for one run, a scheduled fault was never reached or
-//	   never fired; for a campaign, no scheduled fault was reached at all
-//	4  an I/O or internal error: a full disk, an unreadable file or
-//	   directory, output that could not be written
-//
+// --fixture NAME picks one of a definition's fixtures, --config JSON sets
+// the config's system part, --system NAME picks the system when more than
+// one is registered; replay finds a file's system by its fixture. A
+// system's own flags on replay and explore come from Program.Flags. A
+// Definition's ReplayCommand names the replay line its coverage and
+// counterexamples print; without one, "PROG replay FILE".
 // FAULTLINE_COVERAGE=FILE asks explore and audit to merge their runs'
 // coverage into FILE when --coverage is not given.
 package cli
@@ -89,8 +68,8 @@ type Program struct {
 	// any other error exits 4.
 	Commands []func() *cobra.Command
 	// EmptyAllowed names the flags whose empty value means something
-	// documented (the reference system's --controls ” is the empty
-	// control set). Every other flag given empty is bad input.
+	// documented (a --controls '' that means no control). Every other
+	// flag given empty is bad input.
 	EmptyAllowed []string
 }
 
@@ -396,7 +375,7 @@ func guard(c *cobra.Command, empty map[string]bool) {
 }
 
 // systemFailure returns, when the system under test panicked in a run
-// (err holds a *model.SystemPanic), the error as exit code 1 (a finding,
+// (err holds a *model.SystemPanic), the error as exit 1 (a finding,
 // whatever a command wrapped it in) with the system's stack; nil
 // otherwise.
 func systemFailure(err error) error {
@@ -404,7 +383,7 @@ func systemFailure(err error) error {
 	if !errors.As(err, &sp) {
 		return nil
 	}
-	return &ExitError{Code: ExitViolation, Err: fmt.Errorf("%w\n(the system failed: exit code 1)\n%s", err, strings.TrimSpace(sp.Stack))}
+	return &ExitError{Code: ExitViolation, Err: fmt.Errorf("%w\n(the system failed: exit 1)\n%s", err, strings.TrimSpace(sp.Stack))}
 }
 
 // checkNotEmpty returns bad input when a given flag's value is empty or,

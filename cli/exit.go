@@ -11,7 +11,7 @@ import (
 	"github.com/faultline/faultline/internal/fileio"
 )
 
-// Exit codes of the table every command follows (see the package comment).
+// Exit codes of the table every command follows (the README gives it).
 const (
 	ExitOK           = 0
 	ExitViolation    = 1
@@ -35,17 +35,17 @@ func (e *ExitError) Error() string { return e.Err.Error() }
 // Unwrap returns the wrapped error.
 func (e *ExitError) Unwrap() error { return e.Err }
 
-// BadInput returns the formatted message as exit code 2 (bad input).
+// BadInput returns the formatted message as exit 2 (bad input).
 func BadInput(format string, args ...any) error {
 	return &ExitError{Code: ExitBadInput, Err: fmt.Errorf(format, args...)}
 }
 
-// Inconclusive returns the formatted message as exit code 3.
+// Inconclusive returns the formatted message as exit 3.
 func Inconclusive(format string, args ...any) error {
 	return &ExitError{Code: ExitInconclusive, Err: fmt.Errorf(format, args...)}
 }
 
-// IOFailure wraps err as exit code 4 (an I/O or internal error), unless
+// IOFailure wraps err as exit 4 (an I/O or internal error), unless
 // it already carries a code.
 func IOFailure(err error) error {
 	var ee *ExitError
@@ -56,7 +56,7 @@ func IOFailure(err error) error {
 }
 
 // OutputError maps a failure to write the command's output (stdout, a file
-// it was asked to write) to exit code 4; nil stays nil.
+// it was asked to write) to exit 4; nil stays nil.
 func OutputError(err error) error {
 	if err == nil {
 		return nil

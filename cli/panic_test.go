@@ -49,7 +49,7 @@ func TestSystemPanicExitsOne(t *testing.T) {
 		code, out, stderr := runIn(t, p, args...)
 		if code != 1 || out != "" || !strings.Contains(stderr, "inventory: properties: the system panicked in task ") ||
 			!strings.Contains(stderr, "invalid memory address or nil pointer dereference, under the schedule:\n{") ||
-			strings.Count(stderr, "(the system failed: exit code 1)\ngoroutine ") != 1 || !strings.Contains(stderr, "uncheckedClient.Commit") {
+			strings.Count(stderr, "(the system failed: exit 1)\ngoroutine ") != 1 || !strings.Contains(stderr, "uncheckedClient.Commit") {
 			t.Fatalf("%v: exit %d\nstdout %s\nstderr %s", args, code, out, stderr)
 		}
 		sched := stderr[strings.Index(stderr, "\n{")+1 : strings.Index(stderr, "\n}\n")+3]

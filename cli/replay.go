@@ -68,17 +68,13 @@ func (o *systemOptions) systemPart(c *cobra.Command) (json.RawMessage, error) {
 	return json.RawMessage(o.config), nil
 }
 
-// Load reads and strictly decodes a schedule file, or a counterexample
-// file (returned too) and its schedule: the corpus format or an
-// exploration's counterexample record. It returns the registered system
-// the schedule is for: the one named system ("" for none), else the one
-// whose fixtures hold the config's fixture, else, for a config naming no
-// fixture, the one system registered or the one whose Configure accepts
-// the config's system part. The config's system part is left to the run
-// (Configure runs once per run). A missing file and every decoding
-// problem are bad input (exit 2), an I/O error reading a file that exists
-// exit 4 (see InputError); the file is read with a size limit (8 MiB), a
-// regular file only. Errors name the file.
+// Load reads and strictly decodes a schedule or counterexample file (the
+// corpus format or an exploration's record, returned too), at most 8 MiB,
+// and returns the registered system it is for: the named one, else the
+// one whose fixtures hold its config's fixture, else the one system that
+// fits. Its config's system part is left to the run, which configures the
+// system once. A missing or malformed file is bad input (exit 2), an I/O
+// error reading one exit 4 (see InputError); errors name the file.
 func (p *Program) Load(path, system string) (*model.Schedule, *corpus.Counterexample, *model.Definition, error) {
 	return p.load(path, system, nil)
 }

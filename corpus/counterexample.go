@@ -39,25 +39,13 @@ const (
 )
 
 // Counterexample is one minimised counterexample, as a file people read and
-// replay (`faultline replay FILE` accepts it). Its canonical JSON form
-// (Format) is:
-//
-//	{
-//	  "counterexample": 1,
-//	  "kind": "invariant_violation",
-//	  "note": "what it shows",
-//	  "found_by": {"target": "...", "system": "billing", "scope": "designed", "input": "go test fuzz v1\n..."},
-//	  "replay": "go run ./cmd/faultline replay corpus/counterexamples/NAME.json",
-//	  "schedule": {...a schedule file, config included...},
-//	  "expect": {"run_verdict": "unrecoverable", "claim_verdict": "unsafe",
-//	             "violated": [{"invariant": "effect_at_most_once", "first_seq": 16, "event": "tool.commit", "fault_id": "f1", "detail": "..."}]},
-//	  "timeline": [...the recorded run, normalised...]
-//	}
-//
-// Schedule is required for the violation and nondeterminism kinds, Input for
-// schedule_decode; Expect is required for, and only allowed with, the
-// violation kind. Timeline is the recorded run, kept for people to read;
-// the regression test asserts Expect, not the timeline.
+// replay (`faultline replay FILE` accepts it): what it shows, how it was
+// found, the command that replays it, the schedule (or, for
+// schedule_decode, the raw input), the expected run and the recorded
+// timeline. Format writes its canonical JSON (docs/formats.md shows it).
+// Schedule is required for the violation and nondeterminism kinds, Input
+// for schedule_decode; Expect is required for, and only allowed with, the
+// violation kind. The regression test asserts Expect, not the timeline.
 type Counterexample struct {
 	Version  int             `json:"counterexample"`
 	Kind     Kind            `json:"kind"`

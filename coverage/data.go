@@ -44,7 +44,7 @@ type Entry struct {
 	// the key, so a visit replays; nil when Visits is 0.
 	Schedule *model.Schedule
 	// System names the system whose run Schedule is ("" when unknown, as
-	// in a version-1 file: the reference system).
+	// in a version-1 file).
 	System string
 	// Counterexamples are the invariant violations reached by a fault of
 	// this key, one per invariant, in invariant-name order.

@@ -34,14 +34,9 @@ func (q Requirement) Matches(k Key) bool {
 func (q Requirement) exact() bool { return !strings.Contains(q.String(), "*") }
 
 // ParseRequirements reads a keys file: one pattern a line,
-// domain/boundary/phase/correlation/oracle with "*" for any value; "#"
-// starts a comment; blank lines are ignored:
-//
-//	# the commit boundary must be exercised
-//	tool/effect/after_commit/isolated/ledger_readback
-//	state/*/*/*/*
-//
-// It returns an error naming the line for a wrong number of values, an
+// domain/boundary/phase/correlation/oracle with "*" for any value
+// ("state/*/*/*/*"); "#" starts a comment; blank lines are ignored. It
+// returns an error naming the line for a wrong number of values, an
 // unknown value (with the valid ones), or a pattern given twice, and an
 // error for a file with no pattern.
 func ParseRequirements(data []byte) ([]Requirement, error) {

@@ -527,7 +527,7 @@ func TestMainFailsOnAFailedFlush(t *testing.T) {
 		t.Fatalf("code %d, want 1", code)
 	}
 	msg := errb.String()
-	if !strings.HasPrefix(msg, "FAIL: coverage: 3 runs not recorded (the tests' own result is above; exit code 4 of faultline's table, an I/O or internal error): ") ||
+	if !strings.HasPrefix(msg, "FAIL: coverage: 3 runs not recorded (the tests' own result is above; exit 4, an I/O or internal error): ") ||
 		!strings.Contains(msg, p) || !strings.Contains(msg, "not a directory") {
 		t.Fatalf("stderr %q", msg)
 	}
@@ -580,7 +580,7 @@ func TestFlushAfterFailsTheTest(t *testing.T) {
 	tb := &fakeTB{}
 	ticketCampaign(t, &model.Definition{Name: "tickets"}).FlushAfter(tb, bad)
 	tb.cleanups[0]()
-	if len(tb.errs) != 1 || !strings.HasPrefix(tb.errs[0], "coverage: 3 runs not recorded (exit code 4 of faultline's table, an I/O or internal error): ") ||
+	if len(tb.errs) != 1 || !strings.HasPrefix(tb.errs[0], "coverage: 3 runs not recorded (exit 4, an I/O or internal error): ") ||
 		!strings.Contains(tb.errs[0], "not a directory") {
 		t.Fatalf("errors %q", tb.errs)
 	}

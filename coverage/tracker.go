@@ -46,36 +46,14 @@ func NewTracker(u *Universe, def *model.Definition) (*Tracker, error) {
 // Universe returns the tracker's universe.
 func (t *Tracker) Universe() *Universe { return t.u }
 
-// Record counts one run. For each scheduled fault, by its kind's key:
-//
-//   - reached its event and fired, in a run the oracle adjudicated (it has
-//     invariant results and a claim): a visit; the key keeps the smaller of
-//     its schedule and res.Schedule;
-//   - its event occurrence never happened: "scheduled, not reached";
-//   - reached but did not fire: "reached, not fired".
-//
-// The run counts under the tracker's system (Data.Systems), with every
-// event its timeline crossed when it carries one (systemRecord.Traced); a
-// kept schedule or counterexample names the system.
-//
-// World events (model.WorldEvents: clock advance, capability revocation,
-// policy change, state-version change, worker crash) and the kinds of the
-// provider's notices (model.NoticeKinds) that the universe's catalogue
-// does not hold have no key: they are skipped, neither counted nor an
-// error, and the schedule that carries them is kept whole.
-//
-// Each violated invariant becomes a counterexample under the key of the
-// fault the oracle says reached it (InvariantResult.FaultID), or an
-// unattributed one when no fired fault with a key did (none, or a world
-// event). A result without adjudication counts only in
-// Data.NotAdjudicated (and its system's runs and crossings). Record
-// returns an error, and counts nothing, for a nil result, a result without
-// a schedule, a fault kind that is neither in the universe nor a world
-// event, a fault report whose oracle differs from its kind's spec, an
-// invariant whose name breaks CheckInvariantName's rule, or a timeline
-// event whose name is not dot-separated names (so a file it writes always
-// reads back). The schedule is copied when kept; the result is
-// not retained. Record has the shape of assay.Config.Observe.
+// Record counts one run under the tracker's system: each scheduled fault
+// by its kind's key as a visit (reached, fired, adjudicated), "scheduled,
+// not reached" or "reached, not fired"; the events its timeline crossed;
+// each violated invariant as a counterexample under the key of the fault
+// that reached it, or unattributed. World events and notice kinds outside
+// the universe are skipped. It returns an error, and counts nothing, for a
+// result a file could not hold (docs/coverage.md, "The Go API", lists
+// them). It has the shape of assay.Config.Observe.
 func (t *Tracker) Record(res *model.Result) error {
 	if res == nil {
 		return errors.New("coverage: record: nil result")
@@ -250,8 +228,8 @@ type TB interface {
 
 // FlushAfter flushes the tracker into the coverage file at path when tb
 // and its subtests end (tb.Cleanup), and fails tb when the flush fails,
-// with the runs not recorded and the cause (exit code 4 of faultline's
-// table: an I/O or internal error); a flush error is never dropped. It
+// with the runs not recorded and the cause (exit 4: an I/O or internal
+// error); a flush error is never dropped. It
 // is the per-test form of Main; an empty path records nothing.
 func (t *Tracker) FlushAfter(tb TB, path string) {
 	tb.Helper()
@@ -261,7 +239,7 @@ func (t *Tracker) FlushAfter(tb TB, path string) {
 	tb.Cleanup(func() {
 		n := t.Data().Runs
 		if err := t.FlushTo(path); err != nil {
-			tb.Errorf("coverage: %s not recorded (exit code 4 of faultline's table, an I/O or internal error): %v", runs(n), err)
+			tb.Errorf("coverage: %s not recorded (exit 4, an I/O or internal error): %v", runs(n), err)
 		}
 	})
 }
@@ -282,7 +260,7 @@ func Main(m interface{ Run() int }, path string, t *Tracker) int {
 		return code
 	}
 	if err := t.FlushTo(path); err != nil {
-		fmt.Fprintf(os.Stderr, "FAIL: coverage: %s not recorded (the tests' own result is above; exit code 4 of faultline's table, an I/O or internal error): %v\n",
+		fmt.Fprintf(os.Stderr, "FAIL: coverage: %s not recorded (the tests' own result is above; exit 4, an I/O or internal error): %v\n",
 			runs(t.Data().Runs), err)
 		if code == 0 {
 			code = 1
