@@ -458,3 +458,41 @@ func TestReplayConfiguresOncePerRun(t *testing.T) {
 		assert.Equal(t, c.want, calls, "%v: calls to Configure", c.args)
 	}
 }
+
+// TestRegistrationOfFlagsAndCoverage: flags of a system that is not
+// registered are a programming error (exit 4); a Definition whose
+// NotApplicable or ReplayCommand a coverage file could not hold is the
+// system's own bad input (exit 2), refused before any command runs.
+func TestRegistrationOfFlagsAndCoverage(t *testing.T) {
+	p := program()
+	p.Flags = map[string]func() cli.SystemFlags{"nope": nil}
+	code, _, stderr := runIn(t, p, "coverage")
+	assert.Equal(t, 4, code)
+	assert.Equal(t, "inventory: cli: flags for \"nope\", which is not a registered system\n", stderr)
+	for _, c := range []struct {
+		set  func(*model.Definition)
+		want string
+	}{
+		{func(d *model.Definition) { d.NotApplicable = []model.Boundary{"vault"} }, `inventory: cli: coverage: system inventory: not applicable: unknown boundary "vault"`},
+		{func(d *model.Definition) { d.ReplayCommand = "go test ./inventory" }, `inventory: cli: coverage: system inventory: replay template "go test ./inventory": holds 0 %s`},
+	} {
+		def := inventory.Definition()
+		c.set(def)
+		code, _, stderr := runIn(t, program(def), "coverage")
+		assert.Equal(t, 2, code, stderr)
+		assert.True(t, strings.HasPrefix(stderr, c.want), stderr)
+	}
+}
+
+// TestCoverageWithReplayCommand: a Definition's ReplayCommand is the replay
+// line its coverage records, in place of the program's own.
+func TestCoverageWithReplayCommand(t *testing.T) {
+	def := inventory.Definition()
+	def.ReplayCommand = "go run ./cmd/inventory replay %s"
+	cov := filepath.Join(t.TempDir(), "cov.json")
+	code, _, stderr := runIn(t, program(def), "explore", "--domains", "tool", "--no-world", "--seed", "1", "--checks", "20", "--coverage", cov)
+	require.Equal(t, 0, code, stderr)
+	d, err := coverage.ReadFile(cov)
+	require.NoError(t, err)
+	assert.Equal(t, "go run ./cmd/inventory replay %s", d.Systems["inventory"].Replay)
+}
