@@ -15,8 +15,8 @@ import (
 
 // Limits of the audit's one-screen summary.
 const (
-	SummaryLines = 40
-	SummaryWidth = 120
+	summaryLines = 40
+	summaryWidth = 120
 )
 
 // auditRow is one single-fault run of an audit.
@@ -138,7 +138,7 @@ run reached its fault; 4 an I/O or internal error (the output, --out or
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if out != "" {
-				if err := WritableDir("--out", out); err != nil {
+				if err := writableDir("--out", out); err != nil {
 					return err
 				}
 			}
@@ -153,7 +153,7 @@ run reached its fault; 4 an I/O or internal error (the output, --out or
 			var all []auditConfig
 			var data []*coverage.Data
 			for _, def := range defs {
-				t, err := coverage.NewSystemTracker(nil, p.coverageSystem(def))
+				t, err := p.tracker(def)
 				if err != nil {
 					return err
 				}
@@ -175,7 +175,7 @@ run reached its fault; 4 an I/O or internal error (the output, --out or
 			}
 			if path := CoveragePath(covFile); path != "" {
 				for i, d := range data {
-					t, err := coverage.NewSystemTracker(nil, p.coverageSystem(defs[i]))
+					t, err := p.tracker(defs[i])
 					if err != nil {
 						return err
 					}
@@ -281,12 +281,12 @@ func WrapText(s string, width int, indent string) []string {
 	return lines
 }
 
-// writeAuditSummary prints the audit on one screen: at most SummaryLines
-// lines of at most SummaryWidth characters.
+// writeAuditSummary prints the audit on one screen: at most summaryLines
+// lines of at most summaryWidth characters.
 func writeAuditSummary(w io.Writer, prog string, all []auditConfig, data []*coverage.Data, files map[string]string) error {
 	var head, mid, tail []string
 	add := func(l *[]string, format string, args ...any) {
-		*l = append(*l, WrapText(fmt.Sprintf(format, args...), SummaryWidth, "    ")...)
+		*l = append(*l, WrapText(fmt.Sprintf(format, args...), summaryWidth, "    ")...)
 	}
 	var systems []string
 	seen := map[string]bool{}
@@ -372,7 +372,7 @@ func writeAuditSummary(w io.Writer, prog string, all []auditConfig, data []*cove
 		add(&mid, "Findings: no single-fault run violated an invariant.")
 	} else {
 		add(&mid, "Findings (single-fault runs that violated an invariant, defended configurations first):")
-		room := SummaryLines - len(head) - len(tail) - len(mid) - 2 // "and N more", the --out hint
+		room := summaryLines - len(head) - len(tail) - len(mid) - 2 // "and N more", the --out hint
 		shown := 0
 		for _, f := range fs {
 			var l []string

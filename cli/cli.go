@@ -7,46 +7,24 @@
 //	audit                       every kind in scope once under each named config
 //	coverage report|merge|gate  read, merge and gate coverage files
 //
-// for them, with the exit-code table below. The built-in faultline command
-// is this package with the reference system registered and its own
-// commands (assay, dossier, lab, its audit) added through
-// Program.Commands.
-//
-// Entry points:
+// for them, with one exit-code table (0 held, 1 violated or gate failed, 2
+// bad input, 3 inconclusive, 4 I/O or internal error; the README gives it
+// in full, and "PROG help" prints it). Entry points:
 //
 //	func main() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr, billing.Definition())) }
 //
-// or, for more than the systems, a Program:
+// or, for more than the systems, a [Program] (Program.Command returns the
+// cobra command to embed in a larger tree):
 //
 //	p := &cli.Program{Name: "billing", Systems: []*model.Definition{billing.Definition()}}
 //	os.Exit(p.Run(os.Args[1:], os.Stdout, os.Stderr))
 //
-// (Program.Command returns the cobra command to embed in a larger tree.)
-//
-// Each system's configurations: --fixture NAME picks one of the
-// definition's fixtures (the first by default), --config JSON sets the
-// config's system part (the object Definition.Configure decodes), and
-// --system NAME picks the system when more than one is registered. replay
-// finds the system of a file by its config's fixture (or --system, or the
-// one system whose Configure accepts its system part). A system can add
-// flags of its own to replay and explore through Extension.Flags (the
-// reference system's --profile, --controls, --without and --mutant).
-//
-// Exit codes, one table for every command:
-//
-//	0  it ran, every invariant in scope held, and every scheduled fault was
-//	   reached and fired (a schedule with no faults is a clean run); for a
-//	   campaign (explore, audit, coverage gate) at least one scheduled
-//	   fault was reached, and the output counts those that were not
-//	1  an invariant was violated (a counterexample), a gate failed, or an
-//	   audit found a violation under a configuration marked Defended
-//	2  bad input: usage, flags, a missing, malformed or oversized file, a
-//	   config that does not apply to the system (an unknown control)
-//	3  inconclusive: for one run, a scheduled fault was never reached or
-//	   never fired; for a campaign, no scheduled fault was reached at all
-//	4  an I/O or internal error: a full disk, an unreadable file or
-//	   directory, output that could not be written
-//
+// --fixture NAME picks one of a definition's fixtures, --config JSON sets
+// the config's system part, --system NAME picks the system when more than
+// one is registered; replay finds a file's system by its fixture. A
+// system's own flags on replay and explore come from Program.Flags. A
+// Definition's ReplayCommand names the replay line its coverage and
+// counterexamples print; without one, "PROG replay FILE".
 // FAULTLINE_COVERAGE=FILE asks explore and audit to merge their runs'
 // coverage into FILE when --coverage is not given.
 package cli
@@ -78,9 +56,11 @@ type Program struct {
 	// Systems are the registered systems (at least one), each valid
 	// (model.Definition.Validate) and of a distinct name.
 	Systems []*model.Definition
-	// Extensions adds to the generic commands what a system needs beyond
-	// its Definition, by the system's name.
-	Extensions map[string]Extension
+	// Flags returns, by system name, a system's own flags for one replay
+	// or explore command (a fresh value per command), for what its
+	// Definition cannot hold: flags depend on the command line. Two
+	// systems' flags must not share a name.
+	Flags map[string]func() SystemFlags
 	// Commands adds commands to the program, each built afresh per
 	// Command call; one whose name is a built-in command's (replay,
 	// explore, audit, coverage) replaces it. A command returns an
@@ -88,23 +68,9 @@ type Program struct {
 	// any other error exits 4.
 	Commands []func() *cobra.Command
 	// EmptyAllowed names the flags whose empty value means something
-	// documented (the reference system's --controls ” is the empty
-	// control set). Every other flag given empty is bad input.
+	// documented (a --controls '' that means no control). Every other
+	// flag given empty is bad input.
 	EmptyAllowed []string
-}
-
-// Extension is what a registered system adds to the generic commands.
-type Extension struct {
-	// Flags returns the system's own flags for one replay or explore
-	// command (a fresh value per command); nil adds none. Two systems'
-	// flags must not share a name.
-	Flags func() SystemFlags
-	// Coverage declares how the system's runs are recorded in coverage
-	// files (its NotApplicable boundaries leave the denominator, its
-	// Replay is the replay line reports print); nil means
-	// coverage.System{Name: the system's name, Replay: "PROGRAM replay
-	// %s"}, and an empty Replay means "PROGRAM replay %s" too.
-	Coverage *coverage.System
 }
 
 // SystemFlags are a system's own flags on replay and explore, which set
@@ -147,7 +113,7 @@ func (p *Program) name() string {
 // check returns the problem with the registration (no system, an
 // invalid definition, two systems of one name, a configuration name that
 // is not 1 to 64 lower-case letters, digits and underscores or is listed
-// twice, an extension of no registered system), or nil.
+// twice, flags of no registered system), or nil.
 func (p *Program) check() error {
 	if len(p.Systems) == 0 {
 		return errors.New("cli: no system registered")
@@ -171,10 +137,13 @@ func (p *Program) check() error {
 			}
 			names[nc.Name] = true
 		}
+		if _, err := p.tracker(d); err != nil {
+			return &ExitError{Code: ExitBadInput, Err: fmt.Errorf("cli: %w", err)}
+		}
 	}
-	for n := range p.Extensions {
+	for n := range p.Flags {
 		if !seen[n] {
-			return fmt.Errorf("cli: extension for %q, which is not a registered system", n)
+			return fmt.Errorf("cli: flags for %q, which is not a registered system", n)
 		}
 	}
 	return nil
@@ -200,25 +169,29 @@ func (p *Program) system(name string) (*model.Definition, error) {
 	return nil, BadInput("--system: unknown system %q (registered: %s)", name, strings.Join(p.systemNames(), ", "))
 }
 
-// coverageSystem is how def's runs are recorded.
-func (p *Program) coverageSystem(def *model.Definition) coverage.System {
-	replay := strings.ReplaceAll(p.name(), "%", "%%") + " replay %s"
-	if e, ok := p.Extensions[def.Name]; ok && e.Coverage != nil {
-		sys := *e.Coverage
-		if sys.Replay == "" { // this program's replay, not faultline's
-			sys.Replay = replay
-		}
-		return sys
+// replayCommand is def's replay template: its ReplayCommand, or, when it
+// declares none (or def is nil), this program's replay command.
+func (p *Program) replayCommand(def *model.Definition) string {
+	if def != nil && def.ReplayCommand != "" {
+		return def.ReplayCommand
 	}
-	return coverage.System{Name: def.Name, Replay: replay}
+	return strings.ReplaceAll(p.name(), "%", "%%") + " replay %s"
+}
+
+// tracker returns an empty coverage tracker of def's runs, replayed with
+// p.replayCommand(def); check has made one of each system already.
+func (p *Program) tracker(def *model.Definition) (*coverage.Tracker, error) {
+	d := *def
+	d.ReplayCommand = p.replayCommand(def)
+	return coverage.NewTracker(nil, &d)
 }
 
 // systemFlags returns fresh flags of every system that has some.
 func (p *Program) systemFlags() map[string]SystemFlags {
 	out := map[string]SystemFlags{}
 	for _, d := range p.Systems {
-		if e, ok := p.Extensions[d.Name]; ok && e.Flags != nil {
-			out[d.Name] = e.Flags()
+		if f := p.Flags[d.Name]; f != nil {
+			out[d.Name] = f()
 		}
 	}
 	return out
@@ -268,7 +241,7 @@ func (p *Program) Command(stdout, stderr io.Writer) *cobra.Command {
 		mine[c.Name()] = c
 		extra = append(extra, c)
 	}
-	for _, c := range []*cobra.Command{p.replayCmd(), p.exploreCmd(), p.auditCmd(), newCoverageCmd()} {
+	for _, c := range []*cobra.Command{p.replayCmd(), p.exploreCmd(), p.auditCmd(), p.coverageCmd()} {
 		if mine[c.Name()] == nil {
 			root.AddCommand(c)
 		}
@@ -402,7 +375,7 @@ func guard(c *cobra.Command, empty map[string]bool) {
 }
 
 // systemFailure returns, when the system under test panicked in a run
-// (err holds a *model.SystemPanic), the error as exit code 1 (a finding,
+// (err holds a *model.SystemPanic), the error as exit 1 (a finding,
 // whatever a command wrapped it in) with the system's stack; nil
 // otherwise.
 func systemFailure(err error) error {

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/faultline/faultline/cli"
+	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/examples/inventory"
 	"github.com/faultline/faultline/model"
@@ -77,8 +78,14 @@ func TestExploreAndReplayAUserSystem(t *testing.T) {
 	assert.Equal(t, inventory.InvConfirmedOnce, j.Invariant)
 	assert.Equal(t, "tool_timeout", j.FaultKind)
 	require.Equal(t, "inventory replay "+j.File, j.Replay)
-	// the printed command, and the record beside the schedule file
+	// the printed command, and the record beside the schedule file, which
+	// names the system that found it
 	record := strings.TrimSuffix(j.File, ".json") + ".counterexample.json"
+	data, err := os.ReadFile(record)
+	require.NoError(t, err)
+	ce, err := corpus.ReadCounterexample(data)
+	require.NoError(t, err)
+	assert.Equal(t, "inventory", ce.FoundBy.System)
 	for _, file := range []string{strings.Fields(j.Replay)[2], record} {
 		code, out, _ := run(t, "replay", file)
 		require.Equal(t, 1, code, "replay %s:\n%s", file, out)
@@ -385,13 +392,11 @@ func TestReplayNamesTenUnreachedFaultsAtMost(t *testing.T) {
 	assert.NotContains(t, stderr, "f11")
 }
 
-// TestExtensionCoverageWithoutReplay: a system whose extension declares
-// its coverage boundaries but no replay template records the program's
-// own replay line, and its file merges with one a go test tracker wrote
-// under its go test line.
-func TestExtensionCoverageWithoutReplay(t *testing.T) {
+// TestCoverageWithoutReplayCommand: a system whose Definition declares no
+// replay command records the program's own replay line, and its file
+// merges with one a go test tracker wrote under its go test line.
+func TestCoverageWithoutReplayCommand(t *testing.T) {
 	p := program()
-	p.Extensions = map[string]cli.Extension{"inventory": {Coverage: &coverage.System{Name: "inventory"}}}
 	dir := t.TempDir()
 	cov := filepath.Join(dir, "cli.json")
 	code, _, stderr := runIn(t, p, "explore", "--domains", "tool", "--no-world", "--seed", "1", "--checks", "20", "--coverage", cov)
@@ -400,7 +405,9 @@ func TestExtensionCoverageWithoutReplay(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "inventory replay %s", d.Systems["inventory"].Replay)
 
-	tr, err := coverage.NewSystemTracker(nil, coverage.System{Name: "inventory", Replay: "FAULTLINE_REPLAY=%s go test -run '^TestInventory$' ./inventory"})
+	def := inventory.Definition()
+	def.ReplayCommand = "FAULTLINE_REPLAY=%s go test -run '^TestInventory$' ./inventory"
+	tr, err := coverage.NewTracker(nil, def)
 	require.NoError(t, err)
 	res, err := inventory.Definition().Replay(&model.Schedule{Version: model.ScheduleVersion, Seed: "clean", Faults: []model.FaultEntry{}})
 	require.NoError(t, err)
@@ -413,4 +420,79 @@ func TestExtensionCoverageWithoutReplay(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "FAULTLINE_REPLAY=%s go test -run '^TestInventory$' ./inventory", all.Systems["inventory"].Replay)
 	assert.Equal(t, d.Systems["inventory"].Runs+1, all.Systems["inventory"].Runs)
+}
+
+// TestReplayConfiguresOncePerRun: a replay is its run and its clean
+// attribution run, so the system's Configure runs twice (four times with
+// --twice), never to validate or describe, for a schedule file and a
+// counterexample file alike, and with --config.
+func TestReplayConfiguresOncePerRun(t *testing.T) {
+	calls := 0
+	def := inventory.Definition()
+	configure := def.Configure
+	def.Configure = func(system json.RawMessage) (model.Factory, error) {
+		calls++
+		return configure(system)
+	}
+	cfg := model.Config{Fixture: "inventory", System: json.RawMessage(`{"variant":"planted"}`)}
+	s, err := model.SingleFault("tool_timeout", cfg)
+	require.NoError(t, err)
+	sched := write(t, "s.json", string(model.Format(s)))
+	res, err := inventory.Definition().Replay(s)
+	require.NoError(t, err)
+	cx := write(t, "cx.json", string(corpus.Format(corpus.NewViolation(res, corpus.FoundBy{Target: "test", System: "inventory"}, "", "inventory replay cx.json"))))
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"replay", sched}, 2},
+		{[]string{"replay", "--twice", sched}, 4},
+		{[]string{"replay", cx}, 2},
+		{[]string{"replay", "--twice", cx}, 4},
+		{[]string{"replay", "--config", `{"variant":"planted"}`, sched}, 2},
+		{[]string{"replay", "--json", sched}, 2},
+	} {
+		calls = 0
+		code, out, stderr := runIn(t, program(def), c.args...)
+		require.Equal(t, 0, code, "%v: %s%s", c.args, out, stderr)
+		assert.Equal(t, c.want, calls, "%v: calls to Configure", c.args)
+	}
+}
+
+// TestRegistrationOfFlagsAndCoverage: flags of a system that is not
+// registered are a programming error (exit 4); a Definition whose
+// NotApplicable or ReplayCommand a coverage file could not hold is the
+// system's own bad input (exit 2), refused before any command runs.
+func TestRegistrationOfFlagsAndCoverage(t *testing.T) {
+	p := program()
+	p.Flags = map[string]func() cli.SystemFlags{"nope": nil}
+	code, _, stderr := runIn(t, p, "coverage")
+	assert.Equal(t, 4, code)
+	assert.Equal(t, "inventory: cli: flags for \"nope\", which is not a registered system\n", stderr)
+	for _, c := range []struct {
+		set  func(*model.Definition)
+		want string
+	}{
+		{func(d *model.Definition) { d.NotApplicable = []model.Boundary{"vault"} }, `inventory: cli: coverage: system inventory: not applicable: unknown boundary "vault"`},
+		{func(d *model.Definition) { d.ReplayCommand = "go test ./inventory" }, `inventory: cli: coverage: system inventory: replay template "go test ./inventory": holds 0 %s`},
+	} {
+		def := inventory.Definition()
+		c.set(def)
+		code, _, stderr := runIn(t, program(def), "coverage")
+		assert.Equal(t, 2, code, stderr)
+		assert.True(t, strings.HasPrefix(stderr, c.want), stderr)
+	}
+}
+
+// TestCoverageWithReplayCommand: a Definition's ReplayCommand is the replay
+// line its coverage records, in place of the program's own.
+func TestCoverageWithReplayCommand(t *testing.T) {
+	def := inventory.Definition()
+	def.ReplayCommand = "go run ./cmd/inventory replay %s"
+	cov := filepath.Join(t.TempDir(), "cov.json")
+	code, _, stderr := runIn(t, program(def), "explore", "--domains", "tool", "--no-world", "--seed", "1", "--checks", "20", "--coverage", cov)
+	require.Equal(t, 0, code, stderr)
+	d, err := coverage.ReadFile(cov)
+	require.NoError(t, err)
+	assert.Equal(t, "go run ./cmd/inventory replay %s", d.Systems["inventory"].Replay)
 }

@@ -29,20 +29,20 @@ func CoveragePath(flag string) string {
 }
 
 // FlushCoverage merges t into the file at path (when path is set); a
-// failure is an error with its exit code (WriteError).
+// failure is an error with its exit code (writeError).
 func FlushCoverage(t *coverage.Tracker, path string) error {
 	if path == "" {
 		return nil
 	}
 	if err := t.FlushTo(path); err != nil {
-		return WriteError(fmt.Errorf("recording coverage into %s: %w", path, err))
+		return writeError(fmt.Errorf("recording coverage into %s: %w", path, err))
 	}
 	return nil
 }
 
-// ReadCoverage reads a coverage file: a missing or invalid file is bad
+// readCoverage reads a coverage file: a missing or invalid file is bad
 // input (2), an I/O error reading it is exit 4.
-func ReadCoverage(path string) (*coverage.Data, error) {
+func readCoverage(path string) (*coverage.Data, error) {
 	d, err := coverage.ReadFile(path)
 	if err != nil {
 		return nil, InputError(err)
@@ -50,7 +50,7 @@ func ReadCoverage(path string) (*coverage.Data, error) {
 	return d, nil
 }
 
-func newCoverageCmd() *cobra.Command {
+func (p *Program) coverageCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "coverage",
 		Short: "Report, merge and gate coverage files (keys domain/boundary/phase/correlation/oracle)",
@@ -64,11 +64,11 @@ adjudicated the run.
 "coverage" alone prints this help; an unknown subcommand is bad input (exit
 2).`,
 	}
-	c.AddCommand(newCoverageReportCmd(), newCoverageMergeCmd(), newCoverageGateCmd())
+	c.AddCommand(p.coverageReportCmd(), newCoverageMergeCmd(), newCoverageGateCmd())
 	return c
 }
 
-func newCoverageReportCmd() *cobra.Command {
+func (p *Program) coverageReportCmd() *cobra.Command {
 	var format, schedules string
 	c := &cobra.Command{
 		Use:   "report FILE",
@@ -79,17 +79,17 @@ and the unreachable keys grouped by reason, per-dimension marginals, pairwise
 (t = 2) coverage and, in html, three heatmaps (domain × phase, boundary ×
 oracle, correlation × domain) on one self-contained page.
 
-A file records which systems its runs came from (the reference system, or a
-user's, through coverage.NewSystemTracker): a key no recorded run crossed is
+A file records which systems its runs came from (each tracker's
+model.Definition names its system): a key no recorded run crossed is
 reported never crossed by the system (its own status and reason, not counted
 as visited), and a key whose boundary every system declares it does not have
 is not applicable (not counted among the applicable keys). Invariants are any
 a system declares (lower-case letters, digits and underscores).
 
 --schedules DIR writes every schedule the report refers to into DIR, so each
-replay command in the report runs as printed: "faultline replay DIR/NAME.json"
-for the reference system, the system's own command (its replay template, for
-example a go test line) for a user's.
+replay command in the report runs as printed: the system's own command (its
+replay template, for example a go test line), or this program's replay
+command for a system that recorded none.
 
 Exit codes: 0 report printed, 2 bad input (a missing or invalid file, an
 unknown format), 4 an I/O error (reading the file, writing the report or
@@ -109,7 +109,7 @@ unknown format), 4 an I/O error (reading the file, writing the report or
 			default:
 				return BadInput("--format: unknown format %q (valid: text, json, markdown, html)", format)
 			}
-			d, err := ReadCoverage(args[0])
+			d, err := readCoverage(args[0])
 			if err != nil {
 				return err
 			}
@@ -124,7 +124,10 @@ unknown format), 4 an I/O error (reading the file, writing the report or
 					}
 				}
 			}
-			r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{Dir: dir})
+			// a system that recorded no replay command replays with this
+			// program's
+			replay := map[string]string{"": p.replayCommand(nil)}
+			r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{Dir: dir, Replay: replay})
 			if schedules != "" {
 				if err := r.WriteSchedules(schedules); err != nil {
 					return err
@@ -167,7 +170,7 @@ then unchanged), 4 an I/O error (reading an input, writing OUT).`,
 			err := fileio.Update(args[0], func([]byte) ([]byte, error) {
 				out = &coverage.Data{Keys: map[coverage.Key]*coverage.Entry{}}
 				for _, p := range args[1:] {
-					d, err := ReadCoverage(p)
+					d, err := readCoverage(p)
 					if err != nil {
 						return nil, err
 					}
@@ -183,7 +186,7 @@ then unchanged), 4 an I/O error (reading an input, writing OUT).`,
 				return b.Bytes(), nil
 			})
 			if err != nil {
-				return WriteError(err)
+				return writeError(err)
 			}
 			r := coverage.NewReport(coverage.Default(), out, coverage.ReportOptions{}).Summary
 			keys := fmt.Sprintf("%d of %d reachable keys visited", r.Visited, r.Reachable)
@@ -243,7 +246,7 @@ to gate; 4 an I/O error reading a file or writing the finding.`,
 			if !opts.HasMinRatio && opts.Require == nil {
 				return BadInput("give --min-ratio R, --require KEYS_FILE, or both")
 			}
-			d, err := ReadCoverage(args[0])
+			d, err := readCoverage(args[0])
 			if err != nil {
 				return err
 			}

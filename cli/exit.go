@@ -11,7 +11,7 @@ import (
 	"github.com/faultline/faultline/internal/fileio"
 )
 
-// Exit codes of the table every command follows (see the package comment).
+// Exit codes of the table every command follows (the README gives it).
 const (
 	ExitOK           = 0
 	ExitViolation    = 1
@@ -35,17 +35,17 @@ func (e *ExitError) Error() string { return e.Err.Error() }
 // Unwrap returns the wrapped error.
 func (e *ExitError) Unwrap() error { return e.Err }
 
-// BadInput returns the formatted message as exit code 2 (bad input).
+// BadInput returns the formatted message as exit 2 (bad input).
 func BadInput(format string, args ...any) error {
 	return &ExitError{Code: ExitBadInput, Err: fmt.Errorf(format, args...)}
 }
 
-// Inconclusive returns the formatted message as exit code 3.
+// Inconclusive returns the formatted message as exit 3.
 func Inconclusive(format string, args ...any) error {
 	return &ExitError{Code: ExitInconclusive, Err: fmt.Errorf(format, args...)}
 }
 
-// IOFailure wraps err as exit code 4 (an I/O or internal error), unless
+// IOFailure wraps err as exit 4 (an I/O or internal error), unless
 // it already carries a code.
 func IOFailure(err error) error {
 	var ee *ExitError
@@ -56,7 +56,7 @@ func IOFailure(err error) error {
 }
 
 // OutputError maps a failure to write the command's output (stdout, a file
-// it was asked to write) to exit code 4; nil stays nil.
+// it was asked to write) to exit 4; nil stays nil.
 func OutputError(err error) error {
 	if err == nil {
 		return nil
@@ -87,12 +87,12 @@ func InputError(err error) error {
 	return &ExitError{Code: ExitBadInput, Err: err}
 }
 
-// WriteError maps a failure to update a file the command writes into (a
+// writeError maps a failure to update a file the command writes into (a
 // coverage file it merges into): an operating-system error is an I/O error
 // (4), whatever it is, unless the path names no regular file (bad input,
 // 2); a problem decoding what the file already holds is bad input (2). nil
 // stays nil.
-func WriteError(err error) error {
+func writeError(err error) error {
 	var ee *ExitError
 	var errno syscall.Errno
 	switch {
@@ -117,13 +117,13 @@ var ErrViolation = &ExitError{Code: ExitViolation, Err: errors.New("")}
 // exits 0.
 var ErrDone = errors.New("cli: done")
 
-// WritableDir checks, before a command runs anything, that it will be able
+// writableDir checks, before a command runs anything, that it will be able
 // to write into the directory dir that flag names: it creates dir (and its
 // parents) when missing and writes and removes a temporary file in it. A
 // failure is an I/O error (4) naming the flag and the directory; so a
 // campaign whose output cannot be written fails at once, not after it
 // found what it would have written.
-func WritableDir(flag, dir string) error {
+func writableDir(flag, dir string) error {
 	fail := func(err error) error {
 		return &ExitError{Code: ExitIO, Err: fmt.Errorf("%s: %s: %w", flag, dir, err)}
 	}
@@ -145,8 +145,8 @@ func WritableDir(flag, dir string) error {
 	return nil
 }
 
-// WritableFileDir is WritableDir for the directory of the file path that
+// writableFileDir is writableDir for the directory of the file path that
 // flag names ("." for a bare name).
-func WritableFileDir(flag, path string) error {
-	return WritableDir(flag, filepath.Dir(path))
+func writableFileDir(flag, path string) error {
+	return writableDir(flag, filepath.Dir(path))
 }

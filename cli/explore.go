@@ -27,11 +27,11 @@ import (
 
 // Bounds of explore's count flags, named in their errors.
 const (
-	// MaxChecks bounds explore --checks.
-	MaxChecks = 100_000_000
-	// MaxFaultsLimit bounds explore --max-faults (the exploration's own
+	// maxChecks bounds explore --checks.
+	maxChecks = 100_000_000
+	// maxFaultsLimit bounds explore --max-faults (the exploration's own
 	// limit).
-	MaxFaultsLimit = 16
+	maxFaultsLimit = 16
 )
 
 // exploreJSON is the --json output of explore.
@@ -209,13 +209,13 @@ not deterministic (a run made again to confirm the counterexample differed).` + 
 			if _, err := def.Factory(cfg); err != nil {
 				return BadInput("config of %s: %v", def.Name, err)
 			}
-			if err := CheckCount("checks", checks, 1, MaxChecks); err != nil {
+			if err := CheckCount("checks", checks, 1, maxChecks); err != nil {
 				return err
 			}
 			opts := []properties.Option{properties.WithDefinition(def), properties.WithConfig(cfg), properties.WithFixture(fx),
-				properties.WithReplayCommand(strings.ReplaceAll(p.name(), "%", "%%") + " replay %s")}
+				properties.WithReplayCommand(p.replayCommand(def))}
 			if c.Flags().Changed("max-faults") {
-				if err := CheckCount("max-faults", maxFaults, 1, MaxFaultsLimit); err != nil {
+				if err := CheckCount("max-faults", maxFaults, 1, maxFaultsLimit); err != nil {
 					return err
 				}
 				opts = append(opts, properties.WithMaxFaults(maxFaults))
@@ -244,7 +244,7 @@ not deterministic (a run made again to confirm the counterexample differed).` + 
 			}
 			for _, o := range [][2]string{{"--out", out}, {"--otel", otelDir}} {
 				if o[1] != "" {
-					if err := WritableDir(o[0], o[1]); err != nil {
+					if err := writableDir(o[0], o[1]); err != nil {
 						return err
 					}
 				}
@@ -253,7 +253,7 @@ not deterministic (a run made again to confirm the counterexample differed).` + 
 				return BadInput("%s=%s does not apply to --exhaustive, which records no coverage: unset %s for this command", CoverageEnv, v, CoverageEnv)
 			}
 			if path := CoveragePath(covFile); path != "" {
-				if err := WritableFileDir("--coverage", path); err != nil {
+				if err := writableFileDir("--coverage", path); err != nil {
 					return &ExitError{Code: ExitIO, Err: fmt.Errorf("recording coverage into %s: %w", path, err)}
 				}
 			}
@@ -274,11 +274,11 @@ not deterministic (a run made again to confirm the counterexample differed).` + 
 				if !guided {
 					return BadInput("--coverage-in needs --guided")
 				}
-				if prior, err = ReadCoverage(covIn); err != nil {
+				if prior, err = readCoverage(covIn); err != nil {
 					return err
 				}
 			}
-			tracker, err := coverage.NewSystemTracker(nil, p.coverageSystem(def))
+			tracker, err := p.tracker(def)
 			if err != nil {
 				return err
 			}

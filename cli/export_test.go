@@ -14,3 +14,8 @@ func FakeTerminal() (restore func()) {
 
 // CollectLess is collectLess, for the tests.
 var CollectLess = collectLess
+
+const (
+	SummaryLines = summaryLines
+	SummaryWidth = summaryWidth
+)

@@ -68,24 +68,20 @@ func (o *systemOptions) systemPart(c *cobra.Command) (json.RawMessage, error) {
 	return json.RawMessage(o.config), nil
 }
 
-// Load reads and strictly decodes a schedule file, or a counterexample
-// file (returned too) and its schedule: the corpus format or an
-// exploration's counterexample record. It returns the registered system
-// the schedule is for: the one named system ("" for none), else the one
-// whose fixtures hold the config's fixture, else, for a config naming no
-// fixture, the one system registered or the one whose Configure accepts
-// the config's system part. A missing file and every decoding problem are
-// bad input (exit 2), an I/O error reading a file that exists exit 4 (see
-// InputError); the file is read with a size limit (8 MiB), a regular
-// file only. Errors name the file, also for a fixture or a
-// config no registered system knows.
+// Load reads and strictly decodes a schedule or counterexample file (the
+// corpus format or an exploration's record, returned too), at most 8 MiB,
+// and returns the registered system it is for: the named one, else the
+// one whose fixtures hold its config's fixture, else the one system that
+// fits. Its config's system part is left to the run, which configures the
+// system once. A missing or malformed file is bad input (exit 2), an I/O
+// error reading one exit 4 (see InputError); errors name the file.
 func (p *Program) Load(path, system string) (*model.Schedule, *corpus.Counterexample, *model.Definition, error) {
 	return p.load(path, system, nil)
 }
 
 // load is Load with the file's system part replaced by part when part is
-// not nil, before the system is chosen and the config checked: replay
-// --config runs a file whose own system part its system refuses now.
+// not nil, before the system is chosen: replay --config runs a file whose
+// own system part its system refuses now.
 func (p *Program) load(path, system string, part json.RawMessage) (*model.Schedule, *corpus.Counterexample, *model.Definition, error) {
 	if err := p.check(); err != nil {
 		return nil, nil, nil, IOFailure(err)
@@ -109,12 +105,6 @@ func (p *Program) load(path, system string, part json.RawMessage) (*model.Schedu
 	// one does not have, which says more than its system part's fields
 	if _, err := def.Fixture(s.Config.Fixture); err != nil {
 		return nil, nil, nil, BadInput("%s: schedule: config: %w", path, err)
-	}
-	if _, err := def.Factory(s.Config); err != nil {
-		if part != nil {
-			return nil, nil, nil, BadInput("--config: %w", err)
-		}
-		return nil, nil, nil, BadInput("%s: schedule: %w", path, err)
 	}
 	return s, ce, def, nil
 }
@@ -156,32 +146,48 @@ func (p *Program) systemOf(s *model.Schedule, system string) (*model.Definition,
 	return nil, fmt.Errorf("schedule: config: it fits the systems %s: name one with --system", strings.Join(names, ", "))
 }
 
-// decodeSchedule decodes the contents of a schedule or counterexample file.
+// decodeSchedule decodes the contents of a schedule or counterexample
+// file: one look at its top-level keys tells them apart, then one strict
+// decoding.
 func decodeSchedule(data []byte) (*model.Schedule, *corpus.Counterexample, error) {
-	if corpus.IsCounterexample(data) {
-		ce, err := corpus.ReadCounterexample(data)
+	ce, err := corpus.ReadCounterexample(data)
+	if errors.Is(err, corpus.ErrNeither) {
+		s, err := model.ParseSchedule(data)
 		if err != nil {
 			return nil, nil, err
 		}
-		if ce.Schedule == nil {
-			return nil, nil, fmt.Errorf("a %s counterexample holds no schedule to replay (its input: %s)", ce.Kind, ce.Input)
-		}
-		return ce.Schedule, ce, nil
+		return s, nil, nil
 	}
-	s, err := model.ParseSchedule(data)
 	if err != nil {
 		return nil, nil, err
 	}
-	return s, nil, nil
+	if ce.Schedule == nil {
+		return nil, nil, fmt.Errorf("a %s counterexample holds no schedule to replay (its input: %s)", ce.Kind, ce.Input)
+	}
+	return ce.Schedule, ce, nil
 }
 
-// replay runs one schedule against def under the schedule's own config
-// through the full harness with def's options, attributing to the
-// workload every violation the fault-free run of the same workload
-// already shows (model.Harness.Attribute), as the reference system's
-// replay does.
+// configureError is an error of the system's Configure during a replay,
+// which the replay reports as bad input naming the file or --config.
+type configureError struct{ err error }
+
+func (e *configureError) Error() string { return e.err.Error() }
+func (e *configureError) Unwrap() error { return e.err }
+
+// replay runs one schedule as model.Definition.Replay does: its run and
+// its clean attribution run, each configured once (two calls to
+// Configure, the only ones a replay makes), with Configure's errors
+// marked as configureError.
 func replay(def *model.Definition, s *model.Schedule) (*model.Result, error) {
-	return def.Replay(s)
+	d := *def
+	d.Configure = func(system json.RawMessage) (model.Factory, error) {
+		f, err := def.Configure(system)
+		if err != nil {
+			return nil, &configureError{err}
+		}
+		return f, nil
+	}
+	return d.Replay(s)
 }
 
 func (p *Program) replayCmd() *cobra.Command {
@@ -228,7 +234,7 @@ internal error (the output or the --otel file could not be written, or
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if otelFile != "" {
-				if err := WritableFileDir("--otel", otelFile); err != nil {
+				if err := writableFileDir("--otel", otelFile); err != nil {
 					return err
 				}
 			}
@@ -243,7 +249,7 @@ internal error (the output or the --otel file could not be written, or
 			if err != nil {
 				return err
 			}
-			overridden := sys != nil
+			overridden, flagged := sys != nil, false
 			sf := flags[def.Name]
 			if sf != nil {
 				cfg, changed, err := sf.Apply(c, "replay", s.Config)
@@ -253,17 +259,28 @@ internal error (the output or the --otel file could not be written, or
 				if err != nil {
 					return err
 				}
-				s.Config, overridden = cfg, overridden || changed
+				s.Config, overridden, flagged = cfg, overridden || changed, changed
+			}
+			// a config the system refuses names where it came from
+			runErr := func(err error) error {
+				var ce *configureError
+				switch {
+				case !errors.As(err, &ce) || flagged:
+					return BadInput("%w", err)
+				case sys != nil:
+					return BadInput("--config: %w", ce.err)
+				}
+				return BadInput("%s: schedule: %w", args[0], ce.err)
 			}
 			// wrapped: a system's panic is exit 1 (see guard)
 			res, err := replay(def, s)
 			if err != nil {
-				return BadInput("%w", err)
+				return runErr(err)
 			}
 			if twice {
 				again, err := replay(def, s)
 				if err != nil {
-					return BadInput("%w", err)
+					return runErr(err)
 				}
 				if diff := cmp.Diff(model.Normalize(res.Timeline.Events()), model.Normalize(again.Timeline.Events())); diff != "" {
 					fmt.Fprintf(c.OutOrStdout(), "NOT DETERMINISTIC: two runs of %s gave different normalised timelines (-first +second):\n%s", args[0], diff)
@@ -295,7 +312,7 @@ internal error (the output or the --otel file could not be written, or
 				}
 				fmt.Fprintf(c.ErrOrStderr(), "trace: wrote %s (%d spans)\n", otelFile, spanCount(res))
 			}
-			return RunExit(res)
+			return runExit(res)
 		},
 	}
 	so.add(p, c, "replay")
@@ -316,13 +333,13 @@ func spanCount(res *model.Result) int {
 	return res.Timeline.Len() + len(tasks)
 }
 
-// RunExit maps one run onto the exit-code table through model.Result.Err
+// runExit maps one run onto the exit-code table through model.Result.Err
 // (the one decision): ErrViolation (1) when an invariant was violated, an
 // Inconclusive error (3) naming the faults when a scheduled fault was never
 // reached or never fired, or one giving the reason a run that reached
 // them is still inconclusive (no invariant in scope, a stop condition),
 // nil (0) otherwise.
-func RunExit(res *model.Result) error {
+func runExit(res *model.Result) error {
 	var re *model.RunError
 	if err := res.Err(); !errors.As(err, &re) {
 		return err // nil: the run passed
@@ -352,10 +369,14 @@ func RunExit(res *model.Result) error {
 func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
 
 // writeExpectation compares a counterexample's recorded run with the
-// replay, unless the config was overridden.
+// replay (ce.Check, once), unless the config was overridden.
 func writeExpectation(w io.Writer, ce *corpus.Counterexample, res *model.Result, overridden bool) error {
+	var err error
+	if !overridden {
+		err = ce.Check(res)
+	}
 	var line string
-	switch err := ce.Check(res); {
+	switch {
 	case overridden:
 		line = "Recorded run: not compared (the config was overridden)"
 	case err != nil:
@@ -366,10 +387,10 @@ func writeExpectation(w io.Writer, ce *corpus.Counterexample, res *model.Result,
 	default:
 		line = fmt.Sprintf("Recorded run: matches (%s, %s)", ce.Expect.RunVerdict, ce.Expect.ClaimVerdict)
 	}
-	if !overridden && ce.Check(res) == nil {
+	if !overridden && err == nil {
 		line += seqMoves(ce.Expect.Violated, corpus.ExpectOf(res).Violated)
 	}
-	_, err := fmt.Fprintln(w, line)
+	_, err = fmt.Fprintln(w, line)
 	return err
 }
 

@@ -185,17 +185,9 @@ func (c *Counterexample) rawInput() ([]byte, error) {
 // schedule file: a counterexample file (a JSON object with a
 // "counterexample" field) or an exploration's counterexample record, both
 // of which ReadCounterexample reads. It does not validate the rest.
-func IsCounterexample(data []byte) bool { return isFile(data) || isRecord(data) }
-
-// isFile reports whether data is a JSON object with a "counterexample"
-// field, that is, a counterexample file.
-func isFile(data []byte) bool {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(data, &top) != nil {
-		return false
-	}
-	_, ok := top["counterexample"]
-	return ok
+func IsCounterexample(data []byte) bool {
+	t := topLevel(data)
+	return t == "counterexample" || t == "record"
 }
 
 // maxEntries is the most entries a counterexample file or record may hold

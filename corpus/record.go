@@ -21,15 +21,7 @@ import (
 // isRecord reports whether data is a JSON object with the
 // "schedule_file" and "invariant" fields of an exploration's
 // counterexample record. It does not validate the rest.
-func isRecord(data []byte) bool {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(data, &top) != nil {
-		return false
-	}
-	_, file := top["schedule_file"]
-	_, inv := top["invariant"]
-	return file && inv
-}
+func isRecord(data []byte) bool { return topLevel(data) == "record" }
 
 // ParseRecord decodes an exploration's counterexample record strictly
 // (package strictjson): unknown, misspelt or repeated fields, more than
@@ -84,7 +76,7 @@ func fromRecord(rec *properties.CounterexampleRecord) *Counterexample {
 		Version:  CounterexampleVersion,
 		Kind:     KindViolation,
 		Note:     "exploration counterexample, schedule file " + rec.ScheduleFile,
-		FoundBy:  FoundBy{Target: "properties", System: "reference", RapidSeed: rec.Seed, ChecksToFailure: rec.ChecksToFailure},
+		FoundBy:  FoundBy{Target: "properties", System: rec.System, RapidSeed: rec.Seed, ChecksToFailure: rec.ChecksToFailure},
 		Replay:   rec.Replay,
 		Schedule: rec.Schedule,
 		Expect: &Expect{FirstOnly: true, Violated: []Violation{{Invariant: rec.Invariant, FirstSeq: rec.FirstSeq,
@@ -93,20 +85,42 @@ func fromRecord(rec *properties.CounterexampleRecord) *Counterexample {
 	}
 }
 
+// ErrNeither is ReadCounterexample's error for data that is neither a
+// counterexample file nor an exploration's record (a schedule file, say).
+var ErrNeither = errors.New(`counterexample: neither a counterexample file (no "counterexample" field) nor an exploration's counterexample record (no "schedule_file" and "invariant")`)
+
 // ReadCounterexample decodes either a counterexample file of this package
 // (ParseCounterexample) or an exploration's counterexample record
-// (ParseRecord, then fromRecord), and returns an error naming the problem,
-// or saying that data is neither.
+// (ParseRecord, then fromRecord), told apart by one look at the top-level
+// keys, and returns an error naming the problem, or ErrNeither.
 func ReadCounterexample(data []byte) (*Counterexample, error) {
-	switch {
-	case isFile(data):
+	switch topLevel(data) {
+	case "counterexample":
 		return ParseCounterexample(data)
-	case isRecord(data):
+	case "record":
 		rec, err := ParseRecord(data)
 		if err != nil {
 			return nil, err
 		}
 		return fromRecord(rec), nil
 	}
-	return nil, errors.New(`counterexample: neither a counterexample file (no "counterexample" field) nor an exploration's counterexample record (no "schedule_file" and "invariant")`)
+	return nil, ErrNeither
+}
+
+// topLevel says from data's top-level keys which file it is:
+// "counterexample", "record", or "" for neither.
+func topLevel(data []byte) string {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) != nil {
+		return ""
+	}
+	if _, ok := top["counterexample"]; ok {
+		return "counterexample"
+	}
+	_, file := top["schedule_file"]
+	_, inv := top["invariant"]
+	if file && inv {
+		return "record"
+	}
+	return ""
 }

@@ -33,7 +33,8 @@ func record(t *testing.T) ([]byte, string, *model.Result) {
 	}
 	inv, _ := res.Invariant(model.InvEffectAtMostOnce)
 	cx := &properties.Counterexample{Schedule: s, Shrunk: s, Invariant: inv.Name, FirstSeq: inv.FirstSeq, Event: inv.Event,
-		FaultID: inv.FaultID, FaultKind: "timeout_after_commit", Detail: inv.Detail, Timeline: model.Normalize(res.Timeline.Events())[:inv.FirstSeq]}
+		FaultID: inv.FaultID, FaultKind: "timeout_after_commit", Detail: inv.Detail, Timeline: model.Normalize(res.Timeline.Events())[:inv.FirstSeq],
+		System: copperfin.Name}
 	dir := t.TempDir()
 	if err := properties.WriteCounterexample(dir, cx, &properties.Report{ChecksToFailure: 3, Seed: 42}, "faultline replay %s"); err != nil {
 		t.Fatal(err)
@@ -61,7 +62,7 @@ func TestRecordMapsOntoACounterexample(t *testing.T) {
 	inv, _ := res.Invariant(model.InvEffectAtMostOnce)
 	want := &corpus.Counterexample{Version: 1, Kind: corpus.KindViolation,
 		Note:     "exploration counterexample, schedule file " + filepath.Base(file),
-		FoundBy:  corpus.FoundBy{Target: "properties", System: "reference", RapidSeed: 42, ChecksToFailure: 3},
+		FoundBy:  corpus.FoundBy{Target: "properties", System: "copperfin", RapidSeed: 42, ChecksToFailure: 3},
 		Replay:   "faultline replay " + file,
 		Schedule: res.Schedule,
 		Expect: &corpus.Expect{FirstOnly: true, Violated: []corpus.Violation{{Invariant: "effect_at_most_once", FirstSeq: inv.FirstSeq,
@@ -139,6 +140,26 @@ func TestRecordDecodingIsStrict(t *testing.T) {
 		}
 		if _, err := corpus.ParseRecord([]byte(in)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want %q", err, c.want)
+		}
+	}
+}
+
+// TestRecordNamesItsSystem: a record is labelled with the system its
+// record names, not with any one system; a record that names none (written
+// before records kept their system) reads with no system.
+func TestRecordNamesItsSystem(t *testing.T) {
+	data, _, _ := record(t)
+	for _, c := range []struct{ from, to, want string }{
+		{`"system": "copperfin"`, `"system": "billing"`, "billing"},
+		{`"system": "copperfin",`, ``, ""},
+	} {
+		in := strings.Replace(string(data), c.from, c.to, 1)
+		if in == string(data) {
+			t.Fatalf("case %q changes nothing", c.from)
+		}
+		ce, err := corpus.ReadCounterexample([]byte(in))
+		if err != nil || ce.FoundBy.System != c.want {
+			t.Errorf("%q: %v, system %q, want %q", c.to, err, ce.FoundBy.System, c.want)
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/assay"
-	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/reference/copperfin"
 )
 
@@ -16,7 +15,7 @@ func BenchmarkAssayWithCoverage(b *testing.B) {
 		cs, _ := copperfin.ProfileControls(p)
 		b.Run(string(p), func(b *testing.B) {
 			const trials = 2000
-			tr := coverage.NewTracker(nil)
+			tr := newTracker(b, nil)
 			for b.Loop() {
 				if _, err := assay.Run(copperfin.Definition(), assay.Config{Profile: string(p), System: copperfin.ConfigOfControls(cs).System, Trials: trials, Seed: 188, Compat: true, Workers: 1, Observe: tr.Record}); err != nil {
 					b.Fatal(err)

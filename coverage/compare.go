@@ -33,11 +33,11 @@ type Comparison struct {
 	Columns []*Report
 	// Rows has one row per row of Total.Keys (every reachable key, then
 	// the recorded keys outside the catalogue), in the same order.
-	Rows []ComparisonRow
+	Rows []comparisonRow
 }
 
-// ComparisonRow is one key across the columns.
-type ComparisonRow struct {
+// comparisonRow is one key across the columns.
+type comparisonRow struct {
 	// Key is the key's text form; Kinds are the catalogue kinds with it.
 	Key   string
 	Kinds []string
@@ -83,7 +83,7 @@ func Compare(u *Universe, cols []Column, opts ReportOptions) (*Comparison, error
 		}
 	}
 	for _, k := range c.Total.Keys {
-		row := ComparisonRow{Key: k.Key, Kinds: k.Kinds}
+		row := comparisonRow{Key: k.Key, Kinds: k.Kinds}
 		for i := range c.Columns {
 			row.Cells = append(row.Cells, byKey[i][k.Key])
 		}

@@ -26,7 +26,7 @@ type Data struct {
 	// Systems holds, by system name, what each system's recorded runs
 	// crossed and what it declares. A version-1 file has none: its runs
 	// carry no crossings, and no key of it is reported never crossed.
-	Systems map[string]*SystemRecord
+	Systems map[string]*systemRecord
 }
 
 // Entry is one key's record.
@@ -40,11 +40,11 @@ type Entry struct {
 	// NotFired counts scheduled faults of this key whose event occurred
 	// but whose disturbance had nothing to act on.
 	NotFired int
-	// Schedule is the smallest schedule (see ScheduleLess) that visited
+	// Schedule is the smallest schedule (see scheduleLess) that visited
 	// the key, so a visit replays; nil when Visits is 0.
 	Schedule *model.Schedule
 	// System names the system whose run Schedule is ("" when unknown, as
-	// in a version-1 file: the reference system).
+	// in a version-1 file).
 	System string
 	// Counterexamples are the invariant violations reached by a fault of
 	// this key, one per invariant, in invariant-name order.
@@ -60,7 +60,7 @@ type Counterexample struct {
 	// Count is the number of recorded runs that violated Invariant under
 	// the key (at least 1).
 	Count int
-	// Schedule is the smallest violating schedule (see ScheduleLess); a
+	// Schedule is the smallest violating schedule (see scheduleLess); a
 	// shrunk counterexample is smaller than the run it came from, so it
 	// wins when recorded.
 	Schedule *model.Schedule
@@ -85,14 +85,14 @@ func (d *Data) KeyCounts(k Key) (visits, untested int) {
 	return 0, 0
 }
 
-// ScheduleLess is the total order that picks which schedule a key keeps,
+// scheduleLess is the total order that picks which schedule a key keeps,
 // independent of the order runs were recorded or files merged: fewer
 // faults first, then the faults in order by event, ordinal, kind, id,
 // target and tool, then the config (profiles before control lists, then the
 // profile or controls, the mutant, the retry budget and deadline overrides
 // (unset first) and the join policy), then the seed. Two valid schedules
 // are equal under it exactly when model.Format gives the same bytes.
-func ScheduleLess(a, b *model.Schedule) bool { return compareSchedules(a, b) < 0 }
+func scheduleLess(a, b *model.Schedule) bool { return compareSchedules(a, b) < 0 }
 
 func compareSchedules(a, b *model.Schedule) int {
 	if c := cmp.Compare(len(a.Faults), len(b.Faults)); c != 0 {
@@ -153,7 +153,7 @@ func (d *Data) Clone() *Data {
 	}
 	out.Unattributed = cloneCounterexamples(d.Unattributed)
 	if len(d.Systems) > 0 {
-		out.Systems = make(map[string]*SystemRecord, len(d.Systems))
+		out.Systems = make(map[string]*systemRecord, len(d.Systems))
 		for n, r := range d.Systems {
 			out.Systems[n] = r.clone()
 		}
@@ -227,7 +227,7 @@ func (d *Data) add(b *Data) {
 	}
 	for n, br := range b.Systems {
 		if d.Systems == nil {
-			d.Systems = map[string]*SystemRecord{}
+			d.Systems = map[string]*systemRecord{}
 		}
 		if r := d.Systems[n]; r != nil {
 			r.add(br)

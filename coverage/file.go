@@ -2,7 +2,6 @@ package coverage
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -74,32 +73,11 @@ func strp(s string) *string {
 
 func intp(v int) *int { return &v }
 
-// Write writes d as indented JSON with a trailing newline:
-//
-//	{
-//	  "version": 2,
-//	  "runs": 30,
-//	  "not_adjudicated": 0,
-//	  "systems": {
-//	    "reference": {"runs": 30, "traced_runs": 30, "crossed": ["checkpoint.write", "tool.commit", ...],
-//	      "not_applicable": [], "replay": "faultline replay %s"}
-//	  },
-//	  "keys": {
-//	    "tool/effect/after_commit/isolated/ledger_readback": {
-//	      "visits": 3, "not_reached": 0, "not_fired": 0,
-//	      "schedule": {SCHEDULE}, "system": "reference",
-//	      "counterexamples": [{"invariant": "effect_at_most_once", "count": 1,
-//	        "first_seq": 19, "event": "tool.commit", "detail": "...", "schedule": {SCHEDULE},
-//	        "system": "reference"}]
-//	    }
-//	  },
-//	  "unattributed": [COUNTEREXAMPLE...]
-//	}
-//
-// Keys and systems are sorted, a system's lists too; "replay" is omitted
-// for DefaultReplay and "system" for a schedule of unknown system;
-// schedules are in model.Format's canonical form. The output is a function
-// of d alone, always in the current Version.
+// Write writes d as indented JSON with a trailing newline, always in the
+// current Version: keys and systems sorted, a system's lists too,
+// "replay" omitted for a system that declared none and "system" for a
+// schedule of unknown system, schedules in model.Format's canonical form
+// (docs/formats.md shows the file). The output is a function of d alone.
 func (d *Data) Write(w io.Writer) error {
 	keys := map[string]json.RawMessage{}
 	for k, e := range d.Keys {
@@ -155,26 +133,13 @@ func cxRaw(c Counterexample) json.RawMessage {
 // strict decodes data into v strictly (package strictjson).
 func strict(data []byte, v any) error { return strictjson.Decode(data, v) }
 
-// Read decodes a coverage file strictly (package strictjson: one JSON
-// object, keys exactly as documented and each once, at every level). It
-// reads at most fileio.CoverageLimit bytes. It returns an error that names
-// the problem: a file over the limit, an empty file, a byte-order mark, a
-// top level that is not an object, malformed JSON, a repeated or misspelt
-// key, a missing or unsupported "version" (1 and 2 are read; checked
-// first, so a newer file says so rather than listing its new fields), an
-// unknown or missing field (with the key it is under; a version-1 file
-// with a field of version 2 among them), an invalid key, a negative count,
-// an entry with no count, a visit count without a schedule or a schedule
-// without visits, a schedule that fails model.ParseSchedule or has no
-// fault of its key, a counterexample whose invariant name breaks
-// CheckInvariantName's rule (any name that keeps it is accepted, so a
-// system's own invariants read back), a count below 1, a repeated
-// invariant, a counterexample under a key with no visit, a system whose
-// name breaks the same rule, with no run, a crossed event that is not
-// dot-separated names, a boundary that is not one of the model's, a
-// repeated event or boundary, an invalid replay template, systems whose
-// runs add up to more than "runs", or a schedule naming a system the file
-// does not list.
+// Read decodes a coverage file strictly (package strictjson: keys exactly
+// as documented and each once, at every level), at most
+// fileio.CoverageLimit bytes, versions 1 and 2. Its error names the
+// problem and where: a missing, unknown or misspelt field, a count out of
+// range, a schedule that does not parse or lacks its key's fault, an
+// invalid name, event, boundary or replay template, or a system the file
+// does not list (docs/coverage.md, "The Go API", lists every rule).
 func Read(r io.Reader) (*Data, error) {
 	data, err := io.ReadAll(io.LimitReader(r, fileio.CoverageLimit+1))
 	if err != nil {
@@ -231,7 +196,7 @@ func Read(r io.Reader) (*Data, error) {
 				return nil, fmt.Errorf("coverage file: systems[%q]: %w", n, err)
 			}
 			if d.Systems == nil {
-				d.Systems = map[string]*SystemRecord{}
+				d.Systems = map[string]*systemRecord{}
 			}
 			d.Systems[n] = r
 			sum += r.Runs
@@ -270,7 +235,7 @@ func Read(r io.Reader) (*Data, error) {
 }
 
 // readSystem decodes one system's record.
-func readSystem(name string, raw json.RawMessage) (*SystemRecord, error) {
+func readSystem(name string, raw json.RawMessage) (*systemRecord, error) {
 	if err := checkSystemName(name); err != nil {
 		return nil, err
 	}
@@ -306,11 +271,11 @@ func readSystem(name string, raw json.RawMessage) (*SystemRecord, error) {
 		return nil, err
 	}
 	if sj.Replay != "" {
-		if err := CheckReplayTemplate(sj.Replay); err != nil {
+		if err := checkReplayTemplate(sj.Replay); err != nil {
 			return nil, err
 		}
 	}
-	return &SystemRecord{Runs: *sj.Runs, Traced: *sj.Traced, Crossed: union(nil, sj.Crossed), NotApplicable: union(nil, sj.NotApplicable), Replay: sj.Replay}, nil
+	return &systemRecord{Runs: *sj.Runs, Traced: *sj.Traced, Crossed: union(nil, sj.Crossed), NotApplicable: union(nil, sj.NotApplicable), Replay: sj.Replay}, nil
 }
 
 func readEntry(k Key, raw json.RawMessage, known func(string, *string) (string, error)) (*Entry, error) {
@@ -376,7 +341,7 @@ func hasKey(s *model.Schedule, k Key) bool {
 			if c := f.Correlated(); c != "" {
 				spec.Correlation = c
 			}
-			if KeyOf(spec) == k {
+			if keyOf(spec) == k {
 				return true
 			}
 		}
@@ -554,9 +519,6 @@ func CheckMerge(a, b *Data) error {
 
 // list writes a list of boundaries as "[a, b]" ("[]" for none).
 func list(bs []model.Boundary) string { return "[" + strings.Join(strs(bs), ", ") + "]" }
-
-// replayOf returns a system's replay template, DefaultReplay for "".
-func replayOf(t string) string { return cmp.Or(t, DefaultReplay) }
 
 // checkCounts checks the sum of the counts of each invariant in both xs
 // and ys.

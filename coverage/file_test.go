@@ -22,7 +22,7 @@ const notReachedFile = `{
   "runs": 1,
   "not_adjudicated": 0,
   "systems": {
-    "reference": {
+    "copperfin": {
       "runs": 1,
       "traced_runs": 1,
       "crossed": [
@@ -128,17 +128,17 @@ func TestReadIsStrict(t *testing.T) {
 		{"invalid invariant name", strings.Replace(visited, `"invariant": "effect_at_most_once"`, `"invariant": "Be nice"`, 1), `counterexamples[0]: invariant name "Be nice": must start with a lower-case letter a-z`},
 		{"invariant name with a dash", strings.Replace(visited, `"invariant": "effect_at_most_once"`, `"invariant": "be-nice"`, 1), `counterexamples[0]: invariant name "be-nice": byte 2 ('-') is not a lower-case letter, digit or underscore`},
 		{"long invariant name", strings.Replace(visited, `"invariant": "effect_at_most_once"`, `"invariant": "`+strings.Repeat("a", 65)+`"`, 1), `65 bytes, longer than 64`},
-		{"system of no record", strings.Replace(visited, `"system": "reference"`, `"system": "billing"`, 1), `"system" "billing" is not one of the file's "systems"`},
+		{"system of no record", strings.Replace(visited, `"system": "copperfin"`, `"system": "billing"`, 1), `"system" "billing" is not one of the file's "systems"`},
 		{"system without runs", strings.Replace(good, `"runs": 1,
       "traced_runs": 1,`, `"runs": 0,
-      "traced_runs": 0,`, 1), `systems["reference"]: "runs" is 0, below 1`},
+      "traced_runs": 0,`, 1), `systems["copperfin"]: "runs" is 0, below 1`},
 		{"systems over runs", strings.Replace(good, `"runs": 1,
       "traced_runs": 1,`, `"runs": 2,
       "traced_runs": 1,`, 1), `the systems' runs add up to 2, more than "runs" (1)`},
 		{"traced over runs", strings.Replace(good, `"traced_runs": 1,`, `"traced_runs": 2,`, 1), `"traced_runs" is 2, outside 0..runs (1)`},
 		{"crossed untraced", strings.Replace(good, `"traced_runs": 1,`, `"traced_runs": 0,`, 1), `crossed events but no traced run`},
 		{"missing traced", strings.Replace(good, `"traced_runs": 1,`, ``, 1), `missing "traced_runs"`},
-		{"bad system name", strings.Replace(good, `"reference": {`, `"Reference": {`, 1), `systems["Reference"]: system name "Reference": must start with a lower-case letter`},
+		{"bad system name", strings.Replace(good, `"copperfin": {`, `"Copperfin": {`, 1), `systems["Copperfin"]: system name "Copperfin": must start with a lower-case letter`},
 		{"bad crossed event", strings.Replace(good, `"claim",`, `"claim.",`, 1), `crossed: event "claim.": empty`},
 		{"repeated crossed event", strings.Replace(good, `"claim",`, `"claim", "claim",`, 1), `crossed: event "claim" listed twice`},
 		{"missing crossed", strings.Replace(good, `"crossed": [`, `"crossings": [`, 1), `unknown field "crossings"`},
@@ -227,8 +227,8 @@ func TestMergeIntoFileFromManyWriters(t *testing.T) {
 	}
 	want := d.Clone()
 	want.Runs *= 12
-	want.Systems[coverage.ReferenceSystem].Runs *= 12
-	want.Systems[coverage.ReferenceSystem].Traced *= 12
+	want.Systems[copperfin.Name].Runs *= 12
+	want.Systems[copperfin.Name].Traced *= 12
 	for _, e := range want.Keys {
 		e.Visits *= 12
 		e.NotReached *= 12
@@ -337,4 +337,27 @@ func (s *stderrFile) String() string {
 func (s *stderrFile) Reset() {
 	s.f.Truncate(0)
 	s.f.Seek(0, 0)
+}
+
+// TestFileOfTheReferenceNameReadsAndMerges: a file written when the
+// reference system was recorded as "reference" still reads, and merges
+// with one that records it under its Definition's name, "copperfin".
+func TestFileOfTheReferenceNameReadsAndMerges(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "cov.json")
+	if err := os.WriteFile(p, []byte(strings.Replace(notReachedFile, `"copperfin": {`, `"reference": {`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coverage.ReadFile(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := coverage.MergeIntoFile(p, record(t, at(t, "timeout_after_commit", 5, copperfin.ProfileTyped)).Data()); err != nil {
+		t.Fatal(err)
+	}
+	d, err := coverage.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Runs != 2 || d.Systems["reference"].Runs != 1 || d.Systems["copperfin"].Runs != 1 || d.Keys[mustKey(t, "tool/effect/after_commit/isolated/ledger_readback")].NotReached != 2 {
+		t.Fatalf("merged: %+v", d)
+	}
 }

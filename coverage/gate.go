@@ -23,8 +23,8 @@ func (q Requirement) String() string { return strings.Join(q.Values[:], "/") }
 
 // Matches reports whether k fits the pattern.
 func (q Requirement) Matches(k Key) bool {
-	for i, d := range Dimensions {
-		if q.Values[i] != "*" && q.Values[i] != k.Value(d) {
+	for i, d := range dimensions {
+		if q.Values[i] != "*" && q.Values[i] != k.value(d) {
 			return false
 		}
 	}
@@ -34,14 +34,9 @@ func (q Requirement) Matches(k Key) bool {
 func (q Requirement) exact() bool { return !strings.Contains(q.String(), "*") }
 
 // ParseRequirements reads a keys file: one pattern a line,
-// domain/boundary/phase/correlation/oracle with "*" for any value; "#"
-// starts a comment; blank lines are ignored:
-//
-//	# the commit boundary must be exercised
-//	tool/effect/after_commit/isolated/ledger_readback
-//	state/*/*/*/*
-//
-// It returns an error naming the line for a wrong number of values, an
+// domain/boundary/phase/correlation/oracle with "*" for any value
+// ("state/*/*/*/*"); "#" starts a comment; blank lines are ignored. It
+// returns an error naming the line for a wrong number of values, an
 // unknown value (with the valid ones), or a pattern given twice, and an
 // error for a file with no pattern.
 func ParseRequirements(data []byte) ([]Requirement, error) {
@@ -57,11 +52,11 @@ func ParseRequirements(data []byte) ([]Requirement, error) {
 		}
 		n := i + 1
 		parts := strings.Split(line, "/")
-		if len(parts) != len(Dimensions) {
+		if len(parts) != len(dimensions) {
 			return nil, fmt.Errorf("keys file line %d: %q: want 5 values domain/boundary/phase/correlation/oracle (or *), got %d", n, line, len(parts))
 		}
 		q := Requirement{Line: n}
-		for j, d := range Dimensions {
+		for j, d := range dimensions {
 			v := strings.TrimSpace(parts[j])
 			if v != "*" && d.index(v) < 0 {
 				return nil, fmt.Errorf("keys file line %d: %w", n, d.unknown(v))
@@ -154,8 +149,8 @@ func Gate(u *Universe, d *Data, opts GateOptions) (*GateResult, error) {
 				counted[k.String()] = true
 				g.Required++
 			}
-			if !u.IsReachable(k) {
-				g.Missing = append(g.Missing, Missing{q.Line, q.String(), k.String(), "unreachable: " + u.Reason(k)})
+			if !u.isReachable(k) {
+				g.Missing = append(g.Missing, Missing{q.Line, q.String(), k.String(), "unreachable: " + u.reason(k)})
 			} else if row := rows[k.String()]; row.Visits == 0 {
 				g.Missing = append(g.Missing, Missing{q.Line, q.String(), k.String(), row.Status + ": " + row.Reason})
 			}

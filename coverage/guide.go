@@ -35,7 +35,7 @@ func NewGuide(u *Universe, seed uint64) *Guide {
 	g := &Guide{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 	for _, s := range u.specs[:u.guided] {
 		g.specs = append(g.specs, s.Kind)
-		g.keys = append(g.keys, KeyOf(s))
+		g.keys = append(g.keys, keyOf(s))
 	}
 	return g
 }

@@ -12,7 +12,7 @@ import (
 // explore runs n single-fault runs under typed, choosing each kind with
 // choose, and returns how many reachable keys were visited after each run.
 func explore(t *testing.T, n int, choose func(*coverage.Tracker) string) (curve []int, kinds []string) {
-	tr := coverage.NewTracker(nil)
+	tr := newTracker(t, nil)
 	for range n {
 		k := choose(tr)
 		kinds = append(kinds, k)

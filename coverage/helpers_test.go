@@ -59,10 +59,26 @@ func at(t testing.TB, kind string, ordinal int, p copperfin.Profile) *model.Sche
 	return s
 }
 
+// faultlineReplay replays the schedules of a system that records no
+// replay command, as the reference system does, with the faultline
+// command, as that command's own reports do.
+var faultlineReplay = coverage.ReportOptions{Replay: map[string]string{"": "faultline replay %s"}}
+
+// newTracker returns an empty tracker of the reference system's runs
+// over u (nil: coverage.Default()).
+func newTracker(t tb, u *coverage.Universe) *coverage.Tracker {
+	t.Helper()
+	tr, err := coverage.NewTracker(u, copperfin.Definition())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
 // record runs every schedule and records it in a fresh tracker.
 func record(t testing.TB, scheds ...*model.Schedule) *coverage.Tracker {
 	t.Helper()
-	tr := coverage.NewTracker(nil)
+	tr := newTracker(t, nil)
 	for _, s := range scheds {
 		if err := tr.Record(runSchedule(t, s)); err != nil {
 			t.Fatal(err)

@@ -59,7 +59,7 @@ const (
 	fillViolated = "#ffc9c9"
 )
 
-func layout(h Heatmap) svgMap {
+func layout(h heatmap) svgMap {
 	m := svgMap{Title: h.Rows + " × " + h.Cols,
 		Width: mapLeft + cellW*len(h.ColValues) + 100, Height: mapTop + cellH*len(h.RowValues) + 10}
 	for j, v := range h.ColValues {

@@ -22,8 +22,8 @@ type Key struct {
 	Oracle      model.OracleName
 }
 
-// KeyOf returns the key of a fault kind's typed spec.
-func KeyOf(s model.FaultSpec) Key {
+// keyOf returns the key of a fault kind's typed spec.
+func keyOf(s model.FaultSpec) Key {
 	return Key{Domain: s.Domain, Boundary: s.Boundary, Phase: s.Phase, Correlation: s.Correlation, Oracle: s.Oracle}
 }
 
@@ -33,17 +33,17 @@ func (k Key) String() string {
 }
 
 // Value returns the key's value in dimension d.
-func (k Key) Value(d Dimension) string {
+func (k Key) value(d dimension) string {
 	switch d {
-	case DimDomain:
+	case dimDomain:
 		return string(k.Domain)
-	case DimBoundary:
+	case dimBoundary:
 		return string(k.Boundary)
-	case DimPhase:
+	case dimPhase:
 		return string(k.Phase)
-	case DimCorrelation:
+	case dimCorrelation:
 		return string(k.Correlation)
-	case DimOracle:
+	case dimOracle:
 		return string(k.Oracle)
 	}
 	panic(fmt.Sprintf("coverage: unknown dimension %d", int(d)))
@@ -67,10 +67,10 @@ func (k *Key) UnmarshalText(b []byte) error {
 // whose value is unknown, with the valid values.
 func ParseKey(s string) (Key, error) {
 	parts := strings.Split(s, "/")
-	if len(parts) != len(Dimensions) {
+	if len(parts) != len(dimensions) {
 		return Key{}, fmt.Errorf("coverage key %q: want 5 values domain/boundary/phase/correlation/oracle, got %d", s, len(parts))
 	}
-	for i, d := range Dimensions {
+	for i, d := range dimensions {
 		if d.index(parts[i]) < 0 {
 			return Key{}, fmt.Errorf("coverage key %q: %w", s, d.unknown(parts[i]))
 		}
@@ -79,33 +79,33 @@ func ParseKey(s string) (Key, error) {
 		model.Correlation(parts[3]), model.OracleName(parts[4])}, nil
 }
 
-// Dimension names one coordinate of a Key.
-type Dimension int
+// dimension names one coordinate of a Key.
+type dimension int
 
 // The five dimensions, in key order.
 const (
-	DimDomain Dimension = iota
-	DimBoundary
-	DimPhase
-	DimCorrelation
-	DimOracle
+	dimDomain dimension = iota
+	dimBoundary
+	dimPhase
+	dimCorrelation
+	dimOracle
 )
 
-// Dimensions lists the dimensions in key order.
-var Dimensions = []Dimension{DimDomain, DimBoundary, DimPhase, DimCorrelation, DimOracle}
+// dimensions lists the dimensions in key order.
+var dimensions = []dimension{dimDomain, dimBoundary, dimPhase, dimCorrelation, dimOracle}
 
 var dimNames = [...]string{"domain", "boundary", "phase", "correlation", "oracle"}
 
 // String returns the dimension's name: domain, boundary, phase, correlation
 // or oracle.
-func (d Dimension) String() string { return dimNames[d] }
+func (d dimension) String() string { return dimNames[d] }
 
 // MarshalText returns the dimension's name.
-func (d Dimension) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+func (d dimension) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
 
 // plural is the dimension's plural name.
-func (d Dimension) plural() string {
-	if d == DimBoundary {
+func (d dimension) plural() string {
+	if d == dimBoundary {
 		return "boundaries"
 	}
 	return dimNames[d] + "s"
@@ -114,17 +114,17 @@ func (d Dimension) plural() string {
 // Values returns every value of the dimension, in the model's order
 // (model.Domains, model.AllBoundaries, model.AllPhases,
 // model.AllCorrelations, model.AllOracles).
-func (d Dimension) Values() []string {
+func (d dimension) Values() []string {
 	switch d {
-	case DimDomain:
+	case dimDomain:
 		return strs(model.Domains)
-	case DimBoundary:
+	case dimBoundary:
 		return strs(model.AllBoundaries)
-	case DimPhase:
+	case dimPhase:
 		return strs(model.AllPhases)
-	case DimCorrelation:
+	case dimCorrelation:
 		return strs(model.AllCorrelations)
-	case DimOracle:
+	case dimOracle:
 		return strs(model.AllOracles)
 	}
 	panic(fmt.Sprintf("coverage: unknown dimension %d", int(d)))
@@ -141,7 +141,7 @@ func strs[T ~string](vs []T) []string {
 
 // dimIndex maps each dimension's values to their positions.
 var dimIndex = func() (m [5]map[string]int) {
-	for _, d := range Dimensions {
+	for _, d := range dimensions {
 		m[d] = map[string]int{}
 		for i, v := range d.Values() {
 			m[d][v] = i
@@ -151,22 +151,22 @@ var dimIndex = func() (m [5]map[string]int) {
 }()
 
 // index returns v's position in d's values, or -1.
-func (d Dimension) index(v string) int {
+func (d dimension) index(v string) int {
 	if i, ok := dimIndex[d][v]; ok {
 		return i
 	}
 	return -1
 }
 
-func (d Dimension) unknown(v string) error {
+func (d dimension) unknown(v string) error {
 	return fmt.Errorf("unknown %s %q (valid: %s)", d, v, strings.Join(d.Values(), ", "))
 }
 
 // keyLess orders keys by their dimension values' positions in the model's
 // lists (domain first), the order every report uses.
 func keyLess(a, b Key) bool {
-	for _, d := range Dimensions {
-		ia, ib := d.index(a.Value(d)), d.index(b.Value(d))
+	for _, d := range dimensions {
+		ia, ib := d.index(a.value(d)), d.index(b.value(d))
 		if ia != ib {
 			return ia < ib
 		}

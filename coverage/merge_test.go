@@ -64,7 +64,7 @@ func genSchedule(t *rapid.T, label string) *model.Schedule {
 func genSystems(t *rapid.T, label string, runs int) (map[string]*coverage.SystemRecord, []string) {
 	names := []string{""}
 	var out map[string]*coverage.SystemRecord
-	for _, n := range rapid.SliceOfDistinct(rapid.SampledFrom([]string{coverage.ReferenceSystem, "billing", "tickets"}), func(s string) string { return s }).Draw(t, label+".systems") {
+	for _, n := range rapid.SliceOfDistinct(rapid.SampledFrom([]string{copperfin.Name, "billing", "tickets"}), func(s string) string { return s }).Draw(t, label+".systems") {
 		if runs == 0 {
 			break
 		}
@@ -234,7 +234,7 @@ func TestSeparateRunsMergeToOneRun(t *testing.T) {
 		scheds := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) *model.Schedule { return genSchedule(t, "s") }), 1, 8).Draw(t, "schedules")
 		cut := rapid.IntRange(0, len(scheds)).Draw(t, "cut")
 		perm := rapid.Permutation(scheds).Draw(t, "order")
-		one, left, right := coverage.NewTracker(nil), coverage.NewTracker(nil), coverage.NewTracker(nil)
+		one, left, right := newTracker(t, nil), newTracker(t, nil), newTracker(t, nil)
 		for i, s := range scheds {
 			res := runSchedule(t, s)
 			side := left

@@ -38,7 +38,7 @@ func TestNoticeUniverse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	def, notices := coverage.NewTracker(nil), coverage.NewTracker(u)
+	def, notices := newTracker(t, nil), newTracker(t, u)
 	if err := def.Record(res); err != nil {
 		t.Fatal(err)
 	}

@@ -69,7 +69,7 @@ func (r *Report) counts() []string {
 	return lines
 }
 
-func cxLine(c CounterexampleRow) string {
+func cxLine(c counterexampleRow) string {
 	return fmt.Sprintf("%s violated in %s: first false after seq %d (%s): %s", c.Invariant, runs(c.Count), c.FirstSeq, c.Event, c.Detail)
 }
 
@@ -80,7 +80,7 @@ func runs(n int) string {
 	return fmt.Sprintf("%d runs", n)
 }
 
-func cxSummary(cs []CounterexampleRow) string {
+func cxSummary(cs []counterexampleRow) string {
 	if len(cs) == 0 {
 		return "-"
 	}
@@ -91,7 +91,7 @@ func cxSummary(cs []CounterexampleRow) string {
 	return strings.Join(p, ", ")
 }
 
-func marginalCell(v MarginalValue) string {
+func marginalCell(v marginalValue) string {
 	if v.Reachable == 0 {
 		return v.Value + " -"
 	}
@@ -143,7 +143,7 @@ func (r *Report) textSummary(b *bytes.Buffer) {
 
 // textCounterexample writes one counterexample under its heading (the key,
 // and whatever else names where it was found).
-func textCounterexample(b *bytes.Buffer, heading string, c CounterexampleRow) {
+func textCounterexample(b *bytes.Buffer, heading string, c counterexampleRow) {
 	fmt.Fprintf(b, "  %s\n    %s\n    replay: %s\n    schedule: %s\n", heading, cxLine(c), c.Schedule.Replay, compact(c.Schedule.Schedule))
 }
 

@@ -33,7 +33,7 @@ const (
 	// Only a file that records every run's crossings (version 2) has it.
 	StatusNeverCrossed = "never_crossed"
 	// StatusNotApplicable: every recorded system declares it does not
-	// have the key's boundary (System.NotApplicable), and every run is of
+	// have the key's boundary (model.Definition.NotApplicable), and every run is of
 	// a recorded system; not visited, and not counted among the
 	// applicable keys.
 	StatusNotApplicable = "not_applicable"
@@ -63,17 +63,17 @@ type Report struct {
 	NeverCrossed  []KeyRow `json:"never_crossed"`
 	NotApplicable []KeyRow `json:"not_applicable"`
 	// Systems are the file's systems, by name.
-	Systems []SystemRow `json:"systems"`
-	// Gaps are every unreachable key, grouped by reason (Universe.Gaps).
-	Gaps []Gap `json:"unreachable"`
+	Systems []systemRow `json:"systems"`
+	// Gaps are every unreachable key, grouped by reason (Universe.gapList).
+	Gaps []gap `json:"unreachable"`
 	// Marginals has one entry per dimension, in key order.
-	Marginals []Marginal `json:"marginals"`
-	// Pairwise has one entry per pair of dimensions (10), in key order.
-	Pairwise []Pairwise `json:"pairwise"`
+	Marginals []marginal `json:"marginals"`
+	// pairwise has one entry per pair of dimensions (10), in key order.
+	Pairwise []pairwise `json:"pairwise"`
 	// Heatmaps are domain × phase, boundary × oracle, correlation × domain.
-	Heatmaps []Heatmap `json:"heatmaps"`
+	Heatmaps []heatmap `json:"heatmaps"`
 	// Unattributed are counterexamples no fired fault reached.
-	Unattributed []CounterexampleRow `json:"unattributed_counterexamples"`
+	Unattributed []counterexampleRow `json:"unattributed_counterexamples"`
 }
 
 // Summary is the report's headline numbers (counts of keys, runs and
@@ -98,7 +98,7 @@ type Summary struct {
 	NeverCrossed  int `json:"never_crossed_keys"`
 	NotApplicable int `json:"not_applicable_keys"`
 	// Traced counts the runs whose crossings are recorded (the systems'
-	// SystemRecord.Traced); Crossings is true when that is every run (and
+	// systemRecord.Traced); Crossings is true when that is every run (and
 	// there is one), so keys can be found never crossed.
 	Traced    int  `json:"traced_runs"`
 	Crossings bool `json:"crossings_recorded"`
@@ -115,7 +115,7 @@ type Summary struct {
 	// unattributed ones.
 	Counterexamples int `json:"counterexamples"`
 	// PairsReachable, PairsCovered, PairsPossible and PairRatio sum the
-	// Pairwise rows.
+	// pairwise rows.
 	PairsPossible  int     `json:"pairs_possible"`
 	PairsReachable int     `json:"pairs_reachable"`
 	PairsCovered   int     `json:"pairs_covered"`
@@ -135,15 +135,15 @@ type KeyRow struct {
 	NotReached int `json:"not_reached"`
 	NotFired   int `json:"not_fired"`
 	// Schedule replays a visit (nil when unvisited).
-	Schedule        *ScheduleRef        `json:"schedule,omitempty"`
-	Counterexamples []CounterexampleRow `json:"counterexamples"`
+	Schedule        *scheduleRef        `json:"schedule,omitempty"`
+	Counterexamples []counterexampleRow `json:"counterexamples"`
 	// Reason says why an unvisited or outside key was not visited.
 	Reason string `json:"reason,omitempty"`
 }
 
-// SystemRow is one system of the file: its name, recorded runs, crossed
+// systemRow is one system of the file: its name, recorded runs, crossed
 // events, declared not-applicable boundaries and replay template.
-type SystemRow struct {
+type systemRow struct {
 	Name          string            `json:"name"`
 	Runs          int               `json:"runs"`
 	Traced        int               `json:"traced_runs"`
@@ -152,44 +152,43 @@ type SystemRow struct {
 	Replay        string            `json:"replay"`
 }
 
-// CounterexampleRow is a counterexample as reported, beside its key (Key
+// counterexampleRow is a counterexample as reported, beside its key (Key
 // is empty for an unattributed one); the other fields are Counterexample's,
-// with the schedule as a ScheduleRef.
-type CounterexampleRow struct {
+// with the schedule as a scheduleRef.
+type counterexampleRow struct {
 	Key       string          `json:"key,omitempty"`
 	Invariant string          `json:"invariant"`
 	Count     int             `json:"count"`
 	FirstSeq  int             `json:"first_seq"`
 	Event     model.EventName `json:"event"`
 	Detail    string          `json:"detail"`
-	Schedule  ScheduleRef     `json:"schedule"`
+	Schedule  scheduleRef     `json:"schedule"`
 }
 
-// ScheduleRef is a schedule a report refers to: its canonical encoding,
+// scheduleRef is a schedule a report refers to: its canonical encoding,
 // the file name it is written under (the first fault's kind and a hash of
 // the encoding, so equal schedules share a file), the system whose run it
 // is, and the command that replays it.
-type ScheduleRef struct {
+type scheduleRef struct {
 	// File is "<first fault's kind>-<8 hex digits of FNV-1a>.json".
 	File string `json:"file"`
 	// System names the system whose run it is ("" when unknown).
 	System string `json:"system,omitempty"`
-	// Replay is the system's replay command for the file's path
-	// (ReportOptions.Replay, else the system's template, else
-	// DefaultReplay: "faultline replay " and the path).
+	// Replay is the system's replay command for the file's path (see
+	// ReportOptions.Replay).
 	Replay string `json:"replay"`
 	// Schedule is the canonical encoding (model.Format).
 	Schedule json.RawMessage `json:"schedule"`
 }
 
-// Marginal is one dimension's coverage per value.
-type Marginal struct {
+// marginal is one dimension's coverage per value.
+type marginal struct {
 	Dimension string          `json:"dimension"`
-	Values    []MarginalValue `json:"values"`
+	Values    []marginalValue `json:"values"`
 }
 
-// MarginalValue counts the reachable and visited keys with one value.
-type MarginalValue struct {
+// marginalValue counts the reachable and visited keys with one value.
+type marginalValue struct {
 	Value     string `json:"value"`
 	Reachable int    `json:"reachable"`
 	Visited   int    `json:"visited"`
@@ -197,10 +196,10 @@ type MarginalValue struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// Pairwise is the t = 2 coverage of two dimensions: of the Possible value
+// pairwise is the t = 2 coverage of two dimensions: of the Possible value
 // pairs, Reachable appear in some reachable key and Covered in some
 // visited one; Missing lists the reachable pairs not covered ("a × b").
-type Pairwise struct {
+type pairwise struct {
 	Dimensions [2]string `json:"dimensions"`
 	Possible   int       `json:"possible"`
 	Reachable  int       `json:"reachable"`
@@ -208,19 +207,19 @@ type Pairwise struct {
 	Missing    []string  `json:"missing"`
 }
 
-// Heatmap crosses two dimensions: Cells[i][j] counts the keys with row
+// heatmap crosses two dimensions: Cells[i][j] counts the keys with row
 // value RowValues[i] and column value ColValues[j].
-type Heatmap struct {
+type heatmap struct {
 	Rows      string   `json:"rows"`
 	Cols      string   `json:"cols"`
 	RowValues []string `json:"row_values"`
 	ColValues []string `json:"col_values"`
-	Cells     [][]Cell `json:"cells"`
+	Cells     [][]cell `json:"cells"`
 }
 
-// Cell counts a heatmap cell's reachable, visited and violated keys; an
+// cell counts a heatmap cell's reachable, visited and violated keys; an
 // empty cell (Reachable 0) gives the Reason.
-type Cell struct {
+type cell struct {
 	Reachable int    `json:"reachable"`
 	Visited   int    `json:"visited"`
 	Violated  int    `json:"violated"`
@@ -233,23 +232,35 @@ type ReportOptions struct {
 	// the current folder); "faultline coverage report --schedules DIR"
 	// writes the files there.
 	Dir string
-	// Replay gives, by system name, the command that replays a schedule
-	// file of that system, overriding the template the file records (a
-	// function such as the properties package's go test command, or
-	// ReplayTemplate of a template). A system with neither replays with
-	// DefaultReplay.
-	Replay map[string]func(file string) string
+	// Replay gives, by system name, the replay template (one %s, where
+	// the schedule file's path goes) of that system's schedules, in place
+	// of the one the file records. The entry "" is the template of a
+	// system that recorded none and of a schedule of no known system (a
+	// version-1 file); a command line gives its own ("PROG replay %s").
+	Replay map[string]string
+}
+
+// templateOf is the replay template of system sys's schedules in d (see
+// ReportOptions.Replay), "" for none.
+func templateOf(d *Data, opts ReportOptions, sys string) string {
+	if t := opts.Replay[sys]; t != "" {
+		return t
+	}
+	if sr := d.Systems[sys]; sr != nil && sr.Replay != "" {
+		return sr.Replay
+	}
+	return opts.Replay[""]
 }
 
 // Heatmap axes, as the issue and the paper name them.
-var heatmapAxes = [][2]Dimension{{DimDomain, DimPhase}, {DimBoundary, DimOracle}, {DimCorrelation, DimDomain}}
+var heatmapAxes = [][2]dimension{{dimDomain, dimPhase}, {dimBoundary, dimOracle}, {dimCorrelation, dimDomain}}
 
 // NewReport builds the report of d over universe u.
 func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
-	r := &Report{Version: Version, Gaps: u.Gaps(), Unattributed: []CounterexampleRow{}, Unvisited: []KeyRow{},
-		NeverCrossed: []KeyRow{}, NotApplicable: []KeyRow{}, Systems: []SystemRow{}}
+	r := &Report{Version: Version, Gaps: u.gapList(), Unattributed: []counterexampleRow{}, Unvisited: []KeyRow{},
+		NeverCrossed: []KeyRow{}, NotApplicable: []KeyRow{}, Systems: []systemRow{}}
 	s := &r.Summary
-	s.Keys, s.Reachable = u.Size(), len(u.reachable)
+	s.Keys, s.Reachable = u.total(), len(u.reachable)
 	s.Unreachable = s.Keys - s.Reachable
 	s.Runs, s.NotAdjudicated = d.Runs, d.NotAdjudicated
 	names := slices.Sorted(maps.Keys(d.Systems))
@@ -258,7 +269,7 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 		sr := d.Systems[n]
 		traced += sr.Traced
 		known += sr.Runs
-		r.Systems = append(r.Systems, SystemRow{Name: n, Runs: sr.Runs, Traced: sr.Traced, Crossed: nonNil(sr.Crossed), NotApplicable: nonNil(sr.NotApplicable), Replay: replayOf(sr.Replay)})
+		r.Systems = append(r.Systems, systemRow{Name: n, Runs: sr.Runs, Traced: sr.Traced, Crossed: nonNil(sr.Crossed), NotApplicable: nonNil(sr.NotApplicable), Replay: templateOf(d, opts, n)})
 	}
 	s.Traced = traced
 	s.Crossings = len(names) > 0 && traced == d.Runs
@@ -266,18 +277,16 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 	// have one (a version-1 file merged in has runs of no system)
 	declared := len(names) > 0 && known == d.Runs
 	replay := func(sys, file string) string {
-		if f := opts.Replay[sys]; f != nil {
-			return f(file)
+		t := templateOf(d, opts, sys)
+		if t == "" {
+			return "(no replay command recorded)"
 		}
-		if sr := d.Systems[sys]; sr != nil && sr.Replay != "" {
-			if err := CheckReplayTemplate(sr.Replay); err != nil {
-				return "(no command: " + err.Error() + ")" // Read and NewSystemTracker refuse it; only hand-made Data gets here
-			}
-			return fmt.Sprintf(sr.Replay, file)
+		if err := checkReplayTemplate(t); err != nil {
+			return "(no command: " + err.Error() + ")" // Read and NewTracker refuse it; only hand-made Data or options get here
 		}
-		return fmt.Sprintf(DefaultReplay, file)
+		return fmt.Sprintf(t, file)
 	}
-	ref := func(sc *model.Schedule, sys string) ScheduleRef {
+	ref := func(sc *model.Schedule, sys string) scheduleRef {
 		b := model.Format(sc)
 		h := fnv.New32a()
 		h.Write(b)
@@ -286,19 +295,19 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 			first = sc.Faults[0].Kind
 		}
 		name := fmt.Sprintf("%s-%08x.json", first, h.Sum32())
-		return ScheduleRef{File: name, System: sys, Replay: replay(sys, filepath.Join(opts.Dir, name)), Schedule: b}
+		return scheduleRef{File: name, System: sys, Replay: replay(sys, filepath.Join(opts.Dir, name)), Schedule: b}
 	}
-	cxRows := func(k string, cs []Counterexample) []CounterexampleRow {
-		out := []CounterexampleRow{}
+	cxRows := func(k string, cs []Counterexample) []counterexampleRow {
+		out := []counterexampleRow{}
 		for _, c := range cs {
-			out = append(out, CounterexampleRow{Key: k, Invariant: c.Invariant, Count: c.Count, FirstSeq: c.FirstSeq,
+			out = append(out, counterexampleRow{Key: k, Invariant: c.Invariant, Count: c.Count, FirstSeq: c.FirstSeq,
 				Event: c.Event, Detail: c.Detail, Schedule: ref(c.Schedule, c.System)})
 			s.Counterexamples++
 		}
 		return out
 	}
 	row := func(k Key) KeyRow {
-		kr := KeyRow{Key: k.String(), Kinds: u.Kinds(k), Counterexamples: []CounterexampleRow{}}
+		kr := KeyRow{Key: k.String(), Kinds: u.Kinds(k), Counterexamples: []counterexampleRow{}}
 		if kr.Kinds == nil {
 			kr.Kinds = []string{}
 		}
@@ -321,7 +330,7 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 			if slices.Contains(sr.NotApplicable, k.Boundary) {
 				na = append(na, n)
 			}
-			for _, ev := range u.Events(k) {
+			for _, ev := range u.events(k) {
 				crossed = crossed || slices.Contains(sr.Crossed, ev)
 			}
 		}
@@ -333,9 +342,9 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 			scheduled = fmt.Sprintf("; scheduled %s, never reached (%s)", times(e.NotReached), strings.Join(kr.Kinds, " or "))
 		}
 		switch {
-		case !u.IsReachable(k):
+		case !u.isReachable(k):
 			kr.Status = StatusOutside
-			kr.Reason = "recorded under another catalogue: " + u.Reason(k)
+			kr.Reason = "recorded under another catalogue: " + u.reason(k)
 		case e.Visited() && len(e.Counterexamples) > 0:
 			kr.Status = StatusViolated
 			kr.Reason = visitedDespite(na, k)
@@ -364,7 +373,7 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 				these = "these systems"
 			}
 			kr.Reason = fmt.Sprintf("never crossed by %s (%s): no recorded run crossed %s, where %s %s%s",
-				these, strings.Join(who, "; "), strings.Join(strs(u.Events(k)), " or "), strings.Join(kr.Kinds, " or "), enter, scheduled)
+				these, strings.Join(who, "; "), strings.Join(strs(u.events(k)), " or "), strings.Join(kr.Kinds, " or "), enter, scheduled)
 		case e != nil:
 			kr.Status = StatusNotReached
 			var parts []string
@@ -407,7 +416,7 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 	}
 	var outside []Key
 	for k := range d.Keys {
-		if !u.IsReachable(k) {
+		if !u.isReachable(k) {
 			outside = append(outside, k)
 		}
 	}
@@ -424,12 +433,12 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 	visited := func(k Key) bool { return d.Keys[k].Visited() }
 	violated := func(k Key) bool { e := d.Keys[k]; return e.Visited() && len(e.Counterexamples) > 0 }
 
-	for _, dim := range Dimensions {
-		m := Marginal{Dimension: dim.String()}
+	for _, dim := range dimensions {
+		m := marginal{Dimension: dim.String()}
 		for _, v := range dim.Values() {
-			mv := MarginalValue{Value: v}
+			mv := marginalValue{Value: v}
 			for _, k := range u.reachable {
-				if k.Value(dim) == v {
+				if k.value(dim) == v {
 					mv.Reachable++
 					if visited(k) {
 						mv.Visited++
@@ -444,14 +453,14 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 		r.Marginals = append(r.Marginals, m)
 	}
 
-	for i, a := range Dimensions {
-		for _, b := range Dimensions[i+1:] {
-			p := Pairwise{Dimensions: [2]string{a.String(), b.String()}, Possible: len(a.Values()) * len(b.Values()), Missing: []string{}}
+	for i, a := range dimensions {
+		for _, b := range dimensions[i+1:] {
+			p := pairwise{Dimensions: [2]string{a.String(), b.String()}, Possible: len(a.Values()) * len(b.Values()), Missing: []string{}}
 			for _, va := range a.Values() {
 				for _, vb := range b.Values() {
 					reach, cov := false, false
 					for _, k := range u.reachable {
-						if k.Value(a) == va && k.Value(b) == vb {
+						if k.value(a) == va && k.value(b) == vb {
 							reach = true
 							cov = cov || visited(k)
 						}
@@ -478,13 +487,13 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 
 	for _, ax := range heatmapAxes {
 		a, b := ax[0], ax[1]
-		h := Heatmap{Rows: a.String(), Cols: b.String(), RowValues: a.Values(), ColValues: b.Values()}
+		h := heatmap{Rows: a.String(), Cols: b.String(), RowValues: a.Values(), ColValues: b.Values()}
 		for _, va := range h.RowValues {
-			var line []Cell
+			var line []cell
 			for _, vb := range h.ColValues {
-				var c Cell
+				var c cell
 				for _, k := range u.reachable {
-					if k.Value(a) == va && k.Value(b) == vb {
+					if k.value(a) == va && k.value(b) == vb {
 						c.Reachable++
 						if visited(k) {
 							c.Visited++
@@ -531,10 +540,10 @@ func times(n int) string {
 	return fmt.Sprintf("%d times", n)
 }
 
-// ScheduleFiles returns every schedule the report refers to (visits and
+// scheduleFiles returns every schedule the report refers to (visits and
 // counterexamples), one per file name, sorted by name.
-func (r *Report) ScheduleFiles() []ScheduleRef {
-	seen := map[string]ScheduleRef{}
+func (r *Report) scheduleFiles() []scheduleRef {
+	seen := map[string]scheduleRef{}
 	for _, k := range r.Keys {
 		if k.Schedule != nil {
 			seen[k.Schedule.File] = *k.Schedule
@@ -546,11 +555,11 @@ func (r *Report) ScheduleFiles() []ScheduleRef {
 	for _, c := range r.Unattributed {
 		seen[c.Schedule.File] = c.Schedule
 	}
-	out := make([]ScheduleRef, 0, len(seen))
+	out := make([]scheduleRef, 0, len(seen))
 	for _, s := range seen {
 		out = append(out, s)
 	}
-	slices.SortFunc(out, func(a, b ScheduleRef) int { return strings.Compare(a.File, b.File) })
+	slices.SortFunc(out, func(a, b scheduleRef) int { return strings.Compare(a.File, b.File) })
 	return out
 }
 
@@ -570,7 +579,7 @@ func (r *Report) WriteSchedules(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	for _, s := range r.ScheduleFiles() {
+	for _, s := range r.scheduleFiles() {
 		if err := fileio.WriteAtomic(filepath.Join(dir, s.File), s.Schedule); err != nil {
 			return err
 		}

@@ -29,7 +29,7 @@ func partialReport(t *testing.T) *coverage.Report {
 		single(t, "branch_failure", copperfin.ProfileTyped),
 		at(t, "stale_policy", 4, copperfin.ProfileTyped),
 	)
-	return coverage.NewReport(coverage.Default(), tr.Data(), coverage.ReportOptions{})
+	return coverage.NewReport(coverage.Default(), tr.Data(), faultlineReplay)
 }
 
 func TestReportNumbers(t *testing.T) {

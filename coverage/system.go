@@ -11,15 +11,6 @@ import (
 	"github.com/faultline/faultline/model"
 )
 
-// ReferenceSystem is the name NewTracker records runs under: faultline's
-// reference system, whose schedules replay with "faultline replay FILE".
-const ReferenceSystem = "reference"
-
-// DefaultReplay is the replay template of a system that declares none:
-// the faultline command, which replays a schedule against the reference
-// system.
-const DefaultReplay = "faultline replay %s"
-
 // maxName is the longest invariant or system name, in bytes.
 const maxName = ident.Max
 
@@ -65,14 +56,14 @@ func checkEventName(e model.EventName) error {
 	return nil
 }
 
-// CheckReplayTemplate returns nil when t is a replay template: a command
+// checkReplayTemplate returns nil when t is a replay template: a command
 // with exactly one "%s", where the schedule file's path goes ("%%" writes
 // a literal "%"), for example
 //
 //	"FAULTLINE_REPLAY=%s go test -run '^TestReplay$' ./billing"
 //
 // It returns an error naming the template otherwise.
-func CheckReplayTemplate(t string) error {
+func checkReplayTemplate(t string) error {
 	rest := strings.ReplaceAll(t, "%%", "")
 	switch n := strings.Count(rest, "%s"); {
 	case strings.TrimSpace(t) == "":
@@ -85,35 +76,9 @@ func CheckReplayTemplate(t string) error {
 	return nil
 }
 
-// ReplayTemplate returns the replay command of a template checked by
-// CheckReplayTemplate: it puts the file's path where the template has
-// "%s". It panics on an invalid template (check it first).
-func ReplayTemplate(t string) func(file string) string {
-	if err := CheckReplayTemplate(t); err != nil {
-		panic("coverage: " + err.Error())
-	}
-	return func(file string) string { return fmt.Sprintf(t, file) }
-}
-
-// System describes the system a Tracker records (see NewSystemTracker).
-type System struct {
-	// Name names the system in coverage files and reports, with the rule
-	// of CheckInvariantName ("billing").
-	Name string
-	// NotApplicable are the boundaries the system does not have (a
-	// system without a checkpoint store declares
-	// model.BoundaryCheckpointStore): their keys are reported "not
-	// applicable" rather than unvisited. A visit is never hidden by it.
-	NotApplicable []model.Boundary
-	// Replay is the template of the command that replays one of the
-	// system's schedule files (see CheckReplayTemplate); "" means
-	// DefaultReplay.
-	Replay string
-}
-
-// SystemRecord is what a coverage file keeps of one system: how many of
+// systemRecord is what a coverage file keeps of one system: how many of
 // its runs were recorded, every event they crossed, and what it declares.
-type SystemRecord struct {
+type systemRecord struct {
 	// Runs counts the system's recorded runs (at least 1 in a file).
 	Runs int
 	// Traced counts those of them recorded with their timeline (0 to
@@ -125,13 +90,13 @@ type SystemRecord struct {
 	// of the system crossed (its timeline's event names).
 	Crossed []model.EventName
 	// NotApplicable lists, sorted and once each, the boundaries the
-	// system declares it does not have (System.NotApplicable).
+	// system declares it does not have (model.Definition.NotApplicable).
 	NotApplicable []model.Boundary
-	// Replay is the system's replay template ("" for DefaultReplay).
+	// Replay is the system's replay template ("" when it declared none).
 	Replay string
 }
 
-func (r *SystemRecord) clone() *SystemRecord {
+func (r *systemRecord) clone() *systemRecord {
 	c := *r
 	c.Crossed = slices.Clone(r.Crossed)
 	c.NotApplicable = slices.Clone(r.NotApplicable)
@@ -141,10 +106,9 @@ func (r *SystemRecord) clone() *SystemRecord {
 // add merges b into r: runs add, crossed events and declared boundaries
 // are united (CheckMerge refuses two different declarations of
 // boundaries), and of two replay templates one is kept, whatever the
-// order of the merge: a declared one over none (DefaultReplay), else the
-// smaller. Two templates of one system (its command line's replay and a
+// order of the merge: a declared one over none, else the smaller. Two templates of one system (its command line's replay and a
 // go test line) replay the same schedule files.
-func (r *SystemRecord) add(b *SystemRecord) {
+func (r *systemRecord) add(b *systemRecord) {
 	r.Runs += b.Runs
 	r.Traced += b.Traced
 	r.Crossed = union(r.Crossed, b.Crossed)
@@ -169,7 +133,7 @@ func union[T cmp.Ordered](a, b []T) []T {
 func checkNotApplicable(bs []model.Boundary) error {
 	for i, b := range bs {
 		if !slices.Contains(model.AllBoundaries, b) {
-			return fmt.Errorf("not applicable: %w", DimBoundary.unknown(string(b)))
+			return fmt.Errorf("not applicable: %w", dimBoundary.unknown(string(b)))
 		}
 		if slices.Contains(bs[:i], b) {
 			return fmt.Errorf("not applicable: boundary %q listed twice", b)
@@ -178,17 +142,21 @@ func checkNotApplicable(bs []model.Boundary) error {
 	return nil
 }
 
-// check validates a system declaration.
-func (s System) check() error {
-	if err := checkSystemName(s.Name); err != nil {
+// checkDefinition validates what a tracker reads of def: its name, its
+// not-applicable boundaries and its replay template.
+func checkDefinition(def *model.Definition) error {
+	if def == nil {
+		return errors.New("coverage: nil system definition")
+	}
+	if err := checkSystemName(def.Name); err != nil {
 		return fmt.Errorf("coverage: system: %w", err)
 	}
-	if err := checkNotApplicable(s.NotApplicable); err != nil {
-		return fmt.Errorf("coverage: system %s: %w", s.Name, err)
+	if err := checkNotApplicable(def.NotApplicable); err != nil {
+		return fmt.Errorf("coverage: system %s: %w", def.Name, err)
 	}
-	if s.Replay != "" {
-		if err := CheckReplayTemplate(s.Replay); err != nil {
-			return fmt.Errorf("coverage: system %s: %w", s.Name, err)
+	if def.ReplayCommand != "" {
+		if err := checkReplayTemplate(def.ReplayCommand); err != nil {
+			return fmt.Errorf("coverage: system %s: %w", def.Name, err)
 		}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,9 +78,9 @@ func systemRun(t *testing.T, events []model.EventName, invs []string, broken []s
 // post (reached; answered_once breaks), a stale policy (reached, held), and
 // the reference system's checkpoint placement, checkpoint_rollback at the
 // third checkpoint.write, which this system never reaches.
-func ticketCampaign(t *testing.T, sys coverage.System) *coverage.Tracker {
+func ticketCampaign(t *testing.T, sys *model.Definition) *coverage.Tracker {
 	t.Helper()
-	tr, err := coverage.NewSystemTracker(nil, sys)
+	tr, err := coverage.NewTracker(nil, sys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func rowsOf(rows []coverage.KeyRow) []string {
 // apart from the visited and the unvisited keys; checkpoint_rollback's
 // unreached fault is counted in its key's reason, not as a visit.
 func TestNeverCrossedBySystem(t *testing.T) {
-	d := ticketCampaign(t, coverage.System{Name: "tickets"}).Data()
+	d := ticketCampaign(t, &model.Definition{Name: "tickets"}).Data()
 	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{})
 	s := r.Summary
 	if s.Visited != 2 || s.Violated != 1 || s.Held != 1 || s.NeverCrossed != 8 || s.NotApplicable != 0 ||
@@ -171,7 +172,7 @@ func TestNeverCrossedBySystem(t *testing.T) {
 // reported not applicable (not counted among the applicable keys); the
 // checkpoint keys at other boundaries stay never crossed.
 func TestNotApplicableBoundaries(t *testing.T) {
-	sys := coverage.System{Name: "tickets", NotApplicable: []model.Boundary{model.BoundaryMemory, model.BoundaryCheckpointStore, model.BoundaryBranchJoin}}
+	sys := &model.Definition{Name: "tickets", NotApplicable: []model.Boundary{model.BoundaryMemory, model.BoundaryCheckpointStore, model.BoundaryBranchJoin}}
 	d := ticketCampaign(t, sys).Data()
 	if got := d.Systems["tickets"].NotApplicable; !cmp.Equal(got, []model.Boundary{"branch_join", "checkpoint_store", "memory"}) {
 		t.Fatalf("declared %v", got)
@@ -233,7 +234,7 @@ func TestNotApplicableBoundaries(t *testing.T) {
 // TestDeclarationNeverHidesAVisit: a visit under a boundary the system
 // declares it does not have stays a visit, with a note.
 func TestDeclarationNeverHidesAVisit(t *testing.T) {
-	tr, err := coverage.NewSystemTracker(nil, coverage.System{Name: "tickets", NotApplicable: []model.Boundary{model.BoundaryEffect}})
+	tr, err := coverage.NewTracker(nil, &model.Definition{Name: "tickets", NotApplicable: []model.Boundary{model.BoundaryEffect}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,9 +260,9 @@ func TestDeclarationNeverHidesAVisit(t *testing.T) {
 func TestUserInvariantFileRoundTrips(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "cov.json")
 	invs := []string{"charged_once", "paid_has_receipt"}
-	billing := coverage.System{Name: "billing", Replay: "FAULTLINE_REPLAY=%s go test -run '^TestReplay$' ./billing"}
+	billing := &model.Definition{Name: "billing", ReplayCommand: "FAULTLINE_REPLAY=%s go test -run '^TestReplay$' ./billing"}
 	for range 5 {
-		tr, err := coverage.NewSystemTracker(nil, billing)
+		tr, err := coverage.NewTracker(nil, billing)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -294,7 +295,7 @@ func TestUserInvariantFileRoundTrips(t *testing.T) {
 // TestRecordRefusesAnInvalidInvariantName: a name a file could not read
 // back is refused when recorded, naming it, and nothing is counted.
 func TestRecordRefusesAnInvalidInvariantName(t *testing.T) {
-	tr, err := coverage.NewSystemTracker(nil, coverage.System{Name: "billing"})
+	tr, err := coverage.NewTracker(nil, &model.Definition{Name: "billing"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,32 +327,41 @@ func TestRecordRefusesAnInvalidInvariantName(t *testing.T) {
 // is refused with an error naming it.
 func TestSystemDeclarationIsChecked(t *testing.T) {
 	for _, c := range []struct {
-		sys  coverage.System
+		sys  *model.Definition
 		want string
 	}{
-		{coverage.System{}, `coverage: system: system name "": empty`},
-		{coverage.System{Name: "Billing"}, `coverage: system: system name "Billing": must start with a lower-case letter a-z`},
-		{coverage.System{Name: "billing", NotApplicable: []model.Boundary{"vault"}}, `coverage: system billing: not applicable: unknown boundary "vault" (valid: proposal, authority,`},
-		{coverage.System{Name: "billing", NotApplicable: []model.Boundary{"memory", "memory"}}, `coverage: system billing: not applicable: boundary "memory" listed twice`},
-		{coverage.System{Name: "billing", Replay: "go test ./billing"}, `coverage: system billing: replay template "go test ./billing": holds 0 %s, want exactly one (the schedule file)`},
-		{coverage.System{Name: "billing", Replay: "cp %s %s"}, `holds 2 %s`},
-		{coverage.System{Name: "billing", Replay: "run %d %s"}, `a % that is neither %s nor %%`},
+		{&model.Definition{}, `coverage: system: system name "": empty`},
+		{&model.Definition{Name: "Billing"}, `coverage: system: system name "Billing": must start with a lower-case letter a-z`},
+		{&model.Definition{Name: "billing", NotApplicable: []model.Boundary{"vault"}}, `coverage: system billing: not applicable: unknown boundary "vault" (valid: proposal, authority,`},
+		{&model.Definition{Name: "billing", NotApplicable: []model.Boundary{"memory", "memory"}}, `coverage: system billing: not applicable: boundary "memory" listed twice`},
+		{&model.Definition{Name: "billing", ReplayCommand: "go test ./billing"}, `coverage: system billing: replay template "go test ./billing": holds 0 %s, want exactly one (the schedule file)`},
+		{&model.Definition{Name: "billing", ReplayCommand: "cp %s %s"}, `holds 2 %s`},
+		{&model.Definition{Name: "billing", ReplayCommand: "run %d %s"}, `a % that is neither %s nor %%`},
 	} {
-		_, err := coverage.NewSystemTracker(nil, c.sys)
+		_, err := coverage.NewTracker(nil, c.sys)
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) && !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.sys, err, c.want)
 		}
 	}
-	if f := coverage.ReplayTemplate("FAULTLINE_REPLAY=%s go test -run '^TestX$' ./x # 100%%"); f("a.json") != "FAULTLINE_REPLAY=a.json go test -run '^TestX$' ./x # 100%" {
-		t.Fatalf("template: %q", f("a.json"))
+	if _, err := coverage.NewTracker(nil, nil); err == nil || err.Error() != "coverage: nil system definition" {
+		t.Errorf("nil definition: %v", err)
+	}
+	// "%%" is a literal "%" in the replay line
+	tr := ticketCampaign(t, &model.Definition{Name: "x", ReplayCommand: "FAULTLINE_REPLAY=%s go test -run '^TestX$' ./x # 100%%"})
+	for _, k := range coverage.NewReport(coverage.Default(), tr.Data(), coverage.ReportOptions{}).Keys {
+		if k.Schedule != nil && k.Schedule.Replay != "FAULTLINE_REPLAY="+k.Schedule.File+" go test -run '^TestX$' ./x # 100%" {
+			t.Fatalf("template: %q", k.Schedule.Replay)
+		}
 	}
 }
 
 // TestReplayFollowsTheSystem: in one file merged from two systems, each
 // schedule replays with its own system's command: the billing template,
-// the reference's faultline replay, or a function given to the report.
+// the faultline command's for the reference system, or a template given to the
+// report; a system that recorded none replays with the report's default
+// (the entry ""), or with no command.
 func TestReplayFollowsTheSystem(t *testing.T) {
-	billing, err := coverage.NewSystemTracker(nil, coverage.System{Name: "billing", Replay: "FAULTLINE_REPLAY=%s go test -run '^TestReplay$' ./billing"})
+	billing, err := coverage.NewTracker(nil, &model.Definition{Name: "billing", ReplayCommand: "FAULTLINE_REPLAY=%s go test -run '^TestReplay$' ./billing"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,16 +382,29 @@ func TestReplayFollowsTheSystem(t *testing.T) {
 		}
 		return out
 	}
-	got := replays(coverage.ReportOptions{Dir: "s"})
+	got := replays(coverage.ReportOptions{Dir: "s", Replay: faultlineReplay.Replay})
 	tool, policy := "tool/effect/after_commit/isolated/ledger_readback", "context/proposal/before_validation/isolated/policy_record"
 	if !strings.HasPrefix(got[tool], "billing: FAULTLINE_REPLAY=s/timeout_after_commit-") || !strings.HasSuffix(got[tool], ".json go test -run '^TestReplay$' ./billing") ||
-		!strings.HasPrefix(got[policy], "reference: faultline replay s/stale_policy-") ||
+		!strings.HasPrefix(got[policy], "copperfin: faultline replay s/stale_policy-") ||
 		got[tool+" charged_once"] != "billing: "+strings.Fields(got[tool])[1] {
 		t.Fatalf("replay commands %v", got)
 	}
-	got = replays(coverage.ReportOptions{Replay: map[string]func(string) string{"billing": func(f string) string { return "billing-replay " + f }}})
-	if !strings.HasPrefix(got[tool], "billing: billing-replay timeout_after_commit-") || !strings.HasPrefix(got[policy], "reference: faultline replay stale_policy-") {
-		t.Fatalf("with a function: %v", got)
+	got = replays(coverage.ReportOptions{Replay: map[string]string{"billing": "billing-replay %s", "": "faultline replay %s"}})
+	if !strings.HasPrefix(got[tool], "billing: billing-replay timeout_after_commit-") || !strings.HasPrefix(got[policy], "copperfin: faultline replay stale_policy-") {
+		t.Fatalf("with a template: %v", got)
+	}
+	d = ticketCampaign(t, &model.Definition{Name: "tickets"}).Data()
+	for opts, want := range map[*coverage.ReportOptions]string{
+		{}: "(no replay command recorded)",
+		{Replay: map[string]string{"": "prog replay %s"}}: "prog replay timeout_after_commit-",
+	} {
+		r := coverage.NewReport(coverage.Default(), d, *opts)
+		if k := r.Keys[slices.IndexFunc(r.Keys, func(k coverage.KeyRow) bool { return k.Key == tool })]; !strings.HasPrefix(k.Schedule.Replay, want) {
+			t.Errorf("no template, %v: %q, want %q", opts.Replay, k.Schedule.Replay, want)
+		}
+		if r.Systems[0].Replay != opts.Replay[""] {
+			t.Errorf("system row: %q", r.Systems[0].Replay)
+		}
 	}
 }
 
@@ -389,9 +412,9 @@ func TestReplayFollowsTheSystem(t *testing.T) {
 // sets of boundaries in two files is refused, naming both; two replay
 // templates are not two declarations.
 func TestCheckMergeRefusesTwoDeclarations(t *testing.T) {
-	a := ticketCampaign(t, coverage.System{Name: "tickets"}).Data()
-	b := ticketCampaign(t, coverage.System{Name: "tickets", NotApplicable: []model.Boundary{model.BoundaryMemory}}).Data()
-	c := ticketCampaign(t, coverage.System{Name: "tickets", Replay: "replay %s"}).Data()
+	a := ticketCampaign(t, &model.Definition{Name: "tickets"}).Data()
+	b := ticketCampaign(t, &model.Definition{Name: "tickets", NotApplicable: []model.Boundary{model.BoundaryMemory}}).Data()
+	c := ticketCampaign(t, &model.Definition{Name: "tickets", ReplayCommand: "replay %s"}).Data()
 	if err := coverage.CheckMerge(a, a); err != nil {
 		t.Fatal(err)
 	}
@@ -401,7 +424,7 @@ func TestCheckMergeRefusesTwoDeclarations(t *testing.T) {
 	// two replay templates of one system merge, either way round, to the
 	// declared one (one declared, the other the default), or to the
 	// smaller of two declared
-	d := ticketCampaign(t, coverage.System{Name: "tickets", Replay: "FAULTLINE_REPLAY=%s go test -run '^TestTickets$' ./tickets"}).Data()
+	d := ticketCampaign(t, &model.Definition{Name: "tickets", ReplayCommand: "FAULTLINE_REPLAY=%s go test -run '^TestTickets$' ./tickets"}).Data()
 	for _, c := range []struct {
 		x, y *coverage.Data
 		want string
@@ -446,7 +469,7 @@ func TestVersion1FileReadsToTheSameData(t *testing.T) {
 			t.Errorf("%s: system %q", k, e.System)
 		}
 	}
-	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{})
+	r := coverage.NewReport(coverage.Default(), d, faultlineReplay)
 	if r.Summary.Crossings || r.Summary.NeverCrossed != 0 || len(r.Systems) != 0 {
 		t.Fatalf("summary %+v", r.Summary)
 	}
@@ -497,7 +520,7 @@ func TestMainFailsOnAFailedFlush(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tr := ticketCampaign(t, coverage.System{Name: "tickets"})
+	tr := ticketCampaign(t, &model.Definition{Name: "tickets"})
 	errb := captureStderr(t)
 	p := filepath.Join(file, "cov.json")
 	if code := coverage.Main(fakeM{0}, p, tr); code != 1 {
@@ -540,7 +563,7 @@ func TestFlushAfterFailsTheTest(t *testing.T) {
 	p := filepath.Join(dir, "cov.json")
 	for range 2 {
 		tb := &fakeTB{}
-		ticketCampaign(t, coverage.System{Name: "tickets"}).FlushAfter(tb, p)
+		ticketCampaign(t, &model.Definition{Name: "tickets"}).FlushAfter(tb, p)
 		if len(tb.cleanups) != 1 {
 			t.Fatalf("%d cleanups", len(tb.cleanups))
 		}
@@ -555,14 +578,14 @@ func TestFlushAfterFailsTheTest(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "file"), nil, 0o644)
 	bad := filepath.Join(dir, "file", "cov.json")
 	tb := &fakeTB{}
-	ticketCampaign(t, coverage.System{Name: "tickets"}).FlushAfter(tb, bad)
+	ticketCampaign(t, &model.Definition{Name: "tickets"}).FlushAfter(tb, bad)
 	tb.cleanups[0]()
 	if len(tb.errs) != 1 || !strings.HasPrefix(tb.errs[0], "coverage: 3 runs not recorded (exit 4, an I/O or internal error): ") ||
 		!strings.Contains(tb.errs[0], "not a directory") {
 		t.Fatalf("errors %q", tb.errs)
 	}
 	tb = &fakeTB{}
-	ticketCampaign(t, coverage.System{Name: "tickets"}).FlushAfter(tb, "")
+	ticketCampaign(t, &model.Definition{Name: "tickets"}).FlushAfter(tb, "")
 	if len(tb.cleanups) != 0 {
 		t.Fatal("an empty path registered a flush")
 	}
@@ -573,8 +596,8 @@ func TestFlushAfterFailsTheTest(t *testing.T) {
 // declare its boundary; one system's crossing makes the key an ordinary
 // unvisited one.
 func TestNeverCrossedByTwoSystems(t *testing.T) {
-	tickets := ticketCampaign(t, coverage.System{Name: "tickets", NotApplicable: []model.Boundary{model.BoundaryMemory, model.BoundaryBranchJoin}}).Data()
-	search, err := coverage.NewSystemTracker(nil, coverage.System{Name: "search", NotApplicable: []model.Boundary{model.BoundaryMemory}})
+	tickets := ticketCampaign(t, &model.Definition{Name: "tickets", NotApplicable: []model.Boundary{model.BoundaryMemory, model.BoundaryBranchJoin}}).Data()
+	search, err := coverage.NewTracker(nil, &model.Definition{Name: "search", NotApplicable: []model.Boundary{model.BoundaryMemory}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -611,7 +634,7 @@ func TestNeverCrossedByTwoSystems(t *testing.T) {
 // keys not applicable; merged with a version-1 file's runs of no system,
 // the declaration no longer speaks for every run.
 func TestDeclarationsWithoutTimelines(t *testing.T) {
-	tr, err := coverage.NewSystemTracker(nil, coverage.System{Name: "tickets", NotApplicable: []model.Boundary{model.BoundaryMemory}})
+	tr, err := coverage.NewTracker(nil, &model.Definition{Name: "tickets", NotApplicable: []model.Boundary{model.BoundaryMemory}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,83 +14,46 @@ import (
 // Tracker records coverage from run results. It is safe for concurrent
 // use: the assay's workers, parallel tests and fuzz workers may share one.
 // What it keeps does not depend on the order results arrive (see
-// ScheduleLess).
+// scheduleLess).
 type Tracker struct {
-	u   *Universe
-	sys System
-	mu  sync.Mutex
-	d   Data
+	u    *Universe
+	name string
+	// the system's declarations: NotApplicable and Replay
+	decl systemRecord
+	mu   sync.Mutex
+	d    Data
 }
 
 // NewTracker returns an empty tracker over universe u (nil means
-// Default()) that records runs of the reference system (ReferenceSystem,
-// replayed with DefaultReplay).
-func NewTracker(u *Universe) *Tracker {
-	t, err := NewSystemTracker(u, System{Name: ReferenceSystem})
-	if err != nil {
-		panic(err) // a constant, valid declaration
-	}
-	return t
-}
-
-// NewSystemTracker returns an empty tracker over universe u (nil means
-// Default()) that records runs of the system s: every run counts under
-// s.Name, with the events it crossed, and s's not-applicable boundaries
-// and replay template go into the coverage file. It returns an error
-// naming the problem for a name that breaks CheckInvariantName's rule, a
-// boundary that is not one of model.AllBoundaries or is listed twice, or
-// a replay template CheckReplayTemplate refuses.
-func NewSystemTracker(u *Universe, s System) (*Tracker, error) {
-	if err := s.check(); err != nil {
+// Default()) that records runs of the system def describes: each run
+// counts under def.Name with the events it crossed, and def's
+// NotApplicable boundaries and ReplayCommand go into the coverage file.
+// It reads nothing else of def. An error names a nil def, a name that
+// breaks CheckInvariantName's rule, a boundary that is not one of
+// model.AllBoundaries or is listed twice, or an invalid ReplayCommand
+// (one %s, where the schedule file's path goes).
+func NewTracker(u *Universe, def *model.Definition) (*Tracker, error) {
+	if err := checkDefinition(def); err != nil {
 		return nil, err
 	}
 	if u == nil {
 		u = Default()
 	}
-	s.NotApplicable = union(nil, s.NotApplicable)
-	return &Tracker{u: u, sys: s, d: Data{Keys: map[Key]*Entry{}}}, nil
+	return &Tracker{u: u, name: def.Name, decl: systemRecord{NotApplicable: union(nil, def.NotApplicable), Replay: def.ReplayCommand},
+		d: Data{Keys: map[Key]*Entry{}}}, nil
 }
 
 // Universe returns the tracker's universe.
 func (t *Tracker) Universe() *Universe { return t.u }
 
-// System returns the system the tracker records.
-func (t *Tracker) System() System {
-	s := t.sys
-	s.NotApplicable = slices.Clone(s.NotApplicable)
-	return s
-}
-
-// Record counts one run. For each scheduled fault, by its kind's key:
-//
-//   - reached its event and fired, in a run the oracle adjudicated (it has
-//     invariant results and a claim): a visit; the key keeps the smaller of
-//     its schedule and res.Schedule;
-//   - its event occurrence never happened: "scheduled, not reached";
-//   - reached but did not fire: "reached, not fired".
-//
-// The run counts under the tracker's system (Data.Systems), with every
-// event its timeline crossed when it carries one (SystemRecord.Traced); a
-// kept schedule or counterexample names the system.
-//
-// World events (model.WorldEvents: clock advance, capability revocation,
-// policy change, state-version change, worker crash) and the kinds of the
-// provider's notices (model.NoticeKinds) that the universe's catalogue
-// does not hold have no key: they are skipped, neither counted nor an
-// error, and the schedule that carries them is kept whole.
-//
-// Each violated invariant becomes a counterexample under the key of the
-// fault the oracle says reached it (InvariantResult.FaultID), or an
-// unattributed one when no fired fault with a key did (none, or a world
-// event). A result without adjudication counts only in
-// Data.NotAdjudicated (and its system's runs and crossings). Record
-// returns an error, and counts nothing, for a nil result, a result without
-// a schedule, a fault kind that is neither in the universe nor a world
-// event, a fault report whose oracle differs from its kind's spec, an
-// invariant whose name breaks CheckInvariantName's rule, or a timeline
-// event whose name is not dot-separated names (so a file it writes always
-// reads back). The schedule is copied when kept; the result is
-// not retained. Record has the shape of assay.Config.Observe.
+// Record counts one run under the tracker's system: each scheduled fault
+// by its kind's key as a visit (reached, fired, adjudicated), "scheduled,
+// not reached" or "reached, not fired"; the events its timeline crossed;
+// each violated invariant as a counterexample under the key of the fault
+// that reached it, or unattributed. World events and notice kinds outside
+// the universe are skipped. It returns an error, and counts nothing, for a
+// result a file could not hold (docs/coverage.md, "The Go API", lists
+// them). It has the shape of assay.Config.Observe.
 func (t *Tracker) Record(res *model.Result) error {
 	if res == nil {
 		return errors.New("coverage: record: nil result")
@@ -109,7 +72,7 @@ func (t *Tracker) Record(res *model.Result) error {
 			return fmt.Errorf("coverage: record: fault %s: kind %q is not in the coverage universe's catalogue", f.ID, f.Kind)
 		}
 		if f.Correlation != "" {
-			if k, ok = t.u.KindKeyOf(f.Kind, f.Correlation); !ok {
+			if k, ok = t.u.kindKeyOf(f.Kind, f.Correlation); !ok {
 				return fmt.Errorf("coverage: record: fault %s: kind %q under correlation %q has no key in the coverage universe", f.ID, f.Kind, f.Correlation)
 			}
 		}
@@ -139,12 +102,12 @@ func (t *Tracker) Record(res *model.Result) error {
 	d := &t.d
 	d.Runs++
 	if d.Systems == nil {
-		d.Systems = map[string]*SystemRecord{}
+		d.Systems = map[string]*systemRecord{}
 	}
-	sr := d.Systems[t.sys.Name]
+	sr := d.Systems[t.name]
 	if sr == nil {
-		sr = &SystemRecord{NotApplicable: slices.Clone(t.sys.NotApplicable), Replay: t.sys.Replay}
-		d.Systems[t.sys.Name] = sr
+		sr = &systemRecord{NotApplicable: slices.Clone(t.decl.NotApplicable), Replay: t.decl.Replay}
+		d.Systems[t.name] = sr
 	}
 	sr.Runs++
 	if res.Timeline.Len() > 0 {
@@ -173,8 +136,8 @@ func (t *Tracker) Record(res *model.Result) error {
 		default:
 			visited[i] = true
 			e.Visits++
-			if e.Schedule == nil || cmp.Or(compareSchedules(res.Schedule, e.Schedule), cmp.Compare(t.sys.Name, e.System)) < 0 {
-				e.Schedule, e.System = cloneSchedule(res.Schedule), t.sys.Name
+			if e.Schedule == nil || cmp.Or(compareSchedules(res.Schedule, e.Schedule), cmp.Compare(t.name, e.System)) < 0 {
+				e.Schedule, e.System = cloneSchedule(res.Schedule), t.name
 			}
 		}
 	}
@@ -183,7 +146,7 @@ func (t *Tracker) Record(res *model.Result) error {
 			continue
 		}
 		c := Counterexample{Invariant: inv.Name, Count: 1, Schedule: res.Schedule,
-			FirstSeq: inv.FirstSeq, Event: inv.Event, Detail: inv.Detail, System: t.sys.Name}
+			FirstSeq: inv.FirstSeq, Event: inv.Event, Detail: inv.Detail, System: t.name}
 		at := -1
 		for i, f := range res.Faults {
 			if inv.FaultID != "" && f.ID == inv.FaultID && visited[i] {
@@ -265,8 +228,8 @@ type TB interface {
 
 // FlushAfter flushes the tracker into the coverage file at path when tb
 // and its subtests end (tb.Cleanup), and fails tb when the flush fails,
-// with the runs not recorded and the cause (exit code 4 of faultline's
-// table: an I/O or internal error); a flush error is never dropped. It
+// with the runs not recorded and the cause (exit 4: an I/O or internal
+// error); a flush error is never dropped. It
 // is the per-test form of Main; an empty path records nothing.
 func (t *Tracker) FlushAfter(tb TB, path string) {
 	tb.Helper()

@@ -23,7 +23,7 @@ func TestScheduledNotReachedIsNotAVisit(t *testing.T) {
 	if res.Faults[0].Reached || res.Faults[0].Fired != 0 {
 		t.Fatalf("the fault at ordinal 5 was reached: %+v", res.Faults[0])
 	}
-	tr := coverage.NewTracker(nil)
+	tr := newTracker(t, nil)
 	if err := tr.Record(res); err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestCounterexampleBesideItsKey(t *testing.T) {
 	// seq 19 is the retried tool.commit, the second ledger effect (seq 16 is
 	// the first commit, whose reply the fault lost)
 	want := coverage.Counterexample{Invariant: "effect_at_most_once", Count: 1, Schedule: s, FirstSeq: 19,
-		Event: model.EvToolCommit, Detail: "second ledger effect for task refund-O-731", System: coverage.ReferenceSystem}
+		Event: model.EvToolCommit, Detail: "second ledger effect for task refund-O-731", System: copperfin.Name}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Fatalf("counterexample (-want +got):\n%s", diff)
 	}
@@ -127,7 +127,7 @@ func TestCounterexampleBesideItsKey(t *testing.T) {
 	if again := runSchedule(t, c.Schedule); again.Held() {
 		t.Fatal("the counterexample's schedule does not replay the violation")
 	}
-	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{Dir: "cx"})
+	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{Dir: "cx", Replay: faultlineReplay.Replay})
 	row := r.Keys[10]
 	if row.Status != coverage.StatusViolated || len(row.Counterexamples) != 1 ||
 		row.Counterexamples[0].Schedule.Replay != "faultline replay cx/"+row.Counterexamples[0].Schedule.File ||
@@ -137,7 +137,7 @@ func TestCounterexampleBesideItsKey(t *testing.T) {
 }
 
 func TestRecordRejectsBadResults(t *testing.T) {
-	tr := coverage.NewTracker(nil)
+	tr := newTracker(t, nil)
 	good := runSchedule(t, single(t, "stale_policy", copperfin.ProfileTyped))
 	noSched := *good
 	noSched.Schedule = nil
@@ -181,13 +181,13 @@ func TestConcurrentRecordEqualsSequential(t *testing.T) {
 	for _, s := range scheds {
 		results = append(results, runSchedule(t, s))
 	}
-	seq := coverage.NewTracker(nil)
+	seq := newTracker(t, nil)
 	for _, r := range results {
 		if err := seq.Record(r); err != nil {
 			t.Fatal(err)
 		}
 	}
-	par := coverage.NewTracker(nil)
+	par := newTracker(t, nil)
 	var wg sync.WaitGroup
 	for w := range 8 {
 		wg.Add(1)
@@ -203,8 +203,8 @@ func TestConcurrentRecordEqualsSequential(t *testing.T) {
 	wg.Wait()
 	want := seq.Data()
 	want.Runs *= 8
-	want.Systems[coverage.ReferenceSystem].Runs *= 8
-	want.Systems[coverage.ReferenceSystem].Traced *= 8
+	want.Systems[copperfin.Name].Runs *= 8
+	want.Systems[copperfin.Name].Traced *= 8
 	for _, e := range want.Keys {
 		e.Visits *= 8
 		e.NotReached *= 8
@@ -296,7 +296,7 @@ func TestWorldEventsHaveNoKey(t *testing.T) {
 	if inv.Held || inv.FaultID != "f1" || res.Faults[0].Fired != 1 || res.Faults[1].Fired != 1 {
 		t.Fatalf("the revocation did not break current_entitlement: %+v, faults %+v", inv, res.Faults)
 	}
-	tr := coverage.NewTracker(nil)
+	tr := newTracker(t, nil)
 	if err := tr.Record(res); err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 // model.AllCorrelations and model.AllOracles), split into the reachable
 // keys, those some fault kind's typed spec has, and the unreachable ones,
 // each with a written reason derived from the catalogue. No key is left
-// out: every key is either reachable or covered by exactly one Gap. The
+// out: every key is either reachable or covered by exactly one gap. The
 // universe follows the catalogue: a new kind or correlation makes its key
 // reachable with no change here.
 type Universe struct {
@@ -26,23 +26,23 @@ type Universe struct {
 	byKind    map[string]Key
 	kinds     map[Key][]string
 	reachable []Key
-	gaps      []Gap
+	gaps      []gap
 	size      int
 	// guided is how many of specs, from the first, a Guide ranks: all of
-	// them for NewUniverse; for Default the catalogue's, not the kinds
+	// them for newUniverse; for Default the catalogue's, not the kinds
 	// outside it, which exploration over the catalogue does not schedule.
 	guided int
 }
 
-// Gap is a group of unreachable keys that share one reason: the keys whose
+// gap is a group of unreachable keys that share one reason: the keys whose
 // values in the dimensions before Dim are Prefix, whose value in Dim is one
 // of Values, with any value in the dimensions after Dim. No kind of the
 // catalogue with Prefix has any of Values in Dim.
-type Gap struct {
+type gap struct {
 	// Prefix holds the values of the dimensions before Dim, in key order.
 	Prefix []string `json:"prefix"`
 	// Dim is the first dimension in which no catalogue kind matches.
-	Dim Dimension `json:"dimension"`
+	Dim dimension `json:"dimension"`
 	// Values are Dim's values no kind with Prefix has, in the model's order.
 	Values []string `json:"values"`
 	// Keys is the number of keys in the group.
@@ -53,8 +53,8 @@ type Gap struct {
 
 // MarshalJSON writes the gap with its pattern:
 // {"pattern", "prefix", "dimension", "values", "keys", "reason"}.
-func (g Gap) MarshalJSON() ([]byte, error) {
-	type plain Gap
+func (g gap) MarshalJSON() ([]byte, error) {
+	type plain gap
 	return json.Marshal(struct {
 		Pattern string `json:"pattern"`
 		plain
@@ -64,27 +64,27 @@ func (g Gap) MarshalJSON() ([]byte, error) {
 // Pattern returns the group as a key pattern: Prefix, then Values (braced
 // when several), then "*" for each later dimension, e.g.
 // "identity/{effect,state}/*/*/*".
-func (g Gap) Pattern() string {
+func (g gap) Pattern() string {
 	parts := append([]string(nil), g.Prefix...)
 	if len(g.Values) == 1 {
 		parts = append(parts, g.Values[0])
 	} else {
 		parts = append(parts, "{"+strings.Join(g.Values, ",")+"}")
 	}
-	for len(parts) < len(Dimensions) {
+	for len(parts) < len(dimensions) {
 		parts = append(parts, "*")
 	}
 	return strings.Join(parts, "/")
 }
 
 // Contains reports whether k is one of the group's keys.
-func (g Gap) Contains(k Key) bool {
+func (g gap) Contains(k Key) bool {
 	for i, v := range g.Prefix {
-		if k.Value(Dimensions[i]) != v {
+		if k.value(dimensions[i]) != v {
 			return false
 		}
 	}
-	return slices.Contains(g.Values, k.Value(g.Dim))
+	return slices.Contains(g.Values, k.value(g.Dim))
 }
 
 // Default returns the universe of model.Catalogue() and
@@ -92,7 +92,7 @@ func (g Gap) Contains(k Key) bool {
 // kinds.
 func Default() *Universe {
 	cat := model.Catalogue()
-	u, err := NewUniverse(append(cat, model.CacheAndWorkerKinds()...))
+	u, err := newUniverse(append(cat, model.CacheAndWorkerKinds()...))
 	if err != nil {
 		panic("coverage: the model's catalogue is invalid: " + err.Error()) // the catalogue is closed and checked by tests
 	}
@@ -106,7 +106,7 @@ func Default() *Universe {
 // into it); a Guide over it ranks the catalogue's kinds.
 func NoticeUniverse() *Universe {
 	cat := model.Catalogue()
-	u, err := NewUniverse(append(append(cat, model.CacheAndWorkerKinds()...), model.NoticeKinds()...))
+	u, err := newUniverse(append(append(cat, model.CacheAndWorkerKinds()...), model.NoticeKinds()...))
 	if err != nil {
 		panic("coverage: the model's notice kinds are invalid: " + err.Error()) // closed and checked by tests
 	}
@@ -114,13 +114,13 @@ func NoticeUniverse() *Universe {
 	return u
 }
 
-// NewUniverse returns the universe of the given specs. It returns an error
+// newUniverse returns the universe of the given specs. It returns an error
 // naming the kind for a spec without a kind name, a repeated kind, or a
 // spec whose domain, boundary, phase, correlation or oracle is not one of
 // the model's values.
-func NewUniverse(specs []model.FaultSpec) (*Universe, error) {
+func newUniverse(specs []model.FaultSpec) (*Universe, error) {
 	u := &Universe{specs: append([]model.FaultSpec(nil), specs...), byKind: map[string]Key{}, kinds: map[Key][]string{}, size: 1, guided: len(specs)}
-	for _, d := range Dimensions {
+	for _, d := range dimensions {
 		u.size *= len(d.Values())
 	}
 	for _, s := range specs {
@@ -130,7 +130,7 @@ func NewUniverse(specs []model.FaultSpec) (*Universe, error) {
 		if _, dup := u.byKind[s.Kind]; dup {
 			return nil, fmt.Errorf("coverage universe: kind %q appears twice", s.Kind)
 		}
-		k := KeyOf(s)
+		k := keyOf(s)
 		if _, err := ParseKey(k.String()); err != nil {
 			return nil, fmt.Errorf("coverage universe: kind %q: %w", s.Kind, err)
 		}
@@ -139,14 +139,14 @@ func NewUniverse(specs []model.FaultSpec) (*Universe, error) {
 		for _, c := range s.Correlations {
 			v := s
 			v.Correlation, v.Correlations = c, nil
-			if _, err := ParseKey(KeyOf(v).String()); err != nil {
+			if _, err := ParseKey(keyOf(v).String()); err != nil {
 				return nil, fmt.Errorf("coverage universe: kind %q: correlation modifier: %w", s.Kind, err)
 			}
 			u.all = append(u.all, v)
 		}
 	}
 	for _, s := range u.all {
-		k := KeyOf(s)
+		k := keyOf(s)
 		if _, seen := u.kinds[k]; !seen {
 			u.reachable = append(u.reachable, k)
 		}
@@ -172,13 +172,13 @@ func NewUniverse(specs []model.FaultSpec) (*Universe, error) {
 // walked further.
 func (u *Universe) walk(prefix []string, specs []model.FaultSpec) {
 	level := len(prefix)
-	if level == len(Dimensions) {
+	if level == len(dimensions) {
 		return
 	}
-	d := Dimensions[level]
+	d := dimensions[level]
 	present := map[string][]string{}
 	for _, s := range specs {
-		v := KeyOf(s).Value(d)
+		v := keyOf(s).value(d)
 		if !slices.Contains(present[v], s.Kind) {
 			present[v] = append(present[v], s.Kind)
 		}
@@ -191,10 +191,10 @@ func (u *Universe) walk(prefix []string, specs []model.FaultSpec) {
 	}
 	if len(missing) > 0 {
 		n := len(missing)
-		for _, later := range Dimensions[level+1:] {
+		for _, later := range dimensions[level+1:] {
 			n *= len(later.Values())
 		}
-		u.gaps = append(u.gaps, Gap{Prefix: append([]string(nil), prefix...), Dim: d, Values: missing, Keys: n,
+		u.gaps = append(u.gaps, gap{Prefix: append([]string(nil), prefix...), Dim: d, Values: missing, Keys: n,
 			Reason: reason(prefix, d, missing, present)})
 	}
 	for _, v := range d.Values() {
@@ -203,7 +203,7 @@ func (u *Universe) walk(prefix []string, specs []model.FaultSpec) {
 		}
 		var sub []model.FaultSpec
 		for _, s := range specs {
-			if KeyOf(s).Value(d) == v {
+			if keyOf(s).value(d) == v {
 				sub = append(sub, s)
 			}
 		}
@@ -213,15 +213,15 @@ func (u *Universe) walk(prefix []string, specs []model.FaultSpec) {
 
 // reason writes why no kind with prefix has any of values in dimension d,
 // naming what the catalogue's kinds with prefix do have there.
-func reason(prefix []string, d Dimension, values []string, present map[string][]string) string {
+func reason(prefix []string, d dimension, values []string, present map[string][]string) string {
 	qual := ""
 	for i, v := range prefix {
-		switch Dimensions[i] {
-		case DimBoundary:
+		switch dimensions[i] {
+		case dimBoundary:
 			qual += " at boundary " + v
-		case DimPhase:
+		case dimPhase:
 			qual += " in phase " + v
-		case DimCorrelation:
+		case dimCorrelation:
 			qual += " with correlation " + v
 		}
 	}
@@ -232,15 +232,15 @@ func reason(prefix []string, d Dimension, values []string, present map[string][]
 	}
 	var pred, verb string
 	switch d {
-	case DimDomain:
+	case dimDomain:
 		pred, verb = "has", "have"
-	case DimBoundary:
+	case dimBoundary:
 		pred, verb = "enters at", "enter at"
-	case DimPhase:
+	case dimPhase:
 		pred, verb = "enters in", "enter in"
-	case DimCorrelation:
+	case dimCorrelation:
 		pred, verb = "has", "have"
-	case DimOracle:
+	case dimOracle:
 		pred, verb = "is adjudicated by", "are adjudicated by"
 	}
 	what := d.String() + " " + values[0]
@@ -259,21 +259,21 @@ func reason(prefix []string, d Dimension, values []string, present map[string][]
 	return subject + " " + pred + " " + what + "; " + those + " " + verb + " " + strings.Join(have, ", ")
 }
 
-// Size returns the number of keys in the universe (reachable and not).
-func (u *Universe) Size() int { return u.size }
+// total returns the number of keys in the universe (reachable and not).
+func (u *Universe) total() int { return u.size }
 
 // Keys returns every key of the universe in report order (by the position
 // of each value in the model's lists, domain first).
-func (u *Universe) Keys() []Key {
+func (u *Universe) keys() []Key {
 	out := make([]Key, 0, u.size)
 	var v [5]string
 	var rec func(level int)
 	rec = func(level int) {
-		if level == len(Dimensions) {
+		if level == len(dimensions) {
 			out = append(out, keyWith(v))
 			return
 		}
-		for _, x := range Dimensions[level].Values() {
+		for _, x := range dimensions[level].Values() {
 			v[level] = x
 			rec(level + 1)
 		}
@@ -285,8 +285,8 @@ func (u *Universe) Keys() []Key {
 // Reachable returns the keys some catalogue kind has, in report order.
 func (u *Universe) Reachable() []Key { return append([]Key(nil), u.reachable...) }
 
-// IsReachable reports whether some catalogue kind has key k.
-func (u *Universe) IsReachable(k Key) bool { _, ok := u.kinds[k]; return ok }
+// isReachable reports whether some catalogue kind has key k.
+func (u *Universe) isReachable(k Key) bool { _, ok := u.kinds[k]; return ok }
 
 // Kinds returns the kinds whose spec has key k, in catalogue order (none
 // for an unreachable key).
@@ -295,10 +295,10 @@ func (u *Universe) Kinds(k Key) []string { return append([]string(nil), u.kinds[
 // Events returns the events at which the kinds of key k enter (their
 // specs' Event), sorted and once each: a run crosses k's boundary when
 // it crosses one of them. None for an unreachable key.
-func (u *Universe) Events(k Key) []model.EventName {
+func (u *Universe) events(k Key) []model.EventName {
 	var out []model.EventName
 	for _, s := range u.all {
-		if KeyOf(s) == k {
+		if keyOf(s) == k {
 			out = append(out, s.Event)
 		}
 	}
@@ -310,27 +310,27 @@ func (u *Universe) Events(k Key) []model.EventName {
 // not in the universe's catalogue.
 func (u *Universe) KindKey(kind string) (Key, bool) { k, ok := u.byKind[kind]; return k, ok }
 
-// KindKeyOf returns the key of the named kind under correlation c: its
+// kindKeyOf returns the key of the named kind under correlation c: its
 // spec's key with c in place of its own correlation, when c is its own,
 // "" (its own), or one of its modifiers (model.FaultSpec.Correlations);
 // false otherwise, or for a kind not in the catalogue.
-func (u *Universe) KindKeyOf(kind string, c model.Correlation) (Key, bool) {
+func (u *Universe) kindKeyOf(kind string, c model.Correlation) (Key, bool) {
 	k, ok := u.byKind[kind]
 	if !ok || c == "" || c == k.Correlation {
 		return k, ok
 	}
 	k.Correlation = c
-	return k, u.IsReachable(k) && slices.Contains(u.kinds[k], kind)
+	return k, u.isReachable(k) && slices.Contains(u.kinds[k], kind)
 }
 
 // Specs returns the catalogue the universe was built from, in its order.
 func (u *Universe) Specs() []model.FaultSpec { return append([]model.FaultSpec(nil), u.specs...) }
 
-// Gaps returns the unreachable keys grouped by reason, in the order of a
-// walk of the dimensions; their Keys add up to Size minus the number of
+// gapList returns the unreachable keys grouped by reason, in the order of a
+// walk of the dimensions; their Keys add up to total minus the number of
 // reachable keys, and every unreachable key is in exactly one gap.
-func (u *Universe) Gaps() []Gap {
-	out := make([]Gap, len(u.gaps))
+func (u *Universe) gapList() []gap {
+	out := make([]gap, len(u.gaps))
 	for i, g := range u.gaps {
 		g.Prefix = append([]string(nil), g.Prefix...)
 		g.Values = append([]string(nil), g.Values...)
@@ -344,8 +344,8 @@ func (u *Universe) Gaps() []Gap {
 // kinds enter at effect (timeout_after_commit, ...)"), or "" when k is
 // reachable. It panics on a key with an unknown value (programmer misuse;
 // ParseKey checks user input).
-func (u *Universe) Reason(k Key) string {
-	if u.IsReachable(k) {
+func (u *Universe) reason(k Key) string {
+	if u.isReachable(k) {
 		return ""
 	}
 	if _, err := ParseKey(k.String()); err != nil {
@@ -353,12 +353,12 @@ func (u *Universe) Reason(k Key) string {
 	}
 	specs := u.all
 	var prefix []string
-	for _, d := range Dimensions {
-		v := k.Value(d)
+	for _, d := range dimensions {
+		v := k.value(d)
 		present := map[string][]string{}
 		var sub []model.FaultSpec
 		for _, s := range specs {
-			x := KeyOf(s).Value(d)
+			x := keyOf(s).value(d)
 			if !slices.Contains(present[x], s.Kind) {
 				present[x] = append(present[x], s.Kind)
 			}
@@ -372,5 +372,5 @@ func (u *Universe) Reason(k Key) string {
 		specs = sub
 		prefix = append(prefix, v)
 	}
-	panic("coverage: unreachable key matched every spec") // IsReachable said no
+	panic("coverage: unreachable key matched every spec") // isReachable said no
 }

@@ -63,9 +63,11 @@ func TestMergesBesideRecordersLoseNothing(t *testing.T) {
 			if i < 8 {
 				err = coverage.MergeIntoFile(path, d)
 			} else {
-				tr := coverage.NewTracker(nil)
-				tr.Add(d)
-				err = tr.FlushTo(path)
+				var tr *coverage.Tracker
+				if tr, err = coverage.NewTracker(nil, copperfin.Definition()); err == nil {
+					tr.Add(d)
+					err = tr.FlushTo(path)
+				}
 			}
 			if err != nil {
 				t.Error(err)

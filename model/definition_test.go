@@ -240,7 +240,7 @@ func TestDefinitionErrorsNameWhatDoesNotApply(t *testing.T) {
 		dd := ticketDefinition()
 		dd.Name = name
 		verr := dd.Validate()
-		_, cerr := coverage.NewSystemTracker(nil, coverage.System{Name: name})
+		_, cerr := coverage.NewTracker(nil, dd)
 		if (verr == nil) != (cerr == nil) {
 			t.Errorf("name %q: Validate %v, coverage %v", name, verr, cerr)
 		}

@@ -40,7 +40,7 @@ func curve(t *testing.T, seed uint64, checks int, opts ...properties.Option) ([]
 func curveOf(t *testing.T, count func(coverage.Counter) int, seed uint64, checks int, opts ...properties.Option) ([]int, *coverage.Data) {
 	t.Helper()
 	rapidFlags(t, checks, seed)
-	tr := coverage.NewTracker(nil)
+	tr := referenceTracker(t)
 	var c []int
 	last := -1
 	sys := func(cfg model.Config) (model.Factory, error) {
@@ -259,7 +259,7 @@ func TestExplorationNeverCountsAnUnreachedFault(t *testing.T) {
 			opts = append(opts, properties.WithGuide(3, nil))
 		}
 		rapidFlags(t, 100, 3)
-		tr := coverage.NewTracker(nil)
+		tr := referenceTracker(t)
 		rep, err := explore(holdAfterSurvey(), append(opts, properties.WithCoverage(tr))...)
 		if err != nil || rep.Found {
 			t.Fatalf("guided %t: %v, found %t", guided, err, rep.Found)
@@ -288,7 +288,7 @@ func TestExplorationNeverCountsAnUnreachedFault(t *testing.T) {
 		}
 
 		rapidFlags(t, 100, 3)
-		ref := coverage.NewTracker(nil)
+		ref := referenceTracker(t)
 		if _, err := explore(copperfin.Configured, append(opts, properties.WithCoverage(ref))...); err != nil {
 			t.Fatal(err)
 		}
@@ -324,7 +324,7 @@ func mustKey(t *testing.T, s string) coverage.Key {
 func TestWithCoverageRecordsEveryRun(t *testing.T) {
 	oneGoroutine(t)
 	rapidFlags(t, 100, 1)
-	tr := coverage.NewTracker(nil)
+	tr := referenceTracker(t)
 	rep, err := explore(copperfin.Configured, properties.WithConfig(typedWithout(copperfin.Idempotency)), properties.WithCoverage(tr))
 	if err != nil || !rep.Found {
 		t.Fatalf("%v %+v", err, rep)
@@ -356,4 +356,15 @@ func outsideCatalogue(kind string) bool {
 		}
 	}
 	return false
+}
+
+// referenceTracker returns an empty coverage tracker of the reference
+// system's runs.
+func referenceTracker(t *testing.T) *coverage.Tracker {
+	t.Helper()
+	tr, err := coverage.NewTracker(nil, copperfin.Definition())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
 }

@@ -35,7 +35,10 @@ type CounterexampleRecord struct {
 	Seed            uint64          `json:"seed,omitempty"`
 	Shrunk          *model.Schedule `json:"rapid_shrunk_schedule"`
 	Replay          string          `json:"replay"`
-	Timeline        []model.Event   `json:"timeline"`
+	// System names the system explored (Counterexample.System); absent
+	// when unknown, as in a record written before it was kept.
+	System   string        `json:"system,omitempty"`
+	Timeline []model.Event `json:"timeline"`
 	// Interleaving and ContextSwitches are a concurrent counterexample's
 	// picks and context switches (Counterexample's); absent otherwise.
 	Interleaving    []int `json:"interleaving,omitempty"`
@@ -94,7 +97,7 @@ func writeCounterexample(dir string, cx *Counterexample, rep *Report, replay fun
 	cx.File, cx.Replay = path, replay(path)
 	rec := CounterexampleRecord{Version: CounterexampleVersion, ScheduleFile: name + ".json", Schedule: cx.Schedule,
 		Invariant: cx.Invariant, FirstSeq: cx.FirstSeq, Event: cx.Event, FaultID: cx.FaultID, FaultKind: cx.FaultKind,
-		Detail: cx.Detail, Shrunk: cx.Shrunk, Replay: cx.Replay, Timeline: cx.Timeline,
+		Detail: cx.Detail, Shrunk: cx.Shrunk, Replay: cx.Replay, System: cx.System, Timeline: cx.Timeline,
 		Interleaving: cx.Interleaving, ContextSwitches: cx.ContextSwitches}
 	if rep != nil {
 		rec.ChecksToFailure, rec.Seed = rep.ChecksToFailure, rep.Seed

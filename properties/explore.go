@@ -116,6 +116,9 @@ type Counterexample struct {
 	// Replay the command that replays it.
 	File   string `json:"file,omitempty"`
 	Replay string `json:"replay"`
+	// System names the system explored (its Definition's name; "" without
+	// one), which the counterexample record keeps.
+	System string `json:"system,omitempty"`
 	// stored is set for a schedule replayed from a file as it is, not
 	// reduced by this run
 	stored bool
@@ -666,7 +669,13 @@ func (e *explorer) survey(also ...model.Config) error {
 	}
 	if set.guide != nil {
 		u := coverage.Default()
-		e.guide, e.seen = coverage.NewGuide(u, set.guide.seed), coverage.NewTracker(u)
+		// the guide's own count of the keys drawn: its system's name is
+		// never written anywhere
+		seen, err := coverage.NewTracker(u, &model.Definition{Name: "explore"})
+		if err != nil {
+			return err
+		}
+		e.guide, e.seen = coverage.NewGuide(u, set.guide.seed), seen
 		if set.guide.prior != nil {
 			e.seen.Add(set.guide.prior)
 		}

@@ -415,7 +415,7 @@ func TestBadOptions(t *testing.T) {
 
 // suite records the coverage of this package's explorations;
 // FAULTLINE_COVERAGE=FILE merges it into FILE when the tests end.
-var suite = coverage.NewTracker(nil)
+var suite, _ = coverage.NewTracker(nil, copperfin.Definition())
 
 // TestMain keeps this package's own explorations, which fail on purpose,
 // from writing rapid fail files into testdata/ (TestRapidFailFileKeepsWorking

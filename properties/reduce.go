@@ -82,8 +82,9 @@ func describe(s *model.Schedule, res *model.Result, ir model.InvariantResult) *C
 			cx.FaultKind = f.Kind
 		}
 	}
-	tl := res.Record().Timeline
-	cx.Timeline = tl[:min(ir.FirstSeq, len(tl))]
+	rec := res.Record()
+	tl := rec.Timeline
+	cx.Timeline, cx.System = tl[:min(ir.FirstSeq, len(tl))], rec.Contract.System
 	return cx
 }
 

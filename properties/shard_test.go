@@ -104,7 +104,7 @@ func TestLoopOptionErrors(t *testing.T) {
 // (n 0: unsharded), recording coverage into a tracker of its own.
 func billingRun(t *testing.T, cfg model.Config, checks, i, n int) (*properties.Report, *coverage.Data) {
 	t.Helper()
-	tr, err := coverage.NewSystemTracker(nil, coverage.System{Name: "billing"})
+	tr, err := coverage.NewTracker(nil, &model.Definition{Name: "billing"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestShardsRunTheRunsChecks(t *testing.T) {
 		}
 		t.Cleanup(func() { flag.Set(name, old) })
 	}
-	tr, err := coverage.NewSystemTracker(nil, coverage.System{Name: "billing"})
+	tr, err := coverage.NewTracker(nil, &model.Definition{Name: "billing"})
 	if err != nil {
 		t.Fatal(err)
 	}

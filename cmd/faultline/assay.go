@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/assay"
-	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/internal/progress"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
@@ -89,7 +88,7 @@ or a file.`,
 			}
 			cfg := assay.Config{Profile: label, System: copperfin.ConfigOfControls(cs).System, Domains: domains,
 				Trials: trials, Seed: seed, Compat: compat == "paper188", Kinds: modes}
-			tracker, covPath := coverage.NewTracker(nil), coveragePath(covFile)
+			tracker, covPath := newTracker(nil), coveragePath(covFile)
 			if covPath != "" {
 				cfg.Observe = tracker.Record
 			}

@@ -513,10 +513,10 @@ func auditCoverage(audits []paper.ProfileAudit) (*coverage.Tracker, *coverage.Co
 	if noticeRuns(audits) > 0 {
 		u = coverage.NoticeUniverse()
 	}
-	all := coverage.NewTracker(u)
+	all := newTracker(u)
 	var cols []coverage.Column
 	for _, a := range audits {
-		t := coverage.NewTracker(all.Universe())
+		t := newTracker(all.Universe())
 		for _, row := range append(append(append([]paper.KindRow(nil), a.Rows...), a.Correlated...), a.Notices...) {
 			if err := t.Record(row.Result); err != nil {
 				return nil, nil, err
@@ -526,7 +526,7 @@ func auditCoverage(audits []paper.ProfileAudit) (*coverage.Tracker, *coverage.Co
 		cols = append(cols, coverage.Column{Label: string(a.Profile), Data: d})
 		all.Add(d)
 	}
-	cmp, err := coverage.Compare(all.Universe(), cols, coverage.ReportOptions{})
+	cmp, err := coverage.Compare(all.Universe(), cols, reportOptions)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -75,7 +75,7 @@ func TestExitCodeTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := coverage.NewTracker(nil)
+	tr := newTracker(nil)
 	if err := tr.Record(res); err != nil {
 		t.Fatal(err)
 	}

@@ -111,6 +111,9 @@ func (f *referenceFlags) Add(c *cobra.Command, command string) {
 // default.
 func (f *referenceFlags) Apply(c *cobra.Command, command string, cfg model.Config) (model.Config, bool, error) {
 	if command == "replay" {
+		if !c.Flags().Changed("profile") && !c.Flags().Changed("controls") && !c.Flags().Changed("without") && !c.Flags().Changed("mutant") {
+			return cfg, false, nil // the file's config, which its run checks
+		}
 		cs, label, err := f.cf.resolve(c, &cfg)
 		if err != nil {
 			return cfg, false, err

@@ -70,8 +70,7 @@ var commands []func() *cobra.Command
 
 // program is the faultline command: package cli's program with the
 // reference system registered, its --profile, --controls, --without and
-// --mutant flags on replay and explore, its runs recorded as the
-// reference system's in coverage files, and its own commands.
+// --mutant flags on replay and explore, and its own commands.
 func program() *cli.Program {
 	return &cli.Program{
 		Name:  "faultline",
@@ -92,16 +91,28 @@ Exit codes (every command):
      never fired; for a campaign, no scheduled fault was reached at all
   4  an I/O or internal error: a full disk, an unreadable file or
      directory, output that could not be written`,
-		Systems: []*model.Definition{copperfin.Definition()},
-		Extensions: map[string]cli.Extension{copperfin.Name: {
-			Flags:    func() cli.SystemFlags { return &referenceFlags{} },
-			Coverage: &coverage.System{Name: coverage.ReferenceSystem},
-		}},
+		Systems:  []*model.Definition{copperfin.Definition()},
+		Flags:    map[string]func() cli.SystemFlags{copperfin.Name: func() cli.SystemFlags { return &referenceFlags{} }},
 		Commands: commands,
 		// --controls '' is the empty control set, --mutant '' no mutant
 		EmptyAllowed: []string{"controls", "mutant"},
 	}
 }
+
+// newTracker returns an empty coverage tracker of the reference system's
+// runs over u (nil: coverage.Default()), as its Definition describes it.
+func newTracker(u *coverage.Universe) *coverage.Tracker {
+	t, err := coverage.NewTracker(u, copperfin.Definition())
+	if err != nil {
+		panic(err) // a constant, valid definition
+	}
+	return t
+}
+
+// reportOptions replay the reference system's schedules with the faultline
+// command, as package cli does for a system that declares no replay
+// command.
+var reportOptions = coverage.ReportOptions{Replay: map[string]string{"": "faultline replay %s"}}
 
 // run executes args and returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {

@@ -32,7 +32,7 @@ func TestCoverageMergeConcurrent(t *testing.T) {
 		})
 	}
 	wg.Go(func() {
-		tr := coverage.NewTracker(nil)
+		tr := newTracker(nil)
 		tr.Add(da)
 		if err := tr.FlushTo(out); err != nil {
 			t.Error(err)

@@ -20,19 +20,17 @@ import (
 	"github.com/faultline/faultline/properties"
 )
 
-// system is how coverage files and reports name the agent: it keeps no
-// memory and fans out to no branch, and its counterexamples replay
-// through TestExplore.
-var system = coverage.System{Name: "billing", NotApplicable: []model.Boundary{model.BoundaryMemory, model.BoundaryBranchJoin},
-	Replay: "FAULTLINE_REPLAY=%s go test -run '^TestExplore$' ./examples/billing"}
-
-// tracker records TestExplore's runs; TestMain flushes it into the file
-// FAULTLINE_COVERAGE names (none when unset).
+// tracker records TestExplore's runs of the agent, which keeps no memory
+// and fans out to no branch, and whose counterexamples replay through
+// TestExplore; TestMain flushes it into the file FAULTLINE_COVERAGE names
+// (none when unset).
 var tracker *coverage.Tracker
 
 func TestMain(m *testing.M) {
+	def := billing.Definition()
+	def.NotApplicable, def.ReplayCommand = []model.Boundary{model.BoundaryMemory, model.BoundaryBranchJoin}, "FAULTLINE_REPLAY=%s go test -run '^TestExplore$' ./examples/billing"
 	var err error
-	if tracker, err = coverage.NewSystemTracker(nil, system); err != nil {
+	if tracker, err = coverage.NewTracker(nil, def); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}

@@ -277,8 +277,10 @@ func TestCoverageReport(t *testing.T) {
 	}
 	rapidFlags(t, 100, 1)
 	path := filepath.Join(t.TempDir(), "coverage.json")
+	def := billing.Definition()
+	def.NotApplicable, def.ReplayCommand = []model.Boundary{model.BoundaryMemory, model.BoundaryBranchJoin}, "FAULTLINE_REPLAY=%s go test -run '^TestExplore$' ./examples/billing"
 	for _, bugs := range []billing.Bugs{0, billing.FreshKeyPerRetry} {
-		tr, err := coverage.NewSystemTracker(nil, system)
+		tr, err := coverage.NewTracker(nil, def)
 		if err != nil {
 			t.Fatal(err)
 		}

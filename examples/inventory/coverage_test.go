@@ -23,12 +23,12 @@ import (
 // not have are not applicable, the events it never crosses leave their
 // keys never crossed, and the counterexample replays with its own command.
 func TestCoverageOfTheAgent(t *testing.T) {
-	sys := coverage.System{Name: "inventory", NotApplicable: []model.Boundary{model.BoundaryMemory, model.BoundaryBranchJoin},
-		Replay: "FAULTLINE_REPLAY=%s go test -run '^TestReplay$' ./examples/inventory"}
+	sys := inventory.Definition()
+	sys.NotApplicable, sys.ReplayCommand = []model.Boundary{model.BoundaryMemory, model.BoundaryBranchJoin}, "FAULTLINE_REPLAY=%s go test -run '^TestReplay$' ./examples/inventory"
 	p := filepath.Join(t.TempDir(), "cov.json")
 	runs := 0
 	for _, v := range []inventory.Variant{inventory.Planted, inventory.Fixed} {
-		tr, err := coverage.NewSystemTracker(nil, sys)
+		tr, err := coverage.NewTracker(nil, sys)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -33,7 +33,7 @@ var tracker *coverage.Tracker
 // the janitor drafts no proposal, asks no authority, keeps no memory or
 // evidence and fans out to no branch.
 func TestMain(m *testing.M) {
-	tracker, _ = coverage.NewSystemTracker(nil, coverage.System{Name: "snapshots", Replay: "FAULTLINE_REPLAY=%s go test -run '^TestCheck$' ./examples/snapshots",
+	tracker, _ = coverage.NewTracker(nil, &model.Definition{Name: "snapshots", ReplayCommand: "FAULTLINE_REPLAY=%s go test -run '^TestCheck$' ./examples/snapshots",
 		NotApplicable: []model.Boundary{model.BoundaryProposal, model.BoundaryAuthority, model.BoundaryMemory, model.BoundaryProof, model.BoundaryBranchJoin}})
 	os.Exit(coverage.Main(m, os.Getenv("FAULTLINE_COVERAGE"), tracker))
 }

@@ -189,7 +189,7 @@ type Server struct {
 // defect, not user input.
 func New(opts Options) *Server {
 	s := &Server{opts: opts.withDefaults(), mux: http.NewServeMux(), slots: make(chan struct{}, 1), universe: coverage.Default()}
-	s.cov = coverage.NewTracker(s.universe)
+	s.cov = newTracker(s.universe)
 	var err error
 	if s.page, s.csp, err = renderPage(s.opts); err != nil {
 		panic(fmt.Sprintf("lab: rendering the embedded page: %v", err))
@@ -520,7 +520,7 @@ func (s *Server) serveAssay(w http.ResponseWriter, r *http.Request) {
 		names = append(names, string(c))
 	}
 	tally := assay.NewTally(cfg.Profile, names)
-	cov := coverage.NewTracker(s.universe)
+	cov := newTracker(s.universe)
 	cfg.Observe = func(res *model.Result) error {
 		if err := tally.Observe(res); err != nil {
 			return err
@@ -548,12 +548,26 @@ func (s *Server) addCoverage(d *coverage.Data) {
 	s.cov.Add(d)
 }
 
+// newTracker returns an empty tracker of the reference system's runs
+// over u.
+func newTracker(u *coverage.Universe) *coverage.Tracker {
+	t, err := coverage.NewTracker(u, copperfin.Definition())
+	if err != nil {
+		panic(err) // a constant, valid definition
+	}
+	return t
+}
+
+// reportOptions replay the reference system's schedules with the
+// faultline command, the lab's.
+var reportOptions = coverage.ReportOptions{Replay: map[string]string{"": "faultline replay %s"}}
+
 // coverageReport returns the report of the session's coverage.
 func (s *Server) coverageReport() *coverage.Report {
 	s.covMu.Lock()
 	d := s.cov.Data()
 	s.covMu.Unlock()
-	return coverage.NewReport(s.universe, d, coverage.ReportOptions{})
+	return coverage.NewReport(s.universe, d, reportOptions)
 }
 
 func (s *Server) serveCoverage(w http.ResponseWriter, r *http.Request) {
@@ -573,7 +587,7 @@ func (s *Server) serveCoverageReset(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.covMu.Lock()
-	s.cov = coverage.NewTracker(s.universe)
+	s.cov = newTracker(s.universe)
 	s.covMu.Unlock()
 	writeJSON(w, http.StatusOK, s.coverageReport())
 }
@@ -581,12 +595,12 @@ func (s *Server) serveCoverageReset(w http.ResponseWriter, r *http.Request) {
 // replayCoverage records res in a tracker of its own and says how it
 // counted; the caller merges the tracker into the session's.
 func (s *Server) replayCoverage(res *model.Result) (ReplayCoverage, *coverage.Tracker) {
-	t := coverage.NewTracker(s.universe)
+	t := newTracker(s.universe)
 	if err := t.Record(res); err != nil {
 		return ReplayCoverage{Reason: "not counted in the session's coverage: " + strings.TrimPrefix(err.Error(), "coverage: record: "), Keys: []ReplayKey{}}, nil
 	}
 	rc := ReplayCoverage{Recorded: true, Keys: []ReplayKey{}}
-	rep := coverage.NewReport(s.universe, t.Data(), coverage.ReportOptions{})
+	rep := coverage.NewReport(s.universe, t.Data(), reportOptions)
 	switch {
 	case rep.Summary.NotAdjudicated > 0:
 		rc.Reason = "counted as a run the oracle did not adjudicate, so no key is visited"

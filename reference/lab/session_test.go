@@ -83,7 +83,8 @@ func sessionCoverage(t *testing.T, h http.Handler) (*coverageAnswer, []byte) {
 func reportJSON(t *testing.T, tr *coverage.Tracker) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := coverage.NewReport(coverage.Default(), tr.Data(), coverage.ReportOptions{}).WriteJSON(&b); err != nil {
+	opts := coverage.ReportOptions{Replay: map[string]string{"": "faultline replay %s"}}
+	if err := coverage.NewReport(coverage.Default(), tr.Data(), opts).WriteJSON(&b); err != nil {
 		t.Fatal(err)
 	}
 	return compact(t, b.Bytes())
@@ -149,13 +150,13 @@ func TestEnvelopeEqualsAudit(t *testing.T) {
 // assay.Config.Observe; a refused request adds nothing; a reset empties it.
 func TestCoverageEqualsTracker(t *testing.T) {
 	h := lab.New(lab.Options{})
-	empty := coverage.NewTracker(nil)
+	empty := referenceTracker(t)
 	if _, body := sessionCoverage(t, h); compact(t, body) != reportJSON(t, empty) {
 		t.Fatalf("a new session's coverage is not empty:\n%s", body)
 	}
 	baseline, _ := copperfin.ProfileControls(copperfin.ProfileBaseline)
 	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
-	want := coverage.NewTracker(nil)
+	want := referenceTracker(t)
 	for _, c := range []struct {
 		body string
 		cfg  assay.Config
@@ -210,7 +211,7 @@ func postRaw(t *testing.T, h http.Handler, path, body string) (int, []byte) {
 // says why. The session equals a tracker fed the same replays.
 func TestReplayCoverage(t *testing.T) {
 	h := lab.New(lab.Options{})
-	want := coverage.NewTracker(nil)
+	want := referenceTracker(t)
 	key := func(kind string) string {
 		k, ok := coverage.Default().KindKey(kind)
 		if !ok {
@@ -287,4 +288,15 @@ func TestReplayCoverage(t *testing.T) {
 	if s := r.Summary; s.Runs != 3 || s.Visited != 1 || s.Violated != 1 || s.Visits != 1 || s.FaultsNotReached != 1 {
 		t.Errorf("after the three replays: %+v; want 3 runs, 1 key visited and violated", s)
 	}
+}
+
+// referenceTracker returns an empty coverage tracker of the reference
+// system's runs, as the lab's.
+func referenceTracker(t *testing.T) *coverage.Tracker {
+	t.Helper()
+	tr, err := coverage.NewTracker(nil, copperfin.Definition())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
 }

@@ -55,7 +55,10 @@ func curve(seed uint64, runs int, guided bool) ([]int, error) {
 		}
 	}
 	u := coverage.Default()
-	tr := coverage.NewTracker(u)
+	tr, err := coverage.NewTracker(u, copperfin.Definition())
+	if err != nil {
+		return nil, err
+	}
 	visited := func() int {
 		n := 0
 		for _, k := range u.Reachable() {
