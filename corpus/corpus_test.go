@@ -38,7 +38,7 @@ func load(t *testing.T) *corpus.Corpus {
 
 // referenceName is the name counterexample files give the reference
 // system (FoundBy.System).
-const referenceName = "reference"
+const referenceName = "copperfin"
 
 func reference(t *testing.T) *fuzz.Decoder {
 	t.Helper()

@@ -110,7 +110,7 @@ var errNoLongerFails = errors.New("the input does not fail under this setting")
 
 // referenceName is the name counterexample files give the reference
 // system (corpus.FoundBy.System).
-const referenceName = "reference"
+const referenceName = "copperfin"
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
