@@ -25,7 +25,7 @@ func TestBatchWorkloadViolationIsNotTheFaults(t *testing.T) {
 		dup, _ := res.Invariant(model.InvEffectAtMostOnce)
 		proof, _ := res.Invariant(model.InvProvableOutcome)
 		if dup.Held || dup.FirstSeq != 54 || dup.Event != model.EvToolCommit || dup.FaultID != "" ||
-			dup.Detail != "second refund of O-731: task refund-O-731 already made it" {
+			dup.Detail != "second effect for subject O-731: task refund-O-731 already made it" {
 			t.Errorf("effect_at_most_once: %+v, want the workload's duplicate at seq 54 with no fault", dup)
 		}
 		if proof.Held || proof.FirstSeq != 19 || proof.FaultID != "f1" {

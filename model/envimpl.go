@@ -252,7 +252,7 @@ func disturb[H any, V any](v V, r *run, hits []*armed, apply func(H, *run, *V) b
 	return v, fid
 }
 
-// provide is the payment provider: it commits a request unless its key is
+// provide is the model's provider: it commits a request unless its key is
 // already committed, in which case it replays the original receipt.
 func (r *run) provide(call ToolCall) ToolResult {
 	if len(r.inflight) > 0 {

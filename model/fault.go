@@ -598,7 +598,7 @@ var catalogue = []faultKind{
 	{FaultSpec{Kind: "subject_swap", Domain: DomainIdentity, Target: "action contract", Event: EvProposal,
 		Boundary: BoundaryProposal, Phase: PhaseBeforeValidation, Signal: SignalNone, Manner: MannerContradictory,
 		Oracle: OracleCapabilityRecord, Threatens: []string{InvRightSubject},
-		Doc: "after proposal, before authority check: the proposal's subject is swapped for another order of the tenant"}, subjectSwap{}},
+		Doc: "after proposal, before authority check: the proposal's subject is swapped for another subject of the tenant"}, subjectSwap{}},
 	{FaultSpec{Kind: "revoked_capability", Domain: DomainIdentity, Target: "capability grant", Event: EvAuthorityGrant,
 		Boundary: BoundaryAuthority, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerLate,
 		Oracle: OracleCapabilityRecord, Threatens: []string{InvCurrentEntitlement},
@@ -607,12 +607,12 @@ var catalogue = []faultKind{
 		Boundary: BoundaryProposal, Phase: PhaseBeforeValidation, Signal: SignalStateUpdate, Manner: MannerLate,
 		Correlations: []Correlation{CorrelationSynchronized, CorrelationShared},
 		Oracle:       OraclePolicyRecord, Threatens: []string{InvCurrentEntitlement},
-		Doc: "after retrieval, before effect: a newer policy excludes refunds while the reader serves the old version"}, stalePolicy{}},
+		Doc: "after retrieval, before effect: a newer policy version no longer allows the action while the reader serves the old version"}, stalePolicy{}},
 	{FaultSpec{Kind: "cross_source_conflict", Domain: DomainContext, Target: "eligibility assertion", Event: EvContextEligibility,
 		Boundary: BoundaryProposal, Phase: PhaseBeforeValidation, Signal: SignalStateUpdate, Manner: MannerContradictory,
 		Oracle: OracleStateVersion, Threatens: []string{InvCurrentEntitlement},
-		Doc: "during context assembly: the authoritative record holds the order while the secondary source asserts eligibility"}, crossSourceConflict{}},
-	{FaultSpec{Kind: "timeout_after_commit", Domain: DomainTool, Target: "refund API", Event: EvToolCommit,
+		Doc: "during context assembly: the authoritative record holds the subject while the secondary source asserts eligibility"}, crossSourceConflict{}},
+	{FaultSpec{Kind: "timeout_after_commit", Domain: DomainTool, Target: "tool API", Event: EvToolCommit,
 		Boundary: BoundaryEffect, Phase: PhaseAfterCommit, Signal: SignalAcknowledgement, Manner: MannerAbsent,
 		Correlations: []Correlation{CorrelationRepeated, CorrelationPersistent, CorrelationSynchronized, CorrelationShared},
 		Oracle:       OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},
@@ -627,10 +627,10 @@ var catalogue = []faultKind{
 		Correlations: []Correlation{CorrelationRepeated, CorrelationPersistent},
 		Oracle:       OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},
 		Doc: "after effect, before resume: the store rolls back to an older checkpoint and the worker restarts"}, checkpointRollback{}},
-	{FaultSpec{Kind: "concurrent_version_change", Domain: DomainState, Target: "order state", Event: EvContextSubject,
+	{FaultSpec{Kind: "concurrent_version_change", Domain: DomainState, Target: "subject state", Event: EvContextSubject,
 		Boundary: BoundaryState, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerLate,
 		Oracle: OracleStateVersion, Threatens: []string{InvCurrentEntitlement},
-		Doc: "after read, before write: a concurrent writer advances the order's state version"}, concurrentVersionChange{}},
+		Doc: "after read, before write: a concurrent writer advances the subject's state version"}, concurrentVersionChange{}},
 	{FaultSpec{Kind: "drop_effect_receipt", Domain: DomainEvidence, Target: "evidence ledger", Event: EvEvidenceReceipt,
 		Boundary: BoundaryProof, Phase: PhaseAfterReceipt, Signal: SignalReceipt, Manner: MannerAbsent,
 		Correlations: []Correlation{CorrelationSynchronized, CorrelationShared},
@@ -649,7 +649,7 @@ var catalogue = []faultKind{
 		Boundary: BoundaryToolCall, Phase: PhaseBeforeCommit, Signal: SignalAcknowledgement, Manner: MannerAbsent,
 		Oracle: OracleLedgerReadback, Threatens: []string{InvNoInventedProgress},
 		Doc: "the request never leaves; the client sees a timeout"}, timeoutBeforeSend{}},
-	{FaultSpec{Kind: "reject_before_commit", Domain: DomainTool, Target: "refund API", Event: EvToolCommit,
+	{FaultSpec{Kind: "reject_before_commit", Domain: DomainTool, Target: "tool API", Event: EvToolCommit,
 		Boundary: BoundaryEffect, Phase: PhaseBeforeCommit, Signal: SignalNone,
 		Oracle: OracleLedgerReadback, Threatens: []string{InvNoInventedProgress},
 		Doc: "the provider receives the request and rejects it before any durable write"}, rejectBeforeCommit{}},
@@ -663,7 +663,7 @@ var catalogue = []faultKind{
 		Correlations: []Correlation{CorrelationRepeated, CorrelationPersistent, CorrelationSynchronized, CorrelationShared},
 		Oracle:       OracleReceipt, Threatens: []string{InvEffectAtMostOnce},
 		Doc: "after commit: the receipt id field is renamed and the amount retyped; they decode empty without an error"}, outputDrift{}},
-	{FaultSpec{Kind: "rate_limit", Domain: DomainTool, Target: "refund API quota", Event: EvToolCommit,
+	{FaultSpec{Kind: "rate_limit", Domain: DomainTool, Target: "tool API quota", Event: EvToolCommit,
 		Boundary: BoundaryToolCall, Phase: PhaseBeforeCommit, Signal: SignalAcknowledgement, Manner: MannerLate,
 		Oracle: OracleBudgetCounter, Threatens: []string{InvNoInventedProgress},
 		Doc: "the provider answers with a rate limit and a retry-after of 100 ms without processing the request"}, rateLimit{}},
@@ -710,10 +710,10 @@ var catalogue = []faultKind{
 		Boundary: BoundaryState, Phase: PhaseAfterCommit, Signal: SignalStateUpdate, Manner: MannerLate,
 		Oracle: OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},
 		Doc: "after commit: the readback is served by a lagging replica that does not yet hold the action's newest committed entry"}, laggingReadback{}},
-	{FaultSpec{Kind: "stale_state_read", Domain: DomainState, Target: "order state replica", Event: EvStateRead,
+	{FaultSpec{Kind: "stale_state_read", Domain: DomainState, Target: "subject state replica", Event: EvStateRead,
 		Boundary: BoundaryState, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerLate,
 		Oracle: OracleStateVersion, Threatens: []string{InvCurrentEntitlement},
-		Doc: "before commit: a concurrent write advances the order's state version and the read is served by a replica that does not yet hold it"}, staleStateRead{}},
+		Doc: "before commit: a concurrent write advances the subject's state version and the read is served by a replica that does not yet hold it"}, staleStateRead{}},
 }
 
 // laggingKindNames are the kinds of reads that lag, the last entries of
@@ -791,7 +791,7 @@ func setDefaults(k *faultKind, paper bool) {
 			s.Correlation = CorrelationIsolated
 		}
 		s.Intensity = 1
-		s.Scope = "one synthetic order"
+		s.Scope = "one synthetic subject"
 		s.Recoverable = true
 		s.Paper = paper
 		if !hookFits(k.impl, s.Event) {

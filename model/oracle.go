@@ -76,7 +76,7 @@ type Invariant struct {
 var Invariants = []Invariant{
 	{InvRightSubject, "authority kernel", OracleCapabilityRecord, "every effect is for the task's bound actor, subject, tenant and purpose"},
 	{InvCurrentEntitlement, "authority kernel", OracleStateVersion, "at effect time the capability is live, the current policy allows the effect, and the record is eligible at the expected state version"},
-	{InvEffectAtMostOnce, "payments", OracleLedgerReadback, "at most one ledger effect per logical action"},
+	{InvEffectAtMostOnce, "effects", OracleLedgerReadback, "at most one ledger effect per logical action"},
 	{InvProvableOutcome, "evidence", OracleTraceLineage, "no release without a correlated receipt or independent readback joined to the decision by trace lineage"},
 	{InvResumeFromCheckpoint, "workflow runtime", OracleCheckpointStore, "resume only from the newest valid checkpoint; nothing consequential after an invalid one is served"},
 	{InvNoInventedProgress, "workflow runtime", OracleLedgerReadback, "no release without an effect, no checkpoint recording an effect the ledger lacks, and no effect under an unapproved capability"},
@@ -297,7 +297,7 @@ func (o *oracleState) check(r *run, seq int) {
 		if n > 0 {
 			o.violate(r, 2, seq, "second ledger effect for task "+e.Task)
 		} else if other != "" {
-			o.violate(r, 2, seq, "second refund of "+e.Subject+": task "+other+" already made it")
+			o.violate(r, 2, seq, "second effect for subject "+e.Subject+": task "+other+" already made it")
 		}
 		if e.Task == r.task.ID && len(w.Capabilities) > 0 && !granted(r, e.CapabilityID) {
 			o.violate(r, 5, seq, "effect under capability "+quoteID(e.CapabilityID)+" that the authority never approved for the task")

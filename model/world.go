@@ -82,7 +82,7 @@ type Capability struct {
 // Live reports whether the capability is unrevoked and unexpired at now.
 func (c Capability) Live(now Millis) bool { return !c.Revoked && now < c.Expiry }
 
-// LedgerEntry is one effect in the provider's payment ledger: the
+// LedgerEntry is one effect in the provider's ledger: the
 // authoritative record of what the provider did. Task is set by the harness
 // (the run that made the call), not by the system under test.
 type LedgerEntry struct {

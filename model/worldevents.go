@@ -89,7 +89,7 @@ func (capabilityRevocation) onWorld(r *run, target string) (string, bool, bool) 
 type policyChange struct{}
 
 // onWorld publishes a newer policy version of the tenant named by target
-// (the current task's when empty) that excludes refunds.
+// (the current task's when empty) that no longer allows the action.
 func (policyChange) onWorld(r *run, target string) (string, bool, bool) {
 	tenant := target
 	if tenant == "" {
@@ -102,7 +102,7 @@ func (policyChange) onWorld(r *run, target string) (string, bool, bool) {
 	p.Version++
 	p.Allows = false
 	r.world.Policies = append(r.world.Policies, p)
-	return fmt.Sprintf("policy version %d of %s excludes refunds", p.Version, tenant), true, false
+	return fmt.Sprintf("policy version %d of %s no longer allows the action", p.Version, tenant), true, false
 }
 
 type stateVersionChange struct{}
@@ -148,8 +148,8 @@ var worldKinds = []faultKind{
 	{FaultSpec{Kind: "policy_change", Domain: DomainContext, Target: "policy record", Event: EvAuthorityGrant,
 		Boundary: BoundaryAuthority, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerLate,
 		Oracle: OraclePolicyRecord, Threatens: []string{InvCurrentEntitlement},
-		Doc: "a newer policy version of the target tenant (the task's when empty) excludes refunds"}, policyChange{}},
-	{FaultSpec{Kind: "state_version_change", Domain: DomainState, Target: "order state", Event: EvAuthorityGrant,
+		Doc: "a newer policy version of the target tenant (the task's when empty) no longer allows the action"}, policyChange{}},
+	{FaultSpec{Kind: "state_version_change", Domain: DomainState, Target: "subject state", Event: EvAuthorityGrant,
 		Boundary: BoundaryState, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerLate,
 		Oracle: OracleStateVersion, Threatens: []string{InvCurrentEntitlement},
 		Doc: "a concurrent writer advances the state version of the target record (the task's subject when empty)"}, stateVersionChange{}},
@@ -166,7 +166,7 @@ func init() {
 		s.Ordinal = 1
 		s.Correlation = CorrelationIsolated
 		s.Intensity = 1
-		s.Scope = "one synthetic order"
+		s.Scope = "one synthetic subject"
 		s.Recoverable = true
 		s.World = true
 		if _, ok := worldKinds[i].impl.(worldHook); !ok {
