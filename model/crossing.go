@@ -270,9 +270,9 @@ func (c *calls) Enter(ctx context.Context, ev EventName) (*Step, error) {
 		return nil, r.misuse(errNotObserved)
 	}
 	r.live.ctx = ctx
-	ord, hits, ok := r.enter(ev, costRead)
+	x, ok := r.cross(ev, costRead, "")
 	if !ok {
 		return nil, ErrWorkerCrashed
 	}
-	return &Step{r: r, ev: ev, ordinal: ord, armed: slices.Clone(hits)}, nil
+	return &Step{r: r, ev: ev, ordinal: x.ord, armed: slices.Clone(x.hits)}, nil
 }

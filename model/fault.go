@@ -224,32 +224,93 @@ func (crossSourceConflict) onEligibility(r *run, e *Eligibility) bool {
 
 // --- tool ---
 
-type timeoutAfterCommit struct{}
-
-// onCommit lets the provider process the request and, when it committed,
-// loses the reply: the client sees a timeout. A request the provider did not
-// commit passes through untouched (the kind acts only after a commit).
-func (timeoutAfterCommit) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
-	res := provider(call)
-	if res.Outcome != OutcomeCommitted {
-		return res, false // nothing was committed: the kind has nothing to act on
-	}
-	return ToolResult{Outcome: OutcomeUnknown, Class: ClassTimeout, Reason: "timeout: no reply"}, true
+// commitFault is the one shape of the tool.commit disturbances. A kind
+// either answers in the provider's place (reply: the request never
+// reaches the provider; refused: the provider saw it and refused it, so
+// its notice says failed; held: the provider holds it and commits it late,
+// just before it processes the next commit request), or sends a changed
+// call (retrace: under a trace that does not join the decision's), or
+// lets the provider commit and changes its answer (after; receipt: only
+// an answer that carries a receipt). An answer the provider did not
+// commit passes through untouched: the kind has nothing to act on.
+type commitFault struct {
+	reply   *ToolResult
+	refused bool
+	held    bool
+	retrace bool
+	receipt bool
+	after   func(ToolResult) ToolResult
 }
 
-type partialSuccessResponse struct{}
-
-// onCommit lets the provider commit, then strips the receipt from the
-// response: a 200 with a partial body.
-func (partialSuccessResponse) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
+func (k commitFault) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
+	switch {
+	case k.reply != nil:
+		if k.refused {
+			r.notifyResult(call, *k.reply)
+		}
+		if k.held {
+			r.inflight = append(r.inflight, call)
+		}
+		return *k.reply, true
+	case k.retrace:
+		call.Action.TraceID = "orphan-" + r.nextID()
+		return provider(call), true
+	}
 	res := provider(call)
-	if res.Outcome != OutcomeCommitted {
+	if res.Outcome != OutcomeCommitted || k.receipt && res.Receipt == nil {
 		return res, false
 	}
-	res.Receipt = nil
-	res.Reason = "partial response: receipt missing"
-	return res, true
+	return k.after(res), true
 }
+
+// The tool.commit disturbances (see the catalogue for each kind's spec).
+var (
+	// timeout_after_commit: the provider commits and the reply is lost.
+	timeoutAfterCommit = commitFault{after: func(ToolResult) ToolResult {
+		return ToolResult{Outcome: OutcomeUnknown, Class: ClassTimeout, Reason: "timeout: no reply"}
+	}}
+	// partial_success_response: a 200 with a partial body.
+	partialSuccessResponse = commitFault{after: func(res ToolResult) ToolResult {
+		res.Receipt = nil
+		res.Reason = "partial response: receipt missing"
+		return res
+	}}
+	// break_trace_lineage: the trace context propagated into the call is
+	// replaced.
+	breakTraceLineage = commitFault{retrace: true}
+	// sandbox_denial: the sandbox refuses to start the tool.
+	sandboxDenial = commitFault{reply: &ToolResult{Outcome: OutcomeRejected, Class: ClassSandboxDenial, Reason: "sandbox policy denied the tool start"}}
+	// timeout_before_send: the call times out before the request leaves.
+	timeoutBeforeSend = commitFault{reply: &ToolResult{Outcome: OutcomeUnknown, Class: ClassTimeout, Reason: "timeout: request never left"}}
+	// reject_before_commit: the provider rejects the request before any
+	// durable write.
+	rejectBeforeCommit = commitFault{refused: true, reply: &ToolResult{Outcome: OutcomeRejected, Class: ClassRejected, Reason: "provider rejected the request before commit"}}
+	// malformed_response: the reply body is truncated; the outcome is
+	// unknown and only a fragment of the receipt decodes.
+	malformedResponse = commitFault{receipt: true, after: func(res ToolResult) ToolResult {
+		frag := *res.Receipt
+		frag.ID = frag.ID[:len(frag.ID)/2]
+		return ToolResult{Outcome: OutcomeUnknown, Class: ClassInvalidOutput, Receipt: &frag,
+			Invalid: "malformed body: unexpected end of JSON input"}
+	}}
+	// output_drift: the receipt id field is renamed and the amount
+	// retyped, so they decode empty while the decoder reports no error.
+	outputDrift = commitFault{receipt: true, after: func(res ToolResult) ToolResult {
+		d := *res.Receipt
+		d.ID, d.Amount = "", 0
+		res.Receipt = &d
+		return res
+	}}
+	// rate_limit: a rate limit with a retry-after of 100 logical ms; the
+	// provider refuses the request.
+	rateLimit = commitFault{refused: true, reply: &ToolResult{Outcome: OutcomeRejected, Class: ClassRateLimited, RetryAfter: 100, Reason: "rate limited"}}
+	// tool_timeout: the client times out while the provider holds the
+	// request, which it commits late.
+	toolTimeout = commitFault{held: true, reply: &ToolResult{Outcome: OutcomeUnknown, Class: ClassTimeout, Reason: "timeout: no reply yet"}}
+	// budget_exhaustion: the provider is unreachable from this call on
+	// (persistent): every attempt times out before it is sent.
+	budgetExhaustion = commitFault{reply: &ToolResult{Outcome: OutcomeUnknown, Class: ClassTimeout, Reason: "timeout: provider unreachable"}}
+)
 
 // --- state ---
 
@@ -309,103 +370,6 @@ type dropEffectReceipt struct{}
 // writer's acknowledgement is lost with it.
 func (dropEffectReceipt) onEvidence(r *run, rec EvidenceRecord) (EvidenceAck, bool) {
 	return EvidenceAck{Outcome: OutcomeUnknown}, true
-}
-
-type breakTraceLineage struct{}
-
-// onCommit replaces the trace context propagated into the tool call: the
-// effect is recorded under a trace that does not join the decision's.
-func (breakTraceLineage) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
-	call.Action.TraceID = "orphan-" + r.nextID()
-	return provider(call), true
-}
-
-// --- tool faults of the harness practice ---
-
-type sandboxDenial struct{}
-
-// onCommit refuses to start the tool: the request never reaches the
-// provider.
-func (sandboxDenial) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
-	return ToolResult{Outcome: OutcomeRejected, Class: ClassSandboxDenial, Reason: "sandbox policy denied the tool start"}, true
-}
-
-type timeoutBeforeSend struct{}
-
-// onCommit times the call out before the request leaves: the provider
-// never sees it.
-func (timeoutBeforeSend) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
-	return ToolResult{Outcome: OutcomeUnknown, Class: ClassTimeout, Reason: "timeout: request never left"}, true
-}
-
-type rejectBeforeCommit struct{}
-
-// onCommit has the provider receive the request and reject it before any
-// durable write.
-func (rejectBeforeCommit) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
-	res := ToolResult{Outcome: OutcomeRejected, Class: ClassRejected, Reason: "provider rejected the request before commit"}
-	r.notifyResult(call, res)
-	return res, true
-}
-
-type malformedResponse struct{}
-
-// onCommit lets the provider commit, then truncates the reply body: the
-// client cannot decode it, so the outcome is unknown and only a fragment of
-// the receipt decodes.
-func (malformedResponse) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
-	res := provider(call)
-	if res.Outcome != OutcomeCommitted || res.Receipt == nil {
-		return res, false
-	}
-	frag := *res.Receipt
-	frag.ID = frag.ID[:len(frag.ID)/2]
-	return ToolResult{Outcome: OutcomeUnknown, Class: ClassInvalidOutput, Receipt: &frag,
-		Invalid: "malformed body: unexpected end of JSON input"}, true
-}
-
-type outputDrift struct{}
-
-// onCommit lets the provider commit and answer in a drifted schema: the
-// receipt id field is renamed and the amount retyped, so they decode empty
-// while the decoder reports no error.
-func (outputDrift) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
-	res := provider(call)
-	if res.Outcome != OutcomeCommitted || res.Receipt == nil {
-		return res, false
-	}
-	d := *res.Receipt
-	d.ID, d.Amount = "", 0
-	res.Receipt = &d
-	return res, true
-}
-
-type rateLimit struct{}
-
-// onCommit answers with a rate limit and a retry-after of 100 logical ms;
-// the provider does not process the request.
-func (rateLimit) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
-	res := ToolResult{Outcome: OutcomeRejected, Class: ClassRateLimited, RetryAfter: 100, Reason: "rate limited"}
-	r.notifyResult(call, res) // the provider refused it: its notice says failed
-	return res, true
-}
-
-type toolTimeout struct{}
-
-// onCommit delivers the request (its id assigned) and times the client out
-// while the provider still holds it: the provider commits it late, just
-// before it processes the next commit request.
-func (toolTimeout) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
-	r.inflight = append(r.inflight, call)
-	return ToolResult{Outcome: OutcomeUnknown, Class: ClassTimeout, Reason: "timeout: no reply yet"}, true
-}
-
-type budgetExhaustion struct{}
-
-// onCommit makes the provider unreachable from this call on (persistent):
-// every attempt, the final one included, times out before it is sent.
-func (budgetExhaustion) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
-	return ToolResult{Outcome: OutcomeUnknown, Class: ClassTimeout, Reason: "timeout: provider unreachable"}, true
 }
 
 // --- worker and checkpoint faults of the harness practice ---
@@ -616,12 +580,12 @@ var catalogue = []faultKind{
 		Boundary: BoundaryEffect, Phase: PhaseAfterCommit, Signal: SignalAcknowledgement, Manner: MannerAbsent,
 		Correlations: []Correlation{CorrelationRepeated, CorrelationPersistent, CorrelationSynchronized, CorrelationShared},
 		Oracle:       OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},
-		Doc: "after commit, before response: the provider commits and the reply is lost"}, timeoutAfterCommit{}},
+		Doc: "after commit, before response: the provider commits and the reply is lost"}, timeoutAfterCommit},
 	{FaultSpec{Kind: "partial_success_response", Domain: DomainTool, Target: "tool response", Event: EvToolCommit,
 		Boundary: BoundaryEffect, Phase: PhaseAfterCommit, Signal: SignalReceipt, Manner: MannerAbsent,
 		Correlations: []Correlation{CorrelationSynchronized, CorrelationShared},
 		Oracle:       OracleReceipt, Threatens: []string{InvProvableOutcome},
-		Doc: "after effect: the provider commits and the response carries no receipt"}, partialSuccessResponse{}},
+		Doc: "after effect: the provider commits and the response carries no receipt"}, partialSuccessResponse},
 	{FaultSpec{Kind: "checkpoint_rollback", Domain: DomainState, Target: "workflow checkpoint", Event: EvCheckpointWrite,
 		Boundary: BoundaryState, Phase: PhaseAfterCheckpoint, Signal: SignalStateUpdate, Manner: MannerAbsent, Ordinal: 3,
 		Correlations: []Correlation{CorrelationRepeated, CorrelationPersistent},
@@ -639,43 +603,43 @@ var catalogue = []faultKind{
 	{FaultSpec{Kind: "break_trace_lineage", Domain: DomainEvidence, Target: "trace context", Event: EvToolCommit,
 		Boundary: BoundaryEffect, Phase: PhaseBeforeCommit, Signal: SignalTraceLink, Manner: MannerContradictory,
 		Oracle: OracleTraceLineage, Threatens: []string{InvProvableOutcome},
-		Doc: "between authority and tool: the trace context propagated into the call is replaced"}, breakTraceLineage{}},
+		Doc: "between authority and tool: the trace context propagated into the call is replaced"}, breakTraceLineage},
 	// the harness practice's fault matrix and harness boundaries
 	{FaultSpec{Kind: "sandbox_denial", Domain: DomainTool, Target: "tool sandbox", Event: EvToolCommit,
 		Boundary: BoundarySandbox, Phase: PhaseBeforeValidation, Signal: SignalNone,
 		Oracle: OracleLedgerReadback, Threatens: []string{InvNoInventedProgress},
-		Doc: "before a tool starts: the sandbox denies the call; no request reaches the provider"}, sandboxDenial{}},
+		Doc: "before a tool starts: the sandbox denies the call; no request reaches the provider"}, sandboxDenial},
 	{FaultSpec{Kind: "timeout_before_send", Domain: DomainTool, Target: "tool transport", Event: EvToolCommit,
 		Boundary: BoundaryToolCall, Phase: PhaseBeforeCommit, Signal: SignalAcknowledgement, Manner: MannerAbsent,
 		Oracle: OracleLedgerReadback, Threatens: []string{InvNoInventedProgress},
-		Doc: "the request never leaves; the client sees a timeout"}, timeoutBeforeSend{}},
+		Doc: "the request never leaves; the client sees a timeout"}, timeoutBeforeSend},
 	{FaultSpec{Kind: "reject_before_commit", Domain: DomainTool, Target: "tool API", Event: EvToolCommit,
 		Boundary: BoundaryEffect, Phase: PhaseBeforeCommit, Signal: SignalNone,
 		Oracle: OracleLedgerReadback, Threatens: []string{InvNoInventedProgress},
-		Doc: "the provider receives the request and rejects it before any durable write"}, rejectBeforeCommit{}},
+		Doc: "the provider receives the request and rejects it before any durable write"}, rejectBeforeCommit},
 	{FaultSpec{Kind: "malformed_response", Domain: DomainTool, Target: "tool response", Event: EvToolCommit,
 		Boundary: BoundaryEffect, Phase: PhaseAfterCommit, Signal: SignalReceipt, Manner: MannerContradictory,
 		Correlations: []Correlation{CorrelationRepeated, CorrelationPersistent, CorrelationSynchronized, CorrelationShared},
 		Oracle:       OracleReceipt, Threatens: []string{InvEffectAtMostOnce},
-		Doc: "after commit: the reply body is truncated; the outcome is unknown and only a fragment of the receipt decodes"}, malformedResponse{}},
+		Doc: "after commit: the reply body is truncated; the outcome is unknown and only a fragment of the receipt decodes"}, malformedResponse},
 	{FaultSpec{Kind: "output_drift", Domain: DomainTool, Target: "tool response schema", Event: EvToolCommit,
 		Boundary: BoundaryEffect, Phase: PhaseAfterCommit, Signal: SignalReceipt, Manner: MannerContradictory,
 		Correlations: []Correlation{CorrelationRepeated, CorrelationPersistent, CorrelationSynchronized, CorrelationShared},
 		Oracle:       OracleReceipt, Threatens: []string{InvEffectAtMostOnce},
-		Doc: "after commit: the receipt id field is renamed and the amount retyped; they decode empty without an error"}, outputDrift{}},
+		Doc: "after commit: the receipt id field is renamed and the amount retyped; they decode empty without an error"}, outputDrift},
 	{FaultSpec{Kind: "rate_limit", Domain: DomainTool, Target: "tool API quota", Event: EvToolCommit,
 		Boundary: BoundaryToolCall, Phase: PhaseBeforeCommit, Signal: SignalAcknowledgement, Manner: MannerLate,
 		Oracle: OracleBudgetCounter, Threatens: []string{InvNoInventedProgress},
-		Doc: "the provider answers with a rate limit and a retry-after of 100 ms without processing the request"}, rateLimit{}},
+		Doc: "the provider answers with a rate limit and a retry-after of 100 ms without processing the request"}, rateLimit},
 	{FaultSpec{Kind: "tool_timeout", Domain: DomainTool, Target: "tool call", Event: EvToolCommit,
 		Boundary: BoundaryToolCall, Phase: PhaseBeforeCommit, Signal: SignalAcknowledgement, Manner: MannerLate,
 		Correlations: []Correlation{CorrelationRepeated, CorrelationSynchronized, CorrelationShared},
 		Oracle:       OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},
-		Doc: "after the request id is assigned: the client times out while the provider holds the request and commits it late"}, toolTimeout{}},
+		Doc: "after the request id is assigned: the client times out while the provider holds the request and commits it late"}, toolTimeout},
 	{FaultSpec{Kind: "budget_exhaustion", Domain: DomainTool, Target: "retry budget", Event: EvToolCommit,
 		Boundary: BoundaryToolCall, Phase: PhaseBeforeCommit, Correlation: CorrelationPersistent, Signal: SignalAcknowledgement, Manner: MannerAbsent,
 		Oracle: OracleBudgetCounter, Threatens: []string{InvBudget},
-		Doc: "from this call on the provider is unreachable: every attempt, the final one included, times out before it is sent"}, budgetExhaustion{}},
+		Doc: "from this call on the provider is unreachable: every attempt, the final one included, times out before it is sent"}, budgetExhaustion},
 	{FaultSpec{Kind: "worker_restart", Domain: DomainState, Target: "worker", Event: EvCheckpointWrite, Ordinal: 3,
 		Boundary: BoundaryWorker, Phase: PhaseAfterCheckpoint, Signal: SignalNone,
 		Oracle: OracleCheckpointStore, Threatens: []string{InvNoInventedProgress},

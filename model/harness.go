@@ -813,16 +813,11 @@ func (r *run) finishClaim(c Claim, detail string) {
 	r.record(EvClaim, 0, "", string(c.Verdict), detail, after)
 }
 
-// enter starts a crossing of event ev: it fails when the worker has
-// crashed, advances the clock and the event's ordinal, and returns the
-// faults armed for this occurrence.
-func (r *run) enter(ev EventName, cost Millis) (ordinal int, hits []*armed, ok bool) {
-	return r.enterTool(ev, cost, "")
-}
-
-// enterTool is enter for a crossing that calls tool (a tool.commit): a
-// fault aimed at a tool (FaultEntry.Tool) counts only the crossings of
-// that tool, and is armed at the Ordinal-th of them.
+// enterTool starts a crossing of event ev (for a tool.commit, of tool): it
+// fails when the worker has crashed, advances the clock and the event's
+// ordinal, and returns the faults armed for this occurrence. A fault aimed
+// at a tool (FaultEntry.Tool) counts only the crossings of that tool, and
+// is armed at the Ordinal-th of them.
 func (r *run) enterTool(ev EventName, cost Millis, tool string) (ordinal int, hits []*armed, ok bool) {
 	if r.crashed {
 		return 0, nil, false

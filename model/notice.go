@@ -104,21 +104,16 @@ func (r *run) deliverable(buf []int) []int {
 // deliverable now, after the faults armed at the crossing acted on the
 // inbox.
 func (e *taskEnv) Receive(ctx context.Context) (Notice, bool, error) {
-	r := e.r
-	ord, hits, ok := r.enter(EvNoticeReceive, costRead)
+	c, ok := e.r.cross(EvNoticeReceive, costRead, "")
 	if !ok {
 		return Notice{}, false, ErrWorkerCrashed
 	}
-	fid := ""
-	for _, f := range hits {
-		if h, ok := f.kind.impl.(noticeHook); ok && h.onNotice(r) {
-			fid = r.fire(f)
-		}
-	}
+	r := c.r
+	each(&c, func(h noticeHook, _ *armed) bool { return h.onNotice(r) })
 	var buf [8]int
 	d := r.deliverable(buf[:0])
 	if len(d) == 0 {
-		r.record(EvNoticeReceive, ord, fid, "none", "", running(r))
+		c.done("none", detailStr(""), "")
 		return Notice{}, false, nil
 	}
 	n := r.outbox[d[0]].n
@@ -127,7 +122,7 @@ func (e *taskEnv) Receive(ctx context.Context) (Notice, bool, error) {
 	if r.detailed {
 		detail = n.ID + " " + string(n.Status) + " key " + n.Key
 	}
-	r.record(EvNoticeReceive, ord, fid, "delivered", detail, running(r))
+	c.done("delivered", detailStr(detail), "")
 	return n, true, nil
 }
 
