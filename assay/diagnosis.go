@@ -190,14 +190,14 @@ func diagnose(run func(copperfin.Controls, *model.Schedule) (*model.Result, erro
 		}
 	}
 	if fault == nil || fault.FiredAt == 0 {
-		return Diagnosis{}, fmt.Errorf("diagnose: run %s: the violation of %s is not attributed to a fired fault", res.RunID, first.Name)
+		return Diagnosis{}, fmt.Errorf("diagnose: run %s: the violation of %s is not attributed to a fired fault", res.RunID, first.Invariant)
 	}
 	spec, err := model.Spec(fault.Kind)
 	if err != nil {
 		return Diagnosis{}, err
 	}
 	d.Kind = spec.Kind
-	d.Invariant, d.FirstSeq, d.FirstEvent, d.Detail = first.Name, first.FirstSeq, first.Event, first.Detail
+	d.Invariant, d.FirstSeq, d.FirstEvent, d.Detail = first.Invariant, first.FirstSeq, first.Event, first.Detail
 	d.FirstOrdinal = res.Timeline.Events()[first.FirstSeq-1].Ordinal
 	d.FirstBoundary = EventBoundary(first.Event)
 
@@ -227,7 +227,7 @@ func diagnose(run func(copperfin.Controls, *model.Schedule) (*model.Result, erro
 	// the violation
 	var oracles []model.OracleName
 	for _, inv := range model.Invariants {
-		if inv.Name == first.Name {
+		if inv.Name == first.Invariant {
 			oracles = append(oracles, inv.Oracle)
 		}
 	}

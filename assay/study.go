@@ -212,10 +212,10 @@ func (c *cell) add(res *model.Result) {
 	for j, inv := range res.Invariants {
 		if !inv.Held {
 			c.violated[j]++
-			if inv.Name == model.InvRightSubject {
+			if inv.Invariant == model.InvRightSubject {
 				c.wrong++
 			}
-			broke = broke || slices.Contains(ContractInvariants, inv.Name)
+			broke = broke || slices.Contains(ContractInvariants, inv.Invariant)
 		}
 	}
 	if broke {
@@ -518,7 +518,7 @@ func violatedNames(res *model.Result) []string {
 	out := []string{}
 	for _, inv := range res.Invariants {
 		if !inv.Held {
-			out = append(out, inv.Name)
+			out = append(out, inv.Invariant)
 		}
 	}
 	return out

@@ -53,7 +53,7 @@ func violated(res *model.Result) string {
 	var names []string
 	for _, i := range res.Invariants {
 		if !i.Held {
-			names = append(names, i.Name+"@"+string(i.Event))
+			names = append(names, i.Invariant+"@"+string(i.Event))
 		}
 	}
 	if len(names) == 0 {

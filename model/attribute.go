@@ -32,14 +32,14 @@ func (h *Harness) Attribute(res *Result, factory Factory) error {
 		if i.Held || i.FaultID == "" {
 			continue
 		}
-		b, ok := base.Invariant(i.Name)
+		b, ok := base.Invariant(i.Invariant)
 		if !ok || b.Held || b.Event != i.Event || b.Detail != i.Detail || taskAt(base, b.FirstSeq) != taskAt(res, i.FirstSeq) {
 			continue
 		}
 		for f := range res.Faults {
 			fr := &res.Faults[f]
 			if fr.ID == i.FaultID {
-				fr.Observed = slices.DeleteFunc(fr.Observed, func(n string) bool { return n == i.Name })
+				fr.Observed = slices.DeleteFunc(fr.Observed, func(n string) bool { return n == i.Invariant })
 			}
 		}
 		i.FaultID = ""

@@ -94,8 +94,8 @@ var recToolCommit = recEventCode(EvToolCommit)
 
 // recStates are the workflow states an evRec codes, in recStateCode's
 // order.
-var recStates = []string{StateCreated, StateRunning, StateCheckpointed, StateWaitingForTool,
-	StateFailed, StateRecovering, StateResumed, StateCompleted}
+var recStates = []string{stateCreated, stateRunning, stateCheckpointed, stateWaitingForTool,
+	stateFailed, stateRecovering, stateResumed, stateCompleted}
 
 func init() {
 	// the codes' widths in evRec
@@ -143,21 +143,21 @@ func recEventCode(e EventName) int {
 
 func recStateCode(s string) int {
 	switch s {
-	case StateCreated:
+	case stateCreated:
 		return 0
-	case StateRunning:
+	case stateRunning:
 		return 1
-	case StateCheckpointed:
+	case stateCheckpointed:
 		return 2
-	case StateWaitingForTool:
+	case stateWaitingForTool:
 		return 3
-	case StateFailed:
+	case stateFailed:
 		return 4
-	case StateRecovering:
+	case stateRecovering:
 		return 5
-	case StateResumed:
+	case stateResumed:
 		return 6
-	case StateCompleted:
+	case stateCompleted:
 		return 7
 	}
 	return -1

@@ -37,10 +37,10 @@ func (e *taskEnv) now() Millis { return e.r.world.Clock }
 func (e *taskEnv) newRequestID() string { return e.r.nextID() }
 
 func running(r *run) string {
-	if r.state == StateRecovering || r.state == StateResumed {
+	if r.state == stateRecovering || r.state == stateResumed {
 		return r.state
 	}
-	return StateRunning
+	return stateRunning
 }
 
 // crossing is one Env call in flight: its event and ordinal, the faults
@@ -390,7 +390,7 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 	}
 	r.attempts++
 	r.fleet.send(r.world.Clock-costCommit, r.attempts > 1)
-	r.state = StateWaitingForTool
+	r.state = stateWaitingForTool
 	op := r.sendOp(call)
 	if r.conc != nil {
 		// the call is out: other workers may cross before its reply, and
@@ -412,7 +412,7 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 	r.lastSendWorker, r.lastSendKey, r.lastSendUnrecorded = r.worker, call.RequestKey, true
 	r.commitTool = call.Tool
 	r.replyOp(op, res)
-	c.done(res.Outcome.String(), d, StateRunning)
+	c.done(res.Outcome.String(), d, stateRunning)
 	return res, nil
 }
 
@@ -696,7 +696,7 @@ func (e *taskEnv) Save(ctx context.Context, cp Checkpoint) error {
 	if r.lastSendWorker == r.worker {
 		r.lastSendUnrecorded = false
 	}
-	c.done("ok", detail{kind: dCheckpointWrite, n1: int64(cp.Seq), s1: cp.State}, StateCheckpointed)
+	c.done("ok", detail{kind: dCheckpointWrite, n1: int64(cp.Seq), s1: cp.State}, stateCheckpointed)
 	r.oracle.checkCheckpoint(r, seq, &cp)
 	if r.pendingCrash != "" {
 		r.crash(r.pendingCrash)
@@ -753,7 +753,7 @@ func (e *taskEnv) Load(ctx context.Context, task string) (Checkpoint, bool, erro
 	}
 	cp.Head = head
 	r.ckSeq = cp.Seq
-	c.done("ok", detail{kind: dCheckpointLoad, n1: int64(cp.Seq), n2: int64(head), s1: cp.State}, StateResumed)
+	c.done("ok", detail{kind: dCheckpointLoad, n1: int64(cp.Seq), n2: int64(head), s1: cp.State}, stateResumed)
 	return cp, true, nil
 }
 

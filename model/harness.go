@@ -501,7 +501,7 @@ func (r *run) crash(detail string) {
 		return
 	}
 	r.crashed = true
-	r.record(EvWorkerCrash, 0, "", "", detail, StateFailed)
+	r.record(EvWorkerCrash, 0, "", "", detail, stateFailed)
 }
 
 // Run runs factory's system over every task of the fixture under s and
@@ -646,7 +646,7 @@ func (r *run) runTask(ti int, factory Factory) error {
 	r.inflight = r.inflight[:0]
 	r.pendingWorld = r.pendingWorld[:0]
 	r.worker = 0
-	r.state = StateCreated
+	r.state = stateCreated
 	r.attempts = 0
 	r.lastSendWorker, r.lastSendKey, r.lastSendUnrecorded = 0, "", false
 	r.reconciled = 0
@@ -682,9 +682,9 @@ func (r *run) runTask(ti int, factory Factory) error {
 		// abandoned child attempts
 		r.branches = r.branches[:0]
 		before := r.state
-		after := StateRunning
+		after := stateRunning
 		if r.worker > 1 {
-			after = StateRecovering
+			after = stateRecovering
 		}
 		sys := factory()
 		r.live.observed, _ = sys.(Observed)
@@ -805,9 +805,9 @@ func (p *SystemPanic) Error() string {
 func (r *run) finishClaim(c Claim, detail string) {
 	r.claim = c
 	r.claimed = true
-	after := StateCompleted
+	after := stateCompleted
 	if c.Verdict != ClaimRelease {
-		after = StateFailed
+		after = stateFailed
 	}
 	r.tick(costRead)
 	r.record(EvClaim, 0, "", string(c.Verdict), detail, after)

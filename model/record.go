@@ -160,14 +160,14 @@ func (res *Result) Record() RunRecord {
 		RetryBudget: res.budget.RetryBudget, DeadlineMs: res.budget.DeadlineMs, Join: res.join, Statement: contractStatement,
 		Invariants: []string{}}
 	for _, inv := range res.Invariants {
-		rec.Contract.Invariants = append(rec.Contract.Invariants, inv.Name)
+		rec.Contract.Invariants = append(rec.Contract.Invariants, inv.Invariant)
 	}
 	for _, i := range res.Invariants {
 		if i.Held {
-			rec.Invariants[i.Name] = "pass"
+			rec.Invariants[i.Invariant] = "pass"
 			continue
 		}
-		rec.Invariants[i.Name] = "fail"
+		rec.Invariants[i.Invariant] = "fail"
 		i.Detail = rd.redact(i.Detail)
 		rec.Violations = append(rec.Violations, i)
 	}
@@ -224,7 +224,7 @@ func (res *Result) nextCheck() string {
 			continue
 		}
 		if i.FaultID == "" {
-			return fmt.Sprintf("find the crossing before seq %d (%s) that broke %s with no fault fired: the clean path is wrong", i.FirstSeq, i.Event, i.Name)
+			return fmt.Sprintf("find the crossing before seq %d (%s) that broke %s with no fault fired: the clean path is wrong", i.FirstSeq, i.Event, i.Invariant)
 		}
 		var kind string
 		for _, f := range res.Faults {
@@ -236,7 +236,7 @@ func (res *Result) nextCheck() string {
 		if names := res.def.defences(kind); len(names) > 0 {
 			ctl = "control " + strings.Join(names, " or ")
 		}
-		return fmt.Sprintf("replay fault %s (%s) alone with %s enabled and check %s at %s", i.FaultID, kind, ctl, i.Name, i.Event)
+		return fmt.Sprintf("replay fault %s (%s) alone with %s enabled and check %s at %s", i.FaultID, kind, ctl, i.Invariant, i.Event)
 	}
 	for _, f := range res.Faults {
 		if !f.Reached || f.Fired == 0 {
@@ -330,7 +330,7 @@ func (rec *RunRecord) summary() string {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		fmt.Fprintf(&b, "%s after seq %d (%s)", v.Name, v.FirstSeq, v.Event)
+		fmt.Fprintf(&b, "%s after seq %d (%s)", v.Invariant, v.FirstSeq, v.Event)
 	}
 	u := rec.Budget
 	reconciled := ""

@@ -170,7 +170,7 @@ func (r *run) checkStop(seq int) {
 	}
 	r.stopped = &rep
 	r.pendingCrash = ""
-	r.record(EvStop, 0, "", "stopped", rep.Condition+": "+rep.Detail, StateFailed)
+	r.record(EvStop, 0, "", "stopped", rep.Condition+": "+rep.Detail, stateFailed)
 	// The running worker's later Env calls fail, as for a crashed worker.
 	r.crashed = true
 }

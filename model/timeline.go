@@ -123,14 +123,14 @@ func eventIndex(e EventName) int {
 // Workflow states of the harness practice, derived by the harness from the calls it
 // sees (the system is not asked for them).
 const (
-	StateCreated        = "created"
-	StateRunning        = "running"
-	StateCheckpointed   = "checkpointed"
-	StateWaitingForTool = "waiting_for_tool"
-	StateFailed         = "failed"
-	StateRecovering     = "recovering"
-	StateResumed        = "resumed"
-	StateCompleted      = "completed"
+	stateCreated        = "created"
+	stateRunning        = "running"
+	stateCheckpointed   = "checkpointed"
+	stateWaitingForTool = "waiting_for_tool"
+	stateFailed         = "failed"
+	stateRecovering     = "recovering"
+	stateResumed        = "resumed"
+	stateCompleted      = "completed"
 )
 
 // Event is one timeline record, with the fields the harness practice lists for the
