@@ -87,7 +87,7 @@ func (e *evRec) ref() uint16 {
 // recEvents[i]): those of eventIndex, in its order, then the harness's
 // and the system's own.
 var recEvents = append(append([]EventName(nil), AllEvents...), EvNoticeReceive,
-	EvWorkerCrash, EvWarn, EvClaim, EvStop, EvWorld)
+	EvWorkerCrash, EvWarn, EvClaim, EvStop, evWorld)
 
 // recToolCommit is tool.commit's code.
 var recToolCommit = recEventCode(EvToolCommit)
@@ -135,7 +135,7 @@ func recEventCode(e EventName) int {
 		return len(AllEvents) + 3
 	case EvStop:
 		return len(AllEvents) + 4
-	case EvWorld:
+	case evWorld:
 		return len(AllEvents) + 5
 	}
 	return -1

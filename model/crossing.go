@@ -264,7 +264,7 @@ func (c *calls) Enter(ctx context.Context, ev EventName) (*Step, error) {
 	switch {
 	case ev == EvToolCommit:
 		return nil, r.misuse(errors.New("calls: Enter(tool.commit): a commit crosses through Commit"))
-	case ev == EvWorkerStart || ev == EvClaim || ev == EvWorkerCrash || ev == EvWarn || ev == EvWorld || eventIndex(ev) < 0:
+	case ev == EvWorkerStart || ev == EvClaim || ev == EvWorkerCrash || ev == EvWarn || ev == evWorld || eventIndex(ev) < 0:
 		return nil, r.misuse(fmt.Errorf("calls: Enter: %q is not an event an adapter crosses", ev))
 	case r.live.observed == nil:
 		return nil, r.misuse(errNotObserved)

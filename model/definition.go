@@ -170,9 +170,9 @@ func (d *Definition) Factory(cfg Config) (Factory, error) {
 	return d.Configure(cfg.system())
 }
 
-// DescribeSystem names a config's system part in the system's terms
+// describeSystem names a config's system part in the system's terms
 // (Describe), or as JSON when the system has no Describe.
-func (d *Definition) DescribeSystem(system json.RawMessage) (string, error) {
+func (d *Definition) describeSystem(system json.RawMessage) (string, error) {
 	if len(system) == 0 {
 		system = json.RawMessage("{}")
 	}
@@ -186,11 +186,11 @@ func (d *Definition) DescribeSystem(system json.RawMessage) (string, error) {
 // system's terms, then the harness part's overrides ("profile typed,
 // retry_budget 1, join best_effort").
 func (d *Definition) DescribeConfig(cfg Config) (string, error) {
-	s, err := d.DescribeSystem(cfg.System)
+	s, err := d.describeSystem(cfg.System)
 	if err != nil {
 		return "", err
 	}
-	if h := cfg.HarnessString(); h != "" {
+	if h := cfg.harnessString(); h != "" {
 		s += ", " + h
 	}
 	return s, nil

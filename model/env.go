@@ -215,8 +215,6 @@ var (
 	// ErrNotFound is returned by a reader for an unknown subject, tenant or
 	// capability.
 	ErrNotFound = errors.New("not found")
-	// ErrStopped is returned when a stop condition ended the run.
-	ErrStopped = errors.New("run stopped by a stop condition")
 )
 
 // ContextReader reads the action-bearing context: the subject's record,

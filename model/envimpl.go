@@ -556,8 +556,8 @@ func evidenceEvent(k EvidenceKind) EventName {
 		return EvEvidenceReceipt
 	case EvidenceReadback:
 		return EvEvidenceReadback
-	case EvidenceJoin:
-		return EvEvidenceJoin
+	case evidenceJoin:
+		return evEvidenceJoin
 	}
 	return EvEvidenceDenial
 }
@@ -850,7 +850,7 @@ func (b *branchEnv) Join(ctx context.Context, rec JoinRecord) error {
 		rec.Branches = nil
 	}
 	r.world.Joins = append(r.world.Joins, rec)
-	ack := r.storeEvidence(EvidenceRecord{Kind: EvidenceJoin, Trace: r.task.Trace, Detail: string(rec.Policy)})
+	ack := r.storeEvidence(EvidenceRecord{Kind: evidenceJoin, Trace: r.task.Trace, Detail: string(rec.Policy)})
 	c.done("ok", detailStr(string(rec.Policy)), "")
 	r.setEvidenceRef(ack.Ref)
 	r.oracle.checkJoin(r, len(r.evs), rec)

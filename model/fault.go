@@ -477,12 +477,12 @@ func (staleStateRead) onStateRead(r *run, subject string, version *int64) bool {
 
 // --- authority served by a sliding cache ---
 
-// GrantCacheTTL is the lifetime, in logical milliseconds, of an entry of
+// grantCacheTTL is the lifetime, in logical milliseconds, of an entry of
 // the cache a sliding_grant_cache fault puts in front of the capability
-// records: an entry expires GrantCacheTTL after its last read, so every
+// records: an entry expires grantCacheTTL after its last read, so every
 // read within that time slides its expiry and an entry read often never
 // expires.
-const GrantCacheTTL Millis = 30000
+const grantCacheTTL Millis = 30000
 
 // grantCache holds the entries of the sliding cache in front of the
 // capability records.
@@ -503,7 +503,7 @@ type grantEntry struct {
 func (gc grantCache) serve(id string, now Millis) (Capability, *armed, bool) {
 	for i := range gc {
 		if e := &gc[i]; e.c.ID == id && now < e.expires {
-			e.expires = now + GrantCacheTTL
+			e.expires = now + grantCacheTTL
 			return e.c, e.f, true
 		}
 	}
@@ -533,7 +533,7 @@ func (slidingGrantCache) onCheck(r *run, f *armed, c *Capability) bool {
 	}
 	cached := *w
 	cached.AsOf = filled
-	r.grantCache = append(r.grantCache, grantEntry{c: cached, f: f, expires: r.world.Clock + GrantCacheTTL})
+	r.grantCache = append(r.grantCache, grantEntry{c: cached, f: f, expires: r.world.Clock + grantCacheTTL})
 	w.Revoked = true
 	*c = cached
 	return true
@@ -669,7 +669,7 @@ var catalogue = []faultKind{
 		Oracle: OracleJoinRecord, Threatens: []string{InvJoinPreserved},
 		Doc: "one branch of the fan-out fails (the schedule's target names which; any when empty)"}, branchFailure{}},
 	// reads that lag: a view not yet holding a committed write (a lagging
-	// replica or cache); see LaggingKinds
+	// replica or cache); see laggingKinds
 	{FaultSpec{Kind: "lagging_readback", Domain: DomainState, Target: "provider ledger replica", Event: EvLedgerReadback,
 		Boundary: BoundaryState, Phase: PhaseAfterCommit, Signal: SignalStateUpdate, Manner: MannerLate,
 		Oracle: OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},
@@ -684,10 +684,10 @@ var catalogue = []faultKind{
 // the catalogue.
 var laggingKindNames = []string{"lagging_readback", "stale_state_read"}
 
-// LaggingKinds returns the specs of the kinds of reads that lag (a view
+// laggingKinds returns the specs of the kinds of reads that lag (a view
 // not yet holding a committed write): lagging_readback and
 // stale_state_read, in catalogue order.
-func LaggingKinds() []FaultSpec {
+func laggingKinds() []FaultSpec {
 	out := make([]FaultSpec, 0, len(laggingKindNames))
 	for _, k := range catalogue {
 		if slices.Contains(laggingKindNames, k.spec.Kind) {

@@ -30,7 +30,7 @@ type Fleet struct {
 	// window, 1 or more.
 	Capacity int `json:"capacity"`
 	// WindowMs is the window's length in logical milliseconds (0:
-	// DefaultFleetWindow). Window i covers [i*WindowMs, (i+1)*WindowMs).
+	// defaultFleetWindow). Window i covers [i*WindowMs, (i+1)*WindowMs).
 	WindowMs Millis `json:"window_ms,omitempty"`
 	// RetryBudget is the fleet's shared retry budget: how many retries
 	// Env.RetryToken grants in one run, across every agent (0: one for
@@ -38,15 +38,15 @@ type Fleet struct {
 	RetryBudget int `json:"retry_budget,omitempty"`
 }
 
-// DefaultFleetWindow is a fleet's window when Fleet.WindowMs is 0.
-const DefaultFleetWindow Millis = 100
+// defaultFleetWindow is a fleet's window when Fleet.WindowMs is 0.
+const defaultFleetWindow Millis = 100
 
 // Window returns the fleet's window length (WindowMs or the default).
-func (f *Fleet) Window() Millis {
+func (f *Fleet) window() Millis {
 	if f.WindowMs > 0 {
 		return f.WindowMs
 	}
-	return DefaultFleetWindow
+	return defaultFleetWindow
 }
 
 // Budget returns the shared retry budget of a fleet of agents agents
@@ -124,7 +124,7 @@ func (fs *fleetState) reset(f *Fleet, agents int) {
 	if f == nil {
 		return
 	}
-	fs.on, fs.window, fs.capacity, fs.tokens = true, f.Window(), f.Capacity, f.Budget(agents)
+	fs.on, fs.window, fs.capacity, fs.tokens = true, f.window(), f.Capacity, f.Budget(agents)
 	fs.load.Capacity, fs.load.WindowMs, fs.load.Agents = f.Capacity, fs.window, agents
 }
 

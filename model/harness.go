@@ -102,13 +102,13 @@ const (
 	costCommit Millis = 40
 )
 
-// ReadCost and CommitCost are the logical milliseconds a read crossing
+// readCost and commitCost are the logical milliseconds a read crossing
 // and a tool commit advance the clock. The budget invariant takes the
 // clock after a commit, so a system that checks Env.Now() against its
-// deadline before committing leaves CommitCost.
+// deadline before committing leaves commitCost.
 const (
-	ReadCost   = costRead
-	CommitCost = costCommit
+	readCost   = costRead
+	commitCost = costCommit
 )
 
 // Harness runs a System on a Fixture under a Schedule. It reuses its
@@ -243,7 +243,7 @@ func (r *run) matches(f *armed, n int) bool {
 	case CorrelationSynchronized:
 		w := f.entry.WindowMs
 		if w == 0 {
-			w = DefaultWindow
+			w = defaultWindow
 		}
 		if len(f.hitTasks) == 0 || r.world.Clock-f.windowFrom >= w || slices.Contains(f.hitTasks, r.index) {
 			return false
@@ -266,7 +266,7 @@ type run struct {
 	// commits composes a commit's hooks (disturbCommit)
 	commits commitChain
 	env     *taskEnv
-	world   World
+	world   world
 	sched   *Schedule
 	faults  []armed
 	counts  [32]int
@@ -980,7 +980,7 @@ func actorOf(ev EventName) string {
 		return "system"
 	case EvToolCommit:
 		return "provider"
-	case EvWorld:
+	case evWorld:
 		return "world"
 	}
 	return "env"

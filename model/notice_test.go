@@ -143,8 +143,8 @@ func TestNoticeFreeRunHasNoInbox(t *testing.T) {
 	if err != nil || !s.Config.Notices {
 		t.Fatalf("SingleFault(lost_notice): %+v %v", s, err)
 	}
-	if s.Config.HarnessString() != "notices" {
-		t.Errorf("harness string %q", s.Config.HarnessString())
+	if model.HarnessString(s.Config) != "notices" {
+		t.Errorf("harness string %q", model.HarnessString(s.Config))
 	}
 	back, err := model.ParseSchedule(model.Format(s))
 	if err != nil || !back.Config.Equal(s.Config) || !strings.Contains(string(model.Format(s)), `"notices": true`) {

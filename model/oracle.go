@@ -47,7 +47,7 @@ const (
 	InvNoInventedProgress = "no_invented_progress"
 	// InvBudget: a task's tool-call attempts never exceed one plus its
 	// retry budget and no tool call ends after its deadline (the clock
-	// after the commit, CommitCost after its start, is at most
+	// after the commit, commitCost after its start, is at most
 	// Task.Started plus Task.Deadline; in a concurrent run less the time
 	// other workers took while the commit waited for its turn, at its
 	// crossing and between its send and its reply, which no check of the
@@ -177,7 +177,7 @@ type actionSeen struct {
 // otherTask reports whether a ledger entry of a task other than task made
 // the logical action k, among the entries the oracle has seen and the
 // entries of w's ledger past them.
-func (o *oracleState) otherTask(w *World, k actionKey, task string) bool {
+func (o *oracleState) otherTask(w *world, k actionKey, task string) bool {
 	if a, ok := o.actions.get(k); ok && (a.mixed || a.lastTask != task) {
 		return true
 	}
@@ -421,7 +421,7 @@ func (o *oracleState) checkJoinAtClaim(r *run, seq int) {
 	}
 	joined := false
 	for _, x := range r.world.Evidence[r.evFrom:] {
-		joined = joined || x.Kind == EvidenceJoin && x.Task == r.task.ID
+		joined = joined || x.Kind == evidenceJoin && x.Task == r.task.ID
 	}
 	if !joined {
 		o.violate(r, 7, seq, "branches ran but no join record reached the ledger")
@@ -455,7 +455,7 @@ func (o *oracleState) checkJoinAtClaim(r *run, seq int) {
 
 // entitlementGap returns why effect e was not entitled at this moment, or
 // "" when it was.
-func entitlementGap(w *World, t *Task, e LedgerEntry) string {
+func entitlementGap(w *world, t *Task, e LedgerEntry) string {
 	c, ok := w.Capability(t.Capability)
 	switch {
 	case len(w.Capabilities) == 0:
@@ -491,7 +491,7 @@ func entitlementGap(w *World, t *Task, e LedgerEntry) string {
 
 // entitled reports whether the action that crossed the proposal boundary
 // (or, with no proposal, the task itself) is entitled in the World now.
-func entitled(w *World, o *oracleState, t *Task, a Action, proposed bool) bool {
+func entitled(w *world, o *oracleState, t *Task, a Action, proposed bool) bool {
 	// a world with no authority binds the task itself
 	c := &Capability{Actor: t.Actor, Subject: t.Subject, Tenant: t.Tenant, Purpose: t.Purpose, Amount: t.Amount}
 	if len(w.Capabilities) > 0 {
@@ -536,7 +536,7 @@ func entitled(w *World, o *oracleState, t *Task, a Action, proposed bool) bool {
 //
 // Only the evidence from evFrom and the ledger from ledFrom on are read:
 // the task's records all lie there (see run.ledFrom).
-func proven(w *World, t *Task, evFrom, ledFrom int) bool {
+func proven(w *world, t *Task, evFrom, ledFrom int) bool {
 	for _, x := range w.Evidence[evFrom:] {
 		if x.Task != t.ID || (x.Kind != EvidenceReceipt && x.Kind != EvidenceReadback) {
 			continue

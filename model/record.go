@@ -7,12 +7,12 @@ import (
 	"strings"
 )
 
-// RecordVersion is the version of the run record format. Version 2 added
+// recordVersion is the version of the run record format. Version 2 added
 // Tasks (the per-task verdicts); version 3 names the system and its
 // config in its own terms (Contract.System, Contract.Config) in place of
 // the reference system's controls and mutant. A version 1 record decodes
 // into RunRecord with Tasks nil.
-const RecordVersion = 3
+const recordVersion = 3
 
 // RunRecord is the evidence record of one run (the harness practice, "Evidence
 // Output"): one machine-readable document with the frozen contract, the
@@ -128,7 +128,7 @@ func newRedactor(f *Fixture) *redactor {
 }
 
 // Ref returns the stable reference of an identifier.
-func Ref(id string) string {
+func ref(id string) string {
 	h := fnv.New32a()
 	h.Write([]byte(id))
 	return fmt.Sprintf("ref-%08x", h.Sum32())
@@ -137,7 +137,7 @@ func Ref(id string) string {
 func (r *redactor) redact(s string) string {
 	for _, id := range r.old {
 		if strings.Contains(s, id) {
-			s = strings.ReplaceAll(s, id, Ref(id))
+			s = strings.ReplaceAll(s, id, ref(id))
 		}
 	}
 	return s
@@ -151,7 +151,7 @@ func (res *Result) Record() RunRecord {
 	}
 	rd := newRedactor(fx)
 	rec := RunRecord{
-		Version: RecordVersion, RunID: res.RunID, RunVerdict: res.RunVerdict, ClaimVerdict: res.Verdict,
+		Version: recordVersion, RunID: res.RunID, RunVerdict: res.RunVerdict, ClaimVerdict: res.Verdict,
 		Schedule: res.Schedule, Invariants: map[string]string{}, Violations: []InvariantResult{},
 		Terms: res.Terms, Claims: res.Claims, Tasks: res.Tasks, Limitations: append([]string(nil), limitations...),
 		Fleet: res.Fleet,
@@ -210,7 +210,7 @@ func (res *Result) describeSystem() string {
 	if res.Schedule != nil {
 		sys = res.Schedule.Config.system()
 	}
-	s, err := res.def.DescribeSystem(sys)
+	s, err := res.def.describeSystem(sys)
 	if err != nil {
 		return fmt.Sprintf("system %s (%v)", sys, err)
 	}

@@ -35,7 +35,7 @@ const (
 	EvMemoryRead         EventName = "memory.read"
 	EvBranchRun          EventName = "branch.run"
 	EvBranchJoin         EventName = "branch.join"
-	EvEvidenceJoin       EventName = "evidence.join"
+	evEvidenceJoin       EventName = "evidence.join"
 	EvClockSleep         EventName = "clock.sleep"
 	EvWorkerStart        EventName = "worker.start"
 	EvWorkerCrash        EventName = "worker.crash"
@@ -56,7 +56,7 @@ var AllEvents = []EventName{
 	EvAuthorityCheck, EvStateRead, EvToolCommit, EvLedgerReadback, EvEvidenceDecision,
 	EvEvidenceReceipt, EvEvidenceReadback, EvEvidenceDenial, EvEvidenceLookup,
 	EvCheckpointWrite, EvCheckpointLoad, EvMemoryWrite, EvMemoryRead, EvBranchRun, EvBranchJoin,
-	EvEvidenceJoin, EvClockSleep, EvWorkerStart,
+	evEvidenceJoin, EvClockSleep, EvWorkerStart,
 }
 
 // EventIndex returns ev's position in AllEvents (0-based), len(AllEvents)
@@ -108,7 +108,7 @@ func eventIndex(e EventName) int {
 		return 18
 	case EvBranchJoin:
 		return 19
-	case EvEvidenceJoin:
+	case evEvidenceJoin:
 		return 20
 	case EvClockSleep:
 		return 21
@@ -183,15 +183,15 @@ func init() {
 // EventAliases maps the event names earlier files spell differently to
 // their names now: schedule, counterexample and coverage files of format
 // versions 1 and 2 written before the subject read was named neutrally
-// say "context.order". Decoding (EventName.UnmarshalJSON, CanonicalEvent)
+// say "context.order". Decoding (EventName.UnmarshalJSON, canonicalEvent)
 // maps an alias to its event; encoding writes the name now.
 var EventAliases = map[EventName]EventName{
 	"context.order": EvContextSubject,
 }
 
-// CanonicalEvent returns the event e names now: e itself, or the event an
+// canonicalEvent returns the event e names now: e itself, or the event an
 // alias of EventAliases stands for.
-func CanonicalEvent(e EventName) EventName {
+func canonicalEvent(e EventName) EventName {
 	if c, ok := EventAliases[e]; ok {
 		return c
 	}
@@ -223,6 +223,6 @@ func (e *EventName) UnmarshalJSON(data []byte) error {
 		}
 		return &json.UnmarshalTypeError{Value: v, Type: reflect.TypeFor[EventName]()}
 	}
-	*e = CanonicalEvent(EventName(s))
+	*e = canonicalEvent(EventName(s))
 	return nil
 }

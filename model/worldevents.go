@@ -21,8 +21,8 @@ import (
 // carrying its fault id. World events are not part of Catalogue (the fault
 // catalogue the assay draws from); WorldEvents lists them.
 
-// EvWorld is the timeline event of a world event. A schedule cannot name it.
-const EvWorld EventName = "world"
+// evWorld is the timeline event of a world event. A schedule cannot name it.
+const evWorld EventName = "world"
 
 // worldHook is the hook of a world event: it changes the World (or crashes
 // the worker) right after the crossing it is attached to. It returns a
@@ -188,7 +188,7 @@ func WorldEvents() []FaultSpec {
 }
 
 // applyWorld applies the world events armed at the crossing just recorded,
-// each recorded as an EvWorld event with its fault id, and crashes the
+// each recorded as an evWorld event with its fault id, and crashes the
 // worker after a worker_crash.
 func (r *run) applyWorld() {
 	for len(r.pendingWorld) > 0 {
@@ -202,7 +202,7 @@ func (r *run) applyWorld() {
 		if !r.detailed {
 			detail = ""
 		}
-		r.record(EvWorld, 0, id, f.entry.Kind, detail, r.state)
+		r.record(evWorld, 0, id, f.entry.Kind, detail, r.state)
 		if crash {
 			r.crash("worker crashed after " + f.entry.Placement())
 		}
