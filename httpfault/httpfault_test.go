@@ -81,7 +81,7 @@ func TestTimeoutAfterCommitBlindRetryDuplicates(t *testing.T) {
 		}
 		want := []httpfault.Fault{{FaultReport: model.FaultReport{ID: "f1", Kind: "timeout_after_commit", Event: model.EvToolCommit, Ordinal: 1,
 			Reached: true, Fired: 1, FiredAt: 1, Oracle: model.OracleLedgerReadback, Observed: []string{}},
-			Key: httpfault.Key{Domain: model.DomainTool, Boundary: model.BoundaryEffect, Phase: model.PhaseAfterCommit, Correlation: model.CorrelationIsolated, Oracle: model.OracleLedgerReadback}}}
+			Key: httpfault.Key{Domain: model.DomainTool, Boundary: model.BoundaryEffect, Phase: model.Phase("after_commit"), Correlation: model.CorrelationIsolated, Oracle: model.OracleLedgerReadback}}}
 		if diff := cmp.Diff(want, ft.Faults()); diff != "" {
 			t.Errorf("%s: fault report (-want +got):\n%s", c.name, diff)
 		}
@@ -184,7 +184,7 @@ func TestTruePhase(t *testing.T) {
 			resp.Body.Close()
 		}
 		entries, posts, _ := l.count()
-		after := spec.Phase == model.PhaseAfterCommit
+		after := spec.Phase == model.Phase("after_commit")
 		if (posts == 1) != after || entries != posts {
 			t.Errorf("%s (phase %s): the server got %d posts and holds %d entries before the client's answer", kind, spec.Phase, posts, entries)
 		}

@@ -26,17 +26,18 @@ import (
 type UserInvariant struct {
 	// Name is the invariant's name in reports; it must be non-empty,
 	// unique in the run and differ from every built-in name.
-	Name string
+	Name string `json:"name"`
 	// Owner is the team answerable for it ("inventory").
-	Owner string
+	Owner string `json:"owner"`
 	// Oracle is the independent source that adjudicates it (usually
 	// OracleLedgerReadback: the provider's ledger, which the system under
 	// test cannot write).
-	Oracle OracleName
+	Oracle OracleName `json:"oracle"`
 	// Doc says what it asserts, in one line.
-	Doc string
-	// Check is the predicate (see the checklist above).
-	Check func(v View) string
+	Doc string `json:"doc"`
+	// Check is the predicate (see the checklist above); nil for the
+	// built-in Invariants, which the oracle checks itself.
+	Check func(v View) string `json:"-"`
 }
 
 // View is a read-only view of a run at one boundary crossing, handed to

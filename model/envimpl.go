@@ -305,7 +305,7 @@ func (r *run) provide(call ToolCall) ToolResult {
 		return res
 	}
 	if why := r.guardGap(call); why != "" {
-		res := ToolResult{Outcome: OutcomeRejected, Class: ClassPrecondition, Reason: "precondition failed: " + why}
+		res := ToolResult{Outcome: OutcomeRejected, Class: classPrecondition, Reason: "precondition failed: " + why}
 		r.notifyResult(call, res)
 		return res
 	}

@@ -23,3 +23,12 @@ var (
 
 // HarnessString is Config.harnessString, for tests.
 func HarnessString(c Config) string { return c.harnessString() }
+
+// Stop condition names and the default join policy, for tests.
+const (
+	StopMaxEffects  = stopMaxEffects
+	StopMaxFaults   = stopMaxFaults
+	StopAbort       = stopAbort
+	StopExpiry      = stopExpiry
+	JoinAllRequired = joinAllRequired
+)

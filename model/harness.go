@@ -90,7 +90,7 @@ func (o Options) withDefaults() Options {
 		o.Deadline = 2000
 	}
 	if o.Join == "" {
-		o.Join = JoinAllRequired
+		o.Join = joinAllRequired
 	}
 	return o
 }

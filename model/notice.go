@@ -201,19 +201,19 @@ func (lostNotice) onNotice(r *run) bool {
 // taken over the whole catalogue are those of runs without notices.
 var noticeKinds = []faultKind{
 	{FaultSpec{Kind: "late_notice", Domain: DomainTool, Target: "provider notice", Event: EvNoticeReceive,
-		Boundary: BoundaryEffect, Phase: PhaseAfterCheckpoint, Signal: SignalAcknowledgement, Manner: MannerLate,
+		Boundary: BoundaryEffect, Phase: phaseAfterCheckpoint, Signal: signalAcknowledgement, Manner: mannerLate,
 		Oracle: OracleLedgerReadback, Threatens: []string{InvRecordedAgreesWithLedger},
 		Doc: "the notice due at this receive is held back until after the system's next checkpoint write (after it recorded an outcome)"}, lateNotice{}},
 	{FaultSpec{Kind: "reordered_notice", Domain: DomainTool, Target: "provider notice", Event: EvNoticeReceive,
-		Boundary: BoundaryEffect, Phase: PhaseAfterReceipt, Signal: SignalAcknowledgement, Manner: MannerContradictory,
+		Boundary: BoundaryEffect, Phase: phaseAfterReceipt, Signal: signalAcknowledgement, Manner: mannerContradictory,
 		Oracle: OracleLedgerReadback, Threatens: []string{InvRecordedAgreesWithLedger},
 		Doc: "the newest waiting notice is delivered before the older ones (two or more waiting)"}, reorderedNotice{}},
 	{FaultSpec{Kind: "redelivered_notice", Domain: DomainTool, Target: "provider notice", Event: EvNoticeReceive,
-		Boundary: BoundaryEffect, Phase: PhaseAfterReceipt, Signal: SignalAcknowledgement, Manner: MannerContradictory,
+		Boundary: BoundaryEffect, Phase: phaseAfterReceipt, Signal: signalAcknowledgement, Manner: mannerContradictory,
 		Oracle: OracleLedgerReadback, Threatens: []string{InvRecordedAgreesWithLedger},
 		Doc: "the notice delivered at this receive is delivered again, under the same id, at the next"}, redeliveredNotice{}},
 	{FaultSpec{Kind: "lost_notice", Domain: DomainTool, Target: "provider notice", Event: EvNoticeReceive,
-		Boundary: BoundaryEffect, Phase: PhaseAfterReceipt, Signal: SignalAcknowledgement, Manner: MannerAbsent,
+		Boundary: BoundaryEffect, Phase: phaseAfterReceipt, Signal: signalAcknowledgement, Manner: mannerAbsent,
 		Oracle: OracleLedgerReadback, Threatens: []string{InvRecordedAgreesWithLedger},
 		Doc: "the notice due at this receive is dropped and never delivered"}, lostNotice{}},
 }

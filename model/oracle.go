@@ -63,25 +63,18 @@ const (
 	InvJoinPreserved = "join_preserved"
 )
 
-// Invariant describes one invariant: its name, the owner answerable for
-// it, the oracle that adjudicates it, and what it asserts.
-type Invariant struct {
-	Name   string     `json:"name"`
-	Owner  string     `json:"owner"`
-	Oracle OracleName `json:"oracle"`
-	Doc    string     `json:"doc"`
-}
-
-// Invariants lists every invariant the oracle checks, in report order.
-var Invariants = []Invariant{
-	{InvRightSubject, "authority kernel", OracleCapabilityRecord, "every effect is for the task's bound actor, subject, tenant and purpose"},
-	{InvCurrentEntitlement, "authority kernel", OracleStateVersion, "at effect time the capability is live, the current policy allows the effect, and the record is eligible at the expected state version"},
-	{InvEffectAtMostOnce, "effects", OracleLedgerReadback, "at most one ledger effect per logical action"},
-	{InvProvableOutcome, "evidence", OracleTraceLineage, "no release without a correlated receipt or independent readback joined to the decision by trace lineage"},
-	{InvResumeFromCheckpoint, "workflow runtime", OracleCheckpointStore, "resume only from the newest valid checkpoint; nothing consequential after an invalid one is served"},
-	{InvNoInventedProgress, "workflow runtime", OracleLedgerReadback, "no release without an effect, no checkpoint recording an effect the ledger lacks, and no effect under an unapproved capability"},
-	{InvBudget, "workflow runtime", OracleBudgetCounter, "attempts within one plus the retry budget and no tool call after the deadline, across restarts"},
-	{InvJoinPreserved, "orchestration", OracleJoinRecord, "every join record keeps every branch's true state and the claim obeys the join policy"},
+// Invariants lists every built-in invariant the oracle checks, in report
+// order: its name, owner, oracle and what it asserts. Their Check is nil:
+// the oracle checks them itself.
+var Invariants = []UserInvariant{
+	{Name: InvRightSubject, Owner: "authority kernel", Oracle: OracleCapabilityRecord, Doc: "every effect is for the task's bound actor, subject, tenant and purpose"},
+	{Name: InvCurrentEntitlement, Owner: "authority kernel", Oracle: OracleStateVersion, Doc: "at effect time the capability is live, the current policy allows the effect, and the record is eligible at the expected state version"},
+	{Name: InvEffectAtMostOnce, Owner: "effects", Oracle: OracleLedgerReadback, Doc: "at most one ledger effect per logical action"},
+	{Name: InvProvableOutcome, Owner: "evidence", Oracle: OracleTraceLineage, Doc: "no release without a correlated receipt or independent readback joined to the decision by trace lineage"},
+	{Name: InvResumeFromCheckpoint, Owner: "workflow runtime", Oracle: OracleCheckpointStore, Doc: "resume only from the newest valid checkpoint; nothing consequential after an invalid one is served"},
+	{Name: InvNoInventedProgress, Owner: "workflow runtime", Oracle: OracleLedgerReadback, Doc: "no release without an effect, no checkpoint recording an effect the ledger lacks, and no effect under an unapproved capability"},
+	{Name: InvBudget, Owner: "workflow runtime", Oracle: OracleBudgetCounter, Doc: "attempts within one plus the retry budget and no tool call after the deadline, across restarts"},
+	{Name: InvJoinPreserved, Owner: "orchestration", Oracle: OracleJoinRecord, Doc: "every join record keeps every branch's true state and the claim obeys the join policy"},
 }
 
 const numInvariants = 8
@@ -408,7 +401,7 @@ func (o *oracleState) checkJoin(r *run, seq int, rec JoinRecord) {
 		for _, b := range r.branches {
 			ran = ran || b.Name == x.Name
 		}
-		if !ran && x.Status != BranchNotStarted {
+		if !ran && x.Status != branchNotStarted {
 			o.violate(r, 7, seq, fmt.Sprintf("branch %s recorded as %s but never started", x.Name, x.Status))
 		}
 	}
@@ -438,7 +431,7 @@ func (o *oracleState) checkJoinAtClaim(r *run, seq int) {
 	}
 	rel := r.claim.Verdict == ClaimRelease
 	switch r.task.Join {
-	case JoinAllRequired:
+	case joinAllRequired:
 		if rel {
 			o.violate(r, 7, seq, "release under all_required although branch "+failed+" failed")
 		}
