@@ -2,7 +2,7 @@ package model
 
 import "slices"
 
-// Attribute runs res's workload fault-free, on a fresh system from
+// attribute runs res's workload fault-free, on a fresh system from
 // factory, under res's config, and takes back from the faults every
 // violation that fault-free run already shows: the same invariant first
 // false at the same event of the same task with the same detail. Such a
@@ -13,7 +13,7 @@ import "slices"
 // have served another run (a system may keep state across its factory's
 // instances). Afterwards LastOutcome describes the fault-free run. It
 // returns a harness error of the fault-free run.
-func (h *Harness) Attribute(res *Result, factory Factory) error {
+func (h *Harness) attribute(res *Result, factory Factory) error {
 	attributed := false
 	for _, i := range res.Invariants {
 		attributed = attributed || !i.Held && i.FaultID != ""

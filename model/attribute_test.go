@@ -47,7 +47,7 @@ func TestBatchWorkloadViolationIsNotTheFaults(t *testing.T) {
 	if dup, _ := raw.Invariant(model.InvEffectAtMostOnce); dup.FaultID != "f1" {
 		t.Fatalf("raw run: effect_at_most_once reached by %q, want f1 before Attribute", dup.FaultID)
 	}
-	if err := h.Attribute(raw, copperfin.Factory(cs)); err != nil {
+	if err := model.Attribute(h, raw, copperfin.Factory(cs)); err != nil {
 		t.Fatal(err)
 	}
 	check(t, raw)

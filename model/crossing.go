@@ -89,9 +89,9 @@ func (s *Step) Faults() []string {
 	return out
 }
 
-// Target returns the target the schedule gives the armed fault of kind
+// target returns the target the schedule gives the armed fault of kind
 // (FaultEntry.Target), or "".
-func (s *Step) Target(kind string) string {
+func (s *Step) target(kind string) string {
 	for _, f := range s.armed {
 		if f.entry.Kind == kind {
 			return f.entry.Target

@@ -235,7 +235,7 @@ func (d *Definition) Run(s *Schedule, opts Options) (*Result, error) {
 // Replay runs one schedule as a replay does: the system configured from
 // s's own config on the fixture it names, with d.Options, and every
 // violation the fault-free run of the same workload already shows
-// attributed to the workload (Harness.Attribute), on a fresh instance. A
+// attributed to the workload (Harness.attribute), on a fresh instance. A
 // config that does not apply ("schedule: ..."), an unknown fixture
 // ("schedule: config: ...") and a harness error are errors.
 func (d *Definition) Replay(s *Schedule) (*Result, error) {
@@ -256,7 +256,7 @@ func (d *Definition) Replay(s *Schedule) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schedule: %w", err)
 	}
-	if err := h.Attribute(res, clean); err != nil {
+	if err := h.attribute(res, clean); err != nil {
 		return nil, err
 	}
 	return res, nil

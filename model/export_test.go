@@ -32,3 +32,6 @@ const (
 	StopExpiry      = stopExpiry
 	JoinAllRequired = joinAllRequired
 )
+
+// Attribute is Harness.attribute, for tests.
+func Attribute(h *Harness, res *Result, f Factory) error { return h.attribute(res, f) }

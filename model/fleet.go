@@ -49,9 +49,9 @@ func (f *Fleet) window() Millis {
 	return defaultFleetWindow
 }
 
-// Budget returns the shared retry budget of a fleet of agents agents
+// budget returns the shared retry budget of a fleet of agents agents
 // (RetryBudget or its default).
-func (f *Fleet) Budget(agents int) int {
+func (f *Fleet) budget(agents int) int {
 	if f.RetryBudget > 0 {
 		return f.RetryBudget
 	}
@@ -124,7 +124,7 @@ func (fs *fleetState) reset(f *Fleet, agents int) {
 	if f == nil {
 		return
 	}
-	fs.on, fs.window, fs.capacity, fs.tokens = true, f.window(), f.Capacity, f.Budget(agents)
+	fs.on, fs.window, fs.capacity, fs.tokens = true, f.window(), f.Capacity, f.budget(agents)
 	fs.load.Capacity, fs.load.WindowMs, fs.load.Agents = f.Capacity, fs.window, agents
 }
 

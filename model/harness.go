@@ -166,7 +166,7 @@ func NewHarness(f Fixture, opts Options) *Harness {
 		// the fleet invariant comes first among the run's own
 		h.scope.user = append([]UserInvariant{noRetryStorm()}, h.scope.user...)
 	}
-	h.stopOn, h.stopErr = opts.Stop.Set(), opts.Stop.Validate()
+	h.stopOn, h.stopErr = opts.Stop.set(), opts.Stop.Validate()
 	seen := make(map[string]bool, len(f.Tasks))
 	h.uniqueIDs = true
 	for _, t := range f.Tasks {

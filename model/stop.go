@@ -68,8 +68,8 @@ const (
 // met (actor harness). It is not a boundary a schedule can name.
 const EvStop EventName = "run.stop"
 
-// Set reports whether any stop condition is declared.
-func (s Stop) Set() bool {
+// set reports whether any stop condition is declared.
+func (s Stop) set() bool {
 	return s.MaxEffects != 0 || s.MaxFaults != 0 || s.Abort != "" || s.Expiry != 0
 }
 
