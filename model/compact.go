@@ -11,20 +11,11 @@ import (
 )
 
 // Timeline is a run's timeline: the events the harness recorded, one a
-// boundary crossing, in order (Event.Seq is the index plus one). A run
-// records each event in a compact form that holds no pointers (numbers,
-// and indexes into a table of the run's strings); Events builds the full
-// events, detail strings included, from that record on its first call,
-// once, and keeps them. The record is the Result's own: no run reuses
-// another's storage, and the full events are data recorded in the run,
-// not the output of a second one.
-//
-// Len, Name, Ordinal, Task and Detail read one event from the record
-// without building them all: what a reader that looks at every run needs.
-//
-// The zero Timeline has no events (a Result of Harness.LastOutcome) and
-// encodes as JSON null; a Timeline encodes as the JSON array of Events.
-// A Timeline is safe for concurrent use.
+// boundary crossing, in order (Event.Seq is the index plus one). It keeps a
+// compact record; Events builds the full events once, and Len, Name,
+// Ordinal, Task and Detail read one event without building them all. The
+// zero Timeline has no events and encodes as JSON null; a Timeline encodes
+// as the JSON array of Events and is safe for concurrent use.
 type Timeline struct{ t *timeline }
 
 // timeline is a Timeline's storage: the compact record of a run (recs,

@@ -6,17 +6,12 @@ import (
 	"strings"
 )
 
-// FaultSpec is the typed specification of a fault kind (the paper, the
-// eight-step assay, step 2: "Domain, mode, target, timing, intensity, scope
-// and expected recoverability"). The spec describes the fault; its
-// disturbance is code that changes the World or a call at Event, and every
-// outcome is decided by the oracle, never by this spec.
-//
-// Threatens is a declared prediction (the invariant the transfer would
-// break); tests check it against the oracle. Which of a system's own
-// defences interrupts a kind is the system's to declare
-// (Definition.Defences; the reference system's table is
-// copperfin.Defences).
+// FaultSpec is the typed specification of a fault kind: domain, mode,
+// target, timing, intensity, scope, expected recoverability. It describes
+// the fault and decides nothing: the disturbance is code that changes the
+// World or a call at Event, and the oracle decides every outcome.
+// Threatens is a declared prediction that tests check against the oracle;
+// which defence interrupts a kind is the system's (Definition.Defences).
 type FaultSpec struct {
 	Kind        string      `json:"kind"`
 	Domain      Domain      `json:"domain"`

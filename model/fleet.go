@@ -11,20 +11,11 @@ import (
 // run of a fleet fixture, and reports it after the built-in invariants.
 const InvNoRetryStorm = "no_retry_storm"
 
-// Fleet makes a fixture a fleet: its tasks are N agents, started together
-// by one scheduler (the harness's, see Concurrency), each a concurrent
-// worker with a logical clock of its own, against one provider of declared
-// capacity. A fleet run measures the provider's load (Result.Fleet), checks
-// InvNoRetryStorm, and serves the agents one shared retry budget
-// (Env.RetryToken).
-//
-// Under per-worker clocks a crossing advances only its own worker's
-// clock, and at every scheduling point the scheduler runs the ready worker
-// whose next crossing comes first in logical time (ties as in
-// Concurrency: an interleaving entry naming a tied task, else the worker
-// that ran last, else fixture order or the seeded pick). So agents that
-// start together cross together, and a retry lands in the window its
-// back-off says.
+// Fleet makes a fixture a fleet: its tasks are agents started together,
+// each a concurrent worker with a logical clock of its own, against one
+// provider of declared capacity. A fleet run measures the provider's load
+// (Result.Fleet), checks InvNoRetryStorm and shares one retry budget among
+// the agents (Env.RetryToken). Scheduling: docs/vocabulary.md, "Fleet".
 type Fleet struct {
 	// Capacity is the provider's capacity, in tool.commit attempts per
 	// window, 1 or more.

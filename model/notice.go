@@ -240,16 +240,11 @@ func NoticeKinds() []FaultSpec {
 const InvRecordedAgreesWithLedger = "recorded_agrees_with_ledger"
 
 // NoticeAgreement returns the invariant that the state a system records
-// agrees with the provider's ledger: after each checkpoint write of a
-// task, its newest checkpoint records no effect of the ledger more often
-// than the ledger holds it (a redelivered notice makes no second effect)
-// and withdraws no effect an earlier checkpoint recorded while the ledger
-// holds it; at a claim other than a hold, a task that wrote a checkpoint
-// records every ledger effect it made (a held task hands its record to a
-// person, who reconciles it). A checkpoint names an effect in
-// Checkpoint.CompletedEffects by its request key or its receipt id. The harness checks it in every run with
-// Config.Notices (after the built-in invariants and before the user's);
-// add it to Options.Invariants to check it in other runs.
+// agrees with the provider's ledger: no checkpoint records an effect more
+// often than the ledger holds it or withdraws one the ledger holds, and a
+// task that claims other than hold records every effect it made. Runs with
+// Config.Notices check it; add it to Options.Invariants for others
+// (docs/vocabulary.md, "recorded_agrees_with_ledger").
 func NoticeAgreement() UserInvariant {
 	return UserInvariant{Name: InvRecordedAgreesWithLedger, Owner: "workflow runtime", Oracle: OracleLedgerReadback,
 		Doc:   "the effects a task's checkpoints record agree with the provider's ledger: none twice, none withdrawn, none missing when it releases or denies",

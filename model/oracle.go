@@ -45,17 +45,10 @@ const (
 	// the agent does not fabricate missing user intent, tool output, or
 	// approval").
 	InvNoInventedProgress = "no_invented_progress"
-	// InvBudget: a task's tool-call attempts never exceed one plus its
-	// retry budget and no tool call ends after its deadline (the clock
-	// after the commit, commitCost after its start, is at most
-	// Task.Started plus Task.Deadline; in a concurrent run less the time
-	// other workers took while the commit waited for its turn, at its
-	// crossing and between its send and its reply, which no check of the
-	// system could see), counted across restarts (the harness practice: "Do not reset a budget on a worker
-	// restart"). A restarted worker's re-send of the crashed worker's last
-	// request, under the same idempotency key, when the crashed worker
-	// never checkpointed after sending it, reconciles that request and is
-	// allowed once per restart.
+	// InvBudget: a task's tool-call attempts never exceed one plus its retry
+	// budget and no tool call ends after its deadline, counted across
+	// restarts; a restarted worker may re-send the crashed worker's unrecorded
+	// last request once (docs/vocabulary.md, "budget").
 	InvBudget = "budget"
 	// InvJoinPreserved: every join record keeps every branch with the
 	// state it really had, and the claim obeys the declared join policy
@@ -606,21 +599,11 @@ func (o *oracleState) settle(r *run, seq int) {
 }
 
 // Terms are the outcome terms of a run, computed by the oracle from the
-// World and the timeline (the nine terms of the paper's artefact, the
-// effect count and the claim verdict). For a run of several tasks a good
-// term holds when it holds for every task, a bad term when it holds for any.
-//
-// With every built-in invariant in scope (Options.Builtin nil) they
-// assume one effect per task and the built-in proof and entitlement rules,
-// which read what the fixture declares (see the invariants). When
-// Options.Builtin narrows the built-in invariants, the terms
-// come from the invariants in scope instead: Contained when every
-// invariant in scope (built-in or the user's) held up to the claim, and
-// UnsafeEscape its negation; Recovered for a contained release;
-// UsefulService for a recovered task within its deadline; Detected, Effects
-// (the ledger effects of the task) and Verdict (the claim, or unsafe when
-// not contained) as usual; Verified, DuplicateEffect, UnverifiableRelease
-// and ServiceLoss are false, having no meaning without the reference rules.
+// World and the timeline: the nine terms of the paper's artefact, the
+// effect count and the claim verdict. For several tasks a good term holds
+// when it holds for every task, a bad term when it holds for any; under a
+// narrowed Options.Builtin they come from the invariants in scope
+// (docs/vocabulary.md, "Terms").
 type Terms struct {
 	Detected            bool         `json:"detected"`
 	Contained           bool         `json:"contained"`

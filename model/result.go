@@ -108,27 +108,11 @@ type TaskClaim struct {
 }
 
 // TaskVerdict is one task's verdicts in a run: its claim as the oracle
-// judged it (unsafe when the task's effects broke right_subject,
-// current_entitlement or effect_at_most_once) and its own run verdict:
-//
-//   - unrecoverable: an invariant in scope first became false at one of
-//     the task's crossings, its claim is unsafe, or it released without
-//     recovering (its outcome terms' Recovered is false);
-//   - inconclusive: the task ended without the system's own claim
-//     (restart or call limit) or a declared stop condition ended it;
-//   - recovered: a release the oracle finds recovered (a proven, single,
-//     entitled effect within budget, see [Terms]);
-//   - contained_failure: any other hold or denial.
-//
-// CorrectDenial marks a denial the workload itself calls for: the claim
-// is deny, the task made no effect, the oracle finds the denied request
-// not entitled at the claim and already not entitled when the task
-// started (before any of its crossings, so no fault in the task made it
-// so: a repeated request for a refund another task made, or a request no
-// live capability, policy or record allows), the retry budget held and
-// no invariant in scope was broken. A hold is never a correct denial, nor
-// is any denial under a narrowed scope (Options.Builtin), whose oracle
-// has no entitlement rule.
+// judged it (unsafe when its effects broke right_subject,
+// current_entitlement or effect_at_most_once) and its own run verdict
+// (unrecoverable, inconclusive, recovered or contained_failure).
+// CorrectDenial marks a denial the workload itself calls for. The rules:
+// docs/vocabulary.md, "TaskVerdict".
 type TaskVerdict struct {
 	Task          string       `json:"task"`
 	Claim         ClaimVerdict `json:"claim_verdict"`

@@ -223,24 +223,11 @@ func checkToolFields(data []byte) error {
 	return nil
 }
 
-// Config is the configuration a schedule runs under, in two parts. The
-// harness's part (Fixture, RetryBudget, Deadline, Join) is the core's and
-// is checked here; the system's part (System) is opaque to the core: the
-// system under test decodes it (Definition.Configure), and a config that
-// does not apply to it is the system's error. In a schedule file:
-//
-//	"config": {
-//	  "harness": {"fixture": "copperfin", "retry_budget": 1, "deadline_ms": 2000, "join": "best_effort",
-//	    "concurrency": {"workers": 2, "interleaving": [1, 1, 2]}},
-//	  "system": {"profile": "typed"}
-//	}
-//
-// Every harness key is optional; a file without "concurrency" runs its
-// tasks one after another (see Concurrency). A version-1 config is one flat object
-// ({"profile": P} or {"controls": [...]}, with optional "mutant",
-// "retry_budget", "deadline_ms", "join" and "fixture"): its profile,
-// controls and mutant become the system part and the rest the harness
-// part, so a version-1 file runs exactly as before.
+// Config is the configuration a schedule runs under, in two parts: the
+// harness's (Fixture, RetryBudget, Deadline, Join, Concurrency, Notices),
+// checked here, and the system's (System), opaque to the core and decoded
+// by the system (Definition.Configure). Every harness key is optional; a
+// version-1 flat config still decodes to the same run (docs/formats.md).
 type Config struct {
 	// RetryBudget (attempts after the first), Deadline (logical ms) and
 	// Join override the harness's Options for every task when set.

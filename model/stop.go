@@ -7,17 +7,11 @@ import (
 )
 
 // Stop declares the injector's stop conditions and blast radius before a
-// run (the paper, the eight-step assay, step 4: "maximum effects, abort
-// metric and expiry"; "Safety boundary for the injector": "Predeclare stop
-// conditions"). The harness checks them after every recorded crossing; a
-// run that meets one stops at once: a run.stop event records the reason,
-// every later Env call of the running worker fails (with ErrWorkerCrashed,
-// as for a crashed worker, so the instance stops), no further task starts,
-// the harness records a hold claim on the system's behalf ("stopped by a
-// stop condition"), and Result.Stopped says which condition was met.
-//
-// The zero value declares nothing and costs nothing: no check runs. Each
-// field's zero value means "no limit".
+// run. The harness checks them after every crossing; a run that meets one
+// records run.stop, fails every later Env call of the worker, starts no
+// further task, holds the claim on the system's behalf, and Result.Stopped
+// says which condition was met. The zero value declares nothing and costs
+// nothing; each field's zero means no limit.
 type Stop struct {
 	// MaxEffects is the blast radius in provider-ledger effects: the run
 	// stops once the ledger holds more than MaxEffects effects (the
