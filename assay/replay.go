@@ -11,7 +11,7 @@ import (
 // result: timeline, fault reports, invariants, outcome terms and verdicts,
 // with every violation the fault-free run of the same workload already
 // shows attributed to the workload, not to a fault
-// ([model.Harness.Attribute]). It is the run behind "faultline replay" and
+// ([model.Definition.Replay]). It is the run behind "faultline replay" and
 // the lab's timeline viewer, so both judge a schedule alike. Decode the
 // file with [model.ParseSchedule] first; Replay returns an error naming the
 // problem for a config that does not resolve or a schedule the harness

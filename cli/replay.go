@@ -178,7 +178,7 @@ func decodeSchedule(data []byte) (*model.Schedule, *corpus.Counterexample, error
 // replay runs one schedule against def under the schedule's own config
 // through the full harness with def's options, attributing to the
 // workload every violation the fault-free run of the same workload
-// already shows (model.Harness.Attribute), as the reference system's
+// already shows (model.Definition.Replay), as the reference system's
 // replay does.
 func replay(def *model.Definition, s *model.Schedule) (*model.Result, error) {
 	return def.Replay(s)
