@@ -13,8 +13,7 @@ type EventName string
 // worker.crash and claim.
 const (
 	// EvContextSubject: a read of the subject's record. Schedules of
-	// format versions 1 and 2 may spell it "context.order" (see
-	// EventAliases).
+	// format versions 1 and 2 may spell it "context.order".
 	EvContextSubject     EventName = "context.subject"
 	EvContextPolicy      EventName = "context.policy"
 	EvContextEligibility EventName = "context.eligibility"
@@ -180,26 +179,26 @@ func init() {
 	}
 }
 
-// EventAliases maps the event names earlier files spell differently to
+// eventAliases maps the event names earlier files spell differently to
 // their names now: schedule, counterexample and coverage files of format
 // versions 1 and 2 written before the subject read was named neutrally
 // say "context.order". Decoding (EventName.UnmarshalJSON, canonicalEvent)
 // maps an alias to its event; encoding writes the name now.
-var EventAliases = map[EventName]EventName{
+var eventAliases = map[EventName]EventName{
 	"context.order": EvContextSubject,
 }
 
 // canonicalEvent returns the event e names now: e itself, or the event an
-// alias of EventAliases stands for.
+// alias of eventAliases stands for.
 func canonicalEvent(e EventName) EventName {
-	if c, ok := EventAliases[e]; ok {
+	if c, ok := eventAliases[e]; ok {
 		return c
 	}
 	return e
 }
 
 // UnmarshalJSON decodes an event name from a JSON string, mapping an
-// alias (EventAliases) to the event it stands for. A value that is not a
+// alias (eventAliases) to the event it stands for. A value that is not a
 // string is a *json.UnmarshalTypeError; an unknown name decodes as it is,
 // for the reader to name.
 func (e *EventName) UnmarshalJSON(data []byte) error {
