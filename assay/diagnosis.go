@@ -152,14 +152,14 @@ func (s *system) diagnose(run runFunc, roles map[string]Remediation, res *model.
 		}
 	}
 	if fault == nil || fault.FiredAt == 0 {
-		return Diagnosis{}, fmt.Errorf("diagnose: run %s: the violation of %s is not attributed to a fired fault", res.RunID, first.Name)
+		return Diagnosis{}, fmt.Errorf("diagnose: run %s: the violation of %s is not attributed to a fired fault", res.RunID, first.Invariant)
 	}
 	spec, err := model.Spec(fault.Kind)
 	if err != nil {
 		return Diagnosis{}, err
 	}
 	d.Kind = spec.Kind
-	d.Invariant, d.FirstSeq, d.FirstEvent, d.Detail = first.Name, first.FirstSeq, first.Event, first.Detail
+	d.Invariant, d.FirstSeq, d.FirstEvent, d.Detail = first.Invariant, first.FirstSeq, first.Event, first.Detail
 	d.FirstOrdinal = res.Timeline.Events()[first.FirstSeq-1].Ordinal
 	d.FirstBoundary = eventBoundary(first.Event)
 
@@ -189,12 +189,12 @@ func (s *system) diagnose(run runFunc, roles map[string]Remediation, res *model.
 	// the violation
 	var oracles []model.OracleName
 	for _, inv := range model.Invariants {
-		if inv.Name == first.Name {
+		if inv.Name == first.Invariant {
 			oracles = append(oracles, inv.Oracle)
 		}
 	}
 	for _, inv := range s.def.Invariants {
-		if inv.Name == first.Name {
+		if inv.Name == first.Invariant {
 			oracles = append(oracles, inv.Oracle)
 		}
 	}

@@ -138,15 +138,15 @@ type Dossier struct {
 	Version int `json:"version"`
 	// MarkdownSHA256 is the SHA-256 (hex) of the bytes of the dossier.md
 	// written beside the JSON; WriteDossier sets it.
-	MarkdownSHA256  string            `json:"markdown_sha256"`
-	Manifest        Manifest          `json:"manifest"`
-	Faults          []DossierFault    `json:"faults"`
-	Invariants      []model.Invariant `json:"invariants"`
-	Stop            model.Stop        `json:"stop"`
-	Evidence        *Evidence         `json:"evidence"`
-	Coverage        coverage          `json:"coverage"`
-	UnresolvedHolds []Hold            `json:"unresolved_holds"`
-	ChangeTriggers  []ChangeTrigger   `json:"change_triggers"`
+	MarkdownSHA256  string                `json:"markdown_sha256"`
+	Manifest        Manifest              `json:"manifest"`
+	Faults          []DossierFault        `json:"faults"`
+	Invariants      []model.UserInvariant `json:"invariants"`
+	Stop            model.Stop            `json:"stop"`
+	Evidence        *Evidence             `json:"evidence"`
+	Coverage        coverage              `json:"coverage"`
+	UnresolvedHolds []Hold                `json:"unresolved_holds"`
+	ChangeTriggers  []ChangeTrigger       `json:"change_triggers"`
 }
 
 func jsonOf(v any) []byte {
@@ -364,16 +364,16 @@ func readDossier(path string) (any, []ChangeTrigger, error) {
 // legacyDossier is a dossier of versions 1 and 2 with its evidence as
 // JSON.
 type legacyDossier struct {
-	Version         int               `json:"version"`
-	MarkdownSHA256  string            `json:"markdown_sha256"`
-	Manifest        Manifest          `json:"manifest"`
-	Faults          []DossierFault    `json:"faults"`
-	Invariants      []model.Invariant `json:"invariants"`
-	Stop            model.Stop        `json:"stop"`
-	Evidence        json.RawMessage   `json:"evidence"`
-	Coverage        coverage          `json:"coverage"`
-	UnresolvedHolds []Hold            `json:"unresolved_holds"`
-	ChangeTriggers  []ChangeTrigger   `json:"change_triggers"`
+	Version         int                   `json:"version"`
+	MarkdownSHA256  string                `json:"markdown_sha256"`
+	Manifest        Manifest              `json:"manifest"`
+	Faults          []DossierFault        `json:"faults"`
+	Invariants      []model.UserInvariant `json:"invariants"`
+	Stop            model.Stop            `json:"stop"`
+	Evidence        json.RawMessage       `json:"evidence"`
+	Coverage        coverage              `json:"coverage"`
+	UnresolvedHolds []Hold                `json:"unresolved_holds"`
+	ChangeTriggers  []ChangeTrigger       `json:"change_triggers"`
 }
 
 // checkMarkdown checks a version 2 dossier's "markdown_sha256" and, when

@@ -139,7 +139,7 @@ func TestSignatures(t *testing.T) {
 	if s.Trials != 188 || s.Q.Detect.Count != 188 || s.Q.Contain.Count != 188 || s.Q.Recover.Count != 0 || s.Q.Prove.Count != 0 || s.Q.Serve.Count != 0 {
 		t.Errorf("typed break_trace_lineage: %+v", s.Q)
 	}
-	if s.Boundary != model.BoundaryEffect || s.Phase != model.PhaseBeforeCommit || !s.Critical {
+	if s.Boundary != model.BoundaryEffect || s.Phase != model.Phase("before_commit") || !s.Critical {
 		t.Errorf("typed break_trace_lineage key: %s %s %t", s.Boundary, s.Phase, s.Critical)
 	}
 	// Wilson at 0 of 188 and 188 of 188
@@ -863,7 +863,7 @@ func TestDiagnoses(t *testing.T) {
 		FirstOrdinal: 2, FirstBoundary: model.BoundaryEffect, Detail: "second ledger effect for task refund-O-731",
 		Signal: assay.Signal{Seq: 16, Event: model.EvToolCommit, Ordinal: 1, Outcome: "unknown",
 			Detail:   "payments.refund key req-1 replayed false receipt false",
-			Withheld: model.SignalAcknowledgement, Manner: model.MannerAbsent, WarnSeq: 17, Warning: "unknown_outcome",
+			Withheld: model.Signal("acknowledgement"), Manner: model.Manner("absent"), WarnSeq: 17, Warning: "unknown_outcome",
 			Text: `tool.commit#1 at seq 16 returned "unknown" (payments.refund key req-1 replayed false receipt false) with the acknowledgement withheld (absent); the system warned unknown_outcome at seq 17`},
 		Interrupting: []assay.Interruption{{Controls: []string{string(copperfin.Idempotency)}, RunVerdict: model.Recovered},
 			{Controls: cl(copperfin.EffectReadback), RunVerdict: model.Recovered}},
@@ -905,7 +905,7 @@ func TestDiagnoses(t *testing.T) {
 		t.Errorf("subject_swap diagnosis %+v", s)
 	}
 	tt := diagnosisOf(t, ref, "baseline", "tool_timeout")
-	if !cmp.Equal(tt.Control, []string{string(copperfin.Idempotency)}) || tt.Signal.Withheld != model.SignalAcknowledgement || tt.Signal.Manner != model.MannerLate ||
+	if !cmp.Equal(tt.Control, []string{string(copperfin.Idempotency)}) || tt.Signal.Withheld != model.Signal("acknowledgement") || tt.Signal.Manner != model.Manner("late") ||
 		len(tt.Interrupting) != 1 || tt.FirstSeq != 19 {
 		t.Errorf("tool_timeout diagnosis %+v", tt)
 	}
@@ -1050,7 +1050,7 @@ func TestStudyStops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]assay.StopCount{{Profile: "baseline", Condition: model.StopAbort, Runs: 382}}, st.Stops); diff != "" {
+	if diff := cmp.Diff([]assay.StopCount{{Profile: "baseline", Condition: "abort", Runs: 382}}, st.Stops); diff != "" {
 		t.Errorf("stops (-want +got):\n%s", diff)
 	}
 	s := sigOf(t, st, "baseline", "timeout_after_commit", assay.DefaultConfig)
@@ -1077,8 +1077,8 @@ func TestStudyStops(t *testing.T) {
 		}
 	}
 	wantPS := []assay.PairStop{
-		{Profile: "baseline", Config: "default", Kind: "budget_exhaustion", Side: "off", Condition: model.StopMaxFaults, Violated: []string{model.InvBudget}},
-		{Profile: "typed", Config: "default", Kind: "budget_exhaustion", Side: "off", Condition: model.StopMaxFaults, Violated: []string{model.InvBudget}},
+		{Profile: "baseline", Config: "default", Kind: "budget_exhaustion", Side: "off", Condition: "max_faults", Violated: []string{model.InvBudget}},
+		{Profile: "typed", Config: "default", Kind: "budget_exhaustion", Side: "off", Condition: "max_faults", Violated: []string{model.InvBudget}},
 	}
 	if diff := cmp.Diff(wantPS, all.Base.PairStops); diff != "" || len(all.Variation.PairStops) != 8 {
 		t.Errorf("pair stops (-want +got), %d in the variation:\n%s", len(all.Variation.PairStops), diff)

@@ -153,11 +153,11 @@ func (c *cell) add(res *model.Result) {
 	broke := false
 	for _, inv := range res.Invariants {
 		if !inv.Held {
-			c.violated[inv.Name]++
-			if inv.Name == model.InvRightSubject {
+			c.violated[inv.Invariant]++
+			if inv.Invariant == model.InvRightSubject {
 				c.wrong++
 			}
-			broke = broke || slices.Contains(contractInvariants, inv.Name)
+			broke = broke || slices.Contains(contractInvariants, inv.Invariant)
 		}
 	}
 	if broke {
@@ -348,7 +348,7 @@ func (s *system) label(p profile) string {
 	if s.canArm() {
 		return s.str(p.cs)
 	}
-	d, err := s.def.DescribeSystem(p.system)
+	d, err := s.def.DescribeConfig(model.Config{System: p.system})
 	if err != nil {
 		return string(p.system)
 	}
@@ -425,7 +425,7 @@ func RunStudy(def *model.Definition, cfg StudyConfig) (*Study, error) {
 			c.baseRuns++
 			for _, inv := range b.Invariants {
 				if !inv.Held {
-					c.baseViolated[inv.Name]++
+					c.baseViolated[inv.Invariant]++
 				}
 			}
 			if b.Stopped != nil {
@@ -520,7 +520,7 @@ func RunStudy(def *model.Definition, cfg StudyConfig) (*Study, error) {
 func invariantNames(res *model.Result) []string {
 	out := make([]string, len(res.Invariants))
 	for i, inv := range res.Invariants {
-		out[i] = inv.Name
+		out[i] = inv.Invariant
 	}
 	return out
 }
@@ -529,7 +529,7 @@ func violatedNames(res *model.Result) []string {
 	out := []string{}
 	for _, inv := range res.Invariants {
 		if !inv.Held {
-			out = append(out, inv.Name)
+			out = append(out, inv.Invariant)
 		}
 	}
 	return out

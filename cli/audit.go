@@ -95,7 +95,7 @@ func runAudit(def *model.Definition, t *coverage.Tracker) ([]auditConfig, error)
 			row := auditRow{kind: spec.Kind, reached: res.Faults[0].Reached && res.Faults[0].Fired > 0, res: res}
 			for _, inv := range res.Invariants {
 				if !inv.Held {
-					row.violated = append(row.violated, inv.Name)
+					row.violated = append(row.violated, inv.Invariant)
 				}
 			}
 			ac.rows = append(ac.rows, row)

@@ -492,14 +492,14 @@ func writeResult(w io.Writer, def *model.Definition, res *model.Result, header s
 	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	for _, i := range res.Invariants {
 		if i.Held {
-			fmt.Fprintf(tw, "  %s\theld\t(oracle %s)\n", i.Name, i.Oracle)
+			fmt.Fprintf(tw, "  %s\theld\t(oracle %s)\n", i.Invariant, i.Oracle)
 			continue
 		}
 		by := ""
 		if i.FaultID != "" {
 			by = " reached by " + i.FaultID
 		}
-		fmt.Fprintf(tw, "  %s\tVIOLATED\tfirst false after seq %d (%s)%s: %s\n", i.Name, i.FirstSeq, i.Event, by, i.Detail)
+		fmt.Fprintf(tw, "  %s\tVIOLATED\tfirst false after seq %d (%s)%s: %s\n", i.Invariant, i.FirstSeq, i.Event, by, i.Detail)
 	}
 	tw.Flush()
 	t := res.Terms

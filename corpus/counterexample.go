@@ -95,23 +95,15 @@ type Expect struct {
 	FirstOnly bool `json:"first_only,omitempty"`
 }
 
-// Violation is one violated invariant: its name, the first crossing after
-// which it was false (seq and event: the first failing boundary), the fault
-// that reached it, and the oracle's reason.
-type Violation struct {
-	Invariant string          `json:"invariant"`
-	FirstSeq  int             `json:"first_seq"`
-	Event     model.EventName `json:"event"`
-	FaultID   string          `json:"fault_id,omitempty"`
-	Detail    string          `json:"detail,omitempty"`
-}
+// Violation is one violated invariant (model's one violation record).
+type Violation = model.Violation
 
 // ExpectOf returns what res shows: its verdicts and violated invariants.
 func ExpectOf(res *model.Result) *Expect {
 	e := &Expect{RunVerdict: res.RunVerdict, ClaimVerdict: res.Verdict, Violated: []Violation{}}
 	for _, i := range res.Invariants {
 		if !i.Held {
-			e.Violated = append(e.Violated, Violation{Invariant: i.Name, FirstSeq: i.FirstSeq, Event: i.Event, FaultID: i.FaultID, Detail: i.Detail})
+			e.Violated = append(e.Violated, i.Violation)
 		}
 	}
 	return e

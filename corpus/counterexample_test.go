@@ -82,8 +82,8 @@ func TestCheckNamesEveryDifference(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := &model.Result{RunVerdict: model.Recovered, Verdict: model.ClaimRelease, Invariants: []model.InvariantResult{
-		{Name: "effect_at_most_once", Held: true},
-		{Name: "provable_outcome", Held: false, Event: model.EvClaim, FaultID: "f1"},
+		{Violation: model.Violation{Invariant: "effect_at_most_once"}, Held: true},
+		{Violation: model.Violation{Invariant: "provable_outcome", Event: model.EvClaim, FaultID: "f1"}, Held: false},
 	}}
 	err = ce.Check(res)
 	want := `run verdict recovered, recorded unrecoverable; claim verdict release, recorded unsafe; recorded violation no longer seen: effect_at_most_once after tool.commit (fault "f1"); violation not recorded: provable_outcome after claim (fault "f1")`

@@ -32,7 +32,7 @@ func record(t *testing.T) ([]byte, string, *model.Result) {
 		t.Fatal(err)
 	}
 	inv, _ := res.Invariant(model.InvEffectAtMostOnce)
-	cx := &properties.Counterexample{Schedule: s, Shrunk: s, Invariant: inv.Name, FirstSeq: inv.FirstSeq, Event: inv.Event,
+	cx := &properties.Counterexample{Schedule: s, Shrunk: s, Invariant: inv.Invariant, FirstSeq: inv.FirstSeq, Event: inv.Event,
 		FaultID: inv.FaultID, FaultKind: "timeout_after_commit", Detail: inv.Detail, Timeline: model.Normalize(res.Timeline.Events())[:inv.FirstSeq],
 		System: copperfin.Name}
 	dir := t.TempDir()
@@ -88,7 +88,7 @@ func TestRecordMapsOntoACounterexample(t *testing.T) {
 	held.Invariants = append([]model.InvariantResult(nil), res.Invariants...)
 	held.RunVerdict = model.Recovered
 	for i := range held.Invariants {
-		held.Invariants[i].Held = held.Invariants[i].Name != model.InvProvableOutcome
+		held.Invariants[i].Held = held.Invariants[i].Invariant != model.InvProvableOutcome
 	}
 	if err := ce.Check(&held); err == nil || err.Error() != `recorded violation no longer seen: effect_at_most_once after tool.commit (fault "f1")` {
 		t.Errorf("Check of a run without the violation: %v", err)

@@ -63,7 +63,7 @@ func systemRun(t *testing.T, events []model.EventName, invs []string, broken []s
 		t.Fatalf("hand-built schedule: %v", err)
 	}
 	for _, name := range invs {
-		ir := model.InvariantResult{Name: name, Oracle: model.OracleLedgerReadback, Held: true}
+		ir := model.InvariantResult{Violation: model.Violation{Invariant: name}, Oracle: model.OracleLedgerReadback, Held: true}
 		for _, b := range broken {
 			if b == name {
 				ir.Held, ir.FirstSeq, ir.Event, ir.FaultID, ir.Detail = false, 8, model.EvToolCommit, "f1", "second post for ticket T-1"

@@ -82,7 +82,7 @@ func (t *Tracker) Record(res *model.Result) error {
 		keys[i], keyed[i] = k, true
 	}
 	for _, inv := range res.Invariants {
-		if err := CheckInvariantName(inv.Name); err != nil {
+		if err := CheckInvariantName(inv.Invariant); err != nil {
 			return fmt.Errorf("coverage: record: %w", err)
 		}
 	}
@@ -145,7 +145,7 @@ func (t *Tracker) Record(res *model.Result) error {
 		if inv.Held {
 			continue
 		}
-		c := Counterexample{Invariant: inv.Name, Count: 1, Schedule: res.Schedule,
+		c := Counterexample{Invariant: inv.Invariant, Count: 1, Schedule: res.Schedule,
 			FirstSeq: inv.FirstSeq, Event: inv.Event, Detail: inv.Detail, System: t.name}
 		at := -1
 		for i, f := range res.Faults {

@@ -72,7 +72,7 @@ func (v *Violation) Error() string {
 		v.describe(), v.fixture(), v.def.Name, v.Result.RunVerdict, v.Result.Verdict)
 	for _, i := range v.Result.Invariants {
 		if !i.Held {
-			fmt.Fprintf(&b, "  %s: first false after seq %d (%s), reached by %s: %s\n", i.Name, i.FirstSeq, i.Event, orNone(i.FaultID), i.Detail)
+			fmt.Fprintf(&b, "  %s: first false after seq %d (%s), reached by %s: %s\n", i.Invariant, i.FirstSeq, i.Event, orNone(i.FaultID), i.Detail)
 		}
 	}
 	b.WriteString(replayHint(v.Schedule, v.Result.RunID, v.def, v.replayTest))
@@ -294,7 +294,7 @@ func violatedSet(res *model.Result) string {
 	var names []string
 	for _, i := range res.Invariants {
 		if !i.Held {
-			names = append(names, i.Name)
+			names = append(names, i.Invariant)
 		}
 	}
 	return strings.Join(names, ",")

@@ -101,7 +101,7 @@ func firstViolated(res *model.Result) (string, string) {
 	if first == nil {
 		return "", ""
 	}
-	return first.Name, first.Detail
+	return first.Invariant, first.Detail
 }
 
 // store writes f's schedule to the decoder's fail folder, when it has one,

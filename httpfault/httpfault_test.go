@@ -148,7 +148,7 @@ func TestTruePhase(t *testing.T) {
 	for _, kind := range model.KindsOf(model.DomainTool, false) {
 		spec, _ := model.Spec(kind)
 		atAnswer, l := postTwice(t, kind)
-		first := btoi(spec.Phase == model.PhaseAfterCommit)
+		first := btoi(spec.Phase == model.Phase("after_commit"))
 		second := first + 1
 		switch kind {
 		case "tool_timeout":

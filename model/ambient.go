@@ -45,9 +45,9 @@ func AmbientOf(ctx context.Context) (Ambient, bool) {
 	return Ambient{}, false
 }
 
-// WithAmbient returns ctx carrying a as its ambient identity, for tests
+// withAmbient returns ctx carrying a as its ambient identity, for tests
 // and adapters that call a system outside the harness.
-func WithAmbient(ctx context.Context, a Ambient) context.Context {
+func withAmbient(ctx context.Context, a Ambient) context.Context {
 	return &ambientCtx{Context: ctx, a: a}
 }
 

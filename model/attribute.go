@@ -2,18 +2,13 @@ package model
 
 import "slices"
 
-// Attribute runs res's workload fault-free, on a fresh system from
-// factory, under res's config, and takes back from the faults every
-// violation that fault-free run already shows: the same invariant first
-// false at the same event of the same task with the same detail. Such a
-// violation is the workload's (its FaultID becomes "") and leaves the
-// faults' Observed lists, as exploration reduces it to a schedule with no
-// fault. A violation a fault moved (earlier, elsewhere, with another
-// detail) stays the fault's. res must come from h.Run; factory must not
-// have served another run (a system may keep state across its factory's
-// instances). Afterwards LastOutcome describes the fault-free run. It
-// returns a harness error of the fault-free run.
-func (h *Harness) Attribute(res *Result, factory Factory) error {
+// attribute runs res's workload fault-free on a fresh system from factory
+// and takes back from the faults every violation that run already shows
+// (same invariant, event, task and detail): it becomes the workload's
+// (FaultID ""). A violation a fault moved stays the fault's. res must come
+// from h.Run; factory must not have served another run. Afterwards
+// LastOutcome describes the fault-free run.
+func (h *Harness) attribute(res *Result, factory Factory) error {
 	attributed := false
 	for _, i := range res.Invariants {
 		attributed = attributed || !i.Held && i.FaultID != ""
@@ -32,14 +27,14 @@ func (h *Harness) Attribute(res *Result, factory Factory) error {
 		if i.Held || i.FaultID == "" {
 			continue
 		}
-		b, ok := base.Invariant(i.Name)
+		b, ok := base.Invariant(i.Invariant)
 		if !ok || b.Held || b.Event != i.Event || b.Detail != i.Detail || taskAt(base, b.FirstSeq) != taskAt(res, i.FirstSeq) {
 			continue
 		}
 		for f := range res.Faults {
 			fr := &res.Faults[f]
 			if fr.ID == i.FaultID {
-				fr.Observed = slices.DeleteFunc(fr.Observed, func(n string) bool { return n == i.Name })
+				fr.Observed = slices.DeleteFunc(fr.Observed, func(n string) bool { return n == i.Invariant })
 			}
 		}
 		i.FaultID = ""

@@ -25,7 +25,7 @@ func TestBatchWorkloadViolationIsNotTheFaults(t *testing.T) {
 		dup, _ := res.Invariant(model.InvEffectAtMostOnce)
 		proof, _ := res.Invariant(model.InvProvableOutcome)
 		if dup.Held || dup.FirstSeq != 54 || dup.Event != model.EvToolCommit || dup.FaultID != "" ||
-			dup.Detail != "second refund of O-731: task refund-O-731 already made it" {
+			dup.Detail != "second effect for subject O-731: task refund-O-731 already made it" {
 			t.Errorf("effect_at_most_once: %+v, want the workload's duplicate at seq 54 with no fault", dup)
 		}
 		if proof.Held || proof.FirstSeq != 19 || proof.FaultID != "f1" {
@@ -47,7 +47,7 @@ func TestBatchWorkloadViolationIsNotTheFaults(t *testing.T) {
 	if dup, _ := raw.Invariant(model.InvEffectAtMostOnce); dup.FaultID != "f1" {
 		t.Fatalf("raw run: effect_at_most_once reached by %q, want f1 before Attribute", dup.FaultID)
 	}
-	if err := h.Attribute(raw, copperfin.Factory(cs)); err != nil {
+	if err := model.Attribute(h, raw, copperfin.Factory(cs)); err != nil {
 		t.Fatal(err)
 	}
 	check(t, raw)

@@ -166,7 +166,7 @@ func runBilling(t *testing.T, b biller, s *model.Schedule) (*model.Result, []str
 	var broke []string
 	for _, inv := range res.Invariants {
 		if !inv.Held {
-			broke = append(broke, inv.Name)
+			broke = append(broke, inv.Invariant)
 		}
 	}
 	return res, broke
@@ -198,7 +198,7 @@ func TestBillingAgent(t *testing.T) {
 	clean, broke := runBilling(t, biller{}, &model.Schedule{Version: model.ScheduleVersion, Seed: "billing: clean", Faults: []model.FaultEntry{}})
 	if broke != nil {
 		for _, inv := range clean.Invariants {
-			t.Logf("%s held=%t %s", inv.Name, inv.Held, inv.Detail)
+			t.Logf("%s held=%t %s", inv.Invariant, inv.Held, inv.Detail)
 		}
 		t.Fatalf("the correct agent's clean run broke %v", broke)
 	}
@@ -247,7 +247,7 @@ func TestBillingAgent(t *testing.T) {
 			t.Errorf("%s: run verdict %s", c.defect, res.RunVerdict)
 		}
 		var re *model.RunError
-		if err := res.Err(); !errors.As(err, &re) || re.Code != 1 || re.Invariant.Name != c.want[0] {
+		if err := res.Err(); !errors.As(err, &re) || re.Code != 1 || re.Invariant != c.want[0] {
 			t.Errorf("%s: Err() = %v, want code 1 for %s", c.defect, err, c.want[0])
 		}
 		// the correct agent holds every invariant under the same fault
@@ -303,9 +303,9 @@ func TestBillingEntitlementIsGeneric(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, inv := range res.Invariants {
-			want := c.detail == "" || inv.Name != model.InvCurrentEntitlement
-			if inv.Held != want || inv.Name == model.InvCurrentEntitlement && inv.Detail != c.detail {
-				t.Errorf("%s: %s held=%t %q, want held=%t %q", c.name, inv.Name, inv.Held, inv.Detail, want, c.detail)
+			want := c.detail == "" || inv.Invariant != model.InvCurrentEntitlement
+			if inv.Held != want || inv.Invariant == model.InvCurrentEntitlement && inv.Detail != c.detail {
+				t.Errorf("%s: %s held=%t %q, want held=%t %q", c.name, inv.Invariant, inv.Held, inv.Detail, want, c.detail)
 			}
 		}
 	}
@@ -364,7 +364,7 @@ func TestBillingWithoutAuthority(t *testing.T) {
 		var broke []string
 		for _, inv := range res.Invariants {
 			if !inv.Held {
-				broke = append(broke, inv.Name+": "+inv.Detail)
+				broke = append(broke, inv.Invariant+": "+inv.Detail)
 			}
 		}
 		return broke

@@ -11,20 +11,11 @@ import (
 )
 
 // Timeline is a run's timeline: the events the harness recorded, one a
-// boundary crossing, in order (Event.Seq is the index plus one). A run
-// records each event in a compact form that holds no pointers (numbers,
-// and indexes into a table of the run's strings); Events builds the full
-// events, detail strings included, from that record on its first call,
-// once, and keeps them. The record is the Result's own: no run reuses
-// another's storage, and the full events are data recorded in the run,
-// not the output of a second one.
-//
-// Len, Name, Ordinal, Task and Detail read one event from the record
-// without building them all: what a reader that looks at every run needs.
-//
-// The zero Timeline has no events (a Result of Harness.LastOutcome) and
-// encodes as JSON null; a Timeline encodes as the JSON array of Events.
-// A Timeline is safe for concurrent use.
+// boundary crossing, in order (Event.Seq is the index plus one). It keeps a
+// compact record; Events builds the full events once, and Len, Name,
+// Ordinal, Task and Detail read one event without building them all. The
+// zero Timeline has no events and encodes as JSON null; a Timeline encodes
+// as the JSON array of Events and is safe for concurrent use.
 type Timeline struct{ t *timeline }
 
 // timeline is a Timeline's storage: the compact record of a run (recs,
@@ -87,15 +78,15 @@ func (e *evRec) ref() uint16 {
 // recEvents[i]): those of eventIndex, in its order, then the harness's
 // and the system's own.
 var recEvents = append(append([]EventName(nil), AllEvents...), EvNoticeReceive,
-	EvWorkerCrash, EvWarn, EvClaim, EvStop, EvWorld)
+	EvWorkerCrash, EvWarn, EvClaim, EvStop, evWorld)
 
 // recToolCommit is tool.commit's code.
 var recToolCommit = recEventCode(EvToolCommit)
 
 // recStates are the workflow states an evRec codes, in recStateCode's
 // order.
-var recStates = []string{StateCreated, StateRunning, StateCheckpointed, StateWaitingForTool,
-	StateFailed, StateRecovering, StateResumed, StateCompleted}
+var recStates = []string{stateCreated, stateRunning, stateCheckpointed, stateWaitingForTool,
+	stateFailed, stateRecovering, stateResumed, stateCompleted}
 
 func init() {
 	// the codes' widths in evRec
@@ -135,7 +126,7 @@ func recEventCode(e EventName) int {
 		return len(AllEvents) + 3
 	case EvStop:
 		return len(AllEvents) + 4
-	case EvWorld:
+	case evWorld:
 		return len(AllEvents) + 5
 	}
 	return -1
@@ -143,21 +134,21 @@ func recEventCode(e EventName) int {
 
 func recStateCode(s string) int {
 	switch s {
-	case StateCreated:
+	case stateCreated:
 		return 0
-	case StateRunning:
+	case stateRunning:
 		return 1
-	case StateCheckpointed:
+	case stateCheckpointed:
 		return 2
-	case StateWaitingForTool:
+	case stateWaitingForTool:
 		return 3
-	case StateFailed:
+	case stateFailed:
 		return 4
-	case StateRecovering:
+	case stateRecovering:
 		return 5
-	case StateResumed:
+	case stateResumed:
 		return 6
-	case StateCompleted:
+	case stateCompleted:
 		return 7
 	}
 	return -1

@@ -18,43 +18,13 @@ const MaxWorkers = 1000
 const MaxInterleaving = 100000
 
 // Concurrency runs a schedule's tasks as concurrent workers under the
-// harness's deterministic scheduler, as a simulation does: each task's
-// worker runs System.Run in a goroutine of its own, but only one runs at a
-// time. At every scheduling point the running worker hands control back
-// and the scheduler picks which ready worker goes next, from the
-// schedule's own choices, so a run stays a pure function of the schedule
-// and the config (and of nothing else: not GOMAXPROCS, not the Go
-// scheduler). The scheduling points are:
-//
-//   - the start of the run, and the end of each task (its claim made);
-//   - every boundary crossing a worker is about to make (each Env call);
-//   - a tool call's reply: a tool.commit is an invocation (its ordinal,
-//     clock cost and attempt are counted when it is sent) and a response
-//     (the provider acts and the crossing is recorded when the reply
-//     arrives), with other workers' crossings between them.
-//
-// At the i-th scheduling point (1-based) the scheduler picks the task
-// Interleaving[i-1] names, by its 1-based position in the fixture, when
-// that task is ready (a worker holds it, started or about to start, and it
-// has not yet claimed); otherwise, and past the end of Interleaving, it
-// lets the worker that ran last go on with its task when it can, else
-// picks among the ready tasks: the first in fixture order, or, when Seed
-// is set, one drawn from a stream seeded by Seed (at every such pick). So
-// with neither an interleaving nor a seed a concurrent run orders its
-// crossings as the sequential run does. A context switch is a pick of
-// another task while the one that ran last could have gone on with its
-// own (a pick at a task's end is none); a run reports the picks it made
-// and its context switches (Result.Interleaving, Result.ContextSwitches).
-//
-// Workers bounds how many tasks are in flight at once: tasks start in
-// fixture order, the first Workers at the start of the run and each later
-// one when a worker's task ends. In a schedule file it is the harness
-// part's "concurrency" key, which older files simply lack:
-//
-//	"harness": {"concurrency": {"workers": 2, "interleaving": [1, 1, 2]}}
-//
-// A run of production code (a System implementing Observed) cannot be
-// scheduled: Run returns an error for it.
+// harness's deterministic scheduler: one goroutine a worker, one running at
+// a time, and at every scheduling point (a run's start, a task's end, each
+// crossing, a tool call's reply) the schedule's Interleaving, else the
+// worker that ran last, else fixture order or Seed's draw picks who goes
+// next. A run stays a pure function of the schedule and the config.
+// Semantics: docs/vocabulary.md, "Concurrency". Production code cannot be
+// scheduled.
 type Concurrency struct {
 	// Workers is how many tasks run at once, 1 to MaxWorkers.
 	Workers int `json:"workers"`

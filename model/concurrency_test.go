@@ -159,7 +159,7 @@ func TestConcurrencyFormat(t *testing.T) {
 	if !strings.Contains(string(text), `"concurrency": {`) || !strings.Contains(string(text), `"workers": 2`) {
 		t.Errorf("format:\n%s", text)
 	}
-	if got := s.Config.HarnessString(); got != "concurrency: 2 workers, interleaving 1x2 2, seed x" {
+	if got := model.HarnessString(s.Config); got != "concurrency: 2 workers, interleaving 1x2 2, seed x" {
 		t.Errorf("harness string %q", got)
 	}
 	for in, want := range map[string]string{

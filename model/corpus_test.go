@@ -55,7 +55,7 @@ func TestCorpusReplaysToRecordedVerdicts(t *testing.T) {
 		var violated []string
 		for _, i := range res.Invariants {
 			if !i.Held {
-				violated = append(violated, i.Name)
+				violated = append(violated, i.Invariant)
 			}
 		}
 		if res.RunVerdict != want.verdict || !slices.Equal(violated, want.violated) {

@@ -17,20 +17,12 @@ import (
 // only during the Run call that received it, from that call's goroutine
 // or one the call waits for.
 type Calls interface {
-	// Commit crosses tool.commit for one consequential call. The faults
-	// armed at the crossing act on it as they do in the model (they
-	// compose in schedule order): a fault that withholds the request
-	// (timeout_before_send, reject_before_commit, rate_limit, ...) never
-	// calls send; one that acts after the effect calls send, then changes
-	// or loses the answer; break_trace_lineage changes call.Action.TraceID
-	// before send. send performs the real call and returns what the
-	// provider answered; an adapter maps a transport error to an unknown
-	// outcome (Class ClassTimeout) and an explicit refusal to a
-	// rejection. The answer the system must see is Committed.Result, and
-	// Committed.Fired names the kinds that fired, so the adapter renders
-	// each in its own protocol (a lost reply, a body without its receipt,
-	// an undecodable body). Commit returns ErrWorkerCrashed when the run
-	// stopped the worker (a stop condition or the per-task call bound).
+	// Commit crosses tool.commit for one consequential call: the faults
+	// armed there act on it as in the model, in schedule order, calling send
+	// (the real call) or not. Committed.Result is what the system must see and
+	// Committed.Fired the kinds the adapter renders in its own protocol. It
+	// returns ErrWorkerCrashed when the run stopped the worker. The kinds'
+	// actions: docs/vocabulary.md, "Calls.Commit".
 	Commit(ctx context.Context, call ToolCall, send func(context.Context, ToolCall) ToolResult) (Committed, error)
 	// CommitOnly is Commit for an adapter that renders only some kinds:
 	// an armed fault whose kind enacts reports false does not act on the
@@ -89,9 +81,9 @@ func (s *Step) Faults() []string {
 	return out
 }
 
-// Target returns the target the schedule gives the armed fault of kind
+// target returns the target the schedule gives the armed fault of kind
 // (FaultEntry.Target), or "".
-func (s *Step) Target(kind string) string {
+func (s *Step) target(kind string) string {
 	for _, f := range s.armed {
 		if f.entry.Kind == kind {
 			return f.entry.Target
@@ -264,15 +256,15 @@ func (c *calls) Enter(ctx context.Context, ev EventName) (*Step, error) {
 	switch {
 	case ev == EvToolCommit:
 		return nil, r.misuse(errors.New("calls: Enter(tool.commit): a commit crosses through Commit"))
-	case ev == EvWorkerStart || ev == EvClaim || ev == EvWorkerCrash || ev == EvWarn || ev == EvWorld || eventIndex(ev) < 0:
+	case ev == EvWorkerStart || ev == EvClaim || ev == EvWorkerCrash || ev == EvWarn || ev == evWorld || eventIndex(ev) < 0:
 		return nil, r.misuse(fmt.Errorf("calls: Enter: %q is not an event an adapter crosses", ev))
 	case r.live.observed == nil:
 		return nil, r.misuse(errNotObserved)
 	}
 	r.live.ctx = ctx
-	ord, hits, ok := r.enter(ev, costRead)
+	x, ok := r.cross(ev, costRead, "")
 	if !ok {
 		return nil, ErrWorkerCrashed
 	}
-	return &Step{r: r, ev: ev, ordinal: ord, armed: slices.Clone(hits)}, nil
+	return &Step{r: r, ev: ev, ordinal: x.ord, armed: slices.Clone(x.hits)}, nil
 }

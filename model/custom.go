@@ -5,38 +5,28 @@ import (
 	"strings"
 )
 
-// UserInvariant is an invariant a user brings for their own system: a
-// named predicate over a read-only [View] of the World and the timeline.
-// The harness checks it after every boundary crossing, as it checks the
-// built-in [Invariants], and reports it in [Result.Invariants] the same way:
-// held or not, the first crossing (seq and event) after which it was false,
-// the fault that reached it (the latest one fired at or before that seq),
-// and Check's explanation. Once false it stays false for the run and is not
-// checked again.
-//
-// Checklist for Check:
-//
-//   - it returns "" when the invariant holds after the crossing, otherwise
-//     a short reason naming what it saw ("2 confirms for cart-7");
-//   - it reads only its View (and values it captured, such as the
-//     fixture): it must not keep the View or anything the View returned
-//     past the call;
-//   - it is deterministic: no wall clock, no randomness, no map iteration
-//     order in its reason.
+// UserInvariant is a named invariant over a read-only [View] of the World
+// and the timeline: a user's own (Check set) or a built-in one of
+// [Invariants]. The harness checks it after every crossing and reports it
+// in [Result.Invariants] like the built-in ones; once false it stays false.
+// Check returns "" when it holds, else a short reason; it reads only its
+// View, keeps nothing past the call and is deterministic (the checklist:
+// docs/vocabulary.md, "UserInvariant").
 type UserInvariant struct {
 	// Name is the invariant's name in reports; it must be non-empty,
 	// unique in the run and differ from every built-in name.
-	Name string
+	Name string `json:"name"`
 	// Owner is the team answerable for it ("inventory").
-	Owner string
+	Owner string `json:"owner"`
 	// Oracle is the independent source that adjudicates it (usually
 	// OracleLedgerReadback: the provider's ledger, which the system under
 	// test cannot write).
-	Oracle OracleName
+	Oracle OracleName `json:"oracle"`
 	// Doc says what it asserts, in one line.
-	Doc string
-	// Check is the predicate (see the checklist above).
-	Check func(v View) string
+	Doc string `json:"doc"`
+	// Check is the predicate (see the checklist above); nil for the
+	// built-in Invariants, which the oracle checks itself.
+	Check func(v View) string `json:"-"`
 }
 
 // View is a read-only view of a run at one boundary crossing, handed to

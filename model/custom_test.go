@@ -69,7 +69,7 @@ func TestUserInvariantMatchesBuiltin(t *testing.T) {
 			}
 			b, _ := with.Invariant(model.InvEffectAtMostOnce)
 			u, _ := with.Invariant("one_effect_per_task")
-			b.Name, b.Oracle = u.Name, u.Oracle
+			b.Invariant, b.Oracle = u.Invariant, u.Oracle
 			if b != u {
 				t.Errorf("%s/%s: user invariant %+v, built-in %+v", spec.Kind, p, u, b)
 			}
@@ -140,7 +140,7 @@ func TestNarrowedScope(t *testing.T) {
 	two := runWith(t, model.Options{Builtin: []string{model.InvBudget, model.InvEffectAtMostOnce}}, s)
 	var names []string
 	for _, i := range two.Invariants {
-		names = append(names, fmt.Sprintf("%s:%t:%d:%s", i.Name, i.Held, i.FirstSeq, i.FaultID))
+		names = append(names, fmt.Sprintf("%s:%t:%d:%s", i.Invariant, i.Held, i.FirstSeq, i.FaultID))
 	}
 	inv, _ := full.Invariant(model.InvEffectAtMostOnce)
 	want := []string{fmt.Sprintf("effect_at_most_once:false:%d:f1", inv.FirstSeq), "budget:true:0:"}

@@ -182,9 +182,9 @@ func (d *Definition) Factory(cfg Config) (Factory, error) {
 	return d.Configure(cfg.system())
 }
 
-// DescribeSystem names a config's system part in the system's terms
+// describeSystem names a config's system part in the system's terms
 // (Describe), or as JSON when the system has no Describe.
-func (d *Definition) DescribeSystem(system json.RawMessage) (string, error) {
+func (d *Definition) describeSystem(system json.RawMessage) (string, error) {
 	if len(system) == 0 {
 		system = json.RawMessage("{}")
 	}
@@ -198,11 +198,11 @@ func (d *Definition) DescribeSystem(system json.RawMessage) (string, error) {
 // system's terms, then the harness part's overrides ("profile typed,
 // retry_budget 1, join best_effort").
 func (d *Definition) DescribeConfig(cfg Config) (string, error) {
-	s, err := d.DescribeSystem(cfg.System)
+	s, err := d.describeSystem(cfg.System)
 	if err != nil {
 		return "", err
 	}
-	if h := cfg.HarnessString(); h != "" {
+	if h := cfg.harnessString(); h != "" {
 		s += ", " + h
 	}
 	return s, nil
@@ -247,7 +247,7 @@ func (d *Definition) Run(s *Schedule, opts Options) (*Result, error) {
 // Replay runs one schedule as a replay does: the system configured from
 // s's own config on the fixture it names, with d.Options, and every
 // violation the fault-free run of the same workload already shows
-// attributed to the workload (Harness.Attribute), on a fresh instance. A
+// attributed to the workload (Harness.attribute), on a fresh instance. A
 // config that does not apply ("schedule: ..."), an unknown fixture
 // ("schedule: config: ...") and a harness error are errors.
 func (d *Definition) Replay(s *Schedule) (*Result, error) {
@@ -268,7 +268,7 @@ func (d *Definition) Replay(s *Schedule) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schedule: %w", err)
 	}
-	if err := h.Attribute(res, clean); err != nil {
+	if err := h.attribute(res, clean); err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -44,8 +44,8 @@ type JoinPolicy string
 
 // Join policies.
 const (
-	// JoinAllRequired: any required branch failure stops the join.
-	JoinAllRequired JoinPolicy = "all_required"
+	// joinAllRequired: any required branch failure stops the join.
+	joinAllRequired JoinPolicy = "all_required"
 	// JoinBestEffort: continue with an explicit degraded marker.
 	JoinBestEffort JoinPolicy = "best_effort"
 	// JoinCompensate: run a bounded compensating action, then stop.
@@ -53,7 +53,7 @@ const (
 )
 
 // JoinPolicies lists the join policies.
-var JoinPolicies = []JoinPolicy{JoinAllRequired, JoinBestEffort, JoinCompensate}
+var JoinPolicies = []JoinPolicy{joinAllRequired, JoinBestEffort, JoinCompensate}
 
 // Action is the typed action contract (the paper, worked example 3): what a
 // proposal becomes before it may become an effect.
@@ -108,7 +108,7 @@ type ToolCall struct {
 	// Guard names the parts of the action contract the provider must find
 	// still true at commit time, atomically with the commit (a conditional
 	// write); a request whose guard fails is rejected with
-	// ClassPrecondition and makes no effect. Zero asks for nothing.
+	// class "precondition_failed" and makes no effect. Zero asks for nothing.
 	Guard Guard
 }
 
@@ -165,9 +165,9 @@ const (
 	ClassSandboxDenial = "sandbox_denial"
 	ClassRejected      = "rejected"
 	ClassInvalidOutput = "invalid_output"
-	// ClassPrecondition: a guarded request whose guard failed at commit
+	// classPrecondition: a guarded request whose guard failed at commit
 	// time; nothing was committed.
-	ClassPrecondition = "precondition_failed"
+	classPrecondition = "precondition_failed"
 )
 
 // ReadbackQuery selects provider-ledger entries by logical action reference.
@@ -215,8 +215,6 @@ var (
 	// ErrNotFound is returned by a reader for an unknown subject, tenant or
 	// capability.
 	ErrNotFound = errors.New("not found")
-	// ErrStopped is returned when a stop condition ended the run.
-	ErrStopped = errors.New("run stopped by a stop condition")
 )
 
 // ContextReader reads the action-bearing context: the subject's record,
@@ -369,9 +367,9 @@ type BranchStatus string
 // timeout, and not-started states").
 const (
 	BranchSuccess    BranchStatus = "success"
-	BranchFailure    BranchStatus = "failure"
-	BranchTimeout    BranchStatus = "timeout"
-	BranchNotStarted BranchStatus = "not_started"
+	branchFail       BranchStatus = "failure"
+	branchTimeout    BranchStatus = "timeout"
+	branchNotStarted BranchStatus = "not_started"
 )
 
 // BranchOutcome is one branch's state in a join record.

@@ -37,64 +37,121 @@ func (e *taskEnv) now() Millis { return e.r.world.Clock }
 func (e *taskEnv) newRequestID() string { return e.r.nextID() }
 
 func running(r *run) string {
-	if r.state == StateRecovering || r.state == StateResumed {
+	if r.state == stateRecovering || r.state == stateResumed {
 		return r.state
 	}
-	return StateRunning
+	return stateRunning
+}
+
+// crossing is one Env call in flight: its event and ordinal, the faults
+// armed for it and the id of the last one that fired. Every Env method
+// takes the same steps: cross (a crashed worker's call ends there),
+// notFound for a reader that finds nothing, disturb (or each) to run the
+// armed faults' hooks, and done to record the crossing, which checks the
+// invariants after it.
+type crossing struct {
+	r    *run
+	ev   EventName
+	ord  int
+	hits []*armed
+	fid  string
+}
+
+// cross enters a crossing of ev that takes cost logical ms (for a
+// tool.commit, of tool); ok is false when the worker has crashed.
+func (r *run) cross(ev EventName, cost Millis, tool string) (c crossing, ok bool) {
+	c.r, c.ev = r, ev
+	c.ord, c.hits, ok = r.enterTool(ev, cost, tool)
+	return c, ok
+}
+
+// notFound records a crossing that found nothing (outcome and detail) and
+// returns ErrNotFound.
+func (c *crossing) notFound(outcome, text string) error {
+	c.r.record(c.ev, c.ord, "", outcome, text, running(c.r))
+	return ErrNotFound
+}
+
+// done records the crossing with outcome and detail d; the workflow state
+// after it is after, or the running state when after is empty.
+func (c *crossing) done(outcome string, d detail, after string) {
+	if after == "" {
+		after = running(c.r)
+	}
+	c.r.recordD(c.ev, c.ord, c.fid, outcome, d, after)
+}
+
+// each calls apply for every armed fault whose disturbance implements the
+// hook H, in schedule order, and fires those apply reports as fired. It
+// reports whether any armed fault had the hook.
+func each[H any](c *crossing, apply func(h H, f *armed) bool) (hooked bool) {
+	for _, f := range c.hits {
+		if h, ok := f.kind.impl.(H); ok {
+			hooked = true
+			if apply(h, f) {
+				c.fid = c.r.fire(f)
+			}
+		}
+	}
+	return hooked
+}
+
+// disturb runs v through the value hooks H of the armed faults, in
+// schedule order, and returns the disturbed value. Only a hit takes the
+// value's address, so a crossing without faults does not allocate.
+func disturb[H any, V any](c *crossing, v V, apply func(H, *run, *V) bool) V {
+	for _, f := range c.hits {
+		if h, ok := f.kind.impl.(H); ok {
+			x := v
+			if apply(h, c.r, &x) {
+				c.fid = c.r.fire(f)
+			}
+			v = x
+		}
+	}
+	return v
 }
 
 // ReadSubject implements ContextReader (event context.subject).
 func (e *taskEnv) ReadSubject(ctx context.Context, id string) (Subject, error) {
-	r := e.r
-	ord, hits, ok := r.enter(EvContextSubject, costRead)
+	c, ok := e.r.cross(EvContextSubject, costRead, "")
 	if !ok {
 		return Subject{}, ErrWorkerCrashed
 	}
-	o, found := r.world.Subject(id)
+	o, found := c.r.world.Subject(id)
 	if !found {
-		r.record(EvContextSubject, ord, "", "not_found", "", running(r))
-		return Subject{}, ErrNotFound
+		return Subject{}, c.notFound("not_found", "")
 	}
-	out := o.clone()
-	fid := ""
-	if len(hits) > 0 {
-		out, fid = disturb(out, r, hits, subjectHook.onSubject)
-	}
-	r.recordD(EvContextSubject, ord, fid, "ok", detail{kind: dVersion, n1: out.Version}, running(r))
+	out := disturb(&c, o.clone(), subjectHook.onSubject)
+	c.done("ok", detail{kind: dVersion, n1: out.Version}, "")
 	return out, nil
 }
 
 // ReadPolicy implements ContextReader (event context.policy).
 func (e *taskEnv) ReadPolicy(ctx context.Context, tenant string) (Policy, error) {
-	r := e.r
-	ord, hits, ok := r.enter(EvContextPolicy, costRead)
+	c, ok := e.r.cross(EvContextPolicy, costRead, "")
 	if !ok {
 		return Policy{}, ErrWorkerCrashed
 	}
-	p, found := r.world.Policy(tenant)
+	p, found := c.r.world.Policy(tenant)
 	if !found {
-		r.record(EvContextPolicy, ord, "", "not_found", "", running(r))
-		return Policy{}, ErrNotFound
+		return Policy{}, c.notFound("not_found", "")
 	}
-	fid := ""
-	if len(hits) > 0 {
-		p, fid = disturb(p, r, hits, policyHook.onPolicy)
-	}
-	r.recordD(EvContextPolicy, ord, fid, "ok", detail{kind: dVersion, n1: p.Version}, running(r))
-	return p, nil
+	out := disturb(&c, p, policyHook.onPolicy)
+	c.done("ok", detail{kind: dVersion, n1: out.Version}, "")
+	return out, nil
 }
 
 // ReadEligibility implements ContextReader (event context.eligibility).
 func (e *taskEnv) ReadEligibility(ctx context.Context, subject, source string) (Eligibility, error) {
-	r := e.r
-	ord, hits, ok := r.enter(EvContextEligibility, costRead)
+	c, ok := e.r.cross(EvContextEligibility, costRead, "")
 	if !ok {
 		return Eligibility{}, ErrWorkerCrashed
 	}
+	r := c.r
 	o, found := r.world.Subject(subject)
 	if !found {
-		r.record(EvContextEligibility, ord, "", "not_found", "", running(r))
-		return Eligibility{}, ErrNotFound
+		return Eligibility{}, c.notFound("not_found", "")
 	}
 	el := Eligibility{Subject: subject, Eligible: !r.world.held(o.Status), Source: source, AsOf: r.world.Clock}
 	if source != r.world.rules.authoritative {
@@ -104,54 +161,41 @@ func (e *taskEnv) ReadEligibility(ctx context.Context, subject, source string) (
 			}
 		}
 	}
-	fid := ""
-	if len(hits) > 0 {
-		el, fid = disturb(el, r, hits, eligibilityHook.onEligibility)
-	}
-	r.recordD(EvContextEligibility, ord, fid, "ok", detail{kind: dEligible, s1: el.Source, b1: el.Eligible}, running(r))
+	el = disturb(&c, el, eligibilityHook.onEligibility)
+	c.done("ok", detail{kind: dEligible, s1: el.Source, b1: el.Eligible}, "")
 	return el, nil
 }
 
 // Propose implements Proposer (event proposal): the harness's model
 // returns the draft unless a fault disturbs it.
 func (e *taskEnv) Propose(ctx context.Context, draft Action) (Action, error) {
-	r := e.r
-	ord, hits, ok := r.enter(EvProposal, costRead)
+	c, ok := e.r.cross(EvProposal, costRead, "")
 	if !ok {
 		return Action{}, ErrWorkerCrashed
 	}
-	a := draft
-	fid := ""
-	if len(hits) > 0 {
-		a, fid = disturb(a, r, hits, proposalHook.onProposal)
-	}
-	r.proposal = a
-	r.proposed = true
-	r.recordD(EvProposal, ord, fid, "ok", detail{kind: dSubject, s1: a.Subject}, running(r))
+	a := disturb(&c, draft, proposalHook.onProposal)
+	c.r.proposal = a
+	c.r.proposed = true
+	c.done("ok", detail{kind: dSubject, s1: a.Subject}, "")
 	return a, nil
 }
 
 // Approve implements Authority (event authority.grant): it returns the
 // task's capability grant as approved.
 func (e *taskEnv) Approve(ctx context.Context, task Task, a Action) (Capability, error) {
-	r := e.r
-	ord, hits, ok := r.enter(EvAuthorityGrant, costRead)
+	x, ok := e.r.cross(EvAuthorityGrant, costRead, "")
 	if !ok {
 		return Capability{}, ErrWorkerCrashed
 	}
+	r := x.r
 	c, found := r.world.Capability(task.Capability)
 	if !found || c.Revoked || !c.Live(r.world.Clock) {
-		r.record(EvAuthorityGrant, ord, "", "rejected", "no live capability", running(r))
-		return Capability{}, ErrNotFound
+		return Capability{}, x.notFound("rejected", "no live capability")
 	}
-	granted := *c
-	r.granted = append(r.granted, granted.ID)
+	r.granted = append(r.granted, c.ID)
 	r.grantedAt = r.world.Clock
-	fid := ""
-	if len(hits) > 0 {
-		granted, fid = disturb(granted, r, hits, grantHook.onGrant)
-	}
-	r.recordD(EvAuthorityGrant, ord, fid, "ok", detail{kind: dCapability, s1: granted.ID}, running(r))
+	granted := disturb(&x, *c, grantHook.onGrant)
+	x.done("ok", detail{kind: dCapability, s1: granted.ID}, "")
 	return granted, nil
 }
 
@@ -159,32 +203,24 @@ func (e *taskEnv) Approve(ctx context.Context, task Task, a Action) (Capability,
 // current record, read at the check's time (Capability.AsOf), unless a
 // cache in front of the record serves it (see sliding_grant_cache).
 func (e *taskEnv) Check(ctx context.Context, id string) (Capability, error) {
-	r := e.r
-	ord, hits, ok := r.enter(EvAuthorityCheck, costRead)
+	x, ok := e.r.cross(EvAuthorityCheck, costRead, "")
 	if !ok {
 		return Capability{}, ErrWorkerCrashed
 	}
+	r := x.r
 	c, found := r.world.Capability(id)
 	if !found {
-		r.record(EvAuthorityCheck, ord, "", "not_found", "", running(r))
-		return Capability{}, ErrNotFound
+		return Capability{}, x.notFound("not_found", "")
 	}
 	ans := *c
 	ans.AsOf = r.world.Clock
-	fid := ""
-	for _, f := range hits {
-		if h, ok := f.kind.impl.(checkHook); ok {
-			x := ans // only a fault's hook takes an address
-			if h.onCheck(r, f, &x) {
-				ans = x
-				fid = r.fire(f)
-			}
-		}
+	if len(x.hits) > 0 {
+		ans = r.disturbCheck(&x, ans)
 	}
-	if fid == "" && len(r.grantCache) > 0 {
+	if x.fid == "" && len(r.grantCache) > 0 {
 		if c, f, ok := r.grantCache.serve(id, r.world.Clock); ok {
 			ans = c
-			fid = r.fire(f) // the cache the fault put in front of the record still serves the entry
+			x.fid = r.fire(f) // the cache the fault put in front of the record still serves the entry
 		}
 	}
 	out := "live"
@@ -195,64 +231,52 @@ func (e *taskEnv) Check(ctx context.Context, id string) (Capability, error) {
 	if ans.AsOf != r.world.Clock {
 		d.b1, d.n1 = true, int64(ans.AsOf)
 	}
-	r.recordD(EvAuthorityCheck, ord, fid, out, d, running(r))
+	x.done(out, d, "")
 	return ans, nil
+}
+
+// disturbCheck applies the check hooks of the armed faults to ans (apart
+// from Check, so a check without faults does not allocate the answer a
+// hook takes the address of).
+func (r *run) disturbCheck(x *crossing, ans Capability) Capability {
+	each(x, func(h checkHook, f *armed) bool {
+		c := ans
+		if !h.onCheck(r, f, &c) {
+			return false
+		}
+		ans = c
+		return true
+	})
+	return ans
 }
 
 // ReadVersion implements StateReader (event state.read).
 func (e *taskEnv) ReadVersion(ctx context.Context, subject string) (int64, error) {
-	r := e.r
-	ord, hits, ok := r.enter(EvStateRead, costRead)
+	c, ok := e.r.cross(EvStateRead, costRead, "")
 	if !ok {
 		return 0, ErrWorkerCrashed
 	}
-	o, found := r.world.Subject(subject)
+	o, found := c.r.world.Subject(subject)
 	if !found {
-		r.record(EvStateRead, ord, "", "not_found", "", running(r))
-		return 0, ErrNotFound
+		return 0, c.notFound("not_found", "")
 	}
-	v, fid := o.Version, ""
-	if len(hits) > 0 {
-		v, fid = r.disturbVersion(subject, v, hits)
+	v := o.Version
+	if len(c.hits) > 0 {
+		v = c.r.disturbVersion(&c, subject, v)
 	}
-	r.recordD(EvStateRead, ord, fid, "ok", detail{kind: dVersion, n1: v}, running(r))
+	c.done("ok", detail{kind: dVersion, n1: v}, "")
 	return v, nil
 }
 
-// disturbVersion applies the state-read hooks of hits to version v of
-// subject and returns the disturbed version and the id of the last fault
-// that fired (apart from ReadVersion, so a read without faults does not
-// allocate the version a hook takes the address of).
-func (r *run) disturbVersion(subject string, v int64, hits []*armed) (int64, string) {
-	fid := ""
-	for _, f := range hits {
-		if h, ok := f.kind.impl.(stateReadHook); ok && h.onStateRead(r, subject, &v) {
-			fid = r.fire(f)
-		}
-	}
-	return v, fid
+// disturbVersion applies the state-read hooks of the armed faults to
+// version v of subject (apart from ReadVersion, so a read without faults
+// does not allocate the version a hook takes the address of).
+func (r *run) disturbVersion(c *crossing, subject string, v int64) int64 {
+	each(c, func(h stateReadHook, _ *armed) bool { return h.onStateRead(r, subject, &v) })
+	return v
 }
 
-// disturb applies the value hooks of the faults armed for a crossing to v
-// (its callers call it only for a crossing with faults armed),
-// in schedule order, and returns the disturbed value and the id of the last
-// fault that fired. Only a hit takes the value's address, so a crossing
-// without faults does not allocate.
-func disturb[H any, V any](v V, r *run, hits []*armed, apply func(H, *run, *V) bool) (V, string) {
-	fid := ""
-	for _, f := range hits {
-		if h, ok := f.kind.impl.(H); ok {
-			x := v
-			if apply(h, r, &x) {
-				fid = r.fire(f)
-			}
-			v = x
-		}
-	}
-	return v, fid
-}
-
-// provide is the payment provider: it commits a request unless its key is
+// provide is the model's provider: it commits a request unless its key is
 // already committed, in which case it replays the original receipt.
 func (r *run) provide(call ToolCall) ToolResult {
 	if len(r.inflight) > 0 {
@@ -281,7 +305,7 @@ func (r *run) provide(call ToolCall) ToolResult {
 		return res
 	}
 	if why := r.guardGap(call); why != "" {
-		res := ToolResult{Outcome: OutcomeRejected, Class: ClassPrecondition, Reason: "precondition failed: " + why}
+		res := ToolResult{Outcome: OutcomeRejected, Class: classPrecondition, Reason: "precondition failed: " + why}
 		r.notifyResult(call, res)
 		return res
 	}
@@ -349,7 +373,7 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 		// ledger the oracle reads
 		return ToolResult{}, r.misuse(errors.New("env.Tool.Commit: a system that implements model.Observed commits through an adapter (env.Calls.Commit), whose send reaches its real provider"))
 	}
-	ord, hits, ok := r.enterTool(EvToolCommit, costCommit, call.Tool)
+	c, ok := r.cross(EvToolCommit, costCommit, call.Tool)
 	if !ok {
 		return ToolResult{}, ErrWorkerCrashed
 	}
@@ -366,7 +390,7 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 	}
 	r.attempts++
 	r.fleet.send(r.world.Clock-costCommit, r.attempts > 1)
-	r.state = StateWaitingForTool
+	r.state = stateWaitingForTool
 	op := r.sendOp(call)
 	if r.conc != nil {
 		// the call is out: other workers may cross before its reply, and
@@ -376,21 +400,19 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 		r.commitWait += r.world.Clock - before
 	}
 	var res ToolResult
-	var fid string
-	if len(hits) == 0 {
-		if r.live.observed != nil {
-			res = r.liveSend(call)
-		} else {
-			res = r.provide(call)
-		}
-	} else {
-		res, fid = r.disturbCommit(call, hits)
+	switch {
+	case len(c.hits) > 0:
+		res, c.fid = r.disturbCommit(call, c.hits)
+	case r.live.observed != nil:
+		res = r.liveSend(call)
+	default:
+		res = r.provide(call)
 	}
 	d := detail{kind: dCommit, s1: call.Tool, s2: call.RequestKey, b1: res.Replayed, b2: res.Receipt != nil}
 	r.lastSendWorker, r.lastSendKey, r.lastSendUnrecorded = r.worker, call.RequestKey, true
 	r.commitTool = call.Tool
 	r.replyOp(op, res)
-	r.recordD(EvToolCommit, ord, fid, res.Outcome.String(), d, StateRunning)
+	c.done(res.Outcome.String(), d, stateRunning)
 	return res, nil
 }
 
@@ -463,11 +485,11 @@ func (r *run) commitLevel(i int) func(ToolCall) ToolResult {
 
 // Readback implements LedgerReader (event ledger.readback).
 func (e *taskEnv) Readback(ctx context.Context, q ReadbackQuery) ([]LedgerEntry, error) {
-	r := e.r
-	ord, hits, ok := r.enter(EvLedgerReadback, costRead)
+	x, ok := e.r.cross(EvLedgerReadback, costRead, "")
 	if !ok {
 		return nil, ErrWorkerCrashed
 	}
+	r := x.r
 	match := func(le *LedgerEntry) bool {
 		return (q.ActionRef == "" || le.ActionRef == q.ActionRef) && (q.Subject == "" || le.Subject == q.Subject)
 	}
@@ -517,17 +539,12 @@ func (e *taskEnv) Readback(ctx context.Context, q ReadbackQuery) ([]LedgerEntry,
 			}
 		}
 	}
-	fid := ""
-	for _, f := range hits {
-		if h, ok := f.kind.impl.(readbackHook); ok {
-			var fired bool
-			if out, fired = h.onReadback(r, q, out); fired {
-				fid = r.fire(f)
-			}
-		}
-	}
+	each(&x, func(h readbackHook, _ *armed) (fired bool) {
+		out, fired = h.onReadback(r, q, out)
+		return fired
+	})
 	r.readOp(q, out)
-	r.recordD(EvLedgerReadback, ord, fid, "ok", detail{kind: dEntries, n1: int64(len(out))}, running(r))
+	x.done("ok", detail{kind: dEntries, n1: int64(len(out))}, "")
 	return out, nil
 }
 
@@ -539,48 +556,37 @@ func evidenceEvent(k EvidenceKind) EventName {
 		return EvEvidenceReceipt
 	case EvidenceReadback:
 		return EvEvidenceReadback
-	case EvidenceJoin:
-		return EvEvidenceJoin
+	case evidenceJoin:
+		return evEvidenceJoin
 	}
 	return EvEvidenceDenial
 }
 
 // Append implements EvidenceLedger (event evidence.<kind>).
 func (e *taskEnv) Append(ctx context.Context, rec EvidenceRecord) (EvidenceAck, error) {
-	r := e.r
-	ev := evidenceEvent(rec.Kind)
-	ord, hits, ok := r.enter(ev, costRead)
+	c, ok := e.r.cross(evidenceEvent(rec.Kind), costRead, "")
 	if !ok {
 		return EvidenceAck{}, ErrWorkerCrashed
 	}
 	var ack EvidenceAck
-	fid := ""
-	hooked := false
-	for _, f := range hits {
-		if h, ok := f.kind.impl.(evidenceHook); ok {
-			var fired bool
-			ack, fired = h.onEvidence(r, rec)
-			hooked = true
-			if fired {
-				fid = r.fire(f)
-			}
-		}
+	if !each(&c, func(h evidenceHook, _ *armed) (fired bool) {
+		ack, fired = h.onEvidence(c.r, rec)
+		return fired
+	}) {
+		ack = c.r.storeEvidence(rec)
 	}
-	if !hooked {
-		ack = r.storeEvidence(rec)
-	}
-	r.record(ev, ord, fid, ack.Outcome.String(), string(rec.Kind), running(r))
-	r.setEvidenceRef(ack.Ref)
+	c.done(ack.Outcome.String(), detailStr(string(rec.Kind)), "")
+	c.r.setEvidenceRef(ack.Ref)
 	return ack, nil
 }
 
 // Lookup implements EvidenceLedger (event evidence.lookup).
 func (e *taskEnv) Lookup(ctx context.Context, trace string) ([]EvidenceRecord, error) {
-	r := e.r
-	ord, _, ok := r.enter(EvEvidenceLookup, costRead)
+	c, ok := e.r.cross(EvEvidenceLookup, costRead, "")
 	if !ok {
 		return nil, ErrWorkerCrashed
 	}
+	r := c.r
 	// the trace's records, newest first through the index
 	r.ix.syncEvidence(r.world.Evidence)
 	t := &r.ix.byTrace
@@ -597,7 +603,7 @@ func (e *taskEnv) Lookup(ctx context.Context, trace string) ([]EvidenceRecord, e
 			out[j] = r.world.Evidence[i]
 		}
 	}
-	r.recordD(EvEvidenceLookup, ord, "", "ok", detail{kind: dRecords, n1: int64(len(out))}, running(r))
+	c.done("ok", detail{kind: dRecords, n1: int64(len(out))}, "")
 	return out, nil
 }
 
@@ -655,11 +661,11 @@ func copyCheckpoint(cp Checkpoint) Checkpoint {
 // Save implements CheckpointStore (event checkpoint.write). The store keeps
 // a deep copy: nothing the worker holds in memory aliases it.
 func (e *taskEnv) Save(ctx context.Context, cp Checkpoint) error {
-	r := e.r
-	ord, hits, ok := r.enter(EvCheckpointWrite, costRead)
+	c, ok := e.r.cross(EvCheckpointWrite, costRead, "")
 	if !ok {
 		return ErrWorkerCrashed
 	}
+	r := c.r
 	r.cpStored, r.cpRolledBack = false, false
 	// the checkpoint's own copies of its slice and map (the effects in
 	// an arena part)
@@ -677,20 +683,11 @@ func (e *taskEnv) Save(ctx context.Context, cp Checkpoint) error {
 	// the checksum is stamped when the checkpoint is served (see Load):
 	// stored checkpoints are immutable, so it is the checksum of what was
 	// written, and the hot path does not hash checkpoints nobody reads
-	fid := ""
 	var err error
-	hooked := false
-	for _, f := range hits {
-		if h, ok := f.kind.impl.(checkpointWriteHook); ok {
-			var fired bool
-			err, fired = h.onCheckpointWrite(r, cp)
-			hooked = true
-			if fired {
-				fid = r.fire(f)
-			}
-		}
-	}
-	if !hooked {
+	if !each(&c, func(h checkpointWriteHook, _ *armed) (fired bool) {
+		err, fired = h.onCheckpointWrite(r, cp)
+		return fired
+	}) {
 		r.storeCheckpoint(&cp)
 	}
 	seq := len(r.evs) + 1
@@ -699,7 +696,7 @@ func (e *taskEnv) Save(ctx context.Context, cp Checkpoint) error {
 	if r.lastSendWorker == r.worker {
 		r.lastSendUnrecorded = false
 	}
-	r.recordD(EvCheckpointWrite, ord, fid, "ok", detail{kind: dCheckpointWrite, n1: int64(cp.Seq), s1: cp.State}, StateCheckpointed)
+	c.done("ok", detail{kind: dCheckpointWrite, n1: int64(cp.Seq), s1: cp.State}, stateCheckpointed)
 	r.oracle.checkCheckpoint(r, seq, &cp)
 	if r.pendingCrash != "" {
 		r.crash(r.pendingCrash)
@@ -712,11 +709,11 @@ func (e *taskEnv) Save(ctx context.Context, cp Checkpoint) error {
 // checkpoint disturbance decides what the store serves; the oracle compares
 // it with the newest checkpoint the store truly holds.
 func (e *taskEnv) Load(ctx context.Context, task string) (Checkpoint, bool, error) {
-	r := e.r
-	ord, _, ok := r.enter(EvCheckpointLoad, costRead)
+	c, ok := e.r.cross(EvCheckpointLoad, costRead, "")
 	if !ok {
 		return Checkpoint{}, false, ErrWorkerCrashed
 	}
+	r := c.r
 	head := r.world.Head(task)
 	newest := r.newestCheckpoint(task)
 	tamper := r.tamper
@@ -726,7 +723,7 @@ func (e *taskEnv) Load(ctx context.Context, task string) (Checkpoint, bool, erro
 		if newest >= 0 {
 			r.invalidLoad = "the store served no checkpoint although it holds one"
 		}
-		r.recordD(EvCheckpointLoad, ord, "", "none", detail{kind: dHead, n1: int64(head)}, running(r))
+		c.done("none", detail{kind: dHead, n1: int64(head)}, "")
 		return Checkpoint{Head: head}, false, nil
 	}
 	cp := stamped(r.world.Checkpoints[newest])
@@ -736,8 +733,8 @@ func (e *taskEnv) Load(ctx context.Context, task string) (Checkpoint, bool, erro
 		// store holds none older, the replica has caught up)
 		r.invalidLoad = ""
 		for i := newest - 1; i >= r.cpFromOf(task); i-- {
-			if c := r.world.Checkpoints[i]; c.Task == task {
-				cp = stamped(c)
+			if older := r.world.Checkpoints[i]; older.Task == task {
+				cp = stamped(older)
 				r.invalidLoad = "the store served a stale checkpoint"
 				break
 			}
@@ -756,18 +753,17 @@ func (e *taskEnv) Load(ctx context.Context, task string) (Checkpoint, bool, erro
 	}
 	cp.Head = head
 	r.ckSeq = cp.Seq
-	r.recordD(EvCheckpointLoad, ord, "", "ok", detail{kind: dCheckpointLoad, n1: int64(cp.Seq), n2: int64(head), s1: cp.State}, StateResumed)
+	c.done("ok", detail{kind: dCheckpointLoad, n1: int64(cp.Seq), n2: int64(head), s1: cp.State}, stateResumed)
 	return cp, true, nil
 }
 
 // sleep implements Env.Sleep (event clock.sleep).
 func (e *taskEnv) sleep(ctx context.Context, d Millis) error {
-	r := e.r
-	ord, _, ok := r.enter(EvClockSleep, max(d, 0))
+	c, ok := e.r.cross(EvClockSleep, max(d, 0), "")
 	if !ok {
 		return ErrWorkerCrashed
 	}
-	r.record(EvClockSleep, ord, "", "ok", "", running(r))
+	c.done("ok", detailStr(""), "")
 	return nil
 }
 
@@ -776,11 +772,11 @@ type memoryEnv taskEnv
 
 // Put implements Memory (event memory.write).
 func (m *memoryEnv) Put(ctx context.Context, key, value string) error {
-	r := m.r
-	ord, _, ok := r.enter(EvMemoryWrite, 1)
+	c, ok := m.r.cross(EvMemoryWrite, 1, "")
 	if !ok {
 		return ErrWorkerCrashed
 	}
+	r := c.r
 	found := false
 	for i := range r.memory {
 		if r.memory[i].k == key {
@@ -790,30 +786,25 @@ func (m *memoryEnv) Put(ctx context.Context, key, value string) error {
 	if !found {
 		r.memory = append(r.memory, kv{key, value})
 	}
-	r.record(EvMemoryWrite, ord, "", "ok", key, running(r))
+	c.done("ok", detailStr(key), "")
 	return nil
 }
 
 // Get implements Memory (event memory.read).
 func (m *memoryEnv) Get(ctx context.Context, key string) (string, bool, error) {
-	r := m.r
-	ord, hits, ok := r.enter(EvMemoryRead, 1)
+	c, ok := m.r.cross(EvMemoryRead, 1, "")
 	if !ok {
 		return "", false, ErrWorkerCrashed
 	}
-	fid := ""
-	for _, f := range hits {
-		if h, ok := f.kind.impl.(memoryHook); ok && h.onMemoryRead(r, f.entry.Target) {
-			fid = r.fire(f)
-		}
-	}
+	r := c.r
+	each(&c, func(h memoryHook, f *armed) bool { return h.onMemoryRead(r, f.entry.Target) })
 	for _, x := range r.memory {
 		if x.k == key {
-			r.record(EvMemoryRead, ord, fid, "hit", key, running(r))
+			c.done("hit", detailStr(key), "")
 			return x.v, true, nil
 		}
 	}
-	r.record(EvMemoryRead, ord, fid, "miss", key, running(r))
+	c.done("miss", detailStr(key), "")
 	return "", false, nil
 }
 
@@ -823,46 +814,44 @@ type branchEnv taskEnv
 
 // Run implements Branches (event branch.run).
 func (b *branchEnv) Run(ctx context.Context, name string, compensate bool) (BranchStatus, error) {
-	r := b.r
-	ord, hits, ok := r.enter(EvBranchRun, costRead)
+	c, ok := b.r.cross(EvBranchRun, costRead, "")
 	if !ok {
 		return "", ErrWorkerCrashed
 	}
+	r := c.r
 	status := BranchSuccess
-	fid := ""
-	for _, f := range hits {
-		if h, ok := f.kind.impl.(branchHook); ok {
-			if st, fired := h.onBranch(r, name, f.entry.Target); fired {
-				status = st
-				fid = r.fire(f)
-			}
+	each(&c, func(h branchHook, f *armed) bool {
+		st, fired := h.onBranch(r, name, f.entry.Target)
+		if fired {
+			status = st
 		}
-	}
+		return fired
+	})
 	if compensate {
 		r.compensations++
 	} else {
 		r.branches = append(r.branches, BranchOutcome{Name: name, Status: status})
 	}
-	r.record(EvBranchRun, ord, fid, string(status), name, running(r))
+	c.done(string(status), detailStr(name), "")
 	return status, nil
 }
 
 // Join implements Branches (event branch.join): the record is kept in the
 // World and appended to the evidence ledger.
 func (b *branchEnv) Join(ctx context.Context, rec JoinRecord) error {
-	r := b.r
-	ord, _, ok := r.enter(EvBranchJoin, costRead)
+	c, ok := b.r.cross(EvBranchJoin, costRead, "")
 	if !ok {
 		return ErrWorkerCrashed
 	}
+	r := c.r
 	if len(rec.Branches) > 0 {
 		rec.Branches = append(r.joinOut.take(len(rec.Branches))[:0], rec.Branches...)
 	} else {
 		rec.Branches = nil
 	}
 	r.world.Joins = append(r.world.Joins, rec)
-	ack := r.storeEvidence(EvidenceRecord{Kind: EvidenceJoin, Trace: r.task.Trace, Detail: string(rec.Policy)})
-	r.record(EvBranchJoin, ord, "", "ok", string(rec.Policy), running(r))
+	ack := r.storeEvidence(EvidenceRecord{Kind: evidenceJoin, Trace: r.task.Trace, Detail: string(rec.Policy)})
+	c.done("ok", detailStr(string(rec.Policy)), "")
 	r.setEvidenceRef(ack.Ref)
 	r.oracle.checkJoin(r, len(r.evs), rec)
 	return nil

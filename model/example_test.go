@@ -46,7 +46,7 @@ func ExampleHarness_ownSystem() {
 		return
 	}
 	for _, inv := range res.Invariants {
-		fmt.Printf("%s held=%t first_seq=%d event=%q fault=%q detail=%q\n", inv.Name, inv.Held, inv.FirstSeq, inv.Event, inv.FaultID, inv.Detail)
+		fmt.Printf("%s held=%t first_seq=%d event=%q fault=%q detail=%q\n", inv.Invariant, inv.Held, inv.FirstSeq, inv.Event, inv.FaultID, inv.Detail)
 	}
 	fmt.Println(res.RunVerdict, res.Terms.Effects)
 	// Output:

@@ -6,17 +6,12 @@ import (
 	"strings"
 )
 
-// FaultSpec is the typed specification of a fault kind (the paper, the
-// eight-step assay, step 2: "Domain, mode, target, timing, intensity, scope
-// and expected recoverability"). The spec describes the fault; its
-// disturbance is code that changes the World or a call at Event, and every
-// outcome is decided by the oracle, never by this spec.
-//
-// Threatens is a declared prediction (the invariant the transfer would
-// break); tests check it against the oracle. Which of a system's own
-// defences interrupts a kind is the system's to declare
-// (Definition.Defences; the reference system's table is
-// copperfin.Defences).
+// FaultSpec is the typed specification of a fault kind: domain, mode,
+// target, timing, intensity, scope, expected recoverability. It describes
+// the fault and decides nothing: the disturbance is code that changes the
+// World or a call at Event, and the oracle decides every outcome.
+// Threatens is a declared prediction that tests check against the oracle;
+// which defence interrupts a kind is the system's (Definition.Defences).
 type FaultSpec struct {
 	Kind        string      `json:"kind"`
 	Domain      Domain      `json:"domain"`
@@ -224,32 +219,93 @@ func (crossSourceConflict) onEligibility(r *run, e *Eligibility) bool {
 
 // --- tool ---
 
-type timeoutAfterCommit struct{}
-
-// onCommit lets the provider process the request and, when it committed,
-// loses the reply: the client sees a timeout. A request the provider did not
-// commit passes through untouched (the kind acts only after a commit).
-func (timeoutAfterCommit) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
-	res := provider(call)
-	if res.Outcome != OutcomeCommitted {
-		return res, false // nothing was committed: the kind has nothing to act on
-	}
-	return ToolResult{Outcome: OutcomeUnknown, Class: ClassTimeout, Reason: "timeout: no reply"}, true
+// commitFault is the one shape of the tool.commit disturbances. A kind
+// either answers in the provider's place (reply: the request never
+// reaches the provider; refused: the provider saw it and refused it, so
+// its notice says failed; held: the provider holds it and commits it late,
+// just before it processes the next commit request), or sends a changed
+// call (retrace: under a trace that does not join the decision's), or
+// lets the provider commit and changes its answer (after; receipt: only
+// an answer that carries a receipt). An answer the provider did not
+// commit passes through untouched: the kind has nothing to act on.
+type commitFault struct {
+	reply   *ToolResult
+	refused bool
+	held    bool
+	retrace bool
+	receipt bool
+	after   func(ToolResult) ToolResult
 }
 
-type partialSuccessResponse struct{}
-
-// onCommit lets the provider commit, then strips the receipt from the
-// response: a 200 with a partial body.
-func (partialSuccessResponse) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
+func (k commitFault) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
+	switch {
+	case k.reply != nil:
+		if k.refused {
+			r.notifyResult(call, *k.reply)
+		}
+		if k.held {
+			r.inflight = append(r.inflight, call)
+		}
+		return *k.reply, true
+	case k.retrace:
+		call.Action.TraceID = "orphan-" + r.nextID()
+		return provider(call), true
+	}
 	res := provider(call)
-	if res.Outcome != OutcomeCommitted {
+	if res.Outcome != OutcomeCommitted || k.receipt && res.Receipt == nil {
 		return res, false
 	}
-	res.Receipt = nil
-	res.Reason = "partial response: receipt missing"
-	return res, true
+	return k.after(res), true
 }
+
+// The tool.commit disturbances (see the catalogue for each kind's spec).
+var (
+	// timeout_after_commit: the provider commits and the reply is lost.
+	timeoutAfterCommit = commitFault{after: func(ToolResult) ToolResult {
+		return ToolResult{Outcome: OutcomeUnknown, Class: ClassTimeout, Reason: "timeout: no reply"}
+	}}
+	// partial_success_response: a 200 with a partial body.
+	partialSuccessResponse = commitFault{after: func(res ToolResult) ToolResult {
+		res.Receipt = nil
+		res.Reason = "partial response: receipt missing"
+		return res
+	}}
+	// break_trace_lineage: the trace context propagated into the call is
+	// replaced.
+	breakTraceLineage = commitFault{retrace: true}
+	// sandbox_denial: the sandbox refuses to start the tool.
+	sandboxDenial = commitFault{reply: &ToolResult{Outcome: OutcomeRejected, Class: ClassSandboxDenial, Reason: "sandbox policy denied the tool start"}}
+	// timeout_before_send: the call times out before the request leaves.
+	timeoutBeforeSend = commitFault{reply: &ToolResult{Outcome: OutcomeUnknown, Class: ClassTimeout, Reason: "timeout: request never left"}}
+	// reject_before_commit: the provider rejects the request before any
+	// durable write.
+	rejectBeforeCommit = commitFault{refused: true, reply: &ToolResult{Outcome: OutcomeRejected, Class: ClassRejected, Reason: "provider rejected the request before commit"}}
+	// malformed_response: the reply body is truncated; the outcome is
+	// unknown and only a fragment of the receipt decodes.
+	malformedResponse = commitFault{receipt: true, after: func(res ToolResult) ToolResult {
+		frag := *res.Receipt
+		frag.ID = frag.ID[:len(frag.ID)/2]
+		return ToolResult{Outcome: OutcomeUnknown, Class: ClassInvalidOutput, Receipt: &frag,
+			Invalid: "malformed body: unexpected end of JSON input"}
+	}}
+	// output_drift: the receipt id field is renamed and the amount
+	// retyped, so they decode empty while the decoder reports no error.
+	outputDrift = commitFault{receipt: true, after: func(res ToolResult) ToolResult {
+		d := *res.Receipt
+		d.ID, d.Amount = "", 0
+		res.Receipt = &d
+		return res
+	}}
+	// rate_limit: a rate limit with a retry-after of 100 logical ms; the
+	// provider refuses the request.
+	rateLimit = commitFault{refused: true, reply: &ToolResult{Outcome: OutcomeRejected, Class: ClassRateLimited, RetryAfter: 100, Reason: "rate limited"}}
+	// tool_timeout: the client times out while the provider holds the
+	// request, which it commits late.
+	toolTimeout = commitFault{held: true, reply: &ToolResult{Outcome: OutcomeUnknown, Class: ClassTimeout, Reason: "timeout: no reply yet"}}
+	// budget_exhaustion: the provider is unreachable from this call on
+	// (persistent): every attempt times out before it is sent.
+	budgetExhaustion = commitFault{reply: &ToolResult{Outcome: OutcomeUnknown, Class: ClassTimeout, Reason: "timeout: provider unreachable"}}
+)
 
 // --- state ---
 
@@ -309,103 +365,6 @@ type dropEffectReceipt struct{}
 // writer's acknowledgement is lost with it.
 func (dropEffectReceipt) onEvidence(r *run, rec EvidenceRecord) (EvidenceAck, bool) {
 	return EvidenceAck{Outcome: OutcomeUnknown}, true
-}
-
-type breakTraceLineage struct{}
-
-// onCommit replaces the trace context propagated into the tool call: the
-// effect is recorded under a trace that does not join the decision's.
-func (breakTraceLineage) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
-	call.Action.TraceID = "orphan-" + r.nextID()
-	return provider(call), true
-}
-
-// --- tool faults of the harness practice ---
-
-type sandboxDenial struct{}
-
-// onCommit refuses to start the tool: the request never reaches the
-// provider.
-func (sandboxDenial) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
-	return ToolResult{Outcome: OutcomeRejected, Class: ClassSandboxDenial, Reason: "sandbox policy denied the tool start"}, true
-}
-
-type timeoutBeforeSend struct{}
-
-// onCommit times the call out before the request leaves: the provider
-// never sees it.
-func (timeoutBeforeSend) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
-	return ToolResult{Outcome: OutcomeUnknown, Class: ClassTimeout, Reason: "timeout: request never left"}, true
-}
-
-type rejectBeforeCommit struct{}
-
-// onCommit has the provider receive the request and reject it before any
-// durable write.
-func (rejectBeforeCommit) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
-	res := ToolResult{Outcome: OutcomeRejected, Class: ClassRejected, Reason: "provider rejected the request before commit"}
-	r.notifyResult(call, res)
-	return res, true
-}
-
-type malformedResponse struct{}
-
-// onCommit lets the provider commit, then truncates the reply body: the
-// client cannot decode it, so the outcome is unknown and only a fragment of
-// the receipt decodes.
-func (malformedResponse) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
-	res := provider(call)
-	if res.Outcome != OutcomeCommitted || res.Receipt == nil {
-		return res, false
-	}
-	frag := *res.Receipt
-	frag.ID = frag.ID[:len(frag.ID)/2]
-	return ToolResult{Outcome: OutcomeUnknown, Class: ClassInvalidOutput, Receipt: &frag,
-		Invalid: "malformed body: unexpected end of JSON input"}, true
-}
-
-type outputDrift struct{}
-
-// onCommit lets the provider commit and answer in a drifted schema: the
-// receipt id field is renamed and the amount retyped, so they decode empty
-// while the decoder reports no error.
-func (outputDrift) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
-	res := provider(call)
-	if res.Outcome != OutcomeCommitted || res.Receipt == nil {
-		return res, false
-	}
-	d := *res.Receipt
-	d.ID, d.Amount = "", 0
-	res.Receipt = &d
-	return res, true
-}
-
-type rateLimit struct{}
-
-// onCommit answers with a rate limit and a retry-after of 100 logical ms;
-// the provider does not process the request.
-func (rateLimit) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
-	res := ToolResult{Outcome: OutcomeRejected, Class: ClassRateLimited, RetryAfter: 100, Reason: "rate limited"}
-	r.notifyResult(call, res) // the provider refused it: its notice says failed
-	return res, true
-}
-
-type toolTimeout struct{}
-
-// onCommit delivers the request (its id assigned) and times the client out
-// while the provider still holds it: the provider commits it late, just
-// before it processes the next commit request.
-func (toolTimeout) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
-	r.inflight = append(r.inflight, call)
-	return ToolResult{Outcome: OutcomeUnknown, Class: ClassTimeout, Reason: "timeout: no reply yet"}, true
-}
-
-type budgetExhaustion struct{}
-
-// onCommit makes the provider unreachable from this call on (persistent):
-// every attempt, the final one included, times out before it is sent.
-func (budgetExhaustion) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
-	return ToolResult{Outcome: OutcomeUnknown, Class: ClassTimeout, Reason: "timeout: provider unreachable"}, true
 }
 
 // --- worker and checkpoint faults of the harness practice ---
@@ -470,7 +429,7 @@ func (branchFailure) onBranch(r *run, name, target string) (BranchStatus, bool) 
 	if target != "" && target != name {
 		return "", false
 	}
-	return BranchFailure, true
+	return branchFail, true
 }
 
 // --- reads that lag ---
@@ -513,12 +472,12 @@ func (staleStateRead) onStateRead(r *run, subject string, version *int64) bool {
 
 // --- authority served by a sliding cache ---
 
-// GrantCacheTTL is the lifetime, in logical milliseconds, of an entry of
+// grantCacheTTL is the lifetime, in logical milliseconds, of an entry of
 // the cache a sliding_grant_cache fault puts in front of the capability
-// records: an entry expires GrantCacheTTL after its last read, so every
+// records: an entry expires grantCacheTTL after its last read, so every
 // read within that time slides its expiry and an entry read often never
 // expires.
-const GrantCacheTTL Millis = 30000
+const grantCacheTTL Millis = 30000
 
 // grantCache holds the entries of the sliding cache in front of the
 // capability records.
@@ -539,7 +498,7 @@ type grantEntry struct {
 func (gc grantCache) serve(id string, now Millis) (Capability, *armed, bool) {
 	for i := range gc {
 		if e := &gc[i]; e.c.ID == id && now < e.expires {
-			e.expires = now + GrantCacheTTL
+			e.expires = now + grantCacheTTL
 			return e.c, e.f, true
 		}
 	}
@@ -569,7 +528,7 @@ func (slidingGrantCache) onCheck(r *run, f *armed, c *Capability) bool {
 	}
 	cached := *w
 	cached.AsOf = filled
-	r.grantCache = append(r.grantCache, grantEntry{c: cached, f: f, expires: r.world.Clock + GrantCacheTTL})
+	r.grantCache = append(r.grantCache, grantEntry{c: cached, f: f, expires: r.world.Clock + grantCacheTTL})
 	w.Revoked = true
 	*c = cached
 	return true
@@ -596,134 +555,134 @@ func (ambientIdentityLeak) onWorkerStart(r *run, w *workerScope, amb *Ambient) b
 // then the paper's order within the domain.
 var catalogue = []faultKind{
 	{FaultSpec{Kind: "subject_swap", Domain: DomainIdentity, Target: "action contract", Event: EvProposal,
-		Boundary: BoundaryProposal, Phase: PhaseBeforeValidation, Signal: SignalNone, Manner: MannerContradictory,
+		Boundary: BoundaryProposal, Phase: phaseBeforeValidation, Signal: SignalNone, Manner: mannerContradictory,
 		Oracle: OracleCapabilityRecord, Threatens: []string{InvRightSubject},
-		Doc: "after proposal, before authority check: the proposal's subject is swapped for another order of the tenant"}, subjectSwap{}},
+		Doc: "after proposal, before authority check: the proposal's subject is swapped for another subject of the tenant"}, subjectSwap{}},
 	{FaultSpec{Kind: "revoked_capability", Domain: DomainIdentity, Target: "capability grant", Event: EvAuthorityGrant,
-		Boundary: BoundaryAuthority, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerLate,
+		Boundary: BoundaryAuthority, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerLate,
 		Oracle: OracleCapabilityRecord, Threatens: []string{InvCurrentEntitlement},
 		Doc: "after approval, before effect: the capability is revoked"}, revokedCapability{}},
 	{FaultSpec{Kind: "stale_policy", Domain: DomainContext, Target: "policy assertion", Event: EvContextPolicy,
-		Boundary: BoundaryProposal, Phase: PhaseBeforeValidation, Signal: SignalStateUpdate, Manner: MannerLate,
+		Boundary: BoundaryProposal, Phase: phaseBeforeValidation, Signal: signalStateUpdate, Manner: mannerLate,
 		Correlations: []Correlation{CorrelationSynchronized, CorrelationShared},
 		Oracle:       OraclePolicyRecord, Threatens: []string{InvCurrentEntitlement},
-		Doc: "after retrieval, before effect: a newer policy excludes refunds while the reader serves the old version"}, stalePolicy{}},
+		Doc: "after retrieval, before effect: a newer policy version no longer allows the action while the reader serves the old version"}, stalePolicy{}},
 	{FaultSpec{Kind: "cross_source_conflict", Domain: DomainContext, Target: "eligibility assertion", Event: EvContextEligibility,
-		Boundary: BoundaryProposal, Phase: PhaseBeforeValidation, Signal: SignalStateUpdate, Manner: MannerContradictory,
+		Boundary: BoundaryProposal, Phase: phaseBeforeValidation, Signal: signalStateUpdate, Manner: mannerContradictory,
 		Oracle: OracleStateVersion, Threatens: []string{InvCurrentEntitlement},
-		Doc: "during context assembly: the authoritative record holds the order while the secondary source asserts eligibility"}, crossSourceConflict{}},
-	{FaultSpec{Kind: "timeout_after_commit", Domain: DomainTool, Target: "refund API", Event: EvToolCommit,
-		Boundary: BoundaryEffect, Phase: PhaseAfterCommit, Signal: SignalAcknowledgement, Manner: MannerAbsent,
+		Doc: "during context assembly: the authoritative record holds the subject while the secondary source asserts eligibility"}, crossSourceConflict{}},
+	{FaultSpec{Kind: "timeout_after_commit", Domain: DomainTool, Target: "tool API", Event: EvToolCommit,
+		Boundary: BoundaryEffect, Phase: phaseAfterCommit, Signal: signalAcknowledgement, Manner: mannerAbsent,
 		Correlations: []Correlation{CorrelationRepeated, CorrelationPersistent, CorrelationSynchronized, CorrelationShared},
 		Oracle:       OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},
-		Doc: "after commit, before response: the provider commits and the reply is lost"}, timeoutAfterCommit{}},
+		Doc: "after commit, before response: the provider commits and the reply is lost"}, timeoutAfterCommit},
 	{FaultSpec{Kind: "partial_success_response", Domain: DomainTool, Target: "tool response", Event: EvToolCommit,
-		Boundary: BoundaryEffect, Phase: PhaseAfterCommit, Signal: SignalReceipt, Manner: MannerAbsent,
+		Boundary: BoundaryEffect, Phase: phaseAfterCommit, Signal: signalReceipt, Manner: mannerAbsent,
 		Correlations: []Correlation{CorrelationSynchronized, CorrelationShared},
 		Oracle:       OracleReceipt, Threatens: []string{InvProvableOutcome},
-		Doc: "after effect: the provider commits and the response carries no receipt"}, partialSuccessResponse{}},
+		Doc: "after effect: the provider commits and the response carries no receipt"}, partialSuccessResponse},
 	{FaultSpec{Kind: "checkpoint_rollback", Domain: DomainState, Target: "workflow checkpoint", Event: EvCheckpointWrite,
-		Boundary: BoundaryState, Phase: PhaseAfterCheckpoint, Signal: SignalStateUpdate, Manner: MannerAbsent, Ordinal: 3,
+		Boundary: BoundaryState, Phase: phaseAfterCheckpoint, Signal: signalStateUpdate, Manner: mannerAbsent, Ordinal: 3,
 		Correlations: []Correlation{CorrelationRepeated, CorrelationPersistent},
 		Oracle:       OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},
 		Doc: "after effect, before resume: the store rolls back to an older checkpoint and the worker restarts"}, checkpointRollback{}},
-	{FaultSpec{Kind: "concurrent_version_change", Domain: DomainState, Target: "order state", Event: EvContextSubject,
-		Boundary: BoundaryState, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerLate,
+	{FaultSpec{Kind: "concurrent_version_change", Domain: DomainState, Target: "subject state", Event: EvContextSubject,
+		Boundary: BoundaryState, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerLate,
 		Oracle: OracleStateVersion, Threatens: []string{InvCurrentEntitlement},
-		Doc: "after read, before write: a concurrent writer advances the order's state version"}, concurrentVersionChange{}},
+		Doc: "after read, before write: a concurrent writer advances the subject's state version"}, concurrentVersionChange{}},
 	{FaultSpec{Kind: "drop_effect_receipt", Domain: DomainEvidence, Target: "evidence ledger", Event: EvEvidenceReceipt,
-		Boundary: BoundaryProof, Phase: PhaseAfterReceipt, Signal: SignalReceipt, Manner: MannerAbsent,
+		Boundary: BoundaryProof, Phase: phaseAfterReceipt, Signal: signalReceipt, Manner: mannerAbsent,
 		Correlations: []Correlation{CorrelationSynchronized, CorrelationShared},
 		Oracle:       OracleReceipt, Threatens: []string{InvProvableOutcome},
 		Doc: "after effect: the receipt record is lost on its way to the evidence ledger"}, dropEffectReceipt{}},
 	{FaultSpec{Kind: "break_trace_lineage", Domain: DomainEvidence, Target: "trace context", Event: EvToolCommit,
-		Boundary: BoundaryEffect, Phase: PhaseBeforeCommit, Signal: SignalTraceLink, Manner: MannerContradictory,
+		Boundary: BoundaryEffect, Phase: phaseBeforeCommit, Signal: signalTraceLink, Manner: mannerContradictory,
 		Oracle: OracleTraceLineage, Threatens: []string{InvProvableOutcome},
-		Doc: "between authority and tool: the trace context propagated into the call is replaced"}, breakTraceLineage{}},
+		Doc: "between authority and tool: the trace context propagated into the call is replaced"}, breakTraceLineage},
 	// the harness practice's fault matrix and harness boundaries
 	{FaultSpec{Kind: "sandbox_denial", Domain: DomainTool, Target: "tool sandbox", Event: EvToolCommit,
-		Boundary: BoundarySandbox, Phase: PhaseBeforeValidation, Signal: SignalNone,
+		Boundary: BoundarySandbox, Phase: phaseBeforeValidation, Signal: SignalNone,
 		Oracle: OracleLedgerReadback, Threatens: []string{InvNoInventedProgress},
-		Doc: "before a tool starts: the sandbox denies the call; no request reaches the provider"}, sandboxDenial{}},
+		Doc: "before a tool starts: the sandbox denies the call; no request reaches the provider"}, sandboxDenial},
 	{FaultSpec{Kind: "timeout_before_send", Domain: DomainTool, Target: "tool transport", Event: EvToolCommit,
-		Boundary: BoundaryToolCall, Phase: PhaseBeforeCommit, Signal: SignalAcknowledgement, Manner: MannerAbsent,
+		Boundary: BoundaryToolCall, Phase: phaseBeforeCommit, Signal: signalAcknowledgement, Manner: mannerAbsent,
 		Oracle: OracleLedgerReadback, Threatens: []string{InvNoInventedProgress},
-		Doc: "the request never leaves; the client sees a timeout"}, timeoutBeforeSend{}},
-	{FaultSpec{Kind: "reject_before_commit", Domain: DomainTool, Target: "refund API", Event: EvToolCommit,
-		Boundary: BoundaryEffect, Phase: PhaseBeforeCommit, Signal: SignalNone,
+		Doc: "the request never leaves; the client sees a timeout"}, timeoutBeforeSend},
+	{FaultSpec{Kind: "reject_before_commit", Domain: DomainTool, Target: "tool API", Event: EvToolCommit,
+		Boundary: BoundaryEffect, Phase: phaseBeforeCommit, Signal: SignalNone,
 		Oracle: OracleLedgerReadback, Threatens: []string{InvNoInventedProgress},
-		Doc: "the provider receives the request and rejects it before any durable write"}, rejectBeforeCommit{}},
+		Doc: "the provider receives the request and rejects it before any durable write"}, rejectBeforeCommit},
 	{FaultSpec{Kind: "malformed_response", Domain: DomainTool, Target: "tool response", Event: EvToolCommit,
-		Boundary: BoundaryEffect, Phase: PhaseAfterCommit, Signal: SignalReceipt, Manner: MannerContradictory,
+		Boundary: BoundaryEffect, Phase: phaseAfterCommit, Signal: signalReceipt, Manner: mannerContradictory,
 		Correlations: []Correlation{CorrelationRepeated, CorrelationPersistent, CorrelationSynchronized, CorrelationShared},
 		Oracle:       OracleReceipt, Threatens: []string{InvEffectAtMostOnce},
-		Doc: "after commit: the reply body is truncated; the outcome is unknown and only a fragment of the receipt decodes"}, malformedResponse{}},
+		Doc: "after commit: the reply body is truncated; the outcome is unknown and only a fragment of the receipt decodes"}, malformedResponse},
 	{FaultSpec{Kind: "output_drift", Domain: DomainTool, Target: "tool response schema", Event: EvToolCommit,
-		Boundary: BoundaryEffect, Phase: PhaseAfterCommit, Signal: SignalReceipt, Manner: MannerContradictory,
+		Boundary: BoundaryEffect, Phase: phaseAfterCommit, Signal: signalReceipt, Manner: mannerContradictory,
 		Correlations: []Correlation{CorrelationRepeated, CorrelationPersistent, CorrelationSynchronized, CorrelationShared},
 		Oracle:       OracleReceipt, Threatens: []string{InvEffectAtMostOnce},
-		Doc: "after commit: the receipt id field is renamed and the amount retyped; they decode empty without an error"}, outputDrift{}},
-	{FaultSpec{Kind: "rate_limit", Domain: DomainTool, Target: "refund API quota", Event: EvToolCommit,
-		Boundary: BoundaryToolCall, Phase: PhaseBeforeCommit, Signal: SignalAcknowledgement, Manner: MannerLate,
+		Doc: "after commit: the receipt id field is renamed and the amount retyped; they decode empty without an error"}, outputDrift},
+	{FaultSpec{Kind: "rate_limit", Domain: DomainTool, Target: "tool API quota", Event: EvToolCommit,
+		Boundary: BoundaryToolCall, Phase: phaseBeforeCommit, Signal: signalAcknowledgement, Manner: mannerLate,
 		Oracle: OracleBudgetCounter, Threatens: []string{InvNoInventedProgress},
-		Doc: "the provider answers with a rate limit and a retry-after of 100 ms without processing the request"}, rateLimit{}},
+		Doc: "the provider answers with a rate limit and a retry-after of 100 ms without processing the request"}, rateLimit},
 	{FaultSpec{Kind: "tool_timeout", Domain: DomainTool, Target: "tool call", Event: EvToolCommit,
-		Boundary: BoundaryToolCall, Phase: PhaseBeforeCommit, Signal: SignalAcknowledgement, Manner: MannerLate,
+		Boundary: BoundaryToolCall, Phase: phaseBeforeCommit, Signal: signalAcknowledgement, Manner: mannerLate,
 		Correlations: []Correlation{CorrelationRepeated, CorrelationSynchronized, CorrelationShared},
 		Oracle:       OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},
-		Doc: "after the request id is assigned: the client times out while the provider holds the request and commits it late"}, toolTimeout{}},
+		Doc: "after the request id is assigned: the client times out while the provider holds the request and commits it late"}, toolTimeout},
 	{FaultSpec{Kind: "budget_exhaustion", Domain: DomainTool, Target: "retry budget", Event: EvToolCommit,
-		Boundary: BoundaryToolCall, Phase: PhaseBeforeCommit, Correlation: CorrelationPersistent, Signal: SignalAcknowledgement, Manner: MannerAbsent,
+		Boundary: BoundaryToolCall, Phase: phaseBeforeCommit, Correlation: CorrelationPersistent, Signal: signalAcknowledgement, Manner: mannerAbsent,
 		Oracle: OracleBudgetCounter, Threatens: []string{InvBudget},
-		Doc: "from this call on the provider is unreachable: every attempt, the final one included, times out before it is sent"}, budgetExhaustion{}},
+		Doc: "from this call on the provider is unreachable: every attempt, the final one included, times out before it is sent"}, budgetExhaustion},
 	{FaultSpec{Kind: "worker_restart", Domain: DomainState, Target: "worker", Event: EvCheckpointWrite, Ordinal: 3,
-		Boundary: BoundaryWorker, Phase: PhaseAfterCheckpoint, Signal: SignalNone,
+		Boundary: BoundaryWorker, Phase: phaseAfterCheckpoint, Signal: SignalNone,
 		Oracle: OracleCheckpointStore, Threatens: []string{InvNoInventedProgress},
 		Doc: "after a checkpoint write (by default the one after the effect) the worker crashes and a fresh one resumes"}, workerRestart{}},
 	{FaultSpec{Kind: "missing_checkpoint", Domain: DomainState, Target: "checkpoint store", Event: EvCheckpointWrite, Ordinal: 3,
-		Boundary: BoundaryCheckpointStore, Phase: PhaseAfterCheckpoint, Signal: SignalStateUpdate, Manner: MannerAbsent,
+		Boundary: BoundaryCheckpointStore, Phase: phaseAfterCheckpoint, Signal: signalStateUpdate, Manner: mannerAbsent,
 		Oracle: OracleCheckpointStore, Threatens: []string{InvResumeFromCheckpoint},
 		Doc: "before resume: the worker restarts and the store serves no checkpoint though it acknowledged some"}, checkpointTamper{tamperMissing, "no checkpoint"}},
 	{FaultSpec{Kind: "stale_checkpoint", Domain: DomainState, Target: "checkpoint store", Event: EvCheckpointWrite, Ordinal: 3,
-		Boundary: BoundaryCheckpointStore, Phase: PhaseAfterCheckpoint, Signal: SignalStateUpdate, Manner: MannerLate,
+		Boundary: BoundaryCheckpointStore, Phase: phaseAfterCheckpoint, Signal: signalStateUpdate, Manner: mannerLate,
 		Oracle: OracleCheckpointStore, Threatens: []string{InvResumeFromCheckpoint},
 		Doc: "before resume: the worker restarts and a lagging replica serves the previous checkpoint while the head names the newest"}, checkpointTamper{tamperStale, "a stale checkpoint"}},
 	{FaultSpec{Kind: "future_version_checkpoint", Domain: DomainState, Target: "checkpoint store", Event: EvCheckpointWrite, Ordinal: 3,
-		Boundary: BoundaryCheckpointStore, Phase: PhaseAfterCheckpoint, Signal: SignalStateUpdate, Manner: MannerContradictory,
+		Boundary: BoundaryCheckpointStore, Phase: phaseAfterCheckpoint, Signal: signalStateUpdate, Manner: mannerContradictory,
 		Oracle: OracleCheckpointStore, Threatens: []string{InvResumeFromCheckpoint},
 		Doc: "before resume: the worker restarts and the store serves a checkpoint written by a newer workflow version"}, checkpointTamper{tamperFuture, "a future-version checkpoint"}},
 	{FaultSpec{Kind: "corrupt_checkpoint", Domain: DomainState, Target: "checkpoint store", Event: EvCheckpointWrite, Ordinal: 3,
-		Boundary: BoundaryCheckpointStore, Phase: PhaseAfterCheckpoint, Signal: SignalStateUpdate, Manner: MannerContradictory,
+		Boundary: BoundaryCheckpointStore, Phase: phaseAfterCheckpoint, Signal: signalStateUpdate, Manner: mannerContradictory,
 		Oracle: OracleCheckpointStore, Threatens: []string{InvResumeFromCheckpoint},
 		Doc: "before resume: the worker restarts and the store serves the newest checkpoint with a flipped byte"}, checkpointTamper{tamperCorrupt, "a corrupt checkpoint"}},
 	{FaultSpec{Kind: "memory_loss", Domain: DomainContext, Target: "ephemeral context", Event: EvMemoryRead,
-		Boundary: BoundaryMemory, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerAbsent,
+		Boundary: BoundaryMemory, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerAbsent,
 		Oracle: OracleCheckpointStore, Threatens: []string{InvNoInventedProgress},
 		Doc: "the ephemeral context named by the schedule's target (all of it when empty) is cleared before a read"}, memoryLoss{}},
 	{FaultSpec{Kind: "branch_failure", Domain: DomainState, Target: "parallel branch", Event: EvBranchRun,
-		Boundary: BoundaryBranchJoin, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerAbsent,
+		Boundary: BoundaryBranchJoin, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerAbsent,
 		Oracle: OracleJoinRecord, Threatens: []string{InvJoinPreserved},
 		Doc: "one branch of the fan-out fails (the schedule's target names which; any when empty)"}, branchFailure{}},
 	// reads that lag: a view not yet holding a committed write (a lagging
-	// replica or cache); see LaggingKinds
+	// replica or cache); see laggingKinds
 	{FaultSpec{Kind: "lagging_readback", Domain: DomainState, Target: "provider ledger replica", Event: EvLedgerReadback,
-		Boundary: BoundaryState, Phase: PhaseAfterCommit, Signal: SignalStateUpdate, Manner: MannerLate,
+		Boundary: BoundaryState, Phase: phaseAfterCommit, Signal: signalStateUpdate, Manner: mannerLate,
 		Oracle: OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},
 		Doc: "after commit: the readback is served by a lagging replica that does not yet hold the action's newest committed entry"}, laggingReadback{}},
-	{FaultSpec{Kind: "stale_state_read", Domain: DomainState, Target: "order state replica", Event: EvStateRead,
-		Boundary: BoundaryState, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerLate,
+	{FaultSpec{Kind: "stale_state_read", Domain: DomainState, Target: "subject state replica", Event: EvStateRead,
+		Boundary: BoundaryState, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerLate,
 		Oracle: OracleStateVersion, Threatens: []string{InvCurrentEntitlement},
-		Doc: "before commit: a concurrent write advances the order's state version and the read is served by a replica that does not yet hold it"}, staleStateRead{}},
+		Doc: "before commit: a concurrent write advances the subject's state version and the read is served by a replica that does not yet hold it"}, staleStateRead{}},
 }
 
 // laggingKindNames are the kinds of reads that lag, the last entries of
 // the catalogue.
 var laggingKindNames = []string{"lagging_readback", "stale_state_read"}
 
-// LaggingKinds returns the specs of the kinds of reads that lag (a view
+// laggingKinds returns the specs of the kinds of reads that lag (a view
 // not yet holding a committed write): lagging_readback and
 // stale_state_read, in catalogue order.
-func LaggingKinds() []FaultSpec {
+func laggingKinds() []FaultSpec {
 	out := make([]FaultSpec, 0, len(laggingKindNames))
 	for _, k := range catalogue {
 		if slices.Contains(laggingKindNames, k.spec.Kind) {
@@ -744,11 +703,11 @@ func LaggingKinds() []FaultSpec {
 // nothing.
 var cacheWorkerKinds = []faultKind{
 	{FaultSpec{Kind: "sliding_grant_cache", Domain: DomainIdentity, Target: "capability cache", Event: EvAuthorityCheck,
-		Boundary: BoundaryAuthority, Phase: PhaseBeforeCommit, Correlation: CorrelationPersistent, Signal: SignalStateUpdate, Manner: MannerLate,
+		Boundary: BoundaryAuthority, Phase: phaseBeforeCommit, Correlation: CorrelationPersistent, Signal: signalStateUpdate, Manner: mannerLate,
 		Oracle: OracleCapabilityRecord, Threatens: []string{InvCurrentEntitlement},
 		Doc: "before effect: the capability is revoked while the authority check is served by a cache whose entry, filled at approval, slides its lifetime on every read"}, slidingGrantCache{}},
 	{FaultSpec{Kind: "ambient_identity_leak", Domain: DomainIdentity, Target: "worker ambient context", Event: EvWorkerStart,
-		Boundary: BoundaryWorker, Phase: PhaseBeforeValidation, Correlation: CorrelationPersistent, Signal: SignalNone, Manner: MannerContradictory,
+		Boundary: BoundaryWorker, Phase: phaseBeforeValidation, Correlation: CorrelationPersistent, Signal: SignalNone, Manner: mannerContradictory,
 		Oracle: OracleCapabilityRecord, Threatens: []string{InvRightSubject}, WorkerScoped: true,
 		Doc: "at a worker's start: the worker captures its task's actor, tenant and trace and hands them to every later task it runs"}, ambientIdentityLeak{}},
 }
@@ -791,7 +750,7 @@ func setDefaults(k *faultKind, paper bool) {
 			s.Correlation = CorrelationIsolated
 		}
 		s.Intensity = 1
-		s.Scope = "one synthetic order"
+		s.Scope = "one synthetic subject"
 		s.Recoverable = true
 		s.Paper = paper
 		if !hookFits(k.impl, s.Event) {

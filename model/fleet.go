@@ -11,26 +11,17 @@ import (
 // run of a fleet fixture, and reports it after the built-in invariants.
 const InvNoRetryStorm = "no_retry_storm"
 
-// Fleet makes a fixture a fleet: its tasks are N agents, started together
-// by one scheduler (the harness's, see Concurrency), each a concurrent
-// worker with a logical clock of its own, against one provider of declared
-// capacity. A fleet run measures the provider's load (Result.Fleet), checks
-// InvNoRetryStorm, and serves the agents one shared retry budget
-// (Env.RetryToken).
-//
-// Under per-worker clocks a crossing advances only its own worker's
-// clock, and at every scheduling point the scheduler runs the ready worker
-// whose next crossing comes first in logical time (ties as in
-// Concurrency: an interleaving entry naming a tied task, else the worker
-// that ran last, else fixture order or the seeded pick). So agents that
-// start together cross together, and a retry lands in the window its
-// back-off says.
+// Fleet makes a fixture a fleet: its tasks are agents started together,
+// each a concurrent worker with a logical clock of its own, against one
+// provider of declared capacity. A fleet run measures the provider's load
+// (Result.Fleet), checks InvNoRetryStorm and shares one retry budget among
+// the agents (Env.RetryToken). Scheduling: docs/vocabulary.md, "Fleet".
 type Fleet struct {
 	// Capacity is the provider's capacity, in tool.commit attempts per
 	// window, 1 or more.
 	Capacity int `json:"capacity"`
 	// WindowMs is the window's length in logical milliseconds (0:
-	// DefaultFleetWindow). Window i covers [i*WindowMs, (i+1)*WindowMs).
+	// defaultFleetWindow). Window i covers [i*WindowMs, (i+1)*WindowMs).
 	WindowMs Millis `json:"window_ms,omitempty"`
 	// RetryBudget is the fleet's shared retry budget: how many retries
 	// Env.RetryToken grants in one run, across every agent (0: one for
@@ -38,20 +29,20 @@ type Fleet struct {
 	RetryBudget int `json:"retry_budget,omitempty"`
 }
 
-// DefaultFleetWindow is a fleet's window when Fleet.WindowMs is 0.
-const DefaultFleetWindow Millis = 100
+// defaultFleetWindow is a fleet's window when Fleet.WindowMs is 0.
+const defaultFleetWindow Millis = 100
 
 // Window returns the fleet's window length (WindowMs or the default).
-func (f *Fleet) Window() Millis {
+func (f *Fleet) window() Millis {
 	if f.WindowMs > 0 {
 		return f.WindowMs
 	}
-	return DefaultFleetWindow
+	return defaultFleetWindow
 }
 
-// Budget returns the shared retry budget of a fleet of agents agents
+// budget returns the shared retry budget of a fleet of agents agents
 // (RetryBudget or its default).
-func (f *Fleet) Budget(agents int) int {
+func (f *Fleet) budget(agents int) int {
 	if f.RetryBudget > 0 {
 		return f.RetryBudget
 	}
@@ -124,7 +115,7 @@ func (fs *fleetState) reset(f *Fleet, agents int) {
 	if f == nil {
 		return
 	}
-	fs.on, fs.window, fs.capacity, fs.tokens = true, f.Window(), f.Capacity, f.Budget(agents)
+	fs.on, fs.window, fs.capacity, fs.tokens = true, f.window(), f.Capacity, f.budget(agents)
 	fs.load.Capacity, fs.load.WindowMs, fs.load.Agents = f.Capacity, fs.window, agents
 }
 

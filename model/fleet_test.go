@@ -72,8 +72,8 @@ func TestFleetStormOfTen(t *testing.T) {
 		}
 		// every other invariant holds: the storm is the only harm
 		for _, i := range res.Invariants {
-			if i.Name != model.InvNoRetryStorm && !i.Held {
-				t.Errorf("%s: %s violated: %+v", c.name, i.Name, i)
+			if i.Invariant != model.InvNoRetryStorm && !i.Held {
+				t.Errorf("%s: %s violated: %+v", c.name, i.Invariant, i)
 			}
 		}
 	}

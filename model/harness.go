@@ -90,7 +90,7 @@ func (o Options) withDefaults() Options {
 		o.Deadline = 2000
 	}
 	if o.Join == "" {
-		o.Join = JoinAllRequired
+		o.Join = joinAllRequired
 	}
 	return o
 }
@@ -102,13 +102,13 @@ const (
 	costCommit Millis = 40
 )
 
-// ReadCost and CommitCost are the logical milliseconds a read crossing
+// readCost and commitCost are the logical milliseconds a read crossing
 // and a tool commit advance the clock. The budget invariant takes the
 // clock after a commit, so a system that checks Env.Now() against its
-// deadline before committing leaves CommitCost.
+// deadline before committing leaves commitCost.
 const (
-	ReadCost   = costRead
-	CommitCost = costCommit
+	readCost   = costRead
+	commitCost = costCommit
 )
 
 // Harness runs a System on a Fixture under a Schedule. It reuses its
@@ -166,7 +166,7 @@ func NewHarness(f Fixture, opts Options) *Harness {
 		// the fleet invariant comes first among the run's own
 		h.scope.user = append([]UserInvariant{noRetryStorm()}, h.scope.user...)
 	}
-	h.stopOn, h.stopErr = opts.Stop.Set(), opts.Stop.Validate()
+	h.stopOn, h.stopErr = opts.Stop.set(), opts.Stop.Validate()
 	seen := make(map[string]bool, len(f.Tasks))
 	h.uniqueIDs = true
 	for _, t := range f.Tasks {
@@ -243,7 +243,7 @@ func (r *run) matches(f *armed, n int) bool {
 	case CorrelationSynchronized:
 		w := f.entry.WindowMs
 		if w == 0 {
-			w = DefaultWindow
+			w = defaultWindow
 		}
 		if len(f.hitTasks) == 0 || r.world.Clock-f.windowFrom >= w || slices.Contains(f.hitTasks, r.index) {
 			return false
@@ -266,7 +266,7 @@ type run struct {
 	// commits composes a commit's hooks (disturbCommit)
 	commits commitChain
 	env     *taskEnv
-	world   World
+	world   world
 	sched   *Schedule
 	faults  []armed
 	counts  [32]int
@@ -501,7 +501,7 @@ func (r *run) crash(detail string) {
 		return
 	}
 	r.crashed = true
-	r.record(EvWorkerCrash, 0, "", "", detail, StateFailed)
+	r.record(EvWorkerCrash, 0, "", "", detail, stateFailed)
 }
 
 // Run runs factory's system over every task of the fixture under s and
@@ -646,7 +646,7 @@ func (r *run) runTask(ti int, factory Factory) error {
 	r.inflight = r.inflight[:0]
 	r.pendingWorld = r.pendingWorld[:0]
 	r.worker = 0
-	r.state = StateCreated
+	r.state = stateCreated
 	r.attempts = 0
 	r.lastSendWorker, r.lastSendKey, r.lastSendUnrecorded = 0, "", false
 	r.reconciled = 0
@@ -682,9 +682,9 @@ func (r *run) runTask(ti int, factory Factory) error {
 		// abandoned child attempts
 		r.branches = r.branches[:0]
 		before := r.state
-		after := StateRunning
+		after := stateRunning
 		if r.worker > 1 {
-			after = StateRecovering
+			after = stateRecovering
 		}
 		sys := factory()
 		r.live.observed, _ = sys.(Observed)
@@ -805,24 +805,19 @@ func (p *SystemPanic) Error() string {
 func (r *run) finishClaim(c Claim, detail string) {
 	r.claim = c
 	r.claimed = true
-	after := StateCompleted
+	after := stateCompleted
 	if c.Verdict != ClaimRelease {
-		after = StateFailed
+		after = stateFailed
 	}
 	r.tick(costRead)
 	r.record(EvClaim, 0, "", string(c.Verdict), detail, after)
 }
 
-// enter starts a crossing of event ev: it fails when the worker has
-// crashed, advances the clock and the event's ordinal, and returns the
-// faults armed for this occurrence.
-func (r *run) enter(ev EventName, cost Millis) (ordinal int, hits []*armed, ok bool) {
-	return r.enterTool(ev, cost, "")
-}
-
-// enterTool is enter for a crossing that calls tool (a tool.commit): a
-// fault aimed at a tool (FaultEntry.Tool) counts only the crossings of
-// that tool, and is armed at the Ordinal-th of them.
+// enterTool starts a crossing of event ev (for a tool.commit, of tool): it
+// fails when the worker has crashed, advances the clock and the event's
+// ordinal, and returns the faults armed for this occurrence. A fault aimed
+// at a tool (FaultEntry.Tool) counts only the crossings of that tool, and
+// is armed at the Ordinal-th of them.
 func (r *run) enterTool(ev EventName, cost Millis, tool string) (ordinal int, hits []*armed, ok bool) {
 	if r.crashed {
 		return 0, nil, false
@@ -985,7 +980,7 @@ func actorOf(ev EventName) string {
 		return "system"
 	case EvToolCommit:
 		return "provider"
-	case EvWorld:
+	case evWorld:
 		return "world"
 	}
 	return "env"

@@ -104,21 +104,16 @@ func (r *run) deliverable(buf []int) []int {
 // deliverable now, after the faults armed at the crossing acted on the
 // inbox.
 func (e *taskEnv) Receive(ctx context.Context) (Notice, bool, error) {
-	r := e.r
-	ord, hits, ok := r.enter(EvNoticeReceive, costRead)
+	c, ok := e.r.cross(EvNoticeReceive, costRead, "")
 	if !ok {
 		return Notice{}, false, ErrWorkerCrashed
 	}
-	fid := ""
-	for _, f := range hits {
-		if h, ok := f.kind.impl.(noticeHook); ok && h.onNotice(r) {
-			fid = r.fire(f)
-		}
-	}
+	r := c.r
+	each(&c, func(h noticeHook, _ *armed) bool { return h.onNotice(r) })
 	var buf [8]int
 	d := r.deliverable(buf[:0])
 	if len(d) == 0 {
-		r.record(EvNoticeReceive, ord, fid, "none", "", running(r))
+		c.done("none", detailStr(""), "")
 		return Notice{}, false, nil
 	}
 	n := r.outbox[d[0]].n
@@ -127,7 +122,7 @@ func (e *taskEnv) Receive(ctx context.Context) (Notice, bool, error) {
 	if r.detailed {
 		detail = n.ID + " " + string(n.Status) + " key " + n.Key
 	}
-	r.record(EvNoticeReceive, ord, fid, "delivered", detail, running(r))
+	c.done("delivered", detailStr(detail), "")
 	return n, true, nil
 }
 
@@ -206,19 +201,19 @@ func (lostNotice) onNotice(r *run) bool {
 // taken over the whole catalogue are those of runs without notices.
 var noticeKinds = []faultKind{
 	{FaultSpec{Kind: "late_notice", Domain: DomainTool, Target: "provider notice", Event: EvNoticeReceive,
-		Boundary: BoundaryEffect, Phase: PhaseAfterCheckpoint, Signal: SignalAcknowledgement, Manner: MannerLate,
+		Boundary: BoundaryEffect, Phase: phaseAfterCheckpoint, Signal: signalAcknowledgement, Manner: mannerLate,
 		Oracle: OracleLedgerReadback, Threatens: []string{InvRecordedAgreesWithLedger},
 		Doc: "the notice due at this receive is held back until after the system's next checkpoint write (after it recorded an outcome)"}, lateNotice{}},
 	{FaultSpec{Kind: "reordered_notice", Domain: DomainTool, Target: "provider notice", Event: EvNoticeReceive,
-		Boundary: BoundaryEffect, Phase: PhaseAfterReceipt, Signal: SignalAcknowledgement, Manner: MannerContradictory,
+		Boundary: BoundaryEffect, Phase: phaseAfterReceipt, Signal: signalAcknowledgement, Manner: mannerContradictory,
 		Oracle: OracleLedgerReadback, Threatens: []string{InvRecordedAgreesWithLedger},
 		Doc: "the newest waiting notice is delivered before the older ones (two or more waiting)"}, reorderedNotice{}},
 	{FaultSpec{Kind: "redelivered_notice", Domain: DomainTool, Target: "provider notice", Event: EvNoticeReceive,
-		Boundary: BoundaryEffect, Phase: PhaseAfterReceipt, Signal: SignalAcknowledgement, Manner: MannerContradictory,
+		Boundary: BoundaryEffect, Phase: phaseAfterReceipt, Signal: signalAcknowledgement, Manner: mannerContradictory,
 		Oracle: OracleLedgerReadback, Threatens: []string{InvRecordedAgreesWithLedger},
 		Doc: "the notice delivered at this receive is delivered again, under the same id, at the next"}, redeliveredNotice{}},
 	{FaultSpec{Kind: "lost_notice", Domain: DomainTool, Target: "provider notice", Event: EvNoticeReceive,
-		Boundary: BoundaryEffect, Phase: PhaseAfterReceipt, Signal: SignalAcknowledgement, Manner: MannerAbsent,
+		Boundary: BoundaryEffect, Phase: phaseAfterReceipt, Signal: signalAcknowledgement, Manner: mannerAbsent,
 		Oracle: OracleLedgerReadback, Threatens: []string{InvRecordedAgreesWithLedger},
 		Doc: "the notice due at this receive is dropped and never delivered"}, lostNotice{}},
 }
@@ -245,16 +240,11 @@ func NoticeKinds() []FaultSpec {
 const InvRecordedAgreesWithLedger = "recorded_agrees_with_ledger"
 
 // NoticeAgreement returns the invariant that the state a system records
-// agrees with the provider's ledger: after each checkpoint write of a
-// task, its newest checkpoint records no effect of the ledger more often
-// than the ledger holds it (a redelivered notice makes no second effect)
-// and withdraws no effect an earlier checkpoint recorded while the ledger
-// holds it; at a claim other than a hold, a task that wrote a checkpoint
-// records every ledger effect it made (a held task hands its record to a
-// person, who reconciles it). A checkpoint names an effect in
-// Checkpoint.CompletedEffects by its request key or its receipt id. The harness checks it in every run with
-// Config.Notices (after the built-in invariants and before the user's);
-// add it to Options.Invariants to check it in other runs.
+// agrees with the provider's ledger: no checkpoint records an effect more
+// often than the ledger holds it or withdraws one the ledger holds, and a
+// task that claims other than hold records every effect it made. Runs with
+// Config.Notices check it; add it to Options.Invariants for others
+// (docs/vocabulary.md, "recorded_agrees_with_ledger").
 func NoticeAgreement() UserInvariant {
 	return UserInvariant{Name: InvRecordedAgreesWithLedger, Owner: "workflow runtime", Oracle: OracleLedgerReadback,
 		Doc:   "the effects a task's checkpoints record agree with the provider's ledger: none twice, none withdrawn, none missing when it releases or denies",

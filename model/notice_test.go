@@ -77,8 +77,8 @@ func TestCounterfactualPerNoticeKind(t *testing.T) {
 			t.Errorf("%s undefended receives:\n got %q\nwant %q", spec.Kind, got, w.recv)
 		}
 		for _, inv := range res.Invariants {
-			if inv.Name != model.InvRecordedAgreesWithLedger && !inv.Held {
-				t.Errorf("%s: %s broke too: %+v", spec.Kind, inv.Name, inv)
+			if inv.Invariant != model.InvRecordedAgreesWithLedger && !inv.Held {
+				t.Errorf("%s: %s broke too: %+v", spec.Kind, inv.Invariant, inv)
 			}
 		}
 		res = run(t, noticeSchedule(typed.With(copperfin.NoticeReconcile), faults...))
@@ -135,7 +135,7 @@ func TestNoticeFreeRunHasNoInbox(t *testing.T) {
 		t.Errorf("without notices: %d invariants, receives %q", len(res.Invariants), receives(res))
 	}
 	res = run(t, noticeSchedule(typed))
-	if len(res.Invariants) != 9 || res.Invariants[8].Name != model.InvRecordedAgreesWithLedger || !res.Held() ||
+	if len(res.Invariants) != 9 || res.Invariants[8].Invariant != model.InvRecordedAgreesWithLedger || !res.Held() ||
 		strings.Join(receives(res), "|") != "delivered ntc-1 committed key O-731:refund:v1|none|none" {
 		t.Errorf("with notices: %+v receives %q", res.Invariants, receives(res))
 	}
@@ -143,8 +143,8 @@ func TestNoticeFreeRunHasNoInbox(t *testing.T) {
 	if err != nil || !s.Config.Notices {
 		t.Fatalf("SingleFault(lost_notice): %+v %v", s, err)
 	}
-	if s.Config.HarnessString() != "notices" {
-		t.Errorf("harness string %q", s.Config.HarnessString())
+	if model.HarnessString(s.Config) != "notices" {
+		t.Errorf("harness string %q", model.HarnessString(s.Config))
 	}
 	back, err := model.ParseSchedule(model.Format(s))
 	if err != nil || !back.Config.Equal(s.Config) || !strings.Contains(string(model.Format(s)), `"notices": true`) {

@@ -45,17 +45,10 @@ const (
 	// the agent does not fabricate missing user intent, tool output, or
 	// approval").
 	InvNoInventedProgress = "no_invented_progress"
-	// InvBudget: a task's tool-call attempts never exceed one plus its
-	// retry budget and no tool call ends after its deadline (the clock
-	// after the commit, CommitCost after its start, is at most
-	// Task.Started plus Task.Deadline; in a concurrent run less the time
-	// other workers took while the commit waited for its turn, at its
-	// crossing and between its send and its reply, which no check of the
-	// system could see), counted across restarts (the harness practice: "Do not reset a budget on a worker
-	// restart"). A restarted worker's re-send of the crashed worker's last
-	// request, under the same idempotency key, when the crashed worker
-	// never checkpointed after sending it, reconciles that request and is
-	// allowed once per restart.
+	// InvBudget: a task's tool-call attempts never exceed one plus its retry
+	// budget and no tool call ends after its deadline, counted across
+	// restarts; a restarted worker may re-send the crashed worker's unrecorded
+	// last request once (docs/vocabulary.md, "budget").
 	InvBudget = "budget"
 	// InvJoinPreserved: every join record keeps every branch with the
 	// state it really had, and the claim obeys the declared join policy
@@ -63,25 +56,18 @@ const (
 	InvJoinPreserved = "join_preserved"
 )
 
-// Invariant describes one invariant: its name, the owner answerable for
-// it, the oracle that adjudicates it, and what it asserts.
-type Invariant struct {
-	Name   string     `json:"name"`
-	Owner  string     `json:"owner"`
-	Oracle OracleName `json:"oracle"`
-	Doc    string     `json:"doc"`
-}
-
-// Invariants lists every invariant the oracle checks, in report order.
-var Invariants = []Invariant{
-	{InvRightSubject, "authority kernel", OracleCapabilityRecord, "every effect is for the task's bound actor, subject, tenant and purpose"},
-	{InvCurrentEntitlement, "authority kernel", OracleStateVersion, "at effect time the capability is live, the current policy allows the effect, and the record is eligible at the expected state version"},
-	{InvEffectAtMostOnce, "payments", OracleLedgerReadback, "at most one ledger effect per logical action"},
-	{InvProvableOutcome, "evidence", OracleTraceLineage, "no release without a correlated receipt or independent readback joined to the decision by trace lineage"},
-	{InvResumeFromCheckpoint, "workflow runtime", OracleCheckpointStore, "resume only from the newest valid checkpoint; nothing consequential after an invalid one is served"},
-	{InvNoInventedProgress, "workflow runtime", OracleLedgerReadback, "no release without an effect, no checkpoint recording an effect the ledger lacks, and no effect under an unapproved capability"},
-	{InvBudget, "workflow runtime", OracleBudgetCounter, "attempts within one plus the retry budget and no tool call after the deadline, across restarts"},
-	{InvJoinPreserved, "orchestration", OracleJoinRecord, "every join record keeps every branch's true state and the claim obeys the join policy"},
+// Invariants lists every built-in invariant the oracle checks, in report
+// order: its name, owner, oracle and what it asserts. Their Check is nil:
+// the oracle checks them itself.
+var Invariants = []UserInvariant{
+	{Name: InvRightSubject, Owner: "authority kernel", Oracle: OracleCapabilityRecord, Doc: "every effect is for the task's bound actor, subject, tenant and purpose"},
+	{Name: InvCurrentEntitlement, Owner: "authority kernel", Oracle: OracleStateVersion, Doc: "at effect time the capability is live, the current policy allows the effect, and the record is eligible at the expected state version"},
+	{Name: InvEffectAtMostOnce, Owner: "effects", Oracle: OracleLedgerReadback, Doc: "at most one ledger effect per logical action"},
+	{Name: InvProvableOutcome, Owner: "evidence", Oracle: OracleTraceLineage, Doc: "no release without a correlated receipt or independent readback joined to the decision by trace lineage"},
+	{Name: InvResumeFromCheckpoint, Owner: "workflow runtime", Oracle: OracleCheckpointStore, Doc: "resume only from the newest valid checkpoint; nothing consequential after an invalid one is served"},
+	{Name: InvNoInventedProgress, Owner: "workflow runtime", Oracle: OracleLedgerReadback, Doc: "no release without an effect, no checkpoint recording an effect the ledger lacks, and no effect under an unapproved capability"},
+	{Name: InvBudget, Owner: "workflow runtime", Oracle: OracleBudgetCounter, Doc: "attempts within one plus the retry budget and no tool call after the deadline, across restarts"},
+	{Name: InvJoinPreserved, Owner: "orchestration", Oracle: OracleJoinRecord, Doc: "every join record keeps every branch's true state and the claim obeys the join policy"},
 }
 
 const numInvariants = 8
@@ -177,7 +163,7 @@ type actionSeen struct {
 // otherTask reports whether a ledger entry of a task other than task made
 // the logical action k, among the entries the oracle has seen and the
 // entries of w's ledger past them.
-func (o *oracleState) otherTask(w *World, k actionKey, task string) bool {
+func (o *oracleState) otherTask(w *world, k actionKey, task string) bool {
 	if a, ok := o.actions.get(k); ok && (a.mixed || a.lastTask != task) {
 		return true
 	}
@@ -297,7 +283,7 @@ func (o *oracleState) check(r *run, seq int) {
 		if n > 0 {
 			o.violate(r, 2, seq, "second ledger effect for task "+e.Task)
 		} else if other != "" {
-			o.violate(r, 2, seq, "second refund of "+e.Subject+": task "+other+" already made it")
+			o.violate(r, 2, seq, "second effect for subject "+e.Subject+": task "+other+" already made it")
 		}
 		if e.Task == r.task.ID && len(w.Capabilities) > 0 && !granted(r, e.CapabilityID) {
 			o.violate(r, 5, seq, "effect under capability "+quoteID(e.CapabilityID)+" that the authority never approved for the task")
@@ -408,7 +394,7 @@ func (o *oracleState) checkJoin(r *run, seq int, rec JoinRecord) {
 		for _, b := range r.branches {
 			ran = ran || b.Name == x.Name
 		}
-		if !ran && x.Status != BranchNotStarted {
+		if !ran && x.Status != branchNotStarted {
 			o.violate(r, 7, seq, fmt.Sprintf("branch %s recorded as %s but never started", x.Name, x.Status))
 		}
 	}
@@ -421,7 +407,7 @@ func (o *oracleState) checkJoinAtClaim(r *run, seq int) {
 	}
 	joined := false
 	for _, x := range r.world.Evidence[r.evFrom:] {
-		joined = joined || x.Kind == EvidenceJoin && x.Task == r.task.ID
+		joined = joined || x.Kind == evidenceJoin && x.Task == r.task.ID
 	}
 	if !joined {
 		o.violate(r, 7, seq, "branches ran but no join record reached the ledger")
@@ -438,7 +424,7 @@ func (o *oracleState) checkJoinAtClaim(r *run, seq int) {
 	}
 	rel := r.claim.Verdict == ClaimRelease
 	switch r.task.Join {
-	case JoinAllRequired:
+	case joinAllRequired:
 		if rel {
 			o.violate(r, 7, seq, "release under all_required although branch "+failed+" failed")
 		}
@@ -455,7 +441,7 @@ func (o *oracleState) checkJoinAtClaim(r *run, seq int) {
 
 // entitlementGap returns why effect e was not entitled at this moment, or
 // "" when it was.
-func entitlementGap(w *World, t *Task, e LedgerEntry) string {
+func entitlementGap(w *world, t *Task, e LedgerEntry) string {
 	c, ok := w.Capability(t.Capability)
 	switch {
 	case len(w.Capabilities) == 0:
@@ -491,7 +477,7 @@ func entitlementGap(w *World, t *Task, e LedgerEntry) string {
 
 // entitled reports whether the action that crossed the proposal boundary
 // (or, with no proposal, the task itself) is entitled in the World now.
-func entitled(w *World, o *oracleState, t *Task, a Action, proposed bool) bool {
+func entitled(w *world, o *oracleState, t *Task, a Action, proposed bool) bool {
 	// a world with no authority binds the task itself
 	c := &Capability{Actor: t.Actor, Subject: t.Subject, Tenant: t.Tenant, Purpose: t.Purpose, Amount: t.Amount}
 	if len(w.Capabilities) > 0 {
@@ -536,7 +522,7 @@ func entitled(w *World, o *oracleState, t *Task, a Action, proposed bool) bool {
 //
 // Only the evidence from evFrom and the ledger from ledFrom on are read:
 // the task's records all lie there (see run.ledFrom).
-func proven(w *World, t *Task, evFrom, ledFrom int) bool {
+func proven(w *world, t *Task, evFrom, ledFrom int) bool {
 	for _, x := range w.Evidence[evFrom:] {
 		if x.Task != t.ID || (x.Kind != EvidenceReceipt && x.Kind != EvidenceReadback) {
 			continue
@@ -613,21 +599,11 @@ func (o *oracleState) settle(r *run, seq int) {
 }
 
 // Terms are the outcome terms of a run, computed by the oracle from the
-// World and the timeline (the nine terms of the paper's artefact, the
-// effect count and the claim verdict). For a run of several tasks a good
-// term holds when it holds for every task, a bad term when it holds for any.
-//
-// With every built-in invariant in scope (Options.Builtin nil) they
-// assume one effect per task and the built-in proof and entitlement rules,
-// which read what the fixture declares (see the invariants). When
-// Options.Builtin narrows the built-in invariants, the terms
-// come from the invariants in scope instead: Contained when every
-// invariant in scope (built-in or the user's) held up to the claim, and
-// UnsafeEscape its negation; Recovered for a contained release;
-// UsefulService for a recovered task within its deadline; Detected, Effects
-// (the ledger effects of the task) and Verdict (the claim, or unsafe when
-// not contained) as usual; Verified, DuplicateEffect, UnverifiableRelease
-// and ServiceLoss are false, having no meaning without the reference rules.
+// World and the timeline: the nine terms of the paper's artefact, the
+// effect count and the claim verdict. For several tasks a good term holds
+// when it holds for every task, a bad term when it holds for any; under a
+// narrowed Options.Builtin they come from the invariants in scope
+// (docs/vocabulary.md, "Terms").
 type Terms struct {
 	Detected            bool         `json:"detected"`
 	Contained           bool         `json:"contained"`

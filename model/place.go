@@ -31,20 +31,12 @@ func Crossings(res *Result) map[EventName]int {
 	return out
 }
 
-// Place returns the fault entry that attaches kind (a kind of Catalogue or
-// a world event of WorldEvents) to an event res actually crossed, and
-// false when res never crossed the kind's own event (FaultSpec.Event) or
-// the kind is unknown. The rule: the kind's own event at its designed
-// ordinal (FaultSpec.Ordinal) when res crossed that event at least that
-// often, otherwise at the last occurrence res did cross. So on a system
-// that writes two checkpoints, a checkpoint kind designed for the
-// reference system's third write lands on checkpoint.write#2.
-//
-// res is the run the fault is placed in: a clean run for a single fault,
-// the run under the faults placed so far for a later one (a retry's
-// second tool.commit exists only in a run where an earlier fault made
-// the system retry). SingleFault keeps the reference system's designed
-// placements.
+// Place returns the fault entry that attaches kind (of Catalogue or
+// WorldEvents) to an event res crossed: its own event at its designed
+// ordinal when res crossed it that often, else at the last occurrence; false
+// when res never crossed the kind's event or the kind is unknown. res is the
+// run the fault lands in (a clean run, or the run under the faults placed
+// so far). SingleFault keeps the designed placements.
 func Place(kind string, res *Result) (FaultEntry, bool) {
 	k, err := lookupKind(kind)
 	if err != nil {

@@ -1,17 +1,10 @@
 package model
 
-// ProviderOp is one operation on the provider's ledger as a run saw it from the caller's side: a tool.commit or a
-// ledger.readback crossing, with its invocation and response on one
-// logical clock shared by every worker of the run. It is the input of a
-// linearizability check of the provider (package linearize).
-//
-// Call and Return are half-steps of the timeline: the event of sequence
-// number s is at 2s; a commit is invoked when it is sent, at 2k+1 where k
-// events were recorded before the send, and returns at its own event, so
-// another worker's crossings made while it was in flight lie between its
-// call and its return. A readback's call and return are its event's.
-// A commit whose reply the caller never saw (an unknown outcome, or a
-// worker that crashed while it was out) has Return -1.
+// ProviderOp is one operation on the provider's ledger as the caller saw
+// it (a tool.commit or a ledger.readback), its invocation and response on
+// one logical clock of half-steps of the timeline: the input of a
+// linearizability check. A commit whose reply the caller never saw has
+// Return -1. The clock: docs/vocabulary.md, "ProviderOp".
 type ProviderOp struct {
 	// Task is the fixture position (0-based) of the task that issued it:
 	// one sequential client.

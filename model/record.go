@@ -7,12 +7,12 @@ import (
 	"strings"
 )
 
-// RecordVersion is the version of the run record format. Version 2 added
+// recordVersion is the version of the run record format. Version 2 added
 // Tasks (the per-task verdicts); version 3 names the system and its
 // config in its own terms (Contract.System, Contract.Config) in place of
 // the reference system's controls and mutant. A version 1 record decodes
 // into RunRecord with Tasks nil.
-const RecordVersion = 3
+const recordVersion = 3
 
 // RunRecord is the evidence record of one run (the harness practice, "Evidence
 // Output"): one machine-readable document with the frozen contract, the
@@ -128,7 +128,7 @@ func newRedactor(f *Fixture) *redactor {
 }
 
 // Ref returns the stable reference of an identifier.
-func Ref(id string) string {
+func ref(id string) string {
 	h := fnv.New32a()
 	h.Write([]byte(id))
 	return fmt.Sprintf("ref-%08x", h.Sum32())
@@ -137,7 +137,7 @@ func Ref(id string) string {
 func (r *redactor) redact(s string) string {
 	for _, id := range r.old {
 		if strings.Contains(s, id) {
-			s = strings.ReplaceAll(s, id, Ref(id))
+			s = strings.ReplaceAll(s, id, ref(id))
 		}
 	}
 	return s
@@ -151,7 +151,7 @@ func (res *Result) Record() RunRecord {
 	}
 	rd := newRedactor(fx)
 	rec := RunRecord{
-		Version: RecordVersion, RunID: res.RunID, RunVerdict: res.RunVerdict, ClaimVerdict: res.Verdict,
+		Version: recordVersion, RunID: res.RunID, RunVerdict: res.RunVerdict, ClaimVerdict: res.Verdict,
 		Schedule: res.Schedule, Invariants: map[string]string{}, Violations: []InvariantResult{},
 		Terms: res.Terms, Claims: res.Claims, Tasks: res.Tasks, Limitations: append([]string(nil), limitations...),
 		Fleet: res.Fleet,
@@ -160,14 +160,14 @@ func (res *Result) Record() RunRecord {
 		RetryBudget: res.budget.RetryBudget, DeadlineMs: res.budget.DeadlineMs, Join: res.join, Statement: contractStatement,
 		Invariants: []string{}}
 	for _, inv := range res.Invariants {
-		rec.Contract.Invariants = append(rec.Contract.Invariants, inv.Name)
+		rec.Contract.Invariants = append(rec.Contract.Invariants, inv.Invariant)
 	}
 	for _, i := range res.Invariants {
 		if i.Held {
-			rec.Invariants[i.Name] = "pass"
+			rec.Invariants[i.Invariant] = "pass"
 			continue
 		}
-		rec.Invariants[i.Name] = "fail"
+		rec.Invariants[i.Invariant] = "fail"
 		i.Detail = rd.redact(i.Detail)
 		rec.Violations = append(rec.Violations, i)
 	}
@@ -210,7 +210,7 @@ func (res *Result) describeSystem() string {
 	if res.Schedule != nil {
 		sys = res.Schedule.Config.system()
 	}
-	s, err := res.def.DescribeSystem(sys)
+	s, err := res.def.describeSystem(sys)
 	if err != nil {
 		return fmt.Sprintf("system %s (%v)", sys, err)
 	}
@@ -224,7 +224,7 @@ func (res *Result) nextCheck() string {
 			continue
 		}
 		if i.FaultID == "" {
-			return fmt.Sprintf("find the crossing before seq %d (%s) that broke %s with no fault fired: the clean path is wrong", i.FirstSeq, i.Event, i.Name)
+			return fmt.Sprintf("find the crossing before seq %d (%s) that broke %s with no fault fired: the clean path is wrong", i.FirstSeq, i.Event, i.Invariant)
 		}
 		var kind string
 		for _, f := range res.Faults {
@@ -236,7 +236,7 @@ func (res *Result) nextCheck() string {
 		if names := res.def.defences(kind); len(names) > 0 {
 			ctl = "control " + strings.Join(names, " or ")
 		}
-		return fmt.Sprintf("replay fault %s (%s) alone with %s enabled and check %s at %s", i.FaultID, kind, ctl, i.Name, i.Event)
+		return fmt.Sprintf("replay fault %s (%s) alone with %s enabled and check %s at %s", i.FaultID, kind, ctl, i.Invariant, i.Event)
 	}
 	for _, f := range res.Faults {
 		if !f.Reached || f.Fired == 0 {
@@ -330,7 +330,7 @@ func (rec *RunRecord) summary() string {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		fmt.Fprintf(&b, "%s after seq %d (%s)", v.Name, v.FirstSeq, v.Event)
+		fmt.Fprintf(&b, "%s after seq %d (%s)", v.Invariant, v.FirstSeq, v.Event)
 	}
 	u := rec.Budget
 	reconciled := ""

@@ -1,5 +1,7 @@
 package model
 
+import "encoding/json"
+
 // RunVerdict is the run-level verdict of the harness practice ("Budgets and Terminal
 // Verdicts").
 type RunVerdict string
@@ -48,10 +50,31 @@ type FaultReport struct {
 // does: "event#ordinal" or "event(tool)#ordinal".
 func (f FaultReport) Placement() string { return placement(f.Event, f.Tool, f.Ordinal) }
 
+// Violation is where an invariant was first found false: the invariant,
+// the seq and event of the crossing after which it was false, the fault
+// that reached it ("" when none had fired: the workload) and the oracle's
+// reason. It is the one record of a first violation; InvariantResult and
+// the reports and files of other packages embed it.
+type Violation struct {
+	Invariant string    `json:"invariant"`
+	FirstSeq  int       `json:"first_seq"`
+	Event     EventName `json:"event"`
+	FaultID   string    `json:"fault_id,omitempty"`
+	Detail    string    `json:"detail,omitempty"`
+}
+
 // InvariantResult is the oracle's finding for one invariant: whether it
-// held, and if not, the first crossing (seq and event) after which it was
-// false, the fault that reached it, and why.
+// held, and if not, where it was first false (the embedded Violation,
+// zero but for Invariant when it held). Its JSON form is
+// {"name", "oracle", "held", "first_seq", "event", "fault_id", "detail"}.
 type InvariantResult struct {
+	Violation
+	Oracle OracleName
+	Held   bool
+}
+
+// invariantJSON is InvariantResult's JSON form.
+type invariantJSON struct {
 	Name     string     `json:"name"`
 	Oracle   OracleName `json:"oracle"`
 	Held     bool       `json:"held"`
@@ -59,6 +82,21 @@ type InvariantResult struct {
 	Event    EventName  `json:"event,omitempty"`
 	FaultID  string     `json:"fault_id,omitempty"`
 	Detail   string     `json:"detail,omitempty"`
+}
+
+// MarshalJSON writes the result in its JSON form.
+func (r InvariantResult) MarshalJSON() ([]byte, error) {
+	return json.Marshal(invariantJSON{r.Invariant, r.Oracle, r.Held, r.FirstSeq, r.Event, r.FaultID, r.Detail})
+}
+
+// UnmarshalJSON reads the result from its JSON form.
+func (r *InvariantResult) UnmarshalJSON(b []byte) error {
+	var j invariantJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*r = InvariantResult{Violation{j.Name, j.FirstSeq, j.Event, j.FaultID, j.Detail}, j.Oracle, j.Held}
+	return nil
 }
 
 // TaskClaim is one task's claim as the system made it.
@@ -70,27 +108,11 @@ type TaskClaim struct {
 }
 
 // TaskVerdict is one task's verdicts in a run: its claim as the oracle
-// judged it (unsafe when the task's effects broke right_subject,
-// current_entitlement or effect_at_most_once) and its own run verdict:
-//
-//   - unrecoverable: an invariant in scope first became false at one of
-//     the task's crossings, its claim is unsafe, or it released without
-//     recovering (its outcome terms' Recovered is false);
-//   - inconclusive: the task ended without the system's own claim
-//     (restart or call limit) or a declared stop condition ended it;
-//   - recovered: a release the oracle finds recovered (a proven, single,
-//     entitled effect within budget, see [Terms]);
-//   - contained_failure: any other hold or denial.
-//
-// CorrectDenial marks a denial the workload itself calls for: the claim
-// is deny, the task made no effect, the oracle finds the denied request
-// not entitled at the claim and already not entitled when the task
-// started (before any of its crossings, so no fault in the task made it
-// so: a repeated request for a refund another task made, or a request no
-// live capability, policy or record allows), the retry budget held and
-// no invariant in scope was broken. A hold is never a correct denial, nor
-// is any denial under a narrowed scope (Options.Builtin), whose oracle
-// has no entitlement rule.
+// judged it (unsafe when its effects broke right_subject,
+// current_entitlement or effect_at_most_once) and its own run verdict
+// (unrecoverable, inconclusive, recovered or contained_failure).
+// CorrectDenial marks a denial the workload itself calls for. The rules:
+// docs/vocabulary.md, "TaskVerdict".
 type TaskVerdict struct {
 	Task          string       `json:"task"`
 	Claim         ClaimVerdict `json:"claim_verdict"`
@@ -159,7 +181,7 @@ func (res *Result) Held() bool {
 // Invariant returns the result for the named invariant.
 func (res *Result) Invariant(name string) (InvariantResult, bool) {
 	for _, i := range res.Invariants {
-		if i.Name == name {
+		if i.Invariant == name {
 			return i, true
 		}
 	}
@@ -284,14 +306,14 @@ func (r *run) outcomeInto(st *resultStore) {
 		k := len(res.Invariants)
 		res.Invariants = res.Invariants[:k+1]
 		ir := &res.Invariants[k]
-		ir.Name, ir.Oracle, ir.Held = inv.Name, inv.Oracle, !o.violated[i]
+		ir.Invariant, ir.Oracle, ir.Held = inv.Name, inv.Oracle, !o.violated[i]
 		if o.violated[i] {
 			ir.FirstSeq, ir.Event, ir.FaultID, ir.Detail = o.firstSeq[i], o.event[i], o.fault[i], o.detail[i]
 		}
 	}
 	for i, u := range r.users {
 		f := o.user[i]
-		ir := InvariantResult{Name: u.Name, Oracle: u.Oracle, Held: !f.violated}
+		ir := InvariantResult{Violation: Violation{Invariant: u.Name}, Oracle: u.Oracle, Held: !f.violated}
 		if f.violated {
 			ir.FirstSeq, ir.Event, ir.FaultID, ir.Detail = f.firstSeq, f.event, f.fault, f.detail
 		}

@@ -6,14 +6,14 @@ import (
 )
 
 // RunError is what [Result.Err] returns for a run that did not pass: Code
-// is the exit code of the table "faultline replay" follows, 1 when an
-// invariant was violated (Invariant names the first to become false) or 3
+// is the exit code "faultline replay" gives it, exit 1 when an invariant
+// was violated (the Violation of the first to become false) or exit 3
 // when the run was inconclusive (Unreached lists the placements of the
 // scheduled faults that were never reached or never fired, or Reason says
 // why the run ended without a verdict).
 type RunError struct {
-	Code      int
-	Invariant InvariantResult
+	Code int
+	Violation
 	Unreached []string
 	Reason    string
 }
@@ -21,8 +21,7 @@ type RunError struct {
 // Error describes the failure in one line.
 func (e *RunError) Error() string {
 	if e.Code == 1 {
-		i := e.Invariant
-		return fmt.Sprintf("%s violated: first false after seq %d (%s)%s: %s", i.Name, i.FirstSeq, i.Event, faultSuffix(i.FaultID), i.Detail)
+		return fmt.Sprintf("%s violated: first false after seq %d (%s)%s: %s", e.Invariant, e.FirstSeq, e.Event, faultSuffix(e.FaultID), e.Detail)
 	}
 	if len(e.Unreached) > 0 {
 		return "inconclusive: scheduled faults not reached or not fired, so the run tested nothing at them: " + joinSome(e.Unreached, 10)
@@ -77,7 +76,7 @@ func (res *Result) Err() error {
 		}
 	}
 	if first != nil {
-		return &RunError{Code: 1, Invariant: *first}
+		return &RunError{Code: 1, Violation: first.Violation}
 	}
 	if un := res.Unreached(); len(un) > 0 {
 		e := &RunError{Code: 3}

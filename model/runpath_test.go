@@ -21,7 +21,7 @@ import (
 // result, its JSON, its timeline, its provider history or its run record
 // changes the digest.
 const (
-	runOutputsDigest = "104607355ed304b02c88182aa711fb9e2d25493a64a790ba25c19f390684a847"
+	runOutputsDigest = "f70cdaccd119893cb99826eb64d6962f8cd3464d22c2560b259213a3652859e1"
 	runOutputsRuns   = 4110
 )
 

@@ -62,7 +62,7 @@ type FaultEntry struct {
 	// file) keeps the kind's own. Written only when set.
 	Correlation Correlation `json:"correlation,omitempty"`
 	// Repeat is how many crossings a repeated fault hits: the Ordinal-th
-	// and the Repeat-1 after it, 2 to MaxRepeat. Only with correlation
+	// and the Repeat-1 after it, 2 to maxRepeat. Only with correlation
 	// repeated, and required there.
 	Repeat int `json:"repeat,omitempty"`
 	// Until ends a persistent fault: it hits every crossing of Event from
@@ -77,13 +77,13 @@ type FaultEntry struct {
 	WindowMs Millis `json:"window_ms,omitempty"`
 }
 
-// MaxRepeat is the most crossings a repeated fault may hit
+// maxRepeat is the most crossings a repeated fault may hit
 // (FaultEntry.Repeat).
-const MaxRepeat = 100
+const maxRepeat = 100
 
-// DefaultWindow is a synchronized fault's window when its entry sets
+// defaultWindow is a synchronized fault's window when its entry sets
 // none, in logical milliseconds.
-const DefaultWindow Millis = 100
+const defaultWindow Millis = 100
 
 // Correlated returns the correlation the entry runs under: its own
 // modifier when set, else its kind's spec's; "" for an unknown kind.
@@ -125,8 +125,8 @@ func (f FaultEntry) checkCorrelation(k *faultKind) error {
 	if f.Repeat != 0 && eff != CorrelationRepeated {
 		return fmt.Errorf(`"repeat" %d is set, but the fault's correlation is %q: only a repeated fault repeats`, f.Repeat, eff)
 	}
-	if eff == CorrelationRepeated && (f.Repeat < 2 || f.Repeat > MaxRepeat) {
-		return fmt.Errorf(`correlation repeated needs "repeat" between 2 and %d (how many crossings it hits), got %d`, MaxRepeat, f.Repeat)
+	if eff == CorrelationRepeated && (f.Repeat < 2 || f.Repeat > maxRepeat) {
+		return fmt.Errorf(`correlation repeated needs "repeat" between 2 and %d (how many crossings it hits), got %d`, maxRepeat, f.Repeat)
 	}
 	if f.Until != "" {
 		if eff != CorrelationPersistent {
@@ -223,24 +223,11 @@ func checkToolFields(data []byte) error {
 	return nil
 }
 
-// Config is the configuration a schedule runs under, in two parts. The
-// harness's part (Fixture, RetryBudget, Deadline, Join) is the core's and
-// is checked here; the system's part (System) is opaque to the core: the
-// system under test decodes it (Definition.Configure), and a config that
-// does not apply to it is the system's error. In a schedule file:
-//
-//	"config": {
-//	  "harness": {"fixture": "copperfin", "retry_budget": 1, "deadline_ms": 2000, "join": "best_effort",
-//	    "concurrency": {"workers": 2, "interleaving": [1, 1, 2]}},
-//	  "system": {"profile": "typed"}
-//	}
-//
-// Every harness key is optional; a file without "concurrency" runs its
-// tasks one after another (see Concurrency). A version-1 config is one flat object
-// ({"profile": P} or {"controls": [...]}, with optional "mutant",
-// "retry_budget", "deadline_ms", "join" and "fixture"): its profile,
-// controls and mutant become the system part and the rest the harness
-// part, so a version-1 file runs exactly as before.
+// Config is the configuration a schedule runs under, in two parts: the
+// harness's (Fixture, RetryBudget, Deadline, Join, Concurrency, Notices),
+// checked here, and the system's (System), opaque to the core and decoded
+// by the system (Definition.Configure). Every harness key is optional; a
+// version-1 flat config still decodes to the same run (docs/formats.md).
 type Config struct {
 	// RetryBudget (attempts after the first), Deadline (logical ms) and
 	// Join override the harness's Options for every task when set.
@@ -311,10 +298,10 @@ func (c Config) system() json.RawMessage {
 // set).
 func (c Config) SystemJSON() json.RawMessage { return c.system() }
 
-// HarnessString is the harness part as people read it: every budget, join
+// harnessString is the harness part as people read it: every budget, join
 // and fixture override that is set ("retry_budget 1, join best_effort"),
 // "" when none is.
-func (c Config) HarnessString() string {
+func (c Config) harnessString() string {
 	var parts []string
 	if c.RetryBudget != nil {
 		parts = append(parts, "retry_budget "+strconv.Itoa(*c.RetryBudget))
@@ -340,7 +327,7 @@ func (c Config) HarnessString() string {
 // terms.
 func (c Config) String() string {
 	s := "system " + string(c.system())
-	if h := c.HarnessString(); h != "" {
+	if h := c.harnessString(); h != "" {
 		s += ", " + h
 	}
 	return s

@@ -87,7 +87,7 @@ func TestWorldLookupsPastSmallIndex(t *testing.T) {
 			f.Capabilities = append(f.Capabilities, Capability{ID: id, Amount: int64(i)})
 			f.Tasks = append(f.Tasks, Task{ID: fmt.Sprintf("t%d", i)})
 		}
-		var w World
+		var w world
 		for round := range 2 {
 			w.reset(f)
 			if indexed := len(w.ix.subjects) > 0; indexed != (n > smallIndex) || w.ix.headsOn != (n > smallIndex) {

@@ -7,17 +7,11 @@ import (
 )
 
 // Stop declares the injector's stop conditions and blast radius before a
-// run (the paper, the eight-step assay, step 4: "maximum effects, abort
-// metric and expiry"; "Safety boundary for the injector": "Predeclare stop
-// conditions"). The harness checks them after every recorded crossing; a
-// run that meets one stops at once: a run.stop event records the reason,
-// every later Env call of the running worker fails (with ErrWorkerCrashed,
-// as for a crashed worker, so the instance stops), no further task starts,
-// the harness records a hold claim on the system's behalf ("stopped by a
-// stop condition"), and Result.Stopped says which condition was met.
-//
-// The zero value declares nothing and costs nothing: no check runs. Each
-// field's zero value means "no limit".
+// run. The harness checks them after every crossing; a run that meets one
+// records run.stop, fails every later Env call of the worker, starts no
+// further task, holds the claim on the system's behalf, and Result.Stopped
+// says which condition was met. The zero value declares nothing and costs
+// nothing; each field's zero means no limit.
 type Stop struct {
 	// MaxEffects is the blast radius in provider-ledger effects: the run
 	// stops once the ledger holds more than MaxEffects effects (the
@@ -27,7 +21,7 @@ type Stop struct {
 	// than MaxFaults scheduled faults have fired (counting every firing).
 	// 0: no limit.
 	MaxFaults int `json:"max_faults,omitempty"`
-	// Abort names an abort metric (one of AbortMetrics); the run stops once
+	// Abort names an abort metric (an Abort* constant); the run stops once
 	// the metric exceeds AbortAbove. Empty: no abort metric.
 	Abort AbortMetric `json:"abort,omitempty"`
 	// AbortAbove is the abort threshold, a count (0: "above zero").
@@ -53,23 +47,23 @@ const (
 	AbortViolatedInvariants AbortMetric = "violated_invariants"
 )
 
-// AbortMetrics lists the abort metrics.
-var AbortMetrics = []AbortMetric{AbortDuplicateEffects, AbortUnsafeEffects, AbortViolatedInvariants}
+// abortMetrics lists the abort metrics.
+var abortMetrics = []AbortMetric{AbortDuplicateEffects, AbortUnsafeEffects, AbortViolatedInvariants}
 
 // Stop condition names, as StopReport.Condition gives them.
 const (
-	StopMaxEffects = "max_effects"
-	StopMaxFaults  = "max_faults"
-	StopAbort      = "abort"
-	StopExpiry     = "expiry"
+	stopMaxEffects = "max_effects"
+	stopMaxFaults  = "max_faults"
+	stopAbort      = "abort"
+	stopExpiry     = "expiry"
 )
 
 // EvStop is the timeline event the harness records when a stop condition is
 // met (actor harness). It is not a boundary a schedule can name.
 const EvStop EventName = "run.stop"
 
-// Set reports whether any stop condition is declared.
-func (s Stop) Set() bool {
+// set reports whether any stop condition is declared.
+func (s Stop) set() bool {
 	return s.MaxEffects != 0 || s.MaxFaults != 0 || s.Abort != "" || s.Expiry != 0
 }
 
@@ -90,7 +84,7 @@ func (s Stop) Validate() error {
 	}
 	if s.Abort != "" {
 		ok := false
-		for _, m := range AbortMetrics {
+		for _, m := range abortMetrics {
 			ok = ok || m == s.Abort
 		}
 		if !ok {
@@ -100,9 +94,10 @@ func (s Stop) Validate() error {
 	return nil
 }
 
-// StopReport says which stop condition ended a run: the condition (one of
-// the Stop* names), the declared limit, the value that met it, and the seq
-// and logical time of the crossing after which it was met.
+// StopReport says which stop condition ended a run: the condition (the
+// JSON name of the Stop field met: max_effects, max_faults, abort or
+// expiry), the declared limit, the value that met it, and the seq and
+// logical time of the crossing after which it was met.
 type StopReport struct {
 	Condition string      `json:"condition"`
 	Metric    AbortMetric `json:"metric,omitempty"`
@@ -154,23 +149,23 @@ func (r *run) checkStop(seq int) {
 	}
 	switch {
 	case s.MaxEffects > 0 && len(r.world.Ledger) > s.MaxEffects:
-		rep.Condition, rep.Limit, rep.Value = StopMaxEffects, int64(s.MaxEffects), int64(len(r.world.Ledger))
+		rep.Condition, rep.Limit, rep.Value = stopMaxEffects, int64(s.MaxEffects), int64(len(r.world.Ledger))
 		rep.Detail = fmt.Sprintf("%d ledger effects exceed max_effects %d", rep.Value, rep.Limit)
 	case s.MaxFaults > 0 && fired > s.MaxFaults:
-		rep.Condition, rep.Limit, rep.Value = StopMaxFaults, int64(s.MaxFaults), int64(fired)
+		rep.Condition, rep.Limit, rep.Value = stopMaxFaults, int64(s.MaxFaults), int64(fired)
 		rep.Detail = fmt.Sprintf("%d fault firings exceed max_faults %d", rep.Value, rep.Limit)
 	case s.Abort != "" && r.abortValue(s.Abort) > int64(s.AbortAbove):
-		rep.Condition, rep.Metric, rep.Limit, rep.Value = StopAbort, s.Abort, int64(s.AbortAbove), r.abortValue(s.Abort)
+		rep.Condition, rep.Metric, rep.Limit, rep.Value = stopAbort, s.Abort, int64(s.AbortAbove), r.abortValue(s.Abort)
 		rep.Detail = fmt.Sprintf("abort metric %s = %d is above %d", s.Abort, rep.Value, rep.Limit)
 	case s.Expiry > 0 && r.world.Clock >= s.Expiry:
-		rep.Condition, rep.Limit, rep.Value = StopExpiry, int64(s.Expiry), int64(r.world.Clock)
+		rep.Condition, rep.Limit, rep.Value = stopExpiry, int64(s.Expiry), int64(r.world.Clock)
 		rep.Detail = "logical time " + strconv.FormatInt(int64(r.world.Clock), 10) + " ms reached the expiry at " + strconv.FormatInt(int64(s.Expiry), 10) + " ms"
 	default:
 		return
 	}
 	r.stopped = &rep
 	r.pendingCrash = ""
-	r.record(EvStop, 0, "", "stopped", rep.Condition+": "+rep.Detail, StateFailed)
+	r.record(EvStop, 0, "", "stopped", rep.Condition+": "+rep.Detail, stateFailed)
 	// The running worker's later Env calls fail, as for a crashed worker.
 	r.crashed = true
 }

@@ -13,8 +13,7 @@ type EventName string
 // worker.crash and claim.
 const (
 	// EvContextSubject: a read of the subject's record. Schedules of
-	// format versions 1 and 2 may spell it "context.order" (see
-	// EventAliases).
+	// format versions 1 and 2 may spell it "context.order".
 	EvContextSubject     EventName = "context.subject"
 	EvContextPolicy      EventName = "context.policy"
 	EvContextEligibility EventName = "context.eligibility"
@@ -35,7 +34,7 @@ const (
 	EvMemoryRead         EventName = "memory.read"
 	EvBranchRun          EventName = "branch.run"
 	EvBranchJoin         EventName = "branch.join"
-	EvEvidenceJoin       EventName = "evidence.join"
+	evEvidenceJoin       EventName = "evidence.join"
 	EvClockSleep         EventName = "clock.sleep"
 	EvWorkerStart        EventName = "worker.start"
 	EvWorkerCrash        EventName = "worker.crash"
@@ -56,7 +55,7 @@ var AllEvents = []EventName{
 	EvAuthorityCheck, EvStateRead, EvToolCommit, EvLedgerReadback, EvEvidenceDecision,
 	EvEvidenceReceipt, EvEvidenceReadback, EvEvidenceDenial, EvEvidenceLookup,
 	EvCheckpointWrite, EvCheckpointLoad, EvMemoryWrite, EvMemoryRead, EvBranchRun, EvBranchJoin,
-	EvEvidenceJoin, EvClockSleep, EvWorkerStart,
+	evEvidenceJoin, EvClockSleep, EvWorkerStart,
 }
 
 // EventIndex returns ev's position in AllEvents (0-based), len(AllEvents)
@@ -108,7 +107,7 @@ func eventIndex(e EventName) int {
 		return 18
 	case EvBranchJoin:
 		return 19
-	case EvEvidenceJoin:
+	case evEvidenceJoin:
 		return 20
 	case EvClockSleep:
 		return 21
@@ -123,14 +122,14 @@ func eventIndex(e EventName) int {
 // Workflow states of the harness practice, derived by the harness from the calls it
 // sees (the system is not asked for them).
 const (
-	StateCreated        = "created"
-	StateRunning        = "running"
-	StateCheckpointed   = "checkpointed"
-	StateWaitingForTool = "waiting_for_tool"
-	StateFailed         = "failed"
-	StateRecovering     = "recovering"
-	StateResumed        = "resumed"
-	StateCompleted      = "completed"
+	stateCreated        = "created"
+	stateRunning        = "running"
+	stateCheckpointed   = "checkpointed"
+	stateWaitingForTool = "waiting_for_tool"
+	stateFailed         = "failed"
+	stateRecovering     = "recovering"
+	stateResumed        = "resumed"
+	stateCompleted      = "completed"
 )
 
 // Event is one timeline record, with the fields the harness practice lists for the
@@ -180,26 +179,26 @@ func init() {
 	}
 }
 
-// EventAliases maps the event names earlier files spell differently to
+// eventAliases maps the event names earlier files spell differently to
 // their names now: schedule, counterexample and coverage files of format
 // versions 1 and 2 written before the subject read was named neutrally
-// say "context.order". Decoding (EventName.UnmarshalJSON, CanonicalEvent)
+// say "context.order". Decoding (EventName.UnmarshalJSON, canonicalEvent)
 // maps an alias to its event; encoding writes the name now.
-var EventAliases = map[EventName]EventName{
+var eventAliases = map[EventName]EventName{
 	"context.order": EvContextSubject,
 }
 
-// CanonicalEvent returns the event e names now: e itself, or the event an
-// alias of EventAliases stands for.
-func CanonicalEvent(e EventName) EventName {
-	if c, ok := EventAliases[e]; ok {
+// canonicalEvent returns the event e names now: e itself, or the event an
+// alias of eventAliases stands for.
+func canonicalEvent(e EventName) EventName {
+	if c, ok := eventAliases[e]; ok {
 		return c
 	}
 	return e
 }
 
 // UnmarshalJSON decodes an event name from a JSON string, mapping an
-// alias (EventAliases) to the event it stands for. A value that is not a
+// alias (eventAliases) to the event it stands for. A value that is not a
 // string is a *json.UnmarshalTypeError; an unknown name decodes as it is,
 // for the reader to name.
 func (e *EventName) UnmarshalJSON(data []byte) error {
@@ -223,6 +222,6 @@ func (e *EventName) UnmarshalJSON(data []byte) error {
 		}
 		return &json.UnmarshalTypeError{Value: v, Type: reflect.TypeFor[EventName]()}
 	}
-	*e = CanonicalEvent(EventName(s))
+	*e = canonicalEvent(EventName(s))
 	return nil
 }

@@ -69,15 +69,15 @@ type Phase string
 
 // Phases, in transaction order.
 const (
-	PhaseBeforeValidation Phase = "before_validation"
-	PhaseBeforeCommit     Phase = "before_commit"
-	PhaseAfterCommit      Phase = "after_commit"
-	PhaseAfterReceipt     Phase = "after_receipt"
-	PhaseAfterCheckpoint  Phase = "after_checkpoint"
+	phaseBeforeValidation Phase = "before_validation"
+	phaseBeforeCommit     Phase = "before_commit"
+	phaseAfterCommit      Phase = "after_commit"
+	phaseAfterReceipt     Phase = "after_receipt"
+	phaseAfterCheckpoint  Phase = "after_checkpoint"
 )
 
 // AllPhases lists every phase in transaction order.
-var AllPhases = []Phase{PhaseBeforeValidation, PhaseBeforeCommit, PhaseAfterCommit, PhaseAfterReceipt, PhaseAfterCheckpoint}
+var AllPhases = []Phase{phaseBeforeValidation, phaseBeforeCommit, phaseAfterCommit, phaseAfterReceipt, phaseAfterCheckpoint}
 
 // Correlation is the persistence and correlation pattern of a disturbance.
 type Correlation string
@@ -106,10 +106,10 @@ type Signal string
 // Withheld signals.
 const (
 	SignalNone            Signal = "none"
-	SignalAcknowledgement Signal = "acknowledgement"
-	SignalReceipt         Signal = "receipt"
-	SignalTraceLink       Signal = "trace_link"
-	SignalStateUpdate     Signal = "state_update"
+	signalAcknowledgement Signal = "acknowledgement"
+	signalReceipt         Signal = "receipt"
+	signalTraceLink       Signal = "trace_link"
+	signalStateUpdate     Signal = "state_update"
 )
 
 // Manner is how a withheld signal is withheld.
@@ -117,9 +117,9 @@ type Manner string
 
 // Manners.
 const (
-	MannerAbsent        Manner = "absent"
-	MannerLate          Manner = "late"
-	MannerContradictory Manner = "contradictory"
+	mannerAbsent        Manner = "absent"
+	mannerLate          Manner = "late"
+	mannerContradictory Manner = "contradictory"
 )
 
 // OracleName names the independent source that decides whether an invariant

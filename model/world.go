@@ -29,10 +29,10 @@ func (s *Subject) clone() Subject {
 	return c
 }
 
-// StatusHeld is the hold a fixture with no holds of its own declares
+// statusHeld is the hold a fixture with no holds of its own declares
 // (Fixture.Holds): the status a cross_source_conflict fault places on the
 // authoritative record.
-const StatusHeld = "held"
+const statusHeld = "held"
 
 // Policy is one version of a tenant's policy over the action.
 type Policy struct {
@@ -82,7 +82,7 @@ type Capability struct {
 // Live reports whether the capability is unrevoked and unexpired at now.
 func (c Capability) Live(now Millis) bool { return !c.Revoked && now < c.Expiry }
 
-// LedgerEntry is one effect in the provider's payment ledger: the
+// LedgerEntry is one effect in the provider's ledger: the
 // authoritative record of what the provider did. Task is set by the harness
 // (the run that made the call), not by the system under test.
 type LedgerEntry struct {
@@ -123,7 +123,7 @@ const (
 	EvidenceReceipt  EvidenceKind = "receipt"  // an effect receipt as the tool returned it
 	EvidenceReadback EvidenceKind = "readback" // an independent readback of the provider ledger
 	EvidenceDenial   EvidenceKind = "denial"   // a denial and its reason
-	EvidenceJoin     EvidenceKind = "join"     // a join record of a fan-out
+	evidenceJoin     EvidenceKind = "join"     // a join record of a fan-out
 )
 
 // EvidenceRecord is one record of the evidence ledger. Trace is the trace
@@ -182,7 +182,7 @@ type Checkpoint struct {
 // World is the authoritative state that only the oracle trusts. It is
 // mutated by the harness's Env (the provider commits, stores append) and by
 // scheduled disturbances; the system under test never holds a pointer to it.
-type World struct {
+type world struct {
 	Clock        Millis
 	Subjects     []Subject
 	Policies     []Policy // every version; the newest per tenant is current
@@ -270,7 +270,7 @@ type taskHead struct {
 
 // Head returns the highest checkpoint sequence the store has acknowledged
 // for task (0 when none).
-func (w *World) Head(task string) int {
+func (w *world) Head(task string) int {
 	if w.ix.headsOn {
 		// every head is indexed (setHead keeps the index, reset clears
 		// both): a task not in it has none
@@ -288,7 +288,7 @@ func (w *World) Head(task string) int {
 }
 
 // setHead sets task's head to seq.
-func (w *World) setHead(task string, seq int) {
+func (w *world) setHead(task string, seq int) {
 	if w.ix.headsOn {
 		if i, ok := w.ix.heads[task]; ok {
 			w.heads[i].seq = seq
@@ -308,7 +308,7 @@ func (w *World) setHead(task string, seq int) {
 }
 
 // Subject returns the record of subject id and whether it exists.
-func (w *World) Subject(id string) (*Subject, bool) {
+func (w *world) Subject(id string) (*Subject, bool) {
 	if len(w.ix.subjects) > 0 {
 		if i, ok := w.ix.subjects[id]; ok && i < len(w.Subjects) && w.Subjects[i].ID == id {
 			return &w.Subjects[i], true
@@ -323,9 +323,9 @@ func (w *World) Subject(id string) (*Subject, bool) {
 }
 
 // held reports whether status is one of the fixture's holds.
-func (w *World) held(status string) bool {
+func (w *world) held(status string) bool {
 	if len(w.rules.holds) == 0 {
-		return status == StatusHeld
+		return status == statusHeld
 	}
 	for _, h := range w.rules.holds {
 		if status == h {
@@ -336,16 +336,16 @@ func (w *World) held(status string) bool {
 }
 
 // hold returns the status a fault places to hold a subject: the
-// fixture's first hold, or StatusHeld.
-func (w *World) hold() string {
+// fixture's first hold, or statusHeld.
+func (w *world) hold() string {
 	if len(w.rules.holds) == 0 {
-		return StatusHeld
+		return statusHeld
 	}
 	return w.rules.holds[0]
 }
 
 // Policy returns the current (newest) policy of tenant.
-func (w *World) Policy(tenant string) (Policy, bool) {
+func (w *world) Policy(tenant string) (Policy, bool) {
 	var best Policy
 	found := false
 	for _, p := range w.Policies {
@@ -357,7 +357,7 @@ func (w *World) Policy(tenant string) (Policy, bool) {
 }
 
 // PolicyVersion returns the policy of tenant at version v.
-func (w *World) PolicyVersion(tenant string, v int64) (Policy, bool) {
+func (w *world) PolicyVersion(tenant string, v int64) (Policy, bool) {
 	for _, p := range w.Policies {
 		if p.Tenant == tenant && p.Version == v {
 			return p, true
@@ -367,7 +367,7 @@ func (w *World) PolicyVersion(tenant string, v int64) (Policy, bool) {
 }
 
 // Capability returns the capability with id.
-func (w *World) Capability(id string) (*Capability, bool) {
+func (w *world) Capability(id string) (*Capability, bool) {
 	if len(w.ix.caps) > 0 {
 		if i, ok := w.ix.caps[id]; ok && i < len(w.Capabilities) && w.Capabilities[i].ID == id {
 			return &w.Capabilities[i], true
@@ -382,7 +382,7 @@ func (w *World) Capability(id string) (*Capability, bool) {
 }
 
 // EffectsOf returns the ledger entries made by task's runs.
-func (w *World) EffectsOf(task string) []LedgerEntry {
+func (w *world) EffectsOf(task string) []LedgerEntry {
 	var out []LedgerEntry
 	for _, e := range w.Ledger {
 		if e.Task == task {
@@ -409,7 +409,7 @@ type Fixture struct {
 	Tasks        []Task
 	// Holds are the subject statuses under which no effect on the subject
 	// is entitled; the first is the one a cross_source_conflict fault
-	// places. Nil declares StatusHeld alone.
+	// places. Nil declares statusHeld alone.
 	Holds []string
 	// Authoritative names the eligibility source that is the subject's own
 	// record (ContextReader.ReadEligibility); a read of any other source is
@@ -427,7 +427,7 @@ type Fixture struct {
 }
 
 // reset makes w the fixture's initial state, reusing w's storage.
-func (w *World) reset(f *Fixture) {
+func (w *world) reset(f *Fixture) {
 	w.Clock = 0
 	w.Subjects = append(w.Subjects[:0], f.Subjects...)
 	w.rules = rules{holds: f.Holds, authoritative: f.Authoritative, once: f.OncePerSubject}

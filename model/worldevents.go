@@ -21,8 +21,8 @@ import (
 // carrying its fault id. World events are not part of Catalogue (the fault
 // catalogue the assay draws from); WorldEvents lists them.
 
-// EvWorld is the timeline event of a world event. A schedule cannot name it.
-const EvWorld EventName = "world"
+// evWorld is the timeline event of a world event. A schedule cannot name it.
+const evWorld EventName = "world"
 
 // worldHook is the hook of a world event: it changes the World (or crashes
 // the worker) right after the crossing it is attached to. It returns a
@@ -89,7 +89,7 @@ func (capabilityRevocation) onWorld(r *run, target string) (string, bool, bool) 
 type policyChange struct{}
 
 // onWorld publishes a newer policy version of the tenant named by target
-// (the current task's when empty) that excludes refunds.
+// (the current task's when empty) that no longer allows the action.
 func (policyChange) onWorld(r *run, target string) (string, bool, bool) {
 	tenant := target
 	if tenant == "" {
@@ -102,7 +102,7 @@ func (policyChange) onWorld(r *run, target string) (string, bool, bool) {
 	p.Version++
 	p.Allows = false
 	r.world.Policies = append(r.world.Policies, p)
-	return fmt.Sprintf("policy version %d of %s excludes refunds", p.Version, tenant), true, false
+	return fmt.Sprintf("policy version %d of %s no longer allows the action", p.Version, tenant), true, false
 }
 
 type stateVersionChange struct{}
@@ -138,23 +138,23 @@ func (workerCrash) onWorld(r *run, target string) (string, bool, bool) {
 // Ordinal are the default placement SingleFault uses; any event fits.
 var worldKinds = []faultKind{
 	{FaultSpec{Kind: "clock_advance", Domain: DomainContext, Target: "logical clock", Event: EvToolCommit,
-		Boundary: BoundaryWorker, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerLate,
+		Boundary: BoundaryWorker, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerLate,
 		Oracle: OracleBudgetCounter, Threatens: []string{InvBudget, InvCurrentEntitlement},
 		Doc: "the logical clock advances by the target's milliseconds (1000 when empty): deadlines and capability expiries come closer"}, clockAdvance{}},
 	{FaultSpec{Kind: "capability_revocation", Domain: DomainIdentity, Target: "capability record", Event: EvAuthorityGrant,
-		Boundary: BoundaryAuthority, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerLate,
+		Boundary: BoundaryAuthority, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerLate,
 		Oracle: OracleCapabilityRecord, Threatens: []string{InvCurrentEntitlement},
 		Doc: "the capability named by the target (the task's when empty) is revoked"}, capabilityRevocation{}},
 	{FaultSpec{Kind: "policy_change", Domain: DomainContext, Target: "policy record", Event: EvAuthorityGrant,
-		Boundary: BoundaryAuthority, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerLate,
+		Boundary: BoundaryAuthority, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerLate,
 		Oracle: OraclePolicyRecord, Threatens: []string{InvCurrentEntitlement},
-		Doc: "a newer policy version of the target tenant (the task's when empty) excludes refunds"}, policyChange{}},
-	{FaultSpec{Kind: "state_version_change", Domain: DomainState, Target: "order state", Event: EvAuthorityGrant,
-		Boundary: BoundaryState, Phase: PhaseBeforeCommit, Signal: SignalStateUpdate, Manner: MannerLate,
+		Doc: "a newer policy version of the target tenant (the task's when empty) no longer allows the action"}, policyChange{}},
+	{FaultSpec{Kind: "state_version_change", Domain: DomainState, Target: "subject state", Event: EvAuthorityGrant,
+		Boundary: BoundaryState, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerLate,
 		Oracle: OracleStateVersion, Threatens: []string{InvCurrentEntitlement},
 		Doc: "a concurrent writer advances the state version of the target record (the task's subject when empty)"}, stateVersionChange{}},
 	{FaultSpec{Kind: "worker_crash", Domain: DomainState, Target: "worker", Event: EvToolCommit,
-		Boundary: BoundaryWorker, Phase: PhaseAfterCommit, Signal: SignalAcknowledgement, Manner: MannerAbsent,
+		Boundary: BoundaryWorker, Phase: phaseAfterCommit, Signal: signalAcknowledgement, Manner: mannerAbsent,
 		Oracle: OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},
 		Doc: "the worker crashes right after the crossing; the reply never reaches it and a fresh worker resumes from the store"}, workerCrash{}},
 }
@@ -166,7 +166,7 @@ func init() {
 		s.Ordinal = 1
 		s.Correlation = CorrelationIsolated
 		s.Intensity = 1
-		s.Scope = "one synthetic order"
+		s.Scope = "one synthetic subject"
 		s.Recoverable = true
 		s.World = true
 		if _, ok := worldKinds[i].impl.(worldHook); !ok {
@@ -188,7 +188,7 @@ func WorldEvents() []FaultSpec {
 }
 
 // applyWorld applies the world events armed at the crossing just recorded,
-// each recorded as an EvWorld event with its fault id, and crashes the
+// each recorded as an evWorld event with its fault id, and crashes the
 // worker after a worker_crash.
 func (r *run) applyWorld() {
 	for len(r.pendingWorld) > 0 {
@@ -202,7 +202,7 @@ func (r *run) applyWorld() {
 		if !r.detailed {
 			detail = ""
 		}
-		r.record(EvWorld, 0, id, f.entry.Kind, detail, r.state)
+		r.record(evWorld, 0, id, f.entry.Kind, detail, r.state)
 		if crash {
 			r.crash("worker crashed after " + f.entry.Placement())
 		}

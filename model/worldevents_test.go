@@ -84,7 +84,7 @@ func TestRepeatedOrder(t *testing.T) {
 	}
 	res = runOn(t, copperfin.CopperfinBatch(), strings.Replace(sched, "{CONFIG}", `{"controls":["bind_identity","pre_effect_authority","refresh_context","state_precondition","effect_readback","evidence_gate"],"fixture":"copperfin-batch"}`, 1))
 	inv, _ := res.Invariant(model.InvEffectAtMostOnce)
-	if inv.Held || inv.Detail != "second refund of O-731: task refund-O-731 already made it" || !res.Terms.DuplicateEffect || res.Terms.Effects != 3 {
+	if inv.Held || inv.Detail != "second effect for subject O-731: task refund-O-731 already made it" || !res.Terms.DuplicateEffect || res.Terms.Effects != 3 {
 		t.Fatalf("without idempotency: %+v, terms %+v", inv, res.Terms)
 	}
 	// a schedule for one fixture is refused by a harness over another

@@ -330,11 +330,11 @@ func (b *builder) emit(tr trace.Tracer) {
 			var msgs []string
 			for _, inv := range invs {
 				span.AddEvent(InvariantEventName, trace.WithTimestamp(at(e.At)), trace.WithAttributes(invariantAttrs(inv)...))
-				msgs = append(msgs, inv.Name+": "+inv.Detail)
-				r.msgs = append(r.msgs, fmt.Sprintf("%s violated at seq %d (%s)", inv.Name, inv.FirstSeq, inv.Event))
-				r.types = append(r.types, inv.Name)
+				msgs = append(msgs, inv.Invariant+": "+inv.Detail)
+				r.msgs = append(r.msgs, fmt.Sprintf("%s violated at seq %d (%s)", inv.Invariant, inv.FirstSeq, inv.Event))
+				r.types = append(r.types, inv.Invariant)
 			}
-			span.SetAttributes(keyErrorType.String(invs[0].Name))
+			span.SetAttributes(keyErrorType.String(invs[0].Invariant))
 			span.SetStatus(codes.Error, strings.Join(msgs, "; "))
 		}
 		span.End(trace.WithTimestamp(at(e.At)))
@@ -342,7 +342,7 @@ func (b *builder) emit(tr trace.Tracer) {
 	var violated, unfired []string
 	for _, inv := range res.Invariants {
 		if !inv.Held {
-			violated = append(violated, inv.Name)
+			violated = append(violated, inv.Invariant)
 		}
 	}
 	for _, f := range res.Faults {
@@ -375,8 +375,8 @@ func (b *builder) emit(tr trace.Tracer) {
 			}
 			for _, inv := range b.unplaced {
 				r.span.AddEvent(InvariantEventName, trace.WithTimestamp(at(r.end)), trace.WithAttributes(invariantAttrs(inv)...))
-				r.msgs = append(r.msgs, inv.Name+" violated: "+inv.Detail)
-				r.types = append(r.types, inv.Name)
+				r.msgs = append(r.msgs, inv.Invariant+" violated: "+inv.Detail)
+				r.types = append(r.types, inv.Invariant)
 			}
 		}
 		r.span.SetAttributes(attrs...)
@@ -432,7 +432,7 @@ func faultAttrs(f faultInfo) []attribute.KeyValue {
 
 func invariantAttrs(inv model.InvariantResult) []attribute.KeyValue {
 	a := []attribute.KeyValue{
-		keyInvariantName.String(inv.Name), keyInvariantOracle.String(string(inv.Oracle)),
+		keyInvariantName.String(inv.Invariant), keyInvariantOracle.String(string(inv.Oracle)),
 		keyInvariantFirstSeq.Int(inv.FirstSeq), keyInvariantEvent.String(string(inv.Event)),
 	}
 	if inv.FaultID != "" {

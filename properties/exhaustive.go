@@ -948,7 +948,7 @@ func (w *walkState) extend(next []string, seen map[string]bool, children []strin
 // across runs would otherwise be blamed on k's faults).
 func (w *walkState) found(k, parent string, hasParent bool, o outcome, index int) (*ExhaustiveReport, error) {
 	rep := w.rep
-	inv := o.inv.Name
+	inv := o.inv.Invariant
 	s := w.schedule(w.split(k))
 	res, err := w.e.replay(s)
 	if err != nil {
@@ -970,7 +970,7 @@ func (w *walkState) found(k, parent string, hasParent bool, o outcome, index int
 				what = fmt.Sprintf("the schedule of %d of its %d faults", n, len(s.Faults))
 			}
 			return nil, fmt.Errorf("properties: the walk's schedule %d broke %s, but %s, which held every invariant when the walk ran it, broke %s after seq %d (%s) when run again to confirm the counterexample (state kept across runs, a clock or global randomness): %w",
-				index, inv, what, ir.Name, ir.FirstSeq, ir.Event, ErrNondeterministic)
+				index, inv, what, ir.Invariant, ir.FirstSeq, ir.Event, ErrNondeterministic)
 		}
 	}
 	rep.Found, rep.Complete, rep.Index = true, true, index

@@ -316,7 +316,7 @@ func TestReplayedCommitUnseenByLaggingReadback(t *testing.T) {
 			last := res.Claims[len(res.Claims)-1]
 			for _, ir := range res.Invariants {
 				if !ir.Held {
-					t.Errorf("typed: %s violated: %s", ir.Name, ir.Detail)
+					t.Errorf("typed: %s violated: %s", ir.Invariant, ir.Detail)
 				}
 			}
 			if !inv.Held || last.Task != "refund-O-731-again" || last.Verdict != model.ClaimHold ||

@@ -584,7 +584,7 @@ func (e *explorer) survey(also ...model.Config) error {
 			e.clean = ss // the sites of every drawn schedule's first fault
 			e.cleanSchedule, e.cleanTimeline = cloneSchedule(cs), clean.Timeline.Events()
 			if ir, bad := e.violation(clean); bad {
-				e.cleanBroke = ir.Name
+				e.cleanBroke = ir.Invariant
 			}
 			if c := cfg.Concurrency; c != nil && c.Workers > 1 && len(set.fixture.Tasks) > 1 {
 				e.tasks, e.points = len(set.fixture.Tasks), len(clean.Interleaving)
@@ -743,7 +743,7 @@ func (e *explorer) violation(res *model.Result) (model.InvariantResult, bool) {
 	var first model.InvariantResult
 	found := false
 	for _, i := range res.Invariants {
-		if !i.Held && e.inScope[i.Name] && (!found || i.FirstSeq < first.FirstSeq) {
+		if !i.Held && e.inScope[i.Invariant] && (!found || i.FirstSeq < first.FirstSeq) {
 			first, found = i, true
 		}
 	}
@@ -1243,12 +1243,12 @@ func (e *explorer) prop(t *rapid.T) {
 	if e.firstFail == 0 {
 		e.firstFail = e.calls
 	}
-	e.last, e.lastInv = s, inv.Name
+	e.last, e.lastInv = s, inv.Invariant
 	by := "no fault fired"
 	if inv.FaultID != "" {
 		by = "reached by " + inv.FaultID
 	}
-	t.Fatalf("%s violated after seq %d (%s), %s: %s\n%s", inv.Name, inv.FirstSeq, inv.Event, by, inv.Detail, model.Format(s))
+	t.Fatalf("%s violated after seq %d (%s), %s: %s\n%s", inv.Invariant, inv.FirstSeq, inv.Event, by, inv.Detail, model.Format(s))
 }
 
 // count adds one check's fault reports and crossed events to the

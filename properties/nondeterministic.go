@@ -36,7 +36,7 @@ func (e *explorer) confirmClean() error {
 	}
 	broke := ""
 	if ir, bad := e.violation(res); bad {
-		broke = ir.Name
+		broke = ir.Invariant
 	}
 	if broke != e.cleanBroke {
 		first := "held every invariant"
@@ -53,7 +53,7 @@ func (e *explorer) confirmClean() error {
 // seq N (EVENT)", or "; every invariant held".
 func runNote(e *explorer, res *model.Result) string {
 	if ir, bad := e.violation(res); bad {
-		return fmt.Sprintf("; it broke %s after seq %d (%s)", ir.Name, ir.FirstSeq, ir.Event)
+		return fmt.Sprintf("; it broke %s after seq %d (%s)", ir.Invariant, ir.FirstSeq, ir.Event)
 	}
 	return "; every invariant held"
 }

@@ -224,7 +224,7 @@ func (e *explorer) pairFails(run func(*model.Schedule) (*model.Result, error), c
 		if !bad {
 			return "", false, nil
 		}
-		inv = v.Name
+		inv = v.Invariant
 	} else if ir, _ := res.Invariant(inv); ir.Held {
 		return inv, false, nil
 	}

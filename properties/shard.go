@@ -293,8 +293,8 @@ func (e *explorer) shrinkOwned(parent rapid.TB, name string, sk uint64, broke mo
 	msgs := strings.Join(rec.msgs, "\n")
 	if e.firstFail == 0 {
 		what := "the system panicked"
-		if broke.Name != "" {
-			what = fmt.Sprintf("broke %s (after seq %d, at %s)", broke.Name, broke.FirstSeq, broke.Event)
+		if broke.Invariant != "" {
+			what = fmt.Sprintf("broke %s (after seq %d, at %s)", broke.Invariant, broke.FirstSeq, broke.Event)
 		}
 		return "", fmt.Errorf("properties: the check of seed %d %s when first run, and held every invariant when rapid ran it again: %w", sk, what, ErrNondeterministic)
 	}

@@ -130,7 +130,7 @@ func violated(res *model.Result) []string {
 	out := []string{}
 	for _, i := range res.Invariants {
 		if !i.Held {
-			out = append(out, i.Name)
+			out = append(out, i.Invariant)
 		}
 	}
 	return out

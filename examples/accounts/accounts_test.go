@@ -23,7 +23,7 @@ func violated(res *model.Result) []string {
 	var out []string
 	for _, inv := range res.Invariants {
 		if !inv.Held {
-			out = append(out, inv.Name+"@"+string(inv.Event))
+			out = append(out, inv.Invariant+"@"+string(inv.Event))
 		}
 	}
 	return out

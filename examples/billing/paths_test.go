@@ -51,7 +51,7 @@ func TestSingleRunFindsEachBug(t *testing.T) {
 				continue
 			}
 			var re *model.RunError
-			if !errors.As(err, &re) || re.Code != 1 || re.Invariant.Name != p.invariant {
+			if !errors.As(err, &re) || re.Code != 1 || re.Invariant != p.invariant {
 				t.Errorf("%s under %s: %v", p.bug, kind, err)
 			}
 			failed = append(failed, kind)

@@ -31,7 +31,7 @@ func Example() {
 		fmt.Printf("%s: %s, claim %s\n", v, res.RunVerdict, res.Verdict)
 		for _, inv := range res.Invariants {
 			if !inv.Held {
-				fmt.Printf("  %s broken after seq %d (%s, fault %s): %s\n", inv.Name, inv.FirstSeq, inv.Event, inv.FaultID, inv.Detail)
+				fmt.Printf("  %s broken after seq %d (%s, fault %s): %s\n", inv.Invariant, inv.FirstSeq, inv.Event, inv.FaultID, inv.Detail)
 			}
 		}
 	}

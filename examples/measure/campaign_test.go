@@ -146,7 +146,7 @@ func TestCampaign(t *testing.T) {
 				}
 				for _, inv := range res.Invariants {
 					if !inv.Held {
-						rt.Fatalf("%s violated: %s\n%s", inv.Name, inv.Detail, model.Format(s))
+						rt.Fatalf("%s violated: %s\n%s", inv.Invariant, inv.Detail, model.Format(s))
 					}
 				}
 				for _, f := range res.Faults {

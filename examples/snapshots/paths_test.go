@@ -138,7 +138,7 @@ func TestSingleFaults(t *testing.T) {
 			continue
 		}
 		var re *model.RunError
-		if !errors.As(err, &re) || re.Code != 1 || re.Invariant.Name != model.InvEffectAtMostOnce ||
+		if !errors.As(err, &re) || re.Code != 1 || re.Invariant != model.InvEffectAtMostOnce ||
 			!strings.HasSuffix(err.Error(), "(tool.commit), reached by f1: second ledger effect for task sweep-vol-a") {
 			t.Errorf("planted bug, %s: %v", kind, err)
 		}

@@ -74,7 +74,7 @@ func Audit(profiles []copperfin.Profile, compat bool) ([]ProfileAudit, error) {
 			row := KindRow{Kind: spec.Kind, Domain: spec.Domain, Terms: res.Terms, Violated: []string{}, Reached: res.Faults[0].Reached && res.Faults[0].Fired > 0, Result: res}
 			for _, inv := range res.Invariants {
 				if !inv.Held {
-					row.Violated = append(row.Violated, inv.Name)
+					row.Violated = append(row.Violated, inv.Invariant)
 				}
 			}
 			pa.Rows = append(pa.Rows, row)
@@ -114,7 +114,7 @@ func NoticeRows(cs copperfin.Controls) ([]KindRow, error) {
 		row := KindRow{Kind: spec.Kind, Domain: spec.Domain, Terms: res.Terms, Violated: []string{}, Reached: f.Reached && f.Fired > 0, Result: res}
 		for _, inv := range res.Invariants {
 			if !inv.Held {
-				row.Violated = append(row.Violated, inv.Name)
+				row.Violated = append(row.Violated, inv.Invariant)
 			}
 		}
 		out = append(out, row)
@@ -146,7 +146,7 @@ func correlatedRows(cs copperfin.Controls) ([]KindRow, error) {
 		row := KindRow{Kind: ck.Kind, Domain: spec.Domain, Terms: res.Terms, Violated: []string{}, Reached: res.Faults[0].Reached && res.Faults[0].Fired > 0, Result: res}
 		for _, inv := range res.Invariants {
 			if !inv.Held {
-				row.Violated = append(row.Violated, inv.Name)
+				row.Violated = append(row.Violated, inv.Invariant)
 			}
 		}
 		out = append(out, row)

@@ -17,13 +17,13 @@ func TestReplayAttributesToTheWorkload(t *testing.T) {
 	}{
 		// the third task's duplicate refund of O-731 happens without any fault
 		{`{"event":"evidence.receipt","ordinal":1,"kind":"drop_effect_receipt"}`, model.InvEffectAtMostOnce, "",
-			"second refund of O-731: task refund-O-731 already made it", 54},
+			"second effect for subject O-731: task refund-O-731 already made it", 54},
 		{`{"event":"evidence.receipt","ordinal":1,"kind":"drop_effect_receipt"}`, model.InvProvableOutcome, "f1",
 			"release without correlated proof", 19},
 		// the swap makes the first task refund O-732: the second refund of
 		// O-732 is the fault's
 		{`{"event":"proposal","ordinal":1,"kind":"subject_swap"}`, model.InvEffectAtMostOnce, "f1",
-			"second refund of O-732: task refund-O-731 already made it", 35},
+			"second effect for subject O-732: task refund-O-731 already made it", 35},
 	} {
 		s, err := model.ParseSchedule([]byte(`{"version":1,"seed":"x","config":{"fixture":"copperfin-batch","profile":"baseline"},"faults":[` + c.fault + `]}`))
 		if err != nil {

@@ -328,7 +328,7 @@ func violation(d *fuzz.Decoder, s *model.Schedule, found corpus.FoundBy, fixture
 	}
 	for _, i := range res.Invariants {
 		if !i.Held {
-			broken = append(broken, i.Name)
+			broken = append(broken, i.Invariant)
 		}
 	}
 	if small.Config.Fixture == "copperfin" {

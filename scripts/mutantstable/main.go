@@ -370,11 +370,11 @@ func rateOf(name copperfin.Mutant, opts []properties.Option, fx model.Fixture, n
 			if ir.Held {
 				continue
 			}
-			cx := &properties.Counterexample{Schedule: s, Invariant: ir.Name}
+			cx := &properties.Counterexample{Schedule: s, Invariant: ir.Invariant}
 			if !reproducesWithout(cx, fx) {
 				kills++
 				if *verbose {
-					fmt.Fprintf(os.Stderr, "%s draw %d %s:%s", name, i, ir.Name, faultsText(s))
+					fmt.Fprintf(os.Stderr, "%s draw %d %s:%s", name, i, ir.Invariant, faultsText(s))
 				}
 			}
 			break
