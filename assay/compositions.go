@@ -1,6 +1,7 @@
 package assay
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -87,7 +88,9 @@ func CompositionPairs(sys System, setup Setup, kinds []string, cc CompositionCon
 		}
 		return sys.factory(cs, copperfin.MutantOf(cfg))
 	}
-	opts := []properties.Option{properties.WithFixture(setup.Fixture), properties.WithHarnessOptions(setup.Options),
+	def := &model.Definition{Name: copperfin.Name, Fixtures: []model.Fixture{setup.Fixture},
+		Configure: func(system json.RawMessage) (model.Factory, error) { return psys(model.Config{System: system}) }}
+	opts := []properties.Option{properties.WithHarnessOptions(setup.Options),
 		properties.WithMaxFaults(cc.MaxFaults)}
 	if kinds != nil {
 		opts = append(opts, properties.WithKinds(kinds...), properties.WithoutWorldEvents())
@@ -95,7 +98,7 @@ func CompositionPairs(sys System, setup Setup, kinds []string, cc CompositionCon
 	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
 	out := []CompositionPair{}
 	for _, c := range copperfin.PaperControls {
-		rep, err := properties.ExplorePair(psys, copperfin.ConfigOfControls(typed), copperfin.ConfigOfControls(typed.Without(c)), cc.Seed, cc.Draws, opts...)
+		rep, err := properties.ExplorePair(def, copperfin.ConfigOfControls(typed), copperfin.ConfigOfControls(typed.Without(c)), cc.Seed, cc.Draws, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("composition pair of %s: %w", c, err)
 		}

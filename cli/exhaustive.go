@@ -106,7 +106,7 @@ func runExhaustive(c *cobra.Command, def *model.Definition, cfg model.Config, op
 		opts = append(opts, properties.WithProgress(bar.Update))
 	}
 	restore := collectLess()
-	rep, err := properties.Exhaustive(def.Factory, opts...)
+	all, err := properties.Explore(def, append(opts, properties.WithExhaustive())...)
 	restore()
 	if bar != nil {
 		bar.Finish()
@@ -114,6 +114,7 @@ func runExhaustive(c *cobra.Command, def *model.Definition, cfg model.Config, op
 	if err != nil {
 		return exploreError(err)
 	}
+	rep := all.Exhaustive
 	var trace string
 	if otelDir != "" && rep.Found {
 		if trace, err = writeTrace(def, otelDir, rep.Counterexample); err != nil {

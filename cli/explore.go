@@ -212,7 +212,7 @@ not deterministic (a run made again to confirm the counterexample differed).` + 
 			if err := CheckCount("checks", checks, 1, MaxChecks); err != nil {
 				return err
 			}
-			opts := []properties.Option{properties.WithDefinition(def), properties.WithConfig(cfg), properties.WithFixture(fx),
+			opts := []properties.Option{properties.WithConfig(cfg), properties.WithFixture(fx.Name),
 				properties.WithReplayCommand(strings.ReplaceAll(p.name(), "%", "%%") + " replay %s")}
 			if c.Flags().Changed("max-faults") {
 				if err := CheckCount("max-faults", maxFaults, 1, MaxFaultsLimit); err != nil {
@@ -240,7 +240,7 @@ not deterministic (a run made again to confirm the counterexample differed).` + 
 				opts = append(opts, properties.WithoutSwarm())
 			}
 			if out != "" {
-				opts = append(opts, properties.WithCounterexampleDir(out))
+				opts = append(opts, properties.WithFailDir(out))
 			}
 			for _, o := range [][2]string{{"--out", out}, {"--otel", otelDir}} {
 				if o[1] != "" {
@@ -416,7 +416,7 @@ func runExplore(def *model.Definition, name string, opts []properties.Option, ch
 		}
 	}
 	defer collectLess()()
-	return properties.Explore(def.Factory, append(opts, properties.WithSeed(seed), properties.WithChecks(checks), properties.WithName(name))...)
+	return properties.Explore(def, append(opts, properties.WithSeed(seed), properties.WithChecks(checks), properties.WithName(name))...)
 }
 
 // ExploreGCPercent is the collector's GOGC percentage while explore runs

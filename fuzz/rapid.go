@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"encoding/json"
 	"fmt"
 	"sync/atomic"
 
@@ -52,12 +53,15 @@ func (d *Decoder) RapidProperty(count *atomic.Int64) (func(*rapid.T), error) {
 // The decoder's WithKinds limits its kinds; under a config with notices
 // it draws the kinds of the provider's notices too.
 func (d *Decoder) RapidGenerator() (*rapid.Generator[*model.Schedule], error) {
-	opts := []properties.Option{properties.WithConfig(d.config),
-		properties.WithFixture(d.fixture), properties.WithMaxFaults(min(d.maxFaults, 16)), properties.WithoutSwarm()}
+	// the decoder's system on its fixture, with no harness options of the
+	// definition's: the draws depend on the sites alone
+	def := &model.Definition{Name: d.def.Name, Fixtures: []model.Fixture{d.fixture},
+		Configure: func(system json.RawMessage) (model.Factory, error) { return d.system.New(model.Config{System: system}) }}
+	opts := []properties.Option{properties.WithConfig(d.config), properties.WithMaxFaults(min(d.maxFaults, 16)), properties.WithoutSwarm()}
 	if d.kinds != nil {
 		opts = append(opts, properties.WithKinds(d.kinds...))
 	}
-	gen, err := properties.Generator(d.system.New, opts...)
+	gen, err := properties.Generator(def, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("fuzz: the exploration's generator: %w", err)
 	}

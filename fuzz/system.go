@@ -1,7 +1,7 @@
 package fuzz
 
 import (
-	"github.com/faultline/faultline/properties"
+	"github.com/faultline/faultline/model"
 )
 
 // System is a system under test for the targets: a name and how to build
@@ -15,5 +15,5 @@ type System struct {
 	Name string
 	// New returns the factory of the system for one run under cfg; an
 	// error is a harness error.
-	New properties.System
+	New func(cfg model.Config) (model.Factory, error)
 }

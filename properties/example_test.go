@@ -39,9 +39,9 @@ func (blindRefund) Run(ctx context.Context, env model.Env, task model.Task) (mod
 // blind retry duplicates the refund when the provider commits and the
 // reply is lost.
 func Example() {
-	// in a test: properties.Check(t, properties.Factory(newSystem))
+	// in a test: properties.Check(t, fixed(newSystem))
 	newSystem := func() model.System { return blindRefund{} }
-	rep, err := properties.Explore(properties.Factory(newSystem), properties.WithFixture(copperfin.Copperfin()),
+	rep, err := properties.Explore(sysdef(fixed(newSystem)), properties.WithFixtureValue(copperfin.Copperfin()),
 		properties.WithKinds("timeout_after_commit", "subject_swap", "stale_policy"),
 		properties.WithInvariants(model.InvEffectAtMostOnce))
 	if err != nil {

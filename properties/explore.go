@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"testing"
 
 	"pgregory.net/rapid"
 
@@ -31,9 +32,9 @@ type Report struct {
 	Seed uint64 `json:"seed,omitempty"`
 	// Counterexample is the reduced counterexample when Found.
 	Counterexample *Counterexample `json:"counterexample,omitempty"`
-	// RapidOutput is what rapid reported on the failure: its reproduce
+	// rapidOutput is what rapid reported on the failure: its reproduce
 	// command (a -rapid.failfile or -rapid.seed) and the failing draws.
-	RapidOutput string `json:"-"`
+	rapidOutput string `json:"-"`
 	// Faults counts the faults and world events the checks scheduled (the
 	// Checks schedules; rapid's shrinking and the reduction not counted),
 	// Reached those whose event occurrence the run reached and Fired
@@ -51,6 +52,9 @@ type Report struct {
 	// the failing check's 1-based index in the whole run.
 	Shard  int `json:"shard,omitempty"`
 	Shards int `json:"shards,omitempty"`
+	// Exhaustive is the walk's own report under WithExhaustive (nil
+	// otherwise); the fields above are then the walk's.
+	Exhaustive *ExhaustiveReport `json:"exhaustive,omitempty"`
 }
 
 // Unreached is the number of scheduled faults the checks never reached.
@@ -61,12 +65,18 @@ func (r *Report) Unreached() int { return r.Faults - r.Reached }
 // fired (an adapter that enacts none of the kinds in scope): either way
 // no fault was tested.
 func (r *Report) Inconclusive() bool {
+	if r.Exhaustive != nil {
+		return r.Exhaustive.Inconclusive()
+	}
 	return !r.Found && (r.Reached == 0 || r.Fired == 0 && r.Faults > 0)
 }
 
 // InconclusiveMessage says why an inconclusive campaign tested nothing:
 // the checks and faults scheduled, and the events the system did cross.
 func (r *Report) InconclusiveMessage() string {
+	if r.Exhaustive != nil {
+		return r.Exhaustive.Summary()
+	}
 	crossed := make([]string, len(r.Crossed))
 	for i, ev := range r.Crossed {
 		crossed[i] = string(ev)
@@ -162,28 +172,27 @@ func (cx *Counterexample) String() string {
 	return b.String()
 }
 
-// Explore runs rapid over schedules drawn for sys and returns what it
-// found. The number of checks and the seed are rapid's (-rapid.checks and
-// -rapid.seed, or RAPID_CHECKS and RAPID_SEED); rapid's fail file for the
-// exploration's name is replayed first. An error means bad options or a
-// harness error (a System that cannot be built, a schedule the harness
-// refuses), never a counterexample. It keeps no fail folder and reads no
-// FAULTLINE_REPLAY (that is Check's); WithFailDir is an error.
-//
-// Outside a test binary, call testing.Init and flag.Parse first: rapid
-// consults testing.Short, which needs the test flags registered and parsed.
-func Explore(sys System, opts ...Option) (*Report, error) {
-	return explore(nil, sys, opts)
-}
-
-func explore(parent rapid.TB, sys System, opts []Option) (*Report, error) {
-	e, err := resolve(sys, opts)
+// Explore explores def as Check does and returns the report instead of
+// failing a test: for a caller without a *testing.T (the command line),
+// or one that wants the counts. WithExhaustive makes it the exhaustive
+// walk. An error is bad options, a Definition or config that does not
+// apply, or a harness error, never a counterexample. Outside a test
+// binary, call testing.Init and flag.Parse first (rapid reads testing's
+// flags). See docs/exploration.md.
+func Explore(def *model.Definition, opts ...Option) (*Report, error) {
+	e, err := open(nil, def, opts)
 	if err != nil {
 		return nil, err
 	}
-	if e.set.failDir != "" {
-		return nil, errors.New("properties: WithFailDir applies to Check only (Explore writes its counterexamples with WithCounterexampleDir)")
+	if e.set.exh.on {
+		return e.exhaustive()
 	}
+	return e.campaign(nil)
+}
+
+// campaign is the random exploration of e under the name of parent
+// (WithName's without one).
+func (e *explorer) campaign(parent rapid.TB) (*Report, error) {
 	if err := e.survey(); errors.Is(err, errNoSite) {
 		return e.noSite(), nil
 	} else if err != nil {
@@ -234,7 +243,7 @@ func (e *explorer) explore(parent rapid.TB) (*Report, error) {
 	if e.harnessErr != nil {
 		return nil, e.harnessErr
 	}
-	rep := &Report{Checks: e.calls, RapidOutput: strings.Join(rec.msgs, "\n"), Faults: e.faults, Reached: e.reached, Fired: e.fired}
+	rep := &Report{Checks: e.calls, rapidOutput: strings.Join(rec.msgs, "\n"), Faults: e.faults, Reached: e.reached, Fired: e.fired}
 	for p, ev := range allEvents {
 		if e.crossed[p] {
 			rep.Crossed = append(rep.Crossed, ev)
@@ -242,7 +251,7 @@ func (e *explorer) explore(parent rapid.TB) (*Report, error) {
 	}
 	if e.firstFail == 0 {
 		if rec.failed {
-			return nil, fmt.Errorf("properties: rapid failed without a counterexample: %s", rep.RapidOutput)
+			return nil, fmt.Errorf("properties: rapid failed without a counterexample: %s", rep.rapidOutput)
 		}
 		return rep, nil
 	}
@@ -250,22 +259,14 @@ func (e *explorer) explore(parent rapid.TB) (*Report, error) {
 	return e.found(rep)
 }
 
-// Generator returns the rapid generator of the schedules Check and Explore
-// draw for sys under opts (see the package comment for what a drawn
-// schedule holds), for use in a property of one's own, such as a native
-// fuzz target through rapid.MakeFuzz. Only the options that shape the draw
-// apply: WithConfig, WithFixture, WithKinds, WithDomains, WithNotices,
-// WithoutWorldEvents, WithoutSwarm and WithMaxFaults; the others are accepted and
-// ignored. It runs the workload's clean run once, to learn which events
-// occur and how often, and each draw runs the faults drawn before its
-// later ones (see the package comment), so it returns an error for bad options, a System
-// that cannot be built, or a harness error, and for a scope whose kinds
-// never occur in the workload. The generator draws from a state fixed at
-// construction (and a store of the runs of earlier faults, which changes
-// no draw) and may be used from several goroutines; its draws then call
-// sys from each, so sys must be safe for concurrent use.
-func Generator(sys System, opts ...Option) (*rapid.Generator[*model.Schedule], error) {
-	e, err := newExplorer(sys, opts)
+// Generator returns the rapid generator of the schedules Check and
+// Explore draw for def, for a property of one's own (a native fuzz target
+// through rapid.MakeFuzz). Only the options that shape the draw apply. It
+// runs the clean run to learn the sites, so bad options, a harness error
+// and a scope whose kinds never occur in the workload are errors. It may
+// be used from several goroutines.
+func Generator(def *model.Definition, opts ...Option) (*rapid.Generator[*model.Schedule], error) {
+	e, err := newExplorer(def, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +277,6 @@ var seedRE = regexp.MustCompile(`-rapid\.seed=(\d+)`)
 
 // explorer holds one exploration's draw space and state.
 type explorer struct {
-	sys     System
 	set     settings
 	harness *model.Harness
 	kinds   []kindSpace
@@ -487,8 +487,8 @@ func (k *kindSpace) events(ss sites) []model.EventName {
 // config and, when also names more configs, of each of them: a kind is in
 // the draw space when it fits an event one of those clean runs crossed;
 // where each fault is placed comes from the run it is placed in (draw).
-func newExplorer(sys System, opts []Option, also ...model.Config) (*explorer, error) {
-	e, err := resolve(sys, opts)
+func newExplorer(def *model.Definition, opts []Option, also ...model.Config) (*explorer, error) {
+	e, err := open(nil, def, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -498,14 +498,37 @@ func newExplorer(sys System, opts []Option, also ...model.Config) (*explorer, er
 	return e, nil
 }
 
-// resolve applies opts and builds the harness of the exploration, without
-// running anything: its runs replay schedules (e.run, e.replay) but it has
-// no draw space until survey.
-func resolve(sys System, opts []Option) (*explorer, error) {
-	if sys == nil {
-		return nil, errors.New("properties: nil System")
+// open is the path every door shares: it refuses an invalid Definition,
+// applies opts, builds the harness, refuses a scope in which no invariant
+// is checked and, for production code (def.Clock set), bubbles each run
+// in one of bt's (when there is a test) and refuses a clean run that
+// reports no crossing. It runs nothing else: the draw space comes with
+// survey.
+func open(bt *testing.T, def *model.Definition, opts []Option) (*explorer, error) {
+	e, err := resolve(def, opts)
+	if err != nil {
+		return nil, err
+	}
+	if def.Clock == nil {
+		return e, nil
+	}
+	if bt != nil {
+		e.set.bubble = bubbler(bt)
+	}
+	if err := e.preflight(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// resolve validates def, applies opts and builds the harness of the
+// exploration, without running anything.
+func resolve(def *model.Definition, opts []Option) (*explorer, error) {
+	if err := def.Validate(); err != nil {
+		return nil, fmt.Errorf("properties: %w", err)
 	}
 	set := defaults()
+	set.def = def
 	for _, o := range opts {
 		if err := o.apply(&set); err != nil {
 			return nil, err
@@ -515,7 +538,7 @@ func resolve(sys System, opts []Option) (*explorer, error) {
 		return nil, err
 	}
 	set.config.Fixture = set.fixture.Name
-	e := &explorer{sys: sys, set: set, harness: model.NewHarness(set.fixture, set.harness), inScope: map[string]bool{}, minFaults: 1,
+	e := &explorer{set: set, harness: model.NewHarness(set.fixture, set.harness), inScope: map[string]bool{}, minFaults: 1,
 		swarm: set.swarm && set.guide == nil}
 	for _, inv := range model.Invariants {
 		e.inScope[inv.Name] = set.invariants == nil || slices.Contains(set.invariants, inv.Name)
@@ -1333,7 +1356,7 @@ func (r *recorder) Fatal(a ...any) { r.Fatalf("%s", fmt.Sprint(a...)) }
 // printed, the counterexample of the last failing schedule, reduced, and
 // its files when the exploration writes them.
 func (e *explorer) found(rep *Report) (*Report, error) {
-	if m := seedRE.FindStringSubmatch(rep.RapidOutput); m != nil {
+	if m := seedRE.FindStringSubmatch(rep.rapidOutput); m != nil {
 		rep.Seed, _ = strconv.ParseUint(m[1], 10, 64)
 	}
 	cx, err := e.counterexample(e.last, e.lastInv)
@@ -1343,8 +1366,8 @@ func (e *explorer) found(rep *Report) (*Report, error) {
 	if err := e.confirmClean(); err != nil {
 		return nil, err
 	}
-	if e.set.dir != "" {
-		if err := WriteCounterexample(e.set.dir, cx, rep, e.set.replay); err != nil {
+	if e.set.failDir != "" {
+		if err := WriteCounterexample(e.set.failDir, cx, rep, e.set.replay); err != nil {
 			return nil, err
 		}
 	}

@@ -4,25 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
 )
-
-// System builds the factory of the system under test for one run, from the
-// run's config (the schedule's config: the system's own part, which the
-// system decodes, and the harness's budgets, join policy and fixture). It
-// is called once per run, so a factory may hold state its instances share
-// within a run (a process cache) and a run stays a pure function of its
-// schedule. An error (a config that does not apply to the system) is a
-// harness error. A model.Definition's Factory method is a System.
-type System func(cfg model.Config) (model.Factory, error)
-
-// Factory adapts a fixed factory to a System, for a system that takes no
-// configuration from the schedule and whose instances share no state.
-func Factory(f model.Factory) System {
-	return func(model.Config) (model.Factory, error) { return f, nil }
-}
 
 // Option configures an exploration. Options are built only by the
 // constructors of this package; later options override earlier ones.
@@ -38,7 +24,8 @@ type settings struct {
 	configSet  bool // WithConfig was given
 	fixture    model.Fixture
 	fixtureSet bool              // WithFixture was given
-	def        *model.Definition // WithDefinition, or nil
+	fixtureArg string            // WithFixture's name
+	def        *model.Definition // the system under test
 	kinds      []string          // nil: every kind
 	domains    []model.Domain    // nil: every domain
 	world      bool
@@ -46,8 +33,7 @@ type settings struct {
 	swarm      bool // swarm draws (WithoutSwarm: off)
 	maxFaults  int
 	invariants []string // nil: every invariant
-	dir        string
-	replay     string
+	replay     string   // WithReplayCommand's ("": defaultReplay)
 	name       string
 	harness    model.Options
 	tracker    *coverage.Tracker // nil: no recording
@@ -73,30 +59,25 @@ type guideSettings struct {
 	prior *coverage.Data // nil: no prior record
 }
 
-// defaultReplay is the replay command of a counterexample of the
-// reference system (the faultline command line's).
-const defaultReplay = "faultline replay %s"
-
-// referenceName is the reference system's Definition name.
-const referenceName = "copperfin"
+// defaultReplay is the replay line of a counterexample when neither the
+// Definition nor the caller names a command: where a schedule file of a
+// user's system replays.
+const defaultReplay = "FAULTLINE_REPLAY=%[1]s go test -run '^TestName$' ./pkg (a test of yours running properties.Check on %[2]s), or %[2]s's own command line (package cli): replay %[1]s"
 
 func defaults() settings {
 	return settings{
 		world:     true,
 		swarm:     true,
 		maxFaults: 3,
-		replay:    defaultReplay,
 		name:      "explore",
 	}
 }
 
-// WithConfig sets the config written into every explored schedule and
-// handed to the System: the system's own part, and optionally a retry
-// budget, deadline and join policy, and a fixture: with WithDefinition
-// and no WithFixture, one of the definition's by name (unknown: an
-// error); any other fixture named must be WithFixture's.
-// Default: an empty system part ({}) and no override. A config that does
-// not apply to the system is an error when the exploration starts.
+// WithConfig sets the config of every explored schedule: the system's own
+// part (handed to the Definition's Configure), optionally a retry budget,
+// deadline and join policy, and the fixture, one of the Definition's by
+// name. Default: {} and the Definition's first fixture. A config that
+// does not apply to the system is an error when the exploration starts.
 func WithConfig(cfg model.Config) Option {
 	return optionFunc(func(s *settings) error {
 		if err := (&model.Schedule{Version: model.ScheduleVersion, Config: cfg, Faults: []model.FaultEntry{}}).Validate(); err != nil {
@@ -107,32 +88,14 @@ func WithConfig(cfg model.Config) Option {
 	})
 }
 
-// WithDefinition runs the system d describes: its default fixture (unless
-// WithFixture names another, in either order), its invariants in scope
-// (d.Options over the harness options, unless WithHarnessOptions selects
-// its own) and d as the system counterexample records describe. An
-// invalid definition is an error.
-func WithDefinition(d *model.Definition) Option {
+// WithFixture runs the Definition's fixture of that name instead of its
+// first; an unknown name is an error when the exploration starts.
+func WithFixture(name string) Option {
 	return optionFunc(func(s *settings) error {
-		if err := d.Validate(); err != nil {
-			return fmt.Errorf("properties: %w", err)
+		if name == "" {
+			return errors.New("properties: WithFixture needs a fixture name")
 		}
-		s.def = d
-		return nil
-	})
-}
-
-// WithFixture sets the workload every run starts from (required, unless
-// WithDefinition gives a default: for the reference system
-// copperfin.Copperfin(), one refund task, or copperfin.CopperfinBatch(),
-// three tasks, the same order twice). Its name is written into every
-// schedule's config.
-func WithFixture(f model.Fixture) Option {
-	return optionFunc(func(s *settings) error {
-		if f.Name == "" || len(f.Tasks) == 0 {
-			return errors.New("properties: a fixture needs a name and at least one task")
-		}
-		s.fixture, s.fixtureSet = f, true
+		s.fixtureArg, s.fixtureSet = name, true
 		return nil
 	})
 }
@@ -266,19 +229,6 @@ func WithInvariants(names ...string) Option {
 	})
 }
 
-// WithCounterexampleDir writes every counterexample found to dir (created
-// if missing): a schedule file that faultline replay accepts and a
-// counterexample record beside it (see WriteCounterexample).
-func WithCounterexampleDir(dir string) Option {
-	return optionFunc(func(s *settings) error {
-		if dir == "" {
-			return errors.New("properties: empty counterexample directory")
-		}
-		s.dir = dir
-		return nil
-	})
-}
-
 // WithReplayCommand sets the command a counterexample of Explore names to
 // replay its schedule file, as a format with one %s for the file's path
 // (default "faultline replay %s", which runs the reference system; with
@@ -365,22 +315,28 @@ func (s *settings) resolve() error {
 			}
 		}
 	}
-	if s.def != nil {
-		if !s.fixtureSet {
-			// WithConfig's fixture, when it names one, else the first
-			fx, err := s.def.Fixture(s.config.Fixture)
-			if err != nil {
-				return fmt.Errorf("properties: WithConfig: %w", err)
-			}
-			s.fixture = fx
+	name := s.config.Fixture
+	if s.fixtureSet {
+		if name != "" && name != s.fixtureArg {
+			return fmt.Errorf("properties: WithConfig names fixture %q, but WithFixture names %q: give one of them", name, s.fixtureArg)
 		}
-		s.harness = s.def.Options(s.harness)
-		if s.replay == defaultReplay && s.def.Name != referenceName {
-			// the faultline command runs the reference system only: a
-			// user's schedule replays through their test or program
-			s.replay = "FAULTLINE_REPLAY=%[1]s go test -run '^TestName$' ./pkg (a test of yours running properties.Check on " +
-				s.def.Name + "), or " + s.def.Name + "'s own command line (package cli): replay %[1]s"
+		name = s.fixtureArg
+	}
+	fx, err := s.def.Fixture(name)
+	if err != nil {
+		by := "WithConfig"
+		if s.fixtureSet {
+			by = "WithFixture"
 		}
+		return fmt.Errorf("properties: %s: %w", by, err)
+	}
+	s.fixture = fx
+	s.harness = s.def.Options(s.harness)
+	if s.replay == "" {
+		s.replay = strings.ReplaceAll(defaultReplay, "%[2]s", s.def.Name)
+	}
+	if s.def.ReplayCommand != "" {
+		s.replay = s.def.ReplayCommand
 	}
 	if s.config.Fixture != "" && s.fixture.Name != "" && s.config.Fixture != s.fixture.Name {
 		return fmt.Errorf("properties: WithConfig names fixture %q, but the exploration runs fixture %q (WithFixture): give one of them", s.config.Fixture, s.fixture.Name)
@@ -395,9 +351,6 @@ func (s *settings) resolve() error {
 	if s.notices || slices.ContainsFunc(s.kinds, isNoticeKind) {
 		s.config.Notices = true // the notice kinds' event exists only when the provider sends notices
 	}
-	if s.fixture.Name == "" {
-		return errors.New("properties: no fixture: give WithFixture with the system's workload, or WithDefinition")
-	}
 	return nil
 }
 
@@ -406,13 +359,15 @@ func isNoticeKind(kind string) bool {
 	return slices.ContainsFunc(model.NoticeKinds(), func(sp model.FaultSpec) bool { return sp.Kind == kind })
 }
 
-// describe names cfg in the system's terms when the exploration has a
-// Definition (Definition.DescribeConfig), as model.Config.String otherwise.
+// describe names cfg in the system's terms (Definition.DescribeConfig),
+// as model.Config.String when the Definition cannot.
 func (e *explorer) describe(cfg model.Config) string {
-	if e.set.def != nil {
-		if s, err := e.set.def.DescribeConfig(cfg); err == nil {
-			return s
-		}
+	if s, err := e.set.def.DescribeConfig(cfg); err == nil {
+		return s
 	}
 	return cfg.String()
 }
+
+// sys returns the factory of the system under cfg (the Definition's
+// Configure).
+func (e *explorer) sys(cfg model.Config) (model.Factory, error) { return e.set.def.Factory(cfg) }

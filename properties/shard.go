@@ -215,7 +215,7 @@ func (e *explorer) exploreOwned(parent rapid.TB, name string) (*Report, error) {
 			if err != nil {
 				return nil, err
 			}
-			rep.RapidOutput = msgs
+			rep.rapidOutput = msgs
 			break
 		}
 		if err := e.record(res); err != nil {

@@ -53,7 +53,7 @@ func TestCheckProduction(t *testing.T) {
 		// rapid's 100
 		opts = append(opts, properties.WithSeed(1), properties.WithChecks(10))
 	}
-	properties.CheckProduction(t, def, opts...)
+	properties.Check(t, def, opts...)
 	if runs < 10 {
 		t.Fatalf("%d runs", runs)
 	}

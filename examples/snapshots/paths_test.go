@@ -51,7 +51,7 @@ func TestPlanted(t *testing.T) {
 	if dir := os.Getenv(failDirEnv); dir != "" {
 		opts = append(opts, properties.WithFailDir(dir))
 	}
-	properties.CheckProduction(t, definition(t), opts...)
+	properties.Check(t, definition(t), opts...)
 }
 
 // fuzzed is FuzzSnapshots's config and fail directory: the bug planted
@@ -207,7 +207,7 @@ func TestCheckFindsNothing(t *testing.T) {
 		t.Skip("an exploration of 200 runs: go test ./... runs it without the race detector")
 	}
 	rapidDefaults(t, map[string]string{"rapid.checks": "200", "rapid.seed": "2"})
-	properties.CheckProduction(t, definition(t), properties.WithKinds(kinds...))
+	properties.Check(t, definition(t), properties.WithKinds(kinds...))
 }
 
 // self runs this test binary from the package's folder with args and the
