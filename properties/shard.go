@@ -142,9 +142,37 @@ func ShardChecks(checks, i, n int) int {
 	return (checks-i)/n + 1
 }
 
-// rapidFlags serialises the owned loop's use of rapid's flags, which it
-// sets while rapid shrinks a failing check.
+// rapidFlags serialises withRapidFlags.
 var rapidFlags sync.Mutex
+
+// withRapidFlags runs f with rapid's command-line flags set to set (name
+// without the leading dash: "rapid.seed") and restores every one after,
+// even when f panics. rapid reads its checks, seed and fail-file switch
+// from its flags alone, so this is how one failing check is handed to
+// rapid's own shrinking (shrinkOwned); calls are serialised, as the flags
+// are the process's. A flag rapid did not register is an error.
+func withRapidFlags(set map[string]string, f func()) error {
+	rapidFlags.Lock()
+	defer rapidFlags.Unlock()
+	old := map[string]string{}
+	defer func() {
+		for n, v := range old {
+			_ = flag.Set(n, v)
+		}
+	}()
+	for n, v := range set {
+		fl := flag.Lookup(n)
+		if fl == nil {
+			return fmt.Errorf("properties: rapid's flag %s is not registered", n)
+		}
+		old[n] = fl.Value.String()
+		if err := flag.Set(n, v); err != nil {
+			return fmt.Errorf("properties: setting %s: %w", n, err)
+		}
+	}
+	f()
+	return nil
+}
 
 // exploreOwned is explore with faultline running the loop over checks:
 // each check of the shard is drawn from its own seed (CheckSeed) with
@@ -255,38 +283,22 @@ func (e *explorer) exploreOwned(parent rapid.TB, name string) (*Report, error) {
 // the check broke when first run (zero when its system panicked), named
 // in the error when rapid's run of it holds (ErrNondeterministic).
 func (e *explorer) shrinkOwned(parent rapid.TB, name string, sk uint64, broke model.InvariantResult) (string, error) {
-	rapidFlags.Lock()
-	defer rapidFlags.Unlock()
 	checks := "1"
 	if flag.Lookup("test.short") != nil && flag.Parsed() && testing.Short() {
 		checks = "5"
 	}
 	set := map[string]string{"rapid.checks": checks, "rapid.seed": strconv.FormatUint(sk, 10), "rapid.nofailfile": "true"}
-	old := map[string]string{}
-	for n, v := range set {
-		f := flag.Lookup(n)
-		if f == nil {
-			return "", fmt.Errorf("properties: rapid's flag %s is not registered", n)
-		}
-		old[n] = f.Value.String()
-		if err := flag.Set(n, v); err != nil {
-			return "", fmt.Errorf("properties: setting %s: %w", n, err)
-		}
-	}
-	defer func() {
-		for n, v := range old {
-			_ = flag.Set(n, v)
-		}
-	}()
 	rec := &recorder{parent: parent, name: name}
-	func() {
+	if err := withRapidFlags(set, func() {
 		defer func() {
 			if p := recover(); p != nil && p != errStop {
 				panic(p)
 			}
 		}()
 		rapid.Check(rec, e.prop)
-	}()
+	}); err != nil {
+		return "", err
+	}
 	if e.harnessErr != nil {
 		return "", e.harnessErr
 	}
