@@ -1,0 +1,185 @@
+package properties_test
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/faultline/faultline/examples/inventory"
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/properties"
+)
+
+// door is one of the package's doors, run on def with the common scope:
+// its error (a refusal), or whether it found def broken and the invariant
+// it names ("" when the door names none).
+type door func(t *testing.T, def *model.Definition, scope []properties.Option) (broken bool, inv string, err error)
+
+// harnessMsg ends Check's message for an error that is no verdict.
+const harnessMsg = " (a harness or option error, not a verdict on the system)"
+
+// checkInv reads the invariant of Check's counterexample message.
+var checkInv = regexp.MustCompile(`^properties: counterexample after \d+ checks \(an invariant violated, [^)]*\): (\w+) violated`)
+
+// fixedConfig is the inventory agent's correct config: the on side of a
+// pair.
+var fixedConfig = model.Config{System: json.RawMessage(`{"variant":"fixed"}`)}
+
+var doors = []struct {
+	name string
+	run  door
+}{
+	{"Check", func(t *testing.T, def *model.Definition, scope []properties.Option) (bool, string, error) {
+		tb := &recordingTB{name: "TestDoors"}
+		properties.CheckTB(tb, nil, def, append(scope, properties.WithSeed(1), properties.WithChecks(100), properties.WithFailDir(t.TempDir()))...)
+		if len(tb.errors) == 0 {
+			return false, "", nil
+		}
+		msg := tb.errors[0]
+		if m := checkInv.FindStringSubmatch(msg); m != nil {
+			return true, m[1], nil
+		}
+		return false, "", errorString(strings.TrimSuffix(msg, harnessMsg))
+	}},
+	{"Explore", func(t *testing.T, def *model.Definition, scope []properties.Option) (bool, string, error) {
+		rep, err := properties.Explore(def, append(scope, properties.WithSeed(1), properties.WithChecks(100))...)
+		if err != nil {
+			return false, "", err
+		}
+		if rep.Inconclusive() {
+			t.Fatalf("inconclusive: %s", rep.InconclusiveMessage())
+		}
+		return rep.Found, invOf(rep.Counterexample), nil
+	}},
+	{"Explore exhaustive", func(t *testing.T, def *model.Definition, scope []properties.Option) (bool, string, error) {
+		rep, err := properties.Explore(def, append(scope, properties.WithExhaustive())...)
+		if err != nil {
+			return false, "", err
+		}
+		if rep.Inconclusive() {
+			t.Fatalf("inconclusive: %s", rep.InconclusiveMessage())
+		}
+		return rep.Found, invOf(rep.Counterexample), nil
+	}},
+	{"ExplorePair", func(t *testing.T, def *model.Definition, scope []properties.Option) (bool, string, error) {
+		// the Definition's own config (off) against the correct one (on):
+		// a witness is a composition under which off breaks an invariant
+		// on holds
+		rep, err := properties.ExplorePair(def, fixedConfig, model.Config{}, 1, 30, append(scope, properties.WithMaxFaults(2))...)
+		if err != nil {
+			return false, "", err
+		}
+		if rep.Witness == nil {
+			return false, "", nil
+		}
+		return true, rep.Witness.Invariant, nil
+	}},
+	{"Generator", func(t *testing.T, def *model.Definition, scope []properties.Option) (bool, string, error) {
+		gen, err := properties.Generator(def, scope...)
+		if err != nil {
+			return false, "", err
+		}
+		for i := range 100 {
+			res, err := def.Run(gen.Example(i), model.Options{RetryBudget: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ir := range res.Invariants {
+				if !ir.Held {
+					return true, ir.Name, nil
+				}
+			}
+		}
+		return false, "", nil
+	}},
+}
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
+
+func invOf(cx *properties.Counterexample) string {
+	if cx == nil {
+		return ""
+	}
+	return cx.Invariant
+}
+
+// plantedByDefault is the inventory agent whose own config ({}) is the
+// planted bug (a confirm retried under a fresh key after a lost reply);
+// {"variant":"fixed"} is the correct agent.
+func plantedByDefault() *model.Definition {
+	def := inventory.Definition()
+	conf := def.Configure
+	def.Configure = func(system json.RawMessage) (model.Factory, error) {
+		if s := strings.TrimSpace(string(system)); s == "" || s == "{}" {
+			system = json.RawMessage(`{"variant":"planted"}`)
+		}
+		return conf(system)
+	}
+	return def
+}
+
+// TestDoorsAgree: every door of the package (Check, Explore, its
+// exhaustive mode, ExplorePair, Generator) refuses the same bad
+// Definitions with the same error, on the path they share, and gives the
+// same verdict on the inventory agent (a checkout, not a refund): the
+// correct agent holds, the planted bug breaks confirmed_once.
+func TestDoorsAgree(t *testing.T) {
+	scope := []properties.Option{properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1),
+		properties.WithHarnessOptions(model.Options{RetryBudget: 3})}
+	named := func(f func(*model.Definition)) *model.Definition {
+		def := inventory.Definition()
+		f(def)
+		return def
+	}
+	bad := []struct {
+		name string
+		def  *model.Definition
+		want string
+	}{
+		{"nil", nil, "properties: system definition: nil"},
+		{"empty name", named(func(d *model.Definition) { d.Name = "" }), "properties: system definition: empty name"},
+		{"bad name", named(func(d *model.Definition) { d.Name = "Check-Out" }), `properties: system definition: Name "Check-Out": `},
+		{"no fixture", named(func(d *model.Definition) { d.Fixtures = nil }), "properties: system definition inventory: no fixture"},
+		{"no Configure", named(func(d *model.Definition) { d.Configure = nil }), "properties: system definition inventory: no Configure"},
+		{"no invariant in scope", named(func(d *model.Definition) { d.Builtin, d.Invariants = []string{}, nil }), "properties: no invariant would be checked"},
+		{"config that does not apply", named(func(d *model.Definition) {
+			d.Configure = func(json.RawMessage) (model.Factory, error) { return nil, errorString("no such variant") }
+		}), "properties: building the system for system {}: no such variant"},
+	}
+	for _, b := range bad {
+		if b.name == "config that does not apply" {
+			b.def.Describe = nil
+		}
+		var first string
+		for _, d := range doors {
+			_, _, err := d.run(t, b.def, scope)
+			if err == nil || !strings.HasPrefix(err.Error(), b.want) {
+				t.Errorf("%s, %s: error %v, want %q", b.name, d.name, err, b.want)
+				continue
+			}
+			if first == "" {
+				first = err.Error()
+			} else if err.Error() != first {
+				t.Errorf("%s, %s: error %q, the first door's %q", b.name, d.name, err, first)
+			}
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		def    *model.Definition
+		broken bool
+	}{{"correct", inventory.Definition(), false}, {"planted", plantedByDefault(), true}} {
+		for _, d := range doors {
+			broken, inv, err := d.run(t, c.def, scope)
+			if err != nil {
+				t.Fatalf("%s, %s: %v", c.name, d.name, err)
+			}
+			if want := map[bool]string{true: inventory.InvConfirmedOnce}[c.broken]; broken != c.broken || inv != want {
+				t.Errorf("%s, %s: broken %t (%s), want %t (%s)", c.name, d.name, broken, inv, c.broken, inventory.InvConfirmedOnce)
+			}
+		}
+	}
+}
