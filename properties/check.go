@@ -31,7 +31,7 @@ func Check(t *testing.T, def *model.Definition, opts ...Option) {
 func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 	t.Helper()
 	e, err := open(bt, def, opts)
-	if be := (*BlockedError)(nil); errors.As(err, &be) {
+	if be := (*blockedError)(nil); errors.As(err, &be) {
 		t.Fatalf("properties: the clean run of %s: %v (the system failed: exit code 1 of the table)", def.Name, be)
 		return
 	}
@@ -60,7 +60,7 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 			t.Errorf("properties: replaying the counterexample stored in %s: %v (the system failed: exit code 1 of the table; keep the file)\n%s", path, sp, sp.Stack)
 			return
 		}
-		if be := (*BlockedError)(nil); errors.As(err, &be) {
+		if be := (*blockedError)(nil); errors.As(err, &be) {
 			t.Errorf("properties: replaying the schedule stored in %s: %v (the system failed: exit code 1 of the table; keep the file)", path, be)
 			return
 		}
@@ -94,7 +94,7 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 		return
 	}
 	rep, err := e.explore(t)
-	if pe := (*PanicError)(nil); errors.As(err, &pe) {
+	if pe := (*panicError)(nil); errors.As(err, &pe) {
 		// stored as a counterexample is, so the next run replays it first
 		path, werr := writeSchedule(ff.dir, "panic", pe.Schedule)
 		replay := "(an I/O error: the schedule was not stored: " + fmt.Sprint(werr) + ")"
@@ -116,7 +116,7 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 		return
 	}
 	if !rep.Found {
-		t.Logf("properties: no counterexample in %d checks; %d of %d scheduled faults reached (%d not reached)", rep.Checks, rep.Reached, rep.Faults, rep.Unreached())
+		t.Logf("properties: no counterexample in %d checks; %d of %d scheduled faults reached (%d not reached)", rep.Checks, rep.Reached, rep.Faults, rep.unreached())
 		return
 	}
 	werr := writeCounterexample(ff.dir, rep.Counterexample, rep, ff.command)
@@ -131,13 +131,13 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 	}
 }
 
-// reportBlocked fails t when err is a *BlockedError (a run of production
+// reportBlocked fails t when err is a *blockedError (a run of production
 // code that never ended: the system's failure), storing its schedule,
 // when it names one, as a panic's is, so that the next run replays it
 // first, and reports whether it did.
 func reportBlocked(t rapid.TB, ff failFiles, err error) bool {
 	t.Helper()
-	be := (*BlockedError)(nil)
+	be := (*blockedError)(nil)
 	if !errors.As(err, &be) {
 		return false
 	}
@@ -163,7 +163,7 @@ func replayOnly(t rapid.TB, e *explorer, ff failFiles, path string) {
 		t.Errorf("properties: replaying %s=%s: %v (the system failed: exit code 1 of the table)\n%s", ReplayEnv, path, sp, sp.Stack)
 		return
 	}
-	if be := (*BlockedError)(nil); errors.As(err, &be) {
+	if be := (*blockedError)(nil); errors.As(err, &be) {
 		t.Errorf("properties: replaying %s=%s: %v (the system failed: exit code 1 of the table)", ReplayEnv, path, be)
 		return
 	}

@@ -394,7 +394,7 @@ func TestExhaustiveMaxSwitches(t *testing.T) {
 // WithInvariants naming only a built-in one those options do not select;
 // their own options explore as before.
 func TestNoInvariantIsAnError(t *testing.T) {
-	const msg = "properties: no invariant would be checked (the harness options' Builtin is empty and they add no Invariants, or WithInvariants leaves none of them in scope): every run would pass whatever the system does"
+	const msg = "properties: no invariant would be checked (the Definition's or the harness options' Builtin is empty and they add no Invariants, or the scope of the counterexamples leaves none of them): every run would pass whatever the system does"
 	none := []properties.Option{properties.WithFixtureValue(lostupdate.Fixture()), properties.WithHarnessOptions(model.Options{Builtin: []string{}}), properties.WithKinds("tool_timeout")}
 	outOfScope := append(clerkOpts(properties.WithKinds("tool_timeout")), properties.WithInvariants("effect_at_most_once"))
 	for name, opts := range map[string][]properties.Option{"no invariant": none, "none in scope": outOfScope} {

@@ -34,14 +34,14 @@
 //     built for each run; Reference is the Copperfin workflow.
 //   - Options: [WithConfig], [WithFixture], [WithKinds], [WithDomains],
 //     [WithNotices] (the provider's notices and their four kinds),
-//     [WithoutWorldEvents], [WithoutSwarm], [WithMaxFaults], [WithInvariants],
+//     [WithoutWorldEvents], [WithoutSwarm], [WithMaxFaults], [withInvariants],
 //     [WithFailDir] (Check's), [WithCounterexampleDir],
-//     [WithReplayCommand], [WithName].
+//     [WithReplayCommand], [withName].
 //   - The loop over checks: [WithSeed] and [WithChecks] make faultline run
-//     it (check k drawn from [CheckSeed] of the run seed and k, as rapid's
+//     it (check k drawn from [checkSeed] of the run seed and k, as rapid's
 //     own loop draws it); [WithShard] runs shard i of n of a run, or of an
 //     exhaustive walk, so that n machines together run exactly one run's
-//     checks ([ParseShard] reads "I/N", [ShardChecks] counts a shard's).
+//     checks ([ParseShard] reads "I/N", [shardChecks] counts a shard's).
 //   - Coverage: [WithCoverage] records every run into a coverage.Tracker
 //     (a TestMain flushes it with coverage.Main); [WithGuide] biases the
 //     kinds drawn toward coverage keys not yet visited (coverage.Guide),

@@ -14,15 +14,15 @@ import (
 
 // Bounds of the exhaustive walk's options.
 const (
-	// DefaultMaxSchedules is the most schedules Exhaustive runs unless
+	// defaultMaxSchedules is the most schedules Exhaustive runs unless
 	// WithMaxSchedules says otherwise.
-	DefaultMaxSchedules = 10_000_000
-	// MaxSchedulesLimit bounds WithMaxSchedules.
-	MaxSchedulesLimit = 100_000_000
-	// MaxWorkers bounds WithWorkers.
-	MaxWorkers = 256
-	// MaxSwitchesLimit bounds WithMaxSwitches.
-	MaxSwitchesLimit = 4
+	defaultMaxSchedules = 10_000_000
+	// maxSchedulesLimit bounds WithMaxSchedules.
+	maxSchedulesLimit = 100_000_000
+	// maxWorkers bounds WithWorkers.
+	maxWorkers = 256
+	// maxSwitchesLimit bounds WithMaxSwitches.
+	maxSwitchesLimit = 4
 )
 
 // exhaustiveSettings are the options only Exhaustive reads.
@@ -30,7 +30,7 @@ type exhaustiveSettings struct {
 	on           bool // WithExhaustive
 	ownEvents    bool
 	workers      int // 0: one
-	maxSchedules int // 0: DefaultMaxSchedules
+	maxSchedules int // 0: defaultMaxSchedules
 	unreduced    bool
 	visit        func(*model.Schedule) // called on each schedule run, in order
 	// switches is WithMaxSwitches' bound plus one (0: unset, a bound of 1)
@@ -45,13 +45,13 @@ func WithOwnEvents() Option {
 	return optionFunc(func(s *settings) error { s.exh.ownEvents = true; return nil })
 }
 
-// WithWorkers runs the exhaustive walk on n goroutines (1 to MaxWorkers;
+// WithWorkers runs the exhaustive walk on n goroutines (1 to maxWorkers;
 // default 1), each with its own harness. The report does not depend on n.
 // Only Exhaustive reads it.
 func WithWorkers(n int) Option {
 	return optionFunc(func(s *settings) error {
-		if n < 1 || n > MaxWorkers {
-			return fmt.Errorf("properties: workers %d must be between 1 and %d", n, MaxWorkers)
+		if n < 1 || n > maxWorkers {
+			return fmt.Errorf("properties: workers %d must be between 1 and %d", n, maxWorkers)
 		}
 		s.exh.workers = n
 		return nil
@@ -59,13 +59,13 @@ func WithWorkers(n int) Option {
 }
 
 // WithMaxSchedules caps the schedules the exhaustive walk runs (1 to
-// MaxSchedulesLimit; default DefaultMaxSchedules). A walk that reaches the
+// maxSchedulesLimit; default defaultMaxSchedules). A walk that reaches the
 // cap before it finishes is incomplete: inconclusive, never a pass. Only
 // Exhaustive reads it.
 func WithMaxSchedules(n int) Option {
 	return optionFunc(func(s *settings) error {
-		if n < 1 || n > MaxSchedulesLimit {
-			return fmt.Errorf("properties: max schedules %d must be between 1 and %d", n, MaxSchedulesLimit)
+		if n < 1 || n > maxSchedulesLimit {
+			return fmt.Errorf("properties: max schedules %d must be between 1 and %d", n, maxSchedulesLimit)
 		}
 		s.exh.maxSchedules = n
 		return nil
@@ -73,14 +73,14 @@ func WithMaxSchedules(n int) Option {
 }
 
 // WithMaxSwitches bounds the context switches of the interleavings a
-// concurrent exhaustive walk enumerates (0 to MaxSwitchesLimit; default
+// concurrent exhaustive walk enumerates (0 to maxSwitchesLimit; default
 // 1; 0 runs the default order alone). Their number grows about as the
 // scheduling points to the power of the bound. Only Exhaustive reads it,
 // and only for a concurrent config.
 func WithMaxSwitches(n int) Option {
 	return optionFunc(func(s *settings) error {
-		if n < 0 || n > MaxSwitchesLimit {
-			return fmt.Errorf("properties: max switches %d must be between 0 and %d", n, MaxSwitchesLimit)
+		if n < 0 || n > maxSwitchesLimit {
+			return fmt.Errorf("properties: max switches %d must be between 0 and %d", n, maxSwitchesLimit)
 		}
 		s.exh.switches = n + 1
 		return nil
@@ -136,17 +136,17 @@ func (s ExhaustiveScope) String() string {
 	}
 	out := fmt.Sprintf("kinds %s; world events %s; placement %s; fixture %s", strings.Join(s.Kinds, ", "), w, s.Placement, s.Fixture)
 	if len(s.ClockAdvances) > 0 {
-		out += "; " + s.ClockAdvancesText()
+		out += "; " + s.clockAdvancesText()
 	}
 	if s.Interleavings > 0 {
-		out += "; " + s.InterleavingsText()
+		out += "; " + s.interleavingsText()
 	}
 	return out
 }
 
-// ClockAdvancesText names the lengths a clock_advance is placed with:
+// clockAdvancesText names the lengths a clock_advance is placed with:
 // "clock advances 1000, 2000, 120000 ms".
-func (s ExhaustiveScope) ClockAdvancesText() string {
+func (s ExhaustiveScope) clockAdvancesText() string {
 	ns := make([]string, len(s.ClockAdvances))
 	for i, d := range s.ClockAdvances {
 		ns[i] = strconv.FormatInt(int64(d), 10)
@@ -154,10 +154,10 @@ func (s ExhaustiveScope) ClockAdvancesText() string {
 	return "clock advances " + strings.Join(ns, ", ") + " ms"
 }
 
-// InterleavingsText says how many interleavings a concurrent walk ran
+// interleavingsText says how many interleavings a concurrent walk ran
 // each fault schedule under: "79 interleavings (at most one context
 // switch)".
-func (s ExhaustiveScope) InterleavingsText() string {
+func (s ExhaustiveScope) interleavingsText() string {
 	bound := "at most one context switch"
 	switch s.MaxSwitches {
 	case 0:
@@ -437,7 +437,7 @@ func newWalk(e *explorer) (*walkState, error) {
 	set := e.set
 	w := &walkState{e: e, byCode: make([]*exKind, len(walkKinds)), cap: set.exh.maxSchedules}
 	if w.cap == 0 {
-		w.cap = DefaultMaxSchedules
+		w.cap = defaultMaxSchedules
 	}
 	scope := ExhaustiveScope{Fixture: set.fixture.Name, Config: set.config, World: set.world, Placement: "any event"}
 	if set.exh.ownEvents {
@@ -698,7 +698,7 @@ func (w *walkState) check(h *model.Harness, k string, children bool) outcome {
 	if sp := (*model.SystemPanic)(nil); errors.As(err, &sp) {
 		// the first schedule in the walk's order that makes the system
 		// panic: minimal, as a counterexample is
-		return outcome{err: &PanicError{Schedule: s, Panic: sp}}
+		return outcome{err: &panicError{Schedule: s, Panic: sp}}
 	}
 	if err != nil {
 		return outcome{err: fmt.Errorf("properties: harness: %w", err)}

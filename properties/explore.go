@@ -57,8 +57,8 @@ type Report struct {
 	Exhaustive *ExhaustiveReport `json:"exhaustive,omitempty"`
 }
 
-// Unreached is the number of scheduled faults the checks never reached.
-func (r *Report) Unreached() int { return r.Faults - r.Reached }
+// unreached is the number of scheduled faults the checks never reached.
+func (r *Report) unreached() int { return r.Faults - r.Reached }
 
 // Inconclusive reports whether the campaign found no counterexample and
 // reached none of the faults it scheduled, or reached some but none ever
@@ -191,7 +191,7 @@ func Explore(def *model.Definition, opts ...Option) (*Report, error) {
 }
 
 // campaign is the random exploration of e under the name of parent
-// (WithName's without one).
+// (withName's without one).
 func (e *explorer) campaign(parent rapid.TB) (*Report, error) {
 	if err := e.survey(); errors.Is(err, errNoSite) {
 		return e.noSite(), nil
@@ -219,7 +219,7 @@ func (e *explorer) noSite() *Report {
 }
 
 // explore runs rapid over the draw space of e (built by survey) under the
-// name of parent, or WithName's without one.
+// name of parent, or withName's without one.
 func (e *explorer) explore(parent rapid.TB) (*Report, error) {
 	name := e.set.name
 	if parent != nil {
@@ -550,7 +550,7 @@ func resolve(def *model.Definition, opts []Option) (*explorer, error) {
 		e.inScope[model.InvRecordedAgreesWithLedger] = set.invariants == nil || slices.Contains(set.invariants, model.InvRecordedAgreesWithLedger)
 	}
 	if !e.checksAnInvariant() {
-		return nil, errors.New("properties: no invariant would be checked (the harness options' Builtin is empty and they add no Invariants, or WithInvariants leaves none of them in scope): every run would pass whatever the system does")
+		return nil, errors.New("properties: no invariant would be checked (the Definition's or the harness options' Builtin is empty and they add no Invariants, or the scope of the counterexamples leaves none of them): every run would pass whatever the system does")
 	}
 	return e, nil
 }
@@ -592,7 +592,7 @@ func (e *explorer) survey(also ...model.Config) error {
 		cs := &model.Schedule{Version: model.ScheduleVersion, Seed: "clean", Config: cfg, Faults: []model.FaultEntry{}}
 		clean, err := e.run(cs)
 		if sp := (*model.SystemPanic)(nil); errors.As(err, &sp) {
-			return &PanicError{Schedule: cs, Panic: sp} // with no fault at all
+			return &panicError{Schedule: cs, Panic: sp} // with no fault at all
 		}
 		if err != nil {
 			return err
@@ -707,7 +707,7 @@ func (e *explorer) survey(also ...model.Config) error {
 // notices, so what its checkpoints record is not settled by them, and the
 // notice kinds, which never reach it, leave the campaign inconclusive
 // rather than a violation of the clean run. The invariant stays in scope
-// when the harness options or WithInvariants name it.
+// when the harness options or withInvariants name it.
 func (e *explorer) noticeScope() {
 	set := e.set
 	if !set.config.Notices || e.crossed[eventPos(model.EvNoticeReceive)] || slices.Contains(set.invariants, model.InvRecordedAgreesWithLedger) ||
@@ -1110,7 +1110,7 @@ func (e *explorer) runPrefix(s *model.Schedule) (sites, error) {
 		if sp := (*model.SystemPanic)(nil); errors.As(err, &sp) {
 			c := *s
 			c.Faults = slices.Clone(s.Faults)
-			return sites{}, &PanicError{Schedule: &c, Panic: sp}
+			return sites{}, &panicError{Schedule: &c, Panic: sp}
 		}
 		return sites{}, fmt.Errorf("properties: harness, on the run a fault is placed in: %w", err)
 	}
@@ -1120,12 +1120,12 @@ func (e *explorer) runPrefix(s *model.Schedule) (sites, error) {
 }
 
 // fail records the first harness error of a draw, for explore to return,
-// or the smallest schedule that made the system panic (see PanicError).
+// or the smallest schedule that made the system panic (see panicError).
 func (e *explorer) fail(err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	pe, panicked := err.(*PanicError)
-	old, oldPanicked := e.harnessErr.(*PanicError)
+	pe, panicked := err.(*panicError)
+	old, oldPanicked := e.harnessErr.(*panicError)
 	if e.harnessErr == nil || panicked && oldPanicked && len(pe.Schedule.Faults) < len(old.Schedule.Faults) {
 		e.harnessErr = err
 	}
@@ -1240,7 +1240,7 @@ func (e *explorer) prop(t *rapid.T) {
 	if errors.As(err, &sp) {
 		// a failure of the system: rapid shrinks it like a violation,
 		// and the smallest schedule that panicked is the campaign's
-		e.fail(&PanicError{Schedule: s, Panic: sp})
+		e.fail(&panicError{Schedule: s, Panic: sp})
 		t.Fatalf("%v\n%s", sp, model.Format(s))
 	}
 	if err != nil {
@@ -1290,23 +1290,23 @@ func (e *explorer) markCrossed(res *model.Result) {
 	}
 }
 
-// PanicError is the error Check, Explore and Exhaustive end with when the
+// panicError is the error Check, Explore and Exhaustive end with when the
 // system's code panicked in a run: Schedule is the smallest schedule
 // found that made it panic (a replayable schedule: faultline replay, or
 // FAULTLINE_REPLAY with the file), Panic where and why. A failure of the
 // system (exit code 1 of the command line's table), not of the harness.
-type PanicError struct {
+type panicError struct {
 	Schedule *model.Schedule
 	Panic    *model.SystemPanic
 }
 
 // Error is the panic's message and the schedule in the file format.
-func (p *PanicError) Error() string {
+func (p *panicError) Error() string {
 	return fmt.Sprintf("properties: %v, under the schedule:\n%s", p.Panic, model.Format(p.Schedule))
 }
 
 // Unwrap returns the *model.SystemPanic.
-func (p *PanicError) Unwrap() error { return p.Panic }
+func (p *panicError) Unwrap() error { return p.Panic }
 
 // errStop is what the recorder panics with to stop rapid after a failure.
 var errStop = errors.New("properties: stop")

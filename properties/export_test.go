@@ -57,3 +57,23 @@ func WithFixtureValue(f model.Fixture) Option {
 
 // RapidOutput is what rapid reported on the failure of r's campaign.
 func RapidOutput(r *Report) string { return r.rapidOutput }
+
+// The unexported API the tests use.
+var (
+	CheckSeed      = checkSeed
+	ShardChecks    = shardChecks
+	WithName       = withName
+	WithInvariants = withInvariants
+)
+
+// MaxChecks bounds WithChecks.
+const MaxChecks = maxChecks
+
+// PanicError is the error of an exploration whose system panicked.
+type PanicError = panicError
+
+// Sizes is r.Sizes().
+func Sizes(r *ExhaustiveReport) string { return r.Sizes() }
+
+// Unreached is r.unreached().
+func Unreached(r *Report) int { return r.unreached() }

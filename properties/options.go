@@ -207,10 +207,10 @@ func WithHarnessOptions(opts model.Options) Option {
 	return optionFunc(func(s *settings) error { s.harness = opts; return nil })
 }
 
-// WithInvariants limits the invariants whose violation is a counterexample
+// withInvariants limits the invariants whose violation is a counterexample
 // (default: all of model.Invariants, and recorded_agrees_with_ledger in a
 // run with notices). An unknown name is an error.
-func WithInvariants(names ...string) Option {
+func withInvariants(names ...string) Option {
 	return optionFunc(func(s *settings) error {
 		for _, n := range names {
 			found := n == model.InvRecordedAgreesWithLedger
@@ -222,7 +222,7 @@ func WithInvariants(names ...string) Option {
 			}
 		}
 		if len(names) == 0 {
-			return errors.New("properties: WithInvariants needs at least one invariant")
+			return errors.New("properties: the scope of the counterexamples needs at least one invariant")
 		}
 		s.invariants = append([]string{}, names...)
 		return nil
@@ -243,10 +243,10 @@ func WithReplayCommand(format string) Option {
 	})
 }
 
-// WithName names the exploration for rapid (its fail file directory,
+// withName names the exploration for rapid (its fail file directory,
 // testdata/rapid/NAME/) when Explore runs without a test; default
 // "explore". Check uses the test's name.
-func WithName(name string) Option {
+func withName(name string) Option {
 	return optionFunc(func(s *settings) error {
 		if name == "" {
 			return errors.New("properties: empty name")

@@ -52,33 +52,33 @@ func bubbler(t *testing.T) func(func()) error {
 		defer mu.Unlock()
 		err = bubble.Run(t, run)
 		if b := (*bubble.Blocked)(nil); errors.As(err, &b) {
-			return &BlockedError{Bubble: b.Msg}
+			return &blockedError{Bubble: b.Msg}
 		}
 		return err
 	}
 }
 
-// BlockedError is a run of production code that never ended: inside its
+// blockedError is a run of production code that never ended: inside its
 // testing/synctest bubble every goroutine, System.Run's own among them,
 // was blocked on something no crossing and no timer of the bubble
 // releases (a context the harness never cancels, a channel nothing
 // sends on). It is the system's failure, as a panic is (exit code 1 of
 // the table); Schedule is the schedule whose run hung, nil until the
 // exploration names it.
-type BlockedError struct {
+type blockedError struct {
 	Schedule *model.Schedule
 	// Bubble is synctest's own message
 	Bubble string
 }
 
 // Error says the run never ended, with synctest's message.
-func (e *BlockedError) Error() string {
+func (e *blockedError) Error() string {
 	return (&bubble.Blocked{Msg: e.Bubble}).Error()
 }
 
 // within runs f inside the exploration's bubble, or directly; the error
 // is the bubble's own (a goroutine that outlived the run, or a
-// *BlockedError).
+// *blockedError).
 func (e *explorer) within(f func()) error {
 	if e.set.bubble == nil {
 		f()
@@ -98,7 +98,7 @@ func (e *explorer) harnessRun(h *model.Harness, f model.Factory, s *model.Schedu
 	var res *model.Result
 	var err error
 	if werr := e.within(func() { res, err = h.Run(f, s) }); werr != nil {
-		if be := (*BlockedError)(nil); errors.As(werr, &be) {
+		if be := (*blockedError)(nil); errors.As(werr, &be) {
 			be.Schedule = s
 		}
 		return nil, werr

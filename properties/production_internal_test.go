@@ -115,7 +115,7 @@ func TestProductionExploreInBubble(t *testing.T) {
 	def := payDefinition(nil)
 	opts := []Option{withBubble(t), WithKinds("timeout_after_commit"),
 		WithoutWorldEvents(), WithConfig(model.Config{System: json.RawMessage(`{"fresh":true}`)})}
-	b, err := resolve(def, append(opts, WithName("bubble")))
+	b, err := resolve(def, append(opts, withName("bubble")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestProductionBlockedRun(t *testing.T) {
 	e := bubbledPay(t, func(a payAgent) model.System { return hanging{a} })
 	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "h", Config: e.set.config, Faults: []model.FaultEntry{}}
 	_, err := e.run(s)
-	be := (*BlockedError)(nil)
+	be := (*blockedError)(nil)
 	if !errors.As(err, &be) || be.Schedule != s || strings.Contains(err.Error(), "outlived") ||
 		!strings.HasSuffix(err.Error(), ": the system's run never ended: System.Run blocked on something no crossing and no timer releases (the bubble ended in \"deadlock: all goroutines in bubble are blocked\")") {
 		t.Fatalf("err %v", err)

@@ -481,7 +481,7 @@ func TestCheckFailsWhenNoFaultIsReached(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Found || rep.Checks != 10 || rep.Faults != 10 || rep.Reached != 0 || rep.Fired != 0 || rep.Unreached() != 10 || !rep.Inconclusive() {
+	if rep.Found || rep.Checks != 10 || rep.Faults != 10 || rep.Reached != 0 || rep.Fired != 0 || properties.Unreached(rep) != 10 || !rep.Inconclusive() {
 		t.Fatalf("report %+v", rep)
 	}
 	calls = 0
@@ -517,7 +517,7 @@ func TestReportCountsReachedFaults(t *testing.T) {
 	// seed 3 draws 54 faults in 20 checks (swarm draws, which favour
 	// compositions of the most faults), each at a crossing of the run it
 	// was placed in, and every one is reached
-	if rep.Found || rep.Checks != 20 || rep.Faults != 54 || rep.Reached != 54 || rep.Fired != 44 || rep.Unreached() != 0 || rep.Inconclusive() {
+	if rep.Found || rep.Checks != 20 || rep.Faults != 54 || rep.Reached != 54 || rep.Fired != 44 || properties.Unreached(rep) != 0 || rep.Inconclusive() {
 		t.Fatalf("report %+v", rep)
 	}
 	if !slices.Contains(rep.Crossed, model.EvToolCommit) || !slices.Contains(rep.Crossed, model.EvProposal) {

@@ -132,8 +132,7 @@ func exploreInto(t *testing.T, v inventory.Variant, tr *coverage.Tracker) *prope
 		properties.WithConfig(model.Config{System: json.RawMessage(`{"variant":"` + string(v) + `"}`)}),
 		properties.WithoutWorldEvents(),
 		properties.WithDomains(model.DomainTool, model.DomainState),
-		properties.WithCoverage(tr),
-		properties.WithName("inventory-coverage-"+string(v)))
+		properties.WithCoverage(tr))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,8 +32,7 @@ func explore(t *testing.T, v inventory.Variant) *properties.Report {
 		properties.WithHarnessOptions(inventory.HarnessOptions()),
 		properties.WithConfig(model.Config{}),
 		properties.WithoutWorldEvents(),
-		properties.WithDomains(model.DomainTool),
-		properties.WithName("inventory-"+string(v)))
+		properties.WithDomains(model.DomainTool))
 	if err != nil {
 		t.Fatal(err)
 	}
