@@ -131,18 +131,10 @@ func WithDomains(ds ...model.Domain) Option {
 }
 
 // WithNotices has the provider send its asynchronous notices in every run
-// (the config's Notices, written into every schedule) and adds the four
-// kinds of model.NoticeKinds (late_notice, reordered_notice,
-// redelivered_notice, lost_notice) to the kinds in scope: to every kind
-// without WithKinds, to the named ones with it (WithDomains still
-// applies: they are of domain tool). The notice kinds are
-// drawn at the notice.receive crossings of the runs, and
-// recorded_agrees_with_ledger (model.NoticeAgreement) is in scope. A
-// config with Notices set (WithConfig) draws the notice kinds too.
-// Without any of these the draws are those of a run without notices. A
-// system that never reads its notices crosses no notice.receive: a scope
-// of notice kinds alone then reaches no fault, and the campaign is
-// inconclusive.
+// (the config's Notices) and adds the four kinds of model.NoticeKinds to
+// the kinds in scope, drawn at notice.receive with
+// recorded_agrees_with_ledger in scope. A system that never reads its
+// notices reaches none of them: inconclusive, never a pass.
 func WithNotices() Option {
 	return optionFunc(func(s *settings) error { s.notices = true; return nil })
 }
@@ -154,32 +146,12 @@ func WithoutWorldEvents() Option {
 	return optionFunc(func(s *settings) error { s.world = false; return nil })
 }
 
-// WithoutSwarm turns swarm draws off: each check of Explore, Check and
-// Generator then draws its number of entries evenly from one to
-// WithMaxFaults, each entry's kind from every kind in scope and its
-// ordinal from every crossing, as ExplorePair always does. By default
-// each check first draws its swarm (Groce et al., "Swarm Testing"): its
-// number of entries, three times in four WithMaxFaults (a composition),
-// otherwise one with probability one half, each further one half as
-// likely as the one before (the last size taking what is left), and the
-// subset of the kinds in scope and of the sites (the ordinals of the
-// clean run's crossings of each event) its entries are drawn from, each
-// kind and each site left out with probability one half (no kind left:
-// all of them). An entry sits at its kind's default placement half the
-// time (three times in four without a swarm), and one time in four an
-// entry after the first is composed with those before it: half the time
-// placed near one of them (at its crossing in their run or one of the
-// four crossings after it there: the system's answer to that fault),
-// otherwise at a crossing one of them sits at, or at one their run made
-// that the clean run lacks (a retry's commit, a resumed worker's reads),
-// its kind among the swarm's that fit that event, a world event half the
-// time. A swarm
-// draw reaches no schedule the draw without a swarm cannot: it varies
-// which kinds and sites each check concentrates on and favours
-// compositions, so a fault that needs one kind at an uncommon site (the
-// third task's commit) or two faults together is drawn more often.
-// WithGuide draws without a swarm (its own bias chooses the kinds). The
-// draws stay a function of rapid's seed.
+// WithoutSwarm turns swarm draws off: each check then draws its number of
+// entries evenly from one to WithMaxFaults and each entry from every kind
+// and site in scope, as ExplorePair always does. By default each check
+// first draws its swarm (Groce et al., "Swarm Testing"), a subset of the
+// kinds and sites, and favours compositions; it reaches no schedule the
+// plain draw cannot. See docs/exploration.md, "Swarm draws".
 func WithoutSwarm() Option {
 	return optionFunc(func(s *settings) error { s.swarm = false; return nil })
 }
@@ -273,27 +245,12 @@ func WithCoverage(t *coverage.Tracker) Option {
 	})
 }
 
-// WithGuide guides the exploration toward coverage keys not yet visited
-// (coverage.Guide). Before each check, a coverage.Guide seeded with seed
-// ranks the catalogue's kinds by the visits of their key, fewest first,
-// then by their key's scheduled faults that were not tested, then by its
-// seeded draw; the counts are prior's (a coverage file, or a snapshot of a
-// tracker; nil for none) plus every check of this exploration so far. The
-// check's wanted kinds are the kinds in scope whose key has the fewest
-// visits, one a key (its best ranked kind), most wanted first. Each drawn
-// entry then takes, three times in four, a wanted kind, at a position
-// rapid draws (rapid favours small integers, and shrinks toward the most
-// wanted); otherwise its kind is drawn as without a guide, which is how
-// world events, which have no key, enter. The placement and the rest of
-// the entry are drawn as without a guide.
-//
-// The choices stay a pure function of rapid's seed, seed and prior. From
-// the first failing check on, the wanted kinds stay that check's, so
-// rapid's shrinking maps the same draws to the same kinds; the
-// fault-aware reduction does not depend on the guide. A rapid fail file
-// written under a guide replays its draws, but the kinds they map to
-// depend on the counts seen before the failure: the counterexample's
-// schedule file, which names the kinds, is what replays it.
+// WithGuide biases each check's kinds toward the coverage keys with the
+// fewest visits (coverage.Guide seeded with seed), counting prior (a
+// coverage file or a tracker's snapshot; nil for none) and every check so
+// far. The draws stay a pure function of rapid's seed, seed and prior;
+// from the first failing check on the ranking stays that check's, so
+// rapid's shrinking is stable. See docs/exploration.md, "Guided draws".
 func WithGuide(seed uint64, prior *coverage.Data) Option {
 	return optionFunc(func(s *settings) error {
 		var p *coverage.Data

@@ -34,17 +34,11 @@ type loopSettings struct {
 // owned reports whether faultline runs the loop over checks itself.
 func (l loopSettings) owned() bool { return l.seedSet || l.checks > 0 || l.shards > 0 }
 
-// WithSeed sets the run seed of Explore and Check instead of rapid's
-// -rapid.seed (nonzero: rapid's 0 means a random seed). Check k of the
-// run (0-based) draws its schedule from checkSeed(seed, k), the seed
-// rapid's own loop gives its k-th check, so a run under WithSeed draws
-// the schedules rapid's loop draws under -rapid.seed=seed. With WithSeed,
-// WithChecks or WithShard, faultline runs the loop over checks itself:
-// each check is a function of the run seed and its index alone (no
-// deadline cuts the run short), and on the first failing check rapid
-// shrinks that check as its own loop would have. rapid's fail files are
-// then consulted only when a check fails (rapid replays them before it
-// shrinks), not before the first check.
+// WithSeed sets the run seed (nonzero) instead of rapid's -rapid.seed.
+// With WithSeed, WithChecks or WithShard faultline runs the loop over
+// checks itself: check k draws from the seed rapid's own loop gives its
+// k-th check, a function of the run seed and k alone, and the first
+// failing check is handed to rapid to shrink as its own loop would.
 func WithSeed(seed uint64) Option {
 	return optionFunc(func(s *settings) error {
 		if seed == 0 {
@@ -69,23 +63,13 @@ func WithChecks(n int) Option {
 	})
 }
 
-// WithShard runs shard i of n (1 <= i <= n <= maxShards) of the run: of
-// its checks (WithChecks, or rapid's -rapid.checks), only those whose
-// 0-based index k has k mod n = i-1, each drawn from checkSeed(seed, k)
-// as the unsharded run draws it. The n shards of one seed and check count
-// run exactly the checks of the unsharded run: their coverage
-// (WithCoverage) merged is its coverage when no shard finds a
-// counterexample, and a counterexample the unsharded run finds at check
-// k is found by the shard owning k with the same schedule, shrunk and
-// reduced the same. A shard goes on past the check where the unsharded
-// run would have stopped (it cannot know of another shard's
-// counterexample), so the run's verdict is the counterexample of the
-// least Report.ChecksToFailure among the shards, and none when no shard
-// found one. The seed must be fixed (WithSeed, or a nonzero -rapid.seed)
-// and the checks at least n; WithGuide does not apply (the guide's
-// choices depend on every check before, which another shard runs). For
-// Exhaustive, see there. It makes faultline run the loop over checks
-// (see WithSeed).
+// WithShard runs shard i of n (1 <= i <= n <= 10000) of the run: the
+// checks whose 0-based index k has k mod n = i-1, each drawn as the
+// unsharded run draws it, so n shards together run exactly its checks
+// (under WithExhaustive, the walk's schedules the same way). The run's
+// verdict is the counterexample of the least ChecksToFailure (Index) among
+// the shards. It needs a fixed seed; WithGuide does not apply. See
+// docs/exploration.md, "Shards".
 func WithShard(i, n int) Option {
 	return optionFunc(func(s *settings) error {
 		if n < 1 || n > maxShards {
