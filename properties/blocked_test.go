@@ -45,14 +45,14 @@ func TestCheckReportsABlockedRun(t *testing.T) {
 	path := filepath.Join(dir, ents[0].Name())
 	msg := tb.errors[0]
 	if !strings.HasPrefix(msg, `properties: the system's run never ended: System.Run blocked on something no crossing and no timer releases (the bubble ended in "deadlock: all goroutines in bubble are blocked"), under the schedule`+"\n") ||
-		!strings.Contains(msg, "(the system failed: exit code 1 of the table) replay: FAULTLINE_REPLAY="+path+" go test -run '^TestHang$'") ||
+		!strings.Contains(msg, "(the system failed: exit 1) replay: FAULTLINE_REPLAY="+path+" go test -run '^TestHang$'") ||
 		strings.Contains(msg, "outlived") || strings.Contains(msg, "harness or option error") {
 		t.Fatalf("message %q", msg)
 	}
 	again := &recordingTB{name: "TestHang"}
 	properties.CheckTB(again, nil, define(sys, inventory.Fixture()), opts...)
 	if len(again.errors) != 1 || !strings.HasPrefix(again.errors[0], "properties: replaying the schedule stored in "+path+": the system's run never ended") ||
-		!strings.HasSuffix(again.errors[0], "(the system failed: exit code 1 of the table; keep the file)") {
+		!strings.HasSuffix(again.errors[0], "(the system failed: exit 1; keep the file)") {
 		t.Fatalf("replay of the stored file: %q", again.errors)
 	}
 }

@@ -32,7 +32,7 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 	t.Helper()
 	e, err := open(bt, def, opts)
 	if be := (*blockedError)(nil); errors.As(err, &be) {
-		t.Fatalf("properties: the clean run of %s: %v (the system failed: exit code 1 of the table)", def.Name, be)
+		t.Fatalf("properties: the clean run of %s: %v (the system failed: exit 1)", def.Name, be)
 		return
 	}
 	if err != nil {
@@ -57,11 +57,11 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 	for _, path := range paths {
 		st, err := e.replayStored(ff, path, false)
 		if sp := (*model.SystemPanic)(nil); errors.As(err, &sp) {
-			t.Errorf("properties: replaying the counterexample stored in %s: %v (the system failed: exit code 1 of the table; keep the file)\n%s", path, sp, sp.Stack)
+			t.Errorf("properties: replaying the counterexample stored in %s: %v (the system failed: exit 1; keep the file)\n%s", path, sp, sp.Stack)
 			return
 		}
 		if be := (*blockedError)(nil); errors.As(err, &be) {
-			t.Errorf("properties: replaying the schedule stored in %s: %v (the system failed: exit code 1 of the table; keep the file)", path, be)
+			t.Errorf("properties: replaying the schedule stored in %s: %v (the system failed: exit 1; keep the file)", path, be)
 			return
 		}
 		if err != nil {
@@ -74,12 +74,12 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 				// config: stored as a counterexample of its own, so that the
 				// replay line reproduces this failure, not the file's
 				if werr := writeCounterexample(ff.dir, st.cx, nil, ff.command); werr != nil {
-					t.Errorf("properties: counterexample stored by an earlier run in %s, replayed before any exploration%s (an invariant violated, exit code 1 of the table): %s\n(%v: the run under the test's config was not stored; FAULTLINE_REPLAY of the file replays it under its own config)", path, st.note, st.cx, werr)
+					t.Errorf("properties: counterexample stored by an earlier run in %s, replayed before any exploration%s (an invariant violated, exit 1): %s\n(%v: the run under the test's config was not stored; FAULTLINE_REPLAY of the file replays it under its own config)", path, st.note, st.cx, werr)
 					return
 				}
 				st.note += "; the run under the test's config is stored in " + st.cx.File
 			}
-			t.Errorf("properties: counterexample stored by an earlier run in %s, replayed before any exploration%s (an invariant violated, exit code 1 of the table): %s", path, st.note, st.cx)
+			t.Errorf("properties: counterexample stored by an earlier run in %s, replayed before any exploration%s (an invariant violated, exit 1): %s", path, st.note, st.cx)
 			return
 		}
 		t.Logf("properties: the counterexample stored in %s holds now: fixed (%d of %d faults reached%s); delete the file, or keep it to replay on every run", path, st.reached(), len(st.res.Faults), st.note)
@@ -87,7 +87,7 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 	if err := e.survey(); reportBlocked(t, ff, err) {
 		return
 	} else if errors.Is(err, errNoSite) {
-		t.Errorf("properties: %s (exit code 3 of the table: the campaign is inconclusive, not a pass; widen the scope with WithKinds, WithDomains or WithFixture so the faults meet events the workload crosses)", e.noSite().InconclusiveMessage())
+		t.Errorf("properties: %s (exit 3: the campaign is inconclusive, not a pass; widen the scope with WithKinds, WithDomains or WithFixture so the faults meet events the workload crosses)", e.noSite().InconclusiveMessage())
 		return
 	} else if err != nil {
 		t.Fatalf("%v (a harness or option error, not a verdict on the system)", err)
@@ -101,7 +101,7 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 		if werr == nil {
 			replay = "replay: " + ff.command(path)
 		}
-		t.Errorf("%v\n(the system failed: exit code 1 of the table) %s\n%s", pe, replay, pe.Panic.Stack)
+		t.Errorf("%v\n(the system failed: exit 1) %s\n%s", pe, replay, pe.Panic.Stack)
 		return
 	}
 	if reportBlocked(t, ff, err) {
@@ -112,7 +112,7 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 		return
 	}
 	if rep.Inconclusive() {
-		t.Errorf("properties: %s (exit code 3 of the table: the campaign is inconclusive, not a pass; widen the scope with WithKinds, WithDomains or WithFixture so the faults meet events the workload crosses)", rep.InconclusiveMessage())
+		t.Errorf("properties: %s (exit 3: the campaign is inconclusive, not a pass; widen the scope with WithKinds, WithDomains or WithFixture so the faults meet events the workload crosses)", rep.InconclusiveMessage())
 		return
 	}
 	if !rep.Found {
@@ -125,7 +125,7 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 	if rep.Shards > 0 {
 		where = fmt.Sprintf("at check %d of the run (shard %d/%d: the run's counterexample is the shards' of the least check)", rep.ChecksToFailure, rep.Shard, rep.Shards)
 	}
-	t.Errorf("properties: counterexample %s (an invariant violated, exit code 1 of the table): %s", where, rep.Counterexample)
+	t.Errorf("properties: counterexample %s (an invariant violated, exit 1): %s", where, rep.Counterexample)
 	if werr != nil {
 		t.Fatalf("%v (an I/O error: the counterexample above was not stored)", werr)
 	}
@@ -142,7 +142,7 @@ func reportBlocked(t rapid.TB, ff failFiles, err error) bool {
 		return false
 	}
 	if be.Schedule == nil { // a run the exploration does not name (a confirming rerun)
-		t.Errorf("properties: %v (the system failed: exit code 1 of the table)", be)
+		t.Errorf("properties: %v (the system failed: exit 1)", be)
 		return true
 	}
 	path, werr := writeSchedule(ff.dir, "blocked", be.Schedule)
@@ -150,7 +150,7 @@ func reportBlocked(t rapid.TB, ff failFiles, err error) bool {
 	if werr == nil {
 		replay = "replay: " + ff.command(path)
 	}
-	t.Errorf("properties: %v, under the schedule\n%s(the system failed: exit code 1 of the table) %s", be, model.Format(be.Schedule), replay)
+	t.Errorf("properties: %v, under the schedule\n%s(the system failed: exit 1) %s", be, model.Format(be.Schedule), replay)
 	return true
 }
 
@@ -160,11 +160,11 @@ func replayOnly(t rapid.TB, e *explorer, ff failFiles, path string) {
 	t.Helper()
 	st, err := e.replayStored(ff, path, true)
 	if sp := (*model.SystemPanic)(nil); errors.As(err, &sp) {
-		t.Errorf("properties: replaying %s=%s: %v (the system failed: exit code 1 of the table)\n%s", ReplayEnv, path, sp, sp.Stack)
+		t.Errorf("properties: replaying %s=%s: %v (the system failed: exit 1)\n%s", ReplayEnv, path, sp, sp.Stack)
 		return
 	}
 	if be := (*blockedError)(nil); errors.As(err, &be) {
-		t.Errorf("properties: replaying %s=%s: %v (the system failed: exit code 1 of the table)", ReplayEnv, path, be)
+		t.Errorf("properties: replaying %s=%s: %v (the system failed: exit 1)", ReplayEnv, path, be)
 		return
 	}
 	if err != nil {
@@ -173,7 +173,7 @@ func replayOnly(t rapid.TB, e *explorer, ff failFiles, path string) {
 	}
 	switch {
 	case st.cx != nil:
-		t.Errorf("properties: counterexample replayed from %s=%s%s (an invariant violated, exit code 1 of the table): %s", ReplayEnv, path, st.note, st.cx)
+		t.Errorf("properties: counterexample replayed from %s=%s%s (an invariant violated, exit 1): %s", ReplayEnv, path, st.note, st.cx)
 	case len(st.res.Faults) > 0 && st.reached() == 0:
 		seen := map[model.EventName]bool{}
 		for _, ev := range st.res.Timeline.Events() {
@@ -188,11 +188,11 @@ func replayOnly(t rapid.TB, e *explorer, ff failFiles, path string) {
 		if len(crossed) == 0 {
 			crossed = []string{"(none)"}
 		}
-		t.Errorf("properties: %s=%s: inconclusive: none of its %d faults was reached, so it tested nothing; the events the system crossed: %s (exit code 3 of the table)%s",
+		t.Errorf("properties: %s=%s: inconclusive: none of its %d faults was reached, so it tested nothing; the events the system crossed: %s (exit 3)%s",
 			ReplayEnv, path, len(st.res.Faults), strings.Join(crossed, ", "), st.note)
 	default:
 		if err := st.res.Err(); err != nil {
-			t.Errorf("properties: %s=%s: %v: the run tested less than its schedule asks (exit code 3 of the table)%s", ReplayEnv, path, err, st.note)
+			t.Errorf("properties: %s=%s: %v: the run tested less than its schedule asks (exit 3)%s", ReplayEnv, path, err, st.note)
 			return
 		}
 		t.Logf("properties: %s=%s holds: every invariant in scope held (%d of %d faults reached and fired%s)", ReplayEnv, path, st.reached(), len(st.res.Faults), st.note)

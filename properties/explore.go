@@ -1294,7 +1294,7 @@ func (e *explorer) markCrossed(res *model.Result) {
 // system's code panicked in a run: Schedule is the smallest schedule
 // found that made it panic (a replayable schedule: faultline replay, or
 // FAULTLINE_REPLAY with the file), Panic where and why. A failure of the
-// system (exit code 1 of the command line's table), not of the harness.
+// system (exit 1), not of the harness.
 type panicError struct {
 	Schedule *model.Schedule
 	Panic    *model.SystemPanic

@@ -42,7 +42,7 @@ func checkoutOptions(extra ...properties.Option) []properties.Option {
 // counterexample itself (invariant, crossing, schedule, replay command).
 func cxText(t *testing.T, msg string) string {
 	t.Helper()
-	const sep = "(an invariant violated, exit code 1 of the table): "
+	const sep = "(an invariant violated, exit 1): "
 	i := strings.Index(msg, sep)
 	if i < 0 {
 		t.Fatalf("not a counterexample message: %q", msg)
@@ -235,7 +235,7 @@ func TestCheckRunsTheReplayFile(t *testing.T) {
 	none := &recordingTB{name: "TestY"}
 	properties.CheckTB(none, nil, sys, checkoutOptions()...)
 	if len(none.errors) != 1 || !strings.Contains(none.errors[0], "FAULTLINE_REPLAY="+unreached+": inconclusive: none of its 1 faults was reached") ||
-		!strings.Contains(none.errors[0], "exit code 3") || !strings.Contains(none.errors[0], "tool.commit") {
+		!strings.Contains(none.errors[0], "exit 3") || !strings.Contains(none.errors[0], "tool.commit") {
 		t.Fatalf("unreached replay: %q", none.errors)
 	}
 

@@ -130,7 +130,7 @@ func TestCheckOfASystemThatCrossesNoFaultEvent(t *testing.T) {
 	}
 	tb := &recordingTB{name: "TestIdle"}
 	properties.CheckTB(tb, nil, def, append(opts, properties.WithFailDir(t.TempDir()))...)
-	if !tb.failed || len(tb.errors) != 1 || !strings.Contains(tb.errors[0], want) || !strings.Contains(tb.errors[0], "exit code 3") {
+	if !tb.failed || len(tb.errors) != 1 || !strings.Contains(tb.errors[0], want) || !strings.Contains(tb.errors[0], "exit 3") {
 		t.Fatalf("Check: %v", tb.errors)
 	}
 	if _, err := properties.Generator(def, opts...); err == nil || err.Error() != "properties: no fault kind in scope occurs in this workload" {

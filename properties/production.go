@@ -62,8 +62,8 @@ func bubbler(t *testing.T) func(func()) error {
 // testing/synctest bubble every goroutine, System.Run's own among them,
 // was blocked on something no crossing and no timer of the bubble
 // releases (a context the harness never cancels, a channel nothing
-// sends on). It is the system's failure, as a panic is (exit code 1 of
-// the table); Schedule is the schedule whose run hung, nil until the
+// sends on). It is the system's failure, as a panic is (exit 1);
+// Schedule is the schedule whose run hung, nil until the
 // exploration names it.
 type blockedError struct {
 	Schedule *model.Schedule

@@ -491,7 +491,7 @@ func TestCheckFailsWhenNoFaultIsReached(t *testing.T) {
 		t.Fatalf("Check passed a campaign that reached no fault: %v %v", tb.errors, tb.logs)
 	}
 	msg := tb.errors[0]
-	for _, want := range []string{"inconclusive: none of the 10 faults scheduled in 10 checks was reached", "the events the system crossed: " + strings.Join(crossedNames(rep), ", "), "exit code 3"} {
+	for _, want := range []string{"inconclusive: none of the 10 faults scheduled in 10 checks was reached", "the events the system crossed: " + strings.Join(crossedNames(rep), ", "), "exit 3"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message %q lacks %q", msg, want)
 		}
@@ -533,7 +533,7 @@ func TestCheckSaysWhichFailure(t *testing.T) {
 	tb := &recordingTB{name: "TestCheckSaysWhichFailure"}
 	check(tb, copperfin.Configured, properties.WithConfig(copperfin.ConfigOfProfile(copperfin.ProfileBaseline)),
 		properties.WithKinds("timeout_after_commit"), properties.WithFailDir(t.TempDir()))
-	if len(tb.errors) != 1 || !strings.Contains(tb.errors[0], "counterexample after 1 checks (an invariant violated, exit code 1 of the table): effect_at_most_once violated") {
+	if len(tb.errors) != 1 || !strings.Contains(tb.errors[0], "counterexample after 1 checks (an invariant violated, exit 1): effect_at_most_once violated") {
 		t.Errorf("counterexample: %v", tb.errors)
 	}
 	tb = &recordingTB{name: "TestCheckSaysWhichFailure"}

@@ -62,7 +62,7 @@ func TestUnfiredCampaignIsInconclusive(t *testing.T) {
 	}
 	tb := &recordingTB{name: "TestUnfired"}
 	properties.CheckTB(tb, nil, sysdef(sys), unenactedOptions(properties.WithFailDir(t.TempDir()))...)
-	if len(tb.errors) != 1 || !strings.Contains(tb.errors[0], "were reached but none fired") || !strings.Contains(tb.errors[0], "exit code 3") {
+	if len(tb.errors) != 1 || !strings.Contains(tb.errors[0], "were reached but none fired") || !strings.Contains(tb.errors[0], "exit 3") {
 		t.Fatalf("Check: %q", tb.errors)
 	}
 }
@@ -79,7 +79,7 @@ func TestReplayOfUnfiredFaultIsInconclusive(t *testing.T) {
 	t.Setenv(properties.ReplayEnv, path)
 	tb := &recordingTB{name: "TestUnfired"}
 	properties.CheckTB(tb, nil, sysdef(fixed(func() model.System { return unenacted{} })), unenactedOptions()...)
-	if len(tb.errors) != 1 || !strings.Contains(tb.errors[0], "f1 stale_checkpoint@checkpoint.write#2 (reached, not fired)") || !strings.Contains(tb.errors[0], "exit code 3") {
+	if len(tb.errors) != 1 || !strings.Contains(tb.errors[0], "f1 stale_checkpoint@checkpoint.write#2 (reached, not fired)") || !strings.Contains(tb.errors[0], "exit 3") {
 		t.Fatalf("replay: errors %q, logs %q", tb.errors, tb.logs)
 	}
 }

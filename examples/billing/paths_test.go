@@ -119,12 +119,12 @@ func TestPlanted(t *testing.T) {
 
 // found is the first line of Check's failure for each planted bug.
 var found = map[billing.Bugs]string{
-	billing.FreshKeyPerRetry: "properties: counterexample after 11 checks (an invariant violated, exit code 1 of the table): " +
+	billing.FreshKeyPerRetry: "properties: counterexample after 11 checks (an invariant violated, exit 1): " +
 		"charged_once violated: first false after seq 10 (tool.commit), reached by f1 (timeout_after_commit): inv-1042 charged 2 times",
-	billing.BlindResume: "properties: counterexample after 1 checks (an invariant violated, exit code 1 of the table): " +
+	billing.BlindResume: "properties: counterexample after 1 checks (an invariant violated, exit 1): " +
 		"resume_from_checkpoint violated: first false after seq 13 (tool.commit), reached by f1 (missing_checkpoint): " +
 		"the store served no checkpoint although it holds one, and the worker went on to a tool call",
-	billing.ReceiptFromReply: "properties: counterexample after 60 checks (an invariant violated, exit code 1 of the table): " +
+	billing.ReceiptFromReply: "properties: counterexample after 60 checks (an invariant violated, exit 1): " +
 		"paid_has_receipt violated: first false after seq 10 (claim), reached by f1 (partial_success_response): inv-1042 claimed paid without receipt rcpt-1 on the evidence ledger",
 }
 
@@ -152,7 +152,7 @@ func TestCheckFindsEachBug(t *testing.T) {
 		if !strings.HasPrefix(cmd, "FAULTLINE_REPLAY=") || !strings.HasSuffix(cmd, " go test -run '^TestPlanted$/^"+p.bug.String()+"$' ./examples/billing") {
 			t.Fatalf("%s: replay command %q", p.bug, cmd)
 		}
-		_, cx, _ := strings.Cut(found[p.bug], "exit code 1 of the table): ")
+		_, cx, _ := strings.Cut(found[p.bug], "exit 1): ")
 		if i > 0 && !heavy() {
 			replayInProcess(t, cmd, p.bug, cx)
 			continue

@@ -77,7 +77,7 @@ func TestInventoryPaths(t *testing.T) {
 	r := checkrun.Run(t, "^TestInventoryPlanted$", "planted", []string{"MEASURE_FAILDIR=" + t.TempDir()}, "-rapid.seed=1", "-rapid.checks=100", "-rapid.nofailfile")
 	errs := r.With("properties: ")
 	const cx = "confirmed_once violated: first false after seq 17 (tool.commit), reached by f1 (tool_timeout): cart-7 confirmed 2 times"
-	if !r.Failed || len(errs) != 1 || !strings.Contains(errs[0], "(an invariant violated, exit code 1 of the table): "+cx+"\nminimal schedule (1 fault):\n") {
+	if !r.Failed || len(errs) != 1 || !strings.Contains(errs[0], "(an invariant violated, exit 1): "+cx+"\nminimal schedule (1 fault):\n") {
 		t.Fatalf("Check: %q\n%s", errs, r.Output)
 	}
 	var cmd string

@@ -276,7 +276,7 @@ func TestCheckFindsBug(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "minimal schedule (1 fault):") {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	if want := "properties: counterexample after 2 checks (an invariant violated, exit code 1 of the table): " + cx; !strings.Contains(out, want) {
+	if want := "properties: counterexample after 2 checks (an invariant violated, exit 1): " + cx; !strings.Contains(out, want) {
 		t.Errorf("the exploration's output lacks %q:\n%s", want, out)
 	}
 	command := line(out, "replay: ")
