@@ -45,7 +45,7 @@ type settings struct {
 	loop loopSettings // WithSeed, WithChecks and WithShard
 
 	// bubble runs one run inside a testing/synctest bubble
-	// (CheckProduction's), returning the bubble's own failure; nil: runs
+	// (production code's, under Check), returning the bubble's own failure; nil: runs
 	// run directly
 	bubble func(func()) error
 
@@ -202,12 +202,10 @@ func withInvariants(names ...string) Option {
 }
 
 // WithReplayCommand sets the command a counterexample of Explore names to
-// replay its schedule file, as a format with one %s for the file's path
-// (default "faultline replay %s", which runs the reference system; with
-// WithDefinition of another system, a hint naming the FAULTLINE_REPLAY
-// test line and the system's own command line). Check
-// names the go test command that replays its fail file instead (see the
-// package comment).
+// replay its schedule file, a format with one %s for the file's path, when
+// the Definition has no ReplayCommand (the command line sets its own
+// program's). Default: a line naming the FAULTLINE_REPLAY test line and
+// the system's own command line. Check names its go test line instead.
 func WithReplayCommand(format string) Option {
 	return optionFunc(func(s *settings) error {
 		s.replay = format

@@ -7,7 +7,7 @@
 // reproduces too is counted as preempted. Random mode only: every check is
 // a random draw (swarm draws unless -no-swarm), with no enumeration first.
 // With -exhaustive-max K (default 2; 0: none) it then walks every schedule
-// of up to k faults, k = 1 to K, in the same scope (properties.Exhaustive,
+// of up to k faults, k = 1 to K, in the same scope (properties.WithExhaustive,
 // -workers goroutines) until a walk finds a counterexample, and reports the
 // k needed, the schedules that walk ran and its seconds (wall clock).
 //
