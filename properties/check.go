@@ -39,12 +39,9 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 		t.Fatalf("%v (a harness or option error, not a verdict on the system)", err)
 		return
 	}
-	if e.set.exh.on {
-		t.Fatalf("properties: WithExhaustive applies to Explore, not Check (a harness or option error, not a verdict on the system)")
-		return
-	}
 	ff := newFailFiles(t.Name(), e.set.failDir)
 	ff.replay = def.ReplayCommand
+	e.set.failDir = "" // Check writes its counterexamples itself, with its replay line
 	if path := os.Getenv(ReplayEnv); path != "" {
 		replayOnly(t, e, ff, path)
 		return
@@ -84,16 +81,21 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 		}
 		t.Logf("properties: the counterexample stored in %s holds now: fixed (%d of %d faults reached%s); delete the file, or keep it to replay on every run", path, st.reached(), len(st.res.Faults), st.note)
 	}
-	if err := e.survey(); reportBlocked(t, ff, err) {
-		return
-	} else if errors.Is(err, errNoSite) {
-		t.Errorf("properties: %s (exit 3: the campaign is inconclusive, not a pass; widen the scope with WithKinds, WithDomains or WithFixture so the faults meet events the workload crosses)", e.noSite().InconclusiveMessage())
-		return
-	} else if err != nil {
-		t.Fatalf("%v (a harness or option error, not a verdict on the system)", err)
-		return
+	var rep *Report
+	if e.set.exh.on {
+		rep, err = e.exhaustive()
+	} else {
+		if err := e.survey(); reportBlocked(t, ff, err) {
+			return
+		} else if errors.Is(err, errNoSite) {
+			t.Errorf("properties: %s (exit 3: the campaign is inconclusive, not a pass; widen the scope with WithKinds, WithDomains or WithFixture so the faults meet events the workload crosses)", e.noSite().InconclusiveMessage())
+			return
+		} else if err != nil {
+			t.Fatalf("%v (a harness or option error, not a verdict on the system)", err)
+			return
+		}
+		rep, err = e.explore(t)
 	}
-	rep, err := e.explore(t)
 	if pe := (*panicError)(nil); errors.As(err, &pe) {
 		// stored as a counterexample is, so the next run replays it first
 		path, werr := writeSchedule(ff.dir, "panic", pe.Schedule)
@@ -115,14 +117,23 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 		t.Errorf("properties: %s (exit 3: the campaign is inconclusive, not a pass; widen the scope with WithKinds, WithDomains or WithFixture so the faults meet events the workload crosses)", rep.InconclusiveMessage())
 		return
 	}
+	if w := rep.Exhaustive; w != nil && !rep.Found {
+		t.Logf("properties: %s", w.Summary())
+		return
+	}
 	if !rep.Found {
 		t.Logf("properties: no counterexample in %d checks; %d of %d scheduled faults reached (%d not reached)", rep.Checks, rep.Reached, rep.Faults, rep.unreached())
 		return
 	}
 	werr := writeCounterexample(ff.dir, rep.Counterexample, rep, ff.command)
-	t.Logf("rapid's own report of the failing check, before faultline's reduction (its -rapid.failfile reruns that check; the minimal counterexample is the error below):\n%s", rep.rapidOutput)
 	where := fmt.Sprintf("after %d checks", rep.ChecksToFailure)
-	if rep.Shards > 0 {
+	if rep.Exhaustive == nil {
+		t.Logf("rapid's own report of the failing check, before faultline's reduction (its -rapid.failfile reruns that check; the minimal counterexample is the error below):\n%s", rep.rapidOutput)
+	}
+	switch {
+	case rep.Exhaustive != nil:
+		where = fmt.Sprintf("at schedule %d of the exhaustive walk", rep.Exhaustive.Index)
+	case rep.Shards > 0:
 		where = fmt.Sprintf("at check %d of the run (shard %d/%d: the run's counterexample is the shards' of the least check)", rep.ChecksToFailure, rep.Shard, rep.Shards)
 	}
 	t.Errorf("properties: counterexample %s (an invariant violated, exit 1): %s", where, rep.Counterexample)

@@ -14,8 +14,9 @@
 //     (def.Clock set: each run in a testing/synctest bubble) alike; fail
 //     files and FAULTLINE_REPLAY ([ReplayEnv]) keep and replay
 //     counterexamples.
-//   - [Explore]: the report door ([Report]); [WithExhaustive] makes it the
-//     bounded-exhaustive walk ([ExhaustiveReport], [ExhaustiveScope]).
+//   - [Explore]: the report door ([Report]); [WithExhaustive] makes it (and
+//     Check) the bounded-exhaustive walk ([ExhaustiveReport],
+//     [ExhaustiveScope]).
 //   - [ExplorePair]: counterfactual containment pairs ([PairReport],
 //     [PairWitness]).
 //   - [Generator]: the schedules Check draws, as a rapid generator.

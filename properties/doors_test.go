@@ -22,6 +22,10 @@ const harnessMsg = " (a harness or option error, not a verdict on the system)"
 // checkInv reads the invariant of Check's counterexample message.
 var checkInv = regexp.MustCompile(`^properties: counterexample after \d+ checks \(an invariant violated, [^)]*\): (\w+) violated`)
 
+// checkWalkInv reads the invariant of Check's counterexample message
+// under WithExhaustive.
+var checkWalkInv = regexp.MustCompile(`^properties: counterexample at schedule \d+ of the exhaustive walk \(an invariant violated, exit 1\): (\w+) violated`)
+
 // fixedConfig is the inventory agent's correct config: the on side of a
 // pair.
 var fixedConfig = model.Config{System: json.RawMessage(`{"variant":"fixed"}`)}
@@ -38,6 +42,21 @@ var doors = []struct {
 		}
 		msg := tb.errors[0]
 		if m := checkInv.FindStringSubmatch(msg); m != nil {
+			return true, m[1], nil
+		}
+		return false, "", errorString(strings.TrimSuffix(msg, harnessMsg))
+	}},
+	{"Check exhaustive", func(t *testing.T, def *model.Definition, scope []properties.Option) (bool, string, error) {
+		tb := &recordingTB{name: "TestDoors"}
+		properties.CheckTB(tb, nil, def, append(scope, properties.WithExhaustive(), properties.WithFailDir(t.TempDir()))...)
+		if len(tb.errors) == 0 {
+			if n := len(tb.logs); n == 0 || !strings.HasPrefix(tb.logs[n-1], "properties: no counterexample among ") {
+				t.Fatalf("the walk's verdict: %q", tb.logs)
+			}
+			return false, "", nil
+		}
+		msg := tb.errors[0]
+		if m := checkWalkInv.FindStringSubmatch(msg); m != nil {
 			return true, m[1], nil
 		}
 		return false, "", errorString(strings.TrimSuffix(msg, harnessMsg))
@@ -121,8 +140,8 @@ func plantedByDefault() *model.Definition {
 	return def
 }
 
-// TestDoorsAgree: every door of the package (Check, Explore, its
-// exhaustive mode, ExplorePair, Generator) refuses the same bad
+// TestDoorsAgree: every door of the package (Check and Explore, each
+// also in its exhaustive mode, ExplorePair, Generator) refuses the same bad
 // Definitions with the same error, on the path they share, and gives the
 // same verdict on the inventory agent (a checkout, not a refund): the
 // correct agent holds, the planted bug breaks confirmed_once.

@@ -255,8 +255,8 @@ func (r *ExhaustiveReport) Summary() string {
 	return fmt.Sprintf("no counterexample among %d schedules of at most %d faults (%s; %s)", r.Schedules, r.MaxFaults, r.Sizes(), r.Scope)
 }
 
-// WithExhaustive makes Explore the bounded-exhaustive walk instead of
-// random draws: every schedule of up to WithMaxFaults faults and world
+// WithExhaustive makes Explore and Check the bounded-exhaustive walk
+// instead of random draws: every schedule of up to WithMaxFaults faults and world
 // events, smallest first, each fault at a crossing the run of the faults
 // before it reached, stopping at the first that breaks an invariant in
 // scope (minimal by construction) or ending in a bounded proof over the
