@@ -169,12 +169,12 @@ func WithMaxFaults(k int) Option {
 	})
 }
 
-// WithHarnessOptions sets the harness options of every run: for a system
-// of one's own, the built-in invariants that apply (Builtin) and the user's
-// own (Invariants), which are then in scope with the built-in ones, and
-// its budgets and stop conditions. Default: model.Options{} (the reference
-// world's eight invariants). Invalid options are an error when the
-// exploration starts.
+// WithHarnessOptions sets the harness options of every run: budgets, stop
+// conditions and, over the Definition's, the built-in invariants that
+// apply (Builtin) and the system's own (Invariants). Default:
+// model.Options{} with the Definition's invariants (every built-in one
+// when it names none). Invalid options are an error when the exploration
+// starts.
 func WithHarnessOptions(opts model.Options) Option {
 	return optionFunc(func(s *settings) error { s.harness = opts; return nil })
 }
