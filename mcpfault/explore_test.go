@@ -38,7 +38,7 @@ func definition() *model.Definition {
 
 // TestExplore: exploration over the adapter's kinds finds the fresh-key
 // bug and shrinks it to one fault at the first commit; the stable-key
-// agent holds under CheckProduction, each run in a testing/synctest
+// agent holds under properties.Check, each run in a testing/synctest
 // bubble (the SDK's in-memory transports and their goroutines opened and
 // closed inside it).
 func TestExplore(t *testing.T) {

@@ -122,7 +122,7 @@ type Counterexample struct {
 	// schedule's config holds the interleaving that replays it.
 	Interleaving    []int `json:"interleaving,omitempty"`
 	ContextSwitches int   `json:"context_switches,omitempty"`
-	// File is the schedule file written (with WithCounterexampleDir) and
+	// File is the schedule file written (with WithFailDir) and
 	// Replay the command that replays it.
 	File   string `json:"file,omitempty"`
 	Replay string `json:"replay"`

@@ -11,7 +11,7 @@ import (
 )
 
 // WithBubble is withBubble, for the tests: every run in a
-// testing/synctest bubble of t, as CheckProduction runs them.
+// testing/synctest bubble of t, as Check runs production code's.
 func WithBubble(t *testing.T) Option { return withBubble(t) }
 
 // WithoutReduction is withoutReduction, for the tests: the walk runs every

@@ -15,7 +15,7 @@ import (
 )
 
 // TestCheckProduction: the defended agent (an insert-if-absent charge,
-// autocommit, one retry) holds under properties.CheckProduction over
+// autocommit, one retry) holds under properties.Check over
 // every kind the adapter enacts: each run inside a testing/synctest
 // bubble, on a database file of its own created by the run's Configure,
 // the oracle's connection opened and closed per read.

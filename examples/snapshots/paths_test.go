@@ -2,11 +2,11 @@ package snapshots_test
 
 // Measurements of the paths of snapshots_test.go on the unmodified
 // janitor: with the bug planted, one run under each single fault, the
-// exploration (properties.CheckProduction), the fuzz target
+// exploration (properties.Check), the fuzz target
 // (fuzz.ForProduction) and the coverage report each find it, and the
 // replay command the exploration prints reproduces it; with it off, the
 // single faults and the exploration find nothing. The explorations that
-// must fail run as subprocesses of this test binary (CheckProduction
+// must fail run as subprocesses of this test binary (Check
 // fails the *testing.T it is given), the replay as the printed command
 // with the compiled test binary in place of go test.
 
