@@ -95,7 +95,10 @@ func CompositionPairs(def *model.Definition, setup Setup, kinds []string, cc Com
 	}
 	p := profs[0]
 	setup = sys.setup(setup)
-	opts := []properties.Option{properties.WithFixture(setup.Fixture), properties.WithHarnessOptions(def.Options(setup.Options)),
+	// the pairs explore the setup's fixture, under def's invariants
+	pd := *def
+	pd.Fixtures = []model.Fixture{setup.Fixture}
+	opts := []properties.Option{properties.WithHarnessOptions(def.Options(setup.Options)),
 		properties.WithMaxFaults(cc.MaxFaults)}
 	if kinds != nil {
 		opts = append(opts, properties.WithKinds(kinds...), properties.WithoutWorldEvents())
@@ -111,7 +114,7 @@ func CompositionPairs(def *model.Definition, setup Setup, kinds []string, cc Com
 			return nil, err
 		}
 		name := def.Controls[c]
-		rep, err := properties.ExplorePair(def.Factory, on, off, cc.Seed, cc.Draws, opts...)
+		rep, err := properties.ExplorePair(&pd, on, off, cc.Seed, cc.Draws, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("composition pair of %s: %w", name, err)
 		}

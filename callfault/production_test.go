@@ -24,5 +24,5 @@ func TestWrapCheckProduction(t *testing.T) {
 		Invariants: []model.UserInvariant{traceJoined},
 		Clock:      properties.BubbleClock,
 	}
-	properties.CheckProduction(t, def, properties.WithKinds(callfault.Kinds()...), properties.WithoutWorldEvents())
+	properties.Check(t, def, properties.WithKinds(callfault.Kinds()...), properties.WithoutWorldEvents())
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -20,6 +21,15 @@ type exhaustiveFlags struct {
 	ownEvents    bool
 	maxSwitches  int
 }
+
+// Bounds of the walk's flags (the options' own bounds: a value outside
+// them is bad input here rather than the walk's error).
+const (
+	defaultMaxSchedules = 10_000_000
+	maxSchedulesLimit   = 100_000_000
+	maxWalkWorkers      = 256
+	maxSwitchesLimit    = 4
+)
 
 // exhaustiveHelp is what explore's long help says of --exhaustive.
 const exhaustiveHelp = `
@@ -54,7 +64,7 @@ those known so far, a total that grows as the walk finds larger schedules.`
 func (f *exhaustiveFlags) add(c *cobra.Command) {
 	c.Flags().BoolVar(&f.on, "exhaustive", false, "run every schedule of up to --max-faults faults, smallest first, instead of drawing them")
 	c.Flags().IntVar(&f.workers, "workers", 1, "with --exhaustive: goroutines to run the walk on (1 to 256)")
-	c.Flags().IntVar(&f.maxSchedules, "max-schedules", properties.DefaultMaxSchedules, "with --exhaustive: the most schedules to run (1 to 100000000)")
+	c.Flags().IntVar(&f.maxSchedules, "max-schedules", defaultMaxSchedules, "with --exhaustive: the most schedules to run (1 to 100000000)")
 	c.Flags().BoolVar(&f.ownEvents, "own-events", false, "with --exhaustive: place each kind only at its own event (the designed scope)")
 	c.Flags().IntVar(&f.maxSwitches, "max-switches", 1, "with --exhaustive and --concurrent: the most context switches of an interleaving walked (0 to 4)")
 }
@@ -75,10 +85,10 @@ func (f *exhaustiveFlags) options(c *cobra.Command) ([]properties.Option, error)
 			return nil, BadInput("--%s does not apply to --exhaustive, which draws nothing", name)
 		}
 	}
-	if err := CheckCount("workers", f.workers, 1, properties.MaxWorkers); err != nil {
+	if err := CheckCount("workers", f.workers, 1, maxWalkWorkers); err != nil {
 		return nil, err
 	}
-	if err := CheckCount("max-schedules", f.maxSchedules, 1, properties.MaxSchedulesLimit); err != nil {
+	if err := CheckCount("max-schedules", f.maxSchedules, 1, maxSchedulesLimit); err != nil {
 		return nil, err
 	}
 	opts := []properties.Option{properties.WithWorkers(f.workers), properties.WithMaxSchedules(f.maxSchedules)}
@@ -86,7 +96,7 @@ func (f *exhaustiveFlags) options(c *cobra.Command) ([]properties.Option, error)
 		if !c.Flags().Changed("concurrent") {
 			return nil, BadInput("--max-switches needs --concurrent: a sequential walk has one interleaving")
 		}
-		if err := CheckCount("max-switches", f.maxSwitches, 0, properties.MaxSwitchesLimit); err != nil {
+		if err := CheckCount("max-switches", f.maxSwitches, 0, maxSwitchesLimit); err != nil {
 			return nil, err
 		}
 		opts = append(opts, properties.WithMaxSwitches(f.maxSwitches))
@@ -106,7 +116,7 @@ func runExhaustive(c *cobra.Command, def *model.Definition, cfg model.Config, op
 		opts = append(opts, properties.WithProgress(bar.Update))
 	}
 	restore := collectLess()
-	rep, err := properties.Exhaustive(def.Factory, opts...)
+	all, err := properties.Explore(def, append(opts, properties.WithExhaustive())...)
 	restore()
 	if bar != nil {
 		bar.Finish()
@@ -114,6 +124,7 @@ func runExhaustive(c *cobra.Command, def *model.Definition, cfg model.Config, op
 	if err != nil {
 		return exploreError(err)
 	}
+	rep := all.Exhaustive
 	var trace string
 	if otelDir != "" && rep.Found {
 		if trace, err = writeTrace(def, otelDir, rep.Counterexample); err != nil {
@@ -146,10 +157,22 @@ func writeExhaustive(w io.Writer, def *model.Definition, rep *properties.Exhaust
 	scope := fmt.Sprintf("scope: %d kinds (%s); world events %s; placement %s; %s, fixture %s",
 		len(rep.Scope.Kinds), strings.Join(rep.Scope.Kinds, ", "), world, rep.Scope.Placement, describe(def, cfg), rep.Scope.Fixture)
 	if len(rep.Scope.ClockAdvances) > 0 {
-		scope += "; " + rep.Scope.ClockAdvancesText()
+		ns := make([]string, len(rep.Scope.ClockAdvances))
+		for i, d := range rep.Scope.ClockAdvances {
+			ns[i] = strconv.FormatInt(int64(d), 10)
+		}
+		scope += "; clock advances " + strings.Join(ns, ", ") + " ms"
 	}
 	if rep.Scope.Interleavings > 0 {
-		scope += "; " + rep.Scope.InterleavingsText()
+		bound := "at most one context switch"
+		switch rep.Scope.MaxSwitches {
+		case 0:
+			bound = "the default order alone"
+		case 1:
+		default:
+			bound = fmt.Sprintf("at most %d context switches", rep.Scope.MaxSwitches)
+		}
+		scope += fmt.Sprintf("; %d interleavings (%s)", rep.Scope.Interleavings, bound)
 	}
 	scope += "\n"
 	if rep.Shards > 0 {

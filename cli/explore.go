@@ -212,7 +212,7 @@ not deterministic (a run made again to confirm the counterexample differed).` + 
 			if err := CheckCount("checks", checks, 1, maxChecks); err != nil {
 				return err
 			}
-			opts := []properties.Option{properties.WithDefinition(def), properties.WithConfig(cfg), properties.WithFixture(fx),
+			opts := []properties.Option{properties.WithConfig(cfg), properties.WithFixture(fx.Name),
 				properties.WithReplayCommand(p.replayCommand(def))}
 			if c.Flags().Changed("max-faults") {
 				if err := CheckCount("max-faults", maxFaults, 1, maxFaultsLimit); err != nil {
@@ -240,7 +240,7 @@ not deterministic (a run made again to confirm the counterexample differed).` + 
 				opts = append(opts, properties.WithoutSwarm())
 			}
 			if out != "" {
-				opts = append(opts, properties.WithCounterexampleDir(out))
+				opts = append(opts, properties.WithFailDir(out))
 			}
 			for _, o := range [][2]string{{"--out", out}, {"--otel", otelDir}} {
 				if o[1] != "" {
@@ -312,7 +312,7 @@ not deterministic (a run made again to confirm the counterexample differed).` + 
 			if bar != nil {
 				opts = append(opts, properties.WithProgress(bar.Update))
 			}
-			rep, err := runExplore(def, p.name()+"-explore", opts, checks, seed)
+			rep, err := runExplore(def, opts, checks, seed)
 			if bar != nil {
 				bar.Finish()
 			}
@@ -406,7 +406,7 @@ func writeTrace(def *model.Definition, dir string, cx *properties.Counterexample
 // seed and k alone, so a shard runs its checks as the whole run does);
 // rapid's fail files are not written (the counterexample file replaces
 // them).
-func runExplore(def *model.Definition, name string, opts []properties.Option, checks int, seed uint64) (*properties.Report, error) {
+func runExplore(def *model.Definition, opts []properties.Option, checks int, seed uint64) (*properties.Report, error) {
 	// rapid consults testing.Short, which needs the test flags registered
 	// and parsed; the command line itself is cobra's
 	testing.Init()
@@ -416,7 +416,7 @@ func runExplore(def *model.Definition, name string, opts []properties.Option, ch
 		}
 	}
 	defer collectLess()()
-	return properties.Explore(def.Factory, append(opts, properties.WithSeed(seed), properties.WithChecks(checks), properties.WithName(name))...)
+	return properties.Explore(def, append(opts, properties.WithSeed(seed), properties.WithChecks(checks))...)
 }
 
 // ExploreGCPercent is the collector's GOGC percentage while explore runs
@@ -495,7 +495,7 @@ func writeExplore(w io.Writer, def *model.Definition, rep *properties.Report, cf
 
 // faultsLine counts the campaign's scheduled faults reached and not.
 func faultsLine(rep *properties.Report) string {
-	return fmt.Sprintf("faults: %d of %d scheduled reached, %d not reached\n", rep.Reached, rep.Faults, rep.Unreached())
+	return fmt.Sprintf("faults: %d of %d scheduled reached, %d not reached\n", rep.Reached, rep.Faults, rep.Faults-rep.Reached)
 }
 
 // exploreError maps an exploration's error: a file it could not write
@@ -517,7 +517,7 @@ func exploreError(err error) error {
 
 func writeExploreJSON(w io.Writer, rep *properties.Report, cfg model.Config, seed uint64, checks int, sum *guidedSummary, trace string) error {
 	j := exploreJSON{Found: rep.Found, Checks: rep.Checks, ChecksToFailure: rep.ChecksToFailure, Seed: seed, Config: cfg,
-		Faults: rep.Faults, FaultsReached: rep.Reached, FaultsNotReached: rep.Unreached(), Otel: trace,
+		Faults: rep.Faults, FaultsReached: rep.Reached, FaultsNotReached: rep.Faults - rep.Reached, Otel: trace,
 		Shard: rep.Shard, Shards: rep.Shards}
 	if rep.Shards > 0 {
 		j.RunChecks = checks

@@ -33,24 +33,27 @@ func call(src string, i int) string {
 }
 
 // TestSnippetsRunAsWritten: a snippet a user copies works as written. An
-// exploration of a properties.System needs its workload (WithFixture or
-// WithDefinition), or it fails with "properties: no fixture"; an
-// exhaustive walk's result is read for inconclusiveness as well as for a
-// counterexample, or a test of a system that crosses nothing passes; and
-// the pages that show fuzz.For say its default scope misses a bug on a
-// later call and show the scope that finds it.
+// exploration takes the system's Definition (properties.Check(t, def, ...)),
+// never a factory or an API that is gone; an exhaustive walk's result is
+// read for inconclusiveness as well as for a counterexample, or a test of
+// a system that crosses nothing passes; and the pages that show fuzz.For
+// say its default scope misses a bug on a later call and show the scope
+// that finds it.
 func TestSnippetsRunAsWritten(t *testing.T) {
-	calls := regexp.MustCompile(`properties\.(Check|Explore|Exhaustive)\(`)
+	calls := regexp.MustCompile(`properties\.(Check|Explore|ExplorePair|Generator)\(`)
+	gone := regexp.MustCompile(`properties\.(Factory|System|WithDefinition|CheckProduction|Exhaustive|WithCounterexampleDir)\b`)
 	for _, p := range pages(t) {
 		for _, b := range goBlocks(read(t, p)) {
 			for _, loc := range calls.FindAllStringIndex(b, -1) {
-				c := call(b, loc[0])
-				if !strings.Contains(c, "WithFixture(") && !strings.Contains(c, "WithDefinition(") && !strings.Contains(c, "...") {
-					t.Errorf("%s: %s gives no fixture (WithFixture or WithDefinition): it fails with \"properties: no fixture\"", p, c)
+				if c := call(b, loc[0]); strings.Contains(c, ".Factory") {
+					t.Errorf("%s: %s gives a factory: a door takes the Definition", p, c)
 				}
 			}
-			if strings.Contains(b, "properties.Exhaustive(") && strings.Contains(b, "rep.Found") && !strings.Contains(b, "rep.Inconclusive()") {
-				t.Errorf("%s: an Exhaustive snippet reads rep.Found without rep.Inconclusive():\n%s", p, b)
+			if m := gone.FindString(b); m != "" {
+				t.Errorf("%s: a snippet uses %s, which is gone (docs/api-changes.md)", p, m)
+			}
+			if strings.Contains(b, "properties.WithExhaustive()") && strings.Contains(b, "rep.Found") && !strings.Contains(b, "rep.Inconclusive()") {
+				t.Errorf("%s: an exhaustive snippet reads rep.Found without rep.Inconclusive():\n%s", p, b)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"encoding/json"
 	"fmt"
 	"sync/atomic"
 
@@ -41,12 +42,15 @@ func (d *Decoder) RapidProperty(count *atomic.Int64) (func(*rapid.T), error) {
 // would come before the first fault of every input, limited to WithKinds's
 // kinds and, under a config with notices, drawing their kinds too.
 func (d *Decoder) RapidGenerator() (*rapid.Generator[*model.Schedule], error) {
-	opts := []properties.Option{properties.WithConfig(d.config),
-		properties.WithFixture(d.fixture), properties.WithMaxFaults(min(d.maxFaults, 16)), properties.WithoutSwarm()}
+	// the decoder's system on its fixture, with no harness options of the
+	// definition's: the draws depend on the sites alone
+	def := &model.Definition{Name: d.def.Name, Fixtures: []model.Fixture{d.fixture},
+		Configure: func(system json.RawMessage) (model.Factory, error) { return d.def.Factory(model.Config{System: system}) }}
+	opts := []properties.Option{properties.WithConfig(d.config), properties.WithMaxFaults(min(d.maxFaults, 16)), properties.WithoutSwarm()}
 	if d.kinds != nil {
 		opts = append(opts, properties.WithKinds(d.kinds...))
 	}
-	gen, err := properties.Generator(d.def.Factory, opts...)
+	gen, err := properties.Generator(def, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("fuzz: the exploration's generator: %w", err)
 	}

@@ -13,7 +13,7 @@ import (
 // transport over InProcess, passes a production campaign of every kind
 // the transport renders, each run in a synctest bubble on its clock.
 func TestJoinCheckProduction(t *testing.T) {
-	properties.CheckProduction(t, payDefinition(defended), properties.WithKinds(httpfault.Kinds()...), properties.WithoutWorldEvents())
+	properties.Check(t, payDefinition(defended), properties.WithKinds(httpfault.Kinds()...), properties.WithoutWorldEvents())
 }
 
 // TestJoinExhaustiveFindsTheFreshKey: the exhaustive walk of one fault at
@@ -24,11 +24,12 @@ func TestJoinCheckProduction(t *testing.T) {
 func TestJoinExhaustiveFindsTheFreshKey(t *testing.T) {
 	def := payDefinition(jpayer{retries: 2, freshKey: true})
 	def.Clock = nil
-	rep, err := properties.Exhaustive(def.Factory, properties.WithDefinition(def), properties.WithMaxFaults(1),
+	walk, err := properties.Explore(def, properties.WithExhaustive(), properties.WithMaxFaults(1),
 		properties.WithKinds("timeout_before_send", "timeout_after_commit"), properties.WithoutWorldEvents())
 	if err != nil {
 		t.Fatal(err)
 	}
+	rep := walk.Exhaustive
 	cx := rep.Counterexample
 	if !rep.Found || cx.Invariant != model.InvEffectAtMostOnce || cx.FaultKind != "timeout_after_commit" || cx.Event != model.EvToolCommit ||
 		cx.FirstSeq != 3 || len(cx.Schedule.Faults) != 1 || cx.Schedule.Faults[0].Ordinal != 1 {

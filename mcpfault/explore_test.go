@@ -38,7 +38,7 @@ func definition() *model.Definition {
 
 // TestExplore: exploration over the adapter's kinds finds the fresh-key
 // bug and shrinks it to one fault at the first commit; the stable-key
-// agent holds under CheckProduction, each run in a testing/synctest
+// agent holds under properties.Check, each run in a testing/synctest
 // bubble (the SDK's in-memory transports and their goroutines opened and
 // closed inside it).
 func TestExplore(t *testing.T) {
@@ -66,14 +66,14 @@ func TestExplore(t *testing.T) {
 		// runs rapid's 100
 		opts = append(opts, properties.WithSeed(1), properties.WithChecks(10))
 	}
-	properties.CheckProduction(t, def, opts...)
+	properties.Check(t, def, opts...)
 }
 
 // explore runs the exploration of TestExplore: it finds the fresh-key bug
 // and shrinks it to one fault at the first commit.
 func explore(t *testing.T, def *model.Definition) {
 	t.Helper()
-	rep, err := properties.Explore(def.Factory, properties.WithDefinition(def), properties.WithKinds(mcpfault.Kinds()...),
+	rep, err := properties.Explore(def, properties.WithKinds(mcpfault.Kinds()...),
 		properties.WithConfig(model.Config{System: json.RawMessage(`{"fresh":true}`)}))
 	if err != nil {
 		t.Fatal(err)

@@ -173,8 +173,7 @@ func (d *Definition) Fixture(name string) (Fixture, error) {
 }
 
 // Factory returns the factory of the system under cfg's system part
-// (Configure). Its signature is properties.System's, so d.Factory can be
-// handed to an exploration as it is.
+// (Configure).
 func (d *Definition) Factory(cfg Config) (Factory, error) {
 	if d.Configure == nil {
 		return nil, fmt.Errorf("system %s: no Configure", d.Name)

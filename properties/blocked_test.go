@@ -37,7 +37,7 @@ func TestCheckReportsABlockedRun(t *testing.T) {
 	}
 	opts := append(checkoutOptions(), properties.WithBubble(t), properties.WithFailDir(dir))
 	tb := &recordingTB{name: "TestHang"}
-	properties.Check(tb, sys, opts...)
+	properties.CheckTB(tb, nil, define(sys, inventory.Fixture()), opts...)
 	ents, _ := os.ReadDir(dir)
 	if len(tb.errors) != 1 || len(ents) != 1 || !strings.HasPrefix(ents[0].Name(), "blocked-") {
 		t.Fatalf("errors %q, files %v", tb.errors, ents)
@@ -50,7 +50,7 @@ func TestCheckReportsABlockedRun(t *testing.T) {
 		t.Fatalf("message %q", msg)
 	}
 	again := &recordingTB{name: "TestHang"}
-	properties.Check(again, sys, opts...)
+	properties.CheckTB(again, nil, define(sys, inventory.Fixture()), opts...)
 	if len(again.errors) != 1 || !strings.HasPrefix(again.errors[0], "properties: replaying the schedule stored in "+path+": the system's run never ended") ||
 		!strings.HasSuffix(again.errors[0], "(the system failed: exit 1; keep the file)") {
 		t.Fatalf("replay of the stored file: %q", again.errors)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"testing"
 
 	"pgregory.net/rapid"
 
@@ -12,59 +13,35 @@ import (
 )
 
 // Check explores ordered compositions of typed faults and world events
-// against sys and fails t with the reduced counterexample when a schedule
-// breaks an invariant in scope: the invariant, the first crossing after
-// which it was false, the fault that reached it, the 1-minimal schedule
-// and the command that replays it. It is the test form of Explore: t is a
-// *testing.T or any rapid.TB, and rapid's own fail file for t's name
-// (testdata/rapid/NAME/) keeps working: it is replayed first on the next
-// run. Bad options and harness errors fail t with Fatalf.
-//
-// Checks and seed are rapid's: -rapid.checks and -rapid.seed, or the
-// RAPID_CHECKS and RAPID_SEED environment variables (default 100 checks,
-// a random seed).
-//
-// Fail files. Check writes each counterexample it finds into the test's
-// fail folder (WithFailDir, default FailDir/NAME/ of the package
-// directory; see WriteCounterexample for the two files), and its replay
-// command is the one that reproduces it on this test's own system:
-//
-//	FAULTLINE_REPLAY=testdata/faultline/TestX/cx-NAME.json go test -run '^TestX$' ./pkg
-//
-// run from the module root (./pkg is the package's directory relative to
-// it). On every run, before exploring, Check replays the schedule files in
-// that folder, in name order, each once on sys under the test's config
-// and fixture: one that still breaks an invariant in scope fails t at
-// once, with the counterexample's message (no exploration); one that now
-// holds is logged as fixed, and the next is tried, then the exploration
-// runs.
-//
-// With FAULTLINE_REPLAY=FILE set (ReplayEnv; FILE a schedule file or the
-// counterexample record beside it, relative to the package directory),
-// Check runs that file's faults once on sys under the file's own config
-// and fixture (the test's fixture when the file names none), so the run
-// that failed is reproduced whatever the test's config is now; a config
-// other than the test's is named in the message. It runs nothing else:
-// it fails t with the counterexample if an
-// invariant in scope is still broken, fails it as inconclusive if none of
-// the file's faults was reached, and passes otherwise.
-//
-// Check fails t in three ways, each saying which it is: a counterexample
-// (an invariant violated, exit code 1 of the command line's table), an
-// inconclusive campaign (no scheduled fault was reached in any check, so
-// nothing was tested; the message names the events the system did cross;
-// 3), and a harness, option or file error (Fatalf: no verdict, the command
-// line's 4 or, for options and unreadable stored files, 2). A campaign
-// that reached some of its faults passes and logs how many were not
-// reached.
-func Check(t rapid.TB, sys System, opts ...Option) {
+// against the system def describes and fails t with the reduced
+// counterexample when a schedule breaks an invariant in scope, with the
+// command that replays it. It fails t as inconclusive when no scheduled
+// fault was reached or fired, and with Fatalf for a bad Definition,
+// options or a harness error. Production code (def.Clock set) runs each
+// run in a testing/synctest bubble of t. Counterexamples are kept in the
+// test's fail folder and replayed first; FAULTLINE_REPLAY=FILE replays one
+// file instead. See docs/exploration.md for the semantics.
+func Check(t *testing.T, def *model.Definition, opts ...Option) {
 	t.Helper()
-	e, err := resolve(sys, opts)
+	check(t, t, def, opts)
+}
+
+// check is Check on any rapid.TB: bt is the test production code's
+// bubbles belong to (nil: runs are not bubbled).
+func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
+	t.Helper()
+	e, err := open(bt, def, opts)
+	if be := (*blockedError)(nil); errors.As(err, &be) {
+		t.Fatalf("properties: the clean run of %s: %v (the system failed: exit 1)", def.Name, be)
+		return
+	}
 	if err != nil {
 		t.Fatalf("%v (a harness or option error, not a verdict on the system)", err)
 		return
 	}
 	ff := newFailFiles(t.Name(), e.set.failDir)
+	ff.replay = def.ReplayCommand
+	e.set.failDir = "" // Check writes its counterexamples itself, with its replay line
 	if path := os.Getenv(ReplayEnv); path != "" {
 		replayOnly(t, e, ff, path)
 		return
@@ -80,7 +57,7 @@ func Check(t rapid.TB, sys System, opts ...Option) {
 			t.Errorf("properties: replaying the counterexample stored in %s: %v (the system failed: exit 1; keep the file)\n%s", path, sp, sp.Stack)
 			return
 		}
-		if be := (*BlockedError)(nil); errors.As(err, &be) {
+		if be := (*blockedError)(nil); errors.As(err, &be) {
 			t.Errorf("properties: replaying the schedule stored in %s: %v (the system failed: exit 1; keep the file)", path, be)
 			return
 		}
@@ -104,17 +81,22 @@ func Check(t rapid.TB, sys System, opts ...Option) {
 		}
 		t.Logf("properties: the counterexample stored in %s holds now: fixed (%d of %d faults reached%s); delete the file, or keep it to replay on every run", path, st.reached(), len(st.res.Faults), st.note)
 	}
-	if err := e.survey(); reportBlocked(t, ff, err) {
-		return
-	} else if errors.Is(err, errNoSite) {
-		t.Errorf("properties: %s (exit 3: the campaign is inconclusive, not a pass; widen the scope with WithKinds, WithDomains or WithFixture so the faults meet events the workload crosses)", e.noSite().InconclusiveMessage())
-		return
-	} else if err != nil {
-		t.Fatalf("%v (a harness or option error, not a verdict on the system)", err)
-		return
+	var rep *Report
+	if e.set.exh.on {
+		rep, err = e.exhaustive()
+	} else {
+		if err := e.survey(); reportBlocked(t, ff, err) {
+			return
+		} else if errors.Is(err, errNoSite) {
+			t.Errorf("properties: %s (exit 3: the campaign is inconclusive, not a pass; widen the scope with WithKinds, WithDomains or WithFixture so the faults meet events the workload crosses)", e.noSite().InconclusiveMessage())
+			return
+		} else if err != nil {
+			t.Fatalf("%v (a harness or option error, not a verdict on the system)", err)
+			return
+		}
+		rep, err = e.explore(t)
 	}
-	rep, err := e.explore(t)
-	if pe := (*PanicError)(nil); errors.As(err, &pe) {
+	if pe := (*panicError)(nil); errors.As(err, &pe) {
 		// stored as a counterexample is, so the next run replays it first
 		path, werr := writeSchedule(ff.dir, "panic", pe.Schedule)
 		replay := "(an I/O error: the schedule was not stored: " + fmt.Sprint(werr) + ")"
@@ -135,14 +117,23 @@ func Check(t rapid.TB, sys System, opts ...Option) {
 		t.Errorf("properties: %s (exit 3: the campaign is inconclusive, not a pass; widen the scope with WithKinds, WithDomains or WithFixture so the faults meet events the workload crosses)", rep.InconclusiveMessage())
 		return
 	}
+	if w := rep.Exhaustive; w != nil && !rep.Found {
+		t.Logf("properties: %s", w.Summary())
+		return
+	}
 	if !rep.Found {
-		t.Logf("properties: no counterexample in %d checks; %d of %d scheduled faults reached (%d not reached)", rep.Checks, rep.Reached, rep.Faults, rep.Unreached())
+		t.Logf("properties: no counterexample in %d checks; %d of %d scheduled faults reached (%d not reached)", rep.Checks, rep.Reached, rep.Faults, rep.unreached())
 		return
 	}
 	werr := writeCounterexample(ff.dir, rep.Counterexample, rep, ff.command)
-	t.Logf("rapid's own report of the failing check, before faultline's reduction (its -rapid.failfile reruns that check; the minimal counterexample is the error below):\n%s", rep.RapidOutput)
 	where := fmt.Sprintf("after %d checks", rep.ChecksToFailure)
-	if rep.Shards > 0 {
+	if rep.Exhaustive == nil {
+		t.Logf("rapid's own report of the failing check, before faultline's reduction (its -rapid.failfile reruns that check; the minimal counterexample is the error below):\n%s", rep.rapidOutput)
+	}
+	switch {
+	case rep.Exhaustive != nil:
+		where = fmt.Sprintf("at schedule %d of the exhaustive walk", rep.Exhaustive.Index)
+	case rep.Shards > 0:
 		where = fmt.Sprintf("at check %d of the run (shard %d/%d: the run's counterexample is the shards' of the least check)", rep.ChecksToFailure, rep.Shard, rep.Shards)
 	}
 	t.Errorf("properties: counterexample %s (an invariant violated, exit 1): %s", where, rep.Counterexample)
@@ -151,13 +142,13 @@ func Check(t rapid.TB, sys System, opts ...Option) {
 	}
 }
 
-// reportBlocked fails t when err is a *BlockedError (a run of production
+// reportBlocked fails t when err is a *blockedError (a run of production
 // code that never ended: the system's failure), storing its schedule,
 // when it names one, as a panic's is, so that the next run replays it
 // first, and reports whether it did.
 func reportBlocked(t rapid.TB, ff failFiles, err error) bool {
 	t.Helper()
-	be := (*BlockedError)(nil)
+	be := (*blockedError)(nil)
 	if !errors.As(err, &be) {
 		return false
 	}
@@ -183,7 +174,7 @@ func replayOnly(t rapid.TB, e *explorer, ff failFiles, path string) {
 		t.Errorf("properties: replaying %s=%s: %v (the system failed: exit 1)\n%s", ReplayEnv, path, sp, sp.Stack)
 		return
 	}
-	if be := (*BlockedError)(nil); errors.As(err, &be) {
+	if be := (*blockedError)(nil); errors.As(err, &be) {
 		t.Errorf("properties: replaying %s=%s: %v (the system failed: exit 1)", ReplayEnv, path, be)
 		return
 	}

@@ -28,7 +28,7 @@ func TestClockAdvanceDrawsAreValid(t *testing.T) {
 	if model.MaxClockAdvance != 86_400_000 {
 		t.Fatalf("MaxClockAdvance %d", model.MaxClockAdvance)
 	}
-	gen, err := generator(copperfin.Configured, properties.WithFixture(dayFixture()), properties.WithKinds("clock_advance"))
+	gen, err := generator(copperfin.Configured, properties.WithFixtureValue(dayFixture()), properties.WithKinds("clock_advance"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestExplorationOverADayLongExpiry(t *testing.T) {
 	}
 	for seed := uint64(1); seed <= 10; seed++ {
 		rapidFlags(t, 1000, seed)
-		rep, err := explore(copperfin.Configured, properties.WithFixture(dayFixture()), properties.WithName("day-expiry"))
+		rep, err := explore(copperfin.Configured, properties.WithFixtureValue(dayFixture()), properties.WithName("day-expiry"))
 		if err != nil {
 			t.Errorf("seed %d: %v", seed, err)
 			continue

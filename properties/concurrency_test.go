@@ -18,7 +18,7 @@ func clerks(model.Config) (model.Factory, error) { return lostupdate.Factory(), 
 
 // clerkOpts explore the counter clerks as two concurrent workers.
 func clerkOpts(opts ...properties.Option) []properties.Option {
-	return append([]properties.Option{properties.WithFixture(lostupdate.Fixture()), properties.WithHarnessOptions(lostupdate.Options()),
+	return append([]properties.Option{properties.WithFixtureValue(lostupdate.Fixture()), properties.WithHarnessOptions(lostupdate.Options()),
 		properties.WithConfig(model.Config{Concurrency: &model.Concurrency{Workers: 2}})}, opts...)
 }
 
@@ -30,7 +30,7 @@ func clerkOpts(opts ...properties.Option) []properties.Option {
 // a reads, task b reads and writes, a writes.
 func TestExploreFindsLostUpdate(t *testing.T) {
 	rapidFlags(t, 300, 5)
-	rep, err := properties.Explore(clerks, clerkOpts(properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))...)
+	rep, err := properties.Explore(sysdef(clerks), clerkOpts(properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestReduceFewestContextSwitches(t *testing.T) {
 	if before.Held() || before.ContextSwitches != 5 {
 		t.Fatalf("the hand-made schedule: held %v, %d context switches", before.Held(), before.ContextSwitches)
 	}
-	cx, err := properties.Reduce(clerks, s, lostupdate.InvNoLostUpdate, clerkOpts()...)
+	cx, err := properties.Reduce(sysdef(clerks), s, lostupdate.InvNoLostUpdate, clerkOpts()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestConcurrentCounterexampleRecord(t *testing.T) {
 	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "hand-made",
 		Config: model.Config{Fixture: "lostupdate", Concurrency: &model.Concurrency{Workers: 2, Interleaving: []int{2, 1, 2, 1}}},
 		Faults: []model.FaultEntry{}}
-	cx, err := properties.Reduce(clerks, s, lostupdate.InvNoLostUpdate, clerkOpts()...)
+	cx, err := properties.Reduce(sysdef(clerks), s, lostupdate.InvNoLostUpdate, clerkOpts()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestConcurrentCounterexampleRecord(t *testing.T) {
 func TestExploreGuardedClerkHolds(t *testing.T) {
 	rapidFlags(t, 100, 5)
 	guarded := func(model.Config) (model.Factory, error) { return lostupdate.GuardedFactory(), nil }
-	rep, err := properties.Explore(guarded, clerkOpts(properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))...)
+	rep, err := properties.Explore(sysdef(guarded), clerkOpts(properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestConcurrentDrawsPlaceFaultsUnderTheInterleaving(t *testing.T) {
 	oneGoroutine(t)
 	cfg := copperfin.ConfigOfProfile(copperfin.ProfileTyped)
 	cfg.Concurrency = &model.Concurrency{Workers: 3}
-	gen, err := properties.Generator(copperfin.Configured, properties.WithFixture(copperfin.CopperfinBatch()), properties.WithConfig(cfg),
+	gen, err := properties.Generator(ref(), properties.WithFixtureValue(copperfin.CopperfinBatch()), properties.WithConfig(cfg),
 		properties.WithoutWorldEvents())
 	if err != nil {
 		t.Fatal(err)
@@ -205,7 +205,7 @@ func TestConcurrentDrawsPlaceFaultsUnderTheInterleaving(t *testing.T) {
 // it made before modifiers were drawn).
 func TestConcurrentDrawsCorrelationsAndSeeds(t *testing.T) {
 	count := func(cfg model.Config) (seeded, correlated, repeated int) {
-		gen, err := properties.Generator(clerks, properties.WithFixture(lostupdate.Fixture()), properties.WithHarnessOptions(lostupdate.Options()),
+		gen, err := properties.Generator(sysdef(clerks), properties.WithFixtureValue(lostupdate.Fixture()), properties.WithHarnessOptions(lostupdate.Options()),
 			properties.WithConfig(cfg), properties.WithKinds("output_drift"), properties.WithMaxFaults(2))
 		if err != nil {
 			t.Fatal(err)
@@ -257,7 +257,7 @@ func TestReducePinsSeededPicks(t *testing.T) {
 	if before.Held() || before.ContextSwitches != 5 || before.Faults[0].Fired != 2 {
 		t.Fatalf("the hand-made schedule: held %v, %d context switches, fired %d", before.Held(), before.ContextSwitches, before.Faults[0].Fired)
 	}
-	cx, err := properties.Reduce(clerks, s, lostupdate.InvNoLostUpdate, clerkOpts()...)
+	cx, err := properties.Reduce(sysdef(clerks), s, lostupdate.InvNoLostUpdate, clerkOpts()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +276,7 @@ func TestReduceDropsAnUnneededModifier(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cx, err := properties.Reduce(copperfin.Configured, s, model.InvEffectAtMostOnce, properties.WithFixture(copperfin.CopperfinTenants()),
+	cx, err := properties.Reduce(ref(), s, model.InvEffectAtMostOnce, properties.WithFixtureValue(copperfin.CopperfinTenants()),
 		properties.WithConfig(s.Config))
 	if err != nil {
 		t.Fatal(err)
@@ -297,7 +297,7 @@ func TestExploreKeepsANeededModifier(t *testing.T) {
 	rapidFlags(t, 100, 1)
 	cfg := copperfin.ConfigOfControls(copperfin.Controls(0).With(copperfin.Control("idempotency")))
 	cfg.Concurrency = &model.Concurrency{Workers: 3}
-	rep, err := properties.Explore(copperfin.Configured, properties.WithFixture(copperfin.CopperfinBatch()), properties.WithConfig(cfg),
+	rep, err := properties.Explore(ref(), properties.WithFixtureValue(copperfin.CopperfinBatch()), properties.WithConfig(cfg),
 		properties.WithKinds("checkpoint_rollback"), properties.WithMaxFaults(1), properties.WithoutWorldEvents())
 	if err != nil {
 		t.Fatal(err)
@@ -334,7 +334,7 @@ func TestExploreKeepsANeededModifier(t *testing.T) {
 // and the guarded clerk's walk is a complete bounded proof over 5 clean
 // runs and 12 of one tool_timeout.
 func TestExhaustiveWalksInterleavings(t *testing.T) {
-	rep, err := properties.Exhaustive(clerks, clerkOpts(properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))...)
+	rep, err := exhaustive(sysdef(clerks), clerkOpts(properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +345,7 @@ func TestExhaustiveWalksInterleavings(t *testing.T) {
 	}
 	t.Logf("%s; %s: found at %d\n%s", rep.Scope, rep.Sizes(), rep.Index, rep.Counterexample)
 	guarded := func(model.Config) (model.Factory, error) { return lostupdate.GuardedFactory(), nil }
-	g, err := properties.Exhaustive(guarded, clerkOpts(properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))...)
+	g, err := exhaustive(sysdef(guarded), clerkOpts(properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,9 +361,9 @@ func TestExhaustiveWalksInterleavings(t *testing.T) {
 // under one switch, and the guarded clerk holds under all of them. A bound
 // out of range, and a config with its own seed, are errors.
 func TestExhaustiveMaxSwitches(t *testing.T) {
-	walk := func(sys properties.System, n int, opts ...properties.Option) *properties.ExhaustiveReport {
+	walk := func(sys func(model.Config) (model.Factory, error), n int, opts ...properties.Option) *properties.ExhaustiveReport {
 		t.Helper()
-		rep, err := properties.Exhaustive(sys, clerkOpts(append(opts, properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1), properties.WithMaxSwitches(n))...)...)
+		rep, err := exhaustive(sysdef(sys), clerkOpts(append(opts, properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1), properties.WithMaxSwitches(n))...)...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -380,11 +380,11 @@ func TestExhaustiveMaxSwitches(t *testing.T) {
 	if g := walk(guarded, 2); g.Found || !g.Complete || g.Scope.Interleavings != 17 || g.Scope.MaxSwitches != 2 {
 		t.Fatalf("guarded, bound 2: found %v, complete %v, scope %+v", g.Found, g.Complete, g.Scope)
 	}
-	if _, err := properties.Exhaustive(clerks, clerkOpts(properties.WithMaxSwitches(5))...); err == nil || err.Error() != "properties: max switches 5 must be between 0 and 4" {
+	if _, err := exhaustive(sysdef(clerks), clerkOpts(properties.WithMaxSwitches(5))...); err == nil || err.Error() != "properties: max switches 5 must be between 0 and 4" {
 		t.Errorf("bound 5: %v", err)
 	}
 	seeded := append(clerkOpts(), properties.WithConfig(model.Config{Concurrency: &model.Concurrency{Workers: 2, Seed: "x"}}))
-	if _, err := properties.Exhaustive(clerks, seeded...); err == nil || !strings.Contains(err.Error(), "leave the config's concurrency seed and interleaving unset") {
+	if _, err := exhaustive(sysdef(clerks), seeded...); err == nil || !strings.Contains(err.Error(), "leave the config's concurrency seed and interleaving unset") {
 		t.Errorf("a seeded config: %v", err)
 	}
 }
@@ -394,19 +394,19 @@ func TestExhaustiveMaxSwitches(t *testing.T) {
 // WithInvariants naming only a built-in one those options do not select;
 // their own options explore as before.
 func TestNoInvariantIsAnError(t *testing.T) {
-	const msg = "properties: no invariant would be checked (the harness options' Builtin is empty and they add no Invariants, or WithInvariants leaves none of them in scope): every run would pass whatever the system does"
-	none := []properties.Option{properties.WithFixture(lostupdate.Fixture()), properties.WithHarnessOptions(model.Options{Builtin: []string{}}), properties.WithKinds("tool_timeout")}
+	const msg = "properties: no invariant would be checked (the Definition's or the harness options' Builtin is empty and they add no Invariants, or the scope of the counterexamples leaves none of them): every run would pass whatever the system does"
+	none := []properties.Option{properties.WithFixtureValue(lostupdate.Fixture()), properties.WithHarnessOptions(model.Options{Builtin: []string{}}), properties.WithKinds("tool_timeout")}
 	outOfScope := append(clerkOpts(properties.WithKinds("tool_timeout")), properties.WithInvariants("effect_at_most_once"))
 	for name, opts := range map[string][]properties.Option{"no invariant": none, "none in scope": outOfScope} {
-		if _, err := properties.Explore(clerks, opts...); err == nil || err.Error() != msg {
+		if _, err := properties.Explore(sysdef(clerks), opts...); err == nil || err.Error() != msg {
 			t.Errorf("%s: Explore: %v", name, err)
 		}
-		if _, err := properties.Exhaustive(clerks, opts...); err == nil || err.Error() != msg {
+		if _, err := exhaustive(sysdef(clerks), opts...); err == nil || err.Error() != msg {
 			t.Errorf("%s: Exhaustive: %v", name, err)
 		}
 	}
 	rapidFlags(t, 20, 1)
-	if _, err := properties.Explore(clerks, clerkOpts(properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))...); err != nil {
+	if _, err := properties.Explore(sysdef(clerks), clerkOpts(properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))...); err != nil {
 		t.Errorf("the clerks' own options: %v", err)
 	}
 }
@@ -418,10 +418,10 @@ func TestExploreRefusesZeroChecks(t *testing.T) {
 	rapidFlags(t, 0, 1)
 	guarded := func(model.Config) (model.Factory, error) { return lostupdate.GuardedFactory(), nil }
 	opts := clerkOpts(properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))
-	if rep, err := properties.Explore(guarded, opts...); err == nil || !strings.Contains(err.Error(), "no check to run: rapid would run 0 checks") {
+	if rep, err := properties.Explore(sysdef(guarded), opts...); err == nil || !strings.Contains(err.Error(), "no check to run: rapid would run 0 checks") {
 		t.Fatalf("-rapid.checks=0: %+v, %v", rep, err)
 	}
-	if rep, err := properties.Explore(guarded, append(opts, properties.WithChecks(3), properties.WithSeed(1))...); err != nil || rep.Checks != 3 {
+	if rep, err := properties.Explore(sysdef(guarded), append(opts, properties.WithChecks(3), properties.WithSeed(1))...); err != nil || rep.Checks != 3 {
 		t.Fatalf("WithChecks(3): %+v, %v", rep, err)
 	}
 }

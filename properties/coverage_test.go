@@ -211,8 +211,8 @@ func TestGuidedShrinkingWorks(t *testing.T) {
 				t.Fatalf("found %t: %+v", rep.Found, rep.Counterexample)
 			}
 			cx := rep.Counterexample
-			if strings.Contains(rep.RapidOutput, "flaky") || !strings.Contains(rep.RapidOutput, "[rapid] failed after") {
-				t.Fatalf("rapid did not reproduce the failure:\n%s", rep.RapidOutput)
+			if strings.Contains(properties.RapidOutput(rep), "flaky") || !strings.Contains(properties.RapidOutput(rep), "[rapid] failed after") {
+				t.Fatalf("rapid did not reproduce the failure:\n%s", properties.RapidOutput(rep))
 			}
 			if len(cx.Shrunk.Faults) != 1 || len(cx.Schedule.Faults) != 1 {
 				t.Fatalf("shrunk to %d faults, reduced to %d:\n%s", len(cx.Shrunk.Faults), len(cx.Schedule.Faults), model.Format(cx.Shrunk))
@@ -227,7 +227,7 @@ func TestGuidedShrinkingWorks(t *testing.T) {
 // commit occurs and the commit's faults are in scope, and whose later runs
 // hold before calling any tool: every fault scheduled at the commit is
 // scheduled for an event that never happens.
-func holdAfterSurvey() properties.System {
+func holdAfterSurvey() func(model.Config) (model.Factory, error) {
 	built := 0
 	return func(cfg model.Config) (model.Factory, error) {
 		if built++; built == 1 {

@@ -45,19 +45,11 @@ type CounterexampleRecord struct {
 	ContextSwitches int   `json:"context_switches,omitempty"`
 }
 
-// WriteCounterexample writes cx to dir (created if missing) as two files,
-// both written to temporary files, synced, then renamed into place (mode
-// 0644), the schedule first:
-//
-//   - NAME.json, the reduced schedule in the schedule-file format, which
-//     faultline replay accepts as it is (its config names the controls,
-//     mutant and fixture);
-//   - NAME.counterexample.json, a CounterexampleRecord.
-//
-// NAME is "cx-" and the invariant and eight hex digits of the schedule's
-// hash, so the same counterexample always lands in the same file. It sets
-// cx.File and cx.Replay (replayFormat with the schedule file's path) and
-// returns an error for a file that cannot be written.
+// WriteCounterexample writes cx to dir (created if missing) as NAME.json,
+// the reduced schedule faultline replay accepts, and
+// NAME.counterexample.json, its CounterexampleRecord, each replaced
+// atomically (NAME: "cx-", the invariant and the schedule's hash). It sets
+// cx.File and cx.Replay (replayFormat with the file's path).
 func WriteCounterexample(dir string, cx *Counterexample, rep *Report, replayFormat string) error {
 	return writeCounterexample(dir, cx, rep, func(path string) string { return fmt.Sprintf(replayFormat, path) })
 }

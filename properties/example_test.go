@@ -39,11 +39,10 @@ func (blindRefund) Run(ctx context.Context, env model.Env, task model.Task) (mod
 // blind retry duplicates the refund when the provider commits and the
 // reply is lost.
 func Example() {
-	// in a test: properties.Check(t, properties.Factory(newSystem))
-	newSystem := func() model.System { return blindRefund{} }
-	rep, err := properties.Explore(properties.Factory(newSystem), properties.WithFixture(copperfin.Copperfin()),
-		properties.WithKinds("timeout_after_commit", "subject_swap", "stale_policy"),
-		properties.WithInvariants(model.InvEffectAtMostOnce))
+	// in a test: properties.Check(t, def)
+	def := model.Define("refunds", copperfin.Copperfin(), func() model.System { return blindRefund{} })
+	def.Builtin = []string{model.InvEffectAtMostOnce}
+	rep, err := properties.Explore(def, properties.WithKinds("timeout_after_commit", "subject_swap", "stale_policy"))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -14,22 +14,23 @@ import (
 
 // Bounds of the exhaustive walk's options.
 const (
-	// DefaultMaxSchedules is the most schedules Exhaustive runs unless
+	// defaultMaxSchedules is the most schedules Exhaustive runs unless
 	// WithMaxSchedules says otherwise.
-	DefaultMaxSchedules = 10_000_000
-	// MaxSchedulesLimit bounds WithMaxSchedules.
-	MaxSchedulesLimit = 100_000_000
-	// MaxWorkers bounds WithWorkers.
-	MaxWorkers = 256
-	// MaxSwitchesLimit bounds WithMaxSwitches.
-	MaxSwitchesLimit = 4
+	defaultMaxSchedules = 10_000_000
+	// maxSchedulesLimit bounds WithMaxSchedules.
+	maxSchedulesLimit = 100_000_000
+	// maxWorkers bounds WithWorkers.
+	maxWorkers = 256
+	// maxSwitchesLimit bounds WithMaxSwitches.
+	maxSwitchesLimit = 4
 )
 
 // exhaustiveSettings are the options only Exhaustive reads.
 type exhaustiveSettings struct {
+	on           bool // WithExhaustive
 	ownEvents    bool
 	workers      int // 0: one
-	maxSchedules int // 0: DefaultMaxSchedules
+	maxSchedules int // 0: defaultMaxSchedules
 	unreduced    bool
 	visit        func(*model.Schedule) // called on each schedule run, in order
 	// switches is WithMaxSwitches' bound plus one (0: unset, a bound of 1)
@@ -44,13 +45,13 @@ func WithOwnEvents() Option {
 	return optionFunc(func(s *settings) error { s.exh.ownEvents = true; return nil })
 }
 
-// WithWorkers runs the exhaustive walk on n goroutines (1 to MaxWorkers;
+// WithWorkers runs the exhaustive walk on n goroutines (1 to maxWorkers;
 // default 1), each with its own harness. The report does not depend on n.
 // Only Exhaustive reads it.
 func WithWorkers(n int) Option {
 	return optionFunc(func(s *settings) error {
-		if n < 1 || n > MaxWorkers {
-			return fmt.Errorf("properties: workers %d must be between 1 and %d", n, MaxWorkers)
+		if n < 1 || n > maxWorkers {
+			return fmt.Errorf("properties: workers %d must be between 1 and %d", n, maxWorkers)
 		}
 		s.exh.workers = n
 		return nil
@@ -58,13 +59,13 @@ func WithWorkers(n int) Option {
 }
 
 // WithMaxSchedules caps the schedules the exhaustive walk runs (1 to
-// MaxSchedulesLimit; default DefaultMaxSchedules). A walk that reaches the
+// maxSchedulesLimit; default defaultMaxSchedules). A walk that reaches the
 // cap before it finishes is incomplete: inconclusive, never a pass. Only
 // Exhaustive reads it.
 func WithMaxSchedules(n int) Option {
 	return optionFunc(func(s *settings) error {
-		if n < 1 || n > MaxSchedulesLimit {
-			return fmt.Errorf("properties: max schedules %d must be between 1 and %d", n, MaxSchedulesLimit)
+		if n < 1 || n > maxSchedulesLimit {
+			return fmt.Errorf("properties: max schedules %d must be between 1 and %d", n, maxSchedulesLimit)
 		}
 		s.exh.maxSchedules = n
 		return nil
@@ -72,14 +73,14 @@ func WithMaxSchedules(n int) Option {
 }
 
 // WithMaxSwitches bounds the context switches of the interleavings a
-// concurrent exhaustive walk enumerates (0 to MaxSwitchesLimit; default
+// concurrent exhaustive walk enumerates (0 to maxSwitchesLimit; default
 // 1; 0 runs the default order alone). Their number grows about as the
 // scheduling points to the power of the bound. Only Exhaustive reads it,
 // and only for a concurrent config.
 func WithMaxSwitches(n int) Option {
 	return optionFunc(func(s *settings) error {
-		if n < 0 || n > MaxSwitchesLimit {
-			return fmt.Errorf("properties: max switches %d must be between 0 and %d", n, MaxSwitchesLimit)
+		if n < 0 || n > maxSwitchesLimit {
+			return fmt.Errorf("properties: max switches %d must be between 0 and %d", n, maxSwitchesLimit)
 		}
 		s.exh.switches = n + 1
 		return nil
@@ -135,17 +136,17 @@ func (s ExhaustiveScope) String() string {
 	}
 	out := fmt.Sprintf("kinds %s; world events %s; placement %s; fixture %s", strings.Join(s.Kinds, ", "), w, s.Placement, s.Fixture)
 	if len(s.ClockAdvances) > 0 {
-		out += "; " + s.ClockAdvancesText()
+		out += "; " + s.clockAdvancesText()
 	}
 	if s.Interleavings > 0 {
-		out += "; " + s.InterleavingsText()
+		out += "; " + s.interleavingsText()
 	}
 	return out
 }
 
-// ClockAdvancesText names the lengths a clock_advance is placed with:
+// clockAdvancesText names the lengths a clock_advance is placed with:
 // "clock advances 1000, 2000, 120000 ms".
-func (s ExhaustiveScope) ClockAdvancesText() string {
+func (s ExhaustiveScope) clockAdvancesText() string {
 	ns := make([]string, len(s.ClockAdvances))
 	for i, d := range s.ClockAdvances {
 		ns[i] = strconv.FormatInt(int64(d), 10)
@@ -153,10 +154,10 @@ func (s ExhaustiveScope) ClockAdvancesText() string {
 	return "clock advances " + strings.Join(ns, ", ") + " ms"
 }
 
-// InterleavingsText says how many interleavings a concurrent walk ran
+// interleavingsText says how many interleavings a concurrent walk ran
 // each fault schedule under: "79 interleavings (at most one context
 // switch)".
-func (s ExhaustiveScope) InterleavingsText() string {
+func (s ExhaustiveScope) interleavingsText() string {
 	bound := "at most one context switch"
 	switch s.MaxSwitches {
 	case 0:
@@ -168,7 +169,7 @@ func (s ExhaustiveScope) InterleavingsText() string {
 	return fmt.Sprintf("%d interleavings (%s)", s.Interleavings, bound)
 }
 
-// ExhaustiveReport is the result of an exhaustive walk (see Exhaustive).
+// ExhaustiveReport is the result of an exhaustive walk (WithExhaustive).
 type ExhaustiveReport struct {
 	// Found is true when a schedule broke an invariant in scope;
 	// Counterexample is then the first such schedule in enumeration order
@@ -254,100 +255,34 @@ func (r *ExhaustiveReport) Summary() string {
 	return fmt.Sprintf("no counterexample among %d schedules of at most %d faults (%s; %s)", r.Schedules, r.MaxFaults, r.Sizes(), r.Scope)
 }
 
-// Exhaustive runs every schedule of up to WithMaxFaults faults and world
-// events (default 3) of its scope against sys, smallest first: the clean
-// run, then every schedule of one fault, then of two, and so on; within a
-// size, in a fixed order (below). It stops at the first schedule that
-// breaks an invariant in scope, which no smaller schedule of the scope
-// does (minimal by construction: it is not reduced further), or runs them
-// all: a bounded proof over the scope. Nothing is drawn at random; the
-// report is a pure function of sys and the options.
-//
-// The sites of the k-th fault come from the run of the schedule of the
-// k-1 faults placed before it: for each kind in scope (catalogue order,
-// then the world events unless WithoutWorldEvents; WithKinds and
-// WithDomains narrow them), each event the schedule validator accepts it
-// at (WithOwnEvents: its own event only) in the order of model.AllEvents,
-// each ordinal from 1 to the number of times that run crossed the event
-// (model.Crossings: worker.start and the claim are no sites), and for a
-// memory_loss or branch_failure each target: every key (every branch)
-// first, then each memory key (branch name) the run crossed, in the order
-// first crossed. A retry's third tool.commit is a site only under faults
-// that make it. A clock_advance takes the default 1000 ms and then an
-// advance of each timing boundary of the run: the tasks' deadline and
-// each capability's expiry, in logical ms (so a deadline measured from
-// the wrong start is found with two faults). Other targets are the
-// defaults (the task's own capability, policy and record), and no fault
-// names a Tool.
-//
-// Order and reduction. The schedules of k+1 faults are those of k faults
-// in their order, each followed by its sites in the order above. A
-// schedule is a set of placements: faults at crossings that cannot
-// coincide commute, so its faults are put in a canonical order (by event,
-// ordinal, kind and target, keeping the order of any two that can meet
-// at one crossing: the same event and ordinal, or a persistent fault such
-// as budget_exhaustion and a fault at a later ordinal of its event, which
-// compose in schedule order), and a schedule whose canonical form
-// (model.Format bytes) was already enumerated at its size is skipped.
-// Nothing else is skipped.
-//
-// Interleavings. For a concurrent config (Concurrency of two workers or
-// more over two tasks or more, with no interleaving or seed of its own:
-// an error otherwise) every fault schedule runs under each interleaving
-// of at most WithMaxSwitches context switches (default 1): the default
-// order (each worker goes on until its task ends), then, for each
-// scheduling point of the clean run and each other task, the clean run's
-// picks up to that point followed by that task, after which every worker
-// goes on (Concurrency); with a bound of k, the same from each
-// interleaving of k-1 switches at each point after its last pick; those
-// whose clean run repeats the picks of an earlier one are left out. The
-// interleaving comes first in the order: the schedules of k faults are
-// those under the first interleaving, then under the second, and so on,
-// and a fault's sites come from the run under its own interleaving. The
-// scope's Interleavings counts them. A violation that needs two context
-// switches or more is outside the bound; random exploration draws them.
-//
-// Options as for Explore (WithConfig, WithFixture or WithDefinition,
-// WithKinds, WithDomains, WithoutWorldEvents, WithMaxFaults,
-// WithHarnessOptions, WithInvariants, WithCounterexampleDir,
-// WithReplayCommand, WithProgress), and WithOwnEvents, WithWorkers and
-// WithMaxSchedules; WithCoverage, WithGuide, WithFailDir, WithSeed and
-// WithChecks do not apply (an error).
-//
-// Shards. Under WithShard(i, n) the walk is shard i of n of the
-// enumeration above: the schedule at 1-based position j (clean run
-// included, WithMaxSchedules counted over the whole enumeration) is the
-// shard's when (j-1) mod n = i-1. A shard runs every schedule of fewer
-// than WithMaxFaults faults, whose runs give the next size's sites, and
-// only its own of the largest size; it counts, reports and stops at its
-// own schedules alone, with Index the position in the whole enumeration.
-// The n shards' Schedules and PerSize add up to the unsharded walk's when
-// no shard finds a counterexample; when the unsharded walk stops at
-// position j, the shard owning j stops there with the same
-// counterexample and every other shard finds none before j. So the run's
-// verdict is the counterexample of the least Index among the shards (none
-// when none found one), and the run is complete when every shard is. An
-// error means bad options or a harness error, never a counterexample; a
-// walk that reaches its cap returns a report that is not Complete.
-//
-// Confirmation. Before it reports a counterexample the walk runs it again,
-// which must cross the same events (times aside), and the schedule of one
-// fault fewer whose run gave its last fault's site (the clean run, for
-// one fault), which must hold every invariant again; otherwise it returns
-// an error wrapping ErrNondeterministic (state kept across runs, a clock
-// or global randomness) and no report.
-func Exhaustive(sys System, opts ...Option) (*ExhaustiveReport, error) {
-	e, err := resolve(sys, opts)
+// WithExhaustive makes Explore and Check the bounded-exhaustive walk
+// instead of random draws: every schedule of up to WithMaxFaults faults and world
+// events, smallest first, each fault at a crossing the run of the faults
+// before it reached, stopping at the first that breaks an invariant in
+// scope (minimal by construction) or ending in a bounded proof over the
+// scope. Its report is Report.Exhaustive. WithCoverage, WithGuide,
+// WithSeed and WithChecks do not apply. See docs/exploration.md.
+func WithExhaustive() Option {
+	return optionFunc(func(s *settings) error { s.exh.on = true; return nil })
+}
+
+// exhaustive runs the walk of e and reports it as Explore does.
+func (e *explorer) exhaustive() (*Report, error) {
+	w, err := e.walkReport()
 	if err != nil {
 		return nil, err
 	}
+	return &Report{Found: w.Found, Counterexample: w.Counterexample, Faults: w.Faults, Reached: w.Reached, Fired: w.Fired,
+		Shard: w.Shard, Shards: w.Shards, Exhaustive: w}, nil
+}
+
+// walkReport runs the exhaustive walk of e.
+func (e *explorer) walkReport() (*ExhaustiveReport, error) {
 	switch {
 	case e.set.tracker != nil:
 		return nil, errors.New("properties: WithCoverage does not apply to an exhaustive walk")
 	case e.set.guide != nil:
 		return nil, errors.New("properties: WithGuide does not apply to an exhaustive walk: it draws nothing")
-	case e.set.failDir != "":
-		return nil, errors.New("properties: WithFailDir applies to Check only")
 	case e.set.loop.seedSet || e.set.loop.checks > 0:
 		return nil, errors.New("properties: WithSeed and WithChecks do not apply to an exhaustive walk: it draws nothing")
 	}
@@ -502,7 +437,7 @@ func newWalk(e *explorer) (*walkState, error) {
 	set := e.set
 	w := &walkState{e: e, byCode: make([]*exKind, len(walkKinds)), cap: set.exh.maxSchedules}
 	if w.cap == 0 {
-		w.cap = DefaultMaxSchedules
+		w.cap = defaultMaxSchedules
 	}
 	scope := ExhaustiveScope{Fixture: set.fixture.Name, Config: set.config, World: set.world, Placement: "any event"}
 	if set.exh.ownEvents {
@@ -763,7 +698,7 @@ func (w *walkState) check(h *model.Harness, k string, children bool) outcome {
 	if sp := (*model.SystemPanic)(nil); errors.As(err, &sp) {
 		// the first schedule in the walk's order that makes the system
 		// panic: minimal, as a counterexample is
-		return outcome{err: &PanicError{Schedule: s, Panic: sp}}
+		return outcome{err: &panicError{Schedule: s, Panic: sp}}
 	}
 	if err != nil {
 		return outcome{err: fmt.Errorf("properties: harness: %w", err)}
@@ -984,8 +919,8 @@ func (w *walkState) found(k, parent string, hasParent bool, o outcome, index int
 	}
 	cx := describe(s, res, ir)
 	cx.Shrunk, cx.Replay = cloneSchedule(s), fmt.Sprintf(w.e.set.replay, "SCHEDULE.json")
-	if w.e.set.dir != "" {
-		if err := WriteCounterexample(w.e.set.dir, cx, &Report{Found: true, Checks: rep.Index, ChecksToFailure: rep.Index}, w.e.set.replay); err != nil {
+	if w.e.set.failDir != "" {
+		if err := WriteCounterexample(w.e.set.failDir, cx, &Report{Found: true, Checks: rep.Index, ChecksToFailure: rep.Index}, w.e.set.replay); err != nil {
 			return nil, err
 		}
 	}

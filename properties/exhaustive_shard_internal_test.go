@@ -16,16 +16,16 @@ import (
 func walkBilling(t *testing.T, cfg model.Config, i, n int, extra ...Option) (*ExhaustiveReport, [][]byte) {
 	t.Helper()
 	var visited [][]byte
-	opts := append([]Option{WithDefinition(billing.Definition()), WithConfig(cfg), WithMaxFaults(2), WithWorkers(2),
+	opts := append([]Option{WithConfig(cfg), WithMaxFaults(2), WithWorkers(2),
 		withVisit(func(s *model.Schedule) { visited = append(visited, model.Format(s)) })}, extra...)
 	if n > 0 {
 		opts = append(opts, WithShard(i, n))
 	}
-	rep, err := Exhaustive(billing.Definition().Factory, opts...)
+	rep, err := Explore(billing.Definition(), append(opts, WithExhaustive())...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rep, visited
+	return rep.Exhaustive, visited
 }
 
 // TestExhaustiveShardsPartitionTheWalk: for the correct billing agent,

@@ -19,7 +19,7 @@ var refSys = copperfin.Definition().Factory
 // fixture under cfg, with opts after.
 func walkOf(t *testing.T, cfg model.Config, opts ...properties.Option) *properties.ExhaustiveReport {
 	t.Helper()
-	rep, err := properties.Exhaustive(refSys, append([]properties.Option{properties.WithFixture(copperfin.Copperfin()), properties.WithConfig(cfg)}, opts...)...)
+	rep, err := exhaustive(copperfin.Definition(), append([]properties.Option{properties.WithConfig(cfg), properties.WithReplayCommand("faultline replay %s")}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,9 +154,9 @@ func TestExhaustiveAdvancesPastTheDeadline(t *testing.T) {
 func TestExhaustiveDefinition(t *testing.T) {
 	d := inventory.Definition()
 	planted := model.Config{System: json.RawMessage(`{"variant":"planted"}`)}
-	opts := []properties.Option{properties.WithDefinition(d), properties.WithoutWorldEvents(), properties.WithHarnessOptions(model.Options{RetryBudget: 3}),
+	opts := []properties.Option{properties.WithoutWorldEvents(), properties.WithHarnessOptions(model.Options{RetryBudget: 3}),
 		properties.WithKinds("tool_timeout", "timeout_after_commit")}
-	rep, err := properties.Exhaustive(d.Factory, append(opts, properties.WithConfig(planted), properties.WithMaxFaults(1))...)
+	rep, err := exhaustive(d, append(opts, properties.WithConfig(planted), properties.WithMaxFaults(1))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestExhaustiveDefinition(t *testing.T) {
 		rep.Counterexample.Schedule.Config.Fixture != "inventory" || string(rep.Counterexample.Schedule.Config.System) != `{"variant":"planted"}` {
 		t.Fatalf("%s: %v", rep.Summary(), rep.Counterexample)
 	}
-	fixed, err := properties.Exhaustive(d.Factory, append(opts, properties.WithMaxFaults(2))...)
+	fixed, err := exhaustive(d, append(opts, properties.WithMaxFaults(2))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestExhaustiveCap(t *testing.T) {
 		t.Fatalf("%+v: %s", rep, rep.Summary())
 	}
 	for _, o := range []properties.Option{properties.WithMaxSchedules(0), properties.WithWorkers(0), properties.WithMaxFaults(17)} {
-		if _, err := properties.Exhaustive(refSys, properties.WithFixture(copperfin.Copperfin()), o); err == nil {
+		if _, err := exhaustive(copperfin.Definition(), o); err == nil {
 			t.Errorf("no error for a bad bound")
 		}
 	}
@@ -277,7 +277,7 @@ func TestExhaustiveCleanRunAndNoSite(t *testing.T) {
 		t.Fatalf("%s", rep.Summary())
 	}
 	d := inventory.Definition()
-	none, err := properties.Exhaustive(d.Factory, properties.WithDefinition(d), properties.WithKinds("branch_failure"), properties.WithMaxFaults(2))
+	none, err := exhaustive(d, properties.WithKinds("branch_failure"), properties.WithMaxFaults(2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,7 +336,7 @@ func TestReplayedCommitUnseenByLaggingReadback(t *testing.T) {
 // the composition's two kinds, anywhere, on the three-task workload holds
 // under typed; FAULTLINE_HEAVY=1 walks every kind and world event.
 func TestBatchWalkHoldsUnderTyped(t *testing.T) {
-	opts := []properties.Option{properties.WithFixture(copperfin.CopperfinBatch()), properties.WithConfig(copperfin.ConfigOfProfile(copperfin.ProfileTyped)),
+	opts := []properties.Option{properties.WithFixture(copperfin.CopperfinBatch().Name), properties.WithConfig(copperfin.ConfigOfProfile(copperfin.ProfileTyped)),
 		properties.WithMaxFaults(2)}
 	want, sizes := 22, []int{1, 5, 16}
 	if heavy() {
@@ -345,7 +345,7 @@ func TestBatchWalkHoldsUnderTyped(t *testing.T) {
 		opts = append(opts, properties.WithKinds("partial_success_response", "lagging_readback"), properties.WithoutWorldEvents())
 		t.Log("the walk of two kinds; FAULTLINE_HEAVY=1 walks all of them")
 	}
-	rep, err := properties.Exhaustive(refSys, opts...)
+	rep, err := exhaustive(copperfin.Definition(), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

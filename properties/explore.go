@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"testing"
 
 	"pgregory.net/rapid"
 
@@ -31,9 +32,9 @@ type Report struct {
 	Seed uint64 `json:"seed,omitempty"`
 	// Counterexample is the reduced counterexample when Found.
 	Counterexample *Counterexample `json:"counterexample,omitempty"`
-	// RapidOutput is what rapid reported on the failure: its reproduce
+	// rapidOutput is what rapid reported on the failure: its reproduce
 	// command (a -rapid.failfile or -rapid.seed) and the failing draws.
-	RapidOutput string `json:"-"`
+	rapidOutput string `json:"-"`
 	// Faults counts the faults and world events the checks scheduled (the
 	// Checks schedules; rapid's shrinking and the reduction not counted),
 	// Reached those whose event occurrence the run reached and Fired
@@ -51,22 +52,31 @@ type Report struct {
 	// the failing check's 1-based index in the whole run.
 	Shard  int `json:"shard,omitempty"`
 	Shards int `json:"shards,omitempty"`
+	// Exhaustive is the walk's own report under WithExhaustive (nil
+	// otherwise); the fields above are then the walk's.
+	Exhaustive *ExhaustiveReport `json:"exhaustive,omitempty"`
 }
 
-// Unreached is the number of scheduled faults the checks never reached.
-func (r *Report) Unreached() int { return r.Faults - r.Reached }
+// unreached is the number of scheduled faults the checks never reached.
+func (r *Report) unreached() int { return r.Faults - r.Reached }
 
 // Inconclusive reports whether the campaign found no counterexample and
 // reached none of the faults it scheduled, or reached some but none ever
 // fired (an adapter that enacts none of the kinds in scope): either way
 // no fault was tested.
 func (r *Report) Inconclusive() bool {
+	if r.Exhaustive != nil {
+		return r.Exhaustive.Inconclusive()
+	}
 	return !r.Found && (r.Reached == 0 || r.Fired == 0 && r.Faults > 0)
 }
 
 // InconclusiveMessage says why an inconclusive campaign tested nothing:
 // the checks and faults scheduled, and the events the system did cross.
 func (r *Report) InconclusiveMessage() string {
+	if r.Exhaustive != nil {
+		return r.Exhaustive.Summary()
+	}
 	crossed := make([]string, len(r.Crossed))
 	for i, ev := range r.Crossed {
 		crossed[i] = string(ev)
@@ -112,7 +122,7 @@ type Counterexample struct {
 	// schedule's config holds the interleaving that replays it.
 	Interleaving    []int `json:"interleaving,omitempty"`
 	ContextSwitches int   `json:"context_switches,omitempty"`
-	// File is the schedule file written (with WithCounterexampleDir) and
+	// File is the schedule file written (with WithFailDir) and
 	// Replay the command that replays it.
 	File   string `json:"file,omitempty"`
 	Replay string `json:"replay"`
@@ -165,28 +175,27 @@ func (cx *Counterexample) String() string {
 	return b.String()
 }
 
-// Explore runs rapid over schedules drawn for sys and returns what it
-// found. The number of checks and the seed are rapid's (-rapid.checks and
-// -rapid.seed, or RAPID_CHECKS and RAPID_SEED); rapid's fail file for the
-// exploration's name is replayed first. An error means bad options or a
-// harness error (a System that cannot be built, a schedule the harness
-// refuses), never a counterexample. It keeps no fail folder and reads no
-// FAULTLINE_REPLAY (that is Check's); WithFailDir is an error.
-//
-// Outside a test binary, call testing.Init and flag.Parse first: rapid
-// consults testing.Short, which needs the test flags registered and parsed.
-func Explore(sys System, opts ...Option) (*Report, error) {
-	return explore(nil, sys, opts)
-}
-
-func explore(parent rapid.TB, sys System, opts []Option) (*Report, error) {
-	e, err := resolve(sys, opts)
+// Explore explores def as Check does and returns the report instead of
+// failing a test: for a caller without a *testing.T (the command line),
+// or one that wants the counts. WithExhaustive makes it the exhaustive
+// walk. An error is bad options, a Definition or config that does not
+// apply, or a harness error, never a counterexample. Outside a test
+// binary, call testing.Init and flag.Parse first (rapid reads testing's
+// flags). See docs/exploration.md.
+func Explore(def *model.Definition, opts ...Option) (*Report, error) {
+	e, err := open(nil, def, opts)
 	if err != nil {
 		return nil, err
 	}
-	if e.set.failDir != "" {
-		return nil, errors.New("properties: WithFailDir applies to Check only (Explore writes its counterexamples with WithCounterexampleDir)")
+	if e.set.exh.on {
+		return e.exhaustive()
 	}
+	return e.campaign(nil)
+}
+
+// campaign is the random exploration of e under the name of parent
+// (withName's without one).
+func (e *explorer) campaign(parent rapid.TB) (*Report, error) {
 	if err := e.survey(); errors.Is(err, errNoSite) {
 		return e.noSite(), nil
 	} else if err != nil {
@@ -213,7 +222,7 @@ func (e *explorer) noSite() *Report {
 }
 
 // explore runs rapid over the draw space of e (built by survey) under the
-// name of parent, or WithName's without one.
+// name of parent, or withName's without one.
 func (e *explorer) explore(parent rapid.TB) (*Report, error) {
 	name := e.set.name
 	if parent != nil {
@@ -237,7 +246,7 @@ func (e *explorer) explore(parent rapid.TB) (*Report, error) {
 	if e.harnessErr != nil {
 		return nil, e.harnessErr
 	}
-	rep := &Report{Checks: e.calls, RapidOutput: strings.Join(rec.msgs, "\n"), Faults: e.faults, Reached: e.reached, Fired: e.fired}
+	rep := &Report{Checks: e.calls, rapidOutput: strings.Join(rec.msgs, "\n"), Faults: e.faults, Reached: e.reached, Fired: e.fired}
 	for p, ev := range allEvents {
 		if e.crossed[p] {
 			rep.Crossed = append(rep.Crossed, ev)
@@ -245,7 +254,7 @@ func (e *explorer) explore(parent rapid.TB) (*Report, error) {
 	}
 	if e.firstFail == 0 {
 		if rec.failed {
-			return nil, fmt.Errorf("properties: rapid failed without a counterexample: %s", rep.RapidOutput)
+			return nil, fmt.Errorf("properties: rapid failed without a counterexample: %s", rep.rapidOutput)
 		}
 		return rep, nil
 	}
@@ -253,22 +262,14 @@ func (e *explorer) explore(parent rapid.TB) (*Report, error) {
 	return e.found(rep)
 }
 
-// Generator returns the rapid generator of the schedules Check and Explore
-// draw for sys under opts (see the package comment for what a drawn
-// schedule holds), for use in a property of one's own, such as a native
-// fuzz target through rapid.MakeFuzz. Only the options that shape the draw
-// apply: WithConfig, WithFixture, WithKinds, WithDomains, WithNotices,
-// WithoutWorldEvents, WithoutSwarm and WithMaxFaults; the others are accepted and
-// ignored. It runs the workload's clean run once, to learn which events
-// occur and how often, and each draw runs the faults drawn before its
-// later ones (see the package comment), so it returns an error for bad options, a System
-// that cannot be built, or a harness error, and for a scope whose kinds
-// never occur in the workload. The generator draws from a state fixed at
-// construction (and a store of the runs of earlier faults, which changes
-// no draw) and may be used from several goroutines; its draws then call
-// sys from each, so sys must be safe for concurrent use.
-func Generator(sys System, opts ...Option) (*rapid.Generator[*model.Schedule], error) {
-	e, err := newExplorer(sys, opts)
+// Generator returns the rapid generator of the schedules Check and
+// Explore draw for def, for a property of one's own (a native fuzz target
+// through rapid.MakeFuzz). Only the options that shape the draw apply. It
+// runs the clean run to learn the sites, so bad options, a harness error
+// and a scope whose kinds never occur in the workload are errors. It may
+// be used from several goroutines.
+func Generator(def *model.Definition, opts ...Option) (*rapid.Generator[*model.Schedule], error) {
+	e, err := newExplorer(def, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -279,7 +280,6 @@ var seedRE = regexp.MustCompile(`-rapid\.seed=(\d+)`)
 
 // explorer holds one exploration's draw space and state.
 type explorer struct {
-	sys     System
 	set     settings
 	harness *model.Harness
 	kinds   []kindSpace
@@ -490,8 +490,8 @@ func (k *kindSpace) events(ss sites) []model.EventName {
 // config and, when also names more configs, of each of them: a kind is in
 // the draw space when it fits an event one of those clean runs crossed;
 // where each fault is placed comes from the run it is placed in (draw).
-func newExplorer(sys System, opts []Option, also ...model.Config) (*explorer, error) {
-	e, err := resolve(sys, opts)
+func newExplorer(def *model.Definition, opts []Option, also ...model.Config) (*explorer, error) {
+	e, err := open(nil, def, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -501,14 +501,37 @@ func newExplorer(sys System, opts []Option, also ...model.Config) (*explorer, er
 	return e, nil
 }
 
-// resolve applies opts and builds the harness of the exploration, without
-// running anything: its runs replay schedules (e.run, e.replay) but it has
-// no draw space until survey.
-func resolve(sys System, opts []Option) (*explorer, error) {
-	if sys == nil {
-		return nil, errors.New("properties: nil System")
+// open is the path every door shares: it refuses an invalid Definition,
+// applies opts, builds the harness, refuses a scope in which no invariant
+// is checked and, for production code (def.Clock set), bubbles each run
+// in one of bt's (when there is a test) and refuses a clean run that
+// reports no crossing. It runs nothing else: the draw space comes with
+// survey.
+func open(bt *testing.T, def *model.Definition, opts []Option) (*explorer, error) {
+	e, err := resolve(def, opts)
+	if err != nil {
+		return nil, err
+	}
+	if def.Clock == nil {
+		return e, nil
+	}
+	if bt != nil {
+		e.set.bubble = bubbler(bt)
+	}
+	if err := e.preflight(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// resolve validates def, applies opts and builds the harness of the
+// exploration, without running anything.
+func resolve(def *model.Definition, opts []Option) (*explorer, error) {
+	if err := def.Validate(); err != nil {
+		return nil, fmt.Errorf("properties: %w", err)
 	}
 	set := defaults()
+	set.def = def
 	for _, o := range opts {
 		if err := o.apply(&set); err != nil {
 			return nil, err
@@ -518,7 +541,7 @@ func resolve(sys System, opts []Option) (*explorer, error) {
 		return nil, err
 	}
 	set.config.Fixture = set.fixture.Name
-	e := &explorer{sys: sys, set: set, harness: model.NewHarness(set.fixture, set.harness), inScope: map[string]bool{}, minFaults: 1,
+	e := &explorer{set: set, harness: model.NewHarness(set.fixture, set.harness), inScope: map[string]bool{}, minFaults: 1,
 		swarm: set.swarm && set.guide == nil}
 	for _, inv := range model.Invariants {
 		e.inScope[inv.Name] = set.invariants == nil || slices.Contains(set.invariants, inv.Name)
@@ -530,7 +553,7 @@ func resolve(sys System, opts []Option) (*explorer, error) {
 		e.inScope[model.InvRecordedAgreesWithLedger] = set.invariants == nil || slices.Contains(set.invariants, model.InvRecordedAgreesWithLedger)
 	}
 	if !e.checksAnInvariant() {
-		return nil, errors.New("properties: no invariant would be checked (the harness options' Builtin is empty and they add no Invariants, or WithInvariants leaves none of them in scope): every run would pass whatever the system does")
+		return nil, errors.New("properties: no invariant would be checked (the Definition's or the harness options' Builtin is empty and they add no Invariants, or the scope of the counterexamples leaves none of them): every run would pass whatever the system does")
 	}
 	return e, nil
 }
@@ -572,7 +595,7 @@ func (e *explorer) survey(also ...model.Config) error {
 		cs := &model.Schedule{Version: model.ScheduleVersion, Seed: "clean", Config: cfg, Faults: []model.FaultEntry{}}
 		clean, err := e.run(cs)
 		if sp := (*model.SystemPanic)(nil); errors.As(err, &sp) {
-			return &PanicError{Schedule: cs, Panic: sp} // with no fault at all
+			return &panicError{Schedule: cs, Panic: sp} // with no fault at all
 		}
 		if err != nil {
 			return err
@@ -693,7 +716,7 @@ func (e *explorer) survey(also ...model.Config) error {
 // notices, so what its checkpoints record is not settled by them, and the
 // notice kinds, which never reach it, leave the campaign inconclusive
 // rather than a violation of the clean run. The invariant stays in scope
-// when the harness options or WithInvariants name it.
+// when the harness options or withInvariants name it.
 func (e *explorer) noticeScope() {
 	set := e.set
 	if !set.config.Notices || e.crossed[eventPos(model.EvNoticeReceive)] || slices.Contains(set.invariants, model.InvRecordedAgreesWithLedger) ||
@@ -1096,7 +1119,7 @@ func (e *explorer) runPrefix(s *model.Schedule) (sites, error) {
 		if sp := (*model.SystemPanic)(nil); errors.As(err, &sp) {
 			c := *s
 			c.Faults = slices.Clone(s.Faults)
-			return sites{}, &PanicError{Schedule: &c, Panic: sp}
+			return sites{}, &panicError{Schedule: &c, Panic: sp}
 		}
 		return sites{}, fmt.Errorf("properties: harness, on the run a fault is placed in: %w", err)
 	}
@@ -1106,12 +1129,12 @@ func (e *explorer) runPrefix(s *model.Schedule) (sites, error) {
 }
 
 // fail records the first harness error of a draw, for explore to return,
-// or the smallest schedule that made the system panic (see PanicError).
+// or the smallest schedule that made the system panic (see panicError).
 func (e *explorer) fail(err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	pe, panicked := err.(*PanicError)
-	old, oldPanicked := e.harnessErr.(*PanicError)
+	pe, panicked := err.(*panicError)
+	old, oldPanicked := e.harnessErr.(*panicError)
 	if e.harnessErr == nil || panicked && oldPanicked && len(pe.Schedule.Faults) < len(old.Schedule.Faults) {
 		e.harnessErr = err
 	}
@@ -1226,7 +1249,7 @@ func (e *explorer) prop(t *rapid.T) {
 	if errors.As(err, &sp) {
 		// a failure of the system: rapid shrinks it like a violation,
 		// and the smallest schedule that panicked is the campaign's
-		e.fail(&PanicError{Schedule: s, Panic: sp})
+		e.fail(&panicError{Schedule: s, Panic: sp})
 		t.Fatalf("%v\n%s", sp, model.Format(s))
 	}
 	if err != nil {
@@ -1276,23 +1299,23 @@ func (e *explorer) markCrossed(res *model.Result) {
 	}
 }
 
-// PanicError is the error Check, Explore and Exhaustive end with when the
+// panicError is the error Check, Explore and Exhaustive end with when the
 // system's code panicked in a run: Schedule is the smallest schedule
 // found that made it panic (a replayable schedule: faultline replay, or
 // FAULTLINE_REPLAY with the file), Panic where and why. A failure of the
-// system (exit code 1 of the command line's table), not of the harness.
-type PanicError struct {
+// system (exit 1), not of the harness.
+type panicError struct {
 	Schedule *model.Schedule
 	Panic    *model.SystemPanic
 }
 
 // Error is the panic's message and the schedule in the file format.
-func (p *PanicError) Error() string {
+func (p *panicError) Error() string {
 	return fmt.Sprintf("properties: %v, under the schedule:\n%s", p.Panic, model.Format(p.Schedule))
 }
 
 // Unwrap returns the *model.SystemPanic.
-func (p *PanicError) Unwrap() error { return p.Panic }
+func (p *panicError) Unwrap() error { return p.Panic }
 
 // errStop is what the recorder panics with to stop rapid after a failure.
 var errStop = errors.New("properties: stop")
@@ -1342,7 +1365,7 @@ func (r *recorder) Fatal(a ...any) { r.Fatalf("%s", fmt.Sprint(a...)) }
 // printed, the counterexample of the last failing schedule, reduced, and
 // its files when the exploration writes them.
 func (e *explorer) found(rep *Report) (*Report, error) {
-	if m := seedRE.FindStringSubmatch(rep.RapidOutput); m != nil {
+	if m := seedRE.FindStringSubmatch(rep.rapidOutput); m != nil {
 		rep.Seed, _ = strconv.ParseUint(m[1], 10, 64)
 	}
 	cx, err := e.counterexample(e.last, e.lastInv)
@@ -1352,8 +1375,8 @@ func (e *explorer) found(rep *Report) (*Report, error) {
 	if err := e.confirmClean(); err != nil {
 		return nil, err
 	}
-	if e.set.dir != "" {
-		if err := WriteCounterexample(e.set.dir, cx, rep, e.set.replay); err != nil {
+	if e.set.failDir != "" {
+		if err := WriteCounterexample(e.set.failDir, cx, rep, e.set.replay); err != nil {
 			return nil, err
 		}
 	}

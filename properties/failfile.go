@@ -23,19 +23,17 @@ import (
 // faults once on the test's own system and config instead of exploring.
 const ReplayEnv = "FAULTLINE_REPLAY"
 
-// FailDir is the folder, relative to the test's package directory, under
-// which Check keeps each test's counterexamples by default: FailDir/NAME/,
+// failDir is the folder, relative to the test's package directory, under
+// which Check keeps each test's counterexamples by default: failDir/NAME/,
 // NAME the test's name with every character other than a letter, a digit,
 // '-' and '_' made '_' (as rapid names its folders under testdata/rapid/).
-const FailDir = "testdata/faultline"
+const failDir = "testdata/faultline"
 
-// WithFailDir sets the folder in which Check writes the counterexamples it
-// finds and from which it replays the stored ones first (default
-// FailDir/NAME/ of the test's package directory). Tests that expect a
-// counterexample, such as a planted bug's, give it t.TempDir() so nothing
-// lands in the package's testdata. Check only: Explore and ExplorePair
-// refuse it (they write with WithCounterexampleDir). An empty dir is an
-// error.
+// WithFailDir sets the folder counterexamples are written to (created if
+// missing; see WriteCounterexample). Check also replays the files stored
+// there first (default testdata/faultline/TEST/ of the package); Explore
+// writes none without it. A test expecting a counterexample gives it
+// t.TempDir(). An empty dir is an error.
 func WithFailDir(dir string) Option {
 	return optionFunc(func(s *settings) error {
 		if dir == "" {
@@ -54,13 +52,14 @@ type failFiles struct {
 	cwd     string // the test binary's working directory ("" when unknown)
 	pkg     string // the package argument of go test
 	pattern string // the -run pattern matching exactly the test
+	replay  string // the Definition's ReplayCommand ("": the go test line)
 }
 
 // newFailFiles returns the fail files of the test named test: in dir, or
-// FailDir/NAME/ when dir is "".
+// failDir/NAME/ when dir is "".
 func newFailFiles(test, dir string) failFiles {
 	if dir == "" {
-		dir = filepath.Join(filepath.FromSlash(FailDir), safeName(test))
+		dir = filepath.Join(filepath.FromSlash(failDir), safeName(test))
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
@@ -74,6 +73,9 @@ func newFailFiles(test, dir string) failFiles {
 // FILE relative to the package directory when path lies under it, PKG
 // the package's directory relative to the module root (run from there).
 func (f failFiles) command(path string) string {
+	if f.replay != "" {
+		return fmt.Sprintf(f.replay, path)
+	}
 	if filepath.IsAbs(path) && f.cwd != "" {
 		if rel, err := filepath.Rel(f.cwd, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			path = rel
@@ -246,7 +248,7 @@ func (e *explorer) replayStored(f failFiles, path string, own bool) (stored, err
 	}
 	s := *file
 	var out stored
-	if file.Config.Fixture == "" && e.set.def != nil && len(e.set.def.Fixtures) > 0 && e.set.def.Fixtures[0].Name == e.set.config.Fixture {
+	if file.Config.Fixture == "" && e.set.def.Fixtures[0].Name == e.set.config.Fixture {
 		// no fixture named is the system's default, which the test runs
 		file.Config.Fixture = e.set.config.Fixture
 	}

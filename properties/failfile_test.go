@@ -18,21 +18,20 @@ import (
 // the inventory example's checkout agent (through its exported API), with
 // its planted bug (a confirm retried under a fresh key after a lost reply)
 // while *fixed is false. *builds counts the systems built, one a run.
-func checkout(fixed *bool, builds *int) properties.System {
-	return func(model.Config) (model.Factory, error) {
+func checkout(fixed *bool, builds *int) *model.Definition {
+	return define(func(model.Config) (model.Factory, error) {
 		*builds++
 		if *fixed {
 			return inventory.Factory(inventory.Defended, inventory.Fixed), nil
 		}
 		return inventory.Factory(inventory.Defended, inventory.Planted), nil
-	}
+	}, inventory.Fixture())
 }
 
 // checkoutOptions explore the checkout agent's tool timeouts, one a
 // schedule, under its own fixture and invariants.
 func checkoutOptions(extra ...properties.Option) []properties.Option {
 	return append([]properties.Option{
-		properties.WithFixture(inventory.Fixture()),
 		properties.WithHarnessOptions(inventory.HarnessOptions()),
 		properties.WithKinds("tool_timeout"),
 		properties.WithMaxFaults(1),
@@ -108,7 +107,7 @@ func TestCheckStoresAndReplaysFailFiles(t *testing.T) {
 	sys := checkout(&fixed, &builds)
 
 	first := &recordingTB{name: "TestX"}
-	properties.Check(first, sys, checkoutOptions()...)
+	properties.CheckTB(first, nil, sys, checkoutOptions()...)
 	if !first.failed || len(first.errors) != 1 || !strings.Contains(first.errors[0], "properties: counterexample after ") {
 		t.Fatalf("the planted bug was not found: %v", first.errors)
 	}
@@ -142,7 +141,7 @@ func TestCheckStoresAndReplaysFailFiles(t *testing.T) {
 
 	builds = 0
 	second := &recordingTB{name: "TestX"}
-	properties.Check(second, sys, checkoutOptions()...)
+	properties.CheckTB(second, nil, sys, checkoutOptions()...)
 	if !second.failed || len(second.errors) != 1 || builds != 1 {
 		t.Fatalf("the stored file did not fail the test at once: %d runs, %v", builds, second.errors)
 	}
@@ -152,7 +151,7 @@ func TestCheckStoresAndReplaysFailFiles(t *testing.T) {
 
 	fixed, builds = true, 0
 	third := &recordingTB{name: "TestX"}
-	properties.Check(third, sys, checkoutOptions()...)
+	properties.CheckTB(third, nil, sys, checkoutOptions()...)
 	if third.failed {
 		t.Fatalf("the fixed system failed: %v", third.errors)
 	}
@@ -175,7 +174,7 @@ func TestCheckRunsTheReplayFile(t *testing.T) {
 	sys := checkout(&fixed, &builds)
 	dir := t.TempDir()
 	found := &recordingTB{name: "TestY"}
-	properties.Check(found, sys, checkoutOptions(properties.WithFailDir(dir))...)
+	properties.CheckTB(found, nil, sys, checkoutOptions(properties.WithFailDir(dir))...)
 	if !found.failed {
 		t.Fatal("the planted bug was not found")
 	}
@@ -195,14 +194,14 @@ func TestCheckRunsTheReplayFile(t *testing.T) {
 	t.Setenv(properties.ReplayEnv, files[0])
 	builds = 0
 	again := &recordingTB{name: "TestY"}
-	properties.Check(again, sys, checkoutOptions(properties.WithFailDir(t.TempDir()))...)
+	properties.CheckTB(again, nil, sys, checkoutOptions(properties.WithFailDir(t.TempDir()))...)
 	if builds != 1 || len(again.errors) != 1 || !strings.HasPrefix(again.errors[0], "properties: counterexample replayed from FAULTLINE_REPLAY="+files[0]+" (an invariant violated") || cxText(t, again.errors[0]) != want {
 		t.Fatalf("%d runs: %q\nwant %q", builds, again.errors, want)
 	}
 
 	fixed, builds = true, 0
 	ok := &recordingTB{name: "TestY"}
-	properties.Check(ok, sys, checkoutOptions()...)
+	properties.CheckTB(ok, nil, sys, checkoutOptions()...)
 	if ok.failed || builds != 1 || !slices.Equal(ok.logs, []string{"properties: FAULTLINE_REPLAY=" + files[0] + " holds: every invariant in scope held (1 of 1 faults reached and fired)"}) {
 		t.Fatalf("%d runs, errors %q, logs %q", builds, ok.errors, ok.logs)
 	}
@@ -213,7 +212,7 @@ func TestCheckRunsTheReplayFile(t *testing.T) {
 	t.Setenv(properties.ReplayEnv, record)
 	fixed = false
 	rec := &recordingTB{name: "TestY"}
-	properties.Check(rec, sys, checkoutOptions()...)
+	properties.CheckTB(rec, nil, sys, checkoutOptions()...)
 	if len(rec.errors) != 1 || cxText(t, rec.errors[0]) != strings.Replace(want, files[0], record, 1) {
 		t.Fatalf("record replay: %q", rec.errors)
 	}
@@ -224,7 +223,7 @@ func TestCheckRunsTheReplayFile(t *testing.T) {
 	os.WriteFile(other, []byte(strings.Replace(plantedSchedule, `"system": {}`, `"system": {"stock": "low"}`, 1)), 0o644)
 	t.Setenv(properties.ReplayEnv, other)
 	note := &recordingTB{name: "TestY"}
-	properties.Check(note, sys, checkoutOptions()...)
+	properties.CheckTB(note, nil, sys, checkoutOptions()...)
 	if len(note.errors) != 1 || !strings.Contains(note.errors[0], "FAULTLINE_REPLAY="+other+`; replayed under its own config (system {"stock":"low"}), not the test's (system {}) (an invariant violated`) ||
 		!strings.Contains(note.errors[0], `"stock": "low"`) {
 		t.Fatalf("replay of another config: %q", note.errors)
@@ -234,7 +233,7 @@ func TestCheckRunsTheReplayFile(t *testing.T) {
 	os.WriteFile(unreached, []byte(strings.Replace(plantedSchedule, `"ordinal": 2`, `"ordinal": 9`, 1)), 0o644)
 	t.Setenv(properties.ReplayEnv, unreached)
 	none := &recordingTB{name: "TestY"}
-	properties.Check(none, sys, checkoutOptions()...)
+	properties.CheckTB(none, nil, sys, checkoutOptions()...)
 	if len(none.errors) != 1 || !strings.Contains(none.errors[0], "FAULTLINE_REPLAY="+unreached+": inconclusive: none of its 1 faults was reached") ||
 		!strings.Contains(none.errors[0], "exit 3") || !strings.Contains(none.errors[0], "tool.commit") {
 		t.Fatalf("unreached replay: %q", none.errors)
@@ -243,7 +242,7 @@ func TestCheckRunsTheReplayFile(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "gone.json")
 	t.Setenv(properties.ReplayEnv, missing)
 	bad := &recordingTB{name: "TestY"}
-	properties.Check(bad, sys, checkoutOptions()...)
+	properties.CheckTB(bad, nil, sys, checkoutOptions()...)
 	if len(bad.errors) != 1 || !strings.Contains(bad.errors[0], missing+": no such file") || !strings.Contains(bad.errors[0], "not a verdict on the system") {
 		t.Fatalf("missing file: %q", bad.errors)
 	}
@@ -258,7 +257,7 @@ func TestFailFileCommandForASubtest(t *testing.T) {
 	fixed, builds := false, 0
 	tb := &recordingTB{name: "TestZ/odd name.1"}
 	abs, _ := filepath.Abs("fails")
-	properties.Check(tb, checkout(&fixed, &builds), checkoutOptions(properties.WithFailDir(abs))...)
+	properties.CheckTB(tb, nil, checkout(&fixed, &builds), checkoutOptions(properties.WithFailDir(abs))...)
 	if len(tb.errors) != 1 {
 		t.Fatalf("%q", tb.errors)
 	}
@@ -269,11 +268,11 @@ func TestFailFileCommandForASubtest(t *testing.T) {
 	if got, want := replayLine(t, tb.errors[0]), "FAULTLINE_REPLAY="+files[0]+` go test -run '^TestZ$/^odd name\.1$' github.com/faultline/faultline/properties`; got != want {
 		t.Fatalf("replay command %q, want %q", got, want)
 	}
-	if _, err := properties.Explore(checkout(&fixed, &builds), checkoutOptions(properties.WithFailDir("x"))...); err == nil || !strings.Contains(err.Error(), "WithFailDir applies to Check only") {
+	if rep, err := properties.Explore(checkout(&fixed, &builds), checkoutOptions(properties.WithFailDir("x"))...); err != nil || !rep.Found || filepath.Dir(rep.Counterexample.File) != "x" {
 		t.Errorf("Explore with WithFailDir: %v", err)
 	}
 	empty := &recordingTB{name: "TestZ"}
-	properties.Check(empty, checkout(&fixed, &builds), properties.WithFailDir(""))
+	properties.CheckTB(empty, nil, checkout(&fixed, &builds), properties.WithFailDir(""))
 	if len(empty.errors) != 1 || !strings.Contains(empty.errors[0], "empty fail directory") {
 		t.Errorf("empty fail directory: %q", empty.errors)
 	}
@@ -307,7 +306,7 @@ func TestPrintedReplayCommandReproduces(t *testing.T) {
 	rapidFlags(t, 100, 1)
 	fixed, builds := false, 0
 	tb := &recordingTB{name: "TestReplayTarget"}
-	properties.Check(tb, checkout(&fixed, &builds), checkoutOptions(properties.WithFailDir(t.TempDir()))...)
+	properties.CheckTB(tb, nil, checkout(&fixed, &builds), checkoutOptions(properties.WithFailDir(t.TempDir()))...)
 	if len(tb.errors) != 1 {
 		t.Fatalf("%q", tb.errors)
 	}
@@ -348,7 +347,7 @@ func TestStoredFileOfAnotherConfigIsStoredAgain(t *testing.T) {
 	fixed, builds := false, 0
 	sys := checkout(&fixed, &builds)
 	tb := &recordingTB{name: "TestW"}
-	properties.Check(tb, sys, checkoutOptions(properties.WithFailDir(dir))...)
+	properties.CheckTB(tb, nil, sys, checkoutOptions(properties.WithFailDir(dir))...)
 	if len(tb.errors) != 1 || !strings.Contains(tb.errors[0], `its config (system {"stock":"low"}) is not the test's (system {}), which it was replayed under; the run under the test's config is stored in `+dir) {
 		t.Fatalf("stored file of another config: %q", tb.errors)
 	}
@@ -363,7 +362,7 @@ func TestStoredFileOfAnotherConfigIsStoredAgain(t *testing.T) {
 	}
 	t.Setenv(properties.ReplayEnv, path)
 	again := &recordingTB{name: "TestW"}
-	properties.Check(again, sys, checkoutOptions(properties.WithFailDir(dir))...)
+	properties.CheckTB(again, nil, sys, checkoutOptions(properties.WithFailDir(dir))...)
 	if len(again.errors) != 1 || cxText(t, again.errors[0]) != cxText(t, tb.errors[0]) ||
 		strings.Contains(again.errors[0], "not the test's") {
 		t.Fatalf("replay of the stored run: %q\nreported first: %q", again.errors, tb.errors)

@@ -40,7 +40,7 @@ var holdsOnly = model.UserInvariant{Name: "holds_only", Owner: "leaky", Oracle: 
 	}}
 
 func leakyOptions(more ...properties.Option) []properties.Option {
-	return append([]properties.Option{properties.WithFixture(unenactedFixture), properties.WithKinds("stale_checkpoint"),
+	return append([]properties.Option{properties.WithFixtureValue(unenactedFixture), properties.WithKinds("stale_checkpoint"),
 		properties.WithHarnessOptions(model.Options{Builtin: []string{}, Invariants: []model.UserInvariant{holdsOnly}}), properties.WithoutWorldEvents()}, more...)
 }
 
@@ -61,8 +61,8 @@ func TestExhaustiveConfirmsItsCounterexample(t *testing.T) {
 			"crossing 2 was claim#0 (release), then checkpoint.write#1 (ok); every invariant held (state kept across runs, a clock or global randomness): the system under test is not deterministic"},
 	} {
 		leakRuns.Store(0)
-		sys := properties.Factory(func() model.System { return leaky{c.once} })
-		rep, err := properties.Exhaustive(sys, leakyOptions(properties.WithMaxFaults(2))...)
+		sys := fixed(func() model.System { return leaky{c.once} })
+		rep, err := exhaustive(sysdef(sys), leakyOptions(properties.WithMaxFaults(2))...)
 		if rep != nil || !errors.Is(err, properties.ErrNondeterministic) || err.Error() != c.want {
 			t.Fatalf("once %v: report %v, error:\n got %v\nwant %s", c.once, rep, err, c.want)
 		}
@@ -75,8 +75,8 @@ func TestExhaustiveConfirmsItsCounterexample(t *testing.T) {
 // counterexample is not reported: the system is not deterministic.
 func TestExploreConfirmsItsCounterexample(t *testing.T) {
 	leakRuns.Store(0)
-	sys := properties.Factory(func() model.System { return leaky{} })
-	rep, err := properties.Explore(sys, leakyOptions(properties.WithSeed(1), properties.WithChecks(5))...)
+	sys := fixed(func() model.System { return leaky{} })
+	rep, err := properties.Explore(sysdef(sys), leakyOptions(properties.WithSeed(1), properties.WithChecks(5))...)
 	const want = "properties: the clean run (no faults), run again to confirm the counterexample, crossed other events than its first run: " +
 		"crossing 2 was checkpoint.write#1 (ok), then claim#0 (release); it broke holds_only after seq 2 (claim) (state kept across runs, a clock or global randomness): the system under test is not deterministic"
 	if rep != nil || !errors.Is(err, properties.ErrNondeterministic) || err.Error() != want {

@@ -66,16 +66,16 @@ func TestNoticeKindsInTheDraws(t *testing.T) {
 // fired), recorded_agrees_with_ledger out of scope.
 func TestNoticeKindsOnBilling(t *testing.T) {
 	d := billing.Definition()
-	rep, err := properties.Explore(d.Factory, properties.WithDefinition(d), properties.WithKinds("late_notice"), properties.WithSeed(1), properties.WithChecks(20))
+	rep, err := properties.Explore(d, properties.WithKinds("late_notice"), properties.WithSeed(1), properties.WithChecks(20))
 	if err != nil || !rep.Inconclusive() || rep.Found || slices.Contains(rep.Crossed, model.EvNoticeReceive) {
 		t.Errorf("explore: %v %+v", err, rep)
 	}
-	ex, err := properties.Exhaustive(d.Factory, properties.WithDefinition(d), properties.WithKinds("late_notice", "lost_notice"), properties.WithMaxFaults(2))
+	ex, err := exhaustive(d, properties.WithKinds("late_notice", "lost_notice"), properties.WithMaxFaults(2))
 	if err != nil || !ex.Inconclusive() || ex.Found || ex.Schedules != 1 {
 		t.Errorf("exhaustive: %v %+v", err, ex)
 	}
 	base := func(opts ...properties.Option) *properties.Report {
-		rep, err := properties.Explore(d.Factory, append([]properties.Option{properties.WithDefinition(d), properties.WithSeed(3), properties.WithChecks(50)}, opts...)...)
+		rep, err := properties.Explore(d, append([]properties.Option{properties.WithSeed(3), properties.WithChecks(50)}, opts...)...)
 		if err != nil {
 			t.Fatal(err)
 		}

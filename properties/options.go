@@ -4,25 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/model"
 )
-
-// System builds the factory of the system under test for one run, from the
-// run's config (the schedule's config: the system's own part, which the
-// system decodes, and the harness's budgets, join policy and fixture). It
-// is called once per run, so a factory may hold state its instances share
-// within a run (a process cache) and a run stays a pure function of its
-// schedule. An error (a config that does not apply to the system) is a
-// harness error. A model.Definition's Factory method is a System.
-type System func(cfg model.Config) (model.Factory, error)
-
-// Factory adapts a fixed factory to a System, for a system that takes no
-// configuration from the schedule and whose instances share no state.
-func Factory(f model.Factory) System {
-	return func(model.Config) (model.Factory, error) { return f, nil }
-}
 
 // Option configures an exploration. Options are built only by the
 // constructors of this package; later options override earlier ones.
@@ -38,7 +24,8 @@ type settings struct {
 	configSet  bool // WithConfig was given
 	fixture    model.Fixture
 	fixtureSet bool              // WithFixture was given
-	def        *model.Definition // WithDefinition, or nil
+	fixtureArg string            // WithFixture's name
+	def        *model.Definition // the system under test
 	kinds      []string          // nil: every kind
 	domains    []model.Domain    // nil: every domain
 	world      bool
@@ -46,8 +33,7 @@ type settings struct {
 	swarm      bool // swarm draws (WithoutSwarm: off)
 	maxFaults  int
 	invariants []string // nil: every invariant
-	dir        string
-	replay     string
+	replay     string   // WithReplayCommand's ("": defaultReplay)
 	name       string
 	harness    model.Options
 	tracker    *coverage.Tracker // nil: no recording
@@ -59,7 +45,7 @@ type settings struct {
 	loop loopSettings // WithSeed, WithChecks and WithShard
 
 	// bubble runs one run inside a testing/synctest bubble
-	// (CheckProduction's), returning the bubble's own failure; nil: runs
+	// (production code's, under Check), returning the bubble's own failure; nil: runs
 	// run directly
 	bubble func(func()) error
 
@@ -73,30 +59,25 @@ type guideSettings struct {
 	prior *coverage.Data // nil: no prior record
 }
 
-// defaultReplay is the replay command of a counterexample of the
-// reference system (the faultline command line's).
-const defaultReplay = "faultline replay %s"
-
-// referenceName is the reference system's Definition name.
-const referenceName = "copperfin"
+// defaultReplay is the replay line of a counterexample when neither the
+// Definition nor the caller names a command: where a schedule file of a
+// user's system replays.
+const defaultReplay = "FAULTLINE_REPLAY=%[1]s go test -run '^TestName$' ./pkg (a test of yours running properties.Check on %[2]s), or %[2]s's own command line (package cli): replay %[1]s"
 
 func defaults() settings {
 	return settings{
 		world:     true,
 		swarm:     true,
 		maxFaults: 3,
-		replay:    defaultReplay,
 		name:      "explore",
 	}
 }
 
-// WithConfig sets the config written into every explored schedule and
-// handed to the System: the system's own part, and optionally a retry
-// budget, deadline and join policy, and a fixture: with WithDefinition
-// and no WithFixture, one of the definition's by name (unknown: an
-// error); any other fixture named must be WithFixture's.
-// Default: an empty system part ({}) and no override. A config that does
-// not apply to the system is an error when the exploration starts.
+// WithConfig sets the config of every explored schedule: the system's own
+// part (handed to the Definition's Configure), optionally a retry budget,
+// deadline and join policy, and the fixture, one of the Definition's by
+// name. Default: {} and the Definition's first fixture. A config that
+// does not apply to the system is an error when the exploration starts.
 func WithConfig(cfg model.Config) Option {
 	return optionFunc(func(s *settings) error {
 		if err := (&model.Schedule{Version: model.ScheduleVersion, Config: cfg, Faults: []model.FaultEntry{}}).Validate(); err != nil {
@@ -107,32 +88,14 @@ func WithConfig(cfg model.Config) Option {
 	})
 }
 
-// WithDefinition runs the system d describes: its default fixture (unless
-// WithFixture names another, in either order), its invariants in scope
-// (d.Options over the harness options, unless WithHarnessOptions selects
-// its own) and d as the system counterexample records describe. An
-// invalid definition is an error.
-func WithDefinition(d *model.Definition) Option {
+// WithFixture runs the Definition's fixture of that name instead of its
+// first; an unknown name is an error when the exploration starts.
+func WithFixture(name string) Option {
 	return optionFunc(func(s *settings) error {
-		if err := d.Validate(); err != nil {
-			return fmt.Errorf("properties: %w", err)
+		if name == "" {
+			return errors.New("properties: WithFixture needs a fixture name")
 		}
-		s.def = d
-		return nil
-	})
-}
-
-// WithFixture sets the workload every run starts from (required, unless
-// WithDefinition gives a default: for the reference system
-// copperfin.Copperfin(), one refund task, or copperfin.CopperfinBatch(),
-// three tasks, the same order twice). Its name is written into every
-// schedule's config.
-func WithFixture(f model.Fixture) Option {
-	return optionFunc(func(s *settings) error {
-		if f.Name == "" || len(f.Tasks) == 0 {
-			return errors.New("properties: a fixture needs a name and at least one task")
-		}
-		s.fixture, s.fixtureSet = f, true
+		s.fixtureArg, s.fixtureSet = name, true
 		return nil
 	})
 }
@@ -168,18 +131,10 @@ func WithDomains(ds ...model.Domain) Option {
 }
 
 // WithNotices has the provider send its asynchronous notices in every run
-// (the config's Notices, written into every schedule) and adds the four
-// kinds of model.NoticeKinds (late_notice, reordered_notice,
-// redelivered_notice, lost_notice) to the kinds in scope: to every kind
-// without WithKinds, to the named ones with it (WithDomains still
-// applies: they are of domain tool). The notice kinds are
-// drawn at the notice.receive crossings of the runs, and
-// recorded_agrees_with_ledger (model.NoticeAgreement) is in scope. A
-// config with Notices set (WithConfig) draws the notice kinds too.
-// Without any of these the draws are those of a run without notices. A
-// system that never reads its notices crosses no notice.receive: a scope
-// of notice kinds alone then reaches no fault, and the campaign is
-// inconclusive.
+// (the config's Notices) and adds the four kinds of model.NoticeKinds to
+// the kinds in scope, drawn at notice.receive with
+// recorded_agrees_with_ledger in scope. A system that never reads its
+// notices reaches none of them: inconclusive, never a pass.
 func WithNotices() Option {
 	return optionFunc(func(s *settings) error { s.notices = true; return nil })
 }
@@ -191,32 +146,12 @@ func WithoutWorldEvents() Option {
 	return optionFunc(func(s *settings) error { s.world = false; return nil })
 }
 
-// WithoutSwarm turns swarm draws off: each check of Explore, Check and
-// Generator then draws its number of entries evenly from one to
-// WithMaxFaults, each entry's kind from every kind in scope and its
-// ordinal from every crossing, as ExplorePair always does. By default
-// each check first draws its swarm (Groce et al., "Swarm Testing"): its
-// number of entries, three times in four WithMaxFaults (a composition),
-// otherwise one with probability one half, each further one half as
-// likely as the one before (the last size taking what is left), and the
-// subset of the kinds in scope and of the sites (the ordinals of the
-// clean run's crossings of each event) its entries are drawn from, each
-// kind and each site left out with probability one half (no kind left:
-// all of them). An entry sits at its kind's default placement half the
-// time (three times in four without a swarm), and one time in four an
-// entry after the first is composed with those before it: half the time
-// placed near one of them (at its crossing in their run or one of the
-// four crossings after it there: the system's answer to that fault),
-// otherwise at a crossing one of them sits at, or at one their run made
-// that the clean run lacks (a retry's commit, a resumed worker's reads),
-// its kind among the swarm's that fit that event, a world event half the
-// time. A swarm
-// draw reaches no schedule the draw without a swarm cannot: it varies
-// which kinds and sites each check concentrates on and favours
-// compositions, so a fault that needs one kind at an uncommon site (the
-// third task's commit) or two faults together is drawn more often.
-// WithGuide draws without a swarm (its own bias chooses the kinds). The
-// draws stay a function of rapid's seed.
+// WithoutSwarm turns swarm draws off: each check then draws its number of
+// entries evenly from one to WithMaxFaults and each entry from every kind
+// and site in scope, as ExplorePair always does. By default each check
+// first draws its swarm (Groce et al., "Swarm Testing"), a subset of the
+// kinds and sites, and favours compositions; it reaches no schedule the
+// plain draw cannot. See docs/exploration.md, "Swarm draws".
 func WithoutSwarm() Option {
 	return optionFunc(func(s *settings) error { s.swarm = false; return nil })
 }
@@ -234,20 +169,20 @@ func WithMaxFaults(k int) Option {
 	})
 }
 
-// WithHarnessOptions sets the harness options of every run: for a system
-// of one's own, the built-in invariants that apply (Builtin) and the user's
-// own (Invariants), which are then in scope with the built-in ones, and
-// its budgets and stop conditions. Default: model.Options{} (the reference
-// world's eight invariants). Invalid options are an error when the
-// exploration starts.
+// WithHarnessOptions sets the harness options of every run: budgets, stop
+// conditions and, over the Definition's, the built-in invariants that
+// apply (Builtin) and the system's own (Invariants). Default:
+// model.Options{} with the Definition's invariants (every built-in one
+// when it names none). Invalid options are an error when the exploration
+// starts.
 func WithHarnessOptions(opts model.Options) Option {
 	return optionFunc(func(s *settings) error { s.harness = opts; return nil })
 }
 
-// WithInvariants limits the invariants whose violation is a counterexample
+// withInvariants limits the invariants whose violation is a counterexample
 // (default: all of model.Invariants, and recorded_agrees_with_ledger in a
 // run with notices). An unknown name is an error.
-func WithInvariants(names ...string) Option {
+func withInvariants(names ...string) Option {
 	return optionFunc(func(s *settings) error {
 		for _, n := range names {
 			found := n == model.InvRecordedAgreesWithLedger
@@ -259,33 +194,18 @@ func WithInvariants(names ...string) Option {
 			}
 		}
 		if len(names) == 0 {
-			return errors.New("properties: WithInvariants needs at least one invariant")
+			return errors.New("properties: the scope of the counterexamples needs at least one invariant")
 		}
 		s.invariants = append([]string{}, names...)
 		return nil
 	})
 }
 
-// WithCounterexampleDir writes every counterexample found to dir (created
-// if missing): a schedule file that faultline replay accepts and a
-// counterexample record beside it (see WriteCounterexample).
-func WithCounterexampleDir(dir string) Option {
-	return optionFunc(func(s *settings) error {
-		if dir == "" {
-			return errors.New("properties: empty counterexample directory")
-		}
-		s.dir = dir
-		return nil
-	})
-}
-
 // WithReplayCommand sets the command a counterexample of Explore names to
-// replay its schedule file, as a format with one %s for the file's path
-// (default "faultline replay %s", which runs the reference system; with
-// WithDefinition of another system, a hint naming the FAULTLINE_REPLAY
-// test line and the system's own command line). Check
-// names the go test command that replays its fail file instead (see the
-// package comment).
+// replay its schedule file, a format with one %s for the file's path, when
+// the Definition has no ReplayCommand (the command line sets its own
+// program's). Default: a line naming the FAULTLINE_REPLAY test line and
+// the system's own command line. Check names its go test line instead.
 func WithReplayCommand(format string) Option {
 	return optionFunc(func(s *settings) error {
 		s.replay = format
@@ -293,10 +213,10 @@ func WithReplayCommand(format string) Option {
 	})
 }
 
-// WithName names the exploration for rapid (its fail file directory,
+// withName names the exploration for rapid (its fail file directory,
 // testdata/rapid/NAME/) when Explore runs without a test; default
 // "explore". Check uses the test's name.
-func WithName(name string) Option {
+func withName(name string) Option {
 	return optionFunc(func(s *settings) error {
 		if name == "" {
 			return errors.New("properties: empty name")
@@ -323,27 +243,12 @@ func WithCoverage(t *coverage.Tracker) Option {
 	})
 }
 
-// WithGuide guides the exploration toward coverage keys not yet visited
-// (coverage.Guide). Before each check, a coverage.Guide seeded with seed
-// ranks the catalogue's kinds by the visits of their key, fewest first,
-// then by their key's scheduled faults that were not tested, then by its
-// seeded draw; the counts are prior's (a coverage file, or a snapshot of a
-// tracker; nil for none) plus every check of this exploration so far. The
-// check's wanted kinds are the kinds in scope whose key has the fewest
-// visits, one a key (its best ranked kind), most wanted first. Each drawn
-// entry then takes, three times in four, a wanted kind, at a position
-// rapid draws (rapid favours small integers, and shrinks toward the most
-// wanted); otherwise its kind is drawn as without a guide, which is how
-// world events, which have no key, enter. The placement and the rest of
-// the entry are drawn as without a guide.
-//
-// The choices stay a pure function of rapid's seed, seed and prior. From
-// the first failing check on, the wanted kinds stay that check's, so
-// rapid's shrinking maps the same draws to the same kinds; the
-// fault-aware reduction does not depend on the guide. A rapid fail file
-// written under a guide replays its draws, but the kinds they map to
-// depend on the counts seen before the failure: the counterexample's
-// schedule file, which names the kinds, is what replays it.
+// WithGuide biases each check's kinds toward the coverage keys with the
+// fewest visits (coverage.Guide seeded with seed), counting prior (a
+// coverage file or a tracker's snapshot; nil for none) and every check so
+// far. The draws stay a pure function of rapid's seed, seed and prior;
+// from the first failing check on the ranking stays that check's, so
+// rapid's shrinking is stable. See docs/exploration.md, "Guided draws".
 func WithGuide(seed uint64, prior *coverage.Data) Option {
 	return optionFunc(func(s *settings) error {
 		var p *coverage.Data
@@ -365,22 +270,28 @@ func (s *settings) resolve() error {
 			}
 		}
 	}
-	if s.def != nil {
-		if !s.fixtureSet {
-			// WithConfig's fixture, when it names one, else the first
-			fx, err := s.def.Fixture(s.config.Fixture)
-			if err != nil {
-				return fmt.Errorf("properties: WithConfig: %w", err)
-			}
-			s.fixture = fx
+	name := s.config.Fixture
+	if s.fixtureSet {
+		if name != "" && name != s.fixtureArg {
+			return fmt.Errorf("properties: WithConfig names fixture %q, but WithFixture names %q: give one of them", name, s.fixtureArg)
 		}
-		s.harness = s.def.Options(s.harness)
-		if s.replay == defaultReplay && s.def.Name != referenceName {
-			// the faultline command runs the reference system only: a
-			// user's schedule replays through their test or program
-			s.replay = "FAULTLINE_REPLAY=%[1]s go test -run '^TestName$' ./pkg (a test of yours running properties.Check on " +
-				s.def.Name + "), or " + s.def.Name + "'s own command line (package cli): replay %[1]s"
+		name = s.fixtureArg
+	}
+	fx, err := s.def.Fixture(name)
+	if err != nil {
+		by := "WithConfig"
+		if s.fixtureSet {
+			by = "WithFixture"
 		}
+		return fmt.Errorf("properties: %s: %w", by, err)
+	}
+	s.fixture = fx
+	s.harness = s.def.Options(s.harness)
+	if s.replay == "" {
+		s.replay = strings.ReplaceAll(defaultReplay, "%[2]s", s.def.Name)
+	}
+	if s.def.ReplayCommand != "" {
+		s.replay = s.def.ReplayCommand
 	}
 	if s.config.Fixture != "" && s.fixture.Name != "" && s.config.Fixture != s.fixture.Name {
 		return fmt.Errorf("properties: WithConfig names fixture %q, but the exploration runs fixture %q (WithFixture): give one of them", s.config.Fixture, s.fixture.Name)
@@ -395,9 +306,6 @@ func (s *settings) resolve() error {
 	if s.notices || slices.ContainsFunc(s.kinds, isNoticeKind) {
 		s.config.Notices = true // the notice kinds' event exists only when the provider sends notices
 	}
-	if s.fixture.Name == "" {
-		return errors.New("properties: no fixture: give WithFixture with the system's workload, or WithDefinition")
-	}
 	return nil
 }
 
@@ -406,13 +314,15 @@ func isNoticeKind(kind string) bool {
 	return slices.ContainsFunc(model.NoticeKinds(), func(sp model.FaultSpec) bool { return sp.Kind == kind })
 }
 
-// describe names cfg in the system's terms when the exploration has a
-// Definition (Definition.DescribeConfig), as model.Config.String otherwise.
+// describe names cfg in the system's terms (Definition.DescribeConfig),
+// as model.Config.String when the Definition cannot.
 func (e *explorer) describe(cfg model.Config) string {
-	if e.set.def != nil {
-		if s, err := e.set.def.DescribeConfig(cfg); err == nil {
-			return s
-		}
+	if s, err := e.set.def.DescribeConfig(cfg); err == nil {
+		return s
 	}
 	return cfg.String()
 }
+
+// sys returns the factory of the system under cfg (the Definition's
+// Configure).
+func (e *explorer) sys(cfg model.Config) (model.Factory, error) { return e.set.def.Factory(cfg) }

@@ -55,31 +55,19 @@ type PairWitness struct {
 	OnVerdict model.RunVerdict `json:"on_verdict"`
 }
 
-// ExplorePair explores ordered compositions of two to WithMaxFaults faults
-// (and world events, unless WithoutWorldEvents) for a counterfactual
-// containment pair (the paper, "the counterfactual containment pair"): the
-// same schedule, fixture and oracle run on sys under off and under on. A
-// composition fails the pair property when the off run violates an
-// invariant in scope and the on run holds every invariant in scope; the
-// first such composition is reduced as a pair (every reduction step keeps
-// off violating that invariant and on holding) to a 1-minimal schedule
-// (see PairWitness).
-// A composition one of whose faults fails the pair alone (at its place in
-// the composition), or whose reduction keeps a single fault, is a
-// single-fault pair, which the catalogue's pairs cover: it is counted in
-// Singles and the exploration draws on, so a witness is always a
-// composition whose every fault is needed.
-//
-// The compositions are rapid draws (the same draw space as Explore),
-// each made from its own seed (drawSeed of seed and i), so a report
-// is a pure function of sys, on, off, seed, draws and the options, and
-// reads no flag or environment variable. draws is the most compositions
-// drawn (at least 1). Options as for Explore; WithConfig is replaced by
-// on and off (an error when given), WithMaxFaults must be at least 2, and
-// WithCounterexampleDir and WithFailDir do not apply (an error when
-// given). An error means bad options or a harness error, never a missing
-// witness.
-func ExplorePair(sys System, on, off model.Config, seed uint64, draws int, opts ...Option) (*PairReport, error) {
+// ExplorePair explores ordered compositions of two to WithMaxFaults
+// faults for a counterfactual containment pair: the same schedule run on
+// def under off and under on, off violating an invariant in scope and on
+// holding every one. The first such composition is reduced as a pair to
+// a 1-minimal witness (PairReport.Witness). Each of the draws is made from
+// its own seed, so the report is a pure function of its arguments.
+// WithConfig, WithFailDir and the loop options do not apply (an error);
+// WithMaxFaults must be at least 2. See docs/evidence.md.
+func ExplorePair(def *model.Definition, on, off model.Config, seed uint64, draws int, opts ...Option) (*PairReport, error) {
+	e, err := open(nil, def, append(append([]Option{}, opts...), WithConfig(off)))
+	if err != nil {
+		return nil, err
+	}
 	if draws < 1 {
 		return nil, fmt.Errorf("properties: pair exploration needs at least 1 draw, got %d", draws)
 	}
@@ -92,25 +80,16 @@ func ExplorePair(sys System, on, off model.Config, seed uint64, draws int, opts 
 	switch {
 	case probe.configSet:
 		return nil, errors.New("properties: WithConfig does not apply to a pair exploration: its sides are on and off")
-	case probe.dir != "":
-		return nil, errors.New("properties: WithCounterexampleDir does not apply to a pair exploration")
 	case probe.failDir != "":
-		return nil, errors.New("properties: WithFailDir applies to Check only")
+		return nil, errors.New("properties: WithFailDir does not apply to a pair exploration")
+	case probe.exh.on:
+		return nil, errors.New("properties: WithExhaustive does not apply to a pair exploration")
 	case probe.loop.owned():
 		return nil, errors.New("properties: WithSeed, WithChecks and WithShard do not apply to a pair exploration (its seed is its own argument)")
 	case probe.maxFaults < 2:
 		return nil, fmt.Errorf("properties: a pair exploration draws compositions of at least 2 faults; max faults %d", probe.maxFaults)
 	}
-	if sys == nil {
-		return nil, errors.New("properties: nil System")
-	}
-	for _, c := range []model.Config{on, off} {
-		if _, err := sys(c); err != nil {
-			return nil, fmt.Errorf("properties: %w", err)
-		}
-	}
-	e, err := newExplorer(sys, append(append([]Option{}, opts...), WithConfig(off)), on)
-	if err != nil {
+	if err := e.survey(on); err != nil {
 		return nil, err
 	}
 	e.minFaults, e.swarm = 2, false

@@ -147,8 +147,8 @@ func TestExplorePairBadOptions(t *testing.T) {
 	}{
 		{0, nil, "at least 1 draw"},
 		{10, []properties.Option{properties.WithConfig(cfg)}, "WithConfig does not apply"},
-		{10, []properties.Option{properties.WithCounterexampleDir(t.TempDir())}, "WithCounterexampleDir does not apply"},
-		{10, []properties.Option{properties.WithFailDir(t.TempDir())}, "WithFailDir applies to Check only"},
+		{10, []properties.Option{properties.WithFailDir(t.TempDir())}, "WithFailDir does not apply to a pair exploration"},
+		{10, []properties.Option{properties.WithExhaustive()}, "WithExhaustive does not apply to a pair exploration"},
 		{10, []properties.Option{properties.WithMaxFaults(1)}, "at least 2 faults"},
 	} {
 		if _, err := explorePair(copperfin.Configured, cfg, cfg, 1, tc.draws, tc.opts...); err == nil || !strings.Contains(err.Error(), tc.want) {

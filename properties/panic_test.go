@@ -44,7 +44,7 @@ func panicking(model.Config) (model.Factory, error) {
 // with it; the same system without the fault holds.
 func TestSystemPanicIsAFailure(t *testing.T) {
 	opts := checkoutOptions()
-	rep, err := properties.Exhaustive(panicking, append(opts, properties.WithMaxFaults(1))...)
+	rep, err := exhaustive(define(panicking, inventory.Fixture()), append(opts, properties.WithMaxFaults(1))...)
 	var pe *properties.PanicError
 	if !errors.As(err, &pe) || rep != nil {
 		t.Fatalf("exhaustive: report %v, error %v", rep, err)
@@ -56,17 +56,17 @@ func TestSystemPanicIsAFailure(t *testing.T) {
 		t.Fatalf("exhaustive: %v", err)
 	}
 	rapidFlags(t, 100, 1)
-	_, err = properties.Explore(panicking, opts...)
+	_, err = properties.Explore(define(panicking, inventory.Fixture()), opts...)
 	if !errors.As(err, &pe) || len(pe.Schedule.Faults) != 1 || pe.Schedule.Faults[0].Kind != "tool_timeout" {
 		t.Fatalf("explore: %v", err)
 	}
 	tb := &recordingTB{name: "TestPanicking"}
-	properties.Check(tb, panicking, append(opts, properties.WithFailDir(t.TempDir()))...)
+	properties.CheckTB(tb, nil, define(panicking, inventory.Fixture()), append(opts, properties.WithFailDir(t.TempDir()))...)
 	if len(tb.errors) != 1 || !strings.Contains(tb.errors[0], "the system panicked in task") || !strings.Contains(tb.errors[0], "(the system failed: exit 1") {
 		t.Fatalf("check: %q", tb.errors)
 	}
 	// without a fault the reply always carries its receipt
-	if _, err := properties.Exhaustive(panicking, append(opts, properties.WithMaxFaults(1), properties.WithKinds("stale_policy"))...); errors.As(err, &pe) {
+	if _, err := exhaustive(define(panicking, inventory.Fixture()), append(opts, properties.WithMaxFaults(1), properties.WithKinds("stale_policy"))...); errors.As(err, &pe) {
 		t.Fatalf("a fault that leaves the reply alone: %v", err)
 	}
 }
@@ -80,21 +80,21 @@ func TestPanicScheduleIsStoredAndReplayed(t *testing.T) {
 	dir := t.TempDir()
 	opts := checkoutOptions(properties.WithFailDir(dir))
 	tb := &recordingTB{name: "TestPanicking"}
-	properties.Check(tb, panicking, opts...)
+	properties.CheckTB(tb, nil, define(panicking, inventory.Fixture()), opts...)
 	files, _ := filepath.Glob(filepath.Join(dir, "panic-*.json"))
 	if len(tb.errors) != 1 || len(files) != 1 || !strings.Contains(tb.errors[0], "replay: FAULTLINE_REPLAY=") {
 		t.Fatalf("check: %q, files %v", tb.errors, files)
 	}
 	again := &recordingTB{name: "TestPanicking"}
-	properties.Check(again, panicking, opts...)
+	properties.CheckTB(again, nil, define(panicking, inventory.Fixture()), opts...)
 	if len(again.errors) != 1 || !strings.Contains(again.errors[0], "properties: replaying the counterexample stored in "+files[0]+": the system panicked in task ") ||
 		!strings.Contains(again.errors[0], "(the system failed: exit 1; keep the file)") {
 		t.Fatalf("second check: %q", again.errors)
 	}
 	fixed := &recordingTB{name: "TestPanicking"}
-	properties.Check(fixed, func(model.Config) (model.Factory, error) {
+	properties.CheckTB(fixed, nil, define(func(model.Config) (model.Factory, error) {
 		return inventory.Factory(inventory.Defended, inventory.Fixed), nil
-	}, opts...)
+	}, inventory.Fixture()), opts...)
 	if len(fixed.errors) != 0 || !strings.Contains(strings.Join(fixed.logs, "\n"), "holds now: fixed") {
 		t.Fatalf("fixed: %q %q", fixed.errors, fixed.logs)
 	}
@@ -105,16 +105,16 @@ func TestPanicScheduleIsStoredAndReplayed(t *testing.T) {
 // than WithFixture's is an error: never silently the first fixture.
 func TestConfigFixtureIsNeverIgnored(t *testing.T) {
 	def := inventory.Definition()
-	if _, err := properties.Explore(def.Factory, properties.WithDefinition(def), properties.WithConfig(model.Config{Fixture: "two"})); err == nil ||
+	if _, err := properties.Explore(def, properties.WithConfig(model.Config{Fixture: "two"})); err == nil ||
 		err.Error() != `properties: WithConfig: unknown fixture "two" (valid: inventory)` {
 		t.Errorf("unknown fixture: %v", err)
 	}
-	if _, err := properties.Explore(panicking, properties.WithFixture(inventory.Fixture()), properties.WithConfig(model.Config{Fixture: "two"})); err == nil ||
-		err.Error() != `properties: WithConfig names fixture "two", but the exploration runs fixture "inventory" (WithFixture): give one of them` {
+	if _, err := properties.Explore(def, properties.WithFixture("inventory"), properties.WithConfig(model.Config{Fixture: "two"})); err == nil ||
+		err.Error() != `properties: WithConfig names fixture "two", but WithFixture names "inventory": give one of them` {
 		t.Errorf("a fixture other than WithFixture's: %v", err)
 	}
 	rapidFlags(t, 5, 1)
-	rep, err := properties.Explore(def.Factory, properties.WithDefinition(def), properties.WithConfig(model.Config{Fixture: "inventory", System: []byte(`{"variant":"fixed"}`)}),
+	rep, err := properties.Explore(def, properties.WithConfig(model.Config{Fixture: "inventory", System: []byte(`{"variant":"fixed"}`)}),
 		properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))
 	if err != nil || rep.Checks != 5 {
 		t.Errorf("the definition's own fixture by name: %v %+v", err, rep)

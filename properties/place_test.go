@@ -43,12 +43,12 @@ func drawPlacements(t *testing.T, swarm bool) (int, int) {
 	t.Helper()
 	def := archiver.Definition()
 	cfg := model.Config{System: json.RawMessage(`{}`)}
-	opts := []properties.Option{properties.WithDefinition(def), properties.WithConfig(cfg), properties.WithMaxFaults(3),
+	opts := []properties.Option{properties.WithConfig(cfg), properties.WithMaxFaults(3),
 		properties.WithKinds("tool_timeout", "timeout_after_commit", "reject_before_commit", "stale_checkpoint", "worker_restart", "checkpoint_rollback", "worker_crash")}
 	if !swarm {
 		opts = append(opts, properties.WithoutSwarm())
 	}
-	gen, err := properties.Generator(def.Factory, opts...)
+	gen, err := properties.Generator(def, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,14 +97,14 @@ func drawPlacements(t *testing.T, swarm bool) (int, int) {
 func TestCheckFindsThePlantedBugOnItsOwnPlacements(t *testing.T) {
 	rapidFlags(t, 100, 1)
 	def := archiver.Definition()
-	rep, err := properties.Explore(def.Factory, properties.WithDefinition(def), properties.WithConfig(model.Config{System: archiver.Planted}))
+	rep, err := properties.Explore(def, properties.WithConfig(model.Config{System: archiver.Planted}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !rep.Found || rep.Counterexample.Invariant != archiver.InvArchivedOnce || len(rep.Counterexample.Schedule.Faults) != 1 {
 		t.Fatalf("found %t: %v", rep.Found, rep.Counterexample)
 	}
-	fixed, err := properties.Explore(def.Factory, properties.WithDefinition(def), properties.WithConfig(model.Config{System: json.RawMessage(`{}`)}))
+	fixed, err := properties.Explore(def, properties.WithConfig(model.Config{System: json.RawMessage(`{}`)}))
 	if err != nil || fixed.Found || fixed.Reached == 0 {
 		t.Fatalf("the fixed agent: %v %+v", err, fixed)
 	}
@@ -119,8 +119,8 @@ func TestCheckOfASystemThatCrossesNoFaultEvent(t *testing.T) {
 	rapidFlags(t, 10, 1)
 	def := archiver.Definition()
 	def.Configure = func(json.RawMessage) (model.Factory, error) { return func() model.System { return idleSystem{} }, nil }
-	opts := []properties.Option{properties.WithDefinition(def), properties.WithConfig(model.Config{System: json.RawMessage(`{}`)})}
-	rep, err := properties.Explore(def.Factory, opts...)
+	opts := []properties.Option{properties.WithConfig(model.Config{System: json.RawMessage(`{}`)})}
+	rep, err := properties.Explore(def, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,11 +129,11 @@ func TestCheckOfASystemThatCrossesNoFaultEvent(t *testing.T) {
 		t.Fatalf("report %+v: %s", rep, rep.InconclusiveMessage())
 	}
 	tb := &recordingTB{name: "TestIdle"}
-	properties.Check(tb, def.Factory, append(opts, properties.WithFailDir(t.TempDir()))...)
+	properties.CheckTB(tb, nil, def, append(opts, properties.WithFailDir(t.TempDir()))...)
 	if !tb.failed || len(tb.errors) != 1 || !strings.Contains(tb.errors[0], want) || !strings.Contains(tb.errors[0], "exit 3") {
 		t.Fatalf("Check: %v", tb.errors)
 	}
-	if _, err := properties.Generator(def.Factory, opts...); err == nil || err.Error() != "properties: no fault kind in scope occurs in this workload" {
+	if _, err := properties.Generator(def, opts...); err == nil || err.Error() != "properties: no fault kind in scope occurs in this workload" {
 		t.Errorf("Generator: %v", err)
 	}
 }
@@ -144,7 +144,7 @@ func TestCheckOfASystemThatCrossesNoFaultEvent(t *testing.T) {
 func TestGeneratorDrawsTheSameFromSeveralGoroutines(t *testing.T) {
 	def := archiver.Definition()
 	gen := func() *rapid.Generator[*model.Schedule] {
-		g, err := properties.Generator(def.Factory, properties.WithDefinition(def), properties.WithConfig(model.Config{System: json.RawMessage(`{}`)}))
+		g, err := properties.Generator(def, properties.WithConfig(model.Config{System: json.RawMessage(`{}`)}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -113,9 +113,13 @@ func payDefinition(flaky *atomic.Int64) *model.Definition {
 // start, the retry after a 50 ms backoff), and the correct agent holds.
 func TestProductionExploreInBubble(t *testing.T) {
 	def := payDefinition(nil)
-	opts := []Option{WithDefinition(def), withBubble(t), WithKinds("timeout_after_commit"),
+	opts := []Option{withBubble(t), WithKinds("timeout_after_commit"),
 		WithoutWorldEvents(), WithConfig(model.Config{System: json.RawMessage(`{"fresh":true}`)})}
-	rep, err := explore(t, def.Factory, append(opts, WithName("bubble")))
+	b, err := resolve(def, append(opts, withName("bubble")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := b.campaign(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +137,7 @@ func TestProductionExploreInBubble(t *testing.T) {
 	if got := strings.Join(at, " "); !strings.HasPrefix(got, "worker.start@0s tool.commit@0s tool.commit@55ms") {
 		t.Fatalf("timeline times %s", got)
 	}
-	e, err := resolve(def.Factory, append(opts[:len(opts)-1], WithConfig(model.Config{System: json.RawMessage(`{}`)})))
+	e, err := resolve(def, append(opts[:len(opts)-1], WithConfig(model.Config{System: json.RawMessage(`{}`)})))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +155,7 @@ func TestProductionExploreInBubble(t *testing.T) {
 // at its first violating run, not shrunk.
 func TestProductionNondeterministicReplay(t *testing.T) {
 	def := payDefinition(&atomic.Int64{})
-	e, err := resolve(def.Factory, []Option{WithDefinition(def), withBubble(t), WithConfig(model.Config{System: json.RawMessage(`{"fresh":true}`)})})
+	e, err := resolve(def, []Option{withBubble(t), WithConfig(model.Config{System: json.RawMessage(`{"fresh":true}`)})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,11 +174,11 @@ func TestProductionUnwrapped(t *testing.T) {
 		Configure: func(json.RawMessage) (model.Factory, error) {
 			return func() model.System { return bare{} }, nil
 		}}
-	e, err := resolve(def.Factory, []Option{WithDefinition(def), withBubble(t)})
+	e, err := resolve(def, []Option{withBubble(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = e.preflight(def.Name)
+	err = e.preflight()
 	if err == nil || !strings.Contains(err.Error(), "system bare reported no crossing in its clean run") {
 		t.Fatalf("err %v", err)
 	}
@@ -208,7 +212,7 @@ func bubbledPay(t *testing.T, wrap func(payAgent) model.System) *explorer {
 		}
 		return func() model.System { return wrap(f().(payAgent)) }, nil
 	}
-	e, err := resolve(def.Factory, []Option{WithDefinition(def), withBubble(t)})
+	e, err := resolve(def, []Option{withBubble(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +249,7 @@ func TestProductionBlockedRun(t *testing.T) {
 	e := bubbledPay(t, func(a payAgent) model.System { return hanging{a} })
 	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "h", Config: e.set.config, Faults: []model.FaultEntry{}}
 	_, err := e.run(s)
-	be := (*BlockedError)(nil)
+	be := (*blockedError)(nil)
 	if !errors.As(err, &be) || be.Schedule != s || strings.Contains(err.Error(), "outlived") ||
 		!strings.HasSuffix(err.Error(), ": the system's run never ended: System.Run blocked on something no crossing and no timer releases (the bubble ended in \"deadlock: all goroutines in bubble are blocked\")") {
 		t.Fatalf("err %v", err)

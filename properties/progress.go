@@ -7,21 +7,12 @@ import (
 	"testing"
 )
 
-// WithProgress calls fn after each check of Explore and Check (not
-// ExplorePair's draws) with the checks done so far (1, 2, ... in order), the
-// checks rapid will run (its -rapid.checks, a fifth of it under go test
-// -short, as rapid counts) and the counterexamples found so far (0, or 1
-// on the failing check: the exploration stops at its first). rapid's
-// shrinking and the fault-aware reduction that follow a failure make no
-// call. Exhaustive calls it after each schedule of the walk, in the walk's
-// order, with the schedules run so far (1, 2, ...), the schedules known so
-// far (those run and those pending: the rest of the current size's and the
-// next size's found so far, at most WithMaxSchedules; it grows as the walk
-// goes, and is done itself on the counterexample) and the counterexamples
-// (1 on the schedule that breaks an invariant, where the walk stops). fn
-// runs on the exploration's goroutine (for the walk, the one that gathers
-// the workers' results), between checks: a slow fn slows the exploration.
-// A nil fn is an error.
+// WithProgress calls fn after each check of Explore and Check (each
+// schedule of the exhaustive walk) with the checks done so far, the checks
+// to run (for the walk, those known so far, a total that grows) and the
+// counterexamples found (0, or 1 on the failing one). It runs on the
+// exploration's goroutine: a slow fn slows the exploration. A nil fn is an
+// error.
 func WithProgress(fn func(done, total, counterexamples int)) Option {
 	return optionFunc(func(s *settings) error {
 		if fn == nil {

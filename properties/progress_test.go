@@ -75,11 +75,11 @@ func TestProgressNeedsAFunction(t *testing.T) {
 // and a cap bounds the total.
 func TestProgressOfTheWalk(t *testing.T) {
 	d := inventory.Definition()
-	opts := []properties.Option{properties.WithDefinition(d), properties.WithoutWorldEvents(), properties.WithHarnessOptions(model.Options{RetryBudget: 3}),
+	opts := []properties.Option{properties.WithoutWorldEvents(), properties.WithHarnessOptions(model.Options{RetryBudget: 3}),
 		properties.WithKinds("tool_timeout", "timeout_after_commit")}
 	walk := func(extra ...properties.Option) ([]call, *properties.ExhaustiveReport) {
 		var calls []call
-		rep, err := properties.Exhaustive(d.Factory, append(append(slices.Clone(opts), extra...),
+		rep, err := exhaustive(d, append(append(slices.Clone(opts), extra...),
 			properties.WithProgress(func(done, total, cx int) { calls = append(calls, call{done, total, cx}) }))...)
 		if err != nil {
 			t.Fatal(err)

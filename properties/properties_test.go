@@ -150,11 +150,11 @@ func TestEachControlRemovalIsFound(t *testing.T) {
 		t.Run(string(c.control), func(t *testing.T) {
 			rapidFlags(t, 100, c.seed)
 			rec := &recordingTB{name: t.Name()}
-			check(rec, copperfin.Configured, properties.WithConfig(typedWithout(c.control)), properties.WithFixture(c.fixture), properties.WithCoverage(suite), properties.WithFailDir(t.TempDir()))
+			check(rec, copperfin.Configured, properties.WithConfig(typedWithout(c.control)), properties.WithFixtureValue(c.fixture), properties.WithCoverage(suite), properties.WithFailDir(t.TempDir()))
 			if !rec.failed || len(rec.errors) != 1 || !strings.Contains(rec.errors[0], c.invariant+" violated") {
 				t.Fatalf("the inner check did not fail on %s: %v", c.invariant, rec.errors)
 			}
-			rep, err := explore(copperfin.Configured, properties.WithConfig(typedWithout(c.control)), properties.WithFixture(c.fixture), properties.WithCoverage(suite))
+			rep, err := explore(copperfin.Configured, properties.WithConfig(typedWithout(c.control)), properties.WithFixtureValue(c.fixture), properties.WithCoverage(suite))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -179,7 +179,7 @@ func TestEachControlRemovalIsFound(t *testing.T) {
 			}
 			restoredChecked[key] = true
 			restored := &recordingTB{name: t.Name()}
-			check(restored, copperfin.Configured, properties.WithFixture(c.fixture), properties.WithCoverage(suite), properties.WithFailDir(t.TempDir()))
+			check(restored, copperfin.Configured, properties.WithFixtureValue(c.fixture), properties.WithCoverage(suite), properties.WithFailDir(t.TempDir()))
 			if restored.failed {
 				t.Errorf("typed profile failed: %v", restored.errors)
 			}
@@ -231,7 +231,7 @@ func mutantExploration(mi copperfin.MutantInfo) (model.Config, []properties.Opti
 	if mc.fixture.Name != "" {
 		fx = mc.fixture
 	}
-	opts := []properties.Option{properties.WithConfig(cfg), properties.WithFixture(fx), properties.WithCoverage(suite)}
+	opts := []properties.Option{properties.WithConfig(cfg), properties.WithFixtureValue(fx), properties.WithCoverage(suite)}
 	if len(mc.kinds) > 0 {
 		opts = append(opts, properties.WithKinds(mc.kinds...))
 	}
@@ -338,7 +338,7 @@ func TestCounterexampleFileReplays(t *testing.T) {
 	oneGoroutine(t)
 	rapidFlags(t, 100, 1)
 	dir := t.TempDir()
-	rep, err := explore(copperfin.Configured, properties.WithConfig(typedWithout(copperfin.Idempotency)), properties.WithCounterexampleDir(dir), properties.WithCoverage(suite))
+	rep, err := explore(copperfin.Configured, properties.WithConfig(typedWithout(copperfin.Idempotency)), properties.WithFailDir(dir), properties.WithCoverage(suite))
 	if err != nil || !rep.Found {
 		t.Fatalf("%v %+v", err, rep)
 	}
@@ -481,7 +481,7 @@ func TestCheckFailsWhenNoFaultIsReached(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Found || rep.Checks != 10 || rep.Faults != 10 || rep.Reached != 0 || rep.Fired != 0 || rep.Unreached() != 10 || !rep.Inconclusive() {
+	if rep.Found || rep.Checks != 10 || rep.Faults != 10 || rep.Reached != 0 || rep.Fired != 0 || properties.Unreached(rep) != 10 || !rep.Inconclusive() {
 		t.Fatalf("report %+v", rep)
 	}
 	calls = 0
@@ -517,7 +517,7 @@ func TestReportCountsReachedFaults(t *testing.T) {
 	// seed 3 draws 54 faults in 20 checks (swarm draws, which favour
 	// compositions of the most faults), each at a crossing of the run it
 	// was placed in, and every one is reached
-	if rep.Found || rep.Checks != 20 || rep.Faults != 54 || rep.Reached != 54 || rep.Fired != 44 || rep.Unreached() != 0 || rep.Inconclusive() {
+	if rep.Found || rep.Checks != 20 || rep.Faults != 54 || rep.Reached != 54 || rep.Fired != 44 || properties.Unreached(rep) != 0 || rep.Inconclusive() {
 		t.Fatalf("report %+v", rep)
 	}
 	if !slices.Contains(rep.Crossed, model.EvToolCommit) || !slices.Contains(rep.Crossed, model.EvProposal) {

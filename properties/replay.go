@@ -4,12 +4,12 @@ import "path/filepath"
 
 // FailFolder returns the folder, relative to the test's package
 // directory, in which Check keeps the counterexamples of the test named
-// test by default and replays them first: FailDir/NAME/ (see FailDir for
-// NAME). A tool that finds a counterexample of the same system elsewhere
+// test by default and replays them first: testdata/faultline/NAME/, NAME
+// the test's name made safe for a folder. A tool that finds a counterexample of the same system elsewhere
 // (a fuzz target) can store its schedule file there, so the test's next
 // run replays it.
 func FailFolder(test string) string {
-	return filepath.Join(filepath.FromSlash(FailDir), safeName(test))
+	return filepath.Join(filepath.FromSlash(failDir), safeName(test))
 }
 
 // ReplayCommand returns the command that replays the schedule file at

@@ -15,16 +15,16 @@ import (
 // runs the reference system only; WithReplayCommand still wins.
 func TestUserSystemsReplayLine(t *testing.T) {
 	def := inventory.Definition()
-	opts := []properties.Option{properties.WithDefinition(def), properties.WithConfig(model.Config{System: json.RawMessage(`{"variant":"planted"}`)}),
+	opts := []properties.Option{properties.WithConfig(model.Config{System: json.RawMessage(`{"variant":"planted"}`)}),
 		properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1)}
-	rep, err := properties.Exhaustive(def.Factory, opts...)
+	rep, err := exhaustive(def, opts...)
 	if err != nil || !rep.Found {
 		t.Fatalf("%v %+v", err, rep)
 	}
 	if got, want := rep.Counterexample.Replay, "FAULTLINE_REPLAY=SCHEDULE.json go test -run '^TestName$' ./pkg (a test of yours running properties.Check on inventory), or inventory's own command line (package cli): replay SCHEDULE.json"; got != want {
 		t.Errorf("replay %q, want %q", got, want)
 	}
-	rep, err = properties.Exhaustive(def.Factory, append(opts, properties.WithReplayCommand("./inv replay %s"))...)
+	rep, err = exhaustive(def, append(opts, properties.WithReplayCommand("./inv replay %s"))...)
 	if err != nil || rep.Counterexample.Replay != "./inv replay SCHEDULE.json" {
 		t.Errorf("WithReplayCommand: %v %q", err, rep.Counterexample.Replay)
 	}

@@ -16,10 +16,10 @@ import (
 
 // Bounds of the options that make faultline own the loop over checks.
 const (
-	// MaxChecks bounds WithChecks.
-	MaxChecks = 100_000_000
-	// MaxShards bounds the N of WithShard.
-	MaxShards = 10_000
+	// maxChecks bounds WithChecks.
+	maxChecks = 100_000_000
+	// maxShards bounds the N of WithShard.
+	maxShards = 10_000
 )
 
 // loopSettings are WithSeed's, WithChecks' and WithShard's.
@@ -34,17 +34,11 @@ type loopSettings struct {
 // owned reports whether faultline runs the loop over checks itself.
 func (l loopSettings) owned() bool { return l.seedSet || l.checks > 0 || l.shards > 0 }
 
-// WithSeed sets the run seed of Explore and Check instead of rapid's
-// -rapid.seed (nonzero: rapid's 0 means a random seed). Check k of the
-// run (0-based) draws its schedule from CheckSeed(seed, k), the seed
-// rapid's own loop gives its k-th check, so a run under WithSeed draws
-// the schedules rapid's loop draws under -rapid.seed=seed. With WithSeed,
-// WithChecks or WithShard, faultline runs the loop over checks itself:
-// each check is a function of the run seed and its index alone (no
-// deadline cuts the run short), and on the first failing check rapid
-// shrinks that check as its own loop would have. rapid's fail files are
-// then consulted only when a check fails (rapid replays them before it
-// shrinks), not before the first check.
+// WithSeed sets the run seed (nonzero) instead of rapid's -rapid.seed.
+// With WithSeed, WithChecks or WithShard faultline runs the loop over
+// checks itself: check k draws from the seed rapid's own loop gives its
+// k-th check, a function of the run seed and k alone, and the first
+// failing check is handed to rapid to shrink as its own loop would.
 func WithSeed(seed uint64) Option {
 	return optionFunc(func(s *settings) error {
 		if seed == 0 {
@@ -55,41 +49,31 @@ func WithSeed(seed uint64) Option {
 	})
 }
 
-// WithChecks sets the number of checks of the run (1 to MaxChecks)
+// WithChecks sets the number of checks of the run (1 to maxChecks)
 // instead of rapid's -rapid.checks; under go test -short it is not
 // divided by five. It makes faultline run the loop over checks (see
 // WithSeed).
 func WithChecks(n int) Option {
 	return optionFunc(func(s *settings) error {
-		if n < 1 || n > MaxChecks {
-			return fmt.Errorf("properties: checks %d must be between 1 and %d", n, MaxChecks)
+		if n < 1 || n > maxChecks {
+			return fmt.Errorf("properties: checks %d must be between 1 and %d", n, maxChecks)
 		}
 		s.loop.checks = n
 		return nil
 	})
 }
 
-// WithShard runs shard i of n (1 <= i <= n <= MaxShards) of the run: of
-// its checks (WithChecks, or rapid's -rapid.checks), only those whose
-// 0-based index k has k mod n = i-1, each drawn from CheckSeed(seed, k)
-// as the unsharded run draws it. The n shards of one seed and check count
-// run exactly the checks of the unsharded run: their coverage
-// (WithCoverage) merged is its coverage when no shard finds a
-// counterexample, and a counterexample the unsharded run finds at check
-// k is found by the shard owning k with the same schedule, shrunk and
-// reduced the same. A shard goes on past the check where the unsharded
-// run would have stopped (it cannot know of another shard's
-// counterexample), so the run's verdict is the counterexample of the
-// least Report.ChecksToFailure among the shards, and none when no shard
-// found one. The seed must be fixed (WithSeed, or a nonzero -rapid.seed)
-// and the checks at least n; WithGuide does not apply (the guide's
-// choices depend on every check before, which another shard runs). For
-// Exhaustive, see there. It makes faultline run the loop over checks
-// (see WithSeed).
+// WithShard runs shard i of n (1 <= i <= n <= 10000) of the run: the
+// checks whose 0-based index k has k mod n = i-1, each drawn as the
+// unsharded run draws it, so n shards together run exactly its checks
+// (under WithExhaustive, the walk's schedules the same way). The run's
+// verdict is the counterexample of the least ChecksToFailure (Index) among
+// the shards. It needs a fixed seed; WithGuide does not apply. See
+// docs/exploration.md, "Shards".
 func WithShard(i, n int) Option {
 	return optionFunc(func(s *settings) error {
-		if n < 1 || n > MaxShards {
-			return fmt.Errorf("properties: shard count %d must be between 1 and %d", n, MaxShards)
+		if n < 1 || n > maxShards {
+			return fmt.Errorf("properties: shard count %d must be between 1 and %d", n, maxShards)
 		}
 		if i < 1 || i > n {
 			return fmt.Errorf("properties: shard %d of %d must be between 1 and %d", i, n, n)
@@ -99,7 +83,7 @@ func WithShard(i, n int) Option {
 	})
 }
 
-// ParseShard parses "I/N", the shard I of N (1 <= I <= N <= MaxShards),
+// ParseShard parses "I/N", the shard I of N (1 <= I <= N <= maxShards),
 // as faultline explore --shard takes it. The error says what is wrong,
 // without naming a flag.
 func ParseShard(v string) (i, n int, err error) {
@@ -112,8 +96,8 @@ func ParseShard(v string) (i, n int, err error) {
 	if err1 != nil || err2 != nil {
 		return 0, 0, fmt.Errorf("%q is not I/N with I and N whole numbers (for example 2/8)", v)
 	}
-	if n < 1 || n > MaxShards {
-		return 0, 0, fmt.Errorf("%q: N must be between 1 and %d, got %d", v, MaxShards, n)
+	if n < 1 || n > maxShards {
+		return 0, 0, fmt.Errorf("%q: N must be between 1 and %d, got %d", v, maxShards, n)
 	}
 	if i < 1 || i > n {
 		return 0, 0, fmt.Errorf("%q: I must be between 1 and N (%d), got %d", v, n, i)
@@ -121,11 +105,11 @@ func ParseShard(v string) (i, n int, err error) {
 	return i, n, nil
 }
 
-// CheckSeed is the seed check k (0-based) of a run of seed draws its
+// checkSeed is the seed check k (0-based) of a run of seed draws its
 // schedule from: seed + k(k+1)/2 modulo 2^64, the seed rapid's own loop
 // gives its k-th check. It depends on the run seed and k alone, so check k
 // is the same schedule whichever shard runs it.
-func CheckSeed(seed uint64, k int) uint64 {
+func checkSeed(seed uint64, k int) uint64 {
 	u := uint64(k)
 	if u%2 == 0 {
 		return seed + (u/2)*(u+1)
@@ -133,21 +117,49 @@ func CheckSeed(seed uint64, k int) uint64 {
 	return seed + u*((u+1)/2)
 }
 
-// ShardChecks is how many of checks the shard i of n owns: the indices k
+// shardChecks is how many of checks the shard i of n owns: the indices k
 // in 0..checks-1 with k mod n = i-1.
-func ShardChecks(checks, i, n int) int {
+func shardChecks(checks, i, n int) int {
 	if i > checks {
 		return 0
 	}
 	return (checks-i)/n + 1
 }
 
-// rapidFlags serialises the owned loop's use of rapid's flags, which it
-// sets while rapid shrinks a failing check.
+// rapidFlags serialises withRapidFlags.
 var rapidFlags sync.Mutex
 
+// withRapidFlags runs f with rapid's command-line flags set to set (name
+// without the leading dash: "rapid.seed") and restores every one after,
+// even when f panics. rapid reads its checks, seed and fail-file switch
+// from its flags alone, so this is how one failing check is handed to
+// rapid's own shrinking (shrinkOwned); calls are serialised, as the flags
+// are the process's. A flag rapid did not register is an error.
+func withRapidFlags(set map[string]string, f func()) error {
+	rapidFlags.Lock()
+	defer rapidFlags.Unlock()
+	old := map[string]string{}
+	defer func() {
+		for n, v := range old {
+			_ = flag.Set(n, v)
+		}
+	}()
+	for n, v := range set {
+		fl := flag.Lookup(n)
+		if fl == nil {
+			return fmt.Errorf("properties: rapid's flag %s is not registered", n)
+		}
+		old[n] = fl.Value.String()
+		if err := flag.Set(n, v); err != nil {
+			return fmt.Errorf("properties: setting %s: %w", n, err)
+		}
+	}
+	f()
+	return nil
+}
+
 // exploreOwned is explore with faultline running the loop over checks:
-// each check of the shard is drawn from its own seed (CheckSeed) with
+// each check of the shard is drawn from its own seed (checkSeed) with
 // rapid's generator, run and counted as prop does; the first failing one
 // is handed to rapid (one check under its seed), which runs it again,
 // shrinks it, and the reduction follows as in explore.
@@ -176,7 +188,7 @@ func (e *explorer) exploreOwned(parent rapid.TB, name string) (*Report, error) {
 		return nil, fmt.Errorf("properties: %d shards of %d checks leave a shard without checks: give at least as many checks as shards", shards, checks)
 	}
 	e.owned = true
-	e.total = ShardChecks(checks, shard, shards)
+	e.total = shardChecks(checks, shard, shards)
 	gen := rapid.Custom(func(t *rapid.T) *model.Schedule {
 		if e.harnessErr != nil {
 			// rapid retries a draw that failed: once is enough (the
@@ -189,7 +201,7 @@ func (e *explorer) exploreOwned(parent rapid.TB, name string) (*Report, error) {
 	ran := 0
 	rep := &Report{Shard: l.shard, Shards: l.shards}
 	for k := shard - 1; k < checks; k += shards {
-		sk := CheckSeed(seed, k)
+		sk := checkSeed(seed, k)
 		if e.guide != nil {
 			e.rank()
 		}
@@ -199,7 +211,7 @@ func (e *explorer) exploreOwned(parent rapid.TB, name string) (*Report, error) {
 		}
 		res, err := e.run(s)
 		// a run whose system panicked is shrunk as a violation is (prop
-		// keeps the smallest schedule that panicked, see PanicError)
+		// keeps the smallest schedule that panicked, see panicError)
 		panicked := errors.As(err, new(*model.SystemPanic))
 		if err != nil && !panicked {
 			return nil, err
@@ -215,7 +227,7 @@ func (e *explorer) exploreOwned(parent rapid.TB, name string) (*Report, error) {
 			if err != nil {
 				return nil, err
 			}
-			rep.RapidOutput = msgs
+			rep.rapidOutput = msgs
 			break
 		}
 		if err := e.record(res); err != nil {
@@ -255,38 +267,22 @@ func (e *explorer) exploreOwned(parent rapid.TB, name string) (*Report, error) {
 // the check broke when first run (zero when its system panicked), named
 // in the error when rapid's run of it holds (ErrNondeterministic).
 func (e *explorer) shrinkOwned(parent rapid.TB, name string, sk uint64, broke model.InvariantResult) (string, error) {
-	rapidFlags.Lock()
-	defer rapidFlags.Unlock()
 	checks := "1"
 	if flag.Lookup("test.short") != nil && flag.Parsed() && testing.Short() {
 		checks = "5"
 	}
 	set := map[string]string{"rapid.checks": checks, "rapid.seed": strconv.FormatUint(sk, 10), "rapid.nofailfile": "true"}
-	old := map[string]string{}
-	for n, v := range set {
-		f := flag.Lookup(n)
-		if f == nil {
-			return "", fmt.Errorf("properties: rapid's flag %s is not registered", n)
-		}
-		old[n] = f.Value.String()
-		if err := flag.Set(n, v); err != nil {
-			return "", fmt.Errorf("properties: setting %s: %w", n, err)
-		}
-	}
-	defer func() {
-		for n, v := range old {
-			_ = flag.Set(n, v)
-		}
-	}()
 	rec := &recorder{parent: parent, name: name}
-	func() {
+	if err := withRapidFlags(set, func() {
 		defer func() {
 			if p := recover(); p != nil && p != errStop {
 				panic(p)
 			}
 		}()
 		rapid.Check(rec, e.prop)
-	}()
+	}); err != nil {
+		return "", err
+	}
 	if e.harnessErr != nil {
 		return "", e.harnessErr
 	}

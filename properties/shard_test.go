@@ -71,7 +71,6 @@ func TestParseShard(t *testing.T) {
 // TestLoopOptionErrors: bad values and combinations are errors that say
 // what is wrong, never a panic.
 func TestLoopOptionErrors(t *testing.T) {
-	def := properties.WithDefinition(billing.Definition())
 	for _, c := range []struct {
 		opts []properties.Option
 		want string
@@ -86,15 +85,15 @@ func TestLoopOptionErrors(t *testing.T) {
 		{[]properties.Option{properties.WithSeed(1), properties.WithChecks(3), properties.WithShard(1, 4)}, "4 shards of 3 checks leave a shard without checks"},
 		{[]properties.Option{properties.WithSeed(1), properties.WithChecks(8), properties.WithShard(1, 4), properties.WithGuide(1, nil)}, "WithGuide does not apply to a shard"},
 	} {
-		_, err := properties.Explore(billing.Definition().Factory, append([]properties.Option{def}, c.opts...)...)
+		_, err := properties.Explore(billing.Definition(), c.opts...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v", c.want, err)
 		}
 	}
-	if _, err := properties.Exhaustive(billing.Definition().Factory, def, properties.WithSeed(3)); err == nil || !strings.Contains(err.Error(), "WithSeed and WithChecks do not apply to an exhaustive walk") {
+	if _, err := exhaustive(billing.Definition(), properties.WithSeed(3)); err == nil || !strings.Contains(err.Error(), "WithSeed and WithChecks do not apply to an exhaustive walk") {
 		t.Errorf("exhaustive with a seed: %v", err)
 	}
-	if _, err := properties.ExplorePair(billing.Definition().Factory, model.Config{}, model.Config{}, 1, 10, properties.WithShard(1, 2)); err == nil || !strings.Contains(err.Error(), "do not apply to a pair exploration") {
+	if _, err := properties.ExplorePair(billing.Definition(), model.Config{}, model.Config{}, 1, 10, properties.WithShard(1, 2)); err == nil || !strings.Contains(err.Error(), "do not apply to a pair exploration") {
 		t.Errorf("pairs with a shard: %v", err)
 	}
 }
@@ -108,12 +107,12 @@ func billingRun(t *testing.T, cfg model.Config, checks, i, n int) (*properties.R
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := []properties.Option{properties.WithDefinition(billing.Definition()), properties.WithConfig(cfg),
+	opts := []properties.Option{properties.WithConfig(cfg),
 		properties.WithSeed(7), properties.WithChecks(checks), properties.WithCoverage(tr), properties.WithName("billing-shards")}
 	if n > 0 {
 		opts = append(opts, properties.WithShard(i, n))
 	}
-	rep, err := properties.Explore(billing.Definition().Factory, opts...)
+	rep, err := properties.Explore(billing.Definition(), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +158,7 @@ func TestShardsRunTheRunsChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rapidRep, err := properties.Explore(billing.Definition().Factory, properties.WithDefinition(billing.Definition()), properties.WithConfig(cfg),
+	rapidRep, err := properties.Explore(billing.Definition(), properties.WithConfig(cfg),
 		properties.WithCoverage(tr), properties.WithName("billing-shards"))
 	if err != nil {
 		t.Fatal(err)
@@ -253,11 +252,11 @@ func TestShardFindsTheRunsCounterexample(t *testing.T) {
 // of the options, not a verdict.
 func TestCheckUnderShards(t *testing.T) {
 	rapidFlags(t, 200, 7)
-	sys := billing.Definition().Factory
-	base := []properties.Option{properties.WithDefinition(billing.Definition()), properties.WithConfig(billing.Config(billing.FreshKeyPerRetry))}
+	sys := billing.Definition()
+	base := []properties.Option{properties.WithConfig(billing.Config(billing.FreshKeyPerRetry))}
 	for i, at := range map[int]int{1: 17, 2: 2} {
 		tb := &recordingTB{name: "TestCheckUnderShards"}
-		properties.Check(tb, sys, append(base, properties.WithShard(i, 2), properties.WithFailDir(t.TempDir()))...)
+		properties.CheckTB(tb, nil, sys, append(base, properties.WithShard(i, 2), properties.WithFailDir(t.TempDir()))...)
 		want := fmt.Sprintf("counterexample at check %d of the run (shard %d/2: the run's counterexample is the shards' of the least check)", at, i)
 		if !tb.failed || !strings.Contains(strings.Join(tb.errors, "\n"), want) {
 			t.Errorf("shard %d/2: failed %t: %q, want %q", i, tb.failed, tb.errors, want)
@@ -268,7 +267,7 @@ func TestCheckUnderShards(t *testing.T) {
 	}
 	rapidFlags(t, 200, 0)
 	tb := &recordingTB{name: "TestCheckUnderShards"}
-	properties.Check(tb, sys, append(base, properties.WithShard(1, 2), properties.WithFailDir(t.TempDir()))...)
+	properties.CheckTB(tb, nil, sys, append(base, properties.WithShard(1, 2), properties.WithFailDir(t.TempDir()))...)
 	if !tb.failed || !strings.Contains(strings.Join(tb.errors, "\n"), "WithChecks or WithShard needs a fixed seed") {
 		t.Errorf("a shard without a seed: %q", tb.errors)
 	}

@@ -45,15 +45,15 @@ var noEffect = model.UserInvariant{Name: "no_effect", Owner: "unenacted", Oracle
 	}}
 
 func unenactedOptions(more ...properties.Option) []properties.Option {
-	return append([]properties.Option{properties.WithFixture(unenactedFixture), properties.WithKinds("stale_checkpoint"),
+	return append([]properties.Option{properties.WithFixtureValue(unenactedFixture), properties.WithKinds("stale_checkpoint"),
 		properties.WithHarnessOptions(model.Options{Builtin: []string{}, Invariants: []model.UserInvariant{noEffect}}), properties.WithoutWorldEvents()}, more...)
 }
 
 // TestUnfiredCampaignIsInconclusive: a campaign whose faults are all
 // reached but never fire tested nothing: inconclusive, never green.
 func TestUnfiredCampaignIsInconclusive(t *testing.T) {
-	sys := properties.Factory(func() model.System { return unenacted{} })
-	rep, err := properties.Explore(sys, unenactedOptions()...)
+	sys := fixed(func() model.System { return unenacted{} })
+	rep, err := properties.Explore(sysdef(sys), unenactedOptions()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestUnfiredCampaignIsInconclusive(t *testing.T) {
 		t.Fatalf("inconclusive %v, reached %d, fired %d: %s", rep.Inconclusive(), rep.Reached, rep.Fired, rep.InconclusiveMessage())
 	}
 	tb := &recordingTB{name: "TestUnfired"}
-	properties.Check(tb, sys, unenactedOptions(properties.WithFailDir(t.TempDir()))...)
+	properties.CheckTB(tb, nil, sysdef(sys), unenactedOptions(properties.WithFailDir(t.TempDir()))...)
 	if len(tb.errors) != 1 || !strings.Contains(tb.errors[0], "were reached but none fired") || !strings.Contains(tb.errors[0], "exit 3") {
 		t.Fatalf("Check: %q", tb.errors)
 	}
@@ -78,7 +78,7 @@ func TestReplayOfUnfiredFaultIsInconclusive(t *testing.T) {
 	}
 	t.Setenv(properties.ReplayEnv, path)
 	tb := &recordingTB{name: "TestUnfired"}
-	properties.Check(tb, properties.Factory(func() model.System { return unenacted{} }), unenactedOptions()...)
+	properties.CheckTB(tb, nil, sysdef(fixed(func() model.System { return unenacted{} })), unenactedOptions()...)
 	if len(tb.errors) != 1 || !strings.Contains(tb.errors[0], "f1 stale_checkpoint@checkpoint.write#2 (reached, not fired)") || !strings.Contains(tb.errors[0], "exit 3") {
 		t.Fatalf("replay: errors %q, logs %q", tb.errors, tb.logs)
 	}
@@ -100,7 +100,7 @@ func TestStoredFileWithoutFixtureIsTheDefault(t *testing.T) {
 	}
 	t.Setenv(properties.ReplayEnv, path)
 	tb := &recordingTB{name: "TestBilling"}
-	properties.Check(tb, def.Factory, properties.WithDefinition(def))
+	properties.CheckTB(tb, nil, def)
 	if tb.failed || len(tb.logs) != 1 || strings.Contains(tb.logs[0], "not the test's") || !strings.Contains(tb.logs[0], "holds: every invariant in scope held") {
 		t.Fatalf("errors %q, logs %q", tb.errors, tb.logs)
 	}
@@ -112,7 +112,7 @@ func TestCheckLogsNoDraws(t *testing.T) {
 	oneGoroutine(t)
 	def := billing.Definition()
 	tb := &recordingTB{name: "TestBilling"}
-	properties.Check(tb, def.Factory, properties.WithDefinition(def), properties.WithConfig(model.Config{System: []byte(`{"bugs":["fresh_key_per_retry"]}`)}),
+	properties.CheckTB(tb, nil, def, properties.WithConfig(model.Config{System: []byte(`{"bugs":["fresh_key_per_retry"]}`)}),
 		properties.WithFailDir(t.TempDir()))
 	if !tb.failed || len(tb.logs) == 0 {
 		t.Fatalf("no counterexample: %q", tb.errors)
@@ -129,7 +129,7 @@ func TestCheckLogsNoDraws(t *testing.T) {
 // for a capability_revocation to revoke) proves nothing: inconclusive,
 // with the random mode's wording, not a bounded proof.
 func TestExhaustiveUnfiredWalkIsInconclusive(t *testing.T) {
-	rep, err := properties.Exhaustive(properties.Factory(lostupdate.Factory()), properties.WithFixture(lostupdate.Fixture()),
+	rep, err := exhaustive(sysdef(fixed(lostupdate.Factory())), properties.WithFixtureValue(lostupdate.Fixture()),
 		properties.WithHarnessOptions(lostupdate.Options()), properties.WithKinds("capability_revocation"), properties.WithMaxFaults(2))
 	if err != nil {
 		t.Fatal(err)

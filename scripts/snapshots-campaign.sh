@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The production-code example's campaign with its bug off: for each of
-# SEEDS fixed seeds (1..SEEDS), CHECKS checks of properties.CheckProduction
+# SEEDS fixed seeds (1..SEEDS), CHECKS checks of properties.Check
 # on the storage janitor of examples/snapshots (every run in its own
 # testing/synctest bubble, the janitor's real HTTP, MCP and SQL clients
 # wrapped by httpfault, mcpfault and sqlfault). Prints one line per seed

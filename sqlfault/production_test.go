@@ -15,7 +15,7 @@ import (
 )
 
 // TestCheckProduction: the defended agent (an insert-if-absent charge,
-// autocommit, one retry) holds under properties.CheckProduction over
+// autocommit, one retry) holds under properties.Check over
 // every kind the adapter enacts: each run inside a testing/synctest
 // bubble, on a database file of its own created by the run's Configure,
 // the oracle's connection opened and closed per read.
@@ -53,7 +53,7 @@ func TestCheckProduction(t *testing.T) {
 		// rapid's 100
 		opts = append(opts, properties.WithSeed(1), properties.WithChecks(10))
 	}
-	properties.CheckProduction(t, def, opts...)
+	properties.Check(t, def, opts...)
 	if runs < 10 {
 		t.Fatalf("%d runs", runs)
 	}

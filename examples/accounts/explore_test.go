@@ -8,9 +8,18 @@ import (
 	"github.com/faultline/faultline/properties"
 )
 
-// closer is the accounts closer as a properties.System.
-func closer(c accounts.Closer) properties.System {
-	return properties.Factory(func() model.System { return c })
+// closer is the Definition of the accounts closer c.
+func closer(c accounts.Closer) *model.Definition {
+	return model.Define("accounts", accounts.Fixture(), func() model.System { return c })
+}
+
+// walk is the exhaustive walk of def under opts.
+func walk(def *model.Definition, opts ...properties.Option) (*properties.ExhaustiveReport, error) {
+	rep, err := properties.Explore(def, append(opts, properties.WithExhaustive())...)
+	if err != nil {
+		return nil, err
+	}
+	return rep.Exhaustive, nil
 }
 
 // The cache and worker kinds are outside model.Catalogue(), so exploration
@@ -19,19 +28,19 @@ func closer(c accounts.Closer) properties.System {
 // schedule (the clean run first) and random exploration at its first
 // check; the closer that bounds the answer's age holds over the same walk.
 func TestExplorationPlacesANamedCacheKind(t *testing.T) {
-	opts := []properties.Option{properties.WithFixture(accounts.Fixture()), properties.WithHarnessOptions(opts),
+	opts := []properties.Option{properties.WithHarnessOptions(opts),
 		properties.WithKinds("sliding_grant_cache"), properties.WithMaxFaults(1), properties.WithoutWorldEvents()}
-	walk, err := properties.Exhaustive(closer(accounts.Closer{PerTask: true}), opts...)
+	found, err := walk(closer(accounts.Closer{PerTask: true}), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !walk.Found || walk.Index != 2 || walk.Counterexample.Invariant != model.InvCurrentEntitlement {
-		t.Fatalf("walk: found %v at %d: %+v", walk.Found, walk.Index, walk.Counterexample)
+	if !found.Found || found.Index != 2 || found.Counterexample.Invariant != model.InvCurrentEntitlement {
+		t.Fatalf("walk: found %v at %d: %+v", found.Found, found.Index, found.Counterexample)
 	}
-	if f := walk.Counterexample.Schedule.Faults; len(f) != 1 || f[0].Kind != "sliding_grant_cache" || f[0].Event != model.EvAuthorityCheck {
+	if f := found.Counterexample.Schedule.Faults; len(f) != 1 || f[0].Kind != "sliding_grant_cache" || f[0].Event != model.EvAuthorityCheck {
 		t.Errorf("walk's schedule: %+v", f)
 	}
-	bounded, err := properties.Exhaustive(closer(accounts.Closer{PerTask: true, MaxGrantAge: 5}), opts...)
+	bounded, err := walk(closer(accounts.Closer{PerTask: true, MaxGrantAge: 5}), opts...)
 	if err != nil || bounded.Found || !bounded.Complete || bounded.Reached == 0 {
 		t.Errorf("bounded: %v %+v", err, bounded)
 	}

@@ -60,17 +60,18 @@ func TestSingleFaults(t *testing.T) {
 	}
 }
 
-// explore is the exploration's options: the agent's definition (fixture,
-// invariants), its config and the kinds in scope.
+// explore is the exploration's options: the agent's config and the kinds
+// in scope (its Definition gives its fixture and invariants).
 func explore(bugs billing.Bugs, extra ...properties.Option) []properties.Option {
-	return append([]properties.Option{properties.WithDefinition(billing.Definition()),
-		properties.WithConfig(billing.Config(bugs)), properties.WithKinds(billing.Kinds...)}, extra...)
+	return append([]properties.Option{properties.WithConfig(billing.Config(bugs)), properties.WithKinds(billing.Kinds...)}, extra...)
 }
 
 // TestExplore: ordered compositions of one to three faults, drawn and
-// shrunk by rapid, each run recorded for the coverage report.
+// shrunk by rapid, each run recorded for the coverage report. (Run as
+// TestCoverageReport's subprocess, it explores that one's bugs.)
 func TestExplore(t *testing.T) {
-	properties.Check(t, billing.Definition().Factory, explore(0, properties.WithCoverage(tracker))...)
+	bugs, extra := child()
+	properties.Check(t, billing.Definition(), explore(bugs, append(extra, properties.WithCoverage(tracker))...)...)
 }
 
 // FuzzBilling is the nightly fuzz target (go test -fuzz FuzzBilling): any

@@ -16,7 +16,7 @@ import (
 // clock advances, all within the range, 280 of them beyond its first
 // eighth (15,000 ms) and 157 beyond its half.
 func TestSwarmClockAdvancesSpanTheirRange(t *testing.T) {
-	g, err := properties.Generator(billing.Definition().Factory, explore(0)...)
+	g, err := properties.Generator(billing.Definition(), explore(0)...)
 	if err != nil {
 		t.Fatal(err)
 	}

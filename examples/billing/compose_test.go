@@ -24,10 +24,11 @@ func TestRandomModeFindsTheComposedBug(t *testing.T) {
 		t.Skip("explorations in one goroutine, with up to 1000 checks a seed: go test ./... runs them without the race detector")
 	}
 	def := billing.Definition()
-	one, err := properties.Exhaustive(def.Factory, explore(billing.FreshBudgetOnResume, properties.WithMaxFaults(1))...)
+	walk, err := properties.Explore(def, explore(billing.FreshBudgetOnResume, properties.WithMaxFaults(1), properties.WithExhaustive())...)
 	if err != nil {
 		t.Fatal(err)
 	}
+	one := walk.Exhaustive
 	if one.Found || one.Schedules != 87 {
 		t.Fatalf("one fault: %s", one.Summary())
 	}
@@ -43,7 +44,7 @@ func TestRandomModeFindsTheComposedBug(t *testing.T) {
 	}
 	var ctf []int
 	for seed := uint64(1); seed <= seeds; seed++ {
-		rep, err := properties.Explore(def.Factory, explore(billing.FreshBudgetOnResume, properties.WithSeed(seed), properties.WithChecks(1000))...)
+		rep, err := properties.Explore(def, explore(billing.FreshBudgetOnResume, properties.WithSeed(seed), properties.WithChecks(1000))...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -82,7 +82,7 @@ next:
 }
 
 // Definition describes the agent for the paths that need more than a
-// factory (properties.WithDefinition, the fuzz decoder, the run record):
+// factory (properties.Check, the fuzz decoder, the run record):
 // its fixture, its config's system part ({"bugs": [...]}), its invariants
 // and its named configurations (the correct agent, defended, and one per
 // planted bug). It declares no controls: the agent's defences are its code.

@@ -22,7 +22,7 @@ func TestComposedDrawsReachTheFreshBudgetBug(t *testing.T) {
 		t.Skip("40,000 runs in one goroutine: go test ./... runs them without the race detector")
 	}
 	def := billing.Definition()
-	g, err := properties.Generator(def.Factory, explore(billing.FreshBudgetOnResume)...)
+	g, err := properties.Generator(def, explore(billing.FreshBudgetOnResume)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,6 @@ package billing_test
 import (
 	"bytes"
 	"errors"
-	"flag"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +21,7 @@ import (
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/examples/billing"
 	"github.com/faultline/faultline/fuzz"
+	"github.com/faultline/faultline/internal/checkrun"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/properties"
 )
@@ -66,44 +65,34 @@ func TestSingleRunFindsEachBug(t *testing.T) {
 	}
 }
 
-// recorder is a rapid.TB that keeps what Check reports instead of failing
-// the test, named as the test whose command replays it.
-type recorder struct {
-	name         string
-	failed       bool
-	errors, logs []string
-}
+// Environment of the subprocesses that run Check (checkrun.Run): the
+// bugs TestExplore explores and the folder the child's Check writes its
+// counterexamples to.
+const (
+	bugsEnv    = "BILLING_BUGS"
+	failDirEnv = "BILLING_FAILDIR"
+)
 
-func (r *recorder) Helper()                 {}
-func (r *recorder) Name() string            { return r.name }
-func (r *recorder) Logf(f string, a ...any) { r.logs = append(r.logs, fmt.Sprintf(f, a...)) }
-func (r *recorder) Log(a ...any)            { r.logs = append(r.logs, fmt.Sprint(a...)) }
-func (r *recorder) Skipf(string, ...any)    { panic("skip") }
-func (r *recorder) Skip(...any)             { panic("skip") }
-func (r *recorder) SkipNow()                { panic("skip") }
-func (r *recorder) Errorf(f string, a ...any) {
-	r.failed = true
-	r.errors = append(r.errors, fmt.Sprintf(f, a...))
-}
-func (r *recorder) Error(a ...any)            { r.Errorf("%s", fmt.Sprint(a...)) }
-func (r *recorder) Fatalf(f string, a ...any) { r.Errorf(f, a...) }
-func (r *recorder) Fatal(a ...any)            { r.Error(a...) }
-func (r *recorder) FailNow()                  { r.failed = true }
-func (r *recorder) Fail()                     { r.failed = true }
-func (r *recorder) Failed() bool              { return r.failed }
-
-// rapidFlags fixes rapid's seed and checks for one test, with no rapid
-// fail file, and restores them afterwards.
-func rapidFlags(t *testing.T, checks int, seed uint64) {
-	t.Helper()
-	for name, v := range map[string]string{"rapid.checks": strconv.Itoa(checks), "rapid.seed": strconv.FormatUint(seed, 10), "rapid.nofailfile": "true"} {
-		old := flag.Lookup(name).Value.String()
-		if err := flag.Set(name, v); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { flag.Set(name, old) })
+// child returns the bugs and options of a test run as a subprocess: the
+// bugs of BILLING_BUGS and the fail folder of BILLING_FAILDIR (none
+// outside a subprocess).
+func child() (billing.Bugs, []properties.Option) {
+	var opts []properties.Option
+	if dir := os.Getenv(failDirEnv); dir != "" {
+		opts = append(opts, properties.WithFailDir(dir))
 	}
+	n, _ := strconv.Atoi(os.Getenv(bugsEnv))
+	return billing.Bugs(n), opts
 }
+
+// rapidArgs are the flags of a subprocess's rapid: checks, seed, no fail
+// file.
+func rapidArgs(checks int, seed uint64) []string {
+	return []string{"-rapid.checks=" + strconv.Itoa(checks), "-rapid.seed=" + strconv.FormatUint(seed, 10), "-rapid.nofailfile"}
+}
+
+// checkErrors are the messages of Check in a subprocess's report.
+func checkErrors(r checkrun.Report) []string { return r.With("properties: ") }
 
 // replayLine is the command a Check failure prints.
 func replayLine(msg string) string {
@@ -119,11 +108,12 @@ func replayLine(msg string) string {
 // name: under FAULTLINE_REPLAY it runs Check on the agent with the bug of
 // its subtest, as TestExplore does on the correct one; otherwise it skips.
 func TestPlanted(t *testing.T) {
-	if os.Getenv(properties.ReplayEnv) == "" {
-		t.Skip("runs only under FAULTLINE_REPLAY (see TestCheckFindsEachBug)")
+	if os.Getenv(properties.ReplayEnv) == "" && checkrun.Tag() == "" {
+		t.Skip("runs only under FAULTLINE_REPLAY or as a subprocess (see TestCheckFindsEachBug)")
 	}
+	_, extra := child()
 	for _, p := range planted {
-		t.Run(p.bug.String(), func(t *testing.T) { properties.Check(t, billing.Definition().Factory, explore(p.bug)...) })
+		t.Run(p.bug.String(), func(t *testing.T) { properties.Check(t, billing.Definition(), explore(p.bug, extra...)...) })
 	}
 }
 
@@ -148,14 +138,13 @@ func TestCheckFindsEachBug(t *testing.T) {
 	if raceDetector || testing.Short() {
 		t.Skip("explorations in one goroutine, with rapid's full check count: go test ./... runs them without the race detector")
 	}
-	rapidFlags(t, 100, 2)
 	for i, p := range planted {
-		rec := &recorder{name: "TestPlanted/" + p.bug.String()}
-		properties.Check(rec, billing.Definition().Factory, explore(p.bug, properties.WithFailDir(t.TempDir()))...)
-		if !rec.failed || len(rec.errors) != 1 {
-			t.Fatalf("%s: Check did not fail once: %q", p.bug, rec.errors)
+		r := checkrun.Run(t, "^TestPlanted$/^"+p.bug.String()+"$", "planted", []string{failDirEnv + "=" + t.TempDir()}, rapidArgs(100, 2)...)
+		errs := checkErrors(r)
+		if !r.Failed || len(errs) != 1 {
+			t.Fatalf("%s: Check did not fail once: %q\n%s", p.bug, errs, r.Output)
 		}
-		msg := rec.errors[0]
+		msg := errs[0]
 		if first, _, _ := strings.Cut(msg, "\n"); first != found[p.bug] || !strings.Contains(msg, "\nminimal schedule (1 fault):\n") {
 			t.Errorf("%s: %s\nwant first %q", p.bug, msg, found[p.bug])
 		}
@@ -173,11 +162,11 @@ func TestCheckFindsEachBug(t *testing.T) {
 }
 
 // replayInProcess replays cmd's FAULTLINE_REPLAY file through the Check
-// TestPlanted's subtest for bug runs, in this process, and expects it to
-// fail with the counterexample cx. TestCheckFindsEachBug runs the first
-// bug's command with the go command and the others this way, unless
-// FAULTLINE_HEAVY=1 asks for every command through the go command (each
-// links a test binary).
+// TestPlanted's subtest for bug runs, in a subprocess of this test binary,
+// and expects it to fail with the counterexample cx. TestCheckFindsEachBug
+// runs the first bug's command with the go command and the others this
+// way, unless FAULTLINE_HEAVY=1 asks for every command through the go
+// command (each links a test binary).
 func replayInProcess(t *testing.T, cmd string, bug billing.Bugs, cx string) {
 	t.Helper()
 	assign, _, _ := strings.Cut(cmd, " ")
@@ -185,12 +174,9 @@ func replayInProcess(t *testing.T, cmd string, bug billing.Bugs, cx string) {
 	if !ok {
 		t.Fatalf("%s: replay command %q", bug, cmd)
 	}
-	t.Setenv(properties.ReplayEnv, path)
-	rec := &recorder{name: "TestPlanted/" + bug.String()}
-	properties.Check(rec, billing.Definition().Factory, explore(bug)...)
-	os.Unsetenv(properties.ReplayEnv) // the next bug's Check explores
-	out := strings.Join(rec.errors, "\n")
-	if !rec.failed {
+	r := checkrun.Run(t, "^TestPlanted$/^"+bug.String()+"$", "", []string{properties.ReplayEnv + "=" + path})
+	out := strings.Join(checkErrors(r), "\n")
+	if !r.Failed {
 		t.Fatalf("%s: the replay of %s did not fail", bug, path)
 	}
 	for _, want := range []string{"properties: counterexample replayed from FAULTLINE_REPLAY=" + path, cx} {
@@ -275,18 +261,15 @@ func TestCoverageReport(t *testing.T) {
 	if raceDetector || testing.Short() {
 		t.Skip("explorations in one goroutine: go test ./... runs them without the race detector")
 	}
-	rapidFlags(t, 100, 1)
 	path := filepath.Join(t.TempDir(), "coverage.json")
 	def := billing.Definition()
 	def.NotApplicable, def.ReplayCommand = []model.Boundary{model.BoundaryMemory, model.BoundaryBranchJoin}, "FAULTLINE_REPLAY=%s go test -run '^TestExplore$' ./examples/billing"
 	for _, bugs := range []billing.Bugs{0, billing.FreshKeyPerRetry} {
-		tr, err := coverage.NewTracker(nil, def)
-		if err != nil {
-			t.Fatal(err)
-		}
-		properties.Check(&recorder{name: "TestExplore"}, billing.Definition().Factory, explore(bugs, properties.WithCoverage(tr), properties.WithFailDir(t.TempDir()))...)
-		if err := tr.FlushTo(path); err != nil {
-			t.Fatal(err)
+		// TestExplore's Check of bugs, its runs flushed into path by TestMain
+		r := checkrun.Run(t, "^TestExplore$", "coverage", []string{"FAULTLINE_COVERAGE=" + path, bugsEnv + "=" + strconv.Itoa(int(bugs)),
+			failDirEnv + "=" + t.TempDir()}, rapidArgs(100, 1)...)
+		if r.Failed != (bugs != 0) {
+			t.Fatalf("TestExplore of %s: failed %t\n%s", bugs, r.Failed, r.Output)
 		}
 	}
 	d, err := coverage.ReadFile(path)
@@ -348,10 +331,8 @@ func TestCommandLine(t *testing.T) {
 	if raceDetector || testing.Short() {
 		return // the exploration runs in one goroutine, with rapid's full check count
 	}
-	rapidFlags(t, 100, 1)
 	dir := t.TempDir()
-	properties.Check(&recorder{name: "TestPlanted/" + billing.BlindResume.String()}, billing.Definition().Factory,
-		explore(billing.BlindResume, properties.WithFailDir(dir))...)
+	checkrun.Run(t, "^TestPlanted$/^"+billing.BlindResume.String()+"$", "planted", []string{failDirEnv + "=" + dir}, rapidArgs(100, 1)...)
 	files, _ := filepath.Glob(filepath.Join(dir, "cx-resume_from_checkpoint-????????.json"))
 	if len(files) != 1 {
 		t.Fatalf("fail files %q", files)

@@ -128,13 +128,11 @@ func exploreInto(t *testing.T, v inventory.Variant, tr *coverage.Tracker) *prope
 	// the agent's own definition and a config naming the variant, so the
 	// recorded schedules carry it and the printed replay runs it
 	def := inventory.Definition()
-	rep, err := properties.Explore(def.Factory,
-		properties.WithDefinition(def),
+	rep, err := properties.Explore(def,
 		properties.WithConfig(model.Config{System: json.RawMessage(`{"variant":"` + string(v) + `"}`)}),
 		properties.WithoutWorldEvents(),
 		properties.WithDomains(model.DomainTool, model.DomainState),
-		properties.WithCoverage(tr),
-		properties.WithName("inventory-coverage-"+string(v)))
+		properties.WithCoverage(tr))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,14 +27,12 @@ func explore(t *testing.T, v inventory.Variant) *properties.Report {
 		}
 		t.Cleanup(func() { flag.Set(name, old) })
 	}
-	sys := properties.Factory(inventory.Factory(inventory.Defended, v))
+	sys := model.Define("inventory", inventory.Fixture(), inventory.Factory(inventory.Defended, v))
 	rep, err := properties.Explore(sys,
-		properties.WithFixture(inventory.Fixture()),
 		properties.WithHarnessOptions(inventory.HarnessOptions()),
 		properties.WithConfig(model.Config{}),
 		properties.WithoutWorldEvents(),
-		properties.WithDomains(model.DomainTool),
-		properties.WithName("inventory-"+string(v)))
+		properties.WithDomains(model.DomainTool))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,9 +68,8 @@ func TestExplorationFindsThePlantedBug(t *testing.T) {
 func TestSwarmDrawsAreDeterministic(t *testing.T) {
 	gen := func(opts ...properties.Option) func(int) *model.Schedule {
 		t.Helper()
-		sys := properties.Factory(inventory.Factory(inventory.Defended, inventory.Planted))
-		g, err := properties.Generator(sys, append([]properties.Option{properties.WithFixture(inventory.Fixture()),
-			properties.WithHarnessOptions(inventory.HarnessOptions()), properties.WithConfig(model.Config{}),
+		sys := model.Define("inventory", inventory.Fixture(), inventory.Factory(inventory.Defended, inventory.Planted))
+		g, err := properties.Generator(sys, append([]properties.Option{properties.WithHarnessOptions(inventory.HarnessOptions()), properties.WithConfig(model.Config{}),
 			properties.WithDomains(model.DomainTool)}, opts...)...)
 		if err != nil {
 			t.Fatal(err)

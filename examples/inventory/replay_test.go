@@ -17,5 +17,5 @@ func TestReplay(t *testing.T) {
 		t.Skip("replays one schedule: run it as the coverage report prints, with FAULTLINE_REPLAY=FILE")
 	}
 	def := inventory.Definition()
-	properties.Check(t, def.Factory, properties.WithDefinition(def))
+	properties.Check(t, def)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/faultline/faultline/examples/billing"
 	"github.com/faultline/faultline/examples/inventory"
+	"github.com/faultline/faultline/internal/checkrun"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/properties"
 )
@@ -54,33 +55,19 @@ func allBuiltin() []string {
 }
 
 func (e example) options() []properties.Option {
-	return []properties.Option{properties.WithDefinition(e.def), properties.WithHarnessOptions(e.harness), properties.WithKinds(e.kinds...)}
+	return []properties.Option{properties.WithHarnessOptions(e.harness), properties.WithKinds(e.kinds...)}
 }
 
-// recorder is a rapid.TB that keeps what Check reports.
-type recorder struct {
-	name         string
-	failed       bool
-	errors, logs []string
+// TestCampaignCheck runs Check on each example with its bugs off; it
+// runs only as TestCampaign's subprocess (checkrun.Run).
+func TestCampaignCheck(t *testing.T) {
+	if checkrun.Tag() == "" {
+		t.Skip("runs as TestCampaign's subprocess")
+	}
+	for _, e := range examples {
+		t.Run(e.name, func(t *testing.T) { properties.Check(t, e.def, e.options()...) })
+	}
 }
-
-func (r *recorder) Helper()                 {}
-func (r *recorder) Name() string            { return r.name }
-func (r *recorder) Logf(f string, a ...any) { r.logs = append(r.logs, fmt.Sprintf(f, a...)) }
-func (r *recorder) Log(a ...any)            { r.logs = append(r.logs, fmt.Sprint(a...)) }
-func (r *recorder) Skipf(string, ...any)    { panic("skip") }
-func (r *recorder) Skip(...any)             { panic("skip") }
-func (r *recorder) SkipNow()                { panic("skip") }
-func (r *recorder) Errorf(f string, a ...any) {
-	r.failed = true
-	r.errors = append(r.errors, fmt.Sprintf(f, a...))
-}
-func (r *recorder) Error(a ...any)            { r.Errorf("%s", fmt.Sprint(a...)) }
-func (r *recorder) Fatalf(f string, a ...any) { r.Errorf(f, a...) }
-func (r *recorder) Fatal(a ...any)            { r.Error(a...) }
-func (r *recorder) FailNow()                  { r.failed = true }
-func (r *recorder) Fail()                     { r.failed = true }
-func (r *recorder) Failed() bool              { return r.failed }
 
 // setFlag sets a rapid flag for one test and restores it afterwards.
 func setFlag(t *testing.T, name, value string) {
@@ -127,12 +114,11 @@ func TestCampaign(t *testing.T) {
 					t.Errorf("single run of %s: %v", kind, err)
 				}
 			}
-			rec := &recorder{name: "TestCampaign/" + e.name}
-			properties.Check(rec, e.def.Factory, e.options()...)
-			if rec.failed || len(rec.logs) == 0 || !strings.HasPrefix(rec.logs[len(rec.logs)-1], "properties: no counterexample in "+checks+" checks;") {
-				t.Fatalf("Check with the bugs off: %q %q", rec.errors, rec.logs)
+			r := checkrun.Run(t, "^TestCampaignCheck$/^"+e.name+"$", "campaign", nil, "-rapid.seed="+seed, "-rapid.checks="+checks, "-rapid.nofailfile")
+			if r.Failed || len(r.Messages) == 0 || !strings.HasPrefix(r.Messages[len(r.Messages)-1], "properties: no counterexample in "+checks+" checks;") {
+				t.Fatalf("Check with the bugs off: %q\n%s", r.Messages, r.Output)
 			}
-			gen, err := properties.Generator(e.def.Factory, e.options()...)
+			gen, err := properties.Generator(e.def, e.options()...)
 			if err != nil {
 				t.Fatal(err)
 			}

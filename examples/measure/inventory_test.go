@@ -9,6 +9,7 @@ import (
 
 	"github.com/faultline/faultline/examples/inventory"
 	"github.com/faultline/faultline/fuzz"
+	"github.com/faultline/faultline/internal/checkrun"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/properties"
 )
@@ -27,7 +28,7 @@ var plantedInventory = model.Config{System: json.RawMessage(`{"variant":"planted
 // 10, after 29 to 233 checks: the faults that stop the cart before its
 // confirm dilute the draws.)
 func inventoryOptions(cfg model.Config, extra ...properties.Option) []properties.Option {
-	return append([]properties.Option{properties.WithDefinition(inventory.Definition()), properties.WithHarnessOptions(inventory.HarnessOptions()),
+	return append([]properties.Option{properties.WithHarnessOptions(inventory.HarnessOptions()),
 		properties.WithConfig(cfg), properties.WithoutWorldEvents(), properties.WithDomains(model.DomainTool)}, extra...)
 }
 
@@ -35,10 +36,14 @@ func inventoryOptions(cfg model.Config, extra ...properties.Option) []properties
 // TestInventoryPaths names: under FAULTLINE_REPLAY it runs Check on the
 // planted agent; otherwise it skips.
 func TestInventoryPlanted(t *testing.T) {
-	if os.Getenv(properties.ReplayEnv) == "" {
-		t.Skip("runs only under FAULTLINE_REPLAY (see TestInventoryPaths)")
+	if os.Getenv(properties.ReplayEnv) == "" && checkrun.Tag() == "" {
+		t.Skip("runs only under FAULTLINE_REPLAY or as TestInventoryPaths's subprocess")
 	}
-	properties.Check(t, inventory.Definition().Factory, inventoryOptions(plantedInventory)...)
+	var extra []properties.Option
+	if dir := os.Getenv("MEASURE_FAILDIR"); dir != "" {
+		extra = append(extra, properties.WithFailDir(dir))
+	}
+	properties.Check(t, inventory.Definition(), inventoryOptions(plantedInventory, extra...)...)
 }
 
 // TestInventoryPaths: the planted bug breaks confirmed_once in one run with
@@ -69,17 +74,14 @@ func TestInventoryPaths(t *testing.T) {
 	if raceDetector || testing.Short() {
 		return // the exploration runs in one goroutine, with rapid's full check count
 	}
-	setFlag(t, "rapid.seed", "1")
-	setFlag(t, "rapid.checks", "100")
-	setFlag(t, "rapid.nofailfile", "true")
-	rec := &recorder{name: "TestInventoryPlanted"}
-	properties.Check(rec, def.Factory, inventoryOptions(plantedInventory, properties.WithFailDir(t.TempDir()))...)
+	r := checkrun.Run(t, "^TestInventoryPlanted$", "planted", []string{"MEASURE_FAILDIR=" + t.TempDir()}, "-rapid.seed=1", "-rapid.checks=100", "-rapid.nofailfile")
+	errs := r.With("properties: ")
 	const cx = "confirmed_once violated: first false after seq 17 (tool.commit), reached by f1 (tool_timeout): cart-7 confirmed 2 times"
-	if len(rec.errors) != 1 || !strings.Contains(rec.errors[0], "(an invariant violated, exit 1): "+cx+"\nminimal schedule (1 fault):\n") {
-		t.Fatalf("Check: %q %q", rec.errors, rec.logs)
+	if !r.Failed || len(errs) != 1 || !strings.Contains(errs[0], "(an invariant violated, exit 1): "+cx+"\nminimal schedule (1 fault):\n") {
+		t.Fatalf("Check: %q\n%s", errs, r.Output)
 	}
 	var cmd string
-	for _, line := range strings.Split(rec.errors[0], "\n") {
+	for _, line := range strings.Split(errs[0], "\n") {
 		if c, ok := strings.CutPrefix(line, "replay: "); ok {
 			cmd = c
 		}

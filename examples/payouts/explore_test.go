@@ -13,8 +13,7 @@ import (
 func explore(t *testing.T, system json.RawMessage, opts ...properties.Option) *properties.Report {
 	t.Helper()
 	def := payouts.Definition()
-	rep, err := properties.Explore(def.Factory, append([]properties.Option{properties.WithDefinition(def),
-		properties.WithConfig(model.Config{System: system}), properties.WithSeed(1), properties.WithChecks(200)}, opts...)...)
+	rep, err := properties.Explore(def, append([]properties.Option{properties.WithConfig(model.Config{System: system}), properties.WithSeed(1), properties.WithChecks(200)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +59,7 @@ func TestExploreFindsTrustNotices(t *testing.T) {
 // on the correct agent.
 func TestCheckHoldsForTheCorrectAgent(t *testing.T) {
 	def := payouts.Definition()
-	properties.Check(t, def.Factory, properties.WithDefinition(def), properties.WithNotices(), properties.WithKinds("rate_limit"),
+	properties.Check(t, def, properties.WithNotices(), properties.WithKinds("rate_limit"),
 		properties.WithoutWorldEvents(), properties.WithFailDir(t.TempDir()))
 }
 
@@ -71,12 +70,12 @@ func TestCheckHoldsForTheCorrectAgent(t *testing.T) {
 func TestExhaustiveNotices(t *testing.T) {
 	def := payouts.Definition()
 	walk := func(system json.RawMessage) *properties.ExhaustiveReport {
-		rep, err := properties.Exhaustive(def.Factory, properties.WithDefinition(def), properties.WithConfig(model.Config{System: system}),
+		rep, err := properties.Explore(def, properties.WithExhaustive(), properties.WithConfig(model.Config{System: system}),
 			properties.WithKinds("late_notice", "rate_limit"), properties.WithMaxFaults(2))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return rep
+		return rep.Exhaustive
 	}
 	rep := walk(payouts.Trusting)
 	if !rep.Found || rep.Index != 3 || !slices.Equal(rep.Counterexample.Schedule.Faults, []model.FaultEntry{{Event: model.EvNoticeReceive, Ordinal: 1, Kind: "late_notice"}}) {

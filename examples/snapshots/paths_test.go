@@ -2,11 +2,11 @@ package snapshots_test
 
 // Measurements of the paths of snapshots_test.go on the unmodified
 // janitor: with the bug planted, one run under each single fault, the
-// exploration (properties.CheckProduction), the fuzz target
+// exploration (properties.Check), the fuzz target
 // (fuzz.For) and the coverage report each find it, and the
 // replay command the exploration prints reproduces it; with it off, the
 // single faults and the exploration find nothing. The explorations that
-// must fail run as subprocesses of this test binary (CheckProduction
+// must fail run as subprocesses of this test binary (Check
 // fails the *testing.T it is given), the replay as the printed command
 // with the compiled test binary in place of go test.
 
@@ -51,7 +51,7 @@ func TestPlanted(t *testing.T) {
 	if dir := os.Getenv(failDirEnv); dir != "" {
 		opts = append(opts, properties.WithFailDir(dir))
 	}
-	properties.CheckProduction(t, definition(t), opts...)
+	properties.Check(t, definition(t), opts...)
 }
 
 // fuzzed is FuzzSnapshots's config and fail directory: the bug planted
@@ -207,7 +207,7 @@ func TestCheckFindsNothing(t *testing.T) {
 		t.Skip("an exploration of 200 runs: go test ./... runs it without the race detector")
 	}
 	rapidDefaults(t, map[string]string{"rapid.checks": "200", "rapid.seed": "2"})
-	properties.CheckProduction(t, definition(t), properties.WithKinds(kinds...))
+	properties.Check(t, definition(t), properties.WithKinds(kinds...))
 }
 
 // self runs this test binary from the package's folder with args and the

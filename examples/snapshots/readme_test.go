@@ -55,5 +55,5 @@ func TestSweep(t *testing.T) {
 		},
 		Builtin: []string{model.InvRightSubject, model.InvEffectAtMostOnce, model.InvNoInventedProgress},
 		Clock:   properties.BubbleClock}
-	properties.CheckProduction(t, def, properties.WithKinds(append(mcpfault.Kinds(), "stale_checkpoint")...))
+	properties.Check(t, def, properties.WithKinds(append(mcpfault.Kinds(), "stale_checkpoint")...))
 }

@@ -39,11 +39,11 @@ func TestArchiverCheck(t *testing.T) {
 		t.Cleanup(func() { flag.Set(name, old) })
 	}
 	def := archiver.Definition()
-	opts := []properties.Option{properties.WithDefinition(def), properties.WithConfig(config())}
+	opts := []properties.Option{properties.WithConfig(config())}
 	if dir := os.Getenv("ARCHIVER_FAIL_DIR"); dir != "" {
 		opts = append(opts, properties.WithFailDir(dir))
 	}
-	properties.Check(t, def.Factory, opts...)
+	properties.Check(t, def, opts...)
 }
 
 // FuzzArchiver is the archiver's native fuzz target.

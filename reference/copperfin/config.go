@@ -258,8 +258,7 @@ func resolved(system json.RawMessage) (Controls, string, error) {
 }
 
 // Configured returns the factory of the reference system under cfg's
-// system part: Definition().Factory, with the signature of
-// properties.System.
+// system part: Definition().Factory.
 func Configured(cfg model.Config) (model.Factory, error) { return configure(cfg.SystemJSON()) }
 
 // Describe names cfg as people read it: the settings (Settings.String),

@@ -16,6 +16,7 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -81,7 +82,9 @@ func curve(seed uint64, runs int, guided bool) ([]int, error) {
 		// measured against
 		opts = append(opts, properties.WithoutSwarm())
 	}
-	rep, err := properties.Explore(sys, opts...)
+	def := copperfin.Definition()
+	def.Configure = func(system json.RawMessage) (model.Factory, error) { return sys(model.Config{System: system}) }
+	rep, err := properties.Explore(def, opts...)
 	if err != nil {
 		return nil, err
 	}

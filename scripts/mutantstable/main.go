@@ -7,7 +7,7 @@
 // reproduces too is counted as preempted. Random mode only: every check is
 // a random draw (swarm draws unless -no-swarm), with no enumeration first.
 // With -exhaustive-max K (default 2; 0: none) it then walks every schedule
-// of up to k faults, k = 1 to K, in the same scope (properties.Exhaustive,
+// of up to k faults, k = 1 to K, in the same scope (properties.WithExhaustive,
 // -workers goroutines) until a walk finds a counterexample, and reports the
 // k needed, the schedules that walk ran and its seconds (wall clock).
 //
@@ -120,7 +120,7 @@ func run(c config) error {
 			under += "; fixture " + mfx.Name + " (on " + fx.Name + " it fails with no fault)"
 		}
 		cfg = copperfin.WithMutant(cfg, string(mi.Name))
-		opts := []properties.Option{properties.WithConfig(cfg), properties.WithFixture(mfx)}
+		opts := []properties.Option{properties.WithConfig(cfg), properties.WithFixture(mfx.Name)}
 		if len(mi.MaskedBy) > 0 {
 			// with controls removed the system has counterexamples of its
 			// own: explore the kinds whose spec names this mutant as the
@@ -153,7 +153,7 @@ func run(c config) error {
 			if err := flag.Set("rapid.seed", strconv.Itoa(s)); err != nil {
 				return err
 			}
-			rep, err := properties.Explore(copperfin.Configured, opts...)
+			rep, err := properties.Explore(copperfin.Definition(), opts...)
 			if err != nil {
 				return fmt.Errorf("%s seed %d: %w", mi.Name, s, err)
 			}
@@ -201,10 +201,11 @@ func exhaustive(opts []properties.Option, fx model.Fixture, c config) (string, e
 	var last string
 	for k := 1; k <= c.exhMax; k++ {
 		start := time.Now()
-		rep, err := properties.Exhaustive(copperfin.Configured, append(opts, properties.WithMaxFaults(k), properties.WithWorkers(c.workers))...)
+		all, err := properties.Explore(copperfin.Definition(), append(opts, properties.WithExhaustive(), properties.WithMaxFaults(k), properties.WithWorkers(c.workers))...)
 		if err != nil {
 			return "", err
 		}
+		rep := all.Exhaustive
 		secs := time.Since(start).Seconds()
 		if rep.Found && !reproducesWithout(rep.Counterexample, fx) {
 			return fmt.Sprintf("%d, %d, %.2f", k, rep.Schedules, secs), nil
@@ -345,7 +346,7 @@ func faultsText(s *model.Schedule) string {
 // the faults a draw and the share of them the runs never reached; with -v
 // each killing draw goes to standard error.
 func rateOf(name copperfin.Mutant, opts []properties.Option, fx model.Fixture, n int) error {
-	gen, err := properties.Generator(copperfin.Configured, opts...)
+	gen, err := properties.Generator(copperfin.Definition(), opts...)
 	if err != nil {
 		return err
 	}

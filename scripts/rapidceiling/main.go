@@ -83,8 +83,7 @@ func run(checks, rounds int) error {
 	}
 	explore := func(opts ...properties.Option) func() error {
 		return func() error {
-			rep, err := properties.Explore(copperfin.Configured, append([]properties.Option{properties.WithConfig(copperfin.ConfigOfProfile(copperfin.ProfileTyped)),
-				properties.WithFixture(copperfin.Copperfin())}, opts...)...)
+			rep, err := properties.Explore(copperfin.Definition(), append([]properties.Option{properties.WithConfig(copperfin.ConfigOfProfile(copperfin.ProfileTyped))}, opts...)...)
 			if err == nil && (rep.Found || rep.Checks != checks) {
 				err = fmt.Errorf("explore: found %t after %d checks", rep.Found, rep.Checks)
 			}
