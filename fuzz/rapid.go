@@ -45,7 +45,9 @@ func (d *Decoder) RapidGenerator() (*rapid.Generator[*model.Schedule], error) {
 	// the decoder's system on its fixture, with no harness options of the
 	// definition's: the draws depend on the sites alone
 	def := &model.Definition{Name: d.def.Name, Fixtures: []model.Fixture{d.fixture},
-		Configure: func(system json.RawMessage) (model.Factory, error) { return d.def.Factory(model.Config{System: system}) }}
+		Configure: func(system json.RawMessage) (model.Factory, error) {
+			return d.def.Factory(model.Config{System: system})
+		}}
 	opts := []properties.Option{properties.WithConfig(d.config), properties.WithMaxFaults(min(d.maxFaults, 16)), properties.WithoutSwarm()}
 	if d.kinds != nil {
 		opts = append(opts, properties.WithKinds(d.kinds...))
