@@ -179,7 +179,7 @@ func btoi(b bool) int {
 
 // postOnce posts body under key k-1 to the ledger through the joined
 // transport under faults and returns what the client got.
-func postOnce(t *testing.T, body string, faults ...model.FaultEntry) (*http.Response, []byte, error, *model.Result) {
+func postOnce(t *testing.T, body string, faults ...model.FaultEntry) (*http.Response, []byte, *model.Result, error) {
 	t.Helper()
 	_, srv := startLedger(t)
 	var resp *http.Response
@@ -196,7 +196,7 @@ func postOnce(t *testing.T, body string, faults ...model.FaultEntry) (*http.Resp
 	if rerr != nil {
 		t.Fatal(rerr)
 	}
-	return resp, b, err, res
+	return resp, b, res, err
 }
 
 // TestResponseDisturbances pins what the client reads for each kind that
@@ -211,7 +211,7 @@ func TestResponseDisturbances(t *testing.T) {
 		"rate_limit":               `{"error":"rate limited"}`,
 	}
 	for kind, body := range want {
-		resp, b, err, _ := postOnce(t, `{"order":"O-731","amount":7400}`, at(kind, 1))
+		resp, b, _, err := postOnce(t, `{"order":"O-731","amount":7400}`, at(kind, 1))
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
@@ -225,7 +225,7 @@ func TestResponseDisturbances(t *testing.T) {
 			t.Errorf("reject_before_commit: %d", resp.StatusCode)
 		}
 	}
-	_, _, err, _ := postOnce(t, `{"order":"O-731","amount":7400}`, at("timeout_after_commit", 1))
+	_, _, _, err := postOnce(t, `{"order":"O-731","amount":7400}`, at("timeout_after_commit", 1))
 	var te *httpfault.TimeoutError
 	if !errors.As(err, &te) || !errors.Is(err, os.ErrDeadlineExceeded) || !te.Timeout() || !te.Sent ||
 		te.Error() != "httpfault: timeout awaiting response (timeout_after_commit)" {
@@ -233,7 +233,7 @@ func TestResponseDisturbances(t *testing.T) {
 	}
 	// the server answers 400 (no order): nothing was committed, so the
 	// fault does not fire and the client reads the provider's answer
-	resp, b, err, res := postOnce(t, `{}`, at("timeout_after_commit", 1))
+	resp, b, res, err := postOnce(t, `{}`, at("timeout_after_commit", 1))
 	if err != nil || resp.StatusCode != http.StatusBadRequest || strings.TrimSpace(string(b)) != `{"error":"invalid payment"}` {
 		t.Fatalf("a rejected request under timeout_after_commit: %v, %v, %s", resp, err, b)
 	}
@@ -296,7 +296,7 @@ func TestOrdinalsCountCommits(t *testing.T) {
 func TestCovered(t *testing.T) {
 	var keys []string
 	for _, kind := range model.KindsOf(model.DomainTool, false) {
-		_, _, _, res := postOnce(t, `{"order":"O-731","amount":7400}`, at(kind, 1))
+		_, _, res, _ := postOnce(t, `{"order":"O-731","amount":7400}`, at(kind, 1))
 		for _, f := range res.Faults {
 			spec, _ := model.Spec(f.Kind)
 			k := string(spec.Domain) + "/" + string(spec.Boundary) + "/" + string(spec.Phase) + "/" + string(spec.Correlation) + "/" + string(spec.Oracle)

@@ -45,12 +45,6 @@ func AmbientOf(ctx context.Context) (Ambient, bool) {
 	return Ambient{}, false
 }
 
-// withAmbient returns ctx carrying a as its ambient identity, for tests
-// and adapters that call a system outside the harness.
-func withAmbient(ctx context.Context, a Ambient) context.Context {
-	return &ambientCtx{Context: ctx, a: a}
-}
-
 // ambientFor returns the current worker's ambient context, refilled with
 // parent and a: the slot's in a concurrent run, the run's otherwise.
 func (r *run) ambientFor(parent context.Context, a Ambient) context.Context {

@@ -81,17 +81,6 @@ func (s *Step) Faults() []string {
 	return out
 }
 
-// target returns the target the schedule gives the armed fault of kind
-// (FaultEntry.Target), or "".
-func (s *Step) target(kind string) string {
-	for _, f := range s.armed {
-		if f.entry.Kind == kind {
-			return f.entry.Target
-		}
-	}
-	return ""
-}
-
 // Fire records that the adapter enacted the armed fault of kind at this
 // crossing. It returns an error for a kind not armed here or a step
 // already done.

@@ -618,21 +618,15 @@ type Terms struct {
 	Verdict             ClaimVerdict `json:"verdict"`
 }
 
-// termsOf derives one task's terms from the oracle's facts:
-//
-//   - unsafe escape: a duplicate or an effect that broke right_subject or
-//     current_entitlement; contained is its negation;
-//   - verified: a release proven with exactly one safe effect, or a denial
-//     the ledger confirms (no effect);
-//   - a correct terminal: a proven, safe, single-effect release of an
-//     entitled action, or a denial of an action that is not entitled;
-//   - recovered: a correct terminal within the retry budget with
-//     resume_from_checkpoint, no_invented_progress, budget and
-//     join_preserved held; useful service: a correct terminal within the
-//     deadline;
-//   - unverifiable release: a release without proof; service loss: an
-//     entitled action held or denied;
-//   - detected: a system warning after a fault's disturbance fired.
+// termsOf derives one task's terms from the oracle's facts: an unsafe
+// escape (a duplicate, or an effect that broke right_subject or
+// current_entitlement; contained is its negation); verified (a proven
+// single safe release, or a denial the ledger confirms); recovered (a
+// correct terminal within the retry budget with the recovery invariants
+// held); useful service (a correct terminal within the deadline); an
+// unverifiable release; service loss (an entitled action held or
+// denied); detected (a warning after a fault fired). docs/vocabulary.md
+// defines each term.
 func termsOf(f taskFacts) Terms {
 	dup := f.effects > 1 || f.dup
 	unsafe := dup || f.wrong

@@ -773,25 +773,14 @@ func (e *explorer) violation(res *model.Result) (model.InvariantResult, bool) {
 	return first, found
 }
 
-// draw draws one schedule: minFaults to maxFaults faults and world
-// events. Each is placed in the run of the faults drawn before it (the
-// clean run for the first; a retry's second tool.commit or a resume's
-// checkpoint.load exists only once an earlier fault made it), so every
-// drawn fault sits at an event that run crossed, at an ordinal it
-// reached: a kind in scope with such an event (the next in scope when the
-// one drawn has none), three times in four (half the time in a swarm
-// draw, see defaultOdds) and what shrinking tends to at its default
-// placement (model.Place: its own event at its designed
-// ordinal, or the run's last crossing of it), otherwise at any event it
-// fits that the run crossed and any ordinal up to that run's count, with
-// a target among the memory keys read or branches run in that run. When
-// no kind in scope has an event in that run, the schedule ends there.
-// A swarm draw (e.swarm) first draws the check's swarm (drawSwarm): the
-// number of entries, favouring the most, and the subsets of kinds and
-// events the entries are drawn from; an entry after the first may then be
-// composed with those before it (drawComposed).
-// The prefix runs are deterministic, so the draws stay a function of
-// rapid's.
+// draw draws one schedule of minFaults to maxFaults faults and world
+// events, each placed in the run of those drawn before it, so every fault
+// sits at an event that run crossed, at an ordinal it reached: at its
+// default placement (model.Place) three times in four (half the time in a
+// swarm draw), otherwise anywhere it fits. A swarm draw first draws the
+// check's swarm (drawSwarm) and may compose a later entry with the
+// earlier ones (drawComposed). The prefix runs are deterministic, so the
+// draws stay a function of rapid's. docs/exploration.md has the details.
 func (e *explorer) draw(t *rapid.T) *model.Schedule {
 	var n int
 	var sw swarmDraw
@@ -987,16 +976,11 @@ func (e *explorer) defaultOdds() int {
 func (e *explorer) eventIndex(ev model.EventName) int { return slices.Index(e.swarmEvents, ev) }
 
 // drawSwarm draws a check's swarm (Groce et al., "Swarm Testing"): the
-// number of entries, three times in four maxFaults (a composition of the
-// most entries), otherwise minFaults and then one more with probability
-// one half each time up to maxFaults (a schedule of k+1 entries is drawn
-// half as often as one of k, the last size taking what is left), then each
-// kind in scope and each ordinal of the clean run's crossings of each
-// event of swarmEvents left out with probability one half. An empty set
-// of kinds stands for all of them; an entry whose kind's designed
-// placement is left out is placed as a non-default one, and one whose
-// event has no ordinal left takes any. Each flag shrinks toward fewer
-// entries and toward leaving nothing out.
+// number of entries (maxFaults three times in four, otherwise from
+// minFaults up, each size half as likely as the one below), then leaves
+// out each kind in scope and each ordinal of the clean run's crossings of
+// swarmEvents with probability one half. An empty set of kinds stands for
+// all. Each flag shrinks toward fewer entries and leaving nothing out.
 func (e *explorer) drawSwarm(t *rapid.T) (int, swarmDraw) {
 	n := e.minFaults
 	if n < e.set.maxFaults && intRange(0, 3).Draw(t, "composition") > 0 {
@@ -1392,20 +1376,11 @@ var allEvents = append(slices.Clone(model.AllEvents), model.EvNoticeReceive)
 
 // drawComposed draws, one time in four, a later entry of a swarm draw as
 // part of a composition with the entries before it (prev, whose run is
-// ss), at an anchor drawn evenly among those of one of two sets, each
-// half the time: near, the crossing of each of them in their run and the
-// nearCrossings crossings after it there (the system's answer to the
-// fault: a retry, a recovery, the checkpoint written after it; from the
-// run's timeline, ss.order); otherwise, as when no earlier entry's
-// crossing is in that run, a crossing one of them sits at that their run
-// still crosses, or a crossing their run made that the clean run does not
-// have (a retry's later tool.commit, a resumed worker's reads). Its kind
-// is drawn among the swarm's kinds that fit that event and are not at
-// that crossing already, and a world event half the time when those kinds
-// hold both world events and typed faults (the world changes while the
-// crossing is under a fault). false: the entry is drawn as any other
-// (three times in four, and when no swarm kind fits an anchor's event).
-// Each draw shrinks toward false.
+// ss): at a crossing of theirs or one of the nearCrossings after it (the
+// system's answer to the fault), or at a crossing their run made that the
+// clean run lacks; its kind fits that event, and is a world event half
+// the time when the swarm holds both. false: the entry is drawn as any
+// other. Each draw shrinks toward false (docs/exploration.md).
 func (e *explorer) drawComposed(t *rapid.T, sw swarmDraw, prev []model.FaultEntry, ss sites) (model.FaultEntry, bool) {
 	if intRange(0, 3).Draw(t, "composed") < 3 {
 		return model.FaultEntry{}, false

@@ -112,21 +112,12 @@ func (e *explorer) breaks(c *model.Schedule, inv string) (bool, error) {
 	return !ir.Held, nil
 }
 
-// reduce is the fault-aware reduction that follows rapid's shrinking: it
-// drops one fault, moves one fault to an earlier ordinal, or weakens one
-// (a narrower target, a shorter clock advance), keeping any change after
-// which fails (for a counterexample: inv is still broken) still holds,
-// until no single change keeps it. The result is 1-minimal: removing any
-// one fault makes the failure disappear, and no fault can move to an
-// earlier ordinal or be weakened and still fail.
-//
-// Without pairs, a step may also drop two identical faults (the same
-// kind, crossing and target) at once, tried after every single change
-// fails: two that cancel go together.
-// With pairs, a step may also drop any two faults at once (tried after every
-// single change fails), so the result is also 2-minimal in drops: a fault
-// that only matters through another (two subject swaps that cancel) goes
-// with it.
+// reduce is the fault-aware reduction after rapid's shrinking: it drops
+// one fault, moves one to an earlier ordinal or weakens one, keeping any
+// change after which fails still holds, until none does. The result is
+// 1-minimal. Two identical faults may also go at once; with pairs, any
+// two faults (tried after every single change fails), so the result is
+// also 2-minimal in drops.
 func (e *explorer) reduce(s *model.Schedule, fails func(*model.Schedule) (bool, error), pairs bool) (*model.Schedule, error) {
 	cur := cloneSchedule(s)
 	for {

@@ -1,5 +1,6 @@
-// Package surface holds the test that keeps the public API small: the
-// identifiers the packages a user imports export, counted per package.
+// Package surface holds the tests that keep the public API small and its
+// comments short: the identifiers the packages a user imports export,
+// counted per package, and the length of their doc and package comments.
 package surface
 
 import (
@@ -8,7 +9,6 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -18,50 +18,96 @@ import (
 // The budgets: exported funcs, methods (of exported types), types, consts
 // and vars of every package a user imports (everything outside internal/,
 // reference/, cmd/, examples/ and scripts/), model's alone, and exported
-// struct fields and interface methods, which must not grow.
+// struct fields and interface methods, which must not grow; the longest
+// doc comment and package comment, in lines.
 const (
-	maxTotal  = 1042
-	maxModel  = 356
-	maxFields = 1190
+	maxTotal      = 702
+	maxModel      = 297
+	maxFields     = 1190
+	maxDocLines   = 10
+	maxPkgComment = 40
 )
 
-// count returns the exported identifiers and the exported fields and
-// interface methods of the package in dir (test files left out).
-func count(t *testing.T, dir string) (idents, fields int) {
+// userPackages returns the folders, relative to the module's root, of the
+// packages a user imports.
+func userPackages(t *testing.T, root string) []string {
 	t.Helper()
-	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	skip := map[string]bool{"internal": true, "reference": true, "cmd": true, "examples": true, "scripts": true,
+		"docs": true, ".git": true, ".github": true, ".clusterfuzzlite": true}
+	var dirs []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if rel == "." {
+			return nil
+		}
+		if skip[strings.Split(rel, "/")[0]] || d.Name() == "testdata" {
+			return filepath.SkipDir
+		}
+		if m, _ := filepath.Glob(filepath.Join(p, "*.go")); len(m) > 0 {
+			dirs = append(dirs, rel)
+		}
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, pkg := range pkgs {
-		for _, f := range pkg.Files {
-			for _, d := range f.Decls {
-				switch d := d.(type) {
-				case *ast.FuncDecl:
-					if !d.Name.IsExported() || d.Recv != nil && !exportedRecv(d.Recv.List[0].Type) {
-						continue
-					}
+	sort.Strings(dirs)
+	return dirs
+}
+
+// parse returns the non-test files of the package in dir, with comments.
+func parse(t *testing.T, fset *token.FileSet, dir string) []*ast.File {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []*ast.File
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	return files
+}
+
+// count returns the exported identifiers and the exported fields and
+// interface methods of files.
+func count(files []*ast.File) (idents, fields int) {
+	for _, f := range files {
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Name.IsExported() && (d.Recv == nil || exportedRecv(d.Recv.List[0].Type)) {
 					idents++
-				case *ast.GenDecl:
-					for _, s := range d.Specs {
-						switch s := s.(type) {
-						case *ast.TypeSpec:
-							if !s.Name.IsExported() {
-								continue
-							}
-							idents++
-							switch tt := s.Type.(type) {
-							case *ast.StructType:
-								fields += exportedNames(tt.Fields)
-							case *ast.InterfaceType:
-								fields += exportedNames(tt.Methods)
-							}
-						case *ast.ValueSpec:
-							for _, n := range s.Names {
-								if n.IsExported() {
-									idents++
-								}
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						if !s.Name.IsExported() {
+							continue
+						}
+						idents++
+						switch tt := s.Type.(type) {
+						case *ast.StructType:
+							fields += exportedNames(tt.Fields)
+						case *ast.InterfaceType:
+							fields += exportedNames(tt.Methods)
+						}
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							if n.IsExported() {
+								idents++
 							}
 						}
 					}
@@ -101,54 +147,27 @@ func exportedNames(l *ast.FieldList) int {
 	return n
 }
 
+// lines counts the lines of a comment group as written.
+func lines(g *ast.CommentGroup) int {
+	n := 0
+	for _, c := range g.List {
+		n += strings.Count(c.Text, "\n") + 1
+	}
+	return n
+}
+
 // TestSurface prints the counts per package and fails above a budget.
 func TestSurface(t *testing.T) {
 	root := filepath.Join("..", "..")
-	skip := []string{"internal", "reference", "cmd", "examples", "scripts", "docs", ".git", ".github", ".clusterfuzzlite"}
-	type row struct {
-		pkg            string
-		idents, fields int
-	}
-	var rows []row
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		if rel == "." {
-			return nil
-		}
-		top := strings.Split(rel, "/")[0]
-		for _, s := range skip {
-			if top == s {
-				return filepath.SkipDir
-			}
-		}
-		if d.Name() == "testdata" {
-			return filepath.SkipDir
-		}
-		if m, _ := filepath.Glob(filepath.Join(p, "*.go")); len(m) == 0 {
-			return nil
-		}
-		i, f := count(t, p)
-		if i > 0 || f > 0 {
-			rows = append(rows, row{rel, i, f})
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Slice(rows, func(i, j int) bool { return rows[i].pkg < rows[j].pkg })
 	var total, fields, model int
 	var b strings.Builder
-	for _, r := range rows {
-		fmt.Fprintf(&b, "%-12s %4d identifiers %4d fields and interface methods\n", r.pkg, r.idents, r.fields)
-		total += r.idents
-		fields += r.fields
-		if r.pkg == "model" {
-			model = r.idents
+	for _, dir := range userPackages(t, root) {
+		i, f := count(parse(t, token.NewFileSet(), filepath.Join(root, dir)))
+		fmt.Fprintf(&b, "%-12s %4d identifiers %4d fields and interface methods\n", dir, i, f)
+		total += i
+		fields += f
+		if dir == "model" {
+			model = i
 		}
 	}
 	fmt.Fprintf(&b, "%-12s %4d identifiers %4d fields and interface methods", "total", total, fields)
@@ -165,7 +184,38 @@ func TestSurface(t *testing.T) {
 	if fields > maxFields {
 		t.Errorf("%d exported struct fields and interface methods, over the budget of %d", fields, maxFields)
 	}
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatal(err)
+}
+
+// TestCommentLengths: in the packages a user imports, every doc comment
+// is at most maxDocLines lines and every package comment at most
+// maxPkgComment; the semantics live in docs/.
+func TestCommentLengths(t *testing.T) {
+	root := filepath.Join("..", "..")
+	for _, dir := range userPackages(t, root) {
+		fset := token.NewFileSet()
+		for _, f := range parse(t, fset, filepath.Join(root, dir)) {
+			if f.Doc != nil && lines(f.Doc) > maxPkgComment {
+				t.Errorf("%s: package comment of %d lines (at most %d)", fset.Position(f.Doc.Pos()), lines(f.Doc), maxPkgComment)
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				var doc *ast.CommentGroup
+				switch d := n.(type) {
+				case *ast.FuncDecl:
+					doc = d.Doc
+				case *ast.GenDecl:
+					doc = d.Doc
+				case *ast.TypeSpec:
+					doc = d.Doc
+				case *ast.ValueSpec:
+					doc = d.Doc
+				case *ast.Field:
+					doc = d.Doc
+				}
+				if doc != nil && doc != f.Doc && lines(doc) > maxDocLines {
+					t.Errorf("%s: doc comment of %d lines (at most %d)", fset.Position(doc.Pos()), lines(doc), maxDocLines)
+				}
+				return true
+			})
+		}
 	}
 }
