@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -65,10 +66,12 @@ func runAudit(def *model.Definition, t *coverage.Tracker) ([]auditConfig, error)
 	var out []auditConfig
 	for _, nc := range configsOf(def) {
 		cfg := model.Config{System: nc.System}
-		if _, err := def.Factory(cfg); err != nil {
-			return nil, BadInput("configuration %q of %s: %v", nc.Name, def.Name, err)
-		}
+		// the clean run is the first to configure the system: a
+		// configuration it refuses is bad input from there
 		clean, err := replay(def, &model.Schedule{Version: model.ScheduleVersion, Seed: "clean", Config: cfg, Faults: []model.FaultEntry{}})
+		if ce := (*configureError)(nil); errors.As(err, &ce) {
+			err = ce.err
+		}
 		if err != nil {
 			return nil, BadInput("configuration %q of %s: %v", nc.Name, def.Name, err)
 		}

@@ -249,7 +249,8 @@ func TestExitCodesOfAUserSystem(t *testing.T) {
 }
 
 // TestTwoSystems: with two systems registered, replay finds a file's by
-// its fixture, and --system picks explore's.
+// its fixture (or --system when it names none), and --system picks
+// explore's.
 func TestTwoSystems(t *testing.T) {
 	inv := inventory.Definition()
 	other := inventory.Definition()
@@ -259,6 +260,15 @@ func TestTwoSystems(t *testing.T) {
 	p := program(inv, other)
 	f := write(t, "depot.json", `{"version":2,"seed":"s","config":{"harness":{"fixture":"depot"},"system":{"variant":"planted"}},"faults":[{"event":"tool.commit","ordinal":2,"kind":"tool_timeout"}]}`)
 	code, out, stderr := runIn(t, p, "replay", f)
+	require.Equal(t, 1, code, "%s\n%s", stderr, out)
+	require.Contains(t, out, "Contract: depot; ")
+	// a file naming no fixture fits both: it names its system with
+	// --system (no system is configured just to ask)
+	nofx := write(t, "nofx.json", `{"version":2,"seed":"s","config":{"system":{"variant":"planted"}},"faults":[{"event":"tool.commit","ordinal":2,"kind":"tool_timeout"}]}`)
+	code, _, stderr = runIn(t, p, "replay", nofx)
+	require.Equal(t, 2, code, stderr)
+	require.Equal(t, "inventory: "+nofx+": schedule: config: it names no fixture, so it fits every registered system (inventory, depot): name one with --system\n", stderr)
+	code, out, stderr = runIn(t, p, "replay", nofx, "--system", "depot")
 	require.Equal(t, 1, code, "%s\n%s", stderr, out)
 	require.Contains(t, out, "Contract: depot; ")
 	code, _, stderr = runIn(t, p, "explore", "--system", "nope")
@@ -457,6 +467,63 @@ func TestReplayConfiguresOncePerRun(t *testing.T) {
 		require.Equal(t, 0, code, "%v: %s%s", c.args, out, stderr)
 		assert.Equal(t, c.want, calls, "%v: calls to Configure", c.args)
 	}
+}
+
+// TestExploreAndAuditConfigureOncePerRun: explore, its exhaustive walk
+// and audit call the system's Configure only for their runs, never to
+// check a config first. An exploration's runs (clean, prefix, check and
+// shrinking runs alike) each build one instance here (no kind in scope
+// restarts a worker), so Configure runs as often as the factory does; an
+// audit is one replay (a run and its clean attribution run) per kind and
+// configuration plus the configuration's clean replay. A config that does
+// not apply is bad input (exit 2) from the first run, which configures
+// the system once.
+func TestExploreAndAuditConfigureOncePerRun(t *testing.T) {
+	calls, instances := 0, 0
+	def := inventory.Definition()
+	configure := def.Configure
+	def.Configure = func(system json.RawMessage) (model.Factory, error) {
+		calls++
+		f, err := configure(system)
+		if err != nil {
+			return nil, err
+		}
+		return func() model.System { instances++; return f() }, nil
+	}
+	for _, c := range []struct {
+		args  []string
+		code  int
+		calls int // 0: as many as instances
+	}{
+		{append(slices.Clone(exploreArgs), "--checks", "20"), 0, 0},
+		{append(slices.Clone(exploreArgs), "--checks", "20", "--config", `{"variant":"planted"}`), 1, 0},
+		{slices.Clone(exhaustiveArgs), 0, 0},
+		{append(slices.Clone(exhaustiveArgs), "--config", `{"variant":"planted"}`), 1, 0},
+		{[]string{"audit"}, 0, 2 * (len(model.Catalogue()) + 1) * len(def.Configs)},
+		{[]string{"explore", "--config", `{"nope":1}`}, 2, 1},
+		{[]string{"explore", "--exhaustive", "--config", `{"nope":1}`}, 2, 1},
+	} {
+		calls, instances = 0, 0
+		code, out, stderr := runIn(t, program(def), c.args...)
+		require.Equal(t, c.code, code, "%v: %s%s", c.args, out, stderr)
+		if c.calls == 0 {
+			assert.Equal(t, instances, calls, "%v: calls to Configure", c.args)
+			assert.Greater(t, calls, 1, "%v: calls to Configure", c.args)
+		} else {
+			assert.Equal(t, c.calls, calls, "%v: calls to Configure", c.args)
+		}
+		if c.code == 2 {
+			assert.Equal(t, "inventory: config of inventory: config of inventory: json: unknown field \"nope\"\n", stderr, "%v", c.args)
+		}
+	}
+	// a named configuration the system refuses: bad input naming it, from
+	// its clean run
+	calls = 0
+	def.Configs = append(slices.Clone(def.Configs), model.NamedConfig{Name: "renamed", System: json.RawMessage(`{"bug":"planted"}`)})
+	code, out, stderr := runIn(t, program(def), "audit")
+	require.Equal(t, 2, code, out)
+	assert.Equal(t, "inventory: configuration \"renamed\" of inventory: config of inventory: json: unknown field \"bug\"\n", stderr)
+	assert.Equal(t, 2*(len(model.Catalogue())+1)*3+1, calls, "calls to Configure")
 }
 
 // TestRegistrationOfFlagsAndCoverage: flags of a system that is not

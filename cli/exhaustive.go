@@ -116,13 +116,13 @@ func runExhaustive(c *cobra.Command, def *model.Definition, cfg model.Config, op
 		opts = append(opts, properties.WithProgress(bar.Update))
 	}
 	restore := collectLess()
-	all, err := properties.Explore(def, append(opts, properties.WithExhaustive())...)
+	all, err := properties.Explore(marking(def), append(opts, properties.WithExhaustive())...)
 	restore()
 	if bar != nil {
 		bar.Finish()
 	}
 	if err != nil {
-		return exploreError(err)
+		return exploreError(def, err)
 	}
 	rep := all.Exhaustive
 	var trace string

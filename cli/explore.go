@@ -206,9 +206,6 @@ not deterministic (a run made again to confirm the counterexample differed).` + 
 				}
 				cfg.Concurrency = &model.Concurrency{Workers: workers}
 			}
-			if _, err := def.Factory(cfg); err != nil {
-				return BadInput("config of %s: %v", def.Name, err)
-			}
 			if err := CheckCount("checks", checks, 1, maxChecks); err != nil {
 				return err
 			}
@@ -312,12 +309,12 @@ not deterministic (a run made again to confirm the counterexample differed).` + 
 			if bar != nil {
 				opts = append(opts, properties.WithProgress(bar.Update))
 			}
-			rep, err := runExplore(def, opts, checks, seed)
+			rep, err := runExplore(marking(def), opts, checks, seed)
 			if bar != nil {
 				bar.Finish()
 			}
 			if err != nil {
-				return exploreError(err)
+				return exploreError(def, err)
 			}
 			var sum *guidedSummary
 			if guided {
@@ -502,8 +499,13 @@ func faultsLine(rep *properties.Report) string {
 // (--out) is an I/O error (4); bad options and a schedule the harness
 // refuses are bad input (2); a system under test that gave two results
 // for one schedule (properties.ErrNondeterministic) is an internal error
-// (4), as its counterexample could not be kept.
-func exploreError(err error) error {
+// (4), as its counterexample could not be kept. A config def's Configure
+// refuses (the first run configures it) is bad input naming the system.
+func exploreError(def *model.Definition, err error) error {
+	var ce *configureError
+	if errors.As(err, &ce) {
+		return BadInput("config of %s: %v", def.Name, ce.err)
+	}
 	if errors.Is(err, properties.ErrNondeterministic) {
 		return IOFailure(err)
 	}

@@ -71,9 +71,9 @@ func (o *systemOptions) systemPart(c *cobra.Command) (json.RawMessage, error) {
 // Load reads and strictly decodes a schedule or counterexample file (the
 // corpus format or an exploration's record, returned too), at most 8 MiB,
 // and returns the registered system it is for: the named one, else the
-// one whose fixtures hold its config's fixture, else the one system that
-// fits. Its config's system part is left to the run, which configures the
-// system once. A missing or malformed file is bad input (exit 2), an I/O
+// only one, else the one whose fixtures hold its config's fixture. Its
+// config's system part is left to the run, which configures the system
+// once. A missing or malformed file is bad input (exit 2), an I/O
 // error reading one exit 4 (see InputError); errors name the file.
 func (p *Program) Load(path, system string) (*model.Schedule, *corpus.Counterexample, *model.Definition, error) {
 	return p.load(path, system, nil)
@@ -121,23 +121,22 @@ func (p *Program) systemOf(s *model.Schedule, system string) (*model.Definition,
 	if len(p.Systems) == 1 {
 		return p.Systems[0], nil
 	}
+	if s.Config.Fixture == "" {
+		// choosing by the system part would configure every system once
+		// just to ask: a file naming no fixture names its system instead
+		return nil, fmt.Errorf("schedule: config: it names no fixture, so it fits every registered system (%s): name one with --system", strings.Join(p.systemNames(), ", "))
+	}
 	var fits []*model.Definition
 	for _, d := range p.Systems {
-		if s.Config.Fixture != "" {
-			if _, err := d.Fixture(s.Config.Fixture); err == nil {
-				fits = append(fits, d)
-			}
-		} else if _, err := d.Factory(s.Config); err == nil {
+		if _, err := d.Fixture(s.Config.Fixture); err == nil {
 			fits = append(fits, d)
 		}
 	}
 	switch {
 	case len(fits) == 1:
 		return fits[0], nil
-	case len(fits) == 0 && s.Config.Fixture != "":
-		return nil, fmt.Errorf("schedule: config: fixture %q is no registered system's (registered: %s)", s.Config.Fixture, strings.Join(p.systemNames(), ", "))
 	case len(fits) == 0:
-		return nil, fmt.Errorf("schedule: config: no registered system accepts its system part %s (registered: %s)", s.Config.SystemJSON(), strings.Join(p.systemNames(), ", "))
+		return nil, fmt.Errorf("schedule: config: fixture %q is no registered system's (registered: %s)", s.Config.Fixture, strings.Join(p.systemNames(), ", "))
 	}
 	names := make([]string, len(fits))
 	for i, d := range fits {
@@ -167,18 +166,18 @@ func decodeSchedule(data []byte) (*model.Schedule, *corpus.Counterexample, error
 	return ce.Schedule, ce, nil
 }
 
-// configureError is an error of the system's Configure during a replay,
-// which the replay reports as bad input naming the file or --config.
+// configureError is an error of the system's Configure during a run: a
+// config that does not apply, which a command reports as bad input (exit
+// 2) naming where the config came from.
 type configureError struct{ err error }
 
 func (e *configureError) Error() string { return e.err.Error() }
 func (e *configureError) Unwrap() error { return e.err }
 
-// replay runs one schedule as model.Definition.Replay does: its run and
-// its clean attribution run, each configured once (two calls to
-// Configure, the only ones a replay makes), with Configure's errors
-// marked as configureError.
-func replay(def *model.Definition, s *model.Schedule) (*model.Result, error) {
+// marking returns a copy of def whose Configure marks its errors as
+// configureError. Configure runs only in the runs themselves: no command
+// calls it to check or describe a config first.
+func marking(def *model.Definition) *model.Definition {
 	d := *def
 	d.Configure = func(system json.RawMessage) (model.Factory, error) {
 		f, err := def.Configure(system)
@@ -187,7 +186,15 @@ func replay(def *model.Definition, s *model.Schedule) (*model.Result, error) {
 		}
 		return f, nil
 	}
-	return d.Replay(s)
+	return &d
+}
+
+// replay runs one schedule as model.Definition.Replay does: its run and
+// its clean attribution run, each configured once (two calls to
+// Configure, the only ones a replay makes), with Configure's errors
+// marked as configureError.
+func replay(def *model.Definition, s *model.Schedule) (*model.Result, error) {
+	return marking(def).Replay(s)
 }
 
 func (p *Program) replayCmd() *cobra.Command {
