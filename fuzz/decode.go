@@ -71,13 +71,18 @@ type Site struct {
 func (s Site) String() string { return fmt.Sprintf("%s@%s#%d", s.Kind, s.Event, s.Ordinal) }
 
 // Option configures a target or a decoder. Options are built only by the
-// With functions of this package.
-type Option func(*options)
+// With functions of this package; one that does not apply is the entry's
+// error.
+type Option interface{ apply(*options) error }
+
+type optionFunc func(*options) error
+
+func (f optionFunc) apply(o *options) error { return f(o) }
 
 type options struct {
 	config    model.Config
 	fixture   string
-	scope     string
+	scope     scope
 	maxFaults int
 	catalogue bool
 	kinds     []string // nil: every kind
@@ -90,32 +95,48 @@ type options struct {
 // part, budgets, join policy, Notices; its fixture is WithFixture's).
 // Default: an empty system part ({}). A config the system refuses is an
 // error of the entry.
-func WithConfig(cfg model.Config) Option { return func(o *options) { o.config = cfg } }
+func WithConfig(cfg model.Config) Option {
+	return optionFunc(func(o *options) error { o.config = cfg; return nil })
+}
 
 // WithFixture makes every decoded schedule run on the named fixture of the
 // Definition (default: its first). An unknown name is an error.
-func WithFixture(name string) Option { return func(o *options) { o.fixture = name } }
+func WithFixture(name string) Option {
+	return optionFunc(func(o *options) error { o.fixture = name; return nil })
+}
 
 // WithKinds limits the sites to the named kinds (catalogue kinds, world
 // events, or kinds of the provider's notices, which turns the notices on),
 // in site order. An unknown name is an error.
 func WithKinds(kinds ...string) Option {
-	return func(o *options) { o.kinds = append([]string{}, kinds...) }
+	return optionFunc(func(o *options) error { o.kinds = append([]string{}, kinds...); return nil })
 }
 
 // WithScope sets where faults are placed: "designed" (the default),
 // "ordinals" or "anywhere" (docs/fuzzing.md). An unknown name is an error.
-func WithScope(name string) Option { return func(o *options) { o.scope = name } }
+func WithScope(name string) Option {
+	return optionFunc(func(o *options) (err error) { o.scope, err = parseScope(name); return err })
+}
 
 // WithMaxFaults sets the largest number of faults in one composition, from
 // 1 to 64 (default 4).
-func WithMaxFaults(n int) Option { return func(o *options) { o.maxFaults = n } }
+func WithMaxFaults(n int) Option {
+	return optionFunc(func(o *options) error {
+		if n < 1 || n > 64 {
+			return fmt.Errorf("max faults %d out of range (1 to 64)", n)
+		}
+		o.maxFaults = n
+		return nil
+	})
+}
 
 // WithCatalogueSites places the kinds at the catalogue's designed
 // placements (and ordinals 1 to 3 outside "designed") whatever the system
 // crosses, for inputs encoded against that table; any other system wants
 // the default, sites from its own clean run.
-func WithCatalogueSites() Option { return func(o *options) { o.catalogue = true } }
+func WithCatalogueSites() Option {
+	return optionFunc(func(o *options) error { o.catalogue = true; return nil })
+}
 
 // Decoder turns any byte string into a valid fault composition of its
 // system's sites (Decode; the byte format is in docs/fuzzing.md) and runs
@@ -174,13 +195,11 @@ func prepare(def *model.Definition, opts []Option) (*Decoder, error) {
 	}
 	o := options{maxFaults: defaultMaxFaults}
 	for _, opt := range opts {
-		opt(&o)
+		if err := opt.apply(&o); err != nil {
+			return nil, fmt.Errorf("fuzz: %w", err)
+		}
 	}
-	sc, err := parseScope(o.scope)
-	if err != nil {
-		return nil, fmt.Errorf("fuzz: %w", err)
-	}
-	d := &Decoder{def: def, scope: sc, maxFaults: o.maxFaults, catalogue: o.catalogue, index: map[Site]int{},
+	d := &Decoder{def: def, scope: o.scope, maxFaults: o.maxFaults, catalogue: o.catalogue, index: map[Site]int{},
 		replayTest: o.replayTest, failDir: o.failDir}
 	fx, err := def.Fixture(o.fixture)
 	if err != nil {
@@ -200,9 +219,6 @@ func prepare(def *model.Definition, opts []Option) (*Decoder, error) {
 	d.fixture, d.config.Fixture = fx, o.fixture
 	if err := (&model.Schedule{Version: model.ScheduleVersion, Config: d.config, Faults: []model.FaultEntry{}}).Validate(); err != nil {
 		return nil, fmt.Errorf("fuzz: %w", err)
-	}
-	if o.maxFaults < 1 || o.maxFaults > 64 {
-		return nil, fmt.Errorf("fuzz: max faults %d out of range (1 to 64)", o.maxFaults)
 	}
 	return d, nil
 }

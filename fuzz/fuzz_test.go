@@ -126,7 +126,7 @@ func referenceOptions() []Option {
 // withSettings changes the reference system's settings in the decoder's
 // config (the typed profile when none is set yet).
 func withSettings(f func(*copperfin.Settings)) Option {
-	return func(o *options) {
+	return optionFunc(func(o *options) error {
 		st := copperfin.Settings{Profile: copperfin.ProfileTyped}
 		if len(o.config.System) > 0 {
 			if s, err := copperfin.SettingsOf(o.config); err == nil {
@@ -135,7 +135,8 @@ func withSettings(f func(*copperfin.Settings)) Option {
 		}
 		f(&st)
 		o.config.System = st.JSON()
-	}
+		return nil
+	})
 }
 
 // namedEnv reads a variable that names one thing: set and empty is an

@@ -23,12 +23,16 @@ import (
 // line is that test's go test line unless the Definition has a
 // ReplayCommand. Without it, a failure writes no file and says how to
 // replay it.
-func WithReplayTest(test string) Option { return func(o *options) { o.replayTest = test } }
+func WithReplayTest(test string) Option {
+	return optionFunc(func(o *options) error { o.replayTest = test; return nil })
+}
 
 // WithFailDir sets the folder a failure's schedule file is written to
 // (default: the fail folder of WithReplayTest's test). Tests that expect
 // a failure, such as a planted bug's, give it t.TempDir().
-func WithFailDir(dir string) Option { return func(o *options) { o.failDir = dir } }
+func WithFailDir(dir string) Option {
+	return optionFunc(func(o *options) error { o.failDir = dir; return nil })
+}
 
 // Failure is the error a target returns when an input broke an invariant:
 // the violation as found, and its schedule shrunk to a smallest one that
