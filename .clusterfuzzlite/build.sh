@@ -11,7 +11,7 @@
 #     fuzz_test), uses only helpers from non-test files, and calls only
 #     F.Add, F.Fuzz, F.Fatal, F.Logf and T.Fatal;
 #   - F.Add is ignored: seeds come from the farm's corpus, and the targets
-#     skip reading corpus/ under the gofuzz_libfuzzer build tag.
+#     skip reading reference/corpus/ under the gofuzz_libfuzzer build tag.
 #
 # go.mod asks for Go 1.26: when the base image's Go is older, the go command
 # fetches that toolchain itself (GOTOOLCHAIN=auto, the default).

@@ -1,17 +1,17 @@
-// Package corpus reads and writes faultline's corpus: the readable schedule
-// files in this directory, which seed every fuzz target and show worked
-// examples, and the minimised counterexamples in counterexamples/, each
-// with the run it is expected to produce.
+// Package corpus reads and writes a corpus: a directory of readable
+// schedule files, which seed fuzz targets and show worked examples, and of
+// minimised counterexamples in counterexamples/, each with the run it is
+// expected to produce.
 //
-// Layout of the directory:
+// Layout of a corpus directory:
 //
 //   - *.json: worked examples and regression schedules, as schedule files
 //     (model.ParseSchedule);
 //   - kinds/*.json: one single-fault schedule per fault kind of the
 //     catalogue and per world event;
 //   - counterexamples/*.json: counterexample files ([Counterexample]);
-//   - testdata/verdicts.golden: the recorded verdicts of every schedule
-//     file under every profile, which the regression test asserts.
+//   - testdata/: what its tests assert (the recorded verdicts of every
+//     schedule file), which [Load] does not read.
 //
 // Entry points:
 //
@@ -22,8 +22,8 @@
 //   - [IsCounterexample] and [ReadCounterexample] tell a counterexample
 //     (a file, or an exploration's record) from a schedule file and read it.
 //
-// The regression test of this package replays every file on every
-// `go test`.
+// The regression test of this package replays every file of this
+// repository's corpus on every `go test`.
 package corpus
 
 import (

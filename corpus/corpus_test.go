@@ -23,13 +23,17 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/verdicts.golden from the current runs")
+var update = flag.Bool("update", false, "rewrite "+golden+" from the current runs")
 
-const golden = "testdata/verdicts.golden"
+// dir is the corpus the tests replay: the reference system's files, in
+// the reference wing.
+const dir = "../reference/corpus"
+
+const golden = dir + "/testdata/verdicts.golden"
 
 func load(t *testing.T) *corpus.Corpus {
 	t.Helper()
-	c, err := corpus.Load(".")
+	c, err := corpus.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +80,7 @@ func violated(res *model.Result) string {
 // under its own config and under every profile (keeping the file's
 // mutant, budgets, join policy and fixture), and compares the run and
 // claim verdicts and the violated invariants (with their first failing
-// event) with testdata/verdicts.golden (go test ./corpus -update rewrites
+// event) with reference/corpus/testdata/verdicts.golden (go test ./corpus -update rewrites
 // it; review the diff). It is the regression record of every file; the
 // verdicts of the worked examples were also checked by hand, and
 // model/corpus_test.go asserts those with the facts behind them.
@@ -156,7 +160,7 @@ func TestCounterexamplesReplay(t *testing.T) {
 		if got := canonicalCounterexample(t, ce, e.Raw); !bytes.Equal(got, e.Raw) {
 			t.Errorf("%s is not in canonical form; canonical:\n%s", e.Path, got)
 		}
-		if want := "go run ./cmd/faultline replay corpus/" + e.Path; ce.Kind != corpus.KindScheduleDecode && ce.Replay != want {
+		if want := "go run ./cmd/faultline replay reference/corpus/" + e.Path; ce.Kind != corpus.KindScheduleDecode && ce.Replay != want {
 			t.Errorf("%s: replay command %q, want %q", e.Path, ce.Replay, want)
 		}
 		if ce.FoundBy.System != referenceName {
@@ -268,11 +272,11 @@ func canonicalCounterexample(t *testing.T, ce *corpus.Counterexample, raw []byte
 // config and under every profile to the identical result (verdicts,
 // faults, invariants, claims, terms and the normalised timeline) in both
 // forms, and to the run the version-1 decoder gave
-// (testdata/runs-v1.golden, recorded before version 2).
+// (reference/corpus/testdata/runs-v1.golden, recorded before version 2).
 func TestVersion1FilesRunAsVersion2(t *testing.T) {
 	c := load(t)
 	d := reference(t)
-	goldenRaw, err := os.ReadFile(filepath.Join("testdata", "runs-v1.golden"))
+	goldenRaw, err := os.ReadFile(filepath.Join(dir, "testdata", "runs-v1.golden"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -117,6 +117,11 @@ func referenceDefinition() *model.Definition {
 	return def
 }
 
+// corpusDir is the corpus the targets start from, relative to this
+// package's directory, where go test runs them: the reference system's
+// files, in the reference wing.
+const corpusDir = "../reference/corpus"
+
 // referenceOptions are the targets' options: the reference system's
 // typed profile, at the catalogue's sites (the corpus's encodings).
 func referenceOptions() []Option {

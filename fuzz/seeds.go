@@ -7,10 +7,6 @@ import (
 	"github.com/faultline/faultline/model"
 )
 
-// corpusDir is the corpus directory relative to this package's directory,
-// where go test runs the targets.
-const corpusDir = "../corpus"
-
 // seeds are the seed inputs of the targets that start from the corpus
 // (all but the rapid target), read from it.
 type seeds struct {

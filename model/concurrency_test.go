@@ -198,7 +198,7 @@ func TestConcurrencyFormat(t *testing.T) {
 // runs of the reference system (crashes, restarts, stops at the call
 // bound) end and replay exactly.
 func TestConcurrentDefaultIsSequential(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "corpus", "*.json"))
+	files, err := filepath.Glob(filepath.Join("..", "reference", "corpus", "*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("corpus: %v %v", files, err)
 	}

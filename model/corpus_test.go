@@ -11,11 +11,11 @@ import (
 	"github.com/faultline/faultline/reference/copperfin"
 )
 
-// corpusExpect records, for six schedule files of corpus/ whose runs were
+// corpusExpect records, for six schedule files of reference/corpus/ whose runs were
 // checked by hand, the verdict each must replay to under its own config
 // and the invariants it must violate; the tests below assert the facts
 // behind them. The regression record of every corpus file under every
-// profile is corpus/testdata/verdicts.golden, asserted by package corpus.
+// profile is reference/corpus/testdata/verdicts.golden, asserted by package corpus.
 var corpusExpect = map[string]struct {
 	verdict  model.RunVerdict
 	violated []string
@@ -30,7 +30,7 @@ var corpusExpect = map[string]struct {
 
 func loadCorpus(t *testing.T, name string) *model.Schedule {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "corpus", name))
+	data, err := os.ReadFile(filepath.Join("..", "reference", "corpus", name))
 	if err != nil {
 		t.Fatal(err)
 	}

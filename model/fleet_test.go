@@ -133,7 +133,7 @@ func TestFleetRunsAlikeOnOneHarness(t *testing.T) {
 	if raceDetector {
 		t.Skip("the storm's workers run under the detector in TestFleetReplaysExactly; go test ./... runs this test")
 	}
-	data, err := os.ReadFile(filepath.Join("..", "corpus", "retry-storm.json"))
+	data, err := os.ReadFile(filepath.Join("..", "reference", "corpus", "retry-storm.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,7 +61,7 @@ func hashRun(t *testing.T, d hash.Hash, h, th *model.Harness, factory model.Fact
 // its first two ordinals, alone and after a timeout_after_commit at the
 // first commit, under every profile on the reference workload, the
 // three-task workload, three concurrent workers and wide budgets, and
-// under every mutant; then every schedule of corpus/ under its own
+// under every mutant; then every schedule of reference/corpus/ under its own
 // config. The hash of all their outputs is pinned: the run path may
 // become cheaper, but no output of it may change.
 func TestRunOutputsUnchanged(t *testing.T) {
@@ -119,7 +119,7 @@ func TestRunOutputsUnchanged(t *testing.T) {
 			}
 		}
 	}
-	files, err := filepath.Glob(filepath.Join("..", "corpus", "*.json"))
+	files, err := filepath.Glob(filepath.Join("..", "reference", "corpus", "*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("corpus files %v, %v", files, err)
 	}

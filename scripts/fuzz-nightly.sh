@@ -2,7 +2,7 @@
 # fuzz-nightly.sh: run every native fuzz target of package fuzz for a given
 # time each, on all cores, against a chosen profile, control set, mutant,
 # fixture and scope; convert every new failing input into a readable
-# counterexample in corpus/counterexamples/; print a line per finished target
+# counterexample in reference/corpus/counterexamples/; print a line per finished target
 # (execs, rate, failures so far) and a summary; exit non-zero on a new
 # failure.
 #
@@ -25,10 +25,10 @@
 #   -targets   the targets to run (default: every Fuzz function, from go test -list)
 #
 # A failing input Go writes to fuzz/testdata/fuzz/<Target>/ is converted by
-# scripts/fuzztool (a Go program) into corpus/counterexamples/*.json, which
+# scripts/fuzztool (a Go program) into reference/corpus/counterexamples/*.json, which
 # records the native input too, and is then removed from testdata so that the
 # next run fuzzes instead of stopping on it. A counterexample already in
-# corpus/counterexamples/ is reported as known and is not a new failure.
+# reference/corpus/counterexamples/ is reported as known and is not a new failure.
 #
 # Exit status: 0 when no target found a new failure; 1 when one did (or a
 # target failed without an input to convert, e.g. on its seed corpus or to

@@ -243,7 +243,7 @@ func worstFindings(audits []paper.ProfileAudit) []finding {
 // single-fault schedule of the corpus (the audit's schedule of that kind)
 // under the finding's profile, from the repository root.
 func replayCommand(f finding) string {
-	return fmt.Sprintf("faultline replay corpus/kinds/%s.json --profile %s", f.row.Kind, f.profile)
+	return fmt.Sprintf("faultline replay reference/corpus/kinds/%s.json --profile %s", f.row.Kind, f.profile)
 }
 
 // writeAuditSummary prints the audit on one screen: at most summaryLines

@@ -47,7 +47,7 @@ func TestAuditSummaryFitsOneScreen(t *testing.T) {
 		"  fail_closed  BLOCK OR REDESIGN            contained but dead   unsafe   0.0%  unproved   0.0%  service  39.0%\n",
 		"    typed: useful service was below the 80% synthetic target\n",
 		"Worst findings (single-fault runs that violated an invariant: baseline 13, typed 0, fail_closed 0):\n",
-		"  baseline/timeout_after_commit: effect_at_most_once violated\n    faultline replay corpus/kinds/timeout_after_commit.json --profile baseline\n",
+		"  baseline/timeout_after_commit: effect_at_most_once violated\n    faultline replay reference/corpus/kinds/timeout_after_commit.json --profile baseline\n",
 		"  and 5 more: faultline audit --full lists every row\n",
 		"Coverage: 39 of 39 reachable keys visited (81 single-fault runs, 75 correlated); 2 of the runs' faults not reached.\n",
 	} {
@@ -58,7 +58,7 @@ func TestAuditSummaryFitsOneScreen(t *testing.T) {
 	// every printed replay command reproduces its finding: the corpus
 	// schedule is the audit's single-fault schedule of the kind, and the
 	// replay violates the named invariant
-	re := regexp.MustCompile(`  (\w+)/(\w+): ([\w, ]+) violated\n    faultline replay (corpus/kinds/\w+\.json) --profile (\w+)\n`)
+	re := regexp.MustCompile(`  (\w+)/(\w+): ([\w, ]+) violated\n    faultline replay (reference/corpus/kinds/\w+\.json) --profile (\w+)\n`)
 	ms := re.FindAllStringSubmatch(out, -1)
 	if len(ms) != 8 {
 		t.Fatalf("%d findings with replay commands, want 8\n%s", len(ms), out)

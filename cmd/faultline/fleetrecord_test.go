@@ -12,7 +12,7 @@ import (
 // text report's fault line names the modifier.
 func TestReplayRecordCarriesCorrelationAndFleet(t *testing.T) {
 	oneGoroutine(t)
-	code, out, stderr := runCLI(t, "replay", "../../corpus/retry-storm.json", "--json")
+	code, out, stderr := runCLI(t, "replay", "../../reference/corpus/retry-storm.json", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -40,11 +40,11 @@ func TestReplayRecordCarriesCorrelationAndFleet(t *testing.T) {
 	if f := rec.Fleet; f == nil || f.Capacity != 10 || f.WindowMs != 100 || f.Agents != 100 || f.Attempts != 120 || f.Retries != 20 || f.StormPeak != 5 || f.Overloaded != 0 {
 		t.Errorf("fleet %+v", rec.Fleet)
 	}
-	code, out, _ = runCLI(t, "replay", "../../corpus/retry-storm.json")
+	code, out, _ = runCLI(t, "replay", "../../reference/corpus/retry-storm.json")
 	if code != 0 || !strings.Contains(out, "  f1 tool_timeout (synchronized) at tool.commit#1: reached, fired 100") {
 		t.Errorf("exit %d, the text report's fault line:\n%s", code, out)
 	}
-	code, out, _ = runCLI(t, "replay", "../../corpus/dropped-receipt.json", "--json")
+	code, out, _ = runCLI(t, "replay", "../../reference/corpus/dropped-receipt.json", "--json")
 	if strings.Contains(out, `"fleet"`) {
 		t.Errorf("exit %d: a record of no fleet run names a fleet", code)
 	}

@@ -91,7 +91,7 @@ func TestLabAssayEqualsCLI(t *testing.T) {
 func TestLabReplayEqualsCLI(t *testing.T) {
 	srv := httptest.NewServer(lab.New(lab.Options{}))
 	defer srv.Close()
-	base, err := os.ReadFile("../../corpus/timeout-after-commit.json")
+	base, err := os.ReadFile("../../reference/corpus/timeout-after-commit.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -214,15 +214,15 @@ func TestAuditPlacesProfiles(t *testing.T) {
 }
 
 func TestReplayTwiceAndMutant(t *testing.T) {
-	code, _, stderr := runCLI(t, "replay", "../../corpus/harness-practice-fixture.json", "--twice")
+	code, _, stderr := runCLI(t, "replay", "../../reference/corpus/harness-practice-fixture.json", "--twice")
 	if code != 0 || !strings.Contains(stderr, "deterministic: two runs gave equal normalised timelines (39 events)") {
 		t.Fatalf("exit %d stderr %q", code, stderr)
 	}
-	code, _, stderr = runCLI(t, "replay", "../../corpus/harness-practice-fixture.json", "--mutant", "gremlin")
+	code, _, stderr = runCLI(t, "replay", "../../reference/corpus/harness-practice-fixture.json", "--mutant", "gremlin")
 	if code != 2 || !strings.Contains(stderr, `unknown mutant "gremlin"`) {
 		t.Fatalf("exit %d stderr %q", code, stderr)
 	}
-	code, out, _ := runCLI(t, "replay", "../../corpus/stale-checkpoint-rejected.json", "--profile", "baseline", "--mutant", "stale_checkpoint_accepted")
+	code, out, _ := runCLI(t, "replay", "../../reference/corpus/stale-checkpoint-rejected.json", "--profile", "baseline", "--mutant", "stale_checkpoint_accepted")
 	if code != 1 || !regexp.MustCompile(`resume_from_checkpoint +VIOLATED`).MatchString(out) {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
@@ -286,7 +286,7 @@ func TestReplayCacheAndWorkerCorpus(t *testing.T) {
 		{"revoked-grant-sliding-cache.json", `current_entitlement +VIOLATED  first false after seq 17 \(tool.commit\) reached by f1: capability revoked at effect time`, []string{"--controls", "bounded_grant_age"}},
 		{"identity-leaked-by-worker.json", `right_subject +VIOLATED  first false after seq 35 \(tool.commit\) reached by f1`, []string{"--controls", "per_task_identity"}},
 	} {
-		path := "../../corpus/" + c.file
+		path := "../../reference/corpus/" + c.file
 		code, out, _ := runCLI(t, "replay", path)
 		if code != 1 || !regexp.MustCompile(c.violated).MatchString(out) || !strings.Contains(out, "Run verdict: unrecoverable") {
 			t.Errorf("%s: exit %d\n%s", c.file, code, out)

@@ -15,13 +15,13 @@ func TestReplayNoticeSchedules(t *testing.T) {
 	for _, c := range []struct {
 		file, failed, verdict string
 	}{
-		{"../../corpus/notices/late-failed-notice.json", "recorded_agrees_with_ledger after seq 35 (checkpoint.write)",
+		{"../../reference/corpus/notices/late-failed-notice.json", "recorded_agrees_with_ledger after seq 35 (checkpoint.write)",
 			"unrecoverable (claim hold: the provider's notice reports the refund failed)"},
-		{"../../corpus/notices/redelivered-notice.json", "recorded_agrees_with_ledger after seq 29 (checkpoint.write)",
+		{"../../reference/corpus/notices/redelivered-notice.json", "recorded_agrees_with_ledger after seq 29 (checkpoint.write)",
 			"unrecoverable (claim release)"},
-		{"../../corpus/notices/reordered-notice.json", "recorded_agrees_with_ledger after seq 33 (checkpoint.write)",
+		{"../../reference/corpus/notices/reordered-notice.json", "recorded_agrees_with_ledger after seq 33 (checkpoint.write)",
 			"unrecoverable (claim hold: the provider's notice reports the refund failed)"},
-		{"../../corpus/notices/lost-notice.json", "recorded_agrees_with_ledger after seq 27 (checkpoint.write)",
+		{"../../reference/corpus/notices/lost-notice.json", "recorded_agrees_with_ledger after seq 27 (checkpoint.write)",
 			"unrecoverable (claim hold: no notice reports the refund settled)"},
 	} {
 		code, out, stderr := runCLI(t, "replay", c.file)

@@ -102,12 +102,12 @@ func TestReplayOfACorrelatedSchedule(t *testing.T) {
 	}
 }
 
-// TestReplayOfTheRetryStorm: corpus/retry-storm.json, the paper's hundred
+// TestReplayOfTheRetryStorm: reference/corpus/retry-storm.json, the paper's hundred
 // synchronised agents, holds under its own typed_fleet (exit 0) and breaks
 // no_retry_storm without either fleet control (exit 1).
 func TestReplayOfTheRetryStorm(t *testing.T) {
 	oneGoroutine(t)
-	path := filepath.Join("..", "..", "corpus", "retry-storm.json")
+	path := filepath.Join("..", "..", "reference", "corpus", "retry-storm.json")
 	for _, c := range []struct {
 		args []string
 		code int

@@ -28,10 +28,10 @@ func payoutsDecoder(t testing.TB, system []byte, opts ...fuzz.Option) *fuzz.Deco
 }
 
 // noticeSeeds are the corpus's schedules of the provider's notices
-// (corpus/notices), encoded for d, with the empty input.
+// (reference/corpus/notices), encoded for d, with the empty input.
 func noticeSeeds(t testing.TB, d *fuzz.Decoder) ([][]byte, []string) {
 	t.Helper()
-	c, err := corpus.Load("../../corpus/notices")
+	c, err := corpus.Load("../../reference/corpus/notices")
 	if err != nil {
 		t.Fatal(err)
 	}

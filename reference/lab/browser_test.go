@@ -321,7 +321,7 @@ func TestBrowserCounterfactual(t *testing.T) {
 	}
 
 	// 3. the timeline viewer: an uploaded schedule, then a malformed one
-	sched, err := filepath.Abs("../../corpus/timeout-after-commit.json")
+	sched, err := filepath.Abs("../corpus/timeout-after-commit.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -179,7 +179,7 @@ func TestBounds(t *testing.T) {
 // TestReplayEqualsReplay: the viewer's result is the result of
 // copperfin.Definition().Replay, the run behind faultline replay.
 func TestReplayEqualsReplay(t *testing.T) {
-	data, err := os.ReadFile("../../corpus/timeout-after-commit.json")
+	data, err := os.ReadFile("../corpus/timeout-after-commit.json")
 	if err != nil {
 		t.Fatal(err)
 	}

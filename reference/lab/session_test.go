@@ -266,7 +266,7 @@ func TestReplayCoverage(t *testing.T) {
 	}
 
 	// 2. the corpus's reached timeout after commit visits and breaks its key
-	data, err := os.ReadFile("../../corpus/timeout-after-commit.json")
+	data, err := os.ReadFile("../corpus/timeout-after-commit.json")
 	if err != nil {
 		t.Fatal(err)
 	}

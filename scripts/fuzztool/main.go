@@ -6,7 +6,7 @@
 //	go run ./scripts/fuzztool convert -target FuzzComposition \
 //	    -input fuzz/testdata/fuzz/FuzzComposition/582528ddfad69eb5 \
 //	    [-profile P | -controls C,...] [-scope designed|ordinals|anywhere] \
-//	    [-mutant M] [-fixture F] [-format native|raw] [-out corpus/counterexamples]
+//	    [-mutant M] [-fixture F] [-format native|raw] [-out reference/corpus/counterexamples]
 //
 // convert reads the input file Go wrote ("go test fuzz v1" and one []byte
 // literal), or with -format raw a crash file of a libFuzzer build of the
@@ -160,7 +160,7 @@ func convert(args []string, stderr io.Writer) (string, error) {
 	mutant := fs.String("mutant", "", "mutant the target ran against")
 	fixture := fs.String("fixture", "", "fixture the target ran on (default copperfin)")
 	format := fs.String("format", "native", `input file format: native (a "go test fuzz v1" file) or raw (a libFuzzer crash file from ClusterFuzzLite or OSS-Fuzz: the whole file is the input)`)
-	out := fs.String("out", "corpus/counterexamples", "directory of counterexample files, relative to the repository root (the working directory)")
+	out := fs.String("out", "reference/corpus/counterexamples", "directory of counterexample files, relative to the repository root (the working directory)")
 	if err := fs.Parse(args); err != nil {
 		return "", err
 	}
