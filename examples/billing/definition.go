@@ -3,6 +3,7 @@ package billing
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/faultline/faultline/model"
@@ -68,24 +69,23 @@ func parse(system json.RawMessage) (Bugs, error) {
 		return 0, fmt.Errorf("config of billing: %w", err)
 	}
 	var bugs Bugs
-next:
 	for _, n := range s.Bugs {
-		for i, name := range BugNames {
-			if n == name {
-				bugs |= 1 << i
-				continue next
-			}
+		i := slices.Index(BugNames, n)
+		if i < 0 {
+			return 0, fmt.Errorf("config of billing: unknown bug %q (valid: %s)", n, strings.Join(BugNames, ", "))
 		}
-		return 0, fmt.Errorf("config of billing: unknown bug %q (valid: %s)", n, strings.Join(BugNames, ", "))
+		bugs |= 1 << i
 	}
 	return bugs, nil
 }
 
-// Definition describes the agent for the paths that need more than a
-// factory (properties.Check, the fuzz decoder, the run record):
-// its fixture, its config's system part ({"bugs": [...]}), its invariants
-// and its named configurations (the correct agent, defended, and one per
-// planted bug). It declares no controls: the agent's defences are its code.
+// Definition describes the agent for every path (properties.Check, the
+// fuzz target, coverage, its command line): its fixture, its config's
+// system part ({"bugs": [...]}), its invariants, its named configurations
+// (the correct agent, defended, and one per planted bug), the boundaries
+// it lacks (it keeps no memory and fans out to no branch) and the command
+// that replays a schedule through TestExplore. It declares no controls:
+// the agent's defences are its code.
 func Definition() *model.Definition {
 	return &model.Definition{
 		Name:     "billing",
@@ -106,5 +106,7 @@ func Definition() *model.Definition {
 		Configs: []model.NamedConfig{{Name: "correct", System: Config(0).System, Defended: true},
 			{Name: BugNames[0], System: Config(FreshKeyPerRetry).System}, {Name: BugNames[1], System: Config(BlindResume).System},
 			{Name: BugNames[2], System: Config(ReceiptFromReply).System}},
+		NotApplicable: []model.Boundary{model.BoundaryMemory, model.BoundaryBranchJoin},
+		ReplayCommand: "FAULTLINE_REPLAY=%s go test -run '^TestExplore$' ./examples/billing",
 	}
 }

@@ -104,6 +104,15 @@ func replayLine(msg string) string {
 	return ""
 }
 
+// plantedDef is the agent's Definition without its replay command
+// (TestExplore's): each planted bug's failures name the go test line of
+// its own TestPlanted subtest.
+func plantedDef() *model.Definition {
+	d := billing.Definition()
+	d.ReplayCommand = ""
+	return d
+}
+
 // TestPlanted is the test the replay commands of TestCheckFindsEachBug
 // name: under FAULTLINE_REPLAY it runs Check on the agent with the bug of
 // its subtest, as TestExplore does on the correct one; otherwise it skips.
@@ -113,7 +122,7 @@ func TestPlanted(t *testing.T) {
 	}
 	_, extra := child()
 	for _, p := range planted {
-		t.Run(p.bug.String(), func(t *testing.T) { properties.Check(t, billing.Definition(), explore(p.bug, extra...)...) })
+		t.Run(p.bug.String(), func(t *testing.T) { properties.Check(t, plantedDef(), explore(p.bug, extra...)...) })
 	}
 }
 
@@ -222,7 +231,7 @@ func TestFuzzFindsEachBug(t *testing.T) {
 		invariant string
 		kinds     []string
 	}{0, "", nil}) {
-		target, err := fuzz.NewTarget(billing.Definition(), fuzz.WithConfig(billing.Config(p.bug)),
+		target, err := fuzz.NewTarget(plantedDef(), fuzz.WithConfig(billing.Config(p.bug)),
 			fuzz.WithReplayTest("TestPlanted/"+p.bug.String()), fuzz.WithFailDir(t.TempDir()))
 		if err != nil {
 			t.Fatal(err)
@@ -262,8 +271,6 @@ func TestCoverageReport(t *testing.T) {
 		t.Skip("explorations in one goroutine: go test ./... runs them without the race detector")
 	}
 	path := filepath.Join(t.TempDir(), "coverage.json")
-	def := billing.Definition()
-	def.NotApplicable, def.ReplayCommand = []model.Boundary{model.BoundaryMemory, model.BoundaryBranchJoin}, "FAULTLINE_REPLAY=%s go test -run '^TestExplore$' ./examples/billing"
 	for _, bugs := range []billing.Bugs{0, billing.FreshKeyPerRetry} {
 		// TestExplore's Check of bugs, its runs flushed into path by TestMain
 		r := checkrun.Run(t, "^TestExplore$", "coverage", []string{"FAULTLINE_COVERAGE=" + path, bugsEnv + "=" + strconv.Itoa(int(bugs)),
