@@ -313,8 +313,8 @@ func (idle) Run(context.Context, model.Env, model.Task) (model.Claim, error) {
 func TestAuditOfASystemNoFaultReaches(t *testing.T) {
 	fx := inventory.Fixture()
 	fx.Name = "idle"
-	d := &model.Definition{Name: "idle", Fixtures: []model.Fixture{fx}, Builtin: []string{model.InvBudget},
-		Configure: func(json.RawMessage) (model.Factory, error) { return func() model.System { return idle{} }, nil }}
+	d := model.Define("idle", fx, func() model.System { return idle{} })
+	d.Builtin = []string{model.InvBudget}
 	code, out, stderr := runIn(t, program(d), "audit")
 	require.Equal(t, 3, code, out)
 	assert.Equal(t, "inventory: inconclusive: none of the audit's 27 single-fault runs reached its fault: the audit tested no fault\n", stderr)

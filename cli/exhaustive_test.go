@@ -148,9 +148,9 @@ func TestExploreExhaustiveProgress(t *testing.T) {
 // clerk is a user's program registering the counter clerk, whose fixture
 // holds no capability: a capability_revocation is reached and never acts.
 func clerk() *cli.Program {
-	return &cli.Program{Name: "clerk", Systems: []*model.Definition{{Name: "clerk", Fixtures: []model.Fixture{lostupdate.Fixture()},
-		Configure: func(json.RawMessage) (model.Factory, error) { return lostupdate.Factory(), nil },
-		Builtin:   []string{}, Invariants: []model.UserInvariant{lostupdate.Invariant()}}}}
+	d := model.Define("clerk", lostupdate.Fixture(), lostupdate.Factory())
+	d.Builtin, d.Invariants = []string{}, []model.UserInvariant{lostupdate.Invariant()}
+	return &cli.Program{Name: "clerk", Systems: []*model.Definition{d}}
 }
 
 // TestExploreExhaustiveUnfiredIsInconclusive: a walk whose reached faults

@@ -74,11 +74,9 @@ func (c cachedClerk) Run(ctx context.Context, env model.Env, task model.Task) (m
 // before it reports it and exits 4, not deterministic, instead of
 // blaming a fault (exit 1).
 func TestExploreOfASystemWithStateAcrossRuns(t *testing.T) {
-	p := &cli.Program{Name: "clerk", Systems: []*model.Definition{{Name: "clerk", Fixtures: []model.Fixture{lostupdate.Fixture()},
-		Configure: func(json.RawMessage) (model.Factory, error) {
-			return func() model.System { return cachedClerk{} }, nil
-		},
-		Builtin: []string{model.InvNoInventedProgress}, Invariants: []model.UserInvariant{lostupdate.Invariant()}}}}
+	d := model.Define("clerk", lostupdate.Fixture(), func() model.System { return cachedClerk{} })
+	d.Builtin, d.Invariants = []string{model.InvNoInventedProgress}, []model.UserInvariant{lostupdate.Invariant()}
+	p := &cli.Program{Name: "clerk", Systems: []*model.Definition{d}}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -103,11 +101,9 @@ func TestExploreOfASystemWithStateAcrossRuns(t *testing.T) {
 // 4, the code explore gives a system that is not deterministic, not 1
 // (a violation of a run that repeats).
 func TestReplayTwiceOfASystemWithStateAcrossRuns(t *testing.T) {
-	p := &cli.Program{Name: "clerk", Systems: []*model.Definition{{Name: "clerk", Fixtures: []model.Fixture{lostupdate.Fixture()},
-		Configure: func(json.RawMessage) (model.Factory, error) {
-			return func() model.System { return cachedClerk{} }, nil
-		},
-		Builtin: []string{model.InvNoInventedProgress}}}}
+	d := model.Define("clerk", lostupdate.Fixture(), func() model.System { return cachedClerk{} })
+	d.Builtin = []string{model.InvNoInventedProgress}
+	p := &cli.Program{Name: "clerk", Systems: []*model.Definition{d}}
 	path := filepath.Join(t.TempDir(), "clean.json")
 	if err := os.WriteFile(path, []byte(`{"version":2,"seed":"clean","config":{"harness":{},"system":{}},"faults":[]}`), 0o644); err != nil {
 		t.Fatal(err)
