@@ -59,7 +59,7 @@ type Definition struct {
 	// default ({}), named "default".
 	Configs []NamedConfig
 	// NotApplicable are the boundaries the system does not have (no
-	// checkpoint store: BoundaryCheckpointStore); coverage reports their
+	// checkpoint store: "checkpoint_store"); coverage reports their
 	// keys "not applicable", never unvisited. A visit is never hidden.
 	NotApplicable []Boundary
 	// ReplayCommand is the command that replays one of the system's schedule

@@ -454,7 +454,7 @@ func newWalk(e *explorer) (*walkState, error) {
 		if set.domains != nil && !slices.Contains(set.domains, sp.Domain) {
 			continue
 		}
-		k := exKind{code: byte(code), kind: sp.Kind, persistent: sp.Correlation == model.CorrelationPersistent}
+		k := exKind{code: byte(code), kind: sp.Kind, persistent: sp.Correlation == model.Correlation("persistent")}
 		for i, ev := range allEvents {
 			if set.exh.ownEvents && ev != sp.Event {
 				continue

@@ -901,7 +901,7 @@ func (e *explorer) drawCorrelated(t *rapid.T, s *model.Schedule) {
 			continue
 		}
 		f.Correlation = corrs[c-1]
-		if f.Correlation == model.CorrelationRepeated {
+		if f.Correlation == model.Correlation("repeated") {
 			f.Repeat = intRange(2, 4).Draw(t, "repeat")
 		}
 	}

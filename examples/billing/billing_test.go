@@ -28,7 +28,7 @@ var tracker *coverage.Tracker
 
 func TestMain(m *testing.M) {
 	def := billing.Definition()
-	def.NotApplicable, def.ReplayCommand = []model.Boundary{model.BoundaryMemory, model.BoundaryBranchJoin}, "FAULTLINE_REPLAY=%s go test -run '^TestExplore$' ./examples/billing"
+	def.NotApplicable, def.ReplayCommand = []model.Boundary{"memory", "branch_join"}, "FAULTLINE_REPLAY=%s go test -run '^TestExplore$' ./examples/billing"
 	var err error
 	if tracker, err = coverage.NewTracker(nil, def); err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -263,7 +263,7 @@ func TestCoverageReport(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "coverage.json")
 	def := billing.Definition()
-	def.NotApplicable, def.ReplayCommand = []model.Boundary{model.BoundaryMemory, model.BoundaryBranchJoin}, "FAULTLINE_REPLAY=%s go test -run '^TestExplore$' ./examples/billing"
+	def.NotApplicable, def.ReplayCommand = []model.Boundary{"memory", "branch_join"}, "FAULTLINE_REPLAY=%s go test -run '^TestExplore$' ./examples/billing"
 	for _, bugs := range []billing.Bugs{0, billing.FreshKeyPerRetry} {
 		// TestExplore's Check of bugs, its runs flushed into path by TestMain
 		r := checkrun.Run(t, "^TestExplore$", "coverage", []string{"FAULTLINE_COVERAGE=" + path, bugsEnv + "=" + strconv.Itoa(int(bugs)),
