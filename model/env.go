@@ -52,8 +52,8 @@ const (
 	joinCompensate JoinPolicy = "compensate"
 )
 
-// JoinPolicies lists the join policies.
-var JoinPolicies = []JoinPolicy{joinAllRequired, joinBestEffort, joinCompensate}
+// joinPolicies lists the join policies.
+var joinPolicies = []JoinPolicy{joinAllRequired, joinBestEffort, joinCompensate}
 
 // Action is the typed action contract (the paper, worked example 3): what a
 // proposal becomes before it may become an effect.

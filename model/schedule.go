@@ -178,9 +178,9 @@ func correlationRefusal(kind string, c Correlation) string {
 	return ""
 }
 
-// EventHasTool reports whether crossings of e carry a tool name a fault
+// eventHasTool reports whether crossings of e carry a tool name a fault
 // entry's Tool can select: true only for tool.commit.
-func EventHasTool(e EventName) bool { return e == EvToolCommit }
+func eventHasTool(e EventName) bool { return e == EvToolCommit }
 
 // Placement is how errors, reports and records name where f is attached:
 // "event#ordinal", or "event(tool)#ordinal" when Tool is set (the ordinal
@@ -460,7 +460,7 @@ func (c Config) validateExtras() error {
 	}
 	if c.Join != "" {
 		ok := false
-		for _, p := range JoinPolicies {
+		for _, p := range joinPolicies {
 			ok = ok || p == c.Join
 		}
 		if !ok {
@@ -571,7 +571,7 @@ func (s *Schedule) validateFaults() error {
 		if !hookFits(k.impl, f.Event) {
 			return fmt.Errorf("%s: kind %q cannot be injected at event %q (it is injected at %q)", where, f.Kind, f.Event, k.spec.Event)
 		}
-		if f.Tool != "" && !EventHasTool(f.Event) {
+		if f.Tool != "" && !eventHasTool(f.Event) {
 			return fmt.Errorf(`%s: "tool" %q is set, but event %q has no tool (only %q does)`, where, f.Tool, f.Event, EvToolCommit)
 		}
 		if err := f.checkCorrelation(k); err != nil {

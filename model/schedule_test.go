@@ -236,7 +236,7 @@ func TestScheduleVersion2(t *testing.T) {
 		t.Errorf("empty config %q", got)
 	}
 	rb := 1
-	if got := (model.Config{System: raw, RetryBudget: &rb, Join: model.JoinPolicy("best_effort")}).String(); got != `system {"a":["x"],"b":2}, retry_budget 1, join best_effort` {
+	if got := (model.Config{System: raw, RetryBudget: &rb, Join: "best_effort"}).String(); got != `system {"a":["x"],"b":2}, retry_budget 1, join best_effort` {
 		t.Errorf("config %q", got)
 	}
 }
@@ -254,7 +254,7 @@ func TestConfigEqual(t *testing.T) {
 		{RetryBudget: &one, System: json.RawMessage(`{"a":2}`)},
 		{System: json.RawMessage(`{"b":1,"a":2}`)},
 		{RetryBudget: &one, System: json.RawMessage(`{"b":1,"a":2}`), Fixture: "x"},
-		{RetryBudget: &one, System: json.RawMessage(`{"b":1,"a":2}`), Join: model.JoinPolicy("best_effort")},
+		{RetryBudget: &one, System: json.RawMessage(`{"b":1,"a":2}`), Join: "best_effort"},
 	} {
 		if a.Equal(c) {
 			t.Errorf("%v equals %v", a, c)

@@ -372,7 +372,7 @@ func (w *walkState) interleavings() error {
 	}
 	clean := func(il []int) ([]int, error) {
 		s := &model.Schedule{Version: model.ScheduleVersion, Seed: "exhaustive", Config: set.config, Faults: []model.FaultEntry{}}
-		s.Config.Concurrency = c.Clone()
+		s.Config.Concurrency = cloneConcurrency(c)
 		s.Config.Concurrency.Interleaving = il
 		res, err := w.e.run(s)
 		if err != nil {
@@ -604,7 +604,7 @@ func (w *walkState) canonical(fs []placed) []placed {
 func (w *walkState) schedule(il int, fs []placed) *model.Schedule {
 	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "exhaustive", Config: w.e.set.config, Faults: make([]model.FaultEntry, len(fs))}
 	if w.ils != nil {
-		s.Config.Concurrency = s.Config.Concurrency.Clone()
+		s.Config.Concurrency = cloneConcurrency(s.Config.Concurrency)
 		s.Config.Concurrency.Interleaving = slices.Clone(w.ils[il])
 	}
 	for i, f := range fs {
