@@ -769,18 +769,6 @@ func Catalogue() []FaultSpec {
 	return out
 }
 
-// KindsOf returns the kind names of domain d in catalogue order; with paper
-// true, only the paper's ten modes.
-func KindsOf(d Domain, paper bool) []string {
-	var out []string
-	for _, k := range catalogue {
-		if k.spec.Domain == d && (!paper || k.spec.Paper) {
-			out = append(out, k.spec.Kind)
-		}
-	}
-	return out
-}
-
 // kindsByName indexes the kinds of the four tables by name (the first
 // table's when two name one kind).
 var kindsByName = func() map[string]*faultKind {
