@@ -314,7 +314,7 @@ func (v *invoice) record() (model.Claim, error) {
 			return model.Claim{}, err
 		}
 		for _, x := range found {
-			if x.Kind == model.EvidenceKind("receipt") && x.ReceiptID == v.receipt {
+			if x.Kind == "receipt" && x.ReceiptID == v.receipt {
 				return model.Claim{Verdict: model.ClaimRelease, Reason: "paid: " + v.task.ID + ", receipt " + v.receipt}, nil
 			}
 		}

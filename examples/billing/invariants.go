@@ -73,7 +73,7 @@ func paidHasReceipt(v model.View) string {
 			continue
 		}
 		for _, x := range v.Evidence() {
-			if x.Kind == model.EvidenceKind("receipt") && x.Task == t.ID && x.ReceiptID == e.ReceiptID {
+			if x.Kind == "receipt" && x.Task == t.ID && x.ReceiptID == e.ReceiptID {
 				return ""
 			}
 		}

@@ -187,11 +187,11 @@ func (p *payout) drain() error {
 			continue
 		}
 		if p.bugs&TrustNotices == 0 {
-			if p.seen[n.ID] || n.Status == model.NoticeStatus("committed") && slices.Contains(p.effects, n.Key) {
+			if p.seen[n.ID] || n.Status == "committed" && slices.Contains(p.effects, n.Key) {
 				continue
 			}
 			p.seen[n.ID] = true
-			if n.Status != model.NoticeStatus("committed") {
+			if n.Status != "committed" {
 				held, err := p.inLedger()
 				if err != nil {
 					return err
@@ -201,7 +201,7 @@ func (p *payout) drain() error {
 				}
 			}
 		}
-		if n.Status == model.NoticeStatus("committed") {
+		if n.Status == "committed" {
 			p.effects, p.failed = append(p.effects, n.Key), false
 		} else {
 			p.effects, p.failed = p.effects[:0:0], true
