@@ -38,6 +38,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/faultline/faultline/internal/catalog"
+
 	"github.com/faultline/faultline/model"
 )
 
@@ -301,7 +303,7 @@ func Run(def *model.Definition, cfg Config) (*Report, error) {
 	var kinds []kindInfo
 	perDomain := make([][]int, len(cfg.Domains))
 	for di, d := range cfg.Domains {
-		names := model.KindsOf(d, cfg.Compat)
+		names := catalog.Kinds(d, cfg.Compat)
 		if only != nil {
 			names = slices.DeleteFunc(names, func(n string) bool { return !only[n] })
 		}
@@ -429,7 +431,7 @@ func selectKinds(kinds []string, domains []model.Domain, compat bool) (map[strin
 		if compat && !spec.Paper {
 			return nil, nil, fmt.Errorf("%w: fault kind %q is not one of the paper's modes (compat)", ErrBadConfig, k)
 		}
-		if !slices.Contains(model.KindsOf(spec.Domain, false), k) {
+		if !slices.Contains(catalog.Kinds(spec.Domain, false), k) {
 			return nil, nil, fmt.Errorf("%w: fault kind %q is not in the catalogue the assay draws from (model.Catalogue): replay or explore it instead", ErrBadConfig, k)
 		}
 		only[k] = true

@@ -86,25 +86,25 @@ type Diagnosis struct {
 func eventBoundary(e model.EventName) model.Boundary {
 	switch e {
 	case model.EvContextSubject, model.EvContextPolicy, model.EvContextEligibility, model.EvProposal:
-		return model.BoundaryProposal
+		return model.Boundary("proposal")
 	case model.EvAuthorityGrant, model.EvAuthorityCheck:
-		return model.BoundaryAuthority
+		return model.Boundary("authority")
 	case model.EvStateRead:
-		return model.BoundaryState
+		return model.Boundary("state")
 	case model.EvToolCommit:
-		return model.BoundaryEffect
+		return model.Boundary("effect")
 	case model.EvCheckpointWrite, model.EvCheckpointLoad:
-		return model.BoundaryCheckpointStore
+		return model.Boundary("checkpoint_store")
 	case model.EvWorkerStart, model.EvWorkerCrash, model.EvStop:
-		return model.BoundaryWorker
+		return model.Boundary("worker")
 	case model.EvMemoryWrite, model.EvMemoryRead:
-		return model.BoundaryMemory
+		return model.Boundary("memory")
 	case model.EvBranchRun, model.EvBranchJoin:
-		return model.BoundaryBranchJoin
+		return model.Boundary("branch_join")
 	case model.EvClockSleep:
-		return model.BoundaryToolCall
+		return model.Boundary("tool_call")
 	}
-	return model.BoundaryProof
+	return model.Boundary("proof")
 }
 
 // oracleReads lists the events through which a system consults an oracle's
@@ -112,15 +112,15 @@ func eventBoundary(e model.EventName) model.Boundary {
 // reloads (the harness practice: "Persist ... remaining budgets"); the join record is
 // written and kept at the branch join.
 var oracleReads = map[model.OracleName][]model.EventName{
-	model.OracleLedgerReadback:   {model.EvLedgerReadback},
-	model.OracleReceipt:          {model.EvEvidenceReceipt},
-	model.OracleStateVersion:     {model.EvStateRead},
-	model.OracleCapabilityRecord: {model.EvAuthorityCheck},
-	model.OraclePolicyRecord:     {model.EvContextPolicy},
-	model.OracleTraceLineage:     {model.EvEvidenceLookup, model.EvEvidenceReadback},
-	model.OracleCheckpointStore:  {model.EvCheckpointLoad},
-	model.OracleBudgetCounter:    {model.EvCheckpointLoad},
-	model.OracleJoinRecord:       {model.EvBranchJoin},
+	model.OracleName("ledger_readback"):   {model.EvLedgerReadback},
+	model.OracleName("receipt"):           {model.EvEvidenceReceipt},
+	model.OracleName("state_version"):     {model.EvStateRead},
+	model.OracleName("capability_record"): {model.EvAuthorityCheck},
+	model.OracleName("policy_record"):     {model.EvContextPolicy},
+	model.OracleName("trace_lineage"):     {model.EvEvidenceLookup, model.EvEvidenceReadback},
+	model.OracleName("checkpoint_store"):  {model.EvCheckpointLoad},
+	model.OracleName("budget_counter"):    {model.EvCheckpointLoad},
+	model.OracleName("join_record"):       {model.EvBranchJoin},
 }
 
 func (r *runner) diagnose(ci int, profile, config string, res *model.Result, trials int) (diagnosis Diagnosis, err error) {
@@ -176,7 +176,7 @@ func (s *system) diagnose(run runFunc, roles map[string]Remediation, res *model.
 	if fe.Detail != "" {
 		d.Signal.Text += " (" + fe.Detail + ")"
 	}
-	if spec.Signal != model.SignalNone {
+	if spec.Signal != model.Signal("none") {
 		d.Signal.Text += fmt.Sprintf(" with the %s withheld (%s)", spec.Signal, spec.Manner)
 	}
 	if d.Signal.WarnSeq > 0 {

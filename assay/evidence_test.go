@@ -139,7 +139,7 @@ func TestSignatures(t *testing.T) {
 	if s.Trials != 188 || s.Q.Detect.Count != 188 || s.Q.Contain.Count != 188 || s.Q.Recover.Count != 0 || s.Q.Prove.Count != 0 || s.Q.Serve.Count != 0 {
 		t.Errorf("typed break_trace_lineage: %+v", s.Q)
 	}
-	if s.Boundary != model.BoundaryEffect || s.Phase != model.Phase("before_commit") || !s.Critical {
+	if s.Boundary != model.Boundary("effect") || s.Phase != model.Phase("before_commit") || !s.Critical {
 		t.Errorf("typed break_trace_lineage key: %s %s %t", s.Boundary, s.Phase, s.Critical)
 	}
 	// Wilson at 0 of 188 and 188 of 188
@@ -194,13 +194,13 @@ func TestSignatures(t *testing.T) {
 	// a held approval loss: detected and contained, never recovered
 	m := sigOf(t, all, "typed", "memory_loss", assay.DefaultConfig)
 	if m.Trials != 134 || m.Q.Detect.Count != 134 || m.Q.Contain.Count != 134 || m.Q.Recover.Count != 0 || m.Q.Prove.Count != 0 ||
-		m.Q.Serve.Count != 0 || m.Boundary != model.BoundaryMemory || !m.Critical || m.Harms.ServiceLoss != 134 {
+		m.Q.Serve.Count != 0 || m.Boundary != model.Boundary("memory") || !m.Critical || m.Harms.ServiceLoss != 134 {
 		t.Errorf("typed memory_loss: %+v %+v", m.Q, m.Harms)
 	}
 	// a sandbox denial: a proven denial of an entitled action, so proven
 	// but neither recovered nor served
 	d := sigOf(t, all, "typed", "sandbox_denial", assay.DefaultConfig)
-	if d.Trials != 37 || d.Q.Prove.Count != 37 || d.Q.Recover.Count != 0 || d.Q.Serve.Count != 0 || d.Boundary != model.BoundarySandbox {
+	if d.Trials != 37 || d.Q.Prove.Count != 37 || d.Q.Recover.Count != 0 || d.Q.Serve.Count != 0 || d.Boundary != model.Boundary("sandbox") {
 		t.Errorf("typed sandbox_denial: %+v", d.Q)
 	}
 	// a worker restart resumes silently: recovered, never detected (the
@@ -860,7 +860,7 @@ func TestDiagnoses(t *testing.T) {
 	d := diagnosisOf(t, ref, "baseline", "timeout_after_commit")
 	want := assay.Diagnosis{Profile: "baseline", Config: "default", Kind: "timeout_after_commit", Trials: 44, Schedule: d.Schedule,
 		Invariant: model.InvEffectAtMostOnce, Violated: []string{model.InvEffectAtMostOnce}, FirstSeq: 19, FirstEvent: model.EvToolCommit,
-		FirstOrdinal: 2, FirstBoundary: model.BoundaryEffect, Detail: "second ledger effect for task refund-O-731",
+		FirstOrdinal: 2, FirstBoundary: model.Boundary("effect"), Detail: "second ledger effect for task refund-O-731",
 		Signal: assay.Signal{Seq: 16, Event: model.EvToolCommit, Ordinal: 1, Outcome: "unknown",
 			Detail:   "payments.refund key req-1 replayed false receipt false",
 			Withheld: model.Signal("acknowledgement"), Manner: model.Manner("absent"), WarnSeq: 17, Warning: "unknown_outcome",
@@ -897,7 +897,7 @@ func TestDiagnoses(t *testing.T) {
 	if diff := cmp.Diff(wantClasses, classes); diff != "" {
 		t.Errorf("remediation classes (-want +got):\n%s", diff)
 	}
-	if boundaries["break_trace_lineage"] != model.BoundaryProof || boundaries["subject_swap"] != model.BoundaryEffect || boundaries["tool_timeout"] != model.BoundaryEffect {
+	if boundaries["break_trace_lineage"] != model.Boundary("proof") || boundaries["subject_swap"] != model.Boundary("effect") || boundaries["tool_timeout"] != model.Boundary("effect") {
 		t.Errorf("boundaries %v", boundaries)
 	}
 	s := diagnosisOf(t, ref, "baseline", "subject_swap")
@@ -909,8 +909,8 @@ func TestDiagnoses(t *testing.T) {
 		len(tt.Interrupting) != 1 || tt.FirstSeq != 19 {
 		t.Errorf("tool_timeout diagnosis %+v", tt)
 	}
-	for e, b := range map[model.EventName]model.Boundary{model.EvMemoryRead: model.BoundaryMemory, model.EvBranchJoin: model.BoundaryBranchJoin,
-		model.EvClockSleep: model.BoundaryToolCall, model.EvCheckpointLoad: model.BoundaryCheckpointStore, model.EvClaim: model.BoundaryProof} {
+	for e, b := range map[model.EventName]model.Boundary{model.EvMemoryRead: model.Boundary("memory"), model.EvBranchJoin: model.Boundary("branch_join"),
+		model.EvClockSleep: model.Boundary("tool_call"), model.EvCheckpointLoad: model.Boundary("checkpoint_store"), model.EvClaim: model.Boundary("proof")} {
 		if got := assay.EventBoundary(e); got != b {
 			t.Errorf("EventBoundary(%s) = %s, want %s", e, got, b)
 		}
@@ -1043,7 +1043,7 @@ func TestVariation(t *testing.T) {
 // stopped by max_faults right where the budget violation is recorded.
 func TestStudyStops(t *testing.T) {
 	cfg := paperConfig()
-	cfg.Base.Options.Stop = model.Stop{Abort: model.AbortDuplicateEffects}
+	cfg.Base.Options.Stop = model.Stop{Abort: "duplicate_effects"}
 	cfg.Profiles = []model.NamedConfig{profileOf(copperfin.ProfileBaseline), profileOf(copperfin.ProfileTyped)}
 	st, err := assay.RunStudy(refDef(), assay.StudyConfig{Name: "stops", Base: cfg.Base, Profiles: cfg.Profiles,
 		Trials: 2000, Seed: 188, Compat: true, Envelope: cfg.Envelope, Roles: cfg.Roles})

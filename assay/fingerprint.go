@@ -50,30 +50,30 @@ var triggers = []struct{ Name, Covers string }{
 func specTriggers(spec model.FaultSpec) []string {
 	on := map[string]bool{}
 	switch spec.Domain {
-	case model.DomainIdentity, model.DomainContext:
+	case model.Domain("identity"), model.Domain("context"):
 		on[triggerPolicy] = true
-	case model.DomainTool:
+	case model.Domain("tool"):
 		on[triggerToolSemantics] = true
-	case model.DomainState:
+	case model.Domain("state"):
 		on[triggerStateSchema] = true
-	case model.DomainEvidence:
+	case model.Domain("evidence"):
 		on[triggerEvidenceRouting] = true
 	}
 	switch spec.Boundary {
-	case model.BoundaryProposal, model.BoundaryAuthority:
+	case model.Boundary("proposal"), model.Boundary("authority"):
 		on[triggerPolicy] = true
-	case model.BoundaryEffect, model.BoundarySandbox:
+	case model.Boundary("effect"), model.Boundary("sandbox"):
 		on[triggerToolSemantics] = true
-	case model.BoundaryToolCall:
+	case model.Boundary("tool_call"):
 		on[triggerToolSemantics], on[triggerRetryLogic] = true, true
-	case model.BoundaryState, model.BoundaryCheckpointStore:
+	case model.Boundary("state"), model.Boundary("checkpoint_store"):
 		on[triggerStateSchema] = true
-	case model.BoundaryWorker, model.BoundaryBranchJoin, model.BoundaryMemory:
+	case model.Boundary("worker"), model.Boundary("branch_join"), model.Boundary("memory"):
 		on[triggerOrchestration] = true
-	case model.BoundaryProof:
+	case model.Boundary("proof"):
 		on[triggerEvidenceRouting] = true
 	}
-	if spec.Oracle == model.OracleBudgetCounter {
+	if spec.Oracle == model.OracleName("budget_counter") {
 		on[triggerRetryLogic] = true
 	}
 	var out []string

@@ -71,7 +71,7 @@ func TestKindsSingleMode(t *testing.T) {
 		if rep.Overall != want {
 			t.Errorf("[%s]: overall %+v, want %+v", cs, rep.Overall, want)
 		}
-		if !reflect.DeepEqual(rep.Config.Domains, []model.Domain{model.DomainTool}) || len(rep.ByDomain) != 1 || rep.ByDomain[model.DomainTool] != want {
+		if !reflect.DeepEqual(rep.Config.Domains, []model.Domain{model.Domain("tool")}) || len(rep.ByDomain) != 1 || rep.ByDomain[model.Domain("tool")] != want {
 			t.Errorf("[%s]: domains %v, by domain %+v", cs, rep.Config.Domains, rep.ByDomain)
 		}
 		if len(rep.ByKind) != 1 || rep.ByKind["timeout_after_commit"] != want {
@@ -88,7 +88,7 @@ func TestKindsTwoDomains(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(rep.Config.Domains, []model.Domain{model.DomainContext, model.DomainTool}) {
+	if !reflect.DeepEqual(rep.Config.Domains, []model.Domain{model.Domain("context"), model.Domain("tool")}) {
 		t.Fatalf("domains %v", rep.Config.Domains)
 	}
 	var ctx, tool assay.Counts
@@ -99,7 +99,7 @@ func TestKindsTwoDomains(t *testing.T) {
 			tool.Add(termsOf(t, "timeout_after_commit", 0))
 		}
 	}
-	if rep.ByDomain[model.DomainContext] != ctx || rep.ByDomain[model.DomainTool] != tool {
+	if rep.ByDomain[model.Domain("context")] != ctx || rep.ByDomain[model.Domain("tool")] != tool {
 		t.Errorf("by domain %+v, want context %+v tool %+v", rep.ByDomain, ctx, tool)
 	}
 }
@@ -111,7 +111,7 @@ func TestKindsBadLists(t *testing.T) {
 	}{
 		{assay.Config{System: sysOf(0), Trials: 1, Kinds: []string{"gremlin"}}, `unknown fault kind "gremlin"`},
 		{assay.Config{System: sysOf(0), Trials: 1, Kinds: []string{"stale_policy", "stale_policy"}}, `fault kind "stale_policy" listed twice`},
-		{assay.Config{System: sysOf(0), Trials: 1, Domains: []model.Domain{model.DomainTool}, Kinds: []string{"stale_policy"}}, `fault kind "stale_policy" is in domain context, which is not selected`},
+		{assay.Config{System: sysOf(0), Trials: 1, Domains: []model.Domain{model.Domain("tool")}, Kinds: []string{"stale_policy"}}, `fault kind "stale_policy" is in domain context, which is not selected`},
 		{assay.Config{System: sysOf(0), Trials: 1, Kinds: []string{"lost_notice"}}, `fault kind "lost_notice" is not in the catalogue the assay draws from (model.Catalogue): replay or explore it instead`},
 		{assay.Config{System: sysOf(0), Trials: 1, Kinds: []string{"ambient_identity_leak"}}, `fault kind "ambient_identity_leak" is not in the catalogue the assay draws from (model.Catalogue): replay or explore it instead`},
 	}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/faultline/faultline/internal/catalog"
+
 	"github.com/faultline/faultline/model"
 )
 
@@ -321,7 +323,7 @@ func (r *runner) scheduleRefs() []ScheduleRef {
 func plan(trials int, seed int64, compat bool, nconfigs int) (kinds []model.FaultSpec, kindPlan, configPlan []int) {
 	perDomain := make([][]int, len(model.Domains))
 	for di, d := range model.Domains {
-		for _, n := range model.KindsOf(d, compat) {
+		for _, n := range catalog.Kinds(d, compat) {
 			spec, _ := model.Spec(n)
 			perDomain[di] = append(perDomain[di], len(kinds))
 			kinds = append(kinds, spec)

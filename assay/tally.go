@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/faultline/faultline/internal/catalog"
+
 	"github.com/faultline/faultline/model"
 )
 
@@ -80,7 +82,7 @@ func (t *Tally) signatures() []Signature {
 	defer t.mu.Unlock()
 	var out []Signature
 	for _, d := range model.Domains {
-		for _, k := range model.KindsOf(d, false) {
+		for _, k := range catalog.Kinds(d, false) {
 			c := t.cells[k]
 			if c == nil || c.counts.Trials == 0 {
 				continue

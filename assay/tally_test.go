@@ -84,7 +84,7 @@ func TestTallyPlacesAsTheAudit(t *testing.T) {
 // tally refuses what is not one single-fault trial.
 func TestTallyCountsTheRun(t *testing.T) {
 	cs, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
-	rep, tl := tallyRun(t, assay.Config{Profile: "custom", System: sysOf(cs.Without(copperfin.Idempotency)), Domains: []model.Domain{model.DomainTool}, Trials: 301, Seed: 9})
+	rep, tl := tallyRun(t, assay.Config{Profile: "custom", System: sysOf(cs.Without(copperfin.Idempotency)), Domains: []model.Domain{model.Domain("tool")}, Trials: 301, Seed: 9})
 	sigs := assay.TallySignature(tl)
 	if len(sigs) != len(rep.ByKind) {
 		t.Fatalf("%d signatures for %d kinds run", len(sigs), len(rep.ByKind))
@@ -92,14 +92,14 @@ func TestTallyCountsTheRun(t *testing.T) {
 	dupes := 0
 	for _, s := range sigs {
 		c := rep.ByKind[s.Kind]
-		if s.Domain != model.DomainTool || s.Trials != c.Trials || s.Q.Recover.Count != c.Recovered || s.Harms.DuplicateEffect != c.DuplicateEffect || s.Profile != "custom" || s.Config != assay.DefaultConfig {
+		if s.Domain != model.Domain("tool") || s.Trials != c.Trials || s.Q.Recover.Count != c.Recovered || s.Harms.DuplicateEffect != c.DuplicateEffect || s.Profile != "custom" || s.Config != assay.DefaultConfig {
 			t.Errorf("signature of %s: %+v; the run counted %+v", s.Kind, s, c)
 		}
 		dupes += s.Harms.DuplicateEffect
 	}
 	pl := tl.Place(assay.DefaultEnvelope())
-	if dupes == 0 || dupes != rep.ByDomain[model.DomainTool].DuplicateEffect || pl.Region != assay.RegionUnsafeEscape || pl.Trials != 301 {
-		t.Fatalf("without idempotency: %d duplicate effects (run %d), region %q over %d trials; want an unsafe escape", dupes, rep.ByDomain[model.DomainTool].DuplicateEffect, pl.Region, pl.Trials)
+	if dupes == 0 || dupes != rep.ByDomain[model.Domain("tool")].DuplicateEffect || pl.Region != assay.RegionUnsafeEscape || pl.Trials != 301 {
+		t.Fatalf("without idempotency: %d duplicate effects (run %d), region %q over %d trials; want an unsafe escape", dupes, rep.ByDomain[model.Domain("tool")].DuplicateEffect, pl.Region, pl.Trials)
 	}
 	want := "hard invariant zero duplicate effect failed: " + strconv.Itoa(dupes) + " of 301 trials; worst class "
 	found := false

@@ -60,7 +60,7 @@ func (e *TimeoutError) Is(target error) bool { return target == os.ErrDeadlineEx
 
 // RejectedError is the default rendering of a refusal before any effect
 // (sandbox_denial, reject_before_commit): Class is the model's
-// (model.ClassSandboxDenial, model.ClassRejected).
+// ("sandbox_denial", model.ClassRejected).
 type RejectedError struct {
 	Tool   string
 	Kind   string

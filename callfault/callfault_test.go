@@ -157,7 +157,7 @@ func (s billSystem) ProviderLedger(context.Context) ([]model.LedgerEntry, error)
 var billFixture = model.Fixture{Name: "bill", Tasks: []model.Task{{ID: "inv-1", Actor: "agent", Subject: "acct-9",
 	Tenant: "t", Purpose: "invoice", Amount: 300, Trace: "tr-1", RetryBudget: 2}}}
 
-var traceJoined = model.UserInvariant{Name: "trace_joined", Owner: "billing", Oracle: model.OracleLedgerReadback,
+var traceJoined = model.UserInvariant{Name: "trace_joined", Owner: "billing", Oracle: "ledger_readback",
 	Doc: "no release while a charge of the task carries another trace",
 	Check: func(v model.View) string {
 		if c, ok := v.Claim(); !ok || c.Verdict != model.ClaimRelease {

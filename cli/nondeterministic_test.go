@@ -33,7 +33,7 @@ func TestExploreOfANondeterministicSystem(t *testing.T) {
 		return configure(system)
 	}
 	d.Invariants = append(d.Invariants, model.UserInvariant{
-		Name: "early_runs_only", Owner: "inventory", Oracle: model.OracleLedgerReadback, Doc: "breaks once",
+		Name: "early_runs_only", Owner: "inventory", Oracle: "ledger_readback", Doc: "breaks once",
 		Check: func(v model.View) string {
 			if runs > limit {
 				return ""
@@ -131,7 +131,7 @@ func TestExploreOfASystemJudgedOtherwiseLater(t *testing.T) {
 		return func() model.System { return counted{f(), &runs} }, nil
 	}
 	d.Invariants = append(d.Invariants, model.UserInvariant{
-		Name: "late_runs_only", Owner: "inventory", Oracle: model.OracleLedgerReadback, Doc: "breaks after the first run",
+		Name: "late_runs_only", Owner: "inventory", Oracle: "ledger_readback", Doc: "breaks after the first run",
 		Check: func(v model.View) string {
 			if runs > 1 {
 				return "broke on a later run"

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/faultline/faultline/internal/interleaving"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
 
@@ -354,7 +356,13 @@ func runExit(res *model.Result) error {
 	if re.Code == ExitViolation {
 		return ErrViolation
 	}
-	if un := res.Unreached(); len(un) > 0 {
+	var un []model.FaultReport // the faults never reached or never fired
+	for _, f := range res.Faults {
+		if !f.Reached || f.Fired == 0 {
+			un = append(un, f)
+		}
+	}
+	if len(un) > 0 {
 		// ten named at most: a schedule of thousands of faults gets a
 		// short message (its fault reports list them all)
 		untested := make([]string, min(len(un), 10))
@@ -470,7 +478,7 @@ func writeResult(w io.Writer, def *model.Definition, res *model.Result, header s
 			sw = "context switch"
 		}
 		fmt.Fprintf(&b, "\nInterleaving (%d %s; the task picked at each scheduling point, by fixture position): %s\n",
-			res.ContextSwitches, sw, model.FormatInterleaving(res.Interleaving))
+			res.ContextSwitches, sw, interleaving.Format(res.Interleaving))
 	}
 	fmt.Fprintln(&b, "\nFaults:")
 	if len(res.Faults) == 0 {

@@ -38,7 +38,7 @@ func genSchedule(t *rapid.T, label string) *model.Schedule {
 		d := model.Millis(rapid.SampledFrom([]int64{150, 400, 2000}).Draw(t, label+".deadline"))
 		s.Config.Deadline = &d
 	}
-	s.Config.Join = rapid.SampledFrom(append([]model.JoinPolicy{""}, model.JoinPolicies...)).Draw(t, label+".join")
+	s.Config.Join = rapid.SampledFrom([]model.JoinPolicy{"", "all_required", "best_effort", "compensate"}).Draw(t, label+".join")
 	for i := range n {
 		spec := rapid.SampledFrom(specs).Draw(t, label+".kind")
 		f := model.FaultEntry{ID: []string{"f1", "f2"}[i], Event: spec.Event,
@@ -49,7 +49,7 @@ func genSchedule(t *rapid.T, label string) *model.Schedule {
 		case "branch_failure":
 			f.Target = rapid.SampledFrom([]string{"", copperfin.BranchSearch, copperfin.BranchSummarize}).Draw(t, label+".target")
 		}
-		if model.EventHasTool(f.Event) {
+		if f.Event == model.EvToolCommit {
 			f.Tool = rapid.SampledFrom([]string{"", "charge", "search"}).Draw(t, label+".tool")
 		}
 		s.Faults = append(s.Faults, f)
@@ -124,7 +124,7 @@ func genData(t *rapid.T, label string) *coverage.Data {
 			return c
 		}
 		s.Faults[0].Kind, s.Faults[0].Event = kind, spec.Event
-		if !model.EventHasTool(spec.Event) {
+		if spec.Event != model.EvToolCommit {
 			s.Faults[0].Tool = ""
 		}
 		return s
@@ -307,7 +307,7 @@ func TestScheduleLessIsFormatOrder(t *testing.T) {
 				b.Config.Deadline = nil
 			}
 		case 8:
-			b.Config.Join = rapid.SampledFrom(append([]model.JoinPolicy{""}, model.JoinPolicies...)).Draw(t, "join")
+			b.Config.Join = rapid.SampledFrom([]model.JoinPolicy{"", "all_required", "best_effort", "compensate"}).Draw(t, "join")
 		case 9:
 			cfg := copperfin.ConfigOfProfile(rapid.SampledFrom(copperfin.Profiles).Draw(t, "profile"))
 			if rapid.Bool().Draw(t, "explicit") {
@@ -319,7 +319,7 @@ func TestScheduleLessIsFormatOrder(t *testing.T) {
 		case 10:
 			spec := rapid.SampledFrom(model.Catalogue()).Draw(t, "kind")
 			b.Faults[0].Kind, b.Faults[0].Event, b.Faults[0].Target = spec.Kind, spec.Event, ""
-			if !model.EventHasTool(spec.Event) {
+			if spec.Event != model.EvToolCommit {
 				b.Faults[0].Tool = ""
 			}
 		case 11:

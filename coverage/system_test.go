@@ -63,7 +63,7 @@ func systemRun(t *testing.T, events []model.EventName, invs []string, broken []s
 		t.Fatalf("hand-built schedule: %v", err)
 	}
 	for _, name := range invs {
-		ir := model.InvariantResult{Violation: model.Violation{Invariant: name}, Oracle: model.OracleLedgerReadback, Held: true}
+		ir := model.InvariantResult{Violation: model.Violation{Invariant: name}, Oracle: "ledger_readback", Held: true}
 		for _, b := range broken {
 			if b == name {
 				ir.Held, ir.FirstSeq, ir.Event, ir.FaultID, ir.Detail = false, 8, model.EvToolCommit, "f1", "second post for ticket T-1"
@@ -172,7 +172,7 @@ func TestNeverCrossedBySystem(t *testing.T) {
 // reported not applicable (not counted among the applicable keys); the
 // checkpoint keys at other boundaries stay never crossed.
 func TestNotApplicableBoundaries(t *testing.T) {
-	sys := &model.Definition{Name: "tickets", NotApplicable: []model.Boundary{model.BoundaryMemory, model.BoundaryCheckpointStore, model.BoundaryBranchJoin}}
+	sys := &model.Definition{Name: "tickets", NotApplicable: []model.Boundary{"memory", "checkpoint_store", "branch_join"}}
 	d := ticketCampaign(t, sys).Data()
 	if got := d.Systems["tickets"].NotApplicable; !cmp.Equal(got, []model.Boundary{"branch_join", "checkpoint_store", "memory"}) {
 		t.Fatalf("declared %v", got)
@@ -234,7 +234,7 @@ func TestNotApplicableBoundaries(t *testing.T) {
 // TestDeclarationNeverHidesAVisit: a visit under a boundary the system
 // declares it does not have stays a visit, with a note.
 func TestDeclarationNeverHidesAVisit(t *testing.T) {
-	tr, err := coverage.NewTracker(nil, &model.Definition{Name: "tickets", NotApplicable: []model.Boundary{model.BoundaryEffect}})
+	tr, err := coverage.NewTracker(nil, &model.Definition{Name: "tickets", NotApplicable: []model.Boundary{"effect"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -413,7 +413,7 @@ func TestReplayFollowsTheSystem(t *testing.T) {
 // templates are not two declarations.
 func TestCheckMergeRefusesTwoDeclarations(t *testing.T) {
 	a := ticketCampaign(t, &model.Definition{Name: "tickets"}).Data()
-	b := ticketCampaign(t, &model.Definition{Name: "tickets", NotApplicable: []model.Boundary{model.BoundaryMemory}}).Data()
+	b := ticketCampaign(t, &model.Definition{Name: "tickets", NotApplicable: []model.Boundary{"memory"}}).Data()
 	c := ticketCampaign(t, &model.Definition{Name: "tickets", ReplayCommand: "replay %s"}).Data()
 	if err := coverage.CheckMerge(a, a); err != nil {
 		t.Fatal(err)
@@ -596,8 +596,8 @@ func TestFlushAfterFailsTheTest(t *testing.T) {
 // declare its boundary; one system's crossing makes the key an ordinary
 // unvisited one.
 func TestNeverCrossedByTwoSystems(t *testing.T) {
-	tickets := ticketCampaign(t, &model.Definition{Name: "tickets", NotApplicable: []model.Boundary{model.BoundaryMemory, model.BoundaryBranchJoin}}).Data()
-	search, err := coverage.NewTracker(nil, &model.Definition{Name: "search", NotApplicable: []model.Boundary{model.BoundaryMemory}})
+	tickets := ticketCampaign(t, &model.Definition{Name: "tickets", NotApplicable: []model.Boundary{"memory", "branch_join"}}).Data()
+	search, err := coverage.NewTracker(nil, &model.Definition{Name: "search", NotApplicable: []model.Boundary{"memory"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -634,7 +634,7 @@ func TestNeverCrossedByTwoSystems(t *testing.T) {
 // keys not applicable; merged with a version-1 file's runs of no system,
 // the declaration no longer speaks for every run.
 func TestDeclarationsWithoutTimelines(t *testing.T) {
-	tr, err := coverage.NewTracker(nil, &model.Definition{Name: "tickets", NotApplicable: []model.Boundary{model.BoundaryMemory}})
+	tr, err := coverage.NewTracker(nil, &model.Definition{Name: "tickets", NotApplicable: []model.Boundary{"memory"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -142,10 +142,10 @@ func TestRecordRejectsBadResults(t *testing.T) {
 	noSched := *good
 	noSched.Schedule = nil
 	unknown := *good
-	unknown.Faults = []model.FaultReport{{ID: "f1", Kind: "gremlin", Oracle: model.OracleReceipt}}
+	unknown.Faults = []model.FaultReport{{ID: "f1", Kind: "gremlin", Oracle: "receipt"}}
 	lying := *good
 	lying.Faults = append([]model.FaultReport(nil), good.Faults...)
-	lying.Faults[0].Oracle = model.OracleReceipt
+	lying.Faults[0].Oracle = model.OracleName("receipt")
 	for _, c := range []struct {
 		res  *model.Result
 		want string

@@ -146,13 +146,13 @@ func TestUniverseOfTheCatalogue(t *testing.T) {
 	}
 	// a kind's key under a correlation modifier it accepts; none under one
 	// it does not
-	if k, ok := u.KindKeyOf("timeout_after_commit", model.CorrelationShared); !ok || k.String() != "tool/effect/after_commit/shared/ledger_readback" {
+	if k, ok := u.KindKeyOf("timeout_after_commit", model.Correlation("shared")); !ok || k.String() != "tool/effect/after_commit/shared/ledger_readback" {
 		t.Fatalf("KindKeyOf(timeout_after_commit, shared) = %s, %t", k, ok)
 	}
 	if k, ok := u.KindKeyOf("output_drift", ""); !ok || k.String() != "tool/effect/after_commit/isolated/receipt" {
 		t.Fatalf("KindKeyOf(output_drift, \"\") = %s, %t", k, ok)
 	}
-	if _, ok := u.KindKeyOf("rate_limit", model.CorrelationRepeated); ok {
+	if _, ok := u.KindKeyOf("rate_limit", model.Correlation("repeated")); ok {
 		t.Fatal("KindKeyOf(rate_limit, repeated): a key for a modifier the kind does not accept")
 	}
 	// one gap per domain (boundaries), per (domain, boundary) pair (14:
@@ -212,10 +212,10 @@ func TestUniverseFollowsTheCatalogue(t *testing.T) {
 	oneGoroutine(t)
 	specs := model.Catalogue()
 	storm := specs[15] // rate_limit, as one quota hitting every worker at once
-	storm.Kind, storm.Correlation = "quota_storm", model.CorrelationSynchronized
+	storm.Kind, storm.Correlation = "quota_storm", model.Correlation("synchronized")
 	var noIdentity []model.FaultSpec
 	for _, s := range append(specs, storm) {
-		if s.Domain != model.DomainIdentity {
+		if s.Domain != model.Domain("identity") {
 			noIdentity = append(noIdentity, s)
 		}
 	}

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/faultline/faultline/internal/catalog"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/faultline/faultline/httpfault"
@@ -42,7 +44,7 @@ func TestTimeoutAfterCommitBlindRetryDuplicates(t *testing.T) {
 			t.Errorf("%s: %s, ledger %d entries after %d posts; want %s, %d entries after %d posts", c.name, got, entries, posts, c.want, c.entries, c.posts)
 		}
 		want := []model.FaultReport{{ID: "f1", Kind: "timeout_after_commit", Event: model.EvToolCommit, Ordinal: 1,
-			Reached: true, Fired: 1, FiredAt: c.firedAt, Oracle: model.OracleLedgerReadback, Observed: []string{}}}
+			Reached: true, Fired: 1, FiredAt: c.firedAt, Oracle: "ledger_readback", Observed: []string{}}}
 		if diff := cmp.Diff(want, res.Faults); diff != "" {
 			t.Errorf("%s: fault report (-want +got):\n%s", c.name, diff)
 		}
@@ -145,7 +147,7 @@ func postTwice(t *testing.T, kind string) (atAnswer []int, l *ledger) {
 // tool_timeout's request reaches it late, just before the next commit;
 // budget_exhaustion keeps the next commit from the server too.
 func TestTruePhase(t *testing.T) {
-	for _, kind := range model.KindsOf(model.DomainTool, false) {
+	for _, kind := range catalog.Kinds(model.Domain("tool"), false) {
 		spec, _ := model.Spec(kind)
 		atAnswer, l := postTwice(t, kind)
 		first := btoi(spec.Phase == model.Phase("after_commit"))
@@ -295,7 +297,7 @@ func TestOrdinalsCountCommits(t *testing.T) {
 // transport; the coverage keys of the fired faults, each once, sorted.
 func TestCovered(t *testing.T) {
 	var keys []string
-	for _, kind := range model.KindsOf(model.DomainTool, false) {
+	for _, kind := range catalog.Kinds(model.Domain("tool"), false) {
 		_, _, res, _ := postOnce(t, `{"order":"O-731","amount":7400}`, at(kind, 1))
 		for _, f := range res.Faults {
 			spec, _ := model.Spec(f.Kind)

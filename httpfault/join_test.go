@@ -223,7 +223,7 @@ var payFixture = model.Fixture{Name: "pay", Tasks: []model.Task{{ID: "inv-1", Ac
 
 // traceJoined is the user's own invariant: no release while an effect of
 // the task carries a trace other than the task's.
-var traceJoined = model.UserInvariant{Name: "trace_joined", Owner: "jpayments", Oracle: model.OracleLedgerReadback,
+var traceJoined = model.UserInvariant{Name: "trace_joined", Owner: "jpayments", Oracle: "ledger_readback",
 	Doc: "no release while a charge of the task carries another trace",
 	Check: func(v model.View) string {
 		if c, ok := v.Claim(); !ok || c.Verdict != model.ClaimRelease {

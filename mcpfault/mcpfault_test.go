@@ -216,7 +216,7 @@ var fixture = model.Fixture{Name: "snapshots", Tasks: []model.Task{{ID: "job-1",
 
 // traceJoined is the user's own invariant: a released deletion was made
 // under the job's trace.
-var traceJoined = model.UserInvariant{Name: "trace_joined", Owner: "storage", Oracle: model.OracleLedgerReadback,
+var traceJoined = model.UserInvariant{Name: "trace_joined", Owner: "storage", Oracle: "ledger_readback",
 	Doc: "no release of a deletion made under another trace", Check: func(v model.View) string {
 		c, ok := v.Claim()
 		if !ok || c.Verdict != model.ClaimRelease {

@@ -117,9 +117,9 @@ func (b biller) Run(ctx context.Context, env model.Env, t model.Task) (model.Cla
 		env.Signals.Warn("no_ledger_entry", "charge "+key)
 		return model.Claim{Verdict: model.ClaimHold, Reason: "the ledger holds no charge"}, nil
 	}
-	proof := model.EvidenceRecord{Kind: model.EvidenceReadback, Trace: t.Trace, EffectKey: charged.Key, EffectTrace: charged.Trace}
+	proof := model.EvidenceRecord{Kind: "readback", Trace: t.Trace, EffectKey: charged.Key, EffectTrace: charged.Trace}
 	if res.Receipt != nil {
-		proof = model.EvidenceRecord{Kind: model.EvidenceReceipt, Trace: t.Trace, EffectKey: res.Receipt.Key,
+		proof = model.EvidenceRecord{Kind: "receipt", Trace: t.Trace, EffectKey: res.Receipt.Key,
 			EffectTrace: res.Receipt.Trace, ReceiptID: res.Receipt.ID}
 	} else {
 		env.Signals.Warn("missing_receipt", "charge "+key)

@@ -543,8 +543,8 @@ func (tl Timeline) Name(i int) EventName {
 	return t.recs[i].event()
 }
 
-// EventIndex returns EventIndex(Name(i)) without comparing names: the
-// i-th event's (0-based) position in AllEvents, len(AllEvents) for
+// EventIndex returns, without comparing names, the i-th event's (0-based)
+// position in AllEvents, len(AllEvents) for
 // EvNoticeReceive, -1 for any other event; it panics when i is out of
 // range, as Name does.
 func (tl Timeline) EventIndex(i int) int {

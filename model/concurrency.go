@@ -6,7 +6,8 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
+
+	"github.com/faultline/faultline/internal/interleaving"
 )
 
 // MaxWorkers is the most concurrent workers a schedule may ask for
@@ -68,50 +69,17 @@ func (c *Concurrency) Equal(o *Concurrency) bool {
 	return c.Workers == o.Workers && c.Seed == o.Seed && slices.Equal(c.Interleaving, o.Interleaving)
 }
 
-// Clone returns a deep copy of c (nil for nil).
-func (c *Concurrency) Clone() *Concurrency {
-	if c == nil {
-		return nil
-	}
-	x := *c
-	x.Interleaving = slices.Clone(c.Interleaving)
-	return &x
-}
-
 // String is c as people read it: "concurrency: 2 workers, interleaving
 // 1 1 2, seed s".
 func (c *Concurrency) String() string {
 	s := "concurrency: " + strconv.Itoa(c.Workers) + " workers"
 	if len(c.Interleaving) > 0 {
-		s += ", interleaving " + FormatInterleaving(c.Interleaving)
+		s += ", interleaving " + interleaving.Format(c.Interleaving)
 	}
 	if c.Seed != "" {
 		s += ", seed " + c.Seed
 	}
 	return s
-}
-
-// FormatInterleaving writes picks (task positions, one per scheduling
-// point) in runs: "1x2 2x4 1" is task 1 twice, task 2 four times, then
-// task 1 once.
-func FormatInterleaving(picks []int) string {
-	var b strings.Builder
-	for i := 0; i < len(picks); {
-		j := i
-		for j < len(picks) && picks[j] == picks[i] {
-			j++
-		}
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(strconv.Itoa(picks[i]))
-		if j-i > 1 {
-			b.WriteByte('x')
-			b.WriteString(strconv.Itoa(j - i))
-		}
-		i = j
-	}
-	return b.String()
 }
 
 // slot is one concurrent worker of the scheduler: the task it runs and its

@@ -102,7 +102,7 @@ func TestConcurrentReplayDeterministic(t *testing.T) {
 	// every synchronized modifier of the catalogue, in lockstep and under a
 	// seeded scheduler, with the baseline (which the fault breaks)
 	for _, ck := range copperfin.Correlated() {
-		if ck.Correlation != model.CorrelationSynchronized {
+		if ck.Correlation != model.Correlation("synchronized") {
 			continue
 		}
 		for _, seed := range []string{"", "corr"} {

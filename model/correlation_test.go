@@ -34,7 +34,7 @@ func runFixtureOf(t *testing.T, s *model.Schedule, p copperfin.Profile) *model.R
 func TestCorrelationPairs(t *testing.T) {
 	type ck = copperfin.CorrelatedKind
 	const (
-		rep, per, syn, sha = model.CorrelationRepeated, model.CorrelationPersistent, model.CorrelationSynchronized, model.CorrelationShared
+		rep, per, syn, sha = model.Correlation("repeated"), model.Correlation("persistent"), model.Correlation("synchronized"), model.Correlation("shared")
 	)
 	// the baseline's firings: repeated 2 (the call and its retry),
 	// persistent every crossing of the run, synchronized 2 (both workers'
@@ -103,7 +103,7 @@ func TestPersistentUntil(t *testing.T) {
 		until model.EventName
 		fired int
 	}{{"", 3}, {model.EvEvidenceReceipt, 3}, {model.EvCheckpointWrite, 1}} {
-		s, _ := copperfin.CorrelatedSchedule("timeout_after_commit", model.CorrelationPersistent, copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
+		s, _ := copperfin.CorrelatedSchedule("timeout_after_commit", model.Correlation("persistent"), copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
 		s.Faults[0].Until = c.until
 		if f := runFixtureOf(t, s, copperfin.ProfileBaseline).Faults[0]; f.Fired != c.fired {
 			t.Errorf("until %q: fired %d, want %d", c.until, f.Fired, c.fired)
@@ -117,7 +117,7 @@ func TestPersistentUntil(t *testing.T) {
 // one of 40 does not; with the two tasks one after another it is outside
 // the default window and only the first call is hit.
 func TestSynchronizedWindow(t *testing.T) {
-	s, _ := copperfin.CorrelatedSchedule("timeout_after_commit", model.CorrelationSynchronized, copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
+	s, _ := copperfin.CorrelatedSchedule("timeout_after_commit", model.Correlation("synchronized"), copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
 	for w, want := range map[model.Millis]int{40: 1, 41: 2} {
 		s.Faults[0].WindowMs = w
 		if f := runFixtureOf(t, s, copperfin.ProfileBaseline).Faults[0]; f.Fired != want {

@@ -19,7 +19,7 @@ type UserInvariant struct {
 	// Owner is the team answerable for it ("inventory").
 	Owner string `json:"owner"`
 	// Oracle is the independent source that adjudicates it (usually
-	// OracleLedgerReadback: the provider's ledger, which the system under
+	// oracleLedgerReadback: the provider's ledger, which the system under
 	// test cannot write).
 	Oracle OracleName `json:"oracle"`
 	// Doc says what it asserts, in one line.

@@ -14,7 +14,7 @@ import (
 
 // effectsOfTask is a user invariant with the built-in effect_at_most_once's
 // predicate, written only against the View.
-var effectsOfTask = model.UserInvariant{Name: "one_effect_per_task", Owner: "payments", Oracle: model.OracleLedgerReadback,
+var effectsOfTask = model.UserInvariant{Name: "one_effect_per_task", Owner: "payments", Oracle: "ledger_readback",
 	Doc: "at most one ledger effect per task",
 	Check: func(v model.View) string {
 		n := map[string]int{}
@@ -181,7 +181,7 @@ func TestViewIsReadOnly(t *testing.T) {
 		return ""
 	}}
 	s, _ := model.SingleFault("timeout_after_commit", copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
-	s.Config.Join = model.JoinBestEffort
+	s.Config.Join = model.JoinPolicy("best_effort")
 	plain := runWith(t, model.Options{}, s)
 	with := runWith(t, model.Options{Invariants: []model.UserInvariant{vandal}}, s)
 	if diff := cmp.Diff(plain.Timeline, with.Timeline); diff != "" {

@@ -55,7 +55,7 @@ func parseTicketConfig(system json.RawMessage) (bool, error) {
 }
 
 func ticketDefinition() *model.Definition {
-	closedOnce := model.UserInvariant{Name: "closed_once", Owner: "support", Oracle: model.OracleLedgerReadback,
+	closedOnce := model.UserInvariant{Name: "closed_once", Owner: "support", Oracle: "ledger_readback",
 		Check: func(v model.View) string {
 			if n := len(v.Ledger()); n > 1 {
 				return fmt.Sprintf("%d close effects", n)

@@ -39,21 +39,21 @@ type Task struct {
 }
 
 // JoinPolicy is how a fan-out's join treats failed branches (the harness practice,
-// "Parallel branches").
+// "Parallel branches"): all_required (the default), best_effort or compensate.
 type JoinPolicy string
 
 // Join policies.
 const (
 	// joinAllRequired: any required branch failure stops the join.
 	joinAllRequired JoinPolicy = "all_required"
-	// JoinBestEffort: continue with an explicit degraded marker.
-	JoinBestEffort JoinPolicy = "best_effort"
-	// JoinCompensate: run a bounded compensating action, then stop.
-	JoinCompensate JoinPolicy = "compensate"
+	// joinBestEffort: continue with an explicit degraded marker.
+	joinBestEffort JoinPolicy = "best_effort"
+	// joinCompensate: run a bounded compensating action, then stop.
+	joinCompensate JoinPolicy = "compensate"
 )
 
-// JoinPolicies lists the join policies.
-var JoinPolicies = []JoinPolicy{joinAllRequired, JoinBestEffort, JoinCompensate}
+// joinPolicies lists the join policies.
+var joinPolicies = []JoinPolicy{joinAllRequired, joinBestEffort, joinCompensate}
 
 // Action is the typed action contract (the paper, worked example 3): what a
 // proposal becomes before it may become an effect.
@@ -146,7 +146,7 @@ type ToolResult struct {
 	Replayed bool
 	Reason   string
 	// Class types a rejection or an unknown outcome: ClassTimeout,
-	// ClassRateLimited, ClassSandboxDenial, ClassRejected or
+	// ClassRateLimited, "sandbox_denial", ClassRejected or
 	// ClassInvalidOutput; empty for a plain commit.
 	Class string
 	// RetryAfter is the wait, in logical milliseconds, a rate-limited
@@ -162,7 +162,7 @@ type ToolResult struct {
 const (
 	ClassTimeout       = "timeout"
 	ClassRateLimited   = "rate_limited"
-	ClassSandboxDenial = "sandbox_denial"
+	classSandboxDenial = "sandbox_denial"
 	ClassRejected      = "rejected"
 	ClassInvalidOutput = "invalid_output"
 	// classPrecondition: a guarded request whose guard failed at commit
@@ -360,13 +360,14 @@ type Memory interface {
 	Get(ctx context.Context, key string) (value string, ok bool, err error)
 }
 
-// BranchStatus is the state of one branch of a fan-out.
+// BranchStatus is the state of one branch of a fan-out: success, failure,
+// timeout or not_started.
 type BranchStatus string
 
 // Branch states (the harness practice: "The join record must retain success, failure,
 // timeout, and not-started states").
 const (
-	BranchSuccess    BranchStatus = "success"
+	branchSuccess    BranchStatus = "success"
 	branchFail       BranchStatus = "failure"
 	branchTimeout    BranchStatus = "timeout"
 	branchNotStarted BranchStatus = "not_started"

@@ -316,7 +316,7 @@ func (r *run) provide(call ToolCall) ToolResult {
 		Trace: a.TraceID, ReceiptID: r.rcptNames.name(n), At: r.world.Clock}
 	r.world.Ledger = append(r.world.Ledger, e)
 	if r.notices() {
-		r.notify(call, NoticeCommitted, e.ReceiptID, "")
+		r.notify(call, noticeCommitted, e.ReceiptID, "")
 	}
 	return ToolResult{Outcome: OutcomeCommitted,
 		Receipt: r.receipt(&e)}
@@ -550,11 +550,11 @@ func (e *taskEnv) Readback(ctx context.Context, q ReadbackQuery) ([]LedgerEntry,
 
 func evidenceEvent(k EvidenceKind) EventName {
 	switch k {
-	case EvidenceDecision:
+	case evidenceDecision:
 		return EvEvidenceDecision
-	case EvidenceReceipt:
+	case evidenceReceipt:
 		return EvEvidenceReceipt
-	case EvidenceReadback:
+	case evidenceReadback:
 		return EvEvidenceReadback
 	case evidenceJoin:
 		return evEvidenceJoin
@@ -819,7 +819,7 @@ func (b *branchEnv) Run(ctx context.Context, name string, compensate bool) (Bran
 		return "", ErrWorkerCrashed
 	}
 	r := c.r
-	status := BranchSuccess
+	status := branchSuccess
 	each(&c, func(h branchHook, f *armed) bool {
 		st, fired := h.onBranch(r, name, f.entry.Target)
 		if fired {

@@ -31,7 +31,7 @@ func ExampleHarness_ownSystem() {
 	fixture := model.Fixture{Name: "tickets",
 		Subjects: []model.Subject{{ID: "TCK-9", Tenant: "acme", Status: "open", Version: 1}},
 		Tasks:    []model.Task{{ID: "close-TCK-9", Actor: "bot", Subject: "TCK-9", Tenant: "acme", Purpose: "close"}}}
-	closedOnce := model.UserInvariant{Name: "closed_once", Owner: "support", Oracle: model.OracleLedgerReadback,
+	closedOnce := model.UserInvariant{Name: "closed_once", Owner: "support", Oracle: "ledger_readback",
 		Check: func(v model.View) string {
 			if n := len(v.Ledger()); n > 1 {
 				return fmt.Sprintf("%d close effects", n)

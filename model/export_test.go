@@ -35,3 +35,6 @@ const (
 
 // Attribute is Harness.attribute, for tests.
 func Attribute(h *Harness, res *Result, f Factory) error { return h.attribute(res, f) }
+
+// Unreached is Result.unreached, for tests.
+func Unreached(res *Result) []FaultReport { return res.unreached() }

@@ -193,7 +193,7 @@ func (e *taskEnv) retryToken() (bool, error) {
 // noRetryStorm is the fleet invariant InvNoRetryStorm, checked as the
 // first of the run's own invariants.
 func noRetryStorm() UserInvariant {
-	return UserInvariant{Name: InvNoRetryStorm, Owner: "fleet", Oracle: OracleBudgetCounter,
+	return UserInvariant{Name: InvNoRetryStorm, Owner: "fleet", Oracle: oracleBudgetCounter,
 		Doc: "no window in which the fleet's retries arrive holds more attempts than the provider's capacity",
 		Check: func(v View) string {
 			if v.r.fleet.storm != "" {

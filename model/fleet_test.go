@@ -67,7 +67,7 @@ func TestFleetStormOfTen(t *testing.T) {
 			l.StormPeak != c.storm || !slices.Equal(l.Load, c.load) {
 			t.Errorf("%s: %+v, load %+v", c.name, inv, l)
 		}
-		if f := res.Faults[0]; f.Fired != 10 || f.Correlation != model.CorrelationSynchronized || !c.held && inv.FaultID != f.ID {
+		if f := res.Faults[0]; f.Fired != 10 || f.Correlation != model.Correlation("synchronized") || !c.held && inv.FaultID != f.ID {
 			t.Errorf("%s: fault %+v, storm attributed to %q", c.name, f, inv.FaultID)
 		}
 		// every other invariant holds: the storm is the only harm
@@ -216,7 +216,7 @@ func TestFixtureBudgetsAreTheHarnesss(t *testing.T) {
 	}{
 		{model.Task{ID: "t", RetryBudget: 5}, model.Options{}, `model: fixture "budgets": task t sets retry budget 5, but the harness runs every task with 2: set Options.RetryBudget or the schedule's retry_budget (a fixture's is never read)`},
 		{model.Task{ID: "t", Deadline: 10000}, model.Options{}, `model: fixture "budgets": task t sets deadline 10000 ms, but the harness runs every task with 2000 ms: set Options.Deadline or the schedule's deadline (a fixture's is never read)`},
-		{model.Task{ID: "t", Join: model.JoinBestEffort}, model.Options{}, `model: fixture "budgets": task t sets join policy "best_effort", but the harness runs every task with "all_required": set Options.Join or the schedule's join (a fixture's is never read)`},
+		{model.Task{ID: "t", Join: "best_effort"}, model.Options{}, `model: fixture "budgets": task t sets join policy "best_effort", but the harness runs every task with "all_required": set Options.Join or the schedule's join (a fixture's is never read)`},
 		{model.Task{ID: "t", Started: 7}, model.Options{}, `model: fixture "budgets": task t sets Started 7 ms: the harness sets it when the task's first worker starts`},
 		{model.Task{ID: "t", RetryBudget: 5, Deadline: 10000}, model.Options{RetryBudget: 5, Deadline: 10000}, ""},
 		{model.Task{ID: "t", RetryBudget: 2, Join: model.JoinAllRequired}, model.Options{}, ""},

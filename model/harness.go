@@ -224,10 +224,10 @@ func (r *run) matches(f *armed, n int) bool {
 	o := f.entry.Ordinal
 	if n == o {
 		switch f.corr {
-		case CorrelationSynchronized:
+		case correlationSynchronized:
 			f.hitTasks = append(f.hitTasks[:0], r.index)
 			f.windowFrom = r.world.Clock
-		case CorrelationShared:
+		case correlationShared:
 			f.hitTenants = append(f.hitTenants[:0], r.task.Tenant)
 		}
 		return true
@@ -236,11 +236,11 @@ func (r *run) matches(f *armed, n int) bool {
 		return false
 	}
 	switch f.corr {
-	case CorrelationRepeated:
+	case correlationRepeated:
 		return n < o+f.entry.Repeat
-	case CorrelationPersistent:
+	case correlationPersistent:
 		return f.fired > 0 && !f.ended
-	case CorrelationSynchronized:
+	case correlationSynchronized:
 		w := f.entry.WindowMs
 		if w == 0 {
 			w = defaultWindow
@@ -250,7 +250,7 @@ func (r *run) matches(f *armed, n int) bool {
 		}
 		f.hitTasks = append(f.hitTasks, r.index)
 		return true
-	case CorrelationShared:
+	case correlationShared:
 		if f.fired == 0 || slices.Contains(f.hitTenants, r.task.Tenant) {
 			return false
 		}
@@ -851,7 +851,7 @@ func (r *run) enterTool(ev EventName, cost Millis, tool string) (ordinal int, hi
 	for j := range r.faults {
 		f := &r.faults[j]
 		if f.event != i {
-			if f.corr == CorrelationPersistent && f.fired > 0 && f.entry.Until != "" && eventIndex(f.entry.Until) == i {
+			if f.corr == correlationPersistent && f.fired > 0 && f.entry.Until != "" && eventIndex(f.entry.Until) == i {
 				f.ended = true
 			}
 			continue

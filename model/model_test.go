@@ -327,7 +327,7 @@ func TestCounterfactualAmbientIdentityLeak(t *testing.T) {
 		t.Fatalf("%+v %v", spec, err)
 	}
 	sched := func(cs copperfin.Controls) *model.Schedule {
-		s, err := copperfin.CorrelatedSchedule("ambient_identity_leak", model.CorrelationPersistent, copperfin.ConfigOfControls(cs))
+		s, err := copperfin.CorrelatedSchedule("ambient_identity_leak", model.Correlation("persistent"), copperfin.ConfigOfControls(cs))
 		if err != nil {
 			t.Fatal(err)
 		}

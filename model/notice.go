@@ -6,21 +6,22 @@ import (
 	"strconv"
 )
 
-// NoticeStatus is what a provider's notice reports of one request.
+// NoticeStatus is what a provider's notice reports of one request:
+// committed, failed or reversed.
 type NoticeStatus string
 
 // Notice statuses.
 const (
-	// NoticeCommitted: the provider committed the request (a ledger
+	// noticeCommitted: the provider committed the request (a ledger
 	// entry, whose receipt the notice names).
-	NoticeCommitted NoticeStatus = "committed"
-	// NoticeFailed: the provider refused the request (a rejection or a
+	noticeCommitted NoticeStatus = "committed"
+	// noticeFailed: the provider refused the request (a rejection or a
 	// rate limit); nothing was committed under it.
-	NoticeFailed NoticeStatus = "failed"
-	// NoticeReversed: the provider reversed a committed entry. The
+	noticeFailed NoticeStatus = "failed"
+	// noticeReversed: the provider reversed a committed entry. The
 	// model's provider never reverses one; an adapter over a real
 	// provider may report it.
-	NoticeReversed NoticeStatus = "reversed"
+	noticeReversed NoticeStatus = "reversed"
 )
 
 // Notice is one asynchronous notice from the provider (a webhook): what
@@ -79,9 +80,9 @@ func (r *run) notify(call ToolCall, st NoticeStatus, receipt, reason string) {
 func (r *run) notifyResult(call ToolCall, res ToolResult) {
 	switch {
 	case res.Outcome == OutcomeCommitted && !res.Replayed && res.Receipt != nil:
-		r.notify(call, NoticeCommitted, res.Receipt.ID, "")
+		r.notify(call, noticeCommitted, res.Receipt.ID, "")
 	case res.Outcome == OutcomeRejected:
-		r.notify(call, NoticeFailed, "", res.Reason)
+		r.notify(call, noticeFailed, "", res.Reason)
 	}
 }
 
@@ -200,21 +201,21 @@ func (lostNotice) onNotice(r *run) bool {
 // a run whose provider sends notices (Config.Notices), so the figures
 // taken over the whole catalogue are those of runs without notices.
 var noticeKinds = []faultKind{
-	{FaultSpec{Kind: "late_notice", Domain: DomainTool, Target: "provider notice", Event: EvNoticeReceive,
-		Boundary: BoundaryEffect, Phase: phaseAfterCheckpoint, Signal: signalAcknowledgement, Manner: mannerLate,
-		Oracle: OracleLedgerReadback, Threatens: []string{InvRecordedAgreesWithLedger},
+	{FaultSpec{Kind: "late_notice", Domain: domainTool, Target: "provider notice", Event: EvNoticeReceive,
+		Boundary: boundaryEffect, Phase: phaseAfterCheckpoint, Signal: signalAcknowledgement, Manner: mannerLate,
+		Oracle: oracleLedgerReadback, Threatens: []string{InvRecordedAgreesWithLedger},
 		Doc: "the notice due at this receive is held back until after the system's next checkpoint write (after it recorded an outcome)"}, lateNotice{}},
-	{FaultSpec{Kind: "reordered_notice", Domain: DomainTool, Target: "provider notice", Event: EvNoticeReceive,
-		Boundary: BoundaryEffect, Phase: phaseAfterReceipt, Signal: signalAcknowledgement, Manner: mannerContradictory,
-		Oracle: OracleLedgerReadback, Threatens: []string{InvRecordedAgreesWithLedger},
+	{FaultSpec{Kind: "reordered_notice", Domain: domainTool, Target: "provider notice", Event: EvNoticeReceive,
+		Boundary: boundaryEffect, Phase: phaseAfterReceipt, Signal: signalAcknowledgement, Manner: mannerContradictory,
+		Oracle: oracleLedgerReadback, Threatens: []string{InvRecordedAgreesWithLedger},
 		Doc: "the newest waiting notice is delivered before the older ones (two or more waiting)"}, reorderedNotice{}},
-	{FaultSpec{Kind: "redelivered_notice", Domain: DomainTool, Target: "provider notice", Event: EvNoticeReceive,
-		Boundary: BoundaryEffect, Phase: phaseAfterReceipt, Signal: signalAcknowledgement, Manner: mannerContradictory,
-		Oracle: OracleLedgerReadback, Threatens: []string{InvRecordedAgreesWithLedger},
+	{FaultSpec{Kind: "redelivered_notice", Domain: domainTool, Target: "provider notice", Event: EvNoticeReceive,
+		Boundary: boundaryEffect, Phase: phaseAfterReceipt, Signal: signalAcknowledgement, Manner: mannerContradictory,
+		Oracle: oracleLedgerReadback, Threatens: []string{InvRecordedAgreesWithLedger},
 		Doc: "the notice delivered at this receive is delivered again, under the same id, at the next"}, redeliveredNotice{}},
-	{FaultSpec{Kind: "lost_notice", Domain: DomainTool, Target: "provider notice", Event: EvNoticeReceive,
-		Boundary: BoundaryEffect, Phase: phaseAfterReceipt, Signal: signalAcknowledgement, Manner: mannerAbsent,
-		Oracle: OracleLedgerReadback, Threatens: []string{InvRecordedAgreesWithLedger},
+	{FaultSpec{Kind: "lost_notice", Domain: domainTool, Target: "provider notice", Event: EvNoticeReceive,
+		Boundary: boundaryEffect, Phase: phaseAfterReceipt, Signal: signalAcknowledgement, Manner: mannerAbsent,
+		Oracle: oracleLedgerReadback, Threatens: []string{InvRecordedAgreesWithLedger},
 		Doc: "the notice due at this receive is dropped and never delivered"}, lostNotice{}},
 }
 
@@ -246,7 +247,7 @@ const InvRecordedAgreesWithLedger = "recorded_agrees_with_ledger"
 // Config.Notices check it; add it to Options.Invariants for others
 // (docs/vocabulary.md, "recorded_agrees_with_ledger").
 func NoticeAgreement() UserInvariant {
-	return UserInvariant{Name: InvRecordedAgreesWithLedger, Owner: "workflow runtime", Oracle: OracleLedgerReadback,
+	return UserInvariant{Name: InvRecordedAgreesWithLedger, Owner: "workflow runtime", Oracle: oracleLedgerReadback,
 		Doc:   "the effects a task's checkpoints record agree with the provider's ledger: none twice, none withdrawn, none missing when it releases or denies",
 		Check: recordedAgrees}
 }

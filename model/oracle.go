@@ -60,14 +60,14 @@ const (
 // order: its name, owner, oracle and what it asserts. Their Check is nil:
 // the oracle checks them itself.
 var Invariants = []UserInvariant{
-	{Name: InvRightSubject, Owner: "authority kernel", Oracle: OracleCapabilityRecord, Doc: "every effect is for the task's bound actor, subject, tenant and purpose"},
-	{Name: InvCurrentEntitlement, Owner: "authority kernel", Oracle: OracleStateVersion, Doc: "at effect time the capability is live, the current policy allows the effect, and the record is eligible at the expected state version"},
-	{Name: InvEffectAtMostOnce, Owner: "effects", Oracle: OracleLedgerReadback, Doc: "at most one ledger effect per logical action"},
-	{Name: InvProvableOutcome, Owner: "evidence", Oracle: OracleTraceLineage, Doc: "no release without a correlated receipt or independent readback joined to the decision by trace lineage"},
-	{Name: InvResumeFromCheckpoint, Owner: "workflow runtime", Oracle: OracleCheckpointStore, Doc: "resume only from the newest valid checkpoint; nothing consequential after an invalid one is served"},
-	{Name: InvNoInventedProgress, Owner: "workflow runtime", Oracle: OracleLedgerReadback, Doc: "no release without an effect, no checkpoint recording an effect the ledger lacks, and no effect under an unapproved capability"},
-	{Name: InvBudget, Owner: "workflow runtime", Oracle: OracleBudgetCounter, Doc: "attempts within one plus the retry budget and no tool call after the deadline, across restarts"},
-	{Name: InvJoinPreserved, Owner: "orchestration", Oracle: OracleJoinRecord, Doc: "every join record keeps every branch's true state and the claim obeys the join policy"},
+	{Name: InvRightSubject, Owner: "authority kernel", Oracle: oracleCapabilityRecord, Doc: "every effect is for the task's bound actor, subject, tenant and purpose"},
+	{Name: InvCurrentEntitlement, Owner: "authority kernel", Oracle: oracleStateVersion, Doc: "at effect time the capability is live, the current policy allows the effect, and the record is eligible at the expected state version"},
+	{Name: InvEffectAtMostOnce, Owner: "effects", Oracle: oracleLedgerReadback, Doc: "at most one ledger effect per logical action"},
+	{Name: InvProvableOutcome, Owner: "evidence", Oracle: oracleTraceLineage, Doc: "no release without a correlated receipt or independent readback joined to the decision by trace lineage"},
+	{Name: InvResumeFromCheckpoint, Owner: "workflow runtime", Oracle: oracleCheckpointStore, Doc: "resume only from the newest valid checkpoint; nothing consequential after an invalid one is served"},
+	{Name: InvNoInventedProgress, Owner: "workflow runtime", Oracle: oracleLedgerReadback, Doc: "no release without an effect, no checkpoint recording an effect the ledger lacks, and no effect under an unapproved capability"},
+	{Name: InvBudget, Owner: "workflow runtime", Oracle: oracleBudgetCounter, Doc: "attempts within one plus the retry budget and no tool call after the deadline, across restarts"},
+	{Name: InvJoinPreserved, Owner: "orchestration", Oracle: oracleJoinRecord, Doc: "every join record keeps every branch's true state and the claim obeys the join policy"},
 }
 
 const numInvariants = 8
@@ -415,7 +415,7 @@ func (o *oracleState) checkJoinAtClaim(r *run, seq int) {
 	}
 	failed := ""
 	for _, b := range r.branches {
-		if b.Status != BranchSuccess {
+		if b.Status != branchSuccess {
 			failed = b.Name
 		}
 	}
@@ -428,11 +428,11 @@ func (o *oracleState) checkJoinAtClaim(r *run, seq int) {
 		if rel {
 			o.violate(r, 7, seq, "release under all_required although branch "+failed+" failed")
 		}
-	case JoinBestEffort:
+	case joinBestEffort:
 		if rel && !r.claim.Degraded {
 			o.violate(r, 7, seq, "best_effort release after branch "+failed+" failed carries no degraded marker")
 		}
-	case JoinCompensate:
+	case joinCompensate:
 		if rel || r.compensations == 0 {
 			o.violate(r, 7, seq, "compensate policy: branch "+failed+" failed without a compensating action and a stop")
 		}
@@ -524,7 +524,7 @@ func entitled(w *world, o *oracleState, t *Task, a Action, proposed bool) bool {
 // the task's records all lie there (see run.ledFrom).
 func proven(w *world, t *Task, evFrom, ledFrom int) bool {
 	for _, x := range w.Evidence[evFrom:] {
-		if x.Task != t.ID || (x.Kind != EvidenceReceipt && x.Kind != EvidenceReadback) {
+		if x.Task != t.ID || (x.Kind != evidenceReceipt && x.Kind != evidenceReadback) {
 			continue
 		}
 		for _, e := range w.Ledger[ledFrom:] {
@@ -534,7 +534,7 @@ func proven(w *world, t *Task, evFrom, ledFrom int) bool {
 			if e.Trace != "" && (e.Trace != t.Trace || x.Trace != t.Trace) || e.Trace == "" && x.Trace != "" && x.Trace != t.Trace {
 				continue
 			}
-			if x.Kind == EvidenceReceipt && x.ReceiptID != e.ReceiptID {
+			if x.Kind == evidenceReceipt && x.ReceiptID != e.ReceiptID {
 				continue
 			}
 			return true

@@ -71,7 +71,7 @@ func TestRunIDIsAFunctionOfTheCanonicalSchedule(t *testing.T) {
 		"retry budget": func(s *model.Schedule) { s.Config.RetryBudget = &one },
 		"budget zero":  func(s *model.Schedule) { s.Config.RetryBudget = &zero },
 		"deadline":     func(s *model.Schedule) { s.Config.Deadline = &ms },
-		"join":         func(s *model.Schedule) { s.Config.Join = model.JoinBestEffort },
+		"join":         func(s *model.Schedule) { s.Config.Join = model.JoinPolicy("best_effort") },
 		"fixture":      func(s *model.Schedule) { s.Config.Fixture = "copperfin" },
 		"fault id":     func(s *model.Schedule) { s.Faults[0].ID = "x" },
 		"ordinal":      func(s *model.Schedule) { s.Faults[0].Ordinal = 2 },
@@ -257,7 +257,7 @@ type lookupKeeper struct{ got *[][]string }
 func (k lookupKeeper) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
 	var kept [][]model.EvidenceRecord
 	for _, d := range []string{"a", "b", "c"} {
-		if _, err := env.Evidence.Append(ctx, model.EvidenceRecord{Kind: model.EvidenceDecision, Trace: task.Trace, Detail: d}); err != nil {
+		if _, err := env.Evidence.Append(ctx, model.EvidenceRecord{Kind: "decision", Trace: task.Trace, Detail: d}); err != nil {
 			return model.Claim{}, err
 		}
 		recs, err := env.Evidence.Lookup(ctx, task.Trace)
@@ -354,7 +354,7 @@ func TestKeptLookupsOutliveTheirRun(t *testing.T) {
 type recordKeeper struct{ kept *[]model.EvidenceRecord }
 
 func (k recordKeeper) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
-	if _, err := env.Evidence.Append(ctx, model.EvidenceRecord{Kind: model.EvidenceDecision, Trace: task.Trace, Detail: "kept"}); err != nil {
+	if _, err := env.Evidence.Append(ctx, model.EvidenceRecord{Kind: "decision", Trace: task.Trace, Detail: "kept"}); err != nil {
 		return model.Claim{}, err
 	}
 	recs, err := env.Evidence.Lookup(ctx, task.Trace)

@@ -5,6 +5,8 @@ import (
 	"hash/fnv"
 	"sort"
 	"strings"
+
+	"github.com/faultline/faultline/internal/interleaving"
 )
 
 // recordVersion is the version of the run record format. Version 2 added
@@ -303,7 +305,7 @@ func (rec *RunRecord) summary() string {
 		if rec.ContextSwitches == 1 {
 			sw = "context switch"
 		}
-		fmt.Fprintf(&b, "; interleaving %s (%d %s)", FormatInterleaving(rec.Interleaving), rec.ContextSwitches, sw)
+		fmt.Fprintf(&b, "; interleaving %s (%d %s)", interleaving.Format(rec.Interleaving), rec.ContextSwitches, sw)
 	}
 	fmt.Fprintf(&b, ".\nVerdict: %s (claim %s", rec.RunVerdict, rec.ClaimVerdict)
 	if rec.Terminal != "" {

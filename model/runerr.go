@@ -46,9 +46,9 @@ func faultSuffix(id string) string {
 	return ", reached by " + id
 }
 
-// Unreached returns the scheduled faults that were never reached or that
+// unreached returns the scheduled faults that were never reached or that
 // were reached but never fired, in schedule order.
-func (res *Result) Unreached() []FaultReport {
+func (res *Result) unreached() []FaultReport {
 	var out []FaultReport
 	for _, f := range res.Faults {
 		if !f.Reached || f.Fired == 0 {
@@ -78,7 +78,7 @@ func (res *Result) Err() error {
 	if first != nil {
 		return &RunError{Code: 1, Violation: first.Violation}
 	}
-	if un := res.Unreached(); len(un) > 0 {
+	if un := res.unreached(); len(un) > 0 {
 		e := &RunError{Code: 3}
 		for _, f := range un {
 			what := "not reached"

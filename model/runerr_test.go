@@ -43,7 +43,7 @@ func TestResultErr(t *testing.T) {
 	if err == nil || code(err) != 3 || !strings.Contains(err.Error(), "f1 timeout_after_commit@tool.commit#3 (not reached)") {
 		t.Fatalf("unreached fault: %v", err)
 	}
-	if un := unreached.Unreached(); len(un) != 1 || un[0].ID != "f1" {
+	if un := model.Unreached(unreached); len(un) != 1 || un[0].ID != "f1" {
 		t.Fatalf("Unreached() = %+v", un)
 	}
 
@@ -82,7 +82,7 @@ func TestResultErrNamesTenFaultsAtMost(t *testing.T) {
 		strings.Contains(err.Error(), "f11") {
 		t.Fatalf("twelve unreached faults: %v", err)
 	}
-	if len(res.Unreached()) != 12 {
-		t.Fatalf("Unreached() holds %d faults, want all 12", len(res.Unreached()))
+	if len(model.Unreached(res)) != 12 {
+		t.Fatalf("Unreached() holds %d faults, want all 12", len(model.Unreached(res)))
 	}
 }

@@ -104,7 +104,7 @@ func (f FaultEntry) Correlated() Correlation {
 func (f FaultEntry) checkCorrelation(k *faultKind) error {
 	c := f.Correlation
 	if c != "" && c != k.spec.Correlation && !slices.Contains(k.spec.Correlations, c) {
-		known := c == CorrelationShared
+		known := c == correlationShared
 		for _, x := range AllCorrelations {
 			known = known || x == c
 		}
@@ -122,14 +122,14 @@ func (f FaultEntry) checkCorrelation(k *faultKind) error {
 		return errors.New(msg)
 	}
 	eff := f.Correlated()
-	if f.Repeat != 0 && eff != CorrelationRepeated {
+	if f.Repeat != 0 && eff != correlationRepeated {
 		return fmt.Errorf(`"repeat" %d is set, but the fault's correlation is %q: only a repeated fault repeats`, f.Repeat, eff)
 	}
-	if eff == CorrelationRepeated && (f.Repeat < 2 || f.Repeat > maxRepeat) {
+	if eff == correlationRepeated && (f.Repeat < 2 || f.Repeat > maxRepeat) {
 		return fmt.Errorf(`correlation repeated needs "repeat" between 2 and %d (how many crossings it hits), got %d`, maxRepeat, f.Repeat)
 	}
 	if f.Until != "" {
-		if eff != CorrelationPersistent {
+		if eff != correlationPersistent {
 			return fmt.Errorf(`"until" %q is set, but the fault's correlation is %q: only a persistent fault lasts until an event`, f.Until, eff)
 		}
 		if eventIndex(f.Until) < 0 {
@@ -140,7 +140,7 @@ func (f FaultEntry) checkCorrelation(k *faultKind) error {
 		}
 	}
 	if f.WindowMs != 0 {
-		if eff != CorrelationSynchronized {
+		if eff != correlationSynchronized {
 			return fmt.Errorf(`"window_ms" %d is set, but the fault's correlation is %q: only a synchronized fault has a window`, f.WindowMs, eff)
 		}
 		if f.WindowMs < 0 {
@@ -165,11 +165,11 @@ func correlationRefusal(kind string, c Correlation) string {
 	case "worker_restart", "missing_checkpoint", "stale_checkpoint", "future_version_checkpoint", "corrupt_checkpoint":
 		return "a worker restart is one fault entry each; schedule another entry for another restart"
 	case "stale_policy", "partial_success_response", "drop_effect_receipt":
-		if c == CorrelationRepeated || c == CorrelationPersistent {
+		if c == correlationRepeated || c == correlationPersistent {
 			return "a task crosses its event once, or not again after it, so there is no later call to hit"
 		}
 	case "tool_timeout":
-		if c == CorrelationPersistent {
+		if c == correlationPersistent {
 			return "a workflow without controls holds under it (no counterfactual pair)"
 		}
 	case "checkpoint_rollback":
@@ -178,9 +178,9 @@ func correlationRefusal(kind string, c Correlation) string {
 	return ""
 }
 
-// EventHasTool reports whether crossings of e carry a tool name a fault
+// eventHasTool reports whether crossings of e carry a tool name a fault
 // entry's Tool can select: true only for tool.commit.
-func EventHasTool(e EventName) bool { return e == EvToolCommit }
+func eventHasTool(e EventName) bool { return e == EvToolCommit }
 
 // Placement is how errors, reports and records name where f is attached:
 // "event#ordinal", or "event(tool)#ordinal" when Tool is set (the ordinal
@@ -460,7 +460,7 @@ func (c Config) validateExtras() error {
 	}
 	if c.Join != "" {
 		ok := false
-		for _, p := range JoinPolicies {
+		for _, p := range joinPolicies {
 			ok = ok || p == c.Join
 		}
 		if !ok {
@@ -571,7 +571,7 @@ func (s *Schedule) validateFaults() error {
 		if !hookFits(k.impl, f.Event) {
 			return fmt.Errorf("%s: kind %q cannot be injected at event %q (it is injected at %q)", where, f.Kind, f.Event, k.spec.Event)
 		}
-		if f.Tool != "" && !EventHasTool(f.Event) {
+		if f.Tool != "" && !eventHasTool(f.Event) {
 			return fmt.Errorf(`%s: "tool" %q is set, but event %q has no tool (only %q does)`, where, f.Tool, f.Event, EvToolCommit)
 		}
 		if err := f.checkCorrelation(k); err != nil {

@@ -172,7 +172,7 @@ func TestScheduleVersion2(t *testing.T) {
 	if got, want := string(s.Config.System), `{"mutant":"key_per_attempt","profile":"typed","z":[1.50,{"a":null,"b":true}]}`; got != want {
 		t.Errorf("system part %s, want %s", got, want)
 	}
-	if s.Version != 2 || s.Config.Fixture != "copperfin" || *s.Config.RetryBudget != 1 || *s.Config.Deadline != 1500 || s.Config.Join != model.JoinBestEffort {
+	if s.Version != 2 || s.Config.Fixture != "copperfin" || *s.Config.RetryBudget != 1 || *s.Config.Deadline != 1500 || s.Config.Join != model.JoinPolicy("best_effort") {
 		t.Errorf("harness part %+v", s.Config)
 	}
 	canon := model.Format(s)
@@ -198,7 +198,7 @@ func TestScheduleVersion2(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(old.Config.System) != `{"mutant":"key_per_attempt","profile":"typed"}` || old.Version != 2 || old.Config.Fixture != "copperfin" ||
-		*old.Config.RetryBudget != 1 || *old.Config.Deadline != 1500 || old.Config.Join != model.JoinBestEffort {
+		*old.Config.RetryBudget != 1 || *old.Config.Deadline != 1500 || old.Config.Join != model.JoinPolicy("best_effort") {
 		t.Errorf("version 1 decodes to %+v (system %s)", old, old.Config.System)
 	}
 	if !strings.Contains(string(model.Format(old)), `"version": 2`) {
@@ -236,7 +236,7 @@ func TestScheduleVersion2(t *testing.T) {
 		t.Errorf("empty config %q", got)
 	}
 	rb := 1
-	if got := (model.Config{System: raw, RetryBudget: &rb, Join: model.JoinBestEffort}).String(); got != `system {"a":["x"],"b":2}, retry_budget 1, join best_effort` {
+	if got := (model.Config{System: raw, RetryBudget: &rb, Join: "best_effort"}).String(); got != `system {"a":["x"],"b":2}, retry_budget 1, join best_effort` {
 		t.Errorf("config %q", got)
 	}
 }
@@ -254,7 +254,7 @@ func TestConfigEqual(t *testing.T) {
 		{RetryBudget: &one, System: json.RawMessage(`{"a":2}`)},
 		{System: json.RawMessage(`{"b":1,"a":2}`)},
 		{RetryBudget: &one, System: json.RawMessage(`{"b":1,"a":2}`), Fixture: "x"},
-		{RetryBudget: &one, System: json.RawMessage(`{"b":1,"a":2}`), Join: model.JoinBestEffort},
+		{RetryBudget: &one, System: json.RawMessage(`{"b":1,"a":2}`), Join: "best_effort"},
 	} {
 		if a.Equal(c) {
 			t.Errorf("%v equals %v", a, c)

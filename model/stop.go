@@ -31,24 +31,25 @@ type Stop struct {
 	Expiry Millis `json:"expiry_ms,omitempty"`
 }
 
-// AbortMetric names a count the harness can abort on.
+// AbortMetric names a count the harness can abort on: duplicate_effects,
+// unsafe_effects or violated_invariants.
 type AbortMetric string
 
 // Abort metrics, each a count over the run so far.
 const (
-	// AbortDuplicateEffects counts provider-ledger effects beyond the
+	// abortDuplicateEffects counts provider-ledger effects beyond the
 	// first of each task (the paper's example: "duplicate effects above
 	// zero").
-	AbortDuplicateEffects AbortMetric = "duplicate_effects"
-	// AbortUnsafeEffects counts ledger effects that broke right_subject or
+	abortDuplicateEffects AbortMetric = "duplicate_effects"
+	// abortUnsafeEffects counts ledger effects that broke right_subject or
 	// current_entitlement when they were made.
-	AbortUnsafeEffects AbortMetric = "unsafe_effects"
-	// AbortViolatedInvariants counts invariants found false so far.
-	AbortViolatedInvariants AbortMetric = "violated_invariants"
+	abortUnsafeEffects AbortMetric = "unsafe_effects"
+	// abortViolatedInvariants counts invariants found false so far.
+	abortViolatedInvariants AbortMetric = "violated_invariants"
 )
 
 // abortMetrics lists the abort metrics.
-var abortMetrics = []AbortMetric{AbortDuplicateEffects, AbortUnsafeEffects, AbortViolatedInvariants}
+var abortMetrics = []AbortMetric{abortDuplicateEffects, abortUnsafeEffects, abortViolatedInvariants}
 
 // Stop condition names, as StopReport.Condition gives them.
 const (
@@ -113,7 +114,7 @@ func (r *run) abortValue(m AbortMetric) int64 {
 	o := &r.oracle
 	var n int64
 	switch m {
-	case AbortDuplicateEffects:
+	case abortDuplicateEffects:
 		for i, e := range r.world.Ledger {
 			for _, x := range r.world.Ledger[:i] {
 				if x.Task == e.Task {
@@ -122,13 +123,13 @@ func (r *run) abortValue(m AbortMetric) int64 {
 				}
 			}
 		}
-	case AbortUnsafeEffects:
+	case abortUnsafeEffects:
 		for _, b := range o.badEntry {
 			if b {
 				n++
 			}
 		}
-	case AbortViolatedInvariants:
+	case abortViolatedInvariants:
 		for _, v := range o.violated {
 			if v {
 				n++

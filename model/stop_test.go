@@ -39,8 +39,8 @@ func TestStopAtDuplicate(t *testing.T) {
 		value     int64
 	}{
 		{model.Stop{MaxEffects: 1}, model.StopMaxEffects, 1, 2},
-		{model.Stop{Abort: model.AbortDuplicateEffects}, model.StopAbort, 0, 1},
-		{model.Stop{Abort: model.AbortViolatedInvariants}, model.StopAbort, 0, 1},
+		{model.Stop{Abort: "duplicate_effects"}, model.StopAbort, 0, 1},
+		{model.Stop{Abort: "violated_invariants"}, model.StopAbort, 0, 1},
 	}
 	for _, c := range cases {
 		res := runWith(t, model.Options{Stop: c.stop}, s)
@@ -112,7 +112,7 @@ func TestStopExpiry(t *testing.T) {
 // firings are the most a single catalogue fault makes (budget_exhaustion
 // fires on each of its 1 + 2 attempts), so max_faults 3 is never met.
 func TestStopNotMetChangesNothing(t *testing.T) {
-	loose := model.Stop{MaxEffects: 2, MaxFaults: 3, Abort: model.AbortDuplicateEffects, AbortAbove: 1, Expiry: 10000}
+	loose := model.Stop{MaxEffects: 2, MaxFaults: 3, Abort: "duplicate_effects", AbortAbove: 1, Expiry: 10000}
 	runs := 0
 	for _, spec := range model.Catalogue() {
 		for _, p := range copperfin.Profiles {

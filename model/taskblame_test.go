@@ -29,7 +29,7 @@ func (twice) Run(ctx context.Context, env model.Env, t model.Task) (model.Claim,
 // and unrecoverable, and the second task, whose one effect is correct,
 // recovered (before, every task after the violation was judged unsafe).
 func TestNarrowedScopeBlamesTheTaskThatBroke(t *testing.T) {
-	once := model.UserInvariant{Name: "rolled_out_once", Oracle: model.OracleLedgerReadback, Check: func(v model.View) string {
+	once := model.UserInvariant{Name: "rolled_out_once", Oracle: "ledger_readback", Check: func(v model.View) string {
 		per := map[string]int{}
 		for _, e := range v.Ledger() {
 			if per[e.Subject]++; per[e.Subject] > 1 {

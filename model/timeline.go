@@ -58,11 +58,6 @@ var AllEvents = []EventName{
 	evEvidenceJoin, EvClockSleep, EvWorkerStart,
 }
 
-// EventIndex returns ev's position in AllEvents (0-based), len(AllEvents)
-// for EvNoticeReceive (which a config with notices adds), and -1 for any
-// other name: a dense index for tables of events.
-func EventIndex(ev EventName) int { return eventIndex(ev) }
-
 // eventIndex returns e's index in AllEvents, len(AllEvents) for
 // EvNoticeReceive, or -1.
 func eventIndex(e EventName) int {

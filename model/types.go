@@ -11,20 +11,21 @@ type Millis int64
 
 // Domain is a fault domain (the paper's "family"): where the changed causal
 // property lives. Source: the paper, "A fault changes shape at every boundary".
+// One of identity, context, tool, state, evidence (Domains).
 type Domain string
 
 // The five fault domains of the paper.
 const (
-	DomainIdentity Domain = "identity"
-	DomainContext  Domain = "context"
-	DomainTool     Domain = "tool"
-	DomainState    Domain = "state"
-	DomainEvidence Domain = "evidence"
+	domainIdentity Domain = "identity"
+	domainContext  Domain = "context"
+	domainTool     Domain = "tool"
+	domainState    Domain = "state"
+	domainEvidence Domain = "evidence"
 )
 
 // Domains lists the fault domains in the paper's order, which is also the
 // round-robin order of the paper-parity assay.
-var Domains = []Domain{DomainIdentity, DomainContext, DomainTool, DomainState, DomainEvidence}
+var Domains = []Domain{domainIdentity, domainContext, domainTool, domainState, domainEvidence}
 
 // ParseDomain returns the Domain named s, or an error naming s and the valid
 // names.
@@ -44,23 +45,23 @@ type Boundary string
 
 // Boundaries.
 const (
-	BoundaryProposal        Boundary = "proposal"
-	BoundaryAuthority       Boundary = "authority"
-	BoundaryEffect          Boundary = "effect"
-	BoundaryState           Boundary = "state"
-	BoundaryProof           Boundary = "proof"
-	BoundarySandbox         Boundary = "sandbox"
-	BoundaryToolCall        Boundary = "tool_call"
-	BoundaryWorker          Boundary = "worker"
-	BoundaryCheckpointStore Boundary = "checkpoint_store"
-	BoundaryBranchJoin      Boundary = "branch_join"
-	BoundaryMemory          Boundary = "memory"
+	boundaryProposal        Boundary = "proposal"
+	boundaryAuthority       Boundary = "authority"
+	boundaryEffect          Boundary = "effect"
+	boundaryState           Boundary = "state"
+	boundaryProof           Boundary = "proof"
+	boundarySandbox         Boundary = "sandbox"
+	boundaryToolCall        Boundary = "tool_call"
+	boundaryWorker          Boundary = "worker"
+	boundaryCheckpointStore Boundary = "checkpoint_store"
+	boundaryBranchJoin      Boundary = "branch_join"
+	boundaryMemory          Boundary = "memory"
 )
 
 // AllBoundaries lists every boundary in a fixed order.
 var AllBoundaries = []Boundary{
-	BoundaryProposal, BoundaryAuthority, BoundaryEffect, BoundaryState, BoundaryProof,
-	BoundarySandbox, BoundaryToolCall, BoundaryWorker, BoundaryCheckpointStore, BoundaryBranchJoin, BoundaryMemory,
+	boundaryProposal, boundaryAuthority, boundaryEffect, boundaryState, boundaryProof,
+	boundarySandbox, boundaryToolCall, boundaryWorker, boundaryCheckpointStore, boundaryBranchJoin, boundaryMemory,
 }
 
 // Phase is when a fault enters relative to the transaction. Source: the paper,
@@ -79,33 +80,35 @@ const (
 // AllPhases lists every phase in transaction order.
 var AllPhases = []Phase{phaseBeforeValidation, phaseBeforeCommit, phaseAfterCommit, phaseAfterReceipt, phaseAfterCheckpoint}
 
-// Correlation is the persistence and correlation pattern of a disturbance.
+// Correlation is the persistence and correlation pattern of a disturbance:
+// isolated, repeated, persistent, synchronized or shared (AllCorrelations).
 type Correlation string
 
 // Correlations. Source: the paper, coverage coordinate "Persistence and correlation".
 const (
-	CorrelationIsolated     Correlation = "isolated"
-	CorrelationRepeated     Correlation = "repeated"
-	CorrelationPersistent   Correlation = "persistent"
-	CorrelationSynchronized Correlation = "synchronized"
-	// CorrelationShared is one disturbance crossing tenants: the same
+	correlationIsolated     Correlation = "isolated"
+	correlationRepeated     Correlation = "repeated"
+	correlationPersistent   Correlation = "persistent"
+	correlationSynchronized Correlation = "synchronized"
+	// correlationShared is one disturbance crossing tenants: the same
 	// fault hits the first crossing of its event by a task of every
 	// other tenant. It is a fault entry's modifier (FaultEntry.Correlation)
 	// and a value of the coverage key's correlation coordinate
 	// (AllCorrelations), which the coverage universe enumerates.
-	CorrelationShared Correlation = "shared"
+	correlationShared Correlation = "shared"
 )
 
 // AllCorrelations lists every correlation pattern of the coverage key's
 // correlation coordinate.
-var AllCorrelations = []Correlation{CorrelationIsolated, CorrelationRepeated, CorrelationPersistent, CorrelationSynchronized, CorrelationShared}
+var AllCorrelations = []Correlation{correlationIsolated, correlationRepeated, correlationPersistent, correlationSynchronized, correlationShared}
 
 // Signal is the signal a fault withholds: made absent, late or contradictory.
+// One of none, acknowledgement, receipt, trace_link, state_update.
 type Signal string
 
 // Withheld signals.
 const (
-	SignalNone            Signal = "none"
+	signalNone            Signal = "none"
 	signalAcknowledgement Signal = "acknowledgement"
 	signalReceipt         Signal = "receipt"
 	signalTraceLink       Signal = "trace_link"
@@ -123,26 +126,28 @@ const (
 )
 
 // OracleName names the independent source that decides whether an invariant
-// held. The oracle never trusts the system's own claim.
+// held. The oracle never trusts the system's own claim. One of ledger_readback,
+// receipt, state_version, capability_record, policy_record, budget_counter,
+// trace_lineage, checkpoint_store, join_record (AllOracles).
 type OracleName string
 
 // Oracles.
 const (
-	OracleLedgerReadback   OracleName = "ledger_readback"
-	OracleReceipt          OracleName = "receipt"
-	OracleStateVersion     OracleName = "state_version"
-	OracleCapabilityRecord OracleName = "capability_record"
-	OraclePolicyRecord     OracleName = "policy_record"
-	OracleBudgetCounter    OracleName = "budget_counter"
-	OracleTraceLineage     OracleName = "trace_lineage"
-	OracleCheckpointStore  OracleName = "checkpoint_store"
-	OracleJoinRecord       OracleName = "join_record"
+	oracleLedgerReadback   OracleName = "ledger_readback"
+	oracleReceipt          OracleName = "receipt"
+	oracleStateVersion     OracleName = "state_version"
+	oracleCapabilityRecord OracleName = "capability_record"
+	oraclePolicyRecord     OracleName = "policy_record"
+	oracleBudgetCounter    OracleName = "budget_counter"
+	oracleTraceLineage     OracleName = "trace_lineage"
+	oracleCheckpointStore  OracleName = "checkpoint_store"
+	oracleJoinRecord       OracleName = "join_record"
 )
 
 // AllOracles lists every oracle in a fixed order.
 var AllOracles = []OracleName{
-	OracleLedgerReadback, OracleReceipt, OracleStateVersion, OracleCapabilityRecord,
-	OraclePolicyRecord, OracleBudgetCounter, OracleTraceLineage, OracleCheckpointStore, OracleJoinRecord,
+	oracleLedgerReadback, oracleReceipt, oracleStateVersion, oracleCapabilityRecord,
+	oraclePolicyRecord, oracleBudgetCounter, oracleTraceLineage, oracleCheckpointStore, oracleJoinRecord,
 }
 
 // sortedKeys returns the keys of m in sorted order (deterministic output).

@@ -114,15 +114,16 @@ type Receipt struct {
 	At      Millis
 }
 
-// EvidenceKind is the kind of an evidence-ledger record.
+// EvidenceKind is the kind of an evidence-ledger record: decision, receipt,
+// readback or denial.
 type EvidenceKind string
 
 // Evidence kinds.
 const (
-	EvidenceDecision EvidenceKind = "decision" // an authority decision, with the decision's trace
-	EvidenceReceipt  EvidenceKind = "receipt"  // an effect receipt as the tool returned it
-	EvidenceReadback EvidenceKind = "readback" // an independent readback of the provider ledger
-	EvidenceDenial   EvidenceKind = "denial"   // a denial and its reason
+	evidenceDecision EvidenceKind = "decision" // an authority decision, with the decision's trace
+	evidenceReceipt  EvidenceKind = "receipt"  // an effect receipt as the tool returned it
+	evidenceReadback EvidenceKind = "readback" // an independent readback of the provider ledger
+	evidenceDenial   EvidenceKind = "denial"   // a denial and its reason
 	evidenceJoin     EvidenceKind = "join"     // a join record of a fan-out
 )
 

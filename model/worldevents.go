@@ -137,25 +137,25 @@ func (workerCrash) onWorld(r *run, target string) (string, bool, bool) {
 // worldKinds are the world events, in a fixed order. Their Event and
 // Ordinal are the default placement SingleFault uses; any event fits.
 var worldKinds = []faultKind{
-	{FaultSpec{Kind: "clock_advance", Domain: DomainContext, Target: "logical clock", Event: EvToolCommit,
-		Boundary: BoundaryWorker, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerLate,
-		Oracle: OracleBudgetCounter, Threatens: []string{InvBudget, InvCurrentEntitlement},
+	{FaultSpec{Kind: "clock_advance", Domain: domainContext, Target: "logical clock", Event: EvToolCommit,
+		Boundary: boundaryWorker, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerLate,
+		Oracle: oracleBudgetCounter, Threatens: []string{InvBudget, InvCurrentEntitlement},
 		Doc: "the logical clock advances by the target's milliseconds (1000 when empty): deadlines and capability expiries come closer"}, clockAdvance{}},
-	{FaultSpec{Kind: "capability_revocation", Domain: DomainIdentity, Target: "capability record", Event: EvAuthorityGrant,
-		Boundary: BoundaryAuthority, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerLate,
-		Oracle: OracleCapabilityRecord, Threatens: []string{InvCurrentEntitlement},
+	{FaultSpec{Kind: "capability_revocation", Domain: domainIdentity, Target: "capability record", Event: EvAuthorityGrant,
+		Boundary: boundaryAuthority, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerLate,
+		Oracle: oracleCapabilityRecord, Threatens: []string{InvCurrentEntitlement},
 		Doc: "the capability named by the target (the task's when empty) is revoked"}, capabilityRevocation{}},
-	{FaultSpec{Kind: "policy_change", Domain: DomainContext, Target: "policy record", Event: EvAuthorityGrant,
-		Boundary: BoundaryAuthority, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerLate,
-		Oracle: OraclePolicyRecord, Threatens: []string{InvCurrentEntitlement},
+	{FaultSpec{Kind: "policy_change", Domain: domainContext, Target: "policy record", Event: EvAuthorityGrant,
+		Boundary: boundaryAuthority, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerLate,
+		Oracle: oraclePolicyRecord, Threatens: []string{InvCurrentEntitlement},
 		Doc: "a newer policy version of the target tenant (the task's when empty) no longer allows the action"}, policyChange{}},
-	{FaultSpec{Kind: "state_version_change", Domain: DomainState, Target: "subject state", Event: EvAuthorityGrant,
-		Boundary: BoundaryState, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerLate,
-		Oracle: OracleStateVersion, Threatens: []string{InvCurrentEntitlement},
+	{FaultSpec{Kind: "state_version_change", Domain: domainState, Target: "subject state", Event: EvAuthorityGrant,
+		Boundary: boundaryState, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerLate,
+		Oracle: oracleStateVersion, Threatens: []string{InvCurrentEntitlement},
 		Doc: "a concurrent writer advances the state version of the target record (the task's subject when empty)"}, stateVersionChange{}},
-	{FaultSpec{Kind: "worker_crash", Domain: DomainState, Target: "worker", Event: EvToolCommit,
-		Boundary: BoundaryWorker, Phase: phaseAfterCommit, Signal: signalAcknowledgement, Manner: mannerAbsent,
-		Oracle: OracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},
+	{FaultSpec{Kind: "worker_crash", Domain: domainState, Target: "worker", Event: EvToolCommit,
+		Boundary: boundaryWorker, Phase: phaseAfterCommit, Signal: signalAcknowledgement, Manner: mannerAbsent,
+		Oracle: oracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},
 		Doc: "the worker crashes right after the crossing; the reply never reaches it and a fresh worker resumes from the store"}, workerCrash{}},
 }
 
@@ -164,7 +164,7 @@ func init() {
 		s := &worldKinds[i].spec
 		s.Mode = s.Kind
 		s.Ordinal = 1
-		s.Correlation = CorrelationIsolated
+		s.Correlation = correlationIsolated
 		s.Intensity = 1
 		s.Scope = "one synthetic subject"
 		s.Recoverable = true

@@ -146,7 +146,7 @@ func TestTraceFileMatchesTimeline(t *testing.T) {
 				"faultline.fault.manner": string(spec.Manner), "faultline.fault.oracle": "ledger_readback", "faultline.fault.world": false,
 				"faultline.fault.fired": int64(1), "faultline.fault.observed_by": []any{"effect_at_most_once"}, "faultline.fault.detected": true,
 			}
-			if spec.Domain != model.DomainTool || spec.Boundary == "" || spec.Phase == "" || spec.Signal == "" || spec.Manner == "" {
+			if spec.Domain != model.Domain("tool") || spec.Boundary == "" || spec.Phase == "" || spec.Signal == "" || spec.Manner == "" {
 				t.Fatalf("spec of timeout_after_commit changed: %+v", spec)
 			}
 			if ev.Name() != "faultline.fault" || ev.Timestamp() != ms(172) {

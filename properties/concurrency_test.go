@@ -222,7 +222,7 @@ func TestConcurrentDrawsCorrelationsAndSeeds(t *testing.T) {
 				if f.Correlation != "" {
 					correlated++
 				}
-				if f.Correlation == model.CorrelationRepeated && (f.Repeat < 2 || f.Repeat > 4) {
+				if f.Correlation == model.Correlation("repeated") && (f.Repeat < 2 || f.Repeat > 4) {
 					t.Errorf("example %d: repeat %d", i, f.Repeat)
 				}
 				if f.Repeat > 0 {
@@ -249,7 +249,7 @@ func TestConcurrentDrawsCorrelationsAndSeeds(t *testing.T) {
 func TestReducePinsSeededPicks(t *testing.T) {
 	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "hand-made",
 		Config: model.Config{Fixture: "lostupdate", Concurrency: &model.Concurrency{Workers: 2, Seed: "7"}},
-		Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "output_drift", Correlation: model.CorrelationRepeated, Repeat: 2}}}
+		Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "output_drift", Correlation: "repeated", Repeat: 2}}}
 	before, err := model.NewHarness(lostupdate.Fixture(), lostupdate.Options()).Run(lostupdate.Factory(), s)
 	if err != nil {
 		t.Fatal(err)
@@ -272,7 +272,7 @@ func TestReducePinsSeededPicks(t *testing.T) {
 // lost reply too, so timeout_after_commit's synchronized schedule on the
 // two tenants reduces to the isolated fault.
 func TestReduceDropsAnUnneededModifier(t *testing.T) {
-	s, err := copperfin.CorrelatedSchedule("timeout_after_commit", model.CorrelationSynchronized, copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
+	s, err := copperfin.CorrelatedSchedule("timeout_after_commit", model.Correlation("synchronized"), copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +307,7 @@ func TestExploreKeepsANeededModifier(t *testing.T) {
 	}
 	cx := rep.Counterexample
 	f := cx.Schedule.Faults
-	if cx.Invariant != model.InvBudget || len(f) != 1 || f[0].Kind != "checkpoint_rollback" || f[0].Correlation != model.CorrelationPersistent ||
+	if cx.Invariant != model.InvBudget || len(f) != 1 || f[0].Kind != "checkpoint_rollback" || f[0].Correlation != model.Correlation("persistent") ||
 		cx.Schedule.Config.Concurrency.Seed != "" {
 		t.Fatalf("counterexample %s, faults %+v, %s", cx.Invariant, f, cx.Schedule.Config.Concurrency)
 	}

@@ -372,7 +372,7 @@ func (w *walkState) interleavings() error {
 	}
 	clean := func(il []int) ([]int, error) {
 		s := &model.Schedule{Version: model.ScheduleVersion, Seed: "exhaustive", Config: set.config, Faults: []model.FaultEntry{}}
-		s.Config.Concurrency = c.Clone()
+		s.Config.Concurrency = cloneConcurrency(c)
 		s.Config.Concurrency.Interleaving = il
 		res, err := w.e.run(s)
 		if err != nil {
@@ -454,7 +454,7 @@ func newWalk(e *explorer) (*walkState, error) {
 		if set.domains != nil && !slices.Contains(set.domains, sp.Domain) {
 			continue
 		}
-		k := exKind{code: byte(code), kind: sp.Kind, persistent: sp.Correlation == model.CorrelationPersistent}
+		k := exKind{code: byte(code), kind: sp.Kind, persistent: sp.Correlation == model.Correlation("persistent")}
 		for i, ev := range allEvents {
 			if set.exh.ownEvents && ev != sp.Event {
 				continue
@@ -604,7 +604,7 @@ func (w *walkState) canonical(fs []placed) []placed {
 func (w *walkState) schedule(il int, fs []placed) *model.Schedule {
 	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "exhaustive", Config: w.e.set.config, Faults: make([]model.FaultEntry, len(fs))}
 	if w.ils != nil {
-		s.Config.Concurrency = s.Config.Concurrency.Clone()
+		s.Config.Concurrency = cloneConcurrency(s.Config.Concurrency)
 		s.Config.Concurrency.Interleaving = slices.Clone(w.ils[il])
 	}
 	for i, f := range fs {

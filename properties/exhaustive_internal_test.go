@@ -24,7 +24,7 @@ func codeOf(t *testing.T, kind string) byte {
 func TestCanonicalOrder(t *testing.T) {
 	w := &walkState{byCode: make([]*exKind, len(walkKinds))}
 	for i, sp := range walkKinds {
-		w.byCode[i] = &exKind{code: byte(i), kind: sp.Kind, persistent: sp.Correlation == model.CorrelationPersistent}
+		w.byCode[i] = &exKind{code: byte(i), kind: sp.Kind, persistent: sp.Correlation == model.Correlation("persistent")}
 	}
 	commit, proposal := byte(eventIndex[model.EvToolCommit]), byte(eventIndex[model.EvProposal])
 	at := func(kind string, ev byte, ord int) placed {

@@ -34,7 +34,7 @@ func walkBilling(t *testing.T, cfg model.Config, i, n int, extra ...Option) (*Ex
 // schedules, sizes and fault counts add up to the walk's, and each is
 // complete. Under a cap, the cap counts positions of the whole walk.
 func TestExhaustiveShardsPartitionTheWalk(t *testing.T) {
-	tool := WithDomains(model.DomainTool, model.DomainState)
+	tool := WithDomains(model.Domain("tool"), model.Domain("state"))
 	whole, all := walkBilling(t, billing.Config(0), 0, 0, tool)
 	if whole.Found || !whole.Complete || whole.Schedules != len(all) || whole.Schedules < 100 {
 		t.Fatalf("the walk: found %t, complete %t, %d schedules (%s)", whole.Found, whole.Complete, whole.Schedules, whole.Sizes())

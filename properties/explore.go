@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/faultline/faultline/internal/interleaving"
+
 	"pgregory.net/rapid"
 
 	"github.com/faultline/faultline/coverage"
@@ -159,7 +161,7 @@ func (cx *Counterexample) String() string {
 		if cx.ContextSwitches == 1 {
 			sw = "context switch"
 		}
-		fmt.Fprintf(&b, "interleaving (%d %s; the task picked at each scheduling point): %s\n", cx.ContextSwitches, sw, model.FormatInterleaving(cx.Interleaving))
+		fmt.Fprintf(&b, "interleaving (%d %s; the task picked at each scheduling point): %s\n", cx.ContextSwitches, sw, interleaving.Format(cx.Interleaving))
 		b.WriteString("timeline (seq, task, event):\n")
 		for i, ev := range cx.Timeline {
 			mark := ""
@@ -428,9 +430,23 @@ func orderOf(res *model.Result) []crossing {
 }
 
 // eventPos is ev's index in allEvents (-1 when absent): allEvents is
-// model.AllEvents and then model.EvNoticeReceive, model.EventIndex's
-// order.
-func eventPos(ev model.EventName) int { return model.EventIndex(ev) }
+// model.AllEvents and then model.EvNoticeReceive, the order of
+// Timeline.EventIndex.
+func eventPos(ev model.EventName) int {
+	if p, ok := eventPosOf[ev]; ok {
+		return p
+	}
+	return -1
+}
+
+// eventPosOf maps each event of allEvents to its index.
+var eventPosOf = func() map[model.EventName]int {
+	m := make(map[model.EventName]int, len(allEvents))
+	for i, ev := range allEvents {
+		m[ev] = i
+	}
+	return m
+}()
 
 // positions in allEvents that sitesOf tests
 var (
@@ -443,9 +459,14 @@ func init() {
 	if len(allEvents) > maxEvents {
 		panic("properties: allEvents outgrew eventCounts")
 	}
+	evs := make([]model.Event, len(allEvents))
 	for i, ev := range allEvents {
-		if eventPos(ev) != i {
-			panic("properties: allEvents out of step with model.EventIndex at " + string(ev))
+		evs[i].Event = ev
+	}
+	tl := model.TimelineOf(evs)
+	for i, ev := range allEvents {
+		if tl.EventIndex(i) != i {
+			panic("properties: allEvents out of step with Timeline.EventIndex at " + string(ev))
 		}
 	}
 }
@@ -901,7 +922,7 @@ func (e *explorer) drawCorrelated(t *rapid.T, s *model.Schedule) {
 			continue
 		}
 		f.Correlation = corrs[c-1]
-		if f.Correlation == model.CorrelationRepeated {
+		if f.Correlation == model.Correlation("repeated") {
 			f.Repeat = intRange(2, 4).Draw(t, "repeat")
 		}
 	}
@@ -916,7 +937,7 @@ func (e *explorer) drawCorrelated(t *rapid.T, s *model.Schedule) {
 // (rapid shrinks toward fewer and shorter runs, our reducer toward fewer
 // context switches; see reduceInterleaving).
 func (e *explorer) drawInterleaving(t *rapid.T) *model.Concurrency {
-	c := e.set.config.Concurrency.Clone()
+	c := cloneConcurrency(e.set.config.Concurrency)
 	c.Interleaving = nil
 	runs := intRange(0, 4).Draw(t, "interleaving_runs")
 	for i := 0; i < runs; i++ {

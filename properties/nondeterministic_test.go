@@ -31,7 +31,7 @@ func (l leaky) Run(ctx context.Context, env model.Env, task model.Task) (model.C
 func (leaky) ProviderLedger(context.Context) ([]model.LedgerEntry, error) { return nil, nil }
 
 // holdsOnly is the leaky system's invariant: it never releases.
-var holdsOnly = model.UserInvariant{Name: "holds_only", Owner: "leaky", Oracle: model.OracleLedgerReadback,
+var holdsOnly = model.UserInvariant{Name: "holds_only", Owner: "leaky", Oracle: "ledger_readback",
 	Doc: "the task is never released", Check: func(v model.View) string {
 		if c, ok := v.Claim(); ok && c.Verdict == model.ClaimRelease {
 			return "released"

@@ -249,7 +249,7 @@ func (e *explorer) weaker(f model.FaultEntry) []model.FaultEntry {
 func cloneSchedule(s *model.Schedule) *model.Schedule {
 	c := *s
 	c.Faults = append([]model.FaultEntry{}, s.Faults...)
-	c.Config.Concurrency = s.Config.Concurrency.Clone()
+	c.Config.Concurrency = cloneConcurrency(s.Config.Concurrency)
 	return &c
 }
 
@@ -366,4 +366,15 @@ func cutInterleaving(picks []int) []int {
 		n--
 	}
 	return picks[:n]
+}
+
+// cloneConcurrency returns a deep copy of c (nil for nil), so a schedule
+// changed in place never shares its interleaving with another.
+func cloneConcurrency(c *model.Concurrency) *model.Concurrency {
+	if c == nil {
+		return nil
+	}
+	x := *c
+	x.Interleaving = slices.Clone(c.Interleaving)
+	return &x
 }

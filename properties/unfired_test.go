@@ -36,7 +36,7 @@ var unenactedFixture = model.Fixture{Name: "unenacted", Tasks: []model.Task{{ID:
 
 // noEffect is the unenacted system's invariant: it never commits, so the
 // provider's ledger stays empty.
-var noEffect = model.UserInvariant{Name: "no_effect", Owner: "unenacted", Oracle: model.OracleLedgerReadback,
+var noEffect = model.UserInvariant{Name: "no_effect", Owner: "unenacted", Oracle: "ledger_readback",
 	Doc: "the provider's ledger stays empty", Check: func(v model.View) string {
 		if n := len(v.Ledger()); n > 0 {
 			return "the ledger holds an effect"

@@ -82,7 +82,7 @@ func loadSchedule(path string) (*model.Schedule, *corpus.Counterexample, error) 
 // correlation keys with replay from the command line, the shared one on
 // the two-tenant fixture: the baseline breaks, typed holds.
 func TestReplayOfACorrelatedSchedule(t *testing.T) {
-	for _, c := range []model.Correlation{model.CorrelationShared, model.CorrelationSynchronized} {
+	for _, c := range []model.Correlation{model.Correlation("shared"), model.Correlation("synchronized")} {
 		for _, p := range []struct {
 			profile copperfin.Profile
 			code    int

@@ -105,7 +105,7 @@ func Fixture() model.Fixture {
 
 // TenantOfRecord is the example's own invariant: every close in the
 // provider's ledger was made in the closed account's own tenant.
-var TenantOfRecord = model.UserInvariant{Name: "tenant_of_record", Owner: "accounts", Oracle: model.OracleLedgerReadback,
+var TenantOfRecord = model.UserInvariant{Name: "tenant_of_record", Owner: "accounts", Oracle: "ledger_readback",
 	Check: func(v model.View) string {
 		for _, e := range v.Ledger() {
 			for _, s := range Fixture().Subjects {

@@ -298,7 +298,7 @@ func (v *invoice) pay(resuming bool) (c model.Claim, done bool, err error) {
 // record files the receipt in the evidence ledger, making sure it is
 // there, and claims the invoice paid.
 func (v *invoice) record() (model.Claim, error) {
-	rec := model.EvidenceRecord{Kind: model.EvidenceReceipt, Trace: v.task.Trace, EffectKey: v.charge.IdempotencyKey,
+	rec := model.EvidenceRecord{Kind: "receipt", Trace: v.task.Trace, EffectKey: v.charge.IdempotencyKey,
 		EffectTrace: v.charge.TraceID, ReceiptID: v.receipt}
 	for range 2 {
 		ack, err := v.env.Evidence.Append(v.ctx, rec)
@@ -314,7 +314,7 @@ func (v *invoice) record() (model.Claim, error) {
 			return model.Claim{}, err
 		}
 		for _, x := range found {
-			if x.Kind == model.EvidenceReceipt && x.ReceiptID == v.receipt {
+			if x.Kind == "receipt" && x.ReceiptID == v.receipt {
 				return model.Claim{Verdict: model.ClaimRelease, Reason: "paid: " + v.task.ID + ", receipt " + v.receipt}, nil
 			}
 		}

@@ -106,7 +106,7 @@ func Definition() *model.Definition {
 		Configs: []model.NamedConfig{{Name: "correct", System: Config(0).System, Defended: true},
 			{Name: BugNames[0], System: Config(FreshKeyPerRetry).System}, {Name: BugNames[1], System: Config(BlindResume).System},
 			{Name: BugNames[2], System: Config(ReceiptFromReply).System}},
-		NotApplicable: []model.Boundary{model.BoundaryMemory, model.BoundaryBranchJoin},
+		NotApplicable: []model.Boundary{"memory", "branch_join"},
 		ReplayCommand: "FAULTLINE_REPLAY=%s go test -run '^TestExplore$' ./examples/billing",
 	}
 }

@@ -35,11 +35,11 @@ var Builtin = []string{model.InvRightSubject, model.InvNoInventedProgress, model
 // evidence ledger and the approval's current record.
 func Invariants() []model.UserInvariant {
 	return []model.UserInvariant{
-		{Name: InvChargedOnce, Owner: "billing", Oracle: model.OracleLedgerReadback,
+		{Name: InvChargedOnce, Owner: "billing", Oracle: "ledger_readback",
 			Doc: "the ledger holds at most one charge per invoice", Check: chargedOnce},
-		{Name: InvPaidHasReceipt, Owner: "billing", Oracle: model.OracleReceipt,
+		{Name: InvPaidHasReceipt, Owner: "billing", Oracle: "receipt",
 			Doc: "an invoice is claimed paid only with its charge's receipt on the evidence ledger", Check: paidHasReceipt},
-		{Name: InvChargeApproved, Owner: "billing", Oracle: model.OracleCapabilityRecord,
+		{Name: InvChargeApproved, Owner: "billing", Oracle: "capability_record",
 			Doc: "every charge is committed under a live approval covering its amount", Check: chargeApproved},
 	}
 }
@@ -73,7 +73,7 @@ func paidHasReceipt(v model.View) string {
 			continue
 		}
 		for _, x := range v.Evidence() {
-			if x.Kind == model.EvidenceReceipt && x.Task == t.ID && x.ReceiptID == e.ReceiptID {
+			if x.Kind == "receipt" && x.Task == t.ID && x.ReceiptID == e.ReceiptID {
 				return ""
 			}
 		}

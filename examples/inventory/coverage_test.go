@@ -24,7 +24,7 @@ import (
 // keys never crossed, and the counterexample replays with its own command.
 func TestCoverageOfTheAgent(t *testing.T) {
 	sys := inventory.Definition()
-	sys.NotApplicable, sys.ReplayCommand = []model.Boundary{model.BoundaryMemory, model.BoundaryBranchJoin}, "FAULTLINE_REPLAY=%s go test -run '^TestReplay$' ./examples/inventory"
+	sys.NotApplicable, sys.ReplayCommand = []model.Boundary{"memory", "branch_join"}, "FAULTLINE_REPLAY=%s go test -run '^TestReplay$' ./examples/inventory"
 	p := filepath.Join(t.TempDir(), "cov.json")
 	runs := 0
 	for _, v := range []inventory.Variant{inventory.Planted, inventory.Fixed} {
@@ -131,7 +131,7 @@ func exploreInto(t *testing.T, v inventory.Variant, tr *coverage.Tracker) *prope
 	rep, err := properties.Explore(def,
 		properties.WithConfig(model.Config{System: json.RawMessage(`{"variant":"` + string(v) + `"}`)}),
 		properties.WithoutWorldEvents(),
-		properties.WithDomains(model.DomainTool, model.DomainState),
+		properties.WithDomains(model.Domain("tool"), model.Domain("state")),
 		properties.WithCoverage(tr))
 	if err != nil {
 		t.Fatal(err)

@@ -32,7 +32,7 @@ func explore(t *testing.T, v inventory.Variant) *properties.Report {
 		properties.WithHarnessOptions(inventory.HarnessOptions()),
 		properties.WithConfig(model.Config{}),
 		properties.WithoutWorldEvents(),
-		properties.WithDomains(model.DomainTool))
+		properties.WithDomains(model.Domain("tool")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestSwarmDrawsAreDeterministic(t *testing.T) {
 		t.Helper()
 		sys := model.Define("inventory", inventory.Fixture(), inventory.Factory(inventory.Defended, inventory.Planted))
 		g, err := properties.Generator(sys, append([]properties.Option{properties.WithHarnessOptions(inventory.HarnessOptions()), properties.WithConfig(model.Config{}),
-			properties.WithDomains(model.DomainTool)}, opts...)...)
+			properties.WithDomains(model.Domain("tool"))}, opts...)...)
 		if err != nil {
 			t.Fatal(err)
 		}

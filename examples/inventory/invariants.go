@@ -42,15 +42,15 @@ var Builtin = []string{model.InvRightSubject, model.InvNoInventedProgress, model
 // provider, never by the agent) and the World's records.
 func Invariants() []model.UserInvariant {
 	return []model.UserInvariant{
-		{Name: InvNoOversell, Owner: "inventory", Oracle: model.OracleLedgerReadback,
+		{Name: InvNoOversell, Owner: "inventory", Oracle: "ledger_readback",
 			Doc: "units held by reservations of a SKU never exceed its stock", Check: noOversell},
-		{Name: InvConfirmHasHold, Owner: "inventory", Oracle: model.OracleLedgerReadback,
+		{Name: InvConfirmHasHold, Owner: "inventory", Oracle: "ledger_readback",
 			Doc: "every confirm follows a reservation of the same cart, SKU and units", Check: confirmHasHold},
-		{Name: InvConfirmedOnce, Owner: "inventory", Oracle: model.OracleLedgerReadback,
+		{Name: InvConfirmedOnce, Owner: "inventory", Oracle: "ledger_readback",
 			Doc: "a cart is confirmed at most once", Check: confirmedOnce},
-		{Name: InvCheckoutConfirmed, Owner: "checkout", Oracle: model.OracleLedgerReadback,
+		{Name: InvCheckoutConfirmed, Owner: "checkout", Oracle: "ledger_readback",
 			Doc: "a checkout is claimed only when the ledger holds the cart's confirm", Check: checkoutConfirmed},
-		{Name: InvLiveAuthority, Owner: "authority", Oracle: model.OracleCapabilityRecord,
+		{Name: InvLiveAuthority, Owner: "authority", Oracle: "capability_record",
 			Doc: "every step is committed under a live checkout grant covering its units", Check: liveAuthority},
 	}
 }

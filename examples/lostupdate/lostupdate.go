@@ -98,7 +98,7 @@ func Fixture() model.Fixture {
 
 // Invariant is [InvNoLostUpdate] over the provider's ledger.
 func Invariant() model.UserInvariant {
-	return model.UserInvariant{Name: InvNoLostUpdate, Owner: "counter", Oracle: model.OracleLedgerReadback,
+	return model.UserInvariant{Name: InvNoLostUpdate, Owner: "counter", Oracle: "ledger_readback",
 		Doc: "the n-th write of a counter is based on version n-1", Check: noLostUpdate}
 }
 

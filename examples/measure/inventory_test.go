@@ -29,7 +29,7 @@ var plantedInventory = model.Config{System: json.RawMessage(`{"variant":"planted
 // confirm dilute the draws.)
 func inventoryOptions(cfg model.Config, extra ...properties.Option) []properties.Option {
 	return append([]properties.Option{properties.WithHarnessOptions(inventory.HarnessOptions()),
-		properties.WithConfig(cfg), properties.WithoutWorldEvents(), properties.WithDomains(model.DomainTool)}, extra...)
+		properties.WithConfig(cfg), properties.WithoutWorldEvents(), properties.WithDomains(model.Domain("tool"))}, extra...)
 }
 
 // TestInventoryPlanted is the test the replay command of

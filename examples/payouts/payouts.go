@@ -86,7 +86,7 @@ func (a *Agent) Run(ctx context.Context, env model.Env, task model.Task) (model.
 			return model.Claim{}, err
 		}
 		if res.Outcome == model.OutcomeCommitted && res.Receipt != nil {
-			if _, err := env.Evidence.Append(ctx, model.EvidenceRecord{Kind: model.EvidenceReceipt, Trace: task.Trace,
+			if _, err := env.Evidence.Append(ctx, model.EvidenceRecord{Kind: "receipt", Trace: task.Trace,
 				EffectKey: res.Receipt.Key, EffectTrace: res.Receipt.Trace, ReceiptID: res.Receipt.ID}); err != nil {
 				return model.Claim{}, err
 			}
@@ -187,11 +187,11 @@ func (p *payout) drain() error {
 			continue
 		}
 		if p.bugs&TrustNotices == 0 {
-			if p.seen[n.ID] || n.Status == model.NoticeCommitted && slices.Contains(p.effects, n.Key) {
+			if p.seen[n.ID] || n.Status == "committed" && slices.Contains(p.effects, n.Key) {
 				continue
 			}
 			p.seen[n.ID] = true
-			if n.Status != model.NoticeCommitted {
+			if n.Status != "committed" {
 				held, err := p.inLedger()
 				if err != nil {
 					return err
@@ -201,7 +201,7 @@ func (p *payout) drain() error {
 				}
 			}
 		}
-		if n.Status == model.NoticeCommitted {
+		if n.Status == "committed" {
 			p.effects, p.failed = append(p.effects, n.Key), false
 		} else {
 			p.effects, p.failed = p.effects[:0:0], true

@@ -69,7 +69,7 @@ func Invariants() []model.UserInvariant {
 		binned[s.ID] = s.State != app.StateAvailable
 	}
 	return []model.UserInvariant{{
-		Name: InvOnlyExpiredDeleted, Owner: "storage", Oracle: model.OracleLedgerReadback,
+		Name: InvOnlyExpiredDeleted, Owner: "storage", Oracle: "ledger_readback",
 		Doc: "every deletion in the service's table was of an expired snapshot, and none purged one from the recycle bin",
 		Check: func(v model.View) string {
 			seen := map[string]bool{}

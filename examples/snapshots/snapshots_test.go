@@ -34,7 +34,7 @@ var tracker *coverage.Tracker
 // evidence and fans out to no branch.
 func TestMain(m *testing.M) {
 	tracker, _ = coverage.NewTracker(nil, &model.Definition{Name: "snapshots", ReplayCommand: "FAULTLINE_REPLAY=%s go test -run '^TestCheck$' ./examples/snapshots",
-		NotApplicable: []model.Boundary{model.BoundaryProposal, model.BoundaryAuthority, model.BoundaryMemory, model.BoundaryProof, model.BoundaryBranchJoin}})
+		NotApplicable: []model.Boundary{"proposal", "authority", "memory", "proof", "branch_join"}})
 	os.Exit(coverage.Main(m, os.Getenv("FAULTLINE_COVERAGE"), tracker))
 }
 

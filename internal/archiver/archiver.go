@@ -153,7 +153,7 @@ func Definition() *model.Definition {
 			return "fixed", nil
 		},
 		Builtin: []string{model.InvBudget},
-		Invariants: []model.UserInvariant{{Name: InvArchivedOnce, Owner: "records", Oracle: model.OracleLedgerReadback,
+		Invariants: []model.UserInvariant{{Name: InvArchivedOnce, Owner: "records", Oracle: "ledger_readback",
 			Doc: "the archive holds at most one copy of the document",
 			Check: func(v model.View) string {
 				if n := len(v.Ledger()); n > 1 {

@@ -91,7 +91,7 @@ const InvLinearizable = "provider_linearizable"
 // to decide quickly makes it slow, not green.
 func Invariant() model.UserInvariant {
 	return model.UserInvariant{
-		Name: InvLinearizable, Owner: "provider", Oracle: model.OracleLedgerReadback,
+		Name: InvLinearizable, Owner: "provider", Oracle: "ledger_readback",
 		Doc: "every commit reply and readback of the provider is explained by one serial order of the operations",
 		Check: func(v model.View) string {
 			if ev := v.Event(); ev != model.EvToolCommit && ev != model.EvLedgerReadback {

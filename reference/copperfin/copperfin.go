@@ -204,7 +204,7 @@ func (f *flow) warn(code, detail string) bool {
 }
 
 func (f *flow) deny(reason string) (model.Claim, error) {
-	if _, err := f.env.Evidence.Append(f.ctx, model.EvidenceRecord{Kind: model.EvidenceDenial, Trace: f.trace, Detail: reason}); err != nil {
+	if _, err := f.env.Evidence.Append(f.ctx, model.EvidenceRecord{Kind: "denial", Trace: f.trace, Detail: reason}); err != nil {
 		return model.Claim{}, err
 	}
 	return model.Claim{Verdict: model.ClaimDeny, Reason: reason}, nil
@@ -392,7 +392,7 @@ func (f *flow) propose() (denial string, err error) {
 	if err := env.Memory.Put(ctx, memApproval, c.ID); err != nil {
 		return "", err
 	}
-	if _, err := env.Evidence.Append(ctx, model.EvidenceRecord{Kind: model.EvidenceDecision, Trace: f.trace, Detail: c.ID}); err != nil {
+	if _, err := env.Evidence.Append(ctx, model.EvidenceRecord{Kind: "decision", Trace: f.trace, Detail: c.ID}); err != nil {
 		return "", err
 	}
 	return "", nil
@@ -409,7 +409,7 @@ func (f *flow) fanOut() (c model.Claim, done bool, err error) {
 		if err != nil {
 			return c, true, err
 		}
-		if st != model.BranchSuccess {
+		if st != model.BranchStatus("success") {
 			failed = name
 			if f.s.mutant.is(FailedBranchDropped) {
 				continue // the defect: the failed branch never reaches the join
@@ -421,7 +421,7 @@ func (f *flow) fanOut() (c model.Claim, done bool, err error) {
 		return c, false, env.Branches.Join(ctx, rec)
 	}
 	switch f.task.Join {
-	case model.JoinBestEffort:
+	case model.JoinPolicy("best_effort"):
 		rec.Degraded, f.degraded = true, true
 		if err := env.Branches.Join(ctx, rec); err != nil {
 			return c, true, err
@@ -431,7 +431,7 @@ func (f *flow) fanOut() (c model.Claim, done bool, err error) {
 			return c, true, err
 		}
 		return c, false, nil
-	case model.JoinCompensate:
+	case model.JoinPolicy("compensate"):
 		if err := env.Branches.Join(ctx, rec); err != nil {
 			return c, true, err
 		}
@@ -759,7 +759,7 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 			}
 			return key, c, false, nil
 		}
-		ack, err := env.Evidence.Append(ctx, model.EvidenceRecord{Kind: model.EvidenceReceipt, Trace: f.trace,
+		ack, err := env.Evidence.Append(ctx, model.EvidenceRecord{Kind: "receipt", Trace: f.trace,
 			EffectKey: res.Receipt.Key, EffectTrace: res.Receipt.Trace, ReceiptID: res.Receipt.ID})
 		if err != nil {
 			return "", c, true, err
@@ -880,7 +880,7 @@ func (f *flow) verify(key string) (model.Claim, error) {
 			// the defect: an effect on the subject is taken as this request's
 			m.Key, m.Trace = key, f.trace
 		}
-		if _, err := env.Evidence.Append(ctx, model.EvidenceRecord{Kind: model.EvidenceReadback, Trace: f.trace,
+		if _, err := env.Evidence.Append(ctx, model.EvidenceRecord{Kind: "readback", Trace: f.trace,
 			EffectKey: m.Key, EffectTrace: m.Trace, ReceiptID: m.ReceiptID}); err != nil {
 			return model.Claim{}, err
 		}
@@ -892,7 +892,7 @@ func (f *flow) verify(key string) (model.Claim, error) {
 		}
 		ok := f.s.mutant.is(ReplyAsProof) && f.replied // the defect: a 200 is proof
 		for _, r := range recs {
-			if (r.Kind == model.EvidenceReceipt || r.Kind == model.EvidenceReadback) && r.EffectTrace == f.trace {
+			if (r.Kind == model.EvidenceKind("receipt") || r.Kind == model.EvidenceKind("readback")) && r.EffectTrace == f.trace {
 				ok = true
 				break
 			}
@@ -993,7 +993,7 @@ func (f *flow) drain(st *settlement) error {
 				continue
 			}
 			st.seen[n.ID] = true
-			if n.Status != model.NoticeCommitted {
+			if n.Status != model.NoticeStatus("committed") {
 				entries, err := f.readback()
 				if err != nil {
 					return err
@@ -1007,7 +1007,7 @@ func (f *flow) drain(st *settlement) error {
 			}
 		}
 		switch n.Status {
-		case model.NoticeCommitted:
+		case model.NoticeStatus("committed"):
 			st.effects, st.failed = append(st.effects, n.Key), false
 		default:
 			st.effects, st.failed = st.effects[:0:0], true

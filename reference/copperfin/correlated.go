@@ -49,12 +49,12 @@ func CorrelatedSchedule(kind string, c model.Correlation, cfg model.Config) (*mo
 		return s, nil
 	}
 	switch c {
-	case model.CorrelationRepeated:
+	case model.Correlation("repeated"):
 		f.Repeat = 2
-	case model.CorrelationSynchronized:
+	case model.Correlation("synchronized"):
 		s.Config.Fixture = "copperfin-tenants"
 		s.Config.Concurrency = &model.Concurrency{Workers: 2, Interleaving: lockstep()}
-	case model.CorrelationShared:
+	case model.Correlation("shared"):
 		s.Config.Fixture = "copperfin-tenants"
 	}
 	if err := s.Validate(); err != nil {
@@ -133,7 +133,7 @@ func StormSchedule(cfg model.Config) (*model.Schedule, error) {
 		return nil, fmt.Errorf("storm schedule: fixture %q is not a fleet", fx.Name)
 	}
 	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "retry-storm", Config: cfg,
-		Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "tool_timeout", Correlation: model.CorrelationSynchronized}}}
+		Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "tool_timeout", Correlation: "synchronized"}}}
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("storm schedule: %w", err)
 	}

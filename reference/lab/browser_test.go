@@ -266,7 +266,7 @@ func TestBrowserCounterfactual(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#status[data-run="1"]`)))
 	want := expect(typed, "typed")
 	checkMeters(want)
-	if got, w := rate(toolDupe), want.ByDomain[model.DomainTool].Rates().DuplicateEffect; got != 0 || w != 0 {
+	if got, w := rate(toolDupe), want.ByDomain[model.Domain("tool")].Rates().DuplicateEffect; got != 0 || w != 0 {
 		t.Fatalf("typed: tool duplicate effect %v on the page, %v in the model; want 0", got, w)
 	}
 	if got := text("#assessment-status"); got != want.Assessment {
@@ -305,7 +305,7 @@ func TestBrowserCounterfactual(t *testing.T) {
 		checkEnvelope(pl)
 	}
 	checkCoverage(4000)
-	w := want.ByDomain[model.DomainTool].Rates().DuplicateEffect
+	w := want.ByDomain[model.Domain("tool")].Rates().DuplicateEffect
 	if got := rate(toolDupe); got != w || w <= 0 {
 		t.Errorf("without idempotency and effect_readback: tool duplicate effect %v on the page, %v in the model; want it to rise from zero", got, w)
 	}
@@ -316,7 +316,7 @@ func TestBrowserCounterfactual(t *testing.T) {
 	if got := text("#assessment-status"); got != want.Assessment || got != assay.AssessBlock {
 		t.Errorf("counterfactual: assessment %q, the model's %q", got, want.Assessment)
 	}
-	if got := text(`#charts figure[data-domain="tool"] h3`); got != "tool (n="+strconv.Itoa(want.ByDomain[model.DomainTool].Trials)+")" {
+	if got := text(`#charts figure[data-domain="tool"] h3`); got != "tool (n="+strconv.Itoa(want.ByDomain[model.Domain("tool")].Trials)+")" {
 		t.Errorf("tool chart heading %q", got)
 	}
 

@@ -66,7 +66,7 @@ func TestAssayEqualsRun(t *testing.T) {
 		{`{}`, assay.Config{Profile: "typed", System: copperfin.ConfigOfControls(typed).System, Trials: 2000, Seed: 188},
 			"faultline assay --profile typed --fault all --trials 2000 --seed 188"},
 		{`{"profile":"baseline","fault":"tool","trials":77,"seed":5,"compat":"paper188"}`,
-			assay.Config{Profile: "baseline", System: copperfin.ConfigOfControls(0).System, Domains: []model.Domain{model.DomainTool}, Trials: 77, Seed: 5, Compat: true},
+			assay.Config{Profile: "baseline", System: copperfin.ConfigOfControls(0).System, Domains: []model.Domain{model.Domain("tool")}, Trials: 77, Seed: 5, Compat: true},
 			"faultline assay --compat paper188 --profile baseline --fault tool --trials 77 --seed 5"},
 		{`{"controls":["evidence_gate","bind_identity","pre_effect_authority","refresh_context","state_precondition"],"trials":1234,"seed":7}`,
 			assay.Config{Profile: "custom", System: copperfin.ConfigOfControls(typed.Without(copperfin.Idempotency).Without(copperfin.EffectReadback)).System, Trials: 1234, Seed: 7},
@@ -75,7 +75,7 @@ func TestAssayEqualsRun(t *testing.T) {
 			assay.Config{Profile: "custom", System: copperfin.ConfigOfControls(0).System, Trials: 50, Seed: 0, Kinds: []string{"checkpoint_rollback"}},
 			"faultline assay --controls '' --fault all --mode checkpoint_rollback --trials 50 --seed 0"},
 		{`{"profile":"fail_closed","fault":"evidence","mode":"break_trace_lineage","trials":9,"seed":-3}`,
-			assay.Config{Profile: "fail_closed", System: copperfin.ConfigOfControls(failClosed).System, Domains: []model.Domain{model.DomainEvidence}, Trials: 9, Seed: -3, Kinds: []string{"break_trace_lineage"}},
+			assay.Config{Profile: "fail_closed", System: copperfin.ConfigOfControls(failClosed).System, Domains: []model.Domain{model.Domain("evidence")}, Trials: 9, Seed: -3, Kinds: []string{"break_trace_lineage"}},
 			"faultline assay --profile fail_closed --fault evidence --mode break_trace_lineage --trials 9 --seed=-3"},
 	}
 	h := lab.New(lab.Options{})

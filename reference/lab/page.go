@@ -9,6 +9,8 @@ import (
 	"html/template"
 	"strings"
 
+	"github.com/faultline/faultline/internal/catalog"
+
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
@@ -182,7 +184,7 @@ func renderPage(opts Options) ([]byte, string, error) {
 	}
 	for _, dom := range model.Domains {
 		dv := domainView{Name: string(dom)}
-		for _, k := range model.KindsOf(dom, false) {
+		for _, k := range catalog.Kinds(dom, false) {
 			spec, err := model.Spec(k)
 			if err != nil {
 				return nil, "", err

@@ -162,7 +162,7 @@ func TestCoverageEqualsTracker(t *testing.T) {
 		cfg  assay.Config
 	}{
 		{`{"profile":"baseline","trials":500,"seed":3}`, assay.Config{Profile: "baseline", System: copperfin.ConfigOfControls(baseline).System, Trials: 500, Seed: 3}},
-		{`{"fault":"state","mode":"checkpoint_rollback","trials":40}`, assay.Config{Profile: "typed", System: copperfin.ConfigOfControls(typed).System, Domains: []model.Domain{model.DomainState}, Kinds: []string{"checkpoint_rollback"}, Trials: 40, Seed: 188}},
+		{`{"fault":"state","mode":"checkpoint_rollback","trials":40}`, assay.Config{Profile: "typed", System: copperfin.ConfigOfControls(typed).System, Domains: []model.Domain{model.Domain("state")}, Kinds: []string{"checkpoint_rollback"}, Trials: 40, Seed: 188}},
 	} {
 		if code, ans := post(t, h, "/api/assay", c.body); code != http.StatusOK {
 			t.Fatalf("%s: %d %s", c.body, code, ans["error"])

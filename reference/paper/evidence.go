@@ -16,7 +16,7 @@ import (
 // represented single fault meets them; unbounded_retry, in the pair of
 // budget_exhaustion, is stopped by max_faults at its fourth firing, after
 // the oracle has recorded the budget violation.
-var Stop = model.Stop{MaxEffects: 2, MaxFaults: 3, Abort: model.AbortDuplicateEffects, AbortAbove: 1, Expiry: 10000}
+var Stop = model.Stop{MaxEffects: 2, MaxFaults: 3, Abort: "duplicate_effects", AbortAbove: 1, Expiry: 10000}
 
 // Roles is the remediation class of each of the paper's seven controls:
 // authority checks at effect time narrow authority; idempotent retry and

@@ -117,7 +117,7 @@ func TestOutputBytes(t *testing.T) {
 		{"baseline-2000-188.txt", copperfin.ProfileBaseline, nil, 2000, 188, false},
 		{"typed-2000-188.txt", copperfin.ProfileTyped, nil, 2000, 188, false},
 		{"typed-2000-188.json", copperfin.ProfileTyped, nil, 2000, 188, true},
-		{"baseline-tool-77-5.json", copperfin.ProfileBaseline, []model.Domain{model.DomainTool}, 77, 5, true},
+		{"baseline-tool-77-5.json", copperfin.ProfileBaseline, []model.Domain{model.Domain("tool")}, 77, 5, true},
 	}
 	for _, c := range cases {
 		want, err := os.ReadFile("testdata/paper188/" + c.file)
@@ -165,7 +165,7 @@ func TestPaperHeadlineNumbers(t *testing.T) {
 	if o.Detected != 2000 || o.Contained != 2000 || o.Recovered != 1812 || o.Verified != 1812 || o.UsefulService != 1812 || o.UnsafeEscape != 0 {
 		t.Errorf("typed overall counts %+v", o)
 	}
-	if ev := ty.ByDomain[model.DomainEvidence]; ev.Recovered != 212 || ev.Trials != 400 {
+	if ev := ty.ByDomain[model.Domain("evidence")]; ev.Recovered != 212 || ev.Trials != 400 {
 		t.Errorf("typed evidence counts %+v (want 212 of 400 recovered: 53.0%%)", ev)
 	}
 }
