@@ -101,7 +101,7 @@ ordinal, makes the violation disappear.
 It prints "no counterexample in N checks" or the counterexample: the violated
 invariant, the first crossing after which it was false, the fault that reached
 it, the minimal schedule (which replay accepts) and its timeline. --out DIR
-writes the schedule file and a counterexample record there. --json prints one
+writes the schedule file and a counterexample file there. --json prints one
 object with found, invariant, checks_to_failure and schedule.
 
 --fixture picks one of the system's fixtures (default: its first) and --config

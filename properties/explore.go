@@ -127,7 +127,7 @@ type Counterexample struct {
 	File   string `json:"file,omitempty"`
 	Replay string `json:"replay"`
 	// System names the system explored (its Definition's name; "" without
-	// one), which the counterexample record keeps.
+	// one), which the counterexample file keeps.
 	System string `json:"system,omitempty"`
 	// stored is set for a schedule replayed from a file as it is, not
 	// reduced by this run
