@@ -45,8 +45,7 @@ func record(t *testing.T) ([]byte, string, *model.Result) {
 		t.Fatal(err)
 	}
 	inv, _ := res.Invariant(model.InvEffectAtMostOnce)
-	cx := &properties.Counterexample{Schedule: s, Shrunk: s, Invariant: inv.Invariant, FirstSeq: inv.FirstSeq, Event: inv.Event,
-		FaultID: inv.FaultID, FaultKind: "timeout_after_commit", Detail: inv.Detail, Timeline: model.Normalize(res.Timeline.Events())[:inv.FirstSeq],
+	cx := &properties.Counterexample{Schedule: s, Shrunk: s, Violation: inv.Violation, FaultKind: "timeout_after_commit", Timeline: model.Normalize(res.Timeline.Events())[:inv.FirstSeq],
 		System: copperfin.Name}
 	dir := t.TempDir()
 	if err := properties.WriteCounterexample(dir, cx, &properties.Report{ChecksToFailure: 3, Seed: 42}, "faultline replay %s"); err != nil {

@@ -57,8 +57,7 @@ func writeCounterexample(dir string, cx *Counterexample, rep *Report, replay fun
 	ce := &corpus.Counterexample{Version: corpus.CounterexampleVersion, Kind: corpus.KindViolation,
 		Note: corpus.ExplorationNote(name + ".json"), FoundBy: corpus.FoundBy{Target: "properties", System: cx.System, Shrunk: cx.Shrunk},
 		Replay: cx.Replay, ScheduleFile: name + ".json", Schedule: cx.Schedule,
-		Expect: &corpus.Expect{FirstOnly: true, Violated: []model.Violation{{Invariant: cx.Invariant, FirstSeq: cx.FirstSeq,
-			Event: cx.Event, FaultID: cx.FaultID, Detail: cx.Detail}}},
+		Expect: &corpus.Expect{FirstOnly: true, Violated: []model.Violation{cx.Violation}},
 		Interleaving: cx.Interleaving, ContextSwitches: cx.ContextSwitches, Timeline: cx.Timeline}
 	if rep != nil {
 		ce.FoundBy.ChecksToFailure, ce.FoundBy.RapidSeed = rep.ChecksToFailure, rep.Seed
