@@ -92,12 +92,6 @@ func parseRecord(data []byte) (*record, error) {
 	return &rec, nil
 }
 
-// ExplorationNote is the note of an exploration's counterexample, which
-// names the schedule file beside it.
-func ExplorationNote(scheduleFile string) string {
-	return "exploration counterexample, schedule file " + scheduleFile
-}
-
 // fromRecord returns the Counterexample an exploration's record stands
 // for, by the mapping above: the one an exploration writes today. The
 // record's fault_kind is the kind of its schedule's fault fault_id, and
@@ -106,7 +100,7 @@ func fromRecord(rec *record) *Counterexample {
 	return &Counterexample{
 		Version: CounterexampleVersion,
 		Kind:    KindViolation,
-		Note:    ExplorationNote(rec.ScheduleFile),
+		Note:    "exploration counterexample, schedule file " + rec.ScheduleFile, // as properties writes it
 		FoundBy: FoundBy{Target: "properties", System: rec.System, RapidSeed: rec.Seed, ChecksToFailure: rec.ChecksToFailure,
 			Shrunk: rec.Shrunk},
 		Replay:       rec.Replay,

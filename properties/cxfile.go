@@ -55,9 +55,9 @@ func writeCounterexample(dir string, cx *Counterexample, rep *Report, replay fun
 	path := filepath.Join(dir, name+".json")
 	cx.File, cx.Replay = path, replay(path)
 	ce := &corpus.Counterexample{Version: corpus.CounterexampleVersion, Kind: corpus.KindViolation,
-		Note: corpus.ExplorationNote(name + ".json"), FoundBy: corpus.FoundBy{Target: "properties", System: cx.System, Shrunk: cx.Shrunk},
+		Note: "exploration counterexample, schedule file " + name + ".json", FoundBy: corpus.FoundBy{Target: "properties", System: cx.System, Shrunk: cx.Shrunk},
 		Replay: cx.Replay, ScheduleFile: name + ".json", Schedule: cx.Schedule,
-		Expect: &corpus.Expect{FirstOnly: true, Violated: []model.Violation{cx.Violation}},
+		Expect:       &corpus.Expect{FirstOnly: true, Violated: []model.Violation{cx.Violation}},
 		Interleaving: cx.Interleaving, ContextSwitches: cx.ContextSwitches, Timeline: cx.Timeline}
 	if rep != nil {
 		ce.FoundBy.ChecksToFailure, ce.FoundBy.RapidSeed = rep.ChecksToFailure, rep.Seed

@@ -102,33 +102,34 @@ const unfiredReason = " (the system's adapters enact none of the kinds in scope 
 // Counterexample is a 1-minimal failing schedule and what broke. Its JSON
 // form is {"schedule", "shrunk", "invariant", "first_seq", "event",
 // "fault_id", "fault_kind", "detail", "timeline", "interleaving",
-// "context_switches", "file", "replay", "system"} (MarshalJSON).
+// "context_switches", "file", "replay", "system"} (MarshalJSON; the tags
+// read it back).
 type Counterexample struct {
 	// Schedule is the reduced schedule, config included.
-	Schedule *model.Schedule
+	Schedule *model.Schedule `json:"schedule"`
 	// Shrunk is the schedule as rapid's shrinking left it, before the
 	// fault-aware reduction.
-	Shrunk *model.Schedule
+	Shrunk *model.Schedule `json:"shrunk"`
 	// Violation is the violated invariant (the first in scope to become
 	// false), the first crossing after which it was false, the fault that
 	// reached it ("" when none had fired) and the oracle's reason;
 	// FaultKind is that fault's kind.
 	model.Violation
-	FaultKind string
+	FaultKind string `json:"fault_kind,omitempty"`
 	// Timeline is the reduced run's redacted timeline up to FirstSeq.
-	Timeline []model.Event
+	Timeline []model.Event `json:"timeline"`
 	// Interleaving and ContextSwitches are, for a concurrent config, the
 	// reduced run's picks and context switches (model.Result's); the
 	// schedule's config holds the interleaving that replays it.
-	Interleaving    []int
-	ContextSwitches int
+	Interleaving    []int `json:"interleaving,omitempty"`
+	ContextSwitches int   `json:"context_switches,omitempty"`
 	// File is the schedule file written (with WithFailDir) and
 	// Replay the command that replays it.
-	File   string
-	Replay string
+	File   string `json:"file,omitempty"`
+	Replay string `json:"replay"`
 	// System names the system explored (its Definition's name; "" without
 	// one), which the counterexample file keeps.
-	System string
+	System string `json:"system,omitempty"`
 	// stored is set for a schedule replayed from a file as it is, not
 	// reduced by this run
 	stored bool
@@ -158,19 +159,6 @@ func (cx Counterexample) MarshalJSON() ([]byte, error) {
 		FirstSeq: cx.FirstSeq, Event: cx.Event, FaultID: cx.FaultID, FaultKind: cx.FaultKind, Detail: cx.Detail,
 		Timeline: cx.Timeline, Interleaving: cx.Interleaving, ContextSwitches: cx.ContextSwitches, File: cx.File,
 		Replay: cx.Replay, System: cx.System})
-}
-
-// UnmarshalJSON reads the form MarshalJSON writes.
-func (cx *Counterexample) UnmarshalJSON(data []byte) error {
-	var j counterexampleJSON
-	if err := json.Unmarshal(data, &j); err != nil {
-		return err
-	}
-	*cx = Counterexample{Schedule: j.Schedule, Shrunk: j.Shrunk, Violation: model.Violation{Invariant: j.Invariant,
-		FirstSeq: j.FirstSeq, Event: j.Event, FaultID: j.FaultID, Detail: j.Detail}, FaultKind: j.FaultKind,
-		Timeline: j.Timeline, Interleaving: j.Interleaving, ContextSwitches: j.ContextSwitches, File: j.File,
-		Replay: j.Replay, System: j.System}
-	return nil
 }
 
 // String describes the counterexample for people: what broke where, the

@@ -37,18 +37,18 @@ type PairWitness struct {
 	// Off and On are the reduced schedule under each side's config (the
 	// same faults); Drawn is the composition as drawn (off's config) and
 	// Draw its 1-based number.
-	Off   *model.Schedule
-	On    *model.Schedule
-	Drawn *model.Schedule
-	Draw  int
+	Off   *model.Schedule `json:"off"`
+	On    *model.Schedule `json:"on"`
+	Drawn *model.Schedule `json:"drawn"`
+	Draw  int             `json:"draw"`
 	// Violation is the invariant the off run violates (the first in scope
 	// to become false in the drawn composition's off run), the crossing
 	// after which it was false in the reduced off run, the fault that
 	// reached it and the oracle's reason; FaultKind is that fault's kind.
 	model.Violation
-	FaultKind string
+	FaultKind string `json:"fault_kind,omitempty"`
 	// OnVerdict is the run verdict of the reduced on run.
-	OnVerdict model.RunVerdict
+	OnVerdict model.RunVerdict `json:"on_verdict"`
 }
 
 // pairWitnessJSON is PairWitness's JSON form, field by field.
@@ -67,21 +67,11 @@ type pairWitnessJSON struct {
 }
 
 // MarshalJSON writes {"off", "on", "drawn", "draw", "invariant",
-// "first_seq", "event", "fault_id", "fault_kind", "detail", "on_verdict"}.
+// "first_seq", "event", "fault_id", "fault_kind", "detail", "on_verdict"}
+// (the fields' tags read it back).
 func (w PairWitness) MarshalJSON() ([]byte, error) {
 	return json.Marshal(pairWitnessJSON{Off: w.Off, On: w.On, Drawn: w.Drawn, Draw: w.Draw, Invariant: w.Invariant,
 		FirstSeq: w.FirstSeq, Event: w.Event, FaultID: w.FaultID, FaultKind: w.FaultKind, Detail: w.Detail, OnVerdict: w.OnVerdict})
-}
-
-// UnmarshalJSON reads the form MarshalJSON writes.
-func (w *PairWitness) UnmarshalJSON(data []byte) error {
-	var j pairWitnessJSON
-	if err := json.Unmarshal(data, &j); err != nil {
-		return err
-	}
-	*w = PairWitness{Off: j.Off, On: j.On, Drawn: j.Drawn, Draw: j.Draw, Violation: model.Violation{Invariant: j.Invariant,
-		FirstSeq: j.FirstSeq, Event: j.Event, FaultID: j.FaultID, Detail: j.Detail}, FaultKind: j.FaultKind, OnVerdict: j.OnVerdict}
-	return nil
 }
 
 // ExplorePair explores ordered compositions of two to WithMaxFaults
