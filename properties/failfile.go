@@ -191,15 +191,15 @@ func loadStored(path string) (*model.Schedule, error) {
 	if err != nil {
 		return nil, fmt.Errorf("properties: %w", err)
 	}
-	if corpus.IsCounterexample(data) {
-		ce, err := corpus.ReadCounterexample(data)
-		if err != nil {
-			return nil, fmt.Errorf("properties: %s: %w", path, err)
-		}
-		if ce.Schedule == nil {
-			return nil, fmt.Errorf("properties: %s: a counterexample of kind %s holds no schedule", path, ce.Kind)
-		}
+	// one look at the top-level keys, then one strict decoding
+	ce, err := corpus.ReadCounterexample(data)
+	switch {
+	case err == nil && ce.Schedule == nil:
+		return nil, fmt.Errorf("properties: %s: a counterexample of kind %s holds no schedule", path, ce.Kind)
+	case err == nil:
 		return ce.Schedule, nil
+	case !errors.Is(err, corpus.ErrNeither):
+		return nil, fmt.Errorf("properties: %s: %w", path, err)
 	}
 	s, err := model.ParseSchedule(data)
 	if err != nil {
