@@ -19,7 +19,7 @@ import (
 // baseline's duplicate refund, found at check 3 of seed 42.
 func legacyRecord(t *testing.T) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "record-v1.counterexample.json"))
+	data, err := os.ReadFile(filepath.Join("..", "reference", "copperfin", "testdata", "record-v1.counterexample.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
