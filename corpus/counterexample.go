@@ -71,7 +71,7 @@ type Counterexample struct {
 // FoundBy records how a counterexample was found.
 type FoundBy struct {
 	// Target is the fuzz target or property that found it ("properties"
-	// for a counterexample record of the exploration).
+	// for the exploration's, "fuzz" for a fuzz failure's fail-folder file).
 	Target string `json:"target"`
 	// System is the system under test: its Definition's name, or a
 	// mutant's name; "" only for an exploration ("properties") of a
@@ -103,7 +103,7 @@ type Expect struct {
 	Violated []Violation `json:"violated"`
 	// FirstOnly marks an expectation that records only the first
 	// violated invariant and no verdicts, as an exploration's
-	// counterexample record does (see fromRecord): Check then asserts
+	// counterexample does (and its record of before): Check then asserts
 	// that invariant, its first failing event and its fault, and nothing
 	// else.
 	FirstOnly bool `json:"first_only,omitempty"`
@@ -189,8 +189,8 @@ func (c *Counterexample) rawInput() ([]byte, error) {
 
 // IsCounterexample reports whether data is a counterexample rather than a
 // schedule file: a counterexample file (a JSON object with a
-// "counterexample" field) or an exploration's counterexample record, both
-// of which ReadCounterexample reads. It does not validate the rest.
+// "counterexample" field, any version) or an exploration's record of
+// before, which ReadCounterexample reads. It does not validate the rest.
 func IsCounterexample(data []byte) bool {
 	t := topLevel(data)
 	return t == "counterexample" || t == "record"
