@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -220,29 +219,16 @@ type exhaustiveJSON struct {
 	Reached    int                        `json:"faults_reached"`
 	Fired      int                        `json:"faults_fired"`
 	Scope      properties.ExhaustiveScope `json:"scope"`
-	Invariant  string                     `json:"invariant,omitempty"`
-	FirstSeq   int                        `json:"first_seq,omitempty"`
-	Event      model.EventName            `json:"event,omitempty"`
-	FaultID    string                     `json:"fault_id,omitempty"`
-	FaultKind  string                     `json:"fault_kind,omitempty"`
-	Detail     string                     `json:"detail,omitempty"`
-	Schedule   json.RawMessage            `json:"schedule,omitempty"`
-	File       string                     `json:"file,omitempty"`
-	Replay     string                     `json:"replay,omitempty"`
-	Timeline   []model.Event              `json:"timeline,omitempty"`
-	Otel       string                     `json:"otel,omitempty"`
-	Shard      int                        `json:"shard,omitempty"`
-	Shards     int                        `json:"shards,omitempty"`
+	cxJSON
+	Otel   string `json:"otel,omitempty"`
+	Shard  int    `json:"shard,omitempty"`
+	Shards int    `json:"shards,omitempty"`
 }
 
 func writeExhaustiveJSON(w io.Writer, rep *properties.ExhaustiveReport, trace string) error {
 	j := exhaustiveJSON{Exhaustive: true, Found: rep.Found, Complete: rep.Complete, Schedules: rep.Schedules, PerSize: rep.PerSize,
 		MaxFaults: rep.MaxFaults, Cap: rep.Cap, Index: rep.Index, Faults: rep.Faults, Reached: rep.Reached, Fired: rep.Fired, Scope: rep.Scope, Otel: trace,
 		Shard: rep.Shard, Shards: rep.Shards}
-	if cx := rep.Counterexample; cx != nil {
-		j.Invariant, j.FirstSeq, j.Event, j.FaultID, j.FaultKind, j.Detail = cx.Invariant, cx.FirstSeq, cx.Event, cx.FaultID, cx.FaultKind, cx.Detail
-		j.Schedule = json.RawMessage(model.Format(cx.Schedule))
-		j.File, j.Replay, j.Timeline = cx.File, cx.Replay, cx.Timeline
-	}
+	j.cxJSON = cxJSONOf(rep.Counterexample)
 	return writeJSON(w, j)
 }

@@ -41,21 +41,12 @@ type exploreJSON struct {
 	ChecksToFailure int  `json:"checks_to_failure"`
 	// Faults counts the faults the checks scheduled, FaultsReached those
 	// their runs reached and FaultsNotReached the rest
-	Faults           int             `json:"faults"`
-	FaultsReached    int             `json:"faults_reached"`
-	FaultsNotReached int             `json:"faults_not_reached"`
-	Seed             uint64          `json:"seed"`
-	Config           model.Config    `json:"config"`
-	Invariant        string          `json:"invariant,omitempty"`
-	FirstSeq         int             `json:"first_seq,omitempty"`
-	Event            model.EventName `json:"event,omitempty"`
-	FaultID          string          `json:"fault_id,omitempty"`
-	FaultKind        string          `json:"fault_kind,omitempty"`
-	Detail           string          `json:"detail,omitempty"`
-	Schedule         json.RawMessage `json:"schedule,omitempty"`
-	File             string          `json:"file,omitempty"`
-	Replay           string          `json:"replay,omitempty"`
-	Timeline         []model.Event   `json:"timeline,omitempty"`
+	Faults           int          `json:"faults"`
+	FaultsReached    int          `json:"faults_reached"`
+	FaultsNotReached int          `json:"faults_not_reached"`
+	Seed             uint64       `json:"seed"`
+	Config           model.Config `json:"config"`
+	cxJSON
 	// Otel is the trace file --otel wrote for the counterexample
 	Otel string `json:"otel,omitempty"`
 	// with --shard I/N: I, N and the run's --checks (checks is then the
@@ -101,7 +92,7 @@ ordinal, makes the violation disappear.
 It prints "no counterexample in N checks" or the counterexample: the violated
 invariant, the first crossing after which it was false, the fault that reached
 it, the minimal schedule (which replay accepts) and its timeline. --out DIR
-writes the schedule file and a counterexample record there. --json prints one
+writes the schedule file and a counterexample file there. --json prints one
 object with found, invariant, checks_to_failure and schedule.
 
 --fixture picks one of the system's fixtures (default: its first) and --config
@@ -532,12 +523,34 @@ func writeExploreJSON(w io.Writer, rep *properties.Report, cfg model.Config, see
 			j.KeysVisitedWithIn = &sum.withIn
 		}
 	}
-	if cx := rep.Counterexample; cx != nil {
-		j.Invariant, j.FirstSeq, j.Event, j.FaultID, j.FaultKind, j.Detail = cx.Invariant, cx.FirstSeq, cx.Event, cx.FaultID, cx.FaultKind, cx.Detail
-		j.Schedule = json.RawMessage(model.Format(cx.Schedule))
-		j.File, j.Replay, j.Timeline = cx.File, cx.Replay, cx.Timeline
-	}
+	j.cxJSON = cxJSONOf(rep.Counterexample)
 	return writeJSON(w, j)
+}
+
+// cxJSON is a counterexample as explore --json prints it, the walk's too,
+// each field omitted when empty: its violation (model.Violation's fields
+// and the fault's kind), schedule, file, replay command and timeline.
+type cxJSON struct {
+	Invariant string          `json:"invariant,omitempty"`
+	FirstSeq  int             `json:"first_seq,omitempty"`
+	Event     model.EventName `json:"event,omitempty"`
+	FaultID   string          `json:"fault_id,omitempty"`
+	FaultKind string          `json:"fault_kind,omitempty"`
+	Detail    string          `json:"detail,omitempty"`
+	Schedule  json.RawMessage `json:"schedule,omitempty"`
+	File      string          `json:"file,omitempty"`
+	Replay    string          `json:"replay,omitempty"`
+	Timeline  []model.Event   `json:"timeline,omitempty"`
+}
+
+// cxJSONOf returns cx's cxJSON, empty for nil.
+func cxJSONOf(cx *properties.Counterexample) cxJSON {
+	if cx == nil {
+		return cxJSON{}
+	}
+	v := cx.Violation
+	return cxJSON{Invariant: v.Invariant, FirstSeq: v.FirstSeq, Event: v.Event, FaultID: v.FaultID, FaultKind: cx.FaultKind,
+		Detail: v.Detail, Schedule: json.RawMessage(model.Format(cx.Schedule)), File: cx.File, Replay: cx.Replay, Timeline: cx.Timeline}
 }
 
 // writeCounterexample writes an exploration's counterexample as explore

@@ -17,10 +17,12 @@
 //
 //   - [Load] reads the whole directory into a [Corpus].
 //   - [ParseCounterexample], [Format] and [Counterexample.Check]: the
-//     counterexample file format (docs/formats.md) and the check of a
+//     one counterexample file format, version 2 (docs/formats.md; version
+//     1 still decodes), and the check of a
 //     replay against its recorded expectation; [NewViolation] makes one.
 //   - [IsCounterexample] and [ReadCounterexample] tell a counterexample
-//     (a file, or an exploration's record) from a schedule file and read it.
+//     (a file, or an exploration's record of before) from a schedule file
+//     and read it.
 //
 // The regression test of this package replays every file of this
 // repository's corpus on every `go test`.

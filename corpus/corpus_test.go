@@ -404,9 +404,9 @@ func TestLoadNamesTheBadFile(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "counterexamples"), 0o755)
 	os.WriteFile(filepath.Join(dir, "a.json"), []byte(`{"version":1,"config":{"profile":"typed"},"faults":[]}`), 0o644)
-	os.WriteFile(filepath.Join(dir, "counterexamples", "b.json"), []byte(`{"counterexample":2}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "counterexamples", "b.json"), []byte(`{"counterexample":3}`), 0o644)
 	_, err := corpus.Load(dir)
-	if err == nil || !strings.Contains(err.Error(), "b.json") || !strings.Contains(err.Error(), "unsupported version 2") {
+	if err == nil || !strings.Contains(err.Error(), "b.json") || !strings.Contains(err.Error(), "unsupported version 3") {
 		t.Fatalf("error %v does not name b.json and its version", err)
 	}
 	if _, err := corpus.Load(t.TempDir()); err == nil || !strings.Contains(err.Error(), "holds no schedule file") {

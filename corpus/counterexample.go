@@ -13,8 +13,9 @@ import (
 )
 
 // CounterexampleVersion is the version of the counterexample file format
-// this package reads and writes (the value of its "counterexample" field).
-const CounterexampleVersion = 1
+// this package writes (the value of its "counterexample" field). It reads
+// version 1 too, and an exploration's record of before (ReadCounterexample).
+const CounterexampleVersion = 2
 
 // Kind says what a counterexample shows.
 type Kind string
@@ -42,29 +43,39 @@ const (
 // file. Schedule is required for the violation and nondeterminism kinds,
 // Input for schedule_decode; Expect for, and only with, the violation kind.
 // Timeline is the recorded run, kept for people to read: the regression
-// test asserts Expect, not the timeline.
+// test asserts Expect, not the timeline. ScheduleFile, Interleaving and
+// ContextSwitches are version 2's (an exploration's files).
 type Counterexample struct {
-	Version  int             `json:"counterexample"`
-	Kind     Kind            `json:"kind"`
-	Note     string          `json:"note,omitempty"`
-	FoundBy  FoundBy         `json:"found_by"`
-	Replay   string          `json:"replay"`
-	Schedule *model.Schedule `json:"schedule,omitempty"`
+	Version int     `json:"counterexample"`
+	Kind    Kind    `json:"kind"`
+	Note    string  `json:"note,omitempty"`
+	FoundBy FoundBy `json:"found_by"`
+	Replay  string  `json:"replay"`
+	// ScheduleFile names the schedule file written beside this one (an
+	// exploration's NAME.json beside NAME.counterexample.json), if any.
+	ScheduleFile string          `json:"schedule_file,omitempty"`
+	Schedule     *model.Schedule `json:"schedule,omitempty"`
 	// Input is the raw input of a schedule_decode counterexample as a Go
 	// string literal (strconv.Quote), so that any bytes, valid UTF-8 or
 	// not, survive exactly (strconv.Unquote gives the bytes back).
-	Input    string        `json:"input,omitempty"`
-	Expect   *Expect       `json:"expect,omitempty"`
-	Timeline []model.Event `json:"timeline,omitempty"`
+	Input  string  `json:"input,omitempty"`
+	Expect *Expect `json:"expect,omitempty"`
+	// Interleaving and ContextSwitches are a concurrent run's picks and
+	// context switches (model.Result's), kept for people: the schedule's
+	// config holds the interleaving that replays it.
+	Interleaving    []int         `json:"interleaving,omitempty"`
+	ContextSwitches int           `json:"context_switches,omitempty"`
+	Timeline        []model.Event `json:"timeline,omitempty"`
 }
 
 // FoundBy records how a counterexample was found.
 type FoundBy struct {
 	// Target is the fuzz target or property that found it ("properties"
-	// for a counterexample record of the exploration).
+	// for the exploration's, "fuzz" for a fuzz failure's fail-folder file).
 	Target string `json:"target"`
 	// System is the system under test: its Definition's name, or a
-	// mutant's name.
+	// mutant's name; "" only for an exploration ("properties") of a
+	// run without a Definition.
 	System string `json:"system"`
 	// Scope is the decoder scope the target ran with, if any.
 	Scope string `json:"scope,omitempty"`
@@ -76,6 +87,9 @@ type FoundBy struct {
 	// counterexample (0 when unknown).
 	RapidSeed       uint64 `json:"rapid_seed,omitempty"`
 	ChecksToFailure int    `json:"checks_to_failure,omitempty"`
+	// Shrunk is an exploration's schedule as rapid's shrinking left it,
+	// before the fault-aware reduction (version 2), if kept.
+	Shrunk *model.Schedule `json:"rapid_shrunk_schedule,omitempty"`
 }
 
 // Expect is the run a violation counterexample is expected to produce.
@@ -89,7 +103,7 @@ type Expect struct {
 	Violated []Violation `json:"violated"`
 	// FirstOnly marks an expectation that records only the first
 	// violated invariant and no verdicts, as an exploration's
-	// counterexample record does (see fromRecord): Check then asserts
+	// counterexample does (and its record of before): Check then asserts
 	// that invariant, its first failing event and its fault, and nothing
 	// else.
 	FirstOnly bool `json:"first_only,omitempty"`
@@ -175,8 +189,8 @@ func (c *Counterexample) rawInput() ([]byte, error) {
 
 // IsCounterexample reports whether data is a counterexample rather than a
 // schedule file: a counterexample file (a JSON object with a
-// "counterexample" field) or an exploration's counterexample record, both
-// of which ReadCounterexample reads. It does not validate the rest.
+// "counterexample" field, any version) or an exploration's record of
+// before, which ReadCounterexample reads. It does not validate the rest.
 func IsCounterexample(data []byte) bool {
 	t := topLevel(data)
 	return t == "counterexample" || t == "record"
@@ -195,27 +209,38 @@ const maxEntries = 10000
 // with) the kind are errors that name the problem.
 func ParseCounterexample(data []byte) (*Counterexample, error) {
 	var raw struct {
-		Version  *int            `json:"counterexample"`
-		Kind     Kind            `json:"kind"`
-		Note     string          `json:"note"`
-		FoundBy  *FoundBy        `json:"found_by"`
-		Replay   string          `json:"replay"`
-		Schedule json.RawMessage `json:"schedule"`
-		Input    string          `json:"input"`
-		Expect   *Expect         `json:"expect"`
-		Timeline []model.Event   `json:"timeline"`
+		Version      *int            `json:"counterexample"`
+		Kind         Kind            `json:"kind"`
+		Note         string          `json:"note"`
+		FoundBy      *rawFoundBy     `json:"found_by"`
+		Replay       string          `json:"replay"`
+		ScheduleFile string          `json:"schedule_file"`
+		Schedule     json.RawMessage `json:"schedule"`
+		Input        string          `json:"input"`
+		Expect       *Expect         `json:"expect"`
+		Interleaving []int           `json:"interleaving"`
+		Switches     int             `json:"context_switches"`
+		Timeline     []model.Event   `json:"timeline"`
 	}
 	if err := strictjson.Decode(data, &raw); err != nil {
 		return nil, fmt.Errorf("counterexample: %w", err)
 	}
 	if raw.Version == nil {
-		return nil, errors.New(`counterexample: missing "counterexample" (the format version, want 1)`)
+		return nil, fmt.Errorf(`counterexample: missing "counterexample" (the format version, want %d)`, CounterexampleVersion)
 	}
-	if *raw.Version != CounterexampleVersion {
-		return nil, fmt.Errorf("counterexample: unsupported version %d (want %d)", *raw.Version, CounterexampleVersion)
+	if *raw.Version != 1 && *raw.Version != CounterexampleVersion {
+		return nil, fmt.Errorf("counterexample: unsupported version %d (want 1 or %d)", *raw.Version, CounterexampleVersion)
 	}
-	if raw.FoundBy == nil || raw.FoundBy.Target == "" || raw.FoundBy.System == "" {
+	// an exploration's counterexample names no system when its run had
+	// no Definition's name (as a record of before may not)
+	if raw.FoundBy == nil || raw.FoundBy.Target == "" || (raw.FoundBy.System == "" && raw.FoundBy.Target != "properties") {
 		return nil, errors.New(`counterexample: "found_by" needs "target" and "system"`)
+	}
+	if *raw.Version == 1 && (raw.ScheduleFile != "" || len(raw.Interleaving) > 0 || raw.Switches != 0 || len(raw.FoundBy.Shrunk) > 0) {
+		return nil, errors.New(`counterexample: version 1 takes no "schedule_file", "interleaving", "context_switches" or "found_by.rapid_shrunk_schedule" (version 2's)`)
+	}
+	if len(raw.Interleaving) > maxEntries {
+		return nil, fmt.Errorf(`counterexample: "interleaving" has %d picks, more than the limit of %d`, len(raw.Interleaving), maxEntries)
 	}
 	if len(raw.Timeline) > maxEntries {
 		return nil, fmt.Errorf(`counterexample: "timeline" has %d events, more than the limit of %d`, len(raw.Timeline), maxEntries)
@@ -223,14 +248,16 @@ func ParseCounterexample(data []byte) (*Counterexample, error) {
 	if raw.Expect != nil && len(raw.Expect.Violated) > maxEntries {
 		return nil, fmt.Errorf(`counterexample: "expect.violated" has %d entries, more than the limit of %d`, len(raw.Expect.Violated), maxEntries)
 	}
-	c := &Counterexample{Version: *raw.Version, Kind: raw.Kind, Note: raw.Note, FoundBy: *raw.FoundBy,
-		Replay: raw.Replay, Input: raw.Input, Expect: raw.Expect, Timeline: raw.Timeline}
-	if len(raw.Schedule) > 0 && string(raw.Schedule) != "null" {
-		s, err := model.ParseSchedule(raw.Schedule)
-		if err != nil {
-			return nil, fmt.Errorf("counterexample: %w", err)
-		}
-		c.Schedule = s
+	// every version decodes to the current one: Format writes only it
+	c := &Counterexample{Version: CounterexampleVersion, Kind: raw.Kind, Note: raw.Note, FoundBy: raw.FoundBy.FoundBy,
+		Replay: raw.Replay, ScheduleFile: raw.ScheduleFile, Input: raw.Input, Expect: raw.Expect,
+		Interleaving: raw.Interleaving, ContextSwitches: raw.Switches, Timeline: raw.Timeline}
+	var err error
+	if c.Schedule, err = parseOptional(raw.Schedule, ""); err != nil {
+		return nil, err
+	}
+	if c.FoundBy.Shrunk, err = parseOptional(raw.FoundBy.Shrunk, "found_by.rapid_shrunk_schedule: "); err != nil {
+		return nil, err
 	}
 	switch c.Kind {
 	case KindViolation, KindNondeterminism:
@@ -278,11 +305,34 @@ func ParseCounterexample(data []byte) (*Counterexample, error) {
 	return c, nil
 }
 
-// Format returns the canonical encoding of c: two-space indented JSON with
-// a trailing newline. ParseCounterexample(Format(c)) equals c for every
-// valid c.
+// rawFoundBy is FoundBy as decoded: its shrunk schedule strictly, by
+// model.ParseSchedule.
+type rawFoundBy struct {
+	FoundBy
+	Shrunk json.RawMessage `json:"rapid_shrunk_schedule"`
+}
+
+// parseOptional decodes a schedule field, nil when absent or null; its
+// errors say where (prefix).
+func parseOptional(raw json.RawMessage, where string) (*model.Schedule, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	s, err := model.ParseSchedule(raw)
+	if err != nil {
+		return nil, fmt.Errorf("counterexample: %s%w", where, err)
+	}
+	return s, nil
+}
+
+// Format returns the canonical encoding of c in the current version
+// (CounterexampleVersion, whatever c.Version says): two-space indented
+// JSON with a trailing newline. ParseCounterexample(Format(c)) equals c
+// for every valid c of the current version.
 func Format(c *Counterexample) []byte {
-	b, err := json.MarshalIndent(c, "", "  ")
+	now := *c
+	now.Version = CounterexampleVersion
+	b, err := json.MarshalIndent(&now, "", "  ")
 	if err != nil {
 		panic(fmt.Sprintf("corpus: formatting a counterexample: %v", err)) // only plain data: cannot fail
 	}

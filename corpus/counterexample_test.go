@@ -1,6 +1,8 @@
 package corpus_test
 
 import (
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -120,5 +122,37 @@ func TestCounterexampleDecodingIsStrict(t *testing.T) {
 	_, err := corpus.ParseCounterexample([]byte(timeline(corpus.MaxEntries + 1)))
 	if err == nil || err.Error() != `counterexample: "timeline" has 10001 events, more than the limit of 10000` {
 		t.Errorf("over the limit: %v", err)
+	}
+}
+
+// TestVersion2Fields: version 2's fields decode (the shrunk schedule
+// strictly) and survive the round trip; a version-1 file holding one is
+// an error, and so is a version neither 1 nor 2.
+func TestVersion2Fields(t *testing.T) {
+	sched := goodCE[strings.Index(goodCE, `"schedule": `)+len(`"schedule": `) : strings.Index(goodCE, `,
+  "expect"`)]
+	v2 := strings.Replace(strings.Replace(goodCE, `"counterexample": 1`, `"counterexample": 2`, 1), `"replay": "r",`,
+		`"replay": "r", "schedule_file": "cx.json", "interleaving": [1, 2], "context_switches": 1,`, 1)
+	v2 = strings.Replace(v2, `"system": "reference"`, `"system": "reference", "rapid_shrunk_schedule": `+sched, 1)
+	ce, err := corpus.ParseCounterexample([]byte(v2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ce.ScheduleFile != "cx.json" || !slices.Equal(ce.Interleaving, []int{1, 2}) || ce.ContextSwitches != 1 || ce.FoundBy.Shrunk == nil ||
+		!slices.Equal(ce.FoundBy.Shrunk.Faults, ce.Schedule.Faults) {
+		t.Fatalf("version 2 fields: %+v", ce)
+	}
+	again, err := corpus.ParseCounterexample(corpus.Format(ce))
+	if err != nil || !reflect.DeepEqual(ce, again) {
+		t.Fatalf("round trip: %v\n%s", err, corpus.Format(ce))
+	}
+	for _, c := range []struct{ in, want string }{
+		{strings.Replace(v2, `"counterexample": 2`, `"counterexample": 1`, 1), `version 1 takes no "schedule_file"`},
+		{strings.Replace(v2, `"counterexample": 2`, `"counterexample": 3`, 1), `unsupported version 3 (want 1 or 2)`},
+		{strings.Replace(v2, `"rapid_shrunk_schedule": {`, `"rapid_shrunk_schedule": {"Faults": [], `, 1), `found_by.rapid_shrunk_schedule: `},
+	} {
+		if _, err := corpus.ParseCounterexample([]byte(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want %q", err, c.want)
+		}
 	}
 }

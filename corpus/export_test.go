@@ -10,5 +10,8 @@ var (
 	FromRecord = fromRecord
 )
 
+// ParseRecord decodes an exploration's record of before.
+func ParseRecord(data []byte) (any, error) { return parseRecord(data) }
+
 // RawInput returns the bytes c.Input quotes.
 func RawInput(c *Counterexample) ([]byte, error) { return c.rawInput() }

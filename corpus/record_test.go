@@ -14,9 +14,22 @@ import (
 	"github.com/faultline/faultline/reference/copperfin"
 )
 
+// legacyRecord is an exploration's record of before counterexample
+// version 2 (written by record below before it wrote version 2): the
+// baseline's duplicate refund, found at check 3 of seed 42.
+func legacyRecord(t *testing.T) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "reference", "copperfin", "testdata", "record-v1.counterexample.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
 // record writes the exploration's two files for the baseline's duplicate
 // refund (properties.WriteCounterexample, as faultline explore --out
-// does) and returns the record's bytes and the schedule file's path.
+// does) and returns the counterexample file's bytes and the schedule
+// file's path.
 func record(t *testing.T) ([]byte, string, *model.Result) {
 	t.Helper()
 	s, err := model.SingleFault("timeout_after_commit", func() model.Config {
@@ -32,8 +45,7 @@ func record(t *testing.T) ([]byte, string, *model.Result) {
 		t.Fatal(err)
 	}
 	inv, _ := res.Invariant(model.InvEffectAtMostOnce)
-	cx := &properties.Counterexample{Schedule: s, Shrunk: s, Invariant: inv.Invariant, FirstSeq: inv.FirstSeq, Event: inv.Event,
-		FaultID: inv.FaultID, FaultKind: "timeout_after_commit", Detail: inv.Detail, Timeline: model.Normalize(res.Timeline.Events())[:inv.FirstSeq],
+	cx := &properties.Counterexample{Schedule: s, Shrunk: s, Violation: inv.Violation, FaultKind: "timeout_after_commit", Timeline: model.Normalize(res.Timeline.Events())[:inv.FirstSeq],
 		System: copperfin.Name}
 	dir := t.TempDir()
 	if err := properties.WriteCounterexample(dir, cx, &properties.Report{ChecksToFailure: 3, Seed: 42}, "faultline replay %s"); err != nil {
@@ -46,41 +58,56 @@ func record(t *testing.T) ([]byte, string, *model.Result) {
 	return data, cx.File, res
 }
 
-// TestRecordMapsOntoACounterexample: an exploration's record reads as a
-// counterexample by the documented mapping, replays to its recorded first
-// violation, survives the corpus format's round trip, and a replay that
-// no longer shows the violation is a difference.
+// TestRecordMapsOntoACounterexample: an exploration writes a
+// counterexample file of the current version, and its record of before
+// reads as the same counterexample by the documented mapping; each
+// replays to its recorded first violation and survives the corpus
+// format's round trip, and a replay that no longer shows the violation
+// is a difference.
 func TestRecordMapsOntoACounterexample(t *testing.T) {
 	data, file, res := record(t)
-	if !corpus.IsRecord(data) || corpus.IsFile(data) || !corpus.IsCounterexample(data) {
+	if corpus.IsRecord(data) || !corpus.IsFile(data) || !corpus.IsCounterexample(data) {
+		t.Fatal("the exploration's file is not recognised as a counterexample file")
+	}
+	if old := legacyRecord(t); !corpus.IsRecord(old) || corpus.IsFile(old) || !corpus.IsCounterexample(old) {
 		t.Fatal("the record is not recognised as a record")
 	}
-	ce, err := corpus.ReadCounterexample(data)
-	if err != nil {
-		t.Fatal(err)
-	}
 	inv, _ := res.Invariant(model.InvEffectAtMostOnce)
-	want := &corpus.Counterexample{Version: 1, Kind: corpus.KindViolation,
-		Note:     "exploration counterexample, schedule file " + filepath.Base(file),
-		FoundBy:  corpus.FoundBy{Target: "properties", System: "copperfin", RapidSeed: 42, ChecksToFailure: 3},
-		Replay:   "faultline replay " + file,
-		Schedule: res.Schedule,
+	want := &corpus.Counterexample{Version: 2, Kind: corpus.KindViolation,
+		Note:         "exploration counterexample, schedule file " + filepath.Base(file),
+		FoundBy:      corpus.FoundBy{Target: "properties", System: "copperfin", RapidSeed: 42, ChecksToFailure: 3, Shrunk: res.Schedule},
+		Replay:       "faultline replay " + file,
+		ScheduleFile: filepath.Base(file),
+		Schedule:     res.Schedule,
 		Expect: &corpus.Expect{FirstOnly: true, Violated: []corpus.Violation{{Invariant: "effect_at_most_once", FirstSeq: inv.FirstSeq,
 			Event: model.EvToolCommit, FaultID: "f1", Detail: "second ledger effect for task refund-O-731"}}},
 		Timeline: model.Normalize(res.Timeline.Events())[:inv.FirstSeq],
 	}
-	if diff := cmp.Diff(want, ce); diff != "" {
-		t.Fatalf("mapping (-want +got):\n%s", diff)
-	}
-	again, err := corpus.ParseCounterexample(corpus.Format(ce))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(ce, again); diff != "" {
-		t.Errorf("Parse(Format(FromRecord(r))) differs:\n%s", diff)
-	}
-	if err := ce.Check(res); err != nil {
-		t.Errorf("replay: %v", err)
+	var ce *corpus.Counterexample
+	for _, c := range []struct {
+		name   string
+		data   []byte
+		replay string
+	}{{"written", data, want.Replay}, {"record", legacyRecord(t), "faultline replay " + filepath.Base(file)}} {
+		got, err := corpus.ReadCounterexample(c.data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.Replay = c.replay
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("%s: mapping (-want +got):\n%s", c.name, diff)
+		}
+		again, err := corpus.ParseCounterexample(corpus.Format(got))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(got, again); diff != "" {
+			t.Errorf("%s: Parse(Format(FromRecord(r))) differs:\n%s", c.name, diff)
+		}
+		if err := got.Check(res); err != nil {
+			t.Errorf("%s: replay: %v", c.name, err)
+		}
+		ce = got
 	}
 	// first_only compares the recorded invariant only: another violation
 	// and other verdicts are not differences, the recorded one missing is
@@ -96,7 +123,7 @@ func TestRecordMapsOntoACounterexample(t *testing.T) {
 }
 
 func TestRecordErrorsNameTheProblem(t *testing.T) {
-	data, _, _ := record(t)
+	data := legacyRecord(t)
 	good := string(data)
 	cases := []struct{ from, to, want string }{
 		{`"version": 1`, `"version": 2`, "unsupported version 2 (want 1)"},
@@ -127,7 +154,7 @@ func TestRecordErrorsNameTheProblem(t *testing.T) {
 }
 
 func TestRecordDecodingIsStrict(t *testing.T) {
-	data, _, _ := record(t)
+	data := legacyRecord(t)
 	good := string(data)
 	for _, c := range []struct{ from, to, want string }{
 		{`"invariant":`, `"Invariant":`, `counterexample record: field "Invariant" does not match "invariant"`},
@@ -148,7 +175,7 @@ func TestRecordDecodingIsStrict(t *testing.T) {
 // record names, not with any one system; a record that names none (written
 // before records kept their system) reads with no system.
 func TestRecordNamesItsSystem(t *testing.T) {
-	data, _, _ := record(t)
+	data := legacyRecord(t)
 	for _, c := range []struct{ from, to, want string }{
 		{`"system": "copperfin"`, `"system": "billing"`, "billing"},
 		{`"system": "copperfin",`, ``, ""},

@@ -55,8 +55,10 @@ type Entry struct {
 // invariant, how many recorded runs violated it there, and the smallest
 // such schedule with where its run first broke the invariant.
 type Counterexample struct {
-	// Invariant names the violated invariant (model.Invariants).
-	Invariant string
+	// Violation is the violated invariant, the timeline seq and event
+	// after which it was first false in Schedule's run, and why; its
+	// FaultID is not kept (empty: the key names the fault).
+	model.Violation
 	// Count is the number of recorded runs that violated Invariant under
 	// the key (at least 1).
 	Count int
@@ -64,11 +66,6 @@ type Counterexample struct {
 	// shrunk counterexample is smaller than the run it came from, so it
 	// wins when recorded.
 	Schedule *model.Schedule
-	// FirstSeq and Event are the timeline seq and event after which the
-	// invariant was first false in Schedule's run; Detail says why.
-	FirstSeq int
-	Event    model.EventName
-	Detail   string
 	// System names the system whose run Schedule is ("" when unknown).
 	System string
 }

@@ -386,8 +386,8 @@ func readCounterexamples(raws []json.RawMessage, known func(string, *string) (st
 				return nil, fmt.Errorf("%sinvariant %q listed twice", at, cj.Invariant)
 			}
 		}
-		out = append(out, Counterexample{Invariant: cj.Invariant, Count: *cj.Count, Schedule: s,
-			FirstSeq: cj.FirstSeq, Event: cj.Event, Detail: cj.Detail, System: sys})
+		out = append(out, Counterexample{Violation: model.Violation{Invariant: cj.Invariant, FirstSeq: cj.FirstSeq, Event: cj.Event,
+			Detail: cj.Detail}, Count: *cj.Count, Schedule: s, System: sys})
 	}
 	slices.SortFunc(out, func(a, b Counterexample) int { return strings.Compare(a.Invariant, b.Invariant) })
 	return out, nil

@@ -133,10 +133,13 @@ func genData(t *rapid.T, label string) *coverage.Data {
 		var out []coverage.Counterexample
 		for _, inv := range invs {
 			if rapid.Bool().Draw(t, l+".has") {
-				out = append(out, coverage.Counterexample{Invariant: inv, Count: rapid.IntRange(1, 5).Draw(t, l+".count"),
-					Schedule: withKind(genSchedule(t, l), k), FirstSeq: rapid.IntRange(1, 20).Draw(t, l+".seq"),
-					Event: rapid.SampledFrom(model.AllEvents).Draw(t, l+".event"), Detail: rapid.SampledFrom([]string{"x", "y"}).Draw(t, l+".detail"),
-					System: rapid.SampledFrom(sysNames).Draw(t, l+".system")})
+				c := coverage.Counterexample{Violation: model.Violation{Invariant: inv}, Count: rapid.IntRange(1, 5).Draw(t, l+".count"),
+					Schedule: withKind(genSchedule(t, l), k)}
+				c.FirstSeq = rapid.IntRange(1, 20).Draw(t, l+".seq")
+				c.Event = rapid.SampledFrom(model.AllEvents).Draw(t, l+".event")
+				c.Detail = rapid.SampledFrom([]string{"x", "y"}).Draw(t, l+".detail")
+				c.System = rapid.SampledFrom(sysNames).Draw(t, l+".system")
+				out = append(out, c)
 			}
 		}
 		return out

@@ -145,8 +145,9 @@ func (t *Tracker) Record(res *model.Result) error {
 		if inv.Held {
 			continue
 		}
-		c := Counterexample{Invariant: inv.Invariant, Count: 1, Schedule: res.Schedule,
-			FirstSeq: inv.FirstSeq, Event: inv.Event, Detail: inv.Detail, System: t.name}
+		v := inv.Violation
+		v.FaultID = ""
+		c := Counterexample{Violation: v, Count: 1, Schedule: res.Schedule, System: t.name}
 		at := -1
 		for i, f := range res.Faults {
 			if inv.FaultID != "" && f.ID == inv.FaultID && visited[i] {

@@ -115,8 +115,8 @@ func TestCounterexampleBesideItsKey(t *testing.T) {
 	c := e.Counterexamples[0]
 	// seq 19 is the retried tool.commit, the second ledger effect (seq 16 is
 	// the first commit, whose reply the fault lost)
-	want := coverage.Counterexample{Invariant: "effect_at_most_once", Count: 1, Schedule: s, FirstSeq: 19,
-		Event: model.EvToolCommit, Detail: "second ledger effect for task refund-O-731", System: copperfin.Name}
+	want := coverage.Counterexample{Violation: model.Violation{Invariant: "effect_at_most_once", FirstSeq: 19,
+		Event: model.EvToolCommit, Detail: "second ledger effect for task refund-O-731"}, Count: 1, Schedule: s, System: copperfin.Name}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Fatalf("counterexample (-want +got):\n%s", diff)
 	}

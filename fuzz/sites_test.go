@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/fuzz"
 	"github.com/faultline/faultline/internal/archiver"
 	"github.com/faultline/faultline/model"
@@ -160,8 +162,29 @@ func TestForFindsThePlantedBug(t *testing.T) {
 		t.Errorf("done: %v", err)
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 {
-		t.Errorf("%d files in the fail folder, want the one failure's", len(entries))
+	if len(entries) != 2 {
+		t.Errorf("%d files in the fail folder, want the one failure's schedule and counterexample files", len(entries))
+	}
+	// the counterexample file beside the schedule: the corpus format,
+	// recording the shrunk run, which a replay of the file matches
+	data, err := os.ReadFile(strings.TrimSuffix(f.File, ".json") + ".counterexample.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ce, err := corpus.ReadCounterexample(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ce.FoundBy.Target != "fuzz" || ce.FoundBy.System != def.Name || ce.ScheduleFile != filepath.Base(f.File) || ce.Replay != f.Replay ||
+		!slices.Equal(ce.Schedule.Faults, f.Schedule.Faults) {
+		t.Errorf("counterexample file %+v", ce)
+	}
+	res, err := def.Replay(ce.Schedule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ce.Check(res); err != nil {
+		t.Errorf("the counterexample file's replay: %v", err)
 	}
 }
 

@@ -11,15 +11,18 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/internal/bubble"
+	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/properties"
 )
 
 // WithReplayTest names a test of the same package that calls
 // properties.Check on the system under the same config: a failure's shrunk
-// schedule is written to that test's fail folder (properties.FailFolder,
-// or WithFailDir's), which its next run replays first, and the replay
+// schedule, and its counterexample file beside it (corpus.Format), are
+// written to that test's fail folder (properties.FailFolder, or
+// WithFailDir's), which its next run replays first, and the replay
 // line is that test's go test line unless the Definition has a
 // ReplayCommand. Without it, a failure writes no file and says how to
 // replay it.
@@ -27,7 +30,7 @@ func WithReplayTest(test string) Option {
 	return optionFunc(func(o *options) error { o.replayTest = test; return nil })
 }
 
-// WithFailDir sets the folder a failure's schedule file is written to
+// WithFailDir sets the folder a failure's files are written to
 // (default: the fail folder of WithReplayTest's test). Tests that expect
 // a failure, such as a planted bug's, give it t.TempDir().
 func WithFailDir(dir string) Option {
@@ -126,11 +129,9 @@ func (d *Decoder) store(f *Failure) error {
 		return nil
 	}
 	sum := sha256.Sum256(canon)
-	path := filepath.Join(dir, "fuzz-"+hex.EncodeToString(sum[:6])+".json")
+	name := "fuzz-" + hex.EncodeToString(sum[:6])
+	path := filepath.Join(dir, name+".json")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("fuzz: writing the counterexample: %w", err)
-	}
-	if err := os.WriteFile(path, canon, 0o644); err != nil {
 		return fmt.Errorf("fuzz: writing the counterexample: %w", err)
 	}
 	f.File = path
@@ -141,6 +142,16 @@ func (d *Decoder) store(f *Failure) error {
 		f.Replay = properties.ReplayCommand(d.replayTest, path)
 	default:
 		f.Replay = fmt.Sprintf("%s=%s go test -run '^TEST$' ./PKG, TEST a test that calls properties.Check on %s under this config", properties.ReplayEnv, path, d.def.Name)
+	}
+	// the counterexample file beside the schedule, as the exploration
+	// writes one: the shrunk run as the oracle judged it
+	ce := corpus.NewViolation(f.Result, corpus.FoundBy{Target: "fuzz", System: d.def.Name, Scope: d.scope.String()},
+		"fuzz counterexample: "+f.Invariant, f.Replay)
+	ce.Schedule, ce.ScheduleFile = f.Schedule, name+".json"
+	// both staged before either is renamed: a failure leaves neither half
+	if err := fileio.WriteFiles(fileio.File{Path: path, Data: canon},
+		fileio.File{Path: filepath.Join(dir, name+".counterexample.json"), Data: corpus.Format(ce)}); err != nil {
+		return fmt.Errorf("fuzz: writing the counterexample: %w", err)
 	}
 	return nil
 }

@@ -98,7 +98,7 @@ func TestReduceFewestContextSwitches(t *testing.T) {
 	}
 }
 
-// The record written beside a concurrent counterexample carries its picks
+// The counterexample file written beside a concurrent counterexample's schedule carries its picks
 // and context switches, and reads back.
 func TestConcurrentCounterexampleRecord(t *testing.T) {
 	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "hand-made",
@@ -116,7 +116,7 @@ func TestConcurrentCounterexampleRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := corpus.ParseRecord(data)
+	rec, err := corpus.ParseCounterexample(data)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func TestWriteCounterexampleFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	cx := &properties.Counterexample{Schedule: s, Shrunk: s, Invariant: model.InvEffectAtMostOnce, FaultKind: "timeout_after_commit"}
+	cx := &properties.Counterexample{Schedule: s, Shrunk: s, Violation: model.Violation{Invariant: model.InvEffectAtMostOnce}, FaultKind: "timeout_after_commit"}
 	if err := properties.WriteCounterexample(dir, cx, nil, "faultline replay %s"); err != nil {
 		t.Fatal(err)
 	}

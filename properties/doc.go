@@ -29,8 +29,8 @@
 // ([WithCoverage], [WithGuide]); output ([WithFailDir],
 // [WithReplayCommand], [WithProgress]).
 //
-// Files and errors: [Counterexample], [WriteCounterexample],
-// [CounterexampleRecord], [CounterexampleVersion], [FailFolder],
+// Files and errors: [Counterexample], [WriteCounterexample] (the one
+// counterexample format, package corpus's), [FailFolder],
 // [ReplayCommand]; [ErrNondeterministic]; [BubbleClock], production
 // code's clock.
 //

@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -100,23 +101,23 @@ func (r *Report) InconclusiveMessage() string {
 // faults never fired.
 const unfiredReason = " (the system's adapters enact none of the kinds in scope at the crossings they reached), so no fault was tested; narrow the kinds to those the adapters enact (their Kinds())"
 
-// Counterexample is a 1-minimal failing schedule and what broke.
+// Counterexample is a 1-minimal failing schedule and what broke. Its JSON
+// form is {"schedule", "shrunk", "invariant", "first_seq", "event",
+// "fault_id", "fault_kind", "detail", "timeline", "interleaving",
+// "context_switches", "file", "replay", "system"} (MarshalJSON; the tags
+// read it back).
 type Counterexample struct {
 	// Schedule is the reduced schedule, config included.
 	Schedule *model.Schedule `json:"schedule"`
 	// Shrunk is the schedule as rapid's shrinking left it, before the
 	// fault-aware reduction.
 	Shrunk *model.Schedule `json:"shrunk"`
-	// Invariant is the violated invariant (the first in scope to become
-	// false), FirstSeq and Event the first crossing after which it was
-	// false, FaultID and FaultKind the fault that reached it ("" when none
-	// had fired), and Detail the oracle's reason.
-	Invariant string          `json:"invariant"`
-	FirstSeq  int             `json:"first_seq"`
-	Event     model.EventName `json:"event"`
-	FaultID   string          `json:"fault_id,omitempty"`
-	FaultKind string          `json:"fault_kind,omitempty"`
-	Detail    string          `json:"detail"`
+	// Violation is the violated invariant (the first in scope to become
+	// false), the first crossing after which it was false, the fault that
+	// reached it ("" when none had fired) and the oracle's reason;
+	// FaultKind is that fault's kind.
+	model.Violation
+	FaultKind string `json:"fault_kind,omitempty"`
 	// Timeline is the reduced run's redacted timeline up to FirstSeq.
 	Timeline []model.Event `json:"timeline"`
 	// Interleaving and ContextSwitches are, for a concurrent config, the
@@ -129,11 +130,37 @@ type Counterexample struct {
 	File   string `json:"file,omitempty"`
 	Replay string `json:"replay"`
 	// System names the system explored (its Definition's name; "" without
-	// one), which the counterexample record keeps.
+	// one), which the counterexample file keeps.
 	System string `json:"system,omitempty"`
 	// stored is set for a schedule replayed from a file as it is, not
 	// reduced by this run
 	stored bool
+}
+
+// counterexampleJSON is Counterexample's JSON form, field by field.
+type counterexampleJSON struct {
+	Schedule        *model.Schedule `json:"schedule"`
+	Shrunk          *model.Schedule `json:"shrunk"`
+	Invariant       string          `json:"invariant"`
+	FirstSeq        int             `json:"first_seq"`
+	Event           model.EventName `json:"event"`
+	FaultID         string          `json:"fault_id,omitempty"`
+	FaultKind       string          `json:"fault_kind,omitempty"`
+	Detail          string          `json:"detail"`
+	Timeline        []model.Event   `json:"timeline"`
+	Interleaving    []int           `json:"interleaving,omitempty"`
+	ContextSwitches int             `json:"context_switches,omitempty"`
+	File            string          `json:"file,omitempty"`
+	Replay          string          `json:"replay"`
+	System          string          `json:"system,omitempty"`
+}
+
+// MarshalJSON writes the form the type's comment gives.
+func (cx Counterexample) MarshalJSON() ([]byte, error) {
+	return json.Marshal(counterexampleJSON{Schedule: cx.Schedule, Shrunk: cx.Shrunk, Invariant: cx.Invariant,
+		FirstSeq: cx.FirstSeq, Event: cx.Event, FaultID: cx.FaultID, FaultKind: cx.FaultKind, Detail: cx.Detail,
+		Timeline: cx.Timeline, Interleaving: cx.Interleaving, ContextSwitches: cx.ContextSwitches, File: cx.File,
+		Replay: cx.Replay, System: cx.System})
 }
 
 // String describes the counterexample for people: what broke where, the

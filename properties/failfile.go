@@ -1,7 +1,6 @@
 package properties
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,8 +11,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/internal/fileio"
-	"github.com/faultline/faultline/internal/strictjson"
 	"github.com/faultline/faultline/model"
 )
 
@@ -184,24 +183,23 @@ func (f failFiles) stored() ([]string, error) {
 }
 
 // loadStored reads the schedule of a stored counterexample: a schedule
-// file (NAME.json), or the counterexample record beside it
-// (NAME.counterexample.json), both decoded strictly. Errors name the file.
+// file (NAME.json), or the counterexample file beside it
+// (NAME.counterexample.json, any version corpus.ReadCounterexample reads),
+// both decoded strictly. Errors name the file.
 func loadStored(path string) (*model.Schedule, error) {
 	data, err := fileio.ReadFile(path, fileio.ScheduleLimit)
 	if err != nil {
 		return nil, fmt.Errorf("properties: %w", err)
 	}
-	var top map[string]json.RawMessage
-	if json.Unmarshal(data, &top) == nil && top["schedule_file"] != nil && top["invariant"] != nil {
-		var raw struct {
-			CounterexampleRecord
-			Schedule json.RawMessage `json:"schedule"`
-			Shrunk   json.RawMessage `json:"rapid_shrunk_schedule"`
-		}
-		if err := strictjson.Decode(data, &raw); err != nil {
-			return nil, fmt.Errorf("properties: %s: counterexample record: %w", path, err)
-		}
-		data = raw.Schedule
+	// one look at the top-level keys, then one strict decoding
+	ce, err := corpus.ReadCounterexample(data)
+	switch {
+	case err == nil && ce.Schedule == nil:
+		return nil, fmt.Errorf("properties: %s: a counterexample of kind %s holds no schedule", path, ce.Kind)
+	case err == nil:
+		return ce.Schedule, nil
+	case !errors.Is(err, corpus.ErrNeither):
+		return nil, fmt.Errorf("properties: %s: %w", path, err)
 	}
 	s, err := model.ParseSchedule(data)
 	if err != nil {

@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -40,19 +41,37 @@ type PairWitness struct {
 	On    *model.Schedule `json:"on"`
 	Drawn *model.Schedule `json:"drawn"`
 	Draw  int             `json:"draw"`
-	// Invariant is the invariant the off run violates (the first in scope
-	// to become false in the drawn composition's off run), FirstSeq and
-	// Event the crossing after which it was false in the reduced off run,
-	// FaultID and FaultKind the fault that reached it, Detail the
-	// oracle's reason.
-	Invariant string          `json:"invariant"`
-	FirstSeq  int             `json:"first_seq"`
-	Event     model.EventName `json:"event"`
-	FaultID   string          `json:"fault_id,omitempty"`
-	FaultKind string          `json:"fault_kind,omitempty"`
-	Detail    string          `json:"detail"`
+	// Violation is the invariant the off run violates (the first in scope
+	// to become false in the drawn composition's off run), the crossing
+	// after which it was false in the reduced off run, the fault that
+	// reached it and the oracle's reason; FaultKind is that fault's kind.
+	model.Violation
+	FaultKind string `json:"fault_kind,omitempty"`
 	// OnVerdict is the run verdict of the reduced on run.
 	OnVerdict model.RunVerdict `json:"on_verdict"`
+}
+
+// pairWitnessJSON is PairWitness's JSON form, field by field.
+type pairWitnessJSON struct {
+	Off       *model.Schedule  `json:"off"`
+	On        *model.Schedule  `json:"on"`
+	Drawn     *model.Schedule  `json:"drawn"`
+	Draw      int              `json:"draw"`
+	Invariant string           `json:"invariant"`
+	FirstSeq  int              `json:"first_seq"`
+	Event     model.EventName  `json:"event"`
+	FaultID   string           `json:"fault_id,omitempty"`
+	FaultKind string           `json:"fault_kind,omitempty"`
+	Detail    string           `json:"detail"`
+	OnVerdict model.RunVerdict `json:"on_verdict"`
+}
+
+// MarshalJSON writes {"off", "on", "drawn", "draw", "invariant",
+// "first_seq", "event", "fault_id", "fault_kind", "detail", "on_verdict"}
+// (the fields' tags read it back).
+func (w PairWitness) MarshalJSON() ([]byte, error) {
+	return json.Marshal(pairWitnessJSON{Off: w.Off, On: w.On, Drawn: w.Drawn, Draw: w.Draw, Invariant: w.Invariant,
+		FirstSeq: w.FirstSeq, Event: w.Event, FaultID: w.FaultID, FaultKind: w.FaultKind, Detail: w.Detail, OnVerdict: w.OnVerdict})
 }
 
 // ExplorePair explores ordered compositions of two to WithMaxFaults
@@ -227,7 +246,7 @@ func (e *explorer) witness(s, red *model.Schedule, on model.Config, inv string, 
 	if !ok {
 		return nil, fmt.Errorf("properties: the reduced pair no longer holds for %s: %w", inv, ErrNondeterministic)
 	}
-	w := &PairWitness{Off: red, On: cloneSchedule(red), Drawn: s, Draw: draw, Invariant: inv}
+	w := &PairWitness{Off: red, On: cloneSchedule(red), Drawn: s, Draw: draw, Violation: model.Violation{Invariant: inv}}
 	w.On.Config = on
 	res, err := e.replay(red)
 	if err != nil {

@@ -75,8 +75,7 @@ func (e *explorer) pinPicks(s *model.Schedule, inv string) (*model.Schedule, err
 // describe returns the counterexample s shows: res is its run, ir the
 // violated invariant's result in it.
 func describe(s *model.Schedule, res *model.Result, ir model.InvariantResult) *Counterexample {
-	cx := &Counterexample{Schedule: s, Invariant: ir.Invariant, FirstSeq: ir.FirstSeq, Event: ir.Event,
-		FaultID: ir.FaultID, Detail: ir.Detail, Interleaving: res.Interleaving, ContextSwitches: res.ContextSwitches}
+	cx := &Counterexample{Schedule: s, Violation: ir.Violation, Interleaving: res.Interleaving, ContextSwitches: res.ContextSwitches}
 	for _, f := range res.Faults {
 		if f.ID == ir.FaultID {
 			cx.FaultKind = f.Kind

@@ -371,7 +371,7 @@ func rateOf(name copperfin.Mutant, opts []properties.Option, fx model.Fixture, n
 			if ir.Held {
 				continue
 			}
-			cx := &properties.Counterexample{Schedule: s, Invariant: ir.Invariant}
+			cx := &properties.Counterexample{Schedule: s, Violation: model.Violation{Invariant: ir.Invariant}}
 			if !reproducesWithout(cx, fx) {
 				kills++
 				if *verbose {
