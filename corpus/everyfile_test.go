@@ -89,7 +89,7 @@ func TestEveryCounterexampleFileReplays(t *testing.T) {
 	// a version-1 file decodes to what its version-2 form holds, and
 	// only version 2 is written
 	v1 := files["../reference/copperfin/testdata/counterexample-v1.json"]
-	v2 := files["../corpus/counterexamples/controls-concurrent_version_change-43abbe30.json"]
+	v2 := files["../reference/corpus/counterexamples/controls-concurrent_version_change-43abbe30.json"]
 	a, err := corpus.ReadCounterexample(v1)
 	if err != nil {
 		t.Fatal(err)
