@@ -18,11 +18,12 @@ import (
 // The budgets: exported funcs, methods (of exported types), types, consts
 // and vars of every package a user imports (everything outside internal/,
 // reference/, cmd/, examples/ and scripts/), model's alone, and exported
-// struct fields and interface methods, which must not grow; the longest
-// doc comment and package comment, in lines.
+// struct fields and interface methods, which must not grow past the 1,190
+// they were before the one-description redesign; the longest doc comment
+// and package comment, in lines.
 const (
-	maxTotal      = 702
-	maxModel      = 297
+	maxTotal      = 700
+	maxModel      = 250
 	maxFields     = 1190
 	maxDocLines   = 10
 	maxPkgComment = 40
