@@ -246,10 +246,14 @@ func (d *Definition) Run(s *Schedule, opts Options) (*Result, error) {
 // Replay runs one schedule as a replay does: the system configured from
 // s's own config on the fixture it names, with d.Options, and every
 // violation the fault-free run of the same workload already shows
-// attributed to the workload (Harness.attribute), on a fresh instance. A
-// config that does not apply ("schedule: ..."), an unknown fixture
-// ("schedule: config: ...") and a harness error are errors.
+// attributed to the workload (Harness.attribute), on a fresh instance. An
+// invalid Definition (Validate), a config that does not apply ("schedule:
+// ..."), an unknown fixture ("schedule: config: ...") and a harness error
+// are errors.
 func (d *Definition) Replay(s *Schedule) (*Result, error) {
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
 	factory, err := d.Factory(s.Config)
 	if err != nil {
 		return nil, fmt.Errorf("schedule: %w", err)
