@@ -229,7 +229,7 @@ func TestExitCodesOfAUserSystem(t *testing.T) {
 		mutate func(d *model.Definition)
 		want   string
 	}{
-		{func(d *model.Definition) { d.Name = "Inv-X" }, `cli: system definition: Name "Inv-X": must start with a lower-case letter a-z`},
+		{func(d *model.Definition) { d.Name = "Inv-X" }, `cli: system definition: name "Inv-X": must start with a lower-case letter a-z`},
 		{func(d *model.Definition) { d.Name = "i" + strings.Repeat("\x00", 300) }, `: 301 bytes, longer than 64`},
 		{func(d *model.Definition) { d.Fixtures[0].Tasks = nil }, `cli: system definition inventory: fixture "inventory" has no tasks`},
 	} {

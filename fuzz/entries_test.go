@@ -47,7 +47,7 @@ var archiverFixed = model.Config{System: json.RawMessage(`{}`)}
 var refusedCases = []entryCase{
 	{name: "nil", def: func() *model.Definition { return nil }, want: "fuzz: system definition: nil"},
 	{name: "bad_name", def: func() *model.Definition { d := archiver.Definition(); d.Name = "stripe-refunds"; return d },
-		want: `fuzz: system definition: Name "stripe-refunds": ` + "*"},
+		want: `fuzz: system definition: name "stripe-refunds": ` + "*"},
 	{name: "no_configure", def: func() *model.Definition { return &model.Definition{Name: "x"} }, want: "fuzz: system definition x: no Configure"},
 	{name: "no_invariant", def: func() *model.Definition {
 		d := archiver.Definition()
@@ -64,7 +64,7 @@ var refusedCases = []entryCase{
 		return d
 	}, want: "fuzz: the clean run of idle crosses no event a fault kind is placed at in scope designed (the events it crossed: worker.start)"},
 	{name: "production_bad_name", def: func() *model.Definition { d := sleepyDefinition(); d.Name = "Sleepy"; return d },
-		want: `fuzz: system definition: Name "Sleepy": ` + "*"},
+		want: `fuzz: system definition: name "Sleepy": ` + "*"},
 	{name: "production_no_invariant", def: func() *model.Definition { d := sleepyDefinition(); d.Builtin = []string{}; return d },
 		want: "fuzz: system sleepy: no invariant in scope (Builtin empty and no Invariants of its own): every run would pass whatever the system does"},
 	{name: "production_config", def: sleepyDefinition, opts: []Option{WithConfig(model.Config{System: json.RawMessage(`{"fresh":1}`)})},

@@ -120,11 +120,8 @@ func (d *Definition) Validate() error {
 	if d == nil {
 		return errors.New("system definition: nil")
 	}
-	if d.Name == "" {
-		return errors.New("system definition: empty name")
-	}
 	if err := ident.Check(d.Name); err != nil {
-		return fmt.Errorf("system definition: Name %s: %w (a name is 1 to %d lower-case letters, digits and underscores, starting with a letter)", ident.Quote(d.Name), err, ident.Max)
+		return fmt.Errorf("system definition: name %s: %w (a name is 1 to %d lower-case letters, digits and underscores, starting with a letter)", ident.Quote(d.Name), err, ident.Max)
 	}
 	if d.Configure == nil {
 		return fmt.Errorf("system definition %s: no Configure", d.Name)

@@ -179,8 +179,8 @@ func TestDoorsAgree(t *testing.T) {
 		want string
 	}{
 		{"nil", nil, "properties: system definition: nil"},
-		{"empty name", named(func(d *model.Definition) { d.Name = "" }), "properties: system definition: empty name"},
-		{"bad name", named(func(d *model.Definition) { d.Name = "Check-Out" }), `properties: system definition: Name "Check-Out": `},
+		{"empty name", named(func(d *model.Definition) { d.Name = "" }), `properties: system definition: name "": empty`},
+		{"bad name", named(func(d *model.Definition) { d.Name = "Check-Out" }), `properties: system definition: name "Check-Out": `},
 		{"no fixture", named(func(d *model.Definition) { d.Fixtures = nil }), "properties: system definition inventory: no fixture"},
 		{"no Configure", named(func(d *model.Definition) { d.Configure = nil }), "properties: system definition inventory: no Configure"},
 		{"no invariant in scope", named(func(d *model.Definition) { d.Builtin, d.Invariants = []string{}, nil }), "properties: system inventory: " + model.ErrNoInvariant.Error() + " (Builtin empty and no Invariants of its own): every run would pass whatever the system does"},
