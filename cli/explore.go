@@ -353,7 +353,9 @@ not deterministic (a run made again to confirm the counterexample differed).` + 
 	addSystemFlags(c, "explore", flags, p.systemNames())
 	fixtures := make([]string, 0, len(p.Systems))
 	for _, d := range p.Systems {
-		fixtures = append(fixtures, d.FixtureNames()...)
+		for _, f := range d.Fixtures {
+			fixtures = append(fixtures, f.Name)
+		}
 	}
 	c.Flags().StringVar(&fixture, "fixture", "", "workload, one of the system's fixtures: "+strings.Join(fixtures, ", ")+" (default: the system's first)")
 	c.Flags().IntVar(&checks, "checks", 100, "number of schedules to draw and run (1 to 100000000)")

@@ -54,7 +54,7 @@ var refusedCases = []entryCase{
 		d.Builtin, d.Invariants = []string{}, nil
 		return d
 	}, opts: []Option{WithConfig(archiverFixed)},
-		want: "fuzz: system archiver: no invariant in scope (Builtin empty and no Invariants of its own): every run would pass whatever the system does"},
+		want: "fuzz: system archiver: inconclusive: no invariant in scope (Builtin empty and no Invariants of the system's own): every run would pass whatever the system does"},
 	{name: "config", def: inventory.Definition, opts: []Option{WithConfig(model.Config{System: json.RawMessage(`{"mutant":"key_per_attempt"}`)})},
 		want: `fuzz: config of inventory: json: unknown field "mutant"`},
 	{name: "crosses_nothing", def: func() *model.Definition {
@@ -66,7 +66,7 @@ var refusedCases = []entryCase{
 	{name: "production_bad_name", def: func() *model.Definition { d := sleepyDefinition(); d.Name = "Sleepy"; return d },
 		want: `fuzz: system definition: name "Sleepy": ` + "*"},
 	{name: "production_no_invariant", def: func() *model.Definition { d := sleepyDefinition(); d.Builtin = []string{}; return d },
-		want: "fuzz: system sleepy: no invariant in scope (Builtin empty and no Invariants of its own): every run would pass whatever the system does"},
+		want: "fuzz: system sleepy: inconclusive: no invariant in scope (Builtin empty and no Invariants of the system's own): every run would pass whatever the system does"},
 	{name: "production_config", def: sleepyDefinition, opts: []Option{WithConfig(model.Config{System: json.RawMessage(`{"fresh":1}`)})},
 		want: "fuzz: json: cannot unmarshal number into Go struct field .fresh of type bool"},
 }

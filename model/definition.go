@@ -145,9 +145,9 @@ func (d *Definition) Validate() error {
 	return nil
 }
 
-// FixtureNames lists the names of the system's fixtures, the default
+// fixtureNames lists the names of the system's fixtures, the default
 // first.
-func (d *Definition) FixtureNames() []string {
+func (d *Definition) fixtureNames() []string {
 	out := make([]string, len(d.Fixtures))
 	for i, f := range d.Fixtures {
 		out[i] = f.Name
@@ -166,7 +166,7 @@ func (d *Definition) Fixture(name string) (Fixture, error) {
 			return f, nil
 		}
 	}
-	return Fixture{}, fmt.Errorf("unknown fixture %q (valid: %s)", name, strings.Join(d.FixtureNames(), ", "))
+	return Fixture{}, fmt.Errorf("unknown fixture %q (valid: %s)", name, strings.Join(d.fixtureNames(), ", "))
 }
 
 // Factory returns the factory of the system under cfg's system part

@@ -395,8 +395,8 @@ func TestExhaustiveMaxSwitches(t *testing.T) {
 // their own options explore as before.
 func TestNoInvariantIsAnError(t *testing.T) {
 	msgs := map[string]string{
-		"no invariant":  "properties: system test_system: " + model.ErrNoInvariant.Error() + " (Builtin empty and no Invariants of its own): every run would pass whatever the system does",
-		"none in scope": "properties: system test_system: " + model.ErrNoInvariant.Error() + ": WithInvariants leaves none of the invariants the runs check",
+		"no invariant":  "properties: system test_system: inconclusive: no invariant in scope (Builtin empty and no Invariants of the system's own): every run would pass whatever the system does",
+		"none in scope": "properties: system test_system: no invariant in scope: WithInvariants leaves none of the invariants its runs check, so every run would pass whatever the system does",
 	}
 	none := []properties.Option{properties.WithFixtureValue(lostupdate.Fixture()), properties.WithHarnessOptions(model.Options{Builtin: []string{}}), properties.WithKinds("tool_timeout")}
 	outOfScope := append(clerkOpts(properties.WithKinds("tool_timeout")), properties.WithInvariants("effect_at_most_once"))

@@ -556,7 +556,7 @@ func resolve(def *model.Definition, opts []Option) (*explorer, error) {
 		return nil, fmt.Errorf("properties: %w", err)
 	}
 	if !e.checksAnInvariant() {
-		return nil, fmt.Errorf("properties: system %s: %w: WithInvariants leaves none of the invariants the runs check", def.Name, model.ErrNoInvariant)
+		return nil, fmt.Errorf("properties: system %s: no invariant in scope: WithInvariants leaves none of the invariants its runs check, so every run would pass whatever the system does", def.Name)
 	}
 	return e, nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/internal/bubble"
+	"github.com/faultline/faultline/internal/rerun"
 	"github.com/faultline/faultline/model"
 )
 
@@ -119,7 +120,7 @@ func (e *explorer) harnessRun(h *model.Harness, f model.Factory, s *model.Schedu
 	if err != nil {
 		return nil, err
 	}
-	if why := model.DiffCrossings(res.Timeline.Events(), again.Timeline.Events(), true); why != nil {
+	if why := rerun.Diff(res.Timeline.Events(), again.Timeline.Events(), true); why != nil {
 		var fs []string
 		for _, f := range s.Faults {
 			fs = append(fs, f.Kind+" at "+f.Placement())

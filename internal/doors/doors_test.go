@@ -53,6 +53,12 @@ func nameRule(name string) string {
 	return fmt.Sprintf("name %s: %v", ident.Quote(name), ident.Check(name))
 }
 
+// noInvariant is the words of the rule of a run that checks no invariant,
+// as Result.Err gives them.
+func noInvariant() string {
+	return strings.TrimPrefix((&model.Result{}).Err().Error(), "inconclusive: ")
+}
+
 func validateErr(def func() *model.Definition) string { return def().Validate().Error() }
 
 var (
@@ -68,7 +74,7 @@ var refused = []system{
 	{name: "no_fixture", def: noFixture, want: validateErr(noFixture)},
 	{name: "no_configure", def: noConfigure, want: validateErr(noConfigure)},
 	{name: "fixture_without_tasks", def: noTasks, want: validateErr(noTasks)},
-	{name: "no_invariant", def: with(func(d *model.Definition) { d.Builtin, d.Invariants = []string{}, nil }), want: model.ErrNoInvariant.Error(), run: true},
+	{name: "no_invariant", def: with(func(d *model.Definition) { d.Builtin, d.Invariants = []string{}, nil }), want: noInvariant(), run: true},
 	{name: "config_does_not_apply", def: with(func(d *model.Definition) {
 		d.Configure = func(json.RawMessage) (model.Factory, error) { return nil, errors.New("no shelf for this archive") }
 		d.Describe = nil
@@ -205,7 +211,8 @@ func singleFault(t *testing.T) *model.Schedule {
 var violatedRE = regexp.MustCompile(`(?m)([a-z][a-z0-9_]*)(?: violated(?::|$)| +VIOLATED)`)
 
 // subprocess runs the body of door on sys in a test of its own (a door
-// that fails a *testing.T) and reads its outcome from the output.
+// that fails a *testing.T) and reads its outcome from the output:
+// "held", "violated INV" or "failed: OUTPUT".
 func subprocess(t *testing.T, door string, sys system) string {
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestDoorBody$", "-test.v")
 	cmd.Env = append(os.Environ(), bodyEnv+"="+door+"/"+sys.name, "FAULTLINE_FAIL_DIR="+t.TempDir())
@@ -216,10 +223,9 @@ func subprocess(t *testing.T, door string, sys system) string {
 	if m := violatedRE.FindSubmatch(out); m != nil {
 		return "violated " + string(m[1])
 	}
-	if bytes.Contains(out, []byte("inconclusive")) {
-		return "inconclusive: " + string(out)
-	}
-	return "refused: " + string(out)
+	// a refusal and an inconclusive campaign both fail the test: the
+	// words tell them apart
+	return "failed: " + string(out)
 }
 
 const bodyEnv = "FAULTLINE_DOORS_BODY"
@@ -427,6 +433,9 @@ func TestDoorsAgree(t *testing.T) {
 				prefix := "refused: "
 				if s.run && d.oneRun {
 					prefix = "inconclusive: "
+				}
+				if strings.HasPrefix(got, "failed: ") { // a door that fails its t
+					prefix = "failed: "
 				}
 				if !strings.HasPrefix(got, prefix) || !strings.Contains(got, s.want) {
 					t.Errorf("%s, want %s…%q", got, prefix, s.want)
