@@ -101,6 +101,15 @@ func planted() *model.Definition {
 	return d
 }
 
+// leaky is the planted production agent whose state outlives a run.
+var leaky = system{name: "production_leaky", def: func() *model.Definition {
+	def, runs := shelfDefinition(true), new(int)
+	def.Configure = func(json.RawMessage) (model.Factory, error) {
+		return func() model.System { return shelf{rows: &[]model.LedgerEntry{}, fresh: true, runs: runs} }, nil
+	}
+	return def
+}}
+
 var judged = []system{
 	{name: "correct", def: archiver.Definition},
 	{name: "planted", def: planted},
@@ -119,6 +128,9 @@ var verdicts = map[string]string{"correct": "held", "planted": "violated " + arc
 type shelf struct {
 	rows  *[]model.LedgerEntry
 	fresh bool
+	// runs, when set, counts the runs across instances: each backs off 1
+	// ms longer than the last, so no rerun crosses at the same times
+	runs *int
 }
 
 func (a shelf) Run(ctx context.Context, env model.Env, t model.Task) (model.Claim, error) {
@@ -126,7 +138,12 @@ func (a shelf) Run(ctx context.Context, env model.Env, t model.Task) (model.Clai
 	for i := 0; i < 2; i++ {
 		if i > 0 {
 			//faultline:ignore production code on the time package, run in a testing/synctest bubble whose clock is the run's
-			time.Sleep(20 * time.Millisecond)
+			wait := 20 * time.Millisecond
+			if a.runs != nil {
+				*a.runs++
+				wait += time.Duration(*a.runs) * time.Millisecond
+			}
+			time.Sleep(wait)
 			if a.fresh {
 				key += "'"
 			}
@@ -265,7 +282,7 @@ func TestDoorBody(t *testing.T) {
 		t.Skip("the subprocess of TestDoorsAgree")
 	}
 	door, name, _ := strings.Cut(which, "/")
-	for _, s := range append(append([]system{}, refused...), judged...) {
+	for _, s := range append(append([]system{leaky}, refused...), judged...) {
 		if s.name == name {
 			bodies[door](t, s.def())
 			return
@@ -467,5 +484,20 @@ func TestDoorsJudgeAlike(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestDoorsFindNondeterminism: every door that runs production code in
+// bubbles (properties.Check, also exhaustive, fuzz.For, fuzz.NewTarget)
+// reruns a violating run and, when the rerun crossed other events, fails
+// with the words of the one comparison (internal/rerun), not a verdict.
+func TestDoorsFindNondeterminism(t *testing.T) {
+	const want = "nondeterministic replay: the same schedule"
+	for _, d := range []string{"properties.Check", "properties.Check+WithExhaustive", "fuzz.For", "fuzz.NewTarget"} {
+		t.Run(d, func(t *testing.T) {
+			if got := subprocess(t, d, leaky); !strings.HasPrefix(got, "failed: ") || !strings.Contains(got, want) {
+				t.Errorf("%s, want a failure saying %q", got, want)
+			}
+		})
 	}
 }

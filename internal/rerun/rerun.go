@@ -5,6 +5,7 @@ package rerun
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/faultline/faultline/model"
 )
@@ -30,4 +31,20 @@ func Diff(a, b []model.Event, timed bool) error {
 		return fmt.Errorf("%d crossings, then %d", len(a), len(b))
 	}
 	return nil
+}
+
+// Production returns nil when a and b, two runs of s by production code in
+// bubbles of their own, crossed the same events at the same times, and
+// otherwise the error every door gives such a rerun: production code
+// that is not deterministic, with the first crossing that differs.
+func Production(s *model.Schedule, a, b []model.Event) error {
+	why := Diff(a, b, true)
+	if why == nil {
+		return nil
+	}
+	var fs []string
+	for _, f := range s.Faults {
+		fs = append(fs, f.Kind+" at "+f.Placement())
+	}
+	return fmt.Errorf("nondeterministic replay: the same schedule (seed %q, faults: %s) crossed different events in two runs: %s; production code must take every wait from the time package inside the bubble, use in-process transports, keep no state across runs and start no goroutine that outlives the run", s.Seed, strings.Join(fs, ", "), why)
 }
