@@ -137,12 +137,12 @@ func (a shelf) Run(ctx context.Context, env model.Env, t model.Task) (model.Clai
 	key := t.ID
 	for i := 0; i < 2; i++ {
 		if i > 0 {
-			//faultline:ignore production code on the time package, run in a testing/synctest bubble whose clock is the run's
 			wait := 20 * time.Millisecond
 			if a.runs != nil {
 				*a.runs++
 				wait += time.Duration(*a.runs) * time.Millisecond
 			}
+			//faultline:ignore production code on the time package, run in a testing/synctest bubble whose clock is the run's
 			time.Sleep(wait)
 			if a.fresh {
 				key += "'"
