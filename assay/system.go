@@ -34,11 +34,11 @@ type system struct {
 	index map[string]int
 }
 
-// newSystem checks def for the assay: a valid definition of a model-path
-// system (no Clock) with at most 64 controls.
+// newSystem checks def for the assay: a definition model.Definition.Check
+// accepts, of a model-path system (no Clock) with at most 64 controls.
 func newSystem(def *model.Definition) (*system, error) {
-	if err := def.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadConfig, err)
+	if err := def.Check(model.Config{}, model.Options{}); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadConfig, err)
 	}
 	if def.Clock != nil {
 		return nil, fmt.Errorf("%w: system %s is production code (Definition.Clock is set); the assay runs model-path systems", ErrBadConfig, def.Name)

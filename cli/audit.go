@@ -75,8 +75,8 @@ func runAudit(def *model.Definition, t *coverage.Tracker) ([]auditConfig, error)
 		if err != nil {
 			return nil, BadInput("configuration %q of %s: %v", nc.Name, def.Name, err)
 		}
-		if len(clean.Invariants) == 0 {
-			return nil, BadInput("configuration %q of %s checks no invariant (Definition.Builtin is empty and it adds no Invariants): every run would pass whatever the system does", nc.Name, def.Name)
+		if err := def.Check(cfg, model.Options{}); err != nil {
+			return nil, BadInput("configuration %q of %s: %v", nc.Name, def.Name, err)
 		}
 		crossed := map[model.EventName]int{}
 		for _, e := range clean.Timeline.Events() {

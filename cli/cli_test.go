@@ -229,7 +229,7 @@ func TestExitCodesOfAUserSystem(t *testing.T) {
 		mutate func(d *model.Definition)
 		want   string
 	}{
-		{func(d *model.Definition) { d.Name = "Inv-X" }, `cli: system definition: Name "Inv-X": must start with a lower-case letter a-z`},
+		{func(d *model.Definition) { d.Name = "Inv-X" }, `cli: system definition: name "Inv-X": must start with a lower-case letter a-z`},
 		{func(d *model.Definition) { d.Name = "i" + strings.Repeat("\x00", 300) }, `: 301 bytes, longer than 64`},
 		{func(d *model.Definition) { d.Fixtures[0].Tasks = nil }, `cli: system definition inventory: fixture "inventory" has no tasks`},
 	} {
@@ -374,17 +374,17 @@ func TestCommandsOfASystemThatChecksNothing(t *testing.T) {
 	code, out, stderr := runIn(t, program(d), "audit")
 	require.Equal(t, 2, code, out)
 	assert.Equal(t, "", out)
-	assert.Equal(t, `inventory: configuration "defended" of inventory checks no invariant (Definition.Builtin is empty and it adds no Invariants): every run would pass whatever the system does`+"\n", stderr)
+	assert.Equal(t, `inventory: configuration "defended" of inventory: system inventory: inconclusive: no invariant in scope (Builtin empty and no Invariants of the system's own): every run would pass whatever the system does`+"\n", stderr)
 	code, _, stderr = runIn(t, program(d), "explore", "--seed", "1", "--checks", "5")
 	assert.Equal(t, 2, code, stderr)
-	assert.Contains(t, stderr, "no invariant would be checked")
+	assert.Contains(t, stderr, "properties: system inventory: inconclusive: no invariant in scope (Builtin empty and no Invariants of the system's own): every run would pass whatever the system does")
 	path := filepath.Join(t.TempDir(), "one.json")
 	s, err := model.SingleFault("tool_timeout", model.Config{})
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, model.Format(s), 0o644))
 	code, _, stderr = runIn(t, program(d), "replay", path)
 	assert.Equal(t, 3, code, stderr)
-	assert.Equal(t, "inventory: inconclusive: no invariant was in scope (Builtin empty and no Invariants of the system's own), so the run checked nothing\n", stderr)
+	assert.Equal(t, "inventory: inconclusive: no invariant in scope (Builtin empty and no Invariants of the system's own): every run would pass whatever the system does\n", stderr)
 }
 
 // TestReplayNamesTenUnreachedFaultsAtMost: replay of a schedule whose

@@ -146,7 +146,7 @@ func checkNotApplicable(bs []model.Boundary) error {
 // not-applicable boundaries and its replay template.
 func checkDefinition(def *model.Definition) error {
 	if def == nil {
-		return errors.New("coverage: nil system definition")
+		return errors.New("coverage: system definition: nil")
 	}
 	if err := checkSystemName(def.Name); err != nil {
 		return fmt.Errorf("coverage: system: %w", err)

@@ -343,7 +343,7 @@ func TestSystemDeclarationIsChecked(t *testing.T) {
 			t.Errorf("%+v: %v, want %q", c.sys, err, c.want)
 		}
 	}
-	if _, err := coverage.NewTracker(nil, nil); err == nil || err.Error() != "coverage: nil system definition" {
+	if _, err := coverage.NewTracker(nil, nil); err == nil || err.Error() != "coverage: system definition: nil" {
 		t.Errorf("nil definition: %v", err)
 	}
 	// "%%" is a literal "%" in the replay line

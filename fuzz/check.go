@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/faultline/faultline/internal/rerun"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/properties"
 )
@@ -154,8 +155,10 @@ func orNone(s string) string {
 }
 
 // Check runs s and returns its result, with a *Violation error when an
-// invariant was violated, or another error for a harness problem. Every
-// run it makes is counted in the decoder's Reach.
+// invariant was violated, or another error for a harness problem or, for
+// production code, a violating run whose rerun crossed other events
+// (nondeterministic, as properties finds it). Every run it makes is
+// counted in the decoder's Reach.
 func (d *Decoder) Check(s *model.Schedule) (*model.Result, error) {
 	res, err := d.run(s)
 	if sp := (*model.SystemPanic)(nil); errors.As(err, &sp) {
@@ -165,6 +168,17 @@ func (d *Decoder) Check(s *model.Schedule) (*model.Result, error) {
 		return nil, fmt.Errorf("harness rejected a schedule: %w\n%s", err, model.Format(s))
 	}
 	d.reach.Observe(res)
+	if !res.Held() && d.bubble != nil {
+		// production code: a violation stands only when a rerun in a
+		// bubble of its own crosses the same events at the same times
+		again, err := d.run(s)
+		if err != nil {
+			return nil, fmt.Errorf("harness rejected a schedule on its second run: %w\n%s", err, model.Format(s))
+		}
+		if err := rerun.Production(s, res.Timeline.Events(), again.Timeline.Events()); err != nil {
+			return nil, fmt.Errorf("fuzz: %w", err)
+		}
+	}
 	if !res.Held() {
 		return res, &Violation{Schedule: s, Result: res, def: d.def, replayTest: d.replayTest}
 	}

@@ -43,7 +43,7 @@ func TestDecoderOfAUsersSystem(t *testing.T) {
 		opts []fuzz.Option
 		want string
 	}{
-		{nil, nil, "fuzz: no system: the Definition is nil"},
+		{nil, nil, "fuzz: system definition: nil"},
 		{d, []fuzz.Option{fuzz.WithConfig(model.Config{System: json.RawMessage(`{"mutant":"key_per_attempt"}`)})}, `fuzz: config of inventory: json: unknown field "mutant"`},
 		{d, []fuzz.Option{fuzz.WithConfig(model.Config{System: json.RawMessage(`{"controls":["idempotency"]}`)})}, `fuzz: control "idempotency" is not a control of inventory`},
 		{d, []fuzz.Option{fuzz.WithFixture("copperfin")}, `fuzz: unknown fixture "copperfin" (valid: inventory)`},

@@ -45,16 +45,16 @@ var archiverFixed = model.Config{System: json.RawMessage(`{}`)}
 // refusedCases are Definitions every entry refuses, on the model path
 // and as production code (a Clock), with the error each entry returns.
 var refusedCases = []entryCase{
-	{name: "nil", def: func() *model.Definition { return nil }, want: "fuzz: no system: the Definition is nil"},
+	{name: "nil", def: func() *model.Definition { return nil }, want: "fuzz: system definition: nil"},
 	{name: "bad_name", def: func() *model.Definition { d := archiver.Definition(); d.Name = "stripe-refunds"; return d },
-		want: `fuzz: system definition: Name "stripe-refunds": ` + "*"},
+		want: `fuzz: system definition: name "stripe-refunds": ` + "*"},
 	{name: "no_configure", def: func() *model.Definition { return &model.Definition{Name: "x"} }, want: "fuzz: system definition x: no Configure"},
 	{name: "no_invariant", def: func() *model.Definition {
 		d := archiver.Definition()
 		d.Builtin, d.Invariants = []string{}, nil
 		return d
 	}, opts: []Option{WithConfig(archiverFixed)},
-		want: "fuzz: no invariant would be checked in a run of archiver, so every input would pass whatever the system does: inconclusive: no invariant was in scope (Builtin empty and no Invariants of the system's own), so the run checked nothing"},
+		want: "fuzz: system archiver: inconclusive: no invariant in scope (Builtin empty and no Invariants of the system's own): every run would pass whatever the system does"},
 	{name: "config", def: inventory.Definition, opts: []Option{WithConfig(model.Config{System: json.RawMessage(`{"mutant":"key_per_attempt"}`)})},
 		want: `fuzz: config of inventory: json: unknown field "mutant"`},
 	{name: "crosses_nothing", def: func() *model.Definition {
@@ -64,9 +64,9 @@ var refusedCases = []entryCase{
 		return d
 	}, want: "fuzz: the clean run of idle crosses no event a fault kind is placed at in scope designed (the events it crossed: worker.start)"},
 	{name: "production_bad_name", def: func() *model.Definition { d := sleepyDefinition(); d.Name = "Sleepy"; return d },
-		want: `fuzz: system definition: Name "Sleepy": ` + "*"},
+		want: `fuzz: system definition: name "Sleepy": ` + "*"},
 	{name: "production_no_invariant", def: func() *model.Definition { d := sleepyDefinition(); d.Builtin = []string{}; return d },
-		want: "fuzz: no invariant would be checked in a run of sleepy, so every input would pass whatever the system does: inconclusive: no invariant was in scope (Builtin empty and no Invariants of the system's own), so the run checked nothing"},
+		want: "fuzz: system sleepy: inconclusive: no invariant in scope (Builtin empty and no Invariants of the system's own): every run would pass whatever the system does"},
 	{name: "production_config", def: sleepyDefinition, opts: []Option{WithConfig(model.Config{System: json.RawMessage(`{"fresh":1}`)})},
 		want: "fuzz: json: cannot unmarshal number into Go struct field .fresh of type bool"},
 }
@@ -216,8 +216,8 @@ func failedWith(r bodyResult, msg string) bool {
 }
 
 // TestEntriesRefuseTheSameDefinitions: a nil Definition, one that fails
-// Validate, one whose runs check no invariant, one whose config does not
-// apply and one that crosses no site are refused by NewDecoder, NewTarget
+// model.Definition.Check, one whose runs check no invariant, one whose
+// config does not apply and one that crosses no site are refused by NewDecoder, NewTarget
 // and For's body (and Target.Fuzz, for production code at its first
 // input) with the same error; NewDecoder refuses production code that
 // Validate accepts, whose runs need a test's bubbles.
@@ -225,6 +225,11 @@ func TestEntriesRefuseTheSameDefinitions(t *testing.T) {
 	results := runEntryBodies(t)
 	for _, c := range refusedCases {
 		want, prod := c.want, strings.HasPrefix(c.name, "production_")
+		// model.Definition.Check's refusals come before any run, production
+		// code or not
+		if c.name == "production_bad_name" || c.name == "production_no_invariant" {
+			prod = false
+		}
 		same := func(entry string, err error) {
 			t.Helper()
 			if err == nil || !failedWith(bodyResult{failed: true, log: "x: " + err.Error()}, want) {
@@ -232,7 +237,7 @@ func TestEntriesRefuseTheSameDefinitions(t *testing.T) {
 			}
 		}
 		_, err := NewDecoder(c.def(), c.opts...)
-		if prod && c.name != "production_bad_name" {
+		if prod {
 			if err == nil || !strings.HasSuffix(err.Error(), "is production code (its Definition has a Clock): each of its runs needs a testing/synctest bubble of a test, so give it to For or NewTarget") {
 				t.Errorf("%s, NewDecoder: %v", c.name, err)
 			}
@@ -240,7 +245,7 @@ func TestEntriesRefuseTheSameDefinitions(t *testing.T) {
 			same("NewDecoder", err)
 		}
 		tgt, err := NewTarget(c.def(), c.opts...)
-		if prod && c.name != "production_bad_name" {
+		if prod {
 			// production code: the clean run, and its refusal, come with
 			// the first input, and again with every input and Done
 			if err != nil {

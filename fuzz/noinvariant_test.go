@@ -12,14 +12,14 @@ import (
 // TestNoInvariantIsRefused: a definition whose runs check no invariant
 // (the archiver with its Builtin emptied and no Invariants) would pass
 // every input whatever the system does: NewDecoder and NewTarget refuse
-// it up front, with the clean run's *model.RunError (code 3) wrapped, as
+// it up front, with a *model.RunError (code 3) wrapped, as
 // properties.Check refuses such a system (For's body fails every input
 // with the same error: TestEntriesRefuseTheSameDefinitions).
 func TestNoInvariantIsRefused(t *testing.T) {
 	def := archiver.Definition()
 	def.Builtin = []string{}
 	def.Invariants = nil
-	const want = "fuzz: no invariant would be checked in a run of archiver, so every input would pass whatever the system does: inconclusive: no invariant was in scope (Builtin empty and no Invariants of the system's own), so the run checked nothing"
+	const want = "fuzz: system archiver: inconclusive: no invariant in scope (Builtin empty and no Invariants of the system's own): every run would pass whatever the system does"
 	for _, opts := range [][]fuzz.Option{nil, {fuzz.WithScope("ordinals")}, {fuzz.WithCatalogueSites()}} {
 		tgt, err := fuzz.NewTarget(def, append([]fuzz.Option{fuzz.WithConfig(fixedArchiver)}, opts...)...)
 		if tgt != nil || err == nil || err.Error() != want {

@@ -120,11 +120,8 @@ func (d *Definition) Validate() error {
 	if d == nil {
 		return errors.New("system definition: nil")
 	}
-	if d.Name == "" {
-		return errors.New("system definition: empty name")
-	}
 	if err := ident.Check(d.Name); err != nil {
-		return fmt.Errorf("system definition: Name %s: %w (a name is 1 to %d lower-case letters, digits and underscores, starting with a letter)", ident.Quote(d.Name), err, ident.Max)
+		return fmt.Errorf("system definition: name %s: %w (a name is 1 to %d lower-case letters, digits and underscores, starting with a letter)", ident.Quote(d.Name), err, ident.Max)
 	}
 	if d.Configure == nil {
 		return fmt.Errorf("system definition %s: no Configure", d.Name)
@@ -246,10 +243,14 @@ func (d *Definition) Run(s *Schedule, opts Options) (*Result, error) {
 // Replay runs one schedule as a replay does: the system configured from
 // s's own config on the fixture it names, with d.Options, and every
 // violation the fault-free run of the same workload already shows
-// attributed to the workload (Harness.attribute), on a fresh instance. A
-// config that does not apply ("schedule: ..."), an unknown fixture
-// ("schedule: config: ...") and a harness error are errors.
+// attributed to the workload (Harness.attribute), on a fresh instance. An
+// invalid Definition (Validate), a config that does not apply ("schedule:
+// ..."), an unknown fixture ("schedule: config: ...") and a harness error
+// are errors.
 func (d *Definition) Replay(s *Schedule) (*Result, error) {
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
 	factory, err := d.Factory(s.Config)
 	if err != nil {
 		return nil, fmt.Errorf("schedule: %w", err)

@@ -217,14 +217,14 @@ func TestDefinitionErrorsNameWhatDoesNotApply(t *testing.T) {
 		want string
 	}{
 		{nil, "system definition: nil"},
-		{&model.Definition{}, "system definition: empty name"},
+		{&model.Definition{}, `system definition: name "": empty (a name is 1 to 64 lower-case letters, digits and underscores, starting with a letter)`},
 		{&model.Definition{Name: "x"}, "system definition x: no Configure"},
 		{&model.Definition{Name: "x", Configure: d.Configure}, "system definition x: no fixture"},
 		{&model.Definition{Name: "x", Configure: d.Configure, Fixtures: []model.Fixture{{}}}, "system definition x: fixture 0 has no name"},
 		{&model.Definition{Name: "x", Configure: d.Configure, Fixtures: []model.Fixture{d.Fixtures[0], d.Fixtures[0]}}, `system definition x: fixture "tickets" listed twice`},
-		{&model.Definition{Name: "Tickets-X", Configure: d.Configure, Fixtures: d.Fixtures}, `system definition: Name "Tickets-X": must start with a lower-case letter a-z (a name is 1 to 64 lower-case letters, digits and underscores, starting with a letter)`},
-		{&model.Definition{Name: "tickets-x", Configure: d.Configure, Fixtures: d.Fixtures}, `system definition: Name "tickets-x": byte 7 ('-') is not a lower-case letter, digit or underscore (a name is 1 to 64 lower-case letters, digits and underscores, starting with a letter)`},
-		{&model.Definition{Name: "x" + strings.Repeat("\x00", 300), Configure: d.Configure, Fixtures: d.Fixtures}, `system definition: Name "x` + strings.Repeat(`\x00`, 63) + `"...: 301 bytes, longer than 64 (a name is 1 to 64 lower-case letters, digits and underscores, starting with a letter)`},
+		{&model.Definition{Name: "Tickets-X", Configure: d.Configure, Fixtures: d.Fixtures}, `system definition: name "Tickets-X": must start with a lower-case letter a-z (a name is 1 to 64 lower-case letters, digits and underscores, starting with a letter)`},
+		{&model.Definition{Name: "tickets-x", Configure: d.Configure, Fixtures: d.Fixtures}, `system definition: name "tickets-x": byte 7 ('-') is not a lower-case letter, digit or underscore (a name is 1 to 64 lower-case letters, digits and underscores, starting with a letter)`},
+		{&model.Definition{Name: "x" + strings.Repeat("\x00", 300), Configure: d.Configure, Fixtures: d.Fixtures}, `system definition: name "x` + strings.Repeat(`\x00`, 63) + `"...: 301 bytes, longer than 64 (a name is 1 to 64 lower-case letters, digits and underscores, starting with a letter)`},
 		{&model.Definition{Name: "x", Configure: d.Configure, Fixtures: []model.Fixture{d.Fixtures[0], {Name: "empty"}}}, `system definition x: fixture "empty" has no tasks (Fixture.Tasks is empty: a run needs at least one task)`},
 	} {
 		if err := c.d.Validate(); err == nil || err.Error() != c.want {

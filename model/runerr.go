@@ -90,7 +90,7 @@ func (res *Result) Err() error {
 		return e
 	}
 	if len(res.Invariants) == 0 {
-		return &RunError{Code: 3, Reason: "no invariant was in scope (Builtin empty and no Invariants of the system's own), so the run checked nothing"}
+		return &RunError{Code: 3, Reason: noInvariant}
 	}
 	if res.RunVerdict == Inconclusive {
 		reason := "the run ended without the system's own verdict"

@@ -394,10 +394,14 @@ func TestExhaustiveMaxSwitches(t *testing.T) {
 // WithInvariants naming only a built-in one those options do not select;
 // their own options explore as before.
 func TestNoInvariantIsAnError(t *testing.T) {
-	const msg = "properties: no invariant would be checked (the Definition's or the harness options' Builtin is empty and they add no Invariants, or the scope of the counterexamples leaves none of them): every run would pass whatever the system does"
+	msgs := map[string]string{
+		"no invariant":  "properties: system test_system: inconclusive: no invariant in scope (Builtin empty and no Invariants of the system's own): every run would pass whatever the system does",
+		"none in scope": "properties: system test_system: no invariant in scope: WithInvariants leaves none of the invariants its runs check, so every run would pass whatever the system does",
+	}
 	none := []properties.Option{properties.WithFixtureValue(lostupdate.Fixture()), properties.WithHarnessOptions(model.Options{Builtin: []string{}}), properties.WithKinds("tool_timeout")}
 	outOfScope := append(clerkOpts(properties.WithKinds("tool_timeout")), properties.WithInvariants("effect_at_most_once"))
 	for name, opts := range map[string][]properties.Option{"no invariant": none, "none in scope": outOfScope} {
+		msg := msgs[name]
 		if _, err := properties.Explore(sysdef(clerks), opts...); err == nil || err.Error() != msg {
 			t.Errorf("%s: Explore: %v", name, err)
 		}

@@ -179,11 +179,11 @@ func TestDoorsAgree(t *testing.T) {
 		want string
 	}{
 		{"nil", nil, "properties: system definition: nil"},
-		{"empty name", named(func(d *model.Definition) { d.Name = "" }), "properties: system definition: empty name"},
-		{"bad name", named(func(d *model.Definition) { d.Name = "Check-Out" }), `properties: system definition: Name "Check-Out": `},
+		{"empty name", named(func(d *model.Definition) { d.Name = "" }), `properties: system definition: name "": empty`},
+		{"bad name", named(func(d *model.Definition) { d.Name = "Check-Out" }), `properties: system definition: name "Check-Out": `},
 		{"no fixture", named(func(d *model.Definition) { d.Fixtures = nil }), "properties: system definition inventory: no fixture"},
 		{"no Configure", named(func(d *model.Definition) { d.Configure = nil }), "properties: system definition inventory: no Configure"},
-		{"no invariant in scope", named(func(d *model.Definition) { d.Builtin, d.Invariants = []string{}, nil }), "properties: no invariant would be checked"},
+		{"no invariant in scope", named(func(d *model.Definition) { d.Builtin, d.Invariants = []string{}, nil }), "properties: system inventory: inconclusive: no invariant in scope (Builtin empty and no Invariants of the system's own): every run would pass whatever the system does"},
 		{"config that does not apply", named(func(d *model.Definition) {
 			d.Configure = func(json.RawMessage) (model.Factory, error) { return nil, errorString("no such variant") }
 		}), "properties: building the system for system {}: no such variant"},

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/faultline/faultline/internal/rerun"
 	"github.com/faultline/faultline/model"
 )
 
@@ -889,7 +890,7 @@ func (w *walkState) found(k, parent string, hasParent bool, o outcome, index int
 	if err != nil {
 		return nil, err
 	}
-	if why := sameCrossings(o.timeline, res.Timeline.Events(), false); why != "" {
+	if why := rerun.Diff(o.timeline, res.Timeline.Events(), false); why != nil {
 		return nil, fmt.Errorf("properties: the walk's schedule %d broke %s after seq %d (%s), and run again to confirm it crossed other events: %s%s (state kept across runs, a clock or global randomness): %w",
 			index, inv, o.inv.FirstSeq, o.inv.Event, why, runNote(w.e, res), ErrNondeterministic)
 	}

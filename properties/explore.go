@@ -600,8 +600,11 @@ func resolve(def *model.Definition, opts []Option) (*explorer, error) {
 	if set.config.Notices { // the harness checks model.NoticeAgreement in a run with notices (see noticeScope)
 		e.inScope[model.InvRecordedAgreesWithLedger] = set.invariants == nil || slices.Contains(set.invariants, model.InvRecordedAgreesWithLedger)
 	}
+	if err := def.Check(set.config, set.harness); err != nil {
+		return nil, fmt.Errorf("properties: %w", err)
+	}
 	if !e.checksAnInvariant() {
-		return nil, errors.New("properties: no invariant would be checked (the Definition's or the harness options' Builtin is empty and they add no Invariants, or the scope of the counterexamples leaves none of them): every run would pass whatever the system does")
+		return nil, fmt.Errorf("properties: system %s: no invariant in scope: WithInvariants leaves none of the invariants its runs check, so every run would pass whatever the system does", def.Name)
 	}
 	return e, nil
 }

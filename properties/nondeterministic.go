@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/faultline/faultline/internal/rerun"
 	"github.com/faultline/faultline/model"
 )
 
@@ -17,7 +18,7 @@ var ErrNondeterministic = errors.New("the system under test is not deterministic
 
 // confirmClean runs the clean schedule survey ran first again and
 // returns an ErrNondeterministic error when it crosses other events than
-// that first run (sameCrossings, times aside) or breaks another invariant
+// that first run (rerun.Diff, times aside) or breaks another invariant
 // (or none, or one where the first broke none): state kept across runs (a
 // process-global cache) that made a later run fail would otherwise be
 // blamed on the counterexample's faults. It does nothing when survey kept
@@ -30,7 +31,7 @@ func (e *explorer) confirmClean() error {
 	if err != nil {
 		return err
 	}
-	if why := sameCrossings(e.cleanTimeline, res.Timeline.Events(), false); why != "" {
+	if why := rerun.Diff(e.cleanTimeline, res.Timeline.Events(), false); why != nil {
 		return fmt.Errorf("properties: the clean run (no faults), run again to confirm the counterexample, crossed other events than its first run: %s%s (state kept across runs, a clock or global randomness): %w",
 			why, runNote(e, res), ErrNondeterministic)
 	}

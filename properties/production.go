@@ -3,12 +3,12 @@ package properties
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/faultline/faultline/internal/bubble"
+	"github.com/faultline/faultline/internal/rerun"
 	"github.com/faultline/faultline/model"
 )
 
@@ -119,33 +119,8 @@ func (e *explorer) harnessRun(h *model.Harness, f model.Factory, s *model.Schedu
 	if err != nil {
 		return nil, err
 	}
-	if why := sameCrossings(res.Timeline.Events(), again.Timeline.Events(), true); why != "" {
-		var fs []string
-		for _, f := range s.Faults {
-			fs = append(fs, f.Kind+" at "+f.Placement())
-		}
-		return nil, fmt.Errorf("nondeterministic replay: the same schedule (seed %q, faults: %s) crossed different events in two runs: %s; production code must take every wait from the time package inside the bubble, use in-process transports, keep no state across runs and start no goroutine that outlives the run", s.Seed, strings.Join(fs, ", "), why)
+	if err := rerun.Production(s, res.Timeline.Events(), again.Timeline.Events()); err != nil {
+		return nil, err
 	}
 	return res, nil
-}
-
-// sameCrossings returns "" when a and b cross the same events (event,
-// ordinal, tool, task, fault, outcome and, when timed, time), or the
-// first difference.
-func sameCrossings(a, b []model.Event, timed bool) string {
-	for i := 0; i < len(a) && i < len(b); i++ {
-		x, y := a[i], b[i]
-		if x.Event != y.Event || x.Ordinal != y.Ordinal || x.Tool != y.Tool || x.Task != y.Task ||
-			x.FaultID != y.FaultID || x.Outcome != y.Outcome || timed && x.At != y.At {
-			if !timed {
-				return fmt.Sprintf("crossing %d was %s#%d (%s), then %s#%d (%s)", i+1, x.Event, x.Ordinal, x.Outcome, y.Event, y.Ordinal, y.Outcome)
-			}
-			return fmt.Sprintf("crossing %d was %s#%d (%s) at %d ms, then %s#%d (%s) at %d ms",
-				i+1, x.Event, x.Ordinal, x.Outcome, x.At, y.Event, y.Ordinal, y.Outcome, y.At)
-		}
-	}
-	if len(a) != len(b) {
-		return fmt.Sprintf("%d crossings, then %d", len(a), len(b))
-	}
-	return ""
 }

@@ -160,6 +160,7 @@ var moduleFindings = []struct{ analyzer, file, function, line, tool string }{
 	{"retrykey", "httpfault/join_test.go", "(jpayer).pay", `key = id + ":charge-" + strconv.Itoa(attempt)`, ""},
 	{"retrykey", "internal/archiver/archiver.go", "(Agent).Run", "key = env.NewRequestID()", "archive.put"},
 	{"unknownoutcome", "internal/archiver/archiver.go", "(Agent).Run", "switch res.Outcome {", ""},
+	{"retrykey", "internal/doors/doors_test.go", "(shelf).Run", `env.Calls.Commit(ctx, model.ToolCall{Tool: archiver.Tool, RequestKey: key`, "archive.put"},
 	{"retrykey", "mcpfault/mcpfault_test.go", "expireSnapshot", `key = fmt.Sprintf("%s:delete-%d", job, attempt)`, "delete_snapshot"},
 	{"retrykey", "model/billing_test.go", "(biller).Run", "key = env.NewRequestID()", "payments.charge"},
 	{"retrykey", "model/crossing_test.go", "(agent).Run", `env.Calls.Commit(ctx, model.ToolCall{Tool: "pay", RequestKey: key`, "pay"},
