@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -18,9 +19,9 @@ type UserInvariant struct {
 	Name string `json:"name"`
 	// Owner is the team answerable for it ("inventory").
 	Owner string `json:"owner"`
-	// Oracle is the independent source that adjudicates it (usually
-	// oracleLedgerReadback: the provider's ledger, which the system under
-	// test cannot write).
+	// Oracle is the independent source that adjudicates it, one of
+	// AllOracles (usually "ledger_readback": the provider's ledger, which
+	// the system under test cannot write); "" names none.
 	Oracle OracleName `json:"oracle"`
 	// Doc says what it asserts, in one line.
 	Doc string `json:"doc"`
@@ -173,11 +174,22 @@ func resolveScope(o Options) (scope, error) {
 			return s, fmt.Errorf("model: options: invariant %q listed twice", u.Name)
 		case u.Check == nil:
 			return s, fmt.Errorf("model: options: invariant %q has no Check", u.Name)
+		case u.Oracle != "" && !slices.Contains(AllOracles, u.Oracle):
+			return s, fmt.Errorf("model: options: invariant %q: unknown oracle %q (valid: %s)", u.Name, u.Oracle, joinNames(AllOracles))
 		}
 		seen[u.Name] = true
 	}
 	s.user = append([]UserInvariant(nil), o.Invariants...)
 	return s, nil
+}
+
+// joinNames joins names with commas, for the valid values in an error.
+func joinNames[T ~string](names []T) string {
+	l := make([]string, len(names))
+	for i, n := range names {
+		l[i] = string(n)
+	}
+	return strings.Join(l, ", ")
 }
 
 func builtinNames() string {

@@ -235,6 +235,7 @@ func TestOptionsErrors(t *testing.T) {
 		{model.Options{Invariants: []model.UserInvariant{{Name: model.InvBudget, Check: ok}}}, `model: options: invariant "budget" has the name of a built-in invariant`},
 		{model.Options{Invariants: []model.UserInvariant{{Name: "a", Check: ok}, {Name: "a", Check: ok}}}, `model: options: invariant "a" listed twice`},
 		{model.Options{Invariants: []model.UserInvariant{{Name: "a"}}}, `model: options: invariant "a" has no Check`},
+		{model.Options{Invariants: []model.UserInvariant{{Name: "a", Oracle: "ledger_readbak", Check: ok}}}, `model: options: invariant "a": unknown oracle "ledger_readbak" (valid: ledger_readback, receipt, state_version, capability_record, policy_record, budget_counter, trace_lineage, checkpoint_store, join_record)`},
 		{model.Options{Deadline: -5}, `model: options: Deadline -5 ms must be positive (0 for the default 2000 ms)`},
 		{model.Options{RetryBudget: -1}, `model: options: RetryBudget -1 must not be negative (0 for the default 2)`},
 		{model.Options{MaxRestarts: -2}, `model: options: MaxRestarts -2 must not be negative (0 for the default 3)`},
