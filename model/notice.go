@@ -18,10 +18,9 @@ const (
 	// noticeFailed: the provider refused the request (a rejection or a
 	// rate limit); nothing was committed under it.
 	noticeFailed NoticeStatus = "failed"
-	// noticeReversed: the provider reversed a committed entry. The
-	// model's provider never reverses one; an adapter over a real
-	// provider may report it.
-	noticeReversed NoticeStatus = "reversed"
+	// "reversed": the provider reversed a committed entry. The model's
+	// provider never reverses one; an adapter over a real provider may
+	// report it.
 )
 
 // Notice is one asynchronous notice from the provider (a webhook): what
