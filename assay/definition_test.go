@@ -1,11 +1,13 @@
 package assay_test
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/examples/inventory"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
 )
@@ -40,5 +42,24 @@ func TestDefinitionWithoutArms(t *testing.T) {
 	def.Clock = func() model.Millis { return 0 }
 	if _, err := assay.Run(def, assay.Config{Trials: 1}); !errors.Is(err, assay.ErrBadConfig) || !strings.Contains(err.Error(), "production code") {
 		t.Errorf("production code: %v", err)
+	}
+}
+
+// TestConfigThatDoesNotApply: a named configuration the system refuses
+// is bad configuration naming it, from its first run (Configure) or from
+// Armed, whichever reads it first; the configurations before it ran.
+func TestConfigThatDoesNotApply(t *testing.T) {
+	plain := model.Define("plain", copperfin.Copperfin(), copperfin.Factory(0))
+	plain.Configs = []model.NamedConfig{{Name: "good"}, {Name: "bad", System: json.RawMessage(`{"x":1}`)}}
+	cfg := assay.StudyConfig{Trials: 20, Seed: 188, Compat: true, Envelope: assay.DefaultEnvelope()}
+	_, err := assay.RunStudy(plain, cfg)
+	if !errors.Is(err, assay.ErrBadConfig) || err.Error() != `bad assay configuration: configuration "bad" of plain: system plain takes no config of its own (got {"x":1})` {
+		t.Errorf("plain: %v", err)
+	}
+	inv := inventory.Definition()
+	inv.Configs = append(inv.Configs, model.NamedConfig{Name: "odd", System: json.RawMessage(`{"variant":"nope"}`)})
+	_, err = assay.RunStudy(inv, cfg)
+	if !errors.Is(err, assay.ErrBadConfig) || err.Error() != `bad assay configuration: configuration "odd" of inventory: config of inventory: unknown variant "nope" (valid: fixed, planted)` {
+		t.Errorf("inventory: %v", err)
 	}
 }

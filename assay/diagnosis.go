@@ -133,15 +133,9 @@ func (r *runner) diagnose(ci int, profile, config string, res *model.Result, tri
 // controls added (matched runs) to find the control that interrupts the
 // transfer.
 func (s *system) diagnose(run runFunc, roles map[string]Remediation, res *model.Result, profile, config string, trials int) (Diagnosis, error) {
-	var first *model.InvariantResult
 	d := Diagnosis{Profile: profile, Config: config, Trials: trials, Schedule: scheduleHash(res.Schedule), Violated: violatedNames(res),
 		Interrupting: []Interruption{}, Control: []string{}, Missing: []string{}}
-	for i := range res.Invariants {
-		inv := &res.Invariants[i]
-		if !inv.Held && (first == nil || inv.FirstSeq < first.FirstSeq) {
-			first = inv
-		}
-	}
+	first := firstViolation(res)
 	if first == nil {
 		return Diagnosis{}, fmt.Errorf("diagnose: run %s holds every invariant: not a counterexample", res.RunID)
 	}

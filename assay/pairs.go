@@ -1,6 +1,7 @@
 package assay
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -24,6 +25,16 @@ const (
 	// ControlIneffective: the control-on run is still unsafe.
 	ControlIneffective PairClass = "control_ineffective"
 )
+
+// firstViolation is the run's first violated invariant, where it first
+// failed (model.Result.Err's record), or nil when every one held.
+func firstViolation(res *model.Result) *model.Violation {
+	var re *model.RunError
+	if errors.As(res.Err(), &re) && re.Code == 1 {
+		return &re.Violation
+	}
+	return nil
+}
 
 // RunSummary is what a pair or a report keeps of one run.
 type RunSummary struct {
@@ -55,10 +66,8 @@ func (s *system) summarize(a arm, sched *model.Schedule, res *model.Result) RunS
 	if len(res.Faults) == 0 {
 		out.Reached = true
 	}
-	for _, inv := range res.Invariants {
-		if !inv.Held && (out.FirstSeq == 0 || inv.FirstSeq < out.FirstSeq) {
-			out.FirstSeq, out.FirstEvent = inv.FirstSeq, inv.Event
-		}
+	if v := firstViolation(res); v != nil {
+		out.FirstSeq, out.FirstEvent = v.FirstSeq, v.Event
 	}
 	if res.Stopped != nil {
 		out.Stopped = res.Stopped.Condition

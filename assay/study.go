@@ -3,6 +3,7 @@ package assay
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -286,7 +287,7 @@ func (r *runner) exec(ci int, a arm, s *model.Schedule, planned bool) (*model.Re
 func (s *system) runOn(h *model.Harness, sched *model.Schedule) (*model.Result, error) {
 	f, err := s.def.Factory(sched.Config)
 	if err != nil {
-		return nil, fmt.Errorf("%w: system %s: %v", ErrBadConfig, s.def.Name, err)
+		return nil, &errFactory{sys: s.def.Name, err: err}
 	}
 	return h.Run(f, sched)
 }
@@ -413,6 +414,9 @@ func RunStudy(def *model.Definition, cfg StudyConfig) (*Study, error) {
 			k, ci := kindPlan[i], configPlan[i]
 			c := &cells[k*len(r.configs)+ci]
 			res, err := r.runPlanned(ci, a, scheds[k])
+			if fe := (*errFactory)(nil); errors.As(err, &fe) {
+				return nil, configError(p.name, def.Name, fe.err)
+			}
 			if err != nil {
 				return nil, err
 			}

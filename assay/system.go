@@ -131,7 +131,8 @@ type profile struct {
 }
 
 // profiles resolves named configurations (nil: the definition's Configs,
-// or the one default {}).
+// or the one default {}) through Armed; a config the system refuses
+// surfaces from its first run (configError).
 func (s *system) profiles(ncs []model.NamedConfig) ([]profile, error) {
 	if ncs == nil {
 		ncs = s.def.Configs
@@ -145,17 +146,39 @@ func (s *system) profiles(ncs []model.NamedConfig) ([]profile, error) {
 		if len(sys) == 0 {
 			sys = json.RawMessage("{}")
 		}
-		if _, err := s.def.Configure(sys); err != nil {
-			return nil, fmt.Errorf("%w: configuration %q of %s: %v", ErrBadConfig, nc.Name, s.def.Name, err)
-		}
-		cs, m, err := s.armed(sys)
-		if err != nil {
-			return nil, err
+		var cs ctls
+		var m string
+		if s.canArm() {
+			names, mutant, err := s.def.Armed(sys)
+			if err != nil {
+				return nil, configError(nc.Name, s.def.Name, err)
+			}
+			if cs, err = s.parse(names); err != nil {
+				return nil, err
+			}
+			m = mutant
 		}
 		out[i] = profile{name: nc.Name, system: sys, cs: cs, mutant: m}
 	}
 	return out, nil
 }
+
+// configError is the error of the named configuration name of system sys
+// that the system refused (Armed, or Configure on its first run).
+func configError(name, sys string, err error) error {
+	return fmt.Errorf("%w: configuration %q of %s: %v", ErrBadConfig, name, sys, err)
+}
+
+// errFactory is a run's config that the system's Configure refused.
+type errFactory struct {
+	sys string
+	err error
+}
+
+func (e *errFactory) Error() string {
+	return fmt.Sprintf("%v: system %s: %v", ErrBadConfig, e.sys, e.err)
+}
+func (e *errFactory) Unwrap() error { return ErrBadConfig }
 
 // arm is one side of a matched pair: a control set and a seeded defect
 // ("" for none); raw, when set, is the system part itself (a system that

@@ -155,6 +155,7 @@ run reached its fault; 4 an I/O or internal error (the output, --out or
 			}
 			var all []auditConfig
 			var data []*coverage.Data
+			var evs []auditEvidence
 			for _, def := range defs {
 				t, err := p.tracker(def)
 				if err != nil {
@@ -164,8 +165,13 @@ run reached its fault; 4 an I/O or internal error (the output, --out or
 				if err != nil {
 					return err
 				}
+				ev, err := gatherEvidence(def)
+				if err != nil {
+					return err
+				}
 				all = append(all, acs...)
 				data = append(data, t.Data())
+				evs = append(evs, ev)
 			}
 			files := map[string]string{}
 			if out != "" {
@@ -173,7 +179,7 @@ run reached its fault; 4 an I/O or internal error (the output, --out or
 					return IOFailure(err)
 				}
 			}
-			if err := writeAuditSummary(c.OutOrStdout(), p.name(), all, data, files); err != nil {
+			if err := writeAuditSummary(c.OutOrStdout(), p.name(), all, data, evs, files); err != nil {
 				return OutputError(err)
 			}
 			if path := CoveragePath(covFile); path != "" {
@@ -286,7 +292,7 @@ func WrapText(s string, width int, indent string) []string {
 
 // writeAuditSummary prints the audit on one screen: at most summaryLines
 // lines of at most summaryWidth characters.
-func writeAuditSummary(w io.Writer, prog string, all []auditConfig, data []*coverage.Data, files map[string]string) error {
+func writeAuditSummary(w io.Writer, prog string, all []auditConfig, data []*coverage.Data, evs []auditEvidence, files map[string]string) error {
 	var head, mid, tail []string
 	add := func(l *[]string, format string, args ...any) {
 		*l = append(*l, WrapText(fmt.Sprintf(format, args...), summaryWidth, "    ")...)
@@ -331,8 +337,27 @@ func writeAuditSummary(w io.Writer, prog string, all []auditConfig, data []*cove
 		}
 		add(&head, "  %-*s  %s%3d runs  %3d reached  %3d violated", width, ac.def.Name+"/"+ac.nc.Name, mark, len(ac.rows), r, v)
 	}
-	// the tail: coverage, the kinds no configuration reached, the verdict
+	// the tail: the release evidence, coverage, the kinds no configuration
+	// reached, the verdict
 	tail = append(tail, "")
+	for _, e := range evs {
+		if e.ev == nil {
+			add(&tail, "Release evidence of %s: not gathered: %s.", e.def.Name, e.why)
+			continue
+		}
+		st := e.ev.Base
+		add(&tail, "Release evidence of %s (%d trials each, seed %d): %d signatures, %d pairs, "+
+			"%d diagnoses, %d holds; placement:", e.def.Name, st.Trials, st.Seed, len(st.Signatures), len(st.Pairs), len(st.Diagnoses), len(st.Holds))
+		for _, pl := range st.Placements {
+			if pl.Config == "all" {
+				add(&tail, "  %-*s  %-20s %s", width, e.def.Name+"/"+pl.Profile, pl.Region, pl.Decision)
+			}
+		}
+	}
+	if len(evs) > 0 {
+		add(&tail, "The rest (signatures, pairs, reasons, diagnoses): %s dossier --out DIR writes it.", prog)
+		tail = append(tail, "")
+	}
 	for i, d := range data {
 		sum := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{}).Summary
 		line := fmt.Sprintf("Coverage of %s: %d of %d applicable keys visited by its %d runs", systems[i], sum.Visited, sum.Applicable, sum.Runs)

@@ -5,6 +5,7 @@
 //	replay FILE                 replay a schedule or counterexample file
 //	explore                     explore fault compositions with rapid
 //	audit                       every kind in scope once under each named config
+//	dossier [diff]              write the release evidence dossier, compare two
 //	coverage report|merge|gate  read, merge and gate coverage files
 //
 // for them, with one exit-code table (0 held, 1 violated or gate failed, 2
@@ -63,7 +64,8 @@ type Program struct {
 	Flags map[string]func() SystemFlags
 	// Commands adds commands to the program, each built afresh per
 	// Command call; one whose name is a built-in command's (replay,
-	// explore, audit, coverage) replaces it. A command returns an
+	// explore, audit, dossier, coverage) replaces it, keeping the
+	// built-in's subcommands it does not define. A command returns an
 	// *ExitError to choose its exit code (see BadInput and the others);
 	// any other error exits 4.
 	Commands []func() *cobra.Command
@@ -225,8 +227,8 @@ func (p *Program) Command(stdout, stderr io.Writer) *cobra.Command {
 	if long == "" {
 		long = p.name() + " tests " + strings.Join(p.systemNames(), ", ") + " under typed faults (faultline): it\n" +
 			"replays schedule and counterexample files, explores compositions of faults,\n" +
-			"audits every fault kind under each named configuration, and reads, merges\n" +
-			"and gates coverage files.\n\n" + exitTable
+			"audits every fault kind under each named configuration, writes the release\n" +
+			"evidence dossier, and reads, merges and gates coverage files.\n\n" + exitTable
 	}
 	root := &cobra.Command{Use: p.name(), Short: short, Long: long, SilenceUsage: true, SilenceErrors: true}
 	root.SetOut(stdout)
@@ -241,9 +243,23 @@ func (p *Program) Command(stdout, stderr io.Writer) *cobra.Command {
 		mine[c.Name()] = c
 		extra = append(extra, c)
 	}
-	for _, c := range []*cobra.Command{p.replayCmd(), p.exploreCmd(), p.auditCmd(), p.coverageCmd()} {
-		if mine[c.Name()] == nil {
+	for _, c := range []*cobra.Command{p.replayCmd(), p.exploreCmd(), p.auditCmd(), p.dossierCmd(), p.coverageCmd()} {
+		m := mine[c.Name()]
+		if m == nil {
 			root.AddCommand(c)
+			continue
+		}
+		// a replacing command keeps the built-in's subcommands it does not
+		// define itself ("dossier diff")
+		own := map[string]bool{}
+		for _, sub := range m.Commands() {
+			own[sub.Name()] = true
+		}
+		for _, sub := range c.Commands() {
+			if !own[sub.Name()] {
+				c.RemoveCommand(sub)
+				m.AddCommand(sub)
+			}
 		}
 	}
 	root.AddCommand(extra...)

@@ -9,11 +9,13 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/cli"
 	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/coverage"
@@ -115,7 +117,8 @@ func TestExploreAndReplayAUserSystem(t *testing.T) {
 	assert.True(t, strings.HasPrefix(out, "merged 1 files into "+merged+": 1185 runs"), "coverage merge: %q", out)
 }
 
-// auditScreen is the audit of the agent's three named configurations.
+// auditScreen is the audit of the agent's three named configurations,
+// with the release evidence of package assay for them.
 const auditScreen = `inventory audit: inventory, 3 configurations, 27 fault kinds, one single-fault run of each per configuration
 
 Per configuration: single-fault runs, faults reached, runs that violated an invariant:
@@ -137,6 +140,12 @@ Findings (single-fault runs that violated an invariant, defended configurations 
   inventory/undefended/future_version_checkpoint at checkpoint.write#3: resume_from_checkpoint, no_oversell violated
   inventory/undefended/corrupt_checkpoint at checkpoint.write#3: resume_from_checkpoint, no_oversell violated
   (pass --out DIR to write each finding's schedule, with the command that replays it)
+
+Release evidence of inventory (200 trials each, seed 1): 81 signatures, 42 pairs, 12 diagnoses, 13 holds; placement:
+  inventory/defended    contained but dead   redesign recovery
+  inventory/undefended  unsafe escape        block
+  inventory/planted     contained but dead   redesign recovery
+The rest (signatures, pairs, reasons, diagnoses): inventory dossier --out DIR writes it.
 
 Coverage of inventory: 14 of 39 applicable keys visited by its 81 runs; 9 never crossed by this system.
 Faults: 21 of the 81 runs' faults not reached; kinds reached under no configuration: 7 (stale_policy,
@@ -475,21 +484,28 @@ func TestReplayConfiguresOncePerRun(t *testing.T) {
 // shrinking runs alike) each build one instance here (no kind in scope
 // restarts a worker), so Configure runs as often as the factory does; an
 // audit is one replay (a run and its clean attribution run) per kind and
-// configuration plus the configuration's clean replay. A config that does
-// not apply is bad input (exit 2) from the first run, which configures
-// the system once.
+// configuration plus the configuration's clean replay, and then one per
+// distinct run of its release evidence (the studies' Runs; their runs
+// go side by side, hence the lock). A config that does not apply is bad
+// input (exit 2) from the first run, which configures the system once.
 func TestExploreAndAuditConfigureOncePerRun(t *testing.T) {
 	calls, instances := 0, 0
+	var mu sync.Mutex
 	def := inventory.Definition()
 	configure := def.Configure
 	def.Configure = func(system json.RawMessage) (model.Factory, error) {
+		mu.Lock()
 		calls++
+		mu.Unlock()
 		f, err := configure(system)
 		if err != nil {
 			return nil, err
 		}
-		return func() model.System { instances++; return f() }, nil
+		return func() model.System { mu.Lock(); instances++; mu.Unlock(); return f() }, nil
 	}
+	ev, err := assay.Gather(inventory.Definition(), assay.EvidenceConfig{Trials: 200, Seed: 1, Envelope: assay.DefaultEnvelope()})
+	require.NoError(t, err)
+	evidenceRuns := ev.Base.Runs + ev.Variation.Runs
 	for _, c := range []struct {
 		args  []string
 		code  int
@@ -499,7 +515,7 @@ func TestExploreAndAuditConfigureOncePerRun(t *testing.T) {
 		{append(slices.Clone(exploreArgs), "--checks", "20", "--config", `{"variant":"planted"}`), 1, 0},
 		{slices.Clone(exhaustiveArgs), 0, 0},
 		{append(slices.Clone(exhaustiveArgs), "--config", `{"variant":"planted"}`), 1, 0},
-		{[]string{"audit"}, 0, 2 * (len(model.Catalogue()) + 1) * len(def.Configs)},
+		{[]string{"audit"}, 0, 2*(len(model.Catalogue())+1)*len(def.Configs) + evidenceRuns},
 		{[]string{"explore", "--config", `{"nope":1}`}, 2, 1},
 		{[]string{"explore", "--exhaustive", "--config", `{"nope":1}`}, 2, 1},
 	} {
@@ -524,6 +540,31 @@ func TestExploreAndAuditConfigureOncePerRun(t *testing.T) {
 	require.Equal(t, 2, code, out)
 	assert.Equal(t, "inventory: configuration \"renamed\" of inventory: config of inventory: json: unknown field \"bug\"\n", stderr)
 	assert.Equal(t, 2*(len(model.Catalogue())+1)*3+1, calls, "calls to Configure")
+}
+
+// TestDossierOfAConfigThatDoesNotApply: the dossier of a named
+// configuration the system refuses is bad input (exit 2) naming it, with
+// the same message whether Armed reads it first (inventory) or its first
+// run's Configure does (a system without arms, after its good
+// configuration ran), and nothing is written.
+func TestDossierOfAConfigThatDoesNotApply(t *testing.T) {
+	inv := inventory.Definition()
+	inv.Configs = append(slices.Clone(inv.Configs), model.NamedConfig{Name: "renamed", System: json.RawMessage(`{"bug":"planted"}`)})
+	plain := model.Define("plain", copperfin.Copperfin(), copperfin.Factory(0))
+	plain.Configs = []model.NamedConfig{{Name: "good"}, {Name: "renamed", System: json.RawMessage(`{"bug":"planted"}`)}}
+	for def, want := range map[*model.Definition]string{
+		inv:   `inventory: bad assay configuration: configuration "renamed" of inventory: config of inventory: json: unknown field "bug"`,
+		plain: `plain: bad assay configuration: configuration "renamed" of plain: system plain takes no config of its own (got {"bug":"planted"})`,
+	} {
+		p := &cli.Program{Name: def.Name, Systems: []*model.Definition{def}}
+		dir := filepath.Join(t.TempDir(), "dossier")
+		code, out, stderr := runIn(t, p, "dossier", "--out", dir)
+		assert.Equal(t, 2, code, out)
+		// the two studies (base and variation) each meet it
+		assert.Equal(t, want+"\n"+strings.TrimPrefix(want, def.Name+": ")+"\n", stderr)
+		_, err := os.Stat(dir)
+		assert.True(t, os.IsNotExist(err), "%s: %v", dir, err)
+	}
 }
 
 // TestRegistrationOfFlagsAndCoverage: flags of a system that is not

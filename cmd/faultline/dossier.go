@@ -45,8 +45,8 @@ files written, each profile's release region and decision with its first
 reasons, the unresolved holds and the change triggers, and where the rest
 is. --full prints the whole dossier.md after it.
 
-"faultline dossier diff OLD NEW" shows what changed between two dossiers and
-exits 1 when a change trigger fired.
+"faultline dossier diff OLD NEW" (package cli's, as for any system) shows
+what changed between two dossiers and exits 1 when a change trigger fired.
 
 Exit codes: 0 written; 2 bad input (no --out, an unknown or repeated
 profile, an unknown compatibility target); 4 an I/O or internal error (DIR
@@ -104,40 +104,8 @@ could not be created or written, the output could not be written).`,
 	c.Flags().StringSliceVar(&profiles, "profile", nil, "profiles to include, comma-separated (default baseline,typed,fail_closed)")
 	c.Flags().StringVar(&out, "out", "", "directory to write dossier.json and dossier.md into (created if missing)")
 	c.Flags().StringVar(&compat, "compat", "", "compatibility target: paper188 covers only the paper's ten modes")
-	c.AddCommand(newDossierDiffCmd())
-	return c
+	return c // "dossier diff" is package cli's
 }
-
-func newDossierDiffCmd() *cobra.Command {
-	var full bool
-	diff := &cobra.Command{
-		Use:   "diff OLD NEW [--full]",
-		Short: "Show what changed between two dossiers; exit 1 when a change trigger fired",
-		Long: `Compare two dossiers (each a dossier.json or a directory holding one): print
-the change triggers whose fingerprints differ (tool semantics, state schema,
-policy, retry logic, orchestration, evidence routing) and the first lines of
-a diff of the rest (--full: all of it).
-
-Exit codes: 0 no change trigger fired, 1 a change trigger fired (the release
-gate reopens), 2 bad input (a missing or malformed dossier, or one whose
-Markdown beside it does not have the SHA-256 its JSON names), 4 an I/O error
-(reading a dossier, writing the output).`,
-		Args: cobra.ExactArgs(2),
-		RunE: func(c *cobra.Command, args []string) error {
-			d, err := assay.DiffDossiers(args[0], args[1])
-			if err != nil {
-				return inputError(err)
-			}
-			return writeDossierDiff(c.OutOrStdout(), d, full)
-		},
-	}
-	diff.Flags().BoolVar(&full, "full", false, "print the whole diff of the rest (by default its first lines)")
-	return diff
-}
-
-// diffLines is how many lines of the diff of the rest dossier diff prints
-// without --full.
-const diffLines = 20
 
 // dossierReasons is how many of a placement's reasons the summary shows.
 const dossierReasons = 2
@@ -182,64 +150,6 @@ func writeDossierSummary(w io.Writer, d *assay.Dossier, dir string) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-func writeDossierDiff(w io.Writer, d *assay.DossierDiff, full bool) error {
-	var b strings.Builder
-	if len(d.Fired) == 0 {
-		fmt.Fprintln(&b, "change triggers: none fired")
-	} else {
-		fmt.Fprintln(&b, "change triggers fired (the release gate reopens):")
-		for _, t := range d.Fired {
-			old, nw := orDash(t.Old), orDash(t.New)
-			if !full { // fingerprints by their first 16 hex digits, as git abbreviates
-				old, nw = abbrev(old), abbrev(nw)
-			}
-			fmt.Fprintf(&b, "  %s: %s -> %s\n", t.Name, old, nw)
-		}
-	}
-	if d.Diff == "" {
-		fmt.Fprintln(&b, "dossiers are identical")
-	} else {
-		lines := strings.SplitAfter(d.Diff, "\n")
-		if lines[len(lines)-1] == "" {
-			lines = lines[:len(lines)-1]
-		}
-		if full || len(lines) <= diffLines {
-			fmt.Fprintf(&b, "\ndiff (-old +new):\n%s", d.Diff)
-		} else {
-			fmt.Fprintf(&b, "\ndiff (-old +new), the first %d of %d lines:\n", diffLines, len(lines))
-			for _, l := range lines[:diffLines] {
-				if l = strings.TrimSuffix(l, "\n"); len(l) > 120 {
-					l = l[:117] + "..."
-				}
-				fmt.Fprintln(&b, l)
-			}
-			fmt.Fprintf(&b, "... %d more lines: --full prints the whole diff\n", len(lines)-diffLines)
-		}
-	}
-	if _, err := io.WriteString(w, b.String()); err != nil {
-		return outputError(err)
-	}
-	if len(d.Fired) > 0 {
-		return errViolation
-	}
-	return nil
-}
-
-// abbrev shortens a 64-digit fingerprint to its first 16 digits.
-func abbrev(s string) string {
-	if len(s) == 64 {
-		return s[:16]
-	}
-	return s
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "(absent)"
-	}
-	return s
 }
 
 // buildDossier builds the dossier of cfg on the reference system
