@@ -83,16 +83,21 @@ type Definition struct {
 
 // Define returns the definition of a system with one fixture and no
 // config of its own: Configure accepts only the empty system part ({})
-// and returns factory. Set Builtin, Invariants and the other fields on
-// the result as needed.
-func Define(name string, fixture Fixture, factory Factory) *Definition {
-	return &Definition{Name: name, Fixtures: []Fixture{fixture},
+// and returns factory. Given invariants, it checks exactly those (Builtin
+// is empty: name built-in ones there to add them); given none, every
+// built-in invariant applies. Set other fields on the result as needed.
+func Define(name string, fixture Fixture, factory Factory, invariants ...UserInvariant) *Definition {
+	d := &Definition{Name: name, Fixtures: []Fixture{fixture},
 		Configure: func(system json.RawMessage) (Factory, error) {
 			if s := strings.TrimSpace(string(system)); s != "" && s != "{}" && s != "null" {
 				return nil, fmt.Errorf("system %s takes no config of its own (got %s)", name, s)
 			}
 			return factory, nil
 		}}
+	if len(invariants) > 0 {
+		d.Builtin, d.Invariants = []string{}, invariants
+	}
+	return d
 }
 
 // NamedConfig is one named configuration of a system: a config's system
@@ -141,6 +146,28 @@ func (d *Definition) Validate() error {
 		if len(f.Tasks) == 0 {
 			return fmt.Errorf("system definition %s: fixture %q has no tasks (Fixture.Tasks is empty: a run needs at least one task)", d.Name, f.Name)
 		}
+		if err := checkTasks(f); err != nil {
+			return fmt.Errorf("system definition %s: fixture %q: %w", d.Name, f.Name, err)
+		}
+	}
+	for _, name := range d.Builtin {
+		if invIndex(name) < 0 {
+			return fmt.Errorf("system definition %s: Builtin: unknown built-in invariant %q (valid: %s)", d.Name, name, builtinNames())
+		}
+	}
+	return nil
+}
+
+// checkTasks refuses a fixture whose tasks repeat an ID: a fixture's
+// mistake, which a run would report as the system's. (A task's subject
+// may live in production code's own store, not in Subjects.)
+func checkTasks(f Fixture) error {
+	ids := map[string]bool{}
+	for _, t := range f.Tasks {
+		if ids[t.ID] {
+			return fmt.Errorf("task ID %q listed twice", t.ID)
+		}
+		ids[t.ID] = true
 	}
 	return nil
 }
@@ -175,7 +202,11 @@ func (d *Definition) Factory(cfg Config) (Factory, error) {
 	if d.Configure == nil {
 		return nil, fmt.Errorf("system %s: no Configure", d.Name)
 	}
-	return d.Configure(cfg.system())
+	f, err := d.Configure(cfg.system())
+	if err == nil && f == nil {
+		return nil, fmt.Errorf("system %s: Configure returned a nil Factory and no error", d.Name)
+	}
+	return f, err
 }
 
 // describeSystem names a config's system part in the system's terms

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -212,6 +213,8 @@ func TestDefinitionErrorsNameWhatDoesNotApply(t *testing.T) {
 	if got := copperfin.Describe(copperfin.ConfigOfProfile(copperfin.ProfileTyped)); got != "profile typed" {
 		t.Errorf("copperfin.Describe %q", got)
 	}
+	twice := d.Fixtures[0]
+	twice.Tasks = append(slices.Clone(twice.Tasks), twice.Tasks[0])
 	for _, c := range []struct {
 		d    *model.Definition
 		want string
@@ -226,6 +229,8 @@ func TestDefinitionErrorsNameWhatDoesNotApply(t *testing.T) {
 		{&model.Definition{Name: "tickets-x", Configure: d.Configure, Fixtures: d.Fixtures}, `system definition: name "tickets-x": byte 7 ('-') is not a lower-case letter, digit or underscore (a name is 1 to 64 lower-case letters, digits and underscores, starting with a letter)`},
 		{&model.Definition{Name: "x" + strings.Repeat("\x00", 300), Configure: d.Configure, Fixtures: d.Fixtures}, `system definition: name "x` + strings.Repeat(`\x00`, 63) + `"...: 301 bytes, longer than 64 (a name is 1 to 64 lower-case letters, digits and underscores, starting with a letter)`},
 		{&model.Definition{Name: "x", Configure: d.Configure, Fixtures: []model.Fixture{d.Fixtures[0], {Name: "empty"}}}, `system definition x: fixture "empty" has no tasks (Fixture.Tasks is empty: a run needs at least one task)`},
+		{&model.Definition{Name: "x", Configure: d.Configure, Fixtures: []model.Fixture{twice}}, `system definition x: fixture "tickets": task ID "close-TCK-9" listed twice`},
+		{&model.Definition{Name: "x", Configure: d.Configure, Fixtures: d.Fixtures, Builtin: []string{"efect_at_most_once"}}, `system definition x: Builtin: unknown built-in invariant "efect_at_most_once" (valid: right_subject, current_entitlement, effect_at_most_once, provable_outcome, resume_from_checkpoint, no_invented_progress, budget, join_preserved)`},
 	} {
 		if err := c.d.Validate(); err == nil || err.Error() != c.want {
 			t.Errorf("Validate: %v, want %q", err, c.want)
@@ -244,6 +249,33 @@ func TestDefinitionErrorsNameWhatDoesNotApply(t *testing.T) {
 		if (verr == nil) != (cerr == nil) {
 			t.Errorf("name %q: Validate %v, coverage %v", name, verr, cerr)
 		}
+	}
+}
+
+// TestNilFactoryIsAnError: a Define with a nil factory, a Configure that
+// returns neither a factory nor an error, and a factory that returns a
+// nil System are errors that say so, never a panic.
+func TestNilFactoryIsAnError(t *testing.T) {
+	d := ticketDefinition()
+	s := ticketSchedule(t, `{}`)
+	nilFactory := model.Define("x", d.Fixtures[0], nil)
+	nilSystem := model.Define("x", d.Fixtures[0], func() model.System { return nil })
+	noFactory := ticketDefinition()
+	noFactory.Configure = func(json.RawMessage) (model.Factory, error) { return nil, nil }
+	for _, c := range []struct {
+		d    *model.Definition
+		want string
+	}{
+		{nilFactory, "system x: Configure returned a nil Factory and no error"},
+		{nilSystem, "model: the system's factory returned a nil System"},
+		{noFactory, "system tickets: Configure returned a nil Factory and no error"},
+	} {
+		if _, err := c.d.Run(s, model.Options{Builtin: []string{model.InvBudget}}); err == nil || err.Error() != c.want {
+			t.Errorf("Run: %v, want %q", err, c.want)
+		}
+	}
+	if _, err := model.NewHarness(d.Fixtures[0], model.Options{}).Run(nil, s); err == nil || err.Error() != "model: no factory: the system's Configure returned a nil Factory" {
+		t.Errorf("Harness.Run(nil): %v", err)
 	}
 }
 
@@ -280,5 +312,22 @@ func TestReferenceDefinition(t *testing.T) {
 	}
 	if n, m := copperfin.Defences("no_such_kind"); n != nil || m != "" {
 		t.Errorf("unknown kind defences %v %q", n, m)
+	}
+}
+
+// TestDefineInvariants: Define with invariants checks exactly those; with
+// none, every built-in invariant.
+func TestDefineInvariants(t *testing.T) {
+	d := ticketDefinition()
+	f := func() model.System { return nil }
+	inv := model.UserInvariant{Name: "once", Check: func(model.View) string { return "" }}
+	if got := model.Define("x", d.Fixtures[0], f, inv); got.Builtin == nil || len(got.Builtin) != 0 || len(got.Invariants) != 1 || got.Invariants[0].Name != "once" {
+		t.Errorf("with an invariant: Builtin %#v, Invariants %d", got.Builtin, len(got.Invariants))
+	}
+	if got := model.Define("x", d.Fixtures[0], f); got.Builtin != nil || got.Invariants != nil {
+		t.Errorf("with none: Builtin %#v, Invariants %v", got.Builtin, got.Invariants)
+	}
+	if _, err := model.Define("x", d.Fixtures[0], f).Configure([]byte(`{"a":1}`)); err == nil || err.Error() != `system x takes no config of its own (got {"a":1})` {
+		t.Errorf("a config: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package model
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"slices"
@@ -530,6 +531,9 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	if h.err != nil {
 		return h.err
 	}
+	if factory == nil {
+		return errors.New("model: no factory: the system's Configure returned a nil Factory")
+	}
 	if err := h.validate(s); err != nil {
 		return err
 	}
@@ -687,6 +691,9 @@ func (r *run) runTask(ti int, factory Factory) error {
 			after = stateRecovering
 		}
 		sys := factory()
+		if sys == nil {
+			return errors.New("model: the system's factory returned a nil System")
+		}
 		r.live.observed, _ = sys.(Observed)
 		if r.conc != nil && r.live.observed != nil {
 			return fmt.Errorf("schedule: config: concurrency schedules model systems only; the system of fixture %q is production code (it implements Observed), whose calls the harness cannot hold between crossings", h.fixture.Name)

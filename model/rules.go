@@ -19,6 +19,9 @@ func (d *Definition) Check(cfg Config, opts Options) error {
 		return err
 	}
 	o := d.Options(opts)
+	if _, err := resolveScope(o); err != nil {
+		return err
+	}
 	f, err := d.Fixture(cfg.Fixture)
 	// the harness adds recorded_agrees_with_ledger to a run with notices
 	// and no_retry_storm to a fleet's

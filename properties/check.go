@@ -122,7 +122,7 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 		return
 	}
 	if !rep.Found {
-		t.Logf("properties: no counterexample in %d checks; %d of %d scheduled faults reached (%d not reached)", rep.Checks, rep.Reached, rep.Faults, rep.unreached())
+		t.Logf("properties: no counterexample in %d checks; %d of %d scheduled faults reached (%d not reached), %d fired", rep.Checks, rep.Reached, rep.Faults, rep.unreached(), rep.Fired)
 		return
 	}
 	werr := writeCounterexample(ff.dir, rep.Counterexample, rep, ff.command)

@@ -396,7 +396,7 @@ func TestExhaustiveMaxSwitches(t *testing.T) {
 func TestNoInvariantIsAnError(t *testing.T) {
 	msgs := map[string]string{
 		"no invariant":  "properties: system test_system: inconclusive: no invariant in scope (Builtin empty and no Invariants of the system's own): every run would pass whatever the system does",
-		"none in scope": "properties: system test_system: no invariant in scope: WithInvariants leaves none of the invariants its runs check, so every run would pass whatever the system does",
+		"none in scope": "properties: system test_system: no invariant in scope: the invariants the options name leave none of those its runs check, so every run would pass whatever the system does",
 	}
 	none := []properties.Option{properties.WithFixtureValue(lostupdate.Fixture()), properties.WithHarnessOptions(model.Options{Builtin: []string{}}), properties.WithKinds("tool_timeout")}
 	outOfScope := append(clerkOpts(properties.WithKinds("tool_timeout")), properties.WithInvariants("effect_at_most_once"))
@@ -408,6 +408,11 @@ func TestNoInvariantIsAnError(t *testing.T) {
 		if _, err := exhaustive(sysdef(clerks), opts...); err == nil || err.Error() != msg {
 			t.Errorf("%s: Exhaustive: %v", name, err)
 		}
+	}
+	// a misspelt built-in in the options is named, not a scope that is empty
+	typo := []properties.Option{properties.WithFixtureValue(lostupdate.Fixture()), properties.WithHarnessOptions(model.Options{Builtin: []string{"efect_at_most_once"}}), properties.WithKinds("tool_timeout")}
+	if _, err := properties.Explore(sysdef(clerks), typo...); err == nil || !strings.HasPrefix(err.Error(), `properties: model: options: unknown built-in invariant "efect_at_most_once" (valid: `) {
+		t.Errorf("a misspelt built-in: %v", err)
 	}
 	rapidFlags(t, 20, 1)
 	if _, err := properties.Explore(sysdef(clerks), clerkOpts(properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))...); err != nil {

@@ -604,7 +604,7 @@ func resolve(def *model.Definition, opts []Option) (*explorer, error) {
 		return nil, fmt.Errorf("properties: %w", err)
 	}
 	if !e.checksAnInvariant() {
-		return nil, fmt.Errorf("properties: system %s: no invariant in scope: WithInvariants leaves none of the invariants its runs check, so every run would pass whatever the system does", def.Name)
+		return nil, fmt.Errorf("properties: system %s: no invariant in scope: the invariants the options name leave none of those its runs check, so every run would pass whatever the system does", def.Name)
 	}
 	return e, nil
 }
