@@ -37,8 +37,9 @@ func (d *Definition) Check(cfg Config, opts Options) error {
 // the built-in ones selected, recorded_agrees_with_ledger in a run with
 // notices, no_retry_storm on a fleet fixture, then the system's own. It is
 // the one rule of what a run checks: a violation of any of them fails the
-// run on every door (explore, the walk, fuzz, replay, coverage). An
-// unknown fixture or invalid options are errors.
+// run on every door (explore, the walk, fuzz, replay, coverage; explore
+// drops recorded_agrees_with_ledger for a system whose clean run reads no
+// notice). An unknown fixture or invalid options are errors.
 func (d *Definition) Scope(cfg Config, opts Options) ([]string, error) {
 	sc, err := resolveScope(d.Options(opts))
 	if err != nil {
