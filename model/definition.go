@@ -25,6 +25,11 @@ type Definition struct {
 	// Fixtures are the system's workloads; the first is the default (a
 	// config naming no fixture runs it). Each needs a distinct name.
 	Fixtures []Fixture
+	// FixtureNamed returns a fixture outside Fixtures by name, for
+	// workloads that form a family (a fleet of any size, "fleet-N"); its
+	// error names the valid names. nil: Fixtures are all there is. Every
+	// door resolves a fixture name through Fixture, so each takes these.
+	FixtureNamed func(name string) (Fixture, error)
 	// Configure returns the factory of the system under its config's
 	// system part, called once per run (a factory may hold state its
 	// instances share within a run). An error names what does not apply
@@ -183,7 +188,8 @@ func (d *Definition) fixtureNames() []string {
 }
 
 // Fixture returns the fixture named name ("" is the default, the first),
-// or an error naming it, the system and the valid names.
+// among Fixtures, else FixtureNamed's, or an error naming it and the valid
+// names.
 func (d *Definition) Fixture(name string) (Fixture, error) {
 	if name == "" && len(d.Fixtures) > 0 {
 		return d.Fixtures[0], nil
@@ -192,6 +198,9 @@ func (d *Definition) Fixture(name string) (Fixture, error) {
 		if f.Name == name {
 			return f, nil
 		}
+	}
+	if d.FixtureNamed != nil && name != "" {
+		return d.FixtureNamed(name)
 	}
 	return Fixture{}, fmt.Errorf("unknown fixture %q (valid: %s)", name, strings.Join(d.fixtureNames(), ", "))
 }

@@ -123,6 +123,9 @@ type Harness struct {
 	shared *Fixture
 	opts   Options
 	scope  scope
+	// users are the invariants of a run beside the built-in ones, without
+	// and with notices (runInvariants)
+	users  [2][]UserInvariant
 	err    error    // invalid options, returned by every run
 	traces []string // per task: the trace id the harness assigns
 	r      run
@@ -164,9 +167,8 @@ func NewHarness(f Fixture, opts Options) *Harness {
 				h.err = fmt.Errorf("model: options: invariant %q has the name of the fleet invariant", u.Name)
 			}
 		}
-		// the fleet invariant comes first among the run's own
-		h.scope.user = append([]UserInvariant{noRetryStorm()}, h.scope.user...)
 	}
+	h.users = [2][]UserInvariant{runInvariants(h.scope.user, f.Fleet != nil, false), runInvariants(h.scope.user, f.Fleet != nil, true)}
 	h.stopOn, h.stopErr = opts.Stop.set(), opts.Stop.Validate()
 	seen := make(map[string]bool, len(f.Tasks))
 	h.uniqueIDs = true
@@ -347,8 +349,8 @@ type run struct {
 	fleet fleetState
 	// outbox holds the notices the provider sent and the inbox has not
 	// delivered (a run with Config.Notices), noticeSeq the number sent;
-	// users are the user invariants of the run: the harness's, after
-	// NoticeAgreement in a run with notices.
+	// users are the invariants of the run beside the built-in ones
+	// (Harness.users).
 	outbox    []queuedNotice
 	noticeSeq int
 	users     []UserInvariant
@@ -569,9 +571,9 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	r.commitWait = 0
 	r.live = liveState{fired: r.live.fired[:0]}
 	r.outbox, r.noticeSeq = r.outbox[:0], 0
-	r.users = h.scope.user
-	if s.Config.Notices && !slices.ContainsFunc(h.scope.user, func(u UserInvariant) bool { return u.Name == InvRecordedAgreesWithLedger }) {
-		r.users = append([]UserInvariant{NoticeAgreement()}, h.scope.user...)
+	r.users = h.users[0]
+	if s.Config.Notices {
+		r.users = h.users[1]
 	}
 	r.oracle.reset(len(r.users))
 	r.ix.reset()

@@ -31,7 +31,7 @@ type ProviderOp struct {
 // recordsProvider reports whether the run records its provider history:
 // under Options.ProviderHistory, or with user invariants (which may read
 // it).
-func (r *run) recordsProvider() bool { return r.h.opts.ProviderHistory || len(r.h.scope.user) > 0 }
+func (r *run) recordsProvider() bool { return r.h.opts.ProviderHistory || len(r.h.users[0]) > 0 }
 
 // sendOp records, on a detailed run, a commit sent now; it returns the
 // op's index, or -1 when nothing is recorded.

@@ -1,6 +1,9 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // noInvariant is the rule every door shares: a run that checks no
 // invariant would pass whatever the system does, so it is refused before
@@ -10,7 +13,7 @@ const noInvariant = "no invariant in scope (Builtin empty and no Invariants of t
 
 // Check is the one check of a Definition every door makes before it runs
 // anything: Validate (name, fixtures, Configure) and at least one
-// invariant in scope of a run under cfg with d.Options(opts) (else an
+// invariant in scope of a run under cfg with d.Options(opts) (Scope; else an
 // error wrapping the *RunError of code 3 Result.Err gives such a run).
 // It calls no Configure (a config that does not apply is Factory's
 // error) and leaves an unknown fixture to Fixture.
@@ -18,15 +21,62 @@ func (d *Definition) Check(cfg Config, opts Options) error {
 	if err := d.Validate(); err != nil {
 		return err
 	}
-	o := d.Options(opts)
-	if _, err := resolveScope(o); err != nil {
+	sc, err := resolveScope(d.Options(opts))
+	if err != nil {
 		return err
 	}
 	f, err := d.Fixture(cfg.Fixture)
-	// the harness adds recorded_agrees_with_ledger to a run with notices
-	// and no_retry_storm to a fleet's
-	if o.Builtin == nil || len(o.Builtin) > 0 || len(o.Invariants) > 0 || cfg.Notices || err == nil && f.Fleet != nil {
+	if len(sc.names(err == nil && f.Fleet != nil, cfg.Notices)) > 0 {
 		return nil
 	}
 	return fmt.Errorf("system %s: %w", d.Name, &RunError{Code: 3, Reason: noInvariant})
+}
+
+// Scope returns the names of the invariants a run of d under cfg with
+// d.Options(opts) checks, in the order Result.Invariants reports them:
+// the built-in ones selected, recorded_agrees_with_ledger in a run with
+// notices, no_retry_storm on a fleet fixture, then the system's own. It is
+// the one rule of what a run checks: a violation of any of them fails the
+// run on every door (explore, the walk, fuzz, replay, coverage; explore
+// drops recorded_agrees_with_ledger for a system whose clean run reads no
+// notice). An unknown fixture or invalid options are errors.
+func (d *Definition) Scope(cfg Config, opts Options) ([]string, error) {
+	sc, err := resolveScope(d.Options(opts))
+	if err != nil {
+		return nil, err
+	}
+	f, err := d.Fixture(cfg.Fixture)
+	if err != nil {
+		return nil, err
+	}
+	return sc.names(f.Fleet != nil, cfg.Notices), nil
+}
+
+// names lists the invariants of s in a run of a fleet fixture (fleet) or
+// with notices, as Result.Invariants reports them.
+func (s scope) names(fleet, notices bool) []string {
+	var out []string
+	for i, inv := range Invariants {
+		if !s.off[i] {
+			out = append(out, inv.Name)
+		}
+	}
+	for _, u := range runInvariants(s.user, fleet, notices) {
+		out = append(out, u.Name)
+	}
+	return out
+}
+
+// runInvariants returns the invariants a run checks beside the built-in
+// ones: NoticeAgreement in a run with notices (unless own names it), the
+// fleet's no_retry_storm, then own. The harness runs exactly these.
+func runInvariants(own []UserInvariant, fleet, notices bool) []UserInvariant {
+	var out []UserInvariant
+	if notices && !slices.ContainsFunc(own, func(u UserInvariant) bool { return u.Name == InvRecordedAgreesWithLedger }) {
+		out = append(out, NoticeAgreement())
+	}
+	if fleet {
+		out = append(out, noRetryStorm())
+	}
+	return append(out, own...)
 }

@@ -591,17 +591,21 @@ func resolve(def *model.Definition, opts []Option) (*explorer, error) {
 	set.config.Fixture = set.fixture.Name
 	e := &explorer{set: set, harness: model.NewHarness(set.fixture, set.harness), inScope: map[string]bool{}, minFaults: 1,
 		swarm: set.swarm && set.guide == nil}
-	for _, inv := range model.Invariants {
-		e.inScope[inv.Name] = set.invariants == nil || slices.Contains(set.invariants, inv.Name)
-	}
-	for _, inv := range set.harness.Invariants {
-		e.inScope[inv.Name] = set.invariants == nil
-	}
-	if set.config.Notices { // the harness checks model.NoticeAgreement in a run with notices (see noticeScope)
-		e.inScope[model.InvRecordedAgreesWithLedger] = set.invariants == nil || slices.Contains(set.invariants, model.InvRecordedAgreesWithLedger)
-	}
 	if err := def.Check(set.config, set.harness); err != nil {
 		return nil, fmt.Errorf("properties: %w", err)
+	}
+	// the model decides what a run checks (Definition.Scope); every
+	// invariant of it counts (see noticeScope for the one exception)
+	// over the exploration's fixture, which a test may give outside
+	// def.Fixtures
+	own := *def
+	own.Fixtures = []model.Fixture{set.fixture}
+	scope, err := own.Scope(set.config, set.harness)
+	if err != nil {
+		return nil, fmt.Errorf("properties: harness: %w", err)
+	}
+	for _, name := range scope {
+		e.inScope[name] = set.invariants == nil || slices.Contains(set.invariants, name)
 	}
 	if !e.checksAnInvariant() {
 		return nil, fmt.Errorf("properties: system %s: no invariant in scope: the invariants the options name leave none of those its runs check, so every run would pass whatever the system does", def.Name)
@@ -610,27 +614,14 @@ func resolve(def *model.Definition, opts []Option) (*explorer, error) {
 }
 
 // checksAnInvariant reports whether a run of e checks at least one
-// invariant in its scope: a built-in one the harness options select (all
-// when Builtin is nil), one of their own, or one the harness adds
-// (recorded_agrees_with_ledger with notices, no_retry_storm on a fleet).
+// invariant that counts (Definition.Scope, narrowed by withInvariants).
 func (e *explorer) checksAnInvariant() bool {
-	h := e.set.harness
-	names := h.Builtin
-	if names == nil {
-		for _, inv := range model.Invariants {
-			names = append(names, inv.Name)
+	for _, in := range e.inScope {
+		if in {
+			return true
 		}
 	}
-	for _, inv := range h.Invariants {
-		names = append(names, inv.Name)
-	}
-	if e.set.config.Notices {
-		names = append(names, model.InvRecordedAgreesWithLedger)
-	}
-	if e.set.fixture.Fleet != nil && (e.set.invariants == nil || slices.Contains(e.set.invariants, model.InvNoRetryStorm)) {
-		return true
-	}
-	return slices.ContainsFunc(names, func(n string) bool { return e.inScope[n] })
+	return false
 }
 
 // survey builds the draw space of e from the clean run of its config and

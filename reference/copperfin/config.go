@@ -166,10 +166,12 @@ func Definition() *model.Definition {
 		configs[i] = model.NamedConfig{Name: string(p), System: Settings{Profile: p}.JSON(), Defended: p != ProfileBaseline}
 	}
 	return &model.Definition{
-		Name:      Name,
-		Configs:   configs,
-		Fixtures:  []model.Fixture{Copperfin(), CopperfinBatch(), CopperfinTenants(), CopperfinFleet(FleetAgents)},
-		Configure: configure,
+		Name:     Name,
+		Configs:  configs,
+		Fixtures: []model.Fixture{Copperfin(), CopperfinBatch(), CopperfinTenants(), CopperfinFleet(FleetAgents)},
+		// a fleet of another size, copperfin-fleet-N, by name
+		FixtureNamed: FixtureNamed,
+		Configure:    configure,
 		Describe: func(system json.RawMessage) (string, error) {
 			s, err := ParseSettings(system)
 			if err != nil {

@@ -143,7 +143,9 @@ func FixtureNamed(name string) (model.Fixture, error) {
 	}
 	if n, err := strconv.Atoi(strings.TrimPrefix(name, "copperfin-fleet-")); err == nil && strings.HasPrefix(name, "copperfin-fleet-") &&
 		n >= 1 && n <= model.MaxWorkers && strconv.Itoa(n) == name[len("copperfin-fleet-"):] {
-		return CopperfinFleet(n), nil
+		f := CopperfinFleet(n)
+		f.Name = name // copperfin-fleet-100 too, so a schedule naming it runs
+		return f, nil
 	}
 	return model.Fixture{}, fmt.Errorf("unknown fixture %q (valid: copperfin, copperfin-batch, copperfin-tenants, copperfin-fleet, copperfin-fleet-N for N from 1 to %d)", name, model.MaxWorkers)
 }

@@ -1,0 +1,191 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/faultline/faultline/cli"
+	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/fuzz"
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/properties"
+	"github.com/faultline/faultline/reference/copperfin"
+)
+
+// breaker is a one-fault schedule of the reference system whose run
+// breaks invariant inv and no other.
+type breaker struct {
+	inv    string
+	file   string // in reference/corpus
+	system func(model.Config) model.Config
+	// schedule, when set, replaces file
+	schedule func(t *testing.T) *model.Schedule
+	// faults is the most faults explore draws or walks (0: one)
+	faults int
+}
+
+func baseline(cfg model.Config) model.Config {
+	sys := copperfin.ConfigOfProfile(copperfin.ProfileBaseline)
+	cfg.System = sys.System
+	return cfg
+}
+
+func mutant(m string) func(model.Config) model.Config {
+	return func(cfg model.Config) model.Config { return copperfin.WithMutant(cfg, m) }
+}
+
+// breakers holds a schedule breaking each built-in invariant
+// (model.Invariants) and each one the harness adds: no_retry_storm on a
+// fleet (copperfin-fleet-10, typed: no jitter) and
+// recorded_agrees_with_ledger with notices.
+var breakers = []breaker{
+	{inv: model.InvRightSubject, file: "kinds/subject_swap.json", system: baseline},
+	{inv: model.InvCurrentEntitlement, file: "kinds/revoked_capability.json", system: baseline},
+	{inv: model.InvEffectAtMostOnce, file: "kinds/timeout_after_commit.json", system: baseline},
+	{inv: model.InvProvableOutcome, file: "kinds/drop_effect_receipt.json", system: baseline},
+	{inv: model.InvResumeFromCheckpoint, file: "kinds/missing_checkpoint.json", system: mutant("stale_checkpoint_accepted")},
+	{inv: model.InvNoInventedProgress, file: "memory-loss-hold.json", system: func(cfg model.Config) model.Config {
+		return copperfin.WithMutant(baseline(cfg), "fabricated_approval")
+	}},
+	{inv: model.InvBudget, file: "budget-exhausted.json", system: mutant("unbounded_retry")},
+	{inv: model.InvJoinPreserved, file: "best-effort-join-degraded.json", system: mutant("failed_branch_dropped")},
+	{inv: model.InvRecordedAgreesWithLedger, file: "notices/lost-notice.json"},
+	// explore breaks it with two plain timeouts (at the first two
+	// tool.commit), the schedule with one synchronized one
+	{inv: model.InvNoRetryStorm, faults: 2, schedule: func(t *testing.T) *model.Schedule {
+		cfg := copperfin.ConfigOfProfile(copperfin.ProfileTyped)
+		cfg.Fixture = "copperfin-fleet-10"
+		s, err := copperfin.StormSchedule(cfg)
+		require.NoError(t, err)
+		return s
+	}},
+}
+
+// fleetDefinition is the reference system with the ten-agent fleet among
+// its fixtures.
+func fleetDefinition() *model.Definition {
+	def := copperfin.Definition()
+	def.Fixtures = append(def.Fixtures, copperfin.CopperfinFleet(10))
+	return def
+}
+
+func (b breaker) load(t *testing.T) *model.Schedule {
+	t.Helper()
+	if b.schedule != nil {
+		return b.schedule(t)
+	}
+	data, err := os.ReadFile(filepath.Join("..", "reference", "corpus", b.file))
+	require.NoError(t, err)
+	s, err := model.ParseSchedule(data)
+	require.NoError(t, err)
+	if b.system != nil {
+		s.Config = b.system(s.Config)
+	}
+	return s
+}
+
+// violated lists the invariants res broke.
+func violated(res *model.Result) []string {
+	var out []string
+	for _, i := range res.Invariants {
+		if !i.Held {
+			out = append(out, i.Invariant)
+		}
+	}
+	return out
+}
+
+// TestEveryInvariantCountsOnEveryPath: each invariant in scope, the
+// built-in ones and those the harness adds (no_retry_storm included),
+// fails a run on every path: the model's own run, explore's random draws
+// and its exhaustive walk, fuzz's Decoder.Check and Target, the command
+// line's replay, and the coverage tracker's counts.
+func TestEveryInvariantCountsOnEveryPath(t *testing.T) {
+	def := fleetDefinition()
+	seen := map[string]bool{}
+	for _, b := range breakers {
+		seen[b.inv] = true
+		t.Run(b.inv, func(t *testing.T) {
+			s := b.load(t)
+			kind := s.Faults[0].Kind
+			fixture := s.Config.Fixture
+			if fixture == "" {
+				fixture = "copperfin"
+			}
+			scope, err := def.Scope(s.Config, model.Options{})
+			require.NoError(t, err)
+			require.Contains(t, scope, b.inv, "the model's scope of the run")
+
+			res, err := def.Replay(s)
+			require.NoError(t, err)
+			require.Equal(t, []string{b.inv}, violated(res), "the model's run")
+
+			// explore: random draws, then the exhaustive walk, of the one
+			// kind at one fault (two for the storm)
+			opts := []properties.Option{properties.WithConfig(s.Config), properties.WithFixture(fixture),
+				properties.WithKinds(kind), properties.WithMaxFaults(max(1, b.faults)), properties.WithoutWorldEvents()}
+			if s.Config.Notices {
+				opts = append(opts, properties.WithNotices())
+			}
+			random, err := properties.Explore(def, append(opts, properties.WithSeed(1), properties.WithChecks(200))...)
+			require.NoError(t, err)
+			require.True(t, random.Found, "random exploration finds no counterexample")
+			require.Equal(t, b.inv, random.Counterexample.Invariant, "random exploration")
+			rep, err := properties.Explore(def, append(opts, properties.WithExhaustive())...)
+			require.NoError(t, err)
+			require.True(t, rep.Found, "the exhaustive walk finds no counterexample")
+			require.Equal(t, b.inv, rep.Counterexample.Invariant, "the exhaustive walk")
+
+			// the target's input: the schedule random exploration found,
+			// at the decoder's default targets
+			es, err := model.ParseSchedule(model.Format(random.Counterexample.Schedule))
+			require.NoError(t, err)
+			kinds := []string{kind}
+			for i := range es.Faults {
+				es.Faults[i].Target = ""
+				kinds = append(kinds, es.Faults[i].Kind)
+			}
+			// fuzz: the decoder's check and the target
+			fopts := []fuzz.Option{fuzz.WithConfig(s.Config), fuzz.WithFixture(fixture), fuzz.WithKinds(kinds...),
+				fuzz.WithScope("ordinals"), fuzz.WithMaxFaults(2)}
+			d, err := fuzz.NewDecoder(def, fopts...)
+			require.NoError(t, err)
+			fres, err := d.Check(s)
+			var v *fuzz.Violation
+			require.ErrorAs(t, err, &v, "fuzz Decoder.Check")
+			require.Equal(t, []string{b.inv}, violated(fres))
+			tg, err := fuzz.NewTarget(def, fopts...)
+			require.NoError(t, err)
+			data, err := d.Encode(es)
+			require.NoError(t, err)
+			var f *fuzz.Failure
+			require.ErrorAs(t, tg.Check(data), &f, "fuzz Target.Check")
+			require.Equal(t, b.inv, f.Invariant, "fuzz Target.Check")
+
+			// the command line's replay
+			file := filepath.Join(t.TempDir(), "s.json")
+			require.NoError(t, os.WriteFile(file, model.Format(s), 0o644))
+			code, out, errOut := runIn(t, &cli.Program{Name: "faultline", Systems: []*model.Definition{def}}, "replay", file)
+			require.Equal(t, 1, code, "replay: %s%s", out, errOut)
+			require.Regexp(t, `(?m)^  `+b.inv+` +VIOLATED`, out, "replay: %s", errOut)
+
+			// the coverage tracker's counts
+			tr, err := coverage.NewTracker(coverage.Default(), def)
+			require.NoError(t, err)
+			require.NoError(t, tr.Record(res))
+			cov := tr.Data()
+			counted := slices.ContainsFunc(cov.Unattributed, func(c coverage.Counterexample) bool { return c.Invariant == b.inv })
+			for _, e := range cov.Keys {
+				counted = counted || slices.ContainsFunc(e.Counterexamples, func(c coverage.Counterexample) bool { return c.Invariant == b.inv })
+			}
+			require.True(t, counted, "the coverage tracker counts no violation of %s", b.inv)
+		})
+	}
+	for _, inv := range model.Invariants {
+		require.True(t, seen[inv.Name], "no schedule breaks %s", inv.Name)
+	}
+}
