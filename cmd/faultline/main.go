@@ -53,7 +53,6 @@ var (
 	inconclusive  = cli.Inconclusive
 	ioFailure     = cli.IOFailure
 	outputError   = cli.OutputError
-	inputError    = cli.InputError
 	errViolation  = cli.ErrViolation
 	checkCount    = cli.CheckCount
 	wrapText      = cli.WrapText
