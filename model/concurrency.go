@@ -122,6 +122,11 @@ type scheduler struct {
 	// goroutine (the caller of Run).
 	panicked any
 	factory  Factory
+	// ready indexes the slots not done in pick order (the run's, reused);
+	// owner holds, by fixture index, the slot that last took the task
+	// (-1: none yet).
+	ready *readyList
+	owner []int32
 }
 
 // executeConcurrent runs the fixture's tasks as concurrent workers under
@@ -160,6 +165,16 @@ func (r *run) executeConcurrent(factory Factory, c *Concurrency) error {
 		sc.slots = append(sc.slots, s)
 	}
 	sc.next = w
+	sc.ready = &r.ready
+	sc.ready.reset(w)
+	r.owner = slices.Grow(r.owner[:0], n)[:n]
+	sc.owner = r.owner
+	for i := range sc.owner {
+		sc.owner[i] = -1
+	}
+	for k := range sc.slots {
+		sc.refile(k)
+	}
 	r.taskState = taskState{}
 	r.conc = sc
 	defer func() { r.conc = nil }()
@@ -181,6 +196,7 @@ func (r *run) executeConcurrent(factory Factory, c *Concurrency) error {
 			}
 			return sc.err
 		}
+		sc.refile(k)
 	}
 	if sc.cur >= 0 {
 		sc.slots[sc.cur].ts = r.taskState
@@ -256,49 +272,62 @@ func (sc *scheduler) switchTo(k int) {
 	}
 }
 
+// refile files slot k, which may have run, in the ready list under its
+// next crossing and task (or takes it out when done), and as its task's
+// owner.
+func (sc *scheduler) refile(k int) {
+	s := sc.slots[k]
+	if s.done {
+		sc.ready.remove(k)
+		return
+	}
+	sc.owner[s.task] = int32(k)
+	at := Millis(0)
+	if sc.timed {
+		at = s.at
+	}
+	sc.ready.set(k, at, s.task)
+}
+
 // pick chooses the slot that goes next at a scheduling point (see
 // Concurrency), records the pick and counts a context switch; -1 when no
-// worker is ready.
+// worker is ready. The candidates are the ready slots, on clocks of their
+// own those whose next crossing ends first: a prefix of the ready list,
+// in task order. Among them the interleaving's task at this point goes,
+// else a seeded draw, else the worker that ran last, else the first.
 func (sc *scheduler) pick() int {
 	r := sc.r
-	ready := func(k int) bool { return k >= 0 && !sc.slots[k].done }
+	q := sc.ready
 	// the worker that ran last can go on with its task
-	goOn := ready(sc.cur) && !sc.ended
+	goOn := sc.cur >= 0 && !sc.slots[sc.cur].done && !sc.ended
 	sc.ended = false
-	chosen := -1
-	i := sc.points
-	if !sc.timed && i < len(sc.cfg.Interleaving) {
-		want := sc.cfg.Interleaving[i] - 1
-		for k, s := range sc.slots {
-			if !s.done && s.task == want {
-				chosen = k
-			}
-		}
+	n := q.len()
+	if n == 0 {
+		return -1
 	}
+	first := Millis(0)
 	if sc.timed {
-		chosen = sc.pickTimed(goOn)
-		if chosen < 0 {
-			return -1
+		first = q.at[q.nth(0)]
+		n = q.atMost(first)
+	}
+	candidate := func(k int) bool {
+		return k >= 0 && !sc.slots[k].done && (!sc.timed || sc.slots[k].at == first)
+	}
+	chosen := -1
+	if i := sc.points; i < len(sc.cfg.Interleaving) {
+		want := sc.cfg.Interleaving[i] - 1
+		if k := int(sc.owner[want]); k >= 0 && sc.slots[k].task == want && candidate(k) {
+			chosen = k
 		}
 	}
 	if chosen < 0 {
-		var cands []int
-		for k := range sc.slots {
-			if ready(k) {
-				cands = append(cands, k)
-			}
-		}
-		if len(cands) == 0 {
-			return -1
-		}
-		slices.SortFunc(cands, func(a, b int) int { return sc.slots[a].task - sc.slots[b].task })
 		switch {
 		case sc.cfg.Seed != "":
-			chosen = cands[sc.rand.Uint64()%uint64(len(cands))]
-		case goOn:
+			chosen = q.nth(int(sc.rand.Uint64() % uint64(n)))
+		case goOn && candidate(sc.cur):
 			chosen = sc.cur
 		default:
-			chosen = cands[0]
+			chosen = q.nth(0)
 		}
 	}
 	sc.points++
@@ -307,56 +336,6 @@ func (sc *scheduler) pick() int {
 	}
 	r.picks = append(r.picks, sc.slots[chosen].task+1)
 	return chosen
-}
-
-// pickTimed is pick on clocks of their own: among the ready slots whose
-// next crossing ends first, the one the interleaving names at this point,
-// else a seeded pick, else the worker that ran last, else the first in
-// fixture order; -1 when none is ready.
-func (sc *scheduler) pickTimed(goOn bool) int {
-	first := Millis(-1)
-	n := 0
-	for _, s := range sc.slots {
-		switch {
-		case s.done:
-		case first < 0 || s.at < first:
-			first, n = s.at, 1
-		case s.at == first:
-			n++
-		}
-	}
-	if n == 0 {
-		return -1
-	}
-	tied := func(k int) bool { return k >= 0 && !sc.slots[k].done && sc.slots[k].at == first }
-	if i := sc.points; i < len(sc.cfg.Interleaving) {
-		want := sc.cfg.Interleaving[i] - 1
-		for k, s := range sc.slots {
-			if s.task == want && tied(k) {
-				return k
-			}
-		}
-	}
-	if sc.cfg.Seed != "" {
-		var cands []int
-		for k := range sc.slots {
-			if tied(k) {
-				cands = append(cands, k)
-			}
-		}
-		slices.SortFunc(cands, func(a, b int) int { return sc.slots[a].task - sc.slots[b].task })
-		return cands[sc.rand.Uint64()%uint64(len(cands))]
-	}
-	if goOn && tied(sc.cur) {
-		return sc.cur
-	}
-	best := -1
-	for k, s := range sc.slots {
-		if tied(k) && (best < 0 || s.task < sc.slots[best].task) {
-			best = k
-		}
-	}
-	return best
 }
 
 // sortTasks puts the task records and the oracle's facts, kept in the
