@@ -122,11 +122,8 @@ type scheduler struct {
 	// goroutine (the caller of Run).
 	panicked any
 	factory  Factory
-	// ready indexes the slots not done in pick order (the run's, reused);
-	// owner holds, by fixture index, the slot that last took the task
-	// (-1: none yet).
+	// ready indexes the slots not done in pick order (the run's, reused).
 	ready *readyList
-	owner []int32
 }
 
 // executeConcurrent runs the fixture's tasks as concurrent workers under
@@ -166,12 +163,7 @@ func (r *run) executeConcurrent(factory Factory, c *Concurrency) error {
 	}
 	sc.next = w
 	sc.ready = &r.ready
-	sc.ready.reset(w)
-	r.owner = slices.Grow(r.owner[:0], n)[:n]
-	sc.owner = r.owner
-	for i := range sc.owner {
-		sc.owner[i] = -1
-	}
+	sc.ready.reset(n, w)
 	for k := range sc.slots {
 		sc.refile(k)
 	}
@@ -191,6 +183,9 @@ func (r *run) executeConcurrent(factory Factory, c *Concurrency) error {
 		<-sc.yieldCh
 		if sc.panicked != nil || sc.err != nil {
 			close(sc.abort)
+			for _, s := range sc.slots {
+				close(s.resume) // wakes the waiting workers to exit
+			}
 			if sc.panicked != nil {
 				panic(sc.panicked)
 			}
@@ -220,9 +215,7 @@ func (sc *scheduler) main(k int) {
 		case <-sc.abort:
 		}
 	}()
-	select {
-	case <-s.resume:
-	case <-sc.abort:
+	if _, ok := <-s.resume; !ok {
 		runtime.Goexit()
 	}
 	r := sc.r
@@ -249,9 +242,7 @@ func (r *run) yieldAt(cost Millis) {
 	s := sc.slots[sc.cur]
 	s.at = r.wclock + cost
 	sc.yieldCh <- struct{}{}
-	select {
-	case <-s.resume:
-	case <-sc.abort:
+	if _, ok := <-s.resume; !ok {
 		runtime.Goexit()
 	}
 }
@@ -272,21 +263,21 @@ func (sc *scheduler) switchTo(k int) {
 	}
 }
 
-// refile files slot k, which may have run, in the ready list under its
-// next crossing and task (or takes it out when done), and as its task's
-// owner.
+// refile files slot k, which is new or has just run, in the ready list
+// under its next crossing and task, or takes it out when done.
 func (sc *scheduler) refile(k int) {
 	s := sc.slots[k]
+	if k == sc.cur {
+		sc.ready.take(k)
+	}
 	if s.done {
-		sc.ready.remove(k)
 		return
 	}
-	sc.owner[s.task] = int32(k)
 	at := Millis(0)
 	if sc.timed {
 		at = s.at
 	}
-	sc.ready.set(k, at, s.task)
+	sc.ready.add(k, at, s.task)
 }
 
 // pick chooses the slot that goes next at a scheduling point (see
@@ -301,22 +292,17 @@ func (sc *scheduler) pick() int {
 	// the worker that ran last can go on with its task
 	goOn := sc.cur >= 0 && !sc.slots[sc.cur].done && !sc.ended
 	sc.ended = false
-	n := q.len()
-	if n == 0 {
+	if q.empty() {
 		return -1
 	}
-	first := Millis(0)
-	if sc.timed {
-		first = q.at[q.nth(0)]
-		n = q.atMost(first)
-	}
+	n := q.front
 	candidate := func(k int) bool {
-		return k >= 0 && !sc.slots[k].done && (!sc.timed || sc.slots[k].at == first)
+		return k >= 0 && !sc.slots[k].done && (!sc.timed || sc.slots[k].at == q.first)
 	}
 	chosen := -1
 	if i := sc.points; i < len(sc.cfg.Interleaving) {
 		want := sc.cfg.Interleaving[i] - 1
-		if k := int(sc.owner[want]); k >= 0 && sc.slots[k].task == want && candidate(k) {
+		if k := int(q.owner[want]); candidate(k) && sc.slots[k].task == want {
 			chosen = k
 		}
 	}

@@ -365,10 +365,8 @@ type run struct {
 	// switches.
 	conc    *scheduler
 	seqTask []int32
-	// ready and owner are the scheduler's index buffers, kept for the
-	// next concurrent run.
+	// ready is the scheduler's index, kept for the next concurrent run.
 	ready readyList
-	owner []int32
 	// prov is a detailed run's provider history (Result.Provider).
 	prov     []ProviderOp
 	picks    []int
