@@ -134,3 +134,69 @@ func benchBatch(b *testing.B, c *model.Concurrency) {
 		}
 	}
 }
+
+// BenchmarkFleetWorkers measures one concurrent run against the number of
+// workers N (10, 100, 1000), all started at once: on the fleet copperfin-
+// fleet-N (the storm schedule, workers on clocks of their own: the timed
+// picks), without and with a seed and with an explicit interleaving (round
+// robin over the tasks), and on N copies of the reference task as N
+// workers (the untimed picks), seeded and interleaved. scripts/task-slope.sh
+// -workers reads its output and reports the log-log slopes of CPU time and
+// bytes a run against N.
+func BenchmarkFleetWorkers(b *testing.B) {
+	for _, mode := range []string{"timed", "timed-seed", "timed-interleaving", "seed", "interleaving"} {
+		for _, n := range []int{10, 100, 1000} {
+			b.Run(fmt.Sprintf("pick=%s/workers=%d", mode, n), func(b *testing.B) {
+				h, factory, s := fleetWorkload(b, mode, n)
+				res, err := h.Run(factory, s)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(res.Tasks) != n || len(res.Interleaving) < n {
+					b.Fatalf("the run judged %d tasks in %d picks, want %d tasks", len(res.Tasks), len(res.Interleaving), n)
+				}
+				b.ReportAllocs()
+				defer reportCPU(b)()
+				for b.Loop() {
+					if _, err := h.Run(factory, s); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// fleetWorkload is BenchmarkFleetWorkers' run of mode on n workers.
+func fleetWorkload(b testing.TB, mode string, n int) (*model.Harness, model.Factory, *model.Schedule) {
+	b.Helper()
+	var c model.Concurrency
+	switch mode {
+	case "timed-seed", "seed":
+		c.Seed = "bench"
+	case "timed-interleaving", "interleaving":
+		// round robin: at most points the named task is not ready (or, on
+		// clocks of their own, not first), and the pick falls through
+		for i := range min(model.MaxInterleaving, 40*n) {
+			c.Interleaving = append(c.Interleaving, i%n+1)
+		}
+	}
+	c.Workers = n
+	if mode == "seed" || mode == "interleaving" {
+		factory, s := benchSchedule(b)
+		s.Config.Concurrency = &c
+		return model.NewHarness(taskFixture(n), model.Options{}), factory, s
+	}
+	cs, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
+	fx := copperfin.CopperfinFleet(n)
+	cfg := copperfin.ConfigOfControls(cs)
+	cfg.Fixture = fx.Name
+	s, err := copperfin.StormSchedule(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if mode != "timed" {
+		s.Config.Concurrency = &c
+	}
+	return model.NewHarness(fx, model.Options{}), copperfin.Factory(cs), s
+}

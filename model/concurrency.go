@@ -122,6 +122,8 @@ type scheduler struct {
 	// goroutine (the caller of Run).
 	panicked any
 	factory  Factory
+	// ready indexes the slots not done in pick order (the run's, reused).
+	ready *readyList
 }
 
 // executeConcurrent runs the fixture's tasks as concurrent workers under
@@ -160,6 +162,11 @@ func (r *run) executeConcurrent(factory Factory, c *Concurrency) error {
 		sc.slots = append(sc.slots, s)
 	}
 	sc.next = w
+	sc.ready = &r.ready
+	sc.ready.reset(n, w)
+	for k := range sc.slots {
+		sc.refile(k)
+	}
 	r.taskState = taskState{}
 	r.conc = sc
 	defer func() { r.conc = nil }()
@@ -176,11 +183,15 @@ func (r *run) executeConcurrent(factory Factory, c *Concurrency) error {
 		<-sc.yieldCh
 		if sc.panicked != nil || sc.err != nil {
 			close(sc.abort)
+			for _, s := range sc.slots {
+				close(s.resume) // wakes the waiting workers to exit
+			}
 			if sc.panicked != nil {
 				panic(sc.panicked)
 			}
 			return sc.err
 		}
+		sc.refile(k)
 	}
 	if sc.cur >= 0 {
 		sc.slots[sc.cur].ts = r.taskState
@@ -204,9 +215,7 @@ func (sc *scheduler) main(k int) {
 		case <-sc.abort:
 		}
 	}()
-	select {
-	case <-s.resume:
-	case <-sc.abort:
+	if _, ok := <-s.resume; !ok {
 		runtime.Goexit()
 	}
 	r := sc.r
@@ -233,9 +242,7 @@ func (r *run) yieldAt(cost Millis) {
 	s := sc.slots[sc.cur]
 	s.at = r.wclock + cost
 	sc.yieldCh <- struct{}{}
-	select {
-	case <-s.resume:
-	case <-sc.abort:
+	if _, ok := <-s.resume; !ok {
 		runtime.Goexit()
 	}
 }
@@ -256,49 +263,57 @@ func (sc *scheduler) switchTo(k int) {
 	}
 }
 
+// refile files slot k, which is new or has just run, in the ready list
+// under its next crossing and task, or takes it out when done.
+func (sc *scheduler) refile(k int) {
+	s := sc.slots[k]
+	if k == sc.cur {
+		sc.ready.take(k)
+	}
+	if s.done {
+		return
+	}
+	at := Millis(0)
+	if sc.timed {
+		at = s.at
+	}
+	sc.ready.add(k, at, s.task)
+}
+
 // pick chooses the slot that goes next at a scheduling point (see
 // Concurrency), records the pick and counts a context switch; -1 when no
-// worker is ready.
+// worker is ready. The candidates are the ready slots, on clocks of their
+// own those whose next crossing ends first: a prefix of the ready list,
+// in task order. Among them the interleaving's task at this point goes,
+// else a seeded draw, else the worker that ran last, else the first.
 func (sc *scheduler) pick() int {
 	r := sc.r
-	ready := func(k int) bool { return k >= 0 && !sc.slots[k].done }
+	q := sc.ready
 	// the worker that ran last can go on with its task
-	goOn := ready(sc.cur) && !sc.ended
+	goOn := sc.cur >= 0 && !sc.slots[sc.cur].done && !sc.ended
 	sc.ended = false
-	chosen := -1
-	i := sc.points
-	if !sc.timed && i < len(sc.cfg.Interleaving) {
-		want := sc.cfg.Interleaving[i] - 1
-		for k, s := range sc.slots {
-			if !s.done && s.task == want {
-				chosen = k
-			}
-		}
+	if q.empty() {
+		return -1
 	}
-	if sc.timed {
-		chosen = sc.pickTimed(goOn)
-		if chosen < 0 {
-			return -1
+	n := q.front
+	candidate := func(k int) bool {
+		return k >= 0 && !sc.slots[k].done && (!sc.timed || sc.slots[k].at == q.first)
+	}
+	chosen := -1
+	if i := sc.points; i < len(sc.cfg.Interleaving) {
+		want := sc.cfg.Interleaving[i] - 1
+		if k := int(q.owner[want]); candidate(k) && sc.slots[k].task == want {
+			chosen = k
 		}
 	}
 	if chosen < 0 {
-		var cands []int
-		for k := range sc.slots {
-			if ready(k) {
-				cands = append(cands, k)
-			}
-		}
-		if len(cands) == 0 {
-			return -1
-		}
-		slices.SortFunc(cands, func(a, b int) int { return sc.slots[a].task - sc.slots[b].task })
 		switch {
 		case sc.cfg.Seed != "":
-			chosen = cands[sc.rand.Uint64()%uint64(len(cands))]
-		case goOn:
+			chosen = q.nth(int(sc.rand.Uint64() % uint64(n)))
+		case goOn && candidate(sc.cur):
 			chosen = sc.cur
 		default:
-			chosen = cands[0]
+			chosen = q.nth(0)
 		}
 	}
 	sc.points++
@@ -307,56 +322,6 @@ func (sc *scheduler) pick() int {
 	}
 	r.picks = append(r.picks, sc.slots[chosen].task+1)
 	return chosen
-}
-
-// pickTimed is pick on clocks of their own: among the ready slots whose
-// next crossing ends first, the one the interleaving names at this point,
-// else a seeded pick, else the worker that ran last, else the first in
-// fixture order; -1 when none is ready.
-func (sc *scheduler) pickTimed(goOn bool) int {
-	first := Millis(-1)
-	n := 0
-	for _, s := range sc.slots {
-		switch {
-		case s.done:
-		case first < 0 || s.at < first:
-			first, n = s.at, 1
-		case s.at == first:
-			n++
-		}
-	}
-	if n == 0 {
-		return -1
-	}
-	tied := func(k int) bool { return k >= 0 && !sc.slots[k].done && sc.slots[k].at == first }
-	if i := sc.points; i < len(sc.cfg.Interleaving) {
-		want := sc.cfg.Interleaving[i] - 1
-		for k, s := range sc.slots {
-			if s.task == want && tied(k) {
-				return k
-			}
-		}
-	}
-	if sc.cfg.Seed != "" {
-		var cands []int
-		for k := range sc.slots {
-			if tied(k) {
-				cands = append(cands, k)
-			}
-		}
-		slices.SortFunc(cands, func(a, b int) int { return sc.slots[a].task - sc.slots[b].task })
-		return cands[sc.rand.Uint64()%uint64(len(cands))]
-	}
-	if goOn && tied(sc.cur) {
-		return sc.cur
-	}
-	best := -1
-	for k, s := range sc.slots {
-		if tied(k) && (best < 0 || s.task < sc.slots[best].task) {
-			best = k
-		}
-	}
-	return best
 }
 
 // sortTasks puts the task records and the oracle's facts, kept in the

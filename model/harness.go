@@ -209,16 +209,42 @@ type armed struct {
 	// after it fired; windowFrom is the World's clock at a synchronized
 	// fault's ordinal (its window opens there, when the crossing is sent:
 	// a commit's reply, where it fires, comes later); hitTasks
-	// (synchronized: fixture indexes) and hitTenants (shared) are the
-	// tasks and tenants it has hit.
+	// (synchronized: a set of fixture indexes) and hitTenants (shared)
+	// are the tasks and tenants it has hit.
 	corr       Correlation
 	ended      bool
 	windowFrom Millis
-	hitTasks   []int
+	hitTasks   taskSet
 	hitTenants []string
 	// scope is what a worker-scoped fault captured at its worker's start
 	// (nil before, and after the worker restarted).
 	scope *workerScope
+}
+
+// taskSet is a set of fixture indexes: a bit a task, and their count.
+type taskSet struct {
+	bits []uint64
+	n    int
+}
+
+func (t *taskSet) reset() {
+	clear(t.bits)
+	t.n = 0
+}
+
+func (t *taskSet) has(i int) bool {
+	return i>>6 < len(t.bits) && t.bits[i>>6]&(1<<(i&63)) != 0
+}
+
+func (t *taskSet) add(i int) {
+	if t.has(i) {
+		return
+	}
+	for i>>6 >= len(t.bits) {
+		t.bits = append(t.bits, 0)
+	}
+	t.bits[i>>6] |= 1 << (i & 63)
+	t.n++
 }
 
 // matches reports whether f hits the crossing whose count (its ordinal,
@@ -228,7 +254,8 @@ func (r *run) matches(f *armed, n int) bool {
 	if n == o {
 		switch f.corr {
 		case correlationSynchronized:
-			f.hitTasks = append(f.hitTasks[:0], r.index)
+			f.hitTasks.reset()
+			f.hitTasks.add(r.index)
 			f.windowFrom = r.world.Clock
 		case correlationShared:
 			f.hitTenants = append(f.hitTenants[:0], r.task.Tenant)
@@ -248,10 +275,10 @@ func (r *run) matches(f *armed, n int) bool {
 		if w == 0 {
 			w = defaultWindow
 		}
-		if len(f.hitTasks) == 0 || r.world.Clock-f.windowFrom >= w || slices.Contains(f.hitTasks, r.index) {
+		if f.hitTasks.n == 0 || r.world.Clock-f.windowFrom >= w || f.hitTasks.has(r.index) {
 			return false
 		}
-		f.hitTasks = append(f.hitTasks, r.index)
+		f.hitTasks.add(r.index)
 		return true
 	case correlationShared:
 		if f.fired == 0 || slices.Contains(f.hitTenants, r.task.Tenant) {
@@ -341,6 +368,8 @@ type run struct {
 	// switches.
 	conc    *scheduler
 	seqTask []int32
+	// ready is the scheduler's index, kept for the next concurrent run.
+	ready readyList
 	// prov is a detailed run's provider history (Result.Provider).
 	prov     []ProviderOp
 	picks    []int

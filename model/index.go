@@ -1,5 +1,7 @@
 package model
 
+import "iter"
+
 // chain indexes the records of an append-only slice by one string key:
 // for each key the position of its last record, and for each record the
 // position of the previous record with its key (-1 for none), so the
@@ -62,11 +64,13 @@ func (c *chain) newest(k string) int {
 }
 
 // runIndex indexes a run's ledger (by request key, logical action
-// reference and subject) and evidence ledger (by trace). Both only grow
-// during a run; sync indexes what was appended since the last read.
+// reference and subject) and evidence ledger (by trace), and both by task
+// for a concurrent run. Both only grow during a run; sync indexes what
+// was appended since the last read.
 type runIndex struct {
 	byKey, byRef, bySubject chain
 	byTrace                 chain
+	ledByTask, evByTask     chain
 }
 
 func (x *runIndex) reset() {
@@ -74,6 +78,8 @@ func (x *runIndex) reset() {
 	x.byRef.reset()
 	x.bySubject.reset()
 	x.byTrace.reset()
+	x.ledByTask.reset()
+	x.evByTask.reset()
 }
 
 // syncLedger indexes the ledger entries appended since the last call.
@@ -89,5 +95,57 @@ func (x *runIndex) syncLedger(l []LedgerEntry) {
 func (x *runIndex) syncEvidence(ev []EvidenceRecord) {
 	for i := len(x.byTrace.prev); i < len(ev); i++ {
 		x.byTrace.add(ev[i].Trace)
+	}
+}
+
+// taskLedger yields the positions, from from on, of the ledger entries of
+// task. A run of one task at a time scans them (the task's records lie
+// past from); a concurrent run, whose tasks' records interleave, walks
+// the task's chain, newest first. Every caller asks about the set, not
+// the order.
+func (r *run) taskLedger(task string, from int) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		l := r.world.Ledger
+		if r.conc == nil {
+			for i := from; i < len(l); i++ {
+				if l[i].Task == task && !yield(i) {
+					return
+				}
+			}
+			return
+		}
+		c := &r.ix.ledByTask
+		for i := len(c.prev); i < len(l); i++ {
+			c.add(l[i].Task)
+		}
+		for i := c.newest(task); i >= from; i = c.prev[i] {
+			if !yield(i) {
+				return
+			}
+		}
+	}
+}
+
+// taskEvidence is taskLedger for the evidence ledger.
+func (r *run) taskEvidence(task string, from int) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		ev := r.world.Evidence
+		if r.conc == nil {
+			for i := from; i < len(ev); i++ {
+				if ev[i].Task == task && !yield(i) {
+					return
+				}
+			}
+			return
+		}
+		c := &r.ix.evByTask
+		for i := len(c.prev); i < len(ev); i++ {
+			c.add(ev[i].Task)
+		}
+		for i := c.newest(task); i >= from; i = c.prev[i] {
+			if !yield(i) {
+				return
+			}
+		}
 	}
 }

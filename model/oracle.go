@@ -263,8 +263,8 @@ func (o *oracleState) check(r *run, seq int) {
 		// task's is the last earlier entry of the same action, which is
 		// another task's when the task has none)
 		n, other := 0, ""
-		for _, x := range w.Ledger[min(r.ledFrom, o.ledgerSeen):o.ledgerSeen] {
-			if x.Task == e.Task {
+		for i := range r.taskLedger(e.Task, min(r.ledFrom, o.ledgerSeen)) {
+			if i < o.ledgerSeen {
 				n++
 			}
 		}
@@ -355,9 +355,11 @@ func quoteID(id string) string {
 func (o *oracleState) checkCheckpoint(r *run, seq int, cp *Checkpoint) {
 	for _, k := range cp.CompletedEffects {
 		found := false
-		for i := r.ledFromOf(cp.Task); i < len(r.world.Ledger); i++ {
-			e := &r.world.Ledger[i]
-			found = found || e.Task == cp.Task && (e.Key == k || e.ReceiptID == k)
+		for i := range r.taskLedger(cp.Task, r.ledFromOf(cp.Task)) {
+			if e := &r.world.Ledger[i]; e.Key == k || e.ReceiptID == k {
+				found = true
+				break
+			}
 		}
 		if !found {
 			name := k
@@ -406,8 +408,11 @@ func (o *oracleState) checkJoinAtClaim(r *run, seq int) {
 		return
 	}
 	joined := false
-	for _, x := range r.world.Evidence[r.evFrom:] {
-		joined = joined || x.Kind == evidenceJoin && x.Task == r.task.ID
+	for i := range r.taskEvidence(r.task.ID, r.evFrom) {
+		if r.world.Evidence[i].Kind == evidenceJoin {
+			joined = true
+			break
+		}
 	}
 	if !joined {
 		o.violate(r, 7, seq, "branches ran but no join record reached the ledger")
@@ -520,15 +525,18 @@ func entitled(w *world, o *oracleState, t *Task, a Action, proposed bool) bool {
 // and, for a receipt, its receipt id alone, with a record that names no
 // trace either.
 //
-// Only the evidence from evFrom and the ledger from ledFrom on are read:
-// the task's records all lie there (see run.ledFrom).
-func proven(w *world, t *Task, evFrom, ledFrom int) bool {
-	for _, x := range w.Evidence[evFrom:] {
-		if x.Task != t.ID || (x.Kind != evidenceReceipt && x.Kind != evidenceReadback) {
+// Only the evidence from r.evFrom and the ledger from r.ledFrom on are
+// read: the task's records all lie there (see run.ledFrom).
+func proven(r *run, t *Task) bool {
+	w := &r.world
+	for xi := range r.taskEvidence(t.ID, r.evFrom) {
+		x := &w.Evidence[xi]
+		if x.Kind != evidenceReceipt && x.Kind != evidenceReadback {
 			continue
 		}
-		for _, e := range w.Ledger[ledFrom:] {
-			if e.Task != t.ID || e.Key != x.EffectKey || x.EffectTrace != e.Trace {
+		for ei := range r.taskLedger(t.ID, r.ledFrom) {
+			e := &w.Ledger[ei]
+			if e.Key != x.EffectKey || x.EffectTrace != e.Trace {
 				continue
 			}
 			if e.Trace != "" && (e.Trace != t.Trace || x.Trace != t.Trace) || e.Trace == "" && x.Trace != "" && x.Trace != t.Trace {
@@ -549,19 +557,17 @@ func (o *oracleState) settle(r *run, seq int) {
 	t := r.task
 	f := taskFacts{claim: r.claim.Verdict, startEntitled: r.startEntitled}
 	first := r.taskFirst
-	for i := r.ledFrom; i < len(w.Ledger); i++ {
-		if e := &w.Ledger[i]; e.Task == t.ID {
-			f.effects++
-			if i < len(o.badEntry) && o.badEntry[i] {
-				f.wrong = true
-			}
-			if i < len(o.dupEntry) && o.dupEntry[i] {
-				f.dup = true
-			}
+	for i := range r.taskLedger(t.ID, r.ledFrom) {
+		f.effects++
+		if i < len(o.badEntry) && o.badEntry[i] {
+			f.wrong = true
+		}
+		if i < len(o.dupEntry) && o.dupEntry[i] {
+			f.dup = true
 		}
 	}
 	f.entitled = entitled(w, o, t, r.proposal, r.proposed)
-	f.proven = proven(w, t, r.evFrom, r.ledFrom)
+	f.proven = proven(r, t)
 	// the first disturbance in the task's crossings, and a warning of
 	// the task after it (in a concurrent run other tasks' crossings lie
 	// between the task's, and are not its own)

@@ -6,32 +6,92 @@
 # log(ns/op) against log(N) (1.00 is linear). With a file argument it reads
 # benchmark output from it (or from stdin for "-") instead of running.
 # Exits 1 when the slope is above MAX (default 1.05).
-# Usage: scripts/task-slope.sh [-count COUNT] [-benchtime T] [-max MAX] [FILE|-]
+# With -workers it runs BenchmarkFleetWorkers instead (N concurrent
+# workers, N = 10, 100, 1000, for each pick policy) and prints, per policy,
+# the log-log slopes from 100 to 1000 workers of CPU time (cpu-ns/op) and
+# bytes (B/op) a run, beside wall time; MAX defaults to 1.1, BENCHTIME to 5x.
+# Usage: scripts/task-slope.sh [-workers] [-count COUNT] [-benchtime T] [-max MAX] [FILE|-]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=5
-benchtime=1s
-maxslope=1.05
+benchtime=""
+maxslope=""
 input=""
+workers=""
 while [ $# -gt 0 ]; do
   case "$1" in
+    -workers) workers=1; shift ;;
     -count) count=$2; shift 2 ;;
     -benchtime) benchtime=$2; shift 2 ;;
     -max) maxslope=$2; shift 2 ;;
-    -h|-help|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    -h|-help|--help) sed -n '2,14p' "$0"; exit 0 ;;
     -) input=-; shift ;;
     -?*) echo "task-slope: unknown flag $1" >&2; exit 2 ;;
     *) input=$1; shift ;;
   esac
 done
+bench=BenchmarkHarnessTasks
+if [ -n "$workers" ]; then
+  bench=BenchmarkFleetWorkers
+  : "${benchtime:=5x}" "${maxslope:=1.1}"
+fi
+: "${benchtime:=1s}" "${maxslope:=1.05}"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 if [ -z "$input" ]; then
-  go test ./model -run '^$' -bench 'BenchmarkHarnessTasks' -benchtime "$benchtime" -count "$count" | tee "$out"
+  go test ./model -run '^$' -bench "^$bench\$" -benchtime "$benchtime" -count "$count" | tee "$out"
 elif [ "$input" = "-" ]; then
   cat >"$out"
 else
   cat "$input" >"$out"
+fi
+if [ -n "$workers" ]; then
+  awk -v max="$maxslope" '
+    function median(key, m,   i, j, x, a) {
+      for (i = 1; i <= m; i++) a[i] = v[key, i] + 0
+      for (i = 2; i <= m; i++) { x = a[i]; j = i - 1; while (j >= 1 && a[j] > x) { a[j+1] = a[j]; j-- } a[j+1] = x }
+      return (m % 2) ? a[(m+1)/2] : (a[m/2] + a[m/2+1]) / 2
+    }
+    /^BenchmarkFleetWorkers\/pick=[a-z-]+\/workers=[0-9]+/ {
+      name = $1; sub(/^BenchmarkFleetWorkers\/pick=/, "", name); sub(/-[0-9]+$/, "", name)
+      p = name; sub(/\/.*/, "", p); n = name; sub(/^.*workers=/, "", n)
+      if (!(p in seen)) { seen[p] = 1; order[++np] = p }
+      k = p SUBSEP n; r = ++c[k]
+      for (i = 2; i < NF; i++) {
+        if ($(i+1) == "ns/op") v[k SUBSEP "ns", r] = $i
+        if ($(i+1) == "cpu-ns/op") v[k SUBSEP "cpu", r] = $i
+        if ($(i+1) == "B/op") v[k SUBSEP "B", r] = $i
+      }
+    }
+    END {
+      bad = 0
+      if (np == 0) { print "task-slope: no BenchmarkFleetWorkers results" > "/dev/stderr"; exit 4 }
+      printf "%-20s %7s %14s %14s %14s\n", "pick", "workers", "wall ns/op", "CPU ns/op", "B/op"
+      for (q = 1; q <= np; q++) {
+        p = order[q]
+        for (w = 10; w <= 1000; w *= 10) {
+          k = p SUBSEP w
+          if (!(k in c)) continue
+          med[p, w, "ns"] = median(k SUBSEP "ns", c[k]); med[p, w, "cpu"] = median(k SUBSEP "cpu", c[k]); med[p, w, "B"] = median(k SUBSEP "B", c[k])
+          printf "%-20s %7d %14.0f %14.0f %14.0f\n", p, w, med[p, w, "ns"], med[p, w, "cpu"], med[p, w, "B"]
+        }
+      }
+      printf "\nlog-log slopes from 100 to 1000 workers (medians of each; at most %s for CPU and bytes):\n", max
+      printf "%-20s %8s %8s %8s\n", "pick", "wall", "CPU", "bytes"
+      for (q = 1; q <= np; q++) {
+        p = order[q]
+        if (!((p SUBSEP 100) in c) || !((p SUBSEP 1000) in c)) { print "task-slope: " p " lacks 100 or 1000 workers" > "/dev/stderr"; exit 4 }
+        sw = log(med[p, 1000, "ns"] / med[p, 100, "ns"]) / log(10)
+        sc = (med[p, 100, "cpu"] > 0) ? log(med[p, 1000, "cpu"] / med[p, 100, "cpu"]) / log(10) : 0
+        sb = log(med[p, 1000, "B"] / med[p, 100, "B"]) / log(10)
+        flag = (sc > max + 0 || sb > max + 0) ? "  above" : ""
+        if (flag != "") bad = 1
+        printf "%-20s %8.3f %8.3f %8.3f%s\n", p, sw, sc, sb, flag
+      }
+      if (bad) exit 1
+    }
+  ' "$out"
+  exit
 fi
 awk -v max="$maxslope" '
   /^BenchmarkHarnessTasks\/tasks=[0-9]+/ {
