@@ -464,7 +464,7 @@ func writeExplore(w io.Writer, def *model.Definition, rep *properties.Report, cf
 	if rep.Shards > 0 {
 		shard = fmt.Sprintf("shard %d/%d of %d checks, ", rep.Shard, rep.Shards, checks)
 	}
-	if rep.Walk != nil {
+	if rep.Walk != nil && !rep.Walk.Found { // a counterexample's line says where the walk found it
 		b.WriteString(rep.Walk.WalkLine() + "\n")
 	}
 	if !rep.Found {

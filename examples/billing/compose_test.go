@@ -44,7 +44,7 @@ func TestRandomModeFindsTheComposedBug(t *testing.T) {
 	}
 	var ctf []int
 	for seed := uint64(1); seed <= seeds; seed++ {
-		rep, err := properties.Explore(def, explore(billing.FreshBudgetOnResume, properties.WithSeed(seed), properties.WithChecks(1000))...)
+		rep, err := properties.Explore(def, explore(billing.FreshBudgetOnResume, properties.WithSeed(seed), properties.WithChecks(1000), properties.WithMaxSchedules(0))...)
 		if err != nil {
 			t.Fatal(err)
 		}
