@@ -92,6 +92,14 @@ violation shrinks the schedule (rapid, then a fault-aware reduction) to a
 1-minimal counterexample: removing any one fault, or moving one to an earlier
 ordinal, makes the violation disappear.
 
+Before its draws it walks every schedule of at most two faults (fewer with
+--max-faults 1), smallest first, as --exhaustive does, cut at --max-schedules
+schedules (default 20000; 0: no walk): a counterexample it finds is printed as
+"counterexample at schedule N of the walk" and no check runs; otherwise its
+line comes first ("walk: every one of N schedules of <= 2 faults" or "walk: M
+of N schedules of <= 2 faults; cut by the budget", which proves nothing).
+--shard runs no walk.
+
 It prints "no counterexample in N checks" or the counterexample: the violated
 invariant, the first crossing after which it was false, the fault that reached
 it, the minimal schedule (which replay accepts) and its timeline. --out DIR
