@@ -140,7 +140,7 @@ type ExhaustiveScope struct {
 }
 
 // String names the scope for people: "kinds a, b; world events off;
-// placement any event; fixture F".
+// placement any event; fixture F; not enumerated: ..." (NotEnumerated).
 func (s ExhaustiveScope) String() string {
 	w := "off"
 	if s.World {
@@ -153,8 +153,14 @@ func (s ExhaustiveScope) String() string {
 	if s.Interleavings > 0 {
 		out += "; " + s.interleavingsText()
 	}
-	return out
+	return out + "; " + NotEnumerated
 }
+
+// NotEnumerated is what a walk's scope leaves out, which its scope line
+// says: each fault has its kind's own correlation (no repeated,
+// persistent, synchronized or shared modifier), and no fault sits at
+// worker.start.
+const NotEnumerated = "not enumerated: correlation modifiers, worker.start"
 
 // clockAdvancesText names the lengths a clock_advance is placed with:
 // "clock advances 1000, 2000, 120000 ms".

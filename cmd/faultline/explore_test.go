@@ -293,7 +293,7 @@ func TestExhaustiveConcurrent(t *testing.T) {
 		"--kinds", "timeout_after_commit", "--no-world")
 	want := "no counterexample among 316 schedules of at most 1 faults\n" +
 		"enumerated: 79 of 0 faults, 237 of 1\n" +
-		"scope: 1 kinds (timeout_after_commit); world events off; placement any event; profile typed, concurrency: 3 workers, fixture copperfin-batch; 79 interleavings (at most one context switch)\n" +
+		"scope: 1 kinds (timeout_after_commit); world events off; placement any event; profile typed, concurrency: 3 workers, fixture copperfin-batch; 79 interleavings (at most one context switch); not enumerated: correlation modifiers, worker.start\n" +
 		"faults: 237 of 237 scheduled reached, 0 not reached\n"
 	if code != 0 || out != want {
 		t.Fatalf("exit %d %s\n%s", code, stderr, out)
