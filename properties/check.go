@@ -13,15 +13,15 @@ import (
 )
 
 // Check explores ordered compositions of typed faults and world events
-// against the system def describes: first every schedule of at most two
-// faults, in a budget of schedules (WithMaxSchedules), then random draws
-// for larger ones. It fails t with the minimal counterexample when a
-// schedule breaks an invariant in scope, with the command that replays it. It fails t as inconclusive when no scheduled
-// fault was reached or fired, and with Fatalf for a bad Definition,
-// options or a harness error. Production code (def.Clock set) runs each
-// run in a testing/synctest bubble of t. Counterexamples are kept in the
-// test's fail folder and replayed first; FAULTLINE_REPLAY=FILE replays one
-// file instead. See docs/exploration.md for the semantics.
+// against the system def describes: every schedule of at most two faults
+// within a budget of schedules (WithMaxSchedules), then random draws. It
+// fails t with the minimal counterexample when a schedule breaks an
+// invariant in scope, with the command that replays it; as inconclusive
+// when no scheduled fault was reached or fired; with Fatalf for a bad
+// Definition, options or a harness error. Production code (def.Clock set)
+// runs each run in a testing/synctest bubble of t. Counterexamples are kept
+// in the test's fail folder and replayed first (FAULTLINE_REPLAY=FILE
+// replays one file instead). See docs/exploration.md.
 func Check(t *testing.T, def *model.Definition, opts ...Option) {
 	t.Helper()
 	check(t, t, def, opts)
