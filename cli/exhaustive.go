@@ -63,7 +63,7 @@ those known so far, a total that grows as the walk finds larger schedules.`
 func (f *exhaustiveFlags) add(c *cobra.Command) {
 	c.Flags().BoolVar(&f.on, "exhaustive", false, "run every schedule of up to --max-faults faults, smallest first, instead of drawing them")
 	c.Flags().IntVar(&f.workers, "workers", 1, "with --exhaustive: goroutines to run the walk on (1 to 256)")
-	c.Flags().IntVar(&f.maxSchedules, "max-schedules", defaultMaxSchedules, "with --exhaustive: the most schedules to run (1 to 100000000)")
+	c.Flags().IntVar(&f.maxSchedules, "max-schedules", defaultMaxSchedules, "with --exhaustive: the most schedules to run (1 to 100000000); without it: the budget of the walk before the random checks (0 to 100000000; default 20000, 0: no walk)")
 	c.Flags().BoolVar(&f.ownEvents, "own-events", false, "with --exhaustive: place each kind only at its own event (the designed scope)")
 	c.Flags().IntVar(&f.maxSwitches, "max-switches", 1, "with --exhaustive and --concurrent: the most context switches of an interleaving walked (0 to 4)")
 }
@@ -72,12 +72,19 @@ func (f *exhaustiveFlags) add(c *cobra.Command) {
 // walk's own options; without --exhaustive, its flags are bad input.
 func (f *exhaustiveFlags) options(c *cobra.Command) ([]properties.Option, error) {
 	if !f.on {
-		for _, name := range []string{"workers", "max-schedules", "own-events", "max-switches"} {
+		for _, name := range []string{"workers", "own-events", "max-switches"} {
 			if c.Flags().Changed(name) {
 				return nil, BadInput("--%s needs --exhaustive", name)
 			}
 		}
-		return nil, nil
+		if !c.Flags().Changed("max-schedules") {
+			return nil, nil
+		}
+		// the budget of the default exploration's walk phase (0: none)
+		if err := CheckCount("max-schedules", f.maxSchedules, 0, maxSchedulesLimit); err != nil {
+			return nil, err
+		}
+		return []properties.Option{properties.WithMaxSchedules(f.maxSchedules)}, nil
 	}
 	for _, name := range []string{"checks", "seed", "guided", "coverage", "coverage-in", "no-swarm"} {
 		if c.Flags().Changed(name) {
@@ -173,7 +180,7 @@ func writeExhaustive(w io.Writer, def *model.Definition, rep *properties.Exhaust
 		}
 		scope += fmt.Sprintf("; %d interleavings (%s)", rep.Scope.Interleavings, bound)
 	}
-	scope += "\n"
+	scope += "; " + properties.NotEnumerated + "\n"
 	if rep.Shards > 0 {
 		fmt.Fprintf(&b, "shard %d/%d of the exhaustive walk: the counts are the shard's own schedules; the run's verdict is the shards' counterexample of the least index\n", rep.Shard, rep.Shards)
 	}

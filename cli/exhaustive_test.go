@@ -38,7 +38,7 @@ func TestExploreExhaustive(t *testing.T) {
 	}
 	const fixed = "no counterexample among 21 schedules of at most 2 faults\n" +
 		"enumerated: 1 of 0 faults, 4 of 1, 16 of 2\n" +
-		"scope: 2 kinds (timeout_after_commit, tool_timeout); world events off; placement any event; controls stable_keys,hold_lookup,typed_outcomes,checkpoint_check,bind_request,recheck_authority, variant fixed, fixture inventory\n" +
+		"scope: 2 kinds (timeout_after_commit, tool_timeout); world events off; placement any event; controls stable_keys,hold_lookup,typed_outcomes,checkpoint_check,bind_request,recheck_authority, variant fixed, fixture inventory; not enumerated: correlation modifiers, worker.start\n" +
 		"faults: 36 of 36 scheduled reached, 0 not reached\n"
 	for _, w := range []string{"1", "4"} {
 		if code, out, stderr := run(t, append(exhaustiveArgs, "--max-faults", "2", "--workers", w)...); code != 0 || out != fixed {
@@ -161,9 +161,9 @@ func TestExploreExhaustiveUnfiredIsInconclusive(t *testing.T) {
 	const reason = "24 of the 24 faults they scheduled were reached but none fired (the system's adapters enact none of the kinds in scope at the crossings they reached), so no fault was tested; narrow the kinds to those the adapters enact (their Kinds())"
 	if code != 3 || out != "inconclusive: no counterexample among 15 schedules of at most 2 faults; "+reason+"\n"+
 		"enumerated: 1 of 0 faults, 4 of 1, 10 of 2\n"+
-		"scope: 1 kinds (capability_revocation); world events on; placement any event; system {}, fixture lostupdate\n"+
+		"scope: 1 kinds (capability_revocation); world events on; placement any event; system {}, fixture lostupdate; not enumerated: correlation modifiers, worker.start\n"+
 		"faults: 24 of 24 scheduled reached, 0 not reached\n" ||
-		stderr != "clerk: inconclusive: no counterexample among 15 schedules of at most 2 faults; "+reason+" (1 of 0 faults, 4 of 1, 10 of 2; kinds capability_revocation; world events on; placement any event; fixture lostupdate)\n" {
+		stderr != "clerk: inconclusive: no counterexample among 15 schedules of at most 2 faults; "+reason+" (1 of 0 faults, 4 of 1, 10 of 2; kinds capability_revocation; world events on; placement any event; fixture lostupdate; not enumerated: correlation modifiers, worker.start)\n" {
 		t.Fatalf("exit %d\n%q\n%q", code, out, stderr)
 	}
 	if code, out, stderr := runIn(t, clerk(), "explore", "--kinds", "capability_revocation", "--seed", "1", "--checks", "20"); code != 3 || !strings.Contains(stderr, "were reached but none fired") {

@@ -60,6 +60,9 @@ type exploreJSON struct {
 	KeysVisited       *int `json:"keys_visited,omitempty"`
 	KeysVisitedWithIn *int `json:"keys_visited_with_input,omitempty"`
 	KeysReachable     *int `json:"keys_reachable,omitempty"`
+	// Walk is the walk phase before the random checks (absent with
+	// --max-schedules 0)
+	Walk *walkJSON `json:"walk,omitempty"`
 }
 
 // guidedSummary is what --guided adds to the output: the reachable keys
@@ -88,6 +91,14 @@ every invariant in scope checked after every crossing, and on the first
 violation shrinks the schedule (rapid, then a fault-aware reduction) to a
 1-minimal counterexample: removing any one fault, or moving one to an earlier
 ordinal, makes the violation disappear.
+
+Before its draws it walks every schedule of at most two faults (fewer with
+--max-faults 1), smallest first, as --exhaustive does, cut at --max-schedules
+schedules (default 20000; 0: no walk): a counterexample it finds is printed as
+"counterexample at schedule N of the walk" and no check runs; otherwise its
+line comes first ("walk: every one of N schedules of <= 2 faults" or "walk: M
+of N schedules of <= 2 faults; cut by the budget", which proves nothing).
+--shard runs no walk.
 
 It prints "no counterexample in N checks" or the counterexample: the violated
 invariant, the first crossing after which it was false, the fault that reached
@@ -256,6 +267,8 @@ not deterministic (a run made again to confirm the counterexample differed).` + 
 				return err
 			} else if exh.on {
 				return runExhaustive(c, def, cfg, append(opts, exhOpts...), asJSON, otelDir)
+			} else {
+				opts = append(opts, exhOpts...)
 			}
 			var prior *coverage.Data
 			if covIn != "" {
@@ -459,6 +472,9 @@ func writeExplore(w io.Writer, def *model.Definition, rep *properties.Report, cf
 	if rep.Shards > 0 {
 		shard = fmt.Sprintf("shard %d/%d of %d checks, ", rep.Shard, rep.Shards, checks)
 	}
+	if rep.Walk != nil && !rep.Walk.Found { // a counterexample's line says where the walk found it
+		b.WriteString(rep.Walk.WalkLine() + "\n")
+	}
 	if !rep.Found {
 		fmt.Fprintf(&b, "no counterexample in %d checks (%sseed %d, %s, fixture %s)\n", rep.Checks, shard, seed, describe(def, cfg), cfg.Fixture)
 		b.WriteString(faultsLine(rep))
@@ -469,9 +485,12 @@ func writeExplore(w io.Writer, def *model.Definition, rep *properties.Report, cf
 		return err
 	}
 	cx := rep.Counterexample
-	if rep.Shards > 0 {
+	switch {
+	case rep.Walk != nil && rep.Walk.Found:
+		fmt.Fprintf(&b, "counterexample at schedule %d of the walk: no schedule of fewer faults breaks an invariant (%s, fixture %s)\n", rep.Walk.Index, describe(def, cfg), cfg.Fixture)
+	case rep.Shards > 0:
 		fmt.Fprintf(&b, "counterexample at check %d of the run, the shard's check %d (%sseed %d)\n", rep.ChecksToFailure, rep.Checks, shard, seed)
-	} else {
+	default:
 		fmt.Fprintf(&b, "counterexample after %d checks (seed %d)\n", rep.ChecksToFailure, seed)
 	}
 	b.WriteString(faultsLine(rep))
@@ -523,8 +542,28 @@ func writeExploreJSON(w io.Writer, rep *properties.Report, cfg model.Config, see
 			j.KeysVisitedWithIn = &sum.withIn
 		}
 	}
+	if wr := rep.Walk; wr != nil {
+		j.Walk = &walkJSON{Found: wr.Found, Complete: wr.Complete, Schedules: wr.Schedules, PerSize: wr.PerSize, MaxFaults: wr.MaxFaults,
+			Cap: wr.Cap, Index: wr.Index, Faults: wr.Faults, Reached: wr.Reached, Fired: wr.Fired, Line: wr.WalkLine()}
+	}
 	j.cxJSON = cxJSONOf(rep.Counterexample)
 	return writeJSON(w, j)
+}
+
+// walkJSON is the walk phase of explore --json: the walk's counts (as
+// explore --exhaustive --json gives them) and its line for people.
+type walkJSON struct {
+	Found     bool   `json:"found"`
+	Complete  bool   `json:"complete"`
+	Schedules int    `json:"schedules"`
+	PerSize   []int  `json:"per_size"`
+	MaxFaults int    `json:"max_faults"`
+	Cap       int    `json:"max_schedules"`
+	Index     int    `json:"index,omitempty"`
+	Faults    int    `json:"faults"`
+	Reached   int    `json:"faults_reached"`
+	Fired     int    `json:"faults_fired"`
+	Line      string `json:"line"`
 }
 
 // cxJSON is a counterexample as explore --json prints it, the walk's too,

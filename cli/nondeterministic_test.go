@@ -41,7 +41,7 @@ func TestExploreOfANondeterministicSystem(t *testing.T) {
 			return "broke on an early run"
 		},
 	})
-	code, out, stderr := runIn(t, program(d), "explore", "--domains", "tool", "--no-world", "--seed", "1", "--checks", "5")
+	code, out, stderr := runIn(t, program(d), "explore", "--max-schedules", "0", "--domains", "tool", "--no-world", "--seed", "1", "--checks", "5")
 	assert.Equal(t, 4, code, "%s%s", out, stderr)
 	assert.Contains(t, stderr, "broke early_runs_only (after seq 1, at worker.start) when first run")
 	assert.Contains(t, stderr, "and held every invariant when rapid ran it again: the system under test is not deterministic\n")
@@ -84,7 +84,7 @@ func TestExploreOfASystemWithStateAcrossRuns(t *testing.T) {
 		{[]string{"explore", "--exhaustive", "--kinds", "tool_timeout", "--max-faults", "1"},
 			"clerk: properties: the walk's schedule 2 broke no_invented_progress, but the clean run, which held every invariant when the walk ran it, " +
 				"broke no_invented_progress after seq 2 (claim) when run again to confirm the counterexample (state kept across runs, a clock or global randomness): the system under test is not deterministic\n"},
-		{[]string{"explore", "--kinds", "tool_timeout", "--seed", "1", "--checks", "5"},
+		{[]string{"explore", "--max-schedules", "0", "--kinds", "tool_timeout", "--seed", "1", "--checks", "5"},
 			"clerk: properties: the clean run (no faults), run again to confirm the counterexample, crossed other events than its first run: " +
 				"crossing 2 was ledger.readback#1 (ok), then claim#0 (release); it broke no_invented_progress after seq 2 (claim) (state kept across runs, a clock or global randomness): the system under test is not deterministic\n"},
 	} {
@@ -139,7 +139,7 @@ func TestExploreOfASystemJudgedOtherwiseLater(t *testing.T) {
 			return ""
 		},
 	})
-	code, out, stderr := runIn(t, program(d), "explore", "--domains", "tool", "--no-world", "--seed", "1", "--checks", "5")
+	code, out, stderr := runIn(t, program(d), "explore", "--max-schedules", "0", "--domains", "tool", "--no-world", "--seed", "1", "--checks", "5")
 	assert.Equal(t, 4, code, "%s%s", out, stderr)
 	assert.Contains(t, stderr, "the clean run (no faults), run again to confirm the counterexample, crossed the same events as its first run, which held every invariant, but was judged otherwise; it broke late_runs_only after seq 1 (worker.start)")
 }

@@ -30,12 +30,12 @@ func TestNoticeKindsOnASystemWithoutNotices(t *testing.T) {
 // correct agent holds over the notice kinds and the rate limit (exit 0).
 func TestExploreNoticesOfAUserSystem(t *testing.T) {
 	p := &cli.Program{Name: "payouts", Systems: []*model.Definition{payouts.Definition()}}
-	code, out, stderr := runIn(t, p, "explore", "--notices", "--kinds", "rate_limit", "--no-world", "--seed", "1", "--checks", "100", "--config", `{"bug":"trust_notices"}`)
+	code, out, stderr := runIn(t, p, "explore", "--max-schedules", "0", "--notices", "--kinds", "rate_limit", "--no-world", "--seed", "1", "--checks", "100", "--config", `{"bug":"trust_notices"}`)
 	if code != 1 || !strings.Contains(out, "recorded_agrees_with_ledger violated: first false after seq 9 (checkpoint.write), reached by f1 (late_notice)") ||
 		!strings.Contains(out, "minimal schedule (1 fault):") {
 		t.Errorf("trusting: exit %d, stderr %q\n%s", code, stderr, out)
 	}
-	code, out, stderr = runIn(t, p, "explore", "--notices", "--kinds", "rate_limit", "--no-world", "--seed", "1", "--checks", "100")
+	code, out, stderr = runIn(t, p, "explore", "--max-schedules", "0", "--notices", "--kinds", "rate_limit", "--no-world", "--seed", "1", "--checks", "100")
 	if code != 0 || !strings.HasPrefix(out, "no counterexample in 100 checks (seed 1, correct, notices, fixture payouts)\n") {
 		t.Errorf("correct: exit %d, stderr %q\n%s", code, stderr, out)
 	}

@@ -192,7 +192,7 @@ func TestExploreWritesTheReferenceSystemsTrace(t *testing.T) {
 	p := &cli.Program{Name: "faultline", Systems: []*model.Definition{copperfin.Definition()}}
 	dir := t.TempDir()
 	cfg := `{"profile":"baseline"}`
-	code, out, stderr := runIn(t, p, "explore", "--seed", "1", "--checks", "50", "--kinds", "timeout_after_commit", "--config", cfg, "--out", dir, "--otel", dir)
+	code, out, stderr := runIn(t, p, "explore", "--max-schedules", "0", "--seed", "1", "--checks", "50", "--kinds", "timeout_after_commit", "--config", cfg, "--out", dir, "--otel", dir)
 	m := regexp.MustCompile(`(?m)^trace: (\S+)$`).FindStringSubmatch(out)
 	file := regexp.MustCompile(`(?m)faultline replay (\S+)`).FindStringSubmatch(out)
 	inv := regexp.MustCompile(`(?m)^counterexample after \d+ checks`).MatchString(out)

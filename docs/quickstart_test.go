@@ -81,7 +81,7 @@ func TestQuickStart(t *testing.T) {
 		"--- FAIL: TestLostReply",
 		"closed_once violated: first false after seq 3 (tool.commit), reached by f1: 2 close effects",
 		"--- FAIL: TestExplore",
-		"properties: counterexample after",
+		"properties: counterexample at schedule 2 of the walk over the schedules of at most 2 faults",
 		"closed_once violated",
 		"minimal schedule (1 fault)",
 	} {

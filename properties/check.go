@@ -13,14 +13,15 @@ import (
 )
 
 // Check explores ordered compositions of typed faults and world events
-// against the system def describes and fails t with the reduced
-// counterexample when a schedule breaks an invariant in scope, with the
-// command that replays it. It fails t as inconclusive when no scheduled
-// fault was reached or fired, and with Fatalf for a bad Definition,
-// options or a harness error. Production code (def.Clock set) runs each
-// run in a testing/synctest bubble of t. Counterexamples are kept in the
-// test's fail folder and replayed first; FAULTLINE_REPLAY=FILE replays one
-// file instead. See docs/exploration.md for the semantics.
+// against the system def describes: every schedule of at most two faults
+// within a budget of schedules (WithMaxSchedules), then random draws. It
+// fails t with the minimal counterexample when a schedule breaks an
+// invariant in scope, with the command that replays it; as inconclusive
+// when no scheduled fault was reached or fired; with Fatalf for a bad
+// Definition, options or a harness error. Production code (def.Clock set)
+// runs each run in a testing/synctest bubble of t. Counterexamples are kept
+// in the test's fail folder and replayed first (FAULTLINE_REPLAY=FILE
+// replays one file instead). See docs/exploration.md.
 func Check(t *testing.T, def *model.Definition, opts ...Option) {
 	t.Helper()
 	check(t, t, def, opts)
@@ -82,9 +83,20 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 		t.Logf("properties: the counterexample stored in %s holds now: fixed (%d of %d faults reached%s); delete the file, or keep it to replay on every run", path, st.reached(), len(st.res.Faults), st.note)
 	}
 	var rep *Report
-	if e.set.exh.on {
+	var walk *ExhaustiveReport
+	if !e.set.exh.on {
+		walk, err = e.walkPhase()
+		if walk != nil && !walk.Found { // a counterexample's message says where the walk found it
+			t.Logf("properties: %s", walk.WalkLine())
+		}
+	}
+	switch {
+	case err != nil:
+	case e.set.exh.on:
 		rep, err = e.exhaustive()
-	} else {
+	case walk != nil && walk.Found:
+		rep = campaignReport(walk)
+	default:
 		if err := e.survey(); reportBlocked(t, ff, err) {
 			return
 		} else if errors.Is(err, errNoSite) {
@@ -95,6 +107,9 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 			return
 		}
 		rep, err = e.explore(t)
+		if rep != nil {
+			rep.Walk = walk
+		}
 	}
 	if pe := (*panicError)(nil); errors.As(err, &pe) {
 		// stored as a counterexample is, so the next run replays it first
@@ -127,12 +142,14 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 	}
 	werr := writeCounterexample(ff.dir, rep.Counterexample, rep, ff.command)
 	where := fmt.Sprintf("after %d checks", rep.ChecksToFailure)
-	if rep.Exhaustive == nil {
+	if rep.Exhaustive == nil && rep.Checks > 0 {
 		t.Logf("rapid's own report of the failing check, before faultline's reduction (its -rapid.failfile reruns that check; the minimal counterexample is the error below):\n%s", rep.rapidOutput)
 	}
 	switch {
 	case rep.Exhaustive != nil:
 		where = fmt.Sprintf("at schedule %d of the exhaustive walk", rep.Exhaustive.Index)
+	case rep.Walk != nil && rep.Walk.Found:
+		where = fmt.Sprintf("at schedule %d of the walk over the schedules of at most %s", rep.Walk.Index, faultsText(rep.Walk.MaxFaults))
 	case rep.Shards > 0:
 		where = fmt.Sprintf("at check %d of the run (shard %d/%d: the run's counterexample is the shards' of the least check)", rep.ChecksToFailure, rep.Shard, rep.Shards)
 	}

@@ -369,7 +369,7 @@ func TestExhaustiveMaxSwitches(t *testing.T) {
 		}
 		return rep
 	}
-	if r := walk(clerks, 0); r.Found || !r.Complete || r.Scope.Interleavings != 1 || r.Scope.String() != "kinds tool_timeout; world events on; placement any event; fixture lostupdate; 1 interleavings (the default order alone)" {
+	if r := walk(clerks, 0); r.Found || !r.Complete || r.Scope.Interleavings != 1 || r.Scope.String() != "kinds tool_timeout; world events on; placement any event; fixture lostupdate; 1 interleavings (the default order alone); not enumerated: correlation modifiers, worker.start" {
 		t.Fatalf("bound 0: found %v, complete %v, scope %s", r.Found, r.Complete, r.Scope)
 	}
 	r := walk(clerks, 2)

@@ -23,8 +23,9 @@ const noSite = "properties: no fault kind in scope occurs in this workload"
 // harnessMsg ends Check's message for an error that is no verdict.
 const harnessMsg = " (a harness or option error, not a verdict on the system)"
 
-// checkInv reads the invariant of Check's counterexample message.
-var checkInv = regexp.MustCompile(`^properties: counterexample after \d+ checks \(an invariant violated, [^)]*\): (\w+) violated`)
+// checkInv reads the invariant of Check's counterexample message, found
+// by the walk phase or the random one.
+var checkInv = regexp.MustCompile(`^properties: counterexample (?:after \d+ checks|at schedule \d+ of the walk over the schedules of at most \d+ faults?) \(an invariant violated, [^)]*\): (\w+) violated`)
 
 // checkWalkInv reads the invariant of Check's counterexample message
 // under WithExhaustive.

@@ -20,6 +20,13 @@ const (
 	defaultMaxSchedules = 10_000_000
 	// maxSchedulesLimit bounds WithMaxSchedules.
 	maxSchedulesLimit = 100_000_000
+	// defaultWalkBudget is the most schedules the walk phase of the
+	// default check runs (WithMaxSchedules sets another), and
+	// shortWalkBudget the most under go test -short (docs/exploration.md).
+	defaultWalkBudget = 20_000
+	shortWalkBudget   = 5_000
+	// walkPhaseFaults is the most faults of a schedule the walk phase runs.
+	walkPhaseFaults = 2
 	// maxWorkers bounds WithWorkers.
 	maxWorkers = 256
 	// maxSwitchesLimit bounds WithMaxSwitches.
@@ -30,8 +37,10 @@ const (
 type exhaustiveSettings struct {
 	on           bool // WithExhaustive
 	ownEvents    bool
-	workers      int // 0: one
-	maxSchedules int // 0: defaultMaxSchedules
+	workers      int  // 0: one
+	maxSchedules int  // 0: defaultMaxSchedules
+	maxSet       bool // WithMaxSchedules was given (0: the default check walks nothing)
+	noWalk       bool // the default check walks nothing (the tests of the random phase)
 	unreduced    bool
 	visit        func(*model.Schedule) // called on each schedule run, in order
 	// switches is WithMaxSwitches' bound plus one (0: unset, a bound of 1)
@@ -59,16 +68,18 @@ func WithWorkers(n int) Option {
 	})
 }
 
-// WithMaxSchedules caps the schedules the exhaustive walk runs (1 to
-// maxSchedulesLimit; default defaultMaxSchedules). A walk that reaches the
-// cap before it finishes is incomplete: inconclusive, never a pass. Only
-// Exhaustive reads it.
+// WithMaxSchedules caps the schedules an exhaustive walk runs (0 to
+// maxSchedulesLimit). Under WithExhaustive (default defaultMaxSchedules;
+// 0 is an error) a walk that reaches the cap is incomplete: inconclusive,
+// never a pass. In the default check it is the budget of the walk phase
+// (default defaultWalkBudget, shortWalkBudget under -short; 0: no walk).
+// See docs/exploration.md, "The default check".
 func WithMaxSchedules(n int) Option {
 	return optionFunc(func(s *settings) error {
-		if n < 1 || n > maxSchedulesLimit {
-			return fmt.Errorf("properties: max schedules %d must be between 1 and %d", n, maxSchedulesLimit)
+		if n < 0 || n > maxSchedulesLimit {
+			return fmt.Errorf("properties: max schedules %d must be between 0 and %d", n, maxSchedulesLimit)
 		}
-		s.exh.maxSchedules = n
+		s.exh.maxSchedules, s.exh.maxSet = n, true
 		return nil
 	})
 }
@@ -129,7 +140,7 @@ type ExhaustiveScope struct {
 }
 
 // String names the scope for people: "kinds a, b; world events off;
-// placement any event; fixture F".
+// placement any event; fixture F; not enumerated: ..." (NotEnumerated).
 func (s ExhaustiveScope) String() string {
 	w := "off"
 	if s.World {
@@ -142,8 +153,14 @@ func (s ExhaustiveScope) String() string {
 	if s.Interleavings > 0 {
 		out += "; " + s.interleavingsText()
 	}
-	return out
+	return out + "; " + NotEnumerated
 }
+
+// NotEnumerated is what a walk's scope leaves out, which its scope line
+// says: each fault has its kind's own correlation (no repeated,
+// persistent, synchronized or shared modifier), and no fault sits at
+// worker.start.
+const NotEnumerated = "not enumerated: correlation modifiers, worker.start"
 
 // clockAdvancesText names the lengths a clock_advance is placed with:
 // "clock advances 1000, 2000, 120000 ms".
@@ -204,6 +221,11 @@ type ExhaustiveReport struct {
 	// schedules', and Complete says the whole enumeration was passed.
 	Shard  int `json:"shard,omitempty"`
 	Shards int `json:"shards,omitempty"`
+	// total is, for a walk cut by its cap, the schedules of its
+	// enumeration known when it stopped: all of them when exact (the cut
+	// came in the largest size), else a lower bound
+	total int
+	exact bool
 }
 
 // Inconclusive reports whether the walk proved nothing: no counterexample,
@@ -286,7 +308,14 @@ func (e *explorer) walkReport() (*ExhaustiveReport, error) {
 		return nil, errors.New("properties: WithGuide does not apply to an exhaustive walk: it draws nothing")
 	case e.set.loop.seedSet || e.set.loop.checks > 0:
 		return nil, errors.New("properties: WithSeed and WithChecks do not apply to an exhaustive walk: it draws nothing")
+	case e.set.exh.maxSet && e.set.exh.maxSchedules == 0:
+		return nil, errors.New("properties: WithMaxSchedules(0) leaves an exhaustive walk nothing to run: give at least 1")
 	}
+	return e.runWalk()
+}
+
+// runWalk runs the exhaustive walk of e, its options checked.
+func (e *explorer) runWalk() (*ExhaustiveReport, error) {
 	if e.set.config.Notices {
 		// the clean run tells whether the system reads its notices (noticeScope)
 		clean, err := e.run(&model.Schedule{Version: model.ScheduleVersion, Seed: "clean", Config: e.set.config, Faults: []model.FaultEntry{}})
@@ -308,6 +337,11 @@ func (e *explorer) walkReport() (*ExhaustiveReport, error) {
 	}
 	return rep, err
 }
+
+// errNoWalkKind is newWalk's error when no kind is in scope: the walk
+// phase of the default check then runs nothing, and the random phase
+// reports the campaign inconclusive.
+var errNoWalkKind = errors.New("properties: no fault kind or world event in scope")
 
 // exKind is one kind in the walk's scope.
 type exKind struct {
@@ -481,7 +515,7 @@ func newWalk(e *explorer) (*walkState, error) {
 		scope.Kinds = append(scope.Kinds, sp.Kind)
 	}
 	if len(w.kinds) == 0 {
-		return nil, errors.New("properties: no fault kind or world event in scope")
+		return nil, errNoWalkKind
 	}
 	for i := range w.kinds {
 		w.byCode[w.kinds[i].code] = &w.kinds[i]
@@ -769,6 +803,7 @@ func (w *walkState) walk() (*ExhaustiveReport, error) {
 		}
 	}
 	for size := 0; size <= w.e.set.maxFaults; size++ {
+		levelStart := pos
 		rep.PerSize = append(rep.PerSize, 0)
 		children := size < w.e.set.maxFaults
 		var next []string
@@ -841,6 +876,10 @@ func (w *walkState) walk() (*ExhaustiveReport, error) {
 				w.progress(pending, false)
 			}
 			if end < min(start+chunk, len(level)) {
+				rep.total, rep.exact = levelStart+len(level), !children
+				if children {
+					rep.total += len(next)
+				}
 				return rep, nil // the cap, with schedules left: incomplete
 			}
 		}

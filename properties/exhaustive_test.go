@@ -83,7 +83,7 @@ func TestExhaustiveCountsK2(t *testing.T) {
 	rep := walkOf(t, copperfin.ConfigOfProfile(copperfin.ProfileTyped), properties.WithOwnEvents(), properties.WithoutWorldEvents(),
 		properties.WithKinds("timeout_after_commit", "tool_timeout", "rate_limit"), properties.WithMaxFaults(2))
 	if rep.Found || !rep.Complete || rep.Inconclusive() || rep.Schedules != 19 || !reflect.DeepEqual(rep.PerSize, []int{1, 3, 15}) ||
-		rep.Summary() != "no counterexample among 19 schedules of at most 2 faults (1 of 0 faults, 3 of 1, 15 of 2; kinds timeout_after_commit, rate_limit, tool_timeout; world events off; placement own event; fixture copperfin)" {
+		rep.Summary() != "no counterexample among 19 schedules of at most 2 faults (1 of 0 faults, 3 of 1, 15 of 2; kinds timeout_after_commit, rate_limit, tool_timeout; world events off; placement own event; fixture copperfin; not enumerated: correlation modifiers, worker.start)" {
 		t.Fatalf("%+v: %s", rep, rep.Summary())
 	}
 	// every fault of every schedule sits at a crossing its prefix's run
@@ -133,7 +133,7 @@ func TestExhaustiveAdvancesPastTheDeadline(t *testing.T) {
 	rep := walkOf(t, mutant(copperfin.DeadlineFromRestart), properties.WithMaxFaults(2))
 	if !rep.Found || rep.Index != 1884 || !reflect.DeepEqual(rep.PerSize, []int{1, 217, 1666}) ||
 		!reflect.DeepEqual(rep.Scope.ClockAdvances, []model.Millis{1000, 2000, 120000}) ||
-		!strings.HasSuffix(rep.Summary(), "placement any event; fixture copperfin; clock advances 1000, 2000, 120000 ms)") {
+		!strings.HasSuffix(rep.Summary(), "placement any event; fixture copperfin; clock advances 1000, 2000, 120000 ms; not enumerated: correlation modifiers, worker.start)") {
 		t.Fatalf("%s", rep.Summary())
 	}
 	cx := rep.Counterexample

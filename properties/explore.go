@@ -58,6 +58,10 @@ type Report struct {
 	// Exhaustive is the walk's own report under WithExhaustive (nil
 	// otherwise); the fields above are then the walk's.
 	Exhaustive *ExhaustiveReport `json:"exhaustive,omitempty"`
+	// Walk is the default check's walk phase (nil when it ran none, see
+	// WithMaxSchedules); the fields above are the random phase's, or the
+	// walk's when it found the counterexample.
+	Walk *ExhaustiveReport `json:"walk,omitempty"`
 }
 
 // unreached is the number of scheduled faults the checks never reached.
@@ -70,6 +74,9 @@ func (r *Report) unreached() int { return r.Faults - r.Reached }
 func (r *Report) Inconclusive() bool {
 	if r.Exhaustive != nil {
 		return r.Exhaustive.Inconclusive()
+	}
+	if r.Walk != nil && r.Walk.Fired > 0 {
+		return false // the walk phase tested a fault
 	}
 	return !r.Found && (r.Reached == 0 || r.Fired == 0 && r.Faults > 0)
 }
@@ -206,8 +213,8 @@ func (cx *Counterexample) String() string {
 
 // Explore explores def as Check does and returns the report instead of
 // failing a test: for a caller without a *testing.T (the command line),
-// or one that wants the counts. WithExhaustive makes it the exhaustive
-// walk. An error is bad options, a Definition or config that does not
+// or one that wants the counts: the walk phase, then random draws (see
+// Check). WithExhaustive makes it the exhaustive walk alone. An error is bad options, a Definition or config that does not
 // apply, or a harness error, never a counterexample. Outside a test
 // binary, call testing.Init and flag.Parse first (rapid reads testing's
 // flags). See docs/exploration.md.
@@ -219,7 +226,18 @@ func Explore(def *model.Definition, opts ...Option) (*Report, error) {
 	if e.set.exh.on {
 		return e.exhaustive()
 	}
-	return e.campaign(nil)
+	w, err := e.walkPhase()
+	if err != nil {
+		return nil, err
+	}
+	if w != nil && w.Found {
+		return campaignReport(w), nil
+	}
+	rep, err := e.campaign(nil)
+	if rep != nil {
+		rep.Walk = w
+	}
+	return rep, err
 }
 
 // campaign is the random exploration of e under the name of parent

@@ -22,6 +22,13 @@ func WithoutReduction() Option { return withoutReduction() }
 // runs, in enumeration order.
 func WithVisit(f func(*model.Schedule)) Option { return withVisit(f) }
 
+// WithoutWalk leaves out the default check's walk phase, whatever the
+// other options: the random phase alone, for the tests that measure it
+// (WithMaxSchedules(0) is the public way).
+func WithoutWalk() Option {
+	return optionFunc(func(s *settings) error { s.exh.noWalk = true; return nil })
+}
+
 // CheckTB is Check on any rapid.TB, so a test can assert how Check fails:
 // bt, when not nil, is the test production code's bubbles belong to.
 func CheckTB(t rapid.TB, bt *testing.T, def *model.Definition, opts ...Option) {

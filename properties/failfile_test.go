@@ -108,7 +108,7 @@ func TestCheckStoresAndReplaysFailFiles(t *testing.T) {
 
 	first := &recordingTB{name: "TestX"}
 	properties.CheckTB(first, nil, sys, checkoutOptions()...)
-	if !first.failed || len(first.errors) != 1 || !strings.Contains(first.errors[0], "properties: counterexample after ") {
+	if !first.failed || len(first.errors) != 1 || !strings.Contains(first.errors[0], "properties: counterexample at schedule 3 of the walk over the schedules of at most 1 fault ") {
 		t.Fatalf("the planted bug was not found: %v", first.errors)
 	}
 	want := cxText(t, first.errors[0])

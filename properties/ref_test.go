@@ -12,10 +12,11 @@ import (
 
 // refOpts are the options of an exploration of the reference system:
 // its paper fixture and typed profile, replayed by the faultline command,
-// with opts applied after.
+// the random phase alone (these tests measure its draws; the default
+// check's walk phase has tests of its own), with opts applied after.
 func refOpts(opts ...properties.Option) []properties.Option {
 	return append([]properties.Option{properties.WithConfig(copperfin.ConfigOfProfile(copperfin.ProfileTyped)),
-		properties.WithReplayCommand("faultline replay %s")}, opts...)
+		properties.WithReplayCommand("faultline replay %s"), properties.WithoutWalk()}, opts...)
 }
 
 // refSystem is the reference system's Definition with sys as its

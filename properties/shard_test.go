@@ -108,7 +108,7 @@ func billingRun(t *testing.T, cfg model.Config, checks, i, n int) (*properties.R
 		t.Fatal(err)
 	}
 	opts := []properties.Option{properties.WithConfig(cfg),
-		properties.WithSeed(7), properties.WithChecks(checks), properties.WithCoverage(tr), properties.WithName("billing-shards")}
+		properties.WithSeed(7), properties.WithChecks(checks), properties.WithCoverage(tr), properties.WithName("billing-shards"), properties.WithoutWalk()}
 	if n > 0 {
 		opts = append(opts, properties.WithShard(i, n))
 	}

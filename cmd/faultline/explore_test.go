@@ -28,7 +28,7 @@ func TestExploreListMutants(t *testing.T) {
 func TestExploreFindsAndReplays(t *testing.T) {
 	oneGoroutine(t)
 	dir := t.TempDir()
-	code, out, stderr := runCLI(t, "explore", "--without", "idempotency", "--seed", "1", "--json", "--out", dir)
+	code, out, stderr := runCLI(t, "explore", "--max-schedules", "0", "--without", "idempotency", "--seed", "1", "--json", "--out", dir)
 	if code != 1 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -56,7 +56,7 @@ func TestExploreFindsAndReplays(t *testing.T) {
 	if code != 1 || !regexp.MustCompile(`effect_at_most_once +VIOLATED +first false after seq `+itoa(j.FirstSeq)+` \(tool.commit\) reached by f1`).MatchString(rout) {
 		t.Fatalf("replay exit %d:\n%s", code, rout)
 	}
-	code, out, _ = runCLI(t, "explore", "--seed", "1")
+	code, out, _ = runCLI(t, "explore", "--max-schedules", "0", "--seed", "1")
 	if code != 0 || out != "no counterexample in 100 checks (seed 1, profile typed, fixture copperfin)\nfaults: 231 of 276 scheduled reached, 45 not reached\n" {
 		t.Fatalf("typed: exit %d %q", code, out)
 	}
@@ -119,7 +119,7 @@ func TestExploreRecordsCoverage(t *testing.T) {
 	oneGoroutine(t)
 	dir := t.TempDir()
 	p := filepath.Join(dir, "explore.json")
-	args := []string{"explore", "--seed", "1", "--checks", "38", "--no-swarm"}
+	args := []string{"explore", "--max-schedules", "0", "--seed", "1", "--checks", "38", "--no-swarm"}
 	_, plain, _ := runCLI(t, args...)
 	code, out, stderr := runCLI(t, append(args, "--coverage", p)...)
 	if code != 0 || out != plain || out != "no counterexample in 38 checks (seed 1, profile typed, fixture copperfin)\nfaults: 67 of 75 scheduled reached, 8 not reached\n" {
@@ -146,7 +146,7 @@ func TestExploreRecordsCoverage(t *testing.T) {
 	}
 	// guided by the unguided record (15 keys), the first 6 checks visit
 	// the five keys it lacks (and one it has)
-	code, out, _ = runCLI(t, "explore", "--seed", "1", "--checks", "6", "--guided", "--coverage-in", p, "--json")
+	code, out, _ = runCLI(t, "explore", "--max-schedules", "0", "--seed", "1", "--checks", "6", "--guided", "--coverage-in", p, "--json")
 	var j struct {
 		Guided               bool `json:"guided"`
 		KeysVisited          int  `json:"keys_visited"`
@@ -159,7 +159,7 @@ func TestExploreRecordsCoverage(t *testing.T) {
 	if !j.Guided || j.KeysVisited != 6 || j.KeysVisitedWithInput != 20 || j.Keys != 39 {
 		t.Fatalf("%+v", j)
 	}
-	code, out, _ = runCLI(t, "explore", "--seed", "1", "--checks", "20", "--guided", "--coverage-in", p)
+	code, out, _ = runCLI(t, "explore", "--max-schedules", "0", "--seed", "1", "--checks", "20", "--guided", "--coverage-in", p)
 	if code != 0 || !strings.HasSuffix(out, "\nguided: 10 of 39 reachable keys visited in 20 runs; with --coverage-in, 20 of 39\n") {
 		t.Fatalf("exit %d %q", code, out)
 	}
@@ -180,7 +180,7 @@ func readFile(t *testing.T, p string) string {
 func TestExploreCoverageMergesWithAssay(t *testing.T) {
 	dir := t.TempDir()
 	ex, as, both, merged := filepath.Join(dir, "explore.json"), filepath.Join(dir, "assay.json"), filepath.Join(dir, "both.json"), filepath.Join(dir, "merged.json")
-	explore := []string{"explore", "--without", "idempotency", "--seed", "1", "--guided"}
+	explore := []string{"explore", "--max-schedules", "0", "--without", "idempotency", "--seed", "1", "--guided"}
 	assayArgs := []string{"assay", "--profile", "baseline", "--fault", "tool", "--trials", "20", "--seed", "5"}
 	for _, c := range [][]string{append(explore, "--coverage", ex), append(assayArgs, "--coverage", as),
 		append(explore, "--coverage", both), append(assayArgs, "--coverage", both)} {
@@ -246,7 +246,7 @@ func TestExploreShardsOfTheReferenceSystem(t *testing.T) {
 	oneGoroutine(t)
 	dir := t.TempDir()
 	whole := filepath.Join(dir, "whole.json")
-	code, out, stderr := runCLI(t, "explore", "--seed", "1", "--coverage", whole)
+	code, out, stderr := runCLI(t, "explore", "--max-schedules", "0", "--seed", "1", "--coverage", whole)
 	if code != 0 || out != "no counterexample in 100 checks (seed 1, profile typed, fixture copperfin)\nfaults: 231 of 276 scheduled reached, 45 not reached\n" {
 		t.Fatalf("exit %d %q %s", code, out, stderr)
 	}
@@ -254,7 +254,7 @@ func TestExploreShardsOfTheReferenceSystem(t *testing.T) {
 	checks, faults, reached := 0, 0, 0
 	for i := 1; i <= 4; i++ {
 		cov := filepath.Join(dir, "cov-"+itoa(i)+".json")
-		code, out, stderr := runCLI(t, "explore", "--seed", "1", "--shard", itoa(i)+"/4", "--coverage", cov, "--json")
+		code, out, stderr := runCLI(t, "explore", "--max-schedules", "0", "--seed", "1", "--shard", itoa(i)+"/4", "--coverage", cov, "--json")
 		var j struct {
 			Checks, Faults int
 			FaultsReached  int `json:"faults_reached"`
@@ -293,7 +293,7 @@ func TestExhaustiveConcurrent(t *testing.T) {
 		"--kinds", "timeout_after_commit", "--no-world")
 	want := "no counterexample among 316 schedules of at most 1 faults\n" +
 		"enumerated: 79 of 0 faults, 237 of 1\n" +
-		"scope: 1 kinds (timeout_after_commit); world events off; placement any event; profile typed, concurrency: 3 workers, fixture copperfin-batch; 79 interleavings (at most one context switch)\n" +
+		"scope: 1 kinds (timeout_after_commit); world events off; placement any event; profile typed, concurrency: 3 workers, fixture copperfin-batch; 79 interleavings (at most one context switch); not enumerated: correlation modifiers, worker.start\n" +
 		"faults: 237 of 237 scheduled reached, 0 not reached\n"
 	if code != 0 || out != want {
 		t.Fatalf("exit %d %s\n%s", code, stderr, out)
@@ -306,7 +306,7 @@ func TestExhaustiveConcurrent(t *testing.T) {
 // checkpoint store breaks the three workers' retry budget.
 func TestExploreConcurrentDrawsModifiers(t *testing.T) {
 	oneGoroutine(t)
-	code, out, stderr := runCLI(t, "explore", "--concurrent", "3", "--fixture", "copperfin-batch", "--controls", "idempotency",
+	code, out, stderr := runCLI(t, "explore", "--max-schedules", "0", "--concurrent", "3", "--fixture", "copperfin-batch", "--controls", "idempotency",
 		"--kinds", "checkpoint_rollback", "--max-faults", "1", "--no-world", "--seed", "1", "--checks", "100")
 	if code != 1 || !strings.HasPrefix(out, "counterexample after 9 checks (seed 1)\n") ||
 		!strings.Contains(out, "budget violated: first false after seq 36 (tool.commit), reached by f1 (checkpoint_rollback): attempt 4 exceeds one plus the retry budget of 2\n") ||

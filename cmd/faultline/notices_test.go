@@ -111,19 +111,19 @@ const lateNotice = `{
 // and holds.
 func TestExploreNoticeKinds(t *testing.T) {
 	const defended = "bind_identity,pre_effect_authority,refresh_context,state_precondition,idempotency,effect_readback,evidence_gate,notice_reconcile"
-	code, out, stderr := runCLI(t, "explore", "--kinds", "late_notice", "--seed", "1", "--checks", "200")
+	code, out, stderr := runCLI(t, "explore", "--max-schedules", "0", "--kinds", "late_notice", "--seed", "1", "--checks", "200")
 	if code != 1 || !strings.HasPrefix(out, "counterexample after 1 checks (seed 1)\nfaults: 1 of 1 scheduled reached, 0 not reached\n"+
 		"recorded_agrees_with_ledger violated: first false after seq 27 (checkpoint.write), reached by f1 (late_notice): checkpoint 4 withdraws effect O-731:refund:v1, which checkpoint 3 recorded and the provider's ledger holds\n"+
 		"minimal schedule (1 fault):\n"+lateNotice) {
 		t.Errorf("typed: exit %d, stderr %q\n%s", code, stderr, out)
 	}
-	code, out, stderr = runCLI(t, "explore", "--kinds", "late_notice", "--seed", "1", "--checks", "200", "--controls", defended)
+	code, out, stderr = runCLI(t, "explore", "--max-schedules", "0", "--kinds", "late_notice", "--seed", "1", "--checks", "200", "--controls", defended)
 	if code != 0 || out != "no counterexample in 200 checks (seed 1, controls "+defended+", notices, fixture copperfin)\nfaults: 539 of 542 scheduled reached, 3 not reached\n" {
 		t.Errorf("defended: exit %d, stderr %q\n%s", code, stderr, out)
 	}
 	code, out, stderr = runCLI(t, "explore", "--exhaustive", "--max-faults", "2", "--kinds", "late_notice,rate_limit")
 	if code != 1 || !strings.HasPrefix(out, "counterexample at schedule 3 of the exhaustive walk: no schedule of fewer faults breaks an invariant\n"+
-		"enumerated: 1 of 0 faults, 2 of 1, 0 of 2\nscope: 2 kinds (rate_limit, late_notice); world events on; placement any event; profile typed, notices, fixture copperfin\n") ||
+		"enumerated: 1 of 0 faults, 2 of 1, 0 of 2\nscope: 2 kinds (rate_limit, late_notice); world events on; placement any event; profile typed, notices, fixture copperfin; not enumerated: correlation modifiers, worker.start\n") ||
 		!strings.Contains(out, "minimal schedule (1 fault):\n"+lateNotice) {
 		t.Errorf("exhaustive typed: exit %d, stderr %q\n%s", code, stderr, out)
 	}
@@ -139,11 +139,11 @@ func TestExploreNoticeKinds(t *testing.T) {
 // one it was (no notices in the config).
 func TestExploreNoticesFlag(t *testing.T) {
 	code, out, stderr := runCLI(t, "explore", "--exhaustive", "--max-faults", "1", "--kinds", "rate_limit", "--notices")
-	if code != 1 || !strings.Contains(out, "scope: 5 kinds (rate_limit, late_notice, reordered_notice, redelivered_notice, lost_notice); world events on; placement any event; profile typed, notices, fixture copperfin\n") {
+	if code != 1 || !strings.Contains(out, "scope: 5 kinds (rate_limit, late_notice, reordered_notice, redelivered_notice, lost_notice); world events on; placement any event; profile typed, notices, fixture copperfin; not enumerated: correlation modifiers, worker.start\n") {
 		t.Errorf("--notices: exit %d, stderr %q\n%s", code, stderr, out)
 	}
 	code, out, stderr = runCLI(t, "explore", "--exhaustive", "--max-faults", "1", "--kinds", "rate_limit")
-	if code != 0 || !strings.Contains(out, "scope: 1 kinds (rate_limit); world events on; placement any event; profile typed, fixture copperfin\n") {
+	if code != 0 || !strings.Contains(out, "scope: 1 kinds (rate_limit); world events on; placement any event; profile typed, fixture copperfin; not enumerated: correlation modifiers, worker.start\n") {
 		t.Errorf("without: exit %d, stderr %q\n%s", code, stderr, out)
 	}
 }

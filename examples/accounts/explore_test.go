@@ -44,7 +44,7 @@ func TestExplorationPlacesANamedCacheKind(t *testing.T) {
 	if err != nil || bounded.Found || !bounded.Complete || bounded.Reached == 0 {
 		t.Errorf("bounded: %v %+v", err, bounded)
 	}
-	rep, err := properties.Explore(closer(accounts.Closer{PerTask: true}), append(opts, properties.WithSeed(1), properties.WithChecks(20))...)
+	rep, err := properties.Explore(closer(accounts.Closer{PerTask: true}), append(opts, properties.WithSeed(1), properties.WithChecks(20), properties.WithMaxSchedules(0))...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,7 @@ func TestRandomModeFindsTheComposedBug(t *testing.T) {
 	}
 	var ctf []int
 	for seed := uint64(1); seed <= seeds; seed++ {
-		rep, err := properties.Explore(def, explore(billing.FreshBudgetOnResume, properties.WithSeed(seed), properties.WithChecks(1000))...)
+		rep, err := properties.Explore(def, explore(billing.FreshBudgetOnResume, properties.WithSeed(seed), properties.WithChecks(1000), properties.WithMaxSchedules(0))...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,5 +60,34 @@ func TestRandomModeFindsTheComposedBug(t *testing.T) {
 	}
 	if w := wantCTF[:seeds]; !slices.Equal(ctf, w) {
 		t.Errorf("checks to failure %v, want %v", ctf, w)
+	}
+}
+
+// TestDefaultCheckFindsTheComposedBug: the default exploration (no mode
+// option) finds the same bug in its walk phase, whatever the seed: the
+// walk over the schedules of at most two faults is deterministic and
+// stops at the first that breaks an invariant, here schedule 544 of
+// 4,715, of the same two faults; no random check runs.
+func TestDefaultCheckFindsTheComposedBug(t *testing.T) {
+	want := []model.FaultEntry{
+		{Event: model.EvToolCommit, Ordinal: 1, Kind: "budget_exhaustion"},
+		{Event: model.EvCheckpointWrite, Ordinal: 3, Kind: "checkpoint_rollback"},
+	}
+	for seed := uint64(1); seed <= 3; seed++ {
+		rep, err := properties.Explore(billing.Definition(), explore(billing.FreshBudgetOnResume, properties.WithSeed(seed), properties.WithChecks(100))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.Found || rep.Walk == nil || !rep.Walk.Found || rep.Checks != 0 {
+			t.Fatalf("seed %d: found %t, walk %+v, checks %d", seed, rep.Found, rep.Walk, rep.Checks)
+		}
+		cx := rep.Counterexample
+		got := slices.SortedFunc(slices.Values(cx.Schedule.Faults), func(a, b model.FaultEntry) int { return strings.Compare(string(b.Event), string(a.Event)) })
+		if cx.Invariant != model.InvBudget || !slices.Equal(got, want) {
+			t.Errorf("seed %d: %s", seed, cx)
+		}
+		if line := rep.Walk.WalkLine(); line != "walk: counterexample at schedule 544 of the schedules of <= 2 faults (1 of 0 faults, 86 of 1, 457 of 2)" {
+			t.Errorf("seed %d: %s", seed, line)
+		}
 	}
 }

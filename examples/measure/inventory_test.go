@@ -40,6 +40,9 @@ func TestInventoryPlanted(t *testing.T) {
 		t.Skip("runs only under FAULTLINE_REPLAY or as TestInventoryPaths's subprocess")
 	}
 	var extra []properties.Option
+	if checkrun.Tag() != "" {
+		extra = append(extra, properties.WithMaxSchedules(0)) // TestInventoryPaths pins the random checks' count
+	}
 	if dir := os.Getenv("MEASURE_FAILDIR"); dir != "" {
 		extra = append(extra, properties.WithFailDir(dir))
 	}

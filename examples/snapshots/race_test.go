@@ -2,7 +2,11 @@
 
 package snapshots_test
 
-import "flag"
+import (
+	"flag"
+
+	"github.com/faultline/faultline/properties"
+)
 
 // raceDetector reports whether the tests run under the race detector (go
 // test -race). The 200-check exploration and the subprocess explorations
@@ -10,6 +14,11 @@ import "flag"
 // TestSweep's explorations and the fuzz seeds run there, over the goroutines
 // of the MCP transports, the in-process HTTP handler and database/sql.
 const raceDetector = true
+
+// raceOptions cut TestCheck's walk to its clean run and 22 single faults:
+// its 474 bubbled runs take ten times longer under the detector (go test
+// ./... runs them all).
+var raceOptions = []properties.Option{properties.WithMaxSchedules(23)}
 
 // Under the detector rapid's default is 10 checks (the same goroutines run in
 // each); -rapid.checks on the command line still wins, and go test ./... runs

@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 // TestCheck explores ordered compositions of the kinds, each run in a
 // synctest bubble; under FAULTLINE_REPLAY it replays the file's schedule.
 func TestCheck(t *testing.T) {
-	properties.Check(t, definition(t), properties.WithKinds(kinds...), properties.WithCoverage(tracker))
+	properties.Check(t, definition(t), append(raceOptions, properties.WithKinds(kinds...), properties.WithCoverage(tracker))...)
 }
 
 // FuzzSnapshots is the fuzz target: any bytes decode into faults on the
