@@ -1,9 +1,9 @@
 package assay
 
 import (
-	"bytes"
-	"encoding/json"
 	"io"
+
+	"github.com/faultline/faultline/internal/jsonout"
 )
 
 // boundary is the closing line of the evidence's Markdown.
@@ -11,14 +11,4 @@ const boundary = "Interpretation boundary: this is evidence about represented fa
 
 // writeJSON writes v as indented JSON with a trailing newline and without
 // HTML escaping.
-func writeJSON(w io.Writer, v any) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	_, err := w.Write(b.Bytes())
-	return err
-}
+func writeJSON(w io.Writer, v any) error { return jsonout.Write(w, v) }

@@ -214,18 +214,9 @@ func writeExhaustive(w io.Writer, def *model.Definition, rep *properties.Exhaust
 
 // exhaustiveJSON is the --json output of explore --exhaustive.
 type exhaustiveJSON struct {
-	Exhaustive bool                       `json:"exhaustive"`
-	Found      bool                       `json:"found"`
-	Complete   bool                       `json:"complete"`
-	Schedules  int                        `json:"schedules"`
-	PerSize    []int                      `json:"per_size"`
-	MaxFaults  int                        `json:"max_faults"`
-	Cap        int                        `json:"max_schedules"`
-	Index      int                        `json:"index,omitempty"`
-	Faults     int                        `json:"faults"`
-	Reached    int                        `json:"faults_reached"`
-	Fired      int                        `json:"faults_fired"`
-	Scope      properties.ExhaustiveScope `json:"scope"`
+	Exhaustive bool `json:"exhaustive"`
+	walkCounts
+	Scope properties.ExhaustiveScope `json:"scope"`
 	cxJSON
 	Otel   string `json:"otel,omitempty"`
 	Shard  int    `json:"shard,omitempty"`
@@ -233,8 +224,7 @@ type exhaustiveJSON struct {
 }
 
 func writeExhaustiveJSON(w io.Writer, rep *properties.ExhaustiveReport, trace string) error {
-	j := exhaustiveJSON{Exhaustive: true, Found: rep.Found, Complete: rep.Complete, Schedules: rep.Schedules, PerSize: rep.PerSize,
-		MaxFaults: rep.MaxFaults, Cap: rep.Cap, Index: rep.Index, Faults: rep.Faults, Reached: rep.Reached, Fired: rep.Fired, Scope: rep.Scope, Otel: trace,
+	j := exhaustiveJSON{Exhaustive: true, walkCounts: countsOf(rep), Scope: rep.Scope, Otel: trace,
 		Shard: rep.Shard, Shards: rep.Shards}
 	j.cxJSON = cxJSONOf(rep.Counterexample)
 	return writeJSON(w, j)

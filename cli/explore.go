@@ -543,8 +543,7 @@ func writeExploreJSON(w io.Writer, rep *properties.Report, cfg model.Config, see
 		}
 	}
 	if wr := rep.Walk; wr != nil {
-		j.Walk = &walkJSON{Found: wr.Found, Complete: wr.Complete, Schedules: wr.Schedules, PerSize: wr.PerSize, MaxFaults: wr.MaxFaults,
-			Cap: wr.Cap, Index: wr.Index, Faults: wr.Faults, Reached: wr.Reached, Fired: wr.Fired, Line: wr.WalkLine()}
+		j.Walk = &walkJSON{walkCounts: countsOf(wr), Line: wr.WalkLine()}
 	}
 	j.cxJSON = cxJSONOf(rep.Counterexample)
 	return writeJSON(w, j)
@@ -553,17 +552,29 @@ func writeExploreJSON(w io.Writer, rep *properties.Report, cfg model.Config, see
 // walkJSON is the walk phase of explore --json: the walk's counts (as
 // explore --exhaustive --json gives them) and its line for people.
 type walkJSON struct {
-	Found     bool   `json:"found"`
-	Complete  bool   `json:"complete"`
-	Schedules int    `json:"schedules"`
-	PerSize   []int  `json:"per_size"`
-	MaxFaults int    `json:"max_faults"`
-	Cap       int    `json:"max_schedules"`
-	Index     int    `json:"index,omitempty"`
-	Faults    int    `json:"faults"`
-	Reached   int    `json:"faults_reached"`
-	Fired     int    `json:"faults_fired"`
-	Line      string `json:"line"`
+	walkCounts
+	Line string `json:"line"`
+}
+
+// walkCounts are a walk's counts in --json, the default walk's and
+// explore --exhaustive's alike.
+type walkCounts struct {
+	Found     bool  `json:"found"`
+	Complete  bool  `json:"complete"`
+	Schedules int   `json:"schedules"`
+	PerSize   []int `json:"per_size"`
+	MaxFaults int   `json:"max_faults"`
+	Cap       int   `json:"max_schedules"`
+	Index     int   `json:"index,omitempty"`
+	Faults    int   `json:"faults"`
+	Reached   int   `json:"faults_reached"`
+	Fired     int   `json:"faults_fired"`
+}
+
+// countsOf returns the --json counts of a walk's report.
+func countsOf(r *properties.ExhaustiveReport) walkCounts {
+	return walkCounts{Found: r.Found, Complete: r.Complete, Schedules: r.Schedules, PerSize: r.PerSize, MaxFaults: r.MaxFaults,
+		Cap: r.Cap, Index: r.Index, Faults: r.Faults, Reached: r.Reached, Fired: r.Fired}
 }
 
 // cxJSON is a counterexample as explore --json prints it, the walk's too,

@@ -2,7 +2,6 @@ package paper
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/internal/jsonout"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
 )
@@ -146,14 +146,4 @@ func WriteJSON(w io.Writer, r *assay.Report) error {
 
 // Encode writes v as indented JSON with a trailing newline and without
 // HTML escaping.
-func Encode(w io.Writer, v any) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	_, err := w.Write(b.Bytes())
-	return err
-}
+func Encode(w io.Writer, v any) error { return jsonout.Write(w, v) }
