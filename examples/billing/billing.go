@@ -20,10 +20,10 @@
 //     records its receipt in the evidence ledger;
 //  5. claims the invoice paid (a release), or holds or denies.
 //
-// Its four planted bugs ([Bugs], off unless a config turns them on):
-// [FreshKeyPerRetry], [BlindResume], [ReceiptFromReply] and
-// [FreshBudgetOnResume], the last found only by a composition of two
-// faults. Its own
+// Its five planted bugs ([Bugs], off unless a config turns them on):
+// [FreshKeyPerRetry], [BlindResume], [ReceiptFromReply],
+// [FreshBudgetOnResume] and [ChargeAfterLostCheckpoint], the last two
+// found only by a composition of two faults. Its own
 // invariants are in invariants.go, its [Definition] in definition.go.
 package billing
 
@@ -75,6 +75,14 @@ const (
 	// (budget). No single fault shows it: it takes one that spends the
 	// budget and one that restarts the worker after it.
 	FreshBudgetOnResume
+	// ChargeAfterLostCheckpoint: a restarted worker that resumes into an
+	// attempt (its newer checkpoint lost, rolled back to the one written
+	// ahead of the charge) and finds no charge on the ledger concludes
+	// that none went out and charges again under a fresh request key, so
+	// a lagging ledger read makes the provider charge twice
+	// (charged_once). It takes two faults: a lost checkpoint and a
+	// lagging readback.
+	ChargeAfterLostCheckpoint
 )
 
 // Agent is the billing agent with its planted bugs.
@@ -112,6 +120,7 @@ type invoice struct {
 	deadlineAt model.Millis
 	seq        int
 	receipt    string
+	freshKey   string // the key a resumed worker charges under (the bug)
 }
 
 func (v *invoice) end(verdict model.ClaimVerdict, code, reason string) (model.Claim, error) {
@@ -244,6 +253,9 @@ func (v *invoice) pay(resuming bool) (c model.Claim, done bool, err error) {
 		if v.receipt, err = v.lookup(); err != nil || v.receipt != "" {
 			return c, err != nil, err
 		}
+		if v.bugs&ChargeAfterLostCheckpoint != 0 {
+			v.freshKey = env.NewRequestID()
+		}
 	}
 	for try := 0; ; try++ {
 		if v.attempts >= 1+t.RetryBudget {
@@ -259,6 +271,9 @@ func (v *invoice) pay(resuming bool) (c model.Claim, done bool, err error) {
 			return c, true, err
 		}
 		key := v.charge.IdempotencyKey
+		if v.freshKey != "" {
+			key = v.freshKey
+		}
 		if try > 0 && v.bugs&FreshKeyPerRetry != 0 {
 			key = env.NewRequestID()
 		}
