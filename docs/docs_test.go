@@ -247,10 +247,12 @@ func TestSourcesByTitle(t *testing.T) {
 }
 
 // TestGeneratedTables checks that the scripts that regenerate the mutants
-// table and the guide curve splice into the pages that hold them.
+// table, the default search table and the guide curve splice into the
+// pages that hold them.
 func TestGeneratedTables(t *testing.T) {
 	for _, c := range []struct{ script, page, marker string }{
 		{"../scripts/mutants-table.sh", "exploration.md", "mutants-table"},
+		{"../scripts/default-search-table.sh", "exploration.md", "default-search-table"},
 		{"../scripts/guide-curve.sh", "coverage.md", "guide-curve"},
 	} {
 		page := read(t, c.page)
