@@ -180,7 +180,7 @@ func writeExhaustive(w io.Writer, def *model.Definition, rep *properties.Exhaust
 		}
 		scope += fmt.Sprintf("; %d interleavings (%s)", rep.Scope.Interleavings, bound)
 	}
-	scope += "; " + properties.NotEnumerated + "\n"
+	scope += "; " + rep.Scope.Modifiers() + "\n"
 	if rep.Shards > 0 {
 		fmt.Fprintf(&b, "shard %d/%d of the exhaustive walk: the counts are the shard's own schedules; the run's verdict is the shards' counterexample of the least index\n", rep.Shard, rep.Shards)
 	}

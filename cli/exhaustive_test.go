@@ -20,7 +20,7 @@ var exhaustiveArgs = []string{"explore", "--exhaustive", "--kinds", "tool_timeou
 
 // TestExploreExhaustive: explore --exhaustive on a user's system finds
 // the planted bug with one fault (exit 1) and writes a counterexample the
-// printed command replays (exit 1); the fixed agent holds over exactly 21
+// printed command replays (exit 1); the fixed agent holds over exactly 27
 // schedules (exit 0), and the output is the same on 1 and 4 workers; a
 // walk cut by its cap, or one that reached no fault, is inconclusive
 // (exit 3).
@@ -36,10 +36,10 @@ func TestExploreExhaustive(t *testing.T) {
 	if code, rout, _ := run(t, "replay", file); code != 1 || !strings.Contains(rout, "confirmed_once") {
 		t.Fatalf("replay %s: exit %d\n%s", file, code, rout)
 	}
-	const fixed = "no counterexample among 21 schedules of at most 2 faults\n" +
-		"enumerated: 1 of 0 faults, 4 of 1, 16 of 2\n" +
-		"scope: 2 kinds (timeout_after_commit, tool_timeout); world events off; placement any event; controls stable_keys,hold_lookup,typed_outcomes,checkpoint_check,bind_request,recheck_authority, variant fixed, fixture inventory; not enumerated: correlation modifiers, worker.start\n" +
-		"faults: 36 of 36 scheduled reached, 0 not reached\n"
+	const fixed = "no counterexample among 27 schedules of at most 2 faults\n" +
+		"enumerated: 1 of 0 faults, 10 of 1, 16 of 2\n" +
+		"scope: 2 kinds (timeout_after_commit, tool_timeout); world events off; placement any event; controls stable_keys,hold_lookup,typed_outcomes,checkpoint_check,bind_request,recheck_authority, variant fixed, fixture inventory; modifiers of single faults repeated (2 crossings), persistent (to the run's end); not enumerated: synchronized (one worker), shared (one tenant), modifiers with other faults, other repeat counts, until events and windows\n" +
+		"faults: 42 of 42 scheduled reached, 0 not reached\n"
 	for _, w := range []string{"1", "4"} {
 		if code, out, stderr := run(t, append(exhaustiveArgs, "--max-faults", "2", "--workers", w)...); code != 0 || out != fixed {
 			t.Fatalf("fixed, %s workers: exit %d %q %s", w, code, out, stderr)
@@ -135,7 +135,7 @@ func TestExploreExhaustiveProgress(t *testing.T) {
 	if code != 0 || stdout2 != stdout {
 		t.Fatalf("exit %d; stdout changed with the progress:\n%s\nvs\n%s", code, stdout2, stdout)
 	}
-	for _, want := range []string{"(1/5, ", "(20/21, ", "counterexamples: 0", " schedules/"} {
+	for _, want := range []string{"(1/11, ", "(26/27, ", "counterexamples: 0", " schedules/"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q: %q", want, stderr)
 		}
@@ -161,9 +161,9 @@ func TestExploreExhaustiveUnfiredIsInconclusive(t *testing.T) {
 	const reason = "24 of the 24 faults they scheduled were reached but none fired (the system's adapters enact none of the kinds in scope at the crossings they reached), so no fault was tested; narrow the kinds to those the adapters enact (their Kinds())"
 	if code != 3 || out != "inconclusive: no counterexample among 15 schedules of at most 2 faults; "+reason+"\n"+
 		"enumerated: 1 of 0 faults, 4 of 1, 10 of 2\n"+
-		"scope: 1 kinds (capability_revocation); world events on; placement any event; system {}, fixture lostupdate; not enumerated: correlation modifiers, worker.start\n"+
+		"scope: 1 kinds (capability_revocation); world events on; placement any event; system {}, fixture lostupdate; modifiers none (no kind in scope takes one)\n"+
 		"faults: 24 of 24 scheduled reached, 0 not reached\n" ||
-		stderr != "clerk: inconclusive: no counterexample among 15 schedules of at most 2 faults; "+reason+" (1 of 0 faults, 4 of 1, 10 of 2; kinds capability_revocation; world events on; placement any event; fixture lostupdate; not enumerated: correlation modifiers, worker.start)\n" {
+		stderr != "clerk: inconclusive: no counterexample among 15 schedules of at most 2 faults; "+reason+" (1 of 0 faults, 4 of 1, 10 of 2; kinds capability_revocation; world events on; placement any event; fixture lostupdate; modifiers none (no kind in scope takes one))\n" {
 		t.Fatalf("exit %d\n%q\n%q", code, out, stderr)
 	}
 	if code, out, stderr := runIn(t, clerk(), "explore", "--kinds", "capability_revocation", "--seed", "1", "--checks", "20"); code != 3 || !strings.Contains(stderr, "were reached but none fired") {

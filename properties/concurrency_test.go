@@ -332,7 +332,8 @@ func TestExploreKeepsANeededModifier(t *testing.T) {
 // candidates; the others repeat a run): the clerks' lost update is found
 // at the fourth schedule, with no fault, under the interleaving [1, 1, 2],
 // and the guarded clerk's walk is a complete bounded proof over 5 clean
-// runs and 12 of one tool_timeout.
+// runs and 36 of one tool_timeout (12 plain, 12 repeated, 12
+// synchronized).
 func TestExhaustiveWalksInterleavings(t *testing.T) {
 	rep, err := exhaustive(sysdef(clerks), clerkOpts(properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))...)
 	if err != nil {
@@ -350,7 +351,7 @@ func TestExhaustiveWalksInterleavings(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("guarded: %s; %s", g.Scope, g.Sizes())
-	if g.Found || !g.Complete || g.Schedules != 17 || !slices.Equal(g.PerSize, []int{5, 12}) {
+	if g.Found || !g.Complete || g.Schedules != 41 || !slices.Equal(g.PerSize, []int{5, 36}) {
 		t.Fatalf("guarded: found %v, complete %v: %v", g.Found, g.Complete, g.Counterexample)
 	}
 }
@@ -369,7 +370,7 @@ func TestExhaustiveMaxSwitches(t *testing.T) {
 		}
 		return rep
 	}
-	if r := walk(clerks, 0); r.Found || !r.Complete || r.Scope.Interleavings != 1 || r.Scope.String() != "kinds tool_timeout; world events on; placement any event; fixture lostupdate; 1 interleavings (the default order alone); not enumerated: correlation modifiers, worker.start" {
+	if r := walk(clerks, 0); r.Found || !r.Complete || r.Scope.Interleavings != 1 || r.Scope.String() != "kinds tool_timeout; world events on; placement any event; fixture lostupdate; 1 interleavings (the default order alone); modifiers of single faults repeated (2 crossings), synchronized (the default window); not enumerated: shared (one tenant), modifiers with other faults, other repeat counts, until events and windows" {
 		t.Fatalf("bound 0: found %v, complete %v, scope %s", r.Found, r.Complete, r.Scope)
 	}
 	r := walk(clerks, 2)

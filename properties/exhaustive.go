@@ -137,6 +137,9 @@ type ExhaustiveScope struct {
 	// boundary of the run (see Exhaustive); empty when clock_advance is
 	// not in scope.
 	ClockAdvances []model.Millis `json:"clock_advances,omitempty"`
+	// modifiers are the correlation modifiers placed (see Modifiers),
+	// onlyOne those left out for want of workers or tenants
+	modifiers, onlyOne []model.Correlation
 }
 
 // String names the scope for people: "kinds a, b; world events off;
@@ -153,14 +156,46 @@ func (s ExhaustiveScope) String() string {
 	if s.Interleavings > 0 {
 		out += "; " + s.interleavingsText()
 	}
-	return out + "; " + NotEnumerated
+	return out + "; " + s.Modifiers()
 }
 
-// NotEnumerated is what a walk's scope leaves out, which its scope line
-// says: each fault has its kind's own correlation (no repeated,
-// persistent, synchronized or shared modifier), and no fault sits at
-// worker.start.
-const NotEnumerated = "not enumerated: correlation modifiers, worker.start"
+// Modifiers says which correlation modifiers the walk placed, each on a
+// schedule's one fault (a modifier multiplies the sites; with another
+// fault the walk would grow past its budget), and what it left out:
+// "modifiers of single faults repeated (2 crossings), persistent (to the
+// run's end); not enumerated: synchronized (one worker), shared (one
+// tenant), modifiers with other faults, other repeat counts, until events
+// and windows".
+func (s ExhaustiveScope) Modifiers() string {
+	if len(s.modifiers)+len(s.onlyOne) == 0 {
+		return "modifiers none (no kind in scope takes one)"
+	}
+	var on []string
+	for _, c := range s.modifiers {
+		on = append(on, string(c)+modifierNote[c])
+	}
+	out := "modifiers none"
+	if len(on) > 0 {
+		out = "modifiers of single faults " + strings.Join(on, ", ")
+	}
+	out += "; not enumerated: "
+	for _, c := range s.onlyOne {
+		if c == model.Correlation("synchronized") {
+			out += "synchronized (one worker), "
+		} else {
+			out += "shared (one tenant), "
+		}
+	}
+	return out + "modifiers with other faults, other repeat counts, until events and windows"
+}
+
+// modifierNote is the parameter the walk gives each modifier.
+var modifierNote = map[model.Correlation]string{
+	"repeated":     " (2 crossings)",
+	"persistent":   " (to the run's end)",
+	"synchronized": " (the default window)",
+	"shared":       "",
+}
 
 // clockAdvancesText names the lengths a clock_advance is placed with:
 // "clock advances 1000, 2000, 120000 ms".
@@ -349,17 +384,21 @@ type exKind struct {
 	kind       string
 	events     []int // indices into model.AllEvents, in that order
 	persistent bool
-	target     model.EventName // whose details are its targets ("" none)
+	// corrs are the correlation modifiers placed with it (placed.corr)
+	corrs  []model.Correlation
+	target model.EventName // whose details are its targets ("" none)
 	// advances are a clock advance's targets: the default (1000 ms) and
 	// the config's timing boundaries (see clockTargets)
 	advances []string
 }
 
 // placed is one fault of a schedule in the walk: codes for its kind and
-// event, its ordinal and target.
+// event, its ordinal and target, and corr: 0 for the kind's own
+// correlation, else 1 + the index of its modifier in exKind.corrs.
 type placed struct {
 	kind    byte
 	event   byte
+	corr    byte
 	ordinal int
 	target  string
 }
@@ -374,6 +413,9 @@ type walkState struct {
 	// ils are a concurrent walk's interleavings (see Exhaustive), the
 	// default order (nil) first; nil for a sequential walk
 	ils [][]int
+	// starts: a kind in scope is placed at worker.start, whose crossings
+	// sitesOf leaves out
+	starts bool
 }
 
 // join is the walk's key of the schedule of fs under interleaving il:
@@ -478,6 +520,13 @@ func newWalk(e *explorer) (*walkState, error) {
 	if set.exh.ownEvents {
 		scope.Placement = "own event"
 	}
+	c := set.config.Concurrency
+	workers := c != nil && c.Workers >= 2 && len(set.fixture.Tasks) >= 2
+	tenants := false
+	for _, t := range set.fixture.Tasks {
+		tenants = tenants || t.Tenant != set.fixture.Tasks[0].Tenant
+	}
+	var mods, onlyOne []model.Correlation
 	for code, sp := range walkKinds {
 		if sp.World && !set.world || sp.Event == model.EvNoticeReceive && !set.config.Notices ||
 			isCacheWorkerKind(sp.Kind) && !slices.Contains(set.kinds, sp.Kind) {
@@ -490,12 +539,27 @@ func newWalk(e *explorer) (*walkState, error) {
 			continue
 		}
 		k := exKind{code: byte(code), kind: sp.Kind, persistent: sp.Correlation == model.Correlation("persistent")}
+		for _, c := range sp.Correlations {
+			if c == "synchronized" && !workers || c == "shared" && !tenants {
+				if !slices.Contains(onlyOne, c) {
+					onlyOne = append(onlyOne, c)
+				}
+				continue
+			}
+			k.corrs = append(k.corrs, c)
+			if !slices.Contains(mods, c) {
+				mods = append(mods, c)
+			}
+		}
 		for i, ev := range allEvents {
 			if set.exh.ownEvents && ev != sp.Event {
 				continue
 			}
-			if fits(sp.Kind, ev) {
+			// worker.start: a worker-scoped kind's own (the harness
+			// reaches nothing else there)
+			if fits(sp.Kind, ev) && (i != workerStart || sp.WorkerScoped) {
 				k.events = append(k.events, i)
+				w.starts = w.starts || i == workerStart
 			}
 		}
 		switch sp.Kind {
@@ -516,6 +580,15 @@ func newWalk(e *explorer) (*walkState, error) {
 	}
 	if len(w.kinds) == 0 {
 		return nil, errNoWalkKind
+	}
+	// in AllCorrelations' order
+	for _, c := range model.AllCorrelations {
+		if slices.Contains(mods, c) {
+			scope.modifiers = append(scope.modifiers, c)
+		}
+		if slices.Contains(onlyOne, c) {
+			scope.onlyOne = append(scope.onlyOne, c)
+		}
 	}
 	for i := range w.kinds {
 		w.byCode[w.kinds[i].code] = &w.kinds[i]
@@ -548,7 +621,7 @@ var eventIndex = func() map[model.EventName]int {
 func key(fs []placed) string {
 	b := make([]byte, 0, 8*len(fs))
 	for _, f := range fs {
-		b = append(b, f.kind, f.event)
+		b = append(b, f.kind, f.event, f.corr)
 		b = binary.AppendUvarint(b, uint64(f.ordinal))
 		b = binary.AppendUvarint(b, uint64(len(f.target)))
 		b = append(b, f.target...)
@@ -561,8 +634,8 @@ func unkey(k string) []placed {
 	var fs []placed
 	b := []byte(k)
 	for len(b) > 0 {
-		f := placed{kind: b[0], event: b[1]}
-		b = b[2:]
+		f := placed{kind: b[0], event: b[1], corr: b[2]}
+		b = b[3:]
 		o, n := binary.Uvarint(b)
 		b = b[n:]
 		l, n := binary.Uvarint(b)
@@ -581,7 +654,9 @@ func (w *walkState) meet(a, b placed) bool {
 	if a.event != b.event {
 		return false
 	}
-	pa, pb := w.byCode[a.kind].persistent, w.byCode[b.kind].persistent
+	// every modifier hits crossings at its ordinal or later only (as a
+	// persistent fault may)
+	pa, pb := w.byCode[a.kind].persistent || a.corr > 0, w.byCode[b.kind].persistent || b.corr > 0
 	switch {
 	case pa && pb:
 		return true
@@ -604,7 +679,10 @@ func before(a, b placed) bool {
 	if a.kind != b.kind {
 		return a.kind < b.kind
 	}
-	return a.target < b.target
+	if a.target != b.target {
+		return a.target < b.target
+	}
+	return a.corr < b.corr
 }
 
 // canonical returns the canonical order of fs: the least order by before
@@ -644,16 +722,33 @@ func (w *walkState) schedule(il int, fs []placed) *model.Schedule {
 	}
 	for i, f := range fs {
 		s.Faults[i] = model.FaultEntry{Event: allEvents[f.event], Ordinal: f.ordinal, Kind: walkKinds[f.kind].Kind, Target: f.target}
+		if f.corr > 0 {
+			c := w.byCode[f.kind].corrs[f.corr-1]
+			s.Faults[i].Correlation = c
+			if c == model.Correlation("repeated") {
+				s.Faults[i].Repeat = 2
+			}
+		}
 	}
 	return s
 }
 
 // sites returns the placements res's run offers the next fault, in the
-// walk's order: its crossings of each event (model.Crossings) and the
-// memory keys and branch names it crossed.
-func (w *walkState) sites(res *model.Result) []placed {
+// walk's order: its crossings of each event (model.Crossings, and
+// worker.start for a kind placed there) and the memory keys and branch
+// names it crossed, each with the kind's own correlation; then, when mods
+// is true, the same with each of its modifiers.
+func (w *walkState) sites(res *model.Result, mods bool) []placed {
 	ss := sitesOf(res)
 	crossed, details := ss.counts, ss.details
+	if w.starts {
+		tl := res.Timeline
+		for i := range tl.Len() {
+			if tl.EventIndex(i) == workerStart {
+				crossed[workerStart] = max(crossed[workerStart], tl.Ordinal(i))
+			}
+		}
+	}
 	var out []placed
 	for _, k := range w.kinds {
 		targets := []string{""}
@@ -669,6 +764,17 @@ func (w *walkState) sites(res *model.Result) []placed {
 					out = append(out, placed{kind: k.code, event: byte(ev), ordinal: o, target: t})
 				}
 			}
+		}
+	}
+	plain := len(out)
+	if !mods {
+		plain = 0
+	}
+	for i := range plain {
+		for c := range w.byCode[out[i].kind].corrs {
+			p := out[i]
+			p.corr = byte(c + 1)
+			out = append(out, p)
 		}
 	}
 	return out
@@ -752,10 +858,13 @@ func (w *walkState) check(h *model.Harness, k string, children bool) outcome {
 			}
 		}
 	}
-	if children && !o.bad {
+	// a fault with a modifier is placed alone (see Modifiers): its
+	// schedule extends to nothing, and a second fault takes none
+	modified := slices.ContainsFunc(fs, func(f placed) bool { return f.corr > 0 })
+	if children && !o.bad && !modified {
 		next := make([]placed, len(fs)+1)
 		copy(next, fs)
-		for _, site := range w.sites(res) {
+		for _, site := range w.sites(res, len(fs) == 0) {
 			next[len(fs)] = site
 			c := next
 			if !w.e.set.exh.unreduced {

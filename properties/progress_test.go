@@ -69,7 +69,7 @@ func TestProgressNeedsAFunction(t *testing.T) {
 
 // TestProgressOfTheWalk: the exhaustive walk reports each schedule in
 // order, done 1..N, with a total that starts at the clean run and the
-// single faults it found (1 + 4), never falls below done, grows and ends
+// single faults it found (1 + 10), never falls below done, grows and ends
 // at the N schedules run; on two workers the calls are the same. The
 // planted bug's walk ends at its counterexample, done and total the same,
 // and a cap bounds the total.
@@ -87,11 +87,11 @@ func TestProgressOfTheWalk(t *testing.T) {
 		return calls, rep
 	}
 	calls, rep := walk(properties.WithMaxFaults(2))
-	if rep.Schedules != 21 || len(calls) != 21 {
-		t.Fatalf("%d schedules, %d calls; want 21 and 21", rep.Schedules, len(calls))
+	if rep.Schedules != 27 || len(calls) != 27 {
+		t.Fatalf("%d schedules, %d calls; want 27 and 27", rep.Schedules, len(calls))
 	}
-	if calls[0] != (call{1, 5, 0}) || calls[20] != (call{21, 21, 0}) {
-		t.Fatalf("first call %v, last %v; want {1 5 0} and {21 21 0}", calls[0], calls[20])
+	if calls[0] != (call{1, 11, 0}) || calls[26] != (call{27, 27, 0}) {
+		t.Fatalf("first call %v, last %v; want {1 11 0} and {27 27 0}", calls[0], calls[26])
 	}
 	for i, c := range calls {
 		if c.done != i+1 || c.total < c.done || c.cx != 0 || (i > 0 && c.total < calls[i-1].total) {

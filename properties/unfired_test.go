@@ -139,7 +139,7 @@ func TestExhaustiveUnfiredWalkIsInconclusive(t *testing.T) {
 	}
 	const want = "inconclusive: no counterexample among 15 schedules of at most 2 faults; 24 of the 24 faults they scheduled were reached but none fired " +
 		"(the system's adapters enact none of the kinds in scope at the crossings they reached), so no fault was tested; narrow the kinds to those the adapters enact (their Kinds()) " +
-		"(1 of 0 faults, 4 of 1, 10 of 2; kinds capability_revocation; world events on; placement any event; fixture lostupdate; not enumerated: correlation modifiers, worker.start)"
+		"(1 of 0 faults, 4 of 1, 10 of 2; kinds capability_revocation; world events on; placement any event; fixture lostupdate; modifiers none (no kind in scope takes one))"
 	if got := rep.Summary(); got != want {
 		t.Fatalf("summary:\n got %s\nwant %s", got, want)
 	}

@@ -291,10 +291,10 @@ func TestExploreShardsOfTheReferenceSystem(t *testing.T) {
 func TestExhaustiveConcurrent(t *testing.T) {
 	code, out, stderr := runCLI(t, "explore", "--concurrent", "3", "--fixture", "copperfin-batch", "--exhaustive", "--max-faults", "1",
 		"--kinds", "timeout_after_commit", "--no-world")
-	want := "no counterexample among 316 schedules of at most 1 faults\n" +
-		"enumerated: 79 of 0 faults, 237 of 1\n" +
-		"scope: 1 kinds (timeout_after_commit); world events off; placement any event; profile typed, concurrency: 3 workers, fixture copperfin-batch; 79 interleavings (at most one context switch); not enumerated: correlation modifiers, worker.start\n" +
-		"faults: 237 of 237 scheduled reached, 0 not reached\n"
+	want := "no counterexample among 1027 schedules of at most 1 faults\n" +
+		"enumerated: 79 of 0 faults, 948 of 1\n" +
+		"scope: 1 kinds (timeout_after_commit); world events off; placement any event; profile typed, concurrency: 3 workers, fixture copperfin-batch; 79 interleavings (at most one context switch); modifiers of single faults repeated (2 crossings), persistent (to the run's end), synchronized (the default window); not enumerated: shared (one tenant), modifiers with other faults, other repeat counts, until events and windows\n" +
+		"faults: 948 of 948 scheduled reached, 0 not reached\n"
 	if code != 0 || out != want {
 		t.Fatalf("exit %d %s\n%s", code, stderr, out)
 	}
@@ -312,5 +312,32 @@ func TestExploreConcurrentDrawsModifiers(t *testing.T) {
 		!strings.Contains(out, "budget violated: first false after seq 36 (tool.commit), reached by f1 (checkpoint_rollback): attempt 4 exceeds one plus the retry budget of 2\n") ||
 		!strings.Contains(out, `"kind": "checkpoint_rollback",`+"\n"+`      "correlation": "persistent"`) {
 		t.Fatalf("exit %d %s\n%s", code, stderr, out)
+	}
+}
+
+// TestExhaustiveWalksModifiers: the walk places correlation modifiers and
+// worker-scoped kinds. One tool_timeout on ten workers, repeated, is the
+// fleet's retry storm (exit 1); a persistent rollback of the checkpoint
+// store breaks the three workers' retry budget under idempotency alone
+// (what random draws find in TestExploreConcurrentDrawsModifiers); and
+// ambient_identity_leak is walked at worker.start.
+func TestExhaustiveWalksModifiers(t *testing.T) {
+	oneGoroutine(t)
+	code, out, stderr := runCLI(t, "explore", "--exhaustive", "--max-faults", "1", "--fixture", "copperfin-fleet-10", "--concurrent", "10", "--kinds", "tool_timeout")
+	if code != 1 || !strings.HasPrefix(out, "counterexample at schedule 1182 of the exhaustive walk") ||
+		!strings.Contains(out, "no_retry_storm violated: ") || !strings.Contains(out, `"correlation": "repeated"`) {
+		t.Errorf("storm: exit %d %s\n%s", code, stderr, out)
+	}
+	code, out, stderr = runCLI(t, "explore", "--exhaustive", "--concurrent", "3", "--fixture", "copperfin-batch", "--controls", "idempotency",
+		"--kinds", "checkpoint_rollback", "--max-faults", "1", "--no-world", "--max-switches", "0")
+	if code != 1 || !strings.HasPrefix(out, "counterexample at schedule 15 of the exhaustive walk") ||
+		!strings.Contains(out, "budget violated: first false after seq 36 (tool.commit), reached by f1 (checkpoint_rollback): attempt 4 exceeds one plus the retry budget of 2\n") ||
+		!strings.Contains(out, `"kind": "checkpoint_rollback",`+"\n"+`      "correlation": "persistent"`) {
+		t.Errorf("rollback: exit %d %s\n%s", code, stderr, out)
+	}
+	code, out, stderr = runCLI(t, "explore", "--exhaustive", "--max-faults", "1", "--concurrent", "3", "--fixture", "copperfin-fleet-10", "--kinds", "ambient_identity_leak")
+	if code != 1 || !strings.HasPrefix(out, "counterexample at schedule 236 of the exhaustive walk: no schedule of fewer faults breaks an invariant\nenumerated: 235 of 0 faults, 1 of 1\n") ||
+		!strings.Contains(out, `"event": "worker.start"`) {
+		t.Errorf("ambient: exit %d %s\n%s", code, stderr, out)
 	}
 }

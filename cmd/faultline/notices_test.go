@@ -123,7 +123,7 @@ func TestExploreNoticeKinds(t *testing.T) {
 	}
 	code, out, stderr = runCLI(t, "explore", "--exhaustive", "--max-faults", "2", "--kinds", "late_notice,rate_limit")
 	if code != 1 || !strings.HasPrefix(out, "counterexample at schedule 3 of the exhaustive walk: no schedule of fewer faults breaks an invariant\n"+
-		"enumerated: 1 of 0 faults, 2 of 1, 0 of 2\nscope: 2 kinds (rate_limit, late_notice); world events on; placement any event; profile typed, notices, fixture copperfin; not enumerated: correlation modifiers, worker.start\n") ||
+		"enumerated: 1 of 0 faults, 2 of 1, 0 of 2\nscope: 2 kinds (rate_limit, late_notice); world events on; placement any event; profile typed, notices, fixture copperfin; modifiers none (no kind in scope takes one)\n") ||
 		!strings.Contains(out, "minimal schedule (1 fault):\n"+lateNotice) {
 		t.Errorf("exhaustive typed: exit %d, stderr %q\n%s", code, stderr, out)
 	}
@@ -139,11 +139,11 @@ func TestExploreNoticeKinds(t *testing.T) {
 // one it was (no notices in the config).
 func TestExploreNoticesFlag(t *testing.T) {
 	code, out, stderr := runCLI(t, "explore", "--exhaustive", "--max-faults", "1", "--kinds", "rate_limit", "--notices")
-	if code != 1 || !strings.Contains(out, "scope: 5 kinds (rate_limit, late_notice, reordered_notice, redelivered_notice, lost_notice); world events on; placement any event; profile typed, notices, fixture copperfin; not enumerated: correlation modifiers, worker.start\n") {
+	if code != 1 || !strings.Contains(out, "scope: 5 kinds (rate_limit, late_notice, reordered_notice, redelivered_notice, lost_notice); world events on; placement any event; profile typed, notices, fixture copperfin; modifiers none (no kind in scope takes one)\n") {
 		t.Errorf("--notices: exit %d, stderr %q\n%s", code, stderr, out)
 	}
 	code, out, stderr = runCLI(t, "explore", "--exhaustive", "--max-faults", "1", "--kinds", "rate_limit")
-	if code != 0 || !strings.Contains(out, "scope: 1 kinds (rate_limit); world events on; placement any event; profile typed, fixture copperfin; not enumerated: correlation modifiers, worker.start\n") {
+	if code != 0 || !strings.Contains(out, "scope: 1 kinds (rate_limit); world events on; placement any event; profile typed, fixture copperfin; modifiers none (no kind in scope takes one)\n") {
 		t.Errorf("without: exit %d, stderr %q\n%s", code, stderr, out)
 	}
 }
