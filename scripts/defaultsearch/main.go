@@ -35,6 +35,7 @@ import (
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/properties"
 	"github.com/faultline/faultline/reference/copperfin"
+	"github.com/faultline/faultline/scripts/internal/mutants"
 )
 
 func main() {
@@ -91,7 +92,7 @@ func rows() []row {
 				}
 			}
 			under = "typed without " + strings.Join(names, ", ") + " (kinds " + strings.Join(kinds, ", ") + ")"
-			if cleanFails(cfg, fx) {
+			if mutants.CleanFails(cfg, fx) {
 				fx = copperfin.Copperfin()
 				under += "; fixture " + fx.Name
 			}
@@ -103,7 +104,7 @@ func rows() []row {
 		}
 		mfx := fx
 		out = append(out, row{"mutant " + string(mi.Name), under, copperfin.Definition(), opts,
-			func(cx *properties.Counterexample) bool { return !reproducesWithout(cx, mfx) }})
+			func(cx *properties.Counterexample) bool { return !mutants.ReproducesWithout(cx, mfx) }})
 	}
 	kinds := append(append([]string{}, billing.Kinds...), "lagging_readback")
 	bopts := []properties.Option{properties.WithConfig(billing.Config(billing.ChargeAfterLostCheckpoint)), properties.WithKinds(kinds...)}
@@ -153,41 +154,4 @@ func median(v []int) string {
 		return strconv.Itoa(v[len(v)/2])
 	}
 	return strconv.FormatFloat(float64(v[len(v)/2-1]+v[len(v)/2])/2, 'f', -1, 64)
-}
-
-// cleanFails reports whether the system under cfg, without a mutant,
-// breaks an invariant on fx with no fault.
-func cleanFails(cfg model.Config, fx model.Fixture) bool {
-	s := model.Schedule{Version: model.ScheduleVersion, Config: cfg}
-	f, err := copperfin.Configured(s.Config)
-	if err != nil {
-		return true
-	}
-	res, err := model.NewHarness(fx, model.Options{}).Run(f, &s)
-	if err != nil {
-		return true
-	}
-	for _, ir := range res.Invariants {
-		if !ir.Held {
-			return true
-		}
-	}
-	return false
-}
-
-// reproducesWithout reports whether cx's schedule breaks its invariant on
-// the system without the mutant too.
-func reproducesWithout(cx *properties.Counterexample, fx model.Fixture) bool {
-	s := *cx.Schedule
-	s.Config = copperfin.WithMutant(s.Config, "")
-	f, err := copperfin.Configured(s.Config)
-	if err != nil {
-		return true
-	}
-	res, err := model.NewHarness(fx, model.Options{}).Run(f, &s)
-	if err != nil {
-		return true
-	}
-	r, _ := res.Invariant(cx.Invariant)
-	return !r.Held
 }

@@ -37,6 +37,7 @@ import (
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/properties"
 	"github.com/faultline/faultline/reference/copperfin"
+	"github.com/faultline/faultline/scripts/internal/mutants"
 )
 
 var (
@@ -115,7 +116,7 @@ func run(c config) error {
 		// twice): such a mutant is explored on the paper fixture, and the
 		// row says so
 		mfx := fx
-		if len(mi.MaskedBy) > 0 && fx.Name != copperfin.Copperfin().Name && cleanFails(cfg, fx) {
+		if len(mi.MaskedBy) > 0 && fx.Name != copperfin.Copperfin().Name && mutants.CleanFails(cfg, fx) {
 			mfx = copperfin.Copperfin()
 			under += "; fixture " + mfx.Name + " (on " + fx.Name + " it fails with no fault)"
 		}
@@ -161,7 +162,7 @@ func run(c config) error {
 				continue
 			}
 			cx := rep.Counterexample
-			if reproducesWithout(cx, mfx) {
+			if mutants.ReproducesWithout(cx, mfx) {
 				r.preempted++
 				continue
 			}
@@ -207,7 +208,7 @@ func exhaustive(opts []properties.Option, fx model.Fixture, c config) (string, e
 		}
 		rep := all.Exhaustive
 		secs := time.Since(start).Seconds()
-		if rep.Found && !reproducesWithout(rep.Counterexample, fx) {
+		if rep.Found && !mutants.ReproducesWithout(rep.Counterexample, fx) {
 			return fmt.Sprintf("%d, %d, %.2f", k, rep.Schedules, secs), nil
 		}
 		if rep.Found {
@@ -216,43 +217,6 @@ func exhaustive(opts []properties.Option, fx model.Fixture, c config) (string, e
 		last = fmt.Sprintf("none up to %d (%d schedules), %.2f", k, rep.Schedules, secs)
 	}
 	return last, nil
-}
-
-// cleanFails reports whether the system under cfg, without a mutant,
-// breaks an invariant on fx with no fault.
-func cleanFails(cfg model.Config, fx model.Fixture) bool {
-	s := model.Schedule{Version: model.ScheduleVersion, Config: cfg}
-	f, err := copperfin.Configured(s.Config)
-	if err != nil {
-		return true
-	}
-	res, err := model.NewHarness(fx, model.Options{}).Run(f, &s)
-	if err != nil {
-		return true
-	}
-	for _, ir := range res.Invariants {
-		if !ir.Held {
-			return true
-		}
-	}
-	return false
-}
-
-// reproducesWithout reports whether cx's schedule breaks its invariant on
-// the system without the mutant too.
-func reproducesWithout(cx *properties.Counterexample, fx model.Fixture) bool {
-	s := *cx.Schedule
-	s.Config = copperfin.WithMutant(s.Config, "")
-	f, err := copperfin.Configured(s.Config)
-	if err != nil {
-		return true
-	}
-	res, err := model.NewHarness(fx, model.Options{}).Run(f, &s)
-	if err != nil {
-		return true
-	}
-	r, _ := res.Invariant(cx.Invariant)
-	return !r.Held
 }
 
 func killed(r row, seeds int) string {
@@ -372,7 +336,7 @@ func rateOf(name copperfin.Mutant, opts []properties.Option, fx model.Fixture, n
 				continue
 			}
 			cx := &properties.Counterexample{Schedule: s, Violation: model.Violation{Invariant: ir.Invariant}}
-			if !reproducesWithout(cx, fx) {
+			if !mutants.ReproducesWithout(cx, fx) {
 				kills++
 				if *verbose {
 					fmt.Fprintf(os.Stderr, "%s draw %d %s:%s", name, i, ir.Invariant, faultsText(s))
