@@ -89,7 +89,7 @@ Clock); 4 an I/O or internal error (DIR could not be written).`,
 			if err := assay.WriteDossier(out, d); err != nil {
 				return IOFailure(err)
 			}
-			if err := writeDossierSummary(c.OutOrStdout(), p.name(), d, out); err != nil {
+			if err := WriteDossierSummary(c.OutOrStdout(), p.name(), d, out); err != nil {
 				return OutputError(err)
 			}
 			if !full {
@@ -148,9 +148,11 @@ const diffLines = 20
 // dossierReasons is how many of a placement's reasons a summary shows.
 const dossierReasons = 2
 
-// writeDossierSummary prints one screen about the dossier d that prog
-// wrote to dir.
-func writeDossierSummary(w io.Writer, prog string, d *assay.Dossier, dir string) error {
+// WriteDossierSummary prints to w one screen about the dossier d that the
+// program prog ("faultline") wrote to dir: the files, each profile's
+// release placement with its first reasons, the unresolved holds and the
+// change triggers. An error is w's.
+func WriteDossierSummary(w io.Writer, prog string, d *assay.Dossier, dir string) error {
 	var lines []string
 	add := func(format string, args ...any) {
 		l := fmt.Sprintf(format, args...)

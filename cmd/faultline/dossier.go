@@ -3,14 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/cli"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
 	"github.com/faultline/faultline/reference/paper"
@@ -86,7 +85,7 @@ could not be created or written, the output could not be written).`,
 			if err := assay.WriteDossier(out, d); err != nil {
 				return ioFailure(err)
 			}
-			if err := writeDossierSummary(c.OutOrStdout(), d, out); err != nil {
+			if err := cli.WriteDossierSummary(c.OutOrStdout(), "faultline", d, out); err != nil {
 				return outputError(err)
 			}
 			if !full {
@@ -105,51 +104,6 @@ could not be created or written, the output could not be written).`,
 	c.Flags().StringVar(&out, "out", "", "directory to write dossier.json and dossier.md into (created if missing)")
 	c.Flags().StringVar(&compat, "compat", "", "compatibility target: paper188 covers only the paper's ten modes")
 	return c // "dossier diff" is package cli's
-}
-
-// dossierReasons is how many of a placement's reasons the summary shows.
-const dossierReasons = 2
-
-// writeDossierSummary prints one screen about the dossier d written to
-// dir.
-func writeDossierSummary(w io.Writer, d *assay.Dossier, dir string) error {
-	var lines []string
-	add := func(format string, args ...any) {
-		l := fmt.Sprintf(format, args...)
-		indent := strings.Repeat(" ", len(l)-len(strings.TrimLeft(l, " "))+2)
-		lines = append(lines, wrapText(l, summaryWidth, indent)...)
-	}
-	add("wrote %s and %s", filepath.Join(dir, "dossier.json"), filepath.Join(dir, "dossier.md"))
-	if ev := d.Evidence; ev != nil && ev.Base != nil {
-		r := ev.Base
-		add("base study: system %s, %d fault kinds, %d trials per profile, seed %d", r.System, len(d.Faults), r.Trials, r.Seed)
-		lines = append(lines, "", "Release placement per profile (all configurations):")
-		for _, p := range r.Placements {
-			if p.Config != "all" {
-				continue
-			}
-			add("  %-12s %-20s %s", p.Profile, p.Region, p.Decision)
-			for i, reason := range p.Reasons {
-				if i == dossierReasons {
-					add("    - and %d more reasons in dossier.md", len(p.Reasons)-dossierReasons)
-					break
-				}
-				add("    - %s", reason)
-			}
-		}
-	}
-	lines = append(lines, "")
-	add("Unresolved holds: %d; change triggers fingerprinted: %d (faultline dossier diff OLD NEW compares them).",
-		len(d.UnresolvedHolds), len(d.ChangeTriggers))
-	add("The rest: %s holds every section (signatures, pairs, coefficients, diagnoses, variation); "+
-		"faultline dossier --full prints it here.", filepath.Join(dir, "dossier.md"))
-	var b strings.Builder
-	for _, l := range lines {
-		b.WriteString(l)
-		b.WriteByte('\n')
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // buildDossier builds the dossier of cfg on the reference system
