@@ -1,6 +1,8 @@
 package fuzz
 
 import (
+	"errors"
+
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
 )
@@ -41,7 +43,11 @@ func (d *Decoder) SystemName() string         { return d.def.Name }
 func (d *Decoder) Crossed() []model.EventName { return append([]model.EventName(nil), d.crossed...) }
 func (t *Target) Decoder() *Decoder           { return t.d }
 func (d *Decoder) Shrink(s *model.Schedule) (*model.Schedule, *model.Result, error) {
-	return d.shrink(s)
+	res, err := d.Check(s)
+	if v := (*Violation)(nil); err != nil && !errors.As(err, &v) {
+		return nil, nil, err
+	}
+	return d.shrink(s, res)
 }
 
 // NewViolation is the violation Check returns for s's run res on def's

@@ -81,7 +81,7 @@ func (d *Decoder) Verify(s *model.Schedule) error {
 	if !errors.As(err, &v) {
 		return err
 	}
-	shrunk, sres, err := d.shrink(s)
+	shrunk, sres, err := d.shrink(s, res)
 	if err != nil {
 		return fmt.Errorf("fuzz: shrinking a violation: %w\n%s", err, v.Error())
 	}
