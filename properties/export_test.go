@@ -10,6 +10,14 @@ import (
 	"github.com/faultline/faultline/model"
 )
 
+// withBubble makes every run of an exploration run inside a
+// testing/synctest bubble of t, one at a time, and checks that a run
+// which breaks an invariant replays to the same crossings (open does so
+// for production code under Check).
+func withBubble(t *testing.T) Option {
+	return optionFunc(func(s *settings) error { s.bubble = bubbler(t); return nil })
+}
+
 // WithBubble is withBubble, for the tests: every run in a
 // testing/synctest bubble of t, as Check runs production code's.
 func WithBubble(t *testing.T) Option { return withBubble(t) }

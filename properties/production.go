@@ -36,13 +36,6 @@ func (e *explorer) preflight() error {
 	return nil
 }
 
-// withBubble makes every run of an exploration run inside a
-// testing/synctest bubble of t, one at a time, and checks that a run
-// which breaks an invariant replays to the same crossings.
-func withBubble(t *testing.T) Option {
-	return optionFunc(func(s *settings) error { s.bubble = bubbler(t); return nil })
-}
-
 // bubbler returns the function that runs one run in a testing/synctest
 // bubble of t, one at a time.
 func bubbler(t *testing.T) func(func()) error {
