@@ -99,48 +99,33 @@ func (x *runIndex) syncEvidence(ev []EvidenceRecord) {
 }
 
 // taskLedger yields the positions, from from on, of the ledger entries of
-// task. A run of one task at a time scans them (the task's records lie
-// past from); a concurrent run, whose tasks' records interleave, walks
-// the task's chain, newest first. Every caller asks about the set, not
-// the order.
+// task (taskRecords).
 func (r *run) taskLedger(task string, from int) iter.Seq[int] {
-	return func(yield func(int) bool) {
-		l := r.world.Ledger
-		if r.conc == nil {
-			for i := from; i < len(l); i++ {
-				if l[i].Task == task && !yield(i) {
-					return
-				}
-			}
-			return
-		}
-		c := &r.ix.ledByTask
-		for i := len(c.prev); i < len(l); i++ {
-			c.add(l[i].Task)
-		}
-		for i := c.newest(task); i >= from; i = c.prev[i] {
-			if !yield(i) {
-				return
-			}
-		}
-	}
+	return taskRecords(r.conc != nil, r.world.Ledger, func(e LedgerEntry) string { return e.Task }, &r.ix.ledByTask, task, from)
 }
 
 // taskEvidence is taskLedger for the evidence ledger.
 func (r *run) taskEvidence(task string, from int) iter.Seq[int] {
+	return taskRecords(r.conc != nil, r.world.Evidence, func(e EvidenceRecord) string { return e.Task }, &r.ix.evByTask, task, from)
+}
+
+// taskRecords yields the positions, from from on, of the records of task.
+// A run of one task at a time scans them (the task's records lie past
+// from); a concurrent run, whose tasks' records interleave, walks the
+// task's chain c, newest first. Every caller asks about the set, not the
+// order.
+func taskRecords[T any](concurrent bool, recs []T, taskOf func(T) string, c *chain, task string, from int) iter.Seq[int] {
 	return func(yield func(int) bool) {
-		ev := r.world.Evidence
-		if r.conc == nil {
-			for i := from; i < len(ev); i++ {
-				if ev[i].Task == task && !yield(i) {
+		if !concurrent {
+			for i := from; i < len(recs); i++ {
+				if taskOf(recs[i]) == task && !yield(i) {
 					return
 				}
 			}
 			return
 		}
-		c := &r.ix.evByTask
-		for i := len(c.prev); i < len(ev); i++ {
-			c.add(ev[i].Task)
+		for i := len(c.prev); i < len(recs); i++ {
+			c.add(taskOf(recs[i]))
 		}
 		for i := c.newest(task); i >= from; i = c.prev[i] {
 			if !yield(i) {
