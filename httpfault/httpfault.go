@@ -14,8 +14,9 @@
 //   - [Join], [JoinOptions], [Joined.RoundTrip]: the joined transport;
 //   - [Rules], [Rule], [JSONRPC], [Classifier], [Classified], [Class]:
 //     which requests are commits, reads or neither;
-//   - [HeaderKey], [JSONRPCKey]: where a commit's idempotency key is;
-//     [DefaultResult]: how an answer maps to the model's result;
+//   - [HeaderKey], [JSONRPCKey]: where a commit's idempotency key is (a
+//     commit without one is tested, not refused); [KeyFromBody] derives
+//     one; [DefaultResult]: how an answer maps to the model's result;
 //   - [Kinds]: the kinds the transport renders;
 //   - [InProcess]: a handler served with no socket, for synctest bubbles;
 //   - [OutcomeOf]: what the client saw, in the three outcomes;

@@ -3,6 +3,8 @@ package httpfault
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -154,20 +156,18 @@ func JSONRPC(commitTools ...string) Classifier {
 }
 
 // HeaderKey returns a key extractor reading the request header name
-// (Idempotency-Key is the default of JoinOptions.Key).
+// (Idempotency-Key is the default of JoinOptions.Key); a request without
+// it has no key ("").
 func HeaderKey(name string) func(req *http.Request, body []byte) (string, error) {
 	return func(req *http.Request, _ []byte) (string, error) {
-		k := req.Header.Get(name)
-		if k == "" {
-			return "", fmt.Errorf("no %s header", name)
-		}
-		return k, nil
+		return req.Header.Get(name), nil
 	}
 }
 
 // JSONRPCKey returns a key extractor for a JSON-RPC tools/call (MCP over
 // streamable HTTP): the string params._meta[field], else the string
-// params.arguments[field].
+// params.arguments[field]; "" when neither holds the field, an error when
+// it is there and not a string or the body is not JSON-RPC.
 func JSONRPCKey(field string) func(req *http.Request, body []byte) (string, error) {
 	return func(_ *http.Request, body []byte) (string, error) {
 		var m struct {
@@ -179,11 +179,16 @@ func JSONRPCKey(field string) func(req *http.Request, body []byte) (string, erro
 		if err := json.Unmarshal(body, &m); err != nil {
 			return "", fmt.Errorf("the body is not a JSON-RPC request: %w", err)
 		}
+		present := false
 		for _, src := range []map[string]json.RawMessage{m.Params.Meta, m.Params.Arguments} {
 			var k string
 			if json.Unmarshal(src[field], &k) == nil && k != "" {
 				return k, nil
 			}
+			present = present || src[field] != nil
+		}
+		if !present {
+			return "", nil
 		}
 		return "", fmt.Errorf("no string %q in params._meta or params.arguments", field)
 	}
@@ -205,8 +210,10 @@ type JoinOptions struct {
 	// (required: see Rules and JSONRPC).
 	Classify Classifier
 	// Key extracts a commit's idempotency key (model.ToolCall.RequestKey);
-	// default HeaderKey("Idempotency-Key"). An error or an empty key ends
-	// the run (Calls.Fail) and fails the round trip.
+	// default HeaderKey("Idempotency-Key"). An error ends the run
+	// (Calls.Fail) and fails the round trip. An empty key is a commit sent
+	// without one: it is tested as any other (the provider cannot
+	// deduplicate it; the timeline says so). KeyFromBody adds one.
 	Key func(req *http.Request, body []byte) (string, error)
 	// Action extracts the action a commit claims to be (its
 	// IdempotencyKey is the action reference; Subject, Amount, TraceID...
@@ -348,7 +355,7 @@ func (j *Joined) fail(err error) (*http.Response, error) {
 }
 
 // RoundTrip implements http.RoundTripper. A refused host or scheme, a
-// classifier error or a commit without a key ends the run (Calls.Fail);
+// classifier or key extractor error ends the run (Calls.Fail);
 // an error of the harness (ErrWorkerCrashed when it stopped the worker)
 // is returned as it is.
 func (j *Joined) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -430,11 +437,8 @@ type exchanged struct {
 func (j *Joined) commit(req *http.Request, body []byte, cl Classified) (*http.Response, error) {
 	what := req.Method + " " + redactURL(req)
 	key, err := j.opts.Key(req, body)
-	if err == nil && key == "" {
-		err = errors.New("the key extractor returned an empty key")
-	}
 	if err != nil {
-		return j.fail(fmt.Errorf("httpfault: commit %s (tool %s): no idempotency key: %w", what, cl.Tool, err))
+		return j.fail(fmt.Errorf("httpfault: commit %s (tool %s): idempotency key: %w", what, cl.Tool, err))
 	}
 	act, err := j.opts.Action(req, body, key)
 	if err != nil {
@@ -590,4 +594,33 @@ func drifted(name string) string {
 		}
 	}
 	return strings.Join(parts, "")
+}
+
+// KeyFromBody returns next (nil: http.DefaultTransport) behind a
+// transport that gives a request with a body and no Idempotency-Key header
+// one derived from its method, path and body ("body-" and 32 hex digits
+// of their SHA-256), for a client that sends none: a retry of the same
+// request then carries the same key, so the provider can deduplicate it.
+// Two requests meant as two actions must then differ in their bodies.
+func KeyFromBody(next http.RoundTripper) http.RoundTripper {
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	return keyFromBody{next}
+}
+
+type keyFromBody struct{ next http.RoundTripper }
+
+func (k keyFromBody) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body == nil || req.Body == http.NoBody || req.Header.Get("Idempotency-Key") != "" {
+		return k.next.RoundTrip(req)
+	}
+	body, err := readBody(req)
+	if err != nil {
+		return nil, fmt.Errorf("httpfault: KeyFromBody: reading the request body: %w", err)
+	}
+	sum := sha256.Sum256([]byte(req.Method + " " + req.URL.Path + "\n" + string(body)))
+	r := clone(req, body)
+	r.Header.Set("Idempotency-Key", "body-"+hex.EncodeToString(sum[:16]))
+	return k.next.RoundTrip(r)
 }

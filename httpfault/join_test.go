@@ -22,7 +22,8 @@ import (
 )
 
 // jpayments is a fake payment provider outside the model: an HTTP handler
-// over its own table of charges, idempotent by the Idempotency-Key header.
+// over its own table of charges, idempotent by the Idempotency-Key header
+// (a charge without one is a new charge).
 // POST /charges charges, GET /charges lists, POST /quote prices (no
 // effect).
 type jpayments struct {
@@ -45,7 +46,7 @@ func (p *jpayments) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		key := r.Header.Get("Idempotency-Key")
 		for _, row := range p.rows {
-			if row.Key == key {
+			if key != "" && row.Key == key {
 				w.Header().Set("Idempotent-Replayed", "true")
 				fmt.Fprintf(w, `{"receipt_id":%q,"amount":%d}`, row.ReceiptID, row.Amount)
 				return
@@ -92,11 +93,16 @@ type jpayer struct {
 	// verifyTrace reads the charges back and holds when its charge does
 	// not carry its trace
 	verifyTrace bool
+	// noKey sends its charges without an idempotency key
+	noKey bool
 }
 
 // pay charges subject once and reports whether it may release.
 func (p jpayer) pay(ctx context.Context, id, subject string, amount int64, trace string) (bool, error) {
 	key := id + ":charge"
+	if p.noKey {
+		key = ""
+	}
 	if _, err := p.post(ctx, "/quote", "", trace, `{}`); err != nil {
 		return false, err
 	}
@@ -147,7 +153,7 @@ func (p jpayer) post(ctx context.Context, path, key, trace, body string) (*http.
 	}
 	req.Header.Set("Traceparent", trace)
 	resp, err := p.client.Do(req)
-	if err == nil && key == "" {
+	if err == nil && path == "/quote" {
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
@@ -188,6 +194,9 @@ type paySystem struct {
 	cfg  jpayer
 	base string
 	opts httpfault.JoinOptions
+	// keyFromBody puts httpfault.KeyFromBody between the client and the
+	// joined transport
+	keyFromBody bool
 }
 
 func (s paySystem) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
@@ -201,6 +210,9 @@ func (s paySystem) Run(ctx context.Context, env model.Env, task model.Task) (mod
 	}
 	p := s.cfg
 	p.client, p.base = &http.Client{Transport: tr}, s.base
+	if s.keyFromBody {
+		p.client.Transport = httpfault.KeyFromBody(tr)
+	}
 	if p.base == "" {
 		p.base = "http://127.0.0.1:8080"
 	}
@@ -365,12 +377,12 @@ func TestJoinDeterministic(t *testing.T) {
 	}
 }
 
-// TestJoinBadInput: a non-loopback host, a commit without a key and a
+// TestJoinBadInput: a non-loopback host, a key extractor's error and a
 // classifier error end the run with an error naming them, though the
 // system swallows the transport's error; Join and Rules refuse bad options.
 func TestJoinBadInput(t *testing.T) {
 	h := model.NewHarness(payFixture, model.Options{Builtin: []string{}})
-	noKey := func(*http.Request, []byte) (string, error) { return "", nil }
+	noKey := func(*http.Request, []byte) (string, error) { return "", errors.New("the body names no invoice") }
 	badClass := func(*http.Request, []byte) (httpfault.Classified, error) {
 		return httpfault.Classified{}, errors.New("unreadable")
 	}
@@ -379,7 +391,7 @@ func TestJoinBadInput(t *testing.T) {
 		want string
 	}{
 		"remote host": {paySystem{base: "http://example.com"}, `httpfault: host not in the allowlist: refusing POST http://example.com/quote: host "example.com" (allowed: 127.0.0.0/8, ::1, localhost)`},
-		"no key":      {paySystem{opts: httpfault.JoinOptions{Key: noKey}}, "httpfault: commit POST http://127.0.0.1:8080/charges (tool charge): no idempotency key: the key extractor returned an empty key"},
+		"no key":      {paySystem{opts: httpfault.JoinOptions{Key: noKey}}, "httpfault: commit POST http://127.0.0.1:8080/charges (tool charge): idempotency key: the body names no invoice"},
 		"classifier":  {paySystem{opts: httpfault.JoinOptions{Classify: badClass}}, "httpfault: classifying POST http://127.0.0.1:8080/quote: unreadable"},
 	} {
 		tc.sys.p = &jpayments{}
@@ -455,6 +467,7 @@ func TestJSONRPCKey(t *testing.T) {
 		`{"params":{"_meta":{"key":"m1"},"arguments":{"key":"a1"}}}`: "m1",
 		`{"params":{"arguments":{"key":"a1"}}}`:                      "a1",
 		`{"params":{"arguments":{"key":7}}}`:                         `error: no string "key" in params._meta or params.arguments`,
+		`{"params":{"arguments":{"other":"a1"}}}`:                    "",
 		`{`:                                                          "error: the body is not a JSON-RPC request: unexpected end of JSON input",
 	} {
 		got, err := k(nil, []byte(body))

@@ -212,7 +212,8 @@ const (
 	dSubject
 	// dCapability: "capability s1", and ", cached as of n1" when b1
 	dCapability
-	// dCommit: "s1 key s2 replayed b1 receipt b2"
+	// dCommit: "s1 key s2 replayed b1 receipt b2" ("s1 sent without an
+	// idempotency key, replayed b1 receipt b2" for an empty s2)
 	dCommit
 	// dEntries: "n1 entries"
 	dEntries
@@ -252,6 +253,11 @@ func (d *detail) text() string {
 		}
 		return "capability " + d.s1
 	case dCommit:
+		if d.s2 == "" {
+			// production code's keyless commit (the model's provider
+			// refuses one)
+			return d.s1 + " sent without an idempotency key, replayed " + strconv.FormatBool(d.b1) + " receipt " + strconv.FormatBool(d.b2)
+		}
 		return d.s1 + " key " + d.s2 + " replayed " + strconv.FormatBool(d.b1) + " receipt " + strconv.FormatBool(d.b2)
 	case dEntries:
 		return strconv.FormatInt(d.n1, 10) + " entries"

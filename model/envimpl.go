@@ -385,7 +385,7 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 	// retry budget (the harness practice: "If exactly-once cannot be proven, downgrade
 	// the verdict and require reconciliation"; a key that is safe to replay
 	// may be replayed).
-	if r.lastSendWorker > 0 && r.lastSendWorker != r.worker && r.lastSendUnrecorded && call.RequestKey == r.lastSendKey {
+	if r.lastSendWorker > 0 && r.lastSendWorker != r.worker && r.lastSendUnrecorded && call.RequestKey != "" && call.RequestKey == r.lastSendKey {
 		r.reconciled++
 	}
 	r.attempts++

@@ -280,10 +280,14 @@ func (o *oracleState) check(r *run, seq int) {
 			o.actions.put(k, actionSeen{lastTask: e.Task, mixed: true})
 		}
 		dup := n > 0 || other != ""
+		keyless := ""
+		if r.live.observed != nil && (e.Key == "" || r.evs[seq-1] == EvToolCommit && r.lastSendKey == "") {
+			keyless = ", sent without an idempotency key"
+		}
 		if n > 0 {
-			o.violate(r, 2, seq, "second ledger effect for task "+e.Task)
+			o.violate(r, 2, seq, "second ledger effect for task "+e.Task+keyless)
 		} else if other != "" {
-			o.violate(r, 2, seq, "second effect for subject "+e.Subject+": task "+other+" already made it")
+			o.violate(r, 2, seq, "second effect for subject "+e.Subject+": task "+other+" already made it"+keyless)
 		}
 		if e.Task == r.task.ID && len(w.Capabilities) > 0 && !granted(r, e.CapabilityID) {
 			o.violate(r, 5, seq, "effect under capability "+quoteID(e.CapabilityID)+" that the authority never approved for the task")
