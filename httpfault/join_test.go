@@ -468,7 +468,7 @@ func TestJSONRPCKey(t *testing.T) {
 		`{"params":{"arguments":{"key":"a1"}}}`:                      "a1",
 		`{"params":{"arguments":{"key":7}}}`:                         `error: no string "key" in params._meta or params.arguments`,
 		`{"params":{"arguments":{"other":"a1"}}}`:                    "",
-		`{`:                                                          "error: the body is not a JSON-RPC request: unexpected end of JSON input",
+		`{`: "error: the body is not a JSON-RPC request: unexpected end of JSON input",
 	} {
 		got, err := k(nil, []byte(body))
 		if err != nil {
