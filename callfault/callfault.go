@@ -89,14 +89,16 @@ func (e *RateLimitError) Error() string {
 // the provider gave after committing does not decode.
 var ErrMalformed = errors.New("callfault: the reply does not decode")
 
-// Spec describes one client call to Wrap. Tool and Key are required; the
-// rest have defaults.
+// Spec describes one client call to Wrap. Tool is required; the rest
+// have defaults.
 type Spec[Req, Resp any] struct {
 	// Tool names the call's tool (model.ToolCall.Tool; a fault's "tool"
 	// selects it).
 	Tool string
-	// Key extracts the request's idempotency key. An error or an empty key
-	// ends the run (Calls.Fail) and fails the call.
+	// Key extracts the request's idempotency key. An error ends the run
+	// (Calls.Fail) and fails the call. An empty key (or a nil Key) is a
+	// call sent without one: it is tested as any other (the provider
+	// cannot deduplicate it; the timeline says so).
 	Key func(Req) (string, error)
 	// Action extracts the action the request claims to be (its
 	// IdempotencyKey is the action reference); default: IdempotencyKey =
@@ -162,8 +164,8 @@ func (s Spec[Req, Resp]) Kinds() []string {
 // cancellation, just before the next call through this wrapper), and the
 // kinds that fired are rendered by spec. Calls through the wrapper are
 // serialized. Build it in System.Run (calls is valid only during that
-// call), one per task run. Wrap returns an error for a nil calls or f, an
-// empty Tool or a nil Key.
+// call), one per task run. Wrap returns an error for a nil calls or f or
+// an empty Tool.
 func Wrap[Req, Resp any](calls model.Calls, spec Spec[Req, Resp], f func(context.Context, Req) (Resp, error)) (func(context.Context, Req) (Resp, error), error) {
 	switch {
 	case calls == nil:
@@ -172,8 +174,9 @@ func Wrap[Req, Resp any](calls model.Calls, spec Spec[Req, Resp], f func(context
 		return nil, errors.New("callfault: Wrap: nil call")
 	case spec.Tool == "":
 		return nil, errors.New("callfault: Wrap: Spec.Tool is empty")
-	case spec.Key == nil:
-		return nil, fmt.Errorf("callfault: Wrap: tool %s: Spec.Key is nil: say where the idempotency key is", spec.Tool)
+	}
+	if spec.Key == nil {
+		spec.Key = func(Req) (string, error) { return "", nil }
 	}
 	kinds := spec.Kinds()
 	w := &wrapped[Req, Resp]{calls: calls, s: spec, f: f, renders: func(k string) bool { return slices.Contains(kinds, k) }}
@@ -244,11 +247,8 @@ func (w *wrapped[Req, Resp]) call(ctx context.Context, req Req) (Resp, error) {
 	defer w.mu.Unlock()
 	tool := w.s.Tool
 	key, err := w.s.Key(req)
-	if err == nil && key == "" {
-		err = errors.New("the key extractor returned an empty key")
-	}
 	if err != nil {
-		return w.fail(fmt.Errorf("callfault: tool %s: no idempotency key: %w", tool, err))
+		return w.fail(fmt.Errorf("callfault: tool %s: idempotency key: %w", tool, err))
 	}
 	act := w.s.Action(req, key)
 	call := model.ToolCall{Tool: tool, RequestKey: key, Action: act}

@@ -3,6 +3,7 @@ package callfault_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"reflect"
 	"strconv"
@@ -39,7 +40,8 @@ var (
 	errTimeout = errors.New("ledger: deadline exceeded")
 )
 
-// ledgerSvc is the provider: its own table, idempotent by key.
+// ledgerSvc is the provider: its own table, idempotent by key (a charge
+// without one is a new charge).
 type ledgerSvc struct {
 	mu   sync.Mutex
 	rows []model.LedgerEntry
@@ -49,7 +51,7 @@ func (l *ledgerSvc) charge(_ context.Context, r chargeReq) (chargeResp, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, e := range l.rows {
-		if e.Key == r.Key {
+		if r.Key != "" && e.Key == r.Key {
 			return chargeResp{Receipt: e.ReceiptID, Amount: e.Amount}, nil
 		}
 	}
@@ -85,10 +87,18 @@ type biller struct {
 	freshKey    bool // retry under a new key
 	trustAnswer bool // take any answer, an error included, for done
 	verifyTrace bool // hold when the charge does not carry the task's trace
+	noKey       bool // send no idempotency key
+	deriveKey   bool // derive the key from what is charged
 }
 
 func (b biller) bill(ctx context.Context, id, subject string, amount int64, trace string) bool {
 	key := id + ":charge"
+	switch {
+	case b.noKey:
+		key = ""
+	case b.deriveKey:
+		key = fmt.Sprintf("%s/%d", subject, amount)
+	}
 	for attempt := 0; attempt <= b.retries; attempt++ {
 		if attempt > 0 && b.freshKey {
 			key = id + ":charge-" + strconv.Itoa(attempt)
@@ -308,8 +318,8 @@ func (s sysFunc) ProviderLedger(context.Context) ([]model.LedgerEntry, error) {
 	return s.l.ledger(), nil
 }
 
-// TestWrapBadInput: a bad spec is refused by Wrap; a call without a key
-// and a kind the spec cannot render end the run with an error naming
+// TestWrapBadInput: a bad spec is refused by Wrap; a key extractor's
+// error and a kind the spec cannot render end the run with an error naming
 // them, though the system swallows the call's error.
 func TestWrapBadInput(t *testing.T) {
 	l := &ledgerSvc{}
@@ -322,7 +332,6 @@ func TestWrapBadInput(t *testing.T) {
 		"nil calls": {nil, spec, l.charge, "callfault: Wrap: nil Calls (use the Env.Calls the harness hands to System.Run)"},
 		"nil f":     {nopCalls{}, spec, nil, "callfault: Wrap: nil call"},
 		"no tool":   {nopCalls{}, callfault.Spec[chargeReq, chargeResp]{Key: spec.Key}, l.charge, "callfault: Wrap: Spec.Tool is empty"},
-		"no key":    {nopCalls{}, callfault.Spec[chargeReq, chargeResp]{Tool: "charge"}, l.charge, "callfault: Wrap: tool charge: Spec.Key is nil: say where the idempotency key is"},
 	} {
 		if _, err := callfault.Wrap(tc.calls, tc.s, tc.f); err == nil || err.Error() != tc.want {
 			t.Errorf("%s: %v", name, err)
@@ -334,7 +343,7 @@ func TestWrapBadInput(t *testing.T) {
 		kind string
 		want string
 	}{
-		"empty key": {callfault.Spec[chargeReq, chargeResp]{Tool: "charge", Key: func(chargeReq) (string, error) { return "", nil }}, "", "callfault: tool charge: no idempotency key: the key extractor returned an empty key"},
+		"key error": {callfault.Spec[chargeReq, chargeResp]{Tool: "charge", Key: func(chargeReq) (string, error) { return "", errors.New("no invoice") }}, "", "callfault: tool charge: idempotency key: no invoice"},
 	} {
 		var faults []model.FaultEntry
 		if tc.kind != "" {
@@ -379,5 +388,37 @@ func TestWrapDeterministic(t *testing.T) {
 	b, _ := runBill(t, billSystem{l: &ledgerSvc{}, cfg: defended, spec: spec}, faults...)
 	if !reflect.DeepEqual(a.Timeline, b.Timeline) || len(a.Timeline.Events()) != 5 {
 		t.Fatalf("timelines differ or wrong length (%d):\n%+v\n%+v", len(a.Timeline.Events()), a.Timeline, b.Timeline)
+	}
+}
+
+// TestWrapKeyless: a call without an idempotency key (a spec without Key)
+// is tested, not refused: after a lost reply the retrying biller charges
+// twice and the violation says the charge went without a key; a biller
+// that derives its key from the request holds.
+func TestWrapKeyless(t *testing.T) {
+	keyless := spec
+	keyless.Key = nil
+	for _, tc := range []struct {
+		derive bool
+		rows   int
+		detail string
+	}{
+		{false, 2, "second ledger effect for task inv-1, sent without an idempotency key"},
+		{true, 1, ""},
+	} {
+		l := &ledgerSvc{}
+		s := keyless
+		if tc.derive {
+			s.Key = spec.Key
+		}
+		sys := billSystem{l: l, cfg: biller{retries: 2, noKey: !tc.derive, deriveKey: tc.derive}, spec: s}
+		res, rows := runBill(t, sys, model.FaultEntry{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_after_commit"})
+		inv, _ := res.Invariant(model.InvEffectAtMostOnce)
+		if len(rows) != tc.rows || inv.Detail != tc.detail || inv.Held != (tc.detail == "") || res.Faults[0].Fired != 1 {
+			t.Fatalf("derive %v: %d rows, %+v", tc.derive, len(rows), inv)
+		}
+		if d := res.Timeline.Events()[1].Detail; !tc.derive && d != "charge sent without an idempotency key, replayed false receipt false" {
+			t.Fatalf("timeline: %s", d)
+		}
 	}
 }

@@ -18,8 +18,9 @@
 //   - [Middleware.IsCommit]: a tool is a commit unless its annotations say
 //     readOnlyHint (Options.Commit overrides);
 //   - [Ref] and the _meta keys [MetaKey], [MetaActionRef], [MetaTrace]:
-//     a commit's idempotency key, action and trace; [MetaRetryAfter]: a
-//     rate limit's wait;
+//     a commit's idempotency key (a call without one is tested, not
+//     refused; [KeyFromArguments] derives one), action and trace;
+//     [MetaRetryAfter]: a rate limit's wait;
 //   - [Kinds]: the kinds rendered; [TimeoutError]: a withheld reply;
 //     [OutcomeOf]: what a caller saw, in the three outcomes.
 //
@@ -29,6 +30,8 @@ package mcpfault
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -48,7 +51,8 @@ const (
 // Meta keys of the default Ref and of break_trace_lineage.
 const (
 	// MetaKey is the _meta field the default Ref reads the request's
-	// idempotency key from (a string; required).
+	// idempotency key from (a string; a call without one is sent without
+	// a key, and tested as any other).
 	MetaKey = "idempotencyKey"
 	// MetaActionRef is the _meta field of the logical action reference (a
 	// string; the key when absent).
@@ -90,9 +94,10 @@ type Options struct {
 	// call crosses ledger.readback. A tool that is also a commit (by its
 	// annotations or Commit) crosses tool.commit.
 	Readback []string
-	// Ref extracts a commit call's Ref; an error (or an empty Key) refuses
-	// the call. Nil reads the _meta fields MetaKey, MetaActionRef and
-	// MetaTrace.
+	// Ref extracts a commit call's Ref; an error refuses the call. An
+	// empty Key is a call sent without an idempotency key: the provider
+	// cannot deduplicate it; the timeline says so. Nil reads the _meta
+	// fields MetaKey, MetaActionRef and MetaTrace.
 	Ref func(p *mcp.CallToolParams) (Ref, error)
 	// Receipt extracts the provider's receipt id from a result, "" when it
 	// carries none. Nil reads the field ReceiptField.
@@ -315,9 +320,6 @@ func (m *Middleware) ref(p *mcp.CallToolParams) (Ref, error) {
 		if err != nil {
 			return Ref{}, err
 		}
-		if r.Key == "" {
-			return Ref{}, errors.New("the Ref extractor found no idempotency key")
-		}
 		if r.ActionRef == "" {
 			r.ActionRef = r.Key
 		}
@@ -326,9 +328,6 @@ func (m *Middleware) ref(p *mcp.CallToolParams) (Ref, error) {
 	key, err := metaString(p.Meta, MetaKey)
 	if err != nil {
 		return Ref{}, err
-	}
-	if key == "" {
-		return Ref{}, fmt.Errorf("no idempotency key: the call's _meta has no %q string (set it, or give Options.Ref)", MetaKey)
 	}
 	ref, err := metaString(p.Meta, MetaActionRef)
 	if err != nil {
@@ -533,4 +532,34 @@ func (m *Middleware) malformed(raw mcp.Result, res model.ToolResult) *mcp.CallTo
 		text = fmt.Sprintf("{%q:%q", m.field, id)
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text[:len(text)/2]}}}
+}
+
+// KeyFromArguments returns a client sending middleware that gives a
+// tools/call with no MetaKey in its _meta one derived from the tool's name
+// and arguments ("args-" and 32 hex digits of their SHA-256), for a client
+// that sends none: a retry of the same call then carries the same key.
+// Install it before the adapter's, in the test and in production:
+// AddSendingMiddleware(KeyFromArguments(), mw.Middleware()).
+func KeyFromArguments() mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			p, ok := req.GetParams().(*mcp.CallToolParams)
+			s, sok := req.GetSession().(*mcp.ClientSession)
+			if method != methodCallTool || !ok || p == nil || !sok {
+				return next(ctx, method, req)
+			}
+			if k, _ := p.Meta[MetaKey].(string); k != "" {
+				return next(ctx, method, req)
+			}
+			args, err := json.Marshal(p.Arguments)
+			if err != nil {
+				return nil, fmt.Errorf("mcpfault: KeyFromArguments: tool %q: %w", p.Name, err)
+			}
+			sum := sha256.Sum256(append([]byte(p.Name+"\n"), args...))
+			cp := *p
+			cp.Meta = cloneMeta(p.Meta)
+			cp.Meta[MetaKey] = "args-" + hex.EncodeToString(sum[:16])
+			return next(ctx, method, &mcp.ClientRequest[*mcp.CallToolParams]{Session: s, Params: &cp})
+		}
+	}
 }

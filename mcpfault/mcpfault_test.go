@@ -16,7 +16,8 @@ import (
 
 // provider is the fake storage service: a real MCP server (same SDK) with
 // a destructive tool delete_snapshot that keeps its own table of effects,
-// idempotent by the request's _meta key when byKey is on, and a read-only
+// idempotent by the request's _meta key when byKey is on (a call without
+// one is a new deletion), and a read-only
 // tool get_deletion that reads that table back.
 type provider struct {
 	mu     sync.Mutex
@@ -82,7 +83,7 @@ func (p *provider) delete(_ context.Context, req *mcp.CallToolRequest, in delete
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	key := metaOf(req, mcpfault.MetaKey)
-	if p.byKey {
+	if p.byKey && key != "" {
 		for _, r := range p.rows {
 			if r.Key == key {
 				return nil, deleteOut{Receipt: r.ReceiptID, Snapshot: r.Subject, Bytes: 300}, nil
@@ -172,6 +173,8 @@ type system struct {
 	p    *provider
 	pol  policy
 	opts mcpfault.Options
+	// deriveKey installs mcpfault.KeyFromArguments before the adapter
+	deriveKey bool
 }
 
 func (s system) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
@@ -180,7 +183,11 @@ func (s system) Run(ctx context.Context, env model.Env, task model.Task) (model.
 		return model.Claim{}, err
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "janitor", Version: "1"}, nil)
-	client.AddSendingMiddleware(mw.Middleware())
+	if s.deriveKey {
+		client.AddSendingMiddleware(mcpfault.KeyFromArguments(), mw.Middleware())
+	} else {
+		client.AddSendingMiddleware(mw.Middleware())
+	}
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := s.p.server.Connect(ctx, st, nil)
 	if err != nil {

@@ -162,28 +162,42 @@ func TestWhatCrosses(t *testing.T) {
 	}
 }
 
-// TestNoKey: a commit call whose key the extractor cannot find is refused
-// with an error naming the tool, and the run ends with it although the
-// agent swallowed it.
+// TestNoKey: a commit call without an idempotency key is tested, not
+// refused: after a lost reply the agent's retry deletes again, and the
+// violation and the timeline say the call went without a key; behind
+// KeyFromArguments the same agent holds. A Ref extractor's error refuses
+// the call with an error naming the tool, and the run ends with it
+// although the agent swallowed it.
 func TestNoKey(t *testing.T) {
 	for _, tc := range []struct {
-		opts mcpfault.Options
-		want string
+		opts   mcpfault.Options
+		derive bool
+		rows   int
+		detail string
 	}{
-		{mcpfault.Options{}, `mcpfault: tool "delete_snapshot": no idempotency key: the call's _meta has no "idempotencyKey" string (set it, or give Options.Ref)`},
-		{mcpfault.Options{Ref: func(p *mcp.CallToolParams) (mcpfault.Ref, error) { return mcpfault.Ref{}, nil }},
-			`mcpfault: tool "delete_snapshot": the Ref extractor found no idempotency key`},
-		{mcpfault.Options{Ref: func(p *mcp.CallToolParams) (mcpfault.Ref, error) {
-			return mcpfault.Ref{}, errors.New("argument \"job\" missing")
-		}}, `mcpfault: tool "delete_snapshot": argument "job" missing`},
+		{mcpfault.Options{}, false, 2, "second ledger effect for task job-1, sent without an idempotency key"},
+		{mcpfault.Options{Ref: func(p *mcp.CallToolParams) (mcpfault.Ref, error) { return mcpfault.Ref{}, nil }}, false, 2,
+			"second ledger effect for task job-1, sent without an idempotency key"},
+		{mcpfault.Options{}, true, 1, ""},
 	} {
 		p := newProvider(true)
-		h := model.NewHarness(fixture, options())
-		swallow := system{p: p, pol: policy{noKey: true, trustTimeout: true}, opts: tc.opts}
-		_, err := h.Run(func() model.System { return swallowing{swallow} }, &model.Schedule{Version: model.ScheduleVersion, Seed: "k"})
-		if err == nil || err.Error() != tc.want || len(p.rows) != 0 {
-			t.Errorf("run error %v, %d rows; want %q", err, len(p.rows), tc.want)
+		res := run(t, system{p: p, pol: policy{noKey: true}, opts: tc.opts, deriveKey: tc.derive}, at("timeout_after_commit"))
+		inv, _ := res.Invariant(model.InvEffectAtMostOnce)
+		if len(p.rows) != tc.rows || inv.Detail != tc.detail || inv.Held != (tc.detail == "") || res.Faults[0].Fired != 1 {
+			t.Errorf("derive %v: %d rows, %+v", tc.derive, len(p.rows), inv)
 		}
+		if d := res.Timeline.Events()[1].Detail; !tc.derive && d != "delete_snapshot sent without an idempotency key, replayed false receipt false" {
+			t.Errorf("timeline: %s", d)
+		}
+	}
+	p := newProvider(true)
+	h := model.NewHarness(fixture, options())
+	swallow := system{p: p, pol: policy{noKey: true, trustTimeout: true}, opts: mcpfault.Options{Ref: func(p *mcp.CallToolParams) (mcpfault.Ref, error) {
+		return mcpfault.Ref{}, errors.New("argument \"job\" missing")
+	}}}
+	_, err := h.Run(func() model.System { return swallowing{swallow} }, &model.Schedule{Version: model.ScheduleVersion, Seed: "k"})
+	if want := `mcpfault: tool "delete_snapshot": argument "job" missing`; err == nil || err.Error() != want || len(p.rows) != 0 {
+		t.Errorf("run error %v, %d rows; want %q", err, len(p.rows), want)
 	}
 	if _, err := mcpfault.New(nil, mcpfault.Options{}); err == nil || !strings.Contains(err.Error(), "nil model.Calls") {
 		t.Errorf("New(nil): %v", err)
