@@ -1,6 +1,7 @@
 package sqlfault
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -23,6 +24,10 @@ const (
 	// OpCheckpointLoad reads the agent's checkpoint: it crosses
 	// checkpoint.load.
 	OpCheckpointLoad
+	// OpRefuse is a statement the classifier cannot tell: it is not run;
+	// the run ends with an error naming it (Calls.Fail), which the
+	// caller gets too.
+	OpRefuse
 )
 
 // String names the op as the package documentation does.
@@ -36,6 +41,8 @@ func (o Op) String() string {
 		return "checkpoint.write"
 	case OpCheckpointLoad:
 		return "checkpoint.load"
+	case OpRefuse:
+		return "refuse"
 	}
 	return "Op(" + strconv.Itoa(int(o)) + ")"
 }
@@ -46,54 +53,180 @@ func (o Op) String() string {
 type Class struct {
 	Op    Op
 	Table string
+	// why is the default classifier's reason for OpRefuse
+	why string
 }
 
 // Classifier classifies one statement's query text.
 type Classifier func(query string) Class
 
-// TableClassifier is the default classifier: an INSERT, UPDATE, DELETE or
-// REPLACE of checkpointTable is a checkpoint.write, a SELECT from it a
-// checkpoint.load; an INSERT, UPDATE, DELETE or REPLACE of any other
-// table is an effect; anything else (DDL, other SELECTs, PRAGMA, a WITH
-// statement) is none. Table names compare case-insensitively, without
-// quotes ("x", `x`, [x]) and without a schema prefix. An empty
-// checkpointTable classifies no statement as a checkpoint.
+// TableClassifier is the default classifier. Each statement of a query
+// (a batch splits at its top-level semicolons) is read past a leading
+// byte-order mark and comments: a write of checkpointTable is a
+// checkpoint.write, a SELECT from it a checkpoint.load; a write of any
+// other table is an effect. A write is an INSERT (an UPSERT with ON
+// CONFLICT or INSERT OR REPLACE included), UPDATE, DELETE, REPLACE,
+// UPSERT, MERGE or TRUNCATE, alone or as a WITH statement's main
+// statement or one of its CTEs. DDL, other SELECTs, PRAGMA and
+// transaction control are none. A batch is its writes (none: its load);
+// a write whose table it cannot find, a batch with both kinds of write,
+// and a statement it does not know (CALL, DO...) are OpRefuse.
+// Table names compare case-insensitively, without quotes ("x", `x`, [x])
+// and without a schema prefix. An empty checkpointTable classifies no
+// statement as a checkpoint.
 func TableClassifier(checkpointTable string) Classifier {
 	cp := strings.ToLower(checkpointTable)
 	return func(query string) Class {
-		verb, table := Parse(query)
-		isCP := cp != "" && table == cp
-		switch verb {
-		case "insert", "update", "delete", "replace":
-			if isCP {
-				return Class{Op: OpCheckpointWrite, Table: table}
-			}
-			if table == "" {
-				return Class{}
-			}
-			return Class{Op: OpEffect, Table: table}
-		case "select":
-			if isCP {
-				return Class{Op: OpCheckpointLoad, Table: table}
+		var effect, write, load Class
+		for _, st := range statements(tokens(query, -1)) {
+			c := classifyStatement(st, cp)
+			switch {
+			case c.Op == OpRefuse:
+				return c
+			case c.Op == OpEffect && effect.Op == OpNone:
+				effect = c
+			case c.Op == OpCheckpointWrite && write.Op == OpNone:
+				write = c
+			case c.Op == OpCheckpointLoad && load.Op == OpNone:
+				load = c
 			}
 		}
+		switch {
+		case effect.Op != OpNone && write.Op != OpNone:
+			return Class{Op: OpRefuse, why: "a batch writes both the checkpoint table " + write.Table + " and " + effect.Table + "; send them as separate statements"}
+		case effect.Op != OpNone:
+			return effect
+		case write.Op != OpNone:
+			return write
+		}
+		return load
+	}
+}
+
+// writeVerbs are the verbs of a statement that writes, and where its
+// table is named.
+var writeVerbs = map[string]string{"insert": "into", "replace": "into", "upsert": "into", "merge": "into",
+	"update": "", "delete": "from", "truncate": ""}
+
+// noneVerbs are the verbs of a statement that neither writes nor loads a
+// checkpoint (SELECT from another table aside).
+var noneVerbs = map[string]bool{"select": true, "values": true, "pragma": true, "create": true, "drop": true, "alter": true,
+	"begin": true, "start": true, "commit": true, "end": true, "rollback": true, "savepoint": true, "release": true,
+	"explain": true, "analyze": true, "vacuum": true, "attach": true, "detach": true, "reindex": true, "set": true,
+	"show": true, "grant": true, "revoke": true, "comment": true, "checkpoint": true, "listen": true, "notify": true}
+
+// classifyStatement classifies one statement's tokens.
+func classifyStatement(toks []string, cp string) Class {
+	verb, table := parse(toks)
+	if verb == "with" {
+		return classifyWith(toks, cp)
+	}
+	refuse := func(why string) Class {
+		return Class{Op: OpRefuse, why: why + ": " + strings.Join(toks[:min(len(toks), 12)], " ")}
+	}
+	switch _, w := writeVerbs[verb]; {
+	case verb == "":
+		return Class{}
+	case w && table == "":
+		return refuse("a " + strings.ToUpper(verb) + " whose table the classifier cannot find")
+	case w && cp != "" && table == cp:
+		return Class{Op: OpCheckpointWrite, Table: table}
+	case w:
+		return Class{Op: OpEffect, Table: table}
+	case verb == "select" && cp != "" && table == cp:
+		return Class{Op: OpCheckpointLoad, Table: table}
+	case noneVerbs[verb]:
 		return Class{}
 	}
+	return refuse("a statement the classifier does not know (" + strings.ToUpper(verb) + ")")
+}
+
+// classifyWith classifies a WITH statement: by its main statement when
+// that writes, else by the first CTE that writes, else by its main
+// statement.
+func classifyWith(toks []string, cp string) Class {
+	depth := 0
+	var cte *Class
+	for i := 1; i < len(toks); i++ {
+		switch t := strings.ToLower(toks[i]); {
+		case t == "(":
+			depth++
+		case t == ")":
+			depth--
+		case depth == 0 && (noneVerbs[t] || writeVerbs[t] != "" || t == "update" || t == "truncate") && (i+1 == len(toks) || toks[i+1] != "("):
+			main := classifyStatement(toks[i:], cp)
+			if main.Op == OpEffect || main.Op == OpCheckpointWrite || main.Op == OpRefuse || cte == nil {
+				return main
+			}
+			return *cte
+		case depth > 0 && toks[i-1] == "(" && cte == nil:
+			if _, w := writeVerbs[t]; w {
+				end := i
+				for d := 0; end < len(toks) && d >= 0; end++ {
+					switch toks[end] {
+					case "(":
+						d++
+					case ")":
+						d--
+					}
+				}
+				c := classifyStatement(toks[i:end-1], cp)
+				cte = &c
+			}
+		}
+	}
+	return Class{Op: OpRefuse, why: "a WITH statement without a main statement the classifier can find: " + strings.Join(toks[:min(len(toks), 12)], " ")}
+}
+
+// statements splits tokens at top-level semicolons, dropping empty
+// statements.
+func statements(toks []string) [][]string {
+	var out [][]string
+	start, depth := 0, 0
+	for i, t := range toks {
+		switch t {
+		case "(":
+			depth++
+		case ")":
+			depth--
+		case ";":
+			if depth <= 0 {
+				if i > start {
+					out = append(out, toks[start:i])
+				}
+				start = i + 1
+			}
+		}
+	}
+	if start < len(toks) {
+		out = append(out, toks[start:])
+	}
+	return out
 }
 
 // Parse returns a statement's leading verb (lower case: "insert",
 // "select", ...) and the table it names (lower case, unquoted, without a
-// schema prefix): the INTO table of an INSERT or REPLACE, the table of an
-// UPDATE, the FROM table of a DELETE or of a SELECT (its first FROM). It
-// returns "" for what it cannot find. Comments (-- and /* */) are skipped.
+// schema prefix): the INTO table of an INSERT, REPLACE, UPSERT or MERGE,
+// the table of an UPDATE or TRUNCATE, the FROM table of a DELETE or of a
+// SELECT (its first FROM). It returns "" for what it cannot find. A
+// leading byte-order mark and comments (-- and /* */) are skipped; of a
+// batch, only the first statement is read.
 func Parse(query string) (verb, table string) {
 	toks := tokens(query, 64)
+	if i := slices.Index(toks, ";"); i >= 0 {
+		toks = toks[:i]
+	}
+	return parse(toks)
+}
+
+// parse is Parse over one statement's tokens.
+func parse(toks []string) (verb, table string) {
 	if len(toks) == 0 {
 		return "", ""
 	}
 	verb = strings.ToLower(toks[0])
 	next := func(i int) string {
-		if i < len(toks) {
+		if i < len(toks) && toks[i] != "(" && toks[i] != ";" {
 			return unquote(toks[i])
 		}
 		return ""
@@ -107,15 +240,35 @@ func Parse(query string) (verb, table string) {
 		return ""
 	}
 	switch verb {
-	case "insert", "replace":
+	case "insert", "replace", "upsert":
 		table = after("into", 1)
+	case "merge":
+		if table = after("into", 1); table == "" {
+			table = next(1)
+		}
 	case "update":
 		i := 1
 		if strings.EqualFold(next(1), "or") {
 			i = 3
 		}
+		if strings.EqualFold(next(i), "only") {
+			i++
+		}
 		table = next(i)
-	case "delete", "select":
+	case "truncate":
+		i := 1
+		if strings.EqualFold(next(1), "table") {
+			i = 2
+		}
+		table = next(i)
+	case "delete":
+		if table = after("from", 1); table == "" {
+			table = next(1)
+		}
+		if strings.EqualFold(table, "only") {
+			table = after("only", 1)
+		}
+	case "select":
 		table = after("from", 1)
 	}
 	if j := strings.LastIndexByte(table, '.'); j >= 0 {
@@ -124,10 +277,12 @@ func Parse(query string) (verb, table string) {
 	return verb, strings.ToLower(table)
 }
 
-// tokens splits up to max words, quoted names and punctuation of a query.
+// tokens splits up to max words, quoted names and punctuation of a query
+// (max < 0: all of them), past a leading byte-order mark.
 func tokens(q string, max int) []string {
 	var out []string
-	for i := 0; i < len(q) && len(out) < max; {
+	q = strings.TrimPrefix(q, "\ufeff")
+	for i := 0; i < len(q) && (max < 0 || len(out) < max); {
 		c := q[i]
 		switch {
 		case c == '-' && i+1 < len(q) && q[i+1] == '-':
@@ -143,12 +298,21 @@ func tokens(q string, max int) []string {
 		case unicode.IsSpace(rune(c)):
 			i++
 		case c == '\'':
-			j := strings.IndexByte(q[i+1:], '\'')
-			if j < 0 {
-				return append(out, q[i:])
+			// a string literal; '' inside it is a quote
+			j := i + 1
+			for {
+				k := strings.IndexByte(q[j:], '\'')
+				if k < 0 {
+					return append(out, q[i:])
+				}
+				j += k + 1
+				if j >= len(q) || q[j] != '\'' {
+					break
+				}
+				j++
 			}
-			out = append(out, q[i:i+j+2])
-			i += j + 2
+			out = append(out, q[i:j])
+			i = j
 		case c == '"' || c == '`' || c == '[' || isWord(c):
 			// a name: word or quoted segments joined by dots
 			j := i

@@ -145,6 +145,14 @@ func (cn *conn) run(ctx context.Context, query string, args []driver.NamedValue,
 		return cn.checkpointWrite(ctx, cls, isQuery, do)
 	case OpCheckpointLoad:
 		return cn.checkpointLoad(ctx, cls, do)
+	case OpRefuse:
+		why := cls.why
+		if why == "" {
+			why = strings.Join(tokens(query, 12), " ")
+		}
+		err := fmt.Errorf("sqlfault: refusing a statement the classifier cannot tell: %s (give Options.Classify a class for it)", why)
+		cn.c.calls.Fail(err)
+		return nil, nil, err
 	}
 	return do(ctx)
 }
