@@ -11,6 +11,8 @@
 //     farm's rewrite of the target file) with the campaign rule
 //     ([Target.Done]: nothing passes that reached and fired no fault,
 //     summed over go test -fuzz's worker processes).
+//   - [Campaign]: the target with its rule in one call, fuzz.Campaign(f,
+//     def, opts...): the entry for production code's fuzz tests.
 //   - [NewDecoder]: the decoder under a target, for seeds and tools:
 //     [Decoder.Sites], [Decoder.Decode] and [Decoder.Encode],
 //     [Decoder.Check] (a [*Violation]), [Decoder.Verify] (a shrunk

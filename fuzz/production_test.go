@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -152,5 +153,51 @@ func TestProductionTargetDone(t *testing.T) {
 	}
 	if err := reached.Check([]byte{0}); err == nil || err.Error() != "fuzz: sleepy is production code: its inputs run in testing/synctest bubbles of their t, through Target.Fuzz" {
 		t.Errorf("Check of production code: %v", err)
+	}
+}
+
+// fakeF is the part of *testing.F Campaign uses, running the body on
+// seeds as go test runs them, each in a subtest of t.
+type fakeF struct {
+	t        *testing.T
+	seeds    [][]byte
+	cleanups []func()
+	errs     []string
+}
+
+func (f *fakeF) Helper()           {}
+func (f *fakeF) Fatal(args ...any) { f.errs = append(f.errs, "fatal: "+fmt.Sprint(args...)) }
+func (f *fakeF) Error(args ...any) { f.errs = append(f.errs, fmt.Sprint(args...)) }
+func (f *fakeF) Cleanup(c func())  { f.cleanups = append(f.cleanups, c) }
+func (f *fakeF) Fuzz(ff any) {
+	body := ff.(func(*testing.T, []byte))
+	for _, b := range f.seeds {
+		f.t.Run(fmt.Sprint(b), func(t *testing.T) { body(t, b) })
+	}
+	for _, c := range f.cleanups {
+		c()
+	}
+}
+
+// TestCampaignFailsWhatReachedNothing: the one-call entry fails a
+// production campaign whose seeds reached no fault (its only kind sits
+// at an event the system never crosses), naming the events it crossed,
+// and passes one whose seeds reached and fired a fault; a Definition the
+// entries refuse fails f at once.
+func TestCampaignFailsWhatReachedNothing(t *testing.T) {
+	f := &fakeF{t: t, seeds: [][]byte{{0}, {1}}}
+	campaign(f, sleepyDefinition(), []Option{WithCatalogueSites(), WithKinds("memory_loss")})
+	if want := "inconclusive: none of the 2 faults scheduled in 2 runs was reached, so no fault was tested; the events the system crossed: tool.commit, worker.start"; len(f.errs) != 1 || f.errs[0] != want {
+		t.Fatalf("errors %q, want %q", f.errs, want)
+	}
+	f = &fakeF{t: t, seeds: [][]byte{{0}}}
+	campaign(f, sleepyDefinition(), []Option{WithScope("ordinals")})
+	if len(f.errs) != 0 {
+		t.Fatalf("a reached fault: errors %q", f.errs)
+	}
+	f = &fakeF{t: t}
+	campaign(f, nil, nil)
+	if len(f.errs) != 1 || !strings.HasPrefix(f.errs[0], "fatal: ") {
+		t.Fatalf("nil Definition: errors %q", f.errs)
 	}
 }

@@ -186,7 +186,8 @@ type Target struct {
 // Each input decodes into a composition placed on the system's clean run;
 // an input that breaks an invariant fails t with the *Failure, and a
 // Definition the entries refuse fails every input with the error. It has
-// no campaign gate: NewTarget's Done adds it (docs/fuzzing.md).
+// no campaign gate: Campaign, or NewTarget's Done, adds it
+// (docs/fuzzing.md).
 func For(def *model.Definition, opts ...Option) func(t *testing.T, data []byte) {
 	tg, err := newTarget(def, opts, false)
 	return func(t *testing.T, data []byte) {
@@ -196,6 +197,44 @@ func For(def *model.Definition, opts ...Option) func(t *testing.T, data []byte) 
 		}
 		tg.Fuzz(t, data)
 	}
+}
+
+// Campaign is a native fuzz target of the system def describes, model
+// path or production code alike, in one call with the campaign rule:
+//
+//	f.Add([]byte{0}) // the seeds first
+//	fuzz.Campaign(f, snapshots.Definition(), fuzz.WithReplayTest("TestCheck"))
+//
+// It fails f with NewTarget's error, runs f.Fuzz(target.Fuzz), and fails
+// f from f.Cleanup with Done's error: a campaign (a go test of the seeds,
+// or the workers of go test -fuzz) that reached no fault is inconclusive.
+func Campaign(f *testing.F, def *model.Definition, opts ...Option) {
+	f.Helper()
+	campaign(f, def, opts)
+}
+
+// fuzzer is the part of *testing.F that Campaign uses.
+type fuzzer interface {
+	Helper()
+	Fatal(args ...any)
+	Error(args ...any)
+	Cleanup(func())
+	Fuzz(ff any)
+}
+
+func campaign(f fuzzer, def *model.Definition, opts []Option) {
+	f.Helper()
+	tg, err := NewTarget(def, opts...)
+	if err != nil {
+		f.Fatal(err)
+		return
+	}
+	f.Cleanup(func() {
+		if err := tg.Done(); err != nil {
+			f.Error(err)
+		}
+	})
+	f.Fuzz(tg.Fuzz)
 }
 
 // NewTarget returns the target of the system def describes with opts. It
