@@ -470,8 +470,12 @@ func (j *Joined) commit(req *http.Request, body []byte, cl Classified) (*http.Re
 		return nil, err
 	}
 	var resp *http.Response
+	var receipt, answerKind string // the provider's receipt; the answer fault that fired
 	if cur != nil {
 		resp = cur.resp
+		if r := j.opts.Result(key, cur.resp, cur.body).Receipt; cur.resp != nil && r != nil {
+			receipt = r.ID
+		}
 	}
 	for _, kind := range c.Fired {
 		switch kind {
@@ -494,7 +498,7 @@ func (j *Joined) commit(req *http.Request, body []byte, cl Classified) (*http.Re
 			if resp == nil {
 				return j.fail(fmt.Errorf("httpfault: commit %s: %s fired on an answer the provider never gave", what, kind))
 			}
-			cur.body = j.rewrite(kind, cur.body)
+			cur.body, answerKind = j.rewrite(kind, cur.body), kind
 			resp = withBody(resp, cur.body)
 		case "break_trace_lineage":
 			// rendered on the request by send
@@ -507,6 +511,10 @@ func (j *Joined) commit(req *http.Request, body []byte, cl Classified) (*http.Re
 			return nil, cur.err
 		}
 		return j.fail(fmt.Errorf("httpfault: commit %s: the harness neither sent the request nor answered it", what))
+	}
+	if r := j.opts.Result(key, resp, cur.body); answerKind != "" && r.Outcome == model.OutcomeCommitted && r.Receipt != nil && r.Receipt.ID == receipt {
+		// the fault is recorded fired: the client must not get the answer it disturbs untouched
+		return j.fail(fmt.Errorf("httpfault: commit %s: %s fired and the answer still carries its receipt %q as JoinOptions.Result reads it (the transport rewrites the top-level field %q: set JoinOptions.Receipt)", what, answerKind, receipt, j.opts.Receipt))
 	}
 	return resp, nil
 }

@@ -264,8 +264,9 @@ var (
 	timeoutAfterCommit = commitFault{after: func(ToolResult) ToolResult {
 		return ToolResult{Outcome: OutcomeUnknown, Class: ClassTimeout, Reason: "timeout: no reply"}
 	}}
-	// partial_success_response: a 200 with a partial body.
-	partialSuccessResponse = commitFault{after: func(res ToolResult) ToolResult {
+	// partial_success_response: a 200 with a partial body (only an
+	// answer with a receipt has one to lose).
+	partialSuccessResponse = commitFault{receipt: true, after: func(res ToolResult) ToolResult {
 		res.Receipt = nil
 		res.Reason = "partial response: receipt missing"
 		return res
