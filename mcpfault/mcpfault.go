@@ -463,11 +463,21 @@ func (m *Middleware) render(tool string, c model.Committed, raw mcp.Result) (mcp
 	if r == nil {
 		return nil, &TimeoutError{Tool: tool, Reason: "no result"}
 	}
+	orig := m.receipt(r)
+	kind := ""
 	if slices.Contains(c.Fired, "partial_success_response") {
 		m.rewrite(r, func(obj map[string]any) { delete(obj, m.field) })
+		kind = "partial_success_response"
 	}
 	if slices.Contains(c.Fired, "output_drift") {
 		m.rewrite(r, m.drift)
+		kind = "output_drift"
+	}
+	if kind != "" && orig != "" && m.receipt(r) == orig {
+		// the fault is recorded fired: the caller must not get the result it disturbs untouched
+		err := fmt.Errorf("mcpfault: tool %q: %s fired and the result still carries its receipt %q as Options.Receipt reads it (the middleware rewrites the field %q: set Options.ReceiptField)", tool, kind, orig, m.field)
+		m.calls.Fail(err)
+		return nil, m.fail(err)
 	}
 	return r, nil
 }
