@@ -283,6 +283,12 @@ func (w *wrapped[Req, Resp]) call(ctx context.Context, req Req) (Resp, error) {
 	if err != nil {
 		return zero, err
 	}
+	receipt := "" // the provider's, before any rendering
+	if cur != nil {
+		if r := w.s.Result(key, cur.resp, cur.err).Receipt; r != nil {
+			receipt = r.ID
+		}
+	}
 	for _, kind := range c.Fired {
 		switch kind {
 		case "sandbox_denial", "reject_before_commit":
@@ -319,5 +325,21 @@ func (w *wrapped[Req, Resp]) call(ctx context.Context, req Req) (Resp, error) {
 	if cur == nil {
 		return w.fail(fmt.Errorf("callfault: tool %s: the harness neither sent the call nor answered it", tool))
 	}
+	if kind := answerKind(c.Fired); kind != "" {
+		// the fault is recorded fired: the caller must not get the reply it disturbs untouched
+		if r := w.s.Result(key, cur.resp, cur.err); r.Outcome == model.OutcomeCommitted && r.Receipt != nil && r.Receipt.ID != "" && r.Receipt.ID == receipt {
+			return w.fail(fmt.Errorf("callfault: tool %s: %s fired and the reply the spec rendered still carries its receipt %q as Spec.Result reads it", tool, kind, receipt))
+		}
+	}
 	return cur.resp, cur.err
+}
+
+// answerKind is the last answer fault among fired ("" for none).
+func answerKind(fired []string) string {
+	for _, k := range slices.Backward(fired) {
+		if k == "partial_success_response" || k == "malformed_response" || k == "output_drift" {
+			return k
+		}
+	}
+	return ""
 }
