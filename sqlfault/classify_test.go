@@ -3,6 +3,7 @@ package sqlfault_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -108,22 +109,7 @@ func TestClassifiedWritesCross(t *testing.T) {
 		"\ufeff/* pay */ -- once\nINSERT INTO payments (action) VALUES (?)",
 		`CALL pay(?)`,
 	} {
-		dsn := "file:" + filepath.Join(t.TempDir(), "pay.db")
-		oracle, err := sql.Open("sqlite", dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := oracle.Exec(`CREATE TABLE payments (id INTEGER PRIMARY KEY, action TEXT NOT NULL UNIQUE)`); err != nil {
-			t.Fatal(err)
-		}
-		var got error
-		h := model.NewHarness(model.Fixture{Name: "pay", Tasks: []model.Task{{ID: "inv-1", Actor: "a", Subject: "s", Tenant: "t", Purpose: "p", Amount: 1}}},
-			model.Options{Builtin: []string{model.InvEffectAtMostOnce}})
-		res, err := h.Run(func() model.System { return stmtSystem{dsn: dsn, query: q, oracle: oracle, err: &got} }, &model.Schedule{
-			Version: model.ScheduleVersion, Seed: "w", Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_after_commit"}}})
-		var rows int
-		oracle.QueryRow(`SELECT count(*) FROM payments`).Scan(&rows)
-		oracle.Close()
+		res, err, got, rows := runStmt(t, q, "timeout_after_commit")
 		if strings.HasPrefix(q, "CALL") {
 			want := "sqlfault: refusing a statement the classifier cannot tell: a statement the classifier does not know (CALL): CALL pay ( ? ) (give Options.Classify a class for it)"
 			if err == nil || err.Error() != want || got == nil || got.Error() != want || rows != 0 {
@@ -131,8 +117,67 @@ func TestClassifiedWritesCross(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || res.Faults[0].Fired != 1 || !strings.Contains(got.Error(), sqlfault.ErrOutcomeUnknown.Error()) || rows != 1 {
+		if err != nil || res.Faults[0].Fired != 1 || !errors.Is(got, sqlfault.ErrOutcomeUnknown) || rows != 1 {
 			t.Errorf("%q: run error %v, fault %+v, code's error %v, %d rows", q, err, res.Faults[0], got, rows)
+		}
+	}
+}
+
+// runStmt runs query once through the adapter with kind at the first
+// tool.commit, on a fresh payments table; it returns the result, the run
+// error, the code's error and the rows written.
+func runStmt(t *testing.T, query, kind string) (*model.Result, error, error, int) {
+	t.Helper()
+	dsn := "file:" + filepath.Join(t.TempDir(), "pay.db")
+	oracle, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer oracle.Close()
+	if _, err := oracle.Exec(`CREATE TABLE payments (id INTEGER PRIMARY KEY, action TEXT NOT NULL UNIQUE)`); err != nil {
+		t.Fatal(err)
+	}
+	var got error
+	h := model.NewHarness(model.Fixture{Name: "pay", Tasks: []model.Task{{ID: "inv-1", Actor: "a", Subject: "s", Tenant: "t", Purpose: "p", Amount: 1}}},
+		model.Options{Builtin: []string{model.InvEffectAtMostOnce}})
+	res, err := h.Run(func() model.System { return stmtSystem{dsn: dsn, query: query, oracle: oracle, err: &got} }, &model.Schedule{
+		Version: model.ScheduleVersion, Seed: "w", Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: kind}}})
+	var rows int
+	if err := oracle.QueryRow(`SELECT count(*) FROM payments`).Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	return res, err, got, rows
+}
+
+// TestFiredExactly: each kind at an autocommit statement is recorded
+// fired exactly when database/sql received the disturbed answer: over a
+// statement the database commits every kind fires; over one it refuses
+// (a NOT NULL constraint), a lost reply has no commit to lose, stays
+// unfired, and the code gets the database's own error.
+func TestFiredExactly(t *testing.T) {
+	const ok, refused = `INSERT INTO payments (action) VALUES (?)`, `INSERT INTO payments (action) SELECT NULL WHERE ? IS NOT NULL`
+	for _, tc := range []struct {
+		kind, query string
+		fired       int
+		err         func(error) bool
+		rows        int
+	}{
+		{"timeout_after_commit", ok, 1, func(err error) bool { return errors.Is(err, sqlfault.ErrOutcomeUnknown) }, 1},
+		{"timeout_after_commit", refused, 0, func(err error) bool {
+			return err != nil && strings.Contains(err.Error(), "NOT NULL constraint failed") && !errors.Is(err, sqlfault.ErrOutcomeUnknown)
+		}, 0},
+		{"reject_before_commit", ok, 1, func(err error) bool { return errors.Is(err, sqlfault.ErrRejected) }, 0},
+		{"reject_before_commit", refused, 1, func(err error) bool { return errors.Is(err, sqlfault.ErrRejected) }, 0},
+		// database/sql gets driver.ErrBadConn and sends the statement again
+		// (a second crossing), as it would after a real lost connection
+		{"timeout_before_send", ok, 1, func(err error) bool { return err == nil }, 1},
+		// the database commits the held statement before database/sql's
+		// second send, which the UNIQUE action then refuses
+		{"tool_timeout", ok, 1, func(err error) bool { return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed") }, 1},
+	} {
+		res, err, got, rows := runStmt(t, tc.query, tc.kind)
+		if err != nil || !res.Faults[0].Reached || res.Faults[0].Fired != tc.fired || !tc.err(got) || rows != tc.rows {
+			t.Errorf("%s over %q: run error %v, fault %+v, code's error %v, %d rows", tc.kind, tc.query, err, res.Faults[0], got, rows)
 		}
 	}
 }
