@@ -82,6 +82,9 @@ func checkBase(base http.RoundTripper) (http.RoundTripper, error) {
 		t := http.DefaultTransport.(*http.Transport).Clone()
 		t.Proxy = nil
 		base = t
+	case inProcess:
+		// calls its handler: no transport, no proxy (and no walk of the
+		// handler's state, which can be large)
 	case *http.Transport:
 		if b.Proxy != nil {
 			return nil, errors.New("httpfault: the base transport has a Proxy; set it to nil (the allowlist cannot vouch for where a proxy sends)")

@@ -134,10 +134,12 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 	}
 	if w := rep.Exhaustive; w != nil && !rep.Found {
 		t.Logf("properties: %s", w.Summary())
+		logRuns(t, e)
 		return
 	}
 	if !rep.Found {
 		t.Logf("properties: no counterexample in %d checks; %d of %d scheduled faults reached (%d not reached), %d fired", rep.Checks, rep.Reached, rep.Faults, rep.unreached(), rep.Fired)
+		logRuns(t, e)
 		return
 	}
 	werr := writeCounterexample(ff.dir, rep.Counterexample, rep, ff.command)
@@ -156,6 +158,15 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 	t.Errorf("properties: counterexample %s (an invariant violated, exit 1): %s", where, rep.Counterexample)
 	if werr != nil {
 		t.Fatalf("%v (an I/O error: the counterexample above was not stored)", werr)
+	}
+}
+
+// logRuns logs, for production code, what the exploration ran the
+// system for (what a check costs beside a bare run: docs/production.md).
+func logRuns(t rapid.TB, e *explorer) {
+	t.Helper()
+	if e.set.def.Clock != nil {
+		t.Logf("properties: %v", &e.runs)
 	}
 }
 

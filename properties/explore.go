@@ -387,6 +387,8 @@ type explorer struct {
 	// prefixSeen holds the sites of the prefix runs made so far, by the
 	// prefix's faults (see prefixSites)
 	prefixSeen map[string]sites
+	// runs counts the runs of the system (see systemRuns)
+	runs systemRuns
 
 	// guided exploration (nil guide: unguided): the guide, the counts it
 	// reads (the prior record and every check so far), each kind's key
@@ -653,6 +655,7 @@ func (e *explorer) survey(also ...model.Config) error {
 	for i, cfg := range append([]model.Config{set.config}, also...) {
 		cfg.Fixture = set.fixture.Name
 		cs := &model.Schedule{Version: model.ScheduleVersion, Seed: "clean", Config: cfg, Faults: []model.FaultEntry{}}
+		e.runs.survey.Add(1)
 		clean, err := e.run(cs)
 		if sp := (*model.SystemPanic)(nil); errors.As(err, &sp) {
 			return &panicError{Schedule: cs, Panic: sp} // with no fault at all
@@ -1150,6 +1153,7 @@ func (e *explorer) runPrefix(s *model.Schedule) (sites, error) {
 		h = model.NewHarness(e.set.fixture, e.set.harness)
 	}
 	defer e.prefixes.Put(h)
+	e.runs.prefix.Add(1)
 	var f model.Factory
 	var err error
 	if werr := e.within(func() { f, err = e.sys(s.Config) }); werr != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,6 +27,7 @@ func BubbleClock() model.Millis { return model.Millis(time.Since(bubbleEpoch).Mi
 // when it crossed nothing but its start and claim: the clients were not
 // wrapped, so no fault can be injected.
 func (e *explorer) preflight() error {
+	e.runs.preflight.Add(1)
 	clean, err := e.run(&model.Schedule{Version: model.ScheduleVersion, Seed: "clean", Config: e.set.config, Faults: []model.FaultEntry{}})
 	if err != nil {
 		return err
@@ -34,6 +36,21 @@ func (e *explorer) preflight() error {
 		return fmt.Errorf("properties: system %s reported no crossing in its clean run: no call went through Env.Calls or the Env, so no fault can be injected (are the clients wrapped with the adapters, over the env.Calls the run was given?)", e.set.def.Name)
 	}
 	return nil
+}
+
+// systemRuns counts an exploration's runs of the system by what they
+// are for: the clean runs of preflight and survey, the prefix runs a
+// draw places a later fault in, the confirming reruns of production
+// code, and all of them (total; the rest are the schedules checked and
+// the shrinking's).
+type systemRuns struct {
+	preflight, survey, prefix, confirming, total atomic.Int64
+}
+
+// String is the runs as Check logs them for production code.
+func (r *systemRuns) String() string {
+	p, s, x, c, n := r.preflight.Load(), r.survey.Load(), r.prefix.Load(), r.confirming.Load(), r.total.Load()
+	return fmt.Sprintf("%d runs of the system: %d schedules checked or shrunk, %d preflight, %d survey, %d prefix, %d confirming", n, n-p-s-x-c, p, s, x, c)
 }
 
 // bubbler returns the function that runs one run in a testing/synctest
@@ -85,6 +102,7 @@ func (e *explorer) within(f func()) error {
 // with the same outcomes at the same times; otherwise the error names
 // the first crossing that differs.
 func (e *explorer) harnessRun(h *model.Harness, f model.Factory, s *model.Schedule) (*model.Result, error) {
+	e.runs.total.Add(1)
 	if e.set.bubble == nil {
 		return h.Run(f, s)
 	}
@@ -100,6 +118,8 @@ func (e *explorer) harnessRun(h *model.Harness, f model.Factory, s *model.Schedu
 		return res, err
 	}
 	var again *model.Result
+	e.runs.total.Add(1)
+	e.runs.confirming.Add(1)
 	werr := e.within(func() {
 		var g model.Factory
 		if g, err = e.sys(s.Config); err == nil {

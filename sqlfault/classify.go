@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -76,31 +77,57 @@ type Classifier func(query string) Class
 // statement as a checkpoint.
 func TableClassifier(checkpointTable string) Classifier {
 	cp := strings.ToLower(checkpointTable)
+	// a program sends the same few query texts over and over: their
+	// classes are kept (up to maxClassified of them)
+	var mu sync.Mutex
+	seen := map[string]Class{}
 	return func(query string) Class {
-		var effect, write, load Class
-		for _, st := range statements(tokens(query, -1)) {
-			c := classifyStatement(st, cp)
-			switch {
-			case c.Op == OpRefuse:
-				return c
-			case c.Op == OpEffect && effect.Op == OpNone:
-				effect = c
-			case c.Op == OpCheckpointWrite && write.Op == OpNone:
-				write = c
-			case c.Op == OpCheckpointLoad && load.Op == OpNone:
-				load = c
-			}
+		mu.Lock()
+		c, ok := seen[query]
+		mu.Unlock()
+		if ok {
+			return c
 		}
-		switch {
-		case effect.Op != OpNone && write.Op != OpNone:
-			return Class{Op: OpRefuse, why: "a batch writes both the checkpoint table " + write.Table + " and " + effect.Table + "; send them as separate statements"}
-		case effect.Op != OpNone:
-			return effect
-		case write.Op != OpNone:
-			return write
+		c = classifyQuery(query, cp)
+		mu.Lock()
+		if len(seen) >= maxClassified {
+			clear(seen)
 		}
-		return load
+		seen[query] = c
+		mu.Unlock()
+		return c
 	}
+}
+
+// maxClassified is the most query texts a TableClassifier keeps the
+// class of.
+const maxClassified = 1024
+
+// classifyQuery is TableClassifier's class of a query.
+func classifyQuery(query, cp string) Class {
+	var effect, write, load Class
+	for _, st := range statements(tokens(query, -1)) {
+		c := classifyStatement(st, cp)
+		switch {
+		case c.Op == OpRefuse:
+			return c
+		case c.Op == OpEffect && effect.Op == OpNone:
+			effect = c
+		case c.Op == OpCheckpointWrite && write.Op == OpNone:
+			write = c
+		case c.Op == OpCheckpointLoad && load.Op == OpNone:
+			load = c
+		}
+	}
+	switch {
+	case effect.Op != OpNone && write.Op != OpNone:
+		return Class{Op: OpRefuse, why: "a batch writes both the checkpoint table " + write.Table + " and " + effect.Table + "; send them as separate statements"}
+	case effect.Op != OpNone:
+		return effect
+	case write.Op != OpNone:
+		return write
+	}
+	return load
 }
 
 // writeVerbs are the verbs of a statement that writes, and where its
@@ -351,5 +378,10 @@ func isWord(c byte) bool {
 
 // unquote strips name quotes anywhere in a possibly qualified name.
 func unquote(s string) string {
-	return strings.NewReplacer(`"`, "", "`", "", "[", "", "]", "").Replace(s)
+	if !strings.ContainsAny(s, "\"`[]") {
+		return s
+	}
+	return unquoter.Replace(s)
 }
+
+var unquoter = strings.NewReplacer(`"`, "", "`", "", "[", "", "]", "")

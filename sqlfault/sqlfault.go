@@ -100,7 +100,7 @@ func New(base driver.Connector, calls model.Calls, opts Options) (*Connector, er
 	}
 	c := &Connector{base: base, calls: calls, classify: opts.Classify, call: opts.Call, stale: map[string]*snapshot{}}
 	if c.classify == nil {
-		c.classify = TableClassifier(opts.CheckpointTable)
+		c.classify = defaultClassifier(opts.CheckpointTable)
 	}
 	return c, nil
 }
@@ -268,3 +268,15 @@ func (c *Connector) setStale(s *snapshot) {
 }
 
 func hasKind(kinds []string, k string) bool { return slices.Contains(kinds, k) }
+
+// defaultClassifiers are the TableClassifiers of New, by checkpoint
+// table, shared by the runs of a process so that each keeps its classes.
+var defaultClassifiers sync.Map
+
+func defaultClassifier(table string) Classifier {
+	if c, ok := defaultClassifiers.Load(table); ok {
+		return c.(Classifier)
+	}
+	c, _ := defaultClassifiers.LoadOrStore(table, TableClassifier(table))
+	return c.(Classifier)
+}
