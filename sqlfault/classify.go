@@ -61,20 +61,15 @@ type Class struct {
 // Classifier classifies one statement's query text.
 type Classifier func(query string) Class
 
-// TableClassifier is the default classifier. Each statement of a query
-// (a batch splits at its top-level semicolons) is read past a leading
-// byte-order mark and comments: a write of checkpointTable is a
-// checkpoint.write, a SELECT from it a checkpoint.load; a write of any
-// other table is an effect. A write is an INSERT (an UPSERT with ON
-// CONFLICT or INSERT OR REPLACE included), UPDATE, DELETE, REPLACE,
-// UPSERT, MERGE or TRUNCATE, alone or as a WITH statement's main
-// statement or one of its CTEs. DDL, other SELECTs, PRAGMA and
-// transaction control are none. A batch is its writes (none: its load);
-// a write whose table it cannot find, a batch with both kinds of write,
-// and a statement it does not know (CALL, DO...) are OpRefuse.
-// Table names compare case-insensitively, without quotes ("x", `x`, [x])
-// and without a schema prefix. An empty checkpointTable classifies no
-// statement as a checkpoint.
+// TableClassifier is the default classifier: a write of checkpointTable
+// is a checkpoint.write, a SELECT from it a checkpoint.load, a write of
+// another table an effect; DDL, other SELECTs, PRAGMA and transaction
+// control are none. A write is an INSERT (upserts included), UPDATE,
+// DELETE, REPLACE, UPSERT, MERGE or TRUNCATE, alone or in a WITH; a batch
+// is its writes. A write whose table it cannot find, a batch writing both
+// kinds, and an unknown statement (CALL, DO...) are OpRefuse. Names
+// compare case-insensitively, unquoted, without a schema prefix; an empty
+// checkpointTable makes no checkpoints. The rules: docs/adapters-sql.md.
 func TableClassifier(checkpointTable string) Classifier {
 	cp := strings.ToLower(checkpointTable)
 	// a program sends the same few query texts over and over: their
