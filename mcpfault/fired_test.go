@@ -157,3 +157,49 @@ func TestAnswerFaultNeverPassesSilently(t *testing.T) {
 		}
 	}
 }
+
+// twoCalls calls delete_snapshot without a key for each of snaps in turn.
+type twoCalls struct {
+	p     *provider
+	snaps []string
+}
+
+func (s twoCalls) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+	mw, err := mcpfault.New(env.Calls, mcpfault.Options{})
+	if err != nil {
+		return model.Claim{}, err
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil)
+	client.AddSendingMiddleware(mw.Middleware())
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.p.server.Connect(ctx, st, nil)
+	if err != nil {
+		return model.Claim{}, err
+	}
+	defer ss.Close()
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		return model.Claim{}, err
+	}
+	defer cs.Close()
+	for _, snap := range s.snaps {
+		cs.CallTool(ctx, &mcp.CallToolParams{Name: "delete_snapshot", Arguments: deleteIn{Snapshot: snap}}) //nolint:errcheck // the first is lost
+	}
+	return model.Claim{Verdict: model.ClaimHold}, nil
+}
+
+func (s twoCalls) ProviderLedger(ctx context.Context) ([]model.LedgerEntry, error) {
+	return system{p: s.p}.ProviderLedger(ctx)
+}
+
+// TestKeylessHeldCallKeepsItsArguments: a keyless call a tool_timeout
+// holds is delivered late with its own arguments, not those of the next
+// keyless call.
+func TestKeylessHeldCallKeepsItsArguments(t *testing.T) {
+	p := newProvider(false)
+	res, err := model.NewHarness(fixture, model.Options{Builtin: []string{}}).Run(func() model.System { return twoCalls{p: p, snaps: []string{"snap-1", "snap-2"}} },
+		&model.Schedule{Version: model.ScheduleVersion, Seed: "h", Faults: []model.FaultEntry{at("tool_timeout")}})
+	if err != nil || res.Faults[0].Fired != 1 || len(p.rows) != 2 || p.rows[0].Subject != "snap-1" || p.rows[1].Subject != "snap-2" {
+		t.Fatalf("run error %v, fault %+v, rows %+v", err, res.Faults[0], p.rows)
+	}
+}

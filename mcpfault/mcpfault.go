@@ -120,12 +120,13 @@ type Middleware struct {
 	mu       sync.Mutex
 	tools    map[string]*mcp.ToolAnnotations // listed tools; nil annotations: none given
 	listed   bool
-	requests map[reqKey]*mcp.ClientRequest[*mcp.CallToolParams]
+	requests map[reqKey][]*mcp.ClientRequest[*mcp.CallToolParams] // oldest first
 	err      error
 }
 
 // reqKey finds the real request of a model.ToolCall the run sends (a held
-// one is sent during a later commit).
+// one is sent during a later commit); calls without a key share one, and
+// are sent in the order they were made.
 type reqKey struct{ tool, key, ref string }
 
 // New returns a Middleware over calls. It returns an error for nil calls.
@@ -134,7 +135,7 @@ func New(calls model.Calls, opts Options) (*Middleware, error) {
 		return nil, errors.New("mcpfault: New: nil model.Calls (pass the Env.Calls of the current run)")
 	}
 	m := &Middleware{calls: calls, opts: opts, field: opts.ReceiptField,
-		tools: map[string]*mcp.ToolAnnotations{}, requests: map[reqKey]*mcp.ClientRequest[*mcp.CallToolParams]{}}
+		tools: map[string]*mcp.ToolAnnotations{}, requests: map[reqKey][]*mcp.ClientRequest[*mcp.CallToolParams]{}}
 	if m.field == "" {
 		m.field = "receipt"
 	}
@@ -264,17 +265,22 @@ func (m *Middleware) callTool(ctx context.Context, next mcp.MethodHandler, req *
 		return nil, m.fail(err)
 	}
 	call := model.ToolCall{Tool: tool, RequestKey: ref.Key, Action: model.Action{IdempotencyKey: ref.ActionRef, TraceID: ref.Trace}}
+	rk := reqKey{tool, ref.Key, ref.ActionRef}
 	m.mu.Lock()
-	m.requests[reqKey{tool, ref.Key, ref.ActionRef}] = req
+	m.requests[rk] = append(m.requests[rk], req)
 	m.mu.Unlock()
 
 	var raw mcp.Result
 	var rawErr error
 	send := func(ctx context.Context, c model.ToolCall) model.ToolResult {
+		var r *mcp.ClientRequest[*mcp.CallToolParams]
 		m.mu.Lock()
-		r := m.requests[reqKey{c.Tool, c.RequestKey, c.Action.IdempotencyKey}]
+		if q := m.requests[reqKey{c.Tool, c.RequestKey, c.Action.IdempotencyKey}]; len(q) > 0 {
+			r = q[0]
+			m.requests[reqKey{c.Tool, c.RequestKey, c.Action.IdempotencyKey}] = q[1:]
+		}
 		m.mu.Unlock()
-		if r == nil { // cannot happen: every call is recorded before Commit
+		if r == nil { // cannot happen: every call is recorded before Commit, and held until sent
 			return model.ToolResult{Outcome: model.OutcomeUnknown, Class: model.ClassTimeout, Reason: "mcpfault: no request for " + c.RequestKey}
 		}
 		if c.Action.TraceID != traceOf(r.Params) {
@@ -287,6 +293,12 @@ func (m *Middleware) callTool(ctx context.Context, next mcp.MethodHandler, req *
 		return m.toolResult(c, raw, rawErr)
 	}
 	c, err := m.calls.Commit(ctx, call, send)
+	if !slices.Contains(c.Fired, "tool_timeout") {
+		// not held: a request a fault withheld is never sent later
+		m.mu.Lock()
+		m.requests[rk] = slices.DeleteFunc(m.requests[rk], func(r *mcp.ClientRequest[*mcp.CallToolParams]) bool { return r == req })
+		m.mu.Unlock()
+	}
 	if err != nil {
 		return nil, m.fail(err)
 	}
