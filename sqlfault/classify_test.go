@@ -109,7 +109,8 @@ func TestClassifiedWritesCross(t *testing.T) {
 		"\ufeff/* pay */ -- once\nINSERT INTO payments (action) VALUES (?)",
 		`CALL pay(?)`,
 	} {
-		res, err, got, rows := runStmt(t, q, "timeout_after_commit")
+		r, err := runStmt(t, q, "timeout_after_commit")
+		res, got, rows := r.res, r.got, r.rows
 		if strings.HasPrefix(q, "CALL") {
 			want := "sqlfault: refusing a statement the classifier cannot tell: a statement the classifier does not know (CALL): CALL pay ( ? ) (give Options.Classify a class for it)"
 			if err == nil || err.Error() != want || got == nil || got.Error() != want || rows != 0 {
@@ -123,10 +124,16 @@ func TestClassifiedWritesCross(t *testing.T) {
 	}
 }
 
+// stmtRun is what runStmt saw.
+type stmtRun struct {
+	res  *model.Result
+	got  error // the code's error
+	rows int   // the rows written
+}
+
 // runStmt runs query once through the adapter with kind at the first
-// tool.commit, on a fresh payments table; it returns the result, the run
-// error, the code's error and the rows written.
-func runStmt(t *testing.T, query, kind string) (*model.Result, error, error, int) {
+// tool.commit, on a fresh payments table.
+func runStmt(t *testing.T, query, kind string) (stmtRun, error) {
 	t.Helper()
 	dsn := "file:" + filepath.Join(t.TempDir(), "pay.db")
 	oracle, err := sql.Open("sqlite", dsn)
@@ -146,7 +153,7 @@ func runStmt(t *testing.T, query, kind string) (*model.Result, error, error, int
 	if err := oracle.QueryRow(`SELECT count(*) FROM payments`).Scan(&rows); err != nil {
 		t.Fatal(err)
 	}
-	return res, err, got, rows
+	return stmtRun{res, got, rows}, err
 }
 
 // TestFiredExactly: each kind at an autocommit statement is recorded
@@ -175,7 +182,8 @@ func TestFiredExactly(t *testing.T) {
 		// second send, which the UNIQUE action then refuses
 		{"tool_timeout", ok, 1, func(err error) bool { return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed") }, 1},
 	} {
-		res, err, got, rows := runStmt(t, tc.query, tc.kind)
+		r, err := runStmt(t, tc.query, tc.kind)
+		res, got, rows := r.res, r.got, r.rows
 		if err != nil || !res.Faults[0].Reached || res.Faults[0].Fired != tc.fired || !tc.err(got) || rows != tc.rows {
 			t.Errorf("%s over %q: run error %v, fault %+v, code's error %v, %d rows", tc.kind, tc.query, err, res.Faults[0], got, rows)
 		}
