@@ -8,8 +8,11 @@
 #     the clients): the ratio of their CPU time to the bare runs' is the
 #     one the target bounds (at most 1.5);
 #   - RUNS one-fault checks (each kind in scope at its place, in turn; the
-#     janitor's retries after the fault are in the run, as a bare run
-#     with the same retries would make them);
+#     janitor's retries after the fault are in the run, a bare run has
+#     none to make);
+#   - RUNS checks with a lost reply (timeout_after_commit at the first
+#     deletion) against RUNS bare runs that lose the same reply by hand,
+#     so make the same retries, in alternating blocks of ten;
 #   - one properties.Check (the default search: its walk, then RUNS random
 #     checks, seed 1), with its runs of the system by what they are for
 #     (preflight, survey, prefix, confirming) and per schedule checked.
@@ -33,7 +36,7 @@ for round in $(seq 1 "$rounds"); do
   }
   printf '%s\n' "$out" | awk -v round="$round" -v runs="$runs" '
     /cost: bare run:/ { bare = $(NF-4) + 0; sub(/.*cost: /, ""); print "round " round ", " runs " runs each"; print "  " $0 }
-    /cost: fault-free check:/ || /cost: one-fault check:/ { sub(/.*cost: /, ""); print "  " $0 }
+    /cost: fault-free check:/ || /cost: one-fault check:/ || /cost: bare run, reply lost/ || /cost: check with timeout_after_commit/ { sub(/.*cost: /, ""); print "  " $0 }
     /properties: walk:/ { sub(/.*properties: /, ""); print "  check " $0 }
     /properties: no counterexample in/ { sub(/.*properties: /, ""); print "  check " $0 }
     /runs of the system:/ {

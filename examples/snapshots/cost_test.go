@@ -31,10 +31,27 @@ import (
 const costEnv = "SNAPSHOTS_COST_RUNS"
 
 // bareSweep runs the janitor over every task of the fixture with its
-// clients unwrapped: no Env, no crossing, no oracle.
-func bareSweep(ctx context.Context, w *snapshots.World) error {
+// clients unwrapped: no Env, no crossing, no oracle. With lose, the reply
+// to the run's first deletion is lost after the service made it (a
+// context.DeadlineExceeded), by hand: the bare run then makes the same
+// retries as a check with timeout_after_commit at tool.commit#1.
+func bareSweep(ctx context.Context, w *snapshots.World, lose bool) error {
+	var mw []mcp.Middleware
+	if lose {
+		lost := false
+		mw = append(mw, func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				res, err := next(ctx, method, req)
+				if p, ok := req.GetParams().(*mcp.CallToolParams); ok && method == "tools/call" && p.Name == app.Tool && !lost {
+					lost = true
+					return nil, context.DeadlineExceeded
+				}
+				return res, err
+			}
+		})
+	}
 	for _, task := range snapshots.Fixture().Tasks {
-		session, done, err := w.Service().Connect(ctx, mcp.NewClient(&mcp.Implementation{Name: task.Actor}, nil))
+		session, done, err := w.Service().Connect(ctx, mcp.NewClient(&mcp.Implementation{Name: task.Actor}, nil), mw...)
 		if err != nil {
 			return err
 		}
@@ -97,7 +114,8 @@ func rusageCPU() time.Duration {
 
 // TestCost measures, under SNAPSHOTS_COST_RUNS=N, N bare runs, N
 // fault-free checks (one harness run each, the adapters wrapping the
-// clients), N one-fault checks (each kind at its place, in turn) and one
+// clients), N one-fault checks (each kind at its place, in turn), N checks
+// with a lost reply beside N bare runs losing it by hand, and one
 // properties.Check of N random checks after its walk, and logs their CPU
 // and wall time per run; Check logs its runs of the system.
 func TestCost(t *testing.T) {
@@ -108,7 +126,7 @@ func TestCost(t *testing.T) {
 	dir := t.TempDir()
 	def := definition(t)
 	bare := func(t *testing.T) {
-		if err := bareSweep(t.Context(), snapshots.NewWorld(dir, app.Options{})); err != nil {
+		if err := bareSweep(t.Context(), snapshots.NewWorld(dir, app.Options{}), false); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -143,6 +161,23 @@ func TestCost(t *testing.T) {
 	oneCPU, oneWall = oneCPU/time.Duration(len(p.Schedules)), oneWall/time.Duration(len(p.Schedules))
 	t.Logf("cost: one-fault check: cpu %.3f ms, wall %.3f ms; ratio %.2f cpu, %.2f wall (%d kinds)", ms(oneCPU), ms(oneWall),
 		float64(oneCPU)/float64(bareCPU), float64(oneWall)/float64(bareWall), len(p.Schedules))
+	// a check with a lost reply, against a bare run that loses the same
+	// reply by hand and so makes the same retries
+	lostSched := &model.Schedule{Version: model.ScheduleVersion, Seed: "lost",
+		Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_after_commit"}}}
+	lbCPU, lbWall, lcCPU, lcWall := pair(t, n, func(t *testing.T) {
+		if err := bareSweep(t.Context(), snapshots.NewWorld(dir, app.Options{}), true); err != nil {
+			t.Fatal(err)
+		}
+	}, func(t *testing.T) {
+		res, err := def.Run(lostSched, model.Options{})
+		if err != nil || !res.Held() || res.Faults[0].Fired != 1 {
+			t.Fatalf("a check with a lost reply: %v %v", err, res.Err())
+		}
+	})
+	t.Logf("cost: bare run, reply lost by hand: cpu %.3f ms, wall %.3f ms", ms(lbCPU), ms(lbWall))
+	t.Logf("cost: check with timeout_after_commit: cpu %.3f ms, wall %.3f ms; ratio %.2f cpu, %.2f wall (the same retries)", ms(lcCPU), ms(lcWall),
+		float64(lcCPU)/float64(lbCPU), float64(lcWall)/float64(lbWall))
 	c0, w0 := processCPU(t), time.Now()
 	t.Run("check", func(t *testing.T) {
 		properties.Check(t, def, properties.WithKinds(kinds...), properties.WithSeed(1), properties.WithChecks(n))
@@ -165,7 +200,7 @@ func BenchmarkCost(b *testing.B) {
 		name string
 		run  func() error
 	}{
-		{"bare", func() error { return bareSweep(b.Context(), snapshots.NewWorld(dir, app.Options{})) }},
+		{"bare", func() error { return bareSweep(b.Context(), snapshots.NewWorld(dir, app.Options{}), false) }},
 		{"check", func() error {
 			res, err := def.Run(cleanSchedule, model.Options{})
 			if err == nil && !res.Held() {
