@@ -135,7 +135,9 @@ var writeVerbs = map[string]string{"insert": "into", "replace": "into", "upsert"
 var noneVerbs = map[string]bool{"select": true, "values": true, "pragma": true, "create": true, "drop": true, "alter": true,
 	"begin": true, "start": true, "commit": true, "end": true, "rollback": true, "savepoint": true, "release": true,
 	"explain": true, "analyze": true, "vacuum": true, "attach": true, "detach": true, "reindex": true, "set": true,
-	"show": true, "grant": true, "revoke": true, "comment": true, "checkpoint": true, "listen": true, "notify": true}
+	"show": true, "grant": true, "revoke": true, "comment": true, "checkpoint": true, "listen": true, "notify": true,
+	"unlisten": true, "lock": true, "discard": true, "reset": true, "prepare": true, "deallocate": true, "declare": true,
+	"fetch": true, "move": true, "close": true, "use": true, "describe": true, "desc": true}
 
 // classifyStatement classifies one statement's tokens.
 func classifyStatement(toks []string, cp string) Class {
