@@ -283,11 +283,9 @@ func (w *wrapped[Req, Resp]) call(ctx context.Context, req Req) (Resp, error) {
 	if err != nil {
 		return zero, err
 	}
-	receipt := "" // the provider's, before any rendering
+	var provided answer[Resp] // the provider's answer, before an answer fault's rendering
 	if cur != nil {
-		if r := w.s.Result(key, cur.resp, cur.err).Receipt; r != nil {
-			receipt = r.ID
-		}
+		provided = *cur
 	}
 	for _, kind := range c.Fired {
 		switch kind {
@@ -327,8 +325,9 @@ func (w *wrapped[Req, Resp]) call(ctx context.Context, req Req) (Resp, error) {
 	}
 	if kind := answerKind(c.Fired); kind != "" {
 		// the fault is recorded fired: the caller must not get the reply it disturbs untouched
-		if r := w.s.Result(key, cur.resp, cur.err); r.Outcome == model.OutcomeCommitted && r.Receipt != nil && r.Receipt.ID != "" && r.Receipt.ID == receipt {
-			return w.fail(fmt.Errorf("callfault: tool %s: %s fired and the reply the spec rendered still carries its receipt %q as Spec.Result reads it", tool, kind, receipt))
+		before := w.s.Result(key, provided.resp, provided.err).Receipt
+		if r := w.s.Result(key, cur.resp, cur.err); before != nil && r.Outcome == model.OutcomeCommitted && r.Receipt != nil && r.Receipt.ID != "" && r.Receipt.ID == before.ID {
+			return w.fail(fmt.Errorf("callfault: tool %s: %s fired and the reply the spec rendered still carries its receipt %q as Spec.Result reads it", tool, kind, before.ID))
 		}
 	}
 	return cur.resp, cur.err

@@ -470,12 +470,10 @@ func (j *Joined) commit(req *http.Request, body []byte, cl Classified) (*http.Re
 		return nil, err
 	}
 	var resp *http.Response
-	var receipt, answerKind string // the provider's receipt; the answer fault that fired
+	var provided []byte // the provider's body, before an answer fault rewrote it
+	answerKind := ""    // the last answer fault that fired
 	if cur != nil {
 		resp = cur.resp
-		if r := j.opts.Result(key, cur.resp, cur.body).Receipt; cur.resp != nil && r != nil {
-			receipt = r.ID
-		}
 	}
 	for _, kind := range c.Fired {
 		switch kind {
@@ -498,6 +496,9 @@ func (j *Joined) commit(req *http.Request, body []byte, cl Classified) (*http.Re
 			if resp == nil {
 				return j.fail(fmt.Errorf("httpfault: commit %s: %s fired on an answer the provider never gave", what, kind))
 			}
+			if answerKind == "" {
+				provided = cur.body
+			}
 			cur.body, answerKind = j.rewrite(kind, cur.body), kind
 			resp = withBody(resp, cur.body)
 		case "break_trace_lineage":
@@ -512,9 +513,14 @@ func (j *Joined) commit(req *http.Request, body []byte, cl Classified) (*http.Re
 		}
 		return j.fail(fmt.Errorf("httpfault: commit %s: the harness neither sent the request nor answered it", what))
 	}
-	if r := j.opts.Result(key, resp, cur.body); answerKind != "" && r.Outcome == model.OutcomeCommitted && r.Receipt != nil && r.Receipt.ID == receipt {
-		// the fault is recorded fired: the client must not get the answer it disturbs untouched
-		return j.fail(fmt.Errorf("httpfault: commit %s: %s fired and the answer still carries its receipt %q as JoinOptions.Result reads it (the transport rewrites the top-level field %q: set JoinOptions.Receipt)", what, answerKind, receipt, j.opts.Receipt))
+	if answerKind != "" {
+		// the fault is recorded fired: the client must not get the answer
+		// it disturbs untouched (Result reads copies of the answer)
+		before := j.opts.Result(key, withBody(resp, provided), provided).Receipt
+		after := j.opts.Result(key, withBody(resp, cur.body), cur.body)
+		if before != nil && after.Outcome == model.OutcomeCommitted && after.Receipt != nil && after.Receipt.ID == before.ID {
+			return j.fail(fmt.Errorf("httpfault: commit %s: %s fired and the answer still carries its receipt %q as JoinOptions.Result reads it (the transport rewrites the top-level field %q: set JoinOptions.Receipt)", what, answerKind, before.ID, j.opts.Receipt))
+		}
 	}
 	return resp, nil
 }
