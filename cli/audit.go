@@ -145,6 +145,9 @@ run reached its fault; 4 an I/O or internal error (the output, --out or
 					return err
 				}
 			}
+			if err := CheckCoverageFile(coverageFlag(covFile), CoveragePath(covFile)); err != nil {
+				return err
+			}
 			defs := p.Systems
 			if system != "" {
 				d, err := p.system(system)

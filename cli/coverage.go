@@ -8,11 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/internal/fileio"
+	"github.com/faultline/faultline/internal/outflag"
 )
 
 // CoverageEnv names the environment variable that asks every command that
@@ -69,7 +71,8 @@ adjudicated the run.
 }
 
 func (p *Program) coverageReportCmd() *cobra.Command {
-	var format, schedules string
+	var schedules string
+	var ofmt *outflag.Flag
 	c := &cobra.Command{
 		Use:   "report FILE",
 		Short: "Print a coverage report: text, json, markdown or html",
@@ -96,6 +99,10 @@ unknown format), 4 an I/O error (reading the file, writing the report or
 --schedules).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			format, err := ofmt.Format(c)
+			if err != nil {
+				return BadInput("%v", err)
+			}
 			var write func(*coverage.Report, io.Writer) error
 			switch format {
 			case "text":
@@ -136,7 +143,7 @@ unknown format), 4 an I/O error (reading the file, writing the report or
 			return write(r, c.OutOrStdout())
 		},
 	}
-	c.Flags().StringVar(&format, "format", "text", "report format: text, json, markdown or html")
+	ofmt = outflag.Add(c, "the report", "text", "json", "markdown", "html")
 	c.Flags().StringVar(&schedules, "schedules", "", "write every schedule the report refers to into this folder")
 	return c
 }
@@ -229,7 +236,9 @@ to gate; 4 an I/O error reading a file or writing the finding.`,
 			var opts coverage.GateOptions
 			if c.Flags().Changed("min-ratio") {
 				r, err := strconv.ParseFloat(minRatio, 64)
-				if err != nil || math.IsNaN(r) || r < 0 || r > 1 {
+				// decimal only: ParseFloat also takes hexadecimal ("0x1p-2")
+				// and underscores, which no one means as a ratio
+				if err != nil || math.IsNaN(r) || r < 0 || r > 1 || strings.ContainsAny(minRatio, "xXpP_") {
 					return BadInput("--min-ratio: %q is not a number in [0,1]", minRatio)
 				}
 				opts.MinRatio, opts.HasMinRatio = r, true
