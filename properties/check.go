@@ -143,7 +143,7 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 	werr := writeCounterexample(ff.dir, rep.Counterexample, rep, ff.command)
 	where := fmt.Sprintf("after %d checks", rep.ChecksToFailure)
 	if rep.Exhaustive == nil && rep.Checks > 0 {
-		t.Logf("rapid's own report of the failing check, before faultline's reduction (its -rapid.failfile reruns that check; the minimal counterexample is the error below):\n%s", rep.rapidOutput)
+		t.Logf("rapid's own report of the failing check, before faultline's reduction (the minimal counterexample is the error below). %s:\n%s", countsNote(rep), rep.rapidOutput)
 	}
 	switch {
 	case rep.Exhaustive != nil:
@@ -157,6 +157,20 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 	if werr != nil {
 		t.Fatalf("%v (an I/O error: the counterexample above was not stored)", werr)
 	}
+}
+
+// countsNote says how faultline's count of checks and rapid's agree, and
+// which seed reproduces what: faultline counts the failing check ("after
+// N checks": it is the Nth), rapid the checks that passed before it
+// ("failed after N-1 tests", with any draws rapid discarded left out);
+// rapid's -rapid.seed is the failing check's own seed, so passing it draws
+// that check first, and its -rapid.failfile reruns it.
+func countsNote(rep *Report) string {
+	n := "its -rapid.failfile or -rapid.seed reruns that check first"
+	if rep.Seed != 0 {
+		n = fmt.Sprintf("-rapid.seed=%d (the failing check's own seed, which rapid prints) or its -rapid.failfile draws that check first", rep.Seed)
+	}
+	return fmt.Sprintf("The counts agree: the counterexample came from check %d, and rapid's \"failed after N tests\" counts the checks that passed before it; %s", rep.ChecksToFailure, n)
 }
 
 // reportBlocked fails t when err is a *blockedError (a run of production
