@@ -127,3 +127,54 @@ func TestCompletions(t *testing.T) {
 	assert.Equal(t, []string{"a,b,ab"}, complete.Candidates([]string{"a", "b", "ab"}, "a,b,", true))
 	assert.Equal(t, []string{"a", "ab"}, complete.Candidates([]string{"a", "b", "ab"}, "a", false))
 }
+
+// TestAuditAsJSON: the audit of a user's system prints one object with
+// --format json, the same bytes as --json: per configuration its runs,
+// the faults reached and each violating run's kind and invariants, with
+// the schedule --out wrote and the command that replays it (which does).
+func TestAuditAsJSON(t *testing.T) {
+	oneGoroutine(t)
+	dir := t.TempDir()
+	code, out, stderr := run(t, "audit", "--format", "json", "--out", dir)
+	require.Equal(t, 0, code, stderr)
+	code, alias, _ := run(t, "audit", "--json", "--out", dir)
+	require.Equal(t, 0, code)
+	assert.Equal(t, out, alias)
+	var j struct {
+		Version        int `json:"version"`
+		Configurations []struct {
+			System, Configuration string
+			Defended              bool
+			Runs, Reached         int
+			Findings              []struct {
+				Kind       string   `json:"kind"`
+				Invariants []string `json:"invariants"`
+				File       string   `json:"file"`
+				Replay     string   `json:"replay"`
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &j))
+	require.Equal(t, 1, j.Version)
+	require.Len(t, j.Configurations, 3)
+	runs, reached, found := 0, 0, 0
+	for _, c := range j.Configurations {
+		assert.Equal(t, "inventory", c.System)
+		assert.Equal(t, 27, c.Runs, c.Configuration)
+		runs, reached = runs+c.Runs, reached+c.Reached
+		if c.Defended {
+			assert.Empty(t, c.Findings, c.Configuration)
+		}
+		found += len(c.Findings)
+	}
+	// the screen's figures: 81 runs, 21 of their faults not reached
+	assert.Equal(t, 81, runs)
+	assert.Equal(t, 60, reached)
+	require.Positive(t, found)
+	var f = j.Configurations[1].Findings[0]
+	assert.Equal(t, "undefended", j.Configurations[1].Configuration)
+	assert.Equal(t, filepath.Join(dir, "inventory-undefended-"+f.Kind+".json"), f.File)
+	assert.Equal(t, "inventory replay "+f.File, f.Replay)
+	code, rout, _ := run(t, strings.Fields(f.Replay)[1:]...)
+	assert.Equal(t, 1, code, rout)
+}
