@@ -299,7 +299,11 @@ internal error (the output or the --otel file could not be written, or
 					return runErr(err)
 				}
 				if diff := cmp.Diff(model.Normalize(res.Timeline.Events()), model.Normalize(again.Timeline.Events())); diff != "" {
-					fmt.Fprintf(c.OutOrStdout(), "NOT DETERMINISTIC: two runs of %s gave different normalised timelines (-first +second):\n%s", args[0], diff)
+					w := c.OutOrStdout()
+					if asJSON {
+						w = c.ErrOrStderr() // stdout then holds the error object alone
+					}
+					fmt.Fprintf(w, "NOT DETERMINISTIC: two runs of %s gave different normalised timelines (-first +second):\n%s", args[0], diff)
 					// explore's code for a system that is not deterministic
 					return IOFailure(fmt.Errorf("not deterministic: two runs of %s gave different normalised timelines", args[0]))
 				}
