@@ -13,8 +13,9 @@ import (
 const faultlineModule = "github.com/faultline/faultline"
 
 // versionText is what "PROG version" and "PROG --version" print: the
-// program's name, its main module's path and version ("(devel)" for a
-// build from a checkout), the VCS revision and time it was built from,
+// program's name, its main module's path and version (go build in a git
+// checkout stamps a pseudo-version, "+dirty" for a modified tree;
+// "(devel)" when it stamped none), the VCS revision and time it was built from,
 // with "(modified)" for a dirty work tree, faultline's own version when
 // the program is a user's, and the Go version. A binary without build
 // information (rare: a stripped build) says so.
@@ -68,9 +69,11 @@ func (p *Program) versionCmd(text string) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the program's module version and VCS revision",
-		Long: `Print the program's module version ("(devel)" for a build from a checkout),
-the VCS revision and time it was built from ("(modified)" when the work tree
-had changes), faultline's version when the program is another module's, and
+		Long: `Print the program's module version (a build in a git checkout carries a
+pseudo-version such as v0.0.0-20261207132527-7443789e90a8, "+dirty" for a
+modified tree, or "(devel)" when the build recorded no VCS information), the
+VCS revision and time it was built from ("(modified)" when the work tree had
+changes), faultline's version when the program is another module's, and
 the Go version, from the binary's build information. "--version" prints the
 same. Exit codes: 0 printed; 2 bad input (an argument); 4 the output could not
 be written.`,
