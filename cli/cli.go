@@ -281,6 +281,9 @@ func (p *Program) Command(stdout, stderr io.Writer) *cobra.Command {
 			return cmd.Help()
 		},
 	})
+	// cobra adds "completion" at Execute; added now, it is guarded as
+	// every command is ("completion nope" is bad input)
+	root.InitDefaultCompletionCmd()
 	empty := map[string]bool{}
 	for _, n := range p.EmptyAllowed {
 		empty[n] = true

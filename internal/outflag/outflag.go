@@ -27,7 +27,8 @@ type Flag struct {
 // the output is ("the report").
 func Add(c *cobra.Command, what string, formats ...string) *Flag {
 	f := &Flag{formats: formats}
-	c.Flags().StringVar(&f.format, "format", formats[0], "print "+what+" as "+strings.Join(formats, ", ")+
+	list := strings.Join(formats[:len(formats)-1], ", ") + " or " + formats[len(formats)-1]
+	c.Flags().StringVar(&f.format, "format", formats[0], "print "+what+" as "+list+
 		" (json: one JSON object; an error then prints as {\"version\":1,\"error\":...,\"exit\":...} on stdout)")
 	c.Flags().BoolVar(&f.json, "json", false, "the same as --format json")
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
