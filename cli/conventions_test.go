@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -177,4 +178,30 @@ func TestAuditAsJSON(t *testing.T) {
 	assert.Equal(t, "inventory replay "+f.File, f.Replay)
 	code, rout, _ := run(t, strings.Fields(f.Replay)[1:]...)
 	assert.Equal(t, 1, code, rout)
+}
+
+// TestOutputsCheckedFirst: dossier --out under a regular file and audit
+// --coverage on a device or a malformed file are refused before the
+// dossier or the audit runs (4 and 2), naming the flag, and create nothing.
+func TestOutputsCheckedFirst(t *testing.T) {
+	file := write(t, "plain", "x")
+	code, out, stderr := run(t, "dossier", "--out", filepath.Join(file, "d", "e"))
+	assert.Equal(t, 4, code, out)
+	assert.Equal(t, "inventory: --out: "+filepath.Join(file, "d", "e")+": "+file+" is not a directory\n", stderr)
+	code, _, stderr = run(t, "audit", "--coverage", "/dev/null")
+	assert.Equal(t, 2, code)
+	assert.Equal(t, "inventory: recording coverage into /dev/null (--coverage): not a regular file (a device)\n", stderr)
+	bad := write(t, "cov.json", `{"version": 2, "runs": 0}`)
+	code, _, stderr = run(t, "audit", "--coverage", bad)
+	assert.Equal(t, 2, code)
+	assert.True(t, strings.HasPrefix(stderr, "inventory: recording coverage into "+bad+" (--coverage): "), stderr)
+	t.Setenv("FAULTLINE_COVERAGE", filepath.Join(file, "cov.json"))
+	code, _, stderr = run(t, "audit")
+	assert.Equal(t, 4, code)
+	assert.Equal(t, "inventory: recording coverage into "+filepath.Join(file, "cov.json")+" ($FAULTLINE_COVERAGE): its directory: "+file+": not a directory\n", stderr)
+	dir := filepath.Join(t.TempDir(), "new", "dossier")
+	code, _, _ = run(t, "dossier", "--out", dir, "--trials", "0")
+	assert.Equal(t, 2, code)
+	_, err := os.Stat(filepath.Dir(dir))
+	assert.True(t, os.IsNotExist(err), "a refused dossier created %s", filepath.Dir(dir))
 }

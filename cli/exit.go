@@ -169,7 +169,7 @@ func CheckOutputDir(flag, dir string) error {
 			}
 			return writableDir(flag, at)
 		}
-		if !errors.Is(err, fs.ErrNotExist) {
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 			return &ExitError{Code: ExitIO, Err: fmt.Errorf("%s: %s: %w", flag, dir, err)}
 		}
 		up := filepath.Dir(at)
