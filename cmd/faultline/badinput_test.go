@@ -16,7 +16,7 @@ type badCase struct {
 
 // jsonCommands write --format json, so an error asked for JSON is one
 // object on stdout.
-var jsonCommands = map[string]bool{"explore": true, "replay": true, "assay": true, "audit": true, "vet": true, "report": true}
+var jsonCommands = map[string]bool{"explore": true, "replay": true, "assay": true, "audit": true, "vet": true, "report": true, "gate": true}
 
 // TestBadInputBattery runs more than 300 bad command lines through the
 // program: empty, zero, negative, huge and malformed flag values, empty
