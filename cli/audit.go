@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/internal/outflag"
 	"github.com/faultline/faultline/model"
 )
 
@@ -110,6 +111,7 @@ func runAudit(def *model.Definition, t *coverage.Tracker) ([]auditConfig, error)
 
 func (p *Program) auditCmd() *cobra.Command {
 	var system, out, covFile string
+	var ofmt *outflag.Flag
 	c := &cobra.Command{
 		Use:   "audit",
 		Short: "Run every fault kind once under each named configuration and print one screen",
@@ -132,6 +134,11 @@ judged.
 --coverage FILE (or FAULTLINE_COVERAGE=FILE) merges the runs' coverage into
 FILE.
 
+--format json (or --json) prints one object instead of the screen:
+{"version": 1, "configurations": [{"system", "configuration", "defended",
+"runs", "reached", "findings": [{"kind", "invariants", "file", "replay"}]}]},
+"file" and "replay" when --out wrote the finding's schedule.
+
 Exit codes: 0 every defended configuration held and at least one run
 reached its fault; 1 a run under a defended configuration violated an
 invariant; 2 bad input (a configuration that does not apply to its system,
@@ -140,10 +147,17 @@ run reached its fault; 4 an I/O or internal error (the output, --out or
 --coverage could not be written).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			format, err := ofmt.Format(c)
+			if err != nil {
+				return BadInput("%v", err)
+			}
 			if out != "" {
 				if err := writableDir("--out", out); err != nil {
 					return err
 				}
+			}
+			if err := CheckCoverageFile(coverageFlag(covFile), CoveragePath(covFile)); err != nil {
+				return err
 			}
 			defs := p.Systems
 			if system != "" {
@@ -179,7 +193,12 @@ run reached its fault; 4 an I/O or internal error (the output, --out or
 					return IOFailure(err)
 				}
 			}
-			if err := writeAuditSummary(c.OutOrStdout(), p.name(), all, data, evs, files); err != nil {
+			if format == "json" {
+				err = p.writeAuditJSON(c.OutOrStdout(), all, files)
+			} else {
+				err = writeAuditSummary(c.OutOrStdout(), p.name(), all, data, evs, files)
+			}
+			if err != nil {
 				return OutputError(err)
 			}
 			if path := CoveragePath(covFile); path != "" {
@@ -202,7 +221,55 @@ run reached its fault; 4 an I/O or internal error (the output, --out or
 	}
 	c.Flags().StringVar(&out, "out", "", "write the schedule of every finding into this directory")
 	c.Flags().StringVar(&covFile, "coverage", "", "merge the audit's coverage into this file (default $"+CoverageEnv+")")
+	ofmt = outflag.Add(c, "the audit", "text", "json")
 	return c
+}
+
+// auditJSON is audit's --format json output.
+type auditJSON struct {
+	Version        int               `json:"version"`
+	Configurations []auditConfigJSON `json:"configurations"`
+}
+
+type auditConfigJSON struct {
+	System        string             `json:"system"`
+	Configuration string             `json:"configuration"`
+	Defended      bool               `json:"defended"`
+	Runs          int                `json:"runs"`
+	Reached       int                `json:"reached"`
+	Findings      []auditFindingJSON `json:"findings"`
+}
+
+type auditFindingJSON struct {
+	Kind       string   `json:"kind"`
+	Invariants []string `json:"invariants"`
+	File       string   `json:"file,omitempty"`
+	Replay     string   `json:"replay,omitempty"`
+}
+
+// writeAuditJSON writes the audit as one JSON object: per configuration
+// its runs, the faults reached and the runs that violated an invariant,
+// with the schedule file --out wrote and its replay command.
+func (p *Program) writeAuditJSON(w io.Writer, all []auditConfig, files map[string]string) error {
+	j := auditJSON{Version: 1, Configurations: []auditConfigJSON{}}
+	for _, ac := range all {
+		cj := auditConfigJSON{System: ac.def.Name, Configuration: ac.nc.Name, Defended: ac.nc.Defended, Runs: len(ac.rows), Findings: []auditFindingJSON{}}
+		for _, r := range ac.rows {
+			if r.reached {
+				cj.Reached++
+			}
+			if len(r.violated) == 0 {
+				continue
+			}
+			f := auditFindingJSON{Kind: r.kind, Invariants: r.violated}
+			if path, ok := files[findingName(ac, r)]; ok {
+				f.File, f.Replay = path, fmt.Sprintf(p.replayCommand(ac.def), path)
+			}
+			cj.Findings = append(cj.Findings, f)
+		}
+		j.Configurations = append(j.Configurations, cj)
+	}
+	return writeJSON(w, j)
 }
 
 // findingName is the file name of a finding's schedule.

@@ -31,17 +31,21 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/internal/outflag"
 	"github.com/faultline/faultline/model"
 )
 
@@ -230,11 +234,14 @@ func (p *Program) Command(stdout, stderr io.Writer) *cobra.Command {
 			"audits every fault kind under each named configuration, writes the release\n" +
 			"evidence dossier, and reads, merges and gates coverage files.\n\n" + exitTable
 	}
-	root := &cobra.Command{Use: p.name(), Short: short, Long: long, SilenceUsage: true, SilenceErrors: true}
+	version := p.versionText(debug.ReadBuildInfo())
+	root := &cobra.Command{Use: p.name(), Short: short, Long: long, SilenceUsage: true, SilenceErrors: true,
+		Version: version}
+	root.SetVersionTemplate("{{.Version}}")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &ExitError{Code: ExitBadInput, Err: err}
+		return &ExitError{Code: ExitBadInput, Err: flagError(err)}
 	})
 	mine := map[string]*cobra.Command{}
 	var extra []*cobra.Command
@@ -243,7 +250,7 @@ func (p *Program) Command(stdout, stderr io.Writer) *cobra.Command {
 		mine[c.Name()] = c
 		extra = append(extra, c)
 	}
-	for _, c := range []*cobra.Command{p.replayCmd(), p.exploreCmd(), p.auditCmd(), p.dossierCmd(), p.coverageCmd()} {
+	for _, c := range []*cobra.Command{p.replayCmd(), p.exploreCmd(), p.auditCmd(), p.dossierCmd(), p.coverageCmd(), p.versionCmd(version)} {
 		m := mine[c.Name()]
 		if m == nil {
 			root.AddCommand(c)
@@ -274,6 +281,9 @@ func (p *Program) Command(stdout, stderr io.Writer) *cobra.Command {
 			return cmd.Help()
 		},
 	})
+	// cobra adds "completion" at Execute; added now, it is guarded as
+	// every command is ("completion nope" is bad input)
+	root.InitDefaultCompletionCmd()
 	empty := map[string]bool{}
 	for _, n := range p.EmptyAllowed {
 		empty[n] = true
@@ -281,6 +291,7 @@ func (p *Program) Command(stdout, stderr io.Writer) *cobra.Command {
 	for _, c := range root.Commands() {
 		guard(c, empty)
 	}
+	p.completeValues(root)
 	return root
 }
 
@@ -304,7 +315,7 @@ func (p *Program) Run(args []string, stdout, stderr io.Writer) int {
 	out := &recordingWriter{w: stdout}
 	root := p.Command(out, stderr)
 	root.SetArgs(args)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil && out.err != nil {
 		// output a command or cobra's help printed without checking it
 		err = &ExitError{Code: ExitIO, Err: fmt.Errorf("writing the output: %w", out.err)}
@@ -312,27 +323,51 @@ func (p *Program) Run(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
+	code := ExitBadInput // cobra's own errors (unknown command, bad arguments)
 	var ee *ExitError
 	if errors.As(err, &ee) {
-		if ee.Err.Error() != "" {
-			fmt.Fprintln(stderr, p.name()+":", ee.Err)
-		}
-		return ee.Code
+		code, err = ee.Code, ee.Err
 	}
-	// cobra's own errors (unknown command, bad arguments) are bad input
+	if err.Error() == "" {
+		return code // the output said it all (ErrViolation)
+	}
 	fmt.Fprintln(stderr, p.name()+":", err)
-	return ExitBadInput
+	if out.n == 0 && out.err == nil && outflag.Asked(cmd, args) {
+		// JSON was asked for and nothing printed: the error is the output
+		_ = writeErrorJSON(stdout, err, code)
+	}
+	return code
+}
+
+// errorJSON is the one object a command that was asked for JSON prints on
+// stdout when it fails before printing its output.
+type errorJSON struct {
+	Version int    `json:"version"`
+	Error   string `json:"error"`
+	Exit    int    `json:"exit"`
+}
+
+// writeErrorJSON writes err and its exit code as one line of JSON.
+func writeErrorJSON(w io.Writer, err error, code int) error {
+	b, jerr := json.Marshal(errorJSON{Version: 1, Error: err.Error(), Exit: code})
+	if jerr != nil {
+		return jerr
+	}
+	_, werr := w.Write(append(b, '\n'))
+	return werr
 }
 
 // recordingWriter passes writes to w and keeps the first error, so that
 // output lost to a full disk is never an exit 0.
 type recordingWriter struct {
 	w   io.Writer
+	n   int // bytes written
 	err error
 }
 
 func (r *recordingWriter) Write(p []byte) (int, error) {
 	n, err := r.w.Write(p)
+	r.n += n
 	if err != nil && r.err == nil {
 		r.err = err
 	}
@@ -366,13 +401,23 @@ func guard(c *cobra.Command, empty map[string]bool) {
 			return c.Help()
 		}
 	}
+	if check := c.Args; check != nil && !c.HasSubCommands() {
+		// cobra's argument errors ("unknown command", "accepts 1 arg(s)")
+		// name the usage too
+		c.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				return BadInput("%v (usage: %s)", err, c.UseLine())
+			}
+			return nil
+		}
+	}
 	c.RunE = func(c *cobra.Command, args []string) error {
 		var bad error
 		c.Flags().Visit(func(f *pflag.Flag) {
-			if bad != nil || empty[f.Name] {
+			if bad != nil {
 				return
 			}
-			if err := checkNotEmpty(f); err != nil {
+			if err := checkNotEmpty(f, empty[f.Name]); err != nil {
 				bad = err
 			}
 		})
@@ -402,26 +447,54 @@ func systemFailure(err error) error {
 	return &ExitError{Code: ExitViolation, Err: fmt.Errorf("%w\n(the system failed: exit 1)\n%s", err, strings.TrimSpace(sp.Stack))}
 }
 
-// checkNotEmpty returns bad input when a given flag's value is empty or,
-// for a list, holds an empty element.
-func checkNotEmpty(f *pflag.Flag) error {
+// checkNotEmpty returns bad input when a given flag's value is empty
+// (unless allowEmpty: the flag's empty value means something) or, for a
+// list, holds an empty element ("a,,b", ",", " "), allowed or not.
+func checkNotEmpty(f *pflag.Flag, allowEmpty bool) error {
 	switch v := f.Value.(type) {
 	case pflag.SliceValue:
 		l := v.GetSlice()
 		if len(l) == 0 {
+			if allowEmpty {
+				return nil
+			}
 			return BadInput("--%s is empty: name at least one value, or leave the flag out", f.Name)
 		}
 		for _, x := range l {
 			if strings.TrimSpace(x) == "" {
-				return BadInput("--%s %q holds an empty element", f.Name, f.Value.String())
+				return BadInput("--%s %q holds an empty element: name each value once, separated by single commas", f.Name, f.Value.String())
 			}
 		}
 	default:
-		if f.Value.Type() == "string" && strings.TrimSpace(f.Value.String()) == "" {
+		if !allowEmpty && f.Value.Type() == "string" && strings.TrimSpace(f.Value.String()) == "" {
 			return BadInput("--%s is empty: give a value, or leave the flag out", f.Name)
 		}
 	}
 	return nil
+}
+
+// flagError rewrites pflag's "invalid argument "x" for "--seed" flag:
+// strconv.ParseUint: parsing "x": invalid syntax" as "invalid argument
+// "x" for --seed: not a whole number of 0 or more"; other errors stay.
+func flagError(err error) error {
+	var iv *pflag.InvalidValueError
+	if !errors.As(err, &iv) {
+		return err
+	}
+	f := iv.GetFlag()
+	what := map[string]string{
+		"int": "a whole number", "int64": "a whole number", "int32": "a whole number",
+		"uint64": "a whole number of 0 or more", "uint": "a whole number of 0 or more",
+		"bool": "true or false", "float64": "a number", "duration": "a duration (such as 500ms or 2s)",
+	}[f.Value.Type()]
+	if what == "" {
+		return err
+	}
+	var ne *strconv.NumError
+	if errors.As(err, &ne) && ne.Err == strconv.ErrRange {
+		return fmt.Errorf("invalid argument %q for --%s: out of range for %s (see \"help\" for the flag's limits)", iv.GetValue(), f.Name, what)
+	}
+	return fmt.Errorf("invalid argument %q for --%s: not %s", iv.GetValue(), f.Name, what)
 }
 
 // CheckCount returns bad input naming the flag and the limits unless

@@ -8,11 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/internal/fileio"
+	"github.com/faultline/faultline/internal/outflag"
 )
 
 // CoverageEnv names the environment variable that asks every command that
@@ -69,7 +71,8 @@ adjudicated the run.
 }
 
 func (p *Program) coverageReportCmd() *cobra.Command {
-	var format, schedules string
+	var schedules string
+	var ofmt *outflag.Flag
 	c := &cobra.Command{
 		Use:   "report FILE",
 		Short: "Print a coverage report: text, json, markdown or html",
@@ -96,6 +99,10 @@ unknown format), 4 an I/O error (reading the file, writing the report or
 --schedules).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			format, err := ofmt.Format(c)
+			if err != nil {
+				return BadInput("%v", err)
+			}
 			var write func(*coverage.Report, io.Writer) error
 			switch format {
 			case "text":
@@ -136,7 +143,7 @@ unknown format), 4 an I/O error (reading the file, writing the report or
 			return write(r, c.OutOrStdout())
 		},
 	}
-	c.Flags().StringVar(&format, "format", "text", "report format: text, json, markdown or html")
+	ofmt = outflag.Add(c, "the report", "text", "json", "markdown", "html")
 	c.Flags().StringVar(&schedules, "schedules", "", "write every schedule the report refers to into this folder")
 	return c
 }
@@ -204,6 +211,7 @@ then unchanged), 4 an I/O error (reading an input, writing OUT).`,
 
 func newCoverageGateCmd() *cobra.Command {
 	var minRatio, require string
+	var ofmt *outflag.Flag
 	c := &cobra.Command{
 		Use:   "gate FILE",
 		Short: "Fail unless enough keys, and every required key, were visited",
@@ -219,6 +227,11 @@ reach is unvisited, with the reason.
 The finding ends with the count of the file's scheduled faults that were
 reached and fired, scheduled but not reached, and reached but not fired.
 
+--format json (or --json) prints the finding as one object: {"version": 1,
+"passed", "ratio", "visited", "reachable", "applicable", "min_ratio" (when
+given), "required", "missing": [{"line", "requirement", "key", "reason"}],
+"faults": {"reached_and_fired", "not_reached", "not_fired"}}.
+
 Exit codes: 0 the gate is met; 1 it is not, with every unvisited required key
 listed with its reason; 2 bad input (a missing or invalid coverage or keys
 file, a ratio outside [0,1], neither flag given); 3 inconclusive: the file
@@ -226,10 +239,16 @@ records no scheduled fault that was reached and fired, so there is nothing
 to gate; 4 an I/O error reading a file or writing the finding.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			format, err := ofmt.Format(c)
+			if err != nil {
+				return BadInput("%v", err)
+			}
 			var opts coverage.GateOptions
 			if c.Flags().Changed("min-ratio") {
 				r, err := strconv.ParseFloat(minRatio, 64)
-				if err != nil || math.IsNaN(r) || r < 0 || r > 1 {
+				// decimal only: ParseFloat also takes hexadecimal ("0x1p-2")
+				// and underscores, which no one means as a ratio
+				if err != nil || math.IsNaN(r) || r < 0 || r > 1 || strings.ContainsAny(minRatio, "xXpP_") {
 					return BadInput("--min-ratio: %q is not a number in [0,1]", minRatio)
 				}
 				opts.MinRatio, opts.HasMinRatio = r, true
@@ -259,11 +278,17 @@ to gate; 4 an I/O error reading a file or writing the finding.`,
 				// nothing to judge: no pass is printed for it
 				return Inconclusive("inconclusive: %s records %d runs and no scheduled fault that was reached and fired (%d scheduled but not reached, %d reached but not fired): the gate has nothing to judge", args[0], d.Runs, notReached, notFired)
 			}
-			if err := g.WriteText(c.OutOrStdout()); err != nil {
-				return OutputError(err)
-			}
-			if _, err := fmt.Fprintf(c.OutOrStdout(), "  faults: %d reached and fired; %d scheduled but not reached, %d reached but not fired\n", visits, notReached, notFired); err != nil {
-				return OutputError(err)
+			if format == "json" {
+				if err := writeGateJSON(c.OutOrStdout(), g, visits, notReached, notFired); err != nil {
+					return OutputError(err)
+				}
+			} else {
+				if err := g.WriteText(c.OutOrStdout()); err != nil {
+					return OutputError(err)
+				}
+				if _, err := fmt.Fprintf(c.OutOrStdout(), "  faults: %d reached and fired; %d scheduled but not reached, %d reached but not fired\n", visits, notReached, notFired); err != nil {
+					return OutputError(err)
+				}
 			}
 			if !g.Passed() {
 				return ErrViolation
@@ -273,7 +298,37 @@ to gate; 4 an I/O error reading a file or writing the finding.`,
 	}
 	c.Flags().StringVar(&minRatio, "min-ratio", "", "least visited/reachable ratio, in [0,1]")
 	c.Flags().StringVar(&require, "require", "", "keys file: one domain/boundary/phase/correlation/oracle pattern a line (* = any)")
+	ofmt = outflag.Add(c, "the finding", "text", "json")
 	return c
+}
+
+// writeGateJSON writes the gate's finding as coverage gate --format json
+// prints it.
+func writeGateJSON(w io.Writer, g *coverage.GateResult, visits, notReached, notFired int) error {
+	type faults struct {
+		ReachedAndFired int `json:"reached_and_fired"`
+		NotReached      int `json:"not_reached"`
+		NotFired        int `json:"not_fired"`
+	}
+	j := struct {
+		Version    int                `json:"version"`
+		Passed     bool               `json:"passed"`
+		Ratio      float64            `json:"ratio"`
+		Visited    int                `json:"visited"`
+		Reachable  int                `json:"reachable"`
+		Applicable int                `json:"applicable"`
+		MinRatio   *float64           `json:"min_ratio,omitempty"`
+		Required   int                `json:"required"`
+		Missing    []coverage.Missing `json:"missing"`
+		Faults     faults             `json:"faults"`
+	}{1, g.Passed(), g.Ratio, g.Visited, g.Reachable, g.Applicable, nil, g.Required, g.Missing, faults{visits, notReached, notFired}}
+	if g.HasMinRatio {
+		j.MinRatio = &g.MinRatio
+	}
+	if j.Missing == nil {
+		j.Missing = []coverage.Missing{}
+	}
+	return writeJSON(w, j)
 }
 
 // faultCounts sums d's scheduled faults over its keys: reached and fired

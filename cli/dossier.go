@@ -73,6 +73,9 @@ Clock); 4 an I/O or internal error (DIR could not be written).`,
 			if err := CheckCount("trials", trials, 1, 1_000_000); err != nil {
 				return err
 			}
+			if err := CheckOutputDir("--out", out); err != nil {
+				return err
+			}
 			def := p.Systems[0]
 			if system != "" {
 				var err error

@@ -150,3 +150,83 @@ func writableDir(flag, dir string) error {
 func writableFileDir(flag, path string) error {
 	return writableDir(flag, filepath.Dir(path))
 }
+
+// CheckOutputDir checks, before a command runs anything, that it will be
+// able to write into the directory dir that flag names, creating nothing:
+// dir, or when missing the nearest folder above it that exists (where the
+// command will create it), must be a directory it can write into, else an
+// I/O error (4) naming the flag. "" checks nothing.
+func CheckOutputDir(flag, dir string) error {
+	if dir == "" {
+		return nil
+	}
+	at := filepath.Clean(dir)
+	for {
+		st, err := os.Stat(at)
+		if err == nil {
+			if !st.IsDir() {
+				return &ExitError{Code: ExitIO, Err: fmt.Errorf("%s: %s: %s is not a directory", flag, dir, at)}
+			}
+			return writableDir(flag, at)
+		}
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			return &ExitError{Code: ExitIO, Err: fmt.Errorf("%s: %s: %w", flag, dir, err)}
+		}
+		up := filepath.Dir(at)
+		if up == at {
+			return &ExitError{Code: ExitIO, Err: fmt.Errorf("%s: %s: %w", flag, dir, err)}
+		}
+		at = up
+	}
+}
+
+// CheckCoverageFile checks, before a command runs anything, the coverage
+// file flag names ("--coverage", or "$FAULTLINE_COVERAGE") that it will
+// merge its runs into: an existing path must be a regular file holding a
+// valid coverage file (else bad input, 2), and its directory writable
+// (else 4). Errors begin "recording coverage into PATH". "" checks nothing.
+func CheckCoverageFile(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	err := checkCoverageFile(path)
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return &ExitError{Code: ee.Code, Err: fmt.Errorf("recording coverage into %s (%s): %w", path, flag, ee.Err)}
+	}
+	return err
+}
+
+func checkCoverageFile(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return writableDir("its directory", filepath.Dir(path))
+	}
+	if m := st.Mode(); !m.IsRegular() {
+		what := "mode " + m.String()
+		switch {
+		case m.IsDir():
+			what = "a directory"
+		case m&fs.ModeDevice != 0:
+			what = "a device"
+		case m&fs.ModeNamedPipe != 0:
+			what = "a named pipe"
+		case m&fs.ModeSocket != 0:
+			what = "a socket"
+		}
+		return BadInput("not a regular file (%s)", what)
+	}
+	if _, err := readCoverage(path); err != nil {
+		return err
+	}
+	return writableDir("its directory", filepath.Dir(path))
+}
+
+// coverageFlag names where a command's coverage path came from: --coverage
+// when given, else the environment variable.
+func coverageFlag(flag string) string {
+	if flag != "" {
+		return "--coverage"
+	}
+	return "$" + CoverageEnv
+}

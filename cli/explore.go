@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/internal/outflag"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/otelrun"
 	"github.com/faultline/faultline/properties"
@@ -80,6 +81,7 @@ func (p *Program) exploreCmd() *cobra.Command {
 	var asJSON, noWorld, noSwarm, guided, notices bool
 	var kinds, domains []string
 	var exh exhaustiveFlags
+	var ofmt *outflag.Flag
 	flags := p.systemFlags()
 	c := &cobra.Command{
 		Use:   "explore",
@@ -171,9 +173,13 @@ could not be written, the output could not be written), or a system that is
 not deterministic (a run made again to confirm the counterexample differed).` + exhaustiveHelp,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			format, err := ofmt.Format(c)
+			if err != nil {
+				return BadInput("%v", err)
+			}
+			asJSON = format == "json"
 			def := p.Systems[0]
 			if so.system != "" {
-				var err error
 				if def, err = p.system(so.system); err != nil {
 					return err
 				}
@@ -219,6 +225,9 @@ not deterministic (a run made again to confirm the counterexample differed).` + 
 				}
 				opts = append(opts, properties.WithMaxFaults(maxFaults))
 			}
+			if err := checkKinds(kinds, domains); err != nil {
+				return err
+			}
 			if len(kinds) > 0 {
 				opts = append(opts, properties.WithKinds(kinds...))
 			}
@@ -251,10 +260,8 @@ not deterministic (a run made again to confirm the counterexample differed).` + 
 			if v := os.Getenv(CoverageEnv); exh.on && !c.Flags().Changed("coverage") && v != "" {
 				return BadInput("%s=%s does not apply to --exhaustive, which records no coverage: unset %s for this command", CoverageEnv, v, CoverageEnv)
 			}
-			if path := CoveragePath(covFile); path != "" {
-				if err := writableFileDir("--coverage", path); err != nil {
-					return &ExitError{Code: ExitIO, Err: fmt.Errorf("recording coverage into %s: %w", path, err)}
-				}
+			if err := CheckCoverageFile(coverageFlag(covFile), CoveragePath(covFile)); err != nil {
+				return err
 			}
 			shard, shards := 0, 0
 			if c.Flags().Changed("shard") {
@@ -276,6 +283,10 @@ not deterministic (a run made again to confirm the counterexample differed).` + 
 					return BadInput("--coverage-in needs --guided")
 				}
 				if prior, err = readCoverage(covIn); err != nil {
+					var ee *ExitError
+					if errors.As(err, &ee) {
+						return &ExitError{Code: ee.Code, Err: fmt.Errorf("--coverage-in: %w", ee.Err)}
+					}
 					return err
 				}
 			}
@@ -374,9 +385,30 @@ not deterministic (a run made again to confirm the counterexample differed).` + 
 	c.Flags().BoolVar(&guided, "guided", false, "bias fault choice toward coverage keys not yet visited")
 	c.Flags().StringVar(&covIn, "coverage-in", "", "with --guided: count the visits recorded in this coverage file as already made")
 	c.Flags().StringVar(&otelDir, "otel", "", "write each counterexample's run as an OpenTelemetry trace (OTLP/JSON) into this directory")
-	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	ofmt = outflag.Add(c, "the result", "text", "json")
 	exh.add(c)
 	return c
+}
+
+// checkKinds returns bad input naming the flag when --kinds names an
+// unknown kind, --domains an unknown domain, or --kinds a kind of a domain
+// --domains leaves out (a kind the exploration would silently never draw).
+func checkKinds(kinds, domains []string) error {
+	for _, d := range domains {
+		if _, err := model.ParseDomain(d); err != nil {
+			return BadInput("--domains: %v", err)
+		}
+	}
+	for _, k := range kinds {
+		sp, err := model.Spec(k)
+		if err != nil {
+			return BadInput("--kinds: %v", err)
+		}
+		if len(domains) > 0 && !slices.Contains(domains, string(sp.Domain)) {
+			return BadInput("--kinds: %s is of domain %s, which --domains %s leaves out, so it would never be drawn: add %s to --domains or leave the kind out", k, sp.Domain, strings.Join(domains, ","), sp.Domain)
+		}
+	}
+	return nil
 }
 
 // isNoticeKind reports whether kind is one of the kinds of the provider's

@@ -1,6 +1,9 @@
 package cli
 
-import "io"
+import (
+	"io"
+	"runtime/debug"
+)
 
 // FakeTerminal makes every command take its error stream for a terminal,
 // and render every progress update, until the returned function restores
@@ -19,3 +22,6 @@ const (
 	SummaryLines = summaryLines
 	SummaryWidth = summaryWidth
 )
+
+// VersionText is Program.versionText, for the tests.
+func (p *Program) VersionText(info *debug.BuildInfo, ok bool) string { return p.versionText(info, ok) }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/internal/fileio"
+	"github.com/faultline/faultline/internal/outflag"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/otelrun"
 )
@@ -203,6 +204,7 @@ func (p *Program) replayCmd() *cobra.Command {
 	var so systemOptions
 	var asJSON, twice bool
 	var otelFile string
+	var ofmt *outflag.Flag
 	flags := p.systemFlags()
 	c := &cobra.Command{
 		Use:   "replay FILE",
@@ -242,6 +244,11 @@ internal error (the output or the --otel file could not be written, or
 --twice found the two runs differ).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			format, err := ofmt.Format(c)
+			if err != nil {
+				return BadInput("%v", err)
+			}
+			asJSON = format == "json"
 			if otelFile != "" {
 				if err := writableFileDir("--otel", otelFile); err != nil {
 					return err
@@ -292,7 +299,11 @@ internal error (the output or the --otel file could not be written, or
 					return runErr(err)
 				}
 				if diff := cmp.Diff(model.Normalize(res.Timeline.Events()), model.Normalize(again.Timeline.Events())); diff != "" {
-					fmt.Fprintf(c.OutOrStdout(), "NOT DETERMINISTIC: two runs of %s gave different normalised timelines (-first +second):\n%s", args[0], diff)
+					w := c.OutOrStdout()
+					if asJSON {
+						w = c.ErrOrStderr() // stdout then holds the error object alone
+					}
+					fmt.Fprintf(w, "NOT DETERMINISTIC: two runs of %s gave different normalised timelines (-first +second):\n%s", args[0], diff)
 					// explore's code for a system that is not deterministic
 					return IOFailure(fmt.Errorf("not deterministic: two runs of %s gave different normalised timelines", args[0]))
 				}
@@ -326,7 +337,7 @@ internal error (the output or the --otel file could not be written, or
 	}
 	so.add(p, c, "replay")
 	addSystemFlags(c, "replay", flags, p.systemNames())
-	c.Flags().BoolVar(&asJSON, "json", false, "print the run's evidence record as one JSON object")
+	ofmt = outflag.Add(c, "the run's evidence record", "text", "json")
 	c.Flags().BoolVar(&twice, "twice", false, "run twice and fail (exit 4, with a diff) unless the normalised timelines are equal")
 	c.Flags().StringVar(&otelFile, "otel", "", "write the run as an OpenTelemetry trace (OTLP/JSON) to this file")
 	return c

@@ -68,6 +68,13 @@ type Violation struct {
 
 // Error describes the violation and how to replay it.
 func (v *Violation) Error() string {
+	return v.summary() + replayHint(v.Schedule, v.Result.RunID, v.def, v.replayTest)
+}
+
+// summary is the violation's config, verdicts and violated invariants,
+// without its schedule and replay route (a Failure gives the shrunk
+// schedule's).
+func (v *Violation) summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "invariant violated: %s, fixture %s, system %s, run verdict %s, claim verdict %s\n",
 		v.describe(), v.fixture(), v.def.Name, v.Result.RunVerdict, v.Result.Verdict)
@@ -76,7 +83,6 @@ func (v *Violation) Error() string {
 			fmt.Fprintf(&b, "  %s: first false after seq %d (%s), reached by %s: %s\n", i.Invariant, i.FirstSeq, i.Event, orNone(i.FaultID), i.Detail)
 		}
 	}
-	b.WriteString(replayHint(v.Schedule, v.Result.RunID, v.def, v.replayTest))
 	return b.String()
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -199,6 +200,9 @@ func parseBodies(out string) map[string]bodyResult {
 	return res
 }
 
+// testSite is the test line a target's failure begins with.
+var testSite = regexp.MustCompile(`^entries_test\.go:\d+: `)
+
 // failedWith reports whether r is a failure whose message is msg, or,
 // for a msg ending in "*", starts with it.
 func failedWith(r bodyResult, msg string) bool {
@@ -209,6 +213,8 @@ func failedWith(r bodyResult, msg string) bool {
 	if !ok {
 		return false
 	}
+	// a target's failure names the test line that built it
+	logged = testSite.ReplaceAllString(logged, "")
 	if p, prefix := strings.CutSuffix(msg, "*"); prefix {
 		return strings.HasPrefix(logged, p)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -56,11 +57,16 @@ type Failure struct {
 
 // Error gives the violated invariant, the input's violation (its
 // invariants, its schedule in canonical form), the shrunk schedule and
-// the replay command.
+// the one command that replays it (the input's own replay route, which
+// Violation.Error gives, is left out: the shrunk schedule replays the
+// same violation).
 func (f *Failure) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s violated: %s\n", f.Invariant, f.Detail)
-	b.WriteString(f.Violation.Error())
+	b.WriteString(f.Violation.summary())
+	canon, _ := canonical(f.Violation.Schedule)
+	b.WriteString("input's schedule (canonical form):\n")
+	b.Write(canon)
 	fmt.Fprintf(&b, "shrunk to %d of its %d faults:\n", len(f.Schedule.Faults), len(f.Violation.Schedule.Faults))
 	b.Write(model.Format(f.Schedule))
 	if f.File != "" {
@@ -121,10 +127,13 @@ func (d *Decoder) store(f *Failure) error {
 	}
 	canon := model.Format(f.Schedule)
 	if dir == "" {
+		// no fail folder: the one route saves the shrunk schedule itself
+		_, compact := canonical(f.Schedule)
+		file := "/tmp/faultline-" + f.Result.RunID + ".json"
 		if d.def.ReplayCommand != "" {
-			f.Replay = "save the shrunk schedule as FILE and run: " + fmt.Sprintf(d.def.ReplayCommand, "FILE")
+			f.Replay = fmt.Sprintf("echo %s > %s && %s", shellQuote(compact), file, fmt.Sprintf(d.def.ReplayCommand, file))
 		} else {
-			f.Replay = fmt.Sprintf("save the shrunk schedule as FILE in the package directory and run, from the module root: %s=FILE go test -run '^TEST$' ./PKG, TEST a test that calls properties.Check on %s under this config (fuzz.WithReplayTest names it, and writes the file)", properties.ReplayEnv, d.def.Name)
+			f.Replay = fmt.Sprintf("echo %s > %s, then %s=%s go test -run '^TEST$' ./PKG, TEST a test that calls properties.Check on %s under this config (fuzz.WithReplayTest names it, and writes the file into its fail folder)", shellQuote(compact), file, properties.ReplayEnv, file, d.def.Name)
 		}
 		return nil
 	}
@@ -176,6 +185,10 @@ type Target struct {
 	// names no coordinator), tally the coordinator's (nil outside one)
 	rec   *workerRecord
 	tally *coordinatorTally
+	// site is the user's line that built the target ("fuzz_test.go:42"),
+	// which a failure names: f.Fuzz calls the body through reflect, so
+	// the test's own line is not on the stack
+	site string
 }
 
 // For returns the body of a native fuzz target of the system def
@@ -189,14 +202,40 @@ type Target struct {
 // no campaign gate: Campaign, or NewTarget's Done, adds it
 // (docs/fuzzing.md).
 func For(def *model.Definition, opts ...Option) func(t *testing.T, data []byte) {
+	site := callerSite()
 	tg, err := newTarget(def, opts, false)
-	return func(t *testing.T, data []byte) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		tg.Fuzz(t, data)
+	if tg != nil {
+		tg.site = site
 	}
+	// no t.Helper: testing calls the body through reflect, so a helper
+	// here would make reflect's value.go the failure's position
+	return func(t *testing.T, data []byte) {
+		if err != nil {
+			t.Fatalf("%s: %v", site, err)
+		}
+		tg.fuzz(t, data)
+	}
+}
+
+// callerSite is the file base name and line of the caller of the
+// function that calls it ("fuzz_test.go:42"), "" when unknown.
+func callerSite() string {
+	_, file, line, ok := runtime.Caller(2)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d", filepath.Base(file), line)
+}
+
+// calledByReflect reports whether the caller of the function that calls
+// it is package reflect's (testing's call of a fuzz body).
+func calledByReflect() bool {
+	pc, _, _, ok := runtime.Caller(2)
+	if !ok {
+		return false
+	}
+	f := runtime.FuncForPC(pc)
+	return f != nil && strings.HasPrefix(f.Name(), "reflect.")
 }
 
 // Campaign is a native fuzz target of the system def describes, model
@@ -243,7 +282,11 @@ func campaign(f fuzzer, def *model.Definition, opts []Option) {
 // under go test -fuzz an error when it cannot make the directory the
 // fuzzing workers report to (see Done).
 func NewTarget(def *model.Definition, opts ...Option) (*Target, error) {
-	return newTarget(def, opts, true)
+	t, err := newTarget(def, opts, true)
+	if t != nil {
+		t.site = callerSite()
+	}
+	return t, err
 }
 
 // newTarget is the path every entry but NewDecoder shares: prepare, then
@@ -293,12 +336,23 @@ func (t *Target) inBubble(run func()) {
 // Fuzz is the target's body for f.Fuzz: it checks data (Check) and fails
 // t with the *Failure or error. Production code runs here only.
 func (t *Target) Fuzz(tt *testing.T, data []byte) {
+	if !calledByReflect() { // f.Fuzz(target.Fuzz): see For
+		tt.Helper()
+	}
+	t.fuzz(tt, data)
+}
+
+// fuzz is Fuzz's body: a failure names the line that built the target.
+func (t *Target) fuzz(tt *testing.T, data []byte) {
 	tt.Helper()
 	var err error
 	if t.prod {
 		err = t.checkProduction(tt, data)
 	} else {
 		err = t.check(data)
+	}
+	if err != nil && t.site != "" {
+		tt.Fatalf("%s: %v", t.site, err)
 	}
 	if err != nil {
 		tt.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/otelrun"
 )
 
 // Check explores ordered compositions of typed faults and world events
@@ -44,7 +45,7 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 	ff.replay = def.ReplayCommand
 	e.set.failDir = "" // Check writes its counterexamples itself, with its replay line
 	if path := os.Getenv(ReplayEnv); path != "" {
-		replayOnly(t, e, ff, path)
+		replayOnly(t, e, ff, path, def.Name)
 		return
 	}
 	paths, err := ff.stored()
@@ -145,7 +146,7 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 	werr := writeCounterexample(ff.dir, rep.Counterexample, rep, ff.command)
 	where := fmt.Sprintf("after %d checks", rep.ChecksToFailure)
 	if rep.Exhaustive == nil && rep.Checks > 0 {
-		t.Logf("rapid's own report of the failing check, before faultline's reduction (its -rapid.failfile reruns that check; the minimal counterexample is the error below):\n%s", rep.rapidOutput)
+		t.Logf("rapid's own report of the failing check, before faultline's reduction (the minimal counterexample is the error below). %s:\n%s", countsNote(rep), rep.rapidOutput)
 	}
 	switch {
 	case rep.Exhaustive != nil:
@@ -159,6 +160,50 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 	if werr != nil {
 		t.Fatalf("%v (an I/O error: the counterexample above was not stored)", werr)
 	}
+	if dir := os.Getenv(OtelEnv); dir != "" {
+		res, err := e.run(rep.Counterexample.Schedule)
+		if err == nil && res.Held() {
+			err = fmt.Errorf("the counterexample's schedule held every invariant when run again (run %s): the system is not deterministic", res.RunID)
+		}
+		writeTrace(t, dir, res, err)
+	}
+}
+
+// OtelEnv is the environment variable that asks Check for the
+// OpenTelemetry trace (OTLP/JSON, see package otelrun) of the run of each
+// counterexample it reports: set to a directory (created when missing),
+// the counterexample found, or replayed from FAULTLINE_REPLAY, is written
+// there as RUN_ID.otlp.json, as "faultline explore --otel DIR" writes it.
+// A trace that cannot be written fails the test (an I/O error).
+const OtelEnv = "FAULTLINE_OTEL"
+
+// writeTrace writes res's trace into dir for OtelEnv, or fails t with
+// err (the run that makes res failed) or the write's error.
+func writeTrace(t rapid.TB, dir string, res *model.Result, err error) {
+	t.Helper()
+	path := ""
+	if err == nil {
+		path, err = otelrun.WriteInDir(dir, res)
+	}
+	if err != nil {
+		t.Errorf("properties: %s=%s: %v (an I/O or internal error: no trace written)", OtelEnv, dir, err)
+		return
+	}
+	t.Logf("properties: trace of the counterexample's run written to %s (%s)", path, OtelEnv)
+}
+
+// countsNote says how faultline's count of checks and rapid's agree, and
+// which seed reproduces what: faultline counts the failing check ("after
+// N checks": it is the Nth), rapid the checks that passed before it
+// ("failed after N-1 tests", with any draws rapid discarded left out);
+// rapid's -rapid.seed is the failing check's own seed, so passing it draws
+// that check first, and its -rapid.failfile reruns it.
+func countsNote(rep *Report) string {
+	n := "its -rapid.failfile or -rapid.seed reruns that check first"
+	if rep.Seed != 0 {
+		n = fmt.Sprintf("-rapid.seed=%d (the failing check's own seed, which rapid prints) or its -rapid.failfile draws that check first", rep.Seed)
+	}
+	return fmt.Sprintf("The counts agree: the counterexample came from check %d, and rapid's \"failed after N tests\" counts the checks that passed before it; %s", rep.ChecksToFailure, n)
 }
 
 // logRuns logs, for production code, what the exploration ran the
@@ -195,7 +240,7 @@ func reportBlocked(t rapid.TB, ff failFiles, err error) bool {
 
 // replayOnly is Check under FAULTLINE_REPLAY=path: one run of the file's
 // faults, no exploration.
-func replayOnly(t rapid.TB, e *explorer, ff failFiles, path string) {
+func replayOnly(t rapid.TB, e *explorer, ff failFiles, path, system string) {
 	t.Helper()
 	st, err := e.replayStored(ff, path, true)
 	if sp := (*model.SystemPanic)(nil); errors.As(err, &sp) {
@@ -213,6 +258,9 @@ func replayOnly(t rapid.TB, e *explorer, ff failFiles, path string) {
 	switch {
 	case st.cx != nil:
 		t.Errorf("properties: counterexample replayed from %s=%s%s (an invariant violated, exit 1): %s", ReplayEnv, path, st.note, st.cx)
+		if dir := os.Getenv(OtelEnv); dir != "" {
+			writeTrace(t, dir, st.res, nil)
+		}
 	case len(st.res.Faults) > 0 && st.reached() == 0:
 		seen := map[model.EventName]bool{}
 		for _, ev := range st.res.Timeline.Events() {
@@ -232,6 +280,10 @@ func replayOnly(t rapid.TB, e *explorer, ff failFiles, path string) {
 	default:
 		if err := st.res.Err(); err != nil {
 			t.Errorf("properties: %s=%s: %v: the run tested less than its schedule asks (exit 3)%s", ReplayEnv, path, err, st.note)
+			return
+		}
+		if len(st.res.Faults) == 0 {
+			t.Logf("properties: %s=%s: replayed a clean schedule: the checks of %s were replaced by one fault-free run, and every invariant in scope held (a clean run, exit 0; it tested no fault)%s", ReplayEnv, path, system, st.note)
 			return
 		}
 		t.Logf("properties: %s=%s holds: every invariant in scope held (%d of %d faults reached and fired%s)", ReplayEnv, path, st.reached(), len(st.res.Faults), st.note)

@@ -34,6 +34,7 @@
 // [ReplayCommand]; [ErrNondeterministic]; [BubbleClock], production
 // code's clock.
 //
-// Check reads FAULTLINE_REPLAY and rapid's own flags (-rapid.checks,
-// -rapid.seed); the package reads no other flag or variable.
+// Check reads FAULTLINE_REPLAY, FAULTLINE_OTEL ([OtelEnv]: the traces of
+// its counterexamples) and rapid's own flags (-rapid.checks, -rapid.seed);
+// the package reads no other flag or variable.
 package properties

@@ -12,6 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/cli"
+	"github.com/faultline/faultline/internal/complete"
+	"github.com/faultline/faultline/internal/outflag"
 	"github.com/faultline/faultline/internal/progress"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
@@ -35,6 +38,7 @@ func newAssayCmd() *cobra.Command {
 	var trials int
 	var seed int64
 	var asJSON bool
+	var ofmt *outflag.Flag
 	var covFile string
 	c := &cobra.Command{
 		Use:   "assay",
@@ -68,6 +72,11 @@ left; it is cleared before the output. Nothing of it is written to a pipe
 or a file.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			format, err := ofmt.Format(c)
+			if err != nil {
+				return badInput("%v", err)
+			}
+			asJSON = format == "json"
 			cs, label, err := cf.resolve(c, nil)
 			if err != nil {
 				return err
@@ -89,6 +98,9 @@ or a file.`,
 			cfg := assay.Config{Profile: label, System: copperfin.ConfigOfControls(cs).System, Domains: domains,
 				Trials: trials, Seed: seed, Compat: compat == "paper188", Kinds: modes}
 			tracker, covPath := newTracker(nil), coveragePath(covFile)
+			if err := cli.CheckCoverageFile(coverageFlag(covFile), covPath); err != nil {
+				return err
+			}
 			if covPath != "" {
 				cfg.Observe = tracker.Record
 			}
@@ -132,8 +144,23 @@ or a file.`,
 	c.Flags().StringSliceVar(&modes, "mode", nil, "draw only these fault kinds (comma-separated), e.g. timeout_after_commit; default every kind of the --fault domains")
 	c.Flags().IntVar(&trials, "trials", 2000, "number of trials (1 to 100000000)")
 	c.Flags().Int64Var(&seed, "seed", 188, "seed of the trial generator (taken mod 2^32)")
-	c.Flags().BoolVar(&asJSON, "json", false, "print a JSON object instead of the table")
+	ofmt = outflag.Add(c, "the assay", "text", "json")
 	c.Flags().StringVar(&covFile, "coverage", "", "merge the trials' coverage into this file (default $"+coverageEnv+")")
+	complete.Values(c, "compat", compatNames)
+	complete.Values(c, "fault", func() []string {
+		out := []string{"all"}
+		for _, d := range model.Domains {
+			out = append(out, string(d))
+		}
+		return out
+	})
+	complete.Values(c, "mode", func() []string {
+		out := []string{}
+		for _, s := range model.Catalogue() {
+			out = append(out, s.Kind)
+		}
+		return out
+	})
 	return c
 }
 

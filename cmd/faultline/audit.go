@@ -10,7 +10,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/cli"
 	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/internal/complete"
+	"github.com/faultline/faultline/internal/outflag"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
 	"github.com/faultline/faultline/reference/paper"
@@ -19,7 +22,8 @@ import (
 func init() { commands = append(commands, newAuditCmd) }
 
 func newAuditCmd() *cobra.Command {
-	var covFile, format, compat string
+	var covFile, compat string
+	var ofmt *outflag.Flag
 	var full, notices bool
 	c := &cobra.Command{
 		Use:   "audit",
@@ -63,14 +67,21 @@ fault; 4 an I/O or internal error (the output or --coverage could not be
 written). The assessments are in the output, not in the exit code.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if format != "text" && format != "json" && format != "markdown" {
-				return badInput("--format: unknown format %q (valid: text, json, markdown)", format)
+			format, err := ofmt.Format(c)
+			if err != nil {
+				return badInput("%v", err)
+			}
+			if full && format != "text" {
+				return badInput("--full applies to --format text: %s is always the whole report", format)
 			}
 			if compat != "" && compat != "paper188" {
 				return badInput("--compat: unknown compatibility target %q (valid: paper188)", compat)
 			}
 			if notices && compat != "" {
 				return badInput("--notices: the paper's ten modes (--compat) have no notices")
+			}
+			if err := cli.CheckCoverageFile(coverageFlag(covFile), coveragePath(covFile)); err != nil {
+				return err
 			}
 			audits, ev, err := gatherAudit(compat != "")
 			if err != nil {
@@ -90,9 +101,10 @@ written). The assessments are in the output, not in the exit code.`,
 	}
 	c.Flags().BoolVar(&full, "full", false, "print the whole report (every table) instead of one screen")
 	c.Flags().StringVar(&covFile, "coverage", "", "merge the audit's coverage into this file (default $"+coverageEnv+")")
-	c.Flags().StringVar(&format, "format", "text", "output format: text, json or markdown")
+	ofmt = outflag.Add(c, "the audit", "text", "json", "markdown")
 	c.Flags().StringVar(&compat, "compat", "", "compatibility target: paper188 audits only the paper's ten modes")
 	c.Flags().BoolVar(&notices, "notices", false, "add a run of each kind of the provider's notices under each profile (their coverage keys)")
+	complete.Values(c, "compat", compatNames)
 	return c
 }
 

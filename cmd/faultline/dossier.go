@@ -10,6 +10,7 @@ import (
 
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/cli"
+	"github.com/faultline/faultline/internal/complete"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
 	"github.com/faultline/faultline/reference/paper"
@@ -75,6 +76,9 @@ could not be created or written, the output could not be written).`,
 						Defended: copperfin.Profile(p) != copperfin.ProfileBaseline})
 				}
 			}
+			if err := cli.CheckOutputDir("--out", out); err != nil {
+				return err
+			}
 			d, err := buildDossier(cfg)
 			if errors.Is(err, assay.ErrBadConfig) {
 				return badInput("%v", err)
@@ -103,6 +107,14 @@ could not be created or written, the output could not be written).`,
 	c.Flags().StringSliceVar(&profiles, "profile", nil, "profiles to include, comma-separated (default baseline,typed,fail_closed)")
 	c.Flags().StringVar(&out, "out", "", "directory to write dossier.json and dossier.md into (created if missing)")
 	c.Flags().StringVar(&compat, "compat", "", "compatibility target: paper188 covers only the paper's ten modes")
+	complete.Values(c, "compat", compatNames)
+	complete.Values(c, "profile", func() []string {
+		out := []string{}
+		for _, p := range copperfin.Profiles {
+			out = append(out, string(p))
+		}
+		return out
+	})
 	return c // "dossier diff" is package cli's
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/cli"
+	"github.com/faultline/faultline/internal/complete"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
 )
@@ -22,10 +23,45 @@ type configFlags struct {
 func (f *configFlags) add(c *cobra.Command, defaultProfile string, withWithout bool) {
 	c.Flags().StringVar(&f.profile, "profile", defaultProfile, "control profile: baseline, typed, fail_closed or typed_fleet")
 	c.Flags().StringSliceVar(&f.controls, "controls", nil, "explicit control list, comma-separated (empty means no control); overrides --profile")
+	complete.Values(c, "profile", profileNames)
+	complete.Values(c, "controls", controlNames)
 	if withWithout {
 		c.Flags().StringSliceVar(&f.without, "without", nil, "controls to remove from the selected set, comma-separated")
+		complete.Values(c, "without", controlNames)
 	}
 }
+
+// profileNames lists the reference system's profiles, for completion.
+func profileNames() []string {
+	out := []string{}
+	for _, p := range append(append([]copperfin.Profile(nil), copperfin.Profiles...), copperfin.ProfileTypedFleet) {
+		out = append(out, string(p))
+	}
+	return out
+}
+
+// controlNames lists the reference system's controls, for completion.
+func controlNames() []string {
+	out := []string{}
+	for _, l := range [][]copperfin.Control{copperfin.AllControls, copperfin.FleetControls, copperfin.CacheWorkerControls} {
+		for _, c := range l {
+			out = append(out, string(c))
+		}
+	}
+	return out
+}
+
+// mutantNames lists the reference system's mutants, for completion.
+func mutantNames() []string {
+	out := []string{}
+	for _, m := range copperfin.Mutants() {
+		out = append(out, string(m.Name))
+	}
+	return out
+}
+
+// compatNames are the --compat targets.
+func compatNames() []string { return []string{"paper188"} }
 
 // resolve returns the control set and a label ("baseline", "typed",
 // "fail_closed" or "custom"). base is the config to start from when neither
@@ -99,10 +135,12 @@ func (f *referenceFlags) Add(c *cobra.Command, command string) {
 	f.cf.add(c, "typed", true)
 	if command == "replay" {
 		c.Flags().StringVar(&f.mutant, "mutant", "", "run the reference system with this seeded defect (see faultline explore --list-mutants); '' removes the file's mutant")
+		complete.Values(c, "mutant", mutantNames)
 		return
 	}
 	c.Flags().StringVar(&f.mutant, "mutant", "", "explore the reference system with this seeded defect (see --list-mutants)")
 	c.Flags().BoolVar(&f.listMutants, "list-mutants", false, "print the reference system's mutant names, one a line, and exit")
+	complete.Values(c, "mutant", mutantNames)
 }
 
 // Apply sets the control selection and the mutant the flags name: for
@@ -131,6 +169,9 @@ func (f *referenceFlags) Apply(c *cobra.Command, command string, cfg model.Confi
 		return cfg, changed, nil
 	}
 	if f.listMutants {
+		if n := c.Flags().NFlag(); n > 1 {
+			return cfg, false, badInput("--list-mutants lists the mutants and runs nothing: give it alone (%d other flags given)", n-1)
+		}
 		var b strings.Builder
 		for _, m := range copperfin.Mutants() {
 			fmt.Fprintln(&b, m.Name)

@@ -119,3 +119,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// coverageFlag names where a command's coverage path came from.
+func coverageFlag(flag string) string {
+	if flag != "" {
+		return "--coverage"
+	}
+	return "$" + coverageEnv
+}

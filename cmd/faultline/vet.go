@@ -8,13 +8,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/faultline/faultline/internal/outflag"
 	"github.com/faultline/faultline/vet"
 )
 
 func init() { commands = append(commands, newVetCmd) }
 
 func newVetCmd() *cobra.Command {
-	var asJSON, noTests bool
+	var noTests bool
+	var ofmt *outflag.Flag
 	c := &cobra.Command{
 		Use:   "vet PACKAGES...",
 		Short: "Report fresh keys per retry, unknown outcomes taken as failures and wall-clock reads, before a test runs",
@@ -38,7 +40,7 @@ and event a counterexample's fault names (the tool when the source fixes it). A 
 finding's line or the line above silences it; without a reason it silences
 nothing. Test files are analysed too, as go vet does, unless --no-tests.
 
---json prints one object: {"version": 1, "packages": N, "findings": [{"analyzer",
+--format json (or --json) prints one object: {"version": 1, "packages": N, "findings": [{"analyzer",
 "file", "line", "column", "function", "message", "fault_kind", "call"}]}, "call"
 ({"file", "line", "column", "callee", "tool", "event"}) on retrykey's findings;
 findings
@@ -53,6 +55,11 @@ Exit codes: 0 no finding; 1 at least one finding; 2 bad input (no pattern,
 patterns that match no package, code that does not load or type-check); 4 the
 go command or an analyzer failed, or the output could not be written.`,
 		RunE: func(c *cobra.Command, args []string) error {
+			format, err := ofmt.Format(c)
+			if err != nil {
+				return badInput("%v", err)
+			}
+			asJSON := format == "json"
 			if len(args) == 0 {
 				return badInput("vet needs at least one package pattern (try ./...)")
 			}
@@ -88,7 +95,7 @@ go command or an analyzer failed, or the output could not be written.`,
 			return nil
 		},
 	}
-	c.Flags().BoolVar(&asJSON, "json", false, "print the report as one JSON object")
+	ofmt = outflag.Add(c, "the report", "text", "json")
 	c.Flags().BoolVar(&noTests, "no-tests", false, "leave the packages' test files out")
 	return c
 }

@@ -89,6 +89,12 @@ func TestFuzzTargetFindsAndReplays(t *testing.T) {
 	if ok || !strings.Contains(out, "--- FAIL: FuzzArchiver") || !strings.Contains(out, "archived_once violated: 2 copies of the document archived") {
 		t.Fatalf("planted bug: passed %t\n%s", ok, out)
 	}
+	// the failure points at the target's line in this file, not at
+	// reflect's value.go, and prints one replay route: the fail folder's
+	if !regexp.MustCompile(`(?m)^ +target\.go:\d+: archiver_test\.go:58: `).MatchString(out) || strings.Contains(out, "value.go") ||
+		strings.Contains(out, "echo ") || strings.Count(out, "FAULTLINE_REPLAY=") != strings.Count(out, "replay the shrunk schedule: FAULTLINE_REPLAY=") {
+		t.Errorf("the failure's position or replay route:\n%s", out)
+	}
 	m := regexp.MustCompile(`replay the shrunk schedule: FAULTLINE_REPLAY=(\S+) go test -run '\^TestArchiverCheck\$' \./internal/archiver\n`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no replay command in:\n%s", out)
