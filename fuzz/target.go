@@ -217,14 +217,25 @@ func For(def *model.Definition, opts ...Option) func(t *testing.T, data []byte) 
 	}
 }
 
-// callerSite is the file base name and line of the caller of the
-// function that calls it ("fuzz_test.go:42"), "" when unknown.
+// callerSite is the file base name and line of the first caller outside
+// this package's own code ("fuzz_test.go:42": the user's line that built
+// the target, through NewTarget or Campaign), "" when unknown.
 func callerSite() string {
-	_, file, line, ok := runtime.Caller(2)
-	if !ok {
-		return ""
+	pcs := make([]uintptr, 16)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(1, pcs)])
+	self := ""
+	for {
+		fr, more := frames.Next()
+		if self == "" {
+			// the first frame is callerSite itself: its package prefix
+			self = fr.Function[:strings.LastIndex(fr.Function, ".")+1]
+		} else if !strings.HasPrefix(fr.Function, self) || strings.HasSuffix(fr.File, "_test.go") {
+			return fmt.Sprintf("%s:%d", filepath.Base(fr.File), fr.Line)
+		}
+		if !more {
+			return ""
+		}
 	}
-	return fmt.Sprintf("%s:%d", filepath.Base(file), line)
 }
 
 // calledByReflect reports whether the caller of the function that calls
