@@ -96,7 +96,9 @@ func (s refunds) Run(ctx context.Context, env model.Env, task model.Task) (model
 	return model.Claim{Verdict: model.ClaimRelease, Reason: "refunded " + id}, nil
 }
 
-func (s refunds) ProviderLedger(context.Context) ([]model.LedgerEntry, error) { return s.stripe.ledger(), nil }
+func (s refunds) ProviderLedger(context.Context) ([]model.LedgerEntry, error) {
+	return s.stripe.ledger(), nil
+}
 
 // definition describes the refund agent, planted or not, as production
 // code (each run in a synctest bubble).
