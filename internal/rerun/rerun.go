@@ -70,9 +70,9 @@ func Production(s *model.Schedule, a, b *model.Result) (model.Millis, error) {
 	} else {
 		return spread, nil
 	}
-	var fs []string
-	for _, f := range s.Faults {
-		fs = append(fs, f.Kind+" at "+f.Placement())
+	fs := []string{"none"}
+	for i, f := range s.Faults {
+		fs = append(fs[:i], f.Kind+" at "+f.Placement())
 	}
 	cause := "production code must take every wait from the time package inside the bubble, use in-process transports, keep no state across runs, read no global randomness and start no goroutine that outlives the run"
 	if moved >= 0 {
