@@ -18,8 +18,8 @@ type committer struct {
 func (c committer) ProviderLedger(context.Context) ([]model.LedgerEntry, error) { return *c.rows, nil }
 
 func (c committer) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
-	for i := range c.n {
-		_, err := env.Calls.Commit(ctx, model.ToolCall{Tool: "pay", RequestKey: task.ID + string(rune('a'+i)), Action: model.Action{IdempotencyKey: task.ID}},
+	for range c.n {
+		_, err := env.Calls.Commit(ctx, model.ToolCall{Tool: "pay", RequestKey: task.ID, Action: model.Action{IdempotencyKey: task.ID}},
 			func(_ context.Context, call model.ToolCall) model.ToolResult {
 				*c.rows = append(*c.rows, model.LedgerEntry{Tool: "pay", Key: call.RequestKey, ActionRef: task.ID})
 				return model.ToolResult{Outcome: model.OutcomeCommitted, Receipt: &model.Receipt{ID: "r"}}
