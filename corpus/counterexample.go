@@ -63,9 +63,14 @@ type Counterexample struct {
 	// Interleaving and ContextSwitches are a concurrent run's picks and
 	// context switches (model.Result's), kept for people: the schedule's
 	// config holds the interleaving that replays it.
-	Interleaving    []int         `json:"interleaving,omitempty"`
-	ContextSwitches int           `json:"context_switches,omitempty"`
-	Timeline        []model.Event `json:"timeline,omitempty"`
+	Interleaving    []int `json:"interleaving,omitempty"`
+	ContextSwitches int   `json:"context_switches,omitempty"`
+	// Jitter is, for production code whose confirming rerun crossed the
+	// same events to the same verdict at other logical times, the note
+	// "logical times vary between runs (global randomness, e.g. a
+	// jittered back-off): up to N ms" (optional, version 2's).
+	Jitter   string        `json:"jitter,omitempty"`
+	Timeline []model.Event `json:"timeline,omitempty"`
 }
 
 // FoundBy records how a counterexample was found.
@@ -220,6 +225,7 @@ func ParseCounterexample(data []byte) (*Counterexample, error) {
 		Expect       *Expect         `json:"expect"`
 		Interleaving []int           `json:"interleaving"`
 		Switches     int             `json:"context_switches"`
+		Jitter       string          `json:"jitter"`
 		Timeline     []model.Event   `json:"timeline"`
 	}
 	if err := strictjson.Decode(data, &raw); err != nil {
@@ -236,8 +242,8 @@ func ParseCounterexample(data []byte) (*Counterexample, error) {
 	if raw.FoundBy == nil || raw.FoundBy.Target == "" || (raw.FoundBy.System == "" && raw.FoundBy.Target != "properties") {
 		return nil, errors.New(`counterexample: "found_by" needs "target" and "system"`)
 	}
-	if *raw.Version == 1 && (raw.ScheduleFile != "" || len(raw.Interleaving) > 0 || raw.Switches != 0 || len(raw.FoundBy.Shrunk) > 0) {
-		return nil, errors.New(`counterexample: version 1 takes no "schedule_file", "interleaving", "context_switches" or "found_by.rapid_shrunk_schedule" (version 2's)`)
+	if *raw.Version == 1 && (raw.ScheduleFile != "" || len(raw.Interleaving) > 0 || raw.Switches != 0 || raw.Jitter != "" || len(raw.FoundBy.Shrunk) > 0) {
+		return nil, errors.New(`counterexample: version 1 takes no "schedule_file", "interleaving", "context_switches", "jitter" or "found_by.rapid_shrunk_schedule" (version 2's)`)
 	}
 	if len(raw.Interleaving) > maxEntries {
 		return nil, fmt.Errorf(`counterexample: "interleaving" has %d picks, more than the limit of %d`, len(raw.Interleaving), maxEntries)
@@ -251,7 +257,7 @@ func ParseCounterexample(data []byte) (*Counterexample, error) {
 	// every version decodes to the current one: Format writes only it
 	c := &Counterexample{Version: CounterexampleVersion, Kind: raw.Kind, Note: raw.Note, FoundBy: raw.FoundBy.FoundBy,
 		Replay: raw.Replay, ScheduleFile: raw.ScheduleFile, Input: raw.Input, Expect: raw.Expect,
-		Interleaving: raw.Interleaving, ContextSwitches: raw.Switches, Timeline: raw.Timeline}
+		Interleaving: raw.Interleaving, ContextSwitches: raw.Switches, Jitter: raw.Jitter, Timeline: raw.Timeline}
 	var err error
 	if c.Schedule, err = parseOptional(raw.Schedule, ""); err != nil {
 		return nil, err

@@ -132,13 +132,14 @@ func TestVersion2Fields(t *testing.T) {
 	sched := goodCE[strings.Index(goodCE, `"schedule": `)+len(`"schedule": `) : strings.Index(goodCE, `,
   "expect"`)]
 	v2 := strings.Replace(strings.Replace(goodCE, `"counterexample": 1`, `"counterexample": 2`, 1), `"replay": "r",`,
-		`"replay": "r", "schedule_file": "cx.json", "interleaving": [1, 2], "context_switches": 1,`, 1)
+		`"replay": "r", "schedule_file": "cx.json", "interleaving": [1, 2], "context_switches": 1, "jitter": "logical times vary between runs (global randomness, e.g. a jittered back-off): up to 7 ms",`, 1)
 	v2 = strings.Replace(v2, `"system": "reference"`, `"system": "reference", "rapid_shrunk_schedule": `+sched, 1)
 	ce, err := corpus.ParseCounterexample([]byte(v2))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ce.ScheduleFile != "cx.json" || !slices.Equal(ce.Interleaving, []int{1, 2}) || ce.ContextSwitches != 1 || ce.FoundBy.Shrunk == nil ||
+		ce.Jitter != "logical times vary between runs (global randomness, e.g. a jittered back-off): up to 7 ms" ||
 		!slices.Equal(ce.FoundBy.Shrunk.Faults, ce.Schedule.Faults) {
 		t.Fatalf("version 2 fields: %+v", ce)
 	}
@@ -148,6 +149,7 @@ func TestVersion2Fields(t *testing.T) {
 	}
 	for _, c := range []struct{ in, want string }{
 		{strings.Replace(v2, `"counterexample": 2`, `"counterexample": 1`, 1), `version 1 takes no "schedule_file"`},
+		{strings.Replace(goodCE, `"replay": "r",`, `"replay": "r", "jitter": "up to 7 ms",`, 1), `version 1 takes no "schedule_file", "interleaving", "context_switches", "jitter"`},
 		{strings.Replace(v2, `"counterexample": 2`, `"counterexample": 3`, 1), `unsupported version 3 (want 1 or 2)`},
 		{strings.Replace(v2, `"rapid_shrunk_schedule": {`, `"rapid_shrunk_schedule": {"Faults": [], `, 1), `found_by.rapid_shrunk_schedule: `},
 	} {

@@ -64,6 +64,10 @@ type Violation struct {
 	// ("" when none): the replay line comes from them
 	def        *model.Definition
 	replayTest string
+	// jitter is, for production code, the largest difference of one
+	// crossing's logical time between the run and its confirming rerun
+	// (ms; rerun.Note)
+	jitter model.Millis
 }
 
 // Error describes the violation and how to replay it.
@@ -82,6 +86,9 @@ func (v *Violation) summary() string {
 		if !i.Held {
 			fmt.Fprintf(&b, "  %s: first false after seq %d (%s), reached by %s: %s\n", i.Invariant, i.FirstSeq, i.Event, orNone(i.FaultID), i.Detail)
 		}
+	}
+	if n := rerun.Note(v.jitter); n != "" {
+		fmt.Fprintf(&b, "  %s\n", n)
 	}
 	return b.String()
 }
@@ -174,26 +181,30 @@ func (d *Decoder) Check(s *model.Schedule) (*model.Result, error) {
 		return nil, fmt.Errorf("harness rejected a schedule: %w\n%s", err, model.Format(s))
 	}
 	d.reach.Observe(res)
+	var jitter model.Millis
 	if !res.Held() && d.bubble != nil {
 		// production code: a violation stands only when a rerun in a
-		// bubble of its own crosses the same events at the same times
+		// bubble of its own crosses the same events with the same
+		// outcomes to the same verdict (its logical times may differ)
 		again, err := d.run(s)
 		if err != nil {
 			return nil, fmt.Errorf("harness rejected a schedule on its second run: %w\n%s", err, model.Format(s))
 		}
-		if err := rerun.Production(s, res.Timeline.Events(), again.Timeline.Events()); err != nil {
+		if jitter, err = rerun.Production(s, res, again); err != nil {
 			return nil, fmt.Errorf("fuzz: %w", err)
 		}
 	}
 	if !res.Held() {
-		return res, &Violation{Schedule: s, Result: res, def: d.def, replayTest: d.replayTest}
+		return res, &Violation{Schedule: s, Result: res, def: d.def, replayTest: d.replayTest, jitter: jitter}
 	}
 	return res, nil
 }
 
 // CheckDeterminism replays s twice, on a reused and a fresh harness, and
 // returns an error with go-cmp's diff when the normalised timelines, fault
-// reports, invariant results, claims, terms or verdicts differ.
+// reports, invariant results, claims, terms or verdicts differ. For
+// production code the two runs are compared as every door compares a
+// rerun: events, outcomes and verdict, without logical times.
 func (d *Decoder) CheckDeterminism(s *model.Schedule) error {
 	a, err := d.run(s)
 	if err != nil {
@@ -212,6 +223,14 @@ func (d *Decoder) CheckDeterminism(s *model.Schedule) error {
 	})
 	if err != nil {
 		return fmt.Errorf("harness rejected a schedule on its second run: %w", err)
+	}
+	if d.bubble != nil {
+		// production code: the same run whatever its logical times (a
+		// jittered back-off), as every door compares a rerun
+		if _, err := rerun.Production(s, a, b); err != nil {
+			return fmt.Errorf("%w\n%s", err, replayHint(s, a.RunID, d.def, d.replayTest))
+		}
+		return nil
 	}
 	type view struct {
 		RunID      string

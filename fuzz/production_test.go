@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/model"
 )
 
@@ -20,14 +23,23 @@ type sleepyStore struct{ rows []model.LedgerEntry }
 type sleepyAgent struct {
 	st    *sleepyStore
 	fresh bool
+	// jitter, when set, lengthens each back-off by 1 ms more than the
+	// last across runs, as a back-off jittered with global randomness
+	// moves
+	jitter *int
 }
 
 func (a sleepyAgent) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
 	key := task.ID
 	for i := 0; i < 2; i++ {
 		if i > 0 {
+			wait := 20 * time.Millisecond
+			if a.jitter != nil {
+				*a.jitter++
+				wait += time.Duration(*a.jitter) * time.Millisecond
+			}
 			//faultline:ignore production code on the time package, run in a testing/synctest bubble whose clock is the run's: the replay is deterministic
-			time.Sleep(20 * time.Millisecond)
+			time.Sleep(wait)
 			if a.fresh {
 				key += "'"
 			}
@@ -118,6 +130,47 @@ func TestProductionTargetInBubble(t *testing.T) {
 	res := fail.Result
 	if at := res.Timeline.Events()[2].At; res.Timeline.Events()[2].Event != model.EvToolCommit || at != 20 {
 		t.Fatalf("second commit %+v", res.Timeline.Events()[2])
+	}
+}
+
+// TestProductionTargetJitter: a buggy production system whose back-off
+// moves 1 ms between runs still fails with the shrunk schedule, not a
+// nondeterministic replay: its rerun crossed the same events to the same
+// verdict. The failure and the fail folder's counterexample file say how
+// far the times moved.
+func TestProductionTargetJitter(t *testing.T) {
+	def, jitter := sleepyDefinition(), new(int)
+	conf := def.Configure
+	def.Configure = func(system json.RawMessage) (model.Factory, error) {
+		f, err := conf(system)
+		if err != nil {
+			return nil, err
+		}
+		return func() model.System { a := f().(sleepyAgent); a.jitter = jitter; return a }, nil
+	}
+	dir := t.TempDir()
+	tgt, err := NewTarget(def, WithConfig(model.Config{System: json.RawMessage(`{"fresh":true}`)}), WithScope("ordinals"), WithFailDir(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tgt.checkProduction(t, nil); err != nil {
+		t.Fatal(err)
+	}
+	site := slices.IndexFunc(tgt.Decoder().Sites(), func(s Site) bool { return s.Kind == "timeout_after_commit" && s.Ordinal == 1 })
+	var fail *Failure
+	if err := tgt.checkProduction(t, []byte{byte(site)}); !errors.As(err, &fail) {
+		t.Fatalf("err %v", err)
+	}
+	const note = "logical times vary between runs (global randomness, e.g. a jittered back-off): up to 1 ms"
+	if fail.Invariant != model.InvEffectAtMostOnce || len(fail.Schedule.Faults) != 1 || !strings.Contains(fail.Error(), "  "+note+"\n") {
+		t.Fatalf("failure %v", fail)
+	}
+	data, err := os.ReadFile(strings.TrimSuffix(fail.File, ".json") + ".counterexample.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cx, err := corpus.ParseCounterexample(data); err != nil || cx.Jitter != note {
+		t.Fatalf("counterexample file (%v): %s", err, data)
 	}
 }
 

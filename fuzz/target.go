@@ -15,6 +15,7 @@ import (
 	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/internal/bubble"
 	"github.com/faultline/faultline/internal/fileio"
+	"github.com/faultline/faultline/internal/rerun"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/properties"
 )
@@ -156,7 +157,7 @@ func (d *Decoder) store(f *Failure) error {
 	// writes one: the shrunk run as the oracle judged it
 	ce := corpus.NewViolation(f.Result, corpus.FoundBy{Target: "fuzz", System: d.def.Name, Scope: d.scope.String()},
 		"fuzz counterexample: "+f.Invariant, f.Replay)
-	ce.Schedule, ce.ScheduleFile = f.Schedule, name+".json"
+	ce.Schedule, ce.ScheduleFile, ce.Jitter = f.Schedule, name+".json", rerun.Note(f.Violation.jitter)
 	// both staged before either is renamed: a failure leaves neither half
 	if err := fileio.WriteFiles(fileio.File{Path: path, Data: canon},
 		fileio.File{Path: filepath.Join(dir, name+".counterexample.json"), Data: corpus.Format(ce)}); err != nil {

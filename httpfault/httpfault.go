@@ -20,7 +20,9 @@
 //   - [Kinds]: the kinds the transport renders;
 //   - [InProcess]: a handler served with no socket, for synctest bubbles;
 //   - [OutcomeOf]: what the client saw, in the three outcomes;
-//   - [ErrSandboxDenied], [TimeoutError]: renderings;
+//   - [ErrSandboxDenied], [TimeoutError]: renderings; [Answer],
+//     [StripeError], [OpenAIError], [AnthropicError],
+//     [AnthropicOverloaded]: the provider's own answers (JoinOptions.Render);
 //     [ErrRefused], [ErrScheme]: the allowlist (loopback by default).
 //
 // What each kind looks like to the client, the classifiers, the safety

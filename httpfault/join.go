@@ -233,6 +233,14 @@ type JoinOptions struct {
 	// rewrite them.
 	Receipt string
 	Amount  string
+	// Render renders, in the provider's format, the answer the transport
+	// gives in its place when reject_before_commit or rate_limit fires
+	// (retryAfter: the rate limit's wait, ms), so the client takes the
+	// path production takes: StripeError, OpenAIError, AnthropicError,
+	// AnthropicOverloaded, or one's own. Default (and for a zero Status):
+	// a 422, and a 429 with Retry-After and Retry-After-Ms, each with an
+	// {"error": ...} body.
+	Render func(kind string, retryAfter model.Millis) Answer
 }
 
 // DefaultResult maps an HTTP answer to a commit: a 2xx answer is
@@ -344,6 +352,9 @@ func Join(calls model.Calls, base http.RoundTripper, opts JoinOptions) (*Joined,
 	}
 	if opts.Result == nil {
 		opts.Result = DefaultResult(opts.Receipt, opts.Amount)
+	}
+	if opts.Render == nil {
+		opts.Render = defaultAnswer
 	}
 	return &Joined{calls: calls, base: base, allow: a, opts: opts}, nil
 }
@@ -486,12 +497,12 @@ func (j *Joined) commit(req *http.Request, body []byte, cl Classified) (*http.Re
 			return nil, &TimeoutError{Kind: kind}
 		case "timeout_after_commit":
 			return nil, &TimeoutError{Kind: kind, Sent: true}
-		case "reject_before_commit":
-			return answer(req, http.StatusUnprocessableEntity, nil, `{"error":"rejected before commit"}`), nil
-		case "rate_limit":
-			ms := c.Result.RetryAfter
-			h := http.Header{"Retry-After": {strconv.FormatInt(int64((ms+999)/1000), 10)}, "Retry-After-Ms": {strconv.FormatInt(int64(ms), 10)}}
-			return answer(req, http.StatusTooManyRequests, h, `{"error":"rate limited"}`), nil
+		case "reject_before_commit", "rate_limit":
+			a := j.opts.Render(kind, c.Result.RetryAfter)
+			if a.Status == 0 {
+				a = defaultAnswer(kind, c.Result.RetryAfter)
+			}
+			return answer(req, a.Status, a.Header.Clone(), string(a.Body)), nil
 		case "partial_success_response", "malformed_response", "output_drift":
 			if resp == nil {
 				return j.fail(fmt.Errorf("httpfault: commit %s: %s fired on an answer the provider never gave", what, kind))
@@ -580,7 +591,8 @@ func answer(req *http.Request, status int, header http.Header, body string) *htt
 	}
 	header.Set("Content-Type", "application/json")
 	header.Set("Content-Length", strconv.Itoa(len(body)))
-	return &http.Response{Status: strconv.Itoa(status) + " " + http.StatusText(status), StatusCode: status,
+	line := strings.TrimSpace(strconv.Itoa(status) + " " + http.StatusText(status))
+	return &http.Response{Status: line, StatusCode: status,
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: header,
 		Body: io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body)), Request: req}
 }

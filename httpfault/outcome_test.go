@@ -21,10 +21,14 @@ import (
 type outcomeSystem struct {
 	p   *jpayments
 	got *[]string
+	// render is JoinOptions.Render (nil: the default); header names the
+	// answer headers got records
+	render func(string, model.Millis) httpfault.Answer
+	header []string
 }
 
 func (s outcomeSystem) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
-	tr, err := httpfault.Join(env.Calls, httpfault.InProcess(s.p), httpfault.JoinOptions{Classify: chargeRules})
+	tr, err := httpfault.Join(env.Calls, httpfault.InProcess(s.p), httpfault.JoinOptions{Classify: chargeRules, Render: s.render})
 	if err != nil {
 		return model.Claim{}, err
 	}
@@ -37,6 +41,14 @@ func (s outcomeSystem) Run(ctx context.Context, env model.Env, task model.Task) 
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		body = string(b)
+		if len(s.header) > 0 {
+			body = resp.Status + " " + body
+		}
+		for _, h := range s.header {
+			if v := resp.Header.Get(h); v != "" {
+				body += " " + h + "=" + v
+			}
+		}
 	}
 	*s.got = append(*s.got, oc.String()+" "+body)
 	return model.Claim{Verdict: model.ClaimHold}, nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/internal/fileio"
+	"github.com/faultline/faultline/internal/rerun"
 	"github.com/faultline/faultline/model"
 )
 
@@ -58,7 +59,7 @@ func writeCounterexample(dir string, cx *Counterexample, rep *Report, replay fun
 		Note: "exploration counterexample, schedule file " + name + ".json", FoundBy: corpus.FoundBy{Target: "properties", System: cx.System, Shrunk: cx.Shrunk},
 		Replay: cx.Replay, ScheduleFile: name + ".json", Schedule: cx.Schedule,
 		Expect:       &corpus.Expect{FirstOnly: true, Violated: []model.Violation{cx.Violation}},
-		Interleaving: cx.Interleaving, ContextSwitches: cx.ContextSwitches, Timeline: cx.Timeline}
+		Interleaving: cx.Interleaving, ContextSwitches: cx.ContextSwitches, Jitter: rerun.Note(cx.Jitter), Timeline: cx.Timeline}
 	if rep != nil {
 		ce.FoundBy.ChecksToFailure, ce.FoundBy.RapidSeed = rep.ChecksToFailure, rep.Seed
 	}

@@ -1067,7 +1067,7 @@ func (w *walkState) found(k, parent string, hasParent bool, o outcome, index int
 		return nil, fmt.Errorf("properties: the walk's counterexample no longer breaks %s when replayed: %w", inv, ErrNondeterministic)
 	}
 	cx := describe(s, res, ir)
-	cx.Shrunk, cx.Replay = cloneSchedule(s), fmt.Sprintf(w.e.set.replay, "SCHEDULE.json")
+	cx.Shrunk, cx.Replay, cx.Jitter = cloneSchedule(s), fmt.Sprintf(w.e.set.replay, "SCHEDULE.json"), w.e.spread.get()
 	if w.e.set.failDir != "" {
 		if err := WriteCounterexample(w.e.set.failDir, cx, &Report{Found: true, Checks: rep.Index, ChecksToFailure: rep.Index}, w.e.set.replay); err != nil {
 			return nil, err

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/internal/interleaving"
+	"github.com/faultline/faultline/internal/rerun"
 
 	"pgregory.net/rapid"
 
@@ -132,6 +133,11 @@ type Counterexample struct {
 	// schedule's config holds the interleaving that replays it.
 	Interleaving    []int `json:"interleaving,omitempty"`
 	ContextSwitches int   `json:"context_switches,omitempty"`
+	// Jitter is, for production code, the largest difference of one
+	// crossing's logical time (ms) between a violating run and its
+	// confirming rerun, which crossed the same events to the same verdict
+	// (global randomness, e.g. a jittered back-off); 0 when none.
+	Jitter model.Millis `json:"jitter_ms,omitempty"`
 	// File is the schedule file written (with WithFailDir) and
 	// Replay the command that replays it.
 	File   string `json:"file,omitempty"`
@@ -157,6 +163,7 @@ type counterexampleJSON struct {
 	Timeline        []model.Event   `json:"timeline"`
 	Interleaving    []int           `json:"interleaving,omitempty"`
 	ContextSwitches int             `json:"context_switches,omitempty"`
+	Jitter          model.Millis    `json:"jitter_ms,omitempty"`
 	File            string          `json:"file,omitempty"`
 	Replay          string          `json:"replay"`
 	System          string          `json:"system,omitempty"`
@@ -166,7 +173,7 @@ type counterexampleJSON struct {
 func (cx Counterexample) MarshalJSON() ([]byte, error) {
 	return json.Marshal(counterexampleJSON{Schedule: cx.Schedule, Shrunk: cx.Shrunk, Invariant: cx.Invariant,
 		FirstSeq: cx.FirstSeq, Event: cx.Event, FaultID: cx.FaultID, FaultKind: cx.FaultKind, Detail: cx.Detail,
-		Timeline: cx.Timeline, Interleaving: cx.Interleaving, ContextSwitches: cx.ContextSwitches, File: cx.File,
+		Timeline: cx.Timeline, Interleaving: cx.Interleaving, ContextSwitches: cx.ContextSwitches, Jitter: cx.Jitter, File: cx.File,
 		Replay: cx.Replay, System: cx.System})
 }
 
@@ -204,6 +211,9 @@ func (cx *Counterexample) String() string {
 			}
 			fmt.Fprintf(&b, "  %3d  %-8s %s%s\n", ev.Seq, ev.Task, ev.Event, mark)
 		}
+	}
+	if n := rerun.Note(cx.Jitter); n != "" {
+		fmt.Fprintf(&b, "%s\n", n)
 	}
 	if cx.Replay != "" {
 		fmt.Fprintf(&b, "replay: %s\n", cx.Replay)
@@ -383,7 +393,10 @@ type explorer struct {
 	last                   *model.Schedule
 	lastInv                string
 	harnessErr             error
-	mu                     sync.Mutex // guards harnessErr in draws, and prefixSeen
+	// spread is the largest logical-time difference a confirming rerun
+	// of production code found (Counterexample.Jitter)
+	spread spread
+	mu     sync.Mutex // guards harnessErr in draws, and prefixSeen
 	// prefixSeen holds the sites of the prefix runs made so far, by the
 	// prefix's faults (see prefixSites)
 	prefixSeen map[string]sites

@@ -273,7 +273,7 @@ func (e *explorer) replayStored(f failFiles, path string, own bool) (stored, err
 	}
 	if ir, bad := e.violation(out.res); bad {
 		out.cx = describe(&s, out.res, ir)
-		out.cx.File, out.cx.Replay, out.cx.stored = path, f.command(path), true
+		out.cx.File, out.cx.Replay, out.cx.stored, out.cx.Jitter = path, f.command(path), true, e.spread.get()
 	}
 	return out, nil
 }

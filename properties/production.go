@@ -99,8 +99,9 @@ func (e *explorer) within(f func()) error {
 
 // harnessRun runs s on h inside the exploration's bubble. In a bubble, a
 // run that breaks an invariant runs again and must cross the same events
-// with the same outcomes at the same times; otherwise the error names
-// the first crossing that differs.
+// with the same outcomes and reach the same verdict (rerun.Production);
+// otherwise the error names what differs. Logical times may differ: the
+// largest difference is kept for the counterexample's note.
 func (e *explorer) harnessRun(h *model.Harness, f model.Factory, s *model.Schedule) (*model.Result, error) {
 	e.runs.total.Add(1)
 	if e.set.bubble == nil {
@@ -132,8 +133,25 @@ func (e *explorer) harnessRun(h *model.Harness, f model.Factory, s *model.Schedu
 	if err != nil {
 		return nil, err
 	}
-	if err := rerun.Production(s, res.Timeline.Events(), again.Timeline.Events()); err != nil {
+	spread, err := rerun.Production(s, res, again)
+	if err != nil {
 		return nil, err
 	}
+	e.spread.observe(spread)
 	return res, nil
 }
+
+// spread is the largest difference of one crossing's logical time (ms)
+// between a violating run of production code and its confirming rerun,
+// over an exploration: global randomness (a jittered back-off) moves
+// times without changing the run. It is safe for concurrent use.
+type spread struct{ ms atomic.Int64 }
+
+// observe keeps ms when it is the largest yet.
+func (s *spread) observe(ms model.Millis) {
+	for cur := s.ms.Load(); int64(ms) > cur && !s.ms.CompareAndSwap(cur, int64(ms)); cur = s.ms.Load() {
+	}
+}
+
+// get is the largest difference observed (0: none).
+func (s *spread) get() model.Millis { return model.Millis(s.ms.Load()) }

@@ -1,14 +1,17 @@
 package properties
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/model"
 )
 
@@ -40,6 +43,10 @@ type payAgent struct {
 	// more commit: state that leaks across runs, a nondeterministic
 	// replay
 	flaky *atomic.Int64
+	// jitter, when set, lengthens every back-off by 1 ms more than the
+	// last across runs, as a back-off jittered with global randomness
+	// moves: the same events, other times
+	jitter *atomic.Int64
 }
 
 func (a payAgent) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
@@ -66,8 +73,12 @@ func (a payAgent) Run(ctx context.Context, env model.Env, task model.Task) (mode
 	}
 	for i := 0; i < tries; i++ {
 		if i > 0 {
+			wait := 50 * time.Millisecond
+			if a.jitter != nil {
+				wait += time.Duration(a.jitter.Add(1)) * time.Millisecond
+			}
 			//faultline:ignore production code on the time package, run in a testing/synctest bubble whose clock is the run's: the replay is deterministic
-			time.Sleep(50 * time.Millisecond)
+			time.Sleep(wait)
 			if a.fresh {
 				key = task.ID + ":pay:" + string(rune('0'+i))
 			}
@@ -164,6 +175,46 @@ func TestProductionNondeterministicReplay(t *testing.T) {
 	want := `nondeterministic replay: the same schedule (seed "n", faults: timeout_after_commit at tool.commit#1) crossed different events in two runs: crossing 4 was claim#0 (hold) at 60 ms, then tool.commit#3 (committed) at 110 ms;`
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// TestProductionJitterIsTheSameRun: an agent whose back-off moves 1 ms
+// between runs (as a back-off jittered with global randomness does)
+// crosses the same events to the same verdict when its violating run is
+// run again: the violation is reported, shrunk and stored, and the report
+// and the counterexample file say by how much the times varied.
+func TestProductionJitterIsTheSameRun(t *testing.T) {
+	def := payDefinition(nil)
+	conf, jitter := def.Configure, &atomic.Int64{}
+	def.Configure = func(system json.RawMessage) (model.Factory, error) {
+		f, err := conf(system)
+		if err != nil {
+			return nil, err
+		}
+		return func() model.System { a := f().(payAgent); a.jitter = jitter; return a }, nil
+	}
+	dir := t.TempDir()
+	b, err := resolve(def, []Option{withBubble(t), WithKinds("timeout_after_commit"), WithoutWorldEvents(), WithFailDir(dir),
+		WithConfig(model.Config{System: json.RawMessage(`{"fresh":true}`)}), withName("jitter")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := b.campaign(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const note = "logical times vary between runs (global randomness, e.g. a jittered back-off): up to 1 ms"
+	cx := rep.Counterexample
+	if !rep.Found || cx.Invariant != model.InvEffectAtMostOnce || len(cx.Schedule.Faults) != 1 || cx.Jitter != 1 || !strings.Contains(cx.String(), note+"\n") {
+		t.Fatalf("found %v, counterexample %+v\n%s", rep.Found, cx, cx)
+	}
+	data, err := os.ReadFile(strings.TrimSuffix(cx.File, ".json") + ".counterexample.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ce, err := corpus.ParseCounterexample(data)
+	if err != nil || ce.Jitter != note || !bytes.Contains(data, []byte(`"jitter": "`+note+`"`)) {
+		t.Fatalf("counterexample file (%v): %s", err, data)
 	}
 }
 

@@ -45,7 +45,7 @@ func (e *explorer) counterexample(s *model.Schedule, inv string) (*Counterexampl
 		return nil, fmt.Errorf("properties: the reduced schedule no longer breaks %s: %w", inv, ErrNondeterministic)
 	}
 	cx := describe(red, res, ir)
-	cx.Shrunk, cx.Replay = shrunk, fmt.Sprintf(e.set.replay, "SCHEDULE.json")
+	cx.Shrunk, cx.Replay, cx.Jitter = shrunk, fmt.Sprintf(e.set.replay, "SCHEDULE.json"), e.spread.get()
 	return cx, nil
 }
 

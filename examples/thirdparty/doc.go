@@ -3,5 +3,16 @@
 // is a module of its own so that faultline's own go.mod requires none of
 // them; .ci/run tests it with go test ./... from this folder.
 //
-// Each client's example is a package under this folder; see docs/production.md.
+// Each client's example is a package under this folder; see docs/production.md:
+//
+//   - stripeagent: a refund agent over stripe-go (default, jittered retries)
+//     with a planted fresh-key loop, found through httpfault; stripe-go
+//     decodes httpfault.StripeError's answers;
+//   - openaiagent: a batch agent over openai-go, the same; openai-go decodes
+//     httpfault.OpenAIError's answers and obeys their retry headers;
+//   - anthropicagent: anthropic-sdk-go decodes httpfault.AnthropicError's and
+//     AnthropicOverloaded's answers and obeys their retry headers.
+//
+// scripts/thirdparty-jitter.sh prints the 20-fresh-run table of the two
+// planted agents.
 package thirdparty

@@ -101,8 +101,21 @@ func planted() *model.Definition {
 	return d
 }
 
-// leaky is the planted production agent whose state outlives a run.
+// leaky is the planted production agent whose state outlives a run: its
+// back-off grows by 1 ms a retry across runs, and every other retry
+// reuses its key, so a rerun reaches another verdict.
 var leaky = system{name: "production_leaky", def: func() *model.Definition {
+	def, runs := shelfDefinition(true), new(int)
+	def.Configure = func(json.RawMessage) (model.Factory, error) {
+		return func() model.System { return shelf{rows: &[]model.LedgerEntry{}, fresh: true, runs: runs, flip: true} }, nil
+	}
+	return def
+}}
+
+// jittery is the planted production agent whose back-off grows by 1 ms a
+// retry across runs (as global randomness moves a jittered back-off): a
+// rerun crosses the same events to the same verdict at other times.
+var jittery = system{name: "production_jittery", def: func() *model.Definition {
 	def, runs := shelfDefinition(true), new(int)
 	def.Configure = func(json.RawMessage) (model.Factory, error) {
 		return func() model.System { return shelf{rows: &[]model.LedgerEntry{}, fresh: true, runs: runs} }, nil
@@ -131,6 +144,9 @@ type shelf struct {
 	// runs, when set, counts the runs across instances: each backs off 1
 	// ms longer than the last, so no rerun crosses at the same times
 	runs *int
+	// flip, with runs, keeps the key on every other retry: a rerun of a
+	// violating run holds
+	flip bool
 }
 
 func (a shelf) Run(ctx context.Context, env model.Env, t model.Task) (model.Claim, error) {
@@ -144,7 +160,7 @@ func (a shelf) Run(ctx context.Context, env model.Env, t model.Task) (model.Clai
 			}
 			//faultline:ignore production code on the time package, run in a testing/synctest bubble whose clock is the run's
 			time.Sleep(wait)
-			if a.fresh {
+			if a.fresh && !(a.flip && *a.runs%2 == 0) {
 				key += "'"
 			}
 		}
@@ -231,9 +247,24 @@ var violatedRE = regexp.MustCompile(`(?m)([a-z][a-z0-9_]*)(?: violated(?::|$)| +
 // that fails a *testing.T) and reads its outcome from the output:
 // "held", "violated INV" or "failed: OUTPUT".
 func subprocess(t *testing.T, door string, sys system) string {
+	got, _ := subprocessOutput(t, door, sys)
+	return got
+}
+
+// subprocessOutput is subprocess with the body's output.
+func subprocessOutput(t *testing.T, door string, sys system) (string, string) {
+	out, err := bodyRun(t, door, sys)
+	return outcomeOf(out, err), string(out)
+}
+
+func bodyRun(t *testing.T, door string, sys system) ([]byte, error) {
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestDoorBody$", "-test.v")
 	cmd.Env = append(os.Environ(), bodyEnv+"="+door+"/"+sys.name, "FAULTLINE_FAIL_DIR="+t.TempDir())
-	out, err := cmd.CombinedOutput()
+	return cmd.CombinedOutput()
+}
+
+// outcomeOf is what a body's output says: held, violated NAME or failed.
+func outcomeOf(out []byte, err error) string {
 	if err == nil && bytes.Contains(out, []byte("--- PASS: TestDoorBody")) {
 		return "held"
 	}
@@ -282,7 +313,7 @@ func TestDoorBody(t *testing.T) {
 		t.Skip("the subprocess of TestDoorsAgree")
 	}
 	door, name, _ := strings.Cut(which, "/")
-	for _, s := range append(append([]system{leaky}, refused...), judged...) {
+	for _, s := range append(append([]system{leaky, jittery}, refused...), judged...) {
 		if s.name == name {
 			bodies[door](t, s.def())
 			return
@@ -489,14 +520,37 @@ func TestDoorsJudgeAlike(t *testing.T) {
 
 // TestDoorsFindNondeterminism: every door that runs production code in
 // bubbles (properties.Check, also exhaustive, fuzz.For, fuzz.NewTarget)
-// reruns a violating run and, when the rerun crossed other events, fails
-// with the words of the one comparison (internal/rerun), not a verdict.
+// reruns a violating run and, when the rerun reached another verdict,
+// fails with the words of the one comparison (internal/rerun), naming the
+// crossing whose time moved first and global randomness, not a verdict.
 func TestDoorsFindNondeterminism(t *testing.T) {
-	const want = "nondeterministic replay: the same schedule"
+	wants := []string{"nondeterministic replay: the same schedule",
+		"crossed the same events with the same outcomes in two runs but reached another verdict: effect_at_most_once first false after crossing 3 (tool.commit), then held",
+		"logical times moved first: crossing 3 (tool.commit#2) was at ",
+		"global randomness (math/rand's global source, e.g. a jittered back-off) is a likely cause"}
 	for _, d := range []string{"properties.Check", "properties.Check+WithExhaustive", "fuzz.For", "fuzz.NewTarget"} {
 		t.Run(d, func(t *testing.T) {
-			if got := subprocess(t, d, leaky); !strings.HasPrefix(got, "failed: ") || !strings.Contains(got, want) {
-				t.Errorf("%s, want a failure saying %q", got, want)
+			got := subprocess(t, d, leaky)
+			for _, want := range wants {
+				if !strings.HasPrefix(got, "failed: ") || !strings.Contains(got, want) {
+					t.Errorf("%s, want a failure saying %q", got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestDoorsTolerateJitter: a rerun that crosses the same events with the
+// same outcomes to the same verdict at other logical times (1 ms later
+// each run) is the same run: every production door reports the violation
+// with the note on its times.
+func TestDoorsTolerateJitter(t *testing.T) {
+	const note = "logical times vary between runs (global randomness, e.g. a jittered back-off): up to 1 ms"
+	for _, d := range []string{"properties.Check", "properties.Check+WithExhaustive", "fuzz.For", "fuzz.NewTarget"} {
+		t.Run(d, func(t *testing.T) {
+			got, out := subprocessOutput(t, d, jittery)
+			if got != "violated "+model.InvEffectAtMostOnce || !strings.Contains(out, note) {
+				t.Errorf("%s, want violated %s with %q:\n%s", got, model.InvEffectAtMostOnce, note, out)
 			}
 		})
 	}

@@ -18,8 +18,7 @@ import (
 func Diff(a, b []model.Event, timed bool) error {
 	for i := 0; i < len(a) && i < len(b); i++ {
 		x, y := a[i], b[i]
-		if x.Event != y.Event || x.Ordinal != y.Ordinal || x.Tool != y.Tool || x.Task != y.Task ||
-			x.FaultID != y.FaultID || x.Outcome != y.Outcome || timed && x.At != y.At {
+		if !same(x, y) || timed && x.At != y.At {
 			if !timed {
 				return fmt.Errorf("crossing %d was %s#%d (%s), then %s#%d (%s)", i+1, x.Event, x.Ordinal, x.Outcome, y.Event, y.Ordinal, y.Outcome)
 			}
@@ -33,18 +32,103 @@ func Diff(a, b []model.Event, timed bool) error {
 	return nil
 }
 
-// Production returns nil when a and b, two runs of s by production code in
-// bubbles of their own, crossed the same events at the same times, and
-// otherwise the error every door gives such a rerun: production code
-// that is not deterministic, with the first crossing that differs.
-func Production(s *model.Schedule, a, b []model.Event) error {
-	why := Diff(a, b, true)
-	if why == nil {
-		return nil
+// same reports whether x and y are the same crossing, times aside.
+func same(x, y model.Event) bool {
+	return x.Event == y.Event && x.Ordinal == y.Ordinal && x.Tool == y.Tool && x.Task == y.Task &&
+		x.FaultID == y.FaultID && x.Outcome == y.Outcome
+}
+
+// Production compares a and b, two runs of s by production code in
+// bubbles of their own. They are the same run when they crossed the same
+// events with the same outcomes in the same order and reached the same
+// verdict (the same invariants violated, each first false at the same
+// crossing), whatever their logical times: it then returns the largest
+// difference of one crossing's time between them (ms, 0 when none; see
+// Note). Otherwise the error every door gives such a rerun names the
+// first differing event or the verdicts and, when a crossing's time moved
+// first, that crossing, its two times and global randomness as a likely
+// cause.
+func Production(s *model.Schedule, a, b *model.Result) (model.Millis, error) {
+	ta, tb := a.Timeline.Events(), b.Timeline.Events()
+	var spread model.Millis
+	moved := -1 // the first crossing, of those both runs crossed alike, whose time differs
+	for i := 0; i < len(ta) && i < len(tb) && same(ta[i], tb[i]); i++ {
+		d := ta[i].At - tb[i].At
+		if d < 0 {
+			d = -d
+		}
+		if d > 0 && moved < 0 {
+			moved = i
+		}
+		spread = max(spread, d)
 	}
-	var fs []string
-	for _, f := range s.Faults {
-		fs = append(fs, f.Kind+" at "+f.Placement())
+	var why string
+	if err := Diff(ta, tb, false); err != nil {
+		why = "crossed different events in two runs: " + timedDiff(ta, tb)
+	} else if v := verdictDiff(a, b); v != "" {
+		why = "crossed the same events with the same outcomes in two runs but reached another verdict: " + v
+	} else {
+		return spread, nil
 	}
-	return fmt.Errorf("nondeterministic replay: the same schedule (seed %q, faults: %s) crossed different events in two runs: %s; production code must take every wait from the time package inside the bubble, use in-process transports, keep no state across runs and start no goroutine that outlives the run", s.Seed, strings.Join(fs, ", "), why)
+	fs := []string{"none"}
+	for i, f := range s.Faults {
+		fs = append(fs[:i], f.Kind+" at "+f.Placement())
+	}
+	cause := "production code must take every wait from the time package inside the bubble, use in-process transports, keep no state across runs, read no global randomness and start no goroutine that outlives the run"
+	if moved >= 0 {
+		x, y := ta[moved], tb[moved]
+		cause = fmt.Sprintf("logical times moved first: crossing %d (%s#%d) was at %d ms, then at %d ms; global randomness (math/rand's global source, e.g. a jittered back-off) is a likely cause; %s",
+			moved+1, x.Event, x.Ordinal, x.At, y.At, cause)
+	}
+	return 0, fmt.Errorf("nondeterministic replay: the same schedule (seed %q, faults: %s) %s; %s", s.Seed, strings.Join(fs, ", "), why, cause)
+}
+
+// timedDiff names the first crossing that differs, times aside, with the
+// logical time of each run's crossing there.
+func timedDiff(a, b []model.Event) string {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if x, y := a[i], b[i]; !same(x, y) {
+			return fmt.Sprintf("crossing %d was %s#%d (%s) at %d ms, then %s#%d (%s) at %d ms",
+				i+1, x.Event, x.Ordinal, x.Outcome, x.At, y.Event, y.Ordinal, y.Outcome, y.At)
+		}
+	}
+	return fmt.Sprintf("%d crossings, then %d", len(a), len(b))
+}
+
+// verdictDiff names the first invariant whose result differs between a
+// and b (held in one run, or first false at another crossing), "" when
+// none does.
+func verdictDiff(a, b *model.Result) string {
+	at := func(r *model.Result, name string) string {
+		ir, ok := r.Invariant(name)
+		switch {
+		case !ok:
+			return "not checked"
+		case ir.Held:
+			return "held"
+		}
+		return fmt.Sprintf("first false after crossing %d (%s)", ir.FirstSeq, ir.Event)
+	}
+	var names []string
+	for _, r := range []*model.Result{a, b} {
+		for _, ir := range r.Invariants {
+			names = append(names, ir.Invariant)
+		}
+	}
+	for _, n := range names {
+		if x, y := at(a, n), at(b, n); x != y {
+			return fmt.Sprintf("%s %s, then %s", n, x, y)
+		}
+	}
+	return ""
+}
+
+// Note is what a report and a counterexample file say of a violation
+// whose confirming rerun crossed the same events to the same verdict at
+// other logical times, spread ms apart at most; "" for spread 0.
+func Note(spread model.Millis) string {
+	if spread <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("logical times vary between runs (global randomness, e.g. a jittered back-off): up to %d ms", spread)
 }

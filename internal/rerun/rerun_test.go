@@ -1,0 +1,75 @@
+package rerun_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/faultline/faultline/internal/rerun"
+	"github.com/faultline/faultline/model"
+)
+
+// committer commits n times, each an effect of the task's one action,
+// then releases.
+type committer struct {
+	n    int
+	rows *[]model.LedgerEntry
+}
+
+func (c committer) ProviderLedger(context.Context) ([]model.LedgerEntry, error) { return *c.rows, nil }
+
+func (c committer) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+	for range c.n {
+		_, err := env.Calls.Commit(ctx, model.ToolCall{Tool: "pay", RequestKey: task.ID, Action: model.Action{IdempotencyKey: task.ID}},
+			func(_ context.Context, call model.ToolCall) model.ToolResult {
+				*c.rows = append(*c.rows, model.LedgerEntry{Tool: "pay", Key: call.RequestKey, ActionRef: task.ID})
+				return model.ToolResult{Outcome: model.OutcomeCommitted, Receipt: &model.Receipt{ID: "r"}}
+			})
+		if err != nil {
+			return model.Claim{}, err
+		}
+	}
+	return model.Claim{Verdict: model.ClaimRelease}, nil
+}
+
+// run runs committer{n} with a clock that adds step ms at each reading.
+func run(t *testing.T, n int, step model.Millis) *model.Result {
+	t.Helper()
+	var now model.Millis
+	var rows []model.LedgerEntry
+	h := model.NewHarness(model.Fixture{Name: "f", Tasks: []model.Task{{ID: "t"}}},
+		model.Options{Builtin: []string{model.InvEffectAtMostOnce}, Clock: func() model.Millis { now += step; return now }})
+	res, err := h.Run(func() model.System { return committer{n, &rows} }, &model.Schedule{Version: model.ScheduleVersion, Seed: "s", Faults: []model.FaultEntry{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestProduction: times alone moving is the same run, with the largest
+// difference (crossings at 10, 20, 30 ms, then 13, 26, 39 ms: 9 ms);
+// another event is nondeterminism naming it and, when one moved before
+// it, the crossing whose time moved first, with its two times.
+func TestProduction(t *testing.T) {
+	s := &model.Schedule{Seed: "s"}
+	if spread, err := rerun.Production(s, run(t, 1, 10), run(t, 1, 13)); err != nil || spread != 9 {
+		t.Fatalf("times alone: spread %d, %v", spread, err)
+	}
+	if spread, err := rerun.Production(s, run(t, 1, 10), run(t, 1, 10)); err != nil || spread != 0 {
+		t.Fatalf("the same run: spread %d, %v", spread, err)
+	}
+	const rule = "; production code must take every wait from the time package inside the bubble, use in-process transports, keep no state across runs, read no global randomness and start no goroutine that outlives the run"
+	for _, c := range []struct {
+		a, b *model.Result
+		want string
+	}{
+		{run(t, 1, 10), run(t, 2, 13), `nondeterministic replay: the same schedule (seed "s", faults: none) crossed different events in two runs: crossing 3 was claim#0 (release) at 30 ms, then tool.commit#2 (committed) at 39 ms; logical times moved first: crossing 1 (worker.start#1) was at 10 ms, then at 13 ms; global randomness (math/rand's global source, e.g. a jittered back-off) is a likely cause` + rule},
+		{run(t, 2, 10), run(t, 1, 10), `nondeterministic replay: the same schedule (seed "s", faults: none) crossed different events in two runs: crossing 3 was tool.commit#2 (committed) at 30 ms, then claim#0 (release) at 30 ms` + rule},
+	} {
+		if _, err := rerun.Production(s, c.a, c.b); err == nil || err.Error() != c.want {
+			t.Errorf("got  %v\nwant %s", err, c.want)
+		}
+	}
+	if n := rerun.Note(9); n != "logical times vary between runs (global randomness, e.g. a jittered back-off): up to 9 ms" || rerun.Note(0) != "" {
+		t.Fatal(n)
+	}
+}
