@@ -25,6 +25,11 @@ func lockFile(name string) (func(), error) {
 	return func() { once.Do(mu.Unlock) }, nil
 }
 
+// staleAfter is the age (by file modification time) past which, where
+// flock does not exist, a temporary file is taken to belong to a writer
+// that died, and is removed by the next write of that path or sweep.
+const staleAfter = time.Minute
+
 // holdsTemps is false: without flock a temporary file is closed once
 // written, and a sweep goes by age (staleAfter).
 const holdsTemps = false

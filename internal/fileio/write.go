@@ -8,17 +8,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"time"
 )
 
 // fileMode is the permission of every file this package writes, whatever
 // the umask and whatever mode the replaced file had.
 const fileMode fs.FileMode = 0o644
-
-// staleAfter is the age (by file modification time) past which, where
-// flock does not exist, a temporary file is taken to belong to a writer
-// that died, and is removed by the next write of that path or sweep.
-const staleAfter = time.Minute
 
 // maxLinks bounds how many symbolic links resolve follows.
 const maxLinks = 40
