@@ -161,18 +161,18 @@ func Sweep(dir string) { removeStale(dir, "") }
 // Probe checks that dir is writable by creating a temporary file in it
 // (".faultline-probe.tmp-DIGITS", held as a write's is) and removing it;
 // it sweeps dir first, so a probe or a write killed before its end leaves
-// nothing past the next probe. Errors are the *fs.PathError of the failed
-// call.
+// nothing past the next probe. Errors are the cause alone
+// (fs.ErrPermission, say: the caller names dir).
 func Probe(dir string) error {
 	Sweep(dir)
 	f, err := createHeld(dir, ".faultline-probe.tmp-")
 	if err != nil {
-		return &fs.PathError{Op: "create", Path: dir, Err: err}
+		return err
 	}
 	f.Close()
 	// a sweep may have taken it once closed
 	if err := os.Remove(f.Name()); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+		return cause(err)
 	}
 	return nil
 }
