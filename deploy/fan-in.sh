@@ -1,7 +1,8 @@
 #!/bin/sh
 # faultline-fan-in OUT N: the fan-in of the indexed Job (k8s/job.yaml)
-# whose N pods each wrote OUT/I (I from 0 to N-1): waits until every
-# index's OUT/I/done exists, then
+# whose N pods each wrote OUT/I (I from 0 to N-1) in the run of SEED (an
+# environment variable, the Job's): waits until every index's OUT/I/done
+# holds SEED (a folder of an earlier run does not count), then
 #   1. merges the N coverage files into OUT/merged.json (the coverage file
 #      of the one run, byte for byte);
 #   2. runs the audit into OUT/audit.json (sequential exploration draws no
@@ -14,14 +15,14 @@
 # Exit 0: the gate passed and no counterexample; 1: the gate failed or the
 # run found a counterexample; 2: bad arguments; 4: an I/O error.
 set -u
-if [ "$#" -ne 2 ] || ! [ "$2" -ge 1 ] 2>/dev/null; then
-  echo "usage: faultline-fan-in OUT N (N >= 1 indexes); exit 2" >&2
+if [ "$#" -ne 2 ] || ! [ "$2" -ge 1 ] 2>/dev/null || [ -z "${SEED:-}" ]; then
+  echo "usage: SEED=S faultline-fan-in OUT N (N >= 1 indexes, S the Job's seed); exit 2" >&2
   exit 2
 fi
 out=$1 n=$2
 i=0
 while [ "$i" -lt "$n" ]; do
-  until [ -e "$out/$i/done" ]; do sleep 10; done
+  until [ "$(cat "$out/$i/done" 2>/dev/null)" = "$SEED" ]; do sleep 10; done
   i=$((i + 1))
 done
 set --

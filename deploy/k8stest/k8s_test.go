@@ -146,7 +146,8 @@ func TestManifests(t *testing.T) {
 	n := strconv.Itoa(int(*js.Completions))
 	pod := js.Template.Spec.Containers
 	fan := m.fanIn.Spec.Template.Spec.Containers
-	if len(pod) != 1 || len(fan) != 1 || env(pod[0])["SHARDS"] != n || !slices.Equal(fan[0].Command, []string{"faultline-fan-in", "/out", n}) {
+	if len(pod) != 1 || len(fan) != 1 || env(pod[0])["SHARDS"] != n || !slices.Equal(fan[0].Command, []string{"faultline-fan-in", "/out", n}) ||
+		env(fan[0])["SEED"] == "" || env(fan[0])["SEED"] != env(pod[0])["SEED"] {
 		t.Fatalf("the containers: %+v\n%+v", pod, fan)
 	}
 	docker := read(t, filepath.Join(root, "deploy", "Dockerfile"))
@@ -304,10 +305,23 @@ func TestJobRunsLocally(t *testing.T) {
 		}
 	}
 	// a retried index starts afresh: its folder holds the last attempt's
-	// output only (the coverage file counts 15 runs, not 30)
+	// output only (the merged coverage below counts 120 runs, not 135)
+	fanIn := m.fanIn.Spec.Template.Spec.Containers[0]
+	fan, seed := fanIn.Command, "SEED="+env(fanIn)["SEED"]
+	// a folder of another night does not count: the fan-in waits for it
+	// (stopped here after a second)
+	if got := read(t, filepath.Join(out, "3", "done")); got != "20261201\n" {
+		t.Fatalf("index 3's done: %q", got)
+	}
+	if err := os.WriteFile(filepath.Join(out, "3", "done"), []byte("20261130\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sh(124, "timeout 1 "+fan[0]+" "+out+" "+fan[2], seed)
+	if _, err := os.Stat(filepath.Join(out, "merged.json")); err == nil {
+		t.Fatal("the fan-in ran over a folder of another night")
+	}
 	sh(0, script, append(podEnv, "JOB_COMPLETION_INDEX=3")...)
-	fan := m.fanIn.Spec.Template.Spec.Containers[0].Command
-	got := sh(0, fan[0]+" "+out+" "+fan[2])
+	got := sh(0, fan[0]+" "+out+" "+fan[2], seed)
 	want := "merged 8 files into " + out + "/merged.json: 120 runs, "
 	if !strings.HasPrefix(got, want) || !strings.Contains(got, "\ncoverage gate: passed\n") || !strings.HasSuffix(got, "\nno counterexample in the run\n") {
 		t.Fatalf("the fan-in: %q, want %q..., the gate passed, no counterexample", got, want)
@@ -330,17 +344,21 @@ func TestJobRunsLocally(t *testing.T) {
 	for i := range 2 {
 		dir := filepath.Join(two, strconv.Itoa(i))
 		sh(1, fmt.Sprintf("mkdir -p %[1]s && %[2]s --shard %[3]d/2 --coverage %[1]s/coverage.json --out %[1]s/cx --otel %[1]s/cx", dir, run, i+1))
-		sh(0, "touch "+dir+"/done")
+		sh(0, "echo 1 >"+dir+"/done")
 	}
 	records, _ := filepath.Glob(filepath.Join(two, "*", "cx", "*.counterexample.json"))
-	got = sh(1, fan[0]+" "+two+" 2")
+	got = sh(1, fan[0]+" "+two+" 2", "SEED=1")
 	last := got[strings.LastIndex(strings.TrimSuffix(got, "\n"), "\n")+1:]
 	want = "the run found effect_at_most_once at check 62: " + two + "/1/cx/cx-effect_at_most_once-"
 	if len(records) != 2 || filepath.Base(records[0]) != filepath.Base(records[1]) || !strings.HasPrefix(last, want) || !strings.HasSuffix(last, ".counterexample.json\n") {
 		t.Errorf("the fan-in over %d records: %q, want %q...", len(records), last, want)
 	}
 	// bad arguments
-	if got := sh(2, fan[0]+" "+two); got != "usage: faultline-fan-in OUT N (N >= 1 indexes); exit 2\n" {
+	usage := "usage: SEED=S faultline-fan-in OUT N (N >= 1 indexes, S the Job's seed); exit 2\n"
+	if got := sh(2, fan[0]+" "+two, "SEED=1"); got != usage {
 		t.Errorf("the fan-in without N: %q", got)
+	}
+	if got := sh(2, fan[0]+" "+two+" 2", "SEED="); got != usage {
+		t.Errorf("the fan-in without SEED: %q", got)
 	}
 }
