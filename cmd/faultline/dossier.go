@@ -3,13 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/cli"
+	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
 	"github.com/faultline/faultline/reference/paper"
@@ -91,7 +91,7 @@ could not be created or written, the output could not be written).`,
 			if !full {
 				return nil
 			}
-			md, err := os.ReadFile(filepath.Join(out, "dossier.md"))
+			md, err := fileio.ReadFile(filepath.Join(out, "dossier.md"), fileio.DossierLimit)
 			if err != nil {
 				return ioFailure(err)
 			}
