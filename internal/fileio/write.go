@@ -127,8 +127,9 @@ func writeTemp(target string, data []byte) (*os.File, error) {
 	return f, nil
 }
 
-// createHeld creates a temporary file prefix+DIGITS in dir and holds it.
-// A sweep may remove the file between its creation and the hold: the
+// createHeld creates a temporary file prefix+DIGITS in dir and holds it
+// where the file system has flock. A sweep may remove the file between
+// its creation and the hold: the
 // file held is checked to be the one still at its name, else another is
 // made.
 func createHeld(dir, prefix string) (*os.File, error) {
@@ -137,11 +138,9 @@ func createHeld(dir, prefix string) (*os.File, error) {
 		if err != nil {
 			return nil, cause(err)
 		}
-		if err := hold(f); err != nil {
-			f.Close()
-			os.Remove(f.Name())
-			return nil, cause(err)
-		}
+		// a file system without flock (ENOLCK, EOPNOTSUPP) leaves the file
+		// unheld: a sweep's tryHold fails there too and keeps it
+		_ = hold(f)
 		held, herr := f.Stat()
 		named, nerr := os.Lstat(f.Name())
 		if herr == nil && nerr == nil && os.SameFile(held, named) {
