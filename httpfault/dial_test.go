@@ -71,7 +71,8 @@ func TestProxySetAfterJoinIgnored(t *testing.T) {
 	}
 }
 
-// TestDialElsewhereRefused: a base whose DialContext connects somewhere
+// TestDialElsewhereRefused: a base whose DialContext (or deprecated Dial)
+// connects somewhere
 // other than the allowed address it was asked for has the connection
 // closed before a byte of the request is written; the client sees
 // ErrRefused and the run ends with it. The same base used directly
@@ -82,26 +83,44 @@ func TestDialElsewhereRefused(t *testing.T) {
 		t.Skipf("no second loopback address: %v", err)
 	}
 	_, elsewhere := counting(t, ln)
-	l, srv := startLedger(t)
 	d := &net.Dialer{}
-	base := &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
-		return d.DialContext(ctx, network, ln.Addr().String())
-	}}
-	t.Cleanup(base.CloseIdleConnections)
+	for _, hook := range []string{"DialContext", "Dial"} {
+		t.Run(hook, func(t *testing.T) {
+			base := &http.Transport{}
+			if hook == "Dial" {
+				//lint:ignore SA1019 the deprecated hook still dials, and is checked too
+				base.Dial = func(network, _ string) (net.Conn, error) { return d.Dial(network, ln.Addr().String()) }
+			} else {
+				base.DialContext = func(ctx context.Context, network, _ string) (net.Conn, error) {
+					return d.DialContext(ctx, network, ln.Addr().String())
+				}
+			}
+			t.Cleanup(base.CloseIdleConnections)
+			dialElsewhere(t, base, ln, elsewhere)
+		})
+	}
+}
+
+// dialElsewhere runs a payment through base, whose dialer connects to ln
+// whatever it is asked for, and checks the refusal, then the
+// counterfactual.
+func dialElsewhere(t *testing.T, base *http.Transport, ln net.Listener, elsewhere *atomic.Int32) {
+	l, srv := startLedger(t)
+	before := elsewhere.Load()
 	var got error
-	_, err = runClient(t, clientSystem{l: l, base: base, opts: httpfault.JoinOptions{Allow: []string{"127.0.0.1"}}, do: func(ctx context.Context, c *http.Client, _ *httpfault.Joined) {
+	_, err := runClient(t, clientSystem{l: l, base: base, opts: httpfault.JoinOptions{Allow: []string{"127.0.0.1"}}, do: func(ctx context.Context, c *http.Client, _ *httpfault.Joined) {
 		got = pay(ctx, c, srv.URL)
 	}})
 	want := fmt.Sprintf("httpfault: host not in the allowlist: the base transport's dialer, asked for %s, connected to %s (allowed: 127.0.0.1)", srv.Listener.Addr(), ln.Addr())
 	if !errors.Is(got, httpfault.ErrRefused) || err == nil || err.Error() != want {
 		t.Fatalf("client error %v\nrun error %v\nwant %s", got, err, want)
 	}
-	if entries, posts, _ := l.count(); entries != 0 || posts != 0 || elsewhere.Load() != 0 {
-		t.Fatalf("ledger: %d entries, %d posts; elsewhere: %d requests; want 0, 0, 0", entries, posts, elsewhere.Load())
+	if entries, posts, _ := l.count(); entries != 0 || posts != 0 || elsewhere.Load() != before {
+		t.Fatalf("ledger: %d entries, %d posts; elsewhere: %d requests; want 0, 0, 0", entries, posts, elsewhere.Load()-before)
 	}
 	// counterfactual: the base itself delivers the payment elsewhere
-	if err := pay(context.Background(), &http.Client{Transport: base}, srv.URL); err != nil || elsewhere.Load() != 1 {
-		t.Fatalf("direct: %v, elsewhere saw %d requests; want 1", err, elsewhere.Load())
+	if err := pay(context.Background(), &http.Client{Transport: base}, srv.URL); err != nil || elsewhere.Load() != before+1 {
+		t.Fatalf("direct: %v, elsewhere saw %d requests; want 1", err, elsewhere.Load()-before)
 	}
 }
 
