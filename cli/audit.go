@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/internal/outflag"
 	"github.com/faultline/faultline/model"
 )
@@ -290,7 +291,7 @@ func writeFindings(dir string, all []auditConfig, files map[string]string) error
 			}
 			name := findingName(ac, r)
 			path := filepath.Join(dir, name)
-			if err := os.WriteFile(path, model.Format(r.res.Schedule), 0o644); err != nil {
+			if err := fileio.WriteAtomic(path, model.Format(r.res.Schedule)); err != nil {
 				return err
 			}
 			files[name] = path

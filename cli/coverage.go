@@ -174,7 +174,7 @@ then unchanged), 4 an I/O error (reading an input, writing OUT).`,
 			// a coverage file takes, so a merge that names OUT among its
 			// inputs never loses another writer's update
 			var out *coverage.Data
-			err := fileio.Update(args[0], func([]byte) ([]byte, error) {
+			err := fileio.Replace(args[0], func() ([]byte, error) {
 				out = &coverage.Data{Keys: map[coverage.Key]*coverage.Entry{}}
 				for _, p := range args[1:] {
 					d, err := readCoverage(p)

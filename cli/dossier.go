@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/assay"
+	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/model"
 )
 
@@ -98,7 +98,7 @@ Clock); 4 an I/O or internal error (DIR could not be written).`,
 			if !full {
 				return nil
 			}
-			md, err := os.ReadFile(filepath.Join(out, "dossier.md"))
+			md, err := fileio.ReadFile(filepath.Join(out, "dossier.md"), fileio.DossierLimit)
 			if err != nil {
 				return IOFailure(err)
 			}

@@ -119,7 +119,8 @@ var ErrDone = errors.New("cli: done")
 
 // writableDir checks, before a command runs anything, that it will be able
 // to write into the directory dir that flag names: it creates dir (and its
-// parents) when missing and writes and removes a temporary file in it. A
+// parents) when missing and probes it (fileio.Probe: the temporary files
+// of a killed run removed, a probe file written and removed). A
 // failure is an I/O error (4) naming the flag and the directory; so a
 // campaign whose output cannot be written fails at once, not after it
 // found what it would have written.
@@ -133,14 +134,9 @@ func writableDir(flag, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fail(err)
 	}
-	f, err := os.CreateTemp(dir, ".faultline-probe-*")
-	if err != nil {
+	// the probe sweeps first: what a killed run left there goes
+	if err := fileio.Probe(dir); err != nil {
 		return fail(fmt.Errorf("not writable: %w", err))
-	}
-	name := f.Name()
-	f.Close()
-	if err := os.Remove(name); err != nil {
-		return fail(err)
 	}
 	return nil
 }

@@ -447,7 +447,7 @@ func encode(d *Data) ([]byte, error) {
 // would overflow a count (see CheckMerge), or a file that cannot be
 // locked or written; the file is then unchanged.
 func MergeIntoFile(path string, d *Data) error {
-	return fileio.Update(path, func(old []byte) ([]byte, error) {
+	return fileio.Update(path, fileio.CoverageLimit, func(old []byte) ([]byte, error) {
 		base := &Data{Keys: map[Key]*Entry{}}
 		if old != nil {
 			var err error

@@ -21,11 +21,12 @@ type workflow struct {
 }
 
 type job struct {
-	Needs    any                             `yaml:"needs"`
-	If       string                          `yaml:"if"`
-	Strategy struct{ Matrix map[string]any } `yaml:"strategy"`
-	Env      map[string]string               `yaml:"env"`
-	Steps    []step                          `yaml:"steps"`
+	Permissions map[string]string               `yaml:"permissions"`
+	Needs       any                             `yaml:"needs"`
+	If          string                          `yaml:"if"`
+	Strategy    struct{ Matrix map[string]any } `yaml:"strategy"`
+	Env         map[string]string               `yaml:"env"`
+	Steps       []step                          `yaml:"steps"`
 }
 
 type step struct {
@@ -274,72 +275,6 @@ func TestNightlyCommandsRun(t *testing.T) {
 		}
 	}
 
-	// nightly.md's indexed Job: each pod's command, then the merge and gate
-	// the page gives, with /out a temporary folder and 120 checks (80 of
-	// seed 20261201 leave sandbox_denial's key unvisited, and the gate asks
-	// for every reachable key)
-	page := read(t, "nightly.md")
-	start := strings.Index(page, "```yaml\n")
-	end := strings.Index(page[start+1:], "```\n")
-	var k8s struct {
-		Spec struct {
-			CompletionMode string `yaml:"completionMode"`
-			Completions    int    `yaml:"completions"`
-			Template       struct {
-				Spec struct {
-					Containers []struct {
-						Env     []struct{ Name, Value string } `yaml:"env"`
-						Command []string                       `yaml:"command"`
-					} `yaml:"containers"`
-				} `yaml:"spec"`
-			} `yaml:"template"`
-		} `yaml:"spec"`
-	}
-	if start < 0 || end < 0 {
-		t.Fatal("nightly.md has no yaml block")
-	}
-	if err := yaml.Unmarshal([]byte(page[start+len("```yaml\n"):start+1+end]), &k8s); err != nil {
-		t.Fatalf("nightly.md's Job: %v", err)
-	}
-	ctr := k8s.Spec.Template.Spec.Containers
-	if k8s.Spec.CompletionMode != "Indexed" || len(ctr) != 1 || len(ctr[0].Command) != 3 || len(ctr[0].Env) != 1 {
-		t.Fatalf("nightly.md's Job: %+v", k8s)
-	}
-	out := filepath.Join(tmp, "out")
-	if err := os.Mkdir(out, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	local := func(s string) string {
-		return strings.ReplaceAll(strings.ReplaceAll(s, "/out", out), "--checks 8000000", "--checks 120")
-	}
-	path := "PATH=" + tmp + string(os.PathListSeparator) + os.Getenv("PATH")
-	for index := range k8s.Spec.Completions {
-		c := exec.Command(ctr[0].Command[0], ctr[0].Command[1], local(ctr[0].Command[2]))
-		c.Env = append(os.Environ(), path, "JOB_COMPLETION_INDEX="+strconv.Itoa(index), ctr[0].Env[0].Name+"="+ctr[0].Env[0].Value)
-		if b, err := c.CombinedOutput(); err != nil || !strings.HasPrefix(string(b), "no counterexample in 15 checks (shard "+strconv.Itoa(index+1)+"/8 of 120 checks, seed 20261201, ") {
-			t.Fatalf("pod %d: %v\n%s", index, err, b)
-		}
-	}
-	_, fanIn, ok := strings.Cut(page, "then, once the Job is complete, from any pod with the volume:\n`")
-	fanIn, _, _ = strings.Cut(fanIn, "`")
-	if !ok || !strings.HasPrefix(fanIn, "faultline coverage merge ") {
-		t.Fatalf("nightly.md's fan-in: %q", fanIn)
-	}
-	// its audit is the gate step's (same command, same deterministic
-	// audit, a fresh coverage file), which ran above: the fan-in takes
-	// that file instead of running the whole audit a second time
-	const audit, gateAudit = " && faultline audit --coverage /out/audit.json > /dev/null && ", `"$RUNNER_TEMP/faultline" audit --coverage audit-coverage.json > /dev/null` + "\n"
-	if strings.Count(fanIn, audit) != 1 || !strings.Contains(cov.named(t, "gate").Run, gateAudit) {
-		t.Fatalf("nightly.md's fan-in does not run the gate step's audit %q: %q", gateAudit, fanIn)
-	}
-	fanIn = strings.Replace(fanIn, audit, " && cp "+filepath.Join(work, "audit-coverage.json")+" /out/audit.json && ", 1)
-	if got := sh(tmp, local(fanIn), path); !strings.Contains(got, "merged 8 files into "+out+"/merged.json: 120 runs") || !strings.Contains(got, "coverage gate: passed\n") {
-		t.Errorf("the Job's fan-in: %s", got)
-	}
-	sh(tmp, "faultline explore --profile typed --seed 20261201 --checks 120 --coverage "+out+"/whole.json", path)
-	if got, want := read(t, filepath.Join(out, "merged.json")), read(t, filepath.Join(out, "whole.json")); got != want {
-		t.Errorf("the Job's merged coverage is not the one run's:\n%s\nthe run's:\n%s", got, want)
-	}
 }
 
 // TestClusterFuzzLiteWorkflows: code-change fuzzing on pull requests and
@@ -363,6 +298,23 @@ func TestClusterFuzzLiteWorkflows(t *testing.T) {
 		if len(build) != 1 || len(run) != 1 || build[0].With["language"] != "go" || run[0].With["mode"] != c.mode ||
 			run[0].With["sanitizer"] != "${{ matrix.sanitizer }}" || run[0].With["fuzz-seconds"] == "" {
 			t.Errorf("%s: build %+v run %+v", file, build, run)
+		}
+	}
+	// the corpus persists between runs: every run of the farm reads it from
+	// this repository's branch cflite-corpus, and batch fuzzing and pruning
+	// write it back there (contents: write, the run's own token)
+	w, _ := readWorkflow(t, "cflite_batch.yml")
+	pr, _ := readWorkflow(t, "cflite_pr.yml")
+	runs := map[string]job{"batch": w.Jobs["BatchFuzzing"], "prune": w.Jobs["Pruning"], "code-change": pr.Jobs["PR"]}
+	for mode, j := range runs {
+		run := j.uses("google/clusterfuzzlite/actions/run_fuzzers@v1")
+		if len(run) != 1 || run[0].With["mode"] != mode ||
+			run[0].With["storage-repo"] != "https://x-access-token:${{ github.token }}@github.com/${{ github.repository }}.git" ||
+			run[0].With["storage-repo-branch"] != "cflite-corpus" || run[0].With["storage-repo-branch-coverage"] != "cflite-corpus" {
+			t.Errorf("%s: the run does not keep its corpus on cflite-corpus: %+v", mode, run)
+		}
+		if write := j.Permissions["contents"] == "write"; write != (mode != "code-change") {
+			t.Errorf("%s: permissions %v", mode, j.Permissions)
 		}
 	}
 }

@@ -196,7 +196,7 @@ func (w *workerRecord) write(c reachCounts, final bool) {
 	}
 	data, err := json.Marshal(merged)
 	if err == nil {
-		err = writeAtomic(w.path, data)
+		err = fileio.WriteAtomic(w.path, data)
 	}
 	if err != nil {
 		// not retried at each input: at the next news, or at Done
@@ -206,26 +206,6 @@ func (w *workerRecord) write(c reachCounts, final bool) {
 	w.rec = merged
 	w.sig.Store(sig)
 	w.writes++
-}
-
-// writeAtomic writes data to path through a temporary file in its
-// directory and a rename.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
 }
 
 // unionEvents returns the events of a and b in the order of allEvents.

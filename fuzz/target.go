@@ -158,9 +158,11 @@ func (d *Decoder) store(f *Failure) error {
 	ce := corpus.NewViolation(f.Result, corpus.FoundBy{Target: "fuzz", System: d.def.Name, Scope: d.scope.String()},
 		"fuzz counterexample: "+f.Invariant, f.Replay)
 	ce.Schedule, ce.ScheduleFile, ce.Jitter = f.Schedule, name+".json", rerun.Note(f.Violation.jitter)
-	// both staged before either is renamed: a failure leaves neither half
-	if err := fileio.WriteFiles(fileio.File{Path: path, Data: canon},
-		fileio.File{Path: filepath.Join(dir, name+".counterexample.json"), Data: corpus.Format(ce)}); err != nil {
+	// both staged before either is renamed, the record first: a failure
+	// leaves neither half, a kill between the renames never a schedule
+	// without its record
+	if err := fileio.WriteFiles(fileio.File{Path: filepath.Join(dir, name+".counterexample.json"), Data: corpus.Format(ce)},
+		fileio.File{Path: path, Data: canon}); err != nil {
 		return fmt.Errorf("fuzz: writing the counterexample: %w", err)
 	}
 	return nil

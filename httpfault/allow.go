@@ -1,9 +1,15 @@
 package httpfault
 
+//lint:file-ignore SA1019 sealBase wraps the deprecated Dial and DialTLS hooks too
+
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"strings"
+	"time"
 )
 
 // defaultAllow is the allowlist used when JoinOptions.Allow is empty: the
@@ -87,4 +93,137 @@ func (a *allowlist) allows(host string) bool {
 		}
 	}
 	return false
+}
+
+// sealBase returns the transport a Join sends through. A nil base is a
+// clone of http.DefaultTransport; an *http.Transport is cloned (changes
+// to it after Join do not reach the clone) with its Proxy cleared and
+// every dialer wrapped to check, at connect time, the address it is asked
+// for and the address it reached; InProcess is kept as it is (no
+// socket). Any other base is refused: the allowlist cannot see where it
+// connects. A base with a Proxy is refused (the allowlist cannot vouch
+// for where a proxy sends). A dial refused fails the run (fail).
+func sealBase(base http.RoundTripper, a *allowlist, fail func(error)) (http.RoundTripper, error) {
+	var t *http.Transport
+	switch b := base.(type) {
+	case nil:
+		t = http.DefaultTransport.(*http.Transport).Clone()
+	case *http.Transport:
+		if b.Proxy != nil {
+			return nil, errors.New("httpfault: the base transport has a Proxy; set it to nil (the allowlist cannot vouch for where a proxy sends)")
+		}
+		t = b.Clone()
+	case inProcess:
+		return b, nil
+	default:
+		return nil, fmt.Errorf("httpfault: the base transport (%T) is neither an *http.Transport nor InProcess: the allowlist cannot check where it connects; pass an *http.Transport (dialers of its own are checked) and wrap the joined transport instead", base)
+	}
+	t.Proxy = nil
+	// The deprecated Dial and DialTLS hooks still dial: they are wrapped too.
+	dial := t.DialContext
+	if dial == nil && t.Dial != nil {
+		d := t.Dial
+		dial = func(_ context.Context, network, addr string) (net.Conn, error) { return d(network, addr) }
+	}
+	if dial == nil {
+		dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	}
+	t.Dial, t.DialContext = nil, a.checkedDial(dial)
+	tlsDial := t.DialTLSContext
+	if tlsDial == nil && t.DialTLS != nil {
+		d := t.DialTLS
+		tlsDial = func(_ context.Context, network, addr string) (net.Conn, error) { return d(network, addr) }
+	}
+	t.DialTLS, t.DialTLSContext = nil, nil
+	if tlsDial != nil {
+		t.DialTLSContext = a.checkedDial(tlsDial)
+	}
+	return sealed{t: t, fail: fail}, nil
+}
+
+// errDial marks a connection the allowlist refused at dial time.
+type errDial struct{ err error }
+
+func (e *errDial) Error() string { return e.err.Error() }
+func (e *errDial) Unwrap() error { return e.err }
+
+// checkedDial wraps dial: the address asked for must be allowed, and so
+// must the address the connection reached (an IP in the list, or one the
+// allowed name asked for resolves to); otherwise the connection is closed
+// and the dial fails with ErrRefused.
+func (a *allowlist) checkedDial(dial func(context.Context, string, string) (net.Conn, error)) func(context.Context, string, string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		host, _, err := net.SplitHostPort(addr)
+		if err != nil || !a.allows(host) {
+			return nil, &errDial{fmt.Errorf("%w: refusing a connection to %s (allowed: %s)", ErrRefused, addr, a.text)}
+		}
+		conn, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		if remote := conn.RemoteAddr(); !a.reached(ctx, host, remote) {
+			conn.Close()
+			return nil, &errDial{fmt.Errorf("%w: the base transport's dialer, asked for %s, connected to %v (allowed: %s)", ErrRefused, addr, remote, a.text)}
+		}
+		return conn, nil
+	}
+}
+
+// reached reports whether remote, the far end of a connection dialed for
+// host, is allowed: an IP in the list's prefixes, or, when host is an
+// allowed name, one of the addresses host resolves to.
+func (a *allowlist) reached(ctx context.Context, host string, remote net.Addr) bool {
+	if remote == nil {
+		return false
+	}
+	h, _, err := net.SplitHostPort(remote.String())
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(h)
+	if ip == nil {
+		return false
+	}
+	for _, n := range a.nets {
+		if n.Contains(ip) {
+			return true
+		}
+	}
+	if net.ParseIP(host) != nil {
+		return false
+	}
+	addrs, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+	if err != nil {
+		return false
+	}
+	for _, r := range addrs {
+		if r.IP.Equal(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// sealed is the sealed base: a dial the allowlist refused ends the run.
+type sealed struct {
+	t    *http.Transport
+	fail func(error)
+}
+
+// RoundTrip implements http.RoundTripper.
+func (s sealed) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := s.t.RoundTrip(req)
+	if d := (*errDial)(nil); errors.As(err, &d) {
+		s.fail(d.err)
+	}
+	return resp, err
+}
+
+// CloseIdleConnections closes the idle connections of the joined
+// transport's own clone of its base (http.Client.CloseIdleConnections
+// calls it); the base given to Join keeps its own.
+func (j *Joined) CloseIdleConnections() {
+	if s, ok := j.base.(sealed); ok {
+		s.t.CloseIdleConnections()
+	}
 }

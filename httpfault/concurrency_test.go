@@ -173,7 +173,7 @@ func TestConcurrentClients(t *testing.T) {
 // refused before anything is sent, whatever its host.
 func TestSchemeRefused(t *testing.T) {
 	rec := &recorder{}
-	res, err := runClient(t, clientSystem{base: rec, do: func(ctx context.Context, _ *http.Client, tr *httpfault.Joined) {
+	res, err := runClient(t, clientSystem{base: httpfault.InProcess(rec), do: func(ctx context.Context, _ *http.Client, tr *httpfault.Joined) {
 		for _, u := range []string{"ftp://127.0.0.1/x", "file://localhost/etc/passwd", "gopher://[::1]:70/", "ws://127.0.0.1:9/s"} {
 			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader("{}"))
 			_, err := tr.RoundTrip(req)
@@ -218,37 +218,38 @@ func (w *wrapper) RoundTrip(r *http.Request) (*http.Response, error) { return w.
 type chain struct {
 	self *chain
 	hops []http.RoundTripper
-	byID map[string]http.RoundTripper
 }
 
 func (c *chain) RoundTrip(r *http.Request) (*http.Response, error) { return c.hops[0].RoundTrip(r) }
 
-// TestWrappedProxyRefused: Join refuses a base that wraps an
-// *http.Transport with a Proxy anywhere it can reach, naming where; a
-// wrapper of proxy-less transports, cycles included, is accepted.
-func TestWrappedProxyRefused(t *testing.T) {
+// TestUninspectableBaseRefused: Join refuses a base it cannot see into
+// (anything but an *http.Transport or InProcess: the allowlist could not
+// check where it connects), whatever it wraps; a nil base, an
+// *http.Transport without a Proxy and InProcess are accepted.
+func TestUninspectableBaseRefused(t *testing.T) {
 	proxied := func() *http.Transport { return &http.Transport{Proxy: http.ProxyFromEnvironment} }
 	direct := &http.Transport{}
 	loop := &chain{hops: []http.RoundTripper{direct}}
 	loop.self = loop
 	cases := []struct {
 		base http.RoundTripper
-		want string
+		typ  string
 	}{
-		{&loopbackOnly{base: proxied()}, "(*httpfault_test.loopbackOnly) wraps an *http.Transport with a Proxy at .base"},
-		{&wrapper{inner: &wrapper{inner: proxied()}}, "(*httpfault_test.wrapper) wraps an *http.Transport with a Proxy at .inner.inner"},
-		{struct{ http.RoundTripper }{proxied()}, "(struct { http.RoundTripper }) wraps an *http.Transport with a Proxy at .RoundTripper"},
-		{&chain{hops: []http.RoundTripper{direct, proxied()}}, "(*httpfault_test.chain) wraps an *http.Transport with a Proxy at .hops[1]"},
-		{&chain{hops: []http.RoundTripper{direct}, byID: map[string]http.RoundTripper{"p": proxied()}}, "(*httpfault_test.chain) wraps an *http.Transport with a Proxy at .byID[p]"},
+		{&wrapper{inner: &wrapper{inner: proxied()}}, "*httpfault_test.wrapper"},
+		{struct{ http.RoundTripper }{proxied()}, "struct { http.RoundTripper }"},
+		{&chain{hops: []http.RoundTripper{direct, proxied()}}, "*httpfault_test.chain"},
+		{&wrapper{name: "w", inner: direct}, "*httpfault_test.wrapper"},
+		{loop, "*httpfault_test.chain"},
+		{struct{ http.RoundTripper }{}, "struct { http.RoundTripper }"},
 	}
 	opts := httpfault.JoinOptions{Classify: payRules}
 	for _, c := range cases {
-		want := "httpfault: the base transport " + c.want + "; set it to nil (the allowlist cannot vouch for where a proxy sends)"
+		want := "httpfault: the base transport (" + c.typ + ") is neither an *http.Transport nor InProcess: the allowlist cannot check where it connects; pass an *http.Transport (dialers of its own are checked) and wrap the joined transport instead"
 		if _, err := httpfault.Join(nopCalls{}, c.base, opts); err == nil || err.Error() != want {
 			t.Errorf("Join(%T): %v\nwant %s", c.base, err, want)
 		}
 	}
-	for _, base := range []http.RoundTripper{&loopbackOnly{base: direct}, &wrapper{name: "w", inner: direct}, loop, struct{ http.RoundTripper }{}} {
+	for _, base := range []http.RoundTripper{nil, direct, loopbackOnly(), httpfault.InProcess(&recorder{})} {
 		if _, err := httpfault.Join(nopCalls{}, base, opts); err != nil {
 			t.Errorf("Join(%T): %v", base, err)
 		}

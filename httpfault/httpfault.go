@@ -31,12 +31,9 @@ package httpfault
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"reflect"
-	"strconv"
 )
 
 // Errors the joined transport returns (wrapped, with details).
@@ -75,30 +72,6 @@ func (e *TimeoutError) Temporary() bool { return true }
 // Is matches os.ErrDeadlineExceeded.
 func (e *TimeoutError) Is(target error) bool { return target == os.ErrDeadlineExceeded }
 
-// checkBase returns base (nil: a clone of http.DefaultTransport without
-// its proxy), or an error when it is, or wraps, an *http.Transport with a
-// Proxy.
-func checkBase(base http.RoundTripper) (http.RoundTripper, error) {
-	switch b := base.(type) {
-	case nil:
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.Proxy = nil
-		base = t
-	case inProcess:
-		// calls its handler: no transport, no proxy (and no walk of the
-		// handler's state, which can be large)
-	case *http.Transport:
-		if b.Proxy != nil {
-			return nil, errors.New("httpfault: the base transport has a Proxy; set it to nil (the allowlist cannot vouch for where a proxy sends)")
-		}
-	default:
-		if path, found := findProxy(reflect.ValueOf(base)); found {
-			return nil, fmt.Errorf("httpfault: the base transport (%T) wraps an *http.Transport with a Proxy at %s; set it to nil (the allowlist cannot vouch for where a proxy sends)", base, path)
-		}
-	}
-	return base, nil
-}
-
 func redactURL(req *http.Request) string {
 	u := *req.URL
 	u.User = nil
@@ -111,67 +84,4 @@ func readBody(req *http.Request) ([]byte, error) {
 	}
 	defer req.Body.Close()
 	return io.ReadAll(req.Body)
-}
-
-// maxProxyDepth bounds how deep findProxy looks inside a base transport.
-const maxProxyDepth = 16
-
-// findProxy looks inside v for an *http.Transport with a Proxy, following
-// pointers, interfaces, struct fields (exported or not), arrays, slices and
-// map values at most maxProxyDepth levels deep, each pointer once. It does
-// not look inside an *http.Transport it finds, nor inside funcs, channels
-// or unsafe pointers. It returns the path of the first one found, in Go
-// selector syntax from the base (".base.inner", "[0]").
-func findProxy(v reflect.Value) (string, bool) {
-	transport := reflect.TypeFor[http.Transport]()
-	seen := map[uintptr]bool{}
-	var walk func(v reflect.Value, path string, depth int) (string, bool)
-	walk = func(v reflect.Value, path string, depth int) (string, bool) {
-		if depth > maxProxyDepth || !v.IsValid() {
-			return "", false
-		}
-		switch v.Kind() {
-		case reflect.Pointer:
-			if v.IsNil() || seen[v.Pointer()] {
-				return "", false
-			}
-			seen[v.Pointer()] = true
-			if v.Type().Elem() == transport {
-				if !v.Elem().FieldByName("Proxy").IsNil() {
-					return path, true
-				}
-				return "", false
-			}
-			return walk(v.Elem(), path, depth+1)
-		case reflect.Interface:
-			return walk(v.Elem(), path, depth+1)
-		case reflect.Struct:
-			if v.Type() == transport {
-				if !v.FieldByName("Proxy").IsNil() {
-					return path, true
-				}
-				return "", false
-			}
-			for i := range v.NumField() {
-				if p, ok := walk(v.Field(i), path+"."+v.Type().Field(i).Name, depth+1); ok {
-					return p, true
-				}
-			}
-		case reflect.Array, reflect.Slice:
-			for i := range v.Len() {
-				if p, ok := walk(v.Index(i), path+"["+strconv.Itoa(i)+"]", depth+1); ok {
-					return p, true
-				}
-			}
-		case reflect.Map:
-			it := v.MapRange()
-			for it.Next() {
-				if p, ok := walk(it.Value(), fmt.Sprintf("%s[%v]", path, it.Key()), depth+1); ok {
-					return p, true
-				}
-			}
-		}
-		return "", false
-	}
-	return walk(v, "", 0)
 }

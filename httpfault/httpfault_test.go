@@ -322,18 +322,18 @@ func TestCovered(t *testing.T) {
 	}
 }
 
-// recorder is a base transport that records what reaches it and never
-// touches the network.
+// recorder is a handler (the base is InProcess(rec)) that records the
+// hosts that reach it; nothing touches the network.
 type recorder struct {
 	mu    sync.Mutex
 	hosts []string
 }
 
-func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+func (r *recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.hosts = append(r.hosts, req.URL.Host)
-	return &http.Response{StatusCode: 204, Status: "204 No Content", Header: http.Header{}, Body: http.NoBody, Request: req}, nil
+	r.hosts = append(r.hosts, req.Host)
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // TestAllowlist: with the default allowlist only loopback hosts reach the
@@ -347,7 +347,7 @@ func TestAllowlist(t *testing.T) {
 	anyPost, _ := httpfault.Rules(httpfault.Rule{Method: "POST", Class: httpfault.Commit})
 	for _, kind := range []string{"timeout_after_commit", "tool_timeout"} {
 		rec := &recorder{}
-		res, err := runClient(t, clientSystem{base: rec, opts: httpfault.JoinOptions{Classify: anyPost}, do: func(ctx context.Context, c *http.Client, _ *httpfault.Joined) {
+		res, err := runClient(t, clientSystem{base: httpfault.InProcess(rec), opts: httpfault.JoinOptions{Classify: anyPost}, do: func(ctx context.Context, c *http.Client, _ *httpfault.Joined) {
 			for _, u := range refused {
 				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader("{}"))
 				req.Header.Set("Idempotency-Key", "k")
@@ -377,7 +377,7 @@ func TestAllowlist(t *testing.T) {
 		}
 	}
 	var got error
-	runClient(t, clientSystem{base: &recorder{}, do: func(_ context.Context, c *http.Client, _ *httpfault.Joined) {
+	runClient(t, clientSystem{base: httpfault.InProcess(&recorder{}), do: func(_ context.Context, c *http.Client, _ *httpfault.Joined) {
 		_, got = c.Get("http://user:secret@example.com:81/x")
 	}})
 	want := `Get "http://user:***@example.com:81/x": httpfault: host not in the allowlist: refusing GET http://example.com:81/x: host "example.com" (allowed: 127.0.0.0/8, ::1, localhost)`
@@ -386,7 +386,7 @@ func TestAllowlist(t *testing.T) {
 	}
 	// a custom allowlist replaces the default
 	rec := &recorder{}
-	runClient(t, clientSystem{base: rec, opts: httpfault.JoinOptions{Allow: []string{"192.0.2.0/24", "tool.test"}}, do: func(_ context.Context, c *http.Client, _ *httpfault.Joined) {
+	runClient(t, clientSystem{base: httpfault.InProcess(rec), opts: httpfault.JoinOptions{Allow: []string{"192.0.2.0/24", "tool.test"}}, do: func(_ context.Context, c *http.Client, _ *httpfault.Joined) {
 		for _, u := range []string{"http://192.0.2.7/p", "http://TOOL.test/p", "http://127.0.0.1/p", "http://sub.tool.test/p"} {
 			c.Get(u)
 		}

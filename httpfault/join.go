@@ -310,15 +310,14 @@ type Joined struct {
 	held  []held
 }
 
-// Join returns a transport that carries requests through base (nil: a
-// clone of http.DefaultTransport without its proxy; InProcess(handler)
-// inside a synctest bubble) and reports them to calls, which decides the
-// faults; the transport renders each fired kind as HTTP (a
-// *TimeoutError, ErrSandboxDenied, a 422 or 429 answer, a rewritten body,
-// another trace; see docs/adapters-http.md). It returns an error for a
-// nil calls, a nil Classify, a bad allowlist entry, or a base that is, or
-// wraps, an *http.Transport with a Proxy (the allowlist cannot vouch for
-// where a proxy sends).
+// Join returns a transport that carries requests through its own clone
+// of base (nil: of http.DefaultTransport), Proxy cleared and dialers
+// checked against the allowlist at connect time, or through
+// InProcess(handler) inside a synctest bubble; it reports them to calls,
+// which decides the faults, and renders each fired kind as HTTP (see
+// docs/adapters-http.md). It returns an error for a nil calls, a nil
+// Classify, a bad allowlist entry, a base with a Proxy, or a base that is
+// neither an *http.Transport nor InProcess (it cannot be checked).
 func Join(calls model.Calls, base http.RoundTripper, opts JoinOptions) (*Joined, error) {
 	if calls == nil {
 		return nil, errors.New("httpfault: Join: nil Calls (use the Env.Calls the harness hands to System.Run)")
@@ -330,7 +329,7 @@ func Join(calls model.Calls, base http.RoundTripper, opts JoinOptions) (*Joined,
 	if err != nil {
 		return nil, err
 	}
-	if base, err = checkBase(base); err != nil {
+	if base, err = sealBase(base, a, calls.Fail); err != nil {
 		return nil, err
 	}
 	if opts.Key == nil {

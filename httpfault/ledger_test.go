@@ -287,9 +287,7 @@ func (s clientSystem) ProviderLedger(context.Context) ([]model.LedgerEntry, erro
 func runClient(t *testing.T, s clientSystem, faults ...model.FaultEntry) (*model.Result, error) {
 	t.Helper()
 	if s.base == nil {
-		lb := &loopbackOnly{base: &http.Transport{}}
-		t.Cleanup(lb.base.CloseIdleConnections)
-		s.base = lb
+		s.base = loopbackOnly()
 	}
 	return model.NewHarness(payFixture, model.Options{Builtin: []string{}}).Run(
 		func() model.System { return s }, &model.Schedule{Version: model.ScheduleVersion, Seed: "ledger", Faults: faults})
@@ -315,14 +313,15 @@ func at(kind string, ordinal int) model.FaultEntry {
 	return model.FaultEntry{Event: model.EvToolCommit, Ordinal: ordinal, Kind: kind}
 }
 
-// loopbackOnly fails the request if it would leave for a host that is
-// not 127.0.0.1: whatever the joined transport lets through must be
-// loopback.
-type loopbackOnly struct{ base *http.Transport }
-
-func (l *loopbackOnly) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.URL.Hostname() != "127.0.0.1" {
-		return nil, errors.New("test guard: a request to " + r.URL.Host + " reached the base transport")
-	}
-	return l.base.RoundTrip(r)
+// loopbackOnly is a transport whose dialer fails a connection to any
+// address but 127.0.0.1: whatever the joined transport lets through must
+// be loopback.
+func loopbackOnly() *http.Transport {
+	d := &net.Dialer{}
+	return &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if host, _, _ := net.SplitHostPort(addr); host != "127.0.0.1" {
+			return nil, errors.New("test guard: a connection to " + addr + " reached the base transport")
+		}
+		return d.DialContext(ctx, network, addr)
+	}}
 }

@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/internal/fileio"
@@ -47,6 +48,14 @@ func writeSchedule(dir, prefix string, s *model.Schedule) (string, error) {
 	return path, nil
 }
 
+// pair is the files of a counterexample whose schedule file is path: its
+// record NAME.counterexample.json first, then the schedule, in the order
+// fileio.WriteFiles renames them.
+func pair(path string, ce *corpus.Counterexample) []fileio.File {
+	return []fileio.File{{Path: strings.TrimSuffix(path, ".json") + ".counterexample.json", Data: corpus.Format(ce)},
+		{Path: path, Data: model.Format(ce.Schedule)}}
+}
+
 func writeCounterexample(dir string, cx *Counterexample, rep *Report, replay func(path string) string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("properties: counterexample directory: %w", err)
@@ -63,9 +72,11 @@ func writeCounterexample(dir string, cx *Counterexample, rep *Report, replay fun
 	if rep != nil {
 		ce.FoundBy.ChecksToFailure, ce.FoundBy.RapidSeed = rep.ChecksToFailure, rep.Seed
 	}
-	// both staged before either is renamed: a failure leaves neither half
-	if err := fileio.WriteFiles(fileio.File{Path: path, Data: sched},
-		fileio.File{Path: filepath.Join(dir, name+".counterexample.json"), Data: corpus.Format(ce)}); err != nil {
+	// both staged before either is renamed, the record renamed first: a
+	// failure leaves neither half, a kill between the renames a record
+	// (which holds the schedule) without its schedule file, never a
+	// schedule without its record
+	if err := fileio.WriteFiles(pair(path, ce)...); err != nil {
 		return fmt.Errorf("properties: %w", err)
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/properties"
 	"github.com/faultline/faultline/reference/copperfin"
@@ -40,5 +41,10 @@ func TestWriteCounterexampleFiles(t *testing.T) {
 	base := filepath.Base(cx.File)
 	if want := []string{base[:len(base)-len(".json")] + ".counterexample.json", base}; !slices.Equal(names, want) {
 		t.Fatalf("directory holds %v, want %v", names, want)
+	}
+	// the record is renamed before its schedule: a kill between the two
+	// renames never leaves a schedule without its record
+	if got, want := properties.PairPaths(cx.File, &corpus.Counterexample{Schedule: s}), []string{filepath.Join(dir, names[0]), cx.File}; !slices.Equal(got, want) {
+		t.Fatalf("rename order %v, want %v", got, want)
 	}
 }

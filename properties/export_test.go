@@ -7,6 +7,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/model"
 )
 
@@ -92,3 +93,12 @@ func Sizes(r *ExhaustiveReport) string { return r.Sizes() }
 
 // Unreached is r.unreached().
 func Unreached(r *Report) int { return r.unreached() }
+
+// PairPaths is the paths of pair(path, ce), in the order they are renamed.
+func PairPaths(path string, ce *corpus.Counterexample) []string {
+	var out []string
+	for _, f := range pair(path, ce) {
+		out = append(out, f.Path)
+	}
+	return out
+}

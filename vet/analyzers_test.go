@@ -15,7 +15,7 @@ import (
 // retryKeyRun and unknownOutcomeRun load each analyzer's test data once
 // for the tests of its packages.
 var (
-	retryKeyRun       = &sharedRun{analyzer: vet.RetryKey, patterns: []string{"retrykey", "retrykeycall", "retrykeyclient"}}
+	retryKeyRun       = &sharedRun{analyzer: vet.RetryKey, patterns: []string{"retrykey", "retrykeycall", "retrykeyclient", "retrykeysdk"}}
 	unknownOutcomeRun = &sharedRun{analyzer: vet.UnknownOutcome, patterns: []string{"unknownoutcome", "unknownoutcomeadapters"}}
 )
 
@@ -26,6 +26,48 @@ func TestRetryKey(t *testing.T) {
 		return
 	}
 	retryKeyRun.result(t, "retrykey")
+}
+
+// TestRetryKeySDK: untaught, retrykey follows a key built from the
+// attempt counter into stripe-go's SetIdempotencyKey (the params passed to
+// the call that sends them) and into the header of a request a
+// retryablehttp-style client's Do sends; a key computed once is not
+// reported.
+func TestRetryKeySDK(t *testing.T) {
+	if raceDetector {
+		t.Skip("the analysis machinery TestRetryKey runs under the race detector; go test ./... runs this suite")
+	}
+	retryKeyRun.result(t, "retrykeysdk")
+}
+
+// unmet records analysistest's complaints.
+type unmet []string
+
+func (u *unmet) Errorf(format string, args ...any) { *u = append(*u, fmt.Sprintf(format, args...)) }
+
+// TestRetryKeyTaught: a user teaches retrykey a consequential call with
+// the //faultline:consequential directive (on a method of another
+// package, and on an interface method: a fact of that package) and with
+// the -retrykey.consequential flag; a retry around a call taught neither
+// way is not looked at. Without the flag, the flag's call goes unreported
+// and only it.
+func TestRetryKeyTaught(t *testing.T) {
+	if raceDetector {
+		t.Skip("the analysis machinery TestRetryKey runs under the race detector; go test ./... runs this suite")
+	}
+	f := vet.RetryKey.Flags.Lookup("consequential")
+	require.NotNil(t, f)
+	var without unmet
+	analysistest.Run(&without, analysistest.TestData(), vet.RetryKey, "retrykeyteach")
+	require.Len(t, without, 1, "without the flag: %v", without)
+	assert.Contains(t, without[0], "teach.go:35: no diagnostic was reported matching", "the unmet expectation is Refund's")
+	require.NoError(t, f.Value.Set("(*acmepay.Client).Refund, example.com/pay.Send"))
+	defer f.Value.Set("")
+	assert.Equal(t, "(acmepay.Client).Refund,example.com/pay.Send", f.Value.String())
+	analysistest.Run(t, analysistest.TestData(), vet.RetryKey, "retrykeyteach")
+	for _, bad := range []string{"Refund", "(acmepay.Client)", "(acmepay.Client).", "acmepay.", "(*acmepay).Refund", "a/b.c-d"} {
+		assert.Error(t, f.Value.Set(bad), "%q", bad)
+	}
 }
 
 func TestRetryKeyFix(t *testing.T) {

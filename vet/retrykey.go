@@ -25,9 +25,11 @@ var RetryKey = &analysis.Analyzer{
 A retry is safe only if the provider can recognise it as the same request:
 every attempt must carry the key of the logical action. retrykey looks at
 retry scopes that make a consequential call (model.ToolClient's Commit, as
-env.Tool.Commit, (*mcp.ClientSession).CallTool, (*http.Client).Do, any
-function or method call passed a model.ToolCall, or a call of a function
-of the same package that makes one):
+env.Tool.Commit, (*mcp.ClientSession).CallTool, (*http.Client).Do, a Do
+method of another type named *Client*, any call passed a model.ToolCall or
+a variable a key setter was called on, a call taught by the
+//faultline:consequential directive or the -consequential flag, or a call
+of a function of the same package that makes one):
 
   - a for loop (three-clause, condition-only or infinite) or a range over
     an integer; a range over a collection, or a for loop bounded by a
@@ -40,7 +42,8 @@ In such a scope it reports each value stored in a key field
 (model.ToolCall.RequestKey, model.Action.IdempotencyKey), in a map
 literal's entry named idempotencyKey (any case, with or without - or _:
 an mcp.Meta, a JSON-RPC _meta), in a net/http.Header's Set or Add of such
-a name (Idempotency-Key), or passed to a function of the same package
+a name (Idempotency-Key), given to a key setter (SetIdempotencyKey,
+WithIdempotencyKey), or passed to a function of the same package
 whose parameter reaches one of these, directly or through local variables
 assigned in the scope, that
 
@@ -123,6 +126,7 @@ type retryScope struct {
 }
 
 func runRetryKey(pass *analysis.Pass) (any, error) {
+	exportTaught(pass)
 	r := newReporter(pass)
 	r.sent = sentCalls{}
 	m := &minter{pass: pass, bodies: funcBodies(pass), memo: map[*ast.FuncDecl]string{}}
@@ -277,7 +281,7 @@ func inspectNoFunc(n ast.Node, f func(ast.Node) bool) {
 func consequential(m *minter, call *ast.CallExpr) bool {
 	info := m.pass.TypesInfo
 	f := calleeOf(info, call)
-	if matches(f, consequentialCalls) {
+	if matches(f, consequentialCalls) || isTaught(m.pass, f) || clientDo(f) || sendsKeyed(info, call, m.keyed) {
 		return true
 	}
 	if tv, ok := info.Types[call.Fun]; ok && (tv.IsBuiltin() || tv.IsType()) {
@@ -308,6 +312,9 @@ func (m *minter) consequentialFunc(fd *ast.FuncDecl) bool {
 	}
 	m.cons[fd] = false
 	found := false
+	outer := m.keyed
+	m.keyed = keyedRoots(m.pass.TypesInfo, fd.Body)
+	defer func() { m.keyed = outer }()
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
 		if c, ok := n.(*ast.CallExpr); ok && !found && consequential(m, c) {
 			found = true
@@ -327,6 +334,9 @@ type minter struct {
 	// cons memoises consequentialFunc, params keyParams
 	cons   map[*ast.FuncDecl]bool
 	params map[*ast.FuncDecl][]string
+	// keyed are the variables of the scope being checked that a key
+	// setter is called on (keyedRoots)
+	keyed map[*types.Var]bool
 }
 
 // minted describes a call that returns a fresh value on every call, or "":
@@ -409,6 +419,7 @@ func checkScope(pass *analysis.Pass, m *minter, r *reporter, s *retryScope) {
 func scanScope(pass *analysis.Pass, m *minter, s *retryScope, visit keyVisit) bool {
 	info := pass.TypesInfo
 	hasCall := false
+	m.keyed = keyedRoots(info, s.body)
 	inspectNoFunc(s.body, func(n ast.Node) bool {
 		if c, ok := n.(*ast.CallExpr); ok && consequential(m, c) {
 			hasCall = true
@@ -541,6 +552,9 @@ func (m *minter) keySites(n ast.Node, f func(kf keyField, val ast.Expr, site ast
 				}
 			}
 		case *ast.CallExpr:
+			if name, val, ok := keySetter(n); ok {
+				f(keyField{Field: "key " + name + " sets"}, val, n, false)
+			}
 			if sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr); ok && (sel.Sel.Name == "Set" || sel.Sel.Name == "Add") && len(n.Args) == 2 {
 				if t := info.TypeOf(sel.X); t != nil && isNamed(t, "net/http", "Header") {
 					if name, ok := keyName(info, n.Args[0]); ok {

@@ -13,7 +13,10 @@
 // [Analyzers] lists them; [Check] runs them over packages and returns a
 // [Report] of [Finding]s, each naming the fault kind that shows the same
 // defect at run time. A finding is silenced, one at a time, by a
-// "//faultline:ignore <reason>" comment on its line or the line above.
+// "//faultline:ignore <reason>" comment on its line or the line above. A
+// consequential call retrykey does not know is taught with a
+// "//faultline:consequential" directive on its declaration or the
+// -retrykey.consequential flag (docs/vet.md).
 //
 // Run them with "go vet -vettool=$(go env GOPATH)/bin/faultline-vet ./..."
 // (cmd/faultline-vet) or with "faultline vet ./...". docs/vet.md describes

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -11,6 +10,7 @@ import (
 	"github.com/faultline/faultline/assay"
 	"github.com/faultline/faultline/cli"
 	"github.com/faultline/faultline/internal/complete"
+	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
 	"github.com/faultline/faultline/reference/paper"
@@ -95,7 +95,7 @@ could not be created or written, the output could not be written).`,
 			if !full {
 				return nil
 			}
-			md, err := os.ReadFile(filepath.Join(out, "dossier.md"))
+			md, err := fileio.ReadFile(filepath.Join(out, "dossier.md"), fileio.DossierLimit)
 			if err != nil {
 				return ioFailure(err)
 			}

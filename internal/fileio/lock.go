@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 )
 
 // Lock takes the exclusive lock of the file at path and returns the
@@ -35,13 +34,14 @@ func Lock(path string) (unlock func(), err error) {
 // holding path's [Lock] from the read to the rename, so updates by
 // concurrent callers and processes apply one after the other and none is
 // lost. fn receives nil when the file does not exist (an empty file gives
-// an empty, non-nil slice). The new content is written as by
-// [WriteAtomic].
+// an empty, non-nil slice). The old content is read as by [ReadFile]:
+// a file over limit bytes is refused before anything is read. The new
+// content is written as by [WriteAtomic].
 //
-// An error from fn is returned unchanged and the file is left as it was;
-// other errors read "locking PATH: CAUSE", "reading PATH: CAUSE" or
-// "writing PATH: CAUSE" with path as given.
-func Update(path string, fn func(old []byte) ([]byte, error)) error {
+// An error from fn, or ReadFile's *InputError, is returned unchanged and
+// the file is left as it was; other errors read "locking PATH: CAUSE",
+// "reading PATH: CAUSE" or "writing PATH: CAUSE" with path as given.
+func Update(path string, limit int64, fn func(old []byte) ([]byte, error)) error {
 	unlock, err := Lock(path)
 	if err != nil {
 		return err
@@ -51,16 +51,37 @@ func Update(path string, fn func(old []byte) ([]byte, error)) error {
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", path, err)
 	}
-	old, err := os.ReadFile(target)
+	old, err := ReadFile(target, limit)
+	var ie *InputError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		old = nil
+	case errors.As(err, &ie):
+		ie.Path = path
+		return ie
 	case err != nil:
 		return fmt.Errorf("reading %s: %w", path, cause(err))
 	case old == nil:
 		old = []byte{}
 	}
 	data, err := fn(old)
+	if err != nil {
+		return err
+	}
+	return WriteAtomic(path, data)
+}
+
+// Replace is [Update] for a caller that does not read the old content:
+// it holds path's lock while fn makes the new content and writes it as by
+// [WriteAtomic], and never reads the file (whatever its size). Errors are
+// Update's.
+func Replace(path string, fn func() ([]byte, error)) error {
+	unlock, err := Lock(path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	data, err := fn()
 	if err != nil {
 		return err
 	}

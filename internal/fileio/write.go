@@ -8,17 +8,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"time"
 )
 
 // fileMode is the permission of every file this package writes, whatever
 // the umask and whatever mode the replaced file had.
 const fileMode fs.FileMode = 0o644
-
-// staleAfter is the age (by file modification time) past which a
-// temporary file of a path's own name pattern is taken to belong to a
-// writer that died, and is removed by the next write of that path.
-const staleAfter = time.Minute
 
 // maxLinks bounds how many symbolic links resolve follows.
 const maxLinks = 40
@@ -34,9 +28,9 @@ type File struct {
 // over the file, and the directory synced, so a reader sees the old file
 // or the new one, never a part, and the new one survives a crash once
 // WriteAtomic returns. A symbolic link at path is followed: its target is
-// replaced and the link stays. Temporary files of path's pattern older
-// than a minute (left by a killed writer) are removed first. WriteAtomic
-// takes no lock (see [Lock] and [Update]).
+// replaced and the link stays. Temporary files of path's pattern whose
+// writer is gone (killed before its rename; see [Sweep]) are removed
+// first. WriteAtomic takes no lock (see [Lock] and [Update]).
 //
 // Errors read "writing PATH: CAUSE" with path as given (never the
 // temporary file's name); path is unchanged on error. A path that names a
@@ -58,12 +52,16 @@ func WriteAtomic(path string, data []byte) error {
 func WriteFiles(files ...File) error {
 	type staged struct {
 		path, target, tmp string
+		f                 *os.File
 	}
 	var done []staged
 	defer func() {
 		for _, s := range done {
 			if s.tmp != "" {
 				os.Remove(s.tmp)
+			}
+			if s.f != nil {
+				s.f.Close()
 			}
 		}
 	}()
@@ -76,7 +74,7 @@ func WriteFiles(files ...File) error {
 		if err != nil {
 			return fmt.Errorf("writing %s: %w", f.Path, err)
 		}
-		done = append(done, staged{f.Path, target, tmp})
+		done = append(done, staged{f.Path, target, tmp.Name(), tmp})
 	}
 	dirs := map[string]bool{}
 	for i := range done {
@@ -98,14 +96,16 @@ func WriteFiles(files ...File) error {
 	return nil
 }
 
-// writeTemp removes target's stale temporary files and writes data to a
-// new one, synced and of mode fileMode; it returns the new file's name.
-func writeTemp(target string, data []byte) (string, error) {
+// writeTemp removes target's dead temporary files and writes data to a
+// new one, synced and of mode fileMode. Where flock exists the file is
+// returned open and held (see hold) until the caller closes it after the
+// rename; elsewhere it is returned closed.
+func writeTemp(target string, data []byte) (*os.File, error) {
 	dir, prefix := filepath.Dir(target), tempPrefix(target)
 	removeStale(dir, prefix)
-	f, err := os.CreateTemp(dir, prefix+"*")
+	f, err := createHeld(dir, prefix)
 	if err != nil {
-		return "", cause(err)
+		return nil, err
 	}
 	_, err = f.Write(data)
 	if err == nil {
@@ -114,36 +114,103 @@ func writeTemp(target string, data []byte) (string, error) {
 	if err == nil {
 		err = f.Sync()
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if !holdsTemps {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
 	}
 	if err != nil {
+		f.Close()
 		os.Remove(f.Name())
-		return "", cause(err)
+		return nil, cause(err)
 	}
-	return f.Name(), nil
+	return f, nil
+}
+
+// createHeld creates a temporary file prefix+DIGITS in dir and holds it
+// where the file system has flock. A sweep may remove the file between
+// its creation and the hold: the
+// file held is checked to be the one still at its name, else another is
+// made.
+func createHeld(dir, prefix string) (*os.File, error) {
+	for {
+		f, err := os.CreateTemp(dir, prefix+"*")
+		if err != nil {
+			return nil, cause(err)
+		}
+		// a file system without flock (ENOLCK, EOPNOTSUPP) leaves the file
+		// unheld: a sweep's tryHold fails there too and keeps it
+		_ = hold(f)
+		held, herr := f.Stat()
+		named, nerr := os.Lstat(f.Name())
+		if herr == nil && nerr == nil && os.SameFile(held, named) {
+			return f, nil
+		}
+		f.Close()
+	}
+}
+
+// Sweep removes the temporary files in dir (".NAME.tmp-DIGITS", of this
+// package's writes and of [Probe]) whose writer is gone: killed before
+// its rename. Where flock exists a live writer holds its file and any
+// other is removed whatever its age; elsewhere files older than a minute
+// go. It is best effort: a file it cannot list or remove stays.
+func Sweep(dir string) { removeStale(dir, "") }
+
+// Probe checks that dir is writable by creating a temporary file in it
+// (".faultline-probe.tmp-DIGITS", held as a write's is) and removing it;
+// it sweeps dir first, so a probe or a write killed before its end leaves
+// nothing past the next probe. Errors are the cause alone
+// (fs.ErrPermission, say: the caller names dir).
+func Probe(dir string) error {
+	Sweep(dir)
+	f, err := createHeld(dir, ".faultline-probe.tmp-")
+	if err != nil {
+		return err
+	}
+	f.Close()
+	// a sweep may have taken it once closed
+	if err := os.Remove(f.Name()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return cause(err)
+	}
+	return nil
 }
 
 // tempPrefix is the name prefix of target's temporary files.
 func tempPrefix(target string) string { return "." + filepath.Base(target) + ".tmp-" }
 
-// removeStale removes the regular files in dir named prefix+DIGITS whose
-// modification time is more than staleAfter ago. It is best effort: a
-// file it cannot list or remove stays.
+// removeStale removes the regular files in dir named prefix+DIGITS (with
+// prefix "": any ".NAME.tmp-DIGITS") whose writer is gone (tryHold). It
+// is best effort: a file it cannot list or remove stays.
 func removeStale(dir, prefix string) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
 	for _, e := range ents {
-		rest, ok := strings.CutPrefix(e.Name(), prefix)
-		if !ok || rest == "" || strings.Trim(rest, "0123456789") != "" || !e.Type().IsRegular() {
+		if !isTemp(e.Name(), prefix) || !e.Type().IsRegular() {
 			continue
 		}
-		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleAfter {
-			os.Remove(filepath.Join(dir, e.Name()))
+		name := filepath.Join(dir, e.Name())
+		if release, ok := tryHold(name); ok {
+			os.Remove(name)
+			release()
 		}
 	}
+}
+
+// isTemp reports whether name is a temporary file's name of prefix (""
+// for any: ".NAME.tmp-DIGITS").
+func isTemp(name, prefix string) bool {
+	if prefix == "" {
+		i := strings.LastIndex(name, ".tmp-")
+		if !strings.HasPrefix(name, ".") || i < 2 {
+			return false
+		}
+		prefix = name[:i+len(".tmp-")]
+	}
+	rest, ok := strings.CutPrefix(name, prefix)
+	return ok && rest != "" && strings.Trim(rest, "0123456789") == ""
 }
 
 // resolve follows the symbolic links at path (not those of its

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -19,6 +20,15 @@ import (
 
 	"github.com/faultline/faultline/internal/fileio"
 )
+
+// runtimeMem is the process's cumulative allocation.
+type runtimeMem struct{ total uint64 }
+
+func (m *runtimeMem) read() {
+	var s runtime.MemStats
+	runtime.ReadMemStats(&s)
+	m.total = s.TotalAlloc
+}
 
 func names(t *testing.T, dir string) []string {
 	t.Helper()
@@ -98,17 +108,28 @@ func TestWriteAtomicFollowsSymlinks(t *testing.T) {
 	assert.EqualError(t, fileio.WriteAtomic(a, nil), "writing "+a+": more than 40 symbolic links", "a link loop")
 }
 
+// holdOpen holds the flock of the file at name as a live writer does,
+// until the test ends.
+func holdOpen(t *testing.T, name string) {
+	t.Helper()
+	f, err := os.Open(name)
+	require.NoError(t, err)
+	require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX))
+	t.Cleanup(func() { f.Close() })
+}
+
 // TestWriteAtomicRemovesStaleTemps: a temporary file of the path's own
-// pattern older than a minute is removed by the next write; a young one
-// (a writer still at work), another path's, and a name that only looks
-// similar stay.
+// pattern that no writer holds (its writer was killed), old or just made,
+// is removed by the next write; a held one (a writer still at work),
+// another path's, and a name that only looks similar stay.
 func TestWriteAtomicRemovesStaleTemps(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "cov.json")
 	old := time.Now().Add(-2 * time.Minute)
 	files := map[string]bool{ // name -> kept
 		".cov.json.tmp-123456":   false,
-		".cov.json.tmp-42":       true, // young
+		".cov.json.tmp-42":       false, // young, but no writer holds it
+		".cov.json.tmp-7":        true,  // held
 		".other.json.tmp-123456": true,
 		".cov.json.tmp-12x":      true,
 		"cov.json.tmp-123456":    true,
@@ -118,6 +139,9 @@ func TestWriteAtomicRemovesStaleTemps(t *testing.T) {
 		require.NoError(t, os.WriteFile(f, []byte("partial"), 0o600))
 		if name != ".cov.json.tmp-42" {
 			require.NoError(t, os.Chtimes(f, old, old))
+		}
+		if name == ".cov.json.tmp-7" {
+			holdOpen(t, f)
 		}
 	}
 	require.NoError(t, fileio.WriteAtomic(p, []byte("new")))
@@ -131,6 +155,62 @@ func TestWriteAtomicRemovesStaleTemps(t *testing.T) {
 	assert.Equal(t, want, names(t, dir), "the directory")
 }
 
+// TestSweepAndProbe: Sweep removes every temporary file of any name that
+// no writer holds, a dead probe's included, and keeps a held one and the
+// user's files; Probe sweeps, then leaves nothing of its own.
+func TestSweepAndProbe(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]bool{ // name -> kept
+		".run-c076.otlp.json.tmp-3141": false, // an explore --otel write killed before its rename
+		".faultline-probe.tmp-99":      false, // a probe killed before its removal
+		".cx-a.json.tmp-5":             true,  // held: a writer at work
+		"cx-a.json":                    true,
+		".tmp-5":                       true,
+		".x.tmp-":                      true,
+	}
+	for name := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), nil, 0o600))
+		if name == ".cx-a.json.tmp-5" {
+			holdOpen(t, filepath.Join(dir, name))
+		}
+	}
+	require.NoError(t, fileio.Probe(dir))
+	var want []string
+	for name, kept := range files {
+		if kept {
+			want = append(want, name)
+		}
+	}
+	slices.Sort(want)
+	assert.Equal(t, want, names(t, dir), "the directory after a probe")
+	ro := filepath.Join(dir, "ro")
+	require.NoError(t, os.Mkdir(ro, 0o555))
+	if os.Geteuid() != 0 {
+		assert.ErrorIs(t, fileio.Probe(ro), fs.ErrPermission, "a read-only folder")
+	}
+}
+
+// TestUpdateBoundsTheReadBeforeAllocating: a 3 GiB sparse file is refused
+// by Update (ErrBadInput, naming the path) before it is read: the process
+// allocates nothing near its size. Replace, which reads nothing, replaces
+// it.
+func TestUpdateBoundsTheReadBeforeAllocating(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "cov.json")
+	f, err := os.Create(p)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(3<<30))
+	require.NoError(t, f.Close())
+	var before, after runtimeMem
+	before.read()
+	err = fileio.Update(p, 256<<20, func(old []byte) ([]byte, error) { return old, nil })
+	after.read()
+	require.ErrorIs(t, err, fileio.ErrBadInput)
+	assert.EqualError(t, err, p+": larger than the limit of 256 MiB for this kind of file")
+	assert.Less(t, after.total-before.total, uint64(16<<20), "bytes allocated by the refused update")
+	require.NoError(t, fileio.Replace(p, func() ([]byte, error) { return []byte("{}"), nil }))
+	assert.Equal(t, "{}", read(t, p), "the file after Replace")
+}
+
 // TestErrorsNameTheCallersPath: a failed write, lock or update names the
 // path as given, never a temporary or lock file, and keeps the cause for
 // errors.Is; a path that is not a regular file is refused.
@@ -142,16 +222,16 @@ func TestErrorsNameTheCallersPath(t *testing.T) {
 	assert.ErrorIs(t, err, fs.ErrNotExist, "a write into a missing folder")
 	_, err = fileio.Lock(missing)
 	assert.EqualError(t, err, "locking "+missing+": no such file or directory", "a lock in a missing folder")
-	assert.EqualError(t, fileio.Update(missing, func(b []byte) ([]byte, error) { return b, nil }), "locking "+missing+": no such file or directory", "an update in a missing folder")
+	assert.EqualError(t, fileio.Update(missing, 1<<20, func(b []byte) ([]byte, error) { return b, nil }), "locking "+missing+": no such file or directory", "an update in a missing folder")
 	assert.EqualError(t, fileio.WriteAtomic(dir, nil), "writing "+dir+": not a regular file (a directory)", "a write over a directory")
 	fifo := filepath.Join(dir, "fifo")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
-	assert.EqualError(t, fileio.Update(fifo, func(b []byte) ([]byte, error) { return b, nil }), "locking "+fifo+": not a regular file (a named pipe)", "an update of a FIFO")
+	assert.EqualError(t, fileio.Update(fifo, 1<<20, func(b []byte) ([]byte, error) { return b, nil }), "locking "+fifo+": not a regular file (a named pipe)", "an update of a FIFO")
 	// the callback's error comes back unchanged, and the file stays
 	p := filepath.Join(dir, "f")
 	os.WriteFile(p, []byte("keep"), 0o644)
 	boom := errors.New("boom")
-	assert.Same(t, boom, fileio.Update(p, func([]byte) ([]byte, error) { return []byte("lost"), boom }), "the callback's error")
+	assert.Same(t, boom, fileio.Update(p, 1<<20, func([]byte) ([]byte, error) { return []byte("lost"), boom }), "the callback's error")
 	assert.Equal(t, "keep", read(t, p), "the file after a failed update")
 }
 
@@ -187,7 +267,7 @@ func TestUpdateFromManyWriters(t *testing.T) {
 				path = link
 			}
 			for range 25 {
-				err := fileio.Update(path, func(old []byte) ([]byte, error) {
+				err := fileio.Update(path, 1<<20, func(old []byte) ([]byte, error) {
 					n := 0
 					if old != nil {
 						var err error
@@ -213,7 +293,7 @@ func TestUpdateFromManyWriters(t *testing.T) {
 		if q == p {
 			os.WriteFile(p, nil, 0o644)
 		}
-		fileio.Update(q, func(old []byte) ([]byte, error) {
+		fileio.Update(q, 1<<20, func(old []byte) ([]byte, error) {
 			seen = append(seen, strconv.FormatBool(old == nil)+"/"+strconv.Itoa(len(old)))
 			return old, nil
 		})

@@ -1,11 +1,12 @@
 package linearize
 
 import (
+	"bytes"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
+	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/model"
 )
 
@@ -64,16 +65,11 @@ func CheckRun(res *model.Result, timeout time.Duration) (Result, error) {
 // failed write.
 func WriteBeside(cx string, r Result) (string, error) {
 	path := strings.TrimSuffix(cx, ".json") + ".linearize.html"
-	f, err := os.Create(path)
-	if err != nil {
-		return "", fmt.Errorf("linearize: %w", err)
-	}
-	if err := r.WriteHTML(f); err != nil {
-		f.Close()
-		os.Remove(path)
+	var b bytes.Buffer
+	if err := r.WriteHTML(&b); err != nil {
 		return "", err
 	}
-	if err := f.Close(); err != nil {
+	if err := fileio.WriteAtomic(path, b.Bytes()); err != nil {
 		return "", fmt.Errorf("linearize: %w", err)
 	}
 	return path, nil
