@@ -277,53 +277,6 @@ func CheckRoundTrip(data []byte) error {
 	return nil
 }
 
-// shrink returns a smallest schedule it can find that still violates the
-// same invariants as s, whose run res violated them, and its result: it
-// drops faults one at a time and, outside scopeDesigned, lowers ordinals,
-// keeping every change after which the same set of invariants is
-// violated, until no change applies. It is deterministic. It returns an
-// error when res violates no invariant.
-func (d *Decoder) shrink(s *model.Schedule, res *model.Result) (*model.Schedule, *model.Result, error) {
-	if res == nil || res.Held() {
-		return nil, nil, errors.New("fuzz: shrink: the schedule violates no invariant")
-	}
-	want := violatedSet(res)
-	best, bestRes := cloneSchedule(s), res
-	try := func(c *model.Schedule) bool {
-		r, err := d.run(c)
-		if err != nil || violatedSet(r) != want {
-			return false
-		}
-		best, bestRes = c, r
-		return true
-	}
-	for changed := true; changed; {
-		changed = false
-		for i := 0; i < len(best.Faults); i++ {
-			c := cloneSchedule(best)
-			c.Faults = append(c.Faults[:i], c.Faults[i+1:]...)
-			if try(c) {
-				changed = true
-				i--
-			}
-		}
-		if d.scope == scopeDesigned {
-			continue
-		}
-		for i := range best.Faults {
-			for best.Faults[i].Ordinal > 1 {
-				c := cloneSchedule(best)
-				c.Faults[i].Ordinal--
-				if !try(c) {
-					break
-				}
-				changed = true
-			}
-		}
-	}
-	return best, bestRes, nil
-}
-
 func violatedSet(res *model.Result) string {
 	var names []string
 	for _, i := range res.Invariants {

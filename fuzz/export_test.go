@@ -47,7 +47,11 @@ func (d *Decoder) Shrink(s *model.Schedule) (*model.Schedule, *model.Result, err
 	if v := (*Violation)(nil); err != nil && !errors.As(err, &v) {
 		return nil, nil, err
 	}
-	return d.shrink(s, res)
+	sh, err := d.shrink(s, res)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sh.schedule, sh.result, nil
 }
 
 // NewViolation is the violation Check returns for s's run res on def's

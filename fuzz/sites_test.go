@@ -139,7 +139,7 @@ func TestForFindsThePlantedBug(t *testing.T) {
 		t.Errorf("replay %q", f.Replay)
 	}
 	msg := ferr.Error()
-	for _, w := range []string{"archived_once violated: 2 copies of the document archived", "invariant violated: bug fresh_keys", "shrunk to 1 of its 2 faults:", "replay the shrunk schedule: " + f.Replay} {
+	for _, w := range []string{"archived_once violated: 2 copies of the document archived", "invariant violated: bug fresh_keys", "shrunk to 1 of its 2 faults (removal 3 runs, 1 fault left):", "replay the shrunk schedule: " + f.Replay} {
 		if !strings.Contains(msg, w) {
 			t.Errorf("message lacks %q:\n%s", w, msg)
 		}

@@ -54,6 +54,8 @@ type Failure struct {
 	// File is the shrunk schedule's file ("" when none was written) and
 	// Replay the command that replays it.
 	File, Replay string
+	// steps says what the shrinking ran (shrunk.String)
+	steps string
 }
 
 // Error gives the violated invariant, the input's violation (its
@@ -68,7 +70,7 @@ func (f *Failure) Error() string {
 	canon, _ := canonical(f.Violation.Schedule)
 	b.WriteString("input's schedule (canonical form):\n")
 	b.Write(canon)
-	fmt.Fprintf(&b, "shrunk to %d of its %d faults:\n", len(f.Schedule.Faults), len(f.Violation.Schedule.Faults))
+	fmt.Fprintf(&b, "shrunk to %d of its %d faults (%s):\n", len(f.Schedule.Faults), len(f.Violation.Schedule.Faults), f.steps)
 	b.Write(model.Format(f.Schedule))
 	if f.File != "" {
 		fmt.Fprintf(&b, "written to %s\n", f.File)
@@ -88,15 +90,15 @@ func (d *Decoder) Verify(s *model.Schedule) error {
 	if !errors.As(err, &v) {
 		return err
 	}
-	shrunk, sres, err := d.shrink(s, res)
+	sh, err := d.shrink(s, res)
 	if err != nil {
 		return fmt.Errorf("fuzz: shrinking a violation: %w\n%s", err, v.Error())
 	}
-	f := &Failure{Violation: v, Schedule: shrunk, Result: sres}
-	if f.Invariant, f.Detail = firstViolated(sres); f.Invariant == "" {
+	f := &Failure{Violation: v, Schedule: sh.schedule, Result: sh.result, steps: sh.String()}
+	if f.Invariant, f.Detail = firstViolated(sh.result); f.Invariant == "" {
 		f.Invariant, f.Detail = firstViolated(res)
 	}
-	shrunk.Seed = "fuzz counterexample: " + f.Invariant
+	sh.schedule.Seed = "fuzz counterexample: " + f.Invariant
 	if err := d.store(f); err != nil {
 		return err
 	}

@@ -1,12 +1,17 @@
 package billing_test
 
 import (
+	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/faultline/faultline/examples/billing"
+	"github.com/faultline/faultline/fuzz"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/properties"
+	"pgregory.net/rapid"
 )
 
 // lostKinds are the agent's kinds and lagging_readback, the read of the
@@ -81,5 +86,72 @@ func TestDefaultCheckFindsTheLostCheckpointBug(t *testing.T) {
 		if line := rep.Walk.WalkLine(); line != "walk: counterexample at schedule 561 of the schedules of <= 2 faults (1 of 0 faults, 100 of 1, 460 of 2)" {
 			t.Errorf("seed %d: %s", seed, line)
 		}
+	}
+}
+
+// FuzzLostCheckpoint is the lost-checkpoint bug's fuzz target, for
+// scripts/fuzz-shrink.sh: any bytes decode into up to four faults of
+// lostKinds at the agent's sites under the bug. Its seeds, single
+// faults, hold (no one fault finds the bug); a campaign fails with the
+// bug shrunk to the faults Check reports (two).
+func FuzzLostCheckpoint(f *testing.F) {
+	for i := range 32 {
+		f.Add([]byte{byte(i)})
+	}
+	dir := f.TempDir()
+	f.Fuzz(fuzz.For(billing.Definition(), fuzz.WithConfig(billing.Config(billing.ChargeAfterLostCheckpoint)),
+		fuzz.WithKinds(lostKinds()...), fuzz.WithFailDir(dir)))
+}
+
+// FuzzLostCheckpointRapid is FuzzLostCheckpoint through the exploration's
+// generator (fuzz.Decoder.RapidProperty under rapid.MakeFuzz), whose
+// faults sit at crossings the faults before them made: its failures are
+// the ones removal alone left at three faults.
+func FuzzLostCheckpointRapid(f *testing.F) {
+	dec, err := fuzz.NewDecoder(billing.Definition(), fuzz.WithConfig(billing.Config(billing.ChargeAfterLostCheckpoint)),
+		fuzz.WithKinds(lostKinds()...), fuzz.WithFailDir(f.TempDir()))
+	if err != nil {
+		f.Fatal(err)
+	}
+	prop, err := dec.RapidProperty(nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(make([]byte, 8*16)) // the smallest draws: one fault, which holds
+	f.Fuzz(rapid.MakeFuzz(prop))
+}
+
+// TestFuzzShrinksAsCheck: a failing fuzz input of three faults of the
+// lost-checkpoint bug (a timeout after the charge's commit, a lagging
+// ledger read and a restart after the third checkpoint write) is
+// 1-minimal by removal (3 runs, none kept), and the walk step of the
+// shrinking (Decoder.Verify) reaches, in 141 runs, two faults, as many as
+// the default check reports (TestDefaultCheckFindsTheLostCheckpointBug):
+// the lagging read it kept and a rollback of the third checkpoint, the
+// bug's own pair (TestLostCheckpointNeedsTwoFaults).
+func TestFuzzShrinksAsCheck(t *testing.T) {
+	dec, err := fuzz.NewDecoder(billing.Definition(), fuzz.WithConfig(billing.Config(billing.ChargeAfterLostCheckpoint)),
+		fuzz.WithKinds(lostKinds()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &model.Schedule{Version: model.ScheduleVersion, Config: billing.Config(billing.ChargeAfterLostCheckpoint), Faults: []model.FaultEntry{
+		{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_after_commit"},
+		{Event: model.EvLedgerReadback, Ordinal: 1, Kind: "lagging_readback"},
+		{Event: model.EvCheckpointWrite, Ordinal: 3, Kind: "worker_restart"},
+	}}
+	var f *fuzz.Failure
+	if err := dec.Verify(in); !errors.As(err, &f) {
+		t.Fatalf("Verify: %v", err)
+	}
+	want := []model.FaultEntry{
+		{Event: model.EvLedgerReadback, Ordinal: 2, Kind: "lagging_readback"},
+		{Event: model.EvCheckpointWrite, Ordinal: 3, Kind: "checkpoint_rollback"},
+	}
+	if f.Invariant != billing.InvChargedOnce || !slices.Equal(f.Schedule.Faults, want) {
+		t.Errorf("shrunk to %v (%s), want %v (charged_once)", f.Schedule.Faults, f.Invariant, want)
+	}
+	if line := "shrunk to 2 of its 3 faults (removal 3 runs, 3 faults left; walk 141 runs, found 2 faults):"; !strings.Contains(f.Error(), line) {
+		t.Errorf("the failure lacks %q:\n%s", line, f.Error())
 	}
 }

@@ -17,9 +17,15 @@
 // Each row gives found/seeds and the median walk index (found by the
 // walk) or checks to failure (found by the random phase).
 //
+// -random-only drops the walk (properties.WithMaxSchedules(0)) and
+// -guided adds coverage-guided draws (properties.WithGuide, seeded with the
+// seed, no prior coverage; swarm draws off, as WithGuide turns them off),
+// for comparing the random phase's draws (docs/exploration.md, "Guided
+// draws as the default?").
+//
 // Usage (scripts/default-search-table.sh runs it):
 //
-//	go run ./scripts/defaultsearch [-seeds 20] [-only PREFIX]
+//	go run ./scripts/defaultsearch [-seeds 20] [-only PREFIX] [-random-only] [-guided]
 package main
 
 import (
@@ -41,6 +47,8 @@ import (
 func main() {
 	seeds := flag.Int("seeds", 20, "seeds per row (1, 2, ...)")
 	only := flag.String("only", "", "only the rows whose name starts with this")
+	randomOnly := flag.Bool("random-only", false, "no walk: the random phase alone (WithMaxSchedules(0))")
+	guided := flag.Bool("guided", false, "coverage-guided draws (WithGuide(seed, nil))")
 	testing.Init() // rapid consults testing.Short, which needs the test flags parsed
 	flag.Parse()
 	if err := flag.Set("rapid.nofailfile", "true"); err != nil {
@@ -52,7 +60,10 @@ func main() {
 		if !strings.HasPrefix(r.name, *only) {
 			continue
 		}
-		line, err := measure(r, *seeds)
+		if *randomOnly {
+			r.opts = append(r.opts, properties.WithMaxSchedules(0))
+		}
+		line, err := measure(r, *seeds, *guided)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "defaultsearch:", r.name+":", err)
 			os.Exit(2)
@@ -122,11 +133,15 @@ func rows() []row {
 }
 
 // measure explores r at seeds 1 to n with default settings.
-func measure(r row, n int) (string, error) {
+func measure(r row, n int, guided bool) (string, error) {
 	found, byWalk := 0, 0
 	var walk, checks []int
 	for s := 1; s <= n; s++ {
-		rep, err := properties.Explore(r.def, append(slices.Clone(r.opts), properties.WithSeed(uint64(s)))...)
+		opts := append(slices.Clone(r.opts), properties.WithSeed(uint64(s)))
+		if guided {
+			opts = append(opts, properties.WithGuide(uint64(s), nil))
+		}
+		rep, err := properties.Explore(r.def, opts...)
 		if err != nil {
 			return "", fmt.Errorf("seed %d: %w", s, err)
 		}

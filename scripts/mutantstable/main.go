@@ -140,6 +140,9 @@ func run(c config) error {
 			}
 		}
 		exhOpts := append([]properties.Option{}, opts...)
+		// random mode: no walk phase before the checks (the default
+		// check's), so the columns are the draws' alone
+		opts = append(opts, properties.WithMaxSchedules(0))
 		if !c.swarm {
 			opts = append(opts, properties.WithoutSwarm())
 		}

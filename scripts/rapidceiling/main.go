@@ -1,7 +1,8 @@
 // Command rapidceiling measures faultline's exploration against rapid's own
 // ceiling on the same machine: checks per second of properties.Explore (the
-// default of faultline explore: the reference system under the typed
-// profile, the one-refund workload, swarm draws) against checks per second
+// default of faultline explore's random phase, without its walk: the
+// reference system under the typed profile, the one-refund workload, swarm
+// draws; then without them, and guided) against checks per second
 // of a bare rapid state machine of a ledger, with a commit action (a key
 // and an amount, refused when the key was committed before) and a readback
 // action (a key, checked against the model), rapid's default 30 steps a
@@ -83,7 +84,9 @@ func run(checks, rounds int) error {
 	}
 	explore := func(opts ...properties.Option) func() error {
 		return func() error {
-			rep, err := properties.Explore(copperfin.Definition(), append([]properties.Option{properties.WithConfig(copperfin.ConfigOfProfile(copperfin.ProfileTyped))}, opts...)...)
+			// the checks alone: no walk phase before them
+			rep, err := properties.Explore(copperfin.Definition(), append([]properties.Option{properties.WithConfig(copperfin.ConfigOfProfile(copperfin.ProfileTyped)),
+				properties.WithMaxSchedules(0)}, opts...)...)
 			if err == nil && (rep.Found || rep.Checks != checks) {
 				err = fmt.Errorf("explore: found %t after %d checks", rep.Found, rep.Checks)
 			}
@@ -98,6 +101,7 @@ func run(checks, rounds int) error {
 		{name: "rapid state machine (ledger, 30 steps)", f: func() error { return ledgerMachine(checks) }},
 		{name: "explore (typed, copperfin, swarm)", f: explore()},
 		{name: "explore --no-swarm", f: explore(properties.WithoutSwarm())},
+		{name: "explore --guided (no swarm)", f: explore(properties.WithGuide(1, nil))},
 	}
 	for r := 0; r < rounds; r++ {
 		for i := range runs {
