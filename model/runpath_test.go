@@ -21,7 +21,7 @@ import (
 // result, its JSON, its timeline, its provider history or its run record
 // changes the digest.
 const (
-	runOutputsDigest = "f70cdaccd119893cb99826eb64d6962f8cd3464d22c2560b259213a3652859e1"
+	runOutputsDigest = "75d054157a70dcc7ae8bb5e3ff74bf14eacbb652a9b34bbdfcbea37f0697b44f"
 	runOutputsRuns   = 4110
 )
 

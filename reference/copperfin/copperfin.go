@@ -281,7 +281,14 @@ func (s *System) Run(ctx context.Context, env model.Env, task model.Task) (model
 			if err != nil {
 				return model.Claim{}, err
 			}
-			return f.deny(reason)
+			if held, err := f.heldOnResume(resumed); err != nil || !held {
+				if err != nil {
+					return model.Claim{}, err
+				}
+				return f.deny(reason)
+			}
+			// the predecessor made the effect while it was entitled: what
+			// changed since is no reason to deny it; verify it instead
 		}
 		var c model.Claim
 		var done bool
@@ -580,7 +587,7 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 		}
 		if len(entries) > 0 {
 			if entries[0].Trace != f.a.TraceID {
-				return "", c, true, f.alreadyRefunded(&c)
+				return "", c, true, f.alreadyRefunded(&c, entries[0].Trace, f.attempt > 0)
 			}
 			if f.warn("effect_already_committed", "found on resume") {
 				c, err = f.deny("warning: effect already committed")
@@ -699,7 +706,7 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 				}
 				if len(entries) > 0 {
 					if entries[0].Trace != f.a.TraceID {
-						return "", c, true, f.alreadyRefunded(&c)
+						return "", c, true, f.alreadyRefunded(&c, entries[0].Trace, true)
 					}
 					return entries[0].Key, c, false, nil
 				}
@@ -745,7 +752,7 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 			if owner != "" && owner != f.a.TraceID {
 				// the key's effect belongs to another decision: this
 				// request repeats a refund already made
-				return "", c, true, f.alreadyRefunded(&c)
+				return "", c, true, f.alreadyRefunded(&c, owner, f.attempt > 1)
 			}
 		}
 		if res.Replayed && f.warn("duplicate_suppressed", "provider replayed key "+key) {
@@ -839,12 +846,37 @@ func (f *flow) resendUnseen(key string) (string, error) {
 
 // alreadyRefunded denies a request whose logical action another decision
 // already performed (the provider's ledger holds its effect under another
-// trace), setting *c.
-func (f *flow) alreadyRefunded(c *model.Claim) error {
+// trace, trace), setting *c. When the task itself may have sent that
+// effect (sent), under the evidence gate, an effect under a trace no
+// decision wrote (a trace replaced on its way to the provider) may be the
+// task's own: it holds for reconciliation instead of denying a refund the
+// provider holds.
+func (f *flow) alreadyRefunded(c *model.Claim, trace string, sent bool) error {
+	if sent && f.s.on(bitEvidenceGate) && !f.s.mutant.is(DenyOverLedger) {
+		recs, err := f.env.Evidence.Lookup(f.ctx, trace)
+		if err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(recs, func(r model.EvidenceRecord) bool { return r.Kind == model.EvidenceKind("decision") }) {
+			*c, err = f.stop("effect_unattributed", "the provider holds the refund under trace "+trace+", which no decision wrote; reconciliation required")
+			return err
+		}
+	}
 	f.warn("already_refunded", "the refund was already made by another request")
 	var err error
 	*c, err = f.deny("refund already made by another request")
 	return err
+}
+
+// heldOnResume reports whether a resumed worker (under effect_readback)
+// finds the action's effect in the provider's ledger: its predecessor made
+// it, so a pre-effect check that fails now must not deny it.
+func (f *flow) heldOnResume(resumed bool) (bool, error) {
+	if !resumed || !f.s.on(bitEffectReadback) || f.s.mutant.is(DenyOverLedger) {
+		return false, nil
+	}
+	entries, err := f.readback()
+	return len(entries) > 0, err
 }
 
 // verify reads the postcondition back (effect_readback), applies the
@@ -938,6 +970,11 @@ func (f *flow) settle(key string) (model.Claim, error) {
 			if e.Subject == f.a.Subject && e.Amount == f.a.Amount {
 				st.effects = append(st.effects, e.Key)
 			}
+		}
+		if len(st.effects) == 0 && f.s.on(bitEffectReadback) && !f.s.mutant.is(DenyOverLedger) {
+			// verify read the effect back a moment ago: a read that lags
+			// behind it does not withdraw it
+			st.effects = append(st.effects, key)
 		}
 		if len(st.effects) > 0 {
 			f.warn("notice_missing", "no notice reported refund "+key+"; the ledger holds it")
