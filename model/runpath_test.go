@@ -21,7 +21,7 @@ import (
 // result, its JSON, its timeline, its provider history or its run record
 // changes the digest.
 const (
-	runOutputsDigest = "75d054157a70dcc7ae8bb5e3ff74bf14eacbb652a9b34bbdfcbea37f0697b44f"
+	runOutputsDigest = "f0f40cc8d9ce9f06d2e0c662627395cfcc33db8dbc5849cc0af41d3d11da99f1"
 	runOutputsRuns   = 4110
 )
 
