@@ -248,7 +248,7 @@ func TestWrongClaimUnderFullControls(t *testing.T) {
 	}{
 		{"rollback then revocation", false, []model.FaultEntry{{Event: model.EvCheckpointWrite, Ordinal: 3, Kind: "checkpoint_rollback"},
 			{Event: model.EvCheckpointLoad, Ordinal: 2, Kind: "capability_revocation"}},
-			30, "the task's record (checkpoint 2) lacks effect O-731:refund:v1 of the provider's ledger", model.ClaimRelease},
+			33, "the task's record (checkpoint 2) lacks effect O-731:refund:v1 of the provider's ledger", model.ClaimRelease},
 		{"trace replaced after a lost reply", false, []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_after_commit"},
 			{Event: model.EvToolCommit, Ordinal: 1, Kind: "break_trace_lineage"}},
 			25, "the task's record (checkpoint 2) lacks effect O-731:refund:v1 of the provider's ledger", model.ClaimHold},

@@ -21,7 +21,7 @@ import (
 // result, its JSON, its timeline, its provider history or its run record
 // changes the digest.
 const (
-	runOutputsDigest = "f0f40cc8d9ce9f06d2e0c662627395cfcc33db8dbc5849cc0af41d3d11da99f1"
+	runOutputsDigest = "fec86756bfa35a781e3d637b0ab947195207a8f9f6f16a2481d5e43f8ac0835c"
 	runOutputsRuns   = 4110
 )
 

@@ -87,6 +87,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/faultline/faultline/model"
 )
@@ -457,7 +458,10 @@ func (f *flow) fanOut() (c model.Claim, done bool, err error) {
 }
 
 // preEffect runs the enabled pre-effect checks and returns a denial reason,
-// or "" to proceed.
+// or "" to proceed. A proposal that does not match the bound identity is
+// denied at once; otherwise every check runs, and the reason names each
+// failed precondition (capability, context, state version), as the
+// paper's kernel reports all three of worked example 3.
 func (f *flow) preEffect() (string, error) {
 	env, ctx, t, a := f.env, f.ctx, f.task, f.a
 	if f.s.on(bitBindIdentity) {
@@ -466,27 +470,28 @@ func (f *flow) preEffect() (string, error) {
 			return "proposal does not match the bound identity", nil
 		}
 	}
+	var failed []string
 	if f.s.on(bitPreEffectAuthority) && f.s.mutant.is(ExpiryAtApproval) {
 		// the defect: the approval's own check stands for the effect-time one
 		if a.CapabilityID == "" || a.CapabilityExpiry <= 0 {
 			f.warn("capability_not_live", "no approval")
-			return "capability is not live at effect time", nil
+			failed = append(failed, "capability is not live at effect time")
 		}
 	} else if f.s.on(bitPreEffectAuthority) || f.s.mutant.is(AuthorityCheckUnguarded) {
 		c, err := env.Authority.Check(ctx, a.CapabilityID)
 		if err != nil && !errors.Is(err, model.ErrNotFound) {
 			return "", err
 		}
-		if err != nil || !c.Live(env.Now()) || a.Amount > c.Amount {
+		switch {
+		case err != nil || !c.Live(env.Now()) || a.Amount > c.Amount:
 			f.warn("capability_not_live", "capability "+a.CapabilityID)
-			return "capability is not live at effect time", nil
-		}
-		if f.s.on(bitBoundedGrantAge) && env.Now()-c.AsOf > MaxGrantAge {
+			failed = append(failed, "capability is not live at effect time")
+		case f.s.on(bitBoundedGrantAge) && env.Now()-c.AsOf > MaxGrantAge:
 			// an answer older than the bound (a cache's) is re-validated
 			// at the issuer
 			if _, err := env.Authority.Approve(ctx, t, a); errors.Is(err, model.ErrNotFound) {
 				f.warn("capability_not_live", "capability "+a.CapabilityID+" answered as of "+strconv.FormatInt(int64(c.AsOf), 10)+", not live at the issuer")
-				return "capability is not live at effect time", nil
+				failed = append(failed, "capability is not live at effect time")
 			} else if err != nil {
 				return "", err
 			}
@@ -503,7 +508,7 @@ func (f *flow) preEffect() (string, error) {
 		}
 		if p.Version != a.PolicyVersion || !p.Allows || !el.Eligible {
 			f.warn("stale_context", "policy version "+strconv.FormatInt(p.Version, 10))
-			return "context changed: refresh context and request new authority", nil
+			failed = append(failed, "context changed: refresh context and request new authority")
 		}
 	}
 	if f.s.on(bitStatePrecondition) || f.s.mutant.is(StateCheckUnguarded) {
@@ -513,10 +518,10 @@ func (f *flow) preEffect() (string, error) {
 		}
 		if v != a.ExpectedVersion {
 			f.warn("version_conflict", "state version "+strconv.FormatInt(v, 10))
-			return "state version changed since the proposal", nil
+			failed = append(failed, "state version changed since the proposal")
 		}
 	}
-	return "", nil
+	return strings.Join(failed, "; "), nil
 }
 
 // readback returns the provider-ledger entries of the action.
