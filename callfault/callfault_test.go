@@ -91,7 +91,7 @@ type biller struct {
 	deriveKey   bool // derive the key from what is charged
 }
 
-func (b biller) bill(ctx context.Context, id, subject string, amount int64, trace string) bool {
+func (b biller) bill(ctx context.Context, id, subject string, amount int64, trace string) (string, bool) {
 	key := id + ":charge"
 	switch {
 	case b.noKey:
@@ -105,7 +105,7 @@ func (b biller) bill(ctx context.Context, id, subject string, amount int64, trac
 		}
 		resp, err := b.charge(ctx, chargeReq{Key: key, Subject: subject, Amount: amount, Trace: trace})
 		if b.trustAnswer {
-			return true
+			return resp.Receipt, true
 		}
 		var busy busyError
 		switch {
@@ -114,13 +114,13 @@ func (b biller) bill(ctx context.Context, id, subject string, amount int64, trac
 			time.Sleep(busy.wait)
 			continue
 		case errors.Is(err, errRefused):
-			return false
+			return "", false
 		case err != nil || resp.Receipt == "":
 			continue
 		}
-		return !b.verifyTrace || b.traceOf(key) == trace
+		return resp.Receipt, !b.verifyTrace || b.traceOf(key) == trace
 	}
-	return false
+	return "", false
 }
 
 // spec renders each fault as this client library would show it.
@@ -154,8 +154,8 @@ func (s billSystem) Run(ctx context.Context, env model.Env, task model.Task) (mo
 	}
 	b := s.cfg
 	b.charge, b.traceOf = charge, s.l.trace
-	if b.bill(ctx, task.ID, task.Subject, task.Amount, task.Trace) {
-		return model.Claim{Verdict: model.ClaimRelease}, nil
+	if receipt, ok := b.bill(ctx, task.ID, task.Subject, task.Amount, task.Trace); ok {
+		return model.Claim{Verdict: model.ClaimRelease, Receipt: receipt}, nil
 	}
 	return model.Claim{Verdict: model.ClaimHold, Reason: "not proven"}, nil
 }

@@ -48,17 +48,18 @@ func (a sleepyAgent) Run(ctx context.Context, env model.Env, task model.Task) (m
 			func(_ context.Context, call model.ToolCall) model.ToolResult {
 				for _, r := range a.st.rows {
 					if r.Key == call.RequestKey {
-						return model.ToolResult{Outcome: model.OutcomeCommitted, Replayed: true}
+						return model.ToolResult{Outcome: model.OutcomeCommitted, Replayed: true, Receipt: &model.Receipt{ID: r.ReceiptID}}
 					}
 				}
-				a.st.rows = append(a.st.rows, model.LedgerEntry{Tool: "pay", Key: call.RequestKey, Subject: call.Action.Subject, ActionRef: call.Action.IdempotencyKey})
-				return model.ToolResult{Outcome: model.OutcomeCommitted, Receipt: &model.Receipt{ID: "r"}}
+				id := fmt.Sprint("r", len(a.st.rows)+1)
+				a.st.rows = append(a.st.rows, model.LedgerEntry{Tool: "pay", Key: call.RequestKey, Subject: call.Action.Subject, ActionRef: call.Action.IdempotencyKey, ReceiptID: id})
+				return model.ToolResult{Outcome: model.OutcomeCommitted, Receipt: &model.Receipt{ID: id}}
 			})
 		if err != nil {
 			return model.Claim{}, err
 		}
-		if c.Result.Outcome == model.OutcomeCommitted {
-			return model.Claim{Verdict: model.ClaimRelease}, nil
+		if r := c.Result.Receipt; c.Result.Outcome == model.OutcomeCommitted && r != nil && r.ID != "" {
+			return model.Claim{Verdict: model.ClaimRelease, Receipt: r.ID}, nil
 		}
 	}
 	return model.Claim{Verdict: model.ClaimHold}, nil

@@ -98,13 +98,13 @@ type jpayer struct {
 }
 
 // pay charges subject once and reports whether it may release.
-func (p jpayer) pay(ctx context.Context, id, subject string, amount int64, trace string) (bool, error) {
+func (p jpayer) pay(ctx context.Context, id, subject string, amount int64, trace string) (string, bool, error) {
 	key := id + ":charge"
 	if p.noKey {
 		key = ""
 	}
 	if _, err := p.post(ctx, "/quote", "", trace, `{}`); err != nil {
-		return false, err
+		return "", false, err
 	}
 	for attempt := 0; attempt <= p.retries; attempt++ {
 		if attempt > 0 && p.freshKey {
@@ -116,8 +116,13 @@ func (p jpayer) pay(ctx context.Context, id, subject string, amount int64, trace
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
+		var out struct {
+			Receipt string `json:"receipt_id"`
+			Amount  int64  `json:"amount"`
+		}
+		decoded := json.Unmarshal(body, &out) == nil
 		if p.trustAnswer {
-			return true, nil
+			return out.Receipt, true, nil
 		}
 		switch {
 		case resp.StatusCode == http.StatusTooManyRequests:
@@ -126,21 +131,18 @@ func (p jpayer) pay(ctx context.Context, id, subject string, amount int64, trace
 			time.Sleep(time.Duration(secs) * time.Second)
 			continue
 		case resp.StatusCode != http.StatusOK:
-			return false, nil
+			return "", false, nil
 		}
-		var out struct {
-			Receipt string `json:"receipt_id"`
-			Amount  int64  `json:"amount"`
-		}
-		if json.Unmarshal(body, &out) != nil || out.Receipt == "" {
+		if !decoded || out.Receipt == "" {
 			continue // no proof: try again
 		}
 		if p.verifyTrace {
-			return p.traced(ctx, key, trace)
+			ok, err := p.traced(ctx, key, trace)
+			return out.Receipt, ok, err
 		}
-		return true, nil
+		return out.Receipt, true, nil
 	}
-	return p.trustAnswer, nil
+	return "", p.trustAnswer, nil
 }
 
 func (p jpayer) post(ctx context.Context, path, key, trace, body string) (*http.Response, error) {
@@ -216,12 +218,12 @@ func (s paySystem) Run(ctx context.Context, env model.Env, task model.Task) (mod
 	if p.base == "" {
 		p.base = "http://127.0.0.1:8080"
 	}
-	ok, err := p.pay(ctx, task.ID, task.Subject, task.Amount, task.Trace)
+	receipt, ok, err := p.pay(ctx, task.ID, task.Subject, task.Amount, task.Trace)
 	if err != nil {
 		return model.Claim{}, err
 	}
 	if ok {
-		return model.Claim{Verdict: model.ClaimRelease}, nil
+		return model.Claim{Verdict: model.ClaimRelease, Receipt: receipt}, nil
 	}
 	return model.Claim{Verdict: model.ClaimHold, Reason: "not proven"}, nil
 }

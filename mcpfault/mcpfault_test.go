@@ -121,7 +121,7 @@ type policy struct {
 // session and deletes a snapshot through the delete_snapshot tool,
 // retrying an unconfirmed call up to three attempts. It reports whether it
 // holds a confirmed deletion.
-func expireSnapshot(ctx context.Context, cs *mcp.ClientSession, pol policy, job, snapshot, trace string) (bool, error) {
+func expireSnapshot(ctx context.Context, cs *mcp.ClientSession, pol policy, job, snapshot, trace string) (string, bool, error) {
 	key := job + ":delete"
 	for attempt := range 3 {
 		if pol.freshKey && attempt > 0 {
@@ -134,17 +134,17 @@ func expireSnapshot(ctx context.Context, cs *mcp.ClientSession, pol policy, job,
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "delete_snapshot", Arguments: deleteIn{Snapshot: snapshot}, Meta: meta})
 		switch {
 		case err != nil && pol.trustTimeout:
-			return true, nil
+			return "", true, nil
 		case err != nil && errors.Is(err, context.DeadlineExceeded):
 			continue // unknown outcome: retry
 		case err != nil:
-			return false, err
+			return "", false, err
 		case res.IsError && pol.ignoreIsError:
-			return true, nil
+			return "", true, nil
 		case res.IsError && res.Meta["retryAfterMs"] != nil:
 			continue // rate limited: retry after the wait (the test's agent does not sleep)
 		case res.IsError:
-			return false, nil
+			return "", false, nil
 		}
 		var out deleteOut
 		if len(res.Content) == 0 || jsonDecode(res.Content[0], &out) != nil || out.Receipt == "" {
@@ -153,16 +153,16 @@ func expireSnapshot(ctx context.Context, cs *mcp.ClientSession, pol policy, job,
 		if pol.checkTrace {
 			back, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_deletion", Arguments: getIn{Key: key}})
 			if err != nil {
-				return false, err
+				return "", false, err
 			}
 			var got getOut
 			if jsonDecode(back.Content[0], &got) != nil || !got.Found || got.Trace != trace {
-				return false, nil
+				return "", false, nil
 			}
 		}
-		return true, nil
+		return out.Receipt, true, nil
 	}
-	return false, nil
+	return "", false, nil
 }
 
 // system is the test System: it builds a client per run around the
@@ -199,7 +199,7 @@ func (s system) Run(ctx context.Context, env model.Env, task model.Task) (model.
 		return model.Claim{}, err
 	}
 	defer cs.Close()
-	done, err := expireSnapshot(ctx, cs, s.pol, task.ID, task.Subject, task.Trace)
+	receipt, done, err := expireSnapshot(ctx, cs, s.pol, task.ID, task.Subject, task.Trace)
 	if merr := mw.Err(); merr != nil {
 		return model.Claim{}, merr
 	}
@@ -207,7 +207,7 @@ func (s system) Run(ctx context.Context, env model.Env, task model.Task) (model.
 		return model.Claim{}, err
 	}
 	if done {
-		return model.Claim{Verdict: model.ClaimRelease}, nil
+		return model.Claim{Verdict: model.ClaimRelease, Receipt: receipt}, nil
 	}
 	return model.Claim{Verdict: model.ClaimHold, Reason: "deletion not confirmed"}, nil
 }

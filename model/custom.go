@@ -132,18 +132,21 @@ type scope struct {
 	// outcome terms then come from the invariants in scope (see Terms).
 	narrowed bool
 	user     []UserInvariant
+	// production: the run is of production code (Options.Clock set),
+	// which checks recorded_agrees_with_ledger in every run
+	production bool
 }
 
 // addedInvariants are the invariants the harness adds to a run of its own
 // rather than by name in Options.Builtin, each with where it comes from.
 var addedInvariants = map[string]string{
 	InvNoRetryStorm:             "every run of a fleet fixture (Fixture.Fleet) checks it, and no other run can",
-	InvRecordedAgreesWithLedger: "every run whose provider sends notices (Config.Notices) checks it; for any other run add NoticeAgreement() to Options.Invariants",
+	InvRecordedAgreesWithLedger: "every run of production code (Options.Clock) and every run whose provider sends notices (Config.Notices) checks it; for any other run add NoticeAgreement() to Options.Invariants",
 }
 
 // resolveScope validates the invariant options.
 func resolveScope(o Options) (scope, error) {
-	var s scope
+	s := scope{production: o.Clock != nil}
 	if o.Builtin != nil {
 		s.narrowed = true
 		for i := range s.off {

@@ -205,6 +205,11 @@ type Claim struct {
 	// Degraded marks a release that continued past a failed branch under
 	// the best_effort join policy.
 	Degraded bool
+	// Receipt is the provider's receipt id of the effect a release rests
+	// on. A release of production code (a System implementing Observed)
+	// must name one the provider's own store holds for the task
+	// (recorded_agrees_with_ledger); model systems may leave it empty.
+	Receipt string
 }
 
 // Errors the harness's Env returns.

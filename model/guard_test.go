@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/faultline/faultline/model"
@@ -52,5 +53,31 @@ func TestGuardChecksTheBinding(t *testing.T) {
 	res = run(typed.Without(copperfin.BindIdentity))
 	if rs, _ := res.Invariant(model.InvRightSubject); rs.Held || rs.Detail != "effect on O-732 for task refund-O-731 of O-731" {
 		t.Errorf("typed without bind_identity: right_subject %+v, want the swapped effect", rs)
+	}
+}
+
+// TestWorkedExample3DenialListsEveryPrecondition is the paper's worked
+// example 3: after the approval (checkpoint 1) the capability expires
+// (the clock past 120,000 ms), policy version 13 no longer allows the
+// refund and the order moves to version 44. The typed kernel runs every
+// check and its denial names all three failed preconditions, each with
+// its warning, and no effect is made.
+func TestWorkedExample3DenialListsEveryPrecondition(t *testing.T) {
+	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
+	at := func(kind, target string) model.FaultEntry {
+		return model.FaultEntry{Event: model.EvCheckpointWrite, Ordinal: 1, Kind: kind, Target: target}
+	}
+	res := run(t, &model.Schedule{Version: model.ScheduleVersion, Seed: "worked example 3", Config: copperfin.ConfigOfControls(typed),
+		Faults: []model.FaultEntry{at("clock_advance", "120000"), at("policy_change", ""), at("state_version_change", "")}})
+	var warned []string
+	for _, e := range res.Timeline.Events() {
+		if e.Event == model.EvWarn {
+			warned = append(warned, e.Outcome)
+		}
+	}
+	const want = "capability is not live at effect time; context changed: refresh context and request new authority; state version changed since the proposal"
+	if len(res.Claims) != 1 || res.Claims[0].Verdict != model.ClaimDeny || res.Claims[0].Reason != want || res.Terms.Effects != 0 || !res.Held() ||
+		strings.Join(warned, ",") != "capability_not_live,stale_context,version_conflict" {
+		t.Errorf("claims %+v, effects %d, warnings %v, invariants %+v", res.Claims, res.Terms.Effects, warned, res.Invariants)
 	}
 }

@@ -124,7 +124,8 @@ type Harness struct {
 	opts   Options
 	scope  scope
 	// users are the invariants of a run beside the built-in ones, without
-	// and with notices (runInvariants)
+	// and with notices (runInvariants; production code checks the same
+	// in both)
 	users  [2][]UserInvariant
 	err    error    // invalid options, returned by every run
 	traces []string // per task: the trace id the harness assigns
@@ -168,7 +169,7 @@ func NewHarness(f Fixture, opts Options) *Harness {
 			}
 		}
 	}
-	h.users = [2][]UserInvariant{runInvariants(h.scope.user, f.Fleet != nil, false), runInvariants(h.scope.user, f.Fleet != nil, true)}
+	h.users = [2][]UserInvariant{runInvariants(h.scope.user, f.Fleet != nil, h.scope.production), runInvariants(h.scope.user, f.Fleet != nil, true)}
 	h.stopOn, h.stopErr = opts.Stop.set(), opts.Stop.Validate()
 	seen := make(map[string]bool, len(f.Tasks))
 	h.uniqueIDs = true

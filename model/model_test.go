@@ -337,7 +337,7 @@ func TestCounterfactualAmbientIdentityLeak(t *testing.T) {
 	if f := res.Faults[0]; !f.Reached || f.Fired != 1 {
 		t.Fatalf("undefended: fault %+v", f)
 	}
-	if r, _ := res.Invariant(model.InvRightSubject); r.Held || r.FaultID != "f1" || r.Event != model.EvToolCommit {
+	if r, _ := res.Invariant(model.InvRightSubject); r.Held || r.FaultID != "f1" || r.Event != model.EvToolCommit || r.Detail != "effect on O-841 for task refund-O-841 of O-841, actor operator-27 (task refund-O-731's; the task's is operator-31), trace trace-refund-O-731 (task refund-O-731's; the task's is trace-refund-O-841)" {
 		t.Errorf("undefended: right_subject %+v", r)
 	}
 	if r, _ := res.Invariant(model.InvProvableOutcome); r.Held {

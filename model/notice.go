@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // NoticeStatus is what a provider's notice reports of one request:
@@ -241,17 +242,49 @@ const InvRecordedAgreesWithLedger = "recorded_agrees_with_ledger"
 
 // NoticeAgreement returns the invariant that the state a system records
 // agrees with the provider's ledger: no checkpoint records an effect more
-// often than the ledger holds it or withdraws one the ledger holds, and a
-// task that claims other than hold records every effect it made. Runs with
-// Config.Notices check it; add it to Options.Invariants for others
-// (docs/vocabulary.md, "recorded_agrees_with_ledger").
+// often than the ledger holds it or withdraws one the ledger holds, a
+// task that claims other than hold records every effect it made, and a
+// release of production code names a receipt of the task's that the
+// provider's own store holds (Claim.Receipt). Runs of production code and
+// runs with Config.Notices check it; add it to Options.Invariants for
+// others (docs/vocabulary.md, "recorded_agrees_with_ledger").
 func NoticeAgreement() UserInvariant {
 	return UserInvariant{Name: InvRecordedAgreesWithLedger, Owner: "workflow runtime", Oracle: oracleLedgerReadback,
-		Doc:   "the effects a task's checkpoints record agree with the provider's ledger: none twice, none withdrawn, none missing when it releases or denies",
+		Doc:   "the effects a task's checkpoints record agree with the provider's ledger: none twice, none withdrawn, none missing when it releases or denies; a production release names a receipt the provider holds for the task",
 		Check: recordedAgrees}
 }
 
-// recordedAgrees is NoticeAgreement's check.
+// releaseReceipt checks the receipt a release of production code names
+// against the provider's own store, read by its own path: it must be one
+// of the task's entries ("" when it is).
+func releaseReceipt(r *run, receipt string) string {
+	var own []string
+	for _, e := range r.world.Ledger {
+		if e.Task == r.task.ID && e.ReceiptID != "" {
+			own = append(own, e.ReceiptID)
+		}
+	}
+	held := "the provider's ledger holds none of the task"
+	if len(own) > 0 {
+		held = "the provider's ledger holds " + strings.Join(own, ", ") + " for the task"
+	}
+	if receipt == "" {
+		return "release with an empty receipt; " + held
+	}
+	for _, e := range r.world.Ledger {
+		if e.ReceiptID == receipt {
+			if e.Task == r.task.ID {
+				return ""
+			}
+			return "release names receipt " + receipt + " of task " + e.Task + "; " + held
+		}
+	}
+	return "release names receipt " + receipt + ", which the provider's ledger does not hold; " + held
+}
+
+// recordedAgrees is NoticeAgreement's check: the checkpoints and the claim
+// against the ledger, and, in a run of production code (a System
+// implementing Observed), a release's receipt (releaseReceipt).
 func recordedAgrees(v View) string {
 	ev := v.Event()
 	if ev != EvCheckpointWrite && ev != EvClaim {
@@ -259,6 +292,13 @@ func recordedAgrees(v View) string {
 	}
 	r := v.r
 	id := r.task.ID
+	if ev == EvClaim && r.live.observed != nil {
+		if c, ok := v.Claim(); ok && c.Verdict == ClaimRelease {
+			if why := releaseReceipt(r, c.Receipt); why != "" {
+				return why
+			}
+		}
+	}
 	// held counts the task's ledger entries by request key; name maps the
 	// names a checkpoint may record an effect by (its request key or its
 	// receipt id) to the key

@@ -224,3 +224,66 @@ func TestNoticeAgreementByKeyOrReceipt(t *testing.T) {
 		}
 	}
 }
+
+// TestWrongClaimUnderFullControls: the reference system under its seven
+// controls and notice_reconcile, without notices, against the provider's
+// ledger (recorded_agrees_with_ledger in scope). Each schedule once made a
+// wrong claim that none of the eight built-in invariants sees, and the
+// deny_over_ledger mutant keeps it: a checkpoint rollback, then the
+// capability revoked, and the resumed worker denies the refund its
+// predecessor made; a reply lost and the trace replaced, and the worker
+// denies its own refund as another request's; with notices, a lagging
+// readback after a rollback withdraws the verified refund from the record.
+// The fixed system releases or holds, and every invariant holds.
+func TestWrongClaimUnderFullControls(t *testing.T) {
+	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
+	cs := typed.With(copperfin.NoticeReconcile)
+	cases := []struct {
+		name    string
+		notices bool
+		faults  []model.FaultEntry
+		seq     int
+		detail  string
+		fixed   model.ClaimVerdict
+	}{
+		{"rollback then revocation", false, []model.FaultEntry{{Event: model.EvCheckpointWrite, Ordinal: 3, Kind: "checkpoint_rollback"},
+			{Event: model.EvCheckpointLoad, Ordinal: 2, Kind: "capability_revocation"}},
+			33, "the task's record (checkpoint 2) lacks effect O-731:refund:v1 of the provider's ledger", model.ClaimRelease},
+		{"trace replaced after a lost reply", false, []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_after_commit"},
+			{Event: model.EvToolCommit, Ordinal: 1, Kind: "break_trace_lineage"}},
+			25, "the task's record (checkpoint 2) lacks effect O-731:refund:v1 of the provider's ledger", model.ClaimHold},
+		{"lagging readback after a rollback", true, []model.FaultEntry{{Event: model.EvLedgerReadback, Ordinal: 3, Kind: "lagging_readback"},
+			{Event: model.EvCheckpointWrite, Ordinal: 4, Kind: "checkpoint_rollback"}},
+			37, "checkpoint 4 withdraws effect O-731:refund:v1, which checkpoint 3 recorded and the provider's ledger holds", model.ClaimRelease},
+	}
+	opts := model.Options{Invariants: []model.UserInvariant{model.NoticeAgreement()}}
+	for _, c := range cases {
+		for _, mutant := range []string{string(copperfin.DenyOverLedger), ""} {
+			cfg := copperfin.WithMutant(copperfin.ConfigOfControls(cs), mutant)
+			cfg.Notices = c.notices
+			factory, err := copperfin.Configured(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := &model.Schedule{Version: model.ScheduleVersion, Seed: "wrong claim", Config: cfg, Faults: c.faults}
+			res, err := model.NewHarness(copperfin.Copperfin(), opts).Run(factory, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, _ := res.Invariant(model.InvRecordedAgreesWithLedger)
+			others := true
+			for _, inv := range res.Invariants {
+				others = others && (inv.Held || inv.Invariant == model.InvRecordedAgreesWithLedger)
+			}
+			if mutant != "" {
+				if r.Held || r.FirstSeq != c.seq || r.Detail != c.detail || !others {
+					t.Errorf("%s, %s: %+v (others held %v)", c.name, mutant, r, others)
+				}
+				continue
+			}
+			if !res.Held() || res.Verdict != c.fixed {
+				t.Errorf("%s, fixed: %+v %s %+v", c.name, res.Invariants, res.Verdict, res.Claims)
+			}
+		}
+	}
+}

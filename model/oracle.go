@@ -250,7 +250,9 @@ func (o *oracleState) check(r *run, seq int) {
 		e := w.Ledger[o.ledgerSeen]
 		bad := false
 		if t := r.task; e.Subject != t.Subject || e.Tenant != t.Tenant || e.Purpose != t.Purpose || e.Actor != t.Actor {
-			o.violate(r, 0, seq, "effect on "+e.Subject+" for task "+t.ID+" of "+t.Subject)
+			if !o.violated[0] {
+				o.violate(r, 0, seq, wrongSubject(r, e))
+			}
 			bad = true
 		}
 		if why := entitlementGap(w, r.task, e); why != "" {
@@ -718,4 +720,32 @@ func worseVerdict(a, b ClaimVerdict) ClaimVerdict {
 		return b
 	}
 	return a
+}
+
+// wrongSubject is right_subject's detail for ledger entry e of the current
+// task: the effect's subject and the task's, then each other field of the
+// effect (actor, tenant, purpose, trace) that is not the task's, with the
+// task it came from when another task of the fixture has it.
+func wrongSubject(r *run, e LedgerEntry) string {
+	t := r.task
+	d := "effect on " + e.Subject + " for task " + t.ID + " of " + t.Subject
+	from := func(field, v, own string, of func(i int) string) {
+		if v == own || v == "" {
+			return
+		}
+		where := "the task's is " + quoteID(own)
+		for i, u := range r.h.fixture.Tasks {
+			if u.ID != t.ID && of(i) == v {
+				where = "task " + u.ID + "'s; the task's is " + quoteID(own)
+				break
+			}
+		}
+		d += ", " + field + " " + v + " (" + where + ")"
+	}
+	tasks := r.h.fixture.Tasks
+	from("actor", e.Actor, t.Actor, func(i int) string { return tasks[i].Actor })
+	from("tenant", e.Tenant, t.Tenant, func(i int) string { return tasks[i].Tenant })
+	from("purpose", e.Purpose, t.Purpose, func(i int) string { return tasks[i].Purpose })
+	from("trace", e.Trace, t.Trace, func(i int) string { return r.h.traces[i] })
+	return d
 }

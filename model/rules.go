@@ -26,6 +26,9 @@ func (d *Definition) Check(cfg Config, opts Options) error {
 		return err
 	}
 	f, err := d.Fixture(cfg.Fixture)
+	// the invariant production code always checks does not count: it
+	// asks nothing of a system that claims nothing from the ledger
+	sc.production = false
 	if len(sc.names(err == nil && f.Fleet != nil, cfg.Notices)) > 0 {
 		return nil
 	}
@@ -34,8 +37,9 @@ func (d *Definition) Check(cfg Config, opts Options) error {
 
 // Scope returns the names of the invariants a run of d under cfg with
 // d.Options(opts) checks, in the order Result.Invariants reports them:
-// the built-in ones selected, recorded_agrees_with_ledger in a run with
-// notices, no_retry_storm on a fleet fixture, then the system's own. It is
+// the built-in ones selected, recorded_agrees_with_ledger in a run of
+// production code (Options.Clock) or with notices, no_retry_storm on a
+// fleet fixture, then the system's own. It is
 // the one rule of what a run checks: a violation of any of them fails the
 // run on every door (explore, the walk, fuzz, replay, coverage; explore
 // drops recorded_agrees_with_ledger for a system whose clean run reads no
@@ -61,18 +65,19 @@ func (s scope) names(fleet, notices bool) []string {
 			out = append(out, inv.Name)
 		}
 	}
-	for _, u := range runInvariants(s.user, fleet, notices) {
+	for _, u := range runInvariants(s.user, fleet, notices || s.production) {
 		out = append(out, u.Name)
 	}
 	return out
 }
 
 // runInvariants returns the invariants a run checks beside the built-in
-// ones: NoticeAgreement in a run with notices (unless own names it), the
-// fleet's no_retry_storm, then own. The harness runs exactly these.
-func runInvariants(own []UserInvariant, fleet, notices bool) []UserInvariant {
+// ones: NoticeAgreement in a run with notices or of production code
+// (ledger; unless own names it), the fleet's no_retry_storm, then own.
+// The harness runs exactly these.
+func runInvariants(own []UserInvariant, fleet, ledger bool) []UserInvariant {
 	var out []UserInvariant
-	if notices && !slices.ContainsFunc(own, func(u UserInvariant) bool { return u.Name == InvRecordedAgreesWithLedger }) {
+	if ledger && !slices.ContainsFunc(own, func(u UserInvariant) bool { return u.Name == InvRecordedAgreesWithLedger }) {
 		out = append(out, NoticeAgreement())
 	}
 	if fleet {

@@ -21,7 +21,7 @@ import (
 // result, its JSON, its timeline, its provider history or its run record
 // changes the digest.
 const (
-	runOutputsDigest = "f70cdaccd119893cb99826eb64d6962f8cd3464d22c2560b259213a3652859e1"
+	runOutputsDigest = "fec86756bfa35a781e3d637b0ab947195207a8f9f6f16a2481d5e43f8ac0835c"
 	runOutputsRuns   = 4110
 )
 

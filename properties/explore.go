@@ -792,10 +792,11 @@ func (e *explorer) survey(also ...model.Config) error {
 // notices, so what its checkpoints record is not settled by them, and the
 // notice kinds, which never reach it, leave the campaign inconclusive
 // rather than a violation of the clean run. The invariant stays in scope
-// when the harness options or withInvariants name it.
+// when the harness options or withInvariants name it, and for production
+// code (Options.Clock), whose every run checks it.
 func (e *explorer) noticeScope() {
 	set := e.set
-	if !set.config.Notices || e.crossed[eventPos(model.EvNoticeReceive)] || slices.Contains(set.invariants, model.InvRecordedAgreesWithLedger) ||
+	if !set.config.Notices || set.harness.Clock != nil || e.crossed[eventPos(model.EvNoticeReceive)] || slices.Contains(set.invariants, model.InvRecordedAgreesWithLedger) ||
 		slices.ContainsFunc(set.harness.Invariants, func(u model.UserInvariant) bool { return u.Name == model.InvRecordedAgreesWithLedger }) {
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/faultline/faultline/examples/billing"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/properties"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // TestNoticeKindsInTheDraws: WithKinds naming a notice kind turns the
@@ -85,4 +86,30 @@ func TestNoticeKindsOnBilling(t *testing.T) {
 	if plain.Found || with.Found || plain.Faults != 131 || with.Faults != 131 || with.Reached != plain.Reached || with.Fired != plain.Fired || !slices.Equal(with.Crossed, plain.Crossed) {
 		t.Errorf("plain %+v\nwith notices %+v", plain, with)
 	}
+}
+
+// TestWrongClaimExplored: the reference system under its seven controls
+// and notice_reconcile, explored with recorded_agrees_with_ledger in scope
+// and no notices (seed 1, the walk of two faults cut at 3,000 schedules,
+// then 20 draws). The deny_over_ledger mutant, the system before its fix, denies
+// a refund the provider's ledger holds, and the exploration finds it with
+// a schedule of two faults; the fixed system holds over the same budget.
+func TestWrongClaimExplored(t *testing.T) {
+	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
+	cfg := copperfin.ConfigOfControls(typed.With(copperfin.NoticeReconcile))
+	opts := func(c model.Config) []properties.Option {
+		return []properties.Option{properties.WithConfig(c), properties.WithHarnessOptions(model.Options{Invariants: []model.UserInvariant{model.NoticeAgreement()}}),
+			properties.WithSeed(1), properties.WithChecks(20), properties.WithMaxSchedules(3000)}
+	}
+	def := refSystem(copperfin.Configured)
+	rep, err := properties.Explore(def, opts(copperfin.WithMutant(cfg, string(copperfin.DenyOverLedger)))...)
+	if err != nil || !rep.Found || rep.Counterexample.Invariant != model.InvRecordedAgreesWithLedger || len(rep.Counterexample.Schedule.Faults) != 2 {
+		t.Fatalf("deny_over_ledger: %v %+v", err, rep.Counterexample)
+	}
+	t.Logf("deny_over_ledger: %s after seq %d: %v", rep.Counterexample.Detail, rep.Counterexample.FirstSeq, rep.Counterexample.Schedule.Faults)
+	rep, err = properties.Explore(def, opts(cfg)...)
+	if err != nil || rep.Found {
+		t.Fatalf("fixed: %v %+v", err, rep.Counterexample)
+	}
+	t.Logf("fixed: walk of %d schedules and %d checks, %d of %d faults reached", rep.Walk.Schedules, rep.Checks, rep.Reached, rep.Faults)
 }

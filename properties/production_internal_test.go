@@ -87,8 +87,10 @@ func (a payAgent) Run(ctx context.Context, env model.Env, task model.Task) (mode
 		if err != nil {
 			return model.Claim{}, err
 		}
-		if c.Result.Outcome == model.OutcomeCommitted && a.flaky == nil {
-			return model.Claim{Verdict: model.ClaimRelease}, nil
+		// a committed answer without the provider's receipt proves
+		// nothing: the agent retries under the same key
+		if r := c.Result.Receipt; c.Result.Outcome == model.OutcomeCommitted && r != nil && r.ID != "" && a.flaky == nil {
+			return model.Claim{Verdict: model.ClaimRelease, Receipt: r.ID}, nil
 		}
 	}
 	return model.Claim{Verdict: model.ClaimHold}, nil

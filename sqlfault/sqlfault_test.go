@@ -45,11 +45,11 @@ type chargeAgent struct {
 
 // run returns whether the agent releases the task, or the error it holds
 // on.
-func (a chargeAgent) run(ctx context.Context, task, subject string, amount int64) (bool, error) {
+func (a chargeAgent) run(ctx context.Context, task, subject string, amount int64) (string, bool, error) {
 	for range 8 {
 		step, err := a.load(ctx, task)
 		if err != nil {
-			return false, err
+			return "", false, err
 		}
 		switch step {
 		case 1:
@@ -58,21 +58,27 @@ func (a chargeAgent) run(ctx context.Context, task, subject string, amount int64
 				case a.opt.IgnoreErr:
 				case a.opt.Retry:
 					if err := a.charge(ctx, task, subject, amount); err != nil {
-						return false, err
+						return "", false, err
 					}
 				default:
-					return false, err
+					return "", false, err
 				}
 			}
 		case 3:
-			return true, nil
+			// the receipt of the release: the charge's row, read back
+			var id int64
+			err := a.db.QueryRowContext(ctx, `SELECT id FROM charges WHERE action = ? ORDER BY id LIMIT 1`, task+":charge").Scan(&id)
+			if errors.Is(err, sql.ErrNoRows) {
+				return "", true, nil
+			}
+			return fmt.Sprint("ch_", id), err == nil, err
 		}
 		if _, err := a.db.ExecContext(ctx, `INSERT INTO checkpoints (task, step) VALUES (?, ?)
 			ON CONFLICT (task) DO UPDATE SET step = excluded.step`, task, step+1); err != nil {
-			return false, err
+			return "", false, err
 		}
 	}
-	return false, errors.New("no progress")
+	return "", false, errors.New("no progress")
 }
 
 func (a chargeAgent) load(ctx context.Context, task string) (int, error) {
@@ -154,14 +160,14 @@ func (s *system) Run(ctx context.Context, env model.Env, task model.Task) (model
 	}
 	db := sql.OpenDB(c)
 	defer db.Close()
-	ok, err := chargeAgent{db: db, opt: s.opt, onErr: func(err error) { s.errs = append(s.errs, err) }}.run(ctx, task.ID, task.Subject, task.Amount)
+	receipt, ok, err := chargeAgent{db: db, opt: s.opt, onErr: func(err error) { s.errs = append(s.errs, err) }}.run(ctx, task.ID, task.Subject, task.Amount)
 	switch {
 	case errors.Is(err, model.ErrWorkerCrashed):
 		return model.Claim{}, err
 	case err != nil:
 		return model.Claim{Verdict: model.ClaimHold, Reason: err.Error()}, nil
 	case ok:
-		return model.Claim{Verdict: model.ClaimRelease}, nil
+		return model.Claim{Verdict: model.ClaimRelease, Receipt: receipt}, nil
 	}
 	return model.Claim{Verdict: model.ClaimHold}, nil
 }

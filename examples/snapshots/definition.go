@@ -160,7 +160,9 @@ func Claim(rep app.Report) model.Claim {
 	case len(rep.Unresolved) > 0:
 		return model.Claim{Verdict: model.ClaimHold, Reason: fmt.Sprintf("unresolved deletions: %v", rep.Unresolved)}
 	case len(rep.Deleted) > 0:
-		return model.Claim{Verdict: model.ClaimRelease, Reason: fmt.Sprintf("deleted %v, kept %d", rep.Deleted, rep.Kept)}
+		// the release rests on the service's receipt of its last deletion
+		return model.Claim{Verdict: model.ClaimRelease, Reason: fmt.Sprintf("deleted %v, kept %d", rep.Deleted, rep.Kept),
+			Receipt: rep.Receipts[len(rep.Receipts)-1]}
 	}
 	return model.Claim{Verdict: model.ClaimHold, Reason: fmt.Sprintf("nothing expired, kept %d", rep.Kept)}
 }

@@ -132,6 +132,7 @@ func (s *Service) deleteSnapshot(ctx context.Context, req *mcp.CallToolRequest) 
 		return toolError("snapshot " + in.SnapshotID + " is already purged"), nil
 	}
 	receipt := fmt.Sprintf("del-%d", len(s.deletions)+1)
+	sn.Deletion = receipt
 	s.deletions = append(s.deletions, model.LedgerEntry{Tool: app.Tool, Key: key, ActionRef: sn.ID, Actor: actor,
 		Subject: sn.Volume, Tenant: s.tenant, Purpose: Purpose, Trace: trace, ReceiptID: receipt, At: model.Millis(s.now())})
 	out := map[string]any{"snapshot_id": sn.ID, "receipt": receipt, "state": sn.State}

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -168,17 +169,18 @@ func (a shelf) Run(ctx context.Context, env model.Env, t model.Task) (model.Clai
 			func(_ context.Context, call model.ToolCall) model.ToolResult {
 				for _, r := range *a.rows {
 					if r.Key == call.RequestKey {
-						return model.ToolResult{Outcome: model.OutcomeCommitted, Replayed: true}
+						return model.ToolResult{Outcome: model.OutcomeCommitted, Replayed: true, Receipt: &model.Receipt{ID: r.ReceiptID}}
 					}
 				}
-				*a.rows = append(*a.rows, model.LedgerEntry{Tool: archiver.Tool, Key: call.RequestKey, Subject: call.Action.Subject, ActionRef: call.Action.IdempotencyKey})
-				return model.ToolResult{Outcome: model.OutcomeCommitted, Receipt: &model.Receipt{ID: "a"}}
+				id := "arc-" + strconv.Itoa(len(*a.rows)+1)
+				*a.rows = append(*a.rows, model.LedgerEntry{Tool: archiver.Tool, Key: call.RequestKey, Subject: call.Action.Subject, ActionRef: call.Action.IdempotencyKey, ReceiptID: id})
+				return model.ToolResult{Outcome: model.OutcomeCommitted, Receipt: &model.Receipt{ID: id}}
 			})
 		if err != nil {
 			return model.Claim{}, err
 		}
-		if c.Result.Outcome == model.OutcomeCommitted {
-			return model.Claim{Verdict: model.ClaimRelease, Reason: "archived"}, nil
+		if c.Result.Outcome == model.OutcomeCommitted && c.Result.Receipt != nil {
+			return model.Claim{Verdict: model.ClaimRelease, Reason: "archived", Receipt: c.Result.Receipt.ID}, nil
 		}
 	}
 	return model.Claim{Verdict: model.ClaimHold, Reason: "outcome unknown"}, nil

@@ -87,6 +87,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/faultline/faultline/model"
 )
@@ -281,7 +282,14 @@ func (s *System) Run(ctx context.Context, env model.Env, task model.Task) (model
 			if err != nil {
 				return model.Claim{}, err
 			}
-			return f.deny(reason)
+			if held, err := f.heldOnResume(resumed); err != nil || !held {
+				if err != nil {
+					return model.Claim{}, err
+				}
+				return f.deny(reason)
+			}
+			// the predecessor made the effect while it was entitled: what
+			// changed since is no reason to deny it; verify it instead
 		}
 		var c model.Claim
 		var done bool
@@ -450,7 +458,10 @@ func (f *flow) fanOut() (c model.Claim, done bool, err error) {
 }
 
 // preEffect runs the enabled pre-effect checks and returns a denial reason,
-// or "" to proceed.
+// or "" to proceed. A proposal that does not match the bound identity is
+// denied at once; otherwise every check runs, and the reason names each
+// failed precondition (capability, context, state version), as the
+// paper's kernel reports all three of worked example 3.
 func (f *flow) preEffect() (string, error) {
 	env, ctx, t, a := f.env, f.ctx, f.task, f.a
 	if f.s.on(bitBindIdentity) {
@@ -459,27 +470,28 @@ func (f *flow) preEffect() (string, error) {
 			return "proposal does not match the bound identity", nil
 		}
 	}
+	var failed []string
 	if f.s.on(bitPreEffectAuthority) && f.s.mutant.is(ExpiryAtApproval) {
 		// the defect: the approval's own check stands for the effect-time one
 		if a.CapabilityID == "" || a.CapabilityExpiry <= 0 {
 			f.warn("capability_not_live", "no approval")
-			return "capability is not live at effect time", nil
+			failed = append(failed, "capability is not live at effect time")
 		}
 	} else if f.s.on(bitPreEffectAuthority) || f.s.mutant.is(AuthorityCheckUnguarded) {
 		c, err := env.Authority.Check(ctx, a.CapabilityID)
 		if err != nil && !errors.Is(err, model.ErrNotFound) {
 			return "", err
 		}
-		if err != nil || !c.Live(env.Now()) || a.Amount > c.Amount {
+		switch {
+		case err != nil || !c.Live(env.Now()) || a.Amount > c.Amount:
 			f.warn("capability_not_live", "capability "+a.CapabilityID)
-			return "capability is not live at effect time", nil
-		}
-		if f.s.on(bitBoundedGrantAge) && env.Now()-c.AsOf > MaxGrantAge {
+			failed = append(failed, "capability is not live at effect time")
+		case f.s.on(bitBoundedGrantAge) && env.Now()-c.AsOf > MaxGrantAge:
 			// an answer older than the bound (a cache's) is re-validated
 			// at the issuer
 			if _, err := env.Authority.Approve(ctx, t, a); errors.Is(err, model.ErrNotFound) {
 				f.warn("capability_not_live", "capability "+a.CapabilityID+" answered as of "+strconv.FormatInt(int64(c.AsOf), 10)+", not live at the issuer")
-				return "capability is not live at effect time", nil
+				failed = append(failed, "capability is not live at effect time")
 			} else if err != nil {
 				return "", err
 			}
@@ -496,7 +508,7 @@ func (f *flow) preEffect() (string, error) {
 		}
 		if p.Version != a.PolicyVersion || !p.Allows || !el.Eligible {
 			f.warn("stale_context", "policy version "+strconv.FormatInt(p.Version, 10))
-			return "context changed: refresh context and request new authority", nil
+			failed = append(failed, "context changed: refresh context and request new authority")
 		}
 	}
 	if f.s.on(bitStatePrecondition) || f.s.mutant.is(StateCheckUnguarded) {
@@ -506,10 +518,10 @@ func (f *flow) preEffect() (string, error) {
 		}
 		if v != a.ExpectedVersion {
 			f.warn("version_conflict", "state version "+strconv.FormatInt(v, 10))
-			return "state version changed since the proposal", nil
+			failed = append(failed, "state version changed since the proposal")
 		}
 	}
-	return "", nil
+	return strings.Join(failed, "; "), nil
 }
 
 // readback returns the provider-ledger entries of the action.
@@ -580,7 +592,7 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 		}
 		if len(entries) > 0 {
 			if entries[0].Trace != f.a.TraceID {
-				return "", c, true, f.alreadyRefunded(&c)
+				return "", c, true, f.alreadyRefunded(&c, entries[0].Trace, f.attempt > 0)
 			}
 			if f.warn("effect_already_committed", "found on resume") {
 				c, err = f.deny("warning: effect already committed")
@@ -699,7 +711,7 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 				}
 				if len(entries) > 0 {
 					if entries[0].Trace != f.a.TraceID {
-						return "", c, true, f.alreadyRefunded(&c)
+						return "", c, true, f.alreadyRefunded(&c, entries[0].Trace, true)
 					}
 					return entries[0].Key, c, false, nil
 				}
@@ -745,7 +757,7 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 			if owner != "" && owner != f.a.TraceID {
 				// the key's effect belongs to another decision: this
 				// request repeats a refund already made
-				return "", c, true, f.alreadyRefunded(&c)
+				return "", c, true, f.alreadyRefunded(&c, owner, f.attempt > 1)
 			}
 		}
 		if res.Replayed && f.warn("duplicate_suppressed", "provider replayed key "+key) {
@@ -839,12 +851,37 @@ func (f *flow) resendUnseen(key string) (string, error) {
 
 // alreadyRefunded denies a request whose logical action another decision
 // already performed (the provider's ledger holds its effect under another
-// trace), setting *c.
-func (f *flow) alreadyRefunded(c *model.Claim) error {
+// trace, trace), setting *c. When the task itself may have sent that
+// effect (sent), under the evidence gate, an effect under a trace no
+// decision wrote (a trace replaced on its way to the provider) may be the
+// task's own: it holds for reconciliation instead of denying a refund the
+// provider holds.
+func (f *flow) alreadyRefunded(c *model.Claim, trace string, sent bool) error {
+	if sent && f.s.on(bitEvidenceGate) && !f.s.mutant.is(DenyOverLedger) {
+		recs, err := f.env.Evidence.Lookup(f.ctx, trace)
+		if err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(recs, func(r model.EvidenceRecord) bool { return r.Kind == model.EvidenceKind("decision") }) {
+			*c, err = f.stop("effect_unattributed", "the provider holds the refund under trace "+trace+", which no decision wrote; reconciliation required")
+			return err
+		}
+	}
 	f.warn("already_refunded", "the refund was already made by another request")
 	var err error
 	*c, err = f.deny("refund already made by another request")
 	return err
+}
+
+// heldOnResume reports whether a resumed worker (under effect_readback)
+// finds the action's effect in the provider's ledger: its predecessor made
+// it, so a pre-effect check that fails now must not deny it.
+func (f *flow) heldOnResume(resumed bool) (bool, error) {
+	if !resumed || !f.s.on(bitEffectReadback) || f.s.mutant.is(DenyOverLedger) {
+		return false, nil
+	}
+	entries, err := f.readback()
+	return len(entries) > 0, err
 }
 
 // verify reads the postcondition back (effect_readback), applies the
@@ -938,6 +975,11 @@ func (f *flow) settle(key string) (model.Claim, error) {
 			if e.Subject == f.a.Subject && e.Amount == f.a.Amount {
 				st.effects = append(st.effects, e.Key)
 			}
+		}
+		if len(st.effects) == 0 && f.s.on(bitEffectReadback) && !f.s.mutant.is(DenyOverLedger) {
+			// verify read the effect back a moment ago: a read that lags
+			// behind it does not withdraw it
+			st.effects = append(st.effects, key)
 		}
 		if len(st.effects) > 0 {
 			f.warn("notice_missing", "no notice reported refund "+key+"; the ledger holds it")

@@ -83,6 +83,12 @@ const (
 	// capability guard with the commit: the check's answer, from whatever
 	// cache served it, stands for the record.
 	AuthorityCheckUnguarded Mutant = "authority_check_unguarded"
+	// DenyOverLedger denies without asking the provider's ledger: a
+	// resumed worker whose pre-effect checks fail now denies a refund its
+	// predecessor made, and an effect under a trace no decision wrote is
+	// taken for another request's. Only recorded_agrees_with_ledger, which
+	// checks a claim against the ledger, shows it.
+	DenyOverLedger Mutant = "deny_over_ledger"
 )
 
 // MutantInfo names a mutant and says what it gets wrong.
@@ -119,12 +125,14 @@ var mutants = []MutantInfo{
 	{StateCheckUnguarded, "the state version is checked by a read, with no state guard on the commit", nil},
 }
 
-// cacheMutants are the seeded defects that only the kinds outside the
-// catalogue (model.CacheAndWorkerKinds) show. Like those kinds they are
-// kept out of Mutants(), whose every entry exploration over the catalogue
-// must kill; ParseMutant accepts them.
+// cacheMutants are the seeded defects kept out of Mutants(), whose every
+// entry exploration over the catalogue must kill with the eight built-in
+// invariants; ParseMutant accepts them. authority_check_unguarded shows
+// only under the kinds outside the catalogue (model.CacheAndWorkerKinds),
+// deny_over_ledger only to recorded_agrees_with_ledger.
 var cacheMutants = []MutantInfo{
 	{AuthorityCheckUnguarded, "the capability is checked by a read, with no capability guard on the commit", nil},
+	{DenyOverLedger, "a denial made without reading the provider's ledger, which may hold the task's refund", nil},
 }
 
 // policyCache is the process-wide policy cache of the policy_cached mutant:

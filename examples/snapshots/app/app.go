@@ -80,6 +80,9 @@ type Snapshot struct {
 	Volume    string `json:"volume"`
 	ExpiresMs int64  `json:"expires_ms"`
 	State     string `json:"state"`
+	// Deletion is the receipt of the service's last deletion of the
+	// snapshot ("" for none it made).
+	Deletion string `json:"deletion,omitempty"`
 }
 
 // Inventory is the service's answer to a read: its clock when it read
@@ -134,7 +137,10 @@ func New(hc *http.Client, baseURL string, session *mcp.ClientSession, db *sql.DB
 // deletion it could not confirm, and the number it left alone because
 // they had not expired.
 type Report struct {
-	Deleted    []string
+	Deleted []string
+	// Receipts are the service's receipts of the deletions in Deleted,
+	// in the same order ("" where the service named none).
+	Receipts   []string
 	Unresolved []string
 	Kept       int
 }
@@ -150,7 +156,7 @@ const (
 )
 
 type checkpoint struct {
-	key, state string
+	key, state, receipt string
 }
 
 // Sweep deletes the expired snapshots of volume. It returns an error when
@@ -176,14 +182,14 @@ func (j *Janitor) Sweep(ctx context.Context, volume string) (Report, error) {
 		cp, seen := done[s.ID]
 		switch {
 		case seen && cp.state == cpDeleted:
-			rep.Deleted = append(rep.Deleted, s.ID)
+			rep.Deleted, rep.Receipts = append(rep.Deleted, s.ID), append(rep.Receipts, cp.receipt)
 			continue
 		case s.State != StateAvailable:
 			if seen { // this janitor meant to delete it, and it is gone: the earlier attempt did it
-				if err := j.confirm(ctx, s.ID, ""); err != nil {
+				if err := j.confirm(ctx, s.ID, s.Deletion); err != nil {
 					return rep, err
 				}
-				rep.Deleted = append(rep.Deleted, s.ID)
+				rep.Deleted, rep.Receipts = append(rep.Deleted, s.ID), append(rep.Receipts, s.Deletion)
 			}
 			continue
 		case s.ExpiresMs > inv.NowMs:
@@ -198,12 +204,12 @@ func (j *Janitor) Sweep(ctx context.Context, volume string) (Report, error) {
 			s.ID, volume, key, cpIntent); err != nil {
 			return rep, fmt.Errorf("checkpointing the deletion of %s: %w", s.ID, err)
 		}
-		ok, err := j.delete(ctx, volume, s.ID, key)
+		receipt, ok, err := j.delete(ctx, volume, s.ID, key)
 		if err != nil {
 			return rep, err
 		}
 		if ok {
-			rep.Deleted = append(rep.Deleted, s.ID)
+			rep.Deleted, rep.Receipts = append(rep.Deleted, s.ID), append(rep.Receipts, receipt)
 		} else {
 			rep.Unresolved = append(rep.Unresolved, s.ID)
 		}
@@ -213,7 +219,7 @@ func (j *Janitor) Sweep(ctx context.Context, volume string) (Report, error) {
 
 // load reads the volume's checkpoints.
 func (j *Janitor) load(ctx context.Context, volume string) (map[string]checkpoint, error) {
-	rows, err := j.db.QueryContext(ctx, `SELECT snapshot, key, state FROM janitor_checkpoint WHERE volume = ?`, volume)
+	rows, err := j.db.QueryContext(ctx, `SELECT snapshot, key, state, receipt FROM janitor_checkpoint WHERE volume = ?`, volume)
 	if err != nil {
 		return nil, fmt.Errorf("loading the checkpoints of %s: %w", volume, err)
 	}
@@ -222,7 +228,7 @@ func (j *Janitor) load(ctx context.Context, volume string) (map[string]checkpoin
 	for rows.Next() {
 		var id string
 		var cp checkpoint
-		if err := rows.Scan(&id, &cp.key, &cp.state); err != nil {
+		if err := rows.Scan(&id, &cp.key, &cp.state, &cp.receipt); err != nil {
 			return nil, fmt.Errorf("loading the checkpoints of %s: %w", volume, err)
 		}
 		out[id] = cp
@@ -249,8 +255,8 @@ type deleted struct {
 
 // delete deletes snapshot id under key, retrying an unknown outcome and
 // waiting out a rate limit, and reports whether the deletion is
-// confirmed (by a receipt or by the inventory read back).
-func (j *Janitor) delete(ctx context.Context, volume, id, key string) (bool, error) {
+// confirmed (by a receipt or by the inventory read back) and its receipt.
+func (j *Janitor) delete(ctx context.Context, volume, id, key string) (string, bool, error) {
 	for attempt := 1; attempt <= j.opts.Attempts; attempt++ {
 		if attempt > 1 && j.opts.FreshKeyOnRetry {
 			key = Key(id) + "+retry" + strconv.Itoa(attempt)
@@ -258,16 +264,16 @@ func (j *Janitor) delete(ctx context.Context, volume, id, key string) (bool, err
 		res, err := j.call(ctx, id, key)
 		switch {
 		case ctx.Err() != nil:
-			return false, ctx.Err()
+			return "", false, ctx.Err()
 		case err != nil: // a transport error or a timeout: the outcome is unknown
 			if !sleep(ctx, j.opts.Backoff) {
-				return false, ctx.Err()
+				return "", false, ctx.Err()
 			}
 			continue
 		case res.IsError:
 			if wait, ok := retryAfter(res); ok {
 				if !sleep(ctx, wait) {
-					return false, ctx.Err()
+					return "", false, ctx.Err()
 				}
 				continue
 			}
@@ -277,11 +283,11 @@ func (j *Janitor) delete(ctx context.Context, volume, id, key string) (bool, err
 		}
 		var d deleted
 		if decode(res, &d) && d.Receipt != "" && d.SnapshotID == id {
-			return true, j.confirm(ctx, id, d.Receipt)
+			return d.Receipt, true, j.confirm(ctx, id, d.Receipt)
 		}
 		// an answer that does not decode, or without its receipt: unknown
 		if !sleep(ctx, j.opts.Backoff) {
-			return false, ctx.Err()
+			return "", false, ctx.Err()
 		}
 	}
 	return j.readBack(ctx, volume, id)
@@ -299,18 +305,19 @@ func (j *Janitor) call(ctx context.Context, id, key string) (*mcp.CallToolResult
 }
 
 // readBack resolves an unconfirmed deletion from the inventory: the
-// snapshot is deleted when the service no longer holds it available.
-func (j *Janitor) readBack(ctx context.Context, volume, id string) (bool, error) {
+// snapshot is deleted when the service no longer holds it available, and
+// the service's record names the deletion's receipt.
+func (j *Janitor) readBack(ctx context.Context, volume, id string) (string, bool, error) {
 	inv, err := j.inventory(ctx, volume)
 	if err != nil {
-		return false, err
+		return "", false, err
 	}
 	for _, s := range inv.Snapshots {
 		if s.ID == id && s.State != StateAvailable {
-			return true, j.confirm(ctx, id, "")
+			return s.Deletion, true, j.confirm(ctx, id, s.Deletion)
 		}
 	}
-	return false, nil
+	return "", false, nil
 }
 
 // inventory reads the volume's snapshots, retrying a failed read and
