@@ -26,8 +26,8 @@ func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
 // headline is the report's first line.
 func (r *Report) headline() string {
 	s := r.Summary
-	if s.NotApplicable > 0 {
-		return fmt.Sprintf("Coverage: %d of %d applicable keys visited (%s; %d reachable, %d not applicable)", s.Visited, s.Applicable, pct(s.Ratio), s.Reachable, s.NotApplicable)
+	if s.Applicable != s.Reachable {
+		return fmt.Sprintf("Coverage: %d of %d keys the systems can reach visited (%s; %d reachable by the catalogue, %d left out, each with why)", s.Visited, s.Applicable, pct(s.Ratio), s.Reachable, s.Reachable-s.Applicable)
 	}
 	return fmt.Sprintf("Coverage: %d of %d reachable keys visited (%s)", s.Visited, s.Reachable, pct(s.Ratio))
 }
@@ -60,8 +60,10 @@ func (r *Report) counts() []string {
 			r.systemsLine())
 	}
 	if s.Crossings {
-		lines = append(lines, fmt.Sprintf("never crossed by the recorded systems: %d reachable keys; not applicable (declared by the systems): %d; neither counts as visited", s.NeverCrossed, s.NotApplicable),
+		lines = append(lines, fmt.Sprintf("left out of the systems' universe and of the ratio: %d never crossed, %d not applicable (declared), %d not enacted by their path, %d under a modifier exploration does not draw", s.NeverCrossed, s.NotApplicable, s.NotEnacted, s.NotDrawn),
 			r.systemsLine())
+	} else if s.NotApplicable+s.NotEnacted+s.NotDrawn > 0 {
+		lines = append(lines, fmt.Sprintf("left out of the systems' universe and of the ratio: %d not applicable (declared), %d not enacted by their path, %d under a modifier exploration does not draw", s.NotApplicable, s.NotEnacted, s.NotDrawn))
 	}
 	if s.Outside > 0 {
 		lines = append(lines, fmt.Sprintf("%d recorded keys are outside this catalogue (not counted as reachable)", s.Outside))
@@ -207,6 +209,12 @@ func (r *Report) sections() []section {
 	if r.Summary.Crossings || r.Summary.NotApplicable > 0 {
 		out = append(out, section{"Keys not applicable to this system", r.NotApplicable})
 	}
+	if r.Summary.NotEnacted > 0 {
+		out = append(out, section{"Keys this system's path cannot enact", r.NotEnacted})
+	}
+	if r.Summary.NotDrawn > 0 {
+		out = append(out, section{"Keys under a modifier exploration does not draw", r.NotDrawn})
+	}
 	return out
 }
 
@@ -223,6 +231,8 @@ var statusMark = map[string]string{
 	StatusOutside:       "❔ outside catalogue",
 	StatusNeverCrossed:  "🚫 never crossed",
 	StatusNotApplicable: "➖ not applicable",
+	StatusNotEnacted:    "➖ not enacted",
+	StatusNotDrawn:      "➖ not drawn",
 }
 
 // WriteMarkdown writes the report as Markdown for a pull-request comment:
