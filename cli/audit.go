@@ -360,10 +360,7 @@ func writeAuditSummary(w io.Writer, prog string, all []auditConfig, data []*cove
 	}
 	for i, d := range data {
 		sum := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{}).Summary
-		line := fmt.Sprintf("Coverage of %s: %d of %d applicable keys visited by its %d runs", systems[i], sum.Visited, sum.Applicable, sum.Runs)
-		if sum.Crossings {
-			line += fmt.Sprintf("; %d never crossed by this system", sum.NeverCrossed)
-		}
+		line := fmt.Sprintf("Coverage of %s by its %d runs: %s", systems[i], sum.Runs, universeLine(sum, "it"))
 		add(&tail, "%s.", line)
 	}
 	var never []string

@@ -109,7 +109,7 @@ func TestExploreAndReplayAUserSystem(t *testing.T) {
 	assert.Equal(t, "no counterexample in 300 checks (seed 1, controls stable_keys,hold_lookup,typed_outcomes,checkpoint_check,bind_request,recheck_authority, variant fixed, fixture inventory)\nfaults: 588 of 592 scheduled reached, 4 not reached\n", out, "the fixed agent, --no-swarm")
 	code, out, stderr = run(t, "coverage", "report", cov)
 	require.Equal(t, 0, code, "coverage report: %s\n%s", stderr, out)
-	assert.Contains(t, out, "Coverage: 7 of 39 reachable keys visited")
+	assert.Contains(t, out, "Coverage: 7 of 16 keys the systems can reach visited (43.8%; 39 reachable by the catalogue, 23 left out, each with why)")
 	assert.Contains(t, out, "confirmed_once")
 	assert.Contains(t, out, "inventory replay ")
 	merged := filepath.Join(dir, "merged.json")
@@ -148,7 +148,8 @@ Release evidence of inventory (200 trials each, seed 1): 81 signatures, 42 pairs
   inventory/planted     contained but dead   redesign recovery
 The rest (signatures, pairs, reasons, diagnoses): inventory dossier --out DIR writes it.
 
-Coverage of inventory: 14 of 39 applicable keys visited by its 81 runs; 9 never crossed by this system.
+Coverage of inventory by its 81 runs: 14 of 16 keys it can reach visited (of 39 reachable: 9 never crossed, 1 not
+    applicable, 13 not drawn).
 Faults: 21 of the 81 runs' faults not reached; kinds reached under no configuration: 7 (stale_policy,
     cross_source_conflict, drop_effect_receipt, memory_loss, branch_failure, lagging_readback, stale_state_read)
 
@@ -303,7 +304,7 @@ func TestAuditTheReferenceSystem(t *testing.T) {
 		// outside the catalogue: the 17 keys of the catalogue's modifiers and
 		// the two of sliding_grant_cache and ambient_identity_leak stay
 		// unvisited
-		"Coverage of copperfin: 20 of 39 applicable keys visited by its 81 runs; 0 never crossed by this system.\n",
+		"Coverage of copperfin by its 81 runs: 20 of 22 keys it can reach visited (of 39 reachable: 17 not drawn).\n",
 		"Verdict: held: the 2 defended configurations held every invariant under every single fault.\n",
 	} {
 		assert.Contains(t, out, want)

@@ -409,7 +409,7 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 			kr.Reason = fmt.Sprintf("cannot be enacted: the path of %s enacts none of %s (model.Definition.Enacts)%s", strings.Join(names, ", "), strings.Join(kr.Kinds, ", "), scheduled)
 		case declared && !drawn:
 			kr.Status = StatusNotDrawn
-			kr.Reason = fmt.Sprintf("not drawn: exploration draws the correlation modifier %s only under a concurrent config (two or more workers), and no recorded run of %s had one%s", k.Correlation, strings.Join(names, ", "), scheduled)
+			kr.Reason = fmt.Sprintf("exploration draws the correlation modifier %s only under a concurrent config (two or more workers), and no recorded run of %s had one%s", k.Correlation, strings.Join(names, ", "), scheduled)
 		case e != nil:
 			kr.Status = StatusNotReached
 			var parts []string
