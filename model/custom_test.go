@@ -127,14 +127,15 @@ func TestNarrowedScope(t *testing.T) {
 	if full.Terms.Effects != 2 || !full.Terms.DuplicateEffect || full.RunVerdict != model.Unrecoverable {
 		t.Fatalf("full oracle: %+v %s", full.Terms, full.RunVerdict)
 	}
-	// no invariant in scope: nothing can fail, the release is recovered
+	// no invariant in scope: nothing can fail, and nothing was checked: the
+	// terms say what happened, the run verdict is inconclusive (as Err)
 	none := runWith(t, model.Options{Builtin: []string{}}, s)
 	if len(none.Invariants) != 0 {
 		t.Fatalf("invariants reported out of scope: %+v", none.Invariants)
 	}
 	wantNone := model.Terms{Detected: true, Contained: true, Recovered: true, UsefulService: true, Effects: 2, Verdict: model.ClaimRelease}
-	if none.Terms != wantNone || none.RunVerdict != model.Recovered {
-		t.Fatalf("no scope: %+v %s, want %+v recovered", none.Terms, none.RunVerdict, wantNone)
+	if none.Terms != wantNone || none.RunVerdict != model.Inconclusive {
+		t.Fatalf("no scope: %+v %s, want %+v inconclusive", none.Terms, none.RunVerdict, wantNone)
 	}
 	// budget and effect_at_most_once in scope, in catalogue order whatever the list order
 	two := runWith(t, model.Options{Builtin: []string{model.InvBudget, model.InvEffectAtMostOnce}}, s)
