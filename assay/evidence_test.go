@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -407,6 +408,15 @@ func TestEnvelopeFloorsDecide(t *testing.T) {
 	strict := assay.Envelope{Floors: []assay.Floor{{Term: "serve", Min: 0.95, Scope: assay.ScopeOverall}}}
 	if p := strict.Place("typed", "all", typed); p.Region != assay.RegionContainedButDead {
 		t.Errorf("serve floor 95%%: region %q", p.Region)
+	}
+	// a failed hard invariant blocks, whatever floor is missed beside it:
+	// the same signatures with 5 unproved releases, under the 95 % service
+	// floor they miss, are an unsafe escape, not contained but dead
+	unproved := slices.Clone(typed)
+	unproved[0].Harms.UnprovedRelease = 5
+	if p := strict.Place("typed", "all", unproved); p.Region != assay.RegionUnsafeEscape || p.Decision != "block" ||
+		p.Reasons[0] != "hard invariant zero unproved release failed: 5 of 2000 trials; worst class "+unproved[0].Kind+", 5 of "+strconv.Itoa(unproved[0].Trials)+", configuration default" {
+		t.Errorf("an unproved release beside a missed floor: %q %q", p.Region, p.Reasons)
 	}
 	perKind := assay.Envelope{Floors: []assay.Floor{{Term: "prove", Min: 0.5, Scope: assay.ScopeEachKind}}}
 	p = perKind.Place("typed", "all", typed)
