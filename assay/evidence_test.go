@@ -2,12 +2,14 @@ package assay_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -1204,5 +1206,37 @@ func TestCompositionPairs(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestGatherWithoutVariationRunsOnce: with no Variation the variation
+// study is the base study under its own name: Gather builds the system as
+// often as the base study alone, and a bad config is one error line.
+func TestGatherWithoutVariationRunsOnce(t *testing.T) {
+	def := refDef()
+	var built atomic.Int64
+	configure := def.Configure
+	def.Configure = func(system json.RawMessage) (model.Factory, error) { built.Add(1); return configure(system) }
+	cfg := smallConfig()
+	cfg.Variation, cfg.Compositions.Draws, cfg.Trials = nil, 0, 20
+	ev, err := assay.Gather(def, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gathered := built.Swap(0)
+	base, err := assay.RunStudy(def, assay.StudyConfig{Name: "base", Base: cfg.Base, Profiles: cfg.Profiles, Trials: cfg.Trials,
+		Seed: cfg.Seed, Compat: cfg.Compat, Envelope: cfg.Envelope, Roles: cfg.Roles})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alone := built.Load(); gathered != alone || alone == 0 {
+		t.Fatalf("Gather built the system %d times, the base study alone %d", gathered, alone)
+	}
+	if ev.Variation.Name != "variation" || ev.Base.Name != "base" || ev.Variation.Runs != base.Runs || len(ev.Variation.Signatures) != len(base.Signatures) {
+		t.Fatalf("variation study %q, %d runs (base %d)", ev.Variation.Name, ev.Variation.Runs, base.Runs)
+	}
+	cfg.Base.Options.Stop = model.Stop{Abort: "panic"}
+	if _, err := assay.Gather(def, cfg); err == nil || strings.Count(err.Error(), `unknown abort metric "panic"`) != 1 {
+		t.Fatalf("bad stop: %v", err)
 	}
 }
