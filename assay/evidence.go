@@ -45,8 +45,14 @@ type Evidence struct {
 // error wrapping ErrBadConfig for a bad config or definition, or a harness
 // error.
 func Gather(def *model.Definition, cfg EvidenceConfig) (*Evidence, error) {
+	return gather(def, cfg, nil)
+}
+
+// gather is Gather with observe seeing each distinct run of both studies
+// (from two goroutines: observe must be safe for concurrent use).
+func gather(def *model.Definition, cfg EvidenceConfig, observe func(*model.Result)) (*Evidence, error) {
 	sc := StudyConfig{Name: "base", Base: cfg.Base, Profiles: cfg.Profiles, Trials: cfg.Trials,
-		Seed: cfg.Seed, Compat: cfg.Compat, Envelope: cfg.Envelope, Roles: cfg.Roles}
+		Seed: cfg.Seed, Compat: cfg.Compat, Envelope: cfg.Envelope, Roles: cfg.Roles, observe: observe}
 	vc := sc
 	vc.Name, vc.Variation = "variation", cfg.Variation
 	// The two studies share nothing mutable (each has its own harnesses),
