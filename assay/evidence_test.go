@@ -582,7 +582,15 @@ func TestPairsCatalogue(t *testing.T) {
 					}
 					continue
 				}
-				if b.Contrast.Class != assay.LeverageShown || !b.Predicted || b.Mutant != copperfin.MutantFor(spec.Kind) || b.Contrast.Off.Mutant != copperfin.MutantFor(spec.Kind) || b.Contrast.On.Mutant != "" {
+				if spec.Kind == "lagging_readback" || spec.Kind == "stale_state_read" {
+					// the baseline's own run never reaches the read that
+					// lags (its path does not read back): the off side
+					// violates, but the on side tested nothing, so the pair
+					// shows no leverage
+					if b.Contrast.Class != assay.Inconclusive || b.Contrast.On.Reached || b.Contrast.Off.Fired != 1 || !b.Predicted {
+						t.Errorf("%s baseline %s/%s: %s: %s", st.Name, spec.Kind, conf, b.Contrast.Class, b.Contrast.Reason)
+					}
+				} else if b.Contrast.Class != assay.LeverageShown || !b.Predicted || b.Mutant != copperfin.MutantFor(spec.Kind) || b.Contrast.Off.Mutant != copperfin.MutantFor(spec.Kind) || b.Contrast.On.Mutant != "" {
 					t.Errorf("%s baseline %s/%s: %s predicted %t mutant %q: %s", st.Name, spec.Kind, conf, b.Contrast.Class, b.Predicted, b.Mutant, b.Contrast.Reason)
 				}
 				p := pairOf(t, st, "typed", spec.Kind, conf)
@@ -644,7 +652,7 @@ func TestPairsCatalogue(t *testing.T) {
 	// fail_closed keeps bind_identity, pre_effect_authority and
 	// effect_readback, so its memory_loss and corrupt_checkpoint pairs show
 	// leverage too; its six invalid greens are carried by deny_on_warning
-	want := map[string]int{"baseline leverage_shown": 27, "typed leverage_shown": 27,
+	want := map[string]int{"baseline leverage_shown": 25, "baseline inconclusive": 2, "typed leverage_shown": 27,
 		"fail_closed leverage_shown": 21, "fail_closed invalid_green": 6}
 	if diff := cmp.Diff(want, n); diff != "" {
 		t.Errorf("reference pair classes (-want +got):\n%s", diff)
@@ -657,8 +665,10 @@ func TestPairsCatalogue(t *testing.T) {
 	// the two co-defended kinds in every configuration (+16 on 256), and
 	// missing_checkpoint under the 340 ms deadline is masked by the deadline
 	// in baseline, typed and fail_closed (-6); the two kinds of reads that
-	// lag show leverage in every profile and configuration (+24 on 300)
-	if !strings.Contains(b2.String(), "pairs across configurations: 290 of 324 show leverage") ||
+	// lag show leverage in typed and fail_closed in every configuration
+	// (+16 on 300), and are inconclusive in the baseline, whose own run
+	// never reaches them (-8)
+	if !strings.Contains(b2.String(), "pairs across configurations: 282 of 324 show leverage") ||
 		!strings.Contains(b2.String(), "typed        default  memory_loss                bind_identity+pre_effect_authority and behaviour (defect fabricated_approval)  leverage_shown  yes") ||
 		!strings.Contains(b2.String(), "typed/corrupt_checkpoint (default), behaviour (defect stale_checkpoint_accepted) alone: invalid_green: "+
 			"removing behaviour (defect stale_checkpoint_accepted) alone leaves the fault contained: effect_readback silently carries the result") {
