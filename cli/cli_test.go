@@ -150,8 +150,9 @@ The rest (signatures, pairs, reasons, diagnoses): inventory dossier --out DIR wr
 
 Coverage of inventory by its 81 runs: 14 of 16 keys it can reach visited (of 39 reachable: 9 never crossed, 1 not
     applicable, 13 not drawn).
-Faults: 21 of the 81 runs' faults not reached; kinds reached under no configuration: 7 (stale_policy,
-    cross_source_conflict, drop_effect_receipt, memory_loss, branch_failure, lagging_readback, stale_state_read)
+Faults: of the 81 runs' faults, 21 not reached and 0 reached but not fired; kinds reached under no configuration: 7
+    (stale_policy, cross_source_conflict, drop_effect_receipt, memory_loss, branch_failure, lagging_readback,
+    stale_state_read); kinds reached but fired under none: 0
 
 Verdict: held: the 1 defended configuration held every invariant under the 20 of its 27 single faults reached.
 `
@@ -329,7 +330,7 @@ func TestAuditOfASystemNoFaultReaches(t *testing.T) {
 	code, out, stderr := runIn(t, program(d), "audit")
 	require.Equal(t, 3, code, out)
 	assert.Equal(t, "inventory: inconclusive: none of the audit's 27 single-fault runs reached its fault: the audit tested no fault\n", stderr)
-	assert.Contains(t, out, "Faults: 27 of the 27 runs' faults not reached; kinds reached under no configuration: 27 (")
+	assert.Contains(t, out, "Faults: of the 27 runs' faults, 27 not reached and 0 reached but not fired; kinds reached under no configuration: 27\n    (subject_swap,")
 	// the verdict line says what the exit code says, defended or not
 	assert.True(t, strings.HasSuffix(out, "\nVerdict: inconclusive: none of the audit's 27 single-fault runs reached its fault: the audit tested no fault.\n"), out)
 	d.Configs = []model.NamedConfig{{Name: "default", Defended: true}}
@@ -607,4 +608,20 @@ func TestCoverageWithReplayCommand(t *testing.T) {
 	d, err := coverage.ReadFile(cov)
 	require.NoError(t, err)
 	assert.Equal(t, "go run ./cmd/inventory replay %s", d.Systems["inventory"].Replay)
+}
+
+// TestAuditWordsReachedAndFiredApart: on the reference system with one
+// subject in its fixture, subject_swap reaches the proposal but has no
+// other subject to swap in: the audit counts it reached but not fired,
+// never among the kinds no configuration reached.
+func TestAuditWordsReachedAndFiredApart(t *testing.T) {
+	fx := copperfin.Copperfin()
+	fx.Name, fx.Subjects = "one_subject", fx.Subjects[:1]
+	d := model.Define("one_subject", fx, copperfin.Factory(0))
+	_, out, _ := runIn(t, program(d), "audit")
+	i := strings.Index(out, "\nFaults: ")
+	require.GreaterOrEqual(t, i, 0, out)
+	faults := strings.Join(strings.Fields(out[i:strings.Index(out[i+1:], "\n\n")+i+1]), " ")
+	assert.Equal(t, "Faults: of the 27 runs' faults, 2 not reached and 1 reached but not fired; kinds reached under no configuration: 2 "+
+		"(lagging_readback, stale_state_read); kinds reached but fired under none: 1 (subject_swap)", faults)
 }
