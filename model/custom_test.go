@@ -148,7 +148,9 @@ func TestNarrowedScope(t *testing.T) {
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Fatalf("invariants (-want +got):\n%s", diff)
 	}
-	wantTwo := model.Terms{Detected: true, UnsafeEscape: true, Effects: 2, Verdict: model.ClaimUnsafe}
+	// the terms agree with the invariants: effect_at_most_once broke with
+	// two effects, so duplicate_effect is said
+	wantTwo := model.Terms{Detected: true, UnsafeEscape: true, DuplicateEffect: true, Effects: 2, Verdict: model.ClaimUnsafe}
 	if two.Terms != wantTwo || two.RunVerdict != model.Unrecoverable {
 		t.Fatalf("narrowed: %+v %s, want %+v unrecoverable", two.Terms, two.RunVerdict, wantTwo)
 	}
