@@ -199,6 +199,36 @@ type Dossier struct {
 	Coverage        coverageSummary       `json:"coverage"`
 	UnresolvedHolds []Hold                `json:"unresolved_holds"`
 	ChangeTriggers  []ChangeTrigger       `json:"change_triggers"`
+	// ReleaseVerdicts are the one release verdict of each profile: its
+	// release envelope's decision over all configurations (the envelope
+	// gates a release; the assay's pooled assessment does not).
+	ReleaseVerdicts []ReleaseVerdict `json:"release_verdicts,omitempty"`
+}
+
+// ReleaseVerdict is a profile's release verdict: its region and decision
+// in the release envelope, and the first reason.
+type ReleaseVerdict struct {
+	Profile  string `json:"profile"`
+	Region   Region `json:"region"`
+	Decision string `json:"decision"`
+	Reason   string `json:"reason"`
+}
+
+// releaseVerdicts returns the base study's placement of each profile over
+// all configurations.
+func releaseVerdicts(st *Study) []ReleaseVerdict {
+	out := []ReleaseVerdict{}
+	for _, p := range st.Placements {
+		if p.Config != "all" {
+			continue
+		}
+		v := ReleaseVerdict{Profile: p.Profile, Region: p.Region, Decision: p.Decision}
+		if len(p.Reasons) > 0 {
+			v.Reason = p.Reasons[0]
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 func jsonOf(v any) []byte {
@@ -281,7 +311,7 @@ func BuildDossier(def *model.Definition, cfg EvidenceConfig) (*Dossier, error) {
 		conf.Profiles = append(conf.Profiles, profileManifest{Profile: p.name, Controls: sys.names(p.cs)})
 	}
 	d := &Dossier{Version: dossierVersion, Faults: covered, Invariants: model.Invariants, Stop: cfg.Base.Options.Stop, Evidence: ev,
-		Coverage: coverageOf(def, cfg, tr.Data()), UnresolvedHolds: append([]Hold{}, ev.Base.Holds...)}
+		Coverage: coverageOf(def, cfg, tr.Data()), ReleaseVerdicts: releaseVerdicts(ev.Base), UnresolvedHolds: append([]Hold{}, ev.Base.Holds...)}
 	d.Manifest = Manifest{Module: buildModule(), CatalogueSHA256: sha(string(jsonOf(cat))), CatalogueKinds: len(cat), CoveredKinds: len(covered),
 		Configuration: conf, ConfigurationSHA256: sha(string(jsonOf(conf))), FixtureSHA256: sha(string(jsonOf(setup.Fixture)))}
 	seen := map[string]bool{}
@@ -624,6 +654,16 @@ func (d *Dossier) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintln(&b, "\nIntervention runs are summarised by the signatures below.")
 	if err := d.Evidence.WriteMarkdown(&b, 2); err != nil {
 		return err
+	}
+	if len(d.ReleaseVerdicts) > 0 {
+		fmt.Fprintln(&b, "\n## Release verdict")
+		fmt.Fprintln(&b)
+		fmt.Fprintln(&b, "The release envelope gates a release: its decision is the one verdict of each profile. (The assay's pooled assessment, "+
+			"one threshold per rate, is a synthetic screen: it has no per-domain proof floor and no interval, so it can pass where the envelope holds or shadows.)")
+		fmt.Fprintln(&b)
+		for _, v := range d.ReleaseVerdicts {
+			fmt.Fprintf(&b, "- %s: **%s** (%s): %s\n", v.Profile, v.Decision, v.Region, orNone(v.Reason))
+		}
 	}
 	// the unresolved holds are the evidence's section of that name
 	if d.Coverage.Placeholder {

@@ -90,6 +90,9 @@ func TestDossierContents(t *testing.T) {
 		d.Coverage.Config != "the 415 distinct runs of the base and variation studies of copperfin (200 trials per profile, seed 188, profiles typed)" {
 		t.Errorf("stop %+v faults %d invariants %d coverage %+v", d.Stop, len(d.Faults), len(d.Invariants), d.Coverage)
 	}
+	if len(d.ReleaseVerdicts) != 1 || d.ReleaseVerdicts[0] != (assay.ReleaseVerdict{Profile: "typed", Region: assay.RegionUsefulButUnproved, Decision: "shadow or hold", Reason: d.ReleaseVerdicts[0].Reason}) {
+		t.Errorf("release verdicts %+v", d.ReleaseVerdicts)
+	}
 	if len(d.UnresolvedHolds) != 1 || d.UnresolvedHolds[0].Kind != "break_trace_lineage" || d.UnresolvedHolds[0].Effects != 1 {
 		t.Errorf("holds %+v", d.UnresolvedHolds)
 	}
@@ -129,6 +132,8 @@ func TestDossierContents(t *testing.T) {
 		"## Fault-transfer coefficients", "## Diagnoses of counterexamples", "## Configuration variation", "## Coverage\n\n10 of 22 keys copperfin can reach visited",
 		"\n- `tool/effect/before_commit/isolated/ledger_readback` (never tried): no recorded run scheduled reject_before_commit\n",
 		"## Unresolved holds", "## Change triggers", "| typed | all | 200 | useful but unproved | shadow or hold |",
+		"## Release verdict\n\nThe release envelope gates a release: its decision is the one verdict of each profile.",
+		"\n- typed: **shadow or hold** (useful but unproved): prove floor 80% missed: ",
 		"The evidence covers 10 of the catalogue's 27 kinds."} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("dossier.md lacks %q", want)
