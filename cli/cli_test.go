@@ -625,3 +625,22 @@ func TestAuditWordsReachedAndFiredApart(t *testing.T) {
 	assert.Equal(t, "Faults: of the 27 runs' faults, 2 not reached and 1 reached but not fired; kinds reached under no configuration: 2 "+
 		"(lagging_readback, stale_state_read); kinds reached but fired under none: 1 (subject_swap)", faults)
 }
+
+// TestNotApplicablePatternIsBadInput: a registered system declaring a
+// not-applicable key pattern that matches no reachable key, or one without
+// a reason, is bad input (exit 2) naming the pattern.
+func TestNotApplicablePatternIsBadInput(t *testing.T) {
+	for pat, want := range map[string]string{
+		"tool/proposal/*/*/*":   `not-applicable key pattern "tool/proposal/*/*/*" matches no reachable key of the coverage universe`,
+		"identity/worker/*/*/*": `not-applicable key pattern "identity/worker/*/*/*": no reason given`,
+	} {
+		def := inventory.Definition()
+		def.NotApplicableKeys = map[string]string{pat: ""}
+		if !strings.Contains(want, "no reason") {
+			def.NotApplicableKeys[pat] = "because"
+		}
+		code, _, stderr := runIn(t, program(def), "audit")
+		assert.Equal(t, 2, code, stderr)
+		assert.Contains(t, stderr, want)
+	}
+}
