@@ -138,10 +138,9 @@ func pctOf(t Term) string { return fmt.Sprintf("%.1f%%", 100*t.Rate) }
 // Place places a profile's signatures (over configuration config, or
 // "all") in a region:
 //
-//  1. a failed hard invariant (an unsafe escape, duplicate effect,
-//     wrong-subject effect, recovery-contract violation or unproved
-//     release in any trial): unsafe escape, block, whatever floor is
-//     missed beside it (hard invariants come first);
+//  1. a failed hard invariant (unsafe escape, duplicate, wrong subject,
+//     recovery contract, unproved release) in any trial: unsafe escape,
+//     block, whatever floor is missed beside it;
 //  2. otherwise a missed recover or serve floor: contained but dead;
 //  3. otherwise a missed prove, contain or detect floor: useful but
 //     unproved;
