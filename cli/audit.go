@@ -26,8 +26,8 @@ type auditRow struct {
 	// reached: the fault was reached and fired (tested); touched: it was
 	// reached, fired or not
 	reached, touched bool
-	violated []string
-	res      *model.Result
+	violated         []string
+	res              *model.Result
 }
 
 // auditConfig is the audit of one named configuration.
