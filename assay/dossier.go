@@ -145,7 +145,7 @@ func coverageOf(def *model.Definition, cfg EvidenceConfig, data *coverage.Data) 
 	c.Note = fmt.Sprintf("%d of %d keys %s can reach visited (%.1f%%); of the catalogue's %d reachable keys, %d are left out of the ratio, each with why: %d never crossed, %d not applicable, %d not enacted, %d not drawn",
 		s.Visited, s.Applicable, def.Name, 100*s.Ratio, s.Reachable, s.Reachable-s.Applicable, s.NeverCrossed, s.NotApplicable, s.NotEnacted, s.NotDrawn)
 	if !s.Crossings {
-		c.Note += fmt.Sprintf(" (the runs' crossings are not recorded: no key is found never crossed)")
+		c.Note += " (the runs' crossings are not recorded: no key is found never crossed)"
 	}
 	for _, k := range r.Keys {
 		if k.Status != coverage.StatusHeld && k.Status != coverage.StatusViolated && k.Status != coverage.StatusOutside {
