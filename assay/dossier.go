@@ -677,7 +677,7 @@ func (d *Dossier) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(&b, "\nRecorded over %s.\n", d.Coverage.Config)
 	}
 	if d.Coverage.Available {
-		fmt.Fprintln(&b, "\nReachable keys not visited, each with why:")
+		fmt.Fprintln(&b, "\nThe catalogue's reachable keys not visited, each with its status and why:")
 		fmt.Fprintln(&b)
 		if len(d.Coverage.Unvisited) == 0 {
 			fmt.Fprintln(&b, "None.")
