@@ -41,6 +41,12 @@ func (r *Report) systemsLine() string {
 		if len(sy.NotApplicable) > 0 {
 			x += "; no " + strings.Join(strs(sy.NotApplicable), ", ")
 		}
+		if n := len(sy.NotApplicableKeys); n > 0 {
+			x += fmt.Sprintf("; %d key pattern%s not applicable", n, map[bool]string{true: "s"}[n > 1])
+		}
+		if sy.Enacts != nil {
+			x += fmt.Sprintf("; its path enacts %d kinds", len(sy.Enacts))
+		}
 		p = append(p, x+")")
 	}
 	return "systems: " + strings.Join(p, ", ")

@@ -163,6 +163,11 @@ type systemRow struct {
 	Crossed       []model.EventName `json:"crossed"`
 	NotApplicable []model.Boundary  `json:"not_applicable"`
 	Replay        string            `json:"replay"`
+	// NotApplicableKeys, Enacts and Concurrent are the record's (see
+	// systemRecord).
+	NotApplicableKeys map[string]string `json:"not_applicable_keys,omitempty"`
+	Enacts            []string          `json:"enacts,omitempty"`
+	Concurrent        int               `json:"concurrent_runs"`
 }
 
 // counterexampleRow is a counterexample as reported, beside its key (Key
@@ -286,7 +291,8 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 		sr := d.Systems[n]
 		traced += sr.Traced
 		known += sr.Runs
-		r.Systems = append(r.Systems, systemRow{Name: n, Runs: sr.Runs, Traced: sr.Traced, Crossed: nonNil(sr.Crossed), NotApplicable: nonNil(sr.NotApplicable), Replay: templateOf(d, opts, n)})
+		r.Systems = append(r.Systems, systemRow{Name: n, Runs: sr.Runs, Traced: sr.Traced, Crossed: nonNil(sr.Crossed), NotApplicable: nonNil(sr.NotApplicable), Replay: templateOf(d, opts, n),
+			NotApplicableKeys: sr.NotApplicableKeys, Enacts: sr.Enacts, Concurrent: sr.Concurrent})
 	}
 	s.Traced = traced
 	s.Crossings = len(names) > 0 && traced == d.Runs

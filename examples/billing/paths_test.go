@@ -301,7 +301,7 @@ func TestCoverageReport(t *testing.T) {
 	for _, want := range []string{
 		"Coverage: 14 of 15 keys the systems can reach visited (93.3%; 39 reachable by the catalogue, 24 left out, each with why)",
 		"left out of the systems' universe and of the ratio: 6 never crossed, 3 not applicable (declared), 0 not enacted by their path, 15 under a modifier exploration does not draw",
-		"systems: billing (4598 runs, 14 events crossed; no branch_join, memory)",
+		"systems: billing (4598 runs, 14 events crossed; no branch_join, memory; 1 key pattern not applicable)",
 		"charged_once violated in 25 runs: first false after seq 10 (tool.commit): inv-1042 charged 2 times",
 		"replay: FAULTLINE_REPLAY=timeout_after_commit-44dca91b.json go test -run '^TestExplore$' ./examples/billing",
 		"identity/proposal/before_validation/isolated/capability_record  never_crossed: never crossed by this system (billing, 4598 runs): no recorded run crossed proposal, where subject_swap enters",
