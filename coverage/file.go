@@ -105,6 +105,9 @@ func (d *Data) Write(w io.Writer) error {
 	for n, r := range d.Systems {
 		sj := systemJSON{Runs: intp(r.Runs), Traced: intp(r.Traced), Crossed: union(nil, r.Crossed), NotApplicable: union(nil, r.NotApplicable), Replay: r.Replay,
 			Concurrent: intp(r.Concurrent), Enacts: r.Enacts, NotApplicableKeys: r.NotApplicableKeys}
+		if r.Legacy {
+			sj.Concurrent = nil // unknown: a version-2 record's runs, read as drawing every modifier
+		}
 		if sj.Crossed == nil {
 			sj.Crossed = []model.EventName{}
 		}
@@ -269,9 +272,7 @@ func readSystem(name string, raw json.RawMessage, v2 bool) (*systemRecord, error
 		return nil, errors.New(`missing "not_applicable" (an empty list is allowed)`)
 	case v2 && (sj.Concurrent != nil || sj.Enacts != nil || sj.NotApplicableKeys != nil):
 		return nil, errors.New(`"concurrent_runs", "enacts" and "not_applicable_keys" are fields of version 3, not of version 2`)
-	case !v2 && sj.Concurrent == nil:
-		return nil, errors.New(`missing "concurrent_runs"`)
-	case !v2 && (*sj.Concurrent < 0 || *sj.Concurrent > *sj.Runs):
+	case !v2 && sj.Concurrent != nil && (*sj.Concurrent < 0 || *sj.Concurrent > *sj.Runs):
 		return nil, fmt.Errorf(`"concurrent_runs" is %d, outside 0..runs (%d)`, *sj.Concurrent, *sj.Runs)
 	}
 	if err := checkEnacts(Default(), sj.Enacts); err != nil {
@@ -297,7 +298,7 @@ func readSystem(name string, raw json.RawMessage, v2 bool) (*systemRecord, error
 		}
 	}
 	r := &systemRecord{Runs: *sj.Runs, Traced: *sj.Traced, Crossed: union(nil, sj.Crossed), NotApplicable: union(nil, sj.NotApplicable), Replay: sj.Replay,
-		Legacy: v2, NotApplicableKeys: sj.NotApplicableKeys}
+		Legacy: sj.Concurrent == nil, NotApplicableKeys: sj.NotApplicableKeys}
 	if sj.Concurrent != nil {
 		r.Concurrent = *sj.Concurrent
 	}

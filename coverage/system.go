@@ -98,9 +98,9 @@ type systemRecord struct {
 	// Concurrent counts the runs with two or more workers (0 to Runs):
 	// exploration draws the modifiers that span workers only there.
 	Concurrent int
-	// Legacy marks a record read from a version-2 file, which kept no
-	// Concurrent, Enacts nor NotApplicableKeys: every modifier counts as
-	// drawable and every kind as enactable.
+	// Legacy marks a record whose concurrency is unknown (read from a
+	// version-2 file, or written from one with "concurrent_runs" omitted):
+	// every modifier counts as drawable.
 	Legacy bool
 	// Enacts lists, sorted, the kinds the system's path can enact
 	// (model.Definition.Enacts); nil: every kind.
