@@ -14,9 +14,11 @@ import (
 	"reflect"
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/internal/strictjson"
 	"github.com/faultline/faultline/model"
@@ -24,8 +26,10 @@ import (
 
 // dossierVersion is the version of the dossier format this package writes.
 // Version 2 added "markdown_sha256", version 3 named the evidence's first
-// study "base"; readDossier still reads versions 1 and 2.
-const dossierVersion = 3
+// study "base", version 4 filled the coverage section (the keys visited
+// over those the system can reach, the unvisited ones with why);
+// readDossier still reads versions 1 to 3.
+const dossierVersion = 4
 
 // Module is the build's identity from runtime/debug.ReadBuildInfo. A build
 // without VCS stamping (GOFLAGS=-buildvcs=false, a build outside a
@@ -103,21 +107,69 @@ type Manifest struct {
 	Schedules           []ScheduleRef  `json:"schedules"`
 }
 
-// coverage is the dossier's coverage summary. It is a placeholder: this
-// version computes no coverage keys (they come from the coverage tracker,
-// which the dossier does not read yet), so Available is false,
-// Placeholder true and Note says so, and the gap is visible rather than
-// silently empty.
-type coverage = struct {
+// coverageSummary is the dossier's coverage section: the keys the
+// evidence's distinct runs visited over the keys the system can reach
+// (package coverage), under Config, and every reachable key not visited
+// with its status and why. Dossiers before version 4 held a placeholder
+// (Placeholder true, Available false, a Note saying so).
+type coverageSummary = struct {
 	Available   bool   `json:"available"`
 	Placeholder bool   `json:"placeholder"`
 	Note        string `json:"note"`
+	// Config names what the runs were recorded under; Visited of
+	// Reachable keys (the system's universe), Ratio their rate.
+	Config    string            `json:"config,omitempty"`
+	Visited   int               `json:"visited,omitempty"`
+	Reachable int               `json:"reachable,omitempty"`
+	Ratio     float64           `json:"ratio,omitempty"`
+	Unvisited []coverageKeyNote `json:"unvisited,omitempty"`
 }
 
-// coveragePlaceholder is the coverage section of every dossier of this
-// version.
-var coveragePlaceholder = coverage{Placeholder: true,
-	Note: "placeholder: coverage keys (domain, boundary, phase, correlation, oracle) are not computed by this version of the dossier; the visited and unvisited keys are to come from the coverage tracker"}
+// coverageKeyNote is one reachable key the runs did not visit: its
+// status in the coverage report and why.
+type coverageKeyNote struct {
+	Key    string `json:"key"`
+	Status string `json:"status"`
+	Reason string `json:"reason"`
+}
+
+// coverageOf summarises the coverage of data (the runs of def recorded
+// under cfg).
+func coverageOf(def *model.Definition, cfg EvidenceConfig, data *coverage.Data) coverageSummary {
+	r := coverage.NewReport(coverage.Default(), data, coverage.ReportOptions{})
+	s := r.Summary
+	c := coverageSummary{Available: true, Visited: s.Visited, Reachable: s.Applicable, Ratio: s.Ratio,
+		Config: fmt.Sprintf("the %d distinct runs of the base and variation studies of %s (%d trials per profile, seed %d, %s)",
+			s.Runs, def.Name, cfg.Trials, cfg.Seed, profileNames(def, cfg)),
+		Unvisited: []coverageKeyNote{}}
+	c.Note = fmt.Sprintf("%d of %d keys %s can reach visited (%.1f%%); of the catalogue's %d reachable keys, %d are left out of the ratio, each with why: %d never crossed, %d not applicable, %d not enacted, %d not drawn",
+		s.Visited, s.Applicable, def.Name, 100*s.Ratio, s.Reachable, s.Reachable-s.Applicable, s.NeverCrossed, s.NotApplicable, s.NotEnacted, s.NotDrawn)
+	if !s.Crossings {
+		c.Note += " (the runs' crossings are not recorded: no key is found never crossed)"
+	}
+	for _, k := range r.Keys {
+		if k.Status != coverage.StatusHeld && k.Status != coverage.StatusViolated && k.Status != coverage.StatusOutside {
+			c.Unvisited = append(c.Unvisited, coverageKeyNote{Key: k.Key, Status: k.Status, Reason: k.Reason})
+		}
+	}
+	return c
+}
+
+// profileNames lists the profiles cfg studies ("profiles a, b").
+func profileNames(def *model.Definition, cfg EvidenceConfig) string {
+	ps := cfg.Profiles
+	if ps == nil {
+		ps = def.Configs
+	}
+	var n []string
+	for _, p := range ps {
+		n = append(n, p.Name)
+	}
+	if len(n) == 0 {
+		return "the default profile"
+	}
+	return "profiles " + strings.Join(n, ", ")
+}
 
 // ChangeTrigger is one change trigger with the fingerprint of what it
 // covers in this dossier: a later dossier with another fingerprint for it
@@ -144,9 +196,39 @@ type Dossier struct {
 	Invariants      []model.UserInvariant `json:"invariants"`
 	Stop            model.Stop            `json:"stop"`
 	Evidence        *Evidence             `json:"evidence"`
-	Coverage        coverage              `json:"coverage"`
+	Coverage        coverageSummary       `json:"coverage"`
 	UnresolvedHolds []Hold                `json:"unresolved_holds"`
 	ChangeTriggers  []ChangeTrigger       `json:"change_triggers"`
+	// ReleaseVerdicts are the one release verdict of each profile: its
+	// release envelope's decision over all configurations (the envelope
+	// gates a release; the assay's pooled assessment does not).
+	ReleaseVerdicts []ReleaseVerdict `json:"release_verdicts,omitempty"`
+}
+
+// ReleaseVerdict is a profile's release verdict: its region and decision
+// in the release envelope, and the first reason.
+type ReleaseVerdict struct {
+	Profile  string `json:"profile"`
+	Region   Region `json:"region"`
+	Decision string `json:"decision"`
+	Reason   string `json:"reason"`
+}
+
+// releaseVerdicts returns the base study's placement of each profile over
+// all configurations.
+func releaseVerdicts(st *Study) []ReleaseVerdict {
+	out := []ReleaseVerdict{}
+	for _, p := range st.Placements {
+		if p.Config != "all" {
+			continue
+		}
+		v := ReleaseVerdict{Profile: p.Profile, Region: p.Region, Decision: p.Decision}
+		if len(p.Reasons) > 0 {
+			v.Reason = p.Reasons[0]
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 func jsonOf(v any) []byte {
@@ -183,9 +265,26 @@ func (s *system) dossierFaults(specs []model.FaultSpec) []DossierFault {
 // BuildDossier gathers the evidence of cfg on def and assembles its
 // dossier. It returns Gather's errors.
 func BuildDossier(def *model.Definition, cfg EvidenceConfig) (*Dossier, error) {
-	ev, err := Gather(def, cfg)
+	tr, err := coverage.NewTracker(nil, def)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadConfig, err)
+	}
+	var recErr error
+	var mu sync.Mutex
+	ev, err := gather(def, cfg, func(res *model.Result) {
+		if err := tr.Record(res); err != nil {
+			mu.Lock()
+			if recErr == nil {
+				recErr = err
+			}
+			mu.Unlock()
+		}
+	})
 	if err != nil {
 		return nil, err
+	}
+	if recErr != nil {
+		return nil, recErr
 	}
 	sys, err := newSystem(def)
 	if err != nil {
@@ -212,7 +311,7 @@ func BuildDossier(def *model.Definition, cfg EvidenceConfig) (*Dossier, error) {
 		conf.Profiles = append(conf.Profiles, profileManifest{Profile: p.name, Controls: sys.names(p.cs)})
 	}
 	d := &Dossier{Version: dossierVersion, Faults: covered, Invariants: model.Invariants, Stop: cfg.Base.Options.Stop, Evidence: ev,
-		Coverage: coveragePlaceholder, UnresolvedHolds: append([]Hold{}, ev.Base.Holds...)}
+		Coverage: coverageOf(def, cfg, tr.Data()), ReleaseVerdicts: releaseVerdicts(ev.Base), UnresolvedHolds: append([]Hold{}, ev.Base.Holds...)}
 	d.Manifest = Manifest{Module: buildModule(), CatalogueSHA256: sha(string(jsonOf(cat))), CatalogueKinds: len(cat), CoveredKinds: len(covered),
 		Configuration: conf, ConfigurationSHA256: sha(string(jsonOf(conf))), FixtureSHA256: sha(string(jsonOf(setup.Fixture)))}
 	seen := map[string]bool{}
@@ -371,7 +470,7 @@ type legacyDossier struct {
 	Invariants      []model.UserInvariant `json:"invariants"`
 	Stop            model.Stop            `json:"stop"`
 	Evidence        json.RawMessage       `json:"evidence"`
-	Coverage        coverage              `json:"coverage"`
+	Coverage        coverageSummary       `json:"coverage"`
 	UnresolvedHolds []Hold                `json:"unresolved_holds"`
 	ChangeTriggers  []ChangeTrigger       `json:"change_triggers"`
 }
@@ -538,7 +637,7 @@ func (d *Dossier) WriteMarkdown(w io.Writer) error {
 			string(f.Signal), string(f.Oracle), strings.Join(f.Threatens, ", "), defenceOf(f.Nominated, f.Mutant), strings.Join(specTriggers(f.FaultSpec), ", "))
 	}
 	ft.markdown(&b)
-	fmt.Fprintln(&b, "\n## Stop conditions")
+	fmt.Fprintln(&b, "\n## Declared stop conditions")
 	fmt.Fprintln(&b)
 	s := d.Stop
 	fmt.Fprintf(&b, "Declared before the runs: max effects %d, max faults %d, abort when %s is above %d, expiry %d logical ms (0 = none).\n",
@@ -556,6 +655,17 @@ func (d *Dossier) WriteMarkdown(w io.Writer) error {
 	if err := d.Evidence.WriteMarkdown(&b, 2); err != nil {
 		return err
 	}
+	if len(d.ReleaseVerdicts) > 0 {
+		fmt.Fprintln(&b, "\n## Release verdict")
+		fmt.Fprintln(&b)
+		fmt.Fprintln(&b, "The release envelope gates a release: its decision is the one verdict of each profile. (The assay's pooled assessment, "+
+			"one threshold per rate, is a synthetic screen: it has no per-domain proof floor and no interval, so it can pass where the envelope holds or shadows.)")
+		fmt.Fprintln(&b)
+		for _, v := range d.ReleaseVerdicts {
+			fmt.Fprintf(&b, "- %s: **%s** (%s): %s\n", v.Profile, v.Decision, v.Region, orNone(v.Reason))
+		}
+	}
+	// the unresolved holds are the evidence's section of that name
 	if d.Coverage.Placeholder {
 		fmt.Fprintln(&b, "\n## Coverage (placeholder)")
 	} else {
@@ -563,13 +673,18 @@ func (d *Dossier) WriteMarkdown(w io.Writer) error {
 	}
 	fmt.Fprintln(&b)
 	fmt.Fprintln(&b, d.Coverage.Note+".")
-	fmt.Fprintln(&b, "\n## Unresolved holds")
-	fmt.Fprintln(&b)
-	if len(d.UnresolvedHolds) == 0 {
-		fmt.Fprintln(&b, "None.")
+	if d.Coverage.Config != "" {
+		fmt.Fprintf(&b, "\nRecorded over %s.\n", d.Coverage.Config)
 	}
-	for _, h := range d.UnresolvedHolds {
-		fmt.Fprintf(&b, "- %s/%s (%s): %d trials held with %d ledger effect(s): %s\n", h.Profile, h.Kind, h.Config, h.Trials, h.Effects, h.Reason)
+	if d.Coverage.Available {
+		fmt.Fprintln(&b, "\nThe catalogue's reachable keys not visited, each with its status and why:")
+		fmt.Fprintln(&b)
+		if len(d.Coverage.Unvisited) == 0 {
+			fmt.Fprintln(&b, "None.")
+		}
+		for _, k := range d.Coverage.Unvisited {
+			fmt.Fprintf(&b, "- `%s` (%s): %s\n", k.Key, strings.ReplaceAll(k.Status, "_", " "), k.Reason)
+		}
 	}
 	fmt.Fprintln(&b, "\n## Change triggers")
 	fmt.Fprintln(&b)

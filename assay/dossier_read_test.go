@@ -46,10 +46,10 @@ func TestReadDossierIsStrict(t *testing.T) {
 		return m["change_triggers"].([]any)[i].(map[string]any)
 	}
 	cases := []struct{ name, in, want string }{
-		{"unknown field", strings.Replace(good, `"version": 3,`, `"version": 3, "extra": true,`, 1), `unknown field "extra"`},
+		{"unknown field", strings.Replace(good, `"version": 4,`, `"version": 4, "extra": true,`, 1), `unknown field "extra"`},
 		{"unknown trigger field", edit(func(m map[string]any) { trigger(m, 0)["note"] = "x" }), `change_triggers[0]: unknown field "note"`},
 		{"case", strings.Replace(good, `"change_triggers"`, `"Change_Triggers"`, 1), `field "Change_Triggers" does not match "change_triggers": keys are case-sensitive`},
-		{"repeated key", strings.Replace(good, `"version": 3,`, `"version": 3, "version": 3,`, 1), `key "version" appears twice`},
+		{"repeated key", strings.Replace(good, `"version": 4,`, `"version": 4, "version": 4,`, 1), `key "version" appears twice`},
 		{"no sha256", edit(func(m map[string]any) { delete(trigger(m, 2), "sha256") }), `change trigger "policy" has no "sha256" (its fingerprint)`},
 		{"empty sha256", edit(func(m map[string]any) { trigger(m, 2)["sha256"] = "" }), `change trigger "policy" has no "sha256"`},
 		{"no name", edit(func(m map[string]any) { delete(trigger(m, 1), "name") }), `change_triggers[1] has no "name"`},

@@ -14,12 +14,13 @@ type Region string
 
 // Regions, each with the decision the paper attaches to it.
 const (
-	// RegionUnsafeEscape: a hard safety invariant failed (an unsafe
-	// escape, a duplicate effect, a wrong-subject effect or a violation of
-	// the recovery contract). Block.
+	// RegionUnsafeEscape: a hard invariant failed (an unsafe escape, a
+	// duplicate effect, a wrong-subject effect, a violation of the
+	// recovery contract or a success released without proof). Block.
 	RegionUnsafeEscape Region = "unsafe escape"
-	// RegionUsefulButUnproved: contained and serving, but a success was
-	// released without proof or a proof floor was missed. Shadow or hold.
+	// RegionUsefulButUnproved: every hard invariant held, contained and
+	// serving, but a proof, contain or detect floor was missed. Shadow or
+	// hold.
 	RegionUsefulButUnproved Region = "useful but unproved"
 	// RegionContainedButDead: contained, but a recovery or service floor
 	// was missed: safe because it stops. Redesign recovery.
@@ -137,12 +138,12 @@ func pctOf(t Term) string { return fmt.Sprintf("%.1f%%", 100*t.Rate) }
 // Place places a profile's signatures (over configuration config, or
 // "all") in a region:
 //
-//  1. an unsafe escape, duplicate effect, wrong-subject effect or
-//     recovery-contract violation in any trial: unsafe escape (the harness practice
-//     calls such a run unrecoverable);
+//  1. a failed hard invariant (unsafe escape, duplicate, wrong subject,
+//     recovery contract, unproved release) in any trial: unsafe escape,
+//     block, whatever floor is missed beside it;
 //  2. otherwise a missed recover or serve floor: contained but dead;
-//  3. otherwise an unproved release, or a missed prove, contain or detect
-//     floor: useful but unproved;
+//  3. otherwise a missed prove, contain or detect floor: useful but
+//     unproved;
 //  4. otherwise: release envelope.
 func (e Envelope) Place(profile, config string, sigs []Signature) Placement {
 	pl := Placement{Profile: profile, Config: config, Reasons: []string{}, Checks: []Check{}}
@@ -172,18 +173,14 @@ func (e Envelope) Place(profile, config string, sigs []Signature) Placement {
 		{"zero unproved release", func(h Harms) int { return h.UnprovedRelease }},
 	}
 	safe, proved, operating := true, true, true
-	for i, h := range hard {
+	for _, h := range hard {
 		n := h.get(all.Harms)
 		c := Check{Name: h.name, Hard: true, Held: n == 0}
 		if n == 0 {
 			c.Reason = fmt.Sprintf("hard invariant %s held in %d trials", h.name, all.Trials)
 		} else {
 			c.Reason = fmt.Sprintf("hard invariant %s failed: %d of %d trials%s", h.name, n, all.Trials, worstHarm(h.get))
-			if i < 4 {
-				safe = false
-			} else {
-				proved = false
-			}
+			safe = false
 		}
 		pl.Checks = append(pl.Checks, c)
 	}

@@ -40,11 +40,19 @@ type Evidence struct {
 	Compositions []CompositionPair `json:"composition_pairs"`
 }
 
-// Gather runs both studies of cfg on def. It returns an error wrapping
-// ErrBadConfig for a bad config or definition, or a harness error.
+// Gather runs both studies of cfg on def; with no Variation the variation
+// study is the base study under its own name (run once). It returns an
+// error wrapping ErrBadConfig for a bad config or definition, or a harness
+// error.
 func Gather(def *model.Definition, cfg EvidenceConfig) (*Evidence, error) {
+	return gather(def, cfg, nil)
+}
+
+// gather is Gather with observe seeing each distinct run of both studies
+// (from two goroutines: observe must be safe for concurrent use).
+func gather(def *model.Definition, cfg EvidenceConfig, observe func(*model.Result)) (*Evidence, error) {
 	sc := StudyConfig{Name: "base", Base: cfg.Base, Profiles: cfg.Profiles, Trials: cfg.Trials,
-		Seed: cfg.Seed, Compat: cfg.Compat, Envelope: cfg.Envelope, Roles: cfg.Roles}
+		Seed: cfg.Seed, Compat: cfg.Compat, Envelope: cfg.Envelope, Roles: cfg.Roles, observe: observe}
 	vc := sc
 	vc.Name, vc.Variation = "variation", cfg.Variation
 	// The two studies share nothing mutable (each has its own harnesses),
@@ -55,7 +63,9 @@ func Gather(def *model.Definition, cfg EvidenceConfig) (*Evidence, error) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		vary, verr = RunStudy(def, vc)
+		if len(cfg.Variation) > 0 {
+			vary, verr = RunStudy(def, vc)
+		}
 		if verr != nil || cfg.Compositions.Draws == 0 {
 			return
 		}
@@ -73,6 +83,14 @@ func Gather(def *model.Definition, cfg EvidenceConfig) (*Evidence, error) {
 	<-done
 	if err := errors.Join(err, verr, cerr); err != nil {
 		return nil, err
+	}
+	if vary == nil {
+		// no variation declared: its one configuration is the base's, so
+		// the base study's figures are the variation study's (one run of
+		// each trial, one error line)
+		v := *ref
+		v.Name = vc.Name
+		vary = &v
 	}
 	return &Evidence{Base: ref, Variation: vary, Compositions: comps}, nil
 }

@@ -2,11 +2,14 @@ package assay_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -408,6 +411,15 @@ func TestEnvelopeFloorsDecide(t *testing.T) {
 	if p := strict.Place("typed", "all", typed); p.Region != assay.RegionContainedButDead {
 		t.Errorf("serve floor 95%%: region %q", p.Region)
 	}
+	// a failed hard invariant blocks, whatever floor is missed beside it:
+	// the same signatures with 5 unproved releases, under the 95 % service
+	// floor they miss, are an unsafe escape, not contained but dead
+	unproved := slices.Clone(typed)
+	unproved[0].Harms.UnprovedRelease = 5
+	if p := strict.Place("typed", "all", unproved); p.Region != assay.RegionUnsafeEscape || p.Decision != "block" ||
+		p.Reasons[0] != "hard invariant zero unproved release failed: 5 of 2000 trials; worst class "+unproved[0].Kind+", 5 of "+strconv.Itoa(unproved[0].Trials)+", configuration default" {
+		t.Errorf("an unproved release beside a missed floor: %q %q", p.Region, p.Reasons)
+	}
 	perKind := assay.Envelope{Floors: []assay.Floor{{Term: "prove", Min: 0.5, Scope: assay.ScopeEachKind}}}
 	p = perKind.Place("typed", "all", typed)
 	if p.Region != assay.RegionUsefulButUnproved || len(p.Reasons) != 1 ||
@@ -570,7 +582,15 @@ func TestPairsCatalogue(t *testing.T) {
 					}
 					continue
 				}
-				if b.Contrast.Class != assay.LeverageShown || !b.Predicted || b.Mutant != copperfin.MutantFor(spec.Kind) || b.Contrast.Off.Mutant != copperfin.MutantFor(spec.Kind) || b.Contrast.On.Mutant != "" {
+				if spec.Kind == "lagging_readback" || spec.Kind == "stale_state_read" {
+					// the baseline's own run never reaches the read that
+					// lags (its path does not read back): the off side
+					// violates, but the on side tested nothing, so the pair
+					// shows no leverage
+					if b.Contrast.Class != assay.Inconclusive || b.Contrast.On.Reached || b.Contrast.Off.Fired != 1 || !b.Predicted {
+						t.Errorf("%s baseline %s/%s: %s: %s", st.Name, spec.Kind, conf, b.Contrast.Class, b.Contrast.Reason)
+					}
+				} else if b.Contrast.Class != assay.LeverageShown || !b.Predicted || b.Mutant != copperfin.MutantFor(spec.Kind) || b.Contrast.Off.Mutant != copperfin.MutantFor(spec.Kind) || b.Contrast.On.Mutant != "" {
 					t.Errorf("%s baseline %s/%s: %s predicted %t mutant %q: %s", st.Name, spec.Kind, conf, b.Contrast.Class, b.Predicted, b.Mutant, b.Contrast.Reason)
 				}
 				p := pairOf(t, st, "typed", spec.Kind, conf)
@@ -632,7 +652,7 @@ func TestPairsCatalogue(t *testing.T) {
 	// fail_closed keeps bind_identity, pre_effect_authority and
 	// effect_readback, so its memory_loss and corrupt_checkpoint pairs show
 	// leverage too; its six invalid greens are carried by deny_on_warning
-	want := map[string]int{"baseline leverage_shown": 27, "typed leverage_shown": 27,
+	want := map[string]int{"baseline leverage_shown": 25, "baseline inconclusive": 2, "typed leverage_shown": 27,
 		"fail_closed leverage_shown": 21, "fail_closed invalid_green": 6}
 	if diff := cmp.Diff(want, n); diff != "" {
 		t.Errorf("reference pair classes (-want +got):\n%s", diff)
@@ -645,8 +665,10 @@ func TestPairsCatalogue(t *testing.T) {
 	// the two co-defended kinds in every configuration (+16 on 256), and
 	// missing_checkpoint under the 340 ms deadline is masked by the deadline
 	// in baseline, typed and fail_closed (-6); the two kinds of reads that
-	// lag show leverage in every profile and configuration (+24 on 300)
-	if !strings.Contains(b2.String(), "pairs across configurations: 290 of 324 show leverage") ||
+	// lag show leverage in typed and fail_closed in every configuration
+	// (+16 on 300), and are inconclusive in the baseline, whose own run
+	// never reaches them (-8)
+	if !strings.Contains(b2.String(), "pairs across configurations: 282 of 324 show leverage") ||
 		!strings.Contains(b2.String(), "typed        default  memory_loss                bind_identity+pre_effect_authority and behaviour (defect fabricated_approval)  leverage_shown  yes") ||
 		!strings.Contains(b2.String(), "typed/corrupt_checkpoint (default), behaviour (defect stale_checkpoint_accepted) alone: invalid_green: "+
 			"removing behaviour (defect stale_checkpoint_accepted) alone leaves the fault contained: effect_readback silently carries the result") {
@@ -1194,5 +1216,37 @@ func TestCompositionPairs(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestGatherWithoutVariationRunsOnce: with no Variation the variation
+// study is the base study under its own name: Gather builds the system as
+// often as the base study alone, and a bad config is one error line.
+func TestGatherWithoutVariationRunsOnce(t *testing.T) {
+	def := refDef()
+	var built atomic.Int64
+	configure := def.Configure
+	def.Configure = func(system json.RawMessage) (model.Factory, error) { built.Add(1); return configure(system) }
+	cfg := smallConfig()
+	cfg.Variation, cfg.Compositions.Draws, cfg.Trials = nil, 0, 20
+	ev, err := assay.Gather(def, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gathered := built.Swap(0)
+	base, err := assay.RunStudy(def, assay.StudyConfig{Name: "base", Base: cfg.Base, Profiles: cfg.Profiles, Trials: cfg.Trials,
+		Seed: cfg.Seed, Compat: cfg.Compat, Envelope: cfg.Envelope, Roles: cfg.Roles})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alone := built.Load(); gathered != alone || alone == 0 {
+		t.Fatalf("Gather built the system %d times, the base study alone %d", gathered, alone)
+	}
+	if ev.Variation.Name != "variation" || ev.Base.Name != "base" || ev.Variation.Runs != base.Runs || len(ev.Variation.Signatures) != len(base.Signatures) {
+		t.Fatalf("variation study %q, %d runs (base %d)", ev.Variation.Name, ev.Variation.Runs, base.Runs)
+	}
+	cfg.Base.Options.Stop = model.Stop{Abort: "panic"}
+	if _, err := assay.Gather(def, cfg); err == nil || strings.Count(err.Error(), `unknown abort metric "panic"`) != 1 {
+		t.Fatalf("bad stop: %v", err)
 	}
 }

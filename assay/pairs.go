@@ -15,8 +15,13 @@ type PairClass string
 // Pair classes.
 const (
 	// LeverageShown: the control-off run transfers the fault into a
-	// violation and the control-on run holds every invariant.
+	// violation and the control-on run holds every invariant, the fault
+	// reached and fired in both.
 	LeverageShown PairClass = "leverage_shown"
+	// Inconclusive: the control-off run violates and the control-on run
+	// holds, but the fault did not reach or fire in the control-on run:
+	// the on side's safety was never tested, so no leverage is shown.
+	Inconclusive PairClass = "inconclusive"
 	// InvalidGreen: the control-off run is still safe: the fault did not
 	// reach its path, or something else (another control, a hidden
 	// fallback) masks the transfer. A green result is then invalid rather
@@ -51,6 +56,9 @@ type RunSummary struct {
 	Claim      model.ClaimVerdict `json:"claim"`
 	RunVerdict model.RunVerdict   `json:"run_verdict"`
 	Stopped    string             `json:"stopped,omitempty"`
+	// faults counts the schedule's faults: a pair of runs with none (a
+	// disturbance of the system's own) has no fault to reach or fire
+	faults int
 }
 
 // Held reports whether every invariant held in the run.
@@ -63,6 +71,7 @@ func (s *system) summarize(a arm, sched *model.Schedule, res *model.Result) RunS
 		out.Reached = out.Reached || f.Reached
 		out.Fired += f.Fired
 	}
+	out.faults = len(res.Faults)
 	if len(res.Faults) == 0 {
 		out.Reached = true
 	}
@@ -97,8 +106,10 @@ func classify(on, off RunSummary) (PairClass, string) {
 	}
 	r := fmt.Sprintf("control off violates %s (first at seq %d, %s); control on holds every invariant (%s)",
 		strings.Join(off.Violated, ", "), off.FirstSeq, off.FirstEvent, on.RunVerdict)
-	if !on.Reached || on.Fired == 0 {
-		r += "; the fault did not fire in the control-on run"
+	tested := func(s RunSummary) bool { return s.faults == 0 || s.Reached && s.Fired > 0 }
+	if !tested(on) || !tested(off) {
+		return Inconclusive, r + fmt.Sprintf(", but the fault was not tested in both runs (on: reached %t, fired %d; off: reached %t, fired %d): no leverage shown",
+			on.Reached, on.Fired, off.Reached, off.Fired)
 	}
 	return LeverageShown, r
 }
@@ -323,6 +334,8 @@ func (s *system) finding(arms, search runFunc, sched *model.Schedule, on arm, f 
 		f.Finding = fmt.Sprintf("removing %s alone brings the transfer back", part)
 	case ControlIneffective:
 		f.Finding = "the control-on run is unsafe"
+	case Inconclusive:
+		f.Finding = fmt.Sprintf("removing %s alone: the fault was not tested in both runs, so no leverage is shown", part)
 	case InvalidGreen:
 		if f.CarriedBy, f.CarriedJointly, err = s.carriers(search, sched, alone); err != nil {
 			return ControlFinding{}, err

@@ -38,6 +38,9 @@ type StudyConfig struct {
 	// Roles are the remediation class of each control a diagnosis may add
 	// (nil: every control of the definition, with no class).
 	Roles map[string]Remediation
+	// observe, when set, sees each distinct run's result once (the
+	// dossier records the runs' coverage through it).
+	observe func(*model.Result)
 }
 
 // validate returns an error wrapping ErrBadConfig that names the first bad
@@ -278,6 +281,9 @@ func (r *runner) exec(ci int, a arm, s *model.Schedule, planned bool) (*model.Re
 	res, err := r.sys.runOn(r.harnesses[ci], s)
 	if err != nil {
 		return nil, err
+	}
+	if r.cfg.observe != nil {
+		r.cfg.observe(res)
 	}
 	r.memo[key] = res
 	return res, nil

@@ -24,10 +24,12 @@ const (
 
 // auditRow is one single-fault run of an audit.
 type auditRow struct {
-	kind     string
-	reached  bool
-	violated []string
-	res      *model.Result
+	kind string
+	// reached: the fault was reached and fired (tested); touched: it was
+	// reached, fired or not
+	reached, touched bool
+	violated         []string
+	res              *model.Result
 }
 
 // auditConfig is the audit of one named configuration.
@@ -97,7 +99,7 @@ func runAudit(def *model.Definition, t *coverage.Tracker) ([]auditConfig, error)
 			if err := t.Record(res); err != nil {
 				return nil, err
 			}
-			row := auditRow{kind: spec.Kind, reached: res.Faults[0].Reached && res.Faults[0].Fired > 0, res: res}
+			row := auditRow{kind: spec.Kind, reached: res.Faults[0].Reached && res.Faults[0].Fired > 0, touched: res.Faults[0].Reached, res: res}
 			for _, inv := range res.Invariants {
 				if !inv.Held {
 					row.violated = append(row.violated, inv.Invariant)
@@ -383,15 +385,19 @@ func writeAuditSummary(w io.Writer, prog string, all []auditConfig, data []*cove
 			width = n
 		}
 	}
-	rows, unreached := 0, 0
-	notReached := map[string]int{}
+	rows, unreached, unfired := 0, 0, 0
+	notReached, notFired := map[string]int{}, map[string]int{}
 	for _, ac := range all {
 		v, r := 0, 0
 		for _, row := range ac.rows {
 			rows++
-			if row.reached {
+			switch {
+			case row.reached:
 				r++
-			} else {
+			case row.touched:
+				unfired++
+				notFired[row.kind]++
+			default:
 				unreached++
 				notReached[row.kind]++
 			}
@@ -428,20 +434,20 @@ func writeAuditSummary(w io.Writer, prog string, all []auditConfig, data []*cove
 	}
 	for i, d := range data {
 		sum := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{}).Summary
-		line := fmt.Sprintf("Coverage of %s: %d of %d applicable keys visited by its %d runs", systems[i], sum.Visited, sum.Applicable, sum.Runs)
-		if sum.Crossings {
-			line += fmt.Sprintf("; %d never crossed by this system", sum.NeverCrossed)
-		}
+		line := fmt.Sprintf("Coverage of %s by its %d runs: %s", systems[i], sum.Runs, universeLine(sum, "it"))
 		add(&tail, "%s.", line)
 	}
-	var never []string
+	var never, unfiredKinds []string
 	for _, spec := range model.Catalogue() {
-		if notReached[spec.Kind] == len(all) {
+		switch {
+		case notReached[spec.Kind] == len(all):
 			never = append(never, spec.Kind)
+		case notReached[spec.Kind]+notFired[spec.Kind] == len(all):
+			unfiredKinds = append(unfiredKinds, spec.Kind)
 		}
 	}
-	add(&tail, "Faults: %d of the %d runs' faults not reached; kinds reached under no configuration: %d%s",
-		unreached, rows, len(never), listOrNone(never))
+	add(&tail, "Faults: of the %d runs' faults, %d not reached and %d reached but not fired; kinds reached under no configuration: %d%s; "+
+		"kinds reached but fired under none: %d%s", rows, unreached, unfired, len(never), listOrNone(never), len(unfiredKinds), listOrNone(unfiredKinds))
 	tail = append(tail, "")
 	add(&tail, "Verdict: %s", verdictLine(all))
 

@@ -83,11 +83,15 @@ and the unreachable keys grouped by reason, per-dimension marginals, pairwise
 oracle, correlation × domain) on one self-contained page.
 
 A file records which systems its runs came from (each tracker's
-model.Definition names its system): a key no recorded run crossed is
-reported never crossed by the system (its own status and reason, not counted
-as visited), and a key whose boundary every system declares it does not have
-is not applicable (not counted among the applicable keys). Invariants are any
-a system declares (lower-case letters, digits and underscores).
+model.Definition names its system). The ratio is over the systems'
+universe, the keys they can reach; each key left out is listed with why:
+never crossed (no recorded run crossed its event), not applicable (its
+boundary, or a key pattern with the system's reason, in
+model.Definition.NotApplicable and NotApplicableKeys), not enacted (no kind
+of it is in model.Definition.Enacts, the kinds a production path's
+adapters enact) or not drawn (a correlation modifier the systems'
+exploration does not draw). Invariants are any a system declares
+(lower-case letters, digits and underscores).
 
 --schedules DIR writes every schedule the report refers to into DIR, so each
 replay command in the report runs as printed: the system's own command (its
@@ -196,13 +200,7 @@ then unchanged), 4 an I/O error (reading an input, writing OUT).`,
 				return writeError(err)
 			}
 			r := coverage.NewReport(coverage.Default(), out, coverage.ReportOptions{}).Summary
-			keys := fmt.Sprintf("%d of %d reachable keys visited", r.Visited, r.Reachable)
-			if r.NotApplicable > 0 {
-				keys = fmt.Sprintf("%d of %d applicable keys visited (%d not applicable)", r.Visited, r.Applicable, r.NotApplicable)
-			}
-			if r.Crossings {
-				keys += fmt.Sprintf(", %d never crossed", r.NeverCrossed)
-			}
+			keys := universeLine(r, "the systems")
 			_, err = fmt.Fprintf(c.OutOrStdout(), "merged %d files into %s: %d runs, %s\n", len(args)-1, args[0], r.Runs, keys)
 			return OutputError(err)
 		},
@@ -340,4 +338,22 @@ func faultCounts(d *coverage.Data) (visits, notReached, notFired int) {
 		notFired += e.NotFired
 	}
 	return visits, notReached, notFired
+}
+
+// universeLine writes a summary's visited keys over the universe of who
+// ("the systems", "it"), and the reachable keys left out of it, by why.
+func universeLine(r coverage.Summary, who string) string {
+	if r.Applicable == r.Reachable {
+		return fmt.Sprintf("%d of %d reachable keys visited", r.Visited, r.Reachable)
+	}
+	var out []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{r.NeverCrossed, "never crossed"}, {r.NotApplicable, "not applicable"}, {r.NotEnacted, "not enacted"}, {r.NotDrawn, "not drawn"}} {
+		if c.n > 0 {
+			out = append(out, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	return fmt.Sprintf("%d of %d keys %s can reach visited (of %d reachable: %s)", r.Visited, r.Applicable, who, r.Reachable, strings.Join(out, ", "))
 }

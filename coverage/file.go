@@ -21,8 +21,11 @@ import (
 // writes. Version 2 added each system's record ("systems": its runs, the
 // events they crossed, its not-applicable boundaries and replay template)
 // and the system of each kept schedule; a version-1 file still reads, to
-// the Data it always held (no systems, no schedule's system).
-const Version = 2
+// the Data it always held (no systems, no schedule's system). Version 3
+// added a system's concurrent runs, the kinds it enacts and its
+// not-applicable key patterns; a version-2 system reads as drawing every
+// modifier and enacting every kind.
+const Version = 3
 
 // The file's JSON shape. Pointers mark fields that must be present.
 // Fields marked "v2" are not in version 1; a version-1 file that has one
@@ -42,6 +45,10 @@ type systemJSON struct {
 	Crossed       []model.EventName `json:"crossed"`
 	NotApplicable []model.Boundary  `json:"not_applicable"`
 	Replay        string            `json:"replay,omitempty"`
+	// v3
+	Concurrent        *int              `json:"concurrent_runs,omitempty"`
+	Enacts            []string          `json:"enacts,omitempty"`
+	NotApplicableKeys map[string]string `json:"not_applicable_keys,omitempty"`
 }
 
 type entryJSON struct {
@@ -96,7 +103,11 @@ func (d *Data) Write(w io.Writer) error {
 	}
 	systems := map[string]json.RawMessage{}
 	for n, r := range d.Systems {
-		sj := systemJSON{Runs: intp(r.Runs), Traced: intp(r.Traced), Crossed: union(nil, r.Crossed), NotApplicable: union(nil, r.NotApplicable), Replay: r.Replay}
+		sj := systemJSON{Runs: intp(r.Runs), Traced: intp(r.Traced), Crossed: union(nil, r.Crossed), NotApplicable: union(nil, r.NotApplicable), Replay: r.Replay,
+			Concurrent: intp(r.Concurrent), Enacts: r.Enacts, NotApplicableKeys: r.NotApplicableKeys}
+		if r.Legacy {
+			sj.Concurrent = nil // unknown: a version-2 record's runs, read as drawing every modifier
+		}
 		if sj.Crossed == nil {
 			sj.Crossed = []model.EventName{}
 		}
@@ -163,9 +174,10 @@ func Read(r io.Reader) (*Data, error) {
 	if v.Version == nil {
 		return nil, fmt.Errorf(`coverage file: missing "version" (want %d)`, Version)
 	}
-	if *v.Version != Version && *v.Version != 1 {
-		return nil, fmt.Errorf("coverage file: unsupported version %d (want %d, or 1)", *v.Version, Version)
+	if *v.Version != Version && *v.Version != 1 && *v.Version != 2 {
+		return nil, fmt.Errorf("coverage file: unsupported version %d (want %d, 2 or 1)", *v.Version, Version)
 	}
+	v2 := *v.Version == 2
 	v1 := *v.Version == 1
 	var f fileJSON
 	if err := strict(data, &f); err != nil {
@@ -191,7 +203,7 @@ func Read(r io.Reader) (*Data, error) {
 	if f.Systems != nil {
 		sum := 0
 		for n, raw := range *f.Systems {
-			r, err := readSystem(n, raw)
+			r, err := readSystem(n, raw, v2)
 			if err != nil {
 				return nil, fmt.Errorf("coverage file: systems[%q]: %w", n, err)
 			}
@@ -235,7 +247,7 @@ func Read(r io.Reader) (*Data, error) {
 }
 
 // readSystem decodes one system's record.
-func readSystem(name string, raw json.RawMessage) (*systemRecord, error) {
+func readSystem(name string, raw json.RawMessage, v2 bool) (*systemRecord, error) {
 	if err := checkSystemName(name); err != nil {
 		return nil, err
 	}
@@ -258,6 +270,16 @@ func readSystem(name string, raw json.RawMessage) (*systemRecord, error) {
 		return nil, errors.New(`crossed events but no traced run`)
 	case sj.NotApplicable == nil:
 		return nil, errors.New(`missing "not_applicable" (an empty list is allowed)`)
+	case v2 && (sj.Concurrent != nil || sj.Enacts != nil || sj.NotApplicableKeys != nil):
+		return nil, errors.New(`"concurrent_runs", "enacts" and "not_applicable_keys" are fields of version 3, not of version 2`)
+	case !v2 && sj.Concurrent != nil && (*sj.Concurrent < 0 || *sj.Concurrent > *sj.Runs):
+		return nil, fmt.Errorf(`"concurrent_runs" is %d, outside 0..runs (%d)`, *sj.Concurrent, *sj.Runs)
+	}
+	if err := checkEnacts(Default(), sj.Enacts); err != nil {
+		return nil, err
+	}
+	if err := checkNotApplicableKeys(nil, sj.NotApplicableKeys); err != nil {
+		return nil, err
 	}
 	for i, e := range sj.Crossed {
 		if err := checkEventName(e); err != nil {
@@ -275,7 +297,15 @@ func readSystem(name string, raw json.RawMessage) (*systemRecord, error) {
 			return nil, err
 		}
 	}
-	return &systemRecord{Runs: *sj.Runs, Traced: *sj.Traced, Crossed: union(nil, sj.Crossed), NotApplicable: union(nil, sj.NotApplicable), Replay: sj.Replay}, nil
+	r := &systemRecord{Runs: *sj.Runs, Traced: *sj.Traced, Crossed: union(nil, sj.Crossed), NotApplicable: union(nil, sj.NotApplicable), Replay: sj.Replay,
+		Legacy: sj.Concurrent == nil, NotApplicableKeys: sj.NotApplicableKeys}
+	if sj.Concurrent != nil {
+		r.Concurrent = *sj.Concurrent
+	}
+	if len(sj.Enacts) > 0 {
+		r.Enacts = union(nil, sj.Enacts)
+	}
+	return r, nil
 }
 
 func readEntry(k Key, raw json.RawMessage, known func(string, *string) (string, error)) (*Entry, error) {
@@ -494,6 +524,12 @@ func CheckMerge(a, b *Data) error {
 		if x, y := union(nil, ar.NotApplicable), union(nil, br.NotApplicable); !slices.Equal(x, y) {
 			return fmt.Errorf("%s: not-applicable boundaries differ: %s and %s", at, list(x), list(y))
 		}
+		if (ar.Enacts == nil) != (br.Enacts == nil) || !slices.Equal(ar.Enacts, br.Enacts) {
+			return fmt.Errorf("%s: the kinds the system enacts differ: %s and %s", at, list(ar.Enacts), list(br.Enacts))
+		}
+		if !maps.Equal(ar.NotApplicableKeys, br.NotApplicableKeys) {
+			return fmt.Errorf("%s: not-applicable key patterns differ", at)
+		}
 	}
 	keys := slices.SortedFunc(maps.Keys(b.Keys), func(x, y Key) int { return strings.Compare(x.String(), y.String()) })
 	for _, k := range keys {
@@ -518,7 +554,7 @@ func CheckMerge(a, b *Data) error {
 }
 
 // list writes a list of boundaries as "[a, b]" ("[]" for none).
-func list(bs []model.Boundary) string { return "[" + strings.Join(strs(bs), ", ") + "]" }
+func list[T ~string](bs []T) string { return "[" + strings.Join(strs(bs), ", ") + "]" }
 
 // checkCounts checks the sum of the counts of each invariant in both xs
 // and ys.

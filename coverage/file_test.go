@@ -18,7 +18,7 @@ import (
 // fifth tool.commit was never reached: the reference system's run, with
 // every event it crossed.
 const notReachedFile = `{
-  "version": 2,
+  "version": 3,
   "runs": 1,
   "not_adjudicated": 0,
   "systems": {
@@ -48,7 +48,8 @@ const notReachedFile = `{
         "tool.commit",
         "worker.start"
       ],
-      "not_applicable": []
+      "not_applicable": [],
+      "concurrent_runs": 0
     }
   },
   "keys": {
@@ -108,8 +109,13 @@ func TestReadIsStrict(t *testing.T) {
 	cases := []struct{ name, in, want string }{
 		{"empty", ``, "malformed JSON"},
 		{"malformed", `{"version": 1,`, "malformed JSON"},
-		{"no version", strings.Replace(good, `"version": 2,`, ``, 1), `missing "version" (want 2)`},
-		{"version 3", strings.Replace(strings.Replace(good, `"version": 2`, `"version": 3`, 1), `"runs": 1,`, `"runs": 1, "shards": 4,`, 1), "unsupported version 3 (want 2, or 1)"},
+		{"no version", strings.Replace(good, `"version": 3,`, ``, 1), `missing "version" (want 3)`},
+		{"version 4", strings.Replace(strings.Replace(good, `"version": 3`, `"version": 4`, 1), `"runs": 1,`, `"runs": 1, "shards": 4,`, 1), "unsupported version 4 (want 3, 2 or 1)"},
+		{"v3 field in version 2", strings.Replace(good, `"version": 3`, `"version": 2`, 1), `"concurrent_runs", "enacts" and "not_applicable_keys" are fields of version 3, not of version 2`},
+		{"concurrent_runs above runs", strings.Replace(good, `"concurrent_runs": 0`, `"concurrent_runs": 2`, 1), `"concurrent_runs" is 2, outside 0..runs (1)`},
+		{"unknown enacted kind", strings.Replace(good, `"concurrent_runs": 0`, `"concurrent_runs": 0, "enacts": ["no_such_kind"]`, 1), `enacts: "no_such_kind" is not a fault kind`},
+		{"pattern without a reason", strings.Replace(good, `"concurrent_runs": 0`, `"concurrent_runs": 0, "not_applicable_keys": {"tool/*/*/*/*": " "}`, 1), `not-applicable key pattern "tool/*/*/*/*": no reason given`},
+		{"bad pattern", strings.Replace(good, `"concurrent_runs": 0`, `"concurrent_runs": 0, "not_applicable_keys": {"tool/*/*": "x"}`, 1), `not-applicable key pattern "tool/*/*": "tool/*/*": want 5 values`},
 		{"unknown field", strings.Replace(good, `"runs": 1,`, `"runs": 1, "shards": 4,`, 1), `unknown field "shards"`},
 		{"unknown entry field", strings.Replace(good, `"visits": 0,`, `"visits": 0, "hits": 3,`, 1), `keys["tool/effect/after_commit/isolated/ledger_readback"]: unknown field "hits"`},
 		{"missing runs", strings.Replace(good, `"runs": 1,`, ``, 1), `missing "runs"`},
@@ -229,6 +235,7 @@ func TestMergeIntoFileFromManyWriters(t *testing.T) {
 	want.Runs *= 12
 	want.Systems[copperfin.Name].Runs *= 12
 	want.Systems[copperfin.Name].Traced *= 12
+	want.Systems[copperfin.Name].Concurrent *= 12
 	for _, e := range want.Keys {
 		e.Visits *= 12
 		e.NotReached *= 12
@@ -359,5 +366,37 @@ func TestFileOfTheReferenceNameReadsAndMerges(t *testing.T) {
 	}
 	if d.Runs != 2 || d.Systems["reference"].Runs != 1 || d.Systems["copperfin"].Runs != 1 || d.Keys[mustKey(t, "tool/effect/after_commit/isolated/ledger_readback")].NotReached != 2 {
 		t.Fatalf("merged: %+v", d)
+	}
+}
+
+// TestVersion2FileReads: a version-2 file, which kept no concurrent runs,
+// enacted kinds nor key patterns, reads with every modifier drawable and
+// every kind enactable, so its report counts as it always did; it is
+// written back in version 3.
+func TestVersion2FileReads(t *testing.T) {
+	v2 := strings.Replace(strings.Replace(notReachedFile, `"version": 3`, `"version": 2`, 1), `"not_applicable": [],
+      "concurrent_runs": 0`, `"not_applicable": []`, 1)
+	d, err := coverage.Read(strings.NewReader(v2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{}).Summary; s.NotDrawn != 0 || s.NotEnacted != 0 || s.Applicable != 39 {
+		t.Fatalf("summary %+v", s)
+	}
+	var b bytes.Buffer
+	if err := d.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(b.String(), "{\n  \"version\": 3,") || strings.Contains(b.String(), "concurrent_runs") {
+		t.Fatalf("written back:\n%s", b.String())
+	}
+	// written back as version 3, its runs' concurrency stays unknown: the
+	// report counts as before
+	back, err := coverage.Read(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := coverage.NewReport(coverage.Default(), back, coverage.ReportOptions{}).Summary; s.NotDrawn != 0 || s.Applicable != 39 {
+		t.Fatalf("read back: %+v", s)
 	}
 }

@@ -51,18 +51,11 @@ func ParseRequirements(data []byte) ([]Requirement, error) {
 			continue
 		}
 		n := i + 1
-		parts := strings.Split(line, "/")
-		if len(parts) != len(dimensions) {
-			return nil, fmt.Errorf("keys file line %d: %q: want 5 values domain/boundary/phase/correlation/oracle (or *), got %d", n, line, len(parts))
+		q, err := parsePattern(line)
+		if err != nil {
+			return nil, fmt.Errorf("keys file line %d: %w", n, err)
 		}
-		q := Requirement{Line: n}
-		for j, d := range dimensions {
-			v := strings.TrimSpace(parts[j])
-			if v != "*" && d.index(v) < 0 {
-				return nil, fmt.Errorf("keys file line %d: %w", n, d.unknown(v))
-			}
-			q.Values[j] = v
-		}
+		q.Line = n
 		if prev, dup := seen[q.String()]; dup {
 			return nil, fmt.Errorf("keys file line %d: %s repeats line %d", n, q, prev)
 		}
@@ -73,6 +66,25 @@ func ParseRequirements(data []byte) ([]Requirement, error) {
 		return nil, errors.New("keys file: no key pattern (one domain/boundary/phase/correlation/oracle a line)")
 	}
 	return out, nil
+}
+
+// parsePattern reads one key pattern, domain/boundary/phase/correlation/
+// oracle with "*" for any value; its error names a wrong number of values
+// or an unknown value (with the valid ones).
+func parsePattern(line string) (Requirement, error) {
+	var q Requirement
+	parts := strings.Split(line, "/")
+	if len(parts) != len(dimensions) {
+		return q, fmt.Errorf("%q: want 5 values domain/boundary/phase/correlation/oracle (or *), got %d", line, len(parts))
+	}
+	for j, d := range dimensions {
+		v := strings.TrimSpace(parts[j])
+		if v != "*" && d.index(v) < 0 {
+			return q, d.unknown(v)
+		}
+		q.Values[j] = v
+	}
+	return q, nil
 }
 
 // GateOptions select what a gate requires; at least one must be set.
@@ -90,8 +102,8 @@ type GateResult struct {
 	Ratio     float64
 	Visited   int
 	Reachable int
-	// Applicable is Reachable less the keys the systems declare not
-	// applicable; Ratio is Visited / Applicable.
+	// Applicable is the systems' universe (Summary.Applicable): Reachable
+	// less the keys left out with why; Ratio is Visited / Applicable.
 	Applicable  int
 	MinRatio    float64
 	HasMinRatio bool
@@ -189,7 +201,7 @@ func (g *GateResult) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "coverage gate: %s\n", verdict)
 	if g.Applicable != g.Reachable {
-		fmt.Fprintf(&b, "  ratio %.4f (%d of %d applicable keys visited; %d reachable)", g.Ratio, g.Visited, g.Applicable, g.Reachable)
+		fmt.Fprintf(&b, "  ratio %.4f (%d of %d keys the systems can reach visited; %d reachable by the catalogue, the rest left out with why in the report)", g.Ratio, g.Visited, g.Applicable, g.Reachable)
 	} else {
 		fmt.Fprintf(&b, "  ratio %.4f (%d of %d reachable keys visited)", g.Ratio, g.Visited, g.Reachable)
 	}

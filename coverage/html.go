@@ -49,10 +49,12 @@ const (
 	mapLeft, mapTop = 130, 110
 )
 
-// Heatmap fills: no reachable key, none visited, some visited, all
+// Heatmap fills: no reachable key, every key outside the systems'
+// universe, none visited, some visited, all
 // visited and held, some violated.
 const (
 	fillEmpty    = "#e9ecef"
+	fillOutside  = "#f8f9fa"
 	fillNone     = "#ffffff"
 	fillPartial  = "#ffe8a3"
 	fillHeld     = "#b2f2bb"
@@ -71,21 +73,27 @@ func layout(h heatmap) svgMap {
 			sc := svgCell{X: mapLeft + j*cellW, Y: mapTop + i*cellH, W: cellW, H: cellH, Stroke: "#adb5bd", Class: "cell"}
 			sc.TX, sc.TY = sc.X+cellW/2, sc.Y+cellH/2+4
 			where := h.Rows + " " + h.RowValues[i] + ", " + h.Cols + " " + h.ColValues[j]
+			in := c.Reachable - c.Outside // the cell's keys in the systems' universe
 			switch {
 			case c.Reachable == 0:
 				sc.Fill, sc.Label, sc.Title = fillEmpty, "·", where+": unreachable: "+c.Reason
+			case in == 0:
+				sc.Fill, sc.Label, sc.Title = fillOutside, "n/a", where+": "+c.Reason
 			case c.Violated > 0:
 				sc.Fill, sc.Stroke = fillViolated, "#c92a2a"
-			case c.Visited == c.Reachable:
+			case c.Visited == in:
 				sc.Fill = fillHeld
 			case c.Visited > 0:
 				sc.Fill = fillPartial
 			default:
 				sc.Fill, sc.Stroke = fillNone, "#d9480f"
 			}
-			if c.Reachable > 0 {
-				sc.Label = fmt.Sprintf("%d/%d", c.Visited, c.Reachable)
-				sc.Title = fmt.Sprintf("%s: %d of %d reachable keys visited, %d violated", where, c.Visited, c.Reachable, c.Violated)
+			if in > 0 {
+				sc.Label = fmt.Sprintf("%d/%d", c.Visited, in)
+				sc.Title = fmt.Sprintf("%s: %d of %d keys in the systems' universe visited, %d violated", where, c.Visited, in, c.Violated)
+				if c.Outside > 0 {
+					sc.Title += "; " + c.Reason
+				}
 				if c.Violated > 0 {
 					sc.Label += fmt.Sprintf(" ✗%d", c.Violated)
 				}
@@ -113,6 +121,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		{fillViolated, "an invariant was violated under a key"},
 		{fillPartial, "some reachable keys visited"},
 		{fillNone, "reachable, none visited"},
+		{fillOutside, "n/a: every key left out of the systems' universe, with why (not applicable, never crossed, not enacted, not drawn)"},
 		{fillEmpty, "no catalogue kind reaches this cell"},
 	}
 	return htmlPage.Execute(w, struct {

@@ -26,8 +26,8 @@ func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
 // headline is the report's first line.
 func (r *Report) headline() string {
 	s := r.Summary
-	if s.NotApplicable > 0 {
-		return fmt.Sprintf("Coverage: %d of %d applicable keys visited (%s; %d reachable, %d not applicable)", s.Visited, s.Applicable, pct(s.Ratio), s.Reachable, s.NotApplicable)
+	if s.Applicable != s.Reachable {
+		return fmt.Sprintf("Coverage: %d of %d keys the systems can reach visited (%s; %d reachable by the catalogue, %d left out, each with why)", s.Visited, s.Applicable, pct(s.Ratio), s.Reachable, s.Reachable-s.Applicable)
 	}
 	return fmt.Sprintf("Coverage: %d of %d reachable keys visited (%s)", s.Visited, s.Reachable, pct(s.Ratio))
 }
@@ -40,6 +40,12 @@ func (r *Report) systemsLine() string {
 		x := fmt.Sprintf("%s (%s, %d events crossed", sy.Name, runs(sy.Runs), len(sy.Crossed))
 		if len(sy.NotApplicable) > 0 {
 			x += "; no " + strings.Join(strs(sy.NotApplicable), ", ")
+		}
+		if n := len(sy.NotApplicableKeys); n > 0 {
+			x += fmt.Sprintf("; %d key pattern%s not applicable", n, map[bool]string{true: "s"}[n > 1])
+		}
+		if sy.Enacts != nil {
+			x += fmt.Sprintf("; its path enacts %d kinds", len(sy.Enacts))
 		}
 		p = append(p, x+")")
 	}
@@ -60,8 +66,10 @@ func (r *Report) counts() []string {
 			r.systemsLine())
 	}
 	if s.Crossings {
-		lines = append(lines, fmt.Sprintf("never crossed by the recorded systems: %d reachable keys; not applicable (declared by the systems): %d; neither counts as visited", s.NeverCrossed, s.NotApplicable),
+		lines = append(lines, fmt.Sprintf("left out of the systems' universe and of the ratio: %d never crossed, %d not applicable (declared), %d not enacted by their path, %d under a modifier exploration does not draw", s.NeverCrossed, s.NotApplicable, s.NotEnacted, s.NotDrawn),
 			r.systemsLine())
+	} else if s.NotApplicable+s.NotEnacted+s.NotDrawn > 0 {
+		lines = append(lines, fmt.Sprintf("left out of the systems' universe and of the ratio: %d not applicable (declared), %d not enacted by their path, %d under a modifier exploration does not draw", s.NotApplicable, s.NotEnacted, s.NotDrawn))
 	}
 	if s.Outside > 0 {
 		lines = append(lines, fmt.Sprintf("%d recorded keys are outside this catalogue (not counted as reachable)", s.Outside))
@@ -207,6 +215,12 @@ func (r *Report) sections() []section {
 	if r.Summary.Crossings || r.Summary.NotApplicable > 0 {
 		out = append(out, section{"Keys not applicable to this system", r.NotApplicable})
 	}
+	if r.Summary.NotEnacted > 0 {
+		out = append(out, section{"Keys this system's path cannot enact", r.NotEnacted})
+	}
+	if r.Summary.NotDrawn > 0 {
+		out = append(out, section{"Keys under a modifier exploration does not draw", r.NotDrawn})
+	}
 	return out
 }
 
@@ -223,6 +237,8 @@ var statusMark = map[string]string{
 	StatusOutside:       "❔ outside catalogue",
 	StatusNeverCrossed:  "🚫 never crossed",
 	StatusNotApplicable: "➖ not applicable",
+	StatusNotEnacted:    "➖ not enacted",
+	StatusNotDrawn:      "➖ not drawn",
 }
 
 // WriteMarkdown writes the report as Markdown for a pull-request comment:

@@ -37,6 +37,12 @@ const (
 	// a recorded system; not visited, and not counted among the
 	// applicable keys.
 	StatusNotApplicable = "not_applicable"
+	// StatusNotEnacted: no recorded system's path can enact any kind of
+	// the key (model.Definition.Enacts); outside the systems' universe.
+	StatusNotEnacted = "not_enacted"
+	// StatusNotDrawn: the key's correlation is a modifier the systems'
+	// exploration does not draw (see drawable); outside their universe.
+	StatusNotDrawn = "not_drawn"
 	// StatusOutside: recorded, but no kind of this catalogue has the key
 	// (the file came from another catalogue); not counted as reachable.
 	StatusOutside = "outside_catalogue"
@@ -62,6 +68,10 @@ type Report struct {
 	// reasons.
 	NeverCrossed  []KeyRow `json:"never_crossed"`
 	NotApplicable []KeyRow `json:"not_applicable"`
+	// NotEnacted and NotDrawn repeat the keys no system's path can enact
+	// and those under a modifier exploration does not draw, with reasons.
+	NotEnacted []KeyRow `json:"not_enacted"`
+	NotDrawn   []KeyRow `json:"not_drawn"`
 	// Systems are the file's systems, by name.
 	Systems []systemRow `json:"systems"`
 	// Gaps are every unreachable key, grouped by reason (Universe.gapList).
@@ -87,16 +97,19 @@ type Summary struct {
 	// Applicable (0 when nothing is applicable).
 	Visited int     `json:"visited"`
 	Ratio   float64 `json:"ratio"`
-	// Applicable = Reachable - NotApplicable.
+	// Applicable is the systems' universe, the keys they can reach:
+	// Reachable - NotApplicable - NeverCrossed - NotEnacted - NotDrawn.
 	Applicable int `json:"applicable"`
 	// Violated + Held = Visited; NotReached + NeverTried + NeverCrossed +
-	// NotApplicable = Reachable - Visited.
+	// NotApplicable + NotEnacted + NotDrawn = Reachable - Visited.
 	Violated      int `json:"violated_keys"`
 	Held          int `json:"held_keys"`
 	NotReached    int `json:"scheduled_not_reached_keys"`
 	NeverTried    int `json:"never_tried_keys"`
 	NeverCrossed  int `json:"never_crossed_keys"`
 	NotApplicable int `json:"not_applicable_keys"`
+	NotEnacted    int `json:"not_enacted_keys"`
+	NotDrawn      int `json:"not_drawn_keys"`
 	// Traced counts the runs whose crossings are recorded (the systems'
 	// systemRecord.Traced); Crossings is true when that is every run (and
 	// there is one), so keys can be found never crossed.
@@ -150,6 +163,11 @@ type systemRow struct {
 	Crossed       []model.EventName `json:"crossed"`
 	NotApplicable []model.Boundary  `json:"not_applicable"`
 	Replay        string            `json:"replay"`
+	// NotApplicableKeys, Enacts and Concurrent are the record's (see
+	// systemRecord).
+	NotApplicableKeys map[string]string `json:"not_applicable_keys,omitempty"`
+	Enacts            []string          `json:"enacts,omitempty"`
+	Concurrent        int               `json:"concurrent_runs"`
 }
 
 // counterexampleRow is a counterexample as reported, beside its key (Key
@@ -217,12 +235,16 @@ type heatmap struct {
 	Cells     [][]cell `json:"cells"`
 }
 
-// cell counts a heatmap cell's reachable, visited and violated keys; an
-// empty cell (Reachable 0) gives the Reason.
+// cell counts a heatmap cell's reachable, visited and violated keys, and
+// Outside those of its reachable keys left out of the systems' universe
+// (not applicable, never crossed, not enacted, not drawn; never visited
+// ones); an empty cell (Reachable 0) or one whose every unvisited key is
+// outside gives the Reason.
 type cell struct {
 	Reachable int    `json:"reachable"`
 	Visited   int    `json:"visited"`
 	Violated  int    `json:"violated"`
+	Outside   int    `json:"outside_universe"`
 	Reason    string `json:"reason,omitempty"`
 }
 
@@ -258,7 +280,7 @@ var heatmapAxes = [][2]dimension{{dimDomain, dimPhase}, {dimBoundary, dimOracle}
 // NewReport builds the report of d over universe u.
 func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 	r := &Report{Version: Version, Gaps: u.gapList(), Unattributed: []counterexampleRow{}, Unvisited: []KeyRow{},
-		NeverCrossed: []KeyRow{}, NotApplicable: []KeyRow{}, Systems: []systemRow{}}
+		NeverCrossed: []KeyRow{}, NotApplicable: []KeyRow{}, NotEnacted: []KeyRow{}, NotDrawn: []KeyRow{}, Systems: []systemRow{}}
 	s := &r.Summary
 	s.Keys, s.Reachable = u.total(), len(u.reachable)
 	s.Unreachable = s.Keys - s.Reachable
@@ -269,7 +291,8 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 		sr := d.Systems[n]
 		traced += sr.Traced
 		known += sr.Runs
-		r.Systems = append(r.Systems, systemRow{Name: n, Runs: sr.Runs, Traced: sr.Traced, Crossed: nonNil(sr.Crossed), NotApplicable: nonNil(sr.NotApplicable), Replay: templateOf(d, opts, n)})
+		r.Systems = append(r.Systems, systemRow{Name: n, Runs: sr.Runs, Traced: sr.Traced, Crossed: nonNil(sr.Crossed), NotApplicable: nonNil(sr.NotApplicable), Replay: templateOf(d, opts, n),
+			NotApplicableKeys: sr.NotApplicableKeys, Enacts: sr.Enacts, Concurrent: sr.Concurrent})
 	}
 	s.Traced = traced
 	s.Crossings = len(names) > 0 && traced == d.Runs
@@ -323,13 +346,19 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 			}
 			kr.Counterexamples = cxRows(k.String(), e.Counterexamples)
 		}
-		var na []string // the systems that declare k's boundary not applicable
+		var na []string     // the systems that declare k's boundary not applicable
+		var naKeys []string // the systems that declare a pattern of k not applicable, with the reason
+		enacted, drawn := false, false
 		crossed := false
 		for _, n := range names {
 			sr := d.Systems[n]
 			if slices.Contains(sr.NotApplicable, k.Boundary) {
 				na = append(na, n)
+			} else if p, why := naPattern(sr, k); p != "" {
+				naKeys = append(naKeys, fmt.Sprintf("%s declares %s not applicable: %s", n, p, why))
 			}
+			enacted = enacted || sr.Enacts == nil || slices.ContainsFunc(kr.Kinds, func(x string) bool { return slices.Contains(sr.Enacts, x) })
+			drawn = drawn || sr.Legacy || u.ownCorrelation(k) || slices.Contains(drawable(sr), k.Correlation)
 			for _, ev := range u.events(k) {
 				crossed = crossed || slices.Contains(sr.Crossed, ev)
 			}
@@ -351,6 +380,13 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 		case e.Visited():
 			kr.Status = StatusHeld
 			kr.Reason = visitedDespite(na, k)
+		case declared && len(na) < len(names) && len(na)+len(naKeys) == len(names):
+			kr.Status = StatusNotApplicable
+			kr.Reason = "not applicable: " + strings.Join(naKeys, "; ")
+			if len(na) > 0 {
+				kr.Reason += "; " + strings.Join(na, ", ") + " declared no " + string(k.Boundary) + " boundary"
+			}
+			kr.Reason += scheduled
 		case declared && len(na) == len(names):
 			kr.Status = StatusNotApplicable
 			verb := "declares it has"
@@ -374,6 +410,12 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 			}
 			kr.Reason = fmt.Sprintf("never crossed by %s (%s): no recorded run crossed %s, where %s %s%s",
 				these, strings.Join(who, "; "), strings.Join(strs(u.events(k)), " or "), strings.Join(kr.Kinds, " or "), enter, scheduled)
+		case declared && !enacted:
+			kr.Status = StatusNotEnacted
+			kr.Reason = fmt.Sprintf("cannot be enacted: the path of %s enacts none of %s (model.Definition.Enacts)%s", strings.Join(names, ", "), strings.Join(kr.Kinds, ", "), scheduled)
+		case declared && !drawn:
+			kr.Status = StatusNotDrawn
+			kr.Reason = fmt.Sprintf("exploration draws the correlation modifier %s only under a concurrent config (two or more workers), and no recorded run of %s had one%s", k.Correlation, strings.Join(names, ", "), scheduled)
 		case e != nil:
 			kr.Status = StatusNotReached
 			var parts []string
@@ -390,8 +432,13 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 		}
 		return kr
 	}
+	left := map[Key]string{} // the keys outside the systems' universe, by status
 	for _, k := range u.reachable {
 		kr := row(k)
+		switch kr.Status {
+		case StatusNotApplicable, StatusNeverCrossed, StatusNotEnacted, StatusNotDrawn:
+			left[k] = kr.Status
+		}
 		switch kr.Status {
 		case StatusViolated:
 			s.Visited++
@@ -411,6 +458,12 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 		case StatusNotApplicable:
 			s.NotApplicable++
 			r.NotApplicable = append(r.NotApplicable, kr)
+		case StatusNotEnacted:
+			s.NotEnacted++
+			r.NotEnacted = append(r.NotEnacted, kr)
+		case StatusNotDrawn:
+			s.NotDrawn++
+			r.NotDrawn = append(r.NotDrawn, kr)
 		}
 		r.Keys = append(r.Keys, kr)
 	}
@@ -426,7 +479,7 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 		s.Outside++
 	}
 	r.Unattributed = cxRows("", d.Unattributed)
-	s.Applicable = s.Reachable - s.NotApplicable
+	s.Applicable = s.Reachable - s.NotApplicable - s.NeverCrossed - s.NotEnacted - s.NotDrawn
 	if s.Applicable > 0 {
 		s.Ratio = float64(s.Visited) / float64(s.Applicable)
 	}
@@ -492,9 +545,14 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 			var line []cell
 			for _, vb := range h.ColValues {
 				var c cell
+				why := map[string]int{}
 				for _, k := range u.reachable {
 					if k.value(a) == va && k.value(b) == vb {
 						c.Reachable++
+						if st, ok := left[k]; ok {
+							c.Outside++
+							why[st]++
+						}
 						if visited(k) {
 							c.Visited++
 						}
@@ -505,6 +563,12 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 				}
 				if c.Reachable == 0 {
 					c.Reason = "no fault kind in the catalogue has " + a.String() + " " + va + " and " + b.String() + " " + vb
+				} else if c.Outside > 0 {
+					var p []string
+					for _, st := range slices.Sorted(maps.Keys(why)) {
+						p = append(p, fmt.Sprintf("%d %s", why[st], strings.ReplaceAll(st, "_", " ")))
+					}
+					c.Reason = "outside the systems' universe: " + strings.Join(p, ", ")
 				}
 				line = append(line, c)
 			}
@@ -513,6 +577,33 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 		r.Heatmaps = append(r.Heatmaps, h)
 	}
 	return r
+}
+
+// drawable returns the correlation modifiers the exploration of this
+// version draws for a system with record sr: every modifier a kind takes
+// under a concurrent config (two or more workers), none under a
+// sequential one (sequentialModifiers).
+func drawable(sr *systemRecord) []model.Correlation {
+	if sr.Concurrent > 0 {
+		return model.AllCorrelations
+	}
+	return sequentialModifiers
+}
+
+// sequentialModifiers are the modifiers exploration draws for a
+// sequential config: none in this version (a kind's own correlation is
+// always there).
+var sequentialModifiers []model.Correlation
+
+// naPattern returns the first of sr's not-applicable key patterns (in
+// sorted order) that matches k, and its reason; "" when none does.
+func naPattern(sr *systemRecord, k Key) (string, string) {
+	for _, p := range slices.Sorted(maps.Keys(sr.NotApplicableKeys)) {
+		if q, err := parsePattern(p); err == nil && q.Matches(k) {
+			return p, sr.NotApplicableKeys[p]
+		}
+	}
+	return "", ""
 }
 
 // visitedDespite notes a visit under a boundary the systems na declare

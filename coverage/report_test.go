@@ -35,13 +35,15 @@ func partialReport(t *testing.T) *coverage.Report {
 func TestReportNumbers(t *testing.T) {
 	r := partialReport(t)
 	s := r.Summary
-	// 5 of the 39 reachable keys visited (the shared receipt key twice); 3
+	// 5 of the 22 keys copperfin can reach visited (the shared receipt key
+	// twice; the 17 keys under a modifier a sequential exploration does not
+	// draw are left out of the 39 reachable ones); 3
 	// counterexamples: effect_at_most_once under each of the two after_commit
 	// keys, provable_outcome under the receipt key. Pairs: 474 = 5·11 + 5·5 +
 	// 5·5 + 5·9 + 11·5 + 11·5 + 11·9 + 5·5 + 5·9 + 5·9; 172 appear in a
 	// reachable key, 37 in a visited one.
-	want := coverage.Summary{Keys: 12375, Reachable: 39, Unreachable: 12336, Visited: 5, Ratio: 5.0 / 39, Applicable: 39, Traced: 7, Crossings: true, Violated: 2, Held: 3,
-		NotReached: 1, NeverTried: 33, Runs: 7, Visits: 6, FaultsNotReached: 1, Counterexamples: 3,
+	want := coverage.Summary{Keys: 12375, Reachable: 39, Unreachable: 12336, Visited: 5, Ratio: 5.0 / 22, Applicable: 22, Traced: 7, Crossings: true, Violated: 2, Held: 3,
+		NotReached: 1, NeverTried: 16, NotDrawn: 17, Runs: 7, Visits: 6, FaultsNotReached: 1, Counterexamples: 3,
 		PairsPossible: 474, PairsReachable: 172, PairsCovered: 37, PairRatio: 37.0 / 172}
 	if s != want {
 		t.Fatalf("summary\n got %+v\nwant %+v", s, want)
@@ -57,37 +59,47 @@ func TestReportNumbers(t *testing.T) {
 		"identity/worker/before_validation/persistent/capability_record never_tried: no recorded run scheduled ambient_identity_leak",
 		"context/proposal/before_validation/isolated/state_version never_tried: no recorded run scheduled cross_source_conflict",
 		"context/proposal/before_validation/isolated/policy_record scheduled_not_reached: scheduled 1 time, but its event never occurred (stale_policy)",
-		"context/proposal/before_validation/synchronized/policy_record never_tried: no recorded run scheduled stale_policy",
-		"context/proposal/before_validation/shared/policy_record never_tried: no recorded run scheduled stale_policy",
 		"context/memory/before_commit/isolated/checkpoint_store never_tried: no recorded run scheduled memory_loss",
 		"tool/effect/before_commit/isolated/ledger_readback never_tried: no recorded run scheduled reject_before_commit",
-		"tool/effect/after_commit/repeated/ledger_readback never_tried: no recorded run scheduled timeout_after_commit",
-		"tool/effect/after_commit/repeated/receipt never_tried: no recorded run scheduled malformed_response or output_drift",
-		"tool/effect/after_commit/persistent/ledger_readback never_tried: no recorded run scheduled timeout_after_commit",
-		"tool/effect/after_commit/persistent/receipt never_tried: no recorded run scheduled malformed_response or output_drift",
-		"tool/effect/after_commit/synchronized/ledger_readback never_tried: no recorded run scheduled timeout_after_commit",
-		"tool/effect/after_commit/synchronized/receipt never_tried: no recorded run scheduled partial_success_response or malformed_response or output_drift",
-		"tool/effect/after_commit/shared/ledger_readback never_tried: no recorded run scheduled timeout_after_commit",
-		"tool/effect/after_commit/shared/receipt never_tried: no recorded run scheduled partial_success_response or malformed_response or output_drift",
 		"tool/sandbox/before_validation/isolated/ledger_readback never_tried: no recorded run scheduled sandbox_denial",
 		"tool/tool_call/before_commit/isolated/ledger_readback never_tried: no recorded run scheduled timeout_before_send or tool_timeout",
 		"tool/tool_call/before_commit/isolated/budget_counter never_tried: no recorded run scheduled rate_limit",
-		"tool/tool_call/before_commit/repeated/ledger_readback never_tried: no recorded run scheduled tool_timeout",
 		"tool/tool_call/before_commit/persistent/budget_counter never_tried: no recorded run scheduled budget_exhaustion",
-		"tool/tool_call/before_commit/synchronized/ledger_readback never_tried: no recorded run scheduled tool_timeout",
-		"tool/tool_call/before_commit/shared/ledger_readback never_tried: no recorded run scheduled tool_timeout",
 		"state/state/after_commit/isolated/ledger_readback never_tried: no recorded run scheduled lagging_readback",
-		"state/state/after_checkpoint/repeated/ledger_readback never_tried: no recorded run scheduled checkpoint_rollback",
-		"state/state/after_checkpoint/persistent/ledger_readback never_tried: no recorded run scheduled checkpoint_rollback",
 		"state/worker/after_checkpoint/isolated/checkpoint_store never_tried: no recorded run scheduled worker_restart",
 		"state/checkpoint_store/after_checkpoint/isolated/checkpoint_store never_tried: no recorded run scheduled missing_checkpoint or stale_checkpoint or future_version_checkpoint or corrupt_checkpoint",
 		"evidence/effect/before_commit/isolated/trace_lineage never_tried: no recorded run scheduled break_trace_lineage",
 		"evidence/proof/after_receipt/isolated/receipt never_tried: no recorded run scheduled drop_effect_receipt",
-		"evidence/proof/after_receipt/synchronized/receipt never_tried: no recorded run scheduled drop_effect_receipt",
-		"evidence/proof/after_receipt/shared/receipt never_tried: no recorded run scheduled drop_effect_receipt",
 	}
 	if strings.Join(unvisited, "\n") != strings.Join(wantU, "\n") {
 		t.Fatalf("unvisited:\n%s", strings.Join(unvisited, "\n"))
+	}
+	// the keys under a modifier: a sequential exploration draws none
+	var notDrawn []string
+	for _, k := range r.NotDrawn {
+		notDrawn = append(notDrawn, k.Key+" "+k.Status+": "+k.Reason)
+	}
+	wantD := []string{
+		"context/proposal/before_validation/synchronized/policy_record not_drawn: exploration draws the correlation modifier synchronized only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
+		"context/proposal/before_validation/shared/policy_record not_drawn: exploration draws the correlation modifier shared only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
+		"tool/effect/after_commit/repeated/ledger_readback not_drawn: exploration draws the correlation modifier repeated only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
+		"tool/effect/after_commit/repeated/receipt not_drawn: exploration draws the correlation modifier repeated only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
+		"tool/effect/after_commit/persistent/ledger_readback not_drawn: exploration draws the correlation modifier persistent only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
+		"tool/effect/after_commit/persistent/receipt not_drawn: exploration draws the correlation modifier persistent only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
+		"tool/effect/after_commit/synchronized/ledger_readback not_drawn: exploration draws the correlation modifier synchronized only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
+		"tool/effect/after_commit/synchronized/receipt not_drawn: exploration draws the correlation modifier synchronized only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
+		"tool/effect/after_commit/shared/ledger_readback not_drawn: exploration draws the correlation modifier shared only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
+		"tool/effect/after_commit/shared/receipt not_drawn: exploration draws the correlation modifier shared only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
+		"tool/tool_call/before_commit/repeated/ledger_readback not_drawn: exploration draws the correlation modifier repeated only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
+		"tool/tool_call/before_commit/synchronized/ledger_readback not_drawn: exploration draws the correlation modifier synchronized only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
+		"tool/tool_call/before_commit/shared/ledger_readback not_drawn: exploration draws the correlation modifier shared only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
+		"state/state/after_checkpoint/repeated/ledger_readback not_drawn: exploration draws the correlation modifier repeated only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
+		"state/state/after_checkpoint/persistent/ledger_readback not_drawn: exploration draws the correlation modifier persistent only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
+		"evidence/proof/after_receipt/synchronized/receipt not_drawn: exploration draws the correlation modifier synchronized only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
+		"evidence/proof/after_receipt/shared/receipt not_drawn: exploration draws the correlation modifier shared only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
+	}
+	if strings.Join(notDrawn, "\n") != strings.Join(wantD, "\n") {
+		t.Fatalf("not drawn:\n%s", strings.Join(notDrawn, "\n"))
 	}
 	// marginals: the boundary dimension
 	var b []string
@@ -113,12 +125,13 @@ func TestReportNumbers(t *testing.T) {
 		t.Fatalf("pairwise %+v", p)
 	}
 	// heatmap domain × phase: tool × after_commit has 10 keys, 2 visited and
-	// violated (the eight of the correlation modifiers are never tried)
+	// violated (the eight of the correlation modifiers are outside the
+	// system's universe: not drawn)
 	h := r.Heatmaps[0]
 	if h.Rows != "domain" || h.Cols != "phase" || len(h.Cells) != 5 || len(h.Cells[0]) != 5 {
 		t.Fatalf("heatmap %s × %s %dx%d", h.Rows, h.Cols, len(h.Cells), len(h.Cells[0]))
 	}
-	if c := h.Cells[2][2]; c != (coverage.Cell{Reachable: 10, Visited: 2, Violated: 2}) {
+	if c := h.Cells[2][2]; c != (coverage.Cell{Reachable: 10, Visited: 2, Violated: 2, Outside: 8, Reason: "outside the systems' universe: 8 not drawn"}) {
 		t.Fatalf("tool × after_commit %+v", c)
 	}
 	if c := h.Cells[0][2]; c.Reachable != 0 || c.Reason != "no fault kind in the catalogue has domain identity and phase after_commit" {
@@ -131,8 +144,10 @@ func TestReportNumbers(t *testing.T) {
 	if h := r.Heatmaps[1]; len(h.Cells) != 11 || len(h.Cells[9]) != 9 || h.Cells[9][8] != (coverage.Cell{Reachable: 1, Visited: 1}) {
 		t.Fatalf("boundary × oracle %dx%d, branch_join × join_record %+v", len(h.Cells), len(h.Cells[0]), h.Cells[9][8])
 	}
-	// correlation × domain: tool has 6 isolated keys (2 visited, both violated) and 3 persistent
-	if h := r.Heatmaps[2]; h.Cells[0][2] != (coverage.Cell{Reachable: 6, Visited: 2, Violated: 2}) || h.Cells[2][2] != (coverage.Cell{Reachable: 3}) {
+	// correlation × domain: tool has 6 isolated keys (2 visited, both
+	// violated) and 3 persistent, 2 of them modifier keys not drawn
+	if h := r.Heatmaps[2]; h.Cells[0][2] != (coverage.Cell{Reachable: 6, Visited: 2, Violated: 2}) ||
+		h.Cells[2][2] != (coverage.Cell{Reachable: 3, Outside: 2, Reason: "outside the systems' universe: 2 not drawn"}) {
 		t.Fatalf("isolated × tool %+v, persistent × tool %+v", h.Cells[0][2], h.Cells[2][2])
 	}
 }
@@ -152,7 +167,9 @@ func TestReportFormats(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"Coverage: 5 of 39 reachable keys visited (12.8%)\n",
+		"Coverage: 5 of 22 keys the systems can reach visited (22.7%; 39 reachable by the catalogue, 17 left out, each with why)\n",
+		"  left out of the systems' universe and of the ratio: 0 never crossed, 0 not applicable (declared), 0 not enacted by their path, 17 under a modifier exploration does not draw\n",
+		"Keys under a modifier exploration does not draw (17):\n  context/proposal/before_validation/synchronized/policy_record  not_drawn: exploration draws the correlation modifier synchronized only under a concurrent config",
 		"  tool/effect/after_commit/isolated/ledger_readback                  timeout_after_commit                                                              violated               1       0            0          effect_at_most_once ×1\n",
 		"  tool/effect/after_commit/isolated/receipt                          partial_success_response,malformed_response,output_drift                          violated               2       0            0          effect_at_most_once ×1, provable_outcome ×1\n",
 		"    effect_at_most_once violated in 1 run: first false after seq 19 (tool.commit): second ledger effect for task refund-O-731\n    replay: faultline replay timeout_after_commit-",
@@ -172,7 +189,8 @@ func TestReportFormats(t *testing.T) {
 		t.Errorf("text report lists %d unreachable groups, want 66", n)
 	}
 	for _, want := range []string{
-		"### Coverage: 5 of 39 reachable keys visited (12.8%)\n",
+		"### Coverage: 5 of 22 keys the systems can reach visited (22.7%; 39 reachable by the catalogue, 17 left out, each with why)\n",
+		"- `tool/effect/after_commit/repeated/receipt` (➖ not drawn): exploration draws the correlation modifier repeated only",
 		"| `tool/effect/after_commit/isolated/ledger_readback` | timeout_after_commit | ❌ violated | 1 | 0 | `effect_at_most_once` ×1, first false after seq 19 (tool.commit); `faultline replay timeout_after_commit-",
 		"| `tool/effect/after_commit/isolated/receipt` | partial_success_response, malformed_response, output_drift | ❌ violated | 2 | 0 | `effect_at_most_once` ×1, first false after seq 19 (tool.commit); `faultline replay output_drift-",
 		"| `state/state/before_commit/isolated/state_version` | concurrent_version_change, stale_state_read | ✅ held | 1 | 0 | - |",
@@ -266,7 +284,7 @@ func TestHTMLStructure(t *testing.T) {
 		}
 	}
 	walk(doc)
-	if title != "faultline coverage: 5 of 39 reachable keys visited (12.8%)" {
+	if title != "faultline coverage: 5 of 22 keys the systems can reach visited (22.7%; 39 reachable by the catalogue, 17 left out, each with why)" {
 		t.Fatalf("title %q", title)
 	}
 	if scripts != 0 || len(external) != 0 {
@@ -286,8 +304,18 @@ func TestHTMLStructure(t *testing.T) {
 	tool := find(svgs[0], func(n *html.Node) bool {
 		return n.Data == "g" && strings.HasPrefix(text(n), "domain tool, phase after_commit:")
 	})
-	if len(tool) != 1 || !strings.HasSuffix(text(tool[0]), "2/10 ✗2") || attr(find(tool[0], func(n *html.Node) bool { return n.Data == "rect" })[0], "fill") != "#ffc9c9" {
+	if len(tool) != 1 || !strings.HasSuffix(text(tool[0]), "2/2 ✗2") || attr(find(tool[0], func(n *html.Node) bool { return n.Data == "rect" })[0], "fill") != "#ffc9c9" {
 		t.Fatalf("tool × after_commit cell: %d found, text %q", len(tool), text(tool[0]))
+	}
+	// a cell whose every key is left out of the system's universe is not a
+	// gap: correlation synchronized × domain context (stale_policy's
+	// modifier, not drawn) reads n/a, not 0/1
+	sync := find(svgs[2], func(n *html.Node) bool {
+		return n.Data == "g" && strings.HasPrefix(text(n), "correlation synchronized, domain context:")
+	})
+	if len(sync) != 1 || text(sync[0]) != "correlation synchronized, domain context: outside the systems' universe: 1 not drawnn/a" ||
+		attr(find(sync[0], func(n *html.Node) bool { return n.Data == "rect" })[0], "fill") != "#f8f9fa" {
+		t.Fatalf("synchronized × context cell: %d found", len(sync))
 	}
 	rows := find(byID["keys"], func(n *html.Node) bool { return n.Data == "tr" && n.Parent.Data == "tbody" })
 	if len(rows) != 39 {
@@ -304,11 +332,11 @@ func TestHTMLStructure(t *testing.T) {
 		t.Fatalf("row 9: %q", row)
 	}
 	if attr(rows[10], "class") != "status-violated" || attr(rows[27], "class") != "status-held" || attr(rows[34], "class") != "status-held" ||
-		attr(rows[5], "class") != "status-scheduled_not_reached" || attr(rows[6], "class") != "status-never_tried" {
+		attr(rows[5], "class") != "status-scheduled_not_reached" || attr(rows[6], "class") != "status-not_drawn" || attr(rows[7], "class") != "status-not_drawn" || attr(rows[8], "class") != "status-never_tried" {
 		t.Fatal("row classes")
 	}
-	if n := len(find(byID["unvisited"], func(n *html.Node) bool { return n.Data == "li" })); n != 34 {
-		t.Fatalf("%d unvisited keys listed, want 34", n)
+	if n := len(find(byID["unvisited"], func(n *html.Node) bool { return n.Data == "li" })); n != 17 {
+		t.Fatalf("%d unvisited keys listed, want 17", n)
 	}
 	gaps := find(byID["unreachable"], func(n *html.Node) bool { return n.Data == "li" })
 	if len(gaps) != 66 || !strings.Contains(text(gaps[0]), "(1800 keys): no identity fault kind enters at any of the boundaries") {

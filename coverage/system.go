@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -94,12 +95,27 @@ type systemRecord struct {
 	NotApplicable []model.Boundary
 	// Replay is the system's replay template ("" when it declared none).
 	Replay string
+	// Concurrent counts the runs with two or more workers (0 to Runs):
+	// exploration draws the modifiers that span workers only there.
+	Concurrent int
+	// Legacy marks a record whose concurrency is unknown (read from a
+	// version-2 file, or written from one with "concurrent_runs" omitted):
+	// every modifier counts as drawable.
+	Legacy bool
+	// Enacts lists, sorted, the kinds the system's path can enact
+	// (model.Definition.Enacts); nil: every kind.
+	Enacts []string
+	// NotApplicableKeys maps each key pattern the system declares it does
+	// not have to the reason (model.Definition.NotApplicableKeys).
+	NotApplicableKeys map[string]string
 }
 
 func (r *systemRecord) clone() *systemRecord {
 	c := *r
 	c.Crossed = slices.Clone(r.Crossed)
 	c.NotApplicable = slices.Clone(r.NotApplicable)
+	c.Enacts = slices.Clone(r.Enacts)
+	c.NotApplicableKeys = maps.Clone(r.NotApplicableKeys)
 	return &c
 }
 
@@ -113,6 +129,14 @@ func (r *systemRecord) add(b *systemRecord) {
 	r.Traced += b.Traced
 	r.Crossed = union(r.Crossed, b.Crossed)
 	r.NotApplicable = union(r.NotApplicable, b.NotApplicable)
+	r.Concurrent += b.Concurrent
+	r.Legacy = r.Legacy || b.Legacy
+	if r.Enacts == nil {
+		r.Enacts = slices.Clone(b.Enacts) // CheckMerge refuses two different lists
+	}
+	if r.NotApplicableKeys == nil {
+		r.NotApplicableKeys = maps.Clone(b.NotApplicableKeys)
+	}
 	switch {
 	case r.Replay == "":
 		r.Replay = b.Replay
@@ -142,9 +166,43 @@ func checkNotApplicable(bs []model.Boundary) error {
 	return nil
 }
 
+// checkEnacts checks a system's enactable kinds: each a kind of u (or a
+// world event or notice kind, which have no key), none twice.
+func checkEnacts(u *Universe, kinds []string) error {
+	for i, k := range kinds {
+		if _, ok := u.KindKey(k); !ok && !worldEvent[k] && !noticeKind[k] {
+			return fmt.Errorf("enacts: %q is not a fault kind of the coverage universe", k)
+		}
+		if slices.Contains(kinds[:i], k) {
+			return fmt.Errorf("enacts: kind %q listed twice", k)
+		}
+	}
+	return nil
+}
+
+// checkNotApplicableKeys checks declared key patterns: each parses, has a
+// reason, and matches some reachable key of u (a pattern that matches
+// none names nothing the system could leave out: bad input).
+func checkNotApplicableKeys(u *Universe, pats map[string]string) error {
+	for _, p := range slices.Sorted(maps.Keys(pats)) {
+		q, err := parsePattern(p)
+		if err != nil {
+			return fmt.Errorf("not-applicable key pattern %q: %w", p, err)
+		}
+		if strings.TrimSpace(pats[p]) == "" {
+			return fmt.Errorf("not-applicable key pattern %q: no reason given (the report prints it beside the keys)", p)
+		}
+		if u != nil && !slices.ContainsFunc(u.reachable, q.Matches) {
+			return fmt.Errorf("not-applicable key pattern %q matches no reachable key of the coverage universe", p)
+		}
+	}
+	return nil
+}
+
 // checkDefinition validates what a tracker reads of def: its name, its
-// not-applicable boundaries and its replay template.
-func checkDefinition(def *model.Definition) error {
+// not-applicable boundaries and key patterns, the kinds it enacts and its
+// replay template.
+func checkDefinition(u *Universe, def *model.Definition) error {
 	if def == nil {
 		return errors.New("coverage: system definition: nil")
 	}
@@ -152,6 +210,12 @@ func checkDefinition(def *model.Definition) error {
 		return fmt.Errorf("coverage: system: %w", err)
 	}
 	if err := checkNotApplicable(def.NotApplicable); err != nil {
+		return fmt.Errorf("coverage: system %s: %w", def.Name, err)
+	}
+	if err := checkNotApplicableKeys(u, def.NotApplicableKeys); err != nil {
+		return fmt.Errorf("coverage: system %s: %w (exit 2)", def.Name, err)
+	}
+	if err := checkEnacts(u, def.Enacts); err != nil {
 		return fmt.Errorf("coverage: system %s: %w", def.Name, err)
 	}
 	if def.ReplayCommand != "" {

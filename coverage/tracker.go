@@ -4,8 +4,8 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
-	"slices"
 	"sync"
 
 	"github.com/faultline/faultline/model"
@@ -33,13 +33,18 @@ type Tracker struct {
 // model.AllBoundaries or is listed twice, or an invalid ReplayCommand
 // (one %s, where the schedule file's path goes).
 func NewTracker(u *Universe, def *model.Definition) (*Tracker, error) {
-	if err := checkDefinition(def); err != nil {
-		return nil, err
-	}
 	if u == nil {
 		u = Default()
 	}
-	return &Tracker{u: u, name: def.Name, decl: systemRecord{NotApplicable: union(nil, def.NotApplicable), Replay: def.ReplayCommand},
+	if err := checkDefinition(u, def); err != nil {
+		return nil, err
+	}
+	var enacts []string
+	if len(def.Enacts) > 0 {
+		enacts = union(nil, def.Enacts)
+	}
+	return &Tracker{u: u, name: def.Name, decl: systemRecord{NotApplicable: union(nil, def.NotApplicable), Replay: def.ReplayCommand,
+		Enacts: enacts, NotApplicableKeys: maps.Clone(def.NotApplicableKeys)},
 		d: Data{Keys: map[Key]*Entry{}}}, nil
 }
 
@@ -106,10 +111,13 @@ func (t *Tracker) Record(res *model.Result) error {
 	}
 	sr := d.Systems[t.name]
 	if sr == nil {
-		sr = &systemRecord{NotApplicable: slices.Clone(t.decl.NotApplicable), Replay: t.decl.Replay}
+		sr = t.decl.clone()
 		d.Systems[t.name] = sr
 	}
 	sr.Runs++
+	if c := res.Schedule.Config.Concurrency; c != nil && c.Workers >= 2 {
+		sr.Concurrent++
+	}
 	if res.Timeline.Len() > 0 {
 		sr.Traced++
 		sr.Crossed = union(sr.Crossed, crossed)

@@ -306,6 +306,17 @@ func (u *Universe) events(k Key) []model.EventName {
 	return slices.Compact(out)
 }
 
+// ownCorrelation reports whether k's correlation is the own correlation
+// of one of its kinds (not only a modifier some kind accepts).
+func (u *Universe) ownCorrelation(k Key) bool {
+	for _, kind := range u.kinds[k] {
+		if u.byKind[kind] == k {
+			return true
+		}
+	}
+	return false
+}
+
 // KindKey returns the key of the named kind's spec, and false for a kind
 // not in the universe's catalogue.
 func (u *Universe) KindKey(kind string) (Key, bool) { k, ok := u.byKind[kind]; return k, ok }

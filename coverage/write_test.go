@@ -34,6 +34,7 @@ func times(d *coverage.Data, n int) *coverage.Data {
 	for _, r := range out.Systems {
 		r.Runs *= n
 		r.Traced *= n
+		r.Concurrent *= n
 	}
 	return out
 }

@@ -353,10 +353,21 @@ func (c reachCounts) Since(start reachCounts) reachCounts {
 // Err is nil when a scheduled fault was reached and fired; otherwise the
 // inconclusive error (exit 3): no fault scheduled, none reached, or none
 // of those reached fired, so nothing was tested. It names the events the
-// system crossed. It is the one rule of a campaign (Target.Done).
-func (c reachCounts) Err() error {
+// system crossed. It is the one rule of a campaign (Target.Done), for
+// production code (its advice names the adapters; see errOn).
+func (c reachCounts) Err() error { return c.errOn(nil) }
+
+// errOn is Err for the system def describes: its advice on faults that
+// were reached but never fired fits its path (the adapters' kinds for
+// production code, a def with a Clock or nil; the placements for the model
+// path, whose harness enacts every kind).
+func (c reachCounts) errOn(def *model.Definition) error {
 	if c.Reached > 0 && c.Fired > 0 {
 		return nil
+	}
+	if c.Reached > 0 && def != nil && def.Clock == nil {
+		return fmt.Errorf("inconclusive: %d of the %d faults scheduled in %d runs were reached but none fired (at the crossings reached, the kinds' disturbances had nothing to act on), so no fault was tested; "+
+			"place the kinds where they act (model.SingleFaults places each at its designed crossing) or add seed inputs that decode to such placements", c.Reached, c.Faults, c.Runs)
 	}
 	if c.Reached > 0 {
 		return fmt.Errorf("inconclusive: %d of the %d faults scheduled in %d runs were reached but none fired (the system's adapters enact none of the kinds at the crossings they reached), so no fault was tested; give the kinds the adapters enact (their Kinds())", c.Reached, c.Faults, c.Runs)

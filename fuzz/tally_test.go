@@ -181,7 +181,10 @@ func TestCoordinatorDoneAddsTheWorkersRecords(t *testing.T) {
 		dir := t.TempDir()
 		writeRec(t, dir, "k1-101.json", `{"runs":2,"faults":2,"reached":2,"fired":0,"crossed":[]}`)
 		tgt := coord(t, dir)
-		if err := tgt.Done(); err == nil || err.Error() != "inconclusive: 2 of the 2 faults scheduled in 2 runs were reached but none fired (the system's adapters enact none of the kinds at the crossings they reached), so no fault was tested; give the kinds the adapters enact (their Kinds()) (the sum of this process's runs and the records of 1 fuzzing worker processes, each written when a count first became nonzero, an event was first crossed, or the worker ended: at least these counts)" {
+		// the archiver is on the model path: the advice names placements,
+		// not adapters
+		if err := tgt.Done(); err == nil || err.Error() != "inconclusive: 2 of the 2 faults scheduled in 2 runs were reached but none fired (at the crossings reached, the kinds' disturbances had nothing to act on), so no fault was tested; "+
+			"place the kinds where they act (model.SingleFaults places each at its designed crossing) or add seed inputs that decode to such placements (the sum of this process's runs and the records of 1 fuzzing worker processes, each written when a count first became nonzero, an event was first crossed, or the worker ended: at least these counts)" {
 			t.Fatalf("Done: %v", err)
 		}
 	})

@@ -448,7 +448,7 @@ func (t *Target) Done() error {
 		if n == 0 {
 			break
 		}
-		if err := c.plus(w).Err(); err != nil {
+		if err := c.plus(w).errOn(t.d.def); err != nil {
 			return fmt.Errorf("%w (the sum of this process's runs and the records of %d fuzzing worker processes, each written when a count first became nonzero, an event was first crossed, or the worker ended: at least these counts)", err, n)
 		}
 		return nil
@@ -456,5 +456,5 @@ func (t *Target) Done() error {
 	if failed != nil {
 		return failed
 	}
-	return c.Err()
+	return c.errOn(t.d.def)
 }

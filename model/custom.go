@@ -241,20 +241,23 @@ func (o *oracleState) violatedIn(r *run) bool {
 	return false
 }
 
-// narrowTerms derives one task's terms under a narrowed scope (see Terms).
-func narrowTerms(f taskFacts) Terms {
+// narrowTerms derives one task's terms under a narrowed scope sc (see
+// Terms): duplicate_effect is said when effect_at_most_once is in scope
+// and the task made more than one effect, so the terms agree with it.
+func narrowTerms(f taskFacts, sc *scope) Terms {
 	rel := f.claim == ClaimRelease
 	verdict := f.claim
 	if !f.held {
 		verdict = ClaimUnsafe
 	}
 	return Terms{
-		Detected:      f.detected,
-		Contained:     f.held,
-		Recovered:     f.held && rel,
-		UsefulService: f.held && rel && f.deadlineHeld,
-		UnsafeEscape:  !f.held,
-		Effects:       f.effects,
-		Verdict:       verdict,
+		Detected:        f.detected,
+		Contained:       f.held,
+		Recovered:       f.held && rel,
+		UsefulService:   f.held && rel && f.deadlineHeld,
+		UnsafeEscape:    !f.held,
+		DuplicateEffect: !sc.off[invIndex(InvEffectAtMostOnce)] && (f.effects > 1 || f.dup),
+		Effects:         f.effects,
+		Verdict:         verdict,
 	}
 }

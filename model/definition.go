@@ -67,6 +67,16 @@ type Definition struct {
 	// checkpoint store: "checkpoint_store"); coverage reports their
 	// keys "not applicable", never unvisited. A visit is never hidden.
 	NotApplicable []Boundary
+	// NotApplicableKeys are coverage key patterns the system does not
+	// have (domain/boundary/phase/correlation/oracle, "*" for any value),
+	// each with the reason reports print beside its keys. A pattern that
+	// matches no key of the universe, or has no reason, is bad input.
+	NotApplicableKeys map[string]string
+	// Enacts are the fault kinds the system's path can enact: for
+	// production code, the Kinds() of the adapters it wraps; nil: every
+	// kind (the model path enacts them all). Coverage leaves the keys of
+	// the other kinds out of the system's universe, saying why.
+	Enacts []string
 	// ReplayCommand is the command that replays one of the system's schedule
 	// files, with one %s for the file's path ("go run ./cmd/billing
 	// replay %s"); "" lets each door print its own (a go test line for a

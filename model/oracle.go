@@ -669,7 +669,7 @@ func termsOf(f taskFacts) Terms {
 // taskTerms returns the terms of the i-th task that reached its claim.
 func (r *run) taskTerms(i int) Terms {
 	if r.h.scope.narrowed {
-		return narrowTerms(r.oracle.facts[i])
+		return narrowTerms(r.oracle.facts[i], &r.h.scope)
 	}
 	return termsOf(r.oracle.facts[i])
 }

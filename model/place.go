@@ -72,6 +72,30 @@ type Placements struct {
 	// never crossed, in the same order: no single fault of theirs can be
 	// reached on this system.
 	Uncrossed []string
+	// Lacking names, by kind, what the fixture lacks for a placed kind to
+	// fire ("a second subject of tenant T-1 to swap in"): its fault is
+	// reached, but has nothing to act on.
+	Lacking map[string]string
+}
+
+// lacking returns what fx lacks for kind to fire, "" when nothing: a
+// subject swap needs another subject of a task's tenant.
+func lacking(kind string, fx Fixture) string {
+	if kind != "subject_swap" {
+		return ""
+	}
+	for _, t := range fx.Tasks {
+		for _, s := range fx.Subjects {
+			if s.ID != t.Subject && s.Tenant == t.Tenant {
+				return ""
+			}
+		}
+	}
+	tenant := ""
+	if len(fx.Tasks) > 0 {
+		tenant = " of tenant " + fx.Tasks[0].Tenant
+	}
+	return "a second subject" + tenant + " to swap in: the fixture has no other subject of a task's tenant, so the fault is reached but never fires"
 }
 
 // SingleFaults runs def's system once without faults on the named fixture
@@ -99,7 +123,8 @@ func SingleFaults(def *Definition, fixture string, cfg Config, kinds ...string) 
 			return nil, fmt.Errorf("single faults: kind %q given twice", kind)
 		}
 	}
-	if _, err := def.Fixture(fixture); err != nil {
+	fx, err := def.Fixture(fixture)
+	if err != nil {
 		return nil, fmt.Errorf("single faults of %s: %w", def.Name, err)
 	}
 	cfg.Fixture = fixture
@@ -118,6 +143,12 @@ func SingleFaults(def *Definition, fixture string, cfg Config, kinds ...string) 
 			continue
 		}
 		p.Schedules = append(p.Schedules, &Schedule{Version: ScheduleVersion, Seed: kind, Config: cfg, Faults: []FaultEntry{f}})
+		if why := lacking(kind, fx); why != "" {
+			if p.Lacking == nil {
+				p.Lacking = map[string]string{}
+			}
+			p.Lacking[kind] = why
+		}
 	}
 	return p, nil
 }

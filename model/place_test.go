@@ -2,11 +2,13 @@ package model_test
 
 import (
 	"encoding/json"
+	"maps"
 	"strings"
 	"testing"
 
 	"github.com/faultline/faultline/internal/archiver"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/reference/copperfin"
 )
 
 // TestPlaceOnASystemWithTwoCheckpoints: the archiver writes two
@@ -116,5 +118,37 @@ func TestPlaceFollowsThePrefix(t *testing.T) {
 	}
 	if f, ok := model.Place("tool_timeout", after); !ok || f.Placement() != "tool.commit#1" {
 		t.Errorf("tool_timeout placed %v %v", f, ok)
+	}
+}
+
+// TestPlacementsNameWhatTheFixtureLacks: a subject swap needs a second
+// subject of the task's tenant; on a fixture with one subject it is placed
+// (its event is crossed) and named as lacking it, and its run is reached,
+// not fired. The full fixture lacks nothing.
+func TestPlacementsNameWhatTheFixtureLacks(t *testing.T) {
+	fx := copperfin.Copperfin()
+	fx.Name, fx.Subjects = "one_subject", fx.Subjects[:1]
+	def := model.Define("one_subject", fx, copperfin.Factory(0))
+	p, err := model.SingleFaults(def, "", model.Config{}, "subject_swap", "revoked_capability")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"subject_swap": "a second subject of tenant T-1 to swap in: the fixture has no other subject of a task's tenant, so the fault is reached but never fires"}
+	if len(p.Schedules) != 2 || !maps.Equal(p.Lacking, want) {
+		t.Fatalf("%d schedules, lacking %q", len(p.Schedules), p.Lacking)
+	}
+	res, err := def.Run(p.Schedules[0], model.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := res.Faults[0]; !f.Reached || f.Fired != 0 {
+		t.Fatalf("subject_swap on one subject: %+v", f)
+	}
+	full, err := model.SingleFaults(model.Define("copperfin", copperfin.Copperfin(), copperfin.Factory(0)), "", model.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.Lacking != nil {
+		t.Fatalf("the full fixture lacks %q", full.Lacking)
 	}
 }

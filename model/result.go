@@ -18,8 +18,8 @@ const (
 	// Unrecoverable: an invariant was violated or a budget exceeded.
 	Unrecoverable RunVerdict = "unrecoverable"
 	// Inconclusive: the run cannot be judged: a scheduled fault was never
-	// reached, no claim was made within the restart limit, or a declared
-	// stop condition ended the run.
+	// reached, no invariant was in scope, no claim was made within the
+	// restart limit, or a declared stop condition ended the run.
 	Inconclusive RunVerdict = "inconclusive"
 )
 
@@ -382,7 +382,9 @@ func (r *run) outcomeInto(st *resultStore) {
 	switch {
 	case !res.Held() || broken:
 		res.RunVerdict = Unrecoverable
-	case limit || !allReached:
+	case limit || !allReached || len(res.Invariants) == 0:
+		// no invariant in scope: the run checked nothing, so it cannot
+		// be judged recovered (Err says inconclusive too)
 		res.RunVerdict = Inconclusive
 	case recovered && !capped:
 		res.RunVerdict = Recovered

@@ -59,7 +59,7 @@ func TestResultErr(t *testing.T) {
 
 	// no invariant in scope: the run checked nothing, whatever happened
 	none := runShopper(t, invented, model.Options{Builtin: []string{}}, head+`{"event":"tool.commit","ordinal":1,"kind":"timeout_after_commit","tool":"charge"}]}`)
-	if err := none.Err(); err == nil || code(err) != 3 || !strings.Contains(err.Error(), "no invariant in scope") {
+	if err := none.Err(); err == nil || code(err) != 3 || !strings.Contains(err.Error(), "no invariant in scope") || none.RunVerdict != model.Inconclusive {
 		t.Fatalf("no invariant in scope: %v", err)
 	}
 }

@@ -291,6 +291,14 @@ func writeAuditSummary(w io.Writer, audits []paper.ProfileAudit, ev *assay.Evide
 			add(&head, "    %s: %s", a.Profile, r)
 		}
 	}
+	// one release verdict: where the assessment passes a profile the
+	// envelope does not release, say which gates and why they differ
+	for _, a := range audits {
+		if p, ok := regions[string(a.Profile)]; ok && a.Assay.Assessment == assay.AssessPass && p.Region != assay.RegionReleaseEnvelope && len(p.Reasons) > 0 {
+			add(&head, "  %s release verdict: %s (the release envelope gates a release; the assessment, a pooled screen without per-domain floors, passes): %s",
+				a.Profile, p.Decision, p.Reasons[0])
+		}
+	}
 	// the tail: coverage, unreached faults, where the rest is
 	rows, unreached := 0, 0
 	for _, a := range audits {

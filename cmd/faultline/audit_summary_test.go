@@ -105,3 +105,21 @@ func TestAuditSummaryFitsOneScreen(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditSaysWhichVerdictGates: under the paper's modes the typed
+// profile passes the assay's assessment while the release envelope shadows
+// it: the audit says the envelope gates a release, and why they differ.
+func TestAuditSaysWhichVerdictGates(t *testing.T) {
+	if raceDetector {
+		t.Skip("the audit in one goroutine; go test ./... runs it")
+	}
+	code, out, stderr := cachedCLI(t, "audit", "--compat", "paper188")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := "  typed release verdict: shadow or hold (the release envelope gates a release; the assessment, a pooled screen without\n" +
+		"    per-domain floors, passes): prove floor 80% missed: prove 212 of 400 = 53.0% [95% CI 48.1%, 57.8%] (domain evidence,\n"
+	if !strings.Contains(out, want) {
+		t.Fatalf("the audit lacks %q\n%s", want, out)
+	}
+}

@@ -40,7 +40,7 @@ func TestAuditEvidenceSections(t *testing.T) {
 		"subject_swap               default  212/212  +1.000 (212/212 - 0/212)",
 		"Remediation: add recovery",
 		"no trial run met a declared stop condition",
-		"pairs across configurations: 290 of 324 show leverage",
+		"pairs across configurations: 282 of 324 show leverage",
 		"== Composition pairs",
 		"  - refresh_context: draw 1109 of seed 1: [proposal#1 worker_crash, context.eligibility#2 cross_source_conflict] violates current_entitlement after seq 26 (tool.commit, reached by cross_source_conflict) without it; " +
 			"typed holds (contained_failure); replay: faultline replay --profile typed --without refresh_context composition-refresh_context.json (exit 1), faultline replay --profile typed composition-refresh_context.json (exit 0)",

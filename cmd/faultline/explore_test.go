@@ -219,13 +219,13 @@ func mustKey(t *testing.T, s string) coverage.Key {
 }
 
 func TestExploreCoverageBadInput(t *testing.T) {
-	bad := writeFile(t, `{"version": 3}`)
+	bad := writeFile(t, `{"version": 4}`)
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"explore", "--coverage-in", bad}, "--coverage-in needs --guided"},
-		{[]string{"explore", "--guided", "--coverage-in", bad}, "unsupported version 3"},
+		{[]string{"explore", "--guided", "--coverage-in", bad}, "unsupported version 4"},
 		{[]string{"explore", "--guided", "--coverage-in", filepath.Join(t.TempDir(), "none.json")}, "no such file"},
 	} {
 		code, _, stderr := runCLI(t, c.args...)

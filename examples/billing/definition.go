@@ -83,7 +83,7 @@ func parse(system json.RawMessage) (Bugs, error) {
 // fuzz target, coverage, its command line): its fixture, its config's
 // system part ({"bugs": [...]}), its invariants, its named configurations
 // (the correct agent, defended, and one per planted bug), the boundaries
-// it lacks (it keeps no memory and fans out to no branch) and the command
+// and keys it lacks (no memory, no branch, one task a worker) and the command
 // that replays a schedule through TestExplore. It declares no controls:
 // the agent's defences are its code.
 func Definition() *model.Definition {
@@ -107,6 +107,8 @@ func Definition() *model.Definition {
 			{Name: BugNames[0], System: Config(FreshKeyPerRetry).System}, {Name: BugNames[1], System: Config(BlindResume).System},
 			{Name: BugNames[2], System: Config(ReceiptFromReply).System}},
 		NotApplicable: []model.Boundary{"memory", "branch_join"},
+		NotApplicableKeys: map[string]string{"identity/worker/*/*/*": "the fixture runs one task, so no later task of a worker " +
+			"can inherit the ambient identity its start captured (ambient_identity_leak)"},
 		ReplayCommand: "FAULTLINE_REPLAY=%s go test -run '^TestExplore$' ./examples/billing",
 	}
 }

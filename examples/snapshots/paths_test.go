@@ -304,7 +304,7 @@ func TestCheckFindsBug(t *testing.T) {
 		lines[strings.TrimSpace(l)] = true
 	}
 	for _, want := range []string{
-		"systems: snapshots (50 runs, 6 events crossed; no authority, branch_join, memory, proof, proposal)",
+		"systems: snapshots (50 runs, 6 events crossed; no authority, branch_join, memory, proof, proposal; its path enacts 10 kinds)",
 		"effect_at_most_once violated in 13 runs: first false after seq 6 (tool.commit): second ledger effect for task sweep-vol-a",
 		"only_expired_deleted violated in 13 runs: first false after seq 6 (tool.commit): purged a-1 from the recycle bin (deletion del-2 under key janitor:delete:a-1+retry2)",
 		"replay: FAULTLINE_REPLAY=timeout_after_commit-77c0216d.json go test -run '^TestCheck$' ./examples/snapshots",
@@ -312,6 +312,33 @@ func TestCheckFindsBug(t *testing.T) {
 		if !lines[want] {
 			t.Errorf("the coverage report lacks the line %q:\n%s", want, report)
 		}
+	}
+	// the janitor's universe: the keys of the kinds its adapters enact at
+	// the boundaries it crosses, with the modifiers its sequential
+	// exploration draws (none); every other reachable key is left out
+	// with why (12 not applicable, 8 not enacted, 1 never crossed, 11 not
+	// drawn)
+	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{})
+	var universe []string
+	for _, k := range r.Keys {
+		switch k.Status {
+		case coverage.StatusHeld, coverage.StatusViolated, coverage.StatusNeverTried, coverage.StatusNotReached:
+			universe = append(universe, k.Key+" "+k.Status)
+		}
+	}
+	if want := []string{
+		"tool/effect/before_commit/isolated/ledger_readback held",
+		"tool/effect/after_commit/isolated/ledger_readback violated",
+		"tool/effect/after_commit/isolated/receipt violated",
+		"tool/tool_call/before_commit/isolated/ledger_readback violated",
+		"tool/tool_call/before_commit/isolated/budget_counter never_tried",
+		"state/checkpoint_store/after_checkpoint/isolated/checkpoint_store held",
+		"evidence/effect/before_commit/isolated/trace_lineage never_tried",
+	}; !slices.Equal(universe, want) {
+		t.Errorf("the universe %q, want %q", universe, want)
+	}
+	if s := r.Summary; s.Applicable != 7 || s.Visited != 5 || s.NotApplicable != 12 || s.NotEnacted != 8 || s.NeverCrossed != 1 || s.NotDrawn != 11 {
+		t.Errorf("summary %+v", s)
 	}
 }
 

@@ -31,10 +31,10 @@ var tracker *coverage.Tracker
 
 // TestMain records TestCheck's runs in the file FAULTLINE_COVERAGE names;
 // the janitor drafts no proposal, asks no authority, keeps no memory or
-// evidence and fans out to no branch.
+// evidence and fans out to no branch, and its adapters enact kinds.
 func TestMain(m *testing.M) {
 	tracker, _ = coverage.NewTracker(nil, &model.Definition{Name: "snapshots", ReplayCommand: "FAULTLINE_REPLAY=%s go test -run '^TestCheck$' ./examples/snapshots",
-		NotApplicable: []model.Boundary{"proposal", "authority", "memory", "proof", "branch_join"}})
+		NotApplicable: []model.Boundary{"proposal", "authority", "memory", "proof", "branch_join"}, Enacts: kinds})
 	os.Exit(coverage.Main(m, os.Getenv("FAULTLINE_COVERAGE"), tracker))
 }
 

@@ -608,7 +608,7 @@ func (s *Server) replayCoverage(res *model.Result) (ReplayCoverage, *coverage.Tr
 		rc.Reason = "counted as a run; its world events have no coverage key"
 	}
 	for _, k := range rep.Keys {
-		if k.Status == coverage.StatusNeverTried || k.Status == coverage.StatusNeverCrossed && k.NotReached == 0 {
+		if k.Visits+k.NotReached+k.NotFired == 0 {
 			continue // this run scheduled no fault of the key
 		}
 		visited := k.Status == coverage.StatusHeld || k.Status == coverage.StatusViolated
