@@ -199,7 +199,9 @@ func (cn *conn) autocommit(ctx context.Context, st Statement, isQuery bool, do f
 }
 
 // checkpointWrite crosses checkpoint.write; an armed stale_checkpoint
-// keeps the table's rows as they were before the write for the next load.
+// keeps the table's rows as they were before the write for the next load
+// (in the run, model.Step.Hold: the harness restarts the worker after
+// the write, and the fresh instance's adapter serves them).
 func (cn *conn) checkpointWrite(ctx context.Context, cls Class, isQuery bool, do func(context.Context) (driver.Result, driver.Rows, error)) (driver.Result, driver.Rows, error) {
 	step, err := cn.c.calls.Enter(ctx, model.EvCheckpointWrite)
 	if err != nil {
@@ -226,7 +228,7 @@ func (cn *conn) checkpointWrite(ctx context.Context, cls Class, isQuery bool, do
 		if err := step.Fire("stale_checkpoint"); err != nil {
 			return nil, nil, err
 		}
-		cn.c.setStale(snap)
+		step.Hold(snap)
 		detail += ": the next load is served the rows before this write"
 	}
 	return res, rows, step.Done("ok", detail)
@@ -239,7 +241,12 @@ func (cn *conn) checkpointLoad(ctx context.Context, cls Class, do func(context.C
 	if err != nil {
 		return nil, nil, err
 	}
-	snap := cn.c.takeStale(cls.Table)
+	snap, _ := step.Held().(*snapshot)
+	if snap != nil && snap.table == cls.Table {
+		step.Hold(nil)
+	} else {
+		snap = nil
+	}
 	if snap == nil {
 		res, rows, err := do(ctx)
 		if err != nil {

@@ -356,13 +356,14 @@ var pairs = []pair{
 		goodVerdit: model.Recovered,
 	},
 	{
-		// the checkpoint "charged" is stored, and the next load is served
-		// the previous row, "planned": the agent charges again
+		// the checkpoint "charged" is stored, the worker restarts, and the
+		// fresh instance's load is served the previous row, "planned": the
+		// agent charges again
 		kind: "stale_checkpoint", fault: at(model.EvCheckpointWrite, 2, "stale_checkpoint"),
 		bad: agentOpts{}, good: agentOpts{Idempotent: true},
 		inv: model.InvEffectAtMostOnce, event: model.EvToolCommit, detail: "second ledger effect for task inv-1", badRows: 2, goodRows: 1,
 		badLine: "worker.start/ checkpoint.load/ok checkpoint.write/ok checkpoint.load/ok tool.commit/committed checkpoint.write/ok!f1 " +
-			"checkpoint.load/ok tool.commit/committed checkpoint.write/ok checkpoint.load/ok checkpoint.write/ok checkpoint.load/ok claim/release",
+			"worker.crash/ worker.start/ checkpoint.load/ok tool.commit/committed checkpoint.write/ok checkpoint.load/ok checkpoint.write/ok checkpoint.load/ok claim/release",
 		goodVerdit: model.Recovered,
 	},
 }
@@ -420,8 +421,8 @@ func TestDeterministic(t *testing.T) {
 }
 
 // TestUnenacted: a kind the adapter cannot enact at a checkpoint crossing
-// stays unfired and the run is inconclusive; a stale_checkpoint at the
-// first write (no previous row to serve) too.
+// stays unfired and the run is inconclusive (no restart either); a
+// stale_checkpoint at the first write (no previous row to serve) too.
 func TestUnenacted(t *testing.T) {
 	// a kind with no database/sql rendering, and tool_timeout at a
 	// transaction's COMMIT (a held COMMIT would keep its locks), do not
@@ -436,11 +437,11 @@ func TestUnenacted(t *testing.T) {
 			t.Fatalf("%s (tx %v): fault %+v, verdict %s, %d charges", c.f.Kind, c.tx, res.Faults[0], res.RunVerdict, s.charges(t))
 		}
 	}
-	for _, f := range []model.FaultEntry{at(model.EvCheckpointWrite, 1, "stale_checkpoint"), at(model.EvCheckpointWrite, 2, "worker_restart")} {
+	for _, f := range []model.FaultEntry{at(model.EvCheckpointWrite, 1, "stale_checkpoint"), at(model.EvCheckpointWrite, 2, "corrupt_checkpoint")} {
 		s := newSystem(t, agentOpts{})
 		res := run(t, s, f)
-		if res.Faults[0].Fired != 0 || !res.Faults[0].Reached || res.RunVerdict != model.Inconclusive || s.charges(t) != 1 {
-			t.Fatalf("%s: fault %+v, verdict %s, %d charges", f.Kind, res.Faults[0], res.RunVerdict, s.charges(t))
+		if res.Faults[0].Fired != 0 || !res.Faults[0].Reached || res.RunVerdict != model.Inconclusive || s.charges(t) != 1 || strings.Contains(timeline(res), "worker.crash") {
+			t.Fatalf("%s: fault %+v, verdict %s, %d charges, timeline %s", f.Kind, res.Faults[0], res.RunVerdict, s.charges(t), timeline(res))
 		}
 	}
 }
@@ -668,7 +669,7 @@ func TestKinds(t *testing.T) {
 
 // TestCall: Options.Call names the effect's ToolCall from its statements'
 // arguments; the crossing records the tool and key, and each checkpoint
-// crossing its table (the stale one what it served).
+// crossing its table (the stale one what it served the restarted worker).
 func TestCall(t *testing.T) {
 	s := newSystem(t, agentOpts{Tx: true})
 	var seen []string
@@ -679,7 +680,7 @@ func TestCall(t *testing.T) {
 	}
 	res := run(t, s, at(model.EvCheckpointWrite, 2, "stale_checkpoint"))
 	var got []string
-	for _, e := range res.Timeline.Events()[1:7] {
+	for _, e := range res.Timeline.Events()[1:9] {
 		got = append(got, fmt.Sprintf("%s#%d %s %q", e.Event, e.Ordinal, e.Tool, e.Detail))
 	}
 	want := []string{
@@ -688,6 +689,8 @@ func TestCall(t *testing.T) {
 		`checkpoint.load#2  "checkpoints"`,
 		`tool.commit#1 charge "charge key inv-1:charge replayed false receipt false"`,
 		`checkpoint.write#2  "checkpoints: the next load is served the rows before this write"`,
+		`worker.crash#0  "worker restarted after checkpoint.write#2 (stale_checkpoint)"`,
+		`worker.start#2  ""`,
 		`checkpoint.load#3  "checkpoints: served the rows before checkpoint.write#2"`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") || strings.Join(seen, ",") != "1 inv-1:charge,1 inv-1:charge" {
