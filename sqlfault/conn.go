@@ -52,6 +52,9 @@ func (cn *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, 
 	if cn.tx != nil {
 		return nil, errors.New("sqlfault: BeginTx: a transaction is already open on this connection")
 	}
+	if err := cn.c.calls.Err(); err != nil {
+		return nil, err
+	}
 	var (
 		b   driver.Tx
 		err error
@@ -133,6 +136,9 @@ func (cn *conn) CheckNamedValue(nv *driver.NamedValue) error {
 
 // run executes one statement through its crossing. do runs it on the base.
 func (cn *conn) run(ctx context.Context, query string, args []driver.NamedValue, isQuery bool, do func(context.Context) (driver.Result, driver.Rows, error)) (driver.Result, driver.Rows, error) {
+	if err := cn.c.calls.Err(); err != nil {
+		return nil, nil, err // a crashed worker writes nothing, in any table
+	}
 	cls := cn.c.classify(query)
 	switch cls.Op {
 	case OpEffect:
@@ -346,6 +352,9 @@ type tx struct {
 func (t *tx) Commit() error {
 	cn, c := t.cn, t.cn.c
 	cn.tx = nil
+	if err := c.calls.Err(); err != nil {
+		return errors.Join(err, t.base.Rollback()) // a crashed worker commits nothing
+	}
 	if len(t.effects) == 0 {
 		return t.base.Commit()
 	}
