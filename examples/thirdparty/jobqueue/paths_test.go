@@ -26,10 +26,12 @@ import (
 )
 
 // Environment of the subprocesses: JOBQUEUE_PLANTED plants the bug in
-// TestPlanted and FuzzJobs, JOBQUEUE_FAILDIR is where they write.
+// TestPlanted and FuzzJobs, JOBQUEUE_FAILDIR is where they write, and
+// JOBQUEUE_RANDOM leaves TestPlanted's walk out (rapid's draws only).
 const (
 	plantedEnv = "JOBQUEUE_PLANTED"
 	failDirEnv = "JOBQUEUE_FAILDIR"
+	randomEnv  = "JOBQUEUE_RANDOM"
 )
 
 // fuzzed is FuzzJobs's config and fail directory.
@@ -51,6 +53,9 @@ func TestPlanted(t *testing.T) {
 	opts := []properties.Option{properties.WithConfig(jobqueue.Config(true)), properties.WithKinds(kinds...)}
 	if dir := os.Getenv(failDirEnv); dir != "" {
 		opts = append(opts, properties.WithFailDir(dir))
+	}
+	if os.Getenv(randomEnv) != "" {
+		opts = append(opts, properties.WithMaxSchedules(0))
 	}
 	properties.Check(t, definition(t), opts...)
 }
