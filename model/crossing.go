@@ -196,7 +196,7 @@ type liveState struct {
 	cancel       context.CancelFunc
 	down         atomic.Bool
 	stoppedAt    Millis
-	stoppedCalls int
+	stoppedCalls atomic.Int64
 	// held is what Step.Hold left for a later crossing of the task, across
 	// a restart (a checkpoint store's stale view)
 	held any

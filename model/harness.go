@@ -539,7 +539,8 @@ func (r *run) crash(detail string) {
 		// production code: the instance's context is cancelled and every
 		// call it makes from now on fails (Calls.Err), its defers' too
 		r.live.down.Store(true)
-		r.live.stoppedAt, r.live.stoppedCalls = r.world.Clock, 0
+		r.live.stoppedAt = r.world.Clock
+		r.live.stoppedCalls.Store(0)
 		r.live.cancel()
 	}
 	r.record(EvWorkerCrash, 0, "", "", detail, stateFailed)

@@ -21,16 +21,18 @@ type runaway string
 
 // afterCrash counts a call of a crashed instance of production code and
 // ends the run when it passes the bounds.
+// Calls.Err may call it from any goroutine of the run: it reads the
+// live clock, not the World's.
 func (r *run) afterCrash() {
-	r.live.stoppedCalls++
-	now := r.world.Clock
+	n := r.live.stoppedCalls.Add(1)
+	now := r.live.stoppedAt
 	if r.h.opts.Clock != nil {
 		now = max(now, r.h.opts.Clock())
 	}
 	over := ""
 	switch {
-	case r.live.stoppedCalls > maxCallsAfterCrash:
-		over = fmt.Sprintf("made %d calls through its adapters", r.live.stoppedCalls)
+	case n > maxCallsAfterCrash:
+		over = fmt.Sprintf("made %d calls through its adapters", n)
 	case now-r.live.stoppedAt > maxMillisAfterCrash:
 		over = fmt.Sprintf("still called its adapters %d logical ms later", now-r.live.stoppedAt)
 	default:
