@@ -205,9 +205,10 @@ func (cn *conn) autocommit(ctx context.Context, st Statement, isQuery bool, do f
 }
 
 // checkpointWrite crosses checkpoint.write; an armed stale_checkpoint
-// keeps the table's rows as they were before the write for the next load
-// (in the run, model.Step.Hold: the harness restarts the worker after
-// the write, and the fresh instance's adapter serves them).
+// keeps the table's rows as they were before the write for the next load,
+// an armed missing_checkpoint none (in the run, model.Step.Hold: the
+// harness restarts the worker after the write, and the fresh instance's
+// adapter serves them).
 func (cn *conn) checkpointWrite(ctx context.Context, cls Class, isQuery bool, do func(context.Context) (driver.Result, driver.Rows, error)) (driver.Result, driver.Rows, error) {
 	step, err := cn.c.calls.Enter(ctx, model.EvCheckpointWrite)
 	if err != nil {
@@ -230,18 +231,25 @@ func (cn *conn) checkpointWrite(ctx context.Context, cls Class, isQuery bool, do
 		return nil, nil, err
 	}
 	detail := cls.Table
-	if snap != nil && len(snap.rows) > 0 {
+	switch {
+	case snap != nil && len(snap.rows) > 0:
 		if err := step.Fire("stale_checkpoint"); err != nil {
 			return nil, nil, err
 		}
 		step.Hold(snap)
 		detail += ": the next load is served the rows before this write"
+	case hasKind(step.Faults(), "missing_checkpoint") && cls.Table != "":
+		if err := step.Fire("missing_checkpoint"); err != nil {
+			return nil, nil, err
+		}
+		step.Hold(&snapshot{table: cls.Table, write: step.Ordinal()})
+		detail += ": the next load is served no row"
 	}
 	return res, rows, step.Done("ok", detail)
 }
 
 // checkpointLoad crosses checkpoint.load, serving the stale rows a
-// stale_checkpoint left for the table.
+// stale_checkpoint left for the table (none for a missing_checkpoint).
 func (cn *conn) checkpointLoad(ctx context.Context, cls Class, do func(context.Context) (driver.Result, driver.Rows, error)) (driver.Result, driver.Rows, error) {
 	step, err := cn.c.calls.Enter(ctx, model.EvCheckpointLoad)
 	if err != nil {
@@ -266,7 +274,11 @@ func (cn *conn) checkpointLoad(ctx context.Context, cls Class, do func(context.C
 		step.Done("error", err.Error())
 		return nil, nil, err
 	}
-	return nil, rows, step.Done("ok", fmt.Sprintf("%s: served the rows before checkpoint.write#%d", cls.Table, snap.write))
+	what := "the rows before"
+	if snap.cols == nil {
+		what = "no row (missing) after"
+	}
+	return nil, rows, step.Done("ok", fmt.Sprintf("%s: served %s checkpoint.write#%d", cls.Table, what, snap.write))
 }
 
 // snapshot reads every row of table on the connection.

@@ -41,7 +41,7 @@ import (
 
 // Kinds returns the kinds this package enacts, in catalogue order.
 func Kinds() []string {
-	return []string{"timeout_after_commit", "timeout_before_send", "reject_before_commit", "tool_timeout", "stale_checkpoint"}
+	return []string{"timeout_after_commit", "timeout_before_send", "reject_before_commit", "tool_timeout", "missing_checkpoint", "stale_checkpoint"}
 }
 
 // ErrOutcomeUnknown is wrapped by the error of a statement or Commit whose

@@ -366,6 +366,17 @@ var pairs = []pair{
 			"worker.crash/ worker.start/ checkpoint.load/ok tool.commit/committed checkpoint.write/ok checkpoint.load/ok checkpoint.write/ok checkpoint.load/ok claim/release",
 		goodVerdit: model.Recovered,
 	},
+	{
+		// the checkpoint "charged" is stored, the worker restarts, and the
+		// fresh instance's load is served no row: the agent starts over and
+		// charges again
+		kind: "missing_checkpoint", fault: at(model.EvCheckpointWrite, 2, "missing_checkpoint"),
+		bad: agentOpts{}, good: agentOpts{Idempotent: true},
+		inv: model.InvEffectAtMostOnce, event: model.EvToolCommit, detail: "second ledger effect for task inv-1", badRows: 2, goodRows: 1,
+		badLine: "worker.start/ checkpoint.load/ok checkpoint.write/ok checkpoint.load/ok tool.commit/committed checkpoint.write/ok!f1 " +
+			"worker.crash/ worker.start/ checkpoint.load/ok checkpoint.write/ok checkpoint.load/ok tool.commit/committed checkpoint.write/ok checkpoint.load/ok checkpoint.write/ok checkpoint.load/ok claim/release",
+		goodVerdit: model.Recovered,
+	},
 }
 
 // TestCounterfactualPairs: per supported kind, an undefended agent breaks
@@ -658,7 +669,7 @@ func TestKinds(t *testing.T) {
 	for _, k := range sqlfault.Kinds() {
 		sp, err := model.Spec(k)
 		want := model.EvToolCommit
-		if k == "stale_checkpoint" {
+		if k == "stale_checkpoint" || k == "missing_checkpoint" {
 			want = model.EvCheckpointWrite
 		}
 		if err != nil || sp.Event != want {
@@ -695,5 +706,18 @@ func TestCall(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") || strings.Join(seen, ",") != "1 inv-1:charge,1 inv-1:charge" {
 		t.Fatalf("events\n%s\nwant\n%s\ncalls %v", strings.Join(got, "\n"), strings.Join(want, "\n"), seen)
+	}
+}
+
+// TestMissingCheckpoint: the restarted worker's first load is served no
+// row, the database keeping the newest checkpoint; its next load reads
+// the table.
+func TestMissingCheckpoint(t *testing.T) {
+	s := newSystem(t, agentOpts{Idempotent: true})
+	res := run(t, s, at(model.EvCheckpointWrite, 2, "missing_checkpoint"))
+	evs := res.Timeline.Events()
+	if !res.Held() || s.charges(t) != 1 || evs[8].Event != model.EvCheckpointLoad || evs[8].Detail != "checkpoints: served no row (missing) after checkpoint.write#2" ||
+		evs[10].Event != model.EvCheckpointLoad || evs[10].Detail != "checkpoints" {
+		t.Fatalf("held %v, %d charges, timeline %+v", res.Held(), s.charges(t), evs)
 	}
 }
