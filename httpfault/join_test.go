@@ -593,7 +593,9 @@ func (s quoteAfter) Run(ctx context.Context, env model.Env, task model.Task) (mo
 	return model.Claim{Verdict: model.ClaimRelease}, nil
 }
 
-func (s quoteAfter) ProviderLedger(context.Context) ([]model.LedgerEntry, error) { return s.p.ledger(), nil }
+func (s quoteAfter) ProviderLedger(context.Context) ([]model.LedgerEntry, error) {
+	return s.p.ledger(), nil
+}
 
 // TestJoinCrashedWorkerSendsNothing: after a worker_crash at the charge,
 // the crashed instance's deferred request, which crosses nothing, is not
