@@ -721,3 +721,64 @@ func TestMissingCheckpoint(t *testing.T) {
 		t.Fatalf("held %v, %d charges, timeline %+v", res.Held(), s.charges(t), evs)
 	}
 }
+
+// noter charges once, then, in a defer, writes a note to a table that
+// crosses nothing (the classifier's Class{}); noteErrs records each
+// defer's error.
+type noter struct {
+	*system
+	noteErrs *[]error
+}
+
+func (n noter) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+	base, err := sqlite.NewConnector(n.dsn)
+	if err != nil {
+		return model.Claim{}, err
+	}
+	opts := n.opts
+	opts.Classify = func(q string) sqlfault.Class {
+		if _, table := sqlfault.Parse(q); table == "notes" {
+			return sqlfault.Class{}
+		}
+		return sqlfault.TableClassifier("checkpoints")(q)
+	}
+	c, err := sqlfault.New(base, env.Calls, opts)
+	if err != nil {
+		return model.Claim{}, err
+	}
+	db := sql.OpenDB(c)
+	defer db.Close()
+	defer func() {
+		_, err := db.ExecContext(context.Background(), `INSERT INTO notes (task) VALUES (?)`, task.ID)
+		*n.noteErrs = append(*n.noteErrs, err)
+	}()
+	if _, err := db.ExecContext(ctx, `INSERT INTO charges (action, subject, amount) VALUES (?, ?, ?)`, task.ID, task.Subject, task.Amount); err != nil {
+		return model.Claim{}, err
+	}
+	return model.Claim{Verdict: model.ClaimRelease}, nil
+}
+
+// TestCrashedWorkerWritesNothing: after a worker_crash at the charge, the
+// crashed instance's deferred write to a table that crosses nothing fails
+// with ErrWorkerCrashed and writes no row, even under a context of its
+// own; the restarted instance's note is written.
+func TestCrashedWorkerWritesNothing(t *testing.T) {
+	s := newSystem(t, agentOpts{})
+	if _, err := s.oracle.Exec(`CREATE TABLE notes (task TEXT NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	var errs []error
+	h := model.NewHarness(fixture, model.Options{Builtin: builtin})
+	res, err := h.Run(func() model.System { return noter{system: s, noteErrs: &errs} },
+		&model.Schedule{Version: model.ScheduleVersion, Seed: "crash", Faults: []model.FaultEntry{at(model.EvToolCommit, 1, "worker_crash")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes int
+	if err := s.oracle.QueryRow(`SELECT count(*) FROM notes`).Scan(&notes); err != nil {
+		t.Fatal(err)
+	}
+	if res.Faults[0].Fired != 1 || len(errs) != 2 || !errors.Is(errs[0], model.ErrWorkerCrashed) || errs[1] != nil || notes != 1 {
+		t.Fatalf("fault %+v, defers' errors %v, %d notes, timeline %s", res.Faults[0], errs, notes, timeline(res))
+	}
+}
