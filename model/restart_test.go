@@ -136,3 +136,37 @@ func TestProductionRestartRunaway(t *testing.T) {
 		t.Fatalf("error %v, want %q", err, want)
 	}
 }
+
+// sleeper goes on calling after its crash, a second of the run's clock
+// between calls (the clock is now, which it advances itself).
+type sleeper struct {
+	st  *store
+	now *model.Millis
+}
+
+func (a sleeper) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+	for {
+		if _, err := env.Calls.Commit(ctx, model.ToolCall{Tool: "pay", RequestKey: "k"},
+			func(_ context.Context, call model.ToolCall) model.ToolResult { return a.st.charge(call) }); err == nil {
+			return model.Claim{Verdict: model.ClaimRelease}, nil
+		}
+		*a.now += 1000
+	}
+}
+
+func (a sleeper) ProviderLedger(context.Context) ([]model.LedgerEntry, error) { return a.st.rows, nil }
+
+// TestProductionRestartRunawayClock: an instance still calling more than
+// 60,000 ms after its crash, on the Definition's clock, ends the run as
+// one that never ended, before the call bound.
+func TestProductionRestartRunawayClock(t *testing.T) {
+	st, now := &store{byKey: true}, model.Millis(0)
+	h := model.NewHarness(liveFixture, model.Options{Builtin: []string{model.InvEffectAtMostOnce}, Clock: func() model.Millis { return now }})
+	_, err := h.Run(func() model.System { return sleeper{st: st, now: &now} },
+		&model.Schedule{Version: model.ScheduleVersion, Seed: "runaway", Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "worker_crash"}}})
+	b := (*hang.Blocked)(nil)
+	want := "the system's run never ended: worker 1 of task inv-1 crashed at 0 ms (its context cancelled, every adapter call failing with \"worker crashed\") and still called its adapters 61000 logical ms later without returning from System.Run (the bounds: 100 calls, 60000 ms)"
+	if !errors.As(err, &b) || err.Error() != want {
+		t.Fatalf("error %v, want %q", err, want)
+	}
+}
