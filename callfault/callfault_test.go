@@ -377,6 +377,7 @@ func (nopCalls) Enter(context.Context, model.EventName) (*model.Step, error) {
 	return nil, errors.New("nop")
 }
 func (nopCalls) Fail(error) {}
+func (nopCalls) Err() error { return nil }
 func (nopCalls) CommitOnly(context.Context, model.ToolCall, func(string) bool, func(context.Context, model.ToolCall) model.ToolResult) (model.Committed, error) {
 	return model.Committed{}, errors.New("nop")
 }

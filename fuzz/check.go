@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/faultline/faultline/internal/bubble"
 	"github.com/faultline/faultline/internal/rerun"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/properties"
@@ -176,6 +177,9 @@ func (d *Decoder) Check(s *model.Schedule) (*model.Result, error) {
 	res, err := d.run(s)
 	if sp := (*model.SystemPanic)(nil); errors.As(err, &sp) {
 		return nil, fmt.Errorf("%w (a failure of the system, as a violation is), under the schedule:\n%s\n%s", err, model.Format(s), sp.Stack)
+	}
+	if b := (*bubble.Blocked)(nil); errors.As(err, &b) {
+		return nil, fmt.Errorf("%w (the system failed: exit 1), under the schedule:\n%s", err, model.Format(s))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("harness rejected a schedule: %w\n%s", err, model.Format(s))

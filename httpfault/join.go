@@ -369,6 +369,9 @@ func (j *Joined) fail(err error) (*http.Response, error) {
 // an error of the harness (ErrWorkerCrashed when it stopped the worker)
 // is returned as it is.
 func (j *Joined) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := j.calls.Err(); err != nil {
+		return nil, err // a crashed worker's request, whatever its class, is never sent
+	}
 	body, err := readBody(req)
 	if err != nil {
 		return nil, fmt.Errorf("httpfault: reading the request body: %w", err)

@@ -430,6 +430,7 @@ func (nopCalls) Enter(context.Context, model.EventName) (*model.Step, error) {
 	return nil, errors.New("nop")
 }
 func (nopCalls) Fail(error) {}
+func (nopCalls) Err() error { return nil }
 func (nopCalls) CommitOnly(context.Context, model.ToolCall, func(string) bool, func(context.Context, model.ToolCall) model.ToolResult) (model.Committed, error) {
 	return model.Committed{}, errors.New("nop")
 }
@@ -571,5 +572,58 @@ func TestJoinMCPOverHTTP(t *testing.T) {
 	}
 	if got := strings.Join(evs, " "); got != "worker.start// tool.commit/unknown/f1 claim/hold/" || s.posts != 4 || len(s.deleted) != 1 {
 		t.Fatalf("timeline %s, %d posts, %d deleted", got, s.posts, len(s.deleted))
+	}
+}
+
+// quoteAfter is a system that charges, then, in a defer, asks for a quote
+// (a request no rule classifies: it crosses nothing); quoteErrs records
+// each defer's error.
+type quoteAfter struct {
+	p         *jpayments
+	quotes    *int
+	quoteErrs *[]error
+}
+
+func (s quoteAfter) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+	tr, err := httpfault.Join(env.Calls, httpfault.InProcess(s.p), httpfault.JoinOptions{Classify: chargeRules})
+	if err != nil {
+		return model.Claim{}, err
+	}
+	c := &http.Client{Transport: tr}
+	defer func() {
+		resp, err := c.Post("http://127.0.0.1:8080/quote", "application/json", strings.NewReader(`{}`))
+		if err == nil {
+			resp.Body.Close()
+			*s.quotes++
+		}
+		*s.quoteErrs = append(*s.quoteErrs, err)
+	}()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://127.0.0.1:8080/charges", strings.NewReader(`{"subject":"acct-9","amount":300}`))
+	req.Header.Set("Idempotency-Key", task.ID)
+	resp, err := c.Do(req)
+	if err != nil {
+		return model.Claim{}, err
+	}
+	resp.Body.Close()
+	return model.Claim{Verdict: model.ClaimRelease}, nil
+}
+
+func (s quoteAfter) ProviderLedger(context.Context) ([]model.LedgerEntry, error) {
+	return s.p.ledger(), nil
+}
+
+// TestJoinCrashedWorkerSendsNothing: after a worker_crash at the charge,
+// the crashed instance's deferred request, which crosses nothing, is not
+// sent (ErrWorkerCrashed); the restarted instance's is.
+func TestJoinCrashedWorkerSendsNothing(t *testing.T) {
+	p, quotes, errs := &jpayments{}, 0, []error{}
+	h := model.NewHarness(payFixture, model.Options{Builtin: []string{model.InvEffectAtMostOnce}})
+	res, err := h.Run(func() model.System { return quoteAfter{p: p, quotes: &quotes, quoteErrs: &errs} },
+		&model.Schedule{Version: model.ScheduleVersion, Seed: "crash", Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "worker_crash"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Held() || quotes != 1 || len(errs) != 2 || !errors.Is(errs[0], model.ErrWorkerCrashed) || errs[1] != nil || len(p.ledger()) != 1 {
+		t.Fatalf("held %v, %d quotes, defers' errors %v, %d charges", res.Held(), quotes, errs, len(p.ledger()))
 	}
 }

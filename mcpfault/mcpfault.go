@@ -165,6 +165,9 @@ func (m *Middleware) fail(err error) error {
 func (m *Middleware) Middleware() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if err := m.calls.Err(); err != nil {
+				return nil, err // a crashed worker's request is never sent
+			}
 			switch method {
 			case methodListTools:
 				res, err := next(ctx, method, req)

@@ -46,8 +46,15 @@ func AmbientOf(ctx context.Context) (Ambient, bool) {
 }
 
 // ambientFor returns the current worker's ambient context, refilled with
-// parent and a: the slot's in a concurrent run, the run's otherwise.
+// parent and a: the slot's in a concurrent run, the run's otherwise, a
+// new one for each instance of production code.
 func (r *run) ambientFor(parent context.Context, a Ambient) context.Context {
+	if r.live.observed != nil {
+		// production code: a context of the instance's own, since the
+		// goroutines its clients start (a driver's watch on Done) may
+		// still read it when the next instance starts
+		return &ambientCtx{Context: parent, a: a}
+	}
 	c := &r.seqAmbient
 	if r.conc != nil {
 		c = &r.conc.slots[r.conc.cur].ambient

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 )
 
 // Calls is the one way in for production code: an adapter over a real
@@ -46,6 +47,12 @@ type Calls interface {
 	// swallows the adapter's error still cannot pass. The first error
 	// wins; nil is ignored.
 	Fail(err error)
+	// Err returns ErrWorkerCrashed once the harness crashed the worker
+	// holding these Calls, nil while it runs. An adapter calls it before
+	// each call that crosses nothing (a read, a statement of another
+	// table), so that a crashed instance, its defers included, writes no
+	// durable state. Safe from any goroutine of the run.
+	Err() error
 }
 
 // Committed is the answer of a Calls.Commit: the result the system
@@ -66,6 +73,9 @@ type Step struct {
 	armed   []*armed
 	fired   string
 	done    bool
+	// restart is the checkpoint kind fired here, which crashes the
+	// worker at Done
+	restart string
 }
 
 // Ordinal is the crossing's occurrence of its event in the run (1-based).
@@ -83,7 +93,9 @@ func (s *Step) Faults() []string {
 
 // Fire records that the adapter enacted the armed fault of kind at this
 // crossing. It returns an error for a kind not armed here or a step
-// already done.
+// already done. A checkpoint kind (stale_checkpoint, missing_checkpoint,
+// checkpoint_rollback, ...) crashes the worker at Done, as on the model
+// path.
 func (s *Step) Fire(kind string) error {
 	if s.done {
 		return fmt.Errorf("crossing %s#%d: Fire(%q) after Done", s.ev, s.ordinal, kind)
@@ -91,6 +103,9 @@ func (s *Step) Fire(kind string) error {
 	for _, f := range s.armed {
 		if f.entry.Kind == kind {
 			s.fired = s.r.fire(f)
+			if _, ok := f.kind.impl.(checkpointWriteHook); ok {
+				s.restart = kind
+			}
 			return nil
 		}
 	}
@@ -99,17 +114,33 @@ func (s *Step) Fire(kind string) error {
 
 // Done ends the crossing: it is recorded in the timeline with outcome
 // ("ok", "committed", "error", ...) and detail, and every invariant is
-// checked after it. A second Done is an error.
+// checked after it. A second Done is an error. A worker_restart armed
+// here acts when the outcome is "ok" (the harness enacts it): the
+// worker crashes right after, as after a checkpoint kind the adapter
+// fired or a worker_crash placed here, and Done returns ErrWorkerCrashed.
 func (s *Step) Done(outcome, detail string) error {
 	if s.done {
 		return fmt.Errorf("crossing %s#%d: Done called twice", s.ev, s.ordinal)
 	}
 	s.done = true
 	r := s.r
+	if outcome == "ok" {
+		for _, f := range s.armed {
+			if _, ok := f.kind.impl.(workerRestart); ok {
+				s.fired, s.restart = r.fire(f), f.entry.Kind
+			}
+		}
+	}
 	if !r.detailed {
 		detail = ""
 	}
 	r.record(s.ev, s.ordinal, s.fired, outcome, detail, running(r))
+	if s.restart != "" {
+		r.crash(fmt.Sprintf("worker restarted after %s#%d (%s)", s.ev, s.ordinal, s.restart))
+	}
+	if r.crashed {
+		return ErrWorkerCrashed
+	}
 	return nil
 }
 
@@ -158,6 +189,17 @@ type liveState struct {
 	// enacts, when set, names the kinds the current Commit's adapter
 	// renders (CommitOnly); the others do not act
 	enacts func(string) bool
+	// cancel cancels the current instance's context; down is set from
+	// its crash to the next instance's start (Calls.Err reads it from any
+	// goroutine); stoppedAt is the crash's logical time and stoppedCalls
+	// the calls the instance made since (see afterCrash)
+	cancel       context.CancelFunc
+	down         atomic.Bool
+	stoppedAt    Millis
+	stoppedCalls atomic.Int64
+	// held is what Step.Hold left for a later crossing of the task, across
+	// a restart (a checkpoint store's stale view)
+	held any
 }
 
 // liveSend is the base provider of a live commit: the adapter's real call
@@ -179,7 +221,7 @@ func (r *run) syncProvider() {
 	if r.live.err != nil {
 		return
 	}
-	got, err := r.live.observed.ProviderLedger(r.live.ctx)
+	got, err := r.live.observed.ProviderLedger(context.WithoutCancel(r.live.ctx)) // the harness reads on after a crash cancelled the instance's context
 	if err != nil {
 		r.live.err = fmt.Errorf("provider ledger: %w", err)
 		return
@@ -220,6 +262,11 @@ func (e *taskEnv) liveCommit(ctx context.Context, call ToolCall, enacts func(str
 	if err != nil {
 		return Committed{}, err
 	}
+	if r.crashed {
+		// a worker_crash right after the crossing: the reply never
+		// reaches the instance
+		return Committed{}, ErrWorkerCrashed
+	}
 	return Committed{Result: res, Sent: r.live.sent, Fired: slices.Clone(r.live.fired)}, nil
 }
 
@@ -232,6 +279,15 @@ func (c *calls) Commit(ctx context.Context, call ToolCall, send func(context.Con
 
 func (c *calls) CommitOnly(ctx context.Context, call ToolCall, enacts func(string) bool, send func(context.Context, ToolCall) ToolResult) (Committed, error) {
 	return (*taskEnv)(c).liveCommit(ctx, call, enacts, send)
+}
+
+func (c *calls) Err() error {
+	r := c.r
+	if !r.live.down.Load() {
+		return nil
+	}
+	r.afterCrash()
+	return ErrWorkerCrashed
 }
 
 func (c *calls) Fail(err error) {
@@ -257,3 +313,13 @@ func (c *calls) Enter(ctx context.Context, ev EventName) (*Step, error) {
 	}
 	return &Step{r: r, ev: ev, ordinal: x.ord, armed: slices.Clone(x.hits)}, nil
 }
+
+// Hold keeps v for the later crossings of the task, across a worker's
+// restart: what an adapter's store serves a fresh instance (the rows a
+// lagging replica still holds) lives in the run, not in the crashed
+// instance's adapter, whose memory the restart discards. Hold(nil) drops
+// it; every task starts with nothing held.
+func (s *Step) Hold(v any) { s.r.live.held = v }
+
+// Held returns what Hold left for the task, nil when nothing.
+func (s *Step) Held() any { return s.r.live.held }

@@ -160,8 +160,9 @@ func (s sysFunc) Run(ctx context.Context, env model.Env, task model.Task) (model
 func (s sysFunc) ProviderLedger(context.Context) ([]model.LedgerEntry, error) { return s.st.rows, nil }
 
 // TestCallsEnterStep: a non-commit crossing names the faults armed at it;
-// one the adapter enacts fires, one it cannot stays unfired and the run
-// is inconclusive.
+// one the adapter enacts fires (a checkpoint kind then restarts the
+// worker: Done returns ErrWorkerCrashed and a fresh instance runs the
+// task), one it cannot stays unfired and the run is inconclusive.
 func TestCallsEnterStep(t *testing.T) {
 	st := &store{}
 	for _, enact := range []bool{true, false} {
@@ -197,11 +198,18 @@ func TestCallsEnterStep(t *testing.T) {
 			t.Fatal(err)
 		}
 		f := res.Faults[0]
-		if strings.Join(armed, "|") != "|stale_checkpoint" || !f.Reached {
+		want := "|stale_checkpoint"
+		if enact {
+			want += "||" // the restarted instance's two writes
+		}
+		if strings.Join(armed, "|") != want || !f.Reached {
 			t.Fatalf("armed %q, fault %+v", armed, f)
 		}
-		if enact && (f.Fired != 1 || f.FiredAt != 3 || res.Timeline.Events()[2].FaultID != "f1" || res.Timeline.Events()[2].Detail != "row 1") {
-			t.Fatalf("enacted: fault %+v, event %+v", f, res.Timeline.Events()[2])
+		evs := res.Timeline.Events()
+		if enact && (f.Fired != 1 || f.FiredAt != 3 || evs[2].FaultID != "f1" || evs[2].Detail != "row 1" ||
+			evs[3].Event != model.EvWorkerCrash || evs[3].Detail != "worker restarted after checkpoint.write#2 (stale_checkpoint)" ||
+			evs[4].Event != model.EvWorkerStart || evs[4].Worker != 2) {
+			t.Fatalf("enacted: fault %+v, events %+v", f, evs)
 		}
 		if !enact && (f.Fired != 0 || res.RunVerdict != model.Inconclusive) {
 			t.Fatalf("not enacted: fault %+v, verdict %s", f, res.RunVerdict)

@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
+
+	"github.com/faultline/faultline/internal/hang"
 )
 
 // Options are the harness's run options. The zero value takes the defaults
@@ -534,6 +536,14 @@ func (r *run) crash(detail string) {
 		return
 	}
 	r.crashed = true
+	if r.live.cancel != nil {
+		// production code: the instance's context is cancelled and every
+		// call it makes from now on fails (Calls.Err), its defers' too
+		r.live.down.Store(true)
+		r.live.stoppedAt = r.world.Clock
+		r.live.stoppedCalls.Store(0)
+		r.live.cancel()
+	}
 	r.record(EvWorkerCrash, 0, "", "", detail, stateFailed)
 }
 
@@ -679,6 +689,7 @@ func (r *run) runTask(ti int, factory Factory) error {
 	r.compensations = 0
 	r.invalidLoad = ""
 	r.tamper = tamperNone
+	r.live.held = nil
 	r.inflight = r.inflight[:0]
 	r.pendingWorld = r.pendingWorld[:0]
 	r.worker = 0
@@ -731,6 +742,18 @@ func (r *run) runTask(ti int, factory Factory) error {
 			return fmt.Errorf("schedule: config: concurrency schedules model systems only; the system of fixture %q is production code (it implements Observed), whose calls the harness cannot hold between crossings", h.fixture.Name)
 		}
 		r.live.ctx = ctx
+		wctx := ctx
+		if r.live.observed != nil {
+			if r.worker > 1 {
+				if err := r.survives(); err != nil {
+					return err
+				}
+			}
+			var cancel context.CancelFunc
+			wctx, cancel = context.WithCancel(ctx)
+			r.live.cancel = cancel
+			r.live.down.Store(false)
+		}
 		r.tick(costRead)
 		r.counts[eventIndex(EvWorkerStart)]++
 		ord := r.counts[eventIndex(EvWorkerStart)]
@@ -738,7 +761,11 @@ func (r *run) runTask(ti int, factory Factory) error {
 		fid := r.workerStart(ord, &amb)
 		r.state = before
 		r.record(EvWorkerStart, ord, fid, "", "", after)
-		claim, err := r.runSystem(sys, r.ambientFor(ctx, amb), task)
+		claim, err := r.runSystem(sys, r.ambientFor(wctx, amb), task)
+		if r.live.cancel != nil {
+			r.live.cancel()
+			r.live.cancel = nil
+		}
 		if r.live.err != nil {
 			return r.live.err
 		}
@@ -806,6 +833,12 @@ func (h *Harness) fixtureValues(t Task) error {
 func (r *run) runSystem(sys System, ctx context.Context, task Task) (c Claim, err error) {
 	defer func() {
 		if p := recover(); p != nil {
+			if b, ok := p.(runaway); ok {
+				if r.live.err == nil {
+					r.live.err = &hang.Blocked{Cause: string(b)}
+				}
+				return
+			}
 			sp := &SystemPanic{Task: task.ID, Seq: len(r.evs), Value: fmt.Sprint(p), Stack: string(debug.Stack())}
 			if sp.Seq > 0 {
 				sp.Event = r.evs[sp.Seq-1]
@@ -859,6 +892,9 @@ func (r *run) finishClaim(c Claim, detail string) {
 // is armed at the Ordinal-th of them.
 func (r *run) enterTool(ev EventName, cost Millis, tool string) (ordinal int, hits []*armed, ok bool) {
 	if r.crashed {
+		if r.live.cancel != nil {
+			r.afterCrash()
+		}
 		return 0, nil, false
 	}
 	if r.conc != nil {
@@ -973,7 +1009,10 @@ func (r *run) recordD(ev EventName, ordinal int, faultID, outcome string, d deta
 	if r.h.stopOn && r.stopped == nil {
 		r.checkStop(seq)
 	}
-	if len(r.pendingWorld) > 0 && r.stopped == nil && r.live.observed == nil {
+	if len(r.pendingWorld) > 0 && r.stopped == nil {
+		if r.live.observed != nil {
+			r.keepLiveWorld()
+		}
 		r.applyWorld()
 	}
 }

@@ -56,3 +56,48 @@ func TestCheckReportsABlockedRun(t *testing.T) {
 		t.Fatalf("replay of the stored file: %q", again.errors)
 	}
 }
+
+// retrier is production code that retries a failed payment at once,
+// without looking at its context: after a worker_crash it goes on
+// calling its adapter, every call failing, and never returns.
+type retrier struct{ rows *[]model.LedgerEntry }
+
+func (r retrier) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+	act := model.Action{Actor: task.Actor, Subject: task.Subject, Tenant: task.Tenant, Purpose: task.Purpose, Amount: task.Amount, IdempotencyKey: task.ID}
+	for {
+		_, err := env.Calls.Commit(ctx, model.ToolCall{Tool: "pay", RequestKey: task.ID, Action: act}, func(context.Context, model.ToolCall) model.ToolResult {
+			*r.rows = append(*r.rows, model.LedgerEntry{Tool: "pay", Key: task.ID, ActionRef: task.ID, Actor: task.Actor, Subject: task.Subject,
+				Tenant: task.Tenant, Purpose: task.Purpose, Amount: task.Amount, ReceiptID: "r1"})
+			return model.ToolResult{Outcome: model.OutcomeCommitted, Receipt: &model.Receipt{ID: "r1", Key: task.ID}}
+		})
+		if err == nil {
+			return model.Claim{Verdict: model.ClaimRelease}, nil
+		}
+	}
+}
+
+func (r retrier) ProviderLedger(context.Context) ([]model.LedgerEntry, error) { return *r.rows, nil }
+
+// TestCheckReportsARunawayAfterACrash: production code that goes on
+// calling after the worker_crash cancelled its context is stopped at its
+// 101st call and reported as a run that never ended, the system's
+// failure, its schedule stored with its replay line.
+func TestCheckReportsARunawayAfterACrash(t *testing.T) {
+	dir := t.TempDir()
+	def := define(func(model.Config) (model.Factory, error) {
+		rows := &[]model.LedgerEntry{}
+		return func() model.System { return retrier{rows: rows} }, nil
+	}, model.Fixture{Name: "pay", Tasks: []model.Task{{ID: "t1", Actor: "a", Subject: "s", Tenant: "x", Purpose: "p", Amount: 5}}})
+	def.Builtin, def.Clock = []string{model.InvEffectAtMostOnce}, properties.BubbleClock
+	tb := &recordingTB{name: "TestRunaway"}
+	properties.CheckTB(tb, t, def, properties.WithKinds("worker_crash"), properties.WithFailDir(dir))
+	ents, _ := os.ReadDir(dir)
+	if len(tb.errors) != 1 || len(ents) != 1 || !strings.HasPrefix(ents[0].Name(), "blocked-") {
+		t.Fatalf("errors %q, files %v", tb.errors, ents)
+	}
+	want := `properties: the system's run never ended: worker 1 of task t1 crashed at 0 ms (its context cancelled, every adapter call failing with "worker crashed") and made 101 calls through its adapters without returning from System.Run (the bounds: 100 calls, 60000 ms), under the schedule` + "\n"
+	if msg := tb.errors[0]; !strings.HasPrefix(msg, want) || !strings.Contains(msg, `"kind": "worker_crash"`) ||
+		!strings.Contains(msg, "(the system failed: exit 1) replay: FAULTLINE_REPLAY="+filepath.Join(dir, ents[0].Name())+" go test -run '^TestRunaway$'") {
+		t.Fatalf("message %q", msg)
+	}
+}

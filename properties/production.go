@@ -79,11 +79,23 @@ type blockedError struct {
 	Schedule *model.Schedule
 	// Bubble is synctest's own message
 	Bubble string
+	// cause is the harness's account of a run that went on after its
+	// worker crashed (its context cancelled), "" for a deadlock
+	cause string
 }
 
-// Error says the run never ended, with synctest's message.
+// Error says the run never ended, with synctest's message or the cause.
 func (e *blockedError) Error() string {
-	return (&bubble.Blocked{Msg: e.Bubble}).Error()
+	return (&bubble.Blocked{Msg: e.Bubble, Cause: e.cause}).Error()
+}
+
+// asBlocked returns err as a *blockedError of s when the harness ended
+// the run as one that never ended (a crashed instance that kept calling).
+func asBlocked(err error, s *model.Schedule) error {
+	if b := (*bubble.Blocked)(nil); errors.As(err, &b) {
+		return &blockedError{Schedule: s, Bubble: b.Msg, cause: b.Cause}
+	}
+	return err
 }
 
 // within runs f inside the exploration's bubble, or directly; the error
@@ -116,7 +128,7 @@ func (e *explorer) harnessRun(h *model.Harness, f model.Factory, s *model.Schedu
 		return nil, werr
 	}
 	if err != nil || res.Held() {
-		return res, err
+		return res, asBlocked(err, s)
 	}
 	var again *model.Result
 	e.runs.total.Add(1)
@@ -131,7 +143,7 @@ func (e *explorer) harnessRun(h *model.Harness, f model.Factory, s *model.Schedu
 		return nil, werr
 	}
 	if err != nil {
-		return nil, err
+		return nil, asBlocked(err, s)
 	}
 	spread, err := rerun.Production(s, res, again)
 	if err != nil {

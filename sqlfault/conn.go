@@ -52,6 +52,9 @@ func (cn *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, 
 	if cn.tx != nil {
 		return nil, errors.New("sqlfault: BeginTx: a transaction is already open on this connection")
 	}
+	if err := cn.c.calls.Err(); err != nil {
+		return nil, err
+	}
 	var (
 		b   driver.Tx
 		err error
@@ -133,6 +136,9 @@ func (cn *conn) CheckNamedValue(nv *driver.NamedValue) error {
 
 // run executes one statement through its crossing. do runs it on the base.
 func (cn *conn) run(ctx context.Context, query string, args []driver.NamedValue, isQuery bool, do func(context.Context) (driver.Result, driver.Rows, error)) (driver.Result, driver.Rows, error) {
+	if err := cn.c.calls.Err(); err != nil {
+		return nil, nil, err // a crashed worker writes nothing, in any table
+	}
 	cls := cn.c.classify(query)
 	switch cls.Op {
 	case OpEffect:
@@ -207,7 +213,10 @@ func (cn *conn) autocommit(ctx context.Context, st Statement, isQuery bool, do f
 }
 
 // checkpointWrite crosses checkpoint.write; an armed stale_checkpoint
-// keeps the table's rows as they were before the write for the next load.
+// keeps the table's rows as they were before the write for the next load,
+// an armed missing_checkpoint none (in the run, model.Step.Hold: the
+// harness restarts the worker after the write, and the fresh instance's
+// adapter serves them).
 func (cn *conn) checkpointWrite(ctx context.Context, cls Class, isQuery bool, do func(context.Context) (driver.Result, driver.Rows, error)) (driver.Result, driver.Rows, error) {
 	step, err := cn.c.calls.Enter(ctx, model.EvCheckpointWrite)
 	if err != nil {
@@ -230,24 +239,36 @@ func (cn *conn) checkpointWrite(ctx context.Context, cls Class, isQuery bool, do
 		return nil, nil, err
 	}
 	detail := cls.Table
-	if snap != nil && len(snap.rows) > 0 {
+	switch {
+	case snap != nil && len(snap.rows) > 0:
 		if err := step.Fire("stale_checkpoint"); err != nil {
 			return nil, nil, err
 		}
-		cn.c.setStale(snap)
+		step.Hold(snap)
 		detail += ": the next load is served the rows before this write"
+	case hasKind(step.Faults(), "missing_checkpoint") && cls.Table != "":
+		if err := step.Fire("missing_checkpoint"); err != nil {
+			return nil, nil, err
+		}
+		step.Hold(&snapshot{table: cls.Table, write: step.Ordinal()})
+		detail += ": the next load is served no row"
 	}
 	return res, rows, step.Done("ok", detail)
 }
 
 // checkpointLoad crosses checkpoint.load, serving the stale rows a
-// stale_checkpoint left for the table.
+// stale_checkpoint left for the table (none for a missing_checkpoint).
 func (cn *conn) checkpointLoad(ctx context.Context, cls Class, do func(context.Context) (driver.Result, driver.Rows, error)) (driver.Result, driver.Rows, error) {
 	step, err := cn.c.calls.Enter(ctx, model.EvCheckpointLoad)
 	if err != nil {
 		return nil, nil, err
 	}
-	snap := cn.c.takeStale(cls.Table)
+	snap, _ := step.Held().(*snapshot)
+	if snap != nil && snap.table == cls.Table {
+		step.Hold(nil)
+	} else {
+		snap = nil
+	}
 	if snap == nil {
 		res, rows, err := do(ctx)
 		if err != nil {
@@ -261,7 +282,11 @@ func (cn *conn) checkpointLoad(ctx context.Context, cls Class, do func(context.C
 		step.Done("error", err.Error())
 		return nil, nil, err
 	}
-	return nil, rows, step.Done("ok", fmt.Sprintf("%s: served the rows before checkpoint.write#%d", cls.Table, snap.write))
+	what := "the rows before"
+	if snap.cols == nil {
+		what = "no row (missing) after"
+	}
+	return nil, rows, step.Done("ok", fmt.Sprintf("%s: served %s checkpoint.write#%d", cls.Table, what, snap.write))
 }
 
 // snapshot reads every row of table on the connection.
@@ -347,6 +372,9 @@ type tx struct {
 func (t *tx) Commit() error {
 	cn, c := t.cn, t.cn.c
 	cn.tx = nil
+	if err := c.calls.Err(); err != nil {
+		return errors.Join(err, t.base.Rollback()) // a crashed worker commits nothing
+	}
 	if len(t.effects) == 0 {
 		return t.base.Commit()
 	}

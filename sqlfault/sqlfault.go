@@ -41,7 +41,7 @@ import (
 
 // Kinds returns the kinds this package enacts, in catalogue order.
 func Kinds() []string {
-	return []string{"timeout_after_commit", "timeout_before_send", "reject_before_commit", "tool_timeout", "stale_checkpoint"}
+	return []string{"timeout_after_commit", "timeout_before_send", "reject_before_commit", "tool_timeout", "missing_checkpoint", "stale_checkpoint"}
 }
 
 // ErrOutcomeUnknown is wrapped by the error of a statement or Commit whose
@@ -84,9 +84,8 @@ type Connector struct {
 	classify Classifier
 	call     func([]Statement) (model.ToolCall, error)
 
-	mu    sync.Mutex
-	held  []*held              // statements a tool_timeout holds, oldest first
-	stale map[string]*snapshot // table -> rows the next load is served
+	mu   sync.Mutex
+	held []*held // statements a tool_timeout holds, oldest first
 }
 
 // New wraps base for the run that handed the System calls. It returns an
@@ -98,7 +97,7 @@ func New(base driver.Connector, calls model.Calls, opts Options) (*Connector, er
 	case calls == nil:
 		return nil, errors.New("sqlfault: New: nil model.Calls (pass the run's Env.Calls)")
 	}
-	c := &Connector{base: base, calls: calls, classify: opts.Classify, call: opts.Call, stale: map[string]*snapshot{}}
+	c := &Connector{base: base, calls: calls, classify: opts.Classify, call: opts.Call}
 	if c.classify == nil {
 		c.classify = defaultClassifier(opts.CheckpointTable)
 	}
@@ -250,21 +249,6 @@ type snapshot struct {
 	cols  []string
 	rows  [][]driver.Value
 	write int // the checkpoint.write crossing it was taken at
-}
-
-// takeStale returns and forgets the stale rows to serve for table.
-func (c *Connector) takeStale(table string) *snapshot {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s := c.stale[table]
-	delete(c.stale, table)
-	return s
-}
-
-func (c *Connector) setStale(s *snapshot) {
-	c.mu.Lock()
-	c.stale[s.table] = s
-	c.mu.Unlock()
 }
 
 func hasKind(kinds []string, k string) bool { return slices.Contains(kinds, k) }

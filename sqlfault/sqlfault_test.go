@@ -362,13 +362,25 @@ var pairs = []pair{
 		goodVerdit: model.Recovered,
 	},
 	{
-		// the checkpoint "charged" is stored, and the next load is served
-		// the previous row, "planned": the agent charges again
+		// the checkpoint "charged" is stored, the worker restarts, and the
+		// fresh instance's load is served the previous row, "planned": the
+		// agent charges again
 		kind: "stale_checkpoint", fault: at(model.EvCheckpointWrite, 2, "stale_checkpoint"),
 		bad: agentOpts{}, good: agentOpts{Idempotent: true},
 		inv: model.InvEffectAtMostOnce, event: model.EvToolCommit, detail: "second ledger effect for task inv-1", badRows: 2, goodRows: 1,
 		badLine: "worker.start/ checkpoint.load/ok checkpoint.write/ok checkpoint.load/ok tool.commit/committed checkpoint.write/ok!f1 " +
-			"checkpoint.load/ok tool.commit/committed checkpoint.write/ok checkpoint.load/ok checkpoint.write/ok checkpoint.load/ok claim/release",
+			"worker.crash/ worker.start/ checkpoint.load/ok tool.commit/committed checkpoint.write/ok checkpoint.load/ok checkpoint.write/ok checkpoint.load/ok claim/release",
+		goodVerdit: model.Recovered,
+	},
+	{
+		// the checkpoint "charged" is stored, the worker restarts, and the
+		// fresh instance's load is served no row: the agent starts over and
+		// charges again
+		kind: "missing_checkpoint", fault: at(model.EvCheckpointWrite, 2, "missing_checkpoint"),
+		bad: agentOpts{}, good: agentOpts{Idempotent: true},
+		inv: model.InvEffectAtMostOnce, event: model.EvToolCommit, detail: "second ledger effect for task inv-1", badRows: 2, goodRows: 1,
+		badLine: "worker.start/ checkpoint.load/ok checkpoint.write/ok checkpoint.load/ok tool.commit/committed checkpoint.write/ok!f1 " +
+			"worker.crash/ worker.start/ checkpoint.load/ok checkpoint.write/ok checkpoint.load/ok tool.commit/committed checkpoint.write/ok checkpoint.load/ok checkpoint.write/ok checkpoint.load/ok claim/release",
 		goodVerdit: model.Recovered,
 	},
 }
@@ -426,8 +438,8 @@ func TestDeterministic(t *testing.T) {
 }
 
 // TestUnenacted: a kind the adapter cannot enact at a checkpoint crossing
-// stays unfired and the run is inconclusive; a stale_checkpoint at the
-// first write (no previous row to serve) too.
+// stays unfired and the run is inconclusive (no restart either); a
+// stale_checkpoint at the first write (no previous row to serve) too.
 func TestUnenacted(t *testing.T) {
 	// a kind with no database/sql rendering, and tool_timeout at a
 	// transaction's COMMIT (a held COMMIT would keep its locks), do not
@@ -442,11 +454,11 @@ func TestUnenacted(t *testing.T) {
 			t.Fatalf("%s (tx %v): fault %+v, verdict %s, %d charges", c.f.Kind, c.tx, res.Faults[0], res.RunVerdict, s.charges(t))
 		}
 	}
-	for _, f := range []model.FaultEntry{at(model.EvCheckpointWrite, 1, "stale_checkpoint"), at(model.EvCheckpointWrite, 2, "worker_restart")} {
+	for _, f := range []model.FaultEntry{at(model.EvCheckpointWrite, 1, "stale_checkpoint"), at(model.EvCheckpointWrite, 2, "corrupt_checkpoint")} {
 		s := newSystem(t, agentOpts{})
 		res := run(t, s, f)
-		if res.Faults[0].Fired != 0 || !res.Faults[0].Reached || res.RunVerdict != model.Inconclusive || s.charges(t) != 1 {
-			t.Fatalf("%s: fault %+v, verdict %s, %d charges", f.Kind, res.Faults[0], res.RunVerdict, s.charges(t))
+		if res.Faults[0].Fired != 0 || !res.Faults[0].Reached || res.RunVerdict != model.Inconclusive || s.charges(t) != 1 || strings.Contains(timeline(res), "worker.crash") {
+			t.Fatalf("%s: fault %+v, verdict %s, %d charges, timeline %s", f.Kind, res.Faults[0], res.RunVerdict, s.charges(t), timeline(res))
 		}
 	}
 }
@@ -663,7 +675,7 @@ func TestKinds(t *testing.T) {
 	for _, k := range sqlfault.Kinds() {
 		sp, err := model.Spec(k)
 		want := model.EvToolCommit
-		if k == "stale_checkpoint" {
+		if k == "stale_checkpoint" || k == "missing_checkpoint" {
 			want = model.EvCheckpointWrite
 		}
 		if err != nil || sp.Event != want {
@@ -674,7 +686,7 @@ func TestKinds(t *testing.T) {
 
 // TestCall: Options.Call names the effect's ToolCall from its statements'
 // arguments; the crossing records the tool and key, and each checkpoint
-// crossing its table (the stale one what it served).
+// crossing its table (the stale one what it served the restarted worker).
 func TestCall(t *testing.T) {
 	s := newSystem(t, agentOpts{Tx: true})
 	var seen []string
@@ -685,7 +697,7 @@ func TestCall(t *testing.T) {
 	}
 	res := run(t, s, at(model.EvCheckpointWrite, 2, "stale_checkpoint"))
 	var got []string
-	for _, e := range res.Timeline.Events()[1:7] {
+	for _, e := range res.Timeline.Events()[1:9] {
 		got = append(got, fmt.Sprintf("%s#%d %s %q", e.Event, e.Ordinal, e.Tool, e.Detail))
 	}
 	want := []string{
@@ -694,9 +706,85 @@ func TestCall(t *testing.T) {
 		`checkpoint.load#2  "checkpoints"`,
 		`tool.commit#1 charge "charge key inv-1:charge replayed false receipt false"`,
 		`checkpoint.write#2  "checkpoints: the next load is served the rows before this write"`,
+		`worker.crash#0  "worker restarted after checkpoint.write#2 (stale_checkpoint)"`,
+		`worker.start#2  ""`,
 		`checkpoint.load#3  "checkpoints: served the rows before checkpoint.write#2"`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") || strings.Join(seen, ",") != "1 inv-1:charge,1 inv-1:charge" {
 		t.Fatalf("events\n%s\nwant\n%s\ncalls %v", strings.Join(got, "\n"), strings.Join(want, "\n"), seen)
+	}
+}
+
+// TestMissingCheckpoint: the restarted worker's first load is served no
+// row, the database keeping the newest checkpoint; its next load reads
+// the table.
+func TestMissingCheckpoint(t *testing.T) {
+	s := newSystem(t, agentOpts{Idempotent: true})
+	res := run(t, s, at(model.EvCheckpointWrite, 2, "missing_checkpoint"))
+	evs := res.Timeline.Events()
+	if !res.Held() || s.charges(t) != 1 || evs[8].Event != model.EvCheckpointLoad || evs[8].Detail != "checkpoints: served no row (missing) after checkpoint.write#2" ||
+		evs[10].Event != model.EvCheckpointLoad || evs[10].Detail != "checkpoints" {
+		t.Fatalf("held %v, %d charges, timeline %+v", res.Held(), s.charges(t), evs)
+	}
+}
+
+// noter charges once, then, in a defer, writes a note to a table that
+// crosses nothing (the classifier's Class{}); noteErrs records each
+// defer's error.
+type noter struct {
+	*system
+	noteErrs *[]error
+}
+
+func (n noter) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+	base, err := sqlite.NewConnector(n.dsn)
+	if err != nil {
+		return model.Claim{}, err
+	}
+	opts := n.opts
+	opts.Classify = func(q string) sqlfault.Class {
+		if _, table := sqlfault.Parse(q); table == "notes" {
+			return sqlfault.Class{}
+		}
+		return sqlfault.TableClassifier("checkpoints")(q)
+	}
+	c, err := sqlfault.New(base, env.Calls, opts)
+	if err != nil {
+		return model.Claim{}, err
+	}
+	db := sql.OpenDB(c)
+	defer db.Close()
+	defer func() {
+		_, err := db.ExecContext(context.Background(), `INSERT INTO notes (task) VALUES (?)`, task.ID)
+		*n.noteErrs = append(*n.noteErrs, err)
+	}()
+	if _, err := db.ExecContext(ctx, `INSERT INTO charges (action, subject, amount) VALUES (?, ?, ?)`, task.ID, task.Subject, task.Amount); err != nil {
+		return model.Claim{}, err
+	}
+	return model.Claim{Verdict: model.ClaimRelease}, nil
+}
+
+// TestCrashedWorkerWritesNothing: after a worker_crash at the charge, the
+// crashed instance's deferred write to a table that crosses nothing fails
+// with ErrWorkerCrashed and writes no row, even under a context of its
+// own; the restarted instance's note is written.
+func TestCrashedWorkerWritesNothing(t *testing.T) {
+	s := newSystem(t, agentOpts{})
+	if _, err := s.oracle.Exec(`CREATE TABLE notes (task TEXT NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	var errs []error
+	h := model.NewHarness(fixture, model.Options{Builtin: builtin})
+	res, err := h.Run(func() model.System { return noter{system: s, noteErrs: &errs} },
+		&model.Schedule{Version: model.ScheduleVersion, Seed: "crash", Faults: []model.FaultEntry{at(model.EvToolCommit, 1, "worker_crash")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes int
+	if err := s.oracle.QueryRow(`SELECT count(*) FROM notes`).Scan(&notes); err != nil {
+		t.Fatal(err)
+	}
+	if res.Faults[0].Fired != 1 || len(errs) != 2 || !errors.Is(errs[0], model.ErrWorkerCrashed) || errs[1] != nil || notes != 1 {
+		t.Fatalf("fault %+v, defers' errors %v, %d notes, timeline %s", res.Faults[0], errs, notes, timeline(res))
 	}
 }

@@ -304,7 +304,7 @@ func TestCheckFindsBug(t *testing.T) {
 		lines[strings.TrimSpace(l)] = true
 	}
 	for _, want := range []string{
-		"systems: snapshots (50 runs, 6 events crossed; no authority, branch_join, memory, proof, proposal; its path enacts 10 kinds)",
+		"systems: snapshots (50 runs, 7 events crossed; no authority, branch_join, memory, proof, proposal; its path enacts 10 kinds)",
 		"effect_at_most_once violated in 13 runs: first false after seq 6 (tool.commit): second ledger effect for task sweep-vol-a",
 		"only_expired_deleted violated in 13 runs: first false after seq 6 (tool.commit): purged a-1 from the recycle bin (deletion del-2 under key janitor:delete:a-1+retry2)",
 		"replay: FAULTLINE_REPLAY=timeout_after_commit-77c0216d.json go test -run '^TestCheck$' ./examples/snapshots",

@@ -12,17 +12,15 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+
+	"github.com/faultline/faultline/internal/hang"
 )
 
 // Blocked is a run that never ended: every goroutine of its bubble,
 // System.Run's own among them, blocked on something no crossing and no
-// timer releases. Msg is synctest's own message.
-type Blocked struct{ Msg string }
-
-// Error says the run never ended, with synctest's message.
-func (b *Blocked) Error() string {
-	return fmt.Sprintf("the system's run never ended: System.Run blocked on something no crossing and no timer releases (the bubble ended in %q)", b.Msg)
-}
+// timer releases (Msg is synctest's own message), or a run that went on
+// after its worker crashed (Cause; see model's restarts).
+type Blocked = hang.Blocked
 
 // ErrOutlived is a run that ended while a goroutine it started stayed
 // blocked in its bubble.
