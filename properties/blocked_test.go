@@ -71,7 +71,7 @@ func (r retrier) Run(ctx context.Context, env model.Env, task model.Task) (model
 			return model.ToolResult{Outcome: model.OutcomeCommitted, Receipt: &model.Receipt{ID: "r1", Key: task.ID}}
 		})
 		if err == nil {
-			return model.Claim{Verdict: model.ClaimRelease}, nil
+			return model.Claim{Verdict: model.ClaimRelease, Receipt: "r1"}, nil
 		}
 	}
 }
