@@ -269,7 +269,9 @@ func releaseReceipt(r *run, receipt string) string {
 		held = "the provider's ledger holds " + strings.Join(own, ", ") + " for the task"
 	}
 	if receipt == "" {
-		return "release with an empty receipt; " + held
+		// a system whose every release names no receipt fails here on its
+		// clean run: say what the release must carry
+		return "release with an empty receipt (Claim.Receipt: the receipt id the provider answered); " + held
 	}
 	for _, e := range r.world.Ledger {
 		if e.ReceiptID == receipt {

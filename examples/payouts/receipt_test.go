@@ -133,7 +133,7 @@ func TestEmptyReceiptCounterfactual(t *testing.T) {
 			}
 			c := res.Claims[0]
 			if !checked {
-				if r.Held || r.Event != model.EvClaim || r.FaultID != "f1" || r.Detail != "release with an empty receipt; the provider's ledger holds po_1 for the task" ||
+				if r.Held || r.Event != model.EvClaim || r.FaultID != "f1" || r.Detail != "release with an empty receipt (Claim.Receipt: the receipt id the provider answered); the provider's ledger holds po_1 for the task" ||
 					c.Verdict != model.ClaimRelease || c.Reason != "paid " {
 					t.Errorf("%s, trusting client: %+v, claim %+v", kind, r, c)
 				}

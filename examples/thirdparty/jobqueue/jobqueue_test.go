@@ -59,7 +59,7 @@ func (w worker) Run(ctx context.Context, env model.Env, task model.Task) (model.
 	case err != nil:
 		return model.Claim{Verdict: model.ClaimHold, Reason: err.Error()}, nil
 	}
-	return model.Claim{Verdict: model.ClaimRelease, Reason: fmt.Sprintf("paid %s: %s", task.ID, receipt)}, nil
+	return model.Claim{Verdict: model.ClaimRelease, Reason: fmt.Sprintf("paid %s: %s", task.ID, receipt), Receipt: receipt}, nil
 }
 
 // kinds are the kinds in scope: the restarts (a crash right after the

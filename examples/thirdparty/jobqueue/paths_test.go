@@ -228,8 +228,13 @@ func TestFuzzFindsBug(t *testing.T) {
 		t.Fatalf("exit %d, want 1:\n%s", code, out)
 	}
 	var found []string
-	for _, m := range regexp.MustCompile(`"faults":\[\{"event":"([a-z.]+)","ordinal":(\d),"kind":"(\w+)"\}\]\}' >`).FindAllStringSubmatch(out, -1) {
-		found = append(found, m[3]+"@"+m[1]+"#"+m[2])
+	// each failure prints its input's schedule, then the shrunk one
+	input := regexp.MustCompile(`"event": "([a-z.]+)",\s*"ordinal": (\d),\s*"kind": "(\w+)"`)
+	for _, part := range strings.Split(out, "input's schedule (canonical form):")[1:] {
+		part, _, _ = strings.Cut(part, "shrunk to ")
+		for _, m := range input.FindAllStringSubmatch(part, -1) {
+			found = append(found, m[3]+"@"+m[1]+"#"+m[2])
+		}
 	}
 	want := []string{"worker_restart@checkpoint.write#2", "worker_restart@checkpoint.write#4", "stale_checkpoint@checkpoint.write#2",
 		"stale_checkpoint@checkpoint.write#4", "worker_crash@tool.commit#1", "worker_crash@tool.commit#2"}

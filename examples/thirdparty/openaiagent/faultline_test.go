@@ -90,7 +90,7 @@ func (s batches) Run(ctx context.Context, env model.Env, task model.Task) (model
 	if err != nil {
 		return model.Claim{Verdict: model.ClaimHold, Reason: err.Error()}, nil
 	}
-	return model.Claim{Verdict: model.ClaimRelease, Reason: "submitted " + id}, nil
+	return model.Claim{Verdict: model.ClaimRelease, Reason: "submitted " + id, Receipt: id}, nil
 }
 
 func (s batches) ProviderLedger(context.Context) ([]model.LedgerEntry, error) {

@@ -93,7 +93,7 @@ func (s refunds) Run(ctx context.Context, env model.Env, task model.Task) (model
 	if err != nil {
 		return model.Claim{Verdict: model.ClaimHold, Reason: err.Error()}, nil
 	}
-	return model.Claim{Verdict: model.ClaimRelease, Reason: "refunded " + id}, nil
+	return model.Claim{Verdict: model.ClaimRelease, Reason: "refunded " + id, Receipt: id}, nil
 }
 
 func (s refunds) ProviderLedger(context.Context) ([]model.LedgerEntry, error) {
