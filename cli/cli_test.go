@@ -109,13 +109,16 @@ func TestExploreAndReplayAUserSystem(t *testing.T) {
 	assert.Equal(t, "no counterexample in 300 checks (seed 1, controls stable_keys,hold_lookup,typed_outcomes,checkpoint_check,bind_request,recheck_authority, variant fixed, fixture inventory)\nfaults: 588 of 592 scheduled reached, 4 not reached\n", out, "the fixed agent, --no-swarm")
 	code, out, stderr = run(t, "coverage", "report", cov)
 	require.Equal(t, 0, code, "coverage report: %s\n%s", stderr, out)
-	assert.Contains(t, out, "Coverage: 7 of 16 keys the systems can reach visited (43.8%; 39 reachable by the catalogue, 23 left out, each with why)")
+	// 8 keys: a drawn modifier that acts on one task puts a persistent
+	// malformed_response among them; the runs, rapid's shrinking
+	// included, are 1,223 (1,185 before sequential draws had modifiers)
+	assert.Contains(t, out, "Coverage: 8 of 17 keys the systems can reach visited (47.1%; 39 reachable by the catalogue, 22 left out, each with why)")
 	assert.Contains(t, out, "confirmed_once")
 	assert.Contains(t, out, "inventory replay ")
 	merged := filepath.Join(dir, "merged.json")
 	code, out, stderr = run(t, "coverage", "merge", merged, cov)
 	require.Equal(t, 0, code, "coverage merge: %s", stderr)
-	assert.True(t, strings.HasPrefix(out, "merged 1 files into "+merged+": 1185 runs"), "coverage merge: %q", out)
+	assert.True(t, strings.HasPrefix(out, "merged 1 files into "+merged+": 1223 runs"), "coverage merge: %q", out)
 }
 
 // auditScreen is the audit of the agent's three named configurations,

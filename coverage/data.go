@@ -85,7 +85,7 @@ func (d *Data) KeyCounts(k Key) (visits, untested int) {
 // scheduleLess is the total order that picks which schedule a key keeps,
 // independent of the order runs were recorded or files merged: fewer
 // faults first, then the faults in order by event, ordinal, kind, id,
-// target and tool, then the config (profiles before control lists, then the
+// target, tool and modifier (correlation, repeat, until, window), then the config (profiles before control lists, then the
 // profile or controls, the mutant, the retry budget and deadline overrides
 // (unset first) and the join policy), then the seed. Two valid schedules
 // are equal under it exactly when model.Format gives the same bytes.
@@ -98,7 +98,8 @@ func compareSchedules(a, b *model.Schedule) int {
 	for i := range a.Faults {
 		x, y := a.Faults[i], b.Faults[i]
 		if c := cmp.Or(cmp.Compare(x.Event, y.Event), cmp.Compare(x.Ordinal, y.Ordinal),
-			cmp.Compare(x.Kind, y.Kind), cmp.Compare(x.ID, y.ID), cmp.Compare(x.Target, y.Target), cmp.Compare(x.Tool, y.Tool)); c != 0 {
+			cmp.Compare(x.Kind, y.Kind), cmp.Compare(x.ID, y.ID), cmp.Compare(x.Target, y.Target), cmp.Compare(x.Tool, y.Tool),
+			cmp.Compare(x.Correlation, y.Correlation), cmp.Compare(x.Repeat, y.Repeat), cmp.Compare(x.Until, y.Until), cmp.Compare(x.WindowMs, y.WindowMs)); c != 0 {
 			return c
 		}
 	}

@@ -200,9 +200,12 @@ func TestConcurrentDrawsPlaceFaultsUnderTheInterleaving(t *testing.T) {
 // For a concurrent config exploration also draws correlation modifiers and
 // a seeded scheduler, after the faults and interleaving: over the clerks
 // with output_drift (which takes all four modifiers), every drawn schedule
-// validates, and many carry a modifier or a scheduler seed; the same
-// exploration of the sequential config draws neither (its draws are those
-// it made before modifiers were drawn).
+// validates, and many carry a modifier or a scheduler seed, never shared
+// (the clerks are one tenant's). The same exploration of the sequential
+// config draws no seed and, after everything else, a modifier that acts
+// on one task (repeated, persistent) on the last fault one time in four:
+// 48 of 200 schedules, each a schedule drawn before modifiers were with
+// its last fault modified.
 func TestConcurrentDrawsCorrelationsAndSeeds(t *testing.T) {
 	count := func(cfg model.Config) (seeded, correlated, repeated int) {
 		gen, err := properties.Generator(sysdef(clerks), properties.WithFixtureValue(lostupdate.Fixture()), properties.WithHarnessOptions(lostupdate.Options()),
@@ -218,9 +221,15 @@ func TestConcurrentDrawsCorrelationsAndSeeds(t *testing.T) {
 			if c := s.Config.Concurrency; c != nil && c.Seed != "" {
 				seeded++
 			}
-			for _, f := range s.Faults {
+			for j, f := range s.Faults {
 				if f.Correlation != "" {
 					correlated++
+				}
+				if f.Correlation == model.Correlation("shared") {
+					t.Errorf("example %d: shared drawn over one tenant", i)
+				}
+				if cfg.Concurrency == nil && f.Correlation != "" && (j != len(s.Faults)-1 || f.Correlation != "repeated" && f.Correlation != "persistent") {
+					t.Errorf("example %d: sequential fault %d of %d is %s", i, j+1, len(s.Faults), f.Correlation)
 				}
 				if f.Correlation == model.Correlation("repeated") && (f.Repeat < 2 || f.Repeat > 4) {
 					t.Errorf("example %d: repeat %d", i, f.Repeat)
@@ -237,8 +246,8 @@ func TestConcurrentDrawsCorrelationsAndSeeds(t *testing.T) {
 	if seeded < 50 || correlated < 50 || repeated < 10 {
 		t.Errorf("concurrent: %d of 200 seeded, %d faults with a modifier (%d repeated)", seeded, correlated, repeated)
 	}
-	if seeded, correlated, _ := count(model.Config{}); seeded != 0 || correlated != 0 {
-		t.Errorf("sequential: %d seeded, %d faults with a modifier", seeded, correlated)
+	if seeded, correlated, repeated := count(model.Config{}); seeded != 0 || correlated != 48 || repeated == 0 || repeated == correlated {
+		t.Errorf("sequential: %d seeded, %d faults with a modifier (%d repeated)", seeded, correlated, repeated)
 	}
 }
 
@@ -433,5 +442,37 @@ func TestExploreRefusesZeroChecks(t *testing.T) {
 	}
 	if rep, err := properties.Explore(sysdef(guarded), append(opts, properties.WithChecks(3), properties.WithSeed(1))...); err != nil || rep.Checks != 3 {
 		t.Fatalf("WithChecks(3): %+v, %v", rep, err)
+	}
+}
+
+// Concurrent exploration draws shared only where the fixture's tasks have
+// two tenants or more: over the reference system's copperfin-tenants
+// (T-1 and T-2) under two workers, timeout_after_commit (which takes all
+// four modifiers) carries shared 67 times in 200 drawn schedules; over
+// copperfin-batch (one tenant) in none, and a sequential config draws it
+// nowhere.
+func TestSharedOnlyAcrossTenants(t *testing.T) {
+	count := func(fixture string, c *model.Concurrency) int {
+		cfg := copperfin.ConfigOfProfile(copperfin.ProfileTyped)
+		cfg.Concurrency = c
+		gen, err := properties.Generator(copperfin.Definition(), properties.WithFixture(fixture), properties.WithConfig(cfg),
+			properties.WithKinds("timeout_after_commit"), properties.WithMaxFaults(2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		shared := 0
+		for i := range 200 {
+			for _, f := range gen.Example(i).Faults {
+				if f.Correlation == model.Correlation("shared") {
+					shared++
+				}
+			}
+		}
+		return shared
+	}
+	two := &model.Concurrency{Workers: 2}
+	tenants, batch, sequential := count("copperfin-tenants", two), count("copperfin-batch", two), count("copperfin-tenants", nil)
+	if tenants != 67 || batch != 0 || sequential != 0 {
+		t.Errorf("shared drawn: %d over two tenants, %d over one, %d sequentially", tenants, batch, sequential)
 	}
 }

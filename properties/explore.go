@@ -368,6 +368,10 @@ type explorer struct {
 	// of the clean run, when the config runs two workers or more (points
 	// 0: a sequential config, no interleaving drawn)
 	tasks, points int
+	// tenants: the fixture's tasks have two or more tenants, where a
+	// concurrent config draws the shared modifier; noModifier: a
+	// sequential draw draws none (ExplorePair's compositions)
+	tenants, noModifier bool
 	// swarm is whether each draw is a swarm draw (see drawSwarm): on for
 	// Explore, Check and Generator unless WithoutSwarm or WithGuide, off
 	// for ExplorePair; swarmEvents is the union of the kinds' fitting
@@ -436,8 +440,10 @@ type kindSpace struct {
 	clock          bool // the target is a clock advance drawn in 1..maxAdvance
 	world          bool
 	// corrs are the correlation modifiers the kind takes
-	// (FaultSpec.Correlations), drawn for a concurrent config
-	corrs []model.Correlation
+	// (FaultSpec.Correlations), drawn for a concurrent config (see
+	// drawCorrelated); single are those of them that act on one task
+	// (repeated, persistent), drawn for a sequential one (drawModifier)
+	corrs, single []model.Correlation
 }
 
 // sites is what one run crossed, for placing the next fault in it: how
@@ -687,6 +693,7 @@ func (e *explorer) survey(also ...model.Config) error {
 			}
 			if c := cfg.Concurrency; c != nil && c.Workers > 1 && len(set.fixture.Tasks) > 1 {
 				e.tasks, e.points = len(set.fixture.Tasks), len(clean.Interleaving)
+				e.tenants = slices.ContainsFunc(set.fixture.Tasks, func(t model.Task) bool { return t.Tenant != set.fixture.Tasks[0].Tenant })
 				if e.minFaults == 1 {
 					e.minFaults = 0
 				}
@@ -737,6 +744,11 @@ func (e *explorer) survey(also ...model.Config) error {
 			continue
 		}
 		ks := kindSpace{kind: sp.Kind, own: sp.Event, designed: max(sp.Ordinal, 1), world: sp.World, corrs: sp.Correlations}
+		for _, c := range sp.Correlations {
+			if c == model.Correlation("repeated") || c == model.Correlation("persistent") {
+				ks.single = append(ks.single, c)
+			}
+		}
 		// the kind's own event first: rapid draws small indices more often
 		for _, ev := range append([]model.EventName{sp.Event}, allEvents...) {
 			if slices.Contains(ks.fitting, ev) || counts[ev] == 0 || !fits(sp.Kind, ev) {
@@ -928,8 +940,44 @@ func (e *explorer) draw(t *rapid.T) *model.Schedule {
 	}
 	if e.points > 0 {
 		e.drawCorrelated(t, s)
+	} else {
+		e.drawModifier(t, s)
 	}
 	return s
+}
+
+// drawModifier draws, for a sequential config, after everything else (so
+// a schedule drawn without one is the one drawn before modifiers were),
+// whether s's last fault, when its kind takes a modifier that acts on one
+// task (repeated, persistent), carries one: one time in four, evenly
+// which (repeat 2 to 4; persistent to the run's end). Only the last: each
+// earlier fault's modifier would change the run a later one was placed
+// in. No draw is made when the kind takes none, nor for ExplorePair. It
+// shrinks toward none; the reducer drops a modifier the violation does
+// not need.
+func (e *explorer) drawModifier(t *rapid.T, s *model.Schedule) {
+	if len(s.Faults) == 0 {
+		return
+	}
+	f := &s.Faults[len(s.Faults)-1]
+	k := e.kindOf(f.Kind)
+	if k == nil || len(k.single) == 0 || e.noModifier || intRange(0, 3).Draw(t, "modifier") < 3 {
+		return
+	}
+	f.Correlation = k.single[intRange(0, len(k.single)-1).Draw(t, "correlation")]
+	if f.Correlation == model.Correlation("repeated") {
+		f.Repeat = intRange(2, 4).Draw(t, "repeat")
+	}
+}
+
+// kindOf returns the draw space of kind (nil when it is not in scope).
+func (e *explorer) kindOf(kind string) *kindSpace {
+	for i := range e.kinds {
+		if e.kinds[i].kind == kind {
+			return &e.kinds[i]
+		}
+	}
+	return nil
 }
 
 // drawTarget draws f's target when k takes one: a clock advance (evenly
@@ -957,10 +1005,10 @@ func (e *explorer) drawTarget(t *rapid.T, k *kindSpace, f *model.FaultEntry, ss 
 // a sequential config makes): for each fault whose kind takes correlation
 // modifiers, none (the kind's own correlation) or one of them, with its
 // parameter (repeat 2 to 4; persistent to the run's end; synchronized in
-// the default window), then whether the scheduler's picks past the
-// interleaving are seeded, and by which seed. Each shrinks toward none:
-// the reducer drops a modifier and a seed that the violation does not
-// need (see counterexample).
+// the default window; shared, over one tenant, stands for none), then
+// whether the scheduler's picks past the interleaving are seeded, and by
+// which seed. Each shrinks toward none: the reducer drops a modifier and
+// a seed that the violation does not need (see counterexample).
 func (e *explorer) drawCorrelated(t *rapid.T, s *model.Schedule) {
 	for i := range s.Faults {
 		f := &s.Faults[i]
@@ -976,6 +1024,9 @@ func (e *explorer) drawCorrelated(t *rapid.T, s *model.Schedule) {
 		c := intRange(0, len(corrs)).Draw(t, "correlation")
 		if c == 0 {
 			continue
+		}
+		if corrs[c-1] == model.Correlation("shared") && !e.tenants {
+			continue // one tenant: shared acts as no modifier
 		}
 		f.Correlation = corrs[c-1]
 		if f.Correlation == model.Correlation("repeated") {

@@ -111,7 +111,8 @@ func ExplorePair(def *model.Definition, on, off model.Config, seed uint64, draws
 	if err := e.survey(on); err != nil {
 		return nil, err
 	}
-	e.minFaults, e.swarm = 2, false
+	// compositions of plain faults: no modifier drawn (see drawModifier)
+	e.minFaults, e.swarm, e.noModifier = 2, false, true
 	on.Fixture = e.set.fixture.Name
 	gen := rapid.Custom(e.draw)
 	rep := &PairReport{Seed: seed}

@@ -142,7 +142,11 @@ func TestShardsRunTheRunsChecks(t *testing.T) {
 		t.Fatalf("the correct agent: found %t in %d checks, %d of %d reached", whole.Found, whole.Checks, whole.Reached, whole.Faults)
 	}
 	want := encode(t, wholeCov)
-	if whole.Faults != 330 || whole.Reached != 306 || whole.Fired != 251 || wholeCov.Runs != checks {
+	// 330 faults, as drawn before modifiers were; four checks' last fault
+	// carries one, and three of those change the run: 3 faults fewer are
+	// reached (after a persistent timeout_after_commit at the first commit
+	// no evidence receipt is written) and one fewer fires
+	if whole.Faults != 330 || whole.Reached != 303 || whole.Fired != 250 || wholeCov.Runs != checks {
 		t.Errorf("the run: %d of %d faults reached, %d fired, %d runs recorded", whole.Reached, whole.Faults, whole.Fired, wholeCov.Runs)
 	}
 

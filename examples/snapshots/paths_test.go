@@ -260,9 +260,11 @@ func line(out, prefix string) string {
 	return ""
 }
 
-// cx is the counterexample the planted bug's exploration and fuzz target
-// report (after their prefixes): one lost answer at the first deletion.
-const cx = "effect_at_most_once violated: first false after seq 6 (tool.commit), reached by f1 (timeout_after_commit): second ledger effect for task sweep-vol-a"
+// cx is the counterexample the planted bug's exploration reports (after
+// its prefix): one partial answer at the first deletion. rapid's
+// shrinking reaches it in 322 runs (before sequential draws had
+// modifiers, whose draw comes last, it reached one lost answer there in 50).
+const cx = "effect_at_most_once violated: first false after seq 6 (tool.commit), reached by f1 (partial_success_response): second ledger effect for task sweep-vol-a"
 
 // TestCheckFindsBug: the exploration of the planted bug (rapid's seed 1)
 // fails with a one-fault counterexample, and the replay command it
@@ -304,10 +306,10 @@ func TestCheckFindsBug(t *testing.T) {
 		lines[strings.TrimSpace(l)] = true
 	}
 	for _, want := range []string{
-		"systems: snapshots (50 runs, 7 events crossed; no authority, branch_join, memory, proof, proposal; its path enacts 10 kinds)",
-		"effect_at_most_once violated in 13 runs: first false after seq 6 (tool.commit): second ledger effect for task sweep-vol-a",
-		"only_expired_deleted violated in 13 runs: first false after seq 6 (tool.commit): purged a-1 from the recycle bin (deletion del-2 under key janitor:delete:a-1+retry2)",
-		"replay: FAULTLINE_REPLAY=timeout_after_commit-77c0216d.json go test -run '^TestCheck$' ./examples/snapshots",
+		"systems: snapshots (322 runs, 7 events crossed; no authority, branch_join, memory, proof, proposal; its path enacts 10 kinds)",
+		"effect_at_most_once violated in 295 runs: first false after seq 6 (tool.commit): second ledger effect for task sweep-vol-a",
+		"only_expired_deleted violated in 295 runs: first false after seq 6 (tool.commit): purged a-1 from the recycle bin (deletion del-2 under key janitor:delete:a-1+retry2)",
+		"replay: FAULTLINE_REPLAY=partial_success_response-3d42cd0e.json go test -run '^TestCheck$' ./examples/snapshots",
 	} {
 		if !lines[want] {
 			t.Errorf("the coverage report lacks the line %q:\n%s", want, report)
@@ -328,16 +330,16 @@ func TestCheckFindsBug(t *testing.T) {
 	}
 	if want := []string{
 		"tool/effect/before_commit/isolated/ledger_readback held",
-		"tool/effect/after_commit/isolated/ledger_readback violated",
+		"tool/effect/after_commit/isolated/ledger_readback never_tried",
 		"tool/effect/after_commit/isolated/receipt violated",
-		"tool/tool_call/before_commit/isolated/ledger_readback violated",
-		"tool/tool_call/before_commit/isolated/budget_counter never_tried",
+		"tool/tool_call/before_commit/isolated/ledger_readback never_tried",
+		"tool/tool_call/before_commit/isolated/budget_counter held",
 		"state/checkpoint_store/after_checkpoint/isolated/checkpoint_store held",
 		"evidence/effect/before_commit/isolated/trace_lineage never_tried",
 	}; !slices.Equal(universe, want) {
 		t.Errorf("the universe %q, want %q", universe, want)
 	}
-	if s := r.Summary; s.Applicable != 7 || s.Visited != 5 || s.NotApplicable != 12 || s.NotEnacted != 8 || s.NeverCrossed != 1 || s.NotDrawn != 11 {
+	if s := r.Summary; s.Applicable != 7 || s.Visited != 4 || s.NotApplicable != 12 || s.NotEnacted != 8 || s.NeverCrossed != 1 || s.NotDrawn != 11 {
 		t.Errorf("summary %+v", s)
 	}
 }
