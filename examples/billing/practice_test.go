@@ -1,0 +1,50 @@
+package billing_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/faultline/faultline/corpus"
+	"github.com/faultline/faultline/examples/billing"
+	"github.com/faultline/faultline/model"
+)
+
+// practiceSchedule is a schedule in the harness practice's portable shape
+// ("Agent Harness Fault Injection"): the agent's charge call times out.
+const practiceSchedule = `{"seed": "billing-practice", "faults": [{"event": "tool.call", "ordinal": 1, "kind": "timeout", "tool": "charge"}]}`
+
+// TestImportPracticeSchedule: the practice's shape converts into a
+// tool_timeout at the agent's first charge (its tool renamed), which the
+// correct agent recovers from and the fresh_key_per_retry bug turns into a
+// second charge; the practice's own example names a branch the agent
+// never fans out to, and is refused naming it.
+func TestImportPracticeSchedule(t *testing.T) {
+	def := billing.Definition()
+	verdicts := map[billing.Bugs]string{}
+	for _, bugs := range []billing.Bugs{0, billing.FreshKeyPerRetry} {
+		s, err := corpus.ImportPractice([]byte(practiceSchedule), def, billing.Config(bugs), map[string]string{"charge": billing.ToolCharge})
+		require.NoError(t, err)
+		require.Equal(t, []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "tool_timeout", Tool: billing.ToolCharge}}, s.Faults)
+		back, err := model.ParseSchedule(model.Format(s))
+		require.NoError(t, err)
+		res, err := def.Replay(back)
+		require.NoError(t, err)
+		require.True(t, res.Faults[0].Reached && res.Faults[0].Fired == 1)
+		v := string(res.RunVerdict)
+		for _, inv := range res.Invariants {
+			if !inv.Held {
+				v += " " + inv.Invariant
+			}
+		}
+		verdicts[bugs] = v
+	}
+	assert.Equal(t, map[billing.Bugs]string{0: "recovered", billing.FreshKeyPerRetry: "unrecoverable charged_once"}, verdicts)
+
+	example, err := os.ReadFile("../../corpus/testdata/harness-practice-example.json")
+	require.NoError(t, err)
+	_, err = corpus.ImportPractice(example, def, billing.Config(0), map[string]string{"search": billing.ToolCharge})
+	assert.EqualError(t, err, `practice schedule: faults[2]: the fault-free run of billing has no branch "summarize" before branch.join #1`)
+}
