@@ -205,6 +205,9 @@ type Claim struct {
 	// Degraded marks a release that continued past a failed branch under
 	// the best_effort join policy.
 	Degraded bool
+	// TimedOut marks a claim made because the task's deadline ran out:
+	// its terminal state is timed_out (TaskClaim.Terminal), not failed.
+	TimedOut bool
 }
 
 // Errors the harness's Env returns.

@@ -21,7 +21,7 @@ import (
 // result, its JSON, its timeline, its provider history or its run record
 // changes the digest.
 const (
-	runOutputsDigest = "f70cdaccd119893cb99826eb64d6962f8cd3464d22c2560b259213a3652859e1"
+	runOutputsDigest = "a82a3c4afbb9f79af361c7b0082e7fe73b6b1932d997d7c9a4a5b07eae2a387d"
 	runOutputsRuns   = 4110
 )
 

@@ -48,3 +48,28 @@ func TestImportPracticeSchedule(t *testing.T) {
 	_, err = corpus.ImportPractice(example, def, billing.Config(0), map[string]string{"search": billing.ToolCharge})
 	assert.EqualError(t, err, `practice schedule: faults[2]: the fault-free run of billing has no branch "summarize" before branch.join #1`)
 }
+
+// TestTerminalTimedOut: a clock advance of 1900 ms at the approval leaves
+// the agent 30 ms, too little for a charge: it holds at its deadline, a
+// timed_out terminal state; the schedule expecting it stays contained,
+// one expecting completed is inconclusive naming the invoice.
+func TestTerminalTimedOut(t *testing.T) {
+	def := billing.Definition()
+	got := map[string][]string{}
+	for _, expect := range []string{model.TerminalTimedOut, model.TerminalCompleted} {
+		s := &model.Schedule{Version: model.ScheduleVersionTerminal, Seed: "deadline", Config: billing.Config(0),
+			Faults:         []model.FaultEntry{{Event: model.EvAuthorityGrant, Ordinal: 1, Kind: "clock_advance", Target: "1900"}},
+			ExpectTerminal: []string{expect}}
+		back, err := model.ParseSchedule(model.Format(s))
+		require.NoError(t, err)
+		res, err := def.Replay(back)
+		require.NoError(t, err)
+		require.Len(t, res.Claims, 1)
+		assert.Equal(t, model.TerminalTimedOut, res.Claims[0].Terminal())
+		got[expect] = append([]string{string(res.RunVerdict)}, res.Unexpected...)
+	}
+	assert.Equal(t, map[string][]string{
+		"timed_out": {"contained_failure"},
+		"completed": {"inconclusive", "task inv-1042 ended timed_out, the schedule expects completed"},
+	}, got)
+}
