@@ -29,7 +29,7 @@ func TestExpectedTerminalStates(t *testing.T) {
 	res, err := def.Replay(s)
 	require.NoError(t, err)
 	require.Len(t, res.Claims, 1)
-	assert.Equal(t, model.TerminalTimedOut, res.Claims[0].Terminal())
+	assert.Equal(t, "timed_out", res.Claims[0].Terminal())
 	assert.Empty(t, res.Unexpected)
 
 	for _, tc := range []struct {

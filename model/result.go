@@ -115,9 +115,9 @@ type TaskClaim struct {
 // a release completed, a claim made because the deadline ran out
 // (Claim.TimedOut) timed_out, any other hold or denial failed.
 const (
-	TerminalCompleted = "completed"
-	TerminalFailed    = "failed"
-	TerminalTimedOut  = "timed_out"
+	terminalCompleted = "completed"
+	terminalFailed    = "failed"
+	terminalTimedOut  = "timed_out"
 )
 
 // Terminal returns the task's terminal state: completed, timed_out or
@@ -125,11 +125,11 @@ const (
 func (c TaskClaim) Terminal() string {
 	switch {
 	case c.Verdict == ClaimRelease:
-		return TerminalCompleted
+		return terminalCompleted
 	case c.TimedOut:
-		return TerminalTimedOut
+		return terminalTimedOut
 	}
-	return TerminalFailed
+	return terminalFailed
 }
 
 // TaskVerdict is one task's verdicts in a run: its claim as the oracle

@@ -33,17 +33,17 @@ type Schedule struct {
 	Config  Config       `json:"config"`
 	Faults  []FaultEntry `json:"faults"`
 	// ExpectTerminal, when set, is the terminal state each task of the
-	// fixture is expected to end in, in task order (TerminalCompleted,
-	// TerminalFailed, TerminalTimedOut); a run that ends otherwise is
+	// fixture is expected to end in, in task order ("completed",
+	// "failed", "timed_out"); a run that ends otherwise is
 	// inconclusive, naming the task (Result.Unexpected). A schedule with
-	// it is version 3 (ScheduleVersionTerminal); nil in every older file.
+	// it is version 3 (scheduleVersionTerminal); nil in every older file.
 	ExpectTerminal []string `json:"expect_terminal,omitempty"`
 }
 
-// ScheduleVersionTerminal is the version of a schedule file that declares
+// scheduleVersionTerminal is the version of a schedule file that declares
 // its expected terminal states (Schedule.ExpectTerminal); a schedule
 // without them is written as ScheduleVersion, as before.
-const ScheduleVersionTerminal = 3
+const scheduleVersionTerminal = 3
 
 // FaultEntry attaches one fault kind to the Ordinal-th occurrence (1-based)
 // of Event. ID is optional; the harness names unnamed faults f1, f2, ... in
@@ -509,17 +509,17 @@ func ParseSchedule(data []byte) (*Schedule, error) {
 	if raw.Version == nil {
 		return nil, fmt.Errorf(`schedule: missing "version" (want %d)`, ScheduleVersion)
 	}
-	if *raw.Version != ScheduleVersion && *raw.Version != 1 && *raw.Version != ScheduleVersionTerminal {
-		return nil, fmt.Errorf("schedule: unsupported version %d (want %d, %d with expect_terminal, or 1)", *raw.Version, ScheduleVersion, ScheduleVersionTerminal)
+	if *raw.Version != ScheduleVersion && *raw.Version != 1 && *raw.Version != scheduleVersionTerminal {
+		return nil, fmt.Errorf("schedule: unsupported version %d (want %d, %d with expect_terminal, or 1)", *raw.Version, ScheduleVersion, scheduleVersionTerminal)
 	}
-	if raw.Expect == nil && *raw.Version == ScheduleVersionTerminal {
-		return nil, fmt.Errorf(`schedule: unsupported version %d without "expect_terminal" (version %d declares the expected terminal states; want %d, or 1)`, ScheduleVersionTerminal, ScheduleVersionTerminal, ScheduleVersion)
+	if raw.Expect == nil && *raw.Version == scheduleVersionTerminal {
+		return nil, fmt.Errorf(`schedule: unsupported version %d without "expect_terminal" (version %d declares the expected terminal states; want %d, or 1)`, scheduleVersionTerminal, scheduleVersionTerminal, ScheduleVersion)
 	}
-	if raw.Expect != nil && *raw.Version != ScheduleVersionTerminal {
-		return nil, fmt.Errorf(`schedule: "expect_terminal" needs version %d (this file is version %d)`, ScheduleVersionTerminal, *raw.Version)
+	if raw.Expect != nil && *raw.Version != scheduleVersionTerminal {
+		return nil, fmt.Errorf(`schedule: "expect_terminal" needs version %d (this file is version %d)`, scheduleVersionTerminal, *raw.Version)
 	}
 	for i, t := range raw.Expect {
-		if t != TerminalCompleted && t != TerminalFailed && t != TerminalTimedOut {
+		if t != terminalCompleted && t != terminalFailed && t != terminalTimedOut {
 			return nil, fmt.Errorf("schedule: expect_terminal[%d]: unknown terminal state %q (valid: completed, failed, timed_out)", i, t)
 		}
 	}
@@ -531,7 +531,7 @@ func ParseSchedule(data []byte) (*Schedule, error) {
 	}
 	s := &Schedule{Version: ScheduleVersion, Seed: raw.Seed, Faults: []FaultEntry{}, ExpectTerminal: raw.Expect}
 	if raw.Expect != nil {
-		s.Version = ScheduleVersionTerminal
+		s.Version = scheduleVersionTerminal
 	}
 	if *raw.Version == 1 {
 		c, err := decodeConfigV1(raw.Config)
@@ -653,7 +653,7 @@ func Format(s *Schedule) []byte {
 	c := *s
 	c.Version = ScheduleVersion
 	if len(c.ExpectTerminal) > 0 {
-		c.Version = ScheduleVersionTerminal
+		c.Version = scheduleVersionTerminal
 	}
 	if c.Faults == nil {
 		c.Faults = []FaultEntry{}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -36,4 +37,30 @@ func TestScheduleImport(t *testing.T) {
 	code, _, stderr = runCLI(t, "schedule", "import", example, "--tool", "search")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, `--tool: "search" is not FROM=TO`)
+}
+
+// TestMatrix: the reference system's fault matrix, typed: 20 single faults
+// of the 27 placed visit 20 keys, 19 reachable keys need more than one
+// single fault; --format json carries the same rows; an unknown fixture is
+// bad input.
+func TestMatrix(t *testing.T) {
+	code, out, stderr := runCLI(t, "matrix", "--config", `{"profile": "typed"}`)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "Fault matrix of copperfin: 20 single faults visit 20 keys (greedy set cover over 27 placed single faults).\n")
+	assert.Contains(t, out, "Reachable keys no single fault visits: 19\n")
+	code, js, stderr := runCLI(t, "matrix", "--config", `{"profile": "typed"}`, "--format", "json")
+	require.Equal(t, 0, code, stderr)
+	var m struct {
+		Rows []struct {
+			Kind string `json:"kind"`
+		} `json:"rows"`
+		Candidates int `json:"candidates"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(js), &m))
+	assert.Len(t, m.Rows, 20)
+	assert.Equal(t, 27, m.Candidates)
+	assert.Equal(t, "subject_swap", m.Rows[0].Kind)
+	code, _, stderr = runCLI(t, "matrix", "--fixture", "nope")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "nope")
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/faultline/faultline/corpus"
+	"github.com/faultline/faultline/coverage"
 	"github.com/faultline/faultline/examples/billing"
 	"github.com/faultline/faultline/model"
 )
@@ -56,8 +57,8 @@ func TestImportPracticeSchedule(t *testing.T) {
 func TestTerminalTimedOut(t *testing.T) {
 	def := billing.Definition()
 	got := map[string][]string{}
-	for _, expect := range []string{model.TerminalTimedOut, model.TerminalCompleted} {
-		s := &model.Schedule{Version: model.ScheduleVersionTerminal, Seed: "deadline", Config: billing.Config(0),
+	for _, expect := range []string{"timed_out", "completed"} {
+		s := &model.Schedule{Version: 3, Seed: "deadline", Config: billing.Config(0),
 			Faults:         []model.FaultEntry{{Event: model.EvAuthorityGrant, Ordinal: 1, Kind: "clock_advance", Target: "1900"}},
 			ExpectTerminal: []string{expect}}
 		back, err := model.ParseSchedule(model.Format(s))
@@ -65,11 +66,35 @@ func TestTerminalTimedOut(t *testing.T) {
 		res, err := def.Replay(back)
 		require.NoError(t, err)
 		require.Len(t, res.Claims, 1)
-		assert.Equal(t, model.TerminalTimedOut, res.Claims[0].Terminal())
+		assert.Equal(t, "timed_out", res.Claims[0].Terminal())
 		got[expect] = append([]string{string(res.RunVerdict)}, res.Unexpected...)
 	}
 	assert.Equal(t, map[string][]string{
 		"timed_out": {"contained_failure"},
 		"completed": {"inconclusive", "task inv-1042 ended timed_out, the schedule expects completed"},
 	}, got)
+}
+
+// TestFaultMatrix: of the 21 catalogue kinds the agent's fault-free run
+// places, greedy set cover keeps 15, one per key visited; the kinds it
+// drops share a key with one it keeps (malformed_response and
+// output_drift the after-commit timeout's, tool_timeout the unsent
+// timeout's, the checkpoint store's kinds missing_checkpoint's), and 24
+// reachable keys need a correlation, a second task or an event the agent
+// never crosses.
+func TestFaultMatrix(t *testing.T) {
+	m, err := coverage.FaultMatrix(billing.Definition(), "", billing.Config(0), nil)
+	require.NoError(t, err)
+	var kinds []string
+	for _, r := range m.Rows {
+		require.Len(t, r.Keys, 1, r.Kind)
+		kinds = append(kinds, r.Kind)
+	}
+	assert.Equal(t, []string{"revoked_capability", "timeout_after_commit", "partial_success_response", "checkpoint_rollback",
+		"concurrent_version_change", "drop_effect_receipt", "break_trace_lineage", "sandbox_denial", "timeout_before_send",
+		"reject_before_commit", "rate_limit", "budget_exhaustion", "worker_restart", "missing_checkpoint", "lagging_readback"}, kinds)
+	assert.Equal(t, 21, m.Candidates)
+	assert.Len(t, m.Visited, 15)
+	assert.Len(t, m.Unvisited, 24)
+	assert.Equal(t, "tool/effect/after_commit/isolated/ledger_readback", m.Rows[1].Keys[0].String())
 }
