@@ -84,6 +84,9 @@ func ImportPractice(data []byte, def *model.Definition, cfg model.Config, tools 
 				return nil, fmt.Errorf("practice schedule: faults[%d]: %q: %w", i, k, err)
 			}
 		}
+		if e.Branch != "" && e.Kind != "partial_failure" && e.Kind != "branch_failure" {
+			return nil, fmt.Errorf(`practice schedule: faults[%d]: "branch" %q goes with kind partial_failure, not %q`, i, e.Branch, e.Kind)
+		}
 		out, bad := e.convert(tools)
 		for _, b := range bad {
 			unknown = append(unknown, fmt.Sprintf("faults[%d] %s", i, b))

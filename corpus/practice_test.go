@@ -73,6 +73,8 @@ func TestImportPracticeRefusals(t *testing.T) {
 	_, err := corpus.ImportPractice([]byte(`{"seed": "s", "when": 1, "faults": [{"event": "tool.send", "ordinal": 1, "kind": "explode", "colour": "red"}]}`), nil, cfg, nil)
 	require.Error(t, err)
 	assert.Equal(t, `practice schedule: unknown faults[0] event "tool.send", faults[0] field "colour", faults[0] kind "explode", field "when" (docs/formats.md lists the names it converts)`, err.Error())
+	_, err = corpus.ImportPractice([]byte(`{"faults": [{"event": "memory.read", "ordinal": 1, "kind": "memory_loss", "branch": "summarize"}]}`), nil, cfg, nil)
+	assert.EqualError(t, err, `practice schedule: faults[0]: "branch" "summarize" goes with kind partial_failure, not "memory_loss"`)
 	_, err = corpus.ImportPractice([]byte(`{"version": 2, "faults": []}`), nil, cfg, nil)
 	assert.ErrorContains(t, err, `it has a "version"`)
 	_, err = corpus.ImportPractice([]byte(`{"faults": [{"event": "branch.join", "ordinal": 1, "kind": "partial_failure", "branch": "translate"}]}`), copperfin.Definition(), cfg, nil)
