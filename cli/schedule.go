@@ -29,7 +29,7 @@ func (p *Program) scheduleCmd() *cobra.Command {
 func (p *Program) scheduleImportCmd() *cobra.Command {
 	var so systemOptions
 	var harness string
-	var tools []string
+	var tools, expect []string
 	c := &cobra.Command{
 		Use:   "import FILE",
 		Short: "Convert the harness practice's example schedule into a versioned schedule",
@@ -46,7 +46,10 @@ through. The file it prints replays with "replay".
 
 --harness JSON is the config's harness part (fixture, retry_budget,
 deadline_ms, join, ...; default {}), --config JSON its system part (default
-{}), --tool FROM=TO renames a tool of the file to one of the system's.
+{}), --tool FROM=TO renames a tool of the file to one of the system's,
+--expect-terminal STATE,... declares each task's expected terminal state
+(completed, failed, timed_out; the practice freezes them before a run): the
+file is then version 3.
 
 Exit codes: 0 converted; 2 bad input (a missing or malformed file, an unknown
 field, event or kind, all of them named, a config that does not apply); 4 an
@@ -90,12 +93,18 @@ I/O error.`,
 			if err != nil {
 				return BadInput("%s: %w", args[0], err)
 			}
-			_, err = c.OutOrStdout().Write(model.Format(s))
+			s.ExpectTerminal = expect
+			out := model.Format(s)
+			if _, err := model.ParseSchedule(out); err != nil {
+				return BadInput("--expect-terminal: %w", err)
+			}
+			_, err = c.OutOrStdout().Write(out)
 			return OutputError(err)
 		},
 	}
 	so.add(p, c, "import")
 	c.Flags().StringVar(&harness, "harness", "", "the config's harness part, a JSON object (default {})")
 	c.Flags().StringArrayVar(&tools, "tool", nil, "FROM=TO: rename the file's tool FROM to the system's tool TO (repeatable)")
+	c.Flags().StringSliceVar(&expect, "expect-terminal", nil, "each task's expected terminal state, in task order: completed, failed or timed_out")
 	return c
 }

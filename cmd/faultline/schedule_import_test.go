@@ -29,6 +29,27 @@ func TestScheduleImport(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, out, "Run verdict: contained_failure")
 
+	// the terminal states frozen before the run: the first task fails on
+	// its required branch, the other two complete; expecting three
+	// completions is inconclusive naming the first task
+	for expect, want := range map[string]int{"failed,completed,completed": 0, "completed,completed,completed": 3} {
+		code, out, stderr = runCLI(t, "schedule", "import", example,
+			"--harness", `{"fixture": "copperfin-batch", "retry_budget": 1, "deadline_ms": 2000, "join": "all_required"}`,
+			"--config", `{"profile": "typed"}`, "--tool", "search=payments.refund", "--expect-terminal", expect)
+		require.Equal(t, 0, code, stderr)
+		require.Contains(t, out, "\"version\": 3,")
+		require.NoError(t, os.WriteFile(file, []byte(out), 0o600))
+		code, _, stderr = runCLI(t, "replay", file)
+		assert.Equal(t, want, code, expect)
+		if want == 3 {
+			assert.Contains(t, stderr, "task refund-O-731 ended failed, the schedule expects completed")
+		}
+	}
+	code, _, stderr = runCLI(t, "schedule", "import", example, "--config", `{"profile": "typed"}`, "--harness", `{"fixture": "copperfin-batch"}`,
+		"--tool", "search=payments.refund", "--expect-terminal", "done")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, `unknown terminal state "done"`)
+
 	bad := filepath.Join(t.TempDir(), "bad.json")
 	require.NoError(t, os.WriteFile(bad, []byte(`{"seed": "s", "faults": [{"event": "tool.call", "ordinal": 1, "kind": "crash", "lane": "a"}]}`), 0o600))
 	code, _, stderr = runCLI(t, "schedule", "import", bad, "--config", `{"profile": "typed"}`)
