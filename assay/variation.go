@@ -30,8 +30,9 @@ type Level struct {
 // Dimension is one configuration dimension of the system under test (seed
 // 000, the eight-step assay, step 8: "Repeat across seeds, timings, load,
 // policy versions and fault-dependent configurations"). Dimensions are
-// built only by their constructors ([RetryBudgets], [Deadlines]); a new
-// dimension (policy version, checkpoint interval, join policy) is one more
+// built only by their constructors ([RetryBudgets], [Deadlines],
+// [PolicyVersions], [ContextCutoffs], [Loads]); a new dimension
+// (checkpoint interval, join policy) is one more
 // constructor that returns Levels changing the Setup, and every study,
 // figure and dossier picks it up unchanged.
 type Dimension struct {

@@ -250,7 +250,7 @@ func (p *Program) Command(stdout, stderr io.Writer) *cobra.Command {
 		mine[c.Name()] = c
 		extra = append(extra, c)
 	}
-	for _, c := range []*cobra.Command{p.replayCmd(), p.exploreCmd(), p.auditCmd(), p.dossierCmd(), p.coverageCmd(), p.versionCmd(version)} {
+	for _, c := range []*cobra.Command{p.replayCmd(), p.exploreCmd(), p.auditCmd(), p.dossierCmd(), p.coverageCmd(), p.scheduleCmd(), p.matrixCmd(), p.versionCmd(version)} {
 		m := mine[c.Name()]
 		if m == nil {
 			root.AddCommand(c)

@@ -210,6 +210,9 @@ type Claim struct {
 	// must name one the provider's own store holds for the task
 	// (recorded_agrees_with_ledger); model systems may leave it empty.
 	Receipt string
+	// TimedOut marks a claim made because the task's deadline ran out:
+	// its terminal state is timed_out (TaskClaim.Terminal), not failed.
+	TimedOut bool
 }
 
 // Errors the harness's Env returns.

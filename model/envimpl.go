@@ -780,11 +780,11 @@ func (m *memoryEnv) Put(ctx context.Context, key, value string) error {
 	found := false
 	for i := range r.memory {
 		if r.memory[i].k == key {
-			r.memory[i].v, found = value, true
+			r.memory[i].v, r.memory[i].at, found = value, r.world.Clock, true
 		}
 	}
 	if !found {
-		r.memory = append(r.memory, kv{key, value})
+		r.memory = append(r.memory, kv{key, value, r.world.Clock})
 	}
 	c.done("ok", detailStr(key), "")
 	return nil
@@ -798,8 +798,9 @@ func (m *memoryEnv) Get(ctx context.Context, key string) (string, bool, error) {
 	}
 	r := c.r
 	each(&c, func(h memoryHook, f *armed) bool { return h.onMemoryRead(r, f.entry.Target) })
+	cut := r.h.opts.ContextCutoff
 	for _, x := range r.memory {
-		if x.k == key {
+		if x.k == key && (cut <= 0 || r.world.Clock-x.at <= cut) {
 			c.done("hit", detailStr(key), "")
 			return x.v, true, nil
 		}

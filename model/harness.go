@@ -27,6 +27,11 @@ type Options struct {
 	// Join is the join policy of every task's fan-out (default
 	// all_required).
 	Join JoinPolicy
+	// ContextCutoff, when positive, bounds the ephemeral context in
+	// logical milliseconds: a memory.read misses an entry written longer
+	// ago than that, as a context window drops what scrolled out of it.
+	// 0 (the default) keeps every entry.
+	ContextCutoff Millis
 	// Builtin selects the built-in invariants checked, by name (see
 	// [Invariants]): nil checks all eight (the reference world's
 	// oracle); a non-nil list checks exactly those named, none when it is
@@ -491,7 +496,10 @@ func (r *run) cpFromOf(task string) int {
 	return 0
 }
 
-type kv struct{ k, v string }
+type kv struct {
+	k, v string
+	at   Millis // when it was written, for Options.ContextCutoff
+}
 
 // tamperKind is a pending checkpoint-store disturbance.
 type tamperKind int

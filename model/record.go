@@ -46,10 +46,13 @@ type RunRecord struct {
 	ContextSwitches int   `json:"context_switches,omitempty"`
 	// Fleet is a fleet run's load on the provider (Result.Fleet); absent
 	// for any other run.
-	Fleet       *FleetLoad `json:"fleet,omitempty"`
-	Limitations []string   `json:"limitations"`
-	NextCheck   string     `json:"narrowest_next_verification"`
-	Summary     string     `json:"summary"`
+	Fleet *FleetLoad `json:"fleet,omitempty"`
+	// Unexpected names each task that did not end in the terminal state
+	// its schedule expects (Result.Unexpected); absent without one.
+	Unexpected  []string `json:"unexpected_terminal,omitempty"`
+	Limitations []string `json:"limitations"`
+	NextCheck   string   `json:"narrowest_next_verification"`
+	Summary     string   `json:"summary"`
 }
 
 // Contract is the frozen contract a run was judged under. System is the
@@ -156,7 +159,7 @@ func (res *Result) Record() RunRecord {
 		Version: recordVersion, RunID: res.RunID, RunVerdict: res.RunVerdict, ClaimVerdict: res.Verdict,
 		Schedule: res.Schedule, Invariants: map[string]string{}, Violations: []InvariantResult{},
 		Terms: res.Terms, Claims: res.Claims, Tasks: res.Tasks, Limitations: append([]string(nil), limitations...),
-		Fleet: res.Fleet,
+		Fleet: res.Fleet, Unexpected: res.Unexpected,
 	}
 	rec.Contract = Contract{Fixture: fx.Name, Config: res.describeSystem(),
 		RetryBudget: res.budget.RetryBudget, DeadlineMs: res.budget.DeadlineMs, Join: res.join, Statement: contractStatement,
@@ -323,6 +326,9 @@ func (rec *RunRecord) summary() string {
 			}
 			b.WriteString(")")
 		}
+	}
+	if len(rec.Unexpected) > 0 {
+		b.WriteString("; not the terminal states the schedule expects: " + strings.Join(rec.Unexpected, "; "))
 	}
 	b.WriteString(").\nFailed invariants: ")
 	if len(rec.Violations) == 0 {

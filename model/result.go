@@ -1,6 +1,9 @@
 package model
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // RunVerdict is the run-level verdict of the harness practice ("Budgets and Terminal
 // Verdicts").
@@ -105,6 +108,28 @@ type TaskClaim struct {
 	Verdict  ClaimVerdict `json:"verdict"`
 	Reason   string       `json:"reason,omitempty"`
 	Degraded bool         `json:"degraded,omitempty"`
+	TimedOut bool         `json:"timed_out,omitempty"`
+}
+
+// Terminal states of a task (TaskClaim.Terminal), the harness practice's:
+// a release completed, a claim made because the deadline ran out
+// (Claim.TimedOut) timed_out, any other hold or denial failed.
+const (
+	terminalCompleted = "completed"
+	terminalFailed    = "failed"
+	terminalTimedOut  = "timed_out"
+)
+
+// Terminal returns the task's terminal state: completed, timed_out or
+// failed.
+func (c TaskClaim) Terminal() string {
+	switch {
+	case c.Verdict == ClaimRelease:
+		return terminalCompleted
+	case c.TimedOut:
+		return terminalTimedOut
+	}
+	return terminalFailed
 }
 
 // TaskVerdict is one task's verdicts in a run: its claim as the oracle
@@ -158,6 +183,9 @@ type Result struct {
 	// run.
 	Interleaving    []int `json:"interleaving,omitempty"`
 	ContextSwitches int   `json:"context_switches,omitempty"`
+	// Unexpected names each task whose terminal state is not the one the
+	// schedule expects (Schedule.ExpectTerminal); empty without one.
+	Unexpected []string `json:"unexpected_terminal,omitempty"`
 	// Fleet is, for a run of a fleet fixture (Fixture.Fleet), the
 	// provider's load the harness measured; nil otherwise.
 	Fleet *FleetLoad `json:"fleet,omitempty"`
@@ -365,7 +393,8 @@ func (r *run) outcomeInto(st *resultStore) {
 				DeadlineMs: t.task.Deadline, DeadlineRemainingMs: t.task.Deadline - (t.claimAt - t.started), Restarts: t.restarts,
 				Reconciled: t.reconciled}
 		}
-		res.Claims = append(res.Claims, TaskClaim{Task: t.task.ID, Verdict: t.claim.Verdict, Reason: t.claim.Reason, Degraded: t.claim.Degraded})
+		res.Claims = append(res.Claims, TaskClaim{Task: t.task.ID, Verdict: t.claim.Verdict, Reason: t.claim.Reason, Degraded: t.claim.Degraded,
+			TimedOut: t.claim.TimedOut})
 		tv := r.taskVerdict(i, res.Invariants, res.Terms)
 		res.Tasks = append(res.Tasks, tv)
 		switch {
@@ -390,6 +419,29 @@ func (r *run) outcomeInto(st *resultStore) {
 		res.RunVerdict = Recovered
 	default:
 		res.RunVerdict = ContainedFailure
+	}
+	res.checkTerminal()
+}
+
+// checkTerminal compares each task's terminal state with the one the
+// schedule expects (Schedule.ExpectTerminal), records every difference in
+// Unexpected, and makes a recovered or contained run inconclusive when
+// there is one: the run did not end as its contract says.
+func (res *Result) checkTerminal() {
+	if res.Schedule == nil || len(res.Schedule.ExpectTerminal) == 0 {
+		return
+	}
+	want := res.Schedule.ExpectTerminal
+	if len(want) != len(res.Claims) {
+		res.Unexpected = append(res.Unexpected, fmt.Sprintf("the schedule expects %d terminal states, the run has %d tasks", len(want), len(res.Claims)))
+	}
+	for i, c := range res.Claims {
+		if i < len(want) && c.Terminal() != want[i] {
+			res.Unexpected = append(res.Unexpected, fmt.Sprintf("task %s ended %s, the schedule expects %s", c.Task, c.Terminal(), want[i]))
+		}
+	}
+	if len(res.Unexpected) > 0 && (res.RunVerdict == Recovered || res.RunVerdict == ContainedFailure) {
+		res.RunVerdict = Inconclusive
 	}
 }
 

@@ -94,6 +94,9 @@ func (res *Result) Err() error {
 	}
 	if res.RunVerdict == Inconclusive {
 		reason := "the run ended without the system's own verdict"
+		if len(res.Unexpected) > 0 {
+			reason = strings.Join(res.Unexpected, "; ")
+		}
 		if res.Stopped != nil {
 			reason = "a stop condition ended the run before it could be judged"
 		}

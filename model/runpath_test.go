@@ -21,7 +21,7 @@ import (
 // result, its JSON, its timeline, its provider history or its run record
 // changes the digest.
 const (
-	runOutputsDigest = "fec86756bfa35a781e3d637b0ab947195207a8f9f6f16a2481d5e43f8ac0835c"
+	runOutputsDigest = "aa9ad447925ed8e38d976faf412b833b7cb955d6b60e58b16dd1942324f002a8"
 	runOutputsRuns   = 4110
 )
 

@@ -32,7 +32,18 @@ type Schedule struct {
 	Seed    string       `json:"seed"`
 	Config  Config       `json:"config"`
 	Faults  []FaultEntry `json:"faults"`
+	// ExpectTerminal, when set, is the terminal state each task of the
+	// fixture is expected to end in, in task order ("completed",
+	// "failed", "timed_out"); a run that ends otherwise is
+	// inconclusive, naming the task (Result.Unexpected). A schedule with
+	// it is version 3 (scheduleVersionTerminal); nil in every older file.
+	ExpectTerminal []string `json:"expect_terminal,omitempty"`
 }
+
+// scheduleVersionTerminal is the version of a schedule file that declares
+// its expected terminal states (Schedule.ExpectTerminal); a schedule
+// without them is written as ScheduleVersion, as before.
+const scheduleVersionTerminal = 3
 
 // FaultEntry attaches one fault kind to the Ordinal-th occurrence (1-based)
 // of Event. ID is optional; the harness names unnamed faults f1, f2, ... in
@@ -490,6 +501,7 @@ func ParseSchedule(data []byte) (*Schedule, error) {
 		Seed    string          `json:"seed"`
 		Config  json.RawMessage `json:"config"`
 		Faults  *[]FaultEntry   `json:"faults"`
+		Expect  []string        `json:"expect_terminal"`
 	}
 	if err := strictjson.Decode(data, &raw); err != nil {
 		return nil, fmt.Errorf("schedule: %w", err)
@@ -497,13 +509,30 @@ func ParseSchedule(data []byte) (*Schedule, error) {
 	if raw.Version == nil {
 		return nil, fmt.Errorf(`schedule: missing "version" (want %d)`, ScheduleVersion)
 	}
-	if *raw.Version != ScheduleVersion && *raw.Version != 1 {
-		return nil, fmt.Errorf("schedule: unsupported version %d (want %d, or 1)", *raw.Version, ScheduleVersion)
+	if *raw.Version != ScheduleVersion && *raw.Version != 1 && *raw.Version != scheduleVersionTerminal {
+		return nil, fmt.Errorf("schedule: unsupported version %d (want %d, %d with expect_terminal, or 1)", *raw.Version, ScheduleVersion, scheduleVersionTerminal)
+	}
+	if raw.Expect == nil && *raw.Version == scheduleVersionTerminal {
+		return nil, fmt.Errorf(`schedule: unsupported version %d without "expect_terminal" (version %d declares the expected terminal states; want %d, or 1)`, scheduleVersionTerminal, scheduleVersionTerminal, ScheduleVersion)
+	}
+	if raw.Expect != nil && *raw.Version != scheduleVersionTerminal {
+		return nil, fmt.Errorf(`schedule: "expect_terminal" needs version %d (this file is version %d)`, scheduleVersionTerminal, *raw.Version)
+	}
+	for i, t := range raw.Expect {
+		if t != terminalCompleted && t != terminalFailed && t != terminalTimedOut {
+			return nil, fmt.Errorf("schedule: expect_terminal[%d]: unknown terminal state %q (valid: completed, failed, timed_out)", i, t)
+		}
 	}
 	if len(raw.Config) == 0 || string(raw.Config) == "null" {
 		return nil, errors.New(`schedule: missing "config" (give {"harness": {...}, "system": {...}})`)
 	}
-	s := &Schedule{Version: ScheduleVersion, Seed: raw.Seed, Faults: []FaultEntry{}}
+	if raw.Expect != nil && len(raw.Expect) == 0 {
+		return nil, errors.New(`schedule: "expect_terminal" is empty (give one terminal state per task)`)
+	}
+	s := &Schedule{Version: ScheduleVersion, Seed: raw.Seed, Faults: []FaultEntry{}, ExpectTerminal: raw.Expect}
+	if raw.Expect != nil {
+		s.Version = scheduleVersionTerminal
+	}
 	if *raw.Version == 1 {
 		c, err := decodeConfigV1(raw.Config)
 		if err != nil {
@@ -623,6 +652,9 @@ var defaultFaultIDs = [...]string{"f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8"
 func Format(s *Schedule) []byte {
 	c := *s
 	c.Version = ScheduleVersion
+	if len(c.ExpectTerminal) > 0 {
+		c.Version = scheduleVersionTerminal
+	}
 	if c.Faults == nil {
 		c.Faults = []FaultEntry{}
 	}

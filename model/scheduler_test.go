@@ -69,7 +69,7 @@ func schedulerRuns(t *testing.T, yield func(name string, h *model.Harness, facto
 // switches, timeline, verdicts) of schedulerRuns' runs, in a fixed order,
 // is the one the scheduler gave before its ready list was indexed.
 func TestSchedulerPicksPinned(t *testing.T) {
-	const want = "e5464bec64ce09f02fb6e3ccbe665287ea24f552a6bc268a55201409f8199655"
+	const want = "769b871476a0653583d8628d7fdea452306b13404abeec143db9a0101b5f8f18"
 	sum := sha256.New()
 	runs := map[string][]byte{}
 	var names []string

@@ -125,7 +125,7 @@ type invoice struct {
 
 func (v *invoice) end(verdict model.ClaimVerdict, code, reason string) (model.Claim, error) {
 	v.env.Signals.Warn(code, reason)
-	return model.Claim{Verdict: verdict, Reason: reason}, nil
+	return model.Claim{Verdict: verdict, Reason: reason, TimedOut: code == "deadline"}, nil
 }
 
 func (v *invoice) save(state string) error {

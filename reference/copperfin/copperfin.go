@@ -212,11 +212,15 @@ func (f *flow) deny(reason string) (model.Claim, error) {
 }
 
 // stop ends the task with a hold, or a denial under deny_on_warning.
+// A stop on the deadline (deadline_exhausted) is a timed-out claim.
 func (f *flow) stop(code, reason string) (model.Claim, error) {
+	timedOut := code == "deadline_exhausted"
 	if f.warn(code, reason) {
-		return f.deny("warning: " + reason)
+		c, err := f.deny("warning: " + reason)
+		c.TimedOut = timedOut && err == nil
+		return c, err
 	}
-	return model.Claim{Verdict: model.ClaimHold, Reason: reason}, nil
+	return model.Claim{Verdict: model.ClaimHold, Reason: reason, TimedOut: timedOut}, nil
 }
 
 func (f *flow) save(state string, effects []string) error {
