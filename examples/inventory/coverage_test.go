@@ -112,8 +112,9 @@ func TestCoverageOfTheAgent(t *testing.T) {
 	// the agent's universe: the keys it can reach, visited or not (the
 	// exploration draws from explore's kinds, which leave out subject_swap,
 	// revoked_capability, sliding_grant_cache, lagging_readback and
-	// break_trace_lineage; the audit reaches them); the 13 modifier keys a
-	// sequential exploration does not draw are left out
+	// break_trace_lineage; the audit reaches them); four keys of repeated
+	// or persistent faults, which a sequential draw puts on a last fault,
+	// are visited; the 9 modifier keys no recorded run had are left out
 	var universe []string
 	for _, k := range r.Keys {
 		switch k.Status {
@@ -128,6 +129,9 @@ func TestCoverageOfTheAgent(t *testing.T) {
 		"tool/effect/before_commit/isolated/ledger_readback held",
 		"tool/effect/after_commit/isolated/ledger_readback held",
 		"tool/effect/after_commit/isolated/receipt violated",
+		"tool/effect/after_commit/repeated/ledger_readback held",
+		"tool/effect/after_commit/repeated/receipt held",
+		"tool/effect/after_commit/persistent/receipt held",
 		"tool/sandbox/before_validation/isolated/ledger_readback held",
 		"tool/tool_call/before_commit/isolated/ledger_readback violated",
 		"tool/tool_call/before_commit/isolated/budget_counter held",
@@ -135,13 +139,14 @@ func TestCoverageOfTheAgent(t *testing.T) {
 		"state/state/before_commit/isolated/state_version held",
 		"state/state/after_commit/isolated/ledger_readback never_tried",
 		"state/state/after_checkpoint/isolated/ledger_readback held",
+		"state/state/after_checkpoint/repeated/ledger_readback held",
 		"state/worker/after_checkpoint/isolated/checkpoint_store held",
 		"state/checkpoint_store/after_checkpoint/isolated/checkpoint_store held",
 		"evidence/effect/before_commit/isolated/trace_lineage never_tried",
 	}; !slices.Equal(universe, want) {
 		t.Errorf("the universe %q, want %q", universe, want)
 	}
-	if s := r.Summary; s.Applicable != 16 || s.Visited != 11 || s.NeverCrossed != 7 || s.NotApplicable != 3 || s.NotDrawn != 13 || s.Violated != 2 || !s.Crossings {
+	if s := r.Summary; s.Applicable != 20 || s.Visited != 15 || s.NeverCrossed != 7 || s.NotApplicable != 3 || s.NotDrawn != 9 || s.Violated != 2 || !s.Crossings {
 		t.Errorf("summary %+v", s)
 	}
 }
