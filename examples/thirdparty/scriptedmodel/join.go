@@ -20,7 +20,8 @@ import (
 // tenant's first decoy and is recorded fired; a 429 or 5xx answer with
 // Retry-After-Ms (a fault rendered by httpfault.AnthropicOverloaded, or
 // the limiter's own) starts the model's limiter, which answers every
-// request before the wait is over with a 529 of its own.
+// request before the wait is over with a 529 of its own. With calls nil
+// (outside a run) nothing crosses.
 func (m *Model) Transport(calls model.Calls, next http.RoundTripper) http.RoundTripper {
 	return transport{m, calls, next}
 }
@@ -49,7 +50,7 @@ func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if bytes.Contains(body, []byte(`"tool_use"`)) {
+	if t.calls != nil && bytes.Contains(body, []byte(`"tool_use"`)) {
 		step, err := t.calls.Enter(req.Context(), model.EvProposal)
 		if err != nil {
 			return nil, err
@@ -104,4 +105,26 @@ func Result(key string, resp *http.Response, body []byte) model.ToolResult {
 		}
 	}
 	return res
+}
+
+// Client returns the *http.Client of one run's agent, for both the SDK
+// (option.WithHTTPClient) and its tools: POST /v1/messages goes to the
+// model, every other request to tools, in process, through one
+// httpfault.Join transport on calls whose commits are the model's
+// replies (tool "model") and the requests rules call commits; answers
+// map by Result, and rate_limit renders as Anthropic's 529 overloaded
+// (httpfault.AnthropicOverloaded). Its error is Join's.
+func (m *Model) Client(calls model.Calls, tools http.Handler, rules ...httpfault.Rule) (*http.Client, error) {
+	classify, err := httpfault.Rules(append([]httpfault.Rule{{Method: http.MethodPost, Path: "/v1/messages", Class: httpfault.Commit, Tool: "model"}}, rules...)...)
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/v1/messages", m)
+	mux.Handle("/", tools)
+	tr, err := httpfault.Join(calls, httpfault.InProcess(mux), httpfault.JoinOptions{Classify: classify, Result: Result, Render: httpfault.AnthropicOverloaded})
+	if err != nil {
+		return nil, err
+	}
+	return &http.Client{Transport: m.Transport(calls, tr)}, nil
 }
