@@ -34,7 +34,7 @@ type transport struct {
 
 func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(req)
-	if err != nil || req.URL.Path != "/v1/messages" {
+	if err != nil || req.URL.Path != MessagesPath && req.URL.Path != ChatPath {
 		return resp, err
 	}
 	if ms, e := strconv.Atoi(resp.Header.Get("Retry-After-Ms")); e == nil && (resp.StatusCode == 429 || resp.StatusCode >= 500) {
@@ -91,16 +91,17 @@ func (m *Model) swap(body []byte) ([]byte, bool) {
 	return body, false
 }
 
-var messageID = regexp.MustCompile(`"message":\{"id":"([^"]+)"`)
+var messageID = regexp.MustCompile(`"id":"(msg_[0-9]+|chatcmpl-[0-9]+)"`)
 
 // Result is httpfault.JoinOptions.Result for a run whose commits are the
 // model's replies and JSON tools' answers: httpfault.DefaultResult("id",
 // "amount"), and a streamed reply's receipt is its message id once the
-// stream is complete (message_stop): a stream cut short carries none.
+// stream is complete (message_stop, or OpenAI's [DONE]): a stream cut
+// short carries none.
 func Result(key string, resp *http.Response, body []byte) model.ToolResult {
 	res := httpfault.DefaultResult("id", "amount")(key, resp, body)
 	if res.Outcome == model.OutcomeCommitted && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		if m := messageID.FindSubmatch(body); m != nil && bytes.Contains(body, []byte("event: message_stop")) {
+		if m := messageID.FindSubmatch(body); m != nil && (bytes.Contains(body, []byte("event: message_stop")) || bytes.Contains(body, []byte("data: [DONE]"))) {
 			res.Receipt = &model.Receipt{ID: string(m[1]), Key: key}
 		}
 	}
@@ -108,21 +109,31 @@ func Result(key string, resp *http.Response, body []byte) model.ToolResult {
 }
 
 // Client returns the *http.Client of one run's agent, for both the SDK
-// (option.WithHTTPClient) and its tools: POST /v1/messages goes to the
-// model, every other request to tools, in process, through one
+// (option.WithHTTPClient) and its tools: POST MessagesPath and ChatPath go
+// to the model, every other request to tools, in process, through one
 // httpfault.Join transport on calls whose commits are the model's
 // replies (tool "model") and the requests rules call commits; answers
 // map by Result, and rate_limit renders as Anthropic's 529 overloaded
-// (httpfault.AnthropicOverloaded). Its error is Join's.
+// (httpfault.AnthropicOverloaded), or with Model.OpenAI as OpenAI's 429
+// (httpfault.OpenAIError).
+// Its error is Join's.
 func (m *Model) Client(calls model.Calls, tools http.Handler, rules ...httpfault.Rule) (*http.Client, error) {
-	classify, err := httpfault.Rules(append([]httpfault.Rule{{Method: http.MethodPost, Path: "/v1/messages", Class: httpfault.Commit, Tool: "model"}}, rules...)...)
+	classify, err := httpfault.Rules(append([]httpfault.Rule{{Method: http.MethodPost, Path: MessagesPath, Class: httpfault.Commit, Tool: "model"},
+		{Method: http.MethodPost, Path: ChatPath, Class: httpfault.Commit, Tool: "model"}}, rules...)...)
 	if err != nil {
 		return nil, err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/v1/messages", m)
+	mux.Handle(MessagesPath, m)
+	mux.Handle(ChatPath, m)
 	mux.Handle("/", tools)
-	tr, err := httpfault.Join(calls, httpfault.InProcess(mux), httpfault.JoinOptions{Classify: classify, Result: Result, Render: httpfault.AnthropicOverloaded})
+	render := func(kind string, wait model.Millis) httpfault.Answer {
+		if kind == "rate_limit" && m.OpenAI {
+			return httpfault.OpenAIError(kind, wait)
+		}
+		return httpfault.AnthropicOverloaded(kind, wait)
+	}
+	tr, err := httpfault.Join(calls, httpfault.InProcess(mux), httpfault.JoinOptions{Classify: classify, Result: Result, Render: render})
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,7 @@
 // Package scriptedmodel is a deterministic scripted language model that
-// speaks Anthropic's Messages API (POST /v1/messages: its JSON request,
-// its message or server-sent-event stream, its error envelope), served in
-// process through httpfault.InProcess: no network, no weights. It is
+// speaks Anthropic's Messages API and OpenAI's Chat Completions API (their
+// JSON requests, answers, server-sent-event streams and error envelopes),
+// served in process through httpfault.InProcess: no network, no weights. It is
 // scripted per task from the fixture: asked about a task, it calls the
 // task's tool for the task's subject; given the tool's error, it calls it
 // again (a new tool-use id); given its result, it ends its turn.
@@ -42,6 +42,9 @@ type Model struct {
 	// Decoys are, per tenant, the other subjects a retrieved document may
 	// name: subject_swap swaps the task's subject for the first of them.
 	Decoys map[string][]string
+	// OpenAI: the run's client speaks OpenAI's API, so Client renders a
+	// rate_limit fault as OpenAI's 429 (default: Anthropic's 529).
+	OpenAI bool
 
 	mu    sync.Mutex
 	n     int       // replies given
@@ -77,24 +80,37 @@ func blocks(raw json.RawMessage) []block {
 	return bs
 }
 
-// ServeHTTP answers POST /v1/messages; anything else, a request naming no
-// task, or a request inside the limiter's window is answered with
-// Anthropic's error envelope (404, 400, 529 overloaded_error).
+// Paths the model answers: Anthropic's Messages API and OpenAI's Chat
+// Completions API.
+const (
+	MessagesPath = "/v1/messages"
+	ChatPath     = "/v1/chat/completions"
+)
+
+// ServeHTTP answers POST MessagesPath in Anthropic's formats and POST
+// ChatPath in OpenAI's (a tool result is an error when its text begins
+// with "error"); anything else, a request naming no task, or a request
+// inside the limiter's window is answered with the API's error envelope
+// (404, 400, and Anthropic's 529 overloaded_error or OpenAI's 429).
 func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	openai := r.URL.Path == ChatPath
 	var req request
-	if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" {
-		m.fail(w, 404, "not_found_error", "Not found: "+r.Method+" "+r.URL.Path)
+	if r.Method != http.MethodPost || r.URL.Path != MessagesPath && !openai {
+		m.fail(w, openai, 404, "not_found_error", "Not found: "+r.Method+" "+r.URL.Path)
 		return
 	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) == 0 || req.MaxTokens < 1 || req.Model == "" {
-		m.fail(w, 400, "invalid_request_error", "messages, model and max_tokens are required")
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) == 0 || !openai && req.MaxTokens < 1 || req.Model == "" {
+		m.fail(w, openai, 400, "invalid_request_error", "messages, model and max_tokens are required")
 		return
 	}
-	if wait := m.until.Sub(time.Now()); wait > 0 {
+	if wait := time.Until(m.until); wait > 0 {
 		m.log = append(m.log, "limited")
 		a := httpfault.AnthropicOverloaded("rate_limit", model.Millis(wait.Milliseconds()))
+		if openai {
+			a = httpfault.OpenAIError("rate_limit", model.Millis(wait.Milliseconds()))
+		}
 		for k, v := range a.Header {
 			w.Header()[k] = v
 		}
@@ -104,42 +120,63 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var task *model.Task
-	for i, t := range m.Tasks {
-		for _, b := range blocks(req.Messages[0].Content) {
-			if strings.Contains(b.Text, t.ID) {
-				task = &m.Tasks[i]
+	for _, msg := range req.Messages {
+		for i, t := range m.Tasks {
+			for _, b := range blocks(msg.Content) {
+				if msg.Role == "user" && task == nil && strings.Contains(b.Text, t.ID) {
+					task = &m.Tasks[i]
+				}
 			}
 		}
 	}
 	if task == nil {
-		m.fail(w, 400, "invalid_request_error", "the first message names no task of the script")
+		m.fail(w, openai, 400, "invalid_request_error", "no user message names a task of the script")
 		return
 	}
-	last := blocks(req.Messages[len(req.Messages)-1].Content)
+	last := req.Messages[len(req.Messages)-1]
 	m.n++
-	msg := message{ID: "msg_" + strconv.Itoa(m.n), Stop: "tool_use", Tool: m.Tool, UseID: "toolu_" + strconv.Itoa(m.n),
+	n := strconv.Itoa(m.n)
+	msg := message{ID: "msg_" + n, Stop: "tool_use", Tool: m.Tool, UseID: "toolu_" + n,
 		Input: fmt.Sprintf(`{"%s": %q}`, m.Field, task.Subject)}
-	for _, b := range last {
-		if b.Type == "tool_result" && !b.IsError {
-			msg.Stop, msg.Tool, msg.Text = "end_turn", "", "Done: "+b.Text
+	if openai {
+		msg.ID, msg.UseID = "chatcmpl-"+n, "call_"+n
+	}
+	for _, b := range blocks(last.Content) {
+		if b.Type == "tool_result" && !b.IsError || last.Role == "tool" && !strings.HasPrefix(b.Text, "error") {
+			msg.Stop, msg.Tool, msg.Text = "end_turn", "", "Done."
 		}
 	}
 	m.log = append(m.log, msg.Stop)
-	if req.Stream {
+	switch {
+	case req.Stream:
 		w.Header().Set("Content-Type", "text/event-stream")
-		w.Write(msg.events(req.Model))
-		return
+		if openai {
+			w.Write(msg.chunks(req.Model))
+		} else {
+			w.Write(msg.events(req.Model))
+		}
+	case openai:
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Request-Id", "req_"+n)
+		w.Write(msg.completion(req.Model))
+	default:
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Request-Id", "req_"+n)
+		w.Write(msg.json(req.Model))
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Request-Id", "req_"+strconv.Itoa(m.n))
-	w.Write(msg.json(req.Model))
 }
 
-func (m *Model) fail(w http.ResponseWriter, status int, typ, msg string) {
+// fail answers with the API's error envelope.
+func (m *Model) fail(w http.ResponseWriter, openai bool, status int, typ, msg string) {
 	m.log = append(m.log, typ)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	b, _ := json.Marshal(map[string]any{"type": "error", "error": map[string]string{"type": typ, "message": msg}, "request_id": "req_scripted"})
+	var b []byte
+	if openai {
+		b, _ = json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": nil}})
+	} else {
+		b, _ = json.Marshal(map[string]any{"type": "error", "error": map[string]string{"type": typ, "message": msg}, "request_id": "req_scripted"})
+	}
 	w.Write(b)
 }
 
@@ -149,6 +186,49 @@ func (m *Model) Log() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return append([]string(nil), m.log...)
+}
+
+// openAIStop is OpenAI's finish reason for a stop reason.
+func openAIStop(stop string) string {
+	if stop == "tool_use" {
+		return "tool_calls"
+	}
+	return "stop"
+}
+
+// completion is the message as a non-streamed chat completion.
+func (m message) completion(modelName string) []byte {
+	msg := fmt.Sprintf(`{"role":"assistant","content":%q,"refusal":null}`, m.Text)
+	if m.Tool != "" {
+		args, _ := json.Marshal(m.Input)
+		msg = fmt.Sprintf(`{"role":"assistant","content":null,"refusal":null,"tool_calls":[{"id":%q,"type":"function","function":{"name":%q,"arguments":%s}}]}`, m.UseID, m.Tool, args)
+	}
+	return fmt.Appendf(nil, `{"id":%q,"object":"chat.completion","created":946684800,"model":%q,"choices":[{"index":0,"message":%s,"logprobs":null,"finish_reason":%q}],"usage":{"prompt_tokens":25,"completion_tokens":12,"total_tokens":37}}`,
+		m.ID, modelName, msg, openAIStop(m.Stop))
+}
+
+// chunks is the message as OpenAI streams it, ending with [DONE]; a tool
+// call's arguments come in two chunks, the subject's value whole in the
+// second.
+func (m message) chunks(modelName string) []byte {
+	var b bytes.Buffer
+	chunk := func(delta, finish string) {
+		fmt.Fprintf(&b, `data: {"id":%q,"object":"chat.completion.chunk","created":946684800,"model":%q,"choices":[{"index":0,"delta":%s,"logprobs":null,"finish_reason":%s}]}`+"\n\n", m.ID, modelName, delta, finish)
+	}
+	if m.Tool != "" {
+		chunk(fmt.Sprintf(`{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":%q,"type":"function","function":{"name":%q,"arguments":""}}]}`, m.UseID, m.Tool), "null")
+		cut := strings.Index(m.Input, ": ") + 2
+		for _, part := range []string{m.Input[:cut], m.Input[cut:]} {
+			q, _ := json.Marshal(part)
+			chunk(fmt.Sprintf(`{"tool_calls":[{"index":0,"function":{"arguments":%s}}]}`, q), "null")
+		}
+	} else {
+		q, _ := json.Marshal(m.Text)
+		chunk(fmt.Sprintf(`{"role":"assistant","content":%s}`, q), "null")
+	}
+	chunk("{}", strconv.Quote(openAIStop(m.Stop)))
+	b.WriteString("data: [DONE]\n\n")
+	return b.Bytes()
 }
 
 // message is one scripted reply: a tool call (Tool set) or a text.

@@ -126,10 +126,7 @@ func TestLimiterKeepsRetryAfter(t *testing.T) {
 		overloaded := roundTrip(func(req *http.Request) (*http.Response, error) {
 			if first {
 				first = false
-				a := httpfault.AnthropicOverloaded("rate_limit", 100)
-				h := a.Header.Clone()
-				h.Set("Content-Type", "application/json")
-				return &http.Response{StatusCode: a.Status, Header: h, Body: io.NopCloser(bytes.NewReader(a.Body)), Request: req}, nil
+				return answer(req, httpfault.AnthropicOverloaded("rate_limit", 100)), nil
 			}
 			return httpfault.InProcess(m).RoundTrip(req)
 		})
@@ -149,6 +146,13 @@ func TestLimiterKeepsRetryAfter(t *testing.T) {
 			t.Errorf("log %s", got)
 		}
 	})
+}
+
+// answer is a rendered answer as a response to req.
+func answer(req *http.Request, a httpfault.Answer) *http.Response {
+	h := a.Header.Clone()
+	h.Set("Content-Type", "application/json")
+	return &http.Response{StatusCode: a.Status, Header: h, Body: io.NopCloser(bytes.NewReader(a.Body)), Request: req}
 }
 
 type roundTrip func(*http.Request) (*http.Response, error)
