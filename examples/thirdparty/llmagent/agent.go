@@ -13,7 +13,8 @@
 //     the Idempotency-Key, so both calls refund;
 //   - "ignore_retry_after": it turns the SDK's retries off
 //     (option.WithMaxRetries(0)) and retries an overloaded or rate-limited
-//     model at once, up to five times, ignoring the answer's Retry-After.
+//     model at once, up to five times (six attempts), ignoring the
+//     answer's Retry-After.
 //
 // Without a bug it keeps the SDK's default retries (which obey
 // Retry-After), refunds only its task's order, and keys the refund by its
@@ -31,6 +32,9 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 )
+
+// Bugs are the bugs Agent.Bug plants.
+var Bugs = []string{"unbound_subject", "reask_fresh_key", "ignore_retry_after"}
 
 // Task is one refund the agent is asked to make.
 type Task struct {
@@ -92,13 +96,13 @@ func (a Agent) Refund(ctx context.Context, t Task) (string, error) {
 }
 
 // ask streams one reply; under ignore_retry_after it retries an error
-// from the API itself at once, up to five attempts.
+// from the API itself at once, up to six attempts.
 func (a Agent) ask(ctx context.Context, client anthropic.Client, msgs []anthropic.MessageParam) (anthropic.Message, error) {
 	params := anthropic.MessageNewParams{Model: "claude-sonnet-4-5", MaxTokens: 512, Messages: msgs,
 		Tools: []anthropic.ToolUnionParam{{OfTool: &anthropic.ToolParam{Name: "refund", Description: anthropic.String("Refund an order."),
 			InputSchema: anthropic.ToolInputSchemaParam{Properties: map[string]any{"order": map[string]string{"type": "string"}}, Required: []string{"order"}}}}}}
 	var err error
-	for range 5 {
+	for range 6 {
 		var msg anthropic.Message
 		stream := client.Messages.NewStreaming(ctx, params)
 		for stream.Next() {

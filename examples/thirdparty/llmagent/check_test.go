@@ -14,11 +14,13 @@ import (
 // Retry-After), and the same at the refund.
 var kinds = []string{"subject_swap", "timeout_after_commit", "malformed_response", "rate_limit"}
 
-// config is the config of bug ("" for none): a retry budget of three
-// (four calls, the model's included, per task).
+// config is the config of bug ("" for none): a retry budget of four (five
+// calls per task, the model's included: the correct agent makes at most
+// three model attempts, the SDK's, and two refund attempts, whatever
+// fails).
 func config(bug string) model.Config {
 	sys, _ := json.Marshal(map[string]string{"bug": bug})
-	budget := 3
+	budget := 4
 	return model.Config{System: sys, RetryBudget: &budget}
 }
 

@@ -7,6 +7,7 @@ package llmagent_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -65,8 +66,11 @@ func definition() *model.Definition {
 	return &model.Definition{Name: "llm_refunds", Fixtures: []model.Fixture{{Name: "refunds", Tasks: []model.Task{task}}},
 		Configure: func(system json.RawMessage) (model.Factory, error) {
 			var c struct{ Bug string }
+			if err := json.Unmarshal(system, &c); err != nil || c.Bug != "" && !slices.Contains(llmagent.Bugs, c.Bug) {
+				return nil, fmt.Errorf("system %s: want {\"bug\": one of %q} (%v)", system, llmagent.Bugs, err)
+			}
 			w, llm := &refunds{}, &scriptedmodel.Model{Tool: "refund", Field: "order", Tasks: []model.Task{task}, Decoys: map[string][]string{"acme": {"O-732"}}}
-			return func() model.System { return agent{w, llm, c.Bug} }, json.Unmarshal(system, &c)
+			return func() model.System { return agent{w, llm, c.Bug} }, nil
 		},
 		Builtin: []string{model.InvRightSubject, model.InvEffectAtMostOnce, model.InvBudget}, Clock: properties.BubbleClock}
 }

@@ -38,6 +38,16 @@ func TestBogusEnvironment(t *testing.T) {
 	properties.Check(t, definition(), properties.WithKinds(kinds...), properties.WithConfig(config("")))
 }
 
+// TestUnknownBug: a config naming no planted bug is refused, with the
+// valid names.
+func TestUnknownBug(t *testing.T) {
+	_, err := definition().Configure([]byte(`{"bug": "typo"}`))
+	want := `system {"bug": "typo"}: want {"bug": one of ["unbound_subject" "reask_fresh_key" "ignore_retry_after"]} (<nil>)`
+	if err == nil || err.Error() != want {
+		t.Errorf("err %v, want %s", err, want)
+	}
+}
+
 // TestGlueLines: the glue, faultline_test.go, is at most 60 code lines
 // (neither blank nor a comment), the fake refund API included, and
 // docs/llm-agents.md shows it whole.
@@ -52,8 +62,8 @@ func TestGlueLines(t *testing.T) {
 			n++
 		}
 	}
-	if n != 55 {
-		t.Errorf("the glue has %d code lines, want 55 (at most 60)", n)
+	if n != 59 {
+		t.Errorf("the glue has %d code lines, want 59 (at most 60)", n)
 	}
 	doc, err := os.ReadFile("../../../docs/llm-agents.md")
 	if err != nil {

@@ -20,7 +20,7 @@ var planted = []struct {
 }{
 	{"unbound_subject", "right_subject violated: first false after seq 4 (tool.commit), reached by f1 (subject_swap)", `"event": "proposal",` + "\n" + `              "ordinal": 1,` + "\n" + `              "kind": "subject_swap"`},
 	{"reask_fresh_key", "effect_at_most_once violated: first false after seq 7 (tool.commit), reached by f1 (timeout_after_commit)", `"event": "tool.commit",` + "\n" + `              "ordinal": 2,` + "\n" + `              "kind": "timeout_after_commit"`},
-	{"ignore_retry_after", "budget violated: first false after seq 6 (tool.commit), reached by f1 (rate_limit)", `"event": "tool.commit",` + "\n" + `              "ordinal": 1,` + "\n" + `              "kind": "rate_limit"`},
+	{"ignore_retry_after", "budget violated: first false after seq 7 (tool.commit), reached by f1 (rate_limit)", `"event": "tool.commit",` + "\n" + `              "ordinal": 1,` + "\n" + `              "kind": "rate_limit"`},
 }
 
 // TestCheckFindsEachBug runs TestCheck on each planted agent in a process
