@@ -11,7 +11,10 @@
 //   - openaiagent: a batch agent over openai-go, the same; openai-go decodes
 //     httpfault.OpenAIError's answers and obeys their retry headers;
 //   - anthropicagent: anthropic-sdk-go decodes httpfault.AnthropicError's and
-//     AnthropicOverloaded's answers and obeys their retry headers.
+//     AnthropicOverloaded's answers and obeys their retry headers;
+//   - scriptedmodel: a scripted model speaking Anthropic's Messages API,
+//     and llmagent, a refund agent over anthropic-sdk-go whose model's
+//     replies are a fault boundary (docs/llm-agents.md).
 //
 // scripts/thirdparty-jitter.sh prints the 20-fresh-run table of the two
 // planted agents.

@@ -1,0 +1,159 @@
+// Package llmagent is production code over anthropic-sdk-go, left
+// unmodified: a refund agent that asks the model what to do (a streamed
+// Messages request with one tool, refund) and carries out the tool call
+// through a refund API over HTTP. It imports no faultline package; its
+// test (faultline_test.go) checks it with a scripted model and a fake
+// refund API in process.
+//
+// Bug plants one of three bugs (none by default):
+//   - "unbound_subject": it refunds the order the tool call names even
+//     when it is not its task's (no binding of the call to the task);
+//   - "reask_fresh_key": when the refund's reply is lost it asks the model
+//     again and carries out its new tool call under that call's own id as
+//     the Idempotency-Key, so both calls refund;
+//   - "ignore_retry_after": it turns the SDK's retries off
+//     (option.WithMaxRetries(0)) and retries an overloaded or rate-limited
+//     model at once, up to five times (six attempts), ignoring the
+//     answer's Retry-After.
+//
+// Without a bug it keeps the SDK's default retries (which obey
+// Retry-After), refunds only its task's order, and keys the refund by its
+// task, retrying a lost reply once under the same key.
+package llmagent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+)
+
+// Bugs are the bugs Agent.Bug plants.
+var Bugs = []string{"unbound_subject", "reask_fresh_key", "ignore_retry_after"}
+
+// Task is one refund the agent is asked to make.
+type Task struct {
+	ID, Actor, Order, Tenant, Purpose string
+}
+
+// Agent makes refunds through Model (Anthropic's API) and Refunds (the
+// refund API at RefundsURL).
+type Agent struct {
+	BaseURL, APIKey string       // the model API's base URL and key
+	HTTP            *http.Client // for both APIs
+	RefundsURL      string       // POST target of a refund
+	Bug             string       // "", "unbound_subject", "reask_fresh_key", "ignore_retry_after"
+}
+
+// Refund carries out task and returns the refund's id. A model that
+// calls the tool for another order, a refund the API refused and a model
+// that will not answer end with an error: nothing more is done.
+func (a Agent) Refund(ctx context.Context, t Task) (string, error) {
+	opts := []option.RequestOption{option.WithBaseURL(a.BaseURL), option.WithAPIKey(a.APIKey), option.WithHTTPClient(a.HTTP)}
+	if a.Bug == "ignore_retry_after" {
+		opts = append(opts, option.WithMaxRetries(0))
+	}
+	client := anthropic.NewClient(opts...)
+	msgs := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(
+		fmt.Sprintf("Task %s: refund order %s of tenant %s (%s).", t.ID, t.Order, t.Tenant, t.Purpose)))}
+	for range 2 {
+		reply, err := a.ask(ctx, client, msgs)
+		if err != nil {
+			return "", err
+		}
+		var call *anthropic.ToolUseBlock
+		for _, b := range reply.Content {
+			if u, ok := b.AsAny().(anthropic.ToolUseBlock); ok && u.Name == "refund" {
+				call = &u
+			}
+		}
+		if call == nil {
+			return "", errors.New("the model called no refund")
+		}
+		var in struct{ Order string }
+		if err := json.Unmarshal(call.Input, &in); err != nil {
+			return "", fmt.Errorf("the model's tool call: %w", err)
+		}
+		if in.Order != t.Order && a.Bug != "unbound_subject" {
+			return "", fmt.Errorf("the model asked to refund order %s; the task is order %s", in.Order, t.Order)
+		}
+		key, tries := t.ID+":refund", 2
+		if a.Bug == "reask_fresh_key" {
+			key, tries = call.ID, 1
+		}
+		id, err := a.post(ctx, t, in.Order, key, tries)
+		if err == nil || a.Bug != "reask_fresh_key" {
+			return id, err
+		}
+		msgs = append(msgs, reply.ToParam(), anthropic.NewUserMessage(anthropic.NewToolResultBlock(call.ID, err.Error(), true)))
+	}
+	return "", errors.New("no refund after asking twice")
+}
+
+// ask streams one reply; under ignore_retry_after it retries an error
+// from the API itself at once, up to six attempts.
+func (a Agent) ask(ctx context.Context, client anthropic.Client, msgs []anthropic.MessageParam) (anthropic.Message, error) {
+	params := anthropic.MessageNewParams{Model: "claude-sonnet-4-5", MaxTokens: 512, Messages: msgs,
+		Tools: []anthropic.ToolUnionParam{{OfTool: &anthropic.ToolParam{Name: "refund", Description: anthropic.String("Refund an order."),
+			InputSchema: anthropic.ToolInputSchemaParam{Properties: map[string]any{"order": map[string]string{"type": "string"}}, Required: []string{"order"}}}}}}
+	var err error
+	for range 6 {
+		var msg anthropic.Message
+		stream := client.Messages.NewStreaming(ctx, params)
+		for stream.Next() {
+			if err = msg.Accumulate(stream.Current()); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			err = stream.Err()
+		}
+		stream.Close()
+		if err == nil && msg.StopReason != "" {
+			return msg, nil
+		}
+		if err == nil {
+			err = errors.New("the reply stream ended before its stop reason")
+		}
+		if ae := (*anthropic.Error)(nil); a.Bug != "ignore_retry_after" || !errors.As(err, &ae) {
+			break
+		}
+	}
+	return anthropic.Message{}, fmt.Errorf("asking the model: %w", err)
+}
+
+// post refunds order under key, trying again, under the same key, an
+// answer lost or unreadable, up to tries attempts.
+func (a Agent) post(ctx context.Context, t Task, order, key string, tries int) (string, error) {
+	body, _ := json.Marshal(map[string]string{"order": order, "tenant": t.Tenant, "actor": t.Actor, "purpose": t.Purpose})
+	var err error
+	for range tries {
+		var req *http.Request
+		req, err = http.NewRequestWithContext(ctx, http.MethodPost, a.RefundsURL, bytes.NewReader(body))
+		if err != nil {
+			return "", err
+		}
+		req.Header.Set("Idempotency-Key", key)
+		var resp *http.Response
+		if resp, err = a.HTTP.Do(req); err != nil {
+			continue
+		}
+		var out struct{ ID string }
+		err = json.NewDecoder(resp.Body).Decode(&out)
+		resp.Body.Close()
+		switch {
+		case resp.StatusCode != http.StatusOK:
+			return "", fmt.Errorf("the refund API answered %s", resp.Status)
+		case err == nil && out.ID != "":
+			return out.ID, nil
+		case err == nil:
+			err = errors.New("the refund API's answer carries no id")
+		}
+	}
+	return "", fmt.Errorf("refund of %s: %w", order, err)
+}

@@ -1,0 +1,41 @@
+package llmagent_test
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/properties"
+)
+
+// kinds are the kinds the example explores: the model's reply swapped,
+// lost, cut mid-stream and overloaded (Anthropic's 529 with
+// Retry-After), and the same at the refund.
+var kinds = []string{"subject_swap", "timeout_after_commit", "malformed_response", "rate_limit"}
+
+// config is the config of bug ("" for none): a retry budget of four (five
+// calls per task, the model's included: the correct agent makes at most
+// three model attempts, the SDK's, and two refund attempts, whatever
+// fails).
+func config(bug string) model.Config {
+	sys, _ := json.Marshal(map[string]string{"bug": bug})
+	budget := 4
+	return model.Config{System: sys, RetryBudget: &budget}
+}
+
+// TestCheck is the check a team writes, each run in a synctest bubble:
+// the default search over the kinds. LLMAGENT_BUG plants a bug (the
+// subprocess of TestCheckFindsEachBug); its replay line replays a stored
+// schedule, whose config carries the bug.
+func TestCheck(t *testing.T) {
+	bug := os.Getenv("LLMAGENT_BUG")
+	if bug != "" && os.Getenv("LLMAGENT_BODY") == "" {
+		t.Skip("a planted agent's check runs in TestCheckFindsEachBug's subprocess")
+	}
+	opts := []properties.Option{properties.WithKinds(kinds...), properties.WithConfig(config(bug))}
+	if dir := os.Getenv("LLMAGENT_FAIL_DIR"); dir != "" {
+		opts = append(opts, properties.WithFailDir(dir))
+	}
+	properties.Check(t, definition(), opts...)
+}

@@ -1,0 +1,76 @@
+package llmagent_test
+
+// The whole glue (docs/llm-agents.md shows it; TestGlueLines counts it):
+// the fake refund API, the System that gives the agent one *http.Client
+// joined to the run, and its Definition. The model is scriptedmodel's.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+
+	"github.com/faultline/faultline/examples/thirdparty/llmagent"
+	"github.com/faultline/faultline/examples/thirdparty/scriptedmodel"
+	"github.com/faultline/faultline/httpfault"
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/properties"
+)
+
+// refunds is the refund API: a refund per new Idempotency-Key, the first
+// again for a key it has seen. Its rows are the store the oracle reads
+// (a run's requests come one at a time, each before the harness reads).
+type refunds struct{ rows []model.LedgerEntry }
+
+func (f *refunds) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var in struct{ Order, Tenant, Actor, Purpose string }
+	json.NewDecoder(r.Body).Decode(&in)
+	key := r.Header.Get("Idempotency-Key")
+	i := slices.IndexFunc(f.rows, func(e model.LedgerEntry) bool { return e.Key == key })
+	if i < 0 {
+		i, f.rows = len(f.rows), append(f.rows, model.LedgerEntry{Tool: "refund", Key: key, ActionRef: key, Subject: in.Order,
+			Tenant: in.Tenant, Actor: in.Actor, Purpose: in.Purpose, ReceiptID: "re_" + strconv.Itoa(len(f.rows)+1)})
+	}
+	json.NewEncoder(w).Encode(map[string]string{"id": f.rows[i].ReceiptID})
+}
+
+func (f *refunds) ProviderLedger(context.Context) ([]model.LedgerEntry, error) {
+	return slices.Clone(f.rows), nil
+}
+
+// agent is one run's System.
+type agent struct {
+	*refunds
+	llm *scriptedmodel.Model
+	bug string
+}
+
+func (s agent) Run(ctx context.Context, env model.Env, t model.Task) (model.Claim, error) {
+	hc, err := s.llm.Client(env.Calls, s.refunds, httpfault.Rule{Method: "POST", Path: "/v1/refunds", Class: httpfault.Commit, Tool: "refund"})
+	if err != nil {
+		return model.Claim{}, err
+	}
+	a := llmagent.Agent{BaseURL: "http://127.0.0.1/", APIKey: "sk-ant-scripted", HTTP: hc, RefundsURL: "http://127.0.0.1/v1/refunds", Bug: s.bug}
+	id, err := a.Refund(ctx, llmagent.Task{ID: t.ID, Actor: t.Actor, Order: t.Subject, Tenant: t.Tenant, Purpose: t.Purpose})
+	if err != nil {
+		return model.Claim{Verdict: model.ClaimHold, Reason: err.Error()}, nil
+	}
+	return model.Claim{Verdict: model.ClaimRelease, Reason: "refunded " + id, Receipt: id}, nil
+}
+
+// definition: the config's system part {"bug": ...} plants one bug.
+func definition() *model.Definition {
+	task := model.Task{ID: "T-1", Actor: "agent", Subject: "O-731", Tenant: "acme", Purpose: "refund"}
+	return &model.Definition{Name: "llm_refunds", Fixtures: []model.Fixture{{Name: "refunds", Tasks: []model.Task{task}}},
+		Configure: func(system json.RawMessage) (model.Factory, error) {
+			var c struct{ Bug string }
+			if err := json.Unmarshal(system, &c); err != nil || c.Bug != "" && !slices.Contains(llmagent.Bugs, c.Bug) {
+				return nil, fmt.Errorf("system %s: want {\"bug\": one of %q} (%v)", system, llmagent.Bugs, err)
+			}
+			w, llm := &refunds{}, &scriptedmodel.Model{Tool: "refund", Field: "order", Tasks: []model.Task{task}, Decoys: map[string][]string{"acme": {"O-732"}}}
+			return func() model.System { return agent{w, llm, c.Bug} }, nil
+		},
+		Builtin: []string{model.InvRightSubject, model.InvEffectAtMostOnce, model.InvBudget}, Clock: properties.BubbleClock}
+}

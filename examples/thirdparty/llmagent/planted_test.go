@@ -1,0 +1,113 @@
+package llmagent_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/faultline/faultline/fuzz"
+)
+
+// planted are the three bugs, each with the one fault its check shrinks
+// to and the invariant it breaks in the refund API's store.
+var planted = []struct {
+	bug, invariant, fault string
+}{
+	{"unbound_subject", "right_subject violated: first false after seq 4 (tool.commit), reached by f1 (subject_swap)", `"event": "proposal",` + "\n" + `              "ordinal": 1,` + "\n" + `              "kind": "subject_swap"`},
+	{"reask_fresh_key", "effect_at_most_once violated: first false after seq 7 (tool.commit), reached by f1 (timeout_after_commit)", `"event": "tool.commit",` + "\n" + `              "ordinal": 2,` + "\n" + `              "kind": "timeout_after_commit"`},
+	{"ignore_retry_after", "budget violated: first false after seq 7 (tool.commit), reached by f1 (rate_limit)", `"event": "tool.commit",` + "\n" + `              "ordinal": 1,` + "\n" + `              "kind": "rate_limit"`},
+}
+
+// TestCheckFindsEachBug runs TestCheck on each planted agent in a process
+// of its own: it fails with the bug's invariant, shrunk to one fault, and
+// prints a replay line; that line, run alone (no bug in the environment:
+// the bug is in the stored config), fails again with the same violation.
+func TestCheckFindsEachBug(t *testing.T) {
+	if os.Getenv("LLMAGENT_BODY") != "" {
+		t.Skip("the subprocess runs TestCheck only")
+	}
+	for _, p := range planted {
+		dir := t.TempDir()
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestCheck$", "-test.v")
+		cmd.Env = append(os.Environ(), "LLMAGENT_BUG="+p.bug, "LLMAGENT_BODY=1", "LLMAGENT_FAIL_DIR="+dir)
+		b, err := cmd.CombinedOutput()
+		out := string(b)
+		if err == nil || !strings.Contains(out, "minimal schedule (1 fault)") || !strings.Contains(out, p.invariant) || !strings.Contains(out, p.fault) {
+			t.Fatalf("%s: want %q shrunk to one fault (%v):\n%s", p.bug, p.invariant, err, out)
+		}
+		if strings.Contains(out, "nondeterministic replay") || strings.Contains(out, "a harness or option error") {
+			t.Fatalf("%s: a harness error:\n%s", p.bug, out)
+		}
+		m := regexp.MustCompile(`replay: FAULTLINE_REPLAY=(\S+) go test -run '\^TestCheck\$' \./llmagent`).FindStringSubmatch(out)
+		if m == nil || filepath.Dir(m[1]) != dir {
+			t.Fatalf("%s: no replay line into %s:\n%s", p.bug, dir, out)
+		}
+		replay := exec.Command(os.Args[0], "-test.run", "^TestCheck$", "-test.v")
+		replay.Env = append(os.Environ(), "FAULTLINE_REPLAY="+m[1])
+		b, err = replay.CombinedOutput()
+		if err == nil || !strings.Contains(string(b), p.invariant) {
+			t.Fatalf("%s: the replay line did not fail with %q (%v):\n%s", p.bug, p.invariant, err, b)
+		}
+	}
+}
+
+// sites are the decoder's sites in scope "ordinals" (each kind at every
+// crossing of its event in the clean run: the model's reply is
+// tool.commit#1 and proposal#1, the refund tool.commit#2); seed i is a
+// single fault at sites[i].
+var sites = []string{"subject_swap@proposal#1", "timeout_after_commit@tool.commit#1", "timeout_after_commit@tool.commit#2",
+	"malformed_response@tool.commit#1", "malformed_response@tool.commit#2", "rate_limit@tool.commit#1", "rate_limit@tool.commit#2"}
+
+// TestFuzzFindsEachBug runs FuzzAgent's seeds (one-byte inputs, each a
+// single fault at one of the decoder's sites, through fuzz.Campaign) on
+// each planted agent in a process of its own: exactly the seeds at the
+// bug's sites fail, with its invariant, naming TestCheck's replay line;
+// with the bugs off none fails and the campaign reached faults.
+func TestFuzzFindsEachBug(t *testing.T) {
+	if os.Getenv("LLMAGENT_BODY") != "" {
+		t.Skip("the subprocess runs FuzzAgent only")
+	}
+	want := map[string][]string{"": nil, "unbound_subject": {"subject_swap@proposal#1"},
+		"reask_fresh_key":    {"timeout_after_commit@tool.commit#2", "malformed_response@tool.commit#2"},
+		"ignore_retry_after": {"rate_limit@tool.commit#1"}}
+	for _, bug := range []string{"", "unbound_subject", "reask_fresh_key", "ignore_retry_after"} {
+		cmd := exec.Command(os.Args[0], "-test.run", "^FuzzAgent$", "-test.v")
+		cmd.Env = append(os.Environ(), "LLMAGENT_BUG="+bug, "LLMAGENT_BODY=1", "LLMAGENT_FAIL_DIR="+t.TempDir())
+		b, err := cmd.CombinedOutput()
+		out := string(b)
+		var found []string
+		for _, m := range regexp.MustCompile(`--- FAIL: FuzzAgent/seed#(\d+)`).FindAllStringSubmatch(out, -1) {
+			i, _ := strconv.Atoi(m[1])
+			found = append(found, sites[i])
+		}
+		if !slices.Equal(found, want[bug]) || (err != nil) != (bug != "") {
+			t.Errorf("%q: the campaign's seeds found %q, want %q (%v):\n%s", bug, found, want[bug], err, out)
+		}
+		if bug != "" && !strings.Contains(out, "go test -run '^TestCheck$' ./llmagent") {
+			t.Errorf("%q: no replay line:\n%s", bug, out)
+		}
+	}
+}
+
+// FuzzAgent is the campaign (go test -fuzz FuzzAgent ./llmagent): any
+// bytes decode into faults on the agent's run; LLMAGENT_BUG plants a bug
+// (TestFuzzFindsEachBug's subprocess). Its seeds are the one-byte inputs.
+func FuzzAgent(f *testing.F) {
+	bug := os.Getenv("LLMAGENT_BUG")
+	if bug != "" && os.Getenv("LLMAGENT_BODY") == "" {
+		f.Skip("a planted agent's campaign runs in TestFuzzFindsEachBug's subprocess")
+	}
+	for i := range len(sites) {
+		f.Add([]byte{byte(i)})
+	}
+	opts := []fuzz.Option{fuzz.WithConfig(config(bug)), fuzz.WithKinds(kinds...), fuzz.WithScope("ordinals"), fuzz.WithReplayTest("TestCheck")}
+	if dir := os.Getenv("LLMAGENT_FAIL_DIR"); dir != "" {
+		opts = append(opts, fuzz.WithFailDir(dir))
+	}
+	fuzz.Campaign(f, definition(), opts...)
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The fresh-run table of the agent over anthropic-sdk-go whose model's
+# replies are a fault boundary (examples/thirdparty/llmagent). For each
+# planted bug, each run is a process of its own running TestCheck on the
+# planted agent (a fresh math/rand seed, so the SDK's back-offs jitter
+# differently) and is classified:
+#   found   - the check failed with the bug's invariant and a replay line
+#   harness - a harness error (a nondeterministic replay among them)
+#   passed  - the check passed: the bug went unseen
+# with the shrunk schedule's fault count and the jitter note's N ("-" when
+# the confirming rerun crossed at the same times). See docs/llm-agents.md.
+#
+# Usage: scripts/llmagent-runs.sh [RUNS]   (default 20)
+set -euo pipefail
+cd "$(dirname "$0")/../examples/thirdparty"
+runs=${1:-20}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+go test -c -o "$work/llmagent.test" ./llmagent
+for pair in unbound_subject:right_subject reask_fresh_key:effect_at_most_once ignore_retry_after:budget; do
+  bug=${pair%%:*} want=${pair##*:}
+  found=0 harness=0 passed=0 varied=0 maxn=0 one=0
+  for i in $(seq 1 "$runs"); do
+    dir="$work/$bug-$i"
+    mkdir -p "$dir"
+    out=$(cd llmagent && env LLMAGENT_BUG="$bug" LLMAGENT_BODY=1 LLMAGENT_FAIL_DIR="$dir" \
+      "$work/llmagent.test" -test.run '^TestCheck$' -test.count=1 2>&1 || true)
+    if grep -q 'nondeterministic replay\|a harness or option error' <<<"$out"; then
+      harness=$((harness + 1))
+    elif grep -q "$want violated" <<<"$out" && grep -q '^ *replay: ' <<<"$out"; then
+      found=$((found + 1))
+      grep -q 'minimal schedule (1 fault)' <<<"$out" && one=$((one + 1))
+      if m=$(grep -o 'jittered back-off): up to [0-9]* ms' <<<"$out"); then
+        n=$(grep -o '[0-9]* ms' <<<"$m" | grep -o '[0-9]*'); varied=$((varied + 1))
+        [ "$n" -gt "$maxn" ] && maxn=$n
+      fi
+    elif grep -q '^--- PASS: TestCheck' <<<"$out"; then
+      passed=$((passed + 1))
+    else
+      harness=$((harness + 1))
+    fi
+  done
+  printf '%-20s %-20s found %2d/%d (one fault: %d), harness errors %d, passed %d; times varied in %d runs, up to %d ms\n' \
+    "$bug" "$want" "$found" "$runs" "$one" "$harness" "$passed" "$varied" "$maxn"
+done
