@@ -122,8 +122,8 @@ func TestGate(t *testing.T) {
   required keys: 9, unvisited: 8; patterns matching no reachable key: 1
   line 1 state/*/*/*/*: unvisited state/state/before_commit/isolated/state_version: scheduled_not_reached: scheduled 1 time, but its event never occurred (concurrent_version_change or stale_state_read)
   line 1 state/*/*/*/*: unvisited state/state/after_commit/isolated/ledger_readback: never_tried: no recorded run scheduled lagging_readback
-  line 1 state/*/*/*/*: unvisited state/state/after_checkpoint/repeated/ledger_readback: not_drawn: exploration draws the correlation modifier repeated only under a concurrent config (two or more workers), and no recorded run of copperfin had one
-  line 1 state/*/*/*/*: unvisited state/state/after_checkpoint/persistent/ledger_readback: not_drawn: exploration draws the correlation modifier persistent only under a concurrent config (two or more workers), and no recorded run of copperfin had one
+  line 1 state/*/*/*/*: unvisited state/state/after_checkpoint/repeated/ledger_readback: not_drawn: exploration draws the correlation modifier repeated under a sequential config only on a schedule's last fault, one check in four, and no recorded run of copperfin had one
+  line 1 state/*/*/*/*: unvisited state/state/after_checkpoint/persistent/ledger_readback: not_drawn: exploration draws the correlation modifier persistent under a sequential config only on a schedule's last fault, one check in four, and no recorded run of copperfin had one
   line 1 state/*/*/*/*: unvisited state/worker/after_checkpoint/isolated/checkpoint_store: never_tried: no recorded run scheduled worker_restart
   line 1 state/*/*/*/*: unvisited state/checkpoint_store/after_checkpoint/isolated/checkpoint_store: never_tried: no recorded run scheduled missing_checkpoint or stale_checkpoint or future_version_checkpoint or corrupt_checkpoint
   line 1 state/*/*/*/*: unvisited state/branch_join/before_commit/isolated/join_record: never_tried: no recorded run scheduled branch_failure

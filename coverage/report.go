@@ -415,7 +415,11 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 			kr.Reason = fmt.Sprintf("cannot be enacted: the path of %s enacts none of %s (model.Definition.Enacts)%s", strings.Join(names, ", "), strings.Join(kr.Kinds, ", "), scheduled)
 		case declared && !drawn:
 			kr.Status = StatusNotDrawn
-			kr.Reason = fmt.Sprintf("exploration draws the correlation modifier %s only under a concurrent config (two or more workers), and no recorded run of %s had one%s", k.Correlation, strings.Join(names, ", "), scheduled)
+			how := "only under a concurrent config (two or more workers)"
+			if slices.Contains(sequentialDraws, k.Correlation) {
+				how = "under a sequential config only on a schedule's last fault, one check in four"
+			}
+			kr.Reason = fmt.Sprintf("exploration draws the correlation modifier %s %s, and no recorded run of %s had one%s", k.Correlation, how, strings.Join(names, ", "), scheduled)
 		case e != nil:
 			kr.Status = StatusNotReached
 			var parts []string
@@ -594,6 +598,11 @@ func drawable(sr *systemRecord) []model.Correlation {
 // sequential config: none in this version (a kind's own correlation is
 // always there).
 var sequentialModifiers []model.Correlation
+
+// sequentialDraws are the modifiers a sequential exploration draws rarely
+// (on a schedule's last fault, one check in four): a key of them is in a
+// sequential system's universe once a recorded run visits it.
+var sequentialDraws = []model.Correlation{"repeated", "persistent"}
 
 // naPattern returns the first of sr's not-applicable key patterns (in
 // sorted order) that matches k, and its reason; "" when none does.

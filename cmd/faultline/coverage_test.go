@@ -210,8 +210,8 @@ func TestCoverageGateExitCodes(t *testing.T) {
 				"  line 3 state/*/*/*/*: unvisited state/state/before_commit/isolated/state_version: never_tried: no recorded run scheduled concurrent_version_change or stale_state_read\n" +
 				"  line 3 state/*/*/*/*: unvisited state/state/after_commit/isolated/ledger_readback: never_tried: no recorded run scheduled lagging_readback\n" +
 				"  line 3 state/*/*/*/*: unvisited state/state/after_checkpoint/isolated/ledger_readback: never_tried: no recorded run scheduled checkpoint_rollback\n" +
-				"  line 3 state/*/*/*/*: unvisited state/state/after_checkpoint/repeated/ledger_readback: not_drawn: exploration draws the correlation modifier repeated only under a concurrent config (two or more workers), and no recorded run of copperfin had one\n" +
-				"  line 3 state/*/*/*/*: unvisited state/state/after_checkpoint/persistent/ledger_readback: not_drawn: exploration draws the correlation modifier persistent only under a concurrent config (two or more workers), and no recorded run of copperfin had one\n" +
+				"  line 3 state/*/*/*/*: unvisited state/state/after_checkpoint/repeated/ledger_readback: not_drawn: exploration draws the correlation modifier repeated under a sequential config only on a schedule's last fault, one check in four, and no recorded run of copperfin had one\n" +
+				"  line 3 state/*/*/*/*: unvisited state/state/after_checkpoint/persistent/ledger_readback: not_drawn: exploration draws the correlation modifier persistent under a sequential config only on a schedule's last fault, one check in four, and no recorded run of copperfin had one\n" +
 				"  line 3 state/*/*/*/*: unvisited state/worker/after_checkpoint/isolated/checkpoint_store: never_tried: no recorded run scheduled worker_restart\n" +
 				"  line 3 state/*/*/*/*: unvisited state/checkpoint_store/after_checkpoint/isolated/checkpoint_store: never_tried: no recorded run scheduled missing_checkpoint or stale_checkpoint or future_version_checkpoint or corrupt_checkpoint\n" +
 				"  line 3 state/*/*/*/*: unvisited state/branch_join/before_commit/isolated/join_record: never_tried: no recorded run scheduled branch_failure\n"},

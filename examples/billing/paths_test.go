@@ -315,7 +315,7 @@ func TestCoverageReport(t *testing.T) {
 		// on a last fault one time in four, never synchronized or shared
 		"Unvisited reachable keys:",
 		"state/state/after_commit/isolated/ledger_readback  never_tried: no recorded run scheduled lagging_readback",
-		"tool/effect/after_commit/repeated/ledger_readback  not_drawn: exploration draws the correlation modifier repeated only under a concurrent config (two or more workers), and no recorded run of billing had one",
+		"tool/effect/after_commit/repeated/ledger_readback  not_drawn: exploration draws the correlation modifier repeated under a sequential config only on a schedule's last fault, one check in four, and no recorded run of billing had one",
 		"tool/effect/after_commit/shared/ledger_readback  not_drawn: exploration draws the correlation modifier shared only under a concurrent config (two or more workers), and no recorded run of billing had one",
 	} {
 		if !lines[want] {
