@@ -84,11 +84,12 @@ type biller struct {
 	charge      func(context.Context, chargeReq) (chargeResp, error)
 	traceOf     func(key string) string
 	retries     int
-	freshKey    bool // retry under a new key
-	trustAnswer bool // take any answer, an error included, for done
-	verifyTrace bool // hold when the charge does not carry the task's trace
-	noKey       bool // send no idempotency key
-	deriveKey   bool // derive the key from what is charged
+	freshKey    bool   // retry under a new key
+	trustAnswer bool   // take any answer, an error included, for done
+	verifyTrace bool   // hold when the charge does not carry the task's trace
+	noKey       bool   // send no idempotency key
+	deriveKey   bool   // derive the key from what is charged
+	process     string // when set, in every key: a key per process (a blind resume)
 }
 
 func (b biller) bill(ctx context.Context, id, subject string, amount int64, trace string) (string, bool) {
@@ -98,6 +99,8 @@ func (b biller) bill(ctx context.Context, id, subject string, amount int64, trac
 		key = ""
 	case b.deriveKey:
 		key = fmt.Sprintf("%s/%d", subject, amount)
+	case b.process != "":
+		key += ":" + b.process
 	}
 	for attempt := 0; attempt <= b.retries; attempt++ {
 		if attempt > 0 && b.freshKey {
@@ -420,6 +423,48 @@ func TestWrapKeyless(t *testing.T) {
 		}
 		if d := res.Timeline.Events()[1].Detail; !tc.derive && d != "charge sent without an idempotency key, replayed false receipt false" {
 			t.Fatalf("timeline: %s", d)
+		}
+	}
+}
+
+// TestWrapHeldOutlivesCrash: a call tool_timeout holds when the worker
+// crashes at the same charge was sent: the provider commits it late, just
+// before the restarted worker's charge, through the crashed instance's
+// wrapper (the restarted one never held it), as the model path does. The
+// biller that resumes under its key holds (one charge); one that resumes
+// under a key of its own process charges twice.
+func TestWrapHeldOutlivesCrash(t *testing.T) {
+	faults := []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "tool_timeout"}, {Event: model.EvToolCommit, Ordinal: 1, Kind: "worker_crash"}}
+	for _, blind := range []bool{false, true} {
+		var res *model.Result
+		l := &ledgerSvc{}
+		synctest.Test(t, func(t *testing.T) {
+			start := time.Now()
+			h := model.NewHarness(billFixture, model.Options{Builtin: []string{model.InvEffectAtMostOnce, model.InvNoInventedProgress},
+				Clock: func() model.Millis { return model.Millis(time.Since(start).Milliseconds()) }})
+			n := 0
+			var err error
+			res, err = h.Run(func() model.System {
+				n++
+				cfg := defended
+				if blind {
+					cfg.process = strconv.Itoa(n)
+				}
+				return billSystem{l: l, cfg: cfg, spec: spec}
+			}, &model.Schedule{Version: model.ScheduleVersion, Seed: "held", Faults: faults})
+			if err != nil {
+				t.Fatalf("blind %v: %v", blind, err)
+			}
+		})
+		rows := l.ledger()
+		inv, _ := res.Invariant(model.InvEffectAtMostOnce)
+		fired := res.Faults[0].Fired + res.Faults[1].Fired
+		if !blind && (!res.Held() || len(rows) != 1 || rows[0].Key != "inv-1:charge" || fired != 2 || res.Claims[0].Verdict != model.ClaimRelease) {
+			t.Fatalf("stable key: held %v, rows %+v, faults %+v, claims %+v", res.Held(), rows, res.Faults, res.Claims)
+		}
+		if blind && (inv.Held || inv.FaultID != "f2" || inv.Event != model.EvToolCommit || inv.Detail != "second ledger effect for task inv-1" ||
+			len(rows) != 2 || rows[0].Key != "inv-1:charge:1" || rows[1].Key != "inv-1:charge:2") {
+			t.Fatalf("blind resume: %+v, rows %+v", inv, rows)
 		}
 	}
 }

@@ -95,11 +95,17 @@ type jpayer struct {
 	verifyTrace bool
 	// noKey sends its charges without an idempotency key
 	noKey bool
+	// process, when set, is in every key: a key per process, which a
+	// restarted worker does not reuse (a blind resume)
+	process string
 }
 
 // pay charges subject once and reports whether it may release.
 func (p jpayer) pay(ctx context.Context, id, subject string, amount int64, trace string) (string, bool, error) {
 	key := id + ":charge"
+	if p.process != "" {
+		key += ":" + p.process
+	}
 	if p.noKey {
 		key = ""
 	}
@@ -625,5 +631,47 @@ func TestJoinCrashedWorkerSendsNothing(t *testing.T) {
 	}
 	if !res.Held() || quotes != 1 || len(errs) != 2 || !errors.Is(errs[0], model.ErrWorkerCrashed) || errs[1] != nil || len(p.ledger()) != 1 {
 		t.Fatalf("held %v, %d quotes, defers' errors %v, %d charges", res.Held(), quotes, errs, len(p.ledger()))
+	}
+}
+
+// TestJoinHeldOutlivesCrash: a request tool_timeout holds when the worker
+// crashes at the same charge was sent: the provider commits it late, just
+// before the restarted worker's charge, through the crashed instance's
+// transport (the restarted one never held it), as the model path does.
+// The worker that resumes under its key holds (one charge, replayed); one
+// that resumes under a key of its own process charges twice.
+func TestJoinHeldOutlivesCrash(t *testing.T) {
+	faults := []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "tool_timeout"}, {Event: model.EvToolCommit, Ordinal: 1, Kind: "worker_crash"}}
+	for _, blind := range []bool{false, true} {
+		var res *model.Result
+		p := &jpayments{}
+		synctest.Test(t, func(t *testing.T) {
+			start := time.Now()
+			h := model.NewHarness(payFixture, model.Options{Builtin: []string{model.InvEffectAtMostOnce, model.InvNoInventedProgress},
+				Clock: func() model.Millis { return model.Millis(time.Since(start).Milliseconds()) }})
+			n := 0
+			var err error
+			res, err = h.Run(func() model.System {
+				n++
+				cfg := defended
+				if blind {
+					cfg.process = strconv.Itoa(n)
+				}
+				return paySystem{p: p, cfg: cfg}
+			}, &model.Schedule{Version: model.ScheduleVersion, Seed: "held", Faults: faults})
+			if err != nil {
+				t.Fatalf("blind %v: %v", blind, err)
+			}
+		})
+		rows := p.ledger()
+		inv, _ := res.Invariant(model.InvEffectAtMostOnce)
+		fired := res.Faults[0].Fired + res.Faults[1].Fired
+		if !blind && (!res.Held() || len(rows) != 1 || rows[0].Key != "inv-1:charge" || fired != 2 || res.Claims[0].Verdict != model.ClaimRelease) {
+			t.Fatalf("stable key: held %v, rows %+v, faults %+v, claims %+v", res.Held(), rows, res.Faults, res.Claims)
+		}
+		if blind && (inv.Held || inv.FaultID != "f2" || inv.Event != model.EvToolCommit || inv.Detail != "second ledger effect for task inv-1" ||
+			len(rows) != 2 || rows[0].Key != "inv-1:charge:1" || rows[1].Key != "inv-1:charge:2") {
+			t.Fatalf("blind resume: %+v, rows %+v", inv, rows)
+		}
 	}
 }

@@ -200,16 +200,36 @@ type liveState struct {
 	// held is what Step.Hold left for a later crossing of the task, across
 	// a restart (a checkpoint store's stale view)
 	held any
+	// holders pairs each of the run's inflight requests with the adapter
+	// call that held it and its worker: a request held by a crashed
+	// instance is delivered through that instance's adapter, not the
+	// restarted one's, which never saw it
+	holders []holder
+}
+
+// holder is the adapter call that held an inflight request, and its worker.
+type holder struct {
+	worker int
+	send   func(context.Context, ToolCall) ToolResult
 }
 
 // liveSend is the base provider of a live commit: the adapter's real call
 // (after the late delivery of any request a fault held), in place of the
-// model's provider.
+// model's provider. As on the model path, a held request outlives its
+// worker's crash (it was sent); it is delivered through the adapter of
+// the instance that held it.
 func (r *run) liveSend(call ToolCall) ToolResult {
 	for len(r.inflight) > 0 {
 		late := r.inflight[0]
 		r.inflight = r.inflight[1:]
-		r.live.send(r.live.ctx, late)
+		send := r.live.send
+		if len(r.live.holders) > 0 {
+			if h := r.live.holders[0]; h.worker != r.worker && h.send != nil {
+				send = h.send
+			}
+			r.live.holders = r.live.holders[1:]
+		}
+		send(r.live.ctx, late)
 	}
 	r.live.sent = true
 	return r.live.send(r.live.ctx, call)

@@ -245,6 +245,9 @@ func (k commitFault) onCommit(r *run, call ToolCall, provider func(ToolCall) Too
 		}
 		if k.held {
 			r.inflight = append(r.inflight, call)
+			if r.live.send != nil {
+				r.live.holders = append(r.live.holders, holder{r.worker, r.live.send})
+			}
 		}
 		return *k.reply, true
 	case k.retrace:

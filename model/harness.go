@@ -699,6 +699,7 @@ func (r *run) runTask(ti int, factory Factory) error {
 	r.tamper = tamperNone
 	r.live.held = nil
 	r.inflight = r.inflight[:0]
+	r.live.holders = r.live.holders[:0]
 	r.pendingWorld = r.pendingWorld[:0]
 	r.worker = 0
 	r.state = stateCreated

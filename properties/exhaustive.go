@@ -842,7 +842,7 @@ func (w *walkState) check(h *model.Harness, k string, children bool) outcome {
 		return outcome{err: &panicError{Schedule: s, Panic: sp}}
 	}
 	if err != nil {
-		return outcome{err: fmt.Errorf("properties: harness: %w", err)}
+		return outcome{err: onSchedule(fmt.Errorf("properties: harness: %w", err), s)}
 	}
 	var o outcome
 	o.inv, o.bad = w.e.violation(res)

@@ -301,7 +301,7 @@ func (e *explorer) explore(parent rapid.TB) (*Report, error) {
 		rapid.Check(rec, e.prop)
 	}()
 	if e.harnessErr != nil {
-		return nil, e.harnessErr
+		return nil, e.keepFound(e.harnessErr)
 	}
 	rep := &Report{Checks: e.calls, rapidOutput: strings.Join(rec.msgs, "\n"), Faults: e.faults, Reached: e.reached, Fired: e.fired}
 	for p, ev := range allEvents {
@@ -396,6 +396,7 @@ type explorer struct {
 	crossed                [maxEvents]bool // by position in allEvents
 	last                   *model.Schedule
 	lastInv                string
+	lastMsg                string // the violation of last, as rapid printed it
 	harnessErr             error
 	// spread is the largest logical-time difference a confirming rerun
 	// of production code found (Counterexample.Jitter)
@@ -836,7 +837,7 @@ func (e *explorer) run(s *model.Schedule) (*model.Result, error) {
 	}
 	res, err := e.harnessRun(e.harness, f, s)
 	if err != nil {
-		return nil, fmt.Errorf("properties: harness: %w", err)
+		return nil, onSchedule(fmt.Errorf("properties: harness: %w", err), s)
 	}
 	return res, nil
 }
@@ -1234,7 +1235,7 @@ func (e *explorer) runPrefix(s *model.Schedule) (sites, error) {
 			c.Faults = slices.Clone(s.Faults)
 			return sites{}, &panicError{Schedule: &c, Panic: sp}
 		}
-		return sites{}, fmt.Errorf("properties: harness, on the run a fault is placed in: %w", err)
+		return sites{}, onSchedule(fmt.Errorf("properties: harness, on the run a fault is placed in: %w", err), s)
 	}
 	ss := sitesOf(res)
 	ss.order = orderOf(res)
@@ -1384,7 +1385,8 @@ func (e *explorer) prop(t *rapid.T) {
 	if inv.FaultID != "" {
 		by = "reached by " + inv.FaultID
 	}
-	t.Fatalf("%s violated after seq %d (%s), %s: %s\n%s", inv.Invariant, inv.FirstSeq, inv.Event, by, inv.Detail, model.Format(s))
+	e.lastMsg = fmt.Sprintf("%s violated after seq %d (%s), %s: %s", inv.Invariant, inv.FirstSeq, inv.Event, by, inv.Detail)
+	t.Fatalf("%s\n%s", e.lastMsg, model.Format(s))
 }
 
 // count adds one check's fault reports and crossed events to the
@@ -1483,7 +1485,7 @@ func (e *explorer) found(rep *Report) (*Report, error) {
 	}
 	cx, err := e.counterexample(e.last, e.lastInv)
 	if err != nil {
-		return nil, err
+		return nil, e.keepFound(err)
 	}
 	if err := e.confirmClean(); err != nil {
 		return nil, err

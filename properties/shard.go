@@ -284,7 +284,7 @@ func (e *explorer) shrinkOwned(parent rapid.TB, name string, sk uint64, broke mo
 		return "", err
 	}
 	if e.harnessErr != nil {
-		return "", e.harnessErr
+		return "", e.keepFound(e.harnessErr)
 	}
 	msgs := strings.Join(rec.msgs, "\n")
 	if e.firstFail == 0 {

@@ -192,13 +192,18 @@ func (cn *conn) autocommit(ctx context.Context, st Statement, isQuery bool, do f
 		rows    driver.Rows
 		realErr error
 	)
+	returned := false
 	cm, err := c.calls.CommitOnly(ctx, call, renders(statementKinds), func(ctx context.Context, _ model.ToolCall) model.ToolResult {
+		if returned {
+			return c.dropHeld()
+		}
 		if late, ok := c.deliverHeld(ctx, cn.base); ok {
 			return late
 		}
 		res, rows, realErr = do(ctx)
 		return resultOf(realErr)
 	})
+	returned = true
 	if err != nil {
 		return nil, nil, err
 	}
@@ -383,13 +388,18 @@ func (t *tx) Commit() error {
 		return errors.Join(err, t.base.Rollback())
 	}
 	var realErr error
+	returned := false
 	cm, err := c.calls.CommitOnly(t.ctx, call, renders(commitKinds), func(ctx context.Context, _ model.ToolCall) model.ToolResult {
+		if returned {
+			return c.dropHeld()
+		}
 		if late, ok := c.deliverHeld(ctx, cn.base); ok {
 			return late
 		}
 		realErr = t.base.Commit()
 		return resultOf(realErr)
 	})
+	returned = true
 	if err != nil {
 		if !cm.Sent {
 			t.base.Rollback()

@@ -180,6 +180,20 @@ func (c *Connector) deliverHeld(ctx context.Context, on driver.Conn) (model.Tool
 	return resultOf(err), true
 }
 
+// dropHeld answers the harness's late delivery of a statement this
+// Connector held after its worker crashed (the harness calls the send of
+// the crossing that held it once that crossing returned): the connection
+// that held it was given up and the instance is gone, so the statement
+// is dropped, never run on a connection of the restarted worker's.
+func (c *Connector) dropHeld() model.ToolResult {
+	c.mu.Lock()
+	if len(c.held) > 0 {
+		c.held = c.held[1:]
+	}
+	c.mu.Unlock()
+	return model.ToolResult{Outcome: model.OutcomeUnknown, Class: model.ClassTimeout, Reason: "sqlfault: a statement held by a crashed worker's connection is dropped with it"}
+}
+
 // resultOf is the provider's answer for a statement or COMMIT that
 // returned err: committed, or rejected with the driver's message.
 func resultOf(err error) model.ToolResult {

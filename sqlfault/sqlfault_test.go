@@ -788,3 +788,20 @@ func TestCrashedWorkerWritesNothing(t *testing.T) {
 		t.Fatalf("fault %+v, defers' errors %v, %d notes, timeline %s", res.Faults[0], errs, notes, timeline(res))
 	}
 }
+
+// TestHeldDroppedWithCrashedWorker: a statement tool_timeout holds when
+// the worker crashes at the same charge is dropped with the crashed
+// worker's connection, never run on the restarted worker's in place of
+// its own charge (which ran the charge twice): one row, no harness error.
+func TestHeldDroppedWithCrashedWorker(t *testing.T) {
+	s := newSystem(t, agentOpts{})
+	h := model.NewHarness(fixture, model.Options{Builtin: builtin})
+	res, err := h.Run(func() model.System { return s }, &model.Schedule{Version: model.ScheduleVersion, Seed: "held",
+		Faults: []model.FaultEntry{at(model.EvToolCommit, 1, "tool_timeout"), at(model.EvToolCommit, 1, "worker_crash")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s.charges(t); n != 1 || !res.Held() || res.Faults[0].Fired != 1 || res.Faults[1].Fired != 1 {
+		t.Fatalf("%d charges, held %v, faults %+v, timeline %s", n, res.Held(), res.Faults, timeline(res))
+	}
+}
