@@ -236,8 +236,11 @@ func (r *run) liveSend(call ToolCall) ToolResult {
 }
 
 // syncProvider reads the provider's ledger into the World after a live
-// crossing: new entries are stamped with the current task.
-func (r *run) syncProvider() {
+// crossing ev: new entries are stamped with the current task. An entry
+// that appears at a crossing other than a commit was made by a call no
+// adapter reported (an unwrapped client, or a rule that did not classify
+// the request): a harness error, never a run that tested nothing.
+func (r *run) syncProvider(ev EventName) {
 	if r.live.err != nil {
 		return
 	}
@@ -256,6 +259,10 @@ func (r *run) syncProvider() {
 			r.live.err = fmt.Errorf("provider ledger: entry %d changed between reads (key %q, then %q); ProviderLedger must return every effect, oldest first", i+1, w.Ledger[i].Key, got[i].Key)
 			return
 		}
+	}
+	if n := len(got) - len(w.Ledger); n > 0 && ev != EvToolCommit && ev != EvWorkerCrash {
+		r.live.err = fmt.Errorf("provider ledger: %d new effect(s) (first key %q) appeared at %s, not at a tool.commit: a call made an effect without crossing an adapter (an unwrapped client, or a request the adapter's rules do not classify as a commit); wrap every client that acts and classify its writes", n, got[len(w.Ledger)].Key, ev)
+		return
 	}
 	for _, e := range got[len(w.Ledger):] {
 		e.Seq = len(w.Ledger) + 1

@@ -338,3 +338,45 @@ func TestBudgetTakesTheClockAfterTheCommit(t *testing.T) {
 		t.Errorf("a commit ending a millisecond past the deadline: %+v, want %q", inv, want)
 	}
 }
+
+// TestEffectOutsideAnAdapter: an effect that appears in the provider's
+// ledger at a crossing other than a commit was made by a call no adapter
+// reported (an unwrapped client): the run is a harness error naming the
+// crossing and the key, never a green run that tested nothing. The same
+// charge made through Calls.Commit is the counterfactual: it is checked.
+func TestEffectOutsideAnAdapter(t *testing.T) {
+	for _, wrapped := range []bool{true, false} {
+		st := &store{}
+		sys := sysFunc{st: st, run: func(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+			call := model.ToolCall{Tool: "pay", RequestKey: task.ID + ":charge", Action: model.Action{Actor: task.Actor,
+				Subject: task.Subject, Tenant: task.Tenant, Purpose: task.Purpose, Amount: task.Amount, IdempotencyKey: task.ID}}
+			if wrapped {
+				if _, err := env.Calls.Commit(ctx, call, func(_ context.Context, c model.ToolCall) model.ToolResult { return st.charge(c) }); err != nil {
+					return model.Claim{}, err
+				}
+			} else {
+				st.charge(call) // a client the adapters do not wrap
+			}
+			s, err := env.Calls.Enter(ctx, model.EvCheckpointWrite)
+			if err != nil {
+				return model.Claim{}, err
+			}
+			if err := s.Done("ok", "row 1"); err != nil {
+				return model.Claim{}, err
+			}
+			return model.Claim{Verdict: model.ClaimHold}, nil
+		}}
+		h := model.NewHarness(liveFixture, model.Options{Builtin: []string{model.InvEffectAtMostOnce}})
+		res, err := h.Run(func() model.System { return sys }, &model.Schedule{Version: model.ScheduleVersion, Seed: "s"})
+		if wrapped {
+			if err != nil || res.Err() != nil {
+				t.Fatalf("wrapped: %v, %v", err, res.Err())
+			}
+			continue
+		}
+		want := `provider ledger: 1 new effect(s) (first key "inv-1:charge") appeared at checkpoint.write, not at a tool.commit: a call made an effect without crossing an adapter`
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("unwrapped: err %v, want it to contain %q", err, want)
+		}
+	}
+}

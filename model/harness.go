@@ -1012,7 +1012,7 @@ func (r *run) recordD(ev EventName, ordinal int, faultID, outcome string, d deta
 	}
 	r.state = stateAfter
 	if r.live.observed != nil {
-		r.syncProvider()
+		r.syncProvider(ev)
 	}
 	r.oracle.check(r, seq)
 	if r.h.stopOn && r.stopped == nil {
