@@ -60,7 +60,7 @@ func TestReportNumbers(t *testing.T) {
 		"context/proposal/before_validation/synchronized/policy_record never_tried: no recorded run scheduled stale_policy",
 		"context/proposal/before_validation/shared/policy_record never_tried: no recorded run scheduled stale_policy",
 		"context/memory/before_commit/isolated/checkpoint_store never_tried: no recorded run scheduled memory_loss",
-		"tool/effect/before_commit/isolated/ledger_readback never_tried: no recorded run scheduled reject_before_commit",
+		"tool/effect/before_commit/isolated/ledger_readback never_tried: no recorded run scheduled reject_before_commit or false_success",
 		"tool/effect/after_commit/repeated/ledger_readback never_tried: no recorded run scheduled timeout_after_commit",
 		"tool/effect/after_commit/repeated/receipt never_tried: no recorded run scheduled malformed_response or output_drift",
 		"tool/effect/after_commit/persistent/ledger_readback never_tried: no recorded run scheduled timeout_after_commit",
