@@ -279,7 +279,7 @@ func TestCheckFindsBug(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "minimal schedule (1 fault):") {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	if want := "properties: counterexample after 2 checks (an invariant violated, exit 1): " + cx; !strings.Contains(out, want) {
+	if want := "properties: counterexample after 4 checks (an invariant violated, exit 1): " + cx; !strings.Contains(out, want) {
 		t.Errorf("the exploration's output lacks %q:\n%s", want, out)
 	}
 	command := line(out, "replay: ")
@@ -304,9 +304,9 @@ func TestCheckFindsBug(t *testing.T) {
 		lines[strings.TrimSpace(l)] = true
 	}
 	for _, want := range []string{
-		"systems: snapshots (50 runs, 6 events crossed; no authority, branch_join, memory, proof, proposal)",
-		"effect_at_most_once violated in 13 runs: first false after seq 6 (tool.commit): second ledger effect for task sweep-vol-a",
-		"only_expired_deleted violated in 13 runs: first false after seq 6 (tool.commit): purged a-1 from the recycle bin (deletion del-2 under key janitor:delete:a-1+retry2)",
+		"systems: snapshots (44 runs, 6 events crossed; no authority, branch_join, memory, proof, proposal)",
+		"effect_at_most_once violated in 33 runs: first false after seq 6 (tool.commit): second ledger effect for task sweep-vol-a",
+		"only_expired_deleted violated in 33 runs: first false after seq 6 (tool.commit): purged a-1 from the recycle bin (deletion del-2 under key janitor:delete:a-1+retry2)",
 		"replay: FAULTLINE_REPLAY=timeout_after_commit-77c0216d.json go test -run '^TestCheck$' ./examples/snapshots",
 	} {
 		if !lines[want] {
