@@ -317,11 +317,11 @@ func TestEveryMutantIsKilled(t *testing.T) {
 // mutantKills is the check at which TestEveryMutantIsKilled's exploration
 // (mutantExploration's seed and budget) kills each mutant.
 var mutantKills = map[copperfin.Mutant]int{
-	"rejection_as_success": 10, "timeout_as_success": 12, "unchecked_reply": 9, "unbounded_retry": 14,
-	"retry_budget_reset": 9, "deadline_from_restart": 200, "checkpoint_before_effect": 1, "stale_checkpoint_accepted": 8,
-	"fabricated_approval": 1, "failed_branch_dropped": 21, "key_per_attempt": 43, "readback_from_cache": 7,
-	"readback_by_subject": 6, "reply_as_proof": 6, "expiry_at_approval": 3, "trace_per_retry": 55,
-	"policy_cached": 12, "resume_skips_checks": 21, "resend_unseen": 1, "state_check_unguarded": 15,
+	"rejection_as_success": 10, "timeout_as_success": 12, "unchecked_reply": 13, "unbounded_retry": 36,
+	"retry_budget_reset": 9, "deadline_from_restart": 268, "checkpoint_before_effect": 1, "stale_checkpoint_accepted": 8,
+	"fabricated_approval": 1, "failed_branch_dropped": 11, "key_per_attempt": 32, "readback_from_cache": 7,
+	"readback_by_subject": 6, "reply_as_proof": 6, "expiry_at_approval": 9, "trace_per_retry": 12,
+	"policy_cached": 12, "resume_skips_checks": 21, "resend_unseen": 1, "state_check_unguarded": 23,
 	"envelope_as_success": 25,
 }
 
