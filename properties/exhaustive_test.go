@@ -350,7 +350,7 @@ func TestBatchWalkHoldsUnderTyped(t *testing.T) {
 		properties.WithMaxFaults(2)}
 	want, sizes := 22, []int{1, 5, 16}
 	if heavy() {
-		want, sizes = 198456, []int{1, 615, 197840}
+		want, sizes = 200427, []int{1, 655, 199771}
 	} else {
 		opts = append(opts, properties.WithKinds("partial_success_response", "lagging_readback"), properties.WithoutWorldEvents())
 		t.Log("the walk of two kinds; FAULTLINE_HEAVY=1 walks all of them")
