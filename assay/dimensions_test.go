@@ -23,7 +23,7 @@ func typedStudy(t *testing.T, v assay.Variation) *assay.Study {
 // TestContextCutoffPolicyVersionLoad: the paper's step 8 beyond retry
 // budget and deadline. A 10 ms context cutoff drops the approval the
 // workflow keeps in its ephemeral context before it reads it back: even the
-// fault-free run holds, and every kind drawn (24 of 27) serves nothing,
+// fault-free run holds, and every kind drawn (24 of 28) serves nothing,
 // subject_swap 0 of 25 with its Wilson interval; at 1000 ms it is kept.
 // The typed workflow compares no policy version and dedupes repeated
 // refunds by key, so policy version and load move no kind's figures.
@@ -45,13 +45,13 @@ func TestContextCutoffPolicyVersionLoad(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 24, varied)
-	assert.Len(t, st.WorstConfigs, 27)
+	assert.Len(t, st.WorstConfigs, 28)
 	s := sigOf(t, st, "typed", "subject_swap", "context_cutoff_ms=10")
 	assert.Equal(t, assay.Term{Count: 0, Trials: 25, Rate: 0, Interval: assay.Interval{Lo: 0, Hi: 0.13319225093904846}}, s.Q.Serve)
 
 	for _, v := range []assay.Variation{{assay.PolicyVersions(12, 13)}, {assay.Loads(1, 3)}} {
 		st := typedStudy(t, v)
-		require.Len(t, st.WorstConfigs, 27)
+		require.Len(t, st.WorstConfigs, 28)
 		for _, w := range st.WorstConfigs {
 			assert.True(t, w.AllEqual, "%s %s", st.Configurations, w.Kind)
 		}

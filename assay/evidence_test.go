@@ -68,7 +68,7 @@ var views = []struct {
 	compat bool
 	kinds  int
 	get    func(*testing.T) *assay.Evidence
-}{{"catalogue", false, 27, evidence}, {"paper188", true, 10, paperEvidence}}
+}{{"catalogue", false, 28, evidence}, {"paper188", true, 10, paperEvidence}}
 
 func sigOf(t *testing.T, st *assay.Study, profile, kind, config string) assay.Signature {
 	t.Helper()
@@ -183,12 +183,12 @@ func TestSignatures(t *testing.T) {
 		t.Errorf("typed worst cells (-want +got):\n%s", diff)
 	}
 
-	// The whole catalogue: the same 2000 trials spread over 27 kinds. The
+	// The whole catalogue: the same 2000 trials spread over 28 kinds. The
 	// identity and evidence domains hold only the paper's kinds, so their
-	// counts are the paper's; the tool domain's eleven kinds share its 400
-	// trials, so timeout_after_commit draws 44 of them.
+	// counts are the paper's; the tool domain's twelve kinds share its 400
+	// trials, so timeout_after_commit draws 38 of them.
 	all := evidence(t).Base
-	if b := sigOf(t, all, "baseline", "timeout_after_commit", assay.DefaultConfig); b.Trials != 44 || b.Harms.DuplicateEffect != 44 || b.Q.Contain.Count != 0 {
+	if b := sigOf(t, all, "baseline", "timeout_after_commit", assay.DefaultConfig); b.Trials != 38 || b.Harms.DuplicateEffect != 38 || b.Q.Contain.Count != 0 {
 		t.Errorf("baseline timeout_after_commit: %+v %+v", b.Q, b.Harms)
 	}
 	if w := sigOf(t, all, "baseline", "subject_swap", assay.DefaultConfig); w.Trials != 212 || w.Harms.WrongSubject != 212 {
@@ -203,7 +203,7 @@ func TestSignatures(t *testing.T) {
 	// a sandbox denial: a proven denial of an entitled action, so proven
 	// but neither recovered nor served
 	d := sigOf(t, all, "typed", "sandbox_denial", assay.DefaultConfig)
-	if d.Trials != 37 || d.Q.Prove.Count != 37 || d.Q.Recover.Count != 0 || d.Q.Serve.Count != 0 || d.Boundary != model.Boundary("sandbox") {
+	if d.Trials != 31 || d.Q.Prove.Count != 31 || d.Q.Recover.Count != 0 || d.Q.Serve.Count != 0 || d.Boundary != model.Boundary("sandbox") {
 		t.Errorf("typed sandbox_denial: %+v", d.Q)
 	}
 	// a worker restart resumes silently: recovered, never detected (the
@@ -217,8 +217,8 @@ func TestSignatures(t *testing.T) {
 			agg = &all.Aggregates[i]
 		}
 	}
-	if agg == nil || agg.Trials != 2000 || agg.Q.Detect.Count != 1963 || agg.Q.Contain.Count != 2000 || agg.Q.Recover.Count != 1316 ||
-		agg.Q.Prove.Count != 1394 || agg.Q.Serve.Count != 1316 || agg.Harms.ServiceLoss != 684 || agg.Harms.ContractViolation != 0 {
+	if agg == nil || agg.Trials != 2000 || agg.Q.Detect.Count != 1963 || agg.Q.Contain.Count != 2000 || agg.Q.Recover.Count != 1299 ||
+		agg.Q.Prove.Count != 1402 || agg.Q.Serve.Count != 1299 || agg.Harms.ServiceLoss != 701 || agg.Harms.ContractViolation != 0 {
 		t.Fatalf("typed pooled over the catalogue: %+v", agg)
 	}
 	want = []assay.WorstCell{
@@ -297,28 +297,28 @@ func TestPlacements(t *testing.T) {
 			"serve floor 80% missed: serve 1007 of 2000 = 50.3% [95% CI 48.2%, 52.5%] (overall, worst class timeout_after_commit 0 of 189, configuration default)",
 		}},
 		{evidence(t).Base, "baseline", assay.RegionUnsafeEscape, []string{
-			"hard invariant zero unsafe escape failed: 911 of 2000 trials; worst class subject_swap, 212 of 212, configuration default",
-			"hard invariant zero duplicate effect failed: 210 of 2000 trials; worst class timeout_after_commit, 44 of 44, configuration default",
+			"hard invariant zero unsafe escape failed: 904 of 2000 trials; worst class subject_swap, 212 of 212, configuration default",
+			"hard invariant zero duplicate effect failed: 203 of 2000 trials; worst class timeout_after_commit, 38 of 38, configuration default",
 			"hard invariant zero wrong-subject effect failed: 212 of 2000 trials; worst class subject_swap, 212 of 212, configuration default",
-			"hard invariant zero unproved release failed: 437 of 2000 trials; worst class partial_success_response, 37 of 37, configuration default",
-			"recover floor 80% missed: recover 195 of 2000 = 9.8% [95% CI 8.5%, 11.1%] (overall, worst class subject_swap 0 of 212, configuration default)",
+			"hard invariant zero unproved release failed: 438 of 2000 trials; worst class partial_success_response, 38 of 38, configuration default",
+			"recover floor 80% missed: recover 184 of 2000 = 9.2% [95% CI 8.0%, 10.5%] (overall, worst class subject_swap 0 of 212, configuration default)",
 			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain identity, worst class subject_swap 0 of 212, configuration default)",
 			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain context, worst class stale_policy 0 of 138, configuration default)",
-			"prove floor 80% missed: prove 155 of 400 = 38.8% [95% CI 34.1%, 43.6%] (domain tool, worst class timeout_after_commit 0 of 44, configuration default)",
+			"prove floor 80% missed: prove 169 of 400 = 42.2% [95% CI 37.5%, 47.1%] (domain tool, worst class timeout_after_commit 0 of 38, configuration default)",
 			"prove floor 80% missed: prove 118 of 400 = 29.5% [95% CI 25.2%, 34.1%] (domain state, worst class checkpoint_rollback 0 of 41, configuration default)",
 			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain evidence, worst class drop_effect_receipt 0 of 212, configuration default)",
-			"serve floor 80% missed: serve 195 of 2000 = 9.8% [95% CI 8.5%, 11.1%] (overall, worst class subject_swap 0 of 212, configuration default)",
+			"serve floor 80% missed: serve 184 of 2000 = 9.2% [95% CI 8.0%, 10.5%] (overall, worst class subject_swap 0 of 212, configuration default)",
 		}},
 		{evidence(t).Base, "typed", assay.RegionContainedButDead, []string{
-			"recover floor 80% missed: recover 1316 of 2000 = 65.8% [95% CI 63.7%, 67.8%] (overall, worst class memory_loss 0 of 134, configuration default)",
+			"recover floor 80% missed: recover 1299 of 2000 = 65.0% [95% CI 62.8%, 67.0%] (overall, worst class memory_loss 0 of 134, configuration default)",
 			"prove floor 80% missed: prove 266 of 400 = 66.5% [95% CI 61.7%, 70.9%] (domain context, worst class memory_loss 0 of 134, configuration default)",
 			"prove floor 80% missed: prove 155 of 400 = 38.8% [95% CI 34.1%, 43.6%] (domain state, worst class missing_checkpoint 0 of 43, configuration default)",
 			"prove floor 80% missed: prove 212 of 400 = 53.0% [95% CI 48.1%, 57.8%] (domain evidence, worst class break_trace_lineage 0 of 188, configuration default)",
-			"serve floor 80% missed: serve 1316 of 2000 = 65.8% [95% CI 63.7%, 67.8%] (overall, worst class memory_loss 0 of 134, configuration default)",
+			"serve floor 80% missed: serve 1299 of 2000 = 65.0% [95% CI 62.8%, 67.0%] (overall, worst class memory_loss 0 of 134, configuration default)",
 		}},
 		{evidence(t).Base, "fail_closed", assay.RegionContainedButDead, []string{
 			"recover floor 80% missed: recover 780 of 2000 = 39.0% [95% CI 36.9%, 41.2%] (overall, worst class memory_loss 0 of 134, configuration default)",
-			"prove floor 80% missed: prove 226 of 400 = 56.5% [95% CI 51.6%, 61.3%] (domain tool, worst class timeout_after_commit 0 of 44, configuration default)",
+			"prove floor 80% missed: prove 242 of 400 = 60.5% [95% CI 55.6%, 65.2%] (domain tool, worst class timeout_after_commit 0 of 38, configuration default)",
 			"prove floor 80% missed: prove 159 of 400 = 39.8% [95% CI 35.1%, 44.6%] (domain state, worst class checkpoint_rollback 0 of 41, configuration default)",
 			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain evidence, worst class drop_effect_receipt 0 of 212, configuration default)",
 			"serve floor 80% missed: serve 780 of 2000 = 39.0% [95% CI 36.9%, 41.2%] (overall, worst class memory_loss 0 of 134, configuration default)",
@@ -436,7 +436,7 @@ func TestEnvelopeFloorsDecide(t *testing.T) {
 		}
 	}
 	// over the whole catalogue no choice of proof scope saves typed: its
-	// recovery and service (65.8 %) miss the 80 % floors
+	// recovery and service (65.0 %) miss the 80 % floors
 	typed = nil
 	for _, s := range evidence(t).Base.Signatures {
 		if s.Profile == "typed" {
@@ -444,7 +444,7 @@ func TestEnvelopeFloorsDecide(t *testing.T) {
 		}
 	}
 	if p := overall.Place("typed", "all", typed); p.Region != assay.RegionContainedButDead || len(p.Reasons) != 3 ||
-		p.Reasons[1] != "prove floor 80% missed: prove 1394 of 2000 = 69.7% [95% CI 67.6%, 71.7%] (overall, worst class memory_loss 0 of 134, configuration default)" {
+		p.Reasons[1] != "prove floor 80% missed: prove 1402 of 2000 = 70.1% [95% CI 68.1%, 72.1%] (overall, worst class memory_loss 0 of 134, configuration default)" {
 		t.Errorf("catalogue, overall floors: %q %q", p.Region, p.Reasons)
 	}
 	lax := assay.Envelope{Floors: []assay.Floor{{Term: "recover", Min: 0.6, Scope: assay.ScopeOverall}, {Term: "serve", Min: 0.6, Scope: assay.ScopeOverall}}}
@@ -564,7 +564,7 @@ func TestPairsCatalogue(t *testing.T) {
 		},
 	}
 	for _, st := range []*assay.Study{ev.Base, ev.Variation} {
-		if len(st.Pairs) != 3*27*len(st.Configurations) {
+		if len(st.Pairs) != 3*28*len(st.Configurations) {
 			t.Errorf("%s: %d pairs", st.Name, len(st.Pairs))
 		}
 		for _, spec := range model.Catalogue() {
@@ -651,9 +651,10 @@ func TestPairsCatalogue(t *testing.T) {
 	}
 	// fail_closed keeps bind_identity, pre_effect_authority and
 	// effect_readback, so its memory_loss and corrupt_checkpoint pairs show
-	// leverage too; its six invalid greens are carried by deny_on_warning
-	want := map[string]int{"baseline leverage_shown": 25, "baseline inconclusive": 2, "typed leverage_shown": 27,
-		"fail_closed leverage_shown": 21, "fail_closed invalid_green": 6}
+	// leverage too; its seven invalid greens (false_success's among them:
+	// the receipt_missing warning denies) are carried by deny_on_warning
+	want := map[string]int{"baseline leverage_shown": 26, "baseline inconclusive": 2, "typed leverage_shown": 28,
+		"fail_closed leverage_shown": 21, "fail_closed invalid_green": 7}
 	if diff := cmp.Diff(want, n); diff != "" {
 		t.Errorf("reference pair classes (-want +got):\n%s", diff)
 	}
@@ -667,8 +668,9 @@ func TestPairsCatalogue(t *testing.T) {
 	// in baseline, typed and fail_closed (-6); the two kinds of reads that
 	// lag show leverage in typed and fail_closed in every configuration
 	// (+16 on 300), and are inconclusive in the baseline, whose own run
-	// never reaches them (-8)
-	if !strings.Contains(b2.String(), "pairs across configurations: 282 of 324 show leverage") ||
+	// never reaches them (-8); false_success shows it in baseline and typed
+	// (+8 on 12)
+	if !strings.Contains(b2.String(), "pairs across configurations: 290 of 336 show leverage") ||
 		!strings.Contains(b2.String(), "typed        default  memory_loss                bind_identity+pre_effect_authority and behaviour (defect fabricated_approval)  leverage_shown  yes") ||
 		!strings.Contains(b2.String(), "typed/corrupt_checkpoint (default), behaviour (defect stale_checkpoint_accepted) alone: invalid_green: "+
 			"removing behaviour (defect stale_checkpoint_accepted) alone leaves the fault contained: effect_readback silently carries the result") {
@@ -838,7 +840,7 @@ func TestCoefficients(t *testing.T) {
 			if c.Profile == "baseline" && c.Kind == "subject_swap" && c.Invariant == model.InvRightSubject && (c.Runs != 212 || c.Violations != 212) {
 				t.Errorf("%+v", c)
 			}
-			if c.Profile == "baseline" && c.Kind == "tool_timeout" && c.Invariant == model.InvEffectAtMostOnce && (c.Runs != 32 || c.Violations != 32) {
+			if c.Profile == "baseline" && c.Kind == "tool_timeout" && c.Invariant == model.InvEffectAtMostOnce && (c.Runs != 42 || c.Violations != 42) {
 				t.Errorf("%+v", c)
 			}
 		}
@@ -880,7 +882,7 @@ func TestDiagnoses(t *testing.T) {
 		t.Errorf("%d diagnoses over the paper's ten", n)
 	}
 	d := diagnosisOf(t, ref, "baseline", "timeout_after_commit")
-	want := assay.Diagnosis{Profile: "baseline", Config: "default", Kind: "timeout_after_commit", Trials: 44, Schedule: d.Schedule,
+	want := assay.Diagnosis{Profile: "baseline", Config: "default", Kind: "timeout_after_commit", Trials: 38, Schedule: d.Schedule,
 		Invariant: model.InvEffectAtMostOnce, Violated: []string{model.InvEffectAtMostOnce}, FirstSeq: 19, FirstEvent: model.EvToolCommit,
 		FirstOrdinal: 2, FirstBoundary: model.Boundary("effect"), Detail: "second ledger effect for task refund-O-731",
 		Signal: assay.Signal{Seq: 16, Event: model.EvToolCommit, Ordinal: 1, Outcome: "unknown",
@@ -1032,11 +1034,11 @@ func TestVariation(t *testing.T) {
 		}
 	}
 	wantVaried := []wc{
-		{"baseline", "rate_limit", want[0], 0, 0, 7},
-		{"typed", "rate_limit", want[0], 0, 0, 7},
+		{"baseline", "rate_limit", want[0], 0, 0, 9},
+		{"typed", "rate_limit", want[0], 0, 0, 9},
 		{"typed", "checkpoint_rollback", want[0], 0, 17, 17},
 	}
-	if diff := cmp.Diff(wantVaried, got, cmp.AllowUnexported(wc{})); diff != "" || len(all.WorstConfigs) != 81 {
+	if diff := cmp.Diff(wantVaried, got, cmp.AllowUnexported(wc{})); diff != "" || len(all.WorstConfigs) != 84 {
 		t.Errorf("catalogue: varied worst configurations of %d (-want +got):\n%s", len(all.WorstConfigs), diff)
 	}
 	if s := sigOf(t, all, "typed", "rate_limit", want[3]); s.Q.Serve.Count != s.Trials || s.Q.Recover.Count != s.Trials {
@@ -1164,17 +1166,17 @@ func TestCompositionPairs(t *testing.T) {
 	}
 	want := map[string]map[copperfin.Control][]model.FaultEntry{
 		"catalogue": {
-			copperfin.BindIdentity:   {tc("evidence.decision", "worker_crash", 1), tc("proposal", "subject_swap", 2)},
-			copperfin.RefreshContext: {tc("proposal", "worker_crash", 1), tc("context.eligibility", "cross_source_conflict", 2)},
-			copperfin.Idempotency:    {tc("ledger.readback", "lagging_readback", 1), tc("tool.commit", "output_drift", 1)},
-			copperfin.EvidenceGate:   {tc("evidence.readback", "drop_effect_receipt", 1), tc("tool.commit", "worker_crash", 1)},
+			copperfin.RefreshContext:    {tc("context.eligibility", "worker_crash", 1), tc("context.eligibility", "cross_source_conflict", 2)},
+			copperfin.StatePrecondition: {tc("ledger.readback", "state_version_change", 1), tc("checkpoint.write", "worker_restart", 1)},
+			copperfin.Idempotency:       {tc("ledger.readback", "lagging_readback", 1), tc("checkpoint.write", "checkpoint_rollback", 3)},
+			copperfin.EvidenceGate:      {tc("tool.commit", "partial_success_response", 1), tc("evidence.readback", "drop_effect_receipt", 1)},
 		},
 		"paper188": {
 			copperfin.EvidenceGate: {tc("tool.commit", "timeout_after_commit", 1), tc("evidence.readback", "drop_effect_receipt", 1)},
 		},
 	}
 	draws := map[string]map[copperfin.Control]int{
-		"catalogue": {copperfin.BindIdentity: 4161, copperfin.RefreshContext: 1109, copperfin.Idempotency: 36, copperfin.EvidenceGate: 252},
+		"catalogue": {copperfin.RefreshContext: 312, copperfin.StatePrecondition: 6877, copperfin.Idempotency: 5, copperfin.EvidenceGate: 256},
 		"paper188":  {copperfin.EvidenceGate: 261},
 	}
 	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)

@@ -13,8 +13,8 @@
 //     result, and renders each fault for this client (defaults: the error
 //     types of this package);
 //   - [Kinds] lists the kinds a wrapped call renders, [Spec.Kinds] those a
-//     given spec renders (partial_success_response, output_drift and
-//     break_trace_lineage need a renderer of their own);
+//     given spec renders (partial_success_response, output_drift,
+//     break_trace_lineage and false_success need a renderer of their own);
 //   - [TimeoutError], [RejectedError], [RateLimitError] and [ErrMalformed]
 //     are the default renderings; [OutcomeOf] classifies them into the
 //     three outcomes.
@@ -133,6 +133,10 @@ type Spec[Req, Resp any] struct {
 	// SetTrace renders break_trace_lineage: the request carrying trace.
 	// Without it, as StripReceipt.
 	SetTrace func(req Req, trace string) Req
+	// ErrorReply renders false_success: a reply without an error that
+	// carries the provider's error (reason) in its body, nothing
+	// committed. Without it, as StripReceipt.
+	ErrorReply func(reason string) Resp
 }
 
 // Kinds returns the kinds a wrapped call can render, in catalogue order:
@@ -149,11 +153,12 @@ func Kinds() []string {
 
 // Kinds returns the kinds this spec renders: Kinds() less
 // partial_success_response without StripReceipt, output_drift without
-// Drift and break_trace_lineage without SetTrace.
+// Drift, break_trace_lineage without SetTrace and false_success without
+// ErrorReply.
 func (s Spec[Req, Resp]) Kinds() []string {
 	return slices.DeleteFunc(Kinds(), func(k string) bool {
 		return k == "partial_success_response" && s.StripReceipt == nil || k == "output_drift" && s.Drift == nil ||
-			k == "break_trace_lineage" && s.SetTrace == nil
+			k == "break_trace_lineage" && s.SetTrace == nil || k == "false_success" && s.ErrorReply == nil
 	})
 }
 
@@ -302,6 +307,8 @@ func (w *wrapped[Req, Resp]) call(ctx context.Context, req Req) (Resp, error) {
 			return zero, w.s.RateLimited(time.Duration(c.Result.RetryAfter) * time.Millisecond)
 		case "break_trace_lineage":
 			// rendered on the request by send
+		case "false_success":
+			return w.s.ErrorReply(c.Result.Reason), nil // renders holds it only with ErrorReply
 		case "partial_success_response", "malformed_response", "output_drift":
 			if cur == nil || cur.err != nil {
 				return w.fail(fmt.Errorf("callfault: tool %s: %s fired on a reply the provider never gave", tool, kind))

@@ -28,6 +28,7 @@ type chargeReq struct {
 type chargeResp struct {
 	Receipt string
 	Amount  int64
+	Error   string // a failure reported inside a reply (false_success)
 }
 
 // busyError is the client library's rate-limit error.
@@ -90,6 +91,7 @@ type biller struct {
 	noKey       bool   // send no idempotency key
 	deriveKey   bool   // derive the key from what is charged
 	process     string // when set, in every key: a key per process (a blind resume)
+	replyIsDone bool   // take a reply without an error for done, its fields unread
 }
 
 func (b biller) bill(ctx context.Context, id, subject string, amount int64, trace string) (string, bool) {
@@ -107,7 +109,7 @@ func (b biller) bill(ctx context.Context, id, subject string, amount int64, trac
 			key = id + ":charge-" + strconv.Itoa(attempt)
 		}
 		resp, err := b.charge(ctx, chargeReq{Key: key, Subject: subject, Amount: amount, Trace: trace})
-		if b.trustAnswer {
+		if b.trustAnswer || b.replyIsDone && err == nil {
 			return resp.Receipt, true
 		}
 		var busy busyError
@@ -142,6 +144,7 @@ var spec = callfault.Spec[chargeReq, chargeResp]{
 	StripReceipt: func(r chargeResp) chargeResp { r.Receipt = ""; return r },
 	Drift:        func(chargeResp) chargeResp { return chargeResp{} },
 	SetTrace:     func(r chargeReq, trace string) chargeReq { r.Trace = trace; return r },
+	ErrorReply:   func(reason string) chargeResp { return chargeResp{Error: reason} },
 }
 
 type billSystem struct {
@@ -235,6 +238,7 @@ func TestWrapCounterfactuals(t *testing.T) {
 		{"malformed_response", fresh, model.InvEffectAtMostOnce, model.EvToolCommit, 3, twice, 2, 1, model.ClaimRelease},
 		{"output_drift", fresh, model.InvEffectAtMostOnce, model.EvToolCommit, 3, twice, 2, 1, model.ClaimRelease},
 		{"break_trace_lineage", biller{}, "trace_joined", model.EvClaim, 3, "charge ch_1 carries trace orphan-req-1", 1, 1, model.ClaimHold},
+		{"false_success", biller{retries: 2, replyIsDone: true}, model.InvNoInventedProgress, model.EvClaim, 3, none, 0, 1, model.ClaimRelease},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			f := model.FaultEntry{Event: model.EvToolCommit, Ordinal: 1, Kind: tc.kind}
@@ -257,7 +261,7 @@ func TestWrapCounterfactuals(t *testing.T) {
 // TestWrapKinds: every kind at tool.commit; a spec without the optional
 // renderers drops the three that need them.
 func TestWrapKinds(t *testing.T) {
-	all := "timeout_after_commit partial_success_response break_trace_lineage sandbox_denial timeout_before_send reject_before_commit malformed_response output_drift rate_limit tool_timeout budget_exhaustion"
+	all := "timeout_after_commit partial_success_response break_trace_lineage sandbox_denial timeout_before_send reject_before_commit malformed_response output_drift rate_limit tool_timeout budget_exhaustion false_success"
 	if got := strings.Join(callfault.Kinds(), " "); got != all {
 		t.Fatalf("Kinds %s", got)
 	}

@@ -12,7 +12,8 @@ import (
 // reply); a *RejectedError or a *RateLimitError (errors.As) is rejected;
 // any other error (a *TimeoutError, ErrMalformed, the client's own) is
 // unknown. A Spec that renders faults with errors of its own needs a
-// classifier of its own. Unknown never means "did not happen": read the
+// classifier of its own, and a reply that carries an error
+// (false_success, Spec.ErrorReply) comes with a nil error: read the reply. Unknown never means "did not happen": read the
 // provider's ledger back, or hold.
 func OutcomeOf(err error) model.Outcome {
 	if err == nil {

@@ -19,7 +19,7 @@ import (
 // (the timeline's tool.commit outcome).
 func TestOutcomeOf(t *testing.T) {
 	full := callfault.Spec[chargeReq, chargeResp]{Tool: "charge", Key: spec.Key, Receipt: spec.Receipt,
-		StripReceipt: spec.StripReceipt, Drift: spec.Drift, SetTrace: spec.SetTrace}
+		StripReceipt: spec.StripReceipt, Drift: spec.Drift, SetTrace: spec.SetTrace, ErrorReply: spec.ErrorReply}
 	require.NotNil(t, full.StripReceipt)
 	require.NotNil(t, full.Drift)
 	require.NotNil(t, full.SetTrace)
@@ -37,6 +37,10 @@ func TestOutcomeOf(t *testing.T) {
 		"output_drift":             model.OutcomeCommitted,
 		"rate_limit":               model.OutcomeRejected,
 		"break_trace_lineage":      model.OutcomeCommitted,
+		// a reply without an error: OutcomeOf sees no error and says
+		// committed, the model's crossing says rejected (the reply's
+		// body carries the provider's error)
+		"false_success": model.OutcomeCommitted,
 	}
 	require.Len(t, want, len(callfault.Kinds())+1)
 	for _, kind := range append([]string{""}, callfault.Kinds()...) {
@@ -66,7 +70,11 @@ func TestOutcomeOf(t *testing.T) {
 				commits = append(commits, e.Outcome)
 			}
 		}
-		assert.Equal(t, []string{want[kind].String()}, commits, "kind %q: the model's outcome", kind)
+		crossing := want[kind].String()
+		if kind == "false_success" {
+			crossing = "rejected"
+		}
+		assert.Equal(t, []string{crossing}, commits, "kind %q: the model's outcome", kind)
 	}
 }
 

@@ -44,7 +44,7 @@ func TestCompareProfiles(t *testing.T) {
 		s := r.Summary
 		got = append(got, c.Labels[i]+" "+itoa(s.Visited)+" "+itoa(s.Violated)+" "+itoa(s.Held)+" "+itoa(s.Runs))
 	}
-	if strings.Join(got, "; ") != "baseline 37 29 8 52; typed 39 0 39 52; fail_closed 39 0 39 52" {
+	if strings.Join(got, "; ") != "baseline 37 29 8 53; typed 39 0 39 53; fail_closed 39 0 39 53" {
 		t.Fatalf("columns: %s", strings.Join(got, "; "))
 	}
 	if s := c.Total.Summary; s.Violated != 29 || s.Held != 10 {
@@ -64,9 +64,9 @@ func TestCompareProfiles(t *testing.T) {
 	for _, want := range []string{
 		"Coverage: 39 of 39 reachable keys visited (100.0%)\n",
 		"\nBy baseline, typed, fail_closed:\n" +
-			"  baseline     37 of 39 reachable keys visited: 29 violated, 8 held (52 runs)\n" +
-			"  typed        39 of 39 reachable keys visited: 0 violated, 39 held (52 runs)\n" +
-			"  fail_closed  39 of 39 reachable keys visited: 0 violated, 39 held (52 runs)\n",
+			"  baseline     37 of 39 reachable keys visited: 29 violated, 8 held (53 runs)\n" +
+			"  typed        39 of 39 reachable keys visited: 0 violated, 39 held (53 runs)\n" +
+			"  fail_closed  39 of 39 reachable keys visited: 0 violated, 39 held (53 runs)\n",
 		"  key                                                                baseline                                          typed  fail_closed  kinds\n",
 		"  tool/effect/after_commit/isolated/receipt                          violated (effect_at_most_once, provable_outcome)  held   held         partial_success_response,malformed_response,output_drift\n",
 		"  state/branch_join/before_commit/isolated/join_record               held                                              held   held         branch_failure\n",

@@ -60,7 +60,7 @@ func TestReportNumbers(t *testing.T) {
 		"context/proposal/before_validation/isolated/state_version never_tried: no recorded run scheduled cross_source_conflict",
 		"context/proposal/before_validation/isolated/policy_record scheduled_not_reached: scheduled 1 time, but its event never occurred (stale_policy)",
 		"context/memory/before_commit/isolated/checkpoint_store never_tried: no recorded run scheduled memory_loss",
-		"tool/effect/before_commit/isolated/ledger_readback never_tried: no recorded run scheduled reject_before_commit",
+		"tool/effect/before_commit/isolated/ledger_readback never_tried: no recorded run scheduled reject_before_commit or false_success",
 		"tool/sandbox/before_validation/isolated/ledger_readback never_tried: no recorded run scheduled sandbox_denial",
 		"tool/tool_call/before_commit/isolated/ledger_readback never_tried: no recorded run scheduled timeout_before_send or tool_timeout",
 		"tool/tool_call/before_commit/isolated/budget_counter never_tried: no recorded run scheduled rate_limit",

@@ -226,7 +226,7 @@ func TestConcurrentRecordEqualsSequential(t *testing.T) {
 	// read (no effect readback, no state precondition), and
 	// lagging_readback breaks nothing without its defect (resend_unseen)
 	d := seq.Data()
-	if d.Runs != 156 || len(d.Keys) != 39 {
+	if d.Runs != 159 || len(d.Keys) != 39 {
 		t.Fatalf("runs %d, keys %d", d.Runs, len(d.Keys))
 	}
 	want2 := map[string]string{
@@ -239,7 +239,7 @@ func TestConcurrentRecordEqualsSequential(t *testing.T) {
 		"context/proposal/before_validation/synchronized/policy_record":     "3 current_entitlement×1",
 		"context/proposal/before_validation/shared/policy_record":           "3 current_entitlement×1",
 		"context/memory/before_commit/isolated/checkpoint_store":            "3",
-		"tool/effect/before_commit/isolated/ledger_readback":                "3",
+		"tool/effect/before_commit/isolated/ledger_readback":                "6",
 		"tool/effect/after_commit/isolated/ledger_readback":                 "3 effect_at_most_once×1",
 		"tool/effect/after_commit/isolated/receipt":                         "9 effect_at_most_once×2 provable_outcome×1",
 		"tool/effect/after_commit/repeated/ledger_readback":                 "3 effect_at_most_once×1",

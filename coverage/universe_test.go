@@ -168,11 +168,11 @@ func TestUniverseOfTheCatalogue(t *testing.T) {
 	checkPartition(t, u)
 	for key, want := range map[string]string{
 		"tool/proposal/before_validation/isolated/receipt": "no tool fault kind enters at boundary proposal; tool kinds enter at effect (timeout_after_commit, partial_success_response, " +
-			"reject_before_commit, malformed_response, output_drift), sandbox (sandbox_denial), tool_call (timeout_before_send, rate_limit, tool_timeout, budget_exhaustion)",
+			"reject_before_commit, malformed_response, output_drift, false_success), sandbox (sandbox_denial), tool_call (timeout_before_send, rate_limit, tool_timeout, budget_exhaustion)",
 		"tool/effect/after_commit/repeated/budget_counter": "no tool fault kind at boundary effect in phase after_commit with correlation repeated is adjudicated by oracle budget_counter; " +
 			"tool kinds at boundary effect in phase after_commit with correlation repeated are adjudicated by ledger_readback (timeout_after_commit), receipt (malformed_response, output_drift)",
 		"tool/effect/before_commit/repeated/ledger_readback": "no tool fault kind at boundary effect in phase before_commit has correlation repeated; " +
-			"tool kinds at boundary effect in phase before_commit have isolated (reject_before_commit)",
+			"tool kinds at boundary effect in phase before_commit have isolated (reject_before_commit, false_success)",
 		"tool/effect/after_commit/isolated/budget_counter": "no tool fault kind at boundary effect in phase after_commit with correlation isolated is adjudicated by oracle budget_counter; " +
 			"tool kinds at boundary effect in phase after_commit with correlation isolated are adjudicated by ledger_readback (timeout_after_commit), receipt (partial_success_response, malformed_response, output_drift)",
 		"tool/tool_call/before_commit/persistent/ledger_readback": "no tool fault kind at boundary tool_call in phase before_commit with correlation persistent is adjudicated by oracle ledger_readback; " +
@@ -231,7 +231,7 @@ func TestUniverseFollowsTheCatalogue(t *testing.T) {
 	if got, want := u.Reason(mustKey(t, "identity/authority/before_commit/isolated/capability_record")),
 		"no fault kind in the catalogue has domain identity; the catalogue's kinds have context (stale_policy, cross_source_conflict, memory_loss), "+
 			"tool (timeout_after_commit, partial_success_response, sandbox_denial, timeout_before_send, reject_before_commit, malformed_response, "+
-			"output_drift, rate_limit, tool_timeout, budget_exhaustion, quota_storm), "+
+			"output_drift, rate_limit, tool_timeout, budget_exhaustion, false_success, quota_storm), "+
 			"state (checkpoint_rollback, concurrent_version_change, worker_restart, missing_checkpoint, stale_checkpoint, future_version_checkpoint, "+
 			"corrupt_checkpoint, branch_failure, lagging_readback, stale_state_read), evidence (drop_effect_receipt, break_trace_lineage)"; got != want {
 		t.Fatalf("reason:\n got %s\nwant %s", got, want)

@@ -48,7 +48,7 @@ func TestDecoderSitesComeFromTheCleanRun(t *testing.T) {
 		"malformed_response@tool.commit#1", "output_drift@tool.commit#1", "rate_limit@tool.commit#1", "tool_timeout@tool.commit#1",
 		"budget_exhaustion@tool.commit#1", "worker_restart@checkpoint.write#2", "missing_checkpoint@checkpoint.write#2",
 		"stale_checkpoint@checkpoint.write#2", "future_version_checkpoint@checkpoint.write#2", "corrupt_checkpoint@checkpoint.write#2",
-		"clock_advance@tool.commit#1", "worker_crash@tool.commit#1"}
+		"false_success@tool.commit#1", "clock_advance@tool.commit#1", "worker_crash@tool.commit#1"}
 	if !slices.Equal(designed, want) {
 		t.Fatalf("designed sites:\n%v\nwant\n%v", designed, want)
 	}
@@ -67,7 +67,7 @@ func TestDecoderSitesComeFromTheCleanRun(t *testing.T) {
 			t.Errorf("ordinals scope lacks %s", w)
 		}
 	}
-	if len(ordinals) != 25 || slices.Contains(ordinals, "worker_restart@checkpoint.write#3") || slices.Contains(ordinals, "tool_timeout@tool.commit#2") {
+	if len(ordinals) != 26 || slices.Contains(ordinals, "worker_restart@checkpoint.write#3") || slices.Contains(ordinals, "tool_timeout@tool.commit#2") {
 		t.Errorf("ordinals scope: %d sites %v", len(ordinals), ordinals)
 	}
 	_, anywhere := sitesOf(t, fuzz.WithScope("anywhere"))

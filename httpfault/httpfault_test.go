@@ -95,6 +95,10 @@ func TestCounterfactualPairs(t *testing.T) {
 		// worker stopped
 		{"budget_exhaustion", without(func(d *defences) { d.budget = false }), `stopped receipt="" verified=false attempts=201 slept=[]`, 0, 0, 200, 200, false},
 		{"budget_exhaustion", protected, `held receipt="" verified=false attempts=3 slept=[]`, 0, 0, 3, 3, true},
+		// a 200 whose body says the payment failed: a payer that reads
+		// the envelope alone claims a payment the ledger lacks
+		{"false_success", without(func(d *defences) { d.envelope, d.validate, d.readback = false, false, false }), `paid receipt="" verified=false attempts=1 slept=[]`, 0, 0, 0, 1, false},
+		{"false_success", protected, `denied receipt="" verified=false attempts=1 slept=[]`, 0, 0, 0, 1, true},
 	}
 	var kinds []string
 	for _, c := range cases {

@@ -246,9 +246,11 @@ type JoinOptions struct {
 // DefaultResult maps an HTTP answer to a commit: a 2xx answer is
 // committed (Replayed when the Idempotent-Replayed header is "true"),
 // with a Receipt when its body is a JSON object whose receiptField is a
-// non-empty string (Amount from amountField when it is a number); a 429 is
-// rejected as rate limited (RetryAfter from its Retry-After seconds);
-// another 4xx is rejected; anything else is an unknown outcome.
+// non-empty string (Amount from amountField when it is a number), and
+// class model.ClassErrorInBody when that object carries a non-null
+// "error" or an "ok" of false (a success envelope carrying an error); a
+// 429 is rejected as rate limited (RetryAfter from its Retry-After
+// seconds); another 4xx is rejected; anything else is an unknown outcome.
 func DefaultResult(receiptField, amountField string) func(key string, resp *http.Response, body []byte) model.ToolResult {
 	return func(key string, resp *http.Response, body []byte) model.ToolResult {
 		switch s := resp.StatusCode; {
@@ -261,6 +263,9 @@ func DefaultResult(receiptField, amountField string) func(key string, resp *http
 					var amount int64
 					json.Unmarshal(obj[amountField], &amount)
 					res.Receipt = &model.Receipt{ID: id, Key: key, Amount: amount}
+				}
+				if e := obj["error"]; len(e) > 0 && string(e) != "null" || string(obj["ok"]) == "false" {
+					res.Class, res.Reason = model.ClassErrorInBody, "success envelope carrying an error"
 				}
 			}
 			return res
@@ -279,6 +284,7 @@ var rendered = map[string]bool{
 	"sandbox_denial": true, "timeout_before_send": true, "budget_exhaustion": true, "tool_timeout": true,
 	"timeout_after_commit": true, "reject_before_commit": true, "rate_limit": true,
 	"partial_success_response": true, "malformed_response": true, "output_drift": true, "break_trace_lineage": true,
+	"false_success": true,
 }
 
 // Kinds returns the fault kinds the joined transport renders at
@@ -499,6 +505,10 @@ func (j *Joined) commit(req *http.Request, body []byte, cl Classified) (*http.Re
 			return nil, &TimeoutError{Kind: kind}
 		case "timeout_after_commit":
 			return nil, &TimeoutError{Kind: kind, Sent: true}
+		case "false_success":
+			// a success envelope carrying the provider's error: a 200
+			// whatever the provider's format (Render renders refusals)
+			return answer(req, http.StatusOK, nil, falseSuccessBody), nil
 		case "reject_before_commit", "rate_limit":
 			a := j.opts.Render(kind, c.Result.RetryAfter)
 			if a.Status == 0 {

@@ -48,6 +48,10 @@ type receipt struct {
 	Order     string `json:"order"`
 	Amount    int64  `json:"amount"`
 	Replayed  bool   `json:"replayed"`
+	// Error and OK are a success envelope's report of a failure
+	// (false_success); a committed answer carries neither.
+	Error json.RawMessage `json:"error,omitempty"`
+	OK    *bool           `json:"ok,omitempty"`
 }
 
 func (l *ledger) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -116,9 +120,10 @@ type defences struct {
 	unknown  bool // a timeout is an unknown outcome, not success
 	validate bool // a 2xx answer counts only with a receipt naming the key and the amount
 	budget   bool // at most 3 attempts
+	envelope bool // a 2xx answer whose body carries an error is a refusal
 }
 
-var protected = defences{sameKey: true, readback: true, typed: true, unknown: true, validate: true, budget: true}
+var protected = defences{sameKey: true, readback: true, typed: true, unknown: true, validate: true, budget: true, envelope: true}
 
 // outcome is what a payment client claims, and what it did.
 type outcome struct {
@@ -182,6 +187,9 @@ func (p *payer) pay(order string, amount int64) outcome {
 			resp.Body.Close()
 			ok2xx := resp.StatusCode >= 200 && resp.StatusCode <= 299
 			switch {
+			case ok2xx && p.d.envelope && (r.Error != nil || r.OK != nil && !*r.OK):
+				o.Claim = "denied" // the body's error is the answer
+				return o
 			case !ok2xx && !p.d.typed:
 				o.Claim = "paid"
 				return o

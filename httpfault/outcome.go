@@ -12,14 +12,14 @@ import (
 )
 
 // OutcomeOf classifies what an HTTP client saw for a consequential
-// request ((*http.Client).Do's response and error) into the three outcomes
-// of a consequential call, by DefaultResult's rules: rejected for an
-// error saying nothing was sent (ErrSandboxDenied, ErrRefused, ErrScheme)
-// or a 4xx answer; committed for a 2xx whose body reads and, when it opens
-// JSON, decodes; unknown otherwise (a *TimeoutError, a net error, no
-// response, an undecodable 2xx body, a 1xx, 3xx or 5xx answer). It reads a
-// 2xx body and puts back a reader over the same bytes. Unknown never means
-// "did not happen": read the provider's ledger back, or hold.
+// request ((*http.Client).Do's response and error) by DefaultResult's
+// rules: rejected for an error saying nothing was sent (ErrSandboxDenied,
+// ErrRefused, ErrScheme), a 4xx, or a 2xx whose JSON object carries a
+// non-null "error" or an "ok" of false (a success envelope carrying an
+// error); committed for another 2xx whose body reads and, opening JSON,
+// decodes; unknown otherwise (a *TimeoutError, a net error, no response,
+// an undecodable 2xx body, a 1xx, 3xx or 5xx). It puts back a reader over
+// the 2xx body it read. Unknown never means "did not happen": read back.
 func OutcomeOf(resp *http.Response, err error) model.Outcome {
 	if err != nil {
 		for _, e := range []error{ErrSandboxDenied, ErrRefused, ErrScheme} {
@@ -49,6 +49,12 @@ func OutcomeOf(resp *http.Response, err error) model.Outcome {
 	}
 	if t := strings.TrimSpace(string(body)); (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) && !json.Valid(body) {
 		return model.OutcomeUnknown
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(body, &obj) == nil {
+		if e := obj["error"]; len(e) > 0 && string(e) != "null" || string(obj["ok"]) == "false" {
+			return model.OutcomeRejected
+		}
 	}
 	return model.OutcomeCommitted
 }

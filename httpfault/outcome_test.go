@@ -75,6 +75,7 @@ func TestOutcomeOf(t *testing.T) {
 		"tool_timeout":             `unknown `,
 		"budget_exhaustion":        `unknown `,
 		"break_trace_lineage":      `committed {"receipt_id":"ch_1","amount":300}`,
+		"false_success":            `rejected {"ok":false,"error":"the provider failed the request; nothing was committed"}`,
 	}
 	require.Len(t, want, len(httpfault.Kinds())+1)
 	for _, kind := range append([]string{""}, httpfault.Kinds()...) {
@@ -116,6 +117,9 @@ func TestOutcomeOfAnswers(t *testing.T) {
 		{answer(200, `{"receipt_id":"ch_1"}`), nil, model.OutcomeCommitted},
 		{answer(201, `[1,2]`), nil, model.OutcomeCommitted},
 		{answer(204, ``), nil, model.OutcomeCommitted},
+		{answer(200, `{"ok":false,"error":"invalid_auth"}`), nil, model.OutcomeRejected},
+		{answer(200, `{"data":null,"error":{"message":"denied"}}`), nil, model.OutcomeRejected},
+		{answer(200, `{"receipt_id":"ch_1","error":null}`), nil, model.OutcomeCommitted},
 		{&http.Response{StatusCode: 200, Body: http.NoBody}, nil, model.OutcomeCommitted},
 		{&http.Response{StatusCode: 200}, nil, model.OutcomeCommitted},
 		{answer(200, `charged`), nil, model.OutcomeCommitted},

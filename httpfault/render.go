@@ -27,6 +27,11 @@ func defaultAnswer(kind string, retryAfter model.Millis) Answer {
 	return Answer{Status: http.StatusUnprocessableEntity, Body: []byte(`{"error":"rejected before commit"}`)}
 }
 
+// falseSuccessBody is false_success's answer, given with a 200 in every
+// format: the envelope of APIs that report a failure inside a success
+// ({"ok": false, "error": ...}, as Slack's Web API does).
+const falseSuccessBody = `{"ok":false,"error":"the provider failed the request; nothing was committed"}`
+
 // retryHeaders are Retry-After (whole seconds, rounded up) and
 // Retry-After-Ms for a wait of ms.
 func retryHeaders(ms model.Millis) http.Header {

@@ -68,13 +68,16 @@ const (
 // Kinds returns the fault kinds the middleware renders at a commit tool's
 // tools/call, in a fixed order: a withheld or lost reply as a
 // *TimeoutError, a refusal as an IsError result (a rate limit's with
-// MetaRetryAfter), the answer faults on the real result, and
-// break_trace_lineage on the request's MetaTrace (docs/adapters-mcp.md).
+// MetaRetryAfter), the answer faults on the real result,
+// break_trace_lineage on the request's MetaTrace, and false_success as a
+// result without IsError whose content is {"ok": false, "error": ...}
+// (docs/adapters-mcp.md).
 // Another kind armed at tool.commit acts with the model's semantics and
 // is rendered by its result's outcome; it is not claimed here.
 func Kinds() []string {
 	return []string{"timeout_before_send", "reject_before_commit", "timeout_after_commit", "tool_timeout",
-		"partial_success_response", "malformed_response", "output_drift", "rate_limit", "break_trace_lineage"}
+		"partial_success_response", "malformed_response", "output_drift", "rate_limit", "break_trace_lineage",
+		"false_success"}
 }
 
 // Ref is what a commit call claims to be: the provider's idempotency key
@@ -385,7 +388,8 @@ func cloneMeta(m mcp.Meta) mcp.Meta {
 
 // toolResult maps the real answer to the model's: a transport error is an
 // unknown outcome, an IsError result a rejection, any other a commit with
-// the receipt the extractor finds (none: Receipt nil).
+// the receipt the extractor finds (none: Receipt nil), of class
+// model.ClassErrorInBody when its content carries an error (errorInBody).
 func (m *Middleware) toolResult(c model.ToolCall, res mcp.Result, err error) model.ToolResult {
 	r, ok := res.(*mcp.CallToolResult)
 	switch {
@@ -397,6 +401,9 @@ func (m *Middleware) toolResult(c model.ToolCall, res mcp.Result, err error) mod
 		return model.ToolResult{Outcome: model.OutcomeRejected, Class: model.ClassRejected, Reason: textOf(r)}
 	}
 	out := model.ToolResult{Outcome: model.OutcomeCommitted}
+	if errorInBody(r) {
+		out.Class, out.Reason = model.ClassErrorInBody, textOf(r)
+	}
 	if id := m.receipt(r); id != "" {
 		out.Receipt = &model.Receipt{ID: id, Key: c.RequestKey, Trace: c.Action.TraceID}
 	}
@@ -425,6 +432,20 @@ func (m *Middleware) receipt(r *mcp.CallToolResult) string {
 		}
 	}
 	return ""
+}
+
+// errorInBody reports whether a result without IsError carries an error:
+// its structured content, or its first text content decoded as a JSON
+// object, has a non-null "error" or an "ok" of false.
+func errorInBody(r *mcp.CallToolResult) bool {
+	obj, ok := r.StructuredContent.(map[string]any)
+	if !ok {
+		if t := textOf(r); t != "" && json.Unmarshal([]byte(t), &obj) != nil {
+			return false
+		}
+	}
+	ok, isBool := obj["ok"].(bool)
+	return obj["error"] != nil || isBool && !ok
 }
 
 func textOf(r *mcp.CallToolResult) string {
@@ -466,6 +487,11 @@ func (m *Middleware) render(tool string, c model.Committed, raw mcp.Result) (mcp
 		return m.malformed(raw, res), nil
 	case res.Outcome == model.OutcomeUnknown:
 		return nil, &TimeoutError{Tool: tool, Reason: res.Reason}
+	case res.Outcome == model.OutcomeCommitted && res.Class == model.ClassErrorInBody:
+		// a success envelope carrying the provider's error: no IsError
+		body := map[string]any{"ok": false, "error": res.Reason}
+		text, _ := json.Marshal(body)
+		return &mcp.CallToolResult{StructuredContent: body, Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}, nil
 	case res.Outcome == model.OutcomeRejected:
 		r := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: res.Reason}}}
 		if res.Class == model.ClassRateLimited {

@@ -11,14 +11,14 @@ import (
 )
 
 // OutcomeOf classifies what a tools/call returned to its caller
-// ((*mcp.ClientSession).CallTool's result and error) into the three
-// outcomes of a consequential call: rejected for an IsError result or a
+// ((*mcp.ClientSession).CallTool's result and error): rejected for an
+// IsError result, a result whose content carries an error ({"ok": false}
+// or a non-null "error": a success envelope carrying an error), or a
 // JSON-RPC error saying the server ran nothing (parse error, invalid
-// request, method not found, invalid params); unknown for any other error
-// (a *TimeoutError, a transport or internal error), a nil result, or a
-// result whose only content is text that opens JSON and does not decode
-// (malformed_response); committed otherwise (text that is not JSON at all
-// included). Unknown never means "did not happen": read back, or hold.
+// request, method not found, invalid params); unknown for any other error,
+// a nil result, or a result whose only content is text that opens JSON
+// and does not decode (malformed_response); committed otherwise (plain
+// text included). Unknown never means "did not happen": read back, or hold.
 func OutcomeOf(res *mcp.CallToolResult, err error) model.Outcome {
 	if err != nil {
 		var we *jsonrpc.Error
@@ -33,7 +33,7 @@ func OutcomeOf(res *mcp.CallToolResult, err error) model.Outcome {
 	if res == nil {
 		return model.OutcomeUnknown
 	}
-	if res.IsError {
+	if res.IsError || errorInBody(res) {
 		return model.OutcomeRejected
 	}
 	if res.StructuredContent == nil && len(res.Content) > 0 {

@@ -30,6 +30,7 @@ func TestOutcomeOf(t *testing.T) {
 		"output_drift":             model.OutcomeCommitted,
 		"rate_limit":               model.OutcomeRejected,
 		"break_trace_lineage":      model.OutcomeCommitted,
+		"false_success":            model.OutcomeRejected,
 	}
 	require.Len(t, want, len(mcpfault.Kinds())+1)
 	for _, kind := range append([]string{""}, mcpfault.Kinds()...) {

@@ -46,6 +46,10 @@ func TestCounterfactualPairs(t *testing.T) {
 		{"output_drift", fresh, stable, model.InvEffectAtMostOnce, 2,
 			"second ledger effect for task job-1", "worker.start/ tool.commit/committed tool.commit/committed claim/release",
 			"worker.start/ tool.commit/committed tool.commit/committed claim/release", 1},
+		// a result without IsError whose content says the deletion failed
+		{"false_success", policy{trustEnvelope: true}, stable, model.InvNoInventedProgress, 0,
+			"release although the ledger holds no effect of the task", "worker.start/ tool.commit/rejected claim/release",
+			"worker.start/ tool.commit/rejected tool.commit/committed claim/release", 1},
 		{"break_trace_lineage", stable, policy{checkTrace: true}, "trace_joined", 1,
 			"released del_1 made under trace \"orphan-req-1\"", "worker.start/ tool.commit/committed claim/release",
 			"worker.start/ tool.commit/committed ledger.readback/ok claim/hold", 1},
@@ -77,7 +81,7 @@ func TestCounterfactualPairs(t *testing.T) {
 			}
 		})
 	}
-	if len(mcpfault.Kinds()) != 9 {
+	if len(mcpfault.Kinds()) != 10 {
 		t.Fatalf("Kinds %v", mcpfault.Kinds())
 	}
 }

@@ -80,7 +80,8 @@ func TestRendering(t *testing.T) {
 		"rate_limit":               `isError meta=map[retryAfterMs:100]: rate limited: retry after 100 ms`,
 		"break_trace_lineage":      `ok structured=map[bytes:300 receipt:del_1 snapshot:snap-9] text={"bytes":300,"receipt":"del_1","snapshot":"snap-9"}`,
 	}
-	rows := map[string]int{"timeout_before_send": 0, "reject_before_commit": 0, "rate_limit": 0, "tool_timeout": 0}
+	want["false_success"] = `ok structured=map[error:success envelope carrying an error: the provider failed the request; nothing committed ok:false] text={"error":"success envelope carrying an error: the provider failed the request; nothing committed","ok":false}`
+	rows := map[string]int{"timeout_before_send": 0, "reject_before_commit": 0, "rate_limit": 0, "tool_timeout": 0, "false_success": 0}
 	for _, kind := range append([]string{""}, mcpfault.Kinds()...) {
 		p := newProvider(true)
 		var got []string

@@ -147,7 +147,9 @@ type ToolResult struct {
 	Reason   string
 	// Class types a rejection or an unknown outcome: ClassTimeout,
 	// ClassRateLimited, "sandbox_denial", ClassRejected or
-	// ClassInvalidOutput; empty for a plain commit.
+	// ClassInvalidOutput; empty for a plain commit. ClassErrorInBody on a
+	// committed Outcome is a success envelope carrying an error: nothing
+	// was committed, and a reader of the envelope alone is deceived.
 	Class string
 	// RetryAfter is the wait, in logical milliseconds, a rate-limited
 	// provider asks for before a retry.
@@ -165,10 +167,20 @@ const (
 	classSandboxDenial = "sandbox_denial"
 	ClassRejected      = "rejected"
 	ClassInvalidOutput = "invalid_output"
+	// ClassErrorInBody: the reply's envelope says success (a 2xx, a
+	// JSON-RPC result) and its body carries the provider's error; the
+	// provider committed nothing (fault kind false_success).
+	ClassErrorInBody = "error_in_body"
 	// classPrecondition: a guarded request whose guard failed at commit
 	// time; nothing was committed.
 	classPrecondition = "precondition_failed"
 )
+
+// failedInBody reports whether res is a success envelope that carries an
+// error (ClassErrorInBody): a refusal, whatever its envelope says.
+func (res ToolResult) failedInBody() bool {
+	return res.Outcome == OutcomeCommitted && res.Class == ClassErrorInBody
+}
 
 // ReadbackQuery selects provider-ledger entries by logical action reference.
 // An independent readback reads the provider's ledger, not the system's

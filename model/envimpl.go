@@ -412,7 +412,11 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 	r.lastSendWorker, r.lastSendKey, r.lastSendUnrecorded = r.worker, call.RequestKey, true
 	r.commitTool = call.Tool
 	r.replyOp(op, res)
-	c.done(res.Outcome.String(), d, stateRunning)
+	out := res.Outcome.String()
+	if res.failedInBody() {
+		out = OutcomeRejected.String() // what the provider answered, inside its success envelope
+	}
+	c.done(out, d, stateRunning)
 	return res, nil
 }
 

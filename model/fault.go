@@ -311,6 +311,19 @@ var (
 	budgetExhaustion = commitFault{reply: &ToolResult{Outcome: OutcomeUnknown, Class: ClassTimeout, Reason: "timeout: provider unreachable"}}
 )
 
+type falseSuccess struct{}
+
+// onCommit answers in the provider's place with a success envelope that
+// carries the provider's error: the provider saw the request and failed
+// it (its notice says failed), nothing was committed, and the envelope
+// alone reads as success (ClassErrorInBody; no receipt).
+func (falseSuccess) onCommit(r *run, call ToolCall, _ func(ToolCall) ToolResult) (ToolResult, bool) {
+	res := ToolResult{Outcome: OutcomeCommitted, Class: ClassErrorInBody,
+		Reason: "success envelope carrying an error: the provider failed the request; nothing committed"}
+	r.notify(call, noticeFailed, "", res.Reason)
+	return res, true
+}
+
 // --- state ---
 
 type checkpointRollback struct{}
@@ -677,10 +690,14 @@ var catalogue = []faultKind{
 		Boundary: boundaryState, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerLate,
 		Oracle: oracleStateVersion, Threatens: []string{InvCurrentEntitlement},
 		Doc: "before commit: a concurrent write advances the subject's state version and the read is served by a replica that does not yet hold it"}, staleStateRead{}},
+	// the incidents' mechanisms
+	{FaultSpec{Kind: "false_success", Domain: domainTool, Target: "tool response envelope", Event: EvToolCommit,
+		Boundary: boundaryEffect, Phase: phaseBeforeCommit, Signal: signalAcknowledgement, Manner: mannerContradictory,
+		Oracle: oracleLedgerReadback, Threatens: []string{InvNoInventedProgress},
+		Doc: "the provider fails the request and answers with a success envelope carrying the error; nothing is committed"}, falseSuccess{}},
 }
 
-// laggingKindNames are the kinds of reads that lag, the last entries of
-// the catalogue.
+// laggingKindNames are the kinds of reads that lag.
 var laggingKindNames = []string{"lagging_readback", "stale_state_read"}
 
 // laggingKinds returns the specs of the kinds of reads that lag (a view

@@ -52,6 +52,9 @@ func (r *run) replyOp(i int, res ToolResult) {
 	}
 	op := &r.prov[i]
 	op.Outcome = res.Outcome
+	if res.failedInBody() {
+		op.Outcome = OutcomeRejected // the provider refused it: its envelope aside
+	}
 	if res.Outcome == OutcomeCommitted && res.Receipt != nil {
 		op.Receipt = res.Receipt.ID
 	}

@@ -109,25 +109,25 @@ func TestGuidedVisitsEveryKeyWithinTwiceTheKeys(t *testing.T) {
 		return curveOf(t, ownVisited, seed, checks, opts...)
 	}
 	guided, _ := curve(t, 1, 2*reachable, properties.WithGuide(1, nil))
-	want := []int{1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 14, 15, 16, 17, 18, 18, 19, 20}
+	want := []int{1, 2, 3, 6, 7, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 19, 20}
 	want = append(want, slices.Repeat([]int{20}, 2*reachable-len(want))...)
 	if !slices.Equal(guided, want) {
 		t.Fatalf("guided curve, seed 1:\n%v\nwant\n%v", guided, want)
 	}
 	unguided, _ := curve(t, 1, 2*reachable, properties.WithoutSwarm())
-	wantU := []int{1, 1, 2, 3, 3, 3, 4, 6, 7, 7, 8, 8, 11, 12, 13, 13, 13, 13, 13, 13,
-		14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 15, 15, 15, 15, 15, 15, 15, 15, 15, 16}
+	wantU := []int{1, 1, 2, 3, 3, 3, 4, 6, 7, 7, 8, 8, 8, 8, 8, 9, 10, 10, 10, 11,
+		11, 11, 12, 12, 12, 12, 12, 14, 14, 14, 14, 14, 15, 15, 15, 15, 15, 16, 16, 16}
 	if !slices.Equal(unguided, wantU) {
 		t.Fatalf("unguided curve, seed 1:\n%v\nwant\n%v", unguided, wantU)
 	}
 	swarm, _ := curve(t, 1, 2*reachable)
-	wantS := []int{0, 1, 3, 5, 5, 6, 6, 7, 8, 10, 11, 11, 11, 11, 12, 12, 12, 12, 12, 12,
-		12, 12, 12, 12, 12, 12, 12, 12, 12, 13, 13, 13, 14, 14, 14, 14, 14, 14, 14, 14}
+	wantS := []int{1, 2, 3, 5, 6, 7, 8, 8, 9, 9, 10, 10, 12, 13, 13, 13, 14, 14, 15, 15,
+		15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 16, 16, 17}
 	if !slices.Equal(swarm, wantS) {
 		t.Fatalf("unguided curve with swarm draws, seed 1:\n%v\nwant\n%v", swarm, wantS)
 	}
 	long, _ := curve(t, 1, 100, properties.WithoutSwarm())
-	if i := slices.Index(long, reachable); i+1 != 74 || !slices.Equal(long[:len(wantU)], wantU) {
+	if i := slices.Index(long, reachable); i+1 != 79 || !slices.Equal(long[:len(wantU)], wantU) {
 		t.Fatalf("unguided, seed 1: all keys after %d checks, curve %v", i+1, long)
 	}
 	// the curve is what an exploration of exactly N checks records
@@ -195,7 +195,7 @@ func TestGuidedExplorationIsDeterministic(t *testing.T) {
 	}
 	withPrior, _ := curveOf(t, lacking, 2, 30, properties.WithGuide(2, prior))
 	without, _ := curveOf(t, lacking, 2, 30, properties.WithGuide(2, nil))
-	if a, b := slices.Index(withPrior, 4)+1, slices.Index(without, 4)+1; a != 4 || b != 13 {
+	if a, b := slices.Index(withPrior, 4)+1, slices.Index(without, 4)+1; a != 4 || b != 19 {
 		t.Fatalf("the four keys the prior lacks were visited after %d checks with the prior (%v), %d without (%v)", a, withPrior, b, without)
 	}
 }
@@ -204,8 +204,9 @@ func TestGuidedExplorationIsDeterministic(t *testing.T) {
 // found, rapid's shrinking reproduces the failure and ends at one fault,
 // and the reduced counterexample is 1-minimal. Without idempotency, seed 1
 // guided first finds a composition of two faults (a lagging readback after
-// a rolled-back checkpoint, re-sent under a fresh request id), so that
-// case takes seed 2.
+// a rolled-back checkpoint, re-sent under a fresh request id), and so
+// does seed 2 with false_success and sequential modifier draws, so that
+// case takes seed 3.
 func TestGuidedShrinkingWorks(t *testing.T) {
 	if raceDetector {
 		t.Skip("explorations in one goroutine, where the race detector has nothing to check; go test ./... runs this test")
@@ -216,7 +217,7 @@ func TestGuidedShrinkingWorks(t *testing.T) {
 		}
 		seed := c.seed
 		if c.control == copperfin.Idempotency {
-			seed = 2
+			seed = 3
 		}
 		t.Run(string(c.control), func(t *testing.T) {
 			rapidFlags(t, 100, seed)

@@ -71,10 +71,10 @@ func assertPairMinimal(t *testing.T, w *properties.PairWitness) {
 // without one control, pair exploration from a fixed seed finds a fixed
 // ordered composition of two faults, neither of which shows the pair
 // alone, and reduces it as a pair to a 1-minimal schedule. Without the
-// evidence gate, a receipt dropped at the evidence readback after a worker
-// crash at the commit breaks provable_outcome; without refresh_context, a
-// worker crash at the proposal and a conflicting secondary source at the
-// resumed eligibility read let the commit act on the stale eligibility.
+// evidence gate, a receipt dropped at the evidence readback after a reply
+// without its receipt breaks provable_outcome; without refresh_context, a
+// worker crash at the eligibility read and a conflicting secondary source
+// at the resumed read let the commit act on the stale eligibility.
 func TestExplorePairFindsCompositions(t *testing.T) {
 	oneGoroutine(t)
 	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
@@ -88,14 +88,14 @@ func TestExplorePairFindsCompositions(t *testing.T) {
 		event           model.EventName
 		onVerdict       model.RunVerdict
 	}{
-		{copperfin.EvidenceGate, 300, 252, 1, []model.FaultEntry{
-			{Event: model.EvEvidenceReadback, Ordinal: 1, Kind: "drop_effect_receipt"},
-			{Event: model.EvToolCommit, Ordinal: 1, Kind: "worker_crash"}},
-			model.InvProvableOutcome, "drop_effect_receipt", 34, model.EvClaim, model.ContainedFailure},
-		{copperfin.RefreshContext, 3000, 1109, 143, []model.FaultEntry{
-			{Event: model.EvProposal, Ordinal: 1, Kind: "worker_crash"},
+		{copperfin.EvidenceGate, 300, 256, 0, []model.FaultEntry{
+			{Event: model.EvToolCommit, Ordinal: 1, Kind: "partial_success_response"},
+			{Event: model.EvEvidenceReadback, Ordinal: 1, Kind: "drop_effect_receipt"}},
+			model.InvProvableOutcome, "drop_effect_receipt", 25, model.EvClaim, model.ContainedFailure},
+		{copperfin.RefreshContext, 3000, 312, 39, []model.FaultEntry{
+			{Event: model.EvContextEligibility, Ordinal: 1, Kind: "worker_crash"},
 			{Event: model.EvContextEligibility, Ordinal: 2, Kind: "cross_source_conflict"}},
-			model.InvCurrentEntitlement, "cross_source_conflict", 26, model.EvToolCommit, model.ContainedFailure},
+			model.InvCurrentEntitlement, "cross_source_conflict", 23, model.EvToolCommit, model.ContainedFailure},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.control), func(t *testing.T) {

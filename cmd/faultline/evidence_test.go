@@ -22,7 +22,7 @@ func TestAuditEvidenceSections(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	for _, want := range []string{
-		"faultline audit: reference system (Copperfin refund workflow), 27 fault kinds (the whole catalogue), profiles 3",
+		"faultline audit: reference system (Copperfin refund workflow), 28 fault kinds (the whole catalogue), profiles 3",
 		"typed        BLOCK OR REDESIGN            unsafe   0.0%",
 		"== Fault-transfer signatures",
 		"break_trace_lineage        effect/before_commit               default  188  188 100.0% [98.0, 100.0]  188 100.0% [98.0, 100.0]  0   0.0% [0.0, 2.0]",
@@ -30,7 +30,7 @@ func TestAuditEvidenceSections(t *testing.T) {
 		"baseline     all     2000  unsafe escape       block",
 		"typed        all     2000  contained but dead  redesign recovery",
 		"fail_closed  all     2000  contained but dead  redesign recovery",
-		"typed (all): recover floor 80% missed: recover 1316 of 2000 = 65.8% [95% CI 63.7%, 67.8%] (overall, worst class memory_loss 0 of 134, configuration default)",
+		"typed (all): recover floor 80% missed: recover 1299 of 2000 = 65.0% [95% CI 62.8%, 67.0%] (overall, worst class memory_loss 0 of 134, configuration default)",
 		"typed (all): prove floor 80% missed: prove 212 of 400 = 53.0% [95% CI 48.1%, 57.8%] (domain evidence, worst class break_trace_lineage 0 of 188, configuration default)",
 		"typed        default  timeout_after_commit       idempotency+effect_readback                                                    leverage_shown  yes           effect_at_most_once                         recovered",
 		"typed        default  sandbox_denial             behaviour (defect rejection_as_success)                                        leverage_shown  yes           no_invented_progress                        contained_failure",
@@ -40,9 +40,9 @@ func TestAuditEvidenceSections(t *testing.T) {
 		"subject_swap               default  212/212  +1.000 (212/212 - 0/212)",
 		"Remediation: add recovery",
 		"no trial run met a declared stop condition",
-		"pairs across configurations: 282 of 324 show leverage",
+		"pairs across configurations: 290 of 336 show leverage",
 		"== Composition pairs",
-		"  - refresh_context: draw 1109 of seed 1: [proposal#1 worker_crash, context.eligibility#2 cross_source_conflict] violates current_entitlement after seq 26 (tool.commit, reached by cross_source_conflict) without it; " +
+		"  - refresh_context: draw 312 of seed 1: [context.eligibility#1 worker_crash, context.eligibility#2 cross_source_conflict] violates current_entitlement after seq 23 (tool.commit, reached by cross_source_conflict) without it; " +
 			"typed holds (contained_failure); replay: faultline replay --profile typed --without refresh_context composition-refresh_context.json (exit 1), faultline replay --profile typed composition-refresh_context.json (exit 0)",
 		"  - effect_readback: no composition witness in 10000 draws from seed 1 (0 single-fault pairs passed over)",
 	} {
@@ -104,8 +104,8 @@ func TestAuditEvidenceSections(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &obj); err != nil {
 		t.Fatal(err)
 	}
-	if obj.Compat != "" || len(obj.Profiles) != 3 || len(obj.Profiles[1].Rows) != 27 || obj.Profiles[1].Assay.Assessment != "BLOCK OR REDESIGN" ||
-		len(obj.Evidence.Base.Pairs) != 81 || len(obj.Evidence.Base.Coefficients) != 648 ||
+	if obj.Compat != "" || len(obj.Profiles) != 3 || len(obj.Profiles[1].Rows) != 28 || obj.Profiles[1].Assay.Assessment != "BLOCK OR REDESIGN" ||
+		len(obj.Evidence.Base.Pairs) != 84 || len(obj.Evidence.Base.Coefficients) != 672 ||
 		obj.Evidence.Base.Placements[1].Region != "contained but dead" {
 		t.Errorf("json audit: %+v", obj.Profiles)
 	}
@@ -149,7 +149,7 @@ func TestDossierCommand(t *testing.T) {
 	}
 	for _, want := range []string{
 		"wrote " + filepath.Join(dir, "dossier.json") + " and " + filepath.Join(dir, "dossier.md") + "\n",
-		"\n  typed        contained but dead   redesign recovery\n    - recover floor 80% missed: recover 1316 of 2000",
+		"\n  typed        contained but dead   redesign recovery\n    - recover floor 80% missed: recover 1299 of 2000",
 		"    - and 3 more reasons in dossier.md\n",
 		"faultline dossier --full prints it here.\n",
 	} {
@@ -159,12 +159,12 @@ func TestDossierCommand(t *testing.T) {
 	}
 	md, err := os.ReadFile(filepath.Join(dir, "dossier.md"))
 	if err != nil || !strings.Contains(string(md), "| profile typed | controls: bind_identity") || strings.Contains(string(md), "| profile baseline |") ||
-		!strings.Contains(string(md), "The evidence covers 27 of the catalogue's 27 kinds.") {
+		!strings.Contains(string(md), "The evidence covers 28 of the catalogue's 28 kinds.") {
 		t.Fatalf("dossier.md: %v", err)
 	}
 	// the composition witnesses are written beside the dossier, and their
 	// replay commands hold: off violates (exit 1), typed holds (exit 0)
-	for _, c := range []string{"bind_identity", "refresh_context", "idempotency", "evidence_gate"} {
+	for _, c := range []string{"refresh_context", "state_precondition", "idempotency", "evidence_gate"} {
 		f := filepath.Join(dir, "composition-"+c+".json")
 		if code, _, stderr := runCLI(t, "replay", "--profile", "typed", "--without", c, f); code != 1 {
 			t.Errorf("%s off: exit %d %s", c, code, stderr)
@@ -184,10 +184,10 @@ func TestDossierCommand(t *testing.T) {
 		t.Fatalf("compat dossier: exit %d %s", code, stderr)
 	}
 	md, _ = os.ReadFile(filepath.Join(paper, "dossier.md"))
-	if !strings.Contains(string(md), "The evidence covers 10 of the catalogue's 27 kinds.") || !strings.Contains(string(md), "| typed | all | 2000 | useful but unproved | shadow or hold |") {
+	if !strings.Contains(string(md), "The evidence covers 10 of the catalogue's 28 kinds.") || !strings.Contains(string(md), "| typed | all | 2000 | useful but unproved | shadow or hold |") {
 		t.Error("compat dossier.md lacks the paper's coverage or placement")
 	}
-	// the catalogue grew from the paper's ten to 27 kinds: every trigger fires
+	// the catalogue grew from the paper's ten to 28 kinds: every trigger fires
 	code, out, _ = runCLI(t, "dossier", "diff", paper, dir)
 	if code != 1 || !strings.Contains(out, "  state_schema: ") || !strings.Contains(out, "  orchestration: ") {
 		t.Fatalf("paper -> catalogue diff: exit %d\n%.2000s", code, out)

@@ -21,6 +21,7 @@ var Kinds = []string{
 	"revoked_capability", "concurrent_version_change",
 	"timeout_after_commit", "partial_success_response", "break_trace_lineage", "sandbox_denial", "timeout_before_send",
 	"reject_before_commit", "malformed_response", "output_drift", "rate_limit", "tool_timeout", "budget_exhaustion",
+	"false_success",
 	"checkpoint_rollback", "worker_restart", "missing_checkpoint", "stale_checkpoint", "future_version_checkpoint", "corrupt_checkpoint",
 	"drop_effect_receipt",
 	"clock_advance", "capability_revocation", "state_version_change", "worker_crash",

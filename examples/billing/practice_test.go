@@ -75,11 +75,12 @@ func TestTerminalTimedOut(t *testing.T) {
 	}, got)
 }
 
-// TestFaultMatrix: of the 21 catalogue kinds the agent's fault-free run
+// TestFaultMatrix: of the 22 catalogue kinds the agent's fault-free run
 // places, greedy set cover keeps 15, one per key visited; the kinds it
 // drops share a key with one it keeps (malformed_response and
 // output_drift the after-commit timeout's, tool_timeout the unsent
-// timeout's, the checkpoint store's kinds missing_checkpoint's), and 24
+// timeout's, false_success reject_before_commit's, the checkpoint store's
+// kinds missing_checkpoint's), and 24
 // reachable keys need a correlation, a second task or an event the agent
 // never crosses.
 func TestFaultMatrix(t *testing.T) {
@@ -93,7 +94,7 @@ func TestFaultMatrix(t *testing.T) {
 	assert.Equal(t, []string{"revoked_capability", "timeout_after_commit", "partial_success_response", "checkpoint_rollback",
 		"concurrent_version_change", "drop_effect_receipt", "break_trace_lineage", "sandbox_denial", "timeout_before_send",
 		"reject_before_commit", "rate_limit", "budget_exhaustion", "worker_restart", "missing_checkpoint", "lagging_readback"}, kinds)
-	assert.Equal(t, 21, m.Candidates)
+	assert.Equal(t, 22, m.Candidates)
 	assert.Len(t, m.Visited, 15)
 	assert.Len(t, m.Unvisited, 24)
 	assert.Equal(t, "tool/effect/after_commit/isolated/ledger_readback", m.Rows[1].Keys[0].String())

@@ -94,7 +94,7 @@ type Control string
 const (
 	StableKeys       Control = "stable_keys"       // each step's attempts reuse its key
 	HoldLookup       Control = "hold_lookup"       // an unknown outcome or a resume reads the ledger first
-	TypedOutcomes    Control = "typed_outcomes"    // a rejection is never taken as done
+	TypedOutcomes    Control = "typed_outcomes"    // a rejection (or a success envelope carrying one) is never taken as done
 	CheckpointCheck  Control = "checkpoint_check"  // an invalid checkpoint stops the cart
 	BindRequest      Control = "bind_request"      // the proposal must match the cart
 	RecheckAuthority Control = "recheck_authority" // the grant is re-read before every attempt
@@ -422,6 +422,9 @@ func (f *flow) step(tool string, resuming bool) (key string, c model.Claim, done
 		res, err := env.Tool.Commit(ctx, model.ToolCall{Tool: tool, RequestKey: key, Action: act})
 		if err != nil {
 			return "", c, true, err
+		}
+		if res.Outcome == model.OutcomeCommitted && res.Class == model.ClassErrorInBody && f.s.on(TypedOutcomes) {
+			res.Outcome = model.OutcomeRejected // a success envelope carrying an error: its body is the answer
 		}
 		switch {
 		case res.Outcome == model.OutcomeCommitted:

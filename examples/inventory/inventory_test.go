@@ -88,8 +88,8 @@ func TestSearchFindsPlantedBugMinimal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if runs != 89 || len(failing) != 1 {
-		t.Fatalf("%d runs, %d failing schedules; want 89 single-fault runs and 1 failing", runs, len(failing))
+	if runs != 93 || len(failing) != 1 {
+		t.Fatalf("%d runs, %d failing schedules; want 93 single-fault runs and 1 failing", runs, len(failing))
 	}
 	want := loadSchedule(t, "planted-bug.json")
 	if diff := cmp.Diff(want.Faults, failing[0].Faults); diff != "" {
@@ -114,14 +114,14 @@ func TestSearchFindsPlantedBugMinimal(t *testing.T) {
 
 // TestFixedPassesSearch: the fixed agent holds every invariant in scope
 // under every single fault and every ordered pair of two different faults
-// the search draws from the catalogue (89 + 89*88 runs), and under the
+// the search draws from the catalogue (93 + 93*92 runs), and under the
 // hand-written schedule it recovers with one reservation and one confirm.
 func TestFixedPassesSearch(t *testing.T) {
 	failing, runs, err := search(harness(), inventory.Factory(inventory.Defended, inventory.Fixed), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if runs != 89+89*88 || len(failing) != 0 {
+	if runs != 93+93*92 || len(failing) != 0 {
 		t.Fatalf("%d runs, %d failing (first: %s)", runs, len(failing), firstFormat(failing))
 	}
 	h, ledger := probed()
@@ -157,7 +157,7 @@ func TestSearchCandidates(t *testing.T) {
 		// tool.commit: 2 crossings
 		"timeout_after_commit": 4, "partial_success_response": 4, "break_trace_lineage": 4, "sandbox_denial": 4,
 		"timeout_before_send": 4, "reject_before_commit": 4, "malformed_response": 4, "output_drift": 4,
-		"rate_limit": 4, "tool_timeout": 4, "budget_exhaustion": 4,
+		"rate_limit": 4, "tool_timeout": 4, "budget_exhaustion": 4, "false_success": 4,
 		// checkpoint.write: 4 crossings
 		"checkpoint_rollback": 6, "worker_restart": 6, "missing_checkpoint": 6, "stale_checkpoint": 6,
 		"future_version_checkpoint": 6, "corrupt_checkpoint": 6,

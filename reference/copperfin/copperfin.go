@@ -666,6 +666,11 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 		if err != nil {
 			return "", c, true, err
 		}
+		if res.Class == model.ClassErrorInBody && res.Outcome == model.OutcomeCommitted && !f.s.mutant.is(EnvelopeAsSuccess) {
+			// a success envelope carrying the provider's error: the body
+			// is the answer, and it says the refund was not made
+			res.Outcome = model.OutcomeRejected
+		}
 		if res.Outcome == model.OutcomeCommitted {
 			f.replied = true
 		}

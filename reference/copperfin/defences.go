@@ -55,6 +55,9 @@ var defences = map[string]defence{
 	// defence is the state guard it sends with the commit, which the
 	// provider checks against the primary (the defect drops the guard)
 	"stale_state_read": {nil, "state_check_unguarded"},
+	// a success envelope carrying the provider's error is read by its
+	// body in every profile; the defect reads the envelope alone
+	"false_success": {nil, "envelope_as_success"},
 	// the provider's notices (model.NoticeKinds, in a run with notices):
 	// notice_reconcile applies a notice once and only where the ledger
 	// agrees, and reads back a settlement no notice reported

@@ -78,6 +78,10 @@ const (
 	// with the commit: check-then-act against whatever replica served the
 	// read.
 	StateCheckUnguarded Mutant = "state_check_unguarded"
+	// EnvelopeAsSuccess reads a reply's envelope and not its body: a
+	// success envelope carrying the provider's error
+	// (model.ClassErrorInBody) is taken as a completed refund.
+	EnvelopeAsSuccess Mutant = "envelope_as_success"
 	// AuthorityCheckUnguarded checks the capability by a read before the
 	// commit (with or without pre_effect_authority) and sends no
 	// capability guard with the commit: the check's answer, from whatever
@@ -123,6 +127,7 @@ var mutants = []MutantInfo{
 	{ResumeSkipsChecks, "a resumed worker trusts its predecessor's pre-effect checks and re-sends unguarded", nil},
 	{ResendUnseen, "an effect a post-commit readback does not show is re-sent", []Control{Idempotency}},
 	{StateCheckUnguarded, "the state version is checked by a read, with no state guard on the commit", nil},
+	{EnvelopeAsSuccess, "a success envelope carrying an error is taken as a completed refund", nil},
 }
 
 // cacheMutants are the seeded defects kept out of Mutants(), whose every
