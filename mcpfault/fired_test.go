@@ -53,19 +53,11 @@ func (s oneCall) Run(ctx context.Context, env model.Env, task model.Task) (model
 	if err != nil {
 		return model.Claim{}, err
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil)
-	client.AddSendingMiddleware(mw.Middleware())
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.a.server.Connect(ctx, st, nil)
+	cs, done, err := connect(ctx, s.a.server, "c", mw.Middleware())
 	if err != nil {
 		return model.Claim{}, err
 	}
-	defer ss.Close()
-	cs, err := client.Connect(ctx, ct, nil)
-	if err != nil {
-		return model.Claim{}, err
-	}
-	defer cs.Close()
+	defer done()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "x", Arguments: map[string]any{}, Meta: mcp.Meta{mcpfault.MetaKey: "k", mcpfault.MetaTrace: "tr-1"}})
 	var te *mcpfault.TimeoutError
 	switch {
@@ -169,19 +161,11 @@ func (s twoCalls) Run(ctx context.Context, env model.Env, task model.Task) (mode
 	if err != nil {
 		return model.Claim{}, err
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil)
-	client.AddSendingMiddleware(mw.Middleware())
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.p.server.Connect(ctx, st, nil)
+	cs, done, err := connect(ctx, s.p.server, "c", mw.Middleware())
 	if err != nil {
 		return model.Claim{}, err
 	}
-	defer ss.Close()
-	cs, err := client.Connect(ctx, ct, nil)
-	if err != nil {
-		return model.Claim{}, err
-	}
-	defer cs.Close()
+	defer done()
 	for _, snap := range s.snaps {
 		cs.CallTool(ctx, &mcp.CallToolParams{Name: "delete_snapshot", Arguments: deleteIn{Snapshot: snap}}) //nolint:errcheck // the first is lost
 	}

@@ -185,23 +185,15 @@ func (s system) Run(ctx context.Context, env model.Env, task model.Task) (model.
 	if err != nil {
 		return model.Claim{}, err
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "janitor", Version: "1"}, nil)
+	mws := []mcp.Middleware{mw.Middleware()}
 	if s.deriveKey {
-		client.AddSendingMiddleware(mcpfault.KeyFromArguments(), mw.Middleware())
-	} else {
-		client.AddSendingMiddleware(mw.Middleware())
+		mws = append([]mcp.Middleware{mcpfault.KeyFromArguments()}, mws...)
 	}
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.p.server.Connect(ctx, st, nil)
+	cs, closeAll, err := connect(ctx, s.p.server, "janitor", mws...)
 	if err != nil {
 		return model.Claim{}, err
 	}
-	defer ss.Close()
-	cs, err := client.Connect(ctx, ct, nil)
-	if err != nil {
-		return model.Claim{}, err
-	}
-	defer cs.Close()
+	defer closeAll()
 	receipt, done, err := expireSnapshot(ctx, cs, s.pol, task.ID, task.Subject, task.Trace)
 	if merr := mw.Err(); merr != nil {
 		return model.Claim{}, merr
@@ -273,4 +265,23 @@ func jsonDecode(c mcp.Content, v any) error {
 		return fmt.Errorf("content of type %T", c)
 	}
 	return json.Unmarshal([]byte(t.Text), v)
+}
+
+// connect joins a client named name, its sending middleware mws (the
+// adapter's last), to server over an in-memory transport: the session a
+// test System's Run uses, and the func that closes both ends.
+func connect(ctx context.Context, server *mcp.Server, name string, mws ...mcp.Middleware) (*mcp.ClientSession, func(), error) {
+	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, nil)
+	client.AddSendingMiddleware(mws...)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, st, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		ss.Close()
+		return nil, nil, err
+	}
+	return cs, func() { cs.Close(); ss.Close() }, nil
 }

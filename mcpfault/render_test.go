@@ -26,19 +26,11 @@ func (s probe) Run(ctx context.Context, env model.Env, task model.Task) (model.C
 	if err != nil {
 		return model.Claim{}, err
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "probe", Version: "1"}, nil)
-	client.AddSendingMiddleware(mw.Middleware())
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.p.server.Connect(ctx, st, nil)
+	cs, done, err := connect(ctx, s.p.server, "probe", mw.Middleware())
 	if err != nil {
 		return model.Claim{}, err
 	}
-	defer ss.Close()
-	cs, err := client.Connect(ctx, ct, nil)
-	if err != nil {
-		return model.Claim{}, err
-	}
-	defer cs.Close()
+	defer done()
 	*s.seen = append(*s.seen, s.do(ctx, cs)...)
 	return model.Claim{Verdict: model.ClaimHold}, mw.Err()
 }
