@@ -583,25 +583,21 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 	return r
 }
 
-// drawable returns the correlation modifiers the exploration of this
-// version draws for a system with record sr: every modifier a kind takes
-// under a concurrent config (two or more workers), none under a
-// sequential one (sequentialModifiers).
+// drawable returns the correlation modifiers whose keys count in the
+// universe of a system with record sr before any run visits them: every
+// modifier a kind takes under a concurrent config (two or more workers),
+// none under a sequential one. A sequential exploration draws repeated and
+// persistent rarely (sequentialDraws), so their keys count once a
+// recorded run visits one.
 func drawable(sr *systemRecord) []model.Correlation {
 	if sr.Concurrent > 0 {
 		return model.AllCorrelations
 	}
-	return sequentialModifiers
+	return nil
 }
 
-// sequentialModifiers are the modifiers exploration draws for a
-// sequential config: none in this version (a kind's own correlation is
-// always there).
-var sequentialModifiers []model.Correlation
-
-// sequentialDraws are the modifiers a sequential exploration draws rarely
-// (on a schedule's last fault, one check in four): a key of them is in a
-// sequential system's universe once a recorded run visits it.
+// sequentialDraws are the modifiers a sequential exploration draws (on a
+// schedule's last fault, one check in four).
 var sequentialDraws = []model.Correlation{"repeated", "persistent"}
 
 // naPattern returns the first of sr's not-applicable key patterns (in
