@@ -88,7 +88,7 @@ type slot struct {
 	resume chan struct{}
 	task   int // fixture index of its current (or next) task
 	done   bool
-	ts     taskState
+	ts     *taskState
 	// at is, on clocks of their own (scheduler.timed), the logical time
 	// the slot's next crossing ends at.
 	at Millis
@@ -100,13 +100,14 @@ type slot struct {
 // the baton, which exactly one goroutine (a worker, or the scheduler
 // itself) holds at any time, so the run's state needs no lock.
 type scheduler struct {
-	r       *run
-	cfg     *Concurrency
-	slots   []*slot
-	cur     int // the slot holding the baton, -1 before the first pick
-	next    int // fixture index of the next task to start
+	r     *run
+	cfg   *Concurrency
+	slots []slot
+	cur   int // the slot holding the baton, -1 before the first pick
+	next  int // fixture index of the next task to start
+	// yieldCh hands the baton back to the scheduler's goroutine: the
+	// run is over, a worker erred, or a worker woken to exit ended
 	yieldCh chan struct{}
-	abort   chan struct{}
 	rand    rand.PCG
 	points  int
 	// timed is set for a fleet fixture: each worker runs on a logical
@@ -117,7 +118,10 @@ type scheduler struct {
 	// the end of a task: it cannot go on with that task, so the pick
 	// there is no context switch
 	ended bool
-	err   error
+	// aborted is set, before the waiting workers are woken to exit, when
+	// a worker erred or panicked
+	aborted bool
+	err     error
 	// panicked holds a worker's panic, re-raised by the scheduler's
 	// goroutine (the caller of Run).
 	panicked any
@@ -139,7 +143,7 @@ func (r *run) executeConcurrent(factory Factory, c *Concurrency) error {
 	if n == 0 {
 		return nil
 	}
-	sc := &scheduler{r: r, cfg: c, cur: -1, yieldCh: make(chan struct{}), abort: make(chan struct{}), factory: factory,
+	sc := &scheduler{r: r, cfg: c, cur: -1, yieldCh: make(chan struct{}), factory: factory,
 		timed: h.fixture.Fleet != nil}
 	if c.Seed != "" {
 		hs := wordHash(0x3c6ef372fe94f82b)
@@ -153,13 +157,16 @@ func (r *run) executeConcurrent(factory Factory, c *Concurrency) error {
 	// starts on a clock of its own at 0 as the others do (the run's
 	// state is the last run's); the others start their own buffers
 	base := r.taskState
-	for k := 0; k < w; k++ {
-		s := &slot{resume: make(chan struct{}), task: k, at: costRead}
-		if k == 0 {
-			s.ts = taskState{taskBuf: base.taskBuf[:0], memory: base.memory[:0], granted: base.granted[:0],
-				branches: base.branches[:0], inflight: base.inflight[:0], pendingWorld: base.pendingWorld[:0]}
+	*base = taskState{taskBuf: base.taskBuf[:0], memory: base.memory[:0], granted: base.granted[:0],
+		branches: base.branches[:0], inflight: base.inflight[:0], pendingWorld: base.pendingWorld[:0]}
+	states := make([]taskState, w-1)
+	sc.slots = make([]slot, w)
+	for k := range sc.slots {
+		s := &sc.slots[k]
+		s.resume, s.task, s.at, s.ts = make(chan struct{}), k, costRead, base
+		if k > 0 {
+			s.ts = &states[k-1]
 		}
-		sc.slots = append(sc.slots, s)
 	}
 	sc.next = w
 	sc.ready = &r.ready
@@ -167,53 +174,58 @@ func (r *run) executeConcurrent(factory Factory, c *Concurrency) error {
 	for k := range sc.slots {
 		sc.refile(k)
 	}
-	r.taskState = taskState{}
 	r.conc = sc
-	defer func() { r.conc = nil }()
+	defer func() { r.conc, r.taskState = nil, base }()
 	for k := range sc.slots {
 		go sc.main(k)
 	}
-	for {
-		k := sc.pick()
-		if k < 0 {
-			break
-		}
-		sc.switchTo(k)
-		sc.slots[k].resume <- struct{}{}
-		<-sc.yieldCh
-		if sc.panicked != nil || sc.err != nil {
-			close(sc.abort)
-			for _, s := range sc.slots {
-				close(s.resume) // wakes the waiting workers to exit
+	// the workers hand the baton on among themselves (see yieldAt); it
+	// comes back here when no worker is ready, or a worker erred
+	sc.handOff(sc.pick()) // a first task is ready
+	<-sc.yieldCh
+	if sc.panicked != nil || sc.err != nil {
+		// wake the waiting workers to exit, one at a time: each one's
+		// goroutine ends, its deferred calls too, before the next wakes
+		// and before the run is over
+		sc.aborted = true
+		for k := range sc.slots {
+			close(sc.slots[k].resume)
+			if !sc.slots[k].done {
+				<-sc.yieldCh
 			}
-			if sc.panicked != nil {
-				panic(sc.panicked)
-			}
-			return sc.err
 		}
-		sc.refile(k)
+		if sc.panicked != nil {
+			panic(sc.panicked)
+		}
+		return sc.err
 	}
-	if sc.cur >= 0 {
-		sc.slots[sc.cur].ts = r.taskState
-	}
-	r.taskState = sc.slots[0].ts
 	r.sortTasks()
 	return nil
 }
 
 // main is slot k's goroutine: it waits for the baton, then runs its tasks
-// one after another, handing the baton back at every scheduling point.
+// one after another, handing the baton on at every scheduling point and
+// at its end (to the scheduler's goroutine when it erred or panicked).
 func (sc *scheduler) main(k int) {
-	s := sc.slots[k]
+	s := &sc.slots[k]
 	defer func() {
-		if p := recover(); p != nil {
+		p := recover()
+		if sc.aborted { // woken to exit
+			sc.yieldCh <- struct{}{}
+			return
+		}
+		if p != nil {
 			sc.panicked = p
 		}
 		s.done = true
-		select {
-		case sc.yieldCh <- struct{}{}:
-		case <-sc.abort:
+		if sc.panicked == nil && sc.err == nil {
+			sc.refile(k)
+			if j := sc.pick(); j >= 0 {
+				sc.handOff(j)
+				return
+			}
 		}
+		sc.yieldCh <- struct{}{}
 	}()
 	if _, ok := <-s.resume; !ok {
 		runtime.Goexit()
@@ -234,17 +246,35 @@ func (sc *scheduler) main(k int) {
 	}
 }
 
-// yieldAt hands the baton to the scheduler at a scheduling point and waits
-// until it is handed back; cost is the logical cost of the worker's next
-// crossing, by which the scheduler orders workers on clocks of their own.
+// yieldAt is a scheduling point of the worker holding the baton: it picks
+// who goes next and, when that is another worker, hands the baton to it
+// and waits until it is handed back; cost is the logical cost of the
+// worker's next crossing, by which the scheduler orders workers on clocks
+// of their own.
 func (r *run) yieldAt(cost Millis) {
 	sc := r.conc
-	s := sc.slots[sc.cur]
+	if sc.aborted { // a deferred call of a worker woken to exit
+		runtime.Goexit()
+	}
+	k := sc.cur
+	s := &sc.slots[k]
 	s.at = r.wclock + cost
-	sc.yieldCh <- struct{}{}
+	sc.refile(k)
+	j := sc.pick() // k itself is ready
+	if j == k {
+		return
+	}
+	sc.handOff(j)
 	if _, ok := <-s.resume; !ok {
 		runtime.Goexit()
 	}
+}
+
+// handOff swaps slot k's state into the run and wakes its worker, which
+// holds the baton from then on.
+func (sc *scheduler) handOff(k int) {
+	sc.switchTo(k)
+	sc.slots[k].resume <- struct{}{}
 }
 
 // switchTo swaps slot k's per-task state into the run.
@@ -253,9 +283,6 @@ func (sc *scheduler) switchTo(k int) {
 		return
 	}
 	r := sc.r
-	if sc.cur >= 0 {
-		sc.slots[sc.cur].ts = r.taskState
-	}
 	r.taskState = sc.slots[k].ts
 	sc.cur = k
 	if sc.timed {
@@ -266,7 +293,7 @@ func (sc *scheduler) switchTo(k int) {
 // refile files slot k, which is new or has just run, in the ready list
 // under its next crossing and task, or takes it out when done.
 func (sc *scheduler) refile(k int) {
-	s := sc.slots[k]
+	s := &sc.slots[k]
 	if k == sc.cur {
 		sc.ready.take(k)
 	}
@@ -295,22 +322,15 @@ func (sc *scheduler) pick() int {
 	if q.empty() {
 		return -1
 	}
-	n := q.front
-	candidate := func(k int) bool {
-		return k >= 0 && !sc.slots[k].done && (!sc.timed || sc.slots[k].at == q.first)
-	}
 	chosen := -1
 	if i := sc.points; i < len(sc.cfg.Interleaving) {
-		want := sc.cfg.Interleaving[i] - 1
-		if k := int(q.owner[want]); candidate(k) && sc.slots[k].task == want {
-			chosen = k
-		}
+		chosen = q.ofTask(sc.cfg.Interleaving[i] - 1)
 	}
 	if chosen < 0 {
 		switch {
 		case sc.cfg.Seed != "":
-			chosen = q.nth(int(sc.rand.Uint64() % uint64(n)))
-		case goOn && candidate(sc.cur):
+			chosen = q.nth(int(sc.rand.Uint64() % uint64(q.front)))
+		case goOn && q.in[sc.cur]:
 			chosen = sc.cur
 		default:
 			chosen = q.nth(0)
@@ -320,7 +340,7 @@ func (sc *scheduler) pick() int {
 	if goOn && chosen != sc.cur {
 		r.switches++
 	}
-	r.picks = append(r.picks, sc.slots[chosen].task+1)
+	r.picks = append(r.picks, q.task[chosen]+1)
 	return chosen
 }
 

@@ -327,6 +327,50 @@ func TestConcurrentPanic(t *testing.T) {
 	}
 }
 
+// deferredReader reads the ledger, and reads it again in a deferred call:
+// when the run aborts while it waits at its first read, the harness ends
+// its goroutine, and the deferred read must end it too, not run on.
+type deferredReader struct{ reads *int }
+
+func (d deferredReader) Run(ctx context.Context, env model.Env, t model.Task) (model.Claim, error) {
+	defer func() {
+		*d.reads++
+		_, _ = env.Ledger.Readback(ctx, model.ReadbackQuery{Subject: t.Subject})
+	}()
+	if _, err := env.Ledger.Readback(ctx, model.ReadbackQuery{Subject: t.Subject}); err != nil {
+		return model.Claim{}, err
+	}
+	return model.Claim{Verdict: model.ClaimRelease, Reason: "read"}, nil
+}
+
+// When a worker panics while another waits at a crossing, the run's error
+// is the panic, the waiting worker's goroutine ends (its deferred crossing
+// included), and the harness runs on.
+func TestConcurrentAbortWhileWaiting(t *testing.T) {
+	h := model.NewHarness(lostupdate.Fixture(), lostupdate.Options())
+	reads, made := 0, 0
+	factory := func() model.System {
+		made++
+		if made == 2 {
+			return panicky{}
+		}
+		return deferredReader{reads: &reads}
+	}
+	// a starts and waits at its read; b starts and panics
+	s := concurrent(&model.Concurrency{Workers: 2, Interleaving: []int{1, 2}})
+	res, err := h.Run(factory, s)
+	var sp *model.SystemPanic
+	if res != nil || !errors.As(err, &sp) || sp.Task != "b" || sp.Value != "boom" {
+		t.Fatalf("result %v, error %v", res, err)
+	}
+	if reads != 1 {
+		t.Errorf("a's deferred read ran %d times, want 1 (as its goroutine ended)", reads)
+	}
+	if _, err := h.Run(lostupdate.Factory(), concurrent(&model.Concurrency{Workers: 2})); err != nil {
+		t.Fatalf("the harness after the abort: %v", err)
+	}
+}
+
 // The run record's summary names a concurrent run's interleaving.
 func TestConcurrentSummary(t *testing.T) {
 	rec := runClerks(t, concurrent(&model.Concurrency{Workers: 2, Interleaving: []int{1, 1, 2}})).Record()

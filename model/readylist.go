@@ -15,8 +15,11 @@ type readyList struct {
 	tree  []int32 // Fenwick tree over task indexes: 1 for a front task
 	owner []int32 // by task index, the slot filed under it (-1: none yet)
 	heap  []int32 // slots waiting, a min-heap by at
-	at    []Millis
-	task  []int
+	// by slot: its time and task when filed, and whether it is in the
+	// front; a pick reads these, not the slots
+	at   []Millis
+	task []int
+	in   []bool
 }
 
 // reset empties q for tasks 0 to tasks-1 and slots 0 to slots-1.
@@ -31,6 +34,8 @@ func (q *readyList) reset(tasks, slots int) {
 	q.heap = q.heap[:0]
 	q.at = grown(q.at, slots)
 	q.task = grown(q.task, slots)
+	q.in = grown(q.in, slots)
+	clear(q.in)
 }
 
 // grown is s resliced to n elements, reallocated when too short.
@@ -80,9 +85,18 @@ func (q *readyList) take(k int) {
 	}
 }
 
+// ofTask is the front slot filed under task, -1 when none is.
+func (q *readyList) ofTask(task int) int {
+	if k := q.owner[task]; k >= 0 && q.in[k] && q.task[k] == task {
+		return int(k)
+	}
+	return -1
+}
+
 // mark and unmark put slot k into and out of the front.
 func (q *readyList) mark(k int) {
 	q.owner[q.task[k]] = int32(k)
+	q.in[k] = true
 	q.front++
 	for i := q.task[k] + 1; i < len(q.tree); i += i & -i {
 		q.tree[i]++
@@ -90,6 +104,7 @@ func (q *readyList) mark(k int) {
 }
 
 func (q *readyList) unmark(k int) {
+	q.in[k] = false
 	q.front--
 	for i := q.task[k] + 1; i < len(q.tree); i += i & -i {
 		q.tree[i]--
