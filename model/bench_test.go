@@ -103,6 +103,7 @@ func BenchmarkHarnessTasks(b *testing.B) {
 				b.Fatalf("the run judged %d tasks, want %d", len(res.Tasks), n)
 			}
 			b.ReportAllocs()
+			defer reportCPU(b)()
 			for b.Loop() {
 				if _, err := h.Run(factory, s); err != nil {
 					b.Fatal(err)
@@ -140,11 +141,12 @@ func benchBatch(b *testing.B, c *model.Concurrency) {
 // fleet-N (the storm schedule, workers on clocks of their own: the timed
 // picks), without and with a seed and with an explicit interleaving (round
 // robin over the tasks), and on N copies of the reference task as N
-// workers (the untimed picks), seeded and interleaved. scripts/task-slope.sh
-// -workers reads its output and reports the log-log slopes of CPU time and
-// bytes a run against N.
+// workers (the untimed picks), seeded and interleaved; seed-pool is the
+// seeded run of N tasks on at most 100 workers (the same tasks, fewer live
+// at once). scripts/task-slope.sh -workers reads its output and reports
+// the log-log slopes of CPU time and bytes a run against N.
 func BenchmarkFleetWorkers(b *testing.B) {
-	for _, mode := range []string{"timed", "timed-seed", "timed-interleaving", "seed", "interleaving"} {
+	for _, mode := range []string{"timed", "timed-seed", "timed-interleaving", "seed", "interleaving", "seed-pool"} {
 		for _, n := range []int{10, 100, 1000} {
 			b.Run(fmt.Sprintf("pick=%s/workers=%d", mode, n), func(b *testing.B) {
 				h, factory, s := fleetWorkload(b, mode, n)
@@ -171,9 +173,12 @@ func BenchmarkFleetWorkers(b *testing.B) {
 func fleetWorkload(b testing.TB, mode string, n int) (*model.Harness, model.Factory, *model.Schedule) {
 	b.Helper()
 	var c model.Concurrency
+	c.Workers = n
 	switch mode {
 	case "timed-seed", "seed":
 		c.Seed = "bench"
+	case "seed-pool":
+		c.Seed, c.Workers = "bench", min(n, 100)
 	case "timed-interleaving", "interleaving":
 		// round robin: at most points the named task is not ready (or, on
 		// clocks of their own, not first), and the pick falls through
@@ -181,8 +186,7 @@ func fleetWorkload(b testing.TB, mode string, n int) (*model.Harness, model.Fact
 			c.Interleaving = append(c.Interleaving, i%n+1)
 		}
 	}
-	c.Workers = n
-	if mode == "seed" || mode == "interleaving" {
+	if mode == "seed" || mode == "interleaving" || mode == "seed-pool" {
 		factory, s := benchSchedule(b)
 		s.Config.Concurrency = &c
 		return model.NewHarness(taskFixture(n), model.Options{}), factory, s
@@ -199,4 +203,65 @@ func fleetWorkload(b testing.TB, mode string, n int) (*model.Harness, model.Fact
 		s.Config.Concurrency = &c
 	}
 	return model.NewHarness(fx, model.Options{}), copperfin.Factory(cs), s
+}
+
+// BenchmarkHandoffFloor is BenchmarkFleetWorkers' floor: N goroutines (N =
+// 100, 1000), each a few KB of stack deep, hand a baton round robin as the
+// scheduler's workers do (a send on the next one's channel, a receive on
+// its own), 30 times each, with no model work. Its slope against N is
+// what the machine's caches charge for N live goroutines alone: a run on
+// N workers can be no more linear than that. scripts/task-slope.sh
+// -workers prints it beside the pick policies' slopes.
+func BenchmarkHandoffFloor(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		b.Run(fmt.Sprintf("workers=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			defer reportCPU(b)()
+			for b.Loop() {
+				handoffRound(n, 30, 40)
+			}
+		})
+	}
+}
+
+// handoffRound runs n goroutines that pass a baton round robin points
+// times each, every goroutine depth frames deep when it passes it.
+func handoffRound(n, points, depth int) {
+	resume := make([]chan struct{}, n)
+	for i := range resume {
+		resume[i] = make(chan struct{})
+	}
+	done := make(chan struct{})
+	for i := range n {
+		go func() {
+			<-resume[i]
+			stackDeep(depth, func() {
+				for p := 1; p <= points; p++ {
+					if p == points && i == n-1 {
+						close(done) // the last pass of all
+						return
+					}
+					resume[(i+1)%n] <- struct{}{}
+					if p < points {
+						<-resume[i]
+					}
+				}
+			})
+		}()
+	}
+	resume[0] <- struct{}{}
+	<-done
+}
+
+// stackDeep calls f depth frames of 64 bytes deep.
+//
+//go:noinline
+func stackDeep(depth int, f func()) byte {
+	var pad [64]byte
+	pad[depth%64] = byte(depth)
+	if depth == 0 {
+		f()
+		return pad[0]
+	}
+	return stackDeep(depth-1, f) + pad[1]
 }

@@ -10,6 +10,9 @@
 # workers, N = 10, 100, 1000, for each pick policy) and prints, per policy,
 # the log-log slopes from 100 to 1000 workers of CPU time (cpu-ns/op) and
 # bytes (B/op) a run, beside wall time; MAX defaults to 1.1, BENCHTIME to 5x.
+# It runs BenchmarkHandoffFloor too (N goroutines handing a baton round
+# robin, no model work) and prints its slopes as the floor row, and each
+# policy's CPU slope over the floor's; only the policies count for exit 1.
 # Usage: scripts/task-slope.sh [-workers] [-count COUNT] [-benchtime T] [-max MAX] [FILE|-]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +27,7 @@ while [ $# -gt 0 ]; do
     -count) count=$2; shift 2 ;;
     -benchtime) benchtime=$2; shift 2 ;;
     -max) maxslope=$2; shift 2 ;;
-    -h|-help|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|-help|--help) sed -n '2,17p' "$0"; exit 0 ;;
     -) input=-; shift ;;
     -?*) echo "task-slope: unknown flag $1" >&2; exit 2 ;;
     *) input=$1; shift ;;
@@ -32,7 +35,7 @@ while [ $# -gt 0 ]; do
 done
 bench=BenchmarkHarnessTasks
 if [ -n "$workers" ]; then
-  bench=BenchmarkFleetWorkers
+  bench='(BenchmarkFleetWorkers|BenchmarkHandoffFloor)'
   : "${benchtime:=5x}" "${maxslope:=1.1}"
 fi
 : "${benchtime:=1s}" "${maxslope:=1.05}"
@@ -52,8 +55,8 @@ if [ -n "$workers" ]; then
       for (i = 2; i <= m; i++) { x = a[i]; j = i - 1; while (j >= 1 && a[j] > x) { a[j+1] = a[j]; j-- } a[j+1] = x }
       return (m % 2) ? a[(m+1)/2] : (a[m/2] + a[m/2+1]) / 2
     }
-    /^BenchmarkFleetWorkers\/pick=[a-z-]+\/workers=[0-9]+/ {
-      name = $1; sub(/^BenchmarkFleetWorkers\/pick=/, "", name); sub(/-[0-9]+$/, "", name)
+    /^Benchmark(FleetWorkers\/pick=[a-z-]+|HandoffFloor)\/workers=[0-9]+/ {
+      name = $1; sub(/^BenchmarkFleetWorkers\/pick=/, "", name); sub(/^BenchmarkHandoffFloor/, "floor", name); sub(/-[0-9]+$/, "", name)
       p = name; sub(/\/.*/, "", p); n = name; sub(/^.*workers=/, "", n)
       if (!(p in seen)) { seen[p] = 1; order[++np] = p }
       k = p SUBSEP n; r = ++c[k]
@@ -77,16 +80,21 @@ if [ -n "$workers" ]; then
         }
       }
       printf "\nlog-log slopes from 100 to 1000 workers (medians of each; at most %s for CPU and bytes):\n", max
-      printf "%-20s %8s %8s %8s\n", "pick", "wall", "CPU", "bytes"
+      printf "%-20s %8s %8s %8s %10s\n", "pick", "wall", "CPU", "bytes", "CPU-floor"
       for (q = 1; q <= np; q++) {
         p = order[q]
         if (!((p SUBSEP 100) in c) || !((p SUBSEP 1000) in c)) { print "task-slope: " p " lacks 100 or 1000 workers" > "/dev/stderr"; exit 4 }
-        sw = log(med[p, 1000, "ns"] / med[p, 100, "ns"]) / log(10)
-        sc = (med[p, 100, "cpu"] > 0) ? log(med[p, 1000, "cpu"] / med[p, 100, "cpu"]) / log(10) : 0
-        sb = log(med[p, 1000, "B"] / med[p, 100, "B"]) / log(10)
-        flag = (sc > max + 0 || sb > max + 0) ? "  above" : ""
-        if (flag != "") bad = 1
-        printf "%-20s %8.3f %8.3f %8.3f%s\n", p, sw, sc, sb, flag
+        sw[p] = log(med[p, 1000, "ns"] / med[p, 100, "ns"]) / log(10)
+        sc[p] = (med[p, 100, "cpu"] > 0) ? log(med[p, 1000, "cpu"] / med[p, 100, "cpu"]) / log(10) : 0
+        sb[p] = log(med[p, 1000, "B"] / med[p, 100, "B"]) / log(10)
+      }
+      for (q = 1; q <= np; q++) {
+        p = order[q]
+        flag = (sc[p] > max + 0 || sb[p] > max + 0) ? "  above" : ""
+        over = ("floor" in sc && p != "floor") ? sprintf("%+.3f", sc[p] - sc["floor"]) : "-"
+        if (p == "floor") flag = "  (goroutine handoffs alone)"
+        else if (flag != "") bad = 1
+        printf "%-20s %8.3f %8.3f %8.3f %10s%s\n", p, sw[p], sc[p], sb[p], over, flag
       }
       if (bad) exit 1
     }
