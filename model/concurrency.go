@@ -88,7 +88,7 @@ type slot struct {
 	resume chan struct{}
 	task   int // fixture index of its current (or next) task
 	done   bool
-	ts     *taskState
+	ts     taskState
 	// at is, on clocks of their own (scheduler.timed), the logical time
 	// the slot's next crossing ends at.
 	at Millis
@@ -157,15 +157,13 @@ func (r *run) executeConcurrent(factory Factory, c *Concurrency) error {
 	// starts on a clock of its own at 0 as the others do (the run's
 	// state is the last run's); the others start their own buffers
 	base := r.taskState
-	*base = taskState{taskBuf: base.taskBuf[:0], memory: base.memory[:0], granted: base.granted[:0],
-		branches: base.branches[:0], inflight: base.inflight[:0], pendingWorld: base.pendingWorld[:0]}
-	states := make([]taskState, w-1)
 	sc.slots = make([]slot, w)
 	for k := range sc.slots {
 		s := &sc.slots[k]
-		s.resume, s.task, s.at, s.ts = make(chan struct{}), k, costRead, base
-		if k > 0 {
-			s.ts = &states[k-1]
+		s.resume, s.task, s.at = make(chan struct{}), k, costRead
+		if k == 0 {
+			s.ts = taskState{taskBuf: base.taskBuf[:0], memory: base.memory[:0], granted: base.granted[:0],
+				branches: base.branches[:0], inflight: base.inflight[:0], pendingWorld: base.pendingWorld[:0]}
 		}
 	}
 	sc.next = w
@@ -174,8 +172,9 @@ func (r *run) executeConcurrent(factory Factory, c *Concurrency) error {
 	for k := range sc.slots {
 		sc.refile(k)
 	}
+	r.taskState = taskState{}
 	r.conc = sc
-	defer func() { r.conc, r.taskState = nil, base }()
+	defer func() { r.conc = nil }()
 	for k := range sc.slots {
 		go sc.main(k)
 	}
@@ -199,6 +198,10 @@ func (r *run) executeConcurrent(factory Factory, c *Concurrency) error {
 		}
 		return sc.err
 	}
+	if sc.cur >= 0 {
+		sc.slots[sc.cur].ts = r.taskState
+	}
+	r.taskState = sc.slots[0].ts
 	r.sortTasks()
 	return nil
 }
@@ -283,6 +286,9 @@ func (sc *scheduler) switchTo(k int) {
 		return
 	}
 	r := sc.r
+	if sc.cur >= 0 {
+		sc.slots[sc.cur].ts = r.taskState
+	}
 	r.taskState = sc.slots[k].ts
 	sc.cur = k
 	if sc.timed {

@@ -327,8 +327,8 @@ type run struct {
 	crossIdx int
 
 	// the current task's state: in a concurrent run, the state of the
-	// worker holding the baton, pointed to when it resumes
-	*taskState
+	// worker holding the baton, swapped in when it resumes
+	taskState
 
 	tasks []taskRecord
 	// cpStored is set once the current checkpoint.write crossing has
@@ -594,9 +594,6 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 		return fmt.Errorf("schedule: config names fixture %q, the harness runs %q", s.Config.Fixture, h.fixture.Name)
 	}
 	r := &h.r
-	if r.taskState == nil {
-		r.taskState = new(taskState)
-	}
 	r.world.reset(&h.fixture)
 	r.sched = s
 	r.faults = r.faults[:0]
