@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math/bits"
 	"regexp"
 	"slices"
@@ -408,11 +409,9 @@ type explorer struct {
 	// of production code found (Counterexample.Jitter)
 	spread spread
 	mu     sync.Mutex // guards harnessErr in draws, and the prefix store
-	// seqPrefixes and concPrefixes hold the sites of the prefix runs made
-	// so far, prefixCount of them (see prefixSites)
-	seqPrefixes  *prefixTree
-	concPrefixes map[string]*prefixTree
-	prefixCount  int
+	// prefixSeen holds the prefix runs made so far, by prefixHash (see
+	// prefixSites)
+	prefixSeen map[uint64]prefixEntry
 	// runs counts the runs of the system (see systemRuns)
 	runs systemRuns
 
@@ -1206,84 +1205,63 @@ func (e *explorer) available(ki int, ss *sites) int {
 // drawn) and returns what that run crossed. Runs are deterministic, so
 // the sites of a prefix are kept (up to maxPrefixes of them; then the
 // store starts over): draws and rapid's shrinking share their prefixes.
-// They are kept in a tree by the prefix's faults, one entry a level, under
-// the config's concurrency (a sequential config's tree is seqPrefixes).
+// They are kept by two independent 64-bit hashes of the prefix (its
+// config's concurrency and its faults, see prefixHash): two prefixes
+// share sites only if they share both hashes, a chance of 2^-128 a pair.
 func (e *explorer) prefixSites(s *model.Schedule) (*sites, error) {
+	h, check := prefixHash(s, prefixSeeds[0]), prefixHash(s, prefixSeeds[1])
 	e.mu.Lock()
-	n := e.prefixNode(s)
-	ss := n.ss
+	p, ok := e.prefixSeen[h]
 	e.mu.Unlock()
-	if ss != nil {
-		return ss, nil
+	if ok && p.check == check {
+		return p.ss, nil
 	}
 	ss, err := e.runPrefix(s)
 	if err != nil {
 		return nil, err
 	}
 	e.mu.Lock()
-	if e.prefixCount >= maxPrefixes {
-		// the store starts over (n, now outside it, is left as it is)
-		e.seqPrefixes, e.concPrefixes, e.prefixCount = nil, nil, 0
-	} else if n.ss == nil {
-		n.ss = ss
-		e.prefixCount++
+	if e.prefixSeen == nil || len(e.prefixSeen) >= maxPrefixes {
+		e.prefixSeen = map[uint64]prefixEntry{}
 	}
+	e.prefixSeen[h] = prefixEntry{check, ss}
 	e.mu.Unlock()
 	return ss, nil
 }
 
-// prefixNode returns the node of s's faults in the store of prefix
-// sites, adding the missing ones; e.mu is held.
-func (e *explorer) prefixNode(s *model.Schedule) *prefixTree {
-	if e.seqPrefixes == nil {
-		e.seqPrefixes = &prefixTree{}
-	}
-	n := e.seqPrefixes
+// prefixEntry is one prefix run's sites and the prefix's second hash.
+type prefixEntry struct {
+	check uint64
+	ss    *sites
+}
+
+// prefixSeeds seed prefixHash's two hashes (a hash is never output, nor
+// iterated).
+var prefixSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+// prefixHash hashes under seed what a prefix run of s depends on beyond
+// the exploration: its concurrency and its faults' kinds, events,
+// ordinals, targets and tools (a prefix is drawn without modifiers).
+func prefixHash(s *model.Schedule, seed maphash.Seed) uint64 {
+	x := maphash.String(seed, "") ^ uint64(len(s.Faults))
+	mix := func(v uint64) { x = bits.RotateLeft64((x^v)*0x9e3779b97f4a7c15, 31) }
 	if c := s.Config.Concurrency; c != nil {
-		var buf [128]byte
-		kb := strconv.AppendInt(buf[:0], int64(c.Workers), 10)
-		kb = append(append(append(kb, 0), c.Seed...), 0)
+		mix(uint64(c.Workers) + 1<<40)
+		mix(maphash.String(seed, c.Seed))
 		for _, t := range c.Interleaving {
-			kb = append(strconv.AppendInt(kb, int64(t), 10), ' ')
+			mix(uint64(t))
 		}
-		if n = e.concPrefixes[string(kb)]; n == nil {
-			if e.concPrefixes == nil {
-				e.concPrefixes = map[string]*prefixTree{}
-			}
-			n = &prefixTree{}
-			e.concPrefixes[string(kb)] = n
-		}
+		mix(uint64(len(c.Interleaving)))
 	}
-	for _, f := range s.Faults {
-		k := prefixStep{f.Kind, f.Event, f.Ordinal, f.Target, f.Tool}
-		next := n.next[k]
-		if next == nil {
-			if n.next == nil {
-				n.next = map[prefixStep]*prefixTree{}
-			}
-			next = &prefixTree{}
-			n.next[k] = next
-		}
-		n = next
+	for i := range s.Faults {
+		f := &s.Faults[i]
+		mix(maphash.String(seed, f.Kind))
+		mix(maphash.String(seed, string(f.Event)))
+		mix(uint64(f.Ordinal))
+		mix(maphash.String(seed, f.Target))
+		mix(maphash.String(seed, f.Tool))
 	}
-	return n
-}
-
-// prefixTree is the store of one prefix's sites (nil until its run) and
-// of the prefixes one fault longer.
-type prefixTree struct {
-	ss   *sites
-	next map[prefixStep]*prefixTree
-}
-
-// prefixStep is what of a prefix's fault its run depends on (a prefix
-// is drawn without modifiers).
-type prefixStep struct {
-	kind    string
-	event   model.EventName
-	ordinal int
-	target  string
-	tool    string
+	return x
 }
 
 // maxPrefixes is the most prefix runs an explorer keeps the sites of.
