@@ -1434,8 +1434,9 @@ func (e *explorer) prop(t *rapid.T) {
 	}
 	inv, bad := e.violation(res)
 	if !bad {
-		if e.set.tracker == nil && e.guide == nil {
-			// nothing keeps res: the next run reuses its storage
+		if e.set.tracker == nil {
+			// nothing keeps res (the guide's tracker counts keys, and
+			// copies what it keeps): the next run reuses its storage
 			spare.Result(e.harness, res)
 		}
 		return
