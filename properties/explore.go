@@ -477,14 +477,6 @@ type eventCounts [maxEvents]int
 // maxEvents bounds allEvents (checked when the package starts).
 const maxEvents = 32
 
-// of returns the count of ev (0 for an event not in allEvents).
-func (c *eventCounts) of(ev model.EventName) int {
-	if p := eventPos(ev); p >= 0 {
-		return c[p]
-	}
-	return 0
-}
-
 // crossing is one crossing of a run: the event, as an index into
 // allEvents, and its ordinal.
 type crossing struct {
