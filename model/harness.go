@@ -313,6 +313,8 @@ type run struct {
 	// store is a detailed run's Result storage, its record's among it
 	// (newStore), from the run's start to its result
 	store *resultStore
+	// spare is the storage of Results handed back (see recycle)
+	spare spareStores
 	// evs holds every recorded event's name (the oracle's view of the
 	// timeline); tl the full record when detailed.
 	evs []EventName

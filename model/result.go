@@ -3,6 +3,8 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/faultline/faultline/internal/spare"
 )
 
 // RunVerdict is the run-level verdict of the harness practice ("Budgets and Terminal
@@ -267,13 +269,69 @@ const (
 // grows past its storage as a run needs.
 func (r *run) newStore() *resultStore {
 	c := &r.tl
+	sp := &r.spare
 	if c.recsCap <= smallRecs && c.strsCap <= smallStrs {
-		ss := &smallStore{}
+		ss := sp.small
+		if ss == nil {
+			ss = &smallStore{}
+		} else {
+			*ss = smallStore{}
+		}
+		sp.small, sp.lastSmall, sp.last = nil, ss, nil
 		c.startIn(ss.recs[:0], ss.strs[:0])
 		return &ss.resultStore
 	}
-	c.startIn(make([]evRec, 0, c.recsCap), make([]string, 0, c.strsCap))
-	return &resultStore{}
+	st := sp.big
+	sp.big, sp.lastSmall = nil, nil
+	if st != nil && cap(st.tl.recs) >= c.recsCap && cap(st.tl.strs) >= c.strsCap {
+		recs, strs := st.tl.recs[:0], st.tl.strs[:0]
+		clear(strs[:cap(strs)])
+		*st = resultStore{}
+		c.startIn(recs, strs)
+	} else {
+		st = &resultStore{}
+		c.startIn(make([]evRec, 0, c.recsCap), make([]string, 0, c.strsCap))
+	}
+	sp.last = st
+	return st
+}
+
+// spareStores is a harness's storage of the Results its caller handed
+// back (recycle): the last Result's (lastSmall or last) until then, the
+// storage the next detailed run reuses (small or big) after, and the
+// fault reports of a run of several faults.
+type spareStores struct {
+	small, lastSmall *smallStore
+	big, last        *resultStore
+	faults           []FaultReport
+}
+
+// recycle takes back the storage of res when it is the last Result h
+// returned: its caller reads nothing of it any more.
+func (h *Harness) recycle(res *Result) {
+	sp := &h.r.spare
+	switch {
+	case sp.lastSmall != nil && res == &sp.lastSmall.res:
+		sp.small = sp.lastSmall
+	case sp.last != nil && res == &sp.last.res:
+		sp.big = sp.last
+	default:
+		return
+	}
+	if cap(res.Faults) > 1 {
+		sp.faults = res.Faults[:0]
+	}
+	sp.last, sp.lastSmall = nil, nil
+}
+
+func init() {
+	spare.Result = func(h, res any) {
+		hh, ok := h.(*Harness)
+		rr, ok2 := res.(*Result)
+		if ok && ok2 && rr != nil {
+			hh.recycle(rr)
+		}
+	}
 }
 
 // outcome is the run's result without its run id and timeline.
@@ -315,6 +373,10 @@ func (r *run) outcomeInto(st *resultStore) {
 	switch n := len(r.faults); {
 	case n == 1:
 		res.Faults = st.faults[:0:1]
+	case n > 0 && cap(r.spare.faults) >= n:
+		res.Faults = r.spare.faults[:0:n]
+		clear(res.Faults[:n])
+		r.spare.faults = nil
 	case n > 0:
 		res.Faults = make([]FaultReport, 0, n)
 	}

@@ -574,6 +574,8 @@ func (s *Schedule) validateFaults() error {
 	if err := s.Config.validateExtras(); err != nil {
 		return fmt.Errorf("schedule: %w", err)
 	}
+	// fault ids seen, in a map past a handful of faults (a linear scan
+	// of the earlier ids below)
 	var ids map[string]bool
 	for i, f := range s.Faults {
 		where := faultWhere(i)
@@ -612,10 +614,18 @@ func (s *Schedule) validateFaults() error {
 			}
 		}
 		if len(s.Faults) > 1 {
+			id := s.faultID(i)
+			if len(s.Faults) <= maxScannedIDs {
+				for j := range i {
+					if s.faultID(j) == id {
+						return fmt.Errorf("%s: fault id %q is used twice", where, id)
+					}
+				}
+				continue
+			}
 			if ids == nil {
 				ids = map[string]bool{}
 			}
-			id := s.faultID(i)
 			if ids[id] {
 				return fmt.Errorf("%s: fault id %q is used twice", where, id)
 			}
@@ -624,6 +634,10 @@ func (s *Schedule) validateFaults() error {
 	}
 	return nil
 }
+
+// maxScannedIDs is the most faults whose ids validateFaults compares
+// pairwise rather than in a map.
+const maxScannedIDs = 16
 
 // faultWhere names fault i in errors.
 type faultWhere int

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math/bits"
 	"regexp"
 	"slices"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/faultline/faultline/internal/interleaving"
 	"github.com/faultline/faultline/internal/rerun"
+	"github.com/faultline/faultline/internal/spare"
 
 	"pgregory.net/rapid"
 
@@ -378,6 +380,11 @@ type explorer struct {
 	// events, in model.AllEvents order, which a swarm draw subsets
 	swarm       bool
 	swarmEvents []model.EventName
+	// swarmIndex is each event's index in swarmEvents, by its position in
+	// allEvents (-1: not there); swarmClean the clean run's count of each
+	// event of swarmEvents
+	swarmIndex [maxEvents]int
+	swarmClean []int
 
 	calls int
 	total int // the checks rapid runs, for WithProgress (0: not looked up yet)
@@ -401,10 +408,10 @@ type explorer struct {
 	// spread is the largest logical-time difference a confirming rerun
 	// of production code found (Counterexample.Jitter)
 	spread spread
-	mu     sync.Mutex // guards harnessErr in draws, and prefixSeen
-	// prefixSeen holds the sites of the prefix runs made so far, by the
-	// prefix's faults (see prefixSites)
-	prefixSeen map[string]sites
+	mu     sync.Mutex // guards harnessErr in draws, and the prefix store
+	// prefixSeen holds the prefix runs made so far, by prefixHash (see
+	// prefixSites)
+	prefixSeen map[uint64]prefixEntry
 	// runs counts the runs of the system (see systemRuns)
 	runs systemRuns
 
@@ -417,6 +424,8 @@ type explorer struct {
 	keys   []coverage.Key
 	keyed  []bool
 	wanted []int
+	// keyedPos is the index into kinds of each keyed kind, by name
+	keyedPos map[string]int
 }
 
 // kindSpace is where one kind can be drawn: the events it fits, its own
@@ -433,6 +442,7 @@ type kindSpace struct {
 	// (FaultSpec.Event and Ordinal): its default placement, at the last
 	// crossing of own when the run crossed it fewer times (model.Place)
 	own      model.EventName
+	ownPos   int // own's position in allEvents
 	designed int
 	targets  []string // the survey's; empty: no target
 	// memory and branch: the targets are the memory keys read or branches
@@ -466,14 +476,6 @@ type eventCounts [maxEvents]int
 
 // maxEvents bounds allEvents (checked when the package starts).
 const maxEvents = 32
-
-// of returns the count of ev (0 for an event not in allEvents).
-func (c *eventCounts) of(ev model.EventName) int {
-	if p := eventPos(ev); p >= 0 {
-		return c[p]
-	}
-	return 0
-}
 
 // crossing is one crossing of a run: the event, as an index into
 // allEvents, and its ordinal.
@@ -563,15 +565,25 @@ func sitesOf(res *model.Result) sites {
 	return ss
 }
 
-// events returns the events of k's that ss crossed, in k's order.
-func (k *kindSpace) events(ss sites) []model.EventName {
-	var out []model.EventName
-	for i, ev := range k.fitting {
-		if ss.counts[k.fittingPos[i]] > 0 {
-			out = append(out, ev)
+// crossed appends to buf the positions in allEvents of k's events that ss
+// crossed, in k's order.
+func (k *kindSpace) crossed(buf []uint8, ss *sites) []uint8 {
+	for _, p := range k.fittingPos {
+		if ss.counts[p] > 0 {
+			buf = append(buf, p)
 		}
 	}
-	return out
+	return buf
+}
+
+// crosses reports whether ss crossed an event of k's.
+func (k *kindSpace) crosses(ss *sites) bool {
+	for _, p := range k.fittingPos {
+		if ss.counts[p] > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // newExplorer builds the draw space from the clean run of the options'
@@ -744,7 +756,7 @@ func (e *explorer) survey(also ...model.Config) error {
 		if set.domains != nil && !slices.Contains(set.domains, sp.Domain) {
 			continue
 		}
-		ks := kindSpace{kind: sp.Kind, own: sp.Event, designed: max(sp.Ordinal, 1), world: sp.World, corrs: sp.Correlations}
+		ks := kindSpace{kind: sp.Kind, own: sp.Event, ownPos: eventPos(sp.Event), designed: max(sp.Ordinal, 1), world: sp.World, corrs: sp.Correlations}
 		for _, c := range sp.Correlations {
 			if c == model.Correlation("repeated") || c == model.Correlation("persistent") {
 				ks.single = append(ks.single, c)
@@ -774,9 +786,12 @@ func (e *explorer) survey(also ...model.Config) error {
 	if len(e.kinds) == 0 {
 		return errNoSite
 	}
-	for _, ev := range allEvents {
+	for p, ev := range allEvents {
+		e.swarmIndex[p] = -1
 		if slices.ContainsFunc(e.kinds, func(k kindSpace) bool { return slices.Contains(k.fitting, ev) }) {
+			e.swarmIndex[p] = len(e.swarmEvents)
 			e.swarmEvents = append(e.swarmEvents, ev)
+			e.swarmClean = append(e.swarmClean, e.clean.counts[p])
 		}
 	}
 	if set.guide != nil {
@@ -874,13 +889,14 @@ func (e *explorer) violation(res *model.Result) (model.InvariantResult, bool) {
 func (e *explorer) draw(t *rapid.T) *model.Schedule {
 	var n int
 	var sw swarmDraw
+	var kbuf [64]int
 	if e.swarm {
-		n, sw = e.drawSwarm(t)
+		n = e.drawSwarm(t, &sw, kbuf[:0])
 	} else {
 		n = intRange(e.minFaults, e.set.maxFaults).Draw(t, "faults")
 	}
 	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "explore", Config: e.set.config, Faults: make([]model.FaultEntry, 0, n)}
-	ss := e.clean
+	ss := &e.clean
 	if e.points > 0 {
 		// the interleaving first: the faults are placed in runs under it
 		s.Config.Concurrency = e.drawInterleaving(t)
@@ -901,27 +917,28 @@ func (e *explorer) draw(t *rapid.T) *model.Schedule {
 			}
 		}
 		var ki int
-		var evs []model.EventName
 		if e.swarm && i > 0 {
-			if f, ok := e.drawComposed(t, sw, s.Faults, ss); ok {
+			if f, ok := e.drawComposed(t, &sw, s.Faults, ss); ok {
 				s.Faults = append(s.Faults, f)
 				continue
 			}
 		}
 		if e.swarm {
-			ki, evs = e.availableIn(sw, e.drawKindOf(t, len(sw.kinds)), ss)
+			ki = e.availableIn(&sw, e.drawKindOf(t, len(sw.kinds)), ss)
 		} else {
-			ki, evs = e.available(e.drawKind(t), ss)
+			ki = e.available(e.drawKind(t), ss)
 		}
-		if evs == nil {
+		if ki < 0 {
 			break
 		}
 		k := &e.kinds[ki]
+		var evb [maxEvents]uint8
+		evs := k.crossed(evb[:0], ss) // positions in allEvents
 		f := model.FaultEntry{Kind: k.kind}
 		def := 0
-		if evs[0] == k.own {
-			def = min(k.designed, ss.counts.of(k.own))
-			if e.swarm && !sw.allows(e.eventIndex(k.own), def) {
+		if int(evs[0]) == k.ownPos {
+			def = min(k.designed, ss.counts[k.ownPos])
+			if e.swarm && !sw.allows(e.swarmIndex[k.ownPos], def) {
 				def = 0
 			}
 		}
@@ -929,11 +946,12 @@ func (e *explorer) draw(t *rapid.T) *model.Schedule {
 			f.Event, f.Ordinal = k.own, def
 		}
 		if def == 0 || intRange(0, 3).Draw(t, "placement") >= e.defaultOdds() {
-			f.Event = evs[intRange(0, len(evs)-1).Draw(t, "event")]
+			p := evs[intRange(0, len(evs)-1).Draw(t, "event")]
+			f.Event = allEvents[p]
 			if e.swarm {
-				f.Ordinal = sw.drawOrdinal(t, e.eventIndex(f.Event), ss.counts.of(f.Event))
+				f.Ordinal = sw.drawOrdinal(t, e.swarmIndex[p], ss.counts[p])
 			} else {
-				f.Ordinal = intRange(1, ss.counts.of(f.Event)).Draw(t, "ordinal")
+				f.Ordinal = intRange(1, ss.counts[p]).Draw(t, "ordinal")
 			}
 		}
 		e.drawTarget(t, k, &f, ss)
@@ -985,7 +1003,7 @@ func (e *explorer) kindOf(kind string) *kindSpace {
 // in 1..maxAdvance in a swarm draw, where rapid's own draw would give
 // advances of at most an eighth of the range seven times in ten), or a
 // memory key or branch name of the run f is placed in (ss).
-func (e *explorer) drawTarget(t *rapid.T, k *kindSpace, f *model.FaultEntry, ss sites) {
+func (e *explorer) drawTarget(t *rapid.T, k *kindSpace, f *model.FaultEntry, ss *sites) {
 	switch {
 	case k.clock && e.swarm:
 		f.Target = strconv.Itoa(1 + drawEven(t, e.maxAdvance, "advance_ms"))
@@ -996,8 +1014,11 @@ func (e *explorer) drawTarget(t *rapid.T, k *kindSpace, f *model.FaultEntry, ss 
 		if k.branch {
 			ev = model.EvBranchRun
 		}
-		targets := append([]string{""}, ss.details[ev]...)
-		f.Target = targets[intRange(0, len(targets)-1).Draw(t, "target")]
+		// "" (no target), then the run's details
+		ds := ss.details[ev]
+		if i := intRange(0, len(ds)).Draw(t, "target"); i > 0 {
+			f.Target = ds[i-1]
+		}
 	}
 }
 
@@ -1065,7 +1086,7 @@ func (e *explorer) drawInterleaving(t *rapid.T) *model.Concurrency {
 // earlier fault makes, is always allowed).
 type swarmDraw struct {
 	kinds []int
-	ords  []uint64
+	ords  [maxEvents]uint64
 	clean []int // the clean run's count of each event of swarmEvents
 }
 
@@ -1078,16 +1099,24 @@ func (sw *swarmDraw) allows(i, o int) bool {
 // drawOrdinal draws an ordinal of event i from 1 to n among those sw
 // allows (evenly; every one when it allows none).
 func (sw *swarmDraw) drawOrdinal(t *rapid.T, i, n int) int {
-	var ok []int
+	ok := 0
 	for o := 1; o <= n; o++ {
 		if sw.allows(i, o) {
-			ok = append(ok, o)
+			ok++
 		}
 	}
-	if len(ok) == 0 {
+	if ok == 0 {
 		return intRange(1, n).Draw(t, "ordinal")
 	}
-	return ok[intRange(0, len(ok)-1).Draw(t, "ordinal")]
+	j := intRange(0, ok-1).Draw(t, "ordinal")
+	for o := 1; ; o++ {
+		if sw.allows(i, o) {
+			if j == 0 {
+				return o
+			}
+			j--
+		}
+	}
 }
 
 // defaultOdds is how many of four draws place an entry at its kind's
@@ -1101,16 +1130,13 @@ func (e *explorer) defaultOdds() int {
 	return 3
 }
 
-// eventIndex is ev's index in swarmEvents (-1 when absent).
-func (e *explorer) eventIndex(ev model.EventName) int { return slices.Index(e.swarmEvents, ev) }
-
 // drawSwarm draws a check's swarm (Groce et al., "Swarm Testing"): the
 // number of entries (maxFaults three times in four, otherwise from
 // minFaults up, each size half as likely as the one below), then leaves
 // out each kind in scope and each ordinal of the clean run's crossings of
 // swarmEvents with probability one half. An empty set of kinds stands for
 // all. Each flag shrinks toward fewer entries and leaving nothing out.
-func (e *explorer) drawSwarm(t *rapid.T) (int, swarmDraw) {
+func (e *explorer) drawSwarm(t *rapid.T, sw *swarmDraw, kinds []int) int {
 	n := e.minFaults
 	if n < e.set.maxFaults && intRange(0, 3).Draw(t, "composition") > 0 {
 		n = e.set.maxFaults
@@ -1119,7 +1145,7 @@ func (e *explorer) drawSwarm(t *rapid.T) (int, swarmDraw) {
 			n++
 		}
 	}
-	sw := swarmDraw{kinds: make([]int, 0, len(e.kinds)), ords: make([]uint64, len(e.swarmEvents)), clean: make([]int, len(e.swarmEvents))}
+	sw.kinds, sw.clean = kinds, e.swarmClean
 	for i := range e.kinds {
 		if !boolGen.Draw(t, "swarm_omit_kind") {
 			sw.kinds = append(sw.kinds, i)
@@ -1130,90 +1156,111 @@ func (e *explorer) drawSwarm(t *rapid.T) (int, swarmDraw) {
 			sw.kinds = append(sw.kinds, i)
 		}
 	}
-	for i, ev := range e.swarmEvents {
-		sw.clean[i] = e.clean.counts.of(ev)
+	for i := range e.swarmEvents {
 		for o := 1; o <= min(sw.clean[i], 64); o++ {
 			if !boolGen.Draw(t, "swarm_omit_ordinal") {
 				sw.ords[i] |= 1 << (o - 1)
 			}
 		}
 	}
-	return n, sw
+	return n
 }
 
 // availableIn is available within the swarm sw: the kind at position p of
-// sw.kinds, or the first after it there (cyclically), with its events in
+// sw.kinds, or the first after it there (cyclically), with an event in
 // ss; when no kind of the swarm has one, the kind available in the whole
-// scope from the same kind on; nil when no kind in scope has an event in
+// scope from the same kind on; -1 when no kind in scope has an event in
 // ss.
-func (e *explorer) availableIn(sw swarmDraw, p int, ss sites) (int, []model.EventName) {
+func (e *explorer) availableIn(sw *swarmDraw, p int, ss *sites) int {
 	for j := range sw.kinds {
 		i := sw.kinds[(p+j)%len(sw.kinds)]
-		if evs := e.kinds[i].events(ss); len(evs) > 0 {
-			return i, evs
+		if e.kinds[i].crosses(ss) {
+			return i
 		}
 	}
 	return e.available(sw.kinds[p], ss)
 }
 
 // available returns ki, or the first kind after it in scope (cyclically),
-// whose events ss crossed, with those events; nil when no kind in scope
-// has an event in ss.
-func (e *explorer) available(ki int, ss sites) (int, []model.EventName) {
+// with an event ss crossed; -1 when no kind in scope has one.
+func (e *explorer) available(ki int, ss *sites) int {
 	for j := range e.kinds {
 		i := (ki + j) % len(e.kinds)
-		if evs := e.kinds[i].events(ss); len(evs) > 0 {
-			return i, evs
+		if e.kinds[i].crosses(ss) {
+			return i
 		}
 	}
-	return ki, nil
+	return -1
 }
 
 // prefixSites runs s as drawn so far (its faults before the one being
 // drawn) and returns what that run crossed. Runs are deterministic, so
 // the sites of a prefix are kept (up to maxPrefixes of them; then the
 // store starts over): draws and rapid's shrinking share their prefixes.
-func (e *explorer) prefixSites(s *model.Schedule) (sites, error) {
-	var buf [256]byte
-	kb := buf[:0]
-	if c := s.Config.Concurrency; c != nil {
-		kb = strconv.AppendInt(kb, int64(c.Workers), 10)
-		kb = append(append(append(kb, 0), c.Seed...), 0)
-		for _, t := range c.Interleaving {
-			kb = append(strconv.AppendInt(kb, int64(t), 10), ' ')
-		}
-		kb = append(kb, 1)
-	}
-	for _, f := range s.Faults {
-		kb = append(append(append(append(kb, f.Kind...), 0), f.Event...), 0)
-		kb = append(strconv.AppendInt(kb, int64(f.Ordinal), 10), 0)
-		kb = append(append(append(append(kb, f.Target...), 0), f.Tool...), 1)
-	}
+// They are kept by two independent 64-bit hashes of the prefix (its
+// config's concurrency and its faults, see prefixHash): two prefixes
+// share sites only if they share both hashes, a chance of 2^-128 a pair.
+func (e *explorer) prefixSites(s *model.Schedule) (*sites, error) {
+	h, check := prefixHash(s, prefixSeeds[0]), prefixHash(s, prefixSeeds[1])
 	e.mu.Lock()
-	ss, ok := e.prefixSeen[string(kb)]
+	p, ok := e.prefixSeen[h]
 	e.mu.Unlock()
-	if ok {
-		return ss, nil
+	if ok && p.check == check {
+		return p.ss, nil
 	}
-	key := string(kb)
 	ss, err := e.runPrefix(s)
 	if err != nil {
-		return sites{}, err
+		return nil, err
 	}
 	e.mu.Lock()
 	if e.prefixSeen == nil || len(e.prefixSeen) >= maxPrefixes {
-		e.prefixSeen = map[string]sites{}
+		e.prefixSeen = map[uint64]prefixEntry{}
 	}
-	e.prefixSeen[key] = ss
+	e.prefixSeen[h] = prefixEntry{check, ss}
 	e.mu.Unlock()
 	return ss, nil
+}
+
+// prefixEntry is one prefix run's sites and the prefix's second hash.
+type prefixEntry struct {
+	check uint64
+	ss    *sites
+}
+
+// prefixSeeds seed prefixHash's two hashes (a hash is never output, nor
+// iterated).
+var prefixSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+// prefixHash hashes under seed what a prefix run of s depends on beyond
+// the exploration: its concurrency and its faults' kinds, events,
+// ordinals, targets and tools (a prefix is drawn without modifiers).
+func prefixHash(s *model.Schedule, seed maphash.Seed) uint64 {
+	x := maphash.String(seed, "") ^ uint64(len(s.Faults))
+	mix := func(v uint64) { x = bits.RotateLeft64((x^v)*0x9e3779b97f4a7c15, 31) }
+	if c := s.Config.Concurrency; c != nil {
+		mix(uint64(c.Workers) + 1<<40)
+		mix(maphash.String(seed, c.Seed))
+		for _, t := range c.Interleaving {
+			mix(uint64(t))
+		}
+		mix(uint64(len(c.Interleaving)))
+	}
+	for i := range s.Faults {
+		f := &s.Faults[i]
+		mix(maphash.String(seed, f.Kind))
+		mix(maphash.String(seed, string(f.Event)))
+		mix(uint64(f.Ordinal))
+		mix(maphash.String(seed, f.Target))
+		mix(maphash.String(seed, f.Tool))
+	}
+	return x
 }
 
 // maxPrefixes is the most prefix runs an explorer keeps the sites of.
 const maxPrefixes = 1 << 14
 
 // runPrefix runs s on a harness of its own and returns its sites.
-func (e *explorer) runPrefix(s *model.Schedule) (sites, error) {
+func (e *explorer) runPrefix(s *model.Schedule) (*sites, error) {
 	h, _ := e.prefixes.Get().(*model.Harness)
 	if h == nil {
 		h = model.NewHarness(e.set.fixture, e.set.harness)
@@ -1226,20 +1273,21 @@ func (e *explorer) runPrefix(s *model.Schedule) (sites, error) {
 		err = werr
 	}
 	if err != nil {
-		return sites{}, fmt.Errorf("properties: building the system for %s: %w", e.describe(s.Config), err)
+		return nil, fmt.Errorf("properties: building the system for %s: %w", e.describe(s.Config), err)
 	}
 	res, err := e.harnessRun(h, f, s)
 	if err != nil {
 		if sp := (*model.SystemPanic)(nil); errors.As(err, &sp) {
 			c := *s
 			c.Faults = slices.Clone(s.Faults)
-			return sites{}, &panicError{Schedule: &c, Panic: sp}
+			return nil, &panicError{Schedule: &c, Panic: sp}
 		}
-		return sites{}, onSchedule(fmt.Errorf("properties: harness, on the run a fault is placed in: %w", err), s)
+		return nil, onSchedule(fmt.Errorf("properties: harness, on the run a fault is placed in: %w", err), s)
 	}
 	ss := sitesOf(res)
 	ss.order = orderOf(res)
-	return ss, nil
+	spare.Result(h, res) // the sites keep nothing of res
+	return &ss, nil
 }
 
 // fail records the first harness error of a draw, for explore to return,
@@ -1295,12 +1343,15 @@ func (e *explorer) drawKindOf(t *rapid.T, nk int) int {
 // counts seen so far: the kinds in scope whose key has the fewest visits,
 // one kind a key (the best ranked), most wanted first.
 func (e *explorer) rank() {
-	pos := map[string]int{}
-	for i, k := range e.kinds {
-		if e.keyed[i] {
-			pos[k.kind] = i
+	if e.keyedPos == nil {
+		e.keyedPos = map[string]int{}
+		for i, k := range e.kinds {
+			if e.keyed[i] {
+				e.keyedPos[k.kind] = i
+			}
 		}
 	}
+	pos := e.keyedPos
 	e.wanted = e.wanted[:0]
 	least := -1
 	for _, kind := range e.guide.Rank(e.seen) {
@@ -1375,6 +1426,11 @@ func (e *explorer) prop(t *rapid.T) {
 	}
 	inv, bad := e.violation(res)
 	if !bad {
+		if e.set.tracker == nil {
+			// nothing keeps res (the guide's tracker counts keys, and
+			// copies what it keeps): the next run reuses its storage
+			spare.Result(e.harness, res)
+		}
 		return
 	}
 	if e.firstFail == 0 {
@@ -1512,15 +1568,13 @@ var allEvents = append(slices.Clone(model.AllEvents), model.EvNoticeReceive)
 // clean run lacks; its kind fits that event, and is a world event half
 // the time when the swarm holds both. false: the entry is drawn as any
 // other. Each draw shrinks toward false (docs/exploration.md).
-func (e *explorer) drawComposed(t *rapid.T, sw swarmDraw, prev []model.FaultEntry, ss sites) (model.FaultEntry, bool) {
+func (e *explorer) drawComposed(t *rapid.T, sw *swarmDraw, prev []model.FaultEntry, ss *sites) (model.FaultEntry, bool) {
 	if intRange(0, 3).Draw(t, "composed") < 3 {
 		return model.FaultEntry{}, false
 	}
-	type site struct {
-		ev model.EventName
-		o  int
-	}
-	var anchors []site
+	type site struct{ p, o int } // position in allEvents, ordinal
+	var abuf [64]site
+	anchors := abuf[:0]
 	if boolGen.Draw(t, "composed_near") {
 		// the crossings at and just after an earlier entry's in its run:
 		// the system's answer to that fault (a retry, a recovery, the
@@ -1531,7 +1585,7 @@ func (e *explorer) drawComposed(t *rapid.T, sw swarmDraw, prev []model.FaultEntr
 				continue
 			}
 			for _, c := range ss.order[p:min(p+nearCrossings+1, len(ss.order))] {
-				if a := (site{allEvents[c.ev], int(c.o)}); !slices.Contains(anchors, a) {
+				if a := (site{int(c.ev), int(c.o)}); !slices.Contains(anchors, a) {
 					anchors = append(anchors, a)
 				}
 			}
@@ -1539,14 +1593,14 @@ func (e *explorer) drawComposed(t *rapid.T, sw swarmDraw, prev []model.FaultEntr
 	}
 	if len(anchors) == 0 {
 		for _, f := range prev {
-			if ss.counts.of(f.Event) >= f.Ordinal && !slices.Contains(anchors, site{f.Event, f.Ordinal}) {
-				anchors = append(anchors, site{f.Event, f.Ordinal})
+			if p := eventPos(f.Event); p >= 0 && ss.counts[p] >= f.Ordinal && !slices.Contains(anchors, site{p, f.Ordinal}) {
+				anchors = append(anchors, site{p, f.Ordinal})
 			}
 		}
-		for p, ev := range allEvents {
+		for p := range allEvents {
 			for o := e.clean.counts[p] + 1; o <= ss.counts[p]; o++ {
-				if !slices.Contains(anchors, site{ev, o}) {
-					anchors = append(anchors, site{ev, o})
+				if !slices.Contains(anchors, site{p, o}) {
+					anchors = append(anchors, site{p, o})
 				}
 			}
 		}
@@ -1555,12 +1609,13 @@ func (e *explorer) drawComposed(t *rapid.T, sw swarmDraw, prev []model.FaultEntr
 		return model.FaultEntry{}, false
 	}
 	a := anchors[intRange(0, len(anchors)-1).Draw(t, "anchor")]
-	var cands []int
-	var world []int
+	ev := allEvents[a.p]
+	var cbuf, wbuf [64]int
+	cands, world := cbuf[:0], wbuf[:0]
 	for _, i := range sw.kinds {
 		k := &e.kinds[i]
-		if slices.Contains(k.fitting, a.ev) && !slices.ContainsFunc(prev, func(f model.FaultEntry) bool {
-			return f.Kind == k.kind && f.Event == a.ev && f.Ordinal == a.o
+		if slices.Contains(k.fittingPos, uint8(a.p)) && !slices.ContainsFunc(prev, func(f model.FaultEntry) bool {
+			return f.Kind == k.kind && f.Event == ev && f.Ordinal == a.o
 		}) {
 			cands = append(cands, i)
 			if k.world {
@@ -1575,7 +1630,7 @@ func (e *explorer) drawComposed(t *rapid.T, sw swarmDraw, prev []model.FaultEntr
 		cands = world
 	}
 	k := &e.kinds[cands[e.drawKindOf(t, len(cands))]]
-	f := model.FaultEntry{Kind: k.kind, Event: a.ev, Ordinal: a.o}
+	f := model.FaultEntry{Kind: k.kind, Event: ev, Ordinal: a.o}
 	e.drawTarget(t, k, &f, ss)
 	return f, true
 }
