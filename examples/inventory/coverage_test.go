@@ -154,38 +154,7 @@ func TestCoverageOfTheAgent(t *testing.T) {
 	if s := r.Summary; s.Applicable != 23 || s.Visited != 16 || s.NeverCrossed != 7 || s.NotApplicable != 3 || s.NotDrawn != 6 || s.Violated != 2 || !s.Crossings {
 		t.Errorf("summary %+v", s)
 	}
-	// no key of the universe is one the agent cannot reach: the fault
-	// matrix (single faults, and again under repeated and persistent)
-	// visits 21 of the 23; sliding_grant_cache, a kind outside the
-	// catalogue, fires at the authority check when named, and
-	// lagging_readback at the readback a timeout after the commit leads to
-	m, err := coverage.FaultMatrix(inventory.Definition(), "", model.Config{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reached := map[string]bool{}
-	for _, k := range m.Visited {
-		reached[k.String()] = true
-	}
-	for _, faults := range [][]model.FaultEntry{
-		{{Event: model.EvAuthorityCheck, Ordinal: 1, Kind: "sliding_grant_cache"}},
-		{{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_after_commit"}, {Event: model.EvLedgerReadback, Ordinal: 1, Kind: "lagging_readback"}},
-	} {
-		res, err := inventory.Definition().Replay(&model.Schedule{Version: model.ScheduleVersion, Seed: "reach", Faults: faults})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if f := res.Faults[len(faults)-1]; !f.Reached || f.Fired == 0 {
-			t.Errorf("%s: reached %t, fired %d", f.Kind, f.Reached, f.Fired)
-		}
-		k, _ := coverage.Default().KindKey(faults[len(faults)-1].Kind)
-		reached[k.String()] = true
-	}
-	for _, u := range universe {
-		if key := strings.Fields(u)[0]; !reached[key] {
-			t.Errorf("%s is in the universe, and no run reaches it", key)
-		}
-	}
+	reachedAll(t, universe)
 }
 
 // exploreInto runs the exploration of explore (seed 4, 100 checks) and
