@@ -1,6 +1,7 @@
 package coverage
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -48,7 +49,7 @@ type MatrixRow struct {
 // (def.Clock set) runs only in a test's bubbles: FaultMatrixIn.
 func FaultMatrix(def *model.Definition, fixture string, cfg model.Config, u *Universe) (*Matrix, error) {
 	if def != nil && def.Clock != nil {
-		return nil, fmt.Errorf("fault matrix of %s: production code (its Definition has a Clock) runs only in a test's testing/synctest bubbles: call coverage.FaultMatrixIn from a test", def.Name)
+		return nil, fmt.Errorf("fault matrix of %s: production code (its Definition has a Clock) runs only in a test's testing/synctest bubbles: call coverage.FaultMatrixIn from a test (exit 2)", def.Name)
 	}
 	return FaultMatrixIn(func(run func()) error { run(); return nil }, def, fixture, cfg, u)
 }
@@ -58,6 +59,12 @@ func FaultMatrix(def *model.Definition, fixture string, cfg model.Config, u *Uni
 // bubble of its own: func(run func()) error { synctest.Test(t, func(*testing.T)
 // { run() }); return nil }. An error in returns names the placement.
 func FaultMatrixIn(in func(run func()) error, def *model.Definition, fixture string, cfg model.Config, u *Universe) (*Matrix, error) {
+	switch {
+	case def == nil:
+		return nil, errors.New("fault matrix: no Definition (exit 2)")
+	case in == nil:
+		return nil, fmt.Errorf("fault matrix of %s: no function to make the runs in (exit 2)", def.Name)
+	}
 	return faultMatrix(def, fixture, cfg, u, in)
 }
 
