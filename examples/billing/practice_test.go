@@ -89,11 +89,14 @@ func TestTerminalTimedOut(t *testing.T) {
 // timeout's, false_success reject_before_commit's, the checkpoint store's
 // kinds missing_checkpoint's); 17 reachable keys need a modifier of two
 // workers or tenants, a second task or an event the agent never crosses.
-// The matrix runs first, as the practice asks: its runs are recorded for
-// the coverage report (FAULTLINE_COVERAGE=FILE go test).
+// The matrix runs first, as the practice asks: its runs alone pass the
+// gate at ratio 1, and they are recorded for the coverage report
+// (FAULTLINE_COVERAGE=FILE go test).
 func TestFaultMatrix(t *testing.T) {
 	def := billing.Definition()
 	m, err := coverage.FaultMatrix(def, "", billing.Config(0), nil)
+	require.NoError(t, err)
+	own, err := coverage.NewTracker(nil, def)
 	require.NoError(t, err)
 	var kinds []string
 	for _, r := range m.Rows {
@@ -106,7 +109,14 @@ func TestFaultMatrix(t *testing.T) {
 		res, err := def.Replay(r.Schedule)
 		require.NoError(t, err)
 		require.NoError(t, tracker.Record(res))
+		require.NoError(t, own.Record(res))
 	}
+	// the matrix's runs alone pass the release gate at ratio 1: 22 of the
+	// 22 keys the agent can reach
+	g, err := coverage.Gate(coverage.Default(), own.Data(), coverage.GateOptions{MinRatio: 1, HasMinRatio: true})
+	require.NoError(t, err)
+	assert.True(t, g.Passed())
+	assert.Equal(t, []int{22, 22}, []int{g.Visited, g.Applicable})
 	assert.Equal(t, []string{"revoked_capability", "timeout_after_commit", "partial_success_response", "checkpoint_rollback",
 		"concurrent_version_change", "drop_effect_receipt", "break_trace_lineage", "sandbox_denial", "timeout_before_send",
 		"reject_before_commit", "rate_limit", "budget_exhaustion", "worker_restart", "missing_checkpoint", "lagging_readback",
