@@ -110,10 +110,12 @@ func TestExploreAndReplayAUserSystem(t *testing.T) {
 	code, out, stderr = run(t, "coverage", "report", cov)
 	require.Equal(t, 0, code, "coverage report: %s\n%s", stderr, out)
 	// 9 keys: drawn modifiers that act on one task put a repeated
-	// malformed_response among them (with false_success in the catalogue
-	// the draws moved: 11 modifier keys are left not drawn, 12 before);
-	// the runs, rapid's shrinking included, are 1,450 (1,223 before)
-	assert.Contains(t, out, "Coverage: 9 of 18 keys the systems can reach visited (50.0%; 39 reachable by the catalogue, 21 left out, each with why)")
+	// malformed_response and a repeated timeout_after_commit among them;
+	// the universe holds every repeated and persistent key of the kinds
+	// the agent crosses (23; 18 when they counted only once visited), and
+	// the 6 synchronized and shared keys are left not drawn; the runs,
+	// rapid's shrinking included, are 1,450 (1,223 before false_success)
+	assert.Contains(t, out, "Coverage: 9 of 23 keys the systems can reach visited (39.1%; 39 reachable by the catalogue, 16 left out, each with why)")
 	assert.Contains(t, out, "confirmed_once")
 	assert.Contains(t, out, "inventory replay ")
 	merged := filepath.Join(dir, "merged.json")
@@ -153,8 +155,8 @@ Release evidence of inventory (200 trials each, seed 1): 84 signatures, 42 pairs
   inventory/planted     contained but dead   redesign recovery
 The rest (signatures, pairs, reasons, diagnoses): inventory dossier --out DIR writes it.
 
-Coverage of inventory by its 84 runs: 14 of 16 keys it can reach visited (of 39 reachable: 9 never crossed, 1 not
-    applicable, 13 not drawn).
+Coverage of inventory by its 84 runs: 14 of 23 keys it can reach visited (of 39 reachable: 9 never crossed, 1 not
+    applicable, 6 not drawn).
 Faults: of the 84 runs' faults, 21 not reached and 0 reached but not fired; kinds reached under no configuration: 7
     (stale_policy, cross_source_conflict, drop_effect_receipt, memory_loss, branch_failure, lagging_readback,
     stale_state_read); kinds reached but fired under none: 0
@@ -307,10 +309,11 @@ func TestAuditTheReferenceSystem(t *testing.T) {
 		"  copperfin/typed        defended   28 runs   28 reached    0 violated\n",
 		"  copperfin/fail_closed  defended   28 runs   28 reached    0 violated\n",
 		// a user system's audit runs no correlation modifier and no kind
-		// outside the catalogue: the 17 keys of the catalogue's modifiers and
-		// the two of sliding_grant_cache and ambient_identity_leak stay
-		// unvisited
-		"Coverage of copperfin by its 84 runs: 20 of 22 keys it can reach visited (of 39 reachable: 17 not drawn).\n",
+		// outside the catalogue: the 7 repeated and persistent keys (in
+		// the universe of a sequential system) and the two of
+		// sliding_grant_cache and ambient_identity_leak stay unvisited,
+		// the 10 synchronized and shared keys are left not drawn
+		"Coverage of copperfin by its 84 runs: 20 of 29 keys it can reach visited (of 39 reachable: 10 not drawn).\n",
 		"Verdict: held: the 2 defended configurations held every invariant under every single fault.\n",
 	} {
 		assert.Contains(t, out, want)

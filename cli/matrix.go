@@ -22,14 +22,19 @@ func (p *Program) matrixCmd() *cobra.Command {
 		Use:   "matrix",
 		Short: "Pick the smallest set of single faults that visits every coverage key a single fault can (the fault matrix to run first)",
 		Long: `Place every kind of the catalogue once on the system's fault-free run (on
---fixture, under --config), replay each placement, and pick the fault matrix
-to run first by greedy set cover over the coverage keys each run visits (its
-fault reached and fired): at each step the single fault that adds the most
-keys not yet visited, ties in catalogue order. Each single fault visits one
-key, so the cover is the smallest. Printed: the chosen faults with their key
-and run verdict, how many placements were run, and the reachable keys no
-single fault visits (they need a correlation modifier, a second task, or an
-event the system never crosses).
+--fixture, under --config), and each placement again under each correlation
+modifier its kind takes that the config's exploration draws (repeated and
+persistent always; synchronized with two or more workers, shared with two or
+more tenants); replay each, and pick the fault matrix to run first by greedy
+set cover over the coverage keys each run visits (its fault reached and
+fired): at each step the single fault that adds the most keys not yet
+visited, ties in catalogue order, modifiers last. Each single fault visits
+one key, so the cover is the smallest. Printed: the chosen faults with their
+modifier, key and run verdict, how many runs were made, and the reachable
+keys no single fault visits (a modifier the config does not draw, a kind
+outside the catalogue, or an event the system never crosses). A system of
+production code (its Definition has a Clock) runs only in a test's bubbles:
+call coverage.FaultMatrixIn from a test (exit 2 here).
 
 Exit codes: 0 the matrix was computed; 2 bad input (an unknown system or
 fixture, a config the system refuses); 3 no single fault visited any key; 4
@@ -78,16 +83,26 @@ an I/O or internal error.`,
 // writeMatrix prints m as people read it.
 func writeMatrix(w io.Writer, def *model.Definition, m *coverage.Matrix) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Fault matrix of %s: %d single faults visit %d keys (greedy set cover over %d placed single faults).\n",
-		def.Name, len(m.Rows), len(m.Visited), m.Candidates)
+	modified := 0
+	for _, r := range m.Rows {
+		if r.Schedule.Faults[0].Correlation != "" {
+			modified++
+		}
+	}
+	fmt.Fprintf(&b, "Fault matrix of %s: %d single faults visit %d keys, %d of them under a correlation modifier (greedy set cover over %d single-fault runs).\n",
+		def.Name, len(m.Rows), len(m.Visited), modified, m.Candidates)
 	for i, r := range m.Rows {
 		keys := make([]string, len(r.Keys))
 		for j, k := range r.Keys {
 			keys[j] = k.String()
 		}
-		fmt.Fprintf(&b, "  %2d %-26s at %-22s %-18s %s\n", i+1, r.Kind, r.Schedule.Faults[0].Placement(), r.Verdict, strings.Join(keys, ", "))
+		kind := r.Kind
+		if f := r.Schedule.Faults[0]; f.Correlation != "" {
+			kind += " " + string(f.Correlation)
+		}
+		fmt.Fprintf(&b, "  %2d %-37s at %-22s %-18s %s\n", i+1, kind, r.Schedule.Faults[0].Placement(), r.Verdict, strings.Join(keys, ", "))
 	}
-	fmt.Fprintf(&b, "Reachable keys no single fault visits: %d\n", len(m.Unvisited))
+	fmt.Fprintf(&b, "Reachable keys no single fault visits (a modifier this config does not draw, a kind outside the catalogue, an event never crossed): %d\n", len(m.Unvisited))
 	for _, k := range m.Unvisited {
 		fmt.Fprintf(&b, "  %s\n", k)
 	}

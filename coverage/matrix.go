@@ -1,6 +1,7 @@
 package coverage
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -16,13 +17,14 @@ type Matrix struct {
 	// them: each adds the most keys not yet visited (ties: catalogue
 	// order).
 	Rows []MatrixRow `json:"rows"`
-	// Candidates is how many single-fault schedules were run; Visited the
-	// keys they visit together, which Rows visit too.
+	// Candidates is how many single-fault schedules were run (each
+	// placement, and again under each modifier its config draws); Visited
+	// the keys they visit together, which Rows visit too.
 	Candidates int   `json:"candidates"`
 	Visited    []Key `json:"visited"`
 	// Unvisited are the reachable keys of the universe no single fault
-	// visits on the system (its events never crossed, a correlation or a
-	// second task needed), in key order.
+	// visits on the system (its events never crossed, a modifier the
+	// config does not draw, a second task needed), in key order.
 	Unvisited []Key `json:"unvisited"`
 }
 
@@ -36,24 +38,73 @@ type MatrixRow struct {
 }
 
 // FaultMatrix places every catalogue kind once on def's fault-free run on
-// fixture under cfg (model.SingleFaults), replays each placement, and
-// picks the fault matrix to run first by greedy set cover over the keys
-// of u (nil: Default()) each run visits. Greedy cover is within a factor
-// ln(keys) of the smallest; here each run visits one key, so it is the
-// smallest. Errors are SingleFaults' and the runs'; a system whose
-// Definition has a Clock (production code) needs a test's bubble.
+// fixture under cfg (model.SingleFaults), and each placement again under
+// each correlation modifier its kind takes that cfg's exploration draws
+// (repeated, 2 crossings, and persistent always; synchronized with two or
+// more workers and tasks, shared with two or more tenants), replays each,
+// and picks the fault matrix to run first by greedy set cover over the
+// keys of u (nil: Default()) each run visits. Greedy cover is within a
+// factor ln(keys) of the smallest; here each run visits one key, so it is
+// the smallest. Errors are SingleFaults' and the runs'; production code
+// (def.Clock set) runs only in a test's bubbles: FaultMatrixIn.
 func FaultMatrix(def *model.Definition, fixture string, cfg model.Config, u *Universe) (*Matrix, error) {
+	if def != nil && def.Clock != nil {
+		return nil, fmt.Errorf("fault matrix of %s: production code (its Definition has a Clock) runs only in a test's testing/synctest bubbles: call coverage.FaultMatrixIn from a test (exit 2)", def.Name)
+	}
+	return FaultMatrixIn(func(run func()) error { run(); return nil }, def, fixture, cfg, u)
+}
+
+// FaultMatrixIn is FaultMatrix for any system, production code included:
+// in makes each run (the fault-free one, then every placement), e.g. in a
+// bubble of its own: func(run func()) error { synctest.Test(t, func(*testing.T)
+// { run() }); return nil }. An error in returns names the placement.
+func FaultMatrixIn(in func(run func()) error, def *model.Definition, fixture string, cfg model.Config, u *Universe) (*Matrix, error) {
+	switch {
+	case def == nil:
+		return nil, errors.New("fault matrix: no Definition (exit 2)")
+	case in == nil:
+		return nil, fmt.Errorf("fault matrix of %s: no function to make the runs in (exit 2)", def.Name)
+	}
+	return faultMatrix(def, fixture, cfg, u, in)
+}
+
+// faultMatrix is FaultMatrix with each run made by in.
+func faultMatrix(def *model.Definition, fixture string, cfg model.Config, u *Universe, in func(func()) error) (*Matrix, error) {
 	if u == nil {
 		u = Default()
 	}
-	p, err := model.SingleFaults(def, fixture, cfg)
+	var p *model.Placements
+	var err error
+	if berr := in(func() { p, err = model.SingleFaults(def, fixture, cfg) }); berr != nil {
+		return nil, fmt.Errorf("fault matrix of %s: the clean run: %w", def.Name, berr)
+	}
 	if err != nil {
 		return nil, err
 	}
-	m := &Matrix{Candidates: len(p.Schedules)}
-	rows := make([]MatrixRow, 0, len(p.Schedules))
+	fx, err := def.Fixture(fixture)
+	if err != nil {
+		return nil, err
+	}
+	candidates := slices.Clone(p.Schedules)
 	for _, s := range p.Schedules {
-		res, err := def.Replay(s)
+		for _, c := range matrixModifiers(u, s.Faults[0].Kind, cfg, fx) {
+			m := *s
+			m.Seed = s.Seed + "/" + string(c)
+			m.Faults = slices.Clone(s.Faults)
+			m.Faults[0].Correlation = c
+			if c == model.Correlation("repeated") {
+				m.Faults[0].Repeat = 2
+			}
+			candidates = append(candidates, &m)
+		}
+	}
+	m := &Matrix{Candidates: len(candidates)}
+	rows := make([]MatrixRow, 0, len(candidates))
+	for _, s := range candidates {
+		var res *model.Result
+		if berr := in(func() { res, err = def.Replay(s) }); berr != nil {
+			err = berr
+		}
 		if err != nil {
 			return nil, fmt.Errorf("fault matrix of %s: %s: %w", def.Name, s.Seed, err)
 		}
@@ -99,4 +150,29 @@ func FaultMatrix(def *model.Definition, fixture string, cfg model.Config, u *Uni
 		}
 	}
 	return m, nil
+}
+
+// matrixModifiers returns the correlation modifiers of kind (its spec's
+// Correlations, in their order) that cfg's exploration draws on fixture
+// fx: repeated and persistent act on one task; synchronized needs two or
+// more workers and tasks, shared two or more tenants.
+func matrixModifiers(u *Universe, kind string, cfg model.Config, fx model.Fixture) []model.Correlation {
+	workers := cfg.Concurrency != nil && cfg.Concurrency.Workers >= 2 && len(fx.Tasks) >= 2
+	tenants := false
+	for _, t := range fx.Tasks {
+		tenants = tenants || t.Tenant != fx.Tasks[0].Tenant
+	}
+	var out []model.Correlation
+	for _, sp := range u.specs {
+		if sp.Kind != kind {
+			continue
+		}
+		for _, c := range sp.Correlations {
+			if c == "synchronized" && !workers || c == "shared" && !tenants {
+				continue
+			}
+			out = append(out, c)
+		}
+	}
+	return out
 }

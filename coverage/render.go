@@ -24,12 +24,27 @@ func (r *Report) WriteJSON(w io.Writer) error {
 func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
 
 // headline is the report's first line.
-func (r *Report) headline() string {
-	s := r.Summary
+func (r *Report) headline() string { return "Coverage: " + r.Summary.VisitedText() }
+
+// VisitedText says the visited keys over the systems' universe with the
+// ratio, as a report's headline does: "17 of 22 keys the systems can
+// reach visited (77.3%; 39 reachable by the catalogue, 17 left out, each
+// with why)", or "39 of 39 reachable keys visited (100.0%)" when no
+// reachable key is left out.
+func (s Summary) VisitedText() string {
 	if s.Applicable != s.Reachable {
-		return fmt.Sprintf("Coverage: %d of %d keys the systems can reach visited (%s; %d reachable by the catalogue, %d left out, each with why)", s.Visited, s.Applicable, pct(s.Ratio), s.Reachable, s.Reachable-s.Applicable)
+		return fmt.Sprintf("%s visited (%s; %d reachable by the catalogue, %d left out, each with why)", s.over(), pct(s.Ratio), s.Reachable, s.Reachable-s.Applicable)
 	}
-	return fmt.Sprintf("Coverage: %d of %d reachable keys visited (%s)", s.Visited, s.Reachable, pct(s.Ratio))
+	return fmt.Sprintf("%s visited (%s)", s.over(), pct(s.Ratio))
+}
+
+// over is "V of U keys the systems can reach", or "V of R reachable keys"
+// when the universe is every reachable key.
+func (s Summary) over() string {
+	if s.Applicable != s.Reachable {
+		return fmt.Sprintf("%d of %d keys the systems can reach", s.Visited, s.Applicable)
+	}
+	return fmt.Sprintf("%d of %d reachable keys", s.Visited, s.Reachable)
 }
 
 // systemsLine names the file's systems with their runs, crossed events

@@ -415,11 +415,7 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 			kr.Reason = fmt.Sprintf("cannot be enacted: the path of %s enacts none of %s (model.Definition.Enacts)%s", strings.Join(names, ", "), strings.Join(kr.Kinds, ", "), scheduled)
 		case declared && !drawn:
 			kr.Status = StatusNotDrawn
-			how := "only under a concurrent config (two or more workers)"
-			if slices.Contains(sequentialDraws, k.Correlation) {
-				how = "under a sequential config only on a schedule's last fault, one check in four"
-			}
-			kr.Reason = fmt.Sprintf("exploration draws the correlation modifier %s %s, and no recorded run of %s had one%s", k.Correlation, how, strings.Join(names, ", "), scheduled)
+			kr.Reason = fmt.Sprintf("exploration draws the correlation modifier %s only under a concurrent config (two or more workers), and no recorded run of %s had one%s", k.Correlation, strings.Join(names, ", "), scheduled)
 		case e != nil:
 			kr.Status = StatusNotReached
 			var parts []string
@@ -430,9 +426,12 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 				parts = append(parts, fmt.Sprintf("reached %s, but the disturbance had nothing to act on", times(e.NotFired)))
 			}
 			kr.Reason = strings.Join(parts, "; ") + " (" + strings.Join(kr.Kinds, " or ") + ")"
-		default:
+		case u.ownCorrelation(k):
 			kr.Status = StatusNeverTried
 			kr.Reason = "no recorded run scheduled " + strings.Join(kr.Kinds, " or ")
+		default:
+			kr.Status = StatusNeverTried
+			kr.Reason = fmt.Sprintf("no recorded run scheduled %s under the modifier %s (%s)", strings.Join(kr.Kinds, " or "), k.Correlation, modifierHow(k.Correlation))
 		}
 		return kr
 	}
@@ -584,21 +583,30 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 }
 
 // drawable returns the correlation modifiers whose keys count in the
-// universe of a system with record sr before any run visits them: every
-// modifier a kind takes under a concurrent config (two or more workers),
-// none under a sequential one. A sequential exploration draws repeated and
-// persistent rarely (sequentialDraws), so their keys count once a
-// recorded run visits one.
+// universe of a system with record sr: every modifier a kind takes under
+// a concurrent config (two or more workers, see properties'
+// drawCorrelated), and under a sequential one those that act on one task
+// (sequentialDraws: exploration draws them on a schedule's last fault,
+// one check in four), so a sequential system's repeated and persistent
+// keys count, visited or not.
 func drawable(sr *systemRecord) []model.Correlation {
 	if sr.Concurrent > 0 {
 		return model.AllCorrelations
 	}
-	return nil
+	return sequentialDraws
 }
 
 // sequentialDraws are the modifiers a sequential exploration draws (on a
 // schedule's last fault, one check in four).
 var sequentialDraws = []model.Correlation{"repeated", "persistent"}
+
+// modifierHow says how exploration draws the correlation modifier c.
+func modifierHow(c model.Correlation) string {
+	if slices.Contains(sequentialDraws, c) {
+		return "drawn on a schedule's last fault one check in four; coverage.FaultMatrix places it on each single fault"
+	}
+	return "drawn only under a concurrent config, two or more workers"
+}
 
 // naPattern returns the first of sr's not-applicable key patterns (in
 // sorted order) that matches k, and its reason; "" when none does.

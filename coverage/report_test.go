@@ -35,15 +35,15 @@ func partialReport(t *testing.T) *coverage.Report {
 func TestReportNumbers(t *testing.T) {
 	r := partialReport(t)
 	s := r.Summary
-	// 5 of the 22 keys copperfin can reach visited (the shared receipt key
-	// twice; the 17 keys under a modifier a sequential exploration does not
-	// draw are left out of the 39 reachable ones); 3
+	// 5 of the 29 keys copperfin can reach visited (the shared receipt key
+	// twice; the 10 keys under a modifier only a concurrent exploration
+	// draws are left out of the 39 reachable ones); 3
 	// counterexamples: effect_at_most_once under each of the two after_commit
 	// keys, provable_outcome under the receipt key. Pairs: 474 = 5·11 + 5·5 +
 	// 5·5 + 5·9 + 11·5 + 11·5 + 11·9 + 5·5 + 5·9 + 5·9; 172 appear in a
 	// reachable key, 37 in a visited one.
-	want := coverage.Summary{Keys: 12375, Reachable: 39, Unreachable: 12336, Visited: 5, Ratio: 5.0 / 22, Applicable: 22, Traced: 7, Crossings: true, Violated: 2, Held: 3,
-		NotReached: 1, NeverTried: 16, NotDrawn: 17, Runs: 7, Visits: 6, FaultsNotReached: 1, Counterexamples: 3,
+	want := coverage.Summary{Keys: 12375, Reachable: 39, Unreachable: 12336, Visited: 5, Ratio: 5.0 / 29, Applicable: 29, Traced: 7, Crossings: true, Violated: 2, Held: 3,
+		NotReached: 1, NeverTried: 23, NotDrawn: 10, Runs: 7, Visits: 6, FaultsNotReached: 1, Counterexamples: 3,
 		PairsPossible: 474, PairsReachable: 172, PairsCovered: 37, PairRatio: 37.0 / 172}
 	if s != want {
 		t.Fatalf("summary\n got %+v\nwant %+v", s, want)
@@ -61,11 +61,18 @@ func TestReportNumbers(t *testing.T) {
 		"context/proposal/before_validation/isolated/policy_record scheduled_not_reached: scheduled 1 time, but its event never occurred (stale_policy)",
 		"context/memory/before_commit/isolated/checkpoint_store never_tried: no recorded run scheduled memory_loss",
 		"tool/effect/before_commit/isolated/ledger_readback never_tried: no recorded run scheduled reject_before_commit or false_success",
+		"tool/effect/after_commit/repeated/ledger_readback never_tried: no recorded run scheduled timeout_after_commit under the modifier repeated (drawn on a schedule's last fault one check in four; coverage.FaultMatrix places it on each single fault)",
+		"tool/effect/after_commit/repeated/receipt never_tried: no recorded run scheduled malformed_response or output_drift under the modifier repeated (drawn on a schedule's last fault one check in four; coverage.FaultMatrix places it on each single fault)",
+		"tool/effect/after_commit/persistent/ledger_readback never_tried: no recorded run scheduled timeout_after_commit under the modifier persistent (drawn on a schedule's last fault one check in four; coverage.FaultMatrix places it on each single fault)",
+		"tool/effect/after_commit/persistent/receipt never_tried: no recorded run scheduled malformed_response or output_drift under the modifier persistent (drawn on a schedule's last fault one check in four; coverage.FaultMatrix places it on each single fault)",
 		"tool/sandbox/before_validation/isolated/ledger_readback never_tried: no recorded run scheduled sandbox_denial",
 		"tool/tool_call/before_commit/isolated/ledger_readback never_tried: no recorded run scheduled timeout_before_send or tool_timeout",
 		"tool/tool_call/before_commit/isolated/budget_counter never_tried: no recorded run scheduled rate_limit",
+		"tool/tool_call/before_commit/repeated/ledger_readback never_tried: no recorded run scheduled tool_timeout under the modifier repeated (drawn on a schedule's last fault one check in four; coverage.FaultMatrix places it on each single fault)",
 		"tool/tool_call/before_commit/persistent/budget_counter never_tried: no recorded run scheduled budget_exhaustion",
 		"state/state/after_commit/isolated/ledger_readback never_tried: no recorded run scheduled lagging_readback",
+		"state/state/after_checkpoint/repeated/ledger_readback never_tried: no recorded run scheduled checkpoint_rollback under the modifier repeated (drawn on a schedule's last fault one check in four; coverage.FaultMatrix places it on each single fault)",
+		"state/state/after_checkpoint/persistent/ledger_readback never_tried: no recorded run scheduled checkpoint_rollback under the modifier persistent (drawn on a schedule's last fault one check in four; coverage.FaultMatrix places it on each single fault)",
 		"state/worker/after_checkpoint/isolated/checkpoint_store never_tried: no recorded run scheduled worker_restart",
 		"state/checkpoint_store/after_checkpoint/isolated/checkpoint_store never_tried: no recorded run scheduled missing_checkpoint or stale_checkpoint or future_version_checkpoint or corrupt_checkpoint",
 		"evidence/effect/before_commit/isolated/trace_lineage never_tried: no recorded run scheduled break_trace_lineage",
@@ -74,7 +81,8 @@ func TestReportNumbers(t *testing.T) {
 	if strings.Join(unvisited, "\n") != strings.Join(wantU, "\n") {
 		t.Fatalf("unvisited:\n%s", strings.Join(unvisited, "\n"))
 	}
-	// the keys under a modifier: a sequential exploration draws none
+	// the keys under a modifier: a sequential exploration draws repeated
+	// and persistent, so only synchronized and shared are left out
 	var notDrawn []string
 	for _, k := range r.NotDrawn {
 		notDrawn = append(notDrawn, k.Key+" "+k.Status+": "+k.Reason)
@@ -82,19 +90,12 @@ func TestReportNumbers(t *testing.T) {
 	wantD := []string{
 		"context/proposal/before_validation/synchronized/policy_record not_drawn: exploration draws the correlation modifier synchronized only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
 		"context/proposal/before_validation/shared/policy_record not_drawn: exploration draws the correlation modifier shared only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
-		"tool/effect/after_commit/repeated/ledger_readback not_drawn: exploration draws the correlation modifier repeated under a sequential config only on a schedule's last fault, one check in four, and no recorded run of copperfin had one",
-		"tool/effect/after_commit/repeated/receipt not_drawn: exploration draws the correlation modifier repeated under a sequential config only on a schedule's last fault, one check in four, and no recorded run of copperfin had one",
-		"tool/effect/after_commit/persistent/ledger_readback not_drawn: exploration draws the correlation modifier persistent under a sequential config only on a schedule's last fault, one check in four, and no recorded run of copperfin had one",
-		"tool/effect/after_commit/persistent/receipt not_drawn: exploration draws the correlation modifier persistent under a sequential config only on a schedule's last fault, one check in four, and no recorded run of copperfin had one",
 		"tool/effect/after_commit/synchronized/ledger_readback not_drawn: exploration draws the correlation modifier synchronized only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
 		"tool/effect/after_commit/synchronized/receipt not_drawn: exploration draws the correlation modifier synchronized only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
 		"tool/effect/after_commit/shared/ledger_readback not_drawn: exploration draws the correlation modifier shared only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
 		"tool/effect/after_commit/shared/receipt not_drawn: exploration draws the correlation modifier shared only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
-		"tool/tool_call/before_commit/repeated/ledger_readback not_drawn: exploration draws the correlation modifier repeated under a sequential config only on a schedule's last fault, one check in four, and no recorded run of copperfin had one",
 		"tool/tool_call/before_commit/synchronized/ledger_readback not_drawn: exploration draws the correlation modifier synchronized only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
 		"tool/tool_call/before_commit/shared/ledger_readback not_drawn: exploration draws the correlation modifier shared only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
-		"state/state/after_checkpoint/repeated/ledger_readback not_drawn: exploration draws the correlation modifier repeated under a sequential config only on a schedule's last fault, one check in four, and no recorded run of copperfin had one",
-		"state/state/after_checkpoint/persistent/ledger_readback not_drawn: exploration draws the correlation modifier persistent under a sequential config only on a schedule's last fault, one check in four, and no recorded run of copperfin had one",
 		"evidence/proof/after_receipt/synchronized/receipt not_drawn: exploration draws the correlation modifier synchronized only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
 		"evidence/proof/after_receipt/shared/receipt not_drawn: exploration draws the correlation modifier shared only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
 	}
@@ -125,13 +126,13 @@ func TestReportNumbers(t *testing.T) {
 		t.Fatalf("pairwise %+v", p)
 	}
 	// heatmap domain × phase: tool × after_commit has 10 keys, 2 visited and
-	// violated (the eight of the correlation modifiers are outside the
+	// violated (the four under synchronized or shared are outside the
 	// system's universe: not drawn)
 	h := r.Heatmaps[0]
 	if h.Rows != "domain" || h.Cols != "phase" || len(h.Cells) != 5 || len(h.Cells[0]) != 5 {
 		t.Fatalf("heatmap %s × %s %dx%d", h.Rows, h.Cols, len(h.Cells), len(h.Cells[0]))
 	}
-	if c := h.Cells[2][2]; c != (coverage.Cell{Reachable: 10, Visited: 2, Violated: 2, Outside: 8, Reason: "outside the systems' universe: 8 not drawn"}) {
+	if c := h.Cells[2][2]; c != (coverage.Cell{Reachable: 10, Visited: 2, Violated: 2, Outside: 4, Reason: "outside the systems' universe: 4 not drawn"}) {
 		t.Fatalf("tool × after_commit %+v", c)
 	}
 	if c := h.Cells[0][2]; c.Reachable != 0 || c.Reason != "no fault kind in the catalogue has domain identity and phase after_commit" {
@@ -145,9 +146,12 @@ func TestReportNumbers(t *testing.T) {
 		t.Fatalf("boundary × oracle %dx%d, branch_join × join_record %+v", len(h.Cells), len(h.Cells[0]), h.Cells[9][8])
 	}
 	// correlation × domain: tool has 6 isolated keys (2 visited, both
-	// violated) and 3 persistent, 2 of them modifier keys not drawn
+	// violated) and 3 persistent, none visited, all in the universe (a
+	// sequential exploration draws persistent); 3 synchronized, all not
+	// drawn
 	if h := r.Heatmaps[2]; h.Cells[0][2] != (coverage.Cell{Reachable: 6, Visited: 2, Violated: 2}) ||
-		h.Cells[2][2] != (coverage.Cell{Reachable: 3, Outside: 2, Reason: "outside the systems' universe: 2 not drawn"}) {
+		h.Cells[2][2] != (coverage.Cell{Reachable: 3}) ||
+		h.Cells[3][2] != (coverage.Cell{Reachable: 3, Outside: 3, Reason: "outside the systems' universe: 3 not drawn"}) {
 		t.Fatalf("isolated × tool %+v, persistent × tool %+v", h.Cells[0][2], h.Cells[2][2])
 	}
 }
@@ -167,9 +171,9 @@ func TestReportFormats(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"Coverage: 5 of 22 keys the systems can reach visited (22.7%; 39 reachable by the catalogue, 17 left out, each with why)\n",
-		"  left out of the systems' universe and of the ratio: 0 never crossed, 0 not applicable (declared), 0 not enacted by their path, 17 under a modifier exploration does not draw\n",
-		"Keys under a modifier exploration does not draw (17):\n  context/proposal/before_validation/synchronized/policy_record  not_drawn: exploration draws the correlation modifier synchronized only under a concurrent config",
+		"Coverage: 5 of 29 keys the systems can reach visited (17.2%; 39 reachable by the catalogue, 10 left out, each with why)\n",
+		"  left out of the systems' universe and of the ratio: 0 never crossed, 0 not applicable (declared), 0 not enacted by their path, 10 under a modifier exploration does not draw\n",
+		"Keys under a modifier exploration does not draw (10):\n  context/proposal/before_validation/synchronized/policy_record  not_drawn: exploration draws the correlation modifier synchronized only under a concurrent config",
 		"  tool/effect/after_commit/isolated/ledger_readback                  timeout_after_commit                                                              violated               1       0            0          effect_at_most_once ×1\n",
 		"  tool/effect/after_commit/isolated/receipt                          partial_success_response,malformed_response,output_drift                          violated               2       0            0          effect_at_most_once ×1, provable_outcome ×1\n",
 		"    effect_at_most_once violated in 1 run: first false after seq 19 (tool.commit): second ledger effect for task refund-O-731\n    replay: faultline replay timeout_after_commit-",
@@ -189,8 +193,8 @@ func TestReportFormats(t *testing.T) {
 		t.Errorf("text report lists %d unreachable groups, want 66", n)
 	}
 	for _, want := range []string{
-		"### Coverage: 5 of 22 keys the systems can reach visited (22.7%; 39 reachable by the catalogue, 17 left out, each with why)\n",
-		"- `tool/effect/after_commit/repeated/receipt` (➖ not drawn): exploration draws the correlation modifier repeated under a sequential config only",
+		"### Coverage: 5 of 29 keys the systems can reach visited (17.2%; 39 reachable by the catalogue, 10 left out, each with why)\n",
+		"- `tool/effect/after_commit/shared/receipt` (➖ not drawn): exploration draws the correlation modifier shared only under a concurrent config",
 		"| `tool/effect/after_commit/isolated/ledger_readback` | timeout_after_commit | ❌ violated | 1 | 0 | `effect_at_most_once` ×1, first false after seq 19 (tool.commit); `faultline replay timeout_after_commit-",
 		"| `tool/effect/after_commit/isolated/receipt` | partial_success_response, malformed_response, output_drift | ❌ violated | 2 | 0 | `effect_at_most_once` ×1, first false after seq 19 (tool.commit); `faultline replay output_drift-",
 		"| `state/state/before_commit/isolated/state_version` | concurrent_version_change, stale_state_read | ✅ held | 1 | 0 | - |",
@@ -284,7 +288,7 @@ func TestHTMLStructure(t *testing.T) {
 		}
 	}
 	walk(doc)
-	if title != "faultline coverage: 5 of 22 keys the systems can reach visited (22.7%; 39 reachable by the catalogue, 17 left out, each with why)" {
+	if title != "faultline coverage: 5 of 29 keys the systems can reach visited (17.2%; 39 reachable by the catalogue, 10 left out, each with why)" {
 		t.Fatalf("title %q", title)
 	}
 	if scripts != 0 || len(external) != 0 {
@@ -304,7 +308,7 @@ func TestHTMLStructure(t *testing.T) {
 	tool := find(svgs[0], func(n *html.Node) bool {
 		return n.Data == "g" && strings.HasPrefix(text(n), "domain tool, phase after_commit:")
 	})
-	if len(tool) != 1 || !strings.HasSuffix(text(tool[0]), "2/2 ✗2") || attr(find(tool[0], func(n *html.Node) bool { return n.Data == "rect" })[0], "fill") != "#ffc9c9" {
+	if len(tool) != 1 || !strings.HasSuffix(text(tool[0]), "2/6 ✗2") || attr(find(tool[0], func(n *html.Node) bool { return n.Data == "rect" })[0], "fill") != "#ffc9c9" {
 		t.Fatalf("tool × after_commit cell: %d found, text %q", len(tool), text(tool[0]))
 	}
 	// a cell whose every key is left out of the system's universe is not a
@@ -335,8 +339,10 @@ func TestHTMLStructure(t *testing.T) {
 		attr(rows[5], "class") != "status-scheduled_not_reached" || attr(rows[6], "class") != "status-not_drawn" || attr(rows[7], "class") != "status-not_drawn" || attr(rows[8], "class") != "status-never_tried" {
 		t.Fatal("row classes")
 	}
-	if n := len(find(byID["unvisited"], func(n *html.Node) bool { return n.Data == "li" })); n != 17 {
-		t.Fatalf("%d unvisited keys listed, want 17", n)
+	// the 24 unvisited keys of the universe: 17 of the kinds' own specs,
+	// 7 under repeated or persistent
+	if n := len(find(byID["unvisited"], func(n *html.Node) bool { return n.Data == "li" })); n != 24 {
+		t.Fatalf("%d unvisited keys listed, want 24", n)
 	}
 	gaps := find(byID["unreachable"], func(n *html.Node) bool { return n.Data == "li" })
 	if len(gaps) != 66 || !strings.Contains(text(gaps[0]), "(1800 keys): no identity fault kind enters at any of the boundaries") {

@@ -888,10 +888,9 @@ func (p *SystemPanic) Error() string {
 func (r *run) finishClaim(c Claim, detail string) {
 	r.claim = c
 	r.claimed = true
-	after := stateCompleted
-	if c.Verdict != ClaimRelease {
-		after = stateFailed
-	}
+	// the task's terminal state (TaskClaim.Terminal): a claim the deadline
+	// forced is timed out, not failed
+	after := TaskClaim{Verdict: c.Verdict, TimedOut: c.TimedOut}.Terminal()
 	r.tick(costRead)
 	r.record(EvClaim, 0, "", string(c.Verdict), detail, after)
 }

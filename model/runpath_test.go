@@ -21,9 +21,11 @@ import (
 // result, its JSON, its timeline, its provider history or its run record
 // changes the digest. With false_success and envelope_as_success left
 // out, the 4110 runs before them hash to the digest pinned then
-// (aa9ad447...): adding them changed no earlier output.
+// (aa9ad447...): adding them changed no earlier output. A claim the
+// deadline forced leaves its task timed_out in the timeline, where it
+// said failed (4bc04fa4... before).
 const (
-	runOutputsDigest = "4bc04fa421cc187c16bc0ceebca091d6af7604e8892bae599265f8ad50fdc5e9"
+	runOutputsDigest = "34ad2fca4a1e07d79f1063ffb22a2c1b2934c68511081943a4ea4cc0b5a556c1"
 	runOutputsRuns   = 4370
 )
 

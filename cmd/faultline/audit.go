@@ -324,12 +324,14 @@ func writeAuditSummary(w io.Writer, audits []paper.ProfileAudit, ev *assay.Evide
 		if n := noticeRuns(audits); n > 0 {
 			withN = fmt.Sprintf(", %d with notices", n)
 		}
-		add(&tail, "Coverage: %d of %d reachable keys visited (%d single-fault runs, %d correlated%s); %d of the runs' faults not reached.",
-			sum.Visited, sum.Reachable, rows, correlated, withN, unreached)
+		// the coverage report's own terms: visited over the keys the
+		// system can reach, and its faults reached and fired or not
+		add(&tail, "Coverage: %s, over %d single-fault runs and %d correlated%s.", sum.VisitedText(), rows, correlated, withN)
+		add(&tail, "Faults: %d reached and fired, %d scheduled but not reached, %d reached but not fired.", sum.Visits, sum.FaultsNotReached, sum.FaultsNotFired)
 	} else {
 		add(&tail, "Faults: %d of the %d single-fault runs' faults not reached.", unreached, rows)
+		tail = append(tail, "")
 	}
-	tail = append(tail, "")
 	add(&tail, "The rest: faultline audit --full prints every table (outcome rows, signatures, envelope, pairs, "+
 		"coefficients, diagnoses, holds, stop conditions, variation, coverage by key); --format json or markdown "+
 		"gives the same for machines and pull requests.")

@@ -124,9 +124,9 @@ func auditFile(t *testing.T) string {
 func TestCoverageReport(t *testing.T) {
 	p := auditFile(t)
 	for format, want := range map[string]string{
-		"text":     "Coverage: 2 of 22 keys the systems can reach visited (9.1%; 39 reachable by the catalogue, 17 left out, each with why)\n",
-		"markdown": "### Coverage: 2 of 22 keys the systems can reach visited (9.1%; 39 reachable by the catalogue, 17 left out, each with why)\n",
-		"html":     "<title>faultline coverage: 2 of 22 keys the systems can reach visited (9.1%; 39 reachable by the catalogue, 17 left out, each with why)</title>",
+		"text":     "Coverage: 2 of 29 keys the systems can reach visited (6.9%; 39 reachable by the catalogue, 10 left out, each with why)\n",
+		"markdown": "### Coverage: 2 of 29 keys the systems can reach visited (6.9%; 39 reachable by the catalogue, 10 left out, each with why)\n",
+		"html":     "<title>faultline coverage: 2 of 29 keys the systems can reach visited (6.9%; 39 reachable by the catalogue, 10 left out, each with why)</title>",
 		"json":     `"visited": 2,`,
 	} {
 		code, out, stderr := runCLI(t, "coverage", "report", p, "--format", format)
@@ -170,7 +170,7 @@ func TestCoverageMerge(t *testing.T) {
 	a := auditFile(t)
 	out := filepath.Join(t.TempDir(), "merged.json")
 	code, stdout, _ := runCLI(t, "coverage", "merge", out, a, a)
-	if code != 0 || stdout != "merged 2 files into "+out+": 8 runs, 2 of 22 keys the systems can reach visited (of 39 reachable: 17 not drawn)\n" {
+	if code != 0 || stdout != "merged 2 files into "+out+": 8 runs, 2 of 29 keys the systems can reach visited (of 39 reachable: 10 not drawn)\n" {
 		t.Fatalf("exit %d: %q", code, stdout)
 	}
 	da, dm := readCov(t, a), readCov(t, out)
@@ -199,7 +199,7 @@ func TestCoverageGateExitCodes(t *testing.T) {
 		code int
 		want string
 	}{
-		{"ratio met", []string{"--min-ratio", "0.05"}, 0, "coverage gate: passed\n  ratio 0.0909 (2 of 22 keys the systems can reach visited; 39 reachable by the catalogue, the rest left out with why in the report), minimum 0.0500: met\n"},
+		{"ratio met", []string{"--min-ratio", "0.05"}, 0, "coverage gate: passed\n  ratio 0.0690 (2 of 29 keys the systems can reach visited; 39 reachable by the catalogue, the rest left out with why in the report), minimum 0.0500: met\n"},
 		{"required met", []string{"--require", keys("*/*/after_commit/isolated/receipt\ntool/tool_call/before_commit/isolated/ledger_readback\n")}, 0, "required keys: 2, unvisited: 0\n"},
 		{"ratio not met", []string{"--min-ratio", "0.1"}, 1, "minimum 0.1000: NOT MET"},
 		{"required missing", []string{"--require", keys("# commit boundary and state\ntool/effect/after_commit/isolated/ledger_readback\nstate/*/*/*/*\n")}, 1,
@@ -208,8 +208,8 @@ func TestCoverageGateExitCodes(t *testing.T) {
 				"  line 3 state/*/*/*/*: unvisited state/state/before_commit/isolated/state_version: never_tried: no recorded run scheduled concurrent_version_change or stale_state_read\n" +
 				"  line 3 state/*/*/*/*: unvisited state/state/after_commit/isolated/ledger_readback: never_tried: no recorded run scheduled lagging_readback\n" +
 				"  line 3 state/*/*/*/*: unvisited state/state/after_checkpoint/isolated/ledger_readback: never_tried: no recorded run scheduled checkpoint_rollback\n" +
-				"  line 3 state/*/*/*/*: unvisited state/state/after_checkpoint/repeated/ledger_readback: not_drawn: exploration draws the correlation modifier repeated under a sequential config only on a schedule's last fault, one check in four, and no recorded run of copperfin had one\n" +
-				"  line 3 state/*/*/*/*: unvisited state/state/after_checkpoint/persistent/ledger_readback: not_drawn: exploration draws the correlation modifier persistent under a sequential config only on a schedule's last fault, one check in four, and no recorded run of copperfin had one\n" +
+				"  line 3 state/*/*/*/*: unvisited state/state/after_checkpoint/repeated/ledger_readback: never_tried: no recorded run scheduled checkpoint_rollback under the modifier repeated (drawn on a schedule's last fault one check in four; coverage.FaultMatrix places it on each single fault)\n" +
+				"  line 3 state/*/*/*/*: unvisited state/state/after_checkpoint/persistent/ledger_readback: never_tried: no recorded run scheduled checkpoint_rollback under the modifier persistent (drawn on a schedule's last fault one check in four; coverage.FaultMatrix places it on each single fault)\n" +
 				"  line 3 state/*/*/*/*: unvisited state/worker/after_checkpoint/isolated/checkpoint_store: never_tried: no recorded run scheduled worker_restart\n" +
 				"  line 3 state/*/*/*/*: unvisited state/checkpoint_store/after_checkpoint/isolated/checkpoint_store: never_tried: no recorded run scheduled missing_checkpoint or stale_checkpoint or future_version_checkpoint or corrupt_checkpoint\n" +
 				"  line 3 state/*/*/*/*: unvisited state/branch_join/before_commit/isolated/join_record: never_tried: no recorded run scheduled branch_failure\n"},
