@@ -216,7 +216,9 @@ than one is registered), and print the timeline, every fault with whether it
 was reached and fired, the invariant results, the outcome terms, the claim
 and run verdicts, and the run's human summary (frozen contract, schedule,
 verdict, failed invariants, budget consumption, narrowest next
-verification). --json prints the run's evidence record instead.
+verification). --json prints the run's evidence record instead. Both show the
+fixture's identifiers (subjects, capabilities, tasks, traces, actors) as
+stable references ("ref-" and 8 hex digits), as every file of a run does.
 
 --config JSON replaces the file's system part (the object the system's
 Configure decodes); the file's fixture, retry budget, deadline and join policy

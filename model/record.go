@@ -151,14 +151,24 @@ func ref(id string) string {
 // the left (the longest identifier at a position wins), so no reference
 // is rewritten by a later identifier.
 func (r *redactor) redact(s string) string {
-	if len(r.old) == 0 || s == "" {
+	if s == "" {
+		return s
+	}
+	// the identifiers s holds, longest first (most strings hold none)
+	var in []string
+	for _, id := range r.old {
+		if strings.Contains(s, id) {
+			in = append(in, id)
+		}
+	}
+	if len(in) == 0 {
 		return s
 	}
 	var b strings.Builder
 	last := 0
 	for i := 0; i < len(s); {
 		hit := ""
-		for _, id := range r.old {
+		for _, id := range in {
 			if strings.HasPrefix(s[i:], id) {
 				hit = id
 				break
