@@ -153,14 +153,22 @@ func (s *system) diagnose(run runFunc, roles map[string]Remediation, res *model.
 		return Diagnosis{}, err
 	}
 	d.Kind = spec.Kind
-	d.Invariant, d.FirstSeq, d.FirstEvent, d.Detail = first.Invariant, first.FirstSeq, first.Event, first.Detail
-	d.FirstOrdinal = res.Timeline.Events()[first.FirstSeq-1].Ordinal
+	// the run record's view: the fixture's identifiers redacted in the
+	// details, as in every file of a run
+	rec := res.Record()
+	d.Invariant, d.FirstSeq, d.FirstEvent = first.Invariant, first.FirstSeq, first.Event
+	for _, v := range rec.Violations {
+		if v.Invariant == first.Invariant {
+			d.Detail = v.Detail
+		}
+	}
+	d.FirstOrdinal = rec.Timeline[first.FirstSeq-1].Ordinal
 	d.FirstBoundary = eventBoundary(first.Event)
 
 	// the earliest discriminating signal
-	fe := res.Timeline.Events()[fault.FiredAt-1]
+	fe := rec.Timeline[fault.FiredAt-1]
 	d.Signal = Signal{Seq: fe.Seq, Event: fe.Event, Ordinal: fe.Ordinal, Outcome: fe.Outcome, Detail: fe.Detail, Withheld: spec.Signal, Manner: spec.Manner}
-	for _, e := range res.Timeline.Events()[fault.FiredAt:] {
+	for _, e := range rec.Timeline[fault.FiredAt:] {
 		if e.Event == model.EvWarn {
 			d.Signal.WarnSeq, d.Signal.Warning = e.Seq, e.Outcome
 			break

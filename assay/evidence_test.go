@@ -884,7 +884,7 @@ func TestDiagnoses(t *testing.T) {
 	d := diagnosisOf(t, ref, "baseline", "timeout_after_commit")
 	want := assay.Diagnosis{Profile: "baseline", Config: "default", Kind: "timeout_after_commit", Trials: 38, Schedule: d.Schedule,
 		Invariant: model.InvEffectAtMostOnce, Violated: []string{model.InvEffectAtMostOnce}, FirstSeq: 19, FirstEvent: model.EvToolCommit,
-		FirstOrdinal: 2, FirstBoundary: model.Boundary("effect"), Detail: "second ledger effect for task refund-O-731",
+		FirstOrdinal: 2, FirstBoundary: model.Boundary("effect"), Detail: "second ledger effect for task ref-db32399f", // refund-O-731, redacted as in the record
 		Signal: assay.Signal{Seq: 16, Event: model.EvToolCommit, Ordinal: 1, Outcome: "unknown",
 			Detail:   "payments.refund key req-1 replayed false receipt false",
 			Withheld: model.Signal("acknowledgement"), Manner: model.Manner("absent"), WarnSeq: 17, Warning: "unknown_outcome",
@@ -925,7 +925,7 @@ func TestDiagnoses(t *testing.T) {
 		t.Errorf("boundaries %v", boundaries)
 	}
 	s := diagnosisOf(t, ref, "baseline", "subject_swap")
-	if !cmp.Equal(s.Control, []string{string(copperfin.BindIdentity)}) || s.Signal.Detail != "subject O-732" || s.Signal.WarnSeq != 0 || s.FirstSeq != 16 || s.Signal.Seq != 6 {
+	if !cmp.Equal(s.Control, []string{string(copperfin.BindIdentity)}) || s.Signal.Detail != "subject ref-45b16f9b" /* O-732, redacted */ || s.Signal.WarnSeq != 0 || s.FirstSeq != 16 || s.Signal.Seq != 6 {
 		t.Errorf("subject_swap diagnosis %+v", s)
 	}
 	tt := diagnosisOf(t, ref, "baseline", "tool_timeout")

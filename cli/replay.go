@@ -216,7 +216,9 @@ than one is registered), and print the timeline, every fault with whether it
 was reached and fired, the invariant results, the outcome terms, the claim
 and run verdicts, and the run's human summary (frozen contract, schedule,
 verdict, failed invariants, budget consumption, narrowest next
-verification). --json prints the run's evidence record instead.
+verification). --json prints the run's evidence record instead. Both show the
+fixture's identifiers (subjects, capabilities, tasks, traces, actors) as
+stable references ("ref-" and 8 hex digits), as every file of a run does.
 
 --config JSON replaces the file's system part (the object the system's
 Configure decodes); the file's fixture, retry budget, deadline and join policy
@@ -455,6 +457,9 @@ func describe(def *model.Definition, cfg model.Config) string {
 // writeResult prints a run for people; header follows the config on the
 // first line.
 func writeResult(w io.Writer, def *model.Definition, res *model.Result, header string) error {
+	// the record's view: the fixture's identifiers redacted, as in every
+	// file of the run (model.RunRecord)
+	rec := res.Record()
 	var b strings.Builder
 	fmt.Fprintf(&b, "run %s  config: %s", res.RunID, describe(def, res.Schedule.Config))
 	if header != "" {
@@ -471,7 +476,7 @@ func writeResult(w io.Writer, def *model.Definition, res *model.Result, header s
 		taskCol = "task\t"
 	}
 	fmt.Fprintln(tw, "  seq\tt_ms\t"+taskCol+"worker\tevent\tord\tstate\toutcome\tfault\tattempt\tckpt\tretry_left\tdeadline_left_ms\tdetail")
-	for _, e := range res.Timeline.Events() {
+	for _, e := range rec.Timeline {
 		ord := ""
 		if e.Ordinal > 0 {
 			ord = fmt.Sprint(e.Ordinal)
@@ -521,6 +526,11 @@ func writeResult(w io.Writer, def *model.Definition, res *model.Result, header s
 			fmt.Fprintf(tw, "  %s\theld\t(oracle %s)\n", i.Invariant, i.Oracle)
 			continue
 		}
+		for _, v := range rec.Violations {
+			if v.Invariant == i.Invariant {
+				i.Detail = v.Detail
+			}
+		}
 		by := ""
 		if i.FaultID != "" {
 			by = " reached by " + i.FaultID
@@ -534,11 +544,11 @@ func writeResult(w io.Writer, def *model.Definition, res *model.Result, header s
 		yes(t.Detected), yes(t.Contained), yes(t.Recovered), yes(t.Verified), yes(t.UsefulService))
 	fmt.Fprintf(&b, "  unsafe_escape %s, duplicate_effect %s, unverifiable_release %s, service_loss %s, effects %d\n",
 		yes(t.UnsafeEscape), yes(t.DuplicateEffect), yes(t.UnverifiableRelease), yes(t.ServiceLoss), t.Effects)
-	for _, c := range res.Claims {
+	for _, c := range rec.Claims {
 		fmt.Fprintf(&b, "\nClaim for %s: %s (%s)\n", c.Task, c.Verdict, c.Reason)
 	}
 	fmt.Fprintf(&b, "Claim verdict: %s\nRun verdict: %s\n", res.Verdict, res.RunVerdict)
-	fmt.Fprintf(&b, "\nSummary:\n%s\n", indent(res.Record().Summary))
+	fmt.Fprintf(&b, "\nSummary:\n%s\n", indent(rec.Summary))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -129,11 +129,22 @@ func ExpectOf(res *model.Result) *Expect {
 }
 
 // NewViolation returns the violation counterexample of a run: its
-// schedule, expectation and normalised timeline. found says how it was
-// found; replay is the command that replays the file.
+// schedule, expectation and normalised timeline, with the fixture's
+// identifiers redacted in the details and tasks as the run record
+// (model.RunRecord) has them. found says how it was found; replay is the
+// command that replays the file.
 func NewViolation(res *model.Result, found FoundBy, note, replay string) *Counterexample {
+	rec := res.Record()
+	e := ExpectOf(res)
+	for i := range e.Violated {
+		for _, v := range rec.Violations {
+			if v.Invariant == e.Violated[i].Invariant {
+				e.Violated[i].Detail = v.Detail
+			}
+		}
+	}
 	return &Counterexample{Version: CounterexampleVersion, Kind: KindViolation, Note: note, FoundBy: found,
-		Replay: replay, Schedule: res.Schedule, Expect: ExpectOf(res), Timeline: model.Normalize(res.Timeline.Events())}
+		Replay: replay, Schedule: res.Schedule, Expect: e, Timeline: model.Normalize(rec.Timeline)}
 }
 
 // Check compares a replay's result with Expect and returns an error that

@@ -83,9 +83,10 @@ func (v *Violation) summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "invariant violated: %s, fixture %s, system %s, run verdict %s, claim verdict %s\n",
 		v.describe(), v.fixture(), v.def.Name, v.Result.RunVerdict, v.Result.Verdict)
+	detail := redactedDetails(v.Result)
 	for _, i := range v.Result.Invariants {
 		if !i.Held {
-			fmt.Fprintf(&b, "  %s: first false after seq %d (%s), reached by %s: %s\n", i.Invariant, i.FirstSeq, i.Event, orNone(i.FaultID), i.Detail)
+			fmt.Fprintf(&b, "  %s: first false after seq %d (%s), reached by %s: %s\n", i.Invariant, i.FirstSeq, i.Event, orNone(i.FaultID), detail[i.Invariant])
 		}
 	}
 	if n := rerun.Note(v.jitter); n != "" {

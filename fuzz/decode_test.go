@@ -320,7 +320,7 @@ func TestBaselineFailsAtOnce(t *testing.T) {
 	msg := err.Error()
 	for _, want := range []string{
 		"invariant violated: profile baseline, fixture copperfin, system copperfin, run verdict unrecoverable, claim verdict unsafe",
-		"effect_at_most_once: first false after seq 19 (tool.commit), reached by f1: second ledger effect for task refund-O-731",
+		"effect_at_most_once: first false after seq 19 (tool.commit), reached by f1: second ledger effect for task ref-db32399f", // refund-O-731, redacted as in the record
 		string(model.Format(v.Schedule)),
 		"go run ./cmd/faultline replay /tmp/faultline-" + v.Result.RunID + ".json",
 	} {

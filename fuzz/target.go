@@ -106,7 +106,7 @@ func (d *Decoder) Verify(s *model.Schedule) error {
 }
 
 // firstViolated returns the invariant of res that became false first and
-// its reason.
+// its reason, redacted as the run record has it.
 func firstViolated(res *model.Result) (string, string) {
 	var first *model.InvariantResult
 	for i := range res.Invariants {
@@ -117,7 +117,18 @@ func firstViolated(res *model.Result) (string, string) {
 	if first == nil {
 		return "", ""
 	}
-	return first.Invariant, first.Detail
+	return first.Invariant, redactedDetails(res)[first.Invariant]
+}
+
+// redactedDetails maps each violated invariant of res to its detail with
+// the fixture's identifiers redacted, as model.RunRecord (and every file
+// of a run) has it.
+func redactedDetails(res *model.Result) map[string]string {
+	m := map[string]string{}
+	for _, v := range res.Record().Violations {
+		m[v.Invariant] = v.Detail
+	}
+	return m
 }
 
 // store writes f's schedule to the decoder's fail folder, when it has one,

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"sort"
 	"strings"
 
@@ -21,9 +22,10 @@ const recordVersion = 3
 // schedule, the verdicts, every invariant as pass or fail, every fault with
 // where it entered and whether it was handled, the budget consumed, the
 // timeline with the harness practice's fields and the run's limitations, plus a concise
-// human summary. Identifiers of subjects, capabilities and traces are
-// redacted to stable references ("ref-" and 8 hex digits of their FNV-32a
-// hash), so a record can be attached to a pull request.
+// human summary. The fixture's identifiers (subjects, capabilities, tasks,
+// traces, actors) are redacted to stable references ("ref-" and 8 hex
+// digits of their FNV-32a hash) in every task and detail, so a record can
+// be attached to a pull request; the schedule is kept whole, to replay.
 type RunRecord struct {
 	Version      int               `json:"version"`
 	RunID        string            `json:"run_id"`
@@ -113,7 +115,12 @@ var limitations = []string{
 	"Logical time only: no wall-clock timing, queueing or load was represented.",
 }
 
-// redactor maps fixture identifiers to stable references.
+// redactor is the one rule of what a written run hides: the identifiers
+// of its fixture (each subject, capability and task, each task's trace:
+// Task.Trace, and "trace-" and the task id, and each actor of a task or
+// capability) become stable references (ref). Every writer of a run (the record, the counterexample
+// files of properties, fuzz and the corpus, the replay timeline, the
+// OpenTelemetry trace) writes from Result.Record, so all hide the same.
 type redactor struct{ old []string }
 
 func newRedactor(f *Fixture) *redactor {
@@ -122,14 +129,15 @@ func newRedactor(f *Fixture) *redactor {
 		ids = append(ids, o.ID)
 	}
 	for _, c := range f.Capabilities {
-		ids = append(ids, c.ID)
+		ids = append(ids, c.ID, c.Actor)
 	}
 	for _, t := range f.Tasks {
-		ids = append(ids, "trace-"+t.ID)
+		ids = append(ids, t.ID, "trace-"+t.ID, t.Trace, t.Actor)
 	}
-	// longest first, so no identifier is replaced inside a longer one
-	sort.Slice(ids, func(i, j int) bool { return len(ids[i]) > len(ids[j]) })
-	return &redactor{old: ids}
+	// longest first, so an identifier inside a longer one ("O-731" in
+	// "refund-O-731") is not replaced on its own
+	sort.SliceStable(ids, func(i, j int) bool { return len(ids[i]) > len(ids[j]) })
+	return &redactor{old: slices.DeleteFunc(ids, func(id string) bool { return id == "" })}
 }
 
 // Ref returns the stable reference of an identifier.
@@ -139,13 +147,59 @@ func ref(id string) string {
 	return fmt.Sprintf("ref-%08x", h.Sum32())
 }
 
+// redact replaces each identifier in s by its reference, in one pass from
+// the left (the longest identifier at a position wins), so no reference
+// is rewritten by a later identifier.
 func (r *redactor) redact(s string) string {
+	if s == "" {
+		return s
+	}
+	// the identifiers s holds, longest first (most strings hold none)
+	var in []string
 	for _, id := range r.old {
 		if strings.Contains(s, id) {
-			s = strings.ReplaceAll(s, id, ref(id))
+			in = append(in, id)
 		}
 	}
-	return s
+	if len(in) == 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); {
+		hit := ""
+		for _, id := range in {
+			if strings.HasPrefix(s[i:], id) {
+				hit = id
+				break
+			}
+		}
+		if hit == "" {
+			i++
+			continue
+		}
+		b.WriteString(s[last:i])
+		b.WriteString(ref(hit))
+		i += len(hit)
+		last = i
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// redactAll returns l with each element redacted (nil for nil).
+func (r *redactor) redactAll(l []string) []string {
+	if l == nil {
+		return nil
+	}
+	out := make([]string, len(l))
+	for i, s := range l {
+		out[i] = r.redact(s)
+	}
+	return out
 }
 
 // Record builds the run's evidence record.
@@ -158,8 +212,22 @@ func (res *Result) Record() RunRecord {
 	rec := RunRecord{
 		Version: recordVersion, RunID: res.RunID, RunVerdict: res.RunVerdict, ClaimVerdict: res.Verdict,
 		Schedule: res.Schedule, Invariants: map[string]string{}, Violations: []InvariantResult{},
-		Terms: res.Terms, Claims: res.Claims, Tasks: res.Tasks, Limitations: append([]string(nil), limitations...),
-		Fleet: res.Fleet, Unexpected: res.Unexpected,
+		Terms: res.Terms, Limitations: append([]string(nil), limitations...),
+		Fleet: res.Fleet, Unexpected: rd.redactAll(res.Unexpected),
+	}
+	if res.Claims != nil {
+		rec.Claims = make([]TaskClaim, len(res.Claims))
+		for i, c := range res.Claims {
+			c.Task, c.Reason = rd.redact(c.Task), rd.redact(c.Reason)
+			rec.Claims[i] = c
+		}
+	}
+	if res.Tasks != nil {
+		rec.Tasks = make([]TaskVerdict, len(res.Tasks))
+		for i, t := range res.Tasks {
+			t.Task = rd.redact(t.Task)
+			rec.Tasks[i] = t
+		}
 	}
 	rec.Contract = Contract{Fixture: fx.Name, Config: res.describeSystem(),
 		RetryBudget: res.budget.RetryBudget, DeadlineMs: res.budget.DeadlineMs, Join: res.join, Statement: contractStatement,
@@ -188,7 +256,7 @@ func (res *Result) Record() RunRecord {
 	}
 	rec.Budget = res.budget
 	rec.Interleaving, rec.ContextSwitches = res.Interleaving, res.ContextSwitches
-	for _, c := range res.Claims {
+	for _, c := range rec.Claims {
 		if c.Verdict != ClaimRelease && rec.Terminal == "" {
 			rec.Terminal = c.Reason
 		}
@@ -196,13 +264,13 @@ func (res *Result) Record() RunRecord {
 	tl := res.Timeline.Events()
 	rec.Timeline = make([]Event, len(tl))
 	for i, e := range tl {
-		e.Detail = rd.redact(e.Detail)
+		e.Task, e.Detail, e.EvidenceRef = rd.redact(e.Task), rd.redact(e.Detail), rd.redact(e.EvidenceRef)
 		rec.Timeline[i] = e
 	}
 	if res.def != nil {
 		rec.Contract.System = res.def.Name
 	}
-	rec.NextCheck = res.nextCheck()
+	rec.NextCheck = rd.redact(res.nextCheck())
 	rec.Summary = rec.summary()
 	return rec
 }

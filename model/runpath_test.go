@@ -23,9 +23,11 @@ import (
 // out, the 4110 runs before them hash to the digest pinned then
 // (aa9ad447...): adding them changed no earlier output. A claim the
 // deadline forced leaves its task timed_out in the timeline, where it
-// said failed (4bc04fa4... before).
+// said failed; the record's redaction of task ids and actors (beside
+// subjects, capabilities and traces) hides them in the record (4bc04fa4...
+// before both).
 const (
-	runOutputsDigest = "34ad2fca4a1e07d79f1063ffb22a2c1b2934c68511081943a4ea4cc0b5a556c1"
+	runOutputsDigest = "75bee20822751b6afd67d8066768ce82693e7949dc496e89c373aa9e2d5960ca"
 	runOutputsRuns   = 4370
 )
 

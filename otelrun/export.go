@@ -225,6 +225,10 @@ type builder struct {
 	unplaced []model.InvariantResult
 	budget   model.BudgetUse
 	fixture  string
+	// tl and claims are the run record's timeline and claims: the
+	// fixture's identifiers redacted as model.RunRecord redacts them
+	tl     []model.Event
+	claims []model.TaskClaim
 }
 
 type faultInfo struct {
@@ -243,6 +247,12 @@ func newBuilder(res *model.Result) (*builder, error) {
 		return nil, fmt.Errorf("otelrun: run %s has an empty timeline", res.RunID)
 	}
 	b := &builder{res: res, faults: map[string]faultInfo{}, bySeq: map[int]int{}, violated: map[int][]model.InvariantResult{}}
+	rec := res.Record()
+	b.budget, b.fixture, b.tl, b.claims = rec.Budget, rec.Contract.Fixture, rec.Timeline, rec.Claims
+	detail := map[string]string{}
+	for _, v := range rec.Violations {
+		detail[v.Invariant] = v.Detail
+	}
 	for _, f := range res.Faults {
 		spec, err := model.Spec(f.Kind)
 		if err != nil {
@@ -251,7 +261,7 @@ func newBuilder(res *model.Result) (*builder, error) {
 		b.faults[f.ID] = faultInfo{report: f, spec: spec}
 	}
 	seen := map[string]bool{}
-	for i, e := range res.Timeline.Events() {
+	for i, e := range b.tl {
 		if _, dup := b.bySeq[e.Seq]; dup {
 			return nil, fmt.Errorf("otelrun: run %s: seq %d appears twice in the timeline", res.RunID, e.Seq)
 		}
@@ -270,14 +280,13 @@ func newBuilder(res *model.Result) (*builder, error) {
 		if inv.Held {
 			continue
 		}
+		inv.Detail = detail[inv.Invariant]
 		if i, ok := b.bySeq[inv.FirstSeq]; ok {
 			b.violated[i] = append(b.violated[i], inv)
 		} else {
 			b.unplaced = append(b.unplaced, inv)
 		}
 	}
-	rec := res.Record()
-	b.budget, b.fixture = rec.Budget, rec.Contract.Fixture
 	return b, nil
 }
 
@@ -292,7 +301,7 @@ func at(ms model.Millis) time.Time { return Epoch.Add(time.Duration(ms) * time.M
 // emit starts and ends every span.
 func (b *builder) emit(tr trace.Tracer) {
 	res := b.res
-	tl := res.Timeline.Events()
+	tl := b.tl
 	start := func(i int) model.Millis {
 		switch {
 		case i == 0:
@@ -359,7 +368,7 @@ func (b *builder) emit(tr trace.Tracer) {
 			keyCrossings.Int(r.n), keyFaultsScheduled.Int(len(res.Faults)),
 			keyFaultsUnfired.StringSlice(orEmpty(unfired)), keyInvariantsViolated.StringSlice(orEmpty(violated)),
 		}
-		for _, c := range res.Claims {
+		for _, c := range b.claims {
 			if c.Task == task {
 				attrs = append(attrs, keyClaimVerdict.String(string(c.Verdict)), keyClaimReason.String(c.Reason), keyClaimDegraded.Bool(c.Degraded))
 				break

@@ -82,7 +82,9 @@ func crossingAttrs(e model.Event) map[string]any {
 // crossing and on the root, logical times from the epoch, and hex ids.
 func TestTraceFileMatchesTimeline(t *testing.T) {
 	res := run(t, "timeout_after_commit", copperfin.ConfigOfProfile(copperfin.ProfileBaseline))
-	tl := res.Timeline.Events()
+	// the trace shows the run as its record does: the task refund-O-731
+	// and the other fixture identifiers by their references
+	tl := res.Record().Timeline
 	// the run this test is about, pinned
 	if len(tl) != 22 || res.RunVerdict != model.Unrecoverable || len(res.Faults) != 1 || res.Faults[0].FiredAt != 16 {
 		t.Fatalf("the run changed: %d crossings, verdict %s, faults %+v", len(tl), res.RunVerdict, res.Faults)
@@ -106,7 +108,7 @@ func TestTraceFileMatchesTimeline(t *testing.T) {
 	spans := ss.Spans()
 	require.Equal(t, len(tl)+1, spans.Len(), "spans: one per crossing and one for the task")
 	root := spans.At(spans.Len() - 1)
-	if root.Name() != "task refund-O-731" || !root.ParentSpanID().IsEmpty() {
+	if root.Name() != "task ref-db32399f" || !root.ParentSpanID().IsEmpty() {
 		t.Fatalf("last span %q parent %s, want the task's root", root.Name(), root.ParentSpanID())
 	}
 	traceID := root.TraceID()
@@ -157,14 +159,14 @@ func TestTraceFileMatchesTimeline(t *testing.T) {
 			}
 		case 19:
 			if s.Events().Len() != 1 || s.Status().Code() != ptrace.StatusCodeError ||
-				s.Status().Message() != "effect_at_most_once: second ledger effect for task refund-O-731" {
+				s.Status().Message() != "effect_at_most_once: second ledger effect for task ref-db32399f" {
 				t.Fatalf("seq 19: %d events, status %s %q", s.Events().Len(), s.Status().Code(), s.Status().Message())
 			}
 			ev := s.Events().At(0)
 			wantEv := map[string]any{
 				"faultline.invariant.name": "effect_at_most_once", "faultline.invariant.oracle": "ledger_readback",
 				"faultline.invariant.first_seq": int64(19), "faultline.invariant.event": "tool.commit",
-				"faultline.invariant.fault_id": "f1", "faultline.invariant.detail": "second ledger effect for task refund-O-731",
+				"faultline.invariant.fault_id": "f1", "faultline.invariant.detail": "second ledger effect for task ref-db32399f",
 			}
 			if ev.Name() != "faultline.invariant" || ev.Timestamp() != ms(222) {
 				t.Errorf("invariant event %q at %s", ev.Name(), ev.Timestamp())
@@ -184,7 +186,7 @@ func TestTraceFileMatchesTimeline(t *testing.T) {
 		t.Errorf("root %s..%s, %d events, status %s %q", root.StartTimestamp(), root.EndTimestamp(), root.Events().Len(), root.Status().Code(), root.Status().Message())
 	}
 	wantRoot := map[string]any{
-		"faultline.run_id": res.RunID, "faultline.task": "refund-O-731", "faultline.schedule.seed": "timeout_after_commit",
+		"faultline.run_id": res.RunID, "faultline.task": "ref-db32399f", "faultline.schedule.seed": "timeout_after_commit",
 		"faultline.config": "profile baseline", "faultline.fixture": "copperfin", "faultline.run_verdict": "unrecoverable",
 		"faultline.terms.verdict": "unsafe", "faultline.crossings": int64(22), "faultline.faults.scheduled": int64(1),
 		"faultline.faults.unfired": []any{}, "faultline.invariants.violated": []any{"effect_at_most_once"},
@@ -288,20 +290,21 @@ func TestExportToAnyExporter(t *testing.T) {
 	require.NoError(t, otelrun.Export(context.Background(), res, rec))
 	spans := rec.GetSpans()
 	tasks := map[string]int{}
-	for _, e := range res.Timeline.Events() {
+	tl := res.Record().Timeline // the tasks by their references, as the trace names them
+	for _, e := range tl {
 		tasks[e.Task]++
 	}
-	if rec.calls != 1 || len(tasks) != 3 || len(spans) != len(res.Timeline.Events())+3 {
-		t.Fatalf("%d calls, %d tasks, %d spans for %d crossings", rec.calls, len(tasks), len(spans), len(res.Timeline.Events()))
+	if rec.calls != 1 || len(tasks) != 3 || len(spans) != len(tl)+3 {
+		t.Fatalf("%d calls, %d tasks, %d spans for %d crossings", rec.calls, len(tasks), len(spans), len(tl))
 	}
 	roots := map[trace.SpanID]string{}
-	for _, s := range spans[len(res.Timeline.Events()):] {
+	for _, s := range spans[len(tl):] {
 		if s.Parent.IsValid() || !strings.HasPrefix(s.Name, "task ") {
 			t.Fatalf("span %q is not a task root", s.Name)
 		}
 		roots[s.SpanContext.SpanID()] = strings.TrimPrefix(s.Name, "task ")
 	}
-	for i, e := range res.Timeline.Events() {
+	for i, e := range tl {
 		s := spans[i]
 		if s.SpanContext.TraceID() != spans[0].SpanContext.TraceID() || roots[s.Parent.SpanID()] != e.Task {
 			t.Errorf("seq %d of task %s: parent is the root of %q", e.Seq, e.Task, roots[s.Parent.SpanID()])
@@ -309,7 +312,7 @@ func TestExportToAnyExporter(t *testing.T) {
 	}
 	for task, n := range tasks {
 		var got int
-		for _, s := range spans[len(res.Timeline.Events()):] {
+		for _, s := range spans[len(tl):] {
 			if s.Name == "task "+task {
 				for _, kv := range s.Attributes {
 					if kv.Key == "faultline.crossings" {
@@ -441,7 +444,7 @@ func TestInvariantWithoutItsCrossing(t *testing.T) {
 	}
 	root := spans[len(spans)-1]
 	if len(root.Events) != 1 || root.Events[0].Name != "faultline.invariant" || !root.Events[0].Time.Equal(otelrun.Epoch.Add(252*time.Millisecond)) ||
-		root.Status.Code != codes.Error || root.Status.Description != "effect_at_most_once violated: second ledger effect for task refund-O-731" {
+		root.Status.Code != codes.Error || root.Status.Description != "effect_at_most_once violated: second ledger effect for task ref-db32399f" {
 		t.Errorf("root events %+v status %+v", root.Events, root.Status)
 	}
 }

@@ -81,7 +81,14 @@ func describe(s *model.Schedule, res *model.Result, ir model.InvariantResult) *C
 			cx.FaultKind = f.Kind
 		}
 	}
+	// the run record's redacted view (model.RunRecord): its timeline and
+	// the violation's detail, as every file of a run shows them
 	rec := res.Record()
+	for _, v := range rec.Violations {
+		if v.Invariant == ir.Invariant {
+			cx.Violation.Detail = v.Detail
+		}
+	}
 	tl := rec.Timeline
 	cx.Timeline, cx.System = tl[:min(ir.FirstSeq, len(tl))], rec.Contract.System
 	return cx

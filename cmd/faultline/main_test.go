@@ -264,7 +264,7 @@ func TestReplayOverrideKeepsTheFilesConfig(t *testing.T) {
 			"config: " + c.config + rest + " (controls: " + strings.ReplaceAll(c.controls, ", ", ",") + ")\n",
 			"Contract: copperfin-batch; " + c.config + contract,
 			"f1 subject_swap at proposal#2: " + c.fault + "\n",
-			"Claim for refund-O-732",
+			"Claim for ref-dc323b32", // the task refund-O-732, redacted as every output redacts it
 		} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%v: output lacks %q\n%s", c.args, want, out)

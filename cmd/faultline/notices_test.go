@@ -108,12 +108,12 @@ const lateNotice = `{
 // late notice at schedule 3, after the clean run and the rate limit
 // alone (which holds); with notice_reconcile it walks all 17 schedules of
 // at most two faults, the late failed notice of the corpus among them,
-// and holds.
+// and holds. The subject O-731 in the key shows as its reference.
 func TestExploreNoticeKinds(t *testing.T) {
 	const defended = "bind_identity,pre_effect_authority,refresh_context,state_precondition,idempotency,effect_readback,evidence_gate,notice_reconcile"
 	code, out, stderr := runCLI(t, "explore", "--max-schedules", "0", "--kinds", "late_notice", "--seed", "1", "--checks", "200")
 	if code != 1 || !strings.HasPrefix(out, "counterexample after 1 checks (seed 1)\nfaults: 1 of 1 scheduled reached, 0 not reached\n"+
-		"recorded_agrees_with_ledger violated: first false after seq 27 (checkpoint.write), reached by f1 (late_notice): checkpoint 4 withdraws effect O-731:refund:v1, which checkpoint 3 recorded and the provider's ledger holds\n"+
+		"recorded_agrees_with_ledger violated: first false after seq 27 (checkpoint.write), reached by f1 (late_notice): checkpoint 4 withdraws effect ref-46b1712e:refund:v1, which checkpoint 3 recorded and the provider's ledger holds\n"+
 		"minimal schedule (1 fault):\n"+lateNotice) {
 		t.Errorf("typed: exit %d, stderr %q\n%s", code, stderr, out)
 	}

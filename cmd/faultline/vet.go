@@ -3,8 +3,10 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -17,6 +19,7 @@ func init() { commands = append(commands, newVetCmd) }
 func newVetCmd() *cobra.Command {
 	var noTests bool
 	var ofmt *outflag.Flag
+	var passed []analyzerFlag
 	c := &cobra.Command{
 		Use:   "vet PACKAGES...",
 		Short: "Report fresh keys per retry, unknown outcomes taken as failures and wall-clock reads, before a test runs",
@@ -40,6 +43,11 @@ and event a counterexample's fault names (the tool when the source fixes it). A 
 finding's line or the line above silences it; without a reason it silences
 nothing. Test files are analysed too, as go vet does, unless --no-tests.
 
+An analyzer's own flags pass through as --ANALYZER.FLAG, go vet's
+-ANALYZER.FLAG with two dashes: --retrykey.consequential='(*example.com/pay.Client).Refund'
+teaches retrykey a consequential call (PKG.Func or (PKG.Type).Method, comma-separated;
+docs/vet.md). A value the analyzer refuses is bad input (exit 2).
+
 --format json (or --json) prints one object: {"version": 1, "packages": N, "findings": [{"analyzer",
 "file", "line", "column", "function", "message", "fault_kind", "call"}]}, "call"
 ({"file", "line", "column", "callee", "tool", "event"}) on retrykey's findings;
@@ -62,6 +70,11 @@ go command or an analyzer failed, or the output could not be written.`,
 			asJSON := format == "json"
 			if len(args) == 0 {
 				return badInput("vet needs at least one package pattern (try ./...)")
+			}
+			restore, err := setAnalyzerFlags(c, passed)
+			defer restore()
+			if err != nil {
+				return err
 			}
 			rep, err := vet.Check(args, vet.Options{Tests: !noTests})
 			var ie *vet.InputError
@@ -97,7 +110,54 @@ go command or an analyzer failed, or the output could not be written.`,
 	}
 	ofmt = outflag.Add(c, "the report", "text", "json")
 	c.Flags().BoolVar(&noTests, "no-tests", false, "leave the packages' test files out")
+	for _, a := range vet.Analyzers {
+		a.Flags.VisitAll(func(f *flag.Flag) {
+			af := analyzerFlag{name: a.Name + "." + f.Name, f: f}
+			passed = append(passed, af)
+			c.Flags().String(af.name, f.DefValue, f.Usage)
+		})
+	}
+	// go vet's one-dash spelling reads as shorthand flags: say so
+	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		for _, af := range passed {
+			if strings.Contains(err.Error(), "unknown shorthand flag") && strings.Contains(err.Error(), " in -"+af.name) {
+				return badInput("%v (an analyzer's flag takes two dashes here: --%s)", err, af.name)
+			}
+		}
+		return c.Root().FlagErrorFunc()(c, err)
+	})
 	return c
+}
+
+// analyzerFlag is an analyzer's flag as the vet command passes it
+// through: --ANALYZER.FLAG.
+type analyzerFlag struct {
+	name string
+	f    *flag.Flag
+}
+
+// setAnalyzerFlags sets each analyzer flag the command line gave on its
+// analyzer, and returns what puts every one back to its default (the
+// analyzers' flags are package state, and a program may run vet twice).
+// A value the analyzer refuses is bad input naming the flag.
+func setAnalyzerFlags(c *cobra.Command, passed []analyzerFlag) (restore func(), err error) {
+	var set []analyzerFlag
+	restore = func() {
+		for _, af := range set {
+			_ = af.f.Value.Set(af.f.DefValue)
+		}
+	}
+	for _, af := range passed {
+		if !c.Flags().Changed(af.name) {
+			continue
+		}
+		v, _ := c.Flags().GetString(af.name)
+		set = append(set, af)
+		if err := af.f.Value.Set(v); err != nil {
+			return restore, badInput("vet: --%s: %v", af.name, err)
+		}
+	}
+	return restore, nil
 }
 
 // sentBy renders a finding's call site for the text output, "" when it

@@ -98,3 +98,48 @@ func TestVetExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestVetTaughtCall: --retrykey.consequential passes through to the
+// analyzer. The ledger module under testdata retries a call retrykey does
+// not know with a key built from the attempt counter: untaught, vet finds
+// nothing; taught (*Ledger).Post, it reports the key; the flag does not
+// outlive the run; a value the analyzer refuses, or go vet's one-dash
+// spelling, is bad input (exit 2) naming the flag.
+func TestVetTaughtCall(t *testing.T) {
+	if raceDetector {
+		t.Skip("loads and type-checks packages in one goroutine of faultline's (the x/tools loader's goroutines are its own); go test ./... runs this test")
+	}
+	t.Chdir("testdata/vetteach")
+	const taught = "--retrykey.consequential=(*example.com/ledger.Ledger).Post"
+	untaught := "faultline vet: 0 finding(s) in 1 package(s)\n"
+	finding := "ledger.go:37:41: retrykey: the key WithIdempotencyKey sets varies across the attempts of the retry loop at line 36: " +
+		"it is built from the attempt counter attempt on each attempt, so a retry after a lost reply is a new request to the provider and can commit the effect twice; " +
+		"compute the key once, before the retry, from the logical action [sent by l.Post at ledger.go:37:12, event tool.commit] (at run time: timeout_after_commit, tool_timeout)\n" +
+		"faultline vet: 1 finding(s) in 1 package(s)\n"
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{[]string{"vet", "."}, cli.ExitOK, untaught, ""},
+		{[]string{"vet", taught, "."}, cli.ExitViolation, finding, ""},
+		{[]string{"vet", "."}, cli.ExitOK, untaught, ""}, // the flag does not outlive its run
+		{[]string{"vet", "--retrykey.consequential", "example.com/ledger.Settle,(*example.com/ledger.Ledger).Post", "."}, cli.ExitViolation, finding, ""},
+		{[]string{"vet", "--retrykey.consequential=Post", "."}, cli.ExitBadInput, "",
+			"faultline: vet: --retrykey.consequential: consequential call \"Post\": want PKG.Func or (PKG.Type).Method, as (*net/http.Client).Do\n"},
+		{[]string{"vet", "--retrykey.consequential=example.com/ledger.Settle,,", "."}, cli.ExitBadInput, "",
+			"faultline: vet: --retrykey.consequential: consequential call \"\": want PKG.Func or (PKG.Type).Method, as (*net/http.Client).Do\n"},
+		{[]string{"vet", "-retrykey.consequential=(*example.com/ledger.Ledger).Post", "."}, cli.ExitBadInput, "",
+			"faultline: unknown shorthand flag: 'r' in -retrykey.consequential=(*example.com/ledger.Ledger).Post (an analyzer's flag takes two dashes here: --retrykey.consequential)\n"},
+	} {
+		code, stdout, stderr := runCLI(t, tc.args...)
+		if code != tc.code || stdout != tc.stdout || stderr != tc.stderr {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d, %q, %q", tc.args, code, stdout, stderr, tc.code, tc.stdout, tc.stderr)
+		}
+	}
+	code, stdout, _ := runCLI(t, "vet", "--format", "json", "--retrykey.consequential=nope", ".")
+	if want := `{"version":1,"error":"vet: --retrykey.consequential: consequential call \"nope\": want PKG.Func or (PKG.Type).Method, as (*net/http.Client).Do","exit":2}` + "\n"; code != cli.ExitBadInput || stdout != want {
+		t.Errorf("--format json, bad value: exit %d, stdout %q; want 2, %q", code, stdout, want)
+	}
+}

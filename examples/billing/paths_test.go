@@ -137,15 +137,17 @@ func TestPlanted(t *testing.T) {
 	}
 }
 
-// found is the first line of Check's failure for each planted bug.
+// found is the first line of Check's failure for each planted bug; the
+// invoice inv-1042 shows as its reference, ref-f1572fc4, as in every
+// output of a run.
 var found = map[billing.Bugs]string{
 	billing.FreshKeyPerRetry: "properties: counterexample after 31 checks (an invariant violated, exit 1): " +
-		"charged_once violated: first false after seq 10 (tool.commit), reached by f1 (timeout_after_commit): inv-1042 charged 2 times",
+		"charged_once violated: first false after seq 10 (tool.commit), reached by f1 (timeout_after_commit): ref-f1572fc4 charged 2 times",
 	billing.BlindResume: "properties: counterexample after 2 checks (an invariant violated, exit 1): " +
 		"resume_from_checkpoint violated: first false after seq 13 (tool.commit), reached by f1 (missing_checkpoint): " +
 		"the store served no checkpoint although it holds one, and the worker went on to a tool call",
 	billing.ReceiptFromReply: "properties: counterexample after 5 checks (an invariant violated, exit 1): " +
-		"paid_has_receipt violated: first false after seq 10 (claim), reached by f1 (partial_success_response): inv-1042 claimed paid without receipt rcpt-1 on the evidence ledger",
+		"paid_has_receipt violated: first false after seq 10 (claim), reached by f1 (partial_success_response): ref-f1572fc4 claimed paid without receipt rcpt-1 on the evidence ledger",
 }
 
 // TestCheckFindsEachBug: properties.Check over each planted bug (rapid's

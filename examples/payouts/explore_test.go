@@ -41,7 +41,8 @@ func TestExploreFindsTrustNotices(t *testing.T) {
 		rep := explore(t, payouts.Trusting, properties.WithKinds(c.kinds...))
 		cx := rep.Counterexample
 		if !rep.Found || cx.Invariant != model.InvRecordedAgreesWithLedger || cx.FirstSeq != c.seq || cx.Event != model.EvCheckpointWrite ||
-			cx.Detail != "checkpoint 3 withdraws effect po-9:pay, which checkpoint 2 recorded and the provider's ledger holds" {
+			// the payout po-9 by its reference, as a counterexample shows it
+			cx.Detail != "checkpoint 3 withdraws effect ref-c839ef2a:pay, which checkpoint 2 recorded and the provider's ledger holds" {
 			t.Fatalf("%v: %+v", c.kinds, rep)
 		}
 		if !slices.Equal(cx.Schedule.Faults, c.faults) || !cx.Schedule.Config.Notices || string(cx.Schedule.Config.System) != string(payouts.Trusting) {

@@ -105,11 +105,12 @@ func TestPayoutsNoticeSeeds(t *testing.T) {
 		t.Errorf("unknown kind: %v", err)
 	}
 	seeds, names := noticeSeeds(t, d)
+	// the payout po-9 by its reference, as a fuzz failure shows it
 	details := map[string]string{
-		"late-failed-notice.json": "checkpoint 3 withdraws effect po-9:pay, which checkpoint 2 recorded and the provider's ledger holds",
-		"lost-notice.json":        "checkpoint 3 withdraws effect po-9:pay, which checkpoint 2 recorded and the provider's ledger holds",
-		"redelivered-notice.json": "checkpoint 3 records effect po-9:pay 2 times; the provider's ledger holds it 1",
-		"reordered-notice.json":   "checkpoint 3 withdraws effect po-9:pay, which checkpoint 2 recorded and the provider's ledger holds",
+		"late-failed-notice.json": "checkpoint 3 withdraws effect ref-c839ef2a:pay, which checkpoint 2 recorded and the provider's ledger holds",
+		"lost-notice.json":        "checkpoint 3 withdraws effect ref-c839ef2a:pay, which checkpoint 2 recorded and the provider's ledger holds",
+		"redelivered-notice.json": "checkpoint 3 records effect ref-c839ef2a:pay 2 times; the provider's ledger holds it 1",
+		"reordered-notice.json":   "checkpoint 3 withdraws effect ref-c839ef2a:pay, which checkpoint 2 recorded and the provider's ledger holds",
 	}
 	for i, b := range seeds[1:] {
 		name := names[i+1]

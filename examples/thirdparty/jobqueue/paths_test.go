@@ -158,8 +158,9 @@ func line(out, prefix string) string {
 }
 
 // cx is the counterexample the default check reports: one restart after
-// job-1's receipt is written.
-const cx = "effect_at_most_once violated: first false after seq 8 (tool.commit), reached by f1 (worker_restart): second ledger effect for task job-1"
+// job-1's receipt is written (job-1 shows as its reference, as in every
+// output of a run).
+const cx = "effect_at_most_once violated: first false after seq 8 (tool.commit), reached by f1 (worker_restart): second ledger effect for task ref-2fc26916"
 
 // TestCheckFindsBug: the default check of the planted bug (rapid's seed
 // 1) fails at the walk's 9th schedule with a one-fault counterexample,
@@ -241,7 +242,7 @@ func TestFuzzFindsBug(t *testing.T) {
 	if !slices.Equal(found, want) || strings.Count(out, "--- FAIL: FuzzJobs/seed#") != len(want) {
 		t.Errorf("the failing seed inputs were %q, want %q:\n%s", found, want, out)
 	}
-	if command := line(out, "replay the shrunk schedule: "); !strings.Contains(replayed(t, command), "second ledger effect for task job-1") {
+	if command := line(out, "replay the shrunk schedule: "); !strings.Contains(replayed(t, command), "second ledger effect for task ref-2fc26916") {
 		t.Errorf("the replay of %q", command)
 	}
 }
