@@ -45,6 +45,9 @@ type exhaustiveSettings struct {
 	visit        func(*model.Schedule) // called on each schedule run, in order
 	// switches is WithMaxSwitches' bound plus one (0: unset, a bound of 1)
 	switches int
+	// modsLast: a fault with a modifier is a schedule's last placed (the
+	// default check's walk phase; see ExhaustiveScope.Modifiers)
+	modsLast bool
 }
 
 // WithOwnEvents places each kind only at its own event (FaultSpec.Event),
@@ -138,8 +141,10 @@ type ExhaustiveScope struct {
 	// not in scope.
 	ClockAdvances []model.Millis `json:"clock_advances,omitempty"`
 	// modifiers are the correlation modifiers placed (see Modifiers),
-	// onlyOne those left out for want of workers or tenants
+	// onlyOne those left out for want of workers or tenants; lastOnly:
+	// only on the fault placed last
 	modifiers, onlyOne []model.Correlation
+	lastOnly           bool
 }
 
 // String names the scope for people: "kinds a, b; world events off;
@@ -160,11 +165,14 @@ func (s ExhaustiveScope) String() string {
 }
 
 // Modifiers says which correlation modifiers the walk placed, on any
-// fault of a schedule whose kind takes them (a schedule of k faults with
-// m modified runs after those of k faults, under its interleaving, with
-// fewer), and what it left out: "modifiers on any fault repeated (2 crossings), persistent (to the
-// run's end); not enumerated: synchronized (one worker), shared (one
-// tenant), other repeat counts, until events and windows".
+// fault whose kind takes them (a schedule of k faults with m modified
+// runs after those of k faults, under its interleaving, with fewer), and
+// what it left out: "modifiers on any fault repeated (2 crossings),
+// persistent (to the run's end); not enumerated: synchronized (one
+// worker), shared (one tenant), other repeat counts, until events and
+// windows". The default check's walk phase, to bound its cost, places
+// them on the last fault placed ("modifiers on the last fault ..."; not
+// enumerated: "faults placed after a modified one").
 func (s ExhaustiveScope) Modifiers() string {
 	if len(s.modifiers)+len(s.onlyOne) == 0 {
 		return "modifiers none (no kind in scope takes one)"
@@ -176,6 +184,9 @@ func (s ExhaustiveScope) Modifiers() string {
 	out := "modifiers none"
 	if len(on) > 0 {
 		out = "modifiers on any fault " + strings.Join(on, ", ")
+		if s.lastOnly {
+			out = "modifiers on the last fault " + strings.Join(on, ", ")
+		}
 	}
 	out += "; not enumerated: "
 	for _, c := range s.onlyOne {
@@ -184,6 +195,9 @@ func (s ExhaustiveScope) Modifiers() string {
 		} else {
 			out += "shared (one tenant), "
 		}
+	}
+	if s.lastOnly && len(on) > 0 {
+		out += "faults placed after a modified one, "
 	}
 	return out + "other repeat counts, until events and windows"
 }
@@ -515,7 +529,7 @@ func newWalk(e *explorer) (*walkState, error) {
 	if w.cap == 0 {
 		w.cap = defaultMaxSchedules
 	}
-	scope := ExhaustiveScope{Fixture: set.fixture.Name, Config: set.config, World: set.world, Placement: "any event"}
+	scope := ExhaustiveScope{Fixture: set.fixture.Name, Config: set.config, World: set.world, Placement: "any event", lastOnly: set.exh.modsLast}
 	if set.exh.ownEvents {
 		scope.Placement = "own event"
 	}
@@ -856,14 +870,16 @@ func (w *walkState) check(h *model.Harness, k string, children bool) outcome {
 		}
 	}
 	// every fault takes each modifier of its kind (see Modifiers); the
-	// walk runs the schedules of one size by how many faults carry one
+	// walk runs the schedules of one size by how many faults carry one.
+	// In the default check's walk phase a modified fault is the last
+	// placed: its schedule extends to nothing.
 	modified := 0
 	for _, f := range fs {
 		if f.corr > 0 {
 			modified++
 		}
 	}
-	if children && !o.bad {
+	if children && !o.bad && (modified == 0 || !w.e.set.exh.modsLast) {
 		next := make([]placed, len(fs)+1)
 		copy(next, fs)
 		for _, site := range w.sites(res) {
