@@ -329,7 +329,8 @@ func (r *ExhaustiveReport) Summary() string {
 // WithExhaustive makes Explore and Check the bounded-exhaustive walk
 // instead of random draws: every schedule of up to WithMaxFaults faults and world
 // events, smallest first, each fault at a crossing the run of the faults
-// before it reached, stopping at the first that breaks an invariant in
+// before it reached and with each modifier its kind takes (see
+// ExhaustiveScope.Modifiers), stopping at the first that breaks an invariant in
 // scope (minimal by construction) or ending in a bounded proof over the
 // scope. Its report is Report.Exhaustive. WithCoverage, WithGuide,
 // WithSeed and WithChecks do not apply. See docs/exploration.md.
