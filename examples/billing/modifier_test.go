@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/examples/billing"
+	"github.com/faultline/faultline/fuzz"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/properties"
 )
@@ -83,5 +84,52 @@ func TestWalkPlacesAModifierOnOneOfTwoFaults(t *testing.T) {
 	if campaign.Walk == nil || !campaign.Found || campaign.Checks != 0 || !slices.Equal(campaign.Counterexample.Schedule.Faults, []model.FaultEntry{timeouts, restart}) ||
 		campaign.Walk.WalkLine() != "walk: counterexample at schedule 24 of the schedules of <= 2 faults (1 of 0 faults, 5 of 1, 18 of 2)" {
 		t.Fatalf("the default check: found %t after %d checks, walk %v", campaign.Found, campaign.Checks, campaign.Walk)
+	}
+}
+
+// TestFuzzDecoderPlacesModifiers: under fuzz.WithModifiers each fault
+// takes one byte more, which picks a modifier its kind takes (0: none),
+// so the fuzz decoder expresses the same bug: bytes 00 01 03 00 (site 0,
+// a tool_timeout at the first charge, with its first modifier, repeated;
+// site 3, a restart at the third checkpoint write, with none) decode to
+// the walk's counterexample, which breaks budget, and Encode gives them
+// back. Without the option the bytes of the sites alone (00 03) decode as
+// before, to the plain faults, which hold, and Encode drops the
+// modifier, as it did.
+func TestFuzzDecoderPlacesModifiers(t *testing.T) {
+	def := billing.Definition()
+	timeouts := model.FaultEntry{Event: model.EvToolCommit, Ordinal: 1, Kind: "tool_timeout", Correlation: "repeated", Repeat: 2}
+	restart := model.FaultEntry{Event: model.EvCheckpointWrite, Ordinal: 3, Kind: "worker_restart"}
+	opts := []fuzz.Option{fuzz.WithConfig(oneRetry(billing.FreshBudgetOnResume)), fuzz.WithKinds("tool_timeout", "worker_restart"), fuzz.WithScope("anywhere")}
+	dec, err := fuzz.NewDecoder(def, append(opts, fuzz.WithModifiers())...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := []byte{0, 1, 3, 0}
+	s := dec.Decode(in)
+	if !slices.Equal(s.Faults, []model.FaultEntry{timeouts, restart}) {
+		t.Fatalf("decoded %v (sites %v)", s.Faults, dec.Sites())
+	}
+	if b, err := dec.Encode(s); err != nil || !slices.Equal(b, in) {
+		t.Fatalf("encoded %x, %v; want %x", b, err, in)
+	}
+	if _, err := dec.Check(s); err == nil || !strings.Contains(err.Error(), model.InvBudget) {
+		t.Fatalf("check: %v", err)
+	}
+	plain, err := fuzz.NewDecoder(def, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := plain.Decode([]byte{0, 3})
+	bare := timeouts
+	bare.Correlation, bare.Repeat = "", 0
+	if !slices.Equal(p.Faults, []model.FaultEntry{bare, restart}) {
+		t.Fatalf("without modifiers: %v", p.Faults)
+	}
+	if b, err := plain.Encode(s); err != nil || !slices.Equal(b, []byte{0, 3}) {
+		t.Fatalf("without modifiers, encoded %x, %v", b, err)
+	}
+	if _, err := plain.Check(p); err != nil {
+		t.Fatalf("the plain faults: %v", err)
 	}
 }
