@@ -20,7 +20,7 @@ var exhaustiveArgs = []string{"explore", "--exhaustive", "--kinds", "tool_timeou
 
 // TestExploreExhaustive: explore --exhaustive on a user's system finds
 // the planted bug with one fault (exit 1) and writes a counterexample the
-// printed command replays (exit 1); the fixed agent holds over exactly 27
+// printed command replays (exit 1); the fixed agent holds over exactly 121
 // schedules (exit 0), and the output is the same on 1 and 4 workers; a
 // walk cut by its cap, or one that reached no fault, is inconclusive
 // (exit 3).
@@ -37,10 +37,10 @@ func TestExploreExhaustive(t *testing.T) {
 	if code, rout, _ := run(t, "replay", file); code != 1 || !strings.Contains(rout, "confirmed_once") {
 		t.Fatalf("replay %s: exit %d\n%s", file, code, rout)
 	}
-	const fixed = "no counterexample among 27 schedules of at most 2 faults\n" +
-		"enumerated: 1 of 0 faults, 10 of 1, 16 of 2\n" +
-		"scope: 2 kinds (timeout_after_commit, tool_timeout); world events off; placement any event; controls stable_keys,hold_lookup,typed_outcomes,checkpoint_check,bind_request,recheck_authority, variant fixed, fixture inventory; modifiers of single faults repeated (2 crossings), persistent (to the run's end); not enumerated: synchronized (one worker), shared (one tenant), modifiers with other faults, other repeat counts, until events and windows\n" +
-		"faults: 42 of 42 scheduled reached, 0 not reached\n"
+	const fixed = "no counterexample among 121 schedules of at most 2 faults\n" +
+		"enumerated: 1 of 0 faults, 10 of 1, 110 of 2\n" +
+		"scope: 2 kinds (timeout_after_commit, tool_timeout); world events off; placement any event; controls stable_keys,hold_lookup,typed_outcomes,checkpoint_check,bind_request,recheck_authority, variant fixed, fixture inventory; modifiers on any fault repeated (2 crossings), persistent (to the run's end); not enumerated: synchronized (one worker), shared (one tenant), other repeat counts, until events and windows\n" +
+		"faults: 230 of 230 scheduled reached, 0 not reached\n"
 	for _, w := range []string{"1", "4"} {
 		if code, out, stderr := run(t, append(exhaustiveArgs, "--max-faults", "2", "--workers", w)...); code != 0 || out != fixed {
 			t.Fatalf("fixed, %s workers: exit %d %q %s", w, code, out, stderr)
@@ -136,7 +136,7 @@ func TestExploreExhaustiveProgress(t *testing.T) {
 	if code != 0 || stdout2 != stdout {
 		t.Fatalf("exit %d; stdout changed with the progress:\n%s\nvs\n%s", code, stdout2, stdout)
 	}
-	for _, want := range []string{"(1/11, ", "(26/27, ", "counterexamples: 0", " schedules/"} {
+	for _, want := range []string{"(1/11, ", "(120/121, ", "counterexamples: 0", " schedules/"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q: %q", want, stderr)
 		}

@@ -84,6 +84,7 @@ type options struct {
 	scope     scope
 	maxFaults int
 	catalogue bool
+	modifiers bool
 	kinds     []string // nil: every kind
 	// replayTest and failDir: where a failure is written and replayed
 	// (target.go)
@@ -137,6 +138,17 @@ func WithCatalogueSites() Option {
 	return optionFunc(func(o *options) error { o.catalogue = true; return nil })
 }
 
+// WithModifiers lets the bytes pick correlation modifiers: each fault
+// takes one byte more, after its site's, which picks none (0) or one of
+// the modifiers its kind takes under the config (b mod 1+n: repeated with
+// 2 crossings, persistent; synchronized where two workers or more run two
+// tasks or more; shared where the tasks have two tenants or more).
+// Without it a fault is its site's bytes alone, as before, so an existing
+// corpus decodes to the same schedules.
+func WithModifiers() Option {
+	return optionFunc(func(o *options) error { o.modifiers = true; return nil })
+}
+
 // Decoder turns any byte string into a valid fault composition of its
 // system's sites (Decode; the byte format is in docs/fuzzing.md) and runs
 // schedules against the system (Check, Verify). It is safe for concurrent
@@ -151,9 +163,12 @@ type Decoder struct {
 	catalogue bool
 	sites     []Site
 	width     int
-	index     map[Site]int
-	pool      sync.Pool
-	reach     reach
+	// mods are, under WithModifiers, the modifiers each kind takes under
+	// the config (nil: no modifier byte)
+	mods  map[string][]model.Correlation
+	index map[Site]int
+	pool  sync.Pool
+	reach reach
 	// crossed: the events of the clean run the sites come from
 	crossed []model.EventName
 	// replayTest and failDir: see WithReplayTest and WithFailDir
@@ -201,6 +216,9 @@ func prepare(def *model.Definition, opts []Option) (*Decoder, error) {
 	fx, err := def.Fixture(o.fixture)
 	if err != nil {
 		return nil, fmt.Errorf("fuzz: %w", err)
+	}
+	if o.modifiers {
+		d.mods = modifiersOf(o.config, fx)
 	}
 	notices := false
 	for _, k := range o.kinds {
@@ -406,27 +424,67 @@ func fits(cfg model.Config, kind string, ev model.EventName) bool {
 // never crossed have none).
 func (d *Decoder) Sites() []Site { return append([]Site(nil), d.sites...) }
 
+// modifiersOf returns the modifiers each kind takes under cfg on fx (see
+// WithModifiers), in the spec's order.
+func modifiersOf(cfg model.Config, fx model.Fixture) map[string][]model.Correlation {
+	workers := cfg.Concurrency != nil && cfg.Concurrency.Workers >= 2 && len(fx.Tasks) >= 2
+	tenants := false
+	for _, t := range fx.Tasks {
+		tenants = tenants || t.Tenant != fx.Tasks[0].Tenant
+	}
+	out := map[string][]model.Correlation{}
+	for _, sp := range append(append(append(model.Catalogue(), model.WorldEvents()...), model.NoticeKinds()...), model.CacheAndWorkerKinds()...) {
+		for _, c := range sp.Correlations {
+			if c == "synchronized" && !workers || c == "shared" && !tenants {
+				continue
+			}
+			out[sp.Kind] = append(out[sp.Kind], c)
+		}
+	}
+	return out
+}
+
+// stride is the bytes of one fault: its site's, and under WithModifiers
+// one more.
+func (d *Decoder) stride() int {
+	if d.mods != nil {
+		return d.width + 1
+	}
+	return d.width
+}
+
 // Decode returns the composition data encodes. It is total and
 // deterministic: every input gives a schedule that model.Schedule.Validate
 // accepts, and equal inputs give equal schedules. The schedule's seed
 // label is "fuzz-" and the hex of the bytes that chose its faults.
 func (d *Decoder) Decode(data []byte) *model.Schedule {
-	n := min(len(data)/d.width, d.maxFaults)
-	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "fuzz-" + hex.EncodeToString(data[:n*d.width]),
+	w := d.stride()
+	n := min(len(data)/w, d.maxFaults)
+	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "fuzz-" + hex.EncodeToString(data[:n*w]),
 		Config: d.config, Faults: make([]model.FaultEntry, 0, n)}
 	for i := 0; i < n; i++ {
-		v := int(data[i*d.width])
+		v := int(data[i*w])
 		if d.width == 2 {
-			v = v<<8 | int(data[i*d.width+1])
+			v = v<<8 | int(data[i*w+1])
 		}
 		site := d.sites[v%len(d.sites)]
-		s.Faults = append(s.Faults, model.FaultEntry{Event: site.Event, Ordinal: site.Ordinal, Kind: site.Kind})
+		f := model.FaultEntry{Event: site.Event, Ordinal: site.Ordinal, Kind: site.Kind}
+		if cs := d.mods[site.Kind]; d.mods != nil && len(cs) > 0 {
+			if c := int(data[i*w+d.width]) % (1 + len(cs)); c > 0 {
+				f.Correlation = cs[c-1]
+				if f.Correlation == "repeated" {
+					f.Repeat = 2
+				}
+			}
+		}
+		s.Faults = append(s.Faults, f)
 	}
 	return s
 }
 
 // Encode returns the shortest bytes that Decode turns into s's faults, in
-// order. It ignores s's seed label, config and fault ids. It returns an
+// order. It ignores s's seed label, config and fault ids, and without
+// WithModifiers the faults' modifiers. It returns an
 // error naming the first fault whose kind, event and ordinal are not a
 // site of the decoder's scope or that names a target or a tool, or a
 // schedule with more faults than the decoder's limit.
@@ -434,9 +492,19 @@ func (d *Decoder) Encode(s *model.Schedule) ([]byte, error) {
 	if len(s.Faults) > d.maxFaults {
 		return nil, fmt.Errorf("fuzz: %d faults, more than the decoder's %d", len(s.Faults), d.maxFaults)
 	}
-	out := make([]byte, 0, len(s.Faults)*d.width)
+	out := make([]byte, 0, len(s.Faults)*d.stride())
 	for i, f := range s.Faults {
 		site := Site{Kind: f.Kind, Event: f.Event, Ordinal: f.Ordinal}
+		m := 0
+		if f.Correlation != "" && d.mods != nil { // without WithModifiers: the site alone, as before
+			m = 1 + slices.Index(d.mods[f.Kind], f.Correlation)
+			switch {
+			case m == 0:
+				return nil, fmt.Errorf("fuzz: faults[%d] (%s) carries the modifier %s, which its kind does not take under the decoder's config", i, site, f.Correlation)
+			case f.Until != "" || f.WindowMs != 0 || f.Correlation == "repeated" && f.Repeat != 2:
+				return nil, fmt.Errorf("fuzz: faults[%d] (%s) sets a modifier's parameter; the decoder places repeat 2 and the defaults only", i, site)
+			}
+		}
 		if f.Target != "" {
 			return nil, fmt.Errorf("fuzz: faults[%d] (%s) names the target %q; the decoder places default targets only", i, site, f.Target)
 		}
@@ -451,6 +519,9 @@ func (d *Decoder) Encode(s *model.Schedule) ([]byte, error) {
 			out = append(out, byte(v>>8))
 		}
 		out = append(out, byte(v))
+		if d.mods != nil {
+			out = append(out, byte(m))
+		}
 	}
 	return out, nil
 }

@@ -137,15 +137,27 @@ func TestDecodeExact(t *testing.T) {
 
 // TestDecodeIsTotalAndDeterministic: random inputs (a seeded PCG) always
 // decode to a valid schedule of the right length whose faults are sites of
-// the scope, the same each time, and Encode inverts Decode.
+// the scope, the same each time, and Encode inverts Decode; with
+// WithModifiers too, each fault one byte longer, some faults then carrying
+// a modifier (none without it).
 func TestDecodeIsTotalAndDeterministic(t *testing.T) {
 	oneGoroutine(t)
 	rng := rand.New(rand.NewPCG(5, 188))
-	for _, scope := range []string{"designed", "ordinals", "anywhere"} {
-		d := decoder(t, fuzz.WithScope(scope), fuzz.WithMaxFaults(6))
-		width := 1
+	for _, c := range []struct {
+		scope string
+		mods  bool
+	}{{"designed", false}, {"ordinals", false}, {"anywhere", false}, {"designed", true}, {"anywhere", true}} {
+		scope, opts := c.scope, []fuzz.Option{fuzz.WithScope(c.scope), fuzz.WithMaxFaults(6)}
+		if c.mods {
+			opts = append(opts, fuzz.WithModifiers())
+		}
+		d := decoder(t, opts...)
+		width, modified := 1, 0
 		if len(d.Sites()) > 256 {
 			width = 2
+		}
+		if c.mods {
+			width++
 		}
 		sites := map[fuzz.Site]bool{}
 		for _, s := range d.Sites() {
@@ -167,6 +179,9 @@ func TestDecodeIsTotalAndDeterministic(t *testing.T) {
 				if !sites[fuzz.Site{Kind: f.Kind, Event: f.Event, Ordinal: f.Ordinal}] {
 					t.Fatalf("%x decodes to a fault outside scope %s: %+v", data, scope, f)
 				}
+				if f.Correlation != "" {
+					modified++
+				}
 			}
 			if diff := cmp.Diff(s, d.Decode(data)); diff != "" {
 				t.Fatalf("%x decodes differently twice:\n%s", data, diff)
@@ -178,6 +193,9 @@ func TestDecodeIsTotalAndDeterministic(t *testing.T) {
 			if diff := cmp.Diff(s.Faults, d.Decode(enc).Faults); diff != "" {
 				t.Fatalf("Decode(Encode(Decode(%x))) differs:\n%s", data, diff)
 			}
+		}
+		if c.mods != (modified > 0) {
+			t.Errorf("scope %s, modifiers %t: %d faults with a modifier", scope, c.mods, modified)
 		}
 	}
 }
@@ -211,6 +229,17 @@ func TestEncodeErrorsNameTheFault(t *testing.T) {
 	}
 	if b, err := decoder(t, fuzz.WithScope("anywhere")).Encode(schedule(typed, crash)); err != nil || len(b) != 2 {
 		t.Errorf("anywhere: %x %v, want two bytes", b, err)
+	}
+	mods := decoder(t, fuzz.WithModifiers())
+	shared := entry("timeout_after_commit", 1)
+	shared.Correlation = "shared"
+	if _, err := mods.Encode(schedule(typed, shared)); err == nil || !strings.Contains(err.Error(), "faults[0] (timeout_after_commit@tool.commit#1) carries the modifier shared, which its kind does not take under the decoder's config") {
+		t.Errorf("shared on one tenant: %v", err)
+	}
+	thrice := entry("timeout_after_commit", 1)
+	thrice.Correlation, thrice.Repeat = "repeated", 3
+	if _, err := mods.Encode(schedule(typed, thrice)); err == nil || !strings.Contains(err.Error(), "sets a modifier's parameter; the decoder places repeat 2 and the defaults only") {
+		t.Errorf("repeat 3: %v", err)
 	}
 }
 

@@ -39,7 +39,7 @@ func loadSeeds(d *Decoder, dir string, skipViolating bool) (*seeds, error) {
 	for i := range min(len(d.sites), d.maxFaults) {
 		all = append(all, byte(i))
 	}
-	if d.width == 1 {
+	if d.stride() == 1 {
 		candidates = append(candidates, all)
 		from = append(from, fmt.Sprintf("the byte seed %x", all))
 	}

@@ -33,7 +33,8 @@ func (e *explorer) walkBudget() int {
 // walk over every schedule of at most walkPhaseFaults faults (fewer when
 // WithMaxFaults says so), cut at walkBudget schedules, with no extra
 // context switch on a concurrent config unless WithMaxSwitches gives a
-// bound. WithSeed, WithChecks, WithGuide and WithCoverage are the random
+// bound, and correlation modifiers on a schedule's last fault placed
+// (ExhaustiveScope.Modifiers). WithSeed, WithChecks, WithGuide and WithCoverage are the random
 // phase's: the walk draws nothing and records no coverage. It returns
 // nil when the phase does not apply (a budget of 0).
 func (e *explorer) walkPhase() (*ExhaustiveReport, error) {
@@ -49,6 +50,7 @@ func (e *explorer) walkPhase() (*ExhaustiveReport, error) {
 	if e.set.exh.switches == 0 {
 		e.set.exh.switches = 1 // the default order alone
 	}
+	e.set.exh.modsLast = true
 	w, err := e.runWalk()
 	if errors.Is(err, errNoWalkKind) {
 		return nil, nil
@@ -63,9 +65,10 @@ func campaignReport(w *ExhaustiveReport) *Report {
 }
 
 // WalkLine says what the walk phase of a default check covered: "walk:
-// every one of 4,669 schedules of <= 2 faults", "walk: 20,000 of 48,311
-// schedules of <= 2 faults; cut by the budget" (a cut walk proves
-// nothing), or the counterexample's position. See docs/exploration.md.
+// every one of 4,669 schedules of <= 2 faults, no counterexample (sizes;
+// modifiers)", "walk: 20,000 of 48,311 schedules of <= 2 faults; cut by
+// the budget (sizes; modifiers)" (a cut walk proves nothing), or the
+// counterexample's position. See docs/exploration.md.
 func (r *ExhaustiveReport) WalkLine() string {
 	switch {
 	case r.Found:
@@ -75,9 +78,9 @@ func (r *ExhaustiveReport) WalkLine() string {
 		if r.exact {
 			of = ""
 		}
-		return fmt.Sprintf("walk: %s of %s%s schedules of <= %d faults; cut by the budget (%s)", thousands(r.Schedules), of, thousands(r.total), r.MaxFaults, r.Sizes())
+		return fmt.Sprintf("walk: %s of %s%s schedules of <= %d faults; cut by the budget (%s; %s)", thousands(r.Schedules), of, thousands(r.total), r.MaxFaults, r.Sizes(), r.Scope.Modifiers())
 	}
-	return fmt.Sprintf("walk: every one of %s schedules of <= %d faults, no counterexample (%s)", thousands(r.Schedules), r.MaxFaults, r.Sizes())
+	return fmt.Sprintf("walk: every one of %s schedules of <= %d faults, no counterexample (%s; %s)", thousands(r.Schedules), r.MaxFaults, r.Sizes(), r.Scope.Modifiers())
 }
 
 // faultsText is "1 fault" or "N faults".

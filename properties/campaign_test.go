@@ -9,9 +9,10 @@ import (
 )
 
 // TestDefaultWalkCutByItsBudget: the default exploration of the paper
-// fixture under the typed profile walks 1,000 schedules of the 26,876 of
+// fixture under the typed profile walks 1,000 schedules of the 28,917 of
 // at most two faults (the budget cuts it in the largest size, so the
-// total is known), says so, and goes on to its random checks; the cut
+// total is known; modifiers on the last fault placed, which its line
+// says), says so, and goes on to its random checks; the cut
 // walk proves nothing, and the campaign's verdict is the random checks'.
 // WithMaxSchedules(0) leaves the walk out, and is refused under
 // WithExhaustive.
@@ -26,7 +27,8 @@ func TestDefaultWalkCutByItsBudget(t *testing.T) {
 	if w == nil || w.Complete || w.Found || rep.Found || rep.Checks != 5 || rep.Inconclusive() {
 		t.Fatalf("report %+v, walk %+v", rep, w)
 	}
-	if got := w.WalkLine(); got != "walk: 1,000 of 27,139 schedules of <= 2 faults; cut by the budget (1 of 0 faults, 231 of 1, 768 of 2)" {
+	if got := w.WalkLine(); got != "walk: 1,000 of 28,917 schedules of <= 2 faults; cut by the budget (1 of 0 faults, 231 of 1, 768 of 2; "+
+		"modifiers on the last fault repeated (2 crossings), persistent (to the run's end); not enumerated: synchronized (one worker), shared (one tenant), faults placed after a modified one, other repeat counts, until events and windows)" {
 		t.Errorf("walk line %q", got)
 	}
 	rep, err = properties.Explore(def, cfg, properties.WithMaxSchedules(0), properties.WithSeed(1), properties.WithChecks(5))

@@ -379,7 +379,7 @@ func TestExhaustiveMaxSwitches(t *testing.T) {
 		}
 		return rep
 	}
-	if r := walk(clerks, 0); r.Found || !r.Complete || r.Scope.Interleavings != 1 || r.Scope.String() != "kinds tool_timeout; world events on; placement any event; fixture lostupdate; 1 interleavings (the default order alone); modifiers of single faults repeated (2 crossings), synchronized (the default window); not enumerated: shared (one tenant), modifiers with other faults, other repeat counts, until events and windows" {
+	if r := walk(clerks, 0); r.Found || !r.Complete || r.Scope.Interleavings != 1 || r.Scope.String() != "kinds tool_timeout; world events on; placement any event; fixture lostupdate; 1 interleavings (the default order alone); modifiers on any fault repeated (2 crossings), synchronized (the default window); not enumerated: shared (one tenant), other repeat counts, until events and windows" {
 		t.Fatalf("bound 0: found %v, complete %v, scope %s", r.Found, r.Complete, r.Scope)
 	}
 	r := walk(clerks, 2)

@@ -45,6 +45,9 @@ type exhaustiveSettings struct {
 	visit        func(*model.Schedule) // called on each schedule run, in order
 	// switches is WithMaxSwitches' bound plus one (0: unset, a bound of 1)
 	switches int
+	// modsLast: a fault with a modifier is a schedule's last placed (the
+	// default check's walk phase; see ExhaustiveScope.Modifiers)
+	modsLast bool
 }
 
 // WithOwnEvents places each kind only at its own event (FaultSpec.Event),
@@ -138,8 +141,10 @@ type ExhaustiveScope struct {
 	// not in scope.
 	ClockAdvances []model.Millis `json:"clock_advances,omitempty"`
 	// modifiers are the correlation modifiers placed (see Modifiers),
-	// onlyOne those left out for want of workers or tenants
+	// onlyOne those left out for want of workers or tenants; lastOnly:
+	// only on the fault placed last
 	modifiers, onlyOne []model.Correlation
+	lastOnly           bool
 }
 
 // String names the scope for people: "kinds a, b; world events off;
@@ -159,13 +164,15 @@ func (s ExhaustiveScope) String() string {
 	return out + "; " + s.Modifiers()
 }
 
-// Modifiers says which correlation modifiers the walk placed, each on a
-// schedule's one fault (a modifier multiplies the sites; with another
-// fault the walk would grow past its budget), and what it left out:
-// "modifiers of single faults repeated (2 crossings), persistent (to the
-// run's end); not enumerated: synchronized (one worker), shared (one
-// tenant), modifiers with other faults, other repeat counts, until events
-// and windows".
+// Modifiers says which correlation modifiers the walk placed, on any
+// fault whose kind takes them (a schedule of k faults with m modified
+// runs after those of k faults, under its interleaving, with fewer), and
+// what it left out: "modifiers on any fault repeated (2 crossings),
+// persistent (to the run's end); not enumerated: synchronized (one
+// worker), shared (one tenant), other repeat counts, until events and
+// windows". The default check's walk phase, to bound its cost, places
+// them on the last fault placed ("modifiers on the last fault ..."; not
+// enumerated: "faults placed after a modified one").
 func (s ExhaustiveScope) Modifiers() string {
 	if len(s.modifiers)+len(s.onlyOne) == 0 {
 		return "modifiers none (no kind in scope takes one)"
@@ -176,7 +183,10 @@ func (s ExhaustiveScope) Modifiers() string {
 	}
 	out := "modifiers none"
 	if len(on) > 0 {
-		out = "modifiers of single faults " + strings.Join(on, ", ")
+		out = "modifiers on any fault " + strings.Join(on, ", ")
+		if s.lastOnly {
+			out = "modifiers on the last fault " + strings.Join(on, ", ")
+		}
 	}
 	out += "; not enumerated: "
 	for _, c := range s.onlyOne {
@@ -186,7 +196,10 @@ func (s ExhaustiveScope) Modifiers() string {
 			out += "shared (one tenant), "
 		}
 	}
-	return out + "modifiers with other faults, other repeat counts, until events and windows"
+	if s.lastOnly && len(on) > 0 {
+		out += "faults placed after a modified one, "
+	}
+	return out + "other repeat counts, until events and windows"
 }
 
 // modifierNote is the parameter the walk gives each modifier.
@@ -316,7 +329,8 @@ func (r *ExhaustiveReport) Summary() string {
 // WithExhaustive makes Explore and Check the bounded-exhaustive walk
 // instead of random draws: every schedule of up to WithMaxFaults faults and world
 // events, smallest first, each fault at a crossing the run of the faults
-// before it reached, stopping at the first that breaks an invariant in
+// before it reached and with each modifier its kind takes (see
+// ExhaustiveScope.Modifiers), stopping at the first that breaks an invariant in
 // scope (minimal by construction) or ending in a bounded proof over the
 // scope. Its report is Report.Exhaustive. WithCoverage, WithGuide,
 // WithSeed and WithChecks do not apply. See docs/exploration.md.
@@ -516,7 +530,7 @@ func newWalk(e *explorer) (*walkState, error) {
 	if w.cap == 0 {
 		w.cap = defaultMaxSchedules
 	}
-	scope := ExhaustiveScope{Fixture: set.fixture.Name, Config: set.config, World: set.world, Placement: "any event"}
+	scope := ExhaustiveScope{Fixture: set.fixture.Name, Config: set.config, World: set.world, Placement: "any event", lastOnly: set.exh.modsLast}
 	if set.exh.ownEvents {
 		scope.Placement = "own event"
 	}
@@ -736,9 +750,9 @@ func (w *walkState) schedule(il int, fs []placed) *model.Schedule {
 // sites returns the placements res's run offers the next fault, in the
 // walk's order: its crossings of each event (model.Crossings, and
 // worker.start for a kind placed there) and the memory keys and branch
-// names it crossed, each with the kind's own correlation; then, when mods
-// is true, the same with each of its modifiers.
-func (w *walkState) sites(res *model.Result, mods bool) []placed {
+// names it crossed, each with the kind's own correlation; then the same
+// with each of its modifiers.
+func (w *walkState) sites(res *model.Result) []placed {
 	ss := sitesOf(res)
 	crossed, details := ss.counts, ss.details
 	if w.starts {
@@ -766,11 +780,7 @@ func (w *walkState) sites(res *model.Result, mods bool) []placed {
 			}
 		}
 	}
-	plain := len(out)
-	if !mods {
-		plain = 0
-	}
-	for i := range plain {
+	for i := range len(out) {
 		for c := range w.byCode[out[i].kind].corrs {
 			p := out[i]
 			p.corr = byte(c + 1)
@@ -819,6 +829,8 @@ type outcome struct {
 	inv                    model.InvariantResult
 	faults, reached, fired int
 	children               []string      // keys of the schedules it extends to
+	mods                   []byte        // each child's faults with a modifier
+	il                     int           // the interleaving it ran under
 	timeline               []model.Event // the run's, when bad (found confirms it)
 }
 
@@ -844,7 +856,7 @@ func (w *walkState) check(h *model.Harness, k string, children bool) outcome {
 	if err != nil {
 		return outcome{err: onSchedule(fmt.Errorf("properties: harness: %w", err), s)}
 	}
-	var o outcome
+	o := outcome{il: il}
 	o.inv, o.bad = w.e.violation(res)
 	if o.bad {
 		o.timeline = res.Timeline.Events()
@@ -858,19 +870,31 @@ func (w *walkState) check(h *model.Harness, k string, children bool) outcome {
 			}
 		}
 	}
-	// a fault with a modifier is placed alone (see Modifiers): its
-	// schedule extends to nothing, and a second fault takes none
-	modified := slices.ContainsFunc(fs, func(f placed) bool { return f.corr > 0 })
-	if children && !o.bad && !modified {
+	// every fault takes each modifier of its kind (see Modifiers); the
+	// walk runs the schedules of one size by how many faults carry one.
+	// In the default check's walk phase a modified fault is the last
+	// placed: its schedule extends to nothing.
+	modified := 0
+	for _, f := range fs {
+		if f.corr > 0 {
+			modified++
+		}
+	}
+	if children && !o.bad && (modified == 0 || !w.e.set.exh.modsLast) {
 		next := make([]placed, len(fs)+1)
 		copy(next, fs)
-		for _, site := range w.sites(res, len(fs) == 0) {
+		for _, site := range w.sites(res) {
 			next[len(fs)] = site
 			c := next
 			if !w.e.set.exh.unreduced {
 				c = w.canonical(next)
 			}
 			o.children = append(o.children, w.join(il, c))
+			m := byte(modified)
+			if site.corr > 0 {
+				m++
+			}
+			o.mods = append(o.mods, m)
 		}
 	}
 	return o
@@ -915,8 +939,7 @@ func (w *walkState) walk() (*ExhaustiveReport, error) {
 		levelStart := pos
 		rep.PerSize = append(rep.PerSize, 0)
 		children := size < w.e.set.maxFaults
-		var next []string
-		var nextFrom []int32
+		var next nextLevel
 		seen := map[string]bool{}
 		for start := 0; start < len(level); start += chunk {
 			end := min(start+chunk, len(level))
@@ -954,11 +977,9 @@ func (w *walkState) walk() (*ExhaustiveReport, error) {
 				if o.err != nil {
 					return nil, o.err
 				}
-				grew := len(next)
 				if !own {
 					if !o.bad {
-						next = w.extend(next, seen, o.children)
-						nextFrom = grown(nextFrom, len(next)-grew, start+i)
+						w.extend(&next, seen, o, start+i)
 					}
 					continue
 				}
@@ -976,9 +997,8 @@ func (w *walkState) walk() (*ExhaustiveReport, error) {
 					}
 					return w.found(level[start+i], parent, ok, o, pos)
 				}
-				next = w.extend(next, seen, o.children)
-				nextFrom = grown(nextFrom, len(next)-grew, start+i)
-				pending := len(level) - (start + i + 1) + len(next)
+				w.extend(&next, seen, o, start+i)
+				pending := len(level) - (start + i + 1) + next.len()
 				if shards > 1 {
 					pending = (pending + shards - 1) / shards
 				}
@@ -987,12 +1007,13 @@ func (w *walkState) walk() (*ExhaustiveReport, error) {
 			if end < min(start+chunk, len(level)) {
 				rep.total, rep.exact = levelStart+len(level), !children
 				if children {
-					rep.total += len(next)
+					rep.total += next.len()
 				}
 				return rep, nil // the cap, with schedules left: incomplete
 			}
 		}
-		prev, level, from = level, next, nextFrom
+		prev = level
+		level, from = next.flatten()
 		if len(level) == 0 {
 			break
 		}
@@ -1001,26 +1022,58 @@ func (w *walkState) walk() (*ExhaustiveReport, error) {
 	return rep, nil
 }
 
-// grown appends n copies of parent to from.
-func grown(from []int32, n, parent int) []int32 {
-	for range n {
-		from = append(from, int32(parent))
-	}
-	return from
+// nextLevel is the next size's schedules as they are found, by
+// interleaving and then by how many of their faults carry a modifier
+// (keys[il][m]), each with the index of the schedule whose run gave its
+// last fault's site (from[il][m]): the next level is their concatenation
+// in that order, so under each interleaving the schedules with fewer
+// modifiers run first.
+type nextLevel struct {
+	keys [][][]string
+	from [][][]int32
+	n    int
 }
 
-// extend appends to next the children not yet seen at their size (all of
-// them, unreduced).
-func (w *walkState) extend(next []string, seen map[string]bool, children []string) []string {
-	for _, c := range children {
-		if w.e.set.exh.unreduced {
-			next = append(next, c)
-		} else if !seen[c] {
-			seen[c] = true
-			next = append(next, c)
+// len is the schedules of the next level found so far.
+func (n *nextLevel) len() int { return n.n }
+
+// flatten returns the next level and its parents, in the walk's order.
+func (n *nextLevel) flatten() ([]string, []int32) {
+	keys, from := make([]string, 0, n.n), make([]int32, 0, n.n)
+	for il := range n.keys {
+		for m := range n.keys[il] {
+			keys, from = append(keys, n.keys[il][m]...), append(from, n.from[il][m]...)
 		}
 	}
-	return next
+	return keys, from
+}
+
+// add appends key k, of interleaving il with m modified faults, whose
+// parent is the schedule at index parent of its level.
+func (n *nextLevel) add(il, m int, k string, parent int) {
+	for len(n.keys) <= il {
+		n.keys, n.from = append(n.keys, nil), append(n.from, nil)
+	}
+	for len(n.keys[il]) <= m {
+		n.keys[il], n.from[il] = append(n.keys[il], nil), append(n.from[il], nil)
+	}
+	n.keys[il][m], n.from[il][m] = append(n.keys[il][m], k), append(n.from[il][m], int32(parent))
+	n.n++
+}
+
+// extend adds to next the children of o, the run of the schedule at
+// index parent of its level, not yet seen at their size (all of them,
+// unreduced).
+func (w *walkState) extend(next *nextLevel, seen map[string]bool, o outcome, parent int) {
+	for i, c := range o.children {
+		if !w.e.set.exh.unreduced {
+			if seen[c] {
+				continue
+			}
+			seen[c] = true
+		}
+		next.add(o.il, int(o.mods[i]), c, parent)
+	}
 }
 
 // found describes the counterexample of key k, whose run o broke an

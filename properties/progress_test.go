@@ -87,11 +87,11 @@ func TestProgressOfTheWalk(t *testing.T) {
 		return calls, rep
 	}
 	calls, rep := walk(properties.WithMaxFaults(2))
-	if rep.Schedules != 27 || len(calls) != 27 {
-		t.Fatalf("%d schedules, %d calls; want 27 and 27", rep.Schedules, len(calls))
+	if rep.Schedules != 131 || len(calls) != 131 {
+		t.Fatalf("%d schedules, %d calls; want 131 and 131", rep.Schedules, len(calls))
 	}
-	if calls[0] != (call{1, 11, 0}) || calls[26] != (call{27, 27, 0}) {
-		t.Fatalf("first call %v, last %v; want {1 11 0} and {27 27 0}", calls[0], calls[26])
+	if calls[0] != (call{1, 11, 0}) || calls[130] != (call{131, 131, 0}) {
+		t.Fatalf("first call %v, last %v; want {1 11 0} and {131 131 0}", calls[0], calls[130])
 	}
 	for i, c := range calls {
 		if c.done != i+1 || c.total < c.done || c.cx != 0 || (i > 0 && c.total < calls[i-1].total) {

@@ -292,7 +292,7 @@ func TestExhaustiveConcurrent(t *testing.T) {
 		"--kinds", "timeout_after_commit", "--no-world")
 	want := "no counterexample among 1027 schedules of at most 1 faults\n" +
 		"enumerated: 79 of 0 faults, 948 of 1\n" +
-		"scope: 1 kinds (timeout_after_commit); world events off; placement any event; profile typed, concurrency: 3 workers, fixture copperfin-batch; 79 interleavings (at most one context switch); modifiers of single faults repeated (2 crossings), persistent (to the run's end), synchronized (the default window); not enumerated: shared (one tenant), modifiers with other faults, other repeat counts, until events and windows\n" +
+		"scope: 1 kinds (timeout_after_commit); world events off; placement any event; profile typed, concurrency: 3 workers, fixture copperfin-batch; 79 interleavings (at most one context switch); modifiers on any fault repeated (2 crossings), persistent (to the run's end), synchronized (the default window); not enumerated: shared (one tenant), other repeat counts, until events and windows\n" +
 		"faults: 948 of 948 scheduled reached, 0 not reached\n"
 	if code != 0 || out != want {
 		t.Fatalf("exit %d %s\n%s", code, stderr, out)
