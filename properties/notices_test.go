@@ -66,6 +66,7 @@ func TestNoticeKindsInTheDraws(t *testing.T) {
 // checks without notices do (131 faults scheduled, the same reached and
 // fired), recorded_agrees_with_ledger out of scope.
 func TestNoticeKindsOnBilling(t *testing.T) {
+	oneGoroutine(t)
 	d := billing.Definition()
 	rep, err := properties.Explore(d, properties.WithKinds("late_notice"), properties.WithSeed(1), properties.WithChecks(20))
 	if err != nil || !rep.Inconclusive() || rep.Found || slices.Contains(rep.Crossed, model.EvNoticeReceive) {
@@ -95,6 +96,7 @@ func TestNoticeKindsOnBilling(t *testing.T) {
 // a refund the provider's ledger holds, and the exploration finds it with
 // a schedule of two faults; the fixed system holds over the same budget.
 func TestWrongClaimExplored(t *testing.T) {
+	oneGoroutine(t)
 	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
 	cfg := copperfin.ConfigOfControls(typed.With(copperfin.NoticeReconcile))
 	opts := func(c model.Config) []properties.Option {

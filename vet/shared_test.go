@@ -31,17 +31,8 @@ func (r *sharedRun) Errorf(format string, args ...any) {
 // analysistest found in pkg's files (or in no package's) are reported on t.
 func (r *sharedRun) result(t *testing.T, pkg string) *analysistest.Result {
 	t.Helper()
-	r.once.Do(func() { r.results = analysistest.Run(r, analysistest.TestData(), r.analyzer, r.patterns...) })
-	for _, e := range r.errs {
-		owner := ""
-		for _, p := range r.patterns {
-			if strings.HasPrefix(e, p+"/") || strings.Contains(e, "/"+p+"/") || strings.Contains(e, " "+p+"/") {
-				owner = p
-			}
-		}
-		if owner == "" || owner == pkg {
-			t.Error(e)
-		}
+	for _, e := range r.unmet(pkg) {
+		t.Error(e)
 	}
 	for _, res := range r.results {
 		if res.Pass.Pkg.Path() == pkg {
@@ -50,4 +41,23 @@ func (r *sharedRun) result(t *testing.T, pkg string) *analysistest.Result {
 	}
 	t.Fatalf("no result for %s among %v", pkg, r.patterns)
 	return nil
+}
+
+// unmet runs the analysis once and returns the mismatches analysistest
+// found in pkg's files or in no package's.
+func (r *sharedRun) unmet(pkg string) []string {
+	r.once.Do(func() { r.results = analysistest.Run(r, analysistest.TestData(), r.analyzer, r.patterns...) })
+	var out []string
+	for _, e := range r.errs {
+		owner := ""
+		for _, p := range r.patterns {
+			if strings.HasPrefix(e, p+"/") || strings.Contains(e, "/"+p+"/") || strings.Contains(e, " "+p+"/") {
+				owner = p
+			}
+		}
+		if owner == "" || owner == pkg {
+			out = append(out, e)
+		}
+	}
+	return out
 }

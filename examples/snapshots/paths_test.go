@@ -204,13 +204,16 @@ func rapidDefaults(t *testing.T, values map[string]string) {
 
 // TestCheckFindsNothing: the exploration of the correct janitor, 200
 // checks of up to three faults from rapid's seed 2 (TestCheck adds 100
-// from a random seed), finds no counterexample.
+// from a random seed), finds no counterexample. The default check's walk
+// of every schedule of at most two faults comes first in TestCheck, over
+// the same definition and kinds; here it is off (WithMaxSchedules(0)), so
+// the walk runs once in go test ./... instead of twice.
 func TestCheckFindsNothing(t *testing.T) {
 	if testing.Short() || raceDetector {
 		t.Skip("an exploration of 200 runs: go test ./... runs it without the race detector")
 	}
 	rapidDefaults(t, map[string]string{"rapid.checks": "200", "rapid.seed": "2"})
-	properties.Check(t, definition(t), properties.WithKinds(kinds...))
+	properties.Check(t, definition(t), properties.WithKinds(kinds...), properties.WithMaxSchedules(0))
 }
 
 // self runs this test binary from the package's folder with args and the

@@ -10,9 +10,11 @@ import (
 
 // raceDetector reports whether the tests run under the race detector (go
 // test -race). The 200-check exploration and the subprocess explorations
-// skip under it; the single faults, the timeline twice, TestCheck's and
-// TestSweep's explorations and the fuzz seeds run there, over the goroutines
-// of the MCP transports, the in-process HTTP handler and database/sql.
+// skip under it; the single faults, the timeline twice, TestCheck's
+// exploration and the fuzz seeds run there, over the goroutines of the MCP
+// transports, the in-process HTTP handler and database/sql. .ci/run's race
+// pass leaves TestSweep (the front page's code, TestCheck's System) to go
+// test ./... with -skip.
 const raceDetector = true
 
 // raceOptions cut TestCheck's walk to its clean run and 22 single faults:
