@@ -79,8 +79,9 @@ type Config struct {
 	Trials int
 	// Seed seeds the LCG (taken mod 2^32).
 	Seed int64
-	// Compat restricts kinds to the paper's ten modes (paper188 parity);
-	// without it every catalogue kind of a domain can be drawn.
+	// Compat restricts kinds to the paper's ten modes and the invariants
+	// to the paper's set (model.Options.Compat; paper188 parity); without
+	// it every catalogue kind of a domain can be drawn.
 	Compat bool
 	// Kinds, when not empty, restricts the draw to these fault kinds (a
 	// single mode, or a few): each domain draws only among its listed kinds,
@@ -331,7 +332,7 @@ func Run(def *model.Definition, cfg Config) (*Report, error) {
 	}
 	workers = min(workers, cfg.Trials)
 	observe := cfg.Observe
-	opts := def.Options(model.Options{})
+	opts := def.Options(model.Options{Compat: cfg.Compat})
 	var prog *progress
 	if cfg.Progress != nil {
 		prog = &progress{fn: cfg.Progress, total: cfg.Trials, step: progressStep(cfg.Trials)}

@@ -77,7 +77,9 @@ func gather(def *model.Definition, cfg EvidenceConfig, observe func(*model.Resul
 				}
 			}
 		}
-		comps, cerr = CompositionPairs(def, cfg.Base, kinds, cfg.Compositions)
+		base := cfg.Base
+		base.Options.Compat = base.Options.Compat || cfg.Compat
+		comps, cerr = CompositionPairs(def, base, kinds, cfg.Compositions)
 	}()
 	ref, err := RunStudy(def, sc)
 	<-done

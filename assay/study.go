@@ -31,7 +31,8 @@ type StudyConfig struct {
 	// configuration, a splitmix64 stream seeded alike draws its
 	// configuration.
 	Seed int64
-	// Compat restricts the plan to the paper's ten modes.
+	// Compat restricts the plan to the paper's ten modes and the
+	// invariants to the paper's set (model.Options.Compat).
 	Compat    bool
 	Variation Variation
 	Envelope  Envelope
@@ -214,6 +215,7 @@ func newRunner(sys *system, cfg *StudyConfig) *runner {
 		hashes: map[*model.Schedule]string{}, memo: map[memoKey]*model.Result{}, planned: map[memoKey]bool{}}
 	for _, c := range r.configs {
 		s := c.apply(sys.setup(cfg.Base))
+		s.Options.Compat = s.Options.Compat || cfg.Compat
 		r.harnesses = append(r.harnesses, model.NewHarness(s.Fixture, sys.def.Options(s.Options)))
 	}
 	return r

@@ -137,16 +137,16 @@ Findings (single-fault runs that violated an invariant, defended configurations 
   inventory/undefended/subject_swap at proposal#1: right_subject violated
   inventory/undefended/revoked_capability at authority.grant#1: live_authority violated
   inventory/undefended/timeout_after_commit at tool.commit#1: no_oversell violated
-  inventory/undefended/sandbox_denial at tool.commit#1: confirm_has_hold violated
-  inventory/undefended/reject_before_commit at tool.commit#1: confirm_has_hold violated
+  inventory/undefended/sandbox_denial at tool.commit#1: no_invented_progress, confirm_has_hold violated
+  inventory/undefended/reject_before_commit at tool.commit#1: no_invented_progress, confirm_has_hold violated
   inventory/undefended/malformed_response at tool.commit#1: no_oversell violated
-  inventory/undefended/rate_limit at tool.commit#1: confirm_has_hold violated
+  inventory/undefended/rate_limit at tool.commit#1: no_invented_progress, confirm_has_hold violated
   inventory/undefended/tool_timeout at tool.commit#1: no_oversell violated
   inventory/undefended/missing_checkpoint at checkpoint.write#3: resume_from_checkpoint, no_oversell violated
   inventory/undefended/stale_checkpoint at checkpoint.write#3: resume_from_checkpoint violated
   inventory/undefended/future_version_checkpoint at checkpoint.write#3: resume_from_checkpoint, no_oversell violated
   inventory/undefended/corrupt_checkpoint at checkpoint.write#3: resume_from_checkpoint, no_oversell violated
-  inventory/undefended/false_success at tool.commit#1: confirm_has_hold violated
+  inventory/undefended/false_success at tool.commit#1: no_invented_progress, confirm_has_hold violated
   (pass --out DIR to write each finding's schedule, with the command that replays it)
 
 Release evidence of inventory (200 trials each, seed 1): 84 signatures, 42 pairs, 13 diagnoses, 13 holds; placement:

@@ -58,8 +58,8 @@ func (a agent) Run(ctx context.Context, env model.Env, task model.Task) (model.C
 		if err != nil {
 			return model.Claim{}, err
 		}
-		if c.Result.Outcome == model.OutcomeCommitted {
-			return model.Claim{Verdict: model.ClaimRelease}, nil
+		if c.Result.Outcome == model.OutcomeCommitted && c.Result.Receipt != nil {
+			return model.Claim{Verdict: model.ClaimRelease, Receipt: c.Result.Receipt.ID}, nil
 		}
 	}
 	return model.Claim{Verdict: model.ClaimHold, Reason: "unknown outcome"}, nil

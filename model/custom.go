@@ -132,8 +132,10 @@ type scope struct {
 	// outcome terms then come from the invariants in scope (see Terms).
 	narrowed bool
 	user     []UserInvariant
-	// production: the run is of production code (Options.Clock set),
-	// which checks recorded_agrees_with_ledger in every run
+	// compat: the paper's invariant set (Options.Compat), without the
+	// recorded_agrees_with_ledger every other run checks
+	compat bool
+	// production: a run of production code (Options.Clock)
 	production bool
 }
 
@@ -146,7 +148,7 @@ var addedInvariants = map[string]string{
 
 // resolveScope validates the invariant options.
 func resolveScope(o Options) (scope, error) {
-	s := scope{production: o.Clock != nil}
+	s := scope{compat: o.Compat, production: o.Clock != nil}
 	if o.Builtin != nil {
 		s.narrowed = true
 		for i := range s.off {

@@ -46,6 +46,11 @@ type Options struct {
 	// nameless, repeated or check-less invariant, or one named like a
 	// built-in, is an error returned by Run and Terms.
 	Invariants []UserInvariant
+	// Compat keeps the paper's invariant set ("--compat paper188"): the
+	// invariants selected, without the recorded_agrees_with_ledger every
+	// other run checks beside them (a run with Config.Notices still
+	// checks it).
+	Compat bool `json:",omitempty"`
 	// ProviderHistory records the run's provider history
 	// (Result.Provider, View.Provider) for a linearizability check
 	// (package linearize). A run with user invariants records it anyway;
@@ -131,12 +136,13 @@ type Harness struct {
 	opts   Options
 	scope  scope
 	// users are the invariants of a run beside the built-in ones, without
-	// and with notices (runInvariants; production code checks the same
-	// in both)
-	users  [2][]UserInvariant
-	err    error    // invalid options, returned by every run
-	traces []string // per task: the trace id the harness assigns
-	r      run
+	// and with notices (runInvariants)
+	users [2][]UserInvariant
+	// history: the runs record the provider's history (see recordsProvider)
+	history bool
+	err     error    // invalid options, returned by every run
+	traces  []string // per task: the trace id the harness assigns
+	r       run
 	// stopOn is true when opts.Stop declares a condition; stopErr is its
 	// validation error.
 	stopOn  bool
@@ -176,7 +182,10 @@ func NewHarness(f Fixture, opts Options) *Harness {
 			}
 		}
 	}
-	h.users = [2][]UserInvariant{runInvariants(h.scope.user, f.Fleet != nil, h.scope.production), runInvariants(h.scope.user, f.Fleet != nil, true)}
+	h.users = [2][]UserInvariant{runInvariants(h.scope, f.Fleet != nil, false), runInvariants(h.scope, f.Fleet != nil, true)}
+	// the provider's history is recorded for invariants that may read it:
+	// the user's own, the fleet's, and any of production code
+	h.history = opts.ProviderHistory || len(h.scope.user) > 0 || f.Fleet != nil || opts.Clock != nil
 	h.stopOn, h.stopErr = opts.Stop.set(), opts.Stop.Validate()
 	seen := make(map[string]bool, len(f.Tasks))
 	h.uniqueIDs = true

@@ -306,7 +306,8 @@ func recordedAgrees(v View) string {
 	// receipt id) to the key
 	held := map[string]int{}
 	name := map[string]string{}
-	var keys []string
+	var keyBuf [8]string
+	keys := keyBuf[:0]
 	for _, e := range r.world.Ledger {
 		if e.Task == id {
 			if held[e.Key] == 0 {
@@ -322,7 +323,8 @@ func recordedAgrees(v View) string {
 	records := func(c *Checkpoint, key string) bool {
 		return slices.ContainsFunc(c.CompletedEffects, func(n string) bool { return name[n] == key })
 	}
-	var cps []*Checkpoint
+	var cpBuf [8]*Checkpoint
+	cps := cpBuf[:0]
 	for i := range r.world.Checkpoints {
 		if r.world.Checkpoints[i].Task == id {
 			cps = append(cps, &r.world.Checkpoints[i])

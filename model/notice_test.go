@@ -232,7 +232,9 @@ func TestNoticeAgreementByKeyOrReceipt(t *testing.T) {
 // deny_over_ledger mutant keeps it: a checkpoint rollback, then the
 // capability revoked, and the resumed worker denies the refund its
 // predecessor made; a reply lost and the trace replaced, and the worker
-// denies its own refund as another request's; with notices, a lagging
+// denies its own refund as another request's; the same after a rollback,
+// when the resumed worker's first send is answered with the replay of
+// its predecessor's late commit; with notices, a lagging
 // readback after a rollback withdraws the verified refund from the record.
 // The fixed system releases or holds, and every invariant holds.
 func TestWrongClaimUnderFullControls(t *testing.T) {
@@ -252,6 +254,9 @@ func TestWrongClaimUnderFullControls(t *testing.T) {
 		{"trace replaced after a lost reply", false, []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_after_commit"},
 			{Event: model.EvToolCommit, Ordinal: 1, Kind: "break_trace_lineage"}},
 			25, "the task's record (checkpoint 2) lacks effect O-731:refund:v1 of the provider's ledger", model.ClaimHold},
+		{"rollback after a late commit under a replaced trace", false, []model.FaultEntry{{Event: model.EvCheckpointWrite, Ordinal: 3, Kind: "checkpoint_rollback"},
+			{Event: model.EvToolCommit, Ordinal: 1, Kind: "break_trace_lineage"}, {Event: model.EvToolCommit, Ordinal: 1, Kind: "tool_timeout"}},
+			35, "the task's record (checkpoint 2) lacks effect O-731:refund:v1 of the provider's ledger", model.ClaimHold},
 		{"lagging readback after a rollback", true, []model.FaultEntry{{Event: model.EvLedgerReadback, Ordinal: 3, Kind: "lagging_readback"},
 			{Event: model.EvCheckpointWrite, Ordinal: 4, Kind: "checkpoint_rollback"}},
 			37, "checkpoint 4 withdraws effect O-731:refund:v1, which checkpoint 3 recorded and the provider's ledger holds", model.ClaimRelease},

@@ -29,9 +29,9 @@ type ProviderOp struct {
 }
 
 // recordsProvider reports whether the run records its provider history:
-// under Options.ProviderHistory, or with user invariants (which may read
-// it).
-func (r *run) recordsProvider() bool { return r.h.opts.ProviderHistory || len(r.h.users[0]) > 0 }
+// under Options.ProviderHistory, with user invariants (which may read
+// it), on a fleet fixture or in production code.
+func (r *run) recordsProvider() bool { return r.h.history }
 
 // sendOp records, on a detailed run, a commit sent now; it returns the
 // op's index, or -1 when nothing is recorded.

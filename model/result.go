@@ -240,8 +240,9 @@ func (r *run) result() *Result {
 type resultStore struct {
 	res Result
 	tl  timeline
-	// invs holds the invariant results of the default scope
-	invs   [8]InvariantResult
+	// invs holds the invariant results of the default scope (the eight
+	// built-in ones and recorded_agrees_with_ledger)
+	invs   [9]InvariantResult
 	faults [1]FaultReport
 	claims [1]TaskClaim
 	tasks  [1]TaskVerdict

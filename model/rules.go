@@ -26,9 +26,6 @@ func (d *Definition) Check(cfg Config, opts Options) error {
 		return err
 	}
 	f, err := d.Fixture(cfg.Fixture)
-	// the invariant production code always checks does not count: it
-	// asks nothing of a system that claims nothing from the ledger
-	sc.production = false
 	if len(sc.names(err == nil && f.Fleet != nil, cfg.Notices)) > 0 {
 		return nil
 	}
@@ -37,13 +34,11 @@ func (d *Definition) Check(cfg Config, opts Options) error {
 
 // Scope returns the names of the invariants a run of d under cfg with
 // d.Options(opts) checks, in the order Result.Invariants reports them:
-// the built-in ones selected, recorded_agrees_with_ledger in a run of
-// production code (Options.Clock) or with notices, no_retry_storm on a
-// fleet fixture, then the system's own. It is
-// the one rule of what a run checks: a violation of any of them fails the
-// run on every door (explore, the walk, fuzz, replay, coverage; explore
-// drops recorded_agrees_with_ledger for a system whose clean run reads no
-// notice). An unknown fixture or invalid options are errors.
+// the built-in ones selected, recorded_agrees_with_ledger (see ledger),
+// no_retry_storm on a fleet fixture, then the system's own. It is the one
+// rule of what a run checks: a violation of any of them fails the run on
+// every door (explore, the walk, fuzz, replay, coverage). An unknown
+// fixture or invalid options are errors.
 func (d *Definition) Scope(cfg Config, opts Options) ([]string, error) {
 	sc, err := resolveScope(d.Options(opts))
 	if err != nil {
@@ -65,23 +60,36 @@ func (s scope) names(fleet, notices bool) []string {
 			out = append(out, inv.Name)
 		}
 	}
-	for _, u := range runInvariants(s.user, fleet, notices || s.production) {
+	for _, u := range runInvariants(s, fleet, notices) {
 		out = append(out, u.Name)
 	}
 	return out
 }
 
-// runInvariants returns the invariants a run checks beside the built-in
-// ones: NoticeAgreement in a run with notices or of production code
-// (ledger; unless own names it), the fleet's no_retry_storm, then own.
-// The harness runs exactly these.
-func runInvariants(own []UserInvariant, fleet, ledger bool) []UserInvariant {
+// ledger reports whether a run of s (of a fleet fixture, with notices)
+// checks recorded_agrees_with_ledger without naming it: every run with
+// notices, and every run of production code that checks some other
+// invariant, but for the paper's set (compat). Alone, it would let a
+// system that records nothing pass having tested nothing, so a scope
+// that is otherwise empty stays empty (Check refuses it, Err says so).
+func (s scope) ledger(fleet, notices bool) bool {
+	if notices {
+		return true
+	}
+	return s.production && !s.compat && (fleet || len(s.user) > 0 || slices.Contains(s.off[:], false))
+}
+
+// runInvariants returns the invariants a run of s checks beside the
+// built-in ones: NoticeAgreement where s.ledger says so (unless the
+// system's own name it), the fleet's no_retry_storm, then the system's
+// own. The harness runs exactly these.
+func runInvariants(s scope, fleet, notices bool) []UserInvariant {
 	var out []UserInvariant
-	if ledger && !slices.ContainsFunc(own, func(u UserInvariant) bool { return u.Name == InvRecordedAgreesWithLedger }) {
+	if s.ledger(fleet, notices) && !slices.ContainsFunc(s.user, func(u UserInvariant) bool { return u.Name == InvRecordedAgreesWithLedger }) {
 		out = append(out, NoticeAgreement())
 	}
 	if fleet {
 		out = append(out, noRetryStorm())
 	}
-	return append(out, own...)
+	return append(out, s.user...)
 }

@@ -25,9 +25,10 @@ import (
 // deadline forced leaves its task timed_out in the timeline, where it
 // said failed; the record's redaction of task ids and actors (beside
 // subjects, capabilities and traces) hides them in the record (4bc04fa4...
-// before both).
+// before both); a resumed worker holds an effect no decision wrote
+// (four runs: one more evidence.lookup).
 const (
-	runOutputsDigest = "75bee20822751b6afd67d8066768ce82693e7949dc496e89c373aa9e2d5960ca"
+	runOutputsDigest = "58f34358b2f07bc0e8d4183fc9ff85993de93ca0516737353cc734bab1be27b5"
 	runOutputsRuns   = 4370
 )
 

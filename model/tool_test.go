@@ -48,7 +48,7 @@ func (s shopper) Run(ctx context.Context, env model.Env, t model.Task) (model.Cl
 	if s.effectName != nil {
 		name = s.effectName(key, res)
 	}
-	if err := env.Store.Save(ctx, model.Checkpoint{Seq: 1, WorkflowVersion: 1, State: "charged", CompletedEffects: []string{name}}); err != nil {
+	if err := env.Store.Save(ctx, model.Checkpoint{Seq: 1, WorkflowVersion: 1, State: "charged", CompletedEffects: []string{t.ID + ":search", name}}); err != nil {
 		return model.Claim{}, err
 	}
 	return model.Claim{Verdict: model.ClaimRelease, Reason: "charged " + res.Receipt.ID}, nil

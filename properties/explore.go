@@ -356,6 +356,9 @@ type explorer struct {
 	// from several goroutines at once
 	prefixes sync.Pool
 	inScope  map[string]bool
+	// ledgerAnyway: recorded_agrees_with_ledger is in scope of a run of the
+	// config without notices too (Definition.Scope), so noticeScope keeps it
+	ledgerAnyway bool
 	// maxAdvance bounds a drawn clock advance, in logical ms: twice the
 	// latest capability expiry or deadline of the workload, and never more
 	// than the validator accepts (model.MaxClockAdvance)
@@ -659,6 +662,15 @@ func resolve(def *model.Definition, opts []Option) (*explorer, error) {
 	for _, name := range scope {
 		e.inScope[name] = set.invariants == nil || slices.Contains(set.invariants, name)
 	}
+	if set.config.Notices {
+		quiet := set.config
+		quiet.Notices = false
+		without, err := own.Scope(quiet, set.harness)
+		if err != nil {
+			return nil, fmt.Errorf("properties: harness: %w", err)
+		}
+		e.ledgerAnyway = slices.Contains(without, model.InvRecordedAgreesWithLedger)
+	}
 	if !e.checksAnInvariant() {
 		return nil, fmt.Errorf("properties: system %s: no invariant in scope: the invariants the options name leave none of those its runs check, so every run would pass whatever the system does", def.Name)
 	}
@@ -814,17 +826,17 @@ func (e *explorer) survey(also ...model.Config) error {
 	return nil
 }
 
-// noticeScope takes recorded_agrees_with_ledger out of scope when the
-// config has notices but the system's clean run never read one (crossed
-// no notice.receive): such a system does not consume the provider's
-// notices, so what its checkpoints record is not settled by them, and the
-// notice kinds, which never reach it, leave the campaign inconclusive
-// rather than a violation of the clean run. The invariant stays in scope
-// when the harness options or withInvariants name it, and for production
-// code (Options.Clock), whose every run checks it.
+// noticeScope takes recorded_agrees_with_ledger out of scope when only
+// the notices put it there and the system's clean run never read one
+// (crossed no notice.receive): such a system does not consume the
+// provider's notices, and the notice kinds, which never reach it, leave
+// the campaign inconclusive rather than a violation of the clean run. The
+// invariant stays in scope when a run without notices checks it too
+// (every run with another invariant in scope but for Options.Compat:
+// Definition.Scope), and when the harness options or withInvariants name it.
 func (e *explorer) noticeScope() {
 	set := e.set
-	if !set.config.Notices || set.harness.Clock != nil || e.crossed[eventPos(model.EvNoticeReceive)] || slices.Contains(set.invariants, model.InvRecordedAgreesWithLedger) ||
+	if !set.config.Notices || e.ledgerAnyway || e.crossed[eventPos(model.EvNoticeReceive)] || slices.Contains(set.invariants, model.InvRecordedAgreesWithLedger) ||
 		slices.ContainsFunc(set.harness.Invariants, func(u model.UserInvariant) bool { return u.Name == model.InvRecordedAgreesWithLedger }) {
 		return
 	}

@@ -180,8 +180,8 @@ func WithHarnessOptions(opts model.Options) Option {
 }
 
 // withInvariants limits the invariants whose violation is a counterexample
-// (default: all of model.Invariants, and recorded_agrees_with_ledger in a
-// run of production code or with notices). An unknown name is an error.
+// (default: every invariant a run checks, Definition.Scope). An unknown
+// name is an error.
 func withInvariants(names ...string) Option {
 	return optionFunc(func(s *settings) error {
 		for _, n := range names {

@@ -59,6 +59,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -235,6 +236,9 @@ type flow struct {
 	deadlineAt model.Millis
 	hold       string
 	seq        int
+	// done are the keys of the committed requests, the effects the
+	// record names (Checkpoint.CompletedEffects)
+	done []string
 }
 
 func (f *flow) stop(code, reason string) (model.Claim, error) {
@@ -255,7 +259,7 @@ func (f *flow) save(state string) error {
 	}
 	return f.env.Store.Save(f.ctx, model.Checkpoint{Seq: f.seq, WorkflowVersion: WorkflowVersion, State: state,
 		Attempt: f.attempts, RetryRemaining: 1 + f.task.RetryBudget - f.attempts, DeadlineRemaining: f.deadlineAt - f.env.Now(),
-		Action: f.a, Data: data})
+		Action: f.a, Data: data, CompletedEffects: slices.Clone(f.done)})
 }
 
 // Run holds and confirms the cart's units. It returns model.ErrWorkerCrashed
@@ -280,7 +284,7 @@ func (s *System) Run(ctx context.Context, env model.Env, task model.Task) (model
 	}
 	stage := ""
 	if resumed {
-		f.a, f.attempts, f.seq, f.hold = cp.Action, cp.Attempt, cp.Seq, cp.Data["hold"]
+		f.a, f.attempts, f.seq, f.hold, f.done = cp.Action, cp.Attempt, cp.Seq, cp.Data["hold"], slices.Clone(cp.CompletedEffects)
 		f.deadlineAt = cp.At + cp.DeadlineRemaining
 		stage = cp.State
 	}
@@ -301,16 +305,18 @@ func (s *System) Run(ctx context.Context, env model.Env, task model.Task) (model
 			return c, err
 		}
 		f.hold = key
+		f.done = append(f.done, key)
 		if err := f.save(stageReserved); err != nil {
 			return model.Claim{}, err
 		}
 		stage = stageReserved
 	}
 	if stage == stageReserved || stage == stageConfirming {
-		_, c, done, err := f.step(ToolConfirm, stage == stageConfirming)
+		key, c, done, err := f.step(ToolConfirm, stage == stageConfirming)
 		if done || err != nil {
 			return c, err
 		}
+		f.done = append(f.done, key)
 		if err := f.save(stageConfirmed); err != nil {
 			return model.Claim{}, err
 		}

@@ -187,9 +187,10 @@ func TestControlCounterfactuals(t *testing.T) {
 		// without stable keys, only the lookup stops the blind retry
 		{inventory.HoldLookup, noKeys, noKeys.Without(inventory.HoldLookup), "timeout_after_commit", model.EvToolCommit, 1,
 			[]string{inventory.InvNoOversell}, [2]int{1, 1}, [2]int{2, 1}},
-		// a denied reserve taken as done: a confirm with nothing held
+		// a denied reserve taken as done: a confirm with nothing held, and
+		// a record naming a hold the warehouse never made
 		{inventory.TypedOutcomes, inventory.Defended, inventory.Defended.Without(inventory.TypedOutcomes), "sandbox_denial", model.EvToolCommit, 1,
-			[]string{inventory.InvConfirmHasHold}, [2]int{0, 0}, [2]int{0, 1}},
+			[]string{model.InvNoInventedProgress, inventory.InvConfirmHasHold}, [2]int{0, 0}, [2]int{0, 1}},
 		// a lagging replica serves the reserving checkpoint after the hold
 		{inventory.CheckpointCheck, inventory.Defended, inventory.Defended.Without(inventory.CheckpointCheck), "stale_checkpoint", model.EvCheckpointWrite, 2,
 			[]string{model.InvResumeFromCheckpoint}, [2]int{1, 0}, [2]int{1, 1}},

@@ -60,8 +60,12 @@ func (a Agent) Run(ctx context.Context, env model.Env, t model.Task) (model.Clai
 	}
 	save := func(state string) error {
 		seq++
-		return env.Store.Save(ctx, model.Checkpoint{Task: t.ID, Seq: seq, WorkflowVersion: workflowVersion, State: state, Attempt: attempts,
-			Data: map[string]string{"key": key}})
+		cp := model.Checkpoint{Task: t.ID, Seq: seq, WorkflowVersion: workflowVersion, State: state, Attempt: attempts,
+			Data: map[string]string{"key": key}}
+		if state == "archived" {
+			cp.CompletedEffects = []string{key} // the record names the effect it made
+		}
+		return env.Store.Save(ctx, cp)
 	}
 	for {
 		if attempts > t.RetryBudget {

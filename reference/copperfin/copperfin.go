@@ -765,8 +765,10 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 			}
 			if owner != "" && owner != f.a.TraceID {
 				// the key's effect belongs to another decision: this
-				// request repeats a refund already made
-				return "", c, true, f.alreadyRefunded(&c, owner, f.attempt > 1)
+				// request repeats a refund already made, unless this
+				// worker or (resumed) a predecessor whose record may
+				// have been rolled back sent it
+				return "", c, true, f.alreadyRefunded(&c, owner, f.attempt > 1 || resumed)
 			}
 		}
 		if res.Replayed && f.warn("duplicate_suppressed", "provider replayed key "+key) {

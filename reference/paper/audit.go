@@ -52,7 +52,7 @@ const (
 // returns an error for an unknown profile or a harness error.
 func Audit(profiles []copperfin.Profile, compat bool) ([]ProfileAudit, error) {
 	var out []ProfileAudit
-	h := model.NewHarness(copperfin.Copperfin(), model.Options{})
+	h := model.NewHarness(copperfin.Copperfin(), model.Options{Compat: compat})
 	for _, p := range profiles {
 		cs, err := copperfin.ProfileControls(p)
 		if err != nil {
