@@ -98,7 +98,8 @@ func (d *Decoder) Verify(s *model.Schedule) error {
 	if f.Invariant, f.Detail = firstViolated(sh.result); f.Invariant == "" {
 		f.Invariant, f.Detail = firstViolated(res)
 	}
-	sh.schedule.Seed = "fuzz counterexample: " + f.Invariant
+	// the shrunk schedule keeps the seed its runs had: the seed string
+	// seeds every worker's Env.Rand stream, so a new one redraws them
 	if err := d.store(f); err != nil {
 		return err
 	}

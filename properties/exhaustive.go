@@ -1111,12 +1111,14 @@ func (w *walkState) found(k, parent string, hasParent bool, o outcome, index int
 		}
 	}
 	rep.Found, rep.Complete, rep.Index = true, true, index
-	ir, _ := res.Invariant(inv)
-	s.Seed = fmt.Sprintf("counterexample: %s after seq %d (%s)", inv, ir.FirstSeq, ir.Event)
+	// s is reported as the walk ran it, seed and all: the seed string is
+	// an input of the run (Env.Rand's streams), so a new label would make
+	// it another schedule, one the walk never ran
 	if res, err = w.e.replay(s); err != nil {
 		return nil, err
 	}
-	if ir, _ = res.Invariant(inv); ir.Held {
+	ir, _ := res.Invariant(inv)
+	if ir.Held {
 		return nil, fmt.Errorf("properties: the walk's counterexample no longer breaks %s when replayed: %w", inv, ErrNondeterministic)
 	}
 	cx := describe(s, res, ir)

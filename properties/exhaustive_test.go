@@ -72,7 +72,7 @@ func TestExhaustiveFirstViolationK1(t *testing.T) {
 		cx.FirstSeq != 16 || cx.Event != model.EvToolCommit || cx.FaultID != "f1" || cx.FaultKind != "subject_swap" {
 		t.Fatalf("counterexample %v: %s", got, cx)
 	}
-	if cx.Schedule.Seed != "counterexample: right_subject after seq 16 (tool.commit)" || cx.Replay != "faultline replay SCHEDULE.json" {
+	if cx.Schedule.Seed != "exhaustive" || cx.Replay != "faultline replay SCHEDULE.json" {
 		t.Errorf("seed %q replay %q", cx.Schedule.Seed, cx.Replay)
 	}
 	if !strings.HasPrefix(rep.Summary(), "counterexample: schedule 2 of the walk, 1 faults (1 of 0 faults, 1 of 1; kinds subject_swap, ") {

@@ -68,7 +68,7 @@ func replayLine(t *testing.T, msg string) string {
 // fixture.
 const plantedSchedule = `{
   "version": 2,
-  "seed": "counterexample: confirmed_once after seq 17 (tool.commit)",
+  "seed": "exhaustive",
   "config": {
     "harness": {
       "fixture": "inventory"

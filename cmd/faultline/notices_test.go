@@ -76,10 +76,12 @@ func TestAuditNotices(t *testing.T) {
 }
 
 // lateNotice is the minimal schedule explore shrinks the reference
-// system's late notice to, under the typed profile.
-const lateNotice = `{
+// system's late notice to, under the typed profile, with the seed its
+// runs had (the random phase's "explore", the walk's "exhaustive").
+func lateNotice(seed string) string {
+	return `{
   "version": 2,
-  "seed": "counterexample: recorded_agrees_with_ledger after seq 27 (checkpoint.write)",
+  "seed": "` + seed + `",
   "config": {
     "harness": {
       "fixture": "copperfin",
@@ -98,6 +100,7 @@ const lateNotice = `{
   ]
 }
 `
+}
 
 // TestExploreNoticeKinds: --kinds late_notice turns the provider's
 // notices on (exploration without them could place it nowhere), finds the
@@ -114,7 +117,7 @@ func TestExploreNoticeKinds(t *testing.T) {
 	code, out, stderr := runCLI(t, "explore", "--max-schedules", "0", "--kinds", "late_notice", "--seed", "1", "--checks", "200")
 	if code != 1 || !strings.HasPrefix(out, "counterexample after 1 checks (seed 1)\nfaults: 1 of 1 scheduled reached, 0 not reached\n"+
 		"recorded_agrees_with_ledger violated: first false after seq 27 (checkpoint.write), reached by f1 (late_notice): checkpoint 4 withdraws effect ref-46b1712e:refund:v1, which checkpoint 3 recorded and the provider's ledger holds\n"+
-		"minimal schedule (1 fault):\n"+lateNotice) {
+		"minimal schedule (1 fault):\n"+lateNotice("explore")) {
 		t.Errorf("typed: exit %d, stderr %q\n%s", code, stderr, out)
 	}
 	code, out, stderr = runCLI(t, "explore", "--max-schedules", "0", "--kinds", "late_notice", "--seed", "1", "--checks", "200", "--controls", defended)
@@ -124,7 +127,7 @@ func TestExploreNoticeKinds(t *testing.T) {
 	code, out, stderr = runCLI(t, "explore", "--exhaustive", "--max-faults", "2", "--kinds", "late_notice,rate_limit")
 	if code != 1 || !strings.HasPrefix(out, "counterexample at schedule 3 of the exhaustive walk: no schedule of fewer faults breaks an invariant\n"+
 		"enumerated: 1 of 0 faults, 2 of 1, 0 of 2\nscope: 2 kinds (rate_limit, late_notice); world events on; placement any event; profile typed, notices, fixture copperfin; modifiers none (no kind in scope takes one)\n") ||
-		!strings.Contains(out, "minimal schedule (1 fault):\n"+lateNotice) {
+		!strings.Contains(out, "minimal schedule (1 fault):\n"+lateNotice("exhaustive")) {
 		t.Errorf("exhaustive typed: exit %d, stderr %q\n%s", code, stderr, out)
 	}
 	code, out, stderr = runCLI(t, "explore", "--exhaustive", "--max-faults", "2", "--kinds", "late_notice,rate_limit", "--controls", defended)

@@ -315,7 +315,7 @@ func TestCoverageReport(t *testing.T) {
 		"left out of the systems' universe and of the ratio: 6 never crossed, 3 not applicable (declared), 0 not enacted by their path, 8 under a modifier exploration does not draw",
 		"systems: billing (1374 runs, 14 events crossed; no branch_join, memory; 1 key pattern not applicable)",
 		"charged_once violated in 51 runs: first false after seq 10 (tool.commit): inv-1042 charged 2 times",
-		"replay: FAULTLINE_REPLAY=timeout_after_commit-44dca91b.json go test -run '^TestExplore$' ./examples/billing",
+		"replay: FAULTLINE_REPLAY=timeout_after_commit-aad03092.json go test -run '^TestExplore$' ./examples/billing",
 		"identity/proposal/before_validation/isolated/capability_record  never_crossed: never crossed by this system (billing, 1374 runs): no recorded run crossed proposal, where subject_swap enters",
 		"context/proposal/before_validation/isolated/state_version  never_crossed: never crossed by this system (billing, 1374 runs): no recorded run crossed context.eligibility, where cross_source_conflict enters",
 		"context/proposal/before_validation/isolated/policy_record  never_crossed: never crossed by this system (billing, 1374 runs): no recorded run crossed context.policy, where stale_policy enters",

@@ -314,7 +314,7 @@ func TestCheckFindsBug(t *testing.T) {
 		"systems: snapshots (64 runs, 7 events crossed; no authority, branch_join, memory, proof, proposal; its path enacts 11 kinds)",
 		"effect_at_most_once violated in 53 runs: first false after seq 6 (tool.commit): second ledger effect for task sweep-vol-a",
 		"only_expired_deleted violated in 53 runs: first false after seq 6 (tool.commit): purged a-1 from the recycle bin (deletion del-2 under key janitor:delete:a-1+retry2)",
-		"replay: FAULTLINE_REPLAY=partial_success_response-3d42cd0e.json go test -run '^TestCheck$' ./examples/snapshots",
+		"replay: FAULTLINE_REPLAY=partial_success_response-1161ebf3.json go test -run '^TestCheck$' ./examples/snapshots",
 	} {
 		if !lines[want] {
 			t.Errorf("the coverage report lacks the line %q:\n%s", want, report)
