@@ -48,20 +48,26 @@ func configsOf(def *model.Definition) []model.NamedConfig {
 	return def.Configs
 }
 
-// placeSingle returns the single-fault schedule of kind under cfg, placed
-// at the kind's own event and default ordinal, or at the last occurrence
-// of that event the clean run crossed when the system crosses it fewer
-// times (crossed counts each event of the clean run).
-func placeSingle(kind string, cfg model.Config, crossed map[model.EventName]int) (*model.Schedule, error) {
+// placeSingle returns the single-fault schedules of kind under cfg:
+// those p (model.SingleFaults on the configuration's clean run) placed
+// (one a tool for a kind at tool.commit when the run calls two or more
+// tools), else, for a kind whose event the clean run never crosses, the
+// kind's designed placement (model.SingleFault), which is never reached.
+func placeSingle(kind string, cfg model.Config, p *model.Placements) ([]*model.Schedule, error) {
+	var out []*model.Schedule
+	for _, s := range p.Schedules {
+		if s.Faults[0].Kind == kind {
+			out = append(out, s)
+		}
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
 	s, err := model.SingleFault(kind, cfg)
 	if err != nil {
 		return nil, err
 	}
-	f := &s.Faults[0]
-	if n := crossed[f.Event]; n > 0 && f.Ordinal > n {
-		f.Ordinal = n
-	}
-	return s, nil
+	return []*model.Schedule{s}, nil
 }
 
 // runAudit runs every catalogue kind once as a single fault under each of
@@ -70,9 +76,10 @@ func runAudit(def *model.Definition, t *coverage.Tracker) ([]auditConfig, error)
 	var out []auditConfig
 	for _, nc := range configsOf(def) {
 		cfg := model.Config{System: nc.System}
-		// the clean run is the first to configure the system: a
-		// configuration it refuses is bad input from there
-		clean, err := replay(def, &model.Schedule{Version: model.ScheduleVersion, Seed: "clean", Config: cfg, Faults: []model.FaultEntry{}})
+		// the clean run SingleFaults places the faults on is the first to
+		// configure the system: a configuration it refuses is bad input
+		// from there
+		p, err := model.SingleFaults(marking(def), "", cfg)
 		if ce := (*configureError)(nil); errors.As(err, &ce) {
 			err = ce.err
 		}
@@ -82,30 +89,28 @@ func runAudit(def *model.Definition, t *coverage.Tracker) ([]auditConfig, error)
 		if err := def.Check(cfg, model.Options{}); err != nil {
 			return nil, BadInput("configuration %q of %s: %v", nc.Name, def.Name, err)
 		}
-		crossed := map[model.EventName]int{}
-		for _, e := range clean.Timeline.Events() {
-			crossed[e.Event]++
-		}
 		ac := auditConfig{def: def, nc: nc}
 		for _, spec := range model.Catalogue() {
-			s, err := placeSingle(spec.Kind, cfg, crossed)
+			ss, err := placeSingle(spec.Kind, cfg, p)
 			if err != nil {
 				return nil, err
 			}
-			res, err := replay(def, s)
-			if err != nil {
-				return nil, fmt.Errorf("configuration %q of %s, kind %s: %w", nc.Name, def.Name, spec.Kind, err)
-			}
-			if err := t.Record(res); err != nil {
-				return nil, err
-			}
-			row := auditRow{kind: spec.Kind, reached: res.Faults[0].Reached && res.Faults[0].Fired > 0, touched: res.Faults[0].Reached, res: res}
-			for _, inv := range res.Invariants {
-				if !inv.Held {
-					row.violated = append(row.violated, inv.Invariant)
+			for _, s := range ss {
+				res, err := replay(def, s)
+				if err != nil {
+					return nil, fmt.Errorf("configuration %q of %s, kind %s: %w", nc.Name, def.Name, spec.Kind, err)
 				}
+				if err := t.Record(res); err != nil {
+					return nil, err
+				}
+				row := auditRow{kind: spec.Kind, reached: res.Faults[0].Reached && res.Faults[0].Fired > 0, touched: res.Faults[0].Reached, res: res}
+				for _, inv := range res.Invariants {
+					if !inv.Held {
+						row.violated = append(row.violated, inv.Invariant)
+					}
+				}
+				ac.rows = append(ac.rows, row)
 			}
-			ac.rows = append(ac.rows, row)
 		}
 		out = append(out, ac)
 	}
@@ -122,7 +127,9 @@ func (p *Program) auditCmd() *cobra.Command {
 its named configurations (Definition.Configs; a system without any has one,
 "default", its {} config): every kind of the fault catalogue once, as a
 single-fault schedule at the kind's own event and default occurrence, or at
-the last occurrence of that event the system's clean run crosses. It prints one
+the last occurrence of that event the system's clean run crosses
+(model.SingleFaults); a kind at tool.commit runs once per tool when the clean
+run calls two or more tools, aimed at that tool's crossing. It prints one
 screen (at most 40 lines of at most 120 characters): per configuration its
 runs, the faults reached and the runs that violated an invariant; the worst
 findings with the command that replays each (with --out DIR, which writes their
@@ -139,8 +146,9 @@ FILE.
 
 --format json (or --json) prints one object instead of the screen:
 {"version": 1, "configurations": [{"system", "configuration", "defended",
-"runs", "reached", "findings": [{"kind", "invariants", "file", "replay"}]}]},
-"file" and "replay" when --out wrote the finding's schedule.
+"runs", "reached", "findings": [{"kind", "invariants", "tool", "file",
+"replay"}]}]}, "tool" when the fault was aimed at one tool, "file" and
+"replay" when --out wrote the finding's schedule.
 
 Exit codes: 0 every defended configuration held and at least one run
 reached its fault; 1 a run under a defended configuration violated an
@@ -246,8 +254,11 @@ type auditConfigJSON struct {
 type auditFindingJSON struct {
 	Kind       string   `json:"kind"`
 	Invariants []string `json:"invariants"`
-	File       string   `json:"file,omitempty"`
-	Replay     string   `json:"replay,omitempty"`
+	// Tool is the tool the fault was aimed at (FaultEntry.Tool), absent
+	// for a fault placed on every tool's crossings.
+	Tool   string `json:"tool,omitempty"`
+	File   string `json:"file,omitempty"`
+	Replay string `json:"replay,omitempty"`
 }
 
 // writeAuditJSON writes the audit as one JSON object: per configuration
@@ -264,7 +275,7 @@ func (p *Program) writeAuditJSON(w io.Writer, all []auditConfig, files map[strin
 			if len(r.violated) == 0 {
 				continue
 			}
-			f := auditFindingJSON{Kind: r.kind, Invariants: r.violated}
+			f := auditFindingJSON{Kind: r.kind, Invariants: r.violated, Tool: r.res.Faults[0].Tool}
 			if path, ok := files[findingName(ac, r)]; ok {
 				f.File, f.Replay = path, fmt.Sprintf(p.replayCommand(ac.def), path)
 			}
@@ -277,6 +288,9 @@ func (p *Program) writeAuditJSON(w io.Writer, all []auditConfig, files map[strin
 
 // findingName is the file name of a finding's schedule.
 func findingName(ac auditConfig, r auditRow) string {
+	if tool := r.res.Faults[0].Tool; tool != "" {
+		return fmt.Sprintf("%s-%s-%s-%s.json", ac.def.Name, ac.nc.Name, r.kind, tool)
+	}
 	return fmt.Sprintf("%s-%s-%s.json", ac.def.Name, ac.nc.Name, r.kind)
 }
 
@@ -375,8 +389,15 @@ func writeAuditSummary(w io.Writer, prog string, all []auditConfig, data []*cove
 			systems = append(systems, ac.def.Name)
 		}
 	}
-	add(&head, "%s audit: %s, %s, %d fault kinds, one single-fault run of each per configuration",
-		prog, strings.Join(systems, ", "), plural(len(all), "configuration"), len(model.Catalogue()))
+	each := "one single-fault run of each per configuration"
+	for _, ac := range all {
+		if len(ac.rows) > len(model.Catalogue()) {
+			each += " and tool"
+			break
+		}
+	}
+	add(&head, "%s audit: %s, %s, %d fault kinds, %s",
+		prog, strings.Join(systems, ", "), plural(len(all), "configuration"), len(model.Catalogue()), each)
 	head = append(head, "")
 	add(&head, "Per configuration: single-fault runs, faults reached, runs that violated an invariant:")
 	width := 0

@@ -125,28 +125,35 @@ func TestExploreAndReplayAUserSystem(t *testing.T) {
 }
 
 // auditScreen is the audit of the agent's three named configurations,
-// with the release evidence of package assay for them.
-const auditScreen = `inventory audit: inventory, 3 configurations, 28 fault kinds, one single-fault run of each per configuration
+// with the release evidence of package assay for them: 40 runs each, the
+// 12 kinds at tool.commit once per tool (reserve, then confirm), so the
+// planted bug on confirm's retry key is found (tool_timeout at
+// tool.commit(inventory.confirm)#1 breaks confirmed_once).
+const auditScreen = `inventory audit: inventory, 3 configurations, 28 fault kinds, one single-fault run of each per configuration and tool
 
 Per configuration: single-fault runs, faults reached, runs that violated an invariant:
-  inventory/defended    defended   28 runs   21 reached    0 violated
-  inventory/undefended             28 runs   21 reached   13 violated
-  inventory/planted                28 runs   21 reached    0 violated
+  inventory/defended    defended   40 runs   33 reached    0 violated
+  inventory/undefended             40 runs   33 reached   20 violated
+  inventory/planted                40 runs   33 reached    1 violated
 
 Findings (single-fault runs that violated an invariant, defended configurations first):
   inventory/undefended/subject_swap at proposal#1: right_subject violated
   inventory/undefended/revoked_capability at authority.grant#1: live_authority violated
-  inventory/undefended/timeout_after_commit at tool.commit#1: no_oversell violated
-  inventory/undefended/sandbox_denial at tool.commit#1: no_invented_progress, confirm_has_hold violated
-  inventory/undefended/reject_before_commit at tool.commit#1: no_invented_progress, confirm_has_hold violated
-  inventory/undefended/malformed_response at tool.commit#1: no_oversell violated
-  inventory/undefended/rate_limit at tool.commit#1: no_invented_progress, confirm_has_hold violated
-  inventory/undefended/tool_timeout at tool.commit#1: no_oversell violated
-  inventory/undefended/missing_checkpoint at checkpoint.write#3: resume_from_checkpoint, no_oversell violated
-  inventory/undefended/stale_checkpoint at checkpoint.write#3: resume_from_checkpoint violated
-  inventory/undefended/future_version_checkpoint at checkpoint.write#3: resume_from_checkpoint, no_oversell violated
-  inventory/undefended/corrupt_checkpoint at checkpoint.write#3: resume_from_checkpoint, no_oversell violated
-  inventory/undefended/false_success at tool.commit#1: no_invented_progress, confirm_has_hold violated
+  inventory/undefended/timeout_after_commit at tool.commit(inventory.reserve)#1: no_oversell violated
+  inventory/undefended/timeout_after_commit at tool.commit(inventory.confirm)#1: confirmed_once violated
+  inventory/undefended/sandbox_denial at tool.commit(inventory.reserve)#1: no_invented_progress, confirm_has_hold
+    violated
+  inventory/undefended/sandbox_denial at tool.commit(inventory.confirm)#1: no_invented_progress, checkout_confirmed
+    violated
+  inventory/undefended/reject_before_commit at tool.commit(inventory.reserve)#1: no_invented_progress, confirm_has_hold
+    violated
+  inventory/undefended/reject_before_commit at tool.commit(inventory.confirm)#1: no_invented_progress,
+    checkout_confirmed violated
+  inventory/undefended/malformed_response at tool.commit(inventory.reserve)#1: no_oversell violated
+  inventory/undefended/malformed_response at tool.commit(inventory.confirm)#1: confirmed_once violated
+  inventory/undefended/rate_limit at tool.commit(inventory.reserve)#1: no_invented_progress, confirm_has_hold violated
+  inventory/undefended/rate_limit at tool.commit(inventory.confirm)#1: no_invented_progress, checkout_confirmed violated
+  and 9 more
   (pass --out DIR to write each finding's schedule, with the command that replays it)
 
 Release evidence of inventory (200 trials each, seed 1): 84 signatures, 42 pairs, 13 diagnoses, 13 holds; placement:
@@ -155,13 +162,13 @@ Release evidence of inventory (200 trials each, seed 1): 84 signatures, 42 pairs
   inventory/planted     contained but dead   redesign recovery
 The rest (signatures, pairs, reasons, diagnoses): inventory dossier --out DIR writes it.
 
-Coverage of inventory by its 84 runs: 14 of 23 keys it can reach visited (of 39 reachable: 9 never crossed, 1 not
+Coverage of inventory by its 120 runs: 14 of 23 keys it can reach visited (of 39 reachable: 9 never crossed, 1 not
     applicable, 6 not drawn).
-Faults: of the 84 runs' faults, 21 not reached and 0 reached but not fired; kinds reached under no configuration: 7
+Faults: of the 120 runs' faults, 21 not reached and 0 reached but not fired; kinds reached under no configuration: 7
     (stale_policy, cross_source_conflict, drop_effect_receipt, memory_loss, branch_failure, lagging_readback,
     stale_state_read); kinds reached but fired under none: 0
 
-Verdict: held: the 1 defended configuration held every invariant under the 21 of its 28 single faults reached.
+Verdict: held: the 1 defended configuration held every invariant under the 33 of its 40 single faults reached.
 `
 
 // TestAuditAUserSystem: the audit runs every kind once under each of the
@@ -183,7 +190,7 @@ func TestAuditAUserSystem(t *testing.T) {
 	d.Configs[1].Defended = true
 	code, out, stderr = runIn(t, program(d), "audit", "--out", t.TempDir())
 	require.Equal(t, 1, code, out)
-	assert.Equal(t, "inventory: audit failed: an invariant broke under the defended configuration inventory/undefended (13 runs)\n", stderr)
+	assert.Equal(t, "inventory: audit failed: an invariant broke under the defended configuration inventory/undefended (20 runs)\n", stderr)
 	assert.Contains(t, out, "Verdict: FAILED: 1 of the 2 defended configurations violated an invariant under a single fault.\n")
 	m := regexp.MustCompile(`(?m)^    inventory replay (\S+undefended-subject_swap\.json)$`).FindStringSubmatch(out)
 	require.NotNil(t, m, "no replay command:\n%s", out)
@@ -195,7 +202,7 @@ func TestAuditAUserSystem(t *testing.T) {
 	one.Configs = one.Configs[:1]
 	code, out, stderr = runIn(t, program(one), "audit")
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, out, "inventory audit: inventory, 1 configuration, 28 fault kinds, one single-fault run of each per configuration\n")
+	assert.Contains(t, out, "inventory audit: inventory, 1 configuration, 28 fault kinds, one single-fault run of each per configuration and tool\n")
 }
 
 // TestExitCodesOfAUserSystem: every code of the table, for the agent.
@@ -494,12 +501,15 @@ func TestReplayConfiguresOncePerRun(t *testing.T) {
 // check a config first. An exploration's runs (clean, prefix, check and
 // shrinking runs alike) each build one instance here (no kind in scope
 // restarts a worker), so Configure runs as often as the factory does; an
-// audit is one replay (a run and its clean attribution run) per kind and
-// configuration plus the configuration's clean replay, and then one per
+// audit is one replay (a run and its clean attribution run) per placement
+// (auditRuns) and configuration plus the configuration's clean run, on
+// which model.SingleFaults places the faults, and then one per
 // distinct run of its release evidence (the studies' Runs; their runs
 // go side by side, hence the lock). A config that does not apply is bad
 // input (exit 2) from the first run, which configures the system once.
 func TestExploreAndAuditConfigureOncePerRun(t *testing.T) {
+	// the 28 kinds, the 12 at tool.commit once per tool (reserve, confirm)
+	const auditRuns = 40
 	calls, instances := 0, 0
 	var mu sync.Mutex
 	def := inventory.Definition()
@@ -527,7 +537,7 @@ func TestExploreAndAuditConfigureOncePerRun(t *testing.T) {
 		{append(slices.Clone(exploreArgs), "--checks", "30", "--config", `{"variant":"planted"}`), 1, 0}, // found at check 22
 		{slices.Clone(exhaustiveArgs), 0, 0},
 		{append(slices.Clone(exhaustiveArgs), "--config", `{"variant":"planted"}`), 1, 0},
-		{[]string{"audit"}, 0, 2*(len(model.Catalogue())+1)*len(def.Configs) + evidenceRuns},
+		{[]string{"audit"}, 0, (2*auditRuns+1)*len(def.Configs) + evidenceRuns},
 		{[]string{"explore", "--config", `{"nope":1}`}, 2, 1},
 		{[]string{"explore", "--exhaustive", "--config", `{"nope":1}`}, 2, 1},
 	} {
@@ -551,7 +561,7 @@ func TestExploreAndAuditConfigureOncePerRun(t *testing.T) {
 	code, out, stderr := runIn(t, program(def), "audit")
 	require.Equal(t, 2, code, out)
 	assert.Equal(t, "inventory: configuration \"renamed\" of inventory: config of inventory: json: unknown field \"bug\"\n", stderr)
-	assert.Equal(t, 2*(len(model.Catalogue())+1)*3+1, calls, "calls to Configure")
+	assert.Equal(t, (2*auditRuns+1)*3+1, calls, "calls to Configure")
 }
 
 // TestDossierOfAConfigThatDoesNotApply: the dossier of a named

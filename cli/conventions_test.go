@@ -150,6 +150,7 @@ func TestAuditAsJSON(t *testing.T) {
 			Findings              []struct {
 				Kind       string   `json:"kind"`
 				Invariants []string `json:"invariants"`
+				Tool       string   `json:"tool"`
 				File       string   `json:"file"`
 				Replay     string   `json:"replay"`
 			}
@@ -161,16 +162,17 @@ func TestAuditAsJSON(t *testing.T) {
 	runs, reached, found := 0, 0, 0
 	for _, c := range j.Configurations {
 		assert.Equal(t, "inventory", c.System)
-		assert.Equal(t, 28, c.Runs, c.Configuration)
+		// 28 kinds, the 12 at tool.commit once per tool (reserve, confirm)
+		assert.Equal(t, 40, c.Runs, c.Configuration)
 		runs, reached = runs+c.Runs, reached+c.Reached
 		if c.Defended {
 			assert.Empty(t, c.Findings, c.Configuration)
 		}
 		found += len(c.Findings)
 	}
-	// the screen's figures: 84 runs, 21 of their faults not reached
-	assert.Equal(t, 84, runs)
-	assert.Equal(t, 63, reached)
+	// the screen's figures: 120 runs, 21 of their faults not reached
+	assert.Equal(t, 120, runs)
+	assert.Equal(t, 99, reached)
 	require.Positive(t, found)
 	var f = j.Configurations[1].Findings[0]
 	assert.Equal(t, "undefended", j.Configurations[1].Configuration)
@@ -178,6 +180,16 @@ func TestAuditAsJSON(t *testing.T) {
 	assert.Equal(t, "inventory replay "+f.File, f.Replay)
 	code, rout, _ := run(t, strings.Fields(f.Replay)[1:]...)
 	assert.Equal(t, 1, code, rout)
+	// the planted bug (confirm's retry builds a new request key) breaks
+	// only under a fault aimed at the second tool, confirm
+	planted := j.Configurations[2]
+	require.Len(t, planted.Findings, 1, planted.Configuration)
+	p := planted.Findings[0]
+	assert.Equal(t, []string{"tool_timeout", "inventory.confirm", "confirmed_once"}, append([]string{p.Kind, p.Tool}, p.Invariants...))
+	assert.Equal(t, filepath.Join(dir, "inventory-planted-tool_timeout-inventory.confirm.json"), p.File)
+	code, rout, _ = run(t, strings.Fields(p.Replay)[1:]...)
+	assert.Equal(t, 1, code, rout)
+	assert.Regexp(t, `confirmed_once +VIOLATED`, rout)
 }
 
 // TestOutputsCheckedFirst: dossier --out under a regular file and audit

@@ -91,6 +91,10 @@ func writeMatrix(w io.Writer, def *model.Definition, m *coverage.Matrix) error {
 	}
 	fmt.Fprintf(&b, "Fault matrix of %s: %d single faults visit %d keys, %d of them under a correlation modifier (greedy set cover over %d single-fault runs).\n",
 		def.Name, len(m.Rows), len(m.Visited), modified, m.Candidates)
+	at := 22 // the placement column: "tool.commit(TOOL)#n" may be wider
+	for _, r := range m.Rows {
+		at = max(at, len(r.Schedule.Faults[0].Placement()))
+	}
 	for i, r := range m.Rows {
 		keys := make([]string, len(r.Keys))
 		for j, k := range r.Keys {
@@ -100,7 +104,7 @@ func writeMatrix(w io.Writer, def *model.Definition, m *coverage.Matrix) error {
 		if f := r.Schedule.Faults[0]; f.Correlation != "" {
 			kind += " " + string(f.Correlation)
 		}
-		fmt.Fprintf(&b, "  %2d %-37s at %-22s %-18s %s\n", i+1, kind, r.Schedule.Faults[0].Placement(), r.Verdict, strings.Join(keys, ", "))
+		fmt.Fprintf(&b, "  %2d %-37s at %-*s %-18s %s\n", i+1, kind, at, r.Schedule.Faults[0].Placement(), r.Verdict, strings.Join(keys, ", "))
 	}
 	fmt.Fprintf(&b, "Reachable keys no single fault visits (a modifier this config does not draw, a kind outside the catalogue, an event never crossed): %d\n", len(m.Unvisited))
 	for _, k := range m.Unvisited {

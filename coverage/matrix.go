@@ -11,11 +11,12 @@ import (
 // Matrix is the harness practice's fault matrix for one system: the
 // smallest set of single faults, found by greedy set cover, whose runs
 // together visit every key some single fault of the catalogue visits on
-// the system (FaultMatrix).
+// the system, at every tool a fault was aimed at (FaultMatrix).
 type Matrix struct {
 	// Rows are the chosen single faults, in the order the cover picked
 	// them: each adds the most keys not yet visited (ties: catalogue
-	// order).
+	// order, but a run that violated an invariant before one that adds
+	// the same keys and did not).
 	Rows []MatrixRow `json:"rows"`
 	// Candidates is how many single-fault schedules were run (each
 	// placement, and again under each modifier its config draws); Visited
@@ -38,15 +39,15 @@ type MatrixRow struct {
 }
 
 // FaultMatrix places every catalogue kind once on def's fault-free run on
-// fixture under cfg (model.SingleFaults), and each placement again under
+// fixture under cfg (model.SingleFaults: a kind at tool.commit once per
+// tool when the run calls two or more), and each placement again under
 // each correlation modifier its kind takes that cfg's exploration draws
 // (repeated, 2 crossings, and persistent always; synchronized with two or
 // more workers and tasks, shared with two or more tenants), replays each,
-// and picks the fault matrix to run first by greedy set cover over the
-// keys of u (nil: Default()) each run visits. Greedy cover is within a
-// factor ln(keys) of the smallest; here each run visits one key, so it is
-// the smallest. Errors are SingleFaults' and the runs'; production code
-// (def.Clock set) runs only in a test's bubbles: FaultMatrixIn.
+// and picks the matrix by greedy set cover (here the smallest: a run
+// visits one key) over the keys of u (nil: Default()), a key per tool its
+// fault was aimed at. Errors are SingleFaults' and the runs'; production
+// code (def.Clock set) runs only in a test's bubbles: FaultMatrixIn.
 func FaultMatrix(def *model.Definition, fixture string, cfg model.Config, u *Universe) (*Matrix, error) {
 	if def != nil && def.Clock != nil {
 		return nil, fmt.Errorf("fault matrix of %s: production code (its Definition has a Clock) runs only in a test's testing/synctest bubbles: call coverage.FaultMatrixIn from a test (exit 2)", def.Name)
@@ -120,13 +121,20 @@ func faultMatrix(def *model.Definition, fixture string, cfg model.Config, u *Uni
 		}
 		rows = append(rows, row)
 	}
+	// the cover is over keys at each tool a fault was aimed at: a key
+	// visited at a run's first tool does not cover its second
+	type item struct {
+		k    Key
+		tool string
+	}
 	seen := map[Key]bool{}
+	covered := map[item]bool{}
 	for {
 		best, gain := -1, 0
 		for i, r := range rows {
 			n := 0
 			for _, k := range r.Keys {
-				if !seen[k] {
+				if !covered[item{k, r.Schedule.Faults[0].Tool}] {
 					n++
 				}
 			}
@@ -137,8 +145,20 @@ func faultMatrix(def *model.Definition, fixture string, cfg model.Config, u *Uni
 		if best < 0 {
 			break
 		}
+		// of the runs adding the same keys, one that violated an
+		// invariant, so the matrix shows a single fault that breaks
+		// the system when one does
+		if rows[best].Verdict != model.Unrecoverable {
+			for i, r := range rows[best+1:] {
+				if r.Verdict == model.Unrecoverable && r.Schedule.Faults[0].Tool == rows[best].Schedule.Faults[0].Tool && slices.Equal(r.Keys, rows[best].Keys) {
+					best += 1 + i
+					break
+				}
+			}
+		}
 		for _, k := range rows[best].Keys {
 			seen[k] = true
+			covered[item{k, rows[best].Schedule.Faults[0].Tool}] = true
 		}
 		m.Rows = append(m.Rows, rows[best])
 	}

@@ -59,14 +59,57 @@ func Place(kind string, res *Result) (FaultEntry, bool) {
 	return FaultEntry{Event: k.spec.Event, Ordinal: min(max(k.spec.Ordinal, 1), n), Kind: kind}, true
 }
 
+// perTool returns f (placed by Place on res) once per tool res calls when
+// f's event is tool.commit and res calls two or more tools: each
+// copy aimed at one tool (FaultEntry.Tool), in the order of the tools'
+// first crossings, at the kind's designed ordinal or that tool's last
+// crossing in a task, so the second tool of a task is disturbed too. Else
+// (one tool, or another event) f alone: such placements are unchanged.
+func perTool(f FaultEntry, res *Result) []FaultEntry {
+	if !eventHasTool(f.Event) || res == nil {
+		return []FaultEntry{f}
+	}
+	k, err := lookupKind(f.Kind)
+	if err != nil {
+		return []FaultEntry{f}
+	}
+	var tools []string
+	most := map[string]int{}
+	calls := map[[2]string]int{}
+	for _, e := range res.Timeline.Events() {
+		if e.Event != f.Event || e.Tool == "" {
+			continue
+		}
+		if _, ok := most[e.Tool]; !ok {
+			tools = append(tools, e.Tool)
+		}
+		c := [2]string{e.Task, e.Tool}
+		calls[c]++
+		most[e.Tool] = max(most[e.Tool], calls[c])
+	}
+	if len(tools) < 2 {
+		return []FaultEntry{f}
+	}
+	out := make([]FaultEntry, 0, len(tools))
+	for _, tool := range tools {
+		g := f
+		g.Tool = tool
+		g.Ordinal = min(max(k.spec.Ordinal, 1), most[tool])
+		out = append(out, g)
+	}
+	return out
+}
+
 // Placements are the single-fault schedules of one system under one
 // config, each placed (Place) on the system's own clean run.
 type Placements struct {
 	// Clean is the clean run the faults were placed on.
 	Clean *Result
 	// Schedules holds one schedule a placed kind, in the order the kinds
-	// were given (Catalogue order by default); each schedule's seed is its
-	// kind and its config the one SingleFaults was given.
+	// were given (Catalogue order by default), and one a tool for a kind
+	// at tool.commit when the clean run calls two or more tools (seed kind@tool,
+	// FaultEntry.Tool set); each seed is its kind otherwise, and each
+	// config the one SingleFaults was given.
 	Schedules []*Schedule
 	// Uncrossed lists the kinds in scope whose own event the clean run
 	// never crossed, in the same order: no single fault of theirs can be
@@ -101,7 +144,8 @@ func lacking(kind string, fx Fixture) string {
 // SingleFaults runs def's system once without faults on the named fixture
 // ("" for its default) under cfg, and places each kind of kinds (every
 // kind of Catalogue when none is given; world events may be named) on
-// that run with Place. It returns an error for an invalid definition, an
+// that run with Place, a kind at tool.commit once per tool when the run
+// calls two or more tools. It returns an error for an invalid definition, an
 // unknown fixture, a config the system refuses, an unknown or repeated
 // kind, or a harness error on the clean run. Kinds whose event the
 // system never crosses are listed in Placements.Uncrossed, never placed
@@ -142,7 +186,14 @@ func SingleFaults(def *Definition, fixture string, cfg Config, kinds ...string) 
 			p.Uncrossed = append(p.Uncrossed, kind)
 			continue
 		}
-		p.Schedules = append(p.Schedules, &Schedule{Version: ScheduleVersion, Seed: kind, Config: cfg, Faults: []FaultEntry{f}})
+		placed := perTool(f, clean)
+		for _, g := range placed {
+			seed := kind
+			if len(placed) > 1 {
+				seed += "@" + g.Tool
+			}
+			p.Schedules = append(p.Schedules, &Schedule{Version: ScheduleVersion, Seed: seed, Config: cfg, Faults: []FaultEntry{g}})
+		}
 		if why := lacking(kind, fx); why != "" {
 			if p.Lacking == nil {
 				p.Lacking = map[string]string{}

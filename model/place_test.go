@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/examples/inventory"
 	"github.com/faultline/faultline/internal/archiver"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/reference/copperfin"
@@ -150,5 +151,56 @@ func TestPlacementsNameWhatTheFixtureLacks(t *testing.T) {
 	}
 	if full.Lacking != nil {
 		t.Fatalf("the full fixture lacks %q", full.Lacking)
+	}
+}
+
+// TestSingleFaultsOncePerTool: the reservation service's tasks call two
+// tools, inventory.reserve then inventory.confirm. Each of the 12 kinds
+// at tool.commit is placed once per tool, in that order, at the tool's
+// first call (seed kind@tool), so the 21 placed kinds make 33 schedules;
+// the reference system calls one tool, and each of its kinds keeps its
+// one tool-less placement (tool.commit#1).
+func TestSingleFaultsOncePerTool(t *testing.T) {
+	p, err := model.SingleFaults(inventory.Definition(), "", model.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var atTool []string
+	for _, s := range p.Schedules {
+		if f := s.Faults[0]; f.Event == model.EvToolCommit {
+			atTool = append(atTool, s.Seed+" "+f.Placement())
+		}
+	}
+	if len(p.Schedules) != 33 || len(p.Uncrossed) != 7 || len(atTool) != 24 {
+		t.Fatalf("%d schedules, %d uncrossed, %d at tool.commit", len(p.Schedules), len(p.Uncrossed), len(atTool))
+	}
+	for i, want := range []string{
+		"timeout_after_commit@inventory.reserve tool.commit(inventory.reserve)#1",
+		"timeout_after_commit@inventory.confirm tool.commit(inventory.confirm)#1",
+	} {
+		if atTool[i] != want {
+			t.Errorf("placement %d: %q, want %q", i, atTool[i], want)
+		}
+	}
+	// the planted bug (confirm's retry builds a new request key) breaks
+	// under tool_timeout aimed at confirm, and only there
+	planted := model.Config{System: json.RawMessage(`{"variant":"planted"}`)}
+	for _, tool := range []string{"inventory.reserve", "inventory.confirm"} {
+		s := &model.Schedule{Version: model.ScheduleVersion, Seed: "tool_timeout@" + tool, Config: planted,
+			Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Tool: tool, Kind: "tool_timeout"}}}
+		res, err := inventory.Definition().Replay(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := res.RunVerdict, map[bool]model.RunVerdict{true: model.Unrecoverable, false: model.Recovered}[tool == "inventory.confirm"]; got != want {
+			t.Errorf("tool_timeout at %s on the planted variant: %s, want %s", tool, got, want)
+		}
+	}
+	ref, err := model.SingleFaults(model.Define("copperfin", copperfin.Copperfin(), copperfin.Factory(0)), "", model.Config{}, "tool_timeout", "timeout_after_commit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ref.Schedules) != 2 || ref.Schedules[0].Seed != "tool_timeout" || ref.Schedules[0].Faults[0].Placement() != "tool.commit#1" || ref.Schedules[1].Faults[0].Tool != "" {
+		t.Fatalf("the reference system's placements: %d, %+v", len(ref.Schedules), ref.Schedules)
 	}
 }

@@ -1,6 +1,7 @@
 package inventory_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -12,22 +13,67 @@ import (
 	"github.com/faultline/faultline/model"
 )
 
-// TestFaultMatrix: the reservation service's fault matrix. Of the 21
-// catalogue kinds its fault-free run places, and the 9 placements again
-// under repeated or persistent, greedy set cover keeps 21, one per key
-// visited (7 of them under a modifier); 18 reachable keys need more than
-// a single fault of the catalogue on its fault-free run.
+// TestFaultMatrix: the reservation service's fault matrix. Its tasks
+// call two tools (reserve, then confirm): of the 21 catalogue kinds its
+// fault-free run places, the 12 at tool.commit are placed once per tool
+// (33 placements), and 16 of them again under repeated or persistent (49
+// runs). Greedy set cover over the keys at each tool keeps 34: the 8 keys
+// of other events once, the 13 of tool.commit once per tool (12 rows
+// under a modifier); 21 keys visited, 18 reachable keys need more than a
+// single fault of the catalogue on its fault-free run.
 func TestFaultMatrix(t *testing.T) {
 	m, err := coverage.FaultMatrix(inventory.Definition(), "", model.Config{}, nil)
 	require.NoError(t, err)
-	assert.Equal(t, 30, m.Candidates)
-	assert.Len(t, m.Rows, 21)
+	assert.Equal(t, 49, m.Candidates)
+	assert.Len(t, m.Rows, 34)
 	assert.Len(t, m.Visited, 21)
 	assert.Len(t, m.Unvisited, 18)
-	assert.Equal(t, model.Correlation("repeated"), m.Rows[14].Schedule.Faults[0].Correlation)
-	assert.Equal(t, "tool/effect/after_commit/repeated/ledger_readback", m.Rows[14].Keys[0].String())
+	assert.Equal(t, model.Correlation("repeated"), m.Rows[22].Schedule.Faults[0].Correlation)
+	assert.Equal(t, "tool.commit(inventory.reserve)#1", m.Rows[22].Schedule.Faults[0].Placement())
+	assert.Equal(t, "tool/effect/after_commit/repeated/ledger_readback", m.Rows[22].Keys[0].String())
+	assert.Equal(t, "tool.commit(inventory.confirm)#1", m.Rows[24].Schedule.Faults[0].Placement())
+	assert.Equal(t, "tool/effect/after_commit/repeated/ledger_readback", m.Rows[24].Keys[0].String())
 	assert.Equal(t, "subject_swap", m.Rows[0].Kind)
 	assert.Equal(t, model.RunVerdict("contained_failure"), m.Rows[0].Verdict)
+	modified := 0
+	for _, r := range m.Rows {
+		assert.NotEqual(t, model.Unrecoverable, r.Verdict, "%s at %s", r.Kind, r.Schedule.Faults[0].Placement())
+		if r.Schedule.Faults[0].Correlation != "" {
+			modified++
+		}
+	}
+	assert.Equal(t, 12, modified)
+}
+
+// TestFaultMatrixFindsThePlantedBug: the planted variant's confirm retry
+// builds a new request key. Its matrix places tool_timeout at confirm's
+// first call, whose run breaks confirmed_once: of the runs adding the key
+// tool/tool_call/before_commit/isolated/ledger_readback at confirm, the
+// cover keeps that one (row 14), the only unrecoverable row; the same
+// fault at reserve, the first tool, recovers.
+func TestFaultMatrixFindsThePlantedBug(t *testing.T) {
+	m, err := coverage.FaultMatrix(inventory.Definition(), "", model.Config{System: json.RawMessage(`{"variant":"planted"}`)}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 49, m.Candidates)
+	require.Len(t, m.Rows, 34)
+	var broke []string
+	for _, r := range m.Rows {
+		if r.Verdict == model.Unrecoverable {
+			broke = append(broke, r.Kind+" at "+r.Schedule.Faults[0].Placement())
+		}
+	}
+	assert.Equal(t, []string{"tool_timeout at tool.commit(inventory.confirm)#1"}, broke)
+	assert.Equal(t, "tool_timeout", m.Rows[13].Kind)
+	assert.Equal(t, "tool/tool_call/before_commit/isolated/ledger_readback", m.Rows[13].Keys[0].String())
+	res, err := inventory.Definition().Replay(m.Rows[13].Schedule)
+	require.NoError(t, err)
+	var violated []string
+	for _, inv := range res.Invariants {
+		if !inv.Held {
+			violated = append(violated, inv.Invariant)
+		}
+	}
+	assert.Equal(t, []string{"confirmed_once"}, violated)
 }
 
 // reachedAll: no key of the agent's universe (rows "key status") is one it
