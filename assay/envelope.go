@@ -2,6 +2,7 @@ package assay
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/faultline/faultline/model"
 )
@@ -25,8 +26,9 @@ const (
 	// RegionContainedButDead: contained, but a recovery or service floor
 	// was missed: safe because it stops. Redesign recovery.
 	RegionContainedButDead Region = "contained but dead"
-	// RegionReleaseEnvelope: every hard invariant held and every floor was
-	// met. Release the bounded claim.
+	// RegionReleaseEnvelope: every hard invariant held and every floor
+	// that can be measured was met (a floor not measurable is said so in
+	// the reasons). Release the bounded claim.
 	RegionReleaseEnvelope Region = "release envelope"
 )
 
@@ -112,12 +114,15 @@ func (e Envelope) validate() error {
 	return nil
 }
 
-// Check is one checked constraint of a placement.
+// Check is one checked constraint of a placement. NotMeasurable marks a
+// floor the run's scope cannot measure (prove under a narrowed Builtin):
+// it is not held, gates nothing, and its reason says why.
 type Check struct {
-	Name   string `json:"name"`
-	Hard   bool   `json:"hard"`
-	Held   bool   `json:"held"`
-	Reason string `json:"reason"`
+	Name          string `json:"name"`
+	Hard          bool   `json:"hard"`
+	Held          bool   `json:"held"`
+	NotMeasurable bool   `json:"not_measurable,omitempty"`
+	Reason        string `json:"reason"`
 }
 
 // Placement places a profile (over one configuration, or all) in a region,
@@ -145,6 +150,11 @@ func pctOf(t Term) string { return fmt.Sprintf("%.1f%%", 100*t.Rate) }
 //  3. otherwise a missed prove, contain or detect floor: useful but
 //     unproved;
 //  4. otherwise: release envelope.
+//
+// A prove floor over trials that all ran under a scope that cannot yield
+// Verified (a narrowed Builtin) is not measurable: one check says so and
+// why, and the region rests on the other checks. A worst class is always
+// a kind whose event the system crossed.
 func (e Envelope) Place(profile, config string, sigs []Signature) Placement {
 	pl := Placement{Profile: profile, Config: config, Reasons: []string{}, Checks: []Check{}}
 	all := pool(profile, "", "all", config, sigs)
@@ -153,7 +163,7 @@ func (e Envelope) Place(profile, config string, sigs []Signature) Placement {
 		var best *Signature
 		for i := range sigs {
 			s := &sigs[i]
-			if get(s.Harms) > 0 && (best == nil || float64(get(s.Harms))/float64(s.Trials) > float64(get(best.Harms))/float64(best.Trials)) {
+			if get(s.Harms) > 0 && !s.uncrossed && (best == nil || float64(get(s.Harms))/float64(s.Trials) > float64(get(best.Harms))/float64(best.Trials)) {
 				best = s
 			}
 		}
@@ -185,6 +195,10 @@ func (e Envelope) Place(profile, config string, sigs []Signature) Placement {
 		pl.Checks = append(pl.Checks, c)
 	}
 	for _, f := range e.Floors {
+		if c, ok := notMeasurable(f, sigs); ok {
+			pl.Checks = append(pl.Checks, c)
+			continue
+		}
 		for _, g := range floorGroups(f.Scope, profile, config, sigs) {
 			t, _ := g.agg.Q.get(f.Term)
 			c := Check{Name: fmt.Sprintf("%s floor %.0f%% (%s)", f.Term, 100*f.Min, f.Scope), Held: t.Rate >= f.Min}
@@ -221,11 +235,28 @@ func (e Envelope) Place(profile, config string, sigs []Signature) Placement {
 	}
 	pl.Decision = pl.Region.Decision()
 	for _, c := range pl.Checks {
-		if !c.Held || pl.Region == RegionReleaseEnvelope {
+		if !c.Held || c.NotMeasurable || pl.Region == RegionReleaseEnvelope {
 			pl.Reasons = append(pl.Reasons, c.Reason)
 		}
 	}
 	return pl
+}
+
+// notMeasurable returns the check of floor f when its term cannot be
+// measured over sigs: prove, when every signature ran under a scope that
+// cannot yield Verified (a narrowed Builtin: docs/vocabulary.md, Terms).
+func notMeasurable(f Floor, sigs []Signature) (Check, bool) {
+	if f.Term != "prove" || len(sigs) == 0 || slices.ContainsFunc(sigs, func(s Signature) bool { return !s.unprovable }) {
+		return Check{}, false
+	}
+	trials := 0
+	for _, s := range sigs {
+		trials += s.Trials
+	}
+	return Check{Name: fmt.Sprintf("%s floor %.0f%% (%s)", f.Term, 100*f.Min, f.Scope), NotMeasurable: true,
+		Reason: fmt.Sprintf("%s floor %.0f%% not measurable: the system's invariants narrow the built-in ones (Builtin), "+
+			"a scope in which no outcome is verified, so prove is 0 by construction over its %d trials; "+
+			"the decision rests on the other checks", f.Term, 100*f.Min, trials)}, true
 }
 
 type floorGroup struct {
