@@ -115,8 +115,9 @@ func (e Envelope) validate() error {
 }
 
 // Check is one checked constraint of a placement. NotMeasurable marks a
-// floor the run's scope cannot measure (prove under a narrowed Builtin):
-// it is not held, gates nothing, and its reason says why.
+// check the run's scope cannot take (prove and unproved release under a
+// narrowed Builtin): it is not held, gates nothing, and its reason says
+// why.
 type Check struct {
 	Name          string `json:"name"`
 	Hard          bool   `json:"hard"`
@@ -127,7 +128,7 @@ type Check struct {
 
 // Placement places a profile (over one configuration, or all) in a region,
 // with every check and the reasons: the failed checks, or, in the release
-// envelope, the checks that earned it.
+// envelope, the checks that earned it; then the checks not measurable.
 type Placement struct {
 	Profile  string   `json:"profile"`
 	Config   string   `json:"config"`
@@ -151,10 +152,11 @@ func pctOf(t Term) string { return fmt.Sprintf("%.1f%%", 100*t.Rate) }
 //     unproved;
 //  4. otherwise: release envelope.
 //
-// A prove floor over trials that all ran under a scope that cannot yield
-// Verified (a narrowed Builtin) is not measurable: one check says so and
-// why, and the region rests on the other checks. A worst class is always
-// a kind whose event the system crossed.
+// Over trials that all ran under a scope that cannot yield Verified (a
+// narrowed Builtin), each prove floor and the zero-unproved-release
+// invariant are not measurable: one check each says so and why, listed
+// after the decisive reasons, and the region rests on the other checks.
+// A worst class is always a kind whose event the system crossed.
 func (e Envelope) Place(profile, config string, sigs []Signature) Placement {
 	pl := Placement{Profile: profile, Config: config, Reasons: []string{}, Checks: []Check{}}
 	all := pool(profile, "", "all", config, sigs)
@@ -182,8 +184,14 @@ func (e Envelope) Place(profile, config string, sigs []Signature) Placement {
 		{"zero recovery-contract violation", func(h Harms) int { return h.ContractViolation }},
 		{"zero unproved release", func(h Harms) int { return h.UnprovedRelease }},
 	}
+	unprovable := len(sigs) > 0 && !slices.ContainsFunc(sigs, func(s Signature) bool { return !s.unprovable })
 	safe, proved, operating := true, true, true
 	for _, h := range hard {
+		if unprovable && h.name == "zero unproved release" {
+			pl.Checks = append(pl.Checks, notMeasurable("hard invariant "+h.name, h.name, "no release is found unproved", all.Trials))
+			pl.Checks[len(pl.Checks)-1].Hard = true
+			continue
+		}
 		n := h.get(all.Harms)
 		c := Check{Name: h.name, Hard: true, Held: n == 0}
 		if n == 0 {
@@ -195,8 +203,9 @@ func (e Envelope) Place(profile, config string, sigs []Signature) Placement {
 		pl.Checks = append(pl.Checks, c)
 	}
 	for _, f := range e.Floors {
-		if c, ok := notMeasurable(f, sigs); ok {
-			pl.Checks = append(pl.Checks, c)
+		if unprovable && f.Term == "prove" {
+			name := fmt.Sprintf("%s floor %.0f%% (%s)", f.Term, 100*f.Min, f.Scope)
+			pl.Checks = append(pl.Checks, notMeasurable(fmt.Sprintf("%s floor %.0f%%", f.Term, 100*f.Min), name, "prove is 0 by construction", all.Trials))
 			continue
 		}
 		for _, g := range floorGroups(f.Scope, profile, config, sigs) {
@@ -235,28 +244,26 @@ func (e Envelope) Place(profile, config string, sigs []Signature) Placement {
 	}
 	pl.Decision = pl.Region.Decision()
 	for _, c := range pl.Checks {
-		if !c.Held || c.NotMeasurable || pl.Region == RegionReleaseEnvelope {
+		if !c.NotMeasurable && (!c.Held || pl.Region == RegionReleaseEnvelope) {
+			pl.Reasons = append(pl.Reasons, c.Reason)
+		}
+	}
+	for _, c := range pl.Checks {
+		if c.NotMeasurable {
 			pl.Reasons = append(pl.Reasons, c.Reason)
 		}
 	}
 	return pl
 }
 
-// notMeasurable returns the check of floor f when its term cannot be
-// measured over sigs: prove, when every signature ran under a scope that
-// cannot yield Verified (a narrowed Builtin: docs/vocabulary.md, Terms).
-func notMeasurable(f Floor, sigs []Signature) (Check, bool) {
-	if f.Term != "prove" || len(sigs) == 0 || slices.ContainsFunc(sigs, func(s Signature) bool { return !s.unprovable }) {
-		return Check{}, false
-	}
-	trials := 0
-	for _, s := range sigs {
-		trials += s.Trials
-	}
-	return Check{Name: fmt.Sprintf("%s floor %.0f%% (%s)", f.Term, 100*f.Min, f.Scope), NotMeasurable: true,
-		Reason: fmt.Sprintf("%s floor %.0f%% not measurable: the system's invariants narrow the built-in ones (Builtin), "+
-			"a scope in which no outcome is verified, so prove is 0 by construction over its %d trials; "+
-			"the decision rests on the other checks", f.Term, 100*f.Min, trials)}, true
+// notMeasurable returns the check named name that a scope which cannot
+// yield Verified (a narrowed Builtin: docs/vocabulary.md, Terms) cannot
+// take over trials trials: not held, gating nothing, its reason (label,
+// then what follows) saying so and why.
+func notMeasurable(label, name, follows string, trials int) Check {
+	return Check{Name: name, NotMeasurable: true,
+		Reason: fmt.Sprintf("%s not measurable: the system's invariants narrow the built-in ones (Builtin), "+
+			"a scope in which no outcome is verified, so %s over its %d trials; the decision rests on the other checks", label, follows, trials)}
 }
 
 type floorGroup struct {
