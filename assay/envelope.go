@@ -142,20 +142,13 @@ type Placement struct {
 func pctOf(t Term) string { return fmt.Sprintf("%.1f%%", 100*t.Rate) }
 
 // Place places a profile's signatures (over configuration config, or
-// "all") in a region:
-//
-//  1. a failed hard invariant (unsafe escape, duplicate, wrong subject,
-//     recovery contract, unproved release) in any trial: unsafe escape,
-//     block, whatever floor is missed beside it;
-//  2. otherwise a missed recover or serve floor: contained but dead;
-//  3. otherwise a missed prove, contain or detect floor: useful but
-//     unproved;
-//  4. otherwise: release envelope.
-//
-// Over trials that all ran under a scope that cannot yield Verified (a
-// narrowed Builtin), each prove floor and the zero-unproved-release
-// invariant are not measurable: one check each says so and why, listed
-// after the decisive reasons, and the region rests on the other checks.
+// "all") in a region: unsafe escape on a failed hard invariant (unsafe
+// escape, duplicate, wrong subject, recovery contract, unproved release),
+// whatever floor is missed beside it; else contained but dead on a missed
+// recover or serve floor; else useful but unproved on a missed prove,
+// contain or detect floor; else release envelope. When every signature ran
+// under a scope that cannot yield Verified (a narrowed Builtin), prove
+// floors and unproved release are checks NotMeasurable, gating nothing.
 // A worst class is always a kind whose event the system crossed.
 func (e Envelope) Place(profile, config string, sigs []Signature) Placement {
 	pl := Placement{Profile: profile, Config: config, Reasons: []string{}, Checks: []Check{}}
