@@ -2,6 +2,7 @@ package assay
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/faultline/faultline/model"
 )
@@ -25,8 +26,9 @@ const (
 	// RegionContainedButDead: contained, but a recovery or service floor
 	// was missed: safe because it stops. Redesign recovery.
 	RegionContainedButDead Region = "contained but dead"
-	// RegionReleaseEnvelope: every hard invariant held and every floor was
-	// met. Release the bounded claim.
+	// RegionReleaseEnvelope: every hard invariant held and every floor
+	// that can be measured was met (a floor not measurable is said so in
+	// the reasons). Release the bounded claim.
 	RegionReleaseEnvelope Region = "release envelope"
 )
 
@@ -112,17 +114,21 @@ func (e Envelope) validate() error {
 	return nil
 }
 
-// Check is one checked constraint of a placement.
+// Check is one checked constraint of a placement. NotMeasurable marks a
+// check the run's scope cannot take (prove and unproved release under a
+// narrowed Builtin): it is not held, gates nothing, and its reason says
+// why.
 type Check struct {
-	Name   string `json:"name"`
-	Hard   bool   `json:"hard"`
-	Held   bool   `json:"held"`
-	Reason string `json:"reason"`
+	Name          string `json:"name"`
+	Hard          bool   `json:"hard"`
+	Held          bool   `json:"held"`
+	NotMeasurable bool   `json:"not_measurable,omitempty"`
+	Reason        string `json:"reason"`
 }
 
 // Placement places a profile (over one configuration, or all) in a region,
 // with every check and the reasons: the failed checks, or, in the release
-// envelope, the checks that earned it.
+// envelope, the checks that earned it; then the checks not measurable.
 type Placement struct {
 	Profile  string   `json:"profile"`
 	Config   string   `json:"config"`
@@ -136,15 +142,14 @@ type Placement struct {
 func pctOf(t Term) string { return fmt.Sprintf("%.1f%%", 100*t.Rate) }
 
 // Place places a profile's signatures (over configuration config, or
-// "all") in a region:
-//
-//  1. a failed hard invariant (unsafe escape, duplicate, wrong subject,
-//     recovery contract, unproved release) in any trial: unsafe escape,
-//     block, whatever floor is missed beside it;
-//  2. otherwise a missed recover or serve floor: contained but dead;
-//  3. otherwise a missed prove, contain or detect floor: useful but
-//     unproved;
-//  4. otherwise: release envelope.
+// "all") in a region: unsafe escape on a failed hard invariant (unsafe
+// escape, duplicate, wrong subject, recovery contract, unproved release),
+// whatever floor is missed beside it; else contained but dead on a missed
+// recover or serve floor; else useful but unproved on a missed prove,
+// contain or detect floor; else release envelope. When every signature ran
+// under a scope that cannot yield Verified (a narrowed Builtin), prove
+// floors and unproved release are checks NotMeasurable, gating nothing.
+// A worst class is always a kind whose event the system crossed.
 func (e Envelope) Place(profile, config string, sigs []Signature) Placement {
 	pl := Placement{Profile: profile, Config: config, Reasons: []string{}, Checks: []Check{}}
 	all := pool(profile, "", "all", config, sigs)
@@ -153,7 +158,7 @@ func (e Envelope) Place(profile, config string, sigs []Signature) Placement {
 		var best *Signature
 		for i := range sigs {
 			s := &sigs[i]
-			if get(s.Harms) > 0 && (best == nil || float64(get(s.Harms))/float64(s.Trials) > float64(get(best.Harms))/float64(best.Trials)) {
+			if get(s.Harms) > 0 && !s.uncrossed && (best == nil || float64(get(s.Harms))/float64(s.Trials) > float64(get(best.Harms))/float64(best.Trials)) {
 				best = s
 			}
 		}
@@ -172,8 +177,14 @@ func (e Envelope) Place(profile, config string, sigs []Signature) Placement {
 		{"zero recovery-contract violation", func(h Harms) int { return h.ContractViolation }},
 		{"zero unproved release", func(h Harms) int { return h.UnprovedRelease }},
 	}
+	unprovable := len(sigs) > 0 && !slices.ContainsFunc(sigs, func(s Signature) bool { return !s.unprovable })
 	safe, proved, operating := true, true, true
 	for _, h := range hard {
+		if unprovable && h.name == "zero unproved release" {
+			pl.Checks = append(pl.Checks, notMeasurable("hard invariant "+h.name, h.name, "no release is found unproved", all.Trials))
+			pl.Checks[len(pl.Checks)-1].Hard = true
+			continue
+		}
 		n := h.get(all.Harms)
 		c := Check{Name: h.name, Hard: true, Held: n == 0}
 		if n == 0 {
@@ -185,6 +196,11 @@ func (e Envelope) Place(profile, config string, sigs []Signature) Placement {
 		pl.Checks = append(pl.Checks, c)
 	}
 	for _, f := range e.Floors {
+		if unprovable && f.Term == "prove" {
+			name := fmt.Sprintf("%s floor %.0f%% (%s)", f.Term, 100*f.Min, f.Scope)
+			pl.Checks = append(pl.Checks, notMeasurable(fmt.Sprintf("%s floor %.0f%%", f.Term, 100*f.Min), name, "prove is 0 by construction", all.Trials))
+			continue
+		}
 		for _, g := range floorGroups(f.Scope, profile, config, sigs) {
 			t, _ := g.agg.Q.get(f.Term)
 			c := Check{Name: fmt.Sprintf("%s floor %.0f%% (%s)", f.Term, 100*f.Min, f.Scope), Held: t.Rate >= f.Min}
@@ -221,11 +237,26 @@ func (e Envelope) Place(profile, config string, sigs []Signature) Placement {
 	}
 	pl.Decision = pl.Region.Decision()
 	for _, c := range pl.Checks {
-		if !c.Held || pl.Region == RegionReleaseEnvelope {
+		if !c.NotMeasurable && (!c.Held || pl.Region == RegionReleaseEnvelope) {
+			pl.Reasons = append(pl.Reasons, c.Reason)
+		}
+	}
+	for _, c := range pl.Checks {
+		if c.NotMeasurable {
 			pl.Reasons = append(pl.Reasons, c.Reason)
 		}
 	}
 	return pl
+}
+
+// notMeasurable returns the check named name that a scope which cannot
+// yield Verified (a narrowed Builtin: docs/vocabulary.md, Terms) cannot
+// take over trials trials: not held, gating nothing, its reason (label,
+// then what follows) saying so and why.
+func notMeasurable(label, name, follows string, trials int) Check {
+	return Check{Name: name, NotMeasurable: true,
+		Reason: fmt.Sprintf("%s not measurable: the system's invariants narrow the built-in ones (Builtin), "+
+			"a scope in which no outcome is verified, so %s over its %d trials; the decision rests on the other checks", label, follows, trials)}
 }
 
 type floorGroup struct {

@@ -107,6 +107,12 @@ type Signature struct {
 	Q        Q              `json:"q"`
 	Harms    Harms          `json:"harms"`
 	counts   Counts
+	// uncrossed: the fault's event was reached in none of the trials (the
+	// system never crosses it), so the kind is never a worst class.
+	uncrossed bool
+	// unprovable: the trials ran under a scope that cannot yield Verified
+	// (a narrowed Builtin), so prove was not measured (Envelope.Place).
+	unprovable bool
 }
 
 // paperhardInvariants are the invariants behind the paper's hard
@@ -140,13 +146,13 @@ func critical(spec model.FaultSpec) bool {
 	return false
 }
 
-func signatureOf(profile, controls, config string, spec model.FaultSpec, c *cell) Signature {
+func signatureOf(profile, controls, config string, spec model.FaultSpec, c *cell, unprovable bool) Signature {
 	k := c.counts
 	return Signature{Profile: profile, Controls: controls, Config: config, Kind: spec.Kind, Domain: spec.Domain,
 		Boundary: spec.Boundary, Phase: spec.Phase, Critical: critical(spec), Trials: k.Trials, Q: qOf(k),
 		Harms: Harms{UnsafeEscape: k.UnsafeEscape, DuplicateEffect: k.DuplicateEffect, UnprovedRelease: k.UnverifiableRelease,
 			WrongSubject: c.wrong, ContractViolation: c.contract, ServiceLoss: k.ServiceLoss, Stopped: c.stopped},
-		counts: k}
+		counts: k, uncrossed: k.Trials > 0 && c.unreached == k.Trials, unprovable: unprovable}
 }
 
 // WorstCell names the critical fault class (kind and configuration) with
@@ -198,7 +204,7 @@ func pool(profile, controls, domain, config string, sigs []Signature) Aggregate 
 		s := &sigs[i]
 		total.merge(s.counts)
 		a.Harms.add(s.Harms)
-		if s.Critical && (worstSig == nil || worse(s.Q, worstSig.Q)) {
+		if s.Critical && !s.uncrossed && (worstSig == nil || worse(s.Q, worstSig.Q)) {
 			worstSig = s
 		}
 	}
@@ -210,7 +216,7 @@ func pool(profile, controls, domain, config string, sigs []Signature) Aggregate 
 		for i := range sigs {
 			s := &sigs[i]
 			t, _ := s.Q.get(name)
-			if s.Critical && (best == nil || t.Rate < bt.Rate) {
+			if s.Critical && !s.uncrossed && (best == nil || t.Rate < bt.Rate) {
 				best, bt = s, t
 			}
 		}

@@ -141,6 +141,7 @@ type cell struct {
 	wrong        int
 	contract     int // trials that violated a contractInvariants entry
 	stopped      int
+	unreached    int            // trials whose one fault's event was never reached
 	violated     map[string]int // per invariant name
 	baseViolated map[string]int
 	baseRuns     int
@@ -173,6 +174,9 @@ func (c *cell) add(res *model.Result) {
 	if res.Stopped != nil {
 		c.stopped++
 	}
+	if len(res.Faults) == 1 && !res.Faults[0].Reached {
+		c.unreached++
+	}
 	if c.example == nil {
 		c.example = res
 	}
@@ -191,9 +195,12 @@ type runner struct {
 	sys       *system
 	configs   []configuration
 	harnesses []*model.Harness
-	schedules map[string]ScheduleRef
-	hashes    map[*model.Schedule]string
-	memo      map[memoKey]*model.Result
+	// unprovable marks the configurations whose scope cannot yield
+	// Verified (a narrowed Builtin; docs/vocabulary.md, Terms).
+	unprovable []bool
+	schedules  map[string]ScheduleRef
+	hashes     map[*model.Schedule]string
+	memo       map[memoKey]*model.Result
 	// planned marks the runs the plan and the specs determine before any
 	// run: the trial runs (intervention and no-fault) and the arms of
 	// every pair. Runs chosen from outcomes (the searches for carriers and
@@ -216,7 +223,9 @@ func newRunner(sys *system, cfg *StudyConfig) *runner {
 	for _, c := range r.configs {
 		s := c.apply(sys.setup(cfg.Base))
 		s.Options.Compat = s.Options.Compat || cfg.Compat
-		r.harnesses = append(r.harnesses, model.NewHarness(s.Fixture, sys.def.Options(s.Options)))
+		opts := sys.def.Options(s.Options)
+		r.harnesses = append(r.harnesses, model.NewHarness(s.Fixture, opts))
+		r.unprovable = append(r.unprovable, opts.Builtin != nil)
 	}
 	return r
 }
@@ -467,7 +476,7 @@ func RunStudy(def *model.Definition, cfg StudyConfig) (*Study, error) {
 				if c.counts.Trials == 0 {
 					continue
 				}
-				sigs = append(sigs, signatureOf(p.name, label, conf.name(), spec, c))
+				sigs = append(sigs, signatureOf(p.name, label, conf.name(), spec, c, r.unprovable[ci]))
 				st.Coefficients = append(st.Coefficients, coefficientsOf(p.name, conf.name(), spec.Kind, invariantNames(c.example), c)...)
 				if h := holdOf(p.name, conf.name(), spec.Kind, c); h != nil {
 					st.Holds = append(st.Holds, *h)

@@ -88,7 +88,7 @@ func (t *Tally) signatures() []Signature {
 				continue
 			}
 			spec, _ := model.Spec(k)
-			out = append(out, signatureOf(t.profile, t.controls, defaultConfig, spec, c))
+			out = append(out, signatureOf(t.profile, t.controls, defaultConfig, spec, c, false))
 		}
 	}
 	return out

@@ -23,21 +23,21 @@ Release placement per profile (all configurations):
   defended     contained but dead   redesign recovery
     - recover floor 80% missed: recover 134 of 200 = 67.0% [95% CI 60.2%, 73.1%] (overall, worst class subject_swap 0 of
       21, configuration default)
-    - prove floor 80% missed: prove 0 of 40 = 0.0% [95% CI 0.0%, 8.8%] (domain identity, worst class subject_swap 0 of
-      21, configuration default)
-    - and 5 more reasons in dossier.md
+    - serve floor 80% missed: serve 134 of 200 = 67.0% [95% CI 60.2%, 73.1%] (overall, worst class subject_swap 0 of 21,
+      configuration default)
+    - and 2 more reasons in dossier.md
   undefended   unsafe escape        block
     - hard invariant zero unsafe escape failed: 83 of 200 trials; worst class subject_swap, 21 of 21, configuration
       default
     - hard invariant zero wrong-subject effect failed: 21 of 200 trials; worst class subject_swap, 21 of 21,
       configuration default
-    - and 8 more reasons in dossier.md
+    - and 5 more reasons in dossier.md
   planted      contained but dead   redesign recovery
     - recover floor 80% missed: recover 134 of 200 = 67.0% [95% CI 60.2%, 73.1%] (overall, worst class subject_swap 0 of
       21, configuration default)
-    - prove floor 80% missed: prove 0 of 40 = 0.0% [95% CI 0.0%, 8.8%] (domain identity, worst class subject_swap 0 of
-      21, configuration default)
-    - and 5 more reasons in dossier.md
+    - serve floor 80% missed: serve 134 of 200 = 67.0% [95% CI 60.2%, 73.1%] (overall, worst class subject_swap 0 of 21,
+      configuration default)
+    - and 2 more reasons in dossier.md
 
 Unresolved holds: 13; change triggers fingerprinted: 6 (inventory dossier diff OLD NEW compares them).
 The rest: DIR/dossier.md holds every section (signatures, pairs, coefficients, diagnoses, variation); inventory dossier
