@@ -245,7 +245,7 @@ func (o *oracleState) violatedIn(r *run) bool {
 
 // narrowTerms derives one task's terms under a narrowed scope sc (see
 // Terms): duplicate_effect is said when effect_at_most_once is in scope
-// and the task made more than one effect, so the terms agree with it.
+// and the task repeated a logical action, so the terms agree with it.
 func narrowTerms(f taskFacts, sc *scope) Terms {
 	rel := f.claim == ClaimRelease
 	verdict := f.claim
@@ -258,7 +258,7 @@ func narrowTerms(f taskFacts, sc *scope) Terms {
 		Recovered:       f.held && rel,
 		UsefulService:   f.held && rel && f.deadlineHeld,
 		UnsafeEscape:    !f.held,
-		DuplicateEffect: !sc.off[invIndex(InvEffectAtMostOnce)] && (f.effects > 1 || f.dup),
+		DuplicateEffect: !sc.off[invIndex(InvEffectAtMostOnce)] && f.dup,
 		Effects:         f.effects,
 		Verdict:         verdict,
 	}

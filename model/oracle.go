@@ -17,11 +17,12 @@ const (
 	// version.
 	InvCurrentEntitlement = "current_entitlement"
 	// InvEffectAtMostOnce: at most one ledger effect per logical action
-	// (the harness practice's effect_at_most_once; with provable_outcome, a release is
-	// exactly once): per task, and, when the fixture declares
-	// OncePerSubject, per subject of one tenant for one purpose across the
-	// tasks of a run (the refund world: a repeated request for an order
-	// already refunded must not refund it again).
+	// (with provable_outcome, a release is exactly once): per tool of a
+	// task, whatever the keys (a fresh-key or keyless retry is the same
+	// action again), and, when the fixture declares OncePerSubject, per
+	// subject of one tenant for one purpose across the tasks of a run (a
+	// repeated request for an order already refunded must not refund it
+	// again).
 	InvEffectAtMostOnce = "effect_at_most_once"
 	// InvProvableOutcome: no release without a correlated receipt or an
 	// independent readback whose trace lineage joins the task's decision
@@ -160,6 +161,32 @@ type actionSeen struct {
 	mixed    bool // entries of two tasks or more
 }
 
+// sameAction reports whether ledger entries x and e of one task are the
+// same logical action: made through the same tool. The keys are not
+// compared: a retry under a fresh idempotency key (and a fresh
+// Action.IdempotencyKey) is the same action again, and an effect sent
+// with no key is judged the same way. A task acts once per tool (a
+// cancel, then a refund); a ledger that names no tool counts per task.
+func sameAction(x, e *LedgerEntry) bool { return x.Tool == e.Tool }
+
+// otherOf returns the task other than task whose ledger entry made the
+// subject action k last among the entries seen (a is k's record), or ""
+// when only task made it.
+func (o *oracleState) otherOf(w *world, k actionKey, a actionSeen, task string) string {
+	if a.lastTask != task {
+		return a.lastTask
+	}
+	if !a.mixed {
+		return ""
+	}
+	for i := o.ledgerSeen - 1; i >= 0; i-- {
+		if x := &w.Ledger[i]; x.Task != task && x.Tenant == k.tenant && x.Subject == k.subject && x.Purpose == k.purpose {
+			return x.Task
+		}
+	}
+	return ""
+}
+
 // otherTask reports whether a ledger entry of a task other than task made
 // the logical action k, among the entries the oracle has seen and the
 // entries of w's ledger past them.
@@ -259,21 +286,21 @@ func (o *oracleState) check(r *run, seq int) {
 			o.violate(r, 1, seq, why)
 			bad = true
 		}
-		// one logical action per task, and, once per subject, one effect
-		// per tenant, subject and purpose whichever task asks for it
-		// (the task's own earlier entries lie past r.ledFrom; the other
-		// task's is the last earlier entry of the same action, which is
-		// another task's when the task has none)
+		// one effect per logical action (sameAction), and, once per
+		// subject, one effect per tenant, subject and purpose whichever
+		// task asks for it (the task's own earlier entries lie past
+		// r.ledFrom; the other task's is the last earlier entry of the
+		// subject made by another task)
 		n, other := 0, ""
 		for i := range r.taskLedger(e.Task, min(r.ledFrom, o.ledgerSeen)) {
-			if i < o.ledgerSeen {
+			if i < o.ledgerSeen && sameAction(&w.Ledger[i], &e) {
 				n++
 			}
 		}
 		k := actionKey{e.Tenant, e.Subject, e.Purpose}
 		a, seen := o.actions.get(k)
 		if n == 0 && seen && w.rules.once {
-			other = a.lastTask
+			other = o.otherOf(w, k, a, e.Task)
 		}
 		switch {
 		case !seen:
@@ -634,19 +661,19 @@ type Terms struct {
 // termsOf derives one task's terms from the oracle's facts: an unsafe
 // escape (a duplicate, or an effect that broke right_subject or
 // current_entitlement; contained is its negation); verified (a proven
-// single safe release, or a denial the ledger confirms); recovered (a
-// correct terminal within the retry budget with the recovery invariants
-// held); useful service (a correct terminal within the deadline); an
-// unverifiable release; service loss (an entitled action held or
-// denied); detected (a warning after a fault fired). docs/vocabulary.md
-// defines each term.
+// safe release, one effect per logical action, or a denial the ledger
+// confirms); recovered (a correct terminal within the retry budget with
+// the recovery invariants held); useful service (a correct terminal
+// within the deadline); an unverifiable release; service loss (an
+// entitled action held or denied); detected (a warning after a fault
+// fired). docs/vocabulary.md defines each term.
 func termsOf(f taskFacts) Terms {
-	dup := f.effects > 1 || f.dup
+	dup := f.dup
 	unsafe := dup || f.wrong
 	rel := f.claim == ClaimRelease
 	deny := f.claim == ClaimDeny
-	verified := (rel && f.proven && f.effects == 1 && !unsafe) || (deny && f.effects == 0)
-	correct := (rel && f.entitled && f.proven && f.effects == 1 && !unsafe) || (deny && !f.entitled && f.effects == 0)
+	verified := (rel && f.proven && f.effects > 0 && !unsafe) || (deny && f.effects == 0)
+	correct := (rel && f.entitled && f.proven && f.effects > 0 && !unsafe) || (deny && !f.entitled && f.effects == 0)
 	verdict := f.claim
 	if unsafe {
 		verdict = ClaimUnsafe

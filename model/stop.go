@@ -38,8 +38,8 @@ type AbortMetric string
 // Abort metrics, each a count over the run so far.
 const (
 	// abortDuplicateEffects counts provider-ledger effects beyond the
-	// first of each task (the paper's example: "duplicate effects above
-	// zero").
+	// first of each logical action of a task (sameAction; the paper's
+	// example: "duplicate effects above zero").
 	abortDuplicateEffects AbortMetric = "duplicate_effects"
 	// abortUnsafeEffects counts ledger effects that broke right_subject or
 	// current_entitlement when they were made.
@@ -117,7 +117,7 @@ func (r *run) abortValue(m AbortMetric) int64 {
 	case abortDuplicateEffects:
 		for i, e := range r.world.Ledger {
 			for _, x := range r.world.Ledger[:i] {
-				if x.Task == e.Task {
+				if x.Task == e.Task && sameAction(&x, &e) {
 					n++
 					break
 				}

@@ -419,7 +419,7 @@ type Fixture struct {
 	// OncePerSubject makes effect_at_most_once hold across the tasks of a
 	// run too: one effect per tenant, subject and purpose, whichever task
 	// asks for it (a refund is owed once per order). Without it the rule is
-	// one effect per task.
+	// one effect per logical action (per tool) of a task.
 	OncePerSubject bool
 	// Fleet, when set, makes the fixture a fleet: its tasks run as
 	// concurrent agents on clocks of their own against a provider of

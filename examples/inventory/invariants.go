@@ -30,8 +30,9 @@ const (
 // (no_invented_progress); attempts and deadline within budget across
 // restarts (budget); nothing consequential after an invalid checkpoint
 // (resume_from_checkpoint). The others it leaves out:
-// effect_at_most_once counts one effect per task where a cart has two
-// steps, its own live_authority and checkout_confirmed stand where
+// effect_at_most_once (one effect per tool of a task) its own
+// confirmed_once and no_oversell say in the cart's terms, its own
+// live_authority and checkout_confirmed stand where
 // current_entitlement and provable_outcome would (a grant covering each
 // step's units, a confirm in the ledger), and join_preserved needs a
 // fan-out the agent does not have.
