@@ -136,7 +136,12 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%d\t%d\t%s\n", k.Key, strings.Join(k.Kinds, ","), k.Status, k.Visits, k.NotReached, k.NotFired, cxSummary(k.Counterexamples))
 	}
 	tw.Flush()
-	fmt.Fprintln(&b, "\nCounterexamples, beside their keys:")
+	if r.Saved || r.Summary.Counterexamples == 0 {
+		fmt.Fprintln(&b, "\nCounterexamples, beside their keys:")
+	} else {
+		// the files the replay commands name exist only once saved
+		fmt.Fprintln(&b, "\nCounterexamples, beside their keys (no schedule file written: save each schedule under the file name its replay command gives, or write them all with coverage report --schedules DIR):")
+	}
 	n := 0
 	for _, k := range r.Keys {
 		for _, c := range k.Counterexamples {
