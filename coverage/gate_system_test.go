@@ -106,8 +106,15 @@ func TestGateRefusesContradictedDeclarations(t *testing.T) {
 			t.Errorf("gate text lacks %q:\n%s", s, text)
 		}
 	}
-	// the report notes the visits too
+	// the report notes the visits too, and lists the contradictions
 	r := coverage.NewReport(coverage.Default(), blanket, coverage.ReportOptions{})
+	var rb bytes.Buffer
+	if err := r.WriteText(&rb); err != nil {
+		t.Fatal(err)
+	}
+	if want := "\nNot-applicable declarations the recorded runs contradict (2; coverage gate fails on them):\n  tickets declares */*/*/*/*: nothing applies, yet a fault of context/proposal/before_validation/isolated/policy_record reached its event and fired (1 time)\n"; !strings.Contains(rb.String(), want) {
+		t.Errorf("report lacks %q", want)
+	}
 	for _, k := range r.Keys {
 		if k.Key == "tool/effect/after_commit/isolated/ledger_readback" && k.Reason != "visited, although tickets declares */*/*/*/* not applicable: nothing applies" {
 			t.Errorf("row %+v", k)

@@ -194,6 +194,12 @@ func (r *Report) textRest(b *bytes.Buffer) {
 			fmt.Fprintf(b, "  %s  %s: %s\n", k.Key, k.Status, k.Reason)
 		}
 	}
+	if len(r.Contradicted) > 0 {
+		fmt.Fprintf(b, "\nNot-applicable declarations the recorded runs contradict (%d; coverage gate fails on them):\n", len(r.Contradicted))
+		for _, c := range r.Contradicted {
+			fmt.Fprintf(b, "  %s declares %s, yet %s\n", c.System, c.Declaration, c.Evidence)
+		}
+	}
 	fmt.Fprintln(b, "\nMarginals (visited/reachable keys per value; - = no catalogue kind has the value):")
 	for _, m := range r.Marginals {
 		var cells []string
