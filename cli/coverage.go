@@ -168,7 +168,9 @@ into it) holds its lock, the file OUT.lock left beside it, so merges into one
 file and recorders beside them never lose an update.
 
 Each system's runs add and its crossed events are united; one system declared
-two ways (its not-applicable boundaries or replay command) is refused.
+two ways (its not-applicable boundaries, enacted kinds, or not-applicable key
+patterns, a reason's wording included) is refused, naming what differs: delete
+the file, or record into a new one, under the new declaration.
 
 Exit codes: 0 merged, 2 bad input (an input missing or invalid, a count
 that would pass the largest integer, or one system declared two ways; OUT is
