@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -167,7 +168,9 @@ into it) holds its lock, the file OUT.lock left beside it, so merges into one
 file and recorders beside them never lose an update.
 
 Each system's runs add and its crossed events are united; one system declared
-two ways (its not-applicable boundaries or replay command) is refused.
+two ways (its not-applicable boundaries, enacted kinds, or not-applicable key
+patterns, a reason's wording included) is refused, naming what differs: delete
+the file, or record into a new one, under the new declaration.
 
 Exit codes: 0 merged, 2 bad input (an input missing or invalid, a count
 that would pass the largest integer, or one system declared two ways; OUT is
@@ -209,6 +212,7 @@ then unchanged), 4 an I/O error (reading an input, writing OUT).`,
 
 func newCoverageGateCmd() *cobra.Command {
 	var minRatio, require string
+	var noViolations bool
 	var ofmt *outflag.Flag
 	c := &cobra.Command{
 		Use:   "gate FILE",
@@ -222,16 +226,28 @@ pattern with "*" requires every reachable key it matches); "#" starts a
 comment; blank lines are ignored. A required key that no catalogue kind can
 reach is unvisited, with the reason.
 
-The finding ends with the count of the file's scheduled faults that were
-reached and fired, scheduled but not reached, and reached but not fired.
+A ratio that is not met lists every unvisited key of the systems' universe
+with why. The ratio line counts the keys declared not applicable; a
+not-applicable declaration the file's own runs contradict (a run crossed an
+event only that boundary has, or a fault of a declared key reached and
+fired) fails the gate, listed: the universe the ratio is over rests on it.
+The gate measures visits, not verdicts: it counts the recorded violations
+of an invariant (a run once per invariant it broke) and passes with them,
+unless --no-violations is given. The finding ends with the count of the
+file's scheduled faults that were reached and fired, scheduled but not
+reached, and reached but not fired.
 
---format json (or --json) prints the finding as one object: {"version": 1,
-"passed", "ratio", "visited", "reachable", "applicable", "min_ratio" (when
-given), "required", "missing": [{"line", "requirement", "key", "reason"}],
-"faults": {"reached_and_fired", "not_reached", "not_fired"}}.
+--format json (or --json) prints the finding as one object: {"version": 2,
+"passed", "ratio", "visited", "reachable", "applicable", "not_applicable",
+"min_ratio" (when given), "required", "missing": [{"line", "requirement",
+"key", "reason"}] (a key the ratio misses has line 0 and requirement
+"min_ratio"), "contradicted_declarations": [{"system", "declaration", "key",
+"evidence"}], "violations", "violated_keys", "no_violations", "faults":
+{"reached_and_fired", "not_reached", "not_fired"}}.
 
-Exit codes: 0 the gate is met; 1 it is not, with every unvisited required key
-listed with its reason; 2 bad input (a missing or invalid coverage or keys
+Exit codes: 0 the gate is met; 1 it is not, with every unvisited key
+listed with its reason (or a contradicted declaration, or, under
+--no-violations, a violation); 2 bad input (a missing or invalid coverage or keys
 file, a ratio outside [0,1], neither flag given); 3 inconclusive: the file
 records no scheduled fault that was reached and fired, so there is nothing
 to gate; 4 an I/O error reading a file or writing the finding.`,
@@ -251,6 +267,7 @@ to gate; 4 an I/O error reading a file or writing the finding.`,
 				}
 				opts.MinRatio, opts.HasMinRatio = r, true
 			}
+			opts.NoViolations = noViolations
 			if require != "" {
 				b, err := fileio.ReadFile(require, fileio.ScheduleLimit)
 				if err != nil {
@@ -296,6 +313,7 @@ to gate; 4 an I/O error reading a file or writing the finding.`,
 	}
 	c.Flags().StringVar(&minRatio, "min-ratio", "", "least visited/reachable ratio, in [0,1]")
 	c.Flags().StringVar(&require, "require", "", "keys file: one domain/boundary/phase/correlation/oracle pattern a line (* = any)")
+	c.Flags().BoolVar(&noViolations, "no-violations", false, "fail the gate when a recorded run violated an invariant")
 	ofmt = outflag.Add(c, "the finding", "text", "json")
 	return c
 }
@@ -309,22 +327,31 @@ func writeGateJSON(w io.Writer, g *coverage.GateResult, visits, notReached, notF
 		NotFired        int `json:"not_fired"`
 	}
 	j := struct {
-		Version    int                `json:"version"`
-		Passed     bool               `json:"passed"`
-		Ratio      float64            `json:"ratio"`
-		Visited    int                `json:"visited"`
-		Reachable  int                `json:"reachable"`
-		Applicable int                `json:"applicable"`
-		MinRatio   *float64           `json:"min_ratio,omitempty"`
-		Required   int                `json:"required"`
-		Missing    []coverage.Missing `json:"missing"`
-		Faults     faults             `json:"faults"`
-	}{1, g.Passed(), g.Ratio, g.Visited, g.Reachable, g.Applicable, nil, g.Required, g.Missing, faults{visits, notReached, notFired}}
+		Version       int                      `json:"version"`
+		Passed        bool                     `json:"passed"`
+		Ratio         float64                  `json:"ratio"`
+		Visited       int                      `json:"visited"`
+		Reachable     int                      `json:"reachable"`
+		Applicable    int                      `json:"applicable"`
+		NotApplicable int                      `json:"not_applicable"`
+		MinRatio      *float64                 `json:"min_ratio,omitempty"`
+		Required      int                      `json:"required"`
+		Missing       []coverage.Missing       `json:"missing"`
+		Contradicted  []coverage.Contradiction `json:"contradicted_declarations"`
+		Violations    int                      `json:"violations"`
+		ViolatedKeys  int                      `json:"violated_keys"`
+		NoViolations  bool                     `json:"no_violations"`
+		Faults        faults                   `json:"faults"`
+	}{2, g.Passed(), g.Ratio, g.Visited, g.Reachable, g.Applicable, g.NotApplicable, nil, g.Required,
+		append(slices.Clone(g.Unvisited), g.Missing...), g.Contradicted, g.Violations, g.ViolatedKeys, g.NoViolations, faults{visits, notReached, notFired}}
 	if g.HasMinRatio {
 		j.MinRatio = &g.MinRatio
 	}
 	if j.Missing == nil {
 		j.Missing = []coverage.Missing{}
+	}
+	if j.Contradicted == nil {
+		j.Contradicted = []coverage.Contradiction{}
 	}
 	return writeJSON(w, j)
 }

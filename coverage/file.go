@@ -528,7 +528,7 @@ func CheckMerge(a, b *Data) error {
 			return fmt.Errorf("%s: the kinds the system enacts differ: %s and %s", at, list(ar.Enacts), list(br.Enacts))
 		}
 		if !maps.Equal(ar.NotApplicableKeys, br.NotApplicableKeys) {
-			return fmt.Errorf("%s: not-applicable key patterns differ", at)
+			return patternsDiffer(at, ar.NotApplicableKeys, br.NotApplicableKeys)
 		}
 	}
 	keys := slices.SortedFunc(maps.Keys(b.Keys), func(x, y Key) int { return strings.Compare(x.String(), y.String()) })
@@ -551,6 +551,29 @@ func CheckMerge(a, b *Data) error {
 		}
 	}
 	return checkCounts("unattributed", a.Unattributed, b.Unattributed)
+}
+
+// patternsDiffer is CheckMerge's error for one system whose not-applicable
+// key patterns differ between x (the file's) and y (the runs merged in):
+// each pattern only one side declares and each pattern whose reason alone
+// changed, with both reasons, and what to do.
+func patternsDiffer(at string, x, y map[string]string) error {
+	var parts []string
+	for _, p := range slices.Sorted(maps.Keys(x)) {
+		switch why, ok := y[p]; {
+		case !ok:
+			parts = append(parts, fmt.Sprintf("%s only in the record merged into (%q)", p, x[p]))
+		case why != x[p]:
+			parts = append(parts, fmt.Sprintf("%s: only the reason changed, %q in the record merged into and %q in the one merged in", p, x[p], why))
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(y)) {
+		if _, ok := x[p]; !ok {
+			parts = append(parts, fmt.Sprintf("%s only in the one merged in (%q)", p, y[p]))
+		}
+	}
+	return fmt.Errorf("%s: not-applicable key patterns differ: %s; the two were recorded under different declarations of the system (model.Definition.NotApplicableKeys), which one file cannot hold (bad input, exit 2): delete the file, or record into a new one, to start afresh under the new declaration",
+		at, strings.Join(parts, "; "))
 }
 
 // list writes a list of boundaries as "[a, b]" ("[]" for none).

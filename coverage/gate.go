@@ -95,6 +95,10 @@ type GateOptions struct {
 	HasMinRatio bool
 	// Require lists key patterns that must be visited.
 	Require []Requirement
+	// NoViolations fails the gate when a recorded run violated an
+	// invariant; by default the gate measures visits only and just counts
+	// the violations.
+	NoViolations bool
 }
 
 // GateResult is a gate's finding.
@@ -113,6 +117,22 @@ type GateResult struct {
 	// Missing lists each required key not visited, with its reason, in
 	// requirement order, and each pattern that matches no reachable key.
 	Missing []Missing
+	// Unvisited lists, when the ratio is not met, each key of the
+	// systems' universe no run visited, with its status and why (Line 0,
+	// Requirement "min_ratio").
+	Unvisited []Missing
+	// NotApplicable counts the reachable keys left out as declared not
+	// applicable (Summary.NotApplicable).
+	NotApplicable int
+	// Violations counts the recorded violations of an invariant (a run
+	// counts once per invariant it broke, unattributed ones included),
+	// under ViolatedKeys keys; NoViolations fails the gate on any.
+	Violations, ViolatedKeys int
+	NoViolations             bool
+	// Contradicted lists the not-applicable declarations the file's own
+	// runs refute (Report.Contradicted); any fails the gate, since the
+	// ratio's universe rests on them.
+	Contradicted []Contradiction
 }
 
 // Missing is one unmet requirement.
@@ -125,9 +145,12 @@ type Missing struct {
 	Reason string `json:"reason"`
 }
 
-// Passed reports whether the ratio (when set) is met and no required key
-// is missing.
-func (g *GateResult) Passed() bool { return g.RatioMet() && len(g.Missing) == 0 }
+// Passed reports whether the ratio (when set) is met, no required key
+// is missing, no declaration is contradicted and, under NoViolations, no
+// run violated an invariant.
+func (g *GateResult) Passed() bool {
+	return g.RatioMet() && len(g.Missing) == 0 && len(g.Contradicted) == 0 && (!g.NoViolations || g.Violations == 0)
+}
 
 // RatioMet reports whether the minimum ratio, when set, is met.
 func (g *GateResult) RatioMet() bool { return !g.HasMinRatio || g.Ratio >= g.MinRatio }
@@ -148,7 +171,21 @@ func Gate(u *Universe, d *Data, opts GateOptions) (*GateResult, error) {
 	}
 	r := NewReport(u, d, ReportOptions{})
 	g := &GateResult{Ratio: r.Summary.Ratio, Visited: r.Summary.Visited, Reachable: r.Summary.Reachable, Applicable: r.Summary.Applicable,
-		MinRatio: opts.MinRatio, HasMinRatio: opts.HasMinRatio}
+		MinRatio: opts.MinRatio, HasMinRatio: opts.HasMinRatio, NotApplicable: r.Summary.NotApplicable, ViolatedKeys: r.Summary.Violated,
+		NoViolations: opts.NoViolations, Contradicted: r.Contradicted}
+	for _, e := range d.Keys {
+		for _, c := range e.Counterexamples {
+			g.Violations += c.Count
+		}
+	}
+	for _, c := range d.Unattributed {
+		g.Violations += c.Count
+	}
+	if !g.RatioMet() {
+		for _, k := range r.Unvisited {
+			g.Unvisited = append(g.Unvisited, Missing{Requirement: "min_ratio", Key: k.Key, Reason: k.Status + ": " + k.Reason})
+		}
+	}
 	rows := map[string]KeyRow{}
 	for _, k := range r.Keys {
 		rows[k.Key] = k
@@ -213,6 +250,33 @@ func (g *GateResult) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, ", minimum %.4f: %s", g.MinRatio, met)
 	}
 	fmt.Fprintln(&b)
+	if g.NotApplicable > 0 {
+		fmt.Fprintf(&b, "  not applicable: %d of the %d reachable keys, left out of the ratio because the systems declare them (model.Definition.NotApplicable, NotApplicableKeys)\n", g.NotApplicable, g.Reachable)
+	}
+	if len(g.Unvisited) > 0 {
+		fmt.Fprintf(&b, "  unvisited keys of the universe: %d\n", len(g.Unvisited))
+		for _, m := range g.Unvisited {
+			fmt.Fprintf(&b, "  unvisited %s: %s\n", m.Key, m.Reason)
+		}
+	}
+	if len(g.Contradicted) > 0 {
+		fmt.Fprintf(&b, "  not-applicable declarations the recorded runs contradict: %d (the ratio's universe rests on them: fix the declaration, delete the file and record again)\n", len(g.Contradicted))
+		for _, c := range g.Contradicted {
+			fmt.Fprintf(&b, "  %s declares %s, yet %s\n", c.System, c.Declaration, c.Evidence)
+		}
+	}
+	if g.Violations > 0 || g.NoViolations {
+		fmt.Fprintf(&b, "  invariants: %s of an invariant recorded under %s (a run counts once per invariant it broke; the counterexamples are in the report)", plural(g.Violations, "violation"), plural(g.ViolatedKeys, "key"))
+		switch {
+		case g.NoViolations && g.Violations > 0:
+			b.WriteString(", --no-violations: NOT MET")
+		case g.NoViolations:
+			b.WriteString(", --no-violations: met")
+		default:
+			b.WriteString("; the gate measures visits, not verdicts (--no-violations fails it on any)")
+		}
+		fmt.Fprintln(&b)
+	}
 	if g.Required > 0 || len(g.Missing) > 0 {
 		keys, patterns := 0, 0
 		for _, m := range g.Missing {
@@ -237,4 +301,12 @@ func (g *GateResult) WriteText(w io.Writer) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// plural writes "1 key" or "N keys".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -119,6 +119,33 @@ func TestGate(t *testing.T) {
 	}
 	want := `coverage gate: FAILED
   ratio 0.1034 (3 of 29 keys the systems can reach visited; 39 reachable by the catalogue, the rest left out with why in the report), minimum 0.5000: NOT MET
+  unvisited keys of the universe: 26
+  unvisited identity/proposal/before_validation/isolated/capability_record: never_tried: no recorded run scheduled subject_swap
+  unvisited identity/authority/before_commit/isolated/capability_record: never_tried: no recorded run scheduled revoked_capability
+  unvisited identity/authority/before_commit/persistent/capability_record: never_tried: no recorded run scheduled sliding_grant_cache
+  unvisited identity/worker/before_validation/persistent/capability_record: never_tried: no recorded run scheduled ambient_identity_leak
+  unvisited context/proposal/before_validation/isolated/state_version: never_tried: no recorded run scheduled cross_source_conflict
+  unvisited context/proposal/before_validation/isolated/policy_record: never_tried: no recorded run scheduled stale_policy
+  unvisited context/memory/before_commit/isolated/checkpoint_store: never_tried: no recorded run scheduled memory_loss
+  unvisited tool/effect/before_commit/isolated/ledger_readback: never_tried: no recorded run scheduled reject_before_commit or false_success
+  unvisited tool/effect/after_commit/repeated/ledger_readback: never_tried: no recorded run scheduled timeout_after_commit under the modifier repeated (drawn on a schedule's last fault one check in four; coverage.FaultMatrix places it on each single fault)
+  unvisited tool/effect/after_commit/repeated/receipt: never_tried: no recorded run scheduled malformed_response or output_drift under the modifier repeated (drawn on a schedule's last fault one check in four; coverage.FaultMatrix places it on each single fault)
+  unvisited tool/effect/after_commit/persistent/ledger_readback: never_tried: no recorded run scheduled timeout_after_commit under the modifier persistent (drawn on a schedule's last fault one check in four; coverage.FaultMatrix places it on each single fault)
+  unvisited tool/effect/after_commit/persistent/receipt: never_tried: no recorded run scheduled malformed_response or output_drift under the modifier persistent (drawn on a schedule's last fault one check in four; coverage.FaultMatrix places it on each single fault)
+  unvisited tool/sandbox/before_validation/isolated/ledger_readback: never_tried: no recorded run scheduled sandbox_denial
+  unvisited tool/tool_call/before_commit/isolated/ledger_readback: never_tried: no recorded run scheduled timeout_before_send or tool_timeout
+  unvisited tool/tool_call/before_commit/isolated/budget_counter: never_tried: no recorded run scheduled rate_limit
+  unvisited tool/tool_call/before_commit/repeated/ledger_readback: never_tried: no recorded run scheduled tool_timeout under the modifier repeated (drawn on a schedule's last fault one check in four; coverage.FaultMatrix places it on each single fault)
+  unvisited tool/tool_call/before_commit/persistent/budget_counter: never_tried: no recorded run scheduled budget_exhaustion
+  unvisited state/state/before_commit/isolated/state_version: scheduled_not_reached: scheduled 1 time, but its event never occurred (concurrent_version_change or stale_state_read)
+  unvisited state/state/after_commit/isolated/ledger_readback: never_tried: no recorded run scheduled lagging_readback
+  unvisited state/state/after_checkpoint/repeated/ledger_readback: never_tried: no recorded run scheduled checkpoint_rollback under the modifier repeated (drawn on a schedule's last fault one check in four; coverage.FaultMatrix places it on each single fault)
+  unvisited state/state/after_checkpoint/persistent/ledger_readback: never_tried: no recorded run scheduled checkpoint_rollback under the modifier persistent (drawn on a schedule's last fault one check in four; coverage.FaultMatrix places it on each single fault)
+  unvisited state/worker/after_checkpoint/isolated/checkpoint_store: never_tried: no recorded run scheduled worker_restart
+  unvisited state/checkpoint_store/after_checkpoint/isolated/checkpoint_store: never_tried: no recorded run scheduled missing_checkpoint or stale_checkpoint or future_version_checkpoint or corrupt_checkpoint
+  unvisited state/branch_join/before_commit/isolated/join_record: never_tried: no recorded run scheduled branch_failure
+  unvisited evidence/effect/before_commit/isolated/trace_lineage: never_tried: no recorded run scheduled break_trace_lineage
+  unvisited evidence/proof/after_receipt/isolated/receipt: never_tried: no recorded run scheduled drop_effect_receipt
   required keys: 9, unvisited: 8; patterns matching no reachable key: 1
   line 1 state/*/*/*/*: unvisited state/state/before_commit/isolated/state_version: scheduled_not_reached: scheduled 1 time, but its event never occurred (concurrent_version_change or stale_state_read)
   line 1 state/*/*/*/*: unvisited state/state/after_commit/isolated/ledger_readback: never_tried: no recorded run scheduled lagging_readback

@@ -136,7 +136,12 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%d\t%d\t%s\n", k.Key, strings.Join(k.Kinds, ","), k.Status, k.Visits, k.NotReached, k.NotFired, cxSummary(k.Counterexamples))
 	}
 	tw.Flush()
-	fmt.Fprintln(&b, "\nCounterexamples, beside their keys:")
+	if r.Saved || r.Summary.Counterexamples == 0 {
+		fmt.Fprintln(&b, "\nCounterexamples, beside their keys:")
+	} else {
+		// the files the replay commands name exist only once saved
+		fmt.Fprintln(&b, "\nCounterexamples, beside their keys (no schedule file written: save each schedule under the file name its replay command gives, or write them all with coverage report --schedules DIR):")
+	}
 	n := 0
 	for _, k := range r.Keys {
 		for _, c := range k.Counterexamples {
@@ -187,6 +192,12 @@ func (r *Report) textRest(b *bytes.Buffer) {
 		}
 		for _, k := range sec.rows {
 			fmt.Fprintf(b, "  %s  %s: %s\n", k.Key, k.Status, k.Reason)
+		}
+	}
+	if len(r.Contradicted) > 0 {
+		fmt.Fprintf(b, "\nNot-applicable declarations the recorded runs contradict (%d; coverage gate fails on them):\n", len(r.Contradicted))
+		for _, c := range r.Contradicted {
+			fmt.Fprintf(b, "  %s declares %s, yet %s\n", c.System, c.Declaration, c.Evidence)
 		}
 	}
 	fmt.Fprintln(b, "\nMarginals (visited/reachable keys per value; - = no catalogue kind has the value):")

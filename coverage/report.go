@@ -84,6 +84,24 @@ type Report struct {
 	Heatmaps []heatmap `json:"heatmaps"`
 	// Unattributed are counterexamples no fired fault reached.
 	Unattributed []counterexampleRow `json:"unattributed_counterexamples"`
+	// Contradicted lists each not-applicable declaration the file's own
+	// runs refute (see Contradiction), in system and declaration order.
+	Contradicted []Contradiction `json:"contradicted_declarations"`
+	// Saved is set by WriteSchedules: the files the replay commands name
+	// exist, so the text report says nothing of saving them.
+	Saved bool `json:"-"`
+}
+
+// Contradiction is a not-applicable declaration the file's runs refute:
+// System declared Declaration (a boundary, "no memory boundary", or a key
+// pattern with its reason), yet Evidence: a run of the system crossed an
+// event only that boundary has, or a fault of a key it covers reached its
+// event and fired (Key) while every system of the file declares that key.
+type Contradiction struct {
+	System      string `json:"system"`
+	Declaration string `json:"declaration"`
+	Key         string `json:"key,omitempty"`
+	Evidence    string `json:"evidence"`
 }
 
 // Summary is the report's headline numbers (counts of keys, runs and
@@ -279,7 +297,7 @@ var heatmapAxes = [][2]dimension{{dimDomain, dimPhase}, {dimBoundary, dimOracle}
 
 // NewReport builds the report of d over universe u.
 func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
-	r := &Report{Version: Version, Gaps: u.gapList(), Unattributed: []counterexampleRow{}, Unvisited: []KeyRow{},
+	r := &Report{Version: Version, Gaps: u.gapList(), Unattributed: []counterexampleRow{}, Unvisited: []KeyRow{}, Contradicted: []Contradiction{},
 		NeverCrossed: []KeyRow{}, NotApplicable: []KeyRow{}, NotEnacted: []KeyRow{}, NotDrawn: []KeyRow{}, Systems: []systemRow{}}
 	s := &r.Summary
 	s.Keys, s.Reachable = u.total(), len(u.reachable)
@@ -376,10 +394,10 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 			kr.Reason = "recorded under another catalogue: " + u.reason(k)
 		case e.Visited() && len(e.Counterexamples) > 0:
 			kr.Status = StatusViolated
-			kr.Reason = visitedDespite(na, k)
+			kr.Reason = visitedDespite(na, naKeys, k)
 		case e.Visited():
 			kr.Status = StatusHeld
-			kr.Reason = visitedDespite(na, k)
+			kr.Reason = visitedDespite(na, naKeys, k)
 		case declared && len(na) < len(names) && len(na)+len(naKeys) == len(names):
 			kr.Status = StatusNotApplicable
 			kr.Reason = "not applicable: " + strings.Join(naKeys, "; ")
@@ -482,6 +500,9 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 		s.Outside++
 	}
 	r.Unattributed = cxRows("", d.Unattributed)
+	if declared {
+		r.Contradicted = contradictions(u, d)
+	}
 	s.Applicable = s.Reachable - s.NotApplicable - s.NeverCrossed - s.NotEnacted - s.NotDrawn
 	if s.Applicable > 0 {
 		s.Ratio = float64(s.Visited) / float64(s.Applicable)
@@ -620,12 +641,75 @@ func naPattern(sr *systemRecord, k Key) (string, string) {
 }
 
 // visitedDespite notes a visit under a boundary the systems na declare
-// they do not have ("" when none does): the declaration never hides it.
-func visitedDespite(na []string, k Key) string {
-	if len(na) == 0 {
+// they do not have, or under the key patterns naKeys declare ("" when
+// none does): the declaration never hides it.
+func visitedDespite(na, naKeys []string, k Key) string {
+	var p []string
+	if len(na) > 0 {
+		p = append(p, fmt.Sprintf("%s declared no %s boundary", strings.Join(na, ", "), k.Boundary))
+	}
+	p = append(p, naKeys...)
+	if len(p) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("visited, although %s declared no %s boundary", strings.Join(na, ", "), k.Boundary)
+	return "visited, although " + strings.Join(p, "; ")
+}
+
+// contradictions returns the not-applicable declarations of d's systems
+// that d's own runs refute: a declared boundary whose own event (one no
+// other boundary's kinds enter at) a run of the system crossed, and a
+// declaration (boundary or key pattern) of a key that was visited while
+// every system of the file declares it, so the visit was one of theirs.
+func contradictions(u *Universe, d *Data) []Contradiction {
+	out := []Contradiction{}
+	names := slices.Sorted(maps.Keys(d.Systems))
+	only := map[model.EventName]model.Boundary{} // events whose kinds enter at one boundary
+	multi := map[model.EventName]bool{}
+	for _, s := range u.all {
+		b := keyOf(s).Boundary
+		if prev, ok := only[s.Event]; ok && prev != b {
+			multi[s.Event] = true
+		}
+		only[s.Event] = b
+	}
+	for _, n := range names {
+		sr := d.Systems[n]
+		for _, b := range sr.NotApplicable {
+			var evs []string
+			for _, ev := range sr.Crossed {
+				if only[ev] == b && !multi[ev] {
+					evs = append(evs, string(ev))
+				}
+			}
+			if len(evs) > 0 {
+				out = append(out, Contradiction{System: n, Declaration: "no " + string(b) + " boundary",
+					Evidence: fmt.Sprintf("its runs crossed %s, where only %s kinds enter", strings.Join(evs, ", "), b)})
+			}
+		}
+	}
+	visited := slices.SortedFunc(maps.Keys(d.Keys), func(x, y Key) int { return strings.Compare(x.String(), y.String()) })
+	for _, k := range visited {
+		e := d.Keys[k]
+		if !e.Visited() || !u.isReachable(k) || len(names) == 0 {
+			continue
+		}
+		var found []Contradiction
+		for _, n := range names {
+			sr := d.Systems[n]
+			c := Contradiction{System: n, Key: k.String(), Evidence: fmt.Sprintf("a fault of %s reached its event and fired (%s)", k, times(e.Visits))}
+			if slices.Contains(sr.NotApplicable, k.Boundary) {
+				c.Declaration = "no " + string(k.Boundary) + " boundary"
+			} else if p, why := naPattern(sr, k); p != "" {
+				c.Declaration = p + ": " + why
+			} else {
+				found = nil
+				break
+			}
+			found = append(found, c)
+		}
+		out = append(out, found...)
+	}
+	return out
 }
 
 // nonNil returns xs, or an empty list for nil (a JSON [] rather than null).
@@ -688,5 +772,6 @@ func (r *Report) WriteSchedules(dir string) error {
 			return err
 		}
 	}
+	r.Saved = true
 	return nil
 }

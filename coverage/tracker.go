@@ -7,7 +7,9 @@ import (
 	"maps"
 	"os"
 	"sync"
+	"syscall"
 
+	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/model"
 )
 
@@ -235,10 +237,22 @@ type TB interface {
 	Errorf(format string, args ...any)
 }
 
+// flushClass names the class of a failed flush as the exit-code table
+// does: an operating-system error is I/O (exit 4); a file that does not
+// read or was recorded under another declaration of the system is bad
+// input (exit 2).
+func flushClass(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) && !errors.Is(err, fileio.ErrBadInput) {
+		return "exit 4, an I/O or internal error"
+	}
+	return "exit 2, bad input"
+}
+
 // FlushAfter flushes the tracker into the coverage file at path when tb
 // and its subtests end (tb.Cleanup), and fails tb when the flush fails,
-// with the runs not recorded and the cause (exit 4: an I/O or internal
-// error); a flush error is never dropped. It
+// with the runs not recorded, the cause and its class (exit 4, an I/O
+// error, or exit 2, bad input); a flush error is never dropped. It
 // is the per-test form of Main; an empty path records nothing.
 func (t *Tracker) FlushAfter(tb TB, path string) {
 	tb.Helper()
@@ -248,7 +262,7 @@ func (t *Tracker) FlushAfter(tb TB, path string) {
 	tb.Cleanup(func() {
 		n := t.Data().Runs
 		if err := t.FlushTo(path); err != nil {
-			tb.Errorf("coverage: %s not recorded (exit 4, an I/O or internal error): %v", runs(n), err)
+			tb.Errorf("coverage: %s not recorded (%s): %v", runs(n), flushClass(err), err)
 		}
 	})
 }
@@ -269,8 +283,8 @@ func Main(m interface{ Run() int }, path string, t *Tracker) int {
 		return code
 	}
 	if err := t.FlushTo(path); err != nil {
-		fmt.Fprintf(os.Stderr, "FAIL: coverage: %s not recorded (the tests' own result is above; exit 4, an I/O or internal error): %v\n",
-			runs(t.Data().Runs), err)
+		fmt.Fprintf(os.Stderr, "FAIL: coverage: %s not recorded (the tests' own result is above; %s): %v\n",
+			runs(t.Data().Runs), flushClass(err), err)
 		if code == 0 {
 			code = 1
 		}

@@ -245,6 +245,7 @@ func TestNightlyCommandsRun(t *testing.T) {
 	// correlation modifiers and the two of the kinds outside the catalogue)
 	if out := sh(work, cov.named(t, "gate").Run); out != "merged 2 files into gated-coverage.json: 359 runs, 39 of 39 reachable keys visited\n"+
 		"coverage gate: passed\n  ratio 1.0000 (39 of 39 reachable keys visited), minimum 1.0000: met\n"+
+		"  invariants: 39 violations of an invariant recorded under 29 keys (a run counts once per invariant it broke; the counterexamples are in the report); the gate measures visits, not verdicts (--no-violations fails it on any)\n"+
 		"  faults: 433 reached and fired; 82 scheduled but not reached, 64 reached but not fired\n" {
 		t.Errorf("gate: %q", out)
 	}
