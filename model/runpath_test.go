@@ -21,10 +21,13 @@ import (
 // result, its JSON, its timeline, its provider history or its run record
 // changes the digest. With false_success and envelope_as_success left
 // out, the 4110 runs before them hash to the digest pinned then
-// (aa9ad447...): adding them changed no earlier output.
+// (aa9ad447...): adding them changed no earlier output. With
+// duplicate_tool_call, model_refusal, refusal_as_done and
+// duplicate_call_executed left out, the 4370 runs before them hash to
+// 4bc04fa4... likewise.
 const (
-	runOutputsDigest = "4bc04fa421cc187c16bc0ceebca091d6af7604e8892bae599265f8ad50fdc5e9"
-	runOutputsRuns   = 4370
+	runOutputsDigest = "1a8919c6b631b8c370df667539f4107b26c25246939e5aabe7f1024c3bd63d8a"
+	runOutputsRuns   = 4914
 )
 
 // hashRun writes every output of one run of s on h into d: the error, or
