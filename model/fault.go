@@ -720,11 +720,11 @@ var catalogue = []faultKind{
 		Oracle: oracleLedgerReadback, Threatens: []string{InvNoInventedProgress},
 		Doc: "the provider fails the request and answers with a success envelope carrying the error; nothing is committed"}, falseSuccess{}},
 	// the model's reply (an agent's proposal through an LLM SDK)
-	{FaultSpec{Kind: "duplicate_tool_call", Domain: domainTool, Target: "model reply tool calls", Event: EvProposal,
+	{FaultSpec{Kind: "duplicate_tool_call", Domain: domainContext, Target: "model reply tool calls", Event: EvProposal,
 		Boundary: boundaryProposal, Phase: phaseBeforeValidation, Signal: signalNone, Manner: mannerContradictory,
 		Oracle: oracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},
 		Doc: "after proposal: the model's reply carries the same tool call twice (two call ids, one logical action)"}, duplicateToolCall{}},
-	{FaultSpec{Kind: "model_refusal", Domain: domainTool, Target: "model reply", Event: EvProposal,
+	{FaultSpec{Kind: "model_refusal", Domain: domainContext, Target: "model reply", Event: EvProposal,
 		Boundary: boundaryProposal, Phase: phaseBeforeValidation, Signal: signalNone, Manner: mannerAbsent,
 		Oracle: oracleLedgerReadback, Threatens: []string{InvNoInventedProgress},
 		Doc: "after proposal: the model refuses (stop reason refusal) or answers without a tool call; nothing is proposed"}, modelRefusal{}},
