@@ -96,6 +96,6 @@ func TestFaultMatrix(t *testing.T) {
 		"reject_before_commit", "rate_limit", "budget_exhaustion", "worker_restart", "missing_checkpoint", "lagging_readback"}, kinds)
 	assert.Equal(t, 22, m.Candidates)
 	assert.Len(t, m.Visited, 15)
-	assert.Len(t, m.Unvisited, 24)
+	assert.Len(t, m.Unvisited, 25)
 	assert.Equal(t, "tool/effect/after_commit/isolated/ledger_readback", m.Rows[1].Keys[0].String())
 }
