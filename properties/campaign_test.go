@@ -26,7 +26,7 @@ func TestDefaultWalkCutByItsBudget(t *testing.T) {
 	if w == nil || w.Complete || w.Found || rep.Found || rep.Checks != 5 || rep.Inconclusive() {
 		t.Fatalf("report %+v, walk %+v", rep, w)
 	}
-	if got := w.WalkLine(); got != "walk: 1,000 of 27,139 schedules of <= 2 faults; cut by the budget (1 of 0 faults, 231 of 1, 768 of 2)" {
+	if got := w.WalkLine(); got != "walk: 1,000 of 27,621 schedules of <= 2 faults; cut by the budget (1 of 0 faults, 233 of 1, 766 of 2)" {
 		t.Errorf("walk line %q", got)
 	}
 	rep, err = properties.Explore(def, cfg, properties.WithMaxSchedules(0), properties.WithSeed(1), properties.WithChecks(5))

@@ -322,18 +322,19 @@ func (s *System) Run(ctx context.Context, env model.Env, task model.Task) (model
 const noProposal = "the model proposed no action"
 
 // duplicates carries out, under the duplicate_call_executed defect, each
-// copy of the call the model's reply repeated, as an attempt of its own
-// (under the action's key with idempotency, a fresh request id without).
-// Without the defect a repeated call is the one action, already made.
+// copy of the call the model's reply repeated (under the action's key
+// with idempotency; under the copy's own call id without, which the
+// first attempt's fresh request id is not). Without the defect a repeated
+// call is the one action, already made.
 func (f *flow) duplicates() error {
 	if !f.s.mutant.is(DuplicateCallExecuted) {
 		return nil
 	}
+	key := f.a.IdempotencyKey
+	if !f.s.on(bitIdempotency) {
+		key += ":copy"
+	}
 	for range f.a.Duplicates {
-		key := f.a.IdempotencyKey
-		if !f.s.on(bitIdempotency) {
-			key = f.env.NewRequestID()
-		}
 		if _, err := f.env.Tool.Commit(f.ctx, model.ToolCall{Tool: Tool, RequestKey: key, Action: f.a, Guard: f.guard()}); err != nil {
 			return err
 		}
