@@ -60,14 +60,14 @@ func TestScheduleImport(t *testing.T) {
 	assert.Contains(t, stderr, `--tool: "search" is not FROM=TO`)
 }
 
-// TestMatrix: the reference system's fault matrix, typed: 20 single faults
-// of the 28 placed visit 20 keys, 19 reachable keys need more than one
+// TestMatrix: the reference system's fault matrix, typed: 21 single faults
+// of the 30 placed visit 21 keys, 19 reachable keys need more than one
 // single fault; --format json carries the same rows; an unknown fixture is
 // bad input.
 func TestMatrix(t *testing.T) {
 	code, out, stderr := runCLI(t, "matrix", "--config", `{"profile": "typed"}`)
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, out, "Fault matrix of copperfin: 20 single faults visit 20 keys (greedy set cover over 28 placed single faults).\n")
+	assert.Contains(t, out, "Fault matrix of copperfin: 21 single faults visit 21 keys (greedy set cover over 30 placed single faults).\n")
 	assert.Contains(t, out, "Reachable keys no single fault visits: 19\n")
 	code, js, stderr := runCLI(t, "matrix", "--config", `{"profile": "typed"}`, "--format", "json")
 	require.Equal(t, 0, code, stderr)
@@ -78,8 +78,8 @@ func TestMatrix(t *testing.T) {
 		Candidates int `json:"candidates"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(js), &m))
-	assert.Len(t, m.Rows, 20)
-	assert.Equal(t, 28, m.Candidates)
+	assert.Len(t, m.Rows, 21)
+	assert.Equal(t, 30, m.Candidates)
 	assert.Equal(t, "subject_swap", m.Rows[0].Kind)
 	code, _, stderr = runCLI(t, "matrix", "--fixture", "nope")
 	assert.Equal(t, 2, code)
