@@ -36,7 +36,7 @@ func TestGateAsJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &g); err != nil {
 		t.Fatal(err)
 	}
-	if g.Version != 1 || g.Passed || g.Visited != 1 || g.Reachable != 39 || g.Applicable != 27 || g.MinRatio == nil || *g.MinRatio != 0.9 ||
+	if g.Version != 1 || g.Passed || g.Visited != 1 || g.Reachable != 40 || g.Applicable != 28 || g.MinRatio == nil || *g.MinRatio != 0.9 ||
 		g.Required != 18 || len(g.Missing) != 17 || g.Faults.ReachedAndFired != 1 {
 		t.Fatalf("finding %+v\n%s", g, out)
 	}
