@@ -352,7 +352,7 @@ func TestBatchWalkHoldsUnderTyped(t *testing.T) {
 		properties.WithMaxFaults(2)}
 	want, sizes := 22, []int{1, 5, 16}
 	if heavy() {
-		want, sizes = 200427, []int{1, 655, 199771}
+		want, sizes = 232998, []int{1, 661, 232336}
 	} else {
 		opts = append(opts, properties.WithKinds("partial_success_response", "lagging_readback"), properties.WithoutWorldEvents())
 		t.Log("the walk of two kinds; FAULTLINE_HEAVY=1 walks all of them")
