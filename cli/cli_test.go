@@ -113,9 +113,9 @@ func TestExploreAndReplayAUserSystem(t *testing.T) {
 	// malformed_response and a repeated timeout_after_commit among them;
 	// the universe holds every repeated and persistent key of the kinds
 	// the agent crosses (24 with duplicate_tool_call and model_refusal; 18
-	// when they counted only once visited), and
-	// the 6 synchronized and shared keys are left not drawn; the runs,
-	// rapid's shrinking included, are 1,450 (1,223 before false_success)
+	// when they counted only once visited), and the 6 synchronized and
+	// shared keys are left not drawn; the runs, rapid's shrinking
+	// included, are 1,450 (1,223 before false_success)
 	assert.Contains(t, out, "Coverage: 9 of 24 keys the systems can reach visited (37.5%; 40 reachable by the catalogue, 16 left out, each with why)")
 	assert.Contains(t, out, "confirmed_once")
 	assert.Contains(t, out, "inventory replay ")
