@@ -65,7 +65,7 @@ func TestDossierContents(t *testing.T) {
 	dir, d := smallDossier(t)
 	cat, _ := json.Marshal(assay.DossierFaults(refDef(), model.Catalogue()))
 	h := sha256.Sum256(append(cat, 0))
-	if d.Manifest.CatalogueSHA256 != hex.EncodeToString(h[:]) || d.Manifest.CatalogueKinds != 28 || d.Manifest.CoveredKinds != 10 {
+	if d.Manifest.CatalogueSHA256 != hex.EncodeToString(h[:]) || d.Manifest.CatalogueKinds != 30 || d.Manifest.CoveredKinds != 10 {
 		t.Errorf("catalogue hash %s", d.Manifest.CatalogueSHA256)
 	}
 	// each kind keeps the reference system's declared defence
@@ -85,8 +85,8 @@ func TestDossierContents(t *testing.T) {
 		t.Errorf("%d schedules in the manifest, %d distinct schedules ran", n, len(seen))
 	}
 	if d.Stop != paper.Stop || len(d.Faults) != 10 || len(d.Invariants) != 8 || !d.Coverage.Available || d.Coverage.Placeholder ||
-		d.Coverage.Visited != 10 || d.Coverage.Reachable != 29 || len(d.Coverage.Unvisited) != 29 ||
-		!strings.HasPrefix(d.Coverage.Note, "10 of 29 keys copperfin can reach visited (34.5%); of the catalogue's 39 reachable keys, 10 are left out of the ratio, each with why: 0 never crossed, 0 not applicable, 0 not enacted, 10 not drawn") ||
+		d.Coverage.Visited != 10 || d.Coverage.Reachable != 30 || len(d.Coverage.Unvisited) != 30 ||
+		!strings.HasPrefix(d.Coverage.Note, "10 of 30 keys copperfin can reach visited (33.3%); of the catalogue's 40 reachable keys, 10 are left out of the ratio, each with why: 0 never crossed, 0 not applicable, 0 not enacted, 10 not drawn") ||
 		d.Coverage.Config != "the 415 distinct runs of the base and variation studies of copperfin (200 trials per profile, seed 188, profiles typed)" {
 		t.Errorf("stop %+v faults %d invariants %d coverage %+v", d.Stop, len(d.Faults), len(d.Invariants), d.Coverage)
 	}
@@ -129,12 +129,12 @@ func TestDossierContents(t *testing.T) {
 	md, _ := os.ReadFile(filepath.Join(dir, "dossier.md"))
 	for _, want := range []string{"# Fault dossier (version 4)", "## Manifest", "## Fault specs", "## Declared stop conditions", "## Stop conditions",
 		"## Baseline runs (no fault)", "## Fault-transfer signatures", "## Release envelope", "## Counterfactual containment pairs",
-		"## Fault-transfer coefficients", "## Diagnoses of counterexamples", "## Configuration variation", "## Coverage\n\n10 of 29 keys copperfin can reach visited",
+		"## Fault-transfer coefficients", "## Diagnoses of counterexamples", "## Configuration variation", "## Coverage\n\n10 of 30 keys copperfin can reach visited",
 		"\n- `tool/effect/before_commit/isolated/ledger_readback` (never tried): no recorded run scheduled reject_before_commit or false_success\n",
 		"## Unresolved holds", "## Change triggers", "| typed | all | 200 | useful but unproved | shadow or hold |",
 		"## Release verdict\n\nThe release envelope gates a release: its decision is the one verdict of each profile.",
 		"\n- typed: **shadow or hold** (useful but unproved): prove floor 80% missed: ",
-		"The evidence covers 10 of the catalogue's 28 kinds."} {
+		"The evidence covers 10 of the catalogue's 30 kinds."} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("dossier.md lacks %q", want)
 		}
@@ -241,11 +241,11 @@ func TestDossierCatalogue(t *testing.T) {
 		t.Skip("repeats the study's and the dossier's goroutines over another input (TestGatherIsDeterministic and TestDossierContents run them under the detector); go test ./... runs this test in full")
 	}
 	dir, d := writeDossier(t, smallCatalogueConfig())
-	if len(d.Faults) != 28 || d.Manifest.CoveredKinds != 28 || d.Manifest.CatalogueKinds != 28 {
+	if len(d.Faults) != 30 || d.Manifest.CoveredKinds != 30 || d.Manifest.CatalogueKinds != 30 {
 		t.Errorf("faults %d covered %d", len(d.Faults), d.Manifest.CoveredKinds)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "dossier.md"))
-	for _, want := range []string{"The evidence covers 28 of the catalogue's 28 kinds.",
+	for _, want := range []string{"The evidence covers 30 of the catalogue's 30 kinds.",
 		"| branch_failure | state | branch.run#1 | branch_join | before_commit | isolated | state_update | join_record | join_preserved | behaviour (defect failed_branch_dropped) | state_schema, orchestration |",
 		"| typed | all | 200 | contained but dead | redesign recovery |"} {
 		if !strings.Contains(string(md), want) {

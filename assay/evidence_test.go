@@ -68,7 +68,7 @@ var views = []struct {
 	compat bool
 	kinds  int
 	get    func(*testing.T) *assay.Evidence
-}{{"catalogue", false, 28, evidence}, {"paper188", true, 10, paperEvidence}}
+}{{"catalogue", false, 30, evidence}, {"paper188", true, 10, paperEvidence}}
 
 func sigOf(t *testing.T, st *assay.Study, profile, kind, config string) assay.Signature {
 	t.Helper()
@@ -183,7 +183,7 @@ func TestSignatures(t *testing.T) {
 		t.Errorf("typed worst cells (-want +got):\n%s", diff)
 	}
 
-	// The whole catalogue: the same 2000 trials spread over 28 kinds. The
+	// The whole catalogue: the same 2000 trials spread over 30 kinds. The
 	// identity and evidence domains hold only the paper's kinds, so their
 	// counts are the paper's; the tool domain's twelve kinds share its 400
 	// trials, so timeout_after_commit draws 38 of them.
@@ -196,8 +196,8 @@ func TestSignatures(t *testing.T) {
 	}
 	// a held approval loss: detected and contained, never recovered
 	m := sigOf(t, all, "typed", "memory_loss", assay.DefaultConfig)
-	if m.Trials != 134 || m.Q.Detect.Count != 134 || m.Q.Contain.Count != 134 || m.Q.Recover.Count != 0 || m.Q.Prove.Count != 0 ||
-		m.Q.Serve.Count != 0 || m.Boundary != model.Boundary("memory") || !m.Critical || m.Harms.ServiceLoss != 134 {
+	if m.Trials != 76 || m.Q.Detect.Count != 76 || m.Q.Contain.Count != 76 || m.Q.Recover.Count != 0 || m.Q.Prove.Count != 0 ||
+		m.Q.Serve.Count != 0 || m.Boundary != model.Boundary("memory") || !m.Critical || m.Harms.ServiceLoss != 76 {
 		t.Errorf("typed memory_loss: %+v %+v", m.Q, m.Harms)
 	}
 	// a sandbox denial: a proven denial of an entitled action, so proven
@@ -217,16 +217,16 @@ func TestSignatures(t *testing.T) {
 			agg = &all.Aggregates[i]
 		}
 	}
-	if agg == nil || agg.Trials != 2000 || agg.Q.Detect.Count != 1963 || agg.Q.Contain.Count != 2000 || agg.Q.Recover.Count != 1299 ||
-		agg.Q.Prove.Count != 1402 || agg.Q.Serve.Count != 1299 || agg.Harms.ServiceLoss != 701 || agg.Harms.ContractViolation != 0 {
+	if agg == nil || agg.Trials != 2000 || agg.Q.Detect.Count != 1802 || agg.Q.Contain.Count != 2000 || agg.Q.Recover.Count != 1357 ||
+		agg.Q.Prove.Count != 1460 || agg.Q.Serve.Count != 1357 || agg.Harms.ServiceLoss != 643 || agg.Harms.ContractViolation != 0 {
 		t.Fatalf("typed pooled over the catalogue: %+v", agg)
 	}
 	want = []assay.WorstCell{
-		{Term: "detect", Kind: "worker_restart", Config: "default", Count: 0, Trials: 37},
+		{Term: "detect", Kind: "duplicate_tool_call", Config: "default", Count: 0, Trials: 82},
 		{Term: "contain", Kind: "subject_swap", Config: "default", Count: 212, Trials: 212, Rate: 1},
-		{Term: "recover", Kind: "memory_loss", Config: "default", Count: 0, Trials: 134},
-		{Term: "prove", Kind: "memory_loss", Config: "default", Count: 0, Trials: 134},
-		{Term: "serve", Kind: "memory_loss", Config: "default", Count: 0, Trials: 134},
+		{Term: "recover", Kind: "memory_loss", Config: "default", Count: 0, Trials: 76},
+		{Term: "prove", Kind: "memory_loss", Config: "default", Count: 0, Trials: 76},
+		{Term: "serve", Kind: "memory_loss", Config: "default", Count: 0, Trials: 76},
 	}
 	if diff := cmp.Diff(want, agg.Worst); diff != "" {
 		t.Errorf("typed worst cells over the catalogue (-want +got):\n%s", diff)
@@ -297,31 +297,30 @@ func TestPlacements(t *testing.T) {
 			"serve floor 80% missed: serve 1007 of 2000 = 50.3% [95% CI 48.2%, 52.5%] (overall, worst class timeout_after_commit 0 of 189, configuration default)",
 		}},
 		{evidence(t).Base, "baseline", assay.RegionUnsafeEscape, []string{
-			"hard invariant zero unsafe escape failed: 904 of 2000 trials; worst class subject_swap, 212 of 212, configuration default",
+			"hard invariant zero unsafe escape failed: 801 of 2000 trials; worst class subject_swap, 212 of 212, configuration default",
 			"hard invariant zero duplicate effect failed: 203 of 2000 trials; worst class timeout_after_commit, 38 of 38, configuration default",
 			"hard invariant zero wrong-subject effect failed: 212 of 2000 trials; worst class subject_swap, 212 of 212, configuration default",
 			"hard invariant zero unproved release failed: 438 of 2000 trials; worst class partial_success_response, 38 of 38, configuration default",
-			"recover floor 80% missed: recover 184 of 2000 = 9.2% [95% CI 8.0%, 10.5%] (overall, worst class subject_swap 0 of 212, configuration default)",
+			"recover floor 80% missed: recover 345 of 2000 = 17.2% [95% CI 15.7%, 19.0%] (overall, worst class subject_swap 0 of 212, configuration default)",
 			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain identity, worst class subject_swap 0 of 212, configuration default)",
-			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain context, worst class stale_policy 0 of 138, configuration default)",
+			"prove floor 80% missed: prove 161 of 400 = 40.2% [95% CI 35.6%, 45.1%] (domain context, worst class stale_policy 0 of 84, configuration default)",
 			"prove floor 80% missed: prove 169 of 400 = 42.2% [95% CI 37.5%, 47.1%] (domain tool, worst class timeout_after_commit 0 of 38, configuration default)",
 			"prove floor 80% missed: prove 118 of 400 = 29.5% [95% CI 25.2%, 34.1%] (domain state, worst class checkpoint_rollback 0 of 41, configuration default)",
 			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain evidence, worst class drop_effect_receipt 0 of 212, configuration default)",
-			"serve floor 80% missed: serve 184 of 2000 = 9.2% [95% CI 8.0%, 10.5%] (overall, worst class subject_swap 0 of 212, configuration default)",
+			"serve floor 80% missed: serve 345 of 2000 = 17.2% [95% CI 15.7%, 19.0%] (overall, worst class subject_swap 0 of 212, configuration default)",
 		}},
 		{evidence(t).Base, "typed", assay.RegionContainedButDead, []string{
-			"recover floor 80% missed: recover 1299 of 2000 = 65.0% [95% CI 62.8%, 67.0%] (overall, worst class memory_loss 0 of 134, configuration default)",
-			"prove floor 80% missed: prove 266 of 400 = 66.5% [95% CI 61.7%, 70.9%] (domain context, worst class memory_loss 0 of 134, configuration default)",
+			"recover floor 80% missed: recover 1357 of 2000 = 67.8% [95% CI 65.8%, 69.9%] (overall, worst class memory_loss 0 of 76, configuration default)",
 			"prove floor 80% missed: prove 155 of 400 = 38.8% [95% CI 34.1%, 43.6%] (domain state, worst class missing_checkpoint 0 of 43, configuration default)",
 			"prove floor 80% missed: prove 212 of 400 = 53.0% [95% CI 48.1%, 57.8%] (domain evidence, worst class break_trace_lineage 0 of 188, configuration default)",
-			"serve floor 80% missed: serve 1299 of 2000 = 65.0% [95% CI 62.8%, 67.0%] (overall, worst class memory_loss 0 of 134, configuration default)",
+			"serve floor 80% missed: serve 1357 of 2000 = 67.8% [95% CI 65.8%, 69.9%] (overall, worst class memory_loss 0 of 76, configuration default)",
 		}},
 		{evidence(t).Base, "fail_closed", assay.RegionContainedButDead, []string{
-			"recover floor 80% missed: recover 780 of 2000 = 39.0% [95% CI 36.9%, 41.2%] (overall, worst class memory_loss 0 of 134, configuration default)",
+			"recover floor 80% missed: recover 838 of 2000 = 41.9% [95% CI 39.8%, 44.1%] (overall, worst class memory_loss 0 of 76, configuration default)",
 			"prove floor 80% missed: prove 242 of 400 = 60.5% [95% CI 55.6%, 65.2%] (domain tool, worst class timeout_after_commit 0 of 38, configuration default)",
 			"prove floor 80% missed: prove 159 of 400 = 39.8% [95% CI 35.1%, 44.6%] (domain state, worst class checkpoint_rollback 0 of 41, configuration default)",
 			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain evidence, worst class drop_effect_receipt 0 of 212, configuration default)",
-			"serve floor 80% missed: serve 780 of 2000 = 39.0% [95% CI 36.9%, 41.2%] (overall, worst class memory_loss 0 of 134, configuration default)",
+			"serve floor 80% missed: serve 838 of 2000 = 41.9% [95% CI 39.8%, 44.1%] (overall, worst class memory_loss 0 of 76, configuration default)",
 		}},
 	}
 	for _, c := range cases {
@@ -436,7 +435,7 @@ func TestEnvelopeFloorsDecide(t *testing.T) {
 		}
 	}
 	// over the whole catalogue no choice of proof scope saves typed: its
-	// recovery and service (65.0 %) miss the 80 % floors
+	// recovery and service (67.8 %) miss the 80 % floors
 	typed = nil
 	for _, s := range evidence(t).Base.Signatures {
 		if s.Profile == "typed" {
@@ -444,7 +443,7 @@ func TestEnvelopeFloorsDecide(t *testing.T) {
 		}
 	}
 	if p := overall.Place("typed", "all", typed); p.Region != assay.RegionContainedButDead || len(p.Reasons) != 3 ||
-		p.Reasons[1] != "prove floor 80% missed: prove 1402 of 2000 = 70.1% [95% CI 68.1%, 72.1%] (overall, worst class memory_loss 0 of 134, configuration default)" {
+		p.Reasons[1] != "prove floor 80% missed: prove 1460 of 2000 = 73.0% [95% CI 71.0%, 74.9%] (overall, worst class memory_loss 0 of 76, configuration default)" {
 		t.Errorf("catalogue, overall floors: %q %q", p.Region, p.Reasons)
 	}
 	lax := assay.Envelope{Floors: []assay.Floor{{Term: "recover", Min: 0.6, Scope: assay.ScopeOverall}, {Term: "serve", Min: 0.6, Scope: assay.ScopeOverall}}}
@@ -564,7 +563,7 @@ func TestPairsCatalogue(t *testing.T) {
 		},
 	}
 	for _, st := range []*assay.Study{ev.Base, ev.Variation} {
-		if len(st.Pairs) != 3*28*len(st.Configurations) {
+		if len(st.Pairs) != 3*30*len(st.Configurations) {
 			t.Errorf("%s: %d pairs", st.Name, len(st.Pairs))
 		}
 		for _, spec := range model.Catalogue() {
@@ -653,8 +652,8 @@ func TestPairsCatalogue(t *testing.T) {
 	// effect_readback, so its memory_loss and corrupt_checkpoint pairs show
 	// leverage too; its seven invalid greens (false_success's among them:
 	// the receipt_missing warning denies) are carried by deny_on_warning
-	want := map[string]int{"baseline leverage_shown": 26, "baseline inconclusive": 2, "typed leverage_shown": 28,
-		"fail_closed leverage_shown": 21, "fail_closed invalid_green": 7}
+	want := map[string]int{"baseline leverage_shown": 28, "baseline inconclusive": 2, "typed leverage_shown": 30,
+		"fail_closed leverage_shown": 23, "fail_closed invalid_green": 7}
 	if diff := cmp.Diff(want, n); diff != "" {
 		t.Errorf("reference pair classes (-want +got):\n%s", diff)
 	}
@@ -669,8 +668,9 @@ func TestPairsCatalogue(t *testing.T) {
 	// lag show leverage in typed and fail_closed in every configuration
 	// (+16 on 300), and are inconclusive in the baseline, whose own run
 	// never reaches them (-8); false_success shows it in baseline and typed
-	// (+8 on 12)
-	if !strings.Contains(b2.String(), "pairs across configurations: 290 of 336 show leverage") ||
+	// (+8 on 12); duplicate_tool_call and model_refusal show it in every
+	// profile and configuration (+24 on 24)
+	if !strings.Contains(b2.String(), "pairs across configurations: 314 of 360 show leverage") ||
 		!strings.Contains(b2.String(), "typed        default  memory_loss                bind_identity+pre_effect_authority and behaviour (defect fabricated_approval)  leverage_shown  yes") ||
 		!strings.Contains(b2.String(), "typed/corrupt_checkpoint (default), behaviour (defect stale_checkpoint_accepted) alone: invalid_green: "+
 			"removing behaviour (defect stale_checkpoint_accepted) alone leaves the fault contained: effect_readback silently carries the result") {
@@ -1038,7 +1038,7 @@ func TestVariation(t *testing.T) {
 		{"typed", "rate_limit", want[0], 0, 0, 9},
 		{"typed", "checkpoint_rollback", want[0], 0, 17, 17},
 	}
-	if diff := cmp.Diff(wantVaried, got, cmp.AllowUnexported(wc{})); diff != "" || len(all.WorstConfigs) != 84 {
+	if diff := cmp.Diff(wantVaried, got, cmp.AllowUnexported(wc{})); diff != "" || len(all.WorstConfigs) != 90 {
 		t.Errorf("catalogue: varied worst configurations of %d (-want +got):\n%s", len(all.WorstConfigs), diff)
 	}
 	if s := sigOf(t, all, "typed", "rate_limit", want[3]); s.Q.Serve.Count != s.Trials || s.Q.Recover.Count != s.Trials {
@@ -1166,17 +1166,19 @@ func TestCompositionPairs(t *testing.T) {
 	}
 	want := map[string]map[copperfin.Control][]model.FaultEntry{
 		"catalogue": {
-			copperfin.RefreshContext:    {tc("context.eligibility", "worker_crash", 1), tc("context.eligibility", "cross_source_conflict", 2)},
-			copperfin.StatePrecondition: {tc("ledger.readback", "state_version_change", 1), tc("checkpoint.write", "worker_restart", 1)},
-			copperfin.Idempotency:       {tc("ledger.readback", "lagging_readback", 1), tc("checkpoint.write", "checkpoint_rollback", 3)},
-			copperfin.EvidenceGate:      {tc("tool.commit", "partial_success_response", 1), tc("evidence.readback", "drop_effect_receipt", 1)},
+			// with the catalogue's 30 kinds, state_precondition's witness
+			// (state_version_change, then worker_restart) is not among seed
+			// 1's 10000 draws
+			copperfin.RefreshContext: {tc("context.policy", "worker_crash", 1), tc("context.eligibility", "cross_source_conflict", 2)},
+			copperfin.Idempotency:    {tc("tool.commit", "malformed_response", 1), tc("ledger.readback", "lagging_readback", 1)},
+			copperfin.EvidenceGate:   {tc("tool.commit", "partial_success_response", 1), tc("evidence.readback", "drop_effect_receipt", 1)},
 		},
 		"paper188": {
 			copperfin.EvidenceGate: {tc("tool.commit", "timeout_after_commit", 1), tc("evidence.readback", "drop_effect_receipt", 1)},
 		},
 	}
 	draws := map[string]map[copperfin.Control]int{
-		"catalogue": {copperfin.RefreshContext: 312, copperfin.StatePrecondition: 6877, copperfin.Idempotency: 5, copperfin.EvidenceGate: 256},
+		"catalogue": {copperfin.RefreshContext: 656, copperfin.Idempotency: 30, copperfin.EvidenceGate: 256},
 		"paper188":  {copperfin.EvidenceGate: 261},
 	}
 	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)

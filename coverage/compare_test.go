@@ -22,7 +22,7 @@ func profileColumns(t *testing.T) []coverage.Column {
 	return cols
 }
 
-// TestCompareProfiles: merged, the audit's runs make 28 of the 37 keys
+// TestCompareProfiles: merged, the audit's runs make 29 of the 40 keys
 // violated; side by side, every violation is the baseline's and typed and
 // fail_closed hold under every key.
 func TestCompareProfiles(t *testing.T) {
@@ -36,7 +36,7 @@ func TestCompareProfiles(t *testing.T) {
 	if diff := cmp.Diff(merged, c.Total); diff != "" {
 		t.Fatalf("total differs from the report of all runs (-all +total):\n%s", diff)
 	}
-	if len(c.Rows) != 39 || strings.Join(c.Labels, ",") != "baseline,typed,fail_closed" {
+	if len(c.Rows) != 40 || strings.Join(c.Labels, ",") != "baseline,typed,fail_closed" {
 		t.Fatalf("%d rows, labels %v", len(c.Rows), c.Labels)
 	}
 	var got []string
@@ -44,13 +44,13 @@ func TestCompareProfiles(t *testing.T) {
 		s := r.Summary
 		got = append(got, c.Labels[i]+" "+itoa(s.Visited)+" "+itoa(s.Violated)+" "+itoa(s.Held)+" "+itoa(s.Runs))
 	}
-	if strings.Join(got, "; ") != "baseline 37 29 8 53; typed 39 0 39 53; fail_closed 39 0 39 53" {
+	if strings.Join(got, "; ") != "baseline 38 29 9 55; typed 40 0 40 55; fail_closed 40 0 40 55" {
 		t.Fatalf("columns: %s", strings.Join(got, "; "))
 	}
-	if s := c.Total.Summary; s.Violated != 29 || s.Held != 10 {
+	if s := c.Total.Summary; s.Violated != 29 || s.Held != 11 {
 		t.Fatalf("merged: %d violated, %d held", s.Violated, s.Held)
 	}
-	row := c.Rows[11]
+	row := c.Rows[12]
 	if row.Key != "tool/effect/after_commit/isolated/receipt" || row.Cells[0].Status != coverage.StatusViolated ||
 		len(row.Cells[0].Counterexamples) != 2 || row.Cells[1].Status != coverage.StatusHeld || row.Cells[2].Status != coverage.StatusHeld {
 		t.Fatalf("row %+v", row)
@@ -62,17 +62,17 @@ func TestCompareProfiles(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
-		"Coverage: 39 of 39 reachable keys visited (100.0%)\n",
+		"Coverage: 40 of 40 reachable keys visited (100.0%)\n",
 		"\nBy baseline, typed, fail_closed:\n" +
-			"  baseline     37 of 39 reachable keys visited: 29 violated, 8 held (53 runs)\n" +
-			"  typed        39 of 39 reachable keys visited: 0 violated, 39 held (53 runs)\n" +
-			"  fail_closed  39 of 39 reachable keys visited: 0 violated, 39 held (53 runs)\n",
+			"  baseline     38 of 40 reachable keys visited: 29 violated, 9 held (55 runs)\n" +
+			"  typed        40 of 40 reachable keys visited: 0 violated, 40 held (55 runs)\n" +
+			"  fail_closed  40 of 40 reachable keys visited: 0 violated, 40 held (55 runs)\n",
 		"  key                                                                baseline                                          typed  fail_closed  kinds\n",
 		"  tool/effect/after_commit/isolated/receipt                          violated (effect_at_most_once, provable_outcome)  held   held         partial_success_response,malformed_response,output_drift\n",
 		"  state/branch_join/before_commit/isolated/join_record               held                                              held   held         branch_failure\n",
 		"  tool/effect/after_commit/isolated/ledger_readback under baseline\n    effect_at_most_once violated in 1 run: first false after seq 19 (tool.commit): second ledger effect for task refund-O-731\n",
 		"Unvisited reachable keys:\n  none\n",
-		"Unreachable keys (12336), grouped by reason:\n",
+		"Unreachable keys (12335), grouped by reason:\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("comparison lacks %q", want)
@@ -101,8 +101,8 @@ func TestCompareColumnsApart(t *testing.T) {
 		return c.Rows[i].Key + " " + strings.Join(s, ",")
 	}
 	for i, want := range map[int]string{
-		10: "tool/effect/after_commit/isolated/ledger_readback violated,scheduled_not_reached",
-		34: "state/branch_join/before_commit/isolated/join_record never_tried,held",
+		11: "tool/effect/after_commit/isolated/ledger_readback violated,scheduled_not_reached",
+		35: "state/branch_join/before_commit/isolated/join_record never_tried,held",
 		0:  "identity/proposal/before_validation/isolated/capability_record never_tried,never_tried",
 	} {
 		if got := cells(i); got != want {

@@ -227,9 +227,9 @@ func TestMergeIntoFileFromManyWriters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 12 times the 159 audit runs: every count of d, times 12
-	if got.Runs != 12*159 || len(got.Keys) != 39 {
-		t.Fatalf("runs %d, want 1908; keys %d, want 39", got.Runs, len(got.Keys))
+	// 12 times the 165 audit runs: every count of d, times 12
+	if got.Runs != 12*165 || len(got.Keys) != 40 {
+		t.Fatalf("runs %d, want 1980; keys %d, want 40", got.Runs, len(got.Keys))
 	}
 	want := d.Clone()
 	want.Runs *= 12
@@ -380,7 +380,7 @@ func TestVersion2FileReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{}).Summary; s.NotDrawn != 0 || s.NotEnacted != 0 || s.Applicable != 39 {
+	if s := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{}).Summary; s.NotDrawn != 0 || s.NotEnacted != 0 || s.Applicable != 40 {
 		t.Fatalf("summary %+v", s)
 	}
 	var b bytes.Buffer
@@ -396,7 +396,7 @@ func TestVersion2FileReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := coverage.NewReport(coverage.Default(), back, coverage.ReportOptions{}).Summary; s.NotDrawn != 0 || s.Applicable != 39 {
+	if s := coverage.NewReport(coverage.Default(), back, coverage.ReportOptions{}).Summary; s.NotDrawn != 0 || s.Applicable != 40 {
 		t.Fatalf("read back: %+v", s)
 	}
 }

@@ -37,10 +37,10 @@ func TestScheduledNotReachedIsNotAVisit(t *testing.T) {
 		t.Fatalf("KeyCounts %d, %d", v, u)
 	}
 	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{})
-	if r.Summary.Visited != 0 || r.Summary.NotReached != 1 || r.Summary.NeverTried != 28 || r.Summary.NotDrawn != 10 || r.Summary.FaultsNotReached != 1 {
+	if r.Summary.Visited != 0 || r.Summary.NotReached != 1 || r.Summary.NeverTried != 29 || r.Summary.NotDrawn != 10 || r.Summary.FaultsNotReached != 1 {
 		t.Fatalf("summary %+v", r.Summary)
 	}
-	row := r.Keys[10]
+	row := r.Keys[11]
 	if row.Key != k.String() || row.Status != coverage.StatusNotReached ||
 		row.Reason != "scheduled 1 time, but its event never occurred (timeout_after_commit)" {
 		t.Fatalf("row %+v", row)
@@ -77,8 +77,8 @@ func TestReachedNotFired(t *testing.T) {
 	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{})
 	// nothing visited: every key of the universe is unvisited, in report
 	// order (the 10 under synchronized or shared are not drawn)
-	row := r.Unvisited[21]
-	if len(r.Unvisited) != 29 || r.Summary.Visited != 0 || r.Summary.NotReached != 1 || r.Summary.FaultsNotFired != 1 ||
+	row := r.Unvisited[22]
+	if len(r.Unvisited) != 30 || r.Summary.Visited != 0 || r.Summary.NotReached != 1 || r.Summary.FaultsNotFired != 1 ||
 		row.Key != "state/state/after_checkpoint/isolated/ledger_readback" || row.Status != coverage.StatusNotReached ||
 		row.Reason != "reached 1 time, but the disturbance had nothing to act on (checkpoint_rollback)" {
 		t.Fatalf("summary %+v, row %+v", r.Summary, row)
@@ -90,12 +90,12 @@ func TestReachedNotFired(t *testing.T) {
 func TestSharedKeyReason(t *testing.T) {
 	d := record(t, at(t, "tool_timeout", 3, copperfin.ProfileTyped)).Data()
 	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{})
-	row := r.Keys[21]
+	row := r.Keys[22]
 	if row.Key != "tool/tool_call/before_commit/isolated/ledger_readback" || row.Status != coverage.StatusNotReached ||
 		row.Reason != "scheduled 1 time, but its event never occurred (timeout_before_send or tool_timeout)" {
 		t.Fatalf("row %+v", row)
 	}
-	if got := r.Keys[20].Reason; got != "no recorded run scheduled sandbox_denial" {
+	if got := r.Keys[21].Reason; got != "no recorded run scheduled sandbox_denial" {
 		t.Fatalf("never tried: %q", got)
 	}
 	d = record(t, single(t, "timeout_before_send", copperfin.ProfileTyped), single(t, "tool_timeout", copperfin.ProfileTyped)).Data()
@@ -130,7 +130,7 @@ func TestCounterexampleBesideItsKey(t *testing.T) {
 		t.Fatal("the counterexample's schedule does not replay the violation")
 	}
 	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{Dir: "cx", Replay: faultlineReplay.Replay})
-	row := r.Keys[10]
+	row := r.Keys[11]
 	if row.Status != coverage.StatusViolated || len(row.Counterexamples) != 1 ||
 		row.Counterexamples[0].Schedule.Replay != "faultline replay cx/"+row.Counterexamples[0].Schedule.File ||
 		!strings.HasPrefix(row.Counterexamples[0].Schedule.File, "timeout_after_commit-") {
@@ -226,7 +226,7 @@ func TestConcurrentRecordEqualsSequential(t *testing.T) {
 	// read (no effect readback, no state precondition), and
 	// lagging_readback breaks nothing without its defect (resend_unseen)
 	d := seq.Data()
-	if d.Runs != 159 || len(d.Keys) != 39 {
+	if d.Runs != 165 || len(d.Keys) != 40 {
 		t.Fatalf("runs %d, keys %d", d.Runs, len(d.Keys))
 	}
 	want2 := map[string]string{
@@ -234,6 +234,7 @@ func TestConcurrentRecordEqualsSequential(t *testing.T) {
 		"identity/authority/before_commit/isolated/capability_record":       "3 current_entitlement×1",
 		"identity/authority/before_commit/persistent/capability_record":     "2 not reached 1",
 		"identity/worker/before_validation/persistent/capability_record":    "3 provable_outcome×1 right_subject×1",
+		"context/proposal/before_validation/isolated/ledger_readback":       "6",
 		"context/proposal/before_validation/isolated/state_version":         "3 current_entitlement×1",
 		"context/proposal/before_validation/isolated/policy_record":         "3 current_entitlement×1",
 		"context/proposal/before_validation/synchronized/policy_record":     "3 current_entitlement×1",

@@ -18,6 +18,7 @@ var catalogueKeys = []string{
 	"identity/authority/before_commit/isolated/capability_record",
 	"identity/authority/before_commit/persistent/capability_record",
 	"identity/worker/before_validation/persistent/capability_record",
+	"context/proposal/before_validation/isolated/ledger_readback",
 	"context/proposal/before_validation/isolated/state_version",
 	"context/proposal/before_validation/isolated/policy_record",
 	"context/proposal/before_validation/synchronized/policy_record",
@@ -224,12 +225,12 @@ func TestUniverseFollowsTheCatalogue(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := mustKey(t, "tool/tool_call/before_commit/synchronized/budget_counter")
-	// 37 keys, less the two identity keys, plus the storm's
-	if !u.IsReachable(k) || len(u.Reachable()) != 36 {
+	// 38 keys, less the two identity keys, plus the storm's
+	if !u.IsReachable(k) || len(u.Reachable()) != 37 {
 		t.Fatalf("reachable %d keys, storm key reachable %t", len(u.Reachable()), u.IsReachable(k))
 	}
 	if got, want := u.Reason(mustKey(t, "identity/authority/before_commit/isolated/capability_record")),
-		"no fault kind in the catalogue has domain identity; the catalogue's kinds have context (stale_policy, cross_source_conflict, memory_loss), "+
+		"no fault kind in the catalogue has domain identity; the catalogue's kinds have context (stale_policy, cross_source_conflict, memory_loss, duplicate_tool_call, model_refusal), "+
 			"tool (timeout_after_commit, partial_success_response, sandbox_denial, timeout_before_send, reject_before_commit, malformed_response, "+
 			"output_drift, rate_limit, tool_timeout, budget_exhaustion, false_success, quota_storm), "+
 			"state (checkpoint_rollback, concurrent_version_change, worker_restart, missing_checkpoint, stale_checkpoint, future_version_checkpoint, "+

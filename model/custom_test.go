@@ -88,10 +88,11 @@ func TestUserInvariantMatchesBuiltin(t *testing.T) {
 	// the kinds that break effect_at_most_once under the baseline (with
 	// their mutants): timeout_after_commit, checkpoint_rollback,
 	// malformed_response, output_drift, tool_timeout, missing_checkpoint
-	// and stale_checkpoint (with stale_checkpoint_accepted), and
-	// lagging_readback (with resend_unseen); none under typed
-	if broken != 8 {
-		t.Fatalf("user invariant broken in %d runs, want 8", broken)
+	// and stale_checkpoint (with stale_checkpoint_accepted),
+	// lagging_readback (with resend_unseen) and duplicate_tool_call (with
+	// duplicate_call_executed); none under typed
+	if broken != 9 {
+		t.Fatalf("user invariant broken in %d runs, want 9", broken)
 	}
 }
 

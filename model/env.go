@@ -70,6 +70,10 @@ type Action struct {
 	// IdempotencyKey is the logical action's stable key ("O-731:refund:v1").
 	IdempotencyKey string
 	TraceID        string
+	// Duplicates is how many further times the model's reply carried this
+	// same call (fault kind duplicate_tool_call); it is one logical
+	// action, to be carried out once however often it is proposed.
+	Duplicates int
 }
 
 // Outcome is the three-valued result of a consequential tool call, as Jepsen
@@ -255,7 +259,9 @@ type ContextReader interface {
 
 // Proposer is the stochastic component (a language model) that turns a
 // drafted action into a proposal. The harness's proposer returns the draft
-// unchanged unless a fault disturbs it. Event: proposal.
+// unchanged unless a fault disturbs it: the zero Action is a reply that
+// proposes nothing (model_refusal), Action.Duplicates a call the reply
+// repeats (duplicate_tool_call). Event: proposal.
 type Proposer interface {
 	Propose(ctx context.Context, draft Action) (Action, error)
 }

@@ -174,6 +174,30 @@ func (subjectSwap) onProposal(r *run, a *Action) bool {
 	return false
 }
 
+// --- the model's reply ---
+
+type duplicateToolCall struct{}
+
+// onProposal repeats the proposal's call in the model's reply: the same
+// tool call, with the same arguments, once more (Action.Duplicates).
+func (duplicateToolCall) onProposal(r *run, a *Action) bool {
+	a.Duplicates++
+	return true
+}
+
+type modelRefusal struct{}
+
+// onProposal replaces the proposal with the zero Action: the model refuses
+// (or answers with no tool call), so nothing is proposed. A proposal that
+// is already empty has nothing to refuse (the kind does not fire).
+func (modelRefusal) onProposal(r *run, a *Action) bool {
+	if *a == (Action{}) {
+		return false
+	}
+	*a = Action{}
+	return true
+}
+
 type revokedCapability struct{}
 
 // onGrant revokes the approved capability in the World right after the
@@ -695,6 +719,15 @@ var catalogue = []faultKind{
 		Boundary: boundaryEffect, Phase: phaseBeforeCommit, Signal: signalAcknowledgement, Manner: mannerContradictory,
 		Oracle: oracleLedgerReadback, Threatens: []string{InvNoInventedProgress},
 		Doc: "the provider fails the request and answers with a success envelope carrying the error; nothing is committed"}, falseSuccess{}},
+	// the model's reply (an agent's proposal through an LLM SDK)
+	{FaultSpec{Kind: "duplicate_tool_call", Domain: domainContext, Target: "model reply tool calls", Event: EvProposal,
+		Boundary: boundaryProposal, Phase: phaseBeforeValidation, Signal: signalNone, Manner: mannerContradictory,
+		Oracle: oracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},
+		Doc: "after proposal: the model's reply carries the same tool call twice (two call ids, one logical action)"}, duplicateToolCall{}},
+	{FaultSpec{Kind: "model_refusal", Domain: domainContext, Target: "model reply", Event: EvProposal,
+		Boundary: boundaryProposal, Phase: phaseBeforeValidation, Signal: signalNone, Manner: mannerAbsent,
+		Oracle: oracleLedgerReadback, Threatens: []string{InvNoInventedProgress},
+		Doc: "after proposal: the model refuses (stop reason refusal) or answers without a tool call; nothing is proposed"}, modelRefusal{}},
 }
 
 // laggingKindNames are the kinds of reads that lag.

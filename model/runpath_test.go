@@ -26,10 +26,11 @@ import (
 // said failed; the record's redaction of task ids and actors (beside
 // subjects, capabilities and traces) hides them in the record (4bc04fa4...
 // before both); a resumed worker holds an effect no decision wrote
-// (four runs: one more evidence.lookup).
+// (four runs: one more evidence.lookup). The runs of duplicate_tool_call,
+// model_refusal, refusal_as_done and duplicate_call_executed follow.
 const (
-	runOutputsDigest = "58f34358b2f07bc0e8d4183fc9ff85993de93ca0516737353cc734bab1be27b5"
-	runOutputsRuns   = 4370
+	runOutputsDigest = "24c77c78ee3609f0489ec78423224ec670f0bb898e641954c8497e427adb49f0"
+	runOutputsRuns   = 4914
 )
 
 // hashRun writes every output of one run of s on h into d: the error, or

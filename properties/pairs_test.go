@@ -92,10 +92,10 @@ func TestExplorePairFindsCompositions(t *testing.T) {
 			{Event: model.EvToolCommit, Ordinal: 1, Kind: "partial_success_response"},
 			{Event: model.EvEvidenceReadback, Ordinal: 1, Kind: "drop_effect_receipt"}},
 			model.InvProvableOutcome, "drop_effect_receipt", 25, model.EvClaim, model.ContainedFailure},
-		{copperfin.RefreshContext, 3000, 312, 39, []model.FaultEntry{
-			{Event: model.EvContextEligibility, Ordinal: 1, Kind: "worker_crash"},
+		{copperfin.RefreshContext, 3000, 656, 78, []model.FaultEntry{
+			{Event: model.EvContextPolicy, Ordinal: 1, Kind: "worker_crash"},
 			{Event: model.EvContextEligibility, Ordinal: 2, Kind: "cross_source_conflict"}},
-			model.InvCurrentEntitlement, "cross_source_conflict", 23, model.EvToolCommit, model.ContainedFailure},
+			model.InvCurrentEntitlement, "cross_source_conflict", 25, model.EvToolCommit, model.ContainedFailure},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.control), func(t *testing.T) {

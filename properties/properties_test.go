@@ -130,10 +130,9 @@ var controlCases = []struct {
 	{copperfin.Idempotency, model.InvEffectAtMostOnce, copperfin.Copperfin(), 1},
 	// with idempotency and the evidence gate in place, the readback alone
 	// tells whose effect a receiptless provider replay is: the same order
-	// asked for twice (seed 4: over the catalogue with false_success and
-	// sequential modifier draws, seed 1's 100 draws miss it and seed 2's
-	// first find a composition of three faults)
-	{copperfin.EffectReadback, model.InvNoInventedProgress, copperfin.CopperfinBatch(), 4},
+	// asked for twice (seed 1 again over the catalogue's 30 kinds; with 28,
+	// seed 1's 100 draws missed it, and seed 4 found it)
+	{copperfin.EffectReadback, model.InvNoInventedProgress, copperfin.CopperfinBatch(), 1},
 	{copperfin.EvidenceGate, model.InvProvableOutcome, copperfin.Copperfin(), 5},
 }
 
@@ -213,6 +212,9 @@ var mutantCases = map[copperfin.Mutant]struct {
 	// refund, and the lagging readback alone, which effect_readback holds
 	// on unless the defect re-sends
 	copperfin.ResendUnseen: {kinds: []string{"lagging_readback"}, seed: 1, checks: 200, fixture: copperfin.Copperfin()},
+	// without idempotency (which masks it) many a fault re-sends in the
+	// system without the defect too: the reply's repeated call alone
+	copperfin.DuplicateCallExecuted: {kinds: []string{"duplicate_tool_call"}, seed: 1, checks: 200, fixture: copperfin.Copperfin()},
 }
 
 // mutantExploration explores mutant mi under the typed profile less the
@@ -318,12 +320,12 @@ func TestEveryMutantIsKilled(t *testing.T) {
 // mutantKills is the check at which TestEveryMutantIsKilled's exploration
 // (mutantExploration's seed and budget) kills each mutant.
 var mutantKills = map[copperfin.Mutant]int{
-	"rejection_as_success": 10, "timeout_as_success": 12, "unchecked_reply": 13, "unbounded_retry": 36,
-	"retry_budget_reset": 9, "deadline_from_restart": 268, "checkpoint_before_effect": 1, "stale_checkpoint_accepted": 8,
-	"fabricated_approval": 1, "failed_branch_dropped": 11, "key_per_attempt": 32, "readback_from_cache": 7,
-	"readback_by_subject": 6, "reply_as_proof": 6, "expiry_at_approval": 9, "trace_per_retry": 12,
-	"policy_cached": 12, "resume_skips_checks": 21, "resend_unseen": 1, "state_check_unguarded": 23,
-	"envelope_as_success": 25,
+	"rejection_as_success": 18, "timeout_as_success": 10, "unchecked_reply": 409, "unbounded_retry": 8,
+	"retry_budget_reset": 9, "deadline_from_restart": 268, "checkpoint_before_effect": 1, "stale_checkpoint_accepted": 17,
+	"fabricated_approval": 1, "failed_branch_dropped": 51, "key_per_attempt": 21, "readback_from_cache": 6,
+	"readback_by_subject": 33, "reply_as_proof": 17, "expiry_at_approval": 1, "trace_per_retry": 27,
+	"policy_cached": 3, "resume_skips_checks": 21, "resend_unseen": 1, "state_check_unguarded": 34,
+	"envelope_as_success": 18, "refusal_as_done": 29, "duplicate_call_executed": 1,
 }
 
 // smallMutants are the mutants go test ./... explores: those whose kill,
@@ -332,6 +334,7 @@ var mutantKills = map[copperfin.Mutant]int{
 var smallMutants = []copperfin.Mutant{
 	"rejection_as_success", "timeout_as_success", "retry_budget_reset", "checkpoint_before_effect", "stale_checkpoint_accepted",
 	"fabricated_approval", "readback_from_cache", "policy_cached", "resend_unseen", "envelope_as_success",
+	"refusal_as_done", "duplicate_call_executed",
 }
 
 // TestCounterexampleFileReplays: the files written for a counterexample

@@ -56,20 +56,20 @@ func runGateJSON(t *testing.T, code int, args ...string) gateJSON {
 	return g
 }
 
-// TestGateOfAUserSystem: the billing agent's file (1 of its 27 keys
+// TestGateOfAUserSystem: the billing agent's file (1 of its 28 keys
 // visited, charged_once broken once). A ratio of 1 fails naming each of
-// the 26 unvisited keys, in text and in JSON "missing" (before: the ratio
+// the 27 unvisited keys, in text and in JSON "missing" (before: the ratio
 // alone, "missing": []); the violation is counted, and fails the gate
 // only under --no-violations.
 func TestGateOfAUserSystem(t *testing.T) {
 	oneGoroutine(t)
 	code, out, _ := runCLI(t, "coverage", "gate", billingFile, "--min-ratio", "1")
-	if code != 1 || !strings.Contains(out, "minimum 1.0000: NOT MET\n  not applicable: 2 of the 39 reachable keys, left out of the ratio because the systems declare them (model.Definition.NotApplicable, NotApplicableKeys)\n  unvisited keys of the universe: 26\n") ||
+	if code != 1 || !strings.Contains(out, "minimum 1.0000: NOT MET\n  not applicable: 2 of the 40 reachable keys, left out of the ratio because the systems declare them (model.Definition.NotApplicable, NotApplicableKeys)\n  unvisited keys of the universe: 27\n") ||
 		!strings.Contains(out, "\n  unvisited identity/proposal/before_validation/isolated/capability_record: never_tried: no recorded run scheduled subject_swap\n") {
 		t.Fatalf("text: exit %d\n%s", code, out)
 	}
 	g := runGateJSON(t, 1, billingFile, "--min-ratio", "1")
-	if g.Version != 2 || g.Passed || len(g.Missing) != 26 || g.Missing[0].Requirement != "min_ratio" || g.Missing[0].Line != 0 ||
+	if g.Version != 2 || g.Passed || len(g.Missing) != 27 || g.Missing[0].Requirement != "min_ratio" || g.Missing[0].Line != 0 ||
 		g.Missing[0].Key != "identity/proposal/before_validation/isolated/capability_record" || g.NotApplicable != 2 || g.Violations != 1 || g.ViolatedKeys != 1 {
 		t.Fatalf("json %+v", g)
 	}
@@ -95,8 +95,8 @@ func TestGateRefusesABlanketDeclaration(t *testing.T) {
 	blanket := billingDeclaring(t, `"authority", `, `"*/*/*/*/*": "billing has nothing else"`)
 	code, out, _ := runCLI(t, "coverage", "gate", blanket, "--min-ratio", "1")
 	for _, want := range []string{
-		"coverage gate: FAILED\n  ratio 1.0000 (1 of 1 keys the systems can reach visited; 39 reachable by the catalogue, the rest left out with why in the report), minimum 1.0000: met\n",
-		"  not applicable: 38 of the 39 reachable keys, left out of the ratio because the systems declare them (model.Definition.NotApplicable, NotApplicableKeys)\n",
+		"coverage gate: FAILED\n  ratio 1.0000 (1 of 1 keys the systems can reach visited; 40 reachable by the catalogue, the rest left out with why in the report), minimum 1.0000: met\n",
+		"  not applicable: 39 of the 40 reachable keys, left out of the ratio because the systems declare them (model.Definition.NotApplicable, NotApplicableKeys)\n",
 		"  not-applicable declarations the recorded runs contradict: 2 (the ratio's universe rests on them: fix the declaration, delete the file and record again)\n",
 		"  billing declares no authority boundary, yet its runs crossed authority.grant, where only authority kinds enter\n",
 		"  billing declares */*/*/*/*: billing has nothing else, yet a fault of tool/effect/after_commit/isolated/ledger_readback reached its event and fired (1 time)\n",
@@ -105,7 +105,7 @@ func TestGateRefusesABlanketDeclaration(t *testing.T) {
 			t.Errorf("exit %d, output lacks %q:\n%s", code, want, out)
 		}
 	}
-	if g := runGateJSON(t, 1, blanket, "--min-ratio", "1"); len(g.Contradicted) != 2 || g.Contradicted[1].Key != "tool/effect/after_commit/isolated/ledger_readback" || g.NotApplicable != 38 {
+	if g := runGateJSON(t, 1, blanket, "--min-ratio", "1"); len(g.Contradicted) != 2 || g.Contradicted[1].Key != "tool/effect/after_commit/isolated/ledger_readback" || g.NotApplicable != 39 {
 		t.Fatalf("json %+v", g)
 	}
 }

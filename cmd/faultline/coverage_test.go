@@ -85,17 +85,17 @@ func TestAuditPrintsCoverage(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	for _, want := range []string{
-		"== coverage of the runs above (84 single-fault runs: 28 fault kinds under 3 profiles; and 75 correlated runs: 23 modifiers and 2 kinds outside the catalogue under 3 profiles)\n" +
-			"Coverage: 39 of 39 reachable keys visited (100.0%)\n",
-		"visited keys: 29 violated an invariant, 10 held",
-		"  baseline     37 of 39 reachable keys visited: 29 violated, 8 held (53 runs)\n" +
-			"  typed        39 of 39 reachable keys visited: 0 violated, 39 held (53 runs)\n" +
-			"  fail_closed  39 of 39 reachable keys visited: 0 violated, 39 held (53 runs)\n",
+		"== coverage of the runs above (90 single-fault runs: 30 fault kinds under 3 profiles; and 75 correlated runs: 23 modifiers and 2 kinds outside the catalogue under 3 profiles)\n" +
+			"Coverage: 40 of 40 reachable keys visited (100.0%)\n",
+		"visited keys: 29 violated an invariant, 11 held",
+		"  baseline     38 of 40 reachable keys visited: 29 violated, 9 held (55 runs)\n" +
+			"  typed        40 of 40 reachable keys visited: 0 violated, 40 held (55 runs)\n" +
+			"  fail_closed  40 of 40 reachable keys visited: 0 violated, 40 held (55 runs)\n",
 		"  tool/effect/after_commit/isolated/ledger_readback                  violated (effect_at_most_once)                    held   held         timeout_after_commit\n",
 		"  tool/sandbox/before_validation/isolated/ledger_readback            held                                              held   held         sandbox_denial\n",
 		"Unvisited reachable keys:\n  none\n",
 		"  tool/effect/after_commit/isolated/ledger_readback under baseline\n    effect_at_most_once violated in 1 run: first false after seq 19 (tool.commit): second ledger effect for task refund-O-731\n",
-		"Unreachable keys (12336), grouped by reason:\n",
+		"Unreachable keys (12335), grouped by reason:\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("audit output lacks %q", want)
@@ -104,7 +104,7 @@ func TestAuditPrintsCoverage(t *testing.T) {
 	if i, j := strings.Index(out, "== profile fail_closed"), strings.Index(out, "== coverage"); i < 0 || j < i {
 		t.Error("the coverage does not follow the outcome tables")
 	}
-	if d := readCov(t, p); d.Runs != 159 || len(d.Keys) != 39 {
+	if d := readCov(t, p); d.Runs != 165 || len(d.Keys) != 40 {
 		t.Fatalf("runs %d, keys %d", d.Runs, len(d.Keys))
 	}
 }
@@ -124,9 +124,9 @@ func auditFile(t *testing.T) string {
 func TestCoverageReport(t *testing.T) {
 	p := auditFile(t)
 	for format, want := range map[string]string{
-		"text":     "Coverage: 2 of 29 keys the systems can reach visited (6.9%; 39 reachable by the catalogue, 10 left out, each with why)\n",
-		"markdown": "### Coverage: 2 of 29 keys the systems can reach visited (6.9%; 39 reachable by the catalogue, 10 left out, each with why)\n",
-		"html":     "<title>faultline coverage: 2 of 29 keys the systems can reach visited (6.9%; 39 reachable by the catalogue, 10 left out, each with why)</title>",
+		"text":     "Coverage: 2 of 30 keys the systems can reach visited (6.7%; 40 reachable by the catalogue, 10 left out, each with why)\n",
+		"markdown": "### Coverage: 2 of 30 keys the systems can reach visited (6.7%; 40 reachable by the catalogue, 10 left out, each with why)\n",
+		"html":     "<title>faultline coverage: 2 of 30 keys the systems can reach visited (6.7%; 40 reachable by the catalogue, 10 left out, each with why)</title>",
 		"json":     `"visited": 2,`,
 	} {
 		code, out, stderr := runCLI(t, "coverage", "report", p, "--format", format)
@@ -153,7 +153,7 @@ func TestCoverageReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	// the receipt key's counterexample keeps the smaller of its two schedules: malformed_response's
-	replay := r.Keys[11].Counterexamples[0].Schedule.Replay
+	replay := r.Keys[12].Counterexamples[0].Schedule.Replay
 	if !strings.HasPrefix(replay, "faultline replay "+dir+"/malformed_response-") {
 		t.Fatalf("replay command %q", replay)
 	}
@@ -170,7 +170,7 @@ func TestCoverageMerge(t *testing.T) {
 	a := auditFile(t)
 	out := filepath.Join(t.TempDir(), "merged.json")
 	code, stdout, _ := runCLI(t, "coverage", "merge", out, a, a)
-	if code != 0 || stdout != "merged 2 files into "+out+": 8 runs, 2 of 29 keys the systems can reach visited (of 39 reachable: 10 not drawn)\n" {
+	if code != 0 || stdout != "merged 2 files into "+out+": 8 runs, 2 of 30 keys the systems can reach visited (of 40 reachable: 10 not drawn)\n" {
 		t.Fatalf("exit %d: %q", code, stdout)
 	}
 	da, dm := readCov(t, a), readCov(t, out)
@@ -199,7 +199,7 @@ func TestCoverageGateExitCodes(t *testing.T) {
 		code int
 		want string
 	}{
-		{"ratio met", []string{"--min-ratio", "0.05"}, 0, "coverage gate: passed\n  ratio 0.0690 (2 of 29 keys the systems can reach visited; 39 reachable by the catalogue, the rest left out with why in the report), minimum 0.0500: met\n"},
+		{"ratio met", []string{"--min-ratio", "0.05"}, 0, "coverage gate: passed\n  ratio 0.0667 (2 of 30 keys the systems can reach visited; 40 reachable by the catalogue, the rest left out with why in the report), minimum 0.0500: met\n"},
 		{"required met", []string{"--require", keys("*/*/after_commit/isolated/receipt\ntool/tool_call/before_commit/isolated/ledger_readback\n")}, 0, "required keys: 2, unvisited: 0\n"},
 		{"ratio not met", []string{"--min-ratio", "0.1"}, 1, "minimum 0.1000: NOT MET"},
 		{"required missing", []string{"--require", keys("# commit boundary and state\ntool/effect/after_commit/isolated/ledger_readback\nstate/*/*/*/*\n")}, 1,

@@ -22,15 +22,15 @@ func TestAuditEvidenceSections(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	for _, want := range []string{
-		"faultline audit: reference system (Copperfin refund workflow), 28 fault kinds (the whole catalogue), profiles 3",
+		"faultline audit: reference system (Copperfin refund workflow), 30 fault kinds (the whole catalogue), profiles 3",
 		"typed        BLOCK OR REDESIGN            unsafe   0.0%",
 		"== Fault-transfer signatures",
 		"break_trace_lineage        effect/before_commit               default  188  188 100.0% [98.0, 100.0]  188 100.0% [98.0, 100.0]  0   0.0% [0.0, 2.0]",
-		"memory_loss                memory/before_commit               default  134  134 100.0% [97.2, 100.0]  134 100.0% [97.2, 100.0]  0   0.0% [0.0, 2.8]",
+		"memory_loss                memory/before_commit               default  76   76 100.0% [95.2, 100.0]  76 100.0% [95.2, 100.0]   0   0.0% [0.0, 4.8]",
 		"baseline     all     2000  unsafe escape       block",
 		"typed        all     2000  contained but dead  redesign recovery",
 		"fail_closed  all     2000  contained but dead  redesign recovery",
-		"typed (all): recover floor 80% missed: recover 1299 of 2000 = 65.0% [95% CI 62.8%, 67.0%] (overall, worst class memory_loss 0 of 134, configuration default)",
+		"typed (all): recover floor 80% missed: recover 1357 of 2000 = 67.8% [95% CI 65.8%, 69.9%] (overall, worst class memory_loss 0 of 76, configuration default)",
 		"typed (all): prove floor 80% missed: prove 212 of 400 = 53.0% [95% CI 48.1%, 57.8%] (domain evidence, worst class break_trace_lineage 0 of 188, configuration default)",
 		"typed        default  timeout_after_commit       idempotency+effect_readback                                                    leverage_shown  yes           effect_at_most_once                         recovered",
 		"typed        default  sandbox_denial             behaviour (defect rejection_as_success)                                        leverage_shown  yes           no_invented_progress                        contained_failure",
@@ -40,9 +40,9 @@ func TestAuditEvidenceSections(t *testing.T) {
 		"subject_swap               default  212/212  +1.000 (212/212 - 0/212)",
 		"Remediation: add recovery",
 		"no trial run met a declared stop condition",
-		"pairs across configurations: 290 of 336 show leverage",
+		"pairs across configurations: 314 of 360 show leverage",
 		"== Composition pairs",
-		"  - refresh_context: draw 312 of seed 1: [context.eligibility#1 worker_crash, context.eligibility#2 cross_source_conflict] violates current_entitlement after seq 23 (tool.commit, reached by cross_source_conflict) without it; " +
+		"  - refresh_context: draw 656 of seed 1: [context.policy#1 worker_crash, context.eligibility#2 cross_source_conflict] violates current_entitlement after seq 25 (tool.commit, reached by cross_source_conflict) without it; " +
 			"typed holds (contained_failure); replay: faultline replay --profile typed --without refresh_context composition-refresh_context.json (exit 1), faultline replay --profile typed composition-refresh_context.json (exit 0)",
 		"  - effect_readback: no composition witness in 10000 draws from seed 1 (0 single-fault pairs passed over)",
 	} {
@@ -104,8 +104,8 @@ func TestAuditEvidenceSections(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &obj); err != nil {
 		t.Fatal(err)
 	}
-	if obj.Compat != "" || len(obj.Profiles) != 3 || len(obj.Profiles[1].Rows) != 28 || obj.Profiles[1].Assay.Assessment != "BLOCK OR REDESIGN" ||
-		len(obj.Evidence.Base.Pairs) != 84 || len(obj.Evidence.Base.Coefficients) != 672 ||
+	if obj.Compat != "" || len(obj.Profiles) != 3 || len(obj.Profiles[1].Rows) != 30 || obj.Profiles[1].Assay.Assessment != "BLOCK OR REDESIGN" ||
+		len(obj.Evidence.Base.Pairs) != 90 || len(obj.Evidence.Base.Coefficients) != 720 ||
 		obj.Evidence.Base.Placements[1].Region != "contained but dead" {
 		t.Errorf("json audit: %+v", obj.Profiles)
 	}
@@ -149,8 +149,8 @@ func TestDossierCommand(t *testing.T) {
 	}
 	for _, want := range []string{
 		"wrote " + filepath.Join(dir, "dossier.json") + " and " + filepath.Join(dir, "dossier.md") + "\n",
-		"\n  typed        contained but dead   redesign recovery\n    - recover floor 80% missed: recover 1299 of 2000",
-		"    - and 3 more reasons in dossier.md\n",
+		"\n  typed        contained but dead   redesign recovery\n    - recover floor 80% missed: recover 1357 of 2000",
+		"    - and 2 more reasons in dossier.md\n",
 		"faultline dossier --full prints it here.\n",
 	} {
 		if !strings.Contains(out, want) {
@@ -159,12 +159,12 @@ func TestDossierCommand(t *testing.T) {
 	}
 	md, err := os.ReadFile(filepath.Join(dir, "dossier.md"))
 	if err != nil || !strings.Contains(string(md), "| profile typed | controls: bind_identity") || strings.Contains(string(md), "| profile baseline |") ||
-		!strings.Contains(string(md), "The evidence covers 28 of the catalogue's 28 kinds.") {
+		!strings.Contains(string(md), "The evidence covers 30 of the catalogue's 30 kinds.") {
 		t.Fatalf("dossier.md: %v", err)
 	}
 	// the composition witnesses are written beside the dossier, and their
 	// replay commands hold: off violates (exit 1), typed holds (exit 0)
-	for _, c := range []string{"refresh_context", "state_precondition", "idempotency", "evidence_gate"} {
+	for _, c := range []string{"refresh_context", "idempotency", "evidence_gate"} {
 		f := filepath.Join(dir, "composition-"+c+".json")
 		if code, _, stderr := runCLI(t, "replay", "--profile", "typed", "--without", c, f); code != 1 {
 			t.Errorf("%s off: exit %d %s", c, code, stderr)
@@ -173,7 +173,7 @@ func TestDossierCommand(t *testing.T) {
 			t.Errorf("%s on: exit %d %s", c, code, stderr)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "composition-pre_effect_authority.json")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, "composition-state_precondition.json")); !os.IsNotExist(err) {
 		t.Errorf("a witness file for a control without a witness: %v", err)
 	}
 	if !strings.Contains(string(md), "## Composition pairs") {
@@ -184,7 +184,7 @@ func TestDossierCommand(t *testing.T) {
 		t.Fatalf("compat dossier: exit %d %s", code, stderr)
 	}
 	md, _ = os.ReadFile(filepath.Join(paper, "dossier.md"))
-	if !strings.Contains(string(md), "The evidence covers 10 of the catalogue's 28 kinds.") || !strings.Contains(string(md), "| typed | all | 2000 | useful but unproved | shadow or hold |") {
+	if !strings.Contains(string(md), "The evidence covers 10 of the catalogue's 30 kinds.") || !strings.Contains(string(md), "| typed | all | 2000 | useful but unproved | shadow or hold |") {
 		t.Error("compat dossier.md lacks the paper's coverage or placement")
 	}
 	// the catalogue grew from the paper's ten to 28 kinds: every trigger fires

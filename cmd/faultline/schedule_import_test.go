@@ -60,17 +60,17 @@ func TestScheduleImport(t *testing.T) {
 	assert.Contains(t, stderr, `--tool: "search" is not FROM=TO`)
 }
 
-// TestMatrix: the reference system's fault matrix, typed: of the 28
+// TestMatrix: the reference system's fault matrix, typed: of the 30
 // placed single faults and the 9 placements again under repeated or
-// persistent, 27 visit 27 keys (7 of them under a modifier); 12 reachable
+// persistent, 28 visit 28 keys (7 of them under a modifier); 12 reachable
 // keys need a modifier a sequential config does not draw or a kind outside
 // the catalogue; --format json carries the same rows; an unknown fixture
 // is bad input.
 func TestMatrix(t *testing.T) {
 	code, out, stderr := runCLI(t, "matrix", "--config", `{"profile": "typed"}`)
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, out, "Fault matrix of copperfin: 27 single faults visit 27 keys, 7 of them under a correlation modifier (greedy set cover over 37 single-fault runs).\n")
-	assert.Contains(t, out, "  21 timeout_after_commit repeated         at tool.commit#1          recovered          tool/effect/after_commit/repeated/ledger_readback\n")
+	assert.Contains(t, out, "Fault matrix of copperfin: 28 single faults visit 28 keys, 7 of them under a correlation modifier (greedy set cover over 39 single-fault runs).\n")
+	assert.Contains(t, out, "  22 timeout_after_commit repeated         at tool.commit#1          recovered          tool/effect/after_commit/repeated/ledger_readback\n")
 	assert.Contains(t, out, "Reachable keys no single fault visits (a modifier this config does not draw, a kind outside the catalogue, an event never crossed): 12\n")
 	code, js, stderr := runCLI(t, "matrix", "--config", `{"profile": "typed"}`, "--format", "json")
 	require.Equal(t, 0, code, stderr)
@@ -81,8 +81,8 @@ func TestMatrix(t *testing.T) {
 		Candidates int `json:"candidates"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(js), &m))
-	assert.Len(t, m.Rows, 27)
-	assert.Equal(t, 37, m.Candidates)
+	assert.Len(t, m.Rows, 28)
+	assert.Equal(t, 39, m.Candidates)
 	assert.Equal(t, "subject_swap", m.Rows[0].Kind)
 	code, _, stderr = runCLI(t, "matrix", "--fixture", "nope")
 	assert.Equal(t, 2, code)

@@ -124,7 +124,7 @@ func TestFaultMatrix(t *testing.T) {
 		"malformed_response repeated", "malformed_response persistent", "tool_timeout repeated"}, kinds)
 	assert.Equal(t, 31, m.Candidates)
 	assert.Len(t, m.Visited, 22)
-	assert.Len(t, m.Unvisited, 17)
+	assert.Len(t, m.Unvisited, 18)
 	assert.Equal(t, "tool/effect/after_commit/isolated/ledger_readback", m.Rows[1].Keys[0].String())
 	assert.Equal(t, "tool/effect/after_commit/repeated/ledger_readback", m.Rows[15].Keys[0].String())
 }

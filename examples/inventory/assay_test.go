@@ -26,7 +26,7 @@ func TestReleaseEvidence(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := d.Evidence.Base
-	if st.System != "inventory" || len(st.Signatures) != 3*28 || len(st.Pairs) != 42 || len(st.Diagnoses) != 13 || st.Runs != 346 {
+	if st.System != "inventory" || len(st.Signatures) != 3*30 || len(st.Pairs) != 42 || len(st.Diagnoses) != 14 || st.Runs != 358 {
 		t.Fatalf("system %s: %d signatures, %d pairs, %d diagnoses, %d runs", st.System, len(st.Signatures), len(st.Pairs), len(st.Diagnoses), st.Runs)
 	}
 	sig := func(profile, kind string) assay.Signature {
@@ -104,7 +104,7 @@ func TestReleaseEvidence(t *testing.T) {
 	// the dossier: its manifest names the system and its configurations,
 	// each fault its declared defence
 	m := d.Manifest
-	if m.Configuration.System != "inventory" || m.Configuration.Fixture != "inventory" || m.CoveredKinds != 28 || len(m.Schedules) != 346 ||
+	if m.Configuration.System != "inventory" || m.Configuration.Fixture != "inventory" || m.CoveredKinds != 30 || len(m.Schedules) != 358 ||
 		len(m.Configuration.Profiles) != 3 || m.Configuration.Profiles[1].Profile != "undefended" || len(m.Configuration.Profiles[1].Controls) != 0 ||
 		len(m.Configuration.Profiles[0].Controls) != 6 {
 		t.Errorf("manifest %+v", m.Configuration)

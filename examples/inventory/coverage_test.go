@@ -128,6 +128,7 @@ func TestCoverageOfTheAgent(t *testing.T) {
 		"identity/proposal/before_validation/isolated/capability_record never_tried",
 		"identity/authority/before_commit/isolated/capability_record never_tried",
 		"identity/authority/before_commit/persistent/capability_record never_tried",
+		"context/proposal/before_validation/isolated/ledger_readback never_tried",
 		"tool/effect/before_commit/isolated/ledger_readback held",
 		"tool/effect/after_commit/isolated/ledger_readback held",
 		"tool/effect/after_commit/isolated/receipt violated",
@@ -151,7 +152,7 @@ func TestCoverageOfTheAgent(t *testing.T) {
 	}; !slices.Equal(universe, want) {
 		t.Errorf("the universe %q, want %q", universe, want)
 	}
-	if s := r.Summary; s.Applicable != 23 || s.Visited != 16 || s.NeverCrossed != 7 || s.NotApplicable != 3 || s.NotDrawn != 6 || s.Violated != 2 || !s.Crossings {
+	if s := r.Summary; s.Applicable != 24 || s.Visited != 16 || s.NeverCrossed != 7 || s.NotApplicable != 3 || s.NotDrawn != 6 || s.Violated != 2 || !s.Crossings {
 		t.Errorf("summary %+v", s)
 	}
 	reachedAll(t, universe)

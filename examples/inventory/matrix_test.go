@@ -14,25 +14,25 @@ import (
 )
 
 // TestFaultMatrix: the reservation service's fault matrix. Its tasks
-// call two tools (reserve, then confirm): of the 21 catalogue kinds its
+// call two tools (reserve, then confirm): of the 23 catalogue kinds its
 // fault-free run places, the 12 at tool.commit are placed once per tool
-// (33 placements), and 16 of them again under repeated or persistent (49
-// runs). Greedy set cover over the keys at each tool keeps 34: the 8 keys
+// (35 placements), and 16 of them again under repeated or persistent (51
+// runs). Greedy set cover over the keys at each tool keeps 35: the 9 keys
 // of other events once, the 13 of tool.commit once per tool (12 rows
-// under a modifier); 21 keys visited, 18 reachable keys need more than a
+// under a modifier); 22 keys visited, 18 reachable keys need more than a
 // single fault of the catalogue on its fault-free run.
 func TestFaultMatrix(t *testing.T) {
 	m, err := coverage.FaultMatrix(inventory.Definition(), "", model.Config{}, nil)
 	require.NoError(t, err)
-	assert.Equal(t, 49, m.Candidates)
-	assert.Len(t, m.Rows, 34)
-	assert.Len(t, m.Visited, 21)
+	assert.Equal(t, 51, m.Candidates)
+	assert.Len(t, m.Rows, 35)
+	assert.Len(t, m.Visited, 22)
 	assert.Len(t, m.Unvisited, 18)
-	assert.Equal(t, model.Correlation("repeated"), m.Rows[22].Schedule.Faults[0].Correlation)
-	assert.Equal(t, "tool.commit(inventory.reserve)#1", m.Rows[22].Schedule.Faults[0].Placement())
-	assert.Equal(t, "tool/effect/after_commit/repeated/ledger_readback", m.Rows[22].Keys[0].String())
-	assert.Equal(t, "tool.commit(inventory.confirm)#1", m.Rows[24].Schedule.Faults[0].Placement())
-	assert.Equal(t, "tool/effect/after_commit/repeated/ledger_readback", m.Rows[24].Keys[0].String())
+	assert.Equal(t, model.Correlation("repeated"), m.Rows[23].Schedule.Faults[0].Correlation)
+	assert.Equal(t, "tool.commit(inventory.reserve)#1", m.Rows[23].Schedule.Faults[0].Placement())
+	assert.Equal(t, "tool/effect/after_commit/repeated/ledger_readback", m.Rows[23].Keys[0].String())
+	assert.Equal(t, "tool.commit(inventory.confirm)#1", m.Rows[25].Schedule.Faults[0].Placement())
+	assert.Equal(t, "tool/effect/after_commit/repeated/ledger_readback", m.Rows[25].Keys[0].String())
 	assert.Equal(t, "subject_swap", m.Rows[0].Kind)
 	assert.Equal(t, model.RunVerdict("contained_failure"), m.Rows[0].Verdict)
 	modified := 0
@@ -54,8 +54,8 @@ func TestFaultMatrix(t *testing.T) {
 func TestFaultMatrixFindsThePlantedBug(t *testing.T) {
 	m, err := coverage.FaultMatrix(inventory.Definition(), "", model.Config{System: json.RawMessage(`{"variant":"planted"}`)}, nil)
 	require.NoError(t, err)
-	assert.Equal(t, 49, m.Candidates)
-	require.Len(t, m.Rows, 34)
+	assert.Equal(t, 51, m.Candidates)
+	require.Len(t, m.Rows, 35)
 	var broke []string
 	for _, r := range m.Rows {
 		if r.Verdict == model.Unrecoverable {

@@ -301,6 +301,9 @@ func (s *System) Run(ctx context.Context, env model.Env, task model.Task) (model
 		if err != nil || done {
 			return c, err
 		}
+		if err := f.duplicates(); err != nil {
+			return model.Claim{}, err
+		}
 		if !f.s.mutant.is(CheckpointBeforeEffect) {
 			if err := f.save(stageEffected, f.s.effect(effectKey)); err != nil {
 				return model.Claim{}, err
@@ -312,6 +315,31 @@ func (s *System) Run(ctx context.Context, env model.Env, task model.Task) (model
 		}
 	}
 	return f.verify(effectKey)
+}
+
+// noProposal is the denial of a model reply that proposes nothing (a
+// refusal, or an answer without a tool call).
+const noProposal = "the model proposed no action"
+
+// duplicates carries out, under the duplicate_call_executed defect, each
+// copy of the call the model's reply repeated (under the action's key
+// with idempotency; under the copy's own call id without, which the
+// first attempt's fresh request id is not). Without the defect a repeated
+// call is the one action, already made.
+func (f *flow) duplicates() error {
+	if !f.s.mutant.is(DuplicateCallExecuted) {
+		return nil
+	}
+	key := f.a.IdempotencyKey
+	if !f.s.on(bitIdempotency) {
+		key += ":copy"
+	}
+	for range f.a.Duplicates {
+		if _, err := f.env.Tool.Commit(f.ctx, model.ToolCall{Tool: Tool, RequestKey: key, Action: f.a, Guard: f.guard()}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // resume restores the flow from a checkpoint.
@@ -340,6 +368,10 @@ func (f *flow) start() (c model.Claim, done bool, err error) {
 	if err != nil || denial != "" {
 		if err != nil {
 			return c, true, err
+		}
+		if denial == noProposal && f.s.mutant.is(RefusalAsDone) {
+			// the defect: nothing to do is taken as done
+			return model.Claim{Verdict: model.ClaimRelease, Reason: "the model had nothing left to do"}, true, nil
 		}
 		c, err = f.deny(denial)
 		return c, true, err
@@ -392,6 +424,9 @@ func (f *flow) propose() (denial string, err error) {
 		IdempotencyKey: t.Subject + refundKeySuffix, TraceID: t.Trace}
 	if f.a, err = env.Proposer.Propose(ctx, draft); err != nil {
 		return "", err
+	}
+	if f.a == (model.Action{}) {
+		return noProposal, nil
 	}
 	c, err := env.Authority.Approve(ctx, t, f.a)
 	if errors.Is(err, model.ErrNotFound) {

@@ -58,6 +58,13 @@ var defences = map[string]defence{
 	// a success envelope carrying the provider's error is read by its
 	// body in every profile; the defect reads the envelope alone
 	"false_success": {nil, "envelope_as_success"},
+	// the model's reply: a repeated call is one logical action, carried
+	// out once in every profile; the defect carries out each copy, which
+	// idempotency alone contains (each copy goes under the action's key).
+	// A reply that proposes nothing is denied in every profile; the defect
+	// releases it as done.
+	"duplicate_tool_call": {[]Control{Idempotency}, "duplicate_call_executed"},
+	"model_refusal":       {nil, "refusal_as_done"},
 	// the provider's notices (model.NoticeKinds, in a run with notices):
 	// notice_reconcile applies a notice once and only where the ledger
 	// agrees, and reads back a settlement no notice reported

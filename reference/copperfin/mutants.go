@@ -82,6 +82,13 @@ const (
 	// success envelope carrying the provider's error
 	// (model.ClassErrorInBody) is taken as a completed refund.
 	EnvelopeAsSuccess Mutant = "envelope_as_success"
+	// RefusalAsDone takes a reply that proposes nothing (the model
+	// refused, or answered without a tool call) as the task done, and
+	// releases it.
+	RefusalAsDone Mutant = "refusal_as_done"
+	// DuplicateCallExecuted carries out every copy of a call the model's
+	// reply repeats (model.Action.Duplicates), each as an attempt of its own.
+	DuplicateCallExecuted Mutant = "duplicate_call_executed"
 	// AuthorityCheckUnguarded checks the capability by a read before the
 	// commit (with or without pre_effect_authority) and sends no
 	// capability guard with the commit: the check's answer, from whatever
@@ -128,6 +135,8 @@ var mutants = []MutantInfo{
 	{ResendUnseen, "an effect a post-commit readback does not show is re-sent", []Control{Idempotency}},
 	{StateCheckUnguarded, "the state version is checked by a read, with no state guard on the commit", nil},
 	{EnvelopeAsSuccess, "a success envelope carrying an error is taken as a completed refund", nil},
+	{RefusalAsDone, "a model reply that proposes nothing is taken as the task done", nil},
+	{DuplicateCallExecuted, "every copy of a tool call the model's reply repeats is carried out", []Control{Idempotency}},
 }
 
 // cacheMutants are the seeded defects kept out of Mutants(), whose every

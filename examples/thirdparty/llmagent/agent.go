@@ -5,7 +5,7 @@
 // test (faultline_test.go) checks it with a scripted model and a fake
 // refund API in process.
 //
-// Bug plants one of three bugs (none by default):
+// Bug plants one of five bugs (none by default):
 //   - "unbound_subject": it refunds the order the tool call names even
 //     when it is not its task's (no binding of the call to the task);
 //   - "reask_fresh_key": when the refund's reply is lost it asks the model
@@ -14,11 +14,18 @@
 //   - "ignore_retry_after": it turns the SDK's retries off
 //     (option.WithMaxRetries(0)) and retries an overloaded or rate-limited
 //     model at once, up to five times (six attempts), ignoring the
-//     answer's Retry-After.
+//     answer's Retry-After;
+//   - "every_tool_call": it carries out every refund call of the reply,
+//     each under its own call id as the Idempotency-Key, so a reply that
+//     repeats the call refunds twice;
+//   - "refusal_as_done": it takes a reply without a refund call (the
+//     model refused) as the refund done, and reports success.
 //
 // Without a bug it keeps the SDK's default retries (which obey
-// Retry-After), refunds only its task's order, and keys the refund by its
-// task, retrying a lost reply once under the same key.
+// Retry-After), refunds only its task's order, once however often the
+// reply repeats the call, keys the refund by its task, retrying a lost
+// reply once under the same key, and ends with an error when the model
+// refuses.
 package llmagent
 
 import (
@@ -34,7 +41,7 @@ import (
 )
 
 // Bugs are the bugs Agent.Bug plants.
-var Bugs = []string{"unbound_subject", "reask_fresh_key", "ignore_retry_after"}
+var Bugs = []string{"unbound_subject", "reask_fresh_key", "ignore_retry_after", "every_tool_call", "refusal_as_done"}
 
 // Task is one refund the agent is asked to make.
 type Task struct {
@@ -47,7 +54,7 @@ type Agent struct {
 	BaseURL, APIKey string       // the model API's base URL and key
 	HTTP            *http.Client // for both APIs
 	RefundsURL      string       // POST target of a refund
-	Bug             string       // "", "unbound_subject", "reask_fresh_key", "ignore_retry_after"
+	Bug             string       // "" or one of Bugs
 }
 
 // Refund carries out task and returns the refund's id. A model that
@@ -66,30 +73,42 @@ func (a Agent) Refund(ctx context.Context, t Task) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		var call *anthropic.ToolUseBlock
+		var calls []anthropic.ToolUseBlock
 		for _, b := range reply.Content {
 			if u, ok := b.AsAny().(anthropic.ToolUseBlock); ok && u.Name == "refund" {
-				call = &u
+				calls = append(calls, u)
 			}
 		}
-		if call == nil {
-			return "", errors.New("the model called no refund")
+		if len(calls) == 0 && a.Bug == "refusal_as_done" {
+			return "", nil
 		}
-		var in struct{ Order string }
-		if err := json.Unmarshal(call.Input, &in); err != nil {
-			return "", fmt.Errorf("the model's tool call: %w", err)
+		if len(calls) == 0 {
+			return "", fmt.Errorf("the model called no refund (stop reason %s)", reply.StopReason)
 		}
-		if in.Order != t.Order && a.Bug != "unbound_subject" {
-			return "", fmt.Errorf("the model asked to refund order %s; the task is order %s", in.Order, t.Order)
+		if a.Bug != "every_tool_call" {
+			calls = calls[:1] // one task, one refund, however often the reply asks
 		}
-		key, tries := t.ID+":refund", 2
-		if a.Bug == "reask_fresh_key" {
-			key, tries = call.ID, 1
+		var id string
+		for _, call := range calls {
+			var in struct{ Order string }
+			if err := json.Unmarshal(call.Input, &in); err != nil {
+				return "", fmt.Errorf("the model's tool call: %w", err)
+			}
+			if in.Order != t.Order && a.Bug != "unbound_subject" {
+				return "", fmt.Errorf("the model asked to refund order %s; the task is order %s", in.Order, t.Order)
+			}
+			key, tries := t.ID+":refund", 2
+			if a.Bug == "reask_fresh_key" || a.Bug == "every_tool_call" {
+				key, tries = call.ID, 1
+			}
+			if id, err = a.post(ctx, t, in.Order, key, tries); err != nil {
+				break
+			}
 		}
-		id, err := a.post(ctx, t, in.Order, key, tries)
 		if err == nil || a.Bug != "reask_fresh_key" {
 			return id, err
 		}
+		call := calls[0]
 		msgs = append(msgs, reply.ToParam(), anthropic.NewUserMessage(anthropic.NewToolResultBlock(call.ID, err.Error(), true)))
 	}
 	return "", errors.New("no refund after asking twice")

@@ -72,5 +72,5 @@ func definition() *model.Definition {
 			w, llm := &refunds{}, &scriptedmodel.Model{Tool: "refund", Field: "order", Tasks: []model.Task{task}, Decoys: map[string][]string{"acme": {"O-732"}}}
 			return func() model.System { return agent{w, llm, c.Bug} }, nil
 		},
-		Builtin: []string{model.InvRightSubject, model.InvEffectAtMostOnce, model.InvBudget}, Clock: properties.BubbleClock}
+		Builtin: []string{model.InvRightSubject, model.InvEffectAtMostOnce, model.InvBudget, model.InvNoInventedProgress}, Clock: properties.BubbleClock}
 }

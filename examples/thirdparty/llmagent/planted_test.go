@@ -13,7 +13,7 @@ import (
 	"github.com/faultline/faultline/fuzz"
 )
 
-// planted are the three bugs, each with the one fault its check shrinks
+// planted are the five bugs, each with the one fault its check shrinks
 // to and the invariant it breaks in the refund API's store.
 var planted = []struct {
 	bug, invariant, fault string
@@ -21,6 +21,8 @@ var planted = []struct {
 	{"unbound_subject", "right_subject violated: first false after seq 4 (tool.commit), reached by f1 (subject_swap)", `"event": "proposal",` + "\n" + `              "ordinal": 1,` + "\n" + `              "kind": "subject_swap"`},
 	{"reask_fresh_key", "effect_at_most_once violated: first false after seq 7 (tool.commit), reached by f1 (timeout_after_commit)", `"event": "tool.commit",` + "\n" + `              "ordinal": 2,` + "\n" + `              "kind": "timeout_after_commit"`},
 	{"ignore_retry_after", "budget violated: first false after seq 7 (tool.commit), reached by f1 (rate_limit)", `"event": "tool.commit",` + "\n" + `              "ordinal": 1,` + "\n" + `              "kind": "rate_limit"`},
+	{"every_tool_call", "effect_at_most_once violated: first false after seq 5 (tool.commit), reached by f1 (duplicate_tool_call)", `"event": "proposal",` + "\n" + `              "ordinal": 1,` + "\n" + `              "kind": "duplicate_tool_call"`},
+	{"refusal_as_done", "no_invented_progress violated: first false after seq 4 (claim), reached by f1 (model_refusal)", `"event": "proposal",` + "\n" + `              "ordinal": 1,` + "\n" + `              "kind": "model_refusal"`},
 }
 
 // TestCheckFindsEachBug runs TestCheck on each planted agent in a process
@@ -61,7 +63,8 @@ func TestCheckFindsEachBug(t *testing.T) {
 // tool.commit#1 and proposal#1, the refund tool.commit#2); seed i is a
 // single fault at sites[i].
 var sites = []string{"subject_swap@proposal#1", "timeout_after_commit@tool.commit#1", "timeout_after_commit@tool.commit#2",
-	"malformed_response@tool.commit#1", "malformed_response@tool.commit#2", "rate_limit@tool.commit#1", "rate_limit@tool.commit#2"}
+	"malformed_response@tool.commit#1", "malformed_response@tool.commit#2", "rate_limit@tool.commit#1", "rate_limit@tool.commit#2",
+	"duplicate_tool_call@proposal#1", "model_refusal@proposal#1"}
 
 // TestFuzzFindsEachBug runs FuzzAgent's seeds (one-byte inputs, each a
 // single fault at one of the decoder's sites, through fuzz.Campaign) on
@@ -74,8 +77,9 @@ func TestFuzzFindsEachBug(t *testing.T) {
 	}
 	want := map[string][]string{"": nil, "unbound_subject": {"subject_swap@proposal#1"},
 		"reask_fresh_key":    {"timeout_after_commit@tool.commit#2", "malformed_response@tool.commit#2"},
-		"ignore_retry_after": {"rate_limit@tool.commit#1"}}
-	for _, bug := range []string{"", "unbound_subject", "reask_fresh_key", "ignore_retry_after"} {
+		"ignore_retry_after": {"rate_limit@tool.commit#1"}, "every_tool_call": {"duplicate_tool_call@proposal#1"},
+		"refusal_as_done": {"model_refusal@proposal#1"}}
+	for _, bug := range []string{"", "unbound_subject", "reask_fresh_key", "ignore_retry_after", "every_tool_call", "refusal_as_done"} {
 		cmd := exec.Command(os.Args[0], "-test.run", "^FuzzAgent$", "-test.v")
 		cmd.Env = append(os.Environ(), "LLMAGENT_BUG="+bug, "LLMAGENT_BODY=1", "LLMAGENT_FAIL_DIR="+t.TempDir())
 		b, err := cmd.CombinedOutput()

@@ -15,9 +15,10 @@ import (
 
 // Transport returns next (the run's httpfault.Join transport) behind the
 // model's side of the run, for the SDK's *http.Client: a reply that
-// carries a tool call crosses the proposal event through calls, where an
-// armed subject_swap rewrites the call's subject (JSON or stream) to the
-// tenant's first decoy and is recorded fired; a 429 or 5xx answer with
+// carries a tool call crosses the proposal event through calls, where the
+// armed kinds Disturb renders (subject_swap, duplicate_tool_call,
+// model_refusal) rewrite the reply (JSON or stream) and are recorded
+// fired; a 429 or 5xx answer with
 // Retry-After-Ms (a fault rendered by httpfault.AnthropicOverloaded, or
 // the limiter's own) starts the model's limiter, which answers every
 // request before the wait is over with a 529 of its own. With calls nil
@@ -50,16 +51,15 @@ func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t.calls != nil && bytes.Contains(body, []byte(`"tool_use"`)) {
+	if t.calls != nil && (bytes.Contains(body, []byte(`"tool_use"`)) || bytes.Contains(body, []byte(`"tool_calls"`))) {
 		step, err := t.calls.Enter(req.Context(), model.EvProposal)
 		if err != nil {
 			return nil, err
 		}
 		for _, k := range step.Faults() {
-			if k != "subject_swap" {
-				continue // not a kind a reply is rewritten by: unfired, the run inconclusive
-			}
-			if b, ok := t.m.swap(body); ok {
+			// a kind Disturb does not render stays unfired: the run is
+			// inconclusive
+			if b, ok := t.m.Disturb(k, body); ok {
 				body = b
 				if err := step.Fire(k); err != nil {
 					return nil, err

@@ -199,6 +199,9 @@ func openAIStop(stop string) string {
 // completion is the message as a non-streamed chat completion.
 func (m message) completion(modelName string) []byte {
 	msg := fmt.Sprintf(`{"role":"assistant","content":%q,"refusal":null}`, m.Text)
+	if m.refusal() {
+		msg = fmt.Sprintf(`{"role":"assistant","content":null,"refusal":%q}`, m.Text)
+	}
 	if m.Tool != "" {
 		args, _ := json.Marshal(m.Input)
 		msg = fmt.Sprintf(`{"role":"assistant","content":null,"refusal":null,"tool_calls":[{"id":%q,"type":"function","function":{"name":%q,"arguments":%s}}]}`, m.UseID, m.Tool, args)
@@ -222,6 +225,9 @@ func (m message) chunks(modelName string) []byte {
 			q, _ := json.Marshal(part)
 			chunk(fmt.Sprintf(`{"tool_calls":[{"index":0,"function":{"arguments":%s}}]}`, q), "null")
 		}
+	} else if m.refusal() {
+		q, _ := json.Marshal(m.Text)
+		chunk(fmt.Sprintf(`{"role":"assistant","content":null,"refusal":%s}`, q), "null")
 	} else {
 		q, _ := json.Marshal(m.Text)
 		chunk(fmt.Sprintf(`{"role":"assistant","content":%s}`, q), "null")
