@@ -351,7 +351,7 @@ func TestBrowserCounterfactual(t *testing.T) {
 		chromedp.Click(chromedp.ID("replay")),
 		chromedp.WaitVisible(chromedp.CSS(`#coverage-headline[data-runs="1"]`)))
 	checkCoverage(1)
-	if got := text("#coverage-headline"); !strings.HasPrefix(got, "Coverage: 0 of 39 reachable keys visited") {
+	if got := text("#coverage-headline"); !strings.HasPrefix(got, "Coverage: 0 of 40 reachable keys visited") {
 		t.Errorf("after an unreached replay: %q", got)
 	}
 	if got := text(`#unvisited li[data-status="scheduled_not_reached"]`); got != "tool/effect/after_commit/isolated/ledger_readback (scheduled not reached): scheduled 1 time, but its event never occurred (timeout_after_commit)" {
