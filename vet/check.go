@@ -89,7 +89,9 @@ type Options struct {
 
 // Check loads the packages patterns name (go list patterns: "./...") and
 // runs the analyzers over them. It returns an *InputError for patterns
-// that match no package or code that does not load or type-check, and
+// that match no package, code that does not load or type-check, or a
+// call -retrykey.consequential names that matches no function or method
+// of the packages or their imports (it would teach nothing), and
 // another error when the go command or an analyzer failed.
 func Check(patterns []string, opts Options) (Report, error) {
 	if len(patterns) == 0 {
@@ -123,6 +125,13 @@ func Check(patterns []string, opts Options) (Report, error) {
 			problems = append(problems[:5], fmt.Sprintf("and %d more", len(problems)-5))
 		}
 		return Report{}, &InputError{fmt.Errorf("the packages do not load: %s", strings.Join(problems, "; "))}
+	}
+	for _, a := range as {
+		if a == RetryKey {
+			if err := unmatchedTaught(pkgs); err != nil {
+				return Report{}, &InputError{err}
+			}
+		}
 	}
 	g, err := checker.Analyze(as, pkgs, nil)
 	if err != nil {

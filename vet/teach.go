@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/packages"
 )
 
 // consequentialDirective marks a function, a method or an interface method
@@ -19,8 +20,11 @@ const consequentialDirective = "//faultline:consequential"
 // names, besides consequentialCalls.
 var taught []callee
 
+// taughtAs are the flag's names of taught, as the user spelt them.
+var taughtAs []string
+
 func init() {
-	RetryKey.Flags.Var(calleesFlag{&taught}, "consequential",
+	RetryKey.Flags.Var(calleesFlag{&taught, &taughtAs}, "consequential",
 		"comma-separated calls that make an effect, besides the known ones: PKG.Func or (PKG.Type).Method (Type may be an interface), as types.Func.FullName writes them: (*github.com/acme/pay.Client).Charge")
 	RetryKey.FactTypes = []analysis.Fact{new(consequentialFact)}
 }
@@ -33,8 +37,12 @@ type consequentialFact struct{}
 func (*consequentialFact) AFact()         {}
 func (*consequentialFact) String() string { return "consequential" }
 
-// calleesFlag is a flag.Value of comma-separated callees.
-type calleesFlag struct{ list *[]callee }
+// calleesFlag is a flag.Value of comma-separated callees, and their
+// spellings.
+type calleesFlag struct {
+	list *[]callee
+	as   *[]string
+}
 
 func (f calleesFlag) String() string {
 	if f.list == nil {
@@ -54,18 +62,17 @@ func (f calleesFlag) String() string {
 // Set replaces the list with the calls s names ("": none).
 func (f calleesFlag) Set(s string) error {
 	var list []callee
-	if strings.TrimSpace(s) == "" {
-		*f.list = nil
-		return nil
-	}
-	for _, name := range strings.Split(s, ",") {
-		c, err := parseCallee(strings.TrimSpace(name))
-		if err != nil {
-			return err
+	var as []string
+	if strings.TrimSpace(s) != "" {
+		for _, name := range strings.Split(s, ",") {
+			c, err := parseCallee(strings.TrimSpace(name))
+			if err != nil {
+				return err
+			}
+			list, as = append(list, c), append(as, strings.TrimSpace(name))
 		}
-		list = append(list, c)
 	}
-	*f.list = list
+	*f.list, *f.as = list, as
 	return nil
 }
 
@@ -238,4 +245,133 @@ func sendsKeyed(info *types.Info, call *ast.CallExpr, keyed map[*types.Var]bool)
 		}
 	}
 	return false
+}
+
+// unmatchedTaught returns the error of the calls the flag names that
+// match no function or method of pkgs or their imports (a typo would
+// otherwise teach nothing and vet would pass having checked nothing for
+// it), each with the nearest function or method of the same name (in its
+// package first, then on a type of the same name), or nil. The analyzer runs per package, so only
+// a driver that sees every package (Check) can tell.
+func unmatchedTaught(pkgs []*packages.Package) error {
+	if len(taught) == 0 {
+		return nil
+	}
+	var all []*types.Package
+	seen := map[*types.Package]bool{}
+	var walk func(p *types.Package)
+	walk = func(p *types.Package) {
+		if p == nil || seen[p] {
+			return
+		}
+		seen[p] = true
+		all = append(all, p)
+		for _, imp := range p.Imports() {
+			walk(imp)
+		}
+	}
+	packages.Visit(pkgs, nil, func(p *packages.Package) { walk(p.Types) })
+	var out []string
+	for i, c := range taught {
+		near := map[string]int{} // name: closeness
+		found := false
+		for _, p := range all {
+			for _, f := range declaredFuncs(p, c.Name) {
+				if calleeDeclares(c, f) {
+					found = true
+					continue
+				}
+				score := 0
+				if p.Path() == c.Pkg {
+					score += 2
+				}
+				if recv := f.Type().(*types.Signature).Recv(); recv != nil && c.Recv != "" {
+					if n, ok := types.Unalias(derefType(recv.Type())).(*types.Named); ok && n.Obj().Name() == c.Recv {
+						score++
+					}
+				}
+				near[f.FullName()] = score
+			}
+		}
+		if found {
+			continue
+		}
+		msg := fmt.Sprintf("consequential call %q matches no function or method of the loaded packages or their imports, so it would teach nothing", taughtAs[i])
+		best, bestScore := "", -1
+		for name, score := range near {
+			if score > bestScore || score == bestScore && name < best {
+				best, bestScore = name, score
+			}
+		}
+		if best != "" {
+			msg += fmt.Sprintf(" (did you mean %s?)", best)
+		}
+		out = append(out, msg)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return fmt.Errorf("--%s.consequential: %s", RetryKey.Name, strings.Join(out, "; "))
+}
+
+// declaredFuncs returns the package-level functions, the methods declared
+// on its named types and the methods of its interfaces named name.
+func declaredFuncs(p *types.Package, name string) []*types.Func {
+	var out []*types.Func
+	scope := p.Scope()
+	for _, n := range scope.Names() {
+		switch o := scope.Lookup(n).(type) {
+		case *types.Func:
+			if n == name {
+				out = append(out, o)
+			}
+		case *types.TypeName:
+			named, ok := types.Unalias(o.Type()).(*types.Named)
+			if !ok {
+				continue
+			}
+			if iface, ok := named.Underlying().(*types.Interface); ok {
+				for i := range iface.NumMethods() {
+					if m := iface.Method(i); m.Name() == name {
+						out = append(out, m)
+					}
+				}
+				continue
+			}
+			for i := range named.NumMethods() {
+				if m := named.Method(i); m.Name() == name {
+					out = append(out, m)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// calleeDeclares reports whether c names f: PKG.Func a function of PKG,
+// (PKG.Type).Method a method of the type PKG.Type (declared on it, or
+// of its interface).
+func calleeDeclares(c callee, f *types.Func) bool {
+	sig, _ := f.Type().(*types.Signature)
+	if sig == nil || f.Pkg() == nil || f.Pkg().Path() != c.Pkg {
+		return false
+	}
+	if c.Recv == "" {
+		return sig.Recv() == nil
+	}
+	if sig.Recv() == nil {
+		return false
+	}
+	rt := sig.Recv().Type()
+	if _, ok := rt.Underlying().(*types.Interface); ok && !isNamed(rt, c.Pkg, c.Recv) {
+		// an interface method's receiver may be the interface literal
+		// itself; look the type up instead
+		o, ok := f.Pkg().Scope().Lookup(c.Recv).(*types.TypeName)
+		if !ok {
+			return false
+		}
+		obj, _, _ := types.LookupFieldOrMethod(o.Type(), false, f.Pkg(), c.Name)
+		return obj == f
+	}
+	return isNamed(rt, c.Pkg, c.Recv)
 }

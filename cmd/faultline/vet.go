@@ -46,7 +46,9 @@ nothing. Test files are analysed too, as go vet does, unless --no-tests.
 An analyzer's own flags pass through as --ANALYZER.FLAG, go vet's
 -ANALYZER.FLAG with two dashes: --retrykey.consequential='(*example.com/pay.Client).Refund'
 teaches retrykey a consequential call (PKG.Func or (PKG.Type).Method, comma-separated;
-docs/vet.md). A value the analyzer refuses is bad input (exit 2).
+docs/vet.md). A value the analyzer refuses, or a call that matches no function
+or method of the packages or their imports (a typo that would teach nothing), is
+bad input (exit 2).
 
 --format json (or --json) prints one object: {"version": 1, "packages": N, "findings": [{"analyzer",
 "file", "line", "column", "function", "message", "fault_kind", "call"}]}, "call"

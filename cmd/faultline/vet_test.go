@@ -103,8 +103,10 @@ func TestVetExitCodes(t *testing.T) {
 // analyzer. The ledger module under testdata retries a call retrykey does
 // not know with a key built from the attempt counter: untaught, vet finds
 // nothing; taught (*Ledger).Post, it reports the key; the flag does not
-// outlive the run; a value the analyzer refuses, or go vet's one-dash
-// spelling, is bad input (exit 2) naming the flag.
+// outlive the run; a value the analyzer refuses, a call that matches no
+// function or method of the packages vetted or their imports (a typo
+// would pass having checked nothing), or go vet's one-dash spelling, is
+// bad input (exit 2) naming the flag.
 func TestVetTaughtCall(t *testing.T) {
 	if raceDetector {
 		t.Skip("loads and type-checks packages in one goroutine of faultline's (the x/tools loader's goroutines are its own); go test ./... runs this test")
@@ -130,6 +132,10 @@ func TestVetTaughtCall(t *testing.T) {
 			"faultline: vet: --retrykey.consequential: consequential call \"Post\": want PKG.Func or (PKG.Type).Method, as (*net/http.Client).Do\n"},
 		{[]string{"vet", "--retrykey.consequential=example.com/ledger.Settle,,", "."}, cli.ExitBadInput, "",
 			"faultline: vet: --retrykey.consequential: consequential call \"\": want PKG.Func or (PKG.Type).Method, as (*net/http.Client).Do\n"},
+		{[]string{"vet", "--retrykey.consequential=(*example.com/ledger.Ledgr).Post", "."}, cli.ExitBadInput, "",
+			"faultline: vet: --retrykey.consequential: consequential call \"(*example.com/ledger.Ledgr).Post\" matches no function or method of the loaded packages or their imports, so it would teach nothing (did you mean (*example.com/ledger.Ledger).Post?)\n"},
+		{[]string{"vet", "--retrykey.consequential=example.com/ledger.Settle,(*example.com/user/pay.Clent).Refund", "."}, cli.ExitBadInput, "",
+			"faultline: vet: --retrykey.consequential: consequential call \"(*example.com/user/pay.Clent).Refund\" matches no function or method of the loaded packages or their imports, so it would teach nothing\n"},
 		{[]string{"vet", "-retrykey.consequential=(*example.com/ledger.Ledger).Post", "."}, cli.ExitBadInput, "",
 			"faultline: unknown shorthand flag: 'r' in -retrykey.consequential=(*example.com/ledger.Ledger).Post (an analyzer's flag takes two dashes here: --retrykey.consequential)\n"},
 	} {
