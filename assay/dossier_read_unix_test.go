@@ -22,7 +22,7 @@ func TestReadDossierRefusesAFIFO(t *testing.T) {
 	}
 	for _, arg := range []string{p, dir} {
 		_, _, err := assay.ReadDossier(arg)
-		if !errors.Is(err, fileio.ErrBadInput) || err.Error() != p+": is a named pipe (FIFO), not a regular file" {
+		if !errors.Is(err, fileio.ErrBadInput) || err.Error() != p+": is a named pipe, not a regular file" {
 			t.Errorf("%s: error %v", arg, err)
 		}
 	}

@@ -199,18 +199,7 @@ func checkCoverageFile(path string) error {
 		return writableDir("its directory", filepath.Dir(path))
 	}
 	if m := st.Mode(); !m.IsRegular() {
-		what := "mode " + m.String()
-		switch {
-		case m.IsDir():
-			what = "a directory"
-		case m&fs.ModeDevice != 0:
-			what = "a device"
-		case m&fs.ModeNamedPipe != 0:
-			what = "a named pipe"
-		case m&fs.ModeSocket != 0:
-			what = "a socket"
-		}
-		return BadInput("not a regular file (%s)", what)
+		return BadInput("not a regular file (%s)", fileio.Kind(m))
 	}
 	if _, err := readCoverage(path); err != nil {
 		return err

@@ -20,7 +20,7 @@ func TestInputFIFOsAreRefused(t *testing.T) {
 	if err := syscall.Mkfifo(p, 0o644); err != nil {
 		t.Skip("mkfifo:", err)
 	}
-	want := p + ": is a named pipe (FIFO), not a regular file"
+	want := p + ": is a named pipe, not a regular file"
 	for _, args := range [][]string{
 		{"replay", p},
 		{"coverage", "report", p},

@@ -80,24 +80,10 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 
 // regular returns an *InputError unless fi describes a regular file.
 func regular(path string, fi fs.FileInfo) error {
-	m := fi.Mode()
-	what := ""
-	switch {
-	case m.IsRegular():
+	if fi.Mode().IsRegular() {
 		return nil
-	case m.IsDir():
-		what = "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		what = "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		what = "a socket"
-	case m&fs.ModeDevice != 0:
-		what = "a device"
-	default:
-		what = "not a regular file (mode " + m.String() + ")"
-		return &InputError{Path: path, Problem: what}
 	}
-	return &InputError{Path: path, Problem: "is " + what + ", not a regular file"}
+	return &InputError{Path: path, Problem: "is " + Kind(fi.Mode()) + ", not a regular file"}
 }
 
 func tooLarge(path string, limit int64) error {

@@ -23,7 +23,7 @@ func TestReadFileRefusesAFIFO(t *testing.T) {
 	}
 	_, err := fileio.ReadFile(p, fileio.ScheduleLimit)
 	assert.ErrorIs(t, err, fileio.ErrBadInput)
-	assert.EqualError(t, err, p+": is a named pipe (FIFO), not a regular file")
+	assert.EqualError(t, err, p+": is a named pipe, not a regular file")
 }
 
 func TestReadFileRefusesDevicesDirectoriesAndSockets(t *testing.T) {

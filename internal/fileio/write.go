@@ -230,7 +230,7 @@ func resolve(path string) (string, error) {
 		case fi.Mode().IsRegular():
 			return path, nil
 		case fi.Mode()&fs.ModeSymlink == 0:
-			return "", notRegular(fmt.Sprintf("not a regular file (%s)", kind(fi.Mode())))
+			return "", notRegular(fmt.Sprintf("not a regular file (%s)", Kind(fi.Mode())))
 		}
 		link, err := os.Readlink(path)
 		if err != nil {
@@ -246,8 +246,10 @@ func resolve(path string) (string, error) {
 	return "", fmt.Errorf("more than %d symbolic links", maxLinks)
 }
 
-// kind names a file mode's type for an error message.
-func kind(m fs.FileMode) string {
+// Kind names what a file mode describes when it is not a regular file:
+// "a directory", "a named pipe", "a device", "a socket", else
+// "mode " and the mode; every refusal of a non-regular path words it so.
+func Kind(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a directory"
