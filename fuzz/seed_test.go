@@ -3,6 +3,7 @@ package fuzz_test
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/faultline/faultline/fuzz"
@@ -10,42 +11,21 @@ import (
 	"github.com/faultline/faultline/reference/copperfin"
 )
 
-// fleetStorm is a schedule that breaks no_retry_storm on the ten-agent
-// fleet under typed_fleet, whose jittered backoff draws from Env.Rand:
-// under this seed string, not under every other.
-const fleetStorm = `{
-  "version": 2,
-  "seed": "exhaustive",
-  "config": {
-    "harness": {
-      "fixture": "copperfin-fleet-10",
-      "concurrency": {
-        "workers": 10
-      }
-    },
-    "system": {
-      "profile": "typed_fleet"
-    }
-  },
-  "faults": [
-    {
-      "event": "tool.commit",
-      "ordinal": 2,
-      "kind": "tool_timeout",
-      "correlation": "repeated",
-      "repeat": 2
-    }
-  ]
-}
-`
-
 // TestFailureKeepsItsSeed: a failure's shrunk schedule keeps the seed
 // string its runs had (the seed of every worker's random stream), so the
 // file written replays to the failure's own run: the same run id, the
 // same violation. A seed renamed after the run ("fuzz counterexample:
 // no_retry_storm") redrew the jitter, and that schedule held.
 func TestFailureKeepsItsSeed(t *testing.T) {
-	s, err := model.ParseSchedule([]byte(fleetStorm))
+	// a schedule that breaks no_retry_storm on the ten-agent fleet under
+	// typed_fleet, whose jittered backoff draws from Env.Rand: under this
+	// seed string, not under every other
+	raw, err := os.ReadFile(filepath.Join("..", "reference", "corpus", "retry-storm-jittered.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fleetStorm := string(raw)
+	s, err := model.ParseSchedule(raw)
 	if err != nil {
 		t.Fatal(err)
 	}

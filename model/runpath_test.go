@@ -27,10 +27,11 @@ import (
 // subjects, capabilities and traces) hides them in the record (4bc04fa4...
 // before both); a resumed worker holds an effect no decision wrote
 // (four runs: one more evidence.lookup). The runs of duplicate_tool_call,
-// model_refusal, refusal_as_done and duplicate_call_executed follow.
+// model_refusal, refusal_as_done and duplicate_call_executed follow, then
+// the corpus file retry-storm-jittered.json (one run).
 const (
-	runOutputsDigest = "24c77c78ee3609f0489ec78423224ec670f0bb898e641954c8497e427adb49f0"
-	runOutputsRuns   = 4914
+	runOutputsDigest = "0c00de43d7b4ee5c93eea7e6f23fd837e9f914cfed21bdd470267818919c6265"
+	runOutputsRuns   = 4915
 )
 
 // hashRun writes every output of one run of s on h into d: the error, or

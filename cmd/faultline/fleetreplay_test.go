@@ -11,40 +11,11 @@ import (
 	"github.com/faultline/faultline/model"
 )
 
-// fleetStormSchedule is the walk's counterexample on the ten-agent fleet
-// under typed_fleet: a tool_timeout at the second tool.commit, repeated
-// over two crossings, under the seed the walk ran it with (the seed
-// string seeds Env.Rand, from which jittered_backoff draws its jitter).
-const fleetStormSchedule = `{
-  "version": 2,
-  "seed": "exhaustive",
-  "config": {
-    "harness": {
-      "fixture": "copperfin-fleet-10",
-      "concurrency": {
-        "workers": 10
-      }
-    },
-    "system": {
-      "profile": "typed_fleet"
-    }
-  },
-  "faults": [
-    {
-      "event": "tool.commit",
-      "ordinal": 2,
-      "kind": "tool_timeout",
-      "correlation": "repeated",
-      "repeat": 2
-    }
-  ]
-}
-`
-
 // TestFleetCounterexampleReplaysAsFound: the exhaustive walk of the
 // ten-agent fleet under typed_fleet (tool_timeout alone, no context switch
 // beyond the default order) reports the storm at its schedule 14, exit 1,
-// with the schedule it ran, seed and all (fleetStormSchedule). Replayed,
+// with the schedule it ran, seed and all (reference/corpus/
+// retry-storm-jittered.json). Replayed,
 // that schedule gives the walk's record: the same run id and the walk's
 // 259 events byte for byte, and the same record twice; its counterexample
 // file replays to its recorded run. The random phase (seed 2) keeps its
@@ -53,6 +24,11 @@ const fleetStormSchedule = `{
 // schedule held no_retry_storm, and explore exited 4.
 func TestFleetCounterexampleReplaysAsFound(t *testing.T) {
 	oneGoroutine(t)
+	raw, err := os.ReadFile(filepath.Join("..", "..", "reference", "corpus", "retry-storm-jittered.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fleetStormSchedule := string(raw)
 	dir := t.TempDir()
 	fleet := []string{"--fixture", "copperfin-fleet-10", "--concurrent", "10", "--profile", "typed_fleet", "--kinds", "tool_timeout", "--json"}
 	code, out, stderr := runCLI(t, append([]string{"explore", "--exhaustive", "--max-faults", "2", "--max-switches", "0", "--out", dir}, fleet...)...)
