@@ -15,6 +15,7 @@ import (
 
 	"github.com/faultline/faultline/callfault"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/properties"
 )
 
 // The client library no adapter exists for: a ledger service's Go client,
@@ -191,11 +192,10 @@ func runBill(t *testing.T, sys billSystem, faults ...model.FaultEntry) (*model.R
 	t.Helper()
 	var res *model.Result
 	synctest.Test(t, func(t *testing.T) {
-		start := time.Now()
 		h := model.NewHarness(billFixture, model.Options{
 			Builtin:    []string{model.InvEffectAtMostOnce, model.InvNoInventedProgress, model.InvBudget},
 			Invariants: []model.UserInvariant{traceJoined},
-			Clock:      func() model.Millis { return model.Millis(time.Since(start).Milliseconds()) },
+			Clock:      properties.BubbleClock,
 		})
 		var err error
 		res, err = h.Run(func() model.System { return sys }, &model.Schedule{Version: model.ScheduleVersion, Seed: "bill", Faults: faults})
@@ -443,9 +443,8 @@ func TestWrapHeldOutlivesCrash(t *testing.T) {
 		var res *model.Result
 		l := &ledgerSvc{}
 		synctest.Test(t, func(t *testing.T) {
-			start := time.Now()
 			h := model.NewHarness(billFixture, model.Options{Builtin: []string{model.InvEffectAtMostOnce, model.InvNoInventedProgress},
-				Clock: func() model.Millis { return model.Millis(time.Since(start).Milliseconds()) }})
+				Clock: properties.BubbleClock})
 			n := 0
 			var err error
 			res, err = h.Run(func() model.System {

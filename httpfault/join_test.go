@@ -19,6 +19,7 @@ import (
 
 	"github.com/faultline/faultline/httpfault"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/properties"
 )
 
 // jpayments is a fake payment provider outside the model: an HTTP handler
@@ -266,11 +267,10 @@ func runPay(t *testing.T, cfg jpayer, faults ...model.FaultEntry) (*model.Result
 	var res *model.Result
 	var rows []model.LedgerEntry
 	synctest.Test(t, func(t *testing.T) {
-		start := time.Now()
 		h := model.NewHarness(payFixture, model.Options{
 			Builtin:    []string{model.InvEffectAtMostOnce, model.InvNoInventedProgress, model.InvBudget},
 			Invariants: []model.UserInvariant{traceJoined},
-			Clock:      func() model.Millis { return model.Millis(time.Since(start).Milliseconds()) },
+			Clock:      properties.BubbleClock,
 		})
 		p := &jpayments{}
 		var err error
@@ -649,9 +649,8 @@ func TestJoinHeldOutlivesCrash(t *testing.T) {
 		var res *model.Result
 		p := &jpayments{}
 		synctest.Test(t, func(t *testing.T) {
-			start := time.Now()
 			h := model.NewHarness(payFixture, model.Options{Builtin: []string{model.InvEffectAtMostOnce, model.InvNoInventedProgress},
-				Clock: func() model.Millis { return model.Millis(time.Since(start).Milliseconds()) }})
+				Clock: properties.BubbleClock})
 			n := 0
 			var err error
 			res, err = h.Run(func() model.System {
