@@ -3,7 +3,6 @@ package assay
 import (
 	"fmt"
 	"math/bits"
-	"strconv"
 	"strings"
 
 	"github.com/faultline/faultline/model"
@@ -47,27 +46,15 @@ type Dimension struct {
 // as "the default of 2"); a bad value is reported when the variation is
 // used.
 func RetryBudgets(values ...int) Dimension {
-	d := Dimension{Name: "retry_budget", Doc: "tool-call attempts a task may make after its first (model.Options.RetryBudget)"}
-	for _, v := range values {
-		if v < 1 {
-			d.err = fmt.Errorf("retry_budget %d: give 1 or more (0 is the model's default marker)", v)
-		}
-		d.Levels = append(d.Levels, Level{Dimension: d.Name, Value: strconv.Itoa(v), apply: func(s *Setup) { s.Options.RetryBudget = v }})
-	}
-	return d
+	return numeric("retry_budget", "tool-call attempts a task may make after its first (model.Options.RetryBudget)", values, 1, 0, " (0 is the model's default marker)",
+		func(v int) func(*Setup) { return func(s *Setup) { s.Options.RetryBudget = v } })
 }
 
 // Deadlines varies model.Options.Deadline, the task's deadline in logical
 // milliseconds. Each value must be 1 or more.
 func Deadlines(values ...model.Millis) Dimension {
-	d := Dimension{Name: "deadline_ms", Doc: "the task's deadline in logical milliseconds (model.Options.Deadline)"}
-	for _, v := range values {
-		if v < 1 {
-			d.err = fmt.Errorf("deadline_ms %d: give 1 or more", v)
-		}
-		d.Levels = append(d.Levels, Level{Dimension: d.Name, Value: strconv.FormatInt(int64(v), 10), apply: func(s *Setup) { s.Options.Deadline = v }})
-	}
-	return d
+	return numeric("deadline_ms", "the task's deadline in logical milliseconds (model.Options.Deadline)", values, 1, 0, "",
+		func(v model.Millis) func(*Setup) { return func(s *Setup) { s.Options.Deadline = v } })
 }
 
 // Variation is a list of configuration dimensions. Its configurations are
