@@ -86,7 +86,7 @@ func (f *exhaustiveFlags) options(c *cobra.Command) ([]properties.Option, error)
 		}
 		return []properties.Option{properties.WithMaxSchedules(f.maxSchedules)}, nil
 	}
-	for _, name := range []string{"checks", "seed", "guided", "coverage", "coverage-in", "no-swarm"} {
+	for _, name := range []string{"checks", "seed", "guided", "coverage", "coverage-in", "swarm"} {
 		if c.Flags().Changed(name) {
 			return nil, BadInput("--%s does not apply to --exhaustive, which draws nothing", name)
 		}

@@ -59,7 +59,7 @@ func TestExploreExhaustive(t *testing.T) {
 	for _, bad := range [][]string{
 		{"explore", "--workers", "2"},
 		{"explore", "--exhaustive", "--seed", "1"},
-		{"explore", "--exhaustive", "--no-swarm"},
+		{"explore", "--exhaustive", "--swarm"},
 		{"explore", "--exhaustive", "--workers", "0"},
 		{"explore", "--exhaustive", "--max-schedules", "100000001"},
 		{"explore", "--exhaustive", "--max-faults", "17"},

@@ -78,7 +78,7 @@ func (p *Program) exploreCmd() *cobra.Command {
 	var fixture, out, covFile, covIn, otelDir, shardFlag string
 	var checks, maxFaults, workers int
 	var seed uint64
-	var asJSON, noWorld, noSwarm, guided, notices bool
+	var asJSON, noWorld, swarm, guided, notices bool
 	var kinds, domains []string
 	var exh exhaustiveFlags
 	var ofmt *outflag.Flag
@@ -244,8 +244,8 @@ not deterministic (a run made again to confirm the counterexample differed).` + 
 			if noWorld {
 				opts = append(opts, properties.WithoutWorldEvents())
 			}
-			if noSwarm {
-				opts = append(opts, properties.WithoutSwarm())
+			if swarm {
+				opts = append(opts, properties.WithSwarm())
 			}
 			if out != "" {
 				opts = append(opts, properties.WithFailDir(out))
@@ -379,7 +379,7 @@ not deterministic (a run made again to confirm the counterexample differed).` + 
 	c.Flags().StringSliceVar(&domains, "domains", nil, "only kinds of these fault domains, comma-separated")
 	c.Flags().BoolVar(&notices, "notices", false, "have the provider send its asynchronous notices and add the four kinds of its notices (late_notice, reordered_notice, redelivered_notice, lost_notice) to the kinds in scope")
 	c.Flags().BoolVar(&noWorld, "no-world", false, "draw no world events, only catalogue faults")
-	c.Flags().BoolVar(&noSwarm, "no-swarm", false, "draw without swarm draws: every check from every kind and site in scope, one to --max-faults entries evenly")
+	c.Flags().BoolVar(&swarm, "swarm", false, "swarm draws: each check from a subset of the kinds and sites in scope, --max-faults entries three times in four (default: every kind and site, one to --max-faults entries evenly)")
 	c.Flags().StringVar(&out, "out", "", "write the counterexample's schedule file and record to this directory")
 	c.Flags().StringVar(&covFile, "coverage", "", "merge every run's coverage into this file (default $"+CoverageEnv+")")
 	c.Flags().BoolVar(&guided, "guided", false, "bias fault choice toward coverage keys not yet visited")

@@ -48,7 +48,7 @@ func (d *Decoder) RapidGenerator() (*rapid.Generator[*model.Schedule], error) {
 		Configure: func(system json.RawMessage) (model.Factory, error) {
 			return d.def.Factory(model.Config{System: system})
 		}}
-	opts := []properties.Option{properties.WithConfig(d.config), properties.WithMaxFaults(min(d.maxFaults, 16)), properties.WithoutSwarm()}
+	opts := []properties.Option{properties.WithConfig(d.config), properties.WithMaxFaults(min(d.maxFaults, 16))}
 	if d.kinds != nil {
 		opts = append(opts, properties.WithKinds(d.kinds...))
 	}

@@ -22,7 +22,7 @@
 //   - [Generator]: the schedules Check draws, as a rapid generator.
 //
 // Options ([Option]): the scope ([WithConfig], [WithFixture], [WithKinds],
-// [WithDomains], [WithNotices], [WithoutWorldEvents], [WithoutSwarm],
+// [WithDomains], [WithNotices], [WithoutWorldEvents], [WithSwarm],
 // [WithMaxFaults], [WithHarnessOptions]); the loop over checks ([WithSeed],
 // [WithChecks], [WithShard], [ParseShard]); the walk ([WithOwnEvents],
 // [WithWorkers], [WithMaxSchedules], [WithMaxSwitches]); coverage

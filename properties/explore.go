@@ -378,8 +378,8 @@ type explorer struct {
 	// sequential draw draws none (ExplorePair's compositions)
 	tenants, noModifier bool
 	// swarm is whether each draw is a swarm draw (see drawSwarm): on for
-	// Explore, Check and Generator unless WithoutSwarm or WithGuide, off
-	// for ExplorePair; swarmEvents is the union of the kinds' fitting
+	// Explore, Check and Generator with WithSwarm and without WithGuide,
+	// off for ExplorePair; swarmEvents is the union of the kinds' fitting
 	// events, in model.AllEvents order, which a swarm draw subsets
 	swarm       bool
 	swarmEvents []model.EventName

@@ -82,14 +82,16 @@ func TestCheckHarnessErrorNamesItsSchedule(t *testing.T) {
 }
 
 // TestCheckKeepsTheViolationBeforeAHarnessError: rapid finds the double
-// payment at t2's payment (tool.commit#2); shrinking moves the fault to
+// payment at t2's payment (tool.commit#2, where a swarm draw, which
+// leaves out the default placement half the time, puts the fault at
+// seed 2; the default draw puts it at t1's); shrinking moves the fault to
 // t1's, where the glue fails the run. The violation is reported with the
 // schedule it was found on, stored and replayable, then the harness error.
 func TestCheckKeepsTheViolationBeforeAHarnessError(t *testing.T) {
 	dir := t.TempDir()
 	tb := &recordingTB{name: "TestGlue"}
 	opts := []properties.Option{properties.WithKinds("timeout_after_commit"), properties.WithFailDir(dir),
-		properties.WithMaxSchedules(0), properties.WithSeed(2), properties.WithMaxFaults(1)}
+		properties.WithMaxSchedules(0), properties.WithSeed(2), properties.WithMaxFaults(1), properties.WithSwarm()}
 	properties.CheckTB(tb, t, gluedDef(), opts...)
 	ents, _ := os.ReadDir(dir)
 	if len(tb.errors) != 2 || len(ents) != 2 || !strings.HasPrefix(ents[0].Name(), "cx-unreduced-") || ents[1].Name() != "harness" {

@@ -30,7 +30,7 @@ type settings struct {
 	domains    []model.Domain    // nil: every domain
 	world      bool
 	notices    bool // WithNotices
-	swarm      bool // swarm draws (WithoutSwarm: off)
+	swarm      bool // swarm draws (WithSwarm: on)
 	maxFaults  int
 	invariants []string // nil: every invariant
 	replay     string   // WithReplayCommand's ("": defaultReplay)
@@ -67,7 +67,6 @@ const defaultReplay = "FAULTLINE_REPLAY=%[1]s go test -run '^TestName$' ./pkg (a
 func defaults() settings {
 	return settings{
 		world:     true,
-		swarm:     true,
 		maxFaults: 3,
 		name:      "explore",
 	}
@@ -146,14 +145,15 @@ func WithoutWorldEvents() Option {
 	return optionFunc(func(s *settings) error { s.world = false; return nil })
 }
 
-// WithoutSwarm turns swarm draws off: each check then draws its number of
-// entries evenly from one to WithMaxFaults and each entry from every kind
-// and site in scope, as ExplorePair always does. By default each check
-// first draws its swarm (Groce et al., "Swarm Testing"), a subset of the
-// kinds and sites, and favours compositions; it reaches no schedule the
-// plain draw cannot. See docs/exploration.md, "Swarm draws".
-func WithoutSwarm() Option {
-	return optionFunc(func(s *settings) error { s.swarm = false; return nil })
+// WithSwarm turns swarm draws on: each check first draws its swarm (Groce
+// et al., "Swarm Testing"), a subset of the kinds and sites, and favours
+// compositions of WithMaxFaults entries; it reaches no schedule the plain
+// draw cannot, and a check costs more (its prefix runs; docs/performance.md).
+// By default each check draws its number of entries evenly from one to
+// WithMaxFaults and each entry from every kind and site in scope. WithGuide
+// draws without a swarm. See docs/exploration.md, "Swarm draws".
+func WithSwarm() Option {
+	return optionFunc(func(s *settings) error { s.swarm = true; return nil })
 }
 
 // WithMaxFaults sets the largest number of faults and world events a drawn

@@ -45,8 +45,8 @@ func drawPlacements(t *testing.T, swarm bool) (int, int) {
 	cfg := model.Config{System: json.RawMessage(`{}`)}
 	opts := []properties.Option{properties.WithConfig(cfg), properties.WithMaxFaults(3),
 		properties.WithKinds("tool_timeout", "timeout_after_commit", "reject_before_commit", "stale_checkpoint", "worker_restart", "checkpoint_rollback", "worker_crash")}
-	if !swarm {
-		opts = append(opts, properties.WithoutSwarm())
+	if swarm {
+		opts = append(opts, properties.WithSwarm())
 	}
 	gen, err := properties.Generator(def, opts...)
 	if err != nil {

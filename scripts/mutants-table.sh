@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Regenerates the mutants table of docs/exploration.md: every mutant of the
-# reference system explored in random mode (swarm draws, no enumeration
-# first) over 20 seeds, at most 1000 checks each, on the three-task
+# reference system explored in random mode (the default draws, or swarm
+# draws with -swarm; no enumeration first) over 20 seeds, at most 1000 checks each, on the three-task
 # workload, then walked exhaustively with up to 1 and 2 faults in the same
 # scope. Usage: scripts/mutants-table.sh [SEEDS [CHECKS [MUTANTSTABLE FLAGS...]]]
-# (for instance -no-swarm, -exhaustive-max 0, -workers 1; see
+# (for instance -swarm, -exhaustive-max 0, -workers 1; see
 # scripts/mutantstable).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -3,7 +3,7 @@
 # a bare rapid state machine of a ledger (commit and readback actions, 30
 # steps a check) beside faultline's exploration of the reference system
 # (typed profile, one refund; its checks alone, without the default
-# check's walk; swarm draws, --no-swarm and --guided), the same number
+# check's walk; the default draws, --swarm and --guided), the same number
 # of checks each, in one process (scripts/rapidceiling). Prints checks per
 # wall-clock and per CPU second and each ratio to rapid's.
 # Usage: scripts/rapid-ceiling.sh [CHECKS [ROUNDS]]

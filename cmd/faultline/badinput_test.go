@@ -240,7 +240,7 @@ func badInputCases(t *testing.T) []badCase {
 	ex("--workers must be between 1 and 256, got 257", "--exhaustive", "--workers", "257")
 	ex("--own-events needs --exhaustive", "--own-events")
 	ex("--guided does not apply to --exhaustive", "--exhaustive", "--guided")
-	ex("--no-swarm does not apply to --exhaustive", "--exhaustive", "--no-swarm")
+	ex("--swarm does not apply to --exhaustive", "--exhaustive", "--swarm")
 	ex("--coverage-in needs --guided", "--coverage-in", goodFile)
 	ex("--coverage-in: stat "+missing+": no such file", "--guided", "--coverage-in", missing)
 	ex("--coverage-in: ", "--guided", "--coverage-in", malformedCov)

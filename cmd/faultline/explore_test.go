@@ -57,7 +57,7 @@ func TestExploreFindsAndReplays(t *testing.T) {
 		t.Fatalf("replay exit %d:\n%s", code, rout)
 	}
 	code, out, _ = runCLI(t, "explore", "--max-schedules", "0", "--seed", "1")
-	if code != 0 || out != "no counterexample in 100 checks (seed 1, profile typed, fixture copperfin)\nfaults: 230 of 276 scheduled reached, 46 not reached\n" {
+	if code != 0 || out != "no counterexample in 100 checks (seed 1, profile typed, fixture copperfin)\nfaults: 174 of 203 scheduled reached, 29 not reached\n" {
 		t.Fatalf("typed: exit %d %q", code, out)
 	}
 }
@@ -109,7 +109,7 @@ func visitedKeys(t *testing.T, p string) int {
 
 // TestExploreRecordsCoverage: --coverage and FAULTLINE_COVERAGE merge
 // every run into one file without changing the output; the 38 checks of
-// seed 1 visit 17 keys unguided (without swarm draws, as the guide draws:
+// seed 1 visit 17 keys unguided (without swarm draws, the default, as the guide draws:
 // 16 of the kinds' own specs and one of a modifier, which a sequential
 // draw puts on a last fault one time in four) and all 20 keys of the
 // kinds' own specs guided (the curves of properties'
@@ -120,7 +120,7 @@ func TestExploreRecordsCoverage(t *testing.T) {
 	oneGoroutine(t)
 	dir := t.TempDir()
 	p := filepath.Join(dir, "explore.json")
-	args := []string{"explore", "--max-schedules", "0", "--seed", "1", "--checks", "38", "--no-swarm"}
+	args := []string{"explore", "--max-schedules", "0", "--seed", "1", "--checks", "38"}
 	_, plain, _ := runCLI(t, args...)
 	code, out, stderr := runCLI(t, append(args, "--coverage", p)...)
 	if code != 0 || out != plain || out != "no counterexample in 38 checks (seed 1, profile typed, fixture copperfin)\nfaults: 62 of 75 scheduled reached, 13 not reached\n" {
@@ -239,13 +239,13 @@ func TestExploreCoverageBadInput(t *testing.T) {
 // TestExploreShardsOfTheReferenceSystem: the four shards of 100 checks of
 // the typed profile, their coverage files merged by coverage merge, give
 // the coverage file of the one run, byte for byte, and their fault counts
-// add up to its "230 of 276".
+// add up to its "174 of 203".
 func TestExploreShardsOfTheReferenceSystem(t *testing.T) {
 	oneGoroutine(t)
 	dir := t.TempDir()
 	whole := filepath.Join(dir, "whole.json")
 	code, out, stderr := runCLI(t, "explore", "--max-schedules", "0", "--seed", "1", "--coverage", whole)
-	if code != 0 || out != "no counterexample in 100 checks (seed 1, profile typed, fixture copperfin)\nfaults: 230 of 276 scheduled reached, 46 not reached\n" {
+	if code != 0 || out != "no counterexample in 100 checks (seed 1, profile typed, fixture copperfin)\nfaults: 174 of 203 scheduled reached, 29 not reached\n" {
 		t.Fatalf("exit %d %q %s", code, out, stderr)
 	}
 	merge := []string{"coverage", "merge", filepath.Join(dir, "merged.json")}
@@ -263,7 +263,7 @@ func TestExploreShardsOfTheReferenceSystem(t *testing.T) {
 		checks, faults, reached = checks+j.Checks, faults+j.Faults, reached+j.FaultsReached
 		merge = append(merge, cov)
 	}
-	if checks != 100 || faults != 276 || reached != 230 {
+	if checks != 100 || faults != 203 || reached != 174 {
 		t.Errorf("the shards: %d checks, %d of %d faults reached", checks, reached, faults)
 	}
 	if code, out, stderr := runCLI(t, merge...); code != 0 {
@@ -306,7 +306,7 @@ func TestExploreConcurrentDrawsModifiers(t *testing.T) {
 	oneGoroutine(t)
 	code, out, stderr := runCLI(t, "explore", "--max-schedules", "0", "--concurrent", "3", "--fixture", "copperfin-batch", "--controls", "idempotency",
 		"--kinds", "checkpoint_rollback", "--max-faults", "1", "--no-world", "--seed", "1", "--checks", "100")
-	if code != 1 || !strings.HasPrefix(out, "counterexample after 9 checks (seed 1)\n") ||
+	if code != 1 || !strings.HasPrefix(out, "counterexample after 12 checks (seed 1)\n") ||
 		!strings.Contains(out, "budget violated: first false after seq 36 (tool.commit), reached by f1 (checkpoint_rollback): attempt 4 exceeds one plus the retry budget of 2\n") ||
 		!strings.Contains(out, `"kind": "checkpoint_rollback",`+"\n"+`      "correlation": "persistent"`) {
 		t.Fatalf("exit %d %s\n%s", code, stderr, out)

@@ -16,7 +16,7 @@ import (
 // clock advances, all within the range, 260 of them beyond its first
 // eighth (15,000 ms) and 144 beyond its half.
 func TestSwarmClockAdvancesSpanTheirRange(t *testing.T) {
-	g, err := properties.Generator(billing.Definition(), explore(0)...)
+	g, err := properties.Generator(billing.Definition(), explore(0, properties.WithSwarm())...)
 	if err != nil {
 		t.Fatal(err)
 	}

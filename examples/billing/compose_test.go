@@ -14,7 +14,7 @@ import (
 // TestRandomModeFindsTheComposedBug: the fresh-budget bug
 // (billing.FreshBudgetOnResume) needs two faults: the exhaustive walk of
 // every schedule of one fault over the agent's kinds finds nothing, and
-// random mode (swarm draws, no enumeration) finds it in each of seeds 1
+// random mode (swarm draws, properties.WithSwarm; no enumeration) finds it in each of seeds 1
 // to 10 within 1000 checks, at the exact checks given, shrunk to the
 // same two faults (in either order): the budget spent at the first charge, then a rollback
 // at the third checkpoint write, after which the restarted worker charges
@@ -52,7 +52,7 @@ func TestRandomModeFindsTheComposedBug(t *testing.T) {
 	}
 	var ctf []int
 	for seed := uint64(1); seed <= seeds; seed++ {
-		rep, err := properties.Explore(def, explore(billing.FreshBudgetOnResume, properties.WithSeed(seed), properties.WithChecks(1000), properties.WithMaxSchedules(0))...)
+		rep, err := properties.Explore(def, explore(billing.FreshBudgetOnResume, properties.WithSeed(seed), properties.WithChecks(1000), properties.WithMaxSchedules(0), properties.WithSwarm())...)
 		if err != nil {
 			t.Fatal(err)
 		}

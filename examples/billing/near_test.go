@@ -8,8 +8,8 @@ import (
 	"github.com/faultline/faultline/properties"
 )
 
-// TestComposedDrawsReachTheFreshBudgetBug: of the first 20,000 draws of
-// the agent's generator under the fresh-budget bug
+// TestComposedDrawsReachTheFreshBudgetBug: of the first 20,000 swarm draws
+// (properties.WithSwarm) of the agent's generator under the fresh-budget bug
 // (billing.FreshBudgetOnResume), exactly 167 break budget on a schedule
 // the agent without the bug holds on. The bug needs a rollback after the
 // budget is spent at a charge; a composed entry may be drawn near an
@@ -24,7 +24,7 @@ func TestComposedDrawsReachTheFreshBudgetBug(t *testing.T) {
 		t.Skip("40,000 runs in one goroutine: go test ./... runs them without the race detector")
 	}
 	def := billing.Definition()
-	g, err := properties.Generator(def, explore(billing.FreshBudgetOnResume)...)
+	g, err := properties.Generator(def, explore(billing.FreshBudgetOnResume, properties.WithSwarm())...)
 	if err != nil {
 		t.Fatal(err)
 	}

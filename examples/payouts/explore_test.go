@@ -27,7 +27,7 @@ func explore(t *testing.T, system json.RawMessage, opts ...properties.Option) *p
 // reordered_notice, which needs two notices waiting, to the reorder and
 // the rate limit that makes a failed notice first; the correct agent
 // holds over every kind of the notices with the rate limit (200 checks,
-// 531 of their 542 faults reached).
+// 393 of their 394 faults reached).
 func TestExploreFindsTrustNotices(t *testing.T) {
 	for _, c := range []struct {
 		kinds  []string
@@ -50,7 +50,7 @@ func TestExploreFindsTrustNotices(t *testing.T) {
 		}
 	}
 	rep := explore(t, json.RawMessage(`{}`), properties.WithNotices(), properties.WithKinds("rate_limit"), properties.WithoutWorldEvents())
-	if rep.Found || rep.Inconclusive() || rep.Checks != 200 || rep.Faults != 542 || rep.Reached != 531 || rep.Fired != 210 {
+	if rep.Found || rep.Inconclusive() || rep.Checks != 200 || rep.Faults != 394 || rep.Reached != 393 || rep.Fired != 262 {
 		t.Errorf("correct agent: %+v", rep)
 	}
 }

@@ -17,15 +17,15 @@
 // Each row gives found/seeds and the median walk index (found by the
 // walk) or checks to failure (found by the random phase).
 //
-// -random-only drops the walk (properties.WithMaxSchedules(0)) and
-// -guided adds coverage-guided draws (properties.WithGuide, seeded with the
-// seed, no prior coverage; swarm draws off, as WithGuide turns them off),
-// for comparing the random phase's draws (docs/exploration.md, "Guided
-// draws as the default?").
+// -random-only drops the walk (properties.WithMaxSchedules(0)), -swarm
+// adds swarm draws (properties.WithSwarm) and -guided coverage-guided
+// draws (properties.WithGuide, seeded with the seed, no prior coverage;
+// they draw without a swarm), for comparing the random phase's draws
+// (docs/exploration.md, "Guided draws as the default?", "Swarm draws").
 //
 // Usage (scripts/default-search-table.sh runs it):
 //
-//	go run ./scripts/defaultsearch [-seeds 20] [-only PREFIX] [-random-only] [-guided]
+//	go run ./scripts/defaultsearch [-seeds 20] [-only PREFIX] [-random-only] [-swarm] [-guided]
 package main
 
 import (
@@ -48,6 +48,7 @@ func main() {
 	seeds := flag.Int("seeds", 20, "seeds per row (1, 2, ...)")
 	only := flag.String("only", "", "only the rows whose name starts with this")
 	randomOnly := flag.Bool("random-only", false, "no walk: the random phase alone (WithMaxSchedules(0))")
+	swarm := flag.Bool("swarm", false, "swarm draws (WithSwarm())")
 	guided := flag.Bool("guided", false, "coverage-guided draws (WithGuide(seed, nil))")
 	testing.Init() // rapid consults testing.Short, which needs the test flags parsed
 	flag.Parse()
@@ -62,6 +63,9 @@ func main() {
 		}
 		if *randomOnly {
 			r.opts = append(r.opts, properties.WithMaxSchedules(0))
+		}
+		if *swarm {
+			r.opts = append(r.opts, properties.WithSwarm())
 		}
 		line, err := measure(r, *seeds, *guided)
 		if err != nil {

@@ -1,7 +1,7 @@
 // Command guidecurve measures how many reachable coverage keys exploration
 // visits against the number of runs, guided (properties.WithGuide, as
 // faultline explore --guided) and unguided (without swarm draws, as the
-// guide draws: faultline explore --no-swarm), over seeds 1 to N, and prints
+// guide draws: faultline explore's default), over seeds 1 to N, and prints
 // the median curves as a Markdown table: keys visited after selected
 // numbers of runs, and the runs until every reachable key was visited. Each
 // exploration is the default of faultline explore: the typed profile, the
@@ -77,10 +77,6 @@ func curve(seed uint64, runs int, guided bool) ([]int, error) {
 	opts := []properties.Option{properties.WithCoverage(tr)}
 	if guided {
 		opts = append(opts, properties.WithGuide(seed, nil))
-	} else {
-		// the guide draws without a swarm: so does the curve it is
-		// measured against
-		opts = append(opts, properties.WithoutSwarm())
 	}
 	def := copperfin.Definition()
 	def.Configure = func(system json.RawMessage) (model.Factory, error) { return sys(model.Config{System: system}) }

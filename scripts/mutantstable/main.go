@@ -5,7 +5,7 @@
 // counterexample does not reproduce on the same schedule without the
 // mutant; a seed whose first counterexample the system without the mutant
 // reproduces too is counted as preempted. Random mode only: every check is
-// a random draw (swarm draws unless -no-swarm), with no enumeration first.
+// a random draw (swarm draws with -swarm), with no enumeration first.
 // With -exhaustive-max K (default 2; 0: none) it then walks every schedule
 // of up to k faults, k = 1 to K, in the same scope (properties.WithExhaustive,
 // -workers goroutines) until a walk finds a counterexample, and reports the
@@ -14,7 +14,7 @@
 // Usage (scripts/mutants-table.sh runs it and splices the table into
 // docs/exploration.md):
 //
-//	go run ./scripts/mutantstable [-seeds 20] [-checks 1000] [-fixture copperfin-batch] [-no-swarm] [-mutant M] [-exhaustive-max 2] [-workers N]
+//	go run ./scripts/mutantstable [-seeds 20] [-checks 1000] [-fixture copperfin-batch] [-swarm] [-mutant M] [-exhaustive-max 2] [-workers N]
 //
 // With -rate N it prints instead, for each mutant, its kills over the
 // first N draws of properties.Generator in the same scope (Example(0) to
@@ -49,13 +49,13 @@ func main() {
 	seeds := flag.Int("seeds", 20, "seeds per mutant (1, 2, ...)")
 	checks := flag.Int("checks", 1000, "most checks per seed")
 	fixture := flag.String("fixture", "copperfin-batch", "workload")
-	noSwarm := flag.Bool("no-swarm", false, "draw without swarm draws (properties.WithoutSwarm)")
+	swarm := flag.Bool("swarm", false, "draw with swarm draws (properties.WithSwarm)")
 	only := flag.String("mutant", "", "only this mutant")
 	exhMax := flag.Int("exhaustive-max", 2, "largest K of the exhaustive walks (0: no walk)")
 	workers := flag.Int("workers", runtime.NumCPU(), "goroutines of the exhaustive walks")
 	testing.Init() // rapid consults testing.Short, which needs the test flags parsed
 	flag.Parse()
-	if err := run(config{*seeds, *checks, *fixture, !*noSwarm, *only, *exhMax, *workers}); err != nil {
+	if err := run(config{*seeds, *checks, *fixture, *swarm, *only, *exhMax, *workers}); err != nil {
 		fmt.Fprintln(os.Stderr, "mutantstable:", err)
 		os.Exit(2)
 	}
@@ -143,8 +143,8 @@ func run(c config) error {
 		// random mode: no walk phase before the checks (the default
 		// check's), so the columns are the draws' alone
 		opts = append(opts, properties.WithMaxSchedules(0))
-		if !c.swarm {
-			opts = append(opts, properties.WithoutSwarm())
+		if c.swarm {
+			opts = append(opts, properties.WithSwarm())
 		}
 		if *rate > 0 {
 			if err := rateOf(mi.Name, opts, mfx, *rate); err != nil {

@@ -1,8 +1,8 @@
 // Command rapidceiling measures faultline's exploration against rapid's own
 // ceiling on the same machine: checks per second of properties.Explore (the
 // default of faultline explore's random phase, without its walk: the
-// reference system under the typed profile, the one-refund workload, swarm
-// draws; then without them, and guided) against checks per second
+// reference system under the typed profile, the one-refund workload,
+// without swarm draws; then with them, and guided) against checks per second
 // of a bare rapid state machine of a ledger, with a commit action (a key
 // and an amount, refused when the key was committed before) and a readback
 // action (a key, checked against the model), rapid's default 30 steps a
@@ -42,7 +42,7 @@ var profile string
 func main() {
 	checks := flag.Int("checks", 20000, "checks of each measurement")
 	rounds := flag.Int("rounds", 3, "measurements of each (the median is reported)")
-	prof := flag.String("cpuprofile", "", "write a CPU profile of the swarm exploration's measurements to this file")
+	prof := flag.String("cpuprofile", "", "write a CPU profile of the default exploration's measurements to this file")
 	testing.Init() // rapid consults testing.Short, which needs the test flags parsed
 	flag.Parse()
 	profile = *prof
@@ -99,8 +99,8 @@ func run(checks, rounds int) error {
 		ms   []measurement
 	}{
 		{name: "rapid state machine (ledger, 30 steps)", f: func() error { return ledgerMachine(checks) }},
-		{name: "explore (typed, copperfin, swarm)", f: explore()},
-		{name: "explore --no-swarm", f: explore(properties.WithoutSwarm())},
+		{name: "explore (typed, copperfin)", f: explore()},
+		{name: "explore --swarm", f: explore(properties.WithSwarm())},
 		{name: "explore --guided (no swarm)", f: explore(properties.WithGuide(1, nil))},
 	}
 	for r := 0; r < rounds; r++ {
