@@ -233,6 +233,7 @@ func (sc *scheduler) worker(k int) iter.Seq[struct{}] {
 		s := &sc.slots[k]
 		s.yield = yield
 		r := sc.r
+		growStack()
 		for {
 			if err := r.runTask(s.task, sc.factory); err != nil {
 				sc.err = err
@@ -387,3 +388,17 @@ func (r *run) sortTasks() {
 	copy(r.tasks, tasks)
 	copy(r.oracle.facts, facts)
 }
+
+// growStack grows a new worker's stack while it is shallow (a frame of 8
+// KiB: to 16 KiB from the runtime's starting size), which a task's
+// deepest crossings need: grown there, the runtime copies a few frames,
+// not every frame of the task at its first deep crossing.
+//
+//go:noinline
+func growStack() byte {
+	var b [8 << 10]byte
+	return lastByte(b[:])
+}
+
+//go:noinline
+func lastByte(b []byte) byte { return b[len(b)-1] }
