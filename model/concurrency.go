@@ -156,19 +156,19 @@ func (r *run) executeConcurrent(factory Factory, c *Concurrency) error {
 		sc.rand.Seed(uint64(hi), uint64(hs.mix()))
 	}
 	w := min(c.Workers, n)
-	// the first slot keeps the run's buffers, and only them: its worker
-	// starts on a clock of its own at 0 as the others do (the run's
-	// state is the last run's); the others start their own buffers
-	base := r.taskState
-	sc.slots = make([]slot, w)
+	// the first slot keeps the run's buffers: its worker starts on a
+	// clock of its own at 0 as the others do (the run's state is the last
+	// run's); the others keep theirs from the run's last concurrent run
+	// (the slots are the run's, reused)
+	r.slots = grown(r.slots, w)
+	r.slots[0].ts = r.taskState
+	sc.slots = r.slots
 	for k := range sc.slots {
 		s := &sc.slots[k]
-		s.task, s.at = k, costRead
+		b := &s.ts
+		*s = slot{task: k, at: costRead, ts: taskState{taskBuf: b.taskBuf[:0], memory: b.memory[:0], granted: b.granted[:0],
+			branches: b.branches[:0], inflight: b.inflight[:0], pendingWorld: b.pendingWorld[:0]}}
 		s.next, s.stop = iter.Pull(sc.worker(k))
-		if k == 0 {
-			s.ts = taskState{taskBuf: base.taskBuf[:0], memory: base.memory[:0], granted: base.granted[:0],
-				branches: base.branches[:0], inflight: base.inflight[:0], pendingWorld: base.pendingWorld[:0]}
-		}
 	}
 	sc.next = w
 	sc.ready = &r.ready
@@ -369,24 +369,46 @@ func (sc *scheduler) pick() int {
 }
 
 // sortTasks puts the task records and the oracle's facts, kept in the
-// order the tasks claimed, into fixture order.
+// order the tasks claimed, into fixture order (stable by fixture index),
+// in place and in O(n).
 func (r *run) sortTasks() {
 	n := len(r.tasks)
 	if n != len(r.oracle.facts) {
 		return
 	}
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
+	// a counting sort of the records' positions by fixture index: pos[j]
+	// is the record that goes to position j
+	m := len(r.h.fixture.Tasks)
+	r.sortBuf = grown(r.sortBuf, n+m+1)
+	pos, start := r.sortBuf[:n], r.sortBuf[n:]
+	clear(start)
+	for i := range r.tasks {
+		start[r.tasks[i].index+1]++
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return r.tasks[a].index - r.tasks[b].index })
-	tasks := make([]taskRecord, n)
-	facts := make([]taskFacts, n)
-	for j, i := range idx {
-		tasks[j], facts[j] = r.tasks[i], r.oracle.facts[i]
+	for x := 1; x <= m; x++ {
+		start[x] += start[x-1]
 	}
-	copy(r.tasks, tasks)
-	copy(r.oracle.facts, facts)
+	for i := range r.tasks {
+		x := r.tasks[i].index
+		pos[start[x]] = i
+		start[x]++
+	}
+	// follow each cycle of the permutation, marking done positions -1
+	for j := range pos {
+		if pos[j] < 0 || pos[j] == j {
+			continue
+		}
+		t, f := r.tasks[j], r.oracle.facts[j]
+		k := j
+		for pos[k] != j {
+			i := pos[k]
+			r.tasks[k], r.oracle.facts[k] = r.tasks[i], r.oracle.facts[i]
+			pos[k] = -1
+			k = i
+		}
+		r.tasks[k], r.oracle.facts[k] = t, f
+		pos[k] = -1
+	}
 }
 
 // growStack grows a new worker's stack while it is shallow (a frame of 8

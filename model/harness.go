@@ -387,8 +387,11 @@ type run struct {
 	// switches.
 	conc    *scheduler
 	seqTask []int32
-	// ready is the scheduler's index, kept for the next concurrent run.
-	ready readyList
+	// ready is the scheduler's index and slots its workers, kept with
+	// their buffers for the next concurrent run; sortBuf is sortTasks'.
+	ready   readyList
+	slots   []slot
+	sortBuf []int
 	// prov is a detailed run's provider history (Result.Provider).
 	prov     []ProviderOp
 	picks    []int
