@@ -233,7 +233,7 @@ func (sc *scheduler) worker(k int) iter.Seq[struct{}] {
 		s := &sc.slots[k]
 		s.yield = yield
 		r := sc.r
-		growStack()
+		growStack(sc.r == nil) // never nil: no frame written
 		for {
 			if err := r.runTask(s.task, sc.factory); err != nil {
 				sc.err = err
@@ -411,16 +411,22 @@ func (r *run) sortTasks() {
 	}
 }
 
-// growStack grows a new worker's stack while it is shallow (a frame of 8
-// KiB: to 16 KiB from the runtime's starting size), which a task's
-// deepest crossings need: grown there, the runtime copies a few frames,
-// not every frame of the task at its first deep crossing.
+// growStack grows a new worker's stack while it is shallow, to 16 KiB
+// from the runtime's starting size, which a task's deepest crossings
+// need: grown there, the runtime copies a few frames, not every frame of
+// the task at its first deep crossing. Its frame of 8 KiB is never
+// written (deep is false), so the new stack's memory is not touched.
 //
 //go:noinline
-func growStack() byte {
-	var b [8 << 10]byte
-	return lastByte(b[:])
+func growStack(deep bool) byte {
+	if deep {
+		var b [8 << 10]byte
+		return lastByte(b[:])
+	}
+	return 0
 }
 
+// lastByte is b's last byte (growStack's use of its frame).
+//
 //go:noinline
 func lastByte(b []byte) byte { return b[len(b)-1] }
