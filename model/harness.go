@@ -338,7 +338,7 @@ type run struct {
 	crossIdx int
 
 	// the current task's state: in a concurrent run, the state of the
-	// worker holding the baton, swapped in when it resumes
+	// running worker, swapped in when it resumes
 	taskState
 
 	tasks []taskRecord
@@ -414,7 +414,7 @@ type run struct {
 
 // taskState is the state of the task being run. A sequential run keeps
 // one; a concurrent run keeps one per worker and swaps it into the run
-// when the worker takes the baton.
+// when the worker resumes.
 type taskState struct {
 	// index is the task's position in the fixture (0-based).
 	index     int
