@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"fmt"
+	"iter"
 	"testing"
 
 	"github.com/faultline/faultline/model"
@@ -205,13 +206,13 @@ func fleetWorkload(b testing.TB, mode string, n int) (*model.Harness, model.Fact
 	return model.NewHarness(fx, model.Options{}), copperfin.Factory(cs), s
 }
 
-// BenchmarkHandoffFloor is BenchmarkFleetWorkers' floor: N goroutines (N =
-// 100, 1000), each a few KB of stack deep, hand a baton round robin as the
-// scheduler's workers do (a send on the next one's channel, a receive on
-// its own), 30 times each, with no model work. Its slope against N is
-// what the machine's caches charge for N live goroutines alone: a run on
-// N workers can be no more linear than that. scripts/task-slope.sh
-// -workers prints it beside the pick policies' slopes.
+// BenchmarkHandoffFloor is BenchmarkFleetWorkers' floor: N coroutines
+// (N = 100, 1000), each a few KB of stack deep, that a driver resumes
+// round robin as the scheduler resumes its workers (iter.Pull), 30 times
+// each, with no model work. Its slope against N is what the machine's
+// caches charge for N live coroutines alone: a run on N workers can be no
+// more linear than that. scripts/task-slope.sh -workers prints it beside
+// the pick policies' slopes.
 func BenchmarkHandoffFloor(b *testing.B) {
 	for _, n := range []int{100, 1000} {
 		b.Run(fmt.Sprintf("workers=%d", n), func(b *testing.B) {
@@ -224,33 +225,26 @@ func BenchmarkHandoffFloor(b *testing.B) {
 	}
 }
 
-// handoffRound runs n goroutines that pass a baton round robin points
-// times each, every goroutine depth frames deep when it passes it.
+// handoffRound runs n coroutines that a driver resumes round robin points
+// times each, every coroutine depth frames deep when it switches back.
 func handoffRound(n, points, depth int) {
-	resume := make([]chan struct{}, n)
-	for i := range resume {
-		resume[i] = make(chan struct{})
-	}
-	done := make(chan struct{})
-	for i := range n {
-		go func() {
-			<-resume[i]
+	nexts := make([]func() (struct{}, bool), n)
+	for i := range nexts {
+		nexts[i], _ = iter.Pull(func(yield func(struct{}) bool) {
 			stackDeep(depth, func() {
-				for p := 1; p <= points; p++ {
-					if p == points && i == n-1 {
-						close(done) // the last pass of all
+				for range points - 1 {
+					if !yield(struct{}{}) {
 						return
-					}
-					resume[(i+1)%n] <- struct{}{}
-					if p < points {
-						<-resume[i]
 					}
 				}
 			})
-		}()
+		})
 	}
-	resume[0] <- struct{}{}
-	<-done
+	for range points {
+		for _, next := range nexts {
+			next()
+		}
+	}
 }
 
 // stackDeep calls f depth frames of 64 bytes deep.

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -19,7 +20,7 @@ const MaxWorkers = 1000
 const MaxInterleaving = 100000
 
 // Concurrency runs a schedule's tasks as concurrent workers under the
-// harness's deterministic scheduler: one goroutine a worker, one running at
+// harness's deterministic scheduler: one coroutine a worker, one running at
 // a time, and at every scheduling point (a run's start, a task's end, each
 // crossing, a tool call's reply) the schedule's Interleaving, else the
 // worker that ran last, else fixture order or Seed's draw picks who goes
@@ -85,10 +86,14 @@ func (c *Concurrency) String() string {
 // slot is one concurrent worker of the scheduler: the task it runs and its
 // per-task state while another worker runs.
 type slot struct {
-	resume chan struct{}
-	task   int // fixture index of its current (or next) task
-	done   bool
-	ts     taskState
+	// next runs the worker's coroutine until its next scheduling point
+	// or its end; stop ends a waiting one (see scheduler.abort)
+	next  func() (struct{}, bool)
+	stop  func()
+	yield func(struct{}) bool // the worker's way back to next's caller
+	task  int                 // fixture index of its current (or next) task
+	done  bool
+	ts    taskState
 	// at is, on clocks of their own (scheduler.timed), the logical time
 	// the slot's next crossing ends at.
 	at Millis
@@ -96,36 +101,34 @@ type slot struct {
 	ambient ambientCtx
 }
 
-// scheduler is the deterministic scheduler of a concurrent run: it holds
-// the baton, which exactly one goroutine (a worker, or the scheduler
-// itself) holds at any time, so the run's state needs no lock.
+// scheduler is the deterministic scheduler of a concurrent run. Each
+// worker is a coroutine (iter.Pull) that the caller of Run resumes and
+// that switches back at its scheduling points: a direct switch, without
+// the runtime's run queue, and one coroutine runs at a time, so the run's
+// state needs no lock.
 type scheduler struct {
 	r     *run
 	cfg   *Concurrency
 	slots []slot
-	cur   int // the slot holding the baton, -1 before the first pick
+	cur   int // the slot running, -1 before the first pick
 	next  int // fixture index of the next task to start
-	// yieldCh hands the baton back to the scheduler's goroutine: the
-	// run is over, a worker erred, or a worker woken to exit ended
-	yieldCh chan struct{}
-	rand    rand.PCG
-	points  int
+	// want is the slot a worker picked at its last scheduling point
+	want   int
+	rand   rand.PCG
+	points int
 	// timed is set for a fleet fixture: each worker runs on a logical
 	// clock of its own (taskState.wclock), and pick runs the one whose
 	// next crossing ends first.
 	timed bool
-	// ended is set when the worker holding the baton handed it back at
+	// ended is set when the running worker switched back at
 	// the end of a task: it cannot go on with that task, so the pick
 	// there is no context switch
 	ended bool
-	// aborted is set, before the waiting workers are woken to exit, when
-	// a worker erred or panicked
+	// aborted is set, before the waiting workers are stopped, when a
+	// worker erred, panicked or exited its goroutine
 	aborted bool
 	err     error
-	// panicked holds a worker's panic, re-raised by the scheduler's
-	// goroutine (the caller of Run).
-	panicked any
-	factory  Factory
+	factory Factory
 	// ready indexes the slots not done in pick order (the run's, reused).
 	ready *readyList
 }
@@ -143,7 +146,7 @@ func (r *run) executeConcurrent(factory Factory, c *Concurrency) error {
 	if n == 0 {
 		return nil
 	}
-	sc := &scheduler{r: r, cfg: c, cur: -1, yieldCh: make(chan struct{}), factory: factory,
+	sc := &scheduler{r: r, cfg: c, cur: -1, factory: factory,
 		timed: h.fixture.Fleet != nil}
 	if c.Seed != "" {
 		hs := wordHash(0x3c6ef372fe94f82b)
@@ -153,18 +156,19 @@ func (r *run) executeConcurrent(factory Factory, c *Concurrency) error {
 		sc.rand.Seed(uint64(hi), uint64(hs.mix()))
 	}
 	w := min(c.Workers, n)
-	// the first slot keeps the run's buffers, and only them: its worker
-	// starts on a clock of its own at 0 as the others do (the run's
-	// state is the last run's); the others start their own buffers
-	base := r.taskState
-	sc.slots = make([]slot, w)
+	// the first slot keeps the run's buffers: its worker starts on a
+	// clock of its own at 0 as the others do (the run's state is the last
+	// run's); the others keep theirs from the run's last concurrent run
+	// (the slots are the run's, reused)
+	r.slots = grown(r.slots, w)
+	r.slots[0].ts = r.taskState
+	sc.slots = r.slots
 	for k := range sc.slots {
 		s := &sc.slots[k]
-		s.resume, s.task, s.at = make(chan struct{}), k, costRead
-		if k == 0 {
-			s.ts = taskState{taskBuf: base.taskBuf[:0], memory: base.memory[:0], granted: base.granted[:0],
-				branches: base.branches[:0], inflight: base.inflight[:0], pendingWorld: base.pendingWorld[:0]}
-		}
+		b := &s.ts
+		*s = slot{task: k, at: costRead, ts: taskState{taskBuf: b.taskBuf[:0], memory: b.memory[:0], granted: b.granted[:0],
+			branches: b.branches[:0], inflight: b.inflight[:0], pendingWorld: b.pendingWorld[:0]}}
+		s.next, s.stop = iter.Pull(sc.worker(k))
 	}
 	sc.next = w
 	sc.ready = &r.ready
@@ -175,28 +179,8 @@ func (r *run) executeConcurrent(factory Factory, c *Concurrency) error {
 	r.taskState = taskState{}
 	r.conc = sc
 	defer func() { r.conc = nil }()
-	for k := range sc.slots {
-		go sc.main(k)
-	}
-	// the workers hand the baton on among themselves (see yieldAt); it
-	// comes back here when no worker is ready, or a worker erred
-	sc.handOff(sc.pick()) // a first task is ready
-	<-sc.yieldCh
-	if sc.panicked != nil || sc.err != nil {
-		// wake the waiting workers to exit, one at a time: each one's
-		// goroutine ends, its deferred calls too, before the next wakes
-		// and before the run is over
-		sc.aborted = true
-		for k := range sc.slots {
-			close(sc.slots[k].resume)
-			if !sc.slots[k].done {
-				<-sc.yieldCh
-			}
-		}
-		if sc.panicked != nil {
-			panic(sc.panicked)
-		}
-		return sc.err
+	if err := sc.drive(); err != nil {
+		return err
 	}
 	if sc.cur >= 0 {
 		sc.slots[sc.cur].ts = r.taskState
@@ -206,57 +190,98 @@ func (r *run) executeConcurrent(factory Factory, c *Concurrency) error {
 	return nil
 }
 
-// main is slot k's goroutine: it waits for the baton, then runs its tasks
-// one after another, handing the baton on at every scheduling point and
-// at its end (to the scheduler's goroutine when it erred or panicked).
-func (sc *scheduler) main(k int) {
-	s := &sc.slots[k]
+// drive runs the workers from the first pick until none is ready: it
+// resumes the picked worker, which runs to its next scheduling point
+// (where it picked who goes next) or to its end (then drive picks). When
+// a worker errs, panics or exits its goroutine, the waiting workers are
+// stopped first, then the error is returned, the panic re-raised or the
+// exit goes on.
+func (sc *scheduler) drive() error {
+	over := false
 	defer func() {
-		p := recover()
-		if sc.aborted { // woken to exit
-			sc.yieldCh <- struct{}{}
-			return
+		if !over { // a worker's panic or goroutine exit, re-raised by next
+			sc.abort()
 		}
-		if p != nil {
-			sc.panicked = p
+	}()
+	for j := sc.pick(); j >= 0; { // a first task is ready
+		sc.switchTo(j)
+		s := &sc.slots[j]
+		sc.want = -1
+		s.next()
+		if sc.err != nil {
+			break
+		}
+		if s.done {
+			sc.refile(j)
+			j = sc.pick()
+		} else {
+			j = sc.want
+		}
+	}
+	over = true
+	if sc.err != nil {
+		sc.abort()
+	}
+	return sc.err
+}
+
+// worker is slot k's coroutine: it runs its tasks one after another,
+// switching back to drive at every scheduling point (see yieldAt) and at
+// its end.
+func (sc *scheduler) worker(k int) iter.Seq[struct{}] {
+	return func(yield func(struct{}) bool) {
+		s := &sc.slots[k]
+		s.yield = yield
+		r := sc.r
+		growStack(sc.r == nil) // never nil: no frame written
+		for {
+			if err := r.runTask(s.task, sc.factory); err != nil {
+				sc.err = err
+				break
+			}
+			if r.stopped != nil || sc.next >= len(r.h.fixture.Tasks) {
+				break
+			}
+			s.task = sc.next
+			sc.next++
+			sc.ended = true
+			r.yieldAt(costRead) // the next task's worker.start
 		}
 		s.done = true
-		if sc.panicked == nil && sc.err == nil {
-			sc.refile(k)
-			if j := sc.pick(); j >= 0 {
-				sc.handOff(j)
-				return
-			}
-		}
-		sc.yieldCh <- struct{}{}
-	}()
-	if _, ok := <-s.resume; !ok {
-		runtime.Goexit()
-	}
-	r := sc.r
-	for {
-		if err := r.runTask(s.task, sc.factory); err != nil {
-			sc.err = err
-			return
-		}
-		if r.stopped != nil || sc.next >= len(r.h.fixture.Tasks) {
-			return
-		}
-		s.task = sc.next
-		sc.next++
-		sc.ended = true
-		r.yieldAt(costRead) // the next task's worker.start
 	}
 }
 
-// yieldAt is a scheduling point of the worker holding the baton: it picks
-// who goes next and, when that is another worker, hands the baton to it
-// and waits until it is handed back; cost is the logical cost of the
+// abort stops the waiting workers, one at a time: each one's goroutine
+// exits, its deferred calls run, before the next is stopped and before
+// the run is over. A worker stopped in yieldAt exits its goroutine, which
+// iter.Pull's stop re-raises in its caller, so each stop runs on a
+// goroutine of its own.
+func (sc *scheduler) abort() {
+	sc.aborted = true
+	done := make(chan struct{})
+	for k := range sc.slots {
+		if sc.slots[k].done {
+			continue
+		}
+		go func() {
+			defer func() {
+				recover() // a panic of a deferred call of the stopped worker's
+				done <- struct{}{}
+			}()
+			sc.slots[k].stop()
+		}()
+		<-done
+	}
+}
+
+// yieldAt is a scheduling point of the running worker: it picks who goes
+// next and, when that is another worker, switches back to drive, which
+// runs that one, and waits until drive resumes it; cost is the logical cost of the
 // worker's next crossing, by which the scheduler orders workers on clocks
 // of their own.
 func (r *run) yieldAt(cost Millis) {
 	sc := r.conc
-	if sc.aborted { // a deferred call of a worker woken to exit
+	if sc.aborted { // a deferred call of a worker being stopped
 		runtime.Goexit()
 	}
 	k := sc.cur
@@ -267,17 +292,10 @@ func (r *run) yieldAt(cost Millis) {
 	if j == k {
 		return
 	}
-	sc.handOff(j)
-	if _, ok := <-s.resume; !ok {
+	sc.want = j
+	if !s.yield(struct{}{}) { // being stopped
 		runtime.Goexit()
 	}
-}
-
-// handOff swaps slot k's state into the run and wakes its worker, which
-// holds the baton from then on.
-func (sc *scheduler) handOff(k int) {
-	sc.switchTo(k)
-	sc.slots[k].resume <- struct{}{}
 }
 
 // switchTo swaps slot k's per-task state into the run.
@@ -351,22 +369,64 @@ func (sc *scheduler) pick() int {
 }
 
 // sortTasks puts the task records and the oracle's facts, kept in the
-// order the tasks claimed, into fixture order.
+// order the tasks claimed, into fixture order (stable by fixture index),
+// in place and in O(n).
 func (r *run) sortTasks() {
 	n := len(r.tasks)
 	if n != len(r.oracle.facts) {
 		return
 	}
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
+	// a counting sort of the records' positions by fixture index: pos[j]
+	// is the record that goes to position j
+	m := len(r.h.fixture.Tasks)
+	r.sortBuf = grown(r.sortBuf, n+m+1)
+	pos, start := r.sortBuf[:n], r.sortBuf[n:]
+	clear(start)
+	for i := range r.tasks {
+		start[r.tasks[i].index+1]++
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return r.tasks[a].index - r.tasks[b].index })
-	tasks := make([]taskRecord, n)
-	facts := make([]taskFacts, n)
-	for j, i := range idx {
-		tasks[j], facts[j] = r.tasks[i], r.oracle.facts[i]
+	for x := 1; x <= m; x++ {
+		start[x] += start[x-1]
 	}
-	copy(r.tasks, tasks)
-	copy(r.oracle.facts, facts)
+	for i := range r.tasks {
+		x := r.tasks[i].index
+		pos[start[x]] = i
+		start[x]++
+	}
+	// follow each cycle of the permutation, marking done positions -1
+	for j := range pos {
+		if pos[j] < 0 || pos[j] == j {
+			continue
+		}
+		t, f := r.tasks[j], r.oracle.facts[j]
+		k := j
+		for pos[k] != j {
+			i := pos[k]
+			r.tasks[k], r.oracle.facts[k] = r.tasks[i], r.oracle.facts[i]
+			pos[k] = -1
+			k = i
+		}
+		r.tasks[k], r.oracle.facts[k] = t, f
+		pos[k] = -1
+	}
 }
+
+// growStack grows a new worker's stack while it is shallow, to 16 KiB
+// from the runtime's starting size, which a task's deepest crossings
+// need: grown there, the runtime copies a few frames, not every frame of
+// the task at its first deep crossing. Its frame of 8 KiB is never
+// written (deep is false), so the new stack's memory is not touched.
+//
+//go:noinline
+func growStack(deep bool) byte {
+	if deep {
+		var b [8 << 10]byte
+		return lastByte(b[:])
+	}
+	return 0
+}
+
+// lastByte is b's last byte (growStack's use of its frame).
+//
+//go:noinline
+func lastByte(b []byte) byte { return b[len(b)-1] }

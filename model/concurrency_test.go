@@ -371,6 +371,47 @@ func TestConcurrentAbortWhileWaiting(t *testing.T) {
 	}
 }
 
+// goexiter ends its goroutine, as t.FailNow does.
+type goexiter struct{}
+
+func (goexiter) Run(context.Context, model.Env, model.Task) (model.Claim, error) {
+	runtime.Goexit()
+	return model.Claim{}, nil
+}
+
+// When a worker's system ends its goroutine (runtime.Goexit, as t.FailNow
+// does), the caller of Run ends too, as in a sequential run, after the
+// waiting worker's goroutine ended (its deferred crossing included); the
+// harness runs on.
+func TestConcurrentGoexit(t *testing.T) {
+	h := model.NewHarness(lostupdate.Fixture(), lostupdate.Options())
+	reads, made := 0, 0
+	factory := func() model.System {
+		made++
+		if made == 2 {
+			return goexiter{}
+		}
+		return deferredReader{reads: &reads}
+	}
+	for _, s := range []*model.Schedule{concurrent(&model.Concurrency{Workers: 2, Interleaving: []int{1, 2}}), concurrent(nil)} {
+		reads, made = 0, 0
+		returned, done := false, make(chan struct{})
+		go func() {
+			defer close(done)
+			_, _ = h.Run(factory, s)
+			returned = true
+		}()
+		<-done
+		// a sequential run's first task has ended before the second starts
+		if returned || reads != 1 || made != 2 {
+			t.Fatalf("concurrency %v: Run returned %v, a's deferred read ran %d times (want 1), %d systems made", s.Config.Concurrency, returned, reads, made)
+		}
+	}
+	if _, err := h.Run(lostupdate.Factory(), concurrent(&model.Concurrency{Workers: 2})); err != nil {
+		t.Fatalf("the harness after the exit: %v", err)
+	}
+}
+
 // The run record's summary names a concurrent run's interleaving.
 func TestConcurrentSummary(t *testing.T) {
 	rec := runClerks(t, concurrent(&model.Concurrency{Workers: 2, Interleaving: []int{1, 1, 2}})).Record()

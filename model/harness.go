@@ -338,7 +338,7 @@ type run struct {
 	crossIdx int
 
 	// the current task's state: in a concurrent run, the state of the
-	// worker holding the baton, swapped in when it resumes
+	// running worker, swapped in when it resumes
 	taskState
 
 	tasks []taskRecord
@@ -387,8 +387,11 @@ type run struct {
 	// switches.
 	conc    *scheduler
 	seqTask []int32
-	// ready is the scheduler's index, kept for the next concurrent run.
-	ready readyList
+	// ready is the scheduler's index and slots its workers, kept with
+	// their buffers for the next concurrent run; sortBuf is sortTasks'.
+	ready   readyList
+	slots   []slot
+	sortBuf []int
 	// prov is a detailed run's provider history (Result.Provider).
 	prov     []ProviderOp
 	picks    []int
@@ -411,7 +414,7 @@ type run struct {
 
 // taskState is the state of the task being run. A sequential run keeps
 // one; a concurrent run keeps one per worker and swaps it into the run
-// when the worker takes the baton.
+// when the worker resumes.
 type taskState struct {
 	// index is the task's position in the fixture (0-based).
 	index     int

@@ -10,9 +10,10 @@
 # workers, N = 10, 100, 1000, for each pick policy) and prints, per policy,
 # the log-log slopes from 100 to 1000 workers of CPU time (cpu-ns/op) and
 # bytes (B/op) a run, beside wall time; MAX defaults to 1.1, BENCHTIME to 5x.
-# It runs BenchmarkHandoffFloor too (N goroutines handing a baton round
-# robin, no model work) and prints its slopes as the floor row, and each
-# policy's CPU slope over the floor's; only the policies count for exit 1.
+# It runs BenchmarkHandoffFloor too (N coroutines resumed round robin as the
+# scheduler resumes its workers, no model work) and prints its slopes as the
+# floor row, and each policy's CPU slope over the floor's; only the policies
+# count for exit 1.
 # Usage: scripts/task-slope.sh [-workers] [-count COUNT] [-benchtime T] [-max MAX] [FILE|-]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -92,7 +93,7 @@ if [ -n "$workers" ]; then
         p = order[q]
         flag = (sc[p] > max + 0 || sb[p] > max + 0) ? "  above" : ""
         over = ("floor" in sc && p != "floor") ? sprintf("%+.3f", sc[p] - sc["floor"]) : "-"
-        if (p == "floor") flag = "  (goroutine handoffs alone)"
+        if (p == "floor") flag = "  (coroutine switches alone)"
         else if (flag != "") bad = 1
         printf "%-20s %8.3f %8.3f %8.3f %10s%s\n", p, sw[p], sc[p], sb[p], over, flag
       }
