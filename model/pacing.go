@@ -12,9 +12,9 @@ const invRetryPaced = "retry_paced"
 
 // pacing is a task's back-off owed: the provider asked, at at, for a wait
 // of wait before the task's next attempt. It lives in the harness, not in
-// a worker, so a restart does not forget it; a restart before any
-// checkpoint recorded the reply forgives it (the new worker never learned
-// it, as a reconciling re-send under budget).
+// a worker, so a restart does not forget it; a crash before any checkpoint
+// was written after the reply, or a load serving a checkpoint written
+// before it, forgives it (the new worker could not have learned it).
 type pacing struct {
 	at, wait Millis
 	// cps is the number of checkpoints the store held at the reply: a
