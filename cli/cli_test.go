@@ -150,9 +150,9 @@ Findings (single-fault runs that violated an invariant, defended configurations 
     checkout_confirmed violated
   inventory/undefended/malformed_response at tool.commit(inventory.reserve)#1: no_oversell violated
   inventory/undefended/malformed_response at tool.commit(inventory.confirm)#1: confirmed_once violated
-  inventory/undefended/rate_limit at tool.commit(inventory.reserve)#1: no_invented_progress, confirm_has_hold violated
-  inventory/undefended/rate_limit at tool.commit(inventory.confirm)#1: no_invented_progress, checkout_confirmed violated
-  and 10 more
+  inventory/undefended/rate_limit at tool.commit(inventory.reserve)#1: no_invented_progress, retry_paced,
+    confirm_has_hold violated
+  and 11 more
   (pass --out DIR to write each finding's schedule, with the command that replays it)
 
 Release evidence of inventory (200 trials each, seed 1): 90 signatures, 42 pairs, 14 diagnoses, 13 holds; placement:

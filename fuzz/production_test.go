@@ -18,8 +18,9 @@ import (
 // sleepyStore is a provider outside the model, idempotent by key.
 type sleepyStore struct{ rows []model.LedgerEntry }
 
-// sleepyAgent backs off 20 ms (the bubble's clock) and retries an unknown
-// outcome, under a fresh key when fresh is set.
+// sleepyAgent backs off 20 ms (the bubble's clock), or the wait a rate
+// limit asked for when longer, and retries an unknown outcome, under a
+// fresh key when fresh is set.
 type sleepyAgent struct {
 	st    *sleepyStore
 	fresh bool
@@ -31,9 +32,10 @@ type sleepyAgent struct {
 
 func (a sleepyAgent) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
 	key := task.ID
+	var asked time.Duration // the wait a rate-limited reply asked for
 	for i := 0; i < 2; i++ {
 		if i > 0 {
-			wait := 20 * time.Millisecond
+			wait := max(20*time.Millisecond, asked)
 			if a.jitter != nil {
 				*a.jitter++
 				wait += time.Duration(*a.jitter) * time.Millisecond
@@ -58,6 +60,7 @@ func (a sleepyAgent) Run(ctx context.Context, env model.Env, task model.Task) (m
 		if err != nil {
 			return model.Claim{}, err
 		}
+		asked = time.Duration(c.Result.RetryAfter) * time.Millisecond
 		if r := c.Result.Receipt; c.Result.Outcome == model.OutcomeCommitted && r != nil && r.ID != "" {
 			return model.Claim{Verdict: model.ClaimRelease, Receipt: r.ID}, nil
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/faultline/faultline/mcpfault"
 	"github.com/faultline/faultline/model"
@@ -143,7 +144,17 @@ func expireSnapshot(ctx context.Context, cs *mcp.ClientSession, pol policy, job,
 		case res.IsError && pol.ignoreIsError:
 			return "", true, nil
 		case res.IsError && res.Meta["retryAfterMs"] != nil:
-			continue // rate limited: retry after the wait (the test's agent does not sleep)
+			// rate limited: retry after the wait asked for
+			var ms float64
+			switch v := res.Meta["retryAfterMs"].(type) {
+			case float64:
+				ms = v
+			case int64:
+				ms = float64(v)
+			}
+			//faultline:ignore production code waits on the time package; the tests that pace it run it in a synctest bubble, whose clock is the run's
+			time.Sleep(time.Duration(ms) * time.Millisecond)
+			continue
 		case res.IsError:
 			return "", false, nil
 		case pol.trustEnvelope:

@@ -160,8 +160,8 @@ func runBilling(t *testing.T, b biller, s *model.Schedule) (*model.Result, []str
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Invariants) != 8 {
-		t.Fatalf("%d invariants reported, want the eight built-in ones", len(res.Invariants))
+	if len(res.Invariants) != 9 || res.Invariants[8].Invariant != "retry_paced" {
+		t.Fatalf("%d invariants reported, want the eight built-in ones and retry_paced", len(res.Invariants))
 	}
 	var broke []string
 	for _, inv := range res.Invariants {

@@ -142,6 +142,7 @@ type scope struct {
 // addedInvariants are the invariants the harness adds to a run of its own
 // rather than by name in Options.Builtin, each with where it comes from.
 var addedInvariants = map[string]string{
+	invRetryPaced:               "every run that checks another invariant checks it, but for the paper's set (Options.Compat)",
 	InvNoRetryStorm:             "every run of a fleet fixture (Fixture.Fleet) checks it, and no other run can",
 	InvRecordedAgreesWithLedger: "every run of production code (Options.Clock) and every run whose provider sends notices (Config.Notices) checks it; for any other run add NoticeAgreement() to Options.Invariants",
 }
@@ -173,7 +174,7 @@ func resolveScope(o Options) (scope, error) {
 		switch {
 		case u.Name == "":
 			return s, fmt.Errorf("model: options: invariant %d has no name", i)
-		case invIndex(u.Name) >= 0:
+		case invIndex(u.Name) >= 0 || u.Name == invRetryPaced:
 			return s, fmt.Errorf("model: options: invariant %q has the name of a built-in invariant", u.Name)
 		case seen[u.Name]:
 			return s, fmt.Errorf("model: options: invariant %q listed twice", u.Name)

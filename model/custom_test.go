@@ -58,10 +58,10 @@ func TestUserInvariantMatchesBuiltin(t *testing.T) {
 			}
 			plain := runWith(t, model.Options{}, s)
 			with := runWith(t, model.Options{Invariants: []model.UserInvariant{effectsOfTask}}, s)
-			if len(with.Invariants) != len(model.Invariants)+1 {
+			if len(with.Invariants) != len(model.Invariants)+2 || with.Invariants[len(model.Invariants)].Invariant != "retry_paced" {
 				t.Fatalf("%s/%s: %d invariant results", spec.Kind, p, len(with.Invariants))
 			}
-			if diff := cmp.Diff(plain.Invariants, with.Invariants[:len(model.Invariants)]); diff != "" {
+			if diff := cmp.Diff(plain.Invariants, with.Invariants[:len(model.Invariants)+1]); diff != "" {
 				t.Errorf("%s/%s: built-in results changed (-without +with):\n%s", spec.Kind, p, diff)
 			}
 			if plain.Terms != with.Terms || plain.RunVerdict != with.RunVerdict {
@@ -145,7 +145,7 @@ func TestNarrowedScope(t *testing.T) {
 		names = append(names, fmt.Sprintf("%s:%t:%d:%s", i.Invariant, i.Held, i.FirstSeq, i.FaultID))
 	}
 	inv, _ := full.Invariant(model.InvEffectAtMostOnce)
-	want := []string{fmt.Sprintf("effect_at_most_once:false:%d:f1", inv.FirstSeq), "budget:true:0:"}
+	want := []string{fmt.Sprintf("effect_at_most_once:false:%d:f1", inv.FirstSeq), "budget:true:0:", "retry_paced:true:0:"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Fatalf("invariants (-want +got):\n%s", diff)
 	}
@@ -156,10 +156,10 @@ func TestNarrowedScope(t *testing.T) {
 		t.Fatalf("narrowed: %+v %s, want %+v unrecoverable", two.Terms, two.RunVerdict, wantTwo)
 	}
 	rec := two.Record()
-	if diff := cmp.Diff([]string{model.InvEffectAtMostOnce, model.InvBudget}, rec.Contract.Invariants); diff != "" {
+	if diff := cmp.Diff([]string{model.InvEffectAtMostOnce, model.InvBudget, "retry_paced"}, rec.Contract.Invariants); diff != "" {
 		t.Fatalf("contract invariants (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(map[string]string{"effect_at_most_once": "fail", "budget": "pass"}, rec.Invariants); diff != "" {
+	if diff := cmp.Diff(map[string]string{"effect_at_most_once": "fail", "budget": "pass", "retry_paced": "pass"}, rec.Invariants); diff != "" {
 		t.Fatalf("record invariants (-want +got):\n%s", diff)
 	}
 }

@@ -389,6 +389,11 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 		r.reconciled++
 	}
 	r.attempts++
+	if r.live.observed != nil && r.h.opts.Clock != nil {
+		r.paced(r.world.Clock) // production code's crossing takes no logical cost
+	} else {
+		r.paced(r.world.Clock - costCommit)
+	}
 	r.fleet.send(r.world.Clock-costCommit, r.attempts > 1)
 	r.state = stateWaitingForTool
 	op := r.sendOp(call)
@@ -411,6 +416,7 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 	d := detail{kind: dCommit, s1: call.Tool, s2: call.RequestKey, b1: res.Replayed, b2: res.Receipt != nil}
 	r.lastSendWorker, r.lastSendKey, r.lastSendUnrecorded = r.worker, call.RequestKey, true
 	r.commitTool = call.Tool
+	r.asked(res)
 	r.replyOp(op, res)
 	out := res.Outcome.String()
 	if res.failedInBody() {
@@ -727,10 +733,11 @@ func (e *taskEnv) Load(ctx context.Context, task string) (Checkpoint, bool, erro
 		if newest >= 0 {
 			r.invalidLoad = "the store served no checkpoint although it holds one"
 		}
+		r.pace = pacing{} // the back-off owed is lost with the store's record
 		c.done("none", detail{kind: dHead, n1: int64(head)}, "")
 		return Checkpoint{Head: head}, false, nil
 	}
-	cp := stamped(r.world.Checkpoints[newest])
+	cp, served := stamped(r.world.Checkpoints[newest]), newest
 	switch tamper {
 	case tamperStale:
 		// a lagging replica: the previous checkpoint of the task (when the
@@ -738,7 +745,7 @@ func (e *taskEnv) Load(ctx context.Context, task string) (Checkpoint, bool, erro
 		r.invalidLoad = ""
 		for i := newest - 1; i >= r.cpFromOf(task); i-- {
 			if older := r.world.Checkpoints[i]; older.Task == task {
-				cp = stamped(older)
+				cp, served = stamped(older), i
 				r.invalidLoad = "the store served a stale checkpoint"
 				break
 			}
@@ -754,6 +761,9 @@ func (e *taskEnv) Load(ctx context.Context, task string) (Checkpoint, bool, erro
 		r.invalidLoad = "the store served a corrupt checkpoint"
 	default:
 		r.invalidLoad = ""
+	}
+	if served < r.pace.cps {
+		r.pace = pacing{} // served a record written before the reply that asked
 	}
 	cp.Head = head
 	r.ckSeq = cp.Seq

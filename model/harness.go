@@ -356,6 +356,9 @@ type run struct {
 	// took while the current tool.commit waited for its turn: between the
 	// system's call and its crossing, and between the send and the reply
 	commitWait Millis
+	// early is the run's first retry sent before the back-off it owed
+	// (retry_paced), "" while none.
+	early string
 	// live is the production-code side of a run (see Calls).
 	live liveState
 
@@ -473,6 +476,8 @@ type taskState struct {
 	lastSendWorker     int
 	lastSendKey        string
 	lastSendUnrecorded bool
+	// pace is the task's back-off owed (retry_paced), across restarts.
+	pace pacing
 	// reconciled counts re-sends that reconcile a crashed worker's unknown
 	// last send; the budget allows them on top of the retry budget.
 	reconciled int
@@ -558,6 +563,7 @@ func (r *run) crash(detail string) {
 		return
 	}
 	r.crashed = true
+	r.forgive()
 	if r.live.cancel != nil {
 		// production code: the instance's context is cancelled and every
 		// call it makes from now on fails (Calls.Err), its defers' too
@@ -630,6 +636,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 		r.runID = h.runID(s)
 	}
 	r.stopped = nil
+	r.early = ""
 	r.commitWait = 0
 	r.live = liveState{fired: r.live.fired[:0]}
 	r.outbox, r.noticeSeq = r.outbox[:0], 0
@@ -720,6 +727,7 @@ func (r *run) runTask(ti int, factory Factory) error {
 	r.attempts = 0
 	r.lastSendWorker, r.lastSendKey, r.lastSendUnrecorded = 0, "", false
 	r.reconciled = 0
+	r.pace = pacing{}
 	r.ckSeq = 0
 	r.taskStart = r.world.Clock
 	// with task ids unique, the task's records are all made from here

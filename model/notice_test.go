@@ -131,11 +131,11 @@ func TestNoticeFreeRunHasNoInbox(t *testing.T) {
 	plain := noticeSchedule(typed)
 	plain.Config.Notices = false
 	res := run(t, plain)
-	if len(res.Invariants) != 8 || len(receives(res)) != 0 {
+	if len(res.Invariants) != 9 || res.Invariants[8].Invariant != "retry_paced" || len(receives(res)) != 0 {
 		t.Errorf("without notices: %d invariants, receives %q", len(res.Invariants), receives(res))
 	}
 	res = run(t, noticeSchedule(typed))
-	if len(res.Invariants) != 9 || res.Invariants[8].Invariant != model.InvRecordedAgreesWithLedger || !res.Held() ||
+	if len(res.Invariants) != 10 || res.Invariants[8].Invariant != model.InvRecordedAgreesWithLedger || res.Invariants[9].Invariant != "retry_paced" || !res.Held() ||
 		strings.Join(receives(res), "|") != "delivered ntc-1 committed key O-731:refund:v1|none|none" {
 		t.Errorf("with notices: %+v receives %q", res.Invariants, receives(res))
 	}
@@ -219,7 +219,8 @@ func TestNoticeAgreementByKeyOrReceipt(t *testing.T) {
 			t.Fatal(err)
 		}
 		r, ok := res.Invariant(model.InvRecordedAgreesWithLedger)
-		if !ok || len(res.Invariants) != 1 || r.Held != (c.detail == "") || r.Detail != c.detail {
+		// retry_paced is checked beside the system's own: nothing asked for a wait
+		if !ok || len(res.Invariants) != 2 || res.Invariants[0].Invariant != "retry_paced" || !res.Invariants[0].Held || r.Held != (c.detail == "") || r.Detail != c.detail {
 			t.Errorf("%s: %+v", c.name, res.Invariants)
 		}
 	}

@@ -35,7 +35,8 @@ func (d *Definition) Check(cfg Config, opts Options) error {
 // Scope returns the names of the invariants a run of d under cfg with
 // d.Options(opts) checks, in the order Result.Invariants reports them:
 // the built-in ones selected, recorded_agrees_with_ledger (see ledger),
-// no_retry_storm on a fleet fixture, then the system's own. It is the one
+// no_retry_storm on a fleet fixture, retry_paced (see paced), then the
+// system's own. It is the one
 // rule of what a run checks: a violation of any of them fails the run on
 // every door (explore, the walk, fuzz, replay, coverage). An unknown
 // fixture or invalid options are errors.
@@ -79,10 +80,17 @@ func (s scope) ledger(fleet, notices bool) bool {
 	return s.production && !s.compat && (fleet || len(s.user) > 0 || slices.Contains(s.off[:], false))
 }
 
+// paced reports whether a run of s (of a fleet fixture) checks
+// retry_paced: every run that checks another invariant, but for the
+// paper's set (compat).
+func (s scope) paced(fleet bool) bool {
+	return !s.compat && (fleet || len(s.user) > 0 || slices.Contains(s.off[:], false))
+}
+
 // runInvariants returns the invariants a run of s checks beside the
 // built-in ones: NoticeAgreement where s.ledger says so (unless the
-// system's own name it), the fleet's no_retry_storm, then the system's
-// own. The harness runs exactly these.
+// system's own name it), the fleet's no_retry_storm, retry_paced where
+// s.paced says so, then the system's own. The harness runs exactly these.
 func runInvariants(s scope, fleet, notices bool) []UserInvariant {
 	var out []UserInvariant
 	if s.ledger(fleet, notices) && !slices.ContainsFunc(s.user, func(u UserInvariant) bool { return u.Name == InvRecordedAgreesWithLedger }) {
@@ -90,6 +98,9 @@ func runInvariants(s scope, fleet, notices bool) []UserInvariant {
 	}
 	if fleet {
 		out = append(out, noRetryStorm())
+	}
+	if s.paced(fleet) {
+		out = append(out, retryPaced())
 	}
 	return append(out, s.user...)
 }

@@ -30,7 +30,7 @@ import (
 // model_refusal, refusal_as_done and duplicate_call_executed follow, then
 // the corpus file retry-storm-jittered.json (one run).
 const (
-	runOutputsDigest = "0c00de43d7b4ee5c93eea7e6f23fd837e9f914cfed21bdd470267818919c6265"
+	runOutputsDigest = "c1c0fd2fa89180482c69616ed36ecdcc6c5316039e6490581434c641e49ee9cc"
 	runOutputsRuns   = 4915
 )
 

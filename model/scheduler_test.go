@@ -71,7 +71,7 @@ func schedulerRuns(t *testing.T, yield func(name string, h *model.Harness, facto
 // a claim the deadline forced leaving its task timed_out in the timeline,
 // not failed: 769b8714... before).
 func TestSchedulerPicksPinned(t *testing.T) {
-	const want = "543139f1a809c9a32b36afa9494ea2ab0ed631d56ca4275f93d0a7da00836640"
+	const want = "99e49c2b0b3479460998cffb2b5ec283c5a4ee5d42b8913823e4677ce4f47463"
 	sum := sha256.New()
 	runs := map[string][]byte{}
 	var names []string

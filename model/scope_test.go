@@ -24,14 +24,15 @@ func TestScopeIsWhatARunChecks(t *testing.T) {
 		opts    model.Options
 		want    []string
 	}{
-		{"default", "", false, model.Options{}, nil},
-		{"fleet", "copperfin-fleet-3", false, model.Options{}, []string{model.InvNoRetryStorm}},
-		{"notices", "", true, model.Options{}, []string{model.InvRecordedAgreesWithLedger}},
+		{"default", "", false, model.Options{}, []string{"retry_paced"}},
+		{"fleet", "copperfin-fleet-3", false, model.Options{}, []string{model.InvNoRetryStorm, "retry_paced"}},
+		{"notices", "", true, model.Options{}, []string{model.InvRecordedAgreesWithLedger, "retry_paced"}},
+		{"compat", "", false, model.Options{Compat: true}, nil},
 		{"fleet, notices, narrowed, own", "copperfin-fleet-3", true,
 			model.Options{Builtin: []string{model.InvBudget}, Invariants: []model.UserInvariant{own}},
-			[]string{model.InvBudget, model.InvRecordedAgreesWithLedger, model.InvNoRetryStorm, "own"}},
+			[]string{model.InvBudget, model.InvRecordedAgreesWithLedger, model.InvNoRetryStorm, "retry_paced", "own"}},
 		{"notice agreement named", "", true, model.Options{Builtin: []string{}, Invariants: []model.UserInvariant{own, model.NoticeAgreement()}},
-			[]string{"own", model.InvRecordedAgreesWithLedger}},
+			[]string{"retry_paced", "own", model.InvRecordedAgreesWithLedger}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := typed

@@ -259,7 +259,7 @@ func TestCompletedEffectsNamedAsTheSystemSawThem(t *testing.T) {
 	} {
 		res := runShopper(t, shopper{effectName: pick}, opts, clean)
 		inv, _ := res.Invariant(model.InvNoInventedProgress)
-		if !inv.Held || res.RunVerdict != model.Recovered || len(res.Invariants) != 1 {
+		if !inv.Held || res.RunVerdict != model.Recovered || len(res.Invariants) != 2 || res.Invariants[1].Invariant != "retry_paced" {
 			t.Errorf("%s: %+v, run %s", name, res.Invariants, res.RunVerdict)
 		}
 	}

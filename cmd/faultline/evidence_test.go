@@ -105,7 +105,7 @@ func TestAuditEvidenceSections(t *testing.T) {
 		t.Fatal(err)
 	}
 	if obj.Compat != "" || len(obj.Profiles) != 3 || len(obj.Profiles[1].Rows) != 30 || obj.Profiles[1].Assay.Assessment != "BLOCK OR REDESIGN" ||
-		len(obj.Evidence.Base.Pairs) != 90 || len(obj.Evidence.Base.Coefficients) != 720 ||
+		len(obj.Evidence.Base.Pairs) != 90 || len(obj.Evidence.Base.Coefficients) != 810 ||
 		obj.Evidence.Base.Placements[1].Region != "contained but dead" {
 		t.Errorf("json audit: %+v", obj.Profiles)
 	}

@@ -148,8 +148,8 @@ func TestReplayExitCodes(t *testing.T) {
 		!res.Faults[0].Reached || res.Faults[0].Fired != 1 || res.Faults[0].Handled {
 		t.Fatalf("json record %+v", res)
 	}
-	if len(res.Invariants) != 8 {
-		t.Errorf("want 8 invariants, got %v", res.Invariants)
+	if len(res.Invariants) != 9 || res.Invariants["retry_paced"] != "pass" {
+		t.Errorf("want 8 invariants and retry_paced, got %v", res.Invariants)
 	}
 	for name, v := range res.Invariants {
 		if want := map[bool]string{true: "fail", false: "pass"}[name == "effect_at_most_once"]; v != want {

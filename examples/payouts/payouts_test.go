@@ -71,7 +71,7 @@ func TestWithoutNotices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Held() || len(res.Invariants) != 8 || res.Claims[0].Reason != "paid" {
+	if !res.Held() || len(res.Invariants) != 9 || res.Invariants[8].Invariant != "retry_paced" || res.Claims[0].Reason != "paid" {
 		t.Errorf("%+v %+v", res.Invariants, res.Claims)
 	}
 }

@@ -128,7 +128,7 @@ func TestEmptyReceiptCounterfactual(t *testing.T) {
 			for _, inv := range res.Invariants {
 				names = append(names, inv.Invariant)
 			}
-			if !ok || !slices.Equal(names, []string{model.InvEffectAtMostOnce, model.InvRecordedAgreesWithLedger}) || res.Faults[0].Fired != 1 {
+			if !ok || !slices.Equal(names, []string{model.InvEffectAtMostOnce, model.InvRecordedAgreesWithLedger, "retry_paced"}) || res.Faults[0].Fired != 1 {
 				t.Fatalf("%s: invariants %v, fault %+v", kind, names, res.Faults[0])
 			}
 			c := res.Claims[0]

@@ -195,6 +195,9 @@ type flow struct {
 	// unguarded is set when the resume_skips_checks mutant re-sends a
 	// saved request without its guard.
 	unguarded bool
+	// notBefore is the logical time before which the next attempt may not
+	// be sent: the back-off a rate-limited reply owes.
+	notBefore model.Millis
 }
 
 // warn reports a warning and reports whether the fail-closed policy now
@@ -231,10 +234,32 @@ func (f *flow) save(state string, effects []string) error {
 }
 
 func (f *flow) data() map[string]string {
-	if !f.degraded {
+	owed := f.notBefore > f.env.Now() && !f.s.mutant.is(RestartForgetsBackoff)
+	if !f.degraded && !owed {
 		return nil
 	}
-	return map[string]string{"degraded": "true"}
+	d := map[string]string{}
+	if f.degraded {
+		d["degraded"] = "true"
+	}
+	if owed {
+		d[dataNotBefore] = strconv.FormatInt(int64(f.notBefore), 10)
+	}
+	return d
+}
+
+// dataNotBefore is the checkpoint's record of the logical time before
+// which the next attempt may not be sent (the back-off owed).
+const dataNotBefore = "retry_not_before"
+
+// paced waits, before an attempt is sent, until the back-off owed has
+// passed: the rate-limited reply's retry-after (and its jitter), kept
+// across restarts by the checkpoint that reserved the attempt.
+func (f *flow) paced() error {
+	if wait := f.notBefore - f.env.Now(); wait > 0 {
+		return f.env.Sleep(f.ctx, wait)
+	}
+	return nil
 }
 
 // Run performs the refund task. It returns model.ErrWorkerCrashed (wrapped
@@ -354,6 +379,10 @@ func (f *flow) resume(cp model.Checkpoint) {
 	}
 	f.attempt = cp.Attempt
 	f.degraded = cp.Data["degraded"] == "true"
+	if v, ok := cp.Data[dataNotBefore]; ok {
+		n, _ := strconv.ParseInt(v, 10, 64)
+		f.notBefore = model.Millis(n)
+	}
 	if f.a.TraceID != "" {
 		f.trace = f.a.TraceID
 	}
@@ -670,6 +699,9 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 			}
 		}
 		reserved = false
+		if err := f.paced(); err != nil {
+			return "", c, true, err
+		}
 		if f.deadlineAt-env.Now() < minAttemptTime && !f.s.mutant.is(UnboundedRetry) {
 			// the clock may have moved since the attempt was reserved
 			c, err = f.stop("deadline_exhausted", "deadline reached before the refund was confirmed")
@@ -732,9 +764,10 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 				if err != nil {
 					return "", c, true, err
 				}
-				if err := env.Sleep(ctx, wait); err != nil {
-					return "", c, true, err
-				}
+				// the retry is not sent before notBefore: the reservation
+				// of the next attempt records it, so that a worker resumed
+				// from it still waits (see paced)
+				f.notBefore = env.Now() + wait
 				continue
 			}
 			f.warn("tool_rejected", res.Class+": "+res.Reason)

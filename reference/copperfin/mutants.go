@@ -100,6 +100,11 @@ const (
 	// taken for another request's. Only recorded_agrees_with_ledger, which
 	// checks a claim against the ledger, shows it.
 	DenyOverLedger Mutant = "deny_over_ledger"
+	// RestartForgetsBackoff keeps the back-off a rate-limited reply owes
+	// in the worker's memory only: the checkpoint reserving the retry does
+	// not record it, and a worker resumed from that checkpoint retries at
+	// once. Only retry_paced shows it.
+	RestartForgetsBackoff Mutant = "restart_forgets_backoff"
 )
 
 // MutantInfo names a mutant and says what it gets wrong.
@@ -147,6 +152,7 @@ var mutants = []MutantInfo{
 var cacheMutants = []MutantInfo{
 	{AuthorityCheckUnguarded, "the capability is checked by a read, with no capability guard on the commit", nil},
 	{DenyOverLedger, "a denial made without reading the provider's ledger, which may hold the task's refund", nil},
+	{RestartForgetsBackoff, "a resumed worker forgets the back-off its predecessor owed and retries at once", nil},
 }
 
 // policyCache is the process-wide policy cache of the policy_cached mutant:

@@ -20,7 +20,7 @@ var planted = []struct {
 }{
 	{"unbound_subject", "right_subject violated: first false after seq 4 (tool.commit), reached by f1 (subject_swap)", `"event": "proposal",` + "\n" + `              "ordinal": 1,` + "\n" + `              "kind": "subject_swap"`},
 	{"reask_fresh_key", "effect_at_most_once violated: first false after seq 7 (tool.commit), reached by f1 (timeout_after_commit)", `"event": "tool.commit",` + "\n" + `              "ordinal": 2,` + "\n" + `              "kind": "timeout_after_commit"`},
-	{"ignore_retry_after", "budget violated: first false after seq 7 (tool.commit), reached by f1 (rate_limit)", `"event": "tool.commit",` + "\n" + `              "ordinal": 1,` + "\n" + `              "kind": "rate_limit"`},
+	{"ignore_retry_after", "retry_paced violated: first false after seq 3 (tool.commit), reached by f1 (rate_limit)", `"event": "tool.commit",` + "\n" + `              "ordinal": 1,` + "\n" + `              "kind": "rate_limit"`},
 	{"every_tool_call", "effect_at_most_once violated: first false after seq 5 (tool.commit), reached by f1 (duplicate_tool_call)", `"event": "proposal",` + "\n" + `              "ordinal": 1,` + "\n" + `              "kind": "duplicate_tool_call"`},
 	{"refusal_as_done", "no_invented_progress violated: first false after seq 4 (claim), reached by f1 (model_refusal)", `"event": "proposal",` + "\n" + `              "ordinal": 1,` + "\n" + `              "kind": "model_refusal"`},
 }
@@ -76,7 +76,7 @@ func TestFuzzFindsEachBug(t *testing.T) {
 		t.Skip("the subprocess runs FuzzAgent only")
 	}
 	want := map[string][]string{"": nil, "unbound_subject": {"subject_swap@proposal#1"},
-		"reask_fresh_key":    {"timeout_after_commit@tool.commit#2", "malformed_response@tool.commit#2"},
+		"reask_fresh_key":    {"timeout_after_commit@tool.commit#2", "malformed_response@tool.commit#2", "rate_limit@tool.commit#2"},
 		"ignore_retry_after": {"rate_limit@tool.commit#1"}, "every_tool_call": {"duplicate_tool_call@proposal#1"},
 		"refusal_as_done": {"model_refusal@proposal#1"}}
 	for _, bug := range []string{"", "unbound_subject", "reask_fresh_key", "ignore_retry_after", "every_tool_call", "refusal_as_done"} {
