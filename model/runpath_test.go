@@ -28,9 +28,11 @@ import (
 // before both); a resumed worker holds an effect no decision wrote
 // (four runs: one more evidence.lookup). The runs of duplicate_tool_call,
 // model_refusal, refusal_as_done and duplicate_call_executed follow, then
-// the corpus file retry-storm-jittered.json (one run).
+// the corpus file retry-storm-jittered.json (one run). Every run then
+// checks recorded_agrees_with_ledger, as runs of production code did
+// (0c00de43... before): each result, record and verdict that reports it moves.
 const (
-	runOutputsDigest = "0c00de43d7b4ee5c93eea7e6f23fd837e9f914cfed21bdd470267818919c6265"
+	runOutputsDigest = "631b6d61d693f7ee0391027fb13989f1e9dea83e4b2e3f1838cb2891e1aa530a"
 	runOutputsRuns   = 4915
 )
 

@@ -24,8 +24,8 @@ func TestScopeIsWhatARunChecks(t *testing.T) {
 		opts    model.Options
 		want    []string
 	}{
-		{"default", "", false, model.Options{}, nil},
-		{"fleet", "copperfin-fleet-3", false, model.Options{}, []string{model.InvNoRetryStorm}},
+		{"default", "", false, model.Options{}, []string{model.InvRecordedAgreesWithLedger}},
+		{"fleet", "copperfin-fleet-3", false, model.Options{}, []string{model.InvRecordedAgreesWithLedger, model.InvNoRetryStorm}},
 		{"notices", "", true, model.Options{}, []string{model.InvRecordedAgreesWithLedger}},
 		{"fleet, notices, narrowed, own", "copperfin-fleet-3", true,
 			model.Options{Builtin: []string{model.InvBudget}, Invariants: []model.UserInvariant{own}},

@@ -38,11 +38,17 @@ var planted = []struct {
 	first map[string]string
 }{
 	{billing.FreshKeyPerRetry, billing.InvChargedOnce, []string{"timeout_after_commit", "malformed_response", "tool_timeout"}, nil},
-	{billing.BlindResume, model.InvResumeFromCheckpoint, []string{"missing_checkpoint", "stale_checkpoint", "future_version_checkpoint", "corrupt_checkpoint"}, nil},
+	// a missing checkpoint: the blind resume's first write withdraws the
+	// charge the lost one recorded, before its second charge
+	{billing.BlindResume, model.InvResumeFromCheckpoint, []string{"missing_checkpoint", "stale_checkpoint", "future_version_checkpoint", "corrupt_checkpoint"},
+		map[string]string{"missing_checkpoint": model.InvRecordedAgreesWithLedger}},
 	// a success envelope carrying an error: the bug releases a payment
-	// the ledger lacks, which no_invented_progress sees first
+	// the ledger lacks, which no_invented_progress sees first; a reply
+	// without a receipt leaves the record without the charge the ledger
+	// holds (recorded_agrees_with_ledger, checked before the system's own)
 	{billing.ReceiptFromReply, billing.InvPaidHasReceipt, []string{"partial_success_response", "output_drift", "false_success"},
-		map[string]string{"false_success": model.InvNoInventedProgress}},
+		map[string]string{"false_success": model.InvNoInventedProgress, "partial_success_response": model.InvRecordedAgreesWithLedger,
+			"output_drift": model.InvRecordedAgreesWithLedger}},
 }
 
 // TestSingleRunFindsEachBug: under each planted bug, exactly the kinds
@@ -147,7 +153,7 @@ var found = map[billing.Bugs]string{
 		"resume_from_checkpoint violated: first false after seq 13 (tool.commit), reached by f1 (missing_checkpoint): " +
 		"the store served no checkpoint although it holds one, and the worker went on to a tool call",
 	billing.ReceiptFromReply: "properties: counterexample after 5 checks (an invariant violated, exit 1): " +
-		"paid_has_receipt violated: first false after seq 10 (claim), reached by f1 (partial_success_response): ref-f1572fc4 claimed paid without receipt rcpt-1 on the evidence ledger",
+		"recorded_agrees_with_ledger violated: first false after seq 10 (claim), reached by f1 (partial_success_response): the task's record (checkpoint 3) lacks effect ref-f1572fc4:charge of the provider's ledger",
 }
 
 // TestCheckFindsEachBug: properties.Check over each planted bug (rapid's
@@ -363,7 +369,9 @@ func TestCommandLine(t *testing.T) {
 	}
 	dir := t.TempDir()
 	checkrun.Run(t, "^TestPlanted$/^"+billing.BlindResume.String()+"$", "planted", []string{failDirEnv + "=" + dir}, rapidArgs(100, 1)...)
-	files, _ := filepath.Glob(filepath.Join(dir, "cx-resume_from_checkpoint-????????.json"))
+	// rapid's seed 1 finds it under missing_checkpoint, where the blind
+	// resume's first write withdraws the recorded charge before it charges
+	files, _ := filepath.Glob(filepath.Join(dir, "cx-recorded_agrees_with_ledger-????????.json"))
 	if len(files) != 1 {
 		t.Fatalf("fail files %q", files)
 	}
