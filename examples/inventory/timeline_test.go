@@ -43,9 +43,10 @@ func TestTimelineOfTheAgent(t *testing.T) {
 		}
 	})
 	// the Result (with its lists of one task and one fault, the
-	// timeline's record and its strings), which holds the agent's nine
-	// invariants itself (it holds up to nine)
-	if res := mustRun(t, h, factory, s); run-terms != 1 || len(res.Invariants) != 9 {
+	// timeline's record and its strings), which holds the agent's ten
+	// invariants (its own, the built-ins it selects and
+	// recorded_agrees_with_ledger) itself (it holds up to ten)
+	if res := mustRun(t, h, factory, s); run-terms != 1 || len(res.Invariants) != 10 {
 		t.Fatalf("Run allocates %.0f times, Terms %.0f: want 1 more (%d invariants)", run, terms, len(res.Invariants))
 	}
 }
