@@ -266,7 +266,7 @@ func TestOptionsErrors(t *testing.T) {
 func TestBuiltinRefusesAddedInvariants(t *testing.T) {
 	for name, want := range map[string]string{
 		model.InvNoRetryStorm:             `"no_retry_storm" is not named in Builtin: every run of a fleet fixture`,
-		model.InvRecordedAgreesWithLedger: `"recorded_agrees_with_ledger" is not named in Builtin: every run of production code (Options.Clock) and every run whose provider sends notices (Config.Notices) checks it; for any other run add NoticeAgreement()`,
+		model.InvRecordedAgreesWithLedger: `"recorded_agrees_with_ledger" is not named in Builtin: every run that checks another invariant checks it, beside those Builtin names, but a run of the paper's set (Options.Compat) without notices; add NoticeAgreement()`,
 	} {
 		_, err := model.NewHarness(copperfin.Copperfin(), model.Options{Builtin: []string{name}}).Run(copperfin.Factory(0), &model.Schedule{Version: model.ScheduleVersion, Seed: "b"})
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -20,7 +20,8 @@
 //     records its receipt in the evidence ledger;
 //  5. claims the invoice paid (a release), or holds or denies; a charge
 //     rejected after an attempt of unknown outcome is denied only when the
-//     ledger holds no charge (else the earlier attempt went through).
+//     ledger holds no charge of the invoice (the earlier attempt's on its
+//     trace is paid; on another trace, it holds).
 //
 // Its six planted bugs ([Bugs], off unless a config turns them on):
 // [FreshKeyPerRetry], [BlindResume], [ReceiptFromReply],
@@ -129,6 +130,7 @@ type invoice struct {
 	seq        int
 	receipt    string
 	freshKey   string // the key a resumed worker charges under (the bug)
+	foreign    bool   // lookup saw a charge of the invoice on another trace
 }
 
 func (v *invoice) end(verdict model.ClaimVerdict, code, reason string) (model.Claim, error) {
@@ -245,6 +247,7 @@ func (v *invoice) lookup() (string, error) {
 		switch {
 		case e.Tool != ToolCharge || e.ReceiptID == "":
 		case e.Trace != v.charge.TraceID:
+			v.foreign = true
 			v.env.Signals.Warn("trace_lineage", "charge "+e.Key+" is on trace "+e.Trace+", not "+v.charge.TraceID)
 		default:
 			return e.ReceiptID, err
@@ -316,6 +319,10 @@ func (v *invoice) pay(resuming bool) (c model.Claim, done bool, err error) {
 				// have been charged, and then the invoice is paid
 				if v.receipt, err = v.lookup(); err != nil || v.receipt != "" {
 					return c, err != nil, err
+				}
+				if v.foreign { // a charge it cannot prove its own: not a denial
+					c, err = v.end(model.ClaimHold, "charge_unattributed", "charge rejected, but the ledger holds a charge of the invoice on another trace")
+					return c, true, err
 				}
 			}
 			c, err = v.end(model.ClaimDeny, "charge_rejected", "charge rejected: "+res.Class+": "+res.Reason)

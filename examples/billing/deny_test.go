@@ -15,11 +15,15 @@ import (
 // committed, the retry is rejected, and the agent claims the rejection
 // without reading the ledger, so recorded_agrees_with_ledger breaks at the
 // claim. Neither fault alone breaks it, and the correct agent reads the
-// ledger back and claims the invoice paid.
+// ledger back and claims the invoice paid; when the first charge landed on
+// another trace (break_trace_lineage, which rapid's draws added in
+// TestExplore, check 79 of seed 1's), it cannot prove the charge its own
+// and holds.
 func TestDenyOverChargeNeedsTwoFaults(t *testing.T) {
 	def := billing.Definition()
 	lost := model.FaultEntry{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_after_commit"}
 	denied := model.FaultEntry{Event: model.EvToolCommit, Ordinal: 2, Kind: "sandbox_denial"}
+	traced := model.FaultEntry{Event: model.EvToolCommit, Ordinal: 1, Kind: "break_trace_lineage"}
 	for _, c := range []struct {
 		bugs   billing.Bugs
 		faults []model.FaultEntry
@@ -29,6 +33,8 @@ func TestDenyOverChargeNeedsTwoFaults(t *testing.T) {
 		{billing.DenyOverCharge, []model.FaultEntry{lost}, "release [] 1"},
 		{billing.DenyOverCharge, []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "sandbox_denial"}}, "deny [] 0"},
 		{0, []model.FaultEntry{lost, denied}, "release [] 1"},
+		{billing.DenyOverCharge, []model.FaultEntry{traced, lost, denied}, "deny [recorded_agrees_with_ledger] 1"},
+		{0, []model.FaultEntry{traced, lost, denied}, "hold [] 1"},
 	} {
 		res, err := def.Replay(&model.Schedule{Version: model.ScheduleVersion, Config: billing.Config(c.bugs), Faults: c.faults})
 		if err != nil {
