@@ -19,7 +19,8 @@ type CompositionConfig struct {
 	MaxFaults int    `json:"max_faults"`
 	Config    string `json:"config,omitempty"`
 	// Replay returns the commands that replay a witness saved as file
-	// with the control off (exit 1) and on (exit 0); nil: the
+	// with the control off (exit 1) and on (exit 0, or 3 when the
+	// control's path does not reach a fault of it); nil: the
 	// definition's ReplayCommand for off, none for on.
 	Replay func(control, file string) (off, on string) `json:"-"`
 }
@@ -158,7 +159,13 @@ func compositionNotes(cps []CompositionPair) []string {
 		if p.ReplayOff != "" {
 			replay = fmt.Sprintf("; replay: %s (exit 1)", p.ReplayOff)
 			if p.ReplayOn != "" {
-				replay += fmt.Sprintf(", %s (exit 0)", p.ReplayOn)
+				// on holds every invariant; a fault its path no longer
+				// reaches leaves the run inconclusive (exit 3)
+				code := 0
+				if p.OnVerdict == model.Inconclusive {
+					code = 3
+				}
+				replay += fmt.Sprintf(", %s (exit %d)", p.ReplayOn, code)
 			}
 		}
 		out = append(out, fmt.Sprintf("%s: draw %d of seed %d: [%s] violates %s after seq %d (%s, reached by %s) without it; %s holds (%s)%s",

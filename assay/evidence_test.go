@@ -572,10 +572,13 @@ func TestPairsCatalogue(t *testing.T) {
 				if spec.Kind == "missing_checkpoint" && strings.HasSuffix(conf, "deadline_ms=340") {
 					// the defect starts over after the missing checkpoint, but
 					// the deadline runs from the task's first start: under 340
-					// ms it holds before a second commit, so the deadline
-					// masks the transfer in both profiles
+					// ms it holds before a second commit; its fresh checkpoint
+					// withdraws the refund the lost one recorded, so the
+					// deadline no longer masks the transfer in either profile
+					// (an invariant the kind does not threaten: not predicted)
 					for _, x := range []assay.Pair{b, pairOf(t, st, "typed", spec.Kind, conf)} {
-						if x.Contrast.Class != assay.InvalidGreen || x.Contrast.Off.Claim != model.ClaimHold || x.Contrast.Off.RunVerdict != model.ContainedFailure {
+						if x.Contrast.Class != assay.LeverageShown || x.Predicted || x.Contrast.Off.Claim != model.ClaimHold || x.Contrast.Off.RunVerdict != model.Unrecoverable ||
+							!cmp.Equal(x.Contrast.Off.Violated, []string{model.InvRecordedAgreesWithLedger}) || x.Contrast.Off.FirstEvent != model.EvCheckpointWrite {
 							t.Errorf("%s %s %s/%s: %s %+v", st.Name, x.Profile, spec.Kind, conf, x.Contrast.Class, x.Contrast.Off)
 						}
 					}
@@ -650,10 +653,14 @@ func TestPairsCatalogue(t *testing.T) {
 	}
 	// fail_closed keeps bind_identity, pre_effect_authority and
 	// effect_readback, so its memory_loss and corrupt_checkpoint pairs show
-	// leverage too; its seven invalid greens (false_success's among them:
-	// the receipt_missing warning denies) are carried by deny_on_warning
+	// leverage too; its four invalid greens (false_success's among them:
+	// the receipt_missing warning denies) are carried by deny_on_warning;
+	// under six kinds (timeout_after_commit, partial_success_response,
+	// malformed_response, output_drift, checkpoint_rollback,
+	// drop_effect_receipt) its controls on deny a refund the provider made
+	// (recorded_agrees_with_ledger): control_ineffective
 	want := map[string]int{"baseline leverage_shown": 28, "baseline inconclusive": 2, "typed leverage_shown": 30,
-		"fail_closed leverage_shown": 23, "fail_closed invalid_green": 7}
+		"fail_closed leverage_shown": 20, "fail_closed invalid_green": 4, "fail_closed control_ineffective": 6}
 	if diff := cmp.Diff(want, n); diff != "" {
 		t.Errorf("reference pair classes (-want +got):\n%s", diff)
 	}
@@ -669,9 +676,13 @@ func TestPairsCatalogue(t *testing.T) {
 	// (+16 on 300), and are inconclusive in the baseline, whose own run
 	// never reaches them (-8); false_success shows it in baseline and typed
 	// (+8 on 12); duplicate_tool_call and model_refusal show it in every
-	// profile and configuration (+24 on 24)
-	if !strings.Contains(b2.String(), "pairs across configurations: 314 of 360 show leverage") ||
-		!strings.Contains(b2.String(), "typed        default  memory_loss                bind_identity+pre_effect_authority and behaviour (defect fabricated_approval)  leverage_shown  yes") ||
+	// profile and configuration (+24 on 24); with recorded_agrees_with_ledger
+	// (314 before), missing_checkpoint under 340 ms shows leverage in every
+	// profile (the resumed record withdraws the refund) and fail_closed's
+	// pairs of its six wrong denials are control_ineffective in every
+	// configuration (24)
+	if !strings.Contains(b2.String(), "pairs across configurations: 310 of 360 show leverage") ||
+		!strings.Contains(b2.String(), "typed        default  memory_loss                bind_identity+pre_effect_authority and behaviour (defect fabricated_approval)  leverage_shown       yes") || // the class column fits control_ineffective
 		!strings.Contains(b2.String(), "typed/corrupt_checkpoint (default), behaviour (defect stale_checkpoint_accepted) alone: invalid_green: "+
 			"removing behaviour (defect stale_checkpoint_accepted) alone leaves the fault contained: effect_readback silently carries the result") {
 		t.Errorf("report lacks the pair summary or rows")
@@ -809,17 +820,40 @@ func TestHiddenFallbackIsInvalidGreen(t *testing.T) {
 // controls only (absent there) transfers into exactly the invariants it threatens
 // (T = 1 over all its runs, against 0 of the matched no-fault runs) and
 // into no other; a kind whose defence is a behaviour of the reference
-// system (present in every profile) transfers into nothing; under typed and
-// fail_closed every T is 0. Over the paper's ten and the whole catalogue.
+// system (present in every profile) transfers into nothing; under typed
+// every T is 0. Over the whole catalogue recorded_agrees_with_ledger is
+// checked too (not over the paper's set): the baseline's five duplicate
+// kinds transfer into it (its record names one of the two refunds), and
+// so do the six kinds under which fail_closed denies a refund the
+// provider made; no kind threatens it, so it is listed here.
 func TestCoefficients(t *testing.T) {
+	ledger := map[string]bool{}
+	for _, k := range []string{"timeout_after_commit", "malformed_response", "output_drift", "tool_timeout", "checkpoint_rollback"} {
+		ledger["baseline "+k] = true
+	}
+	for _, k := range []string{"timeout_after_commit", "partial_success_response", "malformed_response", "output_drift", "checkpoint_rollback", "drop_effect_receipt"} {
+		ledger["fail_closed "+k] = true
+	}
 	for _, v := range views {
 		ref := v.get(t).Base
-		// eight built-in invariants, and retry_paced outside the paper's set
-		if len(ref.Coefficients) != 3*v.kinds*(8+btoi(!v.compat)) {
+		// eight built-in invariants, and recorded_agrees_with_ledger and
+		// retry_paced outside the paper's set
+		if len(ref.Coefficients) != 3*v.kinds*(8+2*btoi(!v.compat)) {
 			t.Fatalf("%s: %d coefficients", v.name, len(ref.Coefficients))
 		}
-		ones := 0
+		ones, ledgerOnes := 0, 0
 		for _, c := range ref.Coefficients {
+			if c.Invariant == model.InvRecordedAgreesWithLedger {
+				want := 0.0
+				if ledger[c.Profile+" "+c.Kind] {
+					want = 1
+					ledgerOnes++
+				}
+				if c.T != want || c.Runs != c.BaselineRuns || c.BaselineViolations != 0 || c.Violations != int(want)*c.Runs {
+					t.Errorf("%s %+v: want T %v", v.name, c, want)
+				}
+				continue
+			}
 			spec, _ := model.Spec(c.Kind)
 			threat := false
 			for _, x := range spec.Threatens {
@@ -834,8 +868,8 @@ func TestCoefficients(t *testing.T) {
 				t.Errorf("%s %+v: want T %v", v.name, c, want)
 			}
 		}
-		if ones != 10+3*btoi(!v.compat) {
-			t.Errorf("%s: %d coefficients of 1", v.name, ones)
+		if ones != 10+3*btoi(!v.compat) || ledgerOnes != 11*btoi(!v.compat) {
+			t.Errorf("%s: %d coefficients of 1, %d of recorded_agrees_with_ledger", v.name, ones, ledgerOnes)
 		}
 		for _, c := range ref.Coefficients {
 			if c.Profile == "baseline" && c.Kind == "subject_swap" && c.Invariant == model.InvRightSubject && (c.Runs != 212 || c.Violations != 212) {
@@ -867,7 +901,9 @@ func diagnosisOf(t *testing.T, st *assay.Study, profile, kind string) assay.Diag
 }
 
 // TestDiagnoses: every baseline counterexample is diagnosed from its run;
-// typed and fail_closed have none. The duplicate refund of the paper: first
+// typed has none; fail_closed's six wrong denials (recorded_agrees_with_ledger)
+// reject the operating scenario: no control added makes them hold, since
+// deny_on_warning denies whatever the others find. The duplicate refund of the paper: first
 // false at the second payment commit (seq 19: the fan-out, the join and a
 // write-ahead checkpoint before each attempt come first), discriminated by
 // the unknown first commit (seq 16), interrupted by stable logical-action
@@ -876,15 +912,18 @@ func diagnosisOf(t *testing.T, st *assay.Study, profile, kind string) assay.Diag
 // baseline, each into a duplicate that idempotency interrupts.
 func TestDiagnoses(t *testing.T) {
 	ref := evidence(t).Base
-	if len(ref.Diagnoses) != 13 {
-		t.Fatalf("%d diagnoses, want the baseline's 13", len(ref.Diagnoses))
+	ledger := func(kind string) bool {
+		return slices.Contains([]string{"timeout_after_commit", "partial_success_response", "malformed_response", "output_drift", "checkpoint_rollback", "drop_effect_receipt"}, kind)
+	}
+	if len(ref.Diagnoses) != 19 {
+		t.Fatalf("%d diagnoses, want the baseline's 13 and fail_closed's 6", len(ref.Diagnoses))
 	}
 	if n := len(paperEvidence(t).Base.Diagnoses); n != 10 {
 		t.Errorf("%d diagnoses over the paper's ten", n)
 	}
 	d := diagnosisOf(t, ref, "baseline", "timeout_after_commit")
 	want := assay.Diagnosis{Profile: "baseline", Config: "default", Kind: "timeout_after_commit", Trials: 38, Schedule: d.Schedule,
-		Invariant: model.InvEffectAtMostOnce, Violated: []string{model.InvEffectAtMostOnce}, FirstSeq: 19, FirstEvent: model.EvToolCommit,
+		Invariant: model.InvEffectAtMostOnce, Violated: []string{model.InvEffectAtMostOnce, model.InvRecordedAgreesWithLedger}, FirstSeq: 19, FirstEvent: model.EvToolCommit,
 		FirstOrdinal: 2, FirstBoundary: model.Boundary("effect"), Detail: "second ledger effect for task ref-db32399f", // refund-O-731, redacted as in the record
 		Signal: assay.Signal{Seq: 16, Event: model.EvToolCommit, Ordinal: 1, Outcome: "unknown",
 			Detail:   "payments.refund key req-1 replayed false receipt false",
@@ -906,8 +945,11 @@ func TestDiagnoses(t *testing.T) {
 	classes := map[string]assay.Remediation{}
 	boundaries := map[string]model.Boundary{}
 	for _, d := range ref.Diagnoses {
+		if d.Profile == "fail_closed" && ledger(d.Kind) && d.Invariant == model.InvRecordedAgreesWithLedger && d.Remediation == assay.RejectScenario && len(d.Control) == 0 {
+			continue
+		}
 		if d.Profile != "baseline" {
-			t.Errorf("%s/%s diagnosed", d.Profile, d.Kind)
+			t.Errorf("%s/%s diagnosed: %+v", d.Profile, d.Kind, d)
 		}
 		classes[d.Kind] = d.Remediation
 		boundaries[d.Kind] = d.FirstBoundary
@@ -1169,17 +1211,23 @@ func TestCompositionPairs(t *testing.T) {
 		"catalogue": {
 			// with the catalogue's 30 kinds, state_precondition's witness
 			// (state_version_change, then worker_restart) is not among seed
-			// 1's 10000 draws
+			// 1's 10000 draws; with recorded_agrees_with_ledger checked,
+			// effect_readback gains a witness (a rollback of the record,
+			// then a denied retry: the worker denies a refund the ledger
+			// holds) and evidence_gate's comes earlier (draw 155, was 256:
+			// without the gate a reply on another trace leaves the record
+			// without the refund)
 			copperfin.RefreshContext: {tc("context.policy", "worker_crash", 1), tc("context.eligibility", "cross_source_conflict", 2)},
 			copperfin.Idempotency:    {tc("tool.commit", "malformed_response", 1), tc("ledger.readback", "lagging_readback", 1)},
-			copperfin.EvidenceGate:   {tc("tool.commit", "partial_success_response", 1), tc("evidence.readback", "drop_effect_receipt", 1)},
+			copperfin.EffectReadback: {tc("checkpoint.write", "checkpoint_rollback", 3), tc("tool.commit", "sandbox_denial", 2)},
+			copperfin.EvidenceGate:   {tc("tool.commit", "break_trace_lineage", 1), tc("tool.commit", "output_drift", 1)},
 		},
 		"paper188": {
 			copperfin.EvidenceGate: {tc("tool.commit", "timeout_after_commit", 1), tc("evidence.readback", "drop_effect_receipt", 1)},
 		},
 	}
 	draws := map[string]map[copperfin.Control]int{
-		"catalogue": {copperfin.RefreshContext: 656, copperfin.Idempotency: 30, copperfin.EvidenceGate: 256},
+		"catalogue": {copperfin.RefreshContext: 656, copperfin.Idempotency: 30, copperfin.EffectReadback: 854, copperfin.EvidenceGate: 155},
 		"paper188":  {copperfin.EvidenceGate: 261},
 	}
 	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)

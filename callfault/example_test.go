@@ -50,10 +50,12 @@ func (s shipSystem) Run(ctx context.Context, env model.Env, task model.Task) (mo
 	if err != nil {
 		return model.Claim{}, err
 	}
-	if _, err := (shipper{ship: ship}).send(ctx, task.ID); err != nil {
+	id, err := (shipper{ship: ship}).send(ctx, task.ID)
+	if err != nil {
 		return model.Claim{Verdict: model.ClaimHold, Reason: err.Error()}, nil
 	}
-	return model.Claim{Verdict: model.ClaimRelease}, nil
+	// the release names the depot's receipt, which the oracle finds in its rows
+	return model.Claim{Verdict: model.ClaimRelease, Receipt: id}, nil
 }
 
 func (s shipSystem) ProviderLedger(context.Context) ([]model.LedgerEntry, error) {

@@ -138,8 +138,10 @@ Per configuration: single-fault runs, faults reached, runs that violated an inva
 Findings (single-fault runs that violated an invariant, defended configurations first):
   inventory/undefended/subject_swap at proposal#1: right_subject violated
   inventory/undefended/revoked_capability at authority.grant#1: live_authority violated
-  inventory/undefended/timeout_after_commit at tool.commit(inventory.reserve)#1: no_oversell violated
-  inventory/undefended/timeout_after_commit at tool.commit(inventory.confirm)#1: confirmed_once violated
+  inventory/undefended/timeout_after_commit at tool.commit(inventory.reserve)#1: recorded_agrees_with_ledger,
+    no_oversell violated
+  inventory/undefended/timeout_after_commit at tool.commit(inventory.confirm)#1: recorded_agrees_with_ledger,
+    confirmed_once violated
   inventory/undefended/sandbox_denial at tool.commit(inventory.reserve)#1: no_invented_progress, confirm_has_hold
     violated
   inventory/undefended/sandbox_denial at tool.commit(inventory.confirm)#1: no_invented_progress, checkout_confirmed
@@ -148,11 +150,9 @@ Findings (single-fault runs that violated an invariant, defended configurations 
     violated
   inventory/undefended/reject_before_commit at tool.commit(inventory.confirm)#1: no_invented_progress,
     checkout_confirmed violated
-  inventory/undefended/malformed_response at tool.commit(inventory.reserve)#1: no_oversell violated
-  inventory/undefended/malformed_response at tool.commit(inventory.confirm)#1: confirmed_once violated
-  inventory/undefended/rate_limit at tool.commit(inventory.reserve)#1: no_invented_progress, retry_paced,
-    confirm_has_hold violated
-  and 11 more
+  inventory/undefended/malformed_response at tool.commit(inventory.reserve)#1: recorded_agrees_with_ledger, no_oversell
+    violated
+  and 13 more
   (pass --out DIR to write each finding's schedule, with the command that replays it)
 
 Release evidence of inventory (200 trials each, seed 1): 90 signatures, 42 pairs, 14 diagnoses, 13 holds; placement:
@@ -305,22 +305,24 @@ func TestTwoSystems(t *testing.T) {
 }
 
 // TestAuditTheReferenceSystem: registered like a user's system, the
-// reference system is audited under its profiles, typed and fail_closed
-// marked defended, and holds.
+// reference system is audited under its profiles, typed marked defended,
+// and holds; fail_closed denies refunds the provider made under six single
+// faults (recorded_agrees_with_ledger), reported, not judged.
 func TestAuditTheReferenceSystem(t *testing.T) {
 	code, out, stderr := runIn(t, program(copperfin.Definition()), "audit")
 	assert.Equal(t, 0, code, stderr)
 	for _, want := range []string{
 		"  copperfin/baseline                30 runs   28 reached   13 violated\n",
 		"  copperfin/typed        defended   30 runs   30 reached    0 violated\n",
-		"  copperfin/fail_closed  defended   30 runs   30 reached    0 violated\n",
+		"  copperfin/fail_closed             30 runs   30 reached    6 violated\n",
+		"  copperfin/fail_closed/timeout_after_commit at tool.commit#1: recorded_agrees_with_ledger violated\n",
 		// a user system's audit runs no correlation modifier and no kind
 		// outside the catalogue: the 7 repeated and persistent keys (in
 		// the universe of a sequential system) and the two of
 		// sliding_grant_cache and ambient_identity_leak stay unvisited,
 		// the 10 synchronized and shared keys are left not drawn
 		"Coverage of copperfin by its 90 runs: 21 of 30 keys it can reach visited (of 40 reachable: 10 not drawn).\n",
-		"Verdict: held: the 2 defended configurations held every invariant under every single fault.\n",
+		"Verdict: held: the 1 defended configuration held every invariant under every single fault.\n",
 	} {
 		assert.Contains(t, out, want)
 	}

@@ -185,7 +185,7 @@ func TestAuditAsJSON(t *testing.T) {
 	planted := j.Configurations[2]
 	require.Len(t, planted.Findings, 1, planted.Configuration)
 	p := planted.Findings[0]
-	assert.Equal(t, []string{"tool_timeout", "inventory.confirm", "confirmed_once"}, append([]string{p.Kind, p.Tool}, p.Invariants...))
+	assert.Equal(t, []string{"tool_timeout", "inventory.confirm", "recorded_agrees_with_ledger", "confirmed_once"}, append([]string{p.Kind, p.Tool}, p.Invariants...))
 	assert.Equal(t, filepath.Join(dir, "inventory-planted-tool_timeout-inventory.confirm.json"), p.File)
 	code, rout, _ = run(t, strings.Fields(p.Replay)[1:]...)
 	assert.Equal(t, 1, code, rout)

@@ -23,8 +23,9 @@ func profileColumns(t *testing.T) []coverage.Column {
 }
 
 // TestCompareProfiles: merged, the audit's runs make 29 of the 40 keys
-// violated; side by side, every violation is the baseline's and typed and
-// fail_closed hold under every key.
+// violated; side by side, typed holds under every key, and fail_closed
+// violates 16 (recorded_agrees_with_ledger: it denies refunds the provider
+// made), each one the baseline violates too.
 func TestCompareProfiles(t *testing.T) {
 	oneGoroutine(t)
 	cols := profileColumns(t)
@@ -44,7 +45,7 @@ func TestCompareProfiles(t *testing.T) {
 		s := r.Summary
 		got = append(got, c.Labels[i]+" "+itoa(s.Visited)+" "+itoa(s.Violated)+" "+itoa(s.Held)+" "+itoa(s.Runs))
 	}
-	if strings.Join(got, "; ") != "baseline 38 29 9 55; typed 40 0 40 55; fail_closed 40 0 40 55" {
+	if strings.Join(got, "; ") != "baseline 38 29 9 55; typed 40 0 40 55; fail_closed 40 16 24 55" {
 		t.Fatalf("columns: %s", strings.Join(got, "; "))
 	}
 	if s := c.Total.Summary; s.Violated != 29 || s.Held != 11 {
@@ -52,7 +53,7 @@ func TestCompareProfiles(t *testing.T) {
 	}
 	row := c.Rows[12]
 	if row.Key != "tool/effect/after_commit/isolated/receipt" || row.Cells[0].Status != coverage.StatusViolated ||
-		len(row.Cells[0].Counterexamples) != 2 || row.Cells[1].Status != coverage.StatusHeld || row.Cells[2].Status != coverage.StatusHeld {
+		len(row.Cells[0].Counterexamples) != 3 || row.Cells[1].Status != coverage.StatusHeld || row.Cells[2].Status != coverage.StatusViolated {
 		t.Fatalf("row %+v", row)
 	}
 
@@ -66,10 +67,10 @@ func TestCompareProfiles(t *testing.T) {
 		"\nBy baseline, typed, fail_closed:\n" +
 			"  baseline     38 of 40 reachable keys visited: 29 violated, 9 held (55 runs)\n" +
 			"  typed        40 of 40 reachable keys visited: 0 violated, 40 held (55 runs)\n" +
-			"  fail_closed  40 of 40 reachable keys visited: 0 violated, 40 held (55 runs)\n",
-		"  key                                                                baseline                                          typed  fail_closed  kinds\n",
-		"  tool/effect/after_commit/isolated/receipt                          violated (effect_at_most_once, provable_outcome)  held   held         partial_success_response,malformed_response,output_drift\n",
-		"  state/branch_join/before_commit/isolated/join_record               held                                              held   held         branch_failure\n",
+			"  fail_closed  40 of 40 reachable keys visited: 16 violated, 24 held (55 runs)\n",
+		"  key                                                                baseline                                                                       typed  fail_closed                             kinds\n",
+		"  tool/effect/after_commit/isolated/receipt                          violated (effect_at_most_once, provable_outcome, recorded_agrees_with_ledger)  held   violated (recorded_agrees_with_ledger)  partial_success_response,malformed_response,output_drift\n",
+		"  state/branch_join/before_commit/isolated/join_record               held                                                                           held   held                                    branch_failure\n",
 		"  tool/effect/after_commit/isolated/ledger_readback under baseline\n    effect_at_most_once violated in 1 run: first false after seq 19 (tool.commit): second ledger effect for task refund-O-731\n",
 		"Unvisited reachable keys:\n  none\n",
 		"Unreachable keys (12335), grouped by reason:\n",
@@ -78,8 +79,8 @@ func TestCompareProfiles(t *testing.T) {
 			t.Errorf("comparison lacks %q", want)
 		}
 	}
-	if n := strings.Count(out, " under baseline\n"); n != 34 || strings.Contains(out, " under typed\n") || strings.Contains(out, " under fail_closed\n") {
-		t.Errorf("%d counterexamples under baseline, want 34 and none under the other profiles", n)
+	if n, f := strings.Count(out, " under baseline\n"), strings.Count(out, " under fail_closed\n"); n != 48 || f != 16 || strings.Contains(out, " under typed\n") {
+		t.Errorf("%d counterexamples under baseline, %d under fail_closed, want 48 and 16 and none under typed", n, f)
 	}
 }
 

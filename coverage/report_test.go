@@ -37,13 +37,14 @@ func TestReportNumbers(t *testing.T) {
 	s := r.Summary
 	// 5 of the 30 keys copperfin can reach visited (the shared receipt key
 	// twice; the 10 keys under a modifier only a concurrent exploration
-	// draws are left out of the 40 reachable ones); 3
-	// counterexamples: effect_at_most_once under each of the two after_commit
-	// keys, provable_outcome under the receipt key. Pairs: 474 = 5·11 + 5·5 +
+	// draws are left out of the 40 reachable ones); 5
+	// counterexamples: effect_at_most_once and recorded_agrees_with_ledger
+	// under each of the two after_commit keys, provable_outcome under the
+	// receipt key. Pairs: 474 = 5·11 + 5·5 +
 	// 5·5 + 5·9 + 11·5 + 11·5 + 11·9 + 5·5 + 5·9 + 5·9; 174 appear in a
 	// reachable key, 37 in a visited one.
 	want := coverage.Summary{Keys: 12375, Reachable: 40, Unreachable: 12335, Visited: 5, Ratio: 5.0 / 30, Applicable: 30, Traced: 7, Crossings: true, Violated: 2, Held: 3,
-		NotReached: 1, NeverTried: 24, NotDrawn: 10, Runs: 7, Visits: 6, FaultsNotReached: 1, Counterexamples: 3,
+		NotReached: 1, NeverTried: 24, NotDrawn: 10, Runs: 7, Visits: 6, FaultsNotReached: 1, Counterexamples: 5,
 		PairsPossible: 474, PairsReachable: 174, PairsCovered: 37, PairRatio: 37.0 / 174}
 	if s != want {
 		t.Fatalf("summary\n got %+v\nwant %+v", s, want)
@@ -175,8 +176,8 @@ func TestReportFormats(t *testing.T) {
 		"Coverage: 5 of 30 keys the systems can reach visited (16.7%; 40 reachable by the catalogue, 10 left out, each with why)\n",
 		"  left out of the systems' universe and of the ratio: 0 never crossed, 0 not applicable (declared), 0 not enacted by their path, 10 under a modifier exploration does not draw\n",
 		"Keys under a modifier exploration does not draw (10):\n  context/proposal/before_validation/synchronized/policy_record  not_drawn: exploration draws the correlation modifier synchronized only under a concurrent config",
-		"  tool/effect/after_commit/isolated/ledger_readback                  timeout_after_commit                                                              violated               1       0            0          effect_at_most_once ×1\n",
-		"  tool/effect/after_commit/isolated/receipt                          partial_success_response,malformed_response,output_drift                          violated               2       0            0          effect_at_most_once ×1, provable_outcome ×1\n",
+		"  tool/effect/after_commit/isolated/ledger_readback                  timeout_after_commit                                                              violated               1       0            0          effect_at_most_once ×1, recorded_agrees_with_ledger ×1\n",
+		"  tool/effect/after_commit/isolated/receipt                          partial_success_response,malformed_response,output_drift                          violated               2       0            0          effect_at_most_once ×1, provable_outcome ×1, recorded_agrees_with_ledger ×1\n",
 		"    effect_at_most_once violated in 1 run: first false after seq 19 (tool.commit): second ledger effect for task refund-O-731\n    replay: faultline replay timeout_after_commit-",
 		"  tool/effect/after_commit/isolated/receipt\n    effect_at_most_once violated in 1 run: first false after seq 19 (tool.commit): second ledger effect for task refund-O-731\n    replay: faultline replay output_drift-",
 		"  tool/effect/after_commit/isolated/receipt\n    provable_outcome violated in 1 run: first false after seq 18 (claim): release without correlated proof\n    replay: faultline replay partial_success_response-",

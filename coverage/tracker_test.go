@@ -106,12 +106,14 @@ func TestSharedKeyReason(t *testing.T) {
 
 // TestCounterexampleBesideItsKey: the baseline's timeout after commit
 // duplicates the refund; the violation is kept under the fault's key with
-// the oracle's seq, event and detail, and the schedule replays it.
+// the oracle's seq, event and detail, and the schedule replays it; the
+// record that names only the second refund is kept beside it.
 func TestCounterexampleBesideItsKey(t *testing.T) {
 	s := single(t, "timeout_after_commit", copperfin.ProfileBaseline)
 	d := record(t, s, single(t, "timeout_after_commit", copperfin.ProfileTyped)).Data()
 	e := d.Keys[mustKey(t, "tool/effect/after_commit/isolated/ledger_readback")]
-	if e.Visits != 2 || len(e.Counterexamples) != 1 {
+	if e.Visits != 2 || len(e.Counterexamples) != 2 || e.Counterexamples[1].Invariant != model.InvRecordedAgreesWithLedger ||
+		e.Counterexamples[1].FirstSeq != 22 || e.Counterexamples[1].Event != model.EvClaim {
 		t.Fatalf("entry %+v", e)
 	}
 	c := e.Counterexamples[0]
@@ -131,7 +133,7 @@ func TestCounterexampleBesideItsKey(t *testing.T) {
 	}
 	r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{Dir: "cx", Replay: faultlineReplay.Replay})
 	row := r.Keys[11]
-	if row.Status != coverage.StatusViolated || len(row.Counterexamples) != 1 ||
+	if row.Status != coverage.StatusViolated || len(row.Counterexamples) != 2 ||
 		row.Counterexamples[0].Schedule.Replay != "faultline replay cx/"+row.Counterexamples[0].Schedule.File ||
 		!strings.HasPrefix(row.Counterexamples[0].Schedule.File, "timeout_after_commit-") {
 		t.Fatalf("row %+v", row)
@@ -220,8 +222,9 @@ func TestConcurrentRecordEqualsSequential(t *testing.T) {
 		t.Fatalf("concurrent record differs (-want +got):\n%s", diff)
 	}
 	// every kind once under each of the three profiles: 3 visits per kind of
-	// a key; the counterexamples are the baseline's (typed and fail_closed
-	// hold everywhere), one per violating kind and invariant; each kind of
+	// a key; the counterexamples are the baseline's and fail_closed's
+	// (recorded_agrees_with_ledger: it denies refunds the provider made;
+	// typed holds everywhere), one per violating kind and invariant; each kind of
 	// read that lags is not reached under the baseline, which makes no such
 	// read (no effect readback, no state precondition), and
 	// lagging_readback breaks nothing without its defect (resend_unseen)
@@ -241,35 +244,35 @@ func TestConcurrentRecordEqualsSequential(t *testing.T) {
 		"context/proposal/before_validation/shared/policy_record":           "3 current_entitlement×1",
 		"context/memory/before_commit/isolated/checkpoint_store":            "3",
 		"tool/effect/before_commit/isolated/ledger_readback":                "6",
-		"tool/effect/after_commit/isolated/ledger_readback":                 "3 effect_at_most_once×1",
-		"tool/effect/after_commit/isolated/receipt":                         "9 effect_at_most_once×2 provable_outcome×1",
-		"tool/effect/after_commit/repeated/ledger_readback":                 "3 effect_at_most_once×1",
-		"tool/effect/after_commit/repeated/receipt":                         "6 effect_at_most_once×2",
-		"tool/effect/after_commit/persistent/ledger_readback":               "3 effect_at_most_once×1",
-		"tool/effect/after_commit/persistent/receipt":                       "6 effect_at_most_once×2",
-		"tool/effect/after_commit/synchronized/ledger_readback":             "3 effect_at_most_once×1",
-		"tool/effect/after_commit/synchronized/receipt":                     "9 effect_at_most_once×2 provable_outcome×1",
-		"tool/effect/after_commit/shared/ledger_readback":                   "3 effect_at_most_once×1",
-		"tool/effect/after_commit/shared/receipt":                           "9 effect_at_most_once×2 provable_outcome×1",
+		"tool/effect/after_commit/isolated/ledger_readback":                 "3 effect_at_most_once×1 recorded_agrees_with_ledger×2",
+		"tool/effect/after_commit/isolated/receipt":                         "9 effect_at_most_once×2 provable_outcome×1 recorded_agrees_with_ledger×5",
+		"tool/effect/after_commit/repeated/ledger_readback":                 "3 effect_at_most_once×1 recorded_agrees_with_ledger×2",
+		"tool/effect/after_commit/repeated/receipt":                         "6 effect_at_most_once×2 recorded_agrees_with_ledger×4",
+		"tool/effect/after_commit/persistent/ledger_readback":               "3 effect_at_most_once×1 recorded_agrees_with_ledger×1",
+		"tool/effect/after_commit/persistent/receipt":                       "6 effect_at_most_once×2 recorded_agrees_with_ledger×2",
+		"tool/effect/after_commit/synchronized/ledger_readback":             "3 effect_at_most_once×1 recorded_agrees_with_ledger×2",
+		"tool/effect/after_commit/synchronized/receipt":                     "9 effect_at_most_once×2 provable_outcome×1 recorded_agrees_with_ledger×5",
+		"tool/effect/after_commit/shared/ledger_readback":                   "3 effect_at_most_once×1 recorded_agrees_with_ledger×2",
+		"tool/effect/after_commit/shared/receipt":                           "9 effect_at_most_once×2 provable_outcome×1 recorded_agrees_with_ledger×5",
 		"tool/sandbox/before_validation/isolated/ledger_readback":           "3",
-		"tool/tool_call/before_commit/isolated/ledger_readback":             "6 effect_at_most_once×1",
+		"tool/tool_call/before_commit/isolated/ledger_readback":             "6 effect_at_most_once×1 recorded_agrees_with_ledger×1",
 		"tool/tool_call/before_commit/isolated/budget_counter":              "3",
-		"tool/tool_call/before_commit/repeated/ledger_readback":             "3 effect_at_most_once×1",
+		"tool/tool_call/before_commit/repeated/ledger_readback":             "3 effect_at_most_once×1 recorded_agrees_with_ledger×1",
 		"tool/tool_call/before_commit/persistent/budget_counter":            "3",
-		"tool/tool_call/before_commit/synchronized/ledger_readback":         "3 effect_at_most_once×1",
-		"tool/tool_call/before_commit/shared/ledger_readback":               "3 effect_at_most_once×1",
+		"tool/tool_call/before_commit/synchronized/ledger_readback":         "3 effect_at_most_once×1 recorded_agrees_with_ledger×1",
+		"tool/tool_call/before_commit/shared/ledger_readback":               "3 effect_at_most_once×1 recorded_agrees_with_ledger×1",
 		"state/state/before_commit/isolated/state_version":                  "5 current_entitlement×1 not reached 1",
 		"state/state/after_commit/isolated/ledger_readback":                 "2 not reached 1",
-		"state/state/after_checkpoint/isolated/ledger_readback":             "3 effect_at_most_once×1",
-		"state/state/after_checkpoint/repeated/ledger_readback":             "3 effect_at_most_once×1",
-		"state/state/after_checkpoint/persistent/ledger_readback":           "3 budget×1 effect_at_most_once×1",
+		"state/state/after_checkpoint/isolated/ledger_readback":             "3 effect_at_most_once×1 recorded_agrees_with_ledger×2",
+		"state/state/after_checkpoint/repeated/ledger_readback":             "3 effect_at_most_once×1 recorded_agrees_with_ledger×2",
+		"state/state/after_checkpoint/persistent/ledger_readback":           "3 budget×1 effect_at_most_once×1 recorded_agrees_with_ledger×1",
 		"state/worker/after_checkpoint/isolated/checkpoint_store":           "3",
 		"state/checkpoint_store/after_checkpoint/isolated/checkpoint_store": "12",
 		"state/branch_join/before_commit/isolated/join_record":              "3",
 		"evidence/effect/before_commit/isolated/trace_lineage":              "3 provable_outcome×1",
-		"evidence/proof/after_receipt/isolated/receipt":                     "3 provable_outcome×1",
-		"evidence/proof/after_receipt/synchronized/receipt":                 "3 provable_outcome×1",
-		"evidence/proof/after_receipt/shared/receipt":                       "3 provable_outcome×1",
+		"evidence/proof/after_receipt/isolated/receipt":                     "3 provable_outcome×1 recorded_agrees_with_ledger×1",
+		"evidence/proof/after_receipt/synchronized/receipt":                 "3 provable_outcome×1 recorded_agrees_with_ledger×1",
+		"evidence/proof/after_receipt/shared/receipt":                       "3 provable_outcome×1 recorded_agrees_with_ledger×1",
 	}
 	for k, e := range d.Keys {
 		got := itoa(e.Visits)

@@ -613,8 +613,15 @@ func (s quoteAfter) Run(ctx context.Context, env model.Env, task model.Task) (mo
 	if err != nil {
 		return model.Claim{}, err
 	}
-	resp.Body.Close()
-	return model.Claim{Verdict: model.ClaimRelease}, nil
+	defer resp.Body.Close()
+	var out struct {
+		ReceiptID string `json:"receipt_id"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return model.Claim{}, err
+	}
+	// the release names the provider's receipt (recorded_agrees_with_ledger)
+	return model.Claim{Verdict: model.ClaimRelease, Receipt: out.ReceiptID}, nil
 }
 
 func (s quoteAfter) ProviderLedger(context.Context) ([]model.LedgerEntry, error) {

@@ -160,8 +160,8 @@ func runBilling(t *testing.T, b biller, s *model.Schedule) (*model.Result, []str
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Invariants) != 9 || res.Invariants[8].Invariant != "retry_paced" {
-		t.Fatalf("%d invariants reported, want the eight built-in ones and retry_paced", len(res.Invariants))
+	if len(res.Invariants) != 10 || res.Invariants[8].Invariant != model.InvRecordedAgreesWithLedger || res.Invariants[9].Invariant != "retry_paced" {
+		t.Fatalf("%d invariants reported, want the eight built-in ones, recorded_agrees_with_ledger and retry_paced", len(res.Invariants))
 	}
 	var broke []string
 	for _, inv := range res.Invariants {
@@ -219,20 +219,23 @@ func TestBillingAgent(t *testing.T) {
 		bug    biller
 		fault  *model.Schedule
 		want   []string
+		first  string // the invariant Err names: the first broken
 	}{
 		// the reply of the charge is lost after the provider committed: a
-		// retry under a fresh key charges the card again
+		// retry under a fresh key charges the card again, and its record
+		// names only the second charge
 		{"a fresh key per retry", biller{freshKeyPerRetry: true}, oneFault(model.EvToolCommit, commits[0], "timeout_after_commit"),
-			[]string{model.InvEffectAtMostOnce}},
+			[]string{model.InvEffectAtMostOnce, model.InvRecordedAgreesWithLedger}, model.InvEffectAtMostOnce},
 		// the worker crashes right after its last checkpoint write (its
 		// second; the reference system's third does not exist here): a
-		// restart that ignores the checkpoint charges again
+		// restart that ignores the checkpoint charges again; its first
+		// write withdraws the charge the last one recorded
 		{"a blind resume after restart", biller{blindResume: true}, oneFault(model.EvCheckpointWrite, lastWrite, "worker_crash"),
-			[]string{model.InvEffectAtMostOnce}},
+			[]string{model.InvEffectAtMostOnce, model.InvRecordedAgreesWithLedger}, model.InvRecordedAgreesWithLedger},
 		// the provider commits and the reply carries no receipt: success
-		// claimed from that reply has no proof
+		// claimed from that reply has no proof, and no record of the charge
 		{"success from a reply with no receipt", biller{trustReply: true}, oneFault(model.EvToolCommit, commits[0], "partial_success_response"),
-			[]string{model.InvProvableOutcome}},
+			[]string{model.InvProvableOutcome, model.InvRecordedAgreesWithLedger}, model.InvProvableOutcome},
 	}
 	for _, c := range cases {
 		f := c.fault.Faults[0]
@@ -247,8 +250,8 @@ func TestBillingAgent(t *testing.T) {
 			t.Errorf("%s: run verdict %s", c.defect, res.RunVerdict)
 		}
 		var re *model.RunError
-		if err := res.Err(); !errors.As(err, &re) || re.Code != 1 || re.Invariant != c.want[0] {
-			t.Errorf("%s: Err() = %v, want code 1 for %s", c.defect, err, c.want[0])
+		if err := res.Err(); !errors.As(err, &re) || re.Code != 1 || re.Invariant != c.first {
+			t.Errorf("%s: Err() = %v, want code 1 for %s", c.defect, err, c.first)
 		}
 		// the correct agent holds every invariant under the same fault
 		fixed, broke := runBilling(t, biller{}, c.fault)
@@ -372,7 +375,10 @@ func TestBillingWithoutAuthority(t *testing.T) {
 	if broke := run(biller{noApproval: true}, &model.Schedule{Version: model.ScheduleVersion, Faults: []model.FaultEntry{}}); broke != nil {
 		t.Errorf("clean run broke %v", broke)
 	}
-	want := []string{model.InvEffectAtMostOnce + ": second ledger effect for task charge-acct-7-2026-12"}
+	// the retry's record names only the second charge: the claim
+	// contradicts the provider's ledger too
+	want := []string{model.InvEffectAtMostOnce + ": second ledger effect for task charge-acct-7-2026-12",
+		model.InvRecordedAgreesWithLedger + ": the task's record (checkpoint 2) lacks effect req-1 of the provider's ledger"}
 	if broke := run(biller{noApproval: true, freshKeyPerRetry: true}, oneFault(model.EvToolCommit, 1, "timeout_after_commit")); !cmp.Equal(broke, want) {
 		t.Errorf("fresh key per retry broke %v, want %v", broke, want)
 	}

@@ -20,7 +20,7 @@ var corpusExpect = map[string]struct {
 	verdict  model.RunVerdict
 	violated []string
 }{
-	"timeout-after-commit.json":      {model.Unrecoverable, []string{model.InvEffectAtMostOnce}},
+	"timeout-after-commit.json":      {model.Unrecoverable, []string{model.InvEffectAtMostOnce, model.InvRecordedAgreesWithLedger}},
 	"harness-practice-fixture.json":  {model.Recovered, nil},
 	"stale-checkpoint-rejected.json": {model.ContainedFailure, nil},
 	"budget-exhausted.json":          {model.ContainedFailure, nil},
@@ -214,7 +214,7 @@ func TestRecordRedactsIdentifiers(t *testing.T) {
 	if want := "ref-"; !strings.Contains(rec.Timeline[5].Detail, want) {
 		t.Fatalf("proposal detail not redacted to a reference: %q", rec.Timeline[5].Detail)
 	}
-	if rec.Invariants[model.InvResumeFromCheckpoint] != "pass" || len(rec.Invariants) != 9 || rec.Invariants["retry_paced"] != "pass" || rec.Faults[1].At != "checkpoint.write#3" || !rec.Faults[1].Handled {
+	if rec.Invariants[model.InvResumeFromCheckpoint] != "pass" || len(rec.Invariants) != 10 || rec.Invariants["retry_paced"] != "pass" || rec.Faults[1].At != "checkpoint.write#3" || !rec.Faults[1].Handled {
 		t.Fatalf("record %+v %+v", rec.Invariants, rec.Faults)
 	}
 }

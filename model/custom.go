@@ -135,8 +135,6 @@ type scope struct {
 	// compat: the paper's invariant set (Options.Compat), without the
 	// recorded_agrees_with_ledger every other run checks
 	compat bool
-	// production: a run of production code (Options.Clock)
-	production bool
 }
 
 // addedInvariants are the invariants the harness adds to a run of its own
@@ -144,12 +142,12 @@ type scope struct {
 var addedInvariants = map[string]string{
 	invRetryPaced:               "every run that checks another invariant checks it, but for the paper's set (Options.Compat)",
 	InvNoRetryStorm:             "every run of a fleet fixture (Fixture.Fleet) checks it, and no other run can",
-	InvRecordedAgreesWithLedger: "every run of production code (Options.Clock) and every run whose provider sends notices (Config.Notices) checks it; for any other run add NoticeAgreement() to Options.Invariants",
+	InvRecordedAgreesWithLedger: "every run that checks another invariant checks it, beside those Builtin names, but a run of the paper's set (Options.Compat) without notices; add NoticeAgreement() to Options.Invariants to check it alone",
 }
 
 // resolveScope validates the invariant options.
 func resolveScope(o Options) (scope, error) {
-	s := scope{compat: o.Compat, production: o.Clock != nil}
+	s := scope{compat: o.Compat}
 	if o.Builtin != nil {
 		s.narrowed = true
 		for i := range s.off {

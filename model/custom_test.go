@@ -58,10 +58,11 @@ func TestUserInvariantMatchesBuiltin(t *testing.T) {
 			}
 			plain := runWith(t, model.Options{}, s)
 			with := runWith(t, model.Options{Invariants: []model.UserInvariant{effectsOfTask}}, s)
-			if len(with.Invariants) != len(model.Invariants)+2 || with.Invariants[len(model.Invariants)].Invariant != "retry_paced" {
+			// the eight, recorded_agrees_with_ledger, retry_paced, then the user's
+			if len(plain.Invariants) != len(model.Invariants)+2 || len(with.Invariants) != len(model.Invariants)+3 || with.Invariants[len(model.Invariants)+1].Invariant != "retry_paced" {
 				t.Fatalf("%s/%s: %d invariant results", spec.Kind, p, len(with.Invariants))
 			}
-			if diff := cmp.Diff(plain.Invariants, with.Invariants[:len(model.Invariants)+1]); diff != "" {
+			if diff := cmp.Diff(plain.Invariants, with.Invariants[:len(plain.Invariants)]); diff != "" {
 				t.Errorf("%s/%s: built-in results changed (-without +with):\n%s", spec.Kind, p, diff)
 			}
 			if plain.Terms != with.Terms || plain.RunVerdict != with.RunVerdict {
@@ -145,7 +146,10 @@ func TestNarrowedScope(t *testing.T) {
 		names = append(names, fmt.Sprintf("%s:%t:%d:%s", i.Invariant, i.Held, i.FirstSeq, i.FaultID))
 	}
 	inv, _ := full.Invariant(model.InvEffectAtMostOnce)
-	want := []string{fmt.Sprintf("effect_at_most_once:false:%d:f1", inv.FirstSeq), "budget:true:0:", "retry_paced:true:0:"}
+	// recorded_agrees_with_ledger is checked beside them (the baseline's
+	// record names only the retry's effect), then retry_paced
+	led, _ := full.Invariant(model.InvRecordedAgreesWithLedger)
+	want := []string{fmt.Sprintf("effect_at_most_once:false:%d:f1", inv.FirstSeq), "budget:true:0:", fmt.Sprintf("recorded_agrees_with_ledger:false:%d:f1", led.FirstSeq), "retry_paced:true:0:"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Fatalf("invariants (-want +got):\n%s", diff)
 	}
@@ -156,10 +160,10 @@ func TestNarrowedScope(t *testing.T) {
 		t.Fatalf("narrowed: %+v %s, want %+v unrecoverable", two.Terms, two.RunVerdict, wantTwo)
 	}
 	rec := two.Record()
-	if diff := cmp.Diff([]string{model.InvEffectAtMostOnce, model.InvBudget, "retry_paced"}, rec.Contract.Invariants); diff != "" {
+	if diff := cmp.Diff([]string{model.InvEffectAtMostOnce, model.InvBudget, model.InvRecordedAgreesWithLedger, "retry_paced"}, rec.Contract.Invariants); diff != "" {
 		t.Fatalf("contract invariants (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(map[string]string{"effect_at_most_once": "fail", "budget": "pass", "retry_paced": "pass"}, rec.Invariants); diff != "" {
+	if diff := cmp.Diff(map[string]string{"effect_at_most_once": "fail", "budget": "pass", "recorded_agrees_with_ledger": "fail", "retry_paced": "pass"}, rec.Invariants); diff != "" {
 		t.Fatalf("record invariants (-want +got):\n%s", diff)
 	}
 }
@@ -262,7 +266,7 @@ func TestOptionsErrors(t *testing.T) {
 func TestBuiltinRefusesAddedInvariants(t *testing.T) {
 	for name, want := range map[string]string{
 		model.InvNoRetryStorm:             `"no_retry_storm" is not named in Builtin: every run of a fleet fixture`,
-		model.InvRecordedAgreesWithLedger: `"recorded_agrees_with_ledger" is not named in Builtin: every run of production code (Options.Clock) and every run whose provider sends notices (Config.Notices) checks it; for any other run add NoticeAgreement()`,
+		model.InvRecordedAgreesWithLedger: `"recorded_agrees_with_ledger" is not named in Builtin: every run that checks another invariant checks it, beside those Builtin names, but a run of the paper's set (Options.Compat) without notices; add NoticeAgreement()`,
 	} {
 		_, err := model.NewHarness(copperfin.Copperfin(), model.Options{Builtin: []string{name}}).Run(copperfin.Factory(0), &model.Schedule{Version: model.ScheduleVersion, Seed: "b"})
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -51,6 +51,7 @@ func ExampleHarness_ownSystem() {
 	fmt.Println(res.RunVerdict, res.Terms.Effects)
 	// Output:
 	// budget held=true first_seq=0 event="" fault="" detail=""
+	// recorded_agrees_with_ledger held=true first_seq=0 event="" fault="" detail=""
 	// retry_paced held=true first_seq=0 event="" fault="" detail=""
 	// closed_once held=false first_seq=3 event="tool.commit" fault="f1" detail="2 close effects"
 	// unrecoverable 2

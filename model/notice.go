@@ -245,9 +245,10 @@ const InvRecordedAgreesWithLedger = "recorded_agrees_with_ledger"
 // often than the ledger holds it or withdraws one the ledger holds, a
 // task that claims other than hold records every effect it made, and a
 // release of production code names a receipt of the task's that the
-// provider's own store holds (Claim.Receipt). Runs of production code and
-// runs with Config.Notices check it; add it to Options.Invariants for
-// others (docs/vocabulary.md, "recorded_agrees_with_ledger").
+// provider's own store holds (Claim.Receipt). Every run that checks
+// another invariant checks it, but the paper's set (Options.Compat)
+// without notices; add it to Options.Invariants to check it alone
+// (docs/vocabulary.md, "recorded_agrees_with_ledger").
 func NoticeAgreement() UserInvariant {
 	return UserInvariant{Name: InvRecordedAgreesWithLedger, Owner: "workflow runtime", Oracle: oracleLedgerReadback,
 		Doc:   "the effects a task's checkpoints record agree with the provider's ledger: none twice, none withdrawn, none missing when it releases or denies; a production release names a receipt the provider holds for the task",

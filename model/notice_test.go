@@ -122,16 +122,16 @@ func TestLateFailedNoticeOverridesVerifiedSuccess(t *testing.T) {
 }
 
 // TestNoticeFreeRunHasNoInbox: without Config.Notices the Env has no
-// inbox, no run crosses notice.receive and the invariant is not reported
-// (the eight built-ins, as before); with it the clean run crosses three
-// receives and reports nine invariants, all held. A single-fault schedule
+// inbox and no run crosses notice.receive (the invariant is checked as in
+// every run, after the eight built-ins); with it the clean run crosses
+// three receives and reports the same nine invariants, all held. A single-fault schedule
 // of a notice kind turns notices on.
 func TestNoticeFreeRunHasNoInbox(t *testing.T) {
 	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
 	plain := noticeSchedule(typed)
 	plain.Config.Notices = false
 	res := run(t, plain)
-	if len(res.Invariants) != 9 || res.Invariants[8].Invariant != "retry_paced" || len(receives(res)) != 0 {
+	if len(res.Invariants) != 10 || res.Invariants[8].Invariant != model.InvRecordedAgreesWithLedger || res.Invariants[9].Invariant != "retry_paced" || !res.Held() || len(receives(res)) != 0 {
 		t.Errorf("without notices: %d invariants, receives %q", len(res.Invariants), receives(res))
 	}
 	res = run(t, noticeSchedule(typed))

@@ -56,8 +56,11 @@ func TestLastOutcomeMatchesRun(t *testing.T) {
 	}
 	// under baseline the paper's ten kinds and malformed_response, output_drift
 	// and tool_timeout (a duplicate refund each) violate an invariant; under
-	// typed and fail_closed no kind does
-	if violated != 13 {
-		t.Fatalf("%d outcomes with a violated invariant, want 13 (the baseline's)", violated)
+	// typed no kind does; under fail_closed six do (recorded_agrees_with_ledger:
+	// it denies a refund the provider made, after timeout_after_commit,
+	// partial_success_response, checkpoint_rollback, drop_effect_receipt,
+	// malformed_response and output_drift)
+	if violated != 19 {
+		t.Fatalf("%d outcomes with a violated invariant, want 19 (the baseline's 13, fail_closed's 6)", violated)
 	}
 }

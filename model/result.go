@@ -241,8 +241,9 @@ type resultStore struct {
 	res Result
 	tl  timeline
 	// invs holds the invariant results of the default scope (the eight
-	// built-in ones, recorded_agrees_with_ledger and retry_paced)
-	invs   [10]InvariantResult
+	// built-in ones, recorded_agrees_with_ledger and retry_paced) and one
+	// more (a fleet's no_retry_storm, or one of the system's own)
+	invs   [11]InvariantResult
 	faults [1]FaultReport
 	claims [1]TaskClaim
 	tasks  [1]TaskVerdict

@@ -28,7 +28,9 @@ import (
 // before both); a resumed worker holds an effect no decision wrote
 // (four runs: one more evidence.lookup). The runs of duplicate_tool_call,
 // model_refusal, refusal_as_done and duplicate_call_executed follow, then
-// the corpus file retry-storm-jittered.json (one run).
+// the corpus file retry-storm-jittered.json (one run). Every run then
+// checks recorded_agrees_with_ledger, as runs of production code did
+// (0c00de43... before): each result, record and verdict that reports it moves.
 const (
 	runOutputsDigest = "c1c0fd2fa89180482c69616ed36ecdcc6c5316039e6490581434c641e49ee9cc"
 	runOutputsRuns   = 4915

@@ -69,7 +69,9 @@ func schedulerRuns(t *testing.T, yield func(name string, h *model.Harness, facto
 // switches, timeline, verdicts) of schedulerRuns' runs, in a fixed order,
 // is the one the scheduler gave before its ready list was indexed (with
 // a claim the deadline forced leaving its task timed_out in the timeline,
-// not failed: 769b8714... before).
+// not failed: 769b8714... before), with recorded_agrees_with_ledger
+// checked in every run (543139f1... before; without its results the
+// runs hash to that digest: the picks, timelines and verdicts are the same).
 func TestSchedulerPicksPinned(t *testing.T) {
 	const want = "99e49c2b0b3479460998cffb2b5ec283c5a4ee5d42b8913823e4677ce4f47463"
 	sum := sha256.New()

@@ -24,8 +24,8 @@ func TestScopeIsWhatARunChecks(t *testing.T) {
 		opts    model.Options
 		want    []string
 	}{
-		{"default", "", false, model.Options{}, []string{"retry_paced"}},
-		{"fleet", "copperfin-fleet-3", false, model.Options{}, []string{model.InvNoRetryStorm, "retry_paced"}},
+		{"default", "", false, model.Options{}, []string{model.InvRecordedAgreesWithLedger, "retry_paced"}},
+		{"fleet", "copperfin-fleet-3", false, model.Options{}, []string{model.InvRecordedAgreesWithLedger, model.InvNoRetryStorm, "retry_paced"}},
 		{"notices", "", true, model.Options{}, []string{model.InvRecordedAgreesWithLedger, "retry_paced"}},
 		{"compat", "", false, model.Options{Compat: true}, nil},
 		{"fleet, notices, narrowed, own", "copperfin-fleet-3", true,

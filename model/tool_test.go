@@ -259,7 +259,8 @@ func TestCompletedEffectsNamedAsTheSystemSawThem(t *testing.T) {
 	} {
 		res := runShopper(t, shopper{effectName: pick}, opts, clean)
 		inv, _ := res.Invariant(model.InvNoInventedProgress)
-		if !inv.Held || res.RunVerdict != model.Recovered || len(res.Invariants) != 2 || res.Invariants[1].Invariant != "retry_paced" {
+		led, _ := res.Invariant(model.InvRecordedAgreesWithLedger)
+		if !inv.Held || !led.Held || res.RunVerdict != model.Recovered || len(res.Invariants) != 3 || res.Invariants[2].Invariant != "retry_paced" {
 			t.Errorf("%s: %+v, run %s", name, res.Invariants, res.RunVerdict)
 		}
 	}

@@ -45,5 +45,5 @@ func ExampleExport() {
 	spans := exp.GetSpans()
 	root := spans[len(spans)-1]
 	fmt.Println(len(spans), "spans;", root.Name, root.Status.Description)
-	// Output: 23 spans; task ref-db32399f effect_at_most_once violated at seq 19 (tool.commit)
+	// Output: 23 spans; task ref-db32399f effect_at_most_once violated at seq 19 (tool.commit); recorded_agrees_with_ledger violated at seq 22 (claim)
 }

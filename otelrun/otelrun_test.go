@@ -75,7 +75,7 @@ func crossingAttrs(e model.Event) map[string]any {
 
 // TestTraceFileMatchesTimeline: the trace of timeout_after_commit under the
 // baseline profile (one fired fault, effect_at_most_once violated at the
-// second commit), written to a file and read back by the collector, has
+// second commit, recorded_agrees_with_ledger at the claim), written to a file and read back by the collector, has
 // one root span for the task and one child span per crossing with the
 // timeline's fields, the fault as a span event with its typed spec on the
 // crossing where it fired, the invariant as an error on its first failing
@@ -129,6 +129,9 @@ func TestTraceFileMatchesTimeline(t *testing.T) {
 		if e.Seq == 19 {
 			want["error.type"] = model.InvEffectAtMostOnce
 		}
+		if e.Seq == 22 {
+			want["error.type"] = model.InvRecordedAgreesWithLedger
+		}
 		if diff := cmp.Diff(want, s.Attributes().AsRaw()); diff != "" {
 			t.Errorf("seq %d attributes (-want +got):\n%s", e.Seq, diff)
 		}
@@ -146,7 +149,7 @@ func TestTraceFileMatchesTimeline(t *testing.T) {
 				"faultline.fault.boundary": string(spec.Boundary), "faultline.fault.phase": string(spec.Phase),
 				"faultline.fault.correlation": string(spec.Correlation), "faultline.fault.withheld_signal": string(spec.Signal),
 				"faultline.fault.manner": string(spec.Manner), "faultline.fault.oracle": "ledger_readback", "faultline.fault.world": false,
-				"faultline.fault.fired": int64(1), "faultline.fault.observed_by": []any{"effect_at_most_once"}, "faultline.fault.detected": true,
+				"faultline.fault.fired": int64(1), "faultline.fault.observed_by": []any{"effect_at_most_once", "recorded_agrees_with_ledger"}, "faultline.fault.detected": true,
 			}
 			if spec.Domain != model.Domain("tool") || spec.Boundary == "" || spec.Phase == "" || spec.Signal == "" || spec.Manner == "" {
 				t.Fatalf("spec of timeout_after_commit changed: %+v", spec)
@@ -174,22 +177,40 @@ func TestTraceFileMatchesTimeline(t *testing.T) {
 			if diff := cmp.Diff(wantEv, ev.Attributes().AsRaw()); diff != "" {
 				t.Errorf("invariant event attributes (-want +got):\n%s", diff)
 			}
+		case 22:
+			const lacks = "the task's record (checkpoint 4) lacks effect req-1 of the provider's ledger"
+			if s.Events().Len() != 1 || s.Status().Code() != ptrace.StatusCodeError ||
+				s.Status().Message() != "recorded_agrees_with_ledger: "+lacks {
+				t.Fatalf("seq 22: %d events, status %s %q", s.Events().Len(), s.Status().Code(), s.Status().Message())
+			}
+			ev := s.Events().At(0)
+			wantEv := map[string]any{
+				"faultline.invariant.name": "recorded_agrees_with_ledger", "faultline.invariant.oracle": "ledger_readback",
+				"faultline.invariant.first_seq": int64(22), "faultline.invariant.event": "claim",
+				"faultline.invariant.fault_id": "f1", "faultline.invariant.detail": lacks,
+			}
+			if ev.Name() != "faultline.invariant" || ev.Timestamp() != ms(252) {
+				t.Errorf("invariant event %q at %s", ev.Name(), ev.Timestamp())
+			}
+			if diff := cmp.Diff(wantEv, ev.Attributes().AsRaw()); diff != "" {
+				t.Errorf("invariant event attributes (-want +got):\n%s", diff)
+			}
 		default:
 			if s.Events().Len() != 0 || s.Status().Code() != ptrace.StatusCodeUnset {
 				t.Errorf("seq %d: %d events, status %s", e.Seq, s.Events().Len(), s.Status().Code())
 			}
 		}
 	}
-	assert.Equal(t, 2, events, "span events: one fault, one invariant")
+	assert.Equal(t, 3, events, "span events: one fault, two invariants")
 	if root.StartTimestamp() != ms(0) || root.EndTimestamp() != ms(252) || root.Events().Len() != 0 ||
-		root.Status().Code() != ptrace.StatusCodeError || root.Status().Message() != "effect_at_most_once violated at seq 19 (tool.commit)" {
+		root.Status().Code() != ptrace.StatusCodeError || root.Status().Message() != "effect_at_most_once violated at seq 19 (tool.commit); recorded_agrees_with_ledger violated at seq 22 (claim)" {
 		t.Errorf("root %s..%s, %d events, status %s %q", root.StartTimestamp(), root.EndTimestamp(), root.Events().Len(), root.Status().Code(), root.Status().Message())
 	}
 	wantRoot := map[string]any{
 		"faultline.run_id": res.RunID, "faultline.task": "ref-db32399f", "faultline.schedule.seed": "timeout_after_commit",
 		"faultline.config": "profile baseline", "faultline.fixture": "copperfin", "faultline.run_verdict": "unrecoverable",
 		"faultline.terms.verdict": "unsafe", "faultline.crossings": int64(22), "faultline.faults.scheduled": int64(1),
-		"faultline.faults.unfired": []any{}, "faultline.invariants.violated": []any{"effect_at_most_once"},
+		"faultline.faults.unfired": []any{}, "faultline.invariants.violated": []any{"effect_at_most_once", "recorded_agrees_with_ledger"},
 		"faultline.claim.verdict": "release", "faultline.claim.reason": "refund completed", "faultline.claim.degraded": false,
 		"faultline.budget.attempts": int64(2), "faultline.budget.retry_budget": int64(2), "faultline.budget.elapsed_ms": int64(252),
 		"faultline.budget.deadline_ms": int64(2000), "faultline.budget.deadline_remaining_ms": int64(1748), "faultline.budget.restarts": int64(0),
@@ -443,8 +464,9 @@ func TestInvariantWithoutItsCrossing(t *testing.T) {
 		}
 	}
 	root := spans[len(spans)-1]
-	if len(root.Events) != 1 || root.Events[0].Name != "faultline.invariant" || !root.Events[0].Time.Equal(otelrun.Epoch.Add(252*time.Millisecond)) ||
-		root.Status.Code != codes.Error || root.Status.Description != "effect_at_most_once violated: second ledger effect for task ref-db32399f" {
+	if len(root.Events) != 2 || root.Events[0].Name != "faultline.invariant" || !root.Events[0].Time.Equal(otelrun.Epoch.Add(252*time.Millisecond)) ||
+		root.Events[1].Name != "faultline.invariant" || root.Status.Code != codes.Error ||
+		root.Status.Description != "effect_at_most_once violated: second ledger effect for task ref-db32399f; recorded_agrees_with_ledger violated: the task's record (checkpoint 4) lacks effect req-1 of the provider's ledger" {
 		t.Errorf("root events %+v status %+v", root.Events, root.Status)
 	}
 }

@@ -55,9 +55,11 @@ func TestExhaustiveConfirmsItsCounterexample(t *testing.T) {
 		once bool
 		want string
 	}{
-		{false, "properties: the walk's schedule 2 broke holds_only, but the clean run, which held every invariant when the walk ran it, " +
-			"broke holds_only after seq 2 (claim) when run again to confirm the counterexample (state kept across runs, a clock or global randomness): the system under test is not deterministic"},
-		{true, "properties: the walk's schedule 2 broke holds_only after seq 2 (claim), and run again to confirm it crossed other events: " +
+		// the cached release names no receipt: recorded_agrees_with_ledger,
+		// reported before the system's own, breaks with holds_only
+		{false, "properties: the walk's schedule 2 broke recorded_agrees_with_ledger, but the clean run, which held every invariant when the walk ran it, " +
+			"broke recorded_agrees_with_ledger after seq 2 (claim) when run again to confirm the counterexample (state kept across runs, a clock or global randomness): the system under test is not deterministic"},
+		{true, "properties: the walk's schedule 2 broke recorded_agrees_with_ledger after seq 2 (claim), and run again to confirm it crossed other events: " +
 			"crossing 2 was claim#0 (release), then checkpoint.write#1 (ok); every invariant held (state kept across runs, a clock or global randomness): the system under test is not deterministic"},
 	} {
 		leakRuns.Store(0)
@@ -78,7 +80,7 @@ func TestExploreConfirmsItsCounterexample(t *testing.T) {
 	sys := fixed(func() model.System { return leaky{} })
 	rep, err := properties.Explore(sysdef(sys), leakyOptions(properties.WithSeed(1), properties.WithChecks(5), properties.WithoutWalk())...)
 	const want = "properties: the clean run (no faults), run again to confirm the counterexample, crossed other events than its first run: " +
-		"crossing 2 was checkpoint.write#1 (ok), then claim#0 (release); it broke holds_only after seq 2 (claim) (state kept across runs, a clock or global randomness): the system under test is not deterministic"
+		"crossing 2 was checkpoint.write#1 (ok), then claim#0 (release); it broke recorded_agrees_with_ledger after seq 2 (claim) (state kept across runs, a clock or global randomness): the system under test is not deterministic"
 	if rep != nil || !errors.Is(err, properties.ErrNondeterministic) || err.Error() != want {
 		t.Fatalf("report %v, error:\n got %v\nwant %s", rep, err, want)
 	}

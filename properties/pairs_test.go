@@ -88,10 +88,13 @@ func TestExplorePairFindsCompositions(t *testing.T) {
 		event           model.EventName
 		onVerdict       model.RunVerdict
 	}{
-		{copperfin.EvidenceGate, 300, 256, 0, []model.FaultEntry{
-			{Event: model.EvToolCommit, Ordinal: 1, Kind: "partial_success_response"},
-			{Event: model.EvEvidenceReadback, Ordinal: 1, Kind: "drop_effect_receipt"}},
-			model.InvProvableOutcome, "drop_effect_receipt", 25, model.EvClaim, model.ContainedFailure},
+		// without the gate, a reply on another trace then a drifted reply
+		// leave the record without the refund the provider made (draw 256
+		// found provable_outcome's witness before the ledger was checked)
+		{copperfin.EvidenceGate, 300, 155, 0, []model.FaultEntry{
+			{Event: model.EvToolCommit, Ordinal: 1, Kind: "break_trace_lineage"},
+			{Event: model.EvToolCommit, Ordinal: 1, Kind: "output_drift"}},
+			model.InvRecordedAgreesWithLedger, "output_drift", 25, model.EvClaim, model.ContainedFailure},
 		{copperfin.RefreshContext, 3000, 656, 78, []model.FaultEntry{
 			{Event: model.EvContextPolicy, Ordinal: 1, Kind: "worker_crash"},
 			{Event: model.EvContextEligibility, Ordinal: 2, Kind: "cross_source_conflict"}},

@@ -46,9 +46,10 @@ func TestAuditSummaryFitsOneScreen(t *testing.T) {
 		"  typed        BLOCK OR REDESIGN            contained but dead   unsafe   0.0%  unproved   0.0%  service  67.8%\n",
 		"  fail_closed  BLOCK OR REDESIGN            contained but dead   unsafe   0.0%  unproved   0.0%  service  41.9%\n",
 		"    typed: useful service was below the 80% synthetic target\n",
-		"Worst findings (single-fault runs that violated an invariant: baseline 13, typed 0, fail_closed 0):\n",
-		"  baseline/timeout_after_commit: effect_at_most_once violated\n    faultline replay reference/corpus/kinds/timeout_after_commit.json --profile baseline\n",
-		"  and 5 more: faultline audit --full lists every row\n",
+		// fail_closed denies refunds the provider made under six kinds
+		"Worst findings (single-fault runs that violated an invariant: baseline 13, typed 0, fail_closed 6):\n",
+		"  baseline/timeout_after_commit: effect_at_most_once, recorded_agrees_with_ledger violated\n    faultline replay reference/corpus/kinds/timeout_after_commit.json --profile baseline\n",
+		"  and 11 more: faultline audit --full lists every row\n",
 		"Coverage: 40 of 40 reachable keys visited (100.0%), over 90 single-fault runs and 75 correlated.\n" +
 			"Faults: 162 reached and fired, 3 scheduled but not reached, 0 reached but not fired.\n",
 	} {

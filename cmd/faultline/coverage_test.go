@@ -35,17 +35,18 @@ func TestAssayRecordsCoverage(t *testing.T) {
 	}
 	// seed 5's 20 trials over the tool kinds visit seven keys: under
 	// baseline the commit timeouts and the answer faults duplicate the
-	// refund or release without proof; the refusals hold
+	// refund (leaving a record that names one) or release without proof;
+	// the refusals hold
 	d := readCov(t, p)
 	if d.Runs != 20 || len(d.Keys) != 7 {
 		t.Fatalf("runs %d, keys %d", d.Runs, len(d.Keys))
 	}
 	want := map[string]string{
 		"tool/effect/before_commit/isolated/ledger_readback":      "1",
-		"tool/effect/after_commit/isolated/ledger_readback":       "3 effect_at_most_once×3",
-		"tool/effect/after_commit/isolated/receipt":               "5 effect_at_most_once×3 provable_outcome×2",
+		"tool/effect/after_commit/isolated/ledger_readback":       "3 effect_at_most_once×3 recorded_agrees_with_ledger×3",
+		"tool/effect/after_commit/isolated/receipt":               "5 effect_at_most_once×3 provable_outcome×2 recorded_agrees_with_ledger×3",
 		"tool/sandbox/before_validation/isolated/ledger_readback": "3",
-		"tool/tool_call/before_commit/isolated/ledger_readback":   "2 effect_at_most_once×1",
+		"tool/tool_call/before_commit/isolated/ledger_readback":   "2 effect_at_most_once×1 recorded_agrees_with_ledger×1",
 		"tool/tool_call/before_commit/isolated/budget_counter":    "2",
 		"tool/tool_call/before_commit/persistent/budget_counter":  "4",
 	}
@@ -72,7 +73,7 @@ func TestAssayRecordsCoverage(t *testing.T) {
 
 // TestAuditPrintsCoverage: the audit prints the coverage summary, each
 // key's status under each profile (which broke under baseline, which held
-// under typed), the unvisited keys and the counterexamples beside their
+// under typed, which under fail_closed), the unvisited keys and the counterexamples beside their
 // keys and profiles, and records its 96 runs (84 single-fault, 12
 // correlated).
 func TestAuditPrintsCoverage(t *testing.T) {
@@ -88,11 +89,12 @@ func TestAuditPrintsCoverage(t *testing.T) {
 		"== coverage of the runs above (90 single-fault runs: 30 fault kinds under 3 profiles; and 75 correlated runs: 23 modifiers and 2 kinds outside the catalogue under 3 profiles)\n" +
 			"Coverage: 40 of 40 reachable keys visited (100.0%)\n",
 		"visited keys: 29 violated an invariant, 11 held",
+		// fail_closed denies refunds the provider made
 		"  baseline     38 of 40 reachable keys visited: 29 violated, 9 held (55 runs)\n" +
 			"  typed        40 of 40 reachable keys visited: 0 violated, 40 held (55 runs)\n" +
-			"  fail_closed  40 of 40 reachable keys visited: 0 violated, 40 held (55 runs)\n",
-		"  tool/effect/after_commit/isolated/ledger_readback                  violated (effect_at_most_once)                    held   held         timeout_after_commit\n",
-		"  tool/sandbox/before_validation/isolated/ledger_readback            held                                              held   held         sandbox_denial\n",
+			"  fail_closed  40 of 40 reachable keys visited: 16 violated, 24 held (55 runs)\n",
+		"  tool/effect/after_commit/isolated/ledger_readback                  violated (effect_at_most_once, recorded_agrees_with_ledger)                    held   violated (recorded_agrees_with_ledger)  timeout_after_commit\n",
+		"  tool/sandbox/before_validation/isolated/ledger_readback            held                                                                           held   held                                    sandbox_denial\n",
 		"Unvisited reachable keys:\n  none\n",
 		"  tool/effect/after_commit/isolated/ledger_readback under baseline\n    effect_at_most_once violated in 1 run: first false after seq 19 (tool.commit): second ledger effect for task refund-O-731\n",
 		"Unreachable keys (12335), grouped by reason:\n",
@@ -158,7 +160,7 @@ func TestCoverageReport(t *testing.T) {
 		t.Fatalf("replay command %q", replay)
 	}
 	code, out, _ = runCLI(t, strings.Fields(replay)[1:]...)
-	if code != 1 || !strings.Contains(out, "effect_at_most_once     VIOLATED  first false after seq 19 (tool.commit)") {
+	if code != 1 || !strings.Contains(out, "effect_at_most_once          VIOLATED  first false after seq 19 (tool.commit)") {
 		t.Fatalf("%s: exit %d\n%s", replay, code, out)
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 2 {

@@ -64,6 +64,10 @@ could not be created or written, the output could not be written).`,
 			if len(profiles) > 0 {
 				cfg.Profiles = nil
 				seen := map[string]bool{}
+				defended := map[string]bool{}
+				for _, c := range copperfin.Definition().Configs {
+					defended[c.Name] = c.Defended
+				}
 				for _, p := range profiles {
 					if _, err := copperfin.ProfileControls(copperfin.Profile(p)); err != nil {
 						return badInput("--profile: %v", err)
@@ -73,7 +77,7 @@ could not be created or written, the output could not be written).`,
 					}
 					seen[p] = true
 					cfg.Profiles = append(cfg.Profiles, model.NamedConfig{Name: p, System: copperfin.Settings{Profile: copperfin.Profile(p)}.JSON(),
-						Defended: copperfin.Profile(p) != copperfin.ProfileBaseline})
+						Defended: defended[p]})
 				}
 			}
 			if err := cli.CheckOutputDir("--out", out); err != nil {

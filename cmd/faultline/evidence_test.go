@@ -32,19 +32,23 @@ func TestAuditEvidenceSections(t *testing.T) {
 		"fail_closed  all     2000  contained but dead  redesign recovery",
 		"typed (all): recover floor 80% missed: recover 1357 of 2000 = 67.8% [95% CI 65.8%, 69.9%] (overall, worst class memory_loss 0 of 76, configuration default)",
 		"typed (all): prove floor 80% missed: prove 212 of 400 = 53.0% [95% CI 48.1%, 57.8%] (domain evidence, worst class break_trace_lineage 0 of 188, configuration default)",
-		"typed        default  timeout_after_commit       idempotency+effect_readback                                                    leverage_shown  yes           effect_at_most_once                         recovered",
-		"typed        default  sandbox_denial             behaviour (defect rejection_as_success)                                        leverage_shown  yes           no_invented_progress                        contained_failure",
-		"typed        default  memory_loss                bind_identity+pre_effect_authority and behaviour (defect fabricated_approval)  leverage_shown  yes           no_invented_progress                        contained_failure",
-		"typed        default  branch_failure             behaviour (defect failed_branch_dropped)                                       leverage_shown  yes           join_preserved                              contained_failure",
+		"typed        default  timeout_after_commit       idempotency+effect_readback                                                    leverage_shown       yes           effect_at_most_once,recorded_agrees_with_ledger                         recovered",
+		"typed        default  sandbox_denial             behaviour (defect rejection_as_success)                                        leverage_shown       yes           no_invented_progress                                                    contained_failure",
+		"typed        default  memory_loss                bind_identity+pre_effect_authority and behaviour (defect fabricated_approval)  leverage_shown       yes           no_invented_progress                                                    contained_failure",
+		"typed        default  branch_failure             behaviour (defect failed_branch_dropped)                                       leverage_shown       yes           join_preserved                                                          contained_failure",
 		"== Fault-transfer coefficients",
 		"subject_swap               default  212/212  +1.000 (212/212 - 0/212)",
 		"Remediation: add recovery",
 		"no trial run met a declared stop condition",
-		"pairs across configurations: 314 of 360 show leverage",
+		"pairs across configurations: 310 of 360 show leverage",
 		"== Composition pairs",
 		"  - refresh_context: draw 656 of seed 1: [context.policy#1 worker_crash, context.eligibility#2 cross_source_conflict] violates current_entitlement after seq 25 (tool.commit, reached by cross_source_conflict) without it; " +
 			"typed holds (contained_failure); replay: faultline replay --profile typed --without refresh_context composition-refresh_context.json (exit 1), faultline replay --profile typed composition-refresh_context.json (exit 0)",
-		"  - effect_readback: no composition witness in 10000 draws from seed 1 (0 single-fault pairs passed over)",
+		// without effect_readback a resumed worker denies a refund its
+		// rolled-back record lost; with it the refund is found and the
+		// retry the denial needs never happens (inconclusive, exit 3)
+		"  - effect_readback: draw 854 of seed 1: [checkpoint.write#3 checkpoint_rollback, tool.commit#2 sandbox_denial] violates recorded_agrees_with_ledger after seq 33 (claim, reached by sandbox_denial) without it; " +
+			"typed holds (inconclusive); replay: faultline replay --profile typed --without effect_readback composition-effect_readback.json (exit 1), faultline replay --profile typed composition-effect_readback.json (exit 3)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("audit output lacks %q", want)
@@ -163,14 +167,15 @@ func TestDossierCommand(t *testing.T) {
 		t.Fatalf("dossier.md: %v", err)
 	}
 	// the composition witnesses are written beside the dossier, and their
-	// replay commands hold: off violates (exit 1), typed holds (exit 0)
-	for _, c := range []string{"refresh_context", "idempotency", "evidence_gate"} {
+	// replay commands hold: off violates (exit 1), typed holds (exit 0;
+	// effect_readback's path never reaches the denied retry: exit 3)
+	for c, on := range map[string]int{"refresh_context": 0, "idempotency": 0, "effect_readback": 3, "evidence_gate": 0} {
 		f := filepath.Join(dir, "composition-"+c+".json")
 		if code, _, stderr := runCLI(t, "replay", "--profile", "typed", "--without", c, f); code != 1 {
 			t.Errorf("%s off: exit %d %s", c, code, stderr)
 		}
-		if code, _, stderr := runCLI(t, "replay", "--profile", "typed", f); code != 0 {
-			t.Errorf("%s on: exit %d %s", c, code, stderr)
+		if code, _, stderr := runCLI(t, "replay", "--profile", "typed", f); code != on {
+			t.Errorf("%s on: exit %d, want %d %s", c, code, on, stderr)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "composition-state_precondition.json")); !os.IsNotExist(err) {

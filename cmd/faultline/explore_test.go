@@ -197,13 +197,19 @@ func TestExploreCoverageMergesWithAssay(t *testing.T) {
 		t.Fatalf("runs: explore %d, assay %d, merged %d; merged equals both: %t", e.Runs, a.Runs, m.Runs, readFile(t, merged) == readFile(t, both))
 	}
 	// the explore's counterexample (a tool_timeout whose retry, without
-	// idempotency, goes out under a fresh request id) and the assay's
-	// tool_timeout sit under one key, their counts added
+	// idempotency, goes out under a fresh request id, and whose record
+	// names only the retry's refund) and the assay's tool_timeout sit
+	// under one key, their counts added, invariant by invariant
 	k := mustKey(t, "tool/tool_call/before_commit/isolated/ledger_readback")
 	ec, ac := e.Keys[k].Counterexamples, a.Keys[k].Counterexamples
-	if cx := m.Keys[k].Counterexamples; len(cx) != 1 || cx[0].Invariant != "effect_at_most_once" || len(ec) != 1 || len(ac) != 1 ||
-		ac[0].Count != 1 || cx[0].Count != ec[0].Count+ac[0].Count {
+	cx := m.Keys[k].Counterexamples
+	if len(cx) != 2 || cx[0].Invariant != "effect_at_most_once" || cx[1].Invariant != "recorded_agrees_with_ledger" || len(ec) != 2 || len(ac) != 2 {
 		t.Fatalf("%s: %+v", k, m.Keys[k])
+	}
+	for i := range cx {
+		if ac[i].Count != 1 || cx[i].Count != ec[i].Count+ac[i].Count {
+			t.Fatalf("%s: %+v", k, m.Keys[k])
+		}
 	}
 }
 

@@ -148,11 +148,13 @@ func TestReplayExitCodes(t *testing.T) {
 		!res.Faults[0].Reached || res.Faults[0].Fired != 1 || res.Faults[0].Handled {
 		t.Fatalf("json record %+v", res)
 	}
-	if len(res.Invariants) != 9 || res.Invariants["retry_paced"] != "pass" {
-		t.Errorf("want 8 invariants and retry_paced, got %v", res.Invariants)
+	// the eight, recorded_agrees_with_ledger (the retry's record names
+	// only the second refund) and retry_paced
+	if len(res.Invariants) != 10 || res.Invariants["retry_paced"] != "pass" {
+		t.Errorf("want 10 invariants, got %v", res.Invariants)
 	}
 	for name, v := range res.Invariants {
-		if want := map[bool]string{true: "fail", false: "pass"}[name == "effect_at_most_once"]; v != want {
+		if want := map[bool]string{true: "fail", false: "pass"}[name == "effect_at_most_once" || name == "recorded_agrees_with_ledger"]; v != want {
 			t.Errorf("invariant %s = %s, want %s", name, v, want)
 		}
 	}

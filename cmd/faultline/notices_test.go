@@ -58,7 +58,8 @@ func TestAuditNotices(t *testing.T) {
 		"  12375 keys in all: 42 reachable by the catalogue, 12333 unreachable",
 		"  baseline     40 of 42 reachable keys visited: 31 violated, 9 held (59 runs)\n" +
 			"  typed        42 of 42 reachable keys visited: 2 violated, 40 held (59 runs)\n",
-		"  tool/effect/after_checkpoint/isolated/ledger_readback              violated (recorded_agrees_with_ledger)            violated (recorded_agrees_with_ledger)  violated (recorded_agrees_with_ledger)  late_notice\n",
+		"  fail_closed  42 of 42 reachable keys visited: 18 violated, 24 held (59 runs)\n",
+		"  tool/effect/after_checkpoint/isolated/ledger_readback              violated (recorded_agrees_with_ledger)                                         violated (recorded_agrees_with_ledger)  violated (recorded_agrees_with_ledger)  late_notice\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("audit --notices lacks %q", want)

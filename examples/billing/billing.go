@@ -18,12 +18,15 @@
 //     read (model.GuardCapability, model.GuardState);
 //  4. reads the charge back from the provider's ledger, checkpoints it and
 //     records its receipt in the evidence ledger;
-//  5. claims the invoice paid (a release), or holds or denies.
+//  5. claims the invoice paid (a release), or holds or denies; a charge
+//     rejected after an attempt of unknown outcome is denied only when the
+//     ledger holds no charge of the invoice (the earlier attempt's on its
+//     trace is paid; on another trace, it holds).
 //
-// Its five planted bugs ([Bugs], off unless a config turns them on):
+// Its six planted bugs ([Bugs], off unless a config turns them on):
 // [FreshKeyPerRetry], [BlindResume], [ReceiptFromReply],
-// [FreshBudgetOnResume] and [ChargeAfterLostCheckpoint], the last two
-// found only by a composition of two faults. Its own
+// [FreshBudgetOnResume], [ChargeAfterLostCheckpoint] and [DenyOverCharge],
+// the last three found only by a composition of two faults. Its own
 // invariants are in invariants.go, its [Definition] in definition.go.
 package billing
 
@@ -83,6 +86,12 @@ const (
 	// (charged_once). It takes two faults: a lost checkpoint and a
 	// lagging readback.
 	ChargeAfterLostCheckpoint
+	// DenyOverCharge: a charge rejected on a retry after an attempt of
+	// unknown outcome is denied without reading the ledger, so an invoice
+	// whose first attempt went through is claimed unpaid
+	// (recorded_agrees_with_ledger). It takes two faults: a lost reply
+	// after the commit and a rejection of the retry.
+	DenyOverCharge
 )
 
 // Agent is the billing agent with its planted bugs.
@@ -121,6 +130,7 @@ type invoice struct {
 	seq        int
 	receipt    string
 	freshKey   string // the key a resumed worker charges under (the bug)
+	foreign    bool   // lookup saw a charge of the invoice on another trace
 }
 
 func (v *invoice) end(verdict model.ClaimVerdict, code, reason string) (model.Claim, error) {
@@ -237,6 +247,7 @@ func (v *invoice) lookup() (string, error) {
 		switch {
 		case e.Tool != ToolCharge || e.ReceiptID == "":
 		case e.Trace != v.charge.TraceID:
+			v.foreign = true
 			v.env.Signals.Warn("trace_lineage", "charge "+e.Key+" is on trace "+e.Trace+", not "+v.charge.TraceID)
 		default:
 			return e.ReceiptID, err
@@ -257,6 +268,7 @@ func (v *invoice) pay(resuming bool) (c model.Claim, done bool, err error) {
 			v.freshKey = env.NewRequestID()
 		}
 	}
+	uncertain := resuming // an earlier attempt may have been charged
 	for try := 0; ; try++ {
 		if v.attempts >= 1+t.RetryBudget {
 			c, err = v.end(model.ClaimHold, "retries_exhausted", "charge unresolved after "+strconv.Itoa(v.attempts)+" attempts")
@@ -302,9 +314,21 @@ func (v *invoice) pay(resuming bool) (c model.Claim, done bool, err error) {
 				return c, true, err
 			}
 		case res.Outcome == model.OutcomeRejected:
+			if uncertain && v.bugs&DenyOverCharge == 0 {
+				// the rejection is of this attempt: an earlier one may
+				// have been charged, and then the invoice is paid
+				if v.receipt, err = v.lookup(); err != nil || v.receipt != "" {
+					return c, err != nil, err
+				}
+				if v.foreign { // a charge it cannot prove its own: not a denial
+					c, err = v.end(model.ClaimHold, "charge_unattributed", "charge rejected, but the ledger holds a charge of the invoice on another trace")
+					return c, true, err
+				}
+			}
 			c, err = v.end(model.ClaimDeny, "charge_rejected", "charge rejected: "+res.Class+": "+res.Reason)
 			return c, true, err
 		default:
+			uncertain = true
 			env.Signals.Warn("unknown_outcome", "charge outcome unknown: "+res.Class)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 // BugNames names the planted bugs in a config, in the order of [Bugs].
-var BugNames = []string{"fresh_key_per_retry", "blind_resume", "receipt_from_reply", "fresh_budget_on_resume", "charge_after_lost_checkpoint"}
+var BugNames = []string{"fresh_key_per_retry", "blind_resume", "receipt_from_reply", "fresh_budget_on_resume", "charge_after_lost_checkpoint", "deny_over_charge"}
 
 // Kinds are the catalogue kinds and world events in scope: those whose
 // event the agent crosses (it reads an account, gets an approval,

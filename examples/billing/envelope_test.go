@@ -66,7 +66,7 @@ func checkPlacements(t *testing.T, st *assay.Study, want map[string]placed) {
 // checks that are measured. Under the default envelope the correct agent
 // is contained but dead on its measured recover and serve floors (it holds
 // rather than recovers on 73 of 200 trials), not unproved; the three bugs
-// a single fault reaches block on a hard invariant; the two a composition
+// a single fault reaches block on a hard invariant; the three a composition
 // of two faults needs are invisible to single-fault trials and place as
 // the correct agent does. With recover and serve floors of 60 % the
 // correct agent is released and the three still block. Every worst class
@@ -91,6 +91,7 @@ func TestEnvelopeOfANarrowedScope(t *testing.T) {
 		"receipt_from_reply":           {assay.RegionUnsafeEscape, with(append(receipt, floors("80%", "missed", 145, "72.5%", "65.9%", "78.2%")...)...)},
 		"fresh_budget_on_resume":       {assay.RegionContainedButDead, correct},
 		"charge_after_lost_checkpoint": {assay.RegionContainedButDead, correct},
+		"deny_over_charge":             {assay.RegionContainedButDead, correct},
 	})
 	for _, p := range st.Placements {
 		for _, c := range p.Checks {
@@ -138,6 +139,7 @@ func TestEnvelopeOfANarrowedScope(t *testing.T) {
 		"receipt_from_reply":           {assay.RegionUnsafeEscape, with(receipt...)},
 		"fresh_budget_on_resume":       {assay.RegionReleaseEnvelope, released},
 		"charge_after_lost_checkpoint": {assay.RegionReleaseEnvelope, released},
+		"deny_over_charge":             {assay.RegionReleaseEnvelope, released},
 	})
 }
 

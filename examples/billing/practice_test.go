@@ -20,7 +20,7 @@ const practiceSchedule = `{"seed": "billing-practice", "faults": [{"event": "too
 // TestImportPracticeSchedule: the practice's shape converts into a
 // tool_timeout at the agent's first charge (its tool renamed), which the
 // correct agent recovers from and the fresh_key_per_retry bug turns into a
-// second charge; the practice's own example names a branch the agent
+// second charge its record lacks; the practice's own example names a branch the agent
 // never fans out to, and is refused naming it.
 func TestImportPracticeSchedule(t *testing.T) {
 	def := billing.Definition()
@@ -42,7 +42,7 @@ func TestImportPracticeSchedule(t *testing.T) {
 		}
 		verdicts[bugs] = v
 	}
-	assert.Equal(t, map[billing.Bugs]string{0: "recovered", billing.FreshKeyPerRetry: "unrecoverable charged_once"}, verdicts)
+	assert.Equal(t, map[billing.Bugs]string{0: "recovered", billing.FreshKeyPerRetry: "unrecoverable recorded_agrees_with_ledger charged_once"}, verdicts)
 
 	example, err := os.ReadFile("../../corpus/testdata/harness-practice-example.json")
 	require.NoError(t, err)

@@ -70,10 +70,11 @@ func TestReleaseEvidence(t *testing.T) {
 		return assay.Pair{}
 	}
 	// a lost reply to a commit: the two recovery controls together carry
-	// it, and stable keys alone do
+	// it, and stable keys alone do (without them, a second hold the record
+	// does not name)
 	p := pair("defended", "tool_timeout")
 	if !slices.Equal(p.Nominated, []string{"stable_keys", "hold_lookup"}) || p.Contrast.Class != assay.LeverageShown ||
-		!slices.Equal(p.Contrast.Off.Violated, []string{"no_oversell"}) || p.Contrast.On.RunVerdict != model.Recovered ||
+		!slices.Equal(p.Contrast.Off.Violated, []string{"recorded_agrees_with_ledger", "no_oversell"}) || p.Contrast.On.RunVerdict != model.Recovered ||
 		p.Contrast.Off.Controls != "typed_outcomes,checkpoint_check,bind_request,recheck_authority" || len(p.PerControl) != 2 ||
 		p.PerControl[0].Control != "stable_keys" || p.PerControl[0].Contrast.Class != assay.LeverageShown ||
 		p.PerControl[1].Control != "hold_lookup" || p.PerControl[1].Contrast.Class != assay.InvalidGreen ||

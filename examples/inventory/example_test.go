@@ -37,6 +37,7 @@ func Example() {
 	}
 	// Output:
 	// planted: unrecoverable, claim unsafe
+	//   recorded_agrees_with_ledger broken after seq 19 (claim, fault f1): the task's record (checkpoint 5) lacks effect cart-7:confirm of the provider's ledger
 	//   confirmed_once broken after seq 17 (tool.commit, fault f1): cart-7 confirmed 2 times
 	// fixed: recovered, claim release
 }

@@ -3,6 +3,7 @@ package inventory_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -97,7 +98,8 @@ func TestSearchFindsPlantedBugMinimal(t *testing.T) {
 	}
 	h, ledger := probed()
 	res := mustRun(t, h, inventory.Factory(inventory.Defended, inventory.Planted), want)
-	if diff := cmp.Diff([]string{inventory.InvConfirmedOnce}, violated(res)); diff != "" {
+	// the second confirm is under a key the record does not name
+	if diff := cmp.Diff([]string{model.InvRecordedAgreesWithLedger, inventory.InvConfirmedOnce}, violated(res)); diff != "" {
 		t.Fatalf("violated (-want +got):\n%s", diff)
 	}
 	inv, _ := res.Invariant(inventory.InvConfirmedOnce)
@@ -107,7 +109,7 @@ func TestSearchFindsPlantedBugMinimal(t *testing.T) {
 	if *ledger != [2]int{1, 2} {
 		t.Fatalf("ledger: %v reservations and confirms, want [1 2]", *ledger)
 	}
-	if res.RunVerdict != model.Unrecoverable || res.Verdict != model.ClaimUnsafe || res.Faults[0].Observed[0] != inventory.InvConfirmedOnce {
+	if res.RunVerdict != model.Unrecoverable || res.Verdict != model.ClaimUnsafe || !slices.Equal(res.Faults[0].Observed, []string{model.InvRecordedAgreesWithLedger, inventory.InvConfirmedOnce}) {
 		t.Fatalf("verdicts %s %s, fault %+v", res.RunVerdict, res.Verdict, res.Faults[0])
 	}
 }
@@ -182,12 +184,13 @@ func TestControlCounterfactuals(t *testing.T) {
 		broken                    []string
 		withLedger, withoutLedger [2]int
 	}{
-		// a late commit of the first reserve and a retry under a fresh key: two holds
+		// a late commit of the first reserve and a retry under a fresh key:
+		// two holds, of which the record names one
 		{inventory.StableKeys, inventory.Defended, noKeys, "tool_timeout", model.EvToolCommit, 1,
-			[]string{inventory.InvNoOversell}, [2]int{1, 1}, [2]int{2, 1}},
+			[]string{model.InvRecordedAgreesWithLedger, inventory.InvNoOversell}, [2]int{1, 1}, [2]int{2, 1}},
 		// without stable keys, only the lookup stops the blind retry
 		{inventory.HoldLookup, noKeys, noKeys.Without(inventory.HoldLookup), "timeout_after_commit", model.EvToolCommit, 1,
-			[]string{inventory.InvNoOversell}, [2]int{1, 1}, [2]int{2, 1}},
+			[]string{model.InvRecordedAgreesWithLedger, inventory.InvNoOversell}, [2]int{1, 1}, [2]int{2, 1}},
 		// a denied reserve taken as done: a confirm with nothing held, and
 		// a record naming a hold the warehouse never made
 		{inventory.TypedOutcomes, inventory.Defended, inventory.Defended.Without(inventory.TypedOutcomes), "sandbox_denial", model.EvToolCommit, 1,

@@ -73,7 +73,7 @@ func TestFaultMatrixFindsThePlantedBug(t *testing.T) {
 			violated = append(violated, inv.Invariant)
 		}
 	}
-	assert.Equal(t, []string{"confirmed_once"}, violated)
+	assert.Equal(t, []string{"recorded_agrees_with_ledger", "confirmed_once"}, violated)
 }
 
 // reachedAll: no key of the agent's universe (rows "key status") is one it

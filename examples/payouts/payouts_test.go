@@ -64,14 +64,15 @@ func TestNoticeKindsCounterfactual(t *testing.T) {
 
 // TestWithoutNotices: a run whose provider sends no notices hands the
 // agent no inbox; it claims the payout from the reply, and the eight
-// built-in invariants are the run's, all held.
+// built-in invariants and recorded_agrees_with_ledger, checked in every
+// run, are the run's, all held.
 func TestWithoutNotices(t *testing.T) {
 	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "payouts"}
 	res, err := model.NewHarness(payouts.Fixture(), model.Options{}).Run(payouts.Factory(payouts.TrustNotices), s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Held() || len(res.Invariants) != 9 || res.Invariants[8].Invariant != "retry_paced" || res.Claims[0].Reason != "paid" {
+	if !res.Held() || len(res.Invariants) != 10 || res.Invariants[8].Invariant != model.InvRecordedAgreesWithLedger || res.Invariants[9].Invariant != "retry_paced" || res.Claims[0].Reason != "paid" {
 		t.Errorf("%+v %+v", res.Invariants, res.Claims)
 	}
 }

@@ -245,6 +245,22 @@ func singleFault(t *testing.T) *model.Schedule {
 // (replay's table), never "an invariant violated," or "runs that violated an".
 var violatedRE = regexp.MustCompile(`(?m)([a-z][a-z0-9_]*)(?: violated(?::|$)| +VIOLATED)`)
 
+// tableRE reads replay's table rows of violated invariants, which list
+// them in the run's report order, with their first failing seq.
+var tableRE = regexp.MustCompile(`(?m)^ +([a-z][a-z0-9_]*) +VIOLATED +first false after seq ([0-9]+)`)
+
+// firstInTable is the invariant of replay's table that broke first (the
+// least seq; the first listed on a tie), as a run's Err names it, or "".
+func firstInTable(out string) string {
+	first, at := "", 0
+	for _, m := range tableRE.FindAllStringSubmatch(out, -1) {
+		if seq, _ := strconv.Atoi(m[2]); first == "" || seq < at {
+			first, at = m[1], seq
+		}
+	}
+	return first
+}
+
 // subprocess runs the body of door on sys in a test of its own (a door
 // that fails a *testing.T) and reads its outcome from the output:
 // "held", "violated INV" or "failed: OUTPUT".
@@ -418,6 +434,9 @@ var doors = []door{
 			t.Fatal(err)
 		}
 		code, stdout, stderr := runCLI(t, s.def(), "replay", path)
+		if inv := firstInTable(stdout); code == 1 && inv != "" {
+			return "violated " + inv
+		}
 		return cliOutcome(code, stderr+stdout)
 	}},
 	{name: "model.Definition.Run", production: true, oneRun: true, run: func(t *testing.T, s system) string {

@@ -152,18 +152,21 @@ const Name = "copperfin"
 // description, its nine controls, its defence table (Defences, and
 // MutantFor as Defect), its arms (Arm, Armed: an explicit control set and
 // a seeded defect) and its named configurations, the profiles baseline,
-// typed and fail_closed (the last two marked defended). The built-in
-// invariants are all in scope. Each call returns a fresh value.
+// typed (marked defended) and fail_closed. The built-in invariants are all
+// in scope. Each call returns a fresh value.
 func Definition() *model.Definition {
 	names := make([]string, len(AllControls))
 	for i, c := range AllControls {
 		names[i] = string(c)
 	}
-	// its named configurations are its profiles; typed and fail_closed
-	// are expected to hold every invariant under every single fault
+	// its named configurations are its profiles; typed is expected to
+	// hold every invariant under every single fault. fail_closed is not:
+	// it denies refunds the provider made (deny_on_warning after a lost
+	// reply, a rollback or a dropped receipt), which
+	// recorded_agrees_with_ledger reports; the paper calls it safe but dead
 	configs := make([]model.NamedConfig, len(Profiles))
 	for i, p := range Profiles {
-		configs[i] = model.NamedConfig{Name: string(p), System: Settings{Profile: p}.JSON(), Defended: p != ProfileBaseline}
+		configs[i] = model.NamedConfig{Name: string(p), System: Settings{Profile: p}.JSON(), Defended: p == ProfileTyped}
 	}
 	return &model.Definition{
 		Name:     Name,

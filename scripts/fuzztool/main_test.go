@@ -158,7 +158,8 @@ func TestConvertRawCrashFile(t *testing.T) {
 		t.Errorf("counterexample header %+v note %q", ce.FoundBy, ce.Note)
 	}
 	if len(ce.Schedule.Faults) != 1 || ce.Schedule.Faults[0].Kind != "timeout_after_commit" || !settingsOf(t, ce.Schedule.Config).HasControls ||
-		len(ce.Expect.Violated) != 1 || ce.Expect.Violated[0].Invariant != model.InvEffectAtMostOnce || ce.Expect.RunVerdict != model.Unrecoverable {
+		len(ce.Expect.Violated) != 2 || ce.Expect.Violated[0].Invariant != model.InvEffectAtMostOnce ||
+		ce.Expect.Violated[1].Invariant != model.InvRecordedAgreesWithLedger || ce.Expect.RunVerdict != model.Unrecoverable {
 		t.Errorf("not shrunk to the timeout: %+v %+v", ce.Schedule, ce.Expect)
 	}
 	res, err := replay(d, ce.Schedule)
