@@ -356,6 +356,9 @@ type run struct {
 	// took while the current tool.commit waited for its turn: between the
 	// system's call and its crossing, and between the send and the reply
 	commitWait Millis
+	// openSpan is the span a span_carry_over disturbance opened at the
+	// current tool.commit (read right after it fires).
+	openSpan string
 	// live is the production-code side of a run (see Calls).
 	live liveState
 

@@ -519,9 +519,20 @@ var walkKinds = func() []model.FaultSpec {
 
 // isCacheWorkerKind reports whether kind is one of
 // model.CacheAndWorkerKinds, which a walk or an exploration places only
-// when WithKinds names it.
+// when WithKinds names it, or (a worker-scoped one) where a worker runs
+// several tasks (drawnByDefault).
 func isCacheWorkerKind(kind string) bool {
 	return slices.ContainsFunc(model.CacheAndWorkerKinds(), func(sp model.FaultSpec) bool { return sp.Kind == kind })
+}
+
+// drawnByDefault reports whether a walk or an exploration under set
+// places sp of model.CacheAndWorkerKinds without WithKinds naming it: a
+// worker-scoped kind where one worker runs several tasks (a concurrent
+// config with fewer workers than the fixture has tasks), the only
+// workload where it can fire.
+func drawnByDefault(set *settings, sp model.FaultSpec) bool {
+	c := set.config.Concurrency
+	return sp.WorkerScoped && c != nil && c.Workers < len(set.fixture.Tasks)
 }
 
 func newWalk(e *explorer) (*walkState, error) {
@@ -543,7 +554,7 @@ func newWalk(e *explorer) (*walkState, error) {
 	var mods, onlyOne []model.Correlation
 	for code, sp := range walkKinds {
 		if sp.World && !set.world || sp.Event == model.EvNoticeReceive && !set.config.Notices ||
-			isCacheWorkerKind(sp.Kind) && !slices.Contains(set.kinds, sp.Kind) {
+			isCacheWorkerKind(sp.Kind) && !slices.Contains(set.kinds, sp.Kind) && !drawnByDefault(&set, sp) {
 			continue
 		}
 		if set.kinds != nil && !slices.Contains(set.kinds, sp.Kind) {

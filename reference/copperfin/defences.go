@@ -81,6 +81,11 @@ var defences = map[string]defence{
 	// provider; per_task_identity, no profile's, re-derives the identity
 	// per task instead
 	"ambient_identity_leak": {[]Control{BindIdentity}, ""},
+	// a span a retry left running: evidence_gate holds the task whose
+	// retried call carries it, not a later task that decides and commits
+	// under it; per_task_identity, no profile's, re-derives each task's
+	// trace (the typed profile lacks it)
+	"span_carry_over": {[]Control{PerTaskIdentity}, ""},
 }
 
 // Defences returns the reference system's declared defences against a
