@@ -512,7 +512,8 @@ func (w *walkState) interleavings() error {
 // walkKinds are every kind and world event a walk may place, in the order
 // their codes are given: the catalogue, the world events, the kinds of
 // the provider's notices (placed only under a config with notices), and
-// the cache and worker kinds (placed only when WithKinds names them).
+// the cache and worker kinds (placed when WithKinds names them, or, a
+// worker-scoped one, where a worker runs several tasks).
 var walkKinds = func() []model.FaultSpec {
 	return append(append(append(model.Catalogue(), model.WorldEvents()...), model.NoticeKinds()...), model.CacheAndWorkerKinds()...)
 }()
