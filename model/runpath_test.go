@@ -28,10 +28,12 @@ import (
 // before both); a resumed worker holds an effect no decision wrote
 // (four runs: one more evidence.lookup). The runs of duplicate_tool_call,
 // model_refusal, refusal_as_done and duplicate_call_executed follow, then
-// the corpus file retry-storm-jittered.json (one run).
+// the corpus file retry-storm-jittered.json (one run); then
+// span-carried-by-worker.json (one run; without it the other 4915 hash to
+// 0c00de43..., as before span_carry_over).
 const (
-	runOutputsDigest = "0c00de43d7b4ee5c93eea7e6f23fd837e9f914cfed21bdd470267818919c6265"
-	runOutputsRuns   = 4915
+	runOutputsDigest = "4ab22091553231832ce8b4f056fc4002752cdc324497e1f51186ef4fb329d64d"
+	runOutputsRuns   = 4916
 )
 
 // hashRun writes every output of one run of s on h into d: the error, or

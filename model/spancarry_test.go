@@ -38,8 +38,8 @@ func claims(res *model.Result) []model.ClaimVerdict {
 
 // TestCounterfactualSpanCarryOver: the first refund's send times out and
 // its retry's span is left running in the worker. The typed profile's
-// evidence gate holds the first task, whose readback shows the retried
-// effect under another trace; the worker hands the span to the second
+// evidence gate holds the first task, whose retried effect, under another
+// trace, has no correlated proof; the worker hands the span to the second
 // task, which decides, commits and proves under it and releases
 // (provable_outcome: its effect is not joined to its own decision's
 // trace). per_task_identity re-derives the trace per task and holds. On
