@@ -221,9 +221,8 @@ func TestConcurrentRecordEqualsSequential(t *testing.T) {
 	}
 	// every kind once under each of the three profiles: 3 visits per kind of
 	// a key; the counterexamples are the baseline's (typed and fail_closed
-	// hold everywhere but under span_carry_over, which typed does not
-	// defend and fail_closed never retries into: it has no retry to act
-	// on), one per violating kind and invariant; each kind of
+	// hold everywhere; fail_closed never retries, so span_carry_over has
+	// no retry to act on), one per violating kind and invariant; each kind of
 	// read that lags is not reached under the baseline, which makes no such
 	// read (no effect readback, no state precondition), and
 	// lagging_readback breaks nothing without its defect (resend_unseen)
@@ -268,7 +267,7 @@ func TestConcurrentRecordEqualsSequential(t *testing.T) {
 		"state/worker/after_checkpoint/isolated/checkpoint_store":           "3",
 		"state/checkpoint_store/after_checkpoint/isolated/checkpoint_store": "12",
 		"state/branch_join/before_commit/isolated/join_record":              "3",
-		"evidence/effect/before_commit/isolated/trace_lineage":              "5 provable_outcome×3 not fired 1",
+		"evidence/effect/before_commit/isolated/trace_lineage":              "5 provable_outcome×2 not fired 1",
 		"evidence/proof/after_receipt/isolated/receipt":                     "3 provable_outcome×1",
 		"evidence/proof/after_receipt/synchronized/receipt":                 "3 provable_outcome×1",
 		"evidence/proof/after_receipt/shared/receipt":                       "3 provable_outcome×1",

@@ -39,13 +39,15 @@ func claims(res *model.Result) []model.ClaimVerdict {
 // TestCounterfactualSpanCarryOver: the first refund's send times out and
 // its retry's span is left running in the worker. The typed profile's
 // evidence gate holds the first task, whose retried effect, under another
-// trace, has no correlated proof; the worker hands the span to the second
-// task, which decides, commits and proves under it and releases
+// trace, has no correlated proof, and starts the second task's own trace:
+// typed holds. The worker_span_adopted defect (the system before that
+// fix) adopts the worker's running span as the second task's trace, and
+// the second task decides, commits and proves under it and releases
 // (provable_outcome: its effect is not joined to its own decision's
-// trace). per_task_identity re-derives the trace per task and holds. On
-// two workers, or one after another, no worker runs a later task and the
-// break stays in the first; break_trace_lineage at the same retry does
-// not persist and typed holds.
+// trace); per_task_identity re-derives the identity per task and holds
+// even with the defect. On two workers, or one after another, no worker
+// runs a later task and the break stays in the first; break_trace_lineage
+// at the same retry does not persist and typed holds.
 func TestCounterfactualSpanCarryOver(t *testing.T) {
 	spec, err := model.Spec("span_carry_over")
 	if err != nil || !spec.WorkerScoped || spec.Event != model.EvToolCommit || spec.Ordinal != 2 ||
@@ -55,24 +57,37 @@ func TestCounterfactualSpanCarryOver(t *testing.T) {
 	if slices.ContainsFunc(model.Catalogue(), func(s model.FaultSpec) bool { return s.Kind == spec.Kind }) {
 		t.Error("span_carry_over is outside the catalogue")
 	}
+	if mut := copperfin.MutantFor("span_carry_over"); mut != string(copperfin.WorkerSpanAdopted) ||
+		!slices.Equal(copperfin.Nominated("span_carry_over"), []copperfin.Control{copperfin.EvidenceGate}) {
+		t.Fatalf("defence %q %v", mut, copperfin.Nominated("span_carry_over"))
+	}
 	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
-	res := runNamed(t, retriedSpan(t, "span_carry_over", typed, 1))
+	mutant := func(s *model.Schedule) *model.Schedule {
+		s.Config = copperfin.WithMutant(s.Config, string(copperfin.WorkerSpanAdopted))
+		return s
+	}
+	res := runNamed(t, mutant(retriedSpan(t, "span_carry_over", typed, 1)))
 	if f := res.Faults[1]; !f.Reached || f.Fired != 2 {
-		t.Fatalf("typed: fault %+v", f)
+		t.Fatalf("worker_span_adopted: fault %+v", f)
 	}
 	r, _ := res.Invariant(model.InvProvableOutcome)
 	if r.Held || r.FaultID != "f2" || r.Detail != "release without correlated proof" || r.FirstSeq != 57 {
-		t.Errorf("typed: provable_outcome %+v", r)
+		t.Errorf("worker_span_adopted: provable_outcome %+v", r)
 	}
 	if got := claims(res); !slices.Equal(got, []model.ClaimVerdict{model.ClaimHold, model.ClaimRelease}) || res.Terms.Effects != 2 {
-		t.Errorf("typed: claims %v, %d effects", got, res.Terms.Effects)
+		t.Errorf("worker_span_adopted: claims %v, %d effects", got, res.Terms.Effects)
 	}
-	res = runNamed(t, retriedSpan(t, "span_carry_over", typed.With(copperfin.PerTaskIdentity), 1))
-	if f := res.Faults[1]; !f.Reached || f.Fired != 2 || !res.Held() || res.Terms.Effects != 2 {
-		t.Errorf("per_task_identity: %+v %+v effects %d", res.Faults, res.Invariants, res.Terms.Effects)
-	}
-	if got := claims(res); !slices.Equal(got, []model.ClaimVerdict{model.ClaimHold, model.ClaimRelease}) {
-		t.Errorf("per_task_identity: claims %v", got)
+	for name, s := range map[string]*model.Schedule{
+		"typed":             retriedSpan(t, "span_carry_over", typed, 1),
+		"per_task_identity": mutant(retriedSpan(t, "span_carry_over", typed.With(copperfin.PerTaskIdentity), 1)),
+	} {
+		res = runNamed(t, s)
+		if f := res.Faults[1]; !f.Reached || f.Fired != 2 || !res.Held() || res.Terms.Effects != 2 {
+			t.Errorf("%s: %+v %+v effects %d", name, res.Faults, res.Invariants, res.Terms.Effects)
+		}
+		if got := claims(res); !slices.Equal(got, []model.ClaimVerdict{model.ClaimHold, model.ClaimRelease}) {
+			t.Errorf("%s: claims %v", name, got)
+		}
 	}
 	for _, workers := range []int{2, 0} {
 		res = runNamed(t, retriedSpan(t, "span_carry_over", typed, workers))

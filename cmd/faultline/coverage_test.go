@@ -89,10 +89,10 @@ func TestAuditPrintsCoverage(t *testing.T) {
 			"Coverage: 40 of 40 reachable keys visited (100.0%)\n",
 		"visited keys: 29 violated an invariant, 11 held",
 		"  baseline     38 of 40 reachable keys visited: 29 violated, 9 held (56 runs)\n" +
-			"  typed        40 of 40 reachable keys visited: 1 violated, 39 held (56 runs)\n" +
+			"  typed        40 of 40 reachable keys visited: 0 violated, 40 held (56 runs)\n" +
 			"  fail_closed  40 of 40 reachable keys visited: 0 violated, 40 held (56 runs)\n",
-		"  tool/effect/after_commit/isolated/ledger_readback                  violated (effect_at_most_once)                    held                         held         timeout_after_commit\n",
-		"  tool/sandbox/before_validation/isolated/ledger_readback            held                                              held                         held         sandbox_denial\n",
+		"  tool/effect/after_commit/isolated/ledger_readback                  violated (effect_at_most_once)                    held   held         timeout_after_commit\n",
+		"  tool/sandbox/before_validation/isolated/ledger_readback            held                                              held   held         sandbox_denial\n",
 		"Unvisited reachable keys:\n  none\n",
 		"  tool/effect/after_commit/isolated/ledger_readback under baseline\n    effect_at_most_once violated in 1 run: first false after seq 19 (tool.commit): second ledger effect for task refund-O-731\n",
 		"Unreachable keys (12335), grouped by reason:\n",

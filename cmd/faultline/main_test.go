@@ -276,9 +276,11 @@ func TestReplayOverrideKeepsTheFilesConfig(t *testing.T) {
 // TestReplayCacheAndWorkerCorpus: the corpus's revoked grant kept alive
 // by a sliding cache, its identity leaked from one task into the next by
 // a long-lived worker and its retry's span carried by a worker into the
-// next task (under typed) each exit 1 under their own config, naming the
-// violated invariant, and 0 under the control that defends:
-// bounded_grant_age and per_task_identity, neither of a profile.
+// next task (under typed with worker_span_adopted) each exit 1 under their
+// own config, naming the violated invariant, and 0 under the control that
+// defends: bounded_grant_age and per_task_identity, neither of a profile;
+// the carried span also under typed without the defect, which starts each
+// task's own trace.
 func TestReplayCacheAndWorkerCorpus(t *testing.T) {
 	typedPerTask := []string{"--controls", "bind_identity,pre_effect_authority,refresh_context,state_precondition,idempotency,effect_readback,evidence_gate,per_task_identity"}
 	for _, c := range []struct {
@@ -291,6 +293,7 @@ func TestReplayCacheAndWorkerCorpus(t *testing.T) {
 		// the span is opened at the first task's retry and handed to the
 		// second at its worker's start: two firings either way
 		{"span-carried-by-worker.json", `provable_outcome +VIOLATED  first false after seq 57 \(claim\) reached by f2: release without correlated proof`, typedPerTask, "f2 span_carry_over at tool.commit#2: reached, fired 2"},
+		{"span-carried-by-worker.json", `provable_outcome +VIOLATED  first false after seq 57 \(claim\) reached by f2: release without correlated proof`, []string{"--mutant", ""}, "f2 span_carry_over at tool.commit#2: reached, fired 2"},
 	} {
 		path := "../../reference/corpus/" + c.file
 		code, out, _ := runCLI(t, "replay", path)

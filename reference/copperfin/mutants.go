@@ -100,6 +100,11 @@ const (
 	// taken for another request's. Only recorded_agrees_with_ledger, which
 	// checks a claim against the ledger, shows it.
 	DenyOverLedger Mutant = "deny_over_ledger"
+	// WorkerSpanAdopted takes a task's trace from its worker's ambient
+	// context under evidence_gate too: a span a retry left running in the
+	// worker (span_carry_over) becomes the trace a later task decides,
+	// commits and proves under.
+	WorkerSpanAdopted Mutant = "worker_span_adopted"
 )
 
 // MutantInfo names a mutant and says what it gets wrong.
@@ -143,10 +148,12 @@ var mutants = []MutantInfo{
 // entry exploration over the catalogue must kill with the eight built-in
 // invariants; ParseMutant accepts them. authority_check_unguarded shows
 // only under the kinds outside the catalogue (model.CacheAndWorkerKinds),
-// deny_over_ledger only to recorded_agrees_with_ledger.
+// deny_over_ledger only to recorded_agrees_with_ledger, worker_span_adopted
+// only where one worker runs several tasks (span_carry_over).
 var cacheMutants = []MutantInfo{
 	{AuthorityCheckUnguarded, "the capability is checked by a read, with no capability guard on the commit", nil},
 	{DenyOverLedger, "a denial made without reading the provider's ledger, which may hold the task's refund", nil},
+	{WorkerSpanAdopted, "a span left running in the worker adopted as a later task's trace", nil},
 }
 
 // policyCache is the process-wide policy cache of the policy_cached mutant:
