@@ -57,7 +57,9 @@
 //     receipt is attributed by a readback, and one the readback does not
 //     show (a lagging read) holds;
 //   - evidence_gate: no release unless the evidence ledger holds a receipt or
-//     readback whose effect trace joins the decision's trace;
+//     readback whose effect trace joins the decision's trace; each task
+//     starts its own trace, never the span its worker's ambient context
+//     carries (the worker_span_adopted defect adopts it);
 //   - deny_on_warning (the fail_closed profile): any warning denies;
 //   - jittered_backoff and shared_retry_budget (the typed_fleet profile,
 //     with the seven): a rate-limited agent's wait, and the retry of an
