@@ -145,7 +145,7 @@ func TestGate(t *testing.T) {
   unvisited state/worker/after_checkpoint/isolated/checkpoint_store: never_tried: no recorded run scheduled worker_restart
   unvisited state/checkpoint_store/after_checkpoint/isolated/checkpoint_store: never_tried: no recorded run scheduled missing_checkpoint or stale_checkpoint or future_version_checkpoint or corrupt_checkpoint
   unvisited state/branch_join/before_commit/isolated/join_record: never_tried: no recorded run scheduled branch_failure
-  unvisited evidence/effect/before_commit/isolated/trace_lineage: never_tried: no recorded run scheduled break_trace_lineage
+  unvisited evidence/effect/before_commit/isolated/trace_lineage: never_tried: no recorded run scheduled break_trace_lineage or span_carry_over
   unvisited evidence/proof/after_receipt/isolated/receipt: never_tried: no recorded run scheduled drop_effect_receipt
   required keys: 9, unvisited: 8; patterns matching no reachable key: 1
   line 1 state/*/*/*/*: unvisited state/state/before_commit/isolated/state_version: scheduled_not_reached: scheduled 1 time, but its event never occurred (concurrent_version_change or stale_state_read)

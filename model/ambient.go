@@ -79,24 +79,23 @@ type workerScope struct {
 // workerStart applies the worker-scoped faults at a worker.start crossing
 // of ordinal ord (the harness's count of worker starts) to amb, the
 // ambient identity the starting worker derived from its task: a fault
-// armed at this start captures amb for its worker; a later task that the
-// same worker starts (not a restart: a crashed worker's process and its
-// capture are gone) gets the captured identity. It returns the id of the
-// last fault that fired.
+// armed at this start captures amb for its worker, as a commit
+// disturbance that left a span running does (spanCarrier); a later task
+// that the same worker starts (not a restart: a crashed worker's process
+// and its capture are gone) gets what was captured. It returns the id of
+// the last fault that fired.
 func (r *run) workerStart(ord int, amb *Ambient) string {
-	slot := -1
-	if r.conc != nil {
-		slot = r.conc.cur
-	}
+	slot := r.slot()
 	ev := eventIndex(EvWorkerStart)
 	fid := ""
 	for j := range r.faults {
 		f := &r.faults[j]
 		h, ok := f.kind.impl.(workerHook)
-		if !ok || f.event != ev {
+		c, carrier := f.kind.impl.(spanCarrier)
+		if ok = ok && f.event == ev; !ok && !carrier {
 			continue
 		}
-		if f.scope == nil && !f.reached && ord == f.entry.Ordinal {
+		if ok && f.scope == nil && !f.reached && ord == f.entry.Ordinal {
 			f.reached = true
 			f.scope = &workerScope{slot: slot, ambient: *amb}
 			continue
@@ -109,10 +108,19 @@ func (r *run) workerStart(ord int, amb *Ambient) string {
 			continue
 		}
 		x := *amb // only a fault's hook takes an address
-		if h.onWorkerStart(r, f.scope, &x) {
+		if ok && h.onWorkerStart(r, f.scope, &x) || carrier && c.carry(r, f.scope, &x) {
 			*amb = x
 			fid = r.fire(f)
 		}
 	}
 	return fid
+}
+
+// slot is the current worker's slot in a concurrent run, -1 in a
+// sequential one (where every task has a worker of its own).
+func (r *run) slot() int {
+	if r.conc != nil {
+		return r.conc.cur
+	}
+	return -1
 }

@@ -485,7 +485,12 @@ func (r *run) commitLevel(i int) func(ToolCall) ToolResult {
 		c.levels = append(c.levels, func(call ToolCall) ToolResult {
 			res, fired := r.commits.hooks[j].onCommit(r, call, r.commitLevel(j+1))
 			if fired {
-				r.commits.fid = r.fire(r.commits.hits[j])
+				f := r.commits.hits[j]
+				r.commits.fid = r.fire(f)
+				if _, ok := r.commits.hooks[j].(spanCarrier); ok {
+					// the worker keeps the span the disturbance opened
+					f.scope = &workerScope{slot: r.slot(), ambient: Ambient{Trace: r.openSpan}}
+				}
 			}
 			return res
 		})

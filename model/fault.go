@@ -592,6 +592,41 @@ func (ambientIdentityLeak) onWorkerStart(r *run, w *workerScope, amb *Ambient) b
 	return true
 }
 
+type spanCarryOver struct{}
+
+// onCommit acts on a retry (an attempt after the task's first): the
+// client's retry layer opens a root span of its own for the attempt and
+// installs it as the worker's running span without restoring the task's.
+// The retried call goes out under it, so its trace no longer joins the
+// decision's, and the worker keeps it (carry). A first attempt has no
+// retry to open a span (the kind does not fire).
+func (spanCarryOver) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
+	if r.attempts < 2 {
+		return provider(call), false
+	}
+	r.openSpan = "retry-span-" + r.nextID()
+	call.Action.TraceID = r.openSpan
+	return provider(call), true
+}
+
+// carry hands a later task the worker starts the span a retry left
+// running (w.ambient.Trace) in place of the task's own trace; its actor
+// and tenant stay its own.
+func (spanCarryOver) carry(r *run, w *workerScope, amb *Ambient) bool {
+	if amb.Trace == w.ambient.Trace {
+		return false
+	}
+	amb.Trace = w.ambient.Trace
+	return true
+}
+
+// spanCarrier is a commit disturbance whose effect persists in its
+// worker: the span it opened (run.openSpan) is kept for the worker and
+// handed to every later task the worker starts (run.workerStart).
+type spanCarrier interface {
+	carry(r *run, w *workerScope, amb *Ambient) bool
+}
+
 // catalogue is the closed fault catalogue, in a fixed order: by domain,
 // then the paper's order within the domain.
 var catalogue = []faultKind{
@@ -747,7 +782,7 @@ func laggingKinds() []FaultSpec {
 }
 
 // cacheWorkerKinds are revoked authority kept alive by a cache with a
-// sliding lifetime and a worker-scoped disturbance. They are defined,
+// sliding lifetime and the worker-scoped disturbances. They are defined,
 // named in schedules, replayed and given coverage keys like every kind
 // (Spec, SingleFault, ParseSchedule, the coverage universe), and kept out
 // of Catalogue(), so the figures taken over the whole catalogue (the
@@ -764,11 +799,15 @@ var cacheWorkerKinds = []faultKind{
 		Boundary: boundaryWorker, Phase: phaseBeforeValidation, Correlation: correlationPersistent, Signal: signalNone, Manner: mannerContradictory,
 		Oracle: oracleCapabilityRecord, Threatens: []string{InvRightSubject}, WorkerScoped: true,
 		Doc: "at a worker's start: the worker captures its task's actor, tenant and trace and hands them to every later task it runs"}, ambientIdentityLeak{}},
+	{FaultSpec{Kind: "span_carry_over", Domain: domainEvidence, Target: "worker running span", Event: EvToolCommit, Ordinal: 2,
+		Boundary: boundaryEffect, Phase: phaseBeforeCommit, Signal: signalTraceLink, Manner: mannerContradictory,
+		Oracle: oracleTraceLineage, Threatens: []string{InvProvableOutcome}, WorkerScoped: true,
+		Doc: "at a retry: the retry layer opens a span of its own and leaves it as the worker's running span; the retried call and every later task of the worker carry it"}, spanCarryOver{}},
 }
 
 // CacheAndWorkerKinds returns the specs of sliding_grant_cache (revoked
-// authority kept alive by a cache with a sliding lifetime) and
-// ambient_identity_leak (a worker-scoped disturbance; see
+// authority kept alive by a cache with a sliding lifetime) and the
+// worker-scoped kinds ambient_identity_leak and span_carry_over (see
 // cacheWorkerKinds).
 func CacheAndWorkerKinds() []FaultSpec {
 	out := make([]FaultSpec, len(cacheWorkerKinds))

@@ -359,6 +359,9 @@ type run struct {
 	// early is the run's first retry sent before the back-off it owed
 	// (retry_paced), "" while none.
 	early string
+	// openSpan is the span a span_carry_over disturbance opened at the
+	// current tool.commit (read right after it fires).
+	openSpan string
 	// live is the production-code side of a run (see Calls).
 	live liveState
 

@@ -512,16 +512,28 @@ func (w *walkState) interleavings() error {
 // walkKinds are every kind and world event a walk may place, in the order
 // their codes are given: the catalogue, the world events, the kinds of
 // the provider's notices (placed only under a config with notices), and
-// the cache and worker kinds (placed only when WithKinds names them).
+// the cache and worker kinds (placed when WithKinds names them, or, a
+// worker-scoped one, where a worker runs several tasks).
 var walkKinds = func() []model.FaultSpec {
 	return append(append(append(model.Catalogue(), model.WorldEvents()...), model.NoticeKinds()...), model.CacheAndWorkerKinds()...)
 }()
 
 // isCacheWorkerKind reports whether kind is one of
 // model.CacheAndWorkerKinds, which a walk or an exploration places only
-// when WithKinds names it.
+// when WithKinds names it, or (a worker-scoped one) where a worker runs
+// several tasks (drawnByDefault).
 func isCacheWorkerKind(kind string) bool {
 	return slices.ContainsFunc(model.CacheAndWorkerKinds(), func(sp model.FaultSpec) bool { return sp.Kind == kind })
+}
+
+// drawnByDefault reports whether a walk or an exploration under set
+// places sp of model.CacheAndWorkerKinds without WithKinds naming it: a
+// worker-scoped kind where one worker runs several tasks (a concurrent
+// config with fewer workers than the fixture has tasks), the only
+// workload where it can fire.
+func drawnByDefault(set *settings, sp model.FaultSpec) bool {
+	c := set.config.Concurrency
+	return sp.WorkerScoped && c != nil && c.Workers < len(set.fixture.Tasks)
 }
 
 func newWalk(e *explorer) (*walkState, error) {
@@ -543,7 +555,7 @@ func newWalk(e *explorer) (*walkState, error) {
 	var mods, onlyOne []model.Correlation
 	for code, sp := range walkKinds {
 		if sp.World && !set.world || sp.Event == model.EvNoticeReceive && !set.config.Notices ||
-			isCacheWorkerKind(sp.Kind) && !slices.Contains(set.kinds, sp.Kind) {
+			isCacheWorkerKind(sp.Kind) && !slices.Contains(set.kinds, sp.Kind) && !drawnByDefault(&set, sp) {
 			continue
 		}
 		if set.kinds != nil && !slices.Contains(set.kinds, sp.Kind) {

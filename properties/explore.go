@@ -757,7 +757,7 @@ func (e *explorer) survey(also ...model.Config) error {
 		specs = append(specs, model.NoticeKinds()...)
 	}
 	for _, sp := range model.CacheAndWorkerKinds() {
-		if slices.Contains(set.kinds, sp.Kind) { // drawn only when named
+		if slices.Contains(set.kinds, sp.Kind) || drawnByDefault(&set, sp) { // named, or worker-scoped where a worker runs several tasks
 			specs = append(specs, sp)
 		}
 	}

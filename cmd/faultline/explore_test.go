@@ -324,7 +324,10 @@ func TestExploreConcurrentDrawsModifiers(t *testing.T) {
 // fleet's retry storm (exit 1); a persistent rollback of the checkpoint
 // store breaks the three workers' retry budget under idempotency alone
 // (what random draws find in TestExploreConcurrentDrawsModifiers); and
-// ambient_identity_leak is walked at worker.start.
+// ambient_identity_leak is walked at worker.start: on the fleet, whose
+// tasks share actor and tenant, the leaked trace breaks provable_outcome
+// for a system that adopts it (worker_span_adopted), and typed, which
+// starts each task's own trace, holds over the whole walk.
 func TestExhaustiveWalksModifiers(t *testing.T) {
 	oneGoroutine(t)
 	code, out, stderr := runCLI(t, "explore", "--exhaustive", "--max-faults", "1", "--fixture", "copperfin-fleet-10", "--concurrent", "10", "--kinds", "tool_timeout")
@@ -339,9 +342,14 @@ func TestExhaustiveWalksModifiers(t *testing.T) {
 		!strings.Contains(out, `"kind": "checkpoint_rollback",`+"\n"+`      "correlation": "persistent"`) {
 		t.Errorf("rollback: exit %d %s\n%s", code, stderr, out)
 	}
-	code, out, stderr = runCLI(t, "explore", "--exhaustive", "--max-faults", "1", "--concurrent", "3", "--fixture", "copperfin-fleet-10", "--kinds", "ambient_identity_leak")
+	ambient := []string{"explore", "--exhaustive", "--max-faults", "1", "--concurrent", "3", "--fixture", "copperfin-fleet-10", "--kinds", "ambient_identity_leak"}
+	code, out, stderr = runCLI(t, append(ambient, "--mutant", "worker_span_adopted")...)
 	if code != 1 || !strings.HasPrefix(out, "counterexample at schedule 236 of the exhaustive walk: no schedule of fewer faults breaks an invariant\nenumerated: 235 of 0 faults, 1 of 1\n") ||
 		!strings.Contains(out, `"event": "worker.start"`) {
 		t.Errorf("ambient: exit %d %s\n%s", code, stderr, out)
+	}
+	code, out, stderr = runCLI(t, ambient...)
+	if code != 0 || !strings.HasPrefix(out, "no counterexample among 2585 schedules of at most 1 faults\nenumerated: 235 of 0 faults, 2350 of 1\n") {
+		t.Errorf("ambient, typed: exit %d %s\n%s", code, stderr, out)
 	}
 }

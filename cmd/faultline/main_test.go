@@ -276,17 +276,26 @@ func TestReplayOverrideKeepsTheFilesConfig(t *testing.T) {
 }
 
 // TestReplayCacheAndWorkerCorpus: the corpus's revoked grant kept alive
-// by a sliding cache and its identity leaked from one task into the next
-// by a long-lived worker each exit 1 under their own (undefended) config,
-// naming the violated invariant, and 0 under the control that defends:
-// bounded_grant_age and per_task_identity, neither of a profile.
+// by a sliding cache, its identity leaked from one task into the next by
+// a long-lived worker and its retry's span carried by a worker into the
+// next task (under typed with worker_span_adopted) each exit 1 under their
+// own config, naming the violated invariant, and 0 under the control that
+// defends: bounded_grant_age and per_task_identity, neither of a profile;
+// the carried span also under typed without the defect, which starts each
+// task's own trace.
 func TestReplayCacheAndWorkerCorpus(t *testing.T) {
+	typedPerTask := []string{"--controls", "bind_identity,pre_effect_authority,refresh_context,state_precondition,idempotency,effect_readback,evidence_gate,per_task_identity"}
 	for _, c := range []struct {
 		file, violated string
 		defended       []string
+		fired          string
 	}{
-		{"revoked-grant-sliding-cache.json", `current_entitlement +VIOLATED  first false after seq 17 \(tool.commit\) reached by f1: capability revoked at effect time`, []string{"--controls", "bounded_grant_age"}},
-		{"identity-leaked-by-worker.json", `right_subject +VIOLATED  first false after seq 35 \(tool.commit\) reached by f1`, []string{"--controls", "per_task_identity"}},
+		{"revoked-grant-sliding-cache.json", `current_entitlement +VIOLATED  first false after seq 17 \(tool.commit\) reached by f1: capability revoked at effect time`, []string{"--controls", "bounded_grant_age"}, "reached, fired 1"},
+		{"identity-leaked-by-worker.json", `right_subject +VIOLATED  first false after seq 35 \(tool.commit\) reached by f1`, []string{"--controls", "per_task_identity"}, "reached, fired 1"},
+		// the span is opened at the first task's retry and handed to the
+		// second at its worker's start: two firings either way
+		{"span-carried-by-worker.json", `provable_outcome +VIOLATED  first false after seq 57 \(claim\) reached by f2: release without correlated proof`, typedPerTask, "f2 span_carry_over at tool.commit#2: reached, fired 2"},
+		{"span-carried-by-worker.json", `provable_outcome +VIOLATED  first false after seq 57 \(claim\) reached by f2: release without correlated proof`, []string{"--mutant", ""}, "f2 span_carry_over at tool.commit#2: reached, fired 2"},
 	} {
 		path := "../../reference/corpus/" + c.file
 		code, out, _ := runCLI(t, "replay", path)
@@ -294,7 +303,7 @@ func TestReplayCacheAndWorkerCorpus(t *testing.T) {
 			t.Errorf("%s: exit %d\n%s", c.file, code, out)
 		}
 		code, out, _ = runCLI(t, append([]string{"replay", path, "--twice"}, c.defended...)...)
-		if code != 0 || strings.Contains(out, "VIOLATED") || !strings.Contains(out, "reached, fired 1") {
+		if code != 0 || strings.Contains(out, "VIOLATED") || !strings.Contains(out, c.fired) {
 			t.Errorf("%s %v: exit %d\n%s", c.file, c.defended, code, out)
 		}
 	}

@@ -57,7 +57,9 @@
 //     receipt is attributed by a readback, and one the readback does not
 //     show (a lagging read) holds;
 //   - evidence_gate: no release unless the evidence ledger holds a receipt or
-//     readback whose effect trace joins the decision's trace;
+//     readback whose effect trace joins the decision's trace; each task
+//     starts its own trace, never the span its worker's ambient context
+//     carries (the worker_span_adopted defect adopts it);
 //   - deny_on_warning (the fail_closed profile): any warning denies;
 //   - jittered_backoff and shared_retry_budget (the typed_fleet profile,
 //     with the seven): a rate-limited agent's wait, and the retry of an
@@ -266,9 +268,14 @@ func (f *flow) paced() error {
 // or not) when the harness crashed it.
 func (s *System) Run(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
 	if amb, ok := model.AmbientOf(ctx); ok && !s.on(bitPerTaskIdentity) {
-		// the worker acts as the principal and under the trace context
-		// its ambient context carries
-		task.Actor, task.Tenant, task.Trace = amb.Actor, amb.Tenant, amb.Trace
+		// the worker acts as the principal its ambient context carries;
+		// under evidence_gate, whose proof joins a decision's trace, each
+		// task starts its own trace instead of a span left running in the
+		// worker (the worker_span_adopted defect adopts it)
+		task.Actor, task.Tenant = amb.Actor, amb.Tenant
+		if !s.on(bitEvidenceGate) || s.mutant.is(WorkerSpanAdopted) {
+			task.Trace = amb.Trace
+		}
 	}
 	f := &flow{s: s, ctx: ctx, env: env, task: task, trace: task.Trace}
 	// a task's deadline runs from its first worker's start, for a worker

@@ -27,7 +27,8 @@ func lockstep() []int {
 // tenant's first crossing is hit too); a worker-scoped kind
 // (FaultSpec.WorkerScoped) under its own correlation on CopperfinTenants'
 // two tasks run by one worker (Concurrency.Workers 1), so the second task
-// inherits what the worker captured for the first. The config names the
+// inherits what the worker captured for the first (for a kind that acts
+// on a retry, after the first send timed out). The config names the
 // fixture (Config.Fixture, "" for Copperfin). It returns an error for an unknown kind or a
 // correlation the kind does not take.
 func CorrelatedSchedule(kind string, c model.Correlation, cfg model.Config) (*model.Schedule, error) {
@@ -43,6 +44,11 @@ func CorrelatedSchedule(kind string, c model.Correlation, cfg model.Config) (*mo
 		// CopperfinTenants' two tasks on one worker, one after another
 		s.Config.Fixture = "copperfin-tenants"
 		s.Config.Concurrency = &model.Concurrency{Workers: 1}
+		if spec.Event == model.EvToolCommit && spec.Ordinal > 1 {
+			// it acts on a retry (span_carry_over): the first send times
+			// out, so the first task retries at the kind's commit
+			s.Faults = append([]model.FaultEntry{{Kind: "timeout_before_send", Event: model.EvToolCommit, Ordinal: 1}}, s.Faults...)
+		}
 		if err := s.Validate(); err != nil {
 			return nil, fmt.Errorf("correlated schedule: %w", err)
 		}

@@ -81,6 +81,11 @@ var defences = map[string]defence{
 	// provider; per_task_identity, no profile's, re-derives the identity
 	// per task instead
 	"ambient_identity_leak": {[]Control{BindIdentity}, ""},
+	// a span a retry left running: evidence_gate holds the task whose
+	// retried call carries it, and a later task on the worker starts its
+	// own trace (the defect adopts the span and proves under it);
+	// per_task_identity, no profile's, re-derives the whole identity
+	"span_carry_over": {[]Control{EvidenceGate}, "worker_span_adopted"},
 }
 
 // Defences returns the reference system's declared defences against a

@@ -105,6 +105,11 @@ const (
 	// not record it, and a worker resumed from that checkpoint retries at
 	// once. Only retry_paced shows it.
 	RestartForgetsBackoff Mutant = "restart_forgets_backoff"
+	// WorkerSpanAdopted takes a task's trace from its worker's ambient
+	// context under evidence_gate too: a span a retry left running in the
+	// worker (span_carry_over) becomes the trace a later task decides,
+	// commits and proves under.
+	WorkerSpanAdopted Mutant = "worker_span_adopted"
 )
 
 // MutantInfo names a mutant and says what it gets wrong.
@@ -148,11 +153,13 @@ var mutants = []MutantInfo{
 // entry exploration over the catalogue must kill with the eight built-in
 // invariants; ParseMutant accepts them. authority_check_unguarded shows
 // only under the kinds outside the catalogue (model.CacheAndWorkerKinds),
-// deny_over_ledger only to recorded_agrees_with_ledger.
+// deny_over_ledger only to recorded_agrees_with_ledger, worker_span_adopted
+// only where one worker runs several tasks (span_carry_over).
 var cacheMutants = []MutantInfo{
 	{AuthorityCheckUnguarded, "the capability is checked by a read, with no capability guard on the commit", nil},
 	{DenyOverLedger, "a denial made without reading the provider's ledger, which may hold the task's refund", nil},
 	{RestartForgetsBackoff, "a resumed worker forgets the back-off its predecessor owed and retries at once", nil},
+	{WorkerSpanAdopted, "a span left running in the worker adopted as a later task's trace", nil},
 }
 
 // policyCache is the process-wide policy cache of the policy_cached mutant:
