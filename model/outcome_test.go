@@ -54,10 +54,11 @@ func TestLastOutcomeMatchesRun(t *testing.T) {
 			violated++
 		}
 	}
-	// under baseline the paper's ten kinds and malformed_response, output_drift
-	// and tool_timeout (a duplicate refund each) violate an invariant; under
-	// typed and fail_closed no kind does
-	if violated != 13 {
-		t.Fatalf("%d outcomes with a violated invariant, want 13 (the baseline's)", violated)
+	// under baseline the paper's ten kinds, malformed_response, output_drift
+	// and tool_timeout (a duplicate refund each) and the model's tenant_swap,
+	// purpose_swap, stale_context, omitted_context and malformed_tool_call
+	// violate an invariant; under typed and fail_closed no kind does
+	if violated != 18 {
+		t.Fatalf("%d outcomes with a violated invariant, want 18 (the baseline's)", violated)
 	}
 }
