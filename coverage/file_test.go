@@ -227,9 +227,9 @@ func TestMergeIntoFileFromManyWriters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 12 times the 165 audit runs: every count of d, times 12
-	if got.Runs != 12*165 || len(got.Keys) != 40 {
-		t.Fatalf("runs %d, want 1980; keys %d, want 40", got.Runs, len(got.Keys))
+	// 12 times the 180 audit runs: every count of d, times 12
+	if got.Runs != 12*180 || len(got.Keys) != 40 {
+		t.Fatalf("runs %d, want 2160; keys %d, want 40", got.Runs, len(got.Keys))
 	}
 	want := d.Clone()
 	want.Runs *= 12
