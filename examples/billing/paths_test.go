@@ -316,8 +316,8 @@ func TestCoverageReport(t *testing.T) {
 		"systems: billing (1374 runs, 14 events crossed; no branch_join, memory; 1 key pattern not applicable)",
 		"charged_once violated in 51 runs: first false after seq 10 (tool.commit): inv-1042 charged 2 times",
 		"replay: FAULTLINE_REPLAY=timeout_after_commit-aad03092.json go test -run '^TestExplore$' ./examples/billing",
-		"identity/proposal/before_validation/isolated/capability_record  never_crossed: never crossed by this system (billing, 1374 runs): no recorded run crossed proposal, where subject_swap enters",
-		"context/proposal/before_validation/isolated/state_version  never_crossed: never crossed by this system (billing, 1374 runs): no recorded run crossed context.eligibility, where cross_source_conflict enters",
+		"identity/proposal/before_validation/isolated/capability_record  never_crossed: never crossed by this system (billing, 1374 runs): no recorded run crossed proposal, where subject_swap or tenant_swap or purpose_swap enter",
+		"context/proposal/before_validation/isolated/state_version  never_crossed: never crossed by this system (billing, 1374 runs): no recorded run crossed context.eligibility or proposal, where cross_source_conflict or stale_context or omitted_context enter",
 		"context/proposal/before_validation/isolated/policy_record  never_crossed: never crossed by this system (billing, 1374 runs): no recorded run crossed context.policy, where stale_policy enters",
 		"context/memory/before_commit/isolated/checkpoint_store  not_applicable: not applicable: billing declares it has no memory boundary",
 		"state/branch_join/before_commit/isolated/join_record  not_applicable: not applicable: billing declares it has no branch_join boundary",
@@ -348,11 +348,11 @@ func TestCommandLine(t *testing.T) {
 		t.Fatalf("audit exit %d\n%s%s", code, out.String(), errs.String())
 	}
 	for _, want := range []string{
-		"  billing/correct              defended   30 runs   22 reached    0 violated",
-		"  billing/fresh_key_per_retry             30 runs   22 reached    3 violated",
-		"  billing/blind_resume                    30 runs   22 reached    4 violated",
-		"  billing/receipt_from_reply              30 runs   21 reached    3 violated",
-		"Verdict: held: the 1 defended configuration held every invariant under the 22 of its 30 single faults reached.",
+		"  billing/correct              defended   35 runs   22 reached    0 violated",
+		"  billing/fresh_key_per_retry             35 runs   22 reached    3 violated",
+		"  billing/blind_resume                    35 runs   22 reached    4 violated",
+		"  billing/receipt_from_reply              35 runs   21 reached    3 violated",
+		"Verdict: held: the 1 defended configuration held every invariant under the 22 of its 35 single faults reached.",
 	} {
 		if !strings.Contains(out.String(), "\n"+want+"\n") {
 			t.Errorf("the audit lacks the line %q:\n%s", want, out.String())
