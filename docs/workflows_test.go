@@ -231,21 +231,21 @@ func TestNightlyCommandsRun(t *testing.T) {
 		}
 	}
 	cov := w.Jobs["coverage"]
-	if out := sh(work, cov.named(t, "merge").Run); !strings.HasPrefix(out, "merged 2 files into merged-coverage.json: 200 runs, 21 of 30 keys the systems can reach visited (of 40 reachable: 10 not drawn)") {
+	if out := sh(work, cov.named(t, "merge").Run); !strings.HasPrefix(out, "merged 2 files into merged-coverage.json: 200 runs, 22 of 30 keys the systems can reach visited (of 40 reachable: 10 not drawn)") {
 		t.Errorf("merge: %s", out)
 	}
 	sh(work, `"$RUNNER_TEMP/faultline" explore --profile typed --fixture copperfin --seed 1 --checks 200 --coverage whole.json`)
 	if got, want := read(t, filepath.Join(work, "merged-coverage.json")), read(t, filepath.Join(work, "whole.json")); got != want {
 		t.Errorf("the merged coverage of the shards is not the one run's:\n%s\nthe run's:\n%s", got, want)
 	}
-	// the night's 200 runs (21 keys: a sequential draw puts repeated or
+	// the night's 200 runs (22 keys: a sequential draw puts repeated or
 	// persistent on a last fault one time in four, and with false_success
 	// in the catalogue the one such fault of seed 1's shards never fires)
-	// and the audit's 165 (its 75 correlated runs visit the 17 keys of the
+	// and the audit's 180 (its 75 correlated runs visit the 17 keys of the
 	// correlation modifiers and the two of the kinds outside the catalogue)
-	if out := sh(work, cov.named(t, "gate").Run); out != "merged 2 files into gated-coverage.json: 365 runs, 40 of 40 reachable keys visited\n"+
+	if out := sh(work, cov.named(t, "gate").Run); out != "merged 2 files into gated-coverage.json: 380 runs, 40 of 40 reachable keys visited\n"+
 		"coverage gate: passed\n  ratio 1.0000 (40 of 40 reachable keys visited), minimum 1.0000: met\n"+
-		"  invariants: 39 violations of an invariant recorded under 29 keys (a run counts once per invariant it broke; the counterexamples are in the report); the gate measures visits, not verdicts (--no-violations fails it on any)\n"+
+		"  invariants: 45 violations of an invariant recorded under 30 keys (a run counts once per invariant it broke; the counterexamples are in the report); the gate measures visits, not verdicts (--no-violations fails it on any)\n"+
 		"  faults: 451 reached and fired; 67 scheduled but not reached, 60 reached but not fired\n" {
 		t.Errorf("gate: %q", out)
 	}
@@ -265,8 +265,8 @@ func TestNightlyCommandsRun(t *testing.T) {
 		if err := json.Unmarshal([]byte(sh(work, `"$RUNNER_TEMP/faultline" explore --max-schedules 0 --without idempotency --seed 1 --checks 200 --json || [ $? -eq 1 ]`)), &j); err != nil || j.ChecksToFailure < 1 {
 			t.Fatalf("the unsharded run: %v %+v", err, j)
 		}
-		// the run's counterexample is shard 2's, at check 8 (with the
-		// catalogue's 30 kinds; at check 2 with 28); shard 1 finds one
+		// the run's counterexample is shard 2's, at check 80 (with the
+		// catalogue's 35 kinds; at check 8 with 30, at check 2 with 28); shard 1 finds one
 		// too in its 100 checks, and the verdict names the run's
 		for _, shard := range []string{"1", "2"} {
 			sh(work, `"$RUNNER_TEMP/faultline" explore --without idempotency --seed 1 --checks 200 --shard `+shard+`/2 --out counterexamples/counterexamples-copperfin-`+shard+` || [ $? -eq 1 ]`)
@@ -274,7 +274,7 @@ func TestNightlyCommandsRun(t *testing.T) {
 		records, _ := filepath.Glob(filepath.Join(work, "counterexamples", "*", "*.counterexample.json"))
 		out := sh(work, verdict)
 		want := "fixture copperfin: the run found effect_at_most_once at check " + strconv.Itoa(j.ChecksToFailure) + ": counterexamples/counterexamples-copperfin-2/cx-effect_at_most_once-"
-		if len(records) != 2 || j.ChecksToFailure != 8 || !strings.HasPrefix(out, want) || strings.Count(out, "\n") != 1 {
+		if len(records) != 2 || j.ChecksToFailure != 80 || !strings.HasPrefix(out, want) || strings.Count(out, "\n") != 1 {
 			t.Errorf("the verdict of %d records: %q, want %q...", len(records), out, want)
 		}
 	}

@@ -67,16 +67,15 @@ func curveOf(t *testing.T, count func(coverage.Counter) int, seed uint64, checks
 }
 
 // TestGuidedVisitsEveryKeyWithinTwiceTheKeys: guided exploration (seed 1)
-// visits all 20 keys of the kinds' own specs in 19 checks (the other
+// visits all 21 keys of the kinds' own specs in 17 checks (the other
 // reachable keys are those of correlation modifiers, which a sequential
 // draw puts on a last fault one time in four, repeated or persistent
 // only: the curves count the own keys), within the target of twice as
 // many checks as reachable keys; unguided exploration with the same seed
-// (without swarm draws, as the guide draws) has visited 16 after 40
-// checks (its fifth check's fault is a repeated one, so its own key waits
-// until check 21) and needs 74 for all 20; with swarm draws, which favour
-// compositions of the most faults, it has visited 14 after 40 (none after
-// the first check). Exploring
+// (without swarm draws, as the guide draws) has visited 15 after 40
+// checks and 20 after 120, not all 21; with swarm draws, which favour
+// compositions of the most faults, it has visited 15 after 40 (none after
+// the first two checks). Exploring
 // exactly N checks visits what the curve says after N.
 func TestGuidedVisitsEveryKeyWithinTwiceTheKeys(t *testing.T) {
 	oneGoroutine(t)
@@ -109,25 +108,25 @@ func TestGuidedVisitsEveryKeyWithinTwiceTheKeys(t *testing.T) {
 		return curveOf(t, ownVisited, seed, checks, opts...)
 	}
 	guided, _ := curve(t, 1, 2*reachable, properties.WithGuide(1, nil))
-	want := []int{1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21}
+	want := []int{1, 2, 3, 6, 7, 8, 9, 10, 11, 12, 14, 16, 17, 18, 19, 20, 21}
 	want = append(want, slices.Repeat([]int{21}, 2*reachable-len(want))...)
 	if !slices.Equal(guided, want) {
 		t.Fatalf("guided curve, seed 1:\n%v\nwant\n%v", guided, want)
 	}
 	unguided, _ := curve(t, 1, 2*reachable, properties.WithoutSwarm())
-	wantU := []int{1, 1, 2, 3, 3, 3, 4, 6, 7, 7, 8, 9, 9, 9, 9, 9, 10, 10, 10, 11, 11,
-		11, 12, 13, 13, 13, 13, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 16, 16, 16, 16, 16}
+	wantU := []int{1, 2, 3, 4, 4, 5, 6, 7, 8, 8, 8, 9, 11, 12, 12, 13, 13, 13, 13, 13, 13,
+		13, 13, 13, 14, 14, 14, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 16}
 	if !slices.Equal(unguided, wantU) {
 		t.Fatalf("unguided curve, seed 1:\n%v\nwant\n%v", unguided, wantU)
 	}
 	swarm, _ := curve(t, 1, 2*reachable)
-	wantS := []int{1, 2, 3, 4, 5, 6, 7, 8, 8, 9, 10, 10, 12, 12, 12, 12, 13, 13, 13, 14, 14,
-		14, 14, 14, 14, 14, 14, 15, 15, 16, 17, 17, 17, 17, 17, 18, 18, 18, 18, 18, 18, 18}
+	wantS := []int{0, 0, 1, 4, 5, 5, 6, 7, 8, 8, 9, 10, 10, 10, 10, 11, 12, 12, 12, 12, 12,
+		12, 12, 12, 12, 12, 12, 12, 13, 13, 14, 14, 14, 14, 14, 14, 15, 15, 15, 15, 15, 16}
 	if !slices.Equal(swarm, wantS) {
 		t.Fatalf("unguided curve with swarm draws, seed 1:\n%v\nwant\n%v", swarm, wantS)
 	}
 	long, _ := curve(t, 1, 120, properties.WithoutSwarm())
-	if i := slices.Index(long, reachable); i+1 != 101 || !slices.Equal(long[:len(wantU)], wantU) {
+	if i := slices.Index(long, reachable); i != -1 || long[len(long)-1] != 20 || !slices.Equal(long[:len(wantU)], wantU) {
 		t.Fatalf("unguided, seed 1: all keys after %d checks, curve %v", i+1, long)
 	}
 	// the curve is what an exploration of exactly N checks records
@@ -142,7 +141,7 @@ func TestGuidedVisitsEveryKeyWithinTwiceTheKeys(t *testing.T) {
 // and prior give byte-equal coverage files; another guide seed changes
 // the choices; a prior record steers the first checks to the keys it
 // lacks: with a prior that visited 17 of the kinds' 21 own keys, the other four are
-// visited in the first 4 checks (seed 2); without it, in 13.
+// visited in the first 4 checks (seed 2); without it, in 21.
 func TestGuidedExplorationIsDeterministic(t *testing.T) {
 	write := func(d *coverage.Data) string {
 		var b bytes.Buffer
@@ -195,7 +194,7 @@ func TestGuidedExplorationIsDeterministic(t *testing.T) {
 	}
 	withPrior, _ := curveOf(t, lacking, 2, 30, properties.WithGuide(2, prior))
 	without, _ := curveOf(t, lacking, 2, 30, properties.WithGuide(2, nil))
-	if a, b := slices.Index(withPrior, 4)+1, slices.Index(without, 4)+1; a != 4 || b != 19 {
+	if a, b := slices.Index(withPrior, 4)+1, slices.Index(without, 4)+1; a != 4 || b != 21 {
 		t.Fatalf("the four keys the prior lacks were visited after %d checks with the prior (%v), %d without (%v)", a, withPrior, b, without)
 	}
 }

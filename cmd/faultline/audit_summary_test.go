@@ -41,16 +41,16 @@ func TestAuditSummaryFitsOneScreen(t *testing.T) {
 	}
 	_, out, _ := cachedCLI(t, "audit")
 	for _, want := range []string{
-		"faultline audit: reference system (Copperfin refund workflow), 30 fault kinds (the whole catalogue)\n",
-		"  baseline     BLOCK OR REDESIGN            unsafe escape        unsafe  40.1%  unproved  21.9%  service  17.2%\n",
-		"  typed        BLOCK OR REDESIGN            contained but dead   unsafe   0.0%  unproved   0.0%  service  67.8%\n",
-		"  fail_closed  BLOCK OR REDESIGN            contained but dead   unsafe   0.0%  unproved   0.0%  service  41.9%\n",
+		"faultline audit: reference system (Copperfin refund workflow), 35 fault kinds (the whole catalogue)\n",
+		"  baseline     BLOCK OR REDESIGN            unsafe escape        unsafe  45.0%  unproved  21.9%  service  14.0%\n",
+		"  typed        BLOCK OR REDESIGN            contained but dead   unsafe   0.0%  unproved   0.0%  service  69.5%\n",
+		"  fail_closed  BLOCK OR REDESIGN            contained but dead   unsafe   0.0%  unproved   0.0%  service  43.5%\n",
 		"    typed: useful service was below the 80% synthetic target\n",
-		"Worst findings (single-fault runs that violated an invariant: baseline 13, typed 0, fail_closed 0):\n",
+		"Worst findings (single-fault runs that violated an invariant: baseline 18, typed 0, fail_closed 0):\n",
 		"  baseline/timeout_after_commit: effect_at_most_once violated\n    faultline replay reference/corpus/kinds/timeout_after_commit.json --profile baseline\n",
-		"  and 5 more: faultline audit --full lists every row\n",
-		"Coverage: 40 of 40 reachable keys visited (100.0%), over 90 single-fault runs and 75 correlated.\n" +
-			"Faults: 162 reached and fired, 3 scheduled but not reached, 0 reached but not fired.\n",
+		"  and 10 more: faultline audit --full lists every row\n",
+		"Coverage: 40 of 40 reachable keys visited (100.0%), over 105 single-fault runs and 75 correlated.\n" +
+			"Faults: 177 reached and fired, 3 scheduled but not reached, 0 reached but not fired.\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q\n%s", want, out)

@@ -85,12 +85,12 @@ func TestAuditPrintsCoverage(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	for _, want := range []string{
-		"== coverage of the runs above (90 single-fault runs: 30 fault kinds under 3 profiles; and 75 correlated runs: 23 modifiers and 2 kinds outside the catalogue under 3 profiles)\n" +
+		"== coverage of the runs above (105 single-fault runs: 35 fault kinds under 3 profiles; and 75 correlated runs: 23 modifiers and 2 kinds outside the catalogue under 3 profiles)\n" +
 			"Coverage: 40 of 40 reachable keys visited (100.0%)\n",
-		"visited keys: 29 violated an invariant, 11 held",
-		"  baseline     38 of 40 reachable keys visited: 29 violated, 9 held (55 runs)\n" +
-			"  typed        40 of 40 reachable keys visited: 0 violated, 40 held (55 runs)\n" +
-			"  fail_closed  40 of 40 reachable keys visited: 0 violated, 40 held (55 runs)\n",
+		"visited keys: 30 violated an invariant, 10 held",
+		"  baseline     38 of 40 reachable keys visited: 30 violated, 8 held (60 runs)\n" +
+			"  typed        40 of 40 reachable keys visited: 0 violated, 40 held (60 runs)\n" +
+			"  fail_closed  40 of 40 reachable keys visited: 0 violated, 40 held (60 runs)\n",
 		"  tool/effect/after_commit/isolated/ledger_readback                  violated (effect_at_most_once)                    held   held         timeout_after_commit\n",
 		"  tool/sandbox/before_validation/isolated/ledger_readback            held                                              held   held         sandbox_denial\n",
 		"Unvisited reachable keys:\n  none\n",
@@ -104,7 +104,7 @@ func TestAuditPrintsCoverage(t *testing.T) {
 	if i, j := strings.Index(out, "== profile fail_closed"), strings.Index(out, "== coverage"); i < 0 || j < i {
 		t.Error("the coverage does not follow the outcome tables")
 	}
-	if d := readCov(t, p); d.Runs != 165 || len(d.Keys) != 40 {
+	if d := readCov(t, p); d.Runs != 180 || len(d.Keys) != 40 {
 		t.Fatalf("runs %d, keys %d", d.Runs, len(d.Keys))
 	}
 }

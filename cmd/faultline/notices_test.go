@@ -56,18 +56,18 @@ func TestAuditNotices(t *testing.T) {
 	for _, want := range []string{
 		"(and 12 runs with notices: 4 kinds of the provider's notices under 3 profiles)\nCoverage: 42 of 42 reachable keys visited (100.0%)\n",
 		"  12375 keys in all: 42 reachable by the catalogue, 12333 unreachable",
-		"  baseline     40 of 42 reachable keys visited: 31 violated, 9 held (59 runs)\n" +
-			"  typed        42 of 42 reachable keys visited: 2 violated, 40 held (59 runs)\n",
+		"  baseline     40 of 42 reachable keys visited: 32 violated, 8 held (64 runs)\n" +
+			"  typed        42 of 42 reachable keys visited: 2 violated, 40 held (64 runs)\n",
 		"  tool/effect/after_checkpoint/isolated/ledger_readback              violated (recorded_agrees_with_ledger)            violated (recorded_agrees_with_ledger)  violated (recorded_agrees_with_ledger)  late_notice\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("audit --notices lacks %q", want)
 		}
 	}
-	if d := readCov(t, p); d.Runs != 177 || len(d.Keys) != 42 {
+	if d := readCov(t, p); d.Runs != 192 || len(d.Keys) != 42 {
 		t.Errorf("coverage file: runs %d, keys %d", d.Runs, len(d.Keys))
 	}
-	if code, out, _ := runCLI(t, "audit", "--notices"); code != 0 || !strings.Contains(out, "Coverage: 42 of 42 reachable keys visited (100.0%), over 90 single-fault runs and 75 correlated, 12 with notices.\nFaults: 176 reached and fired, 4 scheduled but not reached, 0 reached but not fired.\n") {
+	if code, out, _ := runCLI(t, "audit", "--notices"); code != 0 || !strings.Contains(out, "Coverage: 42 of 42 reachable keys visited (100.0%), over 105 single-fault runs and 75 correlated, 12 with notices.\nFaults: 191 reached and fired, 4 scheduled but not reached, 0 reached but not fired.\n") {
 		t.Errorf("summary: exit %d\n%s", code, out)
 	}
 	if code, _, stderr := runCLI(t, "audit", "--notices", "--compat", "paper188"); code != 2 || !strings.Contains(stderr, "--notices") {
