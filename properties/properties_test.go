@@ -320,11 +320,11 @@ func TestEveryMutantIsKilled(t *testing.T) {
 // mutantKills is the check at which TestEveryMutantIsKilled's exploration
 // (mutantExploration's seed and budget) kills each mutant.
 var mutantKills = map[copperfin.Mutant]int{
-	"rejection_as_success": 25, "timeout_as_success": 3, "unchecked_reply": 409, "unbounded_retry": 8,
+	"rejection_as_success": 25, "timeout_as_success": 3, "unchecked_reply": 66, "unbounded_retry": 11,
 	"retry_budget_reset": 9, "deadline_from_restart": 268, "checkpoint_before_effect": 1, "stale_checkpoint_accepted": 19,
-	"fabricated_approval": 1, "failed_branch_dropped": 51, "key_per_attempt": 21, "readback_from_cache": 8,
-	"readback_by_subject": 33, "reply_as_proof": 17, "expiry_at_approval": 1, "trace_per_retry": 27,
-	"policy_cached": 3, "resume_skips_checks": 21, "resend_unseen": 1, "state_check_unguarded": 34,
+	"fabricated_approval": 1, "failed_branch_dropped": 5, "key_per_attempt": 21, "readback_from_cache": 8,
+	"readback_by_subject": 30, "reply_as_proof": 30, "expiry_at_approval": 38, "trace_per_retry": 21,
+	"policy_cached": 3, "resume_skips_checks": 21, "resend_unseen": 1, "state_check_unguarded": 64,
 	"envelope_as_success": 80, "refusal_as_done": 49, "duplicate_call_executed": 1,
 }
 
