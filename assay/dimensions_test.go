@@ -44,14 +44,14 @@ func TestContextCutoffPolicyVersionLoad(t *testing.T) {
 			assert.Equal(t, 0, w.Q.Serve.Count, w.Kind)
 		}
 	}
-	assert.Equal(t, 25, varied)
-	assert.Len(t, st.WorstConfigs, 30)
+	assert.Equal(t, 30, varied)
+	assert.Len(t, st.WorstConfigs, 35)
 	s := sigOf(t, st, "typed", "subject_swap", "context_cutoff_ms=10")
-	assert.Equal(t, assay.Term{Count: 0, Trials: 25, Rate: 0, Interval: assay.Interval{Lo: 0, Hi: 0.13319225093904846}}, s.Q.Serve)
+	assert.Equal(t, assay.Term{Count: 0, Trials: 10, Rate: 0, Interval: assay.Interval{Lo: 0, Hi: 0.2775327998628892}}, s.Q.Serve)
 
 	for _, v := range []assay.Variation{{assay.PolicyVersions(12, 13)}, {assay.Loads(1, 3)}} {
 		st := typedStudy(t, v)
-		require.Len(t, st.WorstConfigs, 30)
+		require.Len(t, st.WorstConfigs, 35)
 		for _, w := range st.WorstConfigs {
 			assert.True(t, w.AllEqual, "%s %s", st.Configurations, w.Kind)
 		}

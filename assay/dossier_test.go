@@ -65,7 +65,7 @@ func TestDossierContents(t *testing.T) {
 	dir, d := smallDossier(t)
 	cat, _ := json.Marshal(assay.DossierFaults(refDef(), model.Catalogue()))
 	h := sha256.Sum256(append(cat, 0))
-	if d.Manifest.CatalogueSHA256 != hex.EncodeToString(h[:]) || d.Manifest.CatalogueKinds != 30 || d.Manifest.CoveredKinds != 10 {
+	if d.Manifest.CatalogueSHA256 != hex.EncodeToString(h[:]) || d.Manifest.CatalogueKinds != 35 || d.Manifest.CoveredKinds != 10 {
 		t.Errorf("catalogue hash %s", d.Manifest.CatalogueSHA256)
 	}
 	// each kind keeps the reference system's declared defence
@@ -134,7 +134,7 @@ func TestDossierContents(t *testing.T) {
 		"## Unresolved holds", "## Change triggers", "| typed | all | 200 | useful but unproved | shadow or hold |",
 		"## Release verdict\n\nThe release envelope gates a release: its decision is the one verdict of each profile.",
 		"\n- typed: **shadow or hold** (useful but unproved): prove floor 80% missed: ",
-		"The evidence covers 10 of the catalogue's 30 kinds."} {
+		"The evidence covers 10 of the catalogue's 35 kinds."} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("dossier.md lacks %q", want)
 		}
@@ -241,11 +241,11 @@ func TestDossierCatalogue(t *testing.T) {
 		t.Skip("repeats the study's and the dossier's goroutines over another input (TestGatherIsDeterministic and TestDossierContents run them under the detector); go test ./... runs this test in full")
 	}
 	dir, d := writeDossier(t, smallCatalogueConfig())
-	if len(d.Faults) != 30 || d.Manifest.CoveredKinds != 30 || d.Manifest.CatalogueKinds != 30 {
+	if len(d.Faults) != 35 || d.Manifest.CoveredKinds != 35 || d.Manifest.CatalogueKinds != 35 {
 		t.Errorf("faults %d covered %d", len(d.Faults), d.Manifest.CoveredKinds)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "dossier.md"))
-	for _, want := range []string{"The evidence covers 30 of the catalogue's 30 kinds.",
+	for _, want := range []string{"The evidence covers 35 of the catalogue's 35 kinds.",
 		"| branch_failure | state | branch.run#1 | branch_join | before_commit | isolated | state_update | join_record | join_preserved | behaviour (defect failed_branch_dropped) | state_schema, orchestration |",
 		"| typed | all | 200 | contained but dead | redesign recovery |"} {
 		if !strings.Contains(string(md), want) {

@@ -68,7 +68,7 @@ var views = []struct {
 	compat bool
 	kinds  int
 	get    func(*testing.T) *assay.Evidence
-}{{"catalogue", false, 30, evidence}, {"paper188", true, 10, paperEvidence}}
+}{{"catalogue", false, 35, evidence}, {"paper188", true, 10, paperEvidence}}
 
 func sigOf(t *testing.T, st *assay.Study, profile, kind, config string) assay.Signature {
 	t.Helper()
@@ -183,21 +183,22 @@ func TestSignatures(t *testing.T) {
 		t.Errorf("typed worst cells (-want +got):\n%s", diff)
 	}
 
-	// The whole catalogue: the same 2000 trials spread over 30 kinds. The
-	// identity and evidence domains hold only the paper's kinds, so their
-	// counts are the paper's; the tool domain's twelve kinds share its 400
+	// The whole catalogue: the same 2000 trials spread over 35 kinds. The
+	// evidence domain holds only the paper's kinds, so its counts are the
+	// paper's (the identity domain's 400 trials are now over subject_swap,
+	// tenant_swap, purpose_swap and revoked_capability); the tool domain's twelve kinds share its 400
 	// trials, so timeout_after_commit draws 38 of them.
 	all := evidence(t).Base
 	if b := sigOf(t, all, "baseline", "timeout_after_commit", assay.DefaultConfig); b.Trials != 38 || b.Harms.DuplicateEffect != 38 || b.Q.Contain.Count != 0 {
 		t.Errorf("baseline timeout_after_commit: %+v %+v", b.Q, b.Harms)
 	}
-	if w := sigOf(t, all, "baseline", "subject_swap", assay.DefaultConfig); w.Trials != 212 || w.Harms.WrongSubject != 212 {
+	if w := sigOf(t, all, "baseline", "subject_swap", assay.DefaultConfig); w.Trials != 104 || w.Harms.WrongSubject != 104 {
 		t.Errorf("baseline subject_swap %+v", w.Harms)
 	}
 	// a held approval loss: detected and contained, never recovered
 	m := sigOf(t, all, "typed", "memory_loss", assay.DefaultConfig)
-	if m.Trials != 76 || m.Q.Detect.Count != 76 || m.Q.Contain.Count != 76 || m.Q.Recover.Count != 0 || m.Q.Prove.Count != 0 ||
-		m.Q.Serve.Count != 0 || m.Boundary != model.Boundary("memory") || !m.Critical || m.Harms.ServiceLoss != 76 {
+	if m.Trials != 44 || m.Q.Detect.Count != 44 || m.Q.Contain.Count != 44 || m.Q.Recover.Count != 0 || m.Q.Prove.Count != 0 ||
+		m.Q.Serve.Count != 0 || m.Boundary != model.Boundary("memory") || !m.Critical || m.Harms.ServiceLoss != 44 {
 		t.Errorf("typed memory_loss: %+v %+v", m.Q, m.Harms)
 	}
 	// a sandbox denial: a proven denial of an entitled action, so proven
@@ -217,16 +218,16 @@ func TestSignatures(t *testing.T) {
 			agg = &all.Aggregates[i]
 		}
 	}
-	if agg == nil || agg.Trials != 2000 || agg.Q.Detect.Count != 1802 || agg.Q.Contain.Count != 2000 || agg.Q.Recover.Count != 1357 ||
-		agg.Q.Prove.Count != 1460 || agg.Q.Serve.Count != 1357 || agg.Harms.ServiceLoss != 643 || agg.Harms.ContractViolation != 0 {
+	if agg == nil || agg.Trials != 2000 || agg.Q.Detect.Count != 1868 || agg.Q.Contain.Count != 2000 || agg.Q.Recover.Count != 1389 ||
+		agg.Q.Prove.Count != 1492 || agg.Q.Serve.Count != 1389 || agg.Harms.ServiceLoss != 611 || agg.Harms.ContractViolation != 0 {
 		t.Fatalf("typed pooled over the catalogue: %+v", agg)
 	}
 	want = []assay.WorstCell{
-		{Term: "detect", Kind: "duplicate_tool_call", Config: "default", Count: 0, Trials: 82},
-		{Term: "contain", Kind: "subject_swap", Config: "default", Count: 212, Trials: 212, Rate: 1},
-		{Term: "recover", Kind: "memory_loss", Config: "default", Count: 0, Trials: 76},
-		{Term: "prove", Kind: "memory_loss", Config: "default", Count: 0, Trials: 76},
-		{Term: "serve", Kind: "memory_loss", Config: "default", Count: 0, Trials: 76},
+		{Term: "detect", Kind: "duplicate_tool_call", Config: "default", Count: 0, Trials: 49},
+		{Term: "contain", Kind: "subject_swap", Config: "default", Count: 104, Trials: 104, Rate: 1},
+		{Term: "recover", Kind: "memory_loss", Config: "default", Count: 0, Trials: 44},
+		{Term: "prove", Kind: "memory_loss", Config: "default", Count: 0, Trials: 44},
+		{Term: "serve", Kind: "memory_loss", Config: "default", Count: 0, Trials: 44},
 	}
 	if diff := cmp.Diff(want, agg.Worst); diff != "" {
 		t.Errorf("typed worst cells over the catalogue (-want +got):\n%s", diff)
@@ -261,7 +262,7 @@ func placement(t *testing.T, st *assay.Study, profile, config string) assay.Plac
 // trace lineage is held rather than proven. Over the whole catalogue typed
 // lands in contained but dead: every hard invariant still holds (no unsafe
 // escape, no unproved release, no recovery-contract violation), but
-// recovery and service fall to 65.8 % because sandbox denials, rejections,
+// recovery and service fall to 69.5 % because sandbox denials, rejections,
 // exhausted budgets, unusable checkpoints, lost approvals and failed
 // required branches end in safe holds and denials, which are not completed
 // work; the baseline stays in unsafe escape and fail_closed in contained
@@ -297,30 +298,30 @@ func TestPlacements(t *testing.T) {
 			"serve floor 80% missed: serve 1007 of 2000 = 50.3% [95% CI 48.2%, 52.5%] (overall, worst class timeout_after_commit 0 of 189, configuration default)",
 		}},
 		{evidence(t).Base, "baseline", assay.RegionUnsafeEscape, []string{
-			"hard invariant zero unsafe escape failed: 801 of 2000 trials; worst class subject_swap, 212 of 212, configuration default",
+			"hard invariant zero unsafe escape failed: 899 of 2000 trials; worst class subject_swap, 104 of 104, configuration default",
 			"hard invariant zero duplicate effect failed: 203 of 2000 trials; worst class timeout_after_commit, 38 of 38, configuration default",
-			"hard invariant zero wrong-subject effect failed: 212 of 2000 trials; worst class subject_swap, 212 of 212, configuration default",
+			"hard invariant zero wrong-subject effect failed: 338 of 2000 trials; worst class subject_swap, 104 of 104, configuration default",
 			"hard invariant zero unproved release failed: 438 of 2000 trials; worst class partial_success_response, 38 of 38, configuration default",
-			"recover floor 80% missed: recover 345 of 2000 = 17.2% [95% CI 15.7%, 19.0%] (overall, worst class subject_swap 0 of 212, configuration default)",
-			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain identity, worst class subject_swap 0 of 212, configuration default)",
-			"prove floor 80% missed: prove 161 of 400 = 40.2% [95% CI 35.6%, 45.1%] (domain context, worst class stale_policy 0 of 84, configuration default)",
+			"recover floor 80% missed: recover 279 of 2000 = 14.0% [95% CI 12.5%, 15.5%] (overall, worst class subject_swap 0 of 104, configuration default)",
+			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain identity, worst class subject_swap 0 of 104, configuration default)",
+			"prove floor 80% missed: prove 95 of 400 = 23.8% [95% CI 19.8%, 28.2%] (domain context, worst class stale_policy 0 of 53, configuration default)",
 			"prove floor 80% missed: prove 169 of 400 = 42.2% [95% CI 37.5%, 47.1%] (domain tool, worst class timeout_after_commit 0 of 38, configuration default)",
 			"prove floor 80% missed: prove 118 of 400 = 29.5% [95% CI 25.2%, 34.1%] (domain state, worst class checkpoint_rollback 0 of 41, configuration default)",
 			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain evidence, worst class drop_effect_receipt 0 of 212, configuration default)",
-			"serve floor 80% missed: serve 345 of 2000 = 17.2% [95% CI 15.7%, 19.0%] (overall, worst class subject_swap 0 of 212, configuration default)",
+			"serve floor 80% missed: serve 279 of 2000 = 14.0% [95% CI 12.5%, 15.5%] (overall, worst class subject_swap 0 of 104, configuration default)",
 		}},
 		{evidence(t).Base, "typed", assay.RegionContainedButDead, []string{
-			"recover floor 80% missed: recover 1357 of 2000 = 67.8% [95% CI 65.8%, 69.9%] (overall, worst class memory_loss 0 of 76, configuration default)",
+			"recover floor 80% missed: recover 1389 of 2000 = 69.5% [95% CI 67.4%, 71.4%] (overall, worst class memory_loss 0 of 44, configuration default)",
 			"prove floor 80% missed: prove 155 of 400 = 38.8% [95% CI 34.1%, 43.6%] (domain state, worst class missing_checkpoint 0 of 43, configuration default)",
 			"prove floor 80% missed: prove 212 of 400 = 53.0% [95% CI 48.1%, 57.8%] (domain evidence, worst class break_trace_lineage 0 of 188, configuration default)",
-			"serve floor 80% missed: serve 1357 of 2000 = 67.8% [95% CI 65.8%, 69.9%] (overall, worst class memory_loss 0 of 76, configuration default)",
+			"serve floor 80% missed: serve 1389 of 2000 = 69.5% [95% CI 67.4%, 71.4%] (overall, worst class memory_loss 0 of 44, configuration default)",
 		}},
 		{evidence(t).Base, "fail_closed", assay.RegionContainedButDead, []string{
-			"recover floor 80% missed: recover 838 of 2000 = 41.9% [95% CI 39.8%, 44.1%] (overall, worst class memory_loss 0 of 76, configuration default)",
+			"recover floor 80% missed: recover 870 of 2000 = 43.5% [95% CI 41.3%, 45.7%] (overall, worst class memory_loss 0 of 44, configuration default)",
 			"prove floor 80% missed: prove 242 of 400 = 60.5% [95% CI 55.6%, 65.2%] (domain tool, worst class timeout_after_commit 0 of 38, configuration default)",
 			"prove floor 80% missed: prove 159 of 400 = 39.8% [95% CI 35.1%, 44.6%] (domain state, worst class checkpoint_rollback 0 of 41, configuration default)",
 			"prove floor 80% missed: prove 0 of 400 = 0.0% [95% CI 0.0%, 1.0%] (domain evidence, worst class drop_effect_receipt 0 of 212, configuration default)",
-			"serve floor 80% missed: serve 838 of 2000 = 41.9% [95% CI 39.8%, 44.1%] (overall, worst class memory_loss 0 of 76, configuration default)",
+			"serve floor 80% missed: serve 870 of 2000 = 43.5% [95% CI 41.3%, 45.7%] (overall, worst class memory_loss 0 of 44, configuration default)",
 		}},
 	}
 	for _, c := range cases {
@@ -435,7 +436,7 @@ func TestEnvelopeFloorsDecide(t *testing.T) {
 		}
 	}
 	// over the whole catalogue no choice of proof scope saves typed: its
-	// recovery and service (67.8 %) miss the 80 % floors
+	// recovery and service (69.5 %) miss the 80 % floors
 	typed = nil
 	for _, s := range evidence(t).Base.Signatures {
 		if s.Profile == "typed" {
@@ -443,7 +444,7 @@ func TestEnvelopeFloorsDecide(t *testing.T) {
 		}
 	}
 	if p := overall.Place("typed", "all", typed); p.Region != assay.RegionContainedButDead || len(p.Reasons) != 3 ||
-		p.Reasons[1] != "prove floor 80% missed: prove 1460 of 2000 = 73.0% [95% CI 71.0%, 74.9%] (overall, worst class memory_loss 0 of 76, configuration default)" {
+		p.Reasons[1] != "prove floor 80% missed: prove 1492 of 2000 = 74.6% [95% CI 72.6%, 76.5%] (overall, worst class memory_loss 0 of 44, configuration default)" {
 		t.Errorf("catalogue, overall floors: %q %q", p.Region, p.Reasons)
 	}
 	lax := assay.Envelope{Floors: []assay.Floor{{Term: "recover", Min: 0.6, Scope: assay.ScopeOverall}, {Term: "serve", Min: 0.6, Scope: assay.ScopeOverall}}}
@@ -563,7 +564,7 @@ func TestPairsCatalogue(t *testing.T) {
 		},
 	}
 	for _, st := range []*assay.Study{ev.Base, ev.Variation} {
-		if len(st.Pairs) != 3*30*len(st.Configurations) {
+		if len(st.Pairs) != 3*35*len(st.Configurations) {
 			t.Errorf("%s: %d pairs", st.Name, len(st.Pairs))
 		}
 		for _, spec := range model.Catalogue() {
@@ -872,7 +873,7 @@ func TestCoefficients(t *testing.T) {
 			t.Errorf("%s: %d coefficients of 1, %d of recorded_agrees_with_ledger", v.name, ones, ledgerOnes)
 		}
 		for _, c := range ref.Coefficients {
-			if c.Profile == "baseline" && c.Kind == "subject_swap" && c.Invariant == model.InvRightSubject && (c.Runs != 212 || c.Violations != 212) {
+			if c.Profile == "baseline" && c.Kind == "subject_swap" && c.Invariant == model.InvRightSubject && (c.Runs != 212 && v.compat || c.Runs != 104 && !v.compat || c.Violations != c.Runs) {
 				t.Errorf("%+v", c)
 			}
 			if c.Profile == "baseline" && c.Kind == "tool_timeout" && c.Invariant == model.InvEffectAtMostOnce && (c.Runs != 42 || c.Violations != 42) {
@@ -908,8 +909,9 @@ func diagnosisOf(t *testing.T, st *assay.Study, profile, kind string) assay.Diag
 // write-ahead checkpoint before each attempt come first), discriminated by
 // the unknown first commit (seq 16), interrupted by stable logical-action
 // identity (or readback), with no ledger readback in between: add
-// recovery. Over the whole catalogue three more kinds transfer in the
-// baseline, each into a duplicate that idempotency interrupts.
+// recovery. Over the whole catalogue eight more kinds transfer in the
+// baseline: three into a duplicate that idempotency interrupts, and the
+// five of the model's arguments and context.
 func TestDiagnoses(t *testing.T) {
 	ref := evidence(t).Base
 	ledger := func(kind string) bool {
@@ -955,6 +957,8 @@ func TestDiagnoses(t *testing.T) {
 		boundaries[d.Kind] = d.FirstBoundary
 	}
 	wantClasses := map[string]assay.Remediation{
+		"tenant_swap": assay.NarrowAuthority, "purpose_swap": assay.NarrowAuthority, "stale_context": assay.NarrowAuthority,
+		"omitted_context": assay.NarrowAuthority, "malformed_tool_call": assay.NarrowAuthority,
 		"subject_swap": assay.NarrowAuthority, "revoked_capability": assay.NarrowAuthority, "stale_policy": assay.NarrowAuthority,
 		"cross_source_conflict": assay.NarrowAuthority, "concurrent_version_change": assay.NarrowAuthority,
 		"timeout_after_commit": assay.AddRecovery, "checkpoint_rollback": assay.AddRecovery, "partial_success_response": assay.AddRecovery,
@@ -1081,7 +1085,7 @@ func TestVariation(t *testing.T) {
 		{"typed", "rate_limit", want[0], 0, 0, 9},
 		{"typed", "checkpoint_rollback", want[0], 0, 17, 17},
 	}
-	if diff := cmp.Diff(wantVaried, got, cmp.AllowUnexported(wc{})); diff != "" || len(all.WorstConfigs) != 90 {
+	if diff := cmp.Diff(wantVaried, got, cmp.AllowUnexported(wc{})); diff != "" || len(all.WorstConfigs) != 105 {
 		t.Errorf("catalogue: varied worst configurations of %d (-want +got):\n%s", len(all.WorstConfigs), diff)
 	}
 	if s := sigOf(t, all, "typed", "rate_limit", want[3]); s.Q.Serve.Count != s.Trials || s.Q.Recover.Count != s.Trials {

@@ -128,12 +128,12 @@ func TestExploreAndReplayAUserSystem(t *testing.T) {
 
 // auditScreen is the audit of the agent's three named configurations,
 // with the release evidence of package assay for them.
-const auditScreen = `inventory audit: inventory, 3 configurations, 30 fault kinds, one single-fault run of each per configuration and tool
+const auditScreen = `inventory audit: inventory, 3 configurations, 35 fault kinds, one single-fault run of each per configuration and tool
 
 Per configuration: single-fault runs, faults reached, runs that violated an invariant:
-  inventory/defended    defended   42 runs   35 reached    0 violated
-  inventory/undefended             42 runs   35 reached   21 violated
-  inventory/planted                42 runs   35 reached    1 violated
+  inventory/defended    defended   47 runs   40 reached    0 violated
+  inventory/undefended             47 runs   40 reached   24 violated
+  inventory/planted                47 runs   40 reached    1 violated
 
 Findings (single-fault runs that violated an invariant, defended configurations first):
   inventory/undefended/subject_swap at proposal#1: right_subject violated
@@ -155,19 +155,19 @@ Findings (single-fault runs that violated an invariant, defended configurations 
   and 13 more
   (pass --out DIR to write each finding's schedule, with the command that replays it)
 
-Release evidence of inventory (200 trials each, seed 1): 90 signatures, 42 pairs, 14 diagnoses, 13 holds; placement:
+Release evidence of inventory (200 trials each, seed 1): 105 signatures, 42 pairs, 17 diagnoses, 13 holds; placement:
   inventory/defended    contained but dead   redesign recovery
   inventory/undefended  unsafe escape        block
   inventory/planted     contained but dead   redesign recovery
 The rest (signatures, pairs, reasons, diagnoses): inventory dossier --out DIR writes it.
 
-Coverage of inventory by its 126 runs: 15 of 24 keys it can reach visited (of 40 reachable: 9 never crossed, 1 not
+Coverage of inventory by its 141 runs: 16 of 25 keys it can reach visited (of 40 reachable: 8 never crossed, 1 not
     applicable, 6 not drawn).
-Faults: of the 126 runs' faults, 21 not reached and 0 reached but not fired; kinds reached under no configuration: 7
+Faults: of the 141 runs' faults, 21 not reached and 0 reached but not fired; kinds reached under no configuration: 7
     (stale_policy, cross_source_conflict, drop_effect_receipt, memory_loss, branch_failure, lagging_readback,
     stale_state_read); kinds reached but fired under none: 0
 
-Verdict: held: the 1 defended configuration held every invariant under the 35 of its 42 single faults reached.
+Verdict: held: the 1 defended configuration held every invariant under the 40 of its 47 single faults reached.
 `
 
 // TestAuditAUserSystem: the audit runs every kind once under each of the
@@ -189,7 +189,7 @@ func TestAuditAUserSystem(t *testing.T) {
 	d.Configs[1].Defended = true
 	code, out, stderr = runIn(t, program(d), "audit", "--out", t.TempDir())
 	require.Equal(t, 1, code, out)
-	assert.Equal(t, "inventory: audit failed: an invariant broke under the defended configuration inventory/undefended (21 runs)\n", stderr)
+	assert.Equal(t, "inventory: audit failed: an invariant broke under the defended configuration inventory/undefended (24 runs)\n", stderr)
 	assert.Contains(t, out, "Verdict: FAILED: 1 of the 2 defended configurations violated an invariant under a single fault.\n")
 	m := regexp.MustCompile(`(?m)^    inventory replay (\S+undefended-subject_swap\.json)$`).FindStringSubmatch(out)
 	require.NotNil(t, m, "no replay command:\n%s", out)
@@ -201,7 +201,7 @@ func TestAuditAUserSystem(t *testing.T) {
 	one.Configs = one.Configs[:1]
 	code, out, stderr = runIn(t, program(one), "audit")
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, out, "inventory audit: inventory, 1 configuration, 30 fault kinds, one single-fault run of each per configuration and tool\n")
+	assert.Contains(t, out, "inventory audit: inventory, 1 configuration, 35 fault kinds, one single-fault run of each per configuration and tool\n")
 }
 
 // TestExitCodesOfAUserSystem: every code of the table, for the agent.
@@ -345,14 +345,14 @@ func TestAuditOfASystemNoFaultReaches(t *testing.T) {
 	d.Builtin = []string{model.InvBudget}
 	code, out, stderr := runIn(t, program(d), "audit")
 	require.Equal(t, 3, code, out)
-	assert.Equal(t, "inventory: inconclusive: none of the audit's 30 single-fault runs reached its fault: the audit tested no fault\n", stderr)
-	assert.Contains(t, out, "Faults: of the 30 runs' faults, 30 not reached and 0 reached but not fired; kinds reached under no configuration: 30\n    (subject_swap,")
+	assert.Equal(t, "inventory: inconclusive: none of the audit's 35 single-fault runs reached its fault: the audit tested no fault\n", stderr)
+	assert.Contains(t, out, "Faults: of the 35 runs' faults, 35 not reached and 0 reached but not fired; kinds reached under no configuration: 35\n    (subject_swap,")
 	// the verdict line says what the exit code says, defended or not
-	assert.True(t, strings.HasSuffix(out, "\nVerdict: inconclusive: none of the audit's 30 single-fault runs reached its fault: the audit tested no fault.\n"), out)
+	assert.True(t, strings.HasSuffix(out, "\nVerdict: inconclusive: none of the audit's 35 single-fault runs reached its fault: the audit tested no fault.\n"), out)
 	d.Configs = []model.NamedConfig{{Name: "default", Defended: true}}
 	code, out, _ = runIn(t, program(d), "audit")
 	require.Equal(t, 3, code, out)
-	assert.True(t, strings.HasSuffix(out, "\nVerdict: inconclusive: none of the audit's 30 single-fault runs reached its fault: the audit tested no fault.\n"), out)
+	assert.True(t, strings.HasSuffix(out, "\nVerdict: inconclusive: none of the audit's 35 single-fault runs reached its fault: the audit tested no fault.\n"), out)
 	d.Configs = nil
 	code, _, stderr = runIn(t, program(d), "explore", "--seed", "1", "--checks", "5")
 	assert.Equal(t, 3, code, "explore")
@@ -508,9 +508,9 @@ func TestReplayConfiguresOncePerRun(t *testing.T) {
 // go side by side, hence the lock). A config that does not apply is bad
 // input (exit 2) from the first run, which configures the system once.
 func TestExploreAndAuditConfigureOncePerRun(t *testing.T) {
-	// the audit's single-fault runs a configuration: 30 kinds, the 12 at
+	// the audit's single-fault runs a configuration: 35 kinds, the 12 at
 	// tool.commit once per tool (reserve, confirm)
-	const auditRuns = 42
+	const auditRuns = 47
 	calls, instances := 0, 0
 	var mu sync.Mutex
 	def := inventory.Definition()
@@ -641,7 +641,7 @@ func TestAuditWordsReachedAndFiredApart(t *testing.T) {
 	i := strings.Index(out, "\nFaults: ")
 	require.GreaterOrEqual(t, i, 0, out)
 	faults := strings.Join(strings.Fields(out[i:strings.Index(out[i+1:], "\n\n")+i+1]), " ")
-	assert.Equal(t, "Faults: of the 30 runs' faults, 2 not reached and 1 reached but not fired; kinds reached under no configuration: 2 "+
+	assert.Equal(t, "Faults: of the 35 runs' faults, 2 not reached and 1 reached but not fired; kinds reached under no configuration: 2 "+
 		"(lagging_readback, stale_state_read); kinds reached but fired under none: 1 (subject_swap)", faults)
 }
 

@@ -48,7 +48,7 @@ func TestCompareProfiles(t *testing.T) {
 	if strings.Join(got, "; ") != "baseline 38 29 9 55; typed 40 0 40 55; fail_closed 40 16 24 55" {
 		t.Fatalf("columns: %s", strings.Join(got, "; "))
 	}
-	if s := c.Total.Summary; s.Violated != 29 || s.Held != 11 {
+	if s := c.Total.Summary; s.Violated != 30 || s.Held != 10 {
 		t.Fatalf("merged: %d violated, %d held", s.Violated, s.Held)
 	}
 	row := c.Rows[12]

@@ -24,7 +24,7 @@ func gateText(t *testing.T, g *coverage.GateResult) string {
 }
 
 // TestRatioGateListsTheUnvisitedKeys: the ticket agent visits 2 of the
-// 22 keys it can reach; a ratio gate of 1 fails and names each of the 20
+// 23 keys it can reach; a ratio gate of 1 fails and names each of the 21
 // unvisited keys with its status and why (before, it gave the ratio
 // alone and no key).
 func TestRatioGateListsTheUnvisitedKeys(t *testing.T) {
@@ -33,16 +33,16 @@ func TestRatioGateListsTheUnvisitedKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.Passed() || len(g.Unvisited) != 20 || len(g.Missing) != 0 {
+	if g.Passed() || len(g.Unvisited) != 21 || len(g.Missing) != 0 {
 		t.Fatalf("passed %t, %d unvisited, %d missing", g.Passed(), len(g.Unvisited), len(g.Missing))
 	}
 	if m := g.Unvisited[0]; m != (coverage.Missing{Requirement: "min_ratio", Key: "identity/proposal/before_validation/isolated/capability_record",
-		Reason: "never_tried: no recorded run scheduled subject_swap"}) {
+		Reason: "never_tried: no recorded run scheduled subject_swap or tenant_swap or purpose_swap"}) {
 		t.Fatalf("first %+v", m)
 	}
 	text := gateText(t, g)
 	for _, want := range []string{
-		"  ratio 0.0909 (2 of 22 keys the systems can reach visited; 40 reachable by the catalogue, the rest left out with why in the report), minimum 1.0000: NOT MET\n  unvisited keys of the universe: 20\n",
+		"  ratio 0.0870 (2 of 23 keys the systems can reach visited; 40 reachable by the catalogue, the rest left out with why in the report), minimum 1.0000: NOT MET\n  unvisited keys of the universe: 21\n",
 		"  unvisited tool/tool_call/before_commit/isolated/budget_counter: never_tried: no recorded run scheduled rate_limit\n",
 	} {
 		if !strings.Contains(text, want) {
@@ -50,7 +50,7 @@ func TestRatioGateListsTheUnvisitedKeys(t *testing.T) {
 		}
 	}
 	// a ratio that is met lists nothing
-	if g, _ := coverage.Gate(coverage.Default(), d, coverage.GateOptions{MinRatio: 0.09, HasMinRatio: true}); !g.Passed() || g.Unvisited != nil {
+	if g, _ := coverage.Gate(coverage.Default(), d, coverage.GateOptions{MinRatio: 0.08, HasMinRatio: true}); !g.Passed() || g.Unvisited != nil {
 		t.Fatalf("met: %+v", g)
 	}
 }
@@ -60,7 +60,7 @@ func TestRatioGateListsTheUnvisitedKeys(t *testing.T) {
 // and says so with the count; NoViolations fails it.
 func TestGateCountsViolations(t *testing.T) {
 	d := ticketCampaign(t, &model.Definition{Name: "tickets"}).Data()
-	g, err := coverage.Gate(coverage.Default(), d, coverage.GateOptions{MinRatio: 0.09, HasMinRatio: true})
+	g, err := coverage.Gate(coverage.Default(), d, coverage.GateOptions{MinRatio: 0.08, HasMinRatio: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestGateCountsViolations(t *testing.T) {
 		!strings.Contains(gateText(t, g), line+"; the gate measures visits, not verdicts (--no-violations fails it on any)\n") {
 		t.Fatalf("default: passed %t, %d violations\n%s", g.Passed(), g.Violations, gateText(t, g))
 	}
-	g, _ = coverage.Gate(coverage.Default(), d, coverage.GateOptions{MinRatio: 0.09, HasMinRatio: true, NoViolations: true})
+	g, _ = coverage.Gate(coverage.Default(), d, coverage.GateOptions{MinRatio: 0.08, HasMinRatio: true, NoViolations: true})
 	if text := gateText(t, g); g.Passed() || !strings.HasPrefix(text, "coverage gate: FAILED\n") || !strings.Contains(text, line+", --no-violations: NOT MET\n") {
 		t.Fatalf("no violations: passed %t\n%s", g.Passed(), text)
 	}

@@ -54,12 +54,12 @@ func TestReportNumbers(t *testing.T) {
 		unvisited = append(unvisited, k.Key+" "+k.Status+": "+k.Reason)
 	}
 	wantU := []string{
-		"identity/proposal/before_validation/isolated/capability_record never_tried: no recorded run scheduled subject_swap",
+		"identity/proposal/before_validation/isolated/capability_record never_tried: no recorded run scheduled subject_swap or tenant_swap or purpose_swap",
 		"identity/authority/before_commit/isolated/capability_record never_tried: no recorded run scheduled revoked_capability",
 		"identity/authority/before_commit/persistent/capability_record never_tried: no recorded run scheduled sliding_grant_cache",
 		"identity/worker/before_validation/persistent/capability_record never_tried: no recorded run scheduled ambient_identity_leak",
-		"context/proposal/before_validation/isolated/ledger_readback never_tried: no recorded run scheduled duplicate_tool_call or model_refusal",
-		"context/proposal/before_validation/isolated/state_version never_tried: no recorded run scheduled cross_source_conflict",
+		"context/proposal/before_validation/isolated/ledger_readback never_tried: no recorded run scheduled duplicate_tool_call or model_refusal or malformed_tool_call",
+		"context/proposal/before_validation/isolated/state_version never_tried: no recorded run scheduled cross_source_conflict or stale_context or omitted_context",
 		"context/proposal/before_validation/isolated/policy_record scheduled_not_reached: scheduled 1 time, but its event never occurred (stale_policy)",
 		"context/memory/before_commit/isolated/checkpoint_store never_tried: no recorded run scheduled memory_loss",
 		"tool/effect/before_commit/isolated/ledger_readback never_tried: no recorded run scheduled reject_before_commit or false_success",

@@ -233,12 +233,12 @@ func TestConcurrentRecordEqualsSequential(t *testing.T) {
 		t.Fatalf("runs %d, keys %d", d.Runs, len(d.Keys))
 	}
 	want2 := map[string]string{
-		"identity/proposal/before_validation/isolated/capability_record":    "3 right_subject×1",
+		"identity/proposal/before_validation/isolated/capability_record":    "9 current_entitlement×1 right_subject×3",
 		"identity/authority/before_commit/isolated/capability_record":       "3 current_entitlement×1",
 		"identity/authority/before_commit/persistent/capability_record":     "2 not reached 1",
 		"identity/worker/before_validation/persistent/capability_record":    "3 provable_outcome×1 right_subject×1",
-		"context/proposal/before_validation/isolated/ledger_readback":       "6",
-		"context/proposal/before_validation/isolated/state_version":         "3 current_entitlement×1",
+		"context/proposal/before_validation/isolated/ledger_readback":       "9 right_subject×1",
+		"context/proposal/before_validation/isolated/state_version":         "9 current_entitlement×3",
 		"context/proposal/before_validation/isolated/policy_record":         "3 current_entitlement×1",
 		"context/proposal/before_validation/synchronized/policy_record":     "3 current_entitlement×1",
 		"context/proposal/before_validation/shared/policy_record":           "3 current_entitlement×1",

@@ -230,7 +230,8 @@ func TestUniverseFollowsTheCatalogue(t *testing.T) {
 		t.Fatalf("reachable %d keys, storm key reachable %t", len(u.Reachable()), u.IsReachable(k))
 	}
 	if got, want := u.Reason(mustKey(t, "identity/authority/before_commit/isolated/capability_record")),
-		"no fault kind in the catalogue has domain identity; the catalogue's kinds have context (stale_policy, cross_source_conflict, memory_loss, duplicate_tool_call, model_refusal), "+
+		"no fault kind in the catalogue has domain identity; the catalogue's kinds have context (stale_policy, cross_source_conflict, memory_loss, duplicate_tool_call, model_refusal, "+
+			"stale_context, omitted_context, malformed_tool_call), "+
 			"tool (timeout_after_commit, partial_success_response, sandbox_denial, timeout_before_send, reject_before_commit, malformed_response, "+
 			"output_drift, rate_limit, tool_timeout, budget_exhaustion, false_success, quota_storm), "+
 			"state (checkpoint_rollback, concurrent_version_change, worker_restart, missing_checkpoint, stale_checkpoint, future_version_checkpoint, "+

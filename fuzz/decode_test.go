@@ -53,8 +53,8 @@ func kinds() []model.FaultSpec { return append(model.Catalogue(), model.WorldEve
 // receipt at each of the four evidence events), at 1 to MaxOrdinal.
 func TestSitesFollowTheCatalogue(t *testing.T) {
 	all := kinds()
-	if len(all) != 35 || len(model.Catalogue()) != 30 {
-		t.Fatalf("%d kinds, %d in the catalogue: want 30 and the 5 world events", len(all), len(model.Catalogue()))
+	if len(all) != 40 || len(model.Catalogue()) != 35 {
+		t.Fatalf("%d kinds, %d in the catalogue: want 35 and the 5 world events", len(all), len(model.Catalogue()))
 	}
 	designed := decoder(t).Sites()
 	ordinals := decoder(t, fuzz.WithScope("ordinals")).Sites()
@@ -72,9 +72,9 @@ func TestSitesFollowTheCatalogue(t *testing.T) {
 		}
 	}
 	anywhere := decoder(t, fuzz.WithScope("anywhere")).Sites()
-	// 29 kinds at one event, drop_effect_receipt at 4, 5 world events at
+	// 34 kinds at one event, drop_effect_receipt at 4, 5 world events at
 	// 23 events each; three ordinals each
-	if want := 3 * (29 + 4 + 5*len(model.AllEvents)); len(anywhere) != want || len(model.AllEvents) != 23 {
+	if want := 3 * (34 + 4 + 5*len(model.AllEvents)); len(anywhere) != want || len(model.AllEvents) != 23 {
 		t.Fatalf("%d anywhere sites, want %d", len(anywhere), want)
 	}
 	perKind := map[string]int{}
@@ -303,29 +303,29 @@ func walk(t *testing.T, d *fuzz.Decoder, depth int) int {
 
 // TestDesignedScopeHoldsUnderTyped runs every composition of up to three
 // faults and world events of the default scope, in every order, against
-// the typed profile (44,136 runs), and every pair on the three-task
+// the typed profile (65,641 runs), and every pair on the three-task
 // workload: the default target must not fail there, and none does.
 func TestDesignedScopeHoldsUnderTyped(t *testing.T) {
 	if raceDetector {
 		t.Skip("one goroutine, slow under the race detector, which has nothing to check in it; go test ./... runs it")
 	}
-	if runs := walk(t, decoder(t), 3); runs != 1+35+35*35+35*35*35 {
-		t.Fatalf("%d runs, want 44136", runs)
+	if runs := walk(t, decoder(t), 3); runs != 1+40+40*40+40*40*40 {
+		t.Fatalf("%d runs, want 65641", runs)
 	}
-	if runs := walk(t, decoder(t, fuzz.WithFixture("copperfin-batch")), 2); runs != 1+35+35*35 {
-		t.Fatalf("%d runs, want 1261", runs)
+	if runs := walk(t, decoder(t, fuzz.WithFixture("copperfin-batch")), 2); runs != 1+40+40*40 {
+		t.Fatalf("%d runs, want 1641", runs)
 	}
 }
 
-// TestOrdinalsScopeHoldsUnderTyped: every pair of the ordinals scope (105
+// TestOrdinalsScopeHoldsUnderTyped: every pair of the ordinals scope (120
 // sites: the stale policy at the re-read before the effect included)
 // holds under typed.
 func TestOrdinalsScopeHoldsUnderTyped(t *testing.T) {
 	if raceDetector {
 		t.Skip("one goroutine, slow under the race detector, which has nothing to check in it; go test ./... runs it")
 	}
-	if runs := walk(t, decoder(t, fuzz.WithScope("ordinals")), 2); runs != 1+105+105*105 {
-		t.Fatalf("%d runs, want 11131", runs)
+	if runs := walk(t, decoder(t, fuzz.WithScope("ordinals")), 2); runs != 1+120+120*120 {
+		t.Fatalf("%d runs, want 14521", runs)
 	}
 }
 

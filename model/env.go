@@ -74,6 +74,9 @@ type Action struct {
 	// same call (fault kind duplicate_tool_call); it is one logical
 	// action, to be carried out once however often it is proposed.
 	Duplicates int
+	// Malformed is the parse error of the reply's tool-call arguments
+	// (fault kind malformed_tool_call); "" when they parse.
+	Malformed string
 }
 
 // Outcome is the three-valued result of a consequential tool call, as Jepsen

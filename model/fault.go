@@ -198,6 +198,109 @@ func (modelRefusal) onProposal(r *run, a *Action) bool {
 	return true
 }
 
+// --- the model's arguments and the context its reply relies on ---
+
+// swapValue is the first value other than own that of yields, or, when
+// the world holds none, a value of no record, as an injected instruction
+// names it: own marked "injected-".
+func swapValue(own string, of func(yield func(string) bool)) string {
+	for v := range of {
+		if v != "" && v != own {
+			return v
+		}
+	}
+	return "injected-" + own
+}
+
+type tenantSwap struct{}
+
+// onProposal swaps the tool call's tenant for another tenant the World
+// holds (a subject's, a policy's or a capability's), or one it has no
+// record of: an instruction injected through a retrieved document.
+func (tenantSwap) onProposal(r *run, a *Action) bool {
+	if a.Tenant == "" {
+		return false
+	}
+	a.Tenant = swapValue(a.Tenant, func(yield func(string) bool) {
+		for _, o := range r.world.Subjects {
+			if !yield(o.Tenant) {
+				return
+			}
+		}
+		for _, p := range r.world.Policies {
+			if !yield(p.Tenant) {
+				return
+			}
+		}
+		for _, c := range r.world.Capabilities {
+			if !yield(c.Tenant) {
+				return
+			}
+		}
+	})
+	return true
+}
+
+type purposeSwap struct{}
+
+// onProposal swaps the tool call's purpose for another purpose a
+// capability of the World grants, or one none grants.
+func (purposeSwap) onProposal(r *run, a *Action) bool {
+	if a.Purpose == "" {
+		return false
+	}
+	a.Purpose = swapValue(a.Purpose, func(yield func(string) bool) {
+		for _, c := range r.world.Capabilities {
+			if !yield(c.Purpose) {
+				return
+			}
+		}
+	})
+	return true
+}
+
+type staleContext struct{}
+
+// onProposal has the World's record of the proposal's subject move on a
+// state version while the reply relies on the record as its context gave
+// it (the proposal keeps its expected version).
+func (staleContext) onProposal(r *run, a *Action) bool {
+	w, ok := r.world.Subject(a.Subject)
+	if !ok {
+		return false
+	}
+	w.Version++
+	return true
+}
+
+type omittedContext struct{}
+
+// onProposal drops from the reply the context items its call relies on:
+// the subject's state version and the policy version (both zero).
+func (omittedContext) onProposal(r *run, a *Action) bool {
+	if a.ExpectedVersion == 0 && a.PolicyVersion == 0 {
+		return false
+	}
+	a.ExpectedVersion, a.PolicyVersion = 0, 0
+	return true
+}
+
+type malformedToolCall struct{}
+
+// malformedArguments is the parse error of a tool call's cut arguments.
+const malformedArguments = "unexpected end of JSON input"
+
+// onProposal cuts the tool call's arguments in the middle: they do not
+// parse (Action.Malformed), and the arguments after the cut (purpose,
+// amount) decode empty for a reader that ignores the error.
+func (malformedToolCall) onProposal(r *run, a *Action) bool {
+	if *a == (Action{}) || a.Malformed != "" {
+		return false
+	}
+	a.Malformed, a.Purpose, a.Amount = malformedArguments, "", 0
+	return true
+}
+
 type revokedCapability struct{}
 
 // onGrant revokes the approved capability in the World right after the
@@ -763,6 +866,26 @@ var catalogue = []faultKind{
 		Boundary: boundaryProposal, Phase: phaseBeforeValidation, Signal: signalNone, Manner: mannerAbsent,
 		Oracle: oracleLedgerReadback, Threatens: []string{InvNoInventedProgress},
 		Doc: "after proposal: the model refuses (stop reason refusal) or answers without a tool call; nothing is proposed"}, modelRefusal{}},
+	{FaultSpec{Kind: "tenant_swap", Domain: domainIdentity, Target: "model reply tool call arguments", Event: EvProposal,
+		Boundary: boundaryProposal, Phase: phaseBeforeValidation, Signal: signalNone, Manner: mannerContradictory,
+		Oracle: oracleCapabilityRecord, Threatens: []string{InvRightSubject, InvCurrentEntitlement},
+		Doc: "after proposal: the tool call's tenant is swapped for another tenant (the World's, else one of no record)"}, tenantSwap{}},
+	{FaultSpec{Kind: "purpose_swap", Domain: domainIdentity, Target: "model reply tool call arguments", Event: EvProposal,
+		Boundary: boundaryProposal, Phase: phaseBeforeValidation, Signal: signalNone, Manner: mannerContradictory,
+		Oracle: oracleCapabilityRecord, Threatens: []string{InvRightSubject},
+		Doc: "after proposal: the tool call's purpose is swapped for another purpose (a capability's, else one none grants)"}, purposeSwap{}},
+	{FaultSpec{Kind: "stale_context", Domain: domainContext, Target: "model context item", Event: EvProposal,
+		Boundary: boundaryProposal, Phase: phaseBeforeValidation, Signal: signalStateUpdate, Manner: mannerLate,
+		Oracle: oracleStateVersion, Threatens: []string{InvCurrentEntitlement},
+		Doc: "after proposal: the subject's record moves on a state version while the reply relies on the version its context gave"}, staleContext{}},
+	{FaultSpec{Kind: "omitted_context", Domain: domainContext, Target: "model context item", Event: EvProposal,
+		Boundary: boundaryProposal, Phase: phaseBeforeValidation, Signal: signalStateUpdate, Manner: mannerAbsent,
+		Oracle: oracleStateVersion, Threatens: []string{InvCurrentEntitlement},
+		Doc: "after proposal: the reply omits the context items its call relies on (the state and policy versions)"}, omittedContext{}},
+	{FaultSpec{Kind: "malformed_tool_call", Domain: domainContext, Target: "model reply tool call arguments", Event: EvProposal,
+		Boundary: boundaryProposal, Phase: phaseBeforeValidation, Signal: signalNone, Manner: mannerContradictory,
+		Oracle: oracleLedgerReadback, Threatens: []string{InvRightSubject},
+		Doc: "after proposal: the tool call's arguments are cut and do not parse; those after the cut (purpose, amount) decode empty"}, malformedToolCall{}},
 }
 
 // laggingKindNames are the kinds of reads that lag.

@@ -757,7 +757,11 @@ func wrongSubject(r *run, e LedgerEntry) string {
 	t := r.task
 	d := "effect on " + e.Subject + " for task " + t.ID + " of " + t.Subject
 	from := func(field, v, own string, of func(i int) string) {
-		if v == own || v == "" {
+		if v == own || v == "" && field == "trace" {
+			return
+		}
+		if v == "" {
+			d += ", " + field + " empty (the task's is " + quoteID(own) + ")"
 			return
 		}
 		where := "the task's is " + quoteID(own)

@@ -127,8 +127,8 @@ func TestStopNotMetChangesNothing(t *testing.T) {
 			runs++
 		}
 	}
-	if runs != 30*3 {
-		t.Errorf("%d runs, want one per kind (30) and profile (3)", runs)
+	if runs != 35*3 {
+		t.Errorf("%d runs, want one per kind (35) and profile (3)", runs)
 	}
 	// max_faults 2 is met by the persistent budget_exhaustion at its third
 	// firing, before any invariant is violated

@@ -117,7 +117,7 @@ func TestWorldEventTargets(t *testing.T) {
 			t.Errorf("target %q: %v", target, err)
 		}
 	}
-	if len(model.WorldEvents()) != 5 || len(model.Catalogue()) != 30 {
+	if len(model.WorldEvents()) != 5 || len(model.Catalogue()) != 35 {
 		t.Fatalf("%d world events, %d catalogue kinds", len(model.WorldEvents()), len(model.Catalogue()))
 	}
 	for _, w := range model.WorldEvents() {

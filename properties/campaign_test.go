@@ -27,7 +27,7 @@ func TestDefaultWalkCutByItsBudget(t *testing.T) {
 	if w == nil || w.Complete || w.Found || rep.Found || rep.Checks != 5 || rep.Inconclusive() {
 		t.Fatalf("report %+v, walk %+v", rep, w)
 	}
-	if got := w.WalkLine(); got != "walk: 1,000 of 29,412 schedules of <= 2 faults; cut by the budget (1 of 0 faults, 233 of 1, 766 of 2; "+
+	if got := w.WalkLine(); got != "walk: 1,000 of 30,682 schedules of <= 2 faults; cut by the budget (1 of 0 faults, 238 of 1, 761 of 2; "+
 		"modifiers on the last fault repeated (2 crossings), persistent (to the run's end); not enumerated: synchronized (one worker), shared (one tenant), faults placed after a modified one, other repeat counts, until events and windows)" {
 		t.Errorf("walk line %q", got)
 	}

@@ -67,7 +67,7 @@ func curveOf(t *testing.T, count func(coverage.Counter) int, seed uint64, checks
 }
 
 // TestGuidedVisitsEveryKeyWithinTwiceTheKeys: guided exploration (seed 1)
-// visits all 20 keys of the kinds' own specs in 19 checks (the other
+// visits all 21 keys of the kinds' own specs in 17 checks (the other
 // reachable keys are those of correlation modifiers, which a sequential
 // draw puts on a last fault one time in four, repeated or persistent
 // only: the curves count the own keys), within the target of twice as
@@ -109,7 +109,7 @@ func TestGuidedVisitsEveryKeyWithinTwiceTheKeys(t *testing.T) {
 		return curveOf(t, ownVisited, seed, checks, opts...)
 	}
 	guided, _ := curve(t, 1, 2*reachable, properties.WithGuide(1, nil))
-	want := []int{1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21}
+	want := []int{1, 2, 3, 6, 7, 8, 9, 10, 11, 12, 14, 16, 17, 18, 19, 20, 21}
 	want = append(want, slices.Repeat([]int{21}, 2*reachable-len(want))...)
 	if !slices.Equal(guided, want) {
 		t.Fatalf("guided curve, seed 1:\n%v\nwant\n%v", guided, want)
@@ -142,7 +142,7 @@ func TestGuidedVisitsEveryKeyWithinTwiceTheKeys(t *testing.T) {
 // and prior give byte-equal coverage files; another guide seed changes
 // the choices; a prior record steers the first checks to the keys it
 // lacks: with a prior that visited 17 of the kinds' 21 own keys, the other four are
-// visited in the first 4 checks (seed 2); without it, in 13.
+// visited in the first 4 checks (seed 2); without it, in 21.
 func TestGuidedExplorationIsDeterministic(t *testing.T) {
 	write := func(d *coverage.Data) string {
 		var b bytes.Buffer
@@ -195,7 +195,7 @@ func TestGuidedExplorationIsDeterministic(t *testing.T) {
 	}
 	withPrior, _ := curveOf(t, lacking, 2, 30, properties.WithGuide(2, prior))
 	without, _ := curveOf(t, lacking, 2, 30, properties.WithGuide(2, nil))
-	if a, b := slices.Index(withPrior, 4)+1, slices.Index(without, 4)+1; a != 4 || b != 19 {
+	if a, b := slices.Index(withPrior, 4)+1, slices.Index(without, 4)+1; a != 4 || b != 21 {
 		t.Fatalf("the four keys the prior lacks were visited after %d checks with the prior (%v), %d without (%v)", a, withPrior, b, without)
 	}
 }

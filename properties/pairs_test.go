@@ -71,10 +71,11 @@ func assertPairMinimal(t *testing.T, w *properties.PairWitness) {
 // without one control, pair exploration from a fixed seed finds a fixed
 // ordered composition of two faults, neither of which shows the pair
 // alone, and reduces it as a pair to a 1-minimal schedule. Without the
-// evidence gate, a receipt dropped at the evidence readback after a reply
-// without its receipt breaks provable_outcome; without refresh_context, a
-// worker crash at the eligibility read and a conflicting secondary source
-// at the resumed read let the commit act on the stale eligibility.
+// evidence gate, a receipt dropped at the evidence readback after a
+// truncated reply breaks provable_outcome; without state_precondition, a
+// state version change at the commit and a timeout there let the retried
+// commit act on the stale version. (With the catalogue's 35 kinds
+// refresh_context's witness is not among seed 1's 3000 draws.)
 func TestExplorePairFindsCompositions(t *testing.T) {
 	oneGoroutine(t)
 	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)

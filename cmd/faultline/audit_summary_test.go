@@ -41,10 +41,10 @@ func TestAuditSummaryFitsOneScreen(t *testing.T) {
 	}
 	_, out, _ := cachedCLI(t, "audit")
 	for _, want := range []string{
-		"faultline audit: reference system (Copperfin refund workflow), 30 fault kinds (the whole catalogue)\n",
-		"  baseline     BLOCK OR REDESIGN            unsafe escape        unsafe  40.1%  unproved  21.9%  service  17.2%\n",
-		"  typed        BLOCK OR REDESIGN            contained but dead   unsafe   0.0%  unproved   0.0%  service  67.8%\n",
-		"  fail_closed  BLOCK OR REDESIGN            contained but dead   unsafe   0.0%  unproved   0.0%  service  41.9%\n",
+		"faultline audit: reference system (Copperfin refund workflow), 35 fault kinds (the whole catalogue)\n",
+		"  baseline     BLOCK OR REDESIGN            unsafe escape        unsafe  45.0%  unproved  21.9%  service  14.0%\n",
+		"  typed        BLOCK OR REDESIGN            contained but dead   unsafe   0.0%  unproved   0.0%  service  69.5%\n",
+		"  fail_closed  BLOCK OR REDESIGN            contained but dead   unsafe   0.0%  unproved   0.0%  service  43.5%\n",
 		"    typed: useful service was below the 80% synthetic target\n",
 		// fail_closed denies refunds the provider made under six kinds
 		"Worst findings (single-fault runs that violated an invariant: baseline 13, typed 0, fail_closed 6):\n",

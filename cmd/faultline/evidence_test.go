@@ -22,22 +22,22 @@ func TestAuditEvidenceSections(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	for _, want := range []string{
-		"faultline audit: reference system (Copperfin refund workflow), 30 fault kinds (the whole catalogue), profiles 3",
+		"faultline audit: reference system (Copperfin refund workflow), 35 fault kinds (the whole catalogue), profiles 3",
 		"typed        BLOCK OR REDESIGN            unsafe   0.0%",
 		"== Fault-transfer signatures",
 		"break_trace_lineage        effect/before_commit               default  188  188 100.0% [98.0, 100.0]  188 100.0% [98.0, 100.0]  0   0.0% [0.0, 2.0]",
-		"memory_loss                memory/before_commit               default  76   76 100.0% [95.2, 100.0]  76 100.0% [95.2, 100.0]   0   0.0% [0.0, 4.8]",
+		"memory_loss                memory/before_commit               default  44   44 100.0% [92.0, 100.0]  44 100.0% [92.0, 100.0]   0   0.0% [0.0, 8.0]",
 		"baseline     all     2000  unsafe escape       block",
 		"typed        all     2000  contained but dead  redesign recovery",
 		"fail_closed  all     2000  contained but dead  redesign recovery",
-		"typed (all): recover floor 80% missed: recover 1357 of 2000 = 67.8% [95% CI 65.8%, 69.9%] (overall, worst class memory_loss 0 of 76, configuration default)",
+		"typed (all): recover floor 80% missed: recover 1389 of 2000 = 69.5% [95% CI 67.4%, 71.4%] (overall, worst class memory_loss 0 of 44, configuration default)",
 		"typed (all): prove floor 80% missed: prove 212 of 400 = 53.0% [95% CI 48.1%, 57.8%] (domain evidence, worst class break_trace_lineage 0 of 188, configuration default)",
 		"typed        default  timeout_after_commit       idempotency+effect_readback                                                    leverage_shown       yes           effect_at_most_once,recorded_agrees_with_ledger                         recovered",
 		"typed        default  sandbox_denial             behaviour (defect rejection_as_success)                                        leverage_shown       yes           no_invented_progress                                                    contained_failure",
 		"typed        default  memory_loss                bind_identity+pre_effect_authority and behaviour (defect fabricated_approval)  leverage_shown       yes           no_invented_progress                                                    contained_failure",
 		"typed        default  branch_failure             behaviour (defect failed_branch_dropped)                                       leverage_shown       yes           join_preserved                                                          contained_failure",
 		"== Fault-transfer coefficients",
-		"subject_swap               default  212/212  +1.000 (212/212 - 0/212)",
+		"subject_swap               default  104/104  +1.000 (104/104 - 0/104)",
 		"Remediation: add recovery",
 		"no trial run met a declared stop condition",
 		"pairs across configurations: 310 of 360 show leverage",
@@ -153,7 +153,7 @@ func TestDossierCommand(t *testing.T) {
 	}
 	for _, want := range []string{
 		"wrote " + filepath.Join(dir, "dossier.json") + " and " + filepath.Join(dir, "dossier.md") + "\n",
-		"\n  typed        contained but dead   redesign recovery\n    - recover floor 80% missed: recover 1357 of 2000",
+		"\n  typed        contained but dead   redesign recovery\n    - recover floor 80% missed: recover 1389 of 2000",
 		"    - and 2 more reasons in dossier.md\n",
 		"faultline dossier --full prints it here.\n",
 	} {
@@ -163,7 +163,7 @@ func TestDossierCommand(t *testing.T) {
 	}
 	md, err := os.ReadFile(filepath.Join(dir, "dossier.md"))
 	if err != nil || !strings.Contains(string(md), "| profile typed | controls: bind_identity") || strings.Contains(string(md), "| profile baseline |") ||
-		!strings.Contains(string(md), "The evidence covers 30 of the catalogue's 30 kinds.") {
+		!strings.Contains(string(md), "The evidence covers 35 of the catalogue's 35 kinds.") {
 		t.Fatalf("dossier.md: %v", err)
 	}
 	// the composition witnesses are written beside the dossier, and their
@@ -178,7 +178,7 @@ func TestDossierCommand(t *testing.T) {
 			t.Errorf("%s on: exit %d, want %d %s", c, code, on, stderr)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "composition-state_precondition.json")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, "composition-refresh_context.json")); !os.IsNotExist(err) {
 		t.Errorf("a witness file for a control without a witness: %v", err)
 	}
 	if !strings.Contains(string(md), "## Composition pairs") {
@@ -189,10 +189,10 @@ func TestDossierCommand(t *testing.T) {
 		t.Fatalf("compat dossier: exit %d %s", code, stderr)
 	}
 	md, _ = os.ReadFile(filepath.Join(paper, "dossier.md"))
-	if !strings.Contains(string(md), "The evidence covers 10 of the catalogue's 30 kinds.") || !strings.Contains(string(md), "| typed | all | 2000 | useful but unproved | shadow or hold |") {
+	if !strings.Contains(string(md), "The evidence covers 10 of the catalogue's 35 kinds.") || !strings.Contains(string(md), "| typed | all | 2000 | useful but unproved | shadow or hold |") {
 		t.Error("compat dossier.md lacks the paper's coverage or placement")
 	}
-	// the catalogue grew from the paper's ten to 28 kinds: every trigger fires
+	// the catalogue grew from the paper's ten to 35 kinds: every trigger fires
 	code, out, _ = runCLI(t, "dossier", "diff", paper, dir)
 	if code != 1 || !strings.Contains(out, "  state_schema: ") || !strings.Contains(out, "  orchestration: ") {
 		t.Fatalf("paper -> catalogue diff: exit %d\n%.2000s", code, out)

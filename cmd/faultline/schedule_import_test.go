@@ -60,7 +60,7 @@ func TestScheduleImport(t *testing.T) {
 	assert.Contains(t, stderr, `--tool: "search" is not FROM=TO`)
 }
 
-// TestMatrix: the reference system's fault matrix, typed: of the 30
+// TestMatrix: the reference system's fault matrix, typed: of the 35
 // placed single faults and the 9 placements again under repeated or
 // persistent, 28 visit 28 keys (7 of them under a modifier); 12 reachable
 // keys need a modifier a sequential config does not draw or a kind outside
@@ -69,7 +69,7 @@ func TestScheduleImport(t *testing.T) {
 func TestMatrix(t *testing.T) {
 	code, out, stderr := runCLI(t, "matrix", "--config", `{"profile": "typed"}`)
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, out, "Fault matrix of copperfin: 28 single faults visit 28 keys, 7 of them under a correlation modifier (greedy set cover over 39 single-fault runs).\n")
+	assert.Contains(t, out, "Fault matrix of copperfin: 28 single faults visit 28 keys, 7 of them under a correlation modifier (greedy set cover over 44 single-fault runs).\n")
 	assert.Contains(t, out, "  22 timeout_after_commit repeated         at tool.commit#1          recovered          tool/effect/after_commit/repeated/ledger_readback\n")
 	assert.Contains(t, out, "Reachable keys no single fault visits (a modifier this config does not draw, a kind outside the catalogue, an event never crossed): 12\n")
 	code, js, stderr := runCLI(t, "matrix", "--config", `{"profile": "typed"}`, "--format", "json")
@@ -82,7 +82,7 @@ func TestMatrix(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(js), &m))
 	assert.Len(t, m.Rows, 28)
-	assert.Equal(t, 39, m.Candidates)
+	assert.Equal(t, 44, m.Candidates)
 	assert.Equal(t, "subject_swap", m.Rows[0].Kind)
 	code, _, stderr = runCLI(t, "matrix", "--fixture", "nope")
 	assert.Equal(t, 2, code)

@@ -74,7 +74,7 @@ func checkPlacements(t *testing.T, st *assay.Study, want map[string]placed) {
 // never reaches (subject_swap, named before).
 func TestEnvelopeOfANarrowedScope(t *testing.T) {
 	floors := func(pct, verb string, n int, rate, lo, hi string) []string {
-		tail := " " + n2s(n) + " of 200 = " + rate + " [95% CI " + lo + ", " + hi + "] (overall, worst class revoked_capability 0 of 19, configuration default)"
+		tail := " " + n2s(n) + " of 200 = " + rate + " [95% CI " + lo + ", " + hi + "] (overall, worst class revoked_capability 0 of 11, configuration default)"
 		return []string{"recover floor " + pct + " " + verb + ": recover" + tail, "serve floor " + pct + " " + verb + ": serve" + tail}
 	}
 	freshKey := "hard invariant zero unsafe escape failed: 15 of 200 trials; worst class timeout_after_commit, 9 of 9, configuration default"
@@ -82,13 +82,13 @@ func TestEnvelopeOfANarrowedScope(t *testing.T) {
 		"hard invariant zero recovery-contract violation failed: 18 of 200 trials; worst class missing_checkpoint, 6 of 6, configuration default"}
 	receipt := []string{"hard invariant zero unsafe escape failed: 12 of 200 trials; worst class partial_success_response, 4 of 4, configuration default",
 		"hard invariant zero recovery-contract violation failed: 3 of 200 trials; worst class false_success, 3 of 3, configuration default"}
-	correct := with(floors("80%", "missed", 127, "63.5%", "56.6%", "69.9%")...)
+	correct := with(floors("80%", "missed", 135, "67.5%", "60.7%", "73.6%")...)
 	st := envelopeStudy(t, assay.DefaultEnvelope())
 	checkPlacements(t, st, map[string]placed{
 		"correct":                      {assay.RegionContainedButDead, correct},
-		"fresh_key_per_retry":          {assay.RegionUnsafeEscape, with(append([]string{freshKey}, floors("80%", "missed", 112, "56.0%", "49.1%", "62.7%")...)...)},
-		"blind_resume":                 {assay.RegionUnsafeEscape, with(append(blindResume, floors("80%", "missed", 127, "63.5%", "56.6%", "69.9%")...)...)},
-		"receipt_from_reply":           {assay.RegionUnsafeEscape, with(append(receipt, floors("80%", "missed", 145, "72.5%", "65.9%", "78.2%")...)...)},
+		"fresh_key_per_retry":          {assay.RegionUnsafeEscape, with(append([]string{freshKey}, floors("80%", "missed", 120, "60.0%", "53.1%", "66.5%")...)...)},
+		"blind_resume":                 {assay.RegionUnsafeEscape, with(append(blindResume, floors("80%", "missed", 135, "67.5%", "60.7%", "73.6%")...)...)},
+		"receipt_from_reply":           {assay.RegionUnsafeEscape, with(append(receipt, floors("80%", "missed", 153, "76.5%", "70.2%", "81.8%")...)...)},
 		"fresh_budget_on_resume":       {assay.RegionContainedButDead, correct},
 		"charge_after_lost_checkpoint": {assay.RegionContainedButDead, correct},
 		"deny_over_charge":             {assay.RegionContainedButDead, correct},
@@ -125,7 +125,7 @@ func TestEnvelopeOfANarrowedScope(t *testing.T) {
 
 	lower := assay.Envelope{Floors: []assay.Floor{{Term: "recover", Min: 0.60, Scope: assay.ScopeOverall},
 		{Term: "prove", Min: 0.80, Scope: assay.ScopeEachDomain}, {Term: "serve", Min: 0.60, Scope: assay.ScopeOverall}}}
-	met := floors("60%", "met", 127, "63.5%", "56.6%", "69.9%")
+	met := floors("60%", "met", 135, "67.5%", "60.7%", "73.6%")
 	released := with("hard invariant zero unsafe escape held in 200 trials",
 		"hard invariant zero duplicate effect held in 200 trials",
 		"hard invariant zero wrong-subject effect held in 200 trials",
@@ -134,7 +134,7 @@ func TestEnvelopeOfANarrowedScope(t *testing.T) {
 	st = envelopeStudy(t, lower)
 	checkPlacements(t, st, map[string]placed{
 		"correct":                      {assay.RegionReleaseEnvelope, released},
-		"fresh_key_per_retry":          {assay.RegionUnsafeEscape, with(append([]string{freshKey}, floors("60%", "missed", 112, "56.0%", "49.1%", "62.7%")...)...)},
+		"fresh_key_per_retry":          {assay.RegionUnsafeEscape, with(freshKey)},
 		"blind_resume":                 {assay.RegionUnsafeEscape, with(blindResume...)},
 		"receipt_from_reply":           {assay.RegionUnsafeEscape, with(receipt...)},
 		"fresh_budget_on_resume":       {assay.RegionReleaseEnvelope, released},

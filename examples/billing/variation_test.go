@@ -37,7 +37,7 @@ func TestVariationLoadPolicyCutoff(t *testing.T) {
 		effects[b.Profile+" "+b.Config] = b.Effects
 	}
 	assert.Equal(t, map[string]int{"correct load=1": 1, "correct load=3": 3, "fresh_key_per_retry load=1": 1, "fresh_key_per_retry load=3": 3}, effects)
-	requireAllEqual(t, st, 60)
+	requireAllEqual(t, st, 70)
 	var s *assay.Signature
 	for i := range st.Signatures {
 		if x := &st.Signatures[i]; x.Profile == "fresh_key_per_retry" && x.Kind == "timeout_after_commit" && x.Config == "load=3" {
@@ -52,7 +52,7 @@ func TestVariationLoadPolicyCutoff(t *testing.T) {
 	st = billingStudy(t, assay.Variation{assay.PolicyVersions(12, 13), assay.ContextCutoffs(10, 1000)})
 	assert.Equal(t, []string{"policy_version=12 context_cutoff_ms=10", "policy_version=12 context_cutoff_ms=1000",
 		"policy_version=13 context_cutoff_ms=10", "policy_version=13 context_cutoff_ms=1000"}, st.Configurations)
-	requireAllEqual(t, st, 60)
+	requireAllEqual(t, st, 70)
 }
 
 // requireAllEqual asserts st has n worst configurations, every one equal

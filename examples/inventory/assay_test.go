@@ -26,7 +26,7 @@ func TestReleaseEvidence(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := d.Evidence.Base
-	if st.System != "inventory" || len(st.Signatures) != 3*30 || len(st.Pairs) != 42 || len(st.Diagnoses) != 14 || st.Runs != 358 {
+	if st.System != "inventory" || len(st.Signatures) != 3*34 || len(st.Pairs) != 42 || len(st.Diagnoses) != 17 || st.Runs != 388 {
 		t.Fatalf("system %s: %d signatures, %d pairs, %d diagnoses, %d runs", st.System, len(st.Signatures), len(st.Pairs), len(st.Diagnoses), st.Runs)
 	}
 	sig := func(profile, kind string) assay.Signature {
@@ -40,11 +40,11 @@ func TestReleaseEvidence(t *testing.T) {
 	}
 	// a swapped subject is detected and contained with every control, and
 	// escapes as a wrong-subject effect in every trial without them
-	if s := sig("defended", "subject_swap"); s.Trials != 21 || s.Q.Detect.Count != 21 || s.Q.Contain.Count != 21 || s.Q.Recover.Count != 0 ||
+	if s := sig("defended", "subject_swap"); s.Trials != 12 || s.Q.Detect.Count != 12 || s.Q.Contain.Count != 12 || s.Q.Recover.Count != 0 ||
 		s.Controls != "stable_keys,hold_lookup,typed_outcomes,checkpoint_check,bind_request,recheck_authority" {
 		t.Errorf("defended subject_swap %+v", s)
 	}
-	if s := sig("undefended", "subject_swap"); s.Controls != "none" || s.Q.Contain.Count != 0 || s.Harms.UnsafeEscape != 21 || s.Harms.WrongSubject != 21 {
+	if s := sig("undefended", "subject_swap"); s.Controls != "none" || s.Q.Contain.Count != 0 || s.Harms.UnsafeEscape != 12 || s.Harms.WrongSubject != 12 {
 		t.Errorf("undefended subject_swap %+v", s)
 	}
 	if s := sig("undefended", "corrupt_checkpoint"); s.Trials != 4 || s.Harms.ContractViolation != 4 || s.Q.Detect.Count != 4 {
@@ -105,7 +105,7 @@ func TestReleaseEvidence(t *testing.T) {
 	// the dossier: its manifest names the system and its configurations,
 	// each fault its declared defence
 	m := d.Manifest
-	if m.Configuration.System != "inventory" || m.Configuration.Fixture != "inventory" || m.CoveredKinds != 30 || len(m.Schedules) != 358 ||
+	if m.Configuration.System != "inventory" || m.Configuration.Fixture != "inventory" || m.CoveredKinds != 35 || len(m.Schedules) != 388 ||
 		len(m.Configuration.Profiles) != 3 || m.Configuration.Profiles[1].Profile != "undefended" || len(m.Configuration.Profiles[1].Controls) != 0 ||
 		len(m.Configuration.Profiles[0].Controls) != 6 {
 		t.Errorf("manifest %+v", m.Configuration)

@@ -101,9 +101,9 @@ func TestCoverageOfTheAgent(t *testing.T) {
 		}
 		return out
 	}
-	// it reads no eligibility source and no policy, and files no receipt
+	// it reads no policy and files no receipt (the state_version key of
+	// the proposal it crosses, where stale_context enters)
 	if got, want := keys(r.NeverCrossed), []string{
-		"context/proposal/before_validation/isolated/state_version never_crossed",
 		"context/proposal/before_validation/isolated/policy_record never_crossed",
 		"context/proposal/before_validation/synchronized/policy_record never_crossed",
 		"context/proposal/before_validation/shared/policy_record never_crossed",
@@ -139,6 +139,7 @@ func TestCoverageOfTheAgent(t *testing.T) {
 		"identity/authority/before_commit/isolated/capability_record never_tried",
 		"identity/authority/before_commit/persistent/capability_record never_tried",
 		"context/proposal/before_validation/isolated/ledger_readback never_tried",
+		"context/proposal/before_validation/isolated/state_version never_tried",
 		"tool/effect/before_commit/isolated/ledger_readback held",
 		"tool/effect/after_commit/isolated/ledger_readback held",
 		"tool/effect/after_commit/isolated/receipt held",

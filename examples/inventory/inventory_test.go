@@ -89,8 +89,8 @@ func TestSearchFindsPlantedBugMinimal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if runs != 99 || len(failing) != 1 {
-		t.Fatalf("%d runs, %d failing schedules; want 99 single-fault runs and 1 failing", runs, len(failing))
+	if runs != 114 || len(failing) != 1 {
+		t.Fatalf("%d runs, %d failing schedules; want 114 single-fault runs and 1 failing", runs, len(failing))
 	}
 	want := loadSchedule(t, "planted-bug.json")
 	if diff := cmp.Diff(want.Faults, failing[0].Faults); diff != "" {
@@ -116,14 +116,14 @@ func TestSearchFindsPlantedBugMinimal(t *testing.T) {
 
 // TestFixedPassesSearch: the fixed agent holds every invariant in scope
 // under every single fault and every ordered pair of two different faults
-// the search draws from the catalogue (99 + 99*98 runs), and under the
+// the search draws from the catalogue (114 + 114*113 runs), and under the
 // hand-written schedule it recovers with one reservation and one confirm.
 func TestFixedPassesSearch(t *testing.T) {
 	failing, runs, err := search(harness(), inventory.Factory(inventory.Defended, inventory.Fixed), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if runs != 99+99*98 || len(failing) != 0 {
+	if runs != 114+114*113 || len(failing) != 0 {
 		t.Fatalf("%d runs, %d failing (first: %s)", runs, len(failing), firstFormat(failing))
 	}
 	h, ledger := probed()
@@ -156,7 +156,8 @@ func TestSearchCandidates(t *testing.T) {
 	}
 	want := map[string]int{
 		"subject_swap": 3, "revoked_capability": 3, "concurrent_version_change": 3,
-		"duplicate_tool_call": 3, "model_refusal": 3,
+		"duplicate_tool_call": 3, "model_refusal": 3, "tenant_swap": 3, "purpose_swap": 3,
+		"stale_context": 3, "omitted_context": 3, "malformed_tool_call": 3,
 		// tool.commit: 2 crossings
 		"timeout_after_commit": 4, "partial_success_response": 4, "break_trace_lineage": 4, "sandbox_denial": 4,
 		"timeout_before_send": 4, "reject_before_commit": 4, "malformed_response": 4, "output_drift": 4,

@@ -14,25 +14,25 @@ import (
 )
 
 // TestFaultMatrix: the reservation service's fault matrix. Its tasks
-// call two tools (reserve, then confirm): of the 23 catalogue kinds its
+// call two tools (reserve, then confirm): of the 28 catalogue kinds its
 // fault-free run places, the 12 at tool.commit are placed once per tool
-// (35 placements), and 16 of them again under repeated or persistent (51
-// runs). Greedy set cover over the keys at each tool keeps 35: the 9 keys
+// (40 placements), and 16 of them again under repeated or persistent (56
+// runs). Greedy set cover over the keys at each tool keeps 36: the 10 keys
 // of other events once, the 13 of tool.commit once per tool (12 rows
-// under a modifier); 22 keys visited, 18 reachable keys need more than a
+// under a modifier); 23 keys visited, 17 reachable keys need more than a
 // single fault of the catalogue on its fault-free run.
 func TestFaultMatrix(t *testing.T) {
 	m, err := coverage.FaultMatrix(inventory.Definition(), "", model.Config{}, nil)
 	require.NoError(t, err)
-	assert.Equal(t, 51, m.Candidates)
-	assert.Len(t, m.Rows, 35)
-	assert.Len(t, m.Visited, 22)
-	assert.Len(t, m.Unvisited, 18)
-	assert.Equal(t, model.Correlation("repeated"), m.Rows[23].Schedule.Faults[0].Correlation)
-	assert.Equal(t, "tool.commit(inventory.reserve)#1", m.Rows[23].Schedule.Faults[0].Placement())
-	assert.Equal(t, "tool/effect/after_commit/repeated/ledger_readback", m.Rows[23].Keys[0].String())
-	assert.Equal(t, "tool.commit(inventory.confirm)#1", m.Rows[25].Schedule.Faults[0].Placement())
-	assert.Equal(t, "tool/effect/after_commit/repeated/ledger_readback", m.Rows[25].Keys[0].String())
+	assert.Equal(t, 56, m.Candidates)
+	assert.Len(t, m.Rows, 36)
+	assert.Len(t, m.Visited, 23)
+	assert.Len(t, m.Unvisited, 17)
+	assert.Equal(t, model.Correlation("repeated"), m.Rows[24].Schedule.Faults[0].Correlation)
+	assert.Equal(t, "tool.commit(inventory.reserve)#1", m.Rows[24].Schedule.Faults[0].Placement())
+	assert.Equal(t, "tool/effect/after_commit/repeated/ledger_readback", m.Rows[24].Keys[0].String())
+	assert.Equal(t, "tool.commit(inventory.confirm)#1", m.Rows[26].Schedule.Faults[0].Placement())
+	assert.Equal(t, "tool/effect/after_commit/repeated/ledger_readback", m.Rows[26].Keys[0].String())
 	assert.Equal(t, "subject_swap", m.Rows[0].Kind)
 	assert.Equal(t, model.RunVerdict("contained_failure"), m.Rows[0].Verdict)
 	modified := 0
@@ -49,13 +49,13 @@ func TestFaultMatrix(t *testing.T) {
 // builds a new request key. Its matrix places tool_timeout at confirm's
 // first call, whose run breaks confirmed_once: of the runs adding the key
 // tool/tool_call/before_commit/isolated/ledger_readback at confirm, the
-// cover keeps that one (row 14), the only unrecoverable row; the same
+// cover keeps that one (row 13), the only unrecoverable row; the same
 // fault at reserve, the first tool, recovers.
 func TestFaultMatrixFindsThePlantedBug(t *testing.T) {
 	m, err := coverage.FaultMatrix(inventory.Definition(), "", model.Config{System: json.RawMessage(`{"variant":"planted"}`)}, nil)
 	require.NoError(t, err)
-	assert.Equal(t, 51, m.Candidates)
-	require.Len(t, m.Rows, 35)
+	assert.Equal(t, 56, m.Candidates)
+	require.Len(t, m.Rows, 36)
 	var broke []string
 	for _, r := range m.Rows {
 		if r.Verdict == model.Unrecoverable {

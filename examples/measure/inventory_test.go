@@ -110,7 +110,7 @@ func TestInventoryPaths(t *testing.T) {
 			found = append(found, site.String())
 		}
 	}
-	if len(dec.Sites()) != 60 || strings.Join(found, " ") != "tool_timeout@tool.commit#2" {
+	if len(dec.Sites()) != 65 || strings.Join(found, " ") != "tool_timeout@tool.commit#2" {
 		t.Errorf("%d sites; the decoder found %q", len(dec.Sites()), found)
 	}
 }

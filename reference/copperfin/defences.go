@@ -65,6 +65,17 @@ var defences = map[string]defence{
 	// releases it as done.
 	"duplicate_tool_call": {[]Control{Idempotency}, "duplicate_call_executed"},
 	"model_refusal":       {nil, "refusal_as_done"},
+	// the model's arguments and the context its reply relies on: a
+	// tenant, a purpose or arguments cut short (purpose and amount empty)
+	// fail bind_identity's binding (a tenant with no policy also
+	// refresh_context's re-read); a stale or omitted state version fails
+	// state_precondition's read and guard (an omitted policy version also
+	// refresh_context's)
+	"tenant_swap":         {[]Control{BindIdentity, RefreshContext}, ""},
+	"purpose_swap":        {[]Control{BindIdentity}, ""},
+	"malformed_tool_call": {[]Control{BindIdentity}, ""},
+	"stale_context":       {[]Control{StatePrecondition}, ""},
+	"omitted_context":     {[]Control{StatePrecondition, RefreshContext}, ""},
 	// the provider's notices (model.NoticeKinds, in a run with notices):
 	// notice_reconcile applies a notice once and only where the ledger
 	// agrees, and reads back a settlement no notice reported

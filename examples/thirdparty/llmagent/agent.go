@@ -1,7 +1,8 @@
-// Package llmagent is production code over anthropic-sdk-go, left
-// unmodified: a refund agent that asks the model what to do (a streamed
-// Messages request with one tool, refund) and carries out the tool call
-// through a refund API over HTTP. It imports no faultline package; its
+// Package llmagent is production code over anthropic-sdk-go and, with
+// Agent.Provider "openai", over openai-go, both left unmodified: a refund
+// agent that asks the model what to do (a streamed Messages or Chat
+// Completions request with one tool, refund) and carries out the tool
+// call through a refund API over HTTP. It imports no faultline package; its
 // test (faultline_test.go) checks it with a scripted model and a fake
 // refund API in process.
 //
@@ -55,12 +56,18 @@ type Agent struct {
 	HTTP            *http.Client // for both APIs
 	RefundsURL      string       // POST target of a refund
 	Bug             string       // "" or one of Bugs
+	// Provider is "" for Anthropic's Messages API (anthropic-sdk-go) or
+	// "openai" for OpenAI's Chat Completions (openai-go, BaseURL + "v1/").
+	Provider string
 }
 
 // Refund carries out task and returns the refund's id. A model that
 // calls the tool for another order, a refund the API refused and a model
 // that will not answer end with an error: nothing more is done.
 func (a Agent) Refund(ctx context.Context, t Task) (string, error) {
+	if a.Provider == "openai" {
+		return a.refundOpenAI(ctx, t)
+	}
 	opts := []option.RequestOption{option.WithBaseURL(a.BaseURL), option.WithAPIKey(a.APIKey), option.WithHTTPClient(a.HTTP)}
 	if a.Bug == "ignore_retry_after" {
 		opts = append(opts, option.WithMaxRetries(0))

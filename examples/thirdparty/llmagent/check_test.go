@@ -19,8 +19,12 @@ var kinds = []string{"subject_swap", "timeout_after_commit", "malformed_response
 // calls per task, the model's included: the correct agent makes at most
 // three model attempts, the SDK's, and two refund attempts, whatever
 // fails).
-func config(bug string) model.Config {
-	sys, _ := json.Marshal(map[string]string{"bug": bug})
+func config(bug string) model.Config { return configOf(os.Getenv("LLMAGENT_PROVIDER"), bug) }
+
+// configOf is the config of bug over provider ("" for Anthropic's API,
+// "openai" for OpenAI's).
+func configOf(provider, bug string) model.Config {
+	sys, _ := json.Marshal(map[string]string{"bug": bug, "provider": provider})
 	budget := 4
 	return model.Config{System: sys, RetryBudget: &budget}
 }
@@ -39,4 +43,14 @@ func TestCheck(t *testing.T) {
 		opts = append(opts, properties.WithFailDir(dir))
 	}
 	properties.Check(t, definition(), opts...)
+}
+
+// TestCheckOpenAI is the same check over openai-go (the SDK's default
+// retries, which obey Retry-After and jitter their back-off): with no bug
+// it finds nothing.
+func TestCheckOpenAI(t *testing.T) {
+	if os.Getenv("LLMAGENT_BODY") != "" {
+		t.Skip("a planted agent's check runs in TestCheckFindsEachBug's subprocess")
+	}
+	properties.Check(t, definition(), properties.WithKinds(kinds...), properties.WithConfig(configOf("openai", "")))
 }

@@ -43,8 +43,8 @@ func (f *refunds) ProviderLedger(context.Context) ([]model.LedgerEntry, error) {
 // agent is one run's System.
 type agent struct {
 	*refunds
-	llm *scriptedmodel.Model
-	bug string
+	llm           *scriptedmodel.Model
+	bug, provider string
 }
 
 func (s agent) Run(ctx context.Context, env model.Env, t model.Task) (model.Claim, error) {
@@ -52,7 +52,7 @@ func (s agent) Run(ctx context.Context, env model.Env, t model.Task) (model.Clai
 	if err != nil {
 		return model.Claim{}, err
 	}
-	a := llmagent.Agent{BaseURL: "http://127.0.0.1/", APIKey: "sk-ant-scripted", HTTP: hc, RefundsURL: "http://127.0.0.1/v1/refunds", Bug: s.bug}
+	a := llmagent.Agent{BaseURL: "http://127.0.0.1/", APIKey: "sk-ant-scripted", HTTP: hc, RefundsURL: "http://127.0.0.1/v1/refunds", Bug: s.bug, Provider: s.provider}
 	id, err := a.Refund(ctx, llmagent.Task{ID: t.ID, Actor: t.Actor, Order: t.Subject, Tenant: t.Tenant, Purpose: t.Purpose})
 	if err != nil {
 		return model.Claim{Verdict: model.ClaimHold, Reason: err.Error()}, nil
@@ -60,17 +60,18 @@ func (s agent) Run(ctx context.Context, env model.Env, t model.Task) (model.Clai
 	return model.Claim{Verdict: model.ClaimRelease, Reason: "refunded " + id, Receipt: id}, nil
 }
 
-// definition: the config's system part {"bug": ...} plants one bug.
+// definition: the config's system part {"bug": ..., "provider": "openai"}
+// plants one bug and picks the API.
 func definition() *model.Definition {
 	task := model.Task{ID: "T-1", Actor: "agent", Subject: "O-731", Tenant: "acme", Purpose: "refund"}
 	return &model.Definition{Name: "llm_refunds", Fixtures: []model.Fixture{{Name: "refunds", Tasks: []model.Task{task}}},
 		Configure: func(system json.RawMessage) (model.Factory, error) {
-			var c struct{ Bug string }
-			if err := json.Unmarshal(system, &c); err != nil || c.Bug != "" && !slices.Contains(llmagent.Bugs, c.Bug) {
-				return nil, fmt.Errorf("system %s: want {\"bug\": one of %q} (%v)", system, llmagent.Bugs, err)
+			var c struct{ Bug, Provider string }
+			if err := json.Unmarshal(system, &c); err != nil || c.Bug != "" && !slices.Contains(llmagent.Bugs, c.Bug) || c.Provider != "" && c.Provider != "openai" {
+				return nil, fmt.Errorf("system %s: want {\"bug\": one of %q, \"provider\": \"openai\" or none} (%v)", system, llmagent.Bugs, err)
 			}
-			w, llm := &refunds{}, &scriptedmodel.Model{Tool: "refund", Field: "order", Tasks: []model.Task{task}, Decoys: map[string][]string{"acme": {"O-732"}}}
-			return func() model.System { return agent{w, llm, c.Bug} }, nil
+			w, llm := &refunds{}, &scriptedmodel.Model{Tool: "refund", Field: "order", Tasks: []model.Task{task}, Decoys: map[string][]string{"acme": {"O-732"}}, OpenAI: c.Provider == "openai"}
+			return func() model.System { return agent{w, llm, c.Bug, c.Provider} }, nil
 		},
 		Builtin: []string{model.InvRightSubject, model.InvEffectAtMostOnce, model.InvBudget, model.InvNoInventedProgress}, Clock: properties.BubbleClock}
 }

@@ -25,36 +25,50 @@ var planted = []struct {
 	{"refusal_as_done", "no_invented_progress violated: first false after seq 4 (claim), reached by f1 (model_refusal)", `"event": "proposal",` + "\n" + `              "ordinal": 1,` + "\n" + `              "kind": "model_refusal"`},
 }
 
-// TestCheckFindsEachBug runs TestCheck on each planted agent in a process
-// of its own: it fails with the bug's invariant, shrunk to one fault, and
-// prints a replay line; that line, run alone (no bug in the environment:
-// the bug is in the stored config), fails again with the same violation.
+// providers are the two configurations of the agent: over
+// anthropic-sdk-go ("") and over openai-go ("openai").
+var providers = []string{"", "openai"}
+
+// TestCheckFindsEachBug runs TestCheck on each planted agent, over each
+// SDK, in a process of its own: it fails with the bug's invariant, shrunk
+// to one fault, and prints a replay line; that line, run alone (no bug in
+// the environment: the bug and the provider are in the stored config),
+// fails again with the same violation.
 func TestCheckFindsEachBug(t *testing.T) {
 	if os.Getenv("LLMAGENT_BODY") != "" {
 		t.Skip("the subprocess runs TestCheck only")
 	}
-	for _, p := range planted {
-		dir := t.TempDir()
-		cmd := exec.Command(os.Args[0], "-test.run", "^TestCheck$", "-test.v")
-		cmd.Env = append(os.Environ(), "LLMAGENT_BUG="+p.bug, "LLMAGENT_BODY=1", "LLMAGENT_FAIL_DIR="+dir)
-		b, err := cmd.CombinedOutput()
-		out := string(b)
-		if err == nil || !strings.Contains(out, "minimal schedule (1 fault)") || !strings.Contains(out, p.invariant) || !strings.Contains(out, p.fault) {
-			t.Fatalf("%s: want %q shrunk to one fault (%v):\n%s", p.bug, p.invariant, err, out)
+	for _, provider := range providers {
+		for _, p := range planted {
+			checkFinds(t, provider, p.bug, p.invariant, p.fault)
 		}
-		if strings.Contains(out, "nondeterministic replay") || strings.Contains(out, "a harness or option error") {
-			t.Fatalf("%s: a harness error:\n%s", p.bug, out)
-		}
-		m := regexp.MustCompile(`replay: FAULTLINE_REPLAY=(\S+) go test -run '\^TestCheck\$' \./llmagent`).FindStringSubmatch(out)
-		if m == nil || filepath.Dir(m[1]) != dir {
-			t.Fatalf("%s: no replay line into %s:\n%s", p.bug, dir, out)
-		}
-		replay := exec.Command(os.Args[0], "-test.run", "^TestCheck$", "-test.v")
-		replay.Env = append(os.Environ(), "FAULTLINE_REPLAY="+m[1])
-		b, err = replay.CombinedOutput()
-		if err == nil || !strings.Contains(string(b), p.invariant) {
-			t.Fatalf("%s: the replay line did not fail with %q (%v):\n%s", p.bug, p.invariant, err, b)
-		}
+	}
+}
+
+// checkFinds runs the planted agent's check over provider in a process of
+// its own and its printed replay line alone.
+func checkFinds(t *testing.T, provider, bug, invariant, fault string) {
+	t.Helper()
+	name, dir := provider+"/"+bug, t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestCheck$", "-test.v")
+	cmd.Env = append(os.Environ(), "LLMAGENT_BUG="+bug, "LLMAGENT_PROVIDER="+provider, "LLMAGENT_BODY=1", "LLMAGENT_FAIL_DIR="+dir)
+	b, err := cmd.CombinedOutput()
+	out := string(b)
+	if err == nil || !strings.Contains(out, "minimal schedule (1 fault)") || !strings.Contains(out, invariant) || !strings.Contains(out, fault) {
+		t.Fatalf("%s: want %q shrunk to one fault (%v):\n%s", name, invariant, err, out)
+	}
+	if strings.Contains(out, "nondeterministic replay") || strings.Contains(out, "a harness or option error") {
+		t.Fatalf("%s: a harness error:\n%s", name, out)
+	}
+	m := regexp.MustCompile(`replay: FAULTLINE_REPLAY=(\S+) go test -run '\^TestCheck\$' \./llmagent`).FindStringSubmatch(out)
+	if m == nil || filepath.Dir(m[1]) != dir {
+		t.Fatalf("%s: no replay line into %s:\n%s", name, dir, out)
+	}
+	replay := exec.Command(os.Args[0], "-test.run", "^TestCheck$", "-test.v")
+	replay.Env = append(os.Environ(), "FAULTLINE_REPLAY="+m[1], "LLMAGENT_PROVIDER=")
+	b, err = replay.CombinedOutput()
+	if err == nil || !strings.Contains(string(b), invariant) {
+		t.Fatalf("%s: the replay line did not fail with %q (%v):\n%s", name, invariant, err, b)
 	}
 }
 
@@ -68,7 +82,7 @@ var sites = []string{"subject_swap@proposal#1", "timeout_after_commit@tool.commi
 
 // TestFuzzFindsEachBug runs FuzzAgent's seeds (one-byte inputs, each a
 // single fault at one of the decoder's sites, through fuzz.Campaign) on
-// each planted agent in a process of its own: exactly the seeds at the
+// each planted agent, over each SDK, in a process of its own: exactly the seeds at the
 // bug's sites fail, with its invariant, naming TestCheck's replay line;
 // with the bugs off none fails and the campaign reached faults.
 func TestFuzzFindsEachBug(t *testing.T) {
@@ -79,9 +93,10 @@ func TestFuzzFindsEachBug(t *testing.T) {
 		"reask_fresh_key":    {"timeout_after_commit@tool.commit#2", "malformed_response@tool.commit#2", "rate_limit@tool.commit#2"},
 		"ignore_retry_after": {"rate_limit@tool.commit#1"}, "every_tool_call": {"duplicate_tool_call@proposal#1"},
 		"refusal_as_done": {"model_refusal@proposal#1"}}
-	for _, bug := range []string{"", "unbound_subject", "reask_fresh_key", "ignore_retry_after", "every_tool_call", "refusal_as_done"} {
+	for _, run := range runsOver(providers, []string{"", "unbound_subject", "reask_fresh_key", "ignore_retry_after", "every_tool_call", "refusal_as_done"}) {
+		provider, bug := run[0], run[1]
 		cmd := exec.Command(os.Args[0], "-test.run", "^FuzzAgent$", "-test.v")
-		cmd.Env = append(os.Environ(), "LLMAGENT_BUG="+bug, "LLMAGENT_BODY=1", "LLMAGENT_FAIL_DIR="+t.TempDir())
+		cmd.Env = append(os.Environ(), "LLMAGENT_BUG="+bug, "LLMAGENT_PROVIDER="+provider, "LLMAGENT_BODY=1", "LLMAGENT_FAIL_DIR="+t.TempDir())
 		b, err := cmd.CombinedOutput()
 		out := string(b)
 		var found []string
@@ -90,12 +105,22 @@ func TestFuzzFindsEachBug(t *testing.T) {
 			found = append(found, sites[i])
 		}
 		if !slices.Equal(found, want[bug]) || (err != nil) != (bug != "") {
-			t.Errorf("%q: the campaign's seeds found %q, want %q (%v):\n%s", bug, found, want[bug], err, out)
+			t.Errorf("%q over %q: the campaign's seeds found %q, want %q (%v):\n%s", bug, provider, found, want[bug], err, out)
 		}
 		if bug != "" && !strings.Contains(out, "go test -run '^TestCheck$' ./llmagent") {
-			t.Errorf("%q: no replay line:\n%s", bug, out)
+			t.Errorf("%q over %q: no replay line:\n%s", bug, provider, out)
 		}
 	}
+}
+
+// runsOver is every (provider, bug) pair, providers first.
+func runsOver(providers, bugs []string) (out [][2]string) {
+	for _, p := range providers {
+		for _, b := range bugs {
+			out = append(out, [2]string{p, b})
+		}
+	}
+	return out
 }
 
 // FuzzAgent is the campaign (go test -fuzz FuzzAgent ./llmagent): any

@@ -16,9 +16,8 @@ import (
 // Transport returns next (the run's httpfault.Join transport) behind the
 // model's side of the run, for the SDK's *http.Client: a reply that
 // carries a tool call crosses the proposal event through calls, where the
-// armed kinds Disturb renders (subject_swap, duplicate_tool_call,
-// model_refusal) rewrite the reply (JSON or stream) and are recorded
-// fired; a 429 or 5xx answer with
+// armed kinds Disturb renders (Kinds) rewrite the reply (JSON or
+// stream) and are recorded fired; a 429 or 5xx answer with
 // Retry-After-Ms (a fault rendered by httpfault.AnthropicOverloaded, or
 // the limiter's own) starts the model's limiter, which answers every
 // request before the wait is over with a 529 of its own. With calls nil

@@ -2,13 +2,17 @@ package scriptedmodel
 
 import (
 	"bytes"
+	"encoding/json"
 	"regexp"
+	"strconv"
 	"strings"
+
+	"github.com/faultline/faultline/model"
 )
 
 // Kinds are the kinds Disturb renders on a reply that carries a tool
 // call, at the proposal event.
-var Kinds = []string{"subject_swap", "duplicate_tool_call", "model_refusal"}
+var Kinds = []string{"subject_swap", "duplicate_tool_call", "model_refusal", "tenant_swap", "purpose_swap", "malformed_tool_call"}
 
 // Disturb returns the reply body (an Anthropic message or stream, an
 // OpenAI completion or chunk stream) as the fault kind leaves it, and
@@ -16,9 +20,13 @@ var Kinds = []string{"subject_swap", "duplicate_tool_call", "model_refusal"}
 // to its tenant's first decoy; duplicate_tool_call repeats the tool call
 // under a second call id (toolu_1 and toolu_1_2, call_1 and call_1_2);
 // model_refusal replaces the reply by a refusal (Anthropic's stop_reason
-// "refusal", OpenAI's message refusal) with no tool call. A reply the
-// kind cannot act on (a stream cut before its tool call is whole, an
-// unknown kind) is returned as it is, with false.
+// "refusal", OpenAI's message refusal) with no tool call; tenant_swap and
+// purpose_swap rewrite the call's TenantArg or PurposeArg (see swapArg);
+// malformed_tool_call cuts the call's last chunk of arguments to half
+// (a stream, or OpenAI's arguments string), so they do not parse. A reply
+// the kind cannot act on (a stream cut before its tool call is whole, an
+// argument the call does not carry, Anthropic's non-streamed input, which
+// is a JSON object, an unknown kind) is returned as it is, with false.
 func (m *Model) Disturb(kind string, body []byte) ([]byte, bool) {
 	switch kind {
 	case "subject_swap":
@@ -27,6 +35,12 @@ func (m *Model) Disturb(kind string, body []byte) ([]byte, bool) {
 		return duplicate(body)
 	case "model_refusal":
 		return refuse(body)
+	case "tenant_swap":
+		return m.swapArg(body, m.TenantArg, func(t model.Task) string { return t.Tenant })
+	case "purpose_swap":
+		return m.swapArg(body, m.PurposeArg, func(t model.Task) string { return t.Purpose })
+	case "malformed_tool_call":
+		return cutArguments(body)
 	}
 	return body, false
 }
@@ -128,3 +142,59 @@ func concat(parts ...[]byte) []byte {
 // refusal reports whether the message is a refusal (OpenAI renders it in
 // the message's refusal field, not its content).
 func (m message) refusal() bool { return strings.EqualFold(m.Stop, "refusal") }
+
+// swapArg rewrites the argument arg of the reply's tool call from its
+// task's value (of) to another task's, or, when no task has another, to
+// one of no record ("injected-" and the value), as model's tenant_swap
+// and purpose_swap do: in a JSON message ("tenant": "acme") or an
+// escaped arguments string or stream chunk (\"tenant\": \"acme\"); false
+// when arg is "" or the reply carries no task's value under it.
+func (m *Model) swapArg(body []byte, arg string, of func(model.Task) string) ([]byte, bool) {
+	if arg == "" {
+		return body, false
+	}
+	for _, t := range m.Tasks {
+		own := of(t)
+		other := "injected-" + own
+		for _, u := range m.Tasks {
+			if v := of(u); v != "" && v != own {
+				other = v
+				break
+			}
+		}
+		for _, enc := range []func(string) string{strconv.Quote, func(s string) string { q := strconv.Quote(strconv.Quote(s)); return q[1 : len(q)-1] }} {
+			if old := []byte(enc(arg) + ": " + enc(own)); own != "" && bytes.Contains(body, old) {
+				return bytes.ReplaceAll(body, old, []byte(enc(arg)+": "+enc(other))), true
+			}
+		}
+	}
+	return body, false
+}
+
+var argumentChunk = regexp.MustCompile(`"(?:partial_json|arguments)":("(?:[^"\\]|\\.)*")`)
+
+// cutArguments cuts the last non-empty chunk of the tool call's arguments
+// (Anthropic's last input_json_delta, OpenAI's arguments string or last
+// arguments chunk) to half its text: the arguments no longer parse. A
+// stream not whole (its tool call may be cut already) and Anthropic's
+// non-streamed message (whose input is a JSON object) are left as they
+// are.
+func cutArguments(body []byte) ([]byte, bool) {
+	switch {
+	case bytes.HasPrefix(body, []byte("event: ")) && !bytes.Contains(body, []byte("event: message_stop")),
+		bytes.HasPrefix(body, []byte("data: ")) && !bytes.Contains(body, []byte("data: [DONE]")),
+		!bytes.HasPrefix(body, []byte("event: ")) && !bytes.HasPrefix(body, []byte("data: ")) && !bytes.Contains(body, []byte(`"object":"chat.completion"`)):
+		return body, false
+	}
+	all := argumentChunk.FindAllSubmatchIndex(body, -1)
+	for i := len(all) - 1; i >= 0; i-- {
+		loc := all[i]
+		var text string
+		if json.Unmarshal(body[loc[2]:loc[3]], &text) != nil || text == "" {
+			continue
+		}
+		cut, _ := json.Marshal(text[:len(text)/2])
+		return concat(body[:loc[2]], cut, body[loc[3]:]), true
+	}
+	return body, false
+}

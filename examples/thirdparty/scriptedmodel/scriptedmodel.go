@@ -42,6 +42,10 @@ type Model struct {
 	// Decoys are, per tenant, the other subjects a retrieved document may
 	// name: subject_swap swaps the task's subject for the first of them.
 	Decoys map[string][]string
+	// TenantArg and PurposeArg, when set, name further arguments of the
+	// tool call carrying the task's tenant and purpose ({"order": "O-731",
+	// "tenant": "acme"}); tenant_swap and purpose_swap rewrite them.
+	TenantArg, PurposeArg string
 	// OpenAI: the run's client speaks OpenAI's API, so Client renders a
 	// rate_limit fault as OpenAI's 429 (default: Anthropic's 529).
 	OpenAI bool
@@ -136,8 +140,13 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	last := req.Messages[len(req.Messages)-1]
 	m.n++
 	n := strconv.Itoa(m.n)
-	msg := message{ID: "msg_" + n, Stop: "tool_use", Tool: m.Tool, UseID: "toolu_" + n,
-		Input: fmt.Sprintf(`{"%s": %q}`, m.Field, task.Subject)}
+	input := fmt.Sprintf(`{"%s": %q`, m.Field, task.Subject)
+	for _, a := range [][2]string{{m.TenantArg, task.Tenant}, {m.PurposeArg, task.Purpose}} {
+		if a[0] != "" {
+			input += fmt.Sprintf(`, "%s": %q`, a[0], a[1])
+		}
+	}
+	msg := message{ID: "msg_" + n, Stop: "tool_use", Tool: m.Tool, UseID: "toolu_" + n, Input: input + "}"}
 	if openai {
 		msg.ID, msg.UseID = "chatcmpl-"+n, "call_"+n
 	}

@@ -17,25 +17,25 @@ import (
 // dossierScreen is what "inventory dossier --out DIR" prints: the agent's
 // three named configurations, 200 trials each with seed 1.
 const dossierScreen = `wrote DIR/dossier.json and DIR/dossier.md
-base study: system inventory, 30 fault kinds, 200 trials per profile, seed 1
+base study: system inventory, 35 fault kinds, 200 trials per profile, seed 1
 
 Release placement per profile (all configurations):
   defended     contained but dead   redesign recovery
-    - recover floor 80% missed: recover 128 of 200 = 64.0% [95% CI 57.1%, 70.3%] (overall, worst class subject_swap 0 of
-      21, configuration default)
-    - serve floor 80% missed: serve 128 of 200 = 64.0% [95% CI 57.1%, 70.3%] (overall, worst class subject_swap 0 of 21,
+    - recover floor 80% missed: recover 123 of 200 = 61.5% [95% CI 54.6%, 68.0%] (overall, worst class subject_swap 0 of
+      10, configuration default)
+    - serve floor 80% missed: serve 123 of 200 = 61.5% [95% CI 54.6%, 68.0%] (overall, worst class subject_swap 0 of 10,
       configuration default)
     - and 2 more reasons in dossier.md
   undefended   unsafe escape        block
-    - hard invariant zero unsafe escape failed: 89 of 200 trials; worst class subject_swap, 21 of 21, configuration
+    - hard invariant zero unsafe escape failed: 94 of 200 trials; worst class subject_swap, 10 of 10, configuration
       default
-    - hard invariant zero wrong-subject effect failed: 21 of 200 trials; worst class subject_swap, 21 of 21,
+    - hard invariant zero wrong-subject effect failed: 34 of 200 trials; worst class subject_swap, 10 of 10,
       configuration default
     - and 5 more reasons in dossier.md
   planted      contained but dead   redesign recovery
-    - recover floor 80% missed: recover 128 of 200 = 64.0% [95% CI 57.1%, 70.3%] (overall, worst class subject_swap 0 of
-      21, configuration default)
-    - serve floor 80% missed: serve 128 of 200 = 64.0% [95% CI 57.1%, 70.3%] (overall, worst class subject_swap 0 of 21,
+    - recover floor 80% missed: recover 123 of 200 = 61.5% [95% CI 54.6%, 68.0%] (overall, worst class subject_swap 0 of
+      10, configuration default)
+    - serve floor 80% missed: serve 123 of 200 = 61.5% [95% CI 54.6%, 68.0%] (overall, worst class subject_swap 0 of 10,
       configuration default)
     - and 2 more reasons in dossier.md
 
@@ -65,7 +65,7 @@ func TestReleaseEvidenceOnTheCommandLine(t *testing.T) {
 		t.Fatalf("audit exit %d\n%s%s", code, out, stderr)
 	}
 	for _, want := range []string{
-		"Release evidence of inventory (200 trials each, seed 1): 90 signatures, 42 pairs, 14 diagnoses, 13 holds; placement:",
+		"Release evidence of inventory (200 trials each, seed 1): 105 signatures, 42 pairs, 17 diagnoses, 13 holds; placement:",
 		"  inventory/defended    contained but dead   redesign recovery",
 		"  inventory/undefended  unsafe escape        block",
 		"  inventory/planted     contained but dead   redesign recovery",
@@ -117,8 +117,8 @@ func TestReleaseEvidenceOnTheCommandLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := d.Evidence.Base
-	if b.System != "inventory" || b.Trials != 200 || b.Seed != 1 || b.Runs != 358 || len(b.Signatures) != 90 || len(b.Pairs) != 42 ||
-		len(b.Diagnoses) != 14 || len(b.Holds) != 13 || len(d.UnresolvedHolds) != 13 || len(d.ChangeTriggers) != 6 || d.Manifest.CatalogueKinds != 30 {
+	if b.System != "inventory" || b.Trials != 200 || b.Seed != 1 || b.Runs != 391 || len(b.Signatures) != 105 || len(b.Pairs) != 42 ||
+		len(b.Diagnoses) != 17 || len(b.Holds) != 13 || len(d.UnresolvedHolds) != 13 || len(d.ChangeTriggers) != 6 || d.Manifest.CatalogueKinds != 35 {
 		t.Errorf("dossier: %s %d trials seed %d, %d runs, %d signatures, %d pairs, %d diagnoses, %d holds, %d unresolved, %d triggers, %d kinds",
 			b.System, b.Trials, b.Seed, b.Runs, len(b.Signatures), len(b.Pairs), len(b.Diagnoses), len(b.Holds), len(d.UnresolvedHolds),
 			len(d.ChangeTriggers), d.Manifest.CatalogueKinds)
