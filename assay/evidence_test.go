@@ -659,9 +659,11 @@ func TestPairsCatalogue(t *testing.T) {
 	// under six kinds (timeout_after_commit, partial_success_response,
 	// malformed_response, output_drift, checkpoint_rollback,
 	// drop_effect_receipt) its controls on deny a refund the provider made
-	// (recorded_agrees_with_ledger): control_ineffective
-	want := map[string]int{"baseline leverage_shown": 28, "baseline inconclusive": 2, "typed leverage_shown": 30,
-		"fail_closed leverage_shown": 20, "fail_closed invalid_green": 4, "fail_closed control_ineffective": 6}
+	// (recorded_agrees_with_ledger): control_ineffective; the five kinds of
+	// the model's arguments and context show leverage in every profile
+	// (+5 each: 35 kinds, was 30)
+	want := map[string]int{"baseline leverage_shown": 33, "baseline inconclusive": 2, "typed leverage_shown": 35,
+		"fail_closed leverage_shown": 25, "fail_closed invalid_green": 4, "fail_closed control_ineffective": 6}
 	if diff := cmp.Diff(want, n); diff != "" {
 		t.Errorf("reference pair classes (-want +got):\n%s", diff)
 	}
@@ -681,8 +683,10 @@ func TestPairsCatalogue(t *testing.T) {
 	// (314 before), missing_checkpoint under 340 ms shows leverage in every
 	// profile (the resumed record withdraws the refund) and fail_closed's
 	// pairs of its six wrong denials are control_ineffective in every
-	// configuration (24)
-	if !strings.Contains(b2.String(), "pairs across configurations: 310 of 360 show leverage") ||
+	// configuration (24); the five kinds of the model's arguments and
+	// context show it in every profile and configuration (+60 on 60: 370
+	// of 420, was 310 of 360)
+	if !strings.Contains(b2.String(), "pairs across configurations: 370 of 420 show leverage") ||
 		!strings.Contains(b2.String(), "typed        default  memory_loss                bind_identity+pre_effect_authority and behaviour (defect fabricated_approval)  leverage_shown       yes") || // the class column fits control_ineffective
 		!strings.Contains(b2.String(), "typed/corrupt_checkpoint (default), behaviour (defect stale_checkpoint_accepted) alone: invalid_green: "+
 			"removing behaviour (defect stale_checkpoint_accepted) alone leaves the fault contained: effect_readback silently carries the result") {
@@ -869,7 +873,11 @@ func TestCoefficients(t *testing.T) {
 				t.Errorf("%s %+v: want T %v", v.name, c, want)
 			}
 		}
-		if ones != 10+3*btoi(!v.compat) || ledgerOnes != 11*btoi(!v.compat) {
+		// the whole catalogue adds three kinds and the five of the model's
+		// arguments and context (tenant_swap threatens two invariants):
+		// 19 ones, was 13 with 30 kinds; the ledger's eleven are unchanged
+		// (none of the five new kinds touches the record)
+		if ones != 10+9*btoi(!v.compat) || ledgerOnes != 11*btoi(!v.compat) {
 			t.Errorf("%s: %d coefficients of 1, %d of recorded_agrees_with_ledger", v.name, ones, ledgerOnes)
 		}
 		for _, c := range ref.Coefficients {
@@ -917,8 +925,10 @@ func TestDiagnoses(t *testing.T) {
 	ledger := func(kind string) bool {
 		return slices.Contains([]string{"timeout_after_commit", "partial_success_response", "malformed_response", "output_drift", "checkpoint_rollback", "drop_effect_receipt"}, kind)
 	}
-	if len(ref.Diagnoses) != 19 {
-		t.Fatalf("%d diagnoses, want the baseline's 13 and fail_closed's 6", len(ref.Diagnoses))
+	// 24, was 19 with 30 kinds: the five new kinds add five baseline
+	// diagnoses (narrow authority)
+	if len(ref.Diagnoses) != 24 {
+		t.Fatalf("%d diagnoses, want the baseline's 18 and fail_closed's 6", len(ref.Diagnoses))
 	}
 	if n := len(paperEvidence(t).Base.Diagnoses); n != 10 {
 		t.Errorf("%d diagnoses over the paper's ten", n)
@@ -1213,25 +1223,27 @@ func TestCompositionPairs(t *testing.T) {
 	}
 	want := map[string]map[copperfin.Control][]model.FaultEntry{
 		"catalogue": {
-			// with the catalogue's 30 kinds, state_precondition's witness
-			// (state_version_change, then worker_restart) is not among seed
-			// 1's 10000 draws; with recorded_agrees_with_ledger checked,
-			// effect_readback gains a witness (a rollback of the record,
-			// then a denied retry: the worker denies a refund the ledger
-			// holds) and evidence_gate's comes earlier (draw 155, was 256:
-			// without the gate a reply on another trace leaves the record
-			// without the refund)
-			copperfin.RefreshContext: {tc("context.policy", "worker_crash", 1), tc("context.eligibility", "cross_source_conflict", 2)},
-			copperfin.Idempotency:    {tc("tool.commit", "malformed_response", 1), tc("ledger.readback", "lagging_readback", 1)},
-			copperfin.EffectReadback: {tc("checkpoint.write", "checkpoint_rollback", 3), tc("tool.commit", "sandbox_denial", 2)},
-			copperfin.EvidenceGate:   {tc("tool.commit", "break_trace_lineage", 1), tc("tool.commit", "output_drift", 1)},
+			// with the catalogue's 35 kinds, refresh_context's witness is not
+			// among seed 1's 10000 draws (656 with 30 kinds), and
+			// state_precondition's is (draw 2,154); idempotency's comes at
+			// draw 36 (was 30 with 30 kinds). With recorded_agrees_with_ledger
+			// checked, effect_readback has a witness (a rollback of the
+			// record, then a denied retry: the worker denies a refund the
+			// ledger holds; draw 854 as with 30 kinds), and evidence_gate's
+			// comes at draw 35 (155 with 30 kinds, 84 without the ledger
+			// check): without the gate a reply on another trace leaves the
+			// record without the refund
+			copperfin.StatePrecondition: {tc("tool.commit", "state_version_change", 1), tc("tool.commit", "tool_timeout", 1)},
+			copperfin.Idempotency:       {tc("ledger.readback", "lagging_readback", 1), tc("tool.commit", "output_drift", 1)},
+			copperfin.EffectReadback:    {tc("checkpoint.write", "checkpoint_rollback", 3), tc("tool.commit", "sandbox_denial", 2)},
+			copperfin.EvidenceGate:      {tc("tool.commit", "break_trace_lineage", 1), tc("tool.commit", "timeout_after_commit", 1)},
 		},
 		"paper188": {
 			copperfin.EvidenceGate: {tc("tool.commit", "timeout_after_commit", 1), tc("evidence.readback", "drop_effect_receipt", 1)},
 		},
 	}
 	draws := map[string]map[copperfin.Control]int{
-		"catalogue": {copperfin.RefreshContext: 656, copperfin.Idempotency: 30, copperfin.EffectReadback: 854, copperfin.EvidenceGate: 155},
+		"catalogue": {copperfin.StatePrecondition: 2154, copperfin.Idempotency: 36, copperfin.EffectReadback: 854, copperfin.EvidenceGate: 35},
 		"paper188":  {copperfin.EvidenceGate: 261},
 	}
 	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)

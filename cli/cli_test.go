@@ -113,11 +113,13 @@ func TestExploreAndReplayAUserSystem(t *testing.T) {
 	// persistent receipt fault (malformed_response, output_drift), a
 	// persistent timeout_after_commit and a repeated tool_timeout among
 	// them; the universe holds every repeated and persistent key of the
-	// kinds the agent crosses (24 with duplicate_tool_call and
-	// model_refusal), and the 6 synchronized and shared keys are left not
-	// drawn; the runs, rapid's shrinking included, are 2,318 (86 checks to
-	// the bug; with swarm draws 9 keys and 1,450 runs)
-	assert.Contains(t, out, "Coverage: 11 of 24 keys the systems can reach visited (45.8%; 40 reachable by the catalogue, 16 left out, each with why)")
+	// kinds the agent crosses (25 with stale_context's key at the
+	// proposal, was 24 with duplicate_tool_call and model_refusal; so
+	// 44.0%, was 45.8%), and the
+	// 6 synchronized and shared keys are left not drawn; the runs, rapid's
+	// shrinking included, are 2,318 (86 checks to the bug; with swarm
+	// draws 9 keys and 1,450 runs)
+	assert.Contains(t, out, "Coverage: 11 of 25 keys the systems can reach visited (44.0%; 40 reachable by the catalogue, 15 left out, each with why)")
 	assert.Contains(t, out, "confirmed_once")
 	assert.Contains(t, out, "inventory replay ")
 	merged := filepath.Join(dir, "merged.json")
@@ -127,7 +129,10 @@ func TestExploreAndReplayAUserSystem(t *testing.T) {
 }
 
 // auditScreen is the audit of the agent's three named configurations,
-// with the release evidence of package assay for them.
+// with the release evidence of package assay for them. Its 25 findings
+// (24 undefended, 1 planted: tenant_swap, purpose_swap and
+// malformed_tool_call joined with 35 kinds) show 9 lines before "and 16
+// more" (was 13 of 22): recorded_agrees_with_ledger wraps their lines.
 const auditScreen = `inventory audit: inventory, 3 configurations, 35 fault kinds, one single-fault run of each per configuration and tool
 
 Per configuration: single-fault runs, faults reached, runs that violated an invariant:
@@ -152,7 +157,7 @@ Findings (single-fault runs that violated an invariant, defended configurations 
     checkout_confirmed violated
   inventory/undefended/malformed_response at tool.commit(inventory.reserve)#1: recorded_agrees_with_ledger, no_oversell
     violated
-  and 13 more
+  and 16 more
   (pass --out DIR to write each finding's schedule, with the command that replays it)
 
 Release evidence of inventory (200 trials each, seed 1): 105 signatures, 42 pairs, 17 diagnoses, 13 holds; placement:
@@ -305,27 +310,58 @@ func TestTwoSystems(t *testing.T) {
 }
 
 // TestAuditTheReferenceSystem: registered like a user's system, the
-// reference system is audited under its profiles, typed marked defended,
-// and holds; fail_closed denies refunds the provider made under six single
-// faults (recorded_agrees_with_ledger), reported, not judged.
+// reference system is audited under its profiles, typed marked defended
+// (typed alone: fail_closed is not a defended profile), and holds;
+// fail_closed denies refunds the provider made under six single faults
+// (recorded_agrees_with_ledger), reported, not judged. With 35 kinds
+// (was 30) the baseline's 18 findings (was 13: tenant_swap, purpose_swap,
+// stale_context, omitted_context and malformed_tool_call join) fill the
+// screen before fail_closed's six, which fall into "and 7 more": the
+// screen says so, and the JSON form names them.
 func TestAuditTheReferenceSystem(t *testing.T) {
 	code, out, stderr := runIn(t, program(copperfin.Definition()), "audit")
 	assert.Equal(t, 0, code, stderr)
 	for _, want := range []string{
-		"  copperfin/baseline                30 runs   28 reached   13 violated\n",
-		"  copperfin/typed        defended   30 runs   30 reached    0 violated\n",
-		"  copperfin/fail_closed             30 runs   30 reached    6 violated\n",
-		"  copperfin/fail_closed/timeout_after_commit at tool.commit#1: recorded_agrees_with_ledger violated\n",
+		"  copperfin/baseline                35 runs   33 reached   18 violated\n",
+		"  copperfin/typed        defended   35 runs   35 reached    0 violated\n",
+		"  copperfin/fail_closed             35 runs   35 reached    6 violated\n",
+		"  copperfin/baseline/omitted_context at proposal#1: current_entitlement violated\n  and 7 more\n",
 		// a user system's audit runs no correlation modifier and no kind
 		// outside the catalogue: the 7 repeated and persistent keys (in
 		// the universe of a sequential system) and the two of
 		// sliding_grant_cache and ambient_identity_leak stay unvisited,
-		// the 10 synchronized and shared keys are left not drawn
-		"Coverage of copperfin by its 90 runs: 21 of 30 keys it can reach visited (of 40 reachable: 10 not drawn).\n",
+		// the 10 synchronized and shared keys are left not drawn (105
+		// runs, was 90: five kinds more, the keys as before)
+		"Coverage of copperfin by its 105 runs: 21 of 30 keys it can reach visited (of 40 reachable: 10 not drawn).\n",
 		"Verdict: held: the 1 defended configuration held every invariant under every single fault.\n",
 	} {
 		assert.Contains(t, out, want)
 	}
+	code, out, stderr = runIn(t, program(copperfin.Definition()), "audit", "--json")
+	require.Equal(t, 0, code, stderr)
+	var j struct {
+		Configurations []struct {
+			Configuration string `json:"configuration"`
+			Defended      bool   `json:"defended"`
+			Findings      []struct {
+				Kind       string   `json:"kind"`
+				Invariants []string `json:"invariants"`
+			} `json:"findings"`
+		} `json:"configurations"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &j), out)
+	denied := map[string][]string{}
+	for _, c := range j.Configurations {
+		if c.Configuration != "fail_closed" {
+			continue
+		}
+		assert.False(t, c.Defended, "fail_closed defended")
+		for _, f := range c.Findings {
+			denied[f.Kind] = f.Invariants
+		}
+	}
+	assert.Len(t, denied, 6, "fail_closed's findings: %v", denied)
+	assert.Equal(t, []string{model.InvRecordedAgreesWithLedger}, denied["timeout_after_commit"], "fail_closed/timeout_after_commit at tool.commit#1")
 }
 
 // idle is a system that never acts: it crosses no event a fault could be

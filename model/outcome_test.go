@@ -54,13 +54,17 @@ func TestLastOutcomeMatchesRun(t *testing.T) {
 			violated++
 		}
 	}
-	// under baseline the paper's ten kinds and malformed_response, output_drift
-	// and tool_timeout (a duplicate refund each) violate an invariant; under
-	// typed no kind does; under fail_closed six do (recorded_agrees_with_ledger:
-	// it denies a refund the provider made, after timeout_after_commit,
-	// partial_success_response, checkpoint_rollback, drop_effect_receipt,
-	// malformed_response and output_drift)
-	if violated != 19 {
-		t.Fatalf("%d outcomes with a violated invariant, want 19 (the baseline's 13, fail_closed's 6)", violated)
+	// under baseline the paper's ten kinds, malformed_response, output_drift
+	// and tool_timeout (a duplicate refund each), and the five proposal
+	// kinds of the 35-kind catalogue (tenant_swap, purpose_swap and
+	// malformed_tool_call: right_subject; stale_context and
+	// omitted_context: current_entitlement) violate an invariant (18, was
+	// 13); under typed no kind does; under fail_closed six do
+	// (recorded_agrees_with_ledger: it denies a refund the provider made,
+	// after timeout_after_commit, partial_success_response,
+	// checkpoint_rollback, drop_effect_receipt, malformed_response and
+	// output_drift)
+	if violated != 24 {
+		t.Fatalf("%d outcomes with a violated invariant, want 24 (the baseline's 18, fail_closed's 6)", violated)
 	}
 }

@@ -69,11 +69,13 @@ func schedulerRuns(t *testing.T, yield func(name string, h *model.Harness, facto
 // switches, timeline, verdicts) of schedulerRuns' runs, in a fixed order,
 // is the one the scheduler gave before its ready list was indexed (with
 // a claim the deadline forced leaving its task timed_out in the timeline,
-// not failed: 769b8714... before), with recorded_agrees_with_ledger
-// checked in every run (543139f1... before; without its results the
-// runs hash to that digest: the picks, timelines and verdicts are the same).
+// not failed: 769b8714... before), with recorded_agrees_with_ledger and
+// retry_paced checked in every run (543139f1... before both; without
+// their results the runs hash to that digest, without retry_paced's alone
+// to b9086719..., without recorded_agrees_with_ledger's alone to
+// 99e49c2b...: the picks, timelines and verdicts are the same).
 func TestSchedulerPicksPinned(t *testing.T) {
-	const want = "99e49c2b0b3479460998cffb2b5ec283c5a4ee5d42b8913823e4677ce4f47463"
+	const want = "dcf7933a0a53f000956ef8f19dd27f8556bb0e1dbfaaf32a1250efb1c5428e0b"
 	sum := sha256.New()
 	runs := map[string][]byte{}
 	var names []string

@@ -71,11 +71,14 @@ func assertPairMinimal(t *testing.T, w *properties.PairWitness) {
 // without one control, pair exploration from a fixed seed finds a fixed
 // ordered composition of two faults, neither of which shows the pair
 // alone, and reduces it as a pair to a 1-minimal schedule. Without the
-// evidence gate, a receipt dropped at the evidence readback after a
-// truncated reply breaks provable_outcome; without state_precondition, a
-// state version change at the commit and a timeout there let the retried
-// commit act on the stale version. (With the catalogue's 35 kinds
-// refresh_context's witness is not among seed 1's 3000 draws.)
+// evidence gate, a reply on another trace and a timeout after the commit
+// leave the record without the refund the provider made
+// (recorded_agrees_with_ledger); without state_precondition, a state
+// version change at the commit and a timeout there let the retried commit
+// act on the stale version. (With the catalogue's 35 kinds
+// refresh_context's witness of 30, a worker crash then a cross-source
+// conflict, still shows the pair but is not among seed 1's 3000 draws, 269
+// of them single faults; seeds 4 and 8 find a crash then that conflict.)
 func TestExplorePairFindsCompositions(t *testing.T) {
 	oneGoroutine(t)
 	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)
@@ -89,17 +92,21 @@ func TestExplorePairFindsCompositions(t *testing.T) {
 		event           model.EventName
 		onVerdict       model.RunVerdict
 	}{
-		// without the gate, a reply on another trace then a drifted reply
-		// leave the record without the refund the provider made (draw 256
-		// found provable_outcome's witness before the ledger was checked)
-		{copperfin.EvidenceGate, 300, 155, 0, []model.FaultEntry{
+		// without the gate, a reply on another trace then a timeout after
+		// the commit leave the record without the refund the provider made:
+		// draw 35 with the 35 kinds (with 30, draw 155 paired the trace
+		// with a drifted reply; before the ledger was checked, draw 256
+		// found provable_outcome's witness)
+		{copperfin.EvidenceGate, 300, 35, 0, []model.FaultEntry{
 			{Event: model.EvToolCommit, Ordinal: 1, Kind: "break_trace_lineage"},
-			{Event: model.EvToolCommit, Ordinal: 1, Kind: "output_drift"}},
-			model.InvRecordedAgreesWithLedger, "output_drift", 25, model.EvClaim, model.ContainedFailure},
-		{copperfin.RefreshContext, 3000, 656, 78, []model.FaultEntry{
-			{Event: model.EvContextPolicy, Ordinal: 1, Kind: "worker_crash"},
-			{Event: model.EvContextEligibility, Ordinal: 2, Kind: "cross_source_conflict"}},
-			model.InvCurrentEntitlement, "cross_source_conflict", 25, model.EvToolCommit, model.ContainedFailure},
+			{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_after_commit"}},
+			model.InvRecordedAgreesWithLedger, "timeout_after_commit", 25, model.EvClaim, model.ContainedFailure},
+		// draw 2,154 of seed 1, 124 of them single faults (refresh_context's
+		// witness was draw 656 with 30 kinds; see above)
+		{copperfin.StatePrecondition, 3000, 2154, 124, []model.FaultEntry{
+			{Event: model.EvToolCommit, Ordinal: 1, Kind: "state_version_change"},
+			{Event: model.EvToolCommit, Ordinal: 1, Kind: "tool_timeout"}},
+			model.InvCurrentEntitlement, "state_version_change", 24, model.EvToolCommit, model.ContainedFailure},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.control), func(t *testing.T) {

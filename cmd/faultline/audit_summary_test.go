@@ -46,12 +46,18 @@ func TestAuditSummaryFitsOneScreen(t *testing.T) {
 		"  typed        BLOCK OR REDESIGN            contained but dead   unsafe   0.0%  unproved   0.0%  service  69.5%\n",
 		"  fail_closed  BLOCK OR REDESIGN            contained but dead   unsafe   0.0%  unproved   0.0%  service  43.5%\n",
 		"    typed: useful service was below the 80% synthetic target\n",
-		// fail_closed denies refunds the provider made under six kinds
-		"Worst findings (single-fault runs that violated an invariant: baseline 13, typed 0, fail_closed 6):\n",
+		// baseline breaks an invariant under 18 of the 35 kinds (13 of the
+		// 30 and each of the five new ones); fail_closed denies refunds the
+		// provider made under six kinds: 24 rows, 8 printed, 16 more
+		"Worst findings (single-fault runs that violated an invariant: baseline 18, typed 0, fail_closed 6):\n",
 		"  baseline/timeout_after_commit: effect_at_most_once, recorded_agrees_with_ledger violated\n    faultline replay reference/corpus/kinds/timeout_after_commit.json --profile baseline\n",
-		"  and 11 more: faultline audit --full lists every row\n",
-		"Coverage: 40 of 40 reachable keys visited (100.0%), over 90 single-fault runs and 75 correlated.\n" +
-			"Faults: 162 reached and fired, 3 scheduled but not reached, 0 reached but not fired.\n",
+		"  and 16 more: faultline audit --full lists every row\n",
+		// 105 single-fault runs (35 kinds, 3 profiles); 78 correlated (23
+		// modifiers and 3 kinds outside the catalogue, span_carry_over the
+		// third, 3 profiles): 177 faults of the 35 kinds' runs fired, and
+		// span_carry_over's runs add 5 fired and the one reached but not fired
+		"Coverage: 40 of 40 reachable keys visited (100.0%), over 105 single-fault runs and 78 correlated.\n" +
+			"Faults: 182 reached and fired, 3 scheduled but not reached, 1 reached but not fired.\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q\n%s", want, out)

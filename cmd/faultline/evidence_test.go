@@ -40,10 +40,16 @@ func TestAuditEvidenceSections(t *testing.T) {
 		"subject_swap               default  104/104  +1.000 (104/104 - 0/104)",
 		"Remediation: add recovery",
 		"no trial run met a declared stop condition",
-		"pairs across configurations: 310 of 360 show leverage",
+		// 35 kinds (420 pairs); recorded_agrees_with_ledger takes four of
+		// the 374 the 35 kinds showed without it
+		"pairs across configurations: 370 of 420 show leverage",
 		"== Composition pairs",
-		"  - refresh_context: draw 656 of seed 1: [context.policy#1 worker_crash, context.eligibility#2 cross_source_conflict] violates current_entitlement after seq 25 (tool.commit, reached by cross_source_conflict) without it; " +
-			"typed holds (contained_failure); replay: faultline replay --profile typed --without refresh_context composition-refresh_context.json (exit 1), faultline replay --profile typed composition-refresh_context.json (exit 0)",
+		// with 35 kinds the draws of seed 1 move: state_precondition has its
+		// witness at draw 2154 and refresh_context none in 10000 draws (its
+		// witness at draw 656 was with 30 kinds)
+		"  - state_precondition: draw 2154 of seed 1: [tool.commit#1 state_version_change, tool.commit#1 tool_timeout] violates current_entitlement after seq 24 (tool.commit, reached by state_version_change) without it; " +
+			"typed holds (contained_failure); replay: faultline replay --profile typed --without state_precondition composition-state_precondition.json (exit 1), faultline replay --profile typed composition-state_precondition.json (exit 0)",
+		"  - refresh_context: no composition witness in 10000 draws from seed 1 (931 single-fault pairs passed over)",
 		// without effect_readback a resumed worker denies a refund its
 		// rolled-back record lost; with it the refund is found and the
 		// retry the denial needs never happens (inconclusive, exit 3)
@@ -108,8 +114,11 @@ func TestAuditEvidenceSections(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &obj); err != nil {
 		t.Fatal(err)
 	}
-	if obj.Compat != "" || len(obj.Profiles) != 3 || len(obj.Profiles[1].Rows) != 30 || obj.Profiles[1].Assay.Assessment != "BLOCK OR REDESIGN" ||
-		len(obj.Evidence.Base.Pairs) != 90 || len(obj.Evidence.Base.Coefficients) != 810 ||
+	// 35 rows a profile, 105 pairs, 1050 coefficients (3 profiles, 35
+	// kinds, 10 invariants: the eight, recorded_agrees_with_ledger and
+	// retry_paced)
+	if obj.Compat != "" || len(obj.Profiles) != 3 || len(obj.Profiles[1].Rows) != 35 || obj.Profiles[1].Assay.Assessment != "BLOCK OR REDESIGN" ||
+		len(obj.Evidence.Base.Pairs) != 105 || len(obj.Evidence.Base.Coefficients) != 1050 ||
 		obj.Evidence.Base.Placements[1].Region != "contained but dead" {
 		t.Errorf("json audit: %+v", obj.Profiles)
 	}
@@ -168,8 +177,9 @@ func TestDossierCommand(t *testing.T) {
 	}
 	// the composition witnesses are written beside the dossier, and their
 	// replay commands hold: off violates (exit 1), typed holds (exit 0;
-	// effect_readback's path never reaches the denied retry: exit 3)
-	for c, on := range map[string]int{"refresh_context": 0, "idempotency": 0, "effect_readback": 3, "evidence_gate": 0} {
+	// effect_readback's path never reaches the denied retry: exit 3); with
+	// 35 kinds state_precondition has a witness and refresh_context none
+	for c, on := range map[string]int{"state_precondition": 0, "idempotency": 0, "effect_readback": 3, "evidence_gate": 0} {
 		f := filepath.Join(dir, "composition-"+c+".json")
 		if code, _, stderr := runCLI(t, "replay", "--profile", "typed", "--without", c, f); code != 1 {
 			t.Errorf("%s off: exit %d %s", c, code, stderr)

@@ -56,8 +56,10 @@ func TestExploreFindsAndReplays(t *testing.T) {
 	if code != 1 || !regexp.MustCompile(`effect_at_most_once +VIOLATED +first false after seq `+itoa(j.FirstSeq)+` \(tool.commit\) reached by f1`).MatchString(rout) {
 		t.Fatalf("replay exit %d:\n%s", code, rout)
 	}
+	// with 35 kinds seed 1's 100 checks reach 177 of their 203 faults (174
+	// with 30)
 	code, out, _ = runCLI(t, "explore", "--max-schedules", "0", "--seed", "1")
-	if code != 0 || out != "no counterexample in 100 checks (seed 1, profile typed, fixture copperfin)\nfaults: 174 of 203 scheduled reached, 29 not reached\n" {
+	if code != 0 || out != "no counterexample in 100 checks (seed 1, profile typed, fixture copperfin)\nfaults: 177 of 203 scheduled reached, 26 not reached\n" {
 		t.Fatalf("typed: exit %d %q", code, out)
 	}
 }
@@ -245,13 +247,13 @@ func TestExploreCoverageBadInput(t *testing.T) {
 // TestExploreShardsOfTheReferenceSystem: the four shards of 100 checks of
 // the typed profile, their coverage files merged by coverage merge, give
 // the coverage file of the one run, byte for byte, and their fault counts
-// add up to its "174 of 203".
+// add up to its "177 of 203" (174 with 30 kinds).
 func TestExploreShardsOfTheReferenceSystem(t *testing.T) {
 	oneGoroutine(t)
 	dir := t.TempDir()
 	whole := filepath.Join(dir, "whole.json")
 	code, out, stderr := runCLI(t, "explore", "--max-schedules", "0", "--seed", "1", "--coverage", whole)
-	if code != 0 || out != "no counterexample in 100 checks (seed 1, profile typed, fixture copperfin)\nfaults: 174 of 203 scheduled reached, 29 not reached\n" {
+	if code != 0 || out != "no counterexample in 100 checks (seed 1, profile typed, fixture copperfin)\nfaults: 177 of 203 scheduled reached, 26 not reached\n" {
 		t.Fatalf("exit %d %q %s", code, out, stderr)
 	}
 	merge := []string{"coverage", "merge", filepath.Join(dir, "merged.json")}
@@ -269,7 +271,7 @@ func TestExploreShardsOfTheReferenceSystem(t *testing.T) {
 		checks, faults, reached = checks+j.Checks, faults+j.Faults, reached+j.FaultsReached
 		merge = append(merge, cov)
 	}
-	if checks != 100 || faults != 203 || reached != 174 {
+	if checks != 100 || faults != 203 || reached != 177 {
 		t.Errorf("the shards: %d checks, %d of %d faults reached", checks, reached, faults)
 	}
 	if code, out, stderr := runCLI(t, merge...); code != 0 {

@@ -52,19 +52,16 @@ func TestCoverageOfTheAgent(t *testing.T) {
 			cx = append(cx, k.Key+" "+c.Invariant+": "+c.Schedule.Replay)
 		}
 	}
-	// the planted variant's run broke confirmed_once under a fault of the
-	// effect key (its shrunk counterexample, one timeout_after_commit),
-	// and a later run under the ledger readback's key (one tool_timeout),
-	// each with recorded_agrees_with_ledger (the record names one of the
-	// two confirms); a run of three faults, a restart among them, broke
-	// both too, recorded first under the restart's key; the fixed variant
-	// holds (seed 4: seed 1's 100 checks over the catalogue with
-	// false_success miss the planted bug)
-	want := []string{"tool/effect/after_commit/isolated/receipt confirmed_once: FAULTLINE_REPLAY=cx/timeout_after_commit-",
-		"tool/effect/after_commit/isolated/receipt recorded_agrees_with_ledger: FAULTLINE_REPLAY=cx/timeout_after_commit-",
-		"tool/tool_call/before_commit/isolated/ledger_readback confirmed_once: FAULTLINE_REPLAY=cx/tool_timeout-",
-		"tool/tool_call/before_commit/isolated/ledger_readback recorded_agrees_with_ledger: FAULTLINE_REPLAY=cx/tool_timeout-",
-		"state/worker/after_checkpoint/isolated/checkpoint_store recorded_agrees_with_ledger: FAULTLINE_REPLAY=cx/partial_success_response-"}
+	// the planted variant's run broke confirmed_once under the ledger
+	// readback's key (its shrunk counterexample, one tool_timeout), with
+	// recorded_agrees_with_ledger (the record names one of the two
+	// confirms); with swarm draws (before draws went without it) a
+	// timeout_after_commit under the effect key broke both first and a
+	// run with a restart broke recorded_agrees_with_ledger, now not drawn;
+	// the fixed variant holds (seed 4: seed 1's 100 checks over the
+	// catalogue with false_success miss the planted bug)
+	want := []string{"tool/tool_call/before_commit/isolated/ledger_readback confirmed_once: FAULTLINE_REPLAY=cx/tool_timeout-",
+		"tool/tool_call/before_commit/isolated/ledger_readback recorded_agrees_with_ledger: FAULTLINE_REPLAY=cx/tool_timeout-"}
 	if len(cx) != len(want) {
 		t.Fatalf("counterexamples %q", cx)
 	}
@@ -125,8 +122,13 @@ func TestCoverageOfTheAgent(t *testing.T) {
 	// revoked_capability, sliding_grant_cache, lagging_readback and
 	// break_trace_lineage; the audit reaches them); the 7 keys of repeated
 	// or persistent faults of the kinds it crosses are in it (a sequential
-	// draw puts one on a last fault one check in four: three are visited),
-	// and the 6 synchronized or shared keys are left out, not drawn
+	// draw puts one on a last fault one check in four: four are visited,
+	// none of the checkpoint rollback's, since draws went without swarm),
+	// and the 6 synchronized or shared keys are left out, not drawn; 25
+	// keys (was 24): the proposal's state_version key, where stale_context
+	// enters, is in it (never tried), no longer never crossed (6, was 7);
+	// 14 visited (was 16), 1 violated (was 3: the effect key's and the
+	// restart's runs are not drawn without swarm)
 	var universe []string
 	for _, k := range r.Keys {
 		switch k.Status {
@@ -155,15 +157,15 @@ func TestCoverageOfTheAgent(t *testing.T) {
 		"state/state/before_commit/isolated/state_version held",
 		"state/state/after_commit/isolated/ledger_readback never_tried",
 		"state/state/after_checkpoint/isolated/ledger_readback held",
-		"state/state/after_checkpoint/repeated/ledger_readback held",
-		"state/state/after_checkpoint/persistent/ledger_readback scheduled_not_reached",
-		"state/worker/after_checkpoint/isolated/checkpoint_store violated",
+		"state/state/after_checkpoint/repeated/ledger_readback never_tried",
+		"state/state/after_checkpoint/persistent/ledger_readback never_tried",
+		"state/worker/after_checkpoint/isolated/checkpoint_store held",
 		"state/checkpoint_store/after_checkpoint/isolated/checkpoint_store held",
 		"evidence/effect/before_commit/isolated/trace_lineage never_tried",
 	}; !slices.Equal(universe, want) {
 		t.Errorf("the universe %q, want %q", universe, want)
 	}
-	if s := r.Summary; s.Applicable != 24 || s.Visited != 16 || s.NeverCrossed != 7 || s.NotApplicable != 3 || s.NotDrawn != 6 || s.Violated != 3 || !s.Crossings {
+	if s := r.Summary; s.Applicable != 25 || s.Visited != 14 || s.NeverCrossed != 6 || s.NotApplicable != 3 || s.NotDrawn != 6 || s.Violated != 1 || !s.Crossings {
 		t.Errorf("summary %+v", s)
 	}
 	reachedAll(t, universe)
