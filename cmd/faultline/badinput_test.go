@@ -248,6 +248,9 @@ func badInputCases(t *testing.T) []badCase {
 	ex("--out is empty", "--out", "")
 	ex("--otel is empty", "--otel", "")
 	ex("--coverage is empty", "--coverage", "")
+	ex("--out: "+plainFile+" is not a directory (a regular file)", "--out", plainFile, "--seed", "1")
+	ex("--otel: "+plainFile+" is not a directory (a regular file)", "--otel", plainFile, "--seed", "1")
+	ex("--out: /dev/null is not a directory (a device)", "--out", "/dev/null", "--seed", "1")
 	ex("recording coverage into /dev/null (--coverage): not a regular file (a device)", "--coverage", "/dev/null", "--seed", "1")
 	ex("recording coverage into "+dir+" (--coverage): not a regular file (a directory)", "--coverage", dir, "--seed", "1")
 	ex("recording coverage into "+malformedCov+" (--coverage)", "--coverage", malformedCov, "--seed", "1")
@@ -266,6 +269,8 @@ func badInputCases(t *testing.T) []badCase {
 	rp("is a directory", dir)
 	rp("/dev/null", "/dev/null")
 	rp("--otel is empty", goodFile, "--otel", "")
+	rp("--otel: "+dir+" is not a regular file (a directory)", goodFile, "--otel", dir)
+	rp("--otel: /dev/null is not a regular file (a device)", goodFile, "--otel", "/dev/null")
 	rp("unknown flag: --system", goodFile, "--system", "copperfin")
 	rp(`invalid argument "yes" for --twice`, goodFile, "--twice=yes")
 	for _, f := range []struct{ name, content, want string }{
@@ -367,6 +372,8 @@ func badInputCases(t *testing.T) []badCase {
 	do := func(want string, args ...string) { add(want, append([]string{"dossier"}, args...)...) }
 	do("--out DIR is required")
 	do("--out is empty", "--out", "")
+	do("--out: "+plainFile+" is not a directory (a regular file)", "--out", plainFile)
+	do("--out: /dev/null is not a directory (a device)", "--out", "/dev/null")
 	do("--profile is empty", "--out", outDir, "--profile", "")
 	do(`--profile "[,]" holds an empty element`, "--out", outDir, "--profile", ",")
 	do(`--profile "[typed,,baseline]" holds an empty element`, "--out", outDir, "--profile", "typed,,baseline")
@@ -435,6 +442,5 @@ func badInputCases(t *testing.T) []badCase {
 	add(`--addr "0.0.0.0:1" is not a loopback address`, "lab", "--addr", "0.0.0.0:1")
 	add(`--addr "192.168.1.1:8188" is not a loopback address`, "lab", "--addr", "192.168.1.1:8188")
 	add(`unknown command "extra" for "faultline lab"`, "lab", "extra")
-	_ = plainFile
 	return cs
 }
