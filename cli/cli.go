@@ -250,7 +250,7 @@ func (p *Program) Command(stdout, stderr io.Writer) *cobra.Command {
 		mine[c.Name()] = c
 		extra = append(extra, c)
 	}
-	for _, c := range []*cobra.Command{p.replayCmd(), p.exploreCmd(), p.auditCmd(), p.dossierCmd(), p.coverageCmd(), p.scheduleCmd(), p.matrixCmd(), p.versionCmd(version)} {
+	for _, c := range []*cobra.Command{p.replayCmd(), p.exploreCmd(), p.auditCmd(), p.dossierCmd(), p.coverageCmd(), p.scheduleCmd(), p.matrixCmd(), p.versionCmd()} {
 		m := mine[c.Name()]
 		if m == nil {
 			root.AddCommand(c)
@@ -314,6 +314,7 @@ func (p *Program) Run(args []string, stdout, stderr io.Writer) int {
 	}
 	out := &recordingWriter{w: stdout}
 	root := p.Command(out, stderr)
+	args = versionArgs(args)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
 	if err == nil && out.err != nil {

@@ -16,7 +16,7 @@ type badCase struct {
 
 // jsonCommands write --format json, so an error asked for JSON is one
 // object on stdout.
-var jsonCommands = map[string]bool{"explore": true, "replay": true, "assay": true, "audit": true, "vet": true, "report": true, "gate": true}
+var jsonCommands = map[string]bool{"explore": true, "replay": true, "assay": true, "audit": true, "vet": true, "report": true, "gate": true, "version": true}
 
 // TestBadInputBattery runs more than 300 bad command lines through the
 // program: empty, zero, negative, huge and malformed flag values, empty
@@ -80,14 +80,21 @@ func checkErrorJSON(t *testing.T, args []string, code int, out, stderr string) {
 	}
 }
 
-// asksJSON reports whether args ask for JSON.
+// asksJSON reports whether args ask for JSON: --json, or a last --format
+// of json (the last value wins, as pflag's).
 func asksJSON(args []string) bool {
+	format := ""
 	for i, a := range args {
-		if a == "--json" || a == "--format=json" || a == "--format" && i+1 < len(args) && args[i+1] == "json" {
+		switch {
+		case a == "--json":
 			return true
+		case strings.HasPrefix(a, "--format="):
+			format = strings.TrimPrefix(a, "--format=")
+		case a == "--format" && i+1 < len(args):
+			format = args[i+1]
 		}
 	}
-	return false
+	return format == "json"
 }
 
 // namesFormat reports whether args give --format or --json.
@@ -154,6 +161,8 @@ func badInputCases(t *testing.T) []badCase {
 		with("--json is --format json: give one of them, not --json with --format text", "--json", "--format", "text")
 		with(`invalid argument "maybe" for --json: not true or false`, "--json=maybe")
 		with("unknown flag: --bogus", "--bogus")
+		with("unknown flag: --bogus", "--format", "json", "--format", "text", "--bogus")
+		with("unknown flag: --bogus", "--format=text", "--format", "json", "--bogus")
 		with("unknown shorthand flag: 'x' in -x", "-x")
 		with("flag needs an argument: --profile", "--profile")
 		if cmd[0] != "assay" {
@@ -430,6 +439,9 @@ func badInputCases(t *testing.T) []badCase {
 	add(`invalid argument "perhaps" for --no-tests`, "vet", "--no-tests=perhaps", "./...")
 	add(`unknown command "extra" for "faultline version" (usage: faultline version [flags])`, "version", "extra")
 	add("unknown flag: --short", "version", "--short")
+	add(`--format: unknown format "xml" (valid: text, json)`, "version", "--format", "xml")
+	add(`--format: unknown format "xml" (valid: text, json)`, "--version", "--format", "xml")
+	add("--json is --format json: give one of them, not --json with --format text", "--version", "--json", "--format", "text")
 	add(`help: unknown command "nope"`, "help", "nope")
 	add(`help: unknown command "coverage nope"`, "help", "coverage", "nope")
 	add(`unknown command "frobnicate" for "faultline"`, "frobnicate")
