@@ -390,14 +390,19 @@ func guard(c *cobra.Command, empty map[string]bool) {
 			return
 		}
 		run = func(c *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				var names []string
-				for _, sub := range c.Commands() {
-					if sub.IsAvailableCommand() {
-						names = append(names, sub.Name())
-					}
+			var names []string
+			for _, sub := range c.Commands() {
+				if sub.IsAvailableCommand() {
+					names = append(names, sub.Name())
 				}
+			}
+			if len(args) > 0 {
 				return BadInput("unknown command %q for %q (valid: %s)", args[0], c.CommandPath(), strings.Join(names, ", "))
+			}
+			if c.Name() == "completion" && c.Parent() != nil && !c.Parent().HasParent() {
+				// a completion script needs its shell: without one it is a
+				// usage error, not a help page
+				return BadInput("%s needs a shell: one of %s (\"%s --help\" for help)", c.CommandPath(), strings.Join(names, ", "), c.CommandPath())
 			}
 			return c.Help()
 		}

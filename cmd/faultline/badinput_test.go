@@ -447,6 +447,7 @@ func badInputCases(t *testing.T) []badCase {
 	add(`unknown command "frobnicate" for "faultline"`, "frobnicate")
 	add("unknown flag: --bogus", "--bogus")
 	add(`unknown command "nope" for "faultline completion"`, "completion", "nope")
+	add("faultline completion needs a shell: one of bash, fish, powershell, zsh", "completion")
 	add(`unknown command "extra" for "faultline completion bash"`, "completion", "bash", "extra")
 	add("unknown flag: --shell", "completion", "--shell", "bash")
 	add("--addr is empty", "lab", "--addr", "")
