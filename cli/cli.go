@@ -468,7 +468,7 @@ func checkNotEmpty(f *pflag.Flag, allowEmpty bool) error {
 		}
 		for _, x := range l {
 			if strings.TrimSpace(x) == "" {
-				return BadInput("--%s %q holds an empty element: name each value once, separated by single commas", f.Name, f.Value.String())
+				return BadInput("--%s %q holds an empty element: name each value once, separated by single commas", f.Name, strings.Join(l, ","))
 			}
 		}
 	default:

@@ -65,7 +65,10 @@ func (o *systemOptions) systemPart(c *cobra.Command) (json.RawMessage, error) {
 		return nil, nil
 	}
 	var v map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(o.config), &v); err != nil || v == nil {
+	var syn *json.SyntaxError
+	if err := json.Unmarshal([]byte(o.config), &v); errors.As(err, &syn) {
+		return nil, BadInput("--config: %q is malformed JSON at byte %d: %v", o.config, syn.Offset, err)
+	} else if err != nil || v == nil {
 		return nil, BadInput("--config: %q is not a JSON object", o.config)
 	}
 	return json.RawMessage(o.config), nil
