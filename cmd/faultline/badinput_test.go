@@ -439,6 +439,8 @@ func badInputCases(t *testing.T) []badCase {
 	add(`invalid argument "maybe" for --json`, "vet", "--json=maybe", "./...")
 	add("--json is --format json: give one of them, not --json with --format text", "vet", "--json", "--format", "text", "./...")
 	add(`invalid argument "perhaps" for --no-tests`, "vet", "--no-tests=perhaps", "./...")
+	add("vet: every analyzer is left out (--ANALYZER=false): leave one on", "vet", "--retrykey=false", "--unknownoutcome=false", "--wallclock=false", "./...")
+	add(`invalid argument "off" for --retrykey`, "vet", "--retrykey=off", "./...")
 	add(`unknown command "extra" for "faultline version" (usage: faultline version [flags])`, "version", "extra")
 	add("unknown flag: --short", "version", "--short")
 	add(`--format: unknown format "xml" (valid: text, json)`, "version", "--format", "xml")
