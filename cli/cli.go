@@ -250,7 +250,7 @@ func (p *Program) Command(stdout, stderr io.Writer) *cobra.Command {
 		mine[c.Name()] = c
 		extra = append(extra, c)
 	}
-	for _, c := range []*cobra.Command{p.replayCmd(), p.exploreCmd(), p.auditCmd(), p.dossierCmd(), p.coverageCmd(), p.scheduleCmd(), p.matrixCmd(), p.versionCmd(version)} {
+	for _, c := range []*cobra.Command{p.replayCmd(), p.exploreCmd(), p.auditCmd(), p.dossierCmd(), p.coverageCmd(), p.scheduleCmd(), p.matrixCmd(), p.versionCmd()} {
 		m := mine[c.Name()]
 		if m == nil {
 			root.AddCommand(c)
@@ -314,6 +314,7 @@ func (p *Program) Run(args []string, stdout, stderr io.Writer) int {
 	}
 	out := &recordingWriter{w: stdout}
 	root := p.Command(out, stderr)
+	args = versionArgs(args)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
 	if err == nil && out.err != nil {
@@ -389,14 +390,19 @@ func guard(c *cobra.Command, empty map[string]bool) {
 			return
 		}
 		run = func(c *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				var names []string
-				for _, sub := range c.Commands() {
-					if sub.IsAvailableCommand() {
-						names = append(names, sub.Name())
-					}
+			var names []string
+			for _, sub := range c.Commands() {
+				if sub.IsAvailableCommand() {
+					names = append(names, sub.Name())
 				}
+			}
+			if len(args) > 0 {
 				return BadInput("unknown command %q for %q (valid: %s)", args[0], c.CommandPath(), strings.Join(names, ", "))
+			}
+			if c.Name() == "completion" && c.Parent() != nil && !c.Parent().HasParent() {
+				// a completion script needs its shell: without one it is a
+				// usage error, not a help page
+				return BadInput("%s needs a shell: one of %s (\"%s --help\" for help)", c.CommandPath(), strings.Join(names, ", "), c.CommandPath())
 			}
 			return c.Help()
 		}
@@ -462,7 +468,7 @@ func checkNotEmpty(f *pflag.Flag, allowEmpty bool) error {
 		}
 		for _, x := range l {
 			if strings.TrimSpace(x) == "" {
-				return BadInput("--%s %q holds an empty element: name each value once, separated by single commas", f.Name, f.Value.String())
+				return BadInput("--%s %q holds an empty element: name each value once, separated by single commas", f.Name, strings.Join(l, ","))
 			}
 		}
 	default:

@@ -36,6 +36,29 @@ func TestVersion(t *testing.T) {
 		Deps: []*debug.Module{{Path: "github.com/faultline/faultline", Version: "v0.9.0"}}}
 	assert.Equal(t, "inventory version v1.2.0\nmodule example.com/shop v1.2.0\nfaultline v0.9.0\ngo go1.26.8\n", p.VersionText(user, true))
 	assert.Equal(t, "inventory version unknown (the binary carries no build information)\n", p.VersionText(nil, false))
+	// --format json (and --json, and --version --format json): one
+	// object of the same fields
+	vj := `{"program":"inventory","build_info":true,"module":"github.com/faultline/faultline","version":"(devel)","revision":"8449332d","time":"2026-12-07T12:00:00Z","modified":true,"go":"go1.26.8"}`
+	b, err := json.Marshal(p.VersionOf(checkout, true))
+	require.NoError(t, err)
+	assert.Equal(t, vj, string(b))
+	b, err = json.Marshal(p.VersionOf(nil, false))
+	require.NoError(t, err)
+	assert.Equal(t, `{"program":"inventory","build_info":false}`, string(b))
+	b, err = json.Marshal(p.VersionOf(info, ok))
+	require.NoError(t, err)
+	for _, args := range [][]string{{"version", "--format", "json"}, {"version", "--json"}, {"--version", "--format", "json"}, {"--format=json", "--version"}, {"--version", "--json"}} {
+		code, out, stderr := run(t, args...)
+		assert.Equal(t, 0, code, "%v: %s", args, stderr)
+		assert.Equal(t, string(b)+"\n", out, "%v", args)
+	}
+	code, out, _ = run(t, "--version", "--format", "text")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, out2, out)
+	code, out, stderr = run(t, "--version", "--format", "xml")
+	assert.Equal(t, 2, code)
+	assert.Equal(t, "inventory: --format: unknown format \"xml\" (valid: text, json)\n", stderr)
+	assert.Empty(t, out)
 	code, _, stderr = run(t, "version", "extra")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, `unknown command "extra" for "inventory version" (usage: inventory version [flags])`)

@@ -137,8 +137,14 @@ unknown format), 4 an I/O error (reading the file, writing the report or
 				}
 			}
 			// a system that recorded no replay command replays with this
-			// program's
+			// program's when it is one of the program's systems; another's
+			// line says how to replay it (this program cannot)
 			replay := map[string]string{"": p.replayCommand(nil)}
+			for name, sys := range d.Systems {
+				if sys.Replay == "" && !slices.Contains(p.systemNames(), name) {
+					replay[name] = foreignReplay(p.name(), name)
+				}
+			}
 			r := coverage.NewReport(coverage.Default(), d, coverage.ReportOptions{Dir: dir, Replay: replay})
 			if schedules != "" {
 				if err := r.WriteSchedules(schedules); err != nil {
@@ -383,4 +389,14 @@ func universeLine(r coverage.Summary, who string) string {
 		}
 	}
 	return fmt.Sprintf("%d of %d keys %s can reach visited (of %d reachable: %s)", r.Visited, r.Applicable, who, r.Reachable, strings.Join(out, ", "))
+}
+
+// foreignReplay is the replay line of a schedule of system sys, which
+// program prog does not register and whose file recorded no replay
+// command: how to replay it with the user's own program (one %s, the
+// schedule file).
+func foreignReplay(prog, sys string) string {
+	esc := func(s string) string { return strings.ReplaceAll(s, "%", "%%") }
+	return "(" + esc(sys) + " is not a system of " + esc(prog) + ": replay %s with the program that registers it (cli.Main: PROG replay FILE)" +
+		" or its test (FAULTLINE_REPLAY=FILE go test -run TEST); its Definition.ReplayCommand puts that line here)"
 }

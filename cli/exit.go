@@ -118,13 +118,31 @@ var ErrViolation = &ExitError{Code: ExitViolation, Err: errors.New("")}
 var ErrDone = errors.New("cli: done")
 
 // writableDir checks, before a command runs anything, that it will be able
-// to write into the directory dir that flag names: it creates dir (and its
-// parents) when missing and probes it (fileio.Probe: the temporary files
-// of a killed run removed, a probe file written and removed). A
-// failure is an I/O error (4) naming the flag and the directory; so a
+// to write into the directory dir that flag names: dir, when it exists,
+// must be a directory (else bad input, 2: a file given for a folder); it
+// is created (with its parents) when missing and probed (probeDir). So a
 // campaign whose output cannot be written fails at once, not after it
 // found what it would have written.
 func writableDir(flag, dir string) error {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return BadInput("%s: %s is not a directory (%s)", flag, dir, kindOf(st.Mode()))
+	}
+	return probeDir(flag, dir)
+}
+
+// kindOf names what m describes: "a regular file", "a directory", ...
+func kindOf(m fs.FileMode) string {
+	if m.IsRegular() {
+		return "a regular file"
+	}
+	return fileio.Kind(m)
+}
+
+// probeDir creates dir (and its parents) when missing and probes it
+// (fileio.Probe: the temporary files of a killed run removed, a probe
+// file written and removed). A failure is an I/O error (4) naming the
+// flag and the directory.
+func probeDir(flag, dir string) error {
 	fail := func(err error) error {
 		return &ExitError{Code: ExitIO, Err: fmt.Errorf("%s: %s: %w", flag, dir, err)}
 	}
@@ -141,17 +159,23 @@ func writableDir(flag, dir string) error {
 	return nil
 }
 
-// writableFileDir is writableDir for the directory of the file path that
-// flag names ("." for a bare name).
+// writableFileDir checks the file path that flag names before a command
+// runs anything: an existing path that is not a regular file (a
+// directory, a device) is bad input (2), and its directory ("." for a
+// bare name) is probed as probeDir does (4 when it cannot be written).
 func writableFileDir(flag, path string) error {
-	return writableDir(flag, filepath.Dir(path))
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return BadInput("%s: %s is not a regular file (%s)", flag, path, fileio.Kind(st.Mode()))
+	}
+	return probeDir(flag, filepath.Dir(path))
 }
 
 // CheckOutputDir checks, before a command runs anything, that it will be
 // able to write into the directory dir that flag names, creating nothing:
 // dir, or when missing the nearest folder above it that exists (where the
 // command will create it), must be a directory it can write into, else an
-// I/O error (4) naming the flag. "" checks nothing.
+// I/O error (4) naming the flag; dir itself a file is bad input (2). ""
+// checks nothing.
 func CheckOutputDir(flag, dir string) error {
 	if dir == "" {
 		return nil
@@ -160,6 +184,9 @@ func CheckOutputDir(flag, dir string) error {
 	for {
 		st, err := os.Stat(at)
 		if err == nil {
+			if !st.IsDir() && at == filepath.Clean(dir) {
+				return BadInput("%s: %s is not a directory (%s)", flag, dir, kindOf(st.Mode()))
+			}
 			if !st.IsDir() {
 				return &ExitError{Code: ExitIO, Err: fmt.Errorf("%s: %s: %s is not a directory", flag, dir, at)}
 			}
@@ -196,7 +223,7 @@ func CheckCoverageFile(flag, path string) error {
 func checkCoverageFile(path string) error {
 	st, err := os.Stat(path)
 	if err != nil {
-		return writableDir("its directory", filepath.Dir(path))
+		return probeDir("its directory", filepath.Dir(path))
 	}
 	if m := st.Mode(); !m.IsRegular() {
 		return BadInput("not a regular file (%s)", fileio.Kind(m))
@@ -204,7 +231,7 @@ func checkCoverageFile(path string) error {
 	if _, err := readCoverage(path); err != nil {
 		return err
 	}
-	return writableDir("its directory", filepath.Dir(path))
+	return probeDir("its directory", filepath.Dir(path))
 }
 
 // coverageFlag names where a command's coverage path came from: --coverage

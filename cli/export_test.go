@@ -25,3 +25,6 @@ const (
 
 // VersionText is Program.versionText, for the tests.
 func (p *Program) VersionText(info *debug.BuildInfo, ok bool) string { return p.versionText(info, ok) }
+
+// VersionOf is Program.versionOf, for the tests.
+func (p *Program) VersionOf(info *debug.BuildInfo, ok bool) any { return p.versionOf(info, ok) }

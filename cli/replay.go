@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -65,7 +66,10 @@ func (o *systemOptions) systemPart(c *cobra.Command) (json.RawMessage, error) {
 		return nil, nil
 	}
 	var v map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(o.config), &v); err != nil || v == nil {
+	var syn *json.SyntaxError
+	if err := json.Unmarshal([]byte(o.config), &v); errors.As(err, &syn) {
+		return nil, BadInput("--config: %q is malformed JSON at byte %d: %v", o.config, syn.Offset, err)
+	} else if err != nil || v == nil {
 		return nil, BadInput("--config: %q is not a JSON object", o.config)
 	}
 	return json.RawMessage(o.config), nil
@@ -384,7 +388,7 @@ func runExit(res *model.Result) error {
 			if f.Reached {
 				what = "was reached but did not fire"
 			}
-			untested[i] = fmt.Sprintf("%s %s at %s %s", f.ID, f.Kind, f.Placement(), what)
+			untested[i] = fmt.Sprintf("%s %s at %s %s%s", f.ID, f.Kind, f.Placement(), what, toolsNote(res, f))
 		}
 		if more := len(un) - len(untested); more > 0 {
 			untested = append(untested, fmt.Sprintf("and %d more", more))
@@ -501,7 +505,7 @@ func writeResult(w io.Writer, def *model.Definition, res *model.Result, header s
 		fmt.Fprintln(&b, "  (none scheduled)")
 	}
 	for _, f := range res.Faults {
-		status := "NOT REACHED: its event never occurred; this fault was not tested"
+		status := "NOT REACHED: its event never occurred" + toolsNote(res, f) + "; this fault was not tested"
 		if f.Reached && f.Fired == 0 {
 			status = "reached, did not fire: its disturbance had nothing to act on; not tested"
 		} else if f.Reached {
@@ -551,4 +555,33 @@ func writeResult(w io.Writer, def *model.Definition, res *model.Result, header s
 	fmt.Fprintf(&b, "\nSummary:\n%s\n", indent(rec.Summary))
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// toolsNote says, for a fault aimed at a tool that its run never reached,
+// which tools the run called at the fault's event (a misspelt tool name
+// shows beside the right one): " (the run crossed tool.commit calling
+// payments.refund)", or that it never crossed the event; "" for a fault
+// that names no tool or was reached.
+func toolsNote(res *model.Result, f model.FaultReport) string {
+	if f.Tool == "" || f.Reached {
+		return ""
+	}
+	var tools []string
+	crossed := false
+	for _, e := range res.Timeline.Events() {
+		if e.Event == f.Event {
+			crossed = true
+			if e.Tool != "" && !slices.Contains(tools, e.Tool) {
+				tools = append(tools, e.Tool)
+			}
+		}
+	}
+	switch {
+	case len(tools) > 0:
+		slices.Sort(tools)
+		return fmt.Sprintf(" (the run crossed %s calling %s, not %s)", f.Event, strings.Join(tools, ", "), f.Tool)
+	case crossed:
+		return fmt.Sprintf(" (the run crossed %s calling no tool)", f.Event)
+	}
+	return fmt.Sprintf(" (the run never crossed %s)", f.Event)
 }

@@ -33,13 +33,13 @@ type Options struct {
 	// 0 (the default) keeps every entry.
 	ContextCutoff Millis
 	// Builtin selects the built-in invariants checked, by name (see
-	// [Invariants]): nil checks all eight (the reference world's
-	// oracle); a non-nil list checks exactly those named, none when it is
-	// empty. Selecting them narrows the outcome terms to what the
-	// invariants in scope decide (see [Terms]). An unknown or repeated
-	// name is an error returned by Run and Terms. Empty with no
-	// Invariants, a run checks nothing: package properties refuses such
-	// options.
+	// [Invariants]): nil checks all eight (or a Definition's selection); a
+	// non-nil list checks exactly those named, none when it is empty, in
+	// place of a Definition's (properties.Check logs that it dropped them).
+	// Selecting them narrows the outcome terms to what the invariants in
+	// scope decide (see [Terms]). An unknown or repeated name is an error
+	// returned by Run and Terms. Empty with no Invariants, a run checks
+	// nothing: every door refuses such options.
 	Builtin []string
 	// Invariants are the user's own invariants, checked after every
 	// crossing after the built-in ones and reported after them. A

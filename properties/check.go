@@ -41,6 +41,9 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 		t.Fatalf("%v (a harness or option error, not a verdict on the system)", err)
 		return
 	}
+	if note := droppedBuiltins(def, e.set); note != "" {
+		t.Logf("properties: %s", note)
+	}
 	ff := newFailFiles(t.Name(), e.set.failDir)
 	ff.replay = def.ReplayCommand
 	e.set.failDir = "" // Check writes its counterexamples itself, with its replay line
@@ -290,4 +293,30 @@ func replayOnly(t rapid.TB, e *explorer, ff failFiles, path, system string) {
 		}
 		t.Logf("properties: %s=%s holds: every invariant in scope held (%d of %d faults reached and fired%s)", ReplayEnv, path, st.reached(), len(st.res.Faults), st.note)
 	}
+}
+
+// droppedBuiltins says, when the harness options' Builtin is empty but not
+// nil (WithHarnessOptions: "none") on a definition that selects built-in
+// invariants, that those are not checked and what is: an empty Builtin
+// means none, by Options.Builtin's rule, and a run passes on the rest
+// alone. "" otherwise.
+func droppedBuiltins(def *model.Definition, set settings) string {
+	if b := set.harness.Builtin; b == nil || len(b) > 0 {
+		return ""
+	}
+	n := len(def.Builtin)
+	if def.Builtin == nil {
+		n = len(model.Invariants)
+	}
+	if n == 0 {
+		return ""
+	}
+	own := *def // over the exploration's fixture, which a test may give outside def.Fixtures
+	own.Fixtures = []model.Fixture{set.fixture}
+	scope, err := own.Scope(set.config, set.harness)
+	if err != nil || len(scope) == 0 {
+		return "" // Check refused it: no invariant in scope
+	}
+	return fmt.Sprintf("WithHarnessOptions' Builtin is empty (not nil), which means none: the %d built-in invariants %s's Definition selects are not checked; the runs check only %s (leave Builtin nil to check them)",
+		n, def.Name, strings.Join(scope, ", "))
 }

@@ -144,3 +144,25 @@ func TestExhaustiveUnfiredWalkIsInconclusive(t *testing.T) {
 		t.Fatalf("summary:\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestEmptyBuiltinIsSaid: WithHarnessOptions' Builtin empty but not nil
+// means none, so the definition's eight built-in invariants are not
+// checked: Check says so in its output, naming what it checks; with
+// Builtin nil the built-ins are checked and nothing is said.
+func TestEmptyBuiltinIsSaid(t *testing.T) {
+	sys := fixed(func() model.System { return unenacted{} })
+	tb := &recordingTB{name: "TestEmptyBuiltin"}
+	properties.CheckTB(tb, nil, sysdef(sys), unenactedOptions(properties.WithFailDir(t.TempDir()))...)
+	want := "properties: WithHarnessOptions' Builtin is empty (not nil), which means none: the 8 built-in invariants " + sysdef(sys).Name + "'s Definition selects are not checked; the runs check only retry_paced, no_effect (leave Builtin nil to check them)"
+	if len(tb.logs) == 0 || tb.logs[0] != want {
+		t.Fatalf("logs %q, want first %q", tb.logs, want)
+	}
+	tb = &recordingTB{name: "TestEmptyBuiltin"}
+	properties.CheckTB(tb, nil, sysdef(sys), properties.WithFixtureValue(unenactedFixture), properties.WithKinds("stale_checkpoint"),
+		properties.WithHarnessOptions(model.Options{Invariants: []model.UserInvariant{noEffect}}), properties.WithoutWorldEvents(), properties.WithFailDir(t.TempDir()))
+	for _, l := range tb.logs {
+		if strings.Contains(l, "Builtin is empty") {
+			t.Errorf("Builtin nil: %q", l)
+		}
+	}
+}

@@ -116,7 +116,11 @@ func Check(patterns []string, opts Options) (Report, error) {
 	var problems []string
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
 		for _, e := range p.Errors {
-			problems = append(problems, e.Error())
+			if e.Pos == "" {
+				problems = append(problems, e.Msg) // no position: Error would print "-: MSG"
+			} else {
+				problems = append(problems, e.Error())
+			}
 		}
 	})
 	if len(problems) > 0 {

@@ -81,7 +81,8 @@ func TestCheckBadInput(t *testing.T) {
 	}{
 		{nil, "no package pattern given"},
 		{[]string{"./cmd/faultline/testdata/..."}, "no package matched: ./cmd/faultline/testdata/..."},
-		{[]string{"./nope"}, "do not load"},
+		{[]string{"./nope"}, "the packages do not load: stat "},
+		{[]string{"./nonexistent/..."}, "the packages do not load: pattern ./nonexistent/...: lstat ./nonexistent/: no such file or directory"},
 	} {
 		_, err := vet.Check(tc.patterns, vet.Options{Dir: ".."})
 		var ie *vet.InputError

@@ -138,11 +138,47 @@ func TestGoVetTool(t *testing.T) {
 	}{"retrykey", true}) {
 		t.Errorf("the tool's -flags lack the boolean retrykey: %s", raw)
 	}
+	// a bad analyzer flag value: one line, exit 2, no usage text
+	bad := exec.Command(bin, "-retrykey.consequential=Patch", "x.cfg")
+	var errb strings.Builder
+	bad.Stderr = &errb
+	if err := bad.Run(); bad.ProcessState.ExitCode() != 2 || strings.Count(errb.String(), "\n") != 1 || !strings.Contains(errb.String(), `consequential call "Patch"`) {
+		t.Errorf("a bad -retrykey.consequential: %v, stderr %q", err, errb.String())
+	}
 	if os.Getenv("FAULTLINE_HEAVY") != "1" {
 		t.Log("go vet -retrykey=false is left to FAULTLINE_HEAVY=1")
 		return
 	}
 	if code, out := goVet(t, bin, "-retrykey=false", "./reference/copperfin"); code != 0 {
 		t.Errorf("go vet -retrykey=false ./reference/copperfin: exit %d, want 0\n%s", code, out)
+	}
+}
+
+// TestBadAnalyzerFlagIsOneLine: a value an analyzer refuses is found
+// before unitchecker parses the flags (which prints its whole usage text,
+// once per package go vet runs the tool on), in either spelling; other
+// flags and the arguments after them are left to unitchecker.
+func TestBadAnalyzerFlagIsOneLine(t *testing.T) {
+	want := `-retrykey.consequential: consequential call "Patch": want PKG.Func or (PKG.Type).Method, as (*net/http.Client).Do`
+	for _, args := range [][]string{
+		{"-retrykey.consequential=Patch", "x.cfg"},
+		{"-json", "--retrykey.consequential", "Patch", "x.cfg"},
+	} {
+		if err := checkAnalyzerFlags(args); err == nil || err.Error() != want {
+			t.Errorf("%q: %v, want %s", args, err, want)
+		}
+	}
+	for _, args := range [][]string{
+		{"-retrykey.consequential=(*net/http.Client).Do", "x.cfg"},
+		{"-retrykey=false", "x.cfg"},
+		{"x.cfg", "-retrykey.consequential=Patch"},
+		{"-flags"},
+	} {
+		if err := checkAnalyzerFlags(args); err != nil {
+			t.Errorf("%q: %v", args, err)
+		}
+	}
+	if err := checkAnalyzerFlags([]string{"-retrykey.consequential="}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -16,7 +16,7 @@ type badCase struct {
 
 // jsonCommands write --format json, so an error asked for JSON is one
 // object on stdout.
-var jsonCommands = map[string]bool{"explore": true, "replay": true, "assay": true, "audit": true, "vet": true, "report": true, "gate": true}
+var jsonCommands = map[string]bool{"explore": true, "replay": true, "assay": true, "audit": true, "vet": true, "report": true, "gate": true, "version": true}
 
 // TestBadInputBattery runs more than 300 bad command lines through the
 // program: empty, zero, negative, huge and malformed flag values, empty
@@ -80,14 +80,21 @@ func checkErrorJSON(t *testing.T, args []string, code int, out, stderr string) {
 	}
 }
 
-// asksJSON reports whether args ask for JSON.
+// asksJSON reports whether args ask for JSON: --json, or a last --format
+// of json (the last value wins, as pflag's).
 func asksJSON(args []string) bool {
+	format := ""
 	for i, a := range args {
-		if a == "--json" || a == "--format=json" || a == "--format" && i+1 < len(args) && args[i+1] == "json" {
+		switch {
+		case a == "--json":
 			return true
+		case strings.HasPrefix(a, "--format="):
+			format = strings.TrimPrefix(a, "--format=")
+		case a == "--format" && i+1 < len(args):
+			format = args[i+1]
 		}
 	}
-	return false
+	return format == "json"
 }
 
 // namesFormat reports whether args give --format or --json.
@@ -138,11 +145,11 @@ func badInputCases(t *testing.T) []badCase {
 		with(`unknown profile "TYPED"`, "--profile", "TYPED")
 		with(`unknown profile " typed"`, "--profile", " typed")
 		with(`unknown profile "typed,baseline"`, "--profile", "typed,baseline")
-		with(`--controls "[a,,b]" holds an empty element`, "--controls", "a,,b")
-		with(`--controls "[,]" holds an empty element`, "--controls", ",")
-		with(`--controls "[\" \"]" holds an empty element`, "--controls", " ")
-		with(`--controls "[idempotency,]" holds an empty element`, "--controls", "idempotency,")
-		with(`--controls "[,idempotency]" holds an empty element`, "--controls", ",idempotency")
+		with(`--controls "a,,b" holds an empty element`, "--controls", "a,,b")
+		with(`--controls "," holds an empty element`, "--controls", ",")
+		with(`--controls " " holds an empty element`, "--controls", " ")
+		with(`--controls "idempotency," holds an empty element`, "--controls", "idempotency,")
+		with(`--controls ",idempotency" holds an empty element`, "--controls", ",idempotency")
 		with(`unknown control "magic"`, "--controls", "magic")
 		with(`control "idempotency" listed twice`, "--controls", "idempotency,idempotency")
 		with("not both", "--profile", "typed", "--controls", "idempotency")
@@ -154,17 +161,21 @@ func badInputCases(t *testing.T) []badCase {
 		with("--json is --format json: give one of them, not --json with --format text", "--json", "--format", "text")
 		with(`invalid argument "maybe" for --json: not true or false`, "--json=maybe")
 		with("unknown flag: --bogus", "--bogus")
+		with("unknown flag: --bogus", "--format", "json", "--format", "text", "--bogus")
+		with("unknown flag: --bogus", "--format=text", "--format", "json", "--bogus")
 		with("unknown shorthand flag: 'x' in -x", "-x")
 		with("flag needs an argument: --profile", "--profile")
 		if cmd[0] != "assay" {
 			with("--without is empty", "--without", "")
-			with(`--without "[,]" holds an empty element`, "--without", ",")
-			with(`--without "[a,,b]" holds an empty element`, "--without", "a,,b")
+			with(`--without "," holds an empty element`, "--without", ",")
+			with(`--without "a,,b" holds an empty element`, "--without", "a,,b")
 			with(`unknown control "magic"`, "--without", "magic")
 			with(`unknown mutant "gremlin"`, "--mutant", "gremlin")
 			with("--config is empty", "--config", "")
 			with(`--config: "[]" is not a JSON object`, "--config", "[]")
-			with(`--config: "{" is not a JSON object`, "--config", "{")
+			with(`--config: "{" is malformed JSON at byte 1: unexpected end of JSON input`, "--config", "{")
+			with(`--config: "{\"variant\":\"fixed\"" is malformed JSON at byte 18: unexpected end of JSON input`, "--config", `{"variant":"fixed"`)
+			with(`--config: "{variant:1}" is malformed JSON at byte 2: invalid character 'v' looking for beginning of object key string`, "--config", "{variant:1}")
 			with(`--config: "null" is not a JSON object`, "--config", "null")
 			with(`--config: "1" is not a JSON object`, "--config", "1")
 			with(`--config: "\"typed\"" is not a JSON object`, "--config", `"typed"`)
@@ -209,17 +220,17 @@ func badInputCases(t *testing.T) []badCase {
 	ex("--shard 1/2: 2 shards of --checks 1 leave shard 1 without checks", "--shard", "1/2", "--seed", "1", "--checks", "1")
 	ex("--guided does not apply to --shard", "--shard", "1/2", "--seed", "1", "--guided")
 	ex("--kinds is empty", "--kinds", "")
-	ex(`--kinds "[,]" holds an empty element`, "--kinds", ",")
-	ex(`--kinds "[subject_swap,,rate_limit]" holds an empty element`, "--kinds", "subject_swap,,rate_limit")
-	ex(`--kinds "[subject_swap,]" holds an empty element`, "--kinds", "subject_swap,")
+	ex(`--kinds "," holds an empty element`, "--kinds", ",")
+	ex(`--kinds "subject_swap,,rate_limit" holds an empty element`, "--kinds", "subject_swap,,rate_limit")
+	ex(`--kinds "subject_swap," holds an empty element`, "--kinds", "subject_swap,")
 	ex(`--kinds: unknown fault kind "gremlin"`, "--kinds", "gremlin")
 	ex(`--kinds: unknown fault kind "Subject_Swap"`, "--kinds", "Subject_Swap")
 	ex(`--kinds: unknown fault kind " subject_swap"`, "--kinds", " subject_swap")
 	ex("--kinds: subject_swap is of domain identity, which --domains tool leaves out", "--kinds", "subject_swap", "--domains", "tool")
 	ex(`WithKinds names the world event "clock_advance", which WithoutWorldEvents leaves out`, "--kinds", "clock_advance", "--no-world")
 	ex("--domains is empty", "--domains", "")
-	ex(`--domains "[,]" holds an empty element`, "--domains", ",")
-	ex(`--domains "[tool,,state]" holds an empty element`, "--domains", "tool,,state")
+	ex(`--domains "," holds an empty element`, "--domains", ",")
+	ex(`--domains "tool,,state" holds an empty element`, "--domains", "tool,,state")
 	ex(`--domains: unknown fault domain "network"`, "--domains", "network")
 	ex(`--domains: unknown fault domain "Tool"`, "--domains", "Tool")
 	ex("--fixture is empty", "--fixture", "")
@@ -248,6 +259,9 @@ func badInputCases(t *testing.T) []badCase {
 	ex("--out is empty", "--out", "")
 	ex("--otel is empty", "--otel", "")
 	ex("--coverage is empty", "--coverage", "")
+	ex("--out: "+plainFile+" is not a directory (a regular file)", "--out", plainFile, "--seed", "1")
+	ex("--otel: "+plainFile+" is not a directory (a regular file)", "--otel", plainFile, "--seed", "1")
+	ex("--out: /dev/null is not a directory (a device)", "--out", "/dev/null", "--seed", "1")
 	ex("recording coverage into /dev/null (--coverage): not a regular file (a device)", "--coverage", "/dev/null", "--seed", "1")
 	ex("recording coverage into "+dir+" (--coverage): not a regular file (a directory)", "--coverage", dir, "--seed", "1")
 	ex("recording coverage into "+malformedCov+" (--coverage)", "--coverage", malformedCov, "--seed", "1")
@@ -266,6 +280,8 @@ func badInputCases(t *testing.T) []badCase {
 	rp("is a directory", dir)
 	rp("/dev/null", "/dev/null")
 	rp("--otel is empty", goodFile, "--otel", "")
+	rp("--otel: "+dir+" is not a regular file (a directory)", goodFile, "--otel", dir)
+	rp("--otel: /dev/null is not a regular file (a device)", goodFile, "--otel", "/dev/null")
 	rp("unknown flag: --system", goodFile, "--system", "copperfin")
 	rp(`invalid argument "yes" for --twice`, goodFile, "--twice=yes")
 	for _, f := range []struct{ name, content, want string }{
@@ -325,8 +341,8 @@ func badInputCases(t *testing.T) []badCase {
 	as(`unknown fault domain "tool,state"`, "--fault", "tool,state")
 	as(`unknown fault domain "ALL"`, "--fault", "ALL")
 	as("--mode is empty", "--mode", "")
-	as(`--mode "[,]" holds an empty element`, "--mode", ",")
-	as(`--mode "[subject_swap,,rate_limit]" holds an empty element`, "--mode", "subject_swap,,rate_limit")
+	as(`--mode "," holds an empty element`, "--mode", ",")
+	as(`--mode "subject_swap,,rate_limit" holds an empty element`, "--mode", "subject_swap,,rate_limit")
 	as(`unknown fault kind "gremlin"`, "--mode", "gremlin", "--trials", "1")
 	as(`fault kind "late_notice" is not in the catalogue the assay draws from`, "--mode", "late_notice", "--trials", "1")
 	as(`fault kind "clock_advance" is not in the catalogue the assay draws from`, "--mode", "clock_advance", "--trials", "1")
@@ -367,9 +383,11 @@ func badInputCases(t *testing.T) []badCase {
 	do := func(want string, args ...string) { add(want, append([]string{"dossier"}, args...)...) }
 	do("--out DIR is required")
 	do("--out is empty", "--out", "")
+	do("--out: "+plainFile+" is not a directory (a regular file)", "--out", plainFile)
+	do("--out: /dev/null is not a directory (a device)", "--out", "/dev/null")
 	do("--profile is empty", "--out", outDir, "--profile", "")
-	do(`--profile "[,]" holds an empty element`, "--out", outDir, "--profile", ",")
-	do(`--profile "[typed,,baseline]" holds an empty element`, "--out", outDir, "--profile", "typed,,baseline")
+	do(`--profile "," holds an empty element`, "--out", outDir, "--profile", ",")
+	do(`--profile "typed,,baseline" holds an empty element`, "--out", outDir, "--profile", "typed,,baseline")
 	do(`unknown profile "paranoid"`, "--out", outDir, "--profile", "paranoid")
 	do(`--profile: "typed" given twice`, "--out", outDir, "--profile", "typed,typed")
 	do("--compat is empty", "--out", outDir, "--compat", "")
@@ -421,13 +439,19 @@ func badInputCases(t *testing.T) []badCase {
 	add(`invalid argument "maybe" for --json`, "vet", "--json=maybe", "./...")
 	add("--json is --format json: give one of them, not --json with --format text", "vet", "--json", "--format", "text", "./...")
 	add(`invalid argument "perhaps" for --no-tests`, "vet", "--no-tests=perhaps", "./...")
+	add("vet: every analyzer is left out (--ANALYZER=false): leave one on", "vet", "--retrykey=false", "--unknownoutcome=false", "--wallclock=false", "./...")
+	add(`invalid argument "off" for --retrykey`, "vet", "--retrykey=off", "./...")
 	add(`unknown command "extra" for "faultline version" (usage: faultline version [flags])`, "version", "extra")
 	add("unknown flag: --short", "version", "--short")
+	add(`--format: unknown format "xml" (valid: text, json)`, "version", "--format", "xml")
+	add(`--format: unknown format "xml" (valid: text, json)`, "--version", "--format", "xml")
+	add("--json is --format json: give one of them, not --json with --format text", "--version", "--json", "--format", "text")
 	add(`help: unknown command "nope"`, "help", "nope")
 	add(`help: unknown command "coverage nope"`, "help", "coverage", "nope")
 	add(`unknown command "frobnicate" for "faultline"`, "frobnicate")
 	add("unknown flag: --bogus", "--bogus")
 	add(`unknown command "nope" for "faultline completion"`, "completion", "nope")
+	add("faultline completion needs a shell: one of bash, fish, powershell, zsh", "completion")
 	add(`unknown command "extra" for "faultline completion bash"`, "completion", "bash", "extra")
 	add("unknown flag: --shell", "completion", "--shell", "bash")
 	add("--addr is empty", "lab", "--addr", "")
@@ -435,6 +459,5 @@ func badInputCases(t *testing.T) []badCase {
 	add(`--addr "0.0.0.0:1" is not a loopback address`, "lab", "--addr", "0.0.0.0:1")
 	add(`--addr "192.168.1.1:8188" is not a loopback address`, "lab", "--addr", "192.168.1.1:8188")
 	add(`unknown command "extra" for "faultline lab"`, "lab", "extra")
-	_ = plainFile
 	return cs
 }

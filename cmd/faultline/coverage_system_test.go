@@ -147,3 +147,24 @@ func TestCoverageMergeRefusesTwoDeclarations(t *testing.T) {
 		t.Fatal("a refused merge wrote OUT")
 	}
 }
+
+// TestCoverageReportOfAForeignSystem: a file a user's test recorded for
+// its own system without a replay command reports no "faultline replay"
+// line, which cannot replay a system faultline does not register, but
+// says how to replay the schedule with the user's program or test.
+func TestCoverageReportOfAForeignSystem(t *testing.T) {
+	b, err := os.ReadFile(billingFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noReplay := strings.Replace(string(b), `,
+      "replay": "FAULTLINE_REPLAY=%s go test -run '^TestReplay$' ./billing"`, "", 1)
+	if noReplay == string(b) {
+		t.Fatal("the file's replay field moved")
+	}
+	code, out, stderr := runCLI(t, "coverage", "report", writeFile(t, noReplay))
+	want := "    replay: (billing is not a system of faultline: replay timeout_after_commit-206235ed.json with the program that registers it (cli.Main: PROG replay FILE) or its test (FAULTLINE_REPLAY=FILE go test -run TEST); its Definition.ReplayCommand puts that line here)\n"
+	if code != 0 || !strings.Contains(out, want) || strings.Contains(out, "faultline replay") {
+		t.Fatalf("exit %d %s\n%s", code, stderr, out)
+	}
+}

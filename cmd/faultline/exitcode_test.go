@@ -115,7 +115,7 @@ func TestExitCodeTable(t *testing.T) {
 		{"explore --max-switches without --exhaustive", []string{"explore", "--concurrent", "3", "--fixture", "copperfin-batch", "--max-switches", "2"}, false, 2, "--max-switches needs --exhaustive"},
 		{"explore none found, --out not writable", []string{"explore", "--seed", "1", "--checks", "5", "--out", filepath.Join(notDir, "cx")}, false, 4, "--out: " + filepath.Join(notDir, "cx")},
 		{"explore --otel not writable", []string{"explore", "--seed", "1", "--checks", "5", "--otel", filepath.Join(notDir, "tr")}, false, 4, "--otel: " + filepath.Join(notDir, "tr")},
-		{"explore --out a file", []string{"explore", "--seed", "1", "--checks", "5", "--out", notDir}, false, 4, "--out: " + notDir + ": not a directory"},
+		{"explore --out a file", []string{"explore", "--seed", "1", "--checks", "5", "--out", notDir}, false, 2, "--out: " + notDir + " is not a directory (a regular file)"},
 		{"replay --otel under a file", []string{"replay", violated, "--otel", filepath.Join(notDir, "t.json")}, false, 4, "--otel: " + notDir + ": not a directory"},
 		{"replay --otel not writable", []string{"replay", violated, "--otel", filepath.Join(notDir, "sub", "t.json")}, false, 4, "--otel: " + filepath.Join(notDir, "sub")},
 		{"explore --out not a directory", []string{"explore", "--seed", "1", "--checks", "50", "--profile", "baseline", "--kinds", "timeout_after_commit", "--out", filepath.Join(notDir, "cx")}, false, 4, "not a directory"},

@@ -77,7 +77,7 @@ func TestExploreBadInput(t *testing.T) {
 		{[]string{"explore", "--max-faults", "0"}, "--max-faults must be between 1 and 16, got 0"},
 		{[]string{"explore", "--max-faults", "17"}, "--max-faults must be between 1 and 16, got 17"},
 		{[]string{"explore", "--kinds", ""}, "--kinds is empty"},
-		{[]string{"explore", "--kinds", "subject_swap,"}, `--kinds "[subject_swap,]" holds an empty element`},
+		{[]string{"explore", "--kinds", "subject_swap,"}, `--kinds "subject_swap," holds an empty element`},
 		{[]string{"explore", "--domains", ""}, "--domains is empty"},
 		{[]string{"explore", "--without", ""}, "--without is empty"},
 		{[]string{"explore", "--fixture", ""}, "--fixture is empty"},

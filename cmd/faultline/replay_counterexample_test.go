@@ -82,3 +82,18 @@ func TestReplayAcceptsCounterexampleFiles(t *testing.T) {
 		t.Fatalf("bad record: exit %d %s", code, stderr)
 	}
 }
+
+// TestReplayNamesTheToolsCrossed: a fault aimed at a misspelt tool is not
+// reached (exit 3), and replay names the tools the run called at its event
+// beside the one the schedule named, in the fault report and on stderr;
+// an event the run never crossed is said so.
+func TestReplayNamesTheToolsCrossed(t *testing.T) {
+	oneGoroutine(t)
+	sched := `{"version":1,"seed":"s","config":{"profile":"typed"},"faults":[{"event":"tool.commit","ordinal":1,"kind":"timeout_after_commit","tool":"refund_creat"}]}`
+	code, out, stderr := runCLI(t, "replay", writeFile(t, sched))
+	note := "(the run crossed tool.commit calling payments.refund, not refund_creat)"
+	if code != 3 || !strings.Contains(out, "f1 timeout_after_commit at tool.commit(refund_creat)#1: NOT REACHED: its event never occurred "+note+"; this fault was not tested\n") ||
+		stderr != "faultline: inconclusive: f1 timeout_after_commit at tool.commit(refund_creat)#1 was not reached "+note+"; the run tested less than its schedule\n" {
+		t.Fatalf("exit %d\nstderr %q\n%s", code, stderr, out)
+	}
+}

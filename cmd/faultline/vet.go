@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/tools/go/analysis"
 
 	"github.com/faultline/faultline/internal/outflag"
 	"github.com/faultline/faultline/vet"
@@ -43,7 +44,9 @@ and event a counterexample's fault names (the tool when the source fixes it). A 
 finding's line or the line above silences it; without a reason it silences
 nothing. Test files are analysed too, as go vet does, unless --no-tests.
 
-An analyzer's own flags pass through as --ANALYZER.FLAG, go vet's
+--ANALYZER=false leaves an analyzer out and --ANALYZER (true) runs only the
+analyzers so named, as go vet's -ANALYZER flags do; leaving every analyzer
+out is bad input. An analyzer's own flags pass through as --ANALYZER.FLAG, go vet's
 -ANALYZER.FLAG with two dashes: --retrykey.consequential='(*example.com/pay.Client).Refund'
 teaches retrykey a consequential call (PKG.Func or (PKG.Type).Method, comma-separated;
 docs/vet.md). A value the analyzer refuses, or a call that matches no function
@@ -78,7 +81,11 @@ go command or an analyzer failed, or the output could not be written.`,
 			if err != nil {
 				return err
 			}
-			rep, err := vet.Check(args, vet.Options{Tests: !noTests})
+			as, err := chosenAnalyzers(c)
+			if err != nil {
+				return err
+			}
+			rep, err := vet.Check(args, vet.Options{Tests: !noTests, Analyzers: as})
 			var ie *vet.InputError
 			if errors.As(err, &ie) {
 				return badInput("vet: %v", ie.Err)
@@ -113,6 +120,7 @@ go command or an analyzer failed, or the output could not be written.`,
 	ofmt = outflag.Add(c, "the report", "text", "json")
 	c.Flags().BoolVar(&noTests, "no-tests", false, "leave the packages' test files out")
 	for _, a := range vet.Analyzers {
+		c.Flags().Bool(a.Name, true, "run the "+a.Name+" analyzer (--"+a.Name+"=false leaves it out; --"+a.Name+" alone runs only the analyzers given true)")
 		a.Flags.VisitAll(func(f *flag.Flag) {
 			af := analyzerFlag{name: a.Name + "." + f.Name, f: f}
 			passed = append(passed, af)
@@ -129,6 +137,29 @@ go command or an analyzer failed, or the output could not be written.`,
 		return c.Root().FlagErrorFunc()(c, err)
 	})
 	return c
+}
+
+// chosenAnalyzers returns the analyzers the --ANALYZER flags choose, as
+// go vet does: those given true when any is, else every one not given
+// false; none left is bad input.
+func chosenAnalyzers(c *cobra.Command) ([]*analysis.Analyzer, error) {
+	var on, notOff []*analysis.Analyzer
+	for _, a := range vet.Analyzers {
+		v, _ := c.Flags().GetBool(a.Name)
+		if c.Flags().Changed(a.Name) && v {
+			on = append(on, a)
+		}
+		if v {
+			notOff = append(notOff, a)
+		}
+	}
+	switch {
+	case len(on) > 0:
+		return on, nil
+	case len(notOff) == 0:
+		return nil, badInput("vet: every analyzer is left out (--ANALYZER=false): leave one on")
+	}
+	return notOff, nil
 }
 
 // analyzerFlag is an analyzer's flag as the vet command passes it

@@ -86,8 +86,12 @@ func TestVetExitCodes(t *testing.T) {
 		{[]string{"vet", "../../httpfault"}, cli.ExitViolation, ""}, // its tests' planted fresh key per retry
 		{[]string{"vet"}, cli.ExitBadInput, "at least one package pattern"},
 		{[]string{"vet", "./testdata/..."}, cli.ExitBadInput, "no package matched: ./testdata/..."},
-		{[]string{"vet", "../../nope"}, cli.ExitBadInput, "do not load"},
+		{[]string{"vet", "../../nope"}, cli.ExitBadInput, "faultline: vet: the packages do not load: stat "},
 		{[]string{"vet", "--json=maybe", "./..."}, cli.ExitBadInput, "invalid argument"},
+		// analyzers switched off and on as go vet's flags do
+		{[]string{"vet", "--no-tests", "--retrykey=false", "../../reference/copperfin"}, cli.ExitOK, ""},
+		{[]string{"vet", "--no-tests", "--wallclock", "../../reference/copperfin"}, cli.ExitOK, ""},
+		{[]string{"vet", "--no-tests", "--wallclock", "--retrykey", "../../reference/copperfin"}, cli.ExitViolation, ""},
 	} {
 		code, stdout, stderr := runCLI(t, tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.msg) {

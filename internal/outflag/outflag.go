@@ -61,23 +61,37 @@ func (f *Flag) JSON(c *cobra.Command) bool {
 
 // Asked reports whether the command line asked for JSON: c's --json set
 // or its --format json, or, when the flags did not parse, args holding
-// --json, --json=true, --format json or --format=json before a "--".
+// --json (or --json=true) or --format json (or --format=json) before a
+// "--", the last value of each flag winning, as pflag's does
+// ("--format json --format text" asks for text).
 func Asked(c *cobra.Command, args []string) bool {
 	if c != nil {
 		if f := c.Flags().Lookup("json"); f != nil && f.Changed && f.Value.String() == "true" {
 			return true
 		}
-		if f := c.Flags().Lookup("format"); f != nil && f.Changed && f.Value.String() == "json" {
-			return true
+	}
+	format, asJSON := "", false
+scan:
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--":
+			break scan
+		case a == "--json" || a == "--json=true":
+			asJSON = true
+		case strings.HasPrefix(a, "--json="):
+			asJSON = false
+		case strings.HasPrefix(a, "--format="):
+			format = strings.TrimPrefix(a, "--format=")
+		case a == "--format" && i+1 < len(args):
+			format = args[i+1]
+			i++
 		}
 	}
-	for i, a := range args {
-		switch {
-		case a == "--":
-			return false
-		case a == "--json" || a == "--json=true" || a == "--format=json":
-			return true
-		case a == "--format" && i+1 < len(args) && args[i+1] == "json":
+	if format != "" || asJSON {
+		return asJSON || format == "json"
+	}
+	if c != nil {
+		if f := c.Flags().Lookup("format"); f != nil && f.Changed && f.Value.String() == "json" {
 			return true
 		}
 	}
