@@ -153,7 +153,7 @@ func TestEmptyBuiltinIsSaid(t *testing.T) {
 	sys := fixed(func() model.System { return unenacted{} })
 	tb := &recordingTB{name: "TestEmptyBuiltin"}
 	properties.CheckTB(tb, nil, sysdef(sys), unenactedOptions(properties.WithFailDir(t.TempDir()))...)
-	want := "properties: WithHarnessOptions' Builtin is empty (not nil), which means none: the 8 built-in invariants " + sysdef(sys).Name + "'s Definition selects are not checked; the runs check only retry_paced, no_effect (leave Builtin nil to check them)"
+	want := "properties: WithHarnessOptions' Builtin is empty (not nil), which means none: the 8 built-in invariants " + sysdef(sys).Name + "'s Definition selects are not checked; the runs check only recorded_agrees_with_ledger, retry_paced, no_effect (leave Builtin nil to check them)"
 	if len(tb.logs) == 0 || tb.logs[0] != want {
 		t.Fatalf("logs %q, want first %q", tb.logs, want)
 	}
