@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/faultline/faultline/model"
 )
@@ -89,8 +90,11 @@ func (g gap) Contains(k Key) bool {
 
 // Default returns the universe of model.Catalogue() and
 // model.CacheAndWorkerKinds(); a Guide over it ranks the catalogue's
-// kinds.
-func Default() *Universe {
+// kinds. The catalogue is fixed and a Universe is read-only (its methods
+// return copies), so it is built once per process and shared.
+func Default() *Universe { return defaultUniverse() }
+
+var defaultUniverse = sync.OnceValue(func() *Universe {
 	cat := model.Catalogue()
 	u, err := newUniverse(append(cat, model.CacheAndWorkerKinds()...))
 	if err != nil {
@@ -98,13 +102,16 @@ func Default() *Universe {
 	}
 	u.guided = len(cat)
 	return u
-}
+})
 
 // NoticeUniverse returns the universe of model.Catalogue(),
 // model.CacheAndWorkerKinds() and model.NoticeKinds(): the keys of runs
 // with the provider's notices too ("faultline audit --notices" records
-// into it); a Guide over it ranks the catalogue's kinds.
-func NoticeUniverse() *Universe {
+// into it); a Guide over it ranks the catalogue's kinds. Built once per
+// process and shared, as Default.
+func NoticeUniverse() *Universe { return noticeUniverse() }
+
+var noticeUniverse = sync.OnceValue(func() *Universe {
 	cat := model.Catalogue()
 	u, err := newUniverse(append(append(cat, model.CacheAndWorkerKinds()...), model.NoticeKinds()...))
 	if err != nil {
@@ -112,7 +119,7 @@ func NoticeUniverse() *Universe {
 	}
 	u.guided = len(cat)
 	return u
-}
+})
 
 // newUniverse returns the universe of the given specs. It returns an error
 // naming the kind for a spec without a kind name, a repeated kind, or a
