@@ -181,6 +181,9 @@ const (
 	// classPrecondition: a guarded request whose guard failed at commit
 	// time; nothing was committed.
 	classPrecondition = "precondition_failed"
+	// classDoNotRetry is a permanent rejection whose answer says not to
+	// retry (a 4xx-class error): the task owes an unbounded back-off.
+	classDoNotRetry = "do_not_retry"
 )
 
 // failedInBody reports whether res is a success envelope that carries an

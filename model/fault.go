@@ -430,6 +430,9 @@ var (
 	// rate_limit: a rate limit with a retry-after of 100 logical ms; the
 	// provider refuses the request.
 	rateLimit = commitFault{refused: true, reply: &ToolResult{Outcome: OutcomeRejected, Class: ClassRateLimited, RetryAfter: 100, Reason: "rate limited"}}
+	// do_not_retry: the provider rejects the request permanently and its
+	// answer says not to retry it; nothing is committed.
+	doNotRetry = commitFault{refused: true, reply: &ToolResult{Outcome: OutcomeRejected, Class: classDoNotRetry, Reason: "rejected permanently: do not retry"}}
 	// tool_timeout: the client times out while the provider holds the
 	// request, which it commits late.
 	toolTimeout = commitFault{held: true, reply: &ToolResult{Outcome: OutcomeUnknown, Class: ClassTimeout, Reason: "timeout: no reply yet"}}
@@ -928,6 +931,19 @@ var cacheWorkerKinds = []faultKind{
 		Doc: "at a retry: the retry layer opens a span of its own and leaves it as the worker's running span; the retried call and every later task of the worker carry it"}, spanCarryOver{}},
 }
 
+// fleetKinds are the errors a fleet must not retry. Like cacheWorkerKinds
+// they are defined, named in schedules and replayed, and kept out of
+// Catalogue() and CacheAndWorkerKinds(), so the catalogue-wide figures
+// and the coverage universe are unchanged; the default search draws them
+// on fleet fixtures (package properties), where a retry is load.
+var fleetKinds = []faultKind{
+	{FaultSpec{Kind: "do_not_retry", Domain: domainTool, Target: "tool API error class", Event: EvToolCommit,
+		Boundary: boundaryToolCall, Phase: phaseBeforeCommit, Signal: signalAcknowledgement, Manner: mannerContradictory,
+		Correlations: []Correlation{correlationSynchronized},
+		Oracle:       oracleBudgetCounter, Threatens: []string{invRetryPaced, InvNoRetryStorm},
+		Doc: "the provider rejects the request permanently, a 4xx-class answer that says not to retry; nothing is committed and any retry of the task is early"}, doNotRetry},
+}
+
 // CacheAndWorkerKinds returns the specs of sliding_grant_cache (revoked
 // authority kept alive by a cache with a sliding lifetime) and the
 // worker-scoped kinds ambient_identity_leak and span_carry_over (see
@@ -950,6 +966,9 @@ func init() {
 	}
 	for i := range cacheWorkerKinds {
 		setDefaults(&cacheWorkerKinds[i], false)
+	}
+	for i := range fleetKinds {
+		setDefaults(&fleetKinds[i], false)
 	}
 }
 
@@ -985,11 +1004,11 @@ func Catalogue() []FaultSpec {
 	return out
 }
 
-// kindsByName indexes the kinds of the four tables by name (the first
+// kindsByName indexes the kinds of the five tables by name (the first
 // table's when two name one kind).
 var kindsByName = func() map[string]*faultKind {
 	m := map[string]*faultKind{}
-	for _, table := range [][]faultKind{catalogue, worldKinds, noticeKinds, cacheWorkerKinds} {
+	for _, table := range [][]faultKind{catalogue, worldKinds, noticeKinds, cacheWorkerKinds, fleetKinds} {
 		for i := range table {
 			if _, ok := m[table[i].spec.Kind]; !ok {
 				m[table[i].spec.Kind] = &table[i]

@@ -1,6 +1,9 @@
 package model
 
-import "strconv"
+import (
+	"math"
+	"strconv"
+)
 
 // invRetryPaced is the pacing invariant: a task's retry waits at least the
 // back-off the provider asked for (ToolResult.RetryAfter), counted in
@@ -27,7 +30,10 @@ type pacing struct {
 // clock now that asks for a wait owes it before the task's next attempt.
 func (r *run) asked(res ToolResult) {
 	r.pace = pacing{}
-	if res.RetryAfter > 0 {
+	if res.Class == classDoNotRetry {
+		// an answer that says not to retry owes a wait without end
+		r.pace = pacing{at: r.world.Clock, wait: forever, cps: len(r.world.Checkpoints), owed: true}
+	} else if res.RetryAfter > 0 {
 		r.pace = pacing{at: r.world.Clock, wait: res.RetryAfter, cps: len(r.world.Checkpoints), owed: true}
 	}
 }
@@ -44,6 +50,10 @@ func (r *run) paced(at Millis) {
 	}
 	r.early = "attempt " + strconv.Itoa(r.attempts) + " of task " + r.task.ID + " sent at " + ms(at) + ", " + ms(p.at+p.wait-at) +
 		" early: the provider's retry-after of " + ms(p.wait) + " at " + ms(p.at) + " owed a wait until " + ms(p.at+p.wait)
+	if p.wait == forever {
+		r.early = "attempt " + strconv.Itoa(r.attempts) + " of task " + r.task.ID + " sent at " + ms(at) +
+			": the provider answered at " + ms(p.at) + " that the request must not be retried"
+	}
 	if r.restarts > 0 {
 		r.early += ", after " + strconv.Itoa(r.restarts) + " restart(s)"
 	}
@@ -56,6 +66,9 @@ func (r *run) forgive() {
 		r.pace = pacing{}
 	}
 }
+
+// forever is the back-off owed after an answer that says not to retry.
+const forever Millis = math.MaxInt64 / 2
 
 func ms(v Millis) string { return strconv.FormatInt(int64(v), 10) + " ms" }
 

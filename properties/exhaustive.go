@@ -515,7 +515,18 @@ func (w *walkState) interleavings() error {
 // the cache and worker kinds (placed when WithKinds names them, or, a
 // worker-scoped one, where a worker runs several tasks).
 var walkKinds = func() []model.FaultSpec {
-	return append(append(append(model.Catalogue(), model.WorldEvents()...), model.NoticeKinds()...), model.CacheAndWorkerKinds()...)
+	return append(append(append(append(model.Catalogue(), model.WorldEvents()...), model.NoticeKinds()...), model.CacheAndWorkerKinds()...), fleetKinds...)
+}()
+
+// fleetKinds are the errors a fleet must not retry (do_not_retry): kinds
+// outside model.Catalogue() and model.CacheAndWorkerKinds(), placed when
+// WithKinds names them or on a fleet fixture (drawnByDefault).
+var fleetKinds = func() []model.FaultSpec {
+	sp, err := model.Spec("do_not_retry")
+	if err != nil {
+		panic(err)
+	}
+	return []model.FaultSpec{sp}
 }()
 
 // isCacheWorkerKind reports whether kind is one of
@@ -523,15 +534,20 @@ var walkKinds = func() []model.FaultSpec {
 // when WithKinds names it, or (a worker-scoped one) where a worker runs
 // several tasks (drawnByDefault).
 func isCacheWorkerKind(kind string) bool {
-	return slices.ContainsFunc(model.CacheAndWorkerKinds(), func(sp model.FaultSpec) bool { return sp.Kind == kind })
+	is := func(sp model.FaultSpec) bool { return sp.Kind == kind }
+	return slices.ContainsFunc(model.CacheAndWorkerKinds(), is) || slices.ContainsFunc(fleetKinds, is)
 }
 
 // drawnByDefault reports whether a walk or an exploration under set
 // places sp of model.CacheAndWorkerKinds without WithKinds naming it: a
 // worker-scoped kind where one worker runs several tasks (a concurrent
 // config with fewer workers than the fixture has tasks), the only
-// workload where it can fire.
+// workload where it can fire; a fleet kind on a fleet fixture, where a
+// retry is load.
 func drawnByDefault(set *settings, sp model.FaultSpec) bool {
+	if slices.ContainsFunc(fleetKinds, func(f model.FaultSpec) bool { return f.Kind == sp.Kind }) {
+		return set.fixture.Fleet != nil
+	}
 	c := set.config.Concurrency
 	return sp.WorkerScoped && c != nil && c.Workers < len(set.fixture.Tasks)
 }

@@ -8,14 +8,20 @@
 package mailfleet
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"strconv"
 
 	"github.com/faultline/faultline/model"
 )
 
-// Sender delivers one newsletter; Jitter spreads its retries.
-type Sender struct{ Jitter bool }
+// Sender delivers one newsletter; Jitter spreads its retries. RetryAny is
+// the unprotected sender: it retries every refusal (a rejected outcome)
+// as it would a rate limit (after the retry-after, else 100 ms), a
+// permanent one included.
+type Sender struct{ Jitter, RetryAny bool }
 
 // Run sends the task's newsletter, retrying a rate limit within the
 // task's retry budget.
@@ -27,12 +33,18 @@ func (s Sender) Run(ctx context.Context, env model.Env, t model.Task) (model.Cla
 			return model.Claim{}, err
 		}
 		switch {
+		case res.Class == model.ClassErrorInBody:
+			// a success envelope carrying the provider's error: not sent
+			return model.Claim{Verdict: model.ClaimHold, Reason: "not sent: " + res.Class}, nil
 		case res.Outcome == model.OutcomeCommitted:
 			return model.Claim{Verdict: model.ClaimRelease, Reason: "sent"}, nil
-		case res.Class != model.ClassRateLimited:
+		case res.Class != model.ClassRateLimited && !(s.RetryAny && res.Outcome == model.OutcomeRejected):
 			return model.Claim{Verdict: model.ClaimHold, Reason: "not sent: " + res.Class}, nil
 		}
 		wait := res.RetryAfter
+		if wait == 0 {
+			wait = 100
+		}
 		if s.Jitter {
 			x, err := env.Rand()
 			if err != nil {
@@ -68,3 +80,27 @@ func Burst(n int) *model.Schedule {
 	}
 	return s
 }
+
+// Definition describes the fleet of ten senders against a provider of
+// capacity twelve attempts per 100 ms, checking no_invented_progress (and, as every run,
+// retry_paced and no_retry_storm). Its system config is
+// {"jitter": bool, "retry_any": bool}; an unknown field is an error.
+func Definition() *model.Definition {
+	return &model.Definition{Name: "mailfleet", Fixtures: []model.Fixture{Fleet(10, fleetCapacity)}, Builtin: []string{model.InvNoInventedProgress},
+		Configure: func(system json.RawMessage) (model.Factory, error) {
+			var s struct {
+				Jitter   bool `json:"jitter"`
+				RetryAny bool `json:"retry_any"`
+			}
+			if len(system) > 0 {
+				dec := json.NewDecoder(bytes.NewReader(system))
+				dec.DisallowUnknownFields()
+				if err := dec.Decode(&s); err != nil {
+					return nil, fmt.Errorf("mailfleet: config: %w", err)
+				}
+			}
+			return func() model.System { return Sender{Jitter: s.Jitter, RetryAny: s.RetryAny} }, nil
+		}}
+}
+
+const fleetCapacity = 12
