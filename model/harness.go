@@ -440,14 +440,16 @@ type taskState struct {
 	pendingCrash string
 	state        string
 	attempts     int
-	ckSeq        int
-	taskStart    Millis
-	proposal     Action
-	proposed     bool
-	claim        Claim
-	claimed      bool
-	restarts     int
-	calls        int
+	// tokens is the model tokens the task spent (Step.Tokens).
+	tokens    int
+	ckSeq     int
+	taskStart Millis
+	proposal  Action
+	proposed  bool
+	claim     Claim
+	claimed   bool
+	restarts  int
+	calls     int
 	// callLimit is set when the task exceeded maxCallsPerTask.
 	callLimit string
 	// inconclusive is set when the task ended without the system's own
@@ -545,6 +547,7 @@ type taskRecord struct {
 	claimAt  Millis
 	restarts int
 	attempts int
+	tokens   int
 	started  Millis
 	firstSeq int
 	lastSeq  int
@@ -728,6 +731,7 @@ func (r *run) runTask(ti int, factory Factory) error {
 	r.worker = 0
 	r.state = stateCreated
 	r.attempts = 0
+	r.tokens = 0
 	r.lastSendWorker, r.lastSendKey, r.lastSendUnrecorded = 0, "", false
 	r.reconciled = 0
 	r.pace = pacing{}
@@ -836,7 +840,7 @@ func (r *run) runTask(ti int, factory Factory) error {
 		break
 	}
 	r.tasks = append(r.tasks, taskRecord{index: ti, task: task, proposal: r.proposal, proposed: r.proposed,
-		claim: r.claim, claimAt: r.world.Clock, restarts: r.restarts, attempts: r.attempts,
+		claim: r.claim, claimAt: r.world.Clock, restarts: r.restarts, attempts: r.attempts, tokens: r.tokens,
 		started: r.taskStart, firstSeq: first, lastSeq: len(r.evs), inconclusive: r.inconclusive, reconciled: r.reconciled,
 		stopped: r.stopped != nil})
 	return nil
