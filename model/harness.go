@@ -440,16 +440,15 @@ type taskState struct {
 	pendingCrash string
 	state        string
 	attempts     int
-	// tokens is the model tokens the task spent (Step.Tokens).
-	tokens    int
-	ckSeq     int
-	taskStart Millis
-	proposal  Action
-	proposed  bool
-	claim     Claim
-	claimed   bool
-	restarts  int
-	calls     int
+	tokens       int // the model tokens the task spent (Step.Tokens)
+	ckSeq        int
+	taskStart    Millis
+	proposal     Action
+	proposed     bool
+	claim        Claim
+	claimed      bool
+	restarts     int
+	calls        int
 	// callLimit is set when the task exceeded maxCallsPerTask.
 	callLimit string
 	// inconclusive is set when the task ended without the system's own
