@@ -76,6 +76,11 @@ type Step struct {
 	// restart is the checkpoint kind fired here, which crashes the
 	// worker at Done
 	restart string
+	// Tokens is what the crossing's model reply cost, as the reply's own
+	// usage fields state it (input plus output tokens), set by the
+	// adapter before Done: Done adds it to the task's spend, which the
+	// budget invariant checks against Task.TokenBudget.
+	Tokens int
 }
 
 // Ordinal is the crossing's occurrence of its event in the run (1-based).
@@ -133,6 +138,9 @@ func (s *Step) Done(outcome, detail string) error {
 	}
 	if !r.detailed {
 		detail = ""
+	}
+	if s.Tokens > 0 {
+		r.tokens += s.Tokens
 	}
 	r.record(s.ev, s.ordinal, s.fired, outcome, detail, running(r))
 	if s.restart != "" {

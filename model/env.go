@@ -36,6 +36,13 @@ type Task struct {
 	Started Millis
 	// Join is the join policy declared up front for the task's fan-out.
 	Join JoinPolicy
+	// TokenBudget, above zero, is the model tokens the task may spend:
+	// the sum of Step.Tokens its crossings reported (what the model
+	// boundary served, read by the adapter from each reply's own usage
+	// fields, never the system's claim). The budget invariant checks it;
+	// zero (the default) states no token budget. It is read from the
+	// fixture.
+	TokenBudget int `json:",omitempty"`
 }
 
 // JoinPolicy is how a fan-out's join treats failed branches (the harness practice,

@@ -440,6 +440,7 @@ type taskState struct {
 	pendingCrash string
 	state        string
 	attempts     int
+	tokens       int // the model tokens the task spent (Step.Tokens)
 	ckSeq        int
 	taskStart    Millis
 	proposal     Action
@@ -545,6 +546,7 @@ type taskRecord struct {
 	claimAt  Millis
 	restarts int
 	attempts int
+	tokens   int
 	started  Millis
 	firstSeq int
 	lastSeq  int
@@ -728,6 +730,7 @@ func (r *run) runTask(ti int, factory Factory) error {
 	r.worker = 0
 	r.state = stateCreated
 	r.attempts = 0
+	r.tokens = 0
 	r.lastSendWorker, r.lastSendKey, r.lastSendUnrecorded = 0, "", false
 	r.reconciled = 0
 	r.pace = pacing{}
@@ -836,7 +839,7 @@ func (r *run) runTask(ti int, factory Factory) error {
 		break
 	}
 	r.tasks = append(r.tasks, taskRecord{index: ti, task: task, proposal: r.proposal, proposed: r.proposed,
-		claim: r.claim, claimAt: r.world.Clock, restarts: r.restarts, attempts: r.attempts,
+		claim: r.claim, claimAt: r.world.Clock, restarts: r.restarts, attempts: r.attempts, tokens: r.tokens,
 		started: r.taskStart, firstSeq: first, lastSeq: len(r.evs), inconclusive: r.inconclusive, reconciled: r.reconciled,
 		stopped: r.stopped != nil})
 	return nil

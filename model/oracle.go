@@ -49,7 +49,8 @@ const (
 	// InvBudget: a task's tool-call attempts never exceed one plus its retry
 	// budget and no tool call ends after its deadline, counted across
 	// restarts; a restarted worker may re-send the crashed worker's unrecorded
-	// last request once (docs/vocabulary.md, "budget").
+	// last request once; with a Task.TokenBudget, the model tokens its
+	// crossings reported never exceed it (docs/vocabulary.md, "budget").
 	InvBudget = "budget"
 	// InvJoinPreserved: every join record keeps every branch with the
 	// state it really had, and the claim obeys the declared join policy
@@ -67,7 +68,7 @@ var Invariants = []UserInvariant{
 	{Name: InvProvableOutcome, Owner: "evidence", Oracle: oracleTraceLineage, Doc: "no release without a correlated receipt or independent readback joined to the decision by trace lineage"},
 	{Name: InvResumeFromCheckpoint, Owner: "workflow runtime", Oracle: oracleCheckpointStore, Doc: "resume only from the newest valid checkpoint; nothing consequential after an invalid one is served"},
 	{Name: InvNoInventedProgress, Owner: "workflow runtime", Oracle: oracleLedgerReadback, Doc: "no release without an effect, no checkpoint recording an effect the ledger lacks, and no effect under an unapproved capability"},
-	{Name: InvBudget, Owner: "workflow runtime", Oracle: oracleBudgetCounter, Doc: "attempts within one plus the retry budget and no tool call after the deadline, across restarts"},
+	{Name: InvBudget, Owner: "workflow runtime", Oracle: oracleBudgetCounter, Doc: "attempts within one plus the retry budget and no tool call after the deadline, across restarts; model tokens within a stated token budget"},
 	{Name: InvJoinPreserved, Owner: "orchestration", Oracle: oracleJoinRecord, Doc: "every join record keeps every branch's true state and the claim obeys the join policy"},
 }
 
@@ -324,6 +325,9 @@ func (o *oracleState) check(r *run, seq int) {
 		}
 		o.badEntry = append(o.badEntry, bad)
 		o.dupEntry = append(o.dupEntry, dup)
+	}
+	if b := r.task.TokenBudget; b > 0 && r.tokens > b {
+		o.violate(r, 6, seq, fmt.Sprintf("%d model tokens exceed the token budget of %d", r.tokens, b))
 	}
 	switch r.evs[seq-1] {
 	case EvToolCommit:
@@ -619,7 +623,7 @@ func (o *oracleState) settle(r *run, seq int) {
 			}
 		}
 	}
-	f.budgetHeld = r.attempts-1 <= t.RetryBudget+r.reconciled
+	f.budgetHeld = r.attempts-1 <= t.RetryBudget+r.reconciled && (t.TokenBudget == 0 || r.tokens <= t.TokenBudget)
 	f.deadlineHeld = w.Clock-r.taskStart <= t.Deadline
 	if f.claim == ClaimRelease && !f.proven {
 		o.violate(r, 3, seq, "release without correlated proof")

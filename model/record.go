@@ -103,6 +103,10 @@ type BudgetUse struct {
 	// budget: a restarted worker replaying, under the same key, a send its
 	// crashed predecessor never recorded.
 	Reconciled int `json:"reconciled,omitempty"`
+	// Tokens and TokenBudget: the model tokens the task spent (Step.Tokens)
+	// and its Task.TokenBudget, set only when the fixture states one.
+	Tokens      int `json:"tokens,omitempty"`
+	TokenBudget int `json:"token_budget,omitempty"`
 }
 
 // Contract statement of the harness practice ("Recovery Contract").

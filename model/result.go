@@ -456,6 +456,9 @@ func (r *run) outcomeInto(st *resultStore) {
 			res.budget = BudgetUse{Attempts: t.attempts, RetryBudget: t.task.RetryBudget, ElapsedMs: t.claimAt - t.started,
 				DeadlineMs: t.task.Deadline, DeadlineRemainingMs: t.task.Deadline - (t.claimAt - t.started), Restarts: t.restarts,
 				Reconciled: t.reconciled}
+			if t.task.TokenBudget > 0 {
+				res.budget.Tokens, res.budget.TokenBudget = t.tokens, t.task.TokenBudget
+			}
 		}
 		res.Claims = append(res.Claims, TaskClaim{Task: t.task.ID, Verdict: t.claim.Verdict, Reason: t.claim.Reason, Degraded: t.claim.Degraded,
 			TimedOut: t.claim.TimedOut})

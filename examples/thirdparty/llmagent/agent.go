@@ -6,7 +6,7 @@
 // test (faultline_test.go) checks it with a scripted model and a fake
 // refund API in process.
 //
-// Bug plants one of five bugs (none by default):
+// Bug plants one of six bugs (none by default):
 //   - "unbound_subject": it refunds the order the tool call names even
 //     when it is not its task's (no binding of the call to the task);
 //   - "reask_fresh_key": when the refund's reply is lost it asks the model
@@ -20,7 +20,11 @@
 //     each under its own call id as the Idempotency-Key, so a reply that
 //     repeats the call refunds twice;
 //   - "refusal_as_done": it takes a reply without a refund call (the
-//     model refused) as the refund done, and reports success.
+//     model refused) as the refund done, and reports success;
+//   - "reask_on_refusal": when the model refuses it asks again, up to
+//     five times, but its loop tests the first reply (the refusal), not
+//     the new one, so it asks all five times, then goes on with the last
+//     reply's call: it spends six replies' tokens on one refund.
 //
 // Without a bug it keeps the SDK's default retries (which obey
 // Retry-After), refunds only its task's order, once however often the
@@ -42,7 +46,7 @@ import (
 )
 
 // Bugs are the bugs Agent.Bug plants.
-var Bugs = []string{"unbound_subject", "reask_fresh_key", "ignore_retry_after", "every_tool_call", "refusal_as_done"}
+var Bugs = []string{"unbound_subject", "reask_fresh_key", "ignore_retry_after", "every_tool_call", "refusal_as_done", "reask_on_refusal"}
 
 // Task is one refund the agent is asked to make.
 type Task struct {
@@ -79,6 +83,11 @@ func (a Agent) Refund(ctx context.Context, t Task) (string, error) {
 		reply, err := a.ask(ctx, client, msgs)
 		if err != nil {
 			return "", err
+		}
+		for i, first := 0, reply; i < 5 && a.Bug == "reask_on_refusal" && first.StopReason == "refusal"; i++ {
+			if reply, err = a.ask(ctx, client, msgs); err != nil {
+				return "", err
+			}
 		}
 		var calls []anthropic.ToolUseBlock
 		for _, b := range reply.Content {

@@ -42,7 +42,11 @@ func TestCheck(t *testing.T) {
 	if dir := os.Getenv("LLMAGENT_FAIL_DIR"); dir != "" {
 		opts = append(opts, properties.WithFailDir(dir))
 	}
-	properties.Check(t, definition(), opts...)
+	def := definition()
+	if os.Getenv("LLMAGENT_TOKEN_BUDGET") != "" {
+		def = budgeted() // TestTokenBudget's subprocess
+	}
+	properties.Check(t, def, opts...)
 }
 
 // TestCheckOpenAI is the same check over openai-go (the SDK's default

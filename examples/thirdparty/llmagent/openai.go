@@ -27,6 +27,11 @@ func (a Agent) refundOpenAI(ctx context.Context, t Task) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		for i, first := 0, reply; i < 5 && a.Bug == "reask_on_refusal" && first.Refusal != ""; i++ {
+			if reply, err = a.chat(ctx, client, msgs); err != nil {
+				return "", err
+			}
+		}
 		var calls []openai.ChatCompletionMessageToolCallUnion
 		for _, c := range reply.ToolCalls {
 			if c.Function.Name == "refund" {
@@ -67,11 +72,12 @@ func (a Agent) refundOpenAI(ctx context.Context, t Task) (string, error) {
 	return "", errors.New("no refund after asking twice")
 }
 
-// chat streams one completion; under ignore_retry_after it retries an
-// error from the API itself at once, up to six attempts. A stream that
-// ends without a finish reason is an error.
+// chat streams one completion, asking for the stream's usage (as the
+// API bills it); under ignore_retry_after it retries an error from the
+// API itself at once, up to six attempts. A stream that ends without a
+// finish reason is an error.
 func (a Agent) chat(ctx context.Context, client openai.Client, msgs []openai.ChatCompletionMessageParamUnion) (openai.ChatCompletionMessage, error) {
-	params := openai.ChatCompletionNewParams{Model: "gpt-4o", Messages: msgs, Tools: []openai.ChatCompletionToolUnionParam{
+	params := openai.ChatCompletionNewParams{Model: "gpt-4o", Messages: msgs, StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}, Tools: []openai.ChatCompletionToolUnionParam{
 		openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{Name: "refund", Description: openai.String("Refund an order."),
 			Parameters: shared.FunctionParameters{"type": "object", "properties": map[string]any{"order": map[string]string{"type": "string"}}, "required": []string{"order"}}})}}
 	var err error

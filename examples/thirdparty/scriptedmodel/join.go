@@ -15,7 +15,8 @@ import (
 
 // Transport returns next (the run's httpfault.Join transport) behind the
 // model's side of the run, for the SDK's *http.Client: a reply that
-// carries a tool call crosses the proposal event through calls, where the
+// carries a tool call crosses the proposal event through calls, with
+// the reply's Tokens as the crossing's spend (Step.Tokens), where the
 // armed kinds Disturb renders (Kinds) rewrite the reply (JSON or
 // stream) and are recorded fired; a 429 or 5xx answer with
 // Retry-After-Ms (a fault rendered by httpfault.AnthropicOverloaded, or
@@ -55,6 +56,7 @@ func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
+		step.Tokens = Tokens(body)
 		for _, k := range step.Faults() {
 			// a kind Disturb does not render stays unfired: the run is
 			// inconclusive
@@ -72,6 +74,29 @@ func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 	resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
 	return resp, nil
+}
+
+var (
+	inputTokens  = regexp.MustCompile(`"(?:input|prompt)_tokens":([0-9]+)`)
+	outputTokens = regexp.MustCompile(`"(?:output|completion)_tokens":([0-9]+)`)
+)
+
+// Tokens is what a reply body (a message, a completion or a stream of
+// either) cost by its own usage fields: the first input (prompt) tokens
+// plus the last output (completion) tokens, which a stream's
+// message_delta states cumulatively; 0 for a reply that states no usage
+// (an OpenAI stream without stream_options.include_usage).
+func Tokens(body []byte) int {
+	in, out := inputTokens.FindSubmatch(body), outputTokens.FindAllSubmatch(body, -1)
+	n := 0
+	if in != nil {
+		n, _ = strconv.Atoi(string(in[1]))
+	}
+	if len(out) > 0 {
+		o, _ := strconv.Atoi(string(out[len(out)-1][1]))
+		n += o
+	}
+	return n
 }
 
 // swap rewrites the subject of the reply's tool call to the first decoy

@@ -124,7 +124,7 @@ func refuse(body []byte) ([]byte, bool) {
 		if !bytes.Contains(body, []byte("data: [DONE]")) {
 			return body, false
 		}
-		return msg.chunks(string(name[1])), true
+		return msg.chunks(string(name[1]), bytes.Contains(body, []byte(`"choices":[],"usage"`))), true
 	case bytes.Contains(body, []byte(`"object":"chat.completion"`)):
 		return msg.completion(string(name[1])), true
 	}

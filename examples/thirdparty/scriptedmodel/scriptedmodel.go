@@ -61,7 +61,12 @@ type request struct {
 	Model     string `json:"model"`
 	MaxTokens int    `json:"max_tokens"`
 	Stream    bool   `json:"stream"`
-	Messages  []struct {
+	// StreamOptions: OpenAI's include_usage asks for a last chunk with
+	// the stream's usage
+	StreamOptions struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	Messages []struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
 	} `json:"messages"`
@@ -160,7 +165,7 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case req.Stream:
 		w.Header().Set("Content-Type", "text/event-stream")
 		if openai {
-			w.Write(msg.chunks(req.Model))
+			w.Write(msg.chunks(req.Model, req.StreamOptions.IncludeUsage))
 		} else {
 			w.Write(msg.events(req.Model))
 		}
@@ -221,8 +226,9 @@ func (m message) completion(modelName string) []byte {
 
 // chunks is the message as OpenAI streams it, ending with [DONE]; a tool
 // call's arguments come in two chunks, the subject's value whole in the
-// second.
-func (m message) chunks(modelName string) []byte {
+// second; with usage (stream_options.include_usage), a chunk with no
+// choices and the usage comes before [DONE].
+func (m message) chunks(modelName string, usage bool) []byte {
 	var b bytes.Buffer
 	chunk := func(delta, finish string) {
 		fmt.Fprintf(&b, `data: {"id":%q,"object":"chat.completion.chunk","created":946684800,"model":%q,"choices":[{"index":0,"delta":%s,"logprobs":null,"finish_reason":%s}]}`+"\n\n", m.ID, modelName, delta, finish)
@@ -242,6 +248,9 @@ func (m message) chunks(modelName string) []byte {
 		chunk(fmt.Sprintf(`{"role":"assistant","content":%s}`, q), "null")
 	}
 	chunk("{}", strconv.Quote(openAIStop(m.Stop)))
+	if usage {
+		fmt.Fprintf(&b, `data: {"id":%q,"object":"chat.completion.chunk","created":946684800,"model":%q,"choices":[],"usage":{"prompt_tokens":25,"completion_tokens":12,"total_tokens":37}}`+"\n\n", m.ID, modelName)
+	}
 	b.WriteString("data: [DONE]\n\n")
 	return b.Bytes()
 }
