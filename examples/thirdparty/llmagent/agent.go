@@ -7,8 +7,9 @@
 // refund API in process.
 //
 // Bug plants one of six bugs (none by default):
-//   - "unbound_subject": it refunds the order the tool call names even
-//     when it is not its task's (no binding of the call to the task);
+//   - "unbound_subject": it refunds the order, of the tenant and for the
+//     purpose, the tool call names even when they are not its task's (no
+//     binding of the call to the task);
 //   - "reask_fresh_key": when the refund's reply is lost it asks the model
 //     again and carries out its new tool call under that call's own id as
 //     the Idempotency-Key, so both calls refund;
@@ -27,7 +28,7 @@
 //     reply's call: it spends six replies' tokens on one refund.
 //
 // Without a bug it keeps the SDK's default retries (which obey
-// Retry-After), refunds only its task's order, once however often the
+// Retry-After), refunds only its task's order, of its tenant, for its purpose, once however often the
 // reply repeats the call, keys the refund by its task, retrying a lost
 // reply once under the same key, and ends with an error when the model
 // refuses.
@@ -106,18 +107,19 @@ func (a Agent) Refund(ctx context.Context, t Task) (string, error) {
 		}
 		var id string
 		for _, call := range calls {
-			var in struct{ Order string }
+			var in struct{ Order, Tenant, Purpose string }
 			if err := json.Unmarshal(call.Input, &in); err != nil {
 				return "", fmt.Errorf("the model's tool call: %w", err)
 			}
-			if in.Order != t.Order && a.Bug != "unbound_subject" {
-				return "", fmt.Errorf("the model asked to refund order %s; the task is order %s", in.Order, t.Order)
+			if (in.Order != t.Order || in.Tenant != t.Tenant || in.Purpose != t.Purpose) && a.Bug != "unbound_subject" {
+				return "", fmt.Errorf("the model asked to refund order %s of tenant %s (%s); the task is order %s of tenant %s (%s)",
+					in.Order, in.Tenant, in.Purpose, t.Order, t.Tenant, t.Purpose)
 			}
 			key, tries := t.ID+":refund", 2
 			if a.Bug == "reask_fresh_key" || a.Bug == "every_tool_call" {
 				key, tries = call.ID, 1
 			}
-			if id, err = a.post(ctx, t, in.Order, key, tries); err != nil {
+			if id, err = a.post(ctx, t.Actor, in.Order, in.Tenant, in.Purpose, key, tries); err != nil {
 				break
 			}
 		}
@@ -130,12 +132,16 @@ func (a Agent) Refund(ctx context.Context, t Task) (string, error) {
 	return "", errors.New("no refund after asking twice")
 }
 
+// refundArgs are the refund tool's arguments: the order, its tenant and
+// the refund's purpose, all strings.
+var refundArgs = map[string]any{"order": map[string]string{"type": "string"}, "tenant": map[string]string{"type": "string"}, "purpose": map[string]string{"type": "string"}}
+
 // ask streams one reply; under ignore_retry_after it retries an error
 // from the API itself at once, up to six attempts.
 func (a Agent) ask(ctx context.Context, client anthropic.Client, msgs []anthropic.MessageParam) (anthropic.Message, error) {
 	params := anthropic.MessageNewParams{Model: "claude-sonnet-4-5", MaxTokens: 512, Messages: msgs,
 		Tools: []anthropic.ToolUnionParam{{OfTool: &anthropic.ToolParam{Name: "refund", Description: anthropic.String("Refund an order."),
-			InputSchema: anthropic.ToolInputSchemaParam{Properties: map[string]any{"order": map[string]string{"type": "string"}}, Required: []string{"order"}}}}}}
+			InputSchema: anthropic.ToolInputSchemaParam{Properties: refundArgs, Required: []string{"order", "tenant", "purpose"}}}}}}
 	var err error
 	for range 6 {
 		var msg anthropic.Message
@@ -162,10 +168,11 @@ func (a Agent) ask(ctx context.Context, client anthropic.Client, msgs []anthropi
 	return anthropic.Message{}, fmt.Errorf("asking the model: %w", err)
 }
 
-// post refunds order under key, trying again, under the same key, an
+// post refunds order of tenant for purpose (the tool call's arguments)
+// under key, trying again, under the same key, an
 // answer lost or unreadable, up to tries attempts.
-func (a Agent) post(ctx context.Context, t Task, order, key string, tries int) (string, error) {
-	body, _ := json.Marshal(map[string]string{"order": order, "tenant": t.Tenant, "actor": t.Actor, "purpose": t.Purpose})
+func (a Agent) post(ctx context.Context, actor, order, tenant, purpose, key string, tries int) (string, error) {
+	body, _ := json.Marshal(map[string]string{"order": order, "tenant": tenant, "actor": actor, "purpose": purpose})
 	var err error
 	for range tries {
 		var req *http.Request

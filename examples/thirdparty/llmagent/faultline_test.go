@@ -70,7 +70,7 @@ func definition() *model.Definition {
 			if err := json.Unmarshal(system, &c); err != nil || c.Bug != "" && !slices.Contains(llmagent.Bugs, c.Bug) || c.Provider != "" && c.Provider != "openai" {
 				return nil, fmt.Errorf("system %s: want {\"bug\": one of %q, \"provider\": \"openai\" or none} (%v)", system, llmagent.Bugs, err)
 			}
-			w, llm := &refunds{}, &scriptedmodel.Model{Tool: "refund", Field: "order", Tasks: []model.Task{task}, Decoys: map[string][]string{"acme": {"O-732"}}, OpenAI: c.Provider == "openai"}
+			w, llm := &refunds{}, &scriptedmodel.Model{Tool: "refund", Field: "order", Tasks: []model.Task{task}, Decoys: map[string][]string{"acme": {"O-732"}}, TenantArg: "tenant", PurposeArg: "purpose", OpenAI: c.Provider == "openai"}
 			return func() model.System { return agent{w, llm, c.Bug, c.Provider} }, nil
 		},
 		Builtin: []string{model.InvRightSubject, model.InvEffectAtMostOnce, model.InvBudget, model.InvNoInventedProgress}, Clock: properties.BubbleClock}

@@ -49,18 +49,19 @@ func (a Agent) refundOpenAI(ctx context.Context, t Task) (string, error) {
 		}
 		var id string
 		for _, call := range calls {
-			var in struct{ Order string }
+			var in struct{ Order, Tenant, Purpose string }
 			if err := json.Unmarshal([]byte(call.Function.Arguments), &in); err != nil {
 				return "", fmt.Errorf("the model's tool call: %w", err)
 			}
-			if in.Order != t.Order && a.Bug != "unbound_subject" {
-				return "", fmt.Errorf("the model asked to refund order %s; the task is order %s", in.Order, t.Order)
+			if (in.Order != t.Order || in.Tenant != t.Tenant || in.Purpose != t.Purpose) && a.Bug != "unbound_subject" {
+				return "", fmt.Errorf("the model asked to refund order %s of tenant %s (%s); the task is order %s of tenant %s (%s)",
+					in.Order, in.Tenant, in.Purpose, t.Order, t.Tenant, t.Purpose)
 			}
 			key, tries := t.ID+":refund", 2
 			if a.Bug == "reask_fresh_key" || a.Bug == "every_tool_call" {
 				key, tries = call.ID, 1
 			}
-			if id, err = a.post(ctx, t, in.Order, key, tries); err != nil {
+			if id, err = a.post(ctx, t.Actor, in.Order, in.Tenant, in.Purpose, key, tries); err != nil {
 				break
 			}
 		}
@@ -79,7 +80,7 @@ func (a Agent) refundOpenAI(ctx context.Context, t Task) (string, error) {
 func (a Agent) chat(ctx context.Context, client openai.Client, msgs []openai.ChatCompletionMessageParamUnion) (openai.ChatCompletionMessage, error) {
 	params := openai.ChatCompletionNewParams{Model: "gpt-4o", Messages: msgs, StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}, Tools: []openai.ChatCompletionToolUnionParam{
 		openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{Name: "refund", Description: openai.String("Refund an order."),
-			Parameters: shared.FunctionParameters{"type": "object", "properties": map[string]any{"order": map[string]string{"type": "string"}}, "required": []string{"order"}}})}}
+			Parameters: shared.FunctionParameters{"type": "object", "properties": refundArgs, "required": []string{"order", "tenant", "purpose"}}})}}
 	var err error
 	for range 6 {
 		var acc openai.ChatCompletionAccumulator
