@@ -22,6 +22,7 @@ var Kinds = []string{"subject_swap", "duplicate_tool_call", "model_refusal", "te
 // model_refusal replaces the reply by a refusal (Anthropic's stop_reason
 // "refusal", OpenAI's message refusal) with no tool call; tenant_swap and
 // purpose_swap rewrite the call's TenantArg or PurposeArg (see swapArg);
+// stale_context and omitted_context the call's ContextArg (see context);
 // malformed_tool_call cuts the call's last chunk of arguments to half
 // (a stream, or OpenAI's arguments string), so they do not parse. A reply
 // the kind cannot act on (a stream cut before its tool call is whole, an
@@ -41,6 +42,8 @@ func (m *Model) Disturb(kind string, body []byte) ([]byte, bool) {
 		return m.swapArg(body, m.PurposeArg, func(t model.Task) string { return t.Purpose })
 	case "malformed_tool_call":
 		return cutArguments(body)
+	case "stale_context", "omitted_context":
+		return m.context(body, kind == "omitted_context")
 	}
 	return body, false
 }
@@ -167,6 +170,28 @@ func (m *Model) swapArg(body []byte, arg string, of func(model.Task) string) ([]
 				return bytes.ReplaceAll(body, old, []byte(enc(arg)+": "+enc(other))), true
 			}
 		}
+	}
+	return body, false
+}
+
+// context rewrites the reply's ContextArg: to the version before
+// ContextVersion (stale_context), or, omit set, drops it with the comma
+// before it (omitted_context), in a JSON message or an escaped arguments
+// string or stream chunk; false when ContextArg is "" or the reply does
+// not carry it.
+func (m *Model) context(body []byte, omit bool) ([]byte, bool) {
+	if m.ContextArg == "" {
+		return body, false
+	}
+	for _, enc := range []func(string) string{strconv.Quote, func(s string) string { q := strconv.Quote(strconv.Quote(s)); return q[1 : len(q)-1] }} {
+		old := []byte(", " + enc(m.ContextArg) + ": " + strconv.Itoa(m.ContextVersion))
+		if !bytes.Contains(body, old) {
+			continue
+		}
+		if omit {
+			return bytes.ReplaceAll(body, old, nil), true
+		}
+		return bytes.ReplaceAll(body, old, []byte(", "+enc(m.ContextArg)+": "+strconv.Itoa(m.ContextVersion-1))), true
 	}
 	return body, false
 }

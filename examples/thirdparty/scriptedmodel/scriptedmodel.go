@@ -46,6 +46,12 @@ type Model struct {
 	// tool call carrying the task's tenant and purpose ({"order": "O-731",
 	// "tenant": "acme"}); tenant_swap and purpose_swap rewrite them.
 	TenantArg, PurposeArg string
+	// ContextArg, when set, names an argument of the tool call carrying
+	// ContextVersion, the version of the context the reply relies on
+	// ({"order": "O-731", "context_version": 2}); stale_context rewrites
+	// it to the version before, omitted_context drops it.
+	ContextArg     string
+	ContextVersion int
 	// OpenAI: the run's client speaks OpenAI's API, so Client renders a
 	// rate_limit fault as OpenAI's 429 (default: Anthropic's 529).
 	OpenAI bool
@@ -150,6 +156,9 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if a[0] != "" {
 			input += fmt.Sprintf(`, "%s": %q`, a[0], a[1])
 		}
+	}
+	if m.ContextArg != "" {
+		input += fmt.Sprintf(`, "%s": %d`, m.ContextArg, m.ContextVersion)
 	}
 	msg := message{ID: "msg_" + n, Stop: "tool_use", Tool: m.Tool, UseID: "toolu_" + n, Input: input + "}"}
 	if openai {
