@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"path"
 	"slices"
@@ -249,7 +250,8 @@ type JoinOptions struct {
 // non-empty string (Amount from amountField when it is a number), and
 // class model.ClassErrorInBody when that object carries a non-null
 // "error" or an "ok" of false (a success envelope carrying an error); a
-// 429 is rejected as rate limited (RetryAfter from its Retry-After
+// 429 is rejected as rate limited (RetryAfter from its Retry-After-Ms,
+// which the OpenAI and Anthropic SDKs obey first, else its Retry-After
 // seconds); another 4xx is rejected; anything else is an unknown outcome.
 func DefaultResult(receiptField, amountField string) func(key string, resp *http.Response, body []byte) model.ToolResult {
 	return func(key string, resp *http.Response, body []byte) model.ToolResult {
@@ -270,13 +272,27 @@ func DefaultResult(receiptField, amountField string) func(key string, resp *http
 			}
 			return res
 		case s == http.StatusTooManyRequests:
-			secs, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
-			return model.ToolResult{Outcome: model.OutcomeRejected, Class: model.ClassRateLimited, RetryAfter: model.Millis(secs) * 1000, Reason: resp.Status}
+			return model.ToolResult{Outcome: model.OutcomeRejected, Class: model.ClassRateLimited, RetryAfter: retryAfter(resp.Header), Reason: resp.Status}
 		case s >= 400 && s <= 499:
 			return model.ToolResult{Outcome: model.OutcomeRejected, Class: model.ClassRejected, Reason: resp.Status}
 		}
 		return model.ToolResult{Outcome: model.OutcomeUnknown, Reason: resp.Status}
 	}
+}
+
+// retryAfter is the wait a 429's headers ask for, in logical ms:
+// Retry-After-Ms (milliseconds, possibly fractional: rounded up) when it
+// parses, else Retry-After in whole seconds, else 0 (an HTTP date is not
+// read).
+func retryAfter(h http.Header) model.Millis {
+	if v, err := strconv.ParseFloat(h.Get("Retry-After-Ms"), 64); err == nil && v >= 0 && v < 1e12 {
+		return model.Millis(math.Ceil(v))
+	}
+	secs, _ := strconv.Atoi(h.Get("Retry-After"))
+	if secs < 0 || secs > 1e9 {
+		return 0
+	}
+	return model.Millis(secs) * 1000
 }
 
 // rendered are the kinds the joined transport renders at tool.commit.
