@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/internal/buildvcs"
 	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/internal/strictjson"
 	"github.com/faultline/faultline/model"
@@ -52,20 +53,9 @@ func buildModule() Module {
 	if !ok {
 		return Module{Note: "no build information in this binary"}
 	}
-	m := Module{Path: bi.Main.Path, Version: bi.Main.Version, GoVersion: bi.GoVersion}
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs":
-			m.VCS = s.Value
-		case "vcs.revision":
-			m.Revision = s.Value
-		case "vcs.time":
-			m.Time = s.Value
-		case "vcs.modified":
-			b := s.Value == "true"
-			m.Modified = &b
-		}
-	}
+	vcs := buildvcs.Of(bi.Settings)
+	m := Module{Path: bi.Main.Path, Version: bi.Main.Version, GoVersion: bi.GoVersion,
+		VCS: vcs.System, Revision: vcs.Revision, Time: vcs.Time, Modified: vcs.Modified}
 	if m.Revision == "" {
 		m.Note = "no VCS revision in the build information (built with -buildvcs=false, outside a repository, or by go test); the catalogue, configuration and schedule hashes identify the evidence"
 	}

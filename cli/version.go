@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/faultline/faultline/internal/buildvcs"
 	"github.com/faultline/faultline/internal/outflag"
 )
 
@@ -44,16 +45,8 @@ func (p *Program) versionOf(info *debug.BuildInfo, ok bool) versionInfo {
 	if vi.Version == "" {
 		vi.Version = "(devel)"
 	}
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			vi.Revision = s.Value
-		case "vcs.time":
-			vi.Time = s.Value
-		case "vcs.modified":
-			vi.Modified = s.Value == "true"
-		}
-	}
+	vcs := buildvcs.Of(info.Settings)
+	vi.Revision, vi.Time, vi.Modified = vcs.Revision, vcs.Time, vcs.Modified != nil && *vcs.Modified
 	if info.Main.Path != faultlineModule {
 		for _, d := range info.Deps {
 			if d.Path == faultlineModule {
