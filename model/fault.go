@@ -265,12 +265,7 @@ type staleContext struct{}
 // state version while the reply relies on the record as its context gave
 // it (the proposal keeps its expected version).
 func (staleContext) onProposal(r *run, a *Action) bool {
-	w, ok := r.world.Subject(a.Subject)
-	if !ok {
-		return false
-	}
-	w.Version++
-	return true
+	return advanceVersion(r, a.Subject)
 }
 
 type omittedContext struct{}
@@ -496,7 +491,14 @@ type concurrentVersionChange struct{}
 // onSubject lets the read return, then a concurrent writer advances the
 // subject's state version (eligibility unchanged).
 func (concurrentVersionChange) onSubject(r *run, o *Subject) bool {
-	w, ok := r.world.Subject(o.ID)
+	return advanceVersion(r, o.ID)
+}
+
+// advanceVersion has a concurrent writer advance subject's state version
+// in the World (eligibility unchanged); false when the World holds no
+// such subject.
+func advanceVersion(r *run, subject string) bool {
+	w, ok := r.world.Subject(subject)
 	if !ok {
 		return false
 	}
