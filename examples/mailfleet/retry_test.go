@@ -13,8 +13,8 @@ import (
 // TestDoNotRetryStorm: twenty senders whose first sends are all rejected
 // with an answer that says not to retry (do_not_retry, synchronized). The
 // sender that retries every refusal sends its twenty retries together at
-// 150 ms (no_retry_storm: the window 100-200 ms past the capacity of
-// four; retry_paced: a retry of a request the provider said must not be
+// 150 ms (no_retry_storm breaks at the fifth, past the capacity of four
+// in the window 100-200 ms, and the window's peak is twenty; retry_paced: a retry of a request the provider said must not be
 // retried); the sender that holds on a permanent rejection sends nothing
 // more and both hold.
 func TestDoNotRetryStorm(t *testing.T) {
@@ -38,7 +38,7 @@ func TestDoNotRetryStorm(t *testing.T) {
 		attempts, retries, peak int
 		verdict                 model.ClaimVerdict
 	}{
-		{true, "20 attempts (20 retries) in the window 100-200 ms, past the provider's capacity of 4",
+		{true, "5 attempts (5 retries) in the window 100-200 ms, past the provider's capacity of 4",
 			"attempt 2 of task send-list-20 sent at 150 ms: the provider answered at 50 ms that the request must not be retried", 40, 20, 20, model.ClaimRelease},
 		{false, "", "", 20, 0, 0, model.ClaimHold},
 	} {
@@ -62,6 +62,9 @@ func TestDoNotRetryStorm(t *testing.T) {
 		}
 		if c.paced != "" && paced.Detail != c.paced {
 			t.Errorf("retry_any %v: retry_paced %q", c.retryAny, paced.Detail)
+		}
+		if c.storm != "" && storm.Detail != c.storm {
+			t.Errorf("retry_any %v: no_retry_storm %q", c.retryAny, storm.Detail)
 		}
 	}
 }
