@@ -5,11 +5,13 @@
 // system: a grant revoked while the authority check is answered by a
 // cache whose lifetime slides on every read (sliding_grant_cache), and
 // an admin identity a long-lived worker captured for one tenant's task
-// and hands to the next tenant's (ambient_identity_leak).
+// and hands to the next tenant's (ambient_identity_leak). Its planted
+// [Closer.FreshKeyFallback] is a bug only a modified fault in a schedule
+// of two finds (a repeated timeout and a plain one).
 //
 // Entry points: [Closer] (the system, with its two defences [Closer.PerTask]
-// and [Closer.MaxGrantAge]), [Fixture] (two tenants, one account each) and
-// [TenantOfRecord] (its own invariant).
+// and [Closer.MaxGrantAge], and its retries), [Fixture] (two tenants, one
+// account each) and [TenantOfRecord] (its own invariant).
 package accounts
 
 import (
@@ -35,6 +37,13 @@ type Closer struct {
 	// logical milliseconds, Capability.AsOf) the closer acts on: an older
 	// one is re-validated by a fresh approval before the close.
 	MaxGrantAge model.Millis
+	// Retries is how many times a close whose reply timed out is sent
+	// again under the same request key (the provider dedups it).
+	Retries int
+	// FreshKeyFallback is a planted bug: when every attempt timed out,
+	// one more goes out under a fresh request key, as if the request had
+	// been lost; a timed-out close commits late, so it closes twice.
+	FreshKeyFallback bool
 }
 
 // Run implements model.System.
@@ -74,6 +83,13 @@ func (c Closer) Run(ctx context.Context, env model.Env, t model.Task) (model.Cla
 		}
 	}
 	res, err := env.Tool.Commit(ctx, model.ToolCall{Tool: Tool, RequestKey: a.IdempotencyKey, Action: a})
+	for retry := 0; err == nil && res.Class == model.ClassTimeout && retry < c.Retries; retry++ {
+		res, err = env.Tool.Commit(ctx, model.ToolCall{Tool: Tool, RequestKey: a.IdempotencyKey, Action: a})
+	}
+	if err == nil && res.Class == model.ClassTimeout && c.FreshKeyFallback {
+		a.IdempotencyKey = env.NewRequestID()
+		res, err = env.Tool.Commit(ctx, model.ToolCall{Tool: Tool, RequestKey: a.IdempotencyKey, Action: a})
+	}
 	if err != nil {
 		return model.Claim{}, err
 	}
