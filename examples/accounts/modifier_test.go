@@ -30,7 +30,8 @@ func retrying(bug bool) *model.Definition {
 // without the modifier, the repeated one alone, a shared timeout with a
 // plain one and the correct closer under them hold; the three plain
 // timeouts the modifier stands for break it. The correct closer's
-// default walk, every one of 24 schedules, holds.
+// default walk, every one of 24 schedules, holds, and so does its walk
+// with modifiers on any fault (WithExhaustive: 67).
 func TestModifiedFaultInTwoFaultSchedule(t *testing.T) {
 	kinds := properties.WithKinds("tool_timeout")
 	at := func(o int, c model.Correlation) model.FaultEntry {
@@ -78,6 +79,10 @@ func TestModifiedFaultInTwoFaultSchedule(t *testing.T) {
 		"(1 of 0 faults, 6 of 1, 17 of 2; modifiers on the last fault repeated (2 crossings), shared; not enumerated: "+
 		"synchronized (one worker), faults placed after a modified one, other repeat counts, until events and windows)" {
 		t.Fatalf("correct closer: %v", correct.Walk)
+	}
+	whole, err := walk(retrying(false), kinds, properties.WithMaxFaults(2))
+	if err != nil || whole.Found || !whole.Complete || whole.Schedules != 67 || !slices.Equal(whole.PerSize, []int{1, 6, 60}) {
+		t.Fatalf("correct closer, --exhaustive: %v %v", err, whole)
 	}
 }
 
