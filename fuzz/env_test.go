@@ -1,8 +1,10 @@
 package fuzz
 
 import (
+	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -97,6 +99,24 @@ func TestSeedsFromTheCorpus(t *testing.T) {
 	}
 	if want := 2 + len(c.Schedules()) - len(s.notes); len(s.composition) != want || len(c.Seeds) < 13 {
 		t.Errorf("%d composition seeds, want %d: the two byte seeds and every corpus schedule of the scope", len(s.composition), want)
+	}
+	// under WithModifiers: the same seeds but retry-storm.json, whose
+	// synchronized timeout the one-worker config does not take, and the
+	// byte seed's faults plain
+	m, err := NewReferenceDecoder(WithModifiers())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := loadSeeds(m, corpusDir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := slices.ContainsFunc(ms.notes, func(n string) bool {
+		return strings.HasPrefix(n, "retry-storm.json: ") && strings.Contains(n, "carries the modifier synchronized, which its kind does not take")
+	})
+	if len(ms.composition) != len(s.composition)-1 || !refused || !slices.Equal(ms.composition[1], []byte{0, 0, 1, 0, 2, 0, 3, 0}) ||
+		fmt.Sprint(m.Decode(ms.composition[1]).Faults) != fmt.Sprint(d.Decode(s.composition[1]).Faults) {
+		t.Errorf("with modifiers: %d composition seeds (want %d), byte seed %x", len(ms.composition), len(s.composition)-1, ms.composition[1])
 	}
 	b, err := NewReferenceDecoder(WithProfile(copperfin.ProfileBaseline))
 	if err != nil {

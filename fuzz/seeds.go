@@ -11,8 +11,9 @@ import (
 // (all but the rapid target), read from it.
 type seeds struct {
 	// composition: every corpus schedule that is a composition of the
-	// decoder's scope, encoded, plus the empty input and one byte per
-	// site up to the fault limit.
+	// decoder's scope, encoded, plus the empty input and one fault per
+	// site up to the fault limit (one byte a fault, or under
+	// WithModifiers the site's bytes and a modifier byte of 0).
 	composition [][]byte
 	// files: the raw bytes of every corpus file, schedule or
 	// counterexample, and the canonical form of every schedule.
@@ -35,11 +36,19 @@ func loadSeeds(d *Decoder, dir string, skipViolating bool) (*seeds, error) {
 	out := &seeds{}
 	candidates := [][]byte{{}}
 	from := []string{"the empty input"}
+	// under WithModifiers each site's byte is followed by a modifier
+	// byte of 0 (none): the same plain faults
 	var all []byte
 	for i := range min(len(d.sites), d.maxFaults) {
+		if d.width == 2 {
+			all = append(all, byte(i>>8))
+		}
 		all = append(all, byte(i))
+		if d.mods != nil {
+			all = append(all, 0)
+		}
 	}
-	if d.stride() == 1 {
+	if d.stride() == 1 || d.mods != nil {
 		candidates = append(candidates, all)
 		from = append(from, fmt.Sprintf("the byte seed %x", all))
 	}
