@@ -144,3 +144,39 @@ func TestJoinAnswerFaultNeverPassesSilently(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinAnswerFaultOnAStream: the answer faults are decided on the
+// answer the provider gave. Over a server-sent-event stream whose
+// receipt the Result reads (not a JSON object, which the body rewrite
+// reads) partial_success_response and output_drift are reached and stay
+// unfired, and the client gets the stream untouched; malformed_response
+// cuts it to half and fires. Over a JSON answer each fires (its counterpart
+// in TestJoinFiredExactly).
+func TestJoinAnswerFaultOnAStream(t *testing.T) {
+	const stream = "data: {\"receipt_id\":\"r1\"}\n\ndata: [DONE]\n\n"
+	streamed := func(key string, resp *http.Response, body []byte) model.ToolResult {
+		_, rest, ok := strings.Cut(string(body), `data: {"receipt_id":"`)
+		id, _, whole := strings.Cut(rest, `"`)
+		if !ok || !whole || !strings.Contains(rest, "data: [DONE]") {
+			return model.ToolResult{Outcome: model.OutcomeCommitted}
+		}
+		return model.ToolResult{Outcome: model.OutcomeCommitted, Receipt: &model.Receipt{ID: id, Key: key}}
+	}
+	for _, tc := range []struct {
+		kind, got string
+		fired     int
+	}{
+		{"partial_success_response", "200 " + stream, 0},
+		{"output_drift", "200 " + stream, 0},
+		{"malformed_response", "200 " + stream[:len(stream)/2], 1},
+	} {
+		var got string
+		prov := &answering{status: 200, body: stream}
+		res, err := model.NewHarness(payFixture, model.Options{Builtin: []string{}}).Run(func() model.System {
+			return oneCall{p: prov, got: &got, opts: httpfault.JoinOptions{Result: streamed}}
+		}, &model.Schedule{Version: model.ScheduleVersion, Seed: "f", Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: tc.kind}}})
+		if err != nil || got != tc.got || !res.Faults[0].Reached || res.Faults[0].Fired != tc.fired {
+			t.Errorf("%s: run error %v, client got %q (want %q), fault %+v", tc.kind, err, got, tc.got, res.Faults[0])
+		}
+	}
+}

@@ -500,7 +500,7 @@ func (j *Joined) commit(req *http.Request, body []byte, cl Classified) (*http.Re
 		cur = &exchanged{}
 		return j.deliver(r, body, key, cur)
 	}
-	c, err := j.calls.CommitOnly(req.Context(), call, func(kind string) bool { return rendered[kind] }, send)
+	c, err := j.calls.CommitOnly(req.Context(), call, func(kind string) bool { return j.renders(kind, cur) }, send)
 	if err != nil {
 		return nil, err
 	}
@@ -564,6 +564,22 @@ func (j *Joined) commit(req *http.Request, body []byte, cl Classified) (*http.Re
 	return resp, nil
 }
 
+// renders reports whether the transport renders kind on the commit whose
+// answer is cur (nil before the request is sent): an answer fault needs
+// the provider's answer, and partial_success_response and output_drift
+// an answer that is a JSON object, the body rewrite reads (not a
+// server-sent-event stream, say); on another the kind stays unfired.
+func (j *Joined) renders(kind string, cur *exchanged) bool {
+	switch kind {
+	case "partial_success_response", "output_drift":
+		var obj map[string]json.RawMessage
+		return cur != nil && cur.resp != nil && json.Unmarshal(cur.body, &obj) == nil
+	case "malformed_response":
+		return cur != nil && cur.resp != nil
+	}
+	return rendered[kind]
+}
+
 // deliver sends r through the base transport and maps the answer; the
 // answer is kept in into (nil: discarded, for a late delivery).
 func (j *Joined) deliver(r *http.Request, body []byte, key string, into *exchanged) model.ToolResult {
@@ -589,7 +605,7 @@ func (j *Joined) deliver(r *http.Request, body []byte, key string, into *exchang
 // removed (partial_success_response), the body cut to half its length
 // (malformed_response), or the receipt field renamed and a numeric amount
 // retyped to a string (output_drift). A body that is not a JSON object
-// is cut for malformed_response and left alone otherwise.
+// is cut for malformed_response; the others never fire on it (renders).
 func (j *Joined) rewrite(kind string, body []byte) []byte {
 	if kind == "malformed_response" {
 		return body[:len(body)/2]

@@ -29,8 +29,9 @@ type Calls interface {
 	// an armed fault whose kind enacts reports false does not act on the
 	// call (it is reached, stays unfired, and the run is inconclusive,
 	// never green), so a campaign over more kinds than the adapter
-	// renders goes on instead of ending in an error. A nil enacts enacts
-	// every kind, as Commit does.
+	// renders goes on instead of ending in an error. A kind that changes
+	// the provider's answer is asked about once the answer arrived, so an
+	// adapter decides on the answer it got. A nil enacts enacts every kind.
 	CommitOnly(ctx context.Context, call ToolCall, enacts func(kind string) bool, send func(context.Context, ToolCall) ToolResult) (Committed, error)
 	// Enter starts a crossing of any event but tool.commit
 	// (ledger.readback, state.read, checkpoint.write, checkpoint.load,

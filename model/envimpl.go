@@ -437,7 +437,9 @@ func (r *run) disturbCommit(call ToolCall, hits []*armed) (ToolResult, string) {
 	}
 	c.hits, c.fid = c.hits[:0], ""
 	for _, f := range hits {
-		if h, ok := f.kind.impl.(commitHook); ok && (r.live.enacts == nil || r.live.enacts(f.entry.Kind)) {
+		// an answer fault's adapter is asked once the answer arrived
+		// (commitLevel): it may render the kind on one answer, not another
+		if h, ok := f.kind.impl.(commitHook); ok && (r.live.enacts == nil || answerFault(h) || r.live.enacts(f.entry.Kind)) {
 			c.hits = append(c.hits, f)
 			c.hooks = append(c.hooks[:len(c.hits)-1], h)
 		}
@@ -446,6 +448,28 @@ func (r *run) disturbCommit(call ToolCall, hits []*armed) (ToolResult, string) {
 	clear(c.hooks)
 	c.hits = c.hits[:0]
 	return res, c.fid
+}
+
+// answerLevel runs the answer fault hooks[j] of a live commit around the
+// levels after it, and asks the adapter (CommitOnly's enacts) whether it
+// renders the kind on the answer it got: if not, the fault does not fire
+// and the answer passes untouched.
+func (r *run) answerLevel(j int, call ToolCall) (ToolResult, bool) {
+	var answered ToolResult
+	next := r.commitLevel(j + 1)
+	res, fired := r.commits.hooks[j].onCommit(r, call, func(call ToolCall) ToolResult { answered = next(call); return answered })
+	if fired && !r.live.enacts(r.commits.hits[j].entry.Kind) {
+		return answered, false
+	}
+	return res, fired
+}
+
+// answerFault reports whether h lets the provider answer and changes
+// the answer (timeout_after_commit, partial_success_response,
+// malformed_response, output_drift).
+func answerFault(h commitHook) bool {
+	k, ok := h.(commitFault)
+	return ok && k.after != nil
 }
 
 // commitChain is the state of disturbCommit's composition of commit
@@ -483,7 +507,13 @@ func (r *run) commitLevel(i int) func(ToolCall) ToolResult {
 	for len(c.levels) <= i {
 		j := len(c.levels)
 		c.levels = append(c.levels, func(call ToolCall) ToolResult {
-			res, fired := r.commits.hooks[j].onCommit(r, call, r.commitLevel(j+1))
+			var res ToolResult
+			var fired bool
+			if h := r.commits.hooks[j]; r.live.enacts != nil && answerFault(h) {
+				res, fired = r.answerLevel(j, call)
+			} else {
+				res, fired = h.onCommit(r, call, r.commitLevel(j+1))
+			}
 			if fired {
 				f := r.commits.hits[j]
 				r.commits.fid = r.fire(f)

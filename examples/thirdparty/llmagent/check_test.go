@@ -32,13 +32,18 @@ func configOf(provider, bug string) model.Config {
 // TestCheck is the check a team writes, each run in a synctest bubble:
 // the default search over the kinds. LLMAGENT_BUG plants a bug (the
 // subprocess of TestCheckFindsEachBug); its replay line replays a stored
-// schedule, whose config carries the bug.
+// schedule, whose config carries the bug. LLMAGENT_PLAIN=1 drops
+// WithKinds: the default search over every kind (TestCheckFindsEachBug's;
+// over the correct agent it finds TestFreshBudgetOnResume's schedule).
 func TestCheck(t *testing.T) {
 	bug := os.Getenv("LLMAGENT_BUG")
 	if bug != "" && os.Getenv("LLMAGENT_BODY") == "" {
 		t.Skip("a planted agent's check runs in TestCheckFindsEachBug's subprocess")
 	}
-	opts := []properties.Option{properties.WithKinds(kinds...), properties.WithConfig(config(bug))}
+	opts := []properties.Option{properties.WithConfig(config(bug))}
+	if os.Getenv("LLMAGENT_PLAIN") == "" {
+		opts = append(opts, properties.WithKinds(kinds...))
+	}
 	if dir := os.Getenv("LLMAGENT_FAIL_DIR"); dir != "" {
 		opts = append(opts, properties.WithFailDir(dir))
 	}

@@ -29,11 +29,13 @@ var planted = []struct {
 // anthropic-sdk-go ("") and over openai-go ("openai").
 var providers = []string{"", "openai"}
 
-// TestCheckFindsEachBug runs TestCheck on each planted agent, over each
-// SDK, in a process of its own: it fails with the bug's invariant, shrunk
-// to one fault, and prints a replay line; that line, run alone (no bug in
-// the environment: the bug and the provider are in the stored config),
-// fails again with the same violation.
+// TestCheckFindsEachBug runs TestCheck without WithKinds (LLMAGENT_PLAIN:
+// the default search over every kind, the answer faults on the model's
+// stream included) on each planted agent, over each SDK, in a process of
+// its own: it fails with the bug's invariant, shrunk to one fault, and
+// prints a replay line; that line, run alone (no bug in the environment:
+// the bug and the provider are in the stored config), fails again with
+// the same violation.
 func TestCheckFindsEachBug(t *testing.T) {
 	if os.Getenv("LLMAGENT_BODY") != "" {
 		t.Skip("the subprocess runs TestCheck only")
@@ -51,7 +53,7 @@ func checkFinds(t *testing.T, provider, bug, invariant, fault string) {
 	t.Helper()
 	name, dir := provider+"/"+bug, t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestCheck$", "-test.v")
-	cmd.Env = append(os.Environ(), "LLMAGENT_BUG="+bug, "LLMAGENT_PROVIDER="+provider, "LLMAGENT_BODY=1", "LLMAGENT_FAIL_DIR="+dir)
+	cmd.Env = append(os.Environ(), "LLMAGENT_BUG="+bug, "LLMAGENT_PROVIDER="+provider, "LLMAGENT_BODY=1", "LLMAGENT_FAIL_DIR="+dir, "LLMAGENT_PLAIN=1")
 	b, err := cmd.CombinedOutput()
 	out := string(b)
 	if err == nil || !strings.Contains(out, "minimal schedule (1 fault)") || !strings.Contains(out, invariant) || !strings.Contains(out, fault) {

@@ -140,7 +140,9 @@ func Result(key string, resp *http.Response, body []byte) model.ToolResult {
 // to the model, every other request to tools, in process, through one
 // httpfault.Join transport on calls whose commits are the model's
 // replies (tool "model") and the requests rules call commits; answers
-// map by Result, and rate_limit renders as Anthropic's 529 overloaded
+// map by Result (the answer faults rewrite the field "id" Result
+// reads; a stream, which is no JSON object, they leave unfired but
+// malformed_response, which cuts it), and rate_limit renders as Anthropic's 529 overloaded
 // (httpfault.AnthropicOverloaded), or with Model.OpenAI as OpenAI's 429
 // (httpfault.OpenAIError).
 // Its error is Join's.
@@ -160,7 +162,7 @@ func (m *Model) Client(calls model.Calls, tools http.Handler, rules ...httpfault
 		}
 		return httpfault.AnthropicOverloaded(kind, wait)
 	}
-	tr, err := httpfault.Join(calls, httpfault.InProcess(mux), httpfault.JoinOptions{Classify: classify, Result: Result, Render: render})
+	tr, err := httpfault.Join(calls, httpfault.InProcess(mux), httpfault.JoinOptions{Classify: classify, Result: Result, Receipt: "id", Render: render})
 	if err != nil {
 		return nil, err
 	}
