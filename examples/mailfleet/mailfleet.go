@@ -20,8 +20,31 @@ import (
 // Sender delivers one newsletter; Jitter spreads its retries. RetryAny is
 // the unprotected sender: it retries every refusal (a rejected outcome)
 // as it would a rate limit (after the retry-after, else 100 ms), a
-// permanent one included.
-type Sender struct{ Jitter, RetryAny bool }
+// permanent one included. Outage is how it retries a provider that is
+// down (a 503, class "unavailable"): "" holds, OutageAtOnce resends at
+// once, OutageBackoff backs off (see backoff).
+type Sender struct {
+	Jitter, RetryAny bool
+	Outage           string
+}
+
+// The senders' answers to an outage (Sender.Outage).
+const (
+	OutageAtOnce  = "at_once"
+	OutageBackoff = "backoff"
+)
+
+// unavailable is the class of a provider's 503 (model's provider_outage).
+const unavailable = "unavailable"
+
+// backoff is the wait before a sender's retry after failed attempts
+// (1 or more) of an outage: 100 ms doubled at each failure up to a cap of
+// 400 ms, plus a jitter of up to as much again drawn from the Env.
+func backoff(env model.Env, failed int) (model.Millis, error) {
+	d := model.Millis(100) << min(failed-1, 2)
+	x, err := env.Rand()
+	return d + model.Millis(x%uint64(d)), err
+}
 
 // Run sends the task's newsletter, retrying a rate limit within the
 // task's retry budget.
@@ -38,6 +61,17 @@ func (s Sender) Run(ctx context.Context, env model.Env, t model.Task) (model.Cla
 			return model.Claim{Verdict: model.ClaimHold, Reason: "not sent: " + res.Class}, nil
 		case res.Outcome == model.OutcomeCommitted:
 			return model.Claim{Verdict: model.ClaimRelease, Reason: "sent"}, nil
+		case res.Class == unavailable && s.Outage == OutageAtOnce:
+			continue
+		case res.Class == unavailable && s.Outage == OutageBackoff:
+			wait, err := backoff(env, attempt+1)
+			if err == nil {
+				err = env.Sleep(ctx, wait)
+			}
+			if err != nil {
+				return model.Claim{}, err
+			}
+			continue
 		case res.Class != model.ClassRateLimited && !(s.RetryAny && res.Outcome == model.OutcomeRejected):
 			return model.Claim{Verdict: model.ClaimHold, Reason: "not sent: " + res.Class}, nil
 		}
@@ -56,7 +90,7 @@ func (s Sender) Run(ctx context.Context, env model.Env, t model.Task) (model.Cla
 			return model.Claim{}, err
 		}
 	}
-	return model.Claim{Verdict: model.ClaimHold, Reason: "rate limited"}, nil
+	return model.Claim{Verdict: model.ClaimHold, Reason: "retries spent"}, nil
 }
 
 // Fleet returns a fleet of n senders (one list each) against a provider
@@ -83,14 +117,16 @@ func Burst(n int) *model.Schedule {
 
 // Definition describes the fleet of ten senders against a provider of
 // capacity twelve attempts per 100 ms, checking no_invented_progress (and, as every run,
-// retry_paced and no_retry_storm). Its system config is
-// {"jitter": bool, "retry_any": bool}; an unknown field is an error.
+// retry_paced and no_retry_storm). Its system config is {"jitter": bool,
+// "retry_any": bool, "outage": "at_once"|"backoff"}; an unknown field or
+// value is an error.
 func Definition() *model.Definition {
 	return &model.Definition{Name: "mailfleet", Fixtures: []model.Fixture{Fleet(10, fleetCapacity)}, Builtin: []string{model.InvNoInventedProgress},
 		Configure: func(system json.RawMessage) (model.Factory, error) {
 			var s struct {
-				Jitter   bool `json:"jitter"`
-				RetryAny bool `json:"retry_any"`
+				Jitter   bool   `json:"jitter"`
+				RetryAny bool   `json:"retry_any"`
+				Outage   string `json:"outage"`
 			}
 			if len(system) > 0 {
 				dec := json.NewDecoder(bytes.NewReader(system))
@@ -99,7 +135,10 @@ func Definition() *model.Definition {
 					return nil, fmt.Errorf("mailfleet: config: %w", err)
 				}
 			}
-			return func() model.System { return Sender{Jitter: s.Jitter, RetryAny: s.RetryAny} }, nil
+			if s.Outage != "" && s.Outage != OutageAtOnce && s.Outage != OutageBackoff {
+				return nil, fmt.Errorf("mailfleet: config: outage %q (valid: %q, %q, or none)", s.Outage, OutageAtOnce, OutageBackoff)
+			}
+			return func() model.System { return Sender{Jitter: s.Jitter, RetryAny: s.RetryAny, Outage: s.Outage} }, nil
 		}}
 }
 
