@@ -284,8 +284,10 @@ func (r *run) matches(f *armed, n int) bool {
 		return false
 	}
 	if d := f.kind.spec.LastsMs; d > 0 {
-		// a lasting fault hits every crossing of every worker until it ends
-		return f.fired > 0 && r.world.Clock-f.windowFrom < d
+		// a lasting fault hits every crossing of every worker, from its
+		// ordinal's (the workers that cross at that time included) until
+		// it ends
+		return f.reached && r.world.Clock-f.windowFrom < d
 	}
 	switch f.corr {
 	case correlationRepeated:
