@@ -34,12 +34,12 @@ const (
 	// that failed together retries together.
 	OutageFixed = "fixed"
 	// OutageCapped backs off 100 ms doubled per failure, capped at 400
-	// ms, with a jitter of up to a quarter of the wait below the cap; the
+	// ms, with a jitter of up to an eighth of the wait below the cap; the
 	// capped wait drops its jitter, so the fleet's retries, barely spread
-	// by then, stay within 75 ms of each other for the rest of the outage.
+	// by then, stay within 37 ms of each other for the rest of the outage.
 	OutageCapped = "capped"
 	// OutageBackoff is OutageCapped with the jitter kept at the cap: a
-	// capped wait is 400 ms plus up to 800 ms drawn from the Env.
+	// capped wait is 400 ms plus up to 1,200 ms drawn from the Env.
 	OutageBackoff = "backoff"
 )
 
@@ -56,11 +56,11 @@ func (s Sender) wait(env model.Env, failed int) (model.Millis, error) {
 		return 100, nil
 	}
 	d := model.Millis(100) << min(failed-1, 3)
-	jitter := d / 4
+	jitter := d / 8
 	if d >= backoffCap {
 		d, jitter = backoffCap, 0
 		if s.Outage == OutageBackoff {
-			jitter = 2 * backoffCap
+			jitter = 3 * backoffCap
 		}
 	}
 	if jitter == 0 {
@@ -147,7 +147,7 @@ func Definition() *model.Definition {
 }
 
 // OutageDefinition is Definition on the fleet of ten senders against a
-// provider of capacity eight attempts per 100 ms (fixture
+// provider of capacity five attempts per 50 ms (fixture
 // "mail-fleet-outage"): a fleet that retries an outage in lockstep
 // overloads it when it comes back (docs/retry-storms.md, "Outages").
 func OutageDefinition() *model.Definition {
@@ -180,6 +180,6 @@ func definition(name string, f model.Fixture) *model.Definition {
 
 const (
 	fleetCapacity  = 12
-	outageCapacity = 4
+	outageCapacity = 5
 	outageWindow   = 50
 )

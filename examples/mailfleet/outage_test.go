@@ -21,11 +21,11 @@ func outageConfig(how string) model.Config {
 // ms from the first send (provider_outage at tool.commit#1, lasting). The
 // sends it refuses are no load; what matters is the fleet's return. The
 // sender that waits a fixed 100 ms sends its ten retries together when the
-// provider is back (no_retry_storm breaks at the fifth in 1100-1150 ms,
-// capacity four per 50 ms); the sender whose capped wait drops its jitter
-// stays within 75 ms of the others over the outage's attempts and lands
-// 4 and 6 in two windows; the one that keeps its jitter at the cap
-// spreads its ten over 550 ms (peak 3) and holds. Every sender sends.
+// provider is back (no_retry_storm breaks at the sixth in 1100-1150 ms,
+// capacity five per 50 ms); the sender whose capped wait drops its jitter
+// stays within 37 ms of the others over the outage's attempts and lands
+// nine in 1250-1300 ms; the one that keeps its jitter at the cap spreads
+// its ten over 900 ms (peak 2) and holds. Every sender sends.
 func TestOutageStorm(t *testing.T) {
 	spec, err := model.Spec("provider_outage")
 	if err != nil {
@@ -41,9 +41,9 @@ func TestOutageStorm(t *testing.T) {
 		storm              string
 		peak, refused, end int
 	}{
-		{mailfleet.OutageFixed, "5 attempts (5 retries) in the window 1100-1150 ms, past the provider's capacity of 4", 10, 80, 22},
-		{mailfleet.OutageCapped, "5 attempts (5 retries) in the window 1300-1350 ms, past the provider's capacity of 4", 6, 40, 26},
-		{mailfleet.OutageBackoff, "", 3, 33, 36},
+		{mailfleet.OutageFixed, "6 attempts (6 retries) in the window 1100-1150 ms, past the provider's capacity of 5", 10, 80, 22},
+		{mailfleet.OutageCapped, "6 attempts (6 retries) in the window 1250-1300 ms, past the provider's capacity of 5", 9, 40, 26},
+		{mailfleet.OutageBackoff, "", 2, 30, 40},
 	} {
 		s := &model.Schedule{Version: model.ScheduleVersion, Seed: "mail-outage", Config: outageConfig(c.how),
 			Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "provider_outage"}}}
@@ -78,7 +78,7 @@ func TestOutageStorm(t *testing.T) {
 // The control (jitter kept at the cap) holds over the walk's 20,000
 // schedules and 100 random checks: scripts/outage-storms.sh measures it.
 func TestDefaultSearchFindsOutageStorms(t *testing.T) {
-	for how, at := range map[string]string{mailfleet.OutageFixed: "1100-1150", mailfleet.OutageCapped: "1300-1350"} {
+	for how, at := range map[string]string{mailfleet.OutageFixed: "1100-1150", mailfleet.OutageCapped: "1250-1300"} {
 		rep, err := properties.Explore(mailfleet.OutageDefinition(), properties.WithConfig(outageConfig(how)))
 		if err != nil {
 			t.Fatal(err)
@@ -88,7 +88,7 @@ func TestDefaultSearchFindsOutageStorms(t *testing.T) {
 			len(cx.Shrunk.Faults) != 1 || cx.Shrunk.Faults[0] != (model.FaultEntry{Event: model.EvToolCommit, Ordinal: 1, Kind: "provider_outage"}) {
 			t.Fatalf("%s: %+v", how, rep)
 		}
-		if want := "5 attempts (5 retries) in the window " + at + " ms, past the provider's capacity of 4"; cx.Detail != want {
+		if want := "6 attempts (6 retries) in the window " + at + " ms, past the provider's capacity of 5"; cx.Detail != want {
 			t.Errorf("%s: detail %q", how, cx.Detail)
 		}
 	}
