@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/examples/mailfleet"
+	"github.com/faultline/faultline/fuzz"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/properties"
 )
@@ -91,5 +92,27 @@ func TestDefaultSearchFindsOutageStorms(t *testing.T) {
 		if want := "6 attempts (6 retries) in the window " + at + " ms, past the provider's capacity of 5"; cx.Detail != want {
 			t.Errorf("%s: detail %q", how, cx.Detail)
 		}
+	}
+}
+
+// TestFleetKindsAreFuzzSites: the fuzz decoder places the fleet kinds
+// (FaultSpec.Fleet) on a fleet fixture, each at its designed placement
+// (the first send), and not on the same senders outside a fleet.
+func TestFleetKindsAreFuzzSites(t *testing.T) {
+	sites := func(def *model.Definition) []fuzz.Site {
+		d, err := fuzz.NewDecoder(def)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.DeleteFunc(d.Sites(), func(s fuzz.Site) bool { return s.Kind != "do_not_retry" && s.Kind != "provider_outage" })
+	}
+	got := sites(mailfleet.Definition())
+	if !slices.Equal(got, []fuzz.Site{{Kind: "do_not_retry", Event: model.EvToolCommit, Ordinal: 1}, {Kind: "provider_outage", Event: model.EvToolCommit, Ordinal: 1}}) {
+		t.Errorf("fleet: %v", got)
+	}
+	fx := mailfleet.Fleet(10, 12)
+	fx.Fleet = nil
+	if got := sites(model.Define("senders", fx, func() model.System { return mailfleet.Sender{} })); len(got) != 0 {
+		t.Errorf("no fleet: %v", got)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/faultline/faultline/examples/mailfleet"
@@ -43,10 +44,11 @@ func main() {
 		found, shrunk := "holds", "-"
 		if cx := rep.Counterexample; rep.Found && cx != nil {
 			found = cx.Invariant + ": " + cx.Detail
-			shrunk = ""
+			var fs []string
 			for _, f := range cx.Shrunk.Faults {
-				shrunk += fmt.Sprintf("%s at %s#%d ", f.Kind, f.Event, f.Ordinal)
+				fs = append(fs, fmt.Sprintf("%s at %s#%d", f.Kind, f.Event, f.Ordinal))
 			}
+			shrunk = strings.Join(fs, ", ")
 		}
 		walk := 0
 		if rep.Walk != nil {
