@@ -88,15 +88,22 @@ func (g gap) Contains(k Key) bool {
 	return slices.Contains(g.Values, k.value(g.Dim))
 }
 
-// Default returns the universe of model.Catalogue() and
-// model.CacheAndWorkerKinds(); a Guide over it ranks the catalogue's
+// outsideKinds are model.CacheAndWorkerKinds() but the fleet kinds
+// (FaultSpec.Fleet): a fleet's retry storm is measured by its load, not
+// by a key, so the universe and every figure over it stay as they were.
+func outsideKinds() []model.FaultSpec {
+	return slices.DeleteFunc(model.CacheAndWorkerKinds(), func(sp model.FaultSpec) bool { return sp.Fleet })
+}
+
+// Default returns the universe of model.Catalogue() and outsideKinds();
+// a Guide over it ranks the catalogue's
 // kinds. The catalogue is fixed and a Universe is read-only (its methods
 // return copies), so it is built once per process and shared.
 func Default() *Universe { return defaultUniverse() }
 
 var defaultUniverse = sync.OnceValue(func() *Universe {
 	cat := model.Catalogue()
-	u, err := newUniverse(append(cat, model.CacheAndWorkerKinds()...))
+	u, err := newUniverse(append(cat, outsideKinds()...))
 	if err != nil {
 		panic("coverage: the model's catalogue is invalid: " + err.Error()) // the catalogue is closed and checked by tests
 	}
@@ -105,7 +112,7 @@ var defaultUniverse = sync.OnceValue(func() *Universe {
 })
 
 // NoticeUniverse returns the universe of model.Catalogue(),
-// model.CacheAndWorkerKinds() and model.NoticeKinds(): the keys of runs
+// outsideKinds() and model.NoticeKinds(): the keys of runs
 // with the provider's notices too ("faultline audit --notices" records
 // into it); a Guide over it ranks the catalogue's kinds. Built once per
 // process and shared, as Default.
@@ -113,7 +120,7 @@ func NoticeUniverse() *Universe { return noticeUniverse() }
 
 var noticeUniverse = sync.OnceValue(func() *Universe {
 	cat := model.Catalogue()
-	u, err := newUniverse(append(append(cat, model.CacheAndWorkerKinds()...), model.NoticeKinds()...))
+	u, err := newUniverse(append(append(cat, outsideKinds()...), model.NoticeKinds()...))
 	if err != nil {
 		panic("coverage: the model's notice kinds are invalid: " + err.Error()) // closed and checked by tests
 	}

@@ -375,14 +375,21 @@ func eventList(evs []model.EventName) string {
 	return strings.Join(names, ", ")
 }
 
-// kindSpecs are the kinds a decoder under cfg places, in site order: the
-// catalogue's, the world events, and, under a config with notices
-// (Config.Notices), the kinds of the provider's notices
-// (model.NoticeKinds), which a config without them never places.
-func kindSpecs(cfg model.Config) []model.FaultSpec {
+// kindSpecs are the kinds a decoder under cfg places on a fixture that is
+// a fleet or not, in site order: the catalogue's, the world events,
+// under a config with notices (Config.Notices) the kinds of the
+// provider's notices (model.NoticeKinds), which a config without them
+// never places, and on a fleet the fleet kinds (FaultSpec.Fleet), whose
+// harm is a fleet's load.
+func kindSpecs(cfg model.Config, fleet bool) []model.FaultSpec {
 	specs := append(model.Catalogue(), model.WorldEvents()...)
 	if cfg.Notices {
 		specs = append(specs, model.NoticeKinds()...)
+	}
+	for _, sp := range model.CacheAndWorkerKinds() {
+		if fleet && sp.Fleet {
+			specs = append(specs, sp)
+		}
 	}
 	return specs
 }
@@ -390,7 +397,7 @@ func kindSpecs(cfg model.Config) []model.FaultSpec {
 // specs are the kinds the decoder places: kindSpecs of its config, only
 // those WithKinds names.
 func (d *Decoder) specs() []model.FaultSpec {
-	specs := kindSpecs(d.config)
+	specs := kindSpecs(d.config, d.fixture.Fleet != nil)
 	if d.kinds != nil {
 		specs = slices.DeleteFunc(specs, func(sp model.FaultSpec) bool { return !slices.Contains(d.kinds, sp.Kind) })
 	}
@@ -419,9 +426,10 @@ func fits(cfg model.Config, kind string, ev model.EventName) bool {
 }
 
 // Sites returns the injection sites in decoding order: the catalogue's
-// kinds in catalogue order, then the world events in their order, each at
-// the events and ordinals of the scope (kinds whose events the clean run
-// never crossed have none).
+// kinds in catalogue order, then the world events in their order (then
+// the notice kinds, and on a fleet fixture the fleet kinds; kindSpecs),
+// each at the events and ordinals of the scope (kinds whose events the
+// clean run never crossed have none).
 func (d *Decoder) Sites() []Site { return append([]Site(nil), d.sites...) }
 
 // modifiersOf returns the modifiers each kind takes under cfg on fx (see

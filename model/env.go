@@ -191,6 +191,10 @@ const (
 	// classDoNotRetry is a permanent rejection whose answer says not to
 	// retry (a 4xx-class error): the task owes an unbounded back-off.
 	classDoNotRetry = "do_not_retry"
+	// classUnavailable: the provider is down (a 503 without a
+	// retry-after, fault kind provider_outage); nothing was committed and
+	// a retry may succeed once it is back.
+	classUnavailable = "unavailable"
 )
 
 // failedInBody reports whether res is a success envelope that carries an

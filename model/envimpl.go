@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"slices"
 	"strconv"
 )
 
@@ -394,7 +395,15 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 	} else {
 		r.paced(r.world.Clock - costCommit)
 	}
-	r.fleet.send(r.world.Clock-costCommit, r.attempts > 1)
+	if slices.ContainsFunc(c.hits, lasting) {
+		// the provider is down: its front door refuses the send at once,
+		// and it is not load the provider serves
+		if r.fleet.on {
+			r.fleet.load.OutageRefused++
+		}
+	} else {
+		r.fleet.send(r.world.Clock-costCommit, r.attempts > 1)
+	}
 	r.state = stateWaitingForTool
 	op := r.sendOp(call)
 	if r.conc != nil {

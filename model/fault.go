@@ -49,8 +49,16 @@ type FaultSpec struct {
 	// worker across tasks: it shows only where one worker runs several
 	// tasks in sequence (Concurrency.Workers below the fixture's task
 	// count); on a one-task workload it is reached and never fires.
-	WorkerScoped bool   `json:"worker_scoped,omitempty"`
-	Doc          string `json:"doc"`
+	WorkerScoped bool `json:"worker_scoped,omitempty"`
+	// Fleet is true for a kind whose harm is a fleet's load (a retry
+	// storm): the default search draws it on a fleet fixture (Fixture.Fleet)
+	// without being told to, and on no other workload.
+	Fleet bool `json:"fleet,omitempty"`
+	// LastsMs, above zero, makes the kind lasting: once fired, it hits
+	// every later crossing of its event, of every task and worker, sent
+	// less than LastsMs logical ms after the first (an outage).
+	LastsMs Millis `json:"lasts_ms,omitempty"`
+	Doc     string `json:"doc"`
 }
 
 // faultKind pairs a spec with its disturbance: a value implementing exactly
@@ -428,6 +436,10 @@ var (
 	// do_not_retry: the provider rejects the request permanently and its
 	// answer says not to retry it; nothing is committed.
 	doNotRetry = commitFault{refused: true, reply: &ToolResult{Outcome: OutcomeRejected, Class: classDoNotRetry, Reason: "rejected permanently: do not retry"}}
+	// provider_outage: the provider is down (a 503 without a retry-after);
+	// nothing is committed. Lasting (FaultSpec.LastsMs): every send of
+	// every worker during the outage gets the same answer.
+	providerOutage = commitFault{refused: true, reply: &ToolResult{Outcome: OutcomeRejected, Class: classUnavailable, Reason: "provider unavailable (503): outage"}}
 	// tool_timeout: the client times out while the provider holds the
 	// request, which it commits late.
 	toolTimeout = commitFault{held: true, reply: &ToolResult{Outcome: OutcomeUnknown, Class: ClassTimeout, Reason: "timeout: no reply yet"}}
@@ -933,27 +945,38 @@ var cacheWorkerKinds = []faultKind{
 		Doc: "at a retry: the retry layer opens a span of its own and leaves it as the worker's running span; the retried call and every later task of the worker carry it"}, spanCarryOver{}},
 }
 
-// fleetKinds are the errors a fleet must not retry. Like cacheWorkerKinds
-// they are defined, named in schedules and replayed, and kept out of
-// Catalogue() and CacheAndWorkerKinds(), so the catalogue-wide figures
-// and the coverage universe are unchanged; the default search draws them
-// on fleet fixtures (package properties), where a retry is load.
+// fleetKinds are the provider's answers whose harm is a fleet's load
+// (FaultSpec.Fleet): an error a fleet must not retry, an outage that
+// lasts several attempts of every worker. Like cacheWorkerKinds they are
+// defined, named in schedules and replayed, and kept out of Catalogue(),
+// so the catalogue-wide figures are unchanged; the default search draws
+// them on fleet fixtures (package properties), where a retry is load.
 var fleetKinds = []faultKind{
 	{FaultSpec{Kind: "do_not_retry", Domain: domainTool, Target: "tool API error class", Event: EvToolCommit,
 		Boundary: boundaryToolCall, Phase: phaseBeforeCommit, Signal: signalAcknowledgement, Manner: mannerContradictory,
 		Correlations: []Correlation{correlationSynchronized},
-		Oracle:       oracleBudgetCounter, Threatens: []string{invRetryPaced, InvNoRetryStorm},
+		Oracle:       oracleBudgetCounter, Threatens: []string{invRetryPaced, InvNoRetryStorm}, Fleet: true,
 		Doc: "the provider rejects the request permanently, a 4xx-class answer that says not to retry; nothing is committed and any retry of the task is early"}, doNotRetry},
+	{FaultSpec{Kind: "provider_outage", Domain: domainTool, Target: "tool API availability", Event: EvToolCommit,
+		Boundary: boundaryToolCall, Phase: phaseBeforeCommit, Correlation: correlationPersistent, Signal: signalAcknowledgement, Manner: mannerLate,
+		Oracle: oracleBudgetCounter, Threatens: []string{InvNoRetryStorm}, Fleet: true, LastsMs: outageMs,
+		Doc: "the provider is down for 1,000 logical ms from the first failed send: every send of every worker in that time gets a 503 without a retry-after and commits nothing"}, providerOutage},
 }
 
-// CacheAndWorkerKinds returns the specs of sliding_grant_cache (revoked
-// authority kept alive by a cache with a sliding lifetime) and the
+// outageMs is provider_outage's duration: ten windows of a fleet's
+// default 100 ms, several attempts of any back-off below a second.
+const outageMs Millis = 1000
+
+// CacheAndWorkerKinds returns the kinds outside the catalogue that a
+// default search draws where they can act: sliding_grant_cache (revoked
+// authority kept alive by a cache with a sliding lifetime), the
 // worker-scoped kinds ambient_identity_leak and span_carry_over (see
-// cacheWorkerKinds).
+// cacheWorkerKinds), then the fleet kinds (FaultSpec.Fleet: do_not_retry,
+// provider_outage; see fleetKinds).
 func CacheAndWorkerKinds() []FaultSpec {
-	out := make([]FaultSpec, len(cacheWorkerKinds))
-	for i, k := range cacheWorkerKinds {
-		out[i] = k.spec
+	out := make([]FaultSpec, 0, len(cacheWorkerKinds)+len(fleetKinds))
+	for _, k := range append(append([]faultKind{}, cacheWorkerKinds...), fleetKinds...) {
+		out = append(out, k.spec)
 	}
 	return out
 }

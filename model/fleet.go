@@ -85,8 +85,12 @@ type FleetLoad struct {
 	Overloaded int `json:"overloaded"`
 	// TokensGranted and TokensRefused count the shared retry budget's
 	// answers (Env.RetryToken).
-	TokensGranted int   `json:"tokens_granted"`
-	TokensRefused int   `json:"tokens_refused"`
+	TokensGranted int `json:"tokens_granted"`
+	TokensRefused int `json:"tokens_refused"`
+	// OutageRefused counts the sends a lasting outage (provider_outage)
+	// refused: the provider's front door answered them at once, so they
+	// are in no window's load.
+	OutageRefused int   `json:"outage_refused,omitempty"`
 	Load          []int `json:"load"`
 	Retries       []int `json:"retry_load"`
 }
@@ -159,6 +163,9 @@ func (fs *fleetState) send(at Millis, retry bool) {
 		}
 	}
 }
+
+// lasting reports whether f is a lasting fault (FaultSpec.LastsMs).
+func lasting(f *armed) bool { return f.kind.spec.LastsMs > 0 }
 
 // result returns a copy of the load for a Result (nil outside a fleet).
 func (fs *fleetState) result() *FleetLoad {

@@ -223,9 +223,10 @@ type armed struct {
 	firedAt   int // seq of the first firing, 0 if none
 	// corr is the correlation the entry runs under (FaultEntry.Correlated);
 	// ended is set when a persistent fault's Until event was crossed
-	// after it fired; windowFrom is the World's clock at a synchronized
-	// fault's ordinal (its window opens there, when the crossing is sent:
-	// a commit's reply, where it fires, comes later); hitTasks
+	// after it fired; windowFrom is the World's clock at the fault's
+	// ordinal (a synchronized fault's window and a lasting one's duration
+	// open there, when the crossing is sent: a commit's reply, where it
+	// fires, comes later); hitTasks
 	// (synchronized: a set of fixture indexes) and hitTenants (shared)
 	// are the tasks and tenants it has hit.
 	corr       Correlation
@@ -269,11 +270,11 @@ func (t *taskSet) add(i int) {
 func (r *run) matches(f *armed, n int) bool {
 	o := f.entry.Ordinal
 	if n == o {
+		f.windowFrom = r.world.Clock
 		switch f.corr {
 		case correlationSynchronized:
 			f.hitTasks.reset()
 			f.hitTasks.add(r.index)
-			f.windowFrom = r.world.Clock
 		case correlationShared:
 			f.hitTenants = append(f.hitTenants[:0], r.task.Tenant)
 		}
@@ -281,6 +282,12 @@ func (r *run) matches(f *armed, n int) bool {
 	}
 	if n < o {
 		return false
+	}
+	if d := f.kind.spec.LastsMs; d > 0 {
+		// a lasting fault hits every crossing of every worker, from its
+		// ordinal's (the workers that cross at that time included) until
+		// it ends
+		return f.reached && r.world.Clock-f.windowFrom < d
 	}
 	switch f.corr {
 	case correlationRepeated:

@@ -512,40 +512,27 @@ func (w *walkState) interleavings() error {
 // walkKinds are every kind and world event a walk may place, in the order
 // their codes are given: the catalogue, the world events, the kinds of
 // the provider's notices (placed only under a config with notices), and
-// the cache and worker kinds (placed when WithKinds names them, or, a
-// worker-scoped one, where a worker runs several tasks).
+// the kinds outside the catalogue (placed when WithKinds names them, or
+// where they can act: drawnByDefault).
 var walkKinds = func() []model.FaultSpec {
-	return append(append(append(append(model.Catalogue(), model.WorldEvents()...), model.NoticeKinds()...), model.CacheAndWorkerKinds()...), fleetKinds...)
-}()
-
-// fleetKinds are the errors a fleet must not retry (do_not_retry): kinds
-// outside model.Catalogue() and model.CacheAndWorkerKinds(), placed when
-// WithKinds names them or on a fleet fixture (drawnByDefault).
-var fleetKinds = func() []model.FaultSpec {
-	sp, err := model.Spec("do_not_retry")
-	if err != nil {
-		panic(err)
-	}
-	return []model.FaultSpec{sp}
+	return append(append(append(model.Catalogue(), model.WorldEvents()...), model.NoticeKinds()...), model.CacheAndWorkerKinds()...)
 }()
 
 // isCacheWorkerKind reports whether kind is one of
 // model.CacheAndWorkerKinds, which a walk or an exploration places only
-// when WithKinds names it, or (a worker-scoped one) where a worker runs
-// several tasks (drawnByDefault).
+// when WithKinds names it, or where it can act (drawnByDefault).
 func isCacheWorkerKind(kind string) bool {
-	is := func(sp model.FaultSpec) bool { return sp.Kind == kind }
-	return slices.ContainsFunc(model.CacheAndWorkerKinds(), is) || slices.ContainsFunc(fleetKinds, is)
+	return slices.ContainsFunc(model.CacheAndWorkerKinds(), func(sp model.FaultSpec) bool { return sp.Kind == kind })
 }
 
 // drawnByDefault reports whether a walk or an exploration under set
 // places sp of model.CacheAndWorkerKinds without WithKinds naming it: a
 // worker-scoped kind where one worker runs several tasks (a concurrent
 // config with fewer workers than the fixture has tasks), the only
-// workload where it can fire; a fleet kind on a fleet fixture, where a
-// retry is load.
+// workload where it can fire; a fleet kind (FaultSpec.Fleet) on a fleet
+// fixture, where a retry is load.
 func drawnByDefault(set *settings, sp model.FaultSpec) bool {
-	if slices.ContainsFunc(fleetKinds, func(f model.FaultSpec) bool { return f.Kind == sp.Kind }) {
+	if sp.Fleet {
 		return set.fixture.Fleet != nil
 	}
 	c := set.config.Concurrency

@@ -512,7 +512,12 @@ func writeAuditCoverage(w io.Writer, audits []paper.ProfileAudit, path string) e
 	for _, a := range audits {
 		correlated += len(a.Correlated)
 	}
-	outside := len(model.CacheAndWorkerKinds())
+	outside := 0
+	for _, sp := range model.CacheAndWorkerKinds() {
+		if !sp.Fleet { // copperfin.Correlated runs no fleet kind
+			outside++
+		}
+	}
 	if _, err := fmt.Fprintf(w, "\n== coverage of the runs above (%d single-fault runs: %d fault kinds under %d profiles; and %d correlated runs: %d modifiers and %d kinds outside the catalogue under %d profiles)\n",
 		cmp.Total.Summary.Runs-correlated-noticeRuns(audits), len(model.Catalogue()), len(audits), correlated, len(copperfin.Correlated())-outside, outside, len(audits)); err != nil {
 		return err

@@ -51,6 +51,13 @@ func TestReferenceCompletions(t *testing.T) {
 	if got := values("assay", "--mode", "timeout_"); !slices.Equal(got, []string{"timeout_after_commit", "timeout_before_send"}) {
 		t.Errorf("--mode timeout_: %v", got)
 	}
+	// the fleet kinds complete like the other kinds outside the catalogue
+	if got := values("explore", "--kinds", "do_not"); !slices.Equal(got, []string{"do_not_retry"}) {
+		t.Errorf("--kinds do_not: %v", got)
+	}
+	if got := values("explore", "--kinds", "provider_"); !slices.Equal(got, []string{"provider_outage"}) {
+		t.Errorf("--kinds provider_: %v", got)
+	}
 	for _, cmd := range []string{"assay", "audit"} {
 		if got := values(cmd, "--compat", ""); !slices.Equal(got, []string{"paper188"}) {
 			t.Errorf("%s --compat: %v", cmd, got)

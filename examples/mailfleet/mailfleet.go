@@ -20,8 +20,55 @@ import (
 // Sender delivers one newsletter; Jitter spreads its retries. RetryAny is
 // the unprotected sender: it retries every refusal (a rejected outcome)
 // as it would a rate limit (after the retry-after, else 100 ms), a
-// permanent one included.
-type Sender struct{ Jitter, RetryAny bool }
+// permanent one included. Outage is how it retries a provider that is
+// down (a 503, class "unavailable"): "" holds; OutageFixed, OutageCapped
+// and OutageBackoff retry within the task's budget (see wait).
+type Sender struct {
+	Jitter, RetryAny bool
+	Outage           string
+}
+
+// The senders' answers to an outage (Sender.Outage).
+const (
+	// OutageFixed waits 100 ms before every retry, no jitter: a fleet
+	// that failed together retries together.
+	OutageFixed = "fixed"
+	// OutageCapped backs off 100 ms doubled per failure, capped at 400
+	// ms, with a jitter of up to an eighth of the wait below the cap; the
+	// capped wait drops its jitter, so the fleet's retries, barely spread
+	// by then, stay within 37 ms of each other for the rest of the outage.
+	OutageCapped = "capped"
+	// OutageBackoff is OutageCapped with the jitter kept at the cap: a
+	// capped wait is 400 ms plus up to 1,200 ms drawn from the Env.
+	OutageBackoff = "backoff"
+)
+
+// unavailable is the class of a provider's 503 (model's provider_outage).
+const unavailable = "unavailable"
+
+// backoffCap is the longest wait of OutageCapped and OutageBackoff.
+const backoffCap model.Millis = 400
+
+// wait is the sender's wait before its retry after failed outage attempts
+// (1 or more), in logical ms; an error is the Env's.
+func (s Sender) wait(env model.Env, failed int) (model.Millis, error) {
+	if s.Outage == OutageFixed {
+		return 100, nil
+	}
+	d := model.Millis(100) << min(failed-1, 3)
+	jitter := d / 8
+	if d >= backoffCap {
+		d, jitter = backoffCap, 0
+		if s.Outage == OutageBackoff {
+			jitter = 3 * backoffCap
+		}
+	}
+	if jitter == 0 {
+		return d, nil
+	}
+	x, err := env.Rand()
+	return d + model.Millis(x%uint64(jitter)), err
+}
 
 // Run sends the task's newsletter, retrying a rate limit within the
 // task's retry budget.
@@ -38,6 +85,15 @@ func (s Sender) Run(ctx context.Context, env model.Env, t model.Task) (model.Cla
 			return model.Claim{Verdict: model.ClaimHold, Reason: "not sent: " + res.Class}, nil
 		case res.Outcome == model.OutcomeCommitted:
 			return model.Claim{Verdict: model.ClaimRelease, Reason: "sent"}, nil
+		case res.Class == unavailable && s.Outage != "":
+			wait, err := s.wait(env, attempt+1)
+			if err == nil {
+				err = env.Sleep(ctx, wait)
+			}
+			if err != nil {
+				return model.Claim{}, err
+			}
+			continue
 		case res.Class != model.ClassRateLimited && !(s.RetryAny && res.Outcome == model.OutcomeRejected):
 			return model.Claim{Verdict: model.ClaimHold, Reason: "not sent: " + res.Class}, nil
 		}
@@ -56,7 +112,7 @@ func (s Sender) Run(ctx context.Context, env model.Env, t model.Task) (model.Cla
 			return model.Claim{}, err
 		}
 	}
-	return model.Claim{Verdict: model.ClaimHold, Reason: "rate limited"}, nil
+	return model.Claim{Verdict: model.ClaimHold, Reason: "retries spent"}, nil
 }
 
 // Fleet returns a fleet of n senders (one list each) against a provider
@@ -83,14 +139,30 @@ func Burst(n int) *model.Schedule {
 
 // Definition describes the fleet of ten senders against a provider of
 // capacity twelve attempts per 100 ms, checking no_invented_progress (and, as every run,
-// retry_paced and no_retry_storm). Its system config is
-// {"jitter": bool, "retry_any": bool}; an unknown field is an error.
+// retry_paced and no_retry_storm). Its system config is {"jitter": bool,
+// "retry_any": bool, "outage": "fixed"|"capped"|"backoff"}; an unknown
+// field or value is an error.
 func Definition() *model.Definition {
-	return &model.Definition{Name: "mailfleet", Fixtures: []model.Fixture{Fleet(10, fleetCapacity)}, Builtin: []string{model.InvNoInventedProgress},
+	return definition("mailfleet", Fleet(10, fleetCapacity))
+}
+
+// OutageDefinition is Definition on the fleet of ten senders against a
+// provider of capacity five attempts per 50 ms (fixture
+// "mail-fleet-outage"): a fleet that retries an outage in lockstep
+// overloads it when it comes back (docs/retry-storms.md, "Outages").
+func OutageDefinition() *model.Definition {
+	f := Fleet(10, outageCapacity)
+	f.Name, f.Fleet.WindowMs = "mail-fleet-outage", outageWindow
+	return definition("mailfleet_outage", f)
+}
+
+func definition(name string, f model.Fixture) *model.Definition {
+	return &model.Definition{Name: name, Fixtures: []model.Fixture{f}, Builtin: []string{model.InvNoInventedProgress},
 		Configure: func(system json.RawMessage) (model.Factory, error) {
 			var s struct {
-				Jitter   bool `json:"jitter"`
-				RetryAny bool `json:"retry_any"`
+				Jitter   bool   `json:"jitter"`
+				RetryAny bool   `json:"retry_any"`
+				Outage   string `json:"outage"`
 			}
 			if len(system) > 0 {
 				dec := json.NewDecoder(bytes.NewReader(system))
@@ -99,8 +171,15 @@ func Definition() *model.Definition {
 					return nil, fmt.Errorf("mailfleet: config: %w", err)
 				}
 			}
-			return func() model.System { return Sender{Jitter: s.Jitter, RetryAny: s.RetryAny} }, nil
+			if s.Outage != "" && s.Outage != OutageFixed && s.Outage != OutageCapped && s.Outage != OutageBackoff {
+				return nil, fmt.Errorf("mailfleet: config: outage %q (valid: %q, %q, %q, or none)", s.Outage, OutageFixed, OutageCapped, OutageBackoff)
+			}
+			return func() model.System { return Sender{Jitter: s.Jitter, RetryAny: s.RetryAny, Outage: s.Outage} }, nil
 		}}
 }
 
-const fleetCapacity = 12
+const (
+	fleetCapacity  = 12
+	outageCapacity = 5
+	outageWindow   = 50
+)

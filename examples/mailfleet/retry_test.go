@@ -25,7 +25,7 @@ func TestDoNotRetryStorm(t *testing.T) {
 	in := func(specs []model.FaultSpec) bool {
 		return slices.ContainsFunc(specs, func(s model.FaultSpec) bool { return s.Kind == spec.Kind })
 	}
-	if in(model.Catalogue()) || in(model.CacheAndWorkerKinds()) || spec.Paper || spec.Oracle != "budget_counter" ||
+	if in(model.Catalogue()) || !in(model.CacheAndWorkerKinds()) || !spec.Fleet || spec.Paper || spec.Oracle != "budget_counter" ||
 		!slices.Equal(spec.Threatens, []string{"retry_paced", model.InvNoRetryStorm}) {
 		t.Fatalf("spec %+v", spec)
 	}

@@ -71,8 +71,8 @@ func CorrelatedSchedule(kind string, c model.Correlation, cfg model.Config) (*mo
 
 // Correlated lists every (kind, correlation) pair of the catalogue's
 // modifiers (FaultSpec.Correlations), in catalogue order, then each kind
-// of model.CacheAndWorkerKinds under its own correlation: the keys a
-// CorrelatedSchedule each visits.
+// of model.CacheAndWorkerKinds but the fleet kinds (FaultSpec.Fleet) under
+// its own correlation: the keys a CorrelatedSchedule each visits.
 func Correlated() []CorrelatedKind {
 	var out []CorrelatedKind
 	for _, s := range model.Catalogue() {
@@ -83,6 +83,9 @@ func Correlated() []CorrelatedKind {
 	// the kinds outside the catalogue have no single-fault run in the
 	// audit: each is run once under its own correlation, where it shows
 	for _, s := range model.CacheAndWorkerKinds() {
+		if s.Fleet {
+			continue // a fleet kind shows on a fleet (docs/retry-storms.md), not on this fixture
+		}
 		out = append(out, CorrelatedKind{Kind: s.Kind, Correlation: s.Correlation})
 	}
 	return out
