@@ -30,6 +30,7 @@ func (l labels) Run(ctx context.Context, env model.Env, t model.Task) (model.Cla
 				key += "-again"
 			}
 		}
+		//faultline:ignore the planted bug of the counterfactual pair: fresh retries under a new key
 		c, err := env.Calls.Commit(ctx, model.ToolCall{Tool: "print", RequestKey: key, Action: model.Action{Subject: t.Subject, IdempotencyKey: t.ID}},
 			func(_ context.Context, call model.ToolCall) model.ToolResult {
 				for _, r := range *l.rows {
