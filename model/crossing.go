@@ -195,6 +195,9 @@ type liveState struct {
 	send  func(context.Context, ToolCall) ToolResult
 	sent  bool
 	fired []string
+	// clockBase is Options.Clock at the run's start: the run's clock is
+	// the time since (a bubble shared with earlier runs has moved on)
+	clockBase Millis
 	// enacts, when set, names the kinds the current Commit's adapter
 	// renders (CommitOnly); the others do not act
 	enacts func(string) bool

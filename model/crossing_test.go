@@ -275,10 +275,11 @@ func (plain) Run(ctx context.Context, env model.Env, task model.Task) (model.Cla
 }
 
 // TestCallsClock: in a run of production code the World's clock is
-// Options.Clock's, never going back.
+// Options.Clock's advance since the run started (read first, at 1000 ms),
+// never going back.
 func TestCallsClock(t *testing.T) {
 	now := model.Millis(0)
-	ticks := []model.Millis{5, 250, 100, 900}
+	ticks := []model.Millis{1000, 1005, 1250, 1100, 1900}
 	h := model.NewHarness(liveFixture, model.Options{Builtin: []string{}, Clock: func() model.Millis {
 		if len(ticks) > 0 {
 			now, ticks = ticks[0], ticks[1:]

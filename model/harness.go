@@ -61,9 +61,10 @@ type Options struct {
 	Stop Stop
 	// Clock, when set, is the logical clock of a run of production code
 	// (a System implementing Observed), in milliseconds: every crossing
-	// reads it, and the World's clock never goes back. The production
-	// form of properties' checks sets it to the time since the run's
-	// synctest bubble started. nil (and every model run): each crossing
+	// reads it, the run's time being its advance since the run started
+	// (so a bubble earlier runs shared times a run as a fresh one does),
+	// and the World's clock never goes back. properties sets it to the
+	// synctest bubble's clock. nil (and every model run): each crossing
 	// advances the clock by its logical cost.
 	Clock func() Millis `json:"-"`
 	// System describes the system under test for the run record (its
@@ -651,6 +652,9 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	r.early = ""
 	r.commitWait = 0
 	r.live = liveState{fired: r.live.fired[:0]}
+	if h.opts.Clock != nil {
+		r.live.clockBase = h.opts.Clock()
+	}
 	r.outbox, r.noticeSeq = r.outbox[:0], 0
 	r.users = h.users[0]
 	if s.Config.Notices {
@@ -1007,10 +1011,10 @@ func (r *run) fire(f *armed) string {
 }
 
 // tick advances the World's clock for a crossing: by its logical cost, or
-// to Options.Clock in a run of production code.
+// to liveClock in a run of production code.
 func (r *run) tick(cost Millis) {
 	if r.live.observed != nil && r.h.opts.Clock != nil {
-		if now := r.h.opts.Clock(); now > r.world.Clock {
+		if now := r.liveClock(); now > r.world.Clock {
 			r.world.Clock = now
 		}
 		return
@@ -1022,6 +1026,12 @@ func (r *run) tick(cost Millis) {
 	}
 	r.world.Clock += cost
 }
+
+// liveClock is the time since the run started by Options.Clock, which
+// must be set: a run is timed alike in a testing/synctest bubble of its
+// own and in one that earlier runs shared (properties.Explore inside one
+// synctest.Test), whose clock they moved on.
+func (r *run) liveClock() Millis { return r.h.opts.Clock() - r.live.clockBase }
 
 // record appends a timeline event and checks every invariant after it.
 // Without detail (the assay's Terms path) only the event name is kept: the

@@ -27,7 +27,7 @@ func (r *run) afterCrash() {
 	n := r.live.stoppedCalls.Add(1)
 	now := r.live.stoppedAt
 	if r.h.opts.Clock != nil {
-		now = max(now, r.h.opts.Clock())
+		now = max(now, r.liveClock())
 	}
 	over := ""
 	switch {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -268,6 +269,7 @@ func (e *explorer) replayStored(f failFiles, path string, own bool) (stored, err
 		out.note = fmt.Sprintf("; its config (%s) is not the test's (%s), which it was replayed under", fileDesc, testDesc)
 		out.testConfig = true
 	}
+	out.note += e.outsideNote(&s)
 	if out.res, err = e.replay(&s); err != nil {
 		return stored{}, fmt.Errorf("%w (replaying %s)", err, path)
 	}
@@ -276,6 +278,44 @@ func (e *explorer) replayStored(f failFiles, path string, own bool) (stored, err
 		out.cx.File, out.cx.Replay, out.cx.stored, out.cx.Jitter = path, f.command(path), true, e.spread.get()
 	}
 	return out, nil
+}
+
+// outsideNote says which fault kinds of a stored schedule the test's
+// options leave out of its draws (WithKinds, WithDomains), "" when none:
+// the file is replayed all the same, since the fail folder holds the
+// failures a test keeps replaying (a fuzz target's among them, see
+// FailFolder), and skipping one for its kind would pass a test with a
+// known counterexample unrun.
+func (e *explorer) outsideNote(s *model.Schedule) string {
+	var out []string
+	for _, f := range s.Faults {
+		in := e.set.kinds == nil || slices.Contains(e.set.kinds, f.Kind)
+		if sp, err := model.Spec(f.Kind); in && e.set.domains != nil {
+			in = err == nil && slices.Contains(e.set.domains, sp.Domain)
+		}
+		if !in && !slices.Contains(out, f.Kind) {
+			out = append(out, f.Kind)
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	var drawn []string
+	if e.set.kinds != nil {
+		drawn = append(drawn, "kinds "+strings.Join(e.set.kinds, ", "))
+	}
+	if e.set.domains != nil {
+		ds := make([]string, len(e.set.domains))
+		for i, d := range e.set.domains {
+			ds[i] = string(d)
+		}
+		drawn = append(drawn, "domains "+strings.Join(ds, ", "))
+	}
+	what := "kind " + out[0] + " is"
+	if len(out) > 1 {
+		what = "kinds " + strings.Join(out, ", ") + " are"
+	}
+	return fmt.Sprintf("; its %s outside those the test draws (%s): replayed all the same, as every stored file is", what, strings.Join(drawn, "; "))
 }
 
 // orDefault names a config's fixture, "(default)" for none.

@@ -368,3 +368,34 @@ func TestStoredFileOfAnotherConfigIsStoredAgain(t *testing.T) {
 		t.Fatalf("replay of the stored run: %q\nreported first: %q", again.errors, tb.errors)
 	}
 }
+
+// TestStoredFileOfAnotherKindIsReplayed: a schedule file in the fail
+// folder whose fault's kind (tool_timeout, as a fuzz target with other
+// kinds would store it) is outside the kinds the test draws
+// (timeout_after_commit) is replayed before any exploration all the same,
+// and the message says so: on the checkout agent with its planted bug it
+// fails at once (one run) with the file's counterexample; fixed, the file
+// is reported fixed with the same words and the exploration goes on.
+func TestStoredFileOfAnotherKindIsReplayed(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "cx-fuzz.json")
+	if err := os.WriteFile(file, []byte(plantedSchedule), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := checkoutOptions(properties.WithKinds("timeout_after_commit"), properties.WithFailDir(dir))
+	const note = "; its kind tool_timeout is outside those the test draws (kinds timeout_after_commit): replayed all the same, as every stored file is"
+	fixed, builds := false, 0
+	sys := checkout(&fixed, &builds)
+	tb := &recordingTB{name: "TestK"}
+	properties.CheckTB(tb, nil, sys, opts...)
+	if len(tb.errors) != 1 || builds != 1 || !strings.HasPrefix(tb.errors[0], "properties: counterexample stored by an earlier run in "+file+", replayed before any exploration"+note+" (an invariant violated, exit 1): confirmed_once violated: first false after seq 17 (tool.commit), reached by f1 (tool_timeout)") {
+		t.Fatalf("%d runs: %q", builds, tb.errors)
+	}
+	fixed, builds = true, 0
+	again := &recordingTB{name: "TestK"}
+	properties.CheckTB(again, nil, sys, opts...)
+	if again.failed || len(again.logs) != 4 || again.logs[0] != "properties: the counterexample stored in "+file+" holds now: fixed (1 of 1 faults reached"+note+"); delete the file, or keep it to replay on every run" ||
+		again.logs[3] != "properties: no counterexample in 100 checks; 100 of 100 scheduled faults reached (0 not reached), 100 fired" || builds != 109 {
+		t.Fatalf("fixed: %d runs, %q %q", builds, again.errors, again.logs)
+	}
+}

@@ -17,7 +17,7 @@ runs=${1:-20}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go test -c -o "$work/llmagent.test" ./llmagent
-for pair in unbound_subject:right_subject reask_fresh_key:effect_at_most_once ignore_retry_after:retry_paced every_tool_call:effect_at_most_once refusal_as_done:no_invented_progress; do
+for pair in unbound_subject:right_subject reask_fresh_key:effect_at_most_once ignore_retry_after:retry_paced every_tool_call:effect_at_most_once refusal_as_done:no_invented_progress ignore_context_version:current_entitlement; do
   bug=${pair%%:*} want=${pair##*:}
   found=0 harness=0 passed=0 varied=0 maxn=0 one=0
   for i in $(seq 1 "$runs"); do
@@ -40,6 +40,6 @@ for pair in unbound_subject:right_subject reask_fresh_key:effect_at_most_once ig
       harness=$((harness + 1))
     fi
   done
-  printf '%-20s %-20s found %2d/%d (one fault: %d), harness errors %d, passed %d; times varied in %d runs, up to %d ms\n' \
+  printf '%-22s %-20s found %2d/%d (one fault: %d), harness errors %d, passed %d; times varied in %d runs, up to %d ms\n' \
     "$bug" "$want" "$found" "$runs" "$one" "$harness" "$passed" "$varied" "$maxn"
 done

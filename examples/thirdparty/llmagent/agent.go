@@ -6,7 +6,7 @@
 // test (faultline_test.go) checks it with a scripted model and a fake
 // refund API in process.
 //
-// Bug plants one of six bugs (none by default):
+// Bug plants one of seven bugs (none by default):
 //   - "unbound_subject": it refunds the order, of the tenant and for the
 //     purpose, the tool call names even when they are not its task's (no
 //     binding of the call to the task);
@@ -25,13 +25,16 @@
 //   - "reask_on_refusal": when the model refuses it asks again, up to
 //     five times, but its loop tests the first reply (the refusal), not
 //     the new one, so it asks all five times, then goes on with the last
-//     reply's call: it spends six replies' tokens on one refund.
+//     reply's call: it spends six replies' tokens on one refund;
+//   - "ignore_context_version": it refunds at the context version the
+//     tool call names (context_version), unchecked against its task's,
+//     so a call relying on an older version, or on none, refunds.
 //
 // Without a bug it keeps the SDK's default retries (which obey
-// Retry-After), refunds only its task's order, of its tenant, for its purpose, once however often the
-// reply repeats the call, keys the refund by its task, retrying a lost
-// reply once under the same key, and ends with an error when the model
-// refuses.
+// Retry-After), refunds only its task's order, of its tenant, for its
+// purpose, at its task's context version, once however often the reply
+// repeats the call, keys the refund by its task, retrying a lost reply
+// once under the same key, and ends with an error when the model refuses.
 package llmagent
 
 import (
@@ -47,11 +50,38 @@ import (
 )
 
 // Bugs are the bugs Agent.Bug plants.
-var Bugs = []string{"unbound_subject", "reask_fresh_key", "ignore_retry_after", "every_tool_call", "refusal_as_done", "reask_on_refusal"}
+var Bugs = []string{"unbound_subject", "reask_fresh_key", "ignore_retry_after", "every_tool_call", "refusal_as_done", "reask_on_refusal", "ignore_context_version"}
 
-// Task is one refund the agent is asked to make.
+// Task is one refund the agent is asked to make. Version is the version
+// of the order's record its context holds (the prompt names it): the
+// refund's expected version, which the model's call must rely on.
 type Task struct {
 	ID, Actor, Order, Tenant, Purpose string
+	Version                           int
+}
+
+// prompt is the task as the agent asks the model.
+func (t Task) prompt() string {
+	return fmt.Sprintf("Task %s: refund order %s of tenant %s (%s); its record is at version %d.", t.ID, t.Order, t.Tenant, t.Purpose, t.Version)
+}
+
+// args are the refund call's arguments.
+type args struct {
+	Order, Tenant, Purpose string
+	Version                int `json:"context_version"`
+}
+
+// unbound says why the call's arguments are not the task's, "" when they
+// are (or the bug lets them through).
+func (a Agent) unbound(in args, t Task) string {
+	switch {
+	case (in.Order != t.Order || in.Tenant != t.Tenant || in.Purpose != t.Purpose) && a.Bug != "unbound_subject":
+		return fmt.Sprintf("the model asked to refund order %s of tenant %s (%s); the task is order %s of tenant %s (%s)",
+			in.Order, in.Tenant, in.Purpose, t.Order, t.Tenant, t.Purpose)
+	case in.Version != t.Version && a.Bug != "ignore_context_version":
+		return fmt.Sprintf("the model's call relies on version %d of order %s; the task's context is at version %d", in.Version, t.Order, t.Version)
+	}
+	return ""
 }
 
 // Agent makes refunds through Model (Anthropic's API) and Refunds (the
@@ -78,8 +108,7 @@ func (a Agent) Refund(ctx context.Context, t Task) (string, error) {
 		opts = append(opts, option.WithMaxRetries(0))
 	}
 	client := anthropic.NewClient(opts...)
-	msgs := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(
-		fmt.Sprintf("Task %s: refund order %s of tenant %s (%s).", t.ID, t.Order, t.Tenant, t.Purpose)))}
+	msgs := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(t.prompt()))}
 	for range 2 {
 		reply, err := a.ask(ctx, client, msgs)
 		if err != nil {
@@ -107,19 +136,18 @@ func (a Agent) Refund(ctx context.Context, t Task) (string, error) {
 		}
 		var id string
 		for _, call := range calls {
-			var in struct{ Order, Tenant, Purpose string }
+			var in args
 			if err := json.Unmarshal(call.Input, &in); err != nil {
 				return "", fmt.Errorf("the model's tool call: %w", err)
 			}
-			if (in.Order != t.Order || in.Tenant != t.Tenant || in.Purpose != t.Purpose) && a.Bug != "unbound_subject" {
-				return "", fmt.Errorf("the model asked to refund order %s of tenant %s (%s); the task is order %s of tenant %s (%s)",
-					in.Order, in.Tenant, in.Purpose, t.Order, t.Tenant, t.Purpose)
+			if why := a.unbound(in, t); why != "" {
+				return "", errors.New(why)
 			}
 			key, tries := t.ID+":refund", 2
 			if a.Bug == "reask_fresh_key" || a.Bug == "every_tool_call" {
 				key, tries = call.ID, 1
 			}
-			if id, err = a.post(ctx, t.Actor, in.Order, in.Tenant, in.Purpose, key, tries); err != nil {
+			if id, err = a.post(ctx, t.Actor, in, key, tries); err != nil {
 				break
 			}
 		}
@@ -133,15 +161,20 @@ func (a Agent) Refund(ctx context.Context, t Task) (string, error) {
 }
 
 // refundArgs are the refund tool's arguments: the order, its tenant and
-// the refund's purpose, all strings.
-var refundArgs = map[string]any{"order": map[string]string{"type": "string"}, "tenant": map[string]string{"type": "string"}, "purpose": map[string]string{"type": "string"}}
+// the refund's purpose (strings), and the version of the order's record
+// the call relies on (an integer).
+var refundArgs = map[string]any{"order": map[string]string{"type": "string"}, "tenant": map[string]string{"type": "string"}, "purpose": map[string]string{"type": "string"},
+	"context_version": map[string]string{"type": "integer"}}
+
+// required are the refund tool's required arguments.
+var required = []string{"order", "tenant", "purpose", "context_version"}
 
 // ask streams one reply; under ignore_retry_after it retries an error
 // from the API itself at once, up to six attempts.
 func (a Agent) ask(ctx context.Context, client anthropic.Client, msgs []anthropic.MessageParam) (anthropic.Message, error) {
 	params := anthropic.MessageNewParams{Model: "claude-sonnet-4-5", MaxTokens: 512, Messages: msgs,
 		Tools: []anthropic.ToolUnionParam{{OfTool: &anthropic.ToolParam{Name: "refund", Description: anthropic.String("Refund an order."),
-			InputSchema: anthropic.ToolInputSchemaParam{Properties: refundArgs, Required: []string{"order", "tenant", "purpose"}}}}}}
+			InputSchema: anthropic.ToolInputSchemaParam{Properties: refundArgs, Required: required}}}}}
 	var err error
 	for range 6 {
 		var msg anthropic.Message
@@ -168,11 +201,20 @@ func (a Agent) ask(ctx context.Context, client anthropic.Client, msgs []anthropi
 	return anthropic.Message{}, fmt.Errorf("asking the model: %w", err)
 }
 
-// post refunds order of tenant for purpose (the tool call's arguments)
-// under key, trying again, under the same key, an
-// answer lost or unreadable, up to tries attempts.
-func (a Agent) post(ctx context.Context, actor, order, tenant, purpose, key string, tries int) (string, error) {
-	body, _ := json.Marshal(map[string]string{"order": order, "tenant": tenant, "actor": actor, "purpose": purpose})
+// RefundRequest is the body of a refund (POST RefundsURL, keyed by its
+// Idempotency-Key header): Version is the order's record version the
+// refund expects.
+type RefundRequest struct {
+	Order, Tenant, Actor, Purpose string
+	Version                       int64
+}
+
+// post refunds the order of the tool call's arguments, of its tenant, for
+// its purpose, at its version (the refund's expected version) under key,
+// trying again, under the same key, an answer lost or unreadable, up to
+// tries attempts.
+func (a Agent) post(ctx context.Context, actor string, in args, key string, tries int) (string, error) {
+	body, _ := json.Marshal(RefundRequest{Order: in.Order, Tenant: in.Tenant, Actor: actor, Purpose: in.Purpose, Version: int64(in.Version)})
 	var err error
 	for range tries {
 		var req *http.Request
@@ -197,5 +239,5 @@ func (a Agent) post(ctx context.Context, actor, order, tenant, purpose, key stri
 			err = errors.New("the refund API's answer carries no id")
 		}
 	}
-	return "", fmt.Errorf("refund of %s: %w", order, err)
+	return "", fmt.Errorf("refund of %s: %w", in.Order, err)
 }

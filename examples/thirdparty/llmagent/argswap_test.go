@@ -9,23 +9,34 @@ import (
 	"github.com/faultline/faultline/properties"
 )
 
-// swapped is the end of each kind's right_subject reason: the scripted
-// model's fixture has one task, so the swapped value is "injected-" and
-// the task's.
-var swapped = map[string]string{"tenant_swap": "tenant injected-acme (the task's is acme)", "purpose_swap": "purpose injected-refund (the task's is refund)"}
+// argKinds are the kinds that rewrite the refund call's arguments, each
+// with the bug that lets the rewritten call through, the invariant it
+// breaks and the end of its reason: the scripted model's fixture has one
+// task, so a swapped value is "injected-" and the task's; the order's
+// record is at version 2, so a refund at the version before (1), or at
+// none (0), is not at the record's.
+var argKinds = []struct{ kind, bug, invariant, detail string }{
+	{"tenant_swap", "unbound_subject", "right_subject", "tenant injected-acme (the task's is acme)"},
+	{"purpose_swap", "unbound_subject", "right_subject", "purpose injected-refund (the task's is refund)"},
+	{"stale_context", "ignore_context_version", "current_entitlement", "state version changed before effect"},
+	{"omitted_context", "ignore_context_version", "current_entitlement", "state version changed before effect"},
+}
 
-// TestArgumentSwaps: the glue's scripted model puts the task's tenant and
-// purpose in the refund call, and the agent refunds under the arguments
-// the model gave. Over each SDK, the default check (seed 1, 20 checks)
-// over tenant_swap, then purpose_swap, finds the agent without a binding
-// check (unbound_subject) refunding under the swapped value: right_subject
-// after seq 4, shrunk to the one swap at proposal#1. The correct agent,
-// which refuses a call whose tenant or purpose is not its task's, holds
-// over the same 20 checks, the swap fired in each.
+// TestArgumentSwaps: the glue's scripted model puts the task's tenant,
+// purpose and context version (2) in the refund call, and the agent
+// refunds under the arguments the model gave. Over each SDK, the default
+// check (seed 1, 20 checks) over each kind of argKinds finds the agent
+// without the check that kind defeats (unbound_subject: the tenant and
+// purpose; ignore_context_version: the version) refunding under the
+// rewritten value: its invariant after seq 4, shrunk to the one fault at
+// proposal#1. The correct agent, which refuses a call whose tenant,
+// purpose or version is not its task's, holds over the same 20 checks,
+// the fault fired in each.
 func TestArgumentSwaps(t *testing.T) {
 	for _, provider := range providers {
-		for _, kind := range []string{"tenant_swap", "purpose_swap"} {
-			for _, bug := range []string{"unbound_subject", ""} {
+		for _, k := range argKinds {
+			for _, bug := range []string{k.bug, ""} {
+				kind := k.kind
 				name := fmt.Sprintf("%s/%s/%q", provider, kind, bug)
 				var rep *properties.Report
 				var err error
@@ -48,8 +59,8 @@ func TestArgumentSwaps(t *testing.T) {
 				}
 				c := rep.Counterexample
 				f := c.Schedule.Faults
-				if c.FaultKind != kind || len(f) != 1 || f[0].Event != "proposal" || f[0].Ordinal != 1 || c.Invariant != "right_subject" ||
-					c.FirstSeq != 4 || !strings.HasSuffix(c.Detail, swapped[kind]) {
+				if c.FaultKind != kind || len(f) != 1 || f[0].Event != "proposal" || f[0].Ordinal != 1 || c.Invariant != k.invariant ||
+					c.FirstSeq != 4 || !strings.HasSuffix(c.Detail, k.detail) {
 					t.Errorf("%s: %v", name, c)
 				}
 			}

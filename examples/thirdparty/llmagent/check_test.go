@@ -12,8 +12,9 @@ import (
 // kinds are the kinds the example explores: the model's reply swapped,
 // lost, cut mid-stream and overloaded (Anthropic's 529 with
 // Retry-After), and the same at the refund; the reply repeating its tool
-// call, and the model refusing.
-var kinds = []string{"subject_swap", "timeout_after_commit", "malformed_response", "rate_limit", "duplicate_tool_call", "model_refusal"}
+// call, the model refusing, and its call relying on the context version
+// before the record's, or on none.
+var kinds = []string{"subject_swap", "timeout_after_commit", "malformed_response", "rate_limit", "duplicate_tool_call", "model_refusal", "stale_context", "omitted_context"}
 
 // config is the config of bug ("" for none): a retry budget of four (five
 // calls per task, the model's included: the correct agent makes at most

@@ -19,19 +19,20 @@ import (
 	"github.com/faultline/faultline/properties"
 )
 
-// refunds is the refund API: a refund per new Idempotency-Key, the first
-// again for a key it has seen. Its rows are the store the oracle reads
-// (a run's requests come one at a time, each before the harness reads).
+// refunds is the refund API: a refund per new Idempotency-Key, at the
+// order's version the request expects, the first again for a key it has
+// seen. Its rows are the store the oracle reads (a run's requests come one
+// at a time, each before the harness reads).
 type refunds struct{ rows []model.LedgerEntry }
 
 func (f *refunds) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var in struct{ Order, Tenant, Actor, Purpose string }
+	var in llmagent.RefundRequest
 	json.NewDecoder(r.Body).Decode(&in)
 	key := r.Header.Get("Idempotency-Key")
 	i := slices.IndexFunc(f.rows, func(e model.LedgerEntry) bool { return e.Key == key })
 	if i < 0 {
 		i, f.rows = len(f.rows), append(f.rows, model.LedgerEntry{Tool: "refund", Key: key, ActionRef: key, Subject: in.Order,
-			Tenant: in.Tenant, Actor: in.Actor, Purpose: in.Purpose, ReceiptID: "re_" + strconv.Itoa(len(f.rows)+1)})
+			Tenant: in.Tenant, Actor: in.Actor, Purpose: in.Purpose, ExpectedVersion: in.Version, ReceiptID: "re_" + strconv.Itoa(len(f.rows)+1)})
 	}
 	json.NewEncoder(w).Encode(map[string]string{"id": f.rows[i].ReceiptID})
 }
@@ -53,7 +54,7 @@ func (s agent) Run(ctx context.Context, env model.Env, t model.Task) (model.Clai
 		return model.Claim{}, err
 	}
 	a := llmagent.Agent{BaseURL: "http://127.0.0.1/", APIKey: "sk-ant-scripted", HTTP: hc, RefundsURL: "http://127.0.0.1/v1/refunds", Bug: s.bug, Provider: s.provider}
-	id, err := a.Refund(ctx, llmagent.Task{ID: t.ID, Actor: t.Actor, Order: t.Subject, Tenant: t.Tenant, Purpose: t.Purpose})
+	id, err := a.Refund(ctx, llmagent.Task{ID: t.ID, Actor: t.Actor, Order: t.Subject, Tenant: t.Tenant, Purpose: t.Purpose, Version: s.llm.ContextVersion})
 	if err != nil {
 		return model.Claim{Verdict: model.ClaimHold, Reason: err.Error()}, nil
 	}
@@ -61,17 +62,18 @@ func (s agent) Run(ctx context.Context, env model.Env, t model.Task) (model.Clai
 }
 
 // definition: the config's system part {"bug": ..., "provider": "openai"}
-// plants one bug and picks the API.
+// plants one bug and picks the API. The order's record is at version 2,
+// the context the agent gives the model.
 func definition() *model.Definition {
 	task := model.Task{ID: "T-1", Actor: "agent", Subject: "O-731", Tenant: "acme", Purpose: "refund"}
-	return &model.Definition{Name: "llm_refunds", Fixtures: []model.Fixture{{Name: "refunds", Tasks: []model.Task{task}}},
+	return &model.Definition{Name: "llm_refunds", Fixtures: []model.Fixture{{Name: "refunds", Tasks: []model.Task{task}, Subjects: []model.Subject{{ID: "O-731", Tenant: "acme", Version: 2}}}},
 		Configure: func(system json.RawMessage) (model.Factory, error) {
 			var c struct{ Bug, Provider string }
 			if err := json.Unmarshal(system, &c); err != nil || c.Bug != "" && !slices.Contains(llmagent.Bugs, c.Bug) || c.Provider != "" && c.Provider != "openai" {
 				return nil, fmt.Errorf("system %s: want {\"bug\": one of %q, \"provider\": \"openai\" or none} (%v)", system, llmagent.Bugs, err)
 			}
-			w, llm := &refunds{}, &scriptedmodel.Model{Tool: "refund", Field: "order", Tasks: []model.Task{task}, Decoys: map[string][]string{"acme": {"O-732"}}, TenantArg: "tenant", PurposeArg: "purpose", OpenAI: c.Provider == "openai"}
+			w, llm := &refunds{}, &scriptedmodel.Model{Tool: "refund", Field: "order", Tasks: []model.Task{task}, Decoys: map[string][]string{"acme": {"O-732"}}, TenantArg: "tenant", PurposeArg: "purpose", ContextArg: "context_version", ContextVersion: 2, OpenAI: c.Provider == "openai"}
 			return func() model.System { return agent{w, llm, c.Bug, c.Provider} }, nil
 		},
-		Builtin: []string{model.InvRightSubject, model.InvEffectAtMostOnce, model.InvBudget, model.InvNoInventedProgress}, Clock: properties.BubbleClock}
+		Builtin: []string{model.InvRightSubject, model.InvCurrentEntitlement, model.InvEffectAtMostOnce, model.InvBudget, model.InvNoInventedProgress}, Clock: properties.BubbleClock}
 }

@@ -20,8 +20,7 @@ func (a Agent) refundOpenAI(ctx context.Context, t Task) (string, error) {
 		opts = append(opts, oaioption.WithMaxRetries(0))
 	}
 	client := openai.NewClient(opts...)
-	msgs := []openai.ChatCompletionMessageParamUnion{openai.UserMessage(
-		fmt.Sprintf("Task %s: refund order %s of tenant %s (%s).", t.ID, t.Order, t.Tenant, t.Purpose))}
+	msgs := []openai.ChatCompletionMessageParamUnion{openai.UserMessage(t.prompt())}
 	for range 2 {
 		reply, err := a.chat(ctx, client, msgs)
 		if err != nil {
@@ -49,19 +48,18 @@ func (a Agent) refundOpenAI(ctx context.Context, t Task) (string, error) {
 		}
 		var id string
 		for _, call := range calls {
-			var in struct{ Order, Tenant, Purpose string }
+			var in args
 			if err := json.Unmarshal([]byte(call.Function.Arguments), &in); err != nil {
 				return "", fmt.Errorf("the model's tool call: %w", err)
 			}
-			if (in.Order != t.Order || in.Tenant != t.Tenant || in.Purpose != t.Purpose) && a.Bug != "unbound_subject" {
-				return "", fmt.Errorf("the model asked to refund order %s of tenant %s (%s); the task is order %s of tenant %s (%s)",
-					in.Order, in.Tenant, in.Purpose, t.Order, t.Tenant, t.Purpose)
+			if why := a.unbound(in, t); why != "" {
+				return "", errors.New(why)
 			}
 			key, tries := t.ID+":refund", 2
 			if a.Bug == "reask_fresh_key" || a.Bug == "every_tool_call" {
 				key, tries = call.ID, 1
 			}
-			if id, err = a.post(ctx, t.Actor, in.Order, in.Tenant, in.Purpose, key, tries); err != nil {
+			if id, err = a.post(ctx, t.Actor, in, key, tries); err != nil {
 				break
 			}
 		}
@@ -80,7 +78,7 @@ func (a Agent) refundOpenAI(ctx context.Context, t Task) (string, error) {
 func (a Agent) chat(ctx context.Context, client openai.Client, msgs []openai.ChatCompletionMessageParamUnion) (openai.ChatCompletionMessage, error) {
 	params := openai.ChatCompletionNewParams{Model: "gpt-4o", Messages: msgs, StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}, Tools: []openai.ChatCompletionToolUnionParam{
 		openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{Name: "refund", Description: openai.String("Refund an order."),
-			Parameters: shared.FunctionParameters{"type": "object", "properties": refundArgs, "required": []string{"order", "tenant", "purpose"}}})}}
+			Parameters: shared.FunctionParameters{"type": "object", "properties": refundArgs, "required": required}})}}
 	var err error
 	for range 6 {
 		var acc openai.ChatCompletionAccumulator

@@ -13,8 +13,9 @@ import (
 	"github.com/faultline/faultline/fuzz"
 )
 
-// planted are the five bugs, each with the one fault its check shrinks
-// to and the invariant it breaks in the refund API's store.
+// planted are the six bugs of the retry budget's check, each with the one
+// fault its check shrinks to and the invariant it breaks in the refund
+// API's store (the seventh, reask_on_refusal, is TestTokenBudget's).
 var planted = []struct {
 	bug, invariant, fault string
 }{
@@ -23,6 +24,7 @@ var planted = []struct {
 	{"ignore_retry_after", "retry_paced violated: first false after seq 3 (tool.commit), reached by f1 (rate_limit)", `"event": "tool.commit",` + "\n" + `              "ordinal": 1,` + "\n" + `              "kind": "rate_limit"`},
 	{"every_tool_call", "effect_at_most_once violated: first false after seq 5 (tool.commit), reached by f1 (duplicate_tool_call)", `"event": "proposal",` + "\n" + `              "ordinal": 1,` + "\n" + `              "kind": "duplicate_tool_call"`},
 	{"refusal_as_done", "no_invented_progress violated: first false after seq 4 (claim), reached by f1 (model_refusal)", `"event": "proposal",` + "\n" + `              "ordinal": 1,` + "\n" + `              "kind": "model_refusal"`},
+	{"ignore_context_version", "current_entitlement violated: first false after seq 4 (tool.commit), reached by f1 (stale_context): state version changed before effect", `"event": "proposal",` + "\n" + `              "ordinal": 1,` + "\n" + `              "kind": "stale_context"`},
 }
 
 // providers are the two configurations of the agent: over
@@ -75,18 +77,20 @@ func checkFinds(t *testing.T, provider, bug, invariant, fault string) {
 }
 
 // sites are the decoder's sites in scope "ordinals" (each kind at every
-// crossing of its event in the clean run: the model's reply is
-// tool.commit#1 and proposal#1, the refund tool.commit#2); seed i is a
-// single fault at sites[i].
+// crossing of its event in the clean run, in catalogue order: the model's
+// reply is tool.commit#1 and proposal#1, the refund tool.commit#2); seed
+// i is a single fault at sites[i].
 var sites = []string{"subject_swap@proposal#1", "timeout_after_commit@tool.commit#1", "timeout_after_commit@tool.commit#2",
 	"malformed_response@tool.commit#1", "malformed_response@tool.commit#2", "rate_limit@tool.commit#1", "rate_limit@tool.commit#2",
-	"duplicate_tool_call@proposal#1", "model_refusal@proposal#1"}
+	"duplicate_tool_call@proposal#1", "model_refusal@proposal#1", "stale_context@proposal#1", "omitted_context@proposal#1"}
 
 // TestFuzzFindsEachBug runs FuzzAgent's seeds (one-byte inputs, each a
 // single fault at one of the decoder's sites, through fuzz.Campaign) on
-// each planted agent, over each SDK, in a process of its own: exactly the seeds at the
-// bug's sites fail, with its invariant, naming TestCheck's replay line;
-// with the bugs off none fails and the campaign reached faults.
+// each planted agent, over each SDK, in a process of its own: exactly the
+// seeds at the bug's sites fail, with its invariant, naming TestCheck's
+// replay line; with the bugs off none fails and the campaign reached
+// faults. reask_on_refusal's campaign runs on budgeted() (the token
+// budget of 74), which its one seed breaks at the third reply.
 func TestFuzzFindsEachBug(t *testing.T) {
 	if os.Getenv("LLMAGENT_BODY") != "" {
 		t.Skip("the subprocess runs FuzzAgent only")
@@ -94,11 +98,19 @@ func TestFuzzFindsEachBug(t *testing.T) {
 	want := map[string][]string{"": nil, "unbound_subject": {"subject_swap@proposal#1"},
 		"reask_fresh_key":    {"timeout_after_commit@tool.commit#2", "malformed_response@tool.commit#2", "rate_limit@tool.commit#2"},
 		"ignore_retry_after": {"rate_limit@tool.commit#1"}, "every_tool_call": {"duplicate_tool_call@proposal#1"},
-		"refusal_as_done": {"model_refusal@proposal#1"}}
-	for _, run := range runsOver(providers, []string{"", "unbound_subject", "reask_fresh_key", "ignore_retry_after", "every_tool_call", "refusal_as_done"}) {
+		"refusal_as_done": {"model_refusal@proposal#1"}, "reask_on_refusal": {"model_refusal@proposal#1"},
+		"ignore_context_version": {"stale_context@proposal#1", "omitted_context@proposal#1"}}
+	invariant := map[string]string{"unbound_subject": "right_subject violated", "reask_fresh_key": "effect_at_most_once violated",
+		"ignore_retry_after": "retry_paced violated", "every_tool_call": "effect_at_most_once violated", "refusal_as_done": "no_invented_progress violated",
+		"reask_on_refusal": "budget violated: 111 model tokens exceed the token budget of 74", "ignore_context_version": "current_entitlement violated: state version changed before effect"}
+	for _, run := range runsOver(providers, []string{"", "unbound_subject", "reask_fresh_key", "ignore_retry_after", "every_tool_call", "refusal_as_done", "reask_on_refusal", "ignore_context_version"}) {
 		provider, bug := run[0], run[1]
+		budget := ""
+		if bug == "reask_on_refusal" {
+			budget = "1"
+		}
 		cmd := exec.Command(os.Args[0], "-test.run", "^FuzzAgent$", "-test.v")
-		cmd.Env = append(os.Environ(), "LLMAGENT_BUG="+bug, "LLMAGENT_PROVIDER="+provider, "LLMAGENT_BODY=1", "LLMAGENT_FAIL_DIR="+t.TempDir())
+		cmd.Env = append(os.Environ(), "LLMAGENT_BUG="+bug, "LLMAGENT_PROVIDER="+provider, "LLMAGENT_BODY=1", "LLMAGENT_FAIL_DIR="+t.TempDir(), "LLMAGENT_TOKEN_BUDGET="+budget)
 		b, err := cmd.CombinedOutput()
 		out := string(b)
 		var found []string
@@ -109,8 +121,8 @@ func TestFuzzFindsEachBug(t *testing.T) {
 		if !slices.Equal(found, want[bug]) || (err != nil) != (bug != "") {
 			t.Errorf("%q over %q: the campaign's seeds found %q, want %q (%v):\n%s", bug, provider, found, want[bug], err, out)
 		}
-		if bug != "" && !strings.Contains(out, "go test -run '^TestCheck$' ./llmagent") {
-			t.Errorf("%q over %q: no replay line:\n%s", bug, provider, out)
+		if bug != "" && (!strings.Contains(out, "go test -run '^TestCheck$' ./llmagent") || !strings.Contains(out, invariant[bug])) {
+			t.Errorf("%q over %q: no replay line, or not %q:\n%s", bug, provider, invariant[bug], out)
 		}
 	}
 }
@@ -127,7 +139,8 @@ func runsOver(providers, bugs []string) (out [][2]string) {
 
 // FuzzAgent is the campaign (go test -fuzz FuzzAgent ./llmagent): any
 // bytes decode into faults on the agent's run; LLMAGENT_BUG plants a bug
-// (TestFuzzFindsEachBug's subprocess). Its seeds are the one-byte inputs.
+// and LLMAGENT_TOKEN_BUDGET runs budgeted() (TestFuzzFindsEachBug's
+// subprocess). Its seeds are the one-byte inputs.
 func FuzzAgent(f *testing.F) {
 	bug := os.Getenv("LLMAGENT_BUG")
 	if bug != "" && os.Getenv("LLMAGENT_BODY") == "" {
@@ -140,5 +153,9 @@ func FuzzAgent(f *testing.F) {
 	if dir := os.Getenv("LLMAGENT_FAIL_DIR"); dir != "" {
 		opts = append(opts, fuzz.WithFailDir(dir))
 	}
-	fuzz.Campaign(f, definition(), opts...)
+	def := definition()
+	if os.Getenv("LLMAGENT_TOKEN_BUDGET") != "" {
+		def = budgeted()
+	}
+	fuzz.Campaign(f, def, opts...)
 }
