@@ -191,6 +191,12 @@ const (
 	// classDoNotRetry is a permanent rejection whose answer says not to
 	// retry (a 4xx-class error): the task owes an unbounded back-off.
 	classDoNotRetry = "do_not_retry"
+	// classServerError is a server error (a 5xx-class answer) that does not
+	// say whether the provider committed.
+	classServerError = "server_error"
+	// classNetworkError is a transport failure (connection refused or
+	// reset): the client holds no answer at all.
+	classNetworkError = "network_error"
 )
 
 // failedInBody reports whether res is a success envelope that carries an

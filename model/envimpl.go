@@ -483,6 +483,7 @@ func (r *run) commitLevel(i int) func(ToolCall) ToolResult {
 	for len(c.levels) <= i {
 		j := len(c.levels)
 		c.levels = append(c.levels, func(call ToolCall) ToolResult {
+			r.commitTarget = r.commits.hits[j].entry.Target
 			res, fired := r.commits.hooks[j].onCommit(r, call, r.commitLevel(j+1))
 			if fired {
 				f := r.commits.hits[j]
