@@ -31,6 +31,8 @@ func TestOutcomeOf(t *testing.T) {
 		"rate_limit":               model.OutcomeRejected,
 		"break_trace_lineage":      model.OutcomeCommitted,
 		"false_success":            model.OutcomeRejected,
+		"server_error":             model.OutcomeUnknown,
+		"network_error":            model.OutcomeUnknown,
 	}
 	require.Len(t, want, len(mcpfault.Kinds())+1)
 	for _, kind := range append([]string{""}, mcpfault.Kinds()...) {
