@@ -515,7 +515,7 @@ func (w *walkState) interleavings() error {
 // the cache and worker kinds (placed when WithKinds names them, or, a
 // worker-scoped one, where a worker runs several tasks).
 var walkKinds = func() []model.FaultSpec {
-	return append(append(append(append(model.Catalogue(), model.WorldEvents()...), model.NoticeKinds()...), model.CacheAndWorkerKinds()...), fleetKinds...)
+	return append(append(append(append(append(model.Catalogue(), model.WorldEvents()...), model.NoticeKinds()...), model.CacheAndWorkerKinds()...), fleetKinds...), transportKinds...)
 }()
 
 // fleetKinds are the errors a fleet must not retry (do_not_retry): kinds
@@ -529,13 +529,37 @@ var fleetKinds = func() []model.FaultSpec {
 	return []model.FaultSpec{sp}
 }()
 
+// transportKinds are the provider's server error and the connection's
+// failure (server_error, network_error): kinds outside model.Catalogue(),
+// placed when WithKinds names them or by default (drawnByDefault), each
+// before commit and after it (targets "" and "after_commit").
+var transportKinds = func() []model.FaultSpec {
+	var out []model.FaultSpec
+	for _, k := range []string{"server_error", "network_error"} {
+		sp, err := model.Spec(k)
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, sp)
+	}
+	return out
+}()
+
+// transportTargets are a transport kind's targets: before commit (none)
+// and after it.
+var transportTargets = []string{"", "after_commit"}
+
+func isTransportKind(kind string) bool {
+	return slices.ContainsFunc(transportKinds, func(sp model.FaultSpec) bool { return sp.Kind == kind })
+}
+
 // isCacheWorkerKind reports whether kind is one of
 // model.CacheAndWorkerKinds, which a walk or an exploration places only
 // when WithKinds names it, or (a worker-scoped one) where a worker runs
 // several tasks (drawnByDefault).
 func isCacheWorkerKind(kind string) bool {
 	is := func(sp model.FaultSpec) bool { return sp.Kind == kind }
-	return slices.ContainsFunc(model.CacheAndWorkerKinds(), is) || slices.ContainsFunc(fleetKinds, is)
+	return slices.ContainsFunc(model.CacheAndWorkerKinds(), is) || slices.ContainsFunc(fleetKinds, is) || isTransportKind(kind)
 }
 
 // drawnByDefault reports whether a walk or an exploration under set
@@ -545,6 +569,9 @@ func isCacheWorkerKind(kind string) bool {
 // workload where it can fire; a fleet kind on a fleet fixture, where a
 // retry is load.
 func drawnByDefault(set *settings, sp model.FaultSpec) bool {
+	if isTransportKind(sp.Kind) {
+		return set.fixture.Fleet != nil
+	}
 	if slices.ContainsFunc(fleetKinds, func(f model.FaultSpec) bool { return f.Kind == sp.Kind }) {
 		return set.fixture.Fleet != nil
 	}
@@ -609,6 +636,8 @@ func newWalk(e *explorer) (*walkState, error) {
 			k.target = model.EvMemoryRead
 		case "branch_failure":
 			k.target = model.EvBranchRun
+		case "server_error", "network_error":
+			k.advances = transportTargets
 		case "clock_advance":
 			// the default first, as the schedule format writes it (no target)
 			scope.ClockAdvances = clockTargets(set.config, set.harness, set.fixture)

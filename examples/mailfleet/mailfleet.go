@@ -17,16 +17,20 @@ import (
 	"github.com/faultline/faultline/model"
 )
 
-// Sender delivers one newsletter; Jitter spreads its retries. RetryAny is
-// the unprotected sender: it retries every refusal (a rejected outcome)
-// as it would a rate limit (after the retry-after, else 100 ms), a
-// permanent one included.
-type Sender struct{ Jitter, RetryAny bool }
+// Sender delivers one newsletter; Jitter spreads its retries. A server
+// error or a failed connection leaves the send unknown: it retries it
+// under the same key after 100 ms. RetryAny is the unprotected sender
+// that retries every refusal (a rejected outcome) as it would a rate
+// limit (after the retry-after, else 100 ms), a permanent one included;
+// ErrorAsSent the one that takes a server error or a failed connection
+// for a newsletter sent.
+type Sender struct{ Jitter, RetryAny, ErrorAsSent bool }
 
 // Run sends the task's newsletter, retrying a rate limit within the
 // task's retry budget.
 func (s Sender) Run(ctx context.Context, env model.Env, t model.Task) (model.Claim, error) {
 	a := model.Action{Actor: t.Actor, Subject: t.Subject, Tenant: t.Tenant, Purpose: t.Purpose, IdempotencyKey: t.ID, TraceID: t.Trace}
+	reason := "rate limited"
 	for attempt := 0; attempt <= t.RetryBudget; attempt++ {
 		res, err := env.Tool.Commit(ctx, model.ToolCall{Tool: "mail.send", RequestKey: t.ID, Action: a})
 		if err != nil {
@@ -38,6 +42,11 @@ func (s Sender) Run(ctx context.Context, env model.Env, t model.Task) (model.Cla
 			return model.Claim{Verdict: model.ClaimHold, Reason: "not sent: " + res.Class}, nil
 		case res.Outcome == model.OutcomeCommitted:
 			return model.Claim{Verdict: model.ClaimRelease, Reason: "sent"}, nil
+		case res.Class == "server_error" || res.Class == "network_error":
+			if s.ErrorAsSent {
+				return model.Claim{Verdict: model.ClaimRelease, Reason: "sent (" + res.Class + ")"}, nil
+			}
+			reason = "outcome unknown: " + res.Class
 		case res.Class != model.ClassRateLimited && !(s.RetryAny && res.Outcome == model.OutcomeRejected):
 			return model.Claim{Verdict: model.ClaimHold, Reason: "not sent: " + res.Class}, nil
 		}
@@ -45,7 +54,7 @@ func (s Sender) Run(ctx context.Context, env model.Env, t model.Task) (model.Cla
 		if wait == 0 {
 			wait = 100
 		}
-		if s.Jitter {
+		if s.Jitter && res.RetryAfter > 0 {
 			x, err := env.Rand()
 			if err != nil {
 				return model.Claim{}, err
@@ -56,7 +65,7 @@ func (s Sender) Run(ctx context.Context, env model.Env, t model.Task) (model.Cla
 			return model.Claim{}, err
 		}
 	}
-	return model.Claim{Verdict: model.ClaimHold, Reason: "rate limited"}, nil
+	return model.Claim{Verdict: model.ClaimHold, Reason: reason}, nil
 }
 
 // Fleet returns a fleet of n senders (one list each) against a provider
@@ -84,13 +93,15 @@ func Burst(n int) *model.Schedule {
 // Definition describes the fleet of ten senders against a provider of
 // capacity twelve attempts per 100 ms, checking no_invented_progress (and, as every run,
 // retry_paced and no_retry_storm). Its system config is
-// {"jitter": bool, "retry_any": bool}; an unknown field is an error.
+// {"jitter": bool, "retry_any": bool, "error_as_sent": bool}; an unknown
+// field is an error.
 func Definition() *model.Definition {
 	return &model.Definition{Name: "mailfleet", Fixtures: []model.Fixture{Fleet(10, fleetCapacity)}, Builtin: []string{model.InvNoInventedProgress},
 		Configure: func(system json.RawMessage) (model.Factory, error) {
 			var s struct {
-				Jitter   bool `json:"jitter"`
-				RetryAny bool `json:"retry_any"`
+				Jitter      bool `json:"jitter"`
+				RetryAny    bool `json:"retry_any"`
+				ErrorAsSent bool `json:"error_as_sent"`
 			}
 			if len(system) > 0 {
 				dec := json.NewDecoder(bytes.NewReader(system))
@@ -99,7 +110,7 @@ func Definition() *model.Definition {
 					return nil, fmt.Errorf("mailfleet: config: %w", err)
 				}
 			}
-			return func() model.System { return Sender{Jitter: s.Jitter, RetryAny: s.RetryAny} }, nil
+			return func() model.System { return Sender{Jitter: s.Jitter, RetryAny: s.RetryAny, ErrorAsSent: s.ErrorAsSent} }, nil
 		}}
 }
 
