@@ -41,6 +41,8 @@ func TestOutcomeOf(t *testing.T) {
 		// committed, the model's crossing says rejected (the reply's
 		// body carries the provider's error)
 		"false_success": model.OutcomeCommitted,
+		"server_error":  model.OutcomeUnknown,
+		"network_error": model.OutcomeUnknown,
 	}
 	require.Len(t, want, len(callfault.Kinds())+1)
 	for _, kind := range append([]string{""}, callfault.Kinds()...) {
