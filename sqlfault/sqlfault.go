@@ -39,9 +39,13 @@ import (
 	"github.com/faultline/faultline/model"
 )
 
-// Kinds returns the kinds this package enacts, in catalogue order.
+// Kinds returns the kinds this package enacts, in catalogue order, then
+// network_error (outside the catalogue: a refused connection before the
+// statement or COMMIT is sent, a reset one after the database committed).
+// server_error has no rendering: a database answers a failure with its
+// own error, and whether the transaction committed is then its driver's.
 func Kinds() []string {
-	return []string{"timeout_after_commit", "timeout_before_send", "reject_before_commit", "tool_timeout", "missing_checkpoint", "stale_checkpoint"}
+	return []string{"timeout_after_commit", "timeout_before_send", "reject_before_commit", "tool_timeout", "missing_checkpoint", "stale_checkpoint", "network_error"}
 }
 
 // ErrOutcomeUnknown is wrapped by the error of a statement or Commit whose
@@ -234,6 +238,13 @@ func (c *Connector) render(cm model.Committed, ev string, cn *conn, rollback fun
 				return badConn{ev + ": connection lost mid-transaction, before COMMIT was sent; the database rolled the transaction back"}
 			}
 			return badConn{ev + ": connection lost before the statement was sent"}
+		case "network_error":
+			cn.bad = true
+			if cm.Sent {
+				return fmt.Errorf("%s: connection reset by peer: %w", ev, ErrOutcomeUnknown)
+			}
+			undo()
+			return badConn{ev + ": connection refused"}
 		case "tool_timeout":
 			if hold == nil {
 				undo()
