@@ -166,8 +166,8 @@ type Spec[Req, Resp any] struct {
 }
 
 // Kinds returns the kinds a wrapped call can render, in catalogue order:
-// every kind at tool.commit, then server_error and network_error (outside
-// the catalogue).
+// every kind at tool.commit. It renders server_error and network_error
+// too, outside the catalogue, when a schedule names them (Spec.Failed).
 func Kinds() []string {
 	var out []string
 	for _, s := range model.Catalogue() {
@@ -175,7 +175,7 @@ func Kinds() []string {
 			out = append(out, s.Kind)
 		}
 	}
-	return append(out, "server_error", "network_error")
+	return out
 }
 
 // Kinds returns the kinds this spec renders: Kinds() less
@@ -210,7 +210,7 @@ func Wrap[Req, Resp any](calls model.Calls, spec Spec[Req, Resp], f func(context
 	if spec.Key == nil {
 		spec.Key = func(Req) (string, error) { return "", nil }
 	}
-	kinds := spec.Kinds()
+	kinds := append(spec.Kinds(), "server_error", "network_error")
 	w := &wrapped[Req, Resp]{calls: calls, s: spec, f: f, renders: func(k string) bool { return slices.Contains(kinds, k) }}
 	if w.s.Action == nil {
 		w.s.Action = func(_ Req, key string) model.Action { return model.Action{IdempotencyKey: key} }

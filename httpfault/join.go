@@ -306,11 +306,12 @@ var rendered = map[string]bool{
 	"server_error": true, "network_error": true,
 }
 
-// Kinds returns the fault kinds the joined transport renders at
-// tool.commit, in catalogue order: the tool domain and
-// break_trace_lineage, then server_error and network_error (outside the
-// catalogue). Another kind armed at a commit, or any kind armed at a
-// read, does not act: it stays unfired and the run is inconclusive.
+// Kinds returns the catalogue's fault kinds the joined transport renders
+// at tool.commit, in catalogue order: the tool domain and
+// break_trace_lineage. It renders server_error and network_error too,
+// outside the catalogue, when a schedule names them. Another kind armed at
+// a commit, or any kind armed at a read, does not act: it stays unfired
+// and the run is inconclusive.
 func Kinds() []string {
 	var out []string
 	for _, s := range model.Catalogue() {
@@ -318,7 +319,7 @@ func Kinds() []string {
 			out = append(out, s.Kind)
 		}
 	}
-	return append(out, "server_error", "network_error")
+	return out
 }
 
 // Joined is an http.RoundTripper joined to a run of the harness: each

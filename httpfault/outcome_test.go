@@ -79,8 +79,8 @@ func TestOutcomeOf(t *testing.T) {
 		"server_error":             `unknown {"error":{"type":"api_error","message":"internal server error"}}`,
 		"network_error":            `unknown `,
 	}
-	require.Len(t, want, len(httpfault.Kinds())+1)
-	for _, kind := range append([]string{""}, httpfault.Kinds()...) {
+	require.Len(t, want, len(httpfault.Kinds())+3)
+	for _, kind := range append([]string{"", "server_error", "network_error"}, httpfault.Kinds()...) {
 		var got []string
 		var faults []model.FaultEntry
 		if kind != "" {

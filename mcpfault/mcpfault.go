@@ -70,16 +70,16 @@ const (
 // tools/call, in a fixed order: a withheld or lost reply as a
 // *TimeoutError, a refusal as an IsError result (a rate limit's with
 // MetaRetryAfter), the answer faults on the real result,
-// break_trace_lineage on the request's MetaTrace, false_success as a
-// result without IsError whose content is {"ok": false, "error": ...},
-// then, outside the catalogue, server_error as a JSON-RPC internal error
-// and network_error as mcp.ErrConnectionClosed (docs/adapters-mcp.md).
+// break_trace_lineage on the request's MetaTrace, and false_success as a
+// result without IsError whose content is {"ok": false, "error": ...}
+// (docs/adapters-mcp.md). Outside the catalogue, server_error renders as a
+// JSON-RPC internal error and network_error as mcp.ErrConnectionClosed.
 // Another kind armed at tool.commit acts with the model's semantics and
 // is rendered by its result's outcome; it is not claimed here.
 func Kinds() []string {
 	return []string{"timeout_before_send", "reject_before_commit", "timeout_after_commit", "tool_timeout",
 		"partial_success_response", "malformed_response", "output_drift", "rate_limit", "break_trace_lineage",
-		"false_success", "server_error", "network_error"}
+		"false_success"}
 }
 
 // Ref is what a commit call claims to be: the provider's idempotency key

@@ -88,7 +88,7 @@ func TestCounterfactualPairs(t *testing.T) {
 			}
 		})
 	}
-	if len(mcpfault.Kinds()) != 12 {
+	if len(mcpfault.Kinds()) != 10 {
 		t.Fatalf("Kinds %v", mcpfault.Kinds())
 	}
 }
