@@ -15,8 +15,8 @@
 //   - [Kinds] lists the kinds a wrapped call renders, [Spec.Kinds] those a
 //     given spec renders (partial_success_response, output_drift,
 //     break_trace_lineage and false_success need a renderer of their own);
-//   - [TimeoutError], [RejectedError], [RateLimitError] and [ErrMalformed]
-//     are the default renderings; [OutcomeOf] classifies them into the
+//   - [TimeoutError], [RejectedError], [RateLimitError], [TransportError]
+//     and [ErrMalformed] are the default renderings; [OutcomeOf] classifies them into the
 //     three outcomes.
 //
 // The provider's own store is the oracle: the System that runs the code
@@ -73,6 +73,29 @@ func (e *RejectedError) Error() string {
 	return "callfault: " + e.Tool + ": rejected (" + e.Kind + "): " + e.Reason
 }
 
+// TransportError is the default rendering of server_error (Kind
+// "server_error": the server answered a fault of its own) and
+// network_error (the connection was refused, or reset when Sent): the
+// outcome is unknown, and Sent (the provider processed the request) is
+// for the test's diagnosis, not the client's.
+type TransportError struct {
+	Tool string
+	Kind string
+	Sent bool
+}
+
+// Error names the tool and what failed.
+func (e *TransportError) Error() string {
+	what := "server error"
+	switch {
+	case e.Kind == "network_error" && e.Sent:
+		what = "connection reset by peer"
+	case e.Kind == "network_error":
+		what = "connection refused"
+	}
+	return "callfault: " + e.Tool + ": " + what + " (" + e.Kind + ")"
+}
+
 // RateLimitError is the default rendering of rate_limit: the client should
 // wait RetryAfter (on its own clock; nothing here sleeps) and retry.
 type RateLimitError struct {
@@ -118,6 +141,9 @@ type Spec[Req, Resp any] struct {
 	// Rejected renders a refusal before any effect; default
 	// *RejectedError.
 	Rejected func(kind string, res model.ToolResult) error
+	// Failed renders server_error and network_error (sent: after the
+	// provider processed the request); default *TransportError.
+	Failed func(kind string, sent bool) error
 	// RateLimited renders rate_limit; default *RateLimitError.
 	RateLimited func(retryAfter time.Duration) error
 	// Malformed renders malformed_response from the real reply; default:
@@ -140,7 +166,8 @@ type Spec[Req, Resp any] struct {
 }
 
 // Kinds returns the kinds a wrapped call can render, in catalogue order:
-// every kind at tool.commit.
+// every kind at tool.commit. It renders server_error and network_error
+// too, outside the catalogue, when a schedule names them (Spec.Failed).
 func Kinds() []string {
 	var out []string
 	for _, s := range model.Catalogue() {
@@ -183,7 +210,7 @@ func Wrap[Req, Resp any](calls model.Calls, spec Spec[Req, Resp], f func(context
 	if spec.Key == nil {
 		spec.Key = func(Req) (string, error) { return "", nil }
 	}
-	kinds := spec.Kinds()
+	kinds := append(spec.Kinds(), "server_error", "network_error")
 	w := &wrapped[Req, Resp]{calls: calls, s: spec, f: f, renders: func(k string) bool { return slices.Contains(kinds, k) }}
 	if w.s.Action == nil {
 		w.s.Action = func(_ Req, key string) model.Action { return model.Action{IdempotencyKey: key} }
@@ -206,6 +233,9 @@ func Wrap[Req, Resp any](calls model.Calls, spec Spec[Req, Resp], f func(context
 	tool := spec.Tool
 	if w.s.Lost == nil {
 		w.s.Lost = func(kind string, sent bool) error { return &TimeoutError{Tool: tool, Kind: kind, Sent: sent} }
+	}
+	if w.s.Failed == nil {
+		w.s.Failed = func(kind string, sent bool) error { return &TransportError{Tool: tool, Kind: kind, Sent: sent} }
 	}
 	if w.s.Rejected == nil {
 		w.s.Rejected = func(kind string, res model.ToolResult) error {
@@ -303,6 +333,8 @@ func (w *wrapped[Req, Resp]) call(ctx context.Context, req Req) (Resp, error) {
 			return zero, w.s.Lost(kind, false)
 		case "timeout_after_commit":
 			return zero, w.s.Lost(kind, true)
+		case "server_error", "network_error":
+			return zero, w.s.Failed(kind, cur != nil)
 		case "rate_limit":
 			return zero, w.s.RateLimited(time.Duration(c.Result.RetryAfter) * time.Millisecond)
 		case "break_trace_lineage":

@@ -239,6 +239,9 @@ func TestWrapCounterfactuals(t *testing.T) {
 		{"output_drift", fresh, model.InvEffectAtMostOnce, model.EvToolCommit, 3, twice, 2, 1, model.ClaimRelease},
 		{"break_trace_lineage", biller{}, "trace_joined", model.EvClaim, 3, "charge ch_1 carries trace orphan-req-1", 1, 1, model.ClaimHold},
 		{"false_success", biller{retries: 2, replyIsDone: true}, model.InvNoInventedProgress, model.EvClaim, 3, none, 0, 1, model.ClaimRelease},
+		// before commit (after it: TestWrapTransportAfterCommit)
+		{"server_error", trusting, model.InvNoInventedProgress, model.EvClaim, 3, none, 0, 1, model.ClaimRelease},
+		{"network_error", trusting, model.InvNoInventedProgress, model.EvClaim, 3, none, 0, 1, model.ClaimRelease},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			f := model.FaultEntry{Event: model.EvToolCommit, Ordinal: 1, Kind: tc.kind}
@@ -255,6 +258,25 @@ func TestWrapCounterfactuals(t *testing.T) {
 				t.Fatalf("defended: held %v, %d rows (want %d), fault %+v, claims %+v, invariants %+v", res.Held(), len(rows), tc.goodRows, res.Faults[0], res.Claims, res.Invariants)
 			}
 		})
+	}
+}
+
+// TestWrapTransportAfterCommit: server_error and network_error after the
+// provider charged (target after_commit). The biller that retries under a
+// fresh key charges twice (effect_at_most_once, from the provider's two
+// rows); the defended biller keeps its key, is replayed and releases.
+func TestWrapTransportAfterCommit(t *testing.T) {
+	for _, kind := range []string{"server_error", "network_error"} {
+		f := model.FaultEntry{Event: model.EvToolCommit, Ordinal: 1, Kind: kind, Target: "after_commit"}
+		res, rows := runBill(t, billSystem{l: &ledgerSvc{}, cfg: biller{retries: 2, freshKey: true}, spec: spec}, f)
+		inv, _ := res.Invariant(model.InvEffectAtMostOnce)
+		if inv.Held || inv.Detail != "second ledger effect for task inv-1" || len(rows) != 2 || res.Faults[0].Fired != 1 {
+			t.Fatalf("%s, fresh key: %+v, %d rows", kind, inv, len(rows))
+		}
+		res, rows = runBill(t, billSystem{l: &ledgerSvc{}, cfg: defended, spec: spec}, f)
+		if !res.Held() || len(rows) != 1 || res.Claims[0].Verdict != model.ClaimRelease {
+			t.Fatalf("%s, defended: held %v, %d rows, claims %+v, invariants %+v", kind, res.Held(), len(rows), res.Claims, res.Invariants)
+		}
 	}
 }
 
@@ -283,6 +305,8 @@ func TestWrapDefaults(t *testing.T) {
 		"reject_before_commit": "callfault: charge: rejected (reject_before_commit): provider rejected the request before commit",
 		"rate_limit":           "callfault: charge: rate limited, retry after 100ms",
 		"malformed_response":   "callfault: the reply does not decode (tool charge, malformed_response)",
+		"server_error":         "callfault: charge: server error (server_error)",
+		"network_error":        "callfault: charge: connection refused (network_error)",
 	} {
 		var got error
 		l := &ledgerSvc{}

@@ -41,9 +41,11 @@ func TestOutcomeOf(t *testing.T) {
 		// committed, the model's crossing says rejected (the reply's
 		// body carries the provider's error)
 		"false_success": model.OutcomeCommitted,
+		"server_error":  model.OutcomeUnknown,
+		"network_error": model.OutcomeUnknown,
 	}
-	require.Len(t, want, len(callfault.Kinds())+1)
-	for _, kind := range append([]string{""}, callfault.Kinds()...) {
+	require.Len(t, want, len(callfault.Kinds())+3)
+	for _, kind := range append([]string{"", "server_error", "network_error"}, callfault.Kinds()...) {
 		l := &ledgerSvc{}
 		var got []model.Outcome
 		sys := sysFunc{l: l, run: func(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {

@@ -100,6 +100,24 @@ func TestCounterfactualPairs(t *testing.T) {
 		{"false_success", without(func(d *defences) { d.envelope, d.validate, d.readback = false, false, false }), `paid receipt="" verified=false attempts=1 slept=[]`, 0, 0, 0, 1, false},
 		{"false_success", protected, `denied receipt="" verified=false attempts=1 slept=[]`, 0, 0, 0, 1, true},
 	}
+	cases = append(cases, []struct {
+		kind      string
+		d         defences
+		want      string
+		entries   int
+		posts     int
+		gets      int
+		fired     int
+		protected bool
+	}{
+		// before commit: a 500 or a refused connection taken as success
+		// claims a payment that never happened; the protected client
+		// reads back, finds none and pays under the same key
+		{"server_error", untyped, `paid receipt="" verified=false attempts=1 slept=[]`, 0, 0, 0, 1, false},
+		{"server_error", protected, `paid receipt="rcpt-1" verified=true attempts=2 slept=[]`, 1, 1, 2, 1, true},
+		{"network_error", untyped, `paid receipt="" verified=false attempts=1 slept=[]`, 0, 0, 0, 1, false},
+		{"network_error", protected, `paid receipt="rcpt-1" verified=true attempts=2 slept=[]`, 1, 1, 2, 1, true},
+	}...)
 	var kinds []string
 	for _, c := range cases {
 		got, l, res := payOnce(t, c.d, at(c.kind, 1))
@@ -115,11 +133,41 @@ func TestCounterfactualPairs(t *testing.T) {
 			kinds = append(kinds, c.kind)
 		}
 	}
-	want := slices.DeleteFunc(httpfault.Kinds(), func(k string) bool { return k == "break_trace_lineage" })
+	want := slices.DeleteFunc(append(httpfault.Kinds(), "server_error", "network_error"), func(k string) bool { return k == "break_trace_lineage" })
 	slices.Sort(want)
 	slices.Sort(kinds)
 	if diff := cmp.Diff(want, kinds); diff != "" {
 		t.Fatalf("kinds with a pair (-rendered +tested):\n%s", diff)
+	}
+}
+
+// TestTransportErrorsAfterCommit: server_error and network_error after
+// the provider committed (target after_commit). A client that takes the
+// 500 or the reset connection as a refusal denies a payment the ledger
+// holds; one that retries under a fresh key without reading back pays
+// twice; the protected client reads back and finds its one payment.
+func TestTransportErrorsAfterCommit(t *testing.T) {
+	without := func(f func(*defences)) defences { d := protected; f(&d); return d }
+	refusal := without(func(d *defences) { d.transport = false })
+	blind := without(func(d *defences) { d.sameKey, d.readback = false, false })
+	for _, c := range []struct {
+		kind, want           string
+		d                    defences
+		entries, posts, gets int
+	}{
+		{"server_error", `denied receipt="" verified=false attempts=1 slept=[]`, refusal, 1, 1, 0},
+		{"server_error", `paid receipt="rcpt-2" verified=false attempts=2 slept=[]`, blind, 2, 2, 0},
+		{"server_error", `paid receipt="rcpt-1" verified=true attempts=1 slept=[]`, protected, 1, 1, 1},
+		{"network_error", `denied receipt="" verified=false attempts=1 slept=[]`, refusal, 1, 1, 0},
+		{"network_error", `paid receipt="rcpt-2" verified=false attempts=2 slept=[]`, blind, 2, 2, 0},
+		{"network_error", `paid receipt="rcpt-1" verified=true attempts=1 slept=[]`, protected, 1, 1, 1},
+	} {
+		f := model.FaultEntry{Event: model.EvToolCommit, Ordinal: 1, Kind: c.kind, Target: "after_commit"}
+		got, l, res := payOnce(t, c.d, f)
+		entries, posts, gets := l.count()
+		if got.String() != c.want || entries != c.entries || posts != c.posts || gets != c.gets || res.Faults[0].Fired != 1 {
+			t.Errorf("%s %+v: %s; ledger %d entries, %d posts, %d gets; fault %+v\n\twant %s; %d, %d, %d", c.kind, c.d, got, entries, posts, gets, res.Faults[0], c.want, c.entries, c.posts, c.gets)
+		}
 	}
 }
 

@@ -301,12 +301,17 @@ var rendered = map[string]bool{
 	"timeout_after_commit": true, "reject_before_commit": true, "rate_limit": true,
 	"partial_success_response": true, "malformed_response": true, "output_drift": true, "break_trace_lineage": true,
 	"false_success": true,
+	// outside the catalogue: the provider's server error and the
+	// connection's failure, before commit or after it
+	"server_error": true, "network_error": true,
 }
 
-// Kinds returns the fault kinds the joined transport renders at
-// tool.commit, in catalogue order: the tool domain and
-// break_trace_lineage. Another kind armed at a commit, or any kind armed
-// at a read, does not act: it stays unfired and the run is inconclusive.
+// Kinds returns the catalogue's fault kinds the joined transport renders
+// at tool.commit, in catalogue order: the tool domain and
+// break_trace_lineage. It renders server_error and network_error too,
+// outside the catalogue, when a schedule names them. Another kind armed at
+// a commit, or any kind armed at a read, does not act: it stays unfired
+// and the run is inconclusive.
 func Kinds() []string {
 	var out []string
 	for _, s := range model.Catalogue() {
@@ -521,6 +526,12 @@ func (j *Joined) commit(req *http.Request, body []byte, cl Classified) (*http.Re
 			return nil, &TimeoutError{Kind: kind}
 		case "timeout_after_commit":
 			return nil, &TimeoutError{Kind: kind, Sent: true}
+		case "server_error":
+			// a 500 in place of whatever the provider answered, if it
+			// was asked at all (the model says whether it committed)
+			return answer(req, http.StatusInternalServerError, nil, serverErrorBody), nil
+		case "network_error":
+			return nil, networkError(cur != nil)
 		case "false_success":
 			// a success envelope carrying the provider's error: a 200
 			// whatever the provider's format (Render renders refusals)

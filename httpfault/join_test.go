@@ -101,6 +101,8 @@ type jpayer struct {
 	process string
 	// statusOnly takes a 200 for done without reading its body
 	statusOnly bool
+	// retry5xx retries a 5xx answer as it does a failed connection
+	retry5xx bool
 }
 
 // pay charges subject once and reports whether it may release.
@@ -134,6 +136,8 @@ func (p jpayer) pay(ctx context.Context, id, subject string, amount int64, trace
 			return out.Receipt, true, nil
 		}
 		switch {
+		case resp.StatusCode >= 500 && p.retry5xx:
+			continue
 		case resp.StatusCode == http.StatusTooManyRequests:
 			secs, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
 			//faultline:ignore production code waits on the time package; the test runs it in a synctest bubble, whose clock is the run's
@@ -314,6 +318,9 @@ func TestJoinCounterfactuals(t *testing.T) {
 		{"malformed_response", fresh, model.InvEffectAtMostOnce, model.EvToolCommit, "second ledger effect for task inv-1", 2, 1, model.ClaimRelease},
 		{"output_drift", fresh, model.InvEffectAtMostOnce, model.EvToolCommit, "second ledger effect for task inv-1", 2, 1, model.ClaimRelease},
 		{"false_success", jpayer{retries: 2, statusOnly: true}, model.InvNoInventedProgress, model.EvClaim, "release although the ledger holds no effect of the task", 0, 1, model.ClaimRelease},
+		// before commit (after it: TestJoinTransportAfterCommit)
+		{"server_error", trusting, model.InvNoInventedProgress, model.EvClaim, "release although the ledger holds no effect of the task", 0, 0, model.ClaimHold},
+		{"network_error", trusting, model.InvNoInventedProgress, model.EvClaim, "release although the ledger holds no effect of the task", 0, 1, model.ClaimRelease},
 		{"break_trace_lineage", jpayer{}, "trace_joined", model.EvClaim, "charge ch_1 carries trace orphan-req-1", 1, 1, model.ClaimHold},
 	} {
 		kinds = append(kinds, tc.kind)
@@ -338,14 +345,37 @@ func TestJoinCounterfactuals(t *testing.T) {
 		})
 	}
 	slices.Sort(kinds)
-	if want := slices.Sorted(slices.Values(httpfault.Kinds())); !slices.Equal(want, kinds) {
+	if want := slices.Sorted(slices.Values(append(httpfault.Kinds(), "server_error", "network_error"))); !slices.Equal(want, kinds) {
 		t.Fatalf("kinds with a pair %v, rendered %v", kinds, want)
+	}
+}
+
+// TestJoinTransportAfterCommit: server_error and network_error after the
+// provider committed (target after_commit; the model says it committed,
+// the provider's rows agree). A client that retries the 500 or the reset
+// connection under a fresh key charges twice (effect_at_most_once, read
+// from the provider's two rows); the client that retries under the same
+// key is replayed once and releases the first charge.
+func TestJoinTransportAfterCommit(t *testing.T) {
+	fresh := jpayer{retries: 2, freshKey: true, retry5xx: true}
+	good := jpayer{retries: 2, verifyTrace: true, retry5xx: true}
+	for _, kind := range []string{"server_error", "network_error"} {
+		f := model.FaultEntry{Event: model.EvToolCommit, Ordinal: 1, Kind: kind, Target: "after_commit"}
+		res, rows := runPay(t, fresh, f)
+		inv, _ := res.Invariant(model.InvEffectAtMostOnce)
+		if inv.Held || inv.Event != model.EvToolCommit || inv.FaultID != "f1" || inv.Detail != "second ledger effect for task inv-1" || len(rows) != 2 {
+			t.Fatalf("%s, fresh key: %+v, %d rows", kind, inv, len(rows))
+		}
+		res, rows = runPay(t, good, f)
+		if !res.Held() || len(rows) != 1 || res.Faults[0].Fired != 1 || res.Claims[0].Verdict != model.ClaimRelease {
+			t.Fatalf("%s, same key: held %v, %d rows, fault %+v, claims %+v, invariants %+v", kind, res.Held(), len(rows), res.Faults[0], res.Claims, res.Invariants)
+		}
 	}
 }
 
 // TestJoinKinds: the joined transport renders every kind the catalogue
 // places at tool.commit (the tool domain and break_trace_lineage), and
-// nothing else.
+// nothing else of the catalogue.
 func TestJoinKinds(t *testing.T) {
 	got := strings.Join(httpfault.Kinds(), " ")
 	want := "timeout_after_commit partial_success_response break_trace_lineage sandbox_denial timeout_before_send reject_before_commit malformed_response output_drift rate_limit tool_timeout budget_exhaustion false_success"

@@ -121,9 +121,12 @@ type defences struct {
 	validate bool // a 2xx answer counts only with a receipt naming the key and the amount
 	budget   bool // at most 3 attempts
 	envelope bool // a 2xx answer whose body carries an error is a refusal
+	// transport: a 5xx answer or a failed connection is an unknown
+	// outcome (read back, retried), not a refusal
+	transport bool
 }
 
-var protected = defences{sameKey: true, readback: true, typed: true, unknown: true, validate: true, budget: true, envelope: true}
+var protected = defences{sameKey: true, readback: true, typed: true, unknown: true, validate: true, budget: true, envelope: true, transport: true}
 
 // outcome is what a payment client claims, and what it did.
 type outcome struct {
@@ -165,6 +168,7 @@ func (p *payer) pay(order string, amount int64) outcome {
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := p.client.Do(req)
 		var ne net.Error
+		var op *net.OpError
 		switch {
 		case errors.Is(err, model.ErrWorkerCrashed):
 			o.Claim = "stopped" // the harness stopped the worker
@@ -174,6 +178,8 @@ func (p *payer) pay(order string, amount int64) outcome {
 				o.Claim = "paid" // a timeout taken as done
 				return o
 			}
+		case err != nil && p.d.typed && p.d.transport && errors.As(err, &op):
+			// a failed connection: the outcome is unknown
 		case err != nil:
 			if !p.d.typed {
 				o.Claim = "paid" // any answer but a timeout is success
@@ -196,6 +202,8 @@ func (p *payer) pay(order string, amount int64) outcome {
 			case resp.StatusCode == http.StatusTooManyRequests:
 				o.Slept = append(o.Slept, resp.Header.Get("Retry-After"))
 				continue
+			case resp.StatusCode >= 500 && p.d.transport:
+				// a server error: the outcome is unknown
 			case !ok2xx:
 				o.Claim = "denied"
 				return o

@@ -76,9 +76,11 @@ func TestOutcomeOf(t *testing.T) {
 		"budget_exhaustion":        `unknown `,
 		"break_trace_lineage":      `committed {"receipt_id":"ch_1","amount":300}`,
 		"false_success":            `rejected {"ok":false,"error":"the provider failed the request; nothing was committed"}`,
+		"server_error":             `unknown {"error":{"type":"api_error","message":"internal server error"}}`,
+		"network_error":            `unknown `,
 	}
-	require.Len(t, want, len(httpfault.Kinds())+1)
-	for _, kind := range append([]string{""}, httpfault.Kinds()...) {
+	require.Len(t, want, len(httpfault.Kinds())+3)
+	for _, kind := range append([]string{"", "server_error", "network_error"}, httpfault.Kinds()...) {
 		var got []string
 		var faults []model.FaultEntry
 		if kind != "" {

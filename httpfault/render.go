@@ -2,8 +2,11 @@ package httpfault
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
+	"os"
 	"strconv"
+	"syscall"
 
 	"github.com/faultline/faultline/model"
 )
@@ -31,6 +34,20 @@ func defaultAnswer(kind string, retryAfter model.Millis) Answer {
 // format: the envelope of APIs that report a failure inside a success
 // ({"ok": false, "error": ...}, as Slack's Web API does).
 const falseSuccessBody = `{"ok":false,"error":"the provider failed the request; nothing was committed"}`
+
+// serverErrorBody is server_error's answer, given with a 500: the error
+// object of the APIs that name a server fault (type api_error).
+const serverErrorBody = `{"error":{"type":"api_error","message":"internal server error"}}`
+
+// networkError is network_error's rendering, the error a dialer or a
+// connection returns: connection refused before the request left (sent
+// false), connection reset by peer after the provider processed it.
+func networkError(sent bool) error {
+	if sent {
+		return &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}
+	}
+	return &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+}
 
 // retryHeaders are Retry-After (whole seconds, rounded up) and
 // Retry-After-Ms for a wait of ms.

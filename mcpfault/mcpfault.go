@@ -39,6 +39,7 @@ import (
 	"sync"
 
 	"github.com/faultline/faultline/model"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -71,7 +72,8 @@ const (
 // MetaRetryAfter), the answer faults on the real result,
 // break_trace_lineage on the request's MetaTrace, and false_success as a
 // result without IsError whose content is {"ok": false, "error": ...}
-// (docs/adapters-mcp.md).
+// (docs/adapters-mcp.md). Outside the catalogue, server_error renders as a
+// JSON-RPC internal error and network_error as mcp.ErrConnectionClosed.
 // Another kind armed at tool.commit acts with the model's semantics and
 // is rendered by its result's outcome; it is not claimed here.
 func Kinds() []string {
@@ -485,6 +487,11 @@ func (m *Middleware) render(tool string, c model.Committed, raw mcp.Result) (mcp
 	switch {
 	case res.Outcome == model.OutcomeUnknown && res.Class == model.ClassInvalidOutput:
 		return m.malformed(raw, res), nil
+	case res.Class == "server_error":
+		// the server failed the call: a JSON-RPC internal error
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: res.Reason}
+	case res.Class == "network_error":
+		return nil, fmt.Errorf("calling %q: %s: %w", tool, res.Reason, mcp.ErrConnectionClosed)
 	case res.Outcome == model.OutcomeUnknown:
 		return nil, &TimeoutError{Tool: tool, Reason: res.Reason}
 	case res.Outcome == model.OutcomeCommitted && res.Class == model.ClassErrorInBody:

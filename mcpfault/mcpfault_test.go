@@ -12,6 +12,7 @@ import (
 
 	"github.com/faultline/faultline/mcpfault"
 	"github.com/faultline/faultline/model"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -139,6 +140,8 @@ func expireSnapshot(ctx context.Context, cs *mcp.ClientSession, pol policy, job,
 			return "", true, nil
 		case err != nil && errors.Is(err, context.DeadlineExceeded):
 			continue // unknown outcome: retry
+		case err != nil && (errors.Is(err, mcp.ErrConnectionClosed) || errors.As(err, new(*jsonrpc.Error))):
+			continue // a dropped connection or a server error: unknown outcome, retry
 		case err != nil:
 			return "", false, err
 		case res.IsError && pol.ignoreIsError:

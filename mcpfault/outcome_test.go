@@ -31,9 +31,11 @@ func TestOutcomeOf(t *testing.T) {
 		"rate_limit":               model.OutcomeRejected,
 		"break_trace_lineage":      model.OutcomeCommitted,
 		"false_success":            model.OutcomeRejected,
+		"server_error":             model.OutcomeUnknown,
+		"network_error":            model.OutcomeUnknown,
 	}
-	require.Len(t, want, len(mcpfault.Kinds())+1)
-	for _, kind := range append([]string{""}, mcpfault.Kinds()...) {
+	require.Len(t, want, len(mcpfault.Kinds())+3)
+	for _, kind := range append([]string{"", "server_error", "network_error"}, mcpfault.Kinds()...) {
 		var got []model.Outcome
 		do := func(ctx context.Context, cs *mcp.ClientSession) []string {
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "delete_snapshot", Arguments: deleteIn{Snapshot: "snap-9"},

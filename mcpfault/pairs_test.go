@@ -50,6 +50,13 @@ func TestCounterfactualPairs(t *testing.T) {
 		{"false_success", policy{trustEnvelope: true}, stable, model.InvNoInventedProgress, 0,
 			"release although the ledger holds no effect of the task", "worker.start/ tool.commit/rejected claim/release",
 			"worker.start/ tool.commit/rejected tool.commit/committed claim/release", 1},
+		// before commit (after it: TestTransportAfterCommit)
+		{"server_error", policy{trustTimeout: true}, stable, model.InvNoInventedProgress, 0,
+			"release although the ledger holds no effect of the task", "worker.start/ tool.commit/unknown claim/release",
+			"worker.start/ tool.commit/unknown tool.commit/committed claim/release", 1},
+		{"network_error", policy{trustTimeout: true}, stable, model.InvNoInventedProgress, 0,
+			"release although the ledger holds no effect of the task", "worker.start/ tool.commit/unknown claim/release",
+			"worker.start/ tool.commit/unknown tool.commit/committed claim/release", 1},
 		{"break_trace_lineage", stable, policy{checkTrace: true}, "trace_joined", 1,
 			"released del_1 made under trace \"orphan-req-1\"", "worker.start/ tool.commit/committed claim/release",
 			"worker.start/ tool.commit/committed ledger.readback/ok claim/hold", 1},
@@ -83,5 +90,29 @@ func TestCounterfactualPairs(t *testing.T) {
 	}
 	if len(mcpfault.Kinds()) != 10 {
 		t.Fatalf("Kinds %v", mcpfault.Kinds())
+	}
+}
+
+// TestTransportAfterCommit: server_error and network_error after the
+// provider deleted the snapshot (target after_commit). The agent that
+// retries under a fresh key deletes twice (effect_at_most_once, from the
+// provider's two rows); the one that keeps its key is replayed once.
+func TestTransportAfterCommit(t *testing.T) {
+	for _, kind := range []string{"server_error", "network_error"} {
+		f := model.FaultEntry{Event: model.EvToolCommit, Ordinal: 1, Kind: kind, Target: "after_commit"}
+		p := newProvider(true)
+		res := run(t, system{p: p, pol: policy{freshKey: true}}, f)
+		inv, _ := res.Invariant(model.InvEffectAtMostOnce)
+		if inv.Held || inv.Detail != "second ledger effect for task job-1" || len(p.rows) != 2 || res.Faults[0].Fired != 1 {
+			t.Errorf("%s, fresh key: %+v, %d rows, fault %+v", kind, inv, len(p.rows), res.Faults[0])
+		}
+		if got, want := events(res), "worker.start/ tool.commit/unknown tool.commit/committed claim/release"; got != want {
+			t.Errorf("%s, fresh key: timeline %s", kind, got)
+		}
+		p = newProvider(true)
+		res = run(t, system{p: p, pol: policy{}}, f)
+		if !res.Held() || len(p.rows) != 1 || res.Faults[0].Fired != 1 || res.Claims[0].Verdict != model.ClaimRelease {
+			t.Errorf("%s, same key: held %v %+v, %d rows, fault %+v", kind, res.Held(), res.Invariants, len(p.rows), res.Faults[0])
+		}
 	}
 }

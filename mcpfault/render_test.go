@@ -73,7 +73,12 @@ func TestRendering(t *testing.T) {
 		"break_trace_lineage":      `ok structured=map[bytes:300 receipt:del_1 snapshot:snap-9] text={"bytes":300,"receipt":"del_1","snapshot":"snap-9"}`,
 	}
 	want["false_success"] = `ok structured=map[error:success envelope carrying an error: the provider failed the request; nothing committed ok:false] text={"error":"success envelope carrying an error: the provider failed the request; nothing committed","ok":false}`
-	rows := map[string]int{"timeout_before_send": 0, "reject_before_commit": 0, "rate_limit": 0, "tool_timeout": 0, "false_success": 0}
+	// before commit (the default target): a JSON-RPC internal error, a
+	// closed connection
+	want["server_error"] = `error deadline=false: server error: failed before commit`
+	want["network_error"] = `error deadline=false: calling "delete_snapshot": connection refused: connection closed`
+	rows := map[string]int{"timeout_before_send": 0, "reject_before_commit": 0, "rate_limit": 0, "tool_timeout": 0, "false_success": 0,
+		"server_error": 0, "network_error": 0}
 	for _, kind := range append([]string{""}, mcpfault.Kinds()...) {
 		p := newProvider(true)
 		var got []string

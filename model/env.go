@@ -195,6 +195,12 @@ const (
 	// retry-after, fault kind provider_outage); nothing was committed and
 	// a retry may succeed once it is back.
 	classUnavailable = "unavailable"
+	// classServerError is a server error (a 5xx-class answer) that does not
+	// say whether the provider committed.
+	classServerError = "server_error"
+	// classNetworkError is a transport failure (connection refused or
+	// reset): the client holds no answer at all.
+	classNetworkError = "network_error"
 )
 
 // failedInBody reports whether res is a success envelope that carries an

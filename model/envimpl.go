@@ -516,6 +516,7 @@ func (r *run) commitLevel(i int) func(ToolCall) ToolResult {
 	for len(c.levels) <= i {
 		j := len(c.levels)
 		c.levels = append(c.levels, func(call ToolCall) ToolResult {
+			r.commitTarget = r.commits.hits[j].entry.Target
 			var res ToolResult
 			var fired bool
 			if h := r.commits.hooks[j]; r.live.enacts != nil && answerFault(h) {

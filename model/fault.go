@@ -50,9 +50,10 @@ type FaultSpec struct {
 	// tasks in sequence (Concurrency.Workers below the fixture's task
 	// count); on a one-task workload it is reached and never fires.
 	WorkerScoped bool `json:"worker_scoped,omitempty"`
-	// Fleet is true for a kind whose harm is a fleet's load (a retry
-	// storm): the default search draws it on a fleet fixture (Fixture.Fleet)
-	// without being told to, and on no other workload.
+	// Fleet is true for a kind the default search draws without being
+	// told to on a fleet fixture (Fixture.Fleet) only: one whose harm is a
+	// fleet's load (a retry storm), or a provider's server or network
+	// error (drawn on one-task workloads only where WithKinds names it).
 	Fleet bool `json:"fleet,omitempty"`
 	// LastsMs, above zero, makes the kind lasting: once fired, it hits
 	// every later crossing of its event, of every task and worker, sent
@@ -447,6 +448,43 @@ var (
 	// (persistent): every attempt times out before it is sent.
 	budgetExhaustion = commitFault{reply: &ToolResult{Outcome: OutcomeUnknown, Class: ClassTimeout, Reason: "timeout: provider unreachable"}}
 )
+
+// transportFault is server_error and network_error: the client sees an
+// error that does not say whether the provider committed (OutcomeUnknown,
+// class server_error or network_error). Where it strikes is the fault's
+// target: "" before any durable write (the provider never commits), or
+// targetAfterCommit after the provider has processed the request, so
+// whether anything was committed is whatever the provider and the World
+// made of it (its guards, its idempotency replay, its ledger).
+type transportFault struct {
+	class, before, after string
+}
+
+// targetAfterCommit is the target of a transport fault that strikes after
+// the provider processed the request.
+const targetAfterCommit = "after_commit"
+
+func (k transportFault) onCommit(r *run, call ToolCall, provider func(ToolCall) ToolResult) (ToolResult, bool) {
+	res := ToolResult{Outcome: OutcomeUnknown, Class: k.class, Reason: k.before}
+	if r.commitTarget != targetAfterCommit {
+		if k.class == classServerError {
+			// the provider saw the request and failed it before any
+			// durable write: its notice says failed
+			r.notify(call, noticeFailed, "", k.before)
+		}
+		return res, true
+	}
+	provider(call) // the provider commits if the World lets it; its answer is lost
+	res.Reason = k.after
+	return res, true
+}
+
+func (transportFault) checkTarget(target string) error {
+	if target != "" && target != targetAfterCommit {
+		return fmt.Errorf("target %q must be empty (before commit) or %q", target, targetAfterCommit)
+	}
+	return nil
+}
 
 type falseSuccess struct{}
 
@@ -967,15 +1005,36 @@ var fleetKinds = []faultKind{
 // default 100 ms, several attempts of any back-off below a second.
 const outageMs Millis = 1000
 
+// transportKinds are the provider's server error and the connection's
+// failure at tool.commit (the paper's "500 before execution" and the
+// network errors of its cited reliability profiles). Kept out of
+// Catalogue() like fleetKinds, so the catalogue-wide figures, the paper's
+// compat and the coverage universe are unchanged; like fleetKinds
+// (FaultSpec.Fleet) the default search draws them on fleet fixtures, and
+// elsewhere where WithKinds names them.
+var transportKinds = []faultKind{
+	{FaultSpec{Kind: "server_error", Domain: domainTool, Target: "tool API server", Event: EvToolCommit,
+		Boundary: boundaryEffect, Phase: phaseBeforeCommit, Signal: signalAcknowledgement, Manner: mannerContradictory,
+		Oracle: oracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce, InvRecordedAgreesWithLedger}, Fleet: true,
+		Doc: "the provider answers a server error (5xx class): before any durable write, or (target after_commit) after it processed the request, committed if the World let it"},
+		transportFault{class: classServerError, before: "server error: failed before commit", after: "server error: failed after processing"}},
+	{FaultSpec{Kind: "network_error", Domain: domainTool, Target: "tool transport", Event: EvToolCommit,
+		Boundary: boundaryToolCall, Phase: phaseBeforeCommit, Signal: signalAcknowledgement, Manner: mannerAbsent,
+		Oracle: oracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce, InvRecordedAgreesWithLedger}, Fleet: true,
+		Doc: "the connection fails: refused before the request leaves, or (target after_commit) reset after the provider processed it, committed if the World let it"},
+		transportFault{class: classNetworkError, before: "connection refused", after: "connection reset by peer"}},
+}
+
 // CacheAndWorkerKinds returns the kinds outside the catalogue that a
 // default search draws where they can act: sliding_grant_cache (revoked
 // authority kept alive by a cache with a sliding lifetime), the
 // worker-scoped kinds ambient_identity_leak and span_carry_over (see
-// cacheWorkerKinds), then the fleet kinds (FaultSpec.Fleet: do_not_retry,
-// provider_outage; see fleetKinds).
+// cacheWorkerKinds), then the kinds drawn on fleets (FaultSpec.Fleet:
+// do_not_retry, provider_outage, server_error, network_error; see
+// fleetKinds and transportKinds).
 func CacheAndWorkerKinds() []FaultSpec {
-	out := make([]FaultSpec, 0, len(cacheWorkerKinds)+len(fleetKinds))
-	for _, k := range append(append([]faultKind{}, cacheWorkerKinds...), fleetKinds...) {
+	out := make([]FaultSpec, 0, len(cacheWorkerKinds)+len(fleetKinds)+len(transportKinds))
+	for _, k := range append(append(append([]faultKind{}, cacheWorkerKinds...), fleetKinds...), transportKinds...) {
 		out = append(out, k.spec)
 	}
 	return out
@@ -994,6 +1053,9 @@ func init() {
 	}
 	for i := range fleetKinds {
 		setDefaults(&fleetKinds[i], false)
+	}
+	for i := range transportKinds {
+		setDefaults(&transportKinds[i], false)
 	}
 }
 
@@ -1029,11 +1091,11 @@ func Catalogue() []FaultSpec {
 	return out
 }
 
-// kindsByName indexes the kinds of the five tables by name (the first
+// kindsByName indexes the kinds of the six tables by name (the first
 // table's when two name one kind).
 var kindsByName = func() map[string]*faultKind {
 	m := map[string]*faultKind{}
-	for _, table := range [][]faultKind{catalogue, worldKinds, noticeKinds, cacheWorkerKinds, fleetKinds} {
+	for _, table := range [][]faultKind{catalogue, worldKinds, noticeKinds, cacheWorkerKinds, fleetKinds, transportKinds} {
 		for i := range table {
 			if _, ok := m[table[i].spec.Kind]; !ok {
 				m[table[i].spec.Kind] = &table[i]

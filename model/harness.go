@@ -424,6 +424,9 @@ type run struct {
 	grantCache grantCache
 	// seqAmbient is the ambient context of a sequential run's worker.
 	seqAmbient ambientCtx
+	// commitTarget is the target of the commit hook running (a transport
+	// fault's phase, see transportFault).
+	commitTarget string
 }
 
 // taskState is the state of the task being run. A sequential run keeps

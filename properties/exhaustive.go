@@ -518,6 +518,30 @@ var walkKinds = func() []model.FaultSpec {
 	return append(append(append(model.Catalogue(), model.WorldEvents()...), model.NoticeKinds()...), model.CacheAndWorkerKinds()...)
 }()
 
+// transportKinds are the provider's server error and the connection's
+// failure (server_error, network_error): kinds outside model.Catalogue(),
+// placed when WithKinds names them or by default (drawnByDefault), each
+// before commit and after it (targets "" and "after_commit").
+var transportKinds = func() []model.FaultSpec {
+	var out []model.FaultSpec
+	for _, k := range []string{"server_error", "network_error"} {
+		sp, err := model.Spec(k)
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, sp)
+	}
+	return out
+}()
+
+// transportTargets are a transport kind's targets: before commit (none)
+// and after it.
+var transportTargets = []string{"", "after_commit"}
+
+func isTransportKind(kind string) bool {
+	return slices.ContainsFunc(transportKinds, func(sp model.FaultSpec) bool { return sp.Kind == kind })
+}
+
 // isCacheWorkerKind reports whether kind is one of
 // model.CacheAndWorkerKinds, which a walk or an exploration places only
 // when WithKinds names it, or where it can act (drawnByDefault).
@@ -596,6 +620,8 @@ func newWalk(e *explorer) (*walkState, error) {
 			k.target = model.EvMemoryRead
 		case "branch_failure":
 			k.target = model.EvBranchRun
+		case "server_error", "network_error":
+			k.advances = transportTargets
 		case "clock_advance":
 			// the default first, as the schedule format writes it (no target)
 			scope.ClockAdvances = clockTargets(set.config, set.harness, set.fixture)

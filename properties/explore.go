@@ -452,6 +452,7 @@ type kindSpace struct {
 	// run in the run the fault is placed in
 	memory, branch bool
 	clock          bool // the target is a clock advance drawn in 1..maxAdvance
+	phase          bool // the target is a transport fault's phase (transportTargets)
 	world          bool
 	// corrs are the correlation modifiers the kind takes
 	// (FaultSpec.Correlations), drawn for a concurrent config (see
@@ -792,6 +793,8 @@ func (e *explorer) survey(also ...model.Config) error {
 			ks.targets, ks.branch = append([]string{""}, details[model.EvBranchRun]...), true
 		case "clock_advance":
 			ks.clock = true
+		case "server_error", "network_error":
+			ks.targets, ks.phase = transportTargets, true
 		}
 		e.kinds = append(e.kinds, ks)
 	}
@@ -1021,6 +1024,8 @@ func (e *explorer) drawTarget(t *rapid.T, k *kindSpace, f *model.FaultEntry, ss 
 		f.Target = strconv.Itoa(1 + drawEven(t, e.maxAdvance, "advance_ms"))
 	case k.clock:
 		f.Target = strconv.Itoa(intRange(1, e.maxAdvance).Draw(t, "advance_ms"))
+	case k.phase:
+		f.Target = transportTargets[intRange(0, len(transportTargets)-1).Draw(t, "phase")]
 	case k.memory || k.branch:
 		ev := model.EvMemoryRead
 		if k.branch {

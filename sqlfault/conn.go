@@ -590,8 +590,8 @@ func firstWord(q string) string {
 // transaction's COMMIT (which cannot be held: a held COMMIT keeps its
 // locks); the others stay unfired at the crossing (model.Calls.CommitOnly).
 var (
-	statementKinds = []string{"timeout_after_commit", "timeout_before_send", "reject_before_commit", "tool_timeout"}
-	commitKinds    = []string{"timeout_after_commit", "timeout_before_send", "reject_before_commit"}
+	statementKinds = []string{"timeout_after_commit", "timeout_before_send", "reject_before_commit", "tool_timeout", "network_error"}
+	commitKinds    = []string{"timeout_after_commit", "timeout_before_send", "reject_before_commit", "network_error"}
 )
 
 // renders returns the kind filter of a list.

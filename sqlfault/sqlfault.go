@@ -39,7 +39,11 @@ import (
 	"github.com/faultline/faultline/model"
 )
 
-// Kinds returns the kinds this package enacts, in catalogue order.
+// Kinds returns the catalogue's kinds this package enacts, in catalogue
+// order. It enacts network_error too, outside the catalogue, when a
+// schedule names it (a refused connection before the statement or COMMIT
+// is sent, a reset one after the database committed); server_error has
+// no rendering: a database answers a failure with its own error.
 func Kinds() []string {
 	return []string{"timeout_after_commit", "timeout_before_send", "reject_before_commit", "tool_timeout", "missing_checkpoint", "stale_checkpoint"}
 }
@@ -234,6 +238,13 @@ func (c *Connector) render(cm model.Committed, ev string, cn *conn, rollback fun
 				return badConn{ev + ": connection lost mid-transaction, before COMMIT was sent; the database rolled the transaction back"}
 			}
 			return badConn{ev + ": connection lost before the statement was sent"}
+		case "network_error":
+			cn.bad = true
+			if cm.Sent {
+				return fmt.Errorf("%s: connection reset by peer: %w", ev, ErrOutcomeUnknown)
+			}
+			undo()
+			return badConn{ev + ": connection refused"}
 		case "tool_timeout":
 			if hold == nil {
 				undo()

@@ -383,6 +383,18 @@ var pairs = []pair{
 			"worker.crash/ worker.start/ checkpoint.load/ok checkpoint.write/ok checkpoint.load/ok tool.commit/committed checkpoint.write/ok checkpoint.load/ok checkpoint.write/ok checkpoint.load/ok claim/release",
 		goodVerdit: model.Recovered,
 	},
+	{
+		// the connection is refused before COMMIT is sent (network_error,
+		// before commit): as timeout_before_send
+		kind: "network_error", fault: at(model.EvToolCommit, 1, "network_error"),
+		bad: agentOpts{Tx: true, IgnoreErr: true}, good: agentOpts{Tx: true, Retry: true},
+		inv: model.InvNoInventedProgress, event: model.EvClaim, detail: "release although the ledger holds no effect of the task", badRows: 0, goodRows: 1,
+		badLine: "worker.start/ checkpoint.load/ok checkpoint.write/ok checkpoint.load/ok tool.commit/unknown!f1 checkpoint.write/ok " +
+			"checkpoint.load/ok checkpoint.write/ok checkpoint.load/ok claim/release",
+		goodLine: "worker.start/ checkpoint.load/ok checkpoint.write/ok checkpoint.load/ok tool.commit/unknown!f1 tool.commit/committed checkpoint.write/ok " +
+			"checkpoint.load/ok checkpoint.write/ok checkpoint.load/ok claim/release",
+		goodVerdit: model.Recovered,
+	},
 }
 
 // TestCounterfactualPairs: per supported kind, an undefended agent breaks
@@ -803,5 +815,24 @@ func TestHeldDroppedWithCrashedWorker(t *testing.T) {
 	}
 	if n := s.charges(t); n != 1 || !res.Held() || res.Faults[0].Fired != 1 || res.Faults[1].Fired != 1 {
 		t.Fatalf("%d charges, held %v, faults %+v, timeline %s", n, res.Held(), res.Faults, timeline(res))
+	}
+}
+
+// TestNetworkErrorAfterCommit: the connection is reset after the
+// database committed the charge (network_error, target after_commit):
+// the caller sees ErrOutcomeUnknown. The agent that retries the
+// transaction charges twice (effect_at_most_once, from the database's
+// rows); the one whose charge is idempotent charges once.
+func TestNetworkErrorAfterCommit(t *testing.T) {
+	f := model.FaultEntry{Event: model.EvToolCommit, Ordinal: 1, Kind: "network_error", Target: "after_commit"}
+	s := newSystem(t, agentOpts{Tx: true, Retry: true})
+	res := run(t, s, f)
+	inv, _ := res.Invariant(model.InvEffectAtMostOnce)
+	if inv.Held || inv.Event != model.EvToolCommit || inv.FaultID != "f1" || inv.Detail != "second ledger effect for task inv-1" || s.charges(t) != 2 {
+		t.Fatalf("retry: %+v, %d charges, timeline %s", inv, s.charges(t), timeline(res))
+	}
+	s = newSystem(t, agentOpts{Tx: true, Retry: true, Idempotent: true})
+	if res := run(t, s, f); !res.Held() || s.charges(t) != 1 || res.Faults[0].Fired != 1 {
+		t.Fatalf("idempotent: held %v %+v, %d charges, timeline %s", res.Held(), res.Invariants, s.charges(t), timeline(res))
 	}
 }

@@ -23,9 +23,13 @@ import (
 // permanent one included. Outage is how it retries a provider that is
 // down (a 503, class "unavailable"): "" holds; OutageFixed, OutageCapped
 // and OutageBackoff retry within the task's budget (see wait).
+//
+// A server error or a failed connection leaves the send unknown: it
+// retries it under the same key after 100 ms; ErrorAsSent is the
+// unprotected sender that takes either for a newsletter sent.
 type Sender struct {
-	Jitter, RetryAny bool
-	Outage           string
+	Jitter, RetryAny, ErrorAsSent bool
+	Outage                        string
 }
 
 // The senders' answers to an outage (Sender.Outage).
@@ -74,6 +78,7 @@ func (s Sender) wait(env model.Env, failed int) (model.Millis, error) {
 // task's retry budget.
 func (s Sender) Run(ctx context.Context, env model.Env, t model.Task) (model.Claim, error) {
 	a := model.Action{Actor: t.Actor, Subject: t.Subject, Tenant: t.Tenant, Purpose: t.Purpose, IdempotencyKey: t.ID, TraceID: t.Trace}
+	reason := "retries spent"
 	for attempt := 0; attempt <= t.RetryBudget; attempt++ {
 		res, err := env.Tool.Commit(ctx, model.ToolCall{Tool: "mail.send", RequestKey: t.ID, Action: a})
 		if err != nil {
@@ -94,6 +99,11 @@ func (s Sender) Run(ctx context.Context, env model.Env, t model.Task) (model.Cla
 				return model.Claim{}, err
 			}
 			continue
+		case res.Class == "server_error" || res.Class == "network_error":
+			if s.ErrorAsSent {
+				return model.Claim{Verdict: model.ClaimRelease, Reason: "sent (" + res.Class + ")"}, nil
+			}
+			reason = "outcome unknown: " + res.Class
 		case res.Class != model.ClassRateLimited && !(s.RetryAny && res.Outcome == model.OutcomeRejected):
 			return model.Claim{Verdict: model.ClaimHold, Reason: "not sent: " + res.Class}, nil
 		}
@@ -101,7 +111,7 @@ func (s Sender) Run(ctx context.Context, env model.Env, t model.Task) (model.Cla
 		if wait == 0 {
 			wait = 100
 		}
-		if s.Jitter {
+		if s.Jitter && res.RetryAfter > 0 {
 			x, err := env.Rand()
 			if err != nil {
 				return model.Claim{}, err
@@ -112,7 +122,7 @@ func (s Sender) Run(ctx context.Context, env model.Env, t model.Task) (model.Cla
 			return model.Claim{}, err
 		}
 	}
-	return model.Claim{Verdict: model.ClaimHold, Reason: "retries spent"}, nil
+	return model.Claim{Verdict: model.ClaimHold, Reason: reason}, nil
 }
 
 // Fleet returns a fleet of n senders (one list each) against a provider
@@ -140,8 +150,8 @@ func Burst(n int) *model.Schedule {
 // Definition describes the fleet of ten senders against a provider of
 // capacity twelve attempts per 100 ms, checking no_invented_progress (and, as every run,
 // retry_paced and no_retry_storm). Its system config is {"jitter": bool,
-// "retry_any": bool, "outage": "fixed"|"capped"|"backoff"}; an unknown
-// field or value is an error.
+// "retry_any": bool, "error_as_sent": bool, "outage":
+// "fixed"|"capped"|"backoff"}; an unknown field or value is an error.
 func Definition() *model.Definition {
 	return definition("mailfleet", Fleet(10, fleetCapacity))
 }
@@ -160,9 +170,10 @@ func definition(name string, f model.Fixture) *model.Definition {
 	return &model.Definition{Name: name, Fixtures: []model.Fixture{f}, Builtin: []string{model.InvNoInventedProgress},
 		Configure: func(system json.RawMessage) (model.Factory, error) {
 			var s struct {
-				Jitter   bool   `json:"jitter"`
-				RetryAny bool   `json:"retry_any"`
-				Outage   string `json:"outage"`
+				Jitter      bool   `json:"jitter"`
+				RetryAny    bool   `json:"retry_any"`
+				ErrorAsSent bool   `json:"error_as_sent"`
+				Outage      string `json:"outage"`
 			}
 			if len(system) > 0 {
 				dec := json.NewDecoder(bytes.NewReader(system))
@@ -174,7 +185,9 @@ func definition(name string, f model.Fixture) *model.Definition {
 			if s.Outage != "" && s.Outage != OutageFixed && s.Outage != OutageCapped && s.Outage != OutageBackoff {
 				return nil, fmt.Errorf("mailfleet: config: outage %q (valid: %q, %q, %q, or none)", s.Outage, OutageFixed, OutageCapped, OutageBackoff)
 			}
-			return func() model.System { return Sender{Jitter: s.Jitter, RetryAny: s.RetryAny, Outage: s.Outage} }, nil
+			return func() model.System {
+				return Sender{Jitter: s.Jitter, RetryAny: s.RetryAny, ErrorAsSent: s.ErrorAsSent, Outage: s.Outage}
+			}, nil
 		}}
 }
 

@@ -784,6 +784,11 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 			if f.s.mutant.is(TimeoutAsSuccess) {
 				return key, c, false, nil // the defect: no reply is taken as done
 			}
+			if f.s.mutant.is(TransportErrorAsFailure) && (res.Class == "server_error" || res.Class == "network_error") {
+				// the defect: an error answer, or none, is taken as no refund
+				c, err = f.deny("refund not made: " + res.Class + ": " + res.Reason)
+				return "", c, true, err
+			}
 			if f.warn("unknown_outcome", "refund outcome unknown: "+res.Class) {
 				c, err = f.deny("warning: refund outcome unknown")
 				return "", c, true, err

@@ -97,6 +97,12 @@ var defences = map[string]defence{
 	// own trace (the defect adopts the span and proves under it);
 	// per_task_identity, no profile's, re-derives the whole identity
 	"span_carry_over": {[]Control{EvidenceGate}, "worker_span_adopted"},
+	// a server error or a failed connection is an unknown outcome: after
+	// a commit, idempotency replays the retry and effect_readback finds
+	// the effect (the baseline's fresh key commits it twice); the defect
+	// takes the error as a refund not made and denies it
+	"server_error":  {[]Control{Idempotency, EffectReadback}, "transport_error_as_failure"},
+	"network_error": {[]Control{Idempotency, EffectReadback}, "transport_error_as_failure"},
 }
 
 // Defences returns the reference system's declared defences against a

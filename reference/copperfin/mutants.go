@@ -110,6 +110,11 @@ const (
 	// worker (span_carry_over) becomes the trace a later task decides,
 	// commits and proves under.
 	WorkerSpanAdopted Mutant = "worker_span_adopted"
+	// TransportErrorAsFailure takes a server error (5xx class) or a
+	// failed connection as proof that nothing was committed: it denies the
+	// refund as not made without asking the ledger, though the provider may
+	// have committed it before the answer was lost.
+	TransportErrorAsFailure Mutant = "transport_error_as_failure"
 )
 
 // MutantInfo names a mutant and says what it gets wrong.
@@ -153,6 +158,7 @@ var mutants = []MutantInfo{
 // entry exploration over the catalogue must kill with the eight built-in
 // invariants; ParseMutant accepts them. authority_check_unguarded shows
 // only under the kinds outside the catalogue (model.CacheAndWorkerKinds),
+// transport_error_as_failure only under server_error and network_error,
 // deny_over_ledger only to recorded_agrees_with_ledger, worker_span_adopted
 // only where one worker runs several tasks (span_carry_over).
 var cacheMutants = []MutantInfo{
@@ -160,6 +166,7 @@ var cacheMutants = []MutantInfo{
 	{DenyOverLedger, "a denial made without reading the provider's ledger, which may hold the task's refund", nil},
 	{RestartForgetsBackoff, "a resumed worker forgets the back-off its predecessor owed and retries at once", nil},
 	{WorkerSpanAdopted, "a span left running in the worker adopted as a later task's trace", nil},
+	{TransportErrorAsFailure, "a server error or a failed connection taken as a refund not made", nil},
 }
 
 // policyCache is the process-wide policy cache of the policy_cached mutant:

@@ -1,0 +1,67 @@
+package model_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/reference/copperfin"
+)
+
+// TestTransportKindsOnCopperfin: server_error and network_error at the
+// refund's commit, before it (target "") and after it (after_commit),
+// against the reference system. Whether the refund was committed is the
+// provider's doing, read from the ledger: before commit every profile
+// retries and refunds once; after it the baseline's fresh request id
+// refunds twice (effect_at_most_once), typed reads back or replays its
+// key and refunds once, and typed with transport_error_as_failure denies
+// a refund the ledger holds (recorded_agrees_with_ledger).
+func TestTransportKindsOnCopperfin(t *testing.T) {
+	for _, kind := range []string{"server_error", "network_error"} {
+		sp, err := model.Spec(kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := func(specs []model.FaultSpec) bool {
+			return slices.ContainsFunc(specs, func(s model.FaultSpec) bool { return s.Kind == kind })
+		}
+		if in(model.Catalogue()) || in(model.CacheAndWorkerKinds()) || sp.Paper || sp.Domain != "tool" || sp.Event != model.EvToolCommit {
+			t.Fatalf("spec %+v", sp)
+		}
+		for _, c := range []struct {
+			profile, mutant, target string
+			broken                  []string
+			entries                 int
+			verdict                 model.ClaimVerdict
+		}{
+			{"baseline", "", "", nil, 1, model.ClaimRelease},
+			{"typed", "", "", nil, 1, model.ClaimRelease},
+			{"baseline", "", "after_commit", []string{model.InvEffectAtMostOnce, model.InvRecordedAgreesWithLedger}, 2, model.ClaimRelease},
+			{"typed", "", "after_commit", nil, 1, model.ClaimRelease},
+			{"typed", "transport_error_as_failure", "after_commit", []string{model.InvRecordedAgreesWithLedger}, 1, model.ClaimDeny},
+		} {
+			cfg := copperfin.WithMutant(copperfin.ConfigOfProfile(copperfin.Profile(c.profile)), c.mutant)
+			s := &model.Schedule{Version: model.ScheduleVersion, Seed: "transport", Config: cfg,
+				Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: kind, Target: c.target}}}
+			res := runNamed(t, s)
+			var broken []string
+			for _, i := range res.Invariants {
+				if !i.Held {
+					broken = append(broken, i.Invariant)
+				}
+			}
+			if !slices.Equal(broken, c.broken) || res.Terms.Effects != c.entries || res.Faults[0].Fired != 1 || res.Claims[0].Verdict != c.verdict {
+				t.Errorf("%s %s %s [%s]: broken %v, %d effects, fault %+v, claim %+v", kind, c.profile, c.mutant, c.target, broken, res.Terms.Effects, res.Faults[0], res.Claims[0])
+			}
+			if c.verdict == model.ClaimDeny && !strings.Contains(res.Claims[0].Reason, kind) {
+				t.Errorf("%s: claim %q", kind, res.Claims[0].Reason)
+			}
+		}
+	}
+	bad := &model.Schedule{Version: model.ScheduleVersion, Seed: "transport",
+		Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "server_error", Target: "later"}}}
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), `target "later" must be empty (before commit) or "after_commit"`) {
+		t.Fatalf("validate: %v", err)
+	}
+}
