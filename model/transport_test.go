@@ -26,7 +26,7 @@ func TestTransportKindsOnCopperfin(t *testing.T) {
 		in := func(specs []model.FaultSpec) bool {
 			return slices.ContainsFunc(specs, func(s model.FaultSpec) bool { return s.Kind == kind })
 		}
-		if in(model.Catalogue()) || in(model.CacheAndWorkerKinds()) || sp.Paper || sp.Domain != "tool" || sp.Event != model.EvToolCommit {
+		if in(model.Catalogue()) || !in(model.CacheAndWorkerKinds()) || !sp.Fleet || sp.Paper || sp.Domain != "tool" || sp.Event != model.EvToolCommit {
 			t.Fatalf("spec %+v", sp)
 		}
 		for _, c := range []struct {

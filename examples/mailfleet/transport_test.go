@@ -48,14 +48,15 @@ func TestTransportErrorPair(t *testing.T) {
 // fleet draws server_error and network_error (kinds outside the
 // catalogue) because the fixture is a fleet, and finds the sender that
 // takes either for a newsletter sent from scratch, at the walk's schedule
-// 192, shrunk to one server error before the first send's commit.
+// 202 (after provider_outage's ten), shrunk to one server error before
+// the first send's commit.
 func TestDefaultSearchFindsErrorAsSent(t *testing.T) {
 	rep, err := properties.Explore(mailfleet.Definition(), properties.WithConfig(model.Config{System: json.RawMessage(`{"error_as_sent":true}`)}))
 	if err != nil || !rep.Found {
 		t.Fatalf("%v %+v", err, rep)
 	}
 	cx := rep.Counterexample
-	if rep.Walk == nil || rep.Walk.Schedules != 192 || cx.Invariant != model.InvNoInventedProgress ||
+	if rep.Walk == nil || rep.Walk.Schedules != 202 || cx.Invariant != model.InvNoInventedProgress ||
 		cx.Detail != "release although the ledger holds no effect of the task" ||
 		len(cx.Shrunk.Faults) != 1 || cx.Shrunk.Faults[0] != (model.FaultEntry{Event: model.EvToolCommit, Ordinal: 1, Kind: "server_error"}) {
 		t.Fatalf("walk %+v: %s: %s; shrunk %+v", rep.Walk, cx.Invariant, cx.Detail, cx.Shrunk.Faults)
