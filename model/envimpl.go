@@ -687,12 +687,7 @@ func (r *run) storeCheckpoint(c *Checkpoint) {
 // newestCheckpoint returns the index of the newest stored checkpoint of
 // task, or -1.
 func (r *run) newestCheckpoint(task string) int {
-	for i := len(r.world.Checkpoints) - 1; i >= r.cpFromOf(task); i-- {
-		if r.world.Checkpoints[i].Task == task {
-			return i
-		}
-	}
-	return -1
+	return r.olderCheckpoint(task, len(r.world.Checkpoints))
 }
 
 // stamped returns a copy of a stored checkpoint with the checksum of what
@@ -788,12 +783,9 @@ func (e *taskEnv) Load(ctx context.Context, task string) (Checkpoint, bool, erro
 		// a lagging replica: the previous checkpoint of the task (when the
 		// store holds none older, the replica has caught up)
 		r.invalidLoad = ""
-		for i := newest - 1; i >= r.cpFromOf(task); i-- {
-			if older := r.world.Checkpoints[i]; older.Task == task {
-				cp, served = stamped(older), i
-				r.invalidLoad = "the store served a stale checkpoint"
-				break
-			}
+		if i := r.olderCheckpoint(task, newest); i >= 0 {
+			cp, served = stamped(r.world.Checkpoints[i]), i
+			r.invalidLoad = "the store served a stale checkpoint"
 		}
 	case tamperFuture:
 		cp.WorkflowVersion++

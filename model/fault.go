@@ -525,6 +525,7 @@ func (checkpointRollback) onCheckpointWrite(r *run, cp Checkpoint) (error, bool)
 	for i := len(r.world.Checkpoints) - 1; i >= 0; i-- {
 		if r.world.Checkpoints[i].Task == cp.Task {
 			r.world.Checkpoints = append(r.world.Checkpoints[:i], r.world.Checkpoints[i+1:]...)
+			r.ix.cpByTask.reset() // the positions past i moved
 			break
 		}
 	}

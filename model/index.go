@@ -64,13 +64,14 @@ func (c *chain) newest(k string) int {
 }
 
 // runIndex indexes a run's ledger (by request key, logical action
-// reference and subject) and evidence ledger (by trace), and both by task
-// for a concurrent run. Both only grow during a run; sync indexes what
-// was appended since the last read.
+// reference and subject) and evidence ledger (by trace), and both and the
+// checkpoint store by task for a concurrent run. The ledgers only grow
+// during a run; sync indexes what was appended since the last read. The
+// store loses a checkpoint only to a rollback, which resets cpByTask.
 type runIndex struct {
-	byKey, byRef, bySubject chain
-	byTrace                 chain
-	ledByTask, evByTask     chain
+	byKey, byRef, bySubject       chain
+	byTrace                       chain
+	ledByTask, evByTask, cpByTask chain
 }
 
 func (x *runIndex) reset() {
@@ -80,6 +81,7 @@ func (x *runIndex) reset() {
 	x.byTrace.reset()
 	x.ledByTask.reset()
 	x.evByTask.reset()
+	x.cpByTask.reset()
 }
 
 // syncLedger indexes the ledger entries appended since the last call.
@@ -107,6 +109,33 @@ func (r *run) taskLedger(task string, from int) iter.Seq[int] {
 // taskEvidence is taskLedger for the evidence ledger.
 func (r *run) taskEvidence(task string, from int) iter.Seq[int] {
 	return taskRecords(r.conc != nil, r.world.Evidence, func(e EvidenceRecord) string { return e.Task }, &r.ix.evByTask, task, from)
+}
+
+// olderCheckpoint returns the position of task's newest checkpoint
+// before position before (len(r.world.Checkpoints) for its newest), -1
+// when there is none. A run of one task at a time scans back to the
+// task's first (cpFromOf); a concurrent run, whose workers' checkpoints
+// interleave, walks the task's chain, so a lookup costs the task's own
+// checkpoints, not the run's.
+func (r *run) olderCheckpoint(task string, before int) int {
+	cps := r.world.Checkpoints
+	if r.conc == nil {
+		for i := before - 1; i >= r.cpFromOf(task); i-- {
+			if cps[i].Task == task {
+				return i
+			}
+		}
+		return -1
+	}
+	c := &r.ix.cpByTask
+	for i := len(c.prev); i < len(cps); i++ {
+		c.add(cps[i].Task)
+	}
+	i := c.newest(task)
+	for i >= before {
+		i = c.prev[i]
+	}
+	return i
 }
 
 // taskRecords yields the positions, from from on, of the records of task.

@@ -309,16 +309,23 @@ func recordedAgrees(v View) string {
 	name := map[string]string{}
 	var keyBuf [8]string
 	keys := keyBuf[:0]
-	for _, e := range r.world.Ledger {
-		if e.Task == id {
-			if held[e.Key] == 0 {
-				keys = append(keys, e.Key)
-			}
-			held[e.Key]++
-			name[e.Key] = e.Key
-			if e.ReceiptID != "" {
-				name[e.ReceiptID] = e.Key
-			}
+	// the task's entries in ledger order, read by its chain (a scan of
+	// the whole ledger at every checkpoint made a run quadratic in tasks)
+	var posBuf [8]int
+	pos := posBuf[:0]
+	for i := range r.taskLedger(id, r.ledFromOf(id)) {
+		pos = append(pos, i)
+	}
+	slices.Sort(pos)
+	for _, i := range pos {
+		e := &r.world.Ledger[i]
+		if held[e.Key] == 0 {
+			keys = append(keys, e.Key)
+		}
+		held[e.Key]++
+		name[e.Key] = e.Key
+		if e.ReceiptID != "" {
+			name[e.ReceiptID] = e.Key
 		}
 	}
 	records := func(c *Checkpoint, key string) bool {
@@ -326,14 +333,13 @@ func recordedAgrees(v View) string {
 	}
 	var cpBuf [8]*Checkpoint
 	cps := cpBuf[:0]
-	for i := range r.world.Checkpoints {
-		if r.world.Checkpoints[i].Task == id {
-			cps = append(cps, &r.world.Checkpoints[i])
-		}
+	for i := r.newestCheckpoint(id); i >= 0; i = r.olderCheckpoint(id, i) {
+		cps = append(cps, &r.world.Checkpoints[i])
 	}
 	if len(cps) == 0 {
 		return ""
 	}
+	slices.Reverse(cps) // oldest first
 	newest := cps[len(cps)-1]
 	if ev == EvClaim {
 		if c, ok := v.Claim(); ok && c.Verdict == ClaimHold {

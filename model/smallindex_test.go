@@ -158,3 +158,47 @@ func TestArenaPartsAreNeverHandedOutTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestOlderCheckpointByChain: in a concurrent run the checkpoint lookups
+// walk a chain by task; they answer as a scan of the whole store does, for
+// every task and every checkpoint of it, past smallIndex tasks and after a
+// rollback removed a checkpoint from the middle of the store.
+func TestOlderCheckpointByChain(t *testing.T) {
+	var conc, scan run
+	conc.conc = &scheduler{}
+	scan.task = &Task{ID: "none"} // cpFromOf is 0: the scan reads the whole store
+	tasks := 3 * smallIndex
+	check := func(step string) {
+		t.Helper()
+		cps := conc.world.Checkpoints
+		scan.world.Checkpoints = cps
+		for k := range tasks + 1 {
+			id := fmt.Sprintf("T%d", k)
+			for before := len(cps); ; {
+				got, want := conc.olderCheckpoint(id, before), scan.olderCheckpoint(id, before)
+				if got != want {
+					t.Fatalf("%s: olderCheckpoint(%s, %d) = %d, a scan gives %d", step, id, before, got, want)
+				}
+				if got < 0 {
+					break
+				}
+				before = got
+			}
+		}
+	}
+	for i := range 5 * tasks {
+		id := fmt.Sprintf("T%d", (i*7)%tasks)
+		conc.world.Checkpoints = append(conc.world.Checkpoints, Checkpoint{Task: id, Seq: i})
+		check(fmt.Sprintf("after %d writes", i+1))
+		if i%11 == 10 { // a rollback of the newest checkpoint of an older task
+			id := conc.world.Checkpoints[i/3].Task
+			j := conc.olderCheckpoint(id, len(conc.world.Checkpoints))
+			conc.world.Checkpoints = append(conc.world.Checkpoints[:j], conc.world.Checkpoints[j+1:]...)
+			conc.ix.cpByTask.reset()
+			check(fmt.Sprintf("after %d writes and a rollback", i+1))
+		}
+	}
+	if !conc.ix.cpByTask.mapped {
+		t.Fatalf("the chain never passed %d tasks", smallIndex)
+	}
+}
