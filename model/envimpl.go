@@ -729,6 +729,12 @@ func (e *taskEnv) Load(ctx context.Context, task string) (Checkpoint, bool, erro
 		return Checkpoint{}, false, ErrWorkerCrashed
 	}
 	r := c.r
+	if r.fork.loading {
+		if cp, ok := r.forkLoad(task); ok {
+			c.done("ok", detail{kind: dCheckpointLoad, n1: int64(cp.Seq), n2: int64(cp.Head), s1: cp.State}, stateResumed)
+			return cp, true, nil
+		}
+	}
 	head := r.world.Head(task)
 	newest := r.newestCheckpoint(task)
 	tamper := r.tamper

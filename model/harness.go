@@ -474,6 +474,8 @@ type taskState struct {
 	// tamper is what the store will do on the next load after a
 	// checkpoint disturbance.
 	tamper tamperKind
+	// fork is the task's pending fork (forked_run).
+	fork forkState
 	// lastSend* describe the task's last tool call: the worker that sent
 	// it, its request key, and whether that worker has not yet written a
 	// checkpoint after it (its outcome is not durably recorded).
@@ -723,6 +725,7 @@ func (r *run) runTask(ti int, factory Factory) error {
 	r.compensations = 0
 	r.invalidLoad = ""
 	r.tamper = tamperNone
+	r.fork = forkState{}
 	r.live.held = nil
 	r.inflight = r.inflight[:0]
 	r.live.holders = r.live.holders[:0]
@@ -797,7 +800,7 @@ func (r *run) runTask(ti int, factory Factory) error {
 		amb := ambientOfTask(task)
 		fid := r.workerStart(ord, &amb)
 		r.state = before
-		r.record(EvWorkerStart, ord, fid, "", "", after)
+		r.record(EvWorkerStart, ord, fid, "", r.forkDetail(), after)
 		claim, err := r.runSystem(sys, r.ambientFor(wctx, amb), task)
 		if r.live.cancel != nil {
 			r.live.cancel()
@@ -836,6 +839,9 @@ func (r *run) runTask(ti int, factory Factory) error {
 			break
 		}
 		r.finishClaim(claim, claim.Reason)
+		if r.forked() {
+			continue
+		}
 		break
 	}
 	r.tasks = append(r.tasks, taskRecord{index: ti, task: task, proposal: r.proposal, proposed: r.proposed,

@@ -639,7 +639,7 @@ func (o *oracleState) settle(r *run, seq int) {
 	if r.h.scope.narrowed {
 		f.held = !o.violatedIn(r)
 	}
-	o.facts = append(o.facts, f)
+	o.facts = r.forkFacts(append(o.facts, f))
 }
 
 // Terms are the outcome terms of a run, computed by the oracle from the

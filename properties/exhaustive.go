@@ -515,7 +515,7 @@ func (w *walkState) interleavings() error {
 // the cache and worker kinds (placed when WithKinds names them, or, a
 // worker-scoped one, where a worker runs several tasks).
 var walkKinds = func() []model.FaultSpec {
-	return append(append(append(append(model.Catalogue(), model.WorldEvents()...), model.NoticeKinds()...), model.CacheAndWorkerKinds()...), fleetKinds...)
+	return append(append(append(append(append(model.Catalogue(), model.WorldEvents()...), model.NoticeKinds()...), model.CacheAndWorkerKinds()...), fleetKinds...), familyKinds...)
 }()
 
 // fleetKinds are the errors a fleet must not retry (do_not_retry): kinds
@@ -535,7 +535,8 @@ var fleetKinds = func() []model.FaultSpec {
 // several tasks (drawnByDefault).
 func isCacheWorkerKind(kind string) bool {
 	is := func(sp model.FaultSpec) bool { return sp.Kind == kind }
-	return slices.ContainsFunc(model.CacheAndWorkerKinds(), is) || slices.ContainsFunc(fleetKinds, is)
+	return slices.ContainsFunc(model.CacheAndWorkerKinds(), is) || slices.ContainsFunc(fleetKinds, is) ||
+		isFamilyKind(kind)
 }
 
 // drawnByDefault reports whether a walk or an exploration under set
@@ -545,6 +546,9 @@ func isCacheWorkerKind(kind string) bool {
 // workload where it can fire; a fleet kind on a fleet fixture, where a
 // retry is load.
 func drawnByDefault(set *settings, sp model.FaultSpec) bool {
+	if isFamilyKind(sp.Kind) {
+		return familyDrawn(set, sp)
+	}
 	if slices.ContainsFunc(fleetKinds, func(f model.FaultSpec) bool { return f.Kind == sp.Kind }) {
 		return set.fixture.Fleet != nil
 	}

@@ -97,6 +97,11 @@ var defences = map[string]defence{
 	// own trace (the defect adopts the span and proves under it);
 	// per_task_identity, no profile's, re-derives the whole identity
 	"span_carry_over": {[]Control{EvidenceGate}, "worker_span_adopted"},
+	// a forked run: effect_readback has the second worker find the
+	// first's effect on resume (the defect skips the readback on a resume
+	// before any attempt); idempotency alone dedupes the second commit,
+	// but the second worker's stale checkpoint still withdraws the effect
+	"forked_run": {[]Control{EffectReadback}, "resume_trusts_plan"},
 }
 
 // Defences returns the reference system's declared defences against a
