@@ -161,6 +161,7 @@ func (e *taskEnv) ReadEligibility(ctx context.Context, subject, source string) (
 			}
 		}
 	}
+	r.readEligibility(&el)
 	el = disturb(&c, el, eligibilityHook.onEligibility)
 	c.done("ok", detail{kind: dEligible, s1: el.Source, b1: el.Eligible}, "")
 	return el, nil
@@ -360,6 +361,9 @@ func (r *run) guardGap(call ToolCall) string {
 		}
 		if o, ok := r.world.Subject(a.Subject); len(r.world.Subjects) > 0 && (!ok || r.world.held(o.Status)) {
 			return "record no longer eligible"
+		}
+		if r.reliedGap(LedgerEntry{Subject: a.Subject}) != "" {
+			return "evidence item withdrawn"
 		}
 	}
 	return ""

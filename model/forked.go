@@ -17,6 +17,10 @@ var familyKinds = []faultKind{
 		Boundary: boundaryWorker, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerLate,
 		Oracle: oracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},
 		Doc: "after a checkpoint write: the run forks; a second worker is handed the same checkpoint while the first runs on, and resumes from it once the first has claimed"}, forkedRun{}},
+	{FaultSpec{Kind: "deauthorised_evidence", Domain: domainContext, Target: "evidence item's source grant", Event: EvContextEligibility,
+		Boundary: boundaryProposal, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerLate,
+		Oracle: oracleCapabilityRecord, Threatens: []string{InvCurrentEntitlement},
+		Doc: "after a read of an eligibility item: the item was valid when read, and its source's grant to use it for the task is withdrawn before the effect"}, deauthorisedEvidence{}},
 }
 
 func init() {

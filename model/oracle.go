@@ -286,6 +286,9 @@ func (o *oracleState) check(r *run, seq int) {
 		if why := entitlementGap(w, r.task, e); why != "" {
 			o.violate(r, 1, seq, why)
 			bad = true
+		} else if why := r.reliedGap(e); why != "" {
+			o.violate(r, 1, seq, why)
+			bad = true
 		}
 		// one effect per logical action (sameAction), and, once per
 		// subject, one effect per tenant, subject and purpose whichever

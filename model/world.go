@@ -421,6 +421,11 @@ type Fixture struct {
 	// holder pauses): a run may fork, and the default search draws
 	// forked_run.
 	AtLeastOnce bool
+	// GrantedSources declares that the fixture's eligibility sources are
+	// read under grants their owner may withdraw while a task runs (a
+	// consent, a purpose-scoped data share): the default search draws
+	// deauthorised_evidence.
+	GrantedSources bool
 	// OncePerSubject makes effect_at_most_once hold across the tasks of a
 	// run too: one effect per tenant, subject and purpose, whichever task
 	// asks for it (a refund is owed once per order). Without it the rule is

@@ -7,11 +7,11 @@ import (
 )
 
 // familyKinds are the kinds of the paper's fault families outside
-// model.Catalogue() (forked_run), placed when WithKinds names them or
+// model.Catalogue() (forked_run, deauthorised_evidence), placed when WithKinds names them or
 // where the fixture declares the workload they need (familyDrawn).
 var familyKinds = func() []model.FaultSpec {
 	var out []model.FaultSpec
-	for _, k := range []string{"forked_run"} {
+	for _, k := range []string{"forked_run", "deauthorised_evidence"} {
 		sp, err := model.Spec(k)
 		if err != nil {
 			panic(err)
@@ -28,7 +28,15 @@ func isFamilyKind(kind string) bool {
 
 // familyDrawn reports whether the default search draws the family kind
 // sp under set: forked_run on a fixture whose tasks are handed out at
-// least once (model.Fixture.AtLeastOnce), where a run can fork.
+// least once (model.Fixture.AtLeastOnce), where a run can fork;
+// deauthorised_evidence on one whose sources are read under grants that
+// can be withdrawn (model.Fixture.GrantedSources).
 func familyDrawn(set *settings, sp model.FaultSpec) bool {
-	return sp.Kind == "forked_run" && set.fixture.AtLeastOnce
+	switch sp.Kind {
+	case "forked_run":
+		return set.fixture.AtLeastOnce
+	case "deauthorised_evidence":
+		return set.fixture.GrantedSources
+	}
+	return false
 }

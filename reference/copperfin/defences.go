@@ -102,6 +102,10 @@ var defences = map[string]defence{
 	// before any attempt); idempotency alone dedupes the second commit,
 	// but the second worker's stale checkpoint still withdraws the effect
 	"forked_run": {[]Control{EffectReadback}, "resume_trusts_plan"},
+	// a de-authorised evidence item: refresh_context re-reads the order
+	// record, which takes precedence over the CRM item, and its context
+	// guard refuses an effect whose item was withdrawn after the re-read
+	"deauthorised_evidence": {[]Control{RefreshContext}, ""},
 }
 
 // Defences returns the reference system's declared defences against a
