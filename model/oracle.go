@@ -14,7 +14,8 @@ const (
 	// current policy allows the action and its amount; when it declares
 	// subject records, the subject's record is not under a hold
 	// (Fixture.Holds) and its state version equals the action's expected
-	// version.
+	// version; and no eligibility item the decision relies on has been
+	// withdrawn (deauthorised_evidence).
 	InvCurrentEntitlement = "current_entitlement"
 	// InvEffectAtMostOnce: at most one ledger effect per logical action
 	// (with provable_outcome, a release is exactly once): per tool of a
