@@ -142,8 +142,9 @@ const (
 	// version.
 	GuardState
 	// GuardContext: the tenant's current policy is the action's policy
-	// version and allows the amount, and the subject's authoritative
-	// record is eligible.
+	// version and allows the amount, the subject's authoritative record
+	// is eligible, and the eligibility item the decision relies on is
+	// still granted (deauthorised_evidence).
 	GuardContext
 	// GuardBinding: the action's actor, subject, tenant and purpose are
 	// the ones the capability record was issued for (a typed action

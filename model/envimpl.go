@@ -162,6 +162,7 @@ func (e *taskEnv) ReadEligibility(ctx context.Context, subject, source string) (
 			}
 		}
 	}
+	r.readEligibility(&el)
 	el = disturb(&c, el, eligibilityHook.onEligibility)
 	c.done("ok", detail{kind: dEligible, s1: el.Source, b1: el.Eligible}, "")
 	return el, nil
@@ -361,6 +362,9 @@ func (r *run) guardGap(call ToolCall) string {
 		}
 		if o, ok := r.world.Subject(a.Subject); len(r.world.Subjects) > 0 && (!ok || r.world.held(o.Status)) {
 			return "record no longer eligible"
+		}
+		if r.reliedGap(LedgerEntry{Subject: a.Subject}) != "" {
+			return "evidence item withdrawn"
 		}
 	}
 	return ""
@@ -764,6 +768,12 @@ func (e *taskEnv) Load(ctx context.Context, task string) (Checkpoint, bool, erro
 		return Checkpoint{}, false, ErrWorkerCrashed
 	}
 	r := c.r
+	if r.fork.loading {
+		if cp, ok := r.forkLoad(task); ok {
+			c.done("ok", detail{kind: dCheckpointLoad, n1: int64(cp.Seq), n2: int64(cp.Head), s1: cp.State}, stateResumed)
+			return cp, true, nil
+		}
+	}
 	head := r.world.Head(task)
 	newest := r.newestCheckpoint(task)
 	tamper := r.tamper

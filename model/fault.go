@@ -1096,7 +1096,8 @@ func Catalogue() []FaultSpec {
 // table's when two name one kind).
 var kindsByName = func() map[string]*faultKind {
 	m := map[string]*faultKind{}
-	for _, table := range [][]faultKind{catalogue, worldKinds, noticeKinds, cacheWorkerKinds, fleetKinds, transportKinds} {
+	for _, table := range [][]faultKind{catalogue, worldKinds, noticeKinds, cacheWorkerKinds, fleetKinds, transportKinds,
+		familyKinds} {
 		for i := range table {
 			if _, ok := m[table[i].spec.Kind]; !ok {
 				m[table[i].spec.Kind] = &table[i]

@@ -422,6 +422,9 @@ type run struct {
 	// grantCache is the sliding cache a sliding_grant_cache fault put in
 	// front of the capability records (empty without one).
 	grantCache grantCache
+	// withdrawn are the evidence items whose grant a
+	// deauthorised_evidence fault withdrew.
+	withdrawn []withdrawal
 	// seqAmbient is the ambient context of a sequential run's worker.
 	seqAmbient ambientCtx
 	// commitTarget is the target of the commit hook running (a transport
@@ -485,6 +488,11 @@ type taskState struct {
 	// tamper is what the store will do on the next load after a
 	// checkpoint disturbance.
 	tamper tamperKind
+	// fork is the task's pending fork (forked_run).
+	fork forkState
+	// relied is the evidence item the task's decision relies on while
+	// an item is withdrawn (deauthorised_evidence).
+	relied reliance
 	// lastSend* describe the task's last tool call: the worker that sent
 	// it, its request key, and whether that worker has not yet written a
 	// checkpoint after it (its outcome is not durably recorded).
@@ -639,6 +647,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	}
 	r.counts = [32]int{}
 	r.grantCache = r.grantCache[:0]
+	r.withdrawn = r.withdrawn[:0]
 	// a detailed run's timeline is handed to its Result (see result), so
 	// each run starts its own, sized as the last one was
 	if r.detailed {
@@ -737,6 +746,8 @@ func (r *run) runTask(ti int, factory Factory) error {
 	r.compensations = 0
 	r.invalidLoad = ""
 	r.tamper = tamperNone
+	r.fork = forkState{}
+	r.relied = reliance{}
 	r.live.held = nil
 	r.inflight = r.inflight[:0]
 	r.live.holders = r.live.holders[:0]
@@ -811,7 +822,7 @@ func (r *run) runTask(ti int, factory Factory) error {
 		amb := ambientOfTask(task)
 		fid := r.workerStart(ord, &amb)
 		r.state = before
-		r.record(EvWorkerStart, ord, fid, "", "", after)
+		r.record(EvWorkerStart, ord, fid, "", r.forkDetail(), after)
 		claim, err := r.runSystem(sys, r.ambientFor(wctx, amb), task)
 		if r.live.cancel != nil {
 			r.live.cancel()
@@ -850,6 +861,9 @@ func (r *run) runTask(ti int, factory Factory) error {
 			break
 		}
 		r.finishClaim(claim, claim.Reason)
+		if r.forked() {
+			continue
+		}
 		break
 	}
 	r.tasks = append(r.tasks, taskRecord{index: ti, task: task, proposal: r.proposal, proposed: r.proposed,

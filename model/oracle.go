@@ -14,7 +14,8 @@ const (
 	// current policy allows the action and its amount; when it declares
 	// subject records, the subject's record is not under a hold
 	// (Fixture.Holds) and its state version equals the action's expected
-	// version.
+	// version; and no eligibility item the decision relies on has been
+	// withdrawn (deauthorised_evidence).
 	InvCurrentEntitlement = "current_entitlement"
 	// InvEffectAtMostOnce: at most one ledger effect per logical action
 	// (with provable_outcome, a release is exactly once): per tool of a
@@ -284,6 +285,9 @@ func (o *oracleState) check(r *run, seq int) {
 			bad = true
 		}
 		if why := entitlementGap(w, r.task, e); why != "" {
+			o.violate(r, 1, seq, why)
+			bad = true
+		} else if why := r.reliedGap(e); why != "" {
 			o.violate(r, 1, seq, why)
 			bad = true
 		}
@@ -639,7 +643,7 @@ func (o *oracleState) settle(r *run, seq int) {
 	if r.h.scope.narrowed {
 		f.held = !o.violatedIn(r)
 	}
-	o.facts = append(o.facts, f)
+	o.facts = r.forkFacts(append(o.facts, f))
 }
 
 // Terms are the outcome terms of a run, computed by the oracle from the

@@ -416,6 +416,16 @@ type Fixture struct {
 	// record (ContextReader.ReadEligibility); a read of any other source is
 	// served from Secondary when it holds an assertion for the subject.
 	Authoritative string
+	// AtLeastOnce declares that the fixture's tasks are handed out at
+	// least once (a queue that redelivers, a lease that lapses while its
+	// holder pauses): a run may fork, and the default search draws
+	// forked_run.
+	AtLeastOnce bool
+	// GrantedSources declares that the fixture's eligibility sources are
+	// read under grants their owner may withdraw while a task runs (a
+	// consent, a purpose-scoped data share): the default search draws
+	// deauthorised_evidence.
+	GrantedSources bool
 	// OncePerSubject makes effect_at_most_once hold across the tasks of a
 	// run too: one effect per tenant, subject and purpose, whichever task
 	// asks for it (a refund is owed once per order). Without it the rule is

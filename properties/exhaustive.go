@@ -515,7 +515,7 @@ func (w *walkState) interleavings() error {
 // the kinds outside the catalogue (placed when WithKinds names them, or
 // where they can act: drawnByDefault).
 var walkKinds = func() []model.FaultSpec {
-	return append(append(append(model.Catalogue(), model.WorldEvents()...), model.NoticeKinds()...), model.CacheAndWorkerKinds()...)
+	return append(append(append(append(model.Catalogue(), model.WorldEvents()...), model.NoticeKinds()...), model.CacheAndWorkerKinds()...), familyKinds...)
 }()
 
 // transportKinds are the provider's server error and the connection's
@@ -546,7 +546,8 @@ func isTransportKind(kind string) bool {
 // model.CacheAndWorkerKinds, which a walk or an exploration places only
 // when WithKinds names it, or where it can act (drawnByDefault).
 func isCacheWorkerKind(kind string) bool {
-	return slices.ContainsFunc(model.CacheAndWorkerKinds(), func(sp model.FaultSpec) bool { return sp.Kind == kind })
+	is := func(sp model.FaultSpec) bool { return sp.Kind == kind }
+	return slices.ContainsFunc(model.CacheAndWorkerKinds(), is) || isFamilyKind(kind)
 }
 
 // drawnByDefault reports whether a walk or an exploration under set
@@ -556,6 +557,9 @@ func isCacheWorkerKind(kind string) bool {
 // workload where it can fire; a fleet kind (FaultSpec.Fleet) on a fleet
 // fixture, where a retry is load.
 func drawnByDefault(set *settings, sp model.FaultSpec) bool {
+	if isFamilyKind(sp.Kind) {
+		return familyDrawn(set, sp)
+	}
 	if sp.Fleet {
 		return set.fixture.Fleet != nil
 	}

@@ -757,7 +757,7 @@ func (e *explorer) survey(also ...model.Config) error {
 	if set.config.Notices {
 		specs = append(specs, model.NoticeKinds()...)
 	}
-	for _, sp := range model.CacheAndWorkerKinds() {
+	for _, sp := range append(model.CacheAndWorkerKinds(), familyKinds...) {
 		if slices.Contains(set.kinds, sp.Kind) || drawnByDefault(&set, sp) { // named, worker-scoped where a worker runs several tasks, or a fleet kind on a fleet
 			specs = append(specs, sp)
 		}

@@ -660,7 +660,7 @@ func (f *flow) validReceipt(r *model.Receipt, key string) bool {
 // returns the key of the effect, or a terminal claim with done set.
 func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done bool, err error) {
 	env, ctx := f.env, f.ctx
-	if resumed && f.s.on(bitEffectReadback) {
+	if resumed && f.s.on(bitEffectReadback) && (reserved || !f.s.mutant.is(ResumeTrustsPlan)) {
 		entries, err := f.readback()
 		if err != nil {
 			return "", c, true, err

@@ -103,6 +103,15 @@ var defences = map[string]defence{
 	// takes the error as a refund not made and denies it
 	"server_error":  {[]Control{Idempotency, EffectReadback}, "transport_error_as_failure"},
 	"network_error": {[]Control{Idempotency, EffectReadback}, "transport_error_as_failure"},
+	// a forked run: effect_readback has the second worker find the
+	// first's effect on resume (the defect skips the readback on a resume
+	// before any attempt); idempotency alone dedupes the second commit,
+	// but the second worker's stale checkpoint still withdraws the effect
+	"forked_run": {[]Control{EffectReadback}, "resume_trusts_plan"},
+	// a de-authorised evidence item: refresh_context re-reads the order
+	// record, which takes precedence over the CRM item, and its context
+	// guard refuses an effect whose item was withdrawn after the re-read
+	"deauthorised_evidence": {[]Control{RefreshContext}, ""},
 }
 
 // Defences returns the reference system's declared defences against a

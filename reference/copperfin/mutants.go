@@ -115,6 +115,12 @@ const (
 	// refund as not made without asking the ledger, though the provider may
 	// have committed it before the answer was lost.
 	TransportErrorAsFailure Mutant = "transport_error_as_failure"
+	// ResumeTrustsPlan has a worker resumed from a checkpoint that
+	// reserved no attempt (the authorized one) take it that nothing was
+	// sent, and make the effect without reading the ledger back under
+	// effect_readback: true of a crashed predecessor, false of a forked
+	// run's other worker (forked_run).
+	ResumeTrustsPlan Mutant = "resume_trusts_plan"
 )
 
 // MutantInfo names a mutant and says what it gets wrong.
@@ -160,13 +166,15 @@ var mutants = []MutantInfo{
 // only under the kinds outside the catalogue (model.CacheAndWorkerKinds),
 // transport_error_as_failure only under server_error and network_error,
 // deny_over_ledger only to recorded_agrees_with_ledger, worker_span_adopted
-// only where one worker runs several tasks (span_carry_over).
+// only where one worker runs several tasks (span_carry_over),
+// resume_trusts_plan only where a run forks (forked_run).
 var cacheMutants = []MutantInfo{
 	{AuthorityCheckUnguarded, "the capability is checked by a read, with no capability guard on the commit", nil},
 	{DenyOverLedger, "a denial made without reading the provider's ledger, which may hold the task's refund", nil},
 	{RestartForgetsBackoff, "a resumed worker forgets the back-off its predecessor owed and retries at once", nil},
 	{WorkerSpanAdopted, "a span left running in the worker adopted as a later task's trace", nil},
 	{TransportErrorAsFailure, "a server error or a failed connection taken as a refund not made", nil},
+	{ResumeTrustsPlan, "a worker resumed before any attempt takes it that nothing was sent and skips the readback", nil},
 }
 
 // policyCache is the process-wide policy cache of the policy_cached mutant:

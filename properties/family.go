@@ -1,0 +1,42 @@
+package properties
+
+import (
+	"slices"
+
+	"github.com/faultline/faultline/model"
+)
+
+// familyKinds are the kinds of the paper's fault families outside
+// model.Catalogue() (forked_run, deauthorised_evidence), placed when WithKinds names them or
+// where the fixture declares the workload they need (familyDrawn).
+var familyKinds = func() []model.FaultSpec {
+	var out []model.FaultSpec
+	for _, k := range []string{"forked_run", "deauthorised_evidence"} {
+		sp, err := model.Spec(k)
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, sp)
+	}
+	return out
+}()
+
+// isFamilyKind reports whether kind is one of familyKinds.
+func isFamilyKind(kind string) bool {
+	return slices.ContainsFunc(familyKinds, func(sp model.FaultSpec) bool { return sp.Kind == kind })
+}
+
+// familyDrawn reports whether the default search draws the family kind
+// sp under set: forked_run on a fixture whose tasks are handed out at
+// least once (model.Fixture.AtLeastOnce), where a run can fork;
+// deauthorised_evidence on one whose sources are read under grants that
+// can be withdrawn (model.Fixture.GrantedSources).
+func familyDrawn(set *settings, sp model.FaultSpec) bool {
+	switch sp.Kind {
+	case "forked_run":
+		return set.fixture.AtLeastOnce
+	case "deauthorised_evidence":
+		return set.fixture.GrantedSources
+	}
+	return false
+}
