@@ -133,11 +133,12 @@ func (e *taskEnv) ReadPolicy(ctx context.Context, tenant string) (Policy, error)
 	if !ok {
 		return Policy{}, ErrWorkerCrashed
 	}
-	p, found := c.r.world.Policy(tenant)
+	p, found := c.r.world.served(tenant)
 	if !found {
 		return Policy{}, c.notFound("not_found", "")
 	}
 	out := disturb(&c, p, policyHook.onPolicy)
+	c.r.world.fetched(tenant, out)
 	c.done("ok", detail{kind: dVersion, n1: out.Version}, "")
 	return out, nil
 }

@@ -319,6 +319,7 @@ func (stalePolicy) onPolicy(r *run, p *Policy) bool {
 	next := *p
 	next.Version = p.Version + 1
 	next.Allows = false
+	next.AsOf = 0
 	r.world.Policies = append(r.world.Policies, next)
 	return true
 }
@@ -972,6 +973,9 @@ func init() {
 	for i := range fleetKinds {
 		setDefaults(&fleetKinds[i], false)
 	}
+	for i := range policyKinds {
+		setDefaults(&policyKinds[i], false)
+	}
 }
 
 // setDefaults fills the spec fields every kind shares and checks that the
@@ -1006,11 +1010,11 @@ func Catalogue() []FaultSpec {
 	return out
 }
 
-// kindsByName indexes the kinds of the five tables by name (the first
+// kindsByName indexes the kinds of the six tables by name (the first
 // table's when two name one kind).
 var kindsByName = func() map[string]*faultKind {
 	m := map[string]*faultKind{}
-	for _, table := range [][]faultKind{catalogue, worldKinds, noticeKinds, cacheWorkerKinds, fleetKinds} {
+	for _, table := range [][]faultKind{catalogue, worldKinds, noticeKinds, cacheWorkerKinds, fleetKinds, policyKinds} {
 		for i := range table {
 			if _, ok := m[table[i].spec.Kind]; !ok {
 				m[table[i].spec.Kind] = &table[i]

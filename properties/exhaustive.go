@@ -515,7 +515,7 @@ func (w *walkState) interleavings() error {
 // the cache and worker kinds (placed when WithKinds names them, or, a
 // worker-scoped one, where a worker runs several tasks).
 var walkKinds = func() []model.FaultSpec {
-	return append(append(append(append(model.Catalogue(), model.WorldEvents()...), model.NoticeKinds()...), model.CacheAndWorkerKinds()...), fleetKinds...)
+	return append(append(append(append(append(model.Catalogue(), model.WorldEvents()...), model.NoticeKinds()...), model.CacheAndWorkerKinds()...), fleetKinds...), policyKinds...)
 }()
 
 // fleetKinds are the errors a fleet must not retry (do_not_retry): kinds
@@ -529,13 +529,25 @@ var fleetKinds = func() []model.FaultSpec {
 	return []model.FaultSpec{sp}
 }()
 
+// policyKinds are the failures of a policy replica's fetch
+// (policy_fetch_failed): kinds outside model.Catalogue() and
+// model.CacheAndWorkerKinds(), placed when WithKinds names them or on a
+// fixture that states MaxPolicyAge (drawnByDefault).
+var policyKinds = func() []model.FaultSpec {
+	sp, err := model.Spec("policy_fetch_failed")
+	if err != nil {
+		panic(err)
+	}
+	return []model.FaultSpec{sp}
+}()
+
 // isCacheWorkerKind reports whether kind is one of
 // model.CacheAndWorkerKinds, which a walk or an exploration places only
 // when WithKinds names it, or (a worker-scoped one) where a worker runs
 // several tasks (drawnByDefault).
 func isCacheWorkerKind(kind string) bool {
 	is := func(sp model.FaultSpec) bool { return sp.Kind == kind }
-	return slices.ContainsFunc(model.CacheAndWorkerKinds(), is) || slices.ContainsFunc(fleetKinds, is)
+	return slices.ContainsFunc(model.CacheAndWorkerKinds(), is) || slices.ContainsFunc(fleetKinds, is) || slices.ContainsFunc(policyKinds, is)
 }
 
 // drawnByDefault reports whether a walk or an exploration under set
@@ -543,10 +555,14 @@ func isCacheWorkerKind(kind string) bool {
 // worker-scoped kind where one worker runs several tasks (a concurrent
 // config with fewer workers than the fixture has tasks), the only
 // workload where it can fire; a fleet kind on a fleet fixture, where a
-// retry is load.
+// retry is load; a policy kind on a fixture that states MaxPolicyAge,
+// where policy_fresh is checked.
 func drawnByDefault(set *settings, sp model.FaultSpec) bool {
 	if slices.ContainsFunc(fleetKinds, func(f model.FaultSpec) bool { return f.Kind == sp.Kind }) {
 		return set.fixture.Fleet != nil
+	}
+	if slices.ContainsFunc(policyKinds, func(f model.FaultSpec) bool { return f.Kind == sp.Kind }) {
+		return set.fixture.MaxPolicyAge > 0
 	}
 	c := set.config.Concurrency
 	return sp.WorkerScoped && c != nil && c.Workers < len(set.fixture.Tasks)

@@ -756,8 +756,8 @@ func (e *explorer) survey(also ...model.Config) error {
 	if set.config.Notices {
 		specs = append(specs, model.NoticeKinds()...)
 	}
-	for _, sp := range append(model.CacheAndWorkerKinds(), fleetKinds...) {
-		if slices.Contains(set.kinds, sp.Kind) || drawnByDefault(&set, sp) { // named, worker-scoped where a worker runs several tasks, or a fleet kind on a fleet
+	for _, sp := range append(append(model.CacheAndWorkerKinds(), fleetKinds...), policyKinds...) {
+		if slices.Contains(set.kinds, sp.Kind) || drawnByDefault(&set, sp) { // named, worker-scoped where a worker runs several tasks, a fleet kind on a fleet, a policy kind where a max policy age is stated
 			specs = append(specs, sp)
 		}
 	}

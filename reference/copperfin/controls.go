@@ -50,6 +50,18 @@ const (
 	SharedRetryBudget Control = "shared_retry_budget"
 )
 
+// MaxPolicyAge is the oldest policy copy, in logical milliseconds since
+// its replica's last fetch (model.Policy.AsOf), refresh_context acts on:
+// an older one is re-read every policyRefetchWait until a fetch succeeds
+// or the deadline is near, then denied. It is half the max_policy_age
+// the copperfin-policy-replica fixture states (policyReplicaMaxAge), so
+// the commit that follows the check lands inside the fixture's bound.
+const MaxPolicyAge model.Millis = 50
+
+// policyRefetchWait is the wait, in logical milliseconds, between two
+// fetches of a policy found too old.
+const policyRefetchWait model.Millis = 100
+
 // MaxGrantAge is the oldest authority answer, in logical milliseconds,
 // the bounded_grant_age control acts on.
 const MaxGrantAge model.Millis = 50

@@ -581,7 +581,12 @@ func (f *flow) preEffect() (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if p.Version != a.PolicyVersion || !p.Allows || !el.Eligible {
+		if p, err = f.freshPolicy(p); err != nil {
+			return "", err
+		}
+		if age := env.Now() - p.AsOf; age > MaxPolicyAge && !f.s.mutant.is(PolicyAgeUnchecked) {
+			failed = append(failed, "policy replica too old: "+strconv.FormatInt(int64(age), 10)+" ms since its last fetch")
+		} else if p.Version != a.PolicyVersion || !p.Allows || !el.Eligible {
 			f.warn("stale_context", "policy version "+strconv.FormatInt(p.Version, 10))
 			failed = append(failed, "context changed: refresh context and request new authority")
 		}
@@ -612,11 +617,36 @@ func (f *flow) readback() ([]model.LedgerEntry, error) {
 	return f.env.Ledger.Readback(f.ctx, model.ReadbackQuery{ActionRef: f.a.IdempotencyKey})
 }
 
+// freshPolicy re-reads the tenant's policy, every policyRefetchWait,
+// while the copy p the replica served is older than MaxPolicyAge and the
+// deadline leaves time for the attempt after the wait: a later fetch
+// that succeeds lets the task decide. It returns the last copy read
+// (still too old when the deadline or deny_on_warning stopped it).
+func (f *flow) freshPolicy(p model.Policy) (model.Policy, error) {
+	for !f.s.mutant.is(PolicyAgeUnchecked) && f.env.Now()-p.AsOf > MaxPolicyAge {
+		if f.warn("policy_too_old", "policy fetched at "+strconv.FormatInt(int64(p.AsOf), 10)+" ms") ||
+			f.deadlineAt-f.env.Now() < policyRefetchWait+minAttemptTime {
+			return p, nil
+		}
+		if err := f.env.Sleep(f.ctx, policyRefetchWait); err != nil {
+			return p, err
+		}
+		var err error
+		if p, err = f.readPolicy(f.a.Tenant); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
 // readPolicy reads the tenant's current policy (through the process
 // cache under the policy_cached mutant).
 func (f *flow) readPolicy(tenant string) (model.Policy, error) {
 	if c := f.s.cache; c != nil {
 		if p, ok := c.get(tenant); ok {
+			// the cache holds the policy as fixed configuration: it
+			// presents its entry as just read, whatever its age
+			p.AsOf = f.env.Now()
 			return p, nil
 		}
 		p, err := f.env.Context.ReadPolicy(f.ctx, tenant)

@@ -110,6 +110,10 @@ const (
 	// worker (span_carry_over) becomes the trace a later task decides,
 	// commits and proves under.
 	WorkerSpanAdopted Mutant = "worker_span_adopted"
+	// PolicyAgeUnchecked is refresh_context as it was before the policy's
+	// age was read: the re-read policy is acted on however old the
+	// replica's copy is (Policy.AsOf). Only policy_fresh shows it.
+	PolicyAgeUnchecked Mutant = "policy_age_unchecked"
 )
 
 // MutantInfo names a mutant and says what it gets wrong.
@@ -154,12 +158,14 @@ var mutants = []MutantInfo{
 // invariants; ParseMutant accepts them. authority_check_unguarded shows
 // only under the kinds outside the catalogue (model.CacheAndWorkerKinds),
 // deny_over_ledger only to recorded_agrees_with_ledger, worker_span_adopted
-// only where one worker runs several tasks (span_carry_over).
+// only where one worker runs several tasks (span_carry_over),
+// policy_age_unchecked only to policy_fresh (policy_fetch_failed).
 var cacheMutants = []MutantInfo{
 	{AuthorityCheckUnguarded, "the capability is checked by a read, with no capability guard on the commit", nil},
 	{DenyOverLedger, "a denial made without reading the provider's ledger, which may hold the task's refund", nil},
 	{RestartForgetsBackoff, "a resumed worker forgets the back-off its predecessor owed and retries at once", nil},
 	{WorkerSpanAdopted, "a span left running in the worker adopted as a later task's trace", nil},
+	{PolicyAgeUnchecked, "a policy re-read is acted on however old the replica's copy is", nil},
 }
 
 // policyCache is the process-wide policy cache of the policy_cached mutant:
