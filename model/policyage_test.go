@@ -8,15 +8,14 @@ import (
 	"github.com/faultline/faultline/reference/copperfin"
 )
 
-// TestPolicyFetchFailedOnCopperfin: on copperfin-policy-replica (a
-// max_policy_age of 100 ms) the replica's first fetch fails at 50 ms, so
-// it serves the fixture's copy of 0 ms until 250 ms. Typed re-reads the
-// policy before the effect at 142 ms, finds it 142 ms old (more than its
-// MaxPolicyAge of 50), waits 100 ms, fetches a fresh copy at 262 ms and
-// refunds: it decides again once a fetch succeeds. Under a deadline of
-// 300 ms it has no time to wait and denies (the copy 152 ms old). The old refresh_context
-// (policy_age_unchecked) and baseline refund on the aged copy and break
-// policy_fresh.
+// TestPolicyFetchFailedOnCopperfin: on copperfin-policy-replica (bound
+// 100 ms) the replica's first fetch fails at 50 ms: it serves the copy of
+// 0 ms until 250 ms. Typed asks for the policy again at 132 ms, finds it
+// 132 ms old (its MaxPolicyAge is 10), waits 100 ms, fetches a fresh copy
+// at 262 ms and refunds: it decides again once a fetch succeeds. Under a
+// 300 ms deadline it has no time to wait and denies. The old
+// refresh_context (policy_age_unchecked) and baseline refund on the aged
+// copy and break policy_fresh.
 func TestPolicyFetchFailedOnCopperfin(t *testing.T) {
 	typed, err := copperfin.ProfileControls(copperfin.ProfileTyped)
 	if err != nil {
@@ -33,7 +32,7 @@ func TestPolicyFetchFailedOnCopperfin(t *testing.T) {
 		fresh    string
 	}{
 		{"typed", copperfin.ConfigOfControls(typed), nil, 3, model.ClaimRelease, "refund completed", ""},
-		{"typed, 300 ms", copperfin.ConfigOfControls(typed), &short, 2, model.ClaimDeny, "policy replica too old: 152 ms since its last fetch", ""},
+		{"typed, 300 ms", copperfin.ConfigOfControls(typed), &short, 2, model.ClaimDeny, "policy replica too old: 132 ms since its last fetch", ""},
 		{"policy_age_unchecked", copperfin.WithMutant(copperfin.ConfigOfControls(typed), string(copperfin.PolicyAgeUnchecked)), nil, 2, model.ClaimRelease, "refund completed",
 			`effect O-731:refund:v1 of task refund-O-731 committed at 212 ms on tenant "T-1"'s policy fetched at 0 ms: 212 ms old, more than the fixture's max_policy_age of 100 ms`},
 		{"baseline", copperfin.ConfigOfControls(0), nil, 1, model.ClaimRelease, "refund completed",

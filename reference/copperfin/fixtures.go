@@ -125,9 +125,8 @@ func CopperfinFleet(n int) model.Fixture {
 }
 
 // policyReplicaMaxAge is the max_policy_age, in logical milliseconds,
-// the copperfin-policy-replica fixture states: twice MaxPolicyAge, so a
-// refund checked fresh by refresh_context commits inside it.
-const policyReplicaMaxAge model.Millis = 2 * MaxPolicyAge
+// the copperfin-policy-replica fixture states: ten times MaxPolicyAge.
+const policyReplicaMaxAge model.Millis = 10 * MaxPolicyAge
 
 // CopperfinPolicyReplica returns the Copperfin fixture whose tenant
 // policy is served by a replica that may fail to fetch: it states a
