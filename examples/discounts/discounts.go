@@ -30,11 +30,11 @@ const MaxAge model.Millis = 10
 const fixtureMaxAge model.Millis = 50
 
 // refetchWait is the wait, in logical ms, before a policy found too old is
-// fetched again; refetches is how many times it is.
-const (
-	refetchWait model.Millis = 100
-	refetches                = 3
-)
+// fetched again.
+const refetchWait model.Millis = 100
+
+// refetches is how many times a policy found too old is fetched again.
+const refetches = 3
 
 // Agent applies one discount. IgnoreAge is the unprotected agent: it
 // applies the discount on whatever copy the replica serves, however old.
