@@ -97,3 +97,21 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// TestPolicyFreshNameTaken: policy_fresh is added by the fixture, never
+// named: in Builtin it is an error that says where it comes from, and an
+// invariant of the system's own may not take its name.
+func TestPolicyFreshNameTaken(t *testing.T) {
+	for _, c := range []struct {
+		opts model.Options
+		want string
+	}{
+		{model.Options{Builtin: []string{"policy_fresh"}}, `model: options: invariant "policy_fresh" is not named in Builtin: every run of a fixture that states a policy-age bound (Fixture.MaxPolicyAge) checks it, but for the paper's set (Options.Compat)`},
+		{model.Options{Invariants: []model.UserInvariant{{Name: "policy_fresh", Check: func(model.View) string { return "" }}}}, `model: options: invariant "policy_fresh" has the name of a built-in invariant`},
+	} {
+		_, err := model.NewHarness(copperfin.CopperfinPolicyReplica(), c.opts).Run(copperfin.Factory(0), &model.Schedule{Version: model.ScheduleVersion})
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%+v: %v", c.opts, err)
+		}
+	}
+}
