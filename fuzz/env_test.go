@@ -50,7 +50,7 @@ func TestEnvBecomesTypedOptions(t *testing.T) {
 		}(), chosen: true},
 		{env: map[string]string{"FAULTLINE_MUTANT": "no_readback"}, err: `FAULTLINE_MUTANT: unknown mutant "no_readback" (valid: rejection_as_success, timeout_as_success,`},
 		{env: map[string]string{"FAULTLINE_MUTANT": ""}, err: `FAULTLINE_MUTANT is empty: name a mutant, or unset it for none`},
-		{env: map[string]string{"FAULTLINE_FIXTURE": "warehouse"}, err: `FAULTLINE_FIXTURE: unknown fixture "warehouse" (valid: copperfin, copperfin-batch, copperfin-tenants, copperfin-fleet, copperfin-fleet-N for N from 1 to 1000)`},
+		{env: map[string]string{"FAULTLINE_FIXTURE": "warehouse"}, err: `FAULTLINE_FIXTURE: unknown fixture "warehouse" (valid: copperfin, copperfin-batch, copperfin-tenants, copperfin-fleet, copperfin-fleet-N for N from 1 to 1000, copperfin-policy-replica)`},
 		{env: map[string]string{"FAULTLINE_FIXTURE": ""}, err: `FAULTLINE_FIXTURE is empty`},
 		{env: map[string]string{"FAULTLINE_SCOPE": "wide"}, err: `FAULTLINE_SCOPE: unknown scope "wide" (valid: designed, ordinals, anywhere)`},
 	}

@@ -204,7 +204,8 @@ const (
 	_ detailKind = iota // 0: no detail
 	// dStr: s1 as it is
 	dStr
-	// dVersion: "version n1"
+	// dVersion: "version n1", and ", fetched at n2 ms" when b1 (a policy
+	// replica's kept copy)
 	dVersion
 	// dEligible: "s1: eligible b1"
 	dEligible
@@ -242,6 +243,9 @@ func (d *detail) text() string {
 	case dStr:
 		return d.s1
 	case dVersion:
+		if d.b1 {
+			return "version " + strconv.FormatInt(d.n1, 10) + ", fetched at " + strconv.FormatInt(d.n2, 10) + " ms"
+		}
 		return "version " + strconv.FormatInt(d.n1, 10)
 	case dEligible:
 		return d.s1 + ": eligible " + strconv.FormatBool(d.b1)

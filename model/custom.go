@@ -142,6 +142,7 @@ type scope struct {
 var addedInvariants = map[string]string{
 	invRetryPaced:               "every run that checks another invariant checks it, but for the paper's set (Options.Compat)",
 	InvNoRetryStorm:             "every run of a fleet fixture (Fixture.Fleet) checks it, and no other run can",
+	invPolicyFresh:              "every run of a fixture that states a policy-age bound (Fixture.MaxPolicyAge) checks it, but for the paper's set (Options.Compat)",
 	InvRecordedAgreesWithLedger: "every run that checks another invariant checks it, beside those Builtin names, but a run of the paper's set (Options.Compat) without notices; add NoticeAgreement() to Options.Invariants to check it alone",
 }
 
@@ -172,7 +173,7 @@ func resolveScope(o Options) (scope, error) {
 		switch {
 		case u.Name == "":
 			return s, fmt.Errorf("model: options: invariant %d has no name", i)
-		case invIndex(u.Name) >= 0 || u.Name == invRetryPaced:
+		case invIndex(u.Name) >= 0 || u.Name == invRetryPaced || u.Name == invPolicyFresh:
 			return s, fmt.Errorf("model: options: invariant %q has the name of a built-in invariant", u.Name)
 		case seen[u.Name]:
 			return s, fmt.Errorf("model: options: invariant %q listed twice", u.Name)

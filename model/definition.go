@@ -164,6 +164,9 @@ func (d *Definition) Validate() error {
 		if err := checkTasks(f); err != nil {
 			return fmt.Errorf("system definition %s: fixture %q: %w", d.Name, f.Name, err)
 		}
+		if err := checkMaxPolicyAge(&f); err != nil {
+			return fmt.Errorf("system definition %s: fixture %q: %w", d.Name, f.Name, err)
+		}
 	}
 	for _, name := range d.Builtin {
 		if invIndex(name) < 0 {

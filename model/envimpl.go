@@ -134,12 +134,17 @@ func (e *taskEnv) ReadPolicy(ctx context.Context, tenant string) (Policy, error)
 	if !ok {
 		return Policy{}, ErrWorkerCrashed
 	}
-	p, found := c.r.world.Policy(tenant)
+	p, found := c.r.world.served(tenant)
 	if !found {
 		return Policy{}, c.notFound("not_found", "")
 	}
 	out := disturb(&c, p, policyHook.onPolicy)
-	c.done("ok", detail{kind: dVersion, n1: out.Version}, "")
+	c.r.world.fetched(tenant, out)
+	d := detail{kind: dVersion, n1: out.Version}
+	if out.AsOf != c.r.world.Clock {
+		d.b1, d.n2 = true, int64(out.AsOf) // the replica's kept copy
+	}
+	c.done("ok", d, "")
 	return out, nil
 }
 

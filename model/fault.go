@@ -328,6 +328,7 @@ func (stalePolicy) onPolicy(r *run, p *Policy) bool {
 	next := *p
 	next.Version = p.Version + 1
 	next.Allows = false
+	next.AsOf = 0
 	r.world.Policies = append(r.world.Policies, next)
 	return true
 }
@@ -1058,6 +1059,9 @@ func init() {
 	for i := range transportKinds {
 		setDefaults(&transportKinds[i], false)
 	}
+	for i := range policyKinds {
+		setDefaults(&policyKinds[i], false)
+	}
 }
 
 // setDefaults fills the spec fields every kind shares and checks that the
@@ -1097,7 +1101,7 @@ func Catalogue() []FaultSpec {
 var kindsByName = func() map[string]*faultKind {
 	m := map[string]*faultKind{}
 	for _, table := range [][]faultKind{catalogue, worldKinds, noticeKinds, cacheWorkerKinds, fleetKinds, transportKinds,
-		familyKinds} {
+		familyKinds, policyKinds} {
 		for i := range table {
 			if _, ok := m[table[i].spec.Kind]; !ok {
 				m[table[i].spec.Kind] = &table[i]

@@ -183,10 +183,14 @@ func NewHarness(f Fixture, opts Options) *Harness {
 			}
 		}
 	}
-	h.users = [2][]UserInvariant{runInvariants(h.scope, f.Fleet != nil, false), runInvariants(h.scope, f.Fleet != nil, true)}
+	if err := checkMaxPolicyAge(&f); err != nil && h.err == nil {
+		h.err = fmt.Errorf("model: fixture %q: %w", f.Name, err)
+	}
+	kind := fixtureKind{fleet: f.Fleet != nil, aged: f.MaxPolicyAge > 0}
+	h.users = [2][]UserInvariant{runInvariants(h.scope, kind, false), runInvariants(h.scope, kind, true)}
 	// the provider's history is recorded for invariants that may read it:
 	// the user's own, the fleet's, and any of production code
-	h.history = opts.ProviderHistory || len(h.scope.user) > 0 || f.Fleet != nil || opts.Clock != nil
+	h.history = opts.ProviderHistory || len(h.scope.user) > 0 || f.Fleet != nil || f.MaxPolicyAge > 0 || opts.Clock != nil
 	h.stopOn, h.stopErr = opts.Stop.set(), opts.Stop.Validate()
 	seen := make(map[string]bool, len(f.Tasks))
 	h.uniqueIDs = true
@@ -367,6 +371,9 @@ type run struct {
 	// early is the run's first retry sent before the back-off it owed
 	// (retry_paced), "" while none.
 	early string
+	// policyChecked is the number of ledger entries policy_fresh has
+	// checked.
+	policyChecked int
 	// openSpan is the span a span_carry_over disturbance opened at the
 	// current tool.commit (read right after it fires).
 	openSpan string
@@ -662,6 +669,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	}
 	r.stopped = nil
 	r.early = ""
+	r.policyChecked = 0
 	r.commitWait = 0
 	r.live = liveState{fired: r.live.fired[:0]}
 	if h.opts.Clock != nil {

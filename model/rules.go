@@ -26,7 +26,7 @@ func (d *Definition) Check(cfg Config, opts Options) error {
 		return err
 	}
 	f, err := d.Fixture(cfg.Fixture)
-	if len(sc.names(err == nil && f.Fleet != nil, cfg.Notices)) > 0 {
+	if len(sc.names(kindOf(f, err), cfg.Notices)) > 0 {
 		return nil
 	}
 	return fmt.Errorf("system %s: %w", d.Name, &RunError{Code: 3, Reason: noInvariant})
@@ -35,8 +35,9 @@ func (d *Definition) Check(cfg Config, opts Options) error {
 // Scope returns the names of the invariants a run of d under cfg with
 // d.Options(opts) checks, in the order Result.Invariants reports them:
 // the built-in ones selected, recorded_agrees_with_ledger (see ledger),
-// no_retry_storm on a fleet fixture, retry_paced (see paced), then the
-// system's own. It is the one
+// no_retry_storm on a fleet fixture, retry_paced (see paced),
+// policy_fresh on a fixture that states MaxPolicyAge (see aged), then
+// the system's own. It is the one
 // rule of what a run checks: a violation of any of them fails the run on
 // every door (explore, the walk, fuzz, replay, coverage). An unknown
 // fixture or invalid options are errors.
@@ -49,19 +50,31 @@ func (d *Definition) Scope(cfg Config, opts Options) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sc.names(f.Fleet != nil, cfg.Notices), nil
+	return sc.names(kindOf(f, nil), cfg.Notices), nil
 }
 
-// names lists the invariants of s in a run of a fleet fixture (fleet) or
-// with notices, as Result.Invariants reports them.
-func (s scope) names(fleet, notices bool) []string {
+// fixtureKind is what of a fixture decides the invariants of a run
+// beside the built-in ones: a fleet, a stated MaxPolicyAge.
+type fixtureKind struct{ fleet, aged bool }
+
+// kindOf returns f's fixtureKind, the zero one when err is not nil.
+func kindOf(f Fixture, err error) fixtureKind {
+	if err != nil {
+		return fixtureKind{}
+	}
+	return fixtureKind{fleet: f.Fleet != nil, aged: f.MaxPolicyAge > 0}
+}
+
+// names lists the invariants of s in a run of a fixture of kind k, with
+// notices or not, as Result.Invariants reports them.
+func (s scope) names(k fixtureKind, notices bool) []string {
 	var out []string
 	for i, inv := range Invariants {
 		if !s.off[i] {
 			out = append(out, inv.Name)
 		}
 	}
-	for _, u := range runInvariants(s, fleet, notices) {
+	for _, u := range runInvariants(s, k, notices) {
 		out = append(out, u.Name)
 	}
 	return out
@@ -87,12 +100,19 @@ func (s scope) paced(fleet bool) bool {
 	return !s.compat && (fleet || len(s.user) > 0 || slices.Contains(s.off[:], false))
 }
 
+// aged reports whether a run of s checks policy_fresh: every run of a
+// fixture that states MaxPolicyAge (k.aged), but for the paper's set
+// (compat).
+func (s scope) aged(k fixtureKind) bool { return k.aged && !s.compat }
+
 // runInvariants returns the invariants a run of s checks beside the
 // built-in ones: NoticeAgreement where s.ledger says so (unless the
 // system's own name it), the fleet's no_retry_storm, retry_paced where
-// s.paced says so, then the system's own. The harness runs exactly these.
-func runInvariants(s scope, fleet, notices bool) []UserInvariant {
+// s.paced says so, policy_fresh where s.aged says so, then the system's
+// own. The harness runs exactly these.
+func runInvariants(s scope, k fixtureKind, notices bool) []UserInvariant {
 	var out []UserInvariant
+	fleet := k.fleet
 	if s.ledger(fleet, notices) && !slices.ContainsFunc(s.user, func(u UserInvariant) bool { return u.Name == InvRecordedAgreesWithLedger }) {
 		out = append(out, NoticeAgreement())
 	}
@@ -101,6 +121,9 @@ func runInvariants(s scope, fleet, notices bool) []UserInvariant {
 	}
 	if s.paced(fleet) {
 		out = append(out, retryPaced())
+	}
+	if s.aged(k) {
+		out = append(out, policyFresh())
 	}
 	return append(out, s.user...)
 }

@@ -43,6 +43,11 @@ type Policy struct {
 	// MaxAmount is the largest amount the policy allows, in minor units;
 	// zero sets no cap.
 	MaxAmount int64
+	// AsOf is the logical time the policy replica serving a read last
+	// fetched it: the read's own time while fetches succeed, an older one
+	// after a failed fetch (policy_fetch_failed); the read's time minus
+	// AsOf is the policy's age. It is zero on the World's records.
+	AsOf Millis
 }
 
 // allowsAmount reports whether the policy allows an action of amount.
@@ -198,6 +203,9 @@ type world struct {
 	heads []taskHead
 	// Joins are the join records written, in order.
 	Joins []JoinRecord
+	// replicas are the policy replicas whose fetches failed (see
+	// policy_fetch_failed): the policy-age signal.
+	replicas []replica
 	// rules are the fixture's parameters of the generic invariants.
 	rules rules
 	// ix indexes the records by key, built by reset (see worldIndex).
@@ -435,6 +443,12 @@ type Fixture struct {
 	// concurrent agents on clocks of their own against a provider of
 	// declared capacity (see Fleet). Nil: an ordinary fixture.
 	Fleet *Fleet
+	// MaxPolicyAge, when above zero, is the oldest policy, in logical ms,
+	// an effect may be committed on: a run checks policy_fresh against
+	// the age of the tenant's policy replica (Policy.AsOf), and the
+	// default search draws policy_fetch_failed. 0 to 3,600,000 (one hour);
+	// anything else is an error of the fixture.
+	MaxPolicyAge Millis
 }
 
 // reset makes w the fixture's initial state, reusing w's storage.
@@ -449,6 +463,7 @@ func (w *world) reset(f *Fixture) {
 	w.Evidence = w.Evidence[:0]
 	w.Checkpoints = w.Checkpoints[:0]
 	w.Joins = w.Joins[:0]
+	w.replicas = w.replicas[:0]
 	w.heads = w.heads[:0]
 	w.ix.reset(f)
 }

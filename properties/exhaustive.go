@@ -554,8 +554,9 @@ func isCacheWorkerKind(kind string) bool {
 // places sp of model.CacheAndWorkerKinds without WithKinds naming it: a
 // worker-scoped kind where one worker runs several tasks (a concurrent
 // config with fewer workers than the fixture has tasks), the only
-// workload where it can fire; a fleet kind (FaultSpec.Fleet) on a fleet
-// fixture, where a retry is load.
+// workload where it can fire; a fleet kind on a fleet fixture, where a
+// retry is load; a policy kind on a fixture that states MaxPolicyAge,
+// where policy_fresh is checked.
 func drawnByDefault(set *settings, sp model.FaultSpec) bool {
 	if isFamilyKind(sp.Kind) {
 		return familyDrawn(set, sp)

@@ -6,12 +6,13 @@ import (
 	"github.com/faultline/faultline/model"
 )
 
-// familyKinds are the kinds of the paper's fault families outside
-// model.Catalogue() (forked_run, deauthorised_evidence), placed when WithKinds names them or
-// where the fixture declares the workload they need (familyDrawn).
+// familyKinds are the kinds outside model.Catalogue() that need a
+// workload the fixture declares (forked_run, deauthorised_evidence of the
+// paper's fault families, policy_fetch_failed), placed when WithKinds
+// names them or where the fixture declares it (familyDrawn).
 var familyKinds = func() []model.FaultSpec {
 	var out []model.FaultSpec
-	for _, k := range []string{"forked_run", "deauthorised_evidence"} {
+	for _, k := range []string{"forked_run", "deauthorised_evidence", "policy_fetch_failed"} {
 		sp, err := model.Spec(k)
 		if err != nil {
 			panic(err)
@@ -30,13 +31,17 @@ func isFamilyKind(kind string) bool {
 // sp under set: forked_run on a fixture whose tasks are handed out at
 // least once (model.Fixture.AtLeastOnce), where a run can fork;
 // deauthorised_evidence on one whose sources are read under grants that
-// can be withdrawn (model.Fixture.GrantedSources).
+// can be withdrawn (model.Fixture.GrantedSources); policy_fetch_failed on
+// one that states a policy-age bound (model.Fixture.MaxPolicyAge), where
+// policy_fresh is checked.
 func familyDrawn(set *settings, sp model.FaultSpec) bool {
 	switch sp.Kind {
 	case "forked_run":
 		return set.fixture.AtLeastOnce
 	case "deauthorised_evidence":
 		return set.fixture.GrantedSources
+	case "policy_fetch_failed":
+		return set.fixture.MaxPolicyAge > 0
 	}
 	return false
 }

@@ -56,7 +56,7 @@ func TestReplayNamesTheFile(t *testing.T) {
 	good := `{"version":1,"seed":"s","config":{"profile":"typed"},"faults":[{"event":"tool.commit","ordinal":1,"kind":"timeout_after_commit"}]}`
 	for _, c := range []struct{ in, want string }{
 		{strings.Replace(good, `"profile":"typed"`, `"profile":"typed","mutant":"gremlin"`, 1), `: schedule: config: unknown mutant "gremlin" (valid: `},
-		{strings.Replace(good, `"profile":"typed"`, `"profile":"typed","fixture":"acme"`, 1), `: schedule: config: unknown fixture "acme" (valid: copperfin, copperfin-batch, copperfin-tenants, copperfin-fleet, copperfin-fleet-N for N from 1 to 1000)`},
+		{strings.Replace(good, `"profile":"typed"`, `"profile":"typed","fixture":"acme"`, 1), `: schedule: config: unknown fixture "acme" (valid: copperfin, copperfin-batch, copperfin-tenants, copperfin-fleet, copperfin-fleet-N for N from 1 to 1000, copperfin-policy-replica)`},
 		{"[" + good + "]", ": schedule: the top level must be a JSON object, not an array"},
 		{"\xEF\xBB\xBF" + good, ": schedule: the file starts with a UTF-8 byte-order mark; save it without one"},
 		{"", ": schedule: empty input: the file is empty"},

@@ -50,6 +50,20 @@ const (
 	SharedRetryBudget Control = "shared_retry_budget"
 )
 
+// MaxPolicyAge is the oldest policy copy, in logical milliseconds since
+// its replica's last fetch (model.Policy.AsOf), refresh_context acts on:
+// an older one is re-read every policyRefetchWait until a fetch succeeds
+// or the deadline is near, then denied. It is a tenth of the
+// max_policy_age the copperfin-policy-replica fixture states
+// (policyReplicaMaxAge), so a refund checked fresh commits inside that
+// bound even on a resumed worker's longest path from the check to the
+// commit (80 ms: two reads, a readback, a checkpoint, the commit).
+const MaxPolicyAge model.Millis = 10
+
+// policyRefetchWait is the wait, in logical milliseconds, between two
+// fetches of a policy found too old.
+const policyRefetchWait model.Millis = 100
+
 // MaxGrantAge is the oldest authority answer, in logical milliseconds,
 // the bounded_grant_age control acts on.
 const MaxGrantAge model.Millis = 50

@@ -46,7 +46,9 @@
 //   - refresh_context: before the effect the policy and the eligibility are
 //     re-read, the latter with source precedence (the authoritative record);
 //     a newer policy version, a policy that no longer allows the refund or an
-//     ineligible record denies;
+//     ineligible record denies; a policy copy older than MaxPolicyAge
+//     (model.Policy.AsOf) is fetched again until a fetch succeeds, or
+//     denied when the deadline is near;
 //   - state_precondition: the authoritative state version must equal the
 //     proposal's expected version;
 //   - idempotency: every attempt reuses the logical idempotency key; without
@@ -573,6 +575,7 @@ func (f *flow) preEffect() (string, error) {
 		}
 	}
 	if f.s.on(bitRefreshContext) {
+		asked := env.Now()
 		p, err := f.readPolicy(a.Tenant)
 		if err != nil {
 			return "", err
@@ -581,7 +584,12 @@ func (f *flow) preEffect() (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if p.Version != a.PolicyVersion || !p.Allows || !el.Eligible {
+		if p, asked, err = f.freshPolicy(p, asked); err != nil {
+			return "", err
+		}
+		if age := asked - p.AsOf; age > MaxPolicyAge && !f.s.mutant.is(PolicyAgeUnchecked) {
+			failed = append(failed, "policy replica too old: "+strconv.FormatInt(int64(age), 10)+" ms since its last fetch")
+		} else if p.Version != a.PolicyVersion || !p.Allows || !el.Eligible {
 			f.warn("stale_context", "policy version "+strconv.FormatInt(p.Version, 10))
 			failed = append(failed, "context changed: refresh context and request new authority")
 		}
@@ -612,11 +620,39 @@ func (f *flow) readback() ([]model.LedgerEntry, error) {
 	return f.env.Ledger.Readback(f.ctx, model.ReadbackQuery{ActionRef: f.a.IdempotencyKey})
 }
 
+// freshPolicy re-reads the tenant's policy, every policyRefetchWait,
+// while the copy p the replica served to the read asked at asked is
+// older than MaxPolicyAge (asked minus p.AsOf; a fresh copy is fetched
+// during its read) and the deadline leaves time for the attempt after
+// the wait: a later fetch that succeeds lets the task decide. It returns
+// the last copy read and when it was asked for (still too old when the
+// deadline or deny_on_warning stopped it).
+func (f *flow) freshPolicy(p model.Policy, asked model.Millis) (model.Policy, model.Millis, error) {
+	for !f.s.mutant.is(PolicyAgeUnchecked) && asked-p.AsOf > MaxPolicyAge {
+		if f.warn("policy_too_old", "policy fetched at "+strconv.FormatInt(int64(p.AsOf), 10)+" ms") ||
+			f.deadlineAt-f.env.Now() < policyRefetchWait+minAttemptTime {
+			return p, asked, nil
+		}
+		if err := f.env.Sleep(f.ctx, policyRefetchWait); err != nil {
+			return p, asked, err
+		}
+		var err error
+		asked = f.env.Now()
+		if p, err = f.readPolicy(f.a.Tenant); err != nil {
+			return p, asked, err
+		}
+	}
+	return p, asked, nil
+}
+
 // readPolicy reads the tenant's current policy (through the process
 // cache under the policy_cached mutant).
 func (f *flow) readPolicy(tenant string) (model.Policy, error) {
 	if c := f.s.cache; c != nil {
 		if p, ok := c.get(tenant); ok {
+			// the cache holds the policy as fixed configuration: it
+			// presents its entry as just read, whatever its age
+			p.AsOf = f.env.Now()
 			return p, nil
 		}
 		p, err := f.env.Context.ReadPolicy(f.ctx, tenant)

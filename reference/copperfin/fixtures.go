@@ -124,8 +124,25 @@ func CopperfinFleet(n int) model.Fixture {
 	return f
 }
 
+// policyReplicaMaxAge is the max_policy_age, in logical milliseconds,
+// the copperfin-policy-replica fixture states: ten times MaxPolicyAge.
+const policyReplicaMaxAge model.Millis = 10 * MaxPolicyAge
+
+// CopperfinPolicyReplica returns the Copperfin fixture whose tenant
+// policy is served by a replica that may fail to fetch: it states a
+// max_policy_age of policyReplicaMaxAge, so every run checks
+// policy_fresh and the default search draws policy_fetch_failed. Its
+// name is copperfin-policy-replica.
+func CopperfinPolicyReplica() model.Fixture {
+	f := Copperfin()
+	f.Name = "copperfin-policy-replica"
+	f.MaxPolicyAge = policyReplicaMaxAge
+	return f
+}
+
 // FixtureNames lists the built-in fixtures a schedule's config may name
-// (a fleet of another size, copperfin-fleet-N, too).
+// (a fleet of another size, copperfin-fleet-N, and
+// copperfin-policy-replica too).
 var FixtureNames = []string{"copperfin", "copperfin-batch", "copperfin-tenants", "copperfin-fleet"}
 
 // FixtureNamed returns the built-in fixture named name ("" is copperfin),
@@ -140,6 +157,8 @@ func FixtureNamed(name string) (model.Fixture, error) {
 		return CopperfinTenants(), nil
 	case "copperfin-fleet":
 		return CopperfinFleet(FleetAgents), nil
+	case "copperfin-policy-replica":
+		return CopperfinPolicyReplica(), nil
 	}
 	if n, err := strconv.Atoi(strings.TrimPrefix(name, "copperfin-fleet-")); err == nil && strings.HasPrefix(name, "copperfin-fleet-") &&
 		n >= 1 && n <= model.MaxWorkers && strconv.Itoa(n) == name[len("copperfin-fleet-"):] {
@@ -147,5 +166,5 @@ func FixtureNamed(name string) (model.Fixture, error) {
 		f.Name = name // copperfin-fleet-100 too, so a schedule naming it runs
 		return f, nil
 	}
-	return model.Fixture{}, fmt.Errorf("unknown fixture %q (valid: copperfin, copperfin-batch, copperfin-tenants, copperfin-fleet, copperfin-fleet-N for N from 1 to %d)", name, model.MaxWorkers)
+	return model.Fixture{}, fmt.Errorf("unknown fixture %q (valid: copperfin, copperfin-batch, copperfin-tenants, copperfin-fleet, copperfin-fleet-N for N from 1 to %d, copperfin-policy-replica)", name, model.MaxWorkers)
 }

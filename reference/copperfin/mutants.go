@@ -121,6 +121,10 @@ const (
 	// effect_readback: true of a crashed predecessor, false of a forked
 	// run's other worker (forked_run).
 	ResumeTrustsPlan Mutant = "resume_trusts_plan"
+	// PolicyAgeUnchecked is refresh_context as it was before the policy's
+	// age was read: the re-read policy is acted on however old the
+	// replica's copy is (Policy.AsOf). Only policy_fresh shows it.
+	PolicyAgeUnchecked Mutant = "policy_age_unchecked"
 )
 
 // MutantInfo names a mutant and says what it gets wrong.
@@ -167,7 +171,8 @@ var mutants = []MutantInfo{
 // transport_error_as_failure only under server_error and network_error,
 // deny_over_ledger only to recorded_agrees_with_ledger, worker_span_adopted
 // only where one worker runs several tasks (span_carry_over),
-// resume_trusts_plan only where a run forks (forked_run).
+// resume_trusts_plan only where a run forks (forked_run);
+// policy_age_unchecked only to policy_fresh (policy_fetch_failed).
 var cacheMutants = []MutantInfo{
 	{AuthorityCheckUnguarded, "the capability is checked by a read, with no capability guard on the commit", nil},
 	{DenyOverLedger, "a denial made without reading the provider's ledger, which may hold the task's refund", nil},
@@ -175,6 +180,7 @@ var cacheMutants = []MutantInfo{
 	{WorkerSpanAdopted, "a span left running in the worker adopted as a later task's trace", nil},
 	{TransportErrorAsFailure, "a server error or a failed connection taken as a refund not made", nil},
 	{ResumeTrustsPlan, "a worker resumed before any attempt takes it that nothing was sent and skips the readback", nil},
+	{PolicyAgeUnchecked, "a policy re-read is acted on however old the replica's copy is", nil},
 }
 
 // policyCache is the process-wide policy cache of the policy_cached mutant:
