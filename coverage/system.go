@@ -152,6 +152,16 @@ func union[T cmp.Ordered](a, b []T) []T {
 	return slices.Compact(out)
 }
 
+// subset reports whether every element of a is in b, which is sorted.
+func subset[T cmp.Ordered](a, b []T) bool {
+	for _, x := range a {
+		if _, ok := slices.BinarySearch(b, x); !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // checkNotApplicable checks declared boundaries: each one of
 // model.AllBoundaries, and none twice.
 func checkNotApplicable(bs []model.Boundary) error {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"slices"
 	"sync"
 	"syscall"
 
@@ -93,12 +94,16 @@ func (t *Tracker) Record(res *model.Result) error {
 			return fmt.Errorf("coverage: record: %w", err)
 		}
 	}
+	// the names crossed, each once (a run crosses a few names many times),
+	// sorted
 	var crossed []model.EventName
 	tl := res.Timeline
 	for i := range tl.Len() {
-		crossed = append(crossed, tl.Name(i))
+		if n := tl.Name(i); !slices.Contains(crossed, n) {
+			crossed = append(crossed, n)
+		}
 	}
-	crossed = union(nil, crossed)
+	slices.Sort(crossed)
 	for _, ev := range crossed {
 		if err := checkEventName(ev); err != nil {
 			return fmt.Errorf("coverage: record: timeline: %w", err)
@@ -122,7 +127,9 @@ func (t *Tracker) Record(res *model.Result) error {
 	}
 	if res.Timeline.Len() > 0 {
 		sr.Traced++
-		sr.Crossed = union(sr.Crossed, crossed)
+		if !subset(crossed, sr.Crossed) {
+			sr.Crossed = union(sr.Crossed, crossed)
+		}
 	}
 	if len(res.Invariants) == 0 || len(res.Claims) == 0 {
 		d.NotAdjudicated++

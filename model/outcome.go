@@ -5,7 +5,8 @@ package model
 // oracle), invariant results, claims, terms and claim and run verdicts. It
 // leaves RunID and Timeline empty, so it costs little after Terms: it is how
 // an observer (a coverage tracker) sees the assay's hot-path runs. The
-// result is freshly allocated and safe to keep; its Schedule is the one the
+// result is the caller's, safe to keep (an exploration hands it back
+// through internal/spare when it is done); its Schedule is the one the
 // run was given. It returns nil before the first run, and the same outcome
 // as Run for the same schedule (a test checks it).
 func (h *Harness) LastOutcome() *Result {

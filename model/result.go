@@ -306,12 +306,19 @@ type spareStores struct {
 	small, lastSmall *smallStore
 	big, last        *resultStore
 	faults           []FaultReport
+	// the last outcome's storage (LastOutcome) until it is handed back,
+	// the next outcome's after
+	outcome, lastOutcome *resultStore
 }
 
 // recycle takes back the storage of res when it is the last Result h
 // returned: its caller reads nothing of it any more.
 func (h *Harness) recycle(res *Result) {
 	sp := &h.r.spare
+	if sp.lastOutcome != nil && res == &sp.lastOutcome.res {
+		sp.outcome, sp.lastOutcome = sp.lastOutcome, nil
+		return
+	}
 	switch {
 	case sp.lastSmall != nil && res == &sp.lastSmall.res:
 		sp.small = sp.lastSmall
@@ -338,7 +345,14 @@ func init() {
 
 // outcome is the run's result without its run id and timeline.
 func (r *run) outcome() *Result {
-	st := &resultStore{}
+	sp := &r.spare
+	st := sp.outcome
+	if st == nil {
+		st = &resultStore{}
+	} else {
+		*st = resultStore{}
+	}
+	sp.outcome, sp.lastOutcome = nil, st
 	r.outcomeInto(st)
 	return &st.res
 }

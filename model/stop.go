@@ -164,7 +164,10 @@ func (r *run) checkStop(seq int) {
 	default:
 		return
 	}
-	r.stopped = &rep
+	// a copy, so that rep stays on the stack of every crossing that
+	// meets no condition
+	stopped := rep
+	r.stopped = &stopped
 	r.pendingCrash = ""
 	r.record(EvStop, 0, "", "stopped", rep.Condition+": "+rep.Detail, stateFailed)
 	// The running worker's later Env calls fail, as for a crashed worker.

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/faultline/faultline/internal/rerun"
+	"github.com/faultline/faultline/internal/spare"
 	"github.com/faultline/faultline/model"
 )
 
@@ -942,6 +943,11 @@ func (w *walkState) check(h *model.Harness, k string, children bool) outcome {
 			}
 			o.mods = append(o.mods, m)
 		}
+	}
+	if !o.bad {
+		// nothing keeps res (the sites copy what they keep): the
+		// worker's next run reuses its storage
+		spare.Result(h, res)
 	}
 	return o
 }

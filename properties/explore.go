@@ -341,7 +341,9 @@ var seedRE = regexp.MustCompile(`-rapid\.seed=(\d+)`)
 type explorer struct {
 	set     settings
 	harness *model.Harness
-	kinds   []kindSpace
+	// judged is judge's last outcome until it is handed back (handBack)
+	judged *model.Result
+	kinds  []kindSpace
 	// clean is what the clean run of the config crossed: where a drawn
 	// schedule's first fault is placed; a later fault is placed in the run
 	// of the faults drawn before it (prefix)

@@ -7,6 +7,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/faultline/faultline/internal/spare"
 	"github.com/faultline/faultline/model"
 )
 
@@ -180,7 +181,17 @@ func (e *explorer) judge(s *model.Schedule) (*model.Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("properties: harness: %w", err)
 	}
-	return e.harness.LastOutcome(), nil
+	e.judged = e.harness.LastOutcome()
+	return e.judged, nil
+}
+
+// handBack hands res back to the harness when judge made it: nothing
+// keeps a judged outcome, and the next one reuses its storage.
+func (e *explorer) handBack(res *model.Result) {
+	if res == e.judged {
+		spare.Result(e.harness, res)
+		e.judged = nil
+	}
 }
 
 // drawSeed is the seed of draw i of an exploration from seed: SplitMix64's
@@ -218,13 +229,16 @@ func (e *explorer) pairFails(run func(*model.Schedule) (*model.Result, error), c
 	if err != nil {
 		return "", false, err
 	}
+	held := false
 	if inv == "" {
 		v, bad := e.violation(res)
-		if !bad {
-			return "", false, nil
-		}
-		inv = v.Invariant
-	} else if ir, _ := res.Invariant(inv); ir.Held {
+		held, inv = !bad, v.Invariant
+	} else {
+		ir, _ := res.Invariant(inv)
+		held = ir.Held
+	}
+	e.handBack(res)
+	if held {
 		return inv, false, nil
 	}
 	o := cloneSchedule(c)
@@ -234,6 +248,7 @@ func (e *explorer) pairFails(run func(*model.Schedule) (*model.Result, error), c
 		return "", false, err
 	}
 	_, bad := e.violation(resOn)
+	e.handBack(resOn)
 	return inv, !bad, nil
 }
 

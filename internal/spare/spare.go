@@ -5,7 +5,7 @@
 package spare
 
 // Result, set by package model, hands res (a *model.Result) back to h
-// (the *model.Harness whose last Run returned it). The caller reads and
+// (the *model.Harness whose last Run or LastOutcome returned it). The caller reads and
 // keeps nothing of res afterwards: the next run overwrites it. Any other
 // pair is ignored.
 var Result func(h, res any)

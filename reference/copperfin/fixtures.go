@@ -110,7 +110,7 @@ func CopperfinFleet(n int) model.Fixture {
 	if n != FleetAgents {
 		f.Name += "-" + strconv.Itoa(n)
 	}
-	f.Subjects, f.Capabilities, f.Tasks = nil, nil, nil
+	f.Subjects, f.Capabilities, f.Tasks = make([]model.Subject, 0, n), make([]model.Capability, 0, n), make([]model.Task, 0, n)
 	for i := range n {
 		order := "O-" + strconv.Itoa(2001+i)
 		capID := "CAP-27-" + strconv.Itoa(2001+i)

@@ -208,12 +208,16 @@ func ParseMutant(s string) (Mutant, error) {
 	if s == "" {
 		return "", nil
 	}
-	all := append(Mutants(), cacheMutants...)
-	for _, m := range all {
-		if string(m.Name) == s {
-			return m.Name, nil
+	// the lists as they are: a system is built from its config on every
+	// run, and only an unknown name needs them joined
+	for _, list := range [][]MutantInfo{mutants, cacheMutants} {
+		for _, m := range list {
+			if string(m.Name) == s {
+				return m.Name, nil
+			}
 		}
 	}
+	all := append(Mutants(), cacheMutants...)
 	names := make([]string, len(all))
 	for i, m := range all {
 		names[i] = string(m.Name)
