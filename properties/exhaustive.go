@@ -519,29 +519,9 @@ var walkKinds = func() []model.FaultSpec {
 	return append(append(append(append(model.Catalogue(), model.WorldEvents()...), model.NoticeKinds()...), model.CacheAndWorkerKinds()...), familyKinds...)
 }()
 
-// transportKinds are the provider's server error and the connection's
-// failure (server_error, network_error): kinds outside model.Catalogue(),
-// placed when WithKinds names them or by default (drawnByDefault), each
-// before commit and after it (targets "" and "after_commit").
-var transportKinds = func() []model.FaultSpec {
-	var out []model.FaultSpec
-	for _, k := range []string{"server_error", "network_error"} {
-		sp, err := model.Spec(k)
-		if err != nil {
-			panic(err)
-		}
-		out = append(out, sp)
-	}
-	return out
-}()
-
 // transportTargets are a transport kind's targets: before commit (none)
 // and after it.
 var transportTargets = []string{"", "after_commit"}
-
-func isTransportKind(kind string) bool {
-	return slices.ContainsFunc(transportKinds, func(sp model.FaultSpec) bool { return sp.Kind == kind })
-}
 
 // isCacheWorkerKind reports whether kind is one of
 // model.CacheAndWorkerKinds, which a walk or an exploration places only
