@@ -29,18 +29,15 @@
 //   - "ignore_context_version": it refunds at the context version the
 //     tool call names (context_version), unchecked against its task's,
 //     so a call relying on an older version, or on none, refunds;
-//   - "fresh_budget_on_resume": it counts its requests from zero at every
-//     start, not from the total its Journal holds, so a worker restarted
-//     after spending attempts spends Attempts more.
+//   - "fresh_budget_on_resume": it counts its requests from zero at each
+//     start, not from its Journal's count: a restart spends Attempts more.
 //
 // Without a bug it keeps the SDK's default retries (which obey
 // Retry-After), refunds only its task's order, of its tenant, for its
 // purpose, at its task's context version, once however often the reply
 // repeats the call, keys the refund by its task, retrying a lost reply
-// once under the same key, and ends with an error when the model refuses.
-// With a Journal it sends, over its restarts, at most Attempts requests
-// (to the model, the SDK's retries included, and to the refund API) per
-// task.
+// once under the same key, ends with an error when the model refuses, and
+// sends a task at most Attempts requests over its restarts (its Journal).
 package llmagent
 
 import (
@@ -101,7 +98,9 @@ type Agent struct {
 	// "openai" for OpenAI's Chat Completions (openai-go, BaseURL + "v1/").
 	Provider string
 	// Journal, when set, keeps the count of requests sent per task
-	// durably (it outlives the agent's process); Attempts bounds it.
+	// durably (it outlives the agent's process); the agent sends none
+	// past Attempts (its task's one plus retry budget), the journal's
+	// error or the spent budget failing the request unsent.
 	Journal  Journal
 	Attempts int
 }
@@ -124,20 +123,26 @@ func (a Agent) budgeted(t Task) (*http.Client, error) {
 	if err != nil || a.Bug != "fresh_budget_on_resume" {
 		base = 0
 	}
-	next := a.HTTP.Transport
+	c := http.Client{}
+	if a.HTTP != nil {
+		c = *a.HTTP
+	}
+	next := c.Transport
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	c := *a.HTTP
 	c.Transport = roundTrip(func(r *http.Request) (*http.Response, error) {
 		n, err := a.Journal.Spend(t.ID, 0)
-		switch {
-		case err != nil:
-			return nil, err
-		case n-base >= a.Attempts:
-			return nil, fmt.Errorf("the task's %d attempts are spent", a.Attempts)
+		if err == nil && n-base >= a.Attempts {
+			err = fmt.Errorf("the task's %d attempts are spent", a.Attempts)
 		}
-		if _, err := a.Journal.Spend(t.ID, 1); err != nil {
+		if err == nil {
+			_, err = a.Journal.Spend(t.ID, 1)
+		}
+		if err != nil {
+			if r.Body != nil {
+				r.Body.Close() // a RoundTripper closes the body, refused or not
+			}
 			return nil, err
 		}
 		return next.RoundTrip(r)
