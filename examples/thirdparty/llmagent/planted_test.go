@@ -62,9 +62,7 @@ func checkFinds(t *testing.T, provider, bug, invariant, fault string) {
 		shrunk = "minimal schedule (2 faults)"
 	}
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestCheck$", "-test.v")
-	// GOGC=400: the short-lived check collects less often (fresh_budget_on_resume's
-	// walk of 1,228 schedules spends about a fifth less CPU; memory stays under 60 MB)
-	cmd.Env = append(os.Environ(), "LLMAGENT_BUG="+bug, "LLMAGENT_PROVIDER="+provider, "LLMAGENT_BODY=1", "LLMAGENT_FAIL_DIR="+dir, "LLMAGENT_PLAIN=1", "GOGC=400")
+	cmd.Env = subEnv("LLMAGENT_BUG="+bug, "LLMAGENT_PROVIDER="+provider, "LLMAGENT_BODY=1", "LLMAGENT_FAIL_DIR="+dir, "LLMAGENT_PLAIN=1")
 	b, err := cmd.CombinedOutput()
 	out := string(b)
 	if err == nil || !strings.Contains(out, shrunk) || !strings.Contains(out, invariant) || !strings.Contains(out, fault) {
@@ -78,7 +76,7 @@ func checkFinds(t *testing.T, provider, bug, invariant, fault string) {
 		t.Fatalf("%s: no replay line into %s:\n%s", name, dir, out)
 	}
 	replay := exec.Command(os.Args[0], "-test.run", "^TestCheck$", "-test.v")
-	replay.Env = append(os.Environ(), "FAULTLINE_REPLAY="+m[1], "LLMAGENT_PROVIDER=")
+	replay.Env = subEnv("FAULTLINE_REPLAY="+m[1], "LLMAGENT_PROVIDER=")
 	b, err = replay.CombinedOutput()
 	if err == nil || !strings.Contains(string(b), invariant) {
 		t.Fatalf("%s: the replay line did not fail with %q (%v):\n%s", name, invariant, err, b)
@@ -119,7 +117,7 @@ func TestFuzzFindsEachBug(t *testing.T) {
 			budget = "1"
 		}
 		cmd := exec.Command(os.Args[0], "-test.run", "^FuzzAgent$", "-test.v")
-		cmd.Env = append(os.Environ(), "LLMAGENT_BUG="+bug, "LLMAGENT_PROVIDER="+provider, "LLMAGENT_BODY=1", "LLMAGENT_FAIL_DIR="+t.TempDir(), "LLMAGENT_TOKEN_BUDGET="+budget)
+		cmd.Env = subEnv("LLMAGENT_BUG="+bug, "LLMAGENT_PROVIDER="+provider, "LLMAGENT_BODY=1", "LLMAGENT_FAIL_DIR="+t.TempDir(), "LLMAGENT_TOKEN_BUDGET="+budget)
 		b, err := cmd.CombinedOutput()
 		out := string(b)
 		var found []string
@@ -134,6 +132,14 @@ func TestFuzzFindsEachBug(t *testing.T) {
 			t.Errorf("%q over %q: no replay line, or not %q:\n%s", bug, provider, invariant[bug], out)
 		}
 	}
+}
+
+// subEnv is the environment of a subprocess of the package's tests: this
+// process's, with GOGC=400 (a short-lived check collects less often:
+// fresh_budget_on_resume's walk of 1,228 schedules spends about a fifth
+// less CPU, its memory staying under 60 MB) and kv.
+func subEnv(kv ...string) []string {
+	return append(append(os.Environ(), "GOGC=400"), kv...)
 }
 
 // runsOver is every (provider, bug) pair, providers first.

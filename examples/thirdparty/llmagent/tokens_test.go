@@ -47,7 +47,7 @@ func TestTokenBudget(t *testing.T) {
 		} {
 			name, dir := provider+"/"+c.bug+" budget="+c.budget, t.TempDir()
 			cmd := exec.Command(os.Args[0], "-test.run", "^TestCheck$", "-test.v")
-			cmd.Env = append(os.Environ(), "LLMAGENT_BUG="+c.bug, "LLMAGENT_PROVIDER="+provider, "LLMAGENT_BODY=1", "LLMAGENT_FAIL_DIR="+dir, "LLMAGENT_TOKEN_BUDGET="+c.budget)
+			cmd.Env = subEnv("LLMAGENT_BUG="+c.bug, "LLMAGENT_PROVIDER="+provider, "LLMAGENT_BODY=1", "LLMAGENT_FAIL_DIR="+dir, "LLMAGENT_TOKEN_BUDGET="+c.budget)
 			b, err := cmd.CombinedOutput()
 			out := string(b)
 			if c.violation == "" {
@@ -64,7 +64,7 @@ func TestTokenBudget(t *testing.T) {
 				t.Fatalf("%s: no replay line:\n%s", name, out)
 			}
 			replay := exec.Command(os.Args[0], "-test.run", "^TestCheck$", "-test.v")
-			replay.Env = append(os.Environ(), "FAULTLINE_REPLAY="+m[1], "LLMAGENT_PROVIDER=", "LLMAGENT_TOKEN_BUDGET="+c.budget)
+			replay.Env = subEnv("FAULTLINE_REPLAY="+m[1], "LLMAGENT_PROVIDER=", "LLMAGENT_TOKEN_BUDGET="+c.budget)
 			if b, err = replay.CombinedOutput(); err == nil || !strings.Contains(string(b), c.violation) {
 				t.Fatalf("%s: the replay line did not fail with %q (%v):\n%s", name, c.violation, err, b)
 			}
