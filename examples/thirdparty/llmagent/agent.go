@@ -28,13 +28,16 @@
 //     reply's call: it spends six replies' tokens on one refund;
 //   - "ignore_context_version": it refunds at the context version the
 //     tool call names (context_version), unchecked against its task's,
-//     so a call relying on an older version, or on none, refunds.
+//     so a call relying on an older version, or on none, refunds;
+//   - "fresh_budget_on_resume": it counts its requests from zero at each
+//     start, not from its Journal's count: a restart spends Attempts more.
 //
 // Without a bug it keeps the SDK's default retries (which obey
 // Retry-After), refunds only its task's order, of its tenant, for its
 // purpose, at its task's context version, once however often the reply
 // repeats the call, keys the refund by its task, retrying a lost reply
-// once under the same key, and ends with an error when the model refuses.
+// once under the same key, ends with an error when the model refuses, and
+// sends a task at most Attempts requests over its restarts (its Journal).
 package llmagent
 
 import (
@@ -50,7 +53,7 @@ import (
 )
 
 // Bugs are the bugs Agent.Bug plants.
-var Bugs = []string{"unbound_subject", "reask_fresh_key", "ignore_retry_after", "every_tool_call", "refusal_as_done", "reask_on_refusal", "ignore_context_version"}
+var Bugs = []string{"unbound_subject", "reask_fresh_key", "ignore_retry_after", "every_tool_call", "refusal_as_done", "reask_on_refusal", "ignore_context_version", "fresh_budget_on_resume"}
 
 // Task is one refund the agent is asked to make. Version is the version
 // of the order's record its context holds (the prompt names it): the
@@ -94,12 +97,73 @@ type Agent struct {
 	// Provider is "" for Anthropic's Messages API (anthropic-sdk-go) or
 	// "openai" for OpenAI's Chat Completions (openai-go, BaseURL + "v1/").
 	Provider string
+	// Journal, when set, keeps the count of requests sent per task
+	// durably (it outlives the agent's process); the agent sends none
+	// past Attempts (its task's one plus retry budget), the journal's
+	// error or the spent budget failing the request unsent.
+	Journal  Journal
+	Attempts int
 }
+
+// Journal is the agent's durable store of requests sent: Spend adds n to
+// task's count (n 0 reads it) and returns the new count.
+type Journal interface {
+	Spend(task string, n int) (int, error)
+}
+
+// budgeted is the agent's HTTP client counting every request in its
+// journal before it sends it, and refusing one past the budget: the
+// count in the journal from base on (base 0, or under
+// fresh_budget_on_resume the count at the agent's start).
+func (a Agent) budgeted(t Task) (*http.Client, error) {
+	if a.Journal == nil {
+		return a.HTTP, nil
+	}
+	base, err := a.Journal.Spend(t.ID, 0)
+	if err != nil || a.Bug != "fresh_budget_on_resume" {
+		base = 0
+	}
+	c := http.Client{}
+	if a.HTTP != nil {
+		c = *a.HTTP
+	}
+	next := c.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	c.Transport = roundTrip(func(r *http.Request) (*http.Response, error) {
+		n, err := a.Journal.Spend(t.ID, 0)
+		if err == nil && n-base >= a.Attempts {
+			err = fmt.Errorf("the task's %d attempts are spent", a.Attempts)
+		}
+		if err == nil {
+			_, err = a.Journal.Spend(t.ID, 1)
+		}
+		if err != nil {
+			if r.Body != nil {
+				r.Body.Close() // a RoundTripper closes the body, refused or not
+			}
+			return nil, err
+		}
+		return next.RoundTrip(r)
+	})
+	return &c, err
+}
+
+// roundTrip is an http.RoundTripper of a function.
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // Refund carries out task and returns the refund's id. A model that
 // calls the tool for another order, a refund the API refused and a model
 // that will not answer end with an error: nothing more is done.
 func (a Agent) Refund(ctx context.Context, t Task) (string, error) {
+	hc, err := a.budgeted(t)
+	if err != nil {
+		return "", fmt.Errorf("reading the journal: %w", err)
+	}
+	a.HTTP = hc
 	if a.Provider == "openai" {
 		return a.refundOpenAI(ctx, t)
 	}

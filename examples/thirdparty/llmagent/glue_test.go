@@ -42,7 +42,7 @@ func TestBogusEnvironment(t *testing.T) {
 // valid names.
 func TestUnknownBug(t *testing.T) {
 	_, err := definition().Configure([]byte(`{"bug": "typo"}`))
-	want := `system {"bug": "typo"}: want {"bug": one of ["unbound_subject" "reask_fresh_key" "ignore_retry_after" "every_tool_call" "refusal_as_done" "reask_on_refusal" "ignore_context_version"], "provider": "openai" or none} (<nil>)`
+	want := `system {"bug": "typo"}: want {"bug": one of ["unbound_subject" "reask_fresh_key" "ignore_retry_after" "every_tool_call" "refusal_as_done" "reask_on_refusal" "ignore_context_version" "fresh_budget_on_resume"], "provider": "openai" or none} (<nil>)`
 	if err == nil || err.Error() != want {
 		t.Errorf("err %v, want %s", err, want)
 	}

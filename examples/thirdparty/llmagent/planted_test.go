@@ -13,9 +13,10 @@ import (
 	"github.com/faultline/faultline/fuzz"
 )
 
-// planted are the six bugs of the retry budget's check, each with the one
-// fault its check shrinks to and the invariant it breaks in the refund
-// API's store (the seventh, reask_on_refusal, is TestTokenBudget's).
+// planted are the bugs of the retry budget's check, each with the
+// faults its check shrinks to and the invariant it breaks in the refund
+// API's store, or in the count of calls (reask_on_refusal is
+// TestTokenBudget's); fresh_budget_on_resume takes two faults.
 var planted = []struct {
 	bug, invariant, fault string
 }{
@@ -25,6 +26,8 @@ var planted = []struct {
 	{"every_tool_call", "effect_at_most_once violated: first false after seq 5 (tool.commit), reached by f1 (duplicate_tool_call)", `"event": "proposal",` + "\n" + `              "ordinal": 1,` + "\n" + `              "kind": "duplicate_tool_call"`},
 	{"refusal_as_done", "no_invented_progress violated: first false after seq 4 (claim), reached by f1 (model_refusal)", `"event": "proposal",` + "\n" + `              "ordinal": 1,` + "\n" + `              "kind": "model_refusal"`},
 	{"ignore_context_version", "current_entitlement violated: first false after seq 4 (tool.commit), reached by f1 (stale_context): state version changed before effect", `"event": "proposal",` + "\n" + `              "ordinal": 1,` + "\n" + `              "kind": "stale_context"`},
+	{"fresh_budget_on_resume", "budget violated: first false after seq 10 (tool.commit), reached by f2 (worker_crash): attempt 6 exceeds one plus the retry budget of 4",
+		`"ordinal": 1,` + "\n" + `              "kind": "budget_exhaustion"` + "\n" + `            },` + "\n" + `            {` + "\n" + `              "event": "tool.commit",` + "\n" + `              "ordinal": 3,` + "\n" + `              "kind": "worker_crash"`},
 }
 
 // providers are the two configurations of the agent: over
@@ -34,7 +37,8 @@ var providers = []string{"", "openai"}
 // TestCheckFindsEachBug runs TestCheck without WithKinds (LLMAGENT_PLAIN:
 // the default search over every kind, the answer faults on the model's
 // stream included) on each planted agent, over each SDK, in a process of
-// its own: it fails with the bug's invariant, shrunk to one fault, and
+// its own: it fails with the bug's invariant, shrunk to one fault (two,
+// budget_exhaustion then worker_crash, for fresh_budget_on_resume), and
 // prints a replay line; that line, run alone (no bug in the environment:
 // the bug and the provider are in the stored config), fails again with
 // the same violation.
@@ -53,13 +57,16 @@ func TestCheckFindsEachBug(t *testing.T) {
 // its own and its printed replay line alone.
 func checkFinds(t *testing.T, provider, bug, invariant, fault string) {
 	t.Helper()
-	name, dir := provider+"/"+bug, t.TempDir()
+	name, dir, shrunk := provider+"/"+bug, t.TempDir(), "minimal schedule (1 fault)"
+	if bug == "fresh_budget_on_resume" {
+		shrunk = "minimal schedule (2 faults)"
+	}
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestCheck$", "-test.v")
-	cmd.Env = append(os.Environ(), "LLMAGENT_BUG="+bug, "LLMAGENT_PROVIDER="+provider, "LLMAGENT_BODY=1", "LLMAGENT_FAIL_DIR="+dir, "LLMAGENT_PLAIN=1")
+	cmd.Env = subEnv("LLMAGENT_BUG="+bug, "LLMAGENT_PROVIDER="+provider, "LLMAGENT_BODY=1", "LLMAGENT_FAIL_DIR="+dir, "LLMAGENT_PLAIN=1")
 	b, err := cmd.CombinedOutput()
 	out := string(b)
-	if err == nil || !strings.Contains(out, "minimal schedule (1 fault)") || !strings.Contains(out, invariant) || !strings.Contains(out, fault) {
-		t.Fatalf("%s: want %q shrunk to one fault (%v):\n%s", name, invariant, err, out)
+	if err == nil || !strings.Contains(out, shrunk) || !strings.Contains(out, invariant) || !strings.Contains(out, fault) {
+		t.Fatalf("%s: want %q, %s (%v):\n%s", name, invariant, shrunk, err, out)
 	}
 	if strings.Contains(out, "nondeterministic replay") || strings.Contains(out, "a harness or option error") {
 		t.Fatalf("%s: a harness error:\n%s", name, out)
@@ -69,7 +76,7 @@ func checkFinds(t *testing.T, provider, bug, invariant, fault string) {
 		t.Fatalf("%s: no replay line into %s:\n%s", name, dir, out)
 	}
 	replay := exec.Command(os.Args[0], "-test.run", "^TestCheck$", "-test.v")
-	replay.Env = append(os.Environ(), "FAULTLINE_REPLAY="+m[1], "LLMAGENT_PROVIDER=")
+	replay.Env = subEnv("FAULTLINE_REPLAY="+m[1], "LLMAGENT_PROVIDER=")
 	b, err = replay.CombinedOutput()
 	if err == nil || !strings.Contains(string(b), invariant) {
 		t.Fatalf("%s: the replay line did not fail with %q (%v):\n%s", name, invariant, err, b)
@@ -110,7 +117,7 @@ func TestFuzzFindsEachBug(t *testing.T) {
 			budget = "1"
 		}
 		cmd := exec.Command(os.Args[0], "-test.run", "^FuzzAgent$", "-test.v")
-		cmd.Env = append(os.Environ(), "LLMAGENT_BUG="+bug, "LLMAGENT_PROVIDER="+provider, "LLMAGENT_BODY=1", "LLMAGENT_FAIL_DIR="+t.TempDir(), "LLMAGENT_TOKEN_BUDGET="+budget)
+		cmd.Env = subEnv("LLMAGENT_BUG="+bug, "LLMAGENT_PROVIDER="+provider, "LLMAGENT_BODY=1", "LLMAGENT_FAIL_DIR="+t.TempDir(), "LLMAGENT_TOKEN_BUDGET="+budget)
 		b, err := cmd.CombinedOutput()
 		out := string(b)
 		var found []string
@@ -125,6 +132,14 @@ func TestFuzzFindsEachBug(t *testing.T) {
 			t.Errorf("%q over %q: no replay line, or not %q:\n%s", bug, provider, invariant[bug], out)
 		}
 	}
+}
+
+// subEnv is the environment of a subprocess of the package's tests: this
+// process's, with GOGC=400 (a short-lived check collects less often:
+// fresh_budget_on_resume's walk of 1,228 schedules spends about a fifth
+// less CPU, its memory staying under 60 MB) and kv.
+func subEnv(kv ...string) []string {
+	return append(append(os.Environ(), "GOGC=400"), kv...)
 }
 
 // runsOver is every (provider, bug) pair, providers first.
