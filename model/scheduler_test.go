@@ -75,6 +75,10 @@ func schedulerRuns(t *testing.T, yield func(name string, h *model.Harness, facto
 // to b9086719..., without recorded_agrees_with_ledger's alone to
 // 99e49c2b...: the picks, timelines and verdicts are the same).
 func TestSchedulerPicksPinned(t *testing.T) {
+	if raceDetector {
+		// 9 s under the detector, two thirds of model's time there
+		t.Skip("its runs switch between coroutines, never between goroutines that run at once, and the scheduler's handoffs run under the detector in the other concurrency tests; go test ./... runs it")
+	}
 	const want = "dcf7933a0a53f000956ef8f19dd27f8556bb0e1dbfaaf32a1250efb1c5428e0b"
 	sum := sha256.New()
 	runs := map[string][]byte{}
