@@ -404,13 +404,16 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 	} else {
 		r.paced(r.world.Clock - costCommit)
 	}
-	if slices.ContainsFunc(c.hits, lasting) {
+	switch {
+	case slices.ContainsFunc(c.hits, lasting):
 		// the provider is down: its front door refuses the send at once,
 		// and it is not load the provider serves
 		if r.fleet.on {
 			r.fleet.load.OutageRefused++
 		}
-	} else {
+	case unsent(c.hits):
+		// the request never leaves the client: no load on the provider
+	default:
 		r.fleet.send(r.world.Clock-costCommit, r.attempts > 1)
 	}
 	r.state = stateWaitingForTool

@@ -167,6 +167,26 @@ func (fs *fleetState) send(at Millis, retry bool) {
 // lasting reports whether f is a lasting fault (FaultSpec.LastsMs).
 func lasting(f *armed) bool { return f.kind.spec.LastsMs > 0 }
 
+// unsent reports whether a commit whose faults are hits never reaches the
+// provider: the first hit that answers in the provider's place (hits run
+// in this order, each around the next) answers from the client's side,
+// neither the provider's refusal nor a request it holds (a timeout before
+// the send, an unreachable provider, the sandbox refusing the tool), or
+// is a connection refused before the request left.
+func unsent(hits []*armed) bool {
+	for _, f := range hits {
+		switch k := f.kind.impl.(type) {
+		case commitFault:
+			if k.reply != nil {
+				return !k.refused && !k.held
+			}
+		case transportFault:
+			return k.class == classNetworkError && f.entry.Target != targetAfterCommit
+		}
+	}
+	return false
+}
+
 // result returns a copy of the load for a Result (nil outside a fleet).
 func (fs *fleetState) result() *FleetLoad {
 	if !fs.on {
