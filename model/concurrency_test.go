@@ -440,7 +440,7 @@ func TestConcurrentRefusesProductionCode(t *testing.T) {
 	h := model.NewHarness(lostupdate.Fixture(), lostupdate.Options())
 	f := func() model.System { return observedIdle{} }
 	_, err := h.Run(f, concurrent(&model.Concurrency{Workers: 2}))
-	if err == nil || err.Error() != `schedule: config: concurrency schedules model systems only; the system of fixture "lostupdate" is production code (it implements Observed), whose calls the harness cannot hold between crossings` {
+	if err == nil || err.Error() != `schedule: config: concurrent workers (a concurrency config, or a fleet fixture's workers) run model systems only; the system of fixture "lostupdate" is production code (it implements Observed), whose calls the harness cannot hold between crossings` {
 		t.Fatalf("error %v", err)
 	}
 	if _, err := h.Run(f, concurrent(nil)); err != nil {

@@ -809,7 +809,7 @@ func (r *run) runTask(ti int, factory Factory) error {
 		}
 		r.live.observed, _ = sys.(Observed)
 		if r.conc != nil && r.live.observed != nil {
-			return fmt.Errorf("schedule: config: concurrency schedules model systems only; the system of fixture %q is production code (it implements Observed), whose calls the harness cannot hold between crossings", h.fixture.Name)
+			return fmt.Errorf("schedule: config: concurrent workers (a concurrency config, or a fleet fixture's workers) run model systems only; the system of fixture %q is production code (it implements Observed), whose calls the harness cannot hold between crossings", h.fixture.Name)
 		}
 		r.live.ctx = ctx
 		wctx := ctx
