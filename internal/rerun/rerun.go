@@ -19,17 +19,47 @@ func Diff(a, b []model.Event, timed bool) error {
 	for i := 0; i < len(a) && i < len(b); i++ {
 		x, y := a[i], b[i]
 		if !same(x, y) || timed && x.At != y.At {
+			dx, dy := apart(x, y)
 			if !timed {
-				return fmt.Errorf("crossing %d was %s#%d (%s), then %s#%d (%s)", i+1, x.Event, x.Ordinal, x.Outcome, y.Event, y.Ordinal, y.Outcome)
+				return fmt.Errorf("crossing %d was %s#%d (%s)%s, then %s#%d (%s)%s", i+1, x.Event, x.Ordinal, x.Outcome, dx, y.Event, y.Ordinal, y.Outcome, dy)
 			}
-			return fmt.Errorf("crossing %d was %s#%d (%s) at %d ms, then %s#%d (%s) at %d ms",
-				i+1, x.Event, x.Ordinal, x.Outcome, x.At, y.Event, y.Ordinal, y.Outcome, y.At)
+			return fmt.Errorf("crossing %d was %s#%d (%s)%s at %d ms, then %s#%d (%s)%s at %d ms",
+				i+1, x.Event, x.Ordinal, x.Outcome, dx, x.At, y.Event, y.Ordinal, y.Outcome, dy, y.At)
 		}
 	}
 	if len(a) != len(b) {
 		return fmt.Errorf("%d crossings, then %d", len(a), len(b))
 	}
 	return nil
+}
+
+// apart returns, for each of x and y, the task, tool and fault of the
+// crossing where the two differ (" of task T", " tool U", " fault F"),
+// when the two read alike by event, ordinal and outcome, so that they
+// show what differs; empty otherwise and where they agree.
+func apart(x, y model.Event) (string, string) {
+	var dx, dy string
+	if x.Event != y.Event || x.Ordinal != y.Ordinal || x.Outcome != y.Outcome {
+		return "", ""
+	}
+	add := func(label, a, b string) {
+		if a != b {
+			dx += " " + label + " " + quoted(a)
+			dy += " " + label + " " + quoted(b)
+		}
+	}
+	add("of task", x.Task, y.Task)
+	add("tool", x.Tool, y.Tool)
+	add("fault", x.FaultID, y.FaultID)
+	return dx, dy
+}
+
+// quoted is s, or "none" when s is empty.
+func quoted(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 // same reports whether x and y are the same crossing, times aside.
@@ -88,8 +118,9 @@ func Production(s *model.Schedule, a, b *model.Result) (model.Millis, error) {
 func timedDiff(a, b []model.Event) string {
 	for i := 0; i < len(a) && i < len(b); i++ {
 		if x, y := a[i], b[i]; !same(x, y) {
-			return fmt.Sprintf("crossing %d was %s#%d (%s) at %d ms, then %s#%d (%s) at %d ms",
-				i+1, x.Event, x.Ordinal, x.Outcome, x.At, y.Event, y.Ordinal, y.Outcome, y.At)
+			dx, dy := apart(x, y)
+			return fmt.Sprintf("crossing %d was %s#%d (%s)%s at %d ms, then %s#%d (%s)%s at %d ms",
+				i+1, x.Event, x.Ordinal, x.Outcome, dx, x.At, y.Event, y.Ordinal, y.Outcome, dy, y.At)
 		}
 	}
 	return fmt.Sprintf("%d crossings, then %d", len(a), len(b))

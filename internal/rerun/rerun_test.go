@@ -73,3 +73,23 @@ func TestProduction(t *testing.T) {
 		t.Fatal(n)
 	}
 }
+
+// TestDiffNamesWhatDiffers: two crossings alike by event, ordinal and
+// outcome but of other tasks (two workers' sleeps taken in another order)
+// are told apart by their tasks; crossings that agree on task, tool and
+// fault read as before.
+func TestDiffNamesWhatDiffers(t *testing.T) {
+	a := []model.Event{{Event: "clock.sleep", Ordinal: 1, Outcome: "ok", Task: "send-1", At: 10}}
+	b := []model.Event{{Event: "clock.sleep", Ordinal: 1, Outcome: "ok", Task: "send-2", At: 10}}
+	if err := rerun.Diff(a, b, false); err == nil || err.Error() != `crossing 1 was clock.sleep#1 (ok) of task send-1, then clock.sleep#1 (ok) of task send-2` {
+		t.Errorf("untimed: %v", err)
+	}
+	b[0].Task, b[0].Tool, b[0].At = "send-1", "mail.send", 12
+	if err := rerun.Diff(a, b, true); err == nil || err.Error() != `crossing 1 was clock.sleep#1 (ok) tool none at 10 ms, then clock.sleep#1 (ok) tool mail.send at 12 ms` {
+		t.Errorf("timed: %v", err)
+	}
+	b[0].Tool = ""
+	if err := rerun.Diff(a, b, true); err == nil || err.Error() != `crossing 1 was clock.sleep#1 (ok) at 10 ms, then clock.sleep#1 (ok) at 12 ms` {
+		t.Errorf("times alone: %v", err)
+	}
+}
