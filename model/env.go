@@ -196,6 +196,10 @@ const (
 	// retry-after, fault kind provider_outage); nothing was committed and
 	// a retry may succeed once it is back.
 	classUnavailable = "unavailable"
+	// classUnauthorized: the provider refused the request's credential (a
+	// 401, fault kind credential_expired); nothing was committed, and a
+	// retry may succeed with a refreshed credential.
+	classUnauthorized = "unauthorized"
 	// classServerError is a server error (a 5xx-class answer) that does not
 	// say whether the provider committed.
 	classServerError = "server_error"

@@ -405,7 +405,7 @@ func (e *taskEnv) Commit(ctx context.Context, call ToolCall) (ToolResult, error)
 		r.paced(r.world.Clock - costCommit)
 	}
 	switch {
-	case slices.ContainsFunc(c.hits, lasting):
+	case slices.ContainsFunc(c.hits, frontDoor):
 		// the provider is down: its front door refuses the send at once,
 		// and it is not load the provider serves
 		if r.fleet.on {

@@ -442,6 +442,10 @@ var (
 	// nothing is committed. Lasting (FaultSpec.LastsMs): every send of
 	// every worker during the outage gets the same answer.
 	providerOutage = commitFault{refused: true, reply: &ToolResult{Outcome: OutcomeRejected, Class: classUnavailable, Reason: "provider unavailable (503): outage"}}
+	// credential_expired: the fleet's shared credential has expired (a
+	// 401); nothing is committed. Lasting: every send that crosses with
+	// the first, each carrying the same token, gets the same answer.
+	credentialExpired = commitFault{refused: true, reply: &ToolResult{Outcome: OutcomeRejected, Class: classUnauthorized, Reason: "unauthorized (401): credential expired"}}
 	// tool_timeout: the client times out while the provider holds the
 	// request, which it commits late.
 	toolTimeout = commitFault{held: true, reply: &ToolResult{Outcome: OutcomeUnknown, Class: ClassTimeout, Reason: "timeout: no reply yet"}}
@@ -1007,6 +1011,21 @@ var fleetKinds = []faultKind{
 // default 100 ms, several attempts of any back-off below a second.
 const outageMs Millis = 1000
 
+// credentialKinds is the expiry of a credential a fleet's workers share.
+// Like policyKinds it is kept out of Catalogue() and CacheAndWorkerKinds(),
+// so no walk moves; the default search draws it on a fleet that declares
+// the credential shared (Fleet.SharedCredential). Its 401s, unlike an
+// outage's 503s, are load: the provider's auth layer serves each one.
+var credentialKinds = []faultKind{
+	{FaultSpec{Kind: kindCredentialExpired, Domain: domainTool, Target: "tool API credential", Event: EvToolCommit,
+		Boundary: boundaryToolCall, Phase: phaseBeforeCommit, Correlation: correlationPersistent, Signal: signalAcknowledgement, Manner: mannerContradictory,
+		Oracle: oracleBudgetCounter, Threatens: []string{InvNoRetryStorm}, Fleet: true, LastsMs: 1,
+		Doc: "the fleet's shared credential expires: every send that crosses with the first failed one gets a 401 (class unauthorized) and commits nothing; each sender must re-authenticate"}, credentialExpired},
+}
+
+// kindCredentialExpired is the kind of credentialKinds.
+const kindCredentialExpired = "credential_expired"
+
 // transportKinds are the provider's server error and the connection's
 // failure at tool.commit (the paper's "500 before execution" and the
 // network errors of its cited reliability profiles). Kept out of
@@ -1059,6 +1078,9 @@ func init() {
 	for i := range transportKinds {
 		setDefaults(&transportKinds[i], false)
 	}
+	for i := range credentialKinds {
+		setDefaults(&credentialKinds[i], false)
+	}
 	for i := range policyKinds {
 		setDefaults(&policyKinds[i], false)
 	}
@@ -1096,12 +1118,12 @@ func Catalogue() []FaultSpec {
 	return out
 }
 
-// kindsByName indexes the kinds of the six tables by name (the first
+// kindsByName indexes the kinds of the tables by name (the first
 // table's when two name one kind).
 var kindsByName = func() map[string]*faultKind {
 	m := map[string]*faultKind{}
 	for _, table := range [][]faultKind{catalogue, worldKinds, noticeKinds, cacheWorkerKinds, fleetKinds, transportKinds,
-		familyKinds, policyKinds} {
+		familyKinds, policyKinds, credentialKinds} {
 		for i := range table {
 			if _, ok := m[table[i].spec.Kind]; !ok {
 				m[table[i].spec.Kind] = &table[i]

@@ -27,6 +27,9 @@ type Fleet struct {
 	// Env.RetryToken grants in one run, across every agent (0: one for
 	// every five agents, at least one).
 	RetryBudget int `json:"retry_budget,omitempty"`
+	// SharedCredential declares that the agents call the provider with
+	// one credential: the default search then draws credential_expired.
+	SharedCredential bool `json:"shared_credential,omitempty"`
 }
 
 // defaultFleetWindow is a fleet's window when Fleet.WindowMs is 0.
@@ -166,6 +169,11 @@ func (fs *fleetState) send(at Millis, retry bool) {
 
 // lasting reports whether f is a lasting fault (FaultSpec.LastsMs).
 func lasting(f *armed) bool { return f.kind.spec.LastsMs > 0 }
+
+// frontDoor reports whether f is a lasting fault the provider's front
+// door answers without serving the send (an outage); an expired
+// credential's 401 is served, and load.
+func frontDoor(f *armed) bool { return lasting(f) && f.kind.spec.Kind != kindCredentialExpired }
 
 // unsent reports whether a commit whose faults are hits never reaches the
 // provider: the first hit that answers in the provider's place (hits run

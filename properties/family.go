@@ -8,11 +8,11 @@ import (
 
 // familyKinds are the kinds outside model.Catalogue() that need a
 // workload the fixture declares (forked_run, deauthorised_evidence of the
-// paper's fault families, policy_fetch_failed), placed when WithKinds
+// paper's fault families, policy_fetch_failed, credential_expired), placed when WithKinds
 // names them or where the fixture declares it (familyDrawn).
 var familyKinds = func() []model.FaultSpec {
 	var out []model.FaultSpec
-	for _, k := range []string{"forked_run", "deauthorised_evidence", "policy_fetch_failed"} {
+	for _, k := range []string{"forked_run", "deauthorised_evidence", "policy_fetch_failed", "credential_expired"} {
 		sp, err := model.Spec(k)
 		if err != nil {
 			panic(err)
@@ -42,6 +42,8 @@ func familyDrawn(set *settings, sp model.FaultSpec) bool {
 		return set.fixture.GrantedSources
 	case "policy_fetch_failed":
 		return set.fixture.MaxPolicyAge > 0
+	case "credential_expired":
+		return set.fixture.Fleet != nil && set.fixture.Fleet.SharedCredential
 	}
 	return false
 }

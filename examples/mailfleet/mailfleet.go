@@ -27,9 +27,45 @@ import (
 // A server error or a failed connection leaves the send unknown: it
 // retries it under the same key after 100 ms; ErrorAsSent is the
 // unprotected sender that takes either for a newsletter sent.
+//
+// Credential is how it answers a 401 (class "unauthorized"): ""
+// holds; CredentialLockstep and CredentialJitter re-authenticate once (a
+// send to the provider's auth.token tool) and retry (see refresh).
 type Sender struct {
 	Jitter, RetryAny, ErrorAsSent bool
-	Outage                        string
+	Outage, Credential            string
+}
+
+// The senders' answers to an expired credential (Sender.Credential).
+const (
+	// CredentialLockstep refreshes the credential as soon as the 401
+	// arrives, then retries: a fleet that shares the credential refreshes
+	// and retries together.
+	CredentialLockstep = "lockstep"
+	// CredentialJitter waits 100 ms plus up to 900 ms drawn from the Env
+	// before its one refresh, so the fleet's refreshes and retries spread.
+	CredentialJitter = "jitter"
+)
+
+// unauthorized is the class of a provider's 401 (model's
+// credential_expired).
+const unauthorized = "unauthorized"
+
+// refresh re-authenticates the task's sender after a 401: the wait its
+// Credential owes, then one send to the provider's auth.token tool, which
+// the provider serves as any send (load, and an entry of its ledger).
+func (s Sender) refresh(ctx context.Context, env model.Env, t model.Task, a model.Action) error {
+	if s.Credential == CredentialJitter {
+		x, err := env.Rand()
+		if err == nil {
+			err = env.Sleep(ctx, 100+model.Millis(x%900))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	_, err := env.Tool.Commit(ctx, model.ToolCall{Tool: "auth.token", RequestKey: "token-" + t.ID, Action: a})
+	return err
 }
 
 // The senders' answers to an outage (Sender.Outage).
@@ -79,6 +115,7 @@ func (s Sender) wait(env model.Env, failed int) (model.Millis, error) {
 func (s Sender) Run(ctx context.Context, env model.Env, t model.Task) (model.Claim, error) {
 	a := model.Action{Actor: t.Actor, Subject: t.Subject, Tenant: t.Tenant, Purpose: t.Purpose, IdempotencyKey: t.ID, TraceID: t.Trace}
 	reason := "retries spent"
+	refreshed := false
 	for attempt := 0; attempt <= t.RetryBudget; attempt++ {
 		res, err := env.Tool.Commit(ctx, model.ToolCall{Tool: "mail.send", RequestKey: t.ID, Action: a})
 		if err != nil {
@@ -90,6 +127,13 @@ func (s Sender) Run(ctx context.Context, env model.Env, t model.Task) (model.Cla
 			return model.Claim{Verdict: model.ClaimHold, Reason: "not sent: " + res.Class}, nil
 		case res.Outcome == model.OutcomeCommitted:
 			return model.Claim{Verdict: model.ClaimRelease, Reason: "sent"}, nil
+		case res.Class == unauthorized && s.Credential != "" && !refreshed:
+			refreshed = true
+			if err := s.refresh(ctx, env, t, a); err != nil {
+				return model.Claim{}, err
+			}
+			attempt-- // the retry with a fresh credential is not a failed attempt
+			continue
 		case res.Class == unavailable && s.Outage != "":
 			wait, err := s.wait(env, attempt+1)
 			if err == nil {
@@ -151,9 +195,21 @@ func Burst(n int) *model.Schedule {
 // capacity twelve attempts per 100 ms, checking no_invented_progress (and, as every run,
 // retry_paced and no_retry_storm). Its system config is {"jitter": bool,
 // "retry_any": bool, "error_as_sent": bool, "outage":
-// "fixed"|"capped"|"backoff"}; an unknown field or value is an error.
+// "fixed"|"capped"|"backoff", "credential": "lockstep"|"jitter"}; an
+// unknown field or value is an error.
 func Definition() *model.Definition {
 	return definition("mailfleet", Fleet(10, fleetCapacity))
+}
+
+// CredentialDefinition is Definition on the fleet of ten senders sharing
+// one credential (fixture "mail-fleet-credential", Fleet.SharedCredential)
+// against a provider of capacity twelve attempts per 100 ms: a fleet that
+// re-authenticates in lockstep overloads it (docs/retry-storms.md,
+// "Expired credentials").
+func CredentialDefinition() *model.Definition {
+	f := Fleet(10, fleetCapacity)
+	f.Name, f.Fleet.SharedCredential = "mail-fleet-credential", true
+	return definition("mailfleet_credential", f)
 }
 
 // OutageDefinition is Definition on the fleet of ten senders against a
@@ -174,6 +230,7 @@ func definition(name string, f model.Fixture) *model.Definition {
 				RetryAny    bool   `json:"retry_any"`
 				ErrorAsSent bool   `json:"error_as_sent"`
 				Outage      string `json:"outage"`
+				Credential  string `json:"credential"`
 			}
 			if len(system) > 0 {
 				dec := json.NewDecoder(bytes.NewReader(system))
@@ -185,8 +242,11 @@ func definition(name string, f model.Fixture) *model.Definition {
 			if s.Outage != "" && s.Outage != OutageFixed && s.Outage != OutageCapped && s.Outage != OutageBackoff {
 				return nil, fmt.Errorf("mailfleet: config: outage %q (valid: %q, %q, %q, or none)", s.Outage, OutageFixed, OutageCapped, OutageBackoff)
 			}
+			if s.Credential != "" && s.Credential != CredentialLockstep && s.Credential != CredentialJitter {
+				return nil, fmt.Errorf("mailfleet: config: credential %q (valid: %q, %q, or none)", s.Credential, CredentialLockstep, CredentialJitter)
+			}
 			return func() model.System {
-				return Sender{Jitter: s.Jitter, RetryAny: s.RetryAny, ErrorAsSent: s.ErrorAsSent, Outage: s.Outage}
+				return Sender{Jitter: s.Jitter, RetryAny: s.RetryAny, ErrorAsSent: s.ErrorAsSent, Outage: s.Outage, Credential: s.Credential}
 			}, nil
 		}}
 }
