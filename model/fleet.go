@@ -171,9 +171,12 @@ func (fs *fleetState) send(at Millis, retry bool) {
 func lasting(f *armed) bool { return f.kind.spec.LastsMs > 0 }
 
 // frontDoor reports whether f is a lasting fault the provider's front
-// door answers without serving the send (an outage); an expired
-// credential's 401 is served, and load.
-func frontDoor(f *armed) bool { return lasting(f) && f.kind.spec.Kind != kindCredentialExpired }
+// door answers without serving the send: an outage's 503 (class
+// unavailable). An expired credential's 401 is served, and load.
+func frontDoor(f *armed) bool {
+	k, ok := f.kind.impl.(commitFault)
+	return lasting(f) && ok && k.reply != nil && k.reply.Class == classUnavailable
+}
 
 // unsent reports whether a commit whose faults are hits never reaches the
 // provider: the first hit that answers in the provider's place (hits run
