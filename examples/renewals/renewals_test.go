@@ -56,3 +56,28 @@ func TestDefaultSearchFindsCorruptedReadback(t *testing.T) {
 		t.Errorf("no proxy declared: found %v, %v", rep.Found, err)
 	}
 }
+
+// TestCorruptedLookupAnswersAnotherCharge: at the second renewal's
+// lookup the ledger holds the first renewal's charge, which the
+// corrupted path returns relabelled with the second's reference. The
+// trusting renewer reports the second renewal charged on it (one charge
+// in the ledger); the strict one finds the key, subscription and amount
+// are another charge's, and charges.
+func TestCorruptedLookupAnswersAnotherCharge(t *testing.T) {
+	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "other-charge", Config: model.Config{Fixture: "renewals"},
+		Faults: []model.FaultEntry{{Kind: "corrupted_readback", Event: model.EvLedgerReadback, Ordinal: 2}}}
+	for _, c := range []struct {
+		strict  bool
+		effects int
+		held    bool
+	}{{false, 1, false}, {true, 2, true}} {
+		res, err := model.NewHarness(renewals.Fixture(), model.Options{}).Run(func() model.System { return renewals.Renewer{Strict: c.strict} }, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _ := res.Invariant(model.InvNoInventedProgress)
+		if res.Faults[0].Fired != 1 || res.Terms.Effects != c.effects || r.Held != c.held || res.Claims[1].Verdict != model.ClaimRelease {
+			t.Errorf("strict %v: fired %d, %d effects, %+v, claims %+v", c.strict, res.Faults[0].Fired, res.Terms.Effects, r, res.Claims)
+		}
+	}
+}
