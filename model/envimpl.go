@@ -606,6 +606,9 @@ func (e *taskEnv) Readback(ctx context.Context, q ReadbackQuery) ([]LedgerEntry,
 			}
 		}
 	}
+	if r.corruptPath && len(out) == 0 {
+		out = r.corruptedAnswer(q) // corrupted_readback: the path stays corrupted
+	}
 	each(&x, func(h readbackHook, _ *armed) (fired bool) {
 		out, fired = h.onReadback(r, q, out)
 		return fired

@@ -21,6 +21,10 @@ var familyKinds = []faultKind{
 		Boundary: boundaryProposal, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerLate,
 		Oracle: oracleCapabilityRecord, Threatens: []string{InvCurrentEntitlement},
 		Doc: "after a read of an eligibility item: the item was valid when read, and its source's grant to use it for the task is withdrawn before the effect"}, deauthorisedEvidence{}},
+	{FaultSpec{Kind: "corrupted_readback", Domain: domainEvidence, Target: "verification path (ledger readback)", Event: EvLedgerReadback,
+		Boundary: boundaryProof, Phase: phaseAfterCommit, Signal: signalReceipt, Manner: mannerContradictory,
+		Oracle: oracleLedgerReadback, Threatens: []string{InvNoInventedProgress},
+		Doc: "at a readback the ledger answers with nothing: the verification path answers with a record that matches the query only on its reference and subject, another action's or a forged one, and stays corrupted for the task"}, corruptedReadback{}},
 }
 
 func init() {

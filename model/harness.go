@@ -497,6 +497,9 @@ type taskState struct {
 	tamper tamperKind
 	// fork is the task's pending fork (forked_run).
 	fork forkState
+	// corruptPath is set once a corrupted_readback fault corrupted the
+	// task's verification path.
+	corruptPath bool
 	// relied is the evidence item the task's decision relies on while
 	// an item is withdrawn (deauthorised_evidence).
 	relied reliance
@@ -756,6 +759,7 @@ func (r *run) runTask(ti int, factory Factory) error {
 	r.tamper = tamperNone
 	r.fork = forkState{}
 	r.relied = reliance{}
+	r.corruptPath = false
 	r.live.held = nil
 	r.inflight = r.inflight[:0]
 	r.live.holders = r.live.holders[:0]

@@ -434,6 +434,11 @@ type Fixture struct {
 	// consent, a purpose-scoped data share): the default search draws
 	// deauthorised_evidence.
 	GrantedSources bool
+	// ReadbackProxy declares that the system's readbacks are served by a
+	// path in front of the provider's ledger (a cache, a replica's index,
+	// a receipt-verification service) whose answer may be corrupted: the
+	// default search draws corrupted_readback.
+	ReadbackProxy bool
 	// OncePerSubject makes effect_at_most_once hold across the tasks of a
 	// run too: one effect per tenant, subject and purpose, whichever task
 	// asks for it (a refund is owed once per order). Without it the rule is

@@ -7,12 +7,13 @@ import (
 )
 
 // familyKinds are the kinds outside model.Catalogue() that need a
-// workload the fixture declares (forked_run, deauthorised_evidence of the
-// paper's fault families, policy_fetch_failed, credential_expired), placed when WithKinds
-// names them or where the fixture declares it (familyDrawn).
+// workload the fixture declares (forked_run, deauthorised_evidence and
+// corrupted_readback of the paper's fault families, policy_fetch_failed,
+// credential_expired), placed when WithKinds names them or where the
+// fixture declares it (familyDrawn).
 var familyKinds = func() []model.FaultSpec {
 	var out []model.FaultSpec
-	for _, k := range []string{"forked_run", "deauthorised_evidence", "policy_fetch_failed", "credential_expired"} {
+	for _, k := range []string{"forked_run", "deauthorised_evidence", "corrupted_readback", "policy_fetch_failed", "credential_expired"} {
 		sp, err := model.Spec(k)
 		if err != nil {
 			panic(err)
@@ -31,15 +32,20 @@ func isFamilyKind(kind string) bool {
 // sp under set: forked_run on a fixture whose tasks are handed out at
 // least once (model.Fixture.AtLeastOnce), where a run can fork;
 // deauthorised_evidence on one whose sources are read under grants that
-// can be withdrawn (model.Fixture.GrantedSources); policy_fetch_failed on
+// can be withdrawn (model.Fixture.GrantedSources); corrupted_readback on
+// one whose readbacks pass through a path in front of the ledger
+// (model.Fixture.ReadbackProxy); policy_fetch_failed on
 // one that states a policy-age bound (model.Fixture.MaxPolicyAge), where
-// policy_fresh is checked.
+// policy_fresh is checked; credential_expired on a fleet whose workers
+// share one credential (model.Fleet.SharedCredential).
 func familyDrawn(set *settings, sp model.FaultSpec) bool {
 	switch sp.Kind {
 	case "forked_run":
 		return set.fixture.AtLeastOnce
 	case "deauthorised_evidence":
 		return set.fixture.GrantedSources
+	case "corrupted_readback":
+		return set.fixture.ReadbackProxy
 	case "policy_fetch_failed":
 		return set.fixture.MaxPolicyAge > 0
 	case "credential_expired":

@@ -702,7 +702,7 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 			return "", c, true, err
 		}
 		if len(entries) > 0 {
-			if entries[0].Trace != f.a.TraceID {
+			if entries[0].Trace != f.a.TraceID && !f.s.mutant.is(ReadbackTrustsRef) {
 				return "", c, true, f.alreadyRefunded(&c, entries[0].Trace, f.attempt > 0)
 			}
 			if f.warn("effect_already_committed", "found on resume") {
@@ -835,7 +835,7 @@ func (f *flow) effect(resumed, reserved bool) (key string, c model.Claim, done b
 					return "", c, true, err
 				}
 				if len(entries) > 0 {
-					if entries[0].Trace != f.a.TraceID {
+					if entries[0].Trace != f.a.TraceID && !f.s.mutant.is(ReadbackTrustsRef) {
 						return "", c, true, f.alreadyRefunded(&c, entries[0].Trace, true)
 					}
 					return entries[0].Key, c, false, nil
@@ -1030,7 +1030,8 @@ func (f *flow) verify(key string) (model.Claim, error) {
 		var m model.LedgerEntry
 		n := 0
 		for _, e := range entries {
-			if (e.Key == key || f.s.mutant.is(ReadbackBySubject)) && e.Subject == a.Subject && e.Amount == a.Amount {
+			trusted := f.s.mutant.is(ReadbackTrustsRef) // the defect: any entry of the reference is the effect
+			if (e.Key == key || trusted || f.s.mutant.is(ReadbackBySubject)) && (trusted || e.Subject == a.Subject && e.Amount == a.Amount) {
 				if n == 0 {
 					m = e
 				}
@@ -1040,7 +1041,7 @@ func (f *flow) verify(key string) (model.Claim, error) {
 		if n != 1 {
 			return f.stop("readback_mismatch", "readback shows "+strconv.Itoa(n)+" matching effects, not one")
 		}
-		if f.s.mutant.is(ReadbackBySubject) {
+		if f.s.mutant.is(ReadbackBySubject) || f.s.mutant.is(ReadbackTrustsRef) {
 			// the defect: an effect on the subject is taken as this request's
 			m.Key, m.Trace = key, f.trace
 		}

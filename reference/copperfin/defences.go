@@ -112,6 +112,10 @@ var defences = map[string]defence{
 	// record, which takes precedence over the CRM item, and its context
 	// guard refuses an effect whose item was withdrawn after the re-read
 	"deauthorised_evidence": {[]Control{RefreshContext}, ""},
+	// a corrupted verification path: effect_readback verifies the entry
+	// on the key, subject and amount of the request and on its trace,
+	// which another action's record or a forged one does not carry
+	"corrupted_readback": {[]Control{EffectReadback}, "readback_trusts_ref"},
 }
 
 // Defences returns the reference system's declared defences against a

@@ -125,6 +125,11 @@ const (
 	// age was read: the re-read policy is acted on however old the
 	// replica's copy is (Policy.AsOf). Only policy_fresh shows it.
 	PolicyAgeUnchecked Mutant = "policy_age_unchecked"
+	// ReadbackTrustsRef verifies on the field it queried by: an entry a
+	// readback by the action's reference returns is taken as the action's
+	// effect whatever its key, trace, subject or amount, with this
+	// request's key and trace in the evidence (corrupted_readback).
+	ReadbackTrustsRef Mutant = "readback_trusts_ref"
 )
 
 // MutantInfo names a mutant and says what it gets wrong.
@@ -172,7 +177,9 @@ var mutants = []MutantInfo{
 // deny_over_ledger only to recorded_agrees_with_ledger, worker_span_adopted
 // only where one worker runs several tasks (span_carry_over),
 // resume_trusts_plan only where a run forks (forked_run);
-// policy_age_unchecked only to policy_fresh (policy_fetch_failed).
+// policy_age_unchecked only to policy_fresh (policy_fetch_failed);
+// readback_trusts_ref only where the verification path is corrupted
+// (corrupted_readback).
 var cacheMutants = []MutantInfo{
 	{AuthorityCheckUnguarded, "the capability is checked by a read, with no capability guard on the commit", nil},
 	{DenyOverLedger, "a denial made without reading the provider's ledger, which may hold the task's refund", nil},
@@ -181,6 +188,7 @@ var cacheMutants = []MutantInfo{
 	{TransportErrorAsFailure, "a server error or a failed connection taken as a refund not made", nil},
 	{ResumeTrustsPlan, "a worker resumed before any attempt takes it that nothing was sent and skips the readback", nil},
 	{PolicyAgeUnchecked, "a policy re-read is acted on however old the replica's copy is", nil},
+	{ReadbackTrustsRef, "any entry a readback by the action's reference returns is taken as the action's effect", nil},
 }
 
 // policyCache is the process-wide policy cache of the policy_cached mutant:

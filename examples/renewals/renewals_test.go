@@ -1,0 +1,83 @@
+package renewals_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/faultline/faultline/examples/renewals"
+	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/properties"
+)
+
+// TestDefaultSearchFindsCorruptedReadback: the default search of the
+// renewer that takes any charge its lookup returns for the renewal's
+// reference, from scratch, finds a corrupted verification path at the
+// walk's schedule 66: the first renewal's lookup, which the ledger
+// answers with nothing, is answered with a forged charge, and the
+// renewer reports a renewal the provider never charged
+// (no_invented_progress at its claim, seq 3). The strict renewer charges
+// on that schedule (two charges, two releases) and holds over the whole
+// default search (the walk's 3,700 schedules, then 100 draws). Without
+// Fixture.ReadbackProxy the kind is not drawn: the search finds nothing.
+func TestDefaultSearchFindsCorruptedReadback(t *testing.T) {
+	rep, err := properties.Explore(renewals.Definition(renewals.Renewer{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cx := rep.Counterexample
+	if !rep.Found || rep.Walk == nil || rep.Walk.Index != 66 || cx.Invariant != model.InvNoInventedProgress || cx.FirstSeq != 3 ||
+		cx.Detail != "release although the ledger holds no effect of the task" {
+		t.Fatalf("trusting: found %v, walk %+v, %+v", rep.Found, rep.Walk, cx)
+	}
+	if f := cx.Schedule.Faults; len(f) != 1 || f[0].Kind != "corrupted_readback" || f[0].Event != model.EvLedgerReadback || f[0].Ordinal != 1 {
+		t.Fatalf("trusting: schedule %+v", f)
+	}
+	res, err := model.NewHarness(renewals.Fixture(), model.Options{}).Run(func() model.System { return renewals.Renewer{Strict: true} }, cx.Schedule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var verdicts []model.ClaimVerdict
+	for _, c := range res.Claims {
+		verdicts = append(verdicts, c.Verdict)
+	}
+	if res.Faults[0].Fired != 1 || res.Terms.Effects != 2 || !slices.Equal(verdicts, []model.ClaimVerdict{model.ClaimRelease, model.ClaimRelease}) {
+		t.Errorf("strict on the schedule: fired %d, claims %v, %d effects", res.Faults[0].Fired, verdicts, res.Terms.Effects)
+	}
+	rep, err = properties.Explore(renewals.Definition(renewals.Renewer{Strict: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Found || rep.Walk == nil || !rep.Walk.Complete || rep.Walk.Schedules != 3700 || rep.Checks != 100 {
+		t.Errorf("strict: found %v, checks %d, walk %+v", rep.Found, rep.Checks, rep.Walk)
+	}
+	d := renewals.Definition(renewals.Renewer{})
+	d.Fixtures[0].ReadbackProxy = false
+	if rep, err = properties.Explore(d); err != nil || rep.Found {
+		t.Errorf("no proxy declared: found %v, %v", rep.Found, err)
+	}
+}
+
+// TestCorruptedLookupAnswersAnotherCharge: at the second renewal's
+// lookup the ledger holds the first renewal's charge, which the
+// corrupted path returns relabelled with the second's reference. The
+// trusting renewer reports the second renewal charged on it (one charge
+// in the ledger); the strict one finds the key, subscription and amount
+// are another charge's, and charges.
+func TestCorruptedLookupAnswersAnotherCharge(t *testing.T) {
+	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "other-charge", Config: model.Config{Fixture: "renewals"},
+		Faults: []model.FaultEntry{{Kind: "corrupted_readback", Event: model.EvLedgerReadback, Ordinal: 2}}}
+	for _, c := range []struct {
+		strict  bool
+		effects int
+		held    bool
+	}{{false, 1, false}, {true, 2, true}} {
+		res, err := model.NewHarness(renewals.Fixture(), model.Options{}).Run(func() model.System { return renewals.Renewer{Strict: c.strict} }, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _ := res.Invariant(model.InvNoInventedProgress)
+		if res.Faults[0].Fired != 1 || res.Terms.Effects != c.effects || r.Held != c.held || res.Claims[1].Verdict != model.ClaimRelease {
+			t.Errorf("strict %v: fired %d, %d effects, %+v, claims %+v", c.strict, res.Faults[0].Fired, res.Terms.Effects, r, res.Claims)
+		}
+	}
+}
