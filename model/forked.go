@@ -21,6 +21,10 @@ var familyKinds = []faultKind{
 		Boundary: boundaryProposal, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerLate,
 		Oracle: oracleCapabilityRecord, Threatens: []string{InvCurrentEntitlement},
 		Doc: "after a read of an eligibility item: the item was valid when read, and its source's grant to use it for the task is withdrawn before the effect"}, deauthorisedEvidence{}},
+	{FaultSpec{Kind: "spec_drift", Domain: domainTool, Target: "tool contract (API version)", Event: EvToolCommit,
+		Boundary: boundaryToolCall, Phase: phaseBeforeCommit, Signal: signalAcknowledgement, Manner: mannerContradictory,
+		Oracle: oracleLedgerReadback, Threatens: []string{InvCurrentEntitlement},
+		Doc: "before the call: the provider's contract moves from version 1 to 2, which reads the amount in whole units (100 minor units each); an unpinned call made under version 1 commits 100 times its amount"}, specDrift{}},
 }
 
 func init() {

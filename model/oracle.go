@@ -290,6 +290,9 @@ func (o *oracleState) check(r *run, seq int) {
 		} else if why := r.reliedGap(e); why != "" {
 			o.violate(r, 1, seq, why)
 			bad = true
+		} else if why := r.driftGap(e); why != "" {
+			o.violate(r, 1, seq, why)
+			bad = true
 		}
 		// one effect per logical action (sameAction), and, once per
 		// subject, one effect per tenant, subject and purpose whichever

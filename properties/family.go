@@ -7,12 +7,12 @@ import (
 )
 
 // familyKinds are the kinds outside model.Catalogue() that need a
-// workload the fixture declares (forked_run, deauthorised_evidence of the
-// paper's fault families, policy_fetch_failed), placed when WithKinds
+// workload the fixture declares (forked_run, deauthorised_evidence,
+// spec_drift of the paper's fault families, policy_fetch_failed), placed when WithKinds
 // names them or where the fixture declares it (familyDrawn).
 var familyKinds = func() []model.FaultSpec {
 	var out []model.FaultSpec
-	for _, k := range []string{"forked_run", "deauthorised_evidence", "policy_fetch_failed"} {
+	for _, k := range []string{"forked_run", "deauthorised_evidence", "policy_fetch_failed", "spec_drift"} {
 		sp, err := model.Spec(k)
 		if err != nil {
 			panic(err)
@@ -33,7 +33,8 @@ func isFamilyKind(kind string) bool {
 // deauthorised_evidence on one whose sources are read under grants that
 // can be withdrawn (model.Fixture.GrantedSources); policy_fetch_failed on
 // one that states a policy-age bound (model.Fixture.MaxPolicyAge), where
-// policy_fresh is checked.
+// policy_fresh is checked; spec_drift on one whose providers version
+// their contracts (model.Fixture.VersionedContracts).
 func familyDrawn(set *settings, sp model.FaultSpec) bool {
 	switch sp.Kind {
 	case "forked_run":
@@ -42,6 +43,8 @@ func familyDrawn(set *settings, sp model.FaultSpec) bool {
 		return set.fixture.GrantedSources
 	case "policy_fetch_failed":
 		return set.fixture.MaxPolicyAge > 0
+	case "spec_drift":
+		return set.fixture.VersionedContracts
 	}
 	return false
 }
