@@ -112,6 +112,11 @@ var defences = map[string]defence{
 	// record, which takes precedence over the CRM item, and its context
 	// guard refuses an effect whose item was withdrawn after the re-read
 	"deauthorised_evidence": {[]Control{RefreshContext}, ""},
+	// a contract that moved between plan and call: copperfin pins no
+	// version; the provider's capability guard (pre_effect_authority) and
+	// its policy guard (refresh_context) check the amount as the provider
+	// reads it under the new version, and refuse 100 times the refund
+	"spec_drift": {[]Control{PreEffectAuthority, RefreshContext}, ""},
 }
 
 // Defences returns the reference system's declared defences against a
