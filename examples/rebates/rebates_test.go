@@ -1,6 +1,7 @@
 package rebates_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/faultline/faultline/examples/rebates"
@@ -51,7 +52,27 @@ func TestDefaultSearchFindsSpecDrift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Found || rep.Walk == nil || !rep.Walk.Complete || rep.Walk.Schedules != 2656 || rep.Checks != 100 {
+	if rep.Found || rep.Walk == nil || !rep.Walk.Complete || rep.Walk.Schedules != 2656 || rep.Checks != 100 ||
+		!slices.Contains(rep.Walk.Scope.Kinds, "spec_drift") {
 		t.Errorf("pinned: found %v, checks %d, walk %+v", rep.Found, rep.Checks, rep.Walk)
+	}
+}
+
+// TestSpecDriftDrawnWhereDeclared: on the same fixture without
+// VersionedContracts the default search does not draw spec_drift, and the
+// unpinned agent holds over it (the walk's 2,484 schedules, then 100
+// draws): the drift is the only fault that breaks it.
+func TestSpecDriftDrawnWhereDeclared(t *testing.T) {
+	f := rebates.Fixture()
+	f.VersionedContracts = false
+	d := model.Define("rebates", f, func() model.System { return rebates.Agent{} })
+	d.Builtin = rebates.Definition(rebates.Agent{}).Builtin
+	rep, err := properties.Explore(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Found || rep.Walk == nil || !rep.Walk.Complete || rep.Walk.Schedules != 2484 || rep.Checks != 100 ||
+		slices.Contains(rep.Walk.Scope.Kinds, "spec_drift") {
+		t.Errorf("undeclared: found %v, checks %d, walk %+v", rep.Found, rep.Checks, rep.Walk)
 	}
 }
