@@ -124,6 +124,13 @@ type ToolCall struct {
 	// write); a request whose guard fails is rejected with
 	// class "precondition_failed" and makes no effect. Zero asks for nothing.
 	Guard Guard
+	// Contract pins the provider's contract (API) version the call was
+	// built under: version 1 at the start of a run, 2 once spec_drift moved
+	// it (then the amount field is read in whole units, 100 minor units
+	// each). A provider at another version refuses the call with class
+	// "precondition_failed" and makes no effect. 0 pins nothing: the call
+	// is read under the provider's current version.
+	Contract int
 }
 
 // Guard is a set of action-contract preconditions a tool call asks the

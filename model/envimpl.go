@@ -291,6 +291,10 @@ func (r *run) provide(call ToolCall) ToolResult {
 		r.inflight = r.inflight[1:]
 		r.provide(late)
 	}
+	if res, ok := r.underContract(&call); !ok {
+		r.notifyResult(call, res)
+		return res
+	}
 	// the first entry of the tool under the key, found through the key's
 	// entries newest first
 	r.ix.syncLedger(r.world.Ledger)

@@ -25,6 +25,10 @@ var familyKinds = []faultKind{
 		Boundary: boundaryProof, Phase: phaseAfterCommit, Signal: signalReceipt, Manner: mannerContradictory,
 		Oracle: oracleLedgerReadback, Threatens: []string{InvNoInventedProgress},
 		Doc: "at a readback the ledger answers with nothing: the verification path answers with a record that matches the query only on its reference and subject, another action's or a forged one, and stays corrupted for the task"}, corruptedReadback{}},
+	{FaultSpec{Kind: "spec_drift", Domain: domainTool, Target: "tool contract (API version)", Event: EvToolCommit,
+		Boundary: boundaryToolCall, Phase: phaseBeforeCommit, Signal: signalAcknowledgement, Manner: mannerContradictory,
+		Oracle: oracleLedgerReadback, Threatens: []string{InvCurrentEntitlement},
+		Doc: "before the call: the provider's contract moves from version 1 to 2, which reads the amount in whole units (100 minor units each); an unpinned call made under version 1 commits 100 times its amount"}, specDrift{}},
 }
 
 func init() {

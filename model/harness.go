@@ -432,6 +432,8 @@ type run struct {
 	// withdrawn are the evidence items whose grant a
 	// deauthorised_evidence fault withdrew.
 	withdrawn []withdrawal
+	// spec is the provider's contract as a spec_drift fault moved it.
+	spec specState
 	// seqAmbient is the ambient context of a sequential run's worker.
 	seqAmbient ambientCtx
 	// commitTarget is the target of the commit hook running (a transport
@@ -658,6 +660,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	r.counts = [32]int{}
 	r.grantCache = r.grantCache[:0]
 	r.withdrawn = r.withdrawn[:0]
+	r.spec = specState{}
 	// a detailed run's timeline is handed to its Result (see result), so
 	// each run starts its own, sized as the last one was
 	if r.detailed {

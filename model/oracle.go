@@ -14,8 +14,9 @@ const (
 	// current policy allows the action and its amount; when it declares
 	// subject records, the subject's record is not under a hold
 	// (Fixture.Holds) and its state version equals the action's expected
-	// version; and no eligibility item the decision relies on has been
-	// withdrawn (deauthorised_evidence).
+	// version; no eligibility item the decision relies on has been
+	// withdrawn (deauthorised_evidence); and, once the provider's contract
+	// moved (spec_drift), no effect exceeds the task's approved amount.
 	InvCurrentEntitlement = "current_entitlement"
 	// InvEffectAtMostOnce: at most one ledger effect per logical action
 	// (with provable_outcome, a release is exactly once): per tool of a
@@ -288,6 +289,9 @@ func (o *oracleState) check(r *run, seq int) {
 			o.violate(r, 1, seq, why)
 			bad = true
 		} else if why := r.reliedGap(e); why != "" {
+			o.violate(r, 1, seq, why)
+			bad = true
+		} else if why := r.driftGap(e); why != "" {
 			o.violate(r, 1, seq, why)
 			bad = true
 		}

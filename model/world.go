@@ -439,6 +439,11 @@ type Fixture struct {
 	// a receipt-verification service) whose answer may be corrupted: the
 	// default search draws corrupted_readback.
 	ReadbackProxy bool
+	// VersionedContracts declares that the fixture's tool providers
+	// version their contracts and may move to a new version between a
+	// task's plan and its call (an API version upgrade): the default
+	// search draws spec_drift.
+	VersionedContracts bool
 	// OncePerSubject makes effect_at_most_once hold across the tasks of a
 	// run too: one effect per tenant, subject and purpose, whichever task
 	// asks for it (a refund is owed once per order). Without it the rule is

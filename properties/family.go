@@ -7,13 +7,13 @@ import (
 )
 
 // familyKinds are the kinds outside model.Catalogue() that need a
-// workload the fixture declares (forked_run, deauthorised_evidence and
-// corrupted_readback of the paper's fault families, policy_fetch_failed,
-// credential_expired), placed when WithKinds names them or where the
-// fixture declares it (familyDrawn).
+// workload the fixture declares (forked_run, deauthorised_evidence,
+// corrupted_readback and spec_drift of the paper's fault families,
+// policy_fetch_failed, credential_expired), placed when WithKinds names
+// them or where the fixture declares it (familyDrawn).
 var familyKinds = func() []model.FaultSpec {
 	var out []model.FaultSpec
-	for _, k := range []string{"forked_run", "deauthorised_evidence", "corrupted_readback", "policy_fetch_failed", "credential_expired"} {
+	for _, k := range []string{"forked_run", "deauthorised_evidence", "corrupted_readback", "policy_fetch_failed", "credential_expired", "spec_drift"} {
 		sp, err := model.Spec(k)
 		if err != nil {
 			panic(err)
@@ -37,7 +37,8 @@ func isFamilyKind(kind string) bool {
 // (model.Fixture.ReadbackProxy); policy_fetch_failed on
 // one that states a policy-age bound (model.Fixture.MaxPolicyAge), where
 // policy_fresh is checked; credential_expired on a fleet whose workers
-// share one credential (model.Fleet.SharedCredential).
+// share one credential (model.Fleet.SharedCredential); spec_drift on one
+// whose providers version their contracts (model.Fixture.VersionedContracts).
 func familyDrawn(set *settings, sp model.FaultSpec) bool {
 	switch sp.Kind {
 	case "forked_run":
@@ -50,6 +51,8 @@ func familyDrawn(set *settings, sp model.FaultSpec) bool {
 		return set.fixture.MaxPolicyAge > 0
 	case "credential_expired":
 		return set.fixture.Fleet != nil && set.fixture.Fleet.SharedCredential
+	case "spec_drift":
+		return set.fixture.VersionedContracts
 	}
 	return false
 }

@@ -116,6 +116,11 @@ var defences = map[string]defence{
 	// on the key, subject and amount of the request and on its trace,
 	// which another action's record or a forged one does not carry
 	"corrupted_readback": {[]Control{EffectReadback}, "readback_trusts_ref"},
+	// a contract that moved between plan and call: copperfin pins no
+	// version; the provider's capability guard (pre_effect_authority) and
+	// its policy guard (refresh_context) check the amount as the provider
+	// reads it under the new version, and refuse 100 times the refund
+	"spec_drift": {[]Control{PreEffectAuthority, RefreshContext}, ""},
 }
 
 // Defences returns the reference system's declared defences against a
