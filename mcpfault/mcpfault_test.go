@@ -12,6 +12,7 @@ import (
 
 	"github.com/faultline/faultline/mcpfault"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/properties"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -254,6 +255,19 @@ func run(t testing.TB, sys system, faults ...model.FaultEntry) *model.Result {
 	t.Helper()
 	h := model.NewHarness(fixture, options())
 	res, err := h.Run(func() model.System { return sys }, &model.Schedule{Version: model.ScheduleVersion, Seed: "mcp", Faults: faults})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// runClocked is run with the clock of the synctest bubble it is called
+// in, the run's clock for production code that waits.
+func runClocked(t testing.TB, sys system, faults ...model.FaultEntry) *model.Result {
+	t.Helper()
+	opts := options()
+	opts.Clock = properties.BubbleClock
+	res, err := model.NewHarness(fixture, opts).Run(func() model.System { return sys }, &model.Schedule{Version: model.ScheduleVersion, Seed: "mcp", Faults: faults})
 	if err != nil {
 		t.Fatal(err)
 	}

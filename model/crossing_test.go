@@ -381,3 +381,40 @@ func TestEffectOutsideAnAdapter(t *testing.T) {
 		}
 	}
 }
+
+// TestUnpacedWithoutAClock: production code that retries after a rate
+// limit's retry-after, run without a Clock, ends in a harness error: its
+// waits are not on the run's clock, so retry_paced could compare nothing
+// and would pass having tested nothing. The same run with a Clock is
+// judged: the retry at once is a violation.
+func TestUnpacedWithoutAClock(t *testing.T) {
+	st := &store{}
+	sys := sysFunc{st: st, run: func(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+		act := model.Action{Actor: task.Actor, Subject: task.Subject, Tenant: task.Tenant, Purpose: task.Purpose, Amount: task.Amount, IdempotencyKey: task.ID}
+		for range 2 {
+			c, err := env.Calls.Commit(ctx, model.ToolCall{Tool: "pay", RequestKey: task.ID, Action: act},
+				func(_ context.Context, call model.ToolCall) model.ToolResult { return st.charge(call) })
+			if err != nil {
+				return model.Claim{}, err
+			}
+			if c.Result.Outcome == model.OutcomeCommitted {
+				return model.Claim{Verdict: model.ClaimRelease}, nil
+			}
+		}
+		return model.Claim{Verdict: model.ClaimHold}, nil
+	}}
+	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "p", Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "rate_limit"}}}
+	_, err := model.NewHarness(liveFixture, model.Options{Builtin: []string{model.InvEffectAtMostOnce}}).Run(func() model.System { return sys }, s)
+	if err == nil || !strings.Contains(err.Error(), "retry_paced: production code (a System that implements model.Observed) retried after the provider asked it to wait") {
+		t.Fatalf("without a Clock: %v", err)
+	}
+	st.rows = nil
+	var now model.Millis
+	res, err := model.NewHarness(liveFixture, model.Options{Builtin: []string{model.InvEffectAtMostOnce}, Clock: func() model.Millis { now += 5; return now }}).Run(func() model.System { return sys }, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inv, _ := res.Invariant("retry_paced"); inv.Held {
+		t.Errorf("with a Clock: %+v", res.Invariants)
+	}
+}

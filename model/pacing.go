@@ -1,7 +1,9 @@
 package model
 
 import (
+	"errors"
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -43,9 +45,16 @@ func (r *run) asked(res ToolResult) {
 func (r *run) paced(at Millis) {
 	p := r.pace
 	r.pace = pacing{}
-	if !p.owed || at >= p.at+p.wait || r.early != "" || r.live.observed != nil && r.h.opts.Clock == nil {
+	if p.owed && r.live.observed != nil && r.h.opts.Clock == nil {
 		// production code run without its Clock waits on a clock the run
-		// does not read: there are no times to compare
+		// does not read: there are no times to compare, and a check that
+		// compared none would pass having tested nothing
+		if slices.ContainsFunc(r.users, func(u UserInvariant) bool { return u.Name == invRetryPaced }) {
+			r.misuse(errUnpaced)
+		}
+		return
+	}
+	if !p.owed || at >= p.at+p.wait || r.early != "" {
 		return
 	}
 	r.early = "attempt " + strconv.Itoa(r.attempts) + " of task " + r.task.ID + " sent at " + ms(at) + ", " + ms(p.at+p.wait-at) +
@@ -66,6 +75,10 @@ func (r *run) forgive() {
 		r.pace = pacing{}
 	}
 }
+
+// errUnpaced is a retry after an answer that asked for a wait, by
+// production code run without its Clock.
+var errUnpaced = errors.New("retry_paced: production code (a System that implements model.Observed) retried after the provider asked it to wait, and without Definition.Clock (Options.Clock) its waits are not on the run's clock, so the wait cannot be judged; set Clock to properties.BubbleClock")
 
 // forever is the back-off owed after an answer that says not to retry.
 const forever Millis = math.MaxInt64 / 2

@@ -28,17 +28,15 @@ func isFamilyKind(kind string) bool {
 	return slices.ContainsFunc(familyKinds, func(sp model.FaultSpec) bool { return sp.Kind == kind })
 }
 
-// familyDrawn reports whether the default search draws the family kind
-// sp under set: forked_run on a fixture whose tasks are handed out at
-// least once (model.Fixture.AtLeastOnce), where a run can fork;
-// deauthorised_evidence on one whose sources are read under grants that
-// can be withdrawn (model.Fixture.GrantedSources); corrupted_readback on
-// one whose readbacks pass through a path in front of the ledger
-// (model.Fixture.ReadbackProxy); policy_fetch_failed on
-// one that states a policy-age bound (model.Fixture.MaxPolicyAge), where
-// policy_fresh is checked; credential_expired on a fleet whose workers
-// share one credential (model.Fleet.SharedCredential); spec_drift on one
-// whose providers version their contracts (model.Fixture.VersionedContracts).
+// familyDrawn reports whether the default search draws the kind sp under
+// set, where the fixture declares the workload it needs: forked_run where
+// tasks are handed out at least once (Fixture.AtLeastOnce),
+// deauthorised_evidence where grants can be withdrawn (GrantedSources),
+// corrupted_readback where readbacks pass a path in front of the ledger
+// (ReadbackProxy), policy_fetch_failed where a policy-age bound is stated
+// (MaxPolicyAge), credential_expired on a fleet sharing one credential
+// (Fleet.SharedCredential), spec_drift where providers version their
+// contracts (VersionedContracts).
 func familyDrawn(set *settings, sp model.FaultSpec) bool {
 	switch sp.Kind {
 	case "forked_run":
