@@ -38,6 +38,10 @@ func (e *explorer) walkBudget() int {
 // phase's: the walk draws nothing and records no coverage. It returns
 // nil when the phase does not apply (a budget of 0).
 func (e *explorer) walkPhase() (*ExhaustiveReport, error) {
+	if !e.set.loop.owned() && rapidChecks() < 1 {
+		// the random phase after the walk would refuse: before any work
+		return nil, errNoChecks
+	}
 	budget := e.walkBudget()
 	if budget == 0 {
 		return nil, nil

@@ -431,14 +431,17 @@ func TestNoInvariantIsAnError(t *testing.T) {
 }
 
 // TestExploreRefusesZeroChecks: -rapid.checks=0 runs no check, which is an
-// error naming the flag, not a green or an inconclusive campaign; WithChecks
+// error naming the flag, not a green or an inconclusive campaign, given
+// before the walk phase runs a schedule (it had walked first); WithChecks
 // still runs its own count.
 func TestExploreRefusesZeroChecks(t *testing.T) {
 	rapidFlags(t, 0, 1)
-	guarded := func(model.Config) (model.Factory, error) { return lostupdate.GuardedFactory(), nil }
+	configured := 0
+	guarded := func(model.Config) (model.Factory, error) { configured++; return lostupdate.GuardedFactory(), nil }
 	opts := clerkOpts(properties.WithKinds("tool_timeout"), properties.WithMaxFaults(1))
-	if rep, err := properties.Explore(sysdef(guarded), opts...); err == nil || !strings.Contains(err.Error(), "no check to run: rapid would run 0 checks") {
-		t.Fatalf("-rapid.checks=0: %+v, %v", rep, err)
+	if rep, err := properties.Explore(sysdef(guarded), opts...); err == nil || !strings.Contains(err.Error(), "no check to run: rapid would run 0 checks") || configured != 0 {
+		// refused before the walk phase ran a schedule
+		t.Fatalf("-rapid.checks=0: %+v, %v, configured %d times", rep, err, configured)
 	}
 	if rep, err := properties.Explore(sysdef(guarded), append(opts, properties.WithChecks(3), properties.WithSeed(1))...); err != nil || rep.Checks != 3 {
 		t.Fatalf("WithChecks(3): %+v, %v", rep, err)

@@ -280,6 +280,10 @@ func (e *explorer) noSite() *Report {
 	return rep
 }
 
+// errNoChecks is a random phase whose count is rapid's, and rapid would
+// run none.
+var errNoChecks = errors.New("properties: no check to run: rapid would run 0 checks (-rapid.checks or RAPID_CHECKS, a fifth of it under -short); give a positive count, or WithChecks")
+
 // explore runs rapid over the draw space of e (built by survey) under the
 // name of parent, or withName's without one.
 func (e *explorer) explore(parent rapid.TB) (*Report, error) {
@@ -291,7 +295,7 @@ func (e *explorer) explore(parent rapid.TB) (*Report, error) {
 		return e.exploreOwned(parent, name)
 	}
 	if rapidChecks() < 1 {
-		return nil, errors.New("properties: no check to run: rapid would run 0 checks (-rapid.checks or RAPID_CHECKS, a fifth of it under -short); give a positive count, or WithChecks")
+		return nil, errNoChecks
 	}
 	rec := &recorder{parent: parent, name: name}
 	func() {
