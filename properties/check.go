@@ -48,6 +48,10 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 	ff.replay = def.ReplayCommand
 	e.set.failDir = "" // Check writes its counterexamples itself, with its replay line
 	if path := os.Getenv(ReplayEnv); path != "" {
+		if strings.TrimSpace(path) == "" {
+			t.Fatalf("properties: %s=%q names no file: give the path of a counterexample or schedule file, or unset it (bad input, exit 2)", ReplayEnv, path)
+			return
+		}
 		replayOnly(t, e, ff, path, def.Name)
 		return
 	}

@@ -246,6 +246,13 @@ func TestCheckRunsTheReplayFile(t *testing.T) {
 	if len(bad.errors) != 1 || !strings.Contains(bad.errors[0], missing+": no such file") || !strings.Contains(bad.errors[0], "not a verdict on the system") {
 		t.Fatalf("missing file: %q", bad.errors)
 	}
+
+	t.Setenv(properties.ReplayEnv, " ")
+	blank := &recordingTB{name: "TestY"}
+	properties.CheckTB(blank, nil, sys, checkoutOptions()...)
+	if len(blank.errors) != 1 || blank.errors[0] != `properties: FAULTLINE_REPLAY=" " names no file: give the path of a counterexample or schedule file, or unset it (bad input, exit 2)` {
+		t.Fatalf("blank path: %q", blank.errors)
+	}
 }
 
 // A subtest's command anchors each element of its name; a fail folder
