@@ -8,4 +8,4 @@
 # Usage: scripts/credential-storm.sh [-seeds N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-go run ./scripts/credentialstorm "$@"
+go run ./scripts/fleetstorms -kind credential_expired "$@"

@@ -7,4 +7,4 @@
 # Usage: scripts/outage-storms.sh [-seeds N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-go run ./scripts/outagestorms "$@"
+go run ./scripts/fleetstorms -kind provider_outage "$@"
