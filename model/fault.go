@@ -1065,24 +1065,20 @@ func CacheAndWorkerKinds() []FaultSpec {
 // catalogue.
 const paperKinds = 10
 
+// kindTables are the tables of kinds, in the order a name is looked up:
+// the catalogue, the world events, then the kinds outside the catalogue.
+var kindTables = [][]faultKind{catalogue, worldKinds, noticeKinds, cacheWorkerKinds, fleetKinds, transportKinds,
+	familyKinds, policyKinds, credentialKinds}
+
 func init() {
 	for i := range catalogue {
 		setDefaults(&catalogue[i], i < paperKinds)
 	}
-	for i := range cacheWorkerKinds {
-		setDefaults(&cacheWorkerKinds[i], false)
-	}
-	for i := range fleetKinds {
-		setDefaults(&fleetKinds[i], false)
-	}
-	for i := range transportKinds {
-		setDefaults(&transportKinds[i], false)
-	}
-	for i := range credentialKinds {
-		setDefaults(&credentialKinds[i], false)
-	}
-	for i := range policyKinds {
-		setDefaults(&policyKinds[i], false)
+	// the world events set their own (worldevents.go)
+	for _, table := range kindTables[2:] {
+		for i := range table {
+			setDefaults(&table[i], false)
+		}
 	}
 }
 
@@ -1122,8 +1118,7 @@ func Catalogue() []FaultSpec {
 // table's when two name one kind).
 var kindsByName = func() map[string]*faultKind {
 	m := map[string]*faultKind{}
-	for _, table := range [][]faultKind{catalogue, worldKinds, noticeKinds, cacheWorkerKinds, fleetKinds, transportKinds,
-		familyKinds, policyKinds, credentialKinds} {
+	for _, table := range kindTables {
 		for i := range table {
 			if _, ok := m[table[i].spec.Kind]; !ok {
 				m[table[i].spec.Kind] = &table[i]

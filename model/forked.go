@@ -31,12 +31,6 @@ var familyKinds = []faultKind{
 		Doc: "before the call: the provider's contract moves from version 1 to 2, which reads the amount in whole units (100 minor units each); an unpinned call made under version 1 commits 100 times its amount"}, specDrift{}},
 }
 
-func init() {
-	for i := range familyKinds {
-		setDefaults(&familyKinds[i], false)
-	}
-}
-
 // forkState is a task's pending fork (forked_run): the checkpoint a
 // second worker was handed and the head the store named when it loaded.
 type forkState struct {

@@ -219,12 +219,6 @@ var noticeKinds = []faultKind{
 		Doc: "the notice due at this receive is dropped and never delivered"}, lostNotice{}},
 }
 
-func init() {
-	for i := range noticeKinds {
-		setDefaults(&noticeKinds[i], false)
-	}
-}
-
 // NoticeKinds returns the specs of the kinds of the provider's notices
 // (late_notice, reordered_notice, redelivered_notice, lost_notice), which
 // are not in Catalogue(): each needs a run with Config.Notices, which
