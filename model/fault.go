@@ -1132,9 +1132,8 @@ func lookupKind(name string) (*faultKind, error) {
 	if k, ok := kindsByName[name]; ok {
 		return k, nil
 	}
-	tables := [][]faultKind{catalogue, worldKinds, noticeKinds, cacheWorkerKinds}
 	var names []string
-	for _, table := range tables {
+	for _, table := range kindTables {
 		for _, k := range table {
 			names = append(names, k.spec.Kind)
 		}

@@ -291,3 +291,20 @@ func TestSubjectReadAlias(t *testing.T) {
 		t.Fatal("CanonicalEvent")
 	}
 }
+
+// TestUnknownKindListsEveryKind: the error for an unknown kind names
+// every kind a schedule may name, those outside the catalogue too (it
+// listed the catalogue, the world events, the notices and the cache and
+// worker kinds only).
+func TestUnknownKindListsEveryKind(t *testing.T) {
+	_, err := model.Spec("bogus")
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, kind := range []string{"subject_swap", "clock_advance", "late_notice", "span_carry_over", "do_not_retry", "provider_outage",
+		"server_error", "network_error", "forked_run", "deauthorised_evidence", "corrupted_readback", "spec_drift", "policy_fetch_failed", "credential_expired"} {
+		if !strings.Contains(err.Error(), " "+kind+",") && !strings.HasSuffix(err.Error(), " "+kind+")") {
+			t.Errorf("the error leaves out %s: %v", kind, err)
+		}
+	}
+}
