@@ -783,12 +783,7 @@ func (w *walkState) sites(res *model.Result) []placed {
 	ss := sitesOf(res)
 	crossed, details := ss.counts, ss.details
 	if w.starts {
-		tl := res.Timeline
-		for i := range tl.Len() {
-			if tl.EventIndex(i) == workerStart {
-				crossed[workerStart] = max(crossed[workerStart], tl.Ordinal(i))
-			}
-		}
+		crossed[workerStart] = startsOf(res)
 	}
 	var out []placed
 	for _, k := range w.kinds {

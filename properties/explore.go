@@ -109,7 +109,7 @@ func (r *Report) InconclusiveMessage() string {
 
 // unfiredReason ends the message of a campaign or walk whose reached
 // faults never fired.
-const unfiredReason = " (the system's adapters enact none of the kinds in scope at the crossings they reached), so no fault was tested; narrow the kinds to those the adapters enact (their Kinds())"
+const unfiredReason = " (the system's adapters enact none of the kinds in scope at the crossings they reached, or a worker-scoped kind met no worker that ran a second task), so no fault was tested; narrow the kinds to those the adapters enact (their Kinds()), or give a worker-scoped kind fewer workers than tasks"
 
 // Counterexample is a 1-minimal failing schedule and what broke. Its JSON
 // form is {"schedule", "shrunk", "invariant", "first_seq", "event",
@@ -352,6 +352,9 @@ type explorer struct {
 	// schedule's first fault is placed; a later fault is placed in the run
 	// of the faults drawn before it (prefix)
 	clean sites
+	// starts: a worker-scoped kind is in the draw space, so the sites of
+	// every run include its worker.start crossings (startsOf)
+	starts bool
 	// cleanSchedule and cleanTimeline are that clean run's schedule and
 	// timeline, and cleanBroke the invariant it broke ("" for none), which
 	// confirmClean compares a later run of it with
@@ -575,6 +578,20 @@ func sitesOf(res *model.Result) sites {
 	return ss
 }
 
+// startsOf is the number of worker.start crossings of res: the sites of
+// a worker-scoped kind, which sitesOf leaves out (no other kind is placed
+// there), added where such a kind is in scope (walk and draws alike).
+func startsOf(res *model.Result) int {
+	n := 0
+	tl := res.Timeline
+	for i := range tl.Len() {
+		if tl.EventIndex(i) == workerStart {
+			n = max(n, tl.Ordinal(i))
+		}
+	}
+	return n
+}
+
 // crossed appends to buf the positions in allEvents of k's events that ss
 // crossed, in k's order.
 func (k *kindSpace) crossed(buf []uint8, ss *sites) []uint8 {
@@ -703,6 +720,7 @@ func (e *explorer) survey(also ...model.Config) error {
 	// memory keys and branch names
 	counts := map[model.EventName]int{}
 	details := map[model.EventName][]string{}
+	starts, cleanStarts := 0, 0 // worker.start crossings, sites of worker-scoped kinds only
 	for i, cfg := range append([]model.Config{set.config}, also...) {
 		cfg.Fixture = set.fixture.Name
 		cs := &model.Schedule{Version: model.ScheduleVersion, Seed: "clean", Config: cfg, Faults: []model.FaultEntry{}}
@@ -715,10 +733,12 @@ func (e *explorer) survey(also ...model.Config) error {
 			return err
 		}
 		ss := sitesOf(clean)
+		starts = max(starts, startsOf(clean))
 		e.markCrossed(clean)
 		if i == 0 {
 			ss.order = orderOf(clean)
 			e.clean = ss // the sites of every drawn schedule's first fault
+			cleanStarts = startsOf(clean)
 			e.cleanSchedule, e.cleanTimeline = cloneSchedule(cs), clean.Timeline.Events()
 			if ir, bad := e.violation(clean); bad {
 				e.cleanBroke = ir.Invariant
@@ -783,7 +803,11 @@ func (e *explorer) survey(also ...model.Config) error {
 		}
 		// the kind's own event first: rapid draws small indices more often
 		for _, ev := range append([]model.EventName{sp.Event}, allEvents...) {
-			if slices.Contains(ks.fitting, ev) || counts[ev] == 0 || !fits(sp.Kind, ev) {
+			n := counts[ev]
+			if ev == model.EvWorkerStart && sp.WorkerScoped {
+				n = starts // a worker-scoped kind's own site, as the walk places it
+			}
+			if slices.Contains(ks.fitting, ev) || n == 0 || !fits(sp.Kind, ev) {
 				continue
 			}
 			ks.fitting = append(ks.fitting, ev)
@@ -806,6 +830,10 @@ func (e *explorer) survey(also ...model.Config) error {
 	}
 	if len(e.kinds) == 0 {
 		return errNoSite
+	}
+	e.starts = slices.ContainsFunc(e.kinds, func(k kindSpace) bool { return slices.Contains(k.fitting, model.EvWorkerStart) })
+	if e.starts {
+		e.clean.counts[workerStart] = cleanStarts
 	}
 	for p, ev := range allEvents {
 		e.swarmIndex[p] = -1
@@ -1308,6 +1336,9 @@ func (e *explorer) runPrefix(s *model.Schedule) (*sites, error) {
 		return nil, onSchedule(fmt.Errorf("properties: harness, on the run a fault is placed in: %w", err), s)
 	}
 	ss := sitesOf(res)
+	if e.starts {
+		ss.counts[workerStart] = startsOf(res)
+	}
 	ss.order = orderOf(res)
 	spare.Result(h, res) // the sites keep nothing of res
 	return &ss, nil

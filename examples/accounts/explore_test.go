@@ -52,3 +52,35 @@ func TestExplorationPlacesANamedCacheKind(t *testing.T) {
 		t.Errorf("explore: found %v after %d checks: %+v", rep.Found, rep.ChecksToFailure, rep.Counterexample)
 	}
 }
+
+// TestRandomDrawsPlaceAWorkerScopedKind: random draws alone (no walk)
+// place ambient_identity_leak at worker.start, its only site, where one
+// worker runs both tenants' tasks, and find the leaked admin; the closer
+// that re-derives it per task holds over the same draws, every fault
+// reached. Each worker running one task, every fault is reached and none
+// fires: inconclusive, never a pass.
+func TestRandomDrawsPlaceAWorkerScopedKind(t *testing.T) {
+	opts := func(workers int) []properties.Option {
+		cfg := model.Config{Concurrency: &model.Concurrency{Workers: workers}}
+		return []properties.Option{properties.WithHarnessOptions(opts), properties.WithConfig(cfg), properties.WithKinds("ambient_identity_leak"),
+			properties.WithoutWorldEvents(), properties.WithSeed(1), properties.WithChecks(20), properties.WithMaxSchedules(0)}
+	}
+	rep, err := properties.Explore(closer(accounts.Closer{}), opts(1)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Found || rep.ChecksToFailure != 1 || rep.Counterexample.Invariant != model.InvRightSubject {
+		t.Fatalf("explore: found %v after %d checks: %+v", rep.Found, rep.ChecksToFailure, rep.Counterexample)
+	}
+	if f := rep.Counterexample.Schedule.Faults; len(f) != 1 || f[0].Kind != "ambient_identity_leak" || f[0].Event != model.EvWorkerStart || f[0].Ordinal != 1 {
+		t.Errorf("schedule: %+v", f)
+	}
+	rep, err = properties.Explore(closer(accounts.Closer{PerTask: true}), opts(1)...)
+	if err != nil || rep.Found || rep.Checks != 20 || rep.Faults == 0 || rep.Reached != rep.Faults || rep.Fired == 0 || rep.Inconclusive() {
+		t.Errorf("per task: %v %+v", err, rep)
+	}
+	rep, err = properties.Explore(closer(accounts.Closer{}), opts(2)...)
+	if err != nil || rep.Found || rep.Checks != 20 || rep.Reached != rep.Faults || rep.Fired != 0 || !rep.Inconclusive() {
+		t.Errorf("two workers: %v %+v", err, rep)
+	}
+}
