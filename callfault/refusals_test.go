@@ -1,9 +1,16 @@
 package callfault_test
 
 import (
+	"context"
+	"errors"
+	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 
+	"github.com/faultline/faultline/callfault"
 	"github.com/faultline/faultline/model"
+	"github.com/faultline/faultline/properties"
 )
 
 // TestWrapProviderRefusals: the provider's refusals outside the catalogue,
@@ -51,5 +58,58 @@ func TestWrapProviderRefusals(t *testing.T) {
 		if !res.Held() || len(rows) != tc.goodRows || res.Faults[0].Fired != tc.goodFired || res.Claims[0].Verdict != tc.goodClaim {
 			t.Errorf("%s defended: held %v, %d rows, fault %+v, claims %+v, invariants %+v", tc.kind, res.Held(), len(rows), res.Faults[0], res.Claims, res.Invariants)
 		}
+	}
+}
+
+// TestWrapLastingFiredExactly: a lasting kind is recorded fired once for
+// each call it refused, on production code's clock (a synctest bubble):
+// the outage refuses every call of its 1,000 logical ms (999 ms after the
+// first included, 1,000 ms after not), the expired credential every call
+// of its first instant; the provider serves the others.
+func TestWrapLastingFiredExactly(t *testing.T) {
+	for _, tc := range []struct {
+		kind  string
+		at    []time.Duration
+		want  string
+		fired int
+	}{
+		{"provider_outage", []time.Duration{0, 0, 999 * time.Millisecond, time.Second}, "unavailable unavailable unavailable ch_1", 3},
+		{"credential_expired", []time.Duration{0, 0, time.Millisecond}, "unauthorized unauthorized ch_1", 2},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			l := &ledgerSvc{}
+			var got []string
+			sys := sysFunc{l: l, run: func(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {
+				charge, err := callfault.Wrap(env.Calls, spec, l.charge)
+				if err != nil {
+					return model.Claim{}, err
+				}
+				var now time.Duration
+				for _, at := range tc.at {
+					//faultline:ignore production code waits on the time package; the test runs it in a synctest bubble, whose clock is the run's
+					time.Sleep(at - now)
+					now = at
+					resp, err := charge(ctx, chargeReq{Key: "k", Subject: task.Subject, Amount: task.Amount, Trace: task.Trace})
+					switch {
+					case errors.Is(err, errUnavailable):
+						got = append(got, "unavailable")
+					case errors.Is(err, errUnauthorized):
+						got = append(got, "unauthorized")
+					default:
+						got = append(got, resp.Receipt)
+					}
+				}
+				return model.Claim{Verdict: model.ClaimHold}, nil
+			}}
+			res, err := model.NewHarness(billFixture, model.Options{Builtin: []string{}, Clock: properties.BubbleClock}).Run(
+				func() model.System { return sys },
+				&model.Schedule{Version: model.ScheduleVersion, Seed: "l", Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: tc.kind}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(got, " ") != tc.want || res.Faults[0].Fired != tc.fired || len(l.ledger()) != 1 {
+				t.Errorf("%s: caller got %v (want %s), %d rows, fault %+v", tc.kind, got, tc.want, len(l.ledger()), res.Faults[0])
+			}
+		})
 	}
 }
