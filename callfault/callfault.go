@@ -59,8 +59,10 @@ func (e *TimeoutError) Timeout() bool { return true }
 func (e *TimeoutError) Is(target error) bool { return target == os.ErrDeadlineExceeded }
 
 // RejectedError is the default rendering of a refusal before any effect
-// (sandbox_denial, reject_before_commit): Class is the model's
-// ("sandbox_denial", model.ClassRejected).
+// (sandbox_denial, reject_before_commit; outside the catalogue
+// do_not_retry, provider_outage and credential_expired): Class is the
+// model's ("sandbox_denial", model.ClassRejected, "do_not_retry",
+// "unavailable", "unauthorized"), which says whether a retry may succeed.
 type RejectedError struct {
 	Tool   string
 	Kind   string
@@ -138,8 +140,9 @@ type Spec[Req, Resp any] struct {
 	Result func(key string, resp Resp, err error) model.ToolResult
 	// Lost renders a lost or withheld reply; default *TimeoutError.
 	Lost func(kind string, sent bool) error
-	// Rejected renders a refusal before any effect; default
-	// *RejectedError.
+	// Rejected renders a refusal before any effect (res.Class tells a
+	// permanent one, an outage's and an expired credential's apart);
+	// default *RejectedError.
 	Rejected func(kind string, res model.ToolResult) error
 	// Failed renders server_error and network_error (sent: after the
 	// provider processed the request); default *TransportError.
@@ -167,7 +170,8 @@ type Spec[Req, Resp any] struct {
 
 // Kinds returns the kinds a wrapped call can render, in catalogue order:
 // every kind at tool.commit. It renders server_error and network_error
-// too, outside the catalogue, when a schedule names them (Spec.Failed).
+// too, outside the catalogue, when a schedule names them (Spec.Failed),
+// and do_not_retry, provider_outage and credential_expired (Spec.Rejected).
 func Kinds() []string {
 	var out []string
 	for _, s := range model.Catalogue() {
@@ -210,7 +214,7 @@ func Wrap[Req, Resp any](calls model.Calls, spec Spec[Req, Resp], f func(context
 	if spec.Key == nil {
 		spec.Key = func(Req) (string, error) { return "", nil }
 	}
-	kinds := append(spec.Kinds(), "server_error", "network_error")
+	kinds := append(spec.Kinds(), outsideCatalogue...)
 	w := &wrapped[Req, Resp]{calls: calls, s: spec, f: f, renders: func(k string) bool { return slices.Contains(kinds, k) }}
 	if w.s.Action == nil {
 		w.s.Action = func(_ Req, key string) model.Action { return model.Action{IdempotencyKey: key} }
@@ -253,6 +257,10 @@ func Wrap[Req, Resp any](calls model.Calls, spec Spec[Req, Resp], f func(context
 	}
 	return w.call, nil
 }
+
+// outsideCatalogue are the kinds outside the catalogue a wrapped call
+// renders when a schedule names them.
+var outsideCatalogue = []string{"server_error", "network_error", "do_not_retry", "provider_outage", "credential_expired"}
 
 type wrapped[Req, Resp any] struct {
 	calls model.Calls
@@ -324,7 +332,7 @@ func (w *wrapped[Req, Resp]) call(ctx context.Context, req Req) (Resp, error) {
 	}
 	for _, kind := range c.Fired {
 		switch kind {
-		case "sandbox_denial", "reject_before_commit":
+		case "sandbox_denial", "reject_before_commit", "do_not_retry", "provider_outage", "credential_expired":
 			return zero, w.s.Rejected(kind, c.Result)
 		case "timeout_before_send", "budget_exhaustion":
 			return zero, w.s.Lost(kind, false)

@@ -40,6 +40,9 @@ func (e busyError) Error() string { return "ledger: busy, retry in " + e.wait.St
 var (
 	errRefused = errors.New("ledger: refused")
 	errTimeout = errors.New("ledger: deadline exceeded")
+	// errUnavailable and errUnauthorized are the library's 503 and 401
+	errUnavailable  = errors.New("ledger: service unavailable")
+	errUnauthorized = errors.New("ledger: unauthorized")
 )
 
 // ledgerSvc is the provider: its own table, idempotent by key (a charge
@@ -93,6 +96,15 @@ type biller struct {
 	deriveKey   bool   // derive the key from what is charged
 	process     string // when set, in every key: a key per process (a blind resume)
 	replyIsDone bool   // take a reply without an error for done, its fields unread
+	// retryRefused retries a refusal after 100 ms, a permanent one
+	// included
+	retryRefused bool
+	// backoff, when set, is the first wait before a retry of a 503,
+	// doubled after each (none: a 503 is retried at once, as any error)
+	backoff time.Duration
+	// reauth answers a 401 by refreshing its credential after 100 ms and
+	// retrying once (none: a 401 is retried at once, as any error)
+	reauth bool
 }
 
 func (b biller) bill(ctx context.Context, id, subject string, amount int64, trace string) (string, bool) {
@@ -105,6 +117,7 @@ func (b biller) bill(ctx context.Context, id, subject string, amount int64, trac
 	case b.process != "":
 		key += ":" + b.process
 	}
+	wait, refreshed := b.backoff, false
 	for attempt := 0; attempt <= b.retries; attempt++ {
 		if attempt > 0 && b.freshKey {
 			key = id + ":charge-" + strconv.Itoa(attempt)
@@ -118,6 +131,25 @@ func (b biller) bill(ctx context.Context, id, subject string, amount int64, trac
 		case errors.As(err, &busy):
 			//faultline:ignore production code waits on the time package; the test runs it in a synctest bubble, whose clock is the run's
 			time.Sleep(busy.wait)
+			continue
+		case errors.Is(err, errUnavailable) && wait > 0:
+			//faultline:ignore production code waits on the time package; the test runs it in a synctest bubble, whose clock is the run's
+			time.Sleep(wait)
+			wait *= 2
+			continue
+		case errors.Is(err, errUnauthorized) && b.reauth:
+			if refreshed {
+				return "", false
+			}
+			// a fresh credential, fetched after a pause: a retry at the
+			// instant of the 401 crosses with it and is refused again
+			//faultline:ignore production code waits on the time package; the test runs it in a synctest bubble, whose clock is the run's
+			time.Sleep(100 * time.Millisecond)
+			refreshed = true
+			continue
+		case errors.Is(err, errRefused) && b.retryRefused:
+			//faultline:ignore production code waits on the time package; the test runs it in a synctest bubble, whose clock is the run's
+			time.Sleep(100 * time.Millisecond)
 			continue
 		case errors.Is(err, errRefused):
 			return "", false
@@ -138,7 +170,13 @@ var spec = callfault.Spec[chargeReq, chargeResp]{
 	},
 	Receipt: func(r chargeResp) string { return r.Receipt },
 	Lost:    func(string, bool) error { return errTimeout },
-	Rejected: func(string, model.ToolResult) error {
+	Rejected: func(_ string, res model.ToolResult) error {
+		switch res.Class {
+		case "unavailable":
+			return errUnavailable
+		case "unauthorized":
+			return errUnauthorized
+		}
 		return errRefused
 	},
 	RateLimited:  func(d time.Duration) error { return busyError{d} },
@@ -206,7 +244,7 @@ func runBill(t *testing.T, sys billSystem, faults ...model.FaultEntry) (*model.R
 	return res, sys.l.ledger()
 }
 
-var defended = biller{retries: 2, verifyTrace: true}
+var defended = biller{retries: 2, verifyTrace: true, backoff: 600 * time.Millisecond, reauth: true}
 
 // TestWrapCounterfactuals: for every kind at tool.commit, a biller with
 // the planted bug breaks the named invariant, read from the provider's

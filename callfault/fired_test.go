@@ -10,7 +10,8 @@ import (
 	"github.com/faultline/faultline/model"
 )
 
-// TestWrapFiredExactly: for every kind at tool.commit, the fault is
+// TestWrapFiredExactly: for every kind at tool.commit (and the provider's
+// refusals outside the catalogue), the fault is
 // recorded fired exactly when the caller received the disturbed answer:
 // over a reply with a receipt every kind fires and the caller gets the
 // spec's rendering; over a reply without a receipt and over the client's
@@ -30,6 +31,10 @@ func TestWrapFiredExactly(t *testing.T) {
 		{"budget_exhaustion", lost, lost, lost},
 		{"tool_timeout", lost, lost, lost},
 		{"reject_before_commit", refused, refused, refused},
+		// outside the catalogue: the provider's refusals, each by its class
+		{"do_not_retry", refused, refused, refused},
+		{"provider_outage", show(chargeResp{}, errUnavailable), show(chargeResp{}, errUnavailable), show(chargeResp{}, errUnavailable)},
+		{"credential_expired", show(chargeResp{}, errUnauthorized), show(chargeResp{}, errUnauthorized), show(chargeResp{}, errUnauthorized)},
 		{"rate_limit", show(chargeResp{}, busyError{100_000_000}), show(chargeResp{}, busyError{100_000_000}), show(chargeResp{}, busyError{100_000_000})},
 		{"timeout_after_commit", lost, lost, show(chargeResp{}, errDown)},
 		{"partial_success_response", show(noReceipt, nil), show(noReceipt, nil), show(chargeResp{}, errDown)},

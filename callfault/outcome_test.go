@@ -43,9 +43,14 @@ func TestOutcomeOf(t *testing.T) {
 		"false_success": model.OutcomeCommitted,
 		"server_error":  model.OutcomeUnknown,
 		"network_error": model.OutcomeUnknown,
+		// the provider's refusals outside the catalogue
+		"do_not_retry":       model.OutcomeRejected,
+		"provider_outage":    model.OutcomeRejected,
+		"credential_expired": model.OutcomeRejected,
 	}
-	require.Len(t, want, len(callfault.Kinds())+3)
-	for _, kind := range append([]string{"", "server_error", "network_error"}, callfault.Kinds()...) {
+	outside := []string{"", "server_error", "network_error", "do_not_retry", "provider_outage", "credential_expired"}
+	require.Len(t, want, len(callfault.Kinds())+len(outside))
+	for _, kind := range append(outside, callfault.Kinds()...) {
 		l := &ledgerSvc{}
 		var got []model.Outcome
 		sys := sysFunc{l: l, run: func(ctx context.Context, env model.Env, task model.Task) (model.Claim, error) {

@@ -10,8 +10,9 @@ import (
 )
 
 // TestWrapCheckProduction: the defended biller, through a wrapped call,
-// passes a production campaign of every kind at tool.commit, each run in
-// a synctest bubble on its clock.
+// passes a production campaign of every kind at tool.commit and the
+// provider's refusals outside the catalogue, each run in a synctest
+// bubble on its clock.
 func TestWrapCheckProduction(t *testing.T) {
 	def := &model.Definition{
 		Name:     "biller",
@@ -24,5 +25,5 @@ func TestWrapCheckProduction(t *testing.T) {
 		Invariants: []model.UserInvariant{traceJoined},
 		Clock:      properties.BubbleClock,
 	}
-	properties.Check(t, def, properties.WithKinds(callfault.Kinds()...), properties.WithoutWorldEvents())
+	properties.Check(t, def, properties.WithKinds(append(callfault.Kinds(), "do_not_retry", "provider_outage", "credential_expired")...), properties.WithoutWorldEvents())
 }

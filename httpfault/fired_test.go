@@ -67,7 +67,8 @@ func (s oneCall) Run(ctx context.Context, env model.Env, task model.Task) (model
 
 func (s oneCall) ProviderLedger(context.Context) ([]model.LedgerEntry, error) { return s.p.rows, nil }
 
-// TestJoinFiredExactly: for every kind the transport renders, the fault
+// TestJoinFiredExactly: for every kind the transport renders (the
+// catalogue's and the provider's refusals outside it), the fault
 // is recorded fired exactly when the client received the disturbed
 // answer: over a 2xx with a receipt every kind fires and the client gets
 // its rendering; over a 2xx without a receipt and over a 500 the kinds
@@ -75,6 +76,9 @@ func (s oneCall) ProviderLedger(context.Context) ([]model.LedgerEntry, error) { 
 // provider's own answer (a lost reply of a 500 is not a lost commit).
 func TestJoinFiredExactly(t *testing.T) {
 	const ok, bare, fail = `{"receipt_id":"r1","amount":5}`, `{"amount":5}`, `{"error":"boom"}`
+	const dnr = `400 {"error":"rejected permanently: do not retry"}`
+	const outage = `503 {"error":{"type":"service_unavailable","message":"the service is unavailable"}}`
+	const expired = `401 {"error":{"type":"authentication_error","message":"the access token has expired"}}`
 	for _, tc := range []struct {
 		kind               string
 		receipt, noReceipt string // what the client gets over a 2xx with and without a receipt
@@ -86,6 +90,11 @@ func TestJoinFiredExactly(t *testing.T) {
 		{"tool_timeout", "timeout tool_timeout sent false", "timeout tool_timeout sent false", "timeout tool_timeout sent false"},
 		{"reject_before_commit", `422 {"error":"rejected before commit"}`, `422 {"error":"rejected before commit"}`, `422 {"error":"rejected before commit"}`},
 		{"rate_limit", `429 {"error":"rate limited"}`, `429 {"error":"rate limited"}`, `429 {"error":"rate limited"}`},
+		// outside the catalogue: the provider's refusals (a lasting one's
+		// later answers: TestJoinLastingFiredExactly)
+		{"do_not_retry", dnr, dnr, dnr},
+		{"provider_outage", outage, outage, outage},
+		{"credential_expired", expired, expired, expired},
 		{"timeout_after_commit", "timeout timeout_after_commit sent true", "timeout timeout_after_commit sent true", "500 " + fail},
 		{"partial_success_response", `200 {"amount":5}`, "200 " + bare, "500 " + fail},
 		{"malformed_response", `200 {"receipt_id":"`, "200 " + bare, "500 " + fail},

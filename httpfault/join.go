@@ -235,12 +235,12 @@ type JoinOptions struct {
 	Receipt string
 	Amount  string
 	// Render renders, in the provider's format, the answer the transport
-	// gives in its place when reject_before_commit or rate_limit fires
-	// (retryAfter: the rate limit's wait, ms), so the client takes the
-	// path production takes: StripeError, OpenAIError, AnthropicError,
-	// AnthropicOverloaded, or one's own. Default (and for a zero Status):
-	// a 422, and a 429 with Retry-After and Retry-After-Ms, each with an
-	// {"error": ...} body.
+	// gives in its place when reject_before_commit, rate_limit or
+	// do_not_retry fires (retryAfter: the rate limit's wait, ms), so the
+	// client takes the path production takes: StripeError, OpenAIError,
+	// AnthropicError, AnthropicOverloaded, or one's own. Default (and for
+	// a zero Status): a 422, a 429 with Retry-After and Retry-After-Ms, a
+	// 400 with X-Should-Retry: false, each with an {"error": ...} body.
 	Render func(kind string, retryAfter model.Millis) Answer
 }
 
@@ -302,16 +302,19 @@ var rendered = map[string]bool{
 	"partial_success_response": true, "malformed_response": true, "output_drift": true, "break_trace_lineage": true,
 	"false_success": true,
 	// outside the catalogue: the provider's server error and the
-	// connection's failure, before commit or after it
+	// connection's failure, before commit or after it; its permanent
+	// refusal, its outage and its refusal of an expired credential
 	"server_error": true, "network_error": true,
+	"do_not_retry": true, "provider_outage": true, "credential_expired": true,
 }
 
 // Kinds returns the catalogue's fault kinds the joined transport renders
 // at tool.commit, in catalogue order: the tool domain and
-// break_trace_lineage. It renders server_error and network_error too,
-// outside the catalogue, when a schedule names them. Another kind armed at
-// a commit, or any kind armed at a read, does not act: it stays unfired
-// and the run is inconclusive.
+// break_trace_lineage. It renders server_error, network_error,
+// do_not_retry, provider_outage and credential_expired too, outside the
+// catalogue, when a schedule names them. Another kind armed at a commit,
+// or any kind armed at a read, does not act: it stays unfired and the run
+// is inconclusive.
 func Kinds() []string {
 	var out []string
 	for _, s := range model.Catalogue() {
@@ -536,7 +539,13 @@ func (j *Joined) commit(req *http.Request, body []byte, cl Classified) (*http.Re
 			// a success envelope carrying the provider's error: a 200
 			// whatever the provider's format (Render renders refusals)
 			return answer(req, http.StatusOK, nil, falseSuccessBody), nil
-		case "reject_before_commit", "rate_limit":
+		case "provider_outage":
+			// the provider is down: a 503 without Retry-After, to every
+			// commit of the outage's logical ms (the model says which)
+			return answer(req, http.StatusServiceUnavailable, nil, outageBody), nil
+		case "credential_expired":
+			return answer(req, http.StatusUnauthorized, http.Header{"Www-Authenticate": {expiredChallenge}}, expiredBody), nil
+		case "reject_before_commit", "rate_limit", "do_not_retry":
 			a := j.opts.Render(kind, c.Result.RetryAfter)
 			if a.Status == 0 {
 				a = defaultAnswer(kind, c.Result.RetryAfter)

@@ -69,6 +69,8 @@ func (p *jpayments) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		json.NewEncoder(w).Encode(out)
 	case r.Method == http.MethodPost && r.URL.Path == "/quote":
 		io.WriteString(w, `{"price":300}`)
+	case r.Method == http.MethodPost && r.URL.Path == "/token":
+		io.WriteString(w, `{"access_token":"tok-2"}`)
 	default:
 		http.NotFound(w, r)
 	}
@@ -103,6 +105,17 @@ type jpayer struct {
 	statusOnly bool
 	// retry5xx retries a 5xx answer as it does a failed connection
 	retry5xx bool
+	// retry4xx retries a 4xx answer (a 429 aside) at once, one that said
+	// not to retry included
+	retry4xx bool
+	// backoff, when set, is the first wait before a retry of a 503,
+	// doubled after each
+	backoff time.Duration
+	// reauth answers a 401 by fetching a fresh token (POST /token, no
+	// crossing) after 100 ms and retrying with it, once
+	reauth bool
+	// auth is the Authorization header the charges carry
+	auth string
 }
 
 // pay charges subject once and reports whether it may release.
@@ -117,6 +130,8 @@ func (p jpayer) pay(ctx context.Context, id, subject string, amount int64, trace
 	if _, err := p.post(ctx, "/quote", "", trace, `{}`); err != nil {
 		return "", false, err
 	}
+	p.auth = "Bearer tok-1"
+	wait := p.backoff
 	for attempt := 0; attempt <= p.retries; attempt++ {
 		if attempt > 0 && p.freshKey {
 			key = id + ":charge-" + strconv.Itoa(attempt)
@@ -136,7 +151,30 @@ func (p jpayer) pay(ctx context.Context, id, subject string, amount int64, trace
 			return out.Receipt, true, nil
 		}
 		switch {
+		case resp.StatusCode == http.StatusServiceUnavailable && wait > 0:
+			//faultline:ignore production code waits on the time package; the test runs it in a synctest bubble, whose clock is the run's
+			time.Sleep(wait)
+			wait *= 2
+			continue
+		case resp.StatusCode == http.StatusUnauthorized && p.reauth && p.auth == "Bearer tok-1":
+			// a fresh token, fetched after a pause: a retry at the
+			// instant of the 401 crosses with it and is refused again
+			//faultline:ignore production code waits on the time package; the test runs it in a synctest bubble, whose clock is the run's
+			time.Sleep(100 * time.Millisecond)
+			tok, err := p.post(ctx, "/token", "", trace, `{"grant_type":"refresh_token"}`)
+			if err != nil {
+				return "", false, err
+			}
+			var fresh struct {
+				Token string `json:"access_token"`
+			}
+			json.NewDecoder(tok.Body).Decode(&fresh)
+			tok.Body.Close()
+			p.auth = "Bearer " + fresh.Token
+			continue
 		case resp.StatusCode >= 500 && p.retry5xx:
+			continue
+		case resp.StatusCode >= 400 && resp.StatusCode != http.StatusTooManyRequests && p.retry4xx:
 			continue
 		case resp.StatusCode == http.StatusTooManyRequests:
 			secs, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
@@ -167,6 +205,9 @@ func (p jpayer) post(ctx context.Context, path, key, trace, body string) (*http.
 		req.Header.Set("Idempotency-Key", key)
 	}
 	req.Header.Set("Traceparent", trace)
+	if p.auth != "" {
+		req.Header.Set("Authorization", p.auth)
+	}
 	resp, err := p.client.Do(req)
 	if err == nil && path == "/quote" {
 		io.Copy(io.Discard, resp.Body)
@@ -288,7 +329,7 @@ func runPay(t *testing.T, cfg jpayer, faults ...model.FaultEntry) (*model.Result
 	return res, rows
 }
 
-var defended = jpayer{retries: 2, verifyTrace: true}
+var defended = jpayer{retries: 2, verifyTrace: true, backoff: 600 * time.Millisecond, reauth: true}
 
 // TestJoinCounterfactuals: for every kind the joined transport renders, a
 // client with the planted bug breaks the named invariant, read from the

@@ -10,10 +10,12 @@ import (
 )
 
 // TestJoinCheckProduction: the defended payer, through the joined
-// transport over InProcess, passes a production campaign of every kind
-// the transport renders, each run in a synctest bubble on its clock.
+// transport over InProcess, passes a production campaign of every
+// catalogue kind the transport renders and the provider's refusals
+// outside the catalogue, each run in a synctest bubble on its clock.
 func TestJoinCheckProduction(t *testing.T) {
-	properties.Check(t, payDefinition(defended), properties.WithKinds(httpfault.Kinds()...), properties.WithoutWorldEvents())
+	kinds := append(httpfault.Kinds(), "do_not_retry", "provider_outage", "credential_expired")
+	properties.Check(t, payDefinition(defended), properties.WithKinds(kinds...), properties.WithoutWorldEvents())
 }
 
 // TestJoinExhaustiveFindsTheFreshKey: the exhaustive walk of one fault at

@@ -22,10 +22,14 @@ type Answer struct {
 
 // defaultAnswer is faultline's own rendering: a 422 for
 // reject_before_commit, a 429 with Retry-After (seconds, rounded up) and
-// Retry-After-Ms for rate_limit, each with an {"error": ...} body.
+// Retry-After-Ms for rate_limit, a 400 with X-Should-Retry: false for
+// do_not_retry, each with an {"error": ...} body.
 func defaultAnswer(kind string, retryAfter model.Millis) Answer {
-	if kind == "rate_limit" {
+	switch kind {
+	case "rate_limit":
 		return Answer{Status: http.StatusTooManyRequests, Header: retryHeaders(retryAfter), Body: []byte(`{"error":"rate limited"}`)}
+	case "do_not_retry":
+		return Answer{Status: http.StatusBadRequest, Header: http.Header{"X-Should-Retry": {"false"}}, Body: []byte(`{"error":"rejected permanently: do not retry"}`)}
 	}
 	return Answer{Status: http.StatusUnprocessableEntity, Body: []byte(`{"error":"rejected before commit"}`)}
 }
@@ -38,6 +42,18 @@ const falseSuccessBody = `{"ok":false,"error":"the provider failed the request; 
 // serverErrorBody is server_error's answer, given with a 500: the error
 // object of the APIs that name a server fault (type api_error).
 const serverErrorBody = `{"error":{"type":"api_error","message":"internal server error"}}`
+
+// outageBody is provider_outage's answer, given with a 503 and no
+// Retry-After: the provider is down and says nothing of when it is back.
+const outageBody = `{"error":{"type":"service_unavailable","message":"the service is unavailable"}}`
+
+// expiredBody and expiredChallenge are credential_expired's answer, given
+// with a 401: an authentication error and the WWW-Authenticate challenge
+// of an expired bearer token (RFC 6750).
+const (
+	expiredBody      = `{"error":{"type":"authentication_error","message":"the access token has expired"}}`
+	expiredChallenge = `Bearer error="invalid_token", error_description="the access token expired"`
+)
 
 // networkError is network_error's rendering, the error a dialer or a
 // connection returns: connection refused before the request left (sent
@@ -63,9 +79,9 @@ func jsonBody(v any) []byte {
 
 // StripeError renders as Stripe does (a JoinOptions.Render): an error
 // object {"error": {"type", "code", "message"}} with a Request-Id header;
-// reject_before_commit is a 400 invalid_request_error with
-// Stripe-Should-Retry: false, rate_limit a 429 of code rate_limit, which
-// stripe-go decodes as a *stripe.Error and does not retry.
+// reject_before_commit and do_not_retry are a 400 invalid_request_error
+// with Stripe-Should-Retry: false, rate_limit a 429 of code rate_limit,
+// which stripe-go decodes as a *stripe.Error and does not retry.
 func StripeError(kind string, _ model.Millis) Answer {
 	type object struct {
 		Type    string `json:"type"`
@@ -84,7 +100,7 @@ func StripeError(kind string, _ model.Millis) Answer {
 
 // OpenAIError renders as OpenAI's API does (a JoinOptions.Render): the
 // envelope {"error": {"message", "type", "param", "code"}} with an
-// x-request-id header; reject_before_commit is a 400
+// x-request-id header; reject_before_commit and do_not_retry are a 400
 // invalid_request_error with x-should-retry: false, rate_limit a 429
 // rate_limit_exceeded with Retry-After, Retry-After-Ms (the model's wait)
 // and x-should-retry: true, which openai-go obeys.
@@ -109,10 +125,11 @@ func OpenAIError(kind string, retryAfter model.Millis) Answer {
 
 // AnthropicError renders as Anthropic's API does (a JoinOptions.Render):
 // the envelope {"type": "error", "error": {"type", "message"},
-// "request_id"} with a request-id header; reject_before_commit is a 400
-// invalid_request_error with x-should-retry: false, rate_limit a 429
-// rate_limit_error with Retry-After, Retry-After-Ms (the model's wait) and
-// x-should-retry: true, which anthropic-sdk-go obeys.
+// "request_id"} with a request-id header; reject_before_commit and
+// do_not_retry are a 400 invalid_request_error with x-should-retry:
+// false, rate_limit a 429 rate_limit_error with Retry-After,
+// Retry-After-Ms (the model's wait) and x-should-retry: true, which
+// anthropic-sdk-go obeys.
 func AnthropicError(kind string, retryAfter model.Millis) Answer {
 	if kind == "rate_limit" {
 		return anthropic(http.StatusTooManyRequests, "rate_limit_error", "Number of requests has exceeded your rate limit.", retryAfter)

@@ -10,8 +10,8 @@ import (
 	"github.com/faultline/faultline/model"
 )
 
-// TestRenderProviderAnswers: with JoinOptions.Render, reject_before_commit
-// and rate_limit answer in the provider's format (status, the headers its
+// TestRenderProviderAnswers: with JoinOptions.Render, reject_before_commit,
+// rate_limit and do_not_retry answer in the provider's format (status, the headers its
 // SDK obeys, body), the model's rate-limit wait in Retry-After-Ms; the
 // client's three outcomes follow (a 529 overloaded answer is unknown to
 // OutcomeOf, as any 5xx). The SDKs' own error types decode these answers
@@ -20,6 +20,7 @@ func TestRenderProviderAnswers(t *testing.T) {
 	headers := []string{"Retry-After", "Retry-After-Ms", "X-Should-Retry", "Stripe-Should-Retry", "Request-Id", "X-Request-Id"}
 	want := map[string]map[string]string{
 		"default": {
+			"do_not_retry":         `rejected 400 Bad Request {"error":"rejected permanently: do not retry"} X-Should-Retry=false`,
 			"reject_before_commit": `rejected 422 Unprocessable Entity {"error":"rejected before commit"}`,
 			"rate_limit":           `rejected 429 Too Many Requests {"error":"rate limited"} Retry-After=1 Retry-After-Ms=100`,
 		},
@@ -43,7 +44,12 @@ func TestRenderProviderAnswers(t *testing.T) {
 	renders := map[string]func(string, model.Millis) httpfault.Answer{"default": nil, "stripe": httpfault.StripeError,
 		"openai": httpfault.OpenAIError, "anthropic": httpfault.AnthropicError, "anthropic_overloaded": httpfault.AnthropicOverloaded}
 	for name, render := range renders {
-		for _, kind := range []string{"reject_before_commit", "rate_limit"} {
+		if want[name]["do_not_retry"] == "" {
+			// the provider's format has one answer for a request it
+			// will not take: a 400 that says not to retry
+			want[name]["do_not_retry"] = want[name]["reject_before_commit"]
+		}
+		for _, kind := range []string{"reject_before_commit", "rate_limit", "do_not_retry"} {
 			var got []string
 			res, err := model.NewHarness(payFixture, model.Options{Builtin: []string{}}).Run(
 				func() model.System { return outcomeSystem{p: &jpayments{}, got: &got, render: render, header: headers} },

@@ -80,7 +80,8 @@ func (s oneCall) Run(ctx context.Context, env model.Env, task model.Task) (model
 
 func (s oneCall) ProviderLedger(context.Context) ([]model.LedgerEntry, error) { return s.a.rows, nil }
 
-// TestFiredExactly: for every kind at tool.commit, the fault is recorded
+// TestFiredExactly: for every kind at tool.commit (and the provider's
+// refusals outside the catalogue), the fault is recorded
 // fired exactly when the client received the disturbed answer: over a
 // result with a receipt every kind fires and the client gets its
 // rendering; over a result without a receipt and over an IsError result
@@ -101,6 +102,10 @@ func TestFiredExactly(t *testing.T) {
 		{"tool_timeout", timeout, timeout, timeout},
 		{"reject_before_commit", isErr("provider rejected the request before commit"), isErr("provider rejected the request before commit"), isErr("provider rejected the request before commit")},
 		{"rate_limit", isErr("rate limited: retry after 100 ms retry after 100"), isErr("rate limited: retry after 100 ms retry after 100"), isErr("rate limited: retry after 100 ms retry after 100")},
+		// outside the catalogue: the provider's refusals
+		{"do_not_retry", isErr("rejected permanently: do not retry"), isErr("rejected permanently: do not retry"), isErr("rejected permanently: do not retry")},
+		{"provider_outage", isErr("provider unavailable (503): outage"), isErr("provider unavailable (503): outage"), isErr("provider unavailable (503): outage")},
+		{"credential_expired", isErr("unauthorized (401): credential expired"), isErr("unauthorized (401): credential expired"), isErr("unauthorized (401): credential expired")},
 		{"timeout_after_commit", timeout, timeout, isErr(refused)},
 		{"partial_success_response", res(`{"bytes":300}`), res(bare), isErr(refused)},
 		{"malformed_response", res(`{"bytes":300,"`), res(bare), isErr(refused)},

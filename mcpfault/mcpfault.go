@@ -70,12 +70,12 @@ const (
 // tools/call, in a fixed order: a withheld or lost reply as a
 // *TimeoutError, a refusal as an IsError result (a rate limit's with
 // MetaRetryAfter), the answer faults on the real result,
-// break_trace_lineage on the request's MetaTrace, and false_success as a
-// result without IsError whose content is {"ok": false, "error": ...}
-// (docs/adapters-mcp.md). Outside the catalogue, server_error renders as a
-// JSON-RPC internal error and network_error as mcp.ErrConnectionClosed.
-// Another kind armed at tool.commit acts with the model's semantics and
-// is rendered by its result's outcome; it is not claimed here.
+// break_trace_lineage on the request's MetaTrace, false_success as a
+// result without IsError carrying {"ok": false, "error": ...}. Outside the
+// catalogue: server_error as a JSON-RPC internal error, network_error as
+// mcp.ErrConnectionClosed, do_not_retry, provider_outage and
+// credential_expired as refusals (docs/adapters-mcp.md). Another kind at
+// tool.commit acts as in the model, rendered by its result's outcome.
 func Kinds() []string {
 	return []string{"timeout_before_send", "reject_before_commit", "timeout_after_commit", "tool_timeout",
 		"partial_success_response", "malformed_response", "output_drift", "rate_limit", "break_trace_lineage",

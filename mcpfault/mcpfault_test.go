@@ -118,6 +118,9 @@ type policy struct {
 	checkTrace    bool // reads the deletion back and holds when its trace is not the job's
 	noKey         bool // sends no idempotency key at all
 	trustEnvelope bool // takes any result without IsError for a deletion done, its content unread
+	// backoff, when set, retries an IsError result (a rate limit aside)
+	// after this wait, doubled after each
+	backoff time.Duration
 }
 
 // expireSnapshot is production code's shape (it uses nothing of
@@ -127,6 +130,7 @@ type policy struct {
 // holds a confirmed deletion.
 func expireSnapshot(ctx context.Context, cs *mcp.ClientSession, pol policy, job, snapshot, trace string) (string, bool, error) {
 	key := job + ":delete"
+	wait := pol.backoff
 	for attempt := range 3 {
 		if pol.freshKey && attempt > 0 {
 			key = fmt.Sprintf("%s:delete-%d", job, attempt)
@@ -158,6 +162,11 @@ func expireSnapshot(ctx context.Context, cs *mcp.ClientSession, pol policy, job,
 			}
 			//faultline:ignore production code waits on the time package; the tests that pace it run it in a synctest bubble, whose clock is the run's
 			time.Sleep(time.Duration(ms) * time.Millisecond)
+			continue
+		case res.IsError && wait > 0:
+			//faultline:ignore production code waits on the time package; the tests that pace it run it in a synctest bubble, whose clock is the run's
+			time.Sleep(wait)
+			wait *= 2
 			continue
 		case res.IsError:
 			return "", false, nil

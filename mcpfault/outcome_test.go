@@ -33,9 +33,13 @@ func TestOutcomeOf(t *testing.T) {
 		"false_success":            model.OutcomeRejected,
 		"server_error":             model.OutcomeUnknown,
 		"network_error":            model.OutcomeUnknown,
+		"do_not_retry":             model.OutcomeRejected,
+		"provider_outage":          model.OutcomeRejected,
+		"credential_expired":       model.OutcomeRejected,
 	}
-	require.Len(t, want, len(mcpfault.Kinds())+3)
-	for _, kind := range append([]string{"", "server_error", "network_error"}, mcpfault.Kinds()...) {
+	outside := []string{"", "server_error", "network_error", "do_not_retry", "provider_outage", "credential_expired"}
+	require.Len(t, want, len(mcpfault.Kinds())+len(outside))
+	for _, kind := range append(outside, mcpfault.Kinds()...) {
 		var got []model.Outcome
 		do := func(ctx context.Context, cs *mcp.ClientSession) []string {
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "delete_snapshot", Arguments: deleteIn{Snapshot: "snap-9"},

@@ -3,6 +3,7 @@ package mcpfault_test
 import (
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/faultline/faultline/mcpfault"
 	"github.com/faultline/faultline/model"
@@ -125,5 +126,61 @@ func TestTransportAfterCommit(t *testing.T) {
 		if !res.Held() || len(p.rows) != 1 || res.Faults[0].Fired != 1 || res.Claims[0].Verdict != model.ClaimRelease {
 			t.Errorf("%s, same key: held %v %+v, %d rows, fault %+v", kind, res.Held(), res.Invariants, len(p.rows), res.Faults[0])
 		}
+	}
+}
+
+// TestProviderRefusals: the provider's refusals outside the catalogue,
+// once at the first tools/call of delete_snapshot, rendered as IsError
+// results, on the janitor (production code, in a synctest bubble whose
+// clock is the run's). The agent that takes the IsError result for a
+// deletion done invents it; the agent that retries an IsError result
+// after a back-off (600 ms, doubled) breaks retry_paced on the result
+// that said not to retry, and outlasts the outage's 1,000 logical ms and
+// the expiry's instant, deleting once; the agent that holds on an IsError
+// result holds. A one-agent run has no fleet: no_retry_storm is not
+// checked here.
+func TestProviderRefusals(t *testing.T) {
+	backoff := policy{backoff: 600 * time.Millisecond}
+	const none = "release although the ledger holds no effect of the task"
+	for _, tc := range []struct {
+		kind        string
+		pol         policy
+		inv         string // "" holds
+		detail      string
+		rows, fired int
+		claim       model.ClaimVerdict
+	}{
+		{"do_not_retry", policy{ignoreIsError: true}, model.InvNoInventedProgress, none, 0, 1, model.ClaimRelease},
+		{"do_not_retry", backoff, "retry_paced", "attempt 2 of task job-1 sent at 600 ms: the provider answered at 0 ms that the request must not be retried", 1, 1, model.ClaimRelease},
+		{"do_not_retry", policy{}, "", "", 0, 1, model.ClaimHold},
+		{"provider_outage", policy{ignoreIsError: true}, model.InvNoInventedProgress, none, 0, 1, model.ClaimRelease},
+		{"provider_outage", backoff, "", "", 1, 2, model.ClaimRelease},
+		{"provider_outage", policy{}, "", "", 0, 1, model.ClaimHold},
+		{"credential_expired", policy{ignoreIsError: true}, model.InvNoInventedProgress, none, 0, 1, model.ClaimRelease},
+		{"credential_expired", backoff, "", "", 1, 1, model.ClaimRelease},
+		{"credential_expired", policy{}, "", "", 0, 1, model.ClaimHold},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			p := newProvider(true)
+			res := runClocked(t, system{p: p, pol: tc.pol}, at(tc.kind))
+			f := res.Faults[0]
+			claim := model.ClaimVerdict("")
+			if len(res.Claims) == 1 {
+				claim = res.Claims[0].Verdict
+			}
+			if len(p.rows) != tc.rows || f.Fired != tc.fired || claim != tc.claim {
+				t.Errorf("%s %+v: %d rows, fault %+v, claims %+v", tc.kind, tc.pol, len(p.rows), f, res.Claims)
+			}
+			if tc.inv == "" {
+				if !res.Held() {
+					t.Errorf("%s %+v: %+v", tc.kind, tc.pol, res.Invariants)
+				}
+				return
+			}
+			inv, _ := res.Invariant(tc.inv)
+			if inv.Held || inv.FaultID != "f1" || inv.Detail != tc.detail {
+				t.Errorf("%s %+v: %s %+v", tc.kind, tc.pol, tc.inv, inv)
+			}
+		})
 	}
 }

@@ -35,7 +35,7 @@ func (r *answering) RoundTrip(req *http.Request) (*http.Response, error) {
 // TestAnthropicErrorDecodes: anthropic-sdk-go, with its default two
 // retries, decodes AnthropicError's and AnthropicOverloaded's answers as
 // its own *anthropic.Error (status, type, message, request id); it sends a
-// rejection once (x-should-retry: false) and a rate limit or a 529
+// rejection and do_not_retry's 400 once (x-should-retry: false) and a rate limit or a 529
 // overloaded answer three times, 250 ms apart (Retry-After-Ms, the wait
 // the model gave), in a synctest bubble.
 func TestAnthropicErrorDecodes(t *testing.T) {
@@ -52,6 +52,7 @@ func TestAnthropicErrorDecodes(t *testing.T) {
 		{"reject", httpfault.AnthropicError, "reject_before_commit", 400, "invalid_request_error", "The request was rejected before it was committed.", 1, 0},
 		{"rate_limit", httpfault.AnthropicError, "rate_limit", 429, "rate_limit_error", "Number of requests has exceeded your rate limit.", 3, 500 * time.Millisecond},
 		{"overloaded", httpfault.AnthropicOverloaded, "rate_limit", 529, "overloaded_error", "Overloaded", 3, 500 * time.Millisecond},
+		{"do_not_retry", httpfault.AnthropicError, "do_not_retry", 400, "invalid_request_error", "The request was rejected before it was committed.", 1, 0},
 	} {
 		synctest.Test(t, func(t *testing.T) {
 			rt := &answering{a: c.render(c.kind, 250)}

@@ -32,7 +32,8 @@ func (r *answering) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // TestOpenAIErrorDecodes: openai-go, with its default two retries, decodes
 // OpenAIError's answers as its own *openai.Error (status, type, code,
-// message); it sends a rejection once (x-should-retry: false) and a rate
+// message); it sends a rejection and do_not_retry's 400 once
+// (x-should-retry: false) and a rate
 // limit three times, 250 ms apart (Retry-After-Ms, the wait the model
 // gave, not its own jittered back-off), in a synctest bubble.
 func TestOpenAIErrorDecodes(t *testing.T) {
@@ -46,6 +47,7 @@ func TestOpenAIErrorDecodes(t *testing.T) {
 	}{
 		{"reject_before_commit", 400, "invalid_request_error", "", "The request was rejected before it was committed.", 1, 0},
 		{"rate_limit", 429, "requests", "rate_limit_exceeded", "Rate limit reached for requests.", 3, 500 * time.Millisecond},
+		{"do_not_retry", 400, "invalid_request_error", "", "The request was rejected before it was committed.", 1, 0},
 	} {
 		synctest.Test(t, func(t *testing.T) {
 			rt := &answering{a: httpfault.OpenAIError(c.kind, 250)}

@@ -37,7 +37,8 @@ func (r *answering) RoundTrip(req *http.Request) (*http.Response, error) {
 // TestStripeErrorDecodes: stripe-go, with its default two retries, decodes
 // httpfault.StripeError's answers as its own *stripe.Error (status, type,
 // code, message, request id) and sends the request once, as it does for
-// Stripe's own rejection and rate limit. Counterfactual: faultline's
+// Stripe's own rejection and rate limit (do_not_retry: Stripe-Should-Retry
+// false). Counterfactual: faultline's
 // default answer is no Stripe error to stripe-go, which takes it for a
 // failure of the network and sends the request three times, a path
 // production never takes.
@@ -51,6 +52,7 @@ func TestStripeErrorDecodes(t *testing.T) {
 	}{
 		{"reject_before_commit", 400, "invalid_request_error", "", "The request was rejected before it was committed.", 3},
 		{"rate_limit", 429, "invalid_request_error", "rate_limit", "Too many requests hit the API too quickly.", 3},
+		{"do_not_retry", 400, "invalid_request_error", "", "The request was rejected before it was committed.", 3},
 	} {
 		synctest.Test(t, func(t *testing.T) {
 			rt := &answering{a: httpfault.StripeError(c.kind, 100)}
@@ -72,8 +74,11 @@ func TestStripeErrorDecodes(t *testing.T) {
 // defaultAnswer is the answer httpfault gives without JoinOptions.Render
 // (httpfault's TestRenderProviderAnswers holds its bytes).
 func defaultAnswer(kind string) httpfault.Answer {
-	if kind == "rate_limit" {
+	switch kind {
+	case "rate_limit":
 		return httpfault.Answer{Status: 429, Header: http.Header{"Retry-After": {"1"}, "Retry-After-Ms": {"100"}}, Body: []byte(`{"error":"rate limited"}`)}
+	case "do_not_retry":
+		return httpfault.Answer{Status: 400, Header: http.Header{"X-Should-Retry": {"false"}}, Body: []byte(`{"error":"rejected permanently: do not retry"}`)}
 	}
 	return httpfault.Answer{Status: 422, Body: []byte(`{"error":"rejected before commit"}`)}
 }
