@@ -26,8 +26,9 @@ const recordVersion = 3
 // timeline with the harness practice's fields and the run's limitations, plus a concise
 // human summary. The fixture's identifiers (subjects, capabilities, tasks,
 // traces, actors) are redacted to stable references ("ref-" and 8 hex
-// digits of their FNV-32a hash) in every task and detail, so a record can
-// be attached to a pull request; the schedule is kept whole, to replay.
+// digits of their FNV-32a hash) in every task and detail, each where it
+// stands as a whole token (redactor), so a record can be attached to a
+// pull request; the schedule is kept whole, to replay.
 type RunRecord struct {
 	Version      int               `json:"version"`
 	RunID        string            `json:"run_id"`
@@ -124,7 +125,8 @@ var limitations = []string{
 // redactor is the one rule of what a written run hides: the identifiers
 // of its fixture (each subject, capability and task, each task's trace:
 // Task.Trace, and "trace-" and the task id, and each actor of a task or
-// capability) become stable references (ref). Every writer of a run (the record, the counterexample
+// capability) become stable references (ref), each where it stands as a
+// whole token (redact). Every writer of a run (the record, the counterexample
 // files of properties, fuzz and the corpus, the replay timeline, the
 // OpenTelemetry trace) writes from Result.Record, so all hide the same.
 type redactor struct{ old []string }
