@@ -248,8 +248,8 @@ stay. A counterexample file's recorded run is compared with the replay unless
 the config was overridden.
 
 --twice runs the schedule twice and compares the two runs as every door
-compares a rerun (internal/rerun): the same events with the same outcomes in
-the same order, times aside, and the same verdict. A difference names the
+(properties.Check, the fuzz targets) compares a rerun: the same events with
+the same outcomes in the same order, times aside, and the same verdict. A difference names the
 first differing crossing or the verdicts and exits 4 (the system under test
 is not deterministic, as explore reports it).
 
