@@ -153,7 +153,8 @@ FILE.
 Exit codes: 0 every defended configuration held and at least one run
 reached its fault; 1 a run under a defended configuration violated an
 invariant; 2 bad input (a configuration that does not apply to its system,
-a system that checks no invariant, an unknown --system); 3 inconclusive: no
+a system that checks no invariant, an unknown --system, production code: a
+Definition with a Clock, which runs only in a test, through properties.Check); 3 inconclusive: no
 run reached its fault; 4 an I/O or internal error (the output, --out or
 --coverage could not be written).`,
 		Args: cobra.NoArgs,
@@ -177,6 +178,11 @@ run reached its fault; 4 an I/O or internal error (the output, --out or
 					return err
 				}
 				defs = []*model.Definition{d}
+			}
+			for _, def := range defs {
+				if err := runnable(def); err != nil {
+					return err
+				}
 			}
 			var all []auditConfig
 			var data []*coverage.Data
@@ -436,10 +442,6 @@ func writeAuditSummary(w io.Writer, prog string, all []auditConfig, data []*cove
 	// reached, the verdict
 	tail = append(tail, "")
 	for _, e := range evs {
-		if e.ev == nil {
-			add(&tail, "Release evidence of %s: not gathered: %s.", e.def.Name, e.why)
-			continue
-		}
 		st := e.ev.Base
 		add(&tail, "Release evidence of %s (%d trials each, seed %d): %d signatures, %d pairs, "+
 			"%d diagnoses, %d holds; placement:", e.def.Name, st.Trials, st.Seed, len(st.Signatures), len(st.Pairs), len(st.Diagnoses), len(st.Holds))

@@ -27,7 +27,9 @@
 // Definition's ReplayCommand names the replay line its coverage and
 // counterexamples print; without one, "PROG replay FILE".
 // FAULTLINE_COVERAGE=FILE asks explore and audit to merge their runs'
-// coverage into FILE when --coverage is not given.
+// coverage into FILE when --coverage is not given. Production code (a
+// Definition with a Clock) runs only in a test's synctest bubbles: every
+// command that runs a system refuses it, exit 2.
 package cli
 
 import (
@@ -211,7 +213,8 @@ const exitTable = `Exit codes (every command):
   1  an invariant was violated (a counterexample), a gate failed, or an
      audit found a violation under a configuration marked defended
   2  bad input: usage, a flag (unknown, empty, or a count out of range), a
-     missing, malformed or oversized file, a config that does not apply
+     missing, malformed or oversized file, a config that does not apply,
+     production code (a Definition with a Clock: it runs only in a test)
   3  inconclusive: for one run, a scheduled fault was never reached or
      never fired; for a campaign, no scheduled fault was reached at all
   4  an I/O or internal error: a full disk, an unreadable file or

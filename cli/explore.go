@@ -166,7 +166,8 @@ kind.
 
 Exit codes: 0 no counterexample and at least one scheduled fault reached
 and fired; 1 a counterexample was found; 2 bad input (a flag, a config that
-does not apply to the system); 3 inconclusive: no scheduled fault was reached
+does not apply to the system, production code: a Definition with a Clock,
+which runs only in a test, through properties.Check); 3 inconclusive: no scheduled fault was reached
 in any check (the events the system crossed are named on stderr), or none of
 those reached fired; 4 an I/O or internal error (--out, --coverage or --otel
 could not be written, the output could not be written), or a system that is
@@ -183,6 +184,9 @@ not deterministic (a run made again to confirm the counterexample differed).` + 
 				if def, err = p.system(so.system); err != nil {
 					return err
 				}
+			}
+			if err := runnable(def); err != nil {
+				return err
 			}
 			var cfg model.Config
 			sys, err := so.systemPart(c)

@@ -37,7 +37,7 @@ production code (its Definition has a Clock) runs only in a test's bubbles:
 call coverage.FaultMatrixIn from a test (exit 2 here).
 
 Exit codes: 0 the matrix was computed; 2 bad input (an unknown system or
-fixture, a config the system refuses); 3 no single fault visited any key; 4
+fixture, a config the system refuses, production code); 3 no single fault visited any key; 4
 an I/O or internal error.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -52,6 +52,9 @@ an I/O or internal error.`,
 			def, err := p.systemOf(&model.Schedule{Config: model.Config{Fixture: fixture}}, so.system)
 			if err != nil {
 				return BadInput("%w", err)
+			}
+			if err := runnable(def); err != nil {
+				return err
 			}
 			if _, err := def.Fixture(fixture); err != nil {
 				return BadInput("--fixture: %w", err)

@@ -97,9 +97,10 @@ func TestExploreOfASystemWithStateAcrossRuns(t *testing.T) {
 }
 
 // TestReplayTwiceOfASystemWithStateAcrossRuns: replay --twice of the
-// cached clerk's clean schedule finds the two timelines differ and exits
-// 4, the code explore gives a system that is not deterministic, not 1
-// (a violation of a run that repeats).
+// cached clerk's clean schedule finds, by the one comparison of a rerun
+// (internal/rerun), that the second run crossed other events, names the
+// first, and exits 4, the code explore gives a system that is not
+// deterministic, not 1 (a violation of a run that repeats).
 func TestReplayTwiceOfASystemWithStateAcrossRuns(t *testing.T) {
 	d := model.Define("clerk", lostupdate.Fixture(), func() model.System { return cachedClerk{} })
 	d.Builtin = []string{model.InvNoInventedProgress}
@@ -111,8 +112,46 @@ func TestReplayTwiceOfASystemWithStateAcrossRuns(t *testing.T) {
 	written.Clear()
 	code, out, stderr := runIn(t, p, "replay", path, "--twice")
 	assert.Equal(t, 4, code, "%s%s", out, stderr)
-	assert.True(t, strings.HasPrefix(out, "NOT DETERMINISTIC: two runs of "+path+" gave different normalised timelines (-first +second):\n"), out)
-	assert.Equal(t, "clerk: not deterministic: two runs of "+path+" gave different normalised timelines\n", stderr)
+	assert.Equal(t, "", out)
+	assert.Equal(t, "clerk: replay --twice: two runs of "+path+": nondeterministic replay: the same schedule (seed \"clean\", faults: none) crossed different events in two runs: "+
+		"crossing 2 was ledger.readback#1 (ok) at 20 ms, then claim#0 (release) at 20 ms; the system must keep no state across runs and read no clock and no global randomness\n", stderr)
+}
+
+// TestReplayTwiceJudgedOtherwise: replay --twice of the counter clerk
+// (no cache) crosses the same events to the same verdict twice (exit 0);
+// with an invariant that breaks on the first run only, the two runs cross
+// the same events but are judged otherwise, which the one comparison
+// names (exit 4).
+func TestReplayTwiceJudgedOtherwise(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "clean.json")
+	if err := os.WriteFile(path, []byte(`{"version":2,"seed":"clean","config":{"harness":{},"system":{}},"faults":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := model.Define("clerk", lostupdate.Fixture(), func() model.System { return lostupdate.Clerk{} })
+	d.Builtin = []string{model.InvNoInventedProgress}
+	code, out, stderr := runIn(t, &cli.Program{Name: "clerk", Systems: []*model.Definition{d}}, "replay", path, "--twice", "--json")
+	assert.Equal(t, 0, code, "%s%s", out, stderr)
+	assert.Equal(t, "deterministic: two runs crossed the same events to the same verdict (8 events)\n", stderr)
+	// a replay configures the system twice (its run, then the clean
+	// attribution run): the first replay is configurations 1 and 2
+	runs := 0
+	configure := d.Configure
+	d.Configure = func(system json.RawMessage) (model.Factory, error) {
+		runs++
+		return configure(system)
+	}
+	d.Invariants = []model.UserInvariant{{Name: "first_run_only", Owner: "clerk", Oracle: "ledger_readback", Doc: "breaks on the first replay",
+		Check: func(v model.View) string {
+			if runs <= 2 {
+				return "broke on the first replay"
+			}
+			return ""
+		}}}
+	code, out, stderr = runIn(t, &cli.Program{Name: "clerk", Systems: []*model.Definition{d}}, "replay", path, "--twice")
+	assert.Equal(t, 4, code, "%s%s", out, stderr)
+	assert.Equal(t, "", out)
+	assert.Equal(t, "clerk: replay --twice: two runs of "+path+": nondeterministic replay: the same schedule (seed \"clean\", faults: none) crossed the same events with the same outcomes in two runs but reached another verdict: "+
+		"first_run_only first false after crossing 1 (worker.start), then held; the system must keep no state across runs and read no clock and no global randomness\n", stderr)
 }
 
 // TestExploreOfASystemJudgedOtherwiseLater: an invariant that breaks on

@@ -11,12 +11,12 @@ import (
 
 	"github.com/faultline/faultline/internal/interleaving"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/corpus"
 	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/internal/outflag"
+	"github.com/faultline/faultline/internal/rerun"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/otelrun"
 )
@@ -181,6 +181,24 @@ type configureError struct{ err error }
 func (e *configureError) Error() string { return e.err.Error() }
 func (e *configureError) Unwrap() error { return e.err }
 
+// runnable is the one rule of every command that runs a system (replay,
+// explore, audit, dossier, matrix, schedule import), applied where each
+// picks its system: production code (a Definition with a Clock) is bad
+// input (exit 2), since each of its runs needs a testing/synctest bubble
+// and only a test has one (synctest.Test takes its *testing.T); outside
+// one its waits are real and its logical times wall-clock readings. The
+// error names the test's doors: properties.Check and FAULTLINE_REPLAY.
+func runnable(def *model.Definition) error {
+	if def.Clock == nil {
+		return nil
+	}
+	line := "FAULTLINE_REPLAY=FILE go test -run '^TestX$' ./PKG"
+	if def.ReplayCommand != "" {
+		line = fmt.Sprintf(def.ReplayCommand, "FILE")
+	}
+	return BadInput("%s is production code (its Definition has a Clock): each of its runs needs a testing/synctest bubble, which only a test has, so no command of a command line runs it: explore it with properties.Check(t, def) in a test and replay a file with the line a counterexample prints, %s", def.Name, line)
+}
+
 // marking returns a copy of def whose Configure marks its errors as
 // configureError. Configure runs only in the runs themselves: no command
 // calls it to check or describe a config first.
@@ -229,9 +247,11 @@ Configure decodes); the file's fixture, retry budget, deadline and join policy
 stay. A counterexample file's recorded run is compared with the replay unless
 the config was overridden.
 
---twice runs the schedule twice and compares the normalised timelines; a
-difference is printed as a diff and exits 4 (the system under test is not
-deterministic, as explore reports it).
+--twice runs the schedule twice and compares the two runs as every door
+(properties.Check, the fuzz targets) compares a rerun: the same events with
+the same outcomes in the same order, times aside, and the same verdict. A difference names the
+first differing crossing or the verdicts and exits 4 (the system under test
+is not deterministic, as explore reports it).
 
 --otel FILE writes the run as an OpenTelemetry trace to FILE, in the
 OTLP/JSON file format (see docs/traces.md; Jaeger's UI opens it): each task a
@@ -243,7 +263,9 @@ unless the file cannot be written (4).
 Exit codes: 0 every invariant held and every scheduled fault was reached and
 fired (a schedule without faults is a clean run); 1 an invariant was
 violated; 2 bad input (a missing, malformed
-or oversized file, an unknown flag value, a config that does not apply);
+or oversized file, an unknown flag value, a config that does not apply,
+production code: a Definition with a Clock, which runs only in a test's
+testing/synctest bubbles, through properties.Check and FAULTLINE_REPLAY);
 3 inconclusive: a scheduled fault was never reached or never fired, or the
 run was otherwise inconclusive (the faults are named on stderr); 4 an I/O or
 internal error (the output or the --otel file could not be written, or
@@ -269,6 +291,9 @@ internal error (the output or the --otel file could not be written, or
 			// still replays under the one given
 			s, ce, def, err := p.load(args[0], so.system, sys)
 			if err != nil {
+				return err
+			}
+			if err := runnable(def); err != nil {
 				return err
 			}
 			overridden, flagged := sys != nil, false
@@ -304,16 +329,12 @@ internal error (the output or the --otel file could not be written, or
 				if err != nil {
 					return runErr(err)
 				}
-				if diff := cmp.Diff(model.Normalize(res.Timeline.Events()), model.Normalize(again.Timeline.Events())); diff != "" {
-					w := c.OutOrStdout()
-					if asJSON {
-						w = c.ErrOrStderr() // stdout then holds the error object alone
-					}
-					fmt.Fprintf(w, "NOT DETERMINISTIC: two runs of %s gave different normalised timelines (-first +second):\n%s", args[0], diff)
-					// explore's code for a system that is not deterministic
-					return IOFailure(fmt.Errorf("not deterministic: two runs of %s gave different normalised timelines", args[0]))
+				// the one comparison of a rerun every door makes
+				// (internal/rerun; runnable refused production code)
+				if err := rerun.Model(s, res, again); err != nil {
+					return IOFailure(fmt.Errorf("replay --twice: two runs of %s: %w", args[0], err))
 				}
-				fmt.Fprintf(c.ErrOrStderr(), "deterministic: two runs gave equal normalised timelines (%d events)\n", res.Timeline.Len())
+				fmt.Fprintf(c.ErrOrStderr(), "deterministic: two runs crossed the same events to the same verdict (%d events)\n", res.Timeline.Len())
 			}
 			if asJSON {
 				err = writeJSON(c.OutOrStdout(), res.Record())
@@ -344,7 +365,7 @@ internal error (the output or the --otel file could not be written, or
 	so.add(p, c, "replay")
 	addSystemFlags(c, "replay", flags, p.systemNames())
 	ofmt = outflag.Add(c, "the run's evidence record", "text", "json")
-	c.Flags().BoolVar(&twice, "twice", false, "run twice and fail (exit 4, with a diff) unless the normalised timelines are equal")
+	c.Flags().BoolVar(&twice, "twice", false, "run twice and fail (exit 4) unless the two runs cross the same events to the same verdict")
 	c.Flags().StringVar(&otelFile, "otel", "", "write the run as an OpenTelemetry trace (OTLP/JSON) to this file")
 	return c
 }

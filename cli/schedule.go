@@ -52,7 +52,8 @@ deadline_ms, join, ...; default {}), --config JSON its system part (default
 file is then version 3.
 
 Exit codes: 0 converted; 2 bad input (a missing or malformed file, an unknown
-field, event or kind, all of them named, a config that does not apply); 4 an
+field, event or kind, all of them named, a config that does not apply,
+production code: a Definition with a Clock, which runs only in a test); 4 an
 I/O error.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -85,6 +86,9 @@ I/O error.`,
 			def, err := p.systemOf(&model.Schedule{Config: cfg}, so.system)
 			if err != nil {
 				return BadInput("%w", err)
+			}
+			if err := runnable(def); err != nil {
+				return err
 			}
 			if _, err := def.Fixture(cfg.Fixture); err != nil {
 				return BadInput("--harness: %w", err)

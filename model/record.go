@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/faultline/faultline/internal/interleaving"
 )
@@ -24,8 +26,9 @@ const recordVersion = 3
 // timeline with the harness practice's fields and the run's limitations, plus a concise
 // human summary. The fixture's identifiers (subjects, capabilities, tasks,
 // traces, actors) are redacted to stable references ("ref-" and 8 hex
-// digits of their FNV-32a hash) in every task and detail, so a record can
-// be attached to a pull request; the schedule is kept whole, to replay.
+// digits of their FNV-32a hash) in every task and detail, each where it
+// stands as a whole token (redactor), so a record can be attached to a
+// pull request; the schedule is kept whole, to replay.
 type RunRecord struct {
 	Version      int               `json:"version"`
 	RunID        string            `json:"run_id"`
@@ -122,7 +125,8 @@ var limitations = []string{
 // redactor is the one rule of what a written run hides: the identifiers
 // of its fixture (each subject, capability and task, each task's trace:
 // Task.Trace, and "trace-" and the task id, and each actor of a task or
-// capability) become stable references (ref). Every writer of a run (the record, the counterexample
+// capability) become stable references (ref), each where it stands as a
+// whole token (redact). Every writer of a run (the record, the counterexample
 // files of properties, fuzz and the corpus, the replay timeline, the
 // OpenTelemetry trace) writes from Result.Record, so all hide the same.
 type redactor struct{ old []string }
@@ -151,9 +155,15 @@ func ref(id string) string {
 	return fmt.Sprintf("ref-%08x", h.Sum32())
 }
 
-// redact replaces each identifier in s by its reference, in one pass from
-// the left (the longest identifier at a position wins), so no reference
-// is rewritten by a later identifier.
+// redact replaces each identifier in s by its reference where it stands
+// as a whole token, in one pass from the left (the longest identifier at
+// a position wins), so no reference is rewritten by a later identifier.
+// A token: letters and digits continue one ("TCK-10420" is another id,
+// "desks" another word); '_' continues one next to an identifier without a
+// digit (a word, as the actor "desk" in the table "desk_checkpoint"), and
+// ends one next to an identifier with a digit ("credit_TCK-1042"); every
+// other character ('-', ':', '.', spaces) ends one, so an id a key embeds
+// is replaced in it ("credit-TCK-1042": "credit-ref-28d6239b").
 func (r *redactor) redact(s string) string {
 	if s == "" {
 		return s
@@ -173,7 +183,7 @@ func (r *redactor) redact(s string) string {
 	for i := 0; i < len(s); {
 		hit := ""
 		for _, id := range in {
-			if strings.HasPrefix(s[i:], id) {
+			if strings.HasPrefix(s[i:], id) && whole(s, i, i+len(id), !strings.ContainsFunc(id, unicode.IsDigit)) {
 				hit = id
 				break
 			}
@@ -192,6 +202,18 @@ func (r *redactor) redact(s string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// whole reports whether s[i:j] stands as a token (see redact): no letter
+// or digit, nor for a word (an identifier without a digit) '_', on either
+// side of it.
+func whole(s string, i, j int, word bool) bool {
+	cont := func(c rune) bool { return unicode.IsLetter(c) || unicode.IsDigit(c) || word && c == '_' }
+	if c, n := utf8.DecodeLastRuneInString(s[:i]); n > 0 && cont(c) {
+		return false
+	}
+	c, n := utf8.DecodeRuneInString(s[j:])
+	return n == 0 || !cont(c)
 }
 
 // redactAll returns l with each element redacted (nil for nil).

@@ -217,7 +217,7 @@ func TestAuditPlacesProfiles(t *testing.T) {
 
 func TestReplayTwiceAndMutant(t *testing.T) {
 	code, _, stderr := runCLI(t, "replay", "../../reference/corpus/harness-practice-fixture.json", "--twice")
-	if code != 0 || !strings.Contains(stderr, "deterministic: two runs gave equal normalised timelines (39 events)") {
+	if code != 0 || !strings.Contains(stderr, "deterministic: two runs crossed the same events to the same verdict (39 events)") {
 		t.Fatalf("exit %d stderr %q", code, stderr)
 	}
 	code, _, stderr = runCLI(t, "replay", "../../reference/corpus/harness-practice-fixture.json", "--mutant", "gremlin")

@@ -539,6 +539,25 @@ func TestDoorsJudgeAlike(t *testing.T) {
 	}
 }
 
+// TestCommandLineRefusesProductionCode: each command-line door (cli
+// explore, audit, replay) refuses the production shelf, correct or
+// planted, before any run, exit 2, in the one rule's words (cli's
+// runnable): its runs need a test's synctest bubbles.
+func TestCommandLineRefusesProductionCode(t *testing.T) {
+	for _, s := range judged[2:] {
+		for _, d := range doors {
+			if !strings.HasPrefix(d.name, "cli ") {
+				continue
+			}
+			want := "refused: exit 2: " + filepath.Base(os.Args[0]) + ": shelf is production code (its Definition has a Clock): each of its runs needs a testing/synctest bubble, which only a test has, " +
+				"so no command of a command line runs it: explore it with properties.Check(t, def) in a test and replay a file with the line a counterexample prints, FAULTLINE_REPLAY=FILE go test -run '^TestX$' ./PKG\n"
+			if got := d.run(t, s); got != want {
+				t.Errorf("%s/%s: %s, want %s", s.name, d.name, got, want)
+			}
+		}
+	}
+}
+
 // TestDoorsFindNondeterminism: every door that runs production code in
 // bubbles (properties.Check, also exhaustive, fuzz.For, fuzz.NewTarget)
 // reruns a violating run and, when the rerun reached another verdict,

@@ -92,17 +92,9 @@ func Production(s *model.Schedule, a, b *model.Result) (model.Millis, error) {
 		}
 		spread = max(spread, d)
 	}
-	var why string
-	if err := Diff(ta, tb, false); err != nil {
-		why = "crossed different events in two runs: " + timedDiff(ta, tb)
-	} else if v := verdictDiff(a, b); v != "" {
-		why = "crossed the same events with the same outcomes in two runs but reached another verdict: " + v
-	} else {
+	why := differ(a, b)
+	if why == "" {
 		return spread, nil
-	}
-	fs := []string{"none"}
-	for i, f := range s.Faults {
-		fs = append(fs[:i], f.Kind+" at "+f.Placement())
 	}
 	cause := "production code must take every wait from the time package inside the bubble, use in-process transports, keep no state across runs, read no global randomness and start no goroutine that outlives the run"
 	if moved >= 0 {
@@ -110,7 +102,43 @@ func Production(s *model.Schedule, a, b *model.Result) (model.Millis, error) {
 		cause = fmt.Sprintf("logical times moved first: crossing %d (%s#%d) was at %d ms, then at %d ms; global randomness (math/rand's global source, e.g. a jittered back-off) is a likely cause; %s",
 			moved+1, x.Event, x.Ordinal, x.At, y.At, cause)
 	}
-	return 0, fmt.Errorf("nondeterministic replay: the same schedule (seed %q, faults: %s) %s; %s", s.Seed, strings.Join(fs, ", "), why, cause)
+	return 0, fmt.Errorf("nondeterministic replay: the same schedule (%s) %s; %s", scheduleOf(s), why, cause)
+}
+
+// Model compares a and b, two runs of s on the model path, as the doors
+// compare a rerun there: the same run when they crossed the same events
+// with the same outcomes in the same order, times aside (Diff), and
+// reached the same verdict (as Production, which cli's replay --twice
+// shares). Otherwise the error names the first differing crossing, with
+// each run's logical time there, or the verdicts.
+func Model(s *model.Schedule, a, b *model.Result) error {
+	why := differ(a, b)
+	if why == "" {
+		return nil
+	}
+	return fmt.Errorf("nondeterministic replay: the same schedule (%s) %s; the system must keep no state across runs and read no clock and no global randomness", scheduleOf(s), why)
+}
+
+// differ says how two runs of one schedule differ (their events, times
+// aside, then their verdicts), "" when they do not.
+func differ(a, b *model.Result) string {
+	ta, tb := a.Timeline.Events(), b.Timeline.Events()
+	if err := Diff(ta, tb, false); err != nil {
+		return "crossed different events in two runs: " + timedDiff(ta, tb)
+	}
+	if v := verdictDiff(a, b); v != "" {
+		return "crossed the same events with the same outcomes in two runs but reached another verdict: " + v
+	}
+	return ""
+}
+
+// scheduleOf names s by its seed and faults: seed "s", faults: none.
+func scheduleOf(s *model.Schedule) string {
+	fs := []string{"none"}
+	for i, f := range s.Faults {
+		fs = append(fs[:i], f.Kind+" at "+f.Placement())
+	}
+	return fmt.Sprintf("seed %q, faults: %s", s.Seed, strings.Join(fs, ", "))
 }
 
 // timedDiff names the first crossing that differs, times aside, with the

@@ -93,3 +93,24 @@ func TestDiffNamesWhatDiffers(t *testing.T) {
 		t.Errorf("times alone: %v", err)
 	}
 }
+
+// TestModel: a rerun on the model path is the same run when it crossed
+// the same events to the same verdict, times aside (10 ms steps, then
+// 13); another event is named with each run's time there, and the same
+// events judged otherwise (a dropped invariant result) name the verdicts.
+func TestModel(t *testing.T) {
+	s := &model.Schedule{Seed: "s", Faults: []model.FaultEntry{{Kind: "tool_timeout", Event: model.EvToolCommit, Ordinal: 1}}}
+	if err := rerun.Model(s, run(t, 2, 10), run(t, 2, 13)); err != nil {
+		t.Fatalf("times alone: %v", err)
+	}
+	const head = `nondeterministic replay: the same schedule (seed "s", faults: tool_timeout at tool.commit#1) `
+	const rule = "; the system must keep no state across runs and read no clock and no global randomness"
+	if err := rerun.Model(s, run(t, 2, 10), run(t, 1, 10)); err == nil || err.Error() != head+"crossed different events in two runs: crossing 3 was tool.commit#2 (committed) at 30 ms, then claim#0 (release) at 30 ms"+rule {
+		t.Errorf("another event: %v", err)
+	}
+	a, b := run(t, 2, 10), run(t, 2, 10)
+	b.Invariants = nil
+	if err := rerun.Model(s, a, b); err == nil || err.Error() != head+"crossed the same events with the same outcomes in two runs but reached another verdict: effect_at_most_once first false after crossing 3 (tool.commit), then not checked"+rule {
+		t.Errorf("another verdict: %v", err)
+	}
+}
