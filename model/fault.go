@@ -484,6 +484,8 @@ func (k transportFault) onCommit(r *run, call ToolCall, provider func(ToolCall) 
 	return res, true
 }
 
+func (transportFault) targetDoc() string { return `"after_commit"` }
+
 func (transportFault) checkTarget(target string) error {
 	if target != "" && target != targetAfterCommit {
 		return fmt.Errorf("target %q must be empty (before commit) or %q", target, targetAfterCommit)
@@ -611,7 +613,7 @@ func (c checkpointTamper) onCheckpointWrite(r *run, cp Checkpoint) (error, bool)
 
 // --- memory and branches ---
 
-type memoryLoss struct{}
+type memoryLoss struct{ anyTarget }
 
 // onMemoryRead clears the named key of the worker's ephemeral context (all
 // keys when target is empty) before the read.
@@ -627,7 +629,7 @@ func (memoryLoss) onMemoryRead(r *run, target string) bool {
 	return len(r.memory) < n
 }
 
-type branchFailure struct{}
+type branchFailure struct{ anyTarget }
 
 // onBranch fails the branch (the named one when target is set).
 func (branchFailure) onBranch(r *run, name, target string) (BranchStatus, bool) {
@@ -898,11 +900,11 @@ var catalogue = []faultKind{
 	{FaultSpec{Kind: "memory_loss", Domain: domainContext, Target: "ephemeral context", Event: EvMemoryRead,
 		Boundary: boundaryMemory, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerAbsent,
 		Oracle: oracleCheckpointStore, Threatens: []string{InvNoInventedProgress},
-		Doc: "the ephemeral context named by the schedule's target (all of it when empty) is cleared before a read"}, memoryLoss{}},
+		Doc: "the ephemeral context named by the schedule's target (all of it when empty) is cleared before a read"}, memoryLoss{"a memory key"}},
 	{FaultSpec{Kind: "branch_failure", Domain: domainState, Target: "parallel branch", Event: EvBranchRun,
 		Boundary: boundaryBranchJoin, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerAbsent,
 		Oracle: oracleJoinRecord, Threatens: []string{InvJoinPreserved},
-		Doc: "one branch of the fan-out fails (the schedule's target names which; any when empty)"}, branchFailure{}},
+		Doc: "one branch of the fan-out fails (the schedule's target names which; any when empty)"}, branchFailure{"a branch"}},
 	// reads that lag: a view not yet holding a committed write (a lagging
 	// replica or cache); see laggingKinds
 	{FaultSpec{Kind: "lagging_readback", Domain: domainState, Target: "provider ledger replica", Event: EvLedgerReadback,

@@ -612,6 +612,8 @@ func (s *Schedule) validateFaults() error {
 			if err := tc.checkTarget(f.Target); err != nil {
 				return fmt.Errorf("%s: %w", where, err)
 			}
+		} else if f.Target != "" {
+			return fmt.Errorf("%s: kind %q takes no target, but target %q is set (the kinds that take one: %s)", where, f.Kind, f.Target, targetKinds())
 		}
 		if len(s.Faults) > 1 {
 			id := s.faultID(i)
