@@ -59,7 +59,15 @@ type FaultSpec struct {
 	// every later crossing of its event, of every task and worker, sent
 	// less than LastsMs logical ms after the first (an outage).
 	LastsMs Millis `json:"lasts_ms,omitempty"`
-	Doc     string `json:"doc"`
+	// Needs names the fixture declaration a kind outside the catalogue
+	// needs for the default search to draw it: "at_least_once"
+	// (Fixture.AtLeastOnce), "granted_sources" (Fixture.GrantedSources),
+	// "readback_proxy" (Fixture.ReadbackProxy), "max_policy_age"
+	// (Fixture.MaxPolicyAge above 0), "shared_credential"
+	// (Fleet.SharedCredential) or "versioned_contracts"
+	// (Fixture.VersionedContracts); "" for a kind drawn otherwise.
+	Needs string `json:"needs,omitempty"`
+	Doc   string `json:"doc"`
 }
 
 // faultKind pairs a spec with its disturbance: a value implementing exactly
@@ -1021,7 +1029,7 @@ const outageMs Millis = 1000
 var credentialKinds = []faultKind{
 	{FaultSpec{Kind: kindCredentialExpired, Domain: domainTool, Target: "tool API credential", Event: EvToolCommit,
 		Boundary: boundaryToolCall, Phase: phaseBeforeCommit, Correlation: correlationPersistent, Signal: signalAcknowledgement, Manner: mannerContradictory,
-		Oracle: oracleBudgetCounter, Threatens: []string{InvNoRetryStorm}, Fleet: true, LastsMs: 1,
+		Oracle: oracleBudgetCounter, Threatens: []string{InvNoRetryStorm}, Fleet: true, LastsMs: 1, Needs: needSharedCredential,
 		Doc: "the fleet's shared credential expires: every send that crosses with the first failed one gets a 401 (class unauthorized) and commits nothing; each sender must re-authenticate"}, credentialExpired},
 }
 
@@ -1084,10 +1092,26 @@ func init() {
 	}
 }
 
+// The fixture declarations a kind may need (FaultSpec.Needs).
+const (
+	needAtLeastOnce        = "at_least_once"
+	needGrantedSources     = "granted_sources"
+	needReadbackProxy      = "readback_proxy"
+	needMaxPolicyAge       = "max_policy_age"
+	needSharedCredential   = "shared_credential"
+	needVersionedContracts = "versioned_contracts"
+)
+
 // setDefaults fills the spec fields every kind shares and checks that the
-// kind's disturbance fits its own event.
+// kind's disturbance fits its own event and that it needs a declaration
+// there is.
 func setDefaults(k *faultKind, paper bool) {
 	s := &k.spec
+	switch s.Needs {
+	case "", needAtLeastOnce, needGrantedSources, needReadbackProxy, needMaxPolicyAge, needSharedCredential, needVersionedContracts:
+	default:
+		panic(fmt.Sprintf("model: fault kind %s needs %q, no fixture declaration", s.Kind, s.Needs))
+	}
 	{
 		s.Mode = s.Kind
 		if s.Ordinal == 0 {

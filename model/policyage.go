@@ -118,7 +118,7 @@ func (policyFetchFailed) onPolicy(r *run, p *Policy) bool {
 var policyKinds = []faultKind{
 	{FaultSpec{Kind: "policy_fetch_failed", Domain: domainContext, Target: "policy replica", Event: EvContextPolicy,
 		Boundary: boundaryProposal, Phase: phaseBeforeValidation, Signal: signalStateUpdate, Manner: mannerLate,
-		Oracle: oraclePolicyRecord, Threatens: []string{invPolicyFresh},
+		Oracle: oraclePolicyRecord, Threatens: []string{invPolicyFresh}, Needs: needMaxPolicyAge,
 		Doc: "the policy replica's fetch fails for 200 ms: it keeps deciding on its last copy (Policy.AsOf), which ages until a later fetch succeeds"}, policyFetchFailed{}},
 }
 
