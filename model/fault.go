@@ -891,7 +891,7 @@ var catalogue = []faultKind{
 		Doc: "after a checkpoint write (by default the one after the effect) the worker crashes and a fresh one resumes"}, workerRestart{}},
 	{FaultSpec{Kind: "missing_checkpoint", Domain: domainState, Target: "checkpoint store", Event: EvCheckpointWrite, Ordinal: 3,
 		Boundary: boundaryCheckpointStore, Phase: phaseAfterCheckpoint, Signal: signalStateUpdate, Manner: mannerAbsent,
-		Oracle: oracleCheckpointStore, Threatens: []string{InvResumeFromCheckpoint},
+		Oracle: oracleCheckpointStore, Threatens: []string{InvResumeFromCheckpoint, InvRecordedAgreesWithLedger},
 		Doc: "before resume: the worker restarts and the store serves no checkpoint though it acknowledged some"}, checkpointTamper{tamperMissing, "no checkpoint"}},
 	{FaultSpec{Kind: "stale_checkpoint", Domain: domainState, Target: "checkpoint store", Event: EvCheckpointWrite, Ordinal: 3,
 		Boundary: boundaryCheckpointStore, Phase: phaseAfterCheckpoint, Signal: signalStateUpdate, Manner: mannerLate,
