@@ -284,7 +284,7 @@ func (r *runner) exec(ci int, a arm, s *model.Schedule, planned bool) (*model.Re
 				if i > 0 {
 					faults += ", "
 				}
-				faults += fmt.Sprintf("%s@%s#%d", f.Kind, f.Event, f.Ordinal)
+				faults += f.Kind + "@" + f.Placement()
 			}
 		}
 		r.schedules[h] = ScheduleRef{SHA256: h, Seed: s.Seed, Config: conf, Faults: faults}

@@ -221,6 +221,10 @@ func TestExitCodesOfAUserSystem(t *testing.T) {
 	otherPart := write(t, "otherpart.json", `{"version":2,"seed":"s","config":{"harness":{"fixture":"copperfin"},"system":{"mutant":"key_per_attempt"}},"faults":[]}`)
 	// a system part the agent no longer knows (a renamed flag)
 	renamed := write(t, "renamed.json", `{"version":2,"seed":"s","config":{"harness":{"fixture":"inventory"},"system":{"bug":"planted"}},"faults":[{"event":"tool.commit","ordinal":2,"kind":"tool_timeout"}]}`)
+	// a target on a kind that takes none
+	targeted := write(t, "targeted.json", `{"version":2,"seed":"s","config":{"harness":{"fixture":"inventory"},"system":{}},"faults":[{"event":"tool.commit","ordinal":2,"kind":"tool_timeout","target":"after_commit"}]}`)
+	// a transport fault after the commit, never reached: its place names the target
+	neverAfter := write(t, "neverafter.json", `{"version":2,"seed":"s","config":{"harness":{"fixture":"inventory"},"system":{}},"faults":[{"event":"tool.commit","ordinal":9,"kind":"server_error","target":"after_commit"}]}`)
 	notDir := write(t, "file", "")
 	for _, c := range []struct {
 		args   []string
@@ -240,6 +244,8 @@ func TestExitCodesOfAUserSystem(t *testing.T) {
 		{[]string{"replay", renamed, "--config", `{"variant":"planted"}`}, 1, ""},
 		{[]string{"replay", renamed, "--config", `{}`}, 0, ""},
 		{[]string{"replay", renamed, "--config", `{"bug":"planted"}`}, 2, "--config: "},
+		{[]string{"replay", targeted}, 2, `schedule: faults[0]: kind "tool_timeout" takes no target, but target "after_commit" is set (the kinds that take one: memory_loss (a memory key), `},
+		{[]string{"replay", neverAfter}, 3, "inconclusive: f1 server_error at tool.commit#9[after_commit] was not reached"},
 		{[]string{"replay", never}, 3, "inconclusive: f1 tool_timeout at tool.commit#9 was not reached"},
 		{append(exploreArgs, "--config", `{"variant":"planted"}`, "--out", filepath.Join(notDir, "sub")), 4, "not a directory"},
 	} {

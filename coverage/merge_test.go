@@ -123,6 +123,9 @@ func genData(t *rapid.T, label string) *coverage.Data {
 			}
 			return c
 		}
+		if s.Faults[0].Kind != kind {
+			s.Faults[0].Target = "" // the target of another kind
+		}
 		s.Faults[0].Kind, s.Faults[0].Event = kind, spec.Event
 		if spec.Event != model.EvToolCommit {
 			s.Faults[0].Tool = ""

@@ -59,7 +59,15 @@ type FaultSpec struct {
 	// every later crossing of its event, of every task and worker, sent
 	// less than LastsMs logical ms after the first (an outage).
 	LastsMs Millis `json:"lasts_ms,omitempty"`
-	Doc     string `json:"doc"`
+	// Needs names the fixture declaration a kind outside the catalogue
+	// needs for the default search to draw it: "at_least_once"
+	// (Fixture.AtLeastOnce), "granted_sources" (Fixture.GrantedSources),
+	// "readback_proxy" (Fixture.ReadbackProxy), "max_policy_age"
+	// (Fixture.MaxPolicyAge above 0), "shared_credential"
+	// (Fleet.SharedCredential) or "versioned_contracts"
+	// (Fixture.VersionedContracts); "" for a kind drawn otherwise.
+	Needs string `json:"needs,omitempty"`
+	Doc   string `json:"doc"`
 }
 
 // faultKind pairs a spec with its disturbance: a value implementing exactly
@@ -484,6 +492,8 @@ func (k transportFault) onCommit(r *run, call ToolCall, provider func(ToolCall) 
 	return res, true
 }
 
+func (transportFault) targetDoc() string { return `"after_commit"` }
+
 func (transportFault) checkTarget(target string) error {
 	if target != "" && target != targetAfterCommit {
 		return fmt.Errorf("target %q must be empty (before commit) or %q", target, targetAfterCommit)
@@ -611,7 +621,7 @@ func (c checkpointTamper) onCheckpointWrite(r *run, cp Checkpoint) (error, bool)
 
 // --- memory and branches ---
 
-type memoryLoss struct{}
+type memoryLoss struct{ anyTarget }
 
 // onMemoryRead clears the named key of the worker's ephemeral context (all
 // keys when target is empty) before the read.
@@ -627,7 +637,7 @@ func (memoryLoss) onMemoryRead(r *run, target string) bool {
 	return len(r.memory) < n
 }
 
-type branchFailure struct{}
+type branchFailure struct{ anyTarget }
 
 // onBranch fails the branch (the named one when target is set).
 func (branchFailure) onBranch(r *run, name, target string) (BranchStatus, bool) {
@@ -881,7 +891,7 @@ var catalogue = []faultKind{
 		Doc: "after a checkpoint write (by default the one after the effect) the worker crashes and a fresh one resumes"}, workerRestart{}},
 	{FaultSpec{Kind: "missing_checkpoint", Domain: domainState, Target: "checkpoint store", Event: EvCheckpointWrite, Ordinal: 3,
 		Boundary: boundaryCheckpointStore, Phase: phaseAfterCheckpoint, Signal: signalStateUpdate, Manner: mannerAbsent,
-		Oracle: oracleCheckpointStore, Threatens: []string{InvResumeFromCheckpoint},
+		Oracle: oracleCheckpointStore, Threatens: []string{InvResumeFromCheckpoint, InvRecordedAgreesWithLedger},
 		Doc: "before resume: the worker restarts and the store serves no checkpoint though it acknowledged some"}, checkpointTamper{tamperMissing, "no checkpoint"}},
 	{FaultSpec{Kind: "stale_checkpoint", Domain: domainState, Target: "checkpoint store", Event: EvCheckpointWrite, Ordinal: 3,
 		Boundary: boundaryCheckpointStore, Phase: phaseAfterCheckpoint, Signal: signalStateUpdate, Manner: mannerLate,
@@ -898,11 +908,11 @@ var catalogue = []faultKind{
 	{FaultSpec{Kind: "memory_loss", Domain: domainContext, Target: "ephemeral context", Event: EvMemoryRead,
 		Boundary: boundaryMemory, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerAbsent,
 		Oracle: oracleCheckpointStore, Threatens: []string{InvNoInventedProgress},
-		Doc: "the ephemeral context named by the schedule's target (all of it when empty) is cleared before a read"}, memoryLoss{}},
+		Doc: "the ephemeral context named by the schedule's target (all of it when empty) is cleared before a read"}, memoryLoss{"a memory key"}},
 	{FaultSpec{Kind: "branch_failure", Domain: domainState, Target: "parallel branch", Event: EvBranchRun,
 		Boundary: boundaryBranchJoin, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerAbsent,
 		Oracle: oracleJoinRecord, Threatens: []string{InvJoinPreserved},
-		Doc: "one branch of the fan-out fails (the schedule's target names which; any when empty)"}, branchFailure{}},
+		Doc: "one branch of the fan-out fails (the schedule's target names which; any when empty)"}, branchFailure{"a branch"}},
 	// reads that lag: a view not yet holding a committed write (a lagging
 	// replica or cache); see laggingKinds
 	{FaultSpec{Kind: "lagging_readback", Domain: domainState, Target: "provider ledger replica", Event: EvLedgerReadback,
@@ -1019,7 +1029,7 @@ const outageMs Millis = 1000
 var credentialKinds = []faultKind{
 	{FaultSpec{Kind: kindCredentialExpired, Domain: domainTool, Target: "tool API credential", Event: EvToolCommit,
 		Boundary: boundaryToolCall, Phase: phaseBeforeCommit, Correlation: correlationPersistent, Signal: signalAcknowledgement, Manner: mannerContradictory,
-		Oracle: oracleBudgetCounter, Threatens: []string{InvNoRetryStorm}, Fleet: true, LastsMs: 1,
+		Oracle: oracleBudgetCounter, Threatens: []string{InvNoRetryStorm}, Fleet: true, LastsMs: 1, Needs: needSharedCredential,
 		Doc: "the fleet's shared credential expires: every send that crosses with the first failed one gets a 401 (class unauthorized) and commits nothing; each sender must re-authenticate"}, credentialExpired},
 }
 
@@ -1082,10 +1092,26 @@ func init() {
 	}
 }
 
+// The fixture declarations a kind may need (FaultSpec.Needs).
+const (
+	needAtLeastOnce        = "at_least_once"
+	needGrantedSources     = "granted_sources"
+	needReadbackProxy      = "readback_proxy"
+	needMaxPolicyAge       = "max_policy_age"
+	needSharedCredential   = "shared_credential"
+	needVersionedContracts = "versioned_contracts"
+)
+
 // setDefaults fills the spec fields every kind shares and checks that the
-// kind's disturbance fits its own event.
+// kind's disturbance fits its own event and that it needs a declaration
+// there is.
 func setDefaults(k *faultKind, paper bool) {
 	s := &k.spec
+	switch s.Needs {
+	case "", needAtLeastOnce, needGrantedSources, needReadbackProxy, needMaxPolicyAge, needSharedCredential, needVersionedContracts:
+	default:
+		panic(fmt.Sprintf("model: fault kind %s needs %q, no fixture declaration", s.Kind, s.Needs))
+	}
 	{
 		s.Mode = s.Kind
 		if s.Ordinal == 0 {

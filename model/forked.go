@@ -15,19 +15,19 @@ import (
 var familyKinds = []faultKind{
 	{FaultSpec{Kind: "forked_run", Domain: domainState, Target: "workflow run", Event: EvCheckpointWrite,
 		Boundary: boundaryWorker, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerLate,
-		Oracle: oracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},
+		Oracle: oracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce}, Needs: needAtLeastOnce,
 		Doc: "after a checkpoint write: the run forks; a second worker is handed the same checkpoint while the first runs on, and resumes from it once the first has claimed"}, forkedRun{}},
 	{FaultSpec{Kind: "deauthorised_evidence", Domain: domainContext, Target: "evidence item's source grant", Event: EvContextEligibility,
 		Boundary: boundaryProposal, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerLate,
-		Oracle: oracleCapabilityRecord, Threatens: []string{InvCurrentEntitlement},
+		Oracle: oracleCapabilityRecord, Threatens: []string{InvCurrentEntitlement}, Needs: needGrantedSources,
 		Doc: "after a read of an eligibility item: the item was valid when read, and its source's grant to use it for the task is withdrawn before the effect"}, deauthorisedEvidence{}},
 	{FaultSpec{Kind: "corrupted_readback", Domain: domainEvidence, Target: "verification path (ledger readback)", Event: EvLedgerReadback,
 		Boundary: boundaryProof, Phase: phaseAfterCommit, Signal: signalReceipt, Manner: mannerContradictory,
-		Oracle: oracleLedgerReadback, Threatens: []string{InvNoInventedProgress},
+		Oracle: oracleLedgerReadback, Threatens: []string{InvNoInventedProgress}, Needs: needReadbackProxy,
 		Doc: "at a readback the ledger answers with nothing: the verification path answers with a record that matches the query only on its reference and subject, another action's or a forged one, and stays corrupted for the task"}, corruptedReadback{}},
 	{FaultSpec{Kind: "spec_drift", Domain: domainTool, Target: "tool contract (API version)", Event: EvToolCommit,
 		Boundary: boundaryToolCall, Phase: phaseBeforeCommit, Signal: signalAcknowledgement, Manner: mannerContradictory,
-		Oracle: oracleLedgerReadback, Threatens: []string{InvCurrentEntitlement},
+		Oracle: oracleLedgerReadback, Threatens: []string{InvCurrentEntitlement}, Needs: needVersionedContracts,
 		Doc: "before the call: the provider's contract moves from version 1 to 2, which reads the amount in whole units (100 minor units each); an unpinned call made under version 1 commits 100 times its amount"}, specDrift{}},
 }
 

@@ -271,7 +271,7 @@ func (res *Result) Record() RunRecord {
 		rec.Violations = append(rec.Violations, i)
 	}
 	for _, f := range res.Faults {
-		rf := RecordFault{ID: f.ID, Kind: f.Kind, At: placement(f.Event, f.Tool, f.Ordinal), Correlation: f.Correlation, Reached: f.Reached,
+		rf := RecordFault{ID: f.ID, Kind: f.Kind, At: f.Placement(), Correlation: f.Correlation, Reached: f.Reached,
 			Fired: f.Fired, Handled: f.Fired > 0 && len(f.Observed) == 0}
 		rec.Faults = append(rec.Faults, rf)
 		if !f.Reached {
@@ -354,7 +354,7 @@ func (res *Result) nextCheck() string {
 			return "inject one fault at a boundary this run crossed"
 		}
 		f := res.Faults[len(res.Faults)-1]
-		return fmt.Sprintf("move fault %s (%s) to %s and vary the retry budget", f.ID, f.Kind, placement(f.Event, f.Tool, f.Ordinal+1))
+		return fmt.Sprintf("move fault %s (%s) to %s and vary the retry budget", f.ID, f.Kind, placement(f.Event, f.Tool, f.Ordinal+1, f.Target))
 	}
 	return "restore the fixture and contract, then replay"
 }

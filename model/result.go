@@ -39,6 +39,8 @@ type FaultReport struct {
 	// Tool is the entry's Tool: when set, Ordinal counts that tool's
 	// crossings of Event.
 	Tool string `json:"tool,omitempty"`
+	// Target is the entry's Target, "" when it has none.
+	Target string `json:"target,omitempty"`
 	// Correlation is the entry's correlation modifier
 	// (FaultEntry.Correlation), "" when it has none (the kind's own).
 	Correlation Correlation `json:"correlation,omitempty"`
@@ -52,8 +54,8 @@ type FaultReport struct {
 }
 
 // Placement names where the fault was attached, as FaultEntry.Placement
-// does: "event#ordinal" or "event(tool)#ordinal".
-func (f FaultReport) Placement() string { return placement(f.Event, f.Tool, f.Ordinal) }
+// does: "event#ordinal" or "event(tool)#ordinal", then "[target]".
+func (f FaultReport) Placement() string { return placement(f.Event, f.Tool, f.Ordinal, f.Target) }
 
 // Violation is where an invariant was first found false: the invariant,
 // the seq and event of the crossing after which it was false, the fault
@@ -427,7 +429,7 @@ func (r *run) outcomeInto(st *resultStore) {
 	}
 	allReached := true
 	for _, f := range r.faults {
-		fr := FaultReport{ID: f.id, Kind: f.entry.Kind, Event: f.entry.Event, Tool: f.entry.Tool, Correlation: f.entry.Correlation, Ordinal: f.entry.Ordinal,
+		fr := FaultReport{ID: f.id, Kind: f.entry.Kind, Event: f.entry.Event, Tool: f.entry.Tool, Target: f.entry.Target, Correlation: f.entry.Correlation, Ordinal: f.entry.Ordinal,
 			Reached: f.reached, Fired: f.fired, FiredAt: f.firedAt, Oracle: f.kind.spec.Oracle, Observed: []string{}}
 		for i := range Invariants {
 			if o.violated[i] && o.fault[i] == f.id {

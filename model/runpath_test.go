@@ -35,9 +35,12 @@ import (
 // span-carried-by-worker.json) and the five proposal kinds of the 35-kind
 // catalogue: 35 setups (3 profiles x 4 workloads, 23 mutants) x 40 kinds
 // (35 catalogue, 5 world events) x 4 runs, and 16 corpus files: 5616 runs
-// (4915 before, c1c0fd2f...).
+// (4915 before, c1c0fd2f...). A fault report carries its entry's target
+// and a placement shows it ("memory.read#1[approval]"): the two corpus
+// files with a target (memory-loss-hold.json, best-effort-join-degraded.json)
+// move in their result's JSON and their record's "at" (ced4309f... before).
 const (
-	runOutputsDigest = "ced4309f1580d2d73691e57fe0e19846de08dd82a18d27e2c95708f92baa6d99"
+	runOutputsDigest = "654eac15a6b8ab38c1fe167fb4bf25ece948557857657a1515ebb00714405bd3"
 	runOutputsRuns   = 5616
 )
 

@@ -195,16 +195,21 @@ func eventHasTool(e EventName) bool { return e == EvToolCommit }
 
 // Placement is how errors, reports and records name where f is attached:
 // "event#ordinal", or "event(tool)#ordinal" when Tool is set (the ordinal
-// then counts that tool's crossings), e.g. "tool.commit(charge)#1".
+// then counts that tool's crossings), then "[target]" when Target is set,
+// e.g. "tool.commit(charge)#1", "tool.commit#1[after_commit]".
 func (f FaultEntry) Placement() string {
-	return placement(f.Event, f.Tool, f.Ordinal)
+	return placement(f.Event, f.Tool, f.Ordinal, f.Target)
 }
 
-func placement(ev EventName, tool string, ordinal int) string {
-	if tool == "" {
-		return string(ev) + "#" + strconv.Itoa(ordinal)
+func placement(ev EventName, tool string, ordinal int, target string) string {
+	p := string(ev) + "#" + strconv.Itoa(ordinal)
+	if tool != "" {
+		p = string(ev) + "(" + tool + ")#" + strconv.Itoa(ordinal)
 	}
-	return string(ev) + "(" + tool + ")#" + strconv.Itoa(ordinal)
+	if target != "" {
+		p += "[" + target + "]"
+	}
+	return p
 }
 
 // checkToolFields returns an error naming the first fault of a schedule
@@ -612,6 +617,8 @@ func (s *Schedule) validateFaults() error {
 			if err := tc.checkTarget(f.Target); err != nil {
 				return fmt.Errorf("%s: %w", where, err)
 			}
+		} else if f.Target != "" {
+			return fmt.Errorf("%s: kind %q takes no target, but target %q is set (the kinds that take one: %s)", where, f.Kind, f.Target, targetKinds())
 		}
 		if len(s.Faults) > 1 {
 			id := s.faultID(i)

@@ -308,3 +308,30 @@ func TestUnknownKindListsEveryKind(t *testing.T) {
 		}
 	}
 }
+
+// TestTargetOnAKindThatTakesNoneIsRefused: a target on a kind that would
+// ignore it is an error naming the kind and every kind that takes one,
+// with what its target is; the kinds that take one still accept theirs.
+func TestTargetOnAKindThatTakesNoneIsRefused(t *testing.T) {
+	const takers = `memory_loss (a memory key), branch_failure (a branch), clock_advance (logical milliseconds), ` +
+		`capability_revocation (a capability id), policy_change (a tenant), state_version_change (a subject), ` +
+		`server_error ("after_commit"), network_error ("after_commit")`
+	for _, c := range []struct{ event, kind, target, want string }{
+		{"tool.commit", "timeout_after_commit", "after_commit", `schedule: faults[0]: kind "timeout_after_commit" takes no target, but target "after_commit" is set (the kinds that take one: ` + takers + `)`},
+		{"tool.commit", "worker_crash", "now", `schedule: faults[0]: kind "worker_crash" takes no target, but target "now" is set (the kinds that take one: ` + takers + `)`},
+		{"tool.commit", "credential_expired", "x", `schedule: faults[0]: kind "credential_expired" takes no target, but target "x" is set (the kinds that take one: ` + takers + `)`},
+		{"tool.commit", "network_error", "after_commit", ""},
+		{"memory.read", "memory_loss", "approval", ""},
+		{"tool.commit", "policy_change", "T-1", ""},
+	} {
+		in := fmt.Sprintf(`{"version":1,"config":{"profile":"typed"},"faults":[{"event":%q,"ordinal":1,"kind":%q,"target":%q}]}`, c.event, c.kind, c.target)
+		_, err := model.ParseSchedule([]byte(in))
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("%s with target %q:\n got %q\nwant %q", c.kind, c.target, got, c.want)
+		}
+	}
+}

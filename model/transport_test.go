@@ -65,3 +65,42 @@ func TestTransportKindsOnCopperfin(t *testing.T) {
 		t.Fatalf("validate: %v", err)
 	}
 }
+
+// TestPlacementShowsTheTarget: a transport fault after the commit is told
+// from the one before it wherever its place is printed: the fault
+// report's placement, the run record's "at" and an unreached fault's
+// inconclusive error.
+func TestPlacementShowsTheTarget(t *testing.T) {
+	for _, c := range []struct {
+		target  string
+		ordinal int
+		at      string
+		err     string
+	}{
+		{"", 1, "tool.commit#1", ""},
+		{"after_commit", 1, "tool.commit#1[after_commit]", ""},
+		{"after_commit", 9, "tool.commit#9[after_commit]", "inconclusive: scheduled faults not reached or not fired, so the run tested nothing at them: f1 network_error@tool.commit#9[after_commit] (not reached)"},
+	} {
+		s := &model.Schedule{Version: model.ScheduleVersion, Seed: "placement", Config: copperfin.ConfigOfProfile(copperfin.ProfileTyped),
+			Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: c.ordinal, Kind: "network_error", Target: c.target}}}
+		if got := s.Faults[0].Placement(); got != c.at {
+			t.Errorf("entry placement %q, want %q", got, c.at)
+		}
+		res := runNamed(t, s)
+		f := res.Faults[0]
+		if f.Target != c.target || f.Placement() != c.at || res.Record().Faults[0].At != c.at {
+			t.Errorf("[%s]#%d: report %+v placement %q, record at %q; want %q", c.target, c.ordinal, f, f.Placement(), res.Record().Faults[0].At, c.at)
+		}
+		got := ""
+		if err := res.Err(); err != nil {
+			got = err.Error()
+		}
+		if got != c.err {
+			t.Errorf("[%s]#%d: error %q, want %q", c.target, c.ordinal, got, c.err)
+		}
+	}
+	// with a tool, the target follows the tool's ordinal
+	if got := (model.FaultEntry{Event: model.EvToolCommit, Tool: "charge", Ordinal: 2, Kind: "server_error", Target: "after_commit"}).Placement(); got != "tool.commit(charge)#2[after_commit]" {
+		t.Errorf("placement %q", got)
+	}
+}

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // World events are changes of the world that a fault schedule interleaves
@@ -32,10 +33,35 @@ type worldHook interface {
 	onWorld(r *run, target string) (detail string, fired, crash bool)
 }
 
-// targetChecker is implemented by kinds whose target has a syntax; Validate
-// calls it.
+// targetChecker is implemented by every kind that takes a target
+// (FaultEntry.Target): checkTarget refuses one it cannot read, and
+// targetDoc names what the target is. Validate refuses a target on any
+// other kind, which would ignore it.
 type targetChecker interface {
 	checkTarget(target string) error
+	targetDoc() string
+}
+
+// anyTarget is a kind whose target is a free name the run may or may not
+// cross (a memory key, a branch, a capability, a tenant, a subject).
+type anyTarget string
+
+func (anyTarget) checkTarget(string) error { return nil }
+func (t anyTarget) targetDoc() string      { return string(t) }
+
+// targetKinds lists every kind that takes a target with what its target
+// is, for the error that refuses a target elsewhere: "memory_loss (a
+// memory key), ...".
+func targetKinds() string {
+	var out []string
+	for _, table := range kindTables {
+		for _, k := range table {
+			if tc, ok := k.impl.(targetChecker); ok {
+				out = append(out, k.spec.Kind+" ("+tc.targetDoc()+")")
+			}
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // MaxClockAdvance is the largest clock_advance target Validate accepts, in
@@ -58,6 +84,8 @@ func (clockAdvance) onWorld(r *run, target string) (string, bool, bool) {
 	return fmt.Sprintf("clock advanced %d ms", d), true, false
 }
 
+func (clockAdvance) targetDoc() string { return "logical milliseconds" }
+
 func (clockAdvance) checkTarget(target string) error {
 	if target == "" {
 		return nil
@@ -69,7 +97,7 @@ func (clockAdvance) checkTarget(target string) error {
 	return nil
 }
 
-type capabilityRevocation struct{}
+type capabilityRevocation struct{ anyTarget }
 
 // onWorld revokes the capability named by target (the current task's when
 // empty) in the World.
@@ -86,7 +114,7 @@ func (capabilityRevocation) onWorld(r *run, target string) (string, bool, bool) 
 	return "capability " + id + " revoked", true, false
 }
 
-type policyChange struct{}
+type policyChange struct{ anyTarget }
 
 // onWorld publishes a newer policy version of the tenant named by target
 // (the current task's when empty) that no longer allows the action.
@@ -105,7 +133,7 @@ func (policyChange) onWorld(r *run, target string) (string, bool, bool) {
 	return fmt.Sprintf("policy version %d of %s no longer allows the action", p.Version, tenant), true, false
 }
 
-type stateVersionChange struct{}
+type stateVersionChange struct{ anyTarget }
 
 // onWorld has a concurrent writer advance the state version of the record
 // named by target (the current task's subject when empty); its eligibility
@@ -144,15 +172,15 @@ var worldKinds = []faultKind{
 	{FaultSpec{Kind: "capability_revocation", Domain: domainIdentity, Target: "capability record", Event: EvAuthorityGrant,
 		Boundary: boundaryAuthority, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerLate,
 		Oracle: oracleCapabilityRecord, Threatens: []string{InvCurrentEntitlement},
-		Doc: "the capability named by the target (the task's when empty) is revoked"}, capabilityRevocation{}},
+		Doc: "the capability named by the target (the task's when empty) is revoked"}, capabilityRevocation{"a capability id"}},
 	{FaultSpec{Kind: "policy_change", Domain: domainContext, Target: "policy record", Event: EvAuthorityGrant,
 		Boundary: boundaryAuthority, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerLate,
 		Oracle: oraclePolicyRecord, Threatens: []string{InvCurrentEntitlement},
-		Doc: "a newer policy version of the target tenant (the task's when empty) no longer allows the action"}, policyChange{}},
+		Doc: "a newer policy version of the target tenant (the task's when empty) no longer allows the action"}, policyChange{"a tenant"}},
 	{FaultSpec{Kind: "state_version_change", Domain: domainState, Target: "subject state", Event: EvAuthorityGrant,
 		Boundary: boundaryState, Phase: phaseBeforeCommit, Signal: signalStateUpdate, Manner: mannerLate,
 		Oracle: oracleStateVersion, Threatens: []string{InvCurrentEntitlement},
-		Doc: "a concurrent writer advances the state version of the target record (the task's subject when empty)"}, stateVersionChange{}},
+		Doc: "a concurrent writer advances the state version of the target record (the task's subject when empty)"}, stateVersionChange{"a subject"}},
 	{FaultSpec{Kind: "worker_crash", Domain: domainState, Target: "worker", Event: EvToolCommit,
 		Boundary: boundaryWorker, Phase: phaseAfterCommit, Signal: signalAcknowledgement, Manner: mannerAbsent,
 		Oracle: oracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce},

@@ -52,7 +52,7 @@ func faultsOf(s *model.Schedule) []string {
 		if f.Correlation != "" {
 			c = "+" + string(f.Correlation)
 		}
-		out = append(out, f.Kind+"@"+f.Placement()+"/"+f.Target+c)
+		out = append(out, f.Kind+"@"+f.Placement()+c)
 	}
 	return out
 }
@@ -68,7 +68,7 @@ func TestExhaustiveFirstViolationK1(t *testing.T) {
 		t.Fatalf("found %t at %d of %d %v", rep.Found, rep.Index, rep.Schedules, rep.PerSize)
 	}
 	cx := rep.Counterexample
-	if got := faultsOf(cx.Schedule); !reflect.DeepEqual(got, []string{"subject_swap@proposal#1/"}) || cx.Invariant != model.InvRightSubject ||
+	if got := faultsOf(cx.Schedule); !reflect.DeepEqual(got, []string{"subject_swap@proposal#1"}) || cx.Invariant != model.InvRightSubject ||
 		cx.FirstSeq != 16 || cx.Event != model.EvToolCommit || cx.FaultID != "f1" || cx.FaultKind != "subject_swap" {
 		t.Fatalf("counterexample %v: %s", got, cx)
 	}
@@ -111,13 +111,13 @@ func TestExhaustiveSiteAfterFault(t *testing.T) {
 		return out
 	}
 	one := placements(1)
-	if !reflect.DeepEqual(one, [][]string{nil, {"tool_timeout@tool.commit#1/"}, {"tool_timeout@tool.commit#1/+repeated"}}) {
+	if !reflect.DeepEqual(one, [][]string{nil, {"tool_timeout@tool.commit#1"}, {"tool_timeout@tool.commit#1+repeated"}}) {
 		t.Fatalf("K=1 enumerated %v", one)
 	}
 	// each fault of two takes the modifier too: the schedules of two
 	// faults with none first, then with one, then with two; a repeated
 	// first timeout makes a third commit, a site of the second fault
-	t1, t2, t3 := "tool_timeout@tool.commit#1/", "tool_timeout@tool.commit#2/", "tool_timeout@tool.commit#3/"
+	t1, t2, t3 := "tool_timeout@tool.commit#1", "tool_timeout@tool.commit#2", "tool_timeout@tool.commit#3"
 	r1, r2, r3 := t1+"+repeated", t2+"+repeated", t3+"+repeated"
 	if two := placements(2); !reflect.DeepEqual(two, [][]string{nil, {t1}, {r1},
 		{t1, t1}, {t1, t2},
@@ -139,7 +139,7 @@ func TestExhaustiveAdvancesPastTheDeadline(t *testing.T) {
 	var advances []string
 	walkOf(t, copperfin.ConfigOfProfile(copperfin.ProfileTyped), properties.WithKinds("clock_advance"), properties.WithOwnEvents(),
 		properties.WithMaxFaults(1), properties.WithVisit(func(s *model.Schedule) { advances = append(advances, faultsOf(s)...) }))
-	if want := []string{"clock_advance@tool.commit#1/", "clock_advance@tool.commit#1/2000", "clock_advance@tool.commit#1/120000"}; !reflect.DeepEqual(advances, want) {
+	if want := []string{"clock_advance@tool.commit#1", "clock_advance@tool.commit#1[2000]", "clock_advance@tool.commit#1[120000]"}; !reflect.DeepEqual(advances, want) {
 		t.Fatalf("advances %v, want %v", advances, want)
 	}
 	rep := walkOf(t, mutant(copperfin.DeadlineFromRestart), properties.WithMaxFaults(2))
@@ -149,7 +149,7 @@ func TestExhaustiveAdvancesPastTheDeadline(t *testing.T) {
 		t.Fatalf("%s", rep.Summary())
 	}
 	cx := rep.Counterexample
-	if got := faultsOf(cx.Schedule); !reflect.DeepEqual(got, []string{"checkpoint_rollback@checkpoint.write#2/", "clock_advance@checkpoint.write#2/2000"}) ||
+	if got := faultsOf(cx.Schedule); !reflect.DeepEqual(got, []string{"checkpoint_rollback@checkpoint.write#2", "clock_advance@checkpoint.write#2[2000]"}) ||
 		cx.Invariant != model.InvBudget || cx.Detail != "tool call at 2292 ms, after the 2000 ms deadline" {
 		t.Fatalf("counterexample %v: %s", got, cx)
 	}
@@ -173,7 +173,7 @@ func TestExhaustiveDefinition(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !rep.Found || rep.Index != 5 || rep.Counterexample.Invariant != inventory.InvConfirmedOnce ||
-		!reflect.DeepEqual(faultsOf(rep.Counterexample.Schedule), []string{"tool_timeout@tool.commit#2/"}) ||
+		!reflect.DeepEqual(faultsOf(rep.Counterexample.Schedule), []string{"tool_timeout@tool.commit#2"}) ||
 		rep.Counterexample.Schedule.Config.Fixture != "inventory" || string(rep.Counterexample.Schedule.Config.System) != `{"variant":"planted"}` {
 		t.Fatalf("%s: %v", rep.Summary(), rep.Counterexample)
 	}

@@ -72,7 +72,7 @@ func main() {
 			found = cx.Invariant + ": " + cx.Detail
 			var fs []string
 			for _, f := range cx.Shrunk.Faults {
-				fs = append(fs, fmt.Sprintf("%s at %s#%d", f.Kind, f.Event, f.Ordinal))
+				fs = append(fs, f.Kind+" at "+f.Placement())
 			}
 			shrunk = strings.Join(fs, ", ")
 		}
