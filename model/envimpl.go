@@ -140,7 +140,6 @@ func (e *taskEnv) ReadPolicy(ctx context.Context, tenant string) (Policy, error)
 	}
 	out := disturb(&c, p, policyHook.onPolicy)
 	c.r.world.fetched(tenant, out)
-	c.r.readPolicy(tenant, out)
 	d := detail{kind: dVersion, n1: out.Version}
 	if out.AsOf != c.r.world.Clock {
 		d.b1, d.n2 = true, int64(out.AsOf) // the replica's kept copy

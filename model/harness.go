@@ -374,9 +374,6 @@ type run struct {
 	// policyChecked is the number of ledger entries policy_fresh has
 	// checked.
 	policyChecked int
-	// policyReads are each task's reads of each tenant's policy and the
-	// copy of its last decision (policy_fresh).
-	policyReads []policyRead
 	// openSpan is the span a span_carry_over disturbance opened at the
 	// current tool.commit (read right after it fires).
 	openSpan string
@@ -679,7 +676,6 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 	r.stopped = nil
 	r.early = ""
 	r.policyChecked = 0
-	r.policyReads = r.policyReads[:0]
 	r.commitWait = 0
 	r.live = liveState{fired: r.live.fired[:0]}
 	if h.opts.Clock != nil {
@@ -1001,10 +997,6 @@ func (r *run) enterTool(ev EventName, cost Millis, tool string) (ordinal int, hi
 		return 0, nil, false
 	}
 	r.tick(cost)
-	if ev == EvToolCommit && len(r.policyReads) > 0 {
-		// a decision's send (policy_fresh), at the time the system called
-		r.sendPolicy(r.world.Clock - r.commitWait)
-	}
 	i := eventIndex(ev)
 	r.crossIdx = i
 	r.counts[i]++

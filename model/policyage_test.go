@@ -34,9 +34,9 @@ func TestPolicyFetchFailedOnCopperfin(t *testing.T) {
 		{"typed", copperfin.ConfigOfControls(typed), nil, 3, model.ClaimRelease, "refund completed", ""},
 		{"typed, 300 ms", copperfin.ConfigOfControls(typed), &short, 2, model.ClaimDeny, "policy replica too old: 132 ms since its last fetch", ""},
 		{"policy_age_unchecked", copperfin.WithMutant(copperfin.ConfigOfControls(typed), string(copperfin.PolicyAgeUnchecked)), nil, 2, model.ClaimRelease, "refund completed",
-			`effect O-731:refund:v1 of task refund-O-731 committed at 212 ms on tenant "T-1"'s policy fetched at 0 ms and decided on at 212 ms: 212 ms old, more than the fixture's max_policy_age of 100 ms`},
+			`effect O-731:refund:v1 of task refund-O-731 committed at 212 ms on tenant "T-1"'s policy fetched at 0 ms: 212 ms old, more than the fixture's max_policy_age of 100 ms`},
 		{"baseline", copperfin.ConfigOfControls(0), nil, 1, model.ClaimRelease, "refund completed",
-			`effect req-1 of task refund-O-731 committed at 172 ms on tenant "T-1"'s policy fetched at 0 ms and decided on at 172 ms: 172 ms old, more than the fixture's max_policy_age of 100 ms`},
+			`effect req-1 of task refund-O-731 committed at 172 ms on tenant "T-1"'s policy fetched at 0 ms: 172 ms old, more than the fixture's max_policy_age of 100 ms`},
 	} {
 		s := &model.Schedule{Version: model.ScheduleVersion, Seed: "policy-replica", Config: c.cfg,
 			Faults: []model.FaultEntry{{Kind: "policy_fetch_failed", Event: model.EvContextPolicy, Ordinal: 1}}}
@@ -113,30 +113,5 @@ func TestPolicyFreshNameTaken(t *testing.T) {
 		if err == nil || err.Error() != c.want {
 			t.Errorf("%+v: %v", c.opts, err)
 		}
-	}
-}
-
-// TestPolicyFreshMeasuresAtTheDecisionsSend: the age policy_fresh checks
-// is the decision's copy's at the decision's send, its first tool call
-// after the read; a retry carries the same decision. On
-// copperfin-policy-replica, typed's first send times out before it leaves
-// (timeout_before_send) and its retry commits at 272 ms, 130 ms after the
-// copy's fetch at 142 ms: the decision was sent at 212 ms on a 70 ms copy,
-// within the bound of 100, and the invariant holds.
-func TestPolicyFreshMeasuresAtTheDecisionsSend(t *testing.T) {
-	cfg := copperfin.ConfigOfProfile(copperfin.ProfileTyped)
-	cfg.Fixture = "copperfin-policy-replica"
-	s := &model.Schedule{Version: model.ScheduleVersion, Seed: "decision-send", Config: cfg,
-		Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_before_send"}}}
-	res := runNamed(t, s)
-	var commits []model.Millis
-	for _, e := range res.Timeline.Events() {
-		if e.Event == model.EvToolCommit {
-			commits = append(commits, e.At)
-		}
-	}
-	inv, ok := res.Invariant("policy_fresh")
-	if !ok || !inv.Held || res.Terms.Effects != 1 || len(commits) != 2 || commits[0] != 212 || commits[1] != 272 || res.Claims[0].Verdict != model.ClaimRelease {
-		t.Errorf("policy_fresh %+v, commits at %v, %d effects, claim %+v", inv, commits, res.Terms.Effects, res.Claims[0])
 	}
 }

@@ -455,7 +455,7 @@ type Fixture struct {
 	Fleet *Fleet
 	// MaxPolicyAge, when above zero, is the oldest policy, in logical ms,
 	// an effect may be committed on: a run checks policy_fresh against
-	// the age of the decision's copy at its send (Policy.AsOf), and the
+	// the age of the tenant's policy replica (Policy.AsOf), and the
 	// default search draws policy_fetch_failed. 0 to 3,600,000 (one hour);
 	// anything else is an error of the fixture.
 	MaxPolicyAge Millis

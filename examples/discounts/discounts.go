@@ -36,41 +36,31 @@ const refetchWait model.Millis = 100
 // refetches is how many times a policy found too old is fetched again.
 const refetches = 3
 
-// confirmWait is how long, in logical ms, a confirming agent waits for
-// the customer to confirm the quoted discount.
-const confirmWait model.Millis = 100
-
 // Agent applies one discount. IgnoreAge is the unprotected agent: it
 // applies the discount on whatever copy the replica serves, however old.
-// Confirm quotes the discount and waits for the customer's confirmation
-// (confirmWait) before applying it, reading the policy again after the
-// wait; CachePolicy, with Confirm, is the agent that applies it on the
-// copy it quoted from instead, older than the fixture's bound by then
-// though the replica stays fresh.
-type Agent struct{ IgnoreAge, Confirm, CachePolicy bool }
+type Agent struct{ IgnoreAge bool }
 
 // Run reads the cart and the tenant's policy, waits for a fresh policy
 // while the replica's copy is older than MaxAge (denying when none comes
-// after three refetches), then applies the discount under one key; a
-// confirming agent waits for the confirmation first and, unless it keeps
-// its quote's copy, reads the policy again the same way.
+// after three refetches), then applies the discount under one key.
 func (g Agent) Run(ctx context.Context, env model.Env, t model.Task) (model.Claim, error) {
 	cart, err := env.Context.ReadSubject(ctx, t.Subject)
 	if err != nil {
 		return model.Claim{}, err
 	}
-	p, deny, err := g.policy(ctx, env, t)
-	if deny != nil || err != nil {
-		return claimOf(deny), err
+	p, err := env.Context.ReadPolicy(ctx, t.Tenant)
+	if err != nil {
+		return model.Claim{}, err
 	}
-	if g.Confirm {
-		if err := env.Sleep(ctx, confirmWait); err != nil {
+	for i := 0; !g.IgnoreAge && env.Now()-p.AsOf > MaxAge; i++ {
+		if i == refetches {
+			return model.Claim{Verdict: model.ClaimDeny, Reason: "discount policy " + strconv.FormatInt(int64(env.Now()-p.AsOf), 10) + " ms old: no fresh fetch"}, nil
+		}
+		if err := env.Sleep(ctx, refetchWait); err != nil {
 			return model.Claim{}, err
 		}
-		if !g.CachePolicy {
-			if p, deny, err = g.policy(ctx, env, t); deny != nil || err != nil {
-				return claimOf(deny), err
-			}
+		if p, err = env.Context.ReadPolicy(ctx, t.Tenant); err != nil {
+			return model.Claim{}, err
 		}
 	}
 	if !p.Allows || p.MaxAmount > 0 && t.Amount > p.MaxAmount {
@@ -86,36 +76,6 @@ func (g Agent) Run(ctx context.Context, env model.Env, t model.Task) (model.Clai
 		return model.Claim{Verdict: model.ClaimHold, Reason: "not applied: " + res.Outcome.String()}, nil
 	}
 	return model.Claim{Verdict: model.ClaimRelease, Reason: "discount applied"}, nil
-}
-
-// policy reads the tenant's policy and, unless the agent ignores its age,
-// fetches it again while it is older than MaxAge, up to three times 100
-// ms apart; the denial when no fresh copy came.
-func (g Agent) policy(ctx context.Context, env model.Env, t model.Task) (model.Policy, *model.Claim, error) {
-	p, err := env.Context.ReadPolicy(ctx, t.Tenant)
-	if err != nil {
-		return p, nil, err
-	}
-	for i := 0; !g.IgnoreAge && env.Now()-p.AsOf > MaxAge; i++ {
-		if i == refetches {
-			return p, &model.Claim{Verdict: model.ClaimDeny, Reason: "discount policy " + strconv.FormatInt(int64(env.Now()-p.AsOf), 10) + " ms old: no fresh fetch"}, nil
-		}
-		if err := env.Sleep(ctx, refetchWait); err != nil {
-			return p, nil, err
-		}
-		if p, err = env.Context.ReadPolicy(ctx, t.Tenant); err != nil {
-			return p, nil, err
-		}
-	}
-	return p, nil, nil
-}
-
-// claimOf is the denial c, or the zero claim.
-func claimOf(c *model.Claim) model.Claim {
-	if c == nil {
-		return model.Claim{}
-	}
-	return *c
 }
 
 // Store returns the fixture: one cart of tenant shop-1, a discount policy
@@ -134,15 +94,12 @@ func Store() model.Fixture {
 
 // Definition describes the agent, checking no_invented_progress (and, as
 // every run of its fixture, policy_fresh). Its system config is
-// {"ignore_age": bool, "confirm": bool, "cache_policy": bool}
-// (cache_policy needs confirm); an unknown field is an error.
+// {"ignore_age": bool}; an unknown field is an error.
 func Definition() *model.Definition {
 	return &model.Definition{Name: "discounts", Fixtures: []model.Fixture{Store()}, Builtin: []string{model.InvNoInventedProgress},
 		Configure: func(system json.RawMessage) (model.Factory, error) {
 			var s struct {
-				IgnoreAge   bool `json:"ignore_age"`
-				Confirm     bool `json:"confirm"`
-				CachePolicy bool `json:"cache_policy"`
+				IgnoreAge bool `json:"ignore_age"`
 			}
 			if len(system) > 0 {
 				dec := json.NewDecoder(bytes.NewReader(system))
@@ -151,11 +108,6 @@ func Definition() *model.Definition {
 					return nil, fmt.Errorf("discounts: config: %w", err)
 				}
 			}
-			if s.CachePolicy && !s.Confirm {
-				return nil, fmt.Errorf("discounts: config: cache_policy needs confirm (an agent that does not wait has no older copy to keep)")
-			}
-			return func() model.System {
-				return Agent{IgnoreAge: s.IgnoreAge, Confirm: s.Confirm, CachePolicy: s.CachePolicy}
-			}, nil
+			return func() model.System { return Agent{IgnoreAge: s.IgnoreAge} }, nil
 		}}
 }
