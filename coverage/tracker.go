@@ -58,7 +58,10 @@ func (t *Tracker) Universe() *Universe { return t.u }
 // by its kind's key as a visit (reached, fired, adjudicated), "scheduled,
 // not reached" or "reached, not fired"; the events its timeline crossed;
 // each violated invariant as a counterexample under the key of the fault
-// that reached it, or unattributed. World events and notice kinds outside
+// that reached it, or unattributed. A kind of the model outside the
+// universe's catalogue (server_error, forked_run, ...) counts under its
+// spec's key: a reachable key's figures then count it, any other key is
+// reported outside the catalogue. World events and notice kinds outside
 // the universe are skipped. It returns an error, and counts nothing, for a
 // result a file could not hold (docs/coverage.md, "The Go API", lists
 // them). It has the shape of assay.Config.Observe.
@@ -76,10 +79,23 @@ func (t *Tracker) Record(res *model.Result) error {
 		if !ok && (worldEvent[f.Kind] || noticeKind[f.Kind]) {
 			continue
 		}
-		if !ok {
-			return fmt.Errorf("coverage: record: fault %s: kind %q is not in the coverage universe's catalogue", f.ID, f.Kind)
-		}
-		if f.Correlation != "" {
+		switch {
+		case !ok:
+			// a kind outside the universe's catalogue (server_error,
+			// forked_run, ...): its spec's key, which the universe's
+			// figures leave out when no kind of it has the key
+			sp, err := model.Spec(f.Kind)
+			if err != nil {
+				return fmt.Errorf("coverage: record: fault %s: kind %q is not in the coverage universe, nor a kind of the model", f.ID, f.Kind)
+			}
+			k = keyOf(sp)
+			if f.Correlation != "" && f.Correlation != k.Correlation {
+				if !slices.Contains(sp.Correlations, f.Correlation) {
+					return fmt.Errorf("coverage: record: fault %s: kind %q does not take the correlation %q", f.ID, f.Kind, f.Correlation)
+				}
+				k.Correlation = f.Correlation
+			}
+		case f.Correlation != "":
 			if k, ok = t.u.kindKeyOf(f.Kind, f.Correlation); !ok {
 				return fmt.Errorf("coverage: record: fault %s: kind %q under correlation %q has no key in the coverage universe", f.ID, f.Kind, f.Correlation)
 			}

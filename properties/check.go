@@ -86,6 +86,7 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 				st.note += "; the run under the test's config is stored in " + st.cx.File
 			}
 			t.Errorf("properties: counterexample stored by an earlier run in %s, replayed before any exploration%s (an invariant violated, exit 1): %s", path, st.note, st.cx)
+			reportCoverageErr(t, e.coverageErr())
 			return
 		}
 		t.Logf("properties: the counterexample stored in %s holds now: fixed (%d of %d faults reached%s); delete the file, or keep it to replay on every run", path, st.reached(), len(st.res.Faults), st.note)
@@ -121,6 +122,7 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 			rep.Walk = walk
 		}
 	}
+	rep, err = e.withCoverageErr(rep, err)
 	if pe := (*panicError)(nil); errors.As(err, &pe) {
 		// stored as a counterexample is, so the next run replays it first
 		path, werr := writeSchedule(ff.dir, "panic", pe.Schedule)
@@ -166,6 +168,7 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 		where = fmt.Sprintf("at check %d of the run (shard %d/%d: the run's counterexample is the shards' of the least check)", rep.ChecksToFailure, rep.Shard, rep.Shards)
 	}
 	t.Errorf("properties: counterexample %s (an invariant violated, exit 1): %s", where, rep.Counterexample)
+	reportCoverageErr(t, rep.CoverageErr)
 	if werr != nil {
 		t.Fatalf("%v (an I/O error: the counterexample above was not stored)", werr)
 	}
@@ -175,6 +178,15 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 			err = fmt.Errorf("the counterexample's schedule held every invariant when run again (run %s): the system is not deterministic", res.RunID)
 		}
 		writeTrace(t, dir, res, err)
+	}
+}
+
+// reportCoverageErr fails t with err, an error recording coverage met
+// after a counterexample was reported: beside it, never instead of it.
+func reportCoverageErr(t rapid.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Errorf("%v (recording coverage failed; the verdict above stands, and its exit code: the coverage lacks the run named)", err)
 	}
 }
 
@@ -252,6 +264,7 @@ func reportBlocked(t rapid.TB, ff failFiles, err error) bool {
 func replayOnly(t rapid.TB, e *explorer, ff failFiles, path, system string) {
 	t.Helper()
 	st, err := e.replayStored(ff, path, true)
+	defer func() { reportCoverageErr(t, e.coverageErr()) }()
 	if sp := (*model.SystemPanic)(nil); errors.As(err, &sp) {
 		t.Errorf("properties: replaying %s=%s: %v (the system failed: exit 1)\n%s", ReplayEnv, path, sp, sp.Stack)
 		return
