@@ -58,13 +58,12 @@ func (t *Tracker) Universe() *Universe { return t.u }
 // by its kind's key as a visit (reached, fired, adjudicated), "scheduled,
 // not reached" or "reached, not fired"; the events its timeline crossed;
 // each violated invariant as a counterexample under the key of the fault
-// that reached it, or unattributed. A kind of the model outside the
-// universe's catalogue (server_error, forked_run, ...) counts under its
-// spec's key: a reachable key's figures then count it, any other key is
-// reported outside the catalogue. World events and notice kinds outside
-// the universe are skipped. It returns an error, and counts nothing, for a
-// result a file could not hold (docs/coverage.md, "The Go API", lists
-// them). It has the shape of assay.Config.Observe.
+// that reached it, or unattributed. A model kind outside the universe's
+// catalogue (server_error, ...) counts under its spec's key, reported
+// outside the catalogue when no catalogue kind has it. World events and
+// notice kinds outside the universe are skipped. It returns an error, and
+// counts nothing, for a result a file could not hold (docs/coverage.md,
+// "The Go API", lists them). It has the shape of assay.Config.Observe.
 func (t *Tracker) Record(res *model.Result) error {
 	if res == nil {
 		return errors.New("coverage: record: nil result")
