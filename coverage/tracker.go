@@ -25,6 +25,10 @@ type Tracker struct {
 	decl systemRecord
 	mu   sync.Mutex
 	d    Data
+	// names and events are the invariant and event names Record has
+	// checked already
+	names  map[string]bool
+	events map[model.EventName]bool
 }
 
 // NewTracker returns an empty tracker over universe u (nil means
@@ -71,8 +75,14 @@ func (t *Tracker) Record(res *model.Result) error {
 	if res.Schedule == nil {
 		return errors.New("coverage: record: the result has no schedule")
 	}
-	keys := make([]Key, len(res.Faults))
-	keyed := make([]bool, len(res.Faults))
+	// a run schedules a few faults: their keys on the stack
+	var kb [4]Key
+	var kd [4]bool
+	n := len(res.Faults)
+	keys, keyed := kb[:min(n, len(kb))], kd[:min(n, len(kd))]
+	if n > len(kb) {
+		keys, keyed = make([]Key, n), make([]bool, n)
+	}
 	for i, f := range res.Faults {
 		k, ok := t.u.KindKey(f.Kind)
 		if !ok && (worldEvent[f.Kind] || noticeKind[f.Kind]) {
@@ -104,28 +114,38 @@ func (t *Tracker) Record(res *model.Result) error {
 		}
 		keys[i], keyed[i] = k, true
 	}
-	for _, inv := range res.Invariants {
-		if err := CheckInvariantName(inv.Invariant); err != nil {
-			return fmt.Errorf("coverage: record: %w", err)
-		}
-	}
-	// the names crossed, each once (a run crosses a few names many times),
-	// sorted
-	var crossed []model.EventName
+	// the names crossed, each once (a run crosses a few names many times)
+	var cb [24]model.EventName
+	crossed := cb[:0]
 	tl := res.Timeline
 	for i := range tl.Len() {
 		if n := tl.Name(i); !slices.Contains(crossed, n) {
 			crossed = append(crossed, n)
 		}
 	}
-	slices.Sort(crossed)
-	for _, ev := range crossed {
-		if err := checkEventName(ev); err != nil {
-			return fmt.Errorf("coverage: record: timeline: %w", err)
-		}
-	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	// each name is checked once in the tracker's life (a walk records
+	// thousands of runs of the same few names), before anything counts
+	if t.names == nil {
+		t.names, t.events = map[string]bool{}, map[model.EventName]bool{}
+	}
+	for _, inv := range res.Invariants {
+		if !t.names[inv.Invariant] {
+			if err := CheckInvariantName(inv.Invariant); err != nil {
+				return fmt.Errorf("coverage: record: %w", err)
+			}
+			t.names[inv.Invariant] = true
+		}
+	}
+	for _, ev := range crossed {
+		if !t.events[ev] {
+			if err := checkEventName(ev); err != nil {
+				return fmt.Errorf("coverage: record: timeline: %w", err)
+			}
+			t.events[ev] = true
+		}
+	}
 	d := &t.d
 	d.Runs++
 	if d.Systems == nil {
@@ -143,7 +163,7 @@ func (t *Tracker) Record(res *model.Result) error {
 	if res.Timeline.Len() > 0 {
 		sr.Traced++
 		if !subset(crossed, sr.Crossed) {
-			sr.Crossed = union(sr.Crossed, crossed)
+			sr.Crossed = union(sr.Crossed, crossed) // sorted
 		}
 	}
 	if len(res.Invariants) == 0 || len(res.Claims) == 0 {
