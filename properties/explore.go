@@ -66,10 +66,10 @@ type Report struct {
 	// walk's when it found the counterexample.
 	Walk *ExhaustiveReport `json:"walk,omitempty"`
 	// CoverageErr is the first error recording a run into the WithCoverage
-	// tracker met once a counterexample was found (nil for none): the
+	// tracker met (nil for none) when a counterexample was found: the
 	// counterexample stands (exit 1) and the error goes beside it; the
-	// coverage lacks the run it names. Before any counterexample such an
-	// error is Explore's own (exit 2).
+	// coverage lacks the run it names. A search that has found nothing
+	// ends at such an error, Explore's own (exit 2).
 	CoverageErr error `json:"-"`
 }
 
