@@ -339,8 +339,13 @@ not deterministic (a run made again to confirm the counterexample differed).` + 
 			if guided {
 				sum = summarize(tracker.Data(), prior)
 			}
-			if err := FlushCoverage(tracker, covPath); err != nil {
+			// a coverage failure never hides a counterexample: it goes
+			// beside it, and the exit code is the counterexample's
+			covErrs := []error{rep.CoverageErr}
+			if err := FlushCoverage(tracker, covPath); err != nil && !rep.Found {
 				return err
+			} else if err != nil {
+				covErrs = append(covErrs, err)
 			}
 			var trace string
 			if otelDir != "" && rep.Found {
@@ -357,6 +362,11 @@ not deterministic (a run made again to confirm the counterexample differed).` + 
 				return OutputError(err)
 			}
 			if rep.Found {
+				for _, err := range covErrs {
+					if err != nil {
+						fmt.Fprintf(c.ErrOrStderr(), "%s: %v (recording coverage failed; the counterexample above stands, exit 1)\n", p.name(), err)
+					}
+				}
 				return ErrViolation
 			}
 			if rep.Inconclusive() {

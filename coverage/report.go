@@ -44,7 +44,8 @@ const (
 	// exploration does not draw (see drawable); outside their universe.
 	StatusNotDrawn = "not_drawn"
 	// StatusOutside: recorded, but no kind of this catalogue has the key
-	// (the file came from another catalogue); not counted as reachable.
+	// (a kind outside it, forked_run say, or another catalogue's file);
+	// not counted as reachable.
 	StatusOutside = "outside_catalogue"
 )
 
@@ -391,7 +392,7 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 		switch {
 		case !u.isReachable(k):
 			kr.Status = StatusOutside
-			kr.Reason = "recorded under another catalogue: " + u.reason(k)
+			kr.Reason = "recorded from a kind outside the catalogue, or under another catalogue: " + u.reason(k)
 		case e.Visited() && len(e.Counterexamples) > 0:
 			kr.Status = StatusViolated
 			kr.Reason = visitedDespite(na, naKeys, k)

@@ -25,6 +25,10 @@ type Tracker struct {
 	decl systemRecord
 	mu   sync.Mutex
 	d    Data
+	// names and events are the invariant and event names Record has
+	// checked already
+	names  map[string]bool
+	events map[model.EventName]bool
 }
 
 // NewTracker returns an empty tracker over universe u (nil means
@@ -58,10 +62,12 @@ func (t *Tracker) Universe() *Universe { return t.u }
 // by its kind's key as a visit (reached, fired, adjudicated), "scheduled,
 // not reached" or "reached, not fired"; the events its timeline crossed;
 // each violated invariant as a counterexample under the key of the fault
-// that reached it, or unattributed. World events and notice kinds outside
-// the universe are skipped. It returns an error, and counts nothing, for a
-// result a file could not hold (docs/coverage.md, "The Go API", lists
-// them). It has the shape of assay.Config.Observe.
+// that reached it, or unattributed. A model kind outside the universe's
+// catalogue (server_error, ...) counts under its spec's key, reported
+// outside the catalogue when no catalogue kind has it. World events and
+// notice kinds outside the universe are skipped. It returns an error, and
+// counts nothing, for a result a file could not hold (docs/coverage.md,
+// "The Go API", lists them). It has the shape of assay.Config.Observe.
 func (t *Tracker) Record(res *model.Result) error {
 	if res == nil {
 		return errors.New("coverage: record: nil result")
@@ -69,17 +75,36 @@ func (t *Tracker) Record(res *model.Result) error {
 	if res.Schedule == nil {
 		return errors.New("coverage: record: the result has no schedule")
 	}
-	keys := make([]Key, len(res.Faults))
-	keyed := make([]bool, len(res.Faults))
+	// a run schedules a few faults: their keys on the stack
+	var kb [4]Key
+	var kd [4]bool
+	n := len(res.Faults)
+	keys, keyed := kb[:min(n, len(kb))], kd[:min(n, len(kd))]
+	if n > len(kb) {
+		keys, keyed = make([]Key, n), make([]bool, n)
+	}
 	for i, f := range res.Faults {
 		k, ok := t.u.KindKey(f.Kind)
 		if !ok && (worldEvent[f.Kind] || noticeKind[f.Kind]) {
 			continue
 		}
-		if !ok {
-			return fmt.Errorf("coverage: record: fault %s: kind %q is not in the coverage universe's catalogue", f.ID, f.Kind)
-		}
-		if f.Correlation != "" {
+		switch {
+		case !ok:
+			// a kind outside the universe's catalogue (server_error,
+			// forked_run, ...): its spec's key, which the universe's
+			// figures leave out when no kind of it has the key
+			sp, err := model.Spec(f.Kind)
+			if err != nil {
+				return fmt.Errorf("coverage: record: fault %s: kind %q is not in the coverage universe, nor a kind of the model", f.ID, f.Kind)
+			}
+			k = keyOf(sp)
+			if f.Correlation != "" && f.Correlation != k.Correlation {
+				if !slices.Contains(sp.Correlations, f.Correlation) {
+					return fmt.Errorf("coverage: record: fault %s: kind %q does not take the correlation %q", f.ID, f.Kind, f.Correlation)
+				}
+				k.Correlation = f.Correlation
+			}
+		case f.Correlation != "":
 			if k, ok = t.u.kindKeyOf(f.Kind, f.Correlation); !ok {
 				return fmt.Errorf("coverage: record: fault %s: kind %q under correlation %q has no key in the coverage universe", f.ID, f.Kind, f.Correlation)
 			}
@@ -89,28 +114,38 @@ func (t *Tracker) Record(res *model.Result) error {
 		}
 		keys[i], keyed[i] = k, true
 	}
-	for _, inv := range res.Invariants {
-		if err := CheckInvariantName(inv.Invariant); err != nil {
-			return fmt.Errorf("coverage: record: %w", err)
-		}
-	}
-	// the names crossed, each once (a run crosses a few names many times),
-	// sorted
-	var crossed []model.EventName
+	// the names crossed, each once (a run crosses a few names many times)
+	var cb [24]model.EventName
+	crossed := cb[:0]
 	tl := res.Timeline
 	for i := range tl.Len() {
 		if n := tl.Name(i); !slices.Contains(crossed, n) {
 			crossed = append(crossed, n)
 		}
 	}
-	slices.Sort(crossed)
-	for _, ev := range crossed {
-		if err := checkEventName(ev); err != nil {
-			return fmt.Errorf("coverage: record: timeline: %w", err)
-		}
-	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	// each name is checked once in the tracker's life (a walk records
+	// thousands of runs of the same few names), before anything counts
+	if t.names == nil {
+		t.names, t.events = map[string]bool{}, map[model.EventName]bool{}
+	}
+	for _, inv := range res.Invariants {
+		if !t.names[inv.Invariant] {
+			if err := CheckInvariantName(inv.Invariant); err != nil {
+				return fmt.Errorf("coverage: record: %w", err)
+			}
+			t.names[inv.Invariant] = true
+		}
+	}
+	for _, ev := range crossed {
+		if !t.events[ev] {
+			if err := checkEventName(ev); err != nil {
+				return fmt.Errorf("coverage: record: timeline: %w", err)
+			}
+			t.events[ev] = true
+		}
+	}
 	d := &t.d
 	d.Runs++
 	if d.Systems == nil {
@@ -128,7 +163,7 @@ func (t *Tracker) Record(res *model.Result) error {
 	if res.Timeline.Len() > 0 {
 		sr.Traced++
 		if !subset(crossed, sr.Crossed) {
-			sr.Crossed = union(sr.Crossed, crossed)
+			sr.Crossed = union(sr.Crossed, crossed) // sorted
 		}
 	}
 	if len(res.Invariants) == 0 || len(res.Claims) == 0 {

@@ -34,9 +34,9 @@ func (e *explorer) walkBudget() int {
 // WithMaxFaults says so), cut at walkBudget schedules, with no extra
 // context switch on a concurrent config unless WithMaxSwitches gives a
 // bound, and correlation modifiers on a schedule's last fault placed
-// (ExhaustiveScope.Modifiers). WithSeed, WithChecks, WithGuide and WithCoverage are the random
-// phase's: the walk draws nothing and records no coverage. It returns
-// nil when the phase does not apply (a budget of 0).
+// (ExhaustiveScope.Modifiers). WithSeed, WithChecks and WithGuide are the
+// random phase's: the walk draws nothing. WithCoverage records the runs of
+// both. It returns nil when the phase does not apply (a budget of 0).
 func (e *explorer) walkPhase() (*ExhaustiveReport, error) {
 	if !e.set.loop.owned() && rapidChecks() < 1 {
 		// the random phase after the walk would refuse: before any work

@@ -880,6 +880,12 @@ func (w *walkState) check(h *model.Harness, k string, children bool) outcome {
 	}
 	o := outcome{il: il}
 	o.inv, o.bad = w.e.violation(res)
+	// the default check's walk records its runs as the random phase does
+	// (WithCoverage; the exhaustive walk refuses it): an error ends a walk
+	// that found nothing, and is kept beside a counterexample
+	if rerr := w.e.record(res); rerr != nil && !o.bad {
+		return outcome{err: onSchedule(rerr, s)}
+	}
 	if o.bad {
 		o.timeline = res.Timeline.Events()
 	}

@@ -65,6 +65,12 @@ type Report struct {
 	// WithMaxSchedules); the fields above are the random phase's, or the
 	// walk's when it found the counterexample.
 	Walk *ExhaustiveReport `json:"walk,omitempty"`
+	// CoverageErr is the first error recording a run into the WithCoverage
+	// tracker met (nil for none) when a counterexample was found: the
+	// counterexample stands (exit 1) and the error goes beside it; the
+	// coverage lacks the run it names. A search that has found nothing
+	// ends at such an error, Explore's own (exit 2).
+	CoverageErr error `json:"-"`
 }
 
 // unreached is the number of scheduled faults the checks never reached.
@@ -243,13 +249,13 @@ func Explore(def *model.Definition, opts ...Option) (*Report, error) {
 		return nil, err
 	}
 	if w != nil && w.Found {
-		return campaignReport(w), nil
+		return e.withCoverageErr(campaignReport(w), nil)
 	}
 	rep, err := e.campaign(nil)
 	if rep != nil {
 		rep.Walk = w
 	}
-	return rep, err
+	return e.withCoverageErr(rep, err)
 }
 
 // campaign is the random exploration of e under the name of parent
@@ -417,6 +423,10 @@ type explorer struct {
 	lastInv                string
 	lastMsg                string // the violation of last, as rapid printed it
 	harnessErr             error
+	// covErr is the first error recording coverage met (record), covMu
+	// guards it
+	covErr error
+	covMu  sync.Mutex
 	// spread is the largest logical-time difference a confirming rerun
 	// of production code found (Counterexample.Jitter)
 	spread spread
@@ -1426,15 +1436,49 @@ func (e *explorer) rank() {
 	}
 }
 
-// record records res into the WithCoverage tracker, if any.
+// record records res into the WithCoverage tracker, if any, and keeps
+// the first error it meets (coverageErr): a recording error never hides
+// a counterexample found (prop, replay), it goes beside it.
 func (e *explorer) record(res *model.Result) error {
 	if e.set.tracker == nil {
 		return nil
 	}
-	if err := e.set.tracker.Record(res); err != nil {
-		return fmt.Errorf("properties: recording coverage: %w", err)
+	err := e.set.tracker.Record(res)
+	if f := e.set.recordFault; err == nil && f != nil {
+		err = f(res)
+	}
+	if err != nil {
+		err = fmt.Errorf("properties: recording coverage: %w", err)
+		e.covMu.Lock()
+		if e.covErr == nil {
+			e.covErr = err
+		}
+		e.covMu.Unlock()
+		return err
 	}
 	return nil
+}
+
+// coverageErr returns the first error record met, nil for none.
+func (e *explorer) coverageErr() error {
+	e.covMu.Lock()
+	defer e.covMu.Unlock()
+	return e.covErr
+}
+
+// withCoverageErr is the end of every door's search: a counterexample
+// found carries the recording error beside it (Report.CoverageErr); a
+// search that found none ends with it (a harness error, exit 2).
+func (e *explorer) withCoverageErr(rep *Report, err error) (*Report, error) {
+	cerr := e.coverageErr()
+	switch {
+	case err != nil || cerr == nil || rep == nil:
+		return rep, err
+	case rep.Found:
+		rep.CoverageErr = cerr
+		return rep, nil
+	}
+	return nil, cerr
 }
 
 // prop is the property rapid checks: every invariant in scope holds after
@@ -1459,7 +1503,13 @@ func (e *explorer) prop(t *rapid.T) {
 	s := e.draw(t)
 	res, err := e.run(s)
 	if err == nil {
-		err = e.record(res)
+		// a recording error ends a search that found nothing (a harness
+		// error); from the first violation on it is kept beside it
+		if rerr := e.record(res); rerr != nil && e.firstFail == 0 {
+			if _, bad := e.violation(res); !bad {
+				err = rerr
+			}
+		}
 	}
 	if err == nil && guiding {
 		err = e.seen.Record(res)

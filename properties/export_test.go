@@ -38,6 +38,12 @@ func WithoutWalk() Option {
 	return optionFunc(func(s *settings) error { s.exh.noWalk = true; return nil })
 }
 
+// WithRecordFault makes every recording into the WithCoverage tracker of
+// a result f returns an error for fail with that error.
+func WithRecordFault(f func(*model.Result) error) Option {
+	return optionFunc(func(s *settings) error { s.recordFault = f; return nil })
+}
+
 // CheckTB is Check on any rapid.TB, so a test can assert how Check fails:
 // bt, when not nil, is the test production code's bubbles belong to.
 func CheckTB(t rapid.TB, bt *testing.T, def *model.Definition, opts ...Option) {

@@ -234,6 +234,42 @@ func (s stored) reached() int {
 	return n
 }
 
+// inconclusive says why the replay of a stored schedule that broke no
+// invariant tested less than the schedule asks, "" when it tested all of
+// it: none of its faults was reached (it tested nothing: the system's path
+// changed, and the events or ordinals the file names are no longer
+// crossed), or the run tested less (model.Result.Err's code 3: a fault
+// not reached or not fired, no invariant, no verdict). It is the one rule of a stored file's verdict, for Check's fail
+// folder and FAULTLINE_REPLAY alike: such a file is inconclusive (exit 3),
+// never "fixed".
+func (s stored) inconclusive() string {
+	if s.cx != nil {
+		return ""
+	}
+	if len(s.res.Faults) > 0 && s.reached() == 0 {
+		seen := map[model.EventName]bool{}
+		for _, ev := range s.res.Timeline.Events() {
+			seen[ev.Event] = true
+		}
+		var crossed []string
+		for _, ev := range allEvents {
+			if seen[ev] {
+				crossed = append(crossed, string(ev))
+			}
+		}
+		if len(crossed) == 0 {
+			crossed = []string{"(none)"}
+		}
+		return fmt.Sprintf("none of its %d faults was reached, so it tested nothing (the system's path changed: the events or ordinals it names are no longer crossed); the events the system crossed: %s",
+			len(s.res.Faults), strings.Join(crossed, ", "))
+	}
+	// code 1 is an invariant out of the test's scope: not this rule's
+	if re := (*model.RunError)(nil); errors.As(s.res.Err(), &re) && re.Code == 3 {
+		return fmt.Sprintf("%v: the run tested less than its schedule asks", re)
+	}
+	return ""
+}
+
 // replayStored runs the faults of the schedule file at path once on the
 // test's own system through the public replay path: under the test's
 // config and fixture (the file's seed kept) when own is false, so that a

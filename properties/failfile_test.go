@@ -406,3 +406,45 @@ func TestStoredFileOfAnotherKindIsReplayed(t *testing.T) {
 		t.Fatalf("fixed: %d runs, %q %q", builds, again.errors, again.logs)
 	}
 }
+
+// A stored counterexample whose faults are no longer reached (the
+// system's path changed: here its ordinals moved past the workload's two
+// commits) tested nothing: Check reports it inconclusive, never fixed,
+// keeps the file and explores on; FAULTLINE_REPLAY of the same file says
+// the same by the same rule.
+func TestStoredFileNoLongerReachedIsInconclusive(t *testing.T) {
+	rapidFlags(t, 5, 1)
+	fixed, builds := false, 0
+	sys := checkout(&fixed, &builds)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "cx-confirmed_once-00000000.json")
+	far := strings.Replace(plantedSchedule, `"ordinal": 2,
+      "kind": "tool_timeout"
+    }`, `"ordinal": 9,
+      "kind": "tool_timeout"
+    },
+    {
+      "event": "tool.commit",
+      "ordinal": 8,
+      "kind": "tool_timeout"
+    }`, 1)
+	if err := os.WriteFile(file, []byte(far), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	why := "none of its 2 faults was reached, so it tested nothing (the system's path changed: the events or ordinals it names are no longer crossed); the events the system crossed: context.subject, proposal, authority.grant, authority.check, tool.commit, checkpoint.write, checkpoint.load, worker.start"
+	tb := &recordingTB{name: "TestZ"}
+	properties.CheckTB(tb, nil, sys, checkoutOptions(properties.WithFailDir(dir))...)
+	if len(tb.errors) != 2 || tb.errors[0] != "properties: the counterexample stored in "+file+" is inconclusive now, not fixed: "+why+" (exit 3; the file is kept: move its faults to events the system crosses now, or delete it)" ||
+		!strings.HasPrefix(tb.errors[1], "properties: counterexample at schedule 3 of the walk over the schedules of at most 1 fault (an invariant violated, exit 1): confirmed_once violated") || slices.ContainsFunc(tb.logs, func(l string) bool { return strings.Contains(l, "fixed") }) {
+		t.Fatalf("errors %q\nlogs %q", tb.errors, tb.logs)
+	}
+	if data, err := os.ReadFile(file); err != nil || string(data) != far {
+		t.Fatalf("the stored file was not kept: %v", err)
+	}
+	t.Setenv(properties.ReplayEnv, file)
+	one := &recordingTB{name: "TestZ"}
+	properties.CheckTB(one, nil, sys, checkoutOptions()...)
+	if len(one.errors) != 1 || one.errors[0] != "properties: FAULTLINE_REPLAY="+file+": inconclusive: "+why+" (exit 3)" {
+		t.Fatalf("FAULTLINE_REPLAY: %q", one.errors)
+	}
+}

@@ -37,8 +37,11 @@ type settings struct {
 	name       string
 	harness    model.Options
 	tracker    *coverage.Tracker // nil: no recording
-	guide      *guideSettings    // nil: unguided
-	failDir    string            // WithFailDir's ("": Check's default)
+	// recordFault, when set, is an error recording res meets after the
+	// tracker took it (the tests' failing recorder)
+	recordFault func(res *model.Result) error
+	guide       *guideSettings // nil: unguided
+	failDir     string         // WithFailDir's ("": Check's default)
 
 	exh exhaustiveSettings // Exhaustive's own options
 

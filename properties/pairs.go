@@ -26,6 +26,10 @@ type PairReport struct {
 	Singles int `json:"singles"`
 	// Witness is the first composition witness, reduced as a pair.
 	Witness *PairWitness `json:"witness,omitempty"`
+	// CoverageErr is, as Report.CoverageErr, the first error recording a
+	// run into the WithCoverage tracker met, kept beside the witness (nil
+	// for none); without a witness it is ExplorePair's error.
+	CoverageErr error `json:"-"`
 }
 
 // PairWitness is an ordered composition of faults under which the
@@ -159,7 +163,11 @@ func ExplorePair(def *model.Definition, on, off model.Config, seed uint64, draws
 			return nil, err
 		}
 		rep.Found, rep.Witness = true, w
+		rep.CoverageErr = e.coverageErr()
 		return rep, nil
+	}
+	if err := e.coverageErr(); err != nil {
+		return nil, err
 	}
 	return rep, nil
 }

@@ -104,7 +104,8 @@ func (e *explorer) replay(c *model.Schedule) (*model.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return res, e.record(res)
+	_ = e.record(res) // an error is kept beside the counterexample (coverageErr)
+	return res, nil
 }
 
 // breaks reports whether c's run violates inv.
