@@ -74,8 +74,12 @@ type Definition struct {
 	NotApplicableKeys map[string]string
 	// Enacts are the fault kinds the system's path can enact: for
 	// production code, the Kinds() of the adapters it wraps; nil: every
-	// kind (the model path enacts them all). Coverage leaves the keys of
-	// the other kinds out of the system's universe, saying why.
+	// kind (the model path enacts them all). worker_restart and
+	// worker_crash, which the harness enacts on every path, are always in.
+	// Every door draws, walks and audits only these kinds (a fault of
+	// another would be reached and never fire), refuses an option naming
+	// another (exit 2), and coverage leaves the other kinds' keys out of
+	// the system's universe, saying why.
 	Enacts []string
 	// ReplayCommand is the command that replays one of the system's schedule
 	// files, with one %s for the file's path ("go run ./cmd/billing

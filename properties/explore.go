@@ -21,6 +21,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/internal/catalog"
 	"github.com/faultline/faultline/model"
 )
 
@@ -789,8 +790,8 @@ func (e *explorer) survey(also ...model.Config) error {
 		}
 	}
 	for _, sp := range specs {
-		if set.kinds != nil && !slices.Contains(set.kinds, sp.Kind) {
-			continue
+		if set.kinds != nil && !slices.Contains(set.kinds, sp.Kind) || !catalog.Enacted(set.def, sp.Kind) {
+			continue // outside the scope, or a kind the path cannot enact (Definition.Enacts)
 		}
 		if set.domains != nil && !slices.Contains(set.domains, sp.Domain) {
 			continue
