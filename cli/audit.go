@@ -145,7 +145,7 @@ keys never crossed by the system); and the verdict.
 The verdict: a configuration marked defended (NamedConfig.Defended) must hold
 every invariant under every single fault; one that does not fails the audit.
 A fault that was reached and did not fire tested nothing: the verdict counts
-the single faults that fired, and says how many were reached.
+the single faults that fired, and how many were reached when more were.
 Undefended configurations (a baseline, a planted bug) are reported, not
 judged.
 
@@ -601,7 +601,13 @@ func verdictLine(all []auditConfig) string {
 		return "no configuration is marked defended: the findings are reported, not judged."
 	case dfired < drows:
 		// the faults line above names the kinds not reached or not fired
-		return fmt.Sprintf("held: the %s held every invariant under the %d of its %d single faults that fired; %d reached.", configurations(defended), dfired, drows, dreached)
+		// a fault reached that did not fire tested nothing: said when
+		// there is one
+		also := ""
+		if dreached > dfired {
+			also = fmt.Sprintf("; %d reached", dreached)
+		}
+		return fmt.Sprintf("held: the %s held every invariant under the %d of its %d single faults that fired%s.", configurations(defended), dfired, drows, also)
 	}
 	return fmt.Sprintf("held: the %s held every invariant under every single fault.", configurations(defended))
 }
