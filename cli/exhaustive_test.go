@@ -159,7 +159,7 @@ func clerk() *cli.Program {
 // random explore of the same scope exits.
 func TestExploreExhaustiveUnfiredIsInconclusive(t *testing.T) {
 	code, out, stderr := runIn(t, clerk(), "explore", "--exhaustive", "--kinds", "capability_revocation", "--max-faults", "2")
-	const reason = "24 of the 24 faults they scheduled were reached but none fired (the system's adapters enact none of the kinds in scope at the crossings they reached, or a worker-scoped kind met no worker that ran a second task), so no fault was tested; narrow the kinds to those the adapters enact (their Kinds()), or give a worker-scoped kind fewer workers than tasks"
+	const reason = "24 of the 24 faults they scheduled were reached but none fired (the system's adapters enact none of the kinds in scope at the crossings they reached, or a worker-scoped kind met no worker that ran a second task), so no fault was tested; set Definition.Enacts to the adapters' Kinds(), which every door then draws from, or give a worker-scoped kind fewer workers than tasks"
 	if code != 3 || out != "inconclusive: no counterexample among 15 schedules of at most 2 faults; "+reason+"\n"+
 		"enumerated: 1 of 0 faults, 4 of 1, 10 of 2\n"+
 		"scope: 1 kinds (capability_revocation); world events on; placement any event; system {}, fixture lostupdate; modifiers none (no kind in scope takes one)\n"+

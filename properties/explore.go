@@ -110,7 +110,7 @@ func (r *Report) InconclusiveMessage() string {
 
 // unfiredReason ends the message of a campaign or walk whose reached
 // faults never fired.
-const unfiredReason = " (the system's adapters enact none of the kinds in scope at the crossings they reached, or a worker-scoped kind met no worker that ran a second task), so no fault was tested; narrow the kinds to those the adapters enact (their Kinds()), or give a worker-scoped kind fewer workers than tasks"
+const unfiredReason = " (the system's adapters enact none of the kinds in scope at the crossings they reached, or a worker-scoped kind met no worker that ran a second task), so no fault was tested; set Definition.Enacts to the adapters' Kinds(), which every door then draws from, or give a worker-scoped kind fewer workers than tasks"
 
 // Counterexample is a 1-minimal failing schedule and what broke. Its JSON
 // form is {"schedule", "shrunk", "invariant", "first_seq", "event",
