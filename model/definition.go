@@ -139,7 +139,8 @@ type NamedConfig struct {
 // Configure, whose name breaks the rule of a name in a coverage file (1
 // to 64 lower-case ASCII letters, digits and underscores, starting with a
 // letter, the rule coverage.CheckInvariantName states), or that holds two
-// fixtures of one name, a nameless one or one without tasks.
+// fixtures of one name, a nameless one or one without tasks, or that
+// names an unknown kind in Enacts.
 func (d *Definition) Validate() error {
 	if d == nil {
 		return errors.New("system definition: nil")
@@ -175,6 +176,11 @@ func (d *Definition) Validate() error {
 	for _, name := range d.Builtin {
 		if invIndex(name) < 0 {
 			return fmt.Errorf("system definition %s: Builtin: unknown built-in invariant %q (valid: %s)", d.Name, name, builtinNames())
+		}
+	}
+	for _, kind := range d.Enacts {
+		if _, err := lookupKind(kind); err != nil {
+			return fmt.Errorf("system definition %s: Enacts: %w", d.Name, err)
 		}
 	}
 	return nil
