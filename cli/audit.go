@@ -139,8 +139,9 @@ run calls two or more tools, aimed at that tool's crossing. It prints one
 screen (at most 40 lines of at most 120 characters): per configuration its
 runs, the faults reached, those of them that fired and the runs that violated
 an invariant; the worst findings with the command that replays each (with
---out DIR, which writes their schedules there); the coverage of the runs (keys visited, faults not reached,
-keys never crossed by the system); and the verdict.
+--out DIR, which writes their schedules there); the coverage of the runs
+(keys visited, faults not reached, keys never crossed by the system); and the
+verdict.
 
 The verdict: a configuration marked defended (NamedConfig.Defended) must hold
 every invariant under every single fault; one that does not fails the audit.
@@ -160,12 +161,12 @@ those of them whose fault fired (version 1's "reached" counted these), "tool"
 when the fault was aimed at one tool, "file" and "replay" when --out wrote
 the finding's schedule.
 
-Exit codes: 0 every defended configuration held and at least one run
-reached its fault and fired; 1 a run under a defended configuration violated an
-invariant; 2 bad input (a configuration that does not apply to its system,
-a system that checks no invariant, an unknown --system); 3 inconclusive: no
-run's fault fired; 4 an I/O or internal error (the output, --out or
---coverage could not be written).`,
+Exit codes: 0 every defended configuration held and at least one run's
+fault fired; 1 a run under a defended configuration violated an invariant;
+2 bad input (a configuration that does not apply to its system, a system
+that checks no invariant, an unknown --system); 3 inconclusive: no run's
+fault fired; 4 an I/O or internal error (the output, --out or --coverage
+could not be written).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			format, err := ofmt.Format(c)
