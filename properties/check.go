@@ -88,7 +88,7 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 			t.Errorf("properties: counterexample stored by an earlier run in %s, replayed before any exploration%s (an invariant violated, exit 1): %s", path, st.note, st.cx)
 			return
 		}
-		t.Logf("properties: the counterexample stored in %s holds now: fixed (%d of %d faults reached%s); delete the file, or keep it to replay on every run", path, st.reached(), len(st.res.Faults), st.note)
+		t.Logf("properties: the counterexample stored in %s holds now: fixed (%d of %d faults reached, %d fired%s); delete the file, or keep it to replay on every run", path, st.reached(), len(st.res.Faults), st.fired(), st.note)
 	}
 	var rep *Report
 	var walk *ExhaustiveReport
