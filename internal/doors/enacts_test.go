@@ -83,7 +83,7 @@ func TestDoorsEnactAlike(t *testing.T) {
 		def   *model.Definition
 		kinds string
 		runs  int
-	}{{def, "3 of 35 fault kinds (Enacts)", 3}, {archiver.Definition(), "35 fault kinds", 35}} {
+	}{{def, "3 enacted fault kinds", 3}, {archiver.Definition(), "35 fault kinds", 35}} {
 		o.Reset()
 		e.Reset()
 		if code := cli.Main([]string{"audit"}, &o, &e, c.def); code != 0 || !strings.Contains(o.String(), " audit: archiver, 1 configuration, "+c.kinds+",") {
