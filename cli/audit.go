@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/internal/catalog"
 	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/internal/outflag"
 	"github.com/faultline/faultline/model"
@@ -25,11 +26,11 @@ const (
 // auditRow is one single-fault run of an audit.
 type auditRow struct {
 	kind string
-	// reached: the fault was reached and fired (tested); touched: it was
+	// fired: the fault was reached and fired (tested); reached: it was
 	// reached, fired or not
-	reached, touched bool
-	violated         []string
-	res              *model.Result
+	fired, reached bool
+	violated       []string
+	res            *model.Result
 }
 
 // auditConfig is the audit of one named configuration.
@@ -70,8 +71,9 @@ func placeSingle(kind string, cfg model.Config, p *model.Placements) ([]*model.S
 	return []*model.Schedule{s}, nil
 }
 
-// runAudit runs every catalogue kind once as a single fault under each of
-// def's named configurations, recording coverage into t.
+// runAudit runs every catalogue kind def's path enacts (Definition.Enacts)
+// once as a single fault under each of def's named configurations,
+// recording coverage into t.
 func runAudit(def *model.Definition, t *coverage.Tracker) ([]auditConfig, error) {
 	var out []auditConfig
 	for _, nc := range configsOf(def) {
@@ -91,6 +93,9 @@ func runAudit(def *model.Definition, t *coverage.Tracker) ([]auditConfig, error)
 		}
 		ac := auditConfig{def: def, nc: nc}
 		for _, spec := range model.Catalogue() {
+			if !catalog.Enacted(def, spec.Kind) {
+				continue // reached, it could never fire
+			}
 			ss, err := placeSingle(spec.Kind, cfg, p)
 			if err != nil {
 				return nil, err
@@ -103,7 +108,7 @@ func runAudit(def *model.Definition, t *coverage.Tracker) ([]auditConfig, error)
 				if err := t.Record(res); err != nil {
 					return nil, err
 				}
-				row := auditRow{kind: spec.Kind, reached: res.Faults[0].Reached && res.Faults[0].Fired > 0, touched: res.Faults[0].Reached, res: res}
+				row := auditRow{kind: spec.Kind, fired: res.Faults[0].Reached && res.Faults[0].Fired > 0, reached: res.Faults[0].Reached, res: res}
 				for _, inv := range res.Invariants {
 					if !inv.Held {
 						row.violated = append(row.violated, inv.Invariant)
@@ -126,18 +131,22 @@ func (p *Program) auditCmd() *cobra.Command {
 		Long: `Audit runs each registered system (or the one --system names) under each of
 its named configurations (Definition.Configs; a system without any has one,
 "default", its {} config): every kind of the fault catalogue once, as a
-single-fault schedule at the kind's own event and default occurrence, or at
+single-fault schedule (only the kinds its path enacts, Definition.Enacts, when
+it lists them) at the kind's own event and default occurrence, or at
 the last occurrence of that event the system's clean run crosses
 (model.SingleFaults); a kind at tool.commit runs once per tool when the clean
 run calls two or more tools, aimed at that tool's crossing. It prints one
 screen (at most 40 lines of at most 120 characters): per configuration its
-runs, the faults reached and the runs that violated an invariant; the worst
-findings with the command that replays each (with --out DIR, which writes their
-schedules there); the coverage of the runs (keys visited, faults not reached,
-keys never crossed by the system); and the verdict.
+runs, the faults reached, those of them that fired and the runs that violated
+an invariant; the worst findings with the command that replays each (with
+--out DIR, which writes their schedules there); the coverage of the runs
+(keys visited, faults not reached, keys never crossed by the system); and the
+verdict.
 
 The verdict: a configuration marked defended (NamedConfig.Defended) must hold
 every invariant under every single fault; one that does not fails the audit.
+A fault that was reached and did not fire tested nothing: the verdict counts
+the single faults that fired, and how many were reached when more were.
 Undefended configurations (a baseline, a planted bug) are reported, not
 judged.
 
@@ -145,18 +154,20 @@ judged.
 FILE.
 
 --format json (or --json) prints one object instead of the screen:
-{"version": 1, "configurations": [{"system", "configuration", "defended",
-"runs", "reached", "findings": [{"kind", "invariants", "tool", "file",
-"replay"}]}]}, "tool" when the fault was aimed at one tool, "file" and
-"replay" when --out wrote the finding's schedule.
+{"version": 2, "configurations": [{"system", "configuration", "defended",
+"runs", "reached", "fired", "findings": [{"kind", "invariants", "tool",
+"file", "replay"}]}]}, "reached" the runs whose fault was reached, "fired"
+those of them whose fault fired (version 1's "reached" counted these), "tool"
+when the fault was aimed at one tool, "file" and "replay" when --out wrote
+the finding's schedule.
 
-Exit codes: 0 every defended configuration held and at least one run
-reached its fault; 1 a run under a defended configuration violated an
-invariant; 2 bad input (a configuration that does not apply to its system,
-a system that checks no invariant, an unknown --system, production code: a
-Definition with a Clock, which runs only in a test, through properties.Check); 3 inconclusive: no
-run reached its fault; 4 an I/O or internal error (the output, --out or
---coverage could not be written).`,
+Exit codes: 0 every defended configuration held and at least one run's
+fault fired; 1 a run under a defended configuration violated an invariant;
+2 bad input (a configuration that does not apply to its system, a system
+that checks no invariant, an unknown --system, production code: a
+Definition with a Clock, which runs only in a test, through
+properties.Check); 3 inconclusive: no run's fault fired; 4 an I/O or
+internal error (the output, --out or --coverage could not be written).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			format, err := ofmt.Format(c)
@@ -254,6 +265,7 @@ type auditConfigJSON struct {
 	Defended      bool               `json:"defended"`
 	Runs          int                `json:"runs"`
 	Reached       int                `json:"reached"`
+	Fired         int                `json:"fired"`
 	Findings      []auditFindingJSON `json:"findings"`
 }
 
@@ -271,12 +283,15 @@ type auditFindingJSON struct {
 // its runs, the faults reached and the runs that violated an invariant,
 // with the schedule file --out wrote and its replay command.
 func (p *Program) writeAuditJSON(w io.Writer, all []auditConfig, files map[string]string) error {
-	j := auditJSON{Version: 1, Configurations: []auditConfigJSON{}}
+	j := auditJSON{Version: 2, Configurations: []auditConfigJSON{}}
 	for _, ac := range all {
 		cj := auditConfigJSON{System: ac.def.Name, Configuration: ac.nc.Name, Defended: ac.nc.Defended, Runs: len(ac.rows), Findings: []auditFindingJSON{}}
 		for _, r := range ac.rows {
 			if r.reached {
 				cj.Reached++
+			}
+			if r.fired {
+				cj.Fired++
 			}
 			if len(r.violated) == 0 {
 				continue
@@ -324,12 +339,15 @@ func writeFindings(dir string, all []auditConfig, files map[string]string) error
 
 // auditVerdict maps an audit onto the exit-code table.
 func auditVerdict(all []auditConfig) error {
-	rows, reached := 0, 0
+	rows, fired, reached := 0, 0, 0
 	var broke []string
 	for _, ac := range all {
 		n := 0
 		for _, r := range ac.rows {
 			rows++
+			if r.fired {
+				fired++
+			}
 			if r.reached {
 				reached++
 			}
@@ -344,8 +362,8 @@ func auditVerdict(all []auditConfig) error {
 	if len(broke) > 0 {
 		return &ExitError{Code: ExitViolation, Err: fmt.Errorf("audit failed: an invariant broke under the defended configuration %s", strings.Join(broke, ", "))}
 	}
-	if rows > 0 && reached == 0 {
-		return Inconclusive("inconclusive: none of the audit's %d single-fault runs reached its fault: the audit tested no fault", rows)
+	if rows > 0 && fired == 0 {
+		return Inconclusive("inconclusive: %s", noneFired(rows, reached))
 	}
 	return nil
 }
@@ -396,16 +414,24 @@ func writeAuditSummary(w io.Writer, prog string, all []auditConfig, data []*cove
 		}
 	}
 	each := "one single-fault run of each per configuration"
+	kinds := map[string]bool{}
 	for _, ac := range all {
-		if len(ac.rows) > len(model.Catalogue()) {
+		n := map[string]bool{}
+		for _, r := range ac.rows {
+			kinds[r.kind], n[r.kind] = true, true
+		}
+		if len(ac.rows) > len(n) && !strings.HasSuffix(each, " and tool") {
 			each += " and tool"
-			break
 		}
 	}
-	add(&head, "%s audit: %s, %s, %d fault kinds, %s",
-		prog, strings.Join(systems, ", "), plural(len(all), "configuration"), len(model.Catalogue()), each)
+	ofKinds := fmt.Sprintf("%d fault kinds", len(model.Catalogue()))
+	if len(kinds) < len(model.Catalogue()) {
+		ofKinds = fmt.Sprintf("%d enacted fault kinds", len(kinds)) // Definition.Enacts
+	}
+	add(&head, "%s audit: %s, %s, %s, %s",
+		prog, strings.Join(systems, ", "), plural(len(all), "configuration"), ofKinds, each)
 	head = append(head, "")
-	add(&head, "Per configuration: single-fault runs, faults reached, runs that violated an invariant:")
+	add(&head, "Per configuration: single-fault runs, faults reached, of those fired, runs that violated an invariant:")
 	width := 0
 	for _, ac := range all {
 		if n := len(ac.def.Name) + 1 + len(ac.nc.Name); n > width {
@@ -415,13 +441,16 @@ func writeAuditSummary(w io.Writer, prog string, all []auditConfig, data []*cove
 	rows, unreached, unfired := 0, 0, 0
 	notReached, notFired := map[string]int{}, map[string]int{}
 	for _, ac := range all {
-		v, r := 0, 0
+		v, r, f := 0, 0, 0
 		for _, row := range ac.rows {
 			rows++
-			switch {
-			case row.reached:
+			if row.reached {
 				r++
-			case row.touched:
+			}
+			switch {
+			case row.fired:
+				f++
+			case row.reached:
 				unfired++
 				notFired[row.kind]++
 			default:
@@ -436,7 +465,7 @@ func writeAuditSummary(w io.Writer, prog string, all []auditConfig, data []*cove
 		if ac.nc.Defended {
 			mark = "defended  "
 		}
-		add(&head, "  %-*s  %s%3d runs  %3d reached  %3d violated", width, ac.def.Name+"/"+ac.nc.Name, mark, len(ac.rows), r, v)
+		add(&head, "  %-*s  %s%3d runs  %3d reached  %3d fired  %3d violated", width, ac.def.Name+"/"+ac.nc.Name, mark, len(ac.rows), r, f, v)
 	}
 	// the tail: the release evidence, coverage, the kinds no configuration
 	// reached, the verdict
@@ -534,9 +563,10 @@ func listOrNone(l []string) string {
 }
 
 // verdictLine says what the audit's exit code says, and how many of the
-// defended configurations' single faults were reached.
+// defended configurations' single faults fired (a fault reached that did
+// not fire tested nothing) and were reached.
 func verdictLine(all []auditConfig) string {
-	defended, broke, rows, reached, drows, dreached := 0, 0, 0, 0, 0, 0
+	defended, broke, rows, reached, fired, drows, dreached, dfired := 0, 0, 0, 0, 0, 0, 0, 0
 	for _, ac := range all {
 		bad := false
 		for _, r := range ac.rows {
@@ -544,10 +574,16 @@ func verdictLine(all []auditConfig) string {
 			if r.reached {
 				reached++
 			}
+			if r.fired {
+				fired++
+			}
 			if ac.nc.Defended {
 				drows++
 				if r.reached {
 					dreached++
+				}
+				if r.fired {
+					dfired++
 				}
 			}
 			bad = bad || len(r.violated) > 0
@@ -562,15 +598,30 @@ func verdictLine(all []auditConfig) string {
 	switch {
 	case broke > 0:
 		return fmt.Sprintf("FAILED: %d of the %s violated an invariant under a single fault.", broke, configurations(defended))
-	case rows > 0 && reached == 0:
-		return fmt.Sprintf("inconclusive: none of the audit's %d single-fault runs reached its fault: the audit tested no fault.", rows)
+	case rows > 0 && fired == 0:
+		return fmt.Sprintf("inconclusive: %s.", noneFired(rows, reached))
 	case defended == 0:
 		return "no configuration is marked defended: the findings are reported, not judged."
-	case dreached < drows:
-		// the faults line above names the kinds not reached
-		return fmt.Sprintf("held: the %s held every invariant under the %d of its %d single faults reached.", configurations(defended), dreached, drows)
+	case dfired < drows:
+		// the faults line above names the kinds not reached or not fired
+		// a fault reached that did not fire tested nothing: said when
+		// there is one
+		also := ""
+		if dreached > dfired {
+			also = fmt.Sprintf("; %d reached", dreached)
+		}
+		return fmt.Sprintf("held: the %s held every invariant under the %d of its %d single faults that fired%s.", configurations(defended), dfired, drows, also)
 	}
 	return fmt.Sprintf("held: the %s held every invariant under every single fault.", configurations(defended))
+}
+
+// noneFired says that none of an audit's rows single-fault runs fired
+// its fault, of which reached reached it.
+func noneFired(rows, reached int) string {
+	if reached == 0 {
+		return fmt.Sprintf("none of the audit's %d single-fault runs reached its fault: the audit tested no fault", rows)
+	}
+	return fmt.Sprintf("none of the audit's %d single-fault runs fired its fault (%d reached it): the audit tested no fault", rows, reached)
 }
 
 // plural counts n of a noun ("1 configuration", "3 configurations").

@@ -101,12 +101,12 @@ func TestExploreAndReplayAUserSystem(t *testing.T) {
 	}
 	code, out, stderr = run(t, exploreArgs...)
 	assert.Equal(t, 0, code, "the fixed agent: %s", stderr)
-	assert.Equal(t, "no counterexample in 300 checks (seed 1, controls stable_keys,hold_lookup,typed_outcomes,checkpoint_check,bind_request,recheck_authority, variant fixed, fixture inventory)\nfaults: 586 of 592 scheduled reached, 6 not reached\n", out, "the fixed agent")
+	assert.Equal(t, "no counterexample in 300 checks (seed 1, controls stable_keys,hold_lookup,typed_outcomes,checkpoint_check,bind_request,recheck_authority, variant fixed, fixture inventory)\nfaults: 586 of 592 scheduled reached (347 fired), 6 not reached\n", out, "the fixed agent")
 	// with swarm draws, the same seed draws the most faults three checks
 	// in four, from a subset of the kinds and sites
 	code, out, stderr = run(t, append(exploreArgs, "--swarm")...)
 	assert.Equal(t, 0, code, "the fixed agent, --swarm: %s", stderr)
-	assert.Equal(t, "no counterexample in 300 checks (seed 1, controls stable_keys,hold_lookup,typed_outcomes,checkpoint_check,bind_request,recheck_authority, variant fixed, fixture inventory)\nfaults: 787 of 798 scheduled reached, 11 not reached\n", out, "the fixed agent, --swarm")
+	assert.Equal(t, "no counterexample in 300 checks (seed 1, controls stable_keys,hold_lookup,typed_outcomes,checkpoint_check,bind_request,recheck_authority, variant fixed, fixture inventory)\nfaults: 787 of 798 scheduled reached (396 fired), 11 not reached\n", out, "the fixed agent, --swarm")
 	code, out, stderr = run(t, "coverage", "report", cov)
 	require.Equal(t, 0, code, "coverage report: %s\n%s", stderr, out)
 	// 11 keys: drawn modifiers that act on one task put a repeated and a
@@ -135,10 +135,10 @@ func TestExploreAndReplayAUserSystem(t *testing.T) {
 // more" (was 13 of 22): recorded_agrees_with_ledger wraps their lines.
 const auditScreen = `inventory audit: inventory, 3 configurations, 35 fault kinds, one single-fault run of each per configuration and tool
 
-Per configuration: single-fault runs, faults reached, runs that violated an invariant:
-  inventory/defended    defended   47 runs   40 reached    0 violated
-  inventory/undefended             47 runs   40 reached   24 violated
-  inventory/planted                47 runs   40 reached    1 violated
+Per configuration: single-fault runs, faults reached, of those fired, runs that violated an invariant:
+  inventory/defended    defended   47 runs   40 reached   40 fired    0 violated
+  inventory/undefended             47 runs   40 reached   40 fired   24 violated
+  inventory/planted                47 runs   40 reached   40 fired    1 violated
 
 Findings (single-fault runs that violated an invariant, defended configurations first):
   inventory/undefended/subject_swap at proposal#1: right_subject violated
@@ -172,7 +172,7 @@ Faults: of the 141 runs' faults, 21 not reached and 0 reached but not fired; kin
     (stale_policy, cross_source_conflict, drop_effect_receipt, memory_loss, branch_failure, lagging_readback,
     stale_state_read); kinds reached but fired under none: 0
 
-Verdict: held: the 1 defended configuration held every invariant under the 40 of its 47 single faults reached.
+Verdict: held: the 1 defended configuration held every invariant under the 40 of its 47 single faults that fired.
 `
 
 // TestAuditAUserSystem: the audit runs every kind once under each of the
@@ -334,9 +334,9 @@ func TestAuditTheReferenceSystem(t *testing.T) {
 	code, out, stderr := runIn(t, program(copperfin.Definition()), "audit")
 	assert.Equal(t, 0, code, stderr)
 	for _, want := range []string{
-		"  copperfin/baseline                35 runs   33 reached   18 violated\n",
-		"  copperfin/typed        defended   35 runs   35 reached    0 violated\n",
-		"  copperfin/fail_closed             35 runs   35 reached    6 violated\n",
+		"  copperfin/baseline                35 runs   33 reached   33 fired   18 violated\n",
+		"  copperfin/typed        defended   35 runs   35 reached   35 fired    0 violated\n",
+		"  copperfin/fail_closed             35 runs   35 reached   35 fired    6 violated\n",
 		"  copperfin/baseline/omitted_context at proposal#1: current_entitlement violated\n  and 7 more\n",
 		// a user system's audit runs no correlation modifier and no kind
 		// outside the catalogue: the 7 repeated and persistent keys (in

@@ -169,7 +169,7 @@ func TestAuditAsJSON(t *testing.T) {
 		Configurations []struct {
 			System, Configuration string
 			Defended              bool
-			Runs, Reached         int
+			Runs, Reached, Fired  int
 			Findings              []struct {
 				Kind       string   `json:"kind"`
 				Invariants []string `json:"invariants"`
@@ -180,22 +180,24 @@ func TestAuditAsJSON(t *testing.T) {
 		}
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &j))
-	require.Equal(t, 1, j.Version)
+	require.Equal(t, 2, j.Version)
 	require.Len(t, j.Configurations, 3)
-	runs, reached, found := 0, 0, 0
+	runs, reached, fired, found := 0, 0, 0, 0
 	for _, c := range j.Configurations {
 		assert.Equal(t, "inventory", c.System)
 		// 35 kinds, the 12 at tool.commit once per tool (reserve, confirm)
 		assert.Equal(t, 47, c.Runs, c.Configuration)
-		runs, reached = runs+c.Runs, reached+c.Reached
+		runs, reached, fired = runs+c.Runs, reached+c.Reached, fired+c.Fired
 		if c.Defended {
 			assert.Empty(t, c.Findings, c.Configuration)
 		}
 		found += len(c.Findings)
 	}
-	// the screen's figures: 141 runs, 21 of their faults not reached
+	// the screen's figures: 141 runs, 21 of their faults not reached,
+	// every one reached fired
 	assert.Equal(t, 141, runs)
 	assert.Equal(t, 120, reached)
+	assert.Equal(t, 120, fired)
 	require.Positive(t, found)
 	var f = j.Configurations[1].Findings[0]
 	assert.Equal(t, "undefended", j.Configurations[1].Configuration)

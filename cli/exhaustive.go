@@ -201,7 +201,7 @@ func writeExhaustive(w io.Writer, def *model.Definition, rep *properties.Exhaust
 	}
 	fmt.Fprintf(&b, "enumerated: %s\n", rep.Sizes())
 	b.WriteString(scope)
-	fmt.Fprintf(&b, "faults: %d of %d scheduled reached, %d not reached\n", rep.Reached, rep.Faults, rep.Faults-rep.Reached)
+	fmt.Fprintf(&b, "faults: %d of %d scheduled reached (%d fired), %d not reached\n", rep.Reached, rep.Faults, rep.Fired, rep.Faults-rep.Reached)
 	if !rep.Found {
 		_, err := io.WriteString(w, b.String())
 		return err

@@ -40,7 +40,7 @@ func TestExploreExhaustive(t *testing.T) {
 	const fixed = "no counterexample among 121 schedules of at most 2 faults\n" +
 		"enumerated: 1 of 0 faults, 10 of 1, 110 of 2\n" +
 		"scope: 2 kinds (timeout_after_commit, tool_timeout); world events off; placement any event; controls stable_keys,hold_lookup,typed_outcomes,checkpoint_check,bind_request,recheck_authority, variant fixed, fixture inventory; modifiers on any fault repeated (2 crossings), persistent (to the run's end); not enumerated: synchronized (one worker), shared (one tenant), other repeat counts, until events and windows\n" +
-		"faults: 230 of 230 scheduled reached, 0 not reached\n"
+		"faults: 230 of 230 scheduled reached (171 fired), 0 not reached\n"
 	for _, w := range []string{"1", "4"} {
 		if code, out, stderr := run(t, append(exhaustiveArgs, "--max-faults", "2", "--workers", w)...); code != 0 || out != fixed {
 			t.Fatalf("fixed, %s workers: exit %d %q %s", w, code, out, stderr)
@@ -159,11 +159,11 @@ func clerk() *cli.Program {
 // random explore of the same scope exits.
 func TestExploreExhaustiveUnfiredIsInconclusive(t *testing.T) {
 	code, out, stderr := runIn(t, clerk(), "explore", "--exhaustive", "--kinds", "capability_revocation", "--max-faults", "2")
-	const reason = "24 of the 24 faults they scheduled were reached but none fired (the system's adapters enact none of the kinds in scope at the crossings they reached, or a worker-scoped kind met no worker that ran a second task), so no fault was tested; narrow the kinds to those the adapters enact (their Kinds()), or give a worker-scoped kind fewer workers than tasks"
+	const reason = "24 of the 24 faults they scheduled were reached but none fired (the system's adapters enact none of the kinds in scope at the crossings they reached, or a worker-scoped kind met no worker that ran a second task), so no fault was tested; set Definition.Enacts to the adapters' Kinds(), which every door then draws from, or give a worker-scoped kind fewer workers than tasks"
 	if code != 3 || out != "inconclusive: no counterexample among 15 schedules of at most 2 faults; "+reason+"\n"+
 		"enumerated: 1 of 0 faults, 4 of 1, 10 of 2\n"+
 		"scope: 1 kinds (capability_revocation); world events on; placement any event; system {}, fixture lostupdate; modifiers none (no kind in scope takes one)\n"+
-		"faults: 24 of 24 scheduled reached, 0 not reached\n" ||
+		"faults: 24 of 24 scheduled reached (0 fired), 0 not reached\n" ||
 		stderr != "clerk: inconclusive: no counterexample among 15 schedules of at most 2 faults; "+reason+" (1 of 0 faults, 4 of 1, 10 of 2; kinds capability_revocation; world events on; placement any event; fixture lostupdate; modifiers none (no kind in scope takes one))\n" {
 		t.Fatalf("exit %d\n%q\n%q", code, out, stderr)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/internal/catalog"
 	"github.com/faultline/faultline/internal/outflag"
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/otelrun"
@@ -41,9 +42,11 @@ type exploreJSON struct {
 	Checks          int  `json:"checks"`
 	ChecksToFailure int  `json:"checks_to_failure"`
 	// Faults counts the faults the checks scheduled, FaultsReached those
-	// their runs reached and FaultsNotReached the rest
+	// their runs reached, FaultsFired those of them that fired and
+	// FaultsNotReached the rest
 	Faults           int          `json:"faults"`
 	FaultsReached    int          `json:"faults_reached"`
+	FaultsFired      int          `json:"faults_fired"`
 	FaultsNotReached int          `json:"faults_not_reached"`
 	Seed             uint64       `json:"seed"`
 	Config           model.Config `json:"config"`
@@ -135,8 +138,9 @@ reachable keys the runs visited. The same --seed, --checks and input file give
 the same result.
 
 The output counts the scheduled faults the checks reached and those they
-did not ("faults: R of N scheduled reached, U not reached"); --json gives
-them as faults, faults_reached and faults_not_reached.
+did not, and how many of those reached fired ("faults: R of N scheduled
+reached (F fired), U not reached"); --json gives them as faults,
+faults_reached, faults_fired and faults_not_reached.
 
 --otel DIR writes each counterexample as an OpenTelemetry trace into DIR
 (created when missing), in the OTLP/JSON file format (see docs/traces.md):
@@ -229,7 +233,7 @@ not deterministic (a run made again to confirm the counterexample differed).` + 
 				}
 				opts = append(opts, properties.WithMaxFaults(maxFaults))
 			}
-			if err := checkKinds(kinds, domains); err != nil {
+			if err := checkKinds(def, kinds, domains); err != nil {
 				return err
 			}
 			if len(kinds) > 0 {
@@ -405,9 +409,10 @@ not deterministic (a run made again to confirm the counterexample differed).` + 
 }
 
 // checkKinds returns bad input naming the flag when --kinds names an
-// unknown kind, --domains an unknown domain, or --kinds a kind of a domain
-// --domains leaves out (a kind the exploration would silently never draw).
-func checkKinds(kinds, domains []string) error {
+// unknown kind, --domains an unknown domain, --kinds a kind of a domain
+// --domains leaves out (a kind the exploration would silently never draw)
+// or one def's path cannot enact (Definition.Enacts: it would never fire).
+func checkKinds(def *model.Definition, kinds, domains []string) error {
 	for _, d := range domains {
 		if _, err := model.ParseDomain(d); err != nil {
 			return BadInput("--domains: %v", err)
@@ -421,6 +426,9 @@ func checkKinds(kinds, domains []string) error {
 		if len(domains) > 0 && !slices.Contains(domains, string(sp.Domain)) {
 			return BadInput("--kinds: %s is of domain %s, which --domains %s leaves out, so it would never be drawn: add %s to --domains or leave the kind out", k, sp.Domain, strings.Join(domains, ","), sp.Domain)
 		}
+	}
+	if err := catalog.CheckEnacted(def, kinds); err != nil {
+		return BadInput("--kinds: %v", err)
 	}
 	return nil
 }
@@ -550,7 +558,7 @@ func writeExplore(w io.Writer, def *model.Definition, rep *properties.Report, cf
 
 // faultsLine counts the campaign's scheduled faults reached and not.
 func faultsLine(rep *properties.Report) string {
-	return fmt.Sprintf("faults: %d of %d scheduled reached, %d not reached\n", rep.Reached, rep.Faults, rep.Faults-rep.Reached)
+	return fmt.Sprintf("faults: %d of %d scheduled reached (%d fired), %d not reached\n", rep.Reached, rep.Faults, rep.Fired, rep.Faults-rep.Reached)
 }
 
 // exploreError maps an exploration's error: a file it could not write
@@ -577,7 +585,7 @@ func exploreError(def *model.Definition, err error) error {
 
 func writeExploreJSON(w io.Writer, rep *properties.Report, cfg model.Config, seed uint64, checks int, sum *guidedSummary, trace string) error {
 	j := exploreJSON{Found: rep.Found, Checks: rep.Checks, ChecksToFailure: rep.ChecksToFailure, Seed: seed, Config: cfg,
-		Faults: rep.Faults, FaultsReached: rep.Reached, FaultsNotReached: rep.Faults - rep.Reached, Otel: trace,
+		Faults: rep.Faults, FaultsReached: rep.Reached, FaultsFired: rep.Fired, FaultsNotReached: rep.Faults - rep.Reached, Otel: trace,
 		Shard: rep.Shard, Shards: rep.Shards}
 	if rep.Shards > 0 {
 		j.RunChecks = checks

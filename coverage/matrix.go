@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/faultline/faultline/internal/catalog"
 	"github.com/faultline/faultline/model"
 )
 
@@ -38,13 +39,13 @@ type MatrixRow struct {
 	Verdict  model.RunVerdict `json:"run_verdict"`
 }
 
-// FaultMatrix places every catalogue kind once on def's fault-free run on
-// fixture under cfg (model.SingleFaults: a kind at tool.commit once per
-// tool when the run calls two or more), and each placement again under
-// each correlation modifier its kind takes that cfg's exploration draws
-// (repeated, 2 crossings, and persistent always; synchronized with two or
-// more workers and tasks, shared with two or more tenants), replays each,
-// and picks the matrix by greedy set cover (here the smallest: a run
+// FaultMatrix places every catalogue kind def's path enacts (Enacts) once
+// on def's fault-free run on fixture under cfg (model.SingleFaults: a kind
+// at tool.commit once per tool when the run calls two or more), and again
+// under each correlation modifier its kind takes that cfg's exploration
+// draws (repeated, 2 crossings, and persistent always; synchronized with
+// two or more workers and tasks, shared with two or more tenants), replays
+// each, and picks the matrix by greedy set cover (the smallest: a run
 // visits one key) over the keys of u (nil: Default()), a key per tool its
 // fault was aimed at. Errors are SingleFaults' and the runs'; production
 // code (def.Clock set) runs only in a test's bubbles: FaultMatrixIn.
@@ -86,8 +87,10 @@ func faultMatrix(def *model.Definition, fixture string, cfg model.Config, u *Uni
 	if err != nil {
 		return nil, err
 	}
-	candidates := slices.Clone(p.Schedules)
-	for _, s := range p.Schedules {
+	// only the kinds def's path can enact (Definition.Enacts): another
+	// would be reached and never fire
+	candidates := slices.DeleteFunc(slices.Clone(p.Schedules), func(s *model.Schedule) bool { return !catalog.Enacted(def, s.Faults[0].Kind) })
+	for _, s := range slices.Clone(candidates) {
 		for _, c := range matrixModifiers(u, s.Faults[0].Kind, cfg, fx) {
 			m := *s
 			m.Seed = s.Seed + "/" + string(c)

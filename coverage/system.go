@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/faultline/faultline/internal/catalog"
 	"github.com/faultline/faultline/internal/ident"
 	"github.com/faultline/faultline/model"
 )
@@ -225,7 +226,8 @@ func checkDefinition(u *Universe, def *model.Definition) error {
 	if err := checkNotApplicableKeys(u, def.NotApplicableKeys); err != nil {
 		return fmt.Errorf("coverage: system %s: %w (exit 2)", def.Name, err)
 	}
-	if err := checkEnacts(u, def.Enacts); err != nil {
+	// the union of several adapters' Kinds() may name a kind twice
+	if err := checkEnacts(u, catalog.Enacts(def)); err != nil {
 		return fmt.Errorf("coverage: system %s: %w", def.Name, err)
 	}
 	if def.ReplayCommand != "" {

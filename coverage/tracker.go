@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/faultline/faultline/internal/catalog"
 	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/model"
 )
@@ -46,10 +47,7 @@ func NewTracker(u *Universe, def *model.Definition) (*Tracker, error) {
 	if err := checkDefinition(u, def); err != nil {
 		return nil, err
 	}
-	var enacts []string
-	if len(def.Enacts) > 0 {
-		enacts = union(nil, def.Enacts)
-	}
+	enacts := catalog.Enacts(def) // with the kinds the harness enacts on every path
 	return &Tracker{u: u, name: def.Name, decl: systemRecord{NotApplicable: union(nil, def.NotApplicable), Replay: def.ReplayCommand,
 		Enacts: enacts, NotApplicableKeys: maps.Clone(def.NotApplicableKeys)},
 		d: Data{Keys: map[Key]*Entry{}}}, nil

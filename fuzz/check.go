@@ -375,7 +375,7 @@ func (c reachCounts) errOn(def *model.Definition) error {
 			"place the kinds where they act (model.SingleFaults places each at its designed crossing) or add seed inputs that decode to such placements", c.Reached, c.Faults, c.Runs)
 	}
 	if c.Reached > 0 {
-		return fmt.Errorf("inconclusive: %d of the %d faults scheduled in %d runs were reached but none fired (the system's adapters enact none of the kinds at the crossings they reached), so no fault was tested; give the kinds the adapters enact (their Kinds())", c.Reached, c.Faults, c.Runs)
+		return fmt.Errorf("inconclusive: %d of the %d faults scheduled in %d runs were reached but none fired (the system's adapters enact none of the kinds at the crossings they reached), so no fault was tested; set Definition.Enacts to the adapters' Kinds(), which every door then draws from", c.Reached, c.Faults, c.Runs)
 	}
 	if c.Faults == 0 {
 		return fmt.Errorf("inconclusive: the %d runs scheduled no fault, so no fault was tested (add seed inputs that decode to faults); the events the system crossed: %s", c.Runs, eventList(c.Crossed))

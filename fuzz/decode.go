@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/faultline/faultline/internal/catalog"
 	"github.com/faultline/faultline/model"
 )
 
@@ -107,7 +108,8 @@ func WithFixture(name string) Option {
 
 // WithKinds limits the sites to the named kinds (catalogue kinds, world
 // events, or kinds of the provider's notices, which turns the notices on),
-// in site order. An unknown name is an error.
+// in site order. An unknown name, or one the Definition's path cannot
+// enact (outside its Enacts), is an error.
 func WithKinds(kinds ...string) Option {
 	return optionFunc(func(o *options) error { o.kinds = append([]string{}, kinds...); return nil })
 }
@@ -227,6 +229,9 @@ func prepare(def *model.Definition, opts []Option) (*Decoder, error) {
 			return nil, fmt.Errorf("fuzz: %w", err)
 		}
 		notices = notices || sp.Event == model.EvNoticeReceive
+	}
+	if err := catalog.CheckEnacted(def, o.kinds); err != nil {
+		return nil, fmt.Errorf("fuzz: WithKinds: %w (exit 2)", err)
 	}
 	d.kinds = o.kinds
 	d.config = o.config
@@ -395,9 +400,9 @@ func kindSpecs(cfg model.Config, fleet bool) []model.FaultSpec {
 }
 
 // specs are the kinds the decoder places: kindSpecs of its config, only
-// those WithKinds names.
+// those the system's path enacts (Definition.Enacts) and WithKinds names.
 func (d *Decoder) specs() []model.FaultSpec {
-	specs := kindSpecs(d.config, d.fixture.Fleet != nil)
+	specs := slices.DeleteFunc(kindSpecs(d.config, d.fixture.Fleet != nil), func(sp model.FaultSpec) bool { return !catalog.Enacted(d.def, sp.Kind) })
 	if d.kinds != nil {
 		specs = slices.DeleteFunc(specs, func(sp model.FaultSpec) bool { return !slices.Contains(d.kinds, sp.Kind) })
 	}

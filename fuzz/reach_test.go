@@ -46,7 +46,7 @@ func TestReachCountsACampaign(t *testing.T) {
 	}
 	// faults reached that never fired tested nothing either (an adapter
 	// that does not enact their kind)
-	if err := (fuzz.ReachCounts{Runs: 8, Faults: 8, Reached: 8}).Err(); err == nil || err.Error() != "inconclusive: 8 of the 8 faults scheduled in 8 runs were reached but none fired (the system's adapters enact none of the kinds at the crossings they reached), so no fault was tested; give the kinds the adapters enact (their Kinds())" {
+	if err := (fuzz.ReachCounts{Runs: 8, Faults: 8, Reached: 8}).Err(); err == nil || err.Error() != "inconclusive: 8 of the 8 faults scheduled in 8 runs were reached but none fired (the system's adapters enact none of the kinds at the crossings they reached), so no fault was tested; set Definition.Enacts to the adapters' Kinds(), which every door then draws from" {
 		t.Errorf("reached, never fired: %v", err)
 	}
 	// runs whose inputs decoded to no fault tested nothing: never green

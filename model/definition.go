@@ -74,8 +74,12 @@ type Definition struct {
 	NotApplicableKeys map[string]string
 	// Enacts are the fault kinds the system's path can enact: for
 	// production code, the Kinds() of the adapters it wraps; nil: every
-	// kind (the model path enacts them all). Coverage leaves the keys of
-	// the other kinds out of the system's universe, saying why.
+	// kind (the model path enacts them all). worker_restart and
+	// worker_crash, which the harness enacts on every path, are always in.
+	// Every door draws, walks and audits only these kinds (a fault of
+	// another would be reached and never fire), refuses an option naming
+	// another (exit 2), and coverage leaves the other kinds' keys out of
+	// the system's universe, saying why.
 	Enacts []string
 	// ReplayCommand is the command that replays one of the system's schedule
 	// files, with one %s for the file's path ("go run ./cmd/billing
@@ -135,7 +139,8 @@ type NamedConfig struct {
 // Configure, whose name breaks the rule of a name in a coverage file (1
 // to 64 lower-case ASCII letters, digits and underscores, starting with a
 // letter, the rule coverage.CheckInvariantName states), or that holds two
-// fixtures of one name, a nameless one or one without tasks.
+// fixtures of one name, a nameless one or one without tasks, or that
+// names an unknown kind in Enacts.
 func (d *Definition) Validate() error {
 	if d == nil {
 		return errors.New("system definition: nil")
@@ -171,6 +176,11 @@ func (d *Definition) Validate() error {
 	for _, name := range d.Builtin {
 		if invIndex(name) < 0 {
 			return fmt.Errorf("system definition %s: Builtin: unknown built-in invariant %q (valid: %s)", d.Name, name, builtinNames())
+		}
+	}
+	for _, kind := range d.Enacts {
+		if _, err := lookupKind(kind); err != nil {
+			return fmt.Errorf("system definition %s: Enacts: %w", d.Name, err)
 		}
 	}
 	return nil

@@ -68,12 +68,15 @@ func campaignReport(w *ExhaustiveReport) *Report {
 	return &Report{Found: true, Counterexample: w.Counterexample, Faults: w.Faults, Reached: w.Reached, Fired: w.Fired, Walk: w}
 }
 
-// WalkLine says what the walk phase of a default check covered: "walk:
-// every one of 4,669 schedules of <= 2 faults, no counterexample (sizes;
-// modifiers)", "walk: 20,000 of 48,311 schedules of <= 2 faults; cut by
-// the budget (sizes; modifiers)" (a cut walk proves nothing), or the
-// counterexample's position. See docs/exploration.md.
+// WalkLine says what the walk phase of a default check covered, with how
+// many of its schedules' faults were reached and fired: "walk: every one of
+// 4,669 schedules of <= 2 faults, no counterexample; of their 9,000 faults
+// 9,000 reached, 8,100 fired (sizes; modifiers)", "walk: 20,000 of 48,311
+// schedules of <= 2 faults; cut by the budget; of their ... (sizes;
+// modifiers)" (a cut walk proves nothing), or the counterexample's
+// position. See docs/exploration.md.
 func (r *ExhaustiveReport) WalkLine() string {
+	tally := fmt.Sprintf("of their %s faults %s reached, %s fired", thousands(r.Faults), thousands(r.Reached), thousands(r.Fired))
 	switch {
 	case r.Found:
 		return fmt.Sprintf("walk: counterexample at schedule %s of the schedules of <= %d faults (%s)", thousands(r.Index), r.MaxFaults, r.Sizes())
@@ -82,9 +85,9 @@ func (r *ExhaustiveReport) WalkLine() string {
 		if r.exact {
 			of = ""
 		}
-		return fmt.Sprintf("walk: %s of %s%s schedules of <= %d faults; cut by the budget (%s; %s)", thousands(r.Schedules), of, thousands(r.total), r.MaxFaults, r.Sizes(), r.Scope.Modifiers())
+		return fmt.Sprintf("walk: %s of %s%s schedules of <= %d faults; cut by the budget; %s (%s; %s)", thousands(r.Schedules), of, thousands(r.total), r.MaxFaults, tally, r.Sizes(), r.Scope.Modifiers())
 	}
-	return fmt.Sprintf("walk: every one of %s schedules of <= %d faults, no counterexample (%s; %s)", thousands(r.Schedules), r.MaxFaults, r.Sizes(), r.Scope.Modifiers())
+	return fmt.Sprintf("walk: every one of %s schedules of <= %d faults, no counterexample; %s (%s; %s)", thousands(r.Schedules), r.MaxFaults, tally, r.Sizes(), r.Scope.Modifiers())
 }
 
 // faultsText is "1 fault" or "N faults".

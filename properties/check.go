@@ -93,7 +93,7 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 			t.Errorf("properties: the counterexample stored in %s is inconclusive now, not fixed: %s (exit 3; the file is kept: move its faults to events the system crosses now, or delete it)%s", path, why, st.note)
 			continue
 		}
-		t.Logf("properties: the counterexample stored in %s holds now: fixed (%d of %d faults reached%s); delete the file, or keep it to replay on every run", path, st.reached(), len(st.res.Faults), st.note)
+		t.Logf("properties: the counterexample stored in %s holds now: fixed (%d of %d faults reached, %d fired%s); delete the file, or keep it to replay on every run", path, st.reached(), len(st.res.Faults), st.fired(), st.note)
 	}
 	var rep *Report
 	var walk *ExhaustiveReport

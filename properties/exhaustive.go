@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/faultline/faultline/internal/catalog"
 	"github.com/faultline/faultline/internal/rerun"
 	"github.com/faultline/faultline/internal/spare"
 	"github.com/faultline/faultline/model"
@@ -571,8 +572,8 @@ func newWalk(e *explorer) (*walkState, error) {
 			isCacheWorkerKind(sp.Kind) && !slices.Contains(set.kinds, sp.Kind) && !drawnByDefault(&set, sp) {
 			continue
 		}
-		if set.kinds != nil && !slices.Contains(set.kinds, sp.Kind) {
-			continue
+		if set.kinds != nil && !slices.Contains(set.kinds, sp.Kind) || !catalog.Enacted(set.def, sp.Kind) {
+			continue // outside the scope, or a kind the path cannot enact (Definition.Enacts)
 		}
 		if set.domains != nil && !slices.Contains(set.domains, sp.Domain) {
 			continue

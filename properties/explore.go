@@ -21,6 +21,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/internal/catalog"
 	"github.com/faultline/faultline/model"
 )
 
@@ -115,7 +116,7 @@ func (r *Report) InconclusiveMessage() string {
 
 // unfiredReason ends the message of a campaign or walk whose reached
 // faults never fired.
-const unfiredReason = " (the system's adapters enact none of the kinds in scope at the crossings they reached, or a worker-scoped kind met no worker that ran a second task), so no fault was tested; narrow the kinds to those the adapters enact (their Kinds()), or give a worker-scoped kind fewer workers than tasks"
+const unfiredReason = " (the system's adapters enact none of the kinds in scope at the crossings they reached, or a worker-scoped kind met no worker that ran a second task), so no fault was tested; set Definition.Enacts to the adapters' Kinds(), which every door then draws from, or give a worker-scoped kind fewer workers than tasks"
 
 // Counterexample is a 1-minimal failing schedule and what broke. Its JSON
 // form is {"schedule", "shrunk", "invariant", "first_seq", "event",
@@ -799,8 +800,8 @@ func (e *explorer) survey(also ...model.Config) error {
 		}
 	}
 	for _, sp := range specs {
-		if set.kinds != nil && !slices.Contains(set.kinds, sp.Kind) {
-			continue
+		if set.kinds != nil && !slices.Contains(set.kinds, sp.Kind) || !catalog.Enacted(set.def, sp.Kind) {
+			continue // outside the scope, or a kind the path cannot enact (Definition.Enacts)
 		}
 		if set.domains != nil && !slices.Contains(set.domains, sp.Domain) {
 			continue

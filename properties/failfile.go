@@ -270,6 +270,17 @@ func (s stored) inconclusive() string {
 	return ""
 }
 
+// fired counts the stored run's faults that were reached and fired.
+func (s stored) fired() int {
+	n := 0
+	for _, f := range s.res.Faults {
+		if f.Reached && f.Fired > 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // replayStored runs the faults of the schedule file at path once on the
 // test's own system through the public replay path: under the test's
 // config and fixture (the file's seed kept) when own is false, so that a

@@ -155,7 +155,7 @@ func TestCheckStoresAndReplaysFailFiles(t *testing.T) {
 	if third.failed {
 		t.Fatalf("the fixed system failed: %v", third.errors)
 	}
-	if len(third.logs) < 2 || third.logs[0] != "properties: the counterexample stored in "+file+" holds now: fixed (1 of 1 faults reached); delete the file, or keep it to replay on every run" ||
+	if len(third.logs) < 2 || third.logs[0] != "properties: the counterexample stored in "+file+" holds now: fixed (1 of 1 faults reached, 1 fired); delete the file, or keep it to replay on every run" ||
 		!strings.HasPrefix(third.logs[len(third.logs)-1], "properties: no counterexample in 100 checks") {
 		t.Fatalf("logs %q", third.logs)
 	}
@@ -401,7 +401,7 @@ func TestStoredFileOfAnotherKindIsReplayed(t *testing.T) {
 	fixed, builds = true, 0
 	again := &recordingTB{name: "TestK"}
 	properties.CheckTB(again, nil, sys, opts...)
-	if again.failed || len(again.logs) != 4 || again.logs[0] != "properties: the counterexample stored in "+file+" holds now: fixed (1 of 1 faults reached"+note+"); delete the file, or keep it to replay on every run" ||
+	if again.failed || len(again.logs) != 4 || again.logs[0] != "properties: the counterexample stored in "+file+" holds now: fixed (1 of 1 faults reached, 1 fired"+note+"); delete the file, or keep it to replay on every run" ||
 		again.logs[3] != "properties: no counterexample in 100 checks; 100 of 100 scheduled faults reached (0 not reached), 100 fired" || builds != 109 {
 		t.Fatalf("fixed: %d runs, %q %q", builds, again.errors, again.logs)
 	}

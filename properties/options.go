@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/coverage"
+	"github.com/faultline/faultline/internal/catalog"
 	"github.com/faultline/faultline/model"
 )
 
@@ -105,7 +106,8 @@ func WithFixture(name string) Option {
 // WithKinds limits the fault kinds and world events drawn to the named
 // ones (catalogue kinds, world events, or kinds of the provider's notices,
 // model.NoticeKinds: naming one of those turns the provider's notices on,
-// as WithNotices does). An unknown name is an error.
+// as WithNotices does). An unknown name, or one the Definition's path
+// cannot enact (outside its Enacts), is an error.
 func WithKinds(kinds ...string) Option {
 	return optionFunc(func(s *settings) error {
 		for _, k := range kinds {
@@ -299,9 +301,12 @@ func (s *settings) resolve() error {
 	if s.config.Fixture != "" && s.fixture.Name != "" && s.config.Fixture != s.fixture.Name {
 		return fmt.Errorf("properties: WithConfig names fixture %q, but the exploration runs fixture %q (WithFixture): give one of them", s.config.Fixture, s.fixture.Name)
 	}
+	if err := catalog.CheckEnacted(s.def, s.kinds); err != nil {
+		return fmt.Errorf("properties: WithKinds: %w (exit 2)", err)
+	}
 	if s.notices && s.kinds != nil {
 		for _, sp := range model.NoticeKinds() {
-			if !slices.Contains(s.kinds, sp.Kind) {
+			if !slices.Contains(s.kinds, sp.Kind) && catalog.Enacted(s.def, sp.Kind) {
 				s.kinds = append(s.kinds, sp.Kind)
 			}
 		}

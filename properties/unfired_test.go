@@ -138,7 +138,7 @@ func TestExhaustiveUnfiredWalkIsInconclusive(t *testing.T) {
 		t.Fatalf("found %v, complete %v, inconclusive %v, schedules %d, faults %d, reached %d, fired %d", rep.Found, rep.Complete, rep.Inconclusive(), rep.Schedules, rep.Faults, rep.Reached, rep.Fired)
 	}
 	const want = "inconclusive: no counterexample among 15 schedules of at most 2 faults; 24 of the 24 faults they scheduled were reached but none fired " +
-		"(the system's adapters enact none of the kinds in scope at the crossings they reached, or a worker-scoped kind met no worker that ran a second task), so no fault was tested; narrow the kinds to those the adapters enact (their Kinds()), or give a worker-scoped kind fewer workers than tasks " +
+		"(the system's adapters enact none of the kinds in scope at the crossings they reached, or a worker-scoped kind met no worker that ran a second task), so no fault was tested; set Definition.Enacts to the adapters' Kinds(), which every door then draws from, or give a worker-scoped kind fewer workers than tasks " +
 		"(1 of 0 faults, 4 of 1, 10 of 2; kinds capability_revocation; world events on; placement any event; fixture lostupdate; modifiers none (no kind in scope takes one))"
 	if got := rep.Summary(); got != want {
 		t.Fatalf("summary:\n got %s\nwant %s", got, want)

@@ -59,7 +59,7 @@ func TestExploreFindsAndReplays(t *testing.T) {
 	// with 35 kinds seed 1's 100 checks reach 177 of their 203 faults (174
 	// with 30)
 	code, out, _ = runCLI(t, "explore", "--max-schedules", "0", "--seed", "1")
-	if code != 0 || out != "no counterexample in 100 checks (seed 1, profile typed, fixture copperfin)\nfaults: 177 of 203 scheduled reached, 26 not reached\n" {
+	if code != 0 || out != "no counterexample in 100 checks (seed 1, profile typed, fixture copperfin)\nfaults: 177 of 203 scheduled reached (155 fired), 26 not reached\n" {
 		t.Fatalf("typed: exit %d %q", code, out)
 	}
 }
@@ -125,7 +125,7 @@ func TestExploreRecordsCoverage(t *testing.T) {
 	args := []string{"explore", "--max-schedules", "0", "--seed", "1", "--checks", "38"}
 	_, plain, _ := runCLI(t, args...)
 	code, out, stderr := runCLI(t, append(args, "--coverage", p)...)
-	if code != 0 || out != plain || out != "no counterexample in 38 checks (seed 1, profile typed, fixture copperfin)\nfaults: 64 of 75 scheduled reached, 11 not reached\n" {
+	if code != 0 || out != plain || out != "no counterexample in 38 checks (seed 1, profile typed, fixture copperfin)\nfaults: 64 of 75 scheduled reached (59 fired), 11 not reached\n" {
 		t.Fatalf("exit %d, output with --coverage %q, without %q: %s", code, out, plain, stderr)
 	}
 	if d := readCov(t, p); d.Runs != 38 || visitedKeys(t, p) != 16 {
@@ -140,7 +140,7 @@ func TestExploreRecordsCoverage(t *testing.T) {
 	g1, g2 := filepath.Join(dir, "g1.json"), filepath.Join(dir, "g2.json")
 	for _, g := range []string{g1, g2} {
 		code, out, _ := runCLI(t, append(args, "--guided", "--coverage", g)...)
-		if code != 0 || out != "no counterexample in 38 checks (seed 1, profile typed, fixture copperfin)\nfaults: 72 of 75 scheduled reached, 3 not reached\nguided: 21 of 40 reachable keys visited in 38 runs\n" {
+		if code != 0 || out != "no counterexample in 38 checks (seed 1, profile typed, fixture copperfin)\nfaults: 72 of 75 scheduled reached (58 fired), 3 not reached\nguided: 21 of 40 reachable keys visited in 38 runs\n" {
 			t.Fatalf("guided: exit %d %q", code, out)
 		}
 	}
@@ -253,7 +253,7 @@ func TestExploreShardsOfTheReferenceSystem(t *testing.T) {
 	dir := t.TempDir()
 	whole := filepath.Join(dir, "whole.json")
 	code, out, stderr := runCLI(t, "explore", "--max-schedules", "0", "--seed", "1", "--coverage", whole)
-	if code != 0 || out != "no counterexample in 100 checks (seed 1, profile typed, fixture copperfin)\nfaults: 177 of 203 scheduled reached, 26 not reached\n" {
+	if code != 0 || out != "no counterexample in 100 checks (seed 1, profile typed, fixture copperfin)\nfaults: 177 of 203 scheduled reached (155 fired), 26 not reached\n" {
 		t.Fatalf("exit %d %q %s", code, out, stderr)
 	}
 	merge := []string{"coverage", "merge", filepath.Join(dir, "merged.json")}
@@ -300,7 +300,7 @@ func TestExhaustiveConcurrent(t *testing.T) {
 	want := "no counterexample among 1027 schedules of at most 1 faults\n" +
 		"enumerated: 79 of 0 faults, 948 of 1\n" +
 		"scope: 1 kinds (timeout_after_commit); world events off; placement any event; profile typed, concurrency: 3 workers, fixture copperfin-batch; 79 interleavings (at most one context switch); modifiers on any fault repeated (2 crossings), persistent (to the run's end), synchronized (the default window); not enumerated: shared (one tenant), other repeat counts, until events and windows\n" +
-		"faults: 948 of 948 scheduled reached, 0 not reached\n"
+		"faults: 948 of 948 scheduled reached (948 fired), 0 not reached\n"
 	if code != 0 || out != want {
 		t.Fatalf("exit %d %s\n%s", code, stderr, out)
 	}

@@ -120,13 +120,13 @@ func lateNotice(seed string) string {
 func TestExploreNoticeKinds(t *testing.T) {
 	const defended = "bind_identity,pre_effect_authority,refresh_context,state_precondition,idempotency,effect_readback,evidence_gate,notice_reconcile"
 	code, out, stderr := runCLI(t, "explore", "--max-schedules", "0", "--kinds", "late_notice", "--seed", "1", "--checks", "200")
-	if code != 1 || !strings.HasPrefix(out, "counterexample after 1 checks (seed 1)\nfaults: 1 of 1 scheduled reached, 0 not reached\n"+
+	if code != 1 || !strings.HasPrefix(out, "counterexample after 1 checks (seed 1)\nfaults: 1 of 1 scheduled reached (1 fired), 0 not reached\n"+
 		"recorded_agrees_with_ledger violated: first false after seq 27 (checkpoint.write), reached by f1 (late_notice): checkpoint 4 withdraws effect ref-46b1712e:refund:v1, which checkpoint 3 recorded and the provider's ledger holds\n"+
 		"minimal schedule (1 fault):\n"+lateNotice("explore")) {
 		t.Errorf("typed: exit %d, stderr %q\n%s", code, stderr, out)
 	}
 	code, out, stderr = runCLI(t, "explore", "--max-schedules", "0", "--kinds", "late_notice", "--seed", "1", "--checks", "200", "--controls", defended)
-	if code != 0 || out != "no counterexample in 200 checks (seed 1, controls "+defended+", notices, fixture copperfin)\nfaults: 394 of 394 scheduled reached, 0 not reached\n" {
+	if code != 0 || out != "no counterexample in 200 checks (seed 1, controls "+defended+", notices, fixture copperfin)\nfaults: 394 of 394 scheduled reached (205 fired), 0 not reached\n" {
 		t.Errorf("defended: exit %d, stderr %q\n%s", code, stderr, out)
 	}
 	code, out, stderr = runCLI(t, "explore", "--exhaustive", "--max-faults", "2", "--kinds", "late_notice,rate_limit")

@@ -75,7 +75,7 @@ func TestModifiedFaultInTwoFaultSchedule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if correct.Found || correct.Walk == nil || correct.Walk.WalkLine() != "walk: every one of 24 schedules of <= 2 faults, no counterexample "+
+	if correct.Found || correct.Walk == nil || correct.Walk.WalkLine() != "walk: every one of 24 schedules of <= 2 faults, no counterexample; of their 40 faults 40 reached, 36 fired "+
 		"(1 of 0 faults, 6 of 1, 17 of 2; modifiers on the last fault repeated (2 crossings), shared; not enumerated: "+
 		"synchronized (one worker), faults placed after a modified one, other repeat counts, until events and windows)" {
 		t.Fatalf("correct closer: %v", correct.Walk)

@@ -374,11 +374,11 @@ func TestCommandLine(t *testing.T) {
 		t.Fatalf("audit exit %d\n%s%s", code, out.String(), errs.String())
 	}
 	for _, want := range []string{
-		"  billing/correct              defended   35 runs   22 reached    0 violated",
-		"  billing/fresh_key_per_retry             35 runs   22 reached    3 violated",
-		"  billing/blind_resume                    35 runs   22 reached    4 violated",
-		"  billing/receipt_from_reply              35 runs   21 reached    3 violated",
-		"Verdict: held: the 1 defended configuration held every invariant under the 22 of its 35 single faults reached.",
+		"  billing/correct              defended   35 runs   22 reached   22 fired    0 violated",
+		"  billing/fresh_key_per_retry             35 runs   22 reached   22 fired    3 violated",
+		"  billing/blind_resume                    35 runs   22 reached   22 fired    4 violated",
+		"  billing/receipt_from_reply              35 runs   21 reached   21 fired    3 violated",
+		"Verdict: held: the 1 defended configuration held every invariant under the 22 of its 35 single faults that fired.",
 	} {
 		if !strings.Contains(out.String(), "\n"+want+"\n") {
 			t.Errorf("the audit lacks the line %q:\n%s", want, out.String())

@@ -1,5 +1,7 @@
 // Package catalog reads model's fault catalogue the way the assay, its
-// tests and the lab group it: the kind names of one domain.
+// tests and the lab group it: the kind names of one domain (Kinds), and
+// the kinds a system's path can enact (Enacted, Enacts, CheckEnacted), the
+// one rule every door draws, walks, audits and covers by.
 package catalog
 
 import "github.com/faultline/faultline/model"

@@ -66,6 +66,7 @@ var (
 	noFixture   = with(func(d *model.Definition) { d.Fixtures = nil })
 	noConfigure = with(func(d *model.Definition) { d.Configure = nil })
 	noTasks     = with(func(d *model.Definition) { d.Fixtures = []model.Fixture{{Name: "archive"}} })
+	badEnacts   = with(func(d *model.Definition) { d.Enacts = []string{"tool_timeout", "tool_timout"} })
 )
 
 var refused = []system{
@@ -75,6 +76,7 @@ var refused = []system{
 	{name: "no_fixture", def: noFixture, want: validateErr(noFixture)},
 	{name: "no_configure", def: noConfigure, want: validateErr(noConfigure)},
 	{name: "fixture_without_tasks", def: noTasks, want: validateErr(noTasks)},
+	{name: "unknown_enacted_kind", def: badEnacts, want: validateErr(badEnacts)},
 	{name: "no_invariant", def: with(func(d *model.Definition) { d.Builtin, d.Invariants = []string{}, nil }), want: noInvariant(), run: true},
 	{name: "config_does_not_apply", def: with(func(d *model.Definition) {
 		d.Configure = func(json.RawMessage) (model.Factory, error) { return nil, errors.New("no shelf for this archive") }
