@@ -380,14 +380,15 @@ func eventList(evs []model.EventName) string {
 // under a config with notices (Config.Notices) the kinds of the
 // provider's notices (model.NoticeKinds), which a config without them
 // never places, and on a fleet the fleet kinds (FaultSpec.Fleet), whose
-// harm is a fleet's load.
+// harm is a fleet's load, then server_error and network_error (a decoder
+// places these two on fleets only, where its byte format has them).
 func kindSpecs(cfg model.Config, fleet bool) []model.FaultSpec {
 	specs := append(model.Catalogue(), model.WorldEvents()...)
 	if cfg.Notices {
 		specs = append(specs, model.NoticeKinds()...)
 	}
 	for _, sp := range model.CacheAndWorkerKinds() {
-		if fleet && sp.Fleet {
+		if fleet && (sp.Fleet || sp.Kind == "server_error" || sp.Kind == "network_error") {
 			specs = append(specs, sp)
 		}
 	}
