@@ -84,3 +84,55 @@ func TestCorruptedLookupAnswersAnotherCharge(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultSearchFindsTransportErrorsMisread: the default search
+// (properties.Explore, the campaign properties.Check runs), no kind
+// named, finds each planted misreading of a server error from scratch,
+// now that server_error and network_error are drawn at every tool.commit
+// a run crosses: the renewer that takes a 5xx for a charge at the walk's
+// schedule 66 (one server_error before the commit: it releases the
+// renewal, nothing charged), the one that retries it under a fresh key at
+// 67 (the same error after the provider charged: two charges). Over the
+// kinds the default search drew before (every other kind of its scope:
+// the walk's 3,700 schedules, then 100 draws) both hold, as the trial's
+// renewer that read a 5xx as success did. The strict renewer, which holds
+// on the unknown outcome, holds on both schedules (and over the whole
+// default search: TestDefaultSearchFindsCorruptedReadback).
+func TestDefaultSearchFindsTransportErrorsMisread(t *testing.T) {
+	for _, c := range []struct {
+		rn        renewals.Renewer
+		index     int
+		invariant string
+		detail    string
+		target    string
+		effects   int
+	}{
+		{renewals.Renewer{Strict: true, TransportAsCharged: true}, 66, model.InvNoInventedProgress, "release although the ledger holds no effect of the task", "", 0},
+		{renewals.Renewer{Strict: true, FreshKeyOnError: true}, 67, model.InvEffectAtMostOnce, "second ledger effect for task ref-cfbd575e", "after_commit", 1},
+	} {
+		rep, err := properties.Explore(renewals.Definition(c.rn))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cx := rep.Counterexample
+		if !rep.Found || rep.Walk == nil || rep.Walk.Index != c.index || cx.Invariant != c.invariant || cx.Detail != c.detail || cx.FirstSeq != 5 {
+			t.Fatalf("%+v: found %v, walk %+v, %+v", c.rn, rep.Found, rep.Walk, cx)
+		}
+		if f := cx.Schedule.Faults; len(f) != 1 || f[0].Kind != "server_error" || f[0].Event != model.EvToolCommit || f[0].Ordinal != 1 || f[0].Target != c.target {
+			t.Fatalf("%+v: schedule %+v", c.rn, f)
+		}
+		kinds := slices.DeleteFunc(slices.Clone(rep.Walk.Scope.Kinds), func(k string) bool { return k == "server_error" || k == "network_error" })
+		before, err := properties.Explore(renewals.Definition(c.rn), properties.WithKinds(kinds...))
+		if err != nil || before.Found || before.Walk == nil || !before.Walk.Complete || before.Walk.Schedules != 3700 || before.Checks != 100 {
+			t.Fatalf("%+v without the two kinds: %v, found %v, walk %+v", c.rn, err, before.Found, before.Walk)
+		}
+		strict := renewals.Definition(renewals.Renewer{Strict: true})
+		res, err := model.NewHarness(renewals.Fixture(), model.Options{Builtin: strict.Builtin}).Run(func() model.System { return renewals.Renewer{Strict: true} }, cx.Schedule)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Held() || res.Faults[0].Fired != 1 || res.Claims[0].Verdict != model.ClaimHold || res.Terms.Effects != c.effects+1 {
+			t.Errorf("strict on the schedule: %+v, fired %d, claims %+v, %d effects", res.Invariants, res.Faults[0].Fired, res.Claims, res.Terms.Effects)
+		}
+	}
+}
