@@ -428,7 +428,8 @@ func fits(cfg model.Config, kind string, ev model.EventName) bool {
 
 // Sites returns the injection sites in decoding order: the catalogue's
 // kinds in catalogue order, then the world events in their order (then
-// the notice kinds, and on a fleet fixture the fleet kinds; kindSpecs),
+// the notice kinds, and on a fleet fixture the fleet kinds, server_error
+// and network_error; kindSpecs),
 // each at the events and ordinals of the scope (kinds whose events the
 // clean run never crossed have none).
 func (d *Decoder) Sites() []Site { return append([]Site(nil), d.sites...) }

@@ -55,7 +55,8 @@ type FaultSpec struct {
 	// on a fleet fixture (Fixture.Fleet) only, and coverage counts no key
 	// of it. False, such a kind is drawn where it can act: server_error
 	// and network_error at every tool.commit a run crosses, the others
-	// where their workload is (WorkerScoped, the fixture's declarations).
+	// where their workload is (WorkerScoped, the fixture's declarations)
+	// or, sliding_grant_cache, only when named.
 	Fleet bool `json:"fleet,omitempty"`
 	// LastsMs, above zero, makes the kind lasting: once fired, it hits
 	// every later crossing of its event, of every task and worker, sent
