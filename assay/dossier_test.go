@@ -130,7 +130,7 @@ func TestDossierContents(t *testing.T) {
 	for _, want := range []string{"# Fault dossier (version 4)", "## Manifest", "## Fault specs", "## Declared stop conditions", "## Stop conditions",
 		"## Baseline runs (no fault)", "## Fault-transfer signatures", "## Release envelope", "## Counterfactual containment pairs",
 		"## Fault-transfer coefficients", "## Diagnoses of counterexamples", "## Configuration variation", "## Coverage\n\n10 of 30 keys copperfin can reach visited",
-		"\n- `tool/effect/before_commit/isolated/ledger_readback` (never tried): no recorded run scheduled reject_before_commit or false_success\n",
+		"\n- `tool/effect/before_commit/isolated/ledger_readback` (never tried): no recorded run scheduled reject_before_commit or false_success or server_error\n",
 		"## Unresolved holds", "## Change triggers", "| typed | all | 200 | useful but unproved | shadow or hold |",
 		"## Release verdict\n\nThe release envelope gates a release: its decision is the one verdict of each profile.",
 		"\n- typed: **shadow or hold** (useful but unproved): prove floor 80% missed: ",

@@ -101,31 +101,33 @@ func TestExploreAndReplayAUserSystem(t *testing.T) {
 	}
 	code, out, stderr = run(t, exploreArgs...)
 	assert.Equal(t, 0, code, "the fixed agent: %s", stderr)
-	assert.Equal(t, "no counterexample in 300 checks (seed 1, controls stable_keys,hold_lookup,typed_outcomes,checkpoint_check,bind_request,recheck_authority, variant fixed, fixture inventory)\nfaults: 586 of 592 scheduled reached (347 fired), 6 not reached\n", out, "the fixed agent")
+	assert.Equal(t, "no counterexample in 300 checks (seed 1, controls stable_keys,hold_lookup,typed_outcomes,checkpoint_check,bind_request,recheck_authority, variant fixed, fixture inventory)\nfaults: 590 of 592 scheduled reached (368 fired), 2 not reached\n", out, "the fixed agent")
 	// with swarm draws, the same seed draws the most faults three checks
 	// in four, from a subset of the kinds and sites
 	code, out, stderr = run(t, append(exploreArgs, "--swarm")...)
 	assert.Equal(t, 0, code, "the fixed agent, --swarm: %s", stderr)
-	assert.Equal(t, "no counterexample in 300 checks (seed 1, controls stable_keys,hold_lookup,typed_outcomes,checkpoint_check,bind_request,recheck_authority, variant fixed, fixture inventory)\nfaults: 787 of 798 scheduled reached (396 fired), 11 not reached\n", out, "the fixed agent, --swarm")
+	assert.Equal(t, "no counterexample in 300 checks (seed 1, controls stable_keys,hold_lookup,typed_outcomes,checkpoint_check,bind_request,recheck_authority, variant fixed, fixture inventory)\nfaults: 787 of 798 scheduled reached (444 fired), 11 not reached\n", out, "the fixed agent, --swarm")
 	code, out, stderr = run(t, "coverage", "report", cov)
 	require.Equal(t, 0, code, "coverage report: %s\n%s", stderr, out)
-	// 11 keys: drawn modifiers that act on one task put a repeated and a
+	// 12 keys (11 before server_error and network_error were drawn
+	// here): drawn modifiers that act on one task put a repeated and a
 	// persistent receipt fault (malformed_response, output_drift), a
 	// persistent timeout_after_commit and a repeated tool_timeout among
 	// them; the universe holds every repeated and persistent key of the
 	// kinds the agent crosses (25 with stale_context's key at the
 	// proposal, was 24 with duplicate_tool_call and model_refusal; so
-	// 44.0%, was 45.8%), and the
+	// 48.0%, 44.0% with 11), and the
 	// 6 synchronized and shared keys are left not drawn; the runs, rapid's
-	// shrinking included, are 2,318 (86 checks to the bug; with swarm
-	// draws 9 keys and 1,450 runs)
-	assert.Contains(t, out, "Coverage: 11 of 25 keys the systems can reach visited (44.0%; 40 reachable by the catalogue, 15 left out, each with why)")
+	// shrinking included, are 2,326 (2,318 before; 86 checks to the bug
+	// either way; with swarm draws 9
+	// keys and 1,450 runs)
+	assert.Contains(t, out, "Coverage: 12 of 25 keys the systems can reach visited (48.0%; 40 reachable by the catalogue, 15 left out, each with why)")
 	assert.Contains(t, out, "confirmed_once")
 	assert.Contains(t, out, "inventory replay ")
 	merged := filepath.Join(dir, "merged.json")
 	code, out, stderr = run(t, "coverage", "merge", merged, cov)
 	require.Equal(t, 0, code, "coverage merge: %s", stderr)
-	assert.True(t, strings.HasPrefix(out, "merged 1 files into "+merged+": 2318 runs"), "coverage merge: %q", out)
+	assert.True(t, strings.HasPrefix(out, "merged 1 files into "+merged+": 2326 runs"), "coverage merge: %q", out)
 }
 
 // auditScreen is the audit of the agent's three named configurations,

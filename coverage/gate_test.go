@@ -128,13 +128,13 @@ func TestGate(t *testing.T) {
   unvisited context/proposal/before_validation/isolated/state_version: never_tried: no recorded run scheduled cross_source_conflict or stale_context or omitted_context
   unvisited context/proposal/before_validation/isolated/policy_record: never_tried: no recorded run scheduled stale_policy
   unvisited context/memory/before_commit/isolated/checkpoint_store: never_tried: no recorded run scheduled memory_loss
-  unvisited tool/effect/before_commit/isolated/ledger_readback: never_tried: no recorded run scheduled reject_before_commit or false_success
+  unvisited tool/effect/before_commit/isolated/ledger_readback: never_tried: no recorded run scheduled reject_before_commit or false_success or server_error
   unvisited tool/effect/after_commit/repeated/ledger_readback: never_tried: no recorded run scheduled timeout_after_commit under the modifier repeated (drawn on a schedule's last fault one check in four; coverage.FaultMatrix places it on each single fault)
   unvisited tool/effect/after_commit/repeated/receipt: never_tried: no recorded run scheduled malformed_response or output_drift under the modifier repeated (drawn on a schedule's last fault one check in four; coverage.FaultMatrix places it on each single fault)
   unvisited tool/effect/after_commit/persistent/ledger_readback: never_tried: no recorded run scheduled timeout_after_commit under the modifier persistent (drawn on a schedule's last fault one check in four; coverage.FaultMatrix places it on each single fault)
   unvisited tool/effect/after_commit/persistent/receipt: never_tried: no recorded run scheduled malformed_response or output_drift under the modifier persistent (drawn on a schedule's last fault one check in four; coverage.FaultMatrix places it on each single fault)
   unvisited tool/sandbox/before_validation/isolated/ledger_readback: never_tried: no recorded run scheduled sandbox_denial
-  unvisited tool/tool_call/before_commit/isolated/ledger_readback: never_tried: no recorded run scheduled timeout_before_send or tool_timeout
+  unvisited tool/tool_call/before_commit/isolated/ledger_readback: never_tried: no recorded run scheduled timeout_before_send or tool_timeout or network_error
   unvisited tool/tool_call/before_commit/isolated/budget_counter: never_tried: no recorded run scheduled rate_limit
   unvisited tool/tool_call/before_commit/repeated/ledger_readback: never_tried: no recorded run scheduled tool_timeout under the modifier repeated (drawn on a schedule's last fault one check in four; coverage.FaultMatrix places it on each single fault)
   unvisited tool/tool_call/before_commit/persistent/budget_counter: never_tried: no recorded run scheduled budget_exhaustion

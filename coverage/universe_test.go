@@ -131,7 +131,7 @@ func TestUniverseOfTheCatalogue(t *testing.T) {
 	for key, want := range map[string]string{
 		"tool/effect/after_commit/isolated/ledger_readback":                 "timeout_after_commit",
 		"tool/effect/after_commit/isolated/receipt":                         "partial_success_response,malformed_response,output_drift",
-		"tool/tool_call/before_commit/isolated/ledger_readback":             "timeout_before_send,tool_timeout",
+		"tool/tool_call/before_commit/isolated/ledger_readback":             "timeout_before_send,tool_timeout,network_error",
 		"tool/tool_call/before_commit/persistent/budget_counter":            "budget_exhaustion",
 		"state/checkpoint_store/after_checkpoint/isolated/checkpoint_store": "missing_checkpoint,stale_checkpoint,future_version_checkpoint,corrupt_checkpoint",
 		"state/branch_join/before_commit/isolated/join_record":              "branch_failure",
@@ -169,11 +169,11 @@ func TestUniverseOfTheCatalogue(t *testing.T) {
 	checkPartition(t, u)
 	for key, want := range map[string]string{
 		"tool/proposal/before_validation/isolated/receipt": "no tool fault kind enters at boundary proposal; tool kinds enter at effect (timeout_after_commit, partial_success_response, " +
-			"reject_before_commit, malformed_response, output_drift, false_success), sandbox (sandbox_denial), tool_call (timeout_before_send, rate_limit, tool_timeout, budget_exhaustion)",
+			"reject_before_commit, malformed_response, output_drift, false_success, server_error), sandbox (sandbox_denial), tool_call (timeout_before_send, rate_limit, tool_timeout, budget_exhaustion, network_error)",
 		"tool/effect/after_commit/repeated/budget_counter": "no tool fault kind at boundary effect in phase after_commit with correlation repeated is adjudicated by oracle budget_counter; " +
 			"tool kinds at boundary effect in phase after_commit with correlation repeated are adjudicated by ledger_readback (timeout_after_commit), receipt (malformed_response, output_drift)",
 		"tool/effect/before_commit/repeated/ledger_readback": "no tool fault kind at boundary effect in phase before_commit has correlation repeated; " +
-			"tool kinds at boundary effect in phase before_commit have isolated (reject_before_commit, false_success)",
+			"tool kinds at boundary effect in phase before_commit have isolated (reject_before_commit, false_success, server_error)",
 		"tool/effect/after_commit/isolated/budget_counter": "no tool fault kind at boundary effect in phase after_commit with correlation isolated is adjudicated by oracle budget_counter; " +
 			"tool kinds at boundary effect in phase after_commit with correlation isolated are adjudicated by ledger_readback (timeout_after_commit), receipt (partial_success_response, malformed_response, output_drift)",
 		"tool/tool_call/before_commit/persistent/ledger_readback": "no tool fault kind at boundary tool_call in phase before_commit with correlation persistent is adjudicated by oracle ledger_readback; " +

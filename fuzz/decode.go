@@ -385,14 +385,15 @@ func eventList(evs []model.EventName) string {
 // under a config with notices (Config.Notices) the kinds of the
 // provider's notices (model.NoticeKinds), which a config without them
 // never places, and on a fleet the fleet kinds (FaultSpec.Fleet), whose
-// harm is a fleet's load.
+// harm is a fleet's load, then server_error and network_error (a decoder
+// places these two on fleets only, where its byte format has them).
 func kindSpecs(cfg model.Config, fleet bool) []model.FaultSpec {
 	specs := append(model.Catalogue(), model.WorldEvents()...)
 	if cfg.Notices {
 		specs = append(specs, model.NoticeKinds()...)
 	}
 	for _, sp := range model.CacheAndWorkerKinds() {
-		if fleet && sp.Fleet {
+		if fleet && (sp.Fleet || sp.Kind == "server_error" || sp.Kind == "network_error") {
 			specs = append(specs, sp)
 		}
 	}
@@ -432,7 +433,8 @@ func fits(cfg model.Config, kind string, ev model.EventName) bool {
 
 // Sites returns the injection sites in decoding order: the catalogue's
 // kinds in catalogue order, then the world events in their order (then
-// the notice kinds, and on a fleet fixture the fleet kinds; kindSpecs),
+// the notice kinds, and on a fleet fixture the fleet kinds, server_error
+// and network_error; kindSpecs),
 // each at the events and ordinals of the scope (kinds whose events the
 // clean run never crossed have none).
 func (d *Decoder) Sites() []Site { return append([]Site(nil), d.sites...) }

@@ -53,15 +53,19 @@ func TestCorrelationPairs(t *testing.T) {
 		{Kind: "tool_timeout", Correlation: rep}: 2, {Kind: "tool_timeout", Correlation: syn}: 2, {Kind: "tool_timeout", Correlation: sha}: 2,
 	}
 	pairs := copperfin.Correlated()
-	// the last three are the kinds outside the catalogue under their own
+	// the last five are the kinds outside the catalogue under their own
 	// correlation: their counterfactual pairs are
 	// TestCounterfactualSlidingGrantCache,
-	// TestCounterfactualAmbientIdentityLeak and
-	// TestCounterfactualSpanCarryOver
-	if n := len(pairs); n != len(fired)+3 || pairs[n-3] != (copperfin.CorrelatedKind{Kind: "sliding_grant_cache", Correlation: per}) ||
-		pairs[n-2] != (copperfin.CorrelatedKind{Kind: "ambient_identity_leak", Correlation: per}) ||
-		pairs[n-1] != (copperfin.CorrelatedKind{Kind: "span_carry_over", Correlation: "isolated"}) {
-		t.Fatalf("%d correlated kinds, want %d and the three kinds outside the catalogue: %v", len(pairs), len(fired), pairs)
+	// TestCounterfactualAmbientIdentityLeak,
+	// TestCounterfactualSpanCarryOver and, for server_error and
+	// network_error (drawn on every fixture, no longer on fleets only),
+	// TestTransportKindsOnCopperfin
+	if n := len(pairs); n != len(fired)+5 || pairs[n-5] != (copperfin.CorrelatedKind{Kind: "sliding_grant_cache", Correlation: per}) ||
+		pairs[n-4] != (copperfin.CorrelatedKind{Kind: "ambient_identity_leak", Correlation: per}) ||
+		pairs[n-3] != (copperfin.CorrelatedKind{Kind: "span_carry_over", Correlation: "isolated"}) ||
+		pairs[n-2] != (copperfin.CorrelatedKind{Kind: "server_error", Correlation: "isolated"}) ||
+		pairs[n-1] != (copperfin.CorrelatedKind{Kind: "network_error", Correlation: "isolated"}) {
+		t.Fatalf("%d correlated kinds, want %d and the five kinds outside the catalogue: %v", len(pairs), len(fired), pairs)
 	}
 	pairs = pairs[:len(fired)]
 	for _, ck := range pairs {

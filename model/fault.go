@@ -50,10 +50,13 @@ type FaultSpec struct {
 	// tasks in sequence (Concurrency.Workers below the fixture's task
 	// count); on a one-task workload it is reached and never fires.
 	WorkerScoped bool `json:"worker_scoped,omitempty"`
-	// Fleet is true for a kind the default search draws without being
-	// told to on a fleet fixture (Fixture.Fleet) only: one whose harm is a
-	// fleet's load (a retry storm), or a provider's server or network
-	// error (drawn on one-task workloads only where WithKinds names it).
+	// Fleet is true for a kind outside the catalogue whose harm is a
+	// fleet's load (a retry storm): the default search draws it, unnamed,
+	// on a fleet fixture (Fixture.Fleet) only, and coverage counts no key
+	// of it. False, such a kind is drawn where it can act: server_error
+	// and network_error at every tool.commit a run crosses, the others
+	// where their workload is (WorkerScoped, the fixture's declarations)
+	// or, sliding_grant_cache, only when named.
 	Fleet bool `json:"fleet,omitempty"`
 	// LastsMs, above zero, makes the kind lasting: once fired, it hits
 	// every later crossing of its event, of every task and worker, sent
@@ -1039,19 +1042,19 @@ const kindCredentialExpired = "credential_expired"
 // transportKinds are the provider's server error and the connection's
 // failure at tool.commit (the paper's "500 before execution" and the
 // network errors of its cited reliability profiles). Kept out of
-// Catalogue() like fleetKinds, so the catalogue-wide figures, the paper's
-// compat and the coverage universe are unchanged; like fleetKinds
-// (FaultSpec.Fleet) the default search draws them on fleet fixtures, and
-// elsewhere where WithKinds names them.
+// Catalogue(), so the catalogue-wide figures and the paper's
+// compat are unchanged; unlike fleetKinds (FaultSpec.Fleet) the default
+// search draws them on every fixture whose runs cross tool.commit, since
+// any system that acts can read a 5xx or a reset as success.
 var transportKinds = []faultKind{
 	{FaultSpec{Kind: "server_error", Domain: domainTool, Target: "tool API server", Event: EvToolCommit,
 		Boundary: boundaryEffect, Phase: phaseBeforeCommit, Signal: signalAcknowledgement, Manner: mannerContradictory,
-		Oracle: oracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce, InvRecordedAgreesWithLedger}, Fleet: true,
+		Oracle: oracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce, InvRecordedAgreesWithLedger},
 		Doc: "the provider answers a server error (5xx class): before any durable write, or (target after_commit) after it processed the request, committed if the World let it"},
 		transportFault{class: classServerError, before: "server error: failed before commit", after: "server error: failed after processing"}},
 	{FaultSpec{Kind: "network_error", Domain: domainTool, Target: "tool transport", Event: EvToolCommit,
 		Boundary: boundaryToolCall, Phase: phaseBeforeCommit, Signal: signalAcknowledgement, Manner: mannerAbsent,
-		Oracle: oracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce, InvRecordedAgreesWithLedger}, Fleet: true,
+		Oracle: oracleLedgerReadback, Threatens: []string{InvEffectAtMostOnce, InvRecordedAgreesWithLedger},
 		Doc: "the connection fails: refused before the request leaves, or (target after_commit) reset after the provider processed it, committed if the World let it"},
 		transportFault{class: classNetworkError, before: "connection refused", after: "connection reset by peer"}},
 }
@@ -1060,9 +1063,9 @@ var transportKinds = []faultKind{
 // default search draws where they can act: sliding_grant_cache (revoked
 // authority kept alive by a cache with a sliding lifetime), the
 // worker-scoped kinds ambient_identity_leak and span_carry_over (see
-// cacheWorkerKinds), then the kinds drawn on fleets (FaultSpec.Fleet:
-// do_not_retry, provider_outage, server_error, network_error; see
-// fleetKinds and transportKinds).
+// cacheWorkerKinds), the kinds drawn on fleets (FaultSpec.Fleet:
+// do_not_retry, provider_outage; see fleetKinds), then server_error and
+// network_error, drawn at every tool.commit (transportKinds).
 func CacheAndWorkerKinds() []FaultSpec {
 	out := make([]FaultSpec, 0, len(cacheWorkerKinds)+len(fleetKinds)+len(transportKinds))
 	for _, k := range append(append(append([]faultKind{}, cacheWorkerKinds...), fleetKinds...), transportKinds...) {

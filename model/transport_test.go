@@ -16,7 +16,10 @@ import (
 // retries and refunds once; after it the baseline's fresh request id
 // refunds twice (effect_at_most_once), typed reads back or replays its
 // key and refunds once, and typed with transport_error_as_failure denies
-// a refund the ledger holds (recorded_agrees_with_ledger).
+// a refund the ledger holds (recorded_agrees_with_ledger). Both are
+// outside the catalogue and not fleet kinds (FaultSpec.Fleet false): the
+// default search draws them at every tool.commit, and the audit runs
+// each after the commit (copperfin.CorrelatedSchedule).
 func TestTransportKindsOnCopperfin(t *testing.T) {
 	for _, kind := range []string{"server_error", "network_error"} {
 		sp, err := model.Spec(kind)
@@ -26,7 +29,7 @@ func TestTransportKindsOnCopperfin(t *testing.T) {
 		in := func(specs []model.FaultSpec) bool {
 			return slices.ContainsFunc(specs, func(s model.FaultSpec) bool { return s.Kind == kind })
 		}
-		if in(model.Catalogue()) || !in(model.CacheAndWorkerKinds()) || !sp.Fleet || sp.Paper || sp.Domain != "tool" || sp.Event != model.EvToolCommit {
+		if in(model.Catalogue()) || !in(model.CacheAndWorkerKinds()) || sp.Fleet || sp.Paper || sp.Domain != "tool" || sp.Event != model.EvToolCommit {
 			t.Fatalf("spec %+v", sp)
 		}
 		for _, c := range []struct {
@@ -56,6 +59,21 @@ func TestTransportKindsOnCopperfin(t *testing.T) {
 			}
 			if c.verdict == model.ClaimDeny && !strings.Contains(res.Claims[0].Reason, kind) {
 				t.Errorf("%s: claim %q", kind, res.Claims[0].Reason)
+			}
+		}
+	}
+	// the audit's run of each (copperfin.Correlated): after the commit,
+	// the baseline refunds twice and typed holds
+	for _, kind := range []string{"server_error", "network_error"} {
+		for _, p := range []copperfin.Profile{copperfin.ProfileBaseline, copperfin.ProfileTyped} {
+			s, err := copperfin.CorrelatedSchedule(kind, "isolated", copperfin.ConfigOfProfile(p))
+			if err != nil || s.Faults[0].Target != "after_commit" {
+				t.Fatalf("%s: %v %+v", kind, err, s)
+			}
+			res := runFixtureOf(t, s, p)
+			e, _ := res.Invariant(model.InvEffectAtMostOnce)
+			if e.Held != (p == copperfin.ProfileTyped) || res.Faults[0].Fired != 1 {
+				t.Errorf("%s %s: %+v, fault %+v", kind, p, e, res.Faults[0])
 			}
 		}
 	}

@@ -72,11 +72,12 @@ func curveOf(t *testing.T, count func(coverage.Counter) int, seed uint64, checks
 // draw puts on a last fault one time in four, repeated or persistent
 // only: the curves count the own keys), within the target of twice as
 // many checks as reachable keys; unguided exploration with the same seed
-// (without swarm draws, the default, as the guide draws) has visited 15
-// after 40 checks and 20 after 120, not all 21 (the 35 kinds' draws; it
-// was 16 after 40 and all after 101 with 30); with swarm draws, which
-// favour compositions of the most faults, it has visited 15 after 40
-// (none after the first two checks). Exploring
+// (without swarm draws, the default, as the guide draws) has visited 17
+// after 40 checks and 20 after 120, not all 21 (the 35 kinds' draws and
+// server_error and network_error, drawn on every fixture since; it was
+// 15 after 40 without those two, 16 and all after 101 with 30 kinds);
+// with swarm draws, which favour compositions of the most faults, it has
+// visited 16 after 40 (15 before, none after the first two checks). Exploring
 // exactly N checks visits what the curve says after N.
 func TestGuidedVisitsEveryKeyWithinTwiceTheKeys(t *testing.T) {
 	oneGoroutine(t)
@@ -115,14 +116,14 @@ func TestGuidedVisitsEveryKeyWithinTwiceTheKeys(t *testing.T) {
 		t.Fatalf("guided curve, seed 1:\n%v\nwant\n%v", guided, want)
 	}
 	unguided, _ := curve(t, 1, 2*reachable)
-	wantU := []int{1, 2, 3, 4, 4, 5, 6, 7, 8, 8, 8, 9, 11, 12, 12, 13, 13, 13, 13, 13, 13,
-		13, 13, 13, 14, 14, 14, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 16}
+	wantU := []int{1, 2, 3, 4, 4, 5, 6, 7, 8, 8, 8, 9, 10, 11, 11, 12, 13, 13, 14, 15, 15,
+		15, 15, 15, 16, 16, 16, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 18}
 	if !slices.Equal(unguided, wantU) {
 		t.Fatalf("unguided curve, seed 1:\n%v\nwant\n%v", unguided, wantU)
 	}
 	swarm, _ := curve(t, 1, 2*reachable, properties.WithSwarm())
-	wantS := []int{0, 0, 1, 4, 5, 5, 6, 7, 8, 8, 9, 10, 10, 10, 10, 11, 12, 12, 12, 12, 12,
-		12, 12, 12, 12, 12, 12, 12, 13, 13, 14, 14, 14, 14, 14, 14, 15, 15, 15, 15, 15, 16}
+	wantS := []int{1, 2, 4, 5, 5, 5, 5, 7, 8, 10, 10, 10, 10, 10, 10, 10, 11, 12, 12, 12, 12,
+		12, 12, 12, 12, 12, 13, 14, 14, 15, 15, 15, 15, 15, 16, 16, 16, 16, 16, 16, 16, 17}
 	if !slices.Equal(swarm, wantS) {
 		t.Fatalf("unguided curve with swarm draws, seed 1:\n%v\nwant\n%v", swarm, wantS)
 	}

@@ -524,6 +524,11 @@ var walkKinds = func() []model.FaultSpec {
 // and after it.
 var transportTargets = []string{"", "after_commit"}
 
+// transportKinds are the provider's server error and the connection's
+// failure at tool.commit, which the default search draws on every
+// fixture: a walk or a draw places them only where a run crosses it.
+var transportKinds = []string{"server_error", "network_error"}
+
 // isCacheWorkerKind reports whether kind is one of
 // model.CacheAndWorkerKinds, which a walk or an exploration places only
 // when WithKinds names it, or where it can act (drawnByDefault).
@@ -537,9 +542,12 @@ func isCacheWorkerKind(kind string) bool {
 // worker-scoped kind where one worker runs several tasks (a concurrent
 // config with fewer workers than the fixture has tasks), the only
 // workload where it can fire; a fleet kind on a fleet fixture, where a
-// retry is load; a policy kind on a fixture that states MaxPolicyAge,
-// where policy_fresh is checked.
+// retry is load; a kind of the fixture's declared workload (familyDrawn);
+// server_error and network_error everywhere (transportKinds).
 func drawnByDefault(set *settings, sp model.FaultSpec) bool {
+	if slices.Contains(transportKinds, sp.Kind) {
+		return true
+	}
 	if isFamilyKind(sp.Kind) {
 		return familyDrawn(set, sp)
 	}

@@ -71,8 +71,8 @@ func assertPairMinimal(t *testing.T, w *properties.PairWitness) {
 // without one control, pair exploration from a fixed seed finds a fixed
 // ordered composition of two faults, neither of which shows the pair
 // alone, and reduces it as a pair to a 1-minimal schedule. Without the
-// evidence gate, a reply on another trace and a timeout after the commit
-// leave the record without the refund the provider made
+// evidence gate, a malformed reply and a reply on another trace leave the
+// record without the refund the provider made
 // (recorded_agrees_with_ledger); without state_precondition, a state
 // version change at the commit and a timeout there let the retried commit
 // act on the stale version. (With the catalogue's 35 kinds
@@ -92,20 +92,24 @@ func TestExplorePairFindsCompositions(t *testing.T) {
 		event           model.EventName
 		onVerdict       model.RunVerdict
 	}{
-		// without the gate, a reply on another trace then a timeout after
-		// the commit leave the record without the refund the provider made:
-		// draw 35 with the 35 kinds (with 30, draw 155 paired the trace
-		// with a drifted reply; before the ledger was checked, draw 256
-		// found provable_outcome's witness)
-		{copperfin.EvidenceGate, 300, 35, 0, []model.FaultEntry{
-			{Event: model.EvToolCommit, Ordinal: 1, Kind: "break_trace_lineage"},
-			{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_after_commit"}},
-			model.InvRecordedAgreesWithLedger, "timeout_after_commit", 25, model.EvClaim, model.ContainedFailure},
-		// draw 2,154 of seed 1, 124 of them single faults (refresh_context's
-		// witness was draw 656 with 30 kinds; see above)
-		{copperfin.StatePrecondition, 3000, 2154, 124, []model.FaultEntry{
+		// without the gate, a malformed reply then a reply on another
+		// trace at the commit leave the record without the refund the
+		// provider made: draw 18 since server_error and network_error are
+		// drawn here too (draw 35 with the 35 kinds paired the trace with a
+		// timeout after the commit; with 30, draw 155 with a drifted reply;
+		// before the ledger was checked, draw 256 found provable_outcome's
+		// witness)
+		{copperfin.EvidenceGate, 300, 18, 0, []model.FaultEntry{
+			{Event: model.EvToolCommit, Ordinal: 1, Kind: "malformed_response"},
+			{Event: model.EvToolCommit, Ordinal: 1, Kind: "break_trace_lineage"}},
+			model.InvRecordedAgreesWithLedger, "break_trace_lineage", 25, model.EvClaim, model.ContainedFailure},
+		// draw 2,916 of seed 1, 179 of them single faults, a version change
+		// and a timeout before the send (draw 2,154, 124 singles, with a
+		// tool_timeout before server_error and network_error were drawn;
+		// refresh_context's witness was draw 656 with 30 kinds; see above)
+		{copperfin.StatePrecondition, 3000, 2916, 179, []model.FaultEntry{
 			{Event: model.EvToolCommit, Ordinal: 1, Kind: "state_version_change"},
-			{Event: model.EvToolCommit, Ordinal: 1, Kind: "tool_timeout"}},
+			{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_before_send"}},
 			model.InvCurrentEntitlement, "state_version_change", 24, model.EvToolCommit, model.ContainedFailure},
 	}
 	for _, tc := range cases {

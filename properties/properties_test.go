@@ -130,14 +130,14 @@ var controlCases = []struct {
 	{copperfin.Idempotency, model.InvEffectAtMostOnce, copperfin.Copperfin(), 1},
 	// with idempotency and the evidence gate in place, the readback alone
 	// tells whose effect a receiptless provider replay is: the same order
-	// asked for twice (seed 4, at check 57, without swarm draws over the
-	// catalogue's 35 kinds: a partial_success_response at the third
-	// task's commit. Seed 3, which found it at check 24 with 30 kinds, now
-	// first draws, at check 11, a persistent checkpoint_rollback at the
-	// third checkpoint.write, a one-fault budget violation, attempt 4, that
-	// the typed profile holds; of seeds 1 to 12, 4 alone finds
-	// no_invented_progress first with one fault)
-	{copperfin.EffectReadback, model.InvNoInventedProgress, copperfin.CopperfinBatch(), 4},
+	// asked for twice (seed 3, at check 24: a partial_success_response at
+	// the third task's commit, drawn among the catalogue's 35 kinds and
+	// server_error and network_error. Seed 4, which found it at check 57
+	// before those two were drawn here, now first draws, at check 49, a
+	// persistent checkpoint_rollback at the third checkpoint.write, a
+	// one-fault budget violation that the typed profile holds; of seeds 1
+	// to 20, 3, 11 and 15 find no_invented_progress first with one fault)
+	{copperfin.EffectReadback, model.InvNoInventedProgress, copperfin.CopperfinBatch(), 3},
 	{copperfin.EvidenceGate, model.InvProvableOutcome, copperfin.Copperfin(), 5},
 }
 
@@ -330,10 +330,12 @@ func TestEveryMutantIsKilled(t *testing.T) {
 // every draw) moved unchecked_reply (117 -> 136), unbounded_retry (20 -> 42),
 // failed_branch_dropped (17 -> 6), readback_by_subject and reply_as_proof
 // (10 -> 79), expiry_at_approval (2 -> 9) and refusal_as_done (12 -> 39).
+// Drawing server_error and network_error on every fixture moved
+// unchecked_reply (136 -> 233) and failed_branch_dropped (6 -> 17).
 var mutantKills = map[copperfin.Mutant]int{
-	"rejection_as_success": 4, "timeout_as_success": 5, "unchecked_reply": 136, "unbounded_retry": 42,
+	"rejection_as_success": 4, "timeout_as_success": 5, "unchecked_reply": 233, "unbounded_retry": 42,
 	"retry_budget_reset": 4, "deadline_from_restart": 651, "checkpoint_before_effect": 1, "stale_checkpoint_accepted": 17,
-	"fabricated_approval": 1, "failed_branch_dropped": 6, "key_per_attempt": 7, "readback_from_cache": 5,
+	"fabricated_approval": 1, "failed_branch_dropped": 17, "key_per_attempt": 7, "readback_from_cache": 5,
 	"readback_by_subject": 79, "reply_as_proof": 79, "expiry_at_approval": 9, "trace_per_retry": 7,
 	"policy_cached": 3, "resume_skips_checks": 515, "resend_unseen": 1, "state_check_unguarded": 8,
 	"envelope_as_success": 44, "refusal_as_done": 39, "duplicate_call_executed": 1,

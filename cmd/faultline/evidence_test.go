@@ -44,12 +44,16 @@ func TestAuditEvidenceSections(t *testing.T) {
 		// the 374 the 35 kinds showed without it
 		"pairs across configurations: 370 of 420 show leverage",
 		"== Composition pairs",
-		// with 35 kinds the draws of seed 1 move: state_precondition has its
-		// witness at draw 2154 and refresh_context none in 10000 draws (its
+		// with server_error and network_error drawn the draws of seed 1
+		// move: state_precondition has its witness at draw 2916 (2154 with
+		// a tool_timeout before), pre_effect_authority one at draw 2636
+		// (none before) and refresh_context none in 10000 draws (its
 		// witness at draw 656 was with 30 kinds)
-		"  - state_precondition: draw 2154 of seed 1: [tool.commit#1 state_version_change, tool.commit#1 tool_timeout] violates current_entitlement after seq 24 (tool.commit, reached by state_version_change) without it; " +
+		"  - pre_effect_authority: draw 2636 of seed 1: [tool.commit#1 network_error, tool.commit#1 capability_revocation] violates current_entitlement after seq 24 (tool.commit, reached by capability_revocation) without it; " +
+			"typed holds (contained_failure); replay: faultline replay --profile typed --without pre_effect_authority composition-pre_effect_authority.json (exit 1), faultline replay --profile typed composition-pre_effect_authority.json (exit 0)",
+		"  - state_precondition: draw 2916 of seed 1: [tool.commit#1 state_version_change, tool.commit#1 timeout_before_send] violates current_entitlement after seq 24 (tool.commit, reached by state_version_change) without it; " +
 			"typed holds (contained_failure); replay: faultline replay --profile typed --without state_precondition composition-state_precondition.json (exit 1), faultline replay --profile typed composition-state_precondition.json (exit 0)",
-		"  - refresh_context: no composition witness in 10000 draws from seed 1 (931 single-fault pairs passed over)",
+		"  - refresh_context: no composition witness in 10000 draws from seed 1 (923 single-fault pairs passed over)",
 		// without effect_readback a resumed worker denies a refund its
 		// rolled-back record lost; with it the refund is found and the
 		// retry the denial needs never happens (inconclusive, exit 3)

@@ -63,8 +63,9 @@ func TestExplorationFindsThePlantedBug(t *testing.T) {
 // seeds (rapid's seed fixes the swarm as well as the schedule), they
 // differ from the default draws without a swarm, and a swarm draw of one fault
 // is drawn less often (three swarms in four are compositions of the most
-// faults): of 200 draws, 200 differ, 30 swarm draws hold one fault and 80
-// without a swarm.
+// faults): of 200 draws, 198 differ (200 before server_error and
+// network_error were drawn: at two seeds both draw the same schedule), 30 swarm draws
+// hold one fault and 80 without a swarm.
 func TestSwarmDrawsAreDeterministic(t *testing.T) {
 	gen := func(opts ...properties.Option) func(int) *model.Schedule {
 		t.Helper()
@@ -93,7 +94,7 @@ func TestSwarmDrawsAreDeterministic(t *testing.T) {
 			plainSingles++
 		}
 	}
-	if differ != 200 || singles != 30 || plainSingles != 80 {
+	if differ != 198 || singles != 30 || plainSingles != 80 {
 		t.Errorf("%d of 200 draws differ from the draws without a swarm; %d swarm draws and %d without hold one fault", differ, singles, plainSingles)
 	}
 }

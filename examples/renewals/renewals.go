@@ -7,6 +7,9 @@
 // own system (corrupted_readback): the lookup answers with another
 // subscription's charge, or a forged one, for the renewal's reference.
 //
+// Its planted [Renewer.TransportAsCharged] and [Renewer.FreshKeyOnError]
+// misread a server error or a reset connection, an unknown outcome.
+//
 // Entry points: [Renewer] (the system, with its defence
 // [Renewer.Strict]), [Fixture] (two renewals, their lookups served by a
 // proxy) and [Definition].
@@ -33,6 +36,15 @@ type Renewer struct {
 	// be the renewal's. A charge that is not is no evidence: the renewal
 	// is charged under its key (the provider replays a charge it holds).
 	Strict bool
+	// TransportAsCharged is a planted bug: a charge answered by a server
+	// error (5xx) or a reset connection is taken as charged, as a client
+	// that checks only for a timeout does, though the provider may have
+	// charged nothing (no_invented_progress).
+	TransportAsCharged bool
+	// FreshKeyOnError is a planted bug: a charge so answered is taken as
+	// failed and sent again under a fresh key; when the provider had
+	// charged, it charges twice (effect_at_most_once).
+	FreshKeyOnError bool
 }
 
 // Run implements model.System.
@@ -56,6 +68,21 @@ func (rn Renewer) Run(ctx context.Context, env model.Env, t model.Task) (model.C
 	res, err := env.Tool.Commit(ctx, model.ToolCall{Tool: Tool, RequestKey: ref, Action: a})
 	if err != nil {
 		return model.Claim{}, err
+	}
+	// a server error (5xx) or a failed connection: the outcome is unknown,
+	// as after a timeout (the correct renewer holds, and a later delivery
+	// of the job finds the charge by its lookup or replays it under ref)
+	if res.Outcome == model.OutcomeUnknown && (res.Class == "server_error" || res.Class == "network_error") {
+		switch {
+		case rn.TransportAsCharged:
+			return model.Claim{Verdict: model.ClaimRelease, Reason: "renewal charged (" + res.Class + ")"}, nil
+		case rn.FreshKeyOnError:
+			a.IdempotencyKey = env.NewRequestID()
+			ref = a.IdempotencyKey
+			if res, err = env.Tool.Commit(ctx, model.ToolCall{Tool: Tool, RequestKey: ref, Action: a}); err != nil {
+				return model.Claim{}, err
+			}
+		}
 	}
 	switch {
 	case res.Outcome == model.OutcomeRejected:

@@ -12,12 +12,15 @@ import (
 // TestDefaultSearchFindsCorruptedReadback: the default search of the
 // renewer that takes any charge its lookup returns for the renewal's
 // reference, from scratch, finds a corrupted verification path at the
-// walk's schedule 66: the first renewal's lookup, which the ledger
+// walk's schedule 74 (66 before server_error and network_error were
+// drawn at every tool.commit: their 8 one-fault schedules come first):
+// the first renewal's lookup, which the ledger
 // answers with nothing, is answered with a forged charge, and the
 // renewer reports a renewal the provider never charged
 // (no_invented_progress at its claim, seq 3). The strict renewer charges
 // on that schedule (two charges, two releases) and holds over the whole
-// default search (the walk's 3,700 schedules, then 100 draws). Without
+// default search (the walk's 4,544 schedules, 3,700 before the transport
+// kinds, then 100 draws). Without
 // Fixture.ReadbackProxy the kind is not drawn: the search finds nothing.
 func TestDefaultSearchFindsCorruptedReadback(t *testing.T) {
 	rep, err := properties.Explore(renewals.Definition(renewals.Renewer{}))
@@ -25,7 +28,7 @@ func TestDefaultSearchFindsCorruptedReadback(t *testing.T) {
 		t.Fatal(err)
 	}
 	cx := rep.Counterexample
-	if !rep.Found || rep.Walk == nil || rep.Walk.Index != 66 || cx.Invariant != model.InvNoInventedProgress || cx.FirstSeq != 3 ||
+	if !rep.Found || rep.Walk == nil || rep.Walk.Index != 74 || cx.Invariant != model.InvNoInventedProgress || cx.FirstSeq != 3 ||
 		cx.Detail != "release although the ledger holds no effect of the task" {
 		t.Fatalf("trusting: found %v, walk %+v, %+v", rep.Found, rep.Walk, cx)
 	}
@@ -47,7 +50,7 @@ func TestDefaultSearchFindsCorruptedReadback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Found || rep.Walk == nil || !rep.Walk.Complete || rep.Walk.Schedules != 3700 || rep.Checks != 100 {
+	if rep.Found || rep.Walk == nil || !rep.Walk.Complete || rep.Walk.Schedules != 4544 || rep.Checks != 100 {
 		t.Errorf("strict: found %v, checks %d, walk %+v", rep.Found, rep.Checks, rep.Walk)
 	}
 	d := renewals.Definition(renewals.Renewer{})
@@ -78,6 +81,58 @@ func TestCorruptedLookupAnswersAnotherCharge(t *testing.T) {
 		r, _ := res.Invariant(model.InvNoInventedProgress)
 		if res.Faults[0].Fired != 1 || res.Terms.Effects != c.effects || r.Held != c.held || res.Claims[1].Verdict != model.ClaimRelease {
 			t.Errorf("strict %v: fired %d, %d effects, %+v, claims %+v", c.strict, res.Faults[0].Fired, res.Terms.Effects, r, res.Claims)
+		}
+	}
+}
+
+// TestDefaultSearchFindsTransportErrorsMisread: the default search
+// (properties.Explore, the campaign properties.Check runs), no kind
+// named, finds each planted misreading of a server error from scratch,
+// now that server_error and network_error are drawn at every tool.commit
+// a run crosses: the renewer that takes a 5xx for a charge at the walk's
+// schedule 66 (one server_error before the commit: it releases the
+// renewal, nothing charged), the one that retries it under a fresh key at
+// 67 (the same error after the provider charged: two charges). Over the
+// kinds the default search drew before (every other kind of its scope:
+// the walk's 3,700 schedules, then 100 draws) both hold, as the trial's
+// renewer that read a 5xx as success did. The strict renewer, which holds
+// on the unknown outcome, holds on both schedules (and over the whole
+// default search: TestDefaultSearchFindsCorruptedReadback).
+func TestDefaultSearchFindsTransportErrorsMisread(t *testing.T) {
+	for _, c := range []struct {
+		rn        renewals.Renewer
+		index     int
+		invariant string
+		detail    string
+		target    string
+		effects   int
+	}{
+		{renewals.Renewer{Strict: true, TransportAsCharged: true}, 66, model.InvNoInventedProgress, "release although the ledger holds no effect of the task", "", 0},
+		{renewals.Renewer{Strict: true, FreshKeyOnError: true}, 67, model.InvEffectAtMostOnce, "second ledger effect for task ref-cfbd575e", "after_commit", 1},
+	} {
+		rep, err := properties.Explore(renewals.Definition(c.rn))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cx := rep.Counterexample
+		if !rep.Found || rep.Walk == nil || rep.Walk.Index != c.index || cx.Invariant != c.invariant || cx.Detail != c.detail || cx.FirstSeq != 5 {
+			t.Fatalf("%+v: found %v, walk %+v, %+v", c.rn, rep.Found, rep.Walk, cx)
+		}
+		if f := cx.Schedule.Faults; len(f) != 1 || f[0].Kind != "server_error" || f[0].Event != model.EvToolCommit || f[0].Ordinal != 1 || f[0].Target != c.target {
+			t.Fatalf("%+v: schedule %+v", c.rn, f)
+		}
+		kinds := slices.DeleteFunc(slices.Clone(rep.Walk.Scope.Kinds), func(k string) bool { return k == "server_error" || k == "network_error" })
+		before, err := properties.Explore(renewals.Definition(c.rn), properties.WithKinds(kinds...))
+		if err != nil || before.Found || before.Walk == nil || !before.Walk.Complete || before.Walk.Schedules != 3700 || before.Checks != 100 {
+			t.Fatalf("%+v without the two kinds: %v, found %v, walk %+v", c.rn, err, before.Found, before.Walk)
+		}
+		strict := renewals.Definition(renewals.Renewer{Strict: true})
+		res, err := model.NewHarness(renewals.Fixture(), model.Options{Builtin: strict.Builtin}).Run(func() model.System { return renewals.Renewer{Strict: true} }, cx.Schedule)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Held() || res.Faults[0].Fired != 1 || res.Claims[0].Verdict != model.ClaimHold || res.Terms.Effects != c.effects+1 {
+			t.Errorf("strict on the schedule: %+v, fired %d, claims %+v, %d effects", res.Invariants, res.Faults[0].Fired, res.Claims, res.Terms.Effects)
 		}
 	}
 }

@@ -28,7 +28,8 @@ func lockstep() []int {
 // (FaultSpec.WorkerScoped) under its own correlation on CopperfinTenants'
 // two tasks run by one worker (Concurrency.Workers 1), so the second task
 // inherits what the worker captured for the first (for a kind that acts
-// on a retry, after the first send timed out). The config names the
+// on a retry, after the first send timed out); server_error and
+// network_error after the commit (target after_commit). The config names the
 // fixture (Config.Fixture, "" for Copperfin). It returns an error for an unknown kind or a
 // correlation the kind does not take.
 func CorrelatedSchedule(kind string, c model.Correlation, cfg model.Config) (*model.Schedule, error) {
@@ -63,6 +64,9 @@ func CorrelatedSchedule(kind string, c model.Correlation, cfg model.Config) (*mo
 	case model.Correlation("shared"):
 		s.Config.Fixture = "copperfin-tenants"
 	}
+	if kind == "server_error" || kind == "network_error" {
+		f.Target = "after_commit" // the provider processed the refund: its outcome is unknown
+	}
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("correlated schedule: %w", err)
 	}
@@ -72,7 +76,8 @@ func CorrelatedSchedule(kind string, c model.Correlation, cfg model.Config) (*mo
 // Correlated lists every (kind, correlation) pair of the catalogue's
 // modifiers (FaultSpec.Correlations), in catalogue order, then each kind
 // of model.CacheAndWorkerKinds but the fleet kinds (FaultSpec.Fleet) under
-// its own correlation: the keys a CorrelatedSchedule each visits.
+// its own correlation (server_error and network_error included): the
+// keys a CorrelatedSchedule each visits.
 func Correlated() []CorrelatedKind {
 	var out []CorrelatedKind
 	for _, s := range model.Catalogue() {
