@@ -161,7 +161,7 @@ func (r *run) executeConcurrent(factory Factory, c *Concurrency) error {
 	// run's); the others keep theirs from the run's last concurrent run
 	// (the slots are the run's, reused)
 	r.slots = grown(r.slots, w)
-	r.slots[0].ts = r.taskState
+	r.slots[0].ts = r.own
 	sc.slots = r.slots
 	for k := range sc.slots {
 		s := &sc.slots[k]
@@ -176,16 +176,14 @@ func (r *run) executeConcurrent(factory Factory, c *Concurrency) error {
 	for k := range sc.slots {
 		sc.refile(k)
 	}
-	r.taskState = taskState{}
+	r.own = taskState{}
 	r.conc = sc
 	defer func() { r.conc = nil }()
 	if err := sc.drive(); err != nil {
 		return err
 	}
-	if sc.cur >= 0 {
-		sc.slots[sc.cur].ts = r.taskState
-	}
-	r.taskState = sc.slots[0].ts
+	r.own = sc.slots[0].ts
+	r.taskState = &r.own
 	r.sortTasks()
 	return nil
 }
@@ -298,16 +296,13 @@ func (r *run) yieldAt(cost Millis) {
 	}
 }
 
-// switchTo swaps slot k's per-task state into the run.
+// switchTo points the run at slot k's per-task state.
 func (sc *scheduler) switchTo(k int) {
 	if k == sc.cur {
 		return
 	}
 	r := sc.r
-	if sc.cur >= 0 {
-		sc.slots[sc.cur].ts = r.taskState
-	}
-	r.taskState = sc.slots[k].ts
+	r.taskState = &sc.slots[k].ts
 	sc.cur = k
 	if sc.timed {
 		r.world.Clock = r.wclock

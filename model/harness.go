@@ -210,6 +210,7 @@ func NewHarness(f Fixture, opts Options) *Harness {
 	h.r.rcptNames = names{prefix: "rcpt-", table: receiptIDs[:]}
 	h.r.evNames = names{prefix: "ev-", table: evidenceRefs[:]}
 	h.r.h = h
+	h.r.taskState = &h.r.own
 	h.r.env = &taskEnv{r: &h.r}
 	return h
 }
@@ -349,9 +350,12 @@ type run struct {
 	// record reads instead of looking the name up again
 	crossIdx int
 
-	// the current task's state: in a concurrent run, the state of the
-	// running worker, swapped in when it resumes
-	taskState
+	// the current task's state: own in a sequential run; in a concurrent
+	// run the running worker's, in its slot, which the run points at when
+	// the worker resumes (a copy of it in and out at every switch read
+	// about 12 lines of a cold slot and wrote them back)
+	*taskState
+	own taskState
 
 	tasks []taskRecord
 	// cpStored is set once the current checkpoint.write crossing has
@@ -413,8 +417,10 @@ type run struct {
 	ready   readyList
 	slots   []slot
 	sortBuf []int
-	// prov is a detailed run's provider history (Result.Provider).
+	// prov is a detailed run's provider history (Result.Provider), and
+	// provCap the length of the last run's, the next one's size
 	prov     []ProviderOp
+	provCap  int
 	picks    []int
 	switches int
 	// fleet is a fleet run's load and shared retry budget.
@@ -650,6 +656,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 		return fmt.Errorf("schedule: config names fixture %q, the harness runs %q", s.Config.Fixture, h.fixture.Name)
 	}
 	r := &h.r
+	r.taskState = &r.own
 	r.world.reset(&h.fixture)
 	r.sched = s
 	r.faults = r.faults[:0]
