@@ -412,10 +412,12 @@ type run struct {
 	// switches.
 	conc    *scheduler
 	seqTask []int32
-	// ready is the scheduler's index and slots its workers, kept with
-	// their buffers for the next concurrent run; sortBuf is sortTasks'.
+	// ready is the scheduler's index, and slots and states its workers,
+	// kept with their buffers for the next concurrent run; sortBuf is
+	// sortTasks'.
 	ready   readyList
 	slots   []slot
+	states  []workerState
 	sortBuf []int
 	// prov is a detailed run's provider history (Result.Provider), and
 	// provCap the length of the last run's, the next one's size
