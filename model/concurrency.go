@@ -83,11 +83,11 @@ func (c *Concurrency) String() string {
 	return s
 }
 
-// slot is one concurrent worker of the scheduler: the task it runs and its
-// per-task state while another worker runs.
-// What every switch reads is here, 32 bytes a slot, so that a cache line
-// holds two slots' (with 1,000 workers a slot's own line is cold when its
-// worker resumes; a shared one less often); the rest is its workerState.
+// slot is what the scheduler reads of one concurrent worker at every
+// switch: 32 bytes, so that a cache line holds two slots' (with 1,000
+// workers a worker's own line is cold when it resumes, a shared one less
+// often). The rest of the worker, its task state included, is its
+// workerState.
 type slot struct {
 	// next runs the worker's coroutine until its next scheduling point
 	// or its end
