@@ -461,8 +461,6 @@ type taskState struct {
 	task      *Task
 	worker    int
 	crashed   bool
-	// rng is the current worker's random stream (Env.Rand).
-	rng rng
 	// wclock is the worker's own logical clock in a fleet run (see
 	// Fleet); the World's clock is set to it while the worker runs.
 	wclock Millis
@@ -474,10 +472,6 @@ type taskState struct {
 	tokens       int // the model tokens the task spent (Step.Tokens)
 	ckSeq        int
 	taskStart    Millis
-	proposal     Action
-	proposed     bool
-	claim        Claim
-	claimed      bool
 	restarts     int
 	calls        int
 	// callLimit is set when the task exceeded maxCallsPerTask.
@@ -505,22 +499,15 @@ type taskState struct {
 	// tamper is what the store will do on the next load after a
 	// checkpoint disturbance.
 	tamper tamperKind
-	// fork is the task's pending fork (forked_run).
-	fork forkState
 	// corruptPath is set once a corrupted_readback fault corrupted the
 	// task's verification path.
 	corruptPath bool
-	// relied is the evidence item the task's decision relies on while
-	// an item is withdrawn (deauthorised_evidence).
-	relied reliance
 	// lastSend* describe the task's last tool call: the worker that sent
 	// it, its request key, and whether that worker has not yet written a
 	// checkpoint after it (its outcome is not durably recorded).
 	lastSendWorker     int
 	lastSendKey        string
 	lastSendUnrecorded bool
-	// pace is the task's back-off owed (retry_paced), across restarts.
-	pace pacing
 	// reconciled counts re-sends that reconcile a crashed worker's unknown
 	// last send; the budget allows them on top of the retry budget.
 	reconciled int
@@ -538,6 +525,24 @@ type taskState struct {
 	// checkpoint), so per-task lookups start there and a run's cost grows
 	// linearly in its tasks.
 	ledFrom, evFrom, cpFrom int
+
+	// the larger and rarer fields last: a concurrent run's scheduling
+	// points read the fields above, a few cache lines of a resumed
+	// worker's state
+
+	// rng is the current worker's random stream (Env.Rand).
+	rng      rng
+	proposal Action
+	proposed bool
+	claim    Claim
+	claimed  bool
+	// fork is the task's pending fork (forked_run).
+	fork forkState
+	// relied is the evidence item the task's decision relies on while
+	// an item is withdrawn (deauthorised_evidence).
+	relied reliance
+	// pace is the task's back-off owed (retry_paced), across restarts.
+	pace pacing
 }
 
 // ledFromOf is where task's ledger entries begin: r.ledFrom for the
