@@ -57,7 +57,7 @@ func (r *run) ambientFor(parent context.Context, a Ambient) context.Context {
 	}
 	c := &r.seqAmbient
 	if r.conc != nil {
-		c = &r.conc.slots[r.conc.cur].ambient
+		c = &r.conc.states[r.conc.cur].ambient
 	}
 	c.Context, c.a = parent, a
 	return c

@@ -225,6 +225,76 @@ func BenchmarkHandoffFloor(b *testing.B) {
 	}
 }
 
+// BenchmarkHandoffTouch is BenchmarkHandoffFloor with work between two
+// switches: at each resume a coroutine writes a fresh stack frame of KB
+// KiB (1, 2, 4, 8) below its switch point, as a worker's calls from a
+// crossing to its next scheduling point write theirs. Its slopes against
+// N (100, 1000) are what the machine's caches charge for that many bytes
+// a worker touches between two of its picks, with no model state at all
+// (scripts/task-slope.sh -workers prints them as the touch-KB rows).
+func BenchmarkHandoffTouch(b *testing.B) {
+	for _, kb := range []int{1, 2, 4, 8} {
+		for _, n := range []int{100, 1000} {
+			b.Run(fmt.Sprintf("kb=%d/workers=%d", kb, n), func(b *testing.B) {
+				b.ReportAllocs()
+				defer reportCPU(b)()
+				for b.Loop() {
+					handoffTouch(n, 30, 40, kb)
+				}
+			})
+		}
+	}
+}
+
+// handoffTouch is handoffRound whose coroutines write a frame of kb KiB
+// at each resume (see BenchmarkHandoffTouch).
+func handoffTouch(n, points, depth, kb int) {
+	nexts := make([]func() (struct{}, bool), n)
+	for i := range nexts {
+		nexts[i], _ = iter.Pull(func(yield func(struct{}) bool) {
+			stackDeep(depth, func() {
+				for j := range points - 1 {
+					touchFrame(kb, j)
+					if !yield(struct{}{}) {
+						return
+					}
+				}
+			})
+		})
+	}
+	for range points {
+		for _, next := range nexts {
+			next()
+		}
+	}
+}
+
+// touchFrame writes a stack frame of kb KiB (1, 2, 4 or 8): its array is
+// zeroed whole, as a frame's locals are.
+func touchFrame(kb, j int) byte {
+	switch kb {
+	case 1:
+		return touch1(j)
+	case 2:
+		return touch2(j)
+	case 4:
+		return touch4(j)
+	}
+	return touch8(j)
+}
+
+//go:noinline
+func touch1(j int) byte { var b [1 << 10]byte; b[j%len(b)] = 1; return b[(j*7)%len(b)] }
+
+//go:noinline
+func touch2(j int) byte { var b [2 << 10]byte; b[j%len(b)] = 1; return b[(j*7)%len(b)] }
+
+//go:noinline
+func touch4(j int) byte { var b [4 << 10]byte; b[j%len(b)] = 1; return b[(j*7)%len(b)] }
+
+//go:noinline
+func touch8(j int) byte { var b [8 << 10]byte; b[j%len(b)] = 1; return b[(j*7)%len(b)] }
+
 // handoffRound runs n coroutines that a driver resumes round robin points
 // times each, every coroutine depth frames deep when it switches back.
 func handoffRound(n, points, depth int) {

@@ -293,7 +293,7 @@ type recorder struct {
 	seen [recSeen]uint16
 	// the lengths of the last record handed to a Result, the next run's
 	// sizes
-	recsCap, strsCap int
+	recsCap, strsCap, wideCap int
 	// stName and outName are the state and the outcome coded last, and
 	// stCode and outCode their codes: most events have the state and
 	// outcome of the one before
@@ -337,7 +337,7 @@ func (c *recorder) startIn(recs []evRec, strs []string) {
 // take hands the record to t and forgets it.
 func (c *recorder) take(t *timeline, runID string) {
 	t.recs, t.strs, t.wide, t.runID = c.recs, c.strs, c.wide, runID
-	c.recsCap, c.strsCap = len(c.recs), len(c.strs)
+	c.recsCap, c.strsCap, c.wideCap = len(c.recs), len(c.strs), len(c.wide)
 	c.recs, c.strs, c.wide = nil, nil, nil
 	c.lastTask, c.lastTaskIdx = "", 0
 }
@@ -382,6 +382,11 @@ func (c *recorder) taskStr(s string) (uint16, bool) {
 
 // addWide records e whole.
 func (c *recorder) addWide(e Event) {
+	if c.wide == nil {
+		// sized as the last run's: the Result takes it, so a run grown
+		// by doubling left about as many bytes again behind it
+		c.wide = make([]Event, 0, max(c.wideCap, 4))
+	}
 	c.wide = append(c.wide, e)
 	c.recs = append(c.recs, evRec{n1: int32(len(c.wide) - 1), outBits: recWide})
 }

@@ -83,20 +83,30 @@ func (c *Concurrency) String() string {
 	return s
 }
 
-// slot is one concurrent worker of the scheduler: the task it runs and its
-// per-task state while another worker runs.
+// slot is what the scheduler reads of one concurrent worker at every
+// switch: 32 bytes, so that a cache line holds two slots' (with 1,000
+// workers a worker's own line is cold when it resumes, a shared one less
+// often). The rest of the worker, its task state included, is its
+// workerState.
 type slot struct {
 	// next runs the worker's coroutine until its next scheduling point
-	// or its end; stop ends a waiting one (see scheduler.abort)
+	// or its end
 	next  func() (struct{}, bool)
-	stop  func()
 	yield func(struct{}) bool // the worker's way back to next's caller
-	task  int                 // fixture index of its current (or next) task
-	done  bool
-	ts    taskState
 	// at is, on clocks of their own (scheduler.timed), the logical time
 	// the slot's next crossing ends at.
-	at Millis
+	at   Millis
+	task int32 // fixture index of its current (or next) task
+	done bool
+}
+
+// workerState is the rest of a slot's worker: its task state, which the
+// run points at while the worker runs, the end of its coroutine and its
+// ambient context.
+type workerState struct {
+	ts taskState
+	// stop ends a waiting worker (see scheduler.abort)
+	stop func()
 	// ambient is the worker's ambient context (see run.ambientFor).
 	ambient ambientCtx
 }
@@ -107,11 +117,12 @@ type slot struct {
 // the runtime's run queue, and one coroutine runs at a time, so the run's
 // state needs no lock.
 type scheduler struct {
-	r     *run
-	cfg   *Concurrency
-	slots []slot
-	cur   int // the slot running, -1 before the first pick
-	next  int // fixture index of the next task to start
+	r      *run
+	cfg    *Concurrency
+	slots  []slot
+	states []workerState // by slot
+	cur    int           // the slot running, -1 before the first pick
+	next   int           // fixture index of the next task to start
 	// want is the slot a worker picked at its last scheduling point
 	want   int
 	rand   rand.PCG
@@ -160,15 +171,16 @@ func (r *run) executeConcurrent(factory Factory, c *Concurrency) error {
 	// clock of its own at 0 as the others do (the run's state is the last
 	// run's); the others keep theirs from the run's last concurrent run
 	// (the slots are the run's, reused)
-	r.slots = grown(r.slots, w)
-	r.slots[0].ts = r.taskState
-	sc.slots = r.slots
+	r.slots, r.states = grown(r.slots, w), grown(r.states, w)
+	r.states[0].ts = r.own
+	sc.slots, sc.states = r.slots, r.states
 	for k := range sc.slots {
-		s := &sc.slots[k]
-		b := &s.ts
-		*s = slot{task: k, at: costRead, ts: taskState{taskBuf: b.taskBuf[:0], memory: b.memory[:0], granted: b.granted[:0],
+		s, st := &sc.slots[k], &sc.states[k]
+		b := &st.ts
+		*s = slot{task: int32(k), at: costRead}
+		*st = workerState{ts: taskState{taskBuf: b.taskBuf[:0], memory: b.memory[:0], granted: b.granted[:0],
 			branches: b.branches[:0], inflight: b.inflight[:0], pendingWorld: b.pendingWorld[:0]}}
-		s.next, s.stop = iter.Pull(sc.worker(k))
+		s.next, st.stop = iter.Pull(sc.worker(k))
 	}
 	sc.next = w
 	sc.ready = &r.ready
@@ -176,16 +188,14 @@ func (r *run) executeConcurrent(factory Factory, c *Concurrency) error {
 	for k := range sc.slots {
 		sc.refile(k)
 	}
-	r.taskState = taskState{}
+	r.own = taskState{}
 	r.conc = sc
 	defer func() { r.conc = nil }()
 	if err := sc.drive(); err != nil {
 		return err
 	}
-	if sc.cur >= 0 {
-		sc.slots[sc.cur].ts = r.taskState
-	}
-	r.taskState = sc.slots[0].ts
+	r.own = sc.states[0].ts
+	r.taskState = &r.own
 	r.sortTasks()
 	return nil
 }
@@ -235,14 +245,14 @@ func (sc *scheduler) worker(k int) iter.Seq[struct{}] {
 		r := sc.r
 		growStack(sc.r == nil) // never nil: no frame written
 		for {
-			if err := r.runTask(s.task, sc.factory); err != nil {
+			if err := r.runTask(int(s.task), sc.factory); err != nil {
 				sc.err = err
 				break
 			}
 			if r.stopped != nil || sc.next >= len(r.h.fixture.Tasks) {
 				break
 			}
-			s.task = sc.next
+			s.task = int32(sc.next)
 			sc.next++
 			sc.ended = true
 			r.yieldAt(costRead) // the next task's worker.start
@@ -268,7 +278,7 @@ func (sc *scheduler) abort() {
 				recover() // a panic of a deferred call of the stopped worker's
 				done <- struct{}{}
 			}()
-			sc.slots[k].stop()
+			sc.states[k].stop()
 		}()
 		<-done
 	}
@@ -298,16 +308,13 @@ func (r *run) yieldAt(cost Millis) {
 	}
 }
 
-// switchTo swaps slot k's per-task state into the run.
+// switchTo points the run at slot k's per-task state.
 func (sc *scheduler) switchTo(k int) {
 	if k == sc.cur {
 		return
 	}
 	r := sc.r
-	if sc.cur >= 0 {
-		sc.slots[sc.cur].ts = r.taskState
-	}
-	r.taskState = sc.slots[k].ts
+	r.taskState = &sc.states[k].ts
 	sc.cur = k
 	if sc.timed {
 		r.world.Clock = r.wclock
@@ -328,7 +335,7 @@ func (sc *scheduler) refile(k int) {
 	if sc.timed {
 		at = s.at
 	}
-	sc.ready.add(k, at, s.task)
+	sc.ready.add(k, at, int(s.task))
 }
 
 // pick chooses the slot that goes next at a scheduling point (see

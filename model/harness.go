@@ -210,6 +210,7 @@ func NewHarness(f Fixture, opts Options) *Harness {
 	h.r.rcptNames = names{prefix: "rcpt-", table: receiptIDs[:]}
 	h.r.evNames = names{prefix: "ev-", table: evidenceRefs[:]}
 	h.r.h = h
+	h.r.taskState = &h.r.own
 	h.r.env = &taskEnv{r: &h.r}
 	return h
 }
@@ -349,9 +350,12 @@ type run struct {
 	// record reads instead of looking the name up again
 	crossIdx int
 
-	// the current task's state: in a concurrent run, the state of the
-	// running worker, swapped in when it resumes
-	taskState
+	// the current task's state: own in a sequential run; in a concurrent
+	// run the running worker's, in its slot, which the run points at when
+	// the worker resumes (a copy of it in and out at every switch read
+	// about 12 lines of a cold slot and wrote them back)
+	*taskState
+	own taskState
 
 	tasks []taskRecord
 	// cpStored is set once the current checkpoint.write crossing has
@@ -408,13 +412,17 @@ type run struct {
 	// switches.
 	conc    *scheduler
 	seqTask []int32
-	// ready is the scheduler's index and slots its workers, kept with
-	// their buffers for the next concurrent run; sortBuf is sortTasks'.
+	// ready is the scheduler's index, and slots and states its workers,
+	// kept with their buffers for the next concurrent run; sortBuf is
+	// sortTasks'.
 	ready   readyList
 	slots   []slot
+	states  []workerState
 	sortBuf []int
-	// prov is a detailed run's provider history (Result.Provider).
+	// prov is a detailed run's provider history (Result.Provider), and
+	// provCap the length of the last run's, the next one's size
 	prov     []ProviderOp
+	provCap  int
 	picks    []int
 	switches int
 	// fleet is a fleet run's load and shared retry budget.
@@ -453,8 +461,6 @@ type taskState struct {
 	task      *Task
 	worker    int
 	crashed   bool
-	// rng is the current worker's random stream (Env.Rand).
-	rng rng
 	// wclock is the worker's own logical clock in a fleet run (see
 	// Fleet); the World's clock is set to it while the worker runs.
 	wclock Millis
@@ -466,10 +472,6 @@ type taskState struct {
 	tokens       int // the model tokens the task spent (Step.Tokens)
 	ckSeq        int
 	taskStart    Millis
-	proposal     Action
-	proposed     bool
-	claim        Claim
-	claimed      bool
 	restarts     int
 	calls        int
 	// callLimit is set when the task exceeded maxCallsPerTask.
@@ -497,22 +499,15 @@ type taskState struct {
 	// tamper is what the store will do on the next load after a
 	// checkpoint disturbance.
 	tamper tamperKind
-	// fork is the task's pending fork (forked_run).
-	fork forkState
 	// corruptPath is set once a corrupted_readback fault corrupted the
 	// task's verification path.
 	corruptPath bool
-	// relied is the evidence item the task's decision relies on while
-	// an item is withdrawn (deauthorised_evidence).
-	relied reliance
 	// lastSend* describe the task's last tool call: the worker that sent
 	// it, its request key, and whether that worker has not yet written a
 	// checkpoint after it (its outcome is not durably recorded).
 	lastSendWorker     int
 	lastSendKey        string
 	lastSendUnrecorded bool
-	// pace is the task's back-off owed (retry_paced), across restarts.
-	pace pacing
 	// reconciled counts re-sends that reconcile a crashed worker's unknown
 	// last send; the budget allows them on top of the retry budget.
 	reconciled int
@@ -530,6 +525,24 @@ type taskState struct {
 	// checkpoint), so per-task lookups start there and a run's cost grows
 	// linearly in its tasks.
 	ledFrom, evFrom, cpFrom int
+
+	// the larger and rarer fields last: a concurrent run's scheduling
+	// points read the fields above, a few cache lines of a resumed
+	// worker's state
+
+	// rng is the current worker's random stream (Env.Rand).
+	rng      rng
+	proposal Action
+	proposed bool
+	claim    Claim
+	claimed  bool
+	// fork is the task's pending fork (forked_run).
+	fork forkState
+	// relied is the evidence item the task's decision relies on while
+	// an item is withdrawn (deauthorised_evidence).
+	relied reliance
+	// pace is the task's back-off owed (retry_paced), across restarts.
+	pace pacing
 }
 
 // ledFromOf is where task's ledger entries begin: r.ledFrom for the
@@ -650,6 +663,7 @@ func (h *Harness) execute(factory Factory, s *Schedule) error {
 		return fmt.Errorf("schedule: config names fixture %q, the harness runs %q", s.Config.Fixture, h.fixture.Name)
 	}
 	r := &h.r
+	r.taskState = &r.own
 	r.world.reset(&h.fixture)
 	r.sched = s
 	r.faults = r.faults[:0]

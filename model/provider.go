@@ -39,9 +39,19 @@ func (r *run) sendOp(call ToolCall) int {
 	if !r.recordsProvider() {
 		return -1
 	}
+	r.provStart()
 	r.prov = append(r.prov, ProviderOp{Task: r.index, Commit: true, Tool: call.Tool, Key: call.RequestKey,
 		ActionRef: call.Action.IdempotencyKey, Outcome: OutcomeUnknown, Call: 2*len(r.evs) + 1, Return: -1})
 	return len(r.prov) - 1
+}
+
+// provStart gives a run's first provider op storage sized as the last
+// run's history: the Result takes it, so a history grown by doubling
+// left about as many bytes again behind it.
+func (r *run) provStart() {
+	if r.prov == nil {
+		r.prov = make([]ProviderOp, 0, max(r.provCap, 4))
+	}
 }
 
 // replyOp records the reply of the commit sendOp recorded as op i, whose
@@ -70,5 +80,6 @@ func (r *run) readOp(q ReadbackQuery, out []LedgerEntry) {
 		return
 	}
 	s := 2 * (len(r.evs) + 1)
+	r.provStart()
 	r.prov = append(r.prov, ProviderOp{Task: r.index, ActionRef: q.ActionRef, Entries: append([]LedgerEntry(nil), out...), Call: s, Return: s})
 }

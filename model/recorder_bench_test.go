@@ -11,6 +11,7 @@ func BenchmarkRecorderCompact(b *testing.B) {
 	c.startIn(nil, nil)
 	task := Task{ID: "refund-O-731", RetryBudget: 2, Deadline: 30000}
 	ru := &run{commitTool: "payments.refund"}
+	ru.taskState = &ru.own
 	ru.task, ru.state, ru.ckSeq, ru.worker, ru.attempts = &task, stateRunning, 3, 1, 1
 	parts := []string{"payments.refund", "O-731:refund:v1", "refund-O-731", "f1", "CAP-1", "ev-1", "search", "summarize", "approval"}
 	for b.Loop() {

@@ -234,6 +234,7 @@ func (r *run) result() *Result {
 	// another
 	r.tl.take(res.Timeline.t, r.runID)
 	res.Provider = r.prov
+	r.provCap = len(r.prov)
 	r.prov = nil
 	return res
 }

@@ -165,6 +165,7 @@ func TestArenaPartsAreNeverHandedOutTwice(t *testing.T) {
 // rollback removed a checkpoint from the middle of the store.
 func TestOlderCheckpointByChain(t *testing.T) {
 	var conc, scan run
+	conc.taskState, scan.taskState = &conc.own, &scan.own
 	conc.conc = &scheduler{}
 	scan.task = &Task{ID: "none"} // cpFromOf is 0: the scan reads the whole store
 	tasks := 3 * smallIndex

@@ -12,8 +12,11 @@
 # bytes (B/op) a run, beside wall time; MAX defaults to 1.1, BENCHTIME to 5x.
 # It runs BenchmarkHandoffFloor too (N coroutines resumed round robin as the
 # scheduler resumes its workers, no model work) and prints its slopes as the
-# floor row, and each policy's CPU slope over the floor's; only the policies
-# count for exit 1.
+# floor row, and each policy's CPU slope over the floor's; and
+# BenchmarkHandoffTouch, the floor whose coroutines write K KiB of stack at
+# each resume (K = 1, 2, 4, 8), as the touch-KKB rows: what the caches
+# charge for the bytes a worker touches between two picks. Only the
+# policies count for exit 1.
 # Usage: scripts/task-slope.sh [-workers] [-count COUNT] [-benchtime T] [-max MAX] [FILE|-]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +31,7 @@ while [ $# -gt 0 ]; do
     -count) count=$2; shift 2 ;;
     -benchtime) benchtime=$2; shift 2 ;;
     -max) maxslope=$2; shift 2 ;;
-    -h|-help|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|-help|--help) sed -n '2,20p' "$0"; exit 0 ;;
     -) input=-; shift ;;
     -?*) echo "task-slope: unknown flag $1" >&2; exit 2 ;;
     *) input=$1; shift ;;
@@ -36,7 +39,7 @@ while [ $# -gt 0 ]; do
 done
 bench=BenchmarkHarnessTasks
 if [ -n "$workers" ]; then
-  bench='(BenchmarkFleetWorkers|BenchmarkHandoffFloor)'
+  bench='(BenchmarkFleetWorkers|BenchmarkHandoffFloor|BenchmarkHandoffTouch)'
   : "${benchtime:=5x}" "${maxslope:=1.1}"
 fi
 : "${benchtime:=1s}" "${maxslope:=1.05}"
@@ -56,8 +59,9 @@ if [ -n "$workers" ]; then
       for (i = 2; i <= m; i++) { x = a[i]; j = i - 1; while (j >= 1 && a[j] > x) { a[j+1] = a[j]; j-- } a[j+1] = x }
       return (m % 2) ? a[(m+1)/2] : (a[m/2] + a[m/2+1]) / 2
     }
-    /^Benchmark(FleetWorkers\/pick=[a-z-]+|HandoffFloor)\/workers=[0-9]+/ {
+    /^Benchmark(FleetWorkers\/pick=[a-z-]+|HandoffFloor|HandoffTouch\/kb=[0-9]+)\/workers=[0-9]+/ {
       name = $1; sub(/^BenchmarkFleetWorkers\/pick=/, "", name); sub(/^BenchmarkHandoffFloor/, "floor", name); sub(/-[0-9]+$/, "", name)
+      if (sub(/^BenchmarkHandoffTouch\/kb=/, "touch-", name)) sub(/\//, "KB/", name)
       p = name; sub(/\/.*/, "", p); n = name; sub(/^.*workers=/, "", n)
       if (!(p in seen)) { seen[p] = 1; order[++np] = p }
       k = p SUBSEP n; r = ++c[k]
@@ -94,6 +98,7 @@ if [ -n "$workers" ]; then
         flag = (sc[p] > max + 0 || sb[p] > max + 0) ? "  above" : ""
         over = ("floor" in sc && p != "floor") ? sprintf("%+.3f", sc[p] - sc["floor"]) : "-"
         if (p == "floor") flag = "  (coroutine switches alone)"
+        else if (p ~ /^touch-/) flag = "  (switches and a fresh stack frame a resume)"
         else if (flag != "") bad = 1
         printf "%-20s %8.3f %8.3f %8.3f %10s%s\n", p, sw[p], sc[p], sb[p], over, flag
       }
