@@ -168,10 +168,11 @@ type Spec[Req, Resp any] struct {
 	ErrorReply func(reason string) Resp
 }
 
-// Kinds returns the kinds a wrapped call can render, in catalogue order:
-// every kind at tool.commit. It renders server_error and network_error
-// too, outside the catalogue, when a schedule names them (Spec.Failed),
-// and do_not_retry, provider_outage and credential_expired (Spec.Rejected).
+// Kinds returns the kinds a wrapped call can render (what
+// Definition.Enacts lists): every catalogue kind at tool.commit, in
+// catalogue order, then those outside the catalogue, server_error and
+// network_error (Spec.Failed) and do_not_retry, provider_outage and
+// credential_expired (Spec.Rejected).
 func Kinds() []string {
 	var out []string
 	for _, s := range model.Catalogue() {
@@ -179,7 +180,7 @@ func Kinds() []string {
 			out = append(out, s.Kind)
 		}
 	}
-	return out
+	return append(out, outsideCatalogue...)
 }
 
 // Kinds returns the kinds this spec renders: Kinds() less

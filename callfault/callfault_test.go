@@ -318,10 +318,12 @@ func TestWrapTransportAfterCommit(t *testing.T) {
 	}
 }
 
-// TestWrapKinds: every kind at tool.commit; a spec without the optional
-// renderers drops the three that need them.
+// TestWrapKinds: every catalogue kind at tool.commit, then the five
+// outside it; a spec without the optional renderers drops the four that
+// need them.
 func TestWrapKinds(t *testing.T) {
-	all := "timeout_after_commit partial_success_response break_trace_lineage sandbox_denial timeout_before_send reject_before_commit malformed_response output_drift rate_limit tool_timeout budget_exhaustion false_success"
+	const outside = " server_error network_error do_not_retry provider_outage credential_expired"
+	all := "timeout_after_commit partial_success_response break_trace_lineage sandbox_denial timeout_before_send reject_before_commit malformed_response output_drift rate_limit tool_timeout budget_exhaustion false_success" + outside
 	if got := strings.Join(callfault.Kinds(), " "); got != all {
 		t.Fatalf("Kinds %s", got)
 	}
@@ -329,7 +331,7 @@ func TestWrapKinds(t *testing.T) {
 		t.Fatalf("spec.Kinds %s", got)
 	}
 	bare := callfault.Spec[chargeReq, chargeResp]{Tool: "charge"}
-	if got := strings.Join(bare.Kinds(), " "); got != "timeout_after_commit sandbox_denial timeout_before_send reject_before_commit malformed_response rate_limit tool_timeout budget_exhaustion" {
+	if got := strings.Join(bare.Kinds(), " "); got != "timeout_after_commit sandbox_denial timeout_before_send reject_before_commit malformed_response rate_limit tool_timeout budget_exhaustion"+outside {
 		t.Fatalf("bare Kinds %s", got)
 	}
 }

@@ -322,6 +322,10 @@ func Main(m interface{ Run() int }, path string, t *Tracker) int {
 	if path == "" {
 		return code
 	}
+	if t == nil {
+		fmt.Fprintln(os.Stderr, "FAIL: coverage: nothing recorded: Main was given no tracker (did NewTracker return an error?) (exit 2)")
+		return 2
+	}
 	if err := t.FlushTo(path); err != nil {
 		fmt.Fprintf(os.Stderr, "FAIL: coverage: %s not recorded (the tests' own result is above; %s): %v\n",
 			runs(t.Data().Runs), flushClass(err), err)

@@ -308,13 +308,13 @@ var rendered = map[string]bool{
 	"do_not_retry": true, "provider_outage": true, "credential_expired": true,
 }
 
-// Kinds returns the catalogue's fault kinds the joined transport renders
-// at tool.commit, in catalogue order: the tool domain and
-// break_trace_lineage. It renders server_error, network_error,
-// do_not_retry, provider_outage and credential_expired too, outside the
-// catalogue, when a schedule names them. Another kind armed at a commit,
-// or any kind armed at a read, does not act: it stays unfired and the run
-// is inconclusive.
+// Kinds returns the fault kinds the joined transport renders at
+// tool.commit: the catalogue's (the tool domain and break_trace_lineage),
+// in catalogue order, then those outside it (server_error, network_error,
+// do_not_retry, provider_outage, credential_expired). It is what
+// Definition.Enacts lists for a system whose commits go through it.
+// Another kind armed at a commit, or any kind armed at a read, does not
+// act: it stays unfired and the run is inconclusive.
 func Kinds() []string {
 	var out []string
 	for _, s := range model.Catalogue() {
@@ -322,8 +322,12 @@ func Kinds() []string {
 			out = append(out, s.Kind)
 		}
 	}
-	return out
+	return append(out, outsideCatalogue...)
 }
+
+// outsideCatalogue are the kinds outside the catalogue the transport
+// renders, in Kinds' order.
+var outsideCatalogue = []string{"server_error", "network_error", "do_not_retry", "provider_outage", "credential_expired"}
 
 // Joined is an http.RoundTripper joined to a run of the harness: each
 // request its classifier calls a commit crosses tool.commit through

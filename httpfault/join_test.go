@@ -386,7 +386,7 @@ func TestJoinCounterfactuals(t *testing.T) {
 		})
 	}
 	slices.Sort(kinds)
-	if want := slices.Sorted(slices.Values(append(httpfault.Kinds(), "server_error", "network_error"))); !slices.Equal(want, kinds) {
+	if want := slices.Sorted(slices.Values(slices.DeleteFunc(httpfault.Kinds(), func(k string) bool { return k == "do_not_retry" || k == "provider_outage" || k == "credential_expired" }))); !slices.Equal(want, kinds) { // the refusals: TestJoinProviderRefusals
 		t.Fatalf("kinds with a pair %v, rendered %v", kinds, want)
 	}
 }
@@ -416,11 +416,11 @@ func TestJoinTransportAfterCommit(t *testing.T) {
 
 // TestJoinKinds: the joined transport renders every kind the catalogue
 // places at tool.commit (the tool domain and break_trace_lineage), and
-// nothing else of the catalogue.
+// nothing else of the catalogue, then the five kinds outside it.
 func TestJoinKinds(t *testing.T) {
 	got := strings.Join(httpfault.Kinds(), " ")
 	want := "timeout_after_commit partial_success_response break_trace_lineage sandbox_denial timeout_before_send reject_before_commit malformed_response output_drift rate_limit tool_timeout budget_exhaustion false_success"
-	if got != want {
+	if got != want+" server_error network_error do_not_retry provider_outage credential_expired" {
 		t.Fatalf("Kinds %s", got)
 	}
 	var atCommit []string

@@ -67,7 +67,7 @@ const (
 )
 
 // Kinds returns the fault kinds the middleware renders at a commit tool's
-// tools/call, in a fixed order: a withheld or lost reply as a
+// tools/call (what Definition.Enacts lists), in a fixed order: a withheld or lost reply as a
 // *TimeoutError, a refusal as an IsError result (a rate limit's with
 // MetaRetryAfter), the answer faults on the real result,
 // break_trace_lineage on the request's MetaTrace, false_success as a
@@ -79,7 +79,7 @@ const (
 func Kinds() []string {
 	return []string{"timeout_before_send", "reject_before_commit", "timeout_after_commit", "tool_timeout",
 		"partial_success_response", "malformed_response", "output_drift", "rate_limit", "break_trace_lineage",
-		"false_success"}
+		"false_success", "server_error", "network_error", "do_not_retry", "provider_outage", "credential_expired"}
 }
 
 // Ref is what a commit call claims to be: the provider's idempotency key

@@ -100,7 +100,7 @@ func TestCounterfactualPairs(t *testing.T) {
 			}
 		})
 	}
-	if len(mcpfault.Kinds()) != 10 {
+	if len(mcpfault.Kinds()) != 15 { // the five outside the catalogue: TestTransportAfterCommit and the refusals' pairs
 		t.Fatalf("Kinds %v", mcpfault.Kinds())
 	}
 }

@@ -77,8 +77,12 @@ func TestRendering(t *testing.T) {
 	// closed connection
 	want["server_error"] = `error deadline=false: server error: failed before commit`
 	want["network_error"] = `error deadline=false: calling "delete_snapshot": connection refused: connection closed`
+	// the provider's refusals: an IsError result, nothing deleted
+	want["do_not_retry"] = `isError meta=map[]: rejected permanently: do not retry`
+	want["provider_outage"] = `isError meta=map[]: provider unavailable (503): outage`
+	want["credential_expired"] = `isError meta=map[]: unauthorized (401): credential expired`
 	rows := map[string]int{"timeout_before_send": 0, "reject_before_commit": 0, "rate_limit": 0, "tool_timeout": 0, "false_success": 0,
-		"server_error": 0, "network_error": 0}
+		"server_error": 0, "network_error": 0, "do_not_retry": 0, "provider_outage": 0, "credential_expired": 0}
 	for _, kind := range append([]string{""}, mcpfault.Kinds()...) {
 		p := newProvider(true)
 		var got []string

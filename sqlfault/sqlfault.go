@@ -39,13 +39,13 @@ import (
 	"github.com/faultline/faultline/model"
 )
 
-// Kinds returns the catalogue's kinds this package enacts, in catalogue
-// order. It enacts network_error too, outside the catalogue, when a
-// schedule names it (a refused connection before the statement or COMMIT
-// is sent, a reset one after the database committed); server_error has
-// no rendering: a database answers a failure with its own error.
+// Kinds returns the kinds this package enacts (what Definition.Enacts
+// lists): the catalogue's, in catalogue order, then network_error,
+// outside it (a refused connection before the statement or COMMIT is
+// sent, a reset one after the database committed); server_error has no
+// rendering: a database answers a failure with its own error.
 func Kinds() []string {
-	return []string{"timeout_after_commit", "timeout_before_send", "reject_before_commit", "tool_timeout", "missing_checkpoint", "stale_checkpoint"}
+	return []string{"timeout_after_commit", "timeout_before_send", "reject_before_commit", "tool_timeout", "missing_checkpoint", "stale_checkpoint", "network_error"}
 }
 
 // ErrOutcomeUnknown is wrapped by the error of a statement or Commit whose

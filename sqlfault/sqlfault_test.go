@@ -670,11 +670,11 @@ func TestHeldDeliveredAtCommit(t *testing.T) {
 	}
 }
 
-// TestKinds: the kinds are catalogue kinds, in catalogue order, each at
-// the event the adapter enacts it at.
+// TestKinds: the kinds are catalogue kinds, in catalogue order, then
+// network_error, outside it, each at the event the adapter enacts it at.
 func TestKinds(t *testing.T) {
 	var order []string
-	for _, sp := range model.Catalogue() {
+	for _, sp := range append(model.Catalogue(), model.CacheAndWorkerKinds()...) {
 		for _, k := range sqlfault.Kinds() {
 			if sp.Kind == k {
 				order = append(order, k)
