@@ -1223,34 +1223,33 @@ func TestCompositionPairs(t *testing.T) {
 	}
 	want := map[string]map[copperfin.Control][]model.FaultEntry{
 		"catalogue": {
-			// with server_error and network_error drawn (not on fleets only),
-			// pre_effect_authority has a witness at draw 2,636 (a connection
-			// refused at the first commit, then the capability revoked before
-			// the retry, which commits without the check), state_precondition's
-			// is draw 2,916 with a timeout before the send (2,154 with a
-			// tool_timeout before), evidence_gate's draw 18 (35 before: a
-			// malformed reply, then a reply on another trace).
+			// with do_not_retry drawn on every fixture too, pre_effect_authority
+			// has no witness among seed 1's 10000 draws (draw 2,636 with
+			// server_error and network_error only: a connection refused at
+			// the first commit, then the capability revoked before the
+			// retry), state_precondition's is draw 4,428 with a timeout before
+			// the send (2,916 before; 2,154 with a tool_timeout before the
+			// transport kinds), evidence_gate's draw 69, a reply on another
+			// trace then a timeout (18 before: a malformed reply, then a reply
+			// on another trace), effect_readback's draw 416, a rollback of the
+			// record then a false success at the retry (854 before, with a
+			// sandbox denial: the worker denies a refund the ledger holds).
 			// With the catalogue's 35 kinds, refresh_context's witness is not
 			// among seed 1's 10000 draws (656 with 30 kinds); idempotency's comes at
-			// draw 36 (was 30 with 30 kinds). With recorded_agrees_with_ledger
-			// checked, effect_readback has a witness (a rollback of the
-			// record, then a denied retry: the worker denies a refund the
-			// ledger holds; draw 854 as with 30 kinds), and evidence_gate's
-			// (155 with 30 kinds, 84 without the ledger check): without the
-			// gate a reply on another trace leaves the record without the
-			// refund
-			copperfin.PreEffectAuthority: {tc("tool.commit", "network_error", 1), tc("tool.commit", "capability_revocation", 1)},
-			copperfin.StatePrecondition:  {tc("tool.commit", "state_version_change", 1), tc("tool.commit", "timeout_before_send", 1)},
-			copperfin.Idempotency:        {tc("ledger.readback", "lagging_readback", 1), tc("tool.commit", "output_drift", 1)},
-			copperfin.EffectReadback:     {tc("checkpoint.write", "checkpoint_rollback", 3), tc("tool.commit", "sandbox_denial", 2)},
-			copperfin.EvidenceGate:       {tc("tool.commit", "malformed_response", 1), tc("tool.commit", "break_trace_lineage", 1)},
+			// draw 36 (was 30 with 30 kinds). evidence_gate's was 155 with 30
+			// kinds, 84 without the ledger check: without the gate a reply on
+			// another trace leaves the record without the refund
+			copperfin.StatePrecondition: {tc("tool.commit", "state_version_change", 1), tc("tool.commit", "timeout_before_send", 1)},
+			copperfin.Idempotency:       {tc("ledger.readback", "lagging_readback", 1), tc("tool.commit", "output_drift", 1)},
+			copperfin.EffectReadback:    {tc("checkpoint.write", "checkpoint_rollback", 3), tc("tool.commit", "false_success", 2)},
+			copperfin.EvidenceGate:      {tc("tool.commit", "break_trace_lineage", 1), tc("tool.commit", "tool_timeout", 1)},
 		},
 		"paper188": {
 			copperfin.EvidenceGate: {tc("tool.commit", "timeout_after_commit", 1), tc("evidence.readback", "drop_effect_receipt", 1)},
 		},
 	}
 	draws := map[string]map[copperfin.Control]int{
-		"catalogue": {copperfin.PreEffectAuthority: 2636, copperfin.StatePrecondition: 2916, copperfin.Idempotency: 36, copperfin.EffectReadback: 854, copperfin.EvidenceGate: 18},
+		"catalogue": {copperfin.StatePrecondition: 4428, copperfin.Idempotency: 36, copperfin.EffectReadback: 416, copperfin.EvidenceGate: 69},
 		"paper188":  {copperfin.EvidenceGate: 261},
 	}
 	typed, _ := copperfin.ProfileControls(copperfin.ProfileTyped)

@@ -71,7 +71,7 @@ func TestFormatJSONIsJSON(t *testing.T) {
 	oneGoroutine(t)
 	dir := t.TempDir()
 	cov := filepath.Join(dir, "cov.json")
-	args := append(append([]string(nil), exploreArgs...), "--config", `{"variant":"planted"}`, "--checks", "90", "--out", filepath.Join(dir, "cx"), "--coverage", cov)
+	args := append(append([]string(nil), exploreArgs...), "--seed", plantedSeed, "--config", `{"variant":"planted"}`, "--checks", "90", "--out", filepath.Join(dir, "cx"), "--coverage", cov)
 	code, viaJSON, stderr := run(t, append(args, "--json")...)
 	require.Equal(t, 1, code, stderr)
 	code, viaFormat, _ := run(t, append(args, "--format", "json")...)

@@ -116,7 +116,7 @@ func checkTrace(t *testing.T, path string, timeline []model.Event, tasks int, in
 func TestExploreAndReplayWriteTraces(t *testing.T) {
 	dir := t.TempDir()
 	traces := filepath.Join(dir, "traces")
-	code, out, stderr := run(t, append(exploreArgs, "--config", `{"variant":"planted"}`, "--out", dir, "--otel", traces, "--json")...)
+	code, out, stderr := run(t, append(exploreArgs, "--seed", plantedSeed, "--config", `{"variant":"planted"}`, "--out", dir, "--otel", traces, "--json")...)
 	var j struct {
 		Invariant string `json:"invariant"`
 		FirstSeq  int    `json:"first_seq"`
@@ -167,7 +167,7 @@ func TestExploreAndReplayWriteTraces(t *testing.T) {
 	if code != 4 || !strings.Contains(stderr, "--otel: ") || !strings.Contains(stderr, "not a directory") {
 		t.Fatalf("replay --otel under a file: exit %d %q", code, stderr)
 	}
-	code, _, stderr = run(t, append(exploreArgs, "--config", `{"variant":"planted"}`, "--otel", filepath.Join(notDir, "traces"))...)
+	code, _, stderr = run(t, append(exploreArgs, "--seed", plantedSeed, "--config", `{"variant":"planted"}`, "--otel", filepath.Join(notDir, "traces"))...)
 	if code != 4 || !strings.Contains(stderr, "--otel: ") || !strings.Contains(stderr, "not a directory") {
 		t.Fatalf("explore --otel under a file: exit %d %q", code, stderr)
 	}

@@ -386,7 +386,8 @@ func eventList(evs []model.EventName) string {
 // provider's notices (model.NoticeKinds), which a config without them
 // never places, and on a fleet the fleet kinds (FaultSpec.Fleet), whose
 // harm is a fleet's load, then server_error and network_error (a decoder
-// places these two on fleets only, where its byte format has them).
+// places these two, and do_not_retry, on fleets only, where its byte
+// format has them, though the default search draws them everywhere).
 func kindSpecs(cfg model.Config, fleet bool) []model.FaultSpec {
 	specs := append(model.Catalogue(), model.WorldEvents()...)
 	if cfg.Notices {

@@ -51,10 +51,11 @@ type FaultSpec struct {
 	// count); on a one-task workload it is reached and never fires.
 	WorkerScoped bool `json:"worker_scoped,omitempty"`
 	// Fleet is true for a kind outside the catalogue whose harm is a
-	// fleet's load (a retry storm): the default search draws it, unnamed,
-	// on a fleet fixture (Fixture.Fleet) only, and coverage counts no key
-	// of it. False, such a kind is drawn where it can act: server_error
-	// and network_error at every tool.commit a run crosses, the others
+	// fleet's load (a retry storm): coverage counts no key of it, and the
+	// default search draws it, unnamed, on a fleet fixture (Fixture.Fleet)
+	// only, but do_not_retry, drawn at every tool.commit (one agent that
+	// retries it breaks retry_paced). False, a kind is drawn where it can
+	// act: server_error and network_error at every tool.commit, the others
 	// where their workload is (WorkerScoped, the fixture's declarations)
 	// or, sliding_grant_cache, only when named.
 	Fleet bool `json:"fleet,omitempty"`
@@ -1007,7 +1008,9 @@ var cacheWorkerKinds = []faultKind{
 // lasts several attempts of every worker. Like cacheWorkerKinds they are
 // defined, named in schedules and replayed, and kept out of Catalogue(),
 // so the catalogue-wide figures are unchanged; the default search draws
-// them on fleet fixtures (package properties), where a retry is load.
+// provider_outage on fleet fixtures (package properties), where a retry
+// is load, and do_not_retry on every fixture, since a single agent that
+// retries a permanent refusal breaks retry_paced.
 var fleetKinds = []faultKind{
 	{FaultSpec{Kind: "do_not_retry", Domain: domainTool, Target: "tool API error class", Event: EvToolCommit,
 		Boundary: boundaryToolCall, Phase: phaseBeforeCommit, Signal: signalAcknowledgement, Manner: mannerContradictory,
@@ -1043,7 +1046,7 @@ const kindCredentialExpired = "credential_expired"
 // failure at tool.commit (the paper's "500 before execution" and the
 // network errors of its cited reliability profiles). Kept out of
 // Catalogue(), so the catalogue-wide figures and the paper's
-// compat are unchanged; unlike fleetKinds (FaultSpec.Fleet) the default
+// compat are unchanged; not fleet kinds (FaultSpec.Fleet false), the default
 // search draws them on every fixture whose runs cross tool.commit, since
 // any system that acts can read a 5xx or a reset as success.
 var transportKinds = []faultKind{
@@ -1063,9 +1066,10 @@ var transportKinds = []faultKind{
 // default search draws where they can act: sliding_grant_cache (revoked
 // authority kept alive by a cache with a sliding lifetime), the
 // worker-scoped kinds ambient_identity_leak and span_carry_over (see
-// cacheWorkerKinds), the kinds drawn on fleets (FaultSpec.Fleet:
-// do_not_retry, provider_outage; see fleetKinds), then server_error and
-// network_error, drawn at every tool.commit (transportKinds).
+// cacheWorkerKinds), the fleet kinds (FaultSpec.Fleet: do_not_retry,
+// drawn at every tool.commit, and provider_outage, drawn on fleets; see
+// fleetKinds), then server_error and network_error, drawn at every
+// tool.commit (transportKinds).
 func CacheAndWorkerKinds() []FaultSpec {
 	out := make([]FaultSpec, 0, len(cacheWorkerKinds)+len(fleetKinds)+len(transportKinds))
 	for _, k := range append(append(append([]faultKind{}, cacheWorkerKinds...), fleetKinds...), transportKinds...) {

@@ -524,10 +524,13 @@ var walkKinds = func() []model.FaultSpec {
 // and after it.
 var transportTargets = []string{"", "after_commit"}
 
-// transportKinds are the provider's server error and the connection's
-// failure at tool.commit, which the default search draws on every
-// fixture: a walk or a draw places them only where a run crosses it.
-var transportKinds = []string{"server_error", "network_error"}
+// everywhereKinds are the kinds outside the catalogue that the default
+// search draws on every fixture, a walk or a draw placing them wherever
+// a run crosses their event (tool.commit): the provider's server error,
+// the connection's failure, and its permanent refusal (do_not_retry, a
+// fleet kind drawn everywhere: one agent that retries it breaks
+// retry_paced).
+var everywhereKinds = []string{"server_error", "network_error", "do_not_retry"}
 
 // isCacheWorkerKind reports whether kind is one of
 // model.CacheAndWorkerKinds, which a walk or an exploration places only
@@ -543,9 +546,10 @@ func isCacheWorkerKind(kind string) bool {
 // config with fewer workers than the fixture has tasks), the only
 // workload where it can fire; a fleet kind on a fleet fixture, where a
 // retry is load; a kind of the fixture's declared workload (familyDrawn);
-// server_error and network_error everywhere (transportKinds).
+// server_error, network_error and do_not_retry everywhere
+// (everywhereKinds).
 func drawnByDefault(set *settings, sp model.FaultSpec) bool {
-	if slices.Contains(transportKinds, sp.Kind) {
+	if slices.Contains(everywhereKinds, sp.Kind) {
 		return true
 	}
 	if isFamilyKind(sp.Kind) {

@@ -795,7 +795,7 @@ func (e *explorer) survey(also ...model.Config) error {
 		specs = append(specs, model.NoticeKinds()...)
 	}
 	for _, sp := range append(model.CacheAndWorkerKinds(), familyKinds...) {
-		if slices.Contains(set.kinds, sp.Kind) || drawnByDefault(&set, sp) { // named, worker-scoped where a worker runs several tasks, a fleet kind on a fleet, a kind where the fixture declares its workload, server_error and network_error anywhere
+		if slices.Contains(set.kinds, sp.Kind) || drawnByDefault(&set, sp) { // named, worker-scoped where a worker runs several tasks, a fleet kind on a fleet, a kind where the fixture declares its workload, server_error, network_error and do_not_retry anywhere
 			specs = append(specs, sp)
 		}
 	}

@@ -92,22 +92,25 @@ func TestExplorePairFindsCompositions(t *testing.T) {
 		event           model.EventName
 		onVerdict       model.RunVerdict
 	}{
-		// without the gate, a malformed reply then a reply on another
-		// trace at the commit leave the record without the refund the
-		// provider made: draw 18 since server_error and network_error are
-		// drawn here too (draw 35 with the 35 kinds paired the trace with a
-		// timeout after the commit; with 30, draw 155 with a drifted reply;
-		// before the ledger was checked, draw 256 found provable_outcome's
-		// witness)
-		{copperfin.EvidenceGate, 300, 18, 0, []model.FaultEntry{
-			{Event: model.EvToolCommit, Ordinal: 1, Kind: "malformed_response"},
-			{Event: model.EvToolCommit, Ordinal: 1, Kind: "break_trace_lineage"}},
-			model.InvRecordedAgreesWithLedger, "break_trace_lineage", 25, model.EvClaim, model.ContainedFailure},
-		// draw 2,916 of seed 1, 179 of them single faults, a version change
-		// and a timeout before the send (draw 2,154, 124 singles, with a
-		// tool_timeout before server_error and network_error were drawn;
+		// without the gate, a reply on another trace then a timeout at
+		// the commit leave the record without the refund the provider
+		// made: draw 69, one single, since do_not_retry is drawn here too
+		// (draw 18 with server_error and network_error, a malformed reply
+		// then the trace; draw 35 with the 35 kinds paired the trace with
+		// a timeout after the commit; with 30, draw 155 with a drifted
+		// reply; before the ledger was checked, draw 256 found
+		// provable_outcome's witness)
+		{copperfin.EvidenceGate, 300, 69, 1, []model.FaultEntry{
+			{Event: model.EvToolCommit, Ordinal: 1, Kind: "break_trace_lineage"},
+			{Event: model.EvToolCommit, Ordinal: 1, Kind: "tool_timeout"}},
+			model.InvRecordedAgreesWithLedger, "tool_timeout", 27, model.EvClaim, model.ContainedFailure},
+		// draw 4,428 of seed 1, 263 of them single faults, a version change
+		// and a timeout before the send (draw 2,916, 179 singles, before
+		// do_not_retry was drawn here, so 4,500 draws, not 3,000; draw
+		// 2,154, 124 singles, with a tool_timeout before server_error and
+		// network_error were drawn;
 		// refresh_context's witness was draw 656 with 30 kinds; see above)
-		{copperfin.StatePrecondition, 3000, 2916, 179, []model.FaultEntry{
+		{copperfin.StatePrecondition, 4500, 4428, 263, []model.FaultEntry{
 			{Event: model.EvToolCommit, Ordinal: 1, Kind: "state_version_change"},
 			{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_before_send"}},
 			model.InvCurrentEntitlement, "state_version_change", 24, model.EvToolCommit, model.ContainedFailure},

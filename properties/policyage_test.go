@@ -11,8 +11,8 @@ import (
 // The default check draws policy_fetch_failed on a fixture that states a
 // max_policy_age: on copperfin-policy-replica, the walk of the typed
 // profile with refresh_context as it was (policy_age_unchecked) finds,
-// from scratch at its 231st schedule (227th before server_error and
-// network_error were drawn at every tool.commit), the refund made at 212 ms on the
+// from scratch at its 232nd schedule (231st before do_not_retry was drawn
+// at every tool.commit, 227th before server_error and network_error were), the refund made at 212 ms on the
 // replica's copy of 0 ms, shrunk to one failed fetch at the first policy
 // read. Typed, which waits for a fresh fetch, holds over the same
 // schedule and refunds.
@@ -24,7 +24,7 @@ func TestDefaultCheckFindsPolicyFetchFailed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Found || rep.Walk == nil || !rep.Walk.Found || rep.Walk.Index != 231 {
+	if !rep.Found || rep.Walk == nil || !rep.Walk.Found || rep.Walk.Index != 232 {
 		t.Fatalf("found %v, walk %+v", rep.Found, rep.Walk)
 	}
 	cx := rep.Counterexample

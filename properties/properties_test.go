@@ -138,7 +138,9 @@ var controlCases = []struct {
 	// one-fault budget violation that the typed profile holds; of seeds 1
 	// to 20, 3, 11 and 15 find no_invented_progress first with one fault)
 	{copperfin.EffectReadback, model.InvNoInventedProgress, copperfin.CopperfinBatch(), 3},
-	{copperfin.EvidenceGate, model.InvProvableOutcome, copperfin.Copperfin(), 5},
+	// seed 2: since do_not_retry is drawn on every fixture, seed 5's 100
+	// checks (and seed 1's) miss the gate's transfer
+	{copperfin.EvidenceGate, model.InvProvableOutcome, copperfin.Copperfin(), 2},
 }
 
 // TestEachControlRemovalIsFound: with one control removed from the typed
@@ -331,12 +333,15 @@ func TestEveryMutantIsKilled(t *testing.T) {
 // failed_branch_dropped (17 -> 6), readback_by_subject and reply_as_proof
 // (10 -> 79), expiry_at_approval (2 -> 9) and refusal_as_done (12 -> 39).
 // Drawing server_error and network_error on every fixture moved
-// unchecked_reply (136 -> 233) and failed_branch_dropped (6 -> 17).
+// unchecked_reply (136 -> 233) and failed_branch_dropped (6 -> 17);
+// drawing do_not_retry there too moved stale_checkpoint_accepted
+// (17 -> 6), unbounded_retry (42 -> 15), readback_by_subject and
+// reply_as_proof (79 -> 52).
 var mutantKills = map[copperfin.Mutant]int{
-	"rejection_as_success": 4, "timeout_as_success": 5, "unchecked_reply": 233, "unbounded_retry": 42,
-	"retry_budget_reset": 4, "deadline_from_restart": 651, "checkpoint_before_effect": 1, "stale_checkpoint_accepted": 17,
+	"rejection_as_success": 4, "timeout_as_success": 5, "unchecked_reply": 233, "unbounded_retry": 15,
+	"retry_budget_reset": 4, "deadline_from_restart": 651, "checkpoint_before_effect": 1, "stale_checkpoint_accepted": 6,
 	"fabricated_approval": 1, "failed_branch_dropped": 17, "key_per_attempt": 7, "readback_from_cache": 5,
-	"readback_by_subject": 79, "reply_as_proof": 79, "expiry_at_approval": 9, "trace_per_retry": 7,
+	"readback_by_subject": 52, "reply_as_proof": 52, "expiry_at_approval": 9, "trace_per_retry": 7,
 	"policy_cached": 3, "resume_skips_checks": 515, "resend_unseen": 1, "state_check_unguarded": 8,
 	"envelope_as_success": 44, "refusal_as_done": 39, "duplicate_call_executed": 1,
 }

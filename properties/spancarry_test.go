@@ -13,8 +13,8 @@ import (
 // walk of the typed profile with the worker_span_adopted defect finds,
 // from scratch, the retry whose span the worker carries into the second
 // task (a send that times out, then span_carry_over at the retry) at its
-// 15,614th schedule (15,370th before server_error and network_error were
-// drawn at every tool.commit, 15,010th with 30 kinds: each put more
+// 15,675th schedule (15,614th before do_not_retry was drawn at every
+// tool.commit, 15,370th before server_error and network_error were, 15,010th with 30 kinds: each put more
 // schedules ahead of it); the second task releases
 // an effect not joined to its own decision's trace. The typed profile, which starts each task's own
 // trace, holds over the same schedule.
@@ -30,7 +30,7 @@ func TestDefaultCheckFindsSpanCarryOver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Found || rep.Walk == nil || !rep.Walk.Found || rep.Walk.Index != 15614 {
+	if !rep.Found || rep.Walk == nil || !rep.Walk.Found || rep.Walk.Index != 15675 {
 		t.Fatalf("found %v, walk %+v", rep.Found, rep.Walk)
 	}
 	cx := rep.Counterexample

@@ -44,20 +44,22 @@ func TestAuditEvidenceSections(t *testing.T) {
 		// the 374 the 35 kinds showed without it
 		"pairs across configurations: 370 of 420 show leverage",
 		"== Composition pairs",
-		// with server_error and network_error drawn the draws of seed 1
-		// move: state_precondition has its witness at draw 2916 (2154 with
-		// a tool_timeout before), pre_effect_authority one at draw 2636
-		// (none before) and refresh_context none in 10000 draws (its
-		// witness at draw 656 was with 30 kinds)
-		"  - pre_effect_authority: draw 2636 of seed 1: [tool.commit#1 network_error, tool.commit#1 capability_revocation] violates current_entitlement after seq 24 (tool.commit, reached by capability_revocation) without it; " +
-			"typed holds (contained_failure); replay: faultline replay --profile typed --without pre_effect_authority composition-pre_effect_authority.json (exit 1), faultline replay --profile typed composition-pre_effect_authority.json (exit 0)",
-		"  - state_precondition: draw 2916 of seed 1: [tool.commit#1 state_version_change, tool.commit#1 timeout_before_send] violates current_entitlement after seq 24 (tool.commit, reached by state_version_change) without it; " +
+		// with do_not_retry drawn on every fixture the draws of seed 1
+		// move again: state_precondition has its witness at draw 4428
+		// (2916 with server_error and network_error, 2154 before),
+		// pre_effect_authority none in 10000 draws (its witness at draw
+		// 2636 was a network_error then a revocation) and refresh_context
+		// none either (its witness at draw 656 was with 30 kinds)
+		"  - pre_effect_authority: no composition witness in 10000 draws from seed 1 (521 single-fault pairs passed over)",
+		"  - state_precondition: draw 4428 of seed 1: [tool.commit#1 state_version_change, tool.commit#1 timeout_before_send] violates current_entitlement after seq 24 (tool.commit, reached by state_version_change) without it; " +
 			"typed holds (contained_failure); replay: faultline replay --profile typed --without state_precondition composition-state_precondition.json (exit 1), faultline replay --profile typed composition-state_precondition.json (exit 0)",
-		"  - refresh_context: no composition witness in 10000 draws from seed 1 (923 single-fault pairs passed over)",
+		"  - refresh_context: no composition witness in 10000 draws from seed 1 (901 single-fault pairs passed over)",
 		// without effect_readback a resumed worker denies a refund its
 		// rolled-back record lost; with it the refund is found and the
-		// retry the denial needs never happens (inconclusive, exit 3)
-		"  - effect_readback: draw 854 of seed 1: [checkpoint.write#3 checkpoint_rollback, tool.commit#2 sandbox_denial] violates recorded_agrees_with_ledger after seq 33 (claim, reached by sandbox_denial) without it; " +
+		// retry the denial needs never happens (inconclusive, exit 3);
+		// draw 416, a false success at the second commit (854 with a
+		// sandbox denial before do_not_retry was drawn)
+		"  - effect_readback: draw 416 of seed 1: [checkpoint.write#3 checkpoint_rollback, tool.commit#2 false_success] violates recorded_agrees_with_ledger after seq 33 (claim, reached by false_success) without it; " +
 			"typed holds (inconclusive); replay: faultline replay --profile typed --without effect_readback composition-effect_readback.json (exit 1), faultline replay --profile typed composition-effect_readback.json (exit 3)",
 	} {
 		if !strings.Contains(out, want) {

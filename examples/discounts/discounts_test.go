@@ -12,12 +12,13 @@ import (
 // TestDefaultSearchFindsPolicyFetchFailed: policy_fetch_failed is a kind
 // outside the catalogue, drawn by the default search because the
 // fixture states a max_policy_age. The default check of the agent that
-// ignores the policy's age finds it from scratch at the walk's 38th
-// schedule (34th before server_error and network_error were drawn at
-// every tool.commit: their 4 one-fault schedules come first), shrunk to one failed fetch at the first policy read: the
+// ignores the policy's age finds it from scratch at the walk's 39th
+// schedule (38th before do_not_retry was drawn at every tool.commit, 34th
+// before server_error and network_error were: their one-fault schedules
+// come first), shrunk to one failed fetch at the first policy read: the
 // discount is applied at 70 ms on the replica's copy of 0 ms, 70 ms old
 // (the bound is 50). The careful agent holds over the complete walk of
-// 1,402 schedules (1,146 before the transport kinds) and the random draws after it.
+// 1,471 schedules (1,402 before do_not_retry, 1,146 before the transport kinds) and the random draws after it.
 func TestDefaultSearchFindsPolicyFetchFailed(t *testing.T) {
 	spec, err := model.Spec("policy_fetch_failed")
 	if err != nil {
@@ -35,7 +36,7 @@ func TestDefaultSearchFindsPolicyFetchFailed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Found || rep.Walk == nil || rep.Walk.Index != 38 {
+	if !rep.Found || rep.Walk == nil || rep.Walk.Index != 39 {
 		t.Fatalf("found %v, walk %+v", rep.Found, rep.Walk)
 	}
 	cx := rep.Counterexample
@@ -48,7 +49,7 @@ func TestDefaultSearchFindsPolicyFetchFailed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Found || rep.Walk == nil || !rep.Walk.Complete || rep.Walk.Schedules != 1402 {
+	if rep.Found || rep.Walk == nil || !rep.Walk.Complete || rep.Walk.Schedules != 1471 {
 		t.Fatalf("careful agent: found %v, walk %+v", rep.Found, rep.Walk)
 	}
 }

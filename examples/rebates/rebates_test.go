@@ -11,14 +11,15 @@ import (
 
 // TestDefaultSearchFindsSpecDrift: the default search of the agent that
 // sends its call unpinned, from scratch, finds specification drift at the
-// walk's schedule 60 (52 before server_error and network_error were
-// drawn at every tool.commit: their 8 one-fault schedules come first):
+// walk's schedule 62 (60 before do_not_retry was drawn at every
+// tool.commit, 52 before server_error and network_error were: their
+// one-fault schedules come first):
 // the provider moves to contract version 2 before the
 // first payment, which it reads in whole units and commits at 100 times
 // the approved rebate (current_entitlement at seq 3). The agent that pins
 // the contract version it built the call under holds over the whole
-// default search (the walk's 3,404 schedules, 2,656 before the transport
-// kinds, then 100 draws), and on the
+// default search (the walk's 3,606 schedules, 3,404 before do_not_retry,
+// 2,656 before the transport kinds, then 100 draws), and on the
 // same schedule is refused both payments, pays nothing and denies both.
 func TestDefaultSearchFindsSpecDrift(t *testing.T) {
 	rep, err := properties.Explore(rebates.Definition(rebates.Agent{}))
@@ -26,7 +27,7 @@ func TestDefaultSearchFindsSpecDrift(t *testing.T) {
 		t.Fatal(err)
 	}
 	cx := rep.Counterexample
-	if !rep.Found || rep.Walk == nil || rep.Walk.Index != 60 || cx.Invariant != model.InvCurrentEntitlement || cx.FirstSeq != 3 ||
+	if !rep.Found || rep.Walk == nil || rep.Walk.Index != 62 || cx.Invariant != model.InvCurrentEntitlement || cx.FirstSeq != 3 ||
 		cx.Detail != "effect on ref-16600281 of amount 4500000 exceeds the approved 45000: the provider read the call under contract version 2 (moved at 60 ms)" {
 		t.Fatalf("unpinned: found %v, walk %+v, %+v", rep.Found, rep.Walk, cx)
 	}
@@ -55,7 +56,7 @@ func TestDefaultSearchFindsSpecDrift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Found || rep.Walk == nil || !rep.Walk.Complete || rep.Walk.Schedules != 3404 || rep.Checks != 100 ||
+	if rep.Found || rep.Walk == nil || !rep.Walk.Complete || rep.Walk.Schedules != 3606 || rep.Checks != 100 ||
 		!slices.Contains(rep.Walk.Scope.Kinds, "spec_drift") {
 		t.Errorf("pinned: found %v, checks %d, walk %+v", rep.Found, rep.Checks, rep.Walk)
 	}
@@ -63,8 +64,9 @@ func TestDefaultSearchFindsSpecDrift(t *testing.T) {
 
 // TestSpecDriftDrawnWhereDeclared: on the same fixture without
 // VersionedContracts the default search does not draw spec_drift, and the
-// unpinned agent holds over it (the walk's 3,208 schedules, 2,484 before
-// server_error and network_error were drawn here, then 100
+// unpinned agent holds over it (the walk's 3,404 schedules, 3,208 before
+// do_not_retry was drawn here, 2,484 before server_error and
+// network_error were, then 100
 // draws): the drift is the only fault that breaks it.
 func TestSpecDriftDrawnWhereDeclared(t *testing.T) {
 	f := rebates.Fixture()
@@ -75,7 +77,7 @@ func TestSpecDriftDrawnWhereDeclared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Found || rep.Walk == nil || !rep.Walk.Complete || rep.Walk.Schedules != 3208 || rep.Checks != 100 ||
+	if rep.Found || rep.Walk == nil || !rep.Walk.Complete || rep.Walk.Schedules != 3404 || rep.Checks != 100 ||
 		slices.Contains(rep.Walk.Scope.Kinds, "spec_drift") {
 		t.Errorf("undeclared: found %v, checks %d, walk %+v", rep.Found, rep.Checks, rep.Walk)
 	}

@@ -8,7 +8,8 @@
 // subscription's charge, or a forged one, for the renewal's reference.
 //
 // Its planted [Renewer.TransportAsCharged] and [Renewer.FreshKeyOnError]
-// misread a server error or a reset connection, an unknown outcome.
+// misread a server error or a reset connection, an unknown outcome;
+// [Renewer.RetryRefused] retries a permanent refusal.
 //
 // Entry points: [Renewer] (the system, with its defence
 // [Renewer.Strict]), [Fixture] (two renewals, their lookups served by a
@@ -45,6 +46,11 @@ type Renewer struct {
 	// failed and sent again under a fresh key; when the provider had
 	// charged, it charges twice (effect_at_most_once).
 	FreshKeyOnError bool
+	// RetryRefused is a planted bug: a refused charge whose answer names
+	// no retry-after is sent again at once under the renewal's key, as a
+	// client that retries every 4xx does; a permanent refusal
+	// (do_not_retry) says not to retry (retry_paced).
+	RetryRefused bool
 }
 
 // Run implements model.System.
@@ -82,6 +88,11 @@ func (rn Renewer) Run(ctx context.Context, env model.Env, t model.Task) (model.C
 			if res, err = env.Tool.Commit(ctx, model.ToolCall{Tool: Tool, RequestKey: ref, Action: a}); err != nil {
 				return model.Claim{}, err
 			}
+		}
+	}
+	if rn.RetryRefused && res.Outcome == model.OutcomeRejected && res.RetryAfter == 0 {
+		if res, err = env.Tool.Commit(ctx, model.ToolCall{Tool: Tool, RequestKey: ref, Action: a}); err != nil {
+			return model.Claim{}, err
 		}
 	}
 	switch {
