@@ -196,7 +196,7 @@ func (d *Decoder) Check(s *model.Schedule) (*model.Result, error) {
 			return nil, fmt.Errorf("harness rejected a schedule on its second run: %w\n%s", err, model.Format(s))
 		}
 		if jitter, err = rerun.Production(s, res, again); err != nil {
-			return nil, fmt.Errorf("fuzz: %w", err)
+			return nil, fmt.Errorf("fuzz: %w%s", err, rerun.Hidden(res))
 		}
 	}
 	if !res.Held() {

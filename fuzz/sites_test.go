@@ -235,3 +235,32 @@ func TestTargetDoneOnEmptyInputs(t *testing.T) {
 		t.Fatalf("done after an empty input: %v", err)
 	}
 }
+
+// TestOneFailureIsOneFile: two inputs whose bytes decode to the same
+// fault (the site's byte and that byte plus the number of sites) carry
+// other seed labels, yet their one failure is one file in the fail
+// folder, named by the schedule without its label.
+func TestOneFailureIsOneFile(t *testing.T) {
+	dir := t.TempDir()
+	tgt, err := fuzz.NewTarget(archiver.Definition(), fuzz.WithConfig(model.Config{System: archiver.Planted}), fuzz.WithReplayTest("TestArchiverCheck"), fuzz.WithFailDir(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed, err := tgt.Decoder().Encode(&model.Schedule{Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: "timeout_after_commit"}}})
+	if err != nil || len(seed) != 1 {
+		t.Fatalf("seed %x %v", seed, err)
+	}
+	other := []byte{seed[0] + byte(len(tgt.Decoder().Sites()))}
+	var files []string
+	for _, in := range [][]byte{seed, other} {
+		var f *fuzz.Failure
+		if err := tgt.Check(in); !errors.As(err, &f) {
+			t.Fatalf("input %x: no failure: %v", in, err)
+		}
+		files = append(files, filepath.Base(f.File)+" "+f.Violation.Schedule.Seed)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) != 2 || files[0] != "fuzz-32f4bd88fc3a.json fuzz-00" || files[1] != "fuzz-32f4bd88fc3a.json fuzz-14" {
+		t.Fatalf("files %q, %d in the folder: %v", files, len(ents), err)
+	}
+}

@@ -115,7 +115,7 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 		} else if errors.Is(err, errNoSite) {
 			t.Errorf("properties: %s (exit 3: the campaign is inconclusive, not a pass; widen the scope with WithKinds, WithDomains or WithFixture so the faults meet events the workload crosses)", e.noSite().InconclusiveMessage())
 			return
-		} else if reportHarness(t, ff, err) {
+		} else if reportNondet(t, ff, err) || reportHarness(t, ff, err) {
 			return
 		} else if err != nil {
 			t.Fatalf("%v (a harness or option error, not a verdict on the system)", err)
@@ -137,7 +137,7 @@ func check(t rapid.TB, bt *testing.T, def *model.Definition, opts []Option) {
 		t.Errorf("%v\n(the system failed: exit 1) %s\n%s", pe, replay, pe.Panic.Stack)
 		return
 	}
-	if reportBlocked(t, ff, err) || reportHarness(t, ff, err) {
+	if reportBlocked(t, ff, err) || reportNondet(t, ff, err) || reportHarness(t, ff, err) {
 		return
 	}
 	if err != nil {

@@ -1165,7 +1165,7 @@ func (w *walkState) found(k, parent string, hasParent bool, o outcome, index int
 	}
 	ir, _ := res.Invariant(inv)
 	if ir.Held {
-		return nil, fmt.Errorf("properties: the walk's counterexample no longer breaks %s when replayed: %w", inv, ErrNondeterministic)
+		return nil, brokeOnce(fmt.Sprintf("the walk's schedule %d", index), s, inv, fmt.Sprintf(" after seq %d (%s)", o.inv.FirstSeq, o.inv.Event))
 	}
 	cx := describe(s, res, ir)
 	cx.Shrunk, cx.Replay, cx.Jitter = cloneSchedule(s), fmt.Sprintf(w.e.set.replay, "SCHEDULE.json"), w.e.spread.get()

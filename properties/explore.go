@@ -911,6 +911,9 @@ func (e *explorer) run(s *model.Schedule) (*model.Result, error) {
 		return nil, fmt.Errorf("properties: building the system for %s: %w", e.describe(s.Config), err)
 	}
 	res, err := e.harnessRun(e.harness, f, s)
+	if errors.Is(err, ErrNondeterministic) { // a verdict on the system, not the harness's error
+		return nil, onSchedule(fmt.Errorf("properties: %w", err), s)
+	}
 	if err != nil {
 		return nil, onSchedule(fmt.Errorf("properties: harness: %w", err), s)
 	}

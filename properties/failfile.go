@@ -265,7 +265,8 @@ func (s stored) inconclusive() string {
 	}
 	// code 1 is an invariant out of the test's scope: not this rule's
 	if re := (*model.RunError)(nil); errors.As(s.res.Err(), &re) && re.Code == 3 {
-		return fmt.Sprintf("%v: the run tested less than its schedule asks", re)
+		// the message a stored file's verdict is given in says "inconclusive" once
+		return strings.TrimPrefix(re.Error(), "inconclusive: ") + ": the run tested less than its schedule asks"
 	}
 	return ""
 }
@@ -291,6 +292,12 @@ func (e *explorer) replayStored(f failFiles, path string, own bool) (stored, err
 	file, err := loadStored(path)
 	if err != nil {
 		return stored{}, err
+	}
+	if name := file.Config.Fixture; name != "" {
+		if _, err := e.set.def.Fixture(name); err != nil {
+			return stored{}, fmt.Errorf("properties: %s names fixture %q, which system %s does not have (its fixtures: %s): bad input, exit 2, and the file is kept",
+				path, name, e.set.def.Name, strings.Join(fixtureNames(e.set.def), ", "))
+		}
 	}
 	s := *file
 	var out stored
@@ -371,4 +378,13 @@ func orDefault(fixture string) string {
 		return "(default)"
 	}
 	return fixture
+}
+
+// fixtureNames lists the names of def's declared fixtures, in order.
+func fixtureNames(def *model.Definition) []string {
+	out := make([]string, len(def.Fixtures))
+	for i, f := range def.Fixtures {
+		out[i] = f.Name
+	}
+	return out
 }

@@ -448,3 +448,34 @@ func TestStoredFileNoLongerReachedIsInconclusive(t *testing.T) {
 		t.Fatalf("FAULTLINE_REPLAY: %q", one.errors)
 	}
 }
+
+// TestStoredFileOfUnknownFixtureIsBadInput: a stored file naming a fixture
+// the system does not have ("nope") is refused as bad input, in the fail
+// folder and under FAULTLINE_REPLAY alike, naming the file, the fixture
+// and the system's fixtures; it is never replayed under the test's
+// fixture (no run, never "fixed"), and the file is kept.
+func TestStoredFileOfUnknownFixtureIsBadInput(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "cx-nope.json")
+	nope := strings.Replace(plantedSchedule, `"fixture": "inventory"`, `"fixture": "nope"`, 1)
+	if err := os.WriteFile(file, []byte(nope), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fixed, builds := true, 0
+	sys := checkout(&fixed, &builds)
+	want := "properties: " + file + ` names fixture "nope", which system test_system does not have (its fixtures: inventory): bad input, exit 2, and the file is kept`
+	tb := &recordingTB{name: "TestN"}
+	properties.CheckTB(tb, nil, sys, checkoutOptions(properties.WithFailDir(dir))...)
+	if len(tb.errors) != 1 || tb.errors[0] != want+" (a stored counterexample that cannot be replayed, not a verdict on the system: fix or delete the file)" || len(tb.logs) != 0 || builds != 0 {
+		t.Fatalf("%d runs: errors %q, logs %q", builds, tb.errors, tb.logs)
+	}
+	t.Setenv(properties.ReplayEnv, file)
+	one := &recordingTB{name: "TestN"}
+	properties.CheckTB(one, nil, sys, checkoutOptions()...)
+	if len(one.errors) != 1 || one.errors[0] != want+" (FAULTLINE_REPLAY="+file+" cannot be replayed: bad input or an I/O error, not a verdict on the system)" || builds != 0 {
+		t.Fatalf("FAULTLINE_REPLAY: %d runs: %q", builds, one.errors)
+	}
+	if data, err := os.ReadFile(file); err != nil || string(data) != nope {
+		t.Fatalf("the stored file was not kept: %v", err)
+	}
+}

@@ -3,6 +3,9 @@ package properties
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
+
+	"pgregory.net/rapid"
 
 	"github.com/faultline/faultline/internal/rerun"
 	"github.com/faultline/faultline/model"
@@ -57,4 +60,56 @@ func runNote(e *explorer, res *model.Result) string {
 		return fmt.Sprintf("; it broke %s after seq %d (%s)", ir.Invariant, ir.FirstSeq, ir.Event)
 	}
 	return "; every invariant held"
+}
+
+// nondetError is an ErrNondeterministic error of a schedule that broke an
+// invariant once and not alike when run again to confirm it: Check prints
+// the schedule, stores it under the fail folder's nondeterministic/ (which
+// no later run replays on its own) with a replay line, exit 4.
+type nondetError struct {
+	msg      string
+	schedule *model.Schedule
+}
+
+func (n *nondetError) Error() string { return n.msg + ": " + ErrNondeterministic.Error() }
+func (n *nondetError) Unwrap() error { return ErrNondeterministic }
+
+// hides is what a nondeterminism message says of a violation its rerun
+// did not confirm.
+const hides = "an invariant was broken once and not on the rerun, so the system's nondeterminism (global randomness such as math/rand's global source, a clock, state kept across runs) hides a real violation"
+
+// brokeOnce is the error of s, which broke inv when what ran it ("the
+// walk's schedule 3"; where: " after seq 9 (tool.commit)", or "" when not
+// known) and held it when run again to confirm it.
+func brokeOnce(what string, s *model.Schedule, inv, where string) error {
+	return &nondetError{schedule: cloneSchedule(s), msg: fmt.Sprintf("properties: %s (%s) broke %s%s, then held it when run again to confirm it: %s",
+		what, rerun.Describe(s), inv, where, hides)}
+}
+
+// reportNondet fails t with err when it wraps ErrNondeterministic (exit
+// 4, a verdict on the system, not a harness error), with the schedule it
+// names, stored under the fail folder's nondeterministic/ with a replay
+// line, and reports whether it did.
+func reportNondet(t rapid.TB, ff failFiles, err error) bool {
+	t.Helper()
+	if !errors.Is(err, ErrNondeterministic) {
+		return false
+	}
+	const verdict = "(exit 4: a verdict on the system, not a harness error: make it draw its randomness from Env.Rand, take its waits from the time package in the bubble and keep no state across runs)"
+	var s *model.Schedule
+	if ne := (*nondetError)(nil); errors.As(err, &ne) {
+		s = ne.schedule
+	}
+	if s == nil {
+		t.Errorf("%v %s", err, verdict)
+		return true
+	}
+	replay := "(an I/O error: the schedule was not stored: %v)"
+	if path, werr := writeSchedule(filepath.Join(ff.dir, "nondeterministic"), "nondeterministic", s); werr == nil {
+		replay = "replay (it may hold or break, run to run): " + ff.command(path)
+	} else {
+		replay = fmt.Sprintf(replay, werr)
+	}
+	t.Errorf("%v, under the schedule\n%s%s\n%s", err, model.Format(s), verdict, replay)
+	return true
 }

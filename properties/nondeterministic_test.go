@@ -3,8 +3,12 @@ package properties_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
+
+	"github.com/faultline/faultline/examples/inventory"
 
 	"github.com/faultline/faultline/model"
 	"github.com/faultline/faultline/properties"
@@ -83,5 +87,40 @@ func TestExploreConfirmsItsCounterexample(t *testing.T) {
 		"crossing 2 was checkpoint.write#1 (ok), then claim#0 (release); it broke recorded_agrees_with_ledger after seq 2 (claim) (state kept across runs, a clock or global randomness): the system under test is not deterministic"
 	if rep != nil || !errors.Is(err, properties.ErrNondeterministic) || err.Error() != want {
 		t.Fatalf("report %v, error:\n got %v\nwant %s", rep, err, want)
+	}
+}
+
+// TestWalkCounterexampleHeldOnRerun: the checkout agent's planted bug (a
+// confirm retried under a fresh key) broken on the walk's schedule and
+// its first confirming run, fixed on every later run (as a key drawn from
+// global randomness would be): Check fails exit 4 naming the schedule,
+// says that an invariant was broken once and not on the rerun, stores the
+// schedule under nondeterministic/ and prints its replay line.
+func TestWalkCounterexampleHeldOnRerun(t *testing.T) {
+	builds := 0
+	sys := define(func(model.Config) (model.Factory, error) {
+		if builds++; builds > 7 { // the walk's schedule 3 is run 3; runs 4 to 7 confirm it
+			return inventory.Factory(inventory.Defended, inventory.Fixed), nil
+		}
+		return inventory.Factory(inventory.Defended, inventory.Planted), nil
+	}, inventory.Fixture())
+	dir := t.TempDir()
+	tb := &recordingTB{name: "TestR"}
+	properties.CheckTB(tb, nil, sys, checkoutOptions(properties.WithFailDir(dir))...)
+	stored, err := filepath.Glob(filepath.Join(dir, "nondeterministic", "*.json"))
+	if err != nil || len(stored) != 1 {
+		t.Fatalf("stored %q: %v", stored, err)
+	}
+	data, err := os.ReadFile(stored[0])
+	if err != nil || string(data) != plantedSchedule {
+		t.Fatalf("stored %s: %v", data, err)
+	}
+	want := `properties: the walk's schedule 3 (seed "exhaustive", faults: tool_timeout at tool.commit#2) broke confirmed_once after seq 17 (tool.commit), then held it when run again to confirm it: ` +
+		"an invariant was broken once and not on the rerun, so the system's nondeterminism (global randomness such as math/rand's global source, a clock, state kept across runs) hides a real violation: " +
+		"the system under test is not deterministic, under the schedule\n" + plantedSchedule +
+		"(exit 4: a verdict on the system, not a harness error: make it draw its randomness from Env.Rand, take its waits from the time package in the bubble and keep no state across runs)\n" +
+		"replay (it may hold or break, run to run): " + properties.ReplayCommand("TestR", stored[0])
+	if builds != 8 || len(tb.errors) != 1 || tb.errors[0] != want {
+		t.Fatalf("%d runs, errors:\n%q\nwant\n%q", builds, tb.errors, want)
 	}
 }

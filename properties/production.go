@@ -147,7 +147,7 @@ func (e *explorer) harnessRun(h *model.Harness, f model.Factory, s *model.Schedu
 	}
 	spread, err := rerun.Production(s, res, again)
 	if err != nil {
-		return nil, err
+		return nil, &nondetError{schedule: cloneSchedule(s), msg: err.Error() + rerun.Hidden(res)}
 	}
 	e.spread.observe(spread)
 	return res, nil

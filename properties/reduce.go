@@ -40,7 +40,7 @@ func (e *explorer) counterexample(s *model.Schedule, inv string) (*Counterexampl
 			return nil, err
 		}
 		if ir, _ = res.Invariant(inv); ir.Held {
-			return nil, fmt.Errorf("properties: the reduced schedule no longer breaks %s: %w", inv, ErrNondeterministic)
+			return nil, brokeOnce("the reduced schedule", red, inv, " while it was reduced")
 		}
 	}
 	cx := describe(red, res, ir)

@@ -79,7 +79,7 @@ func TestReplayOfUnfiredFaultIsInconclusive(t *testing.T) {
 	t.Setenv(properties.ReplayEnv, path)
 	tb := &recordingTB{name: "TestUnfired"}
 	properties.CheckTB(tb, nil, sysdef(fixed(func() model.System { return unenacted{} })), unenactedOptions()...)
-	if len(tb.errors) != 1 || !strings.Contains(tb.errors[0], "f1 stale_checkpoint@checkpoint.write#2 (reached, not fired)") || !strings.Contains(tb.errors[0], "exit 3") {
+	if len(tb.errors) != 1 || tb.errors[0] != "properties: FAULTLINE_REPLAY="+path+": inconclusive: scheduled faults not reached or not fired, so the run tested nothing at them: f1 stale_checkpoint@checkpoint.write#2 (reached, not fired): the run tested less than its schedule asks (exit 3)" {
 		t.Fatalf("replay: errors %q, logs %q", tb.errors, tb.logs)
 	}
 }

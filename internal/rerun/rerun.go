@@ -102,7 +102,7 @@ func Production(s *model.Schedule, a, b *model.Result) (model.Millis, error) {
 		cause = fmt.Sprintf("logical times moved first: crossing %d (%s#%d) was at %d ms, then at %d ms; global randomness (math/rand's global source, e.g. a jittered back-off) is a likely cause; %s",
 			moved+1, x.Event, x.Ordinal, x.At, y.At, cause)
 	}
-	return 0, fmt.Errorf("nondeterministic replay: the same schedule (%s) %s; %s", scheduleOf(s), why, cause)
+	return 0, fmt.Errorf("nondeterministic replay: the same schedule (%s) %s; %s", Describe(s), why, cause)
 }
 
 // Model compares a and b, two runs of s on the model path, as the doors
@@ -116,7 +116,7 @@ func Model(s *model.Schedule, a, b *model.Result) error {
 	if why == "" {
 		return nil
 	}
-	return fmt.Errorf("nondeterministic replay: the same schedule (%s) %s; the system must keep no state across runs and read no clock and no global randomness", scheduleOf(s), why)
+	return fmt.Errorf("nondeterministic replay: the same schedule (%s) %s; the system must keep no state across runs and read no clock and no global randomness", Describe(s), why)
 }
 
 // differ says how two runs of one schedule differ (their events, times
@@ -132,8 +132,10 @@ func differ(a, b *model.Result) string {
 	return ""
 }
 
-// scheduleOf names s by its seed and faults: seed "s", faults: none.
-func scheduleOf(s *model.Schedule) string {
+// Describe names s by its seed and its faults' kinds and placements, as
+// every nondeterminism message names the schedule it ran twice: seed "s",
+// faults: none; or seed "s", faults: tool_timeout at tool.commit#2.
+func Describe(s *model.Schedule) string {
 	fs := []string{"none"}
 	for i, f := range s.Faults {
 		fs = append(fs[:i], f.Kind+" at "+f.Placement())
@@ -190,4 +192,23 @@ func Note(spread model.Millis) string {
 		return ""
 	}
 	return fmt.Sprintf("logical times vary between runs (global randomness, e.g. a jittered back-off): up to %d ms", spread)
+}
+
+// Hidden is what a door adds to Production's error when the first of the
+// two runs broke an invariant: "; its first run broke INV after seq N
+// (EVENT): an invariant was broken once and not alike on the rerun, so
+// the system's nondeterminism hides a real violation" (the invariant
+// first false); "" when a broke none.
+func Hidden(a *model.Result) string {
+	var first *model.InvariantResult
+	for i, ir := range a.Invariants {
+		if !ir.Held && (first == nil || ir.FirstSeq < first.FirstSeq) {
+			first = &a.Invariants[i]
+		}
+	}
+	if first == nil {
+		return ""
+	}
+	return fmt.Sprintf("; its first run broke %s after seq %d (%s): an invariant was broken once and not alike on the rerun, so the system's nondeterminism hides a real violation",
+		first.Invariant, first.FirstSeq, first.Event)
 }

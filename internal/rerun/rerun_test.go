@@ -114,3 +114,17 @@ func TestModel(t *testing.T) {
 		t.Errorf("another verdict: %v", err)
 	}
 }
+
+// TestHidden: a first run that committed twice broke effect_at_most_once
+// at its second commit (crossing 3), which Hidden names; one whose
+// invariants all held (none left) adds nothing.
+func TestHidden(t *testing.T) {
+	if got := rerun.Hidden(run(t, 2, 10)); got != "; its first run broke effect_at_most_once after seq 3 (tool.commit): an invariant was broken once and not alike on the rerun, so the system's nondeterminism hides a real violation" {
+		t.Errorf("broke: %q", got)
+	}
+	held := run(t, 1, 10)
+	held.Invariants = nil
+	if got := rerun.Hidden(held); got != "" {
+		t.Errorf("held: %q", got)
+	}
+}
