@@ -51,12 +51,12 @@ func NotDrawnWhy(fx *model.Fixture, cfg model.Config, sp model.FaultSpec) string
 		if d := fixtureDeclares[sp.Needs]; d != nil && d(fx) {
 			return ""
 		}
-		return fmt.Sprintf("needs a fixture that declares %s", sp.Needs)
+		return fmt.Sprintf("drawn only where the fixture declares %s", sp.Needs)
 	case sp.Fleet:
 		if fx.Fleet != nil {
 			return ""
 		}
-		return "fleet kind: drawn only on a fleet fixture"
+		return "a fleet kind, drawn only on a fleet fixture"
 	case sp.WorkerScoped:
 		if c := cfg.Concurrency; c != nil && c.Workers < len(fx.Tasks) {
 			return ""
