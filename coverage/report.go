@@ -73,7 +73,7 @@ type Report struct {
 	NeverCrossed  []KeyRow `json:"never_crossed"`
 	NotApplicable []KeyRow `json:"not_applicable"`
 	// NotEnacted and NotDrawn repeat the keys no system's path can enact
-	// and those under a modifier exploration does not draw, with reasons.
+	// and those exploration does not draw (a modifier, or a kind on that workload), with reasons.
 	NotEnacted []KeyRow `json:"not_enacted"`
 	NotDrawn   []KeyRow `json:"not_drawn"`
 	// Systems are the file's systems, by name.
