@@ -130,7 +130,9 @@ func TestCoverageOfTheAgent(t *testing.T) {
 	// enters, is in it (never tried), no longer never crossed (6, was 7);
 	// 15 visited (14 at seed 4 before server_error and network_error were
 	// drawn), 1 violated (was 3: the effect key's and the
-	// restart's runs are not drawn without swarm)
+	// restart's runs are not drawn without swarm); 24 keys (was 25):
+	// sliding_grant_cache's key is not drawn, the default search drawing
+	// that kind only when named (catalog.DrawnByDefault)
 	var universe []string
 	for _, k := range r.Keys {
 		switch k.Status {
@@ -141,7 +143,6 @@ func TestCoverageOfTheAgent(t *testing.T) {
 	if want := []string{
 		"identity/proposal/before_validation/isolated/capability_record never_tried",
 		"identity/authority/before_commit/isolated/capability_record never_tried",
-		"identity/authority/before_commit/persistent/capability_record never_tried",
 		"context/proposal/before_validation/isolated/ledger_readback never_tried",
 		"context/proposal/before_validation/isolated/state_version never_tried",
 		"tool/effect/before_commit/isolated/ledger_readback held",
@@ -167,7 +168,7 @@ func TestCoverageOfTheAgent(t *testing.T) {
 	}; !slices.Equal(universe, want) {
 		t.Errorf("the universe %q, want %q", universe, want)
 	}
-	if s := r.Summary; s.Applicable != 25 || s.Visited != 15 || s.NeverCrossed != 6 || s.NotApplicable != 3 || s.NotDrawn != 6 || s.Violated != 1 || !s.Crossings {
+	if s := r.Summary; s.Applicable != 24 || s.Visited != 15 || s.NeverCrossed != 6 || s.NotApplicable != 3 || s.NotDrawn != 7 || s.Violated != 1 || !s.Crossings {
 		t.Errorf("summary %+v", s)
 	}
 	reachedAll(t, universe)
