@@ -130,9 +130,8 @@ func TestCoverageOfTheAgent(t *testing.T) {
 	// enters, is in it (never tried), no longer never crossed (6, was 7);
 	// 15 visited (14 at seed 4 before server_error and network_error were
 	// drawn), 1 violated (was 3: the effect key's and the
-	// restart's runs are not drawn without swarm); 24 keys (was 25):
-	// sliding_grant_cache's key is not drawn, the default search drawing
-	// that kind only when named (catalog.DrawnByDefault)
+	// restart's runs are not drawn without swarm); 24 keys (was 25): the
+	// key of sliding_grant_cache, drawn only when named, is not drawn
 	var universe []string
 	for _, k := range r.Keys {
 		switch k.Status {
