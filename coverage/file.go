@@ -49,6 +49,7 @@ type systemJSON struct {
 	Concurrent        *int              `json:"concurrent_runs,omitempty"`
 	Enacts            []string          `json:"enacts,omitempty"`
 	NotApplicableKeys map[string]string `json:"not_applicable_keys,omitempty"`
+	Undrawn           []string          `json:"undrawn_kinds,omitempty"`
 }
 
 type entryJSON struct {
@@ -104,7 +105,7 @@ func (d *Data) Write(w io.Writer) error {
 	systems := map[string]json.RawMessage{}
 	for n, r := range d.Systems {
 		sj := systemJSON{Runs: intp(r.Runs), Traced: intp(r.Traced), Crossed: union(nil, r.Crossed), NotApplicable: union(nil, r.NotApplicable), Replay: r.Replay,
-			Concurrent: intp(r.Concurrent), Enacts: r.Enacts, NotApplicableKeys: r.NotApplicableKeys}
+			Concurrent: intp(r.Concurrent), Enacts: r.Enacts, NotApplicableKeys: r.NotApplicableKeys, Undrawn: r.Undrawn}
 		if r.Legacy {
 			sj.Concurrent = nil // unknown: a version-2 record's runs, read as drawing every modifier
 		}
@@ -270,12 +271,15 @@ func readSystem(name string, raw json.RawMessage, v2 bool) (*systemRecord, error
 		return nil, errors.New(`crossed events but no traced run`)
 	case sj.NotApplicable == nil:
 		return nil, errors.New(`missing "not_applicable" (an empty list is allowed)`)
-	case v2 && (sj.Concurrent != nil || sj.Enacts != nil || sj.NotApplicableKeys != nil):
-		return nil, errors.New(`"concurrent_runs", "enacts" and "not_applicable_keys" are fields of version 3, not of version 2`)
+	case v2 && (sj.Concurrent != nil || sj.Enacts != nil || sj.NotApplicableKeys != nil || sj.Undrawn != nil):
+		return nil, errors.New(`"concurrent_runs", "enacts", "not_applicable_keys" and "undrawn_kinds" are fields of version 3, not of version 2`)
 	case !v2 && sj.Concurrent != nil && (*sj.Concurrent < 0 || *sj.Concurrent > *sj.Runs):
 		return nil, fmt.Errorf(`"concurrent_runs" is %d, outside 0..runs (%d)`, *sj.Concurrent, *sj.Runs)
 	}
 	if err := checkEnacts(Default(), sj.Enacts); err != nil {
+		return nil, err
+	}
+	if err := checkUndrawn(sj.Undrawn); err != nil {
 		return nil, err
 	}
 	if err := checkNotApplicableKeys(nil, sj.NotApplicableKeys); err != nil {
@@ -304,6 +308,9 @@ func readSystem(name string, raw json.RawMessage, v2 bool) (*systemRecord, error
 	}
 	if len(sj.Enacts) > 0 {
 		r.Enacts = union(nil, sj.Enacts)
+	}
+	if len(sj.Undrawn) > 0 {
+		r.Undrawn = union(nil, sj.Undrawn)
 	}
 	return r, nil
 }

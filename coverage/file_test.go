@@ -49,7 +49,12 @@ const notReachedFile = `{
         "worker.start"
       ],
       "not_applicable": [],
-      "concurrent_runs": 0
+      "concurrent_runs": 0,
+      "undrawn_kinds": [
+        "ambient_identity_leak",
+        "sliding_grant_cache",
+        "span_carry_over"
+      ]
     }
   },
   "keys": {
@@ -111,10 +116,12 @@ func TestReadIsStrict(t *testing.T) {
 		{"malformed", `{"version": 1,`, "malformed JSON"},
 		{"no version", strings.Replace(good, `"version": 3,`, ``, 1), `missing "version" (want 3)`},
 		{"version 4", strings.Replace(strings.Replace(good, `"version": 3`, `"version": 4`, 1), `"runs": 1,`, `"runs": 1, "shards": 4,`, 1), "unsupported version 4 (want 3, 2 or 1)"},
-		{"v3 field in version 2", strings.Replace(good, `"version": 3`, `"version": 2`, 1), `"concurrent_runs", "enacts" and "not_applicable_keys" are fields of version 3, not of version 2`},
+		{"v3 field in version 2", strings.Replace(good, `"version": 3`, `"version": 2`, 1), `"concurrent_runs", "enacts", "not_applicable_keys" and "undrawn_kinds" are fields of version 3, not of version 2`},
 		{"concurrent_runs above runs", strings.Replace(good, `"concurrent_runs": 0`, `"concurrent_runs": 2`, 1), `"concurrent_runs" is 2, outside 0..runs (1)`},
 		{"unknown enacted kind", strings.Replace(good, `"concurrent_runs": 0`, `"concurrent_runs": 0, "enacts": ["no_such_kind"]`, 1), `enacts: "no_such_kind" is not a fault kind`},
 		{"pattern without a reason", strings.Replace(good, `"concurrent_runs": 0`, `"concurrent_runs": 0, "not_applicable_keys": {"tool/*/*/*/*": " "}`, 1), `not-applicable key pattern "tool/*/*/*/*": no reason given`},
+		{"unknown undrawn kind", strings.Replace(good, `"sliding_grant_cache",`, `"stale_policy",`, 1), `undrawn kinds: "stale_policy" is not a kind outside the catalogue`},
+		{"repeated undrawn kind", strings.Replace(good, `"sliding_grant_cache",`, `"span_carry_over",`, 1), `undrawn kinds: kind "span_carry_over" listed twice`},
 		{"bad pattern", strings.Replace(good, `"concurrent_runs": 0`, `"concurrent_runs": 0, "not_applicable_keys": {"tool/*/*": "x"}`, 1), `not-applicable key pattern "tool/*/*": "tool/*/*": want 5 values`},
 		{"unknown field", strings.Replace(good, `"runs": 1,`, `"runs": 1, "shards": 4,`, 1), `unknown field "shards"`},
 		{"unknown entry field", strings.Replace(good, `"visits": 0,`, `"visits": 0, "hits": 3,`, 1), `keys["tool/effect/after_commit/isolated/ledger_readback"]: unknown field "hits"`},
@@ -379,7 +386,12 @@ func TestFileOfTheReferenceNameReadsAndMerges(t *testing.T) {
 // written back in version 3.
 func TestVersion2FileReads(t *testing.T) {
 	v2 := strings.Replace(strings.Replace(notReachedFile, `"version": 3`, `"version": 2`, 1), `"not_applicable": [],
-      "concurrent_runs": 0`, `"not_applicable": []`, 1)
+      "concurrent_runs": 0,
+      "undrawn_kinds": [
+        "ambient_identity_leak",
+        "sliding_grant_cache",
+        "span_carry_over"
+      ]`, `"not_applicable": []`, 1)
 	d, err := coverage.Read(strings.NewReader(v2))
 	if err != nil {
 		t.Fatal(err)

@@ -81,10 +81,10 @@ func (r *Report) counts() []string {
 			r.systemsLine())
 	}
 	if s.Crossings {
-		lines = append(lines, fmt.Sprintf("left out of the systems' universe and of the ratio: %d never crossed, %d not applicable (declared), %d not enacted by their path, %d under a modifier exploration does not draw", s.NeverCrossed, s.NotApplicable, s.NotEnacted, s.NotDrawn),
+		lines = append(lines, fmt.Sprintf("left out of the systems' universe and of the ratio: %d never crossed, %d not applicable (declared), %d not enacted by their path, %d exploration does not draw (a modifier, or a kind on that workload)", s.NeverCrossed, s.NotApplicable, s.NotEnacted, s.NotDrawn),
 			r.systemsLine())
 	} else if s.NotApplicable+s.NotEnacted+s.NotDrawn > 0 {
-		lines = append(lines, fmt.Sprintf("left out of the systems' universe and of the ratio: %d not applicable (declared), %d not enacted by their path, %d under a modifier exploration does not draw", s.NotApplicable, s.NotEnacted, s.NotDrawn))
+		lines = append(lines, fmt.Sprintf("left out of the systems' universe and of the ratio: %d not applicable (declared), %d not enacted by their path, %d exploration does not draw (a modifier, or a kind on that workload)", s.NotApplicable, s.NotEnacted, s.NotDrawn))
 	}
 	if s.Outside > 0 {
 		lines = append(lines, fmt.Sprintf("%d recorded keys are outside this catalogue (not counted as reachable)", s.Outside))
@@ -245,7 +245,7 @@ func (r *Report) sections() []section {
 		out = append(out, section{"Keys this system's path cannot enact", r.NotEnacted})
 	}
 	if r.Summary.NotDrawn > 0 {
-		out = append(out, section{"Keys under a modifier exploration does not draw", r.NotDrawn})
+		out = append(out, section{"Keys exploration does not draw (a modifier, or a kind on that workload)", r.NotDrawn})
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/faultline/faultline/internal/catalog"
 	"github.com/faultline/faultline/internal/fileio"
 	"github.com/faultline/faultline/model"
 )
@@ -41,7 +42,9 @@ const (
 	// the key (model.Definition.Enacts); outside the systems' universe.
 	StatusNotEnacted = "not_enacted"
 	// StatusNotDrawn: the key's correlation is a modifier the systems'
-	// exploration does not draw (see drawable); outside their universe.
+	// exploration does not draw (see drawable), or its kinds are ones the
+	// default search draws on none of their recorded workloads
+	// (catalog.DrawnByDefault); outside their universe.
 	StatusNotDrawn = "not_drawn"
 	// StatusOutside: recorded, but no kind of this catalogue has the key
 	// (a kind outside it, forked_run say, or another catalogue's file);
@@ -70,7 +73,7 @@ type Report struct {
 	NeverCrossed  []KeyRow `json:"never_crossed"`
 	NotApplicable []KeyRow `json:"not_applicable"`
 	// NotEnacted and NotDrawn repeat the keys no system's path can enact
-	// and those under a modifier exploration does not draw, with reasons.
+	// and those exploration does not draw (a modifier, or a kind on that workload), with reasons.
 	NotEnacted []KeyRow `json:"not_enacted"`
 	NotDrawn   []KeyRow `json:"not_drawn"`
 	// Systems are the file's systems, by name.
@@ -367,7 +370,7 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 		}
 		var na []string     // the systems that declare k's boundary not applicable
 		var naKeys []string // the systems that declare a pattern of k not applicable, with the reason
-		enacted, drawn := false, false
+		enacted, drawn, kindDrawn := false, false, false
 		crossed := false
 		for _, n := range names {
 			sr := d.Systems[n]
@@ -378,6 +381,7 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 			}
 			enacted = enacted || sr.Enacts == nil || slices.ContainsFunc(kr.Kinds, func(x string) bool { return slices.Contains(sr.Enacts, x) })
 			drawn = drawn || sr.Legacy || u.ownCorrelation(k) || slices.Contains(drawable(sr), k.Correlation)
+			kindDrawn = kindDrawn || slices.ContainsFunc(kr.Kinds, func(x string) bool { return !slices.Contains(sr.Undrawn, x) })
 			for _, ev := range u.events(k) {
 				crossed = crossed || slices.Contains(sr.Crossed, ev)
 			}
@@ -435,6 +439,9 @@ func NewReport(u *Universe, d *Data, opts ReportOptions) *Report {
 		case declared && !drawn:
 			kr.Status = StatusNotDrawn
 			kr.Reason = fmt.Sprintf("exploration draws the correlation modifier %s only under a concurrent config (two or more workers), and no recorded run of %s had one%s", k.Correlation, strings.Join(names, ", "), scheduled)
+		case declared && !kindDrawn:
+			kr.Status = StatusNotDrawn
+			kr.Reason = fmt.Sprintf("the default search draws %s on no recorded workload of %s: %s%s", strings.Join(kr.Kinds, " or "), strings.Join(names, ", "), undrawnWhy(kr.Kinds), scheduled)
 		case e != nil:
 			kr.Status = StatusNotReached
 			var parts []string
@@ -616,6 +623,18 @@ func drawable(sr *systemRecord) []model.Correlation {
 		return model.AllCorrelations
 	}
 	return sequentialDraws
+}
+
+// undrawnWhy says why the default search draws none of kinds, each of
+// model.CacheAndWorkerKinds (catalog.NotDrawnWhy on no workload at all).
+func undrawnWhy(kinds []string) string {
+	var why []string
+	for _, k := range kinds {
+		if sp, err := model.Spec(k); err == nil {
+			why = append(why, k+", "+catalog.NotDrawnWhy(&model.Fixture{}, model.Config{}, sp))
+		}
+	}
+	return strings.Join(why, "; ")
 }
 
 // sequentialDraws are the modifiers a sequential exploration draws (on a

@@ -35,16 +35,18 @@ func partialReport(t *testing.T) *coverage.Report {
 func TestReportNumbers(t *testing.T) {
 	r := partialReport(t)
 	s := r.Summary
-	// 5 of the 30 keys copperfin can reach visited (the shared receipt key
+	// 5 of the 28 keys copperfin can reach visited (the shared receipt key
 	// twice; the 10 keys under a modifier only a concurrent exploration
-	// draws are left out of the 40 reachable ones); 5
+	// draws, and the keys of sliding_grant_cache and ambient_identity_leak,
+	// which the default search does not draw on its sequential runs, are
+	// left out of the 40 reachable ones); 5
 	// counterexamples: effect_at_most_once and recorded_agrees_with_ledger
 	// under each of the two after_commit keys, provable_outcome under the
 	// receipt key. Pairs: 474 = 5·11 + 5·5 +
 	// 5·5 + 5·9 + 11·5 + 11·5 + 11·9 + 5·5 + 5·9 + 5·9; 174 appear in a
 	// reachable key, 37 in a visited one.
-	want := coverage.Summary{Keys: 12375, Reachable: 40, Unreachable: 12335, Visited: 5, Ratio: 5.0 / 30, Applicable: 30, Traced: 7, Crossings: true, Violated: 2, Held: 3,
-		NotReached: 1, NeverTried: 24, NotDrawn: 10, Runs: 7, Visits: 6, FaultsNotReached: 1, Counterexamples: 5,
+	want := coverage.Summary{Keys: 12375, Reachable: 40, Unreachable: 12335, Visited: 5, Ratio: 5.0 / 28, Applicable: 28, Traced: 7, Crossings: true, Violated: 2, Held: 3,
+		NotReached: 1, NeverTried: 22, NotDrawn: 12, Runs: 7, Visits: 6, FaultsNotReached: 1, Counterexamples: 5,
 		PairsPossible: 474, PairsReachable: 174, PairsCovered: 37, PairRatio: 37.0 / 174}
 	if s != want {
 		t.Fatalf("summary\n got %+v\nwant %+v", s, want)
@@ -56,8 +58,6 @@ func TestReportNumbers(t *testing.T) {
 	wantU := []string{
 		"identity/proposal/before_validation/isolated/capability_record never_tried: no recorded run scheduled subject_swap or tenant_swap or purpose_swap",
 		"identity/authority/before_commit/isolated/capability_record never_tried: no recorded run scheduled revoked_capability",
-		"identity/authority/before_commit/persistent/capability_record never_tried: no recorded run scheduled sliding_grant_cache",
-		"identity/worker/before_validation/persistent/capability_record never_tried: no recorded run scheduled ambient_identity_leak",
 		"context/proposal/before_validation/isolated/ledger_readback never_tried: no recorded run scheduled duplicate_tool_call or model_refusal or malformed_tool_call",
 		"context/proposal/before_validation/isolated/state_version never_tried: no recorded run scheduled cross_source_conflict or stale_context or omitted_context",
 		"context/proposal/before_validation/isolated/policy_record scheduled_not_reached: scheduled 1 time, but its event never occurred (stale_policy)",
@@ -90,6 +90,8 @@ func TestReportNumbers(t *testing.T) {
 		notDrawn = append(notDrawn, k.Key+" "+k.Status+": "+k.Reason)
 	}
 	wantD := []string{
+		"identity/authority/before_commit/persistent/capability_record not_drawn: the default search draws sliding_grant_cache on no recorded workload of copperfin: sliding_grant_cache, drawn only when named (properties.WithKinds, --kinds)",
+		"identity/worker/before_validation/persistent/capability_record not_drawn: the default search draws ambient_identity_leak on no recorded workload of copperfin: ambient_identity_leak, worker-scoped: no worker runs a second task (drawn only under a concurrent config with fewer workers than the fixture has tasks)",
 		"context/proposal/before_validation/synchronized/policy_record not_drawn: exploration draws the correlation modifier synchronized only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
 		"context/proposal/before_validation/shared/policy_record not_drawn: exploration draws the correlation modifier shared only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
 		"tool/effect/after_commit/synchronized/ledger_readback not_drawn: exploration draws the correlation modifier synchronized only under a concurrent config (two or more workers), and no recorded run of copperfin had one",
@@ -173,9 +175,9 @@ func TestReportFormats(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"Coverage: 5 of 30 keys the systems can reach visited (16.7%; 40 reachable by the catalogue, 10 left out, each with why)\n",
-		"  left out of the systems' universe and of the ratio: 0 never crossed, 0 not applicable (declared), 0 not enacted by their path, 10 under a modifier exploration does not draw\n",
-		"Keys under a modifier exploration does not draw (10):\n  context/proposal/before_validation/synchronized/policy_record  not_drawn: exploration draws the correlation modifier synchronized only under a concurrent config",
+		"Coverage: 5 of 28 keys the systems can reach visited (17.9%; 40 reachable by the catalogue, 12 left out, each with why)\n",
+		"  left out of the systems' universe and of the ratio: 0 never crossed, 0 not applicable (declared), 0 not enacted by their path, 12 exploration does not draw (a modifier, or a kind on that workload)\n",
+		"Keys exploration does not draw (a modifier, or a kind on that workload) (12):\n  identity/authority/before_commit/persistent/capability_record  not_drawn: the default search draws sliding_grant_cache on no recorded workload of copperfin",
 		"  tool/effect/after_commit/isolated/ledger_readback                  timeout_after_commit                                                              violated               1       0            0          effect_at_most_once ×1, recorded_agrees_with_ledger ×1\n",
 		"  tool/effect/after_commit/isolated/receipt                          partial_success_response,malformed_response,output_drift                          violated               2       0            0          effect_at_most_once ×1, provable_outcome ×1, recorded_agrees_with_ledger ×1\n",
 		"    effect_at_most_once violated in 1 run: first false after seq 19 (tool.commit): second ledger effect for task refund-O-731\n    replay: faultline replay timeout_after_commit-",
@@ -195,7 +197,7 @@ func TestReportFormats(t *testing.T) {
 		t.Errorf("text report lists %d unreachable groups, want 66", n)
 	}
 	for _, want := range []string{
-		"### Coverage: 5 of 30 keys the systems can reach visited (16.7%; 40 reachable by the catalogue, 10 left out, each with why)\n",
+		"### Coverage: 5 of 28 keys the systems can reach visited (17.9%; 40 reachable by the catalogue, 12 left out, each with why)\n",
 		"- `tool/effect/after_commit/shared/receipt` (➖ not drawn): exploration draws the correlation modifier shared only under a concurrent config",
 		"| `tool/effect/after_commit/isolated/ledger_readback` | timeout_after_commit | ❌ violated | 1 | 0 | `effect_at_most_once` ×1, first false after seq 19 (tool.commit); `faultline replay timeout_after_commit-",
 		"| `tool/effect/after_commit/isolated/receipt` | partial_success_response, malformed_response, output_drift | ❌ violated | 2 | 0 | `effect_at_most_once` ×1, first false after seq 19 (tool.commit); `faultline replay output_drift-",
@@ -290,7 +292,7 @@ func TestHTMLStructure(t *testing.T) {
 		}
 	}
 	walk(doc)
-	if title != "faultline coverage: 5 of 30 keys the systems can reach visited (16.7%; 40 reachable by the catalogue, 10 left out, each with why)" {
+	if title != "faultline coverage: 5 of 28 keys the systems can reach visited (17.9%; 40 reachable by the catalogue, 12 left out, each with why)" {
 		t.Fatalf("title %q", title)
 	}
 	if scripts != 0 || len(external) != 0 {
@@ -341,10 +343,11 @@ func TestHTMLStructure(t *testing.T) {
 		attr(rows[6], "class") != "status-scheduled_not_reached" || attr(rows[7], "class") != "status-not_drawn" || attr(rows[8], "class") != "status-not_drawn" || attr(rows[9], "class") != "status-never_tried" {
 		t.Fatal("row classes")
 	}
-	// the 25 unvisited keys of the universe: 18 of the kinds' own specs,
+	// the 23 unvisited keys of the universe: 16 of the kinds' own specs
+	// (sliding_grant_cache's and ambient_identity_leak's are not drawn),
 	// 7 under repeated or persistent
-	if n := len(find(byID["unvisited"], func(n *html.Node) bool { return n.Data == "li" })); n != 25 {
-		t.Fatalf("%d unvisited keys listed, want 25", n)
+	if n := len(find(byID["unvisited"], func(n *html.Node) bool { return n.Data == "li" })); n != 23 {
+		t.Fatalf("%d unvisited keys listed, want 23", n)
 	}
 	gaps := find(byID["unreachable"], func(n *html.Node) bool { return n.Data == "li" })
 	if len(gaps) != 66 || !strings.Contains(text(gaps[0]), "(1800 keys): no identity fault kind enters at any of the boundaries") {

@@ -109,6 +109,11 @@ type systemRecord struct {
 	// NotApplicableKeys maps each key pattern the system declares it does
 	// not have to the reason (model.Definition.NotApplicableKeys).
 	NotApplicableKeys map[string]string
+	// Undrawn lists, sorted, the kinds of model.CacheAndWorkerKinds in the
+	// universe that the default search draws on none of the recorded runs'
+	// workloads (catalog.DrawnByDefault) and no run scheduled; nil when
+	// every one was, or unknown (a file written before it was recorded).
+	Undrawn []string
 }
 
 func (r *systemRecord) clone() *systemRecord {
@@ -117,6 +122,7 @@ func (r *systemRecord) clone() *systemRecord {
 	c.NotApplicable = slices.Clone(r.NotApplicable)
 	c.Enacts = slices.Clone(r.Enacts)
 	c.NotApplicableKeys = maps.Clone(r.NotApplicableKeys)
+	c.Undrawn = slices.Clone(r.Undrawn)
 	return &c
 }
 
@@ -132,6 +138,7 @@ func (r *systemRecord) add(b *systemRecord) {
 	r.NotApplicable = union(r.NotApplicable, b.NotApplicable)
 	r.Concurrent += b.Concurrent
 	r.Legacy = r.Legacy || b.Legacy
+	r.Undrawn = intersect(r.Undrawn, b.Undrawn) // undrawn on both
 	if r.Enacts == nil {
 		r.Enacts = slices.Clone(b.Enacts) // CheckMerge refuses two different lists
 	}
@@ -151,6 +158,18 @@ func union[T cmp.Ordered](a, b []T) []T {
 	out := append(slices.Clone(a), b...)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// intersect returns the elements of a, which is sorted, that are in b; nil
+// when none is.
+func intersect(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // subset reports whether every element of a is in b, which is sorted.
@@ -189,6 +208,20 @@ func checkEnacts(u *Universe, kinds []string) error {
 		}
 		if slices.Contains(kinds[:i], k) {
 			return fmt.Errorf("enacts: kind %q listed twice", k)
+		}
+	}
+	return nil
+}
+
+// checkUndrawn checks a system's undrawn kinds: each a kind of
+// model.CacheAndWorkerKinds, none twice.
+func checkUndrawn(kinds []string) error {
+	for i, k := range kinds {
+		if !slices.ContainsFunc(model.CacheAndWorkerKinds(), func(sp model.FaultSpec) bool { return sp.Kind == k }) {
+			return fmt.Errorf("undrawn kinds: %q is not a kind outside the catalogue the default search draws by workload", k)
+		}
+		if slices.Contains(kinds[:i], k) {
+			return fmt.Errorf("undrawn kinds: kind %q listed twice", k)
 		}
 	}
 	return nil

@@ -155,7 +155,7 @@ func TestNeverCrossedBySystem(t *testing.T) {
 	}
 	for _, line := range []string{
 		"Coverage: 2 of 23 keys the systems can reach visited (8.7%; 40 reachable by the catalogue, 17 left out, each with why)\n",
-		"  left out of the systems' universe and of the ratio: 7 never crossed, 0 not applicable (declared), 0 not enacted by their path, 10 under a modifier exploration does not draw\n",
+		"  left out of the systems' universe and of the ratio: 7 never crossed, 0 not applicable (declared), 0 not enacted by their path, 10 exploration does not draw (a modifier, or a kind on that workload)\n",
 		"  systems: tickets (3 runs, 10 events crossed)\n",
 		"\nKeys never crossed by this system (7):\n  context/memory/before_commit/isolated/checkpoint_store  never_crossed: " + who + "memory.read, where memory_loss enters\n",
 		"\nKeys not applicable to this system (0):\n  none\n",

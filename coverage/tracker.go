@@ -30,13 +30,20 @@ type Tracker struct {
 	// checked already
 	names  map[string]bool
 	events map[model.EventName]bool
+	// fixture looks up a run's fixture (def.Fixture); fixtures caches it
+	// by name, and drawable are the universe's kinds of
+	// model.CacheAndWorkerKinds, drawn by workload (catalog.DrawnByDefault)
+	fixture  func(string) (model.Fixture, error)
+	fixtures map[string]*model.Fixture
+	drawable []model.FaultSpec
 }
 
 // NewTracker returns an empty tracker over universe u (nil means
 // Default()) that records runs of the system def describes: each run
 // counts under def.Name with the events it crossed, and def's
 // NotApplicable boundaries and ReplayCommand go into the coverage file.
-// It reads nothing else of def. An error names a nil def, a name that
+// Each run's fixture (def.Fixture) tells which kinds outside the
+// catalogue the default search draws there (catalog.DrawnByDefault). An error names a nil def, a name that
 // breaks CheckInvariantName's rule, a boundary that is not one of
 // model.AllBoundaries or is listed twice, or an invalid ReplayCommand
 // (one %s, where the schedule file's path goes).
@@ -50,7 +57,8 @@ func NewTracker(u *Universe, def *model.Definition) (*Tracker, error) {
 	enacts := catalog.Enacts(def) // with the kinds the harness enacts on every path
 	return &Tracker{u: u, name: def.Name, decl: systemRecord{NotApplicable: union(nil, def.NotApplicable), Replay: def.ReplayCommand,
 		Enacts: enacts, NotApplicableKeys: maps.Clone(def.NotApplicableKeys)},
-		d: Data{Keys: map[Key]*Entry{}}}, nil
+		d: Data{Keys: map[Key]*Entry{}}, fixture: def.Fixture, fixtures: map[string]*model.Fixture{},
+		drawable: slices.DeleteFunc(model.CacheAndWorkerKinds(), func(sp model.FaultSpec) bool { _, ok := u.KindKey(sp.Kind); return !ok })}, nil
 }
 
 // Universe returns the tracker's universe.
@@ -150,9 +158,13 @@ func (t *Tracker) Record(res *model.Result) error {
 		d.Systems = map[string]*systemRecord{}
 	}
 	sr := d.Systems[t.name]
+	undrawn := t.undrawn(res)
 	if sr == nil {
 		sr = t.decl.clone()
+		sr.Undrawn = undrawn
 		d.Systems[t.name] = sr
+	} else if len(sr.Undrawn) > 0 {
+		sr.Undrawn = intersect(sr.Undrawn, undrawn)
 	}
 	sr.Runs++
 	if c := res.Schedule.Config.Concurrency; c != nil && c.Workers >= 2 {
@@ -334,4 +346,31 @@ func Main(m interface{ Run() int }, path string, t *Tracker) int {
 		}
 	}
 	return code
+}
+
+// undrawn returns, sorted, the kinds of t.drawable the default search does
+// not draw on res's fixture and config (catalog.DrawnByDefault) and res
+// did not schedule; nil when its fixture is unknown (every kind counts as
+// drawn). The caller holds t.mu.
+func (t *Tracker) undrawn(res *model.Result) []string {
+	name := res.Schedule.Config.Fixture
+	fx, ok := t.fixtures[name]
+	if !ok {
+		if f, err := t.fixture(name); err == nil {
+			fx = &f
+		}
+		t.fixtures[name] = fx
+	}
+	if fx == nil {
+		return nil
+	}
+	var out []string
+	for _, sp := range t.drawable {
+		scheduled := slices.ContainsFunc(res.Schedule.Faults, func(f model.FaultEntry) bool { return f.Kind == sp.Kind })
+		if !scheduled && !catalog.DrawnByDefault(fx, res.Schedule.Config, sp) {
+			out = append(out, sp.Kind)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

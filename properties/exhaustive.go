@@ -524,14 +524,6 @@ var walkKinds = func() []model.FaultSpec {
 // and after it.
 var transportTargets = []string{"", "after_commit"}
 
-// everywhereKinds are the kinds outside the catalogue that the default
-// search draws on every fixture, a walk or a draw placing them wherever
-// a run crosses their event (tool.commit): the provider's server error,
-// the connection's failure, and its permanent refusal (do_not_retry, a
-// fleet kind drawn everywhere: one agent that retries it breaks
-// retry_paced).
-var everywhereKinds = []string{"server_error", "network_error", "do_not_retry"}
-
 // isCacheWorkerKind reports whether kind is one of
 // model.CacheAndWorkerKinds, which a walk or an exploration places only
 // when WithKinds names it, or where it can act (drawnByDefault).
@@ -541,25 +533,10 @@ func isCacheWorkerKind(kind string) bool {
 }
 
 // drawnByDefault reports whether a walk or an exploration under set
-// places sp of model.CacheAndWorkerKinds without WithKinds naming it: a
-// worker-scoped kind where one worker runs several tasks (a concurrent
-// config with fewer workers than the fixture has tasks), the only
-// workload where it can fire; a fleet kind on a fleet fixture, where a
-// retry is load; a kind of the fixture's declared workload (familyDrawn);
-// server_error, network_error and do_not_retry everywhere
-// (everywhereKinds).
+// places sp of model.CacheAndWorkerKinds or familyKinds without WithKinds
+// naming it: catalog.DrawnByDefault, the rule coverage counts by too.
 func drawnByDefault(set *settings, sp model.FaultSpec) bool {
-	if slices.Contains(everywhereKinds, sp.Kind) {
-		return true
-	}
-	if isFamilyKind(sp.Kind) {
-		return familyDrawn(set, sp)
-	}
-	if sp.Fleet {
-		return set.fixture.Fleet != nil
-	}
-	c := set.config.Concurrency
-	return sp.WorkerScoped && c != nil && c.Workers < len(set.fixture.Tasks)
+	return catalog.DrawnByDefault(&set.fixture, set.config, sp)
 }
 
 func newWalk(e *explorer) (*walkState, error) {

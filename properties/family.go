@@ -3,6 +3,8 @@ package properties
 import (
 	"slices"
 
+	"github.com/faultline/faultline/internal/catalog"
+
 	"github.com/faultline/faultline/model"
 )
 
@@ -18,7 +20,7 @@ var familyKinds = func() []model.FaultSpec {
 		if err != nil {
 			panic(err)
 		}
-		if fixtureDeclares[sp.Needs] == nil {
+		if !catalog.Declarable(sp.Needs) {
 			panic("properties: kind " + k + " needs " + sp.Needs + ", which no fixture declares")
 		}
 		out = append(out, sp)
@@ -31,20 +33,9 @@ func isFamilyKind(kind string) bool {
 	return slices.ContainsFunc(familyKinds, func(sp model.FaultSpec) bool { return sp.Kind == kind })
 }
 
-// fixtureDeclares maps each declaration a kind may need
-// (model.FaultSpec.Needs) to whether a fixture makes it.
-var fixtureDeclares = map[string]func(fx *model.Fixture) bool{
-	"at_least_once":       func(fx *model.Fixture) bool { return fx.AtLeastOnce },
-	"granted_sources":     func(fx *model.Fixture) bool { return fx.GrantedSources },
-	"readback_proxy":      func(fx *model.Fixture) bool { return fx.ReadbackProxy },
-	"max_policy_age":      func(fx *model.Fixture) bool { return fx.MaxPolicyAge > 0 },
-	"shared_credential":   func(fx *model.Fixture) bool { return fx.Fleet != nil && fx.Fleet.SharedCredential },
-	"versioned_contracts": func(fx *model.Fixture) bool { return fx.VersionedContracts },
-}
-
-// familyDrawn reports whether the default search draws the kind sp under
-// set: where the fixture makes the declaration sp needs (sp.Needs).
+// familyDrawn reports whether the default search draws the kind sp of
+// familyKinds under set: where the fixture makes the declaration sp needs
+// (sp.Needs; catalog.DrawnByDefault).
 func familyDrawn(set *settings, sp model.FaultSpec) bool {
-	d := fixtureDeclares[sp.Needs]
-	return d != nil && d(&set.fixture)
+	return sp.Needs != "" && catalog.DrawnByDefault(&set.fixture, set.config, sp)
 }

@@ -28,7 +28,7 @@ func TestCoverageOfAUserSystem(t *testing.T) {
 	for _, line := range []string{
 		"Coverage: 1 of 29 keys the systems can reach visited (3.4%; 40 reachable by the catalogue, 11 left out, each with why)",
 		"  visited keys: 1 violated an invariant, 0 held; unvisited reachable keys: 0 scheduled but not reached, 28 never tried",
-		"  left out of the systems' universe and of the ratio: 9 never crossed, 2 not applicable (declared), 0 not enacted by their path, 0 under a modifier exploration does not draw",
+		"  left out of the systems' universe and of the ratio: 9 never crossed, 2 not applicable (declared), 0 not enacted by their path, 0 exploration does not draw (a modifier, or a kind on that workload)",
 		"  systems: billing (2 runs, 8 events crossed; no branch_join, memory)",
 		"    charged_once violated in 1 run: first false after seq 8 (tool.commit): second charge for account A-1",
 		"    replay: FAULTLINE_REPLAY=timeout_after_commit-206235ed.json go test -run '^TestReplay$' ./billing",

@@ -130,9 +130,9 @@ func auditFile(t *testing.T) string {
 func TestCoverageReport(t *testing.T) {
 	p := auditFile(t)
 	for format, want := range map[string]string{
-		"text":     "Coverage: 2 of 30 keys the systems can reach visited (6.7%; 40 reachable by the catalogue, 10 left out, each with why)\n",
-		"markdown": "### Coverage: 2 of 30 keys the systems can reach visited (6.7%; 40 reachable by the catalogue, 10 left out, each with why)\n",
-		"html":     "<title>faultline coverage: 2 of 30 keys the systems can reach visited (6.7%; 40 reachable by the catalogue, 10 left out, each with why)</title>",
+		"text":     "Coverage: 2 of 28 keys the systems can reach visited (7.1%; 40 reachable by the catalogue, 12 left out, each with why)\n",
+		"markdown": "### Coverage: 2 of 28 keys the systems can reach visited (7.1%; 40 reachable by the catalogue, 12 left out, each with why)\n",
+		"html":     "<title>faultline coverage: 2 of 28 keys the systems can reach visited (7.1%; 40 reachable by the catalogue, 12 left out, each with why)</title>",
 		"json":     `"visited": 2,`,
 	} {
 		code, out, stderr := runCLI(t, "coverage", "report", p, "--format", format)
@@ -176,7 +176,7 @@ func TestCoverageMerge(t *testing.T) {
 	a := auditFile(t)
 	out := filepath.Join(t.TempDir(), "merged.json")
 	code, stdout, _ := runCLI(t, "coverage", "merge", out, a, a)
-	if code != 0 || stdout != "merged 2 files into "+out+": 8 runs, 2 of 30 keys the systems can reach visited (of 40 reachable: 10 not drawn)\n" {
+	if code != 0 || stdout != "merged 2 files into "+out+": 8 runs, 2 of 28 keys the systems can reach visited (of 40 reachable: 12 not drawn)\n" {
 		t.Fatalf("exit %d: %q", code, stdout)
 	}
 	da, dm := readCov(t, a), readCov(t, out)
@@ -205,7 +205,7 @@ func TestCoverageGateExitCodes(t *testing.T) {
 		code int
 		want string
 	}{
-		{"ratio met", []string{"--min-ratio", "0.05"}, 0, "coverage gate: passed\n  ratio 0.0667 (2 of 30 keys the systems can reach visited; 40 reachable by the catalogue, the rest left out with why in the report), minimum 0.0500: met\n"},
+		{"ratio met", []string{"--min-ratio", "0.05"}, 0, "coverage gate: passed\n  ratio 0.0714 (2 of 28 keys the systems can reach visited; 40 reachable by the catalogue, the rest left out with why in the report), minimum 0.0500: met\n"},
 		{"required met", []string{"--require", keys("*/*/after_commit/isolated/receipt\ntool/tool_call/before_commit/isolated/ledger_readback\n")}, 0, "required keys: 2, unvisited: 0\n"},
 		{"ratio not met", []string{"--min-ratio", "0.1"}, 1, "minimum 0.1000: NOT MET"},
 		{"required missing", []string{"--require", keys("# commit boundary and state\ntool/effect/after_commit/isolated/ledger_readback\nstate/*/*/*/*\n")}, 1,
