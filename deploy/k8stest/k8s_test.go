@@ -334,13 +334,15 @@ func TestJobRunsLocally(t *testing.T) {
 	}
 
 	// two shards that both find the same minimal schedule (one file name,
-	// at seed 8, at check 34 without swarm draws), each in its own folder
+	// at seed 7, at check 12 without swarm draws; seed 8 did at check 34
+	// before server_error, network_error and do_not_retry were drawn on
+	// every fixture), each in its own folder
 	var whole struct {
 		ChecksToFailure int `json:"checks_to_failure"`
 	}
-	run := "faultline explore --max-schedules 0 --without idempotency --seed 8 --checks 200"
-	if err := json.Unmarshal([]byte(sh(1, run+" --json")), &whole); err != nil || whole.ChecksToFailure != 34 {
-		t.Fatalf("the unsharded run: %v %+v, want checks_to_failure 34", err, whole)
+	run := "faultline explore --max-schedules 0 --without idempotency --seed 7 --checks 200"
+	if err := json.Unmarshal([]byte(sh(1, run+" --json")), &whole); err != nil || whole.ChecksToFailure != 12 {
+		t.Fatalf("the unsharded run: %v %+v, want checks_to_failure 12", err, whole)
 	}
 	two := filepath.Join(tmp, "two")
 	for i := range 2 {
@@ -351,7 +353,7 @@ func TestJobRunsLocally(t *testing.T) {
 	records, _ := filepath.Glob(filepath.Join(two, "*", "cx", "*.counterexample.json"))
 	got = sh(1, fan[0]+" "+two+" 2", "SEED=1")
 	last := got[strings.LastIndex(strings.TrimSuffix(got, "\n"), "\n")+1:]
-	want = "the run found effect_at_most_once at check 34: " + two + "/1/cx/cx-effect_at_most_once-"
+	want = "the run found effect_at_most_once at check 12: " + two + "/1/cx/cx-effect_at_most_once-"
 	if len(records) != 2 || filepath.Base(records[0]) != filepath.Base(records[1]) || !strings.HasPrefix(last, want) || !strings.HasSuffix(last, ".counterexample.json\n") {
 		t.Errorf("the fan-in over %d records: %q, want %q...", len(records), last, want)
 	}
