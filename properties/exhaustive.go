@@ -524,6 +524,20 @@ var walkKinds = func() []model.FaultSpec {
 // and after it.
 var transportTargets = []string{"", "after_commit"}
 
+// takesCommitPhase reports whether the schedule validator accepts kind at
+// tool.commit with the target after_commit and refuses any other target:
+// a kind that strikes before or after the provider commits (server_error,
+// network_error), placed at both (transportTargets). The model decides,
+// not a list of names here.
+func takesCommitPhase(kind string) bool {
+	with := func(target string) error {
+		s := model.Schedule{Version: model.ScheduleVersion, Config: model.Config{},
+			Faults: []model.FaultEntry{{Event: model.EvToolCommit, Ordinal: 1, Kind: kind, Target: target}}}
+		return s.Validate()
+	}
+	return with(transportTargets[1]) == nil && with("any other target") != nil
+}
+
 // isCacheWorkerKind reports whether kind is one of
 // model.CacheAndWorkerKinds, which a walk or an exploration places only
 // when WithKinds names it, or where it can act (drawnByDefault).
@@ -591,14 +605,14 @@ func newWalk(e *explorer) (*walkState, error) {
 				w.starts = w.starts || i == workerStart
 			}
 		}
-		switch sp.Kind {
-		case "memory_loss":
+		switch {
+		case sp.Kind == "memory_loss":
 			k.target = model.EvMemoryRead
-		case "branch_failure":
+		case sp.Kind == "branch_failure":
 			k.target = model.EvBranchRun
-		case "server_error", "network_error":
+		case takesCommitPhase(sp.Kind):
 			k.advances = transportTargets
-		case "clock_advance":
+		case sp.Kind == "clock_advance":
 			// the default first, as the schedule format writes it (no target)
 			scope.ClockAdvances = clockTargets(set.config, set.harness, set.fixture)
 			k.advances = []string{""}

@@ -827,14 +827,14 @@ func (e *explorer) survey(also ...model.Config) error {
 		if len(ks.fitting) == 0 {
 			continue // the kind's events never occur in this workload
 		}
-		switch sp.Kind {
-		case "memory_loss":
+		switch {
+		case sp.Kind == "memory_loss":
 			ks.targets, ks.memory = append([]string{""}, details[model.EvMemoryRead]...), true
-		case "branch_failure":
+		case sp.Kind == "branch_failure":
 			ks.targets, ks.branch = append([]string{""}, details[model.EvBranchRun]...), true
-		case "clock_advance":
+		case sp.Kind == "clock_advance":
 			ks.clock = true
-		case "server_error", "network_error":
+		case takesCommitPhase(sp.Kind):
 			ks.targets, ks.phase = transportTargets, true
 		}
 		e.kinds = append(e.kinds, ks)
