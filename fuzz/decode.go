@@ -380,21 +380,22 @@ func eventList(evs []model.EventName) string {
 	return strings.Join(names, ", ")
 }
 
-// kindSpecs are the kinds a decoder under cfg places on a fixture that is
-// a fleet or not, in site order: the catalogue's, the world events,
-// under a config with notices (Config.Notices) the kinds of the
-// provider's notices (model.NoticeKinds), which a config without them
-// never places, and on a fleet the fleet kinds (FaultSpec.Fleet), whose
-// harm is a fleet's load, then server_error and network_error (a decoder
-// places these two, and do_not_retry, on fleets only, where its byte
-// format has them, though the default search draws them everywhere).
-func kindSpecs(cfg model.Config, fleet bool) []model.FaultSpec {
+// kindSpecs are the kinds a decoder under cfg places on fx, in site
+// order: the catalogue's, the world events, under a config with notices
+// (Config.Notices) the kinds of the provider's notices
+// (model.NoticeKinds), which a config without them never places, and on
+// a fleet those of model.CacheAndWorkerKinds the default search draws
+// there (catalog.DrawnByDefault) but the worker-scoped ones: the fleet
+// kinds, server_error and network_error. A decoder places the kinds the
+// default search draws everywhere on fleets only, where its byte format
+// has them.
+func kindSpecs(cfg model.Config, fx *model.Fixture) []model.FaultSpec {
 	specs := append(model.Catalogue(), model.WorldEvents()...)
 	if cfg.Notices {
 		specs = append(specs, model.NoticeKinds()...)
 	}
 	for _, sp := range model.CacheAndWorkerKinds() {
-		if fleet && (sp.Fleet || sp.Kind == "server_error" || sp.Kind == "network_error") {
+		if fx.Fleet != nil && !sp.WorkerScoped && catalog.DrawnByDefault(fx, cfg, sp) {
 			specs = append(specs, sp)
 		}
 	}
@@ -404,7 +405,7 @@ func kindSpecs(cfg model.Config, fleet bool) []model.FaultSpec {
 // specs are the kinds the decoder places: kindSpecs of its config, only
 // those the system's path enacts (Definition.Enacts) and WithKinds names.
 func (d *Decoder) specs() []model.FaultSpec {
-	specs := slices.DeleteFunc(kindSpecs(d.config, d.fixture.Fleet != nil), func(sp model.FaultSpec) bool { return !catalog.Enacted(d.def, sp.Kind) })
+	specs := slices.DeleteFunc(kindSpecs(d.config, &d.fixture), func(sp model.FaultSpec) bool { return !catalog.Enacted(d.def, sp.Kind) })
 	if d.kinds != nil {
 		specs = slices.DeleteFunc(specs, func(sp model.FaultSpec) bool { return !slices.Contains(d.kinds, sp.Kind) })
 	}

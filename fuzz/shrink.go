@@ -216,7 +216,7 @@ func canonicalFaults(fs []model.FaultEntry) []model.FaultEntry {
 
 // kindOrder is a kind's place in the order the decoder's sites list kinds.
 func kindOrder(kind string) int {
-	for i, sp := range kindSpecs(model.Config{Notices: true}, true) {
+	for i, sp := range kindSpecs(model.Config{Notices: true}, &model.Fixture{Fleet: &model.Fleet{}}) {
 		if sp.Kind == kind {
 			return i
 		}
